@@ -1,0 +1,444 @@
+/**
+ * The business account (Business API 4.3 account rows, 5; CONTRACT operator API): plan, the
+ * operator's switches, the integration key, partner keys, portal people and the webhook. Keys are
+ * held only as hashes; every change is an event naming who made it, so the event log is the audit
+ * trail.
+ */
+import {
+  accept,
+  type ActorDefinition,
+  type IndexEntry,
+  reject,
+  type TimerFired,
+  unreachable,
+} from "../src/runtime/actor.ts";
+import { constantTimeEqual, type SealedSecret } from "../src/domain/secrets.ts";
+import type { PortalRole, Scope } from "../src/domain/scopes.ts";
+
+export type Plan = "starter" | "business" | "enterprise";
+/** Business API 3.2: upgrade and bill (default), cap upgrades at one size, or refuse. */
+export type VehicleUpgradePolicy = "upgrade" | "upgrade_one_size" | "refuse";
+
+export interface KeyRecord {
+  readonly hash: string;
+  /** The last characters of the key, so people can tell keys apart. */
+  readonly hint: string;
+  readonly created_at: number;
+}
+
+export interface PartnerKey extends KeyRecord {
+  readonly id: string;
+  readonly partner: string;
+  readonly scopes: readonly Scope[];
+  readonly revoked_at: number | null;
+}
+
+export interface Staff {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: PortalRole;
+  readonly password_hash: string;
+  /** Raised on a password change: sessions opened before it are signed out. */
+  readonly session_epoch: number;
+  readonly created_at: number;
+}
+
+export interface WebhookSecret extends SealedSecret {
+  readonly key_id: string;
+  readonly created_at: number;
+}
+
+export interface Settings {
+  readonly courier_platform_enabled: boolean;
+  readonly shopping_fulfilment_enabled: boolean;
+  readonly api_key_scopes: readonly Scope[];
+  readonly vehicle_upgrade_policy: VehicleUpgradePolicy;
+  readonly bulky_services_authorised: readonly string[];
+  readonly rate_limit_per_minute: number | null;
+  readonly rate_limit_per_day: number | null;
+}
+
+export interface Profile {
+  readonly name: string;
+  readonly billing_contact: string | null;
+  readonly webhook_url: string | null;
+  readonly low_balance_threshold: string | null;
+}
+
+export interface Business {
+  readonly id: string;
+  readonly plan: Plan;
+  readonly currency: string;
+  readonly country: string;
+  readonly created_at: number;
+  readonly profile: Profile;
+  readonly settings: Settings;
+  readonly api_key: KeyRecord;
+  /** A key issued before 2026-10-11 (no prefix), still accepted on live (Business API 5.2). */
+  readonly legacy_api_key: KeyRecord | null;
+  readonly webhook_secret: WebhookSecret;
+  readonly partner_keys: readonly PartnerKey[];
+  readonly staff: readonly Staff[];
+}
+
+export type BusinessState = Business | null;
+
+/** Who made a change, as the audit trail shows it (`operator`, `api_key`, `staff:<id>`). */
+export type By = string;
+
+export type BusinessCommand =
+  | {
+    kind: "create";
+    id: string;
+    name: string;
+    plan: Plan;
+    currency: string;
+    country: string;
+    owner: Omit<Staff, "created_at" | "session_epoch">;
+    api_key: KeyRecord;
+    webhook_secret: WebhookSecret;
+  }
+  | { kind: "change_settings"; changes: Partial<Settings>; by: By }
+  | { kind: "change_profile"; changes: Partial<Profile>; by: By }
+  | { kind: "rotate_api_key"; key: KeyRecord; by: By }
+  | { kind: "import_legacy_key"; key: KeyRecord; by: By }
+  | { kind: "rotate_webhook_secret"; secret: WebhookSecret; by: By }
+  | { kind: "issue_partner_key"; key: Omit<PartnerKey, "revoked_at">; by: By }
+  | { kind: "revoke_partner_key"; id: string; by: By }
+  | { kind: "add_staff"; staff: Omit<Staff, "created_at" | "session_epoch">; max: number; by: By }
+  | { kind: "change_password"; staff_id: string; password_hash: string; by: By }
+  | { kind: "authenticate_key"; hash: string }
+  | { kind: "authenticate_staff"; staff_id: string; session_epoch: number }
+  | { kind: "staff_for_login"; email: string }
+  | { kind: "get" };
+
+export type BusinessEvent =
+  | { kind: "business_created"; business: Business }
+  | { kind: "settings_changed"; changes: Partial<Settings>; by: By }
+  | { kind: "profile_changed"; changes: Partial<Profile>; by: By }
+  | { kind: "api_key_rotated"; key: KeyRecord; by: By }
+  | { kind: "legacy_key_imported"; key: KeyRecord; by: By }
+  | { kind: "webhook_secret_rotated"; secret: WebhookSecret; by: By }
+  | { kind: "partner_key_issued"; key: PartnerKey; by: By }
+  | { kind: "partner_key_revoked"; id: string; at: number; by: By }
+  | { kind: "staff_added"; staff: Staff; by: By }
+  | { kind: "password_changed"; staff_id: string; password_hash: string; by: By };
+
+/** What authentication learns about the account a credential belongs to. */
+export interface BusinessAccess {
+  readonly id: string;
+  readonly plan: Plan;
+  readonly courier_platform_enabled: boolean;
+  readonly shopping_fulfilment_enabled: boolean;
+  readonly rate_limit_per_minute: number | null;
+  readonly rate_limit_per_day: number | null;
+}
+
+export type Authenticated =
+  | { readonly as: "business_key"; readonly legacy: boolean; readonly scopes: readonly Scope[] }
+  | {
+    readonly as: "partner";
+    readonly partner_key_id: string;
+    readonly partner: string;
+    readonly scopes: readonly Scope[];
+  }
+  | { readonly as: "staff"; readonly staff_id: string; readonly role: PortalRole };
+
+export type BusinessReply =
+  | Business
+  | { readonly access: BusinessAccess; readonly principal: Authenticated }
+  | { readonly staff_id: string; readonly password_hash: string; readonly session_epoch: number }
+  | undefined;
+
+const DEFAULT_SETTINGS: Settings = {
+  courier_platform_enabled: false,
+  shopping_fulfilment_enabled: false,
+  api_key_scopes: [],
+  vehicle_upgrade_policy: "upgrade",
+  bulky_services_authorised: [],
+  rate_limit_per_minute: null,
+  rate_limit_per_day: null,
+};
+
+const UNAUTHENTICATED = reject("unauthenticated", "unknown or revoked credential");
+
+export function accessOf(b: Business): BusinessAccess {
+  return {
+    id: b.id,
+    plan: b.plan,
+    courier_platform_enabled: b.settings.courier_platform_enabled,
+    shopping_fulfilment_enabled: b.settings.shopping_fulfilment_enabled,
+    rate_limit_per_minute: b.settings.rate_limit_per_minute,
+    rate_limit_per_day: b.settings.rate_limit_per_day,
+  };
+}
+
+function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx: { now: number }) {
+  const whole = (s: BusinessState) => s as Business;
+  if (command.kind === "create") {
+    if (state !== null) return reject("already_exists", `business exists: ${command.id}`);
+    const { kind: _, owner, ...rest } = command;
+    const business: Business = {
+      ...rest,
+      created_at: ctx.now,
+      profile: {
+        name: command.name,
+        billing_contact: null,
+        webhook_url: null,
+        low_balance_threshold: null,
+      },
+      settings: DEFAULT_SETTINGS,
+      legacy_api_key: null,
+      partner_keys: [],
+      staff: [{ ...owner, session_epoch: 0, created_at: ctx.now }],
+    };
+    return accept<BusinessState, BusinessEvent, BusinessReply>(
+      [{ kind: "business_created", business }],
+      whole,
+    );
+  }
+  if (state === null) return reject("not_found", "business not found");
+  switch (command.kind) {
+    case "get":
+      return accept<BusinessState, BusinessEvent, BusinessReply>([], whole);
+    case "change_settings":
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "settings_changed", changes: command.changes, by: command.by }],
+        whole,
+      );
+    case "change_profile":
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "profile_changed", changes: command.changes, by: command.by }],
+        whole,
+      );
+    case "rotate_api_key":
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "api_key_rotated", key: command.key, by: command.by }],
+        whole,
+      );
+    case "import_legacy_key":
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "legacy_key_imported", key: command.key, by: command.by }],
+        whole,
+      );
+    case "rotate_webhook_secret":
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "webhook_secret_rotated", secret: command.secret, by: command.by }],
+        whole,
+      );
+    case "issue_partner_key":
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "partner_key_issued", key: { ...command.key, revoked_at: null }, by: command.by }],
+        whole,
+      );
+    case "revoke_partner_key": {
+      const key = state.partner_keys.find((k) => k.id === command.id);
+      if (!key) return reject("not_found", `partner key not found: ${command.id}`);
+      if (key.revoked_at !== null) {
+        return accept<BusinessState, BusinessEvent, BusinessReply>([], whole);
+      }
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{ kind: "partner_key_revoked", id: command.id, at: ctx.now, by: command.by }],
+        whole,
+      );
+    }
+    case "add_staff": {
+      const email = command.staff.email;
+      if (state.staff.some((s) => s.email === email)) {
+        return reject("email_taken", `a portal user already has this e-mail: ${email}`);
+      }
+      if (state.staff.length >= command.max) {
+        return reject(
+          "employee_limit_reached",
+          `the ${state.plan} plan allows ${command.max} employee accounts: ${state.staff.length} exist`,
+        );
+      }
+      return accept<BusinessState, BusinessEvent, BusinessReply>(
+        [{
+          kind: "staff_added",
+          staff: { ...command.staff, session_epoch: 0, created_at: ctx.now },
+          by: command.by,
+        }],
+        whole,
+      );
+    }
+    case "change_password": {
+      if (!state.staff.some((s) => s.id === command.staff_id)) {
+        return reject("not_found", `portal user not found: ${command.staff_id}`);
+      }
+      return accept<BusinessState, BusinessEvent, BusinessReply>([{
+        kind: "password_changed",
+        staff_id: command.staff_id,
+        password_hash: command.password_hash,
+        by: command.by,
+      }]);
+    }
+    case "authenticate_key":
+      return authenticateKey(state, command.hash);
+    case "authenticate_staff": {
+      const staff = state.staff.find((s) => s.id === command.staff_id);
+      if (!staff || staff.session_epoch !== command.session_epoch) return UNAUTHENTICATED;
+      return accept<BusinessState, BusinessEvent, BusinessReply>([], () => ({
+        access: accessOf(state),
+        principal: { as: "staff", staff_id: staff.id, role: staff.role },
+      }));
+    }
+    case "staff_for_login": {
+      const staff = state.staff.find((s) => s.email === command.email);
+      if (!staff) return UNAUTHENTICATED;
+      return accept<BusinessState, BusinessEvent, BusinessReply>([], () => ({
+        staff_id: staff.id,
+        password_hash: staff.password_hash,
+        session_epoch: staff.session_epoch,
+      }));
+    }
+    case "timer":
+      return accept<BusinessState, BusinessEvent, BusinessReply>([]);
+    default:
+      return unreachable(command);
+  }
+}
+
+function authenticateKey(state: Business, hash: string) {
+  const granted = (principal: Authenticated) =>
+    accept<BusinessState, BusinessEvent, BusinessReply>([], () => ({
+      access: accessOf(state),
+      principal,
+    }));
+  if (constantTimeEqual(state.api_key.hash, hash)) {
+    return granted({ as: "business_key", legacy: false, scopes: state.settings.api_key_scopes });
+  }
+  if (state.legacy_api_key && constantTimeEqual(state.legacy_api_key.hash, hash)) {
+    return granted({ as: "business_key", legacy: true, scopes: state.settings.api_key_scopes });
+  }
+  const partner = state.partner_keys.find((k) => constantTimeEqual(k.hash, hash));
+  if (partner && partner.revoked_at === null) {
+    return granted({
+      as: "partner",
+      partner_key_id: partner.id,
+      partner: partner.partner,
+      scopes: partner.scopes,
+    });
+  }
+  return UNAUTHENTICATED;
+}
+
+function evolve(state: BusinessState, event: BusinessEvent): BusinessState {
+  if (event.kind === "business_created") return event.business;
+  if (state === null) throw new Error(`${event.kind} before business_created`);
+  switch (event.kind) {
+    case "settings_changed":
+      return { ...state, settings: { ...state.settings, ...event.changes } };
+    case "profile_changed":
+      return { ...state, profile: { ...state.profile, ...event.changes } };
+    case "api_key_rotated":
+      return { ...state, api_key: event.key };
+    case "legacy_key_imported":
+      return { ...state, legacy_api_key: event.key };
+    case "webhook_secret_rotated":
+      return { ...state, webhook_secret: event.secret };
+    case "partner_key_issued":
+      return { ...state, partner_keys: [...state.partner_keys, event.key] };
+    case "partner_key_revoked":
+      return {
+        ...state,
+        partner_keys: state.partner_keys.map((k) =>
+          k.id === event.id ? { ...k, revoked_at: event.at } : k
+        ),
+      };
+    case "staff_added":
+      return { ...state, staff: [...state.staff, event.staff] };
+    case "password_changed":
+      return {
+        ...state,
+        staff: state.staff.map((s) =>
+          s.id === event.staff_id
+            ? { ...s, password_hash: event.password_hash, session_epoch: s.session_epoch + 1 }
+            : s
+        ),
+      };
+    default:
+      return unreachable(event);
+  }
+}
+
+function indexes(state: BusinessState): IndexEntry[] {
+  if (state === null) return [];
+  const credentials = [
+    state.api_key,
+    state.legacy_api_key,
+    ...state.partner_keys.filter((k) => k.revoked_at === null),
+  ].flatMap((k) => k === null ? [] : [{ index: "credential", key: k.hash }]);
+  return [
+    ...credentials,
+    ...state.partner_keys.map((k) => ({ index: "partner_key", key: k.id })),
+    ...state.staff.map((s) => ({ index: "staff_email", key: s.email })),
+  ];
+}
+
+/** What projections and the operator see: no hashes, no sealed secrets. */
+export function publicView(b: Business) {
+  return {
+    id: b.id,
+    name: b.profile.name,
+    plan: b.plan,
+    currency: b.currency,
+    country: b.country,
+    created_at: new Date(b.created_at).toISOString(),
+    ...b.settings,
+    webhook_url: b.profile.webhook_url,
+    billing_contact: b.profile.billing_contact,
+    low_balance_threshold: b.profile.low_balance_threshold,
+  };
+}
+
+export const businessActor: ActorDefinition<
+  BusinessState,
+  BusinessCommand,
+  BusinessEvent,
+  BusinessReply
+> = {
+  type: "business",
+  version: 1,
+  initial: null,
+  decide,
+  evolve,
+  indexes,
+  project: (s) => s === null ? null : publicView(s),
+};
+
+/** One line of the audit trail: what changed and who changed it, never a hash or a secret. */
+export function auditDetail(event: BusinessEvent): { by: By; detail: Record<string, unknown> } {
+  switch (event.kind) {
+    case "business_created":
+      return {
+        by: "operator",
+        detail: { name: event.business.profile.name, plan: event.business.plan },
+      };
+    case "settings_changed":
+    case "profile_changed":
+      return { by: event.by, detail: { changes: event.changes } };
+    case "api_key_rotated":
+    case "legacy_key_imported":
+      return { by: event.by, detail: { hint: event.key.hint } };
+    case "webhook_secret_rotated":
+      return { by: event.by, detail: { key_id: event.secret.key_id } };
+    case "partner_key_issued":
+      return {
+        by: event.by,
+        detail: { id: event.key.id, partner: event.key.partner, scopes: event.key.scopes },
+      };
+    case "partner_key_revoked":
+      return { by: event.by, detail: { id: event.id } };
+    case "staff_added":
+      return {
+        by: event.by,
+        detail: { id: event.staff.id, email: event.staff.email, role: event.staff.role },
+      };
+    case "password_changed":
+      return { by: event.by, detail: { staff_id: event.staff_id } };
+    default:
+      return unreachable(event);
+  }
+}

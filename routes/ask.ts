@@ -1,0 +1,19 @@
+/** Routes stay thin (STYLE 8): ask one actor, turn a refusal into its API error. */
+import type { Context } from "hono";
+import type { AnyActorDefinition, CommandOf, ReplyOf } from "../src/runtime/actor.ts";
+import type { AskOptions } from "../src/runtime/runtime.ts";
+import type { AppEnv } from "../src/http/context.ts";
+import { fromRejection } from "../src/http/errors.ts";
+
+export async function ask<D extends AnyActorDefinition>(
+  c: Context<AppEnv>,
+  def: D,
+  tenant: string,
+  id: string,
+  command: CommandOf<D>,
+  options?: AskOptions,
+): Promise<ReplyOf<D>> {
+  const r = await c.get("env").runtime.ask(def, tenant, id, command, options);
+  if (!r.ok) throw fromRejection(r);
+  return r.reply;
+}

@@ -1,0 +1,382 @@
+/**
+ * The operator API (CONTRACT "Operator API"): businesses, their switches and keys, drivers, wallet
+ * credits, service settings and the manual clock. Bearer OPERATOR_TOKEN.
+ */
+import { businessActor, publicView } from "../actors/business.ts";
+import { driverActor } from "../actors/driver.ts";
+import {
+  PLATFORM_SETTINGS_ID,
+  PLATFORM_TENANT,
+  platformSettingsActor,
+} from "../actors/platform_settings.ts";
+import { walletActor } from "../actors/wallet.ts";
+import { issueCredential } from "../src/domain/credentials.ts";
+import { CURRENCY_PATTERN, formatMinor, toMinor } from "../src/domain/money.ts";
+import { ALL_SCOPES } from "../src/domain/scopes.ts";
+import { hashPassword, newSecret, seal, temporaryPassword } from "../src/domain/secrets.ts";
+import { apiKeyPrefix } from "../src/environment.ts";
+import { operatorOnly, PARTNER_KEY_PREFIX } from "../src/http/auth.ts";
+import { type Api, ok } from "../src/http/app.ts";
+import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts";
+import { define, z } from "../src/http/route.ts";
+import { ManualClock } from "../src/runtime/clock.ts";
+import { newId } from "../src/runtime/ids.ts";
+import { ask } from "./ask.ts";
+
+const tag = "Operator";
+const security = "operator" as const;
+const middleware = [operatorOnly];
+
+const Plan = z.enum(["starter", "business", "enterprise"]);
+const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case");
+const Country = z.string().regex(/^[A-Z]{2}$/, "two-letter country code, upper case");
+const Email = z.email().transform((e) => e.toLowerCase());
+const BusinessId = z.object({ id: z.string().min(1).max(64) });
+const Scope = z.enum(ALL_SCOPES);
+const Amount = z.union([z.number(), z.string()]);
+
+const CreateBusiness = z.object({
+  name: z.string().trim().min(1).max(200),
+  plan: Plan,
+  currency: Currency,
+  country: Country,
+  owner_email: Email,
+}).openapi("OperatorCreateBusiness");
+
+const PatchBusiness = z.object({
+  courier_platform_enabled: z.boolean(),
+  shopping_fulfilment_enabled: z.boolean(),
+  api_key_scopes: z.array(Scope).max(ALL_SCOPES.length),
+  vehicle_upgrade_policy: z.enum(["upgrade", "upgrade_one_size", "refuse"]),
+  bulky_services_authorised: z.array(z.enum(["assembly", "installation", "removal"])).max(3),
+  rate_limit_per_minute: z.number().int().positive().max(1_000_000),
+  rate_limit_per_day: z.number().int().positive().max(100_000_000),
+}).partial().openapi("OperatorPatchBusiness");
+
+export function operatorRoutes(api: Api): void {
+  define(
+    api,
+    {
+      method: "post",
+      path: "/operator/businesses",
+      summary: "Create a business; answers its key, webhook secret and owner sign-in once",
+      tag,
+      security,
+      middleware,
+      body: CreateBusiness,
+      status: 201,
+    },
+    async (c, input) => {
+      const env = c.get("env");
+      const body = input.body;
+      if (await env.runtime.lookup("staff_email", body.owner_email)) {
+        throw new ApiError(
+          "email_taken",
+          `a portal user already has this e-mail: ${body.owner_email}`,
+        );
+      }
+      const now = env.clock.now();
+      const id = newId("biz");
+      const apiKey = await issueCredential(apiKeyPrefix(env.name), now);
+      const webhookSecret = newSecret("whsec_");
+      const password = temporaryPassword();
+      await ask(c, businessActor, id, id, {
+        kind: "create",
+        id,
+        name: body.name,
+        plan: body.plan,
+        currency: body.currency,
+        country: body.country,
+        owner: {
+          id: newId("usr"),
+          email: body.owner_email,
+          name: body.owner_email,
+          role: "owner",
+          password_hash: await hashPassword(password),
+        },
+        api_key: apiKey.record,
+        webhook_secret: {
+          ...(await seal(env.dataKey, webhookSecret)),
+          key_id: newId("whk"),
+          created_at: now,
+        },
+      });
+      return ok(c, {
+        id,
+        api_key: apiKey.secret,
+        webhook_secret: webhookSecret,
+        owner: { email: body.owner_email, password },
+      }, 201);
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "get",
+      path: "/operator/businesses/{id}",
+      summary: "A business's settings",
+      tag,
+      security,
+      middleware,
+      params: BusinessId,
+    },
+    async (c, input) => {
+      const { id } = input.params;
+      const b = await ask(c, businessActor, id, id, { kind: "get" });
+      if (!b || !("profile" in b)) throw new ApiError("not_found", `business not found: ${id}`);
+      return ok(c, publicView(b));
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "patch",
+      path: "/operator/businesses/{id}",
+      summary: "Switch capabilities, store the business key's scopes, set limits",
+      tag,
+      security,
+      middleware,
+      params: BusinessId,
+      body: PatchBusiness,
+    },
+    async (c, input) => {
+      const { id } = input.params;
+      const changes = stripUndefined(input.body);
+      const b = await ask(c, businessActor, id, id, {
+        kind: "change_settings",
+        changes,
+        by: "operator",
+      });
+      if (!b || !("profile" in b)) throw new ApiError("not_found", `business not found: ${id}`);
+      return ok(c, publicView(b));
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/operator/businesses/{id}/partner-keys",
+      summary: "Issue a partner key with the scopes the merchant named (shown once)",
+      tag,
+      security,
+      middleware,
+      params: BusinessId,
+      body: z.object({
+        partner: z.string().trim().min(1).max(200),
+        scopes: z.array(Scope).min(1).max(ALL_SCOPES.length),
+      }),
+      status: 201,
+    },
+    async (c, input) => {
+      const env = c.get("env");
+      const { id } = input.params;
+      const body = input.body;
+      const keyId = newId("pk");
+      const key = await issueCredential(PARTNER_KEY_PREFIX, env.clock.now());
+      await ask(c, businessActor, id, id, {
+        kind: "issue_partner_key",
+        key: { ...key.record, id: keyId, partner: body.partner, scopes: [...new Set(body.scopes)] },
+        by: "operator",
+      });
+      return ok(c, { id: keyId, key: key.secret, partner: body.partner, scopes: body.scopes }, 201);
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "delete",
+      path: "/operator/partner-keys/{id}",
+      summary: "Revoke a partner key; the business and its other keys are unaffected",
+      tag,
+      security,
+      middleware,
+      params: BusinessId,
+    },
+    async (c, input) => {
+      const { id } = input.params;
+      const owner = await c.get("env").runtime.lookup("partner_key", id);
+      if (!owner) throw new ApiError("not_found", `partner key not found: ${id}`);
+      await ask(c, businessActor, owner.tenant, owner.id, {
+        kind: "revoke_partner_key",
+        id,
+        by: "operator",
+      });
+      return ok(c, { id, revoked: true });
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/operator/businesses/{id}/drivers",
+      summary: "Register a driver; answers the driver's bearer token once",
+      tag,
+      security,
+      middleware,
+      params: BusinessId,
+      body: z.object({
+        name: z.string().trim().min(1).max(200),
+        phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567"),
+        vehicle_type_id: z.number().int().positive(),
+      }),
+      status: 201,
+    },
+    async (c, input) => {
+      const env = c.get("env");
+      const { id } = input.params;
+      const body = input.body;
+      await ask(c, businessActor, id, id, { kind: "get" }); // 404 for an unknown business
+      const driverId = newId("drv");
+      const token = await issueCredential("dt_", env.clock.now());
+      await ask(c, driverActor, id, driverId, {
+        kind: "create",
+        driver: { id: driverId, business_id: id, ...body, token: token.record },
+      });
+      return ok(c, { id: driverId, token: token.secret }, 201);
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/operator/businesses/{id}/wallet",
+      summary: "Credit a business's wallet (manual credit); the same reference credits once",
+      tag,
+      security,
+      middleware,
+      params: BusinessId,
+      body: z.object({
+        amount: Amount,
+        currency: Currency,
+        reference: z.string().trim().min(1).max(120),
+      }),
+      status: 201,
+    },
+    async (c, input) => {
+      const { id } = input.params;
+      const body = input.body;
+      const minor = toMinor(body.amount, body.currency);
+      if (!minor.ok || minor.minor <= 0) {
+        throw validationFailed([{
+          path: "amount",
+          message: minor.ok ? `must be positive: ${body.amount}` : minor.message,
+        }]);
+      }
+      await ask(c, businessActor, id, id, { kind: "get" });
+      const r = await c.get("env").runtime.ask(walletActor, id, id, {
+        kind: "credit",
+        amount_minor: minor.minor,
+        currency: body.currency,
+        reference: body.reference,
+        by: "operator",
+      }, { idempotencyKey: `credit:${body.reference}` });
+      if (!r.ok) throw fromRejection(r);
+      const t = r.reply.transaction;
+      return ok(c, {
+        transaction_id: t?.id ?? null,
+        reference: body.reference,
+        amount: formatMinor(minor.minor, body.currency),
+        currency: body.currency,
+        balance: formatMinor(r.reply.state.balances[body.currency] ?? 0, body.currency),
+        replayed: r.replayed,
+      }, r.replayed ? 200 : 201);
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "put",
+      path: "/operator/settings",
+      summary: "Service settings: price hold and prep offer lead, in minutes",
+      tag,
+      security,
+      middleware,
+      body: z.object({
+        price_hold_minutes: z.number().int().min(1).max(24 * 60),
+        prep_offer_lead_minutes: z.number().int().min(0).max(24 * 60),
+      }).partial(),
+    },
+    async (c, input) => {
+      const settings = await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+        kind: "change",
+        changes: stripUndefined(input.body),
+        by: "operator",
+      });
+      return ok(c, settings);
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "get",
+      path: "/operator/settings",
+      summary: "Service settings",
+      tag,
+      security,
+      middleware,
+    },
+    async (c) => {
+      return ok(
+        c,
+        await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, { kind: "get" }),
+      );
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/operator/clock/advance",
+      summary:
+        "Move the manual clock forward; due timers fire before the answer (CLOCK=manual only)",
+      tag,
+      security,
+      middleware,
+      body: z.object({ seconds: z.number().int().min(0).max(366 * 86_400) }),
+    },
+    async (c, input) => {
+      const env = c.get("env");
+      if (!(env.clock instanceof ManualClock)) {
+        throw new ApiError("clock_not_manual", "the clock can be advanced only with CLOCK=manual");
+      }
+      env.clock.advanceBy(input.body.seconds * 1000);
+      const fired = await env.runtime.fireDueTimers();
+      return ok(c, { now: new Date(env.clock.now()).toISOString(), timers_fired: fired });
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "get",
+      path: "/operator/clock",
+      summary: "The service's clock",
+      tag,
+      security,
+      middleware,
+    },
+    (c) =>
+      ok(c, {
+        now: new Date(c.get("env").clock.now()).toISOString(),
+        kind: c.get("env").clock.kind,
+      }),
+  );
+}
+
+/** zod's partial() leaves absent keys as undefined; exactOptionalPropertyTypes wants them gone. */
+export function stripUndefined<T extends object>(
+  o: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}

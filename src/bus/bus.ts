@@ -1,0 +1,56 @@
+/**
+ * The change feed port: NATS in production, in-process when NATS_URL is unset. Subjects are
+ * `<env>.<tenant>.<actor type>.<id>`, built only by `subjectOf` (STYLE 14).
+ */
+
+export interface BusMessage {
+  readonly subject: string;
+  readonly payload: unknown;
+}
+
+export type BusHandler = (message: BusMessage) => void | Promise<void>;
+
+export interface Subscription {
+  unsubscribe(): void;
+}
+
+export interface Bus {
+  /** Publishes a JSON payload. */
+  publish(subject: string, payload: unknown): Promise<void>;
+  /** `*` matches one token, a final `>` matches one or more (NATS wildcards). */
+  subscribe(pattern: string, handler: BusHandler): Subscription;
+  /** Resolves once everything published so far has reached the server (or every handler). */
+  flush(): Promise<void>;
+  /** Lets subscribers finish what they hold, then closes. */
+  drain(): Promise<void>;
+}
+
+/** Characters a subject token may not contain in NATS: separators, wildcards, white space. */
+const UNSAFE_TOKEN = /[.*>\s]/g;
+
+function token(value: string): string {
+  if (value.length === 0) throw new RangeError("subject token must not be empty");
+  return value.replace(UNSAFE_TOKEN, "_");
+}
+
+export function subjectOf(env: string, tenant: string, type: string, id: string): string {
+  return [env, tenant, type, id].map(token).join(".");
+}
+
+/** Every actor of one type in one tenant (`*` for every tenant). */
+export function subjectPattern(env: string, tenant: string | "*", type: string | "*"): string {
+  return [token(env), tenant === "*" ? "*" : token(tenant), type === "*" ? "*" : token(type), "*"]
+    .join(".");
+}
+
+/** The payload the runtime publishes after each commit of one actor. */
+export interface ActorChange {
+  readonly env: string;
+  readonly tenant: string;
+  readonly type: string;
+  readonly id: string;
+  /** Sequence of the last event: the version projections compare. */
+  readonly version: number;
+  readonly events: readonly { seq: number; at: number; event: unknown }[];
+  readonly snapshot?: unknown;
+}

@@ -1,0 +1,59 @@
+/** The in-process bus, used when NATS_URL is unset. Same wildcard rules as NATS. */
+import type { Bus, BusHandler, BusMessage, Subscription } from "./bus.ts";
+
+interface Sub {
+  readonly tokens: readonly string[];
+  readonly handler: BusHandler;
+  /** Handlers of one subscription run one at a time, in publish order, as on NATS. */
+  tail: Promise<void>;
+}
+
+export class MemoryBus implements Bus {
+  #subs = new Set<Sub>();
+  #pending = new Set<Promise<void>>();
+  #closed = false;
+
+  publish(subject: string, payload: unknown): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("bus is closed"));
+    // A copy, as a network bus would deliver: no subscriber shares the publisher's objects.
+    const message: BusMessage = { subject, payload: structuredClone(payload) };
+    const tokens = subject.split(".");
+    for (const sub of this.#subs) {
+      if (!matches(sub.tokens, tokens)) continue;
+      const p = sub.tail
+        .then(() => sub.handler(message))
+        .catch((e) => console.error(`bus handler for ${subject} failed:`, e))
+        .finally(() => this.#pending.delete(p));
+      sub.tail = p;
+      this.#pending.add(p);
+    }
+    return Promise.resolve();
+  }
+
+  subscribe(pattern: string, handler: BusHandler): Subscription {
+    const sub: Sub = { tokens: pattern.split("."), handler, tail: Promise.resolve() };
+    this.#subs.add(sub);
+    return { unsubscribe: () => this.#subs.delete(sub) };
+  }
+
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  async drain(): Promise<void> {
+    await this.flush();
+    this.#closed = true;
+    this.#subs.clear();
+  }
+}
+
+/** NATS subject matching: `*` is one token, a trailing `>` is one or more. */
+export function matches(pattern: readonly string[], subject: readonly string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p === ">") return subject.length > i;
+    if (i >= subject.length) return false;
+    if (p !== "*" && p !== subject[i]) return false;
+  }
+  return pattern.length === subject.length;
+}

@@ -1,0 +1,66 @@
+/**
+ * Runs the query side's migrations in one environment's schema (live: `public`, sandbox:
+ * `sandbox`, a test: its own). Migrations are listed here explicitly, oldest first.
+ */
+import { type Kysely, sql } from "kysely";
+import { type Migration, Migrator } from "kysely/migration";
+import * as m0001 from "../../migrations/0001_initial.ts";
+
+/** Every migration, oldest first; each name starts with a sortable number. */
+const MIGRATIONS: readonly (readonly [string, Migration])[] = [
+  ["0001_initial", m0001],
+];
+
+/** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new RangeError(`schema name must match ${SCHEMA_NAME}: ${JSON.stringify(schema)}`);
+  }
+}
+
+/** A migrator whose bookkeeping tables and migrated tables both live in `schema`. */
+export function createMigrator<DB>(db: Kysely<DB>, schema: string): Migrator {
+  assertSchemaName(schema);
+  const migrations: Record<string, Migration> = {};
+  for (const [name, migration] of MIGRATIONS) migrations[name] = inSchema(migration, schema);
+  return new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableSchema: schema,
+  });
+}
+
+/** Creates `schema` if missing and runs every pending migration; returns the names it ran. */
+export async function migrateToLatest<DB>(db: Kysely<DB>, schema: string): Promise<string[]> {
+  assertSchemaName(schema);
+  await ensureSchema(db, schema);
+  const { error, results } = await createMigrator(db, schema).migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    throw new Error(`migration failed in schema ${schema}: ${failed ?? "before any migration"}`, {
+      cause: error,
+    });
+  }
+  return (results ?? []).map((r) => r.migrationName);
+}
+
+/** Qualifies every table a migration names with `schema`, whatever the search_path. */
+function inSchema(migration: Migration, schema: string): Migration {
+  const { down } = migration;
+  return {
+    up: (db) => migration.up(db.withSchema(schema)),
+    ...(down ? { down: (db: Kysely<unknown>) => down(db.withSchema(schema)) } : {}),
+  };
+}
+
+async function ensureSchema<DB>(db: Kysely<DB>, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (error) {
+    // Two instances starting together can race on the catalog; the loser sees it exist.
+    const schemas = await db.introspection.getSchemas();
+    if (!schemas.some((s) => s.name === schema)) throw error;
+  }
+}

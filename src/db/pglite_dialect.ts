@@ -1,0 +1,202 @@
+/**
+ * A Kysely dialect over embedded PGlite. PGlite is one Postgres session, so the driver hands out
+ * its single connection to one holder at a time (a transaction keeps it from BEGIN to COMMIT).
+ * Kysely 0.29 ships a PGliteDialect too; this one adds streaming (through a cursor, so CSV
+ * exports run on both drivers) and owns the instance it closes.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import {
+  AbortedTransactionError,
+  CompiledQuery,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+
+export interface PGliteDialectConfig {
+  /** A ready instance; the dialect closes it when the Kysely instance is destroyed. */
+  readonly pglite: PGlite;
+}
+
+export class PGliteDialect implements Dialect {
+  readonly #config: PGliteDialectConfig;
+
+  constructor(config: PGliteDialectConfig) {
+    this.#config = config;
+  }
+
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter();
+  }
+
+  createDriver(): Driver {
+    return new PGliteDriver(this.#config.pglite);
+  }
+
+  // deno-lint-ignore no-explicit-any -- the Dialect interface's own signature
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new PostgresIntrospector(db);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
+  }
+}
+
+/** First come, first served; `unlock` hands the lock straight to the next waiter. */
+class Mutex {
+  #locked = false;
+  #waiters: (() => void)[] = [];
+
+  async lock(): Promise<void> {
+    if (!this.#locked) {
+      this.#locked = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+
+  unlock(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#locked = false;
+  }
+}
+
+class PGliteDriver implements Driver {
+  readonly #pglite: PGlite;
+  readonly #connection: PGliteConnection;
+  readonly #mutex = new Mutex();
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+    this.#connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {
+    await this.#pglite.waitReady;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock();
+    if (this.#pglite.closed) {
+      this.#mutex.unlock();
+      throw new Error("PGlite is closed");
+    }
+    return this.#connection;
+  }
+
+  releaseConnection(): Promise<void> {
+    this.#mutex.unlock();
+    return Promise.resolve();
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    let text = "begin";
+    if (settings.isolationLevel || settings.accessMode) {
+      text = "start transaction";
+      if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
+      if (settings.accessMode) text += ` ${settings.accessMode}`;
+    }
+    await connection.executeQuery(CompiledQuery.raw(text));
+  }
+
+  async commitTransaction(): Promise<void> {
+    // Postgres answers COMMIT with ROLLBACK when an earlier statement aborted the transaction.
+    if (await this.#connection.command("commit") === "ROLLBACK") {
+      throw new AbortedTransactionError();
+    }
+  }
+
+  async rollbackTransaction(): Promise<void> {
+    await this.#connection.command("rollback");
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoteIdent(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to savepoint ${quoteIdent(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release savepoint ${quoteIdent(name)}`));
+  }
+
+  /** Waits for the current holder of the connection, then closes PGlite. */
+  async destroy(): Promise<void> {
+    await this.#mutex.lock();
+    try {
+      if (!this.#pglite.closed) await this.#pglite.close();
+    } finally {
+      this.#mutex.unlock();
+    }
+  }
+}
+
+let cursorCount = 0;
+
+class PGliteConnection implements DatabaseConnection {
+  readonly #pglite: PGlite;
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.#pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    const command = result.command?.toUpperCase();
+    const counted = command === "INSERT" || command === "UPDATE" || command === "DELETE" ||
+      command === "MERGE";
+    return {
+      rows: result.rows,
+      ...(counted ? { numAffectedRows: BigInt(result.affectedRows ?? 0) } : {}),
+    };
+  }
+
+  /** Runs a statement without parameters; returns its command tag (`COMMIT`, `ROLLBACK`). */
+  async command(text: string): Promise<string | undefined> {
+    return (await this.#pglite.query(text)).command?.toUpperCase();
+  }
+
+  /**
+   * Reads through a cursor, `chunkSize` rows at a time. WITH HOLD lets the cursor outlive the
+   * implicit transaction when the stream is not inside one; it is closed when the stream ends.
+   */
+  async *streamQuery<R>(
+    compiledQuery: CompiledQuery,
+    chunkSize: number,
+  ): AsyncIterableIterator<QueryResult<R>> {
+    if (!Number.isInteger(chunkSize) || chunkSize <= 0) {
+      throw new RangeError(`chunkSize must be a positive integer: ${chunkSize}`);
+    }
+    const cursor = `kysely_stream_${++cursorCount}`;
+    await this.#pglite.query(
+      `declare ${cursor} no scroll cursor with hold for ${compiledQuery.sql}`,
+      [...compiledQuery.parameters],
+    );
+    try {
+      while (true) {
+        const { rows } = await this.#pglite.query<R>(`fetch forward ${chunkSize} from ${cursor}`);
+        if (rows.length === 0) return;
+        yield { rows };
+      }
+    } finally {
+      await this.#pglite.query(`close ${cursor}`);
+    }
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,74 @@
+/**
+ * Money is exact: integer minor units (bigint-free: amounts stay far below 2^53 minor units).
+ * Amounts arrive as decimals (numbers or strings) and leave as decimal strings.
+ */
+
+/** ISO 4217 minor-unit exponents that differ from 2. */
+const EXPONENTS: Readonly<Record<string, number>> = {
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+};
+
+export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+
+export function exponentOf(currency: string): number {
+  return EXPONENTS[currency] ?? 2;
+}
+
+export type ParsedAmount =
+  | { readonly ok: true; readonly minor: number }
+  | { readonly ok: false; readonly message: string };
+
+/** Parses `12.5`, `"12.50"` or `-3` into minor units without floating-point arithmetic. */
+export function toMinor(amount: number | string, currency: string): ParsedAmount {
+  const text = typeof amount === "number" ? numberText(amount) : amount.trim();
+  const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) return { ok: false, message: `not a decimal amount: ${text}` };
+  const exp = exponentOf(currency);
+  const fraction = (m[3] ?? "").replace(/0+$/, "");
+  if (fraction.length > exp) {
+    return { ok: false, message: `${currency} has ${exp} decimal places: ${text}` };
+  }
+  const digits = `${m[2]}${fraction.padEnd(exp, "0")}`;
+  const minor = Number(digits);
+  if (!Number.isSafeInteger(minor)) return { ok: false, message: `amount too large: ${text}` };
+  return { ok: true, minor: m[1] && minor !== 0 ? -minor : minor };
+}
+
+/** `1250` BWP -> `"12.50"`. */
+export function formatMinor(minor: number, currency: string): string {
+  const exp = exponentOf(currency);
+  const sign = minor < 0 ? "-" : "";
+  const digits = String(Math.abs(minor)).padStart(exp + 1, "0");
+  if (exp === 0) return sign + digits;
+  return `${sign}${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
+}
+
+function numberText(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  // Shortest round-trip text; expand exponent forms like 1e-7 so they are refused, not misread.
+  const s = String(n);
+  return s.includes("e") ? n.toFixed(20).replace(/0+$/, "") : s;
+}

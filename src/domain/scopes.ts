@@ -1,0 +1,58 @@
+/** Scopes and who gets which (courier spec 5; Business API 5.5). */
+
+export const COURIER_SCOPES = [
+  "shipments:create",
+  "shipments:view-own",
+  "customs:submit-documents",
+  "customs:approve",
+  "runs:operate",
+  "runs:override",
+  "claims:approve",
+  "billing:view-own",
+  "billing:administer",
+] as const;
+
+/** Business API 5.5: what a partner key may be given besides courier scopes. */
+export const PARTNER_SCOPES = ["deliveries", "rewards"] as const;
+
+export const ALL_SCOPES = [...COURIER_SCOPES, ...PARTNER_SCOPES] as const;
+export type Scope = typeof ALL_SCOPES[number];
+
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+/** spec: courier 5 rule 1: the courier's own key with no stored scopes. */
+export const BUSINESS_KEY_DEFAULT_SCOPES: readonly Scope[] = [
+  "shipments:create",
+  "shipments:view-own",
+  "customs:submit-documents",
+  "runs:operate",
+];
+
+/** spec: courier 5 rule 2: coordinators create, view, submit documents and operate. */
+export const COORDINATOR_SCOPES: readonly Scope[] = BUSINESS_KEY_DEFAULT_SCOPES;
+
+/** spec: courier 5 rule 2: admins (and the owner) have every scope. */
+export const ADMIN_SCOPES: readonly Scope[] = ALL_SCOPES;
+
+/** spec: courier 5 rule 4: own shipments, own documents, own billing; never operations. */
+export const CLIENT_SCOPES: readonly Scope[] = [
+  "shipments:create",
+  "shipments:view-own",
+  "billing:view-own",
+];
+
+export type PortalRole = "owner" | "admin" | "coordinator";
+
+export function staffScopes(role: PortalRole): readonly Scope[] {
+  return role === "coordinator" ? COORDINATOR_SCOPES : ADMIN_SCOPES;
+}
+
+/**
+ * spec: courier 5 rule 1: "more is granted on request by the operator": the scopes the operator
+ * stored on the business key are added to the defaults.
+ */
+export function businessKeyScopes(stored: readonly Scope[]): readonly Scope[] {
+  return [...new Set([...BUSINESS_KEY_DEFAULT_SCOPES, ...stored])];
+}

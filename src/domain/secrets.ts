@@ -1,0 +1,103 @@
+/**
+ * Keys, tokens and passwords: random from WebCrypto, stored as hashes, shown once, compared in
+ * constant time. Signing secrets (which must be usable, not just checked) are kept encrypted.
+ */
+import { PBKDF2_ITERATIONS, SECRET_BYTES } from "../limits.ts";
+
+const encoder = new TextEncoder();
+
+/** A new secret: prefix plus base64url of SECRET_BYTES random bytes (192 bits). */
+export function newSecret(prefix: string): string {
+  return prefix + base64url(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+}
+
+/** Hex SHA-256 of a key or token: what is stored and indexed instead of the key itself. */
+export async function hashSecret(secret: string): Promise<string> {
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(secret))));
+}
+
+/** Compares two strings without an early exit, so timing reveals nothing of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+/** `pbkdf2$<iterations>$<salt b64url>$<hash b64url>` with a per-user salt. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const hash = await pbkdf2(password, salt, PBKDF2_ITERATIONS);
+  return `pbkdf2$${PBKDF2_ITERATIONS}$${base64url(salt)}$${base64url(hash)}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, iterations, salt, hash] = stored.split("$");
+  if (scheme !== "pbkdf2" || !iterations || !salt || !hash) return false;
+  const actual = await pbkdf2(password, fromBase64url(salt), Number(iterations));
+  return constantTimeEqual(base64url(actual), hash);
+}
+
+/** A readable temporary password (shown once; the holder must change it). */
+export function temporaryPassword(): string {
+  return newSecret("").slice(0, 20);
+}
+
+async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(password), "PBKDF2", false, [
+    "deriveBits",
+  ]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt: salt as BufferSource, iterations },
+    key,
+    256,
+  );
+  return new Uint8Array(bits);
+}
+
+/** AES-GCM sealing of signing secrets under the environment's data key. */
+export interface SealedSecret {
+  readonly iv: string;
+  readonly data: string;
+}
+
+export async function importDataKey(raw: Uint8Array): Promise<CryptoKey> {
+  return await crypto.subtle.importKey("raw", raw as BufferSource, "AES-GCM", false, [
+    "encrypt",
+    "decrypt",
+  ]);
+}
+
+export async function seal(key: CryptoKey, secret: string): Promise<SealedSecret> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, encoder.encode(secret));
+  return { iv: base64url(iv), data: base64url(new Uint8Array(data)) };
+}
+
+export async function unseal(key: CryptoKey, sealed: SealedSecret): Promise<string> {
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: fromBase64url(sealed.iv) as BufferSource },
+    key,
+    fromBase64url(sealed.data) as BufferSource,
+  );
+  return new TextDecoder().decode(plain);
+}
+
+export function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+export function base64url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function fromBase64url(text: string): Uint8Array {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}

@@ -1,0 +1,31 @@
+/**
+ * One environment (live or sandbox): its actor store, bus, query database, clock and keys. Live and
+ * sandbox are the same code with separate config (ARCHITECTURE "Environments").
+ */
+import type { Kysely } from "kysely";
+import type { Bus } from "./bus/bus.ts";
+import type { Database } from "./db/schema.ts";
+import type { ActorRuntime } from "./runtime/runtime.ts";
+import type { Clock } from "./runtime/clock.ts";
+import type { RateLimiter } from "./http/rate_limit.ts";
+
+export type EnvironmentName = "live" | "sandbox";
+
+export interface Environment {
+  readonly name: EnvironmentName;
+  readonly runtime: ActorRuntime;
+  readonly clock: Clock;
+  readonly bus: Bus;
+  readonly db: Kysely<Database>;
+  /** Seals webhook signing secrets at rest. */
+  readonly dataKey: CryptoKey;
+  /** SHA-256 hex of the operator token. */
+  readonly operatorTokenHash: string;
+  readonly allowLoopbackWebhooks: boolean;
+  readonly rateLimiter: RateLimiter;
+}
+
+/** Business API 5.2: keys are per environment. */
+export function apiKeyPrefix(env: EnvironmentName): string {
+  return env === "live" ? "sk_live_" : "sk_sandbox_";
+}

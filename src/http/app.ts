@@ -1,0 +1,101 @@
+/**
+ * The Hono app of one environment: `/health` outside the API, everything else under `/api`, the
+ * `{success, data}` envelope, one error renderer, `X-Request-Id` and `X-Service-Environment` on
+ * every response (Business API 2.2), request schemas feeding the OpenAPI document.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { Environment } from "../environment.ts";
+import { REQUEST_BODY_BYTES_MAX } from "../limits.ts";
+import { ApiError, validationFailed } from "./errors.ts";
+import type { AppEnv } from "./context.ts";
+import { mountDocs } from "./openapi.ts";
+
+export type Api = OpenAPIHono<AppEnv>;
+
+/** A router for one section of a spec; its schemas join the environment's OpenAPI document. */
+export function newRouter(): Api {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        throw validationFailed(result.error.issues.map((i) => ({
+          path: i.path.map(String).join("."),
+          message: i.message,
+        })));
+      }
+    },
+  });
+}
+
+export function createApp(env: Environment, routers: readonly ((api: Api) => void)[]): Hono {
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    c.header("X-Request-Id", crypto.randomUUID());
+    c.header("X-Service-Environment", env.name);
+    await next();
+  });
+  app.get(
+    "/health",
+    (c) => c.json({ success: true, data: { status: "ok", environment: env.name } }),
+  );
+
+  const api = newRouter();
+  api.use("*", async (c, next) => {
+    c.set("env", env);
+    c.set("requestId", c.res.headers.get("X-Request-Id") ?? crypto.randomUUID());
+    const length = Number(c.req.header("Content-Length") ?? "0");
+    if (length > REQUEST_BODY_BYTES_MAX) {
+      throw new ApiError(
+        "payload_too_large",
+        `request body over ${REQUEST_BODY_BYTES_MAX} bytes: ${length}`,
+      );
+    }
+    await next();
+  });
+  for (const mount of routers) mount(api);
+  mountDocs(api, env);
+  api.notFound((c) =>
+    errorResponse(c, new ApiError("not_found", `no such endpoint: ${c.req.method} ${c.req.path}`))
+  );
+  api.onError((err, c) => renderError(c, err));
+  app.route("/api", api);
+  app.notFound((c) =>
+    errorResponse(c, new ApiError("not_found", `no such endpoint: ${c.req.method} ${c.req.path}`))
+  );
+  app.onError((err, c) => renderError(c, err));
+  return app;
+}
+
+function renderError(c: Context, err: Error): Response {
+  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof HTTPException && err.status < 500) {
+    // Hono's own refusals: malformed JSON and the like.
+    return errorResponse(
+      c,
+      new ApiError("validation_failed", `invalid request: ${err.message}`, {
+        errors: [{ path: "body", message: err.message }],
+      }),
+    );
+  }
+  const requestId = c.res.headers.get("X-Request-Id") ?? "unknown";
+  console.error(`request ${requestId} failed:`, err);
+  // STYLE 4: never a stack trace to the client.
+  return errorResponse(
+    c,
+    new ApiError("internal_error", `internal error; request id: ${requestId}`, {
+      request_id: requestId,
+    }),
+  );
+}
+
+export function errorResponse(c: Context, e: ApiError): Response {
+  for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+  return c.json({ success: false, code: e.code, message: e.message, ...e.extra }, e.status as 400);
+}
+
+/** The success envelope `{success: true, data}`. */
+export function ok<T>(c: Context, data: T, status: 200 | 201 | 202 = 200): Response {
+  return c.json({ success: true, data }, status);
+}

@@ -1,0 +1,339 @@
+/**
+ * Who is calling (courier spec 5; Business API 5): authority comes only from the credential and
+ * the scopes stored for it, never from the path or the body. Each guard is a Hono middleware.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { getConnInfo } from "hono/deno";
+import {
+  accessOf,
+  type Authenticated,
+  type BusinessAccess,
+  businessActor,
+} from "../../actors/business.ts";
+import { staffSessionActor } from "../../actors/staff_session.ts";
+import { driverActor } from "../../actors/driver.ts";
+import { ANONYMOUS_RATE_LIMIT, PLAN_RATE_LIMITS } from "../limits.ts";
+import { constantTimeEqual, hashSecret } from "../domain/secrets.ts";
+import {
+  businessKeyScopes,
+  PARTNER_SCOPES,
+  type PortalRole,
+  type Scope,
+  staffScopes,
+} from "../domain/scopes.ts";
+import { apiKeyPrefix } from "../environment.ts";
+import { ApiError, fromRejection } from "./errors.ts";
+import type { AppEnv } from "./context.ts";
+import type { Limits } from "./rate_limit.ts";
+
+export type Principal =
+  | { readonly kind: "operator" }
+  | {
+    readonly kind: "business_key";
+    readonly business: BusinessAccess;
+    readonly scopes: readonly Scope[];
+    readonly legacy: boolean;
+  }
+  | {
+    readonly kind: "staff";
+    readonly business: BusinessAccess;
+    readonly staff_id: string;
+    readonly role: PortalRole;
+    readonly scopes: readonly Scope[];
+  }
+  | {
+    readonly kind: "partner";
+    readonly business: BusinessAccess;
+    readonly partner_key_id: string;
+    readonly partner: string;
+    readonly scopes: readonly Scope[];
+  }
+  | {
+    readonly kind: "driver";
+    readonly business: BusinessAccess;
+    readonly driver_id: string;
+    readonly scopes: readonly Scope[];
+  };
+
+export type BusinessPrincipal = Exclude<Principal, { kind: "operator" }>;
+
+/** Staff sign-in tokens; never accepted by the sandbox (Business API 5.2). */
+export const STAFF_TOKEN_PREFIX = "st_";
+export const PARTNER_KEY_PREFIX = "ak_";
+
+/** How the audit trail names the caller. */
+export function principalName(p: Principal): string {
+  switch (p.kind) {
+    case "operator":
+      return "operator";
+    case "business_key":
+      return "api_key";
+    case "staff":
+      return `staff:${p.staff_id}`;
+    case "partner":
+      return `partner_key:${p.partner_key_id}`;
+    case "driver":
+      return `driver:${p.driver_id}`;
+  }
+}
+
+/** GET /business/profile `principal`: owner, admin, coordinator or api_key (Business API 5.6). */
+export function principalRole(p: BusinessPrincipal): string {
+  return p.kind === "staff" ? p.role : p.kind === "business_key" ? "api_key" : p.kind;
+}
+
+export function principalOf(c: Context<AppEnv>): Principal {
+  const p = c.get("principal");
+  if (!p) throw new ApiError("unauthenticated", "no credential was checked for this route");
+  return p;
+}
+
+export function businessPrincipalOf(c: Context<AppEnv>): BusinessPrincipal {
+  const p = principalOf(c);
+  if (p.kind === "operator") throw new ApiError("forbidden", "operator token on a business route");
+  return p;
+}
+
+export const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const header = c.req.header("Authorization") ?? "";
+  const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  const env = c.get("env");
+  if (!token || !constantTimeEqual(await hashSecret(token), env.operatorTokenHash)) {
+    throw new ApiError("unauthenticated", "operator token missing or wrong");
+  }
+  c.set("principal", { kind: "operator" });
+  await next();
+};
+
+export interface BusinessGuard {
+  /** The scope the route needs (courier 5); partner keys reach only routes that name one. */
+  readonly scope?: Scope;
+}
+
+/** X-Business-API-Key: the business key, a staff session token, or a partner key. */
+export function business(guard: BusinessGuard = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = await authenticateBusiness(c);
+    c.set("principal", principal);
+    rateLimit(c, principal.business.id, limitsOf(principal.business));
+    requireScope(principal, guard.scope);
+    await next();
+  };
+}
+
+/** Authorization: Bearer <driver token> (courier 4.5). */
+export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const header = c.req.header("Authorization") ?? "";
+  const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  if (!token) throw new ApiError("unauthenticated", "driver token missing");
+  const env = c.get("env");
+  const hash = await hashSecret(token);
+  const target = await env.runtime.lookup("credential", hash);
+  if (!target || target.type !== driverActor.type) {
+    throw new ApiError("unauthenticated", "unknown driver token");
+  }
+  const r = await env.runtime.ask(driverActor, target.tenant, target.id, {
+    kind: "authenticate",
+    hash,
+  });
+  if (!r.ok) throw new ApiError("unauthenticated", "unknown driver token");
+  const access = await businessAccess(c, r.reply.business_id);
+  c.set("principal", {
+    kind: "driver",
+    business: access,
+    driver_id: r.reply.id,
+    scopes: ["runs:operate"],
+  });
+  rateLimit(c, access.id, limitsOf(access));
+  await next();
+};
+
+/** Routes anyone may call (sign-in, public links) are limited per address. */
+export const anonymous: MiddlewareHandler<AppEnv> = async (c, next) => {
+  rateLimit(c, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT);
+  await next();
+};
+
+/** spec: courier 1.2: every courier endpoint answers 403 until the operator enables it. */
+export const courierPlatform: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const p = businessPrincipalOf(c);
+  if (!p.business.courier_platform_enabled) {
+    throw new ApiError(
+      "courier_platform_disabled",
+      "the courier platform is not enabled for this business; ask the operator to enable it",
+    );
+  }
+  await next();
+};
+
+/**
+ * Business API 5.6: people and money leaving the account need the owner or a portal admin signed
+ * in; an integration key gets signed_in_admin_only, a coordinator portal_admin_only.
+ */
+export const signedInAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const p = businessPrincipalOf(c);
+  if (p.kind !== "staff") {
+    throw new ApiError(
+      "signed_in_admin_only",
+      "this action needs the account owner or a portal admin signed in, not an integration key",
+    );
+  }
+  if (p.role === "coordinator") throw portalAdminOnly();
+  await next();
+};
+
+/**
+ * Business API 5.6: money, credentials, people and the company record are for an admin; the
+ * integration key may manage its own webhook and rotate itself, a coordinator may not.
+ */
+export const portalAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const p = businessPrincipalOf(c);
+  if (p.kind === "staff" && p.role === "coordinator") throw portalAdminOnly();
+  if (p.kind === "partner" || p.kind === "driver") {
+    throw new ApiError("scope_denied", "this endpoint is outside the key's scopes: account");
+  }
+  await next();
+};
+
+function portalAdminOnly(): ApiError {
+  return new ApiError(
+    "portal_admin_only",
+    "this action is for a portal admin; coordinators cannot",
+  );
+}
+
+export function requireScope(p: BusinessPrincipal, scope: Scope | undefined): void {
+  if (scope === undefined) {
+    if (p.kind === "partner") {
+      throw new ApiError(
+        "scope_denied",
+        `this endpoint is outside the partner key's scopes: ${p.scopes.join(", ") || "none"}`,
+      );
+    }
+    return;
+  }
+  if (!p.scopes.includes(scope)) {
+    throw new ApiError("scope_denied", `missing scope: ${scope}`, { scope });
+  }
+}
+
+async function authenticateBusiness(c: Context<AppEnv>): Promise<BusinessPrincipal> {
+  const env = c.get("env");
+  const key = c.req.header("X-Business-API-Key")?.trim() ?? "";
+  const sandboxPrefix = apiKeyPrefix("sandbox");
+  if (env.name === "live" && key.startsWith(sandboxPrefix)) {
+    throw new ApiError("sandbox_key_on_live", "a sandbox key was sent to live; use a sk_live_ key");
+  }
+  const refused = env.name === "sandbox"
+    ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox keys (sk_sandbox_...)")
+    : new ApiError("unauthenticated", "X-Business-API-Key missing or unknown");
+  if (!key) throw refused;
+  // spec: business 5.2: the sandbox refuses live keys and portal sign-ins.
+  if (
+    env.name === "sandbox" && !key.startsWith(sandboxPrefix) && !key.startsWith(PARTNER_KEY_PREFIX)
+  ) {
+    throw refused;
+  }
+  const hash = await hashSecret(key);
+  if (key.startsWith(STAFF_TOKEN_PREFIX)) return await staffPrincipal(c, hash, refused);
+  const target = await env.runtime.lookup("credential", hash);
+  if (!target || target.type !== businessActor.type) throw refused;
+  const r = await env.runtime.ask(businessActor, target.tenant, target.id, {
+    kind: "authenticate_key",
+    hash,
+  });
+  if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused;
+  const { access, principal } = r.reply;
+  if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused;
+  return fromAuthenticated(access, principal);
+}
+
+async function staffPrincipal(
+  c: Context<AppEnv>,
+  hash: string,
+  refused: ApiError,
+): Promise<BusinessPrincipal> {
+  const env = c.get("env");
+  const session = await env.runtime.ask(staffSessionActor, "platform", hash, { kind: "check" });
+  if (!session.ok || !session.reply) throw refused;
+  const s = session.reply;
+  const r = await env.runtime.ask(businessActor, s.business_id, s.business_id, {
+    kind: "authenticate_staff",
+    staff_id: s.staff_id,
+    session_epoch: s.session_epoch,
+  });
+  if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused;
+  return fromAuthenticated(r.reply.access, r.reply.principal);
+}
+
+function fromAuthenticated(business: BusinessAccess, a: Authenticated): BusinessPrincipal {
+  switch (a.as) {
+    case "business_key":
+      return {
+        kind: "business_key",
+        business,
+        legacy: a.legacy,
+        scopes: businessKeyScopes(a.scopes),
+      };
+    case "staff":
+      return {
+        kind: "staff",
+        business,
+        staff_id: a.staff_id,
+        role: a.role,
+        scopes: staffScopes(a.role),
+      };
+    case "partner":
+      return {
+        kind: "partner",
+        business,
+        partner_key_id: a.partner_key_id,
+        partner: a.partner,
+        scopes: a.scopes,
+      };
+  }
+}
+
+async function businessAccess(c: Context<AppEnv>, id: string): Promise<BusinessAccess> {
+  const r = await c.get("env").runtime.ask(businessActor, id, id, { kind: "get" });
+  if (!r.ok || !r.reply || !("profile" in r.reply)) {
+    throw fromRejection(
+      r.ok ? { ok: false, code: "unauthenticated", message: "business not found" } : r,
+    );
+  }
+  return accessOf(r.reply);
+}
+
+function limitsOf(b: BusinessAccess): Limits {
+  const plan = PLAN_RATE_LIMITS[b.plan];
+  if (b.plan !== "enterprise") return plan;
+  return {
+    perMinute: b.rate_limit_per_minute ?? plan.perMinute,
+    perDay: b.rate_limit_per_day ?? plan.perDay,
+  };
+}
+
+/** Counts the request and sets X-RateLimit-* on whatever answer follows (Business API 8). */
+function rateLimit(c: Context<AppEnv>, key: string, limits: Limits): void {
+  const d = c.get("env").rateLimiter.take(key, limits);
+  c.header("X-RateLimit-Remaining", String(d.remaining));
+  c.header("X-RateLimit-Reset", String(d.reset));
+  if (!d.allowed) {
+    throw new ApiError(
+      "rate_limited",
+      `rate limit reached: ${limits.perMinute} a minute and ${limits.perDay} a day`,
+      {},
+      { "Retry-After": String(d.retryAfter) },
+    );
+  }
+}
+
+function remoteAddress(c: Context<AppEnv>): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "local"; // in-process requests (tests) have no socket
+  }
+}
+
+export { PARTNER_SCOPES };

@@ -1,0 +1,74 @@
+/**
+ * Errors an integrator sees: a stable `code` and a message naming the problem (STYLE 3, 13). One
+ * table maps each code to its HTTP status; domain refusals from actors pass through it.
+ */
+import type { Rejection } from "../runtime/actor.ts";
+
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  unauthenticated: 401,
+  sandbox_key_on_live: 401,
+  live_key_on_sandbox: 401,
+  scope_denied: 403,
+  signed_in_admin_only: 403,
+  portal_admin_only: 403,
+  courier_platform_disabled: 403,
+  shopping_fulfilment_disabled: 403,
+  password_change_required: 403,
+  forbidden: 403,
+  not_found: 404,
+  already_exists: 409,
+  email_taken: 409,
+  duplicate_order: 409,
+  external_reference_conflict: 409,
+  booking_in_progress: 409,
+  reference_conflict: 409,
+  request_in_progress: 409,
+  tracking_link_revoked: 410,
+  tracking_link_expired: 410,
+  payload_too_large: 413,
+  validation_failed: 422,
+  prices_expired: 422,
+  insufficient_balance: 422,
+  state_paid_refused: 422,
+  not_cancellable: 422,
+  employee_limit_reached: 422,
+  test_mode_moved_to_sandbox: 422,
+  clock_not_manual: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  actor_busy: 503,
+};
+
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** An answer that is not a success; thrown from routes and middleware, rendered once. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extra: Readonly<Record<string, unknown>> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return statusOf(this.code);
+  }
+}
+
+export function statusOf(code: string): number {
+  return STATUS_BY_CODE[code] ?? 422;
+}
+
+export function fromRejection(r: Rejection): ApiError {
+  return new ApiError(r.code, r.message, r.details ?? {});
+}
+
+export function validationFailed(errors: readonly FieldError[]): ApiError {
+  const summary = errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ");
+  return new ApiError("validation_failed", `invalid request: ${summary}`, { errors });
+}

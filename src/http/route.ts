@@ -1,0 +1,120 @@
+/**
+ * One way to declare a route: its schemas validate the request (422 `validation_failed` naming
+ * each bad field) and describe it in the OpenAPI document, so the two can never drift apart.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { every } from "hono/combine";
+import type { Api } from "./app.ts";
+import type { AppEnv } from "./context.ts";
+import { validationFailed } from "./errors.ts";
+
+export const ErrorBody = z.object({
+  success: z.literal(false),
+  code: z.string().openapi({ example: "validation_failed" }),
+  message: z.string(),
+}).openapi("Error");
+
+const Envelope = z.object({ success: z.literal(true), data: z.unknown() });
+
+type Security = "operator" | "business" | "client" | "driver" | "public";
+
+const SECURITY: Record<Security, Record<string, string[]>[]> = {
+  operator: [{ bearer: [] }],
+  business: [{ businessKey: [] }],
+  client: [{ clientKey: [] }],
+  driver: [{ bearer: [] }],
+  public: [],
+};
+
+type Schema = z.ZodType | undefined;
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
+  readonly method: "get" | "post" | "put" | "patch" | "delete";
+  /** OpenAPI form: `/operator/businesses/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly security: Security;
+  readonly middleware?: readonly MiddlewareHandler<AppEnv>[];
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  readonly status?: 200 | 201 | 202;
+}
+
+export interface Input<P extends Schema, Q extends Schema, B extends Schema> {
+  readonly params: Infer<P>;
+  readonly query: Infer<Q>;
+  readonly body: Infer<B>;
+}
+
+export type Handler<P extends Schema, Q extends Schema, B extends Schema> = (
+  c: Context<AppEnv>,
+  input: Input<P, Q, B>,
+) => Response | Promise<Response>;
+
+export function define<
+  P extends Schema = undefined,
+  Q extends Schema = undefined,
+  B extends Schema = undefined,
+>(api: Api, spec: RouteSpec<P, Q, B>, handler: Handler<P, Q, B>): void {
+  const status = spec.status ?? 200;
+  api.openAPIRegistry.registerPath({
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    tags: [spec.tag],
+    security: SECURITY[spec.security],
+    request: {
+      ...(spec.params instanceof z.ZodObject ? { params: spec.params } : {}),
+      ...(spec.query instanceof z.ZodObject ? { query: spec.query } : {}),
+      ...(spec.body
+        ? { body: { required: true, content: { "application/json": { schema: spec.body } } } }
+        : {}),
+    },
+    responses: {
+      [status]: {
+        description: "Success: `{success: true, data}`",
+        content: { "application/json": { schema: Envelope } },
+      },
+      default: {
+        description: "Error: `{success: false, code, message}`",
+        content: { "application/json": { schema: ErrorBody } },
+      },
+    },
+  });
+  const honoPath = spec.path.replace(/\{([^}]+)\}/g, ":$1");
+  const guards: MiddlewareHandler<AppEnv> = spec.middleware?.length
+    ? every(...spec.middleware)
+    : (_c, next) => next();
+  api.on(spec.method.toUpperCase(), honoPath, guards, async (c) => {
+    const params = parse(spec.params, c.req.param(), "") as Infer<P>;
+    const query = parse(spec.query, c.req.query(), "") as Infer<Q>;
+    const body = (spec.body ? parse(spec.body, await readJson(c), "") : undefined) as Infer<B>;
+    return await handler(c, { params, query, body });
+  });
+}
+
+function parse(schema: z.ZodType | undefined, value: unknown, prefix: string): unknown {
+  if (!schema) return undefined;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  throw validationFailed(r.error.issues.map((i) => ({
+    path: [prefix, ...i.path.map(String)].filter(Boolean).join("."),
+    message: i.message,
+  })));
+}
+
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw validationFailed([{ path: "body", message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+}
+
+export { z };

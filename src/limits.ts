@@ -1,0 +1,53 @@
+/**
+ * Every limit of the service, named, unit last, each with why it has the value it has.
+ * (TigerBeetle's constants.zig: one place to read and tune them.)
+ */
+
+/** Deno KV refuses values over 64 KiB; leave room for the record envelope. */
+export const STATE_BYTES_MAX = 60_000;
+/** Events of one commit are stored in chunks no larger than this (same 64 KiB value cap). */
+export const EVENT_CHUNK_BYTES_MAX = 48_000;
+/** Deno KV: at most 100 checks in one atomic operation; one check per actor in a group commit. */
+export const GROUP_COMMIT_ACTORS_MAX = 100;
+/** Deno KV: at most 1,000 mutations in one atomic operation; keep a margin for the largest write. */
+export const GROUP_COMMIT_MUTATIONS_MAX = 900;
+/** Deno KV: at most 800 KiB of keys and values in one atomic operation. */
+export const GROUP_COMMIT_BYTES_MAX = 700_000;
+/** Commands one actor decides before its results are committed together. */
+export const ACTOR_BATCH_COMMANDS_MAX = 500;
+/** Commands queued at one actor beyond this are refused (back pressure, never unbounded memory). */
+export const MAILBOX_DEPTH_MAX = 20_000;
+/** A versionstamp conflict (another instance wrote first) reloads and retries this many times. */
+export const CONFLICT_RETRIES_MAX = 8;
+/** Activated actors kept in memory; the least recently used idle ones are let go past this. */
+export const ACTORS_ACTIVE_MAX = 200_000;
+/** Idempotency-keyed replies are kept this long (Business API: kept until the request succeeds). */
+export const IDEMPOTENCY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** How often the system-clock scheduler looks for due timers. */
+export const TIMER_POLL_MS = 250;
+/** Due timers fired per scheduler pass (bounded loop). */
+export const TIMER_FIRE_BATCH_MAX = 500;
+
+/** Business API 8: requests per minute and per day by plan. */
+export const PLAN_RATE_LIMITS = {
+  starter: { perMinute: 30, perDay: 1_000 },
+  business: { perMinute: 120, perDay: 10_000 },
+  enterprise: { perMinute: 6_000, perDay: 1_000_000 },
+} as const;
+/** Requests without a business principal (public links, sign-in) are limited per address. */
+export const ANONYMOUS_RATE_LIMIT = { perMinute: 600, perDay: 100_000 } as const;
+/** Business API 8: employee accounts by plan (Enterprise unlimited). */
+export const PLAN_EMPLOYEES_MAX = { starter: 5, business: 50, enterprise: Infinity } as const;
+
+/** Random secrets carry at least 128 bits; we use 192 (24 bytes). */
+export const SECRET_BYTES = 24;
+/** PBKDF2-SHA256 iterations for portal and client passwords (slow on purpose). */
+export const PBKDF2_ITERATIONS = 100_000;
+/** A staff session lives this long without use. */
+export const STAFF_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Sessions kept per business; the oldest is signed out past this (bounded actor state). */
+export const STAFF_SESSIONS_MAX = 200;
+/** Audit entries kept in the business actor; the full trail is in Postgres. */
+export const AUDIT_ENTRIES_IN_STATE_MAX = 100;
+/** Request bodies larger than this are refused before parsing. */
+export const REQUEST_BODY_BYTES_MAX = 1_000_000;

@@ -1,0 +1,56 @@
+/**
+ * The composition root: reads config, opens live and sandbox, serves each on its port
+ * (CONTRACT "Running"). `deno task start`.
+ */
+import { readConfig } from "./config.ts";
+import { openBus } from "./bus/mod.ts";
+import { ManualClock, SystemClock } from "./runtime/clock.ts";
+import { type OpenEnvironment, openEnvironment } from "./server.ts";
+import type { EnvironmentName } from "./environment.ts";
+import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
+
+const config = readConfig();
+await Deno.mkdir(config.DATA_DIR, { recursive: true });
+if (config.ALLOW_LOOPBACK_WEBHOOKS) {
+  console.warn("WARNING: ALLOW_LOOPBACK_WEBHOOKS=1 lets webhooks reach 127.0.0.1 (tests only)");
+}
+const clock = config.CLOCK === "manual" ? new ManualClock(Date.now()) : new SystemClock();
+const bus = await openBus(config.NATS_URL);
+const operatorTokenHash = await loadOperatorTokenHash(config.DATA_DIR, config.OPERATOR_TOKEN);
+const dataKey = await loadDataKey(config.DATA_DIR, config.SECRETS_KEY);
+
+const environments: [EnvironmentName, number][] = [["live", config.PORT]];
+if (config.SANDBOX_PORT !== 0) environments.push(["sandbox", config.SANDBOX_PORT]);
+
+const opened: OpenEnvironment[] = [];
+const servers: Deno.HttpServer[] = [];
+for (const [name, port] of environments) {
+  const dir = `${config.DATA_DIR}/${name}`;
+  await Deno.mkdir(dir, { recursive: true });
+  const o = await openEnvironment({
+    name,
+    kvPath: `${dir}/kv.sqlite`,
+    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { pgliteDir: `${dir}/pg` }),
+    schema: name === "live" ? "public" : "sandbox",
+    bus,
+    clock,
+    dataKey,
+    operatorTokenHash,
+    allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
+  });
+  opened.push(o);
+  servers.push(Deno.serve({
+    port,
+    hostname: config.HOST,
+    onListen: ({ hostname, port }) => console.log(`${name}: http://${hostname}:${port}/api`),
+  }, o.app.fetch));
+}
+
+async function shutdown(): Promise<void> {
+  await Promise.all(servers.map((s) => s.shutdown()));
+  for (const o of opened) await o.close();
+  await bus.drain();
+  Deno.exit(0);
+}
+Deno.addSignalListener("SIGINT", shutdown);
+Deno.addSignalListener("SIGTERM", shutdown);

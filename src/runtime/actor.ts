@@ -1,0 +1,98 @@
+/**
+ * What an actor module exports: a pure `decide` and `evolve` over its own state.
+ * Loading, saving, timers and publishing live once, in the runtime (STYLE 1).
+ */
+
+/** The context a decision may read: the injected clock and fresh identifiers. */
+export interface Ctx {
+  /** Epoch milliseconds from the injected clock, fixed for one command. */
+  readonly now: number;
+  /** A fresh random identifier with the given prefix (`biz_...`). */
+  newId(prefix: string): string;
+}
+
+/** A durable timer set or cancelled by a decision; it fires as a `timer` command. */
+export type TimerOp =
+  | { readonly op: "set"; readonly name: string; readonly at: number; readonly payload?: unknown }
+  | { readonly op: "cancel"; readonly name: string };
+
+/** The command every actor receives when one of its timers is due. */
+export interface TimerFired {
+  readonly kind: "timer";
+  readonly name: string;
+  readonly payload: unknown;
+}
+
+/** A domain refusal: a stable code and a message naming the problem (STYLE 3). */
+export interface Rejection {
+  readonly ok: false;
+  readonly code: string;
+  readonly message: string;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export interface Acceptance<S, E, R> {
+  readonly ok: true;
+  readonly events: readonly E[];
+  /** Computes the reply from the state after the events. */
+  readonly reply?: (next: S) => R;
+  readonly timers?: readonly TimerOp[];
+}
+
+export type Decision<S, E, R> = Acceptance<S, E, R> | Rejection;
+
+/** A secondary key under which an actor can be found (an API key hash, an e-mail). */
+export interface IndexEntry {
+  readonly index: string;
+  readonly key: string;
+}
+
+export interface ActorDefinition<S, C, E, R> {
+  /** The actor type, part of its key and its bus subject. */
+  readonly type: string;
+  /** Version of the stored state shape; bump when the shape changes and migrate in `load`. */
+  readonly version: number;
+  readonly initial: S;
+  decide(state: S, command: C | TimerFired, ctx: Ctx): Decision<S, E, R>;
+  evolve(state: S, event: E): S;
+  /** Validates a stored snapshot (rivetkit persisted.ts); throws when it is not of this shape. */
+  load?(stored: unknown, version: number): S;
+  /** Secondary keys derived from the state; the runtime writes the difference at commit. */
+  indexes?(state: S): readonly IndexEntry[];
+  /** The snapshot that projections receive on the bus; omit secrets. */
+  project?(state: S): unknown;
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyActorDefinition = ActorDefinition<any, any, any, any>;
+
+export type CommandOf<D> = D extends ActorDefinition<infer _S, infer C, infer _E, infer _R> ? C
+  : never;
+export type ReplyOf<D> = D extends ActorDefinition<infer _S, infer _C, infer _E, infer R> ? R
+  : never;
+
+export function accept<S, E, R>(
+  events: readonly E[],
+  reply?: (next: S) => R,
+  timers?: readonly TimerOp[],
+): Acceptance<S, E, R> {
+  return {
+    ok: true,
+    events,
+    ...(reply ? { reply } : {}),
+    ...(timers ? { timers } : {}),
+  };
+}
+
+export function reject(
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): Rejection {
+  return { ok: false, code, message, ...(details ? { details } : {}) };
+}
+
+/** Exhaustive switch guard (STYLE 2). */
+export function unreachable(x: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(x)}`);
+}

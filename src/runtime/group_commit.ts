@@ -1,0 +1,93 @@
+/**
+ * Group commit: the writes of many actors that arrive while a commit is in flight go to the store
+ * together in the next one, within the store's per-transaction limits. A failed group is retried
+ * write by write, so one actor's conflict never fails another's commit.
+ */
+import {
+  GROUP_COMMIT_ACTORS_MAX,
+  GROUP_COMMIT_BYTES_MAX,
+  GROUP_COMMIT_MUTATIONS_MAX,
+} from "../limits.ts";
+import type { ActorStore, ActorWrite, CommitResult } from "./store.ts";
+
+export type WriteResult =
+  | { readonly ok: true; readonly version: string }
+  | { readonly ok: false; readonly reason: "conflict" }
+  | { readonly ok: false; readonly reason: "error"; readonly error: Error };
+
+interface Pending {
+  readonly write: ActorWrite;
+  readonly cost: { mutations: number; bytes: number };
+  readonly resolve: (r: WriteResult) => void;
+}
+
+export class GroupCommitter {
+  readonly #store: ActorStore;
+  #queue: Pending[] = [];
+  #inFlight = 0;
+  readonly #concurrency: number;
+  /** Figures for benchmarks and the health endpoint. */
+  readonly stats = { commits: 0, writes: 0 };
+
+  constructor(store: ActorStore, options: { concurrency?: number } = {}) {
+    this.#store = store;
+    this.#concurrency = options.concurrency ?? 1;
+  }
+
+  submit(write: ActorWrite): Promise<WriteResult> {
+    return new Promise((resolve) => {
+      this.#queue.push({ write, cost: this.#store.cost(write), resolve });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#concurrency && this.#queue.length > 0) {
+      const group = this.#takeGroup();
+      this.#inFlight++;
+      this.#commit(group).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  /** Takes writes from the head of the queue while they fit in one transaction. */
+  #takeGroup(): Pending[] {
+    let mutations = 0;
+    let bytes = 0;
+    let n = 0;
+    for (const p of this.#queue) {
+      const fits = n < GROUP_COMMIT_ACTORS_MAX &&
+        mutations + p.cost.mutations <= GROUP_COMMIT_MUTATIONS_MAX &&
+        bytes + p.cost.bytes <= GROUP_COMMIT_BYTES_MAX;
+      if (!fits && n > 0) break;
+      mutations += p.cost.mutations;
+      bytes += p.cost.bytes;
+      n++;
+      if (!fits) break; // a single oversized write goes alone and the store judges it
+    }
+    return this.#queue.splice(0, n);
+  }
+
+  async #commit(group: Pending[]): Promise<void> {
+    const result = await this.#store.commit(group.map((p) => p.write));
+    this.stats.commits++;
+    this.stats.writes += group.length;
+    if (result.ok || group.length === 1) {
+      group.forEach((p, i) => p.resolve(toWriteResult(result, i)));
+      return;
+    }
+    // Find the write that failed: commit each alone.
+    for (const p of group) {
+      const alone = await this.#store.commit([p.write]);
+      this.stats.commits++;
+      p.resolve(toWriteResult(alone, 0));
+    }
+  }
+}
+
+function toWriteResult(result: CommitResult, i: number): WriteResult {
+  if (result.ok) return { ok: true, version: result.versions[i]! };
+  return result;
+}

@@ -1,0 +1,184 @@
+/** The actor store on Deno KV: a local SQLite file, or a KV Connect URL shared by instances. */
+import { EVENT_CHUNK_BYTES_MAX, IDEMPOTENCY_TTL_MS } from "../limits.ts";
+import type {
+  ActorKey,
+  ActorRecord,
+  ActorStore,
+  ActorWrite,
+  CommitResult,
+  DueTimer,
+  IndexTarget,
+  StoredActor,
+  StoredEvent,
+} from "./store.ts";
+
+/** Two processes on one KV file take turns at SQLite's write lock; about two seconds of tries. */
+const LOCKED_RETRIES_MAX = 40;
+const ACTOR = "a";
+const EVENTS = "e";
+const INDEX = "i";
+const TIMER = "t";
+const REPLY = "r";
+const UNPUBLISHED = "u";
+
+interface EventChunk {
+  readonly items: readonly StoredEvent[];
+}
+
+export class KvActorStore implements ActorStore {
+  readonly #kv: Deno.Kv;
+
+  private constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** Opens a KV file path, `:memory:`, or a KV Connect URL. */
+  static async open(path: string): Promise<KvActorStore> {
+    return new KvActorStore(await Deno.openKv(path));
+  }
+
+  async load(key: ActorKey): Promise<StoredActor | null> {
+    const entry = await this.#kv.get<ActorRecord>([ACTOR, key.type, key.id]);
+    if (entry.value === null || entry.versionstamp === null) return null;
+    return { record: entry.value, version: entry.versionstamp };
+  }
+
+  async commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
+    for (let attempt = 0;; attempt++) {
+      const op = this.#kv.atomic();
+      for (const w of writes) addWrite(op, w);
+      try {
+        const result = await op.commit();
+        if (!result.ok) return { ok: false, reason: "conflict" };
+        // Every actor of one atomic commit shares its versionstamp.
+        return { ok: true, versions: writes.map(() => result.versionstamp) };
+      } catch (error) {
+        // Another process holds the SQLite write lock: transient, wait and try again.
+        if (isLocked(error) && attempt < LOCKED_RETRIES_MAX) {
+          await new Promise((r) => setTimeout(r, 2 ** Math.min(attempt, 6)));
+          continue;
+        }
+        return { ok: false, reason: "error", error: error as Error };
+      }
+    }
+  }
+
+  async replies(key: ActorKey, keys: readonly string[]): Promise<Map<string, unknown>> {
+    const found = new Map<string, unknown>();
+    // Deno KV reads at most 10 keys at once.
+    for (let i = 0; i < keys.length; i += 10) {
+      const part = keys.slice(i, i + 10);
+      const entries = await this.#kv.getMany(part.map((k) => [REPLY, key.type, key.id, k]));
+      entries.forEach((e, j) => {
+        if (e.versionstamp !== null) found.set(part[j]!, e.value);
+      });
+    }
+    return found;
+  }
+
+  async lookup(index: string, key: string): Promise<IndexTarget | null> {
+    return (await this.#kv.get<IndexTarget>([INDEX, index, key])).value;
+  }
+
+  async dueTimers(until: number, limit: number): Promise<DueTimer[]> {
+    const due: DueTimer[] = [];
+    const iter = this.#kv.list<true>(
+      { start: [TIMER], end: [TIMER, until + 1] },
+      { limit },
+    );
+    for await (const entry of iter) {
+      const [, at, type, id, name] = entry.key as [string, number, string, string, string];
+      due.push({ at, type, id, name });
+    }
+    return due;
+  }
+
+  async dropTimer(t: DueTimer): Promise<void> {
+    await this.#kv.delete([TIMER, t.at, t.type, t.id, t.name]);
+  }
+
+  async *events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent> {
+    const iter = this.#kv.list<EventChunk>({ prefix: [EVENTS, key.type, key.id] });
+    for await (const entry of iter) {
+      for (const item of entry.value.items) if (item.seq >= fromSeq) yield item;
+    }
+  }
+
+  async unpublished(limit: number): Promise<(ActorKey & { from: number })[]> {
+    const found: (ActorKey & { from: number })[] = [];
+    for await (const e of this.#kv.list<number>({ prefix: [UNPUBLISHED] }, { limit })) {
+      const [, type, id] = e.key as [string, string, string];
+      found.push({ type, id, from: e.value });
+    }
+    return found;
+  }
+
+  async markPublished(key: ActorKey, version: string): Promise<void> {
+    // Only when no newer commit happened: its events may still be on their way to the bus.
+    await this.#kv.atomic()
+      .check({ key: [ACTOR, key.type, key.id], versionstamp: version })
+      .delete([UNPUBLISHED, key.type, key.id])
+      .commit();
+  }
+
+  /** Mutations and bytes one write adds to an atomic operation, for the group committer. */
+  cost(w: ActorWrite): { mutations: number; bytes: number } {
+    const chunks = chunksOf(w);
+    const mutations = 1 + chunks.length + w.indexSet.length + w.indexDelete.length +
+      w.timerSet.length + w.timerDelete.length + w.replies.length +
+      (w.unpublishedFrom === null ? 0 : 1);
+    return { mutations, bytes: w.recordBytes + w.eventBytes + 256 * mutations };
+  }
+
+  close(): void {
+    this.#kv.close();
+  }
+}
+
+function isLocked(error: unknown): boolean {
+  return error instanceof Error && /database is locked|busy/i.test(error.message);
+}
+
+function addWrite(op: Deno.AtomicOperation, w: ActorWrite): void {
+  op.check({ key: [ACTOR, w.type, w.id], versionstamp: w.expected });
+  op.set([ACTOR, w.type, w.id], w.record);
+  for (const chunk of chunksOf(w)) {
+    op.set([EVENTS, w.type, w.id, chunk.items[0]!.seq], chunk);
+  }
+  for (const i of w.indexDelete) op.delete([INDEX, i.index, i.key]);
+  const target: IndexTarget = { type: w.type, id: w.id, tenant: w.record.tenant };
+  for (const i of w.indexSet) op.set([INDEX, i.index, i.key], target);
+  for (const t of w.timerDelete) op.delete([TIMER, t.at, w.type, w.id, t.name]);
+  for (const t of w.timerSet) op.set([TIMER, t.at, w.type, w.id, t.name], true);
+  for (const r of w.replies) {
+    op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
+  }
+  if (w.unpublishedFrom !== null) op.set([UNPUBLISHED, w.type, w.id], w.unpublishedFrom);
+}
+
+const chunkCache = new WeakMap<ActorWrite, EventChunk[]>();
+
+function chunksOf(w: ActorWrite): EventChunk[] {
+  let chunks = chunkCache.get(w);
+  if (!chunks) chunkCache.set(w, chunks = chunkEvents(w.events));
+  return chunks;
+}
+
+/** Splits events into values under Deno KV's 64 KiB cap. */
+export function chunkEvents(events: readonly StoredEvent[]): EventChunk[] {
+  const chunks: EventChunk[] = [];
+  let items: StoredEvent[] = [];
+  let bytes = 0;
+  for (const e of events) {
+    const size = e.bytes;
+    if (items.length > 0 && bytes + size > EVENT_CHUNK_BYTES_MAX) {
+      chunks.push({ items });
+      items = [];
+      bytes = 0;
+    }
+    items.push(e);
+    bytes += size;
+  }
+  if (items.length > 0) chunks.push({ items });
+  return chunks;
+}

@@ -1,0 +1,564 @@
+/**
+ * The actor runtime: actors keyed by type and id, activated from the store on first use, one
+ * command at a time per actor, one version-guarded commit per batch of decided commands, reply
+ * and publish only after the commit (ARCHITECTURE "Shape" 2-4). `ask()` is the only way in.
+ */
+import { type ActorChange, type Bus, subjectOf } from "../bus/bus.ts";
+import {
+  ACTOR_BATCH_COMMANDS_MAX,
+  ACTORS_ACTIVE_MAX,
+  CONFLICT_RETRIES_MAX,
+  MAILBOX_DEPTH_MAX,
+  STATE_BYTES_MAX,
+} from "../limits.ts";
+import type {
+  ActorDefinition,
+  AnyActorDefinition,
+  CommandOf,
+  Ctx,
+  Rejection,
+  ReplyOf,
+} from "./actor.ts";
+import type { Clock } from "./clock.ts";
+import { GroupCommitter, type WriteResult } from "./group_commit.ts";
+import { newId } from "./ids.ts";
+import type {
+  ActorKey,
+  ActorRecord,
+  ActorStore,
+  ActorWrite,
+  IndexTarget,
+  StoredEvent,
+  TimerRecord,
+} from "./store.ts";
+
+export type AskResult<R> =
+  | { readonly ok: true; readonly reply: R; readonly replayed: boolean }
+  | Rejection;
+
+export interface AskOptions {
+  /** Same key, same actor: the first successful reply is returned and nothing is applied again. */
+  readonly idempotencyKey?: string;
+}
+
+/** Thrown to the asker when a command broke an invariant or the store failed. */
+export class ActorFailure extends Error {
+  override readonly name = "ActorFailure";
+}
+
+export interface RuntimeOptions {
+  /** `live` or `sandbox`: the first token of every bus subject. */
+  readonly env: string;
+  readonly store: ActorStore;
+  readonly bus: Bus;
+  readonly clock: Clock;
+  readonly definitions: readonly AnyActorDefinition[];
+  /** Batch writes of many actors into one store transaction (default on). */
+  readonly groupCommit?: boolean;
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+interface Envelope {
+  readonly tenant: string;
+  readonly command: unknown;
+  readonly idempotencyKey: string | undefined;
+  readonly timer: { readonly name: string; readonly at: number } | undefined;
+  readonly resolve: (r: AskResult<unknown>) => void;
+  readonly reject: (e: Error) => void;
+}
+
+type Outcome = AskResult<unknown> | { readonly ok: false; readonly failure: Error };
+
+class Cell {
+  loaded = false;
+  tenant: string | null = null;
+  state: unknown;
+  seq = 0;
+  version: string | null = null;
+  timers: Record<string, TimerRecord> = {};
+  indexes: readonly string[] = [];
+  /** First event sequence not yet known to be on the bus, or null. */
+  unpublishedFrom: number | null = null;
+  readonly mailbox: Envelope[] = [];
+  running = false;
+  constructor(readonly def: AnyActorDefinition, readonly key: ActorKey) {
+    this.state = def.initial;
+  }
+}
+
+interface Plan {
+  readonly outcomes: Outcome[];
+  readonly write: ActorWrite | null;
+  readonly state: unknown;
+  readonly staleTimers: { name: string; at: number }[];
+}
+
+const INDEX_SEPARATOR = "\u0000";
+
+export class ActorRuntime {
+  readonly env: string;
+  readonly clock: Clock;
+  readonly #store: ActorStore;
+  readonly #bus: Bus;
+  readonly #defs = new Map<string, AnyActorDefinition>();
+  readonly #cells = new Map<string, Cell>();
+  readonly #committer: GroupCommitter | null;
+  readonly #onError: (error: unknown, where: string) => void;
+  #timerLoop: ReturnType<typeof setInterval> | undefined;
+  #firing = false;
+  #closed = false;
+
+  constructor(options: RuntimeOptions) {
+    this.env = options.env;
+    this.clock = options.clock;
+    this.#store = options.store;
+    this.#bus = options.bus;
+    for (const def of options.definitions) this.#defs.set(def.type, def);
+    this.#committer = options.groupCommit === false ? null : new GroupCommitter(options.store);
+    this.#onError = options.onError ?? ((e, where) => console.error(`runtime: ${where}:`, e));
+  }
+
+  /** Sends one command to one actor and waits for its committed reply. */
+  ask<D extends AnyActorDefinition>(
+    def: D,
+    tenant: string,
+    id: string,
+    command: CommandOf<D>,
+    options: AskOptions = {},
+  ): Promise<AskResult<ReplyOf<D>>> {
+    return this.#enqueue(
+      def,
+      { type: def.type, id },
+      tenant,
+      command,
+      options.idempotencyKey,
+    ) as Promise<AskResult<ReplyOf<D>>>;
+  }
+
+  /** Finds the actor registered under a secondary key (an API key hash, an e-mail). */
+  lookup(index: string, key: string): Promise<IndexTarget | null> {
+    return this.#store.lookup(index, key);
+  }
+
+  /** The stored events of one actor from a sequence number on (trails, recovery). */
+  events(def: AnyActorDefinition, id: string, fromSeq = 1): AsyncIterable<StoredEvent> {
+    return this.#store.events({ type: def.type, id }, fromSeq);
+  }
+
+  get commitStats(): { commits: number; writes: number } {
+    return this.#committer?.stats ?? { commits: 0, writes: 0 };
+  }
+
+  get activeActors(): number {
+    return this.#cells.size;
+  }
+
+  /** Republishes events a crash may have kept off the bus, then starts the timer loop. */
+  async start(options: { timerPollMs?: number } = {}): Promise<void> {
+    await this.recoverUnpublished();
+    if (this.clock.kind === "system" && options.timerPollMs !== undefined) {
+      this.#timerLoop = setInterval(() => {
+        this.fireDueTimers().catch((e) => this.#onError(e, "timers"));
+      }, options.timerPollMs);
+    }
+  }
+
+  /** Fires every timer due by the clock's now, repeatedly, until none is due. */
+  async fireDueTimers(): Promise<number> {
+    if (this.#firing) return 0;
+    this.#firing = true;
+    let fired = 0;
+    try {
+      for (let round = 0; round < 1_000 && !this.#closed; round++) {
+        const due = await this.#store.dueTimers(this.clock.now(), 500);
+        if (due.length === 0) break;
+        const results = await Promise.allSettled(due.map((t) => this.#fireTimer(t)));
+        for (const r of results) if (r.status === "rejected") this.#onError(r.reason, "timer");
+        fired += due.length;
+      }
+    } finally {
+      this.#firing = false;
+    }
+    return fired;
+  }
+
+  async recoverUnpublished(): Promise<number> {
+    let republished = 0;
+    for (let round = 0; round < 10_000; round++) {
+      const batch = await this.#store.unpublished(100);
+      if (batch.length === 0) break;
+      for (const u of batch) {
+        const def = this.#defs.get(u.type);
+        const stored = await this.#store.load(u);
+        if (!def || !stored) continue;
+        const events: StoredEvent[] = [];
+        for await (const e of this.#store.events(u, u.from)) events.push(e);
+        const state = def.load
+          ? def.load(stored.record.state, stored.record.v)
+          : stored.record.state;
+        await this.#publish(def, u, stored.record.tenant, stored.record.seq, events, state);
+        await this.#bus.flush();
+        await this.#store.markPublished(u, stored.version);
+        republished++;
+      }
+    }
+    return republished;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timerLoop !== undefined) clearInterval(this.#timerLoop);
+    // Let every actor finish what it holds.
+    for (let i = 0; i < 100; i++) {
+      const busy = [...this.#cells.values()].some((c) => c.running || c.mailbox.length > 0);
+      if (!busy) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  #fireTimer(t: { type: string; id: string; name: string; at: number }): Promise<unknown> {
+    const def = this.#defs.get(t.type);
+    if (!def) return this.#store.dropTimer(t);
+    return new Promise((resolve, reject) => {
+      const cell = this.#cell(def, t);
+      cell.mailbox.push({
+        tenant: "",
+        command: null,
+        idempotencyKey: undefined,
+        timer: { name: t.name, at: t.at },
+        resolve,
+        reject,
+      });
+      this.#run(cell);
+    });
+  }
+
+  #enqueue(
+    def: AnyActorDefinition,
+    key: ActorKey,
+    tenant: string,
+    command: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<AskResult<unknown>> {
+    if (this.#closed) return Promise.reject(new ActorFailure("runtime is closed"));
+    if (this.#defs.get(def.type) !== def) {
+      return Promise.reject(new ActorFailure(`actor type not registered: ${def.type}`));
+    }
+    const cell = this.#cell(def, key);
+    if (cell.mailbox.length >= MAILBOX_DEPTH_MAX) {
+      return Promise.resolve({
+        ok: false,
+        code: "actor_busy",
+        message: `too many commands waiting for ${key.type} ${key.id}: ${cell.mailbox.length}`,
+      });
+    }
+    return new Promise((resolve, reject) => {
+      cell.mailbox.push({ tenant, command, idempotencyKey, timer: undefined, resolve, reject });
+      this.#run(cell);
+    });
+  }
+
+  #cell(def: AnyActorDefinition, key: ActorKey): Cell {
+    const k = `${key.type}/${key.id}`;
+    let cell = this.#cells.get(k);
+    if (cell) {
+      // Map order is recency order: move to the back.
+      this.#cells.delete(k);
+      this.#cells.set(k, cell);
+      return cell;
+    }
+    cell = new Cell(def, { type: key.type, id: key.id });
+    this.#cells.set(k, cell);
+    if (this.#cells.size > ACTORS_ACTIVE_MAX) this.#evictIdle();
+    return cell;
+  }
+
+  #evictIdle(): void {
+    for (const [k, c] of this.#cells) {
+      if (this.#cells.size <= ACTORS_ACTIVE_MAX * 0.9) break;
+      if (!c.running && c.mailbox.length === 0 && c.unpublishedFrom === null) this.#cells.delete(k);
+    }
+  }
+
+  #run(cell: Cell): void {
+    if (cell.running) return;
+    cell.running = true;
+    this.#drain(cell)
+      .catch((e) => this.#onError(e, `${cell.key.type} ${cell.key.id}`))
+      .finally(() => {
+        cell.running = false;
+        if (cell.mailbox.length > 0) this.#run(cell);
+      });
+  }
+
+  async #drain(cell: Cell): Promise<void> {
+    while (cell.mailbox.length > 0) {
+      const batch = cell.mailbox.splice(0, ACTOR_BATCH_COMMANDS_MAX);
+      await this.#handle(cell, batch);
+    }
+    // Idle: the events are on the bus, so the recovery marker can go (inside the actor's turn,
+    // so no commit can slip in between).
+    if (cell.unpublishedFrom !== null && cell.version !== null) {
+      await this.#bus.flush();
+      await this.#store.markPublished(cell.key, cell.version);
+      cell.unpublishedFrom = null;
+    }
+  }
+
+  async #handle(cell: Cell, batch: Envelope[]): Promise<void> {
+    for (let attempt = 0;; attempt++) {
+      let plan: Plan;
+      try {
+        if (!cell.loaded) await this.#load(cell);
+        const stored = await this.#storedReplies(cell, batch);
+        plan = this.#plan(cell, batch, stored);
+      } catch (e) {
+        cell.loaded = false;
+        return fail(batch, e);
+      }
+      for (const t of plan.staleTimers) {
+        await this.#store.dropTimer({ ...cell.key, ...t });
+      }
+      if (plan.write === null) return settle(batch, plan.outcomes);
+      const result = await this.#commit(plan.write);
+      if (result.ok) {
+        this.#applyCommitted(cell, plan, plan.write, result.version);
+        settle(batch, plan.outcomes);
+        return;
+      }
+      cell.loaded = false; // another writer moved on, or the store failed: reload the truth
+      if (result.reason === "error") return fail(batch, result.error);
+      if (attempt >= CONFLICT_RETRIES_MAX) {
+        return fail(batch, new ActorFailure(`${cell.key.type} ${cell.key.id}: conflicts persist`));
+      }
+    }
+  }
+
+  #commit(write: ActorWrite): Promise<WriteResult> {
+    if (this.#committer) return this.#committer.submit(write);
+    return this.#store.commit([write]).then((r) =>
+      r.ok ? { ok: true, version: r.versions[0]! } : r
+    );
+  }
+
+  #applyCommitted(cell: Cell, plan: Plan, write: ActorWrite, version: string): void {
+    cell.state = plan.state;
+    cell.seq = write.record.seq;
+    cell.tenant = write.record.tenant;
+    cell.timers = { ...write.record.timers };
+    cell.indexes = write.record.indexes;
+    cell.version = version;
+    if (write.events.length === 0) return;
+    cell.unpublishedFrom ??= write.events[0]!.seq;
+    this.#publish(
+      cell.def,
+      cell.key,
+      write.record.tenant,
+      write.record.seq,
+      write.events,
+      plan.state,
+    )
+      .catch((e) => this.#onError(e, "publish"));
+  }
+
+  #publish(
+    def: AnyActorDefinition,
+    key: ActorKey,
+    tenant: string,
+    version: number,
+    events: readonly StoredEvent[],
+    state: unknown,
+  ): Promise<void> {
+    const change: ActorChange = {
+      env: this.env,
+      tenant,
+      type: key.type,
+      id: key.id,
+      version,
+      events: events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
+      ...(def.project ? { snapshot: def.project(state) } : {}),
+    };
+    return this.#bus.publish(subjectOf(this.env, tenant, key.type, key.id), change);
+  }
+
+  async #load(cell: Cell): Promise<void> {
+    const stored = await this.#store.load(cell.key);
+    const def = cell.def;
+    if (stored === null) {
+      Object.assign(cell, { state: def.initial, seq: 0, version: null, tenant: null });
+      cell.timers = {};
+      cell.indexes = [];
+    } else {
+      const r = stored.record;
+      cell.state = def.load ? def.load(r.state, r.v) : r.state;
+      cell.seq = r.seq;
+      cell.version = stored.version;
+      cell.tenant = r.tenant;
+      cell.timers = { ...r.timers };
+      cell.indexes = r.indexes;
+    }
+    cell.loaded = true;
+  }
+
+  async #storedReplies(cell: Cell, batch: Envelope[]): Promise<Map<string, unknown>> {
+    const keys = batch.flatMap((e) => e.idempotencyKey === undefined ? [] : [e.idempotencyKey]);
+    if (keys.length === 0) return new Map();
+    return await this.#store.replies(cell.key, keys);
+  }
+
+  /** Decides every command of the batch against the state the previous one left (pure). */
+  #plan(cell: Cell, batch: Envelope[], stored: Map<string, unknown>): Plan {
+    const def = cell.def as ActorDefinition<unknown, unknown, unknown, unknown>;
+    let state = cell.state;
+    let seq = cell.seq;
+    let tenant = cell.tenant;
+    const timers = { ...cell.timers };
+    const outcomes: Outcome[] = [];
+    const events: StoredEvent[] = [];
+    const replies: { key: string; reply: unknown }[] = [];
+    const timerSet: { name: string; at: number }[] = [];
+    const timerDelete: { name: string; at: number }[] = [];
+    const staleTimers: { name: string; at: number }[] = [];
+    const batchReplies = new Map<string, unknown>();
+    let timersChanged = false;
+
+    for (const env of batch) {
+      let command = env.command;
+      if (env.timer) {
+        const t = timers[env.timer.name];
+        if (!t || t.at !== env.timer.at) {
+          staleTimers.push(env.timer);
+          outcomes.push({ ok: true, reply: undefined, replayed: false });
+          continue;
+        }
+        delete timers[env.timer.name];
+        timerDelete.push(env.timer);
+        timersChanged = true;
+        command = { kind: "timer", name: env.timer.name, payload: t.payload };
+      } else if (tenant !== null && env.tenant !== tenant) {
+        // spec: courier 1.1; another tenant's actor does not exist for the caller.
+        outcomes.push(notFound(cell.key));
+        continue;
+      }
+      const key = env.idempotencyKey;
+      if (key !== undefined && (stored.has(key) || batchReplies.has(key))) {
+        const reply = stored.has(key) ? stored.get(key) : batchReplies.get(key);
+        outcomes.push({ ok: true, reply, replayed: true });
+        continue;
+      }
+      const now = this.clock.now();
+      const ctx: Ctx = { now, newId };
+      let next = state;
+      let decision;
+      try {
+        decision = def.decide(state, command, ctx);
+        if (decision.ok) { for (const e of decision.events) next = def.evolve(next, e); }
+      } catch (e) {
+        // A broken invariant: this command fails, the state stays as it was.
+        outcomes.push({ ok: false, failure: asError(e) });
+        continue;
+      }
+      if (!decision.ok) {
+        outcomes.push(decision);
+        continue;
+      }
+      for (const op of decision.timers ?? []) {
+        const old = timers[op.name];
+        if (old) {
+          timerDelete.push({ name: op.name, at: old.at });
+          delete timers[op.name];
+        }
+        if (op.op === "set") {
+          timers[op.name] = op.payload === undefined ? { at: op.at } : {
+            at: op.at,
+            payload: op.payload,
+          };
+          timerSet.push({ name: op.name, at: op.at });
+        }
+        timersChanged = true;
+      }
+      for (const event of decision.events) {
+        seq++;
+        events.push({ seq, at: now, event, bytes: JSON.stringify(event).length });
+      }
+      if (decision.events.length > 0 && tenant === null) tenant = env.tenant;
+      state = next;
+      const reply = decision.reply ? decision.reply(next) : undefined;
+      if (key !== undefined) {
+        replies.push({ key, reply });
+        batchReplies.set(key, reply);
+      }
+      outcomes.push({ ok: true, reply, replayed: false });
+    }
+
+    if (events.length === 0 && replies.length === 0 && !timersChanged) {
+      return { outcomes, write: null, state, staleTimers };
+    }
+    const indexes = events.length > 0 ? encodeIndexes(def, state) : cell.indexes;
+    const record: ActorRecord = {
+      v: def.version,
+      tenant: tenant ?? batch[0]!.tenant,
+      state,
+      seq,
+      timers,
+      indexes,
+    };
+    const recordBytes = JSON.stringify(record).length;
+    if (recordBytes > STATE_BYTES_MAX) {
+      throw new ActorFailure(
+        `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${STATE_BYTES_MAX}`,
+      );
+    }
+    const write: ActorWrite = {
+      type: cell.key.type,
+      id: cell.key.id,
+      expected: cell.version,
+      record,
+      events,
+      indexSet: diff(indexes, cell.indexes).map(decodeIndex),
+      indexDelete: diff(cell.indexes, indexes).map(decodeIndex),
+      timerSet,
+      timerDelete,
+      replies,
+      recordBytes,
+      eventBytes: events.reduce((n, e) => n + e.bytes, 0),
+      unpublishedFrom: events.length > 0 && cell.unpublishedFrom === null ? events[0]!.seq : null,
+    };
+    return { outcomes, write, state, staleTimers };
+  }
+}
+
+function settle(batch: Envelope[], outcomes: Outcome[]): void {
+  batch.forEach((env, i) => {
+    const o = outcomes[i]!;
+    if ("failure" in o) env.reject(new ActorFailure(o.failure.message, { cause: o.failure }));
+    else env.resolve(o);
+  });
+}
+
+function fail(batch: Envelope[], e: unknown): void {
+  const error = asError(e);
+  for (const env of batch) env.reject(new ActorFailure(error.message, { cause: error }));
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+function notFound(key: ActorKey): Rejection {
+  return { ok: false, code: "not_found", message: `${key.type} not found: ${key.id}` };
+}
+
+function encodeIndexes(def: AnyActorDefinition, state: unknown): string[] {
+  return (def.indexes?.(state) ?? []).map((i) => `${i.index}${INDEX_SEPARATOR}${i.key}`);
+}
+
+function decodeIndex(encoded: string): { index: string; key: string } {
+  const at = encoded.indexOf(INDEX_SEPARATOR);
+  return { index: encoded.slice(0, at), key: encoded.slice(at + 1) };
+}
+
+function diff(a: readonly string[], b: readonly string[]): string[] {
+  const inB = new Set(b);
+  return a.filter((x) => !inB.has(x));
+}

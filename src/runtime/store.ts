@@ -1,0 +1,95 @@
+/**
+ * The actor store port (ARCHITECTURE "Growing past one machine"): Deno KV now, a Postgres-backed
+ * store later, one conformance suite for both. Every write is guarded by the actor's version.
+ */
+
+export interface TimerRecord {
+  readonly at: number;
+  readonly payload?: unknown;
+}
+
+/** What is stored for one actor under its key. */
+export interface ActorRecord {
+  /** Version of the state shape (the definition's `version`). */
+  readonly v: number;
+  /** The tenant (business id, or `platform`) the actor belongs to, fixed at creation. */
+  readonly tenant: string;
+  readonly state: unknown;
+  /** Sequence number of the last event applied. */
+  readonly seq: number;
+  readonly timers: Readonly<Record<string, TimerRecord>>;
+  readonly indexes: readonly string[];
+}
+
+export interface StoredActor {
+  readonly record: ActorRecord;
+  /** Opaque version of the stored record; a write must name it (compare-and-set). */
+  readonly version: string;
+}
+
+export interface ActorKey {
+  readonly type: string;
+  readonly id: string;
+}
+
+export interface IndexTarget extends ActorKey {
+  readonly tenant: string;
+}
+
+export interface StoredEvent {
+  readonly seq: number;
+  readonly at: number;
+  readonly event: unknown;
+  /** Serialized size, measured once when the event was made. */
+  readonly bytes: number;
+}
+
+/** One actor's part of a (group) commit. */
+export interface ActorWrite extends ActorKey {
+  /** The version read; null when the actor did not exist. */
+  readonly expected: string | null;
+  readonly record: ActorRecord;
+  /** New events, in order, with their sequence numbers. */
+  readonly events: readonly StoredEvent[];
+  readonly indexSet: readonly { index: string; key: string }[];
+  readonly indexDelete: readonly { index: string; key: string }[];
+  readonly timerSet: readonly { name: string; at: number }[];
+  readonly timerDelete: readonly { name: string; at: number }[];
+  readonly replies: readonly { key: string; reply: unknown }[];
+  /** Serialized sizes, measured once by the runtime. */
+  readonly recordBytes: number;
+  readonly eventBytes: number;
+  /** Set when these events are not yet known to be on the bus (recovery republishes them). */
+  readonly unpublishedFrom: number | null;
+}
+
+export type CommitResult =
+  | { readonly ok: true; readonly versions: readonly string[] }
+  | { readonly ok: false; readonly reason: "conflict" }
+  | { readonly ok: false; readonly reason: "error"; readonly error: Error };
+
+export interface DueTimer extends ActorKey {
+  readonly name: string;
+  readonly at: number;
+}
+
+export interface ActorStore {
+  load(key: ActorKey): Promise<StoredActor | null>;
+  /** Writes every part or none; fails with `conflict` when any actor's version moved. */
+  commit(writes: readonly ActorWrite[]): Promise<CommitResult>;
+  /** Replies stored for idempotency keys of one actor. */
+  replies(key: ActorKey, keys: readonly string[]): Promise<Map<string, unknown>>;
+  lookup(index: string, key: string): Promise<IndexTarget | null>;
+  /** Timers due at or before `until`, oldest first. */
+  dueTimers(until: number, limit: number): Promise<DueTimer[]>;
+  /** Removes a timer entry whose actor no longer holds it. */
+  dropTimer(timer: DueTimer): Promise<void>;
+  events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent>;
+  /** Actors whose last events may not have reached the bus. */
+  unpublished(limit: number): Promise<(ActorKey & { from: number })[]>;
+  /** Clears the marker if the actor is still at `version` (no newer unpublished commit). */
+  markPublished(key: ActorKey, version: string): Promise<void>;
+  /** Mutations and bytes a write adds to one atomic commit. */
+  cost(write: ActorWrite): { mutations: number; bytes: number };
+  close(): void;
+}

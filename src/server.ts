@@ -1,0 +1,84 @@
+/**
+ * Opens one environment (live or sandbox) with its own KV file, database schema, bus prefix, keys
+ * and scheduler, and builds its HTTP app. main.ts opens two; tests open one in memory.
+ */
+import type { Hono } from "hono";
+import { ACTORS } from "../actors/mod.ts";
+import { ROUTERS } from "../routes/mod.ts";
+import type { Bus } from "./bus/bus.ts";
+import { openDatabase } from "./db/db.ts";
+import { type Projector, startProjector } from "./db/projection.ts";
+import type { Environment, EnvironmentName } from "./environment.ts";
+import { type Api, createApp } from "./http/app.ts";
+import { RateLimiter } from "./http/rate_limit.ts";
+import { TIMER_POLL_MS } from "./limits.ts";
+import type { Clock } from "./runtime/clock.ts";
+import { KvActorStore } from "./runtime/kv_store.ts";
+import { ActorRuntime } from "./runtime/runtime.ts";
+
+export interface EnvironmentOptions {
+  readonly name: EnvironmentName;
+  /** A KV file path, `:memory:`, or a KV Connect URL. */
+  readonly kvPath: string;
+  /** Postgres URL; embedded PGlite when absent. */
+  readonly databaseUrl?: string;
+  /** PGlite's folder; in memory when absent. */
+  readonly pgliteDir?: string;
+  /** The Postgres schema of this environment. */
+  readonly schema: string;
+  readonly bus: Bus;
+  readonly clock: Clock;
+  readonly dataKey: CryptoKey;
+  readonly operatorTokenHash: string;
+  readonly allowLoopbackWebhooks: boolean;
+  /** Routers mounted after the product's own (tests mount probes of shared guards). */
+  readonly extraRouters?: readonly ((api: Api) => void)[];
+}
+
+export interface OpenEnvironment {
+  readonly env: Environment;
+  readonly app: Hono;
+  readonly projector: Projector;
+  close(): Promise<void>;
+}
+
+export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnvironment> {
+  const store = await KvActorStore.open(o.kvPath);
+  const database = await openDatabase({
+    schema: o.schema,
+    ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
+    ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
+  });
+  const projector = startProjector({ bus: o.bus, db: database.db, env: o.name });
+  const runtime = new ActorRuntime({
+    env: o.name,
+    store,
+    bus: o.bus,
+    clock: o.clock,
+    definitions: ACTORS,
+  });
+  await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
+  const env: Environment = {
+    name: o.name,
+    runtime,
+    clock: o.clock,
+    bus: o.bus,
+    db: database.db,
+    dataKey: o.dataKey,
+    operatorTokenHash: o.operatorTokenHash,
+    allowLoopbackWebhooks: o.allowLoopbackWebhooks,
+    rateLimiter: new RateLimiter(o.clock),
+  };
+  return {
+    env,
+    app: createApp(env, [...ROUTERS, ...(o.extraRouters ?? [])]),
+    projector,
+    async close() {
+      await runtime.close();
+      await o.bus.flush();
+      await projector.stop();
+      store.close();
+      await database.close();
+    },
+  };
+}

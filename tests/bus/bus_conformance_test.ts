@@ -1,0 +1,338 @@
+/**
+ * One suite for every `Bus`: the in-process bus always, NATS when NATS_URL is set (STYLE 7, 9).
+ * Each test opens its own bus and uses its own subject prefix, so NATS tests never interfere.
+ */
+import assert from "node:assert/strict";
+import type { ActorChange, Bus, BusMessage } from "../../src/bus/mod.ts";
+import { openBus, subjectOf, subjectPattern } from "../../src/bus/mod.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { NatsBus } from "../../src/bus/nats_bus.ts";
+
+/** How long a test waits for a delivery before failing, and how often it looks. */
+const WAIT_MS_MAX = 5_000;
+const WAIT_POLL_MS = 5;
+
+interface Implementation {
+  readonly name: string;
+  open(): Promise<Bus>;
+}
+
+const natsUrl = Deno.env.get("NATS_URL");
+const implementations: Implementation[] = [
+  { name: "memory", open: () => Promise.resolve(new MemoryBus()) },
+];
+if (natsUrl) implementations.push({ name: "nats", open: () => NatsBus.connect(natsUrl) });
+
+/** A fresh first token, so no two tests (or runs) share subjects on one server. */
+function uniqueEnv(): string {
+  return `t${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor(what: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + WAIT_MS_MAX;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      assert.fail(`timed out after ${WAIT_MS_MAX} ms waiting for: ${what}`);
+    }
+    await delay(WAIT_POLL_MS);
+  }
+}
+
+/** Subscribes and records every message it receives, in order. */
+function collect(bus: Bus, pattern: string): BusMessage[] {
+  const received: BusMessage[] = [];
+  bus.subscribe(pattern, (message) => {
+    received.push(message);
+  });
+  return received;
+}
+
+/** The `n` of a `{ n }` test payload. */
+function numberIn(message: BusMessage): number {
+  const payload = message.payload;
+  assert.ok(typeof payload === "object" && payload !== null && "n" in payload);
+  assert.equal(typeof payload.n, "number");
+  return Number(payload.n);
+}
+
+function subjects(messages: readonly BusMessage[]): string[] {
+  return messages.map((m) => m.subject);
+}
+
+/** Publishes the subjects in order, then waits until `sentinel` has reached every collector. */
+async function publishAndSettle(
+  bus: Bus,
+  published: readonly string[],
+  collectors: readonly BusMessage[][],
+): Promise<void> {
+  for (const subject of published) await bus.publish(subject, { subject });
+  const sentinel = published.at(-1);
+  await bus.flush();
+  await waitFor(
+    `${sentinel} delivered`,
+    () => collectors.every((c) => c.some((m) => m.subject === sentinel)),
+  );
+}
+
+/** Opens a bus for one test and always drains it, so no connection or timer outlives it. */
+function busTest(
+  impl: Implementation,
+  name: string,
+  fn: (bus: Bus, env: string) => Promise<void>,
+): void {
+  Deno.test(`bus (${impl.name}): ${name}`, async () => {
+    const bus = await impl.open();
+    try {
+      await fn(bus, uniqueEnv());
+    } finally {
+      await bus.drain();
+    }
+  });
+}
+
+for (const impl of implementations) {
+  const test = (name: string, fn: (bus: Bus, env: string) => Promise<void>) =>
+    busTest(impl, name, fn);
+
+  test("publish then subscribe delivers a copy of the JSON payload", async (bus, env) => {
+    const received = collect(bus, subjectPattern(env, "biz_1", "shipment"));
+    const subject = subjectOf(env, "biz_1", "shipment", "shp_1");
+    const change: ActorChange = {
+      env,
+      tenant: "biz_1",
+      type: "shipment",
+      id: "shp_1",
+      version: 2,
+      events: [
+        { seq: 1, at: 1_700_000_000_000, event: { kind: "booked", amount: "12.50" } },
+        { seq: 2, at: 1_700_000_000_500, event: { kind: "picked_up", note: "gate 2, ünïcødé" } },
+      ],
+      snapshot: { status: "picked_up", tags: ["fragile"], courier: null },
+    };
+
+    await bus.publish(subject, change);
+    await bus.flush();
+    await waitFor("one delivery", () => received.length === 1);
+
+    const [message] = received;
+    assert.ok(message);
+    assert.equal(message.subject, subject);
+    assert.deepEqual(message.payload, change);
+    assert.notEqual(message.payload, change, "subscriber must not share the publisher's object");
+  });
+
+  test("`*` matches exactly one token", async (bus, env) => {
+    const oneTenant = collect(bus, `${env}.biz_1.business.*`);
+    const anyTenant = collect(bus, `${env}.*.business.*`);
+
+    await publishAndSettle(bus, [
+      `${env}.biz_1.business`, // no token where `*` stands
+      `${env}.biz_1.business.b1.extra`, // two tokens where `*` stands
+      `${env}.biz_2.business.b2`,
+      `${env}.biz_1.shipment.s1`,
+      `${env}.biz_1.business.b1`,
+    ], [oneTenant, anyTenant]);
+
+    assert.deepEqual(subjects(oneTenant), [`${env}.biz_1.business.b1`]);
+    assert.deepEqual(subjects(anyTenant), [`${env}.biz_2.business.b2`, `${env}.biz_1.business.b1`]);
+  });
+
+  test("`>` matches one or more tokens", async (bus, env) => {
+    const everything = collect(bus, `${env}.>`);
+    const underBiz = collect(bus, `${env}.biz_1.>`);
+
+    await publishAndSettle(bus, [
+      env, // `>` needs at least one token
+      `${env}.biz_1`,
+      `${env}.biz_1.business.b1.deep`,
+      `${env}.biz_2.business.b2`,
+      `${env}.biz_1.business.b1`,
+    ], [everything, underBiz]);
+
+    assert.deepEqual(subjects(everything), [
+      `${env}.biz_1`,
+      `${env}.biz_1.business.b1.deep`,
+      `${env}.biz_2.business.b2`,
+      `${env}.biz_1.business.b1`,
+    ]);
+    assert.deepEqual(subjects(underBiz), [
+      `${env}.biz_1.business.b1.deep`,
+      `${env}.biz_1.business.b1`,
+    ]);
+  });
+
+  test("a change for another tenant or env is not delivered", async (bus, env) => {
+    const otherEnv = uniqueEnv();
+    const received = collect(bus, subjectPattern(env, "biz_1", "shipment"));
+
+    await publishAndSettle(bus, [
+      subjectOf(env, "biz_2", "shipment", "shp_1"),
+      subjectOf(otherEnv, "biz_1", "shipment", "shp_1"),
+      subjectOf(env, "biz_1", "alert", "shp_1"),
+      subjectOf(env, "biz_1", "shipment", "shp_1"),
+    ], [received]);
+
+    assert.deepEqual(subjects(received), [subjectOf(env, "biz_1", "shipment", "shp_1")]);
+  });
+
+  test("unsubscribe stops delivery", async (bus, env) => {
+    const subject = `${env}.biz_1.shipment.shp_1`;
+    const stopped: BusMessage[] = [];
+    const subscription = bus.subscribe(subject, (message) => {
+      stopped.push(message);
+    });
+    const control = collect(bus, subject);
+
+    await bus.publish(subject, { n: 1 });
+    await bus.flush();
+    await waitFor(
+      "first message at both subscribers",
+      () => stopped.length === 1 && control.length === 1,
+    );
+
+    subscription.unsubscribe();
+    await bus.publish(subject, { n: 2 });
+    await bus.flush();
+    await waitFor("second message at the control subscriber", () => control.length === 2);
+
+    assert.deepEqual(stopped.map((m) => m.payload), [{ n: 1 }]);
+  });
+
+  test("1,000 messages to one subject arrive in order", async (bus, env) => {
+    const count = 1_000;
+    const subject = `${env}.biz_1.shipment.shp_1`;
+    const received = collect(bus, subject);
+
+    for (let n = 1; n <= count; n++) await bus.publish(subject, { n });
+    await bus.flush();
+    await waitFor(`${count} deliveries`, () => received.length >= count);
+
+    const expected = Array.from({ length: count }, (_, i) => ({ n: i + 1 }));
+    assert.deepEqual(received.map((m) => m.payload), expected);
+  });
+
+  test("an async handler finishes each message before the next starts", async (bus, env) => {
+    const subject = `${env}.biz_1.shipment.shp_1`;
+    const handled: number[] = [];
+    bus.subscribe(subject, async (message) => {
+      const n = numberIn(message);
+      // The first message is the slowest: a handler run out of turn would finish it last.
+      await delay(n === 1 ? 30 : 0);
+      handled.push(n);
+    });
+    for (let n = 1; n <= 3; n++) await bus.publish(subject, { n });
+    await bus.flush();
+    await waitFor("three handled", () => handled.length === 3);
+    assert.deepEqual(handled, [1, 2, 3]);
+  });
+
+  test("a throwing handler is logged and later messages still arrive", async (bus, env) => {
+    const subject = `${env}.biz_1.shipment.shp_1`;
+    const handled: unknown[] = [];
+    bus.subscribe(subject, async (message) => {
+      await Promise.resolve();
+      const n = numberIn(message);
+      if (n % 2 === 1) throw new Error(`handler refused: ${n}`);
+      handled.push(n);
+    });
+
+    const logged: unknown[][] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => logged.push(args);
+    try {
+      for (let n = 1; n <= 4; n++) await bus.publish(subject, { n });
+      await bus.flush();
+      await waitFor("both even messages handled", () => handled.length === 2);
+    } finally {
+      console.error = consoleError;
+    }
+
+    assert.deepEqual(handled, [2, 4]);
+    const errors = logged.map((args) => args.find((a) => a instanceof Error));
+    assert.deepEqual(errors.map((e) => e instanceof Error ? e.message : e), [
+      "handler refused: 1",
+      "handler refused: 3",
+    ]);
+  });
+
+  test("a subject built from unsafe tokens reaches its pattern", async (bus, env) => {
+    const received = collect(bus, subjectPattern(env, "biz.1", "ship ment"));
+    const subject = subjectOf(env, "biz.1", "ship ment", "id*with>wild\tcards");
+
+    await publishAndSettle(bus, [subject], [received]);
+
+    assert.deepEqual(subjects(received), [`${env}.biz_1.ship_ment.id_with_wild_cards`]);
+  });
+
+  test("drain lets handlers finish, then publish is refused", async (bus, env) => {
+    const subject = `${env}.biz_1.shipment.shp_1`;
+    const handled: unknown[] = [];
+    bus.subscribe(subject, async (message) => {
+      await delay(1); // work in flight while drain runs
+      handled.push(message.payload);
+    });
+
+    for (let n = 1; n <= 10; n++) await bus.publish(subject, { n });
+    await bus.drain();
+
+    assert.equal(handled.length, 10);
+    await assert.rejects(bus.publish(subject, { n: 11 }));
+    // busTest drains again afterwards: a second drain must be harmless.
+  });
+}
+
+Deno.test("subjectOf: joins env, tenant, type and id with dots", () => {
+  assert.equal(subjectOf("live", "biz_1", "shipment", "shp_1"), "live.biz_1.shipment.shp_1");
+});
+
+Deno.test("subjectOf: replaces `.`, `*`, `>` and white space in a token with `_`", () => {
+  assert.equal(subjectOf("live", "biz.1", "ship ment", "a*b>c"), "live.biz_1.ship_ment.a_b_c");
+  assert.equal(subjectOf("sand\tbox", "biz\n1", "a\u00a0b", "*"), "sand_box.biz_1.a_b._");
+  assert.equal(subjectOf("live", ">", "..", " "), "live._.__._");
+});
+
+Deno.test("subjectOf: refuses an empty token in any position", () => {
+  const cases = [
+    ["", "biz_1", "shipment", "shp_1"],
+    ["live", "", "shipment", "shp_1"],
+    ["live", "biz_1", "", "shp_1"],
+    ["live", "biz_1", "shipment", ""],
+  ];
+  for (const [env = "", tenant = "", type = "", id = ""] of cases) {
+    assert.throws(
+      () => subjectOf(env, tenant, type, id),
+      RangeError,
+      `accepted: ${[env, tenant, type, id].join("|")}`,
+    );
+  }
+});
+
+Deno.test("subjectPattern: keeps `*` as a wildcard and sanitizes other tokens", () => {
+  assert.equal(subjectPattern("live", "*", "*"), "live.*.*.*");
+  assert.equal(subjectPattern("live", "biz.1", "shipment"), "live.biz_1.shipment.*");
+  assert.throws(() => subjectPattern("", "*", "*"), RangeError);
+});
+
+Deno.test("openBus: no NATS URL gives the in-process bus", async () => {
+  const bus = await openBus(undefined);
+  try {
+    assert.ok(bus instanceof MemoryBus);
+  } finally {
+    await bus.drain();
+  }
+});
+
+if (natsUrl) {
+  Deno.test("openBus: a NATS URL gives the NATS bus", async () => {
+    const bus = await openBus(natsUrl);
+    try {
+      assert.ok(bus instanceof NatsBus);
+    } finally {
+      await bus.drain();
+    }
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * A fresh database for one test: the real Postgres at DATABASE_URL when set, embedded PGlite
+ * otherwise, in a schema of its own that is dropped when the test ends.
+ */
+import { sql } from "kysely";
+import { type DatabaseHandle, openDatabase } from "../../src/db/db.ts";
+
+export interface TestDatabase extends DatabaseHandle, AsyncDisposable {
+  readonly schema: string;
+}
+
+export function uniqueSchema(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return `t_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Use with `await using`, so the schema is dropped and connections closed even on failure. */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const schema = uniqueSchema();
+  const url = Deno.env.get("DATABASE_URL");
+  const handle = await openDatabase({ ...(url ? { url } : {}), schema });
+  return {
+    ...handle,
+    schema,
+    async [Symbol.asyncDispose]() {
+      try {
+        await sql`drop schema ${sql.id(schema)} cascade`.execute(handle.db);
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+/** Tables of `schema`, sorted by name. */
+export async function tablesIn(t: TestDatabase, schema: string): Promise<string[]> {
+  const { rows } = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables
+    where table_schema = ${schema} order by table_name`.execute(t.db);
+  return rows.map((r) => r.table_name);
+}

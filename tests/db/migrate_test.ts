@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import { NO_MIGRATIONS } from "kysely/migration";
+import { openDatabase } from "../../src/db/db.ts";
+import { createMigrator, migrateToLatest } from "../../src/db/migrate.ts";
+import { upsertSnapshot } from "../../src/db/projection.ts";
+import { openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
+
+const TABLES = [
+  "actor_events",
+  "audit_log",
+  "kysely_migration",
+  "kysely_migration_lock",
+  "snapshots",
+];
+
+Deno.test("migrateToLatest() run twice: the second run does nothing and keeps the rows", async () => {
+  await using t = await openTestDatabase();
+  assert.deepEqual(await tablesIn(t, t.schema), TABLES);
+  await upsertSnapshot(t.db, { type: "order", id: "o1", tenant: "ten", version: 1, data: {} });
+
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), []);
+
+  assert.deepEqual(await tablesIn(t, t.schema), TABLES);
+  const applied = await sql<{ name: string }>`
+    select name from ${sql.table(`${t.schema}.kysely_migration`)}`.execute(t.db);
+  assert.deepEqual(applied.rows.map((r) => r.name), ["0001_initial"]);
+  const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
+  assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
+});
+
+Deno.test("migrations: down drops every table of the schema and up makes them again", async () => {
+  await using t = await openTestDatabase();
+  const down = await createMigrator(t.db, t.schema).migrateTo(NO_MIGRATIONS);
+  assert.equal(down.error, undefined);
+  assert.deepEqual(await tablesIn(t, t.schema), ["kysely_migration", "kysely_migration_lock"]);
+
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0001_initial"]);
+  assert.deepEqual(await tablesIn(t, t.schema), TABLES);
+});
+
+Deno.test("openDatabase() refuses a schema name that would need quoting", async () => {
+  await assert.rejects(openDatabase({ schema: "Live-Env" }), RangeError);
+  await assert.rejects(openDatabase({ schema: 'x"; drop table y; --' }), RangeError);
+});
+
+Deno.test("openDatabase() with PGlite keeps its rows in dataDir across a reopen", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "pglite_" });
+  const schema = uniqueSchema();
+  try {
+    const first = await openDatabase({ dataDir, schema });
+    try {
+      assert.equal(first.kind, "pglite");
+      await upsertSnapshot(first.db, {
+        type: "order",
+        id: "o1",
+        tenant: "ten",
+        version: 3,
+        data: [1],
+      });
+    } finally {
+      await first.close();
+    }
+    const second = await openDatabase({ dataDir, schema });
+    try {
+      const row = await second.db.selectFrom("snapshots").select(["version", "data"])
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row, { version: 3, data: [1] });
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});

@@ -1,0 +1,246 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { sql } from "kysely";
+import type { ActorChange } from "../../src/bus/bus.ts";
+import { subjectOf } from "../../src/bus/bus.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { appendEvents, Projector, upsertSnapshot } from "../../src/db/projection.ts";
+import { openTestDatabase, type TestDatabase } from "./helpers.ts";
+
+function snapshotOf(t: TestDatabase, type: string, id: string) {
+  return t.db.selectFrom("snapshots").select(["tenant", "version", "data"])
+    .where("type", "=", type).where("id", "=", id).executeTakeFirst();
+}
+
+function eventsOf(t: TestDatabase, type: string, id: string) {
+  return t.db.selectFrom("actor_events").select(["seq", "kind", "event", "at"])
+    .where("type", "=", type).where("id", "=", id).orderBy("seq").execute();
+}
+
+Deno.test("upsertSnapshot(): a newer version replaces the row, an older or equal one never does", async () => {
+  await using t = await openTestDatabase();
+  const row = { type: "order", id: "o1", tenant: "ten" };
+
+  assert.equal(await upsertSnapshot(t.db, { ...row, version: 2, data: { status: "b" } }), true);
+  assert.equal(await upsertSnapshot(t.db, { ...row, version: 5, data: { status: "e" } }), true);
+  assert.deepEqual(await snapshotOf(t, "order", "o1"), {
+    tenant: "ten",
+    version: 5,
+    data: { status: "e" },
+  });
+
+  assert.equal(await upsertSnapshot(t.db, { ...row, version: 4, data: { status: "d" } }), false);
+  assert.equal(await upsertSnapshot(t.db, { ...row, version: 5, data: { status: "x" } }), false);
+  assert.deepEqual((await snapshotOf(t, "order", "o1"))?.data, { status: "e" });
+
+  // The key is (type, id): another type with the same id is another row.
+  assert.equal(
+    await upsertSnapshot(t.db, { ...row, type: "courier", version: 1, data: "c" }),
+    true,
+  );
+  assert.deepEqual((await snapshotOf(t, "courier", "o1"))?.data, "c");
+  assert.deepEqual((await snapshotOf(t, "order", "o1"))?.version, 5);
+});
+
+Deno.test("upsertSnapshot(): JSON null, strings and arrays round-trip as themselves", async () => {
+  await using t = await openTestDatabase();
+  for (const [id, data] of [["n", null], ["s", '{"a":1}'], ["a", [1, "two", { three: 3 }]]]) {
+    await upsertSnapshot(t.db, { type: "x", id: String(id), tenant: "ten", version: 1, data });
+    assert.deepEqual((await snapshotOf(t, "x", String(id)))?.data, data);
+  }
+});
+
+Deno.test("upsertSnapshot(): any order of versions, duplicates and concurrency included, ends at the max", async () => {
+  await using t = await openTestDatabase();
+  let run = 0;
+  const versions = fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 15 });
+  const orders = versions.chain((vs) =>
+    fc.tuple(
+      fc.shuffledSubarray(vs, { minLength: vs.length, maxLength: vs.length }),
+      fc.boolean(),
+    )
+  );
+  await fc.assert(
+    fc.asyncProperty(orders, async ([order, concurrent]) => {
+      const id = `a${run++}`;
+      const write = (v: number) =>
+        upsertSnapshot(t.db, { type: "prop", id, tenant: "ten", version: v, data: { v } });
+      if (concurrent) await Promise.all(order.map(write));
+      else for (const v of order) await write(v);
+      const max = Math.max(...order);
+      assert.deepEqual(await snapshotOf(t, "prop", id), {
+        tenant: "ten",
+        version: max,
+        data: { v: max },
+      });
+    }),
+    { numRuns: 60 },
+  );
+});
+
+Deno.test("appendEvents(): appending the same events again adds nothing", async () => {
+  await using t = await openTestDatabase();
+  const change = {
+    type: "order",
+    id: "o1",
+    tenant: "ten",
+    events: [
+      { seq: 1, at: Date.UTC(2026, 0, 1), event: { kind: "created", n: 1 } },
+      { seq: 2, at: Date.UTC(2026, 0, 2), event: { kind: "paid" } },
+      { seq: 3, at: Date.UTC(2026, 0, 3), event: "untagged" },
+    ],
+  };
+  assert.equal(await appendEvents(t.db, change), 3);
+  assert.equal(await appendEvents(t.db, change), 0);
+  const more = { ...change, events: [...change.events.slice(1), { seq: 4, at: 0, event: null }] };
+  assert.equal(await appendEvents(t.db, more), 1);
+  assert.equal(await appendEvents(t.db, { ...change, events: [] }), 0);
+
+  const rows = await eventsOf(t, "order", "o1");
+  assert.deepEqual(rows.map((r) => [r.seq, r.kind, r.event]), [
+    [1, "created", { kind: "created", n: 1 }],
+    [2, "paid", { kind: "paid" }],
+    [3, "unknown", "untagged"],
+    [4, "unknown", null],
+  ]);
+  assert.equal(rows[0]?.at.getTime(), Date.UTC(2026, 0, 1));
+});
+
+function change(id: string, version: number, snapshot?: unknown): ActorChange {
+  const events = [{ seq: version, at: 1_000 * version, event: { kind: `step_${version}` } }];
+  return {
+    env: "live",
+    tenant: "ten",
+    type: "order",
+    id,
+    version,
+    events,
+    ...(snapshot === undefined ? {} : { snapshot }),
+  };
+}
+
+function publish(bus: MemoryBus, c: ActorChange, env = c.env): Promise<void> {
+  return bus.publish(subjectOf(env, c.tenant, c.type, c.id), c);
+}
+
+Deno.test("Projector: writes what the bus delivers and a replayed older change changes nothing", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: unknown[] = [];
+  const projector = new Projector({ bus, db: t.db, env: "live", onError: (e) => errors.push(e) });
+  try {
+    await publish(bus, change("o1", 1, { status: "created" }));
+    await publish(bus, change("o1", 2, { status: "paid" }));
+    await publish(bus, change("o2", 1)); // no snapshot: events only
+    await bus.flush();
+    await projector.idle();
+    assert.deepEqual(await snapshotOf(t, "order", "o1"), {
+      tenant: "ten",
+      version: 2,
+      data: { status: "paid" },
+    });
+    assert.equal(await snapshotOf(t, "order", "o2"), undefined);
+    assert.deepEqual((await eventsOf(t, "order", "o2")).map((e) => e.kind), ["step_1"]);
+
+    await publish(bus, change("o1", 1, { status: "created" })); // a replay after a restart
+    await bus.flush();
+    await projector.idle();
+    assert.deepEqual((await snapshotOf(t, "order", "o1"))?.data, { status: "paid" });
+    assert.deepEqual((await eventsOf(t, "order", "o1")).map((e) => e.kind), ["step_1", "step_2"]);
+
+    await publish(bus, change("o3", 1, { status: "sandboxed" }), "sandbox"); // another env
+    await bus.flush();
+    await projector.idle();
+    assert.equal(await snapshotOf(t, "order", "o3"), undefined);
+    assert.deepEqual(errors, []);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
+
+Deno.test("Projector: a malformed change is reported, not thrown, and later changes still land", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: [unknown, string][] = [];
+  const projector = new Projector({
+    bus,
+    db: t.db,
+    env: "live",
+    onError: (e, subject) => errors.push([e, subject]),
+  });
+  try {
+    await bus.publish("live.ten.order.bad", { type: "order", id: "bad" });
+    await bus.publish("live.ten.order.seq", { ...change("seq", 1), events: [{ seq: -1, at: 0 }] });
+    await publish(bus, change("o1", 1, { ok: true }));
+    await bus.flush();
+    await projector.idle();
+    assert.deepEqual(errors.map(([e, subject]) => [e instanceof Error, subject]), [
+      [true, "live.ten.order.bad"],
+      [true, "live.ten.order.seq"],
+    ]);
+    assert.deepEqual((await snapshotOf(t, "order", "o1"))?.data, { ok: true });
+    assert.deepEqual(await eventsOf(t, "order", "seq"), []);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
+
+/** Holds an exclusive lock on snapshots (on PGlite: the one connection) until released. */
+async function blockSnapshots(t: TestDatabase): Promise<{ release(): Promise<void> }> {
+  const taken = Promise.withResolvers<void>();
+  const held = Promise.withResolvers<void>();
+  const done = t.db.transaction().execute(async (trx) => {
+    await sql`lock table snapshots in exclusive mode`.execute(trx);
+    taken.resolve();
+    await held.promise;
+  });
+  await Promise.race([taken.promise, done]);
+  return {
+    release: async () => {
+      held.resolve();
+      await done;
+    },
+  };
+}
+
+function settled(p: Promise<unknown>): () => boolean {
+  let done = false;
+  p.finally(() => done = true);
+  return () => done;
+}
+
+const macrotask = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test("Projector: idle() and stop() wait for the write under way; nothing lands after stop()", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const projector = new Projector({ bus, db: t.db, env: "live" });
+  try {
+    const block = await blockSnapshots(t);
+    await publish(bus, change("o1", 1, { n: 1 }));
+    await publish(bus, change("o2", 1, { n: 2 })); // queued in the bus behind o1
+    await macrotask(); // the bus hands o1 over; its write waits for the lock
+    const idle = settled(projector.idle());
+    const stop = settled(projector.stop());
+    await macrotask(50);
+    assert.equal(idle(), false, "idle() resolved while a write was blocked");
+    assert.equal(stop(), false, "stop() resolved while a write was blocked");
+
+    await block.release();
+    await projector.stop();
+    assert.equal(idle(), true);
+    assert.deepEqual((await snapshotOf(t, "order", "o1"))?.data, { n: 1 });
+
+    await bus.flush(); // the bus still delivers o2, which a stopped projector drops
+    await publish(bus, change("late", 1, { late: true }));
+    await bus.flush();
+    await macrotask(50);
+    const ids = await t.db.selectFrom("snapshots").select("id").execute();
+    assert.deepEqual(ids, [{ id: "o1" }]);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});

@@ -1,0 +1,121 @@
+/**
+ * A whole environment for HTTP tests, in process (`app.request()`): in-memory KV, the real NATS
+ * and Postgres when NATS_URL / DATABASE_URL are set (in a fresh schema dropped at the end),
+ * otherwise the in-process bus and embedded PGlite. The clock is manual.
+ */
+import { sql } from "kysely";
+import type { Hono } from "hono";
+import { openBus } from "../../src/bus/mod.ts";
+import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
+import type { EnvironmentName } from "../../src/environment.ts";
+import type { Api } from "../../src/http/app.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
+
+export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
+
+export interface TestEnv extends OpenEnvironment {
+  readonly clock: ManualClock;
+  /** JSON request helper; returns status, headers and parsed body. */
+  call(method: string, path: string, options?: CallOptions): Promise<Answer>;
+  /** POST /operator/businesses, returning its answer's data. */
+  createBusiness(overrides?: Record<string, unknown>): Promise<CreatedBusiness>;
+}
+
+export interface CallOptions {
+  readonly body?: unknown;
+  readonly key?: string;
+  readonly bearer?: string;
+  readonly operator?: boolean;
+  readonly headers?: Record<string, string>;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  // deno-lint-ignore no-explicit-any
+  readonly body: any;
+}
+
+export interface CreatedBusiness {
+  readonly id: string;
+  readonly api_key: string;
+  readonly webhook_secret: string;
+  readonly owner: { email: string; password: string };
+}
+
+let counter = 0;
+
+export async function openTestEnv(
+  options: { name?: EnvironmentName; routers?: readonly ((api: Api) => void)[] } = {},
+): Promise<TestEnv> {
+  const name = options.name ?? "live";
+  const clock = new ManualClock();
+  const bus = await openBus(Deno.env.get("NATS_URL"));
+  const databaseUrl = Deno.env.get("DATABASE_URL");
+  const schema = `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const opened = await openEnvironment({
+    name,
+    kvPath: ":memory:",
+    ...(databaseUrl ? { databaseUrl } : {}),
+    schema,
+    bus,
+    clock,
+    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    operatorTokenHash: await hashSecret(OPERATOR_TOKEN),
+    allowLoopbackWebhooks: true,
+    ...(options.routers ? { extraRouters: options.routers } : {}),
+  });
+  const app: Hono = opened.app;
+  const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.body !== undefined) headers["Content-Type"] = "application/json";
+    if (o.key) headers["X-Business-API-Key"] = o.key;
+    if (o.bearer) headers["Authorization"] = `Bearer ${o.bearer}`;
+    if (o.operator) headers["Authorization"] = `Bearer ${OPERATOR_TOKEN}`;
+    const res = await app.request(`/api${path}`, {
+      method,
+      headers,
+      ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  };
+  return {
+    ...opened,
+    clock,
+    call,
+    async createBusiness(overrides = {}) {
+      const r = await call("POST", "/operator/businesses", {
+        operator: true,
+        body: {
+          name: "Kgalagadi Couriers",
+          plan: "business",
+          currency: "BWP",
+          country: "BW",
+          owner_email: `owner${++counter}.${crypto.randomUUID().slice(0, 8)}@example.com`,
+          ...overrides,
+        },
+      });
+      if (r.status !== 201) {
+        throw new Error(`create business: ${r.status} ${JSON.stringify(r.body)}`);
+      }
+      return r.body.data as CreatedBusiness;
+    },
+    async close() {
+      await opened.close();
+      if (databaseUrl) await dropSchema(databaseUrl, schema);
+      await bus.drain();
+    },
+  };
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const { openDatabase } = await import("../../src/db/db.ts");
+  const h = await openDatabase({ url, schema });
+  try {
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(h.db);
+  } finally {
+    await h.close();
+  }
+}

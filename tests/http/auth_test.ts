@@ -1,0 +1,244 @@
+import assert from "node:assert/strict";
+import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
+import { business, courierPlatform, driver } from "../../src/http/auth.ts";
+import type { Api } from "../../src/http/app.ts";
+import { ok } from "../../src/http/app.ts";
+import { define } from "../../src/http/route.ts";
+import { hashSecret } from "../../src/domain/secrets.ts";
+import { businessActor } from "../../actors/business.ts";
+
+/** Probe routes for the shared guards (the courier endpoints themselves arrive with later issues). */
+function probes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/courier/probe",
+    summary: "probe",
+    tag: "Probe",
+    security: "business",
+    middleware: [business({ scope: "shipments:view-own" }), courierPlatform],
+  }, (c) => ok(c, { reached: true }));
+  define(api, {
+    method: "get",
+    path: "/business/billing-probe",
+    summary: "probe",
+    tag: "Probe",
+    security: "business",
+    middleware: [business({ scope: "billing:administer" })],
+  }, (c) => ok(c, { reached: true }));
+  define(api, {
+    method: "get",
+    path: "/business/deliveries-probe",
+    summary: "probe",
+    tag: "Probe",
+    security: "business",
+    middleware: [business({ scope: "deliveries" })],
+  }, (c) => ok(c, { reached: true }));
+  define(api, {
+    method: "get",
+    path: "/driver/probe",
+    summary: "probe",
+    tag: "Probe",
+    security: "driver",
+    middleware: [driver],
+  }, (c) => ok(c, { reached: true }));
+  define(api, {
+    method: "get",
+    path: "/business/boom",
+    summary: "probe",
+    tag: "Probe",
+    security: "public",
+  }, () => {
+    throw new Error("secret internals: password=hunter2");
+  });
+}
+
+async function withEnv(
+  fn: (t: TestEnv) => Promise<void>,
+  name: "live" | "sandbox" = "live",
+): Promise<void> {
+  const t = await openTestEnv({ name, routers: [probes] });
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+Deno.test("auth: live refuses a sandbox key with 401 sandbox_key_on_live", () =>
+  withEnv(async (t) => {
+    const r = await t.call("GET", "/business/profile", { key: "sk_sandbox_abcdefabcdefabcdef" });
+    assert.equal(r.status, 401);
+    assert.equal(r.body.code, "sandbox_key_on_live");
+    const missing = await t.call("GET", "/business/profile");
+    assert.equal(missing.status, 401);
+    assert.equal(missing.body.code, "unauthenticated");
+    const unknown = await t.call("GET", "/business/profile", {
+      key: "sk_live_nottherightkey000000",
+    });
+    assert.equal(unknown.body.code, "unauthenticated");
+  }));
+
+Deno.test("auth: the sandbox refuses live keys, missing keys and portal sign-ins with live_key_on_sandbox", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    assert.match(b.api_key, /^sk_sandbox_/);
+    assert.equal((await t.call("GET", "/business/profile", { key: b.api_key })).status, 200);
+    for (
+      const key of [undefined, "sk_live_abcdefabcdefabcdef", "st_sessiontoken", "legacykey123"]
+    ) {
+      const r = await t.call("GET", "/business/profile", key ? { key } : {});
+      assert.equal(r.status, 401, `key ${key}`);
+      assert.equal(r.body.code, "live_key_on_sandbox");
+    }
+    const login = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    assert.equal(login.status, 401);
+    assert.equal(login.body.code, "live_key_on_sandbox");
+    const profile = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(profile.headers.get("X-Service-Environment"), "sandbox");
+    assert.equal(profile.body.data.environment, "sandbox");
+  }, "sandbox"));
+
+Deno.test("auth: a legacy unprefixed key keeps working on live", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const legacy = "9f8e7d6c5b4a39281706f5e4d3c2b1a0";
+    await t.env.runtime.ask(businessActor, b.id, b.id, {
+      kind: "import_legacy_key",
+      key: { hash: await hashSecret(legacy), hint: legacy.slice(-4), created_at: 0 },
+      by: "operator",
+    });
+    const r = await t.call("GET", "/business/profile", { key: legacy });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.principal, "api_key");
+  }));
+
+Deno.test("auth: the business key has the default courier scopes; more only when the operator stores them", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: true },
+    });
+    assert.equal((await t.call("GET", "/business/courier/probe", { key: b.api_key })).status, 200);
+    const denied = await t.call("GET", "/business/billing-probe", { key: b.api_key });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.code, "scope_denied");
+    assert.match(denied.body.message, /billing:administer/);
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer"] },
+    });
+    assert.equal((await t.call("GET", "/business/billing-probe", { key: b.api_key })).status, 200);
+    assert.equal((await t.call("GET", "/business/courier/probe", { key: b.api_key })).status, 200);
+  }));
+
+Deno.test("auth: courier endpoints answer 403 until the operator enables the courier platform", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("GET", "/business/courier/probe", { key: b.api_key });
+    assert.equal(r.status, 403);
+    assert.equal(r.body.code, "courier_platform_disabled");
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: true },
+    });
+    assert.equal((await t.call("GET", "/business/courier/probe", { key: b.api_key })).status, 200);
+  }));
+
+Deno.test("auth: a partner key reaches only its stored scopes and dies when revoked", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const pk = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Connector", scopes: ["deliveries"] },
+    });
+    const key = pk.body.data.key;
+    assert.equal((await t.call("GET", "/business/deliveries-probe", { key })).status, 200);
+    for (
+      const path of ["/business/profile", "/business/billing-probe", "/business/courier/probe"]
+    ) {
+      const r = await t.call("GET", path, { key });
+      assert.equal(r.status, 403, path);
+      assert.equal(r.body.code, "scope_denied");
+    }
+    await t.call("DELETE", `/operator/partner-keys/${pk.body.data.id}`, { operator: true });
+    assert.equal((await t.call("GET", "/business/deliveries-probe", { key })).status, 401);
+    // The business key is unaffected.
+    assert.equal((await t.call("GET", "/business/profile", { key: b.api_key })).status, 200);
+  }));
+
+Deno.test("auth: a driver token authenticates the driver routes only", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const d = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 1 },
+    });
+    const token = d.body.data.token;
+    assert.equal((await t.call("GET", "/driver/probe", { bearer: token })).status, 200);
+    assert.equal((await t.call("GET", "/driver/probe", { bearer: "dt_wrong" })).status, 401);
+    assert.equal((await t.call("GET", "/driver/probe", { bearer: b.api_key })).status, 401);
+    assert.equal((await t.call("GET", "/business/profile", { key: token })).status, 401);
+  }));
+
+Deno.test("auth: rate limits per plan set X-RateLimit headers and answer 429 past them", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness({ plan: "starter" });
+    let last;
+    for (let i = 0; i < 30; i++) {
+      last = await t.call("GET", "/business/profile", { key: b.api_key });
+      assert.equal(last.status, 200);
+      assert.equal(last.headers.get("X-RateLimit-Remaining"), String(29 - i));
+      assert.ok(Number(last.headers.get("X-RateLimit-Reset")) * 1000 > t.clock.now());
+    }
+    const refused = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.code, "rate_limited");
+    assert.ok(Number(refused.headers.get("Retry-After")) >= 1);
+    assert.equal(refused.headers.get("X-RateLimit-Remaining"), "0");
+    // Another business is not affected; the next minute starts afresh.
+    const other = await t.createBusiness({ plan: "starter" });
+    assert.equal((await t.call("GET", "/business/profile", { key: other.api_key })).status, 200);
+    t.clock.advanceBy(60_000);
+    assert.equal((await t.call("GET", "/business/profile", { key: b.api_key })).status, 200);
+    // Enterprise limits are set per business by the operator.
+    const ent = await t.createBusiness({ plan: "enterprise" });
+    await t.call("PATCH", `/operator/businesses/${ent.id}`, {
+      operator: true,
+      body: { rate_limit_per_minute: 2 },
+    });
+    await t.call("GET", "/business/profile", { key: ent.api_key });
+    await t.call("GET", "/business/profile", { key: ent.api_key });
+    assert.equal((await t.call("GET", "/business/profile", { key: ent.api_key })).status, 429);
+  }));
+
+Deno.test("auth: every response carries X-Request-Id; an internal error never shows internals", () =>
+  withEnv(async (t) => {
+    const r = await t.call("GET", "/business/boom");
+    assert.equal(r.status, 500);
+    assert.equal(r.body.code, "internal_error");
+    const id = r.headers.get("X-Request-Id");
+    assert.ok(id && r.body.message.includes(id));
+    assert.ok(!JSON.stringify(r.body).includes("hunter2"));
+    assert.ok(!JSON.stringify(r.body).includes("at "), "no stack trace");
+    const missing = await t.call("GET", "/nowhere");
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, "not_found");
+    assert.ok(missing.headers.get("X-Request-Id"));
+    assert.equal(missing.headers.get("X-Service-Environment"), "live");
+  }));
+
+Deno.test("auth: another tenant's resources answer 404", () =>
+  withEnv(async (t) => {
+    const a = await t.createBusiness();
+    const b = await t.createBusiness();
+    // B's key cannot read A's business actor through any path parameter: ids are scoped.
+    const r = await t.env.runtime.ask(businessActor, b.id, a.id, { kind: "get" });
+    assert.ok(!r.ok && r.code === "not_found");
+    const audit = await t.call("GET", "/business/audit-log", { key: b.api_key });
+    assert.ok(
+      audit.body.data.entries.every((e: { detail: unknown }) => !JSON.stringify(e).includes(a.id)),
+    );
+  }));

@@ -1,0 +1,269 @@
+import assert from "node:assert/strict";
+import { openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
+
+async function withEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
+  const t = await openTestEnv();
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+async function login(t: TestEnv, email: string, password: string): Promise<string> {
+  const r = await t.call("POST", "/business/login", { body: { email, password } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.match(r.body.data.token, /^st_/);
+  return r.body.data.token;
+}
+
+/** The owner invites a person with a role; answers that person's session token. */
+async function invite(t: TestEnv, ownerToken: string, role: "admin" | "coordinator") {
+  const email = `${role}.${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const r = await t.call("POST", "/business/people", {
+    key: ownerToken,
+    body: { name: role, email, portal_role: role },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return await login(t, email, r.body.data.password);
+}
+
+Deno.test("account: profile names the principal: owner, admin, coordinator or api_key", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const admin = await invite(t, owner, "admin");
+    const coordinator = await invite(t, owner, "coordinator");
+    const cases: [string, string, string | null][] = [
+      [owner, "owner", "owner"],
+      [admin, "admin", "admin"],
+      [coordinator, "coordinator", "coordinator"],
+      [b.api_key, "api_key", null],
+    ];
+    for (const [key, principal, role] of cases) {
+      const r = await t.call("GET", "/business/profile", { key });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.data.principal, principal);
+      assert.equal(r.body.data.portal_role, role);
+    }
+  }));
+
+Deno.test("account: a wrong password or unknown e-mail is refused alike", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const wrong = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: "not-the-password" },
+    });
+    const unknown = await t.call("POST", "/business/login", {
+      body: { email: "nobody@example.com", password: "whatever-it-is" },
+    });
+    assert.equal(wrong.status, 401);
+    assert.equal(unknown.status, 401);
+    assert.equal(wrong.body.message, unknown.body.message);
+  }));
+
+Deno.test("account: people need a signed-in admin: the key gets signed_in_admin_only, a coordinator portal_admin_only", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const coordinator = await invite(t, owner, "coordinator");
+    const body = { name: "X", email: "x@example.com", portal_role: "admin" };
+    const byKey = await t.call("POST", "/business/people", { key: b.api_key, body });
+    assert.equal(byKey.status, 403);
+    assert.equal(byKey.body.code, "signed_in_admin_only");
+    const byCoordinator = await t.call("POST", "/business/people", { key: coordinator, body });
+    assert.equal(byCoordinator.status, 403);
+    assert.equal(byCoordinator.body.code, "portal_admin_only");
+    const list = await t.call("GET", "/business/people", { key: owner });
+    assert.equal(list.body.data.length, 2);
+    assert.ok(!JSON.stringify(list.body).includes("pbkdf2"));
+  }));
+
+Deno.test("account: a coordinator cannot touch credentials or the company record", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const coordinator = await invite(t, owner, "coordinator");
+    for (
+      const [method, path] of [
+        ["POST", "/business/api-key/regenerate"],
+        ["POST", "/business/webhook-secret/regenerate"],
+        ["PATCH", "/business/profile"],
+      ] as const
+    ) {
+      const r = await t.call(method, path, { key: coordinator, body: { name: "Mine now" } });
+      assert.equal(r.status, 403, path);
+      assert.equal(r.body.code, "portal_admin_only");
+    }
+    assert.equal((await t.call("GET", "/business/profile", { key: coordinator })).status, 200);
+  }));
+
+Deno.test("account: a body that claims a role or scopes changes nothing", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const coordinator = await invite(t, owner, "coordinator");
+    const claim = {
+      portal_role: "owner",
+      principal: "owner",
+      role: "admin",
+      scopes: ["billing:administer"],
+      courier_platform_enabled: true,
+    };
+    const r = await t.call("POST", "/business/webhook-secret/regenerate", {
+      key: coordinator,
+      body: claim,
+    });
+    assert.equal(r.status, 403);
+    const viaKey = await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: { ...claim, webhook_url: "https://hooks.example.com/courier" },
+    });
+    assert.equal(viaKey.status, 200);
+    assert.equal(viaKey.body.data.principal, "api_key");
+    assert.equal(viaKey.body.data.courier_platform_enabled, false);
+    const settings = await t.call("GET", `/operator/businesses/${b.id}`, { operator: true });
+    assert.deepEqual(settings.body.data.api_key_scopes, []);
+    const asOwner = await t.call("POST", "/business/people", {
+      key: owner,
+      body: { name: "Y", email: "y@example.com", portal_role: "owner" },
+    });
+    assert.equal(asOwner.status, 422, "nobody is invited as a second owner");
+  }));
+
+Deno.test("account: the integration key manages the webhook but not the company record", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const hook = await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: { webhook_url: "https://hooks.example.com/x" },
+    });
+    assert.equal(hook.body.data.webhook_url, "https://hooks.example.com/x");
+    const name = await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: { name: "New" },
+    });
+    assert.equal(name.status, 403);
+    assert.equal(name.body.code, "signed_in_admin_only");
+    for (
+      const url of [
+        "http://hooks.example.com",
+        "https://10.0.0.5/x",
+        "https://169.254.169.254/",
+        "https://u:p@example.com",
+      ]
+    ) {
+      const bad = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { webhook_url: url },
+      });
+      assert.equal(bad.status, 422, url);
+      assert.equal(bad.body.errors[0].path, "webhook_url");
+    }
+  }));
+
+Deno.test("account: a regenerated API key replaces the old one at once", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("POST", "/business/api-key/regenerate", { key: b.api_key });
+    assert.equal(r.status, 201);
+    const fresh = r.body.data.api_key;
+    assert.match(fresh, /^sk_live_/);
+    assert.notEqual(fresh, b.api_key);
+    assert.equal((await t.call("GET", "/business/profile", { key: b.api_key })).status, 401);
+    assert.equal((await t.call("GET", "/business/profile", { key: fresh })).status, 200);
+    const meta = await t.call("GET", "/business/api-key", { key: fresh });
+    assert.equal(meta.body.data.hint, fresh.slice(-4));
+    assert.ok(!JSON.stringify(meta.body).includes(fresh));
+  }));
+
+Deno.test("account: a regenerated webhook secret is whsec_ and shown once; every change is in the audit trail", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const r = await t.call("POST", "/business/webhook-secret/regenerate", { key: owner });
+    assert.equal(r.status, 201);
+    assert.match(r.body.data.webhook_secret, /^whsec_/);
+    assert.notEqual(r.body.data.webhook_secret, b.webhook_secret);
+    await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: { webhook_url: "https://hooks.example.com/y" },
+    });
+    await t.call("POST", "/business/api-key/regenerate", { key: owner });
+    const audit = await t.call("GET", "/business/audit-log", { key: owner });
+    const actions = audit.body.data.entries.map((
+      e: { action: string; by: string },
+    ) => [e.action, e.by]);
+    assert.deepEqual(actions.map((a: string[]) => a[0]), [
+      "business_created",
+      "webhook_secret_rotated",
+      "profile_changed",
+      "api_key_rotated",
+    ]);
+    assert.match(actions[1][1], /^staff:usr_/);
+    assert.equal(actions[2][1], "api_key");
+    const text = JSON.stringify(audit.body);
+    assert.ok(!text.includes(r.body.data.webhook_secret) && !text.includes("hash"));
+  }));
+
+Deno.test("account: changing a password signs out the other devices", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const laptop = await login(t, b.owner.email, b.owner.password);
+    const phone = await login(t, b.owner.email, b.owner.password);
+    const r = await t.call("POST", "/business/change-password", {
+      key: laptop,
+      body: { current_password: b.owner.password, new_password: "a-much-better-password" },
+    });
+    assert.equal(r.status, 200);
+    assert.equal((await t.call("GET", "/business/profile", { key: phone })).status, 401);
+    assert.equal((await t.call("GET", "/business/profile", { key: laptop })).status, 401);
+    assert.equal(
+      (await t.call("GET", "/business/profile", { key: r.body.data.token })).status,
+      200,
+    );
+    await login(t, b.owner.email, "a-much-better-password");
+    const old = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    assert.equal(old.status, 401);
+    const logout = await t.call("POST", "/business/logout", { key: r.body.data.token });
+    assert.equal(logout.status, 200);
+    assert.equal(
+      (await t.call("GET", "/business/profile", { key: r.body.data.token })).status,
+      401,
+    );
+  }));
+
+Deno.test("account: the Starter plan allows five employee accounts", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness({ plan: "starter" });
+    const owner = await login(t, b.owner.email, b.owner.password);
+    for (let i = 0; i < 4; i++) {
+      const r = await t.call("POST", "/business/people", {
+        key: owner,
+        body: { name: `P${i}`, email: `p${i}.${b.id}@example.com`, portal_role: "coordinator" },
+      });
+      assert.equal(r.status, 201);
+    }
+    const sixth = await t.call("POST", "/business/people", {
+      key: owner,
+      body: { name: "P5", email: `p5.${b.id}@example.com`, portal_role: "coordinator" },
+    });
+    assert.equal(sixth.status, 422);
+    assert.equal(sixth.body.code, "employee_limit_reached");
+  }));
+
+Deno.test("account: the OpenAPI document and the Postman collection grow with the routes", () =>
+  withEnv(async (t) => {
+    const doc = await t.call("GET", "/api-docs/openapi.json");
+    assert.equal(doc.status, 200);
+    assert.equal(doc.body.openapi, "3.1.0");
+    for (const path of ["/operator/businesses", "/business/profile", "/business/login"]) {
+      assert.ok(doc.body.paths[path], path);
+    }
+    assert.ok(doc.body.paths["/operator/businesses"].post.requestBody);
+    const postman = await t.call("GET", "/api-docs/postman.json");
+    assert.ok(postman.body.variable.some((v: { key: string }) => v.key === "apiKey"));
+    assert.ok(postman.body.item.length >= Object.keys(doc.body.paths).length);
+  }));

@@ -1,0 +1,218 @@
+import assert from "node:assert/strict";
+import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
+
+async function withEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
+  const t = await openTestEnv();
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+Deno.test("operator: creating a business answers its key, webhook secret and owner once", () =>
+  withEnv(async (t) => {
+    const r = await t.call("POST", "/operator/businesses", {
+      operator: true,
+      body: {
+        name: "Acme",
+        plan: "starter",
+        currency: "BWP",
+        country: "BW",
+        owner_email: "Owner@Acme.example",
+      },
+    });
+    assert.equal(r.status, 201);
+    assert.equal(r.body.success, true);
+    const d = r.body.data;
+    assert.match(d.id, /^biz_/);
+    assert.match(d.api_key, /^sk_live_[A-Za-z0-9_-]{32,}$/);
+    assert.match(d.webhook_secret, /^whsec_/);
+    assert.equal(d.owner.email, "owner@acme.example");
+    assert.ok(d.owner.password.length >= 16);
+    // Shown once: the settings never carry a key, hash or secret.
+    const read = await t.call("GET", `/operator/businesses/${d.id}`, { operator: true });
+    assert.equal(read.status, 200);
+    const text = JSON.stringify(read.body);
+    assert.ok(
+      !text.includes(d.api_key) && !text.includes("hash") && !text.includes(d.webhook_secret),
+    );
+    assert.equal(read.body.data.courier_platform_enabled, false);
+    assert.equal(read.body.data.shopping_fulfilment_enabled, false);
+  }));
+
+Deno.test("operator: the API refuses a missing or wrong operator token", () =>
+  withEnv(async (t) => {
+    const none = await t.call("GET", "/operator/clock");
+    assert.equal(none.status, 401);
+    assert.equal(none.body.code, "unauthenticated");
+    const wrong = await t.call("GET", "/operator/clock", { bearer: "op_wrong" });
+    assert.equal(wrong.status, 401);
+    const biz = await t.createBusiness();
+    const asBusiness = await t.call("GET", "/operator/clock", { bearer: biz.api_key });
+    assert.equal(asBusiness.status, 401);
+  }));
+
+Deno.test("operator: bad input answers 422 validation_failed naming each field and creates nothing", () =>
+  withEnv(async (t) => {
+    const r = await t.call("POST", "/operator/businesses", {
+      operator: true,
+      body: { name: "", plan: "gold", currency: "bwp", country: "BW", owner_email: "nope" },
+    });
+    assert.equal(r.status, 422);
+    assert.equal(r.body.code, "validation_failed");
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["currency", "name", "owner_email", "plan"]);
+    assert.match(r.body.message, /plan/);
+    const malformed = await t.call("POST", "/operator/businesses", {
+      operator: true,
+      headers: { "Content-Type": "application/json" },
+      body: undefined,
+    });
+    assert.equal(malformed.status, 422);
+  }));
+
+Deno.test("operator: an owner e-mail already in use answers 409 email_taken", () =>
+  withEnv(async (t) => {
+    await t.createBusiness({ owner_email: "same@example.com" });
+    const r = await t.call("POST", "/operator/businesses", {
+      operator: true,
+      body: {
+        name: "B",
+        plan: "starter",
+        currency: "BWP",
+        country: "BW",
+        owner_email: "SAME@example.com",
+      },
+    });
+    assert.equal(r.status, 409);
+    assert.equal(r.body.code, "email_taken");
+  }));
+
+Deno.test("operator: PATCH switches capabilities and an unknown business answers 404", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: {
+        courier_platform_enabled: true,
+        api_key_scopes: ["billing:administer"],
+        vehicle_upgrade_policy: "refuse",
+        bulky_services_authorised: ["assembly"],
+      },
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.courier_platform_enabled, true);
+    assert.deepEqual(r.body.data.api_key_scopes, ["billing:administer"]);
+    assert.equal(r.body.data.vehicle_upgrade_policy, "refuse");
+    const bad = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["everything"] },
+    });
+    assert.equal(bad.status, 422);
+    const missing = await t.call("PATCH", "/operator/businesses/biz_missing", {
+      operator: true,
+      body: { courier_platform_enabled: true },
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, "not_found");
+  }));
+
+Deno.test("operator: a wallet credit books once per reference, in exact minor units", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const credit = (amount: unknown) =>
+      t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+        operator: true,
+        body: { amount, currency: "BWP", reference: "wire-001" },
+      });
+    const first = await credit("100.10");
+    assert.equal(first.status, 201);
+    assert.equal(first.body.data.balance, "100.10");
+    const again = await credit("100.10");
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.replayed, true);
+    const other = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: 0.2, currency: "BWP", reference: "wire-002" },
+    });
+    assert.equal(other.body.data.balance, "100.30"); // 100.10 + 0.20, never 100.30000000000001
+    const tooPrecise = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "1.001", currency: "BWP", reference: "wire-003" },
+    });
+    assert.equal(tooPrecise.status, 422);
+    assert.equal(tooPrecise.body.errors[0].path, "amount");
+    const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
+    assert.deepEqual(wallet.body.data.balances, [{ currency: "BWP", balance: "100.30" }]);
+  }));
+
+Deno.test("operator: settings are stored and validated", () =>
+  withEnv(async (t) => {
+    const before = await t.call("GET", "/operator/settings", { operator: true });
+    assert.deepEqual(before.body.data, { price_hold_minutes: 30, prep_offer_lead_minutes: 12 });
+    const r = await t.call("PUT", "/operator/settings", {
+      operator: true,
+      body: { price_hold_minutes: 45 },
+    });
+    assert.deepEqual(r.body.data, { price_hold_minutes: 45, prep_offer_lead_minutes: 12 });
+    const bad = await t.call("PUT", "/operator/settings", {
+      operator: true,
+      body: { price_hold_minutes: -1 },
+    });
+    assert.equal(bad.status, 422);
+  }));
+
+Deno.test("operator: the manual clock advances and fires due timers before answering", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const login = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    const token = login.body.data.token;
+    assert.equal((await t.call("GET", "/business/profile", { key: token })).status, 200);
+    const now = await t.call("GET", "/operator/clock", { operator: true });
+    const r = await t.call("POST", "/operator/clock/advance", {
+      operator: true,
+      body: { seconds: 12 * 3600 },
+    });
+    assert.equal(r.status, 200);
+    assert.equal(Date.parse(r.body.data.now) - Date.parse(now.body.data.now), 12 * 3600 * 1000);
+    assert.ok(r.body.data.timers_fired >= 1, "the session expiry timer fired");
+    const after = await t.call("GET", "/business/profile", { key: token });
+    assert.equal(after.status, 401);
+  }));
+
+Deno.test("operator: drivers get a bearer token; partner keys are issued and revoked", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const d = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 2 },
+    });
+    assert.equal(d.status, 201);
+    assert.match(d.body.data.id, /^drv_/);
+    assert.ok(d.body.data.token.length > 30);
+    const badPhone = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "71234567", vehicle_type_id: 2 },
+    });
+    assert.equal(badPhone.status, 422);
+    const noBiz = await t.call("POST", `/operator/businesses/biz_nope/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 2 },
+    });
+    assert.equal(noBiz.status, 404);
+    const pk = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Shopify connector", scopes: ["deliveries"] },
+    });
+    assert.equal(pk.status, 201);
+    assert.match(pk.body.data.key, /^ak_/);
+    const del = await t.call("DELETE", `/operator/partner-keys/${pk.body.data.id}`, {
+      operator: true,
+    });
+    assert.equal(del.status, 200);
+    const gone = await t.call("DELETE", "/operator/partner-keys/pk_nope", { operator: true });
+    assert.equal(gone.status, 404);
+  }));

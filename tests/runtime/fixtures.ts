@@ -1,0 +1,124 @@
+/** A small account actor for runtime tests: a balance, an append-only list, a reminder timer. */
+import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
+import type { TimerFired } from "../../src/runtime/actor.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import type { Bus } from "../../src/bus/bus.ts";
+
+export interface AccountState {
+  readonly balance: number;
+  readonly seen: readonly number[];
+  readonly reminders: number;
+  readonly email: string | null;
+}
+
+export type AccountCommand =
+  | { kind: "credit"; amount: number }
+  | { kind: "debit"; amount: number }
+  | { kind: "append"; n: number }
+  | { kind: "remind_at"; at: number }
+  | { kind: "set_email"; email: string }
+  | { kind: "explode" }
+  | { kind: "get" };
+
+export type AccountEvent =
+  | { kind: "credited"; amount: number }
+  | { kind: "debited"; amount: number }
+  | { kind: "appended"; n: number }
+  | { kind: "reminded" }
+  | { kind: "email_set"; email: string };
+
+export const accountActor: ActorDefinition<
+  AccountState,
+  AccountCommand,
+  AccountEvent,
+  AccountState
+> = {
+  type: "test_account",
+  version: 1,
+  initial: { balance: 0, seen: [], reminders: 0, email: null },
+  decide(state, command: AccountCommand | TimerFired) {
+    const reply = (s: AccountState) => s;
+    switch (command.kind) {
+      case "credit":
+        return accept([{ kind: "credited", amount: command.amount }], reply);
+      case "debit":
+        if (state.balance < command.amount) {
+          return reject("insufficient_balance", `available ${state.balance}`);
+        }
+        return accept([{ kind: "debited", amount: command.amount }], reply);
+      case "append":
+        return accept([{ kind: "appended", n: command.n }], reply);
+      case "remind_at":
+        return accept([], reply, [{ op: "set", name: "reminder", at: command.at }]);
+      case "set_email":
+        return accept([{ kind: "email_set", email: command.email }], reply);
+      case "explode":
+        throw new Error("invariant broken on purpose");
+      case "get":
+        return accept([], reply);
+      case "timer":
+        return accept([{ kind: "reminded" }], reply);
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.kind) {
+      case "credited":
+        return { ...state, balance: state.balance + event.amount };
+      case "debited":
+        return { ...state, balance: state.balance - event.amount };
+      case "appended":
+        return { ...state, seen: [...state.seen, event.n] };
+      case "reminded":
+        return { ...state, reminders: state.reminders + 1 };
+      case "email_set":
+        return { ...state, email: event.email };
+      default:
+        return unreachable(event);
+    }
+  },
+  indexes: (s) => s.email === null ? [] : [{ index: "test_email", key: s.email }],
+  project: (s) => ({ balance: s.balance }),
+};
+
+export interface TestRuntime {
+  runtime: ActorRuntime;
+  store: KvActorStore;
+  clock: ManualClock;
+  bus: Bus;
+  close(): Promise<void>;
+}
+
+export async function openTestRuntime(
+  path = ":memory:",
+  options: { clock?: ManualClock; bus?: Bus; groupCommit?: boolean } = {},
+): Promise<TestRuntime> {
+  const store = await KvActorStore.open(path);
+  const clock = options.clock ?? new ManualClock();
+  const bus = options.bus ?? new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock,
+    definitions: [accountActor],
+    ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+    onError: () => {},
+  });
+  await runtime.start();
+  return {
+    runtime,
+    store,
+    clock,
+    bus,
+    async close() {
+      await runtime.close();
+      await bus.flush();
+      store.close();
+    },
+  };
+}

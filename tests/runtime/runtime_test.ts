@@ -1,0 +1,273 @@
+import assert from "node:assert/strict";
+import { accountActor, openTestRuntime } from "./fixtures.ts";
+import { ActorFailure } from "../../src/runtime/runtime.ts";
+import type { ActorChange } from "../../src/bus/bus.ts";
+
+const T = "biz_tenant";
+
+async function balanceOf(rt: Awaited<ReturnType<typeof openTestRuntime>>, id: string) {
+  const r = await rt.runtime.ask(accountActor, T, id, { kind: "get" });
+  assert.ok(r.ok);
+  return r.reply;
+}
+
+Deno.test("runtime: 1,000 concurrent commands to one actor are all applied in order", async () => {
+  const rt = await openTestRuntime();
+  try {
+    const asks = Array.from(
+      { length: 1_000 },
+      (_, n) => rt.runtime.ask(accountActor, T, "a1", { kind: "append", n }),
+    );
+    const results = await Promise.all(asks);
+    assert.ok(results.every((r) => r.ok));
+    const state = await balanceOf(rt, "a1");
+    assert.deepEqual(state.seen, Array.from({ length: 1_000 }, (_, n) => n));
+    // Durable: a fresh load from the store sees the same.
+    const stored = await rt.store.load({ type: accountActor.type, id: "a1" });
+    assert.equal(stored?.record.seq, 1_000);
+    const events = [];
+    for await (const e of rt.runtime.events(accountActor, "a1")) events.push(e.event);
+    assert.equal(events.length, 1_000);
+    assert.deepEqual(events.at(-1), { kind: "appended", n: 999 });
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: 100 concurrent debits against a balance that covers 20 succeed exactly 20 times", async () => {
+  const rt = await openTestRuntime();
+  try {
+    await rt.runtime.ask(accountActor, T, "a2", { kind: "credit", amount: 200 });
+    const results = await Promise.all(
+      Array.from(
+        { length: 100 },
+        () => rt.runtime.ask(accountActor, T, "a2", { kind: "debit", amount: 10 }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.ok).length, 20);
+    const refused = results.filter((r) => !r.ok);
+    assert.equal(refused.length, 80);
+    assert.ok(refused.every((r) => !r.ok && r.code === "insufficient_balance"));
+    assert.equal((await balanceOf(rt, "a2")).balance, 0);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: a command that throws leaves state unchanged and the actor serves the next", async () => {
+  const rt = await openTestRuntime();
+  try {
+    await rt.runtime.ask(accountActor, T, "a3", { kind: "credit", amount: 5 });
+    const [boom, next] = await Promise.allSettled([
+      rt.runtime.ask(accountActor, T, "a3", { kind: "explode" }),
+      rt.runtime.ask(accountActor, T, "a3", { kind: "credit", amount: 7 }),
+    ]);
+    assert.equal(boom.status, "rejected");
+    assert.ok(boom.status === "rejected" && boom.reason instanceof ActorFailure);
+    assert.equal(next.status, "fulfilled");
+    assert.equal((await balanceOf(rt, "a3")).balance, 12);
+    const stored = await rt.store.load({ type: accountActor.type, id: "a3" });
+    assert.equal(stored?.record.seq, 2);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: a second runtime on the same KV file cannot overwrite newer state", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const a = await openTestRuntime(path);
+  const b = await openTestRuntime(path);
+  try {
+    // Both activate the actor and hold it in memory.
+    await a.runtime.ask(accountActor, T, "shared", { kind: "credit", amount: 100 });
+    assert.equal((await balanceOf(b, "shared")).balance, 100);
+    // A moves on; B still holds the older version in memory.
+    await a.runtime.ask(accountActor, T, "shared", { kind: "debit", amount: 60 });
+    // B decides against stale state, its commit conflicts, it reloads and decides again.
+    const r = await b.runtime.ask(accountActor, T, "shared", { kind: "debit", amount: 60 });
+    assert.equal(r.ok, false);
+    assert.ok(!r.ok && r.code === "insufficient_balance");
+    const ok = await b.runtime.ask(accountActor, T, "shared", { kind: "credit", amount: 1 });
+    assert.ok(ok.ok && ok.reply.balance === 41);
+    // Interleaved writers lose nothing.
+    await Promise.all(
+      Array.from(
+        { length: 50 },
+        (_, i) =>
+          (i % 2 ? a : b).runtime.ask(accountActor, T, "shared", { kind: "credit", amount: 1 }),
+      ),
+    );
+    const fresh = await openTestRuntime(path);
+    try {
+      assert.equal((await balanceOf(fresh, "shared")).balance, 91);
+    } finally {
+      await fresh.close();
+    }
+  } finally {
+    await a.close();
+    await b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: after closing and reopening KV, state and pending timers come back and due timers fire", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const first = await openTestRuntime(path);
+  const start = first.clock.now();
+  await first.runtime.ask(accountActor, T, "t1", { kind: "credit", amount: 3 });
+  await first.runtime.ask(accountActor, T, "t1", { kind: "remind_at", at: start + 60_000 });
+  await first.close();
+
+  const second = await openTestRuntime(path, { clock: first.clock });
+  try {
+    const before = await balanceOf(second, "t1");
+    assert.equal(before.balance, 3);
+    assert.equal(before.reminders, 0);
+    assert.equal(await second.runtime.fireDueTimers(), 0, "nothing is due yet");
+    second.clock.advanceBy(59_999);
+    assert.equal(await second.runtime.fireDueTimers(), 0);
+    second.clock.advanceBy(1);
+    assert.equal(await second.runtime.fireDueTimers(), 1);
+    assert.equal((await balanceOf(second, "t1")).reminders, 1);
+    // A fired timer is gone: it never fires twice.
+    second.clock.advanceBy(3_600_000);
+    assert.equal(await second.runtime.fireDueTimers(), 0);
+    assert.equal((await balanceOf(second, "t1")).reminders, 1);
+  } finally {
+    await second.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: a re-set timer replaces the earlier one", async () => {
+  const rt = await openTestRuntime();
+  try {
+    const now = rt.clock.now();
+    await rt.runtime.ask(accountActor, T, "t2", { kind: "remind_at", at: now + 1_000 });
+    await rt.runtime.ask(accountActor, T, "t2", { kind: "remind_at", at: now + 5_000 });
+    rt.clock.advanceBy(1_000);
+    assert.equal(await rt.runtime.fireDueTimers(), 0);
+    rt.clock.advanceBy(4_000);
+    assert.equal(await rt.runtime.fireDueTimers(), 1);
+    assert.equal((await balanceOf(rt, "t2")).reminders, 1);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: an idempotency key applies a command once and replays its reply", async () => {
+  const rt = await openTestRuntime();
+  try {
+    const asks = Array.from(
+      { length: 5 },
+      () =>
+        rt.runtime.ask(accountActor, T, "i1", { kind: "credit", amount: 10 }, {
+          idempotencyKey: "k1",
+        }),
+    );
+    const results = await Promise.all(asks);
+    assert.equal(results.filter((r) => r.ok && !r.replayed).length, 1);
+    assert.equal(results.filter((r) => r.ok && r.replayed).length, 4);
+    const later = await rt.runtime.ask(accountActor, T, "i1", { kind: "credit", amount: 10 }, {
+      idempotencyKey: "k1",
+    });
+    assert.ok(later.ok && later.replayed && later.reply.balance === 10);
+    assert.equal((await balanceOf(rt, "i1")).balance, 10);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: another tenant's actor answers not_found and is not touched", async () => {
+  const rt = await openTestRuntime();
+  try {
+    await rt.runtime.ask(accountActor, T, "own", { kind: "credit", amount: 10 });
+    const r = await rt.runtime.ask(accountActor, "biz_other", "own", { kind: "debit", amount: 10 });
+    assert.ok(!r.ok && r.code === "not_found");
+    assert.equal((await balanceOf(rt, "own")).balance, 10);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: indexes follow the state and lookups find the actor", async () => {
+  const rt = await openTestRuntime();
+  try {
+    await rt.runtime.ask(accountActor, T, "ix", { kind: "set_email", email: "a@example.com" });
+    assert.deepEqual(await rt.runtime.lookup("test_email", "a@example.com"), {
+      type: accountActor.type,
+      id: "ix",
+      tenant: T,
+    });
+    await rt.runtime.ask(accountActor, T, "ix", { kind: "set_email", email: "b@example.com" });
+    assert.equal(await rt.runtime.lookup("test_email", "a@example.com"), null);
+    assert.equal((await rt.runtime.lookup("test_email", "b@example.com"))?.id, "ix");
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: each commit is published after it is durable, with the version and snapshot", async () => {
+  const rt = await openTestRuntime();
+  const seen: ActorChange[] = [];
+  const sub = rt.bus.subscribe("test.*.test_account.*", (m) => {
+    seen.push(m.payload as ActorChange);
+  });
+  try {
+    await rt.runtime.ask(accountActor, T, "p1", { kind: "credit", amount: 4 });
+    await rt.runtime.ask(accountActor, T, "p1", { kind: "credit", amount: 6 });
+    await rt.bus.flush();
+    assert.deepEqual(seen.map((c) => [c.tenant, c.id, c.version, c.snapshot]), [
+      [T, "p1", 1, { balance: 4 }],
+      [T, "p1", 2, { balance: 10 }],
+    ]);
+  } finally {
+    sub.unsubscribe();
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: events a crash kept off the bus are republished at start", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const first = await openTestRuntime(path);
+  // Simulate a crash between commit and publish: the bus is gone before the publish happens.
+  await first.bus.drain();
+  await first.runtime.ask(accountActor, T, "r1", { kind: "credit", amount: 9 });
+  first.store.close();
+  const seen: ActorChange[] = [];
+  const { MemoryBus } = await import("../../src/bus/memory_bus.ts");
+  const bus = new MemoryBus();
+  bus.subscribe("test.>", (m) => {
+    seen.push(m.payload as ActorChange);
+  });
+  const second = await openTestRuntime(path, { bus });
+  try {
+    await bus.flush();
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.version, 1);
+    assert.deepEqual(seen[0]?.snapshot, { balance: 9 });
+  } finally {
+    await second.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: group commit batches many actors' writes into few transactions", async () => {
+  const rt = await openTestRuntime();
+  try {
+    const before = rt.runtime.commitStats.commits;
+    await Promise.all(
+      Array.from(
+        { length: 300 },
+        (_, i) => rt.runtime.ask(accountActor, T, `g${i}`, { kind: "credit", amount: 1 }),
+      ),
+    );
+    const commits = rt.runtime.commitStats.commits - before;
+    assert.ok(commits < 300, `expected fewer commits than writes, got ${commits}`);
+  } finally {
+    await rt.close();
+  }
+});
