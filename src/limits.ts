@@ -43,8 +43,8 @@ export const PLAN_EMPLOYEES_MAX = { starter: 5, business: 50, enterprise: Infini
 export const SECRET_BYTES = 24;
 /** PBKDF2-SHA256 iterations for portal and client passwords (slow on purpose). */
 export const PBKDF2_ITERATIONS = 100_000;
-/** A staff session lives this long without use. */
-export const STAFF_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** A sign-in session (portal or client user) lasts this long. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Sessions kept per business; the oldest is signed out past this (bounded actor state). */
 export const STAFF_SESSIONS_MAX = 200;
 /** Audit entries kept in the business actor; the full trail is in Postgres. */

@@ -9,14 +9,12 @@ import {
   businessActor,
   type BusinessEvent,
 } from "../../actors/business.ts";
-import { staffSessionActor } from "../../actors/staff_session.ts";
 import { walletActor } from "../../actors/wallet.ts";
-import { PLAN_EMPLOYEES_MAX, STAFF_SESSION_TTL_MS } from "../../src/limits.ts";
+import { PLAN_EMPLOYEES_MAX } from "../../src/limits.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import { formatMinor } from "../../src/domain/money.ts";
 import {
   hashPassword,
-  hashSecret,
   newSecret,
   seal,
   temporaryPassword,
@@ -39,6 +37,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
+import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { stripUndefined } from "../operator.ts";
 import { ask } from "../ask.ts";
 
@@ -72,11 +71,7 @@ export function accountRoutes(api: Api): void {
     });
     if (!r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
     if (!(await verifyPassword(body.password, r.reply.password_hash))) throw refused;
-    const token = await openSession(c, owner.id, r.reply.staff_id, r.reply.session_epoch);
-    return ok(c, {
-      token,
-      expires_at: new Date(env.clock.now() + STAFF_SESSION_TTL_MS).toISOString(),
-    });
+    return ok(c, await staffSession(c, owner.id, r.reply.staff_id, r.reply.session_epoch));
   });
 
   define(api, {
@@ -93,7 +88,7 @@ export function accountRoutes(api: Api): void {
         errors: [{ path: "X-Business-API-Key", message: "not a session token" }],
       });
     }
-    await ask(c, staffSessionActor, "platform", await hashSecret(key), { kind: "close" });
+    await closeSession(c, key);
     return ok(c, { signed_out: true });
   });
 
@@ -236,8 +231,7 @@ export function accountRoutes(api: Api): void {
       password_hash: await hashPassword(body.new_password),
       by: principalName(p),
     });
-    const token = await openSession(c, b.id, me.id, me.session_epoch + 1);
-    return ok(c, { token });
+    return ok(c, await staffSession(c, b.id, me.id, me.session_epoch + 1));
   });
 
   define(api, {
@@ -370,20 +364,12 @@ function profileView(c: Context<AppEnv>, b: Business) {
   };
 }
 
-async function openSession(
-  c: Context<AppEnv>,
-  businessId: string,
-  staffId: string,
-  epoch: number,
-): Promise<string> {
-  const env = c.get("env");
-  const token = newSecret(STAFF_TOKEN_PREFIX);
-  await ask(c, staffSessionActor, "platform", await hashSecret(token), {
-    kind: "open",
+function staffSession(c: Context<AppEnv>, businessId: string, staffId: string, epoch: number) {
+  return openSession(c, STAFF_TOKEN_PREFIX, {
+    owner: "staff",
     business_id: businessId,
-    staff_id: staffId,
+    account_id: businessId,
+    user_id: staffId,
     session_epoch: epoch,
-    expires_at: env.clock.now() + STAFF_SESSION_TTL_MS,
   });
-  return token;
 }

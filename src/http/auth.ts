@@ -10,12 +10,14 @@ import {
   type BusinessAccess,
   businessActor,
 } from "../../actors/business.ts";
-import { staffSessionActor } from "../../actors/staff_session.ts";
+import { SESSION_TENANT, sessionActor } from "../../actors/session.ts";
+import { type ClientIdentity, courierClientActor } from "../../actors/courier_client.ts";
 import { driverActor } from "../../actors/driver.ts";
 import { ANONYMOUS_RATE_LIMIT, PLAN_RATE_LIMITS } from "../limits.ts";
 import { constantTimeEqual, hashSecret } from "../domain/secrets.ts";
 import {
   businessKeyScopes,
+  CLIENT_SCOPES,
   PARTNER_SCOPES,
   type PortalRole,
   type Scope,
@@ -49,6 +51,14 @@ export type Principal =
     readonly scopes: readonly Scope[];
   }
   | {
+    readonly kind: "client";
+    readonly business: BusinessAccess;
+    readonly client_id: string;
+    /** The signed-in person, or null when the client's API key was used. */
+    readonly user: ClientIdentity["user"];
+    readonly scopes: readonly Scope[];
+  }
+  | {
     readonly kind: "driver";
     readonly business: BusinessAccess;
     readonly driver_id: string;
@@ -60,6 +70,9 @@ export type BusinessPrincipal = Exclude<Principal, { kind: "operator" }>;
 /** Staff sign-in tokens; never accepted by the sandbox (Business API 5.2). */
 export const STAFF_TOKEN_PREFIX = "st_";
 export const PARTNER_KEY_PREFIX = "ak_";
+/** Client user sign-in tokens (X-Client-API-Key). */
+export const CLIENT_SESSION_PREFIX = "cs_";
+export const CLIENT_KEY_PREFIX = "ck_";
 
 /** How the audit trail names the caller. */
 export function principalName(p: Principal): string {
@@ -74,6 +87,8 @@ export function principalName(p: Principal): string {
       return `partner_key:${p.partner_key_id}`;
     case "driver":
       return `driver:${p.driver_id}`;
+    case "client":
+      return p.user ? `client_user:${p.user.id}` : `client:${p.client_id}`;
   }
 }
 
@@ -148,6 +163,77 @@ export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/**
+ * X-Client-API-Key (courier 4.6, 5): a client's API key or a client user's session token. Every
+ * call is refused while the courier platform is off; a user holding a password that was sent to
+ * them may only change it (403 password_change_required).
+ */
+export function client(options: { passwordChange?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const env = c.get("env");
+    const key = c.req.header("X-Client-API-Key")?.trim() ?? "";
+    const refused = env.name === "sandbox"
+      ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox credentials")
+      : new ApiError("unauthenticated", "X-Client-API-Key missing or unknown");
+    if (!key) throw refused;
+    const identity = await clientIdentity(
+      c,
+      await hashSecret(key),
+      key.startsWith(CLIENT_SESSION_PREFIX),
+    );
+    if (!identity) throw refused;
+    const access = await businessAccess(c, identity.business_id);
+    c.set("principal", {
+      kind: "client",
+      business: access,
+      client_id: identity.client_id,
+      user: identity.user,
+      scopes: CLIENT_SCOPES,
+    });
+    rateLimit(c, `client:${identity.client_id}`, limitsOf(access));
+    if (!access.courier_platform_enabled) throw courierPlatformDisabled();
+    if (identity.user?.must_change_password && !options.passwordChange) {
+      throw new ApiError(
+        "password_change_required",
+        "the password that was sent must be changed first: POST /client/password",
+      );
+    }
+    await next();
+  };
+}
+
+async function clientIdentity(
+  c: Context<AppEnv>,
+  hash: string,
+  isSession: boolean,
+): Promise<ClientIdentity | null> {
+  const runtime = c.get("env").runtime;
+  if (isSession) {
+    const s = await runtime.ask(sessionActor, SESSION_TENANT, hash, { kind: "check" });
+    if (!s.ok || !s.reply || s.reply.owner !== "client_user") return null;
+    const r = await runtime.ask(courierClientActor, s.reply.business_id, s.reply.account_id, {
+      kind: "authenticate_user",
+      user_id: s.reply.user_id,
+      session_epoch: s.reply.session_epoch,
+    });
+    return r.ok && r.reply && "client_id" in r.reply ? r.reply : null;
+  }
+  const target = await runtime.lookup("credential", hash);
+  if (!target || target.type !== courierClientActor.type) return null;
+  const r = await runtime.ask(courierClientActor, target.tenant, target.id, {
+    kind: "authenticate_key",
+    hash,
+  });
+  return r.ok && r.reply && "client_id" in r.reply ? r.reply : null;
+}
+
+function courierPlatformDisabled(): ApiError {
+  return new ApiError(
+    "courier_platform_disabled",
+    "the courier platform is not enabled for this business; ask the operator to enable it",
+  );
+}
+
 /** Routes anyone may call (sign-in, public links) are limited per address. */
 export const anonymous: MiddlewareHandler<AppEnv> = async (c, next) => {
   rateLimit(c, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT);
@@ -157,12 +243,7 @@ export const anonymous: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** spec: courier 1.2: every courier endpoint answers 403 until the operator enables it. */
 export const courierPlatform: MiddlewareHandler<AppEnv> = async (c, next) => {
   const p = businessPrincipalOf(c);
-  if (!p.business.courier_platform_enabled) {
-    throw new ApiError(
-      "courier_platform_disabled",
-      "the courier platform is not enabled for this business; ask the operator to enable it",
-    );
-  }
+  if (!p.business.courier_platform_enabled) throw courierPlatformDisabled();
   await next();
 };
 
@@ -189,7 +270,7 @@ export const signedInAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const portalAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const p = businessPrincipalOf(c);
   if (p.kind === "staff" && p.role === "coordinator") throw portalAdminOnly();
-  if (p.kind === "partner" || p.kind === "driver") {
+  if (p.kind === "partner" || p.kind === "driver" || p.kind === "client") {
     throw new ApiError("scope_denied", "this endpoint is outside the key's scopes: account");
   }
   await next();
@@ -254,12 +335,12 @@ async function staffPrincipal(
   refused: ApiError,
 ): Promise<BusinessPrincipal> {
   const env = c.get("env");
-  const session = await env.runtime.ask(staffSessionActor, "platform", hash, { kind: "check" });
-  if (!session.ok || !session.reply) throw refused;
+  const session = await env.runtime.ask(sessionActor, SESSION_TENANT, hash, { kind: "check" });
+  if (!session.ok || !session.reply || session.reply.owner !== "staff") throw refused;
   const s = session.reply;
   const r = await env.runtime.ask(businessActor, s.business_id, s.business_id, {
     kind: "authenticate_staff",
-    staff_id: s.staff_id,
+    staff_id: s.user_id,
     session_epoch: s.session_epoch,
   });
   if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused;

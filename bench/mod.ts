@@ -1,0 +1,211 @@
+/**
+ * `deno task bench`: figures, not assertions (never a timing assertion in a test).
+ *
+ * 1. Durable commands per second applied to one hot actor through the runtime (group commit on),
+ *    on a KV file, by 50 concurrent clients and by 1,000.
+ * 2. The same workload done the strongest conventional way: one Postgres transaction per command
+ *    (conditional UPDATE ... RETURNING plus an INSERT), 50 concurrent clients, against
+ *    DATABASE_URL (embedded PGlite when unset, which is not a fair baseline and says so).
+ * 3. The ratio; p50/p99 latency of one command; resident memory per 10,000 idle actors.
+ */
+import postgres from "postgres";
+import { PGlite } from "@electric-sql/pglite";
+import { accept, type ActorDefinition, reject } from "../src/runtime/actor.ts";
+import { ActorRuntime } from "../src/runtime/runtime.ts";
+import { KvActorStore } from "../src/runtime/kv_store.ts";
+import { SystemClock } from "../src/runtime/clock.ts";
+import { MemoryBus } from "../src/bus/memory_bus.ts";
+
+const HOT_COMMANDS = 40_000;
+const PG_SECONDS = 5;
+const LATENCY_SAMPLES = 2_000;
+const IDLE_ACTORS = 10_000;
+
+type Cmd = { kind: "debit"; amount: number } | { kind: "credit"; amount: number };
+type Ev = { kind: "debited"; amount: number } | { kind: "credited"; amount: number };
+
+/** A client account: the debit is checked against the balance inside the actor (no lock). */
+const account: ActorDefinition<{ balance: number }, Cmd, Ev, number> = {
+  type: "bench_account",
+  version: 1,
+  initial: { balance: 0 },
+  decide(state, c) {
+    if (c.kind === "timer") return accept([]);
+    if (c.kind === "debit" && state.balance < c.amount) {
+      return reject("insufficient_balance", "low");
+    }
+    return accept([
+      c.kind === "debit" ? { kind: "debited", amount: c.amount } : {
+        kind: "credited",
+        amount: c.amount,
+      },
+    ], (s) => s.balance);
+  },
+  evolve: (s, e) => ({ balance: s.balance + (e.kind === "credited" ? e.amount : -e.amount) }),
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+async function openRuntime(dir: string) {
+  const store = await KvActorStore.open(`${dir}/kv.sqlite`);
+  const runtime = new ActorRuntime({
+    env: "bench",
+    store,
+    bus: new MemoryBus(),
+    clock: new SystemClock(),
+    definitions: [account],
+  });
+  await runtime.start();
+  return { runtime, close: async () => (await runtime.close(), store.close()) };
+}
+
+async function hotActor(clients: number): Promise<number> {
+  const dir = await Deno.makeTempDir();
+  const { runtime, close } = await openRuntime(dir);
+  await runtime.ask(account, "t", "hot", { kind: "credit", amount: HOT_COMMANDS * 10 });
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next++ < HOT_COMMANDS) {
+      const r = await runtime.ask(account, "t", "hot", { kind: "debit", amount: 1 });
+      if (!r.ok) throw new Error(r.message);
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  const commits = runtime.commitStats.commits;
+  await close();
+  await Deno.remove(dir, { recursive: true });
+  const rate = HOT_COMMANDS / seconds;
+  console.log(
+    `runtime, one hot actor, ${clients} clients: ${rate.toFixed(0)} commands/s ` +
+      `(${HOT_COMMANDS} in ${seconds.toFixed(2)} s, ${commits} KV commits)`,
+  );
+  return rate;
+}
+
+async function latency(): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const { runtime, close } = await openRuntime(dir);
+  await runtime.ask(account, "t", "one", { kind: "credit", amount: LATENCY_SAMPLES });
+  const samples: number[] = [];
+  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    const t0 = performance.now();
+    await runtime.ask(account, "t", "one", { kind: "debit", amount: 1 });
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  console.log(
+    `runtime, one command at a time: p50 ${percentile(samples, 0.5).toFixed(3)} ms, ` +
+      `p99 ${percentile(samples, 0.99).toFixed(3)} ms`,
+  );
+  await close();
+  await Deno.remove(dir, { recursive: true });
+}
+
+async function idleMemory(): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const { runtime, close } = await openRuntime(dir);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = Deno.memoryUsage();
+  for (let i = 0; i < IDLE_ACTORS; i += 500) {
+    await Promise.all(
+      Array.from(
+        { length: 500 },
+        (_, j) => runtime.ask(account, "t", `idle${i + j}`, { kind: "credit", amount: 1 }),
+      ),
+    );
+  }
+  gc?.();
+  const after = Deno.memoryUsage();
+  const mib = (n: number) => (n / 1_048_576).toFixed(1);
+  console.log(
+    `memory per ${IDLE_ACTORS} idle activated actors: rss +${mib(after.rss - before.rss)} MiB, ` +
+      `heap +${mib(after.heapUsed - before.heapUsed)} MiB (${runtime.activeActors} active)`,
+  );
+  await close();
+  await Deno.remove(dir, { recursive: true });
+}
+
+interface Sql {
+  query(text: string, params: unknown[]): Promise<unknown>;
+  transaction<T>(
+    fn: (q: (text: string, params: unknown[]) => Promise<unknown[]>) => Promise<T>,
+  ): Promise<T>;
+  close(): Promise<void>;
+  label: string;
+}
+
+async function openSql(): Promise<Sql> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (url) {
+    const sql = postgres(url, { max: 50, onnotice: () => {} });
+    return {
+      label: "Postgres (DATABASE_URL)",
+      query: (t, p) => sql.unsafe(t, p as never[]),
+      transaction: (fn) =>
+        sql.begin((tx) => fn((t, p) => tx.unsafe(t, p as never[]) as Promise<unknown[]>)) as never,
+      close: () => sql.end(),
+    };
+  }
+  const db = await PGlite.create();
+  return {
+    label: "embedded PGlite (DATABASE_URL unset: not a fair baseline)",
+    query: (t, p) => db.query(t, p),
+    transaction: (fn) => db.transaction((tx) => fn(async (t, p) => (await tx.query(t, p)).rows)),
+    close: () => db.close(),
+  };
+}
+
+async function postgresBaseline(): Promise<number> {
+  const sql = await openSql();
+  const table = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
+  await sql.query(
+    `create table ${table}_accounts (id text primary key, balance bigint not null)`,
+    [],
+  );
+  await sql.query(
+    `create table ${table}_ledger (id bigserial primary key, account text, amount bigint, at timestamptz default now())`,
+    [],
+  );
+  await sql.query(`insert into ${table}_accounts values ('hot', 1000000000)`, []);
+  let done = 0;
+  const deadline = performance.now() + PG_SECONDS * 1000;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: 50 }, async () => {
+    while (performance.now() < deadline) {
+      await sql.transaction(async (q) => {
+        const rows = await q(
+          `update ${table}_accounts set balance = balance - $1 where id = $2 and balance >= $1 returning balance`,
+          [1, "hot"],
+        );
+        if (rows.length === 1) {
+          await q(`insert into ${table}_ledger (account, amount) values ($1, $2)`, ["hot", -1]);
+        }
+      });
+      done++;
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  await sql.query(`drop table ${table}_accounts`, []);
+  await sql.query(`drop table ${table}_ledger`, []);
+  await sql.close();
+  const rate = done / seconds;
+  console.log(
+    `${sql.label}, one transaction per command, 50 clients: ${rate.toFixed(0)} commands/s`,
+  );
+  return rate;
+}
+
+console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);
+const hot50 = await hotActor(50);
+const hot1000 = await hotActor(1_000);
+const baseline = await postgresBaseline();
+console.log(
+  `ratio runtime/Postgres: ${(hot50 / baseline).toFixed(1)}x at 50 clients, ` +
+    `${(hot1000 / baseline).toFixed(1)}x at 1,000 clients (target 20x)`,
+);
+await latency();
+await idleMemory();

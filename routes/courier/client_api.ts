@@ -1,0 +1,177 @@
+/**
+ * Courier 4.6 (client API, sign-in rows) and 5: a client user signs in with e-mail and password;
+ * a password that was sent must be changed before anything else.
+ */
+import { courierClientActor } from "../../actors/courier_client.ts";
+import { issueCredential } from "../../src/domain/credentials.ts";
+import { hashPassword, verifyPassword } from "../../src/domain/secrets.ts";
+import {
+  anonymous,
+  client,
+  CLIENT_KEY_PREFIX,
+  CLIENT_SESSION_PREFIX,
+  principalName,
+  principalOf,
+} from "../../src/http/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { ApiError, validationFailed } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { closeSession, openSession } from "../../src/http/sessions.ts";
+import type { Context } from "hono";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Client API";
+const security = "client" as const;
+
+function clientPrincipal(c: Context<AppEnv>) {
+  const p = principalOf(c);
+  if (p.kind !== "client") throw new ApiError("unauthenticated", "a client credential is needed");
+  return p;
+}
+
+export function clientApiRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/client/login",
+    summary: "Sign in a client user; the token is sent in X-Client-API-Key",
+    tag,
+    security: "public",
+    middleware: [anonymous],
+    body: z.object({
+      email: z.email().transform((e) => e.toLowerCase()),
+      password: z.string().min(1).max(200),
+    }),
+  }, async (c, { body }) => {
+    const env = c.get("env");
+    const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
+    const target = await env.runtime.lookup("client_email", body.email);
+    if (!target) throw refused;
+    const r = await env.runtime.ask(courierClientActor, target.tenant, target.id, {
+      kind: "user_for_login",
+      email: body.email,
+    });
+    if (!r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
+    if (!(await verifyPassword(body.password, r.reply.password_hash))) throw refused;
+    return ok(
+      c,
+      await openSession(c, CLIENT_SESSION_PREFIX, {
+        owner: "client_user",
+        business_id: target.tenant,
+        account_id: target.id,
+        user_id: r.reply.user_id,
+        session_epoch: r.reply.session_epoch,
+      }),
+    );
+  });
+
+  define(api, {
+    method: "post",
+    path: "/client/logout",
+    summary: "End this session",
+    tag,
+    security,
+    middleware: [client({ passwordChange: true })],
+  }, async (c) => {
+    const token = c.req.header("X-Client-API-Key")?.trim() ?? "";
+    if (!token.startsWith(CLIENT_SESSION_PREFIX)) {
+      throw validationFailed([{ path: "X-Client-API-Key", message: "not a session token" }]);
+    }
+    await closeSession(c, token);
+    return ok(c, { signed_out: true });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/client/me",
+    summary: "Who is signed in, and the client account",
+    tag,
+    security,
+    middleware: [client()],
+  }, async (c) => {
+    const p = clientPrincipal(c);
+    const account = await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" });
+    if (!account || !("settings" in account)) throw new ApiError("not_found", "client not found");
+    return ok(c, {
+      user: p.user && { id: p.user.id, email: p.user.email, name: p.user.name, role: p.user.role },
+      client: {
+        id: account.id,
+        name: account.name,
+        code: account.code,
+        settlement_mode: account.settings.settlement_mode,
+        billing_currency: account.settings.billing_currency,
+      },
+    });
+  });
+
+  define(api, {
+    method: "post",
+    path: "/client/password",
+    summary: "Change the signed-in person's password; other sessions are signed out",
+    tag,
+    security,
+    middleware: [client({ passwordChange: true })],
+    body: z.object({
+      current_password: z.string().min(1).max(200),
+      new_password: z.string().min(10, "at least 10 characters").max(200),
+    }),
+  }, async (c, { body }) => {
+    const p = clientPrincipal(c);
+    if (!p.user) {
+      throw new ApiError("unauthenticated", "a signed-in user is needed, not the API key");
+    }
+    const login = await ask(c, courierClientActor, p.business.id, p.client_id, {
+      kind: "user_for_login",
+      email: p.user.email,
+    });
+    if (!login || !("password_hash" in login)) {
+      throw new ApiError("unauthenticated", "user not found");
+    }
+    if (!(await verifyPassword(body.current_password, login.password_hash))) {
+      throw validationFailed([{ path: "current_password", message: "does not match" }]);
+    }
+    if (body.new_password === body.current_password) {
+      throw validationFailed([{
+        path: "new_password",
+        message: "must differ from the current one",
+      }]);
+    }
+    await ask(c, courierClientActor, p.business.id, p.client_id, {
+      kind: "change_password",
+      user_id: p.user.id,
+      password_hash: await hashPassword(body.new_password),
+      by: principalName(p),
+    });
+    return ok(
+      c,
+      await openSession(c, CLIENT_SESSION_PREFIX, {
+        owner: "client_user",
+        business_id: p.business.id,
+        account_id: p.client_id,
+        user_id: p.user.id,
+        session_epoch: login.session_epoch + 1,
+      }),
+    );
+  });
+
+  define(api, {
+    method: "post",
+    path: "/client/api-key",
+    summary: "Rotate the client's API key; shown once, the previous one stops at once",
+    tag,
+    security,
+    middleware: [client()],
+  }, async (c) => {
+    const p = clientPrincipal(c);
+    if (p.user && p.user.role !== "client_admin") {
+      throw new ApiError("forbidden", "only a client administrator may rotate the API key");
+    }
+    const key = await issueCredential(CLIENT_KEY_PREFIX, c.get("env").clock.now());
+    await ask(c, courierClientActor, p.business.id, p.client_id, {
+      kind: "rotate_api_key",
+      key: key.record,
+      by: principalName(p),
+    });
+    return ok(c, { api_key: key.secret }, 201);
+  });
+}

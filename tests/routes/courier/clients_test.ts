@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { type CreatedBusiness, openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
+
+async function withEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
+  const t = await openTestEnv();
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+/** A courier with the platform on and billing administration granted to its key. */
+async function courier(t: TestEnv): Promise<CreatedBusiness> {
+  const b = await t.createBusiness();
+  const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+    operator: true,
+    body: {
+      courier_platform_enabled: true,
+      api_key_scopes: ["billing:administer", "billing:view-own"],
+    },
+  });
+  assert.equal(r.status, 200);
+  return b;
+}
+
+async function createClient(t: TestEnv, b: CreatedBusiness, code = "PHARMA1") {
+  const r = await t.call("POST", "/business/courier/clients", {
+    key: b.api_key,
+    body: {
+      name: "Molapo Pharmacy",
+      code,
+      email: `${code.toLowerCase()}.${b.id}@example.com`,
+      settlement_mode: "credit",
+      credit_limit: "5000.00",
+      billing_currency: "BWP",
+      rate_card_id: null,
+    },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data as { id: string; api_key: string; user: { email: string; password: string } };
+}
+
+Deno.test("courier clients: creating one needs billing:administer and the courier platform on", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const body = {
+      name: "X",
+      code: "X1",
+      email: "x1@example.com",
+      settlement_mode: "prepaid",
+      billing_currency: "BWP",
+    };
+    const off = await t.call("POST", "/business/courier/clients", { key: b.api_key, body });
+    // The scope is checked first: the default key has no billing:administer.
+    assert.equal(off.status, 403);
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer"] },
+    });
+    const disabled = await t.call("POST", "/business/courier/clients", { key: b.api_key, body });
+    assert.equal(disabled.status, 403);
+    assert.equal(disabled.body.code, "courier_platform_disabled");
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: true },
+    });
+    const created = await t.call("POST", "/business/courier/clients", { key: b.api_key, body });
+    assert.equal(created.status, 201);
+    assert.match(created.body.data.api_key, /^ck_/);
+    const again = await t.call("POST", "/business/courier/clients", {
+      key: b.api_key,
+      body: { ...body, email: "other@example.com" },
+    });
+    assert.equal(again.status, 409, "the code is taken");
+  }));
+
+Deno.test("courier clients: the settlement settings are stored exactly and changed by PATCH", () =>
+  withEnv(async (t) => {
+    const b = await courier(t);
+    const c = await createClient(t, b);
+    const read = await t.call("GET", `/business/courier/clients/${c.id}`, { key: b.api_key });
+    assert.equal(read.body.data.settlement_mode, "credit");
+    assert.equal(read.body.data.credit_limit_minor, 500_000);
+    const patched = await t.call("PATCH", `/business/courier/clients/${c.id}`, {
+      key: b.api_key,
+      body: { credit_limit: 12.34, unique_external_reference: true, payment_days: 30 },
+    });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.data.credit_limit_minor, 1_234);
+    assert.equal(patched.body.data.unique_external_reference, true);
+    const bad = await t.call("PATCH", `/business/courier/clients/${c.id}`, {
+      key: b.api_key,
+      body: { settlement_mode: "barter" },
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.errors[0].path, "settlement_mode");
+  }));
+
+Deno.test("courier clients: another courier's client answers 404", () =>
+  withEnv(async (t) => {
+    const a = await courier(t);
+    const b = await courier(t);
+    const c = await createClient(t, a);
+    const r = await t.call("GET", `/business/courier/clients/${c.id}`, { key: b.api_key });
+    assert.equal(r.status, 404);
+    assert.equal(r.body.code, "not_found");
+    const patch = await t.call("PATCH", `/business/courier/clients/${c.id}`, {
+      key: b.api_key,
+      body: { credit_limit: 1 },
+    });
+    assert.equal(patch.status, 404);
+  }));
+
+Deno.test("client API: the sent password must be changed before anything else", () =>
+  withEnv(async (t) => {
+    const b = await courier(t);
+    const c = await createClient(t, b);
+    const login = await t.call("POST", "/client/login", {
+      body: { email: c.user.email, password: c.user.password },
+    });
+    assert.equal(login.status, 200);
+    const token = login.body.data.token;
+    assert.match(token, /^cs_/);
+    const blocked = await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": token } });
+    assert.equal(blocked.status, 403);
+    assert.equal(blocked.body.code, "password_change_required");
+    const changed = await t.call("POST", "/client/password", {
+      headers: { "X-Client-API-Key": token },
+      body: { current_password: c.user.password, new_password: "pharmacy-password-2026" },
+    });
+    assert.equal(changed.status, 200);
+    const fresh = changed.body.data.token;
+    const me = await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": fresh } });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.data.user.email, c.user.email);
+    assert.equal(me.body.data.client.id, c.id);
+    // The old session and the old password are gone.
+    assert.equal(
+      (await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": token } })).status,
+      401,
+    );
+    const old = await t.call("POST", "/client/login", {
+      body: { email: c.user.email, password: c.user.password },
+    });
+    assert.equal(old.status, 401);
+  }));
+
+Deno.test("client API: the client key works, rotates, and stops when the courier platform is off", () =>
+  withEnv(async (t) => {
+    const b = await courier(t);
+    const c = await createClient(t, b);
+    const me = await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": c.api_key } });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.data.user, null);
+    // A client key is not a business key, and the reverse.
+    assert.equal((await t.call("GET", "/business/profile", { key: c.api_key })).status, 401);
+    assert.equal(
+      (await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": b.api_key } })).status,
+      401,
+    );
+    const rotated = await t.call("POST", "/client/api-key", {
+      headers: { "X-Client-API-Key": c.api_key },
+    });
+    assert.equal(rotated.status, 201);
+    assert.equal(
+      (await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": c.api_key } })).status,
+      401,
+    );
+    const key = rotated.body.data.api_key;
+    assert.equal(
+      (await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } })).status,
+      200,
+    );
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: false },
+    });
+    const off = await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } });
+    assert.equal(off.status, 403);
+    assert.equal(off.body.code, "courier_platform_disabled");
+  }));
