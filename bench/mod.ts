@@ -200,6 +200,7 @@ async function postgresBaseline(): Promise<number> {
 }
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);
+await idleMemory(); // first, while the heap holds nothing else
 const hot50 = await hotActor(50);
 const hot1000 = await hotActor(1_000);
 const baseline = await postgresBaseline();
@@ -208,4 +209,3 @@ console.log(
     `${(hot1000 / baseline).toFixed(1)}x at 1,000 clients (target 20x)`,
 );
 await latency();
-await idleMemory();

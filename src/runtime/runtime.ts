@@ -77,8 +77,11 @@ class Cell {
   version: string | null = null;
   timers: Record<string, TimerRecord> = {};
   indexes: readonly string[] = [];
-  /** First event sequence not yet known to be on the bus, or null. */
-  unpublishedFrom: number | null = null;
+  /**
+   * The store's recovery marker for this actor: `set` once a commit wrote it, `clearing` while
+   * its removal is on the way (a commit then writes it again), `none` when it is gone.
+   */
+  marker: "none" | "set" | "clearing" = "none";
   readonly mailbox: Envelope[] = [];
   running = false;
   constructor(readonly def: AnyActorDefinition, readonly key: ActorKey) {
@@ -106,6 +109,7 @@ export class ActorRuntime {
   readonly #onError: (error: unknown, where: string) => void;
   #timerLoop: ReturnType<typeof setInterval> | undefined;
   #firing = false;
+  readonly #clearing = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -211,7 +215,8 @@ export class ActorRuntime {
     // Let every actor finish what it holds.
     for (let i = 0; i < 100; i++) {
       const busy = [...this.#cells.values()].some((c) => c.running || c.mailbox.length > 0);
-      if (!busy) break;
+      if (!busy && this.#clearing.size === 0) break;
+      await Promise.all([...this.#clearing]);
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -276,7 +281,7 @@ export class ActorRuntime {
   #evictIdle(): void {
     for (const [k, c] of this.#cells) {
       if (this.#cells.size <= ACTORS_ACTIVE_MAX * 0.9) break;
-      if (!c.running && c.mailbox.length === 0 && c.unpublishedFrom === null) this.#cells.delete(k);
+      if (!c.running && c.mailbox.length === 0 && c.marker === "none") this.#cells.delete(k);
     }
   }
 
@@ -296,13 +301,29 @@ export class ActorRuntime {
       const batch = cell.mailbox.splice(0, ACTOR_BATCH_COMMANDS_MAX);
       await this.#handle(cell, batch);
     }
-    // Idle: the events are on the bus, so the recovery marker can go (inside the actor's turn,
-    // so no commit can slip in between).
-    if (cell.unpublishedFrom !== null && cell.version !== null) {
-      await this.#bus.flush();
-      await this.#store.markPublished(cell.key, cell.version);
-      cell.unpublishedFrom = null;
-    }
+    if (cell.marker === "set") this.#clearMarker(cell);
+  }
+
+  /**
+   * Idle: once the events are on the bus the recovery marker can go. This runs beside the actor,
+   * not in its turn: the removal is guarded by the actor's version, and a commit made meanwhile
+   * writes the marker again, so no event is ever left unprotected.
+   */
+  #clearMarker(cell: Cell): void {
+    const version = cell.version;
+    if (version === null) return;
+    cell.marker = "clearing";
+    const clearing: Promise<void> = this.#bus.flush()
+      .then(() => this.#store.markPublished(cell.key, version))
+      .then(() => {
+        if (cell.marker === "clearing") cell.marker = "none";
+      })
+      .catch((e) => {
+        if (cell.marker === "clearing") cell.marker = "set";
+        this.#onError(e, "recovery marker");
+      })
+      .finally(() => this.#clearing.delete(clearing));
+    this.#clearing.add(clearing);
   }
 
   async #handle(cell: Cell, batch: Envelope[]): Promise<void> {
@@ -349,7 +370,7 @@ export class ActorRuntime {
     cell.indexes = write.record.indexes;
     cell.version = version;
     if (write.events.length === 0) return;
-    cell.unpublishedFrom ??= write.events[0]!.seq;
+    if (write.unpublishedFrom !== null) cell.marker = "set";
     this.#publish(
       cell.def,
       cell.key,
@@ -397,6 +418,8 @@ export class ActorRuntime {
       cell.timers = { ...r.timers };
       cell.indexes = r.indexes;
     }
+    // Another instance may have cleared the marker: the next commit writes it again.
+    cell.marker = "none";
     cell.loaded = true;
   }
 
@@ -522,7 +545,7 @@ export class ActorRuntime {
       replies,
       recordBytes,
       eventBytes: events.reduce((n, e) => n + e.bytes, 0),
-      unpublishedFrom: events.length > 0 && cell.unpublishedFrom === null ? events[0]!.seq : null,
+      unpublishedFrom: events.length > 0 && cell.marker !== "set" ? events[0]!.seq : null,
     };
     return { outcomes, write, state, staleTimers };
   }

@@ -271,3 +271,20 @@ Deno.test("runtime: group commit batches many actors' writes into few transactio
     await rt.close();
   }
 });
+
+Deno.test("runtime: the recovery marker is gone once an idle actor's events are on the bus", async () => {
+  const rt = await openTestRuntime();
+  try {
+    await Promise.all(
+      Array.from(
+        { length: 20 },
+        () => rt.runtime.ask(accountActor, T, "m1", { kind: "credit", amount: 1 }),
+      ),
+    );
+    // Closing waits for the marker's removal under way.
+    await rt.runtime.close();
+    assert.deepEqual(await rt.store.unpublished(10), []);
+  } finally {
+    await rt.close();
+  }
+});
