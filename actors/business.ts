@@ -174,8 +174,17 @@ export function accessOf(b: Business): BusinessAccess {
   };
 }
 
+type Accepted = ReturnType<typeof accept<BusinessState, BusinessEvent, BusinessReply>>;
+
+/** Accepts the events and answers the business as it stands after them. */
+function ok(
+  events: BusinessEvent[],
+  reply: (s: BusinessState) => BusinessReply = (s) => s ?? undefined,
+): Accepted {
+  return accept(events, reply);
+}
+
 function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx: { now: number }) {
-  const whole = (s: BusinessState) => s as Business;
   if (command.kind === "create") {
     if (state !== null) return reject("already_exists", `business exists: ${command.id}`);
     const { kind: _, owner, ...rest } = command;
@@ -193,55 +202,35 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
       partner_keys: [],
       staff: [{ ...owner, session_epoch: 0, created_at: ctx.now }],
     };
-    return accept<BusinessState, BusinessEvent, BusinessReply>(
-      [{ kind: "business_created", business }],
-      whole,
-    );
+    return ok([{ kind: "business_created", business }]);
   }
   if (state === null) return reject("not_found", "business not found");
   switch (command.kind) {
     case "get":
-      return accept<BusinessState, BusinessEvent, BusinessReply>([], whole);
+      return ok([]);
     case "change_settings":
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "settings_changed", changes: command.changes, by: command.by }],
-        whole,
-      );
+      return ok([{ kind: "settings_changed", changes: command.changes, by: command.by }]);
     case "change_profile":
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "profile_changed", changes: command.changes, by: command.by }],
-        whole,
-      );
+      return ok([{ kind: "profile_changed", changes: command.changes, by: command.by }]);
     case "rotate_api_key":
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "api_key_rotated", key: command.key, by: command.by }],
-        whole,
-      );
+      return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "import_legacy_key":
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "legacy_key_imported", key: command.key, by: command.by }],
-        whole,
-      );
+      return ok([{ kind: "legacy_key_imported", key: command.key, by: command.by }]);
     case "rotate_webhook_secret":
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "webhook_secret_rotated", secret: command.secret, by: command.by }],
-        whole,
-      );
+      return ok([{ kind: "webhook_secret_rotated", secret: command.secret, by: command.by }]);
     case "issue_partner_key":
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "partner_key_issued", key: { ...command.key, revoked_at: null }, by: command.by }],
-        whole,
-      );
+      return ok([{
+        kind: "partner_key_issued",
+        key: { ...command.key, revoked_at: null },
+        by: command.by,
+      }]);
     case "revoke_partner_key": {
       const key = state.partner_keys.find((k) => k.id === command.id);
       if (!key) return reject("not_found", `partner key not found: ${command.id}`);
       if (key.revoked_at !== null) {
-        return accept<BusinessState, BusinessEvent, BusinessReply>([], whole);
+        return ok([]);
       }
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{ kind: "partner_key_revoked", id: command.id, at: ctx.now, by: command.by }],
-        whole,
-      );
+      return ok([{ kind: "partner_key_revoked", id: command.id, at: ctx.now, by: command.by }]);
     }
     case "add_staff": {
       const email = command.staff.email;
@@ -254,20 +243,17 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
           `the ${state.plan} plan allows ${command.max} employee accounts: ${state.staff.length} exist`,
         );
       }
-      return accept<BusinessState, BusinessEvent, BusinessReply>(
-        [{
-          kind: "staff_added",
-          staff: { ...command.staff, session_epoch: 0, created_at: ctx.now },
-          by: command.by,
-        }],
-        whole,
-      );
+      return ok([{
+        kind: "staff_added",
+        staff: { ...command.staff, session_epoch: 0, created_at: ctx.now },
+        by: command.by,
+      }]);
     }
     case "change_password": {
       if (!state.staff.some((s) => s.id === command.staff_id)) {
         return reject("not_found", `portal user not found: ${command.staff_id}`);
       }
-      return accept<BusinessState, BusinessEvent, BusinessReply>([{
+      return ok([{
         kind: "password_changed",
         staff_id: command.staff_id,
         password_hash: command.password_hash,
@@ -279,7 +265,7 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
     case "authenticate_staff": {
       const staff = state.staff.find((s) => s.id === command.staff_id);
       if (!staff || staff.session_epoch !== command.session_epoch) return UNAUTHENTICATED;
-      return accept<BusinessState, BusinessEvent, BusinessReply>([], () => ({
+      return ok([], () => ({
         access: accessOf(state),
         principal: { as: "staff", staff_id: staff.id, role: staff.role },
       }));
@@ -287,14 +273,14 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
     case "staff_for_login": {
       const staff = state.staff.find((s) => s.email === command.email);
       if (!staff) return UNAUTHENTICATED;
-      return accept<BusinessState, BusinessEvent, BusinessReply>([], () => ({
+      return ok([], () => ({
         staff_id: staff.id,
         password_hash: staff.password_hash,
         session_epoch: staff.session_epoch,
       }));
     }
     case "timer":
-      return accept<BusinessState, BusinessEvent, BusinessReply>([]);
+      return ok([]);
     default:
       return unreachable(command);
   }
@@ -302,7 +288,7 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
 
 function authenticateKey(state: Business, hash: string) {
   const granted = (principal: Authenticated) =>
-    accept<BusinessState, BusinessEvent, BusinessReply>([], () => ({
+    ok([], () => ({
       access: accessOf(state),
       principal,
     }));
@@ -441,4 +427,10 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
     default:
       return unreachable(event);
   }
+}
+
+/** The business a `get`-like reply carries; a reply of another shape is a programming error. */
+export function asBusiness(reply: BusinessReply): Business {
+  if (!reply || !("profile" in reply)) throw new Error("expected the business in the reply");
+  return reply;
 }

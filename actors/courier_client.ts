@@ -218,3 +218,9 @@ export const courierClientActor: ActorDefinition<
   indexes,
   project: (s) => s === null ? null : clientView(s),
 };
+
+/** The client a `get`-like reply carries; a reply of another shape is a programming error. */
+export function asClient(reply: CourierClientReply): CourierClient {
+  if (!reply || !("settings" in reply)) throw new Error("expected the client in the reply");
+  return reply;
+}

@@ -2,7 +2,7 @@
  * The operator API (CONTRACT "Operator API"): businesses, their switches and keys, drivers, wallet
  * credits, service settings and the manual clock. Bearer OPERATOR_TOKEN.
  */
-import { businessActor, publicView } from "../actors/business.ts";
+import { asBusiness, businessActor, publicView } from "../actors/business.ts";
 import { driverActor } from "../actors/driver.ts";
 import {
   PLATFORM_SETTINGS_ID,
@@ -123,8 +123,7 @@ export function operatorRoutes(api: Api): void {
     },
     async (c, input) => {
       const { id } = input.params;
-      const b = await ask(c, businessActor, id, id, { kind: "get" });
-      if (!b || !("profile" in b)) throw new ApiError("not_found", `business not found: ${id}`);
+      const b = asBusiness(await ask(c, businessActor, id, id, { kind: "get" }));
       return ok(c, publicView(b));
     },
   );
@@ -144,12 +143,13 @@ export function operatorRoutes(api: Api): void {
     async (c, input) => {
       const { id } = input.params;
       const changes = stripUndefined(input.body);
-      const b = await ask(c, businessActor, id, id, {
-        kind: "change_settings",
-        changes,
-        by: "operator",
-      });
-      if (!b || !("profile" in b)) throw new ApiError("not_found", `business not found: ${id}`);
+      const b = asBusiness(
+        await ask(c, businessActor, id, id, {
+          kind: "change_settings",
+          changes,
+          by: "operator",
+        }),
+      );
       return ok(c, publicView(b));
     },
   );

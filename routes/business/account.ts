@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import {
+  asBusiness,
   auditDetail,
   type Business,
   businessActor,
@@ -143,12 +144,14 @@ export function accountRoutes(api: Api): void {
           : String(low_balance_threshold),
       }),
     };
-    const b = await ask(c, businessActor, p.business.id, p.business.id, {
-      kind: "change_profile",
-      changes,
-      by: principalName(p),
-    });
-    return ok(c, profileView(c, b as Business));
+    const b = asBusiness(
+      await ask(c, businessActor, p.business.id, p.business.id, {
+        kind: "change_profile",
+        changes,
+        by: principalName(p),
+      }),
+    );
+    return ok(c, profileView(c, b));
   });
 
   define(api, {
@@ -340,9 +343,7 @@ export function accountRoutes(api: Api): void {
 
 async function loadBusiness(c: Context<AppEnv>): Promise<Business> {
   const id = businessPrincipalOf(c).business.id;
-  const b = await ask(c, businessActor, id, id, { kind: "get" });
-  if (!b || !("profile" in b)) throw new ApiError("not_found", `business not found: ${id}`);
-  return b;
+  return asBusiness(await ask(c, businessActor, id, id, { kind: "get" }));
 }
 
 function profileView(c: Context<AppEnv>, b: Business) {

@@ -2,7 +2,7 @@
  * Courier 4.6 (client API, sign-in rows) and 5: a client user signs in with e-mail and password;
  * a password that was sent must be changed before anything else.
  */
-import { courierClientActor } from "../../actors/courier_client.ts";
+import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import { hashPassword, verifyPassword } from "../../src/domain/secrets.ts";
 import {
@@ -90,8 +90,9 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
   }, async (c) => {
     const p = clientPrincipal(c);
-    const account = await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" });
-    if (!account || !("settings" in account)) throw new ApiError("not_found", "client not found");
+    const account = asClient(
+      await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
+    );
     return ok(c, {
       user: p.user && { id: p.user.id, email: p.user.email, name: p.user.name, role: p.user.role },
       client: {

@@ -3,6 +3,7 @@
  * Creating a client answers its API key and a first user with a temporary password, once.
  */
 import {
+  asClient,
   type ClientSettings,
   clientView,
   courierClientActor,
@@ -133,8 +134,9 @@ export function courierClientRoutes(api: Api): void {
     params: ClientParam,
   }, async (c, { params }) => {
     const courier = businessPrincipalOf(c).business.id;
-    const client = await ask(c, courierClientActor, courier, params.client, { kind: "get" });
-    if (!client || !("settings" in client)) throw new ApiError("not_found", "client not found");
+    const client = asClient(
+      await ask(c, courierClientActor, courier, params.client, { kind: "get" }),
+    );
     return ok(c, clientView(client));
   });
 
@@ -150,15 +152,17 @@ export function courierClientRoutes(api: Api): void {
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
-    const current = await ask(c, courierClientActor, courier, params.client, { kind: "get" });
-    if (!current || !("settings" in current)) throw new ApiError("not_found", "client not found");
+    const current = asClient(
+      await ask(c, courierClientActor, courier, params.client, { kind: "get" }),
+    );
     const currency = body.billing_currency ?? current.settings.billing_currency;
-    const client = await ask(c, courierClientActor, courier, params.client, {
-      kind: "change_settings",
-      changes: settingsFrom(body, currency),
-      by: principalName(p),
-    });
-    if (!client || !("settings" in client)) throw new ApiError("not_found", "client not found");
+    const client = asClient(
+      await ask(c, courierClientActor, courier, params.client, {
+        kind: "change_settings",
+        changes: settingsFrom(body, currency),
+        by: principalName(p),
+      }),
+    );
     return ok(c, clientView(client));
   });
 }

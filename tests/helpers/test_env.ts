@@ -119,3 +119,16 @@ async function dropSchema(url: string, schema: string): Promise<void> {
     await h.close();
   }
 }
+
+/** Runs `fn` against a fresh environment and always closes it. */
+export async function withTestEnv(
+  fn: (t: TestEnv) => Promise<void>,
+  options: Parameters<typeof openTestEnv>[0] = {},
+): Promise<void> {
+  const t = await openTestEnv(options);
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
+import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { business, courierPlatform, driver } from "../../src/http/auth.ts";
 import type { Api } from "../../src/http/app.ts";
 import { ok } from "../../src/http/app.ts";
@@ -52,16 +52,8 @@ function probes(api: Api): void {
   });
 }
 
-async function withEnv(
-  fn: (t: TestEnv) => Promise<void>,
-  name: "live" | "sandbox" = "live",
-): Promise<void> {
-  const t = await openTestEnv({ name, routers: [probes] });
-  try {
-    await fn(t);
-  } finally {
-    await t.close();
-  }
+function withEnv(fn: (t: TestEnv) => Promise<void>, name: "live" | "sandbox" = "live") {
+  return withTestEnv(fn, { name, routers: [probes] });
 }
 
 Deno.test("auth: live refuses a sandbox key with 401 sandbox_key_on_live", () =>

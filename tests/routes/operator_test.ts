@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
-import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
-
-async function withEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
-  const t = await openTestEnv();
-  try {
-    await fn(t);
-  } finally {
-    await t.close();
-  }
-}
+import { withTestEnv } from "../helpers/test_env.ts";
 
 Deno.test("operator: creating a business answers its key, webhook secret and owner once", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const r = await t.call("POST", "/operator/businesses", {
       operator: true,
       body: {
@@ -42,7 +33,7 @@ Deno.test("operator: creating a business answers its key, webhook secret and own
   }));
 
 Deno.test("operator: the API refuses a missing or wrong operator token", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const none = await t.call("GET", "/operator/clock");
     assert.equal(none.status, 401);
     assert.equal(none.body.code, "unauthenticated");
@@ -54,7 +45,7 @@ Deno.test("operator: the API refuses a missing or wrong operator token", () =>
   }));
 
 Deno.test("operator: bad input answers 422 validation_failed naming each field and creates nothing", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const r = await t.call("POST", "/operator/businesses", {
       operator: true,
       body: { name: "", plan: "gold", currency: "bwp", country: "BW", owner_email: "nope" },
@@ -73,7 +64,7 @@ Deno.test("operator: bad input answers 422 validation_failed naming each field a
   }));
 
 Deno.test("operator: an owner e-mail already in use answers 409 email_taken", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     await t.createBusiness({ owner_email: "same@example.com" });
     const r = await t.call("POST", "/operator/businesses", {
       operator: true,
@@ -90,7 +81,7 @@ Deno.test("operator: an owner e-mail already in use answers 409 email_taken", ()
   }));
 
 Deno.test("operator: PATCH switches capabilities and an unknown business answers 404", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
       operator: true,
@@ -119,7 +110,7 @@ Deno.test("operator: PATCH switches capabilities and an unknown business answers
   }));
 
 Deno.test("operator: a wallet credit books once per reference, in exact minor units", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const credit = (amount: unknown) =>
       t.call("POST", `/operator/businesses/${b.id}/wallet`, {
@@ -148,7 +139,7 @@ Deno.test("operator: a wallet credit books once per reference, in exact minor un
   }));
 
 Deno.test("operator: settings are stored and validated", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const before = await t.call("GET", "/operator/settings", { operator: true });
     assert.deepEqual(before.body.data, { price_hold_minutes: 30, prep_offer_lead_minutes: 12 });
     const r = await t.call("PUT", "/operator/settings", {
@@ -164,7 +155,7 @@ Deno.test("operator: settings are stored and validated", () =>
   }));
 
 Deno.test("operator: the manual clock advances and fires due timers before answering", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const login = await t.call("POST", "/business/login", {
       body: { email: b.owner.email, password: b.owner.password },
@@ -184,7 +175,7 @@ Deno.test("operator: the manual clock advances and fires due timers before answe
   }));
 
 Deno.test("operator: drivers get a bearer token; partner keys are issued and revoked", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const d = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
       operator: true,

@@ -1,14 +1,5 @@
 import assert from "node:assert/strict";
-import { openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
-
-async function withEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
-  const t = await openTestEnv();
-  try {
-    await fn(t);
-  } finally {
-    await t.close();
-  }
-}
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 
 async function login(t: TestEnv, email: string, password: string): Promise<string> {
   const r = await t.call("POST", "/business/login", { body: { email, password } });
@@ -29,7 +20,7 @@ async function invite(t: TestEnv, ownerToken: string, role: "admin" | "coordinat
 }
 
 Deno.test("account: profile names the principal: owner, admin, coordinator or api_key", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const owner = await login(t, b.owner.email, b.owner.password);
     const admin = await invite(t, owner, "admin");
@@ -49,7 +40,7 @@ Deno.test("account: profile names the principal: owner, admin, coordinator or ap
   }));
 
 Deno.test("account: a wrong password or unknown e-mail is refused alike", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const wrong = await t.call("POST", "/business/login", {
       body: { email: b.owner.email, password: "not-the-password" },
@@ -63,7 +54,7 @@ Deno.test("account: a wrong password or unknown e-mail is refused alike", () =>
   }));
 
 Deno.test("account: people need a signed-in admin: the key gets signed_in_admin_only, a coordinator portal_admin_only", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const owner = await login(t, b.owner.email, b.owner.password);
     const coordinator = await invite(t, owner, "coordinator");
@@ -80,7 +71,7 @@ Deno.test("account: people need a signed-in admin: the key gets signed_in_admin_
   }));
 
 Deno.test("account: a coordinator cannot touch credentials or the company record", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const owner = await login(t, b.owner.email, b.owner.password);
     const coordinator = await invite(t, owner, "coordinator");
@@ -99,7 +90,7 @@ Deno.test("account: a coordinator cannot touch credentials or the company record
   }));
 
 Deno.test("account: a body that claims a role or scopes changes nothing", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const owner = await login(t, b.owner.email, b.owner.password);
     const coordinator = await invite(t, owner, "coordinator");
@@ -132,7 +123,7 @@ Deno.test("account: a body that claims a role or scopes changes nothing", () =>
   }));
 
 Deno.test("account: the integration key manages the webhook but not the company record", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const hook = await t.call("PATCH", "/business/profile", {
       key: b.api_key,
@@ -163,7 +154,7 @@ Deno.test("account: the integration key manages the webhook but not the company 
   }));
 
 Deno.test("account: a regenerated API key replaces the old one at once", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const r = await t.call("POST", "/business/api-key/regenerate", { key: b.api_key });
     assert.equal(r.status, 201);
@@ -178,7 +169,7 @@ Deno.test("account: a regenerated API key replaces the old one at once", () =>
   }));
 
 Deno.test("account: a regenerated webhook secret is whsec_ and shown once; every change is in the audit trail", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const owner = await login(t, b.owner.email, b.owner.password);
     const r = await t.call("POST", "/business/webhook-secret/regenerate", { key: owner });
@@ -207,7 +198,7 @@ Deno.test("account: a regenerated webhook secret is whsec_ and shown once; every
   }));
 
 Deno.test("account: changing a password signs out the other devices", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const laptop = await login(t, b.owner.email, b.owner.password);
     const phone = await login(t, b.owner.email, b.owner.password);
@@ -236,7 +227,7 @@ Deno.test("account: changing a password signs out the other devices", () =>
   }));
 
 Deno.test("account: the Starter plan allows five employee accounts", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness({ plan: "starter" });
     const owner = await login(t, b.owner.email, b.owner.password);
     for (let i = 0; i < 4; i++) {
@@ -255,7 +246,7 @@ Deno.test("account: the Starter plan allows five employee accounts", () =>
   }));
 
 Deno.test("account: the OpenAPI document and the Postman collection grow with the routes", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const doc = await t.call("GET", "/api-docs/openapi.json");
     assert.equal(doc.status, 200);
     assert.equal(doc.body.openapi, "3.1.0");

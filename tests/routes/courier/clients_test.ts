@@ -1,14 +1,5 @@
 import assert from "node:assert/strict";
-import { type CreatedBusiness, openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
-
-async function withEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
-  const t = await openTestEnv();
-  try {
-    await fn(t);
-  } finally {
-    await t.close();
-  }
-}
+import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 
 /** A courier with the platform on and billing administration granted to its key. */
 async function courier(t: TestEnv): Promise<CreatedBusiness> {
@@ -42,7 +33,7 @@ async function createClient(t: TestEnv, b: CreatedBusiness, code = "PHARMA1") {
 }
 
 Deno.test("courier clients: creating one needs billing:administer and the courier platform on", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const body = {
       name: "X",
@@ -76,7 +67,7 @@ Deno.test("courier clients: creating one needs billing:administer and the courie
   }));
 
 Deno.test("courier clients: the settlement settings are stored exactly and changed by PATCH", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await courier(t);
     const c = await createClient(t, b);
     const read = await t.call("GET", `/business/courier/clients/${c.id}`, { key: b.api_key });
@@ -98,7 +89,7 @@ Deno.test("courier clients: the settlement settings are stored exactly and chang
   }));
 
 Deno.test("courier clients: another courier's client answers 404", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const a = await courier(t);
     const b = await courier(t);
     const c = await createClient(t, a);
@@ -113,7 +104,7 @@ Deno.test("courier clients: another courier's client answers 404", () =>
   }));
 
 Deno.test("client API: the sent password must be changed before anything else", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await courier(t);
     const c = await createClient(t, b);
     const login = await t.call("POST", "/client/login", {
@@ -147,7 +138,7 @@ Deno.test("client API: the sent password must be changed before anything else", 
   }));
 
 Deno.test("client API: the client key works, rotates, and stops when the courier platform is off", () =>
-  withEnv(async (t) => {
+  withTestEnv(async (t) => {
     const b = await courier(t);
     const c = await createClient(t, b);
     const me = await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": c.api_key } });
