@@ -278,6 +278,15 @@ export function operatorRoutes(api: Api): void {
       }, { idempotencyKey: `credit:${body.reference}` });
       if (!r.ok) throw fromRejection(r);
       const t = r.reply.transaction;
+      if (r.replayed && (t?.amount_minor !== minor.minor || t?.currency !== body.currency)) {
+        // spec: business appendix 2: same reference, different details.
+        throw new ApiError(
+          "reference_conflict",
+          `reference already used for ${
+            t ? formatMinor(t.amount_minor, t.currency) : "?"
+          } ${t?.currency}: ${body.reference}`,
+        );
+      }
       return ok(c, {
         transaction_id: t?.id ?? null,
         reference: body.reference,

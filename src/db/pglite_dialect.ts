@@ -42,8 +42,7 @@ export class PGliteDialect implements Dialect {
     return new PGliteDriver(this.#config.pglite);
   }
 
-  // deno-lint-ignore no-explicit-any -- the Dialect interface's own signature
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new PostgresIntrospector(db);
   }
 

@@ -141,11 +141,20 @@ export class Projector {
   }
 
   #receive(message: BusMessage): Promise<void> {
+    if (this.#subscription === null) return Promise.resolve();
     const write: Promise<void> = this.#write(message)
-      .catch((error) => this.#onError(error, message.subject))
+      .catch((error) => this.#report(error, message.subject))
       .finally(() => this.#inflight.delete(write));
     this.#inflight.add(write);
     return write;
+  }
+
+  #report(error: unknown, subject: string): void {
+    try {
+      this.#onError(error, subject);
+    } catch (failure) {
+      console.error(`projection of ${subject} failed, and so did its onError:`, error, failure);
+    }
   }
 
   async #write(message: BusMessage): Promise<void> {
@@ -165,23 +174,31 @@ export function startProjector(options: ProjectorOptions): Projector {
 
 /** Checks the shape of a bus payload; throws a TypeError naming the first bad field. */
 export function parseChange(payload: unknown): ActorChange {
-  if (typeof payload !== "object" || payload === null) {
-    throw new TypeError(`actor change must be an object: ${typeof payload}`);
-  }
-  const p = payload as Record<string, unknown>;
-  for (const field of ["env", "tenant", "type", "id"] as const) {
-    if (typeof p[field] !== "string") throw new TypeError(`actor change ${field} must be a string`);
-  }
-  if (typeof p.version !== "number") throw new TypeError("actor change version must be a number");
-  if (!Array.isArray(p.events)) throw new TypeError("actor change events must be an array");
-  for (const e of p.events as unknown[]) {
-    const event = e as Record<string, unknown> | null;
-    if (typeof event !== "object" || event === null) {
-      throw new TypeError("actor change event must be an object");
+  if (!isRecord(payload)) throw new TypeError(`actor change must be an object: ${typeof payload}`);
+  const { env, tenant, type, id, version, events, snapshot } = payload;
+  if (typeof env !== "string") throw new TypeError("actor change env must be a string");
+  if (typeof tenant !== "string") throw new TypeError("actor change tenant must be a string");
+  if (typeof type !== "string") throw new TypeError("actor change type must be a string");
+  if (typeof id !== "string") throw new TypeError("actor change id must be a string");
+  if (typeof version !== "number") throw new TypeError("actor change version must be a number");
+  if (!Array.isArray(events)) throw new TypeError("actor change events must be an array");
+  const parsed = events.map((e: unknown, i) => {
+    if (!isRecord(e) || typeof e.seq !== "number" || typeof e.at !== "number") {
+      throw new TypeError(`actor change event ${i} must have numeric seq and at`);
     }
-    if (typeof event.seq !== "number" || typeof event.at !== "number") {
-      throw new TypeError("actor change event seq and at must be numbers");
-    }
-  }
-  return payload as ActorChange;
+    return { seq: e.seq, at: e.at, event: e.event };
+  });
+  return {
+    env,
+    tenant,
+    type,
+    id,
+    version,
+    events: parsed,
+    ...(snapshot === undefined ? {} : { snapshot }),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }

@@ -1,8 +1,9 @@
 /** Behaviour the app relies on from either driver: transactions, streaming, int8 parsing. */
 import assert from "node:assert/strict";
-import { sql } from "kysely";
+import { AbortedTransactionError, sql } from "kysely";
+import { openDatabase } from "../../src/db/db.ts";
 import { jsonb } from "../../src/db/json.ts";
-import { openTestDatabase } from "./helpers.ts";
+import { openTestDatabase, uniqueSchema } from "./helpers.ts";
 
 function audit(id: string, tenant = "ten") {
   return { id, tenant, actor: "api_key:k1", action: "order.create", detail: jsonb({ id }) };
@@ -68,4 +69,35 @@ Deno.test("int8 reads as a number when exact and as a bigint beyond 2^53", async
     select 42::int8 as small, 9007199254740993::int8 as big, count(*) as n
     from audit_log`.execute(t.db);
   assert.deepEqual(rows, [{ small: 42, big: 9007199254740993n, n: 0 }]);
+});
+
+Deno.test("savepoints: rolling back to one keeps what came before it", async () => {
+  await using t = await openTestDatabase();
+  const trx = await t.db.startTransaction().execute();
+  try {
+    await trx.insertInto("audit_log").values(audit("a1")).execute();
+    const sp = await trx.savepoint("before a2").execute();
+    await sp.insertInto("audit_log").values(audit("a2")).execute();
+    await (await sp.rollbackToSavepoint("before a2").execute()).commit().execute();
+  } catch (error) {
+    await trx.rollback().execute();
+    throw error;
+  }
+  assert.deepEqual(await t.db.selectFrom("audit_log").select("id").execute(), [{ id: "a1" }]);
+});
+
+Deno.test("PGlite dialect: committing a transaction a failed statement aborted throws", async () => {
+  const handle = await openDatabase({ schema: uniqueSchema() });
+  try {
+    await assert.rejects(
+      handle.db.transaction().execute(async (trx) => {
+        await trx.insertInto("audit_log").values(audit("a1")).execute();
+        await sql`select 1/0`.execute(trx).catch(() => "swallowed");
+      }),
+      AbortedTransactionError,
+    );
+    assert.deepEqual(await handle.db.selectFrom("audit_log").select("id").execute(), []);
+  } finally {
+    await handle.close();
+  }
 });

@@ -219,16 +219,19 @@ Deno.test("Projector: idle() and stop() wait for the write under way; nothing la
   const projector = new Projector({ bus, db: t.db, env: "live" });
   try {
     const block = await blockSnapshots(t);
-    await publish(bus, change("o1", 1, { n: 1 }));
-    await publish(bus, change("o2", 1, { n: 2 })); // queued in the bus behind o1
-    await macrotask(); // the bus hands o1 over; its write waits for the lock
-    const idle = settled(projector.idle());
-    const stop = settled(projector.stop());
-    await macrotask(50);
-    assert.equal(idle(), false, "idle() resolved while a write was blocked");
-    assert.equal(stop(), false, "stop() resolved while a write was blocked");
-
-    await block.release();
+    let idle: () => boolean;
+    try {
+      await publish(bus, change("o1", 1, { n: 1 }));
+      await publish(bus, change("o2", 1, { n: 2 })); // queued in the bus behind o1
+      await macrotask(); // the bus hands o1 over; its write waits for the lock
+      idle = settled(projector.idle());
+      const stop = settled(projector.stop());
+      await macrotask(50);
+      assert.equal(idle(), false, "idle() resolved while a write was blocked");
+      assert.equal(stop(), false, "stop() resolved while a write was blocked");
+    } finally {
+      await block.release();
+    }
     await projector.stop();
     assert.equal(idle(), true);
     assert.deepEqual((await snapshotOf(t, "order", "o1"))?.data, { n: 1 });

@@ -123,6 +123,9 @@ Deno.test("operator: a wallet credit books once per reference, in exact minor un
     const again = await credit("100.10");
     assert.equal(again.status, 200);
     assert.equal(again.body.data.replayed, true);
+    const different = await credit("999.00");
+    assert.equal(different.status, 409);
+    assert.equal(different.body.code, "reference_conflict");
     const other = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
       operator: true,
       body: { amount: 0.2, currency: "BWP", reference: "wire-002" },

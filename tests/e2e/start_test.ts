@@ -1,0 +1,161 @@
+/**
+ * `deno task start` as a user runs it: live and sandbox on their own ports, with their own KV
+ * files, schemas and keys; a key of one is refused by the other; state survives a restart.
+ */
+import assert from "node:assert/strict";
+
+const OPERATOR_TOKEN = "op_e2e_operator_token_0123456789";
+const STARTUP_MS_MAX = 60_000;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+interface Server {
+  readonly live: string;
+  readonly sandbox: string;
+  stop(): Promise<void>;
+}
+
+async function start(dataDir: string): Promise<Server> {
+  const livePort = freePort();
+  const sandboxPort = freePort();
+  const env: Record<string, string> = {
+    PORT: String(livePort),
+    SANDBOX_PORT: String(sandboxPort),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    OPERATOR_TOKEN,
+  };
+  const databaseUrl = Deno.env.get("DATABASE_URL");
+  const natsUrl = Deno.env.get("NATS_URL");
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  if (natsUrl) env.NATS_URL = natsUrl;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "src/main.ts"],
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const live = `http://127.0.0.1:${livePort}`;
+  const sandbox = `http://127.0.0.1:${sandboxPort}`;
+  const deadline = Date.now() + STARTUP_MS_MAX;
+  for (const base of [live, sandbox]) {
+    while (true) {
+      try {
+        const r = await fetch(`${base}/health`);
+        await r.body?.cancel();
+        if (r.ok) break;
+      } catch { /* not listening yet */ }
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        const err = await new Response(child.stderr).text();
+        assert.fail(`server did not start: ${err.slice(-2000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    live,
+    sandbox,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await child.stderr.cancel();
+    },
+  };
+}
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  const r = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { ...headers, ...(body ? { "Content-Type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: r.status, headers: r.headers, body: await r.json() };
+}
+
+const operator = { Authorization: `Bearer ${OPERATOR_TOKEN}` };
+
+function newBusiness(email: string) {
+  return {
+    name: "E2E Couriers",
+    plan: "business",
+    currency: "BWP",
+    country: "BW",
+    owner_email: email,
+  };
+}
+
+Deno.test("start: live and sandbox are separate environments and refuse each other's keys", async () => {
+  const dataDir = await Deno.makeTempDir();
+  const suffix = crypto.randomUUID().slice(0, 8);
+  let server = await start(dataDir);
+  try {
+    const live = await call(
+      server.live,
+      "POST",
+      "/operator/businesses",
+      operator,
+      newBusiness(`l${suffix}@e2e.example`),
+    );
+    const sandbox = await call(
+      server.sandbox,
+      "POST",
+      "/operator/businesses",
+      operator,
+      newBusiness(`s${suffix}@e2e.example`),
+    );
+    assert.equal(live.status, 201);
+    assert.equal(sandbox.status, 201);
+    const liveKey = live.body.data.api_key;
+    const sandboxKey = sandbox.body.data.api_key;
+    assert.match(liveKey, /^sk_live_/);
+    assert.match(sandboxKey, /^sk_sandbox_/);
+
+    const ownLive = await call(server.live, "GET", "/business/profile", {
+      "X-Business-API-Key": liveKey,
+    });
+    assert.equal(ownLive.status, 200);
+    assert.equal(ownLive.headers.get("X-Service-Environment"), "live");
+    const sandboxOnLive = await call(server.live, "GET", "/business/profile", {
+      "X-Business-API-Key": sandboxKey,
+    });
+    assert.equal(sandboxOnLive.status, 401);
+    assert.equal(sandboxOnLive.body.code, "sandbox_key_on_live");
+    const liveOnSandbox = await call(server.sandbox, "GET", "/business/profile", {
+      "X-Business-API-Key": liveKey,
+    });
+    assert.equal(liveOnSandbox.status, 401);
+    assert.equal(liveOnSandbox.body.code, "live_key_on_sandbox");
+    // The sandbox does not know the live business at all.
+    const cross = await call(
+      server.sandbox,
+      "GET",
+      `/operator/businesses/${live.body.data.id}`,
+      operator,
+    );
+    assert.equal(cross.status, 404);
+
+    // State survives a restart.
+    await server.stop();
+    server = await start(dataDir);
+    const again = await call(server.live, "GET", "/business/profile", {
+      "X-Business-API-Key": liveKey,
+    });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.id, live.body.data.id);
+  } finally {
+    await server.stop();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
