@@ -11,10 +11,11 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import { constantTimeEqual } from "../src/domain/secrets.ts";
+import { type AccountMoney, applyCharge, checkCharge, NO_MONEY } from "../src/domain/settlement.ts";
 import type { KeyRecord } from "./business.ts";
 
-/** spec: courier 2.5. */
-export type SettlementMode = "prepaid" | "credit" | "external";
+export type { SettlementMode } from "../src/domain/settlement.ts";
+import type { SettlementMode } from "../src/domain/settlement.ts";
 
 export interface ClientUser {
   readonly id: string;
@@ -48,13 +49,23 @@ export interface CourierClient {
   readonly settings: ClientSettings;
   readonly api_key: KeyRecord;
   readonly users: readonly ClientUser[];
+  /** The account: changed only by this actor's serialized commands (courier 4.1). */
+  readonly money: AccountMoney;
   readonly created_at: number;
 }
 
 export type CourierClientState = CourierClient | null;
 
 export type CourierClientCommand =
-  | { kind: "create"; client: Omit<CourierClient, "created_at">; by: string }
+  | { kind: "create"; client: Omit<CourierClient, "created_at" | "money">; by: string }
+  | {
+    kind: "charge_booking";
+    waybill: string;
+    amount_minor: number;
+    currency: string;
+    by: string;
+  }
+  | { kind: "top_up"; amount_minor: number; currency: string; reference: string; by: string }
   | { kind: "change_settings"; changes: Partial<ClientSettings>; by: string }
   | { kind: "rotate_api_key"; key: KeyRecord; by: string }
   | { kind: "authenticate_key"; hash: string }
@@ -67,7 +78,18 @@ export type CourierClientEvent =
   | { kind: "client_created"; client: CourierClient; by: string }
   | { kind: "settings_changed"; changes: Partial<ClientSettings>; by: string }
   | { kind: "api_key_rotated"; key: KeyRecord; by: string }
-  | { kind: "password_changed"; user_id: string; password_hash: string; by: string };
+  | { kind: "password_changed"; user_id: string; password_hash: string; by: string }
+  | {
+    kind: "booking_charged";
+    waybill: string;
+    amount_minor: number;
+    currency: string;
+    settlement_mode: SettlementMode;
+    /** False for external settlement: calculated and recorded, no receivable (courier 4.2). */
+    posted: boolean;
+    by: string;
+  }
+  | { kind: "topped_up"; amount_minor: number; currency: string; reference: string; by: string };
 
 /** What authentication learns: the client, and the user when a person signed in. */
 export interface ClientIdentity {
@@ -105,7 +127,7 @@ function decide(
     if (state !== null) return reject("already_exists", `client exists: ${command.client.id}`);
     return ok([{
       kind: "client_created",
-      client: { ...command.client, created_at: ctx.now },
+      client: { ...command.client, money: NO_MONEY, created_at: ctx.now },
       by: command.by,
     }]);
   }
@@ -116,6 +138,40 @@ function decide(
       return ok([]);
     case "change_settings":
       return ok([{ kind: "settings_changed", changes: command.changes, by: command.by }]);
+    case "charge_booking": {
+      const terms = state.settings;
+      const check = checkCharge(terms, state.money, command.amount_minor, command.currency);
+      if (!check.ok) return reject(check.code, check.message);
+      return ok([{
+        kind: "booking_charged",
+        waybill: command.waybill,
+        amount_minor: command.amount_minor,
+        currency: command.currency,
+        settlement_mode: terms.settlement_mode,
+        posted: terms.settlement_mode !== "external",
+        by: command.by,
+      }]);
+    }
+    case "top_up":
+      if (state.settings.settlement_mode !== "prepaid") {
+        return reject(
+          "not_prepaid",
+          `top-ups are for prepaid accounts: this one settles ${state.settings.settlement_mode}`,
+        );
+      }
+      if (command.currency !== state.settings.billing_currency) {
+        return reject(
+          "currency_mismatch",
+          `the account bills in ${state.settings.billing_currency}: ${command.currency}`,
+        );
+      }
+      return ok([{
+        kind: "topped_up",
+        amount_minor: command.amount_minor,
+        currency: command.currency,
+        reference: command.reference,
+        by: command.by,
+      }]);
     case "rotate_api_key":
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "authenticate_key":
@@ -162,6 +218,16 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
       return { ...state, settings: { ...state.settings, ...event.changes } };
     case "api_key_rotated":
       return { ...state, api_key: event.key };
+    case "booking_charged":
+      return {
+        ...state,
+        money: applyCharge(event.settlement_mode, state.money, event.amount_minor),
+      };
+    case "topped_up":
+      return {
+        ...state,
+        money: { ...state.money, prepaid_minor: state.money.prepaid_minor + event.amount_minor },
+      };
     case "password_changed":
       return {
         ...state,

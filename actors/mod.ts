@@ -6,6 +6,11 @@ import { platformSettingsActor } from "./platform_settings.ts";
 import { sessionActor } from "./session.ts";
 import { courierClientActor } from "./courier_client.ts";
 import { walletActor } from "./wallet.ts";
+import { priceOfferActor } from "./price_offer.ts";
+import { referenceClaimActor } from "./reference_claim.ts";
+import { shipmentActor } from "./shipment.ts";
+import { rateCardActor } from "./rate_card.ts";
+import { courierCatalogueActor } from "./courier_catalogue.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -14,4 +19,9 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   sessionActor,
   courierClientActor,
   walletActor,
+  priceOfferActor,
+  referenceClaimActor,
+  shipmentActor,
+  rateCardActor,
+  courierCatalogueActor,
 ];

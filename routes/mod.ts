@@ -4,10 +4,18 @@ import { operatorRoutes } from "./operator.ts";
 import { accountRoutes } from "./business/account.ts";
 import { courierClientRoutes } from "./courier/clients.ts";
 import { clientApiRoutes } from "./courier/client_api.ts";
+import { priceRoutes } from "./courier/prices.ts";
+import { billingRoutes } from "./courier/billing.ts";
+import { rateCardRoutes } from "./courier/rate_cards.ts";
+import { serviceLevelRoutes } from "./courier/service_levels.ts";
 
 export const ROUTERS: readonly ((api: Api) => void)[] = [
   operatorRoutes,
   accountRoutes,
   courierClientRoutes,
   clientApiRoutes,
+  priceRoutes,
+  billingRoutes,
+  rateCardRoutes,
+  serviceLevelRoutes,
 ];

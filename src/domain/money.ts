@@ -72,3 +72,35 @@ function numberText(n: number): string {
   const s = String(n);
   return s.includes("e") ? n.toFixed(20).replace(/0+$/, "") : s;
 }
+
+/**
+ * The one place money is rounded: `a * b / c` computed exactly (BigInt), rounded half away from
+ * zero to an integer. Percentages are basis points (7.5 % = 750), weights grams.
+ */
+export function mulDiv(a: number, b: number, c: number): number {
+  if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || !Number.isSafeInteger(c) || c === 0) {
+    throw new RangeError(`mulDiv needs safe integers and c != 0: ${a} * ${b} / ${c}`);
+  }
+  const n = BigInt(a) * BigInt(b);
+  const d = BigInt(c);
+  const negative = (n < 0n) !== (d < 0n);
+  const an = n < 0n ? -n : n;
+  const ad = d < 0n ? -d : d;
+  const q = (an * 2n + ad) / (ad * 2n);
+  const result = Number(negative ? -q : q);
+  if (!Number.isSafeInteger(result)) throw new RangeError(`amount too large: ${a} * ${b} / ${c}`);
+  return result;
+}
+
+/** Basis points of an amount: `percentOf(1000, 750)` is 7.5 % of 10.00 = 75 (0.75). */
+export function percentOf(amountMinor: number, basisPoints: number): number {
+  return mulDiv(amountMinor, basisPoints, 10_000);
+}
+
+/** A percentage as sent (`7.5`, `"7.5"`) to basis points, exactly; null when it has over 2 decimals. */
+export function toBasisPoints(pct: number | string): number | null {
+  const text = typeof pct === "number" ? String(pct) : pct.trim();
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  if (!m) return null;
+  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
+}

@@ -17,6 +17,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   forbidden: 403,
   not_found: 404,
   already_exists: 409,
+  rate_card_version_immutable: 409,
   email_taken: 409,
   duplicate_order: 409,
   external_reference_conflict: 409,

@@ -1,0 +1,416 @@
+/**
+ * Courier 4.1: pricing and booking, as chains of commands to single actors (ARCHITECTURE 5).
+ * Booking = offer (begin) -> reference claim -> client account (charge) -> shipment (book) ->
+ * offer (finish). Every step is idempotent on the waybill the offer hands out, so a retry after a
+ * crash anywhere completes the same booking and charges once.
+ */
+import type { Context } from "hono";
+import { asClient, type CourierClient, courierClientActor } from "../../actors/courier_client.ts";
+import { calendarById, courierCatalogueActor } from "../../actors/courier_catalogue.ts";
+import {
+  PLATFORM_SETTINGS_ID,
+  PLATFORM_TENANT,
+  platformSettingsActor,
+} from "../../actors/platform_settings.ts";
+import {
+  asOffer,
+  asTicket,
+  type OfferOption,
+  type OfferRequest,
+  type PriceOffer,
+  priceOfferActor,
+} from "../../actors/price_offer.ts";
+import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
+import { claimId, referenceClaimActor } from "../../actors/reference_claim.ts";
+import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { deliveryWindow } from "../../src/domain/calendar.ts";
+import { formatMinor, toMinor } from "../../src/domain/money.ts";
+import { possibleLaterCharges, priceOption } from "../../src/domain/pricing.ts";
+import { versionInForce } from "../../src/domain/rate_card.ts";
+import { hashSecret, newSecret } from "../../src/domain/secrets.ts";
+import { available } from "../../src/domain/settlement.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
+import { z } from "../../src/http/route.ts";
+import { newId } from "../../src/runtime/ids.ts";
+import { ask } from "../ask.ts";
+
+/** spec: courier 8: a formal quotation is held 7 days. */
+export const QUOTE_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
+const PARCELS_MAX = 50;
+
+const Country = z.string().regex(/^[A-Z]{2}$/, "two-letter country code, upper case");
+const Decimal = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
+const Text = (max: number) => z.string().trim().min(1).max(max);
+
+/** spec: courier 2.1: the price request. */
+export const PriceRequest = z.object({
+  sender_name: Text(200).optional(),
+  sender_address: Text(500).optional(),
+  sender_lat: z.number().min(-90).max(90).optional(),
+  sender_lng: z.number().min(-180).max(180).optional(),
+  recipient_name: Text(200).optional(),
+  recipient_phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567")
+    .optional(),
+  recipient_address: Text(500).optional(),
+  recipient_lat: z.number().min(-90).max(90).optional(),
+  recipient_lng: z.number().min(-180).max(180).optional(),
+  parcels: z.array(z.object({
+    weight_kg: z.number().positive().max(100_000),
+    length_cm: z.number().positive().max(10_000),
+    width_cm: z.number().positive().max(10_000),
+    height_cm: z.number().positive().max(10_000),
+  })).min(1).max(PARCELS_MAX),
+  contents: Text(500).optional(),
+  declared_value: Decimal.optional(),
+  liability_cover: z.boolean().default(false),
+  from_country: Country,
+  to_country: Country,
+  external_customer_code: Text(120).optional(),
+  external_billing_reference: Text(120).optional(),
+  client_order_reference: Text(120).optional(),
+  sort: z.enum(["cheapest"]).optional(),
+}).openapi("PriceRequest");
+
+export type PriceRequestBody = z.infer<typeof PriceRequest>;
+
+/** Prices every eligible service for a client and holds the offer (courier 2.2). */
+export async function makeOffer(
+  c: Context<AppEnv>,
+  client: CourierClient,
+  body: PriceRequestBody,
+  kind: "prices" | "quote",
+): Promise<PriceOffer> {
+  const env = c.get("env");
+  const now = env.clock.now();
+  const courier = client.business_id;
+  if (!client.settings.rate_card_id) {
+    throw new ApiError(
+      "no_rate_card",
+      `client ${client.code} has no rate card; the courier must assign one`,
+    );
+  }
+  const card = asRateCard(
+    await ask(c, rateCardActor, courier, client.settings.rate_card_id, { kind: "get" }),
+  );
+  const version = versionInForce(card.versions, now);
+  if (!version) {
+    throw new ApiError("no_rate_card", `no version of rate card ${card.id} is in force yet`);
+  }
+  const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+  if (catalogue.service_levels.length === 0) {
+    throw new ApiError("no_service_levels", "the courier has no service levels to offer");
+  }
+  const terms = version.terms;
+  const declared = body.declared_value === undefined
+    ? null
+    : toMinor(body.declared_value, terms.currency);
+  if (declared && !declared.ok) {
+    throw validationFailed([{ path: "declared_value", message: declared.message }]);
+  }
+  const input = {
+    parcels: body.parcels,
+    from_country: body.from_country,
+    to_country: body.to_country,
+    declared_value_minor: declared?.ok ? declared.minor : null,
+    liability_cover: body.liability_cover,
+  };
+  const laterCharges = possibleLaterCharges(terms, body.from_country, body.to_country);
+  let options: OfferOption[] = catalogue.service_levels.map((sl) => {
+    const calendar = calendarById(catalogue, sl.calendar_id);
+    if (!calendar) throw new Error(`service level ${sl.code} names a missing calendar`);
+    const priced = priceOption(terms, {
+      code: sl.code,
+      name: sl.name,
+      adjustment_bp: sl.price_adjustment_bp,
+    }, input);
+    return {
+      ...priced,
+      ...deliveryWindow(calendar, now, sl.cut_off, sl.transit_days),
+      possible_later_charges: laterCharges,
+      service_terms: { ...sl, calendar: { ...calendar } },
+    };
+  });
+  if (body.sort === "cheapest") {
+    options = [...options].sort((a, b) => a.total_minor - b.total_minor);
+  }
+  const hold = kind === "quote" ? QUOTE_HOLD_MS : (await holdMinutes(c)) * 60_000;
+  const request: OfferRequest = {
+    ...input,
+    sender: party(
+      body.sender_name,
+      body.sender_address,
+      undefined,
+      body.sender_lat,
+      body.sender_lng,
+    ),
+    recipient: party(
+      body.recipient_name,
+      body.recipient_address,
+      body.recipient_phone,
+      body.recipient_lat,
+      body.recipient_lng,
+    ),
+    contents: body.contents ?? null,
+    external_customer_code: body.external_customer_code ?? null,
+    external_billing_reference: body.external_billing_reference ?? null,
+    client_order_reference: body.client_order_reference ?? null,
+  };
+  const reference = newId(kind === "quote" ? "qt" : "prc");
+  return asOffer(
+    await ask(c, priceOfferActor, courier, reference, {
+      kind: "make",
+      offer: {
+        reference,
+        kind,
+        courier_id: courier,
+        client_id: client.id,
+        created_at: now,
+        valid_until: now + hold,
+        request,
+        rate_card: { id: card.id, version: version.version },
+        options,
+        account: {
+          settlement_mode: client.settings.settlement_mode,
+          currency: client.settings.billing_currency,
+          available_minor: available(client.settings, client.money),
+        },
+      },
+    }),
+  );
+}
+
+async function holdMinutes(c: Context<AppEnv>): Promise<number> {
+  const s = await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+    kind: "get",
+  });
+  return s.price_hold_minutes;
+}
+
+function party(
+  name: string | undefined,
+  address: string | undefined,
+  phone: string | undefined,
+  lat: number | undefined,
+  lng: number | undefined,
+) {
+  return {
+    name: name ?? null,
+    address: address ?? null,
+    phone: phone ?? null,
+    lat: lat ?? null,
+    lng: lng ?? null,
+  };
+}
+
+export interface Booked {
+  readonly shipment: Shipment;
+  readonly already_booked: boolean;
+}
+
+/**
+ * Books one option of an offer for its client. `by` names who booked it (audit). Throws the API
+ * error of the first refusal; a refused booking charges nothing and leaves the reference free.
+ */
+export async function bookOffer(
+  c: Context<AppEnv>,
+  options: {
+    courierId: string;
+    clientId: string;
+    reference: string;
+    serviceLevel: string;
+    dangerousGoodsConfirmed: boolean;
+    by: string;
+  },
+): Promise<Booked> {
+  const { courierId, clientId } = options;
+  const runtime = c.get("env").runtime;
+  const ticket = asTicket(
+    await ask(c, priceOfferActor, courierId, options.reference, {
+      kind: "begin_booking",
+      client_id: clientId,
+      service_level: options.serviceLevel,
+      waybill: newWaybill(),
+    }),
+  );
+  const offer = asOffer(
+    await ask(c, priceOfferActor, courierId, options.reference, { kind: "get" }),
+  );
+  const client = asClient(await ask(c, courierClientActor, courierId, clientId, { kind: "get" }));
+  const { waybill, option } = ticket;
+  const abandon = () =>
+    runtime.ask(priceOfferActor, courierId, options.reference, {
+      kind: "abandon_booking",
+      waybill,
+    });
+
+  // spec: courier 4.2: with unique_external_reference a repeated reference is a duplicate order.
+  const uniqueRef = offer.request.client_order_reference ??
+    offer.request.external_billing_reference;
+  const claim = client.settings.unique_external_reference && uniqueRef
+    ? claimId(clientId, uniqueRef)
+    : null;
+  if (claim) {
+    const claimed = await runtime.ask(referenceClaimActor, courierId, claim, {
+      kind: "claim",
+      waybill,
+    });
+    if (!claimed.ok) {
+      await abandon();
+      throw fromRejection(claimed);
+    }
+  }
+  // spec: courier 4.1: the balance or credit check runs inside the client account actor.
+  const charged = await runtime.ask(courierClientActor, courierId, clientId, {
+    kind: "charge_booking",
+    waybill,
+    amount_minor: option.total_minor,
+    currency: option.currency,
+    by: options.by,
+  }, { idempotencyKey: `charge:${waybill}` });
+  if (!charged.ok) {
+    if (claim) {
+      await runtime.ask(referenceClaimActor, courierId, claim, { kind: "release", waybill });
+    }
+    await abandon();
+    throw fromRejection(charged);
+  }
+  const shipment = await ask(c, shipmentActor, courierId, waybill, {
+    kind: "book",
+    shipment: await newShipment(offer, option, client, waybill, {
+      ...options,
+      now: c.get("env").clock.now(),
+    }),
+  });
+  await ask(c, priceOfferActor, courierId, options.reference, { kind: "finish_booking", waybill });
+  return { shipment, already_booked: ticket.replay };
+}
+
+async function newShipment(
+  offer: PriceOffer,
+  option: OfferOption,
+  client: CourierClient,
+  waybill: string,
+  o: { dangerousGoodsConfirmed: boolean; by: string; now: number },
+): Promise<Shipment> {
+  const token = newSecret("");
+  const r = offer.request;
+  const party = (p: Readonly<Record<string, string | number | null>>) => ({
+    name: (p.name as string | null) ?? null,
+    address: (p.address as string | null) ?? null,
+    phone: (p.phone as string | null) ?? null,
+    lat: (p.lat as number | null) ?? null,
+    lng: (p.lng as number | null) ?? null,
+  });
+  return {
+    waybill,
+    courier_id: offer.courier_id,
+    client_id: offer.client_id,
+    booked_at: o.now,
+    booked_by: o.by,
+    status: "booked",
+    from_country: r.from_country,
+    to_country: r.to_country,
+    sender: party(r.sender),
+    recipient: party(r.recipient),
+    parcels: r.parcels.map((p) => ({ ...p })),
+    contents: r.contents,
+    declared_value_minor: r.declared_value_minor,
+    liability_cover: r.liability_cover,
+    dangerous_goods_confirmed: o.dangerousGoodsConfirmed,
+    references: {
+      external_customer_code: r.external_customer_code,
+      external_billing_reference: r.external_billing_reference,
+      client_order_reference: r.client_order_reference,
+    },
+    pricing: {
+      prices_reference: offer.reference,
+      rate_card_id: offer.rate_card.id,
+      rate_card_version: offer.rate_card.version,
+      service: { code: option.code, name: option.name },
+      chargeable_grams: option.chargeable_grams,
+      lines: option.lines,
+      tax_minor: option.tax_minor,
+      total_minor: option.total_minor,
+      currency: option.currency,
+      payer: "client",
+      settlement_mode: client.settings.settlement_mode,
+      promise: {
+        collection_on: option.collection_on,
+        earliest_delivery: option.earliest_delivery,
+        latest_delivery: option.latest_delivery,
+      },
+    },
+    service_terms: option.service_terms,
+    tracking_token: token,
+    tracking_token_hash: await hashSecret(token),
+  };
+}
+
+/** `WB` and 12 upper-case letters and digits from WebCrypto (about 62 bits, never guessed). */
+export function newWaybill(): string {
+  return newId("WB").replace("WB_", "WB").toUpperCase();
+}
+
+/** Decimal for the API: `1250` BWP -> 12.5 (exact decimal text, read as a JSON number). */
+export function decimal(minor: number, currency: string): number {
+  return Number(formatMinor(minor, currency));
+}
+
+export function optionView(o: OfferOption) {
+  return {
+    code: o.code,
+    name: o.name,
+    chargeable_kg: o.chargeable_grams / 1000,
+    lines: o.lines.map((l) => ({
+      code: l.code,
+      label: l.label,
+      amount: decimal(l.amount_minor, o.currency),
+      ...(l.included === undefined ? {} : { included: l.included }),
+      ...(l.tax_minor === undefined ? {} : { tax: decimal(l.tax_minor, o.currency) }),
+    })),
+    tax: decimal(o.tax_minor, o.currency),
+    total: decimal(o.total_minor, o.currency),
+    currency: o.currency,
+    collection_on: o.collection_on,
+    earliest_delivery: o.earliest_delivery,
+    latest_delivery: o.latest_delivery,
+    ...(o.possible_later_charges ? { possible_later_charges: o.possible_later_charges } : {}),
+  };
+}
+
+export function offerView(o: PriceOffer) {
+  const key = o.kind === "quote" ? "quote_reference" : "prices_reference";
+  return {
+    [key]: o.reference,
+    prices_reference: o.reference,
+    valid_until: new Date(o.valid_until).toISOString(),
+    options: o.options.map(optionView),
+    account: {
+      settlement_mode: o.account.settlement_mode,
+      currency: o.account.currency,
+      available: o.account.available_minor === null
+        ? null
+        : decimal(o.account.available_minor, o.account.currency),
+    },
+    ...(o.booking?.status === "booked" ? { booked_waybill: o.booking.waybill } : {}),
+  };
+}
+
+export function trackingUrl(c: Context<AppEnv>, token: string): string {
+  return `${new URL(c.req.url).origin}/api/s/${token}`;
+}
+
+export function bookingView(c: Context<AppEnv>, b: Booked) {
+  const s = b.shipment;
+  return {
+    waybill: s.waybill,
+    tracking_url: trackingUrl(c, s.tracking_token),
+    status: s.status,
+    service_level: s.pricing.service.code,
+    total: decimal(s.pricing.total_minor, s.pricing.currency),
+    currency: s.pricing.currency,
+    prices_reference: s.pricing.prices_reference,
+    already_booked: b.already_booked,
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * Courier 2.8 and 4.4 (calendar and service-level rows): the working calendars milestone hours
+ * count on, and the service levels a booking names by code. Both live in the courier's catalogue
+ * actor, the decision source when pricing and when milestones fall due.
+ */
+import {
+  type Calendar,
+  courierCatalogueActor,
+  type ServiceLevel,
+} from "../../actors/courier_catalogue.ts";
+import { toBasisPoints } from "../../src/domain/money.ts";
+import {
+  business,
+  businessPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { validationFailed } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { newId } from "../../src/runtime/ids.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Calendars and service levels";
+const security = "business" as const;
+
+/** Holidays one calendar lists; a few years of public holidays fit well inside this. */
+export const HOLIDAYS_MAX = 200;
+/** A milestone allowance longer than a year of hours is a mistake, not a service. */
+const HOURS_MAX = 8_784;
+/** A shipment stays open 1 to 14 days (courier 1.4); a transit of months is a mistake. */
+const TRANSIT_DAYS_MAX = 90;
+
+const Code = z.string().regex(
+  /^[A-Za-z0-9._-]{1,40}$/,
+  "1 to 40 letters, digits, dot, dash, underscore",
+);
+const Name = z.string().trim().min(1).max(200);
+
+const Timezone = z.string().trim().min(1).max(64).transform((tz, ctx) => {
+  try {
+    return Intl.DateTimeFormat(undefined, { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {
+    ctx.addIssue({ code: "custom", message: `not an IANA time zone: ${tz}` });
+    return z.NEVER;
+  }
+}).openapi({ type: "string", example: "Africa/Gaborone" });
+
+const HolidayDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD").refine(
+  isCalendarDate,
+  "not a calendar date",
+);
+
+const CreateCalendar = z.object({
+  code: Code,
+  name: Name,
+  timezone: Timezone,
+  working_days: z.array(z.literal([1, 2, 3, 4, 5, 6, 7])).min(1).max(7).refine(
+    (days) => new Set(days).size === days.length,
+    "each day at most once",
+  ).openapi({ description: "ISO weekdays: 1 Monday to 7 Sunday", example: [1, 2, 3, 4, 5] }),
+  holidays: z.array(HolidayDate).max(HOLIDAYS_MAX).default([]),
+}).openapi("CreateCalendar");
+
+const Hours = z.number().positive().max(HOURS_MAX);
+
+const CreateServiceLevel = z.object({
+  code: Code.openapi({ description: "What a booking sends as service_level" }),
+  name: Name,
+  transit_days: z.number().int().min(0).max(TRANSIT_DAYS_MAX),
+  cut_off: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "HH:MM, 24-hour").openapi({
+    description: "In the calendar's timezone",
+    example: "16:00",
+  }),
+  calendar_id: z.string().min(1).max(64),
+  collection_due_hours: Hours,
+  depot_dwell_hours: Hours,
+  border_presentation_hours: Hours,
+  customs_wait_hours: Hours,
+  linehaul_hours: Hours,
+  destination_dwell_hours: Hours,
+  delivery_attempt_hours: Hours,
+  redelivery_due_hours: Hours,
+  no_scan_hours: Hours,
+  at_risk_pct: z.number().int().min(1).max(100).default(75),
+  price_adjustment_pct: z.union([z.number(), z.string()]).optional().openapi({
+    description: "The service-level adjustment when pricing, -100 to 1000, 2 decimals; default 0",
+    example: 15,
+  }),
+}).openapi("CreateServiceLevel");
+
+function isCalendarDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** `-12.5` to -1250 basis points, exactly; null when malformed or outside -100..1000 %. */
+function adjustmentBasisPoints(pct: number | string): number | null {
+  const text = typeof pct === "number" ? String(pct) : pct.trim();
+  const negative = text.startsWith("-");
+  const bp = toBasisPoints(negative ? text.slice(1) : text);
+  if (bp === null) return null;
+  const signed = negative && bp !== 0 ? -bp : bp;
+  return signed >= -10_000 && signed <= 100_000 ? signed : null;
+}
+
+export function calendarView(cal: Calendar) {
+  return {
+    id: cal.id,
+    code: cal.code,
+    name: cal.name,
+    timezone: cal.timezone,
+    working_days: cal.working_days,
+    holidays: cal.holidays,
+    created_at: new Date(cal.created_at).toISOString(),
+  };
+}
+
+export function serviceLevelView(s: ServiceLevel) {
+  const { price_adjustment_bp, created_at, ...rest } = s;
+  return {
+    ...rest,
+    price_adjustment_pct: price_adjustment_bp / 100,
+    created_at: new Date(created_at).toISOString(),
+  };
+}
+
+export function serviceLevelRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/courier/calendars",
+    summary: "Add a working calendar (courier 2.8); hours count on its working days only",
+    tag,
+    security,
+    middleware: [business({ scope: "runs:override" }), courierPlatform],
+    body: CreateCalendar,
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const courier = p.business.id;
+    const id = newId("cal");
+    const catalogue = await ask(c, courierCatalogueActor, courier, courier, {
+      kind: "add_calendar",
+      calendar: {
+        id,
+        code: body.code,
+        name: body.name,
+        timezone: body.timezone,
+        working_days: [...body.working_days].sort((a, b) => a - b),
+        holidays: [...new Set(body.holidays)].sort(),
+      },
+      by: principalName(p),
+    });
+    const added = catalogue.calendars.find((cal) => cal.id === id);
+    if (!added) throw new Error(`calendar ${id} missing after it was added`);
+    return ok(c, calendarView(added), 201);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/calendars",
+    summary: "The courier's working calendars",
+    tag,
+    security,
+    middleware: [business(), courierPlatform],
+  }, async (c) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+    return ok(c, catalogue.calendars.map(calendarView));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/service-levels",
+    summary: "Add a service level (courier 2.8); a booking names it by code",
+    tag,
+    security,
+    middleware: [business(), courierPlatform],
+    body: CreateServiceLevel,
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const courier = p.business.id;
+    const { price_adjustment_pct, ...level } = body;
+    const bp = price_adjustment_pct === undefined ? 0 : adjustmentBasisPoints(price_adjustment_pct);
+    if (bp === null) {
+      throw validationFailed([{
+        path: "price_adjustment_pct",
+        message: `a percentage from -100 to 1000, 2 decimals: ${price_adjustment_pct}`,
+      }]);
+    }
+    const id = newId("svc");
+    const catalogue = await ask(c, courierCatalogueActor, courier, courier, {
+      kind: "add_service_level",
+      service_level: { id, ...level, price_adjustment_bp: bp },
+      by: principalName(p),
+    });
+    const added = catalogue.service_levels.find((s) => s.id === id);
+    if (!added) throw new Error(`service level ${id} missing after it was added`);
+    return ok(c, serviceLevelView(added), 201);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/service-levels",
+    summary: "The courier's service levels",
+    tag,
+    security,
+    middleware: [business(), courierPlatform],
+  }, async (c) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+    return ok(c, catalogue.service_levels.map(serviceLevelView));
+  });
+}

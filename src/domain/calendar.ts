@@ -1,0 +1,110 @@
+/**
+ * Working-day date arithmetic in a calendar's IANA timezone (courier 2.8), with Temporal. Pure:
+ * the booking instant is passed in, never read from a clock.
+ */
+
+export interface WorkingCalendar {
+  timezone: string;
+  /** ISO weekdays: 1 Monday to 7 Sunday (CONTRACT: calendar). */
+  working_days: readonly number[];
+  /** `YYYY-MM-DD`. */
+  holidays: readonly string[];
+}
+
+export interface DeliveryWindow {
+  collection_on: string;
+  earliest_delivery: string;
+  latest_delivery: string;
+}
+
+/** About ten years: a calendar with no working day in that span is broken, not slow. */
+export const CALENDAR_SCAN_DAYS_MAX = 3_700;
+
+export function isWorkingDay(cal: WorkingCalendar, date: Temporal.PlainDate): boolean {
+  return cal.working_days.includes(date.dayOfWeek) && !cal.holidays.includes(date.toString());
+}
+
+/** The first working day strictly after `date`. */
+export function nextWorkingDay(cal: WorkingCalendar, date: Temporal.PlainDate): Temporal.PlainDate {
+  return addWorkingDays(cal, date, 1);
+}
+
+/** The n-th working day strictly after `date`; n = 0 is `date` itself if working, else the next. */
+export function addWorkingDays(
+  cal: WorkingCalendar,
+  date: Temporal.PlainDate,
+  n: number,
+): Temporal.PlainDate {
+  requireWorkingDays(cal);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new RangeError(`working days must be a non-negative integer: ${n}`);
+  }
+  if (n === 0 && isWorkingDay(cal, date)) return date;
+  const wanted = Math.max(n, 1);
+  let found = 0;
+  for (let i = 1; i <= CALENDAR_SCAN_DAYS_MAX; i++) {
+    const day = date.add({ days: i });
+    if (isWorkingDay(cal, day)) found++;
+    if (found === wanted) return day;
+  }
+  throw new RangeError(
+    `no ${wanted} working days within ${CALENDAR_SCAN_DAYS_MAX} days after: ${date.toString()}`,
+  );
+}
+
+/**
+ * spec: courier 2.8: cut-off is local to the calendar's timezone. Booked on a working day before
+ * the cut-off collects that day; otherwise the next working day.
+ */
+export function collectionDate(
+  cal: WorkingCalendar,
+  bookedAt: number,
+  cutOff: string,
+): Temporal.PlainDate {
+  const cut = parseCutOff(cutOff);
+  const local = Temporal.Instant.fromEpochMilliseconds(bookedAt).toZonedDateTimeISO(cal.timezone);
+  const date = local.toPlainDate();
+  const beforeCutOff = Temporal.PlainTime.compare(local.toPlainTime(), cut) < 0;
+  return isWorkingDay(cal, date) && beforeCutOff ? date : nextWorkingDay(cal, date);
+}
+
+/** spec: courier 2.2 option dates: earliest after `transitDays` working days, latest one later. */
+export function deliveryWindow(
+  cal: WorkingCalendar,
+  bookedAt: number,
+  cutOff: string,
+  transitDays: number,
+): DeliveryWindow {
+  const collection = collectionDate(cal, bookedAt, cutOff);
+  const earliest = addWorkingDays(cal, collection, transitDays);
+  return {
+    collection_on: collection.toString(),
+    earliest_delivery: earliest.toString(),
+    latest_delivery: nextWorkingDay(cal, earliest).toString(),
+  };
+}
+
+/** An IANA zone name Temporal knows; offsets (`+02:00`) and ISO date strings are refused. */
+export function isValidTimeZone(tz: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(tz)) return false;
+  try {
+    const id = Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(tz).timeZoneId;
+    return id.toLowerCase() === tz.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** CONTRACT: service level `cut_off` is `HH:MM` in the calendar's timezone. */
+function parseCutOff(cutOff: string): Temporal.PlainTime {
+  const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(cutOff);
+  if (!m) throw new RangeError(`cut-off must be HH:MM: ${cutOff}`);
+  return new Temporal.PlainTime(Number(m[1]), Number(m[2]));
+}
+
+/** Without a valid weekday every scan would run to its bound; refuse the calendar outright. */
+function requireWorkingDays(cal: WorkingCalendar): void {
+  if (!cal.working_days.some((d) => Number.isInteger(d) && d >= 1 && d <= 7)) {
+    throw new RangeError(`calendar has no working days: [${cal.working_days.join(", ")}]`);
+  }
+}

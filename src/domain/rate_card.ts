@@ -1,0 +1,65 @@
+/**
+ * The terms of one rate-card version (courier 2.4; CONTRACT field names). Amounts are integer
+ * minor units of the card's currency, percentages basis points, weights grams: the API converts
+ * decimals at the edge, so pricing never touches floating point.
+ */
+
+export interface Corridor {
+  /** Two-letter country codes. */
+  readonly from: string;
+  readonly to: string;
+  readonly base_charge: number;
+  /** Per kg above the included weight. */
+  readonly per_kg: number;
+  readonly label: string;
+}
+
+export interface RateCardTerms {
+  readonly currency: string;
+  readonly base_charge: number;
+  readonly per_kg: number;
+  readonly included_grams: number;
+  /** cm³ per kg, e.g. 5000. */
+  readonly volumetric_divisor: number;
+  readonly minimum_charge: number;
+  readonly collection_fee: number;
+  readonly delivery_fee: number;
+  readonly discount_bp: number;
+  readonly surcharge_bp: number;
+  readonly tax_bp: number;
+  readonly tax_inclusive: boolean;
+  readonly tax_label: string;
+  readonly corridors: readonly Corridor[];
+  /** Of the declared value, when the sender asks for liability cover. */
+  readonly liability_cover_bp: number;
+  readonly redelivery_fee: number;
+  readonly return_fee: number;
+  readonly claim_window_days: number;
+  readonly customs_admin_fee: number;
+  readonly errand_fee: number;
+  readonly failed_collection_fee: number;
+  readonly cold_chain_fee: number;
+  readonly waiting_fee: number;
+}
+
+export interface RateCardVersion {
+  readonly card_id: string;
+  readonly version: number;
+  readonly name: string;
+  /** Epoch ms from which this version is in force. */
+  readonly effective_from: number;
+  readonly published_at: number;
+  readonly terms: RateCardTerms;
+}
+
+/** The version in force at `at`: the latest whose effective_from is not after it. */
+export function versionInForce(
+  versions: readonly RateCardVersion[],
+  at: number,
+): RateCardVersion | null {
+  let best: RateCardVersion | null = null;
+  for (const v of versions) {
+    if (v.effective_from <= at && (!best || v.effective_from >= best.effective_from)) best = v;
+  }
+  return best;
+}

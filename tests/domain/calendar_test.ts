@@ -1,0 +1,235 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  addWorkingDays,
+  collectionDate,
+  deliveryWindow,
+  isValidTimeZone,
+  isWorkingDay,
+  nextWorkingDay,
+  type WorkingCalendar,
+} from "../../src/domain/calendar.ts";
+
+const WEEKDAYS = [1, 2, 3, 4, 5];
+
+/** UK 2025 bank holidays around Easter. */
+const LONDON: WorkingCalendar = {
+  timezone: "Europe/London",
+  working_days: WEEKDAYS,
+  holidays: ["2025-04-18", "2025-04-21"],
+};
+
+const GABORONE: WorkingCalendar = {
+  timezone: "Africa/Gaborone",
+  working_days: WEEKDAYS,
+  holidays: ["2025-07-01"],
+};
+
+function at(iso: string): number {
+  return Temporal.Instant.from(iso).epochMilliseconds;
+}
+
+function date(iso: string): Temporal.PlainDate {
+  return Temporal.PlainDate.from(iso);
+}
+
+function collects(cal: WorkingCalendar, instant: string, cutOff = "10:00"): string {
+  return collectionDate(cal, at(instant), cutOff).toString();
+}
+
+Deno.test("calendar: weekends and holidays are not working days", () => {
+  assert.equal(isWorkingDay(LONDON, date("2025-04-17")), true); // Thursday
+  assert.equal(isWorkingDay(LONDON, date("2025-04-18")), false); // Good Friday
+  assert.equal(isWorkingDay(LONDON, date("2025-04-19")), false); // Saturday
+  assert.equal(isWorkingDay(LONDON, date("2025-04-20")), false); // Sunday
+  assert.equal(isWorkingDay({ ...LONDON, working_days: [6] }, date("2025-04-19")), true);
+});
+
+Deno.test("calendar: next working day skips a weekend and a holiday", () => {
+  assert.equal(nextWorkingDay(LONDON, date("2025-04-17")).toString(), "2025-04-22");
+  assert.equal(nextWorkingDay(LONDON, date("2025-04-22")).toString(), "2025-04-23");
+});
+
+Deno.test("calendar: addWorkingDays counts working days strictly after the date", () => {
+  const thursday = date("2025-04-17");
+  assert.equal(addWorkingDays(LONDON, thursday, 0).toString(), "2025-04-17");
+  assert.equal(addWorkingDays(LONDON, thursday, 1).toString(), "2025-04-22");
+  assert.equal(addWorkingDays(LONDON, thursday, 3).toString(), "2025-04-24");
+  // n = 0 on a non-working day is the next working day.
+  assert.equal(addWorkingDays(LONDON, date("2025-04-19"), 0).toString(), "2025-04-22");
+  assert.throws(() => addWorkingDays(LONDON, thursday, -1), RangeError);
+  assert.throws(() => addWorkingDays(LONDON, thursday, 1.5), RangeError);
+});
+
+Deno.test("calendar: a Friday booking after the cut-off collects on Monday", () => {
+  assert.equal(date("2025-06-06").dayOfWeek, 5);
+  // Gaborone is UTC+2: 08:30Z is 10:30 local, after a 10:00 cut-off.
+  assert.equal(collects(GABORONE, "2025-06-06T08:30:00Z"), "2025-06-09");
+});
+
+Deno.test("calendar: collection respects the cut-off in Africa/Gaborone local time", () => {
+  assert.equal(collects(GABORONE, "2025-06-06T07:59:59Z"), "2025-06-06"); // 09:59:59 local
+  assert.equal(collects(GABORONE, "2025-06-06T08:00:00Z"), "2025-06-09"); // exactly at 10:00
+  // 22:30Z Thursday is 00:30 Friday in Gaborone: the local date decides, not the UTC one.
+  assert.equal(collects(GABORONE, "2025-06-05T22:30:00Z"), "2025-06-06");
+  // A holiday (Tuesday 1 July) before the cut-off still collects the next working day.
+  assert.equal(collects(GABORONE, "2025-07-01T06:00:00Z"), "2025-07-02");
+});
+
+Deno.test("calendar: cut-off follows London local time across the spring DST change", () => {
+  // Friday 28 March 2025 is GMT (UTC+0): 09:30Z is 09:30 local, before 10:00.
+  assert.equal(collects(LONDON, "2025-03-28T09:30:00Z"), "2025-03-28");
+  // Monday 31 March is BST (UTC+1): the same 09:30Z is 10:30 local, after the cut-off.
+  assert.equal(collects(LONDON, "2025-03-31T09:30:00Z"), "2025-04-01");
+  assert.equal(collects(LONDON, "2025-03-31T08:59:00Z"), "2025-03-31"); // 09:59 BST
+  assert.equal(collects(LONDON, "2025-03-31T09:00:00Z"), "2025-04-01"); // 10:00 BST
+  // Sunday 30 March during the skipped hour: not a working day, collect Monday.
+  assert.equal(collects(LONDON, "2025-03-30T01:30:00Z"), "2025-03-31");
+});
+
+Deno.test("calendar: cut-off follows London local time across the autumn DST change", () => {
+  // Friday 24 October 2025 is BST: 09:30Z is 10:30 local, so collection is Monday 27th.
+  assert.equal(collects(LONDON, "2025-10-24T09:30:00Z"), "2025-10-27");
+  // Monday 27 October is GMT: 09:30Z is 09:30 local, before the cut-off.
+  assert.equal(collects(LONDON, "2025-10-27T09:30:00Z"), "2025-10-27");
+});
+
+Deno.test("calendar: a booking before Easter after the cut-off skips both bank holidays", () => {
+  assert.equal(collects(LONDON, "2025-04-17T15:00:00Z", "16:00"), "2025-04-22"); // 16:00 BST
+  assert.equal(collects(LONDON, "2025-04-17T14:59:00Z", "16:00"), "2025-04-17");
+});
+
+Deno.test("calendar: delivery window counts transit days from the collection date", () => {
+  // Thursday 17 April after cut-off: collection Tue 22, +2 working days Thu 24, latest Fri 25.
+  assert.deepEqual(deliveryWindow(LONDON, at("2025-04-17T12:00:00Z"), "10:00", 2), {
+    collection_on: "2025-04-22",
+    earliest_delivery: "2025-04-24",
+    latest_delivery: "2025-04-25",
+  });
+  // Friday 6 June in Gaborone before cut-off, same-day transit: Fri, Fri, Mon.
+  assert.deepEqual(deliveryWindow(GABORONE, at("2025-06-06T06:00:00Z"), "10:00", 0), {
+    collection_on: "2025-06-06",
+    earliest_delivery: "2025-06-06",
+    latest_delivery: "2025-06-09",
+  });
+});
+
+Deno.test("calendar: a calendar without working days is refused, not looped on", () => {
+  const none = { timezone: "UTC", working_days: [], holidays: [] };
+  assert.throws(() => nextWorkingDay(none, date("2025-01-01")), RangeError);
+  assert.throws(
+    () => addWorkingDays({ ...none, working_days: [0, 8] }, date("2025-01-01"), 0),
+    RangeError,
+  );
+  assert.throws(() => collectionDate(none, at("2025-01-01T00:00:00Z"), "10:00"), RangeError);
+  // Every Monday for eleven years is a holiday: the scan stops at its bound.
+  const mondays = Array.from(
+    { length: 600 },
+    (_, i) => date("2025-01-06").add({ weeks: i }).toString(),
+  );
+  const blocked = { timezone: "UTC", working_days: [1], holidays: mondays };
+  assert.throws(() => nextWorkingDay(blocked, date("2025-01-01")), RangeError);
+});
+
+Deno.test("calendar: malformed cut-off is refused", () => {
+  for (const bad of ["24:00", "9:00", "10:60", "10-00", ""]) {
+    assert.throws(() => collectionDate(LONDON, at("2025-04-17T09:00:00Z"), bad), RangeError);
+  }
+});
+
+Deno.test("calendar: isValidTimeZone accepts IANA names only", () => {
+  for (const ok of ["Africa/Gaborone", "Europe/London", "UTC", "America/Argentina/Buenos_Aires"]) {
+    assert.equal(isValidTimeZone(ok), true, ok);
+  }
+  for (const bad of ["Mars/Olympus", "", "+02:00", "2025-01-01T00:00Z[Europe/London]", "Z"]) {
+    assert.equal(isValidTimeZone(bad), false, bad);
+  }
+});
+
+// --- properties -------------------------------------------------------------------------------
+
+const RUNS = { numRuns: 300 };
+
+const dayArb = fc.integer({ min: 0, max: 730 }).map((i) => date("2025-01-01").add({ days: i }));
+
+const calendarArb: fc.Arbitrary<WorkingCalendar> = fc.record({
+  timezone: fc.constantFrom("Africa/Gaborone", "Europe/London", "America/New_York", "UTC"),
+  working_days: fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 7 }),
+  holidays: fc.uniqueArray(dayArb.map((d) => d.toString()), { maxLength: 60 }),
+});
+
+/** Checked from first principles, independent of isWorkingDay. */
+function working(cal: WorkingCalendar, d: Temporal.PlainDate): boolean {
+  const weekend = !cal.working_days.includes(d.dayOfWeek);
+  return !weekend && !cal.holidays.some((h) => Temporal.PlainDate.compare(date(h), d) === 0);
+}
+
+function workingDaysBetween(
+  cal: WorkingCalendar,
+  from: Temporal.PlainDate,
+  to: Temporal.PlainDate,
+): number {
+  let count = 0;
+  for (let d = from.add({ days: 1 }); Temporal.PlainDate.compare(d, to) <= 0;) {
+    if (working(cal, d)) count++;
+    d = d.add({ days: 1 });
+  }
+  return count;
+}
+
+Deno.test("calendar: addWorkingDays never lands on a weekend or holiday (property)", () => {
+  fc.assert(
+    fc.property(calendarArb, dayArb, fc.integer({ min: 0, max: 60 }), (cal, start, n) => {
+      const result = addWorkingDays(cal, start, n);
+      assert.ok(working(cal, result), `${result} for ${start} + ${n}`);
+      assert.ok(Temporal.PlainDate.compare(result, start) >= 0);
+      // Exactly n working days lie in (start, result] (for n = 0: none before the result).
+      assert.equal(
+        workingDaysBetween(cal, start, result),
+        Math.max(n, working(cal, start) ? 0 : 1),
+      );
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("calendar: addWorkingDays is monotonic in n (property)", () => {
+  fc.assert(
+    fc.property(calendarArb, dayArb, fc.integer({ min: 0, max: 40 }), (cal, start, n) => {
+      const a = addWorkingDays(cal, start, n);
+      const b = addWorkingDays(cal, start, n + 1);
+      const cmp = Temporal.PlainDate.compare(a, b);
+      // Strictly later, except n = 0 on a non-working day, where both are the next working day.
+      if (n === 0 && !working(cal, start)) assert.equal(cmp, 0);
+      else assert.equal(cmp, -1, `${a} vs ${b}`);
+    }),
+    RUNS,
+  );
+});
+
+const instantArb = fc.integer({ min: at("2025-01-01T00:00:00Z"), max: at("2026-12-31T00:00:00Z") });
+const cutOffArb = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+  .map(([h, m]) => `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`);
+
+Deno.test("calendar: collectionDate respects the cut-off in local time (property)", () => {
+  fc.assert(
+    fc.property(calendarArb, instantArb, cutOffArb, (cal, bookedAt, cutOff) => {
+      const local = Temporal.Instant.fromEpochMilliseconds(bookedAt).toZonedDateTimeISO(
+        cal.timezone,
+      );
+      const localDate = local.toPlainDate();
+      const hhmm = local.toPlainTime().toString().slice(0, 5);
+      const before = hhmm < cutOff;
+      const result = collectionDate(cal, bookedAt, cutOff);
+      assert.ok(working(cal, result));
+      if (working(cal, localDate) && before) {
+        assert.equal(result.toString(), localDate.toString());
+      } else {
+        assert.equal(Temporal.PlainDate.compare(result, localDate), 1);
+        assert.equal(workingDaysBetween(cal, localDate, result), 1, `${localDate} -> ${result}`);
+      }
+    }),
+    RUNS,
+  );
+});

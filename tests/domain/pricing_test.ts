@@ -1,0 +1,453 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  chargeableGrams,
+  gramsFromKg,
+  type ParcelInput,
+  possibleLaterCharges,
+  type PriceLine,
+  priceOption,
+  type PricingInput,
+  type ServicePricing,
+  volumetricGrams,
+} from "../../src/domain/pricing.ts";
+import type { Corridor, RateCardTerms } from "../../src/domain/rate_card.ts";
+
+/** A BWP card with every optional term at zero; each test switches on what it exercises. */
+function bwpTerms(overrides: Partial<RateCardTerms> = {}): RateCardTerms {
+  return {
+    currency: "BWP",
+    base_charge: 5000,
+    per_kg: 1000,
+    included_grams: 1000,
+    volumetric_divisor: 5000,
+    minimum_charge: 0,
+    collection_fee: 0,
+    delivery_fee: 0,
+    discount_bp: 0,
+    surcharge_bp: 0,
+    tax_bp: 1400,
+    tax_inclusive: false,
+    tax_label: "VAT 14%",
+    corridors: [],
+    liability_cover_bp: 0,
+    redelivery_fee: 0,
+    return_fee: 0,
+    claim_window_days: 0,
+    customs_admin_fee: 0,
+    errand_fee: 0,
+    failed_collection_fee: 0,
+    cold_chain_fee: 0,
+    waiting_fee: 0,
+    ...overrides,
+  };
+}
+
+const STANDARD: ServicePricing = { code: "standard", name: "Standard", adjustment_bp: 0 };
+
+function input(parcels: ParcelInput[], overrides: Partial<PricingInput> = {}): PricingInput {
+  return {
+    parcels,
+    from_country: "BW",
+    to_country: "BW",
+    declared_value_minor: null,
+    liability_cover: false,
+    ...overrides,
+  };
+}
+
+function parcel(weight_kg: number, l = 10, w = 10, h = 10): ParcelInput {
+  return { weight_kg, length_cm: l, width_cm: w, height_cm: h };
+}
+
+/** Lines as `code=amount` for compact, exact comparison. */
+function summary(lines: readonly PriceLine[]): string[] {
+  return lines.map((l) => `${l.code}=${l.amount_minor}`);
+}
+
+function sum(lines: readonly PriceLine[]): number {
+  return lines.reduce((s, l) => s + l.amount_minor, 0);
+}
+
+Deno.test("pricing: BWP worked example with 10% discount and 14% exclusive VAT", () => {
+  // 2.5 kg, 10x10x10 cm (volumetric 200 g): chargeable 2500 g, 1500 g above the included 1 kg.
+  // transport 50.00 + 10.00 * 1.5 = 65.00; discount 10% = -6.50; net 58.50; VAT 14% = 8.19.
+  const priced = priceOption(bwpTerms({ discount_bp: 1000 }), STANDARD, input([parcel(2.5)]));
+  assert.equal(priced.chargeable_grams, 2500);
+  assert.deepEqual(summary(priced.lines), ["transport=6500", "discount=-650", "tax=819"]);
+  assert.deepEqual(priced.lines[0], { code: "transport", label: "Transport", amount_minor: 6500 });
+  assert.deepEqual(priced.lines[2], {
+    code: "tax",
+    label: "VAT 14%",
+    amount_minor: 819,
+    included: false,
+    tax_minor: 819,
+  });
+  assert.equal(priced.tax_minor, 819);
+  assert.equal(priced.total_minor, 6669);
+  assert.equal(priced.currency, "BWP");
+  assert.equal(priced.corridor, null);
+  assert.equal(priced.cross_border, false);
+});
+
+Deno.test("pricing: every line in spec order with hand-computed figures", () => {
+  // 3 kg: transport 50.00 + 10.00 * 2 = 70.00; collection 5.00; delivery 7.50;
+  // Express +20% of transport = 14.00; cover 1.5% of 2,000.00 = 30.00; subtotal 126.50;
+  // discount 10% = -12.65 -> 113.85; surcharge 3% = 3.4155 -> 3.42 -> 117.27;
+  // minimum 150.00 -> top-up 32.73; VAT 14% of 150.00 = 21.00; total 171.00.
+  const terms = bwpTerms({
+    collection_fee: 500,
+    delivery_fee: 750,
+    liability_cover_bp: 150,
+    discount_bp: 1000,
+    surcharge_bp: 300,
+    minimum_charge: 15000,
+  });
+  const express = { code: "express", name: "Express", adjustment_bp: 2000 };
+  const priced = priceOption(
+    terms,
+    express,
+    input([parcel(3)], { declared_value_minor: 200000, liability_cover: true }),
+  );
+  assert.deepEqual(summary(priced.lines), [
+    "transport=7000",
+    "collection=500",
+    "delivery=750",
+    "service_level=1400",
+    "liability_cover=3000",
+    "discount=-1265",
+    "surcharge=342",
+    "minimum_top_up=3273",
+    "tax=2100",
+  ]);
+  assert.equal(priced.lines[3]?.label, "Service level: Express");
+  assert.equal(priced.code, "express");
+  assert.equal(priced.total_minor, 17100);
+  assert.equal(sum(priced.lines), priced.total_minor);
+});
+
+Deno.test("pricing: volumetric weight beats actual weight", () => {
+  // 40x30x20 cm = 24,000 cm3 / 5000 = 4.8 kg > 1 kg actual; transport 50.00 + 10.00 * 3.8 = 88.00.
+  const priced = priceOption(bwpTerms({ tax_bp: 0 }), STANDARD, input([parcel(1, 40, 30, 20)]));
+  assert.equal(priced.chargeable_grams, 4800);
+  assert.deepEqual(summary(priced.lines), ["transport=8800", "tax=0"]);
+  assert.equal(priced.total_minor, 8800);
+});
+
+Deno.test("pricing: chargeable grams sum per-parcel maxima", () => {
+  // 5 kg actual (volumetric 200 g) + 0.5 kg actual (volumetric 4800 g) = 9800 g, not 5.5 kg.
+  assert.equal(chargeableGrams([parcel(5), parcel(0.5, 40, 30, 20)], 5000), 9800);
+});
+
+Deno.test("pricing: weights read from decimal text, not float multiplication", () => {
+  assert.equal(gramsFromKg(2.35), 2350);
+  assert.equal(gramsFromKg(1.005), 1005); // 1.005 * 1000 is 1004.9999999999999 in floats
+  assert.equal(gramsFromKg(0.0005), 1); // half up past 3 decimals
+  assert.equal(gramsFromKg(0.0004), 0);
+  assert.equal(gramsFromKg(1e-7), 0);
+  assert.equal(gramsFromKg(1000), 1_000_000);
+});
+
+Deno.test("pricing: volumetric grams are exact for decimal centimetres and round up", () => {
+  // 10.5 * 10 * 10 = 1050 cm3 -> 1050 * 1000 / 5000 = 210 g exactly.
+  assert.equal(volumetricGrams(parcel(1, 10.5, 10, 10), 5000), 210);
+  // 33.3^3 = 36,926.037 cm3 -> 7,385.2074 g -> 7386 g.
+  assert.equal(volumetricGrams(parcel(1, 33.3, 33.3, 33.3), 5000), 7386);
+  // 0.01^3 cm3 is a tiny positive volume: still at least 1 g.
+  assert.equal(volumetricGrams(parcel(1, 0.01, 0.01, 0.01), 5000), 1);
+});
+
+Deno.test("pricing: corridor price applies to its exact direction only", () => {
+  const corridor: Corridor = {
+    from: "BW",
+    to: "ZA",
+    base_charge: 12000,
+    per_kg: 1500,
+    label: "Gaborone to Johannesburg",
+  };
+  const terms = bwpTerms({ corridors: [corridor] });
+  // 2.5 kg: 120.00 + 15.00 * 1.5 = 142.50; VAT 14% = 19.95; total 162.45.
+  const out = priceOption(terms, STANDARD, input([parcel(2.5)], { to_country: "ZA" }));
+  assert.deepEqual(out.lines[0], {
+    code: "corridor",
+    label: "Gaborone to Johannesburg",
+    amount_minor: 14250,
+  });
+  assert.deepEqual(summary(out.lines), ["corridor=14250", "tax=1995"]);
+  assert.equal(out.total_minor, 16245);
+  assert.equal(out.corridor, "BW-ZA");
+  assert.equal(out.cross_border, true);
+  // The reverse direction has no corridor: card transport 65.00 + VAT 9.10.
+  const back = priceOption(
+    terms,
+    STANDARD,
+    input([parcel(2.5)], { from_country: "ZA", to_country: "BW" }),
+  );
+  assert.deepEqual(summary(back.lines), ["transport=6500", "tax=910"]);
+  assert.equal(back.corridor, null);
+  assert.equal(back.cross_border, true);
+});
+
+Deno.test("pricing: inclusive tax is within the price and its line adds nothing", () => {
+  // base 114.00 inclusive of 14%: net of tax 100.00, tax 14.00, total stays 114.00.
+  const terms = bwpTerms({ base_charge: 11400, per_kg: 0, tax_inclusive: true });
+  const priced = priceOption(terms, STANDARD, input([parcel(1)]));
+  assert.deepEqual(priced.lines, [
+    { code: "transport", label: "Transport", amount_minor: 11400 },
+    { code: "tax", label: "VAT 14%", amount_minor: 0, included: true, tax_minor: 1400 },
+  ]);
+  assert.equal(priced.tax_minor, 1400);
+  assert.equal(priced.total_minor, 11400);
+});
+
+Deno.test("pricing: inclusive tax rounds half away from zero on the net", () => {
+  // 100.00 inclusive of 14%: 10000 * 10000 / 11400 = 8771.93 -> 8772 net, tax 12.28.
+  const terms = bwpTerms({ base_charge: 10000, per_kg: 0, tax_inclusive: true });
+  const priced = priceOption(terms, STANDARD, input([parcel(1)]));
+  assert.equal(priced.tax_minor, 1228);
+  assert.equal(priced.total_minor, 10000);
+});
+
+Deno.test("pricing: minimum charge tops the net up before tax", () => {
+  // transport 10.00 < minimum 25.00: top-up 15.00; VAT 14% of 25.00 = 3.50; total 28.50.
+  const terms = bwpTerms({ base_charge: 1000, per_kg: 0, minimum_charge: 2500 });
+  const priced = priceOption(terms, STANDARD, input([parcel(1)]));
+  assert.deepEqual(summary(priced.lines), ["transport=1000", "minimum_top_up=1500", "tax=350"]);
+  assert.equal(priced.total_minor, 2850);
+});
+
+Deno.test("pricing: liability cover is a share of the declared value, only when asked", () => {
+  // 1.5% of 5,000.00 = 75.00; net 65.00 + 75.00 = 140.00; VAT 19.60; total 159.60.
+  const terms = bwpTerms({ liability_cover_bp: 150 });
+  const covered = input([parcel(2.5)], { declared_value_minor: 500000, liability_cover: true });
+  const priced = priceOption(terms, STANDARD, covered);
+  assert.deepEqual(summary(priced.lines), ["transport=6500", "liability_cover=7500", "tax=1960"]);
+  assert.equal(priced.total_minor, 15960);
+  const notAsked = { ...covered, liability_cover: false };
+  assert.deepEqual(summary(priceOption(terms, STANDARD, notAsked).lines), [
+    "transport=6500",
+    "tax=910",
+  ]);
+  const noValue = { ...covered, declared_value_minor: null };
+  assert.deepEqual(summary(priceOption(terms, STANDARD, noValue).lines), [
+    "transport=6500",
+    "tax=910",
+  ]);
+});
+
+Deno.test("pricing: a negative service adjustment lowers the price", () => {
+  // Economy -15% of 65.00 = -9.75; net 55.25; VAT 14% = 7.735 -> 7.74; total 62.99.
+  const economy = { code: "economy", name: "Economy", adjustment_bp: -1500 };
+  const priced = priceOption(bwpTerms(), economy, input([parcel(2.5)]));
+  assert.deepEqual(summary(priced.lines), ["transport=6500", "service_level=-975", "tax=774"]);
+  assert.equal(priced.lines[1]?.label, "Service level: Economy");
+  assert.equal(priced.total_minor, 6299);
+});
+
+Deno.test("pricing: with every optional term zero only transport and tax appear", () => {
+  const priced = priceOption(
+    bwpTerms(),
+    STANDARD,
+    input([parcel(0.4)], { declared_value_minor: 100000, liability_cover: true }),
+  );
+  // 0.4 kg is within the included kg: transport is the base 50.00; VAT 7.00.
+  assert.deepEqual(summary(priced.lines), ["transport=5000", "tax=700"]);
+  assert.equal(priced.total_minor, 5700);
+});
+
+Deno.test("pricing: impossible input throws RangeError", () => {
+  const terms = bwpTerms();
+  assert.throws(() => priceOption(terms, STANDARD, input([])), RangeError);
+  for (
+    const bad of [
+      parcel(0),
+      parcel(-1),
+      parcel(Number.NaN),
+      parcel(Number.POSITIVE_INFINITY),
+      parcel(1, 0, 10, 10),
+      parcel(1, 10, -5, 10),
+      parcel(1, 10, 10, Number.NaN),
+    ]
+  ) {
+    assert.throws(() => priceOption(terms, STANDARD, input([bad])), RangeError);
+  }
+  assert.throws(() => chargeableGrams([parcel(1)], 0), RangeError);
+  assert.throws(
+    () => priceOption(terms, { ...STANDARD, adjustment_bp: -10001 }, input([parcel(1)])),
+    RangeError,
+  );
+  assert.throws(
+    () => priceOption(bwpTerms({ per_kg: 1.5 }), STANDARD, input([parcel(1)])),
+    RangeError,
+  );
+});
+
+Deno.test("pricing: possible later charges name duties, the customs fee and evidence", () => {
+  const text = possibleLaterCharges(bwpTerms({ customs_admin_fee: 15000 }), "BW", "ZA");
+  assert.ok(text !== null);
+  assert.match(text, /duties/);
+  assert.match(text, /recoverable/);
+  assert.match(text, /customs administration fee of 150\.00 BWP per crossing cleared/);
+  assert.match(text, /exceptional customs charges/);
+  assert.match(text, /evidence/);
+  assert.equal(possibleLaterCharges(bwpTerms({ customs_admin_fee: 15000 }), "BW", "BW"), null);
+  const noFee = possibleLaterCharges(bwpTerms(), "BW", "ZA");
+  assert.ok(noFee !== null && !noFee.includes("administration fee"));
+});
+
+// --- properties -------------------------------------------------------------------------------
+
+/** spec: courier 2.2 line order; transport and corridor share the first place. */
+const ORDER = [
+  "transport",
+  "collection",
+  "delivery",
+  "service_level",
+  "liability_cover",
+  "discount",
+  "surcharge",
+  "minimum_top_up",
+  "tax",
+];
+
+function rank(code: string): number {
+  return ORDER.indexOf(code === "corridor" ? "transport" : code);
+}
+
+const COUNTRIES = ["BW", "ZA", "NA", "ZM"];
+const amount = fc.integer({ min: 0, max: 10_000_000 });
+const bp = fc.integer({ min: 0, max: 5000 });
+const country = fc.constantFrom(...COUNTRIES);
+
+const corridorArb: fc.Arbitrary<Corridor> = fc.record({
+  from: country,
+  to: country,
+  base_charge: amount,
+  per_kg: amount,
+  label: fc.string({ minLength: 1, maxLength: 20 }),
+});
+
+const termsArb: fc.Arbitrary<RateCardTerms> = fc
+  .record({
+    base_charge: amount,
+    per_kg: amount,
+    included_grams: fc.integer({ min: 0, max: 100_000 }),
+    volumetric_divisor: fc.integer({ min: 1000, max: 10_000 }),
+    minimum_charge: amount,
+    collection_fee: amount,
+    delivery_fee: amount,
+    discount_bp: bp,
+    surcharge_bp: bp,
+    tax_bp: bp,
+    tax_inclusive: fc.boolean(),
+    corridors: fc.array(corridorArb, { maxLength: 4 }),
+    liability_cover_bp: bp,
+    customs_admin_fee: amount,
+  })
+  .map((t) => bwpTerms({ ...t, tax_label: "Tax" }));
+
+/** Weights with up to 3 decimals (whole grams), dims in whole millimetres. */
+const parcelArb: fc.Arbitrary<ParcelInput> = fc.record({
+  weight_kg: fc.integer({ min: 1, max: 1_000_000 }).map((g) => g / 1000),
+  length_cm: fc.integer({ min: 10, max: 3000 }).map((mm) => mm / 10),
+  width_cm: fc.integer({ min: 10, max: 3000 }).map((mm) => mm / 10),
+  height_cm: fc.integer({ min: 10, max: 3000 }).map((mm) => mm / 10),
+});
+
+const inputArb: fc.Arbitrary<PricingInput> = fc.record({
+  parcels: fc.array(parcelArb, { minLength: 1, maxLength: 10 }),
+  from_country: country,
+  to_country: country,
+  declared_value_minor: fc.option(amount, { nil: null }),
+  liability_cover: fc.boolean(),
+});
+
+const serviceArb: fc.Arbitrary<ServicePricing> = fc.record({
+  code: fc.constantFrom("standard", "express", "economy"),
+  name: fc.constantFrom("Standard", "Express", "Economy"),
+  adjustment_bp: fc.integer({ min: -5000, max: 5000 }),
+});
+
+const RUNS = { numRuns: 300 };
+
+Deno.test("pricing: lines always add up to the total (property)", () => {
+  fc.assert(
+    fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
+      const priced = priceOption(terms, service, inp);
+      assert.equal(sum(priced.lines), priced.total_minor);
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: line order follows spec 2.2, transport first and tax once, last (property)", () => {
+  fc.assert(
+    fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
+      const codes = priceOption(terms, service, inp).lines.map((l) => l.code);
+      assert.ok(["transport", "corridor"].includes(codes[0] ?? ""), codes.join(","));
+      assert.equal(codes.at(-1), "tax");
+      assert.equal(codes.filter((c) => c === "tax").length, 1);
+      const ranks = codes.map(rank);
+      assert.ok(ranks.every((r) => r >= 0), codes.join(","));
+      assert.ok(ranks.every((r, i) => i === 0 || r > (ranks[i - 1] ?? -1)), codes.join(","));
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: total is never below the minimum charge and amounts are safe integers (property)", () => {
+  fc.assert(
+    fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
+      const out = priceOption(terms, service, inp);
+      assert.ok(out.total_minor >= terms.minimum_charge, `${out.total_minor}`);
+      const amounts = [
+        out.total_minor,
+        out.tax_minor,
+        out.chargeable_grams,
+        ...out.lines.map((l) => l.amount_minor),
+      ];
+      assert.ok(amounts.every(Number.isSafeInteger), amounts.join(","));
+      assert.ok(out.lines.slice(0, -1).every((l) => l.amount_minor !== 0 || l === out.lines[0]));
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: tax line matches the tax mode and the net (property)", () => {
+  fc.assert(
+    fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
+      const out = priceOption(terms, service, inp);
+      const tax = out.lines.at(-1);
+      const net = sum(out.lines.slice(0, -1));
+      assert.equal(tax?.tax_minor, out.tax_minor);
+      assert.equal(tax?.included, terms.tax_inclusive);
+      assert.ok(out.tax_minor >= 0 && out.tax_minor <= Math.max(net, out.total_minor));
+      assert.equal(out.total_minor, terms.tax_inclusive ? net : net + out.tax_minor);
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: corridor applies iff one matches the route exactly (property)", () => {
+  fc.assert(
+    fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
+      const out = priceOption(terms, service, inp);
+      const match = terms.corridors.find((c) =>
+        c.from === inp.from_country && c.to === inp.to_country
+      );
+      assert.equal(out.lines[0]?.code, match ? "corridor" : "transport");
+      assert.equal(out.corridor, match ? `${match.from}-${match.to}` : null);
+      assert.equal(out.cross_border, inp.from_country !== inp.to_country);
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: grams from kg is exact for every 3-decimal weight (property)", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), (g) => {
+      assert.equal(gramsFromKg(g / 1000), g);
+    }),
+    RUNS,
+  );
+});

@@ -1,0 +1,143 @@
+/**
+ * A courier ready to sell: platform on, a Gaborone calendar, express and economy service levels,
+ * a BWP rate card, and one client on it. Built through the HTTP API, as an integrator would.
+ */
+import assert from "node:assert/strict";
+import type { CreatedBusiness, TestEnv } from "./test_env.ts";
+
+export const HOURS = {
+  collection_due_hours: 8,
+  depot_dwell_hours: 8,
+  border_presentation_hours: 16,
+  customs_wait_hours: 16,
+  linehaul_hours: 24,
+  destination_dwell_hours: 8,
+  delivery_attempt_hours: 8,
+  redelivery_due_hours: 16,
+  no_scan_hours: 24,
+};
+
+export interface Courier {
+  readonly business: CreatedBusiness;
+  readonly rateCardId: string;
+}
+
+export interface Client {
+  readonly id: string;
+  readonly api_key: string;
+  readonly user: { email: string; password: string };
+}
+
+export async function newCourier(t: TestEnv, card: Record<string, unknown> = {}): Promise<Courier> {
+  const business = await t.createBusiness({ plan: "enterprise" });
+  const key = business.api_key;
+  const patched = await t.call("PATCH", `/operator/businesses/${business.id}`, {
+    operator: true,
+    body: {
+      courier_platform_enabled: true,
+      api_key_scopes: ["billing:administer", "billing:view-own", "runs:override"],
+    },
+  });
+  assert.equal(patched.status, 200);
+  const cal = await t.call("POST", "/business/courier/calendars", {
+    key,
+    body: {
+      code: "BW",
+      name: "Botswana office days",
+      timezone: "Africa/Gaborone",
+      working_days: [1, 2, 3, 4, 5],
+      holidays: ["2026-12-25", "2026-12-26"],
+    },
+  });
+  assert.equal(cal.status, 201, JSON.stringify(cal.body));
+  for (
+    const sl of [
+      { code: "express", name: "Express", transit_days: 1, price_adjustment_pct: 20 },
+      { code: "economy", name: "Economy", transit_days: 3, price_adjustment_pct: 0 },
+    ]
+  ) {
+    const r = await t.call("POST", "/business/courier/service-levels", {
+      key,
+      body: { ...sl, cut_off: "14:00", calendar_id: cal.body.data.id, ...HOURS },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+  }
+  const rc = await t.call("POST", "/business/courier/rate-cards", {
+    key,
+    body: {
+      name: "Standard 2026",
+      currency: "BWP",
+      base_charge: 50,
+      per_kg: 10,
+      included_kg: 1,
+      volumetric_divisor: 5000,
+      minimum_charge: 40,
+      tax_pct: 14,
+      tax_inclusive: false,
+      tax_label: "VAT",
+      customs_admin_fee: 75,
+      corridors: [{
+        from: "BW",
+        to: "ZA",
+        base_charge: 120,
+        per_kg: 15,
+        label: "Gaborone-Johannesburg",
+      }],
+      ...card,
+    },
+  });
+  assert.equal(rc.status, 201, JSON.stringify(rc.body));
+  return { business, rateCardId: rc.body.data.id };
+}
+
+export async function newClient(
+  t: TestEnv,
+  courier: Courier,
+  settings: Record<string, unknown> = {},
+): Promise<Client> {
+  const code = `C${crypto.randomUUID().slice(0, 8)}`;
+  const r = await t.call("POST", "/business/courier/clients", {
+    key: courier.business.api_key,
+    body: {
+      name: "Molapo Pharmacy",
+      code,
+      email: `${code.toLowerCase()}@example.com`,
+      settlement_mode: "prepaid",
+      billing_currency: "BWP",
+      rate_card_id: courier.rateCardId,
+      ...settings,
+    },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+export async function topUp(
+  t: TestEnv,
+  courier: Courier,
+  client: Client,
+  amount: string,
+): Promise<void> {
+  const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/top-up`, {
+    key: courier.business.api_key,
+    body: { amount, currency: "BWP", reference: `top-up-${crypto.randomUUID()}` },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+}
+
+/** A domestic 2.5 kg parcel: express 50 + 15 transport... see the booking tests for figures. */
+export const DOMESTIC = {
+  sender_name: "Molapo Pharmacy",
+  sender_address: "Plot 123, Main Mall, Gaborone",
+  recipient_name: "Neo Kgosi",
+  recipient_phone: "+26771234567",
+  recipient_address: "Plot 9, Block 8, Gaborone",
+  parcels: [{ weight_kg: 2.5, length_cm: 30, width_cm: 20, height_cm: 10 }],
+  contents: "Medicines",
+  from_country: "BW",
+  to_country: "BW",
+};
+
+export function clientKey(client: Client): Record<string, string> {
+  return { "X-Client-API-Key": client.api_key };
+}

@@ -1,0 +1,360 @@
+import assert from "node:assert/strict";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+
+async function prices(t: TestEnv, client: Client, body: Record<string, unknown> = DOMESTIC) {
+  const r = await t.call("POST", "/client/prices", { headers: clientKey(client), body });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+async function book(
+  t: TestEnv,
+  client: Client,
+  prices_reference: string,
+  service_level = "express",
+) {
+  return await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: { prices_reference, service_level, dangerous_goods_confirmed: true },
+  });
+}
+
+async function account(t: TestEnv, client: Client) {
+  return (await t.call("GET", "/client/account", { headers: clientKey(client) })).body.data;
+}
+
+async function ready(
+  t: TestEnv,
+  settings: Record<string, unknown> = {},
+): Promise<[Courier, Client]> {
+  const courier = await newCourier(t);
+  return [courier, await newClient(t, courier, settings)];
+}
+
+Deno.test("prices: every service with its lines in spec order, adding up to the total", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const data = await prices(t, client);
+    assert.match(data.prices_reference, /^prc_/);
+    assert.equal(Date.parse(data.valid_until) - t.clock.now(), 30 * 60_000);
+    assert.deepEqual(data.account, { settlement_mode: "prepaid", currency: "BWP", available: 0 });
+    const express = data.options.find((o: { code: string }) => o.code === "express");
+    // 2.5 kg real beats 1.2 kg volumetric: 50 + 10 x 1.5 = 65; +20 % express = 13; VAT 14 % of 78.
+    assert.equal(express.chargeable_kg, 2.5);
+    assert.deepEqual(
+      express.lines.map((l: { code: string; amount: number }) => [l.code, l.amount]),
+      [
+        ["transport", 65],
+        ["service_level", 13],
+        ["tax", 10.92],
+      ],
+    );
+    assert.equal(express.total, 88.92);
+    assert.equal(express.tax, 10.92);
+    assert.equal(express.lines.at(-1).included, false);
+    assert.equal(express.currency, "BWP");
+    assert.equal(express.possible_later_charges, undefined);
+    for (const o of data.options) {
+      const sum = o.lines.reduce(
+        (n: number, l: { amount: number }) => n + Math.round(l.amount * 100),
+        0,
+      );
+      assert.equal(sum, Math.round(o.total * 100));
+    }
+    const cheapest = await prices(t, client, { ...DOMESTIC, sort: "cheapest" });
+    assert.deepEqual(cheapest.options.map((o: { code: string }) => o.code), ["economy", "express"]);
+  }));
+
+Deno.test("prices: a cross-border route uses its corridor and names possible later charges", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const data = await prices(t, client, { ...DOMESTIC, to_country: "ZA" });
+    const economy = data.options.find((o: { code: string }) => o.code === "economy");
+    assert.equal(economy.lines[0].code, "corridor");
+    assert.equal(economy.lines[0].label, "Gaborone-Johannesburg");
+    assert.equal(economy.lines[0].amount, 142.5); // 120 + 15 x 1.5
+    assert.match(economy.possible_later_charges, /dut/i);
+  }));
+
+Deno.test("prices: bad input answers 422 naming each field", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const r = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: {
+        ...DOMESTIC,
+        parcels: [{ weight_kg: -1, length_cm: 1, width_cm: 1, height_cm: 1 }],
+        to_country: "BWA",
+      },
+    });
+    assert.equal(r.status, 422);
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["parcels.0.weight_kg", "to_country"]);
+  }));
+
+Deno.test("book: 201 with waybill and tracking URL; the same request again books nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const first = await book(t, client, offer.prices_reference);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const { waybill, tracking_url } = first.body.data;
+    assert.match(waybill, /^WB[A-Z0-9]{12,}$/);
+    assert.ok(tracking_url.split("/").at(-1).length >= 20);
+    assert.equal(first.body.data.already_booked, false);
+    const again = await book(t, client, offer.prices_reference);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.already_booked, true);
+    assert.equal(again.body.data.waybill, waybill);
+    assert.equal(again.body.data.tracking_url, tracking_url);
+    assert.equal((await account(t, client)).balance, 411.08); // 500 - 88.92, once
+    const other = await book(t, client, offer.prices_reference, "economy");
+    assert.equal(other.status, 409, "one offer books one shipment");
+  }));
+
+Deno.test("book: expired prices answer 422 prices_expired; the operator's hold applies", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    t.clock.advanceBy(30 * 60_000 + 1);
+    const late = await book(t, client, offer.prices_reference);
+    assert.equal(late.status, 422);
+    assert.equal(late.body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 500);
+    await t.call("PUT", "/operator/settings", { operator: true, body: { price_hold_minutes: 45 } });
+    const longer = await prices(t, client);
+    assert.equal(Date.parse(longer.valid_until) - t.clock.now(), 45 * 60_000);
+    t.clock.advanceBy(44 * 60_000);
+    assert.equal((await book(t, client, longer.prices_reference)).status, 201);
+  }));
+
+Deno.test("book: only what was shown can be booked", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const r = await book(t, client, offer.prices_reference, "overnight");
+    assert.equal(r.status, 422);
+    assert.match(r.body.message, /overnight/);
+    const unknown = await book(t, client, "prc_doesnotexist");
+    assert.equal(unknown.status, 404);
+  }));
+
+async function concurrentBookings(t: TestEnv, client: Client): Promise<number[]> {
+  const offers = [];
+  for (let i = 0; i < 100; i++) offers.push(await prices(t, client));
+  const answers = await Promise.all(offers.map((o) => book(t, client, o.prices_reference)));
+  return answers.map((a) => a.status);
+}
+
+Deno.test("book: 100 simultaneous prepaid bookings against a balance covering 20 book exactly 20", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, String((88.92 * 20).toFixed(2)));
+    const statuses = await concurrentBookings(t, client);
+    assert.equal(statuses.filter((s) => s === 201).length, 20);
+    assert.equal(statuses.filter((s) => s === 422).length, 80);
+    const a = await account(t, client);
+    assert.equal(a.balance, 0);
+    assert.equal(a.available, 0);
+  }));
+
+Deno.test("book: 100 simultaneous credit bookings against a limit covering 20 book exactly 20", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, {
+      settlement_mode: "credit",
+      credit_limit: (88.92 * 20).toFixed(2),
+    });
+    const statuses = await concurrentBookings(t, client);
+    assert.equal(statuses.filter((s) => s === 201).length, 20);
+    const a = await account(t, client);
+    assert.equal(a.credit_used, 1778.4);
+    assert.equal(a.available, 0);
+  }));
+
+Deno.test("book: a prepaid account that cannot cover the price is refused and charged nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "50.00");
+    const offer = await prices(t, client);
+    const r = await book(t, client, offer.prices_reference);
+    assert.equal(r.status, 422);
+    assert.equal(r.body.code, "insufficient_balance");
+    assert.match(r.body.message, /available 50\.00 BWP, needed 88\.92 BWP/);
+    assert.equal((await account(t, client)).balance, 50);
+    // The refused offer can still be booked once the money is there.
+    await topUp(t, courier, client, "100.00");
+    assert.equal((await book(t, client, offer.prices_reference)).status, 201);
+  }));
+
+Deno.test("book: external settlement books without a receivable", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, { settlement_mode: "external" });
+    const offer = await prices(t, client);
+    assert.equal(offer.account.available, null);
+    assert.equal((await book(t, client, offer.prices_reference)).status, 201);
+    const a = await account(t, client);
+    assert.equal(a.credit_used, 0);
+    assert.equal(a.balance, 0);
+  }));
+
+Deno.test("book: with unique_external_reference a repeated reference answers 409 duplicate_order", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "50.00");
+    const body = { ...DOMESTIC, client_order_reference: "ORD-1001" };
+    // A refused booking leaves the reference free.
+    const poor = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(poor.status, 422);
+    await topUp(t, courier, client, "500.00");
+    const first = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(first.status, 201);
+    const second = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(second.status, 409);
+    assert.equal(second.body.code, "duplicate_order");
+    const other = await book(
+      t,
+      client,
+      (await prices(t, client, { ...DOMESTIC, client_order_reference: "ORD-1002" }))
+        .prices_reference,
+    );
+    assert.equal(other.status, 201);
+  }));
+
+Deno.test("book: the shipment keeps its frozen pricing after a new rate-card version", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const booked = await book(t, client, (await prices(t, client)).prices_reference);
+    const waybill = booked.body.data.waybill;
+    const v2 = await t.call("POST", `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
+      key: courier.business.api_key,
+      body: { per_kg: 20, effective_from: new Date(t.clock.now()).toISOString() },
+    });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    t.clock.advanceBy(1000);
+    const fresh = await prices(t, client);
+    assert.equal(
+      fresh.options.find((o: { code: string }) => o.code === "express").lines[0].amount,
+      80,
+    );
+    const read = await t.call("GET", `/client/shipments/${waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(read.status, 200);
+    assert.equal(read.body.data.pricing.rate_card_version, 1);
+    assert.equal(read.body.data.pricing.lines[0].amount, 65);
+    assert.equal(read.body.data.pricing.total, 88.92);
+    assert.equal(read.body.data.dangerous_goods_confirmed, true);
+    assert.equal(read.body.data.service_terms.code, "express");
+    assert.equal(read.body.data.service_terms.transit_days, 1);
+  }));
+
+Deno.test("book: a client sees only its own shipments and offers", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const booked = await book(t, client, offer.prices_reference);
+    const waybill = booked.body.data.waybill;
+    const peek = await t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(other) });
+    assert.equal(peek.status, 404);
+    const steal = await book(t, other, offer.prices_reference);
+    assert.equal(steal.status, 404);
+    // Another courier's client cannot see it either.
+    const elsewhere = await newCourier(t);
+    const stranger = await newClient(t, elsewhere);
+    assert.equal(
+      (await t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(stranger) }))
+        .status,
+      404,
+    );
+  }));
+
+Deno.test("office booking: priced on the client's card and settled by its mode; found by any reference", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const r = await t.call("POST", "/business/shipments", {
+      key: courier.business.api_key,
+      body: {
+        ...DOMESTIC,
+        courier_client_id: client.id,
+        service_level: "express",
+        external_customer_code: "CUST-77",
+        external_billing_reference: "PO-2026-11",
+      },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.total, 88.92);
+    assert.equal((await account(t, client)).balance, 411.08);
+    await t.env.bus.flush();
+    await t.projector.idle();
+    for (const q of [r.body.data.waybill, "CUST-77", "PO-2026-11"]) {
+      const found = await t.call("GET", `/business/courier/shipments?q=${q}`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(found.status, 200);
+      assert.deepEqual(found.body.data.map((s: { waybill: string }) => s.waybill), [
+        r.body.data.waybill,
+      ], q);
+    }
+    const elsewhere = await newCourier(t);
+    const none = await t.call("GET", "/business/courier/shipments?q=CUST-77", {
+      key: elsewhere.business.api_key,
+    });
+    assert.deepEqual(none.body.data, []);
+    const otherClient = await t.call("POST", "/business/shipments", {
+      key: elsewhere.business.api_key,
+      body: { ...DOMESTIC, courier_client_id: client.id },
+    });
+    assert.equal(otherClient.status, 404);
+  }));
+
+Deno.test("quotes: held 7 days, listed, and booked like prices", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const q = await t.call("POST", "/client/quotes", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    assert.equal(q.status, 201);
+    const reference = q.body.data.quote_reference;
+    assert.match(reference, /^qt_/);
+    assert.equal(Date.parse(q.body.data.valid_until) - t.clock.now(), 7 * 86_400_000);
+    await t.env.bus.flush();
+    await t.projector.idle();
+    const list = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+    assert.deepEqual(list.body.data.map((x: { quote_reference: string }) => x.quote_reference), [
+      reference,
+    ]);
+    t.clock.advanceBy(6 * 86_400_000);
+    const booked = await t.call("POST", `/client/quotes/${reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "economy" },
+    });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const late = await t.call("POST", "/client/quotes", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    t.clock.advanceBy(7 * 86_400_000 + 1);
+    const expired = await t.call("POST", `/client/quotes/${late.body.data.quote_reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "economy" },
+    });
+    assert.equal(expired.body.code, "prices_expired");
+  }));
