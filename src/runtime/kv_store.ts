@@ -151,7 +151,8 @@ function addWrite(op: Deno.AtomicOperation, w: ActorWrite): void {
   for (const t of w.timerDelete) op.delete([TIMER, t.at, w.type, w.id, t.name]);
   for (const t of w.timerSet) op.set([TIMER, t.at, w.type, w.id, t.name], true);
   for (const r of w.replies) {
-    op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
+    if (r.permanent) op.set([REPLY, w.type, w.id, r.key], r.reply);
+    else op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
   }
   if (w.unpublishedFrom !== null) op.set([UNPUBLISHED, w.type, w.id], w.unpublishedFrom);
 }

@@ -39,6 +39,11 @@ export type AskResult<R> =
 export interface AskOptions {
   /** Same key, same actor: the first successful reply is returned and nothing is applied again. */
   readonly idempotencyKey?: string;
+  /**
+   * Keep the key for good instead of IDEMPOTENCY_TTL_MS: for facts that must never be booked
+   * twice however late they are sent again (courier 2.6 rule 2: the same source event books once).
+   */
+  readonly permanent?: boolean;
 }
 
 /** Thrown to the asker when a command broke an invariant or the store failed. */
@@ -62,6 +67,7 @@ interface Envelope {
   readonly tenant: string;
   readonly command: unknown;
   readonly idempotencyKey: string | undefined;
+  readonly permanent: boolean;
   readonly timer: { readonly name: string; readonly at: number } | undefined;
   readonly resolve: (r: AskResult<unknown>) => void;
   readonly reject: (e: Error) => void;
@@ -130,13 +136,9 @@ export class ActorRuntime {
     command: CommandOf<D>,
     options: AskOptions = {},
   ): Promise<AskResult<ReplyOf<D>>> {
-    return this.#enqueue(
-      def,
-      { type: def.type, id },
-      tenant,
-      command,
-      options.idempotencyKey,
-    ) as Promise<AskResult<ReplyOf<D>>>;
+    return this.#enqueue(def, { type: def.type, id }, tenant, command, options) as Promise<
+      AskResult<ReplyOf<D>>
+    >;
   }
 
   /** Finds the actor registered under a secondary key (an API key hash, an e-mail). */
@@ -230,6 +232,7 @@ export class ActorRuntime {
         tenant: "",
         command: null,
         idempotencyKey: undefined,
+        permanent: false,
         timer: { name: t.name, at: t.at },
         resolve,
         reject,
@@ -243,7 +246,7 @@ export class ActorRuntime {
     key: ActorKey,
     tenant: string,
     command: unknown,
-    idempotencyKey: string | undefined,
+    options: AskOptions,
   ): Promise<AskResult<unknown>> {
     if (this.#closed) return Promise.reject(new ActorFailure("runtime is closed"));
     if (this.#defs.get(def.type) !== def) {
@@ -258,7 +261,15 @@ export class ActorRuntime {
       });
     }
     return new Promise((resolve, reject) => {
-      cell.mailbox.push({ tenant, command, idempotencyKey, timer: undefined, resolve, reject });
+      cell.mailbox.push({
+        tenant,
+        command,
+        idempotencyKey: options.idempotencyKey,
+        permanent: options.permanent ?? false,
+        timer: undefined,
+        resolve,
+        reject,
+      });
       this.#run(cell);
     });
   }
@@ -438,7 +449,7 @@ export class ActorRuntime {
     const timers = { ...cell.timers };
     const outcomes: Outcome[] = [];
     const events: StoredEvent[] = [];
-    const replies: { key: string; reply: unknown }[] = [];
+    const replies: { key: string; reply: unknown; permanent: boolean }[] = [];
     const timerSet: { name: string; at: number }[] = [];
     const timerDelete: { name: string; at: number }[] = [];
     const staleTimers: { name: string; at: number }[] = [];
@@ -508,7 +519,7 @@ export class ActorRuntime {
       state = next;
       const reply = decision.reply ? decision.reply(next) : undefined;
       if (key !== undefined) {
-        replies.push({ key, reply });
+        replies.push({ key, reply, permanent: env.permanent });
         batchReplies.set(key, reply);
       }
       outcomes.push({ ok: true, reply, replayed: false });

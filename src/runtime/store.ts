@@ -55,7 +55,8 @@ export interface ActorWrite extends ActorKey {
   readonly indexDelete: readonly { index: string; key: string }[];
   readonly timerSet: readonly { name: string; at: number }[];
   readonly timerDelete: readonly { name: string; at: number }[];
-  readonly replies: readonly { key: string; reply: unknown }[];
+  /** Replies kept under idempotency keys; `permanent` ones never expire. */
+  readonly replies: readonly { key: string; reply: unknown; permanent: boolean }[];
   /** Serialized sizes, measured once by the runtime. */
   readonly recordBytes: number;
   readonly eventBytes: number;

@@ -121,7 +121,12 @@ Deno.test("rate cards API: version 1 with every term reads back exactly (12.34 s
 Deno.test("rate cards API: omitted terms default (fees 0, divisor 5000, VAT) and effective_from is now", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
-    const v1 = await publish(t, b, { name: "Basic", currency: "JPY", base_charge: 500, per_kg: 80 });
+    const v1 = await publish(t, b, {
+      name: "Basic",
+      currency: "JPY",
+      base_charge: 500,
+      per_kg: 80,
+    });
     assert.equal(v1.effective_from, new Date(t.clock.now()).toISOString());
     assert.equal(v1.currency, "JPY");
     assert.equal(v1.base_charge, 500);
@@ -313,10 +318,14 @@ Deno.test("rate cards API: 422 names each bad field", () =>
       key: b.api_key,
       body: EVERY_TERM,
     });
-    const bad = await t.call("POST", `/business/courier/rate-cards/${version.body.data.id}/versions`, {
-      key: b.api_key,
-      body: { surcharge_pct: "ten" },
-    });
+    const bad = await t.call(
+      "POST",
+      `/business/courier/rate-cards/${version.body.data.id}/versions`,
+      {
+        key: b.api_key,
+        body: { surcharge_pct: "ten" },
+      },
+    );
     assert.equal(bad.status, 422);
     assert.equal(bad.body.errors[0].path, "surcharge_pct");
     assert.equal((await list(t, b)).length, 1, "refused cards are not listed");

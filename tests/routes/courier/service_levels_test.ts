@@ -1,0 +1,259 @@
+import assert from "node:assert/strict";
+import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+
+/** A courier with the platform on and the given scopes stored on its key. */
+async function courier(
+  t: TestEnv,
+  scopes: readonly string[] = ["runs:override"],
+): Promise<CreatedBusiness> {
+  const b = await t.createBusiness();
+  const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+    operator: true,
+    body: { courier_platform_enabled: true, api_key_scopes: scopes },
+  });
+  assert.equal(r.status, 200);
+  return b;
+}
+
+const CALENDAR = {
+  code: "BW-WEEKDAYS",
+  name: "Botswana weekdays",
+  timezone: "Africa/Gaborone",
+  working_days: [5, 1, 2, 3, 4],
+  holidays: ["2026-12-25", "2026-12-26", "2026-12-25"],
+};
+
+const HOURS = {
+  collection_due_hours: 4,
+  depot_dwell_hours: 8,
+  border_presentation_hours: 6,
+  customs_wait_hours: 24,
+  linehaul_hours: 10,
+  destination_dwell_hours: 8,
+  delivery_attempt_hours: 4.5,
+  redelivery_due_hours: 24,
+  no_scan_hours: 12,
+};
+
+async function addCalendar(t: TestEnv, b: CreatedBusiness, body: unknown = CALENDAR) {
+  const r = await t.call("POST", "/business/courier/calendars", { key: b.api_key, body });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+function serviceLevel(calendar_id: string, overrides: Record<string, unknown> = {}) {
+  return {
+    code: "EXPRESS",
+    name: "Express cross-border",
+    transit_days: 2,
+    cut_off: "16:00",
+    calendar_id,
+    ...HOURS,
+    ...overrides,
+  };
+}
+
+Deno.test("calendars API: adding one needs runs:override and answers {id, code, ...}", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t, []);
+    const denied = await t.call("POST", "/business/courier/calendars", {
+      key: b.api_key,
+      body: CALENDAR,
+    });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.code, "scope_denied");
+    assert.match(denied.body.message, /runs:override/);
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["runs:override"] },
+    });
+    const cal = await addCalendar(t, b);
+    assert.match(cal.id, /^cal_/);
+    assert.equal(cal.code, "BW-WEEKDAYS");
+    assert.equal(cal.timezone, "Africa/Gaborone");
+    assert.deepEqual(cal.working_days, [1, 2, 3, 4, 5], "sorted");
+    assert.deepEqual(cal.holidays, ["2026-12-25", "2026-12-26"], "sorted, once each");
+    const listed = await t.call("GET", "/business/courier/calendars", { key: b.api_key });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.body.data, [cal]);
+  }));
+
+Deno.test("calendars API: a bad timezone, repeated weekday or impossible holiday is named (422)", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const r = await t.call("POST", "/business/courier/calendars", {
+      key: b.api_key,
+      body: {
+        ...CALENDAR,
+        timezone: "Mars/Olympus_Mons",
+        working_days: [1, 1, 2],
+        holidays: ["2026-02-30"],
+      },
+    });
+    assert.equal(r.status, 422);
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["holidays.0", "timezone", "working_days"]);
+    const days = await t.call("POST", "/business/courier/calendars", {
+      key: b.api_key,
+      body: { ...CALENDAR, working_days: [0, 8] },
+    });
+    assert.equal(days.status, 422);
+    const none = await t.call("POST", "/business/courier/calendars", {
+      key: b.api_key,
+      body: { ...CALENDAR, working_days: [] },
+    });
+    assert.equal(none.status, 422);
+    assert.equal(none.body.errors[0].path, "working_days");
+  }));
+
+Deno.test("calendars API: a second calendar with the same code answers 409 already_exists", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    await addCalendar(t, b);
+    const again = await t.call("POST", "/business/courier/calendars", {
+      key: b.api_key,
+      body: { ...CALENDAR, name: "Other" },
+    });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "already_exists");
+    // Codes are per courier: another courier may use the same one.
+    await addCalendar(t, await courier(t));
+  }));
+
+Deno.test("service levels API: created with defaults (at_risk 75, adjustment 0) and listed in order", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const cal = await addCalendar(t, b);
+    const r = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id),
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const svc = r.body.data;
+    assert.match(svc.id, /^svc_/);
+    assert.equal(svc.code, "EXPRESS");
+    assert.equal(svc.calendar_id, cal.id);
+    assert.equal(svc.at_risk_pct, 75);
+    assert.equal(svc.price_adjustment_pct, 0);
+    assert.equal(svc.delivery_attempt_hours, 4.5);
+    const economy = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id, {
+        code: "ECONOMY",
+        at_risk_pct: 90,
+        price_adjustment_pct: "-12.5",
+        transit_days: 0,
+      }),
+    });
+    assert.equal(economy.status, 201, JSON.stringify(economy.body));
+    assert.equal(economy.body.data.at_risk_pct, 90);
+    assert.equal(economy.body.data.price_adjustment_pct, -12.5);
+    const listed = await t.call("GET", "/business/courier/service-levels", { key: b.api_key });
+    assert.deepEqual(listed.body.data.map((s: { code: string }) => s.code), ["EXPRESS", "ECONOMY"]);
+    assert.deepEqual(listed.body.data[0], svc);
+  }));
+
+Deno.test("service levels API: an unknown calendar_id is 422, a repeated code 409", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const other = await courier(t);
+    const theirs = await addCalendar(t, other);
+    for (const calendarId of ["cal_missing", theirs.id]) {
+      const r = await t.call("POST", "/business/courier/service-levels", {
+        key: b.api_key,
+        body: serviceLevel(calendarId),
+      });
+      assert.equal(r.status, 422, calendarId);
+      assert.equal(r.body.code, "validation_failed");
+      assert.equal(r.body.errors[0].path, "calendar_id");
+    }
+    const cal = await addCalendar(t, b);
+    const first = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id),
+    });
+    assert.equal(first.status, 201);
+    const again = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id, { name: "Another" }),
+    });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "already_exists");
+  }));
+
+Deno.test("service levels API: bad fields are named (422)", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const cal = await addCalendar(t, b);
+    const r = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id, {
+        cut_off: "24:00",
+        transit_days: -1,
+        linehaul_hours: 0,
+        at_risk_pct: 0,
+        no_scan_hours: undefined,
+      }),
+    });
+    assert.equal(r.status, 422);
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, [
+      "at_risk_pct",
+      "cut_off",
+      "linehaul_hours",
+      "no_scan_hours",
+      "transit_days",
+    ]);
+    const pct = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id, { price_adjustment_pct: -100.5 }),
+    });
+    assert.equal(pct.status, 422);
+    assert.equal(pct.body.errors[0].path, "price_adjustment_pct");
+  }));
+
+Deno.test("service levels API: any courier principal may add one; a partner key may not", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const cal = await addCalendar(t, b);
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: [] },
+    });
+    const plain = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id),
+    });
+    assert.equal(plain.status, 201, "the key's default scopes are enough");
+    const partner = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Integrator", scopes: ["runs:override", "billing:administer"] },
+    });
+    assert.equal(partner.status, 201);
+    const refused = await t.call("POST", "/business/courier/service-levels", {
+      key: partner.body.data.key,
+      body: serviceLevel(cal.id, { code: "P1" }),
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, "scope_denied");
+  }));
+
+Deno.test("calendars and service levels API: 403 while the courier platform is off", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["runs:override"] },
+    });
+    const calls: [string, string, unknown][] = [
+      ["POST", "/business/courier/calendars", CALENDAR],
+      ["GET", "/business/courier/calendars", undefined],
+      ["POST", "/business/courier/service-levels", serviceLevel("cal_x")],
+      ["GET", "/business/courier/service-levels", undefined],
+    ];
+    for (const [method, path, body] of calls) {
+      const r = await t.call(method, path, { key: b.api_key, body });
+      assert.equal(r.status, 403, `${method} ${path}`);
+      assert.equal(r.body.code, "courier_platform_disabled");
+    }
+  }));
