@@ -1,17 +1,37 @@
 /**
  * A courier's client (courier 2.5, 4.6; CONTRACT "Sign-in and people"): a shop, pharmacy or
  * marketplace that books through the courier. This holds who the client is, its settlement
- * settings, its API key (as a hash) and its users; money and bookings build on it.
+ * settings, its API key (as a hash) and its users, and its account: balances and the bounded
+ * ledger aggregates (courier 2.6; the money commands are in `client_ledger.ts`).
  */
 import {
   accept,
   type ActorDefinition,
+  type Ctx,
+  type Decision,
   type IndexEntry,
   reject,
   unreachable,
 } from "../src/runtime/actor.ts";
 import { constantTimeEqual } from "../src/domain/secrets.ts";
 import { type AccountMoney, applyCharge, checkCharge, NO_MONEY } from "../src/domain/settlement.ts";
+import {
+  bookEntry,
+  EMPTY_BOOK,
+  entryOf,
+  type Invoice,
+  type LedgerBook,
+  type LedgerEntry,
+} from "../src/domain/ledger.ts";
+import {
+  accountBalances,
+  decideLedger,
+  evolveLedger,
+  hasBalances,
+  type LedgerCommand,
+  type LedgerEvent,
+  type LedgerReply,
+} from "./client_ledger.ts";
 import type { KeyRecord } from "./business.ts";
 
 export type { SettlementMode } from "../src/domain/settlement.ts";
@@ -51,13 +71,15 @@ export interface CourierClient {
   readonly users: readonly ClientUser[];
   /** The account: changed only by this actor's serialized commands (courier 4.1). */
   readonly money: AccountMoney;
+  /** Bounded ledger aggregates; the entries are in the event log and Postgres (courier 2.6). */
+  readonly ledger: LedgerBook;
   readonly created_at: number;
 }
 
 export type CourierClientState = CourierClient | null;
 
 export type CourierClientCommand =
-  | { kind: "create"; client: Omit<CourierClient, "created_at" | "money">; by: string }
+  | { kind: "create"; client: Omit<CourierClient, "created_at" | "money" | "ledger">; by: string }
   | {
     kind: "charge_booking";
     waybill: string;
@@ -72,7 +94,8 @@ export type CourierClientCommand =
   | { kind: "authenticate_user"; user_id: string; session_epoch: number }
   | { kind: "user_for_login"; email: string }
   | { kind: "change_password"; user_id: string; password_hash: string; by: string }
-  | { kind: "get" };
+  | { kind: "get" }
+  | LedgerCommand;
 
 export type CourierClientEvent =
   | { kind: "client_created"; client: CourierClient; by: string }
@@ -88,8 +111,18 @@ export type CourierClientEvent =
     /** False for external settlement: calculated and recorded, no receivable (courier 4.2). */
     posted: boolean;
     by: string;
+    /** The ledger entry of the booked price (absent on events written before the ledger). */
+    entry?: LedgerEntry;
   }
-  | { kind: "topped_up"; amount_minor: number; currency: string; reference: string; by: string };
+  | {
+    kind: "topped_up";
+    amount_minor: number;
+    currency: string;
+    reference: string;
+    by: string;
+    entry?: LedgerEntry;
+  }
+  | LedgerEvent;
 
 /** What authentication learns: the client, and the user when a person signed in. */
 export interface ClientIdentity {
@@ -102,6 +135,7 @@ export type CourierClientReply =
   | CourierClient
   | ClientIdentity
   | { readonly user_id: string; readonly password_hash: string; readonly session_epoch: number }
+  | LedgerReply
   | undefined;
 
 const UNAUTHENTICATED = reject("unauthenticated", "unknown client credential");
@@ -116,8 +150,8 @@ type D = ReturnType<typeof accept<CourierClientState, CourierClientEvent, Courie
 function decide(
   state: CourierClientState,
   command: CourierClientCommand | { kind: "timer" },
-  ctx: { now: number },
-) {
+  ctx: Ctx,
+): Decision<CourierClientState, CourierClientEvent, CourierClientReply> {
   const whole = (s: CourierClientState) => s ?? undefined;
   const ok = (
     events: CourierClientEvent[],
@@ -127,7 +161,7 @@ function decide(
     if (state !== null) return reject("already_exists", `client exists: ${command.client.id}`);
     return ok([{
       kind: "client_created",
-      client: { ...command.client, money: NO_MONEY, created_at: ctx.now },
+      client: { ...command.client, money: NO_MONEY, ledger: EMPTY_BOOK, created_at: ctx.now },
       by: command.by,
     }]);
   }
@@ -136,21 +170,46 @@ function decide(
     case "get":
     case "timer":
       return ok([]);
-    case "change_settings":
+    case "change_settings": {
+      const currency = command.changes.billing_currency;
+      if (
+        currency !== undefined && currency !== state.settings.billing_currency && hasBalances(state)
+      ) {
+        return reject(
+          "balance_not_settled",
+          `the billing currency changes only with the balances settled: ${state.settings.billing_currency}`,
+        );
+      }
       return ok([{ kind: "settings_changed", changes: command.changes, by: command.by }]);
+    }
     case "charge_booking": {
       const terms = state.settings;
       const check = checkCharge(terms, state.money, command.amount_minor, command.currency);
       if (!check.ok) return reject(check.code, check.message);
+      const posted = terms.settlement_mode !== "external";
+      const entry = entryOf({
+        reference: command.waybill,
+        seq: state.ledger.seq + 1,
+        kind: "shipment",
+        amount_minor: command.amount_minor,
+        currency: command.currency,
+        status: posted ? "posted" : "external",
+        reason: "booked price",
+        source_event: `shipment.booked:${command.waybill}`,
+        shipment: command.waybill,
+        created_at: ctx.now,
+      });
+      // A small reply: it is kept for good under the booking's idempotency key.
       return ok([{
         kind: "booking_charged",
         waybill: command.waybill,
         amount_minor: command.amount_minor,
         currency: command.currency,
         settlement_mode: terms.settlement_mode,
-        posted: terms.settlement_mode !== "external",
+        posted,
         by: command.by,
-      }]);
+        entry,
+      }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) }));
     }
     case "top_up":
       if (state.settings.settlement_mode !== "prepaid") {
@@ -165,13 +224,27 @@ function decide(
           `the account bills in ${state.settings.billing_currency}: ${command.currency}`,
         );
       }
-      return ok([{
-        kind: "topped_up",
-        amount_minor: command.amount_minor,
-        currency: command.currency,
-        reference: command.reference,
-        by: command.by,
-      }]);
+      {
+        const entry = entryOf({
+          reference: command.reference,
+          seq: state.ledger.seq + 1,
+          kind: "top_up",
+          amount_minor: -command.amount_minor,
+          currency: command.currency,
+          status: "posted",
+          reason: "prepaid funds",
+          source_event: `top_up:${command.reference}`,
+          created_at: ctx.now,
+        });
+        return ok([{
+          kind: "topped_up",
+          amount_minor: command.amount_minor,
+          currency: command.currency,
+          reference: command.reference,
+          by: command.by,
+          entry,
+        }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) }));
+      }
     case "rotate_api_key":
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "authenticate_key":
@@ -205,6 +278,14 @@ function decide(
         password_hash: command.password_hash,
         by: command.by,
       }]);
+    case "post_charge":
+    case "resolve_fx":
+    case "payment":
+    case "correct":
+    case "cod_collected":
+    case "cod_remitted":
+    case "issue_invoice":
+      return decideLedger(state, command, ctx);
     default:
       return unreachable(command);
   }
@@ -222,11 +303,19 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
       return {
         ...state,
         money: applyCharge(event.settlement_mode, state.money, event.amount_minor),
+        ledger: event.entry
+          ? bookEntry(
+            state.ledger,
+            event.entry,
+            event.posted && event.settlement_mode === "credit",
+          )
+          : state.ledger,
       };
     case "topped_up":
       return {
         ...state,
         money: { ...state.money, prepaid_minor: state.money.prepaid_minor + event.amount_minor },
+        ledger: event.entry ? bookEntry(state.ledger, event.entry, false) : state.ledger,
       };
     case "password_changed":
       return {
@@ -242,9 +331,27 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
             : u
         ),
       };
+    case "entry_posted":
+    case "fx_resolved":
+    case "payment_received":
+    case "cod_remitted":
+    case "cod_collected":
+    case "invoices_issued":
+      return evolveLedger(state, event);
     default:
       return unreachable(event);
   }
+}
+
+/** Version 1 had no ledger: it starts empty (balances carry over in `money`). */
+function load(stored: unknown, version: number): CourierClientState {
+  if (stored === null) return null;
+  if (typeof stored !== "object" || !("settings" in stored) || !("money" in stored)) {
+    throw new TypeError("stored courier client is not a client");
+  }
+  const client = stored as Omit<CourierClient, "ledger"> & { ledger?: LedgerBook };
+  if (version < 2 || client.ledger === undefined) return { ...client, ledger: EMPTY_BOOK };
+  return { ...client, ledger: client.ledger };
 }
 
 function indexes(state: CourierClientState): IndexEntry[] {
@@ -277,10 +384,11 @@ export const courierClientActor: ActorDefinition<
   CourierClientReply
 > = {
   type: "courier_client",
-  version: 1,
+  version: 2,
   initial: null,
   decide,
   evolve,
+  load,
   indexes,
   project: (s) => s === null ? null : clientView(s),
 };
@@ -288,5 +396,26 @@ export const courierClientActor: ActorDefinition<
 /** The client a `get`-like reply carries; a reply of another shape is a programming error. */
 export function asClient(reply: CourierClientReply): CourierClient {
   if (!reply || !("settings" in reply)) throw new Error("expected the client in the reply");
+  return reply;
+}
+
+/** The reply of a command that posted an entry (top-up, charge, payment, note, COD). */
+export function asPosting(reply: CourierClientReply) {
+  if (!reply || !("entry" in reply)) throw new Error("expected a ledger posting in the reply");
+  return reply;
+}
+
+/** The reply of `issue_invoice`. */
+export function asInvoices(reply: CourierClientReply): {
+  readonly invoices: readonly Invoice[];
+  readonly balances: ReturnType<typeof accountBalances>;
+} {
+  if (!reply || !("invoices" in reply)) throw new Error("expected invoices in the reply");
+  return reply;
+}
+
+/** The reply of `resolve_fx`. */
+export function asResolved(reply: CourierClientReply) {
+  if (!reply || !("resolved" in reply)) throw new Error("expected a resolution in the reply");
   return reply;
 }

@@ -1,7 +1,7 @@
 /**
- * A held price offer or a formal quotation (courier 2.2, 4.1): immutable once made; only what it
- * shows can be booked, and only until it expires. It also remembers which waybill booked it, so
- * the same booking request again finds the same shipment (courier 4.1: `already_booked`).
+ * A held price offer or a formal quotation (courier 2.2, 4.1): immutable once made (rule 3);
+ * only what it shows can be booked, and only until it expires. The waybill of its booking is
+ * derived from its reference, so the same booking request again finds the same shipment.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
 import type { PricedOption, PricingInput } from "../src/domain/pricing.ts";
@@ -41,148 +41,45 @@ export interface PriceOffer {
     readonly currency: string;
     readonly available_minor: number | null;
   };
-  /** The booking made from this offer, once begun. */
-  readonly booking: {
-    readonly service_level: string;
-    readonly waybill: string;
-    readonly status: "booking" | "booked";
-  } | null;
 }
 
 export type PriceOfferState = PriceOffer | null;
 
 export type PriceOfferCommand =
-  | { kind: "make"; offer: Omit<PriceOffer, "booking"> }
-  | { kind: "begin_booking"; client_id: string; service_level: string; waybill: string }
-  | { kind: "finish_booking"; waybill: string }
-  | { kind: "abandon_booking"; waybill: string }
+  | { kind: "make"; offer: PriceOffer }
   | { kind: "get" };
 
-export type PriceOfferEvent =
-  | { kind: "offer_made"; offer: PriceOffer }
-  | { kind: "booking_begun"; service_level: string; waybill: string }
-  | { kind: "booking_finished"; waybill: string }
-  | { kind: "booking_abandoned"; waybill: string };
+export type PriceOfferEvent = { kind: "offer_made"; offer: PriceOffer };
 
-/** begin_booking's answer: the option to book, the waybill, and whether it was booked before. */
-export interface BookingTicket {
-  readonly option: OfferOption;
-  readonly waybill: string;
-  readonly replay: boolean;
-}
+export type PriceOfferReply = PriceOffer | undefined;
 
-export type PriceOfferReply = PriceOffer | BookingTicket | undefined;
-
-function decide(state: PriceOfferState, command: PriceOfferCommand | { kind: "timer" }, ctx: {
-  now: number;
-}) {
+function decide(state: PriceOfferState, command: PriceOfferCommand | { kind: "timer" }) {
   const whole = (s: PriceOfferState) => s ?? undefined;
-  if (command.kind === "make") {
-    if (state !== null) return reject("already_exists", `offer exists: ${command.offer.reference}`);
-    return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
-      [{ kind: "offer_made", offer: { ...command.offer, booking: null } }],
-      whole,
-    );
-  }
-  if (state === null) return reject("not_found", "prices_reference not found");
   switch (command.kind) {
+    case "make":
+      if (state !== null) {
+        return reject("already_exists", `offer exists: ${command.offer.reference}`);
+      }
+      return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
+        [{ kind: "offer_made", offer: command.offer }],
+        whole,
+      );
     case "get":
-    case "timer":
+      if (state === null) return reject("not_found", "prices_reference not found");
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], whole);
-    case "begin_booking": {
-      // Another client's offer does not exist for this one (courier 4.6).
-      if (state.client_id !== command.client_id) {
-        return reject("not_found", "prices_reference not found");
-      }
-      const b = state.booking;
-      if (b !== null) {
-        if (b.service_level !== command.service_level) {
-          return reject(
-            "reference_conflict",
-            `these prices were already booked with service ${b.service_level}: ${b.waybill}`,
-          );
-        }
-        const option = state.options.find((o) => o.code === b.service_level)!;
-        return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], () => ({
-          option,
-          waybill: b.waybill,
-          replay: true,
-        }));
-      }
-      // spec: courier 2.2 rule 2 and 7: expired prices are never booked.
-      if (ctx.now > state.valid_until) {
-        return reject(
-          "prices_expired",
-          `prices expired at ${new Date(state.valid_until).toISOString()}; ask for prices again`,
-        );
-      }
-      // spec: courier 2.2 rule 3: only what was shown can be booked.
-      const option = state.options.find((o) => o.code === command.service_level);
-      if (!option) {
-        return reject(
-          "validation_failed",
-          `service_level not among the offered options: ${command.service_level}`,
-          {
-            errors: [{
-              path: "service_level",
-              message: `offered: ${state.options.map((o) => o.code).join(", ")}`,
-            }],
-          },
-        );
-      }
-      return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
-        [{ kind: "booking_begun", service_level: option.code, waybill: command.waybill }],
-        () => ({ option, waybill: command.waybill, replay: false }),
-      );
-    }
-    case "finish_booking":
-      if (state.booking?.waybill !== command.waybill || state.booking.status === "booked") {
-        return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], whole);
-      }
-      return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
-        [{ kind: "booking_finished", waybill: command.waybill }],
-        whole,
-      );
-    case "abandon_booking":
-      if (state.booking?.waybill !== command.waybill || state.booking.status === "booked") {
-        return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], whole);
-      }
-      return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
-        [{ kind: "booking_abandoned", waybill: command.waybill }],
-        whole,
-      );
+    case "timer":
+      return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([]);
     default:
       return unreachable(command);
   }
 }
 
-function evolve(state: PriceOfferState, event: PriceOfferEvent): PriceOfferState {
-  if (event.kind === "offer_made") return event.offer;
-  if (state === null) throw new Error(`${event.kind} before offer_made`);
-  switch (event.kind) {
-    case "booking_begun":
-      return {
-        ...state,
-        booking: { service_level: event.service_level, waybill: event.waybill, status: "booking" },
-      };
-    case "booking_finished":
-      return state.booking ? { ...state, booking: { ...state.booking, status: "booked" } } : state;
-    case "booking_abandoned":
-      return { ...state, booking: null };
-    default:
-      return unreachable(event);
-  }
+function evolve(_state: PriceOfferState, event: PriceOfferEvent): PriceOfferState {
+  return event.offer;
 }
 
 export function asOffer(reply: PriceOfferReply): PriceOffer {
-  if (!reply || !("options" in reply)) throw new Error("expected the offer in the reply");
-  return reply;
-}
-
-export function asTicket(reply: PriceOfferReply): BookingTicket {
-  if (!reply || !("waybill" in reply) || !("option" in reply)) {
-    throw new Error("expected a booking ticket in the reply");
-  }
+  if (!reply) throw new Error("expected the offer in the reply");
   return reply;
 }
 
@@ -197,8 +94,11 @@ export const priceOfferActor: ActorDefinition<
   initial: null,
   decide,
   evolve,
+  // Held prices are read from the actor; only quotations are listed from the query side.
+  publishEvents: false,
+  logEvents: false,
   project: (s) =>
-    s === null ? null : {
+    s === null || s.kind !== "quote" ? undefined : {
       reference: s.reference,
       kind: s.kind,
       client_id: s.client_id,
@@ -209,6 +109,5 @@ export const priceOfferActor: ActorDefinition<
         total_minor: o.total_minor,
         currency: o.currency,
       })),
-      booking: s.booking,
     },
 };

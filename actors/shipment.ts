@@ -80,11 +80,23 @@ export type ShipmentCommand =
 
 export type ShipmentEvent = { kind: "shipment_booked"; shipment: Shipment };
 
+/** `book` answers whether this call made the shipment (false: it existed, a replay). */
+export interface Booking {
+  readonly shipment: Shipment;
+  readonly created: boolean;
+}
+
+export type ShipmentReply = Shipment | Booking;
+
+export function asShipment(reply: ShipmentReply): Shipment {
+  return "created" in reply ? reply.shipment : reply;
+}
+
 export const shipmentActor: ActorDefinition<
   ShipmentState,
   ShipmentCommand,
   ShipmentEvent,
-  Shipment
+  ShipmentReply
 > = {
   type: "shipment",
   version: 1,
@@ -93,10 +105,10 @@ export const shipmentActor: ActorDefinition<
     switch (command.kind) {
       case "book":
         // A retry of the same booking finds the shipment made: nothing is booked twice.
-        if (state !== null) return accept([], () => state);
+        if (state !== null) return accept([], () => ({ shipment: state, created: false }));
         return accept(
           [{ kind: "shipment_booked", shipment: command.shipment }],
-          (s) => s as Shipment,
+          () => ({ shipment: command.shipment, created: true }),
         );
       case "get":
         if (state === null) return reject("not_found", "shipment not found");

@@ -15,6 +15,7 @@ import { ActorRuntime } from "../src/runtime/runtime.ts";
 import { KvActorStore } from "../src/runtime/kv_store.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
+import { bookingBench } from "./booking.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -209,3 +210,4 @@ console.log(
     `${(hot1000 / baseline).toFixed(1)}x at 1,000 clients (target 20x)`,
 );
 await latency();
+await bookingBench();

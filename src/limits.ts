@@ -25,6 +25,10 @@ export const ACTORS_ACTIVE_MAX = 200_000;
 export const IDEMPOTENCY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** How often the system-clock scheduler looks for due timers. */
 export const TIMER_POLL_MS = 250;
+/** How often idle actors' recovery markers are swept away (one store write for many actors). */
+export const MARKER_SWEEP_MS = 200;
+/** Markers removed in one store write (Deno KV: at most 100 checks per atomic operation). */
+export const MARKERS_PER_SWEEP_MAX = 90;
 /** Due timers fired per scheduler pass (bounded loop). */
 export const TIMER_FIRE_BATCH_MAX = 500;
 

@@ -8,6 +8,7 @@ import { ROUTERS } from "../routes/mod.ts";
 import type { Bus } from "./bus/bus.ts";
 import { openDatabase } from "./db/db.ts";
 import { type Projector, startProjector } from "./db/projection.ts";
+import { type LedgerProjector, startLedgerProjector } from "./db/ledger_projection.ts";
 import type { Environment, EnvironmentName } from "./environment.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
@@ -39,6 +40,8 @@ export interface OpenEnvironment {
   readonly env: Environment;
   readonly app: Hono;
   readonly projector: Projector;
+  /** Client ledger entries and invoices into Postgres (courier 2.6, 4.2). */
+  readonly ledgerProjector: LedgerProjector;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
   });
   const projector = startProjector({ bus: o.bus, db: database.db, env: o.name });
+  const ledgerProjector = startLedgerProjector({ bus: o.bus, db: database.db, env: o.name });
   const runtime = new ActorRuntime({
     env: o.name,
     store,
@@ -73,10 +77,12 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     env,
     app: createApp(env, [...ROUTERS, ...(o.extraRouters ?? [])]),
     projector,
+    ledgerProjector,
     async close() {
       await runtime.close();
       await o.bus.flush();
       await projector.stop();
+      await ledgerProjector.stop();
       store.close();
       await database.close();
     },

@@ -1,10 +1,44 @@
 /**
- * Courier 4.2, client billing actions (billing:administer). Top-ups credit a prepaid account;
- * the same reference credits once.
+ * Courier 4.2, client billing: top-ups, payments, debit and credit notes, remitted COD, FX
+ * resolution, invoices (billing:administer) and the billing view (billing:view-own). Every money
+ * fact is a ledger entry (courier 2.6); the same reference or source event books once.
+ *
+ * Amounts in answers are decimals in their currency. An entry's amount is signed from the
+ * client's side: positive adds to what it owes, negative (top-up, payment, credit note, remitted
+ * COD) reduces it.
  */
-import { asClient, courierClientActor } from "../../actors/courier_client.ts";
-import { toMinor } from "../../src/domain/money.ts";
-import { available } from "../../src/domain/settlement.ts";
+import type { Context } from "hono";
+import { sql } from "kysely";
+import {
+  asClient,
+  asInvoices,
+  asPosting,
+  asResolved,
+  type CourierClient,
+  courierClientActor,
+  type CourierClientCommand,
+} from "../../actors/courier_client.ts";
+import {
+  type AccountBalances,
+  accountBalances,
+  entryAsk,
+  type OriginalEntry,
+} from "../../actors/client_ledger.ts";
+import {
+  ageing,
+  balanceOf,
+  daysPastDue,
+  type EntryKind,
+  type EntryStatus,
+  type Invoice,
+  isOpen,
+  isPeriod,
+  type LedgerEntry,
+  periodOf,
+  REFERENCE_CHARS_MAX,
+  TEXT_CHARS_MAX,
+} from "../../src/domain/ledger.ts";
+import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
 import {
   business,
   businessPrincipalOf,
@@ -12,11 +46,57 @@ import {
   principalName,
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import type { LedgerEntryRow } from "../../src/db/schema.ts";
+import type { AskOptions } from "../../src/runtime/runtime.ts";
+import { ask } from "../ask.ts";
 import { decimal } from "./booking_flow.ts";
 
 const tag = "Client billing";
+/** Statement rows per answer; a longer period says `truncated` (courier 4.2 statement). */
+const STATEMENT_ENTRIES_MAX = 500;
+/** Payments listed in the billing view, newest first. */
+const PAYMENTS_LISTED_MAX = 50;
+
+const ClientParam = z.object({ client: z.string().min(1).max(64) });
+const Positive = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
+const Signed = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
+const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case");
+const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
+const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
+const Period = z.string().refine(isPeriod, "a period is YYYY-MM");
+
+const admin = [business({ scope: "billing:administer" }), courierPlatform];
+
+/** A decimal amount to minor units of `currency`, or a 422 naming the field. */
+function minorOf(
+  amount: number | string,
+  currency: string,
+  path: string,
+  sign: "positive" | "non-zero",
+): number {
+  const r = toMinor(amount, currency);
+  if (!r.ok) throw validationFailed([{ path, message: r.message }]);
+  if (sign === "positive" ? r.minor <= 0 : r.minor === 0) {
+    throw validationFailed([{ path, message: `must be ${sign}` }]);
+  }
+  return r.minor;
+}
+
+/** Asks the client account; a refusal is its API error, another courier's client a 404. */
+async function askAccount(
+  c: Context<AppEnv>,
+  client: string,
+  command: CourierClientCommand,
+  options: AskOptions = {},
+) {
+  const courier = businessPrincipalOf(c).business.id;
+  const r = await c.get("env").runtime.ask(courierClientActor, courier, client, command, options);
+  if (!r.ok) throw fromRejection(r);
+  return r;
+}
 
 export function billingRoutes(api: Api): void {
   define(api, {
@@ -25,40 +105,432 @@ export function billingRoutes(api: Api): void {
     summary: "Credit a prepaid client's balance; the same reference credits once",
     tag,
     security: "business",
-    middleware: [business({ scope: "billing:administer" }), courierPlatform],
-    params: z.object({ client: z.string().min(1).max(64) }),
-    body: z.object({
-      amount: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]),
-      currency: z.string().regex(/^[A-Z]{3}$/, "three-letter ISO 4217 code, upper case"),
-      reference: z.string().trim().min(1).max(120),
-    }),
+    middleware: admin,
+    params: ClientParam,
+    body: z.object({ amount: Positive, currency: Currency, reference: Reference }),
     status: 201,
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const amount = toMinor(body.amount, body.currency);
-    if (!amount.ok || amount.minor <= 0) {
-      throw validationFailed([{
-        path: "amount",
-        message: amount.ok ? "must be positive" : amount.message,
-      }]);
-    }
-    const r = await c.get("env").runtime.ask(courierClientActor, p.business.id, params.client, {
+    const r = await askAccount(c, params.client, {
       kind: "top_up",
-      amount_minor: amount.minor,
+      amount_minor: minorOf(body.amount, body.currency, "amount", "positive"),
       currency: body.currency,
       reference: body.reference,
-      by: principalName(p),
-    }, { idempotencyKey: `top-up:${body.reference}` });
-    if (!r.ok) throw fromRejection(r);
-    const account = asClient(r.reply);
-    if (!account) throw new ApiError("not_found", "client not found");
-    const cur = account.settings.billing_currency;
+      by: principalName(businessPrincipalOf(c)),
+    }, entryAsk(`top_up:${body.reference}`));
+    const posting = asPosting(r.reply);
+    const b = posting.balances;
     return ok(c, {
       reference: body.reference,
       replayed: r.replayed,
-      balance: decimal(account.money.prepaid_minor, cur),
-      available: decimal(available(account.settings, account.money) ?? 0, cur),
-      currency: cur,
+      balance: decimal(b.prepaid_minor, b.currency),
+      available: decimal(b.available_minor ?? 0, b.currency),
+      currency: b.currency,
+      entry: entryView(posting.entry),
     }, r.replayed ? 200 : 201);
   });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/clients/{client}/billing/payment",
+    summary: "Record a payment of a credit client, allocated to invoices; a reference pays once",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: ClientParam,
+    body: z.object({
+      amount: Positive,
+      currency: Currency,
+      reference: Reference,
+      allocations: z.array(z.object({ invoice_id: Reference, amount: Positive })).max(100)
+        .optional(),
+    }),
+    status: 201,
+  }, async (c, { params, body }) => {
+    const r = await askAccount(c, params.client, {
+      kind: "payment",
+      amount_minor: minorOf(body.amount, body.currency, "amount", "positive"),
+      currency: body.currency,
+      reference: body.reference,
+      allocations: (body.allocations ?? []).map((a, i) => ({
+        invoice_id: a.invoice_id,
+        amount_minor: minorOf(a.amount, body.currency, `allocations.${i}.amount`, "positive"),
+      })),
+      by: principalName(businessPrincipalOf(c)),
+    }, entryAsk(`payment:${body.reference}`));
+    const posting = asPosting(r.reply);
+    const cur = posting.entry.currency;
+    const allocated = posting.allocations.reduce((n, a) => n + a.amount_minor, 0);
+    return ok(c, {
+      replayed: r.replayed,
+      entry: entryView(posting.entry),
+      allocations: posting.allocations.map((a) => ({
+        invoice_id: a.invoice_id,
+        amount: decimal(a.amount_minor, cur),
+      })),
+      unallocated: decimal(-posting.entry.amount_minor - allocated, cur),
+      balances: balancesView(posting.balances),
+    }, r.replayed ? 200 : 201);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/clients/{client}/billing/correct",
+    summary: "Issue a debit (positive) or credit (negative) note pointing at an entry",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: ClientParam,
+    body: z.object({
+      entry_reference: Reference,
+      amount: Signed,
+      reason: Text,
+      reference: Reference.optional(),
+      evidence: Text.optional(),
+    }),
+    status: 201,
+  }, async (c, { params, body }) => {
+    const original = await originalEntry(c, params.client, body.entry_reference);
+    const r = await askAccount(c, params.client, {
+      kind: "correct",
+      original,
+      amount_minor: minorOf(body.amount, original.currency, "amount", "non-zero"),
+      reason: body.reason,
+      ...(body.reference === undefined ? {} : { reference: body.reference }),
+      evidence_path: body.evidence ?? null,
+      by: principalName(businessPrincipalOf(c)),
+    }, body.reference === undefined ? {} : entryAsk(`note:${body.reference}`));
+    const posting = asPosting(r.reply);
+    return ok(c, {
+      replayed: r.replayed,
+      entry: entryView(posting.entry),
+      balances: balancesView(posting.balances),
+    }, r.replayed ? 200 : 201);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/clients/{client}/billing/cod-remitted",
+    summary: "Confirm that COD of a shipment was remitted; only then it reduces what is owed",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: ClientParam,
+    body: z.object({ waybill: Reference, evidence: Text }),
+    status: 201,
+  }, async (c, { params, body }) => {
+    const r = await askAccount(c, params.client, {
+      kind: "cod_remitted",
+      waybill: body.waybill,
+      evidence_path: body.evidence,
+      by: principalName(businessPrincipalOf(c)),
+    }, entryAsk(`cod.remitted:${body.waybill}`));
+    const posting = asPosting(r.reply);
+    return ok(c, {
+      replayed: r.replayed,
+      entry: entryView(posting.entry),
+      balances: balancesView(posting.balances),
+    }, r.replayed ? 200 : 201);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/clients/{client}/billing/resolve-fx",
+    summary: "Give a charge awaiting an FX rate its rate and source; it then posts",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: ClientParam,
+    body: z.object({
+      entry_reference: Reference,
+      rate: z.union([z.string().trim(), z.number().positive().transform(String)]),
+      source: Text,
+    }),
+    status: 201,
+  }, async (c, { params, body }) => {
+    const r = await askAccount(c, params.client, {
+      kind: "resolve_fx",
+      reference: body.entry_reference,
+      rate: body.rate,
+      source: body.source,
+      by: principalName(businessPrincipalOf(c)),
+    }, entryAsk(`charge.resolved:${body.entry_reference}`));
+    const { resolved, balances } = asResolved(r.reply);
+    return ok(c, {
+      replayed: r.replayed,
+      reference: resolved.reference,
+      amount: decimal(resolved.amount_minor, resolved.currency),
+      currency: resolved.currency,
+      status: resolved.status,
+      original_amount: decimal(resolved.original_amount_minor, resolved.original_currency),
+      original_currency: resolved.original_currency,
+      fx_rate: resolved.fx_rate,
+      fx_source: resolved.fx_source,
+      balances: balancesView(balances),
+    }, r.replayed ? 200 : 201);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/clients/{client}/invoice",
+    summary: "Invoice a period (YYYY-MM): one invoice per currency with uninvoiced entries",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: ClientParam,
+    body: z.object({ period: Period }),
+    status: 201,
+  }, async (c, { params, body }) => {
+    const r = await askAccount(c, params.client, {
+      kind: "issue_invoice",
+      period: body.period,
+      by: principalName(businessPrincipalOf(c)),
+    });
+    const issued = asInvoices(r.reply);
+    const now = c.get("env").clock.now();
+    return ok(c, {
+      invoices: issued.invoices.map((i) => invoiceView(i, now)),
+      balances: balancesView(issued.balances),
+    }, 201);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/clients/{client}/billing",
+    summary: "Balances, credit use, ageing, statement of a period, COD, conversions, payments",
+    tag,
+    security: "business",
+    middleware: [business({ scope: "billing:view-own" }), courierPlatform],
+    params: ClientParam,
+    query: z.object({ period: Period.optional() }),
+  }, async (c, { params, query }) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const account = asClient(
+      await ask(c, courierClientActor, courier, params.client, { kind: "get" }),
+    );
+    const now = c.get("env").clock.now();
+    const period = query.period ?? periodOf(now);
+    return ok(c, {
+      ...accountView(account, now),
+      statement: await statement(c, account, period),
+      payments: await payments(c, account),
+    });
+  });
+}
+
+/** The original of a correction, from Postgres: 404 when the client has no such entry. */
+async function originalEntry(
+  c: Context<AppEnv>,
+  client: string,
+  reference: string,
+): Promise<OriginalEntry> {
+  const db = c.get("env").db;
+  const courier = businessPrincipalOf(c).business.id;
+  const row = await db.selectFrom("ledger_entries")
+    .select(["reference", "kind", "amount_minor", "currency", "status", "recoverable", "shipment"])
+    .where("tenant", "=", courier)
+    .where("client_id", "=", client)
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  if (!row) throw new ApiError("not_found", `ledger entry not found: ${reference}`);
+  const notes = await db.selectFrom("ledger_entries")
+    .select(sql<number>`coalesce(sum(amount_minor), 0)::bigint`.as("sum"))
+    .where("tenant", "=", courier)
+    .where("client_id", "=", client)
+    .where("corrects", "=", reference)
+    .executeTakeFirstOrThrow();
+  return {
+    reference: row.reference,
+    kind: row.kind as EntryKind,
+    amount_minor: row.amount_minor,
+    currency: row.currency,
+    status: row.status as EntryStatus,
+    recoverable: row.recoverable,
+    shipment: row.shipment,
+    net_minor: row.amount_minor + Number(notes.sum),
+  };
+}
+
+async function statement(c: Context<AppEnv>, account: CourierClient, period: string) {
+  const db = c.get("env").db;
+  const rows = await db.selectFrom("ledger_entries").selectAll()
+    .where("tenant", "=", account.business_id)
+    .where("client_id", "=", account.id)
+    .where("period", "=", period)
+    .orderBy("seq")
+    .limit(STATEMENT_ENTRIES_MAX + 1)
+    .execute();
+  const totals = await db.selectFrom("ledger_entries")
+    .select([
+      "currency",
+      sql<number>`coalesce(sum(amount_minor) filter (where not recoverable
+        and kind not in ('top_up', 'payment', 'cod_remitted')), 0)::bigint`.as("charges"),
+      sql<number>`coalesce(sum(amount_minor) filter (where recoverable), 0)::bigint`
+        .as("recoverable"),
+      sql<number>`coalesce(sum(amount_minor) filter (where kind in
+        ('top_up', 'payment', 'cod_remitted')), 0)::bigint`.as("received"),
+    ])
+    .where("tenant", "=", account.business_id)
+    .where("client_id", "=", account.id)
+    .where("period", "=", period)
+    .where("status", "=", "posted")
+    .groupBy("currency")
+    .orderBy("currency")
+    .execute();
+  return {
+    period,
+    entries: rows.slice(0, STATEMENT_ENTRIES_MAX).map(rowView),
+    truncated: rows.length > STATEMENT_ENTRIES_MAX,
+    // Revenue and recovered duties apart (courier 2.6 recoverable), posted entries only.
+    totals: totals.map((t) => ({
+      currency: t.currency,
+      charges: decimal(Number(t.charges), t.currency),
+      recoverable_duties: decimal(Number(t.recoverable), t.currency),
+      received: decimal(Number(t.received), t.currency),
+      net: decimal(Number(t.charges) + Number(t.recoverable) + Number(t.received), t.currency),
+    })),
+  };
+}
+
+async function payments(c: Context<AppEnv>, account: CourierClient) {
+  const rows = await c.get("env").db.selectFrom("ledger_entries").selectAll()
+    .where("tenant", "=", account.business_id)
+    .where("client_id", "=", account.id)
+    .where("kind", "=", "payment")
+    .orderBy("seq", "desc")
+    .limit(PAYMENTS_LISTED_MAX)
+    .execute();
+  return rows.map((r) => ({
+    reference: r.reference,
+    amount: decimal(-r.amount_minor, r.currency),
+    currency: r.currency,
+    received_at: r.created_at.toISOString(),
+  }));
+}
+
+/** What the billing view and the client's own account show from the actor's state. */
+export function accountView(account: CourierClient, now: number) {
+  const cur = account.settings.billing_currency;
+  const mode = account.settings.settlement_mode;
+  const book = account.ledger;
+  const aged = ageing(book, cur, now);
+  return {
+    client_id: account.id,
+    ...balancesView(accountBalances(account)),
+    ageing: mode === "external" ? null : {
+      current: decimal(aged.current, cur),
+      "1-30": decimal(aged["1-30"], cur),
+      "31-60": decimal(aged["31-60"], cur),
+      "61-90": decimal(aged["61-90"], cur),
+      "90+": decimal(aged["90+"], cur),
+    },
+    cod_awaiting_remittance: book.cod.map((x) => ({
+      waybill: x.waybill,
+      amount: decimal(x.amount_minor, x.currency),
+      currency: x.currency,
+      collected_at: new Date(x.collected_at).toISOString(),
+    })),
+    unresolved_conversions: book.unresolved.map((u) => ({
+      reference: u.reference,
+      kind: u.kind,
+      amount: decimal(u.amount_minor, u.currency),
+      currency: u.currency,
+      period: u.period,
+      created_at: new Date(u.created_at).toISOString(),
+    })),
+    invoices: [...book.invoices].reverse().map((i) => invoiceView(i, now)),
+  };
+}
+
+function balancesView(b: AccountBalances) {
+  const cur = b.currency;
+  return {
+    settlement_mode: b.settlement_mode,
+    currency: cur,
+    balances: {
+      prepaid: decimal(b.prepaid_minor, cur),
+      receivable: decimal(b.receivable_minor, cur),
+      recoverable_duties: decimal(b.recoverable_minor, cur),
+      unallocated_credit: decimal(b.unallocated_minor, cur),
+      owed: decimal(b.owed_minor, cur),
+    },
+    credit: b.settlement_mode === "credit"
+      ? {
+        limit: decimal(b.credit_limit_minor, cur),
+        used: decimal(b.receivable_minor, cur),
+        available: decimal(b.available_minor ?? 0, cur),
+      }
+      : null,
+  };
+}
+
+export function invoiceView(i: Invoice, now: number) {
+  const open = isOpen(i);
+  return {
+    id: i.id,
+    period: i.period,
+    currency: i.currency,
+    amount: decimal(i.amount_minor, i.currency),
+    paid: decimal(i.paid_minor, i.currency),
+    balance: decimal(Math.max(balanceOf(i), 0), i.currency),
+    status: open ? "open" : "settled",
+    supplementary: i.supplementary,
+    issued_at: new Date(i.issued_at).toISOString(),
+    due_on: i.due_on,
+    days_past_due: open ? Math.max(daysPastDue(i.due_on, now), 0) : 0,
+  };
+}
+
+export function entryView(e: LedgerEntry) {
+  return {
+    reference: e.reference,
+    kind: e.kind,
+    amount: decimal(e.amount_minor, e.currency),
+    currency: e.currency,
+    status: e.status,
+    payer: e.payer,
+    recoverable: e.recoverable,
+    reason: e.reason,
+    evidence_path: e.evidence_path,
+    source_event: e.source_event,
+    original_amount: e.original_amount_minor === null || e.original_currency === null
+      ? null
+      : decimal(e.original_amount_minor, e.original_currency),
+    original_currency: e.original_currency,
+    fx_rate: e.fx_rate,
+    fx_source: e.fx_source,
+    corrects: e.corrects,
+    shipment: e.shipment,
+    period: e.period,
+    created_at: new Date(e.created_at).toISOString(),
+  };
+}
+
+function rowView(r: LedgerEntryRow) {
+  return {
+    ...entryView({
+      reference: r.reference,
+      seq: r.seq,
+      period: r.period,
+      kind: r.kind as EntryKind,
+      amount_minor: r.amount_minor,
+      currency: r.currency,
+      status: r.status as EntryStatus,
+      payer: "client",
+      recoverable: r.recoverable,
+      reason: r.reason,
+      evidence_path: r.evidence_path,
+      source_event: r.source_event,
+      original_amount_minor: r.original_amount_minor,
+      original_currency: r.original_currency,
+      fx_rate: r.fx_rate,
+      fx_source: r.fx_source,
+      corrects: r.corrects,
+      shipment: r.shipment,
+      created_at: r.created_at.getTime(),
+    }),
+    invoice_id: r.invoice_id,
+    export_state: r.export_state,
+    event_state: r.event_state,
+    external_reference: r.external_reference,
+  };
 }

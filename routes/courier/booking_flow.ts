@@ -14,7 +14,6 @@ import {
 } from "../../actors/platform_settings.ts";
 import {
   asOffer,
-  asTicket,
   type OfferOption,
   type OfferRequest,
   type PriceOffer,
@@ -22,7 +21,7 @@ import {
 } from "../../actors/price_offer.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import { claimId, referenceClaimActor } from "../../actors/reference_claim.ts";
-import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { deliveryWindow } from "../../src/domain/calendar.ts";
 import { formatMinor, toMinor } from "../../src/domain/money.ts";
 import { possibleLaterCharges, priceOption } from "../../src/domain/pricing.ts";
@@ -176,7 +175,7 @@ export async function makeOffer(
           available_minor: available(client.settings, client.money),
         },
       },
-    }),
+    }, { fresh: true }),
   );
 }
 
@@ -209,8 +208,10 @@ export interface Booked {
 }
 
 /**
- * Books one option of an offer for its client. `by` names who booked it (audit). Throws the API
- * error of the first refusal; a refused booking charges nothing and leaves the reference free.
+ * Books one option of an offer for its client. `by` names who booked it (audit). The waybill is
+ * derived from the offer, so two commits (account charge, shipment) carry the whole booking and
+ * a retry after a crash between them completes it with one charge. Throws the API error of the
+ * first refusal; a refused booking charges nothing and leaves the reference free.
  */
 export async function bookOffer(
   c: Context<AppEnv>,
@@ -223,27 +224,36 @@ export async function bookOffer(
     by: string;
   },
 ): Promise<Booked> {
-  const { courierId, clientId } = options;
-  const runtime = c.get("env").runtime;
-  const ticket = asTicket(
-    await ask(c, priceOfferActor, courierId, options.reference, {
-      kind: "begin_booking",
-      client_id: clientId,
-      service_level: options.serviceLevel,
-      waybill: newWaybill(),
-    }),
-  );
-  const offer = asOffer(
-    await ask(c, priceOfferActor, courierId, options.reference, { kind: "get" }),
-  );
+  const { courierId, clientId, reference, serviceLevel } = options;
+  const env = c.get("env");
+  const runtime = env.runtime;
+  const offer = asOffer(await ask(c, priceOfferActor, courierId, reference, { kind: "get" }));
+  // Another client's offer does not exist for this one (courier 4.6).
+  if (offer.client_id !== clientId) {
+    throw new ApiError("not_found", `prices_reference not found: ${reference}`);
+  }
+  const waybill = await waybillOf(courierId, reference);
+  // spec: courier 2.2 rule 2, 7: expired prices are never booked (but a booking made in time
+  // is still answered as already booked).
+  if (env.clock.now() > offer.valid_until) {
+    const made = await runtime.ask(shipmentActor, courierId, waybill, { kind: "get" });
+    if (made.ok) return replayed(asShipment(made.reply), serviceLevel);
+    throw new ApiError(
+      "prices_expired",
+      `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
+    );
+  }
+  // spec: courier 2.2 rule 3: only what was shown can be booked.
+  const option = offer.options.find((o) => o.code === serviceLevel);
+  if (!option) {
+    throw validationFailed([{
+      path: "service_level",
+      message: `not among the offered options (${
+        offer.options.map((o) => o.code).join(", ")
+      }): ${serviceLevel}`,
+    }]);
+  }
   const client = asClient(await ask(c, courierClientActor, courierId, clientId, { kind: "get" }));
-  const { waybill, option } = ticket;
-  const abandon = () =>
-    runtime.ask(priceOfferActor, courierId, options.reference, {
-      kind: "abandon_booking",
-      waybill,
-    });
-
   // spec: courier 4.2: with unique_external_reference a repeated reference is a duplicate order.
   const uniqueRef = offer.request.client_order_reference ??
     offer.request.external_billing_reference;
@@ -255,10 +265,7 @@ export async function bookOffer(
       kind: "claim",
       waybill,
     });
-    if (!claimed.ok) {
-      await abandon();
-      throw fromRejection(claimed);
-    }
+    if (!claimed.ok) throw fromRejection(claimed);
   }
   // spec: courier 4.1: the balance or credit check runs inside the client account actor.
   const charged = await runtime.ask(courierClientActor, courierId, clientId, {
@@ -267,23 +274,35 @@ export async function bookOffer(
     amount_minor: option.total_minor,
     currency: option.currency,
     by: options.by,
-  }, { idempotencyKey: `charge:${waybill}` });
+  }, { idempotencyKey: `charge:${waybill}`, permanent: true });
   if (!charged.ok) {
     if (claim) {
       await runtime.ask(referenceClaimActor, courierId, claim, { kind: "release", waybill });
     }
-    await abandon();
     throw fromRejection(charged);
   }
-  const shipment = await ask(c, shipmentActor, courierId, waybill, {
+  const booked = await ask(c, shipmentActor, courierId, waybill, {
     kind: "book",
     shipment: await newShipment(offer, option, client, waybill, {
       ...options,
-      now: c.get("env").clock.now(),
+      now: env.clock.now(),
     }),
   });
-  await ask(c, priceOfferActor, courierId, options.reference, { kind: "finish_booking", waybill });
-  return { shipment, already_booked: ticket.replay };
+  if (!("created" in booked)) throw new Error("book answers a booking");
+  return booked.created
+    ? { shipment: booked.shipment, already_booked: false }
+    : replayed(booked.shipment, serviceLevel);
+}
+
+/** The same booking again: the shipment it made, unless another option is asked of the offer. */
+function replayed(shipment: Shipment, serviceLevel: string): Booked {
+  if (shipment.pricing.service.code !== serviceLevel) {
+    throw new ApiError(
+      "reference_conflict",
+      `these prices were already booked with service ${shipment.pricing.service.code}: ${shipment.waybill}`,
+    );
+  }
+  return { shipment, already_booked: true };
 }
 
 async function newShipment(
@@ -347,9 +366,19 @@ async function newShipment(
   };
 }
 
-/** `WB` and 12 upper-case letters and digits from WebCrypto (about 62 bits, never guessed). */
-export function newWaybill(): string {
-  return newId("WB").replace("WB_", "WB").toUpperCase();
+const WAYBILL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+/**
+ * The waybill of an offer's booking: `WB` and 12 characters of SHA-256 over the courier and the
+ * offer reference (60 bits). Derived, so every retry of the booking names the same shipment.
+ */
+export async function waybillOf(courierId: string, reference: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${courierId}:${reference}`)),
+  );
+  let out = "WB";
+  for (let i = 0; i < 12; i++) out += WAYBILL_ALPHABET[digest[i]! % 32];
+  return out;
 }
 
 /** Decimal for the API: `1250` BWP -> 12.5 (exact decimal text, read as a JSON number). */
@@ -393,7 +422,6 @@ export function offerView(o: PriceOffer) {
         ? null
         : decimal(o.account.available_minor, o.account.currency),
     },
-    ...(o.booking?.status === "booked" ? { booked_waybill: o.booking.waybill } : {}),
   };
 }
 

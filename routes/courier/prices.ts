@@ -6,7 +6,12 @@
 import { sql } from "kysely";
 import type { Context } from "hono";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
-import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
+import {
+  asShipment,
+  type Shipment,
+  shipmentActor,
+  type shipmentSearchView,
+} from "../../actors/shipment.ts";
 import { available } from "../../src/domain/settlement.ts";
 import {
   business,
@@ -21,6 +26,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { ask } from "../ask.ts";
+import { accountView } from "./billing.ts";
 import {
   bookingView,
   bookOffer,
@@ -228,18 +234,18 @@ export function priceRoutes(api: Api): void {
     const r = await c.get("env").runtime.ask(shipmentActor, p.business.id, params.waybill, {
       kind: "get",
     });
+    const s = r.ok ? asShipment(r.reply) : null;
     // spec: courier 4.6: a client sees only its own shipments; another's waybill does not exist.
-    if (!r.ok || r.reply.client_id !== p.client_id) {
+    if (!s || s.client_id !== p.client_id) {
       throw new ApiError("not_found", `shipment not found: ${params.waybill}`);
     }
-    const s = r.reply;
     return ok(c, { ...shipmentDetailView(s), tracking_url: trackingUrl(c, s.tracking_token) });
   });
 
   define(api, {
     method: "get",
     path: "/client/account",
-    summary: "The client's own balance, credit and settlement mode",
+    summary: "The client's own balance, credit, ledger balance and invoices",
     tag,
     security: "client",
     middleware: [client()],
@@ -248,6 +254,7 @@ export function priceRoutes(api: Api): void {
     const s = account.settings;
     const cur = s.billing_currency;
     const can = available(s, account.money);
+    const ledger = accountView(account, c.get("env").clock.now());
     return ok(c, {
       client_id: account.id,
       settlement_mode: s.settlement_mode,
@@ -256,6 +263,12 @@ export function priceRoutes(api: Api): void {
       credit_limit: decimal(s.credit_limit_minor, cur),
       credit_used: decimal(account.money.receivable_minor, cur),
       available: can === null ? null : decimal(can, cur),
+      // spec: courier 2.6: what the posted entries add up to, duties apart, and the invoices.
+      ledger_balance: ledger.balances.owed,
+      recoverable_duties: ledger.balances.recoverable_duties,
+      unallocated_credit: ledger.balances.unallocated_credit,
+      ageing: ledger.ageing,
+      invoices: ledger.invoices,
     });
   });
 }

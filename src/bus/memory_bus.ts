@@ -8,16 +8,21 @@ interface Sub {
   tail: Promise<void>;
 }
 
+/** Rounds of handler-published messages one flush waits for. */
+const FLUSH_ROUNDS_MAX = 8;
+
 export class MemoryBus implements Bus {
   #subs = new Set<Sub>();
   #pending = new Set<Promise<void>>();
   #closed = false;
 
+  /** Resolves once every matching handler has run for this message. */
   publish(subject: string, payload: unknown): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("bus is closed"));
     // A copy, as a network bus would deliver: no subscriber shares the publisher's objects.
     const message: BusMessage = { subject, payload: structuredClone(payload) };
     const tokens = subject.split(".");
+    const deliveries: Promise<void>[] = [];
     for (const sub of this.#subs) {
       if (!matches(sub.tokens, tokens)) continue;
       const p = sub.tail
@@ -26,8 +31,9 @@ export class MemoryBus implements Bus {
         .finally(() => this.#pending.delete(p));
       sub.tail = p;
       this.#pending.add(p);
+      deliveries.push(p);
     }
-    return Promise.resolve();
+    return Promise.all(deliveries).then(() => {});
   }
 
   subscribe(pattern: string, handler: BusHandler): Subscription {
@@ -36,8 +42,14 @@ export class MemoryBus implements Bus {
     return { unsubscribe: () => this.#subs.delete(sub) };
   }
 
+  /**
+   * Waits for the handlers of everything published so far, and of what those handlers publish,
+   * a few rounds deep: bounded, so a bus under constant load never keeps a caller forever.
+   */
   async flush(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    for (let round = 0; round < FLUSH_ROUNDS_MAX && this.#pending.size > 0; round++) {
+      await Promise.all([...this.#pending]);
+    }
   }
 
   async drain(): Promise<void> {

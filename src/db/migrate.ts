@@ -5,10 +5,12 @@
 import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
 import * as m0001 from "../../migrations/0001_initial.ts";
+import * as m0002 from "../../migrations/0002_ledger.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0001_initial", m0001],
+  ["0002_ledger", m0002],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

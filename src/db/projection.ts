@@ -56,11 +56,15 @@ export async function upsertSnapshot(db: Kysely<Database>, row: SnapshotInput): 
 }
 
 /** Appends the change's events; those already stored are skipped. Returns how many were new. */
-export async function appendEvents(
+export function appendEvents(
   db: Kysely<Database>,
   change: Pick<ActorChange, "type" | "id" | "tenant" | "events">,
 ): Promise<number> {
-  const rows = change.events.map((e) => {
+  return insertEventRows(db, eventRows(change));
+}
+
+function eventRows(change: Pick<ActorChange, "type" | "id" | "tenant" | "events">) {
+  return change.events.map((e) => {
     if (!Number.isInteger(e.seq) || e.seq < 0 || e.seq > INT4_MAX) {
       throw new RangeError(`event seq must be a non-negative int4: ${e.seq}`);
     }
@@ -75,6 +79,12 @@ export async function appendEvents(
       event: jsonb(e.event),
     };
   });
+}
+
+async function insertEventRows(
+  db: Kysely<Database>,
+  rows: ReturnType<typeof eventRows>,
+): Promise<number> {
   let inserted = 0;
   for (let i = 0; i < rows.length; i += EVENTS_PER_INSERT_MAX) {
     const result = await db
@@ -106,13 +116,15 @@ export interface ProjectorOptions {
 }
 
 /**
- * Writes each change's events and snapshot in one transaction. Its handler returns the write,
- * so a bus that awaits handlers (both ours do) delivers the next change once this one is stored.
+ * Writes changes in the order the bus delivers them, many per transaction: the handler only
+ * queues, so the bus is never held up by Postgres, and a backlog is written in batches (events
+ * appended, each actor's newest snapshot upserted) instead of one transaction per change.
  */
 export class Projector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  readonly #inflight = new Set<Promise<void>>();
+  #queue: { change: ActorChange; subject: string }[] = [];
+  #writing: Promise<void> | null = null;
   #subscription: Subscription | null;
 
   constructor(options: ProjectorOptions) {
@@ -125,9 +137,9 @@ export class Projector {
     );
   }
 
-  /** Resolves once no received change is still being written. */
+  /** Resolves once every received change is written (or reported). */
   async idle(): Promise<void> {
-    while (this.#inflight.size > 0) await Promise.all([...this.#inflight]);
+    while (this.#writing) await this.#writing;
   }
 
   /**
@@ -140,13 +152,39 @@ export class Projector {
     await this.idle();
   }
 
-  #receive(message: BusMessage): Promise<void> {
-    if (this.#subscription === null) return Promise.resolve();
-    const write: Promise<void> = this.#write(message)
-      .catch((error) => this.#report(error, message.subject))
-      .finally(() => this.#inflight.delete(write));
-    this.#inflight.add(write);
-    return write;
+  #receive(message: BusMessage): void {
+    if (this.#subscription === null) return;
+    let change: ActorChange;
+    try {
+      change = parseChange(message.payload);
+    } catch (error) {
+      this.#report(error, message.subject);
+      return;
+    }
+    this.#queue.push({ change, subject: message.subject });
+    this.#writing ??= this.#drain().finally(() => {
+      this.#writing = null;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, PROJECTION_BATCH_MAX);
+      try {
+        await this.#db.transaction().execute((trx) =>
+          writeChanges(trx, batch.map((b) => b.change))
+        );
+      } catch {
+        // One bad change must not keep the others out: write them one by one to find it.
+        for (const { change, subject } of batch) {
+          try {
+            await this.#db.transaction().execute((trx) => writeChanges(trx, [change]));
+          } catch (error) {
+            this.#report(error, subject);
+          }
+        }
+      }
+    }
   }
 
   #report(error: unknown, subject: string): void {
@@ -156,15 +194,26 @@ export class Projector {
       console.error(`projection of ${subject} failed, and so did its onError:`, error, failure);
     }
   }
+}
 
-  async #write(message: BusMessage): Promise<void> {
-    const change = parseChange(message.payload);
-    await this.#db.transaction().execute(async (trx) => {
-      await appendEvents(trx, change);
-      if (change.snapshot !== undefined) {
-        await upsertSnapshot(trx, { ...change, data: change.snapshot });
-      }
-    });
+/** Changes written together per transaction when the projection has a backlog. */
+const PROJECTION_BATCH_MAX = 500;
+
+/** Appends every change's events and upserts each actor's newest snapshot. */
+export async function writeChanges(
+  db: Kysely<Database>,
+  changes: readonly ActorChange[],
+): Promise<void> {
+  await insertEventRows(db, changes.flatMap(eventRows));
+  const newest = new Map<string, ActorChange>();
+  for (const change of changes) {
+    if (change.snapshot === undefined) continue;
+    const key = `${change.type}\u0000${change.id}`;
+    const seen = newest.get(key);
+    if (!seen || seen.version < change.version) newest.set(key, change);
+  }
+  for (const change of newest.values()) {
+    await upsertSnapshot(db, { ...change, data: change.snapshot });
   }
 }
 

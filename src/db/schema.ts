@@ -17,6 +17,8 @@ export interface Database {
   snapshots: SnapshotTable;
   actor_events: ActorEventTable;
   audit_log: AuditLogTable;
+  ledger_entries: LedgerEntryTable;
+  invoices: InvoiceTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -53,9 +55,70 @@ export interface AuditLogTable {
   detail: JsonbColumn;
 }
 
+/**
+ * One entry of a client account (courier 2.6), projected from the client actor's events; primary
+ * key (tenant, client_id, reference). Amounts are signed minor units: positive is owed by the
+ * client, negative reduces what it owes.
+ */
+export interface LedgerEntryTable {
+  tenant: string;
+  client_id: string;
+  reference: string;
+  /** The order in which the entry reached the account (a resolved conversion gets a new one). */
+  seq: number;
+  /** `YYYY-MM` (UTC). */
+  period: string;
+  kind: string;
+  amount_minor: Int8Column;
+  currency: string;
+  /** `posted`, `external` or `unresolved_fx`. */
+  status: string;
+  payer: string;
+  recoverable: boolean;
+  /** Goes on an invoice of its period (posted in credit mode). */
+  invoiceable: Generated<boolean>;
+  reason: string | null;
+  evidence_path: string | null;
+  source_event: string | null;
+  original_amount_minor: ColumnType<number | null, number | null, number | null>;
+  original_currency: string | null;
+  fx_rate: string | null;
+  fx_source: string | null;
+  corrects: string | null;
+  shipment: string | null;
+  created_at: ColumnType<Date, Date, never>;
+  invoice_id: string | null;
+  /** Courier 3.1: pending, exported, acknowledged, invoiced_externally, reconciled. */
+  export_state: Generated<string>;
+  event_state: Generated<string>;
+  external_reference: string | null;
+  updated_at: Generated<Date>;
+}
+
+/** An invoice issued for one period and currency of a client (courier 4.2). */
+export interface InvoiceTable {
+  id: string;
+  tenant: string;
+  client_id: string;
+  period: string;
+  currency: string;
+  amount_minor: Int8Column;
+  paid_minor: Int8Column;
+  supplementary: boolean;
+  issued_at: ColumnType<Date, Date, never>;
+  /** A `date`; written as `YYYY-MM-DD`. */
+  due_on: ColumnType<Date | string, string, never>;
+  /** The highest entry seq the invoice covers. */
+  watermark: number;
+}
+
 export type SnapshotRow = Selectable<SnapshotTable>;
 export type NewSnapshot = Insertable<SnapshotTable>;
 export type ActorEventRow = Selectable<ActorEventTable>;
 export type NewActorEvent = Insertable<ActorEventTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type NewAuditLog = Insertable<AuditLogTable>;
+export type LedgerEntryRow = Selectable<LedgerEntryTable>;
+export type NewLedgerEntry = Insertable<LedgerEntryTable>;
+export type InvoiceRow = Selectable<InvoiceTable>;
+export type NewInvoice = Insertable<InvoiceTable>;

@@ -143,7 +143,7 @@ export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!token) throw new ApiError("unauthenticated", "driver token missing");
   const env = c.get("env");
   const hash = await hashSecret(token);
-  const target = await env.runtime.lookup("credential", hash);
+  const target = await env.runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== driverActor.type) {
     throw new ApiError("unauthenticated", "unknown driver token");
   }
@@ -151,7 +151,10 @@ export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
     kind: "authenticate",
     hash,
   });
-  if (!r.ok) throw new ApiError("unauthenticated", "unknown driver token");
+  if (!r.ok) {
+    env.runtime.forget("credential", hash);
+    throw new ApiError("unauthenticated", "unknown driver token");
+  }
   const access = await businessAccess(c, r.reply.business_id);
   c.set("principal", {
     kind: "driver",
@@ -218,13 +221,15 @@ async function clientIdentity(
     });
     return r.ok && r.reply && "client_id" in r.reply ? r.reply : null;
   }
-  const target = await runtime.lookup("credential", hash);
+  const target = await runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== courierClientActor.type) return null;
   const r = await runtime.ask(courierClientActor, target.tenant, target.id, {
     kind: "authenticate_key",
     hash,
   });
-  return r.ok && r.reply && "client_id" in r.reply ? r.reply : null;
+  if (r.ok && r.reply && "client_id" in r.reply) return r.reply;
+  runtime.forget("credential", hash);
+  return null;
 }
 
 function courierPlatformDisabled(): ApiError {
@@ -317,13 +322,16 @@ async function authenticateBusiness(c: Context<AppEnv>): Promise<BusinessPrincip
   }
   const hash = await hashSecret(key);
   if (key.startsWith(STAFF_TOKEN_PREFIX)) return await staffPrincipal(c, hash, refused);
-  const target = await env.runtime.lookup("credential", hash);
+  const target = await env.runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== businessActor.type) throw refused;
   const r = await env.runtime.ask(businessActor, target.tenant, target.id, {
     kind: "authenticate_key",
     hash,
   });
-  if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused;
+  if (!r.ok || !r.reply || !("principal" in r.reply)) {
+    env.runtime.forget("credential", hash);
+    throw refused;
+  }
   const { access, principal } = r.reply;
   if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused;
   return fromAuthenticated(access, principal);

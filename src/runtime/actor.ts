@@ -59,8 +59,18 @@ export interface ActorDefinition<S, C, E, R> {
   load?(stored: unknown, version: number): S;
   /** Secondary keys derived from the state; the runtime writes the difference at commit. */
   indexes?(state: S): readonly IndexEntry[];
-  /** The snapshot that projections receive on the bus; omit secrets. */
+  /** The snapshot that projections receive on the bus; omit secrets. Undefined: none is sent. */
   project?(state: S): unknown;
+  /**
+   * False when nobody downstream needs the events themselves (the snapshot says it all): they
+   * stay in the actor's log but are not put on the bus. Default true.
+   */
+  readonly publishEvents?: boolean;
+  /**
+   * False for actors whose state says everything and never changes after creation (a held
+   * offer): events are applied but not stored in the log, halving what each commit writes.
+   */
+  readonly logEvents?: boolean;
 }
 
 // deno-lint-ignore no-explicit-any

@@ -27,7 +27,7 @@ export class GroupCommitter {
   #inFlight = 0;
   readonly #concurrency: number;
   /** Figures for benchmarks and the health endpoint. */
-  readonly stats = { commits: 0, writes: 0 };
+  readonly stats = { commits: 0, writes: 0, commitMs: 0 };
 
   constructor(store: ActorStore, options: { concurrency?: number } = {}) {
     this.#store = store;
@@ -71,7 +71,9 @@ export class GroupCommitter {
   }
 
   async #commit(group: Pending[]): Promise<void> {
+    const started = performance.now();
     const result = await this.#store.commit(group.map((p) => p.write));
+    this.stats.commitMs += performance.now() - started;
     this.stats.commits++;
     this.stats.writes += group.length;
     if (result.ok || group.length === 1) {

@@ -113,12 +113,21 @@ export class KvActorStore implements ActorStore {
     return found;
   }
 
-  async markPublished(key: ActorKey, version: string): Promise<void> {
-    // Only when no newer commit happened: its events may still be on their way to the bus.
-    await this.#kv.atomic()
-      .check({ key: [ACTOR, key.type, key.id], versionstamp: version })
-      .delete([UNPUBLISHED, key.type, key.id])
-      .commit();
+  async markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]> {
+    const clear = (group: readonly { key: ActorKey; version: string }[]) => {
+      const op = this.#kv.atomic();
+      for (const { key, version } of group) {
+        op.check({ key: [ACTOR, key.type, key.id], versionstamp: version })
+          .delete([UNPUBLISHED, key.type, key.id]);
+      }
+      return op.commit();
+    };
+    if (actors.length === 0) return [];
+    if ((await clear(actors)).ok) return actors.map(() => true);
+    // Some actor moved on: clear the others one by one.
+    const done: boolean[] = [];
+    for (const a of actors) done.push(actors.length > 1 && (await clear([a])).ok);
+    return done;
   }
 
   /** Mutations and bytes one write adds to an atomic operation, for the group committer. */

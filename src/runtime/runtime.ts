@@ -9,6 +9,8 @@ import {
   ACTORS_ACTIVE_MAX,
   CONFLICT_RETRIES_MAX,
   MAILBOX_DEPTH_MAX,
+  MARKER_SWEEP_MS,
+  MARKERS_PER_SWEEP_MAX,
   STATE_BYTES_MAX,
 } from "../limits.ts";
 import type {
@@ -44,6 +46,12 @@ export interface AskOptions {
    * twice however late they are sent again (courier 2.6 rule 2: the same source event books once).
    */
   readonly permanent?: boolean;
+  /**
+   * The id was just minted (a random reference, a waybill derived from one): skip reading the
+   * store and decide on the initial state. Safe: the commit checks that nothing is stored under
+   * the key, and a decision that writes nothing is made again on the stored state.
+   */
+  readonly fresh?: boolean;
 }
 
 /** Thrown to the asker when a command broke an invariant or the store failed. */
@@ -68,6 +76,7 @@ interface Envelope {
   readonly command: unknown;
   readonly idempotencyKey: string | undefined;
   readonly permanent: boolean;
+  readonly fresh: boolean;
   readonly timer: { readonly name: string; readonly at: number } | undefined;
   readonly resolve: (r: AskResult<unknown>) => void;
   readonly reject: (e: Error) => void;
@@ -88,6 +97,10 @@ class Cell {
    * its removal is on the way (a commit then writes it again), `none` when it is gone.
    */
   marker: "none" | "set" | "clearing" = "none";
+  /** The publication of the last commit; the marker goes only once it is delivered. */
+  lastPublish: Promise<void> = Promise.resolve();
+  /** Loaded without a read, on the word of a `fresh` ask; cleared by the first commit or read. */
+  assumedNew = false;
   readonly mailbox: Envelope[] = [];
   running = false;
   constructor(readonly def: AnyActorDefinition, readonly key: ActorKey) {
@@ -97,12 +110,16 @@ class Cell {
 
 interface Plan {
   readonly outcomes: Outcome[];
+  /** Every event decided, stored in the log or not (ActorDefinition.logEvents). */
+  readonly events: readonly StoredEvent[];
   readonly write: ActorWrite | null;
   readonly state: unknown;
   readonly staleTimers: { name: string; at: number }[];
 }
 
 const INDEX_SEPARATOR = "\u0000";
+/** Remembered credential lookups; the map starts afresh past this (bounded memory). */
+const LOOKUP_CACHE_MAX = 50_000;
 
 export class ActorRuntime {
   readonly env: string;
@@ -115,7 +132,11 @@ export class ActorRuntime {
   readonly #onError: (error: unknown, where: string) => void;
   #timerLoop: ReturnType<typeof setInterval> | undefined;
   #firing = false;
-  readonly #clearing = new Set<Promise<void>>();
+  readonly #lookups = new Map<string, IndexTarget>();
+  /** Idle actors whose recovery markers can go at the next sweep. */
+  readonly #toClear = new Map<string, Cell>();
+  #sweeping = false;
+  #sweepLoop: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -141,9 +162,30 @@ export class ActorRuntime {
     >;
   }
 
-  /** Finds the actor registered under a secondary key (an API key hash, an e-mail). */
-  lookup(index: string, key: string): Promise<IndexTarget | null> {
-    return this.#store.lookup(index, key);
+  /**
+   * Finds the actor registered under a secondary key (an API key hash, an e-mail). With `cached`
+   * a found target may be remembered: only for lookups whose actor verifies the key itself, as
+   * credentials are (a revoked key's actor refuses it, and `forget` drops the entry).
+   */
+  async lookup(index: string, key: string, options: { cached?: boolean } = {}): Promise<
+    IndexTarget | null
+  > {
+    const k = `${index}\u0000${key}`;
+    if (options.cached) {
+      const hit = this.#lookups.get(k);
+      if (hit) return hit;
+    }
+    const found = await this.#store.lookup(index, key);
+    if (found && options.cached) {
+      if (this.#lookups.size >= LOOKUP_CACHE_MAX) this.#lookups.clear();
+      this.#lookups.set(k, found);
+    }
+    return found;
+  }
+
+  /** Drops a remembered lookup (the actor refused the key). */
+  forget(index: string, key: string): void {
+    this.#lookups.delete(`${index}\u0000${key}`);
   }
 
   /** The stored events of one actor from a sequence number on (trails, recovery). */
@@ -151,8 +193,8 @@ export class ActorRuntime {
     return this.#store.events({ type: def.type, id }, fromSeq);
   }
 
-  get commitStats(): { commits: number; writes: number } {
-    return this.#committer?.stats ?? { commits: 0, writes: 0 };
+  get commitStats(): { commits: number; writes: number; commitMs: number } {
+    return this.#committer?.stats ?? { commits: 0, writes: 0, commitMs: 0 };
   }
 
   get activeActors(): number {
@@ -162,6 +204,9 @@ export class ActorRuntime {
   /** Republishes events a crash may have kept off the bus, then starts the timer loop. */
   async start(options: { timerPollMs?: number } = {}): Promise<void> {
     await this.recoverUnpublished();
+    this.#sweepLoop = setInterval(() => {
+      this.sweepMarkers().catch((e) => this.#onError(e, "recovery markers"));
+    }, MARKER_SWEEP_MS);
     if (this.clock.kind === "system" && options.timerPollMs !== undefined) {
       this.#timerLoop = setInterval(() => {
         this.fireDueTimers().catch((e) => this.#onError(e, "timers"));
@@ -204,7 +249,7 @@ export class ActorRuntime {
           : stored.record.state;
         await this.#publish(def, u, stored.record.tenant, stored.record.seq, events, state);
         await this.#bus.flush();
-        await this.#store.markPublished(u, stored.version);
+        await this.#store.markPublished([{ key: u, version: stored.version }]);
         republished++;
       }
     }
@@ -214,13 +259,14 @@ export class ActorRuntime {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timerLoop !== undefined) clearInterval(this.#timerLoop);
-    // Let every actor finish what it holds.
+    if (this.#sweepLoop !== undefined) clearInterval(this.#sweepLoop);
+    // Let every actor finish what it holds, then clear what can be cleared.
     for (let i = 0; i < 100; i++) {
       const busy = [...this.#cells.values()].some((c) => c.running || c.mailbox.length > 0);
-      if (!busy && this.#clearing.size === 0) break;
-      await Promise.all([...this.#clearing]);
+      if (!busy && !this.#sweeping) break;
       await new Promise((r) => setTimeout(r, 10));
     }
+    await this.sweepMarkers();
   }
 
   #fireTimer(t: { type: string; id: string; name: string; at: number }): Promise<unknown> {
@@ -233,6 +279,7 @@ export class ActorRuntime {
         command: null,
         idempotencyKey: undefined,
         permanent: false,
+        fresh: false,
         timer: { name: t.name, at: t.at },
         resolve,
         reject,
@@ -266,6 +313,7 @@ export class ActorRuntime {
         command,
         idempotencyKey: options.idempotencyKey,
         permanent: options.permanent ?? false,
+        fresh: options.fresh ?? false,
         timer: undefined,
         resolve,
         reject,
@@ -312,38 +360,66 @@ export class ActorRuntime {
       const batch = cell.mailbox.splice(0, ACTOR_BATCH_COMMANDS_MAX);
       await this.#handle(cell, batch);
     }
-    if (cell.marker === "set") this.#clearMarker(cell);
+    if (cell.marker === "set") this.#toClear.set(`${cell.key.type}/${cell.key.id}`, cell);
   }
 
   /**
-   * Idle: once the events are on the bus the recovery marker can go. This runs beside the actor,
-   * not in its turn: the removal is guarded by the actor's version, and a commit made meanwhile
-   * writes the marker again, so no event is ever left unprotected.
+   * Removes the recovery markers of idle actors whose events are on the bus, many per store
+   * write. Beside the actors, not in their turn: each removal is guarded by the actor's version,
+   * and a commit made meanwhile writes the marker again, so no event is ever left unprotected.
    */
-  #clearMarker(cell: Cell): void {
-    const version = cell.version;
-    if (version === null) return;
-    cell.marker = "clearing";
-    const clearing: Promise<void> = this.#bus.flush()
-      .then(() => this.#store.markPublished(cell.key, version))
-      .then(() => {
-        if (cell.marker === "clearing") cell.marker = "none";
-      })
-      .catch((e) => {
-        if (cell.marker === "clearing") cell.marker = "set";
-        this.#onError(e, "recovery marker");
-      })
-      .finally(() => this.#clearing.delete(clearing));
-    this.#clearing.add(clearing);
+  async sweepMarkers(): Promise<number> {
+    if (this.#sweeping) return 0;
+    this.#sweeping = true;
+    try {
+      let cleared = 0;
+      while (this.#toClear.size > 0) {
+        const cells: { cell: Cell; version: string }[] = [];
+        for (const [k, cell] of this.#toClear) {
+          this.#toClear.delete(k);
+          const idle = !cell.running && cell.mailbox.length === 0;
+          if (!idle || cell.marker !== "set" || cell.version === null) continue;
+          cell.marker = "clearing";
+          cells.push({ cell, version: cell.version });
+          if (cells.length >= MARKERS_PER_SWEEP_MAX) break;
+        }
+        if (cells.length === 0) continue;
+        await Promise.all(cells.map((c) => c.cell.lastPublish));
+        await this.#bus.flush();
+        const done = await this.#store.markPublished(
+          cells.map((c) => ({ key: c.cell.key, version: c.version })),
+        );
+        cells.forEach((c, i) => {
+          if (c.cell.marker !== "clearing") return; // a commit wrote the marker again meanwhile
+          c.cell.marker = done[i] ? "none" : "set";
+        });
+        cleared += done.filter(Boolean).length;
+      }
+      return cleared;
+    } catch (e) {
+      for (const cell of this.#cells.values()) if (cell.marker === "clearing") cell.marker = "set";
+      this.#onError(e, "recovery markers");
+      return 0;
+    } finally {
+      this.#sweeping = false;
+    }
   }
 
   async #handle(cell: Cell, batch: Envelope[]): Promise<void> {
     for (let attempt = 0;; attempt++) {
       let plan: Plan;
       try {
-        if (!cell.loaded) await this.#load(cell);
+        if (!cell.loaded) {
+          // A batch of only freshly minted ids may skip the read (see AskOptions.fresh).
+          if (attempt === 0 && batch.every((e) => e.fresh)) this.#assumeNew(cell);
+          else await this.#load(cell);
+        }
         const stored = await this.#storedReplies(cell, batch);
         plan = this.#plan(cell, batch, stored);
+        if (cell.assumedNew && plan.write === null) {
+          cell.loaded = false; // nothing to write proves nothing: decide on the stored state
+          continue;
+        }
       } catch (e) {
         cell.loaded = false;
         return fail(batch, e);
@@ -366,6 +442,15 @@ export class ActorRuntime {
     }
   }
 
+  #assumeNew(cell: Cell): void {
+    Object.assign(cell, { state: cell.def.initial, seq: 0, version: null, tenant: null });
+    cell.timers = {};
+    cell.indexes = [];
+    cell.marker = "none";
+    cell.loaded = true;
+    cell.assumedNew = true;
+  }
+
   #commit(write: ActorWrite): Promise<WriteResult> {
     if (this.#committer) return this.#committer.submit(write);
     return this.#store.commit([write]).then((r) =>
@@ -374,20 +459,21 @@ export class ActorRuntime {
   }
 
   #applyCommitted(cell: Cell, plan: Plan, write: ActorWrite, version: string): void {
+    cell.assumedNew = false;
     cell.state = plan.state;
     cell.seq = write.record.seq;
     cell.tenant = write.record.tenant;
     cell.timers = { ...write.record.timers };
     cell.indexes = write.record.indexes;
     cell.version = version;
-    if (write.events.length === 0) return;
+    if (plan.events.length === 0) return;
     if (write.unpublishedFrom !== null) cell.marker = "set";
-    this.#publish(
+    cell.lastPublish = this.#publish(
       cell.def,
       cell.key,
       write.record.tenant,
       write.record.seq,
-      write.events,
+      plan.events,
       plan.state,
     )
       .catch((e) => this.#onError(e, "publish"));
@@ -407,8 +493,10 @@ export class ActorRuntime {
       type: key.type,
       id: key.id,
       version,
-      events: events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
-      ...(def.project ? { snapshot: def.project(state) } : {}),
+      events: def.publishEvents === false
+        ? []
+        : events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
+      ...(def.project ? snapshotOf(def.project(state)) : {}),
     };
     return this.#bus.publish(subjectOf(this.env, tenant, key.type, key.id), change);
   }
@@ -432,6 +520,7 @@ export class ActorRuntime {
     // Another instance may have cleared the marker: the next commit writes it again.
     cell.marker = "none";
     cell.loaded = true;
+    cell.assumedNew = false;
   }
 
   async #storedReplies(cell: Cell, batch: Envelope[]): Promise<Map<string, unknown>> {
@@ -526,7 +615,7 @@ export class ActorRuntime {
     }
 
     if (events.length === 0 && replies.length === 0 && !timersChanged) {
-      return { outcomes, write: null, state, staleTimers };
+      return { outcomes, events, write: null, state, staleTimers };
     }
     const indexes = events.length > 0 ? encodeIndexes(def, state) : cell.indexes;
     const record: ActorRecord = {
@@ -548,18 +637,22 @@ export class ActorRuntime {
       id: cell.key.id,
       expected: cell.version,
       record,
-      events,
+      events: def.logEvents === false ? [] : events,
       indexSet: diff(indexes, cell.indexes).map(decodeIndex),
       indexDelete: diff(cell.indexes, indexes).map(decodeIndex),
       timerSet,
       timerDelete,
       replies,
       recordBytes,
-      eventBytes: events.reduce((n, e) => n + e.bytes, 0),
+      eventBytes: def.logEvents === false ? 0 : events.reduce((n, e) => n + e.bytes, 0),
       unpublishedFrom: events.length > 0 && cell.marker !== "set" ? events[0]!.seq : null,
     };
-    return { outcomes, write, state, staleTimers };
+    return { outcomes, events, write, state, staleTimers };
   }
+}
+
+function snapshotOf(snapshot: unknown): { snapshot?: unknown } {
+  return snapshot === undefined ? {} : { snapshot };
 }
 
 function settle(batch: Envelope[], outcomes: Outcome[]): void {

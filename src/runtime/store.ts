@@ -88,8 +88,11 @@ export interface ActorStore {
   events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent>;
   /** Actors whose last events may not have reached the bus. */
   unpublished(limit: number): Promise<(ActorKey & { from: number })[]>;
-  /** Clears the marker if the actor is still at `version` (no newer unpublished commit). */
-  markPublished(key: ActorKey, version: string): Promise<void>;
+  /**
+   * Clears each actor's marker if the actor is still at `version` (no newer commit, whose
+   * events may still be on their way). Answers, per actor, whether it was cleared.
+   */
+  markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]>;
   /** Mutations and bytes a write adds to one atomic commit. */
   cost(write: ActorWrite): { mutations: number; bytes: number };
   close(): void;

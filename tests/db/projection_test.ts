@@ -222,7 +222,7 @@ Deno.test("Projector: idle() and stop() wait for the write under way; nothing la
     let idle: () => boolean;
     try {
       await publish(bus, change("o1", 1, { n: 1 }));
-      await publish(bus, change("o2", 1, { n: 2 })); // queued in the bus behind o1
+      await publish(bus, change("o2", 1, { n: 2 })); // queued in the projector behind o1
       await macrotask(); // the bus hands o1 over; its write waits for the lock
       idle = settled(projector.idle());
       const stop = settled(projector.stop());
@@ -236,12 +236,36 @@ Deno.test("Projector: idle() and stop() wait for the write under way; nothing la
     assert.equal(idle(), true);
     assert.deepEqual((await snapshotOf(t, "order", "o1"))?.data, { n: 1 });
 
-    await bus.flush(); // the bus still delivers o2, which a stopped projector drops
+    // o2 was received before stop(), so it is written; a change after stop() is dropped.
     await publish(bus, change("late", 1, { late: true }));
     await bus.flush();
     await macrotask(50);
-    const ids = await t.db.selectFrom("snapshots").select("id").execute();
-    assert.deepEqual(ids, [{ id: "o1" }]);
+    const ids = await t.db.selectFrom("snapshots").select("id").orderBy("id").execute();
+    assert.deepEqual(ids, [{ id: "o1" }, { id: "o2" }]);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
+
+Deno.test("Projector: a backlog of 1,000 changes is written in batches, each actor at its newest", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const projector = new Projector({ bus, db: t.db, env: "live" });
+  try {
+    for (let v = 1; v <= 100; v++) {
+      for (let a = 0; a < 10; a++) await publish(bus, change(`b${a}`, v, { v }));
+    }
+    await bus.flush();
+    await projector.idle();
+    const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).orderBy("id")
+      .execute();
+    assert.deepEqual(rows, Array.from({ length: 10 }, (_, a) => ({ id: `b${a}`, version: 100 })));
+    const events = await t.db.selectFrom("actor_events").select((eb) =>
+      eb.fn.countAll<number>().as("n")
+    )
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(events.n), 1_000);
   } finally {
     await projector.stop();
     await bus.drain();

@@ -288,3 +288,54 @@ Deno.test("runtime: the recovery marker is gone once an idle actor's events are 
     await rt.close();
   }
 });
+
+Deno.test("runtime: a cached lookup serves again until forgotten; a miss is never cached", async () => {
+  const rt = await openTestRuntime();
+  try {
+    assert.equal(await rt.runtime.lookup("test_email", "c@example.com", { cached: true }), null);
+    await rt.runtime.ask(accountActor, T, "lc", { kind: "set_email", email: "c@example.com" });
+    // The miss above was not remembered: the new entry is found.
+    assert.equal(
+      (await rt.runtime.lookup("test_email", "c@example.com", { cached: true }))?.id,
+      "lc",
+    );
+    await rt.runtime.ask(accountActor, T, "lc", { kind: "set_email", email: "d@example.com" });
+    // Remembered (the actor is the one to verify), until forgotten.
+    assert.equal(
+      (await rt.runtime.lookup("test_email", "c@example.com", { cached: true }))?.id,
+      "lc",
+    );
+    assert.equal(await rt.runtime.lookup("test_email", "c@example.com"), null);
+    rt.runtime.forget("test_email", "c@example.com");
+    assert.equal(await rt.runtime.lookup("test_email", "c@example.com", { cached: true }), null);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: a `fresh` ask on an id that exists after all never overwrites it", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const first = await openTestRuntime(path);
+  await first.runtime.ask(accountActor, T, "f1", { kind: "credit", amount: 70 });
+  await first.close();
+  const second = await openTestRuntime(path, { clock: first.clock });
+  try {
+    // Decided on the initial state first, the commit conflicts, and it is decided again.
+    const r = await second.runtime.ask(accountActor, T, "f1", { kind: "credit", amount: 5 }, {
+      fresh: true,
+    });
+    assert.ok(r.ok && r.reply.balance === 75);
+    // A read that writes nothing proves nothing: it is answered from the stored state.
+    const fresh = await openTestRuntime(path, { clock: first.clock });
+    try {
+      const read = await fresh.runtime.ask(accountActor, T, "f1", { kind: "get" }, { fresh: true });
+      assert.ok(read.ok && read.reply.balance === 75);
+    } finally {
+      await fresh.close();
+    }
+  } finally {
+    await second.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

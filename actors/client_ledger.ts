@@ -1,0 +1,664 @@
+/**
+ * The money part of the client account actor (courier 2.6, 4.2): later charges, FX resolution,
+ * payments, debit and credit notes, COD, invoices. Pure decide and evolve over the account; the
+ * entries go into events (and, projected, Postgres), the state keeps bounded aggregates only.
+ */
+import { accept, type Ctx, type Decision, reject, unreachable } from "../src/runtime/actor.ts";
+import type { AskOptions } from "../src/runtime/runtime.ts";
+import {
+  allocate,
+  type Allocation,
+  applyEffect,
+  type Balances,
+  bookEntry,
+  bookInvoices,
+  bookReceipt,
+  chargeEffect,
+  type ChargeKind,
+  COD_AWAITING_MAX,
+  convertMinor,
+  dueOn,
+  type Effect,
+  type EntryKind,
+  entryOf,
+  type EntryStatus,
+  type Invoice,
+  isOpen,
+  isPeriod,
+  type LedgerEntry,
+  NO_EFFECT,
+  OPEN_INVOICES_MAX,
+  owedMinor,
+  parseRate,
+  receiptEffect,
+  REFERENCE_CHARS_MAX,
+  TEXT_CHARS_MAX,
+  UNRESOLVED_FX_MAX,
+} from "../src/domain/ledger.ts";
+import { available, type SettlementMode } from "../src/domain/settlement.ts";
+import type { CourierClient } from "./courier_client.ts";
+
+export interface FxInput {
+  /** Exact decimal text: 1 unit of the charge's currency in the billing currency. */
+  readonly rate: string;
+  readonly source: string;
+}
+
+export type LedgerCommand =
+  | {
+    kind: "post_charge";
+    reference: string;
+    entry_kind: ChargeKind;
+    amount_minor: number;
+    currency: string;
+    reason: string;
+    evidence_path: string | null;
+    source_event: string;
+    shipment: string | null;
+    recoverable: boolean;
+    fx?: FxInput;
+    by: string;
+  }
+  | { kind: "resolve_fx"; reference: string; rate: string; source: string; by: string }
+  | {
+    kind: "payment";
+    amount_minor: number;
+    currency: string;
+    reference: string;
+    allocations?: readonly { invoice_id: string; amount_minor: number }[];
+    by: string;
+  }
+  | {
+    kind: "correct";
+    /** The corrected entry as stored, and its net amount with the notes already on it. */
+    original: OriginalEntry;
+    /** Positive: debit note; negative: credit note. */
+    amount_minor: number;
+    reason: string;
+    reference?: string;
+    evidence_path?: string | null;
+    by: string;
+  }
+  | { kind: "cod_collected"; waybill: string; amount_minor: number; currency: string; by: string }
+  | { kind: "cod_remitted"; waybill: string; evidence_path: string; by: string }
+  | { kind: "issue_invoice"; period: string; by: string };
+
+export interface OriginalEntry {
+  readonly reference: string;
+  readonly kind: EntryKind;
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly status: EntryStatus;
+  readonly recoverable: boolean;
+  readonly shipment: string | null;
+  /** The original amount plus every note already pointing at it. */
+  readonly net_minor: number;
+}
+
+/** A conversion that got its rate: the fields of the entry that change. */
+export interface FxResolution {
+  readonly reference: string;
+  readonly seq: number;
+  readonly period: string;
+  readonly kind: EntryKind;
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly status: EntryStatus;
+  readonly recoverable: boolean;
+  readonly original_amount_minor: number;
+  readonly original_currency: string;
+  readonly fx_rate: string;
+  readonly fx_source: string;
+  readonly created_at: number;
+}
+
+export type LedgerEvent =
+  | { kind: "entry_posted"; entry: LedgerEntry; effect: Effect; invoiceable: boolean; by: string }
+  | {
+    kind: "fx_resolved";
+    resolution: FxResolution;
+    effect: Effect;
+    invoiceable: boolean;
+    by: string;
+  }
+  | {
+    kind: "payment_received" | "cod_remitted";
+    entry: LedgerEntry;
+    effect: Effect;
+    allocations: readonly Allocation[];
+    /** What no invoice took: credit on account, applied to the next invoice. */
+    unallocated_minor: number;
+    by: string;
+  }
+  | {
+    kind: "cod_collected";
+    waybill: string;
+    amount_minor: number;
+    currency: string;
+    collected_at: number;
+    by: string;
+  }
+  | { kind: "invoices_issued"; invoices: readonly Invoice[]; by: string };
+
+/** The account's figures a billing reply carries (minor units of `currency`). */
+export interface AccountBalances {
+  readonly settlement_mode: SettlementMode;
+  readonly currency: string;
+  readonly prepaid_minor: number;
+  readonly receivable_minor: number;
+  readonly recoverable_minor: number;
+  /** Credit on account not yet applied to an invoice. */
+  readonly unallocated_minor: number;
+  /** Sum of the posted entries: what the client owes (negative: what it holds). */
+  readonly owed_minor: number;
+  readonly credit_limit_minor: number;
+  readonly available_minor: number | null;
+}
+
+export type LedgerReply =
+  | {
+    readonly entry: LedgerEntry;
+    readonly allocations: readonly Allocation[];
+    readonly balances: AccountBalances;
+  }
+  | { readonly resolved: FxResolution; readonly balances: AccountBalances }
+  | { readonly invoices: readonly Invoice[]; readonly balances: AccountBalances };
+
+type S = CourierClient | null;
+type LedgerDecision = Decision<S, LedgerEvent, LedgerReply>;
+
+/** Ask options for a money fact: the same source event books once, however late (2.6 rule 2). */
+export function entryAsk(sourceEvent: string): AskOptions {
+  return { idempotencyKey: `entry:${sourceEvent}`, permanent: true };
+}
+
+export function balancesOf(c: CourierClient): Balances {
+  return {
+    prepaid_minor: c.money.prepaid_minor,
+    receivable_minor: c.money.receivable_minor,
+    recoverable_minor: c.ledger.recoverable_minor,
+  };
+}
+
+export function accountBalances(c: CourierClient): AccountBalances {
+  const s = c.settings;
+  const b = balancesOf(c);
+  return {
+    settlement_mode: s.settlement_mode,
+    currency: s.billing_currency,
+    ...b,
+    unallocated_minor: c.ledger.unallocated[s.billing_currency] ?? 0,
+    owed_minor: owedMinor(b),
+    credit_limit_minor: s.credit_limit_minor,
+    available_minor: available(s, c.money),
+  };
+}
+
+function posted(events: LedgerEvent[], entry: LedgerEntry, allocations: readonly Allocation[]) {
+  return accept<S, LedgerEvent, LedgerReply>(events, (next) => ({
+    entry,
+    allocations,
+    balances: accountBalances(next!),
+  }));
+}
+
+export function decideLedger(state: CourierClient, c: LedgerCommand, ctx: Ctx): LedgerDecision {
+  switch (c.kind) {
+    case "post_charge":
+      return postCharge(state, c, ctx.now);
+    case "resolve_fx":
+      return resolveFx(state, c);
+    case "payment":
+      return payment(state, c, ctx.now);
+    case "correct":
+      return correct(state, c, ctx);
+    case "cod_collected":
+      return codCollected(state, c, ctx.now);
+    case "cod_remitted":
+      return codRemitted(state, c, ctx.now);
+    case "issue_invoice":
+      return issueInvoice(state, c, ctx);
+    default:
+      return unreachable(c);
+  }
+}
+
+function badAmount(amount: number): boolean {
+  return !Number.isSafeInteger(amount) || amount <= 0;
+}
+
+function badText(text: string, max: number): boolean {
+  return text.trim().length === 0 || text.length > max;
+}
+
+function currencyMismatch(state: CourierClient, currency: string) {
+  return reject(
+    "currency_mismatch",
+    `the account bills in ${state.settings.billing_currency}: ${currency}`,
+  );
+}
+
+function statusFor(mode: SettlementMode): EntryStatus {
+  return mode === "external" ? "external" : "posted";
+}
+
+type PostCharge = Extract<LedgerCommand, { kind: "post_charge" }>;
+
+/** spec: courier 2.6 rules 1, 3, 4: a later charge, converted at a stated rate or left unresolved. */
+function postCharge(state: CourierClient, c: PostCharge, now: number): LedgerDecision {
+  if (badAmount(c.amount_minor)) return reject("invalid_amount", "a charge must be above zero");
+  if (badText(c.reference, REFERENCE_CHARS_MAX)) {
+    return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
+  }
+  if (badText(c.reason, TEXT_CHARS_MAX) || badText(c.source_event, TEXT_CHARS_MAX)) {
+    return reject("reason_required", "a later charge needs a reason and its source event");
+  }
+  // spec: courier 7: duties need amount, currency, payer and evidence.
+  if (c.entry_kind === "duties" && !c.evidence_path) {
+    return reject("evidence_required", `duties need evidence: ${c.reference}`);
+  }
+  const mode = state.settings.settlement_mode;
+  const billing = state.settings.billing_currency;
+  const base = {
+    reference: c.reference,
+    seq: state.ledger.seq + 1,
+    kind: c.entry_kind,
+    recoverable: c.recoverable,
+    reason: c.reason,
+    evidence_path: c.evidence_path,
+    source_event: c.source_event,
+    shipment: c.shipment,
+    created_at: now,
+  };
+  let entry: LedgerEntry;
+  if (c.currency === billing) {
+    entry = entryOf({
+      ...base,
+      amount_minor: c.amount_minor,
+      currency: c.currency,
+      status: statusFor(mode),
+    });
+  } else if (c.fx) {
+    const rate = parseRate(c.fx.rate);
+    if (!rate.ok) return reject("invalid_fx_rate", rate.message);
+    if (badText(c.fx.source, TEXT_CHARS_MAX)) {
+      return reject("fx_source_required", "a conversion records the source of its rate");
+    }
+    entry = entryOf({
+      ...base,
+      amount_minor: convertMinor(c.amount_minor, c.currency, billing, rate.units),
+      currency: billing,
+      status: statusFor(mode),
+      original_amount_minor: c.amount_minor,
+      original_currency: c.currency,
+      fx_rate: rate.text,
+      fx_source: c.fx.source,
+    });
+  } else {
+    if (state.ledger.unresolved.length >= UNRESOLVED_FX_MAX) {
+      return reject(
+        "unresolved_fx_limit",
+        `too many charges await an FX rate; resolve some first: ${state.ledger.unresolved.length}`,
+      );
+    }
+    // Never converted one-to-one: held in its own currency, outside the balances.
+    entry = entryOf({
+      ...base,
+      amount_minor: c.amount_minor,
+      currency: c.currency,
+      status: "unresolved_fx",
+    });
+  }
+  const isPosted = entry.status === "posted";
+  return posted(
+    [{
+      kind: "entry_posted",
+      entry,
+      effect: isPosted ? chargeEffect(mode, entry.amount_minor, entry.recoverable) : NO_EFFECT,
+      invoiceable: isPosted && mode === "credit",
+      by: c.by,
+    }],
+    entry,
+    [],
+  );
+}
+
+type ResolveFx = Extract<LedgerCommand, { kind: "resolve_fx" }>;
+
+function resolveFx(state: CourierClient, c: ResolveFx): LedgerDecision {
+  const u = state.ledger.unresolved.find((e) => e.reference === c.reference);
+  if (!u) return reject("not_found", `no charge awaits an FX rate: ${c.reference}`);
+  const rate = parseRate(c.rate);
+  if (!rate.ok) return reject("invalid_fx_rate", rate.message);
+  if (badText(c.source, TEXT_CHARS_MAX)) {
+    return reject("fx_source_required", "a conversion records the source of its rate");
+  }
+  const mode = state.settings.settlement_mode;
+  const billing = state.settings.billing_currency;
+  const resolution: FxResolution = {
+    reference: u.reference,
+    seq: state.ledger.seq + 1,
+    period: u.period,
+    kind: u.kind,
+    amount_minor: convertMinor(u.amount_minor, u.currency, billing, rate.units),
+    currency: billing,
+    status: statusFor(mode),
+    recoverable: u.recoverable,
+    original_amount_minor: u.amount_minor,
+    original_currency: u.currency,
+    fx_rate: rate.text,
+    fx_source: c.source,
+    created_at: u.created_at,
+  };
+  const isPosted = resolution.status === "posted";
+  return accept<S, LedgerEvent, LedgerReply>([{
+    kind: "fx_resolved",
+    resolution,
+    effect: isPosted ? chargeEffect(mode, resolution.amount_minor, u.recoverable) : NO_EFFECT,
+    invoiceable: isPosted && mode === "credit",
+    by: c.by,
+  }], (next) => ({ resolved: resolution, balances: accountBalances(next!) }));
+}
+
+/** spec: courier 4.2: payments and invoices are for credit accounts; external posts none. */
+function receivableRefusal(state: CourierClient, what: string) {
+  const mode = state.settings.settlement_mode;
+  if (mode === "external") {
+    return reject(
+      "external_settlement",
+      `the courier settles this client in its own accounting system: no ${what} here`,
+    );
+  }
+  if (mode === "prepaid") {
+    return reject(
+      "not_credit",
+      `${what} is for credit accounts; a prepaid account is topped up: settles ${mode}`,
+    );
+  }
+  return null;
+}
+
+type Payment = Extract<LedgerCommand, { kind: "payment" }>;
+
+function payment(state: CourierClient, c: Payment, now: number): LedgerDecision {
+  const refused = receivableRefusal(state, "payment");
+  if (refused) return refused;
+  if (badAmount(c.amount_minor)) return reject("invalid_amount", "a payment must be above zero");
+  if (c.currency !== state.settings.billing_currency) return currencyMismatch(state, c.currency);
+  if (badText(c.reference, REFERENCE_CHARS_MAX)) {
+    return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
+  }
+  if ((c.allocations ?? []).some((a) => badAmount(a.amount_minor))) {
+    return reject("invalid_amount", "an allocation must be above zero");
+  }
+  const split = allocate(state.ledger.invoices, c.currency, c.amount_minor, c.allocations ?? []);
+  if (!split.ok) return reject(split.code, split.message);
+  const entry = entryOf({
+    reference: c.reference,
+    seq: state.ledger.seq + 1,
+    kind: "payment",
+    amount_minor: -c.amount_minor,
+    currency: c.currency,
+    status: "posted",
+    source_event: `payment:${c.reference}`,
+    created_at: now,
+  });
+  return posted(
+    [{
+      kind: "payment_received",
+      entry,
+      effect: receiptEffect("credit", balancesOf(state), c.amount_minor),
+      allocations: split.allocations,
+      unallocated_minor: split.rest,
+      by: c.by,
+    }],
+    entry,
+    split.allocations,
+  );
+}
+
+type Correct = Extract<LedgerCommand, { kind: "correct" }>;
+
+const NOT_CORRECTABLE: readonly EntryKind[] = ["top_up", "payment", "cod_remitted"];
+
+/** spec: courier 2.6 rule 5: a debit or credit note pointing at the original entry. */
+function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
+  const o = c.original;
+  if (!Number.isSafeInteger(c.amount_minor) || c.amount_minor === 0) {
+    return reject("invalid_amount", "a correction is a non-zero amount");
+  }
+  if (badText(c.reason, TEXT_CHARS_MAX)) return reject("reason_required", "a note needs a reason");
+  if (NOT_CORRECTABLE.includes(o.kind)) {
+    return reject(
+      "not_correctable",
+      `a ${o.kind} entry is not corrected by a note: ${o.reference}`,
+    );
+  }
+  if (
+    o.status === "unresolved_fx" || state.ledger.unresolved.some((u) => u.reference === o.reference)
+  ) {
+    return reject("fx_unresolved", `resolve the FX rate of the entry first: ${o.reference}`);
+  }
+  if (o.currency !== state.settings.billing_currency) return currencyMismatch(state, o.currency);
+  if (o.net_minor + c.amount_minor < 0) {
+    return reject(
+      "correction_exceeds_entry",
+      `a credit note cannot take the entry below zero: net ${o.net_minor}, note ${c.amount_minor} (minor units)`,
+    );
+  }
+  const debit = c.amount_minor > 0;
+  const reference = c.reference ?? ctx.newId(debit ? "dn" : "cn");
+  if (badText(reference, REFERENCE_CHARS_MAX)) {
+    return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
+  }
+  const mode = state.settings.settlement_mode;
+  const status: EntryStatus = o.status === "external" ? "external" : statusFor(mode);
+  const entry = entryOf({
+    reference,
+    seq: state.ledger.seq + 1,
+    kind: debit ? "debit_note" : "credit_note",
+    amount_minor: c.amount_minor,
+    currency: o.currency,
+    status,
+    recoverable: o.recoverable,
+    reason: c.reason,
+    evidence_path: c.evidence_path ?? null,
+    source_event: `${debit ? "debit_note" : "credit_note"}.issued:${reference}`,
+    corrects: o.reference,
+    shipment: o.shipment,
+    created_at: ctx.now,
+  });
+  const isPosted = status === "posted";
+  return posted(
+    [{
+      kind: "entry_posted",
+      entry,
+      effect: isPosted ? chargeEffect(mode, c.amount_minor, o.recoverable) : NO_EFFECT,
+      invoiceable: isPosted && mode === "credit",
+      by: c.by,
+    }],
+    entry,
+    [],
+  );
+}
+
+type CodCollected = Extract<LedgerCommand, { kind: "cod_collected" }>;
+
+function codCollected(state: CourierClient, c: CodCollected, now: number): LedgerDecision {
+  if (badAmount(c.amount_minor)) return reject("invalid_amount", "COD must be above zero");
+  if (c.currency !== state.settings.billing_currency) return currencyMismatch(state, c.currency);
+  if (badText(c.waybill, REFERENCE_CHARS_MAX)) {
+    return reject("invalid_reference", `a waybill has 1 to ${REFERENCE_CHARS_MAX} characters`);
+  }
+  if (state.ledger.cod.some((x) => x.waybill === c.waybill)) {
+    return reject("cod_already_collected", `COD already awaits remittance: ${c.waybill}`);
+  }
+  if (state.ledger.cod.length >= COD_AWAITING_MAX) {
+    return reject(
+      "cod_awaiting_limit",
+      `too much COD awaits remittance; confirm some first: ${state.ledger.cod.length}`,
+    );
+  }
+  return accept<S, LedgerEvent, LedgerReply>([{
+    kind: "cod_collected",
+    waybill: c.waybill,
+    amount_minor: c.amount_minor,
+    currency: c.currency,
+    collected_at: now,
+    by: c.by,
+  }]);
+}
+
+type CodRemitted = Extract<LedgerCommand, { kind: "cod_remitted" }>;
+
+/** spec: courier 2.6 rule 6: COD reduces what the client owes only once remitted. */
+function codRemitted(state: CourierClient, c: CodRemitted, now: number): LedgerDecision {
+  const cod = state.ledger.cod.find((x) => x.waybill === c.waybill);
+  if (!cod) return reject("cod_not_collected", `no COD awaits remittance: ${c.waybill}`);
+  if (badText(c.evidence_path, TEXT_CHARS_MAX)) {
+    return reject("evidence_required", `remitted COD needs evidence: ${c.waybill}`);
+  }
+  const mode = state.settings.settlement_mode;
+  const split = mode === "credit"
+    ? allocate(state.ledger.invoices, cod.currency, cod.amount_minor, [])
+    : { ok: true as const, allocations: [], rest: 0 };
+  if (!split.ok) return reject(split.code, split.message);
+  const entry = entryOf({
+    reference: `cod:${c.waybill}`,
+    seq: state.ledger.seq + 1,
+    kind: "cod_remitted",
+    amount_minor: -cod.amount_minor,
+    currency: cod.currency,
+    status: statusFor(mode),
+    evidence_path: c.evidence_path,
+    source_event: `cod.remitted:${c.waybill}`,
+    shipment: c.waybill,
+    reason: "cash on delivery remitted",
+    created_at: now,
+  });
+  return posted(
+    [{
+      kind: "cod_remitted",
+      entry,
+      effect: receiptEffect(mode, balancesOf(state), cod.amount_minor),
+      allocations: split.allocations,
+      unallocated_minor: split.rest,
+      by: c.by,
+    }],
+    entry,
+    split.allocations,
+  );
+}
+
+type IssueInvoice = Extract<LedgerCommand, { kind: "issue_invoice" }>;
+
+/** spec: courier 4.2: one invoice per currency; 2.6 rule 5: later entries go on a supplementary. */
+function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDecision {
+  if (!isPeriod(c.period)) return reject("invalid_period", `a period is YYYY-MM: ${c.period}`);
+  if (state.settings.settlement_mode === "external") return receivableRefusal(state, "invoice")!;
+  const book = state.ledger;
+  const due = Object.keys(book.periods)
+    .filter((k) => k.startsWith(`${c.period}|`) && book.periods[k]!.count > 0)
+    .sort();
+  if (due.length === 0) {
+    const prepaid = state.settings.settlement_mode === "prepaid"
+      ? " (a prepaid account settles from its funds)"
+      : "";
+    return reject("nothing_to_invoice", `no uninvoiced entries in ${c.period}${prepaid}`);
+  }
+  const open = book.invoices.filter(isOpen).length;
+  if (open + due.length > OPEN_INVOICES_MAX) {
+    return reject(
+      "open_invoices_limit",
+      `too many open invoices; collect before invoicing more: ${open} open, max ${OPEN_INVOICES_MAX}`,
+    );
+  }
+  const invoices: Invoice[] = due.map((key) => {
+    const p = book.periods[key]!;
+    const currency = key.slice(key.indexOf("|") + 1);
+    const credit = book.unallocated[currency] ?? 0;
+    return {
+      id: ctx.newId("inv"),
+      period: c.period,
+      currency,
+      amount_minor: p.uninvoiced_minor,
+      paid_minor: p.uninvoiced_minor <= 0
+        ? p.uninvoiced_minor
+        : Math.min(credit, p.uninvoiced_minor),
+      supplementary: p.invoices > 0,
+      issued_at: ctx.now,
+      due_on: dueOn(ctx.now, state.settings.payment_days),
+      watermark: p.watermark,
+      entries: p.count,
+    };
+  });
+  return accept<S, LedgerEvent, LedgerReply>(
+    [{ kind: "invoices_issued", invoices, by: c.by }],
+    (next) => ({ invoices, balances: accountBalances(next!) }),
+  );
+}
+
+function withEffect(state: CourierClient, e: Effect): CourierClient {
+  const b = applyEffect(balancesOf(state), e);
+  return {
+    ...state,
+    money: { prepaid_minor: b.prepaid_minor, receivable_minor: b.receivable_minor },
+    ledger: { ...state.ledger, recoverable_minor: b.recoverable_minor },
+  };
+}
+
+export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierClient {
+  switch (event.kind) {
+    case "entry_posted": {
+      const s = withEffect(state, event.effect);
+      return { ...s, ledger: bookEntry(s.ledger, event.entry, event.invoiceable) };
+    }
+    case "fx_resolved": {
+      const s = withEffect(state, event.effect);
+      const r = event.resolution;
+      const rest = s.ledger.unresolved.filter((u) => u.reference !== r.reference);
+      const entry = entryOf(r);
+      return {
+        ...s,
+        ledger: bookEntry({ ...s.ledger, unresolved: rest }, entry, event.invoiceable),
+      };
+    }
+    case "payment_received":
+    case "cod_remitted": {
+      const s = withEffect(state, event.effect);
+      const e = event.entry;
+      const cod = event.kind === "cod_remitted"
+        ? s.ledger.cod.filter((x) => x.waybill !== e.shipment)
+        : s.ledger.cod;
+      const book = bookEntry({ ...s.ledger, cod }, e, false);
+      return {
+        ...s,
+        ledger: bookReceipt(book, e.currency, event.allocations, event.unallocated_minor),
+      };
+    }
+    case "cod_collected":
+      return {
+        ...state,
+        ledger: {
+          ...state.ledger,
+          cod: [...state.ledger.cod, {
+            waybill: event.waybill,
+            amount_minor: event.amount_minor,
+            currency: event.currency,
+            collected_at: event.collected_at,
+          }],
+        },
+      };
+    case "invoices_issued":
+      return { ...state, ledger: bookInvoices(state.ledger, event.invoices) };
+    default:
+      return unreachable(event);
+  }
+}
+
+/** Whether the account is in use: its billing currency may not change then. */
+export function hasBalances(c: CourierClient): boolean {
+  const b = balancesOf(c);
+  return b.prepaid_minor !== 0 || b.receivable_minor !== 0 || b.recoverable_minor !== 0 ||
+    c.ledger.cod.length > 0;
+}

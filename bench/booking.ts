@@ -1,0 +1,400 @@
+/**
+ * End-to-end booking over HTTP (courier 4.1): POST /client/prices then POST /client/book, on one
+ * hot prepaid account and spread over 1,000 accounts, through the real server on loopback; and
+ * the same flow done the conventional way (one Postgres transaction per booking with a
+ * conditional UPDATE ... RETURNING) behind Hono routes of the same shape.
+ */
+import { Hono } from "hono";
+import postgres from "postgres";
+import { PGlite } from "@electric-sql/pglite";
+import { courierClientActor } from "../actors/courier_client.ts";
+import { openBus } from "../src/bus/mod.ts";
+import { issueCredential } from "../src/domain/credentials.ts";
+import { hashSecret, importDataKey } from "../src/domain/secrets.ts";
+import { priceOption } from "../src/domain/pricing.ts";
+import type { RateCardTerms } from "../src/domain/rate_card.ts";
+import { SystemClock } from "../src/runtime/clock.ts";
+import { newId } from "../src/runtime/ids.ts";
+import { openEnvironment } from "../src/server.ts";
+
+const OPERATOR = "op_bench_operator_token_0123456789";
+const BOOKINGS = Number(Deno.env.get("BENCH_BOOKINGS") ?? 2_000);
+const CLIENTS = Number(Deno.env.get("BENCH_CLIENTS") ?? 50);
+const ACCOUNTS = 1_000;
+
+const PRICE_BODY = {
+  recipient_name: "Neo",
+  recipient_phone: "+26771234567",
+  parcels: [{ weight_kg: 2.5, length_cm: 30, width_cm: 20, height_cm: 10 }],
+  from_country: "BW",
+  to_country: "BW",
+};
+
+interface Target {
+  readonly base: string;
+  readonly keys: readonly string[];
+  close(): Promise<void>;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+/** Runs BOOKINGS price-then-book flows from CLIENTS concurrent loops in a Worker; prints the rate. */
+async function load(label: string, target: Target): Promise<number> {
+  const worker = new Worker(new URL("./load_worker.ts", import.meta.url), { type: "module" });
+  const result = await new Promise<
+    { ok: boolean; seconds: number; latencies: number[]; refused: number; error?: string }
+  >(
+    (resolve) => {
+      worker.onmessage = (e) => resolve(e.data);
+      worker.postMessage({
+        base: target.base,
+        keys: target.keys,
+        bookings: BOOKINGS,
+        clients: CLIENTS,
+        body: PRICE_BODY,
+      });
+    },
+  );
+  worker.terminate();
+  if (!result.ok) throw new Error(result.error);
+  const latencies = result.latencies.sort((a, b) => a - b);
+  const rate = BOOKINGS / result.seconds;
+  console.log(
+    `${label}: ${rate.toFixed(0)} bookings/s, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
+      `p99 ${percentile(latencies, 0.99).toFixed(1)} ms (${result.refused} refused)`,
+  );
+  return rate;
+}
+
+async function operatorCall(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  key?: string,
+) {
+  const r = await fetch(`${base}/api${path}`, {
+    method,
+    headers: {
+      "Content-Type": "application/json",
+      ...(key ? { "X-Business-API-Key": key } : { Authorization: `Bearer ${OPERATOR}` }),
+    },
+    body: JSON.stringify(body),
+  });
+  const json = await r.json();
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+async function runtimeTarget(accounts: number): Promise<Target> {
+  const dir = await Deno.makeTempDir();
+  const bus = await openBus(Deno.env.get("NATS_URL"));
+  const databaseUrl = Deno.env.get("DATABASE_URL");
+  const o = await openEnvironment({
+    name: "live",
+    kvPath: `${dir}/kv.sqlite`,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    schema: `bench_${crypto.randomUUID().slice(0, 8)}`,
+    bus,
+    clock: new SystemClock(),
+    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    operatorTokenHash: await hashSecret(OPERATOR),
+    allowLoopbackWebhooks: false,
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, o.app.fetch);
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  const biz = await operatorCall(base, "POST", "/operator/businesses", {
+    name: "Bench Couriers",
+    plan: "enterprise",
+    currency: "BWP",
+    country: "BW",
+    owner_email: `bench-${crypto.randomUUID()}@example.com`,
+  });
+  await operatorCall(base, "PATCH", `/operator/businesses/${biz.id}`, {
+    courier_platform_enabled: true,
+    api_key_scopes: ["billing:administer", "runs:override"],
+    rate_limit_per_minute: 1_000_000,
+    rate_limit_per_day: 100_000_000,
+  });
+  const cal = await operatorCall(base, "POST", "/business/courier/calendars", {
+    code: "BW",
+    name: "BW",
+    timezone: "Africa/Gaborone",
+    working_days: [1, 2, 3, 4, 5],
+    holidays: [],
+  }, biz.api_key);
+  const hours = Object.fromEntries(
+    [
+      "collection_due",
+      "depot_dwell",
+      "border_presentation",
+      "customs_wait",
+      "linehaul",
+      "destination_dwell",
+      "delivery_attempt",
+      "redelivery_due",
+      "no_scan",
+    ]
+      .map((h) => [`${h}_hours`, 8]),
+  );
+  await operatorCall(base, "POST", "/business/courier/service-levels", {
+    code: "express",
+    name: "Express",
+    transit_days: 1,
+    cut_off: "14:00",
+    calendar_id: cal.id,
+    ...hours,
+  }, biz.api_key);
+  const card = await operatorCall(base, "POST", "/business/courier/rate-cards", {
+    name: "Bench",
+    currency: "BWP",
+    base_charge: 50,
+    per_kg: 10,
+    included_kg: 1,
+    tax_pct: 14,
+  }, biz.api_key);
+  const keys: string[] = [];
+  for (let i = 0; i < accounts; i++) {
+    const id = newId("cli");
+    const key = await issueCredential("ck_", Date.now());
+    const r = await o.env.runtime.ask(courierClientActor, biz.id, id, {
+      kind: "create",
+      client: {
+        id,
+        business_id: biz.id,
+        name: `Bench client ${i}`,
+        code: `B${i}`,
+        email: `b${i}.${biz.id}@example.com`,
+        settings: {
+          settlement_mode: "prepaid",
+          credit_limit_minor: 0,
+          payment_days: null,
+          billing_currency: "BWP",
+          external_system: null,
+          unique_external_reference: false,
+          rate_card_id: card.id,
+        },
+        api_key: key.record,
+        users: [],
+      },
+      by: "bench",
+    });
+    if (!r.ok) throw new Error(r.message);
+    await o.env.runtime.ask(courierClientActor, biz.id, id, {
+      kind: "top_up",
+      amount_minor: 1_000_000_000,
+      currency: "BWP",
+      reference: "bench",
+      by: "bench",
+    });
+    keys.push(key.secret);
+  }
+  return {
+    base,
+    keys,
+    async close() {
+      const st = o.env.runtime.commitStats;
+      console.log(
+        `  (${st.commits} KV commits of ${st.writes} actor writes, ${
+          (st.commitMs / st.commits).toFixed(2)
+        } ms each)`,
+      );
+      await server.shutdown();
+      await o.close();
+      await bus.drain();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+const TERMS: RateCardTerms = {
+  currency: "BWP",
+  base_charge: 5_000,
+  per_kg: 1_000,
+  included_grams: 1_000,
+  volumetric_divisor: 5_000,
+  minimum_charge: 0,
+  collection_fee: 0,
+  delivery_fee: 0,
+  discount_bp: 0,
+  surcharge_bp: 0,
+  tax_bp: 1_400,
+  tax_inclusive: false,
+  tax_label: "VAT",
+  corridors: [],
+  liability_cover_bp: 0,
+  redelivery_fee: 0,
+  return_fee: 0,
+  claim_window_days: 0,
+  customs_admin_fee: 0,
+  errand_fee: 0,
+  failed_collection_fee: 0,
+  cold_chain_fee: 0,
+  waiting_fee: 0,
+};
+
+interface Sql {
+  unsafe(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  begin<T>(
+    fn: (q: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>,
+  ): Promise<T>;
+  end(): Promise<void>;
+  label: string;
+}
+
+async function openSql(): Promise<Sql> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (url) {
+    const sql = postgres(url, { max: CLIENTS, onnotice: () => {} });
+    return {
+      label: "Postgres",
+      unsafe: (t, p) =>
+        sql.unsafe(t, (p ?? []) as never[]) as unknown as Promise<Record<string, unknown>[]>,
+      begin: (fn) =>
+        sql.begin((tx) =>
+          fn((t, p) =>
+            tx.unsafe(t, (p ?? []) as never[]) as unknown as Promise<Record<string, unknown>[]>
+          )
+        ) as never,
+      end: () => sql.end(),
+    };
+  }
+  const db = await PGlite.create();
+  const q = async (t: string, p?: unknown[]) =>
+    (await db.query<Record<string, unknown>>(t, p)).rows;
+  return {
+    label: "embedded PGlite (DATABASE_URL unset: not a fair baseline)",
+    unsafe: q,
+    begin: (fn) =>
+      db.transaction((tx) =>
+        fn(async (t, p) => (await tx.query<Record<string, unknown>>(t, p)).rows)
+      ),
+    end: () => db.close(),
+  };
+}
+
+/** The conventional design: Hono routes, one Postgres transaction per booking. */
+async function baselineTarget(accounts: number): Promise<Target & { label: string }> {
+  const sql = await openSql();
+  const s = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
+  await sql.unsafe(`create schema ${s}`);
+  await sql.unsafe(
+    `create table ${s}.accounts (id text primary key, key_hash text unique, balance bigint not null)`,
+  );
+  await sql.unsafe(
+    `create table ${s}.offers (id text primary key, account text not null, valid_until bigint not null, options jsonb not null, waybill text)`,
+  );
+  await sql.unsafe(
+    `create table ${s}.shipments (waybill text primary key, account text not null, total bigint not null, pricing jsonb not null)`,
+  );
+  const keys: string[] = [];
+  for (let i = 0; i < accounts; i++) {
+    const key = `ck_${crypto.randomUUID()}`;
+    keys.push(key);
+    await sql.unsafe(`insert into ${s}.accounts values ($1, $2, $3)`, [
+      `a${i}`,
+      await hashSecret(key),
+      1_000_000_000,
+    ]);
+  }
+  const app = new Hono();
+  const accountOf = async (key: string | undefined) => {
+    const rows = await sql.unsafe(`select id from ${s}.accounts where key_hash = $1`, [
+      await hashSecret(key ?? ""),
+    ]);
+    return rows[0]?.id as string | undefined;
+  };
+  app.post("/api/client/prices", async (c) => {
+    const account = await accountOf(c.req.header("X-Client-API-Key"));
+    if (!account) return c.json({ success: false, code: "unauthenticated" }, 401);
+    const body = await c.req.json();
+    const option = priceOption(TERMS, { code: "express", name: "Express", adjustment_bp: 0 }, {
+      parcels: body.parcels,
+      from_country: body.from_country,
+      to_country: body.to_country,
+      declared_value_minor: null,
+      liability_cover: false,
+    });
+    const id = newId("prc");
+    await sql.unsafe(`insert into ${s}.offers values ($1, $2, $3, $4, null)`, [
+      id,
+      account,
+      Date.now() + 30 * 60_000,
+      JSON.stringify([option]),
+    ]);
+    return c.json({ success: true, data: { prices_reference: id, options: [option] } });
+  });
+  app.post("/api/client/book", async (c) => {
+    const account = await accountOf(c.req.header("X-Client-API-Key"));
+    if (!account) return c.json({ success: false, code: "unauthenticated" }, 401);
+    const body = await c.req.json();
+    const result = await sql.begin(async (q) => {
+      const [offer] = await q(
+        `select * from ${s}.offers where id = $1 and account = $2 for update`,
+        [
+          body.prices_reference,
+          account,
+        ],
+      );
+      if (!offer) return { status: 404 as const };
+      if (offer.waybill) return { status: 200 as const, waybill: offer.waybill };
+      if (Number(offer.valid_until) < Date.now()) return { status: 422 as const };
+      const options =
+        (typeof offer.options === "string" ? JSON.parse(offer.options) : offer.options) as {
+          code: string;
+          total_minor: number;
+        }[];
+      const option = options.find((o) => o.code === body.service_level);
+      if (!option) return { status: 422 as const };
+      const paid = await q(
+        `update ${s}.accounts set balance = balance - $1 where id = $2 and balance >= $1 returning balance`,
+        [option.total_minor, account],
+      );
+      if (paid.length === 0) return { status: 422 as const };
+      const waybill = newId("WB");
+      await q(`insert into ${s}.shipments values ($1, $2, $3, $4)`, [
+        waybill,
+        account,
+        option.total_minor,
+        JSON.stringify(option),
+      ]);
+      await q(`update ${s}.offers set waybill = $1 where id = $2`, [
+        waybill,
+        body.prices_reference,
+      ]);
+      return { status: 201 as const, waybill };
+    });
+    return c.json({ success: result.status < 300, data: result }, result.status);
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
+  return {
+    label: sql.label,
+    base: `http://127.0.0.1:${server.addr.port}`,
+    keys,
+    async close() {
+      await server.shutdown();
+      await sql.unsafe(`drop schema ${s} cascade`);
+      await sql.end();
+    },
+  };
+}
+
+export async function bookingBench(options: { only?: "runtime-hot" } = {}): Promise<void> {
+  for (const [label, accounts] of [["one hot account", 1], ["1,000 accounts", ACCOUNTS]] as const) {
+    const runtime = await runtimeTarget(accounts);
+    const ours = await load(`HTTP booking, runtime, ${label}, ${CLIENTS} clients`, runtime);
+    await runtime.close();
+    if (options.only) return;
+    const baseline = await baselineTarget(accounts);
+    const theirs = await load(
+      `HTTP booking, ${baseline.label} transaction per booking, ${label}`,
+      baseline,
+    );
+    await baseline.close();
+    console.log(
+      `ratio runtime/baseline, ${label}: ${(ours / theirs).toFixed(1)}x (target 10x, aim 20x)`,
+    );
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The booking load generator, run in a Worker so it does not take the server's thread:
+ * `prices` then `book`, from many concurrent loops, answering the latencies.
+ */
+
+interface Job {
+  readonly base: string;
+  readonly keys: readonly string[];
+  readonly bookings: number;
+  readonly clients: number;
+  readonly body: unknown;
+}
+
+async function post(base: string, path: string, key: string, body: unknown) {
+  const r = await fetch(`${base}/api${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Client-API-Key": key },
+    body: JSON.stringify(body),
+  });
+  return { status: r.status, json: await r.json() };
+}
+
+async function run(job: Job) {
+  let next = 0;
+  let refused = 0;
+  const latencies: number[] = [];
+  const start = performance.now();
+  await Promise.all(Array.from({ length: job.clients }, async () => {
+    while (next < job.bookings) {
+      const key = job.keys[next++ % job.keys.length]!;
+      const t0 = performance.now();
+      const prices = await post(job.base, "/client/prices", key, job.body);
+      if (prices.status !== 200) {
+        throw new Error(`prices: ${prices.status} ${JSON.stringify(prices.json)}`);
+      }
+      const booked = await post(job.base, "/client/book", key, {
+        prices_reference: prices.json.data.prices_reference,
+        service_level: "express",
+      });
+      if (booked.status !== 201) refused++;
+      latencies.push(performance.now() - t0);
+    }
+  }));
+  return { seconds: (performance.now() - start) / 1000, latencies, refused };
+}
+
+/// <reference lib="deno.worker" />
+const scope = self as unknown as {
+  onmessage: (e: MessageEvent<Job>) => void;
+  postMessage: (m: unknown) => void;
+};
+scope.onmessage = async (e) => {
+  try {
+    scope.postMessage({ ok: true, ...(await run(e.data)) });
+  } catch (error) {
+    scope.postMessage({ ok: false, error: String(error) });
+  }
+};

@@ -1,0 +1,542 @@
+/**
+ * The client ledger (courier 2.6, 4.2): every money fact of a client account is an entry; the
+ * account actor keeps only bounded aggregates (this file's `LedgerBook`), the entries themselves
+ * live in the event log and, projected, in Postgres. Pure: no clock, no I/O.
+ *
+ * Sign of an entry's amount: from the client's side. Positive adds to what the client owes
+ * (charges, debit notes); negative reduces it (top-ups, payments, credit notes, COD remitted).
+ */
+import { exponentOf, mulDiv } from "./money.ts";
+import type { SettlementMode } from "./settlement.ts";
+
+// ---- Limits (STYLE 5): what the account actor's state may hold, each far below STATE_BYTES_MAX.
+
+/** Conversions awaiting a rate, kept in state (about 220 bytes each). */
+export const UNRESOLVED_FX_MAX = 80;
+/** COD collected and not yet remitted, one per waybill (about 140 bytes each). */
+export const COD_AWAITING_MAX = 80;
+/** Open invoices; beyond this the courier must collect before invoicing more. */
+export const OPEN_INVOICES_MAX = 24;
+/** Settled invoices kept in state besides the open ones; all of them are in Postgres. */
+export const INVOICES_RECENT_MAX = 24;
+/** Fully invoiced period totals kept (they tell a later invoice it is supplementary). */
+export const PERIODS_KEPT_MAX = 24;
+/** Entry references, invoice ids and waybills: short, stable strings. */
+export const REFERENCE_CHARS_MAX = 80;
+/** Reasons, evidence paths and source event names. */
+export const TEXT_CHARS_MAX = 500;
+/** Due date of an invoice when the client has no payment_days set. */
+export const PAYMENT_DAYS_DEFAULT = 30;
+/** An FX rate has at most this many decimal places (and 7 integer digits: units stay < 2^53). */
+export const FX_RATE_PLACES_MAX = 8;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// ---- Entries.
+
+/** Later charges (courier 2.6 rule 3): one entry per fact, posted with `post_charge`. */
+export const CHARGE_KINDS = [
+  "customs_admin",
+  "duties",
+  "errand",
+  "waiting",
+  "cold_chain",
+  "failed_collection",
+  "redelivery",
+  "return",
+] as const;
+export type ChargeKind = typeof CHARGE_KINDS[number];
+
+export type EntryKind =
+  | "shipment"
+  | ChargeKind
+  | "top_up"
+  | "payment"
+  | "debit_note"
+  | "credit_note"
+  | "cod_remitted";
+
+/** `external`: recorded for audit and profit, no receivable (courier 4.2 external row). */
+export type EntryStatus = "posted" | "external" | "unresolved_fx";
+
+export interface LedgerEntry {
+  readonly reference: string;
+  /** Order in which entries reached the account; a conversion gets a new one when resolved. */
+  readonly seq: number;
+  /** `YYYY-MM` (UTC) of `created_at`: the period whose invoice it goes on. */
+  readonly period: string;
+  readonly kind: EntryKind;
+  /** Signed, see the top of this file; in `currency`'s minor units. */
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly status: EntryStatus;
+  readonly payer: "client";
+  /** Duties paid on the client's behalf: recovered, never revenue (courier 2.6). */
+  readonly recoverable: boolean;
+  readonly reason: string | null;
+  readonly evidence_path: string | null;
+  readonly source_event: string | null;
+  readonly original_amount_minor: number | null;
+  readonly original_currency: string | null;
+  /** Exact decimal text, e.g. `"0.0734"`. */
+  readonly fx_rate: string | null;
+  readonly fx_source: string | null;
+  readonly corrects: string | null;
+  readonly shipment: string | null;
+  readonly created_at: number;
+}
+
+/** The fields every entry starts from; the caller sets what differs. */
+export function entryOf(
+  fields:
+    & Pick<LedgerEntry, "reference" | "seq" | "kind" | "amount_minor" | "currency" | "status">
+    & Partial<LedgerEntry>
+    & { readonly created_at: number },
+): LedgerEntry {
+  return {
+    payer: "client",
+    recoverable: false,
+    reason: null,
+    evidence_path: null,
+    source_event: null,
+    original_amount_minor: null,
+    original_currency: null,
+    fx_rate: null,
+    fx_source: null,
+    corrects: null,
+    shipment: null,
+    ...fields,
+    period: fields.period ?? periodOf(fields.created_at),
+  };
+}
+
+// ---- Periods and dates (UTC).
+
+const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+export function isPeriod(text: string): boolean {
+  return PERIOD.test(text);
+}
+
+/** `YYYY-MM` of an epoch-milliseconds instant, in UTC. */
+export function periodOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/** `YYYY-MM-DD` of an instant, in UTC. */
+export function dateOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The due date of an invoice issued at `issuedAt` with `paymentDays` to pay. */
+export function dueOn(issuedAt: number, paymentDays: number | null): string {
+  return dateOf(issuedAt + (paymentDays ?? PAYMENT_DAYS_DEFAULT) * DAY_MS);
+}
+
+/** Whole days from the due date to `now`'s date; 0 or less is not yet overdue. */
+export function daysPastDue(due: string, now: number): number {
+  return Math.round((Date.parse(dateOf(now)) - Date.parse(due)) / DAY_MS);
+}
+
+// ---- FX (courier 2.6 rule 4): exact rates, one rounding through mulDiv, never one-to-one.
+
+export type ParsedRate =
+  | { readonly ok: true; readonly units: number; readonly text: string }
+  | { readonly ok: false; readonly message: string };
+
+const RATE = /^(\d{1,7})(?:\.(\d{1,8}))?$/;
+const RATE_SCALE = 10 ** FX_RATE_PLACES_MAX;
+
+/** `"0.07340000"` -> units of 10^-8 (7,340,000) and its canonical text `"0.0734"`. */
+export function parseRate(rate: string): ParsedRate {
+  const m = RATE.exec(rate.trim());
+  if (!m) {
+    return {
+      ok: false,
+      message:
+        `an FX rate is a decimal with up to 7 integer digits and ${FX_RATE_PLACES_MAX} places: ${rate}`,
+    };
+  }
+  const whole = m[1]!.replace(/^0+(?=\d)/, "");
+  const fraction = (m[2] ?? "").replace(/0+$/, "");
+  const units = Number(whole) * RATE_SCALE + Number(fraction.padEnd(FX_RATE_PLACES_MAX, "0"));
+  if (units <= 0) return { ok: false, message: `an FX rate must be above zero: ${rate}` };
+  return { ok: true, units, text: fraction ? `${whole}.${fraction}` : whole };
+}
+
+/**
+ * `amountMinor` of `from` in `to` at `rateUnits` (1 `from` = rate `to`), rounded half away from
+ * zero once. 10^(8 + e_from - e_to) is at least 10^5: minor-unit exponents are 0 to 3.
+ */
+export function convertMinor(amountMinor: number, from: string, to: string, rateUnits: number) {
+  const places = FX_RATE_PLACES_MAX + exponentOf(from) - exponentOf(to);
+  return mulDiv(amountMinor, rateUnits, 10 ** places);
+}
+
+// ---- Balances and the effect of an entry on them.
+
+/** The account's three balances, in its billing currency (minor units). */
+export interface Balances {
+  /** Prepaid funds not yet used; negative when later charges went beyond them. */
+  readonly prepaid_minor: number;
+  /** Charged and not yet paid (credit mode): the credit in use; negative is credit on account. */
+  readonly receivable_minor: number;
+  /** Duties paid on the client's behalf and not yet recovered (credit mode). */
+  readonly recoverable_minor: number;
+}
+
+/** What one posted entry changes; `-prepaid + receivable + recoverable` is its amount. */
+export type Effect = Balances;
+
+export const NO_EFFECT: Effect = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+
+/**
+ * A debit (or, negative, a credit note) in the billing currency: prepaid spends funds (later
+ * charges post even past zero, courier 4.2), credit grows the receivable or, for duties, the
+ * recoverable balance kept apart from revenue; external posts nothing.
+ */
+export function chargeEffect(mode: SettlementMode, amount: number, recoverable: boolean): Effect {
+  switch (mode) {
+    case "prepaid":
+      return { ...NO_EFFECT, prepaid_minor: 0 - amount };
+    case "credit":
+      return recoverable
+        ? { ...NO_EFFECT, recoverable_minor: amount }
+        : { ...NO_EFFECT, receivable_minor: amount };
+    case "external":
+      return NO_EFFECT;
+  }
+}
+
+/**
+ * Money received (a payment, remitted COD), `amount` > 0: prepaid adds to the funds; credit
+ * clears the receivable, then recoverable duties, and keeps any rest as credit on account.
+ */
+export function receiptEffect(mode: SettlementMode, b: Balances, amount: number): Effect {
+  switch (mode) {
+    case "prepaid":
+      return { ...NO_EFFECT, prepaid_minor: amount };
+    case "credit": {
+      const fromReceivable = Math.min(amount, Math.max(b.receivable_minor, 0));
+      const fromRecoverable = Math.min(amount - fromReceivable, Math.max(b.recoverable_minor, 0));
+      return {
+        prepaid_minor: 0,
+        receivable_minor: 0 - (amount - fromRecoverable),
+        recoverable_minor: 0 - fromRecoverable,
+      };
+    }
+    case "external":
+      return NO_EFFECT;
+  }
+}
+
+export function applyEffect(b: Balances, e: Effect): Balances {
+  return {
+    prepaid_minor: b.prepaid_minor + e.prepaid_minor,
+    receivable_minor: b.receivable_minor + e.receivable_minor,
+    recoverable_minor: b.recoverable_minor + e.recoverable_minor,
+  };
+}
+
+/** What the client owes over all three balances: equals the sum of its posted entries. */
+export function owedMinor(b: Balances): number {
+  return b.receivable_minor + b.recoverable_minor - b.prepaid_minor;
+}
+
+// ---- The bounded book the account actor keeps.
+
+export interface PeriodTotal {
+  /** Posted entries of this period and currency not yet on an invoice. */
+  readonly uninvoiced_minor: number;
+  readonly count: number;
+  /** Highest entry seq counted here: an invoice covers the entries up to it. */
+  readonly watermark: number;
+  /** Invoices issued for this period and currency so far (a later one is supplementary). */
+  readonly invoices: number;
+}
+
+export interface Invoice {
+  readonly id: string;
+  readonly period: string;
+  readonly currency: string;
+  readonly amount_minor: number;
+  readonly paid_minor: number;
+  /** Entries posted after an earlier invoice of the same period (courier 2.6 rule 5). */
+  readonly supplementary: boolean;
+  readonly issued_at: number;
+  readonly due_on: string;
+  readonly watermark: number;
+  readonly entries: number;
+}
+
+export interface UnresolvedEntry {
+  readonly reference: string;
+  readonly seq: number;
+  readonly kind: EntryKind;
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly recoverable: boolean;
+  readonly period: string;
+  readonly created_at: number;
+}
+
+export interface CodAwaiting {
+  readonly waybill: string;
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly collected_at: number;
+}
+
+export interface Allocation {
+  readonly invoice_id: string;
+  readonly amount_minor: number;
+  /** The invoice's paid total after this allocation (projections set it, so replays are safe). */
+  readonly paid_minor: number;
+}
+
+export interface LedgerBook {
+  /** The last entry seq handed out. */
+  readonly seq: number;
+  readonly recoverable_minor: number;
+  /** Payments and remitted COD not yet on an invoice, per currency: applied to the next one. */
+  readonly unallocated: Readonly<Record<string, number>>;
+  /** `YYYY-MM|CUR` -> its uninvoiced total. */
+  readonly periods: Readonly<Record<string, PeriodTotal>>;
+  /** Open invoices and the last INVOICES_RECENT_MAX settled ones, oldest first. */
+  readonly invoices: readonly Invoice[];
+  readonly unresolved: readonly UnresolvedEntry[];
+  readonly cod: readonly CodAwaiting[];
+}
+
+export const EMPTY_BOOK: LedgerBook = {
+  seq: 0,
+  recoverable_minor: 0,
+  unallocated: {},
+  periods: {},
+  invoices: [],
+  unresolved: [],
+  cod: [],
+};
+
+export function periodKey(period: string, currency: string): string {
+  return `${period}|${currency}`;
+}
+
+export function balanceOf(invoice: Invoice): number {
+  return invoice.amount_minor - invoice.paid_minor;
+}
+
+export function isOpen(invoice: Invoice): boolean {
+  return balanceOf(invoice) > 0;
+}
+
+/** Books an entry: its seq, its period total when it goes on an invoice, or the FX queue. */
+export function bookEntry(book: LedgerBook, entry: LedgerEntry, invoiceable: boolean): LedgerBook {
+  const seq = Math.max(book.seq, entry.seq);
+  if (entry.status === "unresolved_fx") {
+    const u: UnresolvedEntry = {
+      reference: entry.reference,
+      seq: entry.seq,
+      kind: entry.kind,
+      amount_minor: entry.amount_minor,
+      currency: entry.currency,
+      recoverable: entry.recoverable,
+      period: entry.period,
+      created_at: entry.created_at,
+    };
+    return { ...book, seq, unresolved: [...book.unresolved, u] };
+  }
+  if (!invoiceable) return { ...book, seq };
+  const key = periodKey(entry.period, entry.currency);
+  const p = book.periods[key] ?? { uninvoiced_minor: 0, count: 0, watermark: 0, invoices: 0 };
+  const next: PeriodTotal = {
+    uninvoiced_minor: p.uninvoiced_minor + entry.amount_minor,
+    count: p.count + 1,
+    watermark: Math.max(p.watermark, entry.seq),
+    invoices: p.invoices,
+  };
+  return { ...book, seq, periods: { ...book.periods, [key]: next } };
+}
+
+/** Money received goes to the allocated invoices; the rest waits as credit on account. */
+export function bookReceipt(
+  book: LedgerBook,
+  currency: string,
+  allocations: readonly Allocation[],
+  unallocatedMinor: number,
+): LedgerBook {
+  const paid = new Map(allocations.map((a) => [a.invoice_id, a.paid_minor]));
+  const invoices = book.invoices.map((i) => {
+    const p = paid.get(i.id);
+    return p === undefined ? i : { ...i, paid_minor: p };
+  });
+  return {
+    ...book,
+    invoices: pruneInvoices(invoices),
+    unallocated: addUnallocated(book.unallocated, currency, unallocatedMinor),
+  };
+}
+
+/** Issued invoices empty their period totals; credit on account they used is spent. */
+export function bookInvoices(book: LedgerBook, issued: readonly Invoice[]): LedgerBook {
+  const periods: Record<string, PeriodTotal> = { ...book.periods };
+  let unallocated = book.unallocated;
+  for (const inv of issued) {
+    const key = periodKey(inv.period, inv.currency);
+    const p = periods[key];
+    periods[key] = {
+      uninvoiced_minor: (p?.uninvoiced_minor ?? 0) - inv.amount_minor,
+      count: (p?.count ?? 0) - inv.entries,
+      watermark: Math.max(p?.watermark ?? 0, inv.watermark),
+      invoices: (p?.invoices ?? 0) + 1,
+    };
+    // A credit invoice (amount <= 0) is settled at issue and its credit waits on account.
+    unallocated = addUnallocated(unallocated, inv.currency, -inv.paid_minor);
+  }
+  return {
+    ...book,
+    periods: prunePeriods(periods),
+    invoices: pruneInvoices([...book.invoices, ...issued]),
+    unallocated,
+  };
+}
+
+function addUnallocated(
+  u: Readonly<Record<string, number>>,
+  currency: string,
+  delta: number,
+): Readonly<Record<string, number>> {
+  if (delta === 0) return u;
+  const next = { ...u, [currency]: (u[currency] ?? 0) + delta };
+  if (next[currency] === 0) delete next[currency];
+  return next;
+}
+
+/** Every open invoice, and the last INVOICES_RECENT_MAX settled ones, in issue order. */
+export function pruneInvoices(invoices: readonly Invoice[]): Invoice[] {
+  const settled = invoices.filter((i) => !isOpen(i));
+  if (settled.length <= INVOICES_RECENT_MAX) return [...invoices];
+  const old = settled.slice(0, settled.length - INVOICES_RECENT_MAX);
+  const dropped = new Set(old.map((i) => i.id));
+  return invoices.filter((i) => !dropped.has(i.id));
+}
+
+/** Keeps every period with uninvoiced entries and the latest PERIODS_KEPT_MAX invoiced ones. */
+export function prunePeriods(
+  periods: Readonly<Record<string, PeriodTotal>>,
+): Record<string, PeriodTotal> {
+  const done = Object.keys(periods).filter((k) => periods[k]!.count === 0).sort().reverse();
+  const drop = new Set(done.slice(PERIODS_KEPT_MAX));
+  return Object.fromEntries(Object.entries(periods).filter(([k]) => !drop.has(k)));
+}
+
+/** The uninvoiced total of one currency over every period. */
+export function uninvoicedMinor(book: LedgerBook, currency: string): number {
+  let sum = 0;
+  for (const [key, p] of Object.entries(book.periods)) {
+    if (key.endsWith(`|${currency}`)) sum += p.uninvoiced_minor;
+  }
+  return sum;
+}
+
+// ---- Allocation of money received to open invoices.
+
+export type Allocated =
+  | { readonly ok: true; readonly allocations: Allocation[]; readonly rest: number }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/**
+ * Applies `amount` to the requested invoices (each within its balance, all within the amount),
+ * then oldest-due first to the other open invoices of the currency; `rest` is what is left.
+ */
+export function allocate(
+  invoices: readonly Invoice[],
+  currency: string,
+  amount: number,
+  requested: readonly { readonly invoice_id: string; readonly amount_minor: number }[],
+): Allocated {
+  const open = new Map(
+    invoices.filter((i) => isOpen(i) && i.currency === currency).map((i) => [i.id, i]),
+  );
+  const applied = new Map<string, number>();
+  let requestedTotal = 0;
+  for (const r of requested) {
+    const inv = open.get(r.invoice_id);
+    if (!inv) {
+      return refuse("invoice_not_open", `no open ${currency} invoice: ${r.invoice_id}`);
+    }
+    if (applied.has(r.invoice_id)) {
+      return refuse("duplicate_allocation", `invoice allocated twice: ${r.invoice_id}`);
+    }
+    if (r.amount_minor > balanceOf(inv)) {
+      return refuse(
+        "allocation_exceeds_invoice",
+        `allocation above the invoice balance: invoice ${inv.id}, balance ${balanceOf(inv)}, ` +
+          `allocated ${r.amount_minor} (minor units)`,
+      );
+    }
+    applied.set(r.invoice_id, r.amount_minor);
+    requestedTotal += r.amount_minor;
+  }
+  if (requestedTotal > amount) {
+    return refuse(
+      "allocations_exceed_payment",
+      `allocations add up to more than the payment: ${requestedTotal} > ${amount} (minor units)`,
+    );
+  }
+  let rest = amount - requestedTotal;
+  const oldestFirst = [...open.values()].sort((a, b) =>
+    a.due_on < b.due_on ? -1 : a.due_on > b.due_on ? 1 : a.issued_at - b.issued_at
+  );
+  for (const inv of oldestFirst) {
+    if (rest === 0) break;
+    const already = applied.get(inv.id) ?? 0;
+    const more = Math.min(rest, balanceOf(inv) - already);
+    if (more <= 0) continue;
+    applied.set(inv.id, already + more);
+    rest -= more;
+  }
+  const allocations = [...applied].filter(([, a]) => a > 0).map(([id, a]) => ({
+    invoice_id: id,
+    amount_minor: a,
+    paid_minor: open.get(id)!.paid_minor + a,
+  }));
+  return { ok: true, allocations, rest };
+}
+
+function refuse(code: string, message: string): Allocated {
+  return { ok: false, code, message };
+}
+
+// ---- Ageing of what is owed (courier 4.2): current, 1-30, 31-60, 61-90, 90+ days past due.
+
+export const AGEING_BUCKETS = ["current", "1-30", "31-60", "61-90", "90+"] as const;
+export type AgeingBucket = typeof AGEING_BUCKETS[number];
+
+export function bucketOf(days: number): AgeingBucket {
+  if (days <= 0) return "current";
+  if (days <= 30) return "1-30";
+  if (days <= 60) return "31-60";
+  if (days <= 90) return "61-90";
+  return "90+";
+}
+
+/** Open invoice balances by days past due; uninvoiced charges count as current. */
+export function ageing(
+  book: LedgerBook,
+  currency: string,
+  now: number,
+): Record<AgeingBucket, number> {
+  const out: Record<AgeingBucket, number> = {
+    current: uninvoicedMinor(book, currency),
+    "1-30": 0,
+    "31-60": 0,
+    "61-90": 0,
+    "90+": 0,
+  };
+  for (const inv of book.invoices) {
+    if (inv.currency !== currency || !isOpen(inv)) continue;
+    out[bucketOf(daysPastDue(inv.due_on, now))] += balanceOf(inv);
+  }
+  return out;
+}

@@ -1,0 +1,778 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type ClientSettings,
+  type CourierClient,
+  courierClientActor,
+  type CourierClientCommand,
+  type CourierClientEvent,
+  type CourierClientReply,
+  type CourierClientState,
+} from "../../actors/courier_client.ts";
+import {
+  accountBalances,
+  balancesOf,
+  entryAsk,
+  type OriginalEntry,
+} from "../../actors/client_ledger.ts";
+import {
+  balanceOf,
+  COD_AWAITING_MAX,
+  type EntryStatus,
+  isOpen,
+  type LedgerEntry,
+  OPEN_INVOICES_MAX,
+  owedMinor,
+  PERIODS_KEPT_MAX,
+  REFERENCE_CHARS_MAX,
+  uninvoicedMinor,
+  UNRESOLVED_FX_MAX,
+} from "../../src/domain/ledger.ts";
+import { STATE_BYTES_MAX } from "../../src/limits.ts";
+import type { Rejection } from "../../src/runtime/actor.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+
+const T0 = Date.parse("2026-10-12T09:00:00Z");
+const DAY = 24 * 60 * 60 * 1000;
+
+type Answer =
+  | { readonly ok: true; readonly reply: CourierClientReply; readonly events: CourierClientEvent[] }
+  | Rejection;
+
+/** One client account driven through the actor's pure decide and evolve: no KV, no HTTP. */
+class Account {
+  state: CourierClientState = null;
+  now = T0;
+  /** Every event the account accepted, in order. */
+  readonly events: CourierClientEvent[] = [];
+  #ids = 0;
+
+  constructor(settings: Partial<ClientSettings> = {}) {
+    this.must({ kind: "create", client: newClient("cli_1", "biz_1", settings), by: "test" });
+  }
+
+  get client(): CourierClient {
+    assert.ok(this.state);
+    return this.state;
+  }
+
+  send(command: CourierClientCommand): Answer {
+    const ctx = { now: this.now, newId: (p: string) => `${p}_${++this.#ids}` };
+    const d = courierClientActor.decide(this.state, command, ctx);
+    if (!d.ok) return d;
+    let next = this.state;
+    for (const e of d.events) next = courierClientActor.evolve(next, e);
+    this.state = next;
+    this.events.push(...d.events);
+    return { ok: true, reply: d.reply ? d.reply(next) : undefined, events: [...d.events] };
+  }
+
+  must(command: CourierClientCommand): CourierClientReply {
+    const a = this.send(command);
+    if (!a.ok) throw new Error(`${command.kind} refused: ${a.code}: ${a.message}`);
+    return a.reply;
+  }
+
+  refused(command: CourierClientCommand): string {
+    const a = this.send(command);
+    assert.equal(a.ok, false, `${command.kind} should be refused`);
+    return a.ok ? "" : a.code;
+  }
+
+  charge(fields: Partial<Extract<CourierClientCommand, { kind: "post_charge" }>> = {}) {
+    const reference = fields.reference ?? `CH-${this.events.length + 1}`;
+    return this.send({
+      kind: "post_charge",
+      reference,
+      entry_kind: "customs_admin",
+      amount_minor: 7_500,
+      currency: "BWP",
+      reason: "customs administration",
+      evidence_path: null,
+      source_event: `customs.cleared:${reference}`,
+      shipment: "WB1",
+      recoverable: false,
+      by: "test",
+      ...fields,
+    });
+  }
+
+  /** The entry that `reference` was last posted or resolved as. */
+  entry(reference: string): LedgerEntry {
+    const e = postedEntries(this.events).find((x) => x.reference === reference);
+    assert.ok(e, `no entry ${reference}`);
+    return e;
+  }
+}
+
+function newClient(id: string, business: string, settings: Partial<ClientSettings>) {
+  return {
+    id,
+    business_id: business,
+    name: "Molapo Pharmacy",
+    code: "MOLAPO",
+    email: "accounts@molapo.example",
+    settings: {
+      settlement_mode: "credit" as const,
+      credit_limit_minor: 500_000,
+      payment_days: 30,
+      billing_currency: "BWP",
+      external_system: null,
+      unique_external_reference: false,
+      rate_card_id: null,
+      ...settings,
+    },
+    api_key: { hash: `hash-${id}`, hint: "abcd", created_at: T0 },
+    users: [],
+  };
+}
+
+/** Every entry the events carry, resolutions replacing what they resolve. */
+function postedEntries(events: readonly CourierClientEvent[]): LedgerEntry[] {
+  const byRef = new Map<string, LedgerEntry>();
+  for (const e of events) {
+    switch (e.kind) {
+      case "booking_charged":
+      case "topped_up":
+        if (e.entry) byRef.set(e.entry.reference, e.entry);
+        break;
+      case "entry_posted":
+      case "payment_received":
+      case "cod_remitted":
+        byRef.set(e.entry.reference, e.entry);
+        break;
+      case "fx_resolved": {
+        const before = byRef.get(e.resolution.reference);
+        assert.ok(before);
+        byRef.set(e.resolution.reference, { ...before, ...e.resolution });
+        break;
+      }
+    }
+  }
+  return [...byRef.values()];
+}
+
+function sumOf(entries: readonly LedgerEntry[], status: EntryStatus = "posted"): number {
+  return entries.filter((e) => e.status === status).reduce((n, e) => n + e.amount_minor, 0);
+}
+
+function original(a: Account, reference: string): OriginalEntry {
+  const e = a.entry(reference);
+  const notes = postedEntries(a.events).filter((x) => x.corrects === reference);
+  return {
+    reference: e.reference,
+    kind: e.kind,
+    amount_minor: e.amount_minor,
+    currency: e.currency,
+    status: e.status,
+    recoverable: e.recoverable,
+    shipment: e.shipment,
+    net_minor: e.amount_minor + notes.reduce((n, x) => n + x.amount_minor, 0),
+  };
+}
+
+function invoices(reply: CourierClientReply) {
+  assert.ok(reply && "invoices" in reply);
+  return reply.invoices;
+}
+
+Deno.test("client account: a later charge posts as its own entry with payer, reason and source event", () => {
+  const a = new Account();
+  const r = a.charge({ reference: "CUS-1", evidence_path: "s3://evidence/cus-1.pdf" });
+  assert.ok(r.ok);
+  const e = a.entry("CUS-1");
+  assert.equal(e.kind, "customs_admin");
+  assert.equal(e.payer, "client");
+  assert.equal(e.status, "posted");
+  assert.equal(e.source_event, "customs.cleared:CUS-1");
+  assert.equal(e.reason, "customs administration");
+  assert.equal(e.period, "2026-10");
+  assert.equal(e.seq, 1);
+  assert.equal(a.client.money.receivable_minor, 7_500);
+  assert.equal(
+    a.refused({
+      kind: "post_charge",
+      reference: "X",
+      entry_kind: "waiting",
+      amount_minor: 0,
+      currency: "BWP",
+      reason: "waiting",
+      evidence_path: null,
+      source_event: "run.waiting:1",
+      shipment: null,
+      recoverable: false,
+      by: "test",
+    }),
+    "invalid_amount",
+  );
+});
+
+Deno.test("client account: duties are recoverable, kept apart from the receivable and need evidence", () => {
+  const a = new Account();
+  a.charge({ reference: "CUS-1" });
+  assert.equal(
+    a.charge({ reference: "DUT-1", entry_kind: "duties", recoverable: true }).ok,
+    false,
+    "duties without evidence are refused",
+  );
+  assert.ok(
+    a.charge({
+      reference: "DUT-1",
+      entry_kind: "duties",
+      recoverable: true,
+      amount_minor: 20_000,
+      evidence_path: "s3://evidence/duties-1.pdf",
+    }).ok,
+  );
+  const b = accountBalances(a.client);
+  assert.equal(b.receivable_minor, 7_500, "duties are not revenue and use no credit");
+  assert.equal(b.recoverable_minor, 20_000);
+  assert.equal(b.available_minor, 500_000 - 7_500);
+  assert.equal(b.owed_minor, 27_500);
+  assert.equal(a.entry("DUT-1").recoverable, true);
+});
+
+Deno.test("client account: a charge in another currency with a rate records the conversion", () => {
+  const a = new Account();
+  a.charge({
+    reference: "DUT-ZA",
+    entry_kind: "duties",
+    recoverable: true,
+    evidence_path: "s3://e.pdf",
+    amount_minor: 123_456, // 1,234.56 ZAR
+    currency: "ZAR",
+    fx: { rate: "0.75250000", source: "Bank of Botswana 2026-10-12" },
+  });
+  const e = a.entry("DUT-ZA");
+  assert.equal(e.currency, "BWP");
+  assert.equal(e.amount_minor, 92_901); // 1,234.56 x 0.7525 = 929.0064 -> 929.01
+  assert.equal(e.original_amount_minor, 123_456);
+  assert.equal(e.original_currency, "ZAR");
+  assert.equal(e.fx_rate, "0.7525");
+  assert.equal(e.fx_source, "Bank of Botswana 2026-10-12");
+  assert.equal(a.client.ledger.recoverable_minor, 92_901);
+});
+
+Deno.test("client account: without a rate a charge is unresolved_fx, out of balances, then resolved", () => {
+  const a = new Account();
+  a.charge({ reference: "CUS-ZA", amount_minor: 10_000, currency: "ZAR" });
+  const e = a.entry("CUS-ZA");
+  assert.equal(e.status, "unresolved_fx");
+  assert.equal(e.currency, "ZAR");
+  assert.equal(e.amount_minor, 10_000, "kept in its own currency, never one-to-one");
+  assert.equal(a.client.money.receivable_minor, 0);
+  assert.equal(owedMinor(balancesOf(a.client)), 0);
+  assert.deepEqual(a.client.ledger.unresolved.map((u) => u.reference), ["CUS-ZA"]);
+  assert.equal(uninvoicedMinor(a.client.ledger, "BWP"), 0);
+  assert.equal(
+    a.refused({ kind: "issue_invoice", period: "2026-10", by: "t" }),
+    "nothing_to_invoice",
+  );
+
+  assert.equal(
+    a.refused({
+      kind: "resolve_fx",
+      reference: "CUS-ZA",
+      rate: "0.1234567891",
+      source: "x",
+      by: "t",
+    }),
+    "invalid_fx_rate",
+  );
+  assert.equal(
+    a.refused({ kind: "resolve_fx", reference: "NOPE", rate: "0.75", source: "x", by: "t" }),
+    "not_found",
+  );
+  a.now += 40 * DAY; // resolved in November, still an October entry
+  a.must({ kind: "resolve_fx", reference: "CUS-ZA", rate: "0.7525", source: "BoB", by: "t" });
+  const resolved = a.entry("CUS-ZA");
+  assert.equal(resolved.status, "posted");
+  assert.equal(resolved.amount_minor, 7_525);
+  assert.equal(resolved.currency, "BWP");
+  assert.equal(resolved.original_amount_minor, 10_000);
+  assert.equal(resolved.period, "2026-10");
+  assert.equal(a.client.money.receivable_minor, 7_525);
+  assert.deepEqual(a.client.ledger.unresolved, []);
+  assert.equal(a.client.ledger.periods["2026-10|BWP"]?.uninvoiced_minor, 7_525);
+  assert.equal(
+    a.refused({ kind: "resolve_fx", reference: "CUS-ZA", rate: "0.75", source: "x", by: "t" }),
+    "not_found",
+    "a conversion resolves once",
+  );
+});
+
+Deno.test("client account: charges awaiting a rate are bounded and refused beyond with a clear code", () => {
+  const a = new Account();
+  for (let i = 0; i < UNRESOLVED_FX_MAX; i++) {
+    assert.ok(a.charge({ reference: `U-${i}`, currency: "USD" }).ok);
+  }
+  const r = a.charge({ reference: "U-over", currency: "USD" });
+  assert.equal(r.ok ? "" : r.code, "unresolved_fx_limit");
+  // A charge with its rate still posts.
+  assert.ok(
+    a.charge({ reference: "U-rated", currency: "USD", fx: { rate: "13.6", source: "x" } }).ok,
+  );
+});
+
+Deno.test("client account: a correction is a debit or credit note pointing at the original", () => {
+  const a = new Account();
+  a.charge({ reference: "W-1", entry_kind: "waiting", amount_minor: 5_000 });
+  const credit = a.must({
+    kind: "correct",
+    original: original(a, "W-1"),
+    amount_minor: -2_000,
+    reason: "waiting time was 20 minutes, not 50",
+    by: "t",
+  });
+  assert.ok(credit && "entry" in credit);
+  assert.equal(credit.entry.kind, "credit_note");
+  assert.equal(credit.entry.corrects, "W-1");
+  assert.equal(credit.entry.amount_minor, -2_000);
+  assert.equal(credit.entry.source_event, `credit_note.issued:${credit.entry.reference}`);
+  assert.equal(a.client.money.receivable_minor, 3_000);
+  assert.equal(
+    a.refused({
+      kind: "correct",
+      original: original(a, "W-1"),
+      amount_minor: -3_001,
+      reason: "too much",
+      by: "t",
+    }),
+    "correction_exceeds_entry",
+  );
+  const debit = a.must({
+    kind: "correct",
+    original: original(a, "W-1"),
+    amount_minor: 1_000,
+    reason: "second wait",
+    reference: "DN-7",
+    by: "t",
+  });
+  assert.ok(debit && "entry" in debit);
+  assert.equal(debit.entry.kind, "debit_note");
+  assert.equal(debit.entry.reference, "DN-7");
+  assert.equal(a.client.money.receivable_minor, 4_000);
+  // The original entry is untouched: still 50.00.
+  assert.equal(a.entry("W-1").amount_minor, 5_000);
+});
+
+Deno.test("client account: entries after an invoice go on a supplementary invoice of the period", () => {
+  const a = new Account({ payment_days: 14 });
+  a.charge({ reference: "A", amount_minor: 1_000 });
+  a.charge({ reference: "B", amount_minor: 2_000 });
+  const [first, ...others] = invoices(
+    a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }),
+  );
+  assert.equal(others.length, 0);
+  assert.equal(first!.amount_minor, 3_000);
+  assert.equal(first!.supplementary, false);
+  assert.equal(first!.watermark, 2);
+  assert.equal(first!.entries, 2);
+  assert.equal(first!.due_on, "2026-10-26");
+  assert.equal(
+    a.refused({ kind: "issue_invoice", period: "2026-10", by: "t" }),
+    "nothing_to_invoice",
+  );
+
+  a.now += 3 * DAY;
+  a.charge({ reference: "LATE", amount_minor: 500 });
+  const [late] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  assert.equal(late!.supplementary, true);
+  assert.equal(late!.amount_minor, 500);
+  assert.equal(late!.watermark, 3);
+  // The first invoice was not rewritten.
+  assert.equal(a.client.ledger.invoices.find((i) => i.id === first!.id)?.amount_minor, 3_000);
+  assert.equal(a.refused({ kind: "issue_invoice", period: "2026-13", by: "t" }), "invalid_period");
+});
+
+Deno.test("client account: payments pay invoices; what is left is credit on account for the next one", () => {
+  const a = new Account();
+  a.charge({ reference: "A", amount_minor: 10_000 });
+  const [inv] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  const pay = (amount_minor: number, reference: string, allocations = [{
+    invoice_id: inv!.id,
+    amount_minor,
+  }]) => ({
+    kind: "payment" as const,
+    amount_minor,
+    currency: "BWP",
+    reference,
+    allocations,
+    by: "t",
+  });
+  assert.equal(a.refused(pay(10_001, "P0")), "allocation_exceeds_invoice");
+  assert.equal(
+    a.refused({ ...pay(5_000, "P0"), allocations: [{ invoice_id: inv!.id, amount_minor: 6_000 }] }),
+    "allocations_exceed_payment",
+  );
+  assert.equal(a.refused({ ...pay(1_000, "P0"), currency: "ZAR" }), "currency_mismatch");
+  a.must(pay(4_000, "P1"));
+  assert.equal(a.client.ledger.invoices[0]!.paid_minor, 4_000);
+  assert.equal(a.client.money.receivable_minor, 6_000);
+  a.must({ ...pay(9_000, "P2"), allocations: [] });
+  assert.equal(isOpen(a.client.ledger.invoices[0]!), false);
+  assert.equal(a.client.ledger.unallocated.BWP, 3_000);
+  assert.equal(a.client.money.receivable_minor, -3_000, "credit on account");
+  a.charge({ reference: "B", amount_minor: 2_000 });
+  const [next] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  assert.equal(next!.paid_minor, 2_000, "the credit paid the next invoice");
+  assert.equal(a.client.ledger.unallocated.BWP, 1_000);
+});
+
+Deno.test("client account: COD reduces what the client owes only once it is remitted", () => {
+  const a = new Account();
+  a.charge({ reference: "A", amount_minor: 10_000 });
+  a.must({ kind: "cod_collected", waybill: "WB1", amount_minor: 25_000, currency: "BWP", by: "d" });
+  assert.equal(a.client.money.receivable_minor, 10_000, "collected is not yet remitted");
+  assert.equal(a.client.ledger.cod.length, 1);
+  assert.equal(
+    a.refused({ kind: "cod_remitted", waybill: "WB2", evidence_path: "x", by: "t" }),
+    "cod_not_collected",
+  );
+  a.must({ kind: "cod_remitted", waybill: "WB1", evidence_path: "s3://slip.pdf", by: "t" });
+  const e = a.entry("cod:WB1");
+  assert.equal(e.kind, "cod_remitted");
+  assert.equal(e.amount_minor, -25_000);
+  assert.equal(e.evidence_path, "s3://slip.pdf");
+  assert.equal(a.client.money.receivable_minor, -15_000);
+  assert.deepEqual(a.client.ledger.cod, []);
+});
+
+Deno.test("client account: external settlement records entries but posts no receivable", () => {
+  const a = new Account({ settlement_mode: "external" });
+  a.must({ kind: "charge_booking", waybill: "WB1", amount_minor: 8_892, currency: "BWP", by: "t" });
+  a.charge({ reference: "CUS-1" });
+  assert.equal(a.entry("WB1").status, "external");
+  assert.equal(a.entry("CUS-1").status, "external");
+  assert.deepEqual(balancesOf(a.client), {
+    prepaid_minor: 0,
+    receivable_minor: 0,
+    recoverable_minor: 0,
+  });
+  assert.equal(
+    a.refused({ kind: "issue_invoice", period: "2026-10", by: "t" }),
+    "external_settlement",
+  );
+  assert.equal(
+    a.refused({ kind: "payment", amount_minor: 1, currency: "BWP", reference: "P", by: "t" }),
+    "external_settlement",
+  );
+  assert.deepEqual(a.client.ledger.periods, {});
+});
+
+Deno.test("client account: prepaid spends funds on later charges, past zero; payments are refused", () => {
+  const a = new Account({ settlement_mode: "prepaid" });
+  a.must({ kind: "top_up", amount_minor: 10_000, currency: "BWP", reference: "T1", by: "t" });
+  assert.equal(a.entry("T1").amount_minor, -10_000);
+  a.must({ kind: "charge_booking", waybill: "WB1", amount_minor: 8_892, currency: "BWP", by: "t" });
+  a.charge({ reference: "R-1", entry_kind: "redelivery", amount_minor: 3_000 });
+  assert.equal(a.client.money.prepaid_minor, -1_892);
+  assert.equal(owedMinor(balancesOf(a.client)), sumOf(postedEntries(a.events)));
+  assert.equal(
+    a.refused({ kind: "payment", amount_minor: 1, currency: "BWP", reference: "P", by: "t" }),
+    "not_credit",
+  );
+  assert.equal(
+    a.refused({ kind: "issue_invoice", period: "2026-10", by: "t" }),
+    "nothing_to_invoice",
+  );
+  assert.equal(
+    a.refused({ kind: "change_settings", changes: { billing_currency: "ZAR" }, by: "t" }),
+    "balance_not_settled",
+  );
+});
+
+Deno.test("client account: at every bound the state stays under STATE_BYTES_MAX", () => {
+  const a = new Account();
+  const long = (p: string, i: number) => `${p}${i}`.padEnd(REFERENCE_CHARS_MAX, "x");
+  // Invoices: one per month for long enough that settled ones and periods are pruned.
+  const months = OPEN_INVOICES_MAX + PERIODS_KEPT_MAX + 6;
+  for (let m = 0; m < months; m++) {
+    a.now = Date.UTC(2020, m, 3);
+    assert.ok(a.charge({ reference: long("M", m), amount_minor: 100_000_000 }).ok);
+    a.must({ kind: "issue_invoice", period: new Date(a.now).toISOString().slice(0, 7), by: "t" });
+    if (m < months - OPEN_INVOICES_MAX) {
+      a.must({
+        kind: "payment",
+        amount_minor: 100_000_000,
+        currency: "BWP",
+        reference: long("P", m),
+        by: "t",
+      });
+    }
+  }
+  assert.equal(a.client.ledger.invoices.filter(isOpen).length, OPEN_INVOICES_MAX);
+  a.charge({ reference: "ONE-MORE", amount_minor: 1 });
+  assert.equal(
+    a.refused({ kind: "issue_invoice", period: "2024-06", by: "t" }),
+    "open_invoices_limit",
+  );
+  for (let i = 0; i < UNRESOLVED_FX_MAX; i++) {
+    assert.ok(
+      a.charge({ reference: long("U", i), entry_kind: "failed_collection", currency: "USD" }).ok,
+    );
+  }
+  for (let i = 0; i < COD_AWAITING_MAX; i++) {
+    a.must({
+      kind: "cod_collected",
+      waybill: long("W", i),
+      amount_minor: 99_999_999,
+      currency: "BWP",
+      by: "t",
+    });
+  }
+  assert.equal(
+    a.refused({
+      kind: "cod_collected",
+      waybill: "W-over",
+      amount_minor: 1,
+      currency: "BWP",
+      by: "t",
+    }),
+    "cod_awaiting_limit",
+  );
+  assert.ok(Object.keys(a.client.ledger.periods).length <= PERIODS_KEPT_MAX + 1);
+  const bytes = JSON.stringify({ v: 2, tenant: "biz_1", state: a.client, seq: 99_999 }).length;
+  assert.ok(bytes < STATE_BYTES_MAX * 0.85, `state at its bounds: ${bytes} bytes`);
+});
+
+Deno.test("client account: a stored version-1 client loads with an empty ledger", () => {
+  const a = new Account();
+  const { ledger: _, ...v1 } = a.client;
+  const loaded = courierClientActor.load!(v1, 1);
+  assert.ok(loaded);
+  assert.deepEqual(loaded.ledger.invoices, []);
+  assert.equal(loaded.ledger.seq, 0);
+});
+
+type Step =
+  | { op: "charge"; amount: number; recoverable: boolean; foreign: boolean }
+  | { op: "resolve"; pick: number; rate: number }
+  | { op: "payment"; amount: number; allocate: boolean }
+  | { op: "note"; pick: number; amount: number }
+  | { op: "invoice" }
+  | { op: "days"; days: number }
+  | { op: "cod"; amount: number; remit: boolean }
+  | { op: "top_up"; amount: number };
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    op: fc.constant("charge" as const),
+    amount: fc.integer({ min: 1, max: 5_000_000 }),
+    recoverable: fc.boolean(),
+    foreign: fc.boolean(),
+  }),
+  fc.record({
+    op: fc.constant("resolve" as const),
+    pick: fc.nat(),
+    rate: fc.integer({ min: 1, max: 2_000_000_000 }),
+  }),
+  fc.record({
+    op: fc.constant("payment" as const),
+    amount: fc.integer({ min: 1, max: 5_000_000 }),
+    allocate: fc.boolean(),
+  }),
+  fc.record({
+    op: fc.constant("note" as const),
+    pick: fc.nat(),
+    amount: fc.integer({ min: -5_000_000, max: 5_000_000 }).filter((n) => n !== 0),
+  }),
+  fc.record({ op: fc.constant("invoice" as const) }),
+  fc.record({ op: fc.constant("days" as const), days: fc.integer({ min: 1, max: 45 }) }),
+  fc.record({
+    op: fc.constant("cod" as const),
+    amount: fc.integer({ min: 1, max: 1_000_000 }),
+    remit: fc.boolean(),
+  }),
+  fc.record({ op: fc.constant("top_up" as const), amount: fc.integer({ min: 1, max: 5_000_000 }) }),
+);
+
+function play(a: Account, step: Step, n: number): void {
+  const refs = postedEntries(a.events);
+  switch (step.op) {
+    case "charge":
+      a.charge({
+        reference: `C${n}`,
+        amount_minor: step.amount,
+        recoverable: step.recoverable,
+        ...(step.recoverable ? { entry_kind: "duties", evidence_path: "e.pdf" } : {}),
+        ...(step.foreign ? { currency: "JPY" } : {}),
+      });
+      return;
+    case "resolve": {
+      const u = a.client.ledger.unresolved;
+      if (u.length === 0) return;
+      const rate = `${Math.floor(step.rate / 1e8)}.${String(step.rate % 1e8).padStart(8, "0")}`;
+      a.must({
+        kind: "resolve_fx",
+        reference: u[step.pick % u.length]!.reference,
+        rate,
+        source: "p",
+        by: "t",
+      });
+      return;
+    }
+    case "payment": {
+      const open = a.client.ledger.invoices.find(isOpen);
+      const allocations = step.allocate && open
+        ? [{ invoice_id: open.id, amount_minor: Math.min(balanceOf(open), step.amount) }]
+        : [];
+      a.send({
+        kind: "payment",
+        amount_minor: step.amount,
+        currency: "BWP",
+        reference: `P${n}`,
+        allocations,
+        by: "t",
+      });
+      return;
+    }
+    case "note": {
+      const charges = refs.filter((e) => e.kind === "customs_admin" || e.kind === "duties");
+      if (charges.length === 0) return;
+      const target = charges[step.pick % charges.length]!;
+      a.send({
+        kind: "correct",
+        original: original(a, target.reference),
+        amount_minor: step.amount,
+        reason: "r",
+        by: "t",
+      });
+      return;
+    }
+    case "invoice":
+      a.send({ kind: "issue_invoice", period: new Date(a.now).toISOString().slice(0, 7), by: "t" });
+      return;
+    case "days":
+      a.now += step.days * DAY;
+      return;
+    case "cod":
+      a.send({
+        kind: "cod_collected",
+        waybill: `WB${n}`,
+        amount_minor: step.amount,
+        currency: "BWP",
+        by: "d",
+      });
+      if (step.remit) {
+        a.must({ kind: "cod_remitted", waybill: `WB${n}`, evidence_path: "slip", by: "t" });
+      }
+      return;
+    case "top_up":
+      a.send({
+        kind: "top_up",
+        amount_minor: step.amount,
+        currency: "BWP",
+        reference: `T${n}`,
+        by: "t",
+      });
+      return;
+  }
+}
+
+for (const mode of ["credit", "prepaid"] as const) {
+  Deno.test(`client account (${mode}): for any sequence of charges, payments and notes the balances equal the posted entries`, () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 80, size: "max" }), (steps) => {
+        const a = new Account({ settlement_mode: mode });
+        steps.forEach((s, n) => {
+          play(a, s, n);
+          const entries = postedEntries(a.events);
+          const owed = owedMinor(balancesOf(a.client));
+          assert.equal(owed, sumOf(entries));
+          // Unresolved conversions stay out of the balances and in the queue.
+          assert.equal(
+            a.client.ledger.unresolved.length,
+            entries.filter((e) => e.status === "unresolved_fx").length,
+          );
+          if (mode === "credit") {
+            const book = a.client.ledger;
+            const open = book.invoices.filter(isOpen).reduce((x, i) => x + balanceOf(i), 0);
+            assert.equal(open + uninvoicedMinor(book, "BWP") - (book.unallocated.BWP ?? 0), owed);
+          }
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+}
+
+Deno.test("client account runtime: the same source event books once, even asked concurrently", async () => {
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const clock = new ManualClock(T0);
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock,
+    definitions: [courierClientActor],
+    onError: () => {},
+  });
+  await runtime.start();
+  try {
+    const created = await runtime.ask(courierClientActor, "biz_1", "cli_1", {
+      kind: "create",
+      client: newClient("cli_1", "biz_1", {}),
+      by: "test",
+    });
+    assert.ok(created.ok);
+    const charge = (reference: string): CourierClientCommand => ({
+      kind: "post_charge",
+      reference,
+      entry_kind: "customs_admin",
+      amount_minor: 7_500,
+      currency: "BWP",
+      reason: "customs administration",
+      evidence_path: null,
+      source_event: "customs.cleared:crs_1",
+      shipment: "WB1",
+      recoverable: false,
+      by: "test",
+    });
+    const options = entryAsk("customs.cleared:crs_1");
+    assert.deepEqual(options, { idempotencyKey: "entry:customs.cleared:crs_1", permanent: true });
+    const answers = await Promise.all(
+      Array.from(
+        { length: 10 },
+        () => runtime.ask(courierClientActor, "biz_1", "cli_1", charge("CUS-1"), options),
+      ),
+    );
+    assert.ok(answers.every((r) => r.ok));
+    assert.equal(answers.filter((r) => r.ok && !r.replayed).length, 1);
+    // Sent again much later, under another reference even: still booked once.
+    clock.advanceBy(30 * DAY);
+    const late = await runtime.ask(
+      courierClientActor,
+      "biz_1",
+      "cli_1",
+      charge("CUS-1-again"),
+      options,
+    );
+    assert.ok(late.ok && late.replayed);
+    const got = await runtime.ask(courierClientActor, "biz_1", "cli_1", { kind: "get" });
+    assert.ok(got.ok && got.reply && "money" in got.reply);
+    assert.equal(got.reply.money.receivable_minor, 7_500);
+    const kinds: string[] = [];
+    for await (const e of runtime.events(courierClientActor, "cli_1")) {
+      kinds.push((e.event as CourierClientEvent).kind);
+    }
+    assert.deepEqual(kinds, ["client_created", "entry_posted"]);
+    // Another courier's client does not exist for this tenant.
+    const other = await runtime.ask(
+      courierClientActor,
+      "biz_2",
+      "cli_1",
+      charge("X"),
+      entryAsk("x"),
+    );
+    assert.equal(other.ok ? "" : other.code, "not_found");
+  } finally {
+    await runtime.close();
+    await bus.flush();
+    store.close();
+  }
+});

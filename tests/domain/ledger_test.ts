@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import {
+  ageing,
+  allocate,
+  bucketOf,
+  convertMinor,
+  daysPastDue,
+  dueOn,
+  EMPTY_BOOK,
+  type Invoice,
+  INVOICES_RECENT_MAX,
+  isPeriod,
+  type LedgerBook,
+  owedMinor,
+  parseRate,
+  periodOf,
+  pruneInvoices,
+  receiptEffect,
+} from "../../src/domain/ledger.ts";
+
+function invoice(id: string, fields: Partial<Invoice> = {}): Invoice {
+  return {
+    id,
+    period: "2026-10",
+    currency: "BWP",
+    amount_minor: 10_000,
+    paid_minor: 0,
+    supplementary: false,
+    issued_at: Date.parse("2026-11-01T00:00:00Z"),
+    due_on: "2026-12-01",
+    watermark: 1,
+    entries: 1,
+    ...fields,
+  };
+}
+
+Deno.test("parseRate() reads exact decimals into 10^-8 units and a canonical text", () => {
+  assert.deepEqual(parseRate("0.07340000"), { ok: true, units: 7_340_000, text: "0.0734" });
+  assert.deepEqual(parseRate("0010.5"), { ok: true, units: 1_050_000_000, text: "10.5" });
+  assert.deepEqual(parseRate("1"), { ok: true, units: 100_000_000, text: "1" });
+  assert.deepEqual(parseRate("9999999.99999999"), {
+    ok: true,
+    units: 999_999_999_999_999,
+    text: "9999999.99999999",
+  });
+  for (const bad of ["0", "0.000000000", "-1.2", "1.123456789", "1e-7", "12345678", "", "1,5"]) {
+    assert.equal(parseRate(bad).ok, false, bad);
+  }
+});
+
+Deno.test("convertMinor() converts exactly across 0, 2 and 3 decimal currencies", () => {
+  const rate = (r: string) => {
+    const p = parseRate(r);
+    if (!p.ok) throw new Error(p.message);
+    return p.units;
+  };
+  // 100.00 BWP at 10.75 JPY per BWP: 1,075 yen (JPY has no minor unit).
+  assert.equal(convertMinor(10_000, "BWP", "JPY", rate("10.75")), 1_075);
+  // 1,234 JPY at 0.0921: 113.6514 BWP -> 113.65.
+  assert.equal(convertMinor(1_234, "JPY", "BWP", rate("0.0921")), 11_365);
+  // 12.345 KWD at 44.12345678: 544.7040739491 BWP -> 544.70.
+  assert.equal(convertMinor(12_345, "KWD", "BWP", rate("44.12345678")), 54_470);
+  // 100.00 BWP at 0.02266: 2.266 KWD, three places kept.
+  assert.equal(convertMinor(10_000, "BWP", "KWD", rate("0.02266")), 2_266);
+  // 1.000 KWD at 475.12345678 JPY: 475.12... -> 475 yen.
+  assert.equal(convertMinor(1_000, "KWD", "JPY", rate("475.12345678")), 475);
+  // Half a minor unit rounds away from zero, both signs.
+  assert.equal(convertMinor(1, "JPY", "BWP", rate("0.005")), 1);
+  assert.equal(convertMinor(-1, "JPY", "BWP", rate("0.005")), -1);
+  assert.equal(convertMinor(1, "JPY", "BWP", rate("0.00499999")), 0);
+});
+
+Deno.test("periodOf() is the UTC month of an instant; isPeriod() checks YYYY-MM", () => {
+  assert.equal(periodOf(Date.parse("2026-10-31T23:59:59.999Z")), "2026-10");
+  assert.equal(periodOf(Date.parse("2026-11-01T00:00:00Z")), "2026-11");
+  // 23:30 in Gaborone (UTC+2) on 1 November is still 31 October in UTC.
+  assert.equal(periodOf(Date.parse("2026-11-01T01:30:00+02:00")), "2026-10");
+  assert.ok(isPeriod("2026-01") && isPeriod("2026-12"));
+  for (const bad of ["2026-00", "2026-13", "2026-1", "26-10", "2026-10-01"]) {
+    assert.equal(isPeriod(bad), false, bad);
+  }
+});
+
+Deno.test("dueOn() adds payment days (default 30); daysPastDue() counts whole UTC days", () => {
+  const issued = Date.parse("2026-10-31T22:00:00Z");
+  assert.equal(dueOn(issued, 14), "2026-11-14");
+  assert.equal(dueOn(issued, null), "2026-11-30");
+  assert.equal(dueOn(issued, 0), "2026-10-31");
+  assert.equal(daysPastDue("2026-11-14", Date.parse("2026-11-14T23:59:00Z")), 0);
+  assert.equal(daysPastDue("2026-11-14", Date.parse("2026-11-15T00:00:00Z")), 1);
+  assert.equal(daysPastDue("2026-11-14", Date.parse("2026-11-01T12:00:00Z")), -13);
+});
+
+Deno.test("bucketOf() splits days past due into current, 1-30, 31-60, 61-90 and 90+", () => {
+  const cases: [number, string][] = [
+    [-5, "current"],
+    [0, "current"],
+    [1, "1-30"],
+    [30, "1-30"],
+    [31, "31-60"],
+    [60, "31-60"],
+    [61, "61-90"],
+    [90, "61-90"],
+    [91, "90+"],
+    [400, "90+"],
+  ];
+  for (const [days, bucket] of cases) assert.equal(bucketOf(days), bucket, String(days));
+});
+
+Deno.test("ageing() puts open invoice balances by days past due and uninvoiced charges current", () => {
+  const book: LedgerBook = {
+    ...EMPTY_BOOK,
+    periods: {
+      "2026-12|BWP": { uninvoiced_minor: 500, count: 2, watermark: 9, invoices: 0 },
+      "2026-12|ZAR": { uninvoiced_minor: 7_000, count: 1, watermark: 10, invoices: 0 },
+    },
+    invoices: [
+      invoice("a", { due_on: "2026-12-20", amount_minor: 1_000 }), // not yet due
+      invoice("b", { due_on: "2026-12-01", amount_minor: 2_000, paid_minor: 500 }), // 14 days
+      invoice("c", { due_on: "2026-10-01", amount_minor: 3_000 }), // 75 days
+      invoice("d", { due_on: "2026-08-01", amount_minor: 4_000 }), // 136 days
+      invoice("e", { due_on: "2026-08-01", amount_minor: 9_000, paid_minor: 9_000 }), // settled
+      invoice("f", { due_on: "2026-11-01", amount_minor: 6_000, currency: "ZAR" }),
+    ],
+  };
+  assert.deepEqual(ageing(book, "BWP", Date.parse("2026-12-15T10:00:00Z")), {
+    current: 1_500,
+    "1-30": 1_500,
+    "31-60": 0,
+    "61-90": 3_000,
+    "90+": 4_000,
+  });
+});
+
+Deno.test("allocate() applies requested amounts within each balance, then oldest due first", () => {
+  const open = [
+    invoice("old", { due_on: "2026-10-01", amount_minor: 3_000 }),
+    invoice("mid", { due_on: "2026-11-01", amount_minor: 2_000, paid_minor: 500 }),
+    invoice("new", { due_on: "2026-12-01", amount_minor: 4_000 }),
+    invoice("zar", { due_on: "2026-09-01", amount_minor: 9_000, currency: "ZAR" }),
+  ];
+  const r = allocate(open, "BWP", 5_000, [{ invoice_id: "new", amount_minor: 1_000 }]);
+  assert.deepEqual(r, {
+    ok: true,
+    allocations: [
+      { invoice_id: "new", amount_minor: 1_000, paid_minor: 1_000 },
+      { invoice_id: "old", amount_minor: 3_000, paid_minor: 3_000 },
+      { invoice_id: "mid", amount_minor: 1_000, paid_minor: 1_500 },
+    ],
+    rest: 0,
+  });
+  const more = allocate(open, "BWP", 20_000, []);
+  assert.ok(more.ok);
+  assert.equal(more.rest, 20_000 - 3_000 - 1_500 - 4_000);
+
+  const over = allocate(open, "BWP", 5_000, [{ invoice_id: "mid", amount_minor: 1_501 }]);
+  assert.equal(over.ok ? "ok" : over.code, "allocation_exceeds_invoice");
+  const beyond = allocate(open, "BWP", 2_000, [
+    { invoice_id: "old", amount_minor: 1_500 },
+    { invoice_id: "new", amount_minor: 1_000 },
+  ]);
+  assert.equal(beyond.ok ? "ok" : beyond.code, "allocations_exceed_payment");
+  const other = allocate(open, "BWP", 2_000, [{ invoice_id: "zar", amount_minor: 100 }]);
+  assert.equal(other.ok ? "ok" : other.code, "invoice_not_open");
+  const twice = allocate(open, "BWP", 2_000, [
+    { invoice_id: "old", amount_minor: 100 },
+    { invoice_id: "old", amount_minor: 100 },
+  ]);
+  assert.equal(twice.ok ? "ok" : twice.code, "duplicate_allocation");
+});
+
+Deno.test("receiptEffect() clears the receivable, then duties, and keeps the rest as credit", () => {
+  const b = { prepaid_minor: 0, receivable_minor: 1_000, recoverable_minor: 300 };
+  assert.deepEqual(receiptEffect("credit", b, 800), {
+    prepaid_minor: 0,
+    receivable_minor: -800,
+    recoverable_minor: 0,
+  });
+  assert.deepEqual(receiptEffect("credit", b, 1_200), {
+    prepaid_minor: 0,
+    receivable_minor: -1_000,
+    recoverable_minor: -200,
+  });
+  const over = receiptEffect("credit", b, 2_000);
+  assert.deepEqual(over, { prepaid_minor: 0, receivable_minor: -1_700, recoverable_minor: -300 });
+  // Every receipt reduces what is owed by exactly its amount.
+  for (const amount of [1, 800, 1_300, 2_000]) {
+    const e = receiptEffect("credit", b, amount);
+    assert.equal(owedMinor(e), -amount);
+  }
+  assert.deepEqual(receiptEffect("prepaid", b, 500), {
+    prepaid_minor: 500,
+    receivable_minor: 0,
+    recoverable_minor: 0,
+  });
+});
+
+Deno.test("pruneInvoices() keeps every open invoice and the latest settled ones", () => {
+  const settled = Array.from(
+    { length: INVOICES_RECENT_MAX + 5 },
+    (_, i) => invoice(`s${i}`, { paid_minor: 10_000, issued_at: i }),
+  );
+  const open = invoice("open", { issued_at: -1 });
+  const kept = pruneInvoices([open, ...settled]);
+  assert.equal(kept.length, INVOICES_RECENT_MAX + 1);
+  assert.equal(kept[0]!.id, "open");
+  assert.equal(kept[1]!.id, "s5");
+  assert.equal(kept.at(-1)!.id, `s${INVOICES_RECENT_MAX + 4}`);
+});

@@ -1,0 +1,688 @@
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import { courierClientActor, type CourierClientCommand } from "../../../actors/courier_client.ts";
+import { entryAsk } from "../../../actors/client_ledger.ts";
+import { subjectOf } from "../../../src/bus/bus.ts";
+import { STATE_BYTES_MAX } from "../../../src/limits.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+const CREDIT = { settlement_mode: "credit", credit_limit: "5000.00", payment_days: 30 };
+
+async function ready(
+  t: TestEnv,
+  settings: Record<string, unknown> = CREDIT,
+): Promise<[Courier, Client]> {
+  const courier = await newCourier(t);
+  return [courier, await newClient(t, courier, settings)];
+}
+
+/** A later charge as a customs or run step would post it: once per source event. */
+async function charge(
+  t: TestEnv,
+  courier: Courier,
+  client: Client,
+  fields: Partial<Extract<CourierClientCommand, { kind: "post_charge" }>> & { reference: string },
+) {
+  const command: CourierClientCommand = {
+    kind: "post_charge",
+    entry_kind: "customs_admin",
+    amount_minor: 7_500,
+    currency: "BWP",
+    reason: "customs administration",
+    evidence_path: null,
+    source_event: `customs.cleared:${fields.reference}`,
+    shipment: null,
+    recoverable: false,
+    by: "test",
+    ...fields,
+  };
+  const source = command.kind === "post_charge" ? command.source_event : "";
+  const r = await t.env.runtime.ask(
+    courierClientActor,
+    courier.business.id,
+    client.id,
+    command,
+    entryAsk(source),
+  );
+  assert.ok(r.ok, JSON.stringify(r));
+}
+
+/** Lets the projections catch up with what was committed. */
+async function settle(t: TestEnv): Promise<void> {
+  await t.env.bus.flush();
+  await t.projector.idle();
+  await t.ledgerProjector.idle();
+}
+
+function act(t: TestEnv, courier: Courier, client: Client, action: string, body: unknown) {
+  return t.call("POST", `/business/courier/clients/${client.id}/billing/${action}`, {
+    key: courier.business.api_key,
+    body,
+  });
+}
+
+function invoice(t: TestEnv, courier: Courier, client: Client, period: string) {
+  return t.call("POST", `/business/courier/clients/${client.id}/invoice`, {
+    key: courier.business.api_key,
+    body: { period },
+  });
+}
+
+async function view(t: TestEnv, courier: Courier, client: Client, period?: string) {
+  await settle(t);
+  const q = period ? `?period=${period}` : "";
+  const r = await t.call("GET", `/business/courier/clients/${client.id}/billing${q}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+async function rows(t: TestEnv, client: Client) {
+  await settle(t);
+  return await t.env.db.selectFrom("ledger_entries").selectAll()
+    .where("client_id", "=", client.id).orderBy("seq").execute();
+}
+
+async function book(t: TestEnv, client: Client): Promise<string> {
+  const offer = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: DOMESTIC,
+  });
+  assert.equal(offer.status, 200, JSON.stringify(offer.body));
+  const r = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: offer.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: true,
+    },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data.waybill;
+}
+
+Deno.test("billing: a payment pays the invoices it names within their balances, the rest oldest first", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "CUS-1" });
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 12_050,
+    });
+    const issued = await invoice(t, courier, client, "2026-11");
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    const [inv] = issued.body.data.invoices;
+    assert.equal(inv.amount, 195.5);
+    assert.equal(inv.due_on, "2026-12-02");
+
+    const over = await act(t, courier, client, "payment", {
+      amount: "300.00",
+      currency: "BWP",
+      reference: "EFT-1",
+      allocations: [{ invoice_id: inv.id, amount: "200.00" }],
+    });
+    assert.equal(over.status, 422);
+    assert.equal(over.body.code, "allocation_exceeds_invoice");
+    const beyond = await act(t, courier, client, "payment", {
+      amount: "100.00",
+      currency: "BWP",
+      reference: "EFT-1",
+      allocations: [{ invoice_id: inv.id, amount: "150.00" }],
+    });
+    assert.equal(beyond.body.code, "allocations_exceed_payment");
+
+    const paid = await act(t, courier, client, "payment", {
+      amount: "150.00",
+      currency: "BWP",
+      reference: "EFT-1",
+      allocations: [{ invoice_id: inv.id, amount: 150 }],
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    assert.deepEqual(paid.body.data.allocations, [{ invoice_id: inv.id, amount: 150 }]);
+    assert.equal(paid.body.data.entry.kind, "payment");
+    assert.equal(paid.body.data.entry.amount, -150);
+    assert.equal(paid.body.data.balances.balances.receivable, 45.5);
+    const again = await act(t, courier, client, "payment", {
+      amount: "150.00",
+      currency: "BWP",
+      reference: "EFT-1",
+    });
+    assert.equal(again.status, 200, "the same reference pays once");
+    assert.equal(again.body.data.replayed, true);
+
+    const rest = await act(t, courier, client, "payment", {
+      amount: 100,
+      currency: "BWP",
+      reference: "EFT-2",
+    });
+    assert.deepEqual(rest.body.data.allocations, [{ invoice_id: inv.id, amount: 45.5 }]);
+    assert.equal(rest.body.data.unallocated, 54.5);
+
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.receivable, -54.5);
+    assert.equal(v.balances.unallocated_credit, 54.5);
+    assert.equal(v.balances.owed, -54.5);
+    assert.equal(v.invoices[0].status, "settled");
+    assert.deepEqual(
+      v.payments.map((p: { reference: string; amount: number }) => [p.reference, p.amount]),
+      [
+        ["EFT-2", 100],
+        ["EFT-1", 150],
+      ],
+    );
+    const stored = await t.env.db.selectFrom("invoices").selectAll().where("id", "=", inv.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.paid_minor, 19_550);
+    assert.equal(stored.amount_minor, 19_550);
+  }));
+
+Deno.test("billing: one invoice per currency; entries carry its id; a late entry goes on a supplementary", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "A", amount_minor: 10_000 });
+    await act(t, courier, client, "payment", { amount: 100, currency: "BWP", reference: "P-1" });
+    // The balances are settled, so the client may move to another billing currency.
+    const moved = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { billing_currency: "ZAR" },
+    });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    await charge(t, courier, client, { reference: "B", amount_minor: 5_000, currency: "ZAR" });
+
+    const both = await invoice(t, courier, client, "2026-11");
+    assert.equal(both.status, 201, JSON.stringify(both.body));
+    const invoices = both.body.data.invoices;
+    assert.deepEqual(
+      invoices.map((
+        i: { currency: string; amount: number; supplementary: boolean; status: string },
+      ) => [
+        i.currency,
+        i.amount,
+        i.supplementary,
+        i.status,
+      ]),
+      [["BWP", 100, false, "settled"], ["ZAR", 50, false, "open"]],
+    );
+    const byRef = async () =>
+      Object.fromEntries((await rows(t, client)).map((r) => [r.reference, r.invoice_id]));
+    assert.deepEqual(await byRef(), { A: invoices[0].id, "P-1": null, B: invoices[1].id });
+
+    await charge(t, courier, client, { reference: "C", amount_minor: 2_000, currency: "ZAR" });
+    const late = await invoice(t, courier, client, "2026-11");
+    assert.equal(late.body.data.invoices.length, 1);
+    const supplementary = late.body.data.invoices[0];
+    assert.equal(supplementary.supplementary, true);
+    assert.equal(supplementary.amount, 20);
+    assert.deepEqual(await byRef(), {
+      A: invoices[0].id,
+      "P-1": null,
+      B: invoices[1].id,
+      C: supplementary.id,
+    });
+    const none = await invoice(t, courier, client, "2026-11");
+    assert.equal(none.status, 422);
+    assert.equal(none.body.code, "nothing_to_invoice");
+    const bad = await invoice(t, courier, client, "2026-13");
+    assert.equal(bad.body.code, "validation_failed");
+    const stored = await t.env.db.selectFrom("invoices").select(["id", "supplementary"])
+      .where("client_id", "=", client.id).orderBy("issued_at").execute();
+    assert.equal(stored.length, 3);
+    // With balances open the billing currency stays.
+    const stuck = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { billing_currency: "BWP" },
+    });
+    assert.equal(stuck.status, 409);
+    assert.equal(stuck.body.code, "balance_not_settled");
+  }));
+
+Deno.test("billing view: balances, credit use, ageing, statement, COD, conversions and invoices", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client); // express 88.92
+    await charge(t, courier, client, {
+      reference: "DUT-1",
+      entry_kind: "duties",
+      amount_minor: 20_000,
+      recoverable: true,
+      evidence_path: "s3://evidence/dut-1.pdf",
+      source_event: "customs.duties:crs_1",
+      shipment: waybill,
+    });
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    const cod = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "cod_collected",
+      waybill,
+      amount_minor: 30_000,
+      currency: "BWP",
+      by: "driver:1",
+    });
+    assert.ok(cod.ok);
+    const issued = await invoice(t, courier, client, "2026-11");
+    assert.equal(issued.body.data.invoices[0].amount, 288.92);
+    t.clock.advanceBy(45 * DAY); // 2026-12-17: the invoice is 15 days past due
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 1_000,
+    });
+
+    const v = await view(t, courier, client);
+    assert.deepEqual(v.balances, {
+      prepaid: 0,
+      receivable: 98.92,
+      recoverable_duties: 200,
+      unallocated_credit: 0,
+      owed: 298.92,
+    });
+    assert.deepEqual(v.credit, { limit: 5000, used: 98.92, available: 4901.08 });
+    assert.deepEqual(v.ageing, { current: 10, "1-30": 288.92, "31-60": 0, "61-90": 0, "90+": 0 });
+    assert.deepEqual(
+      v.cod_awaiting_remittance.map((
+        c: { waybill: string; amount: number },
+      ) => [c.waybill, c.amount]),
+      [
+        [waybill, 300],
+      ],
+    );
+    assert.deepEqual(
+      v.unresolved_conversions.map((u: { reference: string; amount: number; currency: string }) => [
+        u.reference,
+        u.amount,
+        u.currency,
+      ]),
+      [["CUS-ZA", 100, "ZAR"]],
+    );
+    assert.equal(v.invoices[0].days_past_due, 15);
+    assert.equal(v.statement.period, "2026-12");
+    assert.deepEqual(v.statement.entries.map((e: { reference: string }) => e.reference), ["W-1"]);
+
+    const nov = await view(t, courier, client, "2026-11");
+    const entries = nov.statement.entries;
+    assert.deepEqual(entries.map((e: { kind: string; status: string }) => [e.kind, e.status]), [
+      ["shipment", "posted"],
+      ["duties", "posted"],
+      ["customs_admin", "unresolved_fx"],
+    ]);
+    assert.equal(entries[0].reference, waybill);
+    assert.equal(entries[0].amount, 88.92);
+    assert.equal(entries[0].source_event, `shipment.booked:${waybill}`);
+    assert.equal(entries[1].recoverable, true);
+    assert.equal(entries[1].invoice_id, issued.body.data.invoices[0].id);
+    assert.equal(entries[2].invoice_id, null);
+    assert.equal(entries[0].export_state, "pending");
+    // Revenue and recovered duties apart.
+    assert.deepEqual(nov.statement.totals, [{
+      currency: "BWP",
+      charges: 88.92,
+      recoverable_duties: 200,
+      received: 0,
+      net: 288.92,
+    }]);
+
+    const own = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(own.status, 200);
+    assert.equal(own.body.data.ledger_balance, 298.92);
+    assert.equal(own.body.data.recoverable_duties, 200);
+    assert.equal(own.body.data.credit_used, 98.92);
+    assert.deepEqual(own.body.data.invoices.map((i: { id: string }) => i.id), [
+      issued.body.data.invoices[0].id,
+    ]);
+  }));
+
+Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted reduces what is owed", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    const bad = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "CUS-ZA",
+      rate: "0.123456789",
+      source: "x",
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "invalid_fx_rate");
+    const r = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "CUS-ZA",
+      rate: "0.7525",
+      source: "Bank of Botswana 2026-11-02",
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.amount, 75.25);
+    assert.equal(r.body.data.original_amount, 100);
+    assert.equal(r.body.data.original_currency, "ZAR");
+    assert.equal(r.body.data.balances.balances.receivable, 75.25);
+    const unknown = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "NOPE",
+      rate: "1",
+      source: "x",
+    });
+    assert.equal(unknown.status, 404);
+    const [row] = await rows(t, client);
+    assert.equal(row!.status, "posted");
+    assert.equal(row!.amount_minor, 7_525);
+    assert.equal(row!.currency, "BWP");
+    assert.equal(row!.fx_rate, "0.7525");
+    assert.equal(row!.fx_source, "Bank of Botswana 2026-11-02");
+    assert.equal(row!.original_amount_minor, 10_000);
+    assert.equal(row!.reason, "customs administration", "the rest of the entry is kept");
+
+    await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "cod_collected",
+      waybill: "WB-COD-1",
+      amount_minor: 5_000,
+      currency: "BWP",
+      by: "driver:1",
+    });
+    assert.equal(
+      (await view(t, courier, client)).balances.owed,
+      75.25,
+      "collected is not remitted",
+    );
+    const missing = await act(t, courier, client, "cod-remitted", {
+      waybill: "WB-OTHER",
+      evidence: "s3://slips/2.pdf",
+    });
+    assert.equal(missing.body.code, "cod_not_collected");
+    const remitted = await act(t, courier, client, "cod-remitted", {
+      waybill: "WB-COD-1",
+      evidence: "s3://slips/1.pdf",
+    });
+    assert.equal(remitted.status, 201, JSON.stringify(remitted.body));
+    assert.equal(remitted.body.data.entry.kind, "cod_remitted");
+    assert.equal(remitted.body.data.entry.evidence_path, "s3://slips/1.pdf");
+    const twice = await act(t, courier, client, "cod-remitted", {
+      waybill: "WB-COD-1",
+      evidence: "s3://slips/1.pdf",
+    });
+    assert.equal(twice.status, 200);
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.owed, 25.25);
+    assert.deepEqual(v.cod_awaiting_remittance, []);
+  }));
+
+Deno.test("billing: correct issues debit and credit notes pointing at the entry in Postgres", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 5_000,
+    });
+    await settle(t);
+    const missing = await act(t, courier, client, "correct", {
+      entry_reference: "W-404",
+      amount: "-1.00",
+      reason: "x",
+    });
+    assert.equal(missing.status, 404);
+    const credit = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: "-20.00",
+      reason: "waiting was 20 minutes, not 50",
+    });
+    assert.equal(credit.status, 201, JSON.stringify(credit.body));
+    assert.equal(credit.body.data.entry.kind, "credit_note");
+    assert.equal(credit.body.data.entry.corrects, "W-1");
+    assert.equal(credit.body.data.entry.amount, -20);
+    await settle(t);
+    const tooMuch = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: -30.01,
+      reason: "x",
+    });
+    assert.equal(tooMuch.body.code, "correction_exceeds_entry");
+    const debit = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: 10,
+      reason: "second wait",
+      reference: "DN-1",
+    });
+    assert.equal(debit.status, 201);
+    assert.equal(debit.body.data.entry.kind, "debit_note");
+    const again = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: 10,
+      reason: "second wait",
+      reference: "DN-1",
+    });
+    assert.equal(again.status, 200);
+    const stored = await rows(t, client);
+    assert.deepEqual(stored.map((r) => [r.kind, r.amount_minor, r.corrects]), [
+      ["waiting", 5_000, null],
+      ["credit_note", -2_000, "W-1"],
+      ["debit_note", 1_000, "W-1"],
+    ]);
+    assert.equal(stored[1]!.source_event, `credit_note.issued:${stored[1]!.reference}`);
+    assert.equal((await view(t, courier, client)).balances.receivable, 40);
+    await act(t, courier, client, "payment", { amount: 1, currency: "BWP", reference: "P-1" });
+    await settle(t);
+    const payment = await act(t, courier, client, "correct", {
+      entry_reference: "P-1",
+      amount: 1,
+      reason: "x",
+    });
+    assert.equal(payment.body.code, "not_correctable");
+  }));
+
+Deno.test("billing: actions need billing:administer, the view billing:view-own; other couriers see 404", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [other, theirs] = await ready(t);
+    await charge(t, courier, client, { reference: "A" });
+    await settle(t);
+    const asOther = (method: string, path: string, body?: unknown) =>
+      t.call(method, path, { key: other.business.api_key, ...(body ? { body } : {}) });
+    const base = `/business/courier/clients/${client.id}`;
+    assert.equal((await asOther("GET", `${base}/billing`)).status, 404);
+    assert.equal((await asOther("POST", `${base}/invoice`, { period: "2026-11" })).status, 404);
+    for (
+      const [action, body] of [
+        ["payment", { amount: 1, currency: "BWP", reference: "X" }],
+        ["correct", { entry_reference: "A", amount: -1, reason: "x" }],
+        ["cod-remitted", { waybill: "WB1", evidence: "x" }],
+        ["resolve-fx", { entry_reference: "A", rate: "1", source: "x" }],
+        ["top-up", { amount: 1, currency: "BWP", reference: "X" }],
+      ] as const
+    ) {
+      const r = await asOther("POST", `${base}/billing/${action}`, body);
+      assert.equal(r.status, 404, `${action}: ${JSON.stringify(r.body)}`);
+    }
+    assert.equal((await view(t, other, theirs)).balances.owed, 0);
+
+    // A key with billing:view-own only may look, not act.
+    await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:view-own"] },
+    });
+    const pay = await act(t, courier, client, "payment", {
+      amount: 1,
+      currency: "BWP",
+      reference: "X",
+    });
+    assert.equal(pay.status, 403);
+    assert.equal(pay.body.code, "scope_denied");
+    assert.equal((await invoice(t, courier, client, "2026-11")).body.code, "scope_denied");
+    assert.equal((await view(t, courier, client)).balances.owed, 75);
+    await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: [] },
+    });
+    const blind = await t.call("GET", `${base}/billing`, { key: courier.business.api_key });
+    assert.equal(blind.status, 403);
+    // A client's key does not open the courier's billing routes.
+    const byClient = await t.call("GET", `${base}/billing`, { headers: clientKey(client) });
+    assert.equal(byClient.status, 401);
+    // A client sees only its own account.
+    const own = await t.call("GET", "/client/account", { headers: clientKey(theirs) });
+    assert.equal(own.body.data.client_id, theirs.id);
+    assert.equal(own.body.data.ledger_balance, 0);
+  }));
+
+Deno.test("billing: external settlement records the booking, posts no receivable, refuses invoices", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { settlement_mode: "external" });
+    const waybill = await book(t, client);
+    const inv = await invoice(t, courier, client, "2026-11");
+    assert.equal(inv.status, 422);
+    assert.equal(inv.body.code, "external_settlement");
+    const pay = await act(t, courier, client, "payment", {
+      amount: 1,
+      currency: "BWP",
+      reference: "X",
+    });
+    assert.equal(pay.body.code, "external_settlement");
+    const v = await view(t, courier, client);
+    assert.equal(v.credit, null);
+    assert.equal(v.ageing, null);
+    assert.equal(v.balances.owed, 0);
+    assert.deepEqual(
+      v.statement.entries.map((
+        e: { reference: string; status: string },
+      ) => [e.reference, e.status]),
+      [[waybill, "external"]],
+    );
+    assert.deepEqual(v.statement.totals, [], "nothing posted");
+  }));
+
+Deno.test("billing: a top-up is a ledger entry and the same reference credits once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, {});
+    const body = { amount: "500.00", currency: "BWP", reference: "EFT-77" };
+    const first = await act(t, courier, client, "top-up", body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.data.balance, 500);
+    assert.equal(first.body.data.entry.kind, "top_up");
+    assert.equal(first.body.data.entry.amount, -500);
+    const again = await act(t, courier, client, "top-up", body);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.balance, 500);
+    await topUp(t, courier, client, "20.00");
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.prepaid, 520);
+    assert.equal(v.balances.owed, -520);
+    assert.deepEqual(v.statement.totals, [{
+      currency: "BWP",
+      charges: 0,
+      recoverable_duties: 0,
+      received: -520,
+      net: -520,
+    }]);
+    const pay = await act(t, courier, client, "payment", {
+      amount: 1,
+      currency: "BWP",
+      reference: "X",
+    });
+    assert.equal(pay.body.code, "not_credit");
+  }));
+
+Deno.test("billing: after many entries the account state stays small and Postgres holds them all", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { ...CREDIT, credit_limit: "1000000.00" });
+    const n = 600;
+    await Promise.all(Array.from({ length: n }, (_, i) =>
+      charge(t, courier, client, {
+        reference: `CH-${i}`,
+        entry_kind: i % 3 === 0 ? "waiting" : "errand",
+        amount_minor: 1_000 + i,
+        source_event: `run.waiting:stop_${i}`,
+      })));
+    const issued = await invoice(t, courier, client, "2026-11");
+    assert.equal(issued.status, 201);
+    const total = Array.from({ length: n }, (_, i) => 1_000 + i).reduce((a, b) => a + b, 0);
+    assert.equal(issued.body.data.invoices[0].amount, total / 100);
+    for (let i = 0; i < 30; i++) {
+      const r = await act(t, courier, client, "payment", {
+        amount: "10.00",
+        currency: "BWP",
+        reference: `P-${i}`,
+      });
+      assert.equal(r.status, 201);
+    }
+    const got = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "get",
+    });
+    assert.ok(got.ok);
+    const bytes = JSON.stringify(got.reply).length;
+    assert.ok(bytes < STATE_BYTES_MAX / 10, `state is ${bytes} bytes`);
+    await settle(t);
+    const counted = await sql<{ n: number; invoiced: number }>`
+      select count(*)::int as n, count(invoice_id)::int as invoiced from ledger_entries
+      where client_id = ${client.id}`.execute(t.env.db);
+    assert.deepEqual(counted.rows[0], { n: n + 30, invoiced: n });
+    const v = await view(t, courier, client, "2026-11");
+    assert.equal(v.statement.entries.length, 500);
+    assert.equal(v.statement.truncated, true);
+    assert.equal(v.statement.totals[0].charges, total / 100);
+    assert.equal(v.balances.owed, (total - 30_000) / 100);
+  }));
+
+Deno.test("ledger projection: replaying every event of an account changes no row", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "FX-1", amount_minor: 10_000, currency: "ZAR" });
+    await charge(t, courier, client, { reference: "A", amount_minor: 4_000 });
+    await invoice(t, courier, client, "2026-11");
+    await act(t, courier, client, "resolve-fx", {
+      entry_reference: "FX-1",
+      rate: "0.75",
+      source: "x",
+    });
+    await act(t, courier, client, "payment", { amount: 30, currency: "BWP", reference: "P-1" });
+    await charge(t, courier, client, { reference: "B", amount_minor: 1_000 });
+    const snapshot = async () => {
+      await settle(t);
+      const entries = await t.env.db.selectFrom("ledger_entries")
+        .select(["reference", "seq", "status", "amount_minor", "invoice_id", "fx_rate"])
+        .where("client_id", "=", client.id).orderBy("reference").execute();
+      const invoices = await t.env.db.selectFrom("invoices")
+        .select(["id", "amount_minor", "paid_minor", "supplementary"])
+        .where("client_id", "=", client.id).orderBy("id").execute();
+      return { entries, invoices };
+    };
+    const before = await snapshot();
+    // FX-1 was resolved after the invoice: it waits for a supplementary one.
+    assert.deepEqual(
+      before.entries.map((e) => [e.reference, e.status, e.invoice_id === null]),
+      [["A", "posted", false], ["B", "posted", true], ["FX-1", "posted", true], [
+        "P-1",
+        "posted",
+        true,
+      ]],
+    );
+    assert.equal(before.invoices[0]!.paid_minor, 3_000);
+    const events = [];
+    for await (const e of t.env.runtime.events(courierClientActor, client.id)) {
+      events.push({ seq: e.seq, at: e.at, event: e.event });
+    }
+    for (const replay of [events, events.slice(2)]) {
+      await t.env.bus.publish(subjectOf("live", courier.business.id, "courier_client", client.id), {
+        env: "live",
+        tenant: courier.business.id,
+        type: "courier_client",
+        id: client.id,
+        version: events.at(-1)!.seq,
+        events: replay,
+      });
+    }
+    assert.deepEqual(await snapshot(), before);
+  }));
