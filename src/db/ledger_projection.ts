@@ -4,6 +4,7 @@
  * an unresolved row, an invoice marks only uninvoiced rows up to its watermark, and paid totals
  * only grow; so a replayed or duplicated change changes nothing.
  */
+import { syncIdOf, SyncWaiters } from "./sync.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
@@ -43,6 +44,7 @@ export class LedgerProjector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
   readonly #inflight = new Set<Promise<void>>();
+  readonly #syncs = new SyncWaiters();
   #subscription: Subscription | null;
 
   constructor(options: LedgerProjectorOptions) {
@@ -67,8 +69,15 @@ export class LedgerProjector {
     await this.idle();
   }
 
+  /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
+  synced(id: string): Promise<void> {
+    return this.#syncs.wait(id);
+  }
+
   #receive(message: BusMessage): Promise<void> {
     if (this.#subscription === null) return Promise.resolve();
+    const sync = syncIdOf(message.payload);
+    if (sync !== null) return this.idle().then(() => this.#syncs.reached(sync));
     const write: Promise<void> = this.#write(message)
       .catch((error) => this.#report(error, message.subject))
       .finally(() => this.#inflight.delete(write));

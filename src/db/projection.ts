@@ -11,6 +11,7 @@ import {
   type Subscription,
 } from "../bus/bus.ts";
 import { jsonb } from "./json.ts";
+import { syncIdOf, SyncWaiters } from "./sync.ts";
 import type { Database } from "./schema.ts";
 
 /** Rows per INSERT: 7 parameters each stays far below Postgres' 65,535 per statement. */
@@ -123,7 +124,8 @@ export interface ProjectorOptions {
 export class Projector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  #queue: { change: ActorChange; subject: string }[] = [];
+  #queue: ({ change: ActorChange; subject: string } | { sync: string })[] = [];
+  readonly #syncs = new SyncWaiters();
   #writing: Promise<void> | null = null;
   #subscription: Subscription | null;
 
@@ -152,8 +154,21 @@ export class Projector {
     await this.idle();
   }
 
+  /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
+  synced(id: string): Promise<void> {
+    return this.#syncs.wait(id);
+  }
+
   #receive(message: BusMessage): void {
     if (this.#subscription === null) return;
+    const sync = syncIdOf(message.payload);
+    if (sync !== null) {
+      this.#queue.push({ sync });
+      this.#writing ??= this.#drain().finally(() => {
+        this.#writing = null;
+      });
+      return;
+    }
     let change: ActorChange;
     try {
       change = parseChange(message.payload);
@@ -169,7 +184,18 @@ export class Projector {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, PROJECTION_BATCH_MAX);
+      const head = this.#queue[0]!;
+      if ("sync" in head) {
+        this.#queue.shift();
+        this.#syncs.reached(head.sync);
+        continue;
+      }
+      const end = this.#queue.findIndex((q) => "sync" in q);
+      const batch = this.#queue.splice(
+        0,
+        Math.min(end === -1 ? Infinity : end, PROJECTION_BATCH_MAX),
+      )
+        .filter((q): q is { change: ActorChange; subject: string } => "change" in q);
       try {
         await this.#db.transaction().execute((trx) =>
           writeChanges(trx, batch.map((b) => b.change))

@@ -11,6 +11,7 @@ import type { EnvironmentName } from "../../src/environment.ts";
 import type { Api } from "../../src/http/app.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
+import { syncSubject } from "../../src/db/sync.ts";
 
 export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
 
@@ -18,6 +19,8 @@ export interface TestEnv extends OpenEnvironment {
   readonly clock: ManualClock;
   /** JSON request helper; returns status, headers and parsed body. */
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
+  /** Waits until the projections hold everything committed so far (a sync sentinel). */
+  settle(): Promise<void>;
   /** POST /operator/businesses, returning its answer's data. */
   createBusiness(overrides?: Record<string, unknown>): Promise<CreatedBusiness>;
 }
@@ -85,6 +88,13 @@ export async function openTestEnv(
     ...opened,
     clock,
     call,
+    async settle() {
+      const id = crypto.randomUUID();
+      const synced = [opened.projector.synced(id), opened.ledgerProjector.synced(id)];
+      await bus.publish(syncSubject(name, id), { sync: id });
+      await bus.flush();
+      await Promise.all(synced);
+    },
     async createBusiness(overrides = {}) {
       const r = await call("POST", "/operator/businesses", {
         operator: true,

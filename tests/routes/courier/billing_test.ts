@@ -58,10 +58,8 @@ async function charge(
 }
 
 /** Lets the projections catch up with what was committed. */
-async function settle(t: TestEnv): Promise<void> {
-  await t.env.bus.flush();
-  await t.projector.idle();
-  await t.ledgerProjector.idle();
+function settle(t: TestEnv): Promise<void> {
+  return t.settle();
 }
 
 function act(t: TestEnv, courier: Courier, client: Client, action: string, body: unknown) {

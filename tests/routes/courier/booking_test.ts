@@ -300,8 +300,7 @@ Deno.test("office booking: priced on the client's card and settled by its mode; 
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.data.total, 88.92);
     assert.equal((await account(t, client)).balance, 411.08);
-    await t.env.bus.flush();
-    await t.projector.idle();
+    await t.settle();
     for (const q of [r.body.data.waybill, "CUST-77", "PO-2026-11"]) {
       const found = await t.call("GET", `/business/courier/shipments?q=${q}`, {
         key: courier.business.api_key,
@@ -335,8 +334,7 @@ Deno.test("quotes: held 7 days, listed, and booked like prices", () =>
     const reference = q.body.data.quote_reference;
     assert.match(reference, /^qt_/);
     assert.equal(Date.parse(q.body.data.valid_until) - t.clock.now(), 7 * 86_400_000);
-    await t.env.bus.flush();
-    await t.projector.idle();
+    await t.settle();
     const list = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
     assert.deepEqual(list.body.data.map((x: { quote_reference: string }) => x.quote_reference), [
       reference,
