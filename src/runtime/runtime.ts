@@ -135,7 +135,7 @@ export class ActorRuntime {
   readonly #lookups = new Map<string, IndexTarget>();
   /** Idle actors whose recovery markers can go at the next sweep. */
   readonly #toClear = new Map<string, Cell>();
-  #sweeping = false;
+  #sweep: Promise<number> | null = null;
   #sweepLoop: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -263,10 +263,11 @@ export class ActorRuntime {
     // Let every actor finish what it holds, then clear what can be cleared.
     for (let i = 0; i < 100; i++) {
       const busy = [...this.#cells.values()].some((c) => c.running || c.mailbox.length > 0);
-      if (!busy && !this.#sweeping) break;
+      if (!busy && !this.#firing) break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    await this.sweepMarkers();
+    await this.sweepMarkers(); // waits for a sweep under way, then
+    await this.sweepMarkers(); // clears what that one did not see
   }
 
   #fireTimer(t: { type: string; id: string; name: string; at: number }): Promise<unknown> {
@@ -368,9 +369,15 @@ export class ActorRuntime {
    * write. Beside the actors, not in their turn: each removal is guarded by the actor's version,
    * and a commit made meanwhile writes the marker again, so no event is ever left unprotected.
    */
-  async sweepMarkers(): Promise<number> {
-    if (this.#sweeping) return 0;
-    this.#sweeping = true;
+  sweepMarkers(): Promise<number> {
+    // One sweep at a time; a caller during a sweep waits for it (close() must not outrun it).
+    this.#sweep ??= this.#sweepOnce().finally(() => {
+      this.#sweep = null;
+    });
+    return this.#sweep;
+  }
+
+  async #sweepOnce(): Promise<number> {
     try {
       let cleared = 0;
       while (this.#toClear.size > 0) {
@@ -400,8 +407,6 @@ export class ActorRuntime {
       for (const cell of this.#cells.values()) if (cell.marker === "clearing") cell.marker = "set";
       this.#onError(e, "recovery markers");
       return 0;
-    } finally {
-      this.#sweeping = false;
     }
   }
 
