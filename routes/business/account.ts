@@ -8,6 +8,7 @@ import {
   auditDetail,
   type Business,
   businessActor,
+  type BusinessCommand,
   type BusinessEvent,
 } from "../../actors/business.ts";
 import { walletActor } from "../../actors/wallet.ts";
@@ -145,7 +146,7 @@ export function accountRoutes(api: Api): void {
       }),
     };
     const b = asBusiness(
-      await ask(c, businessActor, p.business.id, p.business.id, {
+      await askOwnBusiness(c, {
         kind: "change_profile",
         changes,
         by: principalName(p),
@@ -182,7 +183,7 @@ export function accountRoutes(api: Api): void {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
     const key = await issueCredential(apiKeyPrefix(env.name), env.clock.now());
-    await ask(c, businessActor, p.business.id, p.business.id, {
+    await askOwnBusiness(c, {
       kind: "rotate_api_key",
       key: key.record,
       by: principalName(p),
@@ -202,7 +203,7 @@ export function accountRoutes(api: Api): void {
     const env = c.get("env");
     const secret = newSecret("whsec_");
     const keyId = newId("whk");
-    await ask(c, businessActor, p.business.id, p.business.id, {
+    await askOwnBusiness(c, {
       kind: "rotate_webhook_secret",
       secret: { ...(await seal(env.dataKey, secret)), key_id: keyId, created_at: env.clock.now() },
       by: principalName(p),
@@ -279,7 +280,7 @@ export function accountRoutes(api: Api): void {
     }
     const password = temporaryPassword();
     const id = newId("usr");
-    await ask(c, businessActor, p.business.id, p.business.id, {
+    await askOwnBusiness(c, {
       kind: "add_staff",
       staff: {
         id,
@@ -339,6 +340,12 @@ export function accountRoutes(api: Api): void {
     }
     return ok(c, { entries, next_after: entries.at(-1)?.seq ?? null });
   });
+}
+
+/** Sends a command to the caller's own business actor (never another tenant's). */
+function askOwnBusiness(c: Context<AppEnv>, command: BusinessCommand) {
+  const id = businessPrincipalOf(c).business.id;
+  return ask(c, businessActor, id, id, command);
 }
 
 async function loadBusiness(c: Context<AppEnv>): Promise<Business> {

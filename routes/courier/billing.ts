@@ -17,6 +17,7 @@ import {
   type CourierClient,
   courierClientActor,
   type CourierClientCommand,
+  type CourierClientReply,
 } from "../../actors/courier_client.ts";
 import {
   type AccountBalances,
@@ -96,6 +97,19 @@ async function askAccount(
   const r = await c.get("env").runtime.ask(courierClientActor, courier, client, command, options);
   if (!r.ok) throw fromRejection(r);
   return r;
+}
+
+/** The answer to a billing action that posted an entry: 201, or 200 when it was replayed. */
+function postingAnswer(
+  c: Context<AppEnv>,
+  r: { reply: CourierClientReply; replayed: boolean },
+): Response {
+  const posting = asPosting(r.reply);
+  return ok(c, {
+    replayed: r.replayed,
+    entry: entryView(posting.entry),
+    balances: balancesView(posting.balances),
+  }, r.replayed ? 200 : 201);
 }
 
 export function billingRoutes(api: Api): void {
@@ -199,12 +213,7 @@ export function billingRoutes(api: Api): void {
       evidence_path: body.evidence ?? null,
       by: principalName(businessPrincipalOf(c)),
     }, body.reference === undefined ? {} : entryAsk(`note:${body.reference}`));
-    const posting = asPosting(r.reply);
-    return ok(c, {
-      replayed: r.replayed,
-      entry: entryView(posting.entry),
-      balances: balancesView(posting.balances),
-    }, r.replayed ? 200 : 201);
+    return postingAnswer(c, r);
   });
 
   define(api, {
@@ -224,12 +233,7 @@ export function billingRoutes(api: Api): void {
       evidence_path: body.evidence,
       by: principalName(businessPrincipalOf(c)),
     }, entryAsk(`cod.remitted:${body.waybill}`));
-    const posting = asPosting(r.reply);
-    return ok(c, {
-      replayed: r.replayed,
-      entry: entryView(posting.entry),
-      balances: balancesView(posting.balances),
-    }, r.replayed ? 200 : 201);
+    return postingAnswer(c, r);
   });
 
   define(api, {
