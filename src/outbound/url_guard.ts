@@ -1,7 +1,9 @@
 /**
  * Webhook addresses must be public HTTPS: no credentials, no private, loopback, link-local or
- * metadata address (shopping 2.1; courier 4.6). This is the check of the address as written;
- * delivery repeats it after DNS resolution at every attempt.
+ * metadata address (shopping 2.1; courier 4.6). `checkWebhookUrl` checks the address as written
+ * (when it is saved); `checkDeliveryTarget` repeats that and checks every address the name
+ * resolves to, at every delivery attempt, so a name that later points inward (DNS rebinding) is
+ * refused.
  */
 
 export type UrlVerdict = { readonly ok: true; readonly url: URL } | {
@@ -9,7 +11,15 @@ export type UrlVerdict = { readonly ok: true; readonly url: URL } | {
   readonly message: string;
 };
 
+/** A resolver: every A and AAAA address of a host name. */
+export type Resolve = (host: string) => Promise<string[]>;
+
+/** A delivery attempt gives up on a name that does not resolve within this time. */
+export const DNS_RESOLVE_TIMEOUT_MS = 5_000;
+
 const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata", "instance-data"]);
+/** What `localhost` stands for when loopback webhooks are allowed (tests and local runs). */
+const LOOPBACK_ADDRESSES = ["127.0.0.1", "::1"];
 
 export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }): UrlVerdict {
   let url: URL;
@@ -21,33 +31,197 @@ export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }
   if (url.username || url.password) {
     return { ok: false, message: "credentials are not allowed in the URL" };
   }
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  const loopbackAllowed = options.allowLoopback && url.protocol === "http:" &&
-    (host === "127.0.0.1" || host === "localhost");
-  if (loopbackAllowed) return { ok: true, url };
+  const host = hostOf(url);
+  if (isAllowedLoopback(url, options)) return { ok: true, url };
   if (url.protocol !== "https:") return { ok: false, message: `must be https: ${url.protocol}` };
-  if (host === "localhost" || host.endsWith(".localhost") || METADATA_HOSTS.has(host)) {
+  const name = host.replace(/\.$/, "");
+  if (name === "localhost" || name.endsWith(".localhost") || METADATA_HOSTS.has(name)) {
     return { ok: false, message: `not a public host: ${host}` };
   }
   if (isPrivateAddress(host)) return { ok: false, message: `not a public address: ${host}` };
   return { ok: true, url };
 }
 
-/** True for loopback, private, link-local (incl. cloud metadata), CGNAT, unspecified addresses. */
-export function isPrivateAddress(host: string): boolean {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127) || a >= 224;
+/**
+ * The check run before EVERY delivery attempt: the static checks, then every address the host
+ * resolves to (A and AAAA). One non-public address refuses the target, as does a name that
+ * resolves to nothing. On success `addresses` lists what was checked, for the caller to connect
+ * to (connecting by name resolves again, which a rebinding name can still exploit).
+ */
+export async function checkDeliveryTarget(
+  raw: string,
+  options: { allowLoopback: boolean; resolve?: Resolve },
+): Promise<UrlVerdict & { addresses?: string[] }> {
+  const verdict = checkWebhookUrl(raw, { allowLoopback: options.allowLoopback });
+  if (!verdict.ok) return verdict;
+  const { url } = verdict;
+  const host = hostOf(url);
+  if (isAllowedLoopback(url, options)) {
+    return { ok: true, url, addresses: host === "localhost" ? [...LOOPBACK_ADDRESSES] : [host] };
   }
-  if (host.includes(":")) {
-    const h = host.toLowerCase();
-    if (h === "::" || h === "::1") return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-    if (mapped) return isPrivateAddress(mapped[1]!);
-    return h.startsWith("fc") || h.startsWith("fd") || h.startsWith("fe80") || h.startsWith("ff");
+  if (isIpLiteral(host)) return { ok: true, url, addresses: [host] };
+  let addresses: string[];
+  try {
+    addresses = [...new Set(await (options.resolve ?? resolveDns)(host))];
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `could not resolve host: ${host}: ${reason}` };
+  }
+  if (addresses.length === 0) return { ok: false, message: `host resolves to no address: ${host}` };
+  for (const address of addresses) {
+    const normal = address.toLowerCase();
+    if (!isIpLiteral(normal) || isPrivateAddress(normal)) {
+      return { ok: false, message: `host resolves to a non-public address: ${host} ${address}` };
+    }
+  }
+  return { ok: true, url, addresses };
+}
+
+/**
+ * True for every address a webhook must never reach: unspecified, loopback, private, CGNAT,
+ * link-local (incl. cloud metadata), benchmarking, documentation, multicast and reserved IPv4;
+ * for IPv6 anything outside global unicast 2000::/3 (loopback, ULA fc00::/7 incl. fd00:ec2::254,
+ * link-local fe80::/10, multicast ff00::/8), special ranges inside it, and IPv4-mapped, NAT64
+ * (64:ff9b::/96) or 6to4 forms of a refused IPv4 address. Text that looks like an address but
+ * does not parse counts as private (fail closed); a host name is not an address (false).
+ */
+export function isPrivateAddress(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h.includes(":")) {
+    const v6 = parseIPv6(h);
+    return v6 === null || isPrivateV6(v6);
+  }
+  if (/^[0-9.]+$/.test(h)) {
+    const v4 = parseIPv4(h);
+    return v4 === null || isPrivateV4(v4);
   }
   return false;
+}
+
+/** [network, prefix length] of IPv4 ranges that are not public (RFC 6890 and friends). */
+const PRIVATE_V4_RANGES: readonly (readonly [string, number])[] = [
+  ["0.0.0.0", 8], // "this network", unspecified
+  ["10.0.0.0", 8], // private
+  ["100.64.0.0", 10], // CGNAT (also Alibaba metadata 100.100.100.200)
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local, cloud metadata
+  ["172.16.0.0", 12], // private
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation
+  ["192.88.99.0", 24], // 6to4 relay anycast
+  ["192.168.0.0", 16], // private
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation
+  ["203.0.113.0", 24], // documentation
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+];
+
+/** IPv6 ranges inside 2000::/3 (global unicast) that are not public. */
+const PRIVATE_V6_IN_GLOBAL_RANGES: readonly (readonly [string, number])[] = [
+  ["2001::", 23], // IETF protocol assignments (Teredo, ORCHID, benchmarking)
+  ["2001:db8::", 32], // documentation
+  ["3fff::", 20], // documentation
+];
+
+const PRIVATE_V4 = PRIVATE_V4_RANGES.map(([network, bits]) => {
+  const mask = (0xffffffff << (32 - bits)) >>> 0;
+  return { network: (parseIPv4(network)! & mask) >>> 0, mask };
+});
+const PRIVATE_V6_IN_GLOBAL = PRIVATE_V6_IN_GLOBAL_RANGES.map(([network, bits]) => ({
+  network: parseIPv6(network)!,
+  bits,
+}));
+
+function isPrivateV4(address: number): boolean {
+  return PRIVATE_V4.some(({ network, mask }) => ((address & mask) >>> 0) === network);
+}
+
+function isPrivateV6(address: bigint): boolean {
+  const lowV4 = Number(address & 0xffffffffn);
+  if (inV6(address, "::ffff:0:0", 96)) return isPrivateV4(lowV4); // IPv4-mapped
+  if (inV6(address, "64:ff9b::", 96)) return isPrivateV4(lowV4); // NAT64
+  if (inV6(address, "2002::", 16)) return isPrivateV4(Number((address >> 80n) & 0xffffffffn)); // 6to4
+  // Outside global unicast: ::, ::1, ::/96, 64:ff9b:1::/48, fc00::/7, fe80::/10, ff00::/8...
+  if (!inV6(address, "2000::", 3)) return true;
+  return PRIVATE_V6_IN_GLOBAL.some(({ network, bits }) => inV6(address, network, bits));
+}
+
+function inV6(address: bigint, network: bigint | string, bits: number): boolean {
+  const shift = BigInt(128 - bits);
+  const base = typeof network === "string" ? parseIPv6(network)! : network;
+  return address >> shift === base >> shift;
+}
+
+/** Strict dotted decimal (what URL and resolvers produce); null otherwise. */
+function parseIPv4(text: string): number | null {
+  const parts = text.split(".");
+  if (parts.length !== 4) return null;
+  let value = 0;
+  for (const part of parts) {
+    if (!/^(0|[1-9][0-9]{0,2})$/.test(part) || Number(part) > 255) return null;
+    value = value * 256 + Number(part);
+  }
+  return value;
+}
+
+/** RFC 4291 text form (with `::` and a dotted IPv4 tail) to a 128-bit number; null otherwise. */
+function parseIPv6(text: string): bigint | null {
+  let groups = text;
+  let tail: number[] = [];
+  const lastColon = groups.lastIndexOf(":");
+  if (groups.includes(".", lastColon)) {
+    const v4 = parseIPv4(groups.slice(lastColon + 1));
+    if (v4 === null) return null;
+    tail = [v4 >>> 16, v4 & 0xffff];
+    const prefix = groups.slice(0, lastColon + 1); // "::ffff:" or "::" or "1:2:3:4:5:6:"
+    groups = prefix.endsWith("::") ? prefix : prefix.slice(0, -1);
+  }
+  const halves = groups.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === "" ? [] : part.split(":"));
+  const head = parse(halves[0]!);
+  const rest = halves.length === 2 ? parse(halves[1]!) : [];
+  const explicit = head.length + rest.length + tail.length;
+  if (halves.length === 1 ? explicit !== 8 : explicit > 7) return null;
+  const fields: number[] = [];
+  for (const field of [...head, ...new Array<string>(8 - explicit).fill("0"), ...rest]) {
+    if (!/^[0-9a-f]{1,4}$/.test(field)) return null;
+    fields.push(parseInt(field, 16));
+  }
+  let value = 0n;
+  for (const field of [...fields, ...tail]) value = (value << 16n) | BigInt(field);
+  return value;
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+}
+
+function isIpLiteral(host: string): boolean {
+  return host.includes(":") ? parseIPv6(host) !== null : parseIPv4(host) !== null;
+}
+
+/** ALLOW_LOOPBACK_WEBHOOKS permits exactly http://127.0.0.1:* and http://localhost:*. */
+function isAllowedLoopback(url: URL, options: { allowLoopback: boolean }): boolean {
+  const host = hostOf(url);
+  return options.allowLoopback && url.protocol === "http:" &&
+    (host === "127.0.0.1" || host === "localhost");
+}
+
+/** A and AAAA records, merged; a name with neither resolves to nothing. */
+async function resolveDns(host: string): Promise<string[]> {
+  const signal = AbortSignal.timeout(DNS_RESOLVE_TIMEOUT_MS);
+  const results = await Promise.allSettled([
+    Deno.resolveDns(host, "A", { signal }),
+    Deno.resolveDns(host, "AAAA", { signal }),
+  ]);
+  const addresses = results.flatMap((r) => r.status === "fulfilled" ? r.value : []);
+  const failure = results.find((r) => r.status === "rejected");
+  if (addresses.length === 0 && failure && !isNoRecords(failure.reason)) throw failure.reason;
+  return addresses;
+}
+
+function isNoRecords(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound;
 }
