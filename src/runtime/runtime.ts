@@ -11,22 +11,21 @@ import {
   MAILBOX_DEPTH_MAX,
   MARKER_SWEEP_MS,
   MARKERS_PER_SWEEP_MAX,
-  STATE_BYTES_MAX,
 } from "../limits.ts";
-import type {
-  ActorDefinition,
-  AnyActorDefinition,
-  CommandOf,
-  Ctx,
-  Rejection,
-  ReplyOf,
-} from "./actor.ts";
+import type { AnyActorDefinition, CommandOf, ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
+import {
+  ActorFailure,
+  asError,
+  type AskResult,
+  type Envelope,
+  type Outcome,
+  type Plan,
+  planBatch,
+} from "./plan.ts";
 import { GroupCommitter, type WriteResult } from "./group_commit.ts";
-import { newId } from "./ids.ts";
 import type {
   ActorKey,
-  ActorRecord,
   ActorStore,
   ActorWrite,
   IndexTarget,
@@ -34,9 +33,7 @@ import type {
   TimerRecord,
 } from "./store.ts";
 
-export type AskResult<R> =
-  | { readonly ok: true; readonly reply: R; readonly replayed: boolean }
-  | Rejection;
+export { ActorFailure, type AskResult };
 
 export interface AskOptions {
   /** Same key, same actor: the first successful reply is returned and nothing is applied again. */
@@ -54,11 +51,6 @@ export interface AskOptions {
   readonly fresh?: boolean;
 }
 
-/** Thrown to the asker when a command broke an invariant or the store failed. */
-export class ActorFailure extends Error {
-  override readonly name = "ActorFailure";
-}
-
 export interface RuntimeOptions {
   /** `live` or `sandbox`: the first token of every bus subject. */
   readonly env: string;
@@ -70,19 +62,6 @@ export interface RuntimeOptions {
   readonly groupCommit?: boolean;
   readonly onError?: (error: unknown, where: string) => void;
 }
-
-interface Envelope {
-  readonly tenant: string;
-  readonly command: unknown;
-  readonly idempotencyKey: string | undefined;
-  readonly permanent: boolean;
-  readonly fresh: boolean;
-  readonly timer: { readonly name: string; readonly at: number } | undefined;
-  readonly resolve: (r: AskResult<unknown>) => void;
-  readonly reject: (e: Error) => void;
-}
-
-type Outcome = AskResult<unknown> | { readonly ok: false; readonly failure: Error };
 
 class Cell {
   loaded = false;
@@ -108,16 +87,6 @@ class Cell {
   }
 }
 
-interface Plan {
-  readonly outcomes: Outcome[];
-  /** Every event decided, stored in the log or not (ActorDefinition.logEvents). */
-  readonly events: readonly StoredEvent[];
-  readonly write: ActorWrite | null;
-  readonly state: unknown;
-  readonly staleTimers: { name: string; at: number }[];
-}
-
-const INDEX_SEPARATOR = "\u0000";
 /** Remembered credential lookups; the map starts afresh past this (bounded memory). */
 const LOOKUP_CACHE_MAX = 50_000;
 
@@ -420,7 +389,7 @@ export class ActorRuntime {
           else await this.#load(cell);
         }
         const stored = await this.#storedReplies(cell, batch);
-        plan = this.#plan(cell, batch, stored);
+        plan = planBatch(cell, batch, stored, () => this.clock.now());
         if (cell.assumedNew && plan.write === null) {
           cell.loaded = false; // nothing to write proves nothing: decide on the stored state
           continue;
@@ -535,125 +504,6 @@ export class ActorRuntime {
   }
 
   /** Decides every command of the batch against the state the previous one left (pure). */
-  #plan(cell: Cell, batch: Envelope[], stored: Map<string, unknown>): Plan {
-    const def = cell.def as ActorDefinition<unknown, unknown, unknown, unknown>;
-    let state = cell.state;
-    let seq = cell.seq;
-    let tenant = cell.tenant;
-    const timers = { ...cell.timers };
-    const outcomes: Outcome[] = [];
-    const events: StoredEvent[] = [];
-    const replies: { key: string; reply: unknown; permanent: boolean }[] = [];
-    const timerSet: { name: string; at: number }[] = [];
-    const timerDelete: { name: string; at: number }[] = [];
-    const staleTimers: { name: string; at: number }[] = [];
-    const batchReplies = new Map<string, unknown>();
-    let timersChanged = false;
-
-    for (const env of batch) {
-      let command = env.command;
-      if (env.timer) {
-        const t = timers[env.timer.name];
-        if (!t || t.at !== env.timer.at) {
-          staleTimers.push(env.timer);
-          outcomes.push({ ok: true, reply: undefined, replayed: false });
-          continue;
-        }
-        delete timers[env.timer.name];
-        timerDelete.push(env.timer);
-        timersChanged = true;
-        command = { kind: "timer", name: env.timer.name, payload: t.payload };
-      } else if (tenant !== null && env.tenant !== tenant) {
-        // spec: courier 1.1; another tenant's actor does not exist for the caller.
-        outcomes.push(notFound(cell.key));
-        continue;
-      }
-      const key = env.idempotencyKey;
-      if (key !== undefined && (stored.has(key) || batchReplies.has(key))) {
-        const reply = stored.has(key) ? stored.get(key) : batchReplies.get(key);
-        outcomes.push({ ok: true, reply, replayed: true });
-        continue;
-      }
-      const now = this.clock.now();
-      const ctx: Ctx = { now, newId };
-      let next = state;
-      let decision;
-      try {
-        decision = def.decide(state, command, ctx);
-        if (decision.ok) { for (const e of decision.events) next = def.evolve(next, e); }
-      } catch (e) {
-        // A broken invariant: this command fails, the state stays as it was.
-        outcomes.push({ ok: false, failure: asError(e) });
-        continue;
-      }
-      if (!decision.ok) {
-        outcomes.push(decision);
-        continue;
-      }
-      for (const op of decision.timers ?? []) {
-        const old = timers[op.name];
-        if (old) {
-          timerDelete.push({ name: op.name, at: old.at });
-          delete timers[op.name];
-        }
-        if (op.op === "set") {
-          timers[op.name] = op.payload === undefined ? { at: op.at } : {
-            at: op.at,
-            payload: op.payload,
-          };
-          timerSet.push({ name: op.name, at: op.at });
-        }
-        timersChanged = true;
-      }
-      for (const event of decision.events) {
-        seq++;
-        events.push({ seq, at: now, event, bytes: JSON.stringify(event).length });
-      }
-      if (decision.events.length > 0 && tenant === null) tenant = env.tenant;
-      state = next;
-      const reply = decision.reply ? decision.reply(next) : undefined;
-      if (key !== undefined) {
-        replies.push({ key, reply, permanent: env.permanent });
-        batchReplies.set(key, reply);
-      }
-      outcomes.push({ ok: true, reply, replayed: false });
-    }
-
-    if (events.length === 0 && replies.length === 0 && !timersChanged) {
-      return { outcomes, events, write: null, state, staleTimers };
-    }
-    const indexes = events.length > 0 ? encodeIndexes(def, state) : cell.indexes;
-    const record: ActorRecord = {
-      v: def.version,
-      tenant: tenant ?? batch[0]!.tenant,
-      state,
-      seq,
-      timers,
-      indexes,
-    };
-    const recordBytes = JSON.stringify(record).length;
-    if (recordBytes > STATE_BYTES_MAX) {
-      throw new ActorFailure(
-        `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${STATE_BYTES_MAX}`,
-      );
-    }
-    const write: ActorWrite = {
-      type: cell.key.type,
-      id: cell.key.id,
-      expected: cell.version,
-      record,
-      events: def.logEvents === false ? [] : events,
-      indexSet: diff(indexes, cell.indexes).map(decodeIndex),
-      indexDelete: diff(cell.indexes, indexes).map(decodeIndex),
-      timerSet,
-      timerDelete,
-      replies,
-      recordBytes,
-      eventBytes: def.logEvents === false ? 0 : events.reduce((n, e) => n + e.bytes, 0),
-      unpublishedFrom: events.length > 0 && cell.marker !== "set" ? events[0]!.seq : null,
-    };
-    return { outcomes, events, write, state, staleTimers };
-  }
 }
 
 function snapshotOf(snapshot: unknown): { snapshot?: unknown } {
@@ -671,26 +521,4 @@ function settle(batch: Envelope[], outcomes: Outcome[]): void {
 function fail(batch: Envelope[], e: unknown): void {
   const error = asError(e);
   for (const env of batch) env.reject(new ActorFailure(error.message, { cause: error }));
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
-
-function notFound(key: ActorKey): Rejection {
-  return { ok: false, code: "not_found", message: `${key.type} not found: ${key.id}` };
-}
-
-function encodeIndexes(def: AnyActorDefinition, state: unknown): string[] {
-  return (def.indexes?.(state) ?? []).map((i) => `${i.index}${INDEX_SEPARATOR}${i.key}`);
-}
-
-function decodeIndex(encoded: string): { index: string; key: string } {
-  const at = encoded.indexOf(INDEX_SEPARATOR);
-  return { index: encoded.slice(0, at), key: encoded.slice(at + 1) };
-}
-
-function diff(a: readonly string[], b: readonly string[]): string[] {
-  const inB = new Set(b);
-  return a.filter((x) => !inB.has(x));
 }
