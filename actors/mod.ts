@@ -11,6 +11,7 @@ import { referenceClaimActor } from "./reference_claim.ts";
 import { shipmentActor } from "./shipment.ts";
 import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
+import { outboundEventActor } from "./outbound_event.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -24,4 +25,5 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   shipmentActor,
   rateCardActor,
   courierCatalogueActor,
+  outboundEventActor,
 ];

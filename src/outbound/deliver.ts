@@ -1,0 +1,208 @@
+/**
+ * The one signed delivery engine for outbound events (courier 3.1, 6.1, 6.2): performs attempts
+ * for `outbound_event` actors and reports each outcome back to the actor, which owns the schedule.
+ *
+ * How due attempts are found: the runtime fires an event's durable `attempt` timer as a command
+ * (`fireDueTimers`), but drops the reply, and an actor cannot do I/O. So the actor answers the
+ * timer with an `attempt_due` event, which the runtime publishes on the bus after the commit; this
+ * class subscribes to outbound_event changes and keeps the due (tenant, id) pairs in a bounded
+ * in-memory set, which `pump()` drains. Nothing else is needed from the runtime, and nothing is
+ * lost in a restart: the set is only a hint. The timer lives in KV and the actor re-arms it one
+ * lease (ATTEMPT_LEASE_MS) ahead when it fires, so an attempt whose process died (or whose hint
+ * was dropped from a full set) is due again and resumes from KV. The same feed carries
+ * `event_failed`, which raises `onFailed` after the commit (republished on recovery, so an alert
+ * is at least once; raise it idempotently by event id).
+ */
+import {
+  type AttemptOutcome,
+  type OutboundEvent,
+  outboundEventActor,
+  type OutboundEventSummary,
+} from "../../actors/outbound_event.ts";
+import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import { subjectPattern } from "../bus/bus.ts";
+import { unseal } from "../domain/secrets.ts";
+import { v2Headers, v3Headers } from "../domain/signatures.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { newId } from "../runtime/ids.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
+import { ATTEMPT_ERROR_CHARS_MAX, ATTEMPT_TIMEOUT_MS, clip } from "./schedule.ts";
+import { checkDeliveryTarget, type Resolve } from "./url_guard.ts";
+
+/** Due events remembered between pumps; past this a hint is dropped (its lease re-fires it). */
+export const DUE_SET_MAX = 10_000;
+/** Attempts one pump runs at once. */
+export const PUMP_CONCURRENCY = 16;
+
+export type FetchFn = (input: URL, init: RequestInit) => Promise<Response>;
+
+export interface OutboundDeliveryOptions {
+  readonly runtime: ActorRuntime;
+  /** The bus the runtime publishes on. */
+  readonly bus: Bus;
+  /** The environment's data key, to unseal signing secrets for the moment of signing. */
+  readonly dataKey: CryptoKey;
+  readonly clock: Clock;
+  /** ALLOW_LOOPBACK_WEBHOOKS: http://127.0.0.1 and http://localhost targets (tests, local runs). */
+  readonly allowLoopback: boolean;
+  readonly fetch?: FetchFn;
+  /** DNS for the per-attempt target check; defaults to the system resolver. */
+  readonly resolve?: Resolve;
+  /** Called once an event has failed its whole schedule (raise the operations alert). */
+  readonly onFailed?: (tenant: string, event: OutboundEventSummary) => void | Promise<void>;
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+interface Due {
+  readonly tenant: string;
+  readonly id: string;
+}
+
+export class OutboundDelivery {
+  readonly #o: OutboundDeliveryOptions;
+  readonly #fetch: FetchFn;
+  readonly #due = new Map<string, Due>();
+  readonly #subscription: Subscription;
+
+  constructor(options: OutboundDeliveryOptions) {
+    this.#o = options;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    const pattern = subjectPattern(options.runtime.env, "*", outboundEventActor.type);
+    this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+  }
+
+  /** Events known to be due and not yet attempted by this process. */
+  get dueCount(): number {
+    return this.#due.size;
+  }
+
+  /** Performs one attempt for every event known to be due; answers how many were attempted. */
+  async pump(): Promise<number> {
+    let attempted = 0;
+    while (this.#due.size > 0) {
+      const batch = [...this.#due.entries()].slice(0, PUMP_CONCURRENCY);
+      for (const [key] of batch) this.#due.delete(key);
+      const results = await Promise.allSettled(batch.map(([, d]) => this.attempt(d.tenant, d.id)));
+      for (const r of results) {
+        if (r.status === "rejected") this.#error(r.reason, "outbound attempt");
+        else if (r.value) attempted++;
+      }
+    }
+    return attempted;
+  }
+
+  /** One attempt for one event, if it is pending; answers whether an attempt was made. */
+  async attempt(tenant: string, id: string): Promise<boolean> {
+    const { runtime } = this.#o;
+    const got = await runtime.ask(outboundEventActor, tenant, id, { kind: "get" });
+    if (!got.ok || got.reply === undefined || got.reply.status !== "pending") return false;
+    const attemptId = newId("att");
+    const outcome = await this.#send(got.reply, attemptId);
+    const recorded = await runtime.ask(outboundEventActor, tenant, id, {
+      kind: "record_attempt",
+      attempt_id: attemptId,
+      outcome,
+    }, { idempotencyKey: attemptId });
+    if (!recorded.ok) this.#error(new Error(recorded.message), `record attempt ${id}`);
+    return true;
+  }
+
+  close(): void {
+    this.#subscription.unsubscribe();
+    this.#due.clear();
+  }
+
+  async #send(event: OutboundEvent, attemptId: string): Promise<AttemptOutcome> {
+    const options = this.#o;
+    // Checked again at every attempt: a name may have been pointed inward since it was saved.
+    const verdict = await checkDeliveryTarget(event.target.url, {
+      allowLoopback: options.allowLoopback,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
+    if (!verdict.ok) return failed(null, `url_refused: ${verdict.message}`);
+    let headers: Record<string, string>;
+    try {
+      headers = await this.#headers(event, attemptId);
+    } catch (e) {
+      return failed(null, `signing_failed: ${messageOf(e)}`);
+    }
+    const abort = new AbortController();
+    const timeout = setTimeout(() => abort.abort(), ATTEMPT_TIMEOUT_MS);
+    try {
+      const response = await this.#fetch(verdict.url, {
+        method: "POST",
+        headers,
+        body: event.raw_body,
+        // A 3xx is a failure: a redirect could lead anywhere the target check never saw.
+        redirect: "manual",
+        signal: abort.signal,
+      });
+      await response.body?.cancel();
+      if (response.status >= 200 && response.status < 300) {
+        return { result: "delivered", http_status: response.status };
+      }
+      return failed(response.status, null);
+    } catch (e) {
+      return failed(null, abort.signal.aborted ? "timeout" : `fetch_failed: ${messageOf(e)}`);
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  async #headers(event: OutboundEvent, attemptId: string): Promise<Record<string, string>> {
+    const secret = await unseal(this.#o.dataKey, event.target.sealed_secret);
+    const timestamp = Math.floor(this.#o.clock.now() / 1000);
+    if (event.stream === "billing") {
+      return await v3Headers({
+        secret,
+        keyId: event.target.key_id,
+        eventId: event.event_id,
+        attemptId,
+        deliveryTimestamp: timestamp,
+        rawBody: event.raw_body,
+      });
+    }
+    return await v2Headers({
+      secret,
+      event: event.event_type,
+      deliveryId: event.event_id,
+      timestamp,
+      rawBody: event.raw_body,
+    });
+  }
+
+  async #onChange(payload: unknown): Promise<void> {
+    const change = payload as ActorChange;
+    const kinds = change.events.map((e) => (e.event as { kind?: unknown }).kind);
+    if (kinds.includes("attempt_due")) {
+      const key = `${change.tenant}/${change.id}`;
+      if (this.#due.size < DUE_SET_MAX || this.#due.has(key)) {
+        this.#due.set(key, { tenant: change.tenant, id: change.id });
+      }
+    }
+    if (kinds.includes("event_failed") && change.snapshot !== undefined && this.#o.onFailed) {
+      try {
+        await this.#o.onFailed(change.tenant, change.snapshot as OutboundEventSummary);
+      } catch (e) {
+        this.#error(e, `onFailed ${change.id}`);
+      }
+    }
+  }
+
+  #error(error: unknown, where: string): void {
+    if (this.#o.onError) this.#o.onError(error, where);
+    else console.error(`outbound: ${where}:`, error);
+  }
+}
+
+function failed(status: number | null, error: string | null): AttemptOutcome {
+  return {
+    result: "failed",
+    http_status: status,
+    error: error === null ? null : clip(error, ATTEMPT_ERROR_CHARS_MAX),
+  };
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

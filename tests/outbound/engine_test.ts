@@ -1,0 +1,490 @@
+/**
+ * The outbound delivery engine against a real local HTTP receiver, a real KV store and the manual
+ * clock: signatures, the retry schedule, redirects, the per-attempt URL check, requeue, restart.
+ */
+import assert from "node:assert/strict";
+import {
+  type NewOutboundEvent,
+  type OutboundEvent,
+  outboundEventActor,
+  type OutboundEventState,
+  type OutboundEventSummary,
+} from "../../actors/outbound_event.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { importDataKey, seal } from "../../src/domain/secrets.ts";
+import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
+import { type FetchFn, OutboundDelivery } from "../../src/outbound/deliver.ts";
+import {
+  ATTEMPT_LEASE_MS,
+  ATTEMPTS_MAX,
+  nextAttemptAt,
+  RETRY_SCHEDULE_MINUTES,
+} from "../../src/outbound/schedule.ts";
+import type { Resolve } from "../../src/outbound/url_guard.ts";
+import type { Ctx } from "../../src/runtime/actor.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+
+const MINUTE = 60_000;
+const TENANT = "biz_courier";
+const SECRET = "whsec_test_secret_for_outbound";
+const KEY_ID = "key_1";
+
+interface Harness {
+  readonly runtime: ActorRuntime;
+  readonly delivery: OutboundDelivery;
+  readonly failed: OutboundEventSummary[];
+  /** Fires due timers, lets the bus deliver, runs one pump; answers the attempts made. */
+  step(): Promise<number>;
+  get(id: string): Promise<OutboundEvent>;
+  close(): Promise<void>;
+}
+
+interface HarnessOptions {
+  readonly clock: ManualClock;
+  readonly dataKey: CryptoKey;
+  readonly path?: string;
+  readonly allowLoopback?: boolean;
+  readonly fetch?: FetchFn;
+  readonly resolve?: Resolve;
+}
+
+async function openHarness(o: HarnessOptions): Promise<Harness> {
+  const store = await KvActorStore.open(o.path ?? ":memory:");
+  const errors: unknown[] = [];
+  const bus = new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock: o.clock,
+    definitions: [outboundEventActor],
+    onError: (e) => {
+      errors.push(e);
+    },
+  });
+  await runtime.start();
+  const failed: OutboundEventSummary[] = [];
+  const delivery = new OutboundDelivery({
+    runtime,
+    bus,
+    dataKey: o.dataKey,
+    clock: o.clock,
+    allowLoopback: o.allowLoopback ?? true,
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+    ...(o.resolve ? { resolve: o.resolve } : {}),
+    onFailed: (_tenant, event) => {
+      failed.push(event);
+    },
+    onError: (e) => {
+      errors.push(e);
+    },
+  });
+  return {
+    runtime,
+    delivery,
+    failed,
+    async step() {
+      await runtime.fireDueTimers();
+      await bus.flush();
+      const attempted = await delivery.pump();
+      await bus.flush();
+      return attempted;
+    },
+    async get(id) {
+      const r = await runtime.ask(outboundEventActor, TENANT, id, { kind: "get" });
+      assert.ok(r.ok, `get ${id}`);
+      assert.ok(r.reply);
+      return r.reply;
+    },
+    async close() {
+      delivery.close();
+      await runtime.close();
+      await bus.drain();
+      store.close();
+      assert.deepEqual(errors, [], "no runtime or delivery errors");
+    },
+  };
+}
+
+interface Hit {
+  readonly path: string;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+/** A real receiver on 127.0.0.1 answering the scripted statuses in turn, then 200. */
+function openReceiver(statuses: number[]) {
+  const hits: Hit[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (req): Promise<Response> => {
+      const body = await req.text();
+      hits.push({ path: new URL(req.url).pathname, headers: req.headers, body });
+      const status = statuses.shift() ?? 200;
+      if (status >= 300 && status < 400) {
+        return new Response(null, { status, headers: { location: `${base}/elsewhere` } });
+      }
+      return new Response("ok", { status });
+    },
+  );
+  const base: string = `http://127.0.0.1:${server.addr.port}`;
+  return { hits, url: `${base}/hook`, close: () => server.shutdown() };
+}
+
+async function newEvent(
+  dataKey: CryptoKey,
+  url: string,
+  stream: NewOutboundEvent["stream"] = "billing",
+): Promise<NewOutboundEvent> {
+  const eventId = `evt_${crypto.randomUUID()}`;
+  // Odd spacing on purpose: the exact bytes are signed and sent, never re-serialized.
+  const raw = `{"api_version":"v1",  "event_id":"${eventId}", "event_type":"shipment.booked"}`;
+  return {
+    event_id: eventId,
+    stream,
+    event_type: "shipment.booked",
+    raw_body: raw,
+    target: { url, key_id: KEY_ID, sealed_secret: await seal(dataKey, SECRET) },
+  };
+}
+
+async function create(h: Harness, event: NewOutboundEvent): Promise<void> {
+  const r = await h.runtime.ask(outboundEventActor, TENANT, event.event_id, {
+    kind: "create",
+    event,
+  });
+  assert.ok(r.ok);
+}
+
+function setup() {
+  return {
+    clock: new ManualClock(),
+    dataKeyP: importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+  };
+}
+
+Deno.test("retry schedule: attempts at +1, +5, +30, +120, +720 min from the first, then none", () => {
+  const t0 = 1_000_000;
+  const offsets = [1, 2, 3, 4, 5].map((n) => nextAttemptAt(n, t0));
+  assert.deepEqual(offsets, RETRY_SCHEDULE_MINUTES.map((m) => t0 + m * MINUTE));
+  assert.equal(nextAttemptAt(6, t0), null);
+  assert.equal(ATTEMPTS_MAX, 6);
+  assert.throws(() => nextAttemptAt(0, t0), RangeError);
+});
+
+Deno.test("outbound event actor: requeue needs a reason and is refused once delivered", () => {
+  const ctx: Ctx = { now: 5, newId: (p) => `${p}_x` };
+  const sealed = { iv: "iv", data: "data" };
+  const event: NewOutboundEvent = {
+    event_id: "evt_1",
+    stream: "billing",
+    event_type: "shipment.booked",
+    raw_body: "{}",
+    target: { url: "https://example.com/", key_id: KEY_ID, sealed_secret: sealed },
+  };
+  let state: OutboundEventState = null;
+  const created = outboundEventActor.decide(state, { kind: "create", event }, ctx);
+  assert.ok(created.ok);
+  for (const e of created.events) state = outboundEventActor.evolve(state, e);
+  const noReason = outboundEventActor.decide(state, { kind: "requeue", reason: " ", by: "u" }, ctx);
+  assert.equal(noReason.ok ? "accepted" : noReason.code, "reason_required");
+  const other = outboundEventActor.decide(state, {
+    kind: "create",
+    event: { ...event, raw_body: '{"x":1}' },
+  }, ctx);
+  assert.equal(other.ok ? "accepted" : other.code, "exists_with_different_body");
+  const done = outboundEventActor.decide(state, {
+    kind: "record_attempt",
+    attempt_id: "att_1",
+    outcome: { result: "delivered", http_status: 200 },
+  }, ctx);
+  assert.ok(done.ok);
+  for (const e of done.events) state = outboundEventActor.evolve(state, e);
+  assert.equal(state?.status, "delivered");
+  const late = outboundEventActor.decide(state, { kind: "requeue", reason: "again", by: "u" }, ctx);
+  assert.equal(late.ok ? "accepted" : late.code, "not_requeueable");
+});
+
+Deno.test("outbound delivery: a billing event is delivered first time and verifies with V3", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    assert.equal((await h.get(event.event_id)).status, "pending");
+    assert.equal(await h.step(), 1);
+    assert.equal(receiver.hits.length, 1);
+    const hit = receiver.hits[0]!;
+    assert.equal(hit.body, event.raw_body);
+    const verdict = await verifyV3({
+      secrets: { [KEY_ID]: SECRET },
+      rawBody: hit.body,
+      headers: hit.headers,
+      nowSeconds: Math.floor(clock.now() / 1000),
+    });
+    assert.deepEqual(verdict, { ok: true });
+    assert.equal(hit.headers.get("x-service-event-id"), event.event_id);
+    const stored = await h.get(event.event_id);
+    assert.equal(stored.status, "delivered");
+    assert.equal(stored.attempts.length, 1);
+    assert.equal(stored.attempts[0]!.attempt_id, hit.headers.get("x-service-attempt-id"));
+    assert.equal(stored.next_attempt_at, null);
+    clock.advanceBy(24 * 60 * MINUTE);
+    assert.equal(await h.step(), 0, "a delivered event is never attempted again");
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: a client webhook is signed with V2 over the raw body", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const event = await newEvent(dataKey, receiver.url, "client_webhook");
+    await create(h, event);
+    assert.equal(await h.step(), 1);
+    const hit = receiver.hits[0]!;
+    const verdict = await verifyV2(
+      SECRET,
+      hit.body,
+      hit.headers.get("x-service-signature-v2"),
+      Math.floor(clock.now() / 1000),
+    );
+    assert.deepEqual(verdict, { ok: true });
+    assert.equal(hit.headers.get("x-service-delivery"), event.event_id);
+    assert.equal((await h.get(event.event_id)).status, "delivered");
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: 500, 500, 200 makes three attempts at +0, +1, +5 min", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([500, 500]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const t0 = clock.now();
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    assert.equal(await h.step(), 1);
+    assert.equal((await h.get(event.event_id)).next_attempt_at, t0 + MINUTE);
+    clock.advanceBy(MINUTE - 1);
+    assert.equal(await h.step(), 0, "not due before +1 min");
+    clock.advanceBy(1);
+    assert.equal(await h.step(), 1);
+    clock.advanceBy(4 * MINUTE - 1);
+    assert.equal(await h.step(), 0, "not due before +5 min");
+    clock.advanceBy(1);
+    assert.equal(await h.step(), 1);
+    const stored = await h.get(event.event_id);
+    assert.equal(stored.status, "delivered");
+    assert.deepEqual(stored.attempts.map((a) => a.at - t0), [0, MINUTE, 5 * MINUTE]);
+    assert.deepEqual(stored.attempts.map((a) => a.outcome.http_status), [500, 500, 200]);
+    assert.equal(receiver.hits.length, 3);
+    const eventIds = new Set(receiver.hits.map((x) => x.headers.get("x-service-event-id")));
+    assert.deepEqual([...eventIds], [event.event_id]);
+    const attemptIds = receiver.hits.map((x) => x.headers.get("x-service-attempt-id"));
+    assert.equal(new Set(attemptIds).size, 3);
+    assert.deepEqual(attemptIds, stored.attempts.map((a) => a.attempt_id));
+    assert.ok(receiver.hits.every((x) => x.body === event.raw_body));
+    assert.equal(h.failed.length, 0);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: the whole schedule failing marks failed once, requeue restarts it", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([500, 500, 500, 500, 500, 503]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const t0 = clock.now();
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    assert.equal(await h.step(), 1);
+    for (const minutes of RETRY_SCHEDULE_MINUTES) {
+      clock.advanceBy(t0 + minutes * MINUTE - clock.now());
+      assert.equal(await h.step(), 1, `attempt at +${minutes} min`);
+    }
+    const failed = await h.get(event.event_id);
+    assert.equal(failed.status, "failed");
+    assert.equal(failed.attempts.length, ATTEMPTS_MAX);
+    assert.deepEqual(
+      failed.attempts.map((a) => (a.at - t0) / MINUTE),
+      [0, ...RETRY_SCHEDULE_MINUTES],
+    );
+    assert.equal(failed.next_attempt_at, null);
+    assert.equal(h.failed.length, 1);
+    assert.equal(h.failed[0]!.event_id, event.event_id);
+    assert.equal(h.failed[0]!.status, "failed");
+    clock.advanceBy(7 * 24 * 60 * MINUTE);
+    assert.equal(await h.step(), 0, "a failed event is not attempted again by itself");
+
+    const noReason = await h.runtime.ask(outboundEventActor, TENANT, event.event_id, {
+      kind: "requeue",
+      reason: "",
+      by: "usr_ops",
+    });
+    assert.equal(noReason.ok ? "accepted" : noReason.code, "reason_required");
+    const requeued = await h.runtime.ask(outboundEventActor, TENANT, event.event_id, {
+      kind: "requeue",
+      reason: "billing endpoint fixed",
+      by: "usr_ops",
+    });
+    assert.ok(requeued.ok);
+    assert.equal(requeued.reply?.status, "pending");
+    assert.equal(requeued.reply?.round_attempts, 0);
+    const t1 = clock.now();
+    assert.equal(await h.step(), 1, "requeue attempts at once");
+    const after = await h.get(event.event_id);
+    assert.equal(after.status, "delivered");
+    assert.equal(after.attempts.length, ATTEMPTS_MAX + 1);
+    assert.equal(after.attempts.at(-1)!.at, t1);
+    assert.deepEqual(after.requeues, [{ reason: "billing endpoint fixed", by: "usr_ops", at: t1 }]);
+    assert.equal(receiver.hits.length, ATTEMPTS_MAX + 1);
+    assert.equal(h.failed.length, 1);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: a requeued event that fails again follows a fresh schedule", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([500, 500]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    assert.equal(await h.step(), 1);
+    clock.advanceBy(30 * MINUTE); // past the +1 min retry, which has not run yet
+    const requeued = await h.runtime.ask(outboundEventActor, TENANT, event.event_id, {
+      kind: "requeue",
+      reason: "operator asked",
+      by: "usr_ops",
+    });
+    assert.ok(requeued.ok);
+    const t1 = clock.now();
+    assert.equal(await h.step(), 1);
+    assert.equal((await h.get(event.event_id)).next_attempt_at, t1 + MINUTE);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: a 302 is a failed attempt and the redirect is never followed", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([302]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    assert.equal(await h.step(), 1);
+    assert.deepEqual(receiver.hits.map((x) => x.path), ["/hook"]);
+    const stored = await h.get(event.event_id);
+    assert.equal(stored.status, "pending");
+    assert.deepEqual(stored.attempts[0]!.outcome, {
+      result: "failed",
+      http_status: 302,
+      error: null,
+    });
+    assert.equal(stored.next_attempt_at, stored.attempts[0]!.at + MINUTE);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: a name resolving to a private address is refused at attempt time", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  let fetched = 0;
+  const table: Record<string, string[]> = { "hooks.example.com": ["93.184.215.14"] };
+  const h = await openHarness({
+    clock,
+    dataKey,
+    allowLoopback: false,
+    resolve: (host) => Promise.resolve(table[host] ?? []),
+    fetch: () => {
+      fetched++;
+      return Promise.resolve(new Response("ok", { status: 200 }));
+    },
+  });
+  try {
+    const event = await newEvent(dataKey, "https://hooks.example.com/billing");
+    await create(h, event);
+    // The name was public when saved; it now points inward (DNS rebinding).
+    table["hooks.example.com"] = ["10.0.0.7"];
+    assert.equal(await h.step(), 1);
+    assert.equal(fetched, 0, "nothing is sent to a refused target");
+    const stored = await h.get(event.event_id);
+    const outcome = stored.attempts[0]!.outcome;
+    assert.equal(outcome.result, "failed");
+    assert.ok(outcome.result === "failed" && outcome.error?.startsWith("url_refused: "));
+    assert.equal(stored.status, "pending");
+    // Public again at the next attempt: sent.
+    table["hooks.example.com"] = ["93.184.215.14"];
+    clock.advanceBy(MINUTE);
+    assert.equal(await h.step(), 1);
+    assert.equal(fetched, 1);
+    assert.equal((await h.get(event.event_id)).status, "delivered");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("outbound delivery: a restart resumes pending attempts from KV", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite3`;
+  const receiver = openReceiver([500]);
+  try {
+    const retry = await newEvent(dataKey, receiver.url);
+    const lost = await newEvent(dataKey, receiver.url);
+    const first = await openHarness({ clock, dataKey, path });
+    try {
+      await create(first, retry);
+      assert.equal(await first.step(), 1); // 500: retry due at +1 min
+      await create(first, lost);
+      // Its attempt comes due, but the process stops before performing it.
+      await first.runtime.fireDueTimers();
+      assert.equal(first.delivery.dueCount, 1);
+    } finally {
+      await first.close();
+    }
+    const second = await openHarness({ clock, dataKey, path });
+    try {
+      assert.equal(await second.step(), 0, "nothing is due yet");
+      assert.equal((await second.get(lost.event_id)).status, "pending");
+      // The retry at +1 min, and the lost attempt once its lease is over.
+      clock.advanceBy(Math.max(MINUTE, ATTEMPT_LEASE_MS));
+      assert.equal(await second.step(), 2, "both attempts run after the restart");
+      assert.equal((await second.get(retry.event_id)).status, "delivered");
+      assert.equal((await second.get(retry.event_id)).attempts.length, 2);
+      const resumed = await second.get(lost.event_id);
+      assert.equal(resumed.status, "delivered");
+      assert.equal(resumed.attempts.length, 1);
+      assert.equal(receiver.hits.length, 3);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await receiver.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
