@@ -28,6 +28,20 @@ export interface Client {
   readonly user: { email: string; password: string };
 }
 
+/** A courier with the platform on and exactly the given scopes stored on its key. */
+export async function courierWithScopes(
+  t: TestEnv,
+  scopes: readonly string[],
+): Promise<CreatedBusiness> {
+  const b = await t.createBusiness();
+  const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+    operator: true,
+    body: { courier_platform_enabled: true, api_key_scopes: scopes },
+  });
+  assert.equal(r.status, 200);
+  return b;
+}
+
 export async function newCourier(t: TestEnv, card: Record<string, unknown> = {}): Promise<Courier> {
   const business = await t.createBusiness({ plan: "enterprise" });
   const key = business.api_key;

@@ -1,20 +1,15 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { courierWithScopes } from "../../helpers/courier.ts";
 
 const HOUR = 3_600_000;
 
 /** A courier with the platform on and the given scopes stored on its key. */
-async function courier(
+function courier(
   t: TestEnv,
   scopes: readonly string[] = ["billing:administer"],
 ): Promise<CreatedBusiness> {
-  const b = await t.createBusiness();
-  const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
-    operator: true,
-    body: { courier_platform_enabled: true, api_key_scopes: scopes },
-  });
-  assert.equal(r.status, 200);
-  return b;
+  return courierWithScopes(t, scopes);
 }
 
 /** Every term of courier 2.4, as an integrator sends them (numbers and decimal strings). */
