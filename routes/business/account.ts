@@ -21,6 +21,7 @@ import {
   seal,
   temporaryPassword,
   verifyPassword,
+  wastePasswordCheck,
 } from "../../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../../src/environment.ts";
 import {
@@ -66,13 +67,19 @@ export function accountRoutes(api: Api): void {
       throw new ApiError("live_key_on_sandbox", "portal sign-in is not available on the sandbox");
     }
     const owner = await env.runtime.lookup("staff_email", body.email);
-    if (!owner) throw refused;
+    if (!owner) {
+      await wastePasswordCheck(body.password);
+      throw refused;
+    }
     const r = await env.runtime.ask(businessActor, owner.tenant, owner.id, {
       kind: "staff_for_login",
       email: body.email,
     });
-    if (!r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
-    if (!(await verifyPassword(body.password, r.reply.password_hash))) throw refused;
+    const hash = r.ok && r.reply && "password_hash" in r.reply ? r.reply.password_hash : null;
+    const matches = hash === null
+      ? await wastePasswordCheck(body.password)
+      : await verifyPassword(body.password, hash);
+    if (!matches || !r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
     return ok(c, await staffSession(c, owner.id, r.reply.staff_id, r.reply.session_epoch));
   });
 

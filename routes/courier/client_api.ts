@@ -4,7 +4,7 @@
  */
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
-import { hashPassword, verifyPassword } from "../../src/domain/secrets.ts";
+import { hashPassword, verifyPassword, wastePasswordCheck } from "../../src/domain/secrets.ts";
 import {
   anonymous,
   client,
@@ -46,13 +46,19 @@ export function clientApiRoutes(api: Api): void {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
     const target = await env.runtime.lookup("client_email", body.email);
-    if (!target) throw refused;
+    if (!target) {
+      await wastePasswordCheck(body.password);
+      throw refused;
+    }
     const r = await env.runtime.ask(courierClientActor, target.tenant, target.id, {
       kind: "user_for_login",
       email: body.email,
     });
-    if (!r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
-    if (!(await verifyPassword(body.password, r.reply.password_hash))) throw refused;
+    const hash = r.ok && r.reply && "password_hash" in r.reply ? r.reply.password_hash : null;
+    const matches = hash === null
+      ? await wastePasswordCheck(body.password)
+      : await verifyPassword(body.password, hash);
+    if (!matches || !r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
     return ok(
       c,
       await openSession(c, CLIENT_SESSION_PREFIX, {

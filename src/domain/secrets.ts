@@ -39,6 +39,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return constantTimeEqual(base64url(actual), hash);
 }
 
+/**
+ * The work of one password check with nothing to check against: an unknown e-mail then takes
+ * as long as a wrong password, so sign-in timing does not tell which e-mails exist.
+ */
+export async function wastePasswordCheck(password: string): Promise<false> {
+  await pbkdf2(password, new Uint8Array(16), PBKDF2_ITERATIONS);
+  return false;
+}
+
 /** A readable temporary password (shown once; the holder must change it). */
 export function temporaryPassword(): string {
   return newSecret("").slice(0, 20);
