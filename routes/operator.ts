@@ -359,6 +359,8 @@ export function operatorRoutes(api: Api): void {
       }
       env.clock.advanceBy(input.body.seconds * 1000);
       const fired = await env.runtime.fireDueTimers();
+      await env.bus.flush();
+      await env.outbound.pump(); // deliveries whose attempt came due
       return ok(c, { now: new Date(env.clock.now()).toISOString(), timers_fired: fired });
     },
   );

@@ -8,6 +8,7 @@ import type { Database } from "./db/schema.ts";
 import type { ActorRuntime } from "./runtime/runtime.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
+import type { OutboundDelivery } from "./outbound/deliver.ts";
 
 export type EnvironmentName = "live" | "sandbox";
 
@@ -23,6 +24,8 @@ export interface Environment {
   readonly operatorTokenHash: string;
   readonly allowLoopbackWebhooks: boolean;
   readonly rateLimiter: RateLimiter;
+  /** Signed webhook deliveries (courier 6, Business API 6, shopping 6). */
+  readonly outbound: OutboundDelivery;
 }
 
 /** Business API 5.2: keys are per environment. */

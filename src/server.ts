@@ -12,6 +12,7 @@ import { type LedgerProjector, startLedgerProjector } from "./db/ledger_projecti
 import type { Environment, EnvironmentName } from "./environment.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
+import { OutboundDelivery } from "./outbound/deliver.ts";
 import { TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
@@ -61,7 +62,22 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     clock: o.clock,
     definitions: ACTORS,
   });
+  // Subscribed before the runtime starts, so events republished at start are seen as due.
+  const outbound = new OutboundDelivery({
+    runtime,
+    bus: o.bus,
+    dataKey: o.dataKey,
+    clock: o.clock,
+    allowLoopback: o.allowLoopbackWebhooks,
+    // The operations alert for a failed delivery arrives with the alert actors (courier 2.9).
+    onFailed: (tenant, event) =>
+      console.warn(`outbound event failed its whole schedule: ${tenant} ${event.event_id}`),
+  });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
+  // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
+  const pumpLoop = setInterval(() => {
+    outbound.pump().catch((e) => console.error("outbound delivery:", e));
+  }, TIMER_POLL_MS);
   const env: Environment = {
     name: o.name,
     runtime,
@@ -72,6 +88,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     operatorTokenHash: o.operatorTokenHash,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
     rateLimiter: new RateLimiter(o.clock),
+    outbound,
   };
   return {
     env,
@@ -79,7 +96,10 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     projector,
     ledgerProjector,
     async close() {
+      clearInterval(pumpLoop);
       await runtime.close();
+      await outbound.pump();
+      outbound.close();
       await o.bus.flush();
       await projector.stop();
       await ledgerProjector.stop();
