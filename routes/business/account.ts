@@ -18,10 +18,10 @@ import { formatMinor } from "../../src/domain/money.ts";
 import {
   hashPassword,
   newSecret,
+  passwordMatches,
   seal,
   temporaryPassword,
   verifyPassword,
-  wastePasswordCheck,
 } from "../../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../../src/environment.ts";
 import {
@@ -67,20 +67,16 @@ export function accountRoutes(api: Api): void {
       throw new ApiError("live_key_on_sandbox", "portal sign-in is not available on the sandbox");
     }
     const owner = await env.runtime.lookup("staff_email", body.email);
-    if (!owner) {
-      await wastePasswordCheck(body.password);
-      throw refused;
-    }
-    const r = await env.runtime.ask(businessActor, owner.tenant, owner.id, {
-      kind: "staff_for_login",
-      email: body.email,
-    });
-    const hash = r.ok && r.reply && "password_hash" in r.reply ? r.reply.password_hash : null;
-    const matches = hash === null
-      ? await wastePasswordCheck(body.password)
-      : await verifyPassword(body.password, hash);
-    if (!matches || !r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
-    return ok(c, await staffSession(c, owner.id, r.reply.staff_id, r.reply.session_epoch));
+    const r = owner
+      ? await env.runtime.ask(businessActor, owner.tenant, owner.id, {
+        kind: "staff_for_login",
+        email: body.email,
+      })
+      : null;
+    const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
+    const matches = await passwordMatches(body.password, login?.password_hash ?? null);
+    if (!matches || !owner || !login) throw refused;
+    return ok(c, await staffSession(c, owner.id, login.staff_id, login.session_epoch));
   });
 
   define(api, {

@@ -4,7 +4,7 @@
  */
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
-import { hashPassword, verifyPassword, wastePasswordCheck } from "../../src/domain/secrets.ts";
+import { hashPassword, passwordMatches, verifyPassword } from "../../src/domain/secrets.ts";
 import {
   anonymous,
   client,
@@ -46,27 +46,23 @@ export function clientApiRoutes(api: Api): void {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
     const target = await env.runtime.lookup("client_email", body.email);
-    if (!target) {
-      await wastePasswordCheck(body.password);
-      throw refused;
-    }
-    const r = await env.runtime.ask(courierClientActor, target.tenant, target.id, {
-      kind: "user_for_login",
-      email: body.email,
-    });
-    const hash = r.ok && r.reply && "password_hash" in r.reply ? r.reply.password_hash : null;
-    const matches = hash === null
-      ? await wastePasswordCheck(body.password)
-      : await verifyPassword(body.password, hash);
-    if (!matches || !r.ok || !r.reply || !("password_hash" in r.reply)) throw refused;
+    const r = target
+      ? await env.runtime.ask(courierClientActor, target.tenant, target.id, {
+        kind: "user_for_login",
+        email: body.email,
+      })
+      : null;
+    const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
+    const matches = await passwordMatches(body.password, login?.password_hash ?? null);
+    if (!matches || !target || !login) throw refused;
     return ok(
       c,
       await openSession(c, CLIENT_SESSION_PREFIX, {
         owner: "client_user",
         business_id: target.tenant,
         account_id: target.id,
-        user_id: r.reply.user_id,
-        session_epoch: r.reply.session_epoch,
+        user_id: login.user_id,
+        session_epoch: login.session_epoch,
       }),
     );
   });

@@ -40,10 +40,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /**
- * The work of one password check with nothing to check against: an unknown e-mail then takes
- * as long as a wrong password, so sign-in timing does not tell which e-mails exist.
+ * Checks a password against a stored hash; with no hash (an unknown e-mail) it does the same
+ * work and answers false, so sign-in timing does not tell which e-mails exist.
  */
-export async function wastePasswordCheck(password: string): Promise<false> {
+export async function passwordMatches(password: string, stored: string | null): Promise<boolean> {
+  if (stored !== null) return await verifyPassword(password, stored);
   await pbkdf2(password, new Uint8Array(16), PBKDF2_ITERATIONS);
   return false;
 }
