@@ -12,6 +12,8 @@ import { shipmentActor } from "./shipment.ts";
 import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
 import { outboundEventActor } from "./outbound_event.ts";
+import { alertActor } from "./alert.ts";
+import { evidenceFileActor } from "./evidence_file.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -26,4 +28,6 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   rateCardActor,
   courierCatalogueActor,
   outboundEventActor,
+  alertActor,
+  evidenceFileActor,
 ];

@@ -6,8 +6,10 @@ import { courierClientRoutes } from "./courier/clients.ts";
 import { clientApiRoutes } from "./courier/client_api.ts";
 import { priceRoutes } from "./courier/prices.ts";
 import { billingRoutes } from "./courier/billing.ts";
+import { billingEventRoutes } from "./courier/billing_events.ts";
 import { rateCardRoutes } from "./courier/rate_cards.ts";
 import { serviceLevelRoutes } from "./courier/service_levels.ts";
+import { alertRoutes } from "./courier/alerts.ts";
 
 export const ROUTERS: readonly ((api: Api) => void)[] = [
   operatorRoutes,
@@ -16,6 +18,8 @@ export const ROUTERS: readonly ((api: Api) => void)[] = [
   clientApiRoutes,
   priceRoutes,
   billingRoutes,
+  billingEventRoutes,
   rateCardRoutes,
   serviceLevelRoutes,
+  alertRoutes,
 ];

@@ -55,3 +55,9 @@ export const STAFF_SESSIONS_MAX = 200;
 export const AUDIT_ENTRIES_IN_STATE_MAX = 100;
 /** Request bodies larger than this are refused before parsing. */
 export const REQUEST_BODY_BYTES_MAX = 1_000_000;
+/** A multipart upload (an evidence file of up to 5 MB and its form fields). */
+export const UPLOAD_BODY_BYTES_MAX = 6_000_000;
+/** After a webhook secret rotation the old key id still verifies this long (courier 6.1). */
+export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+/** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
+export const BILLING_SWEEP_MS = 60_000;

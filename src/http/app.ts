@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Environment } from "../environment.ts";
-import { REQUEST_BODY_BYTES_MAX } from "../limits.ts";
+import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
 import { ApiError, validationFailed } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
 import { mountDocs } from "./openapi.ts";
@@ -46,11 +46,11 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
     c.set("env", env);
     c.set("requestId", c.res.headers.get("X-Request-Id") ?? crypto.randomUUID());
     const length = Number(c.req.header("Content-Length") ?? "0");
-    if (length > REQUEST_BODY_BYTES_MAX) {
-      throw new ApiError(
-        "payload_too_large",
-        `request body over ${REQUEST_BODY_BYTES_MAX} bytes: ${length}`,
-      );
+    // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
+    const upload = (c.req.header("Content-Type") ?? "").startsWith("multipart/form-data");
+    const max = upload ? UPLOAD_BODY_BYTES_MAX : REQUEST_BODY_BYTES_MAX;
+    if (length > max) {
+      throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);
     }
     await next();
   });

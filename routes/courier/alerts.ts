@@ -1,0 +1,371 @@
+/**
+ * Courier 4.4 (alert rows), 2.9, 3.3: the courier's alerts, listed from the query side and acted
+ * on through each alert's actor. Reads need shipments:view-own (the board's scope); assign,
+ * acknowledge and resolve need runs:operate, which courier 5 gives for "alerts" (every courier
+ * key, coordinator and admin holds it). Another courier's alert does not exist for the caller.
+ *
+ * Resolve takes JSON `{resolution, evidence}` or multipart/form-data with `resolution` and an
+ * `evidence_file` upload; the file is stored content-addressed (src/courier/evidence.ts) and
+ * the alert's evidence becomes `file:sha256:<hex>`, its name, size and type in `evidence_file`.
+ */
+import type { Context } from "hono";
+import { sql } from "kysely";
+import {
+  type Alert,
+  ALERT_EVIDENCE_CHARS_MAX,
+  ALERT_KINDS,
+  ALERT_NAME_CHARS_MAX,
+  ALERT_RESOLUTION_CHARS_MAX,
+  ALERT_STATUSES,
+  type AlertAction,
+  alertActor,
+  type AlertCommand,
+  type AlertSummary,
+  type EvidenceFileRef,
+  resolveRefusal,
+  summaryOf,
+} from "../../actors/alert.ts";
+import {
+  EVIDENCE_FILE_BYTES_MAX,
+  readEvidence,
+  storeEvidence,
+} from "../../src/courier/evidence.ts";
+import {
+  business,
+  businessPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Alerts";
+const security = "business" as const;
+
+/** Alerts per page of the list, unless `limit` says fewer. */
+const ALERTS_PAGE_DEFAULT = 100;
+/** The most alerts one page answers (bounded pages, STYLE "What the anchors avoid"). */
+const ALERTS_PAGE_MAX = 500;
+/** Room for the multipart boundaries and the text fields around an evidence file. */
+const MULTIPART_OVERHEAD_BYTES_MAX = 64 * 1024;
+
+const read = [business({ scope: "shipments:view-own" }), courierPlatform];
+const act = [business({ scope: "runs:operate" }), courierPlatform];
+
+const AlertParam = z.object({ id: z.string().min(1).max(64) });
+
+const ListQuery = z.object({
+  status: z.enum(ALERT_STATUSES).optional(),
+  kind: z.enum(ALERT_KINDS).optional(),
+  owner: z.string().trim().min(1).max(ALERT_NAME_CHARS_MAX).optional(),
+  limit: z.coerce.number().int().min(1).max(ALERTS_PAGE_MAX).default(ALERTS_PAGE_DEFAULT),
+  cursor: z.string().max(200).optional(),
+});
+
+const AssignBody = z.object({ to: z.string().trim().min(1).max(ALERT_NAME_CHARS_MAX) })
+  .openapi("AssignAlert");
+
+/** Missing texts are the actor's refusal to name (resolution_required, evidence_required). */
+const ResolveBody = z.object({
+  resolution: z.string().max(ALERT_RESOLUTION_CHARS_MAX).default(""),
+  evidence: z.string().max(ALERT_EVIDENCE_CHARS_MAX).default(""),
+}).openapi("ResolveAlert");
+
+function iso(t: number | null): string | null {
+  return t === null ? null : new Date(t).toISOString();
+}
+
+function actionView(a: AlertAction) {
+  return { action: a.action, by: a.by, at: iso(a.at), ...(a.to === null ? {} : { to: a.to }) };
+}
+
+/** An alert as answered: times in ISO 8601. */
+export function alertView(s: AlertSummary) {
+  return {
+    id: s.id,
+    kind: s.kind,
+    status: s.status,
+    owner: s.owner,
+    assigned_to: s.assigned_to,
+    subject: s.subject,
+    waybill: s.waybill,
+    message: s.message,
+    detail: s.detail,
+    raised_at: iso(s.raised_at),
+    raised_by: s.raised_by,
+    acknowledged_at: iso(s.acknowledged_at),
+    acknowledged_by: s.acknowledged_by,
+    resolved_at: iso(s.resolved_at),
+    resolved_by: s.resolved_by,
+    resolution: s.resolution,
+    evidence: s.evidence,
+    evidence_file: s.evidence_file,
+    actions_total: s.actions_total,
+    last_action: s.last_action === null ? null : actionView(s.last_action),
+  };
+}
+
+function fullView(a: Alert) {
+  return { ...alertView(summaryOf(a)), history: a.history.map(actionView) };
+}
+
+function asAlert(reply: Alert | undefined): Alert {
+  if (!reply) throw new ApiError("not_found", "alert not found");
+  return reply;
+}
+
+async function askAlert(c: Context<AppEnv>, id: string, command: AlertCommand): Promise<Alert> {
+  const courier = businessPrincipalOf(c).business.id;
+  return asAlert(await ask(c, alertActor, courier, id, command));
+}
+
+/** The list cursor: the last row's raise time and id, newest first. */
+function encodeCursor(raisedAt: number, id: string): string {
+  return btoa(JSON.stringify([raisedAt, id])).replaceAll("=", "");
+}
+
+function decodeCursor(cursor: string): { raisedAt: number; id: string } {
+  try {
+    const [raisedAt, id] = JSON.parse(atob(cursor)) as unknown[];
+    if (Number.isSafeInteger(raisedAt) && typeof id === "string") {
+      return { raisedAt: raisedAt as number, id };
+    }
+  } catch {
+    // falls through to the refusal
+  }
+  throw validationFailed([{ path: "cursor", message: "not a cursor this list gave" }]);
+}
+
+export function alertRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/courier/alerts",
+    summary:
+      "The courier's alerts, newest first; filter by status, kind, owner; `meta.next_cursor`",
+    tag,
+    security,
+    middleware: read,
+    query: ListQuery,
+  }, async (c, { query }) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const raisedAt = sql<number>`(data->>'raised_at')::bigint`;
+    let q = c.get("env").db.selectFrom("snapshots")
+      .select(["id", "data"])
+      .where("type", "=", alertActor.type)
+      .where("tenant", "=", courier);
+    if (query.status) q = q.where(sql<string>`data->>'status'`, "=", query.status);
+    if (query.kind) q = q.where(sql<string>`data->>'kind'`, "=", query.kind);
+    if (query.owner) q = q.where(sql<string>`data->>'owner'`, "=", query.owner);
+    if (query.cursor) {
+      const after = decodeCursor(query.cursor);
+      q = q.where(
+        sql<boolean>`(${raisedAt}, id) < (cast(${after.raisedAt} as bigint), ${after.id})`,
+      );
+    }
+    const rows = await q.orderBy(raisedAt, "desc").orderBy("id", "desc")
+      .limit(query.limit + 1)
+      .execute();
+    const page = rows.slice(0, query.limit).map((r) => r.data as AlertSummary);
+    const last = page.at(-1);
+    const next = rows.length > query.limit && last ? encodeCursor(last.raised_at, last.id) : null;
+    return c.json({
+      success: true,
+      data: page.map(alertView),
+      meta: { limit: query.limit, next_cursor: next },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/alerts/{id}",
+    summary: "One alert with its history of actions",
+    tag,
+    security,
+    middleware: read,
+    params: AlertParam,
+  }, async (c, { params }) => ok(c, fullView(await askAlert(c, params.id, { kind: "get" }))));
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/alerts/{id}/assign",
+    summary: "Assign the alert to a person",
+    tag,
+    security,
+    middleware: act,
+    params: AlertParam,
+    body: AssignBody,
+  }, async (c, { params, body }) => {
+    const by = principalName(businessPrincipalOf(c));
+    return ok(c, fullView(await askAlert(c, params.id, { kind: "assign", to: body.to, by })));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/alerts/{id}/acknowledge",
+    summary: "Acknowledge the alert; acknowledging again changes nothing",
+    tag,
+    security,
+    middleware: act,
+    params: AlertParam,
+  }, async (c, { params }) => {
+    const by = principalName(businessPrincipalOf(c));
+    return ok(c, fullView(await askAlert(c, params.id, { kind: "acknowledge", by })));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/alerts/{id}/resolve",
+    summary: "Resolve with JSON {resolution, evidence}, or multipart/form-data with resolution " +
+      "and an evidence_file upload; both are required",
+    tag,
+    security,
+    middleware: act,
+    params: AlertParam,
+  }, async (c, { params }) => {
+    const by = principalName(businessPrincipalOf(c));
+    const type = c.req.header("Content-Type") ?? "";
+    const command = type.toLowerCase().startsWith("multipart/form-data")
+      ? await resolveWithFile(c, params.id, by)
+      : { kind: "resolve" as const, ...parseResolveJson(await c.req.text()), by };
+    return ok(c, fullView(await askAlert(c, params.id, command)));
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/alerts/{id}/evidence",
+    summary: "The evidence file an alert was resolved with",
+    tag,
+    security,
+    middleware: read,
+    params: AlertParam,
+  }, async (c, { params }) => {
+    const alert = await askAlert(c, params.id, { kind: "get" });
+    const ref = alert.evidence_file;
+    if (ref === null) throw new ApiError("not_found", `alert has no evidence file: ${alert.id}`);
+    const found = await readEvidence(
+      c.get("env").runtime,
+      businessPrincipalOf(c).business.id,
+      ref.sha256,
+    );
+    if (found === null) throw new ApiError("not_found", `evidence file not found: ${ref.sha256}`);
+    return new Response(found.bytes as BodyInit, {
+      headers: {
+        "Content-Type": ref.content_type,
+        "Content-Length": String(found.bytes.length),
+        "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(ref.name)}`,
+        "X-Content-Type-Options": "nosniff",
+        "X-Evidence-SHA256": ref.sha256,
+      },
+    });
+  });
+}
+
+function parseResolveJson(text: string): { resolution: string; evidence: string } {
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw validationFailed([{
+        path: "body",
+        message: `not valid JSON: ${(e as Error).message}`,
+      }]);
+    }
+  }
+  const r = ResolveBody.safeParse(value);
+  if (!r.success) {
+    throw validationFailed(r.error.issues.map((i) => ({
+      path: i.path.map(String).join("."),
+      message: i.message,
+    })));
+  }
+  return r.data;
+}
+
+/**
+ * The multipart form of resolve: checks the alert can be resolved before the file is stored (so a
+ * refusal, or another courier's alert, leaves nothing behind), then stores it content-addressed.
+ */
+async function resolveWithFile(
+  c: Context<AppEnv>,
+  id: string,
+  by: string,
+): Promise<Extract<AlertCommand, { kind: "resolve" }>> {
+  const form = await boundedForm(c, EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX);
+  const resolution = textField(form, "resolution", ALERT_RESOLUTION_CHARS_MAX);
+  const evidence = textField(form, "evidence", ALERT_EVIDENCE_CHARS_MAX);
+  const file = form.get("evidence_file");
+  if (typeof file === "string") {
+    throw validationFailed([{ path: "evidence_file", message: "must be a file upload" }]);
+  }
+  if (file === null || file.size === 0) {
+    // No file: the text form, as with JSON (an empty file is no evidence).
+    return { kind: "resolve", resolution, evidence, by };
+  }
+  const current = await askAlert(c, id, { kind: "get" });
+  const refusal = resolveRefusal(current, resolution, "file");
+  if (refusal !== null) throw fromRejection(refusal);
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const courier = businessPrincipalOf(c).business.id;
+  const stored = await storeEvidence(c.get("env").runtime, courier, {
+    name: file.name,
+    content_type: file.type,
+    bytes,
+  }, by);
+  if (!stored.ok) throw fromRejection(stored);
+  const ref: EvidenceFileRef = stored.value;
+  return {
+    kind: "resolve",
+    resolution,
+    evidence: `file:sha256:${ref.sha256}`,
+    evidence_file: ref,
+    by,
+  };
+}
+
+function textField(form: FormData, name: string, max: number): string {
+  const value = form.get(name) ?? "";
+  if (typeof value !== "string" || value.length > max) {
+    throw validationFailed([{ path: name, message: `a text of at most ${max} characters` }]);
+  }
+  return value;
+}
+
+/** Reads a multipart body of at most `max` bytes (whatever Content-Length says), then parses it. */
+async function boundedForm(c: Context<AppEnv>, max: number): Promise<FormData> {
+  const tooLarge = () =>
+    new ApiError(
+      "payload_too_large",
+      `upload over ${max} bytes; evidence files up to ${EVIDENCE_FILE_BYTES_MAX}`,
+    );
+  if (Number(c.req.header("Content-Length") ?? "0") > max) throw tooLarge();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const body = c.req.raw.body;
+  if (body !== null) {
+    for await (const part of body) {
+      total += part.length;
+      if (total > max) throw tooLarge();
+      parts.push(part);
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  try {
+    return await new Response(bytes, {
+      headers: { "Content-Type": c.req.header("Content-Type") ?? "" },
+    }).formData();
+  } catch (e) {
+    throw validationFailed([{
+      path: "body",
+      message: `not valid multipart/form-data: ${(e as Error).message}`,
+    }]);
+  }
+}
