@@ -14,6 +14,7 @@ import {
 } from "../src/runtime/actor.ts";
 import { constantTimeEqual, type SealedSecret } from "../src/domain/secrets.ts";
 import type { PortalRole, Scope } from "../src/domain/scopes.ts";
+import { WEBHOOK_SECRET_GRACE_MS } from "../src/limits.ts";
 
 export type Plan = "starter" | "business" | "enterprise";
 /** Business API 3.2: upgrade and bill (default), cap upgrades at one size, or refuse. */
@@ -49,6 +50,16 @@ export interface WebhookSecret extends SealedSecret {
   readonly created_at: number;
 }
 
+/** A rotated-out secret kept for the grace period (WEBHOOK_SECRET_GRACE_MS). */
+export interface PreviousSecret extends WebhookSecret {
+  readonly expires_at: number;
+}
+
+/** The rotated-out secret as kept for its grace period. */
+export function retire(secret: WebhookSecret, rotatedAt: number): PreviousSecret {
+  return { ...secret, expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS };
+}
+
 export interface Settings {
   readonly courier_platform_enabled: boolean;
   readonly shopping_fulfilment_enabled: boolean;
@@ -64,6 +75,8 @@ export interface Profile {
   readonly billing_contact: string | null;
   readonly webhook_url: string | null;
   readonly low_balance_threshold: string | null;
+  /** Courier 6.1: where billing events go; else they go to `webhook_url`. */
+  readonly billing_endpoint_url?: string | null;
 }
 
 export interface Business {
@@ -78,6 +91,8 @@ export interface Business {
   /** A key issued before 2026-10-11 (no prefix), still accepted on live (Business API 5.2). */
   readonly legacy_api_key: KeyRecord | null;
   readonly webhook_secret: WebhookSecret;
+  /** The secret before the last rotation, still named by its key id until `expires_at`. */
+  readonly webhook_secret_previous?: PreviousSecret | null;
   readonly partner_keys: readonly PartnerKey[];
   readonly staff: readonly Staff[];
 }
@@ -323,7 +338,11 @@ function evolve(state: BusinessState, event: BusinessEvent): BusinessState {
     case "legacy_key_imported":
       return { ...state, legacy_api_key: event.key };
     case "webhook_secret_rotated":
-      return { ...state, webhook_secret: event.secret };
+      return {
+        ...state,
+        webhook_secret: event.secret,
+        webhook_secret_previous: retire(state.webhook_secret, event.secret.created_at),
+      };
     case "partner_key_issued":
       return { ...state, partner_keys: [...state.partner_keys, event.key] };
     case "partner_key_revoked":

@@ -32,7 +32,7 @@ import {
   type LedgerEvent,
   type LedgerReply,
 } from "./client_ledger.ts";
-import type { KeyRecord } from "./business.ts";
+import { type KeyRecord, type PreviousSecret, retire, type WebhookSecret } from "./business.ts";
 
 export type { SettlementMode } from "../src/domain/settlement.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
@@ -74,6 +74,22 @@ export interface CourierClient {
   /** Bounded ledger aggregates; the entries are in the event log and Postgres (courier 2.6). */
   readonly ledger: LedgerBook;
   readonly created_at: number;
+  /** Courier 6.2: the client's own webhook, signed with its own secret (never the courier's). */
+  readonly webhook?: ClientWebhook | null;
+}
+
+export interface ClientWebhook {
+  readonly url: string;
+  readonly secret: WebhookSecret;
+  /** The secret before the last change, still verifiable during its grace period. */
+  readonly previous: PreviousSecret | null;
+}
+
+/** The references a shipment carries into its billing events (courier 2.7). */
+export interface ShipmentReferences {
+  readonly external_customer_code: string | null;
+  readonly external_billing_reference: string | null;
+  readonly client_order_reference: string | null;
 }
 
 export type CourierClientState = CourierClient | null;
@@ -85,11 +101,13 @@ export type CourierClientCommand =
     waybill: string;
     amount_minor: number;
     currency: string;
+    references?: ShipmentReferences;
     by: string;
   }
   | { kind: "top_up"; amount_minor: number; currency: string; reference: string; by: string }
   | { kind: "change_settings"; changes: Partial<ClientSettings>; by: string }
   | { kind: "rotate_api_key"; key: KeyRecord; by: string }
+  | { kind: "set_webhook"; url: string; secret: WebhookSecret; by: string }
   | { kind: "authenticate_key"; hash: string }
   | { kind: "authenticate_user"; user_id: string; session_epoch: number }
   | { kind: "user_for_login"; email: string }
@@ -101,6 +119,7 @@ export type CourierClientEvent =
   | { kind: "client_created"; client: CourierClient; by: string }
   | { kind: "settings_changed"; changes: Partial<ClientSettings>; by: string }
   | { kind: "api_key_rotated"; key: KeyRecord; by: string }
+  | { kind: "webhook_set"; url: string; secret: WebhookSecret; by: string }
   | { kind: "password_changed"; user_id: string; password_hash: string; by: string }
   | {
     kind: "booking_charged";
@@ -113,6 +132,8 @@ export type CourierClientEvent =
     by: string;
     /** The ledger entry of the booked price (absent on events written before the ledger). */
     entry?: LedgerEntry;
+    /** For the `shipment.booked` billing event (absent on events written before it). */
+    references?: ShipmentReferences;
   }
   | {
     kind: "topped_up";
@@ -209,6 +230,7 @@ function decide(
         posted,
         by: command.by,
         entry,
+        ...(command.references ? { references: command.references } : {}),
       }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) }));
     }
     case "top_up":
@@ -247,6 +269,13 @@ function decide(
       }
     case "rotate_api_key":
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
+    case "set_webhook":
+      return ok([{
+        kind: "webhook_set",
+        url: command.url,
+        secret: command.secret,
+        by: command.by,
+      }]);
     case "authenticate_key":
       if (!constantTimeEqual(state.api_key.hash, command.hash)) return UNAUTHENTICATED;
       return ok([], () => ({ client_id: state.id, business_id: state.business_id, user: null }));
@@ -299,6 +328,15 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
       return { ...state, settings: { ...state.settings, ...event.changes } };
     case "api_key_rotated":
       return { ...state, api_key: event.key };
+    case "webhook_set":
+      return {
+        ...state,
+        webhook: {
+          url: event.url,
+          secret: event.secret,
+          previous: state.webhook ? retire(state.webhook.secret, event.secret.created_at) : null,
+        },
+      };
     case "booking_charged":
       return {
         ...state,
@@ -373,6 +411,7 @@ export function clientView(c: CourierClient) {
     email: c.email,
     ...settings,
     credit_limit_minor: c.settings.credit_limit_minor,
+    webhook_url: c.webhook?.url ?? null,
     created_at: new Date(c.created_at).toISOString(),
   };
 }

@@ -18,12 +18,14 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import type { SealedSecret } from "../src/domain/secrets.ts";
+import { furthest, type ReportedState } from "../src/domain/export_state.ts";
 import {
   ATTEMPT_ERROR_CHARS_MAX,
   ATTEMPT_HISTORY_MAX,
   ATTEMPT_LEASE_MS,
   clip,
   nextAttemptAt,
+  NO_ENDPOINT_RETRY_MS,
   OUTBOUND_BODY_BYTES_MAX,
   REQUEUE_REASON_CHARS_MAX,
   REQUEUES_MAX,
@@ -31,6 +33,28 @@ import {
 
 export type OutboundStream = "billing" | "client_webhook";
 export type OutboundStatus = "pending" | "delivered" | "failed";
+
+/**
+ * Whose endpoint receives the event, looked up at every attempt (so a courier that sets its
+ * billing endpoint later, or rotates its secret, is honoured by the retries): the courier's
+ * billing endpoint or else its webhook URL, or a client's webhook (courier 6.1, 6.2).
+ */
+export type Recipient =
+  | { readonly kind: "courier" }
+  | { readonly kind: "client"; readonly client_id: string };
+
+/** The ledger entry a billing event reports (courier 2.7, 3.1), for export and alerts. */
+export interface EntryLink {
+  readonly client_id: string;
+  readonly reference: string;
+}
+
+/** Courier 4.3: the furthest state reported and the first reference reported per state. */
+export interface Acknowledgement {
+  readonly reported_state: ReportedState;
+  readonly external_references: Readonly<Partial<Record<ReportedState, string>>>;
+  readonly at: number;
+}
 
 /** Who receives the event: the URL, the key id named in headers, the sealed signing secret. */
 export interface OutboundTarget {
@@ -41,6 +65,8 @@ export interface OutboundTarget {
 
 export type AttemptOutcome =
   | { readonly result: "delivered"; readonly http_status: number }
+  /** No endpoint is configured: nothing was sent; tried again hourly (courier 3.1). */
+  | { readonly result: "no_endpoint" }
   | {
     readonly result: "failed";
     readonly http_status: number | null;
@@ -64,7 +90,10 @@ export interface OutboundEvent {
   readonly stream: OutboundStream;
   readonly event_type: string;
   readonly raw_body: string;
-  readonly target: OutboundTarget;
+  /** A fixed target (set at creation), or else `recipient`, looked up at each attempt. */
+  readonly target?: OutboundTarget;
+  readonly recipient?: Recipient;
+  readonly entry?: EntryLink | null;
   readonly status: OutboundStatus;
   readonly created_at: number;
   /** The latest attempts, oldest first, at most ATTEMPT_HISTORY_MAX. */
@@ -77,6 +106,11 @@ export interface OutboundEvent {
   readonly round_started_at: number | null;
   readonly next_attempt_at: number | null;
   readonly requeues: readonly RequeueRecord[];
+  /** The attempt under way and until when it holds the event (one sender among instances). */
+  readonly claim?: { readonly attempt_id: string; readonly until: number } | null;
+  /** When an attempt last found no endpoint configured (courier 3.1). */
+  readonly endpoint_missing_at?: number | null;
+  readonly acknowledgement?: Acknowledgement | null;
 }
 
 export type OutboundEventState = OutboundEvent | null;
@@ -86,7 +120,9 @@ export interface NewOutboundEvent {
   readonly stream: OutboundStream;
   readonly event_type: string;
   readonly raw_body: string;
-  readonly target: OutboundTarget;
+  readonly target?: OutboundTarget;
+  readonly recipient?: Recipient;
+  readonly entry?: EntryLink | null;
 }
 
 export type OutboundEventCommand =
@@ -97,6 +133,14 @@ export type OutboundEventCommand =
     readonly outcome: AttemptOutcome;
   }
   | { readonly kind: "requeue"; readonly reason: string; readonly by: string }
+  /** Takes the event for one attempt; refused while another attempt holds it. */
+  | { readonly kind: "claim"; readonly attempt_id: string }
+  | {
+    readonly kind: "acknowledge";
+    readonly state: ReportedState;
+    readonly external_reference: string | null;
+    readonly by: string;
+  }
   | { readonly kind: "get" };
 
 export type OutboundEventEvent =
@@ -106,7 +150,20 @@ export type OutboundEventEvent =
   | { readonly kind: "event_delivered"; readonly at: number }
   | { readonly kind: "event_failed"; readonly at: number }
   | { readonly kind: "retry_scheduled"; readonly at: number }
-  | { readonly kind: "requeued"; readonly requeue: RequeueRecord };
+  | { readonly kind: "requeued"; readonly requeue: RequeueRecord }
+  | {
+    readonly kind: "attempt_claimed";
+    readonly attempt_id: string;
+    readonly until: number;
+  }
+  | { readonly kind: "endpoint_missing"; readonly at: number; readonly retry_at: number }
+  | {
+    readonly kind: "acknowledged";
+    readonly state: ReportedState;
+    readonly external_reference: string | null;
+    readonly by: string;
+    readonly at: number;
+  };
 
 export type OutboundEventReply = OutboundEvent | undefined;
 
@@ -133,6 +190,10 @@ function decide(
       return recordAttempt(state, command.attempt_id, command.outcome, ctx);
     case "requeue":
       return requeue(state, command.reason, command.by, ctx);
+    case "claim":
+      return claim(state, command.attempt_id, ctx);
+    case "acknowledge":
+      return acknowledge(state, command, ctx);
     case "get":
       if (state === null) return reject("not_found", "outbound event not found");
       return ok([]);
@@ -162,8 +223,11 @@ function create(state: OutboundEventState, event: NewOutboundEvent, ctx: Ctx) {
       `event body too large: ${bytes} bytes, max ${OUTBOUND_BODY_BYTES_MAX}`,
     );
   }
-  if (event.event_id === "" || event.event_type === "" || event.target.url === "") {
-    return reject("invalid_event", "event id, event type and target url are required");
+  if (event.event_id === "" || event.event_type === "") {
+    return reject("invalid_event", "event id and event type are required");
+  }
+  if ((event.target === undefined) === (event.recipient === undefined)) {
+    return reject("invalid_event", "an event has either a target or a recipient");
   }
   return ok([{ kind: "created", event, at: ctx.now }], [
     { op: "set", name: ATTEMPT_TIMER, at: ctx.now },
@@ -180,6 +244,13 @@ function recordAttempt(
   if (state.attempts.some((a) => a.attempt_id === attemptId)) return ok([]); // repeated report
   if (state.status !== "pending") {
     return reject("not_pending", `event is not pending: ${state.status}`);
+  }
+  if (outcome.result === "no_endpoint") {
+    // spec: courier 3.1: nothing was sent, so the schedule is not spent; try again in an hour.
+    const retryAt = ctx.now + NO_ENDPOINT_RETRY_MS;
+    return ok([{ kind: "endpoint_missing", at: ctx.now, retry_at: retryAt }], [
+      { op: "set", name: ATTEMPT_TIMER, at: retryAt },
+    ]);
   }
   const attempt: AttemptRecord = {
     attempt_id: attemptId,
@@ -213,6 +284,47 @@ function requeue(state: OutboundEventState, reason: string, by: string, ctx: Ctx
   ]);
 }
 
+function claim(state: OutboundEventState, attemptId: string, ctx: Ctx) {
+  if (state === null) return reject("not_found", "outbound event not found");
+  if (state.status !== "pending") {
+    return reject("not_pending", `event is not pending: ${state.status}`);
+  }
+  const held = state.claim;
+  if (held && held.until > ctx.now && held.attempt_id !== attemptId) {
+    return reject("claimed", `another attempt holds the event until ${held.until}`);
+  }
+  const until = ctx.now + ATTEMPT_LEASE_MS;
+  // The lease timer: an attempt whose process dies is due again when the claim runs out.
+  return ok([{ kind: "attempt_claimed", attempt_id: attemptId, until }], [
+    { op: "set", name: ATTEMPT_TIMER, at: until },
+  ]);
+}
+
+function acknowledge(
+  state: OutboundEventState,
+  command: Extract<OutboundEventCommand, { kind: "acknowledge" }>,
+  ctx: Ctx,
+) {
+  if (state === null || state.stream !== "billing") {
+    return reject("not_found", "billing event not found");
+  }
+  const reference = command.external_reference?.trim() || null;
+  const held = state.acknowledgement;
+  // spec: courier 3.1 rules 1, 3: a late or repeated report never moves back, and the first
+  // reference reported for a state is the one kept; so a report that adds nothing is a no-op.
+  const moves = !held || furthest(held.reported_state, command.state) !== held.reported_state;
+  const addsReference = reference !== null &&
+    held?.external_references[command.state] === undefined;
+  if (!moves && !addsReference) return ok([]);
+  return ok([{
+    kind: "acknowledged",
+    state: command.state,
+    external_reference: reference === null ? null : clip(reference, REQUEUE_REASON_CHARS_MAX),
+    by: command.by,
+    at: ctx.now,
+  }]);
+}
+
 function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundEventState {
   if (event.kind === "created") {
     return {
@@ -225,6 +337,9 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
       round_started_at: null,
       next_attempt_at: event.at,
       requeues: [],
+      claim: null,
+      endpoint_missing_at: null,
+      acknowledgement: null,
     };
   }
   if (state === null) throw new Error(`outbound event: ${event.kind} before created`);
@@ -238,6 +353,8 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
         attempts_total: state.attempts_total + 1,
         round_attempts: state.round_attempts + 1,
         round_started_at: state.round_started_at ?? event.attempt.at,
+        claim: null,
+        endpoint_missing_at: null,
       };
     case "event_delivered":
       return { ...state, status: "delivered", next_attempt_at: null };
@@ -253,7 +370,32 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
         round_started_at: null,
         next_attempt_at: event.requeue.at,
         requeues: [...state.requeues, event.requeue].slice(-REQUEUES_MAX),
+        claim: null,
       };
+    case "attempt_claimed":
+      return { ...state, claim: { attempt_id: event.attempt_id, until: event.until } };
+    case "endpoint_missing":
+      return {
+        ...state,
+        claim: null,
+        endpoint_missing_at: event.at,
+        next_attempt_at: event.retry_at,
+      };
+    case "acknowledged": {
+      const held = state.acknowledgement;
+      const references = { ...held?.external_references };
+      if (event.external_reference !== null && references[event.state] === undefined) {
+        references[event.state] = event.external_reference;
+      }
+      return {
+        ...state,
+        acknowledgement: {
+          reported_state: held ? furthest(held.reported_state, event.state) : event.state,
+          external_references: references,
+          at: event.at,
+        },
+      };
+    }
     default:
       return unreachable(event);
   }
@@ -268,6 +410,12 @@ export interface OutboundEventSummary {
   readonly attempts_total: number;
   readonly next_attempt_at: number | null;
   readonly last_attempt: AttemptRecord | null;
+  readonly created_at: number;
+  readonly recipient: Recipient | null;
+  readonly entry: EntryLink | null;
+  readonly endpoint_missing_at: number | null;
+  readonly acknowledgement: Acknowledgement | null;
+  readonly requeues: readonly RequeueRecord[];
 }
 
 export function summaryOf(s: OutboundEvent): OutboundEventSummary {
@@ -279,6 +427,12 @@ export function summaryOf(s: OutboundEvent): OutboundEventSummary {
     attempts_total: s.attempts_total,
     next_attempt_at: s.next_attempt_at,
     last_attempt: s.attempts.at(-1) ?? null,
+    created_at: s.created_at,
+    recipient: s.recipient ?? null,
+    entry: s.entry ?? null,
+    endpoint_missing_at: s.endpoint_missing_at ?? null,
+    acknowledgement: s.acknowledgement ?? null,
+    requeues: s.requeues,
   };
 }
 

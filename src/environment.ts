@@ -9,6 +9,8 @@ import type { ActorRuntime } from "./runtime/runtime.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import type { OutboundDelivery } from "./outbound/deliver.ts";
+import type { BillingEvents } from "./outbound/billing_events.ts";
+import type { ClientWebhooks } from "./outbound/client_webhooks.ts";
 
 export type EnvironmentName = "live" | "sandbox";
 
@@ -26,6 +28,12 @@ export interface Environment {
   readonly rateLimiter: RateLimiter;
   /** Signed webhook deliveries (courier 6, Business API 6, shopping 6). */
   readonly outbound: OutboundDelivery;
+  /** Billing events from the ledger (courier 6.1). */
+  readonly billingEvents: BillingEvents;
+  /** `shipment.<stage>` events to clients' webhooks (courier 6.2). */
+  readonly clientWebhooks: ClientWebhooks;
+  /** Resolves once the query side holds every change committed before the call. */
+  settle(): Promise<void>;
 }
 
 /** Business API 5.2: keys are per environment. */

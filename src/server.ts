@@ -13,7 +13,12 @@ import type { Environment, EnvironmentName } from "./environment.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { OutboundDelivery } from "./outbound/deliver.ts";
-import { TIMER_POLL_MS } from "./limits.ts";
+import { BillingEvents } from "./outbound/billing_events.ts";
+import { ClientWebhooks } from "./outbound/client_webhooks.ts";
+import { outboundAlerts } from "./outbound/alerting.ts";
+import { targetResolver } from "./outbound/targets.ts";
+import { syncSubject } from "./db/sync.ts";
+import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
@@ -69,15 +74,28 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     dataKey: o.dataKey,
     clock: o.clock,
     allowLoopback: o.allowLoopbackWebhooks,
-    // The operations alert for a failed delivery arrives with the alert actors (courier 2.9).
-    onFailed: (tenant, event) =>
-      console.warn(`outbound event failed its whole schedule: ${tenant} ${event.event_id}`),
+    targets: targetResolver(runtime, o.clock),
+    ...outboundAlerts(runtime, database.db),
   });
+  const billingEvents = new BillingEvents({ runtime, bus: o.bus });
+  const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
   const pumpLoop = setInterval(() => {
     outbound.pump().catch((e) => console.error("outbound delivery:", e));
   }, TIMER_POLL_MS);
+  // Charges whose billing event a crash kept from being made are found on the query side.
+  const sweepLoop = setInterval(() => {
+    billingEvents.sweep(database.db, o.clock.now())
+      .catch((e) => console.error("billing event sweep:", e));
+  }, BILLING_SWEEP_MS);
+  const settle = async () => {
+    const id = crypto.randomUUID();
+    const synced = [projector.synced(id), ledgerProjector.synced(id)];
+    await o.bus.publish(syncSubject(o.name, id), { sync: id });
+    await o.bus.flush();
+    await Promise.all(synced);
+  };
   const env: Environment = {
     name: o.name,
     runtime,
@@ -89,6 +107,9 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
     rateLimiter: new RateLimiter(o.clock),
     outbound,
+    billingEvents,
+    clientWebhooks,
+    settle,
   };
   return {
     env,
@@ -97,9 +118,12 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     ledgerProjector,
     async close() {
       clearInterval(pumpLoop);
+      clearInterval(sweepLoop);
       await runtime.close();
       await outbound.pump();
       outbound.close();
+      billingEvents.close();
+      clientWebhooks.close();
       await o.bus.flush();
       await projector.stop();
       await ledgerProjector.stop();

@@ -366,6 +366,9 @@ function profileView(c: Context<AppEnv>, b: Business) {
     country: b.country,
     billing_contact: b.profile.billing_contact,
     webhook_url: b.profile.webhook_url,
+    /** The key id deliveries name in X-Service-Key-Id (courier 6.1); the secret is never shown. */
+    webhook_key_id: b.webhook_secret.key_id,
+    billing_endpoint_url: b.profile.billing_endpoint_url ?? null,
     low_balance_threshold: b.profile.low_balance_threshold,
     courier_platform_enabled: b.settings.courier_platform_enabled,
     shopping_fulfilment_enabled: b.settings.shopping_fulfilment_enabled,

@@ -273,6 +273,11 @@ export async function bookOffer(
     waybill,
     amount_minor: option.total_minor,
     currency: option.currency,
+    references: {
+      external_customer_code: offer.request.external_customer_code,
+      external_billing_reference: offer.request.external_billing_reference,
+      client_order_reference: offer.request.client_order_reference,
+    },
     by: options.by,
   }, { idempotencyKey: `charge:${waybill}`, permanent: true });
   if (!charged.ok) {

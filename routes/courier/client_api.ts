@@ -4,7 +4,15 @@
  */
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
-import { hashPassword, passwordMatches, verifyPassword } from "../../src/domain/secrets.ts";
+import {
+  hashPassword,
+  newSecret,
+  passwordMatches,
+  seal,
+  verifyPassword,
+} from "../../src/domain/secrets.ts";
+import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
+import { newId } from "../../src/runtime/ids.ts";
 import {
   anonymous,
   client,
@@ -176,5 +184,35 @@ export function clientApiRoutes(api: Api): void {
       by: principalName(p),
     });
     return ok(c, { api_key: key.secret }, 201);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/client/webhook",
+    summary: "Set the client's webhook URL (public HTTPS only); returns the client's own signing " +
+      "secret once. A new secret is issued each time; the previous one still signs a second " +
+      "header for 24 hours",
+    tag,
+    security,
+    middleware: [client()],
+    body: z.object({ url: z.string().trim().min(1).max(2_000) }),
+  }, async (c, { body }) => {
+    const p = clientPrincipal(c);
+    if (p.user && p.user.role !== "client_admin") {
+      throw new ApiError("forbidden", "only a client administrator may set the webhook");
+    }
+    const env = c.get("env");
+    // spec: courier 8: public HTTPS only (and checked again, after DNS, at every attempt).
+    const verdict = checkWebhookUrl(body.url, { allowLoopback: env.allowLoopbackWebhooks });
+    if (!verdict.ok) throw validationFailed([{ path: "url", message: verdict.message }]);
+    const secret = newSecret("whsec_");
+    const keyId = newId("whk");
+    await ask(c, courierClientActor, p.business.id, p.client_id, {
+      kind: "set_webhook",
+      url: body.url,
+      secret: { ...(await seal(env.dataKey, secret)), key_id: keyId, created_at: env.clock.now() },
+      by: principalName(p),
+    });
+    return ok(c, { url: body.url, webhook_secret: secret, key_id: keyId }, 201);
   });
 }

@@ -11,6 +11,7 @@ import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
 import { type Bus, type BusMessage, subjectPattern, type Subscription } from "../bus/bus.ts";
 import { parseChange } from "./projection.ts";
 import type { Database } from "./schema.ts";
+import { chargeEventIdOf } from "../outbound/billing_events.ts";
 
 /** The actor type whose changes carry the ledger. */
 const CLIENT_ACTOR_TYPE = "courier_client";
@@ -208,6 +209,7 @@ async function insertEntry(
       created_at: new Date(e.created_at),
       invoice_id: null,
       external_reference: null,
+      event_id: await chargeEventIdOf(owner.tenant, owner.client_id, e),
     })
     .onConflict((oc) => oc.columns(["tenant", "client_id", "reference"]).doNothing())
     .executeTakeFirst();

@@ -19,6 +19,7 @@ export interface Database {
   audit_log: AuditLogTable;
   ledger_entries: LedgerEntryTable;
   invoices: InvoiceTable;
+  billing_exports: BillingExportTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -93,6 +94,23 @@ export interface LedgerEntryTable {
   event_state: Generated<string>;
   external_reference: string | null;
   updated_at: Generated<Date>;
+  /** The billing event reporting this entry (courier 6.1), when the entry is a charge. */
+  event_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The export that moved the entry from pending to exported (courier 3.1). */
+  exported_by: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** One POST /business/courier/billing/export (courier 4.3). */
+export interface BillingExportTable {
+  id: string;
+  tenant: string;
+  client_id: string | null;
+  from_date: string | null;
+  to_date: string | null;
+  as_of: Date;
+  marked: number;
+  by: string;
+  created_at: Generated<Date>;
 }
 
 /** An invoice issued for one period and currency of a client (courier 4.2). */
@@ -112,6 +130,7 @@ export interface InvoiceTable {
   watermark: number;
 }
 
+export type BillingExportRow = Selectable<BillingExportTable>;
 export type SnapshotRow = Selectable<SnapshotTable>;
 export type NewSnapshot = Insertable<SnapshotTable>;
 export type ActorEventRow = Selectable<ActorEventTable>;

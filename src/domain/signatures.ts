@@ -84,6 +84,14 @@ export interface BillingDelivery {
   readonly attemptId: string;
   readonly deliveryTimestamp: number;
   readonly rawBody: RawBody;
+  /** The rotated-out secret during its grace period: it signs a second V3 header. */
+  readonly previous?: PreviousKey | null;
+}
+
+/** A secret replaced by a rotation and still honoured until its grace period ends. */
+export interface PreviousKey {
+  readonly keyId: string;
+  readonly secret: string;
 }
 
 export type BillingDeliveryHeaders = {
@@ -96,27 +104,31 @@ export type BillingDeliveryHeaders = {
   readonly "X-Service-Attempt-Id": string;
   readonly "X-Service-Key-Id": string;
   readonly "X-Service-Api-Version": typeof API_VERSION;
+  /** During a rotation's grace period: the same V3 signature under the previous key. */
+  readonly "X-Service-Signature-V3-Previous"?: string;
+  readonly "X-Service-Previous-Key-Id"?: string;
 };
 
 /** Every header of a billing event delivery: V1 and V3 signatures, ids, key id, api version. */
 export async function v3Headers(delivery: BillingDelivery): Promise<BillingDeliveryHeaders> {
-  const { secret, rawBody, eventId, attemptId, deliveryTimestamp } = delivery;
+  const { secret, rawBody, eventId, attemptId, deliveryTimestamp, previous } = delivery;
+  const parts = { apiVersion: API_VERSION, deliveryTimestamp, eventId, attemptId, rawBody };
   return {
     "Content-Type": "application/json",
     "X-Service-Event-Id": eventId,
     "Idempotency-Key": eventId,
     "X-Service-Signature": await signV1(secret, rawBody),
-    "X-Service-Signature-V3": await signV3(secret, {
-      apiVersion: API_VERSION,
-      deliveryTimestamp,
-      eventId,
-      attemptId,
-      rawBody,
-    }),
+    "X-Service-Signature-V3": await signV3(secret, parts),
     "X-Service-Delivery-Timestamp": timestampText(deliveryTimestamp),
     "X-Service-Attempt-Id": attemptId,
     "X-Service-Key-Id": delivery.keyId,
     "X-Service-Api-Version": API_VERSION,
+    ...(previous
+      ? {
+        "X-Service-Signature-V3-Previous": await signV3(previous.secret, parts),
+        "X-Service-Previous-Key-Id": previous.keyId,
+      }
+      : {}),
   };
 }
 
@@ -129,6 +141,8 @@ export interface WebhookDelivery {
   readonly deliveryId: string;
   readonly timestamp: number;
   readonly rawBody: RawBody;
+  /** The rotated-out secret during its grace period: it signs a second V2 header. */
+  readonly previous?: PreviousKey | null;
 }
 
 export type WebhookDeliveryHeaders = {
@@ -138,6 +152,8 @@ export type WebhookDeliveryHeaders = {
   readonly "X-Service-Timestamp": string;
   readonly "X-Service-Event": string;
   readonly "X-Service-Delivery": string;
+  /** During a rotation's grace period: the V2 signature under the previous secret. */
+  readonly "X-Service-Signature-V2-Previous"?: string;
 };
 
 /** Every header of a V2-family webhook delivery: V1 and V2 signatures, timestamp, event, id. */
@@ -150,6 +166,15 @@ export async function v2Headers(delivery: WebhookDelivery): Promise<WebhookDeliv
     "X-Service-Timestamp": timestampText(timestamp),
     "X-Service-Event": delivery.event,
     "X-Service-Delivery": delivery.deliveryId,
+    ...(delivery.previous
+      ? {
+        "X-Service-Signature-V2-Previous": await signV2(
+          delivery.previous.secret,
+          rawBody,
+          timestamp,
+        ),
+      }
+      : {}),
   };
 }
 
@@ -208,7 +233,13 @@ export async function verifyV3(input: V3Verification): Promise<SignatureVerdict>
   const parsed = parseV3Headers(input.headers, input.keyId);
   if (!parsed) return refuse("bad_header");
   if (!isFresh(parsed.timestamp, input.nowSeconds)) return refuse("stale_timestamp");
-  const secret = await secretFor(input.secrets, parsed.keyId);
+  let secret = await secretFor(input.secrets, parsed.keyId);
+  let signature = parsed.signature;
+  if (secret === undefined && parsed.previous !== null) {
+    // A receiver that still holds only the rotated-out key checks the signature made with it.
+    secret = await secretFor(input.secrets, parsed.previous.keyId);
+    signature = parsed.previous.signature;
+  }
   if (secret === undefined) return refuse("unknown_key");
   const expected = await signV3(secret, {
     apiVersion: parsed.apiVersion,
@@ -217,7 +248,7 @@ export async function verifyV3(input: V3Verification): Promise<SignatureVerdict>
     attemptId: parsed.attemptId,
     rawBody: input.rawBody,
   });
-  if (!constantTimeEqual(expected, parsed.signature)) return refuse("bad_signature");
+  if (!constantTimeEqual(expected, signature)) return refuse("bad_signature");
   const body = eventFieldsOf(input.rawBody);
   if (body?.eventId !== parsed.eventId || body.apiVersion !== parsed.apiVersion) {
     return refuse("mismatched_event");
@@ -232,6 +263,7 @@ interface ParsedV3 {
   readonly eventId: string;
   readonly attemptId: string;
   readonly apiVersion: string;
+  readonly previous: { readonly keyId: string; readonly signature: string } | null;
 }
 
 function parseV3Headers(headers: HeaderSource, keyIdOption: string | undefined): ParsedV3 | null {
@@ -248,7 +280,15 @@ function parseV3Headers(headers: HeaderSource, keyIdOption: string | undefined):
   }
   const keyId = keyIdOption ?? headerKeyId;
   if (!keyId || !eventId || !attemptId || !apiVersion) return null;
+  const previousKeyId = headerOf(headers, "x-service-previous-key-id");
+  const previousMatch = TIMESTAMPED_SIGNATURE.exec(
+    headerOf(headers, "x-service-signature-v3-previous") ?? "",
+  );
+  const previous = previousKeyId && previousMatch && previousMatch[1] === deliveryTimestamp
+    ? { keyId: previousKeyId, signature: previousMatch[0] }
+    : null;
   return {
+    previous,
     signature: match[0],
     timestamp: Number(deliveryTimestamp),
     keyId,

@@ -18,6 +18,7 @@ import {
   type OutboundEvent,
   outboundEventActor,
   type OutboundEventSummary,
+  type OutboundTarget,
 } from "../../actors/outbound_event.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
@@ -48,9 +49,24 @@ export interface OutboundDeliveryOptions {
   readonly fetch?: FetchFn;
   /** DNS for the per-attempt target check; defaults to the system resolver. */
   readonly resolve?: Resolve;
+  /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
+  readonly targets?: (tenant: string, event: OutboundEvent) => Promise<DeliveryTarget | null>;
   /** Called once an event has failed its whole schedule (raise the operations alert). */
   readonly onFailed?: (tenant: string, event: OutboundEventSummary) => void | Promise<void>;
+  /** Called when an attempt found no endpoint configured (courier 3.1). */
+  readonly onEndpointMissing?: (
+    tenant: string,
+    event: OutboundEventSummary,
+  ) => void | Promise<void>;
   readonly onError?: (error: unknown, where: string) => void;
+}
+
+/** A target as resolved for one attempt, with the rotated-out key still in its grace period. */
+export interface DeliveryTarget extends OutboundTarget {
+  readonly previous?: {
+    readonly key_id: string;
+    readonly sealed_secret: OutboundTarget["sealed_secret"];
+  } | null;
 }
 
 interface Due {
@@ -94,10 +110,15 @@ export class OutboundDelivery {
   /** One attempt for one event, if it is pending; answers whether an attempt was made. */
   async attempt(tenant: string, id: string): Promise<boolean> {
     const { runtime } = this.#o;
-    const got = await runtime.ask(outboundEventActor, tenant, id, { kind: "get" });
-    if (!got.ok || got.reply === undefined || got.reply.status !== "pending") return false;
     const attemptId = newId("att");
-    const outcome = await this.#send(got.reply, attemptId);
+    // The claim makes this process the event's one sender: with several instances on one bus,
+    // every one hears `attempt_due`, and only the first claim is accepted.
+    const got = await runtime.ask(outboundEventActor, tenant, id, {
+      kind: "claim",
+      attempt_id: attemptId,
+    });
+    if (!got.ok || got.reply === undefined || got.reply.status !== "pending") return false;
+    const outcome = await this.#send(tenant, got.reply, attemptId);
     const recorded = await runtime.ask(outboundEventActor, tenant, id, {
       kind: "record_attempt",
       attempt_id: attemptId,
@@ -112,17 +133,24 @@ export class OutboundDelivery {
     this.#due.clear();
   }
 
-  async #send(event: OutboundEvent, attemptId: string): Promise<AttemptOutcome> {
+  async #send(tenant: string, event: OutboundEvent, attemptId: string): Promise<AttemptOutcome> {
     const options = this.#o;
+    let target: DeliveryTarget | null;
+    try {
+      target = event.target ?? (options.targets ? await options.targets(tenant, event) : null);
+    } catch (e) {
+      return failed(null, `target_lookup_failed: ${messageOf(e)}`);
+    }
+    if (target === null) return { result: "no_endpoint" };
     // Checked again at every attempt: a name may have been pointed inward since it was saved.
-    const verdict = await checkDeliveryTarget(event.target.url, {
+    const verdict = await checkDeliveryTarget(target.url, {
       allowLoopback: options.allowLoopback,
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
     if (!verdict.ok) return failed(null, `url_refused: ${verdict.message}`);
     let headers: Record<string, string>;
     try {
-      headers = await this.#headers(event, attemptId);
+      headers = await this.#headers(event, target, attemptId);
     } catch (e) {
       return failed(null, `signing_failed: ${messageOf(e)}`);
     }
@@ -149,17 +177,29 @@ export class OutboundDelivery {
     }
   }
 
-  async #headers(event: OutboundEvent, attemptId: string): Promise<Record<string, string>> {
-    const secret = await unseal(this.#o.dataKey, event.target.sealed_secret);
+  async #headers(
+    event: OutboundEvent,
+    target: DeliveryTarget,
+    attemptId: string,
+  ): Promise<Record<string, string>> {
+    const { dataKey } = this.#o;
+    const secret = await unseal(dataKey, target.sealed_secret);
+    const previous = target.previous
+      ? {
+        keyId: target.previous.key_id,
+        secret: await unseal(dataKey, target.previous.sealed_secret),
+      }
+      : null;
     const timestamp = Math.floor(this.#o.clock.now() / 1000);
     if (event.stream === "billing") {
       return await v3Headers({
         secret,
-        keyId: event.target.key_id,
+        keyId: target.key_id,
         eventId: event.event_id,
         attemptId,
         deliveryTimestamp: timestamp,
         rawBody: event.raw_body,
+        previous,
       });
     }
     return await v2Headers({
@@ -168,6 +208,7 @@ export class OutboundDelivery {
       deliveryId: event.event_id,
       timestamp,
       rawBody: event.raw_body,
+      previous,
     });
   }
 
@@ -185,6 +226,14 @@ export class OutboundDelivery {
         await this.#o.onFailed(change.tenant, change.snapshot as OutboundEventSummary);
       } catch (e) {
         this.#error(e, `onFailed ${change.id}`);
+      }
+    }
+    const missing = this.#o.onEndpointMissing;
+    if (kinds.includes("endpoint_missing") && change.snapshot !== undefined && missing) {
+      try {
+        await missing(change.tenant, change.snapshot as OutboundEventSummary);
+      } catch (e) {
+        this.#error(e, `onEndpointMissing ${change.id}`);
       }
     }
   }

@@ -44,3 +44,6 @@ export function nextAttemptAt(attemptsMade: number, firstAttemptAt: number): num
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max);
 }
+
+/** Courier 3.1, 8: with no billing endpoint set, a pending event is tried again hourly. */
+export const NO_ENDPOINT_RETRY_MS = 60 * MINUTE_MS;

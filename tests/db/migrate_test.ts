@@ -9,6 +9,7 @@ import { openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
 const TABLES = [
   "actor_events",
   "audit_log",
+  "billing_exports",
   "invoices",
   "kysely_migration",
   "kysely_migration_lock",
@@ -26,7 +27,11 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
   const applied = await sql<{ name: string }>`
     select name from ${sql.table(`${t.schema}.kysely_migration`)}`.execute(t.db);
-  assert.deepEqual(applied.rows.map((r) => r.name), ["0001_initial", "0002_ledger"]);
+  assert.deepEqual(applied.rows.map((r) => r.name), [
+    "0001_initial",
+    "0002_ledger",
+    "0003_billing_outbox",
+  ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
 });
@@ -37,7 +42,11 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
   assert.equal(down.error, undefined);
   assert.deepEqual(await tablesIn(t, t.schema), ["kysely_migration", "kysely_migration_lock"]);
 
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0001_initial", "0002_ledger"]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
+    "0001_initial",
+    "0002_ledger",
+    "0003_billing_outbox",
+  ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
 

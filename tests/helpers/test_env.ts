@@ -11,7 +11,6 @@ import type { EnvironmentName } from "../../src/environment.ts";
 import type { Api } from "../../src/http/app.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
-import { syncSubject } from "../../src/db/sync.ts";
 
 export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
 
@@ -88,13 +87,7 @@ export async function openTestEnv(
     ...opened,
     clock,
     call,
-    async settle() {
-      const id = crypto.randomUUID();
-      const synced = [opened.projector.synced(id), opened.ledgerProjector.synced(id)];
-      await bus.publish(syncSubject(name, id), { sync: id });
-      await bus.flush();
-      await Promise.all(synced);
-    },
+    settle: () => opened.env.settle(),
     async createBusiness(overrides = {}) {
       const r = await call("POST", "/operator/businesses", {
         operator: true,

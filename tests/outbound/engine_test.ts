@@ -33,6 +33,7 @@ const KEY_ID = "key_1";
 
 interface Harness {
   readonly runtime: ActorRuntime;
+  readonly bus: MemoryBus;
   readonly delivery: OutboundDelivery;
   readonly failed: OutboundEventSummary[];
   /** Fires due timers, lets the bus deliver, runs one pump; answers the attempts made. */
@@ -83,6 +84,7 @@ async function openHarness(o: HarnessOptions): Promise<Harness> {
   });
   return {
     runtime,
+    bus,
     delivery,
     failed,
     async step() {
@@ -288,7 +290,10 @@ Deno.test("outbound delivery: 500, 500, 200 makes three attempts at +0, +1, +5 m
     const stored = await h.get(event.event_id);
     assert.equal(stored.status, "delivered");
     assert.deepEqual(stored.attempts.map((a) => a.at - t0), [0, MINUTE, 5 * MINUTE]);
-    assert.deepEqual(stored.attempts.map((a) => a.outcome.http_status), [500, 500, 200]);
+    assert.deepEqual(
+      stored.attempts.map((a) => "http_status" in a.outcome ? a.outcome.http_status : null),
+      [500, 500, 200],
+    );
     assert.equal(receiver.hits.length, 3);
     const eventIds = new Set(receiver.hits.map((x) => x.headers.get("x-service-event-id")));
     assert.deepEqual([...eventIds], [event.event_id]);
@@ -487,4 +492,80 @@ Deno.test("outbound delivery: a restart resumes pending attempts from KV", async
     await receiver.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("two instances on one bus: both hear the due event, the claim lets one send it", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([]);
+  const h = await openHarness({ clock, dataKey });
+  // A second delivery engine on the same runtime and bus, as a second instance would be.
+  const errors: unknown[] = [];
+  const second = new OutboundDelivery({
+    runtime: h.runtime,
+    bus: h.bus,
+    dataKey,
+    clock,
+    allowLoopback: true,
+    onError: (e) => {
+      errors.push(e);
+    },
+  });
+  try {
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    await h.runtime.fireDueTimers();
+    // Both pumps run at once, each with the event in its due set.
+    const [a, b] = await Promise.all([
+      h.delivery.attempt(TENANT, event.event_id),
+      second.attempt(TENANT, event.event_id),
+    ]);
+    assert.equal([a, b].filter(Boolean).length, 1, "exactly one instance attempted");
+    assert.equal(receiver.hits.length, 1);
+    assert.equal((await h.get(event.event_id)).status, "delivered");
+    assert.deepEqual(errors, []);
+  } finally {
+    second.close();
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound event actor: a claim holds the event for one attempt until its lease ends", () => {
+  const ctx = (now: number): Ctx => ({ now, newId: (p) => `${p}_x` });
+  const event: NewOutboundEvent = {
+    event_id: "evt_claim",
+    stream: "billing",
+    event_type: "shipment.booked",
+    raw_body: "{}",
+    recipient: { kind: "courier" },
+  };
+  let state: OutboundEventState = null;
+  const apply = (d: ReturnType<typeof outboundEventActor.decide>) => {
+    assert.ok(d.ok);
+    for (const e of d.events) state = outboundEventActor.evolve(state, e);
+  };
+  apply(outboundEventActor.decide(state, { kind: "create", event }, ctx(0)));
+  apply(outboundEventActor.decide(state, { kind: "claim", attempt_id: "att_a" }, ctx(1)));
+  const taken = outboundEventActor.decide(state, { kind: "claim", attempt_id: "att_b" }, ctx(2));
+  assert.equal(taken.ok ? "accepted" : taken.code, "claimed");
+  // The holder dies: after the lease another attempt may take it.
+  apply(
+    outboundEventActor.decide(
+      state,
+      { kind: "claim", attempt_id: "att_b" },
+      ctx(2 + ATTEMPT_LEASE_MS),
+    ),
+  );
+  apply(outboundEventActor.decide(state, {
+    kind: "record_attempt",
+    attempt_id: "att_b",
+    outcome: { result: "no_endpoint" },
+  }, ctx(3 + ATTEMPT_LEASE_MS)));
+  const s = state as OutboundEventState;
+  assert.ok(s);
+  assert.equal(s.status, "pending");
+  assert.equal(s.round_attempts, 0);
+  assert.equal(s.claim, null);
+  assert.equal(s.next_attempt_at, 3 + ATTEMPT_LEASE_MS + 60 * MINUTE);
 });

@@ -1,0 +1,373 @@
+/**
+ * Courier 4.3, billing events and export (3.1, 6.1): the outbox of billing events and its
+ * requeue, the acknowledgements the courier's system reports back, the CSV export and its
+ * preview, and where billing events go (the billing endpoint, a setting the spec does not show).
+ */
+import { sql } from "kysely";
+import { businessActor } from "../../actors/business.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
+import {
+  type OutboundEvent,
+  outboundEventActor,
+  type OutboundEventSummary,
+  summaryOf,
+} from "../../actors/outbound_event.ts";
+import { billingCsvStream, type ExportRange, markExported } from "../../src/db/billing_export.ts";
+import { REPORTED_STATES } from "../../src/domain/export_state.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import {
+  business,
+  businessPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import { ApiError, validationFailed } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
+import { newId } from "../../src/runtime/ids.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Billing events and export";
+const admin = [business({ scope: "billing:administer" }), courierPlatform];
+const viewer = [business({ scope: "billing:view-own" }), courierPlatform];
+/** Events listed per page, newest first. */
+const EVENTS_PAGE_MAX = 500;
+
+const EventParam = z.object({ event_id: z.string().min(1).max(64) });
+/** `YYYY-MM-DD` (the whole day, UTC) or an ISO 8601 timestamp. */
+const Bound = z.string().regex(
+  /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/,
+  "a date YYYY-MM-DD or an ISO 8601 timestamp",
+);
+const ExportQuery = z.object({
+  client_id: z.string().min(1).max(64).optional(),
+  from: Bound.optional(),
+  to: Bound.optional(),
+});
+
+/** What the outbox shows of an event: delivery state, attempts, what was reported back. */
+function eventView(s: OutboundEventSummary) {
+  const ack = s.acknowledgement;
+  return {
+    event_id: s.event_id,
+    event_type: s.event_type,
+    status: s.status,
+    attempts: s.attempts_total,
+    next_attempt_at: iso(s.next_attempt_at),
+    last_attempt: s.last_attempt
+      ? {
+        attempt_id: s.last_attempt.attempt_id,
+        at: iso(s.last_attempt.at),
+        ...s.last_attempt.outcome,
+      }
+      : null,
+    endpoint_missing_at: iso(s.endpoint_missing_at),
+    client_id: s.entry?.client_id ?? null,
+    entry_reference: s.entry?.reference ?? null,
+    ...acknowledgementView(s),
+    acknowledged_at: iso(ack?.at ?? null),
+    requeues: s.requeues.map((r) => ({ reason: r.reason, by: r.by, at: iso(r.at) })),
+    created_at: iso(s.created_at),
+  };
+}
+
+/** spec: courier 4.3: `external_references` by state, the furthest state, and its reference. */
+function acknowledgementView(s: Pick<OutboundEventSummary, "acknowledgement">) {
+  const ack = s.acknowledgement;
+  return {
+    external_references: ack?.external_references ?? {},
+    reported_state: ack?.reported_state ?? null,
+    external_reference: ack ? ack.external_references[ack.reported_state] ?? null : null,
+  };
+}
+
+function iso(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+}
+
+/** A billing event of this courier; another courier's, or a client webhook, is not found. */
+async function billingEvent(
+  c: Parameters<typeof ask>[0],
+  tenant: string,
+  eventId: string,
+): Promise<OutboundEvent> {
+  const event = await ask(c, outboundEventActor, tenant, eventId, { kind: "get" });
+  if (!event || event.stream !== "billing") {
+    throw new ApiError("not_found", `billing event not found: ${eventId}`);
+  }
+  return event;
+}
+
+export function billingEventRoutes(api: Api): void {
+  define(api, {
+    method: "put",
+    path: "/business/courier/billing/endpoint",
+    summary: "Set (or clear, with null) the billing endpoint; without one, events go to the " +
+      "business webhook URL (courier 6.1)",
+    tag,
+    security: "business",
+    middleware: admin,
+    body: z.object({ url: z.string().max(2_000).nullable() }),
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const env = c.get("env");
+    const url = body.url?.trim() || null;
+    if (url !== null) {
+      // Checked again, after DNS, at every attempt (url_guard.ts).
+      const verdict = checkWebhookUrl(url, { allowLoopback: env.allowLoopbackWebhooks });
+      if (!verdict.ok) throw validationFailed([{ path: "url", message: verdict.message }]);
+    }
+    await ask(c, businessActor, p.business.id, p.business.id, {
+      kind: "change_profile",
+      changes: { billing_endpoint_url: url },
+      by: principalName(p),
+    });
+    return ok(c, { billing_endpoint_url: url });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/billing/endpoint",
+    summary: "Where billing events go now",
+    tag,
+    security: "business",
+    middleware: viewer,
+  }, async (c) => {
+    const p = businessPrincipalOf(c);
+    const b = await ask(c, businessActor, p.business.id, p.business.id, { kind: "get" });
+    if (!b || !("profile" in b)) throw new Error("expected the business");
+    const endpoint = b.profile.billing_endpoint_url ?? null;
+    return ok(c, {
+      billing_endpoint_url: endpoint,
+      webhook_url: b.profile.webhook_url,
+      sends_to: endpoint ?? b.profile.webhook_url,
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/billing/events",
+    summary: "The billing event outbox and each event's state (courier 4.3)",
+    tag,
+    security: "business",
+    middleware: viewer,
+    query: z.object({
+      status: z.enum(["pending", "delivered", "failed"]).optional(),
+      event_type: z.string().max(120).optional(),
+      client_id: z.string().max(64).optional(),
+      limit: z.coerce.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
+      /** The `created_at` and `event_id` of the last row of the previous page. */
+      cursor: z.string().max(200).optional(),
+    }),
+  }, async (c, { query }) => {
+    const p = businessPrincipalOf(c);
+    const env = c.get("env");
+    let q = env.db.selectFrom("snapshots")
+      .select(["id", "data"])
+      .where("tenant", "=", p.business.id)
+      .where("type", "=", outboundEventActor.type)
+      .where(sql<boolean>`data->>'stream' = 'billing'`);
+    if (query.status) q = q.where(sql<boolean>`data->>'status' = ${query.status}`);
+    if (query.event_type) q = q.where(sql<boolean>`data->>'event_type' = ${query.event_type}`);
+    if (query.client_id) {
+      q = q.where(sql<boolean>`data->'entry'->>'client_id' = ${query.client_id}`);
+    }
+    if (query.cursor) {
+      const [at, id] = query.cursor.split("|");
+      if (!at || !id || !/^\d+$/.test(at)) {
+        throw validationFailed([{ path: "cursor", message: "not a cursor from this list" }]);
+      }
+      q = q.where(
+        sql<boolean>`((data->>'created_at')::bigint, id) < (${Number(at)}::bigint, ${id})`,
+      );
+    }
+    const rows = await q
+      .orderBy(sql`(data->>'created_at')::bigint`, "desc")
+      .orderBy("id", "desc")
+      .limit(query.limit + 1)
+      .execute();
+    const page = rows.slice(0, query.limit).map((r) => r.data as OutboundEventSummary);
+    const last = page.at(-1);
+    return c.json({
+      success: true,
+      data: page.map(eventView),
+      meta: {
+        limit: query.limit,
+        next_cursor: rows.length > query.limit && last
+          ? `${last.created_at}|${last.event_id}`
+          : null,
+      },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/billing/events/{event_id}",
+    summary: "One billing event with its body and attempts",
+    tag,
+    security: "business",
+    middleware: viewer,
+    params: EventParam,
+  }, async (c, { params }) => {
+    const p = businessPrincipalOf(c);
+    const event = await billingEvent(c, p.business.id, params.event_id);
+    return ok(c, {
+      ...eventView(summaryOf(event)),
+      body: JSON.parse(event.raw_body),
+      attempts: event.attempts.map((a) => ({
+        attempt_id: a.attempt_id,
+        at: iso(a.at),
+        ...a.outcome,
+      })),
+    });
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/billing/events/{event_id}/requeue",
+    summary: "Send a failed or pending event again from the first attempt; the reason is recorded",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: EventParam,
+    body: z.object({ reason: z.string().trim().min(1).max(200) }),
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    await billingEvent(c, p.business.id, params.event_id);
+    const event = await ask(c, outboundEventActor, p.business.id, params.event_id, {
+      kind: "requeue",
+      reason: body.reason,
+      by: principalName(p),
+    });
+    if (!event) throw new Error("requeue answers the event");
+    return ok(c, eventView(summaryOf(event)));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/billing/events/{event_id}/acknowledge",
+    summary: "Report the state of an event in the courier's system: acknowledged, " +
+      "invoiced_externally or reconciled (forward only; `paid` is refused)",
+    tag,
+    security: "business",
+    middleware: admin,
+    params: EventParam,
+    body: z.object({
+      // Checked below, so that `paid` gets its own code (courier 3.1 rule 2).
+      state: z.string().min(1).max(40),
+      external_reference: z.string().trim().max(200).nullable().optional(),
+    }),
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    if (body.state === "paid") {
+      // spec: courier 3.1 rule 2: there is no paid state; exported never means paid.
+      throw new ApiError(
+        "state_paid_refused",
+        "there is no paid state: report acknowledged, invoiced_externally or reconciled",
+      );
+    }
+    const state = REPORTED_STATES.find((s) => s === body.state);
+    if (!state) {
+      throw validationFailed([{
+        path: "state",
+        message: `one of ${REPORTED_STATES.join(", ")}: ${body.state}`,
+      }]);
+    }
+    await billingEvent(c, p.business.id, params.event_id);
+    const event = await ask(c, outboundEventActor, p.business.id, params.event_id, {
+      kind: "acknowledge",
+      state,
+      external_reference: body.external_reference ?? null,
+      by: principalName(p),
+    });
+    if (!event) throw new Error("acknowledge answers the event");
+    return ok(c, {
+      event_id: event.event_id,
+      event_type: event.event_type,
+      status: event.status,
+      ...acknowledgementView(summaryOf(event)),
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/billing/export",
+    summary: "Preview of the billing export file (CSV): stored states, changes nothing",
+    tag,
+    security: "business",
+    middleware: viewer,
+    query: ExportQuery,
+  }, async (c, { query }) => {
+    const env = c.get("env");
+    const range = await rangeOf(c, query, env.clock.now());
+    return csvResponse(billingCsvStream(env.db, range), range);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/billing/export",
+    summary: "The billing export file (CSV), one row per entry; marks pending entries exported",
+    tag,
+    security: "business",
+    middleware: admin,
+    body: ExportQuery,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const env = c.get("env");
+    const range = await rangeOf(c, body, env.clock.now());
+    const exportId = newId("exp");
+    // Marked first, then streamed from the same range: an entry is never marked without being
+    // in the file. Should the file be lost, the same POST (or the preview) gives it again.
+    const marked = await markExported(env.db, range, exportId, principalName(p));
+    const response = csvResponse(billingCsvStream(env.db, range, exportId), range);
+    response.headers.set("X-Export-Id", exportId);
+    response.headers.set("X-Entries-Marked", String(marked));
+    return response;
+  });
+}
+
+/** The export range, after the query side has caught up with every committed entry. */
+async function rangeOf(
+  c: Parameters<typeof ask>[0],
+  input: z.infer<typeof ExportQuery>,
+  now: number,
+): Promise<ExportRange> {
+  const p = businessPrincipalOf(c);
+  const env = c.get("env");
+  if (input.client_id !== undefined) {
+    // Another courier's client is not found, never exported.
+    await ask(c, courierClientActor, p.business.id, input.client_id, { kind: "get" });
+  }
+  const from = input.from === undefined ? null : boundOf(input.from, "start", "from");
+  const to = input.to === undefined ? null : boundOf(input.to, "end", "to");
+  if (from !== null && to !== null && from > to) {
+    throw validationFailed([{ path: "to", message: "must not be before from" }]);
+  }
+  // Everything committed before the file was asked for is in it.
+  await env.settle();
+  return {
+    tenant: p.business.id,
+    client_id: input.client_id ?? null,
+    from,
+    to,
+    as_of: new Date(now),
+  };
+}
+
+function boundOf(text: string, edge: "start" | "end", path: string): Date {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(text)
+    ? new Date(`${text}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
+    : new Date(text);
+  if (Number.isNaN(date.getTime())) throw validationFailed([{ path, message: "not a date" }]);
+  return date;
+}
+
+function csvResponse(body: ReadableStream<Uint8Array>, range: ExportRange): Response {
+  const name = `billing-${range.client_id ?? "all"}-${range.as_of.toISOString().slice(0, 10)}.csv`;
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${name}"`,
+    },
+  });
+}

@@ -1,0 +1,215 @@
+/**
+ * The billing export on the query side (courier 3.1, 4.3): which entries a file covers, the
+ * file's rows streamed in bounded memory, and the marking of pending entries as exported.
+ *
+ * The export state of an entry is kept here, not in an actor: an export of a million entries
+ * marks them in one statement, and "exported" is a fact about the file the query side produced.
+ * Each export is also recorded in `billing_exports` (who, when, which range, how many marked).
+ * What the courier's system reports back (acknowledged and beyond) is held by the entry's billing
+ * event actor and read from its snapshot; the file shows the furthest of the two.
+ */
+import { type Kysely, sql } from "kysely";
+import { stringify } from "csv-stringify/sync";
+import { BILLING_CSV_COLUMNS, billingCsvRow } from "../domain/billing_csv.ts";
+import type { ExportState, ReportedState } from "../domain/export_state.ts";
+import type { Database } from "./schema.ts";
+
+/** Rows fetched from the database per chunk of the file. */
+export const EXPORT_CHUNK_ROWS = 1_000;
+
+export interface ExportRange {
+  readonly tenant: string;
+  readonly client_id: string | null;
+  /** Inclusive bounds on the entry's `created_at`; null: unbounded. */
+  readonly from: Date | null;
+  readonly to: Date | null;
+  /** Entries made after this are not in the file (a POST fixes it before marking). */
+  readonly as_of: Date;
+}
+
+/**
+ * Marks the range's pending entries exported by `exportId`; answers how many. Entries that moved
+ * further already stay where they are (3.1 rule 1).
+ */
+export async function markExported(
+  db: Kysely<Database>,
+  range: ExportRange,
+  exportId: string,
+  by: string,
+): Promise<number> {
+  return await db.transaction().execute(async (trx) => {
+    const result = await inRange(
+      trx.updateTable("ledger_entries")
+        .set({ export_state: "exported", exported_by: exportId, updated_at: sql<Date>`now()` }),
+      range,
+    )
+      .where("export_state", "=", "pending")
+      .executeTakeFirst();
+    const marked = Number(result.numUpdatedRows);
+    await trx.insertInto("billing_exports").values({
+      id: exportId,
+      tenant: range.tenant,
+      client_id: range.client_id,
+      from_date: range.from?.toISOString() ?? null,
+      to_date: range.to?.toISOString() ?? null,
+      as_of: range.as_of,
+      marked,
+      by,
+    }).execute();
+    return marked;
+  });
+}
+
+// deno-lint-ignore no-explicit-any
+function inRange<Q extends { where: (...args: any[]) => Q }>(q: Q, range: ExportRange): Q {
+  let query = q.where("tenant", "=", range.tenant).where("created_at", "<=", range.as_of);
+  if (range.client_id !== null) query = query.where("client_id", "=", range.client_id);
+  if (range.from !== null) query = query.where("created_at", ">=", range.from);
+  if (range.to !== null) query = query.where("created_at", "<=", range.to);
+  return query;
+}
+
+interface FileRow {
+  created_at: Date;
+  client_id: string;
+  client_code: string | null;
+  shipment: string | null;
+  external_customer_code: string | null;
+  external_billing_reference: string | null;
+  reference: string;
+  kind: string;
+  amount_minor: number | string;
+  currency: string;
+  tax_minor: number | string | null;
+  status: string;
+  payer: string;
+  recoverable: boolean;
+  reason: string | null;
+  source_event: string | null;
+  corrects: string | null;
+  original_amount_minor: number | string | null;
+  original_currency: string | null;
+  fx_rate: string | null;
+  invoice_id: string | null;
+  shipment_status: string | null;
+  delivered_at: string | null;
+  export_state: string;
+  exported_by: string | null;
+  event_state: string | null;
+  reported_state: string | null;
+  external_references: Record<string, string> | string | null;
+}
+
+/**
+ * The file of a range as a stream of CSV text: the header, then one row per entry, oldest first.
+ * `shownAsPendingFor`: the export that has just marked its entries, whose own file shows them as
+ * the preview did (so a POST's rows equal the GET's before it).
+ */
+export function billingCsvStream(
+  db: Kysely<Database>,
+  range: ExportRange,
+  shownAsPendingFor: string | null = null,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const query = db.selectFrom("ledger_entries as le")
+    .leftJoin(
+      "snapshots as c",
+      (j) =>
+        j.on("c.type", "=", "courier_client").onRef("c.id", "=", "le.client_id")
+          .onRef("c.tenant", "=", "le.tenant"),
+    )
+    .leftJoin(
+      "snapshots as sh",
+      (j) =>
+        j.on("sh.type", "=", "shipment").onRef("sh.id", "=", "le.shipment")
+          .onRef("sh.tenant", "=", "le.tenant"),
+    )
+    .leftJoin(
+      "snapshots as ev",
+      (j) =>
+        j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
+          .onRef("ev.tenant", "=", "le.tenant"),
+    )
+    .select([
+      "le.created_at",
+      "le.client_id",
+      sql<string | null>`c.data->>'code'`.as("client_code"),
+      "le.shipment",
+      sql<string | null>`sh.data->>'external_customer_code'`.as("external_customer_code"),
+      sql<string | null>`sh.data->>'external_billing_reference'`.as("external_billing_reference"),
+      "le.reference",
+      "le.kind",
+      "le.amount_minor",
+      "le.currency",
+      sql<
+        string | null
+      >`case when le.kind = 'shipment' then sh.data->'pricing'->>'tax_minor' end`.as("tax_minor"),
+      "le.status",
+      "le.payer",
+      "le.recoverable",
+      "le.reason",
+      "le.source_event",
+      "le.corrects",
+      "le.original_amount_minor",
+      "le.original_currency",
+      "le.fx_rate",
+      "le.invoice_id",
+      sql<string | null>`sh.data->>'status'`.as("shipment_status"),
+      sql<string | null>`sh.data->>'delivered_at'`.as("delivered_at"),
+      "le.export_state",
+      "le.exported_by",
+      sql<string | null>`ev.data->>'status'`.as("event_state"),
+      sql<string | null>`ev.data->'acknowledgement'->>'reported_state'`.as("reported_state"),
+      sql<unknown>`ev.data->'acknowledgement'->'external_references'`.as("external_references"),
+    ])
+    .where("le.tenant", "=", range.tenant)
+    .where("le.created_at", "<=", range.as_of);
+  let q = query;
+  if (range.client_id !== null) q = q.where("le.client_id", "=", range.client_id);
+  if (range.from !== null) q = q.where("le.created_at", ">=", range.from);
+  if (range.to !== null) q = q.where("le.created_at", "<=", range.to);
+  const rows = q.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
+    .stream(EXPORT_CHUNK_ROWS)[Symbol.asyncIterator]();
+  let headerSent = false;
+  let chunk: string[][] = [];
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(stringify([[...BILLING_CSV_COLUMNS]])));
+        return;
+      }
+      // One database chunk per pull: memory stays at one chunk, however long the file.
+      while (chunk.length < EXPORT_CHUNK_ROWS) {
+        const next = await rows.next();
+        if (next.done) break;
+        chunk.push(billingCsvRow(factsOf(next.value as FileRow, shownAsPendingFor)));
+      }
+      if (chunk.length > 0) controller.enqueue(encoder.encode(stringify(chunk)));
+      if (chunk.length < EXPORT_CHUNK_ROWS) controller.close();
+      chunk = [];
+    },
+    async cancel() {
+      await rows.return?.();
+    },
+  });
+}
+
+function factsOf(r: FileRow, shownAsPendingFor: string | null) {
+  const refs = typeof r.external_references === "string"
+    ? JSON.parse(r.external_references) as Record<string, string>
+    : r.external_references;
+  const numberOrNull = (v: number | string | null) => v === null ? null : Number(v);
+  return {
+    ...r,
+    amount_minor: Number(r.amount_minor),
+    tax_minor: numberOrNull(r.tax_minor),
+    original_amount_minor: numberOrNull(r.original_amount_minor),
+    export_state:
+      (shownAsPendingFor !== null && r.exported_by === shownAsPendingFor
+        ? "pending"
+        : r.export_state) as ExportState,
+    reported_state: r.reported_state as ReportedState | null,
+    external_references: refs,
+  };
+}

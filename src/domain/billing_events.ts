@@ -1,0 +1,159 @@
+/**
+ * Bodies of the events the service sends about money and shipments (courier 2.7, 2.12, 6.1,
+ * 6.2). Pure: the caller supplies every fact, these functions only shape and serialize them, so
+ * the same facts always give the same bytes (an event created twice is the same event).
+ */
+import type { LedgerEntry } from "./ledger.ts";
+import { formatMinor } from "./money.ts";
+import { hex } from "./secrets.ts";
+import { API_VERSION } from "./signatures.ts";
+
+/** The client as a billing event names it (courier 2.7). */
+export interface BilledClient {
+  readonly id: string;
+  readonly code: string;
+  readonly name: string;
+}
+
+/** The shipment references a charge event carries (courier 2.7). */
+export interface ChargeShipment {
+  readonly waybill: string;
+  readonly external_customer_code: string | null;
+  readonly external_billing_reference: string | null;
+  readonly client_order_reference: string | null;
+}
+
+/**
+ * A stable event id from what the event is about: every instance, and every replay of the fact
+ * that causes it, names the same event, so it is created and sent once (courier 6.1 "each is
+ * sent once"). `evt_` and 26 hex digits (104 bits) of SHA-256.
+ */
+export async function eventIdOf(...parts: readonly string[]): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(parts.join("\n")),
+  );
+  return `evt_${hex(new Uint8Array(digest)).slice(0, 26)}`;
+}
+
+/**
+ * The event type of a charge (courier 6.1: one event per charge), or null for an entry that is
+ * no charge (top-ups and payments are money received, not charged). A later charge whose
+ * `source_event` already names its event (`customs.cleared:X`) keeps that name.
+ */
+export function chargeEventType(entry: LedgerEntry): string | null {
+  const source = entry.source_event ?? "";
+  const named = (prefix: string, fallback: string) =>
+    source.startsWith(`${prefix}:`) ? source : `${prefix}:${fallback}`;
+  switch (entry.kind) {
+    case "shipment":
+      return "shipment.booked";
+    case "customs_admin":
+      return named("customs.cleared", entry.reference);
+    case "duties":
+      return named("customs.duties", entry.reference);
+    case "waiting":
+      return named("run.waiting", entry.reference);
+    case "failed_collection":
+      return named("run.collection_failed", entry.reference);
+    case "cold_chain":
+      return "sample.cold_chain";
+    case "errand":
+    case "redelivery":
+    case "return":
+      // Collections and other stop work the runs book (courier 2.6 rule 3).
+      return named("run.collected", entry.reference);
+    case "debit_note":
+      return "debit_note.issued";
+    case "credit_note":
+      return "credit_note.issued";
+    case "cod_remitted":
+      return "cod.remitted";
+    case "top_up":
+    case "payment":
+      return null;
+  }
+}
+
+/** Courier 6.1: a conversion that got its rate is reported again as `charge.resolved`. */
+export const CHARGE_RESOLVED = "charge.resolved";
+
+/** The entry fields of courier 2.6 as a billing event carries them (decimal amounts). */
+export function entryBody(entry: LedgerEntry) {
+  return {
+    reference: entry.reference,
+    kind: entry.kind,
+    amount: formatMinor(entry.amount_minor, entry.currency),
+    currency: entry.currency,
+    status: entry.status,
+    payer: entry.payer,
+    recoverable: entry.recoverable,
+    reason: entry.reason,
+    evidence_path: entry.evidence_path,
+    source_event: entry.source_event,
+    original_amount: entry.original_amount_minor === null || entry.original_currency === null
+      ? null
+      : formatMinor(entry.original_amount_minor, entry.original_currency),
+    original_currency: entry.original_currency,
+    fx_rate: entry.fx_rate,
+    corrects: entry.corrects,
+    shipment: entry.shipment,
+    created_at: new Date(entry.created_at).toISOString(),
+  };
+}
+
+/** A charge event (courier 2.7): common fields, `entry` and `shipment`. */
+export function chargeEventBody(input: {
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly occurredAt: number;
+  readonly client: BilledClient;
+  readonly entry: LedgerEntry;
+  readonly shipment: ChargeShipment | null;
+}): string {
+  return JSON.stringify({
+    api_version: API_VERSION,
+    event_type: input.eventType,
+    type: input.eventType,
+    event_id: input.eventId,
+    occurred_at: new Date(input.occurredAt).toISOString(),
+    client: input.client,
+    entry: entryBody(input.entry),
+    shipment: input.shipment,
+  });
+}
+
+/** A client webhook envelope (courier 2.12): customer-safe fields only. */
+export interface ClientWebhookData {
+  readonly waybill: string;
+  readonly client_order_reference: string | null;
+  readonly stage: string;
+  readonly status: string;
+  readonly condition: string;
+  readonly at: number;
+}
+
+export function clientWebhookBody(input: {
+  readonly eventId: string;
+  readonly event: string;
+  readonly clientCode: string;
+  readonly timestamp: number;
+  readonly data: ClientWebhookData;
+}): string {
+  const d = input.data;
+  return JSON.stringify({
+    id: input.eventId,
+    event_id: input.eventId,
+    event: input.event,
+    client: input.clientCode,
+    timestamp: new Date(input.timestamp).toISOString(),
+    data: {
+      waybill: d.waybill,
+      client_order_reference: d.client_order_reference,
+      stage: d.stage,
+      status: d.status,
+      condition: d.condition,
+      at: new Date(d.at).toISOString(),
+    },
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * The billing export state of a ledger entry and what a courier's system reports back (courier
+ * 3.1, 4.3). Pure.
+ */
+
+/** Courier 3.1: the export state of an entry, in the only order it may move. */
+export const EXPORT_STATES = [
+  "pending",
+  "exported",
+  "acknowledged",
+  "invoiced_externally",
+  "reconciled",
+] as const;
+export type ExportState = typeof EXPORT_STATES[number];
+
+/** The states a receiver reports (courier 4.3); `paid` is not one of them (3.1 rule 2). */
+export const REPORTED_STATES = ["acknowledged", "invoiced_externally", "reconciled"] as const;
+export type ReportedState = typeof REPORTED_STATES[number];
+
+/** Position in EXPORT_STATES; the state only moves to a higher rank (3.1 rule 1). */
+export function exportRank(state: ExportState): number {
+  return EXPORT_STATES.indexOf(state);
+}
+
+/** The further of two states: how a late or repeated report leaves the furthest in place. */
+export function furthest<S extends ExportState>(a: S, b: S): S {
+  return exportRank(b) > exportRank(a) ? b : a;
+}

@@ -1,0 +1,257 @@
+/**
+ * Billing events to the courier's system (courier 2.7, 3.1, 6.1): one event per charge, created
+ * from the client accounts' ledger changes on the bus and handed to the delivery engine as an
+ * `outbound_event` actor. Every id is derived from the entry, so a replayed change, a second
+ * instance or the sweeper creating the same event again changes nothing ("each is sent once").
+ *
+ * Nothing is lost between the ledger commit and the event: the ledger projector writes each
+ * entry's event id beside it in Postgres, and `sweep` re-creates the events of entries whose
+ * event never reached the query side (a process that died between the two steps).
+ */
+import { type Kysely, sql } from "kysely";
+import { courierClientActor, type CourierClientEvent } from "../../actors/courier_client.ts";
+import { outboundEventActor } from "../../actors/outbound_event.ts";
+import { shipmentActor } from "../../actors/shipment.ts";
+import {
+  type BilledClient,
+  CHARGE_RESOLVED,
+  chargeEventBody,
+  chargeEventType,
+  type ChargeShipment,
+  eventIdOf,
+} from "../domain/billing_events.ts";
+import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
+import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import { subjectPattern } from "../bus/bus.ts";
+import type { Database, LedgerEntryRow } from "../db/schema.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
+
+/** Entries the sweeper looks at per pass (bounded work). */
+export const SWEEP_BATCH_MAX = 500;
+/** An entry whose event is not projected this long after it was made is re-emitted. */
+export const SWEEP_AFTER_MS = 60_000;
+
+/** The id of the billing event reporting `entry`, or null when the entry is no charge. */
+export async function chargeEventIdOf(
+  tenant: string,
+  clientId: string,
+  entry: LedgerEntry,
+): Promise<string | null> {
+  if (chargeEventType(entry) === null) return null;
+  return await eventIdOf("billing", tenant, clientId, entry.reference);
+}
+
+export interface BillingEventsOptions {
+  readonly runtime: ActorRuntime;
+  readonly bus: Bus;
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+/** Creates billing events from ledger changes (subscribed to `<env>.*.courier_client.*`). */
+export class BillingEvents {
+  readonly #o: BillingEventsOptions;
+  readonly #subscription: Subscription;
+
+  constructor(options: BillingEventsOptions) {
+    this.#o = options;
+    const pattern = subjectPattern(options.runtime.env, "*", courierClientActor.type);
+    this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+  }
+
+  close(): void {
+    this.#subscription.unsubscribe();
+  }
+
+  /** Creates (or finds) the billing event of one charge entry. */
+  async emitCharge(
+    tenant: string,
+    client: BilledClient,
+    entry: LedgerEntry,
+    shipment?: ChargeShipment | null,
+  ): Promise<void> {
+    const eventType = chargeEventType(entry);
+    if (eventType === null) return;
+    const eventId = await eventIdOf("billing", tenant, client.id, entry.reference);
+    await this.#create(
+      tenant,
+      client.id,
+      entry.reference,
+      eventId,
+      eventType,
+      chargeEventBody({
+        eventId,
+        eventType,
+        occurredAt: entry.created_at,
+        client,
+        entry,
+        shipment: shipment === undefined ? await this.#shipmentOf(tenant, entry) : shipment,
+      }),
+    );
+  }
+
+  /**
+   * Re-creates the events of entries whose event never reached the query side: at most
+   * SWEEP_BATCH_MAX entries made before `now - SWEEP_AFTER_MS`. Answers how many it re-sent.
+   */
+  async sweep(db: Kysely<Database>, now: number): Promise<number> {
+    const rows = await db.selectFrom("ledger_entries as le")
+      .selectAll("le")
+      .where("le.event_id", "is not", null)
+      .where("le.created_at", "<", new Date(now - SWEEP_AFTER_MS))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(
+          selectFrom("snapshots as s")
+            .select(sql`1`.as("one"))
+            .where("s.type", "=", outboundEventActor.type)
+            .whereRef("s.id", "=", "le.event_id"),
+        ))
+      )
+      .limit(SWEEP_BATCH_MAX)
+      .execute();
+    const clients = new Map<string, BilledClient | null>();
+    let sent = 0;
+    for (const row of rows) {
+      const key = `${row.tenant}/${row.client_id}`;
+      if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
+      const client = clients.get(key);
+      if (!client) continue;
+      await this.emitCharge(row.tenant, client, entryOfRow(row));
+      sent++;
+    }
+    return sent;
+  }
+
+  async #onChange(payload: unknown): Promise<void> {
+    const change = payload as ActorChange;
+    if (change.type !== courierClientActor.type || !change.snapshot) return;
+    const client = billedClientOf(change.snapshot);
+    if (!client) return;
+    for (const { event } of change.events) {
+      try {
+        await this.#onEvent(change.tenant, client, event as CourierClientEvent);
+      } catch (e) {
+        this.#error(e, `billing event of ${change.tenant}/${change.id}`);
+      }
+    }
+  }
+
+  async #onEvent(tenant: string, client: BilledClient, event: CourierClientEvent): Promise<void> {
+    switch (event.kind) {
+      case "booking_charged":
+        if (!event.entry) return;
+        return await this.emitCharge(
+          tenant,
+          client,
+          event.entry,
+          event.references ? { waybill: event.waybill, ...event.references } : undefined,
+        );
+      case "entry_posted":
+      case "cod_remitted":
+        return await this.emitCharge(tenant, client, event.entry);
+      case "fx_resolved": {
+        // spec: courier 6.1 `charge.resolved`: the converted amount, once the rate is known.
+        const r = event.resolution;
+        const entry = entryOf({
+          ...r,
+          reason: `conversion resolved at ${r.fx_rate} (${r.fx_source})`,
+          source_event: `${CHARGE_RESOLVED}:${r.reference}`,
+        });
+        const eventId = await eventIdOf("billing.resolved", tenant, client.id, r.reference);
+        const body = chargeEventBody({
+          eventId,
+          eventType: CHARGE_RESOLVED,
+          occurredAt: r.created_at,
+          client,
+          entry,
+          shipment: await this.#shipmentOf(tenant, entry),
+        });
+        return await this.#create(tenant, client.id, r.reference, eventId, CHARGE_RESOLVED, body);
+      }
+      default:
+        return;
+    }
+  }
+
+  async #create(
+    tenant: string,
+    clientId: string,
+    reference: string,
+    eventId: string,
+    eventType: string,
+    rawBody: string,
+  ): Promise<void> {
+    const created = await this.#o.runtime.ask(outboundEventActor, tenant, eventId, {
+      kind: "create",
+      event: {
+        event_id: eventId,
+        stream: "billing",
+        event_type: eventType,
+        raw_body: rawBody,
+        recipient: { kind: "courier" },
+        entry: { client_id: clientId, reference },
+      },
+    });
+    // The same event made twice with other bytes (a client renamed between two emissions) is
+    // the event already made: it stands.
+    if (!created.ok && created.code !== "exists_with_different_body") {
+      throw new Error(`billing event ${eventId}: ${created.code}: ${created.message}`);
+    }
+  }
+
+  async #shipmentOf(tenant: string, entry: LedgerEntry): Promise<ChargeShipment | null> {
+    if (entry.shipment === null) return null;
+    const got = await this.#o.runtime.ask(shipmentActor, tenant, entry.shipment, { kind: "get" });
+    const refs = got.ok && "references" in got.reply ? got.reply.references : null;
+    return {
+      waybill: entry.shipment,
+      external_customer_code: refs?.external_customer_code ?? null,
+      external_billing_reference: refs?.external_billing_reference ?? null,
+      client_order_reference: refs?.client_order_reference ?? null,
+    };
+  }
+
+  async #clientOf(tenant: string, clientId: string): Promise<BilledClient | null> {
+    const got = await this.#o.runtime.ask(courierClientActor, tenant, clientId, { kind: "get" });
+    if (!got.ok || !got.reply || !("code" in got.reply)) return null;
+    return { id: got.reply.id, code: got.reply.code, name: got.reply.name };
+  }
+
+  #error(error: unknown, where: string): void {
+    if (this.#o.onError) this.#o.onError(error, where);
+    else console.error(`billing events: ${where}:`, error);
+  }
+}
+
+function billedClientOf(snapshot: unknown): BilledClient | null {
+  const s = snapshot as Partial<Record<"id" | "code" | "name", unknown>>;
+  if (typeof s.id !== "string" || typeof s.code !== "string" || typeof s.name !== "string") {
+    return null;
+  }
+  return { id: s.id, code: s.code, name: s.name };
+}
+
+/** A projected row back as the ledger entry it was made from. */
+export function entryOfRow(row: LedgerEntryRow): LedgerEntry {
+  return entryOf({
+    reference: row.reference,
+    seq: row.seq,
+    period: row.period,
+    kind: row.kind as LedgerEntry["kind"],
+    amount_minor: Number(row.amount_minor),
+    currency: row.currency,
+    status: row.status as LedgerEntry["status"],
+    recoverable: row.recoverable,
+    reason: row.reason,
+    evidence_path: row.evidence_path,
+    source_event: row.source_event,
+    original_amount_minor: row.original_amount_minor === null
+      ? null
+      : Number(row.original_amount_minor),
+    original_currency: row.original_currency,
+    fx_rate: row.fx_rate,
+    fx_source: row.fx_source,
+    corrects: row.corrects,
+    shipment: row.shipment,
+    created_at: row.created_at.getTime(),
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * Client webhooks (courier 2.12, 6.2): a client that set a webhook URL receives
+ * `shipment.<stage>` events for its own shipments only, with customer-safe fields only, signed
+ * with its own secret (the target is looked up at each attempt, see targets.ts). Created from the
+ * shipments' changes on the bus, one event per shipment and stage, ids derived from both.
+ */
+import { courierClientActor } from "../../actors/courier_client.ts";
+import { outboundEventActor } from "../../actors/outbound_event.ts";
+import { shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
+import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import { subjectPattern } from "../bus/bus.ts";
+import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../domain/billing_events.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
+
+export interface ClientWebhooksOptions {
+  readonly runtime: ActorRuntime;
+  readonly bus: Bus;
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+/** One stage of one shipment, as its client's webhook reports it. */
+export interface ShipmentStage extends ClientWebhookData {
+  readonly client_id: string;
+  /**
+   * What makes this report distinct: the stage for a stage reached once, or e.g. the new estimate
+   * for `estimate_changed`, which may happen many times.
+   */
+  readonly occurrence: string;
+}
+
+export class ClientWebhooks {
+  readonly #o: ClientWebhooksOptions;
+  readonly #subscription: Subscription;
+
+  constructor(options: ClientWebhooksOptions) {
+    this.#o = options;
+    const pattern = subjectPattern(options.runtime.env, "*", shipmentActor.type);
+    this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+  }
+
+  close(): void {
+    this.#subscription.unsubscribe();
+  }
+
+  /**
+   * Creates the webhook event of one stage when the client has a webhook; answers its event id,
+   * or null when the client has none (nothing is sent, nothing is kept).
+   */
+  async emit(tenant: string, stage: ShipmentStage): Promise<string | null> {
+    const { runtime } = this.#o;
+    const got = await runtime.ask(courierClientActor, tenant, stage.client_id, { kind: "get" });
+    if (!got.ok || !got.reply || !("settings" in got.reply) || !got.reply.webhook) return null;
+    const client = got.reply;
+    const event = `shipment.${stage.stage}`;
+    const eventId = await eventIdOf("client_webhook", tenant, stage.waybill, stage.occurrence);
+    const created = await runtime.ask(outboundEventActor, tenant, eventId, {
+      kind: "create",
+      event: {
+        event_id: eventId,
+        stream: "client_webhook",
+        event_type: event,
+        raw_body: clientWebhookBody({
+          eventId,
+          event,
+          clientCode: client.code,
+          timestamp: stage.at,
+          data: stage,
+        }),
+        recipient: { kind: "client", client_id: client.id },
+      },
+    });
+    if (!created.ok && created.code !== "exists_with_different_body") {
+      throw new Error(`client webhook ${eventId}: ${created.code}: ${created.message}`);
+    }
+    return eventId;
+  }
+
+  async #onChange(payload: unknown): Promise<void> {
+    const change = payload as ActorChange;
+    if (change.type !== shipmentActor.type) return;
+    for (const { event } of change.events) {
+      const e = event as ShipmentEvent;
+      if (e.kind !== "shipment_booked") continue;
+      const s = e.shipment;
+      try {
+        await this.emit(change.tenant, {
+          client_id: s.client_id,
+          occurrence: "booked",
+          waybill: s.waybill,
+          client_order_reference: s.references.client_order_reference,
+          stage: "booked",
+          status: s.status,
+          condition: "on_schedule",
+          at: s.booked_at,
+        });
+      } catch (error) {
+        if (this.#o.onError) this.#o.onError(error, `client webhook of ${s.waybill}`);
+        else console.error(`client webhook of ${s.waybill}:`, error);
+      }
+    }
+  }
+}

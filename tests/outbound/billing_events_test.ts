@@ -1,0 +1,411 @@
+/**
+ * Billing events end to end (courier 2.7, 3.1, 4.3, 6.1): a booking's charge goes to the
+ * courier's billing endpoint as a V3-signed event that a real receiver verifies; failures are
+ * retried on the manual clock; the courier's system acknowledges forward only; the CSV export and
+ * its preview; no endpoint means hourly retries and an alert; a failed schedule raises one.
+ */
+import assert from "node:assert/strict";
+import { outboundEventActor } from "../../actors/outbound_event.ts";
+import { eventIdOf } from "../../src/domain/billing_events.ts";
+import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
+import { verifyV3 } from "../../src/domain/signatures.ts";
+import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../helpers/courier.ts";
+import { advance, type Receiver, startReceiver, until } from "../helpers/receiver.ts";
+
+async function bookOne(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: { ...DOMESTIC, ...extra },
+  });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill as string;
+}
+
+async function setEndpoint(t: TestEnv, courier: Courier, url: string | null) {
+  const r = await t.call("PUT", "/business/courier/billing/endpoint", {
+    key: courier.business.api_key,
+    body: { url },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+}
+
+/** The billing event of a booking, once the emitter has made it. */
+async function bookedEvent(t: TestEnv, courier: Courier, client: Client, waybill: string) {
+  const id = await eventIdOf("billing", courier.business.id, client.id, waybill);
+  await until(t, async () => {
+    const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
+      kind: "get",
+    });
+    return got.ok;
+  }, `billing event ${id}`);
+  return id;
+}
+
+async function csv(t: TestEnv, courier: Courier, method: "GET" | "POST", query: string) {
+  const headers = { "X-Business-API-Key": courier.business.api_key };
+  const res = method === "GET"
+    ? await t.app.request(`/api/business/courier/billing/export?${query}`, { headers })
+    : await t.app.request(`/api/business/courier/billing/export`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify(Object.fromEntries(new URLSearchParams(query))),
+    });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("Content-Type") ?? "", /^text\/csv/);
+  return await res.text();
+}
+
+function rowsOf(text: string): Record<string, string>[] {
+  const lines = text.trimEnd().split("\n");
+  const header = lines[0]!.split(",");
+  // The test data has no commas or quotes inside fields.
+  return lines.slice(1).map((l) => Object.fromEntries(l.split(",").map((v, i) => [header[i], v])));
+}
+
+async function withReceiver(fn: (r: Receiver) => Promise<void>) {
+  const receiver = startReceiver();
+  try {
+    await fn(receiver);
+  } finally {
+    await receiver.close();
+  }
+}
+
+Deno.test("billing events: a charge is sent V3-signed, retried on the clock, deduped once", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      await setEndpoint(t, courier, `${receiver.url}/billing`);
+      const client = await newClient(t, courier, { unique_external_reference: false });
+      await topUp(t, courier, client, "500");
+      receiver.failFirst = 2;
+      const waybill = await bookOne(t, client, { client_order_reference: "ORD-1" });
+      const eventId = await bookedEvent(t, courier, client, waybill);
+
+      await advance(t, 0);
+      await until(t, () => receiver.deliveries.length >= 1, "the first attempt");
+      await advance(t, 60); // +1 min: the first retry
+      await until(t, () => receiver.deliveries.length >= 2, "the first retry");
+      await advance(t, 4 * 60); // +5 min from the first try: the second retry succeeds
+      await until(t, () => receiver.effects.has(eventId), "the delivery");
+
+      const mine = receiver.deliveries.filter((d) =>
+        d.headers.get("X-Service-Event-Id") === eventId
+      );
+      assert.deepEqual(mine.map((d) => d.status), [500, 500, 200]);
+      assert.equal(new Set(mine.map((d) => d.headers.get("X-Service-Attempt-Id"))).size, 3);
+      assert.equal(new Set(mine.map((d) => d.body)).size, 1, "the same bytes on every attempt");
+      for (const d of mine) {
+        assert.equal(d.path, "/billing");
+        assert.equal(d.headers.get("Idempotency-Key"), eventId);
+        assert.equal(d.headers.get("X-Service-Api-Version"), "v1");
+        const verdict = await verifyV3({
+          secrets: { [d.headers.get("X-Service-Key-Id")!]: courier.business.webhook_secret },
+          rawBody: d.body,
+          headers: d.headers,
+          nowSeconds: Math.floor(t.clock.now() / 1000),
+        });
+        assert.deepEqual(verdict, { ok: true });
+        // Signed with the courier's secret: any other secret fails.
+        const forged = await verifyV3({
+          secrets: { [d.headers.get("X-Service-Key-Id")!]: "whsec_someone_else" },
+          rawBody: d.body,
+          headers: d.headers,
+          nowSeconds: Math.floor(t.clock.now() / 1000),
+        });
+        assert.deepEqual(forged, { ok: false, reason: "bad_signature" });
+      }
+      const body = JSON.parse(mine[2]!.body);
+      assert.equal(body.api_version, "v1");
+      assert.equal(body.event_type, "shipment.booked");
+      assert.equal(body.type, "shipment.booked");
+      assert.equal(body.event_id, eventId);
+      assert.equal(body.client.id, client.id);
+      assert.equal(body.client.name, "Molapo Pharmacy");
+      assert.equal(body.entry.reference, waybill);
+      assert.equal(body.entry.kind, "shipment");
+      assert.equal(body.entry.amount, "88.92");
+      assert.equal(body.entry.currency, "BWP");
+      assert.equal(body.entry.status, "posted");
+      assert.equal(body.entry.payer, "client");
+      assert.equal(body.entry.source_event, `shipment.booked:${waybill}`);
+      assert.deepEqual(body.shipment, {
+        waybill,
+        external_customer_code: null,
+        external_billing_reference: null,
+        client_order_reference: "ORD-1",
+      });
+      // Top-ups are money received, not charges: no event was sent for them.
+      assert.equal(receiver.effects.size, 1);
+
+      await t.settle();
+      const listed = await t.call("GET", "/business/courier/billing/events?status=delivered", {
+        key: courier.business.api_key,
+      });
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.body.data.map((e: { event_id: string }) => e.event_id), [
+        eventId,
+      ]);
+      assert.equal(listed.body.data[0].attempts, 3);
+      const pending = await t.call("GET", "/business/courier/billing/events?status=pending", {
+        key: courier.business.api_key,
+      });
+      assert.deepEqual(pending.body.data, []);
+    })
+  ));
+
+Deno.test("billing events: acknowledgements only move forward, paid is refused", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      await setEndpoint(t, courier, receiver.url);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const waybill = await bookOne(t, client);
+      const eventId = await bookedEvent(t, courier, client, waybill);
+      const key = courier.business.api_key;
+      const ack = (body: Record<string, unknown>) =>
+        t.call("POST", `/business/courier/billing/events/${eventId}/acknowledge`, { key, body });
+
+      const paid = await ack({ state: "paid", external_reference: "PAY-1" });
+      assert.equal(paid.status, 422);
+      assert.equal(paid.body.code, "state_paid_refused");
+      const odd = await ack({ state: "settled" });
+      assert.equal(odd.status, 422);
+      assert.equal(odd.body.code, "validation_failed");
+
+      const first = await ack({ state: "acknowledged", external_reference: "ACK-1" });
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.data.reported_state, "acknowledged");
+      assert.equal(first.body.data.external_reference, "ACK-1");
+      const reconciled = await ack({ state: "reconciled", external_reference: "REC-1" });
+      assert.equal(reconciled.body.data.reported_state, "reconciled");
+      // Late and repeated reports never move it back; the first reference per state is kept.
+      const late = await ack({ state: "invoiced_externally", external_reference: "INV-1" });
+      assert.equal(late.body.data.reported_state, "reconciled");
+      assert.equal(late.body.data.external_reference, "REC-1");
+      const again = await ack({ state: "acknowledged", external_reference: "ACK-2" });
+      assert.deepEqual(again.body.data.external_references, {
+        acknowledged: "ACK-1",
+        reconciled: "REC-1",
+        invoiced_externally: "INV-1",
+      });
+      assert.equal(again.body.data.reported_state, "reconciled");
+
+      // Another courier sees nothing of it.
+      const other = await newCourier(t);
+      for (
+        const [method, path, body] of [
+          ["GET", `/business/courier/billing/events/${eventId}`, undefined],
+          ["POST", `/business/courier/billing/events/${eventId}/acknowledge`, {
+            state: "acknowledged",
+          }],
+          ["POST", `/business/courier/billing/events/${eventId}/requeue`, { reason: "x" }],
+        ] as const
+      ) {
+        const r = await t.call(method, path, { key: other.business.api_key, body });
+        assert.equal(r.status, 404, `${method} ${path}`);
+      }
+      await t.settle();
+      const list = await t.call("GET", "/business/courier/billing/events", {
+        key: other.business.api_key,
+      });
+      assert.deepEqual(list.body.data, []);
+    })
+  ));
+
+Deno.test("billing export: the preview changes nothing; the POST gives the same rows and marks", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    await topUp(t, courier, other, "500");
+    const waybill = await bookOne(t, client, { client_order_reference: "ORD-9" });
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const query = `client_id=${client.id}&from=${day}&to=${day}`;
+
+    const preview1 = await csv(t, courier, "GET", query);
+    const preview2 = await csv(t, courier, "GET", query);
+    assert.equal(preview2, preview1);
+    assert.equal(preview1.split("\n")[0], BILLING_CSV_COLUMNS.join(","));
+    const rows = rowsOf(preview1);
+    assert.deepEqual(rows.map((r) => r["kind"]), ["top_up", "shipment"]);
+    assert.ok(rows.every((r) => r["export state"] === "pending"));
+    const shipmentRow = rows[1]!;
+    assert.equal(shipmentRow["waybill"], waybill);
+    assert.equal(shipmentRow["amount"], "88.92");
+    assert.equal(shipmentRow["tax"], "10.92");
+    assert.equal(shipmentRow["shipment status"], "booked");
+    assert.equal(shipmentRow["date"], day);
+    assert.equal(rows[0]!["amount"], "-500.00");
+
+    const posted = await csv(t, courier, "POST", query);
+    assert.equal(posted, preview1, "the POST's rows are the preview's");
+    const after = rowsOf(await csv(t, courier, "GET", query));
+    assert.ok(after.every((r) => r["export state"] === "exported"));
+    // The other client's entries were not in the range: still pending.
+    const others = rowsOf(await csv(t, courier, "GET", `client_id=${other.id}`));
+    assert.deepEqual(others.map((r) => r["export state"]), ["pending"]);
+
+    // A bad range is refused and marks nothing; another courier's client is not found.
+    const bad = await t.call("POST", "/business/courier/billing/export", {
+      key: courier.business.api_key,
+      body: { client_id: other.id, from: "2026-12-31", to: "2026-01-01" },
+    });
+    assert.equal(bad.status, 422);
+    const stranger = await newCourier(t);
+    const hidden = await t.call("POST", "/business/courier/billing/export", {
+      key: stranger.business.api_key,
+      body: { client_id: client.id },
+    });
+    assert.equal(hidden.status, 404);
+    assert.deepEqual(
+      rowsOf(await csv(t, courier, "GET", `client_id=${other.id}`)).map((r) => r["export state"]),
+      ["pending"],
+    );
+  }));
+
+Deno.test("billing events: with no endpoint the event waits, retries hourly and raises an alert", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const waybill = await bookOne(t, client);
+      const eventId = await bookedEvent(t, courier, client, waybill);
+      const state = async () => {
+        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+          kind: "get",
+        });
+        assert.ok(got.ok && got.reply);
+        return got.reply;
+      };
+      await advance(t, 0);
+      await until(t, async () => (await state()).endpoint_missing_at != null, "no endpoint");
+      const first = await state();
+      assert.equal(first.status, "pending");
+      assert.equal(first.round_attempts, 0, "nothing was sent: the schedule is not spent");
+      assert.equal(first.next_attempt_at, t.clock.now() + 60 * 60_000);
+
+      const alerts = async () => {
+        await t.settle();
+        const r = await t.call("GET", "/business/courier/alerts?kind=billing_endpoint_missing", {
+          key: courier.business.api_key,
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body.data as { subject: { id: string }; owner: string }[];
+      };
+      await until(t, async () => (await alerts()).length === 1, "the alert");
+      const [alert] = await alerts();
+      assert.equal(alert!.subject.id, eventId);
+      assert.equal(alert!.owner, "billing");
+
+      // An hour later it is tried again, and again finds nothing: still one alert.
+      await advance(t, 60 * 60);
+      await until(
+        t,
+        async () => (await state()).endpoint_missing_at === t.clock.now(),
+        "the hourly retry",
+      );
+      assert.equal((await alerts()).length, 1);
+
+      // Once an endpoint is set, the next hourly try delivers it.
+      await setEndpoint(t, courier, receiver.url);
+      await advance(t, 60 * 60);
+      await until(t, () => receiver.effects.has(eventId), "delivery after the endpoint is set");
+      await until(t, async () => (await state()).status === "delivered", "delivered");
+    })
+  ));
+
+Deno.test("billing events: an exported entry raises no endpoint alert", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const waybill = await bookOne(t, client);
+    const eventId = await bookedEvent(t, courier, client, waybill);
+    await csv(t, courier, "POST", `client_id=${client.id}`);
+    await advance(t, 0);
+    await until(t, async () => {
+      const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+        kind: "get",
+      });
+      return got.ok && got.reply?.endpoint_missing_at != null;
+    }, "no endpoint");
+    await t.settle();
+    const r = await t.call("GET", "/business/courier/alerts?kind=billing_endpoint_missing", {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(r.body.data, []);
+  }));
+
+Deno.test("billing events: a failed schedule raises billing_export_failed; requeue starts over", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      receiver.failFirst = 100;
+      const courier = await newCourier(t);
+      await setEndpoint(t, courier, receiver.url);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const waybill = await bookOne(t, client);
+      const eventId = await bookedEvent(t, courier, client, waybill);
+      let expected = 0;
+      for (const seconds of [0, 60, 4 * 60, 25 * 60, 90 * 60, 600 * 60]) {
+        await advance(t, seconds);
+        expected++;
+        await until(t, () => receiver.deliveries.length >= expected, `attempt ${expected}`);
+      }
+      const key = courier.business.api_key;
+      const failedList = async () => {
+        await t.settle();
+        return (await t.call("GET", "/business/courier/billing/events?status=failed", { key }))
+          .body.data as { event_id: string; attempts: number }[];
+      };
+      await until(t, async () => (await failedList()).length === 1, "failed");
+      assert.equal((await failedList())[0]!.attempts, 6);
+      const alerts = async () => {
+        await t.settle();
+        return (await t.call("GET", "/business/courier/alerts?kind=billing_export_failed", { key }))
+          .body.data as { subject: { id: string } }[];
+      };
+      await until(t, async () => (await alerts()).length === 1, "the alert");
+      assert.equal((await alerts())[0]!.subject.id, eventId);
+
+      const noReason = await t.call(
+        "POST",
+        `/business/courier/billing/events/${eventId}/requeue`,
+        { key, body: { reason: " " } },
+      );
+      assert.equal(noReason.status, 422);
+      receiver.failFirst = 0;
+      const requeued = await t.call(
+        "POST",
+        `/business/courier/billing/events/${eventId}/requeue`,
+        { key, body: { reason: "receiver fixed" } },
+      );
+      assert.equal(requeued.status, 200, JSON.stringify(requeued.body));
+      assert.equal(requeued.body.data.status, "pending");
+      assert.equal(requeued.body.data.requeues[0].reason, "receiver fixed");
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(eventId), "the requeued delivery");
+    })
+  ));

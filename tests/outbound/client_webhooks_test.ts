@@ -1,0 +1,187 @@
+/**
+ * Client webhooks (courier 2.12, 6.2) and signing-secret rotation (courier 6.1): a client's own
+ * shipments only, customer-safe fields only, signed with the client's own secret; after a
+ * rotation the previous key still verifies during its grace period, and not after.
+ */
+import assert from "node:assert/strict";
+import { outboundEventActor } from "../../actors/outbound_event.ts";
+import { eventIdOf } from "../../src/domain/billing_events.ts";
+import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
+import { WEBHOOK_SECRET_GRACE_MS } from "../../src/limits.ts";
+import { withTestEnv } from "../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../helpers/courier.ts";
+import { advance, startReceiver, until } from "../helpers/receiver.ts";
+import type { TestEnv } from "../helpers/test_env.ts";
+
+async function bookOne(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: { ...DOMESTIC, ...extra },
+  });
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill as string;
+}
+
+Deno.test("client webhook: own shipments only, customer-safe, signed with the client's secret", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const courier = await newCourier(t);
+      const withHook = await newClient(t, courier);
+      const without = await newClient(t, courier);
+      await topUp(t, courier, withHook, "500");
+      await topUp(t, courier, without, "500");
+
+      const refused = await t.call("POST", "/client/webhook", {
+        headers: clientKey(withHook),
+        body: { url: "http://10.0.0.5/hook" },
+      });
+      assert.equal(refused.status, 422, "a private address is refused");
+      const set = await t.call("POST", "/client/webhook", {
+        headers: clientKey(withHook),
+        body: { url: `${receiver.url}/client` },
+      });
+      assert.equal(set.status, 201, JSON.stringify(set.body));
+      const secret: string = set.body.data.webhook_secret;
+      assert.match(secret, /^whsec_/);
+
+      const mine = await bookOne(t, withHook, { client_order_reference: "SHOP-7" });
+      await bookOne(t, without);
+      const eventId = await eventIdOf("client_webhook", courier.business.id, mine, "booked");
+      await until(t, async () => {
+        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+          kind: "get",
+        });
+        return got.ok;
+      }, "the webhook event");
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(eventId), "the client webhook");
+
+      assert.equal(receiver.deliveries.length, 1, "the other client's shipment is not sent here");
+      const d = receiver.deliveries[0]!;
+      assert.equal(d.headers.get("X-Service-Event"), "shipment.booked");
+      assert.equal(d.headers.get("X-Service-Delivery"), eventId);
+      const now = Number(d.headers.get("X-Service-Timestamp"));
+      assert.deepEqual(
+        await verifyV2(secret, d.body, d.headers.get("X-Service-Signature-V2"), now),
+        { ok: true },
+      );
+      // Never the courier's secret.
+      assert.deepEqual(
+        await verifyV2(
+          courier.business.webhook_secret,
+          d.body,
+          d.headers.get("X-Service-Signature-V2"),
+          now,
+        ),
+        { ok: false, reason: "bad_signature" },
+      );
+      const body = JSON.parse(d.body);
+      assert.deepEqual(Object.keys(body).sort(), [
+        "client",
+        "data",
+        "event",
+        "event_id",
+        "id",
+        "timestamp",
+      ]);
+      assert.equal(body.id, eventId);
+      assert.equal(body.event_id, eventId);
+      assert.equal(body.event, "shipment.booked");
+      assert.deepEqual(Object.keys(body.data).sort(), [
+        "at",
+        "client_order_reference",
+        "condition",
+        "stage",
+        "status",
+        "waybill",
+      ]);
+      assert.equal(body.data.waybill, mine);
+      assert.equal(body.data.client_order_reference, "SHOP-7");
+      assert.equal(body.data.stage, "booked");
+      assert.doesNotMatch(d.body, /amount|price|declared|total|BWP/);
+    } finally {
+      await receiver.close();
+    }
+  }));
+
+Deno.test("secret rotation: the previous key verifies during the grace period only", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const courier = await newCourier(t);
+      const key = courier.business.api_key;
+      const r = await t.call("PUT", "/business/courier/billing/endpoint", {
+        key,
+        body: { url: receiver.url },
+      });
+      assert.equal(r.status, 200);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const profile = await t.call("GET", "/business/profile", { key });
+      const oldKeyId: string = profile.body.data.webhook_key_id;
+      assert.match(oldKeyId, /^whk_/);
+      const rotated = await t.call("POST", "/business/webhook-secret/regenerate", { key });
+      assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+      const fresh: { webhook_secret: string; key_id: string } = rotated.body.data;
+
+      const verifyWith = async (held: Record<string, string>, at: number) => {
+        const d = receiver.deliveries.at(-1)!;
+        return await verifyV3({
+          secrets: held,
+          rawBody: d.body,
+          headers: d.headers,
+          nowSeconds: Math.floor(at / 1000),
+        });
+      };
+      // Within the grace period: a receiver holding only the old key still verifies.
+      await bookOne(t, client);
+      await advance(t, 0);
+      await until(t, () => receiver.deliveries.length === 1, "a delivery in the grace period");
+      const d1 = receiver.deliveries[0]!;
+      assert.equal(d1.headers.get("X-Service-Key-Id"), fresh.key_id);
+      const previousKeyId = d1.headers.get("X-Service-Previous-Key-Id");
+      assert.ok(previousKeyId);
+      assert.equal(previousKeyId, oldKeyId);
+      assert.deepEqual(
+        await verifyWith({ [fresh.key_id]: fresh.webhook_secret }, t.clock.now()),
+        { ok: true },
+      );
+      assert.deepEqual(
+        await verifyWith({ [previousKeyId]: courier.business.webhook_secret }, t.clock.now()),
+        { ok: true },
+      );
+
+      // After it: only the new key signs.
+      await advance(t, WEBHOOK_SECRET_GRACE_MS / 1000 + 1);
+      await bookOne(t, client);
+      await advance(t, 0);
+      await until(t, () => receiver.deliveries.length === 2, "a delivery after the grace period");
+      assert.equal(receiver.deliveries[1]!.headers.get("X-Service-Previous-Key-Id"), null);
+      assert.deepEqual(
+        await verifyWith({ [previousKeyId]: courier.business.webhook_secret }, t.clock.now()),
+        { ok: false, reason: "unknown_key" },
+      );
+      assert.deepEqual(
+        await verifyWith({ [fresh.key_id]: fresh.webhook_secret }, t.clock.now()),
+        { ok: true },
+      );
+    } finally {
+      await receiver.close();
+    }
+  }));
