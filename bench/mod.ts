@@ -16,6 +16,7 @@ import { KvActorStore } from "../src/runtime/kv_store.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { bookingBench } from "./booking.ts";
+import { outboundBench } from "./outbound.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -211,3 +212,4 @@ console.log(
 );
 await latency();
 await bookingBench();
+await outboundBench();
