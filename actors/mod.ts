@@ -12,6 +12,7 @@ import { shipmentActor } from "./shipment.ts";
 import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
 import { outboundEventActor } from "./outbound_event.ts";
+import { operationsViewsActor } from "./operations_views.ts";
 import { alertActor } from "./alert.ts";
 import { evidenceFileActor } from "./evidence_file.ts";
 
@@ -28,6 +29,7 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   rateCardActor,
   courierCatalogueActor,
   outboundEventActor,
+  operationsViewsActor,
   alertActor,
   evidenceFileActor,
 ];

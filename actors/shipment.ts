@@ -1,9 +1,38 @@
 /**
  * A courier shipment (courier 2.3): identified by its waybill, it keeps a frozen pricing snapshot
  * and the service-level terms of the moment it was booked; nothing later rewrites them. It can
- * stay open 1 to 14 days (courier 1.4); its lifecycle grows from here.
+ * stay open 1 to 14 days (courier 1.4): scans move its headline, per-piece custody and milestones
+ * (3.2); durable timers at each milestone's at-risk point and deadline, and after a silence,
+ * raise alerts (2.9) and move health. Timers only ever raise alerts and move the estimate: they
+ * never cancel, release or complete a shipment (1.4).
  */
-import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
+import {
+  accept,
+  type ActorDefinition,
+  reject,
+  type TimerOp,
+  unreachable,
+} from "../src/runtime/actor.ts";
+import {
+  CANCELLABLE,
+  estimateAfterSetback,
+  FINAL_HEADLINES,
+  type Headline,
+  type Health,
+  healthOf,
+  type LifecycleTerms,
+  type Milestone,
+  nextLocalDayStart,
+  nextObligation,
+  type OpenMilestone,
+  openMilestone,
+  type Owner,
+  promiseDueAt,
+  type ScanEvent,
+  STEPS,
+} from "../src/domain/lifecycle.ts";
+import { addWorkingHours, workingDaysOver } from "../src/domain/working_hours.ts";
+import type { AlertKind } from "./alert.ts";
 import type { PriceLine } from "../src/domain/pricing.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
 
@@ -35,13 +64,13 @@ export interface ShipmentParty {
   readonly lng: number | null;
 }
 
-export interface Shipment {
+/** The shipment as booked: what the booking flow hands the actor. */
+export interface ShipmentBooking {
   readonly waybill: string;
   readonly courier_id: string;
   readonly client_id: string;
   readonly booked_at: number;
   readonly booked_by: string;
-  readonly status: "booked";
   readonly from_country: string;
   readonly to_country: string;
   readonly sender: ShipmentParty;
@@ -72,13 +101,109 @@ export interface Shipment {
   readonly tracking_token_hash: string;
 }
 
+/** One piece's custody (courier 3.2): who holds it and where. */
+export interface PieceCustody {
+  readonly id: string;
+  readonly holder: string | null;
+  readonly facility_id: string | null;
+  readonly last_scan_at: number | null;
+}
+
+/** One line of the full trail: every scan, custody move and status change. */
+export interface TrailEntry {
+  readonly at: number;
+  readonly event: ScanEvent;
+  readonly facility_id: string | null;
+  readonly holder: string | null;
+  readonly note: string | null;
+  readonly reason: string | null;
+  readonly pieces: readonly string[] | null;
+  readonly by: string;
+}
+
+export interface LastScan {
+  readonly event: ScanEvent;
+  readonly at: number;
+  readonly facility_id: string | null;
+  readonly note: string | null;
+}
+
+/** Where the shipment stands after booking (courier 1.4, 3.2). */
+export interface Lifecycle {
+  readonly status: Headline;
+  readonly health: Health;
+  readonly health_reason: string;
+  readonly pieces: readonly PieceCustody[];
+  readonly trail: readonly TrailEntry[];
+  readonly trail_total: number;
+  /** The last physical scan. */
+  readonly last_scan: LastScan | null;
+  readonly milestones: readonly OpenMilestone[];
+  readonly exception: { readonly reason: string; readonly at: number } | null;
+  readonly estimated_delivery_on: string;
+  readonly attempts: number;
+  readonly delivered_at: number | null;
+  readonly pod: { readonly received_by: string | null; readonly note: string | null } | null;
+  readonly closed_at: number | null;
+  /** Working days over the customs deadline already alerted (once per working day, 2.9). */
+  readonly customs_days_alerted: number;
+  /** When to count the working days over the customs deadline again (each local day start). */
+  readonly customs_check_at?: number | null;
+  /** The last-scan instant whose no-scan alert was raised (once per silence). */
+  readonly no_scan_raised_for: number | null;
+  /** Since when the pieces are in different places (null: together). */
+  readonly separated_since: number | null;
+  /** The next obligation (courier 4.4): the open milestone due first, its deadline and owner. */
+  readonly next_milestone: Milestone | null;
+  readonly next_due_at: number | null;
+  readonly next_owner: Owner | null;
+  /** The earliest deadline of any open milestone: overdue once it has passed. */
+  readonly first_due_at: number | null;
+}
+
+export interface Shipment extends ShipmentBooking, Lifecycle {}
+
 export type ShipmentState = Shipment | null;
 
+/** A scan or custody move as operations, runs or drivers record it (courier 3.2). */
+export interface ScanInput {
+  readonly event: ScanEvent;
+  readonly facility_id?: string | null;
+  readonly holder?: string | null;
+  /** Piece ids; absent: every piece. */
+  readonly pieces?: readonly string[] | null;
+  readonly note?: string | null;
+  /** Required for an exception, lost or damaged, or a cancellation. */
+  readonly reason?: string | null;
+  /** Delivered: who received it (proof of delivery). */
+  readonly received_by?: string | null;
+  readonly by: string;
+}
+
 export type ShipmentCommand =
-  | { kind: "book"; shipment: Shipment }
+  | { kind: "book"; shipment: ShipmentBooking }
+  | { kind: "record"; scan: ScanInput }
   | { kind: "get" };
 
-export type ShipmentEvent = { kind: "shipment_booked"; shipment: Shipment };
+/** An alert the shipment's timers or scans call for; raised by the alert raiser (2.9). */
+export interface AlertDue {
+  readonly kind: AlertKind;
+  readonly condition_key: string;
+  readonly owner: string;
+  readonly message: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+export type ShipmentEvent =
+  | { kind: "shipment_booked"; shipment: Shipment }
+  /** A scan and what it changed: the lifecycle after it, carried whole (pure evolve). */
+  | { kind: "scanned"; entry: TrailEntry; lifecycle: Lifecycle }
+  /** A deadline passed or neared, or a silence ran long: the lifecycle after it. */
+  | { kind: "checked"; at: number; lifecycle: Lifecycle }
+  | { kind: "alert_due"; alert: AlertDue }
+  | { kind: "estimate_changed"; from: string; to: string; at: number }
+  /** The customer-facing stage moved (client webhook `shipment.<stage>`, courier 6.2). */
+  | { kind: "stage_reached"; stage: Headline; at: number; occurrence: number };
 
 /** `book` answers whether this call made the shipment (false: it existed, a replay). */
 export interface Booking {
@@ -92,6 +217,431 @@ export function asShipment(reply: ShipmentReply): Shipment {
   return "created" in reply ? reply.shipment : reply;
 }
 
+/** Trail lines kept in state; `trail_total` counts all (the event log keeps every one). */
+export const TRAIL_MAX = 200;
+/** Scan texts (notes, reasons, holders, facility ids) are short. */
+export const SCAN_TEXT_CHARS_MAX = 500;
+
+/** The terms deadlines need, from the frozen service terms (courier 2.8). */
+export function termsOf(s: ShipmentBooking): LifecycleTerms {
+  return s.service_terms as unknown as LifecycleTerms;
+}
+
+/** The lifecycle a shipment starts with at booking: collection and the promise open. */
+export function startLifecycle(b: ShipmentBooking): Lifecycle {
+  const terms = termsOf(b);
+  const pieces = b.parcels.map((_, i) => ({
+    id: `${b.waybill}-${i + 1}`,
+    holder: null,
+    facility_id: null,
+    last_scan_at: null,
+  }));
+  const milestones = [
+    openMilestone(terms, "collection", b.booked_at),
+    openMilestone(terms, "promise", b.booked_at, {
+      dueAt: promiseDueAt(terms.calendar, b.pricing.promise.latest_delivery),
+    }),
+  ];
+  const base = {
+    status: "booked" as Headline,
+    exception: null,
+    milestones,
+  };
+  const verdict = healthOf(base, b.booked_at);
+  return {
+    ...base,
+    health: verdict.health,
+    health_reason: verdict.reason,
+    pieces,
+    trail: [],
+    trail_total: 0,
+    last_scan: null,
+    estimated_delivery_on: b.pricing.promise.earliest_delivery,
+    attempts: 0,
+    delivered_at: null,
+    pod: null,
+    closed_at: null,
+    customs_days_alerted: 0,
+    no_scan_raised_for: null,
+    separated_since: null,
+    ...obligations(milestones),
+  };
+}
+
+/** The next obligation and the earliest deadline of a set of open milestones. */
+function obligations(milestones: readonly OpenMilestone[]) {
+  const next = nextObligation(milestones);
+  const first = milestones.reduce<number | null>(
+    (min, m) => min === null || m.due_at < min ? m.due_at : min,
+    null,
+  );
+  return {
+    next_milestone: next?.name ?? null,
+    next_due_at: next?.due_at ?? null,
+    next_owner: next?.owner ?? null,
+    first_due_at: first,
+  };
+}
+
+type Decided = ReturnType<typeof accept<ShipmentState, ShipmentEvent, ShipmentReply>>;
+
+function clipText(v: string | null | undefined): string | null {
+  const t = v?.trim();
+  return t ? t.slice(0, SCAN_TEXT_CHARS_MAX) : null;
+}
+
+function record(
+  state: Shipment,
+  scan: ScanInput,
+  now: number,
+): Decided | ReturnType<typeof reject> {
+  const step = STEPS[scan.event];
+  if (!step) return reject("invalid_scan", `unknown scan event: ${scan.event}`);
+  if (FINAL_HEADLINES.has(state.status)) {
+    return reject("shipment_closed", `the shipment is ${state.status}: nothing more is recorded`);
+  }
+  if (scan.event === "cancelled" && !CANCELLABLE.has(state.status)) {
+    return reject("not_cancellable", `a shipment ${state.status} can no longer be cancelled`);
+  }
+  const reason = clipText(scan.reason);
+  const needsReason = scan.event === "exception" || scan.event === "lost_or_damaged" ||
+    scan.event === "cancelled" || scan.event === "customs_hold";
+  if (needsReason && reason === null) {
+    return reject("reason_required", `${scan.event} needs a reason`);
+  }
+  const known = new Set(state.pieces.map((p) => p.id));
+  const pieces = scan.pieces && scan.pieces.length > 0 ? [...new Set(scan.pieces)] : null;
+  const unknown = pieces?.find((p) => !known.has(p));
+  if (unknown) return reject("unknown_piece", `no such piece on ${state.waybill}: ${unknown}`);
+  const entry: TrailEntry = {
+    at: now,
+    event: scan.event,
+    facility_id: clipText(scan.facility_id),
+    holder: clipText(scan.holder),
+    note: clipText(scan.note),
+    reason,
+    pieces,
+    by: scan.by,
+  };
+  const terms = termsOf(state);
+  const closes = new Set(step.closes ?? []);
+  let milestones = state.milestones.filter((m) => !closes.has(m.name));
+  const atDestination = scan.event === "received_at_destination";
+  for (const m of step.opens ?? []) {
+    milestones = [
+      ...milestones.filter((o) => o.name !== m),
+      openMilestone(terms, m, now, { atDestination }),
+    ];
+  }
+  if (scan.event === "documents_supplied") {
+    milestones = milestones.map((m) =>
+      m.name === "customs_documents" ? { ...m, supplied_at: now } : m
+    );
+  }
+  const touched = (id: string) => pieces === null || pieces.includes(id);
+  const custody = step.physical
+    ? state.pieces.map((p) =>
+      touched(p.id)
+        ? {
+          ...p,
+          holder: entry.holder ?? p.holder,
+          facility_id: entry.facility_id ?? (entry.holder ? null : p.facility_id),
+          last_scan_at: now,
+        }
+        : p
+    )
+    : state.pieces;
+  const exception = scan.event === "exception" || scan.event === "lost_or_damaged"
+    ? { reason: reason!, at: now }
+    : scan.event === "exception_cleared"
+    ? null
+    : state.exception;
+  const status = step.headline ?? state.status;
+  const final = FINAL_HEADLINES.has(status);
+  const separated = !final && exception === null && isSeparated(custody);
+  const attempts = state.attempts + (scan.event === "delivery_attempted" ? 1 : 0);
+  const estimate = scan.event === "delivery_attempted"
+    ? estimateAfterSetback(terms.calendar, state.estimated_delivery_on, now)
+    : state.estimated_delivery_on;
+  const partial = { status, exception, milestones: final ? [] : milestones };
+  const verdict = healthOf(partial, now);
+  const lifecycle: Lifecycle = {
+    ...lifecycleOf(state),
+    ...partial,
+    health: verdict.health,
+    health_reason: verdict.reason,
+    pieces: custody,
+    trail: [...state.trail, entry].slice(-TRAIL_MAX),
+    trail_total: state.trail_total + 1,
+    last_scan: step.physical
+      ? { event: scan.event, at: now, facility_id: entry.facility_id, note: entry.note }
+      : state.last_scan,
+    estimated_delivery_on: estimate,
+    attempts,
+    delivered_at: scan.event === "delivered" ? now : state.delivered_at,
+    pod: scan.event === "delivered"
+      ? { received_by: clipText(scan.received_by), note: entry.note }
+      : state.pod,
+    closed_at: final ? now : null,
+    separated_since: separated ? state.separated_since ?? now : null,
+    ...obligations(partial.milestones),
+  };
+  const events: ShipmentEvent[] = [{ kind: "scanned", entry, lifecycle }];
+  if (status !== state.status) {
+    events.push({
+      kind: "stage_reached",
+      stage: status,
+      at: now,
+      occurrence: lifecycle.trail_total,
+    });
+  }
+  if (estimate !== state.estimated_delivery_on) {
+    events.push({
+      kind: "estimate_changed",
+      from: state.estimated_delivery_on,
+      to: estimate,
+      at: now,
+    });
+  }
+  if (separated && state.separated_since === null) {
+    events.push(
+      alertDue(
+        state,
+        "pieces_separated",
+        `separated:${now}`,
+        "courier",
+        `the pieces of ${state.waybill} are in different places with no exception recorded`,
+        { places: placesOf(custody) },
+      ),
+    );
+  }
+  if (scan.event === "customs_hold") {
+    events.push(
+      alertDue(
+        state,
+        "documents_missing",
+        `documents:${now}`,
+        "courier",
+        `customs holds ${state.waybill} for documents: ${reason}`,
+        { reason },
+      ),
+    );
+  }
+  return accept(events, (next) => next!, timersFor({ ...state, ...lifecycle }, state));
+}
+
+function alertDue(
+  s: ShipmentBooking,
+  kind: AlertKind,
+  key: string,
+  owner: string,
+  message: string,
+  detail: Record<string, unknown> = {},
+): ShipmentEvent {
+  return {
+    kind: "alert_due",
+    alert: { kind, condition_key: `${s.waybill}:${key}`, owner, message, detail },
+  };
+}
+
+function lifecycleOf(s: Shipment): Lifecycle {
+  return {
+    status: s.status,
+    health: s.health,
+    health_reason: s.health_reason,
+    pieces: s.pieces,
+    trail: s.trail,
+    trail_total: s.trail_total,
+    last_scan: s.last_scan,
+    milestones: s.milestones,
+    exception: s.exception,
+    estimated_delivery_on: s.estimated_delivery_on,
+    attempts: s.attempts,
+    delivered_at: s.delivered_at,
+    pod: s.pod,
+    closed_at: s.closed_at,
+    customs_days_alerted: s.customs_days_alerted,
+    customs_check_at: s.customs_check_at ?? null,
+    no_scan_raised_for: s.no_scan_raised_for,
+    separated_since: s.separated_since,
+    next_milestone: s.next_milestone,
+    next_due_at: s.next_due_at,
+    next_owner: s.next_owner,
+    first_due_at: s.first_due_at,
+  };
+}
+
+function placesOf(pieces: readonly PieceCustody[]): string[] {
+  return [...new Set(pieces.map((p) => `${p.facility_id ?? "-"}|${p.holder ?? "-"}`))];
+}
+
+/** Pieces scanned at least once and now in more than one place (courier 2.9 pieces_separated). */
+function isSeparated(pieces: readonly PieceCustody[]): boolean {
+  const scanned = pieces.filter((p) => p.last_scan_at !== null);
+  return scanned.length > 1 && placesOf(scanned).length > 1;
+}
+
+const NO_SCAN_TIMER = "no_scan";
+const CUSTOMS_TIMER = "customs_over";
+
+/** The durable timers a lifecycle needs, by name and instant. */
+function wantedTimers(s: Shipment): Map<string, number> {
+  const wanted = new Map<string, number>();
+  if (s.closed_at !== null) return wanted;
+  for (const m of s.milestones) {
+    if (!m.at_risk_raised) wanted.set(`risk:${m.name}`, m.at_risk_at);
+    if (!m.overdue_raised) wanted.set(`due:${m.name}`, m.due_at);
+  }
+  const terms = termsOf(s);
+  const since = s.last_scan?.at ?? s.booked_at;
+  if (s.no_scan_raised_for !== since) {
+    wanted.set(NO_SCAN_TIMER, addWorkingHours(terms.calendar, since, terms.no_scan_hours));
+  }
+  const customs = s.milestones.find((m) => m.name === "customs_clearance");
+  if (customs?.overdue_raised && s.customs_check_at) {
+    // Once per working day over (2.9): counted again as each local day begins.
+    wanted.set(CUSTOMS_TIMER, s.customs_check_at);
+  }
+  return wanted;
+}
+
+/** Only what changed: new or moved timers are set, timers no longer wanted are cancelled. */
+function timersFor(next: Shipment, prev: Shipment | null = null): TimerOp[] {
+  const before = prev ? wantedTimers(prev) : new Map<string, number>();
+  const after = wantedTimers(next);
+  const ops: TimerOp[] = [];
+  for (const [name, at] of after) {
+    if (before.get(name) !== at) ops.push({ op: "set", name, at });
+  }
+  for (const name of before.keys()) {
+    if (!after.has(name)) ops.push({ op: "cancel", name });
+  }
+  return ops;
+}
+
+/** A timer fired: at risk, overdue, no scan, or another working day over the customs wait. */
+function check(state: Shipment, name: string, now: number): Decided {
+  if (state.closed_at !== null) return accept([]);
+  const terms = termsOf(state);
+  const events: ShipmentEvent[] = [];
+  let milestones = state.milestones;
+  let estimate = state.estimated_delivery_on;
+  let noScanFor = state.no_scan_raised_for;
+  let customsDays = state.customs_days_alerted;
+  let customsCheck = state.customs_check_at ?? null;
+  const [what, milestone] = name.split(":") as [string, Milestone | undefined];
+  const m = milestones.find((o) => o.name === milestone);
+  if (what === "risk" && m && !m.at_risk_raised && now >= m.at_risk_at) {
+    milestones = milestones.map((o) => o === m ? { ...o, at_risk_raised: true } : o);
+    events.push(
+      alertDue(
+        state,
+        "milestone_at_risk",
+        `${m.name}:${m.opened_at}:risk`,
+        m.owner,
+        `${m.name} of ${state.waybill} is at risk: due ${new Date(m.due_at).toISOString()}`,
+        { milestone: m.name, due_at: m.due_at },
+      ),
+    );
+  } else if (what === "due" && m && !m.overdue_raised && now >= m.due_at) {
+    milestones = milestones.map((o) =>
+      o === m ? { ...o, overdue_raised: true, at_risk_raised: true } : o
+    );
+    events.push(
+      alertDue(
+        state,
+        "milestone_overdue",
+        `${m.name}:${m.opened_at}:due`,
+        m.owner,
+        `${m.name} of ${state.waybill} is overdue since ${new Date(m.due_at).toISOString()}`,
+        { milestone: m.name, due_at: m.due_at },
+      ),
+    );
+    if (m.owner === "courier" || m.name === "customs_clearance") {
+      estimate = estimateAfterSetback(terms.calendar, estimate, now);
+    }
+    if (m.name === "customs_clearance") {
+      customsDays = 1;
+      customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+      events.push(
+        alertDue(
+          state,
+          "customs_wait_exceeded",
+          `customs:${m.opened_at}:1`,
+          "courier",
+          `customs has held ${state.waybill} past its wait (1 working day over)`,
+          { days_over: 1 },
+        ),
+      );
+    }
+  } else if (what === NO_SCAN_TIMER) {
+    const since = state.last_scan?.at ?? state.booked_at;
+    const due = addWorkingHours(terms.calendar, since, terms.no_scan_hours);
+    if (noScanFor !== since && now >= due) {
+      noScanFor = since;
+      events.push(
+        alertDue(
+          state,
+          "no_scan",
+          `no_scan:${since}`,
+          "courier",
+          `no scan of ${state.waybill} since ${new Date(since).toISOString()}`,
+          { since },
+        ),
+      );
+    }
+  } else if (what === CUSTOMS_TIMER) {
+    const customs = milestones.find((o) => o.name === "customs_clearance");
+    if (customs) {
+      const over = workingDaysOver(terms.calendar, customs.due_at, now);
+      for (let day = customsDays + 1; day <= over; day++) {
+        events.push(
+          alertDue(
+            state,
+            "customs_wait_exceeded",
+            `customs:${customs.opened_at}:${day}`,
+            "courier",
+            `customs has held ${state.waybill} past its wait (${day} working days over)`,
+            { days_over: day },
+          ),
+        );
+      }
+      customsDays = Math.max(customsDays, over);
+      customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+    }
+  }
+  if (
+    events.length === 0 && estimate === state.estimated_delivery_on &&
+    customsCheck === (state.customs_check_at ?? null)
+  ) {
+    // Nothing new: a stale timer changes nothing; one that fired early is armed again.
+    const again = timersFor(state).filter((t) => t.op === "set" && t.name === name && t.at > now);
+    return accept([], undefined, again);
+  }
+  const verdict = healthOf({ ...state, milestones }, now);
+  const lifecycle: Lifecycle = {
+    ...lifecycleOf(state),
+    milestones,
+    health: verdict.health,
+    health_reason: verdict.reason,
+    estimated_delivery_on: estimate,
+    no_scan_raised_for: noScanFor,
+    customs_days_alerted: customsDays,
+    customs_check_at: customsCheck,
+    ...obligations(milestones),
+  };
+  const all: ShipmentEvent[] = [{ kind: "checked", at: now, lifecycle }, ...events];
+  if (estimate !== state.estimated_delivery_on) {
+    all.push({
+      kind: "estimate_changed",
+      from: state.estimated_delivery_on,
+      to: estimate,
+      at: now,
+    });
+  }
+  return accept(all, undefined, timersFor({ ...state, ...lifecycle }, state));
+}
+
 export const shipmentActor: ActorDefinition<
   ShipmentState,
   ShipmentCommand,
@@ -99,32 +649,61 @@ export const shipmentActor: ActorDefinition<
   ShipmentReply
 > = {
   type: "shipment",
-  version: 1,
+  version: 2,
   initial: null,
-  decide(state, command) {
+  decide(state, command, ctx) {
     switch (command.kind) {
-      case "book":
+      case "book": {
         // A retry of the same booking finds the shipment made: nothing is booked twice.
         if (state !== null) return accept([], () => ({ shipment: state, created: false }));
+        const shipment: Shipment = { ...command.shipment, ...startLifecycle(command.shipment) };
         return accept(
-          [{ kind: "shipment_booked", shipment: command.shipment }],
-          () => ({ shipment: command.shipment, created: true }),
+          [{ kind: "shipment_booked", shipment }],
+          () => ({ shipment, created: true }),
+          timersFor(shipment),
         );
+      }
+      case "record":
+        if (state === null) return reject("not_found", "shipment not found");
+        return record(state, command.scan, ctx.now);
       case "get":
         if (state === null) return reject("not_found", "shipment not found");
         return accept([], () => state);
       case "timer":
-        return accept([]);
+        if (state === null) return accept([]);
+        return check(state, command.name, ctx.now);
       default:
         return unreachable(command);
     }
   },
-  evolve(_state, event) {
-    return event.shipment;
+  evolve(state, event) {
+    switch (event.kind) {
+      case "shipment_booked":
+        return event.shipment;
+      case "scanned":
+      case "checked":
+        if (state === null) throw new Error(`shipment: ${event.kind} before booked`);
+        return { ...state, ...event.lifecycle };
+      case "alert_due":
+      case "estimate_changed":
+      case "stage_reached":
+        return state;
+      default:
+        return unreachable(event);
+    }
   },
+  load,
   indexes: (s) => s === null ? [] : [{ index: "tracking", key: s.tracking_token_hash }],
   project: (s) => s === null ? null : shipmentSearchView(s),
 };
+
+/** Version 1 knew only bookings: they start their lifecycle as booked. */
+function load(stored: unknown, version: number): ShipmentState {
+  if (stored === null) return null;
+  const s = stored as Shipment;
+  if (version < 2 || s.milestones === undefined) return { ...s, ...startLifecycle(s) };
+  return s;
+}
 
 /** What the query side keeps for search and lists: references, parties, money, no token. */
 export function shipmentSearchView(s: Shipment) {

@@ -17,6 +17,7 @@ import { BillingEvents } from "./outbound/billing_events.ts";
 import { ClientWebhooks } from "./outbound/client_webhooks.ts";
 import { outboundAlerts } from "./outbound/alerting.ts";
 import { targetResolver } from "./outbound/targets.ts";
+import { ShipmentAlertRaiser } from "./courier/alert_raiser.ts";
 import { syncSubject } from "./db/sync.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -77,7 +78,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     targets: targetResolver(runtime, o.clock),
     ...outboundAlerts(runtime, database.db),
   });
-  const billingEvents = new BillingEvents({ runtime, bus: o.bus });
+  const billingEvents = new BillingEvents({ runtime, bus: o.bus, db: database.db });
+  const alertRaiser = new ShipmentAlertRaiser(runtime, o.bus);
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
@@ -123,6 +125,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await outbound.pump();
       outbound.close();
       billingEvents.close();
+      alertRaiser.close();
       clientWebhooks.close();
       await o.bus.flush();
       await projector.stop();

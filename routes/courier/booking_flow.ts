@@ -21,7 +21,12 @@ import {
 } from "../../actors/price_offer.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import { claimId, referenceClaimActor } from "../../actors/reference_claim.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import {
+  asShipment,
+  type Shipment,
+  shipmentActor,
+  type ShipmentBooking,
+} from "../../actors/shipment.ts";
 import { deliveryWindow } from "../../src/domain/calendar.ts";
 import { formatMinor, toMinor } from "../../src/domain/money.ts";
 import { possibleLaterCharges, priceOption } from "../../src/domain/pricing.ts";
@@ -316,7 +321,7 @@ async function newShipment(
   client: CourierClient,
   waybill: string,
   o: { dangerousGoodsConfirmed: boolean; by: string; now: number },
-): Promise<Shipment> {
+): Promise<ShipmentBooking> {
   const token = newSecret("");
   const r = offer.request;
   const party = (p: Readonly<Record<string, string | number | null>>) => ({
@@ -332,7 +337,6 @@ async function newShipment(
     client_id: offer.client_id,
     booked_at: o.now,
     booked_by: o.by,
-    status: "booked",
     from_country: r.from_country,
     to_country: r.to_country,
     sender: party(r.sender),

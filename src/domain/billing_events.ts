@@ -131,6 +131,8 @@ export interface ClientWebhookData {
   readonly status: string;
   readonly condition: string;
   readonly at: number;
+  /** `shipment.estimate_changed` only: the new estimate. */
+  readonly estimated_delivery_on?: string;
 }
 
 export function clientWebhookBody(input: {
@@ -154,6 +156,79 @@ export function clientWebhookBody(input: {
       status: d.status,
       condition: d.condition,
       at: new Date(d.at).toISOString(),
+      ...(d.estimated_delivery_on ? { estimated_delivery_on: d.estimated_delivery_on } : {}),
+    },
+  });
+}
+
+/** Courier 6.1: one event per completed shipment. */
+export const COMPLETION_EVENTS = {
+  delivered: "shipment.delivered",
+  returned: "shipment.returned",
+  cancelled: "shipment.cancelled",
+} as const;
+
+/** A later charge on the shipment, as the completion event lists it (courier 2.7). */
+export interface Adjustment {
+  readonly reference: string;
+  readonly kind: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly reason: string | null;
+  readonly recoverable: boolean;
+  /** The entry it corrects, for debit and credit notes; else null. */
+  readonly correction: string | null;
+}
+
+/** The completion event body (courier 2.7 `shipment.delivered`, and returned and cancelled). */
+export function completionEventBody(input: {
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly occurredAt: number;
+  readonly client: BilledClient;
+  readonly shipment: {
+    readonly waybill: string;
+    readonly external_customer_code: string | null;
+    readonly external_billing_reference: string | null;
+    readonly booked_at: number;
+    readonly service: string;
+    readonly total_minor: number;
+    readonly tax_minor: number;
+    readonly currency: string;
+    readonly lines: readonly { code: string; label: string; amount_minor: number }[];
+    readonly status: string;
+    readonly delivered_at: number | null;
+    readonly pod: boolean;
+  };
+  readonly adjustments: readonly Adjustment[];
+}): string {
+  const s = input.shipment;
+  const money = (minor: number) => formatMinor(minor, s.currency);
+  return JSON.stringify({
+    api_version: API_VERSION,
+    event_type: input.eventType,
+    type: input.eventType,
+    event_id: input.eventId,
+    occurred_at: new Date(input.occurredAt).toISOString(),
+    client: input.client,
+    shipment: {
+      waybill: s.waybill,
+      external_customer_code: s.external_customer_code,
+      external_billing_reference: s.external_billing_reference,
+      booked_on: new Date(s.booked_at).toISOString().slice(0, 10),
+      service: s.service,
+      base_charge: money(s.total_minor - s.tax_minor),
+      currency: s.currency,
+      tax: money(s.tax_minor),
+      price_lines: s.lines.map((l) => ({
+        code: l.code,
+        label: l.label,
+        amount: money(l.amount_minor),
+      })),
+      adjustments: input.adjustments,
+      status: s.status,
+      delivered_at: s.delivered_at === null ? null : new Date(s.delivered_at).toISOString(),
+      pod: s.pod,
     },
   });
 }

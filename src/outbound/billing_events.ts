@@ -18,8 +18,12 @@ import {
   chargeEventBody,
   chargeEventType,
   type ChargeShipment,
+  COMPLETION_EVENTS,
+  completionEventBody,
   eventIdOf,
 } from "../domain/billing_events.ts";
+import { formatMinor } from "../domain/money.ts";
+import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
@@ -44,22 +48,97 @@ export async function chargeEventIdOf(
 export interface BillingEventsOptions {
   readonly runtime: ActorRuntime;
   readonly bus: Bus;
+  /** The query side, for a completed shipment's later charges (its adjustments). */
+  readonly db: Kysely<Database>;
   readonly onError?: (error: unknown, where: string) => void;
 }
 
 /** Creates billing events from ledger changes (subscribed to `<env>.*.courier_client.*`). */
 export class BillingEvents {
   readonly #o: BillingEventsOptions;
-  readonly #subscription: Subscription;
+  readonly #subscriptions: Subscription[];
 
   constructor(options: BillingEventsOptions) {
     this.#o = options;
-    const pattern = subjectPattern(options.runtime.env, "*", courierClientActor.type);
-    this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+    const env = options.runtime.env;
+    this.#subscriptions = [
+      options.bus.subscribe(
+        subjectPattern(env, "*", courierClientActor.type),
+        (m) => this.#onChange(m.payload),
+      ),
+      options.bus.subscribe(
+        subjectPattern(env, "*", shipmentActor.type),
+        (m) => this.#onShipment(m.payload),
+      ),
+    ];
   }
 
   close(): void {
-    this.#subscription.unsubscribe();
+    for (const s of this.#subscriptions) s.unsubscribe();
+  }
+
+  /** Courier 6.1: one event per completed shipment (delivered with POD, returned, cancelled). */
+  async emitCompletion(tenant: string, s: ShipmentSnapshot, at: number): Promise<void> {
+    const eventType = COMPLETION_EVENTS[s.status as keyof typeof COMPLETION_EVENTS];
+    if (!eventType) return;
+    const client = await this.#clientOf(tenant, s.client_id);
+    if (!client) return;
+    const eventId = await eventIdOf("billing.completion", tenant, s.waybill, eventType);
+    // The later charges booked on it so far (they are also sent one by one as they happen).
+    const later = await this.#o.db.selectFrom("ledger_entries")
+      .selectAll()
+      .where("tenant", "=", tenant)
+      .where("client_id", "=", s.client_id)
+      .where("shipment", "=", s.waybill)
+      .where("kind", "<>", "shipment")
+      .orderBy("seq")
+      .limit(200)
+      .execute();
+    const body = completionEventBody({
+      eventId,
+      eventType,
+      occurredAt: at,
+      client,
+      shipment: {
+        waybill: s.waybill,
+        external_customer_code: s.references.external_customer_code,
+        external_billing_reference: s.references.external_billing_reference,
+        booked_at: s.booked_at,
+        service: s.pricing.service.code,
+        total_minor: s.pricing.total_minor,
+        tax_minor: s.pricing.tax_minor,
+        currency: s.pricing.currency,
+        lines: s.pricing.lines,
+        status: s.status,
+        delivered_at: s.delivered_at,
+        pod: s.pod !== null,
+      },
+      adjustments: later.map((r) => ({
+        reference: r.reference,
+        kind: r.kind,
+        amount: formatMinor(Number(r.amount_minor), r.currency),
+        currency: r.currency,
+        reason: r.reason,
+        recoverable: r.recoverable,
+        correction: r.corrects,
+      })),
+    });
+    await this.#create(tenant, s.client_id, null, eventId, eventType, body);
+  }
+
+  async #onShipment(payload: unknown): Promise<void> {
+    const change = payload as ActorChange;
+    const s = change.snapshot as ShipmentSnapshot | undefined;
+    if (change.type !== shipmentActor.type || !s) return;
+    for (const { event } of change.events) {
+      const e = event as { kind?: string; stage?: string; at?: number };
+      if (e.kind !== "stage_reached" || !(e.stage && e.stage in COMPLETION_EVENTS)) continue;
+      try {
+        await this.emitCompletion(change.tenant, s, e.at ?? s.closed_at ?? 0);
+      } catch (error) {
+        this.#error(error, `completion event of ${change.id}`);
+      }
+    }
   }
 
   /** Creates (or finds) the billing event of one charge entry. */
@@ -175,7 +254,7 @@ export class BillingEvents {
   async #create(
     tenant: string,
     clientId: string,
-    reference: string,
+    reference: string | null,
     eventId: string,
     eventType: string,
     rawBody: string,
@@ -188,7 +267,7 @@ export class BillingEvents {
         event_type: eventType,
         raw_body: rawBody,
         recipient: { kind: "courier" },
-        entry: { client_id: clientId, reference },
+        entry: reference === null ? null : { client_id: clientId, reference },
       },
     });
     // The same event made twice with other bytes (a client renamed between two emissions) is

@@ -11,6 +11,7 @@ import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../domain/billing_events.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
+import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 
 export interface ClientWebhooksOptions {
   readonly runtime: ActorRuntime;
@@ -78,25 +79,47 @@ export class ClientWebhooks {
   async #onChange(payload: unknown): Promise<void> {
     const change = payload as ActorChange;
     if (change.type !== shipmentActor.type) return;
+    const s = change.snapshot as ShipmentSnapshot | undefined;
+    if (!s) return;
     for (const { event } of change.events) {
-      const e = event as ShipmentEvent;
-      if (e.kind !== "shipment_booked") continue;
-      const s = e.shipment;
+      const stage = stageOf(event as ShipmentEvent, s);
+      if (stage === null) continue;
       try {
-        await this.emit(change.tenant, {
-          client_id: s.client_id,
-          occurrence: "booked",
-          waybill: s.waybill,
-          client_order_reference: s.references.client_order_reference,
-          stage: "booked",
-          status: s.status,
-          condition: "on_schedule",
-          at: s.booked_at,
-        });
+        await this.emit(change.tenant, stage);
       } catch (error) {
         if (this.#o.onError) this.#o.onError(error, `client webhook of ${s.waybill}`);
         else console.error(`client webhook of ${s.waybill}:`, error);
       }
     }
+  }
+}
+
+/**
+ * The client-facing report of a shipment event, if it makes one (courier 6.1, 6.2): a new stage
+ * (`shipment.<headline>`), or a moved estimate (`shipment.estimate_changed`).
+ */
+function stageOf(e: ShipmentEvent, s: ShipmentSnapshot): ShipmentStage | null {
+  const common = {
+    client_id: s.client_id,
+    waybill: s.waybill,
+    client_order_reference: s.references.client_order_reference,
+    status: s.status,
+    condition: s.health,
+  };
+  switch (e.kind) {
+    case "shipment_booked":
+      return { ...common, occurrence: "booked", stage: "booked", at: e.shipment.booked_at };
+    case "stage_reached":
+      return { ...common, occurrence: `${e.stage}:${e.occurrence}`, stage: e.stage, at: e.at };
+    case "estimate_changed":
+      return {
+        ...common,
+        occurrence: `estimate_changed:${e.to}:${e.at}`,
+        stage: "estimate_changed",
+        at: e.at,
+        estimated_delivery_on: e.to,
+      };
+    default:
+      return null;
   }
 }

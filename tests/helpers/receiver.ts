@@ -59,8 +59,9 @@ export function startReceiver(
 const WAIT_MS_MAX = 15_000;
 
 /**
- * Waits until `done()` holds, pumping due deliveries meanwhile. Time-based behaviour is driven by
- * the manual clock; this only waits for messages in flight (on NATS they cross the network).
+ * Waits until `done()` holds, firing what is due at the current manual time and pumping due
+ * deliveries meanwhile. Time-based behaviour is driven by the manual clock; this only waits for
+ * messages in flight (on NATS they cross the network).
  */
 export async function until(
   t: TestEnv,
@@ -70,6 +71,9 @@ export async function until(
   const deadline = Date.now() + WAIT_MS_MAX;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // Work made since the last clock move (an event created from a bus message) is due at the
+    // current manual time: fire it, without moving the clock.
+    await t.env.runtime.fireDueTimers();
     await t.env.outbound.pump();
     await new Promise((r) => setTimeout(r, 10));
   }

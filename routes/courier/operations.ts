@@ -1,0 +1,403 @@
+/**
+ * Courier 4.4, the operations board: scans and custody moves recorded by operations (runs and
+ * drivers record theirs in 4.5), the board's rows with every filter, one shipment's obligations,
+ * custody, trail, alerts and frozen terms, saved views, and the report. Lists and the report read
+ * the Postgres projection; single shipments and every decision read the actor.
+ */
+import type { Context } from "hono";
+import { type Expression, sql, type SqlBool } from "kysely";
+import { alertActor, type AlertSummary } from "../../actors/alert.ts";
+import { operationsViewsActor } from "../../actors/operations_views.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { HEALTHS, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
+import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import {
+  business,
+  businessPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Operations board";
+const view = [business({ scope: "shipments:view-own" }), courierPlatform];
+const operate = [business({ scope: "runs:operate" }), courierPlatform];
+const ROWS_MAX = 500;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const Text = (max: number) => z.string().trim().min(1).max(max);
+
+const BoardQuery = z.object({
+  health: z.enum(HEALTHS).optional(),
+  next_owner: z.enum(["courier", "customs", "recipient"]).optional(),
+  client_id: Text(64).optional(),
+  facility_id: Text(120).optional(),
+  q: Text(120).optional(),
+  overdue: z.enum(["0", "1"]).optional(),
+  open_alerts: z.enum(["0", "1"]).optional(),
+  include_closed: z.enum(["0", "1"]).optional(),
+  view: Text(60).optional(),
+  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+type BoardFilters = Omit<z.infer<typeof BoardQuery>, "view" | "limit" | "offset">;
+const FILTER_KEYS = [
+  "health",
+  "next_owner",
+  "client_id",
+  "facility_id",
+  "q",
+  "overdue",
+  "open_alerts",
+  "include_closed",
+] as const;
+
+const ScanBody = z.object({
+  event: z.enum(SCAN_EVENTS),
+  facility_id: Text(120).nullable().optional(),
+  holder: Text(120).nullable().optional(),
+  pieces: z.array(Text(80)).max(500).nullable().optional(),
+  note: z.string().max(500).nullable().optional(),
+  reason: z.string().max(500).nullable().optional(),
+  received_by: Text(120).nullable().optional(),
+});
+
+/** The `where` of the board's filters over `snapshots` rows of type shipment. */
+function filtersWhere(tenant: string, f: BoardFilters, now: number, withHealth: boolean) {
+  const conditions: Expression<SqlBool>[] = [
+    sql<SqlBool>`type = 'shipment'`,
+    sql<SqlBool>`tenant = ${tenant}`,
+  ];
+  if (f.include_closed !== "1") conditions.push(sql<SqlBool>`data->>'closed_at' is null`);
+  if (withHealth && f.health) conditions.push(sql<SqlBool>`data->>'health' = ${f.health}`);
+  if (f.next_owner) conditions.push(sql<SqlBool>`data->>'next_owner' = ${f.next_owner}`);
+  if (f.client_id) conditions.push(sql<SqlBool>`data->>'client_id' = ${f.client_id}`);
+  if (f.facility_id) {
+    conditions.push(sql<SqlBool>`exists (select 1 from jsonb_array_elements(data->'pieces') p
+      where p->>'facility_id' = ${f.facility_id})`);
+  }
+  if (f.q) {
+    conditions.push(sql<SqlBool>`(id = ${f.q} or data->>'external_customer_code' = ${f.q}
+      or data->>'external_billing_reference' = ${f.q} or data->>'client_order_reference' = ${f.q})`);
+  }
+  if (f.overdue === "1") {
+    conditions.push(sql<SqlBool>`(data->>'first_due_at')::bigint <= ${now}`);
+  }
+  if (f.open_alerts === "1") {
+    conditions.push(sql<SqlBool>`exists (select 1 from snapshots a where a.type = 'alert'
+      and a.tenant = ${tenant} and a.data->>'waybill' = snapshots.id
+      and a.data->>'status' <> 'resolved')`);
+  }
+  return conditions;
+}
+
+async function openAlertCounts(
+  c: Context<AppEnv>,
+  tenant: string,
+  waybills: readonly string[],
+): Promise<Map<string, number>> {
+  if (waybills.length === 0) return new Map();
+  const rows = await c.get("env").db.selectFrom("snapshots")
+    .select([sql<string>`data->>'waybill'`.as("waybill"), sql<number>`count(*)::int`.as("n")])
+    .where("type", "=", alertActor.type)
+    .where("tenant", "=", tenant)
+    .where(sql<string>`data->>'waybill'`, "in", waybills)
+    .where(sql<string>`data->>'status'`, "<>", "resolved")
+    .groupBy(sql`data->>'waybill'`)
+    .execute();
+  return new Map(rows.map((r) => [r.waybill, Number(r.n)]));
+}
+
+/** A shipment of this courier by waybill or by any external reference. */
+async function findShipment(c: Context<AppEnv>, reference: string): Promise<Shipment> {
+  const env = c.get("env");
+  const courier = businessPrincipalOf(c).business.id;
+  const direct = await env.runtime.ask(shipmentActor, courier, reference, { kind: "get" });
+  if (direct.ok) return asShipment(direct.reply);
+  const row = await env.db.selectFrom("snapshots").select("id")
+    .where("type", "=", "shipment")
+    .where("tenant", "=", courier)
+    .where((eb) =>
+      eb.or([
+        eb(sql<string>`data->>'external_customer_code'`, "=", reference),
+        eb(sql<string>`data->>'external_billing_reference'`, "=", reference),
+        eb(sql<string>`data->>'client_order_reference'`, "=", reference),
+      ])
+    )
+    .orderBy(sql`(data->>'booked_at')::bigint`, "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) throw new ApiError("not_found", `no shipment with waybill or reference ${reference}`);
+  return asShipment(await ask(c, shipmentActor, courier, row.id, { kind: "get" }));
+}
+
+/** One shipment as operations read it: obligations, custody, trail, alerts, frozen terms. */
+async function detailView(c: Context<AppEnv>, s: Shipment) {
+  const env = c.get("env");
+  const now = env.clock.now();
+  const { tracking_token: _t, tracking_token_hash: _h, ...snapshot } = s;
+  const alerts = await env.db.selectFrom("snapshots").select("data")
+    .where("type", "=", alertActor.type)
+    .where("tenant", "=", s.courier_id)
+    .where(sql<string>`data->>'waybill'`, "=", s.waybill)
+    .orderBy(sql`(data->>'raised_at')::bigint`, "desc")
+    .limit(100)
+    .execute();
+  const alertList = alerts.map((a) => a.data as AlertSummary);
+  const iso = (ms: number | null) => ms === null ? null : new Date(ms).toISOString();
+  return {
+    ...operationsRow(snapshot, now, alertList.filter((a) => a.status !== "resolved").length),
+    obligations: s.milestones.map((m) => ({
+      milestone: m.name,
+      owner: m.owner,
+      opened_at: iso(m.opened_at),
+      due_at: iso(m.due_at),
+      at_risk_at: iso(m.at_risk_at),
+      overdue: m.due_at <= now,
+      supplied_at: iso(m.supplied_at),
+    })),
+    pieces: s.pieces.map((p) => ({ ...p, last_scan_at: iso(p.last_scan_at) })),
+    trail: s.trail.map((e) => ({ ...e, at: iso(e.at) })),
+    trail_total: s.trail_total,
+    exception: s.exception ? { reason: s.exception.reason, at: iso(s.exception.at) } : null,
+    attempts: s.attempts,
+    pod: s.pod,
+    alerts: alertList,
+    frozen_terms: { service_terms: s.service_terms, pricing: s.pricing },
+    // spec: courier 4.4: a live position appears only while a road leg is moving (runs, 4.5).
+    live_position: null,
+  };
+}
+
+export function operationRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/courier/shipments/{waybill}/scans",
+    summary: "Record a scan or custody move on a shipment (operations; runs and drivers record " +
+      "theirs through 4.5). `event` moves the headline and milestones of 3.2; `pieces` limits " +
+      "a custody move to some pieces (default: all); exceptions, lost or damaged, customs holds " +
+      "and cancellations need a `reason`",
+    tag,
+    security: "business",
+    middleware: operate,
+    params: z.object({ waybill: Text(64) }),
+    body: ScanBody,
+    status: 201,
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    const s = await ask(c, shipmentActor, p.business.id, params.waybill, {
+      kind: "record",
+      scan: {
+        event: body.event,
+        facility_id: body.facility_id ?? null,
+        holder: body.holder ?? null,
+        pieces: body.pieces ?? null,
+        note: body.note ?? null,
+        reason: body.reason ?? null,
+        received_by: body.received_by ?? null,
+        by: principalName(p),
+      },
+    });
+    return ok(c, await detailView(c, asShipment(s)), 201);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/operations",
+    summary: "The operations board: one row per shipment, with `meta.by_health` counts",
+    tag,
+    security: "business",
+    middleware: view,
+    query: BoardQuery,
+  }, async (c, { query }) => {
+    const env = c.get("env");
+    const tenant = businessPrincipalOf(c).business.id;
+    const now = env.clock.now();
+    let filters: BoardFilters = query;
+    if (query.view) {
+      const saved = (await ask(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views
+        .find((v) => v.name === query.view);
+      if (!saved) throw new ApiError("not_found", `no saved view named ${query.view}`);
+      filters = { ...saved.filters, ...definedFilters(query) } as BoardFilters;
+    }
+    const rows = await env.db.selectFrom("snapshots").select(["id", "data"])
+      .where((eb) => eb.and(filtersWhere(tenant, filters, now, true)))
+      .orderBy(sql`(data->>'first_due_at')::bigint asc nulls last`)
+      .orderBy("id")
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute();
+    const counts = await env.db.selectFrom("snapshots")
+      .select([sql<string>`data->>'health'`.as("health"), sql<number>`count(*)::int`.as("n")])
+      .where((eb) => eb.and(filtersWhere(tenant, filters, now, false)))
+      .groupBy(sql`data->>'health'`)
+      .execute();
+    const alerts = await openAlertCounts(c, tenant, rows.map((r) => r.id));
+    const byHealth: Record<string, number> = Object.fromEntries(HEALTHS.map((h) => [h, 0]));
+    for (const r of counts) byHealth[r.health] = Number(r.n);
+    return c.json({
+      success: true,
+      data: rows.map((r) => operationsRow(r.data as ShipmentSnapshot, now, alerts.get(r.id) ?? 0)),
+      meta: { by_health: byHealth, limit: query.limit, offset: query.offset, filters },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/operations/views",
+    summary: "Saved board filters",
+    tag,
+    security: "business",
+    middleware: view,
+  }, async (c) => {
+    const tenant = businessPrincipalOf(c).business.id;
+    return ok(c, (await ask(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/operations/views",
+    summary: "Save (or replace) a named board filter",
+    tag,
+    security: "business",
+    middleware: view,
+    body: z.object({
+      name: z.string().trim().regex(/^[A-Za-z0-9 _.-]{1,60}$/, "letters, digits, space, _ . -"),
+      filters: BoardQuery.omit({ view: true, limit: true, offset: true }),
+    }),
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const state = await ask(c, operationsViewsActor, p.business.id, p.business.id, {
+      kind: "save",
+      view: { name: body.name, filters: definedFilters(body.filters), by: principalName(p) },
+    });
+    return ok(c, state.views.find((v) => v.name === body.name), 201);
+  });
+
+  define(api, {
+    method: "delete",
+    path: "/business/courier/operations/views/{name}",
+    summary: "Delete a saved board filter",
+    tag,
+    security: "business",
+    middleware: view,
+    params: z.object({ name: Text(60) }),
+  }, async (c, { params }) => {
+    const tenant = businessPrincipalOf(c).business.id;
+    await ask(c, operationsViewsActor, tenant, tenant, { kind: "delete", name: params.name });
+    return ok(c, { deleted: params.name });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/operations/report",
+    summary: "Open shipments by health and next owner, ageing, open alerts by kind, and today's " +
+      "deliveries and alerts raised and resolved",
+    tag,
+    security: "business",
+    middleware: view,
+  }, async (c) => {
+    const env = c.get("env");
+    const tenant = businessPrincipalOf(c).business.id;
+    const now = env.clock.now();
+    const dayStart = Date.parse(new Date(now).toISOString().slice(0, 10));
+    const db = env.db;
+    const open = await db.selectFrom("snapshots")
+      .select([
+        sql<string>`data->>'health'`.as("health"),
+        sql<string | null>`data->>'next_owner'`.as("owner"),
+        sql<number>`(data->>'booked_at')::bigint`.as("booked_at"),
+      ])
+      .where("type", "=", "shipment").where("tenant", "=", tenant)
+      .where(sql<SqlBool>`data->>'closed_at' is null`)
+      .execute();
+    const byHealth: Record<string, number> = {};
+    const byOwner: Record<string, number> = {};
+    const ageing: Record<string, number> = { "0-2": 0, "3-5": 0, "6-9": 0, "10-14": 0, "15+": 0 };
+    for (const r of open) {
+      byHealth[r.health] = (byHealth[r.health] ?? 0) + 1;
+      const owner = r.owner ?? "none";
+      byOwner[owner] = (byOwner[owner] ?? 0) + 1;
+      const days = Math.floor((now - Number(r.booked_at)) / DAY_MS);
+      const bucket = days <= 2
+        ? "0-2"
+        : days <= 5
+        ? "3-5"
+        : days <= 9
+        ? "6-9"
+        : days <= 14
+        ? "10-14"
+        : "15+";
+      ageing[bucket] = (ageing[bucket] ?? 0) + 1;
+    }
+    const alerts = await db.selectFrom("snapshots").select("data")
+      .where("type", "=", alertActor.type).where("tenant", "=", tenant)
+      .where((eb) =>
+        eb.or([
+          eb(sql<string>`data->>'status'`, "<>", "resolved"),
+          eb(sql<number>`(data->>'raised_at')::bigint`, ">=", dayStart),
+          eb(sql<number>`coalesce((data->>'resolved_at')::bigint, 0)`, ">=", dayStart),
+        ])
+      )
+      .execute();
+    const openByKind: Record<
+      string,
+      { open: number; unacknowledged: number; older_than_24h: number }
+    > = {};
+    let raisedToday = 0;
+    let resolvedToday = 0;
+    for (const { data } of alerts) {
+      const a = data as AlertSummary;
+      if (a.raised_at >= dayStart) raisedToday++;
+      if (a.status === "resolved") {
+        if ((a.resolved_at ?? 0) >= dayStart) resolvedToday++;
+        continue;
+      }
+      const k = openByKind[a.kind] ??= { open: 0, unacknowledged: 0, older_than_24h: 0 };
+      k.open++;
+      if (a.status === "open") k.unacknowledged++;
+      if (now - a.raised_at > DAY_MS) k.older_than_24h++;
+    }
+    const delivered = await db.selectFrom("snapshots")
+      .select(sql<number>`count(*)::int`.as("n"))
+      .where("type", "=", "shipment").where("tenant", "=", tenant)
+      .where(sql<number>`(data->>'delivered_at')::bigint`, ">=", dayStart)
+      .executeTakeFirst();
+    return ok(c, {
+      open_shipments: { total: open.length, by_health: byHealth, by_next_owner: byOwner },
+      ageing_days: ageing,
+      open_alerts: { by_kind: openByKind },
+      today: {
+        date: new Date(dayStart).toISOString().slice(0, 10),
+        deliveries: Number(delivered?.n ?? 0),
+        alerts_raised: raisedToday,
+        alerts_resolved: resolvedToday,
+      },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/operations/{reference}",
+    summary: "One shipment by waybill or external reference: obligations, each piece's custody, " +
+      "the full trail, alerts and the frozen service terms",
+    tag,
+    security: "business",
+    middleware: view,
+    params: z.object({ reference: Text(120) }),
+  }, async (c, { params }) => ok(c, await detailView(c, await findShipment(c, params.reference))));
+}
+
+function definedFilters(f: Partial<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of FILTER_KEYS) {
+    const v = f[key];
+    if (typeof v === "string" && v !== "") out[key] = v;
+  }
+  return out;
+}

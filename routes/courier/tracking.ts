@@ -1,0 +1,116 @@
+/**
+ * Courier 2.11, the customer tracking view: GET /s/{token}, public, by the unguessable token
+ * issued at booking (only its hash is indexed). It shows where the shipment is and what happens
+ * next, never customs notes, declared values, specimen data or anything about money.
+ */
+import type { Context } from "hono";
+import { shipmentActor } from "../../actors/shipment.ts";
+import type { Shipment } from "../../actors/shipment.ts";
+import { hashSecret } from "../../src/domain/secrets.ts";
+import type { Milestone } from "../../src/domain/lifecycle.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { anonymous } from "../../src/http/auth.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { define, z } from "../../src/http/route.ts";
+
+const tag = "Customer tracking";
+
+/** What a customer reads for each stage: plain language, no internal terms. */
+const NEXT_STEP: Readonly<Record<string, string>> = {
+  booked: "The courier will collect the parcel.",
+  awaiting_collection: "The courier will collect the parcel.",
+  collected: "The parcel is on its way to the courier's depot.",
+  at_origin_facility: "The parcel will leave the depot on its way to you.",
+  in_transit: "The parcel is on its way.",
+  at_border: "The parcel is at the border.",
+  customs_processing: "The parcel is being cleared by customs.",
+  customs_hold: "The parcel is waiting for customs clearance.",
+  cleared: "The parcel has cleared customs and is on its way.",
+  at_destination_facility: "The parcel will go out for delivery.",
+  out_for_delivery: "The parcel is out for delivery today.",
+  delivery_attempted: "We will try to deliver again.",
+  awaiting_redelivery: "We will try to deliver again; you can contact the sender to rearrange.",
+  delivered: "Delivered.",
+  returning: "The parcel is on its way back to the sender.",
+  returned: "The parcel was returned to the sender.",
+  cancelled: "The shipment was cancelled.",
+  lost_or_damaged: "The courier is looking into a problem with the parcel.",
+};
+
+const MILESTONE_WORDS: Readonly<Record<Milestone, string>> = {
+  collection: "collection",
+  depot_dwell: "at the depot",
+  linehaul: "on the road",
+  border_presentation: "on the way to the border",
+  customs_clearance: "customs clearance",
+  customs_documents: "customs clearance",
+  delivery_attempt: "delivery",
+  redelivery: "next delivery attempt",
+  promise: "delivery",
+};
+
+/** spec: courier 2.11: plain-language delay, or null when on time. */
+function delayOf(s: Shipment, now: number): string | null {
+  if (s.delivered_at !== null || s.closed_at !== null) return null;
+  const promised = s.pricing.promise.latest_delivery;
+  if (s.estimated_delivery_on > promised) {
+    return `Running late: now expected on ${s.estimated_delivery_on} instead of ${promised}.`;
+  }
+  const overdue = s.milestones.find((m) => m.name !== "promise" && m.due_at <= now);
+  if (overdue) return `Slightly delayed at the ${MILESTONE_WORDS[overdue.name]} stage.`;
+  return null;
+}
+
+/** The view a customer may see; built field by field so nothing else can leak into it. */
+export function trackingView(s: Shipment, now: number) {
+  const verified = s.last_scan;
+  return {
+    waybill: s.waybill,
+    status: s.status,
+    current_milestone: s.next_milestone ? MILESTONE_WORDS[s.next_milestone] : null,
+    last_verified: verified
+      ? {
+        // A facility code at most, never a holder's name or a note.
+        place: verified.facility_id,
+        scanned_at: new Date(verified.at).toISOString(),
+      }
+      : null,
+    expected_by: s.delivered_at === null ? s.estimated_delivery_on : null,
+    delay: delayOf(s, now),
+    delivery_attempts: s.attempts,
+    next_step: NEXT_STEP[s.status] ?? null,
+    pod: s.delivered_at !== null
+      ? {
+        delivered_at: new Date(s.delivered_at).toISOString(),
+        received_by: s.pod?.received_by ?? null,
+      }
+      : null,
+  };
+}
+
+/** Tracking answers errors as `{success: false, error, message}` (CONTRACT "Errors"). */
+function trackingError(c: Context<AppEnv>, status: 404, error: string, message: string) {
+  return c.json({ success: false, error, message }, status);
+}
+
+export function trackingRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/s/{token}",
+    summary: "Customer tracking view (public secure link): milestone, last verified place and " +
+      "scan time, expected_by, delay, attempts, next step, POD after delivery",
+    tag,
+    security: "public",
+    middleware: [anonymous],
+    params: z.object({ token: z.string().min(10).max(200) }),
+  }, async (c, { params }) => {
+    const env = c.get("env");
+    const target = await env.runtime.lookup("tracking", await hashSecret(params.token));
+    if (!target) return trackingError(c, 404, "not_found", "no shipment has this tracking link");
+    const got = await env.runtime.ask(shipmentActor, target.tenant, target.id, { kind: "get" });
+    if (!got.ok || !("waybill" in got.reply)) {
+      return trackingError(c, 404, "not_found", "no shipment has this tracking link");
+    }
+    return ok(c, trackingView(got.reply, env.clock.now()));
+  });
+}

@@ -1,0 +1,339 @@
+/**
+ * A shipment's life after booking (courier 1.4, 3.2): headline status, milestones with their own
+ * deadline and owner, health in the order of 3.2, the next obligation, and per-piece custody.
+ * Pure: instants are epoch milliseconds passed in; deadlines count working hours on the
+ * calendar frozen with the service terms (working_hours.ts).
+ */
+import { addWorkingDays, type WorkingCalendar } from "./calendar.ts";
+import { addWorkingHours, workingMsBetween } from "./working_hours.ts";
+
+/** spec: courier 3.2: headline values (what customers see). */
+export const HEADLINES = [
+  "booked",
+  "awaiting_collection",
+  "collected",
+  "at_origin_facility",
+  "in_transit",
+  "at_border",
+  "customs_processing",
+  "customs_hold",
+  "cleared",
+  "at_destination_facility",
+  "out_for_delivery",
+  "delivery_attempted",
+  "awaiting_redelivery",
+  "delivered",
+  "returning",
+  "returned",
+  "cancelled",
+  "lost_or_damaged",
+] as const;
+export type Headline = typeof HEADLINES[number];
+
+/** spec: courier 3.2: health values (what operations sees). */
+export const HEALTHS = [
+  "on_schedule",
+  "at_risk",
+  "late",
+  "waiting_customer",
+  "waiting_customs",
+  "waiting_courier",
+  "exception",
+  "delivered",
+  "closed",
+] as const;
+export type Health = typeof HEALTHS[number];
+
+/** spec: courier 3.2 milestone table. */
+export const MILESTONES = [
+  "collection",
+  "depot_dwell",
+  "linehaul",
+  "border_presentation",
+  "customs_clearance",
+  "customs_documents",
+  "delivery_attempt",
+  "redelivery",
+  "promise",
+] as const;
+export type Milestone = typeof MILESTONES[number];
+export type Owner = "courier" | "customs" | "recipient";
+
+/** The service terms a shipment froze at booking (courier 2.8), as far as deadlines need them. */
+export interface LifecycleTerms {
+  readonly collection_due_hours: number;
+  readonly depot_dwell_hours: number;
+  readonly border_presentation_hours: number;
+  readonly customs_wait_hours: number;
+  readonly linehaul_hours: number;
+  readonly destination_dwell_hours: number;
+  readonly delivery_attempt_hours: number;
+  readonly redelivery_due_hours: number;
+  readonly no_scan_hours: number;
+  readonly at_risk_pct: number;
+  readonly calendar: WorkingCalendar;
+}
+
+export interface OpenMilestone {
+  readonly name: Milestone;
+  readonly owner: Owner;
+  readonly opened_at: number;
+  readonly due_at: number;
+  /** When `at_risk_pct` of the working window is used. */
+  readonly at_risk_at: number;
+  readonly at_risk_raised: boolean;
+  readonly overdue_raised: boolean;
+  /** customs_documents: the courier supplied the papers; customs now has them. */
+  readonly supplied_at: number | null;
+}
+
+/** Scan and custody events operations (and later runs and drivers) record (courier 3.2). */
+export const SCAN_EVENTS = [
+  "scan",
+  "collected",
+  "received_at_depot",
+  "loaded",
+  "departed",
+  "departed_to_border",
+  "arrived_at_border",
+  "presented_to_customs",
+  "customs_hold",
+  "documents_supplied",
+  "cleared",
+  "released",
+  "received_at_destination",
+  "out_for_delivery",
+  "delivery_attempted",
+  "delivered",
+  "returning",
+  "returned",
+  "cancelled",
+  "exception",
+  "exception_cleared",
+  "lost_or_damaged",
+] as const;
+export type ScanEvent = typeof SCAN_EVENTS[number];
+
+interface Step {
+  readonly headline?: Headline;
+  readonly opens?: readonly Milestone[];
+  readonly closes?: readonly Milestone[];
+  /** A physical scan: it resets the no-scan clock and moves custody. */
+  readonly physical: boolean;
+}
+
+/** What each event does: the milestone table of 3.2 read event by event. */
+export const STEPS: Readonly<Record<ScanEvent, Step>> = {
+  scan: { physical: true },
+  collected: { headline: "collected", closes: ["collection"], physical: true },
+  received_at_depot: {
+    headline: "at_origin_facility",
+    closes: ["collection"],
+    opens: ["depot_dwell"],
+    physical: true,
+  },
+  loaded: { closes: ["depot_dwell"], physical: true },
+  departed: {
+    headline: "in_transit",
+    closes: ["collection", "depot_dwell"],
+    opens: ["linehaul"],
+    physical: true,
+  },
+  departed_to_border: {
+    headline: "in_transit",
+    closes: ["collection", "depot_dwell"],
+    opens: ["linehaul", "border_presentation"],
+    physical: true,
+  },
+  arrived_at_border: { headline: "at_border", closes: ["linehaul"], physical: true },
+  presented_to_customs: {
+    headline: "customs_processing",
+    closes: ["border_presentation", "linehaul"],
+    opens: ["customs_clearance"],
+    physical: true,
+  },
+  customs_hold: { headline: "customs_hold", opens: ["customs_documents"], physical: false },
+  documents_supplied: { headline: "customs_processing", physical: false },
+  cleared: {
+    headline: "cleared",
+    closes: ["customs_clearance", "customs_documents"],
+    physical: false,
+  },
+  released: {
+    headline: "cleared",
+    closes: ["customs_clearance", "customs_documents"],
+    physical: false,
+  },
+  received_at_destination: {
+    headline: "at_destination_facility",
+    closes: ["linehaul", "collection"],
+    opens: ["depot_dwell"],
+    physical: true,
+  },
+  out_for_delivery: {
+    headline: "out_for_delivery",
+    closes: ["depot_dwell", "redelivery", "collection"],
+    opens: ["delivery_attempt"],
+    physical: true,
+  },
+  delivery_attempted: {
+    headline: "awaiting_redelivery",
+    closes: ["delivery_attempt"],
+    opens: ["redelivery"],
+    physical: true,
+  },
+  delivered: { headline: "delivered", closes: [...MILESTONES], physical: true },
+  returning: { headline: "returning", physical: true },
+  returned: { headline: "returned", closes: [...MILESTONES], physical: true },
+  cancelled: { headline: "cancelled", closes: [...MILESTONES], physical: false },
+  exception: { physical: false },
+  exception_cleared: { physical: false },
+  lost_or_damaged: { headline: "lost_or_damaged", physical: false },
+};
+
+/** Headlines after which nothing is open any more. */
+export const FINAL_HEADLINES: ReadonlySet<Headline> = new Set([
+  "delivered",
+  "returned",
+  "cancelled",
+]);
+
+/** Cancelling is for a shipment not yet in the courier's hands. */
+export const CANCELLABLE: ReadonlySet<Headline> = new Set(["booked", "awaiting_collection"]);
+
+const OWNERS: Readonly<Record<Milestone, Owner>> = {
+  collection: "courier",
+  depot_dwell: "courier",
+  linehaul: "courier",
+  border_presentation: "courier",
+  customs_clearance: "customs",
+  customs_documents: "courier",
+  delivery_attempt: "courier",
+  redelivery: "recipient",
+  promise: "courier",
+};
+
+const HOUR_MS = 3_600_000;
+
+/** The allowance of a milestone in working hours (courier 2.8); `atDestination` for dwell. */
+export function allowanceHours(terms: LifecycleTerms, m: Milestone, atDestination: boolean) {
+  switch (m) {
+    case "collection":
+      return terms.collection_due_hours;
+    case "depot_dwell":
+      return atDestination ? terms.destination_dwell_hours : terms.depot_dwell_hours;
+    case "linehaul":
+      return terms.linehaul_hours;
+    case "border_presentation":
+      return terms.border_presentation_hours;
+    case "customs_clearance":
+    case "customs_documents":
+      return terms.customs_wait_hours;
+    case "delivery_attempt":
+      return terms.delivery_attempt_hours;
+    case "redelivery":
+      return terms.redelivery_due_hours;
+    case "promise":
+      return null;
+  }
+}
+
+/** A milestone opened at `at` with its deadline and at-risk point on the working calendar. */
+export function openMilestone(
+  terms: LifecycleTerms,
+  m: Milestone,
+  at: number,
+  options: { atDestination?: boolean; dueAt?: number } = {},
+): OpenMilestone {
+  const cal = terms.calendar;
+  const hours = allowanceHours(terms, m, options.atDestination ?? false);
+  const due = options.dueAt ?? addWorkingHours(cal, at, hours ?? 0);
+  // spec: courier 2.8: at risk once at_risk_pct of the working window is used.
+  const windowMs = workingMsBetween(cal, at, due);
+  const riskAt = addWorkingHours(cal, at, (windowMs * terms.at_risk_pct) / 100 / HOUR_MS);
+  return {
+    name: m,
+    owner: OWNERS[m],
+    opened_at: at,
+    due_at: due,
+    at_risk_at: Math.min(riskAt, due),
+    at_risk_raised: false,
+    overdue_raised: false,
+    supplied_at: null,
+  };
+}
+
+/** The promise's deadline: the end of `latest_delivery` in the calendar's timezone. */
+export function promiseDueAt(cal: WorkingCalendar, latestDelivery: string): number {
+  return Temporal.PlainDate.from(latestDelivery).add({ days: 1 })
+    .toZonedDateTime({ timeZone: cal.timezone }).epochMilliseconds;
+}
+
+/** What health needs to know of a shipment. */
+export interface HealthInput {
+  readonly status: Headline;
+  readonly exception: { readonly reason: string } | null;
+  readonly milestones: readonly OpenMilestone[];
+}
+
+export interface HealthVerdict {
+  readonly health: Health;
+  readonly reason: string;
+}
+
+/** spec: courier 3.2: the first that applies, in order, with the reason shown. */
+export function healthOf(s: HealthInput, now: number): HealthVerdict {
+  if (s.status === "delivered") return { health: "delivered", reason: "delivered" };
+  if (FINAL_HEADLINES.has(s.status)) return { health: "closed", reason: s.status };
+  if (s.exception) return { health: "exception", reason: `exception: ${s.exception.reason}` };
+  if (s.status === "lost_or_damaged") return { health: "exception", reason: "lost or damaged" };
+  const late = s.milestones
+    .filter((m) => m.owner === "courier" && m.due_at <= now && m.supplied_at === null)
+    .sort((a, b) => a.due_at - b.due_at)[0];
+  if (late) {
+    return { health: "late", reason: `${late.name} overdue since ${iso(late.due_at)}` };
+  }
+  const papers = s.milestones.find((m) => m.name === "customs_documents" && m.supplied_at === null);
+  if (papers) return { health: "waiting_courier", reason: "customs papers to supply" };
+  if (s.milestones.some((m) => m.name === "customs_clearance" || m.name === "customs_documents")) {
+    return { health: "waiting_customs", reason: "waiting on customs" };
+  }
+  if (s.milestones.some((m) => m.owner === "recipient")) {
+    return { health: "waiting_customer", reason: "waiting on the recipient to rebook delivery" };
+  }
+  const risky = s.milestones
+    .filter((m) => m.at_risk_at <= now)
+    .sort((a, b) => a.due_at - b.due_at)[0];
+  if (risky) {
+    return { health: "at_risk", reason: `${risky.name} due ${iso(risky.due_at)}` };
+  }
+  return { health: "on_schedule", reason: "on schedule" };
+}
+
+/** The next obligation: the open milestone due first (the promise only when nothing else is). */
+export function nextObligation(milestones: readonly OpenMilestone[]): OpenMilestone | null {
+  const open = [...milestones].sort((a, b) => a.due_at - b.due_at);
+  return open.find((m) => m.name !== "promise") ?? open[0] ?? null;
+}
+
+/** The delivery estimate after a setback: the next working day after `now`, never earlier. */
+export function estimateAfterSetback(
+  cal: WorkingCalendar,
+  current: string,
+  now: number,
+): string {
+  const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(cal.timezone)
+    .toPlainDate();
+  const next = addWorkingDays(cal, today, 1).toString();
+  return next > current ? next : current;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The first instant of the next local day after `ms`, in the calendar's timezone. */
+export function nextLocalDayStart(cal: WorkingCalendar, ms: number): number {
+  return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(cal.timezone)
+    .toPlainDate().add({ days: 1 }).toZonedDateTime({ timeZone: cal.timezone }).epochMilliseconds;
+}

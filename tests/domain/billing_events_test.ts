@@ -1,0 +1,190 @@
+/** Billing event types and bodies (courier 2.7, 6.1), and the CSV row of the export (4.3). */
+import assert from "node:assert/strict";
+import {
+  chargeEventBody,
+  chargeEventType,
+  completionEventBody,
+  eventIdOf,
+} from "../../src/domain/billing_events.ts";
+import { BILLING_CSV_COLUMNS, billingCsvRow } from "../../src/domain/billing_csv.ts";
+import { type EntryKind, entryOf } from "../../src/domain/ledger.ts";
+
+const at = Date.parse("2026-11-02T08:00:00Z");
+
+function entry(kind: EntryKind, extra: Record<string, unknown> = {}) {
+  return entryOf({
+    reference: "REF-1",
+    seq: 1,
+    kind,
+    amount_minor: 7500,
+    currency: "BWP",
+    status: "posted",
+    created_at: at,
+    ...extra,
+  });
+}
+
+Deno.test("billing events: one event type per charge, as courier 6.1 names them", () => {
+  const cases: [EntryKind, Record<string, unknown>, string | null][] = [
+    ["shipment", {}, "shipment.booked"],
+    ["customs_admin", { source_event: "customs.cleared:XING-7" }, "customs.cleared:XING-7"],
+    ["customs_admin", {}, "customs.cleared:REF-1"],
+    ["duties", { source_event: "customs.duties:XING-7" }, "customs.duties:XING-7"],
+    ["waiting", { source_event: "run.waiting:STOP-3" }, "run.waiting:STOP-3"],
+    ["failed_collection", {}, "run.collection_failed:REF-1"],
+    ["cold_chain", {}, "sample.cold_chain"],
+    ["errand", { source_event: "run.collected:STOP-9" }, "run.collected:STOP-9"],
+    ["debit_note", {}, "debit_note.issued"],
+    ["credit_note", {}, "credit_note.issued"],
+    ["cod_remitted", {}, "cod.remitted"],
+    ["top_up", {}, null],
+    ["payment", {}, null],
+  ];
+  for (const [kind, extra, expected] of cases) {
+    assert.equal(chargeEventType(entry(kind, extra)), expected, `${kind} ${JSON.stringify(extra)}`);
+  }
+});
+
+Deno.test("billing events: ids are stable per fact and differ between facts", async () => {
+  assert.equal(
+    await eventIdOf("billing", "b1", "c1", "R1"),
+    await eventIdOf("billing", "b1", "c1", "R1"),
+  );
+  assert.notEqual(
+    await eventIdOf("billing", "b1", "c1", "R1"),
+    await eventIdOf("billing", "b2", "c1", "R1"),
+  );
+  assert.match(await eventIdOf("x"), /^evt_[0-9a-f]{26}$/);
+});
+
+Deno.test("billing events: a charge body carries 2.7's fields, amounts as decimals", () => {
+  const body = JSON.parse(chargeEventBody({
+    eventId: "evt_1",
+    eventType: "customs.duties:XING-7",
+    occurredAt: at,
+    client: { id: "cli_1", code: "MOLAPO", name: "Molapo Pharmacy" },
+    entry: entry("duties", {
+      recoverable: true,
+      reason: "import duty paid at Tlokweng",
+      evidence_path: "evidence/receipt-7.pdf",
+      source_event: "customs.duties:XING-7",
+      shipment: "WB1",
+      original_amount_minor: 40000,
+      original_currency: "ZAR",
+      fx_rate: "0.75",
+    }),
+    shipment: {
+      waybill: "WB1",
+      external_customer_code: "EXT-1",
+      external_billing_reference: null,
+      client_order_reference: "ORD-1",
+    },
+  }));
+  assert.equal(body.api_version, "v1");
+  assert.equal(body.event_type, "customs.duties:XING-7");
+  assert.equal(body.type, body.event_type);
+  assert.equal(body.event_id, "evt_1");
+  assert.equal(body.occurred_at, "2026-11-02T08:00:00.000Z");
+  assert.deepEqual(body.client, { id: "cli_1", code: "MOLAPO", name: "Molapo Pharmacy" });
+  assert.deepEqual(body.entry, {
+    reference: "REF-1",
+    kind: "duties",
+    amount: "75.00",
+    currency: "BWP",
+    status: "posted",
+    payer: "client",
+    recoverable: true,
+    reason: "import duty paid at Tlokweng",
+    evidence_path: "evidence/receipt-7.pdf",
+    source_event: "customs.duties:XING-7",
+    original_amount: "400.00",
+    original_currency: "ZAR",
+    fx_rate: "0.75",
+    corrects: null,
+    shipment: "WB1",
+    created_at: "2026-11-02T08:00:00.000Z",
+  });
+  assert.equal(body.shipment.external_customer_code, "EXT-1");
+});
+
+Deno.test("billing events: the completion body lists price lines and later charges", () => {
+  const body = JSON.parse(completionEventBody({
+    eventId: "evt_2",
+    eventType: "shipment.delivered",
+    occurredAt: at,
+    client: { id: "cli_1", code: "MOLAPO", name: "Molapo Pharmacy" },
+    shipment: {
+      waybill: "WB1",
+      external_customer_code: null,
+      external_billing_reference: "BILL-9",
+      booked_at: at,
+      service: "express",
+      total_minor: 8892,
+      tax_minor: 1092,
+      currency: "BWP",
+      lines: [{ code: "transport", label: "Transport", amount_minor: 6500 }],
+      status: "delivered",
+      delivered_at: at + 3_600_000,
+      pod: true,
+    },
+    adjustments: [{
+      reference: "WAIT-1",
+      kind: "waiting",
+      amount: "30.00",
+      currency: "BWP",
+      reason: "45 min at the gate",
+      recoverable: false,
+      correction: null,
+    }],
+  }));
+  assert.equal(body.shipment.booked_on, "2026-11-02");
+  assert.equal(body.shipment.base_charge, "78.00");
+  assert.equal(body.shipment.tax, "10.92");
+  assert.deepEqual(body.shipment.price_lines, [
+    { code: "transport", label: "Transport", amount: "65.00" },
+  ]);
+  assert.equal(body.shipment.adjustments[0].reference, "WAIT-1");
+  assert.equal(body.shipment.pod, true);
+  assert.equal(body.shipment.delivered_at, "2026-11-02T09:00:00.000Z");
+});
+
+Deno.test("billing CSV: a row has the 26 columns of 4.3 and shows the furthest state", () => {
+  assert.equal(BILLING_CSV_COLUMNS.length, 26);
+  const row = billingCsvRow({
+    created_at: new Date(at),
+    client_code: "MOLAPO",
+    client_id: "cli_1",
+    shipment: "WB1",
+    external_customer_code: null,
+    external_billing_reference: "BILL-9",
+    reference: "WB1",
+    kind: "shipment",
+    amount_minor: 8892,
+    currency: "BWP",
+    tax_minor: 1092,
+    status: "posted",
+    payer: "client",
+    recoverable: false,
+    reason: "booked price",
+    source_event: "shipment.booked:WB1",
+    corrects: null,
+    original_amount_minor: null,
+    original_currency: null,
+    fx_rate: null,
+    invoice_id: null,
+    shipment_status: "delivered",
+    delivered_at: "2026-11-03T10:00:00.000Z",
+    export_state: "exported",
+    event_state: "delivered",
+    reported_state: "invoiced_externally",
+    external_references: { acknowledged: "A-1", invoiced_externally: "INV-7" },
+  });
+  assert.equal(row.length, 26);
+  const cell = (name: string) => row[BILLING_CSV_COLUMNS.indexOf(name as never)];
+  assert.equal(cell("date"), "2026-11-02");
+  assert.equal(cell("amount"), "88.92");
+  assert.equal(cell("tax"), "10.92");
+  assert.equal(cell("export state"), "invoiced_externally");
+  assert.equal(cell("external reference"), "INV-7");
+  assert.equal(cell("event state"), "delivered");
+});

@@ -1,0 +1,111 @@
+/** Health, milestones and the next obligation (courier 3.2), pure. */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  healthOf,
+  type LifecycleTerms,
+  MILESTONES,
+  nextObligation,
+  type OpenMilestone,
+  openMilestone,
+  promiseDueAt,
+} from "../../src/domain/lifecycle.ts";
+
+const TERMS: LifecycleTerms = {
+  collection_due_hours: 8,
+  depot_dwell_hours: 8,
+  border_presentation_hours: 16,
+  customs_wait_hours: 16,
+  linehaul_hours: 24,
+  destination_dwell_hours: 4,
+  delivery_attempt_hours: 8,
+  redelivery_due_hours: 16,
+  no_scan_hours: 24,
+  at_risk_pct: 75,
+  calendar: { timezone: "Africa/Gaborone", working_days: [1, 2, 3, 4, 5], holidays: [] },
+};
+const MONDAY_10 = Date.parse("2026-11-02T08:00:00Z"); // 10:00 in Gaborone
+const HOUR = 3_600_000;
+
+Deno.test("milestones: deadline and at-risk point count working hours", () => {
+  const m = openMilestone(TERMS, "collection", MONDAY_10);
+  assert.equal(m.due_at, MONDAY_10 + 8 * HOUR);
+  assert.equal(m.at_risk_at, MONDAY_10 + 6 * HOUR);
+  assert.equal(m.owner, "courier");
+  // Friday 20:00 + 8 working hours: 4 on Friday, 4 on Monday.
+  const friday = Date.parse("2026-11-06T18:00:00Z");
+  assert.equal(
+    openMilestone(TERMS, "linehaul", friday).due_at,
+    friday + 4 * HOUR + 48 * HOUR + 20 * HOUR,
+  );
+  assert.equal(openMilestone(TERMS, "redelivery", MONDAY_10).owner, "recipient");
+  assert.equal(openMilestone(TERMS, "customs_clearance", MONDAY_10).owner, "customs");
+  assert.equal(
+    openMilestone(TERMS, "depot_dwell", MONDAY_10, { atDestination: true }).due_at,
+    MONDAY_10 + 4 * HOUR,
+  );
+  assert.equal(promiseDueAt(TERMS.calendar, "2026-11-04"), Date.parse("2026-11-04T22:00:00Z"));
+});
+
+Deno.test("health: the first that applies, in the order of 3.2, with its reason", () => {
+  const open = (name: (typeof MILESTONES)[number], at = MONDAY_10) =>
+    openMilestone(TERMS, name, at);
+  const base = { status: "in_transit" as const, exception: null };
+  const now = MONDAY_10 + HOUR;
+  assert.equal(healthOf({ ...base, milestones: [open("linehaul")] }, now).health, "on_schedule");
+  assert.equal(
+    healthOf({ ...base, milestones: [open("linehaul")] }, MONDAY_10 + 19 * HOUR).health,
+    "at_risk",
+  );
+  assert.equal(
+    healthOf({ ...base, milestones: [open("redelivery")] }, now).health,
+    "waiting_customer",
+  );
+  assert.equal(
+    healthOf({ ...base, milestones: [open("customs_clearance"), open("redelivery")] }, now).health,
+    "waiting_customs",
+  );
+  assert.equal(
+    healthOf({ ...base, milestones: [open("customs_documents"), open("customs_clearance")] }, now)
+      .health,
+    "waiting_courier",
+  );
+  const late = healthOf(
+    { ...base, milestones: [open("collection"), open("customs_documents")] },
+    MONDAY_10 + 9 * HOUR,
+  );
+  assert.equal(late.health, "late");
+  assert.match(late.reason, /collection overdue/);
+  assert.equal(
+    healthOf(
+      { ...base, exception: { reason: "crushed box" }, milestones: [open("collection")] },
+      MONDAY_10 + 9 * HOUR,
+    )
+      .health,
+    "exception",
+  );
+  assert.equal(healthOf({ ...base, status: "delivered", milestones: [] }, now).health, "delivered");
+  assert.equal(healthOf({ ...base, status: "cancelled", milestones: [] }, now).health, "closed");
+});
+
+Deno.test("health: past a courier-owned deadline is never on schedule or at risk (property)", () => {
+  fc.assert(
+    fc.property(
+      fc.subarray([...MILESTONES], { minLength: 1 }),
+      fc.integer({ min: 0, max: 400 }),
+      (names, hoursLater) => {
+        const milestones: OpenMilestone[] = names.map((n) => openMilestone(TERMS, n, MONDAY_10));
+        const now = MONDAY_10 + hoursLater * HOUR;
+        const verdict = healthOf({ status: "in_transit", exception: null, milestones }, now);
+        const courierLate = milestones.some((m) => m.owner === "courier" && m.due_at <= now);
+        if (courierLate) assert.equal(verdict.health, "late");
+        const next = nextObligation(milestones);
+        assert.ok(next);
+        // The next obligation is the first due, the promise only when nothing else is open.
+        const others = milestones.filter((m) => m.name !== "promise");
+        if (others.length > 0) assert.equal(next.due_at, Math.min(...others.map((m) => m.due_at)));
+      },
+    ),
+    { numRuns: 200 },
+  );
+});

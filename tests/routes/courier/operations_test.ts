@@ -1,0 +1,315 @@
+/**
+ * The shipment lifecycle through the operations API (courier 1.4, 3.2, 4.4): scans move the
+ * headline, custody and milestones; the manual clock brings at-risk and overdue alerts and moves
+ * health; customs waits; the board's rows, filters, views, detail and report; tenancy.
+ */
+import assert from "node:assert/strict";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { advance, until } from "../../helpers/receiver.ts";
+
+const HOUR = 3600;
+
+async function ready(t: TestEnv): Promise<[Courier, Client]> {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "2000");
+  return [courier, client];
+}
+
+async function book(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: { ...DOMESTIC, ...extra },
+  });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill as string;
+}
+
+async function scan(
+  t: TestEnv,
+  courier: Courier,
+  waybill: string,
+  body: Record<string, unknown>,
+  status = 201,
+) {
+  const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+    key: courier.business.api_key,
+    body,
+  });
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  return r.body;
+}
+
+async function board(t: TestEnv, courier: Courier, query = "") {
+  await t.settle();
+  const r = await t.call("GET", `/business/courier/operations${query}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body as { data: Record<string, unknown>[]; meta: { by_health: Record<string, number> } };
+}
+
+async function alerts(t: TestEnv, courier: Courier, query = "") {
+  await t.settle();
+  const r = await t.call("GET", `/business/courier/alerts${query}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data as { kind: string; waybill: string; owner: string; status: string }[];
+}
+
+Deno.test("operations: a scan moves headline, custody and milestones; the board shows it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client, { client_order_reference: "ORD-77" });
+    const first = await board(t, courier);
+    assert.equal(first.data.length, 1);
+    const row = first.data[0]!;
+    assert.equal(row["waybill"], waybill);
+    assert.equal(row["status"], "booked");
+    assert.equal(row["health"], "on_schedule");
+    assert.equal(row["next_milestone"], "collection");
+    assert.equal(row["next_owner"], "courier");
+    // Booked Monday 10:00 in Gaborone: 8 working hours to collect, so 18:00 local.
+    assert.equal(row["next_due_at"], "2026-11-02T16:00:00.000Z");
+    assert.deepEqual(row["pieces"], { count: 1, places: 1 });
+    assert.equal(first.meta.by_health["on_schedule"], 1);
+
+    const after = await scan(t, courier, waybill, {
+      event: "collected",
+      holder: "Driver Thabo",
+      note: "from the pharmacy counter",
+    });
+    assert.equal(after.data.status, "collected");
+    assert.deepEqual(after.data.custody, { holder: "Driver Thabo", facility_id: null });
+    assert.equal(after.data.trail.length, 1);
+    await scan(t, courier, waybill, { event: "received_at_depot", facility_id: "GBE-HUB" });
+    const detail = await t.call("GET", `/business/courier/operations/ORD-77`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(detail.status, 200, JSON.stringify(detail.body));
+    const d = detail.body.data;
+    assert.equal(d.waybill, waybill);
+    assert.equal(d.status, "at_origin_facility");
+    assert.deepEqual(d.obligations.map((o: { milestone: string }) => o.milestone).sort(), [
+      "depot_dwell",
+      "promise",
+    ]);
+    assert.equal(d.pieces[0].facility_id, "GBE-HUB");
+    assert.deepEqual(d.trail.map((e: { event: string }) => e.event), [
+      "collected",
+      "received_at_depot",
+    ]);
+    assert.ok(d.frozen_terms.service_terms.calendar);
+    const byFacility = await board(t, courier, "?facility_id=GBE-HUB");
+    assert.equal(byFacility.data.length, 1);
+    assert.equal((await board(t, courier, "?facility_id=ELSEWHERE")).data.length, 0);
+
+    // Bad input changes nothing.
+    await scan(t, courier, waybill, { event: "teleported" }, 422);
+    await scan(t, courier, waybill, { event: "exception" }, 422);
+    await scan(t, courier, waybill, { event: "scan", pieces: ["NOPE-1"] }, 422);
+    await scan(t, courier, waybill, { event: "cancelled", reason: "changed mind" }, 422);
+
+    // Another courier sees none of it.
+    const other = await newCourier(t);
+    const hidden = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: other.business.api_key,
+    });
+    assert.equal(hidden.status, 404);
+    const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+      key: other.business.api_key,
+      body: { event: "scan" },
+    });
+    assert.equal(r.status, 404);
+    assert.equal((await board(t, other)).data.length, 0);
+  }));
+
+Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, alerts once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    await advance(t, 6 * HOUR); // 75 % of 8 working hours
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=milestone_at_risk")).length === 1,
+      "at risk",
+    );
+    let row = (await board(t, courier)).data[0]!;
+    assert.equal(row["health"], "at_risk");
+    assert.equal(row["overdue"], false);
+    await advance(t, 2 * HOUR);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=milestone_overdue")).length === 1,
+      "overdue",
+    );
+    row = (await board(t, courier)).data[0]!;
+    assert.equal(row["health"], "late");
+    assert.match(String(row["health_reason"]), /collection overdue/);
+    assert.equal(row["overdue"], true);
+    assert.equal((await board(t, courier, "?overdue=1")).data.length, 1);
+    assert.equal((await board(t, courier, "?health=on_schedule")).data.length, 0);
+    assert.equal((await board(t, courier, "?open_alerts=1")).data.length, 1);
+    assert.equal(row["open_alerts"], 2);
+    const [overdue] = await alerts(t, courier, "?kind=milestone_overdue");
+    assert.equal(overdue!.waybill, waybill);
+    assert.equal(overdue!.owner, "courier");
+
+    // A long silence: one no_scan alert; time-outs never cancel or complete the shipment (1.4).
+    await advance(t, 72 * HOUR);
+    await until(t, async () => (await alerts(t, courier, "?kind=no_scan")).length === 1, "no scan");
+    await advance(t, 24 * HOUR);
+    // Collection and, later, the promise: each milestone's deadline raises exactly one alert.
+    const overdueKeys = (await alerts(t, courier, "?kind=milestone_overdue"))
+      .map((a) => (a as unknown as { detail: { milestone: string } }).detail.milestone).sort();
+    assert.deepEqual(overdueKeys, ["collection", "promise"], "raised once each");
+    assert.equal((await alerts(t, courier, "?kind=no_scan")).length, 1, "raised once");
+    const still = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(still.body.data.status, "booked");
+    assert.equal(still.body.data.closed, false);
+
+    const report = await t.call("GET", "/business/courier/operations/report", {
+      key: courier.business.api_key,
+    });
+    assert.equal(report.status, 200, JSON.stringify(report.body));
+    assert.equal(report.body.data.open_shipments.total, 1);
+    assert.equal(report.body.data.ageing_days["3-5"], 1);
+    // Collection raised on Monday; the promise's raised when the clock jumped past it on
+    // Thursday, exactly 24 hours ago: not older.
+    assert.equal(report.body.data.open_alerts.by_kind.milestone_overdue.unacknowledged, 2);
+    assert.equal(report.body.data.open_alerts.by_kind.milestone_overdue.older_than_24h, 1);
+  }));
+
+Deno.test("operations: customs holds for papers, waits, is exceeded once per working day", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    for (const event of ["collected", "departed_to_border", "arrived_at_border"]) {
+      await scan(t, courier, waybill, { event, holder: "Driver Thabo" });
+    }
+    await scan(t, courier, waybill, { event: "presented_to_customs", facility_id: "TLOKWENG" });
+    let row = (await board(t, courier)).data[0]!;
+    assert.equal(row["status"], "customs_processing");
+    assert.equal(row["health"], "waiting_customs");
+    assert.equal(row["next_owner"], "customs");
+    await scan(t, courier, waybill, { event: "customs_hold" }, 422); // a hold needs a reason
+    await scan(t, courier, waybill, {
+      event: "customs_hold",
+      reason: "commercial invoice missing",
+    });
+    row = (await board(t, courier)).data[0]!;
+    assert.equal(row["health"], "waiting_courier");
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=documents_missing")).length === 1,
+      "documents",
+    );
+    await scan(t, courier, waybill, { event: "documents_supplied" });
+    row = (await board(t, courier)).data[0]!;
+    assert.equal(row["health"], "waiting_customs");
+    // 16 working hours of customs wait, then one alert per working day over.
+    await advance(t, 17 * HOUR);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=customs_wait_exceeded")).length === 1,
+      "day 1",
+    );
+    await advance(t, 24 * HOUR);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=customs_wait_exceeded")).length === 2,
+      "day 2",
+    );
+    await scan(t, courier, waybill, { event: "cleared" });
+    row = (await board(t, courier)).data[0]!;
+    assert.equal(row["status"], "cleared");
+  }));
+
+Deno.test("operations: delivered closes it; cancelled only before collection; views saved", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const a = await book(t, client);
+    const b = await book(t, client);
+    for (const event of ["collected", "received_at_destination", "out_for_delivery"]) {
+      await scan(t, courier, a, { event });
+    }
+    await scan(t, courier, a, { event: "delivery_attempted", note: "nobody home" });
+    let row = (await board(t, courier, `?q=${a}`)).data[0]!;
+    assert.equal(row["status"], "awaiting_redelivery");
+    assert.equal(row["health"], "waiting_customer");
+    assert.equal(row["next_owner"], "recipient");
+    await scan(t, courier, a, { event: "out_for_delivery" });
+    await scan(t, courier, a, { event: "delivered", received_by: "Neo Kgosi" });
+    await scan(t, courier, a, { event: "scan" }, 409);
+    assert.equal((await board(t, courier, `?q=${a}`)).data.length, 0, "closed rows are hidden");
+    row = (await board(t, courier, `?q=${a}&include_closed=1`)).data[0]!;
+    assert.equal(row["health"], "delivered");
+    assert.equal(row["closed"], true);
+
+    await scan(t, courier, b, { event: "cancelled" }, 422);
+    await scan(t, courier, b, { event: "cancelled", reason: "client asked" });
+    row = (await board(t, courier, `?q=${b}&include_closed=1`)).data[0]!;
+    assert.equal(row["status"], "cancelled");
+    assert.equal(row["health"], "closed");
+
+    const saved = await t.call("POST", "/business/courier/operations/views", {
+      key: courier.business.api_key,
+      body: { name: "closed ones", filters: { include_closed: "1", health: "delivered" } },
+    });
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    const viaView = await board(t, courier, "?view=closed%20ones");
+    assert.deepEqual(viaView.data.map((r) => r["waybill"]), [a]);
+    const listed = await t.call("GET", "/business/courier/operations/views", {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(listed.body.data.map((v: { name: string }) => v.name), ["closed ones"]);
+    const deleted = await t.call("DELETE", "/business/courier/operations/views/closed%20ones", {
+      key: courier.business.api_key,
+    });
+    assert.equal(deleted.status, 200);
+    const gone = await t.call("GET", "/business/courier/operations?view=closed%20ones", {
+      key: courier.business.api_key,
+    });
+    assert.equal(gone.status, 404);
+  }));
+
+Deno.test("operations: pieces in different places with no exception raise pieces_separated", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+    const waybill = await book(t, client, { parcels: [parcel, parcel] });
+    await scan(t, courier, waybill, { event: "received_at_depot", facility_id: "GBE-HUB" });
+    await scan(t, courier, waybill, {
+      event: "scan",
+      facility_id: "FRANCISTOWN",
+      pieces: [`${waybill}-2`],
+    });
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=pieces_separated")).length === 1,
+      "separated",
+    );
+    const row = (await board(t, courier)).data[0]!;
+    assert.deepEqual(row["pieces"], { count: 2, places: 2 });
+  }));

@@ -1,0 +1,182 @@
+/**
+ * The customer tracking view (courier 2.11) and the events a shipment's life sends (courier 6.1,
+ * 6.2): stage webhooks to the client, `shipment.estimate_changed`, and the courier's completion
+ * billing event with POD.
+ */
+import assert from "node:assert/strict";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { advance, startReceiver, until } from "../../helpers/receiver.ts";
+
+async function book(t: TestEnv, client: Client) {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: { ...DOMESTIC, declared_value: 1234, client_order_reference: "SHOP-1" },
+  });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data as { waybill: string; tracking_url: string };
+}
+
+async function scan(t: TestEnv, courier: Courier, waybill: string, body: Record<string, unknown>) {
+  const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+    key: courier.business.api_key,
+    body,
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+}
+
+Deno.test("tracking: the public view shows progress and never customs notes, values or money", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { waybill, tracking_url } = await book(t, client);
+    const token = tracking_url.split("/").at(-1)!;
+    const view = async () => {
+      const r = await t.call("GET", `/s/${token}`);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data;
+    };
+    let v = await view();
+    assert.equal(v.waybill, waybill);
+    assert.equal(v.status, "booked");
+    assert.equal(v.current_milestone, "collection");
+    assert.equal(v.last_verified, null);
+    assert.equal(v.delivery_attempts, 0);
+    assert.equal(v.delay, null);
+    assert.ok(v.expected_by);
+    assert.ok(v.next_step);
+
+    await scan(t, courier, waybill, { event: "collected", holder: "Driver Thabo" });
+    await scan(t, courier, waybill, { event: "departed_to_border", facility_id: "GBE-HUB" });
+    await scan(t, courier, waybill, { event: "presented_to_customs", facility_id: "TLOKWENG" });
+    await scan(t, courier, waybill, {
+      event: "customs_hold",
+      reason: "SECRET-CUSTOMS-NOTE invoice undervalued",
+      note: "SECRET-CUSTOMS-NOTE",
+    });
+    v = await view();
+    assert.equal(v.status, "customs_hold");
+    assert.equal(v.last_verified.place, "TLOKWENG");
+    const text = JSON.stringify(v);
+    for (
+      const forbidden of [
+        "SECRET-CUSTOMS-NOTE",
+        "1234",
+        "declared",
+        "amount",
+        "price",
+        "total",
+        "BWP",
+        "currency",
+        "specimen",
+        "Driver Thabo",
+      ]
+    ) {
+      assert.ok(!text.includes(forbidden), `tracking view shows ${forbidden}: ${text}`);
+    }
+    await scan(t, courier, waybill, { event: "cleared" });
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
+    await scan(t, courier, waybill, { event: "delivery_attempted" });
+    v = await view();
+    assert.equal(v.delivery_attempts, 1);
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
+    await scan(t, courier, waybill, { event: "delivered", received_by: "Neo Kgosi" });
+    v = await view();
+    assert.equal(v.status, "delivered");
+    assert.equal(v.pod.received_by, "Neo Kgosi");
+    assert.ok(v.pod.delivered_at);
+
+    const unknown = await t.call("GET", "/s/not-a-real-token-at-all");
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.success, false);
+    assert.equal(unknown.body.error, "not_found");
+  }));
+
+Deno.test("lifecycle events: stage webhooks, estimate_changed, and the completion billing event", () =>
+  withTestEnv(async (t) => {
+    const clientHook = startReceiver();
+    const billing = startReceiver();
+    try {
+      const courier = await newCourier(t);
+      const r = await t.call("PUT", "/business/courier/billing/endpoint", {
+        key: courier.business.api_key,
+        body: { url: billing.url },
+      });
+      assert.equal(r.status, 200);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const hook = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: clientHook.url },
+      });
+      assert.equal(hook.status, 201);
+      const { waybill } = await book(t, client);
+      await scan(t, courier, waybill, { event: "collected" });
+      await scan(t, courier, waybill, { event: "out_for_delivery" });
+      await advance(t, 48 * 3600); // Wednesday: a failed attempt now moves the estimate
+      await scan(t, courier, waybill, { event: "delivery_attempted", note: "gate locked" });
+      await scan(t, courier, waybill, { event: "out_for_delivery" });
+      await scan(t, courier, waybill, { event: "delivered", received_by: "Neo Kgosi" });
+      await advance(t, 0);
+      const events = () => clientHook.deliveries.map((d) => JSON.parse(d.body).event as string);
+      await until(t, async () => {
+        await advance(t, 0); // events made since are due now
+        return events().includes("shipment.delivered") &&
+          events().includes("shipment.estimate_changed");
+      }, `client stage webhooks (so far ${events().join(", ")})`);
+      assert.deepEqual(events().filter((e) => e !== "shipment.estimate_changed").sort(), [
+        "shipment.awaiting_redelivery",
+        "shipment.booked",
+        "shipment.collected",
+        "shipment.delivered",
+        "shipment.out_for_delivery",
+        "shipment.out_for_delivery",
+      ]);
+      const moved = clientHook.deliveries.map((d) => JSON.parse(d.body))
+        .find((b) => b.event === "shipment.estimate_changed");
+      assert.ok(moved.data.estimated_delivery_on);
+      assert.equal(moved.data.waybill, waybill);
+
+      const completion = () =>
+        billing.deliveries.map((d) => JSON.parse(d.body)).find((b) =>
+          b.event_type === "shipment.delivered"
+        );
+      await until(t, async () => {
+        await advance(t, 0);
+        return completion() !== undefined;
+      }, "the completion billing event");
+      const body = completion();
+      assert.equal(body.api_version, "v1");
+      assert.equal(body.shipment.waybill, waybill);
+      assert.equal(body.shipment.pod, true);
+      assert.equal(body.shipment.status, "delivered");
+      assert.ok(body.shipment.delivered_at);
+      assert.equal(body.shipment.base_charge, "78.00");
+      assert.equal(body.shipment.tax, "10.92");
+      assert.equal(body.shipment.currency, "BWP");
+      assert.deepEqual(body.shipment.adjustments, []);
+      assert.ok(body.shipment.price_lines.length >= 2);
+      assert.equal(body.client.id, client.id);
+    } finally {
+      await clientHook.close();
+      await billing.close();
+    }
+  }));
