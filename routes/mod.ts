@@ -7,6 +7,9 @@ import { clientApiRoutes } from "./courier/client_api.ts";
 import { priceRoutes } from "./courier/prices.ts";
 import { billingRoutes } from "./courier/billing.ts";
 import { billingEventRoutes } from "./courier/billing_events.ts";
+import { boardRoutes } from "./courier/board.ts";
+import { operationRoutes } from "./courier/operations.ts";
+import { trackingRoutes } from "./courier/tracking.ts";
 import { rateCardRoutes } from "./courier/rate_cards.ts";
 import { serviceLevelRoutes } from "./courier/service_levels.ts";
 import { alertRoutes } from "./courier/alerts.ts";
@@ -19,6 +22,10 @@ export const ROUTERS: readonly ((api: Api) => void)[] = [
   priceRoutes,
   billingRoutes,
   billingEventRoutes,
+  // Before operationRoutes: its /operations/{reference} would take /operations/live.
+  boardRoutes,
+  operationRoutes,
+  trackingRoutes,
   rateCardRoutes,
   serviceLevelRoutes,
   alertRoutes,

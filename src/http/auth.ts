@@ -128,12 +128,26 @@ export interface BusinessGuard {
 /** X-Business-API-Key: the business key, a staff session token, or a partner key. */
 export function business(guard: BusinessGuard = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const principal = await authenticateBusiness(c);
-    c.set("principal", principal);
-    rateLimit(c, principal.business.id, limitsOf(principal.business));
-    requireScope(principal, guard.scope);
+    const key = c.req.header("X-Business-API-Key") ?? "";
+    c.set("principal", await businessCredential(c, key, guard));
     await next();
   };
+}
+
+/**
+ * A raw business credential checked exactly as the X-Business-API-Key header is: known, counted
+ * against the rate limit, holding the guard's scope. For callers that cannot send the header
+ * (a browser's WebSocket sends it as a query parameter).
+ */
+export async function businessCredential(
+  c: Context<AppEnv>,
+  key: string,
+  guard: BusinessGuard = {},
+): Promise<BusinessPrincipal> {
+  const principal = await authenticateBusiness(c, key.trim());
+  rateLimit(c, principal.business.id, limitsOf(principal.business));
+  requireScope(principal, guard.scope);
+  return principal;
 }
 
 /** Authorization: Bearer <driver token> (courier 4.5). */
@@ -303,9 +317,8 @@ export function requireScope(p: BusinessPrincipal, scope: Scope | undefined): vo
   }
 }
 
-async function authenticateBusiness(c: Context<AppEnv>): Promise<BusinessPrincipal> {
+async function authenticateBusiness(c: Context<AppEnv>, key: string): Promise<BusinessPrincipal> {
   const env = c.get("env");
-  const key = c.req.header("X-Business-API-Key")?.trim() ?? "";
   const sandboxPrefix = apiKeyPrefix("sandbox");
   if (env.name === "live" && key.startsWith(sandboxPrefix)) {
     throw new ApiError("sandbox_key_on_live", "a sandbox key was sent to live; use a sk_live_ key");

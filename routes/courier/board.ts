@@ -1,0 +1,430 @@
+/**
+ * ARCHITECTURE "Boards", courier 4.4: the live operations board. A WebSocket streams one
+ * courier's shipment rows and alerts from the bus as they commit; the page in src/web/ shows them.
+ *
+ * GET /business/courier/operations/live (WebSocket). The credential, checked as the
+ * X-Business-API-Key header is (business key or staff session token; scope shipments:view-own;
+ * courier platform on), comes as `?key=` or, to keep it out of URLs and logs, as the first
+ * message `{"type": "auth", "key": "..."}`; it is checked again every BOARD_RECHECK_MS.
+ * Messages to the board, one JSON text frame each:
+ *   {type: "ready", at}                       subscribed: every later change is on this socket
+ *   {type: "shipment", version, row}          row = the board row (open_alerts null)
+ *   {type: "alert", version, alert}           alert = as GET /business/courier/alerts answers it
+ * Changes are coalesced per shipment and alert and pushed once per tick (STYLE 14).
+ * Close codes: 4401 credential missing, unknown or no longer valid, 4403 refused (scope, platform
+ * off), 4429 too many boards open or rate limited, 1008 a message the board may not send, 1011
+ * internal error, 1013 the board fell behind (reload and reconnect).
+ *
+ * GET /business/courier/board and /business/courier/board/{file}: the page, public static files;
+ * its data calls carry the key.
+ */
+import type { Context } from "hono";
+import type { WSContext, WSEvents } from "hono/ws";
+import { upgradeWebSocket } from "hono/deno";
+import type { AlertSummary } from "../../actors/alert.ts";
+import {
+  type ActorChange,
+  type Bus,
+  subjectPattern,
+  type Subscription,
+} from "../../src/bus/bus.ts";
+import type { Environment } from "../../src/environment.ts";
+import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
+import type { Api } from "../../src/http/app.ts";
+import { businessCredential, type BusinessPrincipal } from "../../src/http/auth.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { z } from "../../src/http/route.ts";
+import { alertView } from "./alerts.ts";
+
+/** Changes waiting for one board; a board this far behind is closed (1013), never let grow. */
+export const BOARD_PENDING_MAX = 2_000;
+/** Bytes a socket may hold unsent before pushes wait (and coalesce) instead of piling up. */
+export const BOARD_BUFFERED_BYTES_MAX = 1_000_000;
+/** Pushes are batched per tick: a burst of scans on one row sends its latest state once. */
+export const BOARD_FLUSH_MS = 50;
+/** A board that connected without `?key=` has this long to send its auth message. */
+export const BOARD_AUTH_WAIT_MS = 10_000;
+/** Boards open at once per courier and environment (each holds two bus subscriptions). */
+export const BOARD_SOCKETS_PER_COURIER_MAX = 250;
+/** An open board's credential is checked again this often: a revoked key or ended session stops. */
+export const BOARD_RECHECK_MS = 5 * 60_000;
+/** The board sends only its auth message; anything longer is not one. */
+const INBOUND_CHARS_MAX = 4_096;
+/** RFC 6455: a close reason is at most 123 bytes of UTF-8. */
+const CLOSE_REASON_BYTES_MAX = 123;
+
+export const CLOSE = {
+  unauthenticated: 4401,
+  refused: 4403,
+  tooMany: 4429,
+  policy: 1008,
+  behind: 1013,
+  internal: 1011,
+} as const;
+
+const LIVE_PATH = "/business/courier/operations/live";
+const PAGE_PATH = "/business/courier/board";
+const SCOPE = "shipments:view-own";
+
+/** The socket a feed writes to: a WebSocket, or a test's stand-in. */
+export interface BoardSink {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  /** Bytes handed to the socket and not yet written to the network. */
+  readonly bufferedAmount: number;
+}
+
+export interface FeedOptions {
+  readonly bus: Bus;
+  readonly env: string;
+  readonly tenant: string;
+  readonly now: () => number;
+  readonly pendingMax?: number;
+  readonly bufferedBytesMax?: number;
+}
+
+/** One board's subscription: shipment and alert changes of one courier, coalesced and bounded. */
+export class BoardFeed {
+  readonly #sink: BoardSink;
+  readonly #o: FeedOptions;
+  /** Latest message per shipment or alert, in the order they last changed. */
+  readonly #pending = new Map<string, string>();
+  #subs: Subscription[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #ready = false;
+  #stopped = false;
+
+  constructor(sink: BoardSink, options: FeedOptions) {
+    this.#sink = sink;
+    this.#o = options;
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Subscribes, waits until the bus has the subscriptions, then says `ready`. */
+  async start(): Promise<void> {
+    const { bus, env, tenant } = this.#o;
+    for (const type of ["shipment", "alert"]) {
+      this.#subs.push(
+        bus.subscribe(subjectPattern(env, tenant, type), (m) => this.receive(m.payload)),
+      );
+    }
+    await bus.flush();
+    if (this.#stopped) return;
+    this.#ready = true;
+    this.#sink.send(JSON.stringify({ type: "ready", at: new Date(this.#o.now()).toISOString() }));
+    this.#flush();
+  }
+
+  /** One bus payload; anything not this courier's change of a shipment or alert is dropped. */
+  receive(payload: unknown): void {
+    if (this.#stopped || !isChange(payload)) return;
+    // Defensive: the subject pattern is per courier, but never trust a subject alone.
+    if (payload.tenant !== this.#o.tenant || payload.env !== this.#o.env) return;
+    const message = messageOf(payload, this.#o.now());
+    if (message === null) return;
+    const key = `${payload.type}:${payload.id}`;
+    this.#pending.delete(key);
+    this.#pending.set(key, JSON.stringify(message));
+    if (this.#pending.size > (this.#o.pendingMax ?? BOARD_PENDING_MAX)) {
+      this.close(CLOSE.behind, "board fell behind; reload it");
+      return;
+    }
+    this.#timer ??= setTimeout(() => this.#flush(), BOARD_FLUSH_MS);
+  }
+
+  /** Stops the feed and closes the socket. */
+  close(code: number, reason: string): void {
+    if (this.#stopped) return;
+    this.stop();
+    this.#sink.close(code, reason);
+  }
+
+  /** Unsubscribes; the socket is already closing. */
+  stop(): void {
+    this.#stopped = true;
+    for (const s of this.#subs) s.unsubscribe();
+    this.#subs = [];
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending.clear();
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#stopped || !this.#ready || this.#pending.size === 0) return;
+    if (this.#sink.bufferedAmount > (this.#o.bufferedBytesMax ?? BOARD_BUFFERED_BYTES_MAX)) {
+      // The client is slow: keep coalescing until it drains or falls past the pending cap.
+      this.#timer = setTimeout(() => this.#flush(), BOARD_FLUSH_MS);
+      return;
+    }
+    for (const text of this.#pending.values()) this.#sink.send(text);
+    this.#pending.clear();
+  }
+}
+
+function isChange(p: unknown): p is ActorChange {
+  if (typeof p !== "object" || p === null) return false;
+  const c = p as Record<string, unknown>;
+  return typeof c.tenant === "string" && typeof c.env === "string" &&
+    typeof c.type === "string" && typeof c.id === "string" && typeof c.version === "number";
+}
+
+function messageOf(change: ActorChange, now: number): Record<string, unknown> | null {
+  const snapshot = change.snapshot;
+  if (typeof snapshot !== "object" || snapshot === null) return null;
+  try {
+    if (change.type === "shipment") {
+      const row = operationsRow(snapshot as ShipmentSnapshot, now, null);
+      return { type: "shipment", version: change.version, row };
+    }
+    if (change.type === "alert") {
+      return { type: "alert", version: change.version, alert: alertView(snapshot as AlertSummary) };
+    }
+  } catch (e) {
+    console.error(`board: ${change.type} ${change.id} has a snapshot the board cannot show:`, e);
+  }
+  return null;
+}
+
+/** Boards open per environment and courier (BOARD_SOCKETS_PER_COURIER_MAX). */
+const openBoards = new WeakMap<Environment, Map<string, number>>();
+
+function claimBoard(env: Environment, tenant: string): boolean {
+  const counts = openBoards.get(env) ?? new Map<string, number>();
+  openBoards.set(env, counts);
+  const n = counts.get(tenant) ?? 0;
+  if (n >= BOARD_SOCKETS_PER_COURIER_MAX) return false;
+  counts.set(tenant, n + 1);
+  return true;
+}
+
+function releaseBoard(env: Environment, tenant: string): void {
+  const counts = openBoards.get(env);
+  const n = (counts?.get(tenant) ?? 1) - 1;
+  if (n <= 0) counts?.delete(tenant);
+  else counts?.set(tenant, n);
+}
+
+/** The credential checked as the header would be, plus the courier platform guard. */
+async function boardPrincipal(c: Context<AppEnv>, key: string): Promise<BusinessPrincipal> {
+  const principal = await businessCredential(c, key, { scope: SCOPE });
+  if (!principal.business.courier_platform_enabled) {
+    throw new ApiError(
+      "courier_platform_disabled",
+      "the courier platform is not enabled for this business; ask the operator to enable it",
+    );
+  }
+  return principal;
+}
+
+function closeCodeOf(e: unknown): number {
+  if (!(e instanceof ApiError)) return CLOSE.internal;
+  if (e.status === 401) return CLOSE.unauthenticated;
+  if (e.status === 429) return CLOSE.tooMany;
+  return CLOSE.refused;
+}
+
+function closeReason(text: string): string {
+  const encoder = new TextEncoder();
+  let reason = text;
+  while (encoder.encode(reason).length > CLOSE_REASON_BYTES_MAX) reason = reason.slice(0, -1);
+  return reason;
+}
+
+function sinkOf(ws: WSContext<WebSocket>): BoardSink {
+  return {
+    send: (text) => {
+      if (ws.readyState === 1) ws.send(text);
+    },
+    close: (code, reason) => ws.close(code, closeReason(reason)),
+    get bufferedAmount() {
+      return ws.raw?.bufferedAmount ?? 0;
+    },
+  };
+}
+
+/** One connection: authenticated before the upgrade (`?key=`) or by its first message. */
+function boardEvents(
+  c: Context<AppEnv>,
+  early: { principal: BusinessPrincipal; key: string } | null,
+): WSEvents<WebSocket> {
+  const env = c.get("env");
+  let feed: BoardFeed | null = null;
+  let tenant: string | null = null;
+  let authTimer: ReturnType<typeof setTimeout> | undefined;
+  let recheck: ReturnType<typeof setInterval> | undefined;
+  let authenticating = false;
+  let closed = false;
+
+  const refuse = (sink: BoardSink, e: unknown) => {
+    if (!(e instanceof ApiError)) console.error("board: authenticating failed:", e);
+    feed?.stop();
+    sink.close(closeCodeOf(e), e instanceof ApiError ? e.message : "internal error");
+  };
+
+  const open = (sink: BoardSink, principal: BusinessPrincipal, key: string) => {
+    if (closed) return;
+    if (!claimBoard(env, principal.business.id)) {
+      sink.close(CLOSE.tooMany, "too many boards open for this courier");
+      return;
+    }
+    tenant = principal.business.id;
+    recheck = setInterval(() => {
+      boardPrincipal(c, key).catch((e) => refuse(sink, e));
+    }, BOARD_RECHECK_MS);
+    feed = new BoardFeed(sink, {
+      bus: env.bus,
+      env: env.name,
+      tenant,
+      now: () => env.clock.now(),
+    });
+    feed.start().catch((e) => {
+      console.error("board: subscribing failed:", e);
+      feed?.close(CLOSE.internal, "the board could not subscribe; reload it");
+    });
+  };
+
+  const authenticate = async (sink: BoardSink, data: unknown) => {
+    authenticating = true;
+    clearTimeout(authTimer);
+    let key = "";
+    try {
+      const m = JSON.parse(String(data)) as { type?: unknown; key?: unknown };
+      if (m.type === "auth" && typeof m.key === "string") key = m.key;
+    } catch { /* not JSON: refused below */ }
+    if (key === "") {
+      sink.close(CLOSE.unauthenticated, 'the first message must be {"type":"auth","key":"..."}');
+      return;
+    }
+    try {
+      open(sink, await boardPrincipal(c, key), key);
+    } catch (e) {
+      refuse(sink, e);
+    }
+  };
+
+  return {
+    onOpen: (_e, ws) => {
+      const sink = sinkOf(ws);
+      if (early) return open(sink, early.principal, early.key);
+      authTimer = setTimeout(
+        () => sink.close(CLOSE.unauthenticated, "no auth message in time"),
+        BOARD_AUTH_WAIT_MS,
+      );
+    },
+    onMessage: (e, ws) => {
+      const sink = sinkOf(ws);
+      if (typeof e.data !== "string" || e.data.length > INBOUND_CHARS_MAX) {
+        feed?.stop();
+        sink.close(CLOSE.policy, "the board sends only a short JSON auth message");
+        return;
+      }
+      // After the credential, the board has nothing to say; its messages are ignored.
+      if (!early && !authenticating) void authenticate(sink, e.data);
+    },
+    onClose: () => {
+      closed = true;
+      clearTimeout(authTimer);
+      clearInterval(recheck);
+      feed?.stop();
+      if (tenant !== null) releaseBoard(env, tenant);
+      tenant = null;
+    },
+  };
+}
+
+/** Static files of the page: name to content type. Nothing else under src/web/ is served. */
+const WEB_FILES: Readonly<Record<string, string>> = {
+  "board.html": "text/html; charset=utf-8",
+  "board.js": "text/javascript; charset=utf-8",
+  "board.css": "text/css; charset=utf-8",
+};
+const WEB_DIR = new URL("../../src/web/", import.meta.url);
+const webCache = new Map<string, Uint8Array<ArrayBuffer>>();
+
+const PAGE_HEADERS = {
+  "Cache-Control": "no-cache",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; " +
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; " +
+    "frame-ancestors 'none'",
+};
+
+async function webFile(name: string): Promise<Response> {
+  const type = WEB_FILES[name];
+  if (type === undefined) throw new ApiError("not_found", `no such board file: ${name}`);
+  let bytes = webCache.get(name);
+  if (bytes === undefined) {
+    bytes = await Deno.readFile(new URL(name, WEB_DIR));
+    webCache.set(name, bytes);
+  }
+  return new Response(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
+}
+
+function registerDocs(api: Api): void {
+  const tags = ["Operations board"];
+  api.openAPIRegistry.registerPath({
+    method: "get",
+    path: LIVE_PATH,
+    summary: "Live board (WebSocket): the courier's shipment rows and alerts as they change. " +
+      "Credential as `?key=` or the first message `{type: auth, key}`; messages `ready`, " +
+      "`shipment` {version, row}, `alert` {version, alert}",
+    tags,
+    security: [{ businessKey: [] }],
+    request: {
+      query: z.object({
+        key: z.string().optional().openapi({
+          description: "The business key or staff session token; or send it as the first message",
+        }),
+      }),
+    },
+    responses: {
+      101: { description: "Switching to the WebSocket protocol" },
+      426: { description: "Not a WebSocket request" },
+      default: { description: "Error: `{success: false, code, message}`" },
+    },
+  });
+  api.openAPIRegistry.registerPath({
+    method: "get",
+    path: PAGE_PATH,
+    summary: "The operations board page (HTML); it signs in with the courier's key",
+    tags,
+    security: [],
+    responses: { 200: { description: "The page, text/html" } },
+  });
+  api.openAPIRegistry.registerPath({
+    method: "get",
+    path: `${PAGE_PATH}/{file}`,
+    summary: "The board page's script and style sheet",
+    tags,
+    security: [],
+    request: { params: z.object({ file: z.enum(["board.js", "board.css"]) }) },
+    responses: { 200: { description: "A static file of the page" } },
+  });
+}
+
+export function boardRoutes(api: Api): void {
+  registerDocs(api);
+  // Registered before GET /business/courier/operations/{reference}, which would match "live".
+  api.get(LIVE_PATH, async (c) => {
+    if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
+      return c.json({
+        success: false,
+        code: "upgrade_required",
+        message: "the live board is a WebSocket: connect with ws:// or wss://",
+      }, 426);
+    }
+    const key = c.req.query("key");
+    const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };
+    return await upgradeWebSocket(c, boardEvents(c, early));
+  });
+  api.get(PAGE_PATH, () => webFile("board.html"));
+  api.get(`${PAGE_PATH}/:file`, (c) => webFile(c.req.param("file")));
+}

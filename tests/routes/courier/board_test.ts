@@ -1,0 +1,368 @@
+/**
+ * The live board's WebSocket (ARCHITECTURE "Boards", courier 4.4) on a real server: who may
+ * connect, what a courier receives after a scan, that nothing of another courier ever arrives,
+ * and the feed's coalescing and bound on a slow board.
+ */
+import assert from "node:assert/strict";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  courierWithScopes,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { subjectOf } from "../../../src/bus/bus.ts";
+import { MemoryBus } from "../../../src/bus/memory_bus.ts";
+import { BoardFeed, type BoardSink, CLOSE } from "../../../routes/courier/board.ts";
+
+const WAIT_MS = 10_000;
+/** How long a socket is watched for messages that must not come. */
+const QUIET_MS = 400;
+
+interface Served {
+  readonly ws: string;
+  readonly http: string;
+  close(): Promise<void>;
+}
+
+function serve(t: TestEnv): Served {
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
+  const { port } = server.addr;
+  return {
+    ws: `ws://127.0.0.1:${port}/api/business/courier/operations/live`,
+    http: `http://127.0.0.1:${port}`,
+    close: () => server.shutdown(),
+  };
+}
+
+// deno-lint-ignore no-explicit-any
+type Message = any;
+
+/** A board socket from Deno, recording everything it receives. */
+class TestBoard {
+  readonly ws: WebSocket;
+  readonly messages: Message[] = [];
+  readonly opened: Promise<boolean>;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  #waiters = new Set<() => void>();
+
+  constructor(url: string, firstMessage?: string) {
+    this.ws = new WebSocket(url);
+    this.opened = new Promise((resolve) => {
+      this.ws.onopen = () => {
+        if (firstMessage !== undefined) this.ws.send(firstMessage);
+        resolve(true);
+      };
+      this.ws.onerror = () => resolve(false);
+    });
+    this.closed = new Promise((resolve) => {
+      this.ws.onclose = (e) => {
+        resolve({ code: e.code, reason: e.reason });
+        for (const w of this.#waiters) w();
+      };
+    });
+    this.ws.onmessage = (e) => {
+      this.messages.push(JSON.parse(e.data));
+      for (const w of this.#waiters) w();
+    };
+  }
+
+  /** The first message (received or to come) that matches. */
+  async next(match: (m: Message) => boolean, what: string): Promise<Message> {
+    const deadline = Date.now() + WAIT_MS;
+    while (true) {
+      const found = this.messages.find(match);
+      if (found !== undefined) return found;
+      if (this.ws.readyState === WebSocket.CLOSED) assert.fail(`closed before ${what}`);
+      if (Date.now() > deadline) assert.fail(`no ${what} within ${WAIT_MS} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 100);
+        const waiters = this.#waiters;
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        }
+        waiters.add(done);
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ws.readyState !== WebSocket.CLOSED) this.ws.close();
+    await this.closed;
+  }
+}
+
+async function ready(t: TestEnv): Promise<[Courier, Client]> {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "1000");
+  return [courier, client];
+}
+
+async function book(t: TestEnv, client: Client): Promise<string> {
+  const p = await t.call("POST", "/client/prices", { headers: clientKey(client), body: DOMESTIC });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: true,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill;
+}
+
+async function scan(t: TestEnv, courier: Courier, waybill: string, event: string) {
+  const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+    key: courier.business.api_key,
+    body: { event, holder: "Driver Thabo" },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+}
+
+/** Runs `fn` with a served environment; sockets it opens are closed before the server stops. */
+function withServer(fn: (t: TestEnv, s: Served, boards: TestBoard[]) => Promise<void>) {
+  return withTestEnv(async (t) => {
+    const served = serve(t);
+    const boards: TestBoard[] = [];
+    try {
+      await fn(t, served, boards);
+    } finally {
+      await Promise.all(boards.map((b) => b.close()));
+      await served.close();
+    }
+  });
+}
+
+Deno.test("board socket: a bad key is refused; a good key receives the row after a scan", () =>
+  withServer(async (t, s, boards) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+
+    const refused = new TestBoard(`${s.ws}?key=sk_live_not_a_key`);
+    boards.push(refused);
+    assert.equal(await refused.opened, false, "the handshake is refused");
+    await refused.closed;
+    assert.deepEqual(refused.messages, []);
+
+    const board = new TestBoard(`${s.ws}?key=${encodeURIComponent(courier.business.api_key)}`);
+    boards.push(board);
+    assert.equal(await board.opened, true);
+    await board.next((m) => m.type === "ready", "ready");
+    await scan(t, courier, waybill, "collected");
+    const m = await board.next(
+      (m) => m.type === "shipment" && m.row.waybill === waybill && m.row.status === "collected",
+      "the collected row",
+    );
+    assert.equal(m.row.custody.holder, "Driver Thabo");
+    assert.equal(m.row.last_scan.event, "collected");
+    assert.equal(m.row.open_alerts, null);
+    assert.equal(typeof m.version, "number");
+  }));
+
+Deno.test("board socket: the credential as first message; a wrong one closes with 4401", () =>
+  withServer(async (t, s, boards) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+
+    const wrong = new TestBoard(s.ws, JSON.stringify({ type: "auth", key: "sk_live_nope" }));
+    boards.push(wrong);
+    assert.equal(await wrong.opened, true);
+    assert.equal((await wrong.closed).code, CLOSE.unauthenticated);
+
+    const garbled = new TestBoard(s.ws, "hello");
+    boards.push(garbled);
+    assert.equal((await garbled.closed).code, CLOSE.unauthenticated);
+
+    const auth = JSON.stringify({ type: "auth", key: courier.business.api_key });
+    const board = new TestBoard(s.ws, auth);
+    boards.push(board);
+    await board.next((m) => m.type === "ready", "ready");
+    await scan(t, courier, waybill, "received_at_depot");
+    await board.next(
+      (m) => m.type === "shipment" && m.row.status === "at_origin_facility",
+      "the row at the depot",
+    );
+  }));
+
+Deno.test("board socket: no shipments:view-own or no courier platform closes with 4403", () =>
+  withServer(async (t, s, boards) => {
+    const courier = await courierWithScopes(t, []);
+    const pk = await t.call("POST", `/operator/businesses/${courier.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Connector", scopes: ["deliveries"] },
+    });
+    assert.equal(pk.status, 201, JSON.stringify(pk.body));
+    const partnerKey: string = pk.body.data.key;
+    const byQuery = new TestBoard(`${s.ws}?key=${encodeURIComponent(partnerKey)}`);
+    boards.push(byQuery);
+    assert.equal(await byQuery.opened, false, "refused before the upgrade");
+
+    const off = await t.createBusiness(); // the courier platform is off until the operator says
+    const partner = new TestBoard(s.ws, JSON.stringify({ type: "auth", key: partnerKey }));
+    const platformOff = new TestBoard(s.ws, JSON.stringify({ type: "auth", key: off.api_key }));
+    boards.push(partner, platformOff);
+    const denied = await partner.closed;
+    assert.equal(denied.code, CLOSE.refused);
+    assert.match(denied.reason, /shipments:view-own/);
+    const disabled = await platformOff.closed;
+    assert.equal(disabled.code, CLOSE.refused);
+    assert.match(disabled.reason, /courier platform/);
+  }));
+
+Deno.test("board socket: another courier's board receives nothing of this courier", () =>
+  withServer(async (t, s, boards) => {
+    const [courier, client] = await ready(t);
+    const other = await newCourier(t);
+    const waybill = await book(t, client);
+    const mine = new TestBoard(
+      s.ws,
+      JSON.stringify({ type: "auth", key: courier.business.api_key }),
+    );
+    const theirs = new TestBoard(
+      s.ws,
+      JSON.stringify({ type: "auth", key: other.business.api_key }),
+    );
+    boards.push(mine, theirs);
+    await mine.next((m) => m.type === "ready", "ready");
+    await theirs.next((m) => m.type === "ready", "ready");
+
+    // A forged change on this courier's subject that names the other courier is dropped too.
+    const env = t.env;
+    await env.bus.publish(subjectOf(env.name, courier.business.id, "shipment", "WBFORGED"), {
+      env: env.name,
+      tenant: other.business.id,
+      type: "shipment",
+      id: "WBFORGED",
+      version: 1,
+      events: [],
+      snapshot: {},
+    });
+    await scan(t, courier, waybill, "collected");
+    await mine.next((m) => m.type === "shipment" && m.row.waybill === waybill, "the row");
+    await t.settle();
+    await new Promise((r) => setTimeout(r, QUIET_MS));
+    assert.deepEqual(theirs.messages.map((m) => m.type), ["ready"]);
+    assert.ok(!mine.messages.some((m) => m.row?.waybill === "WBFORGED"));
+  }));
+
+Deno.test("board routes: no upgrade answers 426; the page and its files are served", () =>
+  withServer(async (_t, s) => {
+    const plain = await fetch(`${s.http}/api/business/courier/operations/live`);
+    assert.equal(plain.status, 426);
+    assert.equal((await plain.json()).code, "upgrade_required");
+    const page = await fetch(`${s.http}/api/business/courier/board`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("Content-Type") ?? "", /^text\/html/);
+    assert.match(page.headers.get("Content-Security-Policy") ?? "", /default-src 'none'/);
+    assert.match(await page.text(), /<table/);
+    for (const [file, type] of [["board.js", /javascript/], ["board.css", /text\/css/]] as const) {
+      const r = await fetch(`${s.http}/api/business/courier/board/${file}`);
+      assert.equal(r.status, 200, file);
+      assert.match(r.headers.get("Content-Type") ?? "", type);
+      await r.body?.cancel();
+    }
+    const other = await fetch(`${s.http}/api/business/courier/board/..%2Fboard.ts`);
+    assert.equal(other.status, 404);
+    await other.body?.cancel();
+  }));
+
+class FakeSink implements BoardSink {
+  readonly sent: Message[] = [];
+  readonly closes: { code: number; reason: string }[] = [];
+  bufferedAmount = 0;
+  send(text: string) {
+    this.sent.push(JSON.parse(text));
+  }
+  close(code: number, reason: string) {
+    this.closes.push({ code, reason });
+  }
+}
+
+function alertChange(tenant: string, id: string, version: number, status = "open") {
+  return {
+    env: "live",
+    tenant,
+    type: "alert",
+    id,
+    version,
+    events: [],
+    snapshot: {
+      id,
+      kind: "no_scan",
+      status,
+      owner: "courier",
+      assigned_to: null,
+      subject: { type: "shipment", id: "WB1" },
+      waybill: "WB1",
+      message: "no scan for 24 h",
+      detail: {},
+      raised_at: 0,
+      raised_by: "system",
+      acknowledged_at: null,
+      acknowledged_by: null,
+      resolved_at: null,
+      resolved_by: null,
+      resolution: null,
+      evidence: null,
+      evidence_file: null,
+      actions_total: 1,
+      last_action: null,
+    },
+  };
+}
+
+Deno.test("board feed: changes of one alert within a tick are coalesced to the latest", async () => {
+  const bus = new MemoryBus();
+  const sink = new FakeSink();
+  const feed = new BoardFeed(sink, { bus, env: "live", tenant: "b1", now: () => 0 });
+  try {
+    await feed.start();
+    for (let v = 1; v <= 5; v++) feed.receive(alertChange("b1", "al_1", v));
+    feed.receive(alertChange("b1", "al_2", 1));
+    feed.receive(alertChange("b2", "al_3", 1));
+    await new Promise((r) => setTimeout(r, 120));
+    assert.deepEqual(
+      sink.sent.map((m) => m.type === "alert" ? `${m.alert.id}@${m.version}` : m.type),
+      ["ready", "al_1@5", "al_2@1"],
+    );
+  } finally {
+    feed.stop();
+    await bus.drain();
+  }
+});
+
+Deno.test("board feed: a board that stops draining is closed with 1013, not buffered", async () => {
+  const bus = new MemoryBus();
+  const sink = new FakeSink();
+  const feed = new BoardFeed(sink, {
+    bus,
+    env: "live",
+    tenant: "b1",
+    now: () => 0,
+    pendingMax: 10,
+    bufferedBytesMax: 100,
+  });
+  try {
+    await feed.start();
+    sink.bufferedAmount = 1_000;
+    for (let i = 0; i < 10; i++) feed.receive(alertChange("b1", `al_${i}`, 1));
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(sink.closes.length, 0, "ten waiting changes are within the cap");
+    assert.deepEqual(sink.sent.map((m) => m.type), ["ready"]);
+    feed.receive(alertChange("b1", "al_10", 1));
+    assert.deepEqual(sink.closes.map((c) => c.code), [CLOSE.behind]);
+    assert.ok(feed.stopped);
+  } finally {
+    feed.stop();
+    await bus.drain();
+  }
+});
