@@ -30,9 +30,12 @@ const PRICE_BODY = {
   to_country: "BW",
 };
 
-interface Target {
+export interface Target {
   readonly base: string;
+  /** Client API keys, one per account. */
   readonly keys: readonly string[];
+  /** The courier's business key (the runtime target only). */
+  readonly businessKey?: string;
   close(): Promise<void>;
 }
 
@@ -88,7 +91,7 @@ async function operatorCall(
   return json.data;
 }
 
-async function runtimeTarget(accounts: number): Promise<Target> {
+export async function runtimeTarget(accounts: number): Promise<Target> {
   const dir = await Deno.makeTempDir();
   const bus = await openBus(Deno.env.get("NATS_URL"));
   const databaseUrl = Deno.env.get("DATABASE_URL");
@@ -114,7 +117,7 @@ async function runtimeTarget(accounts: number): Promise<Target> {
   });
   await operatorCall(base, "PATCH", `/operator/businesses/${biz.id}`, {
     courier_platform_enabled: true,
-    api_key_scopes: ["billing:administer", "runs:override"],
+    api_key_scopes: ["billing:administer", "runs:override", "runs:operate"],
     rate_limit_per_minute: 1_000_000,
     rate_limit_per_day: 100_000_000,
   });
@@ -194,6 +197,7 @@ async function runtimeTarget(accounts: number): Promise<Target> {
   return {
     base,
     keys,
+    businessKey: biz.api_key,
     async close() {
       const st = o.env.runtime.commitStats;
       console.log(

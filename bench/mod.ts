@@ -7,6 +7,8 @@
  *    (conditional UPDATE ... RETURNING plus an INSERT), 50 concurrent clients, against
  *    DATABASE_URL (embedded PGlite when unset, which is not a fair baseline and says so).
  * 3. The ratio; p50/p99 latency of one command; resident memory per 10,000 idle actors.
+ * 4. Bookings over HTTP (booking.ts), outbound events and the CSV export (outbound.ts), open
+ *    shipments and their deadlines (shipments.ts).
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -17,6 +19,8 @@ import { SystemClock } from "../src/runtime/clock.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { bookingBench } from "./booking.ts";
 import { outboundBench } from "./outbound.ts";
+import { shipmentsBench } from "./shipments.ts";
+import { boardBench } from "./board.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -213,3 +217,5 @@ console.log(
 await latency();
 await bookingBench();
 await outboundBench();
+await shipmentsBench();
+await boardBench();

@@ -18,7 +18,7 @@ import { SystemClock } from "../src/runtime/clock.ts";
 import { KvActorStore } from "../src/runtime/kv_store.ts";
 import { ActorRuntime } from "../src/runtime/runtime.ts";
 
-const DELIVERED_EVENTS = 3_000;
+const DELIVERED_EVENTS = Number(Deno.env.get("BENCH_DELIVERED") ?? 3_000);
 const PENDING_EVENTS = 100_000;
 const EXPORT_ENTRIES = 1_000_000;
 const TENANT = "biz_bench";
