@@ -121,12 +121,16 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     async close() {
       clearInterval(pumpLoop);
       clearInterval(sweepLoop);
-      await runtime.close();
-      await outbound.pump();
-      outbound.close();
+      // Changes already published reach their handlers (billing events, webhooks, alerts) while
+      // the runtime still answers them.
+      await o.bus.flush();
+      // The bus-driven workers stop first: what they would do next is due again after a restart
+      // (timers and leases in KV, the sweep for billing events), never lost.
+      await outbound.close();
       billingEvents.close();
       alertRaiser.close();
       clientWebhooks.close();
+      await runtime.close();
       await o.bus.flush();
       await projector.stop();
       await ledgerProjector.stop();

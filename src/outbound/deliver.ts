@@ -79,6 +79,8 @@ export class OutboundDelivery {
   readonly #fetch: FetchFn;
   readonly #due = new Map<string, Due>();
   readonly #subscription: Subscription;
+  readonly #inflight = new Set<Promise<unknown>>();
+  #closed = false;
 
   constructor(options: OutboundDeliveryOptions) {
     this.#o = options;
@@ -95,10 +97,12 @@ export class OutboundDelivery {
   /** Performs one attempt for every event known to be due; answers how many were attempted. */
   async pump(): Promise<number> {
     let attempted = 0;
-    while (this.#due.size > 0) {
+    while (this.#due.size > 0 && !this.#closed) {
       const batch = [...this.#due.entries()].slice(0, PUMP_CONCURRENCY);
       for (const [key] of batch) this.#due.delete(key);
-      const results = await Promise.allSettled(batch.map(([, d]) => this.attempt(d.tenant, d.id)));
+      const running = Promise.allSettled(batch.map(([, d]) => this.attempt(d.tenant, d.id)));
+      this.#inflight.add(running);
+      const results = await running.finally(() => this.#inflight.delete(running));
       for (const r of results) {
         if (r.status === "rejected") this.#error(r.reason, "outbound attempt");
         else if (r.value) attempted++;
@@ -128,9 +132,12 @@ export class OutboundDelivery {
     return true;
   }
 
-  close(): void {
+  /** Stops taking due events and waits for the attempts under way (their leases cover a crash). */
+  async close(): Promise<void> {
+    this.#closed = true;
     this.#subscription.unsubscribe();
     this.#due.clear();
+    await Promise.all([...this.#inflight]);
   }
 
   async #send(tenant: string, event: OutboundEvent, attemptId: string): Promise<AttemptOutcome> {

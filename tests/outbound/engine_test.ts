@@ -101,7 +101,7 @@ async function openHarness(o: HarnessOptions): Promise<Harness> {
       return r.reply;
     },
     async close() {
-      delivery.close();
+      await delivery.close();
       await runtime.close();
       await bus.drain();
       store.close();
@@ -525,7 +525,7 @@ Deno.test("two instances on one bus: both hear the due event, the claim lets one
     assert.equal((await h.get(event.event_id)).status, "delivered");
     assert.deepEqual(errors, []);
   } finally {
-    second.close();
+    await second.close();
     await h.close();
     await receiver.close();
   }
