@@ -13,8 +13,12 @@ import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
 import { outboundEventActor } from "./outbound_event.ts";
 import { operationsViewsActor } from "./operations_views.ts";
+import { networkRunActor } from "./network_run.ts";
 import { alertActor } from "./alert.ts";
 import { evidenceFileActor } from "./evidence_file.ts";
+import { customsCrossingActor } from "./customs_crossing.ts";
+import { labSampleActor } from "./lab_sample.ts";
+import { complianceChecklistActor } from "./compliance_checklists.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -30,6 +34,10 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   courierCatalogueActor,
   outboundEventActor,
   operationsViewsActor,
+  networkRunActor,
   alertActor,
   evidenceFileActor,
+  customsCrossingActor,
+  labSampleActor,
+  complianceChecklistActor,
 ];

@@ -10,9 +10,14 @@ import { billingEventRoutes } from "./courier/billing_events.ts";
 import { boardRoutes } from "./courier/board.ts";
 import { operationRoutes } from "./courier/operations.ts";
 import { trackingRoutes } from "./courier/tracking.ts";
+import { runRoutes } from "./courier/runs.ts";
 import { rateCardRoutes } from "./courier/rate_cards.ts";
 import { serviceLevelRoutes } from "./courier/service_levels.ts";
 import { alertRoutes } from "./courier/alerts.ts";
+import { customsRoutes } from "./courier/customs.ts";
+import { packingSlipRoutes } from "./courier/packing_slip.ts";
+import { labRoutes } from "./courier/lab.ts";
+import { checklistRoutes } from "./courier/checklists.ts";
 
 export const ROUTERS: readonly ((api: Api) => void)[] = [
   operatorRoutes,
@@ -26,7 +31,12 @@ export const ROUTERS: readonly ((api: Api) => void)[] = [
   boardRoutes,
   operationRoutes,
   trackingRoutes,
+  runRoutes,
   rateCardRoutes,
   serviceLevelRoutes,
   alertRoutes,
+  customsRoutes,
+  packingSlipRoutes,
+  labRoutes,
+  checklistRoutes,
 ];

@@ -1,0 +1,600 @@
+/**
+ * One customs crossing of one shipment (courier 2.10, 3.4, 4.5, 7): tenant = the courier's
+ * business id, id = the crossing id (`xing_...`, deterministic per shipment and border stop, see
+ * src/courier/customs.ts). It keeps what customs decided and why: the append-only documents
+ * supplied, every move with its reason, customs reference or evidence, the duties paid, and when
+ * the vehicle left and the shipment exited and entered.
+ *
+ * Status values (the spec leaves them open): `presented` when opened (or once papers asked for
+ * are supplied), `held`, `documents_requested`, `cleared`, `released`, `refused`. Rules: holds,
+ * refusals and requests for documents need a reason; a clearance needs the customs reference; a
+ * release needs evidence; duties need amount, currency, payer and evidence. Nothing moves a
+ * refused crossing; a cleared one takes only duties; a released one only its clearance and
+ * duties. Repeating the move a crossing already stands at, with the same facts, is a replay: it
+ * changes nothing and answers the first move, so whatever follows a move (the shipment's scan,
+ * the charge) is keyed by the move's number and happens once.
+ */
+import {
+  accept,
+  type ActorDefinition,
+  type Ctx,
+  type Decision,
+  reject,
+  type Rejection,
+  type TimerFired,
+  unreachable,
+} from "../src/runtime/actor.ts";
+import { CURRENCY_PATTERN, toMinor } from "../src/domain/money.ts";
+
+export const CROSSING_STATUSES = [
+  "presented",
+  "held",
+  "documents_requested",
+  "cleared",
+  "released",
+  "refused",
+] as const;
+export type CrossingStatus = typeof CROSSING_STATUSES[number];
+
+export const CUSTOMS_ACTIONS = [
+  "hold",
+  "refuse",
+  "request_documents",
+  "clear",
+  "release",
+  "duties",
+] as const;
+export type CustomsAction = typeof CUSTOMS_ACTIONS[number];
+
+// ---- Limits (STYLE 5): the whole crossing stays far below STATE_BYTES_MAX (60 000).
+/** Moves kept per crossing: a crossing sees a handful; past this something is wrong. */
+export const CROSSING_MOVES_MAX = 24;
+/** Documents supplied over the crossing's life (append-only). */
+export const CROSSING_DOCUMENTS_MAX = 40;
+/** Documents in one supply. */
+export const SUPPLY_DOCUMENTS_MAX = 20;
+/** Duties recorded on one crossing. */
+export const CROSSING_DUTIES_MAX = 8;
+/** Reasons, evidence and notes: a sentence or a file reference. */
+export const CUSTOMS_TEXT_CHARS_MAX = 300;
+/** Customs references, document names and references, border posts, principal names. */
+export const CUSTOMS_NAME_CHARS_MAX = 120;
+/** Serialized state refused past this, whatever the texts hold (multi-byte characters). */
+const CROSSING_BYTES_MAX = 50_000;
+
+export interface SuppliedDocument {
+  readonly name: string;
+  readonly reference: string | null;
+  /** The supply it came with (1, 2, ...). */
+  readonly supply: number;
+  readonly by: string;
+  readonly at: number;
+}
+
+export interface Supply {
+  readonly n: number;
+  readonly note: string | null;
+  /** The status the supply found: from held or documents_requested it moves back to presented. */
+  readonly from_status: CrossingStatus;
+  readonly by: string;
+  readonly at: number;
+}
+
+export interface CustomsMove {
+  /** 1, 2, ...: what follows the move is keyed by it. */
+  readonly n: number;
+  readonly action: CustomsAction;
+  readonly reason: string | null;
+  readonly customs_reference: string | null;
+  readonly evidence: string | null;
+  /** Duties only: the amount in minor units of `currency`, and who pays it. */
+  readonly amount_minor: number | null;
+  readonly currency: string | null;
+  readonly payer: string | null;
+  readonly by: string;
+  readonly at: number;
+}
+
+export interface Duty {
+  /** 1, 2, ... on this crossing. */
+  readonly n: number;
+  /** The move that recorded it. */
+  readonly move: number;
+  readonly amount_minor: number;
+  readonly currency: string;
+  readonly payer: string;
+  readonly evidence: string;
+  readonly by: string;
+  readonly at: number;
+}
+
+/** What opens a crossing: the shipment and the border stop it is presented at. */
+export interface CrossingOpening {
+  readonly id: string;
+  readonly waybill: string;
+  readonly client_id: string;
+  readonly country: string;
+  readonly to_country: string;
+  readonly border_post: string;
+  readonly run_id: string | null;
+  readonly stop_id: string | null;
+}
+
+export interface Crossing extends CrossingOpening {
+  readonly status: CrossingStatus;
+  readonly opened_at: number;
+  readonly opened_by: string;
+  readonly documents: readonly SuppliedDocument[];
+  readonly supplies: readonly Supply[];
+  readonly history: readonly CustomsMove[];
+  readonly duties: readonly Duty[];
+  /** The clearance's customs reference, once cleared. */
+  readonly customs_reference: string | null;
+  readonly cleared_at: number | null;
+  readonly released_at: number | null;
+  readonly refused_at: number | null;
+  /** The vehicle went on without the shipment (it stays at the border). */
+  readonly vehicle_left_at: number | null;
+  /** Customs released it after the vehicle had left: someone must collect it (2.9). */
+  readonly released_after_departure: boolean;
+  /** Border stop (3.4): the exit from `country` is recorded before the entry to `to_country`. */
+  readonly exit_at: number | null;
+  readonly entry_at: number | null;
+  readonly updated_at: number;
+}
+
+export type CrossingState = Crossing | null;
+
+export interface MoveInput {
+  readonly action: CustomsAction;
+  readonly reason?: string | null;
+  readonly customs_reference?: string | null;
+  readonly evidence?: string | null;
+  /** Duties: a decimal amount (`"125.50"`) in `currency`. */
+  readonly amount?: string | number | null;
+  readonly currency?: string | null;
+  readonly payer?: string | null;
+  readonly by: string;
+}
+
+export interface DocumentInput {
+  readonly name: string;
+  readonly reference?: string | null;
+}
+
+export type CrossingCommand =
+  | { kind: "open"; crossing: CrossingOpening; by: string }
+  | { kind: "supply"; documents: readonly DocumentInput[]; note?: string | null; by: string }
+  | { kind: "move"; move: MoveInput }
+  | { kind: "vehicle_left"; by: string }
+  | { kind: "record_crossing"; side: "exit" | "entry"; by: string }
+  | { kind: "get" };
+
+export type CrossingEvent =
+  | { kind: "crossing_opened"; crossing: Crossing }
+  | { kind: "documents_supplied"; supply: Supply; documents: readonly SuppliedDocument[] }
+  | { kind: "moved"; move: CustomsMove; status: CrossingStatus; duty: Duty | null }
+  | { kind: "vehicle_left"; at: number; by: string }
+  | { kind: "crossed"; side: "exit" | "entry"; at: number; by: string };
+
+/** Every reply names the crossing; moves and supplies also say which one and whether it was new. */
+export type CrossingReply =
+  | { readonly kind: "crossing"; readonly crossing: Crossing; readonly created: boolean }
+  | {
+    readonly kind: "moved";
+    readonly crossing: Crossing;
+    readonly move: CustomsMove;
+    readonly replayed: boolean;
+  }
+  | {
+    readonly kind: "supplied";
+    readonly crossing: Crossing;
+    readonly supply: Supply;
+    readonly replayed: boolean;
+  };
+
+type Decided = ReturnType<typeof accept<CrossingState, CrossingEvent, CrossingReply>>;
+
+function text(v: string | null | undefined, max: number): string | null {
+  const t = v?.trim();
+  return t ? t.slice(0, max) : null;
+}
+
+function crossingOf(c: Crossing, created = false): CrossingReply {
+  return { kind: "crossing", crossing: c, created };
+}
+
+function open(state: CrossingState, o: CrossingOpening, by: string, now: number) {
+  if (state !== null) {
+    if (state.waybill !== o.waybill) {
+      return reject("already_exists", `crossing ${o.id} belongs to another shipment`);
+    }
+    return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
+  }
+  const fields = [o.waybill, o.client_id, o.country, o.to_country, o.border_post];
+  if (fields.some((f) => !f?.trim() || f.length > CUSTOMS_NAME_CHARS_MAX)) {
+    return reject(
+      "validation_failed",
+      "a crossing needs a waybill, client, country, to_country and border post",
+    );
+  }
+  const crossing: Crossing = {
+    ...o,
+    status: "presented",
+    opened_at: now,
+    opened_by: by,
+    documents: [],
+    supplies: [],
+    history: [],
+    duties: [],
+    customs_reference: null,
+    cleared_at: null,
+    released_at: null,
+    refused_at: null,
+    vehicle_left_at: null,
+    released_after_departure: false,
+    exit_at: null,
+    entry_at: null,
+    updated_at: now,
+  };
+  return accept<CrossingState, CrossingEvent, CrossingReply>(
+    [{ kind: "crossing_opened", crossing }],
+    (next) => crossingOf(next!, true),
+  );
+}
+
+const AWAITING_PAPERS: ReadonlySet<CrossingStatus> = new Set(["held", "documents_requested"]);
+
+function supply(
+  state: Crossing,
+  c: Extract<CrossingCommand, { kind: "supply" }>,
+  now: number,
+): Decided | Rejection {
+  if (state.status === "refused" || state.status === "cleared") {
+    return reject("crossing_closed", `crossing ${state.id} is ${state.status}: no more documents`);
+  }
+  const docs = c.documents.map((d) => ({
+    name: text(d.name, CUSTOMS_NAME_CHARS_MAX),
+    reference: text(d.reference, CUSTOMS_NAME_CHARS_MAX),
+  }));
+  if (docs.length === 0 || docs.some((d) => d.name === null)) {
+    return reject("documents_required", "a supply names at least one document");
+  }
+  if (docs.length > SUPPLY_DOCUMENTS_MAX) {
+    return reject(
+      "too_many_documents",
+      `at most ${SUPPLY_DOCUMENTS_MAX} documents in one supply: ${docs.length}`,
+    );
+  }
+  const resumes = AWAITING_PAPERS.has(state.status);
+  const known = new Set(state.documents.map((d) => `${d.name}\n${d.reference ?? ""}`));
+  const last = state.supplies.at(-1);
+  if (!resumes && last && docs.every((d) => known.has(`${d.name}\n${d.reference ?? ""}`))) {
+    // The same papers again, changing nothing: a retry of the supply already recorded.
+    return accept([], (next) => ({
+      kind: "supplied",
+      crossing: next!,
+      supply: last,
+      replayed: true,
+    }));
+  }
+  if (state.documents.length + docs.length > CROSSING_DOCUMENTS_MAX) {
+    return reject(
+      "too_many_documents",
+      `a crossing keeps at most ${CROSSING_DOCUMENTS_MAX} documents: ${state.documents.length}`,
+    );
+  }
+  const n = state.supplies.length + 1;
+  const record: Supply = {
+    n,
+    note: text(c.note, CUSTOMS_TEXT_CHARS_MAX),
+    from_status: state.status,
+    by: c.by,
+    at: now,
+  };
+  const documents = docs.map((d) => ({
+    name: d.name!,
+    reference: d.reference,
+    supply: n,
+    by: c.by,
+    at: now,
+  }));
+  return checked(state, [{ kind: "documents_supplied", supply: record, documents }], (next) => ({
+    kind: "supplied",
+    crossing: next!,
+    supply: record,
+    replayed: false,
+  }));
+}
+
+/** The field each action cannot go without (courier 2.10, 7), in the order they are checked. */
+function missingField(m: MoveInput): Rejection | null {
+  switch (m.action) {
+    case "hold":
+    case "refuse":
+    case "request_documents":
+      return text(m.reason, CUSTOMS_TEXT_CHARS_MAX) === null
+        ? reject("reason_required", `${m.action} needs a reason`)
+        : null;
+    case "clear":
+      return text(m.customs_reference, CUSTOMS_NAME_CHARS_MAX) === null
+        ? reject("customs_reference_required", "a clearance needs the customs reference")
+        : null;
+    case "release":
+      return text(m.evidence, CUSTOMS_TEXT_CHARS_MAX) === null
+        ? reject("evidence_required", "a release needs evidence")
+        : null;
+    case "duties": {
+      const missing = [
+        ["amount", m.amount === null || m.amount === undefined || String(m.amount).trim() === ""],
+        ["currency", text(m.currency, CUSTOMS_NAME_CHARS_MAX) === null],
+        ["payer", text(m.payer, CUSTOMS_NAME_CHARS_MAX) === null],
+        ["evidence", text(m.evidence, CUSTOMS_TEXT_CHARS_MAX) === null],
+      ].filter(([, absent]) => absent).map(([name]) => name);
+      return missing.length > 0
+        ? reject(
+          "duties_fields_required",
+          `duties need amount, currency, payer and evidence: missing ${missing.join(", ")}`,
+          { missing },
+        )
+        : null;
+    }
+    default:
+      return unreachable(m.action);
+  }
+}
+
+const TARGET: Readonly<Record<CustomsAction, CrossingStatus | null>> = {
+  hold: "held",
+  refuse: "refused",
+  request_documents: "documents_requested",
+  clear: "cleared",
+  release: "released",
+  duties: null,
+};
+
+/** What may follow each status; null: anything. */
+const ALLOWED_AFTER: Partial<Record<CrossingStatus, ReadonlySet<CustomsAction>>> = {
+  refused: new Set(),
+  cleared: new Set(["duties"]),
+  released: new Set(["clear", "duties"]),
+};
+
+function sameFacts(a: CustomsMove, b: CustomsMove): boolean {
+  return a.action === b.action && a.reason === b.reason &&
+    a.customs_reference === b.customs_reference && a.evidence === b.evidence &&
+    a.amount_minor === b.amount_minor && a.currency === b.currency && a.payer === b.payer;
+}
+
+function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
+  const missing = missingField(m);
+  if (missing) return missing;
+  let amountMinor: number | null = null;
+  let currency: string | null = null;
+  if (m.action === "duties") {
+    currency = text(m.currency, CUSTOMS_NAME_CHARS_MAX)!.toUpperCase();
+    if (!CURRENCY_PATTERN.test(currency)) {
+      return reject("invalid_currency", `not a currency code: ${m.currency}`);
+    }
+    const parsed = toMinor(m.amount!, currency);
+    if (!parsed.ok) return reject("invalid_amount", parsed.message);
+    if (parsed.minor <= 0) {
+      return reject("invalid_amount", `duties must be above zero: ${m.amount}`);
+    }
+    amountMinor = parsed.minor;
+  }
+  const candidate: CustomsMove = {
+    n: state.history.length + 1,
+    action: m.action,
+    reason: text(m.reason, CUSTOMS_TEXT_CHARS_MAX),
+    customs_reference: m.action === "clear"
+      ? text(m.customs_reference, CUSTOMS_NAME_CHARS_MAX)
+      : null,
+    evidence: text(m.evidence, CUSTOMS_TEXT_CHARS_MAX),
+    amount_minor: amountMinor,
+    currency,
+    payer: m.action === "duties" ? text(m.payer, CUSTOMS_NAME_CHARS_MAX)!.toLowerCase() : null,
+    by: m.by,
+    at: now,
+  };
+  const replay = replayOf(state, candidate);
+  if (replay) {
+    return accept([], (next) => ({ kind: "moved", crossing: next!, move: replay, replayed: true }));
+  }
+  const allowed = ALLOWED_AFTER[state.status];
+  if (allowed && !allowed.has(m.action)) {
+    const rest = allowed.size === 0 ? "nothing more" : `only ${[...allowed].join(" or ")}`;
+    return reject(
+      "crossing_closed",
+      `crossing ${state.id} is ${state.status}: ${rest} may follow, not ${m.action}`,
+    );
+  }
+  if (state.history.length >= CROSSING_MOVES_MAX) {
+    return reject("customs_moves_limit", `a crossing keeps at most ${CROSSING_MOVES_MAX} moves`);
+  }
+  let duty: Duty | null = null;
+  if (m.action === "duties") {
+    if (state.duties.length >= CROSSING_DUTIES_MAX) {
+      return reject(
+        "customs_moves_limit",
+        `a crossing keeps at most ${CROSSING_DUTIES_MAX} duties`,
+      );
+    }
+    duty = {
+      n: state.duties.length + 1,
+      move: candidate.n,
+      amount_minor: amountMinor!,
+      currency: currency!,
+      payer: candidate.payer!,
+      evidence: candidate.evidence!,
+      by: m.by,
+      at: now,
+    };
+  }
+  const status = TARGET[m.action] ?? state.status;
+  return checked(state, [{ kind: "moved", move: candidate, status, duty }], (next) => ({
+    kind: "moved",
+    crossing: next!,
+    move: candidate,
+    replayed: false,
+  }));
+}
+
+/**
+ * The move already recorded that this one repeats: the crossing stands where the action leads,
+ * and its last such move carried the same facts (a duty: one with the same amount, currency,
+ * payer and evidence).
+ */
+function replayOf(state: Crossing, candidate: CustomsMove): CustomsMove | null {
+  const same = state.history.filter((h) => sameFacts(h, candidate));
+  if (candidate.action === "duties") return same[0] ?? null;
+  const lastOfAction = state.history.findLast((h) => h.action === candidate.action);
+  const standsThere = state.status === TARGET[candidate.action];
+  return standsThere && lastOfAction && sameFacts(lastOfAction, candidate) ? lastOfAction : null;
+}
+
+function vehicleLeft(state: Crossing, by: string, now: number): Decided {
+  if (state.vehicle_left_at !== null) return accept([], (next) => crossingOf(next!));
+  return accept([{ kind: "vehicle_left", at: now, by }], (next) => crossingOf(next!));
+}
+
+function recordCrossing(
+  state: Crossing,
+  side: "exit" | "entry",
+  by: string,
+  now: number,
+): Decided | Rejection {
+  if (side === "exit") {
+    if (state.exit_at !== null) return accept([], (next) => crossingOf(next!));
+    return accept([{ kind: "crossed", side, at: now, by }], (next) => crossingOf(next!));
+  }
+  if (state.entry_at !== null) return accept([], (next) => crossingOf(next!));
+  if (state.exit_at === null) {
+    return reject(
+      "entry_before_exit",
+      `the exit from ${state.country} is recorded before the entry to ${state.to_country}`,
+    );
+  }
+  if (state.status === "refused") {
+    return reject("crossing_closed", `crossing ${state.id} was refused: no entry is recorded`);
+  }
+  return accept([{ kind: "crossed", side, at: now, by }], (next) => crossingOf(next!));
+}
+
+/** Accepts the events unless the crossing they leave would be too large to store. */
+function checked(
+  state: Crossing,
+  events: CrossingEvent[],
+  reply: (next: CrossingState) => CrossingReply,
+): Decided | Rejection {
+  const next = events.reduce<CrossingState>(evolve, state);
+  const bytes = new TextEncoder().encode(JSON.stringify(next)).length;
+  if (bytes > CROSSING_BYTES_MAX) {
+    return reject("customs_moves_limit", `crossing ${state.id} is full: ${bytes} bytes`);
+  }
+  return accept(events, reply);
+}
+
+function decide(
+  state: CrossingState,
+  command: CrossingCommand | TimerFired,
+  ctx: Ctx,
+): Decision<CrossingState, CrossingEvent, CrossingReply> {
+  if (command.kind === "open") return open(state, command.crossing, command.by, ctx.now);
+  if (command.kind === "timer") return accept<CrossingState, CrossingEvent, CrossingReply>([]);
+  if (state === null) return reject("not_found", "customs crossing not found");
+  switch (command.kind) {
+    case "supply":
+      return supply(state, command, ctx.now);
+    case "move":
+      return move(state, command.move, ctx.now);
+    case "vehicle_left":
+      return vehicleLeft(state, command.by, ctx.now);
+    case "record_crossing":
+      return recordCrossing(state, command.side, command.by, ctx.now);
+    case "get":
+      return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
+    default:
+      return unreachable(command);
+  }
+}
+
+function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
+  if (event.kind === "crossing_opened") return event.crossing;
+  if (state === null) throw new Error(`customs crossing: ${event.kind} before opened`);
+  switch (event.kind) {
+    case "documents_supplied":
+      return {
+        ...state,
+        status: AWAITING_PAPERS.has(state.status) ? "presented" : state.status,
+        supplies: [...state.supplies, event.supply],
+        documents: [...state.documents, ...event.documents],
+        updated_at: event.supply.at,
+      };
+    case "moved": {
+      const m = event.move;
+      return {
+        ...state,
+        status: event.status,
+        history: [...state.history, m],
+        duties: event.duty ? [...state.duties, event.duty] : state.duties,
+        customs_reference: m.action === "clear" ? m.customs_reference : state.customs_reference,
+        cleared_at: m.action === "clear" ? m.at : state.cleared_at,
+        released_at: m.action === "release" ? m.at : state.released_at,
+        refused_at: m.action === "refuse" ? m.at : state.refused_at,
+        released_after_departure: state.released_after_departure ||
+          (m.action === "release" && state.vehicle_left_at !== null),
+        updated_at: m.at,
+      };
+    }
+    case "vehicle_left":
+      return { ...state, vehicle_left_at: event.at, updated_at: event.at };
+    case "crossed":
+      return event.side === "exit"
+        ? { ...state, exit_at: event.at, updated_at: event.at }
+        : { ...state, entry_at: event.at, updated_at: event.at };
+    default:
+      return unreachable(event);
+  }
+}
+
+/** What the query side keeps (the snapshots table): enough to list a shipment's crossings. */
+export function crossingSummary(c: Crossing) {
+  const last = c.history.at(-1) ?? null;
+  return {
+    id: c.id,
+    waybill: c.waybill,
+    client_id: c.client_id,
+    country: c.country,
+    to_country: c.to_country,
+    border_post: c.border_post,
+    run_id: c.run_id,
+    stop_id: c.stop_id,
+    status: c.status,
+    customs_reference: c.customs_reference,
+    documents: c.documents.length,
+    moves: c.history.length,
+    last_move: last ? { action: last.action, by: last.by, at: last.at } : null,
+    duties: c.duties.length,
+    vehicle_left_at: c.vehicle_left_at,
+    released_after_departure: c.released_after_departure,
+    exit_at: c.exit_at,
+    entry_at: c.entry_at,
+    opened_at: c.opened_at,
+    updated_at: c.updated_at,
+  };
+}
+
+export const customsCrossingActor: ActorDefinition<
+  CrossingState,
+  CrossingCommand,
+  CrossingEvent,
+  CrossingReply
+> = {
+  type: "customs_crossing",
+  version: 1,
+  initial: null,
+  decide,
+  evolve,
+  project: (s) => s === null ? null : crossingSummary(s),
+};

@@ -1,0 +1,560 @@
+/**
+ * A network run (courier 2.10, 3.4, 4.5): a vehicle and driver working a list of stops (deliver,
+ * collect, checkpoint) out of a facility. The run decides what its stops allow (capacity, what
+ * was reserved, the order of a border crossing, the close rule); the custody moves it causes are
+ * applied to each shipment through the shipment's own actor by the run's orchestration
+ * (src/courier/runs.ts), each with an idempotency key so it is applied exactly once.
+ * Tenant = the courier's business id; id = run id.
+ */
+import {
+  accept,
+  type ActorDefinition,
+  type IndexEntry,
+  reject,
+  unreachable,
+} from "../src/runtime/actor.ts";
+import { DRIVER_WAYBILL_INDEX, driverWaybillKey } from "../src/courier/driver_access.ts";
+
+export const STOPS_MAX = 600;
+export const RUN_HISTORY_MAX = 200;
+export const RUN_TEXT_CHARS_MAX = 500;
+
+/** Capacity and load in exact integer units: grams, cubic centimetres, pieces, cold slots. */
+export interface Load {
+  readonly grams: number;
+  readonly cm3: number;
+  readonly pieces: number;
+  readonly cold_slots: number;
+}
+
+export const NO_LOAD: Load = { grams: 0, cm3: 0, pieces: 0, cold_slots: 0 };
+
+/** An explicit end state of an item on a run (courier 3.4 close rule). */
+export const END_STATES = [
+  "delivered",
+  "lab_handover",
+  "customs_hold",
+  "returned",
+  "transferred",
+  "missing",
+  "damaged",
+] as const;
+export type EndState = typeof END_STATES[number];
+export type ItemState = "planned" | "on_board" | "unloaded" | EndState;
+
+export interface RunItem {
+  readonly waybill: string;
+  readonly state: ItemState;
+  readonly load: Load;
+  /** missing or damaged need the exception that explains them. */
+  readonly exception: string | null;
+  readonly stop_id: string | null;
+}
+
+export interface WorkOrder {
+  readonly sender: string;
+  readonly recipient: string;
+  readonly courier_client_id: string;
+  readonly reserved: Load;
+}
+
+export type StopKind = "deliver" | "collect" | "checkpoint";
+export type StopStatus = "pending" | "done" | "failed" | "presented" | "cleared" | "refused";
+
+export interface Stop {
+  readonly id: string;
+  readonly kind: StopKind;
+  readonly waybill: string | null;
+  readonly work_order: WorkOrder | null;
+  readonly country: string | null;
+  readonly to_country: string | null;
+  readonly border_post: string | null;
+  readonly status: StopStatus;
+  /** collect: what was collected, each piece labelled. */
+  readonly collected: readonly { waybill: string; labels: readonly string[]; load: Load }[];
+  readonly exit_at: number | null;
+  readonly entry_at: number | null;
+  readonly crossings: readonly string[];
+}
+
+export type RunStatus = "planned" | "departed" | "arrived" | "unloaded" | "closed";
+
+export interface NetworkRun {
+  readonly id: string;
+  readonly courier_id: string;
+  readonly facility_id: string;
+  readonly kind: string;
+  readonly countries: readonly string[];
+  readonly capacity: Load;
+  readonly vehicle: string | null;
+  readonly driver_id: string | null;
+  readonly status: RunStatus;
+  readonly stops: readonly Stop[];
+  readonly items: readonly RunItem[];
+  readonly expenses: readonly {
+    key: string;
+    amount_minor: number;
+    currency: string;
+    receipt: string;
+    note: string | null;
+    by: string;
+    at: number;
+  }[];
+  readonly history: readonly { action: string; by: string; at: number; detail: string | null }[];
+  readonly created_at: number;
+  readonly closed_at: number | null;
+}
+
+export type NetworkRunState = NetworkRun | null;
+
+export type NewRun = Omit<
+  NetworkRun,
+  "status" | "stops" | "items" | "expenses" | "history" | "created_at" | "closed_at"
+>;
+
+export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {
+  /** deliver: the shipment's load, counted against capacity. */
+  readonly load: Load;
+};
+
+export type RunCommand =
+  | { kind: "create"; run: NewRun; by: string }
+  | { kind: "add_stop"; stop: NewStop; by: string }
+  | { kind: "assign_driver"; driver_id: string | null; by: string }
+  | { kind: "depart"; by: string }
+  | { kind: "arrive"; by: string }
+  | { kind: "unload"; waybills: readonly string[] | null; by: string }
+  | { kind: "reorder"; order: readonly string[]; by: string }
+  | { kind: "transfer"; waybills: readonly string[]; to_run: string; by: string }
+  | {
+    kind: "report";
+    waybill: string;
+    condition: "missing" | "damaged" | "returned" | "customs_hold";
+    note: string;
+    by: string;
+  }
+  | { kind: "close"; by: string }
+  | {
+    kind: "expense";
+    key: string;
+    amount_minor: number;
+    currency: string;
+    receipt: string;
+    note: string | null;
+    by: string;
+  }
+  | { kind: "stop_border"; stop_id: string; crossings: readonly string[]; by: string }
+  | { kind: "stop_cross"; stop_id: string; side: "exit" | "entry"; by: string }
+  | { kind: "stop_deliver"; stop_id: string; lab_handover: boolean; by: string }
+  | {
+    kind: "stop_collect";
+    stop_id: string;
+    waybill: string;
+    labels: readonly string[];
+    load: Load;
+    /** runs:override held and a reason given: collecting more than reserved is allowed. */
+    override_reason: string | null;
+    by: string;
+  }
+  | { kind: "stop_fail"; stop_id: string; reason: string; by: string }
+  | { kind: "get" };
+
+export type RunEvent =
+  | { kind: "run_created"; run: NetworkRun }
+  | { kind: "changed"; run: NetworkRun; action: string; by: string };
+
+type S = NetworkRunState;
+type Decided = ReturnType<typeof accept<S, RunEvent, NetworkRun>>;
+
+export function addLoad(a: Load, b: Load): Load {
+  return {
+    grams: a.grams + b.grams,
+    cm3: a.cm3 + b.cm3,
+    pieces: a.pieces + b.pieces,
+    cold_slots: a.cold_slots + b.cold_slots,
+  };
+}
+
+/** The first capacity a load exceeds, or null (courier 4.5: never exceeded silently). */
+export function overCapacity(load: Load, capacity: Load): keyof Load | null {
+  for (const k of ["grams", "cm3", "pieces", "cold_slots"] as const) {
+    if (load[k] > capacity[k]) return k;
+  }
+  return null;
+}
+
+/** The load the run carries or has planned (items not yet ended). */
+export function loadOf(run: NetworkRun): Load {
+  return run.items
+    .filter((i) => i.state === "planned" || i.state === "on_board")
+    .reduce((sum, i) => addLoad(sum, i.load), NO_LOAD);
+}
+
+function changed(
+  run: NetworkRun,
+  next: NetworkRun,
+  action: string,
+  by: string,
+  at: number,
+  detail: string | null = null,
+): Decided {
+  const withHistory: NetworkRun = {
+    ...next,
+    history: [...run.history, { action, by, at, detail }].slice(-RUN_HISTORY_MAX),
+  };
+  return accept<S, RunEvent, NetworkRun>(
+    [{ kind: "changed", run: withHistory, action, by }],
+    (s) => s!,
+  );
+}
+
+function setItems(run: NetworkRun, waybills: ReadonlySet<string>, f: (i: RunItem) => RunItem) {
+  return run.items.map((i) => waybills.has(i.waybill) ? f(i) : i);
+}
+
+function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number }) {
+  if (c.kind === "create") {
+    if (state !== null) return reject("already_exists", `run exists: ${c.run.id}`);
+    const run: NetworkRun = {
+      ...c.run,
+      status: "planned",
+      stops: [],
+      items: [],
+      expenses: [],
+      history: [{ action: "created", by: c.by, at: ctx.now, detail: null }],
+      created_at: ctx.now,
+      closed_at: null,
+    };
+    return accept<S, RunEvent, NetworkRun>([{ kind: "run_created", run }], (s) => s!);
+  }
+  if (state === null) return reject("not_found", "network run not found");
+  const run = state;
+  const same = (): Decided => accept<S, RunEvent, NetworkRun>([], (s) => s!);
+  if (c.kind === "get" || c.kind === "timer") return same();
+  if (run.status === "closed") return reject("run_closed", `run ${run.id} is closed`);
+  const now = ctx.now;
+  const stopOf = (id: string) => run.stops.find((s) => s.id === id);
+  switch (c.kind) {
+    case "add_stop": {
+      if (run.stops.length >= STOPS_MAX) {
+        return reject("run_full", `a run has at most ${STOPS_MAX} stops`);
+      }
+      if (run.stops.some((s) => s.id === c.stop.id)) return same();
+      const { load, ...fields } = c.stop;
+      const stop: Stop = {
+        ...fields,
+        status: "pending",
+        collected: [],
+        exit_at: null,
+        entry_at: null,
+        crossings: [],
+      };
+      let items = run.items;
+      if (stop.kind === "deliver" && stop.waybill) {
+        if (run.items.some((i) => i.waybill === stop.waybill && i.state !== "transferred")) {
+          return reject("already_on_run", `${stop.waybill} is already on this run`);
+        }
+        items = [...items, {
+          waybill: stop.waybill,
+          state: run.status === "planned" ? "planned" : "on_board",
+          load,
+          exception: null,
+          stop_id: stop.id,
+        }];
+      }
+      const reserved = stop.kind === "collect" && stop.work_order
+        ? stop.work_order.reserved
+        : NO_LOAD;
+      const next = { ...run, stops: [...run.stops, stop], items };
+      const over = overCapacity(
+        addLoad(addLoad(loadOf(next), reserved), reservedOpen(run)),
+        run.capacity,
+      );
+      if (over) {
+        return reject(
+          "capacity_exceeded",
+          `adding stop ${stop.id} exceeds the run's ${over} capacity`,
+        );
+      }
+      return changed(run, next, "add_stop", c.by, now, stop.id);
+    }
+    case "assign_driver":
+      return changed(
+        run,
+        { ...run, driver_id: c.driver_id },
+        "assign_driver",
+        c.by,
+        now,
+        c.driver_id,
+      );
+    case "depart":
+      if (run.status === "departed") return same();
+      return changed(
+        run,
+        {
+          ...run,
+          status: "departed",
+          items: run.items.map((i) => i.state === "planned" ? { ...i, state: "on_board" } : i),
+        },
+        "depart",
+        c.by,
+        now,
+      );
+    case "arrive":
+      if (run.status !== "departed") {
+        return reject("run_not_departed", `a run arrives after it departs: ${run.status}`);
+      }
+      return changed(run, { ...run, status: "arrived" }, "arrive", c.by, now);
+    case "unload": {
+      const wanted = new Set(
+        c.waybills ?? run.items.filter((i) => i.state === "on_board").map((i) => i.waybill),
+      );
+      return changed(
+        run,
+        {
+          ...run,
+          status: run.status === "arrived" ? "unloaded" : run.status,
+          items: setItems(
+            run,
+            wanted,
+            (i) => i.state === "on_board" ? { ...i, state: "unloaded" } : i,
+          ),
+        },
+        "unload",
+        c.by,
+        now,
+      );
+    }
+    case "reorder": {
+      const ids = new Set(c.order);
+      if (ids.size !== run.stops.length || !run.stops.every((s) => ids.has(s.id))) {
+        return reject("invalid_order", "a reorder lists every stop of the run exactly once");
+      }
+      const byId = new Map(run.stops.map((s) => [s.id, s]));
+      return changed(
+        run,
+        { ...run, stops: c.order.map((id) => byId.get(id)!) },
+        "reorder",
+        c.by,
+        now,
+      );
+    }
+    case "transfer": {
+      const wanted = new Set(c.waybills);
+      const missing = c.waybills.find((w) => !run.items.some((i) => i.waybill === w));
+      if (missing) return reject("not_on_run", `${missing} is not on this run`);
+      return changed(
+        run,
+        {
+          ...run,
+          items: setItems(run, wanted, (i) => ({ ...i, state: "transferred" })),
+        },
+        "transfer",
+        c.by,
+        now,
+        c.to_run,
+      );
+    }
+    case "report": {
+      if (!run.items.some((i) => i.waybill === c.waybill)) {
+        return reject("not_on_run", `${c.waybill} is not on this run`);
+      }
+      if (c.note.trim() === "") return reject("reason_required", "a report needs a note");
+      return changed(
+        run,
+        {
+          ...run,
+          items: setItems(run, new Set([c.waybill]), (i) => ({
+            ...i,
+            state: c.condition,
+            exception: c.note.slice(0, RUN_TEXT_CHARS_MAX),
+          })),
+        },
+        "report",
+        c.by,
+        now,
+        `${c.waybill}: ${c.condition}`,
+      );
+    }
+    case "close": {
+      // spec: courier 3.4: every item needs an explicit end state.
+      const open = run.items.filter((i) =>
+        !(END_STATES as readonly string[]).includes(i.state) ||
+        ((i.state === "missing" || i.state === "damaged") && !i.exception)
+      );
+      if (open.length > 0) {
+        return reject(
+          "items_without_end_state",
+          `the run cannot close: ${open.length} items lack an end state: ${
+            open.map((i) => `${i.waybill} (${i.state})`).join(", ")
+          }`,
+          { items: open.map((i) => ({ waybill: i.waybill, state: i.state })) },
+        );
+      }
+      return changed(run, { ...run, status: "closed", closed_at: now }, "close", c.by, now);
+    }
+    case "expense":
+      if (run.expenses.some((e) => e.key === c.key)) return same();
+      return changed(
+        run,
+        {
+          ...run,
+          expenses: [...run.expenses, {
+            key: c.key,
+            amount_minor: c.amount_minor,
+            currency: c.currency,
+            receipt: c.receipt,
+            note: c.note,
+            by: c.by,
+            at: now,
+          }].slice(-RUN_HISTORY_MAX),
+        },
+        "expense",
+        c.by,
+        now,
+        c.key,
+      );
+    case "stop_border": {
+      const stop = stopOf(c.stop_id);
+      if (!stop || stop.kind !== "checkpoint") {
+        return reject("not_found", `no checkpoint ${c.stop_id}`);
+      }
+      if (stop.status !== "pending") return same();
+      return changed(
+        run,
+        replaceStop(run, { ...stop, status: "presented", crossings: c.crossings }),
+        "border",
+        c.by,
+        now,
+        stop.id,
+      );
+    }
+    case "stop_cross": {
+      const stop = stopOf(c.stop_id);
+      if (!stop || stop.kind !== "checkpoint") {
+        return reject("not_found", `no checkpoint ${c.stop_id}`);
+      }
+      // spec: courier 3.4: the exit is recorded before the entry.
+      if (c.side === "entry" && stop.exit_at === null) {
+        return reject("exit_before_entry", "record the exit before the entry");
+      }
+      if ((c.side === "exit" ? stop.exit_at : stop.entry_at) !== null) return same();
+      const next = c.side === "exit"
+        ? { ...stop, exit_at: now }
+        : { ...stop, entry_at: now, status: "done" as const };
+      return changed(run, replaceStop(run, next), `cross_${c.side}`, c.by, now, stop.id);
+    }
+    case "stop_deliver": {
+      const stop = stopOf(c.stop_id);
+      if (!stop || stop.kind !== "deliver" || !stop.waybill) {
+        return reject("not_found", `no deliver stop ${c.stop_id}`);
+      }
+      if (stop.status === "done") return same();
+      const end: EndState = c.lab_handover ? "lab_handover" : "delivered";
+      return changed(
+        run,
+        {
+          ...replaceStop(run, { ...stop, status: "done" }),
+          items: setItems(run, new Set([stop.waybill]), (i) => ({ ...i, state: end })),
+        },
+        "deliver",
+        c.by,
+        now,
+        stop.waybill,
+      );
+    }
+    case "stop_collect": {
+      const stop = stopOf(c.stop_id);
+      if (!stop || stop.kind !== "collect" || !stop.work_order) {
+        return reject("not_found", `no collect stop ${c.stop_id}`);
+      }
+      if (stop.collected.some((x) => x.waybill === c.waybill)) return same();
+      const collected = stop.collected.reduce((sum, x) => addLoad(sum, x.load), c.load);
+      const over = overCapacity(collected, stop.work_order.reserved);
+      if (over && !c.override_reason) {
+        return reject(
+          "over_reserved",
+          `collecting more ${over} than reserved needs runs:override and a reason`,
+        );
+      }
+      const total = overCapacity(addLoad(loadOf(run), c.load), run.capacity);
+      if (total) {
+        return reject("capacity_exceeded", `the run's ${total} capacity would be exceeded`);
+      }
+      return changed(
+        run,
+        {
+          ...replaceStop(run, {
+            ...stop,
+            status: "done",
+            collected: [...stop.collected, { waybill: c.waybill, labels: c.labels, load: c.load }],
+          }),
+          items: [...run.items, {
+            waybill: c.waybill,
+            state: "on_board",
+            load: c.load,
+            exception: null,
+            stop_id: stop.id,
+          }],
+        },
+        "collect",
+        c.by,
+        now,
+        over ? `over reserved: ${c.override_reason}` : c.waybill,
+      );
+    }
+    case "stop_fail": {
+      const stop = stopOf(c.stop_id);
+      if (!stop) return reject("not_found", `no stop ${c.stop_id}`);
+      if (c.reason.trim() === "") return reject("reason_required", "a failed stop needs a reason");
+      if (stop.status === "failed") return same();
+      return changed(
+        run,
+        replaceStop(run, { ...stop, status: "failed" }),
+        "fail",
+        c.by,
+        now,
+        c.reason,
+      );
+    }
+    default:
+      return unreachable(c);
+  }
+}
+
+/** Capacity still reserved by collect stops not yet worked. */
+function reservedOpen(run: NetworkRun): Load {
+  return run.stops
+    .filter((s) => s.kind === "collect" && s.status === "pending" && s.work_order)
+    .reduce((sum, s) => addLoad(sum, s.work_order!.reserved), NO_LOAD);
+}
+
+function replaceStop(run: NetworkRun, stop: Stop): NetworkRun {
+  return { ...run, stops: run.stops.map((s) => s.id === stop.id ? stop : s) };
+}
+
+function evolve(_state: S, event: RunEvent): S {
+  return event.run;
+}
+
+/** The driver reaches the run's shipments (src/courier/driver_access.ts) while assigned. */
+function indexes(state: S): IndexEntry[] {
+  if (state === null || state.driver_id === null || state.status === "closed") return [];
+  const driver = state.driver_id;
+  const waybills = new Set(state.items.map((i) => i.waybill));
+  for (const s of state.stops) if (s.waybill) waybills.add(s.waybill);
+  return [...waybills].map((w) => ({
+    index: DRIVER_WAYBILL_INDEX,
+    key: driverWaybillKey(driver, w),
+  }));
+}
+
+export const networkRunActor: ActorDefinition<S, RunCommand, RunEvent, NetworkRun> = {
+  type: "network_run",
+  version: 1,
+  initial: null,
+  decide,
+  evolve,
+  indexes,
+  project: (s) => s === null ? null : { ...s, history: s.history.slice(-20) },
+};

@@ -1,0 +1,149 @@
+/**
+ * Courier 4.5, 2.10: compliance checklists supplied by the courier's clearing agent and
+ * laboratories. Reading needs runs:operate; publishing (any POST) needs runs:override. A POST
+ * with a code already published makes its next version; a published version is never edited.
+ * The list reads the query side; one checklist (every version in full) reads its actor.
+ */
+import { sql } from "kysely";
+import {
+  CHECKLIST_CODE_PATTERN,
+  CHECKLIST_ITEMS_MAX,
+  CHECKLIST_KEY_PATTERN,
+  CHECKLIST_LABEL_CHARS_MAX,
+  CHECKLIST_NAME_CHARS_MAX,
+  CHECKLIST_SUPPLIERS,
+  checklistId,
+  type checklistSummaryOf,
+  type ChecklistVersion,
+  type ComplianceChecklist,
+  complianceChecklistActor,
+} from "../../actors/compliance_checklists.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import {
+  business,
+  businessPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import { define, z } from "../../src/http/route.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Compliance checklists";
+const read = [business({ scope: "runs:operate" }), courierPlatform];
+const edit = [business({ scope: "runs:override" }), courierPlatform];
+/** Checklists per page of the list. */
+const CHECKLISTS_PAGE_MAX = 200;
+
+const Code = z.string().regex(CHECKLIST_CODE_PATTERN, "1 to 40 letters, digits, _ . -");
+
+const ChecklistBody = z.object({
+  code: Code,
+  name: z.string().trim().min(1).max(CHECKLIST_NAME_CHARS_MAX),
+  supplier: z.enum(CHECKLIST_SUPPLIERS),
+  items: z.array(z.object({
+    key: z.string().regex(CHECKLIST_KEY_PATTERN, "1 to 40 letters, digits, _ . -"),
+    label: z.string().trim().min(1).max(CHECKLIST_LABEL_CHARS_MAX),
+    required: z.boolean().default(true),
+  })).min(1).max(CHECKLIST_ITEMS_MAX),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function versionView(v: ChecklistVersion) {
+  return { ...v, published_at: iso(v.published_at) };
+}
+
+/** One checklist: its latest version in full, then every version in full. */
+function checklistView(c: ComplianceChecklist) {
+  const latest = c.versions.at(-1);
+  return {
+    code: c.code,
+    ...(latest ? versionView(latest) : {}),
+    versions: c.versions.map(versionView),
+  };
+}
+
+type Summary = ReturnType<typeof checklistSummaryOf>;
+
+/** A list row: the latest version in full, every version's headline. */
+function summaryView(s: Summary) {
+  const { courier_id: _c, ...rest } = s;
+  return {
+    ...rest,
+    published_at: iso(s.published_at),
+    versions: s.versions.map((v) => ({ ...v, published_at: iso(v.published_at) })),
+  };
+}
+
+export function checklistRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/compliance-checklists",
+    summary: "The courier's compliance checklists: each one's latest version and its versions",
+    tag,
+    security: "business",
+    middleware: read,
+    query: z.object({
+      supplier: z.enum(CHECKLIST_SUPPLIERS).optional(),
+      limit: z.coerce.number().int().min(1).max(CHECKLISTS_PAGE_MAX).default(100),
+      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+    }),
+  }, async (c, { query }) => {
+    const tenant = businessPrincipalOf(c).business.id;
+    let q = c.get("env").db.selectFrom("snapshots").select("data")
+      .where("type", "=", complianceChecklistActor.type)
+      .where("tenant", "=", tenant);
+    if (query.supplier) q = q.where(sql<boolean>`data->>'supplier' = ${query.supplier}`);
+    const rows = await q.orderBy(sql`data->>'code'`).limit(query.limit).offset(query.offset)
+      .execute();
+    return c.json({
+      success: true,
+      data: rows.map((r) => summaryView(r.data as Summary)),
+      meta: { limit: query.limit, offset: query.offset },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/compliance-checklists/{code}",
+    summary: "One compliance checklist with every version in full",
+    tag,
+    security: "business",
+    middleware: read,
+    params: z.object({ code: Code }),
+  }, async (c, { params }) => {
+    const tenant = businessPrincipalOf(c).business.id;
+    const r = await ask(c, complianceChecklistActor, tenant, checklistId(tenant, params.code), {
+      kind: "get",
+    });
+    return ok(c, checklistView(r.checklist));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/compliance-checklists",
+    summary: "Publish a checklist, or the next version of an existing code (a published " +
+      "version is never edited; the latest content sent again publishes nothing). Needs " +
+      "runs:override",
+    tag,
+    security: "business",
+    middleware: edit,
+    body: ChecklistBody,
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const tenant = p.business.id;
+    const r = await ask(c, complianceChecklistActor, tenant, checklistId(tenant, body.code), {
+      kind: "publish",
+      courier_id: tenant,
+      code: body.code,
+      draft: { name: body.name, supplier: body.supplier, items: body.items },
+      by: principalName(p),
+    });
+    return ok(
+      c,
+      { ...checklistView(r.checklist), published: r.published },
+      r.published ? 201 : 200,
+    );
+  });
+}

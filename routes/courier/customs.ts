@@ -1,0 +1,288 @@
+/**
+ * Courier 4.5, customs: a shipment's crossings and their status, documents supplied
+ * (customs:submit-documents; a driver carrying the shipment may supply them too), and the moves
+ * customs makes (hold, request_documents and duties need runs:operate; clear, release and refuse
+ * need customs:approve). The crossing actor decides; src/courier/customs.ts moves the shipment,
+ * books the charges and raises the alerts that follow.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { sql } from "kysely";
+import {
+  type Crossing,
+  CUSTOMS_ACTIONS,
+  CUSTOMS_NAME_CHARS_MAX,
+  CUSTOMS_TEXT_CHARS_MAX,
+  type CustomsAction,
+  customsCrossingActor,
+  type CustomsMove,
+  SUPPLY_DOCUMENTS_MAX,
+} from "../../actors/customs_crossing.ts";
+import { shipmentActor } from "../../actors/shipment.ts";
+import { getCrossing, moveCrossing, supplyDocuments } from "../../src/courier/customs.ts";
+import { assertDriverCarries } from "../../src/courier/driver_access.ts";
+import { formatMinor } from "../../src/domain/money.ts";
+import type { Scope } from "../../src/domain/scopes.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import {
+  business,
+  businessCredential,
+  businessPrincipalOf,
+  courierPlatform,
+  driver,
+  principalName,
+  requireScope,
+} from "../../src/http/auth.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { define, z } from "../../src/http/route.ts";
+import { ask } from "../ask.ts";
+
+const tag = "Customs";
+const view = [business({ scope: "shipments:view-own" }), courierPlatform];
+const submit = [business({ scope: "customs:submit-documents" }), courierPlatform];
+const asDriver = [driver, courierPlatform];
+/** Crossings listed for one shipment (one per border stop; a handful at most). */
+const CROSSINGS_PER_SHIPMENT_MAX = 50;
+
+/** spec: courier 4.5, 5: customs:approve clears, releases and refuses; the rest is operations. */
+const SCOPE_OF: Readonly<Record<CustomsAction, Scope>> = {
+  hold: "runs:operate",
+  request_documents: "runs:operate",
+  duties: "runs:operate",
+  clear: "customs:approve",
+  release: "customs:approve",
+  refuse: "customs:approve",
+};
+
+const Text = (max: number) => z.string().trim().max(max);
+const CrossingParam = z.object({ crossing: z.string().trim().min(1).max(64) });
+
+const SupplyBody = z.object({
+  documents: z.array(z.object({
+    name: Text(CUSTOMS_NAME_CHARS_MAX).min(1),
+    reference: Text(CUSTOMS_NAME_CHARS_MAX).nullable().optional(),
+  })).min(1).max(SUPPLY_DOCUMENTS_MAX),
+  note: Text(CUSTOMS_TEXT_CHARS_MAX).nullable().optional(),
+});
+
+/**
+ * CONTRACT "Customs": every field but `action` may be absent; which ones an action needs is the
+ * crossing's rule (courier 2.10, 7), answered 422 with its own code (reason_required,
+ * customs_reference_required, evidence_required, duties_fields_required).
+ */
+const MoveBody = z.object({
+  action: z.enum(CUSTOMS_ACTIONS),
+  reason: Text(CUSTOMS_TEXT_CHARS_MAX).nullable().optional(),
+  customs_reference: Text(CUSTOMS_NAME_CHARS_MAX).nullable().optional(),
+  evidence: Text(CUSTOMS_TEXT_CHARS_MAX).nullable().optional(),
+  amount: z.union([z.string().trim().max(32), z.number()]).nullable().optional()
+    .openapi({ description: "Duties: a decimal amount in `currency`", example: "125.50" }),
+  currency: Text(8).nullable().optional(),
+  payer: Text(CUSTOMS_NAME_CHARS_MAX).nullable().optional()
+    .openapi({
+      description: "Duties: who pays them. Only `client` duties are booked on the client's " +
+        "account (recoverable, apart from revenue); others are recorded on the crossing only",
+      example: "client",
+    }),
+});
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+function moveView(m: CustomsMove) {
+  return {
+    n: m.n,
+    action: m.action,
+    reason: m.reason,
+    customs_reference: m.customs_reference,
+    evidence: m.evidence,
+    amount: m.amount_minor === null || m.currency === null
+      ? null
+      : formatMinor(m.amount_minor, m.currency),
+    currency: m.currency,
+    payer: m.payer,
+    by: m.by,
+    at: iso(m.at),
+  };
+}
+
+/** A crossing as operations read it: status, documents, every move and duty. */
+function crossingView(c: Crossing) {
+  return {
+    id: c.id,
+    waybill: c.waybill,
+    country: c.country,
+    to_country: c.to_country,
+    border_post: c.border_post,
+    run_id: c.run_id,
+    stop_id: c.stop_id,
+    status: c.status,
+    customs_reference: c.customs_reference,
+    documents: c.documents.map((d) => ({ ...d, at: iso(d.at) })),
+    history: c.history.map(moveView),
+    duties: c.duties.map((d) => ({
+      n: d.n,
+      amount: formatMinor(d.amount_minor, d.currency),
+      currency: d.currency,
+      payer: d.payer,
+      evidence: d.evidence,
+      by: d.by,
+      at: iso(d.at),
+    })),
+    vehicle_left_at: iso(c.vehicle_left_at),
+    released_after_departure: c.released_after_departure,
+    exit_at: iso(c.exit_at),
+    entry_at: iso(c.entry_at),
+    opened_at: iso(c.opened_at),
+    cleared_at: iso(c.cleared_at),
+    released_at: iso(c.released_at),
+    refused_at: iso(c.refused_at),
+    updated_at: iso(c.updated_at),
+  };
+}
+
+/** What a driver sees (courier 2.10): the status and the papers, never customs values or duties. */
+function driverCrossingView(c: Crossing) {
+  return {
+    id: c.id,
+    waybill: c.waybill,
+    country: c.country,
+    to_country: c.to_country,
+    border_post: c.border_post,
+    status: c.status,
+    documents: c.documents.map((d) => ({ name: d.name, reference: d.reference, at: iso(d.at) })),
+  };
+}
+
+/**
+ * The business credential, checked for the scope the body's action needs (courier 5): read
+ * before validation, leniently; a body that names no known action is checked for runs:operate
+ * and then refused by validation.
+ */
+const moverGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+  let action: unknown;
+  try {
+    action = (JSON.parse(await c.req.text()) as { action?: unknown })?.action;
+  } catch {
+    action = undefined;
+  }
+  const scope = typeof action === "string" && Object.hasOwn(SCOPE_OF, action)
+    ? SCOPE_OF[action as CustomsAction]
+    : "runs:operate";
+  const key = c.req.header("X-Business-API-Key") ?? "";
+  c.set("principal", await businessCredential(c, key, { scope }));
+  await next();
+};
+
+async function crossingsOf(c: Context<AppEnv>, tenant: string, waybill: string) {
+  const env = c.get("env");
+  const rows = await env.db.selectFrom("snapshots").select("id")
+    .where("type", "=", customsCrossingActor.type)
+    .where("tenant", "=", tenant)
+    .where(sql<string>`data->>'waybill'`, "=", waybill)
+    .orderBy(sql`(data->>'opened_at')::bigint`)
+    .orderBy("id")
+    .limit(CROSSINGS_PER_SHIPMENT_MAX)
+    .execute();
+  // Single resources read the actor: the status and history as they stand now.
+  const crossings: Crossing[] = [];
+  for (const r of rows) crossings.push(await getCrossing(env.runtime, tenant, r.id));
+  return crossings;
+}
+
+export function customsRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/shipments/{reference}/customs",
+    summary: "A shipment's customs crossings (`crossings[]`): status, documents supplied, every " +
+      "move with its reason, customs reference or evidence, duties, and the border times",
+    tag,
+    security: "business",
+    middleware: view,
+    params: z.object({ reference: z.string().trim().min(1).max(64) }),
+  }, async (c, { params }) => {
+    const tenant = businessPrincipalOf(c).business.id;
+    // Another courier's shipment does not exist for this one (404).
+    await ask(c, shipmentActor, tenant, params.reference, { kind: "get" });
+    const crossings = await crossingsOf(c, tenant, params.reference);
+    return ok(c, { waybill: params.reference, crossings: crossings.map(crossingView) });
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/customs/{crossing}/supply",
+    summary: "Supply customs documents (append-only). Papers supplied while customs holds the " +
+      "shipment or asked for them put it back with customs (`documents_supplied`)",
+    tag,
+    security: "business",
+    middleware: submit,
+    params: CrossingParam,
+    body: SupplyBody,
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    const r = await supplyDocuments(c.get("env").runtime, p.business.id, params.crossing, {
+      documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
+      note: body.note ?? null,
+      by: principalName(p),
+    });
+    return ok(c, { ...crossingView(r.crossing), supply: r.supply.n, replayed: r.replayed });
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/customs/{crossing}/move",
+    summary: "A customs move: hold, refuse and request_documents need a `reason`; clear needs " +
+      "the `customs_reference` and books one customs-administration charge; release needs " +
+      "`evidence`; duties need `amount`, `currency`, `payer` and `evidence` and, paid by the " +
+      "client, book a recoverable entry apart from revenue. Clear, release and refuse need " +
+      "customs:approve; the others runs:operate. Repeating a move with the same facts changes " +
+      "nothing (`replayed: true`)",
+    tag,
+    security: "business",
+    middleware: [moverGuard, courierPlatform],
+    params: CrossingParam,
+    body: MoveBody,
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    requireScope(p, SCOPE_OF[body.action]);
+    const r = await moveCrossing(c.get("env").runtime, p.business.id, params.crossing, {
+      action: body.action,
+      reason: body.reason ?? null,
+      customs_reference: body.customs_reference ?? null,
+      evidence: body.evidence ?? null,
+      amount: body.amount ?? null,
+      currency: body.currency ?? null,
+      payer: body.payer ?? null,
+      by: principalName(p),
+    });
+    return ok(c, {
+      ...crossingView(r.crossing),
+      move: moveView(r.move),
+      replayed: r.replayed,
+      charge_reference: r.charge_reference,
+    });
+  });
+
+  define(api, {
+    method: "post",
+    path: "/driver/customs/{crossing}/supply",
+    summary: "The driver supplies customs documents for a shipment on one of their runs " +
+      "(another driver's crossing answers 404)",
+    tag,
+    security: "driver",
+    middleware: asDriver,
+    params: CrossingParam,
+    body: SupplyBody,
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    const runtime = c.get("env").runtime;
+    const crossing = await getCrossing(runtime, p.business.id, params.crossing);
+    await assertDriverCarries(c, crossing.waybill);
+    const r = await supplyDocuments(runtime, p.business.id, params.crossing, {
+      documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
+      note: body.note ?? null,
+      by: principalName(p),
+    });
+    return ok(c, { ...driverCrossingView(r.crossing), supply: r.supply.n, replayed: r.replayed });
+  });
+}

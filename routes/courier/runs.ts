@@ -1,0 +1,707 @@
+/**
+ * Courier 4.5, network runs and stops, for operations (business key, runs:operate unless stated)
+ * and for the driver of the run (driver token; another driver's run answers 404). Both record the
+ * same steps through the same orchestration (src/courier/runs.ts).
+ */
+import type { Context } from "hono";
+import { sql } from "kysely";
+import { type NetworkRun, NO_LOAD, type Stop } from "../../actors/network_run.ts";
+import { driverActor } from "../../actors/driver.ts";
+import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/customs.ts";
+import { raiseAlert } from "../../src/courier/alerts.ts";
+import { driverIdOf } from "../../src/courier/driver_access.ts";
+import { storeEvidence } from "../../src/courier/evidence.ts";
+import { labHandoverAllowed } from "../../src/courier/lab.ts";
+import {
+  askRun,
+  driverView,
+  holderOf,
+  moveAll,
+  moveShipment,
+  runCharge,
+  shipmentLoad,
+  shipmentOf,
+} from "../../src/courier/runs.ts";
+import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import {
+  business,
+  businessPrincipalOf,
+  courierPlatform,
+  driver,
+  principalName,
+  requireScope,
+} from "../../src/http/auth.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError, validationFailed } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { newId } from "../../src/runtime/ids.ts";
+
+const tag = "Network runs";
+const operate = [business({ scope: "runs:operate" }), courierPlatform];
+const asDriver = [driver, courierPlatform];
+
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const Country = z.string().regex(/^[A-Z]{2}$/, "ISO 3166 alpha-2, upper case");
+const Capacity = z.object({
+  kg: z.number().nonnegative().max(100_000),
+  m3: z.number().nonnegative().max(1_000),
+  pieces: z.number().int().nonnegative().max(100_000),
+  cold_slots: z.number().int().nonnegative().max(1_000).default(0),
+});
+const IdempotencyKey = Text(120);
+const RunParam = z.object({ run: Text(64) });
+const StopParams = z.object({ run: Text(64), stop: Text(64) });
+
+function loadOf(c: z.infer<typeof Capacity>) {
+  return {
+    grams: Math.round(c.kg * 1000),
+    cm3: Math.round(c.m3 * 1_000_000),
+    pieces: c.pieces,
+    cold_slots: c.cold_slots,
+  };
+}
+
+/** The run, for a driver only when it is assigned to them (else 404). */
+async function runFor(c: Context<AppEnv>, runId: string): Promise<NetworkRun> {
+  const run = await askRun(c, runId, { kind: "get" });
+  const p = businessPrincipalOf(c);
+  if (p.kind === "driver" && run.driver_id !== p.driver_id) {
+    throw new ApiError("not_found", `network run not found: ${runId}`);
+  }
+  return run;
+}
+
+function stopOf(run: NetworkRun, stopId: string): Stop {
+  const stop = run.stops.find((s) => s.id === stopId);
+  if (!stop) throw new ApiError("not_found", `no stop ${stopId} on run ${run.id}`);
+  return stop;
+}
+
+/** The view a caller gets: drivers never see values (courier 2.10). */
+function viewFor(c: Context<AppEnv>, run: NetworkRun) {
+  return businessPrincipalOf(c).kind === "driver" ? driverView(run) : run;
+}
+
+const RunActionBody = z.object({
+  idempotency_key: IdempotencyKey.optional(),
+  waybills: z.array(Text(64)).max(1_000).optional(),
+  facility_id: Text(120).optional(),
+  order: z.array(Text(64)).max(1_000).optional(),
+  to_run: Text(64).optional(),
+  waybill: Text(64).optional(),
+  condition: z.enum(["missing", "damaged", "returned", "customs_hold"]).optional(),
+  note: z.string().max(500).optional(),
+  stop_id: Text(64).optional(),
+  minutes: z.number().int().positive().max(24 * 60).optional(),
+});
+
+const StopActionBody = z.object({
+  idempotency_key: IdempotencyKey.optional(),
+  side: z.enum(["exit", "entry"]).optional(),
+  waybill: Text(64).optional(),
+  labels: z.array(Text(80)).max(500).optional(),
+  reason: z.string().trim().max(500).optional(),
+  lab_handover: z.boolean().optional(),
+  received_by: Text(120).optional(),
+  note: z.string().max(500).optional(),
+});
+
+const RUN_ACTIONS = [
+  "depart",
+  "arrive",
+  "unload",
+  "reorder",
+  "transfer",
+  "report",
+  "close",
+  "waiting",
+] as const;
+const DRIVER_RUN_ACTIONS = ["depart", "arrive", "unload", "report"] as const;
+const STOP_ACTIONS = ["border", "cross", "deliver", "collect", "fail"] as const;
+
+async function runAction(
+  c: Context<AppEnv>,
+  runId: string,
+  action: typeof RUN_ACTIONS[number],
+  body: z.infer<typeof RunActionBody>,
+) {
+  const p = businessPrincipalOf(c);
+  const by = principalName(p);
+  const run = await runFor(c, runId);
+  const key = body.idempotency_key ? `${action}:${body.idempotency_key}` : null;
+  const moveKey = `${runId}:${key ?? `${action}:${run.history.length}`}`;
+  switch (action) {
+    case "depart": {
+      const next = await askRun(c, runId, { kind: "depart", by }, key);
+      const onBoard = next.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
+      const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
+      await moveAll(c, onBoard, moveKey, toBorder ? "departed_to_border" : "departed", {
+        holder: holderOf(next),
+      });
+      // Leaving a border the shipments were presented at: a later release awaits collection.
+      for (const s of next.stops) {
+        if (s.kind === "checkpoint" && s.status === "presented") {
+          for (const x of s.crossings) {
+            await vehicleLeft(c.get("env").runtime, p.business.id, x, by);
+          }
+        }
+      }
+      return next;
+    }
+    case "arrive": {
+      const next = await askRun(c, runId, { kind: "arrive", by }, key);
+      // spec: courier 2.9 leg_trip_ended: the trip ended and these shipments were not told where
+      // they are (an unload, delivery or report tells them; until then each has an alert).
+      for (const item of next.items.filter((i) => i.state === "on_board")) {
+        await raiseAlert(c.get("env").runtime, p.business.id, {
+          kind: "leg_trip_ended",
+          condition_key: `${runId}:${item.waybill}:trip_ended`,
+          owner: "courier",
+          subject: { type: "shipment", id: item.waybill },
+          waybill: item.waybill,
+          message: `run ${runId} arrived with ${item.waybill} on board and no unload or delivery ` +
+            `recorded for it`,
+          detail: { run_id: runId },
+        });
+      }
+      return next;
+    }
+    case "unload": {
+      const next = await askRun(
+        c,
+        runId,
+        { kind: "unload", waybills: body.waybills ?? null, by },
+        key,
+      );
+      const unloaded = next.items.filter((i) => i.state === "unloaded").map((i) => i.waybill);
+      await moveAll(c, unloaded, moveKey, "received_at_destination", {
+        facility_id: body.facility_id ?? next.facility_id,
+      });
+      return next;
+    }
+    case "reorder":
+      if (!body.order) {
+        throw validationFailed([{ path: "order", message: "the stop ids in order" }]);
+      }
+      return await askRun(c, runId, { kind: "reorder", order: body.order, by }, key);
+    case "transfer": {
+      if (!body.waybills || !body.to_run) {
+        throw validationFailed([{ path: "to_run", message: "waybills and to_run are required" }]);
+      }
+      const next = await askRun(c, runId, {
+        kind: "transfer",
+        waybills: body.waybills,
+        to_run: body.to_run,
+        by,
+      }, key);
+      await moveAll(c, body.waybills, moveKey, "scan", {
+        note: `transferred to run ${body.to_run}`,
+      });
+      return next;
+    }
+    case "report": {
+      if (!body.waybill || !body.condition || !body.note?.trim()) {
+        throw validationFailed([{
+          path: "note",
+          message: "a report names the waybill, the condition and a note",
+        }]);
+      }
+      const next = await askRun(c, runId, {
+        kind: "report",
+        waybill: body.waybill,
+        condition: body.condition,
+        note: body.note,
+        by,
+      }, key);
+      if (body.condition === "missing" || body.condition === "damaged") {
+        await moveShipment(c, body.waybill, moveKey, {
+          event: body.condition === "missing" ? "lost_or_damaged" : "exception",
+          reason: `${body.condition}: ${body.note}`,
+        });
+      } else if (body.condition === "returned") {
+        await moveShipment(c, body.waybill, moveKey, { event: "returned", note: body.note });
+      }
+      return next;
+    }
+    case "close":
+      return await askRun(c, runId, { kind: "close", by }, key);
+    case "waiting": {
+      // spec: courier 4.5: waiting needs billing:administer; it books a waiting charge.
+      requireScope(p, "billing:administer");
+      if (!body.stop_id || !body.minutes) {
+        throw validationFailed([{ path: "minutes", message: "stop_id and minutes are required" }]);
+      }
+      const stop = stopOf(run, body.stop_id);
+      const waybill = body.waybill ?? stop.waybill ?? stop.collected[0]?.waybill;
+      if (!waybill) {
+        throw validationFailed([{ path: "waybill", message: "the shipment the wait was for" }]);
+      }
+      await runCharge(c, waybill, {
+        kind: "waiting",
+        reference: `WAIT-${stop.id}`,
+        reason: `waited ${body.minutes} minutes at stop ${stop.id}${
+          body.note ? `: ${body.note}` : ""
+        }`,
+        evidence_path: `run:${runId}/stop:${stop.id}`,
+        source_event: `run.waiting:${stop.id}`,
+      });
+      return run;
+    }
+  }
+}
+
+async function stopAction(
+  c: Context<AppEnv>,
+  runId: string,
+  stopId: string,
+  action: typeof STOP_ACTIONS[number],
+  body: z.infer<typeof StopActionBody>,
+) {
+  const p = businessPrincipalOf(c);
+  const by = principalName(p);
+  const run = await runFor(c, runId);
+  const stop = stopOf(run, stopId);
+  // spec: courier 4.5: every stop action accepts idempotency_key; a replay answers the first.
+  const key = body.idempotency_key ? `${stopId}:${action}:${body.idempotency_key}` : null;
+  const moveKey = `${runId}:${key ?? `${stopId}:${action}`}`;
+  switch (action) {
+    case "border": {
+      if (stop.kind !== "checkpoint") throw new ApiError("not_found", `no checkpoint ${stopId}`);
+      const onBoard = run.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
+      const crossings: string[] = [];
+      for (const waybill of onBoard) {
+        crossings.push(
+          await openCrossing(c.get("env").runtime, p.business.id, {
+            waybill,
+            country: stop.country ?? "",
+            to_country: stop.to_country ?? "",
+            border_post: stop.border_post ?? "",
+            run_id: runId,
+            stop_id: stopId,
+            holder: holderOf(run),
+            by,
+          }),
+        );
+      }
+      return await askRun(c, runId, { kind: "stop_border", stop_id: stopId, crossings, by }, key);
+    }
+    case "cross": {
+      const side = body.side;
+      if (!side) throw validationFailed([{ path: "side", message: "exit or entry" }]);
+      const next = await askRun(c, runId, { kind: "stop_cross", stop_id: stopId, side, by }, key);
+      // Each shipment's crossing records the same side (exit before entry, once each).
+      for (const x of stopOf(next, stopId).crossings) {
+        try {
+          await recordCrossing(c.get("env").runtime, p.business.id, x, side, by);
+        } catch (e) {
+          // A shipment customs refused stays behind; the others cross.
+          if (!(e instanceof ApiError && e.code === "crossing_closed")) throw e;
+        }
+      }
+      return next;
+    }
+    case "deliver": {
+      if (stop.kind !== "deliver" || !stop.waybill) {
+        throw new ApiError("not_found", `no deliver stop ${stopId}`);
+      }
+      if (body.lab_handover) {
+        const allowed = await labHandoverAllowed(c.get("env").runtime, p.business.id, stop.waybill);
+        if (!allowed.ok) {
+          throw new ApiError(
+            "lab_handover_blocked",
+            `the laboratory handover waits for the laboratory's decision: ${
+              allowed.reasons.join("; ")
+            }`,
+          );
+        }
+      }
+      const next = await askRun(c, runId, {
+        kind: "stop_deliver",
+        stop_id: stopId,
+        lab_handover: body.lab_handover ?? false,
+        by,
+      }, key);
+      await moveShipment(c, stop.waybill, moveKey, {
+        event: "delivered",
+        received_by: body.received_by ?? (body.lab_handover ? "laboratory" : null),
+        note: body.note ?? null,
+      });
+      return next;
+    }
+    case "collect": {
+      if (stop.kind !== "collect" || !stop.work_order) {
+        throw new ApiError("not_found", `no collect stop ${stopId}`);
+      }
+      if (!body.waybill) throw validationFailed([{ path: "waybill", message: "required" }]);
+      const s = await shipmentOf(c, body.waybill);
+      if (s.client_id !== stop.work_order.courier_client_id) {
+        throw validationFailed([{
+          path: "waybill",
+          message: "the shipment is not the work order's client's",
+        }]);
+      }
+      let override: string | null = null;
+      if (body.reason) {
+        // spec: courier 4.5: more than reserved needs runs:override and a reason.
+        requireScope(p, "runs:override");
+        override = body.reason;
+      }
+      // Each collected piece is labelled (courier 2.10): its piece id unless a label is given.
+      const labels = body.labels ?? s.pieces.map((x) => x.id);
+      const next = await askRun(c, runId, {
+        kind: "stop_collect",
+        stop_id: stopId,
+        waybill: body.waybill,
+        labels,
+        load: shipmentLoad(s),
+        override_reason: override,
+        by,
+      }, key);
+      await moveShipment(c, body.waybill, moveKey, { event: "collected", holder: holderOf(next) });
+      await runCharge(c, body.waybill, {
+        kind: "errand",
+        reference: `COL-${stopId}-${body.waybill}`,
+        reason: `collected at stop ${stopId}`,
+        evidence_path: `run:${runId}/stop:${stopId}`,
+        source_event: `run.collected:${stopId}:${body.waybill}`,
+      });
+      return next;
+    }
+    case "fail": {
+      if (!body.reason) throw validationFailed([{ path: "reason", message: "required" }]);
+      const next = await askRun(c, runId, {
+        kind: "stop_fail",
+        stop_id: stopId,
+        reason: body.reason,
+        by,
+      }, key);
+      if (stop.kind === "deliver" && stop.waybill) {
+        await moveShipment(c, stop.waybill, moveKey, {
+          event: "delivery_attempted",
+          note: body.reason,
+        });
+      }
+      if (stop.kind === "collect" && stop.work_order) {
+        const waybill = body.waybill;
+        if (waybill) {
+          await runCharge(c, waybill, {
+            kind: "failed_collection",
+            reference: `FCOL-${stopId}`,
+            reason: `collection failed: ${body.reason}`,
+            evidence_path: `run:${runId}/stop:${stopId}`,
+            source_event: `run.collection_failed:${stopId}`,
+          });
+        }
+      }
+      return next;
+    }
+  }
+}
+
+export function runRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/network-runs",
+    summary: "Create a network run (courier 2.10)",
+    tag,
+    security: "business",
+    middleware: operate,
+    body: z.object({
+      facility_id: Text(120),
+      kind: Text(60),
+      countries: z.array(Country).min(1).max(20),
+      capacity: Capacity,
+      vehicle: Text(120).nullable().optional(),
+      driver_id: Text(64).nullable().optional(),
+    }),
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    if (body.driver_id) {
+      const d = await c.get("env").runtime.ask(driverActor, p.business.id, body.driver_id, {
+        kind: "get",
+      });
+      if (!d.ok) throw validationFailed([{ path: "driver_id", message: "no such driver" }]);
+    }
+    const id = newId("run");
+    const run = await askRun(c, id, {
+      kind: "create",
+      run: {
+        id,
+        courier_id: p.business.id,
+        facility_id: body.facility_id,
+        kind: body.kind,
+        countries: body.countries,
+        capacity: loadOf(body.capacity),
+        vehicle: body.vehicle ?? null,
+        driver_id: body.driver_id ?? null,
+      },
+      by: principalName(p),
+    });
+    return ok(c, run, 201);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/network-runs/{run}",
+    summary: "One network run",
+    tag,
+    security: "business",
+    middleware: operate,
+    params: RunParam,
+  }, async (c, { params }) => ok(c, await runFor(c, params.run)));
+
+  define(api, {
+    method: "post",
+    path: "/business/network-runs/{run}/stops",
+    summary: "Add a stop: deliver (waybill), collect (work order) or checkpoint (border)",
+    tag,
+    security: "business",
+    middleware: operate,
+    params: RunParam,
+    body: z.object({
+      kind: z.enum(["deliver", "collect", "checkpoint"]),
+      waybill: Text(64).optional(),
+      work_order: z.object({
+        sender: Text(300),
+        recipient: Text(300),
+        courier_client_id: Text(64),
+        reserved: Capacity,
+      }).optional(),
+      country: Country.optional(),
+      to_country: Country.optional(),
+      border_post: Text(120).optional(),
+    }),
+    status: 201,
+  }, async (c, { params, body }) => {
+    const by = principalName(businessPrincipalOf(c));
+    let load = NO_LOAD;
+    if (body.kind === "deliver") {
+      if (!body.waybill) throw validationFailed([{ path: "waybill", message: "required" }]);
+      load = shipmentLoad(await shipmentOf(c, body.waybill));
+    }
+    if (body.kind === "collect" && !body.work_order) {
+      throw validationFailed([{ path: "work_order", message: "required for a collect stop" }]);
+    }
+    if (body.kind === "checkpoint" && (!body.country || !body.to_country || !body.border_post)) {
+      throw validationFailed([{
+        path: "border_post",
+        message: "country, to_country and border_post are required",
+      }]);
+    }
+    const run = await askRun(c, params.run, {
+      kind: "add_stop",
+      stop: {
+        id: newId("stop"),
+        kind: body.kind,
+        waybill: body.kind === "deliver" ? body.waybill! : null,
+        work_order: body.work_order
+          ? { ...body.work_order, reserved: loadOf(body.work_order.reserved) }
+          : null,
+        country: body.country ?? null,
+        to_country: body.to_country ?? null,
+        border_post: body.border_post ?? null,
+        load,
+      },
+      by,
+    });
+    if (run.driver_id === null) {
+      // spec: courier 2.9 leg_unassigned: the leg waits for a driver.
+      await raiseAlert(c.get("env").runtime, run.courier_id, {
+        kind: "leg_unassigned",
+        condition_key: `${run.id}:unassigned`,
+        owner: "courier",
+        subject: { type: "network_run", id: run.id },
+        message: `run ${run.id} has stops and no driver assigned`,
+        detail: { run_id: run.id, stops: run.stops.length },
+      });
+    }
+    return ok(c, run, 201);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/network-runs/{run}/driver",
+    summary: "Assign (or clear) the run's driver",
+    tag,
+    security: "business",
+    middleware: operate,
+    params: RunParam,
+    body: z.object({ driver_id: Text(64).nullable() }),
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    if (body.driver_id) {
+      const d = await c.get("env").runtime.ask(driverActor, p.business.id, body.driver_id, {
+        kind: "get",
+      });
+      if (!d.ok) throw validationFailed([{ path: "driver_id", message: "no such driver" }]);
+    }
+    return ok(
+      c,
+      await askRun(c, params.run, {
+        kind: "assign_driver",
+        driver_id: body.driver_id,
+        by: principalName(p),
+      }),
+    );
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/network-runs/{run}/expenses",
+    summary: "Record a run expense: multipart with a `receipt` file, `idempotency_key`, " +
+      "`amount` and `currency`",
+    tag,
+    security: "business",
+    middleware: operate,
+    params: RunParam,
+  }, async (c, { params }) => ok(c, await expense(c, params.run), 201));
+
+  define(api, {
+    method: "post",
+    path: "/business/network-runs/{run}/{action}",
+    summary: "Run action: depart, arrive, unload, reorder, transfer, report, close, waiting " +
+      "(billing:administer); `idempotency_key` makes a replay answer the first",
+    tag,
+    security: "business",
+    middleware: operate,
+    params: z.object({ run: Text(64), action: z.enum(RUN_ACTIONS) }),
+    body: RunActionBody,
+  }, async (c, { params, body }) => ok(c, await runAction(c, params.run, params.action, body)));
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/business/network-runs/{run}/stops/{stop}/{action}",
+      summary: "Stop action: border, cross, deliver, collect, fail; `idempotency_key` makes a " +
+        "replay after lost signal answer the first",
+      tag,
+      security: "business",
+      middleware: operate,
+      params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
+      body: StopActionBody,
+    },
+    async (c, { params, body }) =>
+      ok(c, await stopAction(c, params.run, params.stop, params.action, body)),
+  );
+
+  // The driver's side: the same steps, on runs assigned to the driver only.
+  define(api, {
+    method: "get",
+    path: "/driver/network-runs",
+    summary: "The runs assigned to the signed-in driver",
+    tag,
+    security: "driver",
+    middleware: asDriver,
+  }, async (c) => {
+    const p = businessPrincipalOf(c);
+    const rows = await c.get("env").db.selectFrom("snapshots").select("data")
+      .where("type", "=", "network_run")
+      .where("tenant", "=", p.business.id)
+      .where(sql<string>`data->>'driver_id'`, "=", driverIdOf(c))
+      .where(sql<string>`data->>'status'`, "<>", "closed")
+      .limit(100)
+      .execute();
+    return ok(c, rows.map((r) => driverView(r.data as NetworkRun)));
+  });
+
+  define(api, {
+    method: "get",
+    path: "/driver/network-runs/{run}",
+    summary: "One of the driver's runs (no declared or customs values)",
+    tag,
+    security: "driver",
+    middleware: asDriver,
+    params: RunParam,
+  }, async (c, { params }) => ok(c, viewFor(c, await runFor(c, params.run))));
+
+  define(api, {
+    method: "post",
+    path: "/driver/network-runs/{run}/expenses",
+    summary: "Record a run expense with its receipt (multipart)",
+    tag,
+    security: "driver",
+    middleware: asDriver,
+    params: RunParam,
+  }, async (c, { params }) => ok(c, await expense(c, params.run), 201));
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/driver/network-runs/{run}/{action}",
+      summary: "Driver run action: depart, arrive, unload, report",
+      tag,
+      security: "driver",
+      middleware: asDriver,
+      params: z.object({ run: Text(64), action: z.enum(DRIVER_RUN_ACTIONS) }),
+      body: RunActionBody,
+    },
+    async (c, { params, body }) =>
+      ok(c, viewFor(c, await runAction(c, params.run, params.action, body))),
+  );
+
+  define(
+    api,
+    {
+      method: "post",
+      path: "/driver/network-runs/{run}/stops/{stop}/{action}",
+      summary: "Driver stop action: border, cross, deliver, collect, fail",
+      tag,
+      security: "driver",
+      middleware: asDriver,
+      params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
+      body: StopActionBody,
+    },
+    async (c, { params, body }) =>
+      ok(c, viewFor(c, await stopAction(c, params.run, params.stop, params.action, body))),
+  );
+}
+
+/** spec: courier 4.5: expenses need a receipt file and an idempotency_key. */
+async function expense(c: Context<AppEnv>, runId: string) {
+  const p = businessPrincipalOf(c);
+  await runFor(c, runId);
+  const form = await c.req.formData().catch(() => null);
+  if (!form) throw validationFailed([{ path: "receipt", message: "multipart form data needed" }]);
+  const key = form.get("idempotency_key");
+  const receipt = form.get("receipt");
+  const amount = form.get("amount");
+  const currency = form.get("currency");
+  const errors = [];
+  if (typeof key !== "string" || key.trim() === "") {
+    errors.push({ path: "idempotency_key", message: "required" });
+  }
+  if (!(receipt instanceof File) || receipt.size === 0) {
+    errors.push({ path: "receipt", message: "a receipt file is required" });
+  }
+  if (typeof currency !== "string" || !CURRENCY_PATTERN.test(currency)) {
+    errors.push({ path: "currency", message: "three-letter ISO 4217 code" });
+  }
+  const minor = typeof amount === "string" && typeof currency === "string"
+    ? toMinor(amount, currency)
+    : null;
+  if (!minor || !minor.ok || minor.minor <= 0) {
+    errors.push({ path: "amount", message: "a positive amount in the currency" });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  const file = receipt as File;
+  const stored = await storeEvidence(c.get("env").runtime, p.business.id, {
+    name: file.name || "receipt",
+    content_type: file.type || "application/octet-stream",
+    bytes: new Uint8Array(await file.arrayBuffer()),
+  }, principalName(p));
+  if (!stored.ok) throw new ApiError(stored.code, stored.message);
+  const note = form.get("note");
+  return await askRun(c, runId, {
+    kind: "expense",
+    key: String(key),
+    amount_minor: (minor as { minor: number }).minor,
+    currency: String(currency),
+    receipt: `file:sha256:${stored.value.sha256}`,
+    note: typeof note === "string" ? note.slice(0, 500) : null,
+    by: principalName(p),
+  }, `expense:${key}`);
+}

@@ -1,0 +1,356 @@
+/**
+ * Customs crossings (courier 2.6 rule 3, 2.9, 2.10, 3.4, 4.5): the crossing actor decides each
+ * move; what follows it is a chain of idempotent steps, each keyed by the move's number, so a
+ * retry after a lost answer or a crash between two steps applies each exactly once:
+ *
+ * - the shipment moves with its crossing: presented -> `presented_to_customs`; hold and request
+ *   for documents -> `customs_hold` (the shipment raises documents_missing and opens its
+ *   customs_documents milestone); papers supplied while held -> `documents_supplied`; clear ->
+ *   `cleared`; release -> `released`; refuse -> `exception` ("customs refused: <reason>");
+ * - each clearance books one customs-administration charge (`CUS-<crossing>`, source event
+ *   `customs.cleared:<crossing>`) at the fee of the shipment's frozen rate card;
+ * - duties the client pays book a recoverable entry kept apart from revenue (`DUT-<crossing>-<n>`,
+ *   source event `customs.duties:<crossing>`, `:<n>` from the second duty on). Duties another
+ *   payer settles (the recipient, the courier) are recorded on the crossing only: the client is
+ *   not charged for them;
+ * - a release after the vehicle left raises `released_awaiting_collection` for the courier.
+ *
+ * Refusals are thrown as ApiError (the route renders them; other callers read `code`).
+ */
+import {
+  type Crossing,
+  type CrossingCommand,
+  type CrossingReply,
+  customsCrossingActor,
+  type CustomsMove,
+  type DocumentInput,
+  type MoveInput,
+  type Supply,
+} from "../../actors/customs_crossing.ts";
+import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { hex } from "../domain/secrets.ts";
+import { ApiError, fromRejection } from "../http/errors.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
+import { raiseAlert } from "./alerts.ts";
+import { postLaterCharge } from "./later_charges.ts";
+
+export type { Crossing, CustomsMove, DocumentInput, MoveInput, Supply };
+
+/**
+ * `xing_` + the first 24 hex digits of SHA-256 of `<tenant>|<waybill>|<run>|<stop>`: the same
+ * shipment presented at the same stop is always the same crossing (opening is idempotent).
+ */
+export async function crossingIdOf(
+  tenant: string,
+  waybill: string,
+  runId: string | null,
+  stopId: string | null,
+): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode([tenant, waybill, runId ?? "", stopId ?? ""].join("|")),
+  );
+  return `xing_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+}
+
+export interface OpenCrossingInput {
+  readonly waybill: string;
+  readonly country: string;
+  readonly to_country: string;
+  readonly border_post: string;
+  readonly run_id: string | null;
+  readonly stop_id: string | null;
+  /** Who holds the pieces when presented (the run's driver); absent: unchanged. */
+  readonly holder?: string | null;
+  readonly by: string;
+}
+
+/**
+ * Opens the shipment's crossing at a border stop (once) and records `presented_to_customs` on
+ * the shipment. Answers the crossing id. Throws ApiError `not_found` for another tenant's (or no)
+ * shipment.
+ */
+export async function openCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  input: OpenCrossingInput,
+): Promise<string> {
+  const shipment = await shipmentIn(runtime, tenant, input.waybill);
+  const id = await crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
+  await askCrossing(runtime, tenant, id, {
+    kind: "open",
+    crossing: {
+      id,
+      waybill: shipment.waybill,
+      client_id: shipment.client_id,
+      country: input.country,
+      to_country: input.to_country,
+      border_post: input.border_post,
+      run_id: input.run_id,
+      stop_id: input.stop_id,
+    },
+    by: input.by,
+  });
+  await scan(runtime, tenant, input.waybill, `customs:${id}:presented`, {
+    event: "presented_to_customs",
+    facility_id: input.border_post,
+    holder: input.holder ?? null,
+    note: `presented to customs at ${input.border_post}: crossing ${id}`,
+    by: input.by,
+  });
+  return id;
+}
+
+/** The crossing as it stands; ApiError `not_found` for another tenant's (or no) crossing. */
+export async function getCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+): Promise<Crossing> {
+  return (await askCrossing(runtime, tenant, crossingId, { kind: "get" })).crossing;
+}
+
+/**
+ * The vehicle went on without the shipment (recorded once). A release after this raises
+ * `released_awaiting_collection` (see moveCrossing).
+ */
+export async function vehicleLeft(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  by: string,
+): Promise<Crossing> {
+  return (await askCrossing(runtime, tenant, crossingId, { kind: "vehicle_left", by })).crossing;
+}
+
+/**
+ * The shipment exited `country` or entered `to_country` at the border stop (each once). ApiError
+ * `entry_before_exit` when the entry comes first.
+ */
+export async function recordCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  side: "exit" | "entry",
+  by: string,
+): Promise<Crossing> {
+  return (await askCrossing(runtime, tenant, crossingId, { kind: "record_crossing", side, by }))
+    .crossing;
+}
+
+export interface SupplyInput {
+  readonly documents: readonly DocumentInput[];
+  readonly note?: string | null;
+  readonly by: string;
+}
+
+export interface SupplyOutcome {
+  readonly crossing: Crossing;
+  readonly supply: Supply;
+  /** The same papers again, changing nothing: the supply already recorded answers. */
+  readonly replayed: boolean;
+}
+
+/**
+ * Appends the documents (customs:submit-documents). Papers supplied while customs holds the
+ * shipment or asked for them move the crossing back to `presented` and the shipment to
+ * `documents_supplied` (waiting on customs again).
+ */
+export async function supplyDocuments(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  input: SupplyInput,
+): Promise<SupplyOutcome> {
+  const r = await askCrossing(runtime, tenant, crossingId, {
+    kind: "supply",
+    documents: input.documents,
+    note: input.note ?? null,
+    by: input.by,
+  });
+  if (r.kind !== "supplied") throw new Error(`crossing ${crossingId}: supply answered ${r.kind}`);
+  const { crossing, supply } = r;
+  if (supply.from_status === "held" || supply.from_status === "documents_requested") {
+    const names = crossing.documents.filter((d) => d.supply === supply.n).map((d) => d.name);
+    await scan(runtime, tenant, crossing.waybill, `customs:${crossing.id}:supply:${supply.n}`, {
+      event: "documents_supplied",
+      facility_id: crossing.border_post,
+      note: `documents supplied: ${names.join(", ")}`,
+      by: supply.by,
+    });
+  }
+  return { crossing, supply, replayed: r.replayed };
+}
+
+export interface MoveOutcome {
+  readonly crossing: Crossing;
+  readonly move: CustomsMove;
+  /** The move repeated one already recorded: nothing changed, nothing was booked again. */
+  readonly replayed: boolean;
+  /** The charge's ledger reference when the move books one (also on a replay); else null. */
+  readonly charge_reference: string | null;
+}
+
+/**
+ * One customs move (hold, refuse, request_documents, clear, release, duties) and what follows it
+ * on the shipment, the client's account and the alerts. Scopes are the caller's to check.
+ */
+export async function moveCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  input: MoveInput,
+): Promise<MoveOutcome> {
+  const r = await askCrossing(runtime, tenant, crossingId, { kind: "move", move: input });
+  if (r.kind !== "moved") throw new Error(`crossing ${crossingId}: move answered ${r.kind}`);
+  const { crossing, move } = r;
+  const key = `customs:${crossing.id}:move:${move.n}`;
+  const on = (fields: Omit<ScanInput, "by" | "facility_id">) =>
+    scan(runtime, tenant, crossing.waybill, key, {
+      ...fields,
+      facility_id: crossing.border_post,
+      by: move.by,
+    });
+  let chargeReference: string | null = null;
+  switch (move.action) {
+    case "hold":
+    case "request_documents":
+      await on({ event: "customs_hold", reason: move.reason });
+      break;
+    case "refuse":
+      await on({ event: "exception", reason: `customs refused: ${move.reason}` });
+      break;
+    case "clear":
+      await on({ event: "cleared", note: `customs reference ${move.customs_reference}` });
+      chargeReference = await bookClearance(runtime, tenant, crossing, move);
+      break;
+    case "release":
+      await on({ event: "released", note: `released: ${move.evidence}` });
+      if (crossing.released_after_departure) {
+        await alertReleasedAfterDeparture(runtime, tenant, crossing);
+      }
+      break;
+    case "duties":
+      chargeReference = await bookDuty(runtime, tenant, crossing, move);
+      break;
+  }
+  return { crossing, move, replayed: r.replayed, charge_reference: chargeReference };
+}
+
+/** Courier 2.6 rule 3: one customs-administration entry per crossing cleared. */
+async function bookClearance(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossing: Crossing,
+  move: CustomsMove,
+): Promise<string | null> {
+  const reference = `CUS-${crossing.id}`;
+  const booked = await postLaterCharge(
+    runtime,
+    await shipmentIn(runtime, tenant, crossing.waybill),
+    {
+      kind: "customs_admin",
+      reference,
+      reason: `customs administration: cleared at ${crossing.border_post} ` +
+        `(${crossing.country} to ${crossing.to_country})`,
+      evidence_path: move.customs_reference,
+      source_event: `customs.cleared:${crossing.id}`,
+      by: move.by,
+    },
+  );
+  if (booked && !booked.ok) throw fromRejection(booked);
+  // A fee of zero books nothing: the courier does not charge for clearances.
+  return booked ? reference : null;
+}
+
+/**
+ * Courier 2.6: duties paid on the client's behalf are recoverable, kept apart from revenue. Only
+ * duties whose payer is the client are booked on its account.
+ */
+async function bookDuty(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossing: Crossing,
+  move: CustomsMove,
+): Promise<string | null> {
+  const duty = crossing.duties.find((d) => d.move === move.n);
+  if (!duty) throw new Error(`crossing ${crossing.id}: move ${move.n} recorded no duty`);
+  if (duty.payer !== "client") return null;
+  const reference = `DUT-${crossing.id}-${duty.n}`;
+  const source = `customs.duties:${crossing.id}${duty.n === 1 ? "" : `:${duty.n}`}`;
+  const booked = await postLaterCharge(
+    runtime,
+    await shipmentIn(runtime, tenant, crossing.waybill),
+    {
+      kind: "duties",
+      reference,
+      reason: `duties paid on the client's behalf at ${crossing.border_post}` +
+        (move.reason ? `: ${move.reason}` : ""),
+      evidence_path: duty.evidence,
+      source_event: source,
+      amount_minor: duty.amount_minor,
+      currency: duty.currency,
+      recoverable: true,
+      by: move.by,
+    },
+  );
+  if (booked && !booked.ok) throw fromRejection(booked);
+  return reference;
+}
+
+/** Courier 2.9: customs released the shipment after the vehicle left; the courier collects it. */
+async function alertReleasedAfterDeparture(
+  runtime: ActorRuntime,
+  tenant: string,
+  c: Crossing,
+): Promise<void> {
+  await raiseAlert(runtime, tenant, {
+    kind: "released_awaiting_collection",
+    condition_key: `${c.id}:released_after_departure`,
+    owner: "courier",
+    subject: { type: "shipment", id: c.waybill },
+    waybill: c.waybill,
+    message: `customs released ${c.waybill} at ${c.border_post} after the vehicle left: ` +
+      `it awaits collection`,
+    detail: { crossing: c.id, border_post: c.border_post, released_at: c.released_at },
+  });
+}
+
+async function askCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  command: CrossingCommand,
+): Promise<CrossingReply> {
+  const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command);
+  if (!r.ok) throw fromRejection(r);
+  return r.reply;
+}
+
+async function shipmentIn(runtime: ActorRuntime, tenant: string, waybill: string) {
+  const got = await runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
+  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
+  return asShipment(got.reply);
+}
+
+/**
+ * Records one scan on the shipment, once per key. A shipment already closed (cancelled,
+ * delivered) keeps its final state; the crossing still records what customs decided.
+ */
+async function scan(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  key: string,
+  input: ScanInput,
+): Promise<Shipment | null> {
+  const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan: input }, {
+    idempotencyKey: key,
+    permanent: true,
+  });
+  if (!r.ok) {
+    if (r.code === "shipment_closed") return null;
+    throw fromRejection(r);
+  }
+  return asShipment(r.reply);
+}

@@ -1,0 +1,93 @@
+/**
+ * Later charges (courier 2.6 rules 1 to 3): runs, customs and laboratories book each charge as
+ * its own ledger entry on the client's account, priced from the rate-card version the shipment
+ * was booked on (never the card in force today), with payer, reason, evidence and the source
+ * event. The same source event books once, however often it is sent (rule 2).
+ */
+import { entryAsk } from "../../actors/client_ledger.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
+import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
+import type { Shipment } from "../../actors/shipment.ts";
+import type { ChargeKind } from "../domain/ledger.ts";
+import type { RateCardTerms } from "../domain/rate_card.ts";
+import type { AskResult } from "../runtime/plan.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
+import type { CourierClientReply } from "../../actors/courier_client.ts";
+
+/** The rate-card fee each later charge is priced with, when it has one. */
+export const FEE_OF: Partial<Record<ChargeKind, keyof RateCardTerms>> = {
+  customs_admin: "customs_admin_fee",
+  errand: "errand_fee",
+  failed_collection: "failed_collection_fee",
+  cold_chain: "cold_chain_fee",
+  waiting: "waiting_fee",
+  redelivery: "redelivery_fee",
+  return: "return_fee",
+};
+
+/** The frozen rate-card terms of a shipment (its card at the version it was priced on). */
+export async function frozenTerms(
+  runtime: ActorRuntime,
+  s: Pick<Shipment, "courier_id" | "pricing">,
+): Promise<RateCardTerms> {
+  const got = await runtime.ask(rateCardActor, s.courier_id, s.pricing.rate_card_id, {
+    kind: "get",
+  });
+  if (!got.ok) throw new Error(`rate card ${s.pricing.rate_card_id}: ${got.message}`);
+  const version = asRateCard(got.reply).versions.find((v) =>
+    v.version === s.pricing.rate_card_version
+  );
+  if (!version) throw new Error(`rate card ${s.pricing.rate_card_id} lost its version`);
+  return version.terms;
+}
+
+export interface LaterCharge {
+  readonly kind: ChargeKind;
+  /** A stable reference, e.g. `CUS-<crossing>` or `WAIT-<stop>`. */
+  readonly reference: string;
+  readonly reason: string;
+  readonly evidence_path: string | null;
+  /** The event that caused it, e.g. `customs.cleared:<crossing>`; it books once. */
+  readonly source_event: string;
+  /** Minor units; absent: the fee of the shipment's frozen rate card for this kind. */
+  readonly amount_minor?: number;
+  /** With amount_minor: its currency (duties are paid in the border's currency). */
+  readonly currency?: string;
+  readonly recoverable?: boolean;
+  readonly fx?: { readonly rate: string; readonly source: string };
+  readonly by: string;
+}
+
+/**
+ * Books one later charge on the shipment's client. A fee of zero books nothing (answers null):
+ * the courier does not charge for it.
+ */
+export async function postLaterCharge(
+  runtime: ActorRuntime,
+  s: Pick<Shipment, "courier_id" | "client_id" | "waybill" | "pricing">,
+  charge: LaterCharge,
+): Promise<AskResult<CourierClientReply> | null> {
+  let amount = charge.amount_minor;
+  let currency = charge.currency ?? s.pricing.currency;
+  if (amount === undefined) {
+    const field = FEE_OF[charge.kind];
+    const terms = await frozenTerms(runtime, s);
+    amount = field ? Number(terms[field] ?? 0) : 0;
+    currency = terms.currency;
+  }
+  if (!amount) return null;
+  return await runtime.ask(courierClientActor, s.courier_id, s.client_id, {
+    kind: "post_charge",
+    reference: charge.reference,
+    entry_kind: charge.kind,
+    amount_minor: amount,
+    currency,
+    reason: charge.reason,
+    evidence_path: charge.evidence_path,
+    source_event: charge.source_event,
+    shipment: s.waybill,
+    recoverable: charge.recoverable ?? false,
+    ...(charge.fx ? { fx: charge.fx } : {}),
+    by: charge.by,
+  }, entryAsk(charge.source_event));
+}

@@ -1,0 +1,132 @@
+/**
+ * Run orchestration (courier 2.6 rule 3, 3.4, 4.5): a run or stop action is decided by the run
+ * actor, then its custody moves are applied to each shipment through the shipment's actor and its
+ * later charges are booked on the client's account. Every step carries an idempotency key derived
+ * from the action's own key, so a replay after lost signal (or a retry after a crash between two
+ * steps) returns the first answer and applies each custody move and charge exactly once.
+ */
+import type { Context } from "hono";
+import {
+  type Load,
+  type NetworkRun,
+  networkRunActor,
+  type RunCommand,
+} from "../../actors/network_run.ts";
+import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import type { ScanEvent } from "../domain/lifecycle.ts";
+import { businessPrincipalOf, principalName } from "../http/auth.ts";
+import type { AppEnv } from "../http/context.ts";
+import { ApiError, fromRejection } from "../http/errors.ts";
+import { type LaterCharge, postLaterCharge } from "./later_charges.ts";
+
+/** A shipment's load in exact units (grams, cm3, pieces). */
+export function shipmentLoad(s: Shipment): Load {
+  return s.parcels.reduce((sum, p) => ({
+    grams: sum.grams + Math.round(p.weight_kg * 1000),
+    cm3: sum.cm3 + Math.round(p.length_cm * p.width_cm * p.height_cm),
+    pieces: sum.pieces + 1,
+    cold_slots: sum.cold_slots,
+  }), { grams: 0, cm3: 0, pieces: 0, cold_slots: 0 });
+}
+
+export async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<Shipment> {
+  const tenant = businessPrincipalOf(c).business.id;
+  const got = await c.get("env").runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
+  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
+  return asShipment(got.reply);
+}
+
+/** Asks the run; `key` makes the command idempotent (its first answer is kept for good). */
+export async function askRun(
+  c: Context<AppEnv>,
+  runId: string,
+  command: RunCommand,
+  key: string | null = null,
+): Promise<NetworkRun> {
+  const tenant = businessPrincipalOf(c).business.id;
+  const r = await c.get("env").runtime.ask(
+    networkRunActor,
+    tenant,
+    runId,
+    command,
+    key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
+  );
+  if (!r.ok) throw fromRejection(r);
+  return r.reply;
+}
+
+/**
+ * Records one custody move on a shipment, once: the same key never moves it twice. A shipment
+ * already closed (delivered elsewhere) keeps its state; the run still records its own.
+ */
+export async function moveShipment(
+  c: Context<AppEnv>,
+  waybill: string,
+  key: string,
+  scan: Omit<ScanInput, "by">,
+): Promise<void> {
+  const p = businessPrincipalOf(c);
+  const r = await c.get("env").runtime.ask(shipmentActor, p.business.id, waybill, {
+    kind: "record",
+    scan: { ...scan, by: principalName(p) },
+  }, { idempotencyKey: `custody:${key}:${waybill}`, permanent: true });
+  if (!r.ok && r.code !== "shipment_closed") throw fromRejection(r);
+}
+
+/** Moves every listed shipment with the same scan (one key per action and shipment). */
+export async function moveAll(
+  c: Context<AppEnv>,
+  waybills: readonly string[],
+  key: string,
+  event: ScanEvent,
+  fields: Omit<ScanInput, "by" | "event"> = {},
+): Promise<void> {
+  for (const w of waybills) await moveShipment(c, w, key, { ...fields, event });
+}
+
+/** Books a later charge caused by a run (courier 2.6 rule 3); the source event books once. */
+export async function runCharge(
+  c: Context<AppEnv>,
+  waybill: string,
+  charge: Omit<LaterCharge, "by">,
+): Promise<void> {
+  const s = await shipmentOf(c, waybill);
+  const r = await postLaterCharge(c.get("env").runtime, s, {
+    ...charge,
+    by: principalName(businessPrincipalOf(c)),
+  });
+  if (r && !r.ok) throw fromRejection(r);
+}
+
+/** The holder named on custody moves made by a run: its driver, else its vehicle. */
+export function holderOf(run: NetworkRun): string {
+  return run.driver_id ? `driver:${run.driver_id}` : `vehicle:${run.vehicle ?? run.id}`;
+}
+
+/** What a driver sees of a run (courier 2.10): no declared or customs values, no money. */
+export function driverView(run: NetworkRun) {
+  return {
+    id: run.id,
+    facility_id: run.facility_id,
+    kind: run.kind,
+    countries: run.countries,
+    vehicle: run.vehicle,
+    status: run.status,
+    stops: run.stops.map((s) => ({
+      id: s.id,
+      kind: s.kind,
+      waybill: s.waybill,
+      status: s.status,
+      country: s.country,
+      to_country: s.to_country,
+      border_post: s.border_post,
+      work_order: s.work_order
+        ? { sender: s.work_order.sender, recipient: s.work_order.recipient }
+        : null,
+      collected: s.collected.map((x) => ({ waybill: x.waybill, labels: x.labels })),
+      exit_at: s.exit_at,
+      entry_at: s.entry_at,
+    })),
+    items: run.items.map((i) => ({ waybill: i.waybill, state: i.state, stop_id: i.stop_id })),
+  };
+}

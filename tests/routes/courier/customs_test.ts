@@ -1,0 +1,570 @@
+/**
+ * Customs crossings through the API (courier 2.6, 2.9, 2.10, 3.2, 3.4, 4.5, 5, 7): each move's
+ * required facts, the scopes, what a move does to the shipment, the customs-administration
+ * charge booked once per clearance, duties kept apart from revenue, the release after the
+ * vehicle left, the border stop's exit before entry, and tenancy. Crossings are opened with
+ * openCrossing, as a run's border stop does.
+ */
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { until } from "../../helpers/receiver.ts";
+import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/customs.ts";
+import { ApiError } from "../../../src/http/errors.ts";
+
+const CROSS_BORDER = { ...DOMESTIC, to_country: "ZA", recipient_address: "12 Long St, Rustenburg" };
+
+async function ready(t: TestEnv): Promise<[Courier, Client]> {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "2000");
+  return [courier, client];
+}
+
+/** The operator grants customs:approve on top of what newCourier stored. */
+async function grantApprove(t: TestEnv, courier: Courier): Promise<void> {
+  const r = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+    operator: true,
+    body: {
+      api_key_scopes: [
+        "billing:administer",
+        "billing:view-own",
+        "runs:override",
+        "customs:approve",
+      ],
+    },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+}
+
+async function book(t: TestEnv, client: Client): Promise<string> {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: CROSS_BORDER,
+  });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill as string;
+}
+
+function present(t: TestEnv, courier: Courier, waybill: string, stop = "stop_tlokweng") {
+  return openCrossing(t.env.runtime, courier.business.id, {
+    waybill,
+    country: "BW",
+    to_country: "ZA",
+    border_post: "Tlokweng",
+    run_id: "run_test",
+    stop_id: stop,
+    by: "driver:test",
+  });
+}
+
+async function move(
+  t: TestEnv,
+  courier: Courier,
+  crossing: string,
+  body: Record<string, unknown>,
+  status = 200,
+) {
+  const r = await t.call("POST", `/business/customs/${crossing}/move`, {
+    key: courier.business.api_key,
+    body,
+  });
+  assert.equal(r.status, status, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+async function supply(t: TestEnv, courier: Courier, crossing: string, names: string[]) {
+  const r = await t.call("POST", `/business/customs/${crossing}/supply`, {
+    key: courier.business.api_key,
+    body: { documents: names.map((name) => ({ name, reference: `${name}-1` })) },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+async function crossings(t: TestEnv, courier: Courier, waybill: string) {
+  await t.settle();
+  const r = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.crossings as {
+    id: string;
+    status: string;
+    history: { action: string; reason: string | null }[];
+    documents: { name: string }[];
+    duties: { amount: string; payer: string }[];
+    exit_at: string | null;
+    entry_at: string | null;
+    vehicle_left_at: string | null;
+  }[];
+}
+
+async function shipment(t: TestEnv, courier: Courier, waybill: string) {
+  const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data as {
+    status: string;
+    health: string;
+    exception: { reason: string } | null;
+    trail: { event: string }[];
+  };
+}
+
+async function ledger(t: TestEnv, courier: Courier, kind: string) {
+  await t.settle();
+  const r = await sql<{
+    reference: string;
+    amount_minor: number;
+    currency: string;
+    recoverable: boolean;
+    evidence_path: string | null;
+    source_event: string | null;
+    status: string;
+  }>`select reference, amount_minor, currency, recoverable, evidence_path, source_event, status
+    from ledger_entries where tenant = ${courier.business.id} and kind = ${kind}
+    order by seq`.execute(t.env.db);
+  return r.rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor) }));
+}
+
+async function alerts(t: TestEnv, courier: Courier, kind: string) {
+  await t.settle();
+  const r = await t.call("GET", `/business/courier/alerts?kind=${kind}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data as { kind: string; waybill: string; owner: string }[];
+}
+
+/** Waits for the billing event a charge produces (courier 6.1), bus-driven. */
+async function billingEvent(t: TestEnv, courier: Courier, eventType: string): Promise<void> {
+  await until(t, async () => {
+    const r = await t.call("GET", `/business/courier/billing/events?event_type=${eventType}`, {
+      key: courier.business.api_key,
+    });
+    return r.status === 200 && r.body.data.length === 1;
+  }, `billing event ${eventType}`);
+}
+
+Deno.test("customs: each move needs its facts; a refused move changes nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantApprove(t, courier);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+    assert.match(id, /^xing_[0-9a-f]{24}$/);
+    assert.equal(await present(t, courier, waybill), id, "opening again is the same crossing");
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "customs_processing");
+    assert.equal(s.health, "waiting_customs");
+    assert.equal(s.trail.filter((e) => e.event === "presented_to_customs").length, 1);
+
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ action: "hold" }, "reason_required"],
+      [{ action: "hold", reason: "   " }, "reason_required"],
+      [{ action: "request_documents" }, "reason_required"],
+      [{ action: "refuse", customs_reference: "X" }, "reason_required"],
+      [{ action: "clear", reason: "all good" }, "customs_reference_required"],
+      [{ action: "release", reason: "released" }, "evidence_required"],
+      [
+        { action: "duties", currency: "BWP", payer: "client", evidence: "r" },
+        "duties_fields_required",
+      ],
+      [
+        { action: "duties", amount: "10", payer: "client", evidence: "r" },
+        "duties_fields_required",
+      ],
+      [
+        { action: "duties", amount: "10", currency: "BWP", evidence: "r" },
+        "duties_fields_required",
+      ],
+      [
+        { action: "duties", amount: "10", currency: "BWP", payer: "client" },
+        "duties_fields_required",
+      ],
+      [
+        { action: "duties", amount: "-5", currency: "BWP", payer: "client", evidence: "r" },
+        "invalid_amount",
+      ],
+      [
+        { action: "duties", amount: "ten", currency: "BWP", payer: "client", evidence: "r" },
+        "invalid_amount",
+      ],
+      [{ action: "teleport", reason: "x" }, "validation_failed"],
+    ];
+    for (const [body, code] of refusals) {
+      const r = await move(t, courier, id, body, 422);
+      assert.equal(r.code, code, JSON.stringify(body));
+    }
+    const missing = await move(t, courier, id, { action: "duties", amount: "10" }, 422);
+    assert.match(missing.message, /currency, payer, evidence/);
+
+    const [c] = await crossings(t, courier, waybill);
+    assert.equal(c!.id, id);
+    assert.equal(c!.status, "presented");
+    assert.deepEqual(c!.history, []);
+    assert.deepEqual(c!.duties, []);
+    assert.equal((await shipment(t, courier, waybill)).status, "customs_processing");
+    assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
+  }));
+
+Deno.test("customs: clear, release and refuse need customs:approve; holds need runs:operate", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+    for (
+      const body of [
+        { action: "clear", customs_reference: "SARS-1" },
+        { action: "release", evidence: "release note 7" },
+        { action: "refuse", reason: "prohibited goods" },
+      ]
+    ) {
+      const r = await move(t, courier, id, body, 403);
+      assert.equal(r.code, "scope_denied");
+      assert.match(r.message, /customs:approve/);
+    }
+    // The courier's own key operates runs by default: holds and requests need nothing more.
+    const held = await move(t, courier, id, { action: "hold", reason: "x-ray inspection" });
+    assert.equal(held.data.status, "held");
+    assert.equal(held.data.history.length, 1);
+    await grantApprove(t, courier);
+    const cleared = await move(t, courier, id, { action: "clear", customs_reference: "SARS-1" });
+    assert.equal(cleared.data.status, "cleared");
+    await billingEvent(t, courier, `customs.cleared:${id}`);
+  }));
+
+Deno.test("customs: a hold waits on the courier, papers put it back with customs, one clearance charge", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantApprove(t, courier);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+
+    const asked = await move(t, courier, id, {
+      action: "request_documents",
+      reason: "commercial invoice missing",
+    });
+    assert.equal(asked.data.status, "documents_requested");
+    let s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "customs_hold");
+    assert.equal(s.health, "waiting_courier");
+    await until(
+      t,
+      async () => (await alerts(t, courier, "documents_missing")).length === 1,
+      "documents missing",
+    );
+    // The same request again is a replay: nothing moves twice.
+    const again = await move(t, courier, id, {
+      action: "request_documents",
+      reason: "commercial invoice missing",
+    });
+    assert.equal(again.data.replayed, true);
+    assert.equal(again.data.history.length, 1);
+
+    const supplied = await supply(t, courier, id, ["commercial invoice"]);
+    assert.equal(supplied.status, "presented");
+    assert.equal(supplied.documents.length, 1);
+    s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "customs_processing");
+    assert.equal(s.health, "waiting_customs");
+    assert.equal(s.trail.filter((e) => e.event === "customs_hold").length, 1);
+    assert.equal(s.trail.filter((e) => e.event === "documents_supplied").length, 1);
+
+    const cleared = await move(t, courier, id, { action: "clear", customs_reference: "SARS-42" });
+    assert.equal(cleared.data.status, "cleared");
+    assert.equal(cleared.data.replayed, false);
+    assert.equal(cleared.data.charge_reference, `CUS-${id}`);
+    const twice = await move(t, courier, id, { action: "clear", customs_reference: "SARS-42" });
+    assert.equal(twice.data.replayed, true);
+    assert.equal(twice.data.history.length, 2);
+    // Nothing but duties follows a clearance.
+    const other = await move(
+      t,
+      courier,
+      id,
+      { action: "clear", customs_reference: "SARS-43" },
+      422,
+    );
+    assert.equal(other.code, "crossing_closed");
+    assert.equal(
+      (await move(t, courier, id, { action: "hold", reason: "x" }, 422)).code,
+      "crossing_closed",
+    );
+    s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "cleared");
+    assert.equal(s.trail.filter((e) => e.event === "cleared").length, 1);
+
+    const charges = await ledger(t, courier, "customs_admin");
+    assert.equal(charges.length, 1, "one charge per crossing cleared");
+    assert.equal(charges[0]!.reference, `CUS-${id}`);
+    assert.equal(charges[0]!.amount_minor, 7500);
+    assert.equal(charges[0]!.currency, "BWP");
+    assert.equal(charges[0]!.recoverable, false);
+    assert.equal(charges[0]!.evidence_path, "SARS-42");
+    assert.equal(charges[0]!.source_event, `customs.cleared:${id}`);
+    const bill = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(bill.status, 200, JSON.stringify(bill.body));
+    const kinds = bill.body.data.statement.entries.map((e: { kind: string }) => e.kind);
+    assert.equal(kinds.filter((k: string) => k === "customs_admin").length, 1);
+    await billingEvent(t, courier, `customs.cleared:${id}`);
+
+    const [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.history.map((h) => h.action), ["request_documents", "clear"]);
+    assert.deepEqual(c!.documents.map((d) => d.name), ["commercial invoice"]);
+  }));
+
+Deno.test("customs: duties paid for the client are recoverable, apart from revenue; others are not charged", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantApprove(t, courier);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+    const duty = {
+      action: "duties",
+      amount: "125.50",
+      currency: "BWP",
+      payer: "client",
+      evidence: "SARS receipt 9001",
+    };
+    const first = await move(t, courier, id, duty);
+    assert.equal(first.data.charge_reference, `DUT-${id}-1`);
+    assert.equal(first.data.move.amount, "125.50");
+    const replay = await move(t, courier, id, duty);
+    assert.equal(replay.data.replayed, true);
+    await move(t, courier, id, { ...duty, amount: 30, evidence: "SARS receipt 9002" });
+    const recipient = await move(t, courier, id, {
+      ...duty,
+      amount: "12",
+      payer: "recipient",
+      evidence: "paid at the counter",
+    });
+    assert.equal(recipient.data.charge_reference, null);
+    // Duties still follow a clearance.
+    await move(t, courier, id, { action: "clear", customs_reference: "SARS-77" });
+    await move(t, courier, id, { ...duty, amount: "5", evidence: "late excise" });
+
+    const duties = await ledger(t, courier, "duties");
+    assert.deepEqual(duties.map((d) => [d.reference, d.amount_minor, d.source_event]), [
+      [`DUT-${id}-1`, 12550, `customs.duties:${id}`],
+      [`DUT-${id}-2`, 3000, `customs.duties:${id}:2`],
+      [`DUT-${id}-4`, 500, `customs.duties:${id}:4`],
+    ]);
+    assert.ok(duties.every((d) => d.recoverable && d.status === "posted"));
+    assert.equal(duties[0]!.evidence_path, "SARS receipt 9001");
+    assert.equal((await ledger(t, courier, "customs_admin")).length, 1);
+
+    const bill = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(bill.status, 200, JSON.stringify(bill.body));
+    const totals = bill.body.data.statement.totals.find((x: { currency: string }) =>
+      x.currency === "BWP"
+    );
+    assert.equal(Number(totals.recoverable_duties), 160.5);
+    const shipmentCharge = bill.body.data.statement.entries
+      .filter((e: { kind: string }) => e.kind === "shipment")
+      .reduce((sum: number, e: { amount: string }) => sum + Math.round(Number(e.amount) * 100), 0);
+    const charges = Math.round(Number(totals.charges) * 100);
+    assert.equal(charges, shipmentCharge + 7500, "revenue leaves the duties out");
+
+    const [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.duties.map((d) => [d.amount, d.payer]), [
+      ["125.50", "client"],
+      ["30.00", "client"],
+      ["12.00", "recipient"],
+      ["5.00", "client"],
+    ]);
+    for (const n of ["", ":2", ":4"]) await billingEvent(t, courier, `customs.duties:${id}${n}`);
+    await billingEvent(t, courier, `customs.cleared:${id}`);
+  }));
+
+Deno.test("customs: a release after the vehicle left awaits collection; entry only after exit", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantApprove(t, courier);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+    const tenant = courier.business.id;
+
+    await assert.rejects(
+      () => recordCrossing(t.env.runtime, tenant, id, "entry", "driver:test"),
+      (e: unknown) => e instanceof ApiError && e.code === "entry_before_exit" && e.status === 422,
+    );
+    await recordCrossing(t.env.runtime, tenant, id, "exit", "driver:test");
+    const crossed = await recordCrossing(t.env.runtime, tenant, id, "entry", "driver:test");
+    assert.ok(crossed.exit_at !== null && crossed.entry_at !== null);
+    assert.ok(crossed.exit_at <= crossed.entry_at);
+
+    await move(t, courier, id, { action: "hold", reason: "inspection" });
+    const left = await vehicleLeft(t.env.runtime, tenant, id, "driver:test");
+    assert.notEqual(left.vehicle_left_at, null);
+    const released = await move(t, courier, id, { action: "release", evidence: "release RN-5" });
+    assert.equal(released.data.status, "released");
+    assert.equal(released.data.released_after_departure, true);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "released_awaiting_collection")).length === 1,
+      "released awaiting collection",
+    );
+    const [alert] = await alerts(t, courier, "released_awaiting_collection");
+    assert.equal(alert!.waybill, waybill);
+    assert.equal(alert!.owner, "courier");
+    assert.equal((await shipment(t, courier, waybill)).status, "cleared");
+    // A release repeated raises nothing new; clearance may still follow a release.
+    await move(t, courier, id, { action: "release", evidence: "release RN-5" });
+    await move(t, courier, id, { action: "clear", customs_reference: "SARS-5" });
+    await billingEvent(t, courier, `customs.cleared:${id}`);
+
+    // Released before the vehicle left: nothing awaits collection.
+    const second = await book(t, client);
+    const other = await present(t, courier, second);
+    await move(t, courier, other, { action: "release", evidence: "release RN-6" });
+    await vehicleLeft(t.env.runtime, tenant, other, "driver:test");
+    await t.settle();
+    assert.equal((await alerts(t, courier, "released_awaiting_collection")).length, 1);
+
+    const [c] = await crossings(t, courier, waybill);
+    assert.notEqual(c!.exit_at, null);
+    assert.notEqual(c!.entry_at, null);
+    assert.notEqual(c!.vehicle_left_at, null);
+  }));
+
+Deno.test("customs: a refusal is an exception on the shipment and ends the crossing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantApprove(t, courier);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+    const refused = await move(t, courier, id, { action: "refuse", reason: "prohibited goods" });
+    assert.equal(refused.data.status, "refused");
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.health, "exception");
+    assert.equal(s.exception?.reason, "customs refused: prohibited goods");
+    for (
+      const body of [
+        { action: "clear", customs_reference: "SARS-9" },
+        { action: "duties", amount: "1", currency: "BWP", payer: "client", evidence: "r" },
+        { action: "refuse", reason: "something else" },
+      ]
+    ) {
+      assert.equal((await move(t, courier, id, body, 422)).code, "crossing_closed");
+    }
+    const r = await t.call("POST", `/business/customs/${id}/supply`, {
+      key: courier.business.api_key,
+      body: { documents: [{ name: "permit" }] },
+    });
+    assert.equal(r.status, 422);
+    assert.equal(r.body.code, "crossing_closed");
+    await assert.rejects(
+      () =>
+        recordCrossing(t.env.runtime, courier.business.id, id, "exit", "d").then(() =>
+          recordCrossing(t.env.runtime, courier.business.id, id, "entry", "d")
+        ),
+      (e: unknown) => e instanceof ApiError && e.code === "crossing_closed",
+    );
+    assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
+  }));
+
+Deno.test("customs: another courier finds nothing; a driver supplies only for what they carry", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    const id = await present(t, courier, waybill);
+    const other = await newCourier(t);
+    const key = other.business.api_key;
+    assert.equal(
+      (await t.call("GET", `/business/shipments/${waybill}/customs`, { key })).status,
+      404,
+    );
+    const moved = await t.call("POST", `/business/customs/${id}/move`, {
+      key,
+      body: { action: "hold", reason: "x" },
+    });
+    assert.equal(moved.status, 404);
+    const supplied = await t.call("POST", `/business/customs/${id}/supply`, {
+      key,
+      body: { documents: [{ name: "invoice" }] },
+    });
+    assert.equal(supplied.status, 404);
+    await assert.rejects(
+      () =>
+        openCrossing(t.env.runtime, other.business.id, {
+          waybill,
+          country: "BW",
+          to_country: "ZA",
+          border_post: "Tlokweng",
+          run_id: null,
+          stop_id: null,
+          by: "x",
+        }),
+      (e: unknown) => e instanceof ApiError && e.code === "not_found",
+    );
+
+    const driver = async (businessId: string) => {
+      const r = await t.call("POST", `/operator/businesses/${businessId}/drivers`, {
+        operator: true,
+        body: { name: "Thabo", phone: "+26771234567", vehicle_type_id: 1 },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.data as { id: string; token: string };
+    };
+    const body = { documents: [{ name: "commercial invoice", reference: "INV-9" }] };
+    const mine = await driver(courier.business.id);
+    const theirs = await driver(other.business.id);
+    for (const d of [mine, theirs]) {
+      const r = await t.call("POST", `/driver/customs/${id}/supply`, { bearer: d.token, body });
+      assert.equal(r.status, 404, JSON.stringify(r.body));
+    }
+
+    // Once a run carrying the shipment is assigned to the driver, the driver may supply papers.
+    const run = await t.call("POST", "/business/network-runs", {
+      key: courier.business.api_key,
+      body: {
+        facility_id: "GBE-HUB",
+        kind: "linehaul",
+        countries: ["BW", "ZA"],
+        capacity: { kg: 1000, m3: 10, pieces: 100 },
+        driver_id: mine.id,
+      },
+    });
+    assert.equal(run.status, 201, JSON.stringify(run.body));
+    const stop = await t.call("POST", `/business/network-runs/${run.body.data.id}/stops`, {
+      key: courier.business.api_key,
+      body: { kind: "deliver", waybill },
+    });
+    assert.equal(stop.status, 201, JSON.stringify(stop.body));
+    const r = await t.call("POST", `/driver/customs/${id}/supply`, { bearer: mine.token, body });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.documents.map((d: { name: string }) => d.name), [
+      "commercial invoice",
+    ]);
+    assert.equal(r.body.data.duties, undefined, "a driver never sees customs values");
+    const denied = await t.call("POST", `/driver/customs/${id}/supply`, {
+      bearer: theirs.token,
+      body,
+    });
+    assert.equal(denied.status, 404);
+  }));

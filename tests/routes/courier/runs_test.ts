@@ -1,0 +1,423 @@
+/**
+ * Network runs and stops (courier 2.10, 3.4, 4.5): capacity is never exceeded silently; a stop
+ * action replayed after lost signal answers the first and books once; collecting more than
+ * reserved needs runs:override and a reason; a run closes only when every item has an end state;
+ * drivers reach only their own runs and never see declared or customs values.
+ */
+import assert from "node:assert/strict";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  courierWithScopes,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+
+async function book(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: { ...DOMESTIC, declared_value: 4321, ...extra },
+  });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill as string;
+}
+
+async function ready(t: TestEnv): Promise<[Courier, Client]> {
+  const courier = await newCourier(t, {
+    errand_fee: 20,
+    failed_collection_fee: 15,
+    waiting_fee: 10,
+  });
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "2000");
+  return [courier, client];
+}
+
+async function newRun(t: TestEnv, courier: Courier, extra: Record<string, unknown> = {}) {
+  const r = await t.call("POST", "/business/network-runs", {
+    key: courier.business.api_key,
+    body: {
+      facility_id: "GBE-HUB",
+      kind: "linehaul",
+      countries: ["BW"],
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 0 },
+      vehicle: "B 123 ABC",
+      ...extra,
+    },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data.id as string;
+}
+
+async function post(t: TestEnv, courier: Courier, path: string, body: unknown, status = 200) {
+  const r = await t.call("POST", path, { key: courier.business.api_key, body });
+  assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+async function ledger(t: TestEnv, courier: Courier, client: Client) {
+  await t.settle();
+  return await t.env.db.selectFrom("ledger_entries").selectAll()
+    .where("tenant", "=", courier.business.id)
+    .where("client_id", "=", client.id)
+    .execute();
+}
+
+async function newDriver(t: TestEnv, courier: Courier) {
+  const r = await t.call("POST", `/operator/businesses/${courier.business.id}/drivers`, {
+    operator: true,
+    body: { name: "Thabo", phone: "+26771000000", vehicle_type_id: 1 },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data as { id: string; token: string };
+}
+
+Deno.test("runs: capacity is never exceeded silently; a run closes only with every end state", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { capacity: { kg: 6, m3: 1, pieces: 10 } });
+    const a = await book(t, client);
+    const b = await book(t, client);
+    const c = await book(t, client);
+    const stop = async (waybill: string, status = 201) =>
+      await post(
+        t,
+        courier,
+        `/business/network-runs/${run}/stops`,
+        { kind: "deliver", waybill },
+        status,
+      );
+    await stop(a);
+    await stop(b);
+    const over = await stop(c, 422); // 3 x 2.5 kg > 6 kg
+    assert.equal(over.code, "capacity_exceeded");
+    const data = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data;
+    const [sa, sb] = data.stops.map((s: { id: string }) => s.id);
+    await post(t, courier, `/business/network-runs/${run}/stops/${sa}/deliver`, {
+      received_by: "Neo",
+    });
+    const refused = await post(t, courier, `/business/network-runs/${run}/close`, {}, 422);
+    assert.equal(refused.code, "items_without_end_state");
+    assert.match(refused.message, new RegExp(b));
+    // Damaged needs its exception (the report's note), then the run may close.
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill: b,
+      condition: "damaged",
+      note: "box crushed under a pallet",
+    });
+    const closed = await post(t, courier, `/business/network-runs/${run}/close`, {});
+    assert.equal(closed.data.status, "closed");
+    // The shipments moved through their own actors.
+    const shipA = await t.call("GET", `/business/courier/operations/${a}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(shipA.body.data.status, "delivered");
+    const shipB = await t.call("GET", `/business/courier/operations/${b}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(shipB.body.data.health, "exception");
+    void sb;
+  }));
+
+Deno.test("runs: the same collect sent three times books one collection and one charge", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await book(t, client);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "collect",
+      work_order: {
+        sender: "Molapo Pharmacy",
+        recipient: "Gaborone hub",
+        courier_client_id: client.id,
+        reserved: { kg: 5, m3: 0.1, pieces: 2 },
+      },
+    }, 201);
+    const stop = added.data.stops[0].id;
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      answers.push(
+        await post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+          waybill,
+          idempotency_key: "collect-1",
+        }),
+      );
+    }
+    assert.deepEqual(answers[1], answers[0]);
+    assert.deepEqual(answers[2], answers[0]);
+    const collected = answers[0]!.data.stops[0].collected;
+    assert.equal(collected.length, 1);
+    assert.deepEqual(collected[0].labels, [`${waybill}-1`]);
+    const entries = await ledger(t, courier, client);
+    const charges = entries.filter((e) => e.kind === "errand");
+    assert.equal(charges.length, 1);
+    assert.equal(Number(charges[0]!.amount_minor), 2000);
+    assert.equal(charges[0]!.source_event, `run.collected:${stop}:${waybill}`);
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(ship.body.data.status, "collected");
+    assert.equal(
+      ship.body.data.trail.filter((e: { event: string }) => e.event === "collected").length,
+      1,
+    );
+  }));
+
+Deno.test("runs: collecting more than reserved needs runs:override and a reason", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await book(t, client); // 2.5 kg
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "collect",
+      work_order: {
+        sender: "Molapo Pharmacy",
+        recipient: "Gaborone hub",
+        courier_client_id: client.id,
+        reserved: { kg: 1, m3: 0.1, pieces: 1 },
+      },
+    }, 201);
+    const stop = added.data.stops[0].id;
+    const over = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+      waybill,
+    }, 422);
+    assert.equal(over.code, "over_reserved");
+    const weak = await courierWithScopes(t, []);
+    void weak;
+    const ok = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+      waybill,
+      reason: "client handed over a heavier box; approved by the supervisor",
+    });
+    assert.equal(ok.data.stops[0].collected.length, 1);
+    assert.match(ok.data.history.at(-1).detail, /over reserved/);
+  }));
+
+Deno.test("runs: a driver reaches only their runs and never sees declared values", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const mine = await newDriver(t, courier);
+    const other = await newDriver(t, courier);
+    const run = await newRun(t, courier, { driver_id: mine.id });
+    const waybill = await book(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+    const asDriver = (token: string, method: string, path: string, body?: unknown) =>
+      t.call(method, path, { bearer: token, ...(body ? { body } : {}) });
+    const view = await asDriver(mine.token, "GET", `/driver/network-runs/${run}`);
+    assert.equal(view.status, 200, JSON.stringify(view.body));
+    const text = JSON.stringify(view.body);
+    for (const forbidden of ["4321", "declared", "customs_value", "amount", "total"]) {
+      assert.ok(!text.includes(forbidden), `driver view shows ${forbidden}`);
+    }
+    const stranger = await asDriver(other.token, "GET", `/driver/network-runs/${run}`);
+    assert.equal(stranger.status, 404);
+    const depart = await asDriver(other.token, "POST", `/driver/network-runs/${run}/depart`, {});
+    assert.equal(depart.status, 404);
+    const go = await asDriver(mine.token, "POST", `/driver/network-runs/${run}/depart`, {});
+    assert.equal(go.status, 200, JSON.stringify(go.body));
+    const stop = go.body.data.stops[0].id;
+    const done = await asDriver(
+      mine.token,
+      "POST",
+      `/driver/network-runs/${run}/stops/${stop}/deliver`,
+      {
+        idempotency_key: "k1",
+        received_by: "Neo",
+      },
+    );
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.data.items[0].state, "delivered");
+    await t.settle();
+    const list = await asDriver(mine.token, "GET", "/driver/network-runs");
+    assert.deepEqual(list.body.data.map((r: { id: string }) => r.id), [run]);
+    const none = await asDriver(other.token, "GET", "/driver/network-runs");
+    assert.deepEqual(none.body.data, []);
+    // Another courier's key sees nothing of the run.
+    const stranger2 = await newCourier(t);
+    const hidden = await t.call("GET", `/business/network-runs/${run}`, {
+      key: stranger2.business.api_key,
+    });
+    assert.equal(hidden.status, 404);
+  }));
+
+Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs billing:administer", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await book(t, client);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201);
+    const stop = added.data.stops[0].id;
+    const form = (withReceipt: boolean, key?: string) => {
+      const f = new FormData();
+      f.set("amount", "150.00");
+      f.set("currency", "BWP");
+      if (key) f.set("idempotency_key", key);
+      if (withReceipt) {
+        f.set("receipt", new File([new TextEncoder().encode("fuel receipt")], "fuel.txt"));
+      }
+      return f;
+    };
+    const send = (f: FormData) =>
+      t.app.request(`/api/business/network-runs/${run}/expenses`, {
+        method: "POST",
+        headers: { "X-Business-API-Key": courier.business.api_key },
+        body: f,
+      });
+    assert.equal((await send(form(false, "e1"))).status, 422);
+    assert.equal((await send(form(true))).status, 422);
+    const first = await send(form(true, "e1"));
+    assert.equal(first.status, 201, await first.clone().text());
+    const again = await send(form(true, "e1"));
+    assert.equal(again.status, 201);
+    assert.equal((await again.json()).data.expenses.length, 1);
+
+    const weak = await courierWithScopes(t, []);
+    const denied = await t.call("POST", `/business/network-runs/${run}/waiting`, {
+      key: weak.api_key,
+      body: { stop_id: stop, minutes: 30 },
+    });
+    assert.equal(denied.status, 404, "another courier's run is not found");
+    await post(t, courier, `/business/network-runs/${run}/waiting`, { stop_id: stop, minutes: 30 });
+    await post(t, courier, `/business/network-runs/${run}/waiting`, { stop_id: stop, minutes: 30 });
+    const waits = (await ledger(t, courier, client)).filter((e) => e.kind === "waiting");
+    assert.equal(waits.length, 1, "the same stop's wait books once");
+  }));
+
+Deno.test("runs: a border stop presents to customs, exit before entry; leg alerts are raised", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const patched = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer", "runs:override", "customs:approve"] },
+    });
+    assert.equal(patched.status, 200);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "2000");
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await book(t, client, { to_country: "ZA" });
+    await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Tlokweng",
+    }, 201);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201);
+    const [checkpoint] = added.data.stops.map((s: { id: string }) => s.id);
+    const alerts = async (kind: string) => {
+      await t.settle();
+      const r = await t.call("GET", `/business/courier/alerts?kind=${kind}`, {
+        key: courier.business.api_key,
+      });
+      return r.body.data as { waybill: string | null }[];
+    };
+    assert.equal((await alerts("leg_unassigned")).length, 1, "stops and no driver");
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const presented = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${checkpoint}/border`,
+      { idempotency_key: "b1" },
+    );
+    const stop = presented.data.stops[0];
+    assert.equal(stop.status, "presented");
+    assert.equal(stop.crossings.length, 1);
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(customs.status, 200, JSON.stringify(customs.body));
+    const entry = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${checkpoint}/cross`,
+      { side: "entry" },
+      422,
+    );
+    assert.equal(entry.code, "exit_before_entry");
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/cross`, {
+      side: "exit",
+    });
+    const entered = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${checkpoint}/cross`,
+      {
+        side: "entry",
+      },
+    );
+    assert.equal(entered.data.stops[0].status, "done");
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(ship.body.data.status, "customs_processing");
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    const ended = await alerts("leg_trip_ended");
+    assert.deepEqual(ended.map((a) => a.waybill), [waybill]);
+  }));
+
+Deno.test("runs: the run's driver records lab readings; an out-of-range one blocks the handover", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const driver = await newDriver(t, courier);
+    const run = await newRun(t, courier, { driver_id: driver.id });
+    const waybill = await book(t, client);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201);
+    const stop = added.data.stops[0].id;
+    const profile = await t.call("POST", `/business/shipments/${waybill}/lab/profile`, {
+      key: courier.business.api_key,
+      body: { sample_type: "blood", min_temp_c: 2, max_temp_c: 8, seal_id: "SEAL-1" },
+    });
+    assert.equal(profile.status, 200, JSON.stringify(profile.body));
+    const reading = await t.call("POST", `/driver/shipments/${waybill}/lab/temperature`, {
+      bearer: driver.token,
+      body: {
+        value: 12,
+        unit: "C",
+        source: "logger",
+        device: "TL-9",
+        time: "2026-11-02T09:00:00Z",
+      },
+    });
+    assert.equal(reading.status, 201, JSON.stringify(reading.body));
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const blocked = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
+      lab_handover: true,
+    }, 422);
+    assert.equal(blocked.code, "lab_handover_blocked");
+    assert.match(blocked.message, /temperature_out_of_range/);
+    const approved = await t.call("POST", `/business/shipments/${waybill}/lab/approve`, {
+      key: courier.business.api_key,
+      body: { decision: "accept", note: "lab accepted the sample after review" },
+    });
+    assert.ok(approved.status < 300, JSON.stringify(approved.body));
+    const handed = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
+      lab_handover: true,
+    });
+    assert.equal(handed.data.items[0].state, "lab_handover");
+  }));
