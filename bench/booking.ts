@@ -34,8 +34,9 @@ export interface Target {
   readonly base: string;
   /** Client API keys, one per account. */
   readonly keys: readonly string[];
-  /** The courier's business key (the runtime target only). */
+  /** The courier's business key and id (the runtime target only). */
   readonly businessKey?: string;
+  readonly businessId?: string;
   close(): Promise<void>;
 }
 
@@ -71,7 +72,7 @@ async function load(label: string, target: Target): Promise<number> {
   return rate;
 }
 
-async function operatorCall(
+export async function operatorCall(
   base: string,
   method: string,
   path: string,
@@ -198,6 +199,7 @@ export async function runtimeTarget(accounts: number): Promise<Target> {
     base,
     keys,
     businessKey: biz.api_key,
+    businessId: biz.id,
     async close() {
       const st = o.env.runtime.commitStats;
       console.log(

@@ -21,6 +21,7 @@ import { bookingBench } from "./booking.ts";
 import { outboundBench } from "./outbound.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
+import { runsBench } from "./runs.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -219,3 +220,4 @@ await bookingBench();
 await outboundBench();
 await shipmentsBench();
 await boardBench();
+await runsBench();

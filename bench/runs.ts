@@ -1,0 +1,137 @@
+/**
+ * Network runs (issue 6), figures only: stop actions per second for a run of 500 stops driven
+ * concurrently by its driver and by operations (each also replaying some of the other's actions
+ * with the same idempotency key, as after lost signal), then a check that every custody move was
+ * applied exactly once.
+ */
+import { operatorCall, runtimeTarget } from "./booking.ts";
+
+const STOPS = Number(Deno.env.get("BENCH_RUN_STOPS") ?? 500);
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+) {
+  const r = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { "Content-Type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = await r.json();
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+export async function runsBench(): Promise<void> {
+  const target = await runtimeTarget(1);
+  try {
+    const client = { "X-Client-API-Key": target.keys[0]! };
+    const ops = { "X-Business-API-Key": target.businessKey! };
+    const driver = await operatorCall(
+      target.base,
+      "POST",
+      `/operator/businesses/${target.businessId}/drivers`,
+      {
+        name: "Thabo",
+        phone: "+26771000000",
+        vehicle_type_id: 1,
+      },
+    );
+    const asDriver = { Authorization: `Bearer ${driver.token}` };
+    const waybills: string[] = [];
+    for (let i = 0; i < STOPS; i += 25) {
+      waybills.push(
+        ...await Promise.all(Array.from({ length: Math.min(25, STOPS - i) }, async () => {
+          const prices = await call(target.base, "POST", "/client/prices", {
+            recipient_name: "Neo",
+            parcels: [{ weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 }],
+            from_country: "BW",
+            to_country: "BW",
+          }, client);
+          const booked = await call(target.base, "POST", "/client/book", {
+            prices_reference: prices.prices_reference,
+            service_level: "express",
+            dangerous_goods_confirmed: false,
+          }, client);
+          return booked.waybill as string;
+        })),
+      );
+    }
+    const run = await call(target.base, "POST", "/business/network-runs", {
+      facility_id: "GBE-HUB",
+      kind: "delivery",
+      countries: ["BW"],
+      capacity: { kg: 10_000, m3: 100, pieces: 10_000, cold_slots: 0 },
+      driver_id: driver.id,
+    }, ops);
+    let stops: { id: string; waybill: string }[] = [];
+    for (const waybill of waybills) {
+      const r = await call(target.base, "POST", `/business/network-runs/${run.id}/stops`, {
+        kind: "deliver",
+        waybill,
+      }, ops);
+      stops = r.stops;
+    }
+    await call(target.base, "POST", `/business/network-runs/${run.id}/depart`, {}, ops);
+    // The driver works the even stops and operations the odd ones; each also replays every
+    // fifth stop of the other with the same idempotency key.
+    const actions: { path: string; headers: Record<string, string>; stop: string }[] = [];
+    stops.forEach((s, i) => {
+      const mine = i % 2 === 0 ? asDriver : ops;
+      const prefix = i % 2 === 0 ? "/driver" : "/business";
+      actions.push({
+        path: `${prefix}/network-runs/${run.id}/stops/${s.id}/deliver`,
+        headers: mine,
+        stop: s.id,
+      });
+      if (i % 5 === 0) {
+        const other = i % 2 === 0 ? ops : asDriver;
+        const otherPrefix = i % 2 === 0 ? "/business" : "/driver";
+        actions.push({
+          path: `${otherPrefix}/network-runs/${run.id}/stops/${s.id}/deliver`,
+          headers: other,
+          stop: s.id,
+        });
+      }
+    });
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < actions.length) {
+        const a = actions[next++]!;
+        await call(
+          target.base,
+          "POST",
+          a.path,
+          { idempotency_key: `deliver-${a.stop}` },
+          a.headers,
+        );
+      }
+    }));
+    const seconds = (performance.now() - start) / 1000;
+    let exactlyOnce = 0;
+    for (const waybill of waybills) {
+      const s = await call(
+        target.base,
+        "GET",
+        `/business/courier/operations/${waybill}`,
+        undefined,
+        ops,
+      );
+      const delivered = s.trail.filter((e: { event: string }) => e.event === "delivered").length;
+      if (delivered === 1) exactlyOnce++;
+    }
+    console.log(
+      `runs: ${actions.length} stop actions on a run of ${STOPS} stops (driver and operations ` +
+        `concurrently, with replays): ${(actions.length / seconds).toFixed(0)} actions/s; ` +
+        `custody moved exactly once on ${exactlyOnce} of ${STOPS} shipments`,
+    );
+  } finally {
+    await target.close();
+  }
+}
+
+if (import.meta.main) await runsBench();
