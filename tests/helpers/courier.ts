@@ -155,3 +155,36 @@ export const DOMESTIC = {
 export function clientKey(client: Client): Record<string, string> {
   return { "X-Client-API-Key": client.api_key };
 }
+
+/** Prices DOMESTIC (with `extra` over it) for the client and books its express option. */
+export async function bookShipment(
+  t: TestEnv,
+  client: Client,
+  extra: Record<string, unknown> = {},
+  options: { dangerous_goods_confirmed?: boolean } = {},
+): Promise<{ waybill: string; tracking_url: string }> {
+  const p = await t.call("POST", "/client/prices", {
+    headers: clientKey(client),
+    body: { ...DOMESTIC, ...extra },
+  });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "express",
+      dangerous_goods_confirmed: options.dangerous_goods_confirmed ?? false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data;
+}
+
+/** bookShipment, answering the waybill. */
+export async function bookWaybill(
+  t: TestEnv,
+  client: Client,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  return (await bookShipment(t, client, extra)).waybill;
+}

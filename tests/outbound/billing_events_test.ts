@@ -11,33 +11,14 @@ import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
 import { verifyV3 } from "../../src/domain/signatures.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
-  clientKey,
   type Courier,
-  DOMESTIC,
   newClient,
   newCourier,
   topUp,
 } from "../helpers/courier.ts";
 import { advance, type Receiver, startReceiver, until } from "../helpers/receiver.ts";
-
-async function bookOne(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
-  const p = await t.call("POST", "/client/prices", {
-    headers: clientKey(client),
-    body: { ...DOMESTIC, ...extra },
-  });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill as string;
-}
 
 async function setEndpoint(t: TestEnv, courier: Courier, url: string | null) {
   const r = await t.call("PUT", "/business/courier/billing/endpoint", {
@@ -97,7 +78,7 @@ Deno.test("billing events: a charge is sent V3-signed, retried on the clock, ded
       const client = await newClient(t, courier, { unique_external_reference: false });
       await topUp(t, courier, client, "500");
       receiver.failFirst = 2;
-      const waybill = await bookOne(t, client, { client_order_reference: "ORD-1" });
+      const waybill = await bookWaybill(t, client, { client_order_reference: "ORD-1" });
       const eventId = await bookedEvent(t, courier, client, waybill);
 
       await advance(t, 0);
@@ -179,7 +160,7 @@ Deno.test("billing events: acknowledgements only move forward, paid is refused",
       await setEndpoint(t, courier, receiver.url);
       const client = await newClient(t, courier);
       await topUp(t, courier, client, "500");
-      const waybill = await bookOne(t, client);
+      const waybill = await bookWaybill(t, client);
       const eventId = await bookedEvent(t, courier, client, waybill);
       const key = courier.business.api_key;
       const ack = (body: Record<string, unknown>) =>
@@ -239,7 +220,7 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
     const other = await newClient(t, courier);
     await topUp(t, courier, client, "500");
     await topUp(t, courier, other, "500");
-    const waybill = await bookOne(t, client, { client_order_reference: "ORD-9" });
+    const waybill = await bookWaybill(t, client, { client_order_reference: "ORD-9" });
     const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     const query = `client_id=${client.id}&from=${day}&to=${day}`;
 
@@ -290,7 +271,7 @@ Deno.test("billing events: with no endpoint the event waits, retries hourly and 
       const courier = await newCourier(t);
       const client = await newClient(t, courier);
       await topUp(t, courier, client, "500");
-      const waybill = await bookOne(t, client);
+      const waybill = await bookWaybill(t, client);
       const eventId = await bookedEvent(t, courier, client, waybill);
       const state = async () => {
         const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
@@ -341,7 +322,7 @@ Deno.test("billing events: an exported entry raises no endpoint alert", () =>
     const courier = await newCourier(t);
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "500");
-    const waybill = await bookOne(t, client);
+    const waybill = await bookWaybill(t, client);
     const eventId = await bookedEvent(t, courier, client, waybill);
     await csv(t, courier, "POST", `client_id=${client.id}`);
     await advance(t, 0);
@@ -366,7 +347,7 @@ Deno.test("billing events: a failed schedule raises billing_export_failed; reque
       await setEndpoint(t, courier, receiver.url);
       const client = await newClient(t, courier);
       await topUp(t, courier, client, "500");
-      const waybill = await bookOne(t, client);
+      const waybill = await bookWaybill(t, client);
       const eventId = await bookedEvent(t, courier, client, waybill);
       let expected = 0;
       for (const seconds of [0, 60, 4 * 60, 25 * 60, 90 * 60, 600 * 60]) {

@@ -9,33 +9,8 @@ import { eventIdOf } from "../../src/domain/billing_events.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
 import { WEBHOOK_SECRET_GRACE_MS } from "../../src/limits.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
-import {
-  type Client,
-  clientKey,
-  DOMESTIC,
-  newClient,
-  newCourier,
-  topUp,
-} from "../helpers/courier.ts";
+import { bookWaybill, clientKey, newClient, newCourier, topUp } from "../helpers/courier.ts";
 import { advance, startReceiver, until } from "../helpers/receiver.ts";
-import type { TestEnv } from "../helpers/test_env.ts";
-
-async function bookOne(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
-  const p = await t.call("POST", "/client/prices", {
-    headers: clientKey(client),
-    body: { ...DOMESTIC, ...extra },
-  });
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill as string;
-}
 
 Deno.test("client webhook: own shipments only, customer-safe, signed with the client's secret", () =>
   withTestEnv(async (t) => {
@@ -60,8 +35,8 @@ Deno.test("client webhook: own shipments only, customer-safe, signed with the cl
       const secret: string = set.body.data.webhook_secret;
       assert.match(secret, /^whsec_/);
 
-      const mine = await bookOne(t, withHook, { client_order_reference: "SHOP-7" });
-      await bookOne(t, without);
+      const mine = await bookWaybill(t, withHook, { client_order_reference: "SHOP-7" });
+      await bookWaybill(t, without);
       const eventId = await eventIdOf("client_webhook", courier.business.id, mine, "booked");
       await until(t, async () => {
         const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
@@ -150,7 +125,7 @@ Deno.test("secret rotation: the previous key verifies during the grace period on
         });
       };
       // Within the grace period: a receiver holding only the old key still verifies.
-      await bookOne(t, client);
+      await bookWaybill(t, client);
       await advance(t, 0);
       await until(t, () => receiver.deliveries.length === 1, "a delivery in the grace period");
       const d1 = receiver.deliveries[0]!;
@@ -169,7 +144,7 @@ Deno.test("secret rotation: the previous key verifies during the grace period on
 
       // After it: only the new key signs.
       await advance(t, WEBHOOK_SECRET_GRACE_MS / 1000 + 1);
-      await bookOne(t, client);
+      await bookWaybill(t, client);
       await advance(t, 0);
       await until(t, () => receiver.deliveries.length === 2, "a delivery after the grace period");
       assert.equal(receiver.deliveries[1]!.headers.get("X-Service-Previous-Key-Id"), null);

@@ -50,10 +50,17 @@ Deno.test("outbound: an environment delivers a due event and records it delivere
       assert.equal(received[0]!.body, raw);
       const verdict = await verifyV2(SECRET, raw, received[0]!.signature, received[0]!.at);
       assert.deepEqual(verdict, { ok: true });
-      const after = await t.env.runtime.ask(outboundEventActor, "biz_wiring", "evt_wiring_1", {
-        kind: "get",
-      });
-      assert.ok(after.ok && after.reply?.status === "delivered");
+      // The outcome is recorded once the receiver's answer is read: wait for that commit.
+      const status = async () => {
+        const after = await t.env.runtime.ask(outboundEventActor, "biz_wiring", "evt_wiring_1", {
+          kind: "get",
+        });
+        return after.ok ? after.reply?.status : undefined;
+      };
+      while ((await status()) !== "delivered" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(await status(), "delivered");
     } finally {
       await receiver.shutdown();
     }

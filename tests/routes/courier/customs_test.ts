@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
-  clientKey,
   type Courier,
   DOMESTIC,
   newClient,
@@ -44,24 +44,6 @@ async function grantApprove(t: TestEnv, courier: Courier): Promise<void> {
     },
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-}
-
-async function book(t: TestEnv, client: Client): Promise<string> {
-  const p = await t.call("POST", "/client/prices", {
-    headers: clientKey(client),
-    body: CROSS_BORDER,
-  });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill as string;
 }
 
 function present(t: TestEnv, courier: Courier, waybill: string, stop = "stop_tlokweng") {
@@ -170,7 +152,7 @@ Deno.test("customs: each move needs its facts; a refused move changes nothing", 
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await grantApprove(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     assert.match(id, /^xing_[0-9a-f]{24}$/);
     assert.equal(await present(t, courier, waybill), id, "opening again is the same crossing");
@@ -231,7 +213,7 @@ Deno.test("customs: each move needs its facts; a refused move changes nothing", 
 Deno.test("customs: clear, release and refuse need customs:approve; holds need runs:operate", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     for (
       const body of [
@@ -258,7 +240,7 @@ Deno.test("customs: a hold waits on the courier, papers put it back with customs
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await grantApprove(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
 
     const asked = await move(t, courier, id, {
@@ -340,7 +322,7 @@ Deno.test("customs: duties paid for the client are recoverable, apart from reven
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await grantApprove(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const duty = {
       action: "duties",
@@ -405,7 +387,7 @@ Deno.test("customs: a release after the vehicle left awaits collection; entry on
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await grantApprove(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const tenant = courier.business.id;
 
@@ -439,7 +421,7 @@ Deno.test("customs: a release after the vehicle left awaits collection; entry on
     await billingEvent(t, courier, `customs.cleared:${id}`);
 
     // Released before the vehicle left: nothing awaits collection.
-    const second = await book(t, client);
+    const second = await bookWaybill(t, client, CROSS_BORDER);
     const other = await present(t, courier, second);
     await move(t, courier, other, { action: "release", evidence: "release RN-6" });
     await vehicleLeft(t.env.runtime, tenant, other, "driver:test");
@@ -456,7 +438,7 @@ Deno.test("customs: a refusal is an exception on the shipment and ends the cross
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await grantApprove(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const refused = await move(t, courier, id, { action: "refuse", reason: "prohibited goods" });
     assert.equal(refused.data.status, "refused");
@@ -491,7 +473,7 @@ Deno.test("customs: a refusal is an exception on the shipment and ends the cross
 Deno.test("customs: another courier finds nothing; a driver supplies only for what they carry", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const other = await newCourier(t);
     const key = other.business.api_key;

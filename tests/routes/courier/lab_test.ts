@@ -21,11 +21,10 @@ import { labHandoverAllowed } from "../../../src/courier/lab.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
-  clientKey,
   type Courier,
   courierWithScopes,
-  DOMESTIC,
   newClient,
   newCourier,
   topUp,
@@ -40,21 +39,6 @@ async function ready(t: TestEnv, card: Record<string, unknown> = {}): Promise<[C
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "2000");
   return [courier, client];
-}
-
-async function book(t: TestEnv, client: Client): Promise<string> {
-  const p = await t.call("POST", "/client/prices", { headers: clientKey(client), body: DOMESTIC });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill as string;
 }
 
 function lab(t: TestEnv, courier: Courier, waybill: string, action: string, body: unknown) {
@@ -142,7 +126,7 @@ Deno.test("lab: °F converts to tenths of °C with exact integer arithmetic, rou
 Deno.test("lab: a temperature reading needs value, unit, source, device and time; nothing stored", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill);
     for (const field of ["value", "unit", "source", "device", "time"]) {
       const body: Record<string, unknown> = { ...READING };
@@ -169,7 +153,7 @@ Deno.test("lab: a temperature reading needs value, unit, source, device and time
 Deno.test("lab: readings are append-only; a second one adds; °F is stored as sent and in °C", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill);
     const first = await reading(t, courier, waybill, { value: 46.4, unit: "F" });
     assert.equal(first.data.readings_total, 1);
@@ -218,7 +202,7 @@ Deno.test("lab: readings are append-only; a second one adds; °F is stored as se
 Deno.test("lab: an out-of-range reading blocks the handover until runs:override records a decision", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill);
     const runtime = t.env.runtime;
     const tenant = courier.business.id;
@@ -279,7 +263,7 @@ Deno.test("lab: an out-of-range reading blocks the handover until runs:override 
 Deno.test("lab: a late sample blocks the handover until the laboratory accepts it", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill, { deadline_at: "2026-11-02T09:00:00Z" });
     const runtime = t.env.runtime;
     const tenant = courier.business.id;
@@ -301,7 +285,7 @@ Deno.test("lab: a late sample blocks the handover until the laboratory accepts i
 Deno.test("lab: a reading taken after the deadline marks the sample late", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill, { deadline_at: "2026-11-02T07:00:00Z" });
     const r = await reading(t, courier, waybill, {});
     assert.deepEqual(r.data.handover.reasons, ["late_sample"]);
@@ -313,7 +297,7 @@ Deno.test("lab: a broken seal blocks the handover; a rejection refuses it for go
     const [courier, client] = await ready(t);
     const runtime = t.env.runtime;
     const tenant = courier.business.id;
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill);
     const intact = await lab(t, courier, waybill, "tick", { item: "seal", seal_id: "SEAL-001" });
     assert.equal(intact.status, 201, JSON.stringify(intact.body));
@@ -338,7 +322,7 @@ Deno.test("lab: a broken seal blocks the handover; a rejection refuses it for go
     assert.equal(again.code, "lab_decision_final");
 
     // Another seal than the profile's counts as broken too.
-    const other = await book(t, client);
+    const other = await bookWaybill(t, client);
     await profile(t, courier, other);
     const swapped = await lab(t, courier, other, "tick", { item: "seal", seal_id: "SEAL-999" });
     assert.equal(swapped.body.data.seal, "broken");
@@ -348,7 +332,7 @@ Deno.test("lab: a broken seal blocks the handover; a rejection refuses it for go
 Deno.test("lab: a cold-chain profile books one cold-chain charge from the frozen rate card", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t, { cold_chain_fee: 45 });
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     const first = await profile(t, courier, waybill);
     assert.equal(first.cold_chain, true);
     assert.equal(first.cold_chain_charge.reference, `COLD-${waybill}`);
@@ -357,7 +341,7 @@ Deno.test("lab: a cold-chain profile books one cold-chain charge from the frozen
     assert.equal(first.cold_chain_charge.source_event, `sample.cold_chain:${waybill}`);
     await profile(t, courier, waybill); // a retry
     await profile(t, courier, waybill, { max_temp_c: 6 }); // replaced before any reading
-    const plain = await book(t, client);
+    const plain = await bookWaybill(t, client);
     const notCold = await profile(t, courier, plain, { min_temp_c: null, max_temp_c: null });
     assert.equal(notCold.cold_chain, false);
     assert.equal(notCold.cold_chain_charge, null);
@@ -386,7 +370,7 @@ Deno.test("lab: a cold-chain profile books one cold-chain charge from the frozen
 Deno.test("lab: profiles use the courier's checklists; required items not ticked are listed", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     const published = await t.call("POST", "/business/compliance-checklists", {
       key: courier.business.api_key,
       body: {
@@ -421,7 +405,7 @@ Deno.test("lab: profiles use the courier's checklists; required items not ticked
 Deno.test("lab: another courier's shipment, an unknown one and a driver not carrying it get 404", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await profile(t, courier, waybill);
     const [other] = await ready(t);
     for (const action of ["profile", "tick", "temperature", "approve"]) {
@@ -446,7 +430,7 @@ Deno.test("lab: another courier's shipment, an unknown one and a driver not carr
     });
     assert.equal(unknown.status, 404);
     // A booked shipment without a laboratory record: nothing to read, nothing blocks.
-    const plain = await book(t, client);
+    const plain = await bookWaybill(t, client);
     const none = await t.call("GET", `/business/shipments/${plain}/lab`, {
       key: courier.business.api_key,
     });

@@ -6,10 +6,9 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
-  clientKey,
   type Courier,
-  DOMESTIC,
   newClient,
   newCourier,
   topUp,
@@ -23,24 +22,6 @@ async function ready(t: TestEnv): Promise<[Courier, Client]> {
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "2000");
   return [courier, client];
-}
-
-async function book(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
-  const p = await t.call("POST", "/client/prices", {
-    headers: clientKey(client),
-    body: { ...DOMESTIC, ...extra },
-  });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill as string;
 }
 
 async function scan(
@@ -79,7 +60,7 @@ async function alerts(t: TestEnv, courier: Courier, query = "") {
 Deno.test("operations: a scan moves headline, custody and milestones; the board shows it", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client, { client_order_reference: "ORD-77" });
+    const waybill = await bookWaybill(t, client, { client_order_reference: "ORD-77" });
     const first = await board(t, courier);
     assert.equal(first.data.length, 1);
     const row = first.data[0]!;
@@ -146,7 +127,7 @@ Deno.test("operations: a scan moves headline, custody and milestones; the board 
 Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, alerts once", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     await advance(t, 6 * HOUR); // 75 % of 8 working hours
     await until(
       t,
@@ -204,7 +185,7 @@ Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, a
 Deno.test("operations: customs holds for papers, waits, is exceeded once per working day", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     for (const event of ["collected", "departed_to_border", "arrived_at_border"]) {
       await scan(t, courier, waybill, { event, holder: "Driver Thabo" });
     }
@@ -249,8 +230,8 @@ Deno.test("operations: customs holds for papers, waits, is exceeded once per wor
 Deno.test("operations: delivered closes it; cancelled only before collection; views saved", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const a = await book(t, client);
-    const b = await book(t, client);
+    const a = await bookWaybill(t, client);
+    const b = await bookWaybill(t, client);
     for (const event of ["collected", "received_at_destination", "out_for_delivery"]) {
       await scan(t, courier, a, { event });
     }
@@ -298,7 +279,7 @@ Deno.test("operations: pieces in different places with no exception raise pieces
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
-    const waybill = await book(t, client, { parcels: [parcel, parcel] });
+    const waybill = await bookWaybill(t, client, { parcels: [parcel, parcel] });
     await scan(t, courier, waybill, { event: "received_at_depot", facility_id: "GBE-HUB" });
     await scan(t, courier, waybill, {
       event: "scan",

@@ -7,33 +7,14 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
-  clientKey,
   type Courier,
   courierWithScopes,
-  DOMESTIC,
   newClient,
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
-
-async function book(t: TestEnv, client: Client, extra: Record<string, unknown> = {}) {
-  const p = await t.call("POST", "/client/prices", {
-    headers: clientKey(client),
-    body: { ...DOMESTIC, declared_value: 4321, ...extra },
-  });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill as string;
-}
 
 async function ready(t: TestEnv): Promise<[Courier, Client]> {
   const courier = await newCourier(t, {
@@ -89,9 +70,9 @@ Deno.test("runs: capacity is never exceeded silently; a run closes only with eve
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const run = await newRun(t, courier, { capacity: { kg: 6, m3: 1, pieces: 10 } });
-    const a = await book(t, client);
-    const b = await book(t, client);
-    const c = await book(t, client);
+    const a = await bookWaybill(t, client);
+    const b = await bookWaybill(t, client);
+    const c = await bookWaybill(t, client);
     const stop = async (waybill: string, status = 201) =>
       await post(
         t,
@@ -136,7 +117,7 @@ Deno.test("runs: the same collect sent three times books one collection and one 
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const run = await newRun(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "collect",
       work_order: {
@@ -180,7 +161,7 @@ Deno.test("runs: collecting more than reserved needs runs:override and a reason"
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const run = await newRun(t, courier);
-    const waybill = await book(t, client); // 2.5 kg
+    const waybill = await bookWaybill(t, client); // 2.5 kg
     const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "collect",
       work_order: {
@@ -211,7 +192,7 @@ Deno.test("runs: a driver reaches only their runs and never sees declared values
     const mine = await newDriver(t, courier);
     const other = await newDriver(t, courier);
     const run = await newRun(t, courier, { driver_id: mine.id });
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client, { declared_value: 4321 });
     await post(
       t,
       courier,
@@ -262,7 +243,7 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const run = await newRun(t, courier);
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "deliver",
       waybill,
@@ -315,7 +296,7 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "2000");
     const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybill = await book(t, client, { to_country: "ZA" });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
     await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "checkpoint",
       country: "BW",
@@ -383,7 +364,7 @@ Deno.test("runs: the run's driver records lab readings; an out-of-range one bloc
     const [courier, client] = await ready(t);
     const driver = await newDriver(t, courier);
     const run = await newRun(t, courier, { driver_id: driver.id });
-    const waybill = await book(t, client);
+    const waybill = await bookWaybill(t, client);
     const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "deliver",
       waybill,

@@ -6,33 +6,14 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
-  type Client,
+  bookShipment,
   clientKey,
   type Courier,
-  DOMESTIC,
   newClient,
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
 import { advance, startReceiver, until } from "../../helpers/receiver.ts";
-
-async function book(t: TestEnv, client: Client) {
-  const p = await t.call("POST", "/client/prices", {
-    headers: clientKey(client),
-    body: { ...DOMESTIC, declared_value: 1234, client_order_reference: "SHOP-1" },
-  });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "express",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data as { waybill: string; tracking_url: string };
-}
 
 async function scan(t: TestEnv, courier: Courier, waybill: string, body: Record<string, unknown>) {
   const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
@@ -47,7 +28,10 @@ Deno.test("tracking: the public view shows progress and never customs notes, val
     const courier = await newCourier(t);
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "500");
-    const { waybill, tracking_url } = await book(t, client);
+    const { waybill, tracking_url } = await bookShipment(t, client, {
+      declared_value: 1234,
+      client_order_reference: "SHOP-1",
+    });
     const token = tracking_url.split("/").at(-1)!;
     const view = async () => {
       const r = await t.call("GET", `/s/${token}`);
@@ -128,7 +112,10 @@ Deno.test("lifecycle events: stage webhooks, estimate_changed, and the completio
         body: { url: clientHook.url },
       });
       assert.equal(hook.status, 201);
-      const { waybill } = await book(t, client);
+      const { waybill } = await bookShipment(t, client, {
+        declared_value: 1234,
+        client_order_reference: "SHOP-1",
+      });
       await scan(t, courier, waybill, { event: "collected" });
       await scan(t, courier, waybill, { event: "out_for_delivery" });
       await advance(t, 48 * 3600); // Wednesday: a failed attempt now moves the estimate
