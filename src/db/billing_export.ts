@@ -158,7 +158,9 @@ export function billingCsvStream(
       sql<string | null>`sh.data->>'delivered_at'`.as("delivered_at"),
       "le.export_state",
       "le.exported_by",
-      sql<string | null>`ev.data->>'status'`.as("event_state"),
+      // A charge's event is made just after its entry: until its snapshot lands it is pending.
+      sql<string | null>`case when le.event_id is null then null
+        else coalesce(ev.data->>'status', 'pending') end`.as("event_state"),
       sql<string | null>`ev.data->'acknowledgement'->>'reported_state'`.as("reported_state"),
       sql<unknown>`ev.data->'acknowledgement'->'external_references'`.as("external_references"),
     ])
