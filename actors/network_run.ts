@@ -11,12 +11,21 @@ import {
   type ActorDefinition,
   type IndexEntry,
   reject,
+  type Rejection,
   unreachable,
 } from "../src/runtime/actor.ts";
 import { DRIVER_WAYBILL_INDEX, driverWaybillKey } from "../src/courier/driver_access.ts";
 
-export const STOPS_MAX = 600;
-export const RUN_HISTORY_MAX = 200;
+/**
+ * A run's state must stay under STATE_BYTES_MAX: about 120 deliver stops fit (each stop and its
+ * item take some 400 bytes), fewer with large collect work orders. Past RUN_STATE_BUDGET a change
+ * is refused (`run_full`), never written half. Longer runs need their stops as actors of their
+ * own (see the session note).
+ */
+export const STOPS_MAX = 120;
+export const RUN_STATE_BUDGET = 52_000;
+/** Actions kept in state; the event log keeps every one. */
+export const RUN_HISTORY_MAX = 20;
 export const RUN_TEXT_CHARS_MAX = 500;
 
 /** Capacity and load in exact integer units: grams, cubic centimetres, pieces, cold slots. */
@@ -197,11 +206,19 @@ function changed(
   by: string,
   at: number,
   detail: string | null = null,
-): Decided {
+): Decided | Rejection {
   const withHistory: NetworkRun = {
     ...next,
     history: [...run.history, { action, by, at, detail }].slice(-RUN_HISTORY_MAX),
   };
+  const bytes = new TextEncoder().encode(JSON.stringify(withHistory)).length;
+  if (bytes > RUN_STATE_BUDGET) {
+    return reject(
+      "run_full",
+      `run ${run.id} cannot hold more (${bytes} bytes of state, max ${RUN_STATE_BUDGET}): ` +
+        `split the work into another run`,
+    );
+  }
   return accept<S, RunEvent, NetworkRun>(
     [{ kind: "changed", run: withHistory, action, by }],
     (s) => s!,
@@ -556,5 +573,8 @@ export const networkRunActor: ActorDefinition<S, RunCommand, RunEvent, NetworkRu
   decide,
   evolve,
   indexes,
-  project: (s) => s === null ? null : { ...s, history: s.history.slice(-20) },
+  project: (s) => s === null ? null : s,
+  // Each event carries the run (up to RUN_STATE_BUDGET): a few per commit keep it well under
+  // Deno KV's 800 KB per atomic write.
+  batchMax: 4,
 };

@@ -71,6 +71,11 @@ export interface ActorDefinition<S, C, E, R> {
    * offer): events are applied but not stored in the log, halving what each commit writes.
    */
   readonly logEvents?: boolean;
+  /**
+   * Commands decided in one commit, at most (default ACTOR_BATCH_COMMANDS_MAX). Lower it for an
+   * actor whose events are large, so one commit stays within the store's mutation size.
+   */
+  readonly batchMax?: number;
 }
 
 // deno-lint-ignore no-explicit-any

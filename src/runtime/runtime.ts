@@ -327,7 +327,7 @@ export class ActorRuntime {
 
   async #drain(cell: Cell): Promise<void> {
     while (cell.mailbox.length > 0) {
-      const batch = cell.mailbox.splice(0, ACTOR_BATCH_COMMANDS_MAX);
+      const batch = cell.mailbox.splice(0, cell.def.batchMax ?? ACTOR_BATCH_COMMANDS_MAX);
       await this.#handle(cell, batch);
     }
     if (cell.marker === "set") this.#toClear.set(`${cell.key.type}/${cell.key.id}`, cell);
