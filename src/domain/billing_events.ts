@@ -102,22 +102,34 @@ export function entryBody(entry: LedgerEntry) {
   };
 }
 
-/** A charge event (courier 2.7): common fields, `entry` and `shipment`. */
-export function chargeEventBody(input: {
+/** What every billing event starts with (courier 2.7 "Common fields"). */
+interface CommonInput {
   readonly eventId: string;
   readonly eventType: string;
   readonly occurredAt: number;
   readonly client: BilledClient;
-  readonly entry: LedgerEntry;
-  readonly shipment: ChargeShipment | null;
-}): string {
-  return JSON.stringify({
+}
+
+function commonFields(input: CommonInput) {
+  return {
     api_version: API_VERSION,
     event_type: input.eventType,
     type: input.eventType,
     event_id: input.eventId,
     occurred_at: new Date(input.occurredAt).toISOString(),
     client: input.client,
+  };
+}
+
+/** A charge event (courier 2.7): common fields, `entry` and `shipment`. */
+export function chargeEventBody(
+  input: CommonInput & {
+    readonly entry: LedgerEntry;
+    readonly shipment: ChargeShipment | null;
+  },
+): string {
+  return JSON.stringify({
+    ...commonFields(input),
     entry: entryBody(input.entry),
     shipment: input.shipment,
   });
@@ -181,36 +193,29 @@ export interface Adjustment {
 }
 
 /** The completion event body (courier 2.7 `shipment.delivered`, and returned and cancelled). */
-export function completionEventBody(input: {
-  readonly eventId: string;
-  readonly eventType: string;
-  readonly occurredAt: number;
-  readonly client: BilledClient;
-  readonly shipment: {
-    readonly waybill: string;
-    readonly external_customer_code: string | null;
-    readonly external_billing_reference: string | null;
-    readonly booked_at: number;
-    readonly service: string;
-    readonly total_minor: number;
-    readonly tax_minor: number;
-    readonly currency: string;
-    readonly lines: readonly { code: string; label: string; amount_minor: number }[];
-    readonly status: string;
-    readonly delivered_at: number | null;
-    readonly pod: boolean;
-  };
-  readonly adjustments: readonly Adjustment[];
-}): string {
+export function completionEventBody(
+  input: CommonInput & {
+    readonly shipment: {
+      readonly waybill: string;
+      readonly external_customer_code: string | null;
+      readonly external_billing_reference: string | null;
+      readonly booked_at: number;
+      readonly service: string;
+      readonly total_minor: number;
+      readonly tax_minor: number;
+      readonly currency: string;
+      readonly lines: readonly { code: string; label: string; amount_minor: number }[];
+      readonly status: string;
+      readonly delivered_at: number | null;
+      readonly pod: boolean;
+    };
+    readonly adjustments: readonly Adjustment[];
+  },
+): string {
   const s = input.shipment;
   const money = (minor: number) => formatMinor(minor, s.currency);
   return JSON.stringify({
-    api_version: API_VERSION,
-    event_type: input.eventType,
-    type: input.eventType,
-    event_id: input.eventId,
-    occurred_at: new Date(input.occurredAt).toISOString(),
-    client: input.client,
+    ...commonFields(input),
     shipment: {
       waybill: s.waybill,
       external_customer_code: s.external_customer_code,

@@ -4,6 +4,7 @@
  * Pure: instants are epoch milliseconds passed in; deadlines count working hours on the
  * calendar frozen with the service terms (working_hours.ts).
  */
+import type { ServiceHours } from "../../actors/courier_catalogue.ts";
 import { addWorkingDays, type WorkingCalendar } from "./calendar.ts";
 import { addWorkingHours, workingMsBetween } from "./working_hours.ts";
 
@@ -60,16 +61,7 @@ export type Milestone = typeof MILESTONES[number];
 export type Owner = "courier" | "customs" | "recipient";
 
 /** The service terms a shipment froze at booking (courier 2.8), as far as deadlines need them. */
-export interface LifecycleTerms {
-  readonly collection_due_hours: number;
-  readonly depot_dwell_hours: number;
-  readonly border_presentation_hours: number;
-  readonly customs_wait_hours: number;
-  readonly linehaul_hours: number;
-  readonly destination_dwell_hours: number;
-  readonly delivery_attempt_hours: number;
-  readonly redelivery_due_hours: number;
-  readonly no_scan_hours: number;
+export interface LifecycleTerms extends ServiceHours {
   readonly at_risk_pct: number;
   readonly calendar: WorkingCalendar;
 }
