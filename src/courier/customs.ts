@@ -27,11 +27,12 @@ import {
   type MoveInput,
   type Supply,
 } from "../../actors/customs_crossing.ts";
-import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import type { ScanInput } from "../../actors/shipment.ts";
 import { hex } from "../domain/secrets.ts";
-import { ApiError, fromRejection } from "../http/errors.ts";
+import { fromRejection } from "../http/errors.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
+import { recordOnce, shipmentIn } from "./shipments.ts";
 import { postLaterCharge } from "./later_charges.ts";
 
 export type { Crossing, CustomsMove, DocumentInput, MoveInput, Supply };
@@ -91,7 +92,7 @@ export async function openCrossing(
     },
     by: input.by,
   });
-  await scan(runtime, tenant, input.waybill, `customs:${id}:presented`, {
+  await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented`, {
     event: "presented_to_customs",
     facility_id: input.border_post,
     holder: input.holder ?? null,
@@ -172,12 +173,18 @@ export async function supplyDocuments(
   const { crossing, supply } = r;
   if (supply.from_status === "held" || supply.from_status === "documents_requested") {
     const names = crossing.documents.filter((d) => d.supply === supply.n).map((d) => d.name);
-    await scan(runtime, tenant, crossing.waybill, `customs:${crossing.id}:supply:${supply.n}`, {
-      event: "documents_supplied",
-      facility_id: crossing.border_post,
-      note: `documents supplied: ${names.join(", ")}`,
-      by: supply.by,
-    });
+    await recordOnce(
+      runtime,
+      tenant,
+      crossing.waybill,
+      `customs:${crossing.id}:supply:${supply.n}`,
+      {
+        event: "documents_supplied",
+        facility_id: crossing.border_post,
+        note: `documents supplied: ${names.join(", ")}`,
+        by: supply.by,
+      },
+    );
   }
   return { crossing, supply, replayed: r.replayed };
 }
@@ -206,7 +213,7 @@ export async function moveCrossing(
   const { crossing, move } = r;
   const key = `customs:${crossing.id}:move:${move.n}`;
   const on = (fields: Omit<ScanInput, "by" | "facility_id">) =>
-    scan(runtime, tenant, crossing.waybill, key, {
+    recordOnce(runtime, tenant, crossing.waybill, key, {
       ...fields,
       facility_id: crossing.border_post,
       by: move.by,
@@ -325,32 +332,4 @@ async function askCrossing(
   const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command);
   if (!r.ok) throw fromRejection(r);
   return r.reply;
-}
-
-async function shipmentIn(runtime: ActorRuntime, tenant: string, waybill: string) {
-  const got = await runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
-  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
-  return asShipment(got.reply);
-}
-
-/**
- * Records one scan on the shipment, once per key. A shipment already closed (cancelled,
- * delivered) keeps its final state; the crossing still records what customs decided.
- */
-async function scan(
-  runtime: ActorRuntime,
-  tenant: string,
-  waybill: string,
-  key: string,
-  input: ScanInput,
-): Promise<Shipment | null> {
-  const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan: input }, {
-    idempotencyKey: key,
-    permanent: true,
-  });
-  if (!r.ok) {
-    if (r.code === "shipment_closed") return null;
-    throw fromRejection(r);
-  }
-  return asShipment(r.reply);
 }

@@ -12,12 +12,13 @@ import {
   networkRunActor,
   type RunCommand,
 } from "../../actors/network_run.ts";
-import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
 import { businessPrincipalOf, principalName } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
-import { ApiError, fromRejection } from "../http/errors.ts";
+import { fromRejection } from "../http/errors.ts";
 import { type LaterCharge, postLaterCharge } from "./later_charges.ts";
+import { recordOnce, shipmentIn } from "./shipments.ts";
 
 /** A shipment's load in exact units (grams, cm3, pieces). */
 export function shipmentLoad(s: Shipment): Load {
@@ -30,10 +31,7 @@ export function shipmentLoad(s: Shipment): Load {
 }
 
 export async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<Shipment> {
-  const tenant = businessPrincipalOf(c).business.id;
-  const got = await c.get("env").runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
-  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
-  return asShipment(got.reply);
+  return await shipmentIn(c.get("env").runtime, businessPrincipalOf(c).business.id, waybill);
 }
 
 /** Asks the run; `key` makes the command idempotent (its first answer is kept for good). */
@@ -66,11 +64,10 @@ export async function moveShipment(
   scan: Omit<ScanInput, "by">,
 ): Promise<void> {
   const p = businessPrincipalOf(c);
-  const r = await c.get("env").runtime.ask(shipmentActor, p.business.id, waybill, {
-    kind: "record",
-    scan: { ...scan, by: principalName(p) },
-  }, { idempotencyKey: `custody:${key}:${waybill}`, permanent: true });
-  if (!r.ok && r.code !== "shipment_closed") throw fromRejection(r);
+  await recordOnce(c.get("env").runtime, p.business.id, waybill, `custody:${key}:${waybill}`, {
+    ...scan,
+    by: principalName(p),
+  });
 }
 
 /** Moves every listed shipment with the same scan (one key per action and shipment). */

@@ -8,7 +8,7 @@
  * What the courier's system reports back (acknowledged and beyond) is held by the entry's billing
  * event actor and read from its snapshot; the file shows the furthest of the two.
  */
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql, type SqlBool } from "kysely";
 import { stringify } from "csv-stringify/sync";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../domain/billing_csv.ts";
 import type { ExportState, ReportedState } from "../domain/export_state.ts";
@@ -38,11 +38,9 @@ export async function markExported(
   by: string,
 ): Promise<number> {
   return await db.transaction().execute(async (trx) => {
-    const result = await inRange(
-      trx.updateTable("ledger_entries")
-        .set({ export_state: "exported", exported_by: exportId, updated_at: sql<Date>`now()` }),
-      range,
-    )
+    const result = await trx.updateTable("ledger_entries")
+      .set({ export_state: "exported", exported_by: exportId, updated_at: sql<Date>`now()` })
+      .where((eb) => eb.and(rangeConditions(range, null)))
       .where("export_state", "=", "pending")
       .executeTakeFirst();
     const marked = Number(result.numUpdatedRows);
@@ -60,13 +58,19 @@ export async function markExported(
   });
 }
 
-// deno-lint-ignore no-explicit-any
-function inRange<Q extends { where: (...args: any[]) => Q }>(q: Q, range: ExportRange): Q {
-  let query = q.where("tenant", "=", range.tenant).where("created_at", "<=", range.as_of);
-  if (range.client_id !== null) query = query.where("client_id", "=", range.client_id);
-  if (range.from !== null) query = query.where("created_at", ">=", range.from);
-  if (range.to !== null) query = query.where("created_at", "<=", range.to);
-  return query;
+/** The range's conditions on `ledger_entries` (`alias.` before each column when joined). */
+function rangeConditions(range: ExportRange, alias: string | null): RawBuilder<SqlBool>[] {
+  const col = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
+  const conditions = [
+    sql<SqlBool>`${col("tenant")} = ${range.tenant}`,
+    sql<SqlBool>`${col("created_at")} <= ${range.as_of}`,
+  ];
+  if (range.client_id !== null) {
+    conditions.push(sql<SqlBool>`${col("client_id")} = ${range.client_id}`);
+  }
+  if (range.from !== null) conditions.push(sql<SqlBool>`${col("created_at")} >= ${range.from}`);
+  if (range.to !== null) conditions.push(sql<SqlBool>`${col("created_at")} <= ${range.to}`);
+  return conditions;
 }
 
 interface FileRow {
@@ -164,13 +168,8 @@ export function billingCsvStream(
       sql<string | null>`ev.data->'acknowledgement'->>'reported_state'`.as("reported_state"),
       sql<unknown>`ev.data->'acknowledgement'->'external_references'`.as("external_references"),
     ])
-    .where("le.tenant", "=", range.tenant)
-    .where("le.created_at", "<=", range.as_of);
-  let q = query;
-  if (range.client_id !== null) q = q.where("le.client_id", "=", range.client_id);
-  if (range.from !== null) q = q.where("le.created_at", ">=", range.from);
-  if (range.to !== null) q = q.where("le.created_at", "<=", range.to);
-  const rows = q.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
+    .where((eb) => eb.and(rangeConditions(range, "le")));
+  const rows = query.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
     .stream(EXPORT_CHUNK_ROWS)[Symbol.asyncIterator]();
   let headerSent = false;
   let chunk: string[][] = [];

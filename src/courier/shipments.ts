@@ -1,0 +1,38 @@
+/**
+ * What runs, customs and the laboratory do to shipments, in one place: read one of the tenant's
+ * shipments (another tenant's, or none, is not found), and record a scan on it exactly once per
+ * key. A shipment already closed keeps its final state; the caller's own record still stands.
+ */
+import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { ApiError, fromRejection } from "../http/errors.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
+
+/** The tenant's shipment; ApiError `not_found` otherwise. */
+export async function shipmentIn(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+): Promise<Shipment> {
+  const got = await runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
+  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
+  return asShipment(got.reply);
+}
+
+/** Records `scan` once per `key`; answers the shipment, or null when it was already closed. */
+export async function recordOnce(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  key: string,
+  scan: ScanInput,
+): Promise<Shipment | null> {
+  const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan }, {
+    idempotencyKey: key,
+    permanent: true,
+  });
+  if (!r.ok) {
+    if (r.code === "shipment_closed") return null;
+    throw fromRejection(r);
+  }
+  return asShipment(r.reply);
+}
