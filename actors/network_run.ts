@@ -17,13 +17,15 @@ import {
 import { DRIVER_WAYBILL_INDEX, driverWaybillKey } from "../src/courier/driver_access.ts";
 
 /**
- * A run's state must stay under STATE_BYTES_MAX: about 120 deliver stops fit (each stop and its
- * item take some 400 bytes), fewer with large collect work orders. Past RUN_STATE_BUDGET a change
- * is refused (`run_full`), never written half. Longer runs need their stops as actors of their
- * own (see the session note).
+ * A run holds its stops and items (each stop and its item take some 400 bytes), so its state
+ * outgrows one store value: the runtime splits it (stateBytesMax). Past RUN_STATE_BUDGET a change
+ * is refused (`run_full`), never written half. Items are bounded too: while a driver is assigned
+ * each item is one index entry, and one commit writes at most GROUP_COMMIT_MUTATIONS_MAX.
  */
-export const STOPS_MAX = 120;
-export const RUN_STATE_BUDGET = 52_000;
+export const STOPS_MAX = 500;
+export const ITEMS_MAX = 800;
+export const RUN_STATE_BUDGET = 360_000;
+const RUN_STATE_BYTES_MAX = 400_000;
 /** Actions kept in state; the event log keeps every one. */
 export const RUN_HISTORY_MAX = 20;
 export const RUN_TEXT_CHARS_MAX = 500;
@@ -168,12 +170,31 @@ export type RunCommand =
   | { kind: "stop_fail"; stop_id: string; reason: string; by: string }
   | { kind: "get" };
 
+/** A change to a run: what was decided, not the whole run again (a run can be large). */
+type RunChange = Exclude<RunCommand, { kind: "create" } | { kind: "get" }>;
+
 export type RunEvent =
   | { kind: "run_created"; run: NetworkRun }
+  /** The accepted command and its time; applying it again to the same run gives the same run. */
+  | { kind: "applied"; change: RunChange; at: number }
+  /** Version 1 events carried the whole run. */
   | { kind: "changed"; run: NetworkRun; action: string; by: string };
 
+/**
+ * The reply to a change: small, since replies to idempotency-keyed commands are stored; read the
+ * run with `get` (src/courier/runs.ts askRun does).
+ */
+export interface RunAck {
+  readonly id: string;
+  readonly status: RunStatus;
+}
+
+export type RunReply = NetworkRun | RunAck;
+
 type S = NetworkRunState;
-type Decided = ReturnType<typeof accept<S, RunEvent, NetworkRun>>;
+/** A change's outcome: the next run, nothing to do (a replayed step), or a refusal. */
+type Step = { readonly ok: true; readonly next: NetworkRun } | typeof SAME | Rejection;
+const SAME = "same" as const;
 
 export function addLoad(a: Load, b: Load): Load {
   return {
@@ -206,24 +227,17 @@ function changed(
   by: string,
   at: number,
   detail: string | null = null,
-): Decided | Rejection {
-  const withHistory: NetworkRun = {
-    ...next,
-    history: [...run.history, { action, by, at, detail }].slice(-RUN_HISTORY_MAX),
+): Step {
+  return {
+    ok: true,
+    next: {
+      ...next,
+      history: [...run.history, { action, by, at, detail }].slice(-RUN_HISTORY_MAX),
+    },
   };
-  const bytes = new TextEncoder().encode(JSON.stringify(withHistory)).length;
-  if (bytes > RUN_STATE_BUDGET) {
-    return reject(
-      "run_full",
-      `run ${run.id} cannot hold more (${bytes} bytes of state, max ${RUN_STATE_BUDGET}): ` +
-        `split the work into another run`,
-    );
-  }
-  return accept<S, RunEvent, NetworkRun>(
-    [{ kind: "changed", run: withHistory, action, by }],
-    (s) => s!,
-  );
 }
+
+const ack = (s: S): RunReply => ({ id: s!.id, status: s!.status });
 
 function setItems(run: NetworkRun, waybills: ReadonlySet<string>, f: (i: RunItem) => RunItem) {
   return run.items.map((i) => waybills.has(i.waybill) ? f(i) : i);
@@ -242,14 +256,41 @@ function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number 
       created_at: ctx.now,
       closed_at: null,
     };
-    return accept<S, RunEvent, NetworkRun>([{ kind: "run_created", run }], (s) => s!);
+    return accept<S, RunEvent, RunReply>([{ kind: "run_created", run }], ack);
   }
   if (state === null) return reject("not_found", "network run not found");
-  const run = state;
-  const same = (): Decided => accept<S, RunEvent, NetworkRun>([], (s) => s!);
-  if (c.kind === "get" || c.kind === "timer") return same();
+  if (c.kind === "get") return accept<S, RunEvent, RunReply>([], (s) => s!);
+  if (c.kind === "timer") return accept<S, RunEvent, RunReply>([], ack);
+  const r = step(state, c, ctx.now);
+  if (r === SAME) return accept<S, RunEvent, RunReply>([], ack);
+  if (!r.ok) return r;
+  // Only these changes add to the state; the others change a status, or replace history that
+  // is bounded, and fit in what stateBytesMax leaves above the budget.
+  const grows = GROWING_CHANGES.has(c.kind);
+  const bytes = grows ? new TextEncoder().encode(JSON.stringify(r.next)).length : 0;
+  if (bytes > RUN_STATE_BUDGET) {
+    return reject(
+      "run_full",
+      `run ${state.id} cannot hold more (${bytes} bytes of state, max ${RUN_STATE_BUDGET}): ` +
+        `split the work into another run`,
+    );
+  }
+  return accept<S, RunEvent, RunReply>([{ kind: "applied", change: c, at: ctx.now }], ack);
+}
+
+const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
+  "add_stop",
+  "stop_collect",
+  "stop_border",
+  "report",
+  "transfer",
+  "expense",
+]);
+
+/** What a change does to a run; pure, so an `applied` event replays to the same run. */
+function step(run: NetworkRun, c: RunChange, now: number): Step {
   if (run.status === "closed") return reject("run_closed", `run ${run.id} is closed`);
-  const now = ctx.now;
+  const same = (): Step => SAME;
   const stopOf = (id: string) => run.stops.find((s) => s.id === id);
   switch (c.kind) {
     case "add_stop": {
@@ -270,6 +311,9 @@ function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number 
       if (stop.kind === "deliver" && stop.waybill) {
         if (run.items.some((i) => i.waybill === stop.waybill && i.state !== "transferred")) {
           return reject("already_on_run", `${stop.waybill} is already on this run`);
+        }
+        if (run.items.length >= ITEMS_MAX) {
+          return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
         }
         items = [...items, {
           waybill: stop.waybill,
@@ -494,6 +538,9 @@ function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number 
           `collecting more ${over} than reserved needs runs:override and a reason`,
         );
       }
+      if (run.items.length >= ITEMS_MAX) {
+        return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
+      }
       const total = overCapacity(addLoad(loadOf(run), c.load), run.capacity);
       if (total) {
         return reject("capacity_exceeded", `the run's ${total} capacity would be exceeded`);
@@ -550,8 +597,12 @@ function replaceStop(run: NetworkRun, stop: Stop): NetworkRun {
   return { ...run, stops: run.stops.map((s) => s.id === stop.id ? stop : s) };
 }
 
-function evolve(_state: S, event: RunEvent): S {
-  return event.run;
+function evolve(state: S, event: RunEvent): S {
+  if (event.kind !== "applied") return event.run;
+  const r = step(state!, event.change, event.at);
+  // decide accepted this change against this same state, so it applies again.
+  if (r === SAME || !r.ok) throw new Error(`run change no longer applies: ${event.change.kind}`);
+  return r.next;
 }
 
 /** The driver reaches the run's shipments (src/courier/driver_access.ts) while assigned. */
@@ -566,15 +617,46 @@ function indexes(state: S): IndexEntry[] {
   }));
 }
 
-export const networkRunActor: ActorDefinition<S, RunCommand, RunEvent, NetworkRun> = {
+export const networkRunActor: ActorDefinition<S, RunCommand, RunEvent, RunReply> = {
   type: "network_run",
+  // The state's shape is unchanged since events carry the change instead of the run.
   version: 1,
   initial: null,
   decide,
   evolve,
   indexes,
-  project: (s) => s === null ? null : s,
-  // Each event carries the run (up to RUN_STATE_BUDGET): a few per commit keep it well under
-  // Deno KV's 800 KB per atomic write.
-  batchMax: 4,
+  // The query side gets the run's standing, not its hundreds of stops (read those from the run).
+  project: (s) => s === null ? null : runSummary(s),
+  stateBytesMax: RUN_STATE_BYTES_MAX,
 };
+
+/** A run's standing without its stops and items: the list views and the projected snapshot. */
+export function runSummary(run: NetworkRun) {
+  const items: Partial<Record<ItemState, number>> = {};
+  for (const i of run.items) items[i.state] = (items[i.state] ?? 0) + 1;
+  return {
+    id: run.id,
+    courier_id: run.courier_id,
+    facility_id: run.facility_id,
+    kind: run.kind,
+    countries: run.countries,
+    vehicle: run.vehicle,
+    driver_id: run.driver_id,
+    status: run.status,
+    capacity: run.capacity,
+    load: loadOf(run),
+    stops: run.stops.length,
+    stops_open: run.stops.filter((s) => s.status === "pending" || s.status === "presented").length,
+    items,
+    created_at: run.created_at,
+    closed_at: run.closed_at,
+  };
+}
+
+export type RunSummary = ReturnType<typeof runSummary>;
+
+/** The run from a `get` reply. */
+export function asRun(reply: RunReply): NetworkRun {
+  if (!("stops" in reply)) throw new Error("a run change answers an acknowledgement, not the run");
+  return reply;
+}

@@ -5,6 +5,11 @@
 
 /** Deno KV refuses values over 64 KiB; leave room for the record envelope. */
 export const STATE_BYTES_MAX = 60_000;
+/**
+ * A record larger than one value is split into parts of this many bytes (UTF-8 of its JSON),
+ * written in the same atomic commit; an actor opts in with ActorDefinition.stateBytesMax.
+ */
+export const STATE_PART_BYTES = 60_000;
 /** Events of one commit are stored in chunks no larger than this (same 64 KiB value cap). */
 export const EVENT_CHUNK_BYTES_MAX = 48_000;
 /** Deno KV: at most 100 checks in one atomic operation; one check per actor in a group commit. */
@@ -57,7 +62,34 @@ export const AUDIT_ENTRIES_IN_STATE_MAX = 100;
 export const REQUEST_BODY_BYTES_MAX = 1_000_000;
 /** A multipart upload (an evidence file of up to 5 MB and its form fields). */
 export const UPLOAD_BODY_BYTES_MAX = 6_000_000;
+/** spec: courier 8: a bulk booking carries up to 200 shipments. */
+export const BULK_SHIPMENTS_MAX = 200;
+/** Data lines of one CSV booking upload (a day's orders of a large shop; ~1.5 MB of CSV). */
+export const CSV_BOOKING_LINES_MAX = 5_000;
+/** Rows of one bulk or CSV booking booked at once: fast, without flooding the actors' mailboxes. */
+export const BOOKING_ROWS_CONCURRENCY = 8;
 /** After a webhook secret rotation the old key id still verifies this long (courier 6.1). */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
 export const BILLING_SWEEP_MS = 60_000;
+
+/** Users of one courier client (courier 4.6): each is ~250 bytes of the client actor's state. */
+export const CLIENT_USERS_MAX = 50;
+/** Saved addresses of one courier client (courier 4.6); each is its own actor, counted here. */
+export const CLIENT_ADDRESSES_MAX = 500;
+/** Packets stocked in one call (retail packet programme, courier 4.6): one actor ask each. */
+export const PACKETS_PER_STOCK_MAX = 200;
+/** Shipments one collection manifest lists (courier 4.6); a day's collections, bounded. */
+export const COLLECTION_MANIFEST_SHIPMENTS_MAX = 2_000;
+/** Sign-in throttling: failures counted within this window (then forgotten). */
+export const LOGIN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
+/** Failed sign-ins for one account (e-mail) before each further one waits. */
+export const LOGIN_FAILURES_PER_ACCOUNT_FREE = 5;
+/** Failed sign-ins from one address before each further one waits (offices share addresses). */
+export const LOGIN_FAILURES_PER_ADDRESS_FREE = 20;
+/** The first wait after the free failures; it doubles with each further failure. */
+export const LOGIN_DELAY_BASE_MS = 30_000;
+/** The longest wait: a locked account opens again within this, so no one locks a user out for good. */
+export const LOGIN_DELAY_MAX_MS = 60 * 60 * 1000;
+/** Accounts and addresses tracked in memory; the oldest are dropped past this (bounded). */
+export const LOGIN_THROTTLE_ENTRIES_MAX = 100_000;

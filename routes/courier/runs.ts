@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { sql } from "kysely";
-import { type NetworkRun, NO_LOAD, type Stop } from "../../actors/network_run.ts";
+import { type NetworkRun, NO_LOAD, type RunSummary, type Stop } from "../../actors/network_run.ts";
 import { driverActor } from "../../actors/driver.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/customs.ts";
 import { raiseAlert } from "../../src/courier/alerts.ts";
@@ -19,8 +19,9 @@ import {
   moveAll,
   moveShipment,
   runCharge,
-  shipmentLoad,
+  runLoadOf,
   shipmentOf,
+  stopActionView,
 } from "../../src/courier/runs.ts";
 import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -354,7 +355,7 @@ async function stopAction(
         stop_id: stopId,
         waybill: body.waybill,
         labels,
-        load: shipmentLoad(s),
+        load: await runLoadOf(c, s),
         override_reason: override,
         by,
       }, key);
@@ -479,7 +480,7 @@ export function runRoutes(api: Api): void {
     let load = NO_LOAD;
     if (body.kind === "deliver") {
       if (!body.waybill) throw validationFailed([{ path: "waybill", message: "required" }]);
-      load = shipmentLoad(await shipmentOf(c, body.waybill));
+      load = await runLoadOf(c, await shipmentOf(c, body.waybill));
     }
     if (body.kind === "collect" && !body.work_order) {
       throw validationFailed([{ path: "work_order", message: "required for a collect stop" }]);
@@ -584,7 +585,14 @@ export function runRoutes(api: Api): void {
       body: StopActionBody,
     },
     async (c, { params, body }) =>
-      ok(c, await stopAction(c, params.run, params.stop, params.action, body)),
+      ok(
+        c,
+        stopActionView(
+          await stopAction(c, params.run, params.stop, params.action, body),
+          params.stop,
+          false,
+        ),
+      ),
   );
 
   // The driver's side: the same steps, on runs assigned to the driver only.
@@ -604,7 +612,8 @@ export function runRoutes(api: Api): void {
       .where(sql<string>`data->>'status'`, "<>", "closed")
       .limit(100)
       .execute();
-    return ok(c, rows.map((r) => driverView(r.data as NetworkRun)));
+    // Each run's standing; GET /driver/network-runs/{run} has its stops.
+    return ok(c, rows.map((r) => driverRunListView(r.data as RunSummary)));
   });
 
   define(api, {
@@ -656,7 +665,14 @@ export function runRoutes(api: Api): void {
       body: StopActionBody,
     },
     async (c, { params, body }) =>
-      ok(c, viewFor(c, await stopAction(c, params.run, params.stop, params.action, body))),
+      ok(
+        c,
+        stopActionView(
+          await stopAction(c, params.run, params.stop, params.action, body),
+          params.stop,
+          true,
+        ),
+      ),
   );
 }
 
@@ -704,4 +720,18 @@ async function expense(c: Context<AppEnv>, runId: string) {
     note: typeof note === "string" ? note.slice(0, 500) : null,
     by: principalName(p),
   }, `expense:${key}`);
+}
+
+function driverRunListView(r: RunSummary) {
+  return {
+    id: r.id,
+    facility_id: r.facility_id,
+    kind: r.kind,
+    countries: r.countries,
+    vehicle: r.vehicle,
+    status: r.status,
+    stops: r.stops,
+    stops_open: r.stops_open,
+    items: r.items,
+  };
 }

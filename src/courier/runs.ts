@@ -7,11 +7,16 @@
  */
 import type { Context } from "hono";
 import {
+  asRun,
   type Load,
   type NetworkRun,
   networkRunActor,
   type RunCommand,
+  type RunItem,
+  runSummary,
+  type Stop,
 } from "../../actors/network_run.ts";
+import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
 import { businessPrincipalOf, principalName } from "../http/auth.ts";
@@ -30,11 +35,30 @@ export function shipmentLoad(s: Shipment): Load {
   }), { grams: 0, cm3: 0, pieces: 0, cold_slots: 0 });
 }
 
+/**
+ * What a shipment takes of a run's capacity: its load, and one cold slot per piece when its
+ * laboratory sample is kept cold (a temperature range in its profile; courier 2.10 cold slots).
+ */
+export async function runLoadOf(c: Context<AppEnv>, s: Shipment): Promise<Load> {
+  const load = shipmentLoad(s);
+  const r = await c.get("env").runtime.ask(
+    labSampleActor,
+    businessPrincipalOf(c).business.id,
+    s.waybill,
+    { kind: "get" },
+  );
+  const cold = r.ok && asLabSample(r.reply).cold_chain;
+  return cold ? { ...load, cold_slots: load.pieces } : load;
+}
+
 export async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<Shipment> {
   return await shipmentIn(c.get("env").runtime, businessPrincipalOf(c).business.id, waybill);
 }
 
-/** Asks the run; `key` makes the command idempotent (its first answer is kept for good). */
+/**
+ * Asks the run, then reads it: a change answers only an acknowledgement, which is what is kept
+ * for good under `key` (a replay after lost signal applies nothing again).
+ */
 export async function askRun(
   c: Context<AppEnv>,
   runId: string,
@@ -42,15 +66,20 @@ export async function askRun(
   key: string | null = null,
 ): Promise<NetworkRun> {
   const tenant = businessPrincipalOf(c).business.id;
-  const r = await c.get("env").runtime.ask(
-    networkRunActor,
-    tenant,
-    runId,
-    command,
-    key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
-  );
-  if (!r.ok) throw fromRejection(r);
-  return r.reply;
+  const runtime = c.get("env").runtime;
+  if (command.kind !== "get") {
+    const r = await runtime.ask(
+      networkRunActor,
+      tenant,
+      runId,
+      command,
+      key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
+    );
+    if (!r.ok) throw fromRejection(r);
+  }
+  const got = await runtime.ask(networkRunActor, tenant, runId, { kind: "get" });
+  if (!got.ok) throw fromRejection(got);
+  return asRun(got.reply);
 }
 
 /**
@@ -109,21 +138,42 @@ export function driverView(run: NetworkRun) {
     countries: run.countries,
     vehicle: run.vehicle,
     status: run.status,
-    stops: run.stops.map((s) => ({
-      id: s.id,
-      kind: s.kind,
-      waybill: s.waybill,
-      status: s.status,
-      country: s.country,
-      to_country: s.to_country,
-      border_post: s.border_post,
-      work_order: s.work_order
-        ? { sender: s.work_order.sender, recipient: s.work_order.recipient }
-        : null,
-      collected: s.collected.map((x) => ({ waybill: x.waybill, labels: x.labels })),
-      exit_at: s.exit_at,
-      entry_at: s.entry_at,
-    })),
-    items: run.items.map((i) => ({ waybill: i.waybill, state: i.state, stop_id: i.stop_id })),
+    stops: run.stops.map(driverStopView),
+    items: run.items.map(driverItemView),
   };
+}
+
+function driverStopView(s: Stop) {
+  return {
+    id: s.id,
+    kind: s.kind,
+    waybill: s.waybill,
+    status: s.status,
+    country: s.country,
+    to_country: s.to_country,
+    border_post: s.border_post,
+    work_order: s.work_order
+      ? { sender: s.work_order.sender, recipient: s.work_order.recipient }
+      : null,
+    collected: s.collected.map((x) => ({ waybill: x.waybill, labels: x.labels })),
+    exit_at: s.exit_at,
+    entry_at: s.entry_at,
+  };
+}
+
+function driverItemView(i: RunItem) {
+  return { waybill: i.waybill, state: i.state, stop_id: i.stop_id };
+}
+
+/**
+ * What a stop action answers: the stop, the items it brought or took, the run's standing and its
+ * recent history; not every stop of the run again (a run has up to STOPS_MAX).
+ */
+export function stopActionView(run: NetworkRun, stopId: string, forDriver: boolean) {
+  const stop = run.stops.find((s) => s.id === stopId)!;
+  const items = run.items.filter((i) => i.stop_id === stopId);
+  const { capacity: _capacity, load: _load, ...standing } = runSummary(run);
+  return forDriver
+    ? { run: standing, stop: driverStopView(stop), items: items.map(driverItemView) }
+    : { run: runSummary(run), stop, items, history: run.history };
 }

@@ -76,6 +76,12 @@ export interface ActorDefinition<S, C, E, R> {
    * actor whose events are large, so one commit stays within the store's mutation size.
    */
   readonly batchMax?: number;
+  /**
+   * Largest serialized state record, in bytes (default STATE_BYTES_MAX, one store value). An actor
+   * that must hold more (a network run of hundreds of stops) raises it: the store then splits the
+   * state over several values written in the same atomic commit.
+   */
+  readonly stateBytesMax?: number;
 }
 
 // deno-lint-ignore no-explicit-any

@@ -1,5 +1,5 @@
 /** The actor store on Deno KV: a local SQLite file, or a KV Connect URL shared by instances. */
-import { EVENT_CHUNK_BYTES_MAX, IDEMPOTENCY_TTL_MS } from "../limits.ts";
+import { EVENT_CHUNK_BYTES_MAX, IDEMPOTENCY_TTL_MS, STATE_PART_BYTES } from "../limits.ts";
 import type {
   ActorKey,
   ActorRecord,
@@ -20,6 +20,12 @@ const INDEX = "i";
 const TIMER = "t";
 const REPLY = "r";
 const UNPUBLISHED = "u";
+const STATE_PART = "p";
+
+/** Stored under the actor's key when its record is split into parts (STATE_PART_BYTES each). */
+interface SplitRecord {
+  readonly parts: number;
+}
 
 interface EventChunk {
   readonly items: readonly StoredEvent[];
@@ -27,6 +33,8 @@ interface EventChunk {
 
 export class KvActorStore implements ActorStore {
   readonly #kv: Deno.Kv;
+  /** Parts each split actor has stored, so a write that needs fewer deletes the rest. */
+  readonly #parts = new Map<string, number>();
 
   private constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -38,18 +46,51 @@ export class KvActorStore implements ActorStore {
   }
 
   async load(key: ActorKey): Promise<StoredActor | null> {
-    const entry = await this.#kv.get<ActorRecord>([ACTOR, key.type, key.id]);
+    const entry = await this.#kv.get<ActorRecord | SplitRecord>([ACTOR, key.type, key.id]);
     if (entry.value === null || entry.versionstamp === null) return null;
-    return { record: entry.value, version: entry.versionstamp };
+    if (!("parts" in entry.value)) {
+      this.#parts.delete(partsKey(key));
+      return { record: entry.value, version: entry.versionstamp };
+    }
+    // The parts were written in the same atomic commit as this versionstamp; a read that races
+    // a newer commit sees a mismatch and that actor's next write fails its check and reloads.
+    const n = entry.value.parts;
+    const bytes: Uint8Array[] = [];
+    for (let i = 0; i < n; i += 10) {
+      const keys = Array.from(
+        { length: Math.min(10, n - i) },
+        (_, j) => [STATE_PART, key.type, key.id, i + j],
+      );
+      for (const e of await this.#kv.getMany<Uint8Array[]>(keys)) {
+        if (e.value === null) throw new Error(`state part missing: ${key.type} ${key.id}`);
+        bytes.push(e.value);
+      }
+    }
+    this.#parts.set(partsKey(key), n);
+    const whole = new Uint8Array(bytes.reduce((sum, b) => sum + b.length, 0));
+    let at = 0;
+    for (const b of bytes) {
+      whole.set(b, at);
+      at += b.length;
+    }
+    return {
+      record: JSON.parse(new TextDecoder().decode(whole)) as ActorRecord,
+      version: entry.versionstamp,
+    };
   }
 
   async commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
     for (let attempt = 0;; attempt++) {
       const op = this.#kv.atomic();
-      for (const w of writes) addWrite(op, w);
+      for (const w of writes) addWrite(op, w, this.#parts.get(partsKey(w)) ?? 0);
       try {
         const result = await op.commit();
         if (!result.ok) return { ok: false, reason: "conflict" };
+        for (const w of writes) {
+          const n = partsOf(w).length;
+          if (n > 0) this.#parts.set(partsKey(w), n);
+          else this.#parts.delete(partsKey(w));
+        }
         // Every actor of one atomic commit shares its versionstamp.
         return { ok: true, versions: writes.map(() => result.versionstamp) };
       } catch (error) {
@@ -133,7 +174,9 @@ export class KvActorStore implements ActorStore {
   /** Mutations and bytes one write adds to an atomic operation, for the group committer. */
   cost(w: ActorWrite): { mutations: number; bytes: number } {
     const chunks = chunksOf(w);
-    const mutations = 1 + chunks.length + w.indexSet.length + w.indexDelete.length +
+    const mutations = 1 + chunks.length + partsOf(w).length +
+      Math.max(0, (this.#parts.get(partsKey(w)) ?? 0) - partsOf(w).length) + w.indexSet.length +
+      w.indexDelete.length +
       w.timerSet.length + w.timerDelete.length + w.replies.length +
       (w.unpublishedFrom === null ? 0 : 1);
     return { mutations, bytes: w.recordBytes + w.eventBytes + 256 * mutations };
@@ -148,9 +191,15 @@ function isLocked(error: unknown): boolean {
   return error instanceof Error && /database is locked|busy/i.test(error.message);
 }
 
-function addWrite(op: Deno.AtomicOperation, w: ActorWrite): void {
+function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number): void {
   op.check({ key: [ACTOR, w.type, w.id], versionstamp: w.expected });
-  op.set([ACTOR, w.type, w.id], w.record);
+  const parts = partsOf(w);
+  if (parts.length === 0) op.set([ACTOR, w.type, w.id], w.record);
+  else {
+    op.set([ACTOR, w.type, w.id], { parts: parts.length } satisfies SplitRecord);
+    parts.forEach((part, i) => op.set([STATE_PART, w.type, w.id, i], part));
+  }
+  for (let i = parts.length; i < partsBefore; i++) op.delete([STATE_PART, w.type, w.id, i]);
   for (const chunk of chunksOf(w)) {
     op.set([EVENTS, w.type, w.id, chunk.items[0]!.seq], chunk);
   }
@@ -164,6 +213,32 @@ function addWrite(op: Deno.AtomicOperation, w: ActorWrite): void {
     else op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
   }
   if (w.unpublishedFrom !== null) op.set([UNPUBLISHED, w.type, w.id], w.unpublishedFrom);
+}
+
+function partsKey(key: ActorKey): string {
+  return `${key.type}\u0000${key.id}`;
+}
+
+const partCache = new WeakMap<ActorWrite, Uint8Array[]>();
+
+/**
+ * A record that may not fit one value, as UTF-8 parts of STATE_PART_BYTES; none when it fits
+ * whole. recordBytes counts UTF-16 units and Deno KV stores a string with any character past
+ * Latin-1 at two bytes each, so past half a part the record is split to be sure.
+ */
+function partsOf(w: ActorWrite): Uint8Array[] {
+  let parts = partCache.get(w);
+  if (!parts) {
+    parts = [];
+    if (w.recordBytes > STATE_PART_BYTES / 2) {
+      const bytes = new TextEncoder().encode(JSON.stringify(w.record));
+      for (let at = 0; at < bytes.length; at += STATE_PART_BYTES) {
+        parts.push(bytes.slice(at, at + STATE_PART_BYTES));
+      }
+    }
+    partCache.set(w, parts);
+  }
+  return parts;
 }
 
 const chunkCache = new WeakMap<ActorWrite, EventChunk[]>();

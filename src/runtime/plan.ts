@@ -157,9 +157,10 @@ export function planBatch(
     indexes,
   };
   const recordBytes = JSON.stringify(record).length;
-  if (recordBytes > STATE_BYTES_MAX) {
+  const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
+  if (recordBytes > bytesMax) {
     throw new ActorFailure(
-      `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${STATE_BYTES_MAX}`,
+      `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${bytesMax}`,
     );
   }
   const write: ActorWrite = {

@@ -1,6 +1,7 @@
 /** The run actor's own rules, pure (courier 3.4, 4.5): bounded state, capacity, the close rule. */
 import assert from "node:assert/strict";
 import {
+  asRun,
   networkRunActor,
   type NetworkRunState,
   RUN_STATE_BUDGET,
@@ -8,6 +9,10 @@ import {
   STOPS_MAX,
 } from "../../actors/network_run.ts";
 import type { Ctx } from "../../src/runtime/actor.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
 
 const ctx: Ctx = { now: Date.parse("2026-11-02T08:00:00Z"), newId: (p) => `${p}_x` };
 const BIG = { grams: 10_000_000, cm3: 10_000_000_000, pieces: 100_000, cold_slots: 0 };
@@ -62,7 +67,7 @@ Deno.test("network run: stops are added until the state budget or STOPS_MAX, the
     state = r.state;
     added++;
   }
-  assert.ok(added >= 100, `only ${added} stops fit`);
+  assert.equal(added, STOPS_MAX, "a run takes its full STOPS_MAX deliver stops");
   assert.ok(added <= STOPS_MAX);
   assert.ok(new TextEncoder().encode(JSON.stringify(state)).length <= RUN_STATE_BUDGET);
 });
@@ -91,4 +96,108 @@ Deno.test("network run: a run closes only when every item has an end state", () 
   const closed = apply(state, { kind: "close", by: "t" });
   assert.equal(closed.refused, null);
   assert.equal(closed.state?.status, "closed");
+});
+
+Deno.test("network run: a run of STOPS_MAX stops is stored over several values, each delivery replayed applies once, and it reads back whole", async () => {
+  const dir = await Deno.makeTempDir();
+  const open = async () => {
+    const store = await KvActorStore.open(`${dir}/kv.sqlite`);
+    const bus = new MemoryBus();
+    const runtime = new ActorRuntime({
+      env: "test",
+      store,
+      bus,
+      clock: new ManualClock(),
+      definitions: [networkRunActor],
+      onError: () => {},
+    });
+    await runtime.start();
+    return {
+      runtime,
+      async close() {
+        await runtime.close();
+        await bus.flush();
+        store.close();
+      },
+    };
+  };
+  const T = "biz_1";
+  const first = await open();
+  try {
+    const ask = async (command: RunCommand, key?: string) => {
+      const r = await first.runtime.ask(
+        networkRunActor,
+        T,
+        "run_1",
+        command,
+        key ? { idempotencyKey: key, permanent: true } : undefined,
+      );
+      assert.ok(r.ok, JSON.stringify(r));
+      return r;
+    };
+    await ask({
+      kind: "create",
+      run: {
+        id: "run_1",
+        courier_id: T,
+        facility_id: "GBE-HUB",
+        kind: "delivery",
+        countries: ["BW"],
+        capacity: BIG,
+        vehicle: null,
+        driver_id: "drv_1",
+      },
+      by: "test",
+    });
+    for (let i = 0; i < STOPS_MAX; i++) {
+      await ask({
+        kind: "add_stop",
+        stop: {
+          id: `stop_${i}`,
+          kind: "deliver",
+          waybill: `WB${String(i).padStart(12, "0")}`,
+          work_order: null,
+          country: null,
+          to_country: null,
+          border_post: null,
+          load: { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 },
+        },
+        by: "test",
+      });
+    }
+    await ask({ kind: "depart", by: "test" });
+    // Driver and operations deliver concurrently, each stop twice with the same key.
+    const deliveries = Array.from({ length: STOPS_MAX * 2 }, (_, n) => n % STOPS_MAX);
+    const answers = await Promise.all(
+      deliveries.map((i) =>
+        first.runtime.ask(networkRunActor, T, "run_1", {
+          kind: "stop_deliver",
+          stop_id: `stop_${i}`,
+          lab_handover: false,
+          by: i % 2 ? "driver" : "operations",
+        }, { idempotencyKey: `deliver:stop_${i}`, permanent: true })
+      ),
+    );
+    assert.ok(answers.every((a) => a.ok));
+    assert.equal(answers.filter((a) => a.ok && a.replayed).length, STOPS_MAX);
+  } finally {
+    await first.close();
+  }
+  const second = await open();
+  try {
+    const r = await second.runtime.ask(networkRunActor, T, "run_1", { kind: "get" });
+    assert.ok(r.ok);
+    const run = asRun(r.reply);
+    assert.equal(run.stops.length, STOPS_MAX);
+    assert.ok(run.stops.every((s) => s.status === "done"));
+    assert.ok(run.items.every((i) => i.state === "delivered"));
+    const closed = await second.runtime.ask(networkRunActor, T, "run_1", {
+      kind: "close",
+      by: "t",
+    });
+    assert.ok(closed.ok);
+  } finally {
+    await second.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -85,6 +85,35 @@ export const accountActor: ActorDefinition<
   project: (s) => ({ balance: s.balance }),
 };
 
+/** Notes that may outgrow one store value: the runtime splits its state over several. */
+export const notebookActor: ActorDefinition<
+  readonly string[],
+  { kind: "write"; text: string } | { kind: "clear" } | { kind: "get" },
+  { kind: "written"; text: string } | { kind: "cleared" },
+  readonly string[]
+> = {
+  type: "test_notebook",
+  version: 1,
+  initial: [],
+  decide(_state, command) {
+    const reply = (s: readonly string[]) => s;
+    switch (command.kind) {
+      case "write":
+        return accept([{ kind: "written", text: command.text }], reply);
+      case "clear":
+        return accept([{ kind: "cleared" }], reply);
+      case "get":
+        return accept([], reply);
+      case "timer":
+        return accept([], reply);
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve: (state, event) => event.kind === "written" ? [...state, event.text] : [],
+  stateBytesMax: 400_000,
+};
+
 export interface TestRuntime {
   runtime: ActorRuntime;
   store: KvActorStore;
@@ -105,7 +134,7 @@ export async function openTestRuntime(
     store,
     bus,
     clock,
-    definitions: [accountActor],
+    definitions: [accountActor, notebookActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     onError: () => {},
   });

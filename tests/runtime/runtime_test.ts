@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { accountActor, openTestRuntime } from "./fixtures.ts";
+import { accountActor, notebookActor, openTestRuntime } from "./fixtures.ts";
 import { ActorFailure } from "../../src/runtime/runtime.ts";
 import type { ActorChange } from "../../src/bus/bus.ts";
 
@@ -336,6 +336,56 @@ Deno.test("runtime: a `fresh` ask on an id that exists after all never overwrite
     }
   } finally {
     await second.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: a state larger than one store value is split, read back whole, and its parts go when it shrinks", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  // Multi-byte characters, so parts end mid-character: only the whole is decoded.
+  const notes = Array.from({ length: 250 }, (_, i) => `${i}: ${"é€".repeat(300)}`);
+  const first = await openTestRuntime(path);
+  for (const text of notes) {
+    const r = await first.runtime.ask(notebookActor, T, "nb", { kind: "write", text });
+    assert.ok(r.ok);
+  }
+  await assert.rejects(
+    first.runtime.ask(notebookActor, T, "nb", { kind: "write", text: "x".repeat(500_000) }),
+    ActorFailure,
+    "past stateBytesMax the command fails and nothing is written",
+  );
+  await first.close();
+  const partsIn = async () => {
+    const kv = await Deno.openKv(path);
+    try {
+      let n = 0;
+      for await (const _ of kv.list({ prefix: ["p", "test_notebook", "nb"] })) n++;
+      return n;
+    } finally {
+      kv.close();
+    }
+  };
+  assert.ok((await partsIn()) >= 4, "the state is stored in several parts");
+
+  const second = await openTestRuntime(path, { clock: first.clock });
+  try {
+    const r = await second.runtime.ask(notebookActor, T, "nb", { kind: "get" });
+    assert.ok(r.ok);
+    assert.deepEqual(r.reply, notes);
+    assert.ok((await second.runtime.ask(notebookActor, T, "nb", { kind: "clear" })).ok);
+    await second.runtime.ask(notebookActor, T, "nb", { kind: "write", text: "small" });
+  } finally {
+    await second.close();
+  }
+  assert.equal(await partsIn(), 0, "a state that fits one value again leaves no parts behind");
+  const third = await openTestRuntime(path, { clock: first.clock });
+  try {
+    const r = await third.runtime.ask(notebookActor, T, "nb", { kind: "get" });
+    assert.ok(r.ok);
+    assert.deepEqual(r.reply, ["small"]);
+  } finally {
+    await third.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -139,7 +139,7 @@ Deno.test("runs: the same collect sent three times books one collection and one 
     }
     assert.deepEqual(answers[1], answers[0]);
     assert.deepEqual(answers[2], answers[0]);
-    const collected = answers[0]!.data.stops[0].collected;
+    const collected = answers[0]!.data.stop.collected;
     assert.equal(collected.length, 1);
     assert.deepEqual(collected[0].labels, [`${waybill}-1`]);
     const entries = await ledger(t, courier, client);
@@ -182,7 +182,7 @@ Deno.test("runs: collecting more than reserved needs runs:override and a reason"
       waybill,
       reason: "client handed over a heavier box; approved by the supervisor",
     });
-    assert.equal(ok.data.stops[0].collected.length, 1);
+    assert.equal(ok.data.stop.collected.length, 1);
     assert.match(ok.data.history.at(-1).detail, /over reserved/);
   }));
 
@@ -226,9 +226,17 @@ Deno.test("runs: a driver reaches only their runs and never sees declared values
     );
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.data.items[0].state, "delivered");
+    assert.equal(done.body.data.stop.id, stop);
     await t.settle();
     const list = await asDriver(mine.token, "GET", "/driver/network-runs");
     assert.deepEqual(list.body.data.map((r: { id: string }) => r.id), [run]);
+    assert.deepEqual(list.body.data[0].items, { delivered: 1 });
+    for (const answer of [done, go, list]) {
+      const text = JSON.stringify(answer.body);
+      for (const forbidden of ["4321", "declared", "customs_value", "amount", "total"]) {
+        assert.ok(!text.includes(forbidden), `a driver's answer shows ${forbidden}`);
+      }
+    }
     const none = await asDriver(other.token, "GET", "/driver/network-runs");
     assert.deepEqual(none.body.data, []);
     // Another courier's key sees nothing of the run.
@@ -323,7 +331,7 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
       `/business/network-runs/${run}/stops/${checkpoint}/border`,
       { idempotency_key: "b1" },
     );
-    const stop = presented.data.stops[0];
+    const stop = presented.data.stop;
     assert.equal(stop.status, "presented");
     assert.equal(stop.crossings.length, 1);
     const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
@@ -349,7 +357,7 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
         side: "entry",
       },
     );
-    assert.equal(entered.data.stops[0].status, "done");
+    assert.equal(entered.data.stop.status, "done");
     const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
       key: courier.business.api_key,
     });
@@ -401,4 +409,30 @@ Deno.test("runs: the run's driver records lab readings; an out-of-range one bloc
       lab_handover: true,
     });
     assert.equal(handed.data.items[0].state, "lab_handover");
+  }));
+
+Deno.test("runs: a cold-chain laboratory sample takes a cold slot per piece; a run without one refuses it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    const profile = await t.call("POST", `/business/shipments/${waybill}/lab/profile`, {
+      key: courier.business.api_key,
+      body: { sample_type: "blood", min_temp_c: 2, max_temp_c: 8, seal_id: "SEAL-2" },
+    });
+    assert.equal(profile.status, 200, JSON.stringify(profile.body));
+    const warm = await newRun(t, courier);
+    const refused = await post(t, courier, `/business/network-runs/${warm}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 422);
+    assert.equal(refused.code, "capacity_exceeded");
+    assert.match(refused.message, /cold_slots/);
+    const cold = await newRun(t, courier, {
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 2 },
+    });
+    const added = await post(t, courier, `/business/network-runs/${cold}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201);
+    assert.equal(added.data.items[0].load.cold_slots, 1);
   }));
