@@ -14,6 +14,7 @@ import { storeEvidence } from "../../src/courier/evidence.ts";
 import { labHandoverAllowed } from "../../src/courier/lab.ts";
 import {
   askRun,
+  carriedPieces,
   driverView,
   holderOf,
   moveAll,
@@ -137,7 +138,7 @@ async function runAction(
       const next = await askRun(c, runId, { kind: "depart", by }, key);
       const onBoard = next.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
       const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
-      await moveAll(c, onBoard, moveKey, toBorder ? "departed_to_border" : "departed", {
+      await moveAll(c, next, onBoard, moveKey, toBorder ? "departed_to_border" : "departed", {
         holder: holderOf(next),
       });
       // Leaving a border the shipments were presented at: a later release awaits collection.
@@ -176,7 +177,7 @@ async function runAction(
         key,
       );
       const unloaded = next.items.filter((i) => i.state === "unloaded").map((i) => i.waybill);
-      await moveAll(c, unloaded, moveKey, "received_at_destination", {
+      await moveAll(c, next, unloaded, moveKey, "received_at_destination", {
         facility_id: body.facility_id ?? next.facility_id,
       });
       return next;
@@ -196,7 +197,7 @@ async function runAction(
         to_run: body.to_run,
         by,
       }, key);
-      await moveAll(c, body.waybills, moveKey, "scan", {
+      await moveAll(c, next, body.waybills, moveKey, "scan", {
         note: `transferred to run ${body.to_run}`,
       });
       return next;
@@ -359,7 +360,13 @@ async function stopAction(
         override_reason: override,
         by,
       }, key);
-      await moveShipment(c, body.waybill, moveKey, { event: "collected", holder: holderOf(next) });
+      // Labels naming some of the shipment's pieces collect those pieces only; the rest stay
+      // where they are, and the shipment raises pieces_separated (courier 2.9).
+      await moveShipment(c, body.waybill, moveKey, {
+        event: "collected",
+        holder: holderOf(next),
+        pieces: carriedPieces(next, body.waybill),
+      });
       await runCharge(c, body.waybill, {
         kind: "errand",
         reference: `COL-${stopId}-${body.waybill}`,

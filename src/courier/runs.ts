@@ -99,15 +99,32 @@ export async function moveShipment(
   });
 }
 
-/** Moves every listed shipment with the same scan (one key per action and shipment). */
+/**
+ * Moves every listed shipment of the run with the same scan (one key per action and shipment):
+ * the pieces the run carries, so a piece left behind at a collection is not moved with it.
+ */
 export async function moveAll(
   c: Context<AppEnv>,
+  run: NetworkRun,
   waybills: readonly string[],
   key: string,
   event: ScanEvent,
   fields: Omit<ScanInput, "by" | "event"> = {},
 ): Promise<void> {
-  for (const w of waybills) await moveShipment(c, w, key, { ...fields, event });
+  for (const w of waybills) {
+    await moveShipment(c, w, key, { ...fields, event, pieces: carriedPieces(run, w) });
+  }
+}
+
+/** The pieces a run carries of a shipment: those its collect labels name, else all (null). */
+export function carriedPieces(run: NetworkRun, waybill: string): string[] | null {
+  for (const stop of run.stops) {
+    const got = stop.collected.find((x) => x.waybill === waybill);
+    if (!got) continue;
+    const named = got.labels.filter((l) => l.startsWith(`${waybill}-`));
+    return named.length > 0 ? named : null;
+  }
+  return null;
 }
 
 /** Books a later charge caused by a run (courier 2.6 rule 3); the source event books once. */

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { until } from "../../helpers/receiver.ts";
 import {
   bookWaybill,
   type Client,
@@ -435,4 +436,50 @@ Deno.test("runs: a cold-chain laboratory sample takes a cold slot per piece; a r
       waybill,
     }, 201);
     assert.equal(added.data.items[0].load.cold_slots, 1);
+  }));
+
+Deno.test("runs: a collect labelled with some pieces moves only those; pieces apart raise pieces_separated", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const driver = await newDriver(t, courier);
+    const run = await newRun(t, courier, { driver_id: driver.id });
+    const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+    const waybill = await bookWaybill(t, client, { parcels: [parcel, parcel] });
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "collect",
+      work_order: {
+        sender: "Molapo Pharmacy",
+        recipient: "Gaborone hub",
+        courier_client_id: client.id,
+        reserved: { kg: 5, m3: 0.1, pieces: 2 },
+      },
+    }, 201);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${added.data.stops[0].id}/collect`,
+      {
+        waybill,
+        labels: [`${waybill}-1`],
+      },
+    );
+    // The second piece reaches the hub some other way.
+    const scanned = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+      key: courier.business.api_key,
+      body: { event: "received_at_depot", facility_id: "GBE-HUB", pieces: [`${waybill}-2`] },
+    });
+    assert.ok(scanned.status < 300, JSON.stringify(scanned.body));
+    const detail = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    const holders = detail.body.data.pieces.map((p: { holder: string | null }) => p.holder);
+    assert.equal(holders[0], `driver:${driver.id}`);
+    assert.notEqual(holders[1], `driver:${driver.id}`);
+    await until(t, async () => {
+      await t.settle();
+      const r = await t.call("GET", "/business/courier/alerts?kind=pieces_separated", {
+        key: courier.business.api_key,
+      });
+      return r.body.data.some((a: { waybill: string }) => a.waybill === waybill);
+    }, "pieces_separated raised");
   }));
