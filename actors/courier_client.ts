@@ -33,6 +33,7 @@ import {
   type LedgerReply,
 } from "./client_ledger.ts";
 import { type KeyRecord, type PreviousSecret, retire, type WebhookSecret } from "./business.ts";
+import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../src/limits.ts";
 
 export type { SettlementMode } from "../src/domain/settlement.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
@@ -47,6 +48,8 @@ export interface ClientUser {
   /** A password that was sent to the client must be changed before anything else (courier 5). */
   readonly must_change_password: boolean;
   readonly session_epoch: number;
+  /** When the user was added (absent on users made with the client: its created_at). */
+  readonly created_at?: number;
 }
 
 export interface ClientSettings {
@@ -76,6 +79,8 @@ export interface CourierClient {
   readonly created_at: number;
   /** Courier 6.2: the client's own webhook, signed with its own secret (never the courier's). */
   readonly webhook?: ClientWebhook | null;
+  /** Saved addresses (courier 4.6), counted against CLIENT_ADDRESSES_MAX; each is its own actor. */
+  readonly addresses_total?: number;
 }
 
 export interface ClientWebhook {
@@ -112,6 +117,8 @@ export type CourierClientCommand =
   | { kind: "authenticate_user"; user_id: string; session_epoch: number }
   | { kind: "user_for_login"; email: string }
   | { kind: "change_password"; user_id: string; password_hash: string; by: string }
+  | { kind: "add_user"; user: ClientUser; by: string }
+  | { kind: "reserve_address"; address_id: string; by: string }
   | { kind: "get" }
   | LedgerCommand;
 
@@ -121,6 +128,9 @@ export type CourierClientEvent =
   | { kind: "api_key_rotated"; key: KeyRecord; by: string }
   | { kind: "webhook_set"; url: string; secret: WebhookSecret; by: string }
   | { kind: "password_changed"; user_id: string; password_hash: string; by: string }
+  /** A client administrator invited a user (courier 4.6); the password is a temporary one. */
+  | { kind: "user_added"; user: ClientUser; by: string }
+  | { kind: "address_reserved"; address_id: string; by: string }
   | {
     kind: "booking_charged";
     waybill: string;
@@ -307,6 +317,20 @@ function decide(
         password_hash: command.password_hash,
         by: command.by,
       }]);
+    case "add_user":
+      return addUser(state, command);
+    case "reserve_address":
+      if ((state.addresses_total ?? 0) >= CLIENT_ADDRESSES_MAX) {
+        return reject(
+          "address_book_full",
+          `the address book is full: ${CLIENT_ADDRESSES_MAX} addresses; update a saved one instead`,
+        );
+      }
+      // No reply: it is kept for good under the address's idempotency key, so it stays small.
+      return ok(
+        [{ kind: "address_reserved", address_id: command.address_id, by: command.by }],
+        () => undefined,
+      );
     case "post_charge":
     case "resolve_fx":
     case "payment":
@@ -318,6 +342,20 @@ function decide(
     default:
       return unreachable(command);
   }
+}
+
+/** spec: courier 4.6: a client administrator invites a user; an e-mail names one user. */
+function addUser(
+  state: CourierClient,
+  c: Extract<CourierClientCommand, { kind: "add_user" }>,
+): Decision<CourierClientState, CourierClientEvent, CourierClientReply> {
+  if (state.users.some((u) => u.email === c.user.email)) {
+    return reject("email_taken", `a user of this client already has this e-mail: ${c.user.email}`);
+  }
+  if (state.users.length >= CLIENT_USERS_MAX) {
+    return reject("client_users_limit", `a client has at most ${CLIENT_USERS_MAX} users`);
+  }
+  return accept([{ kind: "user_added", user: c.user, by: c.by }], (s) => s ?? undefined);
 }
 
 function evolve(state: CourierClientState, event: CourierClientEvent): CourierClientState {
@@ -369,6 +407,10 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
             : u
         ),
       };
+    case "user_added":
+      return { ...state, users: [...state.users, event.user] };
+    case "address_reserved":
+      return { ...state, addresses_total: (state.addresses_total ?? 0) + 1 };
     case "entry_posted":
     case "fx_resolved":
     case "payment_received":

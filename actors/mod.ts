@@ -8,6 +8,7 @@ import { courierClientActor } from "./courier_client.ts";
 import { walletActor } from "./wallet.ts";
 import { priceOfferActor } from "./price_offer.ts";
 import { referenceClaimActor } from "./reference_claim.ts";
+import { bookingRequestActor } from "./booking_request.ts";
 import { shipmentActor } from "./shipment.ts";
 import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
@@ -19,6 +20,10 @@ import { evidenceFileActor } from "./evidence_file.ts";
 import { customsCrossingActor } from "./customs_crossing.ts";
 import { labSampleActor } from "./lab_sample.ts";
 import { complianceChecklistActor } from "./compliance_checklists.ts";
+import { claimActor } from "./claim.ts";
+import { clientStoreActor } from "./client_store.ts";
+import { retailPacketActor } from "./retail_packet.ts";
+import { clientAddressActor } from "./client_address.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -29,6 +34,7 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   walletActor,
   priceOfferActor,
   referenceClaimActor,
+  bookingRequestActor,
   shipmentActor,
   rateCardActor,
   courierCatalogueActor,
@@ -40,4 +46,8 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   customsCrossingActor,
   labSampleActor,
   complianceChecklistActor,
+  claimActor,
+  clientStoreActor,
+  retailPacketActor,
+  clientAddressActor,
 ];

@@ -8,7 +8,8 @@
  *    DATABASE_URL (embedded PGlite when unset, which is not a fair baseline and says so).
  * 3. The ratio; p50/p99 latency of one command; resident memory per 10,000 idle actors.
  * 4. Bookings over HTTP (booking.ts), outbound events and the CSV export (outbound.ts), open
- *    shipments and their deadlines (shipments.ts).
+ *    shipments and their deadlines (shipments.ts), client bulk and CSV booking
+ *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -22,6 +23,8 @@ import { outboundBench } from "./outbound.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
 import { runsBench } from "./runs.ts";
+import { clientBookingBench } from "./client_booking.ts";
+import { labelsBench } from "./labels.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -221,3 +224,5 @@ await outboundBench();
 await shipmentsBench();
 await boardBench();
 await runsBench();
+await clientBookingBench();
+await labelsBench();

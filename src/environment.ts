@@ -8,6 +8,7 @@ import type { Database } from "./db/schema.ts";
 import type { ActorRuntime } from "./runtime/runtime.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
+import type { LoginThrottle } from "./http/login_throttle.ts";
 import type { OutboundDelivery } from "./outbound/deliver.ts";
 import type { BillingEvents } from "./outbound/billing_events.ts";
 import type { ClientWebhooks } from "./outbound/client_webhooks.ts";
@@ -26,6 +27,8 @@ export interface Environment {
   readonly operatorTokenHash: string;
   readonly allowLoopbackWebhooks: boolean;
   readonly rateLimiter: RateLimiter;
+  /** Failed sign-ins per account and per address (courier 5, Business API 5). */
+  readonly loginThrottle: LoginThrottle;
   /** Signed webhook deliveries (courier 6, Business API 6, shopping 6). */
   readonly outbound: OutboundDelivery;
   /** Billing events from the ledger (courier 6.1). */

@@ -66,8 +66,11 @@ export const UPLOAD_BODY_BYTES_MAX = 6_000_000;
 export const BULK_SHIPMENTS_MAX = 200;
 /** Data lines of one CSV booking upload (a day's orders of a large shop; ~1.5 MB of CSV). */
 export const CSV_BOOKING_LINES_MAX = 5_000;
-/** Rows of one bulk or CSV booking booked at once: fast, without flooding the actors' mailboxes. */
-export const BOOKING_ROWS_CONCURRENCY = 8;
+/**
+ * Rows of one bulk or CSV booking in flight at once: each waits on four commits in turn, so 32
+ * keep the group commits full (2.5x the rate of 8) while one upload's asks stay bounded.
+ */
+export const BOOKING_ROWS_CONCURRENCY = 32;
 /** After a webhook secret rotation the old key id still verifies this long (courier 6.1). */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */

@@ -12,6 +12,7 @@ import { type LedgerProjector, startLedgerProjector } from "./db/ledger_projecti
 import type { Environment, EnvironmentName } from "./environment.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
+import { LoginThrottle } from "./http/login_throttle.ts";
 import { OutboundDelivery } from "./outbound/deliver.ts";
 import { BillingEvents } from "./outbound/billing_events.ts";
 import { ClientWebhooks } from "./outbound/client_webhooks.ts";
@@ -108,6 +109,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     operatorTokenHash: o.operatorTokenHash,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
     rateLimiter: new RateLimiter(o.clock),
+    loginThrottle: new LoginThrottle(o.clock),
     outbound,
     billingEvents,
     clientWebhooks,

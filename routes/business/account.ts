@@ -31,6 +31,7 @@ import {
   portalAdmin,
   principalName,
   principalRole,
+  remoteAddress,
   signedInAdmin,
   STAFF_TOKEN_PREFIX,
 } from "../../src/http/auth.ts";
@@ -41,6 +42,7 @@ import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
+import { beginLogin } from "../../src/http/login_throttle.ts";
 import { stripUndefined } from "../operator.ts";
 import { ask } from "../ask.ts";
 
@@ -66,6 +68,8 @@ export function accountRoutes(api: Api): void {
     if (env.name === "sandbox") {
       throw new ApiError("live_key_on_sandbox", "portal sign-in is not available on the sandbox");
     }
+    // Repeated failures wait, per account and per address (429 rate_limited, Retry-After).
+    const attempt = beginLogin(c, "staff", body.email, remoteAddress(c));
     const owner = await env.runtime.lookup("staff_email", body.email);
     const r = owner
       ? await env.runtime.ask(businessActor, owner.tenant, owner.id, {
@@ -75,7 +79,11 @@ export function accountRoutes(api: Api): void {
       : null;
     const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
     const matches = await passwordMatches(body.password, login?.password_hash ?? null);
-    if (!matches || !owner || !login) throw refused;
+    if (!matches || !owner || !login) {
+      attempt.failed();
+      throw refused;
+    }
+    attempt.succeeded();
     return ok(c, await staffSession(c, owner.id, login.staff_id, login.session_epoch));
   });
 

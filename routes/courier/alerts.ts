@@ -40,6 +40,8 @@ import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { boundedForm } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
 
 const tag = "Alerts";
@@ -122,23 +124,6 @@ async function askAlert(c: Context<AppEnv>, id: string, command: AlertCommand): 
   return asAlert(await ask(c, alertActor, courier, id, command));
 }
 
-/** The list cursor: the last row's raise time and id, newest first. */
-function encodeCursor(raisedAt: number, id: string): string {
-  return btoa(JSON.stringify([raisedAt, id])).replaceAll("=", "");
-}
-
-function decodeCursor(cursor: string): { raisedAt: number; id: string } {
-  try {
-    const [raisedAt, id] = JSON.parse(atob(cursor)) as unknown[];
-    if (Number.isSafeInteger(raisedAt) && typeof id === "string") {
-      return { raisedAt: raisedAt as number, id };
-    }
-  } catch {
-    // falls through to the refusal
-  }
-  throw validationFailed([{ path: "cursor", message: "not a cursor this list gave" }]);
-}
-
 export function alertRoutes(api: Api): void {
   define(api, {
     method: "get",
@@ -162,7 +147,7 @@ export function alertRoutes(api: Api): void {
     if (query.cursor) {
       const after = decodeCursor(query.cursor);
       q = q.where(
-        sql<boolean>`(${raisedAt}, id) < (cast(${after.raisedAt} as bigint), ${after.id})`,
+        sql<boolean>`(${raisedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
       );
     }
     const rows = await q.orderBy(raisedAt, "desc").orderBy("id", "desc")
@@ -294,7 +279,12 @@ async function resolveWithFile(
   id: string,
   by: string,
 ): Promise<Extract<AlertCommand, { kind: "resolve" }>> {
-  const form = await boundedForm(c, EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX);
+  const max = EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX;
+  const form = await boundedForm(
+    c,
+    max,
+    `upload over ${max} bytes; evidence files up to ${EVIDENCE_FILE_BYTES_MAX}`,
+  );
   const resolution = textField(form, "resolution", ALERT_RESOLUTION_CHARS_MAX);
   const evidence = textField(form, "evidence", ALERT_EVIDENCE_CHARS_MAX);
   const file = form.get("evidence_file");
@@ -332,40 +322,4 @@ function textField(form: FormData, name: string, max: number): string {
     throw validationFailed([{ path: name, message: `a text of at most ${max} characters` }]);
   }
   return value;
-}
-
-/** Reads a multipart body of at most `max` bytes (whatever Content-Length says), then parses it. */
-async function boundedForm(c: Context<AppEnv>, max: number): Promise<FormData> {
-  const tooLarge = () =>
-    new ApiError(
-      "payload_too_large",
-      `upload over ${max} bytes; evidence files up to ${EVIDENCE_FILE_BYTES_MAX}`,
-    );
-  if (Number(c.req.header("Content-Length") ?? "0") > max) throw tooLarge();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const body = c.req.raw.body;
-  if (body !== null) {
-    for await (const part of body) {
-      total += part.length;
-      if (total > max) throw tooLarge();
-      parts.push(part);
-    }
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.length;
-  }
-  try {
-    return await new Response(bytes, {
-      headers: { "Content-Type": c.req.header("Content-Type") ?? "" },
-    }).formData();
-  } catch (e) {
-    throw validationFailed([{
-      path: "body",
-      message: `not valid multipart/form-data: ${(e as Error).message}`,
-    }]);
-  }
 }

@@ -322,7 +322,7 @@ export function billingRoutes(api: Api): void {
 }
 
 /** The original of a correction, from Postgres: 404 when the client has no such entry. */
-async function originalEntry(
+export async function originalEntry(
   c: Context<AppEnv>,
   client: string,
   reference: string,

@@ -84,6 +84,7 @@ export async function makeOffer(
   client: CourierClient,
   body: PriceRequestBody,
   kind: "prices" | "quote",
+  given: { reference?: string } = {},
 ): Promise<PriceOffer> {
   const env = c.get("env");
   const now = env.clock.now();
@@ -160,7 +161,8 @@ export async function makeOffer(
     external_billing_reference: body.external_billing_reference ?? null,
     client_order_reference: body.client_order_reference ?? null,
   };
-  const reference = newId(kind === "quote" ? "qt" : "prc");
+  // A given reference (an idempotent request's, courier 4.6) names the waybill in advance.
+  const reference = given.reference ?? newId(kind === "quote" ? "qt" : "prc");
   return asOffer(
     await ask(c, priceOfferActor, courier, reference, {
       kind: "make",

@@ -18,25 +18,20 @@ import {
   client,
   CLIENT_KEY_PREFIX,
   CLIENT_SESSION_PREFIX,
+  clientPrincipalOf,
   principalName,
-  principalOf,
+  remoteAddress,
+  requireCourierPlatform,
 } from "../../src/http/auth.ts";
+import { beginLogin } from "../../src/http/login_throttle.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
-import type { Context } from "hono";
-import type { AppEnv } from "../../src/http/context.ts";
 import { ask } from "../ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
-
-function clientPrincipal(c: Context<AppEnv>) {
-  const p = principalOf(c);
-  if (p.kind !== "client") throw new ApiError("unauthenticated", "a client credential is needed");
-  return p;
-}
 
 export function clientApiRoutes(api: Api): void {
   define(api, {
@@ -53,6 +48,8 @@ export function clientApiRoutes(api: Api): void {
   }, async (c, { body }) => {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
+    // spec: courier 5: repeated failures wait, per account and per address (429 rate_limited).
+    const attempt = beginLogin(c, "client", body.email, remoteAddress(c));
     const target = await env.runtime.lookup("client_email", body.email);
     const r = target
       ? await env.runtime.ask(courierClientActor, target.tenant, target.id, {
@@ -62,7 +59,13 @@ export function clientApiRoutes(api: Api): void {
       : null;
     const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
     const matches = await passwordMatches(body.password, login?.password_hash ?? null);
-    if (!matches || !target || !login) throw refused;
+    if (!matches || !target || !login) {
+      attempt.failed();
+      throw refused;
+    }
+    attempt.succeeded();
+    // Told only to someone who knows the password, so it says nothing about who has an account.
+    await requireCourierPlatform(c, target.tenant);
     return ok(
       c,
       await openSession(c, CLIENT_SESSION_PREFIX, {
@@ -99,7 +102,7 @@ export function clientApiRoutes(api: Api): void {
     security,
     middleware: [client()],
   }, async (c) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     const account = asClient(
       await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
     );
@@ -127,7 +130,7 @@ export function clientApiRoutes(api: Api): void {
       new_password: z.string().min(10, "at least 10 characters").max(200),
     }),
   }, async (c, { body }) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     if (!p.user) {
       throw new ApiError("unauthenticated", "a signed-in user is needed, not the API key");
     }
@@ -173,7 +176,7 @@ export function clientApiRoutes(api: Api): void {
     security,
     middleware: [client()],
   }, async (c) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     if (p.user && p.user.role !== "client_admin") {
       throw new ApiError("forbidden", "only a client administrator may rotate the API key");
     }
@@ -197,7 +200,7 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
     body: z.object({ url: z.string().trim().min(1).max(2_000) }),
   }, async (c, { body }) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     if (p.user && p.user.role !== "client_admin") {
       throw new ApiError("forbidden", "only a client administrator may set the webhook");
     }

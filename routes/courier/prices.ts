@@ -1,29 +1,23 @@
 /**
  * Courier 4.1, prices and booking: instant prices (and their aliases), booking a held offer,
  * formal quotations, office booking for a client, finding a shipment by any reference, and the
- * client's own view of a shipment and its account.
+ * client's account. The client's own shipments are in client_shipments.ts.
  */
 import { sql } from "kysely";
 import type { Context } from "hono";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
-import {
-  asShipment,
-  type Shipment,
-  shipmentActor,
-  type shipmentSearchView,
-} from "../../actors/shipment.ts";
+import type { Shipment, shipmentSearchView } from "../../actors/shipment.ts";
 import { available } from "../../src/domain/settlement.ts";
 import {
   business,
   businessPrincipalOf,
   client,
+  clientPrincipalOf,
   courierPlatform,
   principalName,
-  principalOf,
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { ask } from "../ask.ts";
 import { accountView } from "./billing.ts";
@@ -34,7 +28,6 @@ import {
   makeOffer,
   offerView,
   PriceRequest,
-  trackingUrl,
 } from "./booking_flow.ts";
 
 const tag = "Prices and booking";
@@ -47,14 +40,8 @@ const BookBody = z.object({
   dangerous_goods_confirmed: z.boolean().default(false),
 });
 
-function clientPrincipal(c: Context<AppEnv>) {
-  const p = principalOf(c);
-  if (p.kind !== "client") throw new ApiError("unauthenticated", "a client credential is needed");
-  return p;
-}
-
-async function callerClient(c: Context<AppEnv>) {
-  const p = clientPrincipal(c);
+export async function callerClient(c: Context<AppEnv>) {
+  const p = clientPrincipalOf(c);
   return asClient(await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }));
 }
 
@@ -89,7 +76,7 @@ export function priceRoutes(api: Api): void {
     body: BookBody,
     status: 201,
   }, async (c, { body }) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
       courierId: p.business.id,
       clientId: p.client_id,
@@ -125,7 +112,7 @@ export function priceRoutes(api: Api): void {
     security: "client",
     middleware: [client()],
   }, async (c) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     const rows = await c.get("env").db.selectFrom("snapshots")
       .select(["id", "data"])
       .where("type", "=", "price_offer")
@@ -149,7 +136,7 @@ export function priceRoutes(api: Api): void {
     body: BookBody.omit({ prices_reference: true }),
     status: 201,
   }, async (c, { params, body }) => {
-    const p = clientPrincipal(c);
+    const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
       courierId: p.business.id,
       clientId: p.client_id,
@@ -223,27 +210,6 @@ export function priceRoutes(api: Api): void {
 
   define(api, {
     method: "get",
-    path: "/client/shipments/{waybill}",
-    summary: "One of the client's shipments with its frozen pricing",
-    tag,
-    security: "client",
-    middleware: [client()],
-    params: z.object({ waybill: z.string().min(1).max(64) }),
-  }, async (c, { params }) => {
-    const p = clientPrincipal(c);
-    const r = await c.get("env").runtime.ask(shipmentActor, p.business.id, params.waybill, {
-      kind: "get",
-    });
-    const s = r.ok ? asShipment(r.reply) : null;
-    // spec: courier 4.6: a client sees only its own shipments; another's waybill does not exist.
-    if (!s || s.client_id !== p.client_id) {
-      throw new ApiError("not_found", `shipment not found: ${params.waybill}`);
-    }
-    return ok(c, { ...shipmentDetailView(s), tracking_url: trackingUrl(c, s.tracking_token) });
-  });
-
-  define(api, {
-    method: "get",
     path: "/client/account",
     summary: "The client's own balance, credit, ledger balance and invoices",
     tag,
@@ -276,7 +242,7 @@ export function priceRoutes(api: Api): void {
 /** The fields a shipment read shows (no tracking token: callers add the tracking_url). */
 type ShipmentFields = Omit<Shipment, "tracking_token" | "tracking_token_hash">;
 
-function shipmentDetailView(s: ShipmentFields) {
+export function shipmentDetailView(s: ShipmentFields) {
   const cur = s.pricing.currency;
   return {
     waybill: s.waybill,

@@ -1,7 +1,7 @@
 /**
  * What runs, customs and the laboratory do to shipments, in one place: read one of the tenant's
- * shipments (another tenant's, or none, is not found), and record a scan on it exactly once per
- * key. A shipment already closed keeps its final state; the caller's own record still stands.
+ * shipments (another tenant's, or none, is not found), or one of a client's own, and record a scan
+ * on it exactly once per key. A shipment already closed keeps its final state; the caller's own record still stands.
  */
 import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { ApiError, fromRejection } from "../http/errors.ts";
@@ -16,6 +16,21 @@ export async function shipmentIn(
   const got = await runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
   if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
   return asShipment(got.reply);
+}
+
+/**
+ * One of the client's own shipments (courier 4.6: a client sees only its own); another client's
+ * waybill, like none, is ApiError `not_found`, so nobody learns that it exists.
+ */
+export async function clientShipmentIn(
+  runtime: ActorRuntime,
+  o: { tenant: string; clientId: string; waybill: string },
+): Promise<Shipment> {
+  const s = await shipmentIn(runtime, o.tenant, o.waybill);
+  if (s.client_id !== o.clientId) {
+    throw new ApiError("not_found", `shipment not found: ${o.waybill}`);
+  }
+  return s;
 }
 
 /** Records `scan` once per `key`; answers the shipment, or null when it was already closed. */

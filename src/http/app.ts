@@ -47,7 +47,8 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
     c.set("requestId", c.res.headers.get("X-Request-Id") ?? crypto.randomUUID());
     const length = Number(c.req.header("Content-Length") ?? "0");
     // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
-    const upload = (c.req.header("Content-Type") ?? "").startsWith("multipart/form-data");
+    const type = c.req.header("Content-Type") ?? "";
+    const upload = type.startsWith("multipart/form-data") || type.startsWith("text/csv");
     const max = upload ? UPLOAD_BODY_BYTES_MAX : REQUEST_BODY_BYTES_MAX;
     if (length > max) {
       throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);

@@ -109,6 +109,13 @@ export function businessPrincipalOf(c: Context<AppEnv>): BusinessPrincipal {
   return p;
 }
 
+/** The courier's client calling (behind `client()`); any other principal is unauthenticated. */
+export function clientPrincipalOf(c: Context<AppEnv>): Extract<Principal, { kind: "client" }> {
+  const p = principalOf(c);
+  if (p.kind !== "client") throw new ApiError("unauthenticated", "a client credential is needed");
+  return p;
+}
+
 export const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header("Authorization") ?? "";
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
@@ -123,6 +130,8 @@ export const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 export interface BusinessGuard {
   /** The scope the route needs (courier 5); partner keys reach only routes that name one. */
   readonly scope?: Scope;
+  /** Any one of these scopes will do (a route two kinds of caller use); checked besides `scope`. */
+  readonly anyScope?: readonly Scope[];
 }
 
 /** X-Business-API-Key: the business key, a staff session token, or a partner key. */
@@ -146,7 +155,13 @@ export async function businessCredential(
 ): Promise<BusinessPrincipal> {
   const principal = await authenticateBusiness(c, key.trim());
   rateLimit(c, principal.business.id, limitsOf(principal.business));
-  requireScope(principal, guard.scope);
+  const held = guard.anyScope?.find((s) => principal.scopes.includes(s));
+  if (guard.anyScope && !held) {
+    throw new ApiError("scope_denied", `missing scope: one of ${guard.anyScope.join(", ")}`, {
+      scope: guard.anyScope[0],
+    });
+  }
+  requireScope(principal, guard.scope ?? held);
   return principal;
 }
 
@@ -244,6 +259,16 @@ async function clientIdentity(
   if (r.ok && r.reply && "client_id" in r.reply) return r.reply;
   runtime.forget("credential", hash);
   return null;
+}
+
+/**
+ * Refuses when the courier platform is off for the business (courier 4.6: every client call is
+ * refused then, sign-in included).
+ */
+export async function requireCourierPlatform(c: Context<AppEnv>, businessId: string) {
+  if (!(await businessAccess(c, businessId)).courier_platform_enabled) {
+    throw courierPlatformDisabled();
+  }
 }
 
 function courierPlatformDisabled(): ApiError {
@@ -430,7 +455,8 @@ function rateLimit(c: Context<AppEnv>, key: string, limits: Limits): void {
   }
 }
 
-function remoteAddress(c: Context<AppEnv>): string {
+/** The caller's address from the socket (never from a header a caller can write). */
+export function remoteAddress(c: Context<AppEnv>): string {
   try {
     return getConnInfo(c).remote.address ?? "unknown";
   } catch {

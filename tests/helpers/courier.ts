@@ -162,7 +162,7 @@ export async function bookShipment(
   client: Client,
   extra: Record<string, unknown> = {},
   options: { dangerous_goods_confirmed?: boolean } = {},
-): Promise<{ waybill: string; tracking_url: string }> {
+): Promise<{ waybill: string; tracking_url: string; total: number; currency: string }> {
   const p = await t.call("POST", "/client/prices", {
     headers: clientKey(client),
     body: { ...DOMESTIC, ...extra },

@@ -12,7 +12,8 @@ import {
   type PDFRef,
   StandardFonts,
 } from "pdf-lib";
-import { code39Modules, winAnsiText } from "../../../src/domain/packing_slip.ts";
+import { code39Modules } from "../../../src/domain/documents/code39.ts";
+import { winAnsiText } from "../../../src/domain/documents/text.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   type Client,

@@ -1,0 +1,362 @@
+/**
+ * Claims (courier 4.6 `GET /client/claims`; 5 scope `claims:approve`; 2.4 claim terms). The
+ * courier files a claim for a client's shipment (shipments:create or runs:operate) within the
+ * claim window of the shipment's frozen rate card; a holder of claims:approve decides it once.
+ * An approved amount becomes a credit note on the shipment's booked price (2.6 rule 5), booked
+ * once under the claim's reference; when the ledger refuses it (say, more than the booked price)
+ * the decision stands and the claim says why no note was booked. The client sees its own claims
+ * and their outcome.
+ */
+import type { Context } from "hono";
+import { sql } from "kysely";
+import {
+  asClaim,
+  type Claim,
+  CLAIM_EVIDENCE_CHARS_MAX,
+  CLAIM_KINDS,
+  CLAIM_OUTCOMES,
+  CLAIM_STATUSES,
+  CLAIM_TEXT_CHARS_MAX,
+  claimActor,
+  type ClaimCredit,
+  claimWindowClosesAt,
+  type CreditResult,
+} from "../../actors/claim.ts";
+import { entryAsk } from "../../actors/client_ledger.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
+import { termsOf } from "../../actors/shipment.ts";
+import { frozenTerms } from "../../src/courier/later_charges.ts";
+import { shipmentIn } from "../../src/courier/shipments.ts";
+import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
+import { hex } from "../../src/domain/secrets.ts";
+import {
+  business,
+  businessPrincipalOf,
+  client,
+  clientPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { newId } from "../../src/runtime/ids.ts";
+import { ask } from "../ask.ts";
+import { originalEntry } from "./billing.ts";
+import { decimal } from "./booking_flow.ts";
+
+const tag = "Claims";
+const CLAIMS_PAGE_DEFAULT = 100;
+/** The most claims one page answers (bounded pages). */
+const CLAIMS_PAGE_MAX = 500;
+
+const Amount = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
+const Text = (max: number) => z.string().trim().min(1).max(max);
+
+const FileClaim = z.object({
+  waybill: Text(64),
+  kind: z.enum(CLAIM_KINDS),
+  amount: Amount,
+  /** The shipment's currency; another is refused. */
+  currency: z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case")
+    .optional(),
+  description: Text(CLAIM_TEXT_CHARS_MAX),
+  evidence: Text(CLAIM_EVIDENCE_CHARS_MAX).optional(),
+  /** The same key files one claim however often it is sent. */
+  idempotency_key: z.string().trim().min(1).max(200).optional(),
+}).openapi("FileClaim");
+
+const DecideClaim = z.object({
+  outcome: z.enum(CLAIM_OUTCOMES),
+  approved_amount: Amount.optional(),
+  reason: Text(CLAIM_TEXT_CHARS_MAX).optional(),
+}).openapi("DecideClaim");
+
+const ClaimParam = z.object({ id: z.string().min(1).max(64) });
+
+const ListQuery = z.object({
+  status: z.enum(CLAIM_STATUSES).optional(),
+  waybill: z.string().trim().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(CLAIMS_PAGE_MAX).default(CLAIMS_PAGE_DEFAULT),
+  cursor: z.string().max(200).optional(),
+});
+
+const BusinessListQuery = ListQuery.extend({ client_id: z.string().min(1).max(64).optional() });
+
+function iso(t: number | null | undefined): string | null {
+  return t === null || t === undefined ? null : new Date(t).toISOString();
+}
+
+function creditView(credit: ClaimCredit | null, currency: string) {
+  if (credit === null) return null;
+  return {
+    reference: credit.reference,
+    amount: decimal(credit.amount_minor, currency),
+    state: credit.state,
+    ...(credit.state === "not_booked" ? { code: credit.code, message: credit.message } : {}),
+  };
+}
+
+/** A claim and its outcome, as the client sees it: no staff names. */
+export function clientClaimView(claim: Claim) {
+  const d = claim.decision;
+  return {
+    id: claim.id,
+    waybill: claim.waybill,
+    kind: claim.kind,
+    amount: decimal(claim.amount_minor, claim.currency),
+    currency: claim.currency,
+    description: claim.description,
+    evidence: claim.evidence,
+    status: claim.status,
+    filed_at: iso(claim.filed_at),
+    outcome: d === null ? null : {
+      outcome: d.outcome,
+      approved_amount: decimal(d.approved_amount_minor, claim.currency),
+      reason: d.reason,
+      decided_at: iso(d.decided_at),
+    },
+    credit_note: creditView(claim.credit, claim.currency),
+  };
+}
+
+/** The courier's view: who filed and decided, the client, the window. */
+export function claimView(claim: Claim) {
+  return {
+    ...clientClaimView(claim),
+    client_id: claim.client_id,
+    filed_by: claim.filed_by,
+    window_closes_at: iso(claim.window_closes_at),
+    decided_by: claim.decision?.decided_by ?? null,
+  };
+}
+
+/** A claim id: from the idempotency key when one is sent, so a retry names the same claim. */
+async function claimIdOf(courier: string, key: string | undefined): Promise<string> {
+  if (key === undefined) return newId("clm");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(`${courier}:${key}`),
+  );
+  return `clm_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+}
+
+function minorOf(amount: number | string, currency: string, path: string): number {
+  const r = toMinor(amount, currency);
+  if (!r.ok) throw validationFailed([{ path, message: r.message }]);
+  return r.minor;
+}
+
+/** Books the pending credit note of a decided claim once, and records how that went. */
+async function settleCredit(c: Context<AppEnv>, claim: Claim): Promise<Claim> {
+  const credit = claim.credit;
+  if (credit === null || credit.state !== "pending") return claim;
+  const result = await creditNote(c, claim, credit.reference, credit.amount_minor);
+  return asClaim(
+    await ask(c, claimActor, claim.courier_id, claim.id, { kind: "settle_credit", result }),
+  );
+}
+
+/** spec: courier 2.6 rule 5: a credit note pointing at the shipment's booked price entry. */
+async function creditNote(
+  c: Context<AppEnv>,
+  claim: Claim,
+  reference: string,
+  amountMinor: number,
+): Promise<CreditResult> {
+  const env = c.get("env");
+  // The notes already on the entry are read from the query side: let it catch up first.
+  await env.settle();
+  let original;
+  try {
+    original = await originalEntry(c, claim.client_id, claim.waybill);
+  } catch (e) {
+    if (e instanceof ApiError) return { booked: false, code: e.code, message: e.message };
+    throw e;
+  }
+  const r = await env.runtime.ask(courierClientActor, claim.courier_id, claim.client_id, {
+    kind: "correct",
+    original,
+    amount_minor: -amountMinor,
+    reason: `claim ${claim.id} (${claim.kind}) ${claim.decision?.outcome ?? "decided"}`,
+    reference,
+    evidence_path: claim.evidence,
+    by: claim.decision?.decided_by ?? "claims",
+  }, entryAsk(`note:${reference}`));
+  return r.ok ? { booked: true } : { booked: false, code: r.code, message: r.message };
+}
+
+/** One page of a courier's claims from the query side, newest first. */
+async function claimPage(
+  c: Context<AppEnv>,
+  courier: string,
+  query: z.infer<typeof BusinessListQuery>,
+): Promise<{ claims: Claim[]; next_cursor: string | null }> {
+  const filedAt = sql<number>`(data->>'filed_at')::bigint`;
+  let q = c.get("env").db.selectFrom("snapshots")
+    .select(["id", "data"])
+    .where("type", "=", claimActor.type)
+    .where("tenant", "=", courier);
+  if (query.client_id) q = q.where(sql<string>`data->>'client_id'`, "=", query.client_id);
+  if (query.status) q = q.where(sql<string>`data->>'status'`, "=", query.status);
+  if (query.waybill) q = q.where(sql<string>`data->>'waybill'`, "=", query.waybill);
+  if (query.cursor) {
+    const after = decodeCursor(query.cursor);
+    q = q.where(
+      sql<boolean>`(${filedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
+    );
+  }
+  const rows = await q.orderBy(filedAt, "desc").orderBy("id", "desc")
+    .limit(query.limit + 1)
+    .execute();
+  const claims = rows.slice(0, query.limit).map((r) => r.data as Claim);
+  const last = claims.at(-1);
+  return {
+    claims,
+    next_cursor: rows.length > query.limit && last ? encodeCursor(last.filed_at, last.id) : null,
+  };
+}
+
+export function claimRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/courier/claims",
+    summary: "File a claim (loss, damage, delay) for a client's shipment within the claim window " +
+      "of its rate card; the same idempotency_key files it once",
+    tag,
+    security: "business",
+    middleware: [business({ anyScope: ["shipments:create", "runs:operate"] }), courierPlatform],
+    body: FileClaim,
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const runtime = c.get("env").runtime;
+    const courier = p.business.id;
+    const shipment = await shipmentIn(runtime, courier, body.waybill);
+    const currency = body.currency ?? shipment.pricing.currency;
+    if (currency !== shipment.pricing.currency) {
+      throw new ApiError(
+        "currency_mismatch",
+        `a claim is in the shipment's currency ${shipment.pricing.currency}: ${currency}`,
+      );
+    }
+    const terms = await frozenTerms(runtime, shipment);
+    const id = await claimIdOf(courier, body.idempotency_key);
+    const r = await runtime.ask(
+      claimActor,
+      courier,
+      id,
+      {
+        kind: "file",
+        claim: {
+          id,
+          courier_id: courier,
+          client_id: shipment.client_id,
+          waybill: shipment.waybill,
+          kind: body.kind,
+          amount_minor: minorOf(body.amount, currency, "amount"),
+          currency,
+          description: body.description,
+          evidence: body.evidence ?? null,
+          window_closes_at: claimWindowClosesAt(
+            { ...shipment, calendar: termsOf(shipment).calendar },
+            terms.claim_window_days,
+          ),
+        },
+        by: principalName(p),
+      },
+    );
+    if (!r.ok) throw fromRejection(r);
+    if (!("created" in r.reply)) throw new Error("file answers whether it filed");
+    return ok(c, claimView(r.reply.claim), r.reply.created ? 201 : 200);
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/claims/{id}/decide",
+    summary: "Decide a claim once: approved (the whole amount), partly_approved (approved_amount " +
+      "and reason) or rejected (reason); an approved amount is credited by a credit note",
+    tag,
+    security: "business",
+    middleware: [business({ scope: "claims:approve" }), courierPlatform],
+    params: ClaimParam,
+    body: DecideClaim,
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    const courier = p.business.id;
+    const current = asClaim(await ask(c, claimActor, courier, params.id, { kind: "get" }));
+    const r = await c.get("env").runtime.ask(claimActor, courier, params.id, {
+      kind: "decide",
+      outcome: body.outcome,
+      approved_amount_minor: body.approved_amount === undefined
+        ? null
+        : minorOf(body.approved_amount, current.currency, "approved_amount"),
+      reason: body.reason ?? null,
+      by: principalName(p),
+    });
+    if (!r.ok) {
+      // A decision whose credit note a crash left pending is completed by the retry.
+      if (r.code === "claim_already_decided") await settleCredit(c, current);
+      throw fromRejection(r);
+    }
+    return ok(c, claimView(await settleCredit(c, asClaim(r.reply))));
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/claims",
+    summary: "The courier's claims, newest first; filter by status, client_id, waybill; " +
+      "`meta.next_cursor`",
+    tag,
+    security: "business",
+    middleware: [
+      business({ anyScope: ["shipments:view-own", "claims:approve"] }),
+      courierPlatform,
+    ],
+    query: BusinessListQuery,
+  }, async (c, { query }) => {
+    const page = await claimPage(c, businessPrincipalOf(c).business.id, query);
+    return c.json({
+      success: true,
+      data: page.claims.map(claimView),
+      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/claims/{id}",
+    summary: "One claim with its outcome",
+    tag,
+    security: "business",
+    middleware: [
+      business({ anyScope: ["shipments:view-own", "claims:approve"] }),
+      courierPlatform,
+    ],
+    params: ClaimParam,
+  }, async (c, { params }) => {
+    const courier = businessPrincipalOf(c).business.id;
+    return ok(c, claimView(asClaim(await ask(c, claimActor, courier, params.id, { kind: "get" }))));
+  });
+
+  define(api, {
+    method: "get",
+    path: "/client/claims",
+    summary: "The client's claims and their outcome, newest first; `meta.next_cursor`",
+    tag: "Client API",
+    security: "client",
+    middleware: [client()],
+    query: ListQuery,
+  }, async (c, { query }) => {
+    const p = clientPrincipalOf(c);
+    // Only the calling client's claims (courier 4.6): the filter is the principal's, never the query's.
+    const page = await claimPage(c, p.business.id, { ...query, client_id: p.client_id });
+    return c.json({
+      success: true,
+      data: page.claims.map(clientClaimView),
+      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    });
+  });
+}

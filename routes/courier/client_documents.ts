@@ -1,0 +1,90 @@
+/**
+ * Courier 4.6, the client's paper: the label (one 4 x 6 in page per piece), the waybill (with the
+ * client's own price lines) and the packing slip (one page per piece), as PDFs. Only the calling
+ * client's shipments: another client's waybill is not found.
+ */
+import type { Context } from "hono";
+import { asBusiness, businessActor } from "../../actors/business.ts";
+import { type DocumentContext, shipmentFacts, waybillFacts } from "../../src/courier/documents.ts";
+import { clientShipmentIn } from "../../src/courier/shipments.ts";
+import { clientPackingSlipPdf } from "../../src/domain/documents/client_packing_slip.ts";
+import type { DocumentResult } from "../../src/domain/documents/facts.ts";
+import { labelPdf } from "../../src/domain/documents/label.ts";
+import { waybillPdf } from "../../src/domain/documents/waybill.ts";
+import type { Shipment } from "../../actors/shipment.ts";
+import type { Api } from "../../src/http/app.ts";
+import { client, clientPrincipalOf } from "../../src/http/auth.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { ask } from "../ask.ts";
+import { trackingUrl } from "./booking_flow.ts";
+
+const tag = "Client documents";
+
+/** spec: courier 4.6: each document, its path suffix and its layout. */
+const DOCUMENTS: readonly {
+  readonly name: "label" | "waybill" | "packing-slip";
+  readonly summary: string;
+  readonly make: (s: Shipment, o: DocumentContext) => Promise<DocumentResult>;
+}[] = [
+  {
+    name: "label",
+    summary: "The shipping label (PDF, 4 x 6 in), one page per piece, each with the piece's " +
+      "Code 39 barcode (`{waybill}-{n}`); no money",
+    make: (s, o) => labelPdf(shipmentFacts(s, o)),
+  },
+  {
+    name: "waybill",
+    summary: "The waybill (consignment note, PDF, A4): parties, references, pieces, service and " +
+      "promise, contents, dangerous goods, the waybill barcode, and the frozen price lines",
+    make: (s, o) => waybillPdf(waybillFacts(s, o)),
+  },
+  {
+    name: "packing-slip",
+    summary: "The packing slip (PDF, A4), one page per piece with what that piece holds; no money",
+    make: (s, o) => clientPackingSlipPdf(shipmentFacts(s, o)),
+  },
+];
+
+/** The caller's own shipment and what its paper needs besides: the courier's name, the link. */
+async function ownShipment(c: Context<AppEnv>, waybill: string) {
+  const p = clientPrincipalOf(c);
+  const courierId = p.business.id;
+  const shipment = await clientShipmentIn(c.get("env").runtime, {
+    tenant: courierId,
+    clientId: p.client_id,
+    waybill,
+  });
+  const courier = asBusiness(await ask(c, businessActor, courierId, courierId, { kind: "get" }));
+  const context: DocumentContext = {
+    courierName: courier.profile.name,
+    trackingUrl: trackingUrl(c, shipment.tracking_token),
+  };
+  return { shipment, context };
+}
+
+export function clientDocumentRoutes(api: Api): void {
+  for (const doc of DOCUMENTS) {
+    define(api, {
+      method: "get",
+      path: `/client/shipments/{waybill}/${doc.name}`,
+      summary: doc.summary,
+      tag,
+      security: "client",
+      middleware: [client()],
+      params: z.object({ waybill: z.string().trim().min(1).max(64) }),
+    }, async (c, { params }) => {
+      const { shipment, context } = await ownShipment(c, params.waybill);
+      const made = await doc.make(shipment, context);
+      if (!made.ok) throw new ApiError(made.code, made.message);
+      return new Response(made.pdf, {
+        headers: {
+          "Content-Type": "application/pdf",
+          "Content-Disposition": `inline; filename="${shipment.waybill}-${doc.name}.pdf"`,
+          "Cache-Control": "private, no-store",
+        },
+      });
+    });
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Courier 4.6 `GET /client/collection-manifest`: the calling client's shipments awaiting
+ * collection today, with totals, for handing parcels to the driver. "Today" is each shipment's
+ * own: its promised collection date (pricing promise, 2.2 `collection_on`) against the date now
+ * in its service level's calendar timezone (2.8), on the injected clock. Read from the query side.
+ */
+import { sql } from "kysely";
+import { shipmentActor } from "../../actors/shipment.ts";
+import { client, clientPrincipalOf } from "../../src/http/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { define } from "../../src/http/route.ts";
+import type { ShipmentSnapshot } from "../../src/domain/operations_row.ts";
+import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../src/limits.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Headline statuses before collection (courier 3.2). */
+const AWAITING_COLLECTION = ["booked", "awaiting_collection"] as const;
+
+/** The date at `now` in a calendar's timezone, `YYYY-MM-DD`. */
+export function localDate(now: number, timezone: string): string {
+  return Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(timezone).toPlainDate()
+    .toString();
+}
+
+function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function timezoneOf(s: ShipmentSnapshot): string {
+  const calendar = (s.service_terms as { calendar?: { timezone?: unknown } }).calendar;
+  return typeof calendar?.timezone === "string" ? calendar.timezone : "UTC";
+}
+
+/** Weights summed in grams, so totals are exact. */
+function grams(kg: number): number {
+  return Math.round(kg * 1000);
+}
+
+function manifestRow(s: ShipmentSnapshot) {
+  const weight = s.parcels.reduce((n, p) => n + grams(p.weight_kg), 0);
+  return {
+    waybill: s.waybill,
+    status: s.status,
+    collection_on: s.pricing.promise.collection_on,
+    sender: { name: s.sender.name, address: s.sender.address },
+    recipient: {
+      name: s.recipient.name,
+      address: s.recipient.address,
+      phone: s.recipient.phone,
+    },
+    pieces: s.parcels.length,
+    weight_kg: weight / 1000,
+    service: { code: s.pricing.service.code, name: s.pricing.service.name },
+    references: {
+      external_customer_code: s.references.external_customer_code,
+      external_billing_reference: s.references.external_billing_reference,
+      client_order_reference: s.references.client_order_reference,
+    },
+  };
+}
+
+export function clientManifestRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/client/collection-manifest",
+    summary: "Today's collection manifest: the client's shipments awaiting collection today " +
+      "(in their service level's timezone), with totals of shipments, pieces and kg",
+    tag: "Client API",
+    security: "client",
+    middleware: [client()],
+  }, async (c) => {
+    const p = clientPrincipalOf(c);
+    const env = c.get("env");
+    const now = env.clock.now();
+    const collectionOn = sql<string>`data->'pricing'->'promise'->>'collection_on'`;
+    // Every timezone's today lies within a day of UTC's: the exact date is checked per row.
+    const rows = await env.db.selectFrom("snapshots").select("data")
+      .where("type", "=", shipmentActor.type)
+      .where("tenant", "=", p.business.id)
+      .where(sql<string>`data->>'client_id'`, "=", p.client_id)
+      .where(sql<string>`data->>'status'`, "in", AWAITING_COLLECTION)
+      .where(collectionOn, ">=", utcDate(now - DAY_MS))
+      .where(collectionOn, "<=", utcDate(now + DAY_MS))
+      .orderBy(sql`(data->>'booked_at')::bigint`)
+      .orderBy("id")
+      .limit(COLLECTION_MANIFEST_SHIPMENTS_MAX + 1)
+      .execute();
+    const today = rows.map((r) => r.data as ShipmentSnapshot)
+      .filter((s) => s.pricing.promise.collection_on === localDate(now, timezoneOf(s)));
+    const shipments = today.slice(0, COLLECTION_MANIFEST_SHIPMENTS_MAX).map(manifestRow);
+    const totalGrams = shipments.reduce((n, s) => n + grams(s.weight_kg), 0);
+    return ok(c, {
+      generated_at: new Date(now).toISOString(),
+      shipments,
+      totals: {
+        shipments: shipments.length,
+        pieces: shipments.reduce((n, s) => n + s.pieces, 0),
+        weight_kg: totalGrams / 1000,
+      },
+      truncated: rows.length > COLLECTION_MANIFEST_SHIPMENTS_MAX,
+    });
+  });
+}

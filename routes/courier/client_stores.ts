@@ -1,0 +1,358 @@
+/**
+ * The retail packet programme (courier 4.6 `GET /client/stores`, `POST /client/stores/{store}/
+ * packets/{action}`): the courier registers a client's stores; the client lists them with packet
+ * counts by state and moves packets through stock, sell, refund, activate, accept, hand-over
+ * (actors/retail_packet.ts holds the machine). Another client's store does not exist for the
+ * caller. Counts and lists come from the query side.
+ */
+import type { Context } from "hono";
+import { sql } from "kysely";
+import {
+  asStore,
+  type ClientStore,
+  clientStoreActor,
+  STORE_ADDRESS_CHARS_MAX,
+  STORE_CODE_PATTERN,
+  STORE_NAME_CHARS_MAX,
+  storeIdOf,
+} from "../../actors/client_store.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
+import {
+  allowedActions,
+  asPacketReply,
+  PACKET_ACTIONS,
+  PACKET_CODE_PATTERN,
+  PACKET_STATES,
+  PACKET_TEXT_CHARS_MAX,
+  type PacketAction,
+  type PacketDetails,
+  packetIdOf,
+  type PacketState,
+  type RetailPacket,
+  retailPacketActor,
+} from "../../actors/retail_packet.ts";
+import { PACKETS_PER_STOCK_MAX } from "../../src/limits.ts";
+import {
+  business,
+  businessPrincipalOf,
+  client,
+  clientPrincipalOf,
+  courierPlatform,
+  principalName,
+} from "../../src/http/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import {
+  ApiError,
+  type FieldError,
+  fromRejection,
+  validationFailed,
+} from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
+import { ask } from "../ask.ts";
+
+const STORES_PAGE_DEFAULT = 100;
+/** The most stores one page answers (bounded pages). */
+const STORES_PAGE_MAX = 500;
+
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const PacketCode = z.string().trim().regex(
+  PACKET_CODE_PATTERN,
+  "1 to 40 letters, digits, dot, dash, underscore",
+);
+const Phone = z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567");
+
+const RegisterStore = z.object({
+  code: z.string().trim().regex(
+    STORE_CODE_PATTERN,
+    "1 to 40 letters, digits, dot, dash, underscore",
+  ),
+  name: Text(STORE_NAME_CHARS_MAX),
+  address: Text(STORE_ADDRESS_CHARS_MAX),
+}).openapi("RegisterClientStore");
+
+/** One body for every action; which fields an action needs is checked below. */
+const PacketActionBody = z.object({
+  packet_code: PacketCode.optional(),
+  /** stock only: several packets at once. */
+  packet_codes: z.array(PacketCode).min(1).max(PACKETS_PER_STOCK_MAX).optional(),
+  note: Text(PACKET_TEXT_CHARS_MAX).optional(),
+  /** sell: the till receipt or sale reference. */
+  reference: Text(120).optional(),
+  /** activate: the customer sending the packet, and the recipient. */
+  sender_name: Text(200).optional(),
+  sender_phone: Phone.optional(),
+  recipient_name: Text(200).optional(),
+  recipient_phone: Phone.optional(),
+  recipient_address: Text(500).optional(),
+  /** accept: the packed parcel's weight. */
+  weight_kg: z.number().positive().max(100).optional(),
+}).openapi("PacketAction");
+
+type PacketActionInput = z.infer<typeof PacketActionBody>;
+
+const ClientParam = z.object({ client: z.string().min(1).max(64) });
+const StoreActionParams = z.object({
+  store: z.string().min(1).max(64),
+  action: z.enum(PACKET_ACTIONS),
+});
+const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(STORES_PAGE_MAX).default(STORES_PAGE_DEFAULT),
+  cursor: z.string().max(200).optional(),
+});
+
+function iso(t: number): string {
+  return new Date(t).toISOString();
+}
+
+export function packetView(p: RetailPacket) {
+  return {
+    packet_code: p.code,
+    store_id: p.store_id,
+    state: p.state,
+    allowed_actions: allowedActions(p.state),
+    sale_reference: p.sale_reference,
+    activation: p.activation,
+    weight_kg: p.weight_kg,
+    history: p.history.map((s) => ({ action: s.action, at: iso(s.at), by: s.by, note: s.note })),
+    updated_at: iso(p.updated_at),
+  };
+}
+
+function storeView(s: ClientStore, counts: Readonly<Record<string, number>> | null) {
+  return {
+    id: s.id,
+    code: s.code,
+    name: s.name,
+    address: s.address,
+    created_at: iso(s.created_at),
+    ...(counts === null ? {} : {
+      packets: Object.fromEntries(PACKET_STATES.map((st) => [st, counts[st] ?? 0])) as Record<
+        PacketState,
+        number
+      >,
+    }),
+  };
+}
+
+/** One page of a client's stores by code, each with its packet counts by state. */
+async function storesOf(
+  c: Context<AppEnv>,
+  courier: string,
+  clientId: string,
+  query: z.infer<typeof PageQuery>,
+) {
+  const db = c.get("env").db;
+  const code = sql<string>`data->>'code'`;
+  let q = db.selectFrom("snapshots").select(["id", "data"])
+    .where("type", "=", clientStoreActor.type)
+    .where("tenant", "=", courier)
+    .where(sql<string>`data->>'client_id'`, "=", clientId);
+  if (query.cursor) q = q.where(code, ">", decodeCursor(query.cursor).id);
+  const rows = await q.orderBy(code).limit(query.limit + 1).execute();
+  const stores = rows.slice(0, query.limit).map((r) => r.data as ClientStore);
+  const counts = new Map<string, Record<string, number>>();
+  if (stores.length > 0) {
+    const storeId = sql<string>`data->>'store_id'`;
+    const state = sql<string>`data->>'state'`;
+    const grouped = await db.selectFrom("snapshots")
+      .select([storeId.as("store_id"), state.as("state"), sql<number>`count(*)::int`.as("n")])
+      .where("type", "=", retailPacketActor.type)
+      .where("tenant", "=", courier)
+      .where(sql<string>`data->>'client_id'`, "=", clientId)
+      .where(storeId, "in", stores.map((s) => s.id))
+      .groupBy([storeId, state])
+      .execute();
+    for (const g of grouped) {
+      const byState = counts.get(g.store_id) ?? {};
+      byState[g.state] = Number(g.n);
+      counts.set(g.store_id, byState);
+    }
+  }
+  const last = stores.at(-1);
+  return {
+    data: stores.map((s) => storeView(s, counts.get(s.id) ?? {})),
+    next_cursor: rows.length > query.limit && last ? encodeCursor(0, last.code) : null,
+  };
+}
+
+/** The caller's store; another client's, or none, is not found (courier 4.6). */
+async function ownStore(c: Context<AppEnv>, storeId: string): Promise<ClientStore> {
+  const p = clientPrincipalOf(c);
+  const r = await c.get("env").runtime.ask(clientStoreActor, p.business.id, storeId, {
+    kind: "get",
+  });
+  if (!r.ok || asStore(r.reply).client_id !== p.client_id) {
+    throw new ApiError("not_found", `store not found: ${storeId}`);
+  }
+  return asStore(r.reply);
+}
+
+/** The details an action carries; activate's required fields are named when missing. */
+function detailsOf(action: PacketAction, body: PacketActionInput): PacketDetails {
+  let activation: PacketDetails["activation"] = null;
+  if (action === "activate") {
+    const missing: FieldError[] = (
+      ["sender_name", "recipient_name", "recipient_phone", "recipient_address"] as const
+    ).filter((f) => body[f] === undefined).map((f) => ({
+      path: f,
+      message: "required to activate",
+    }));
+    if (missing.length > 0) throw validationFailed(missing);
+    activation = {
+      sender_name: body.sender_name!,
+      sender_phone: body.sender_phone ?? null,
+      recipient_name: body.recipient_name!,
+      recipient_phone: body.recipient_phone!,
+      recipient_address: body.recipient_address!,
+    };
+  }
+  return {
+    note: body.note ?? null,
+    reference: body.reference ?? null,
+    activation,
+    weight_kg: body.weight_kg ?? null,
+  };
+}
+
+/** The packet codes a call names: one, or (stock only) several, never both. */
+function codesOf(action: PacketAction, body: PacketActionInput): string[] | string {
+  if (body.packet_code !== undefined && body.packet_codes !== undefined) {
+    throw validationFailed([{ path: "packet_codes", message: "send packet_code or packet_codes" }]);
+  }
+  if (body.packet_codes !== undefined) {
+    if (action !== "stock") {
+      throw validationFailed([{
+        path: "packet_codes",
+        message: `only stock takes several packets; ${action} takes packet_code`,
+      }]);
+    }
+    const codes = body.packet_codes;
+    const twice = codes.find((code, i) => codes.indexOf(code) !== i);
+    if (twice !== undefined) {
+      throw validationFailed([{ path: "packet_codes", message: `listed twice: ${twice}` }]);
+    }
+    return codes;
+  }
+  if (body.packet_code === undefined) {
+    throw validationFailed([{ path: "packet_code", message: "required" }]);
+  }
+  return body.packet_code;
+}
+
+export function clientStoreRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/courier/clients/{client}/stores",
+    summary: "Register a client's store for the retail packet programme; the same code and " +
+      "details again answer the store",
+    tag: "Courier clients",
+    security: "business",
+    middleware: [business({ scope: "runs:operate" }), courierPlatform],
+    params: ClientParam,
+    body: RegisterStore,
+    status: 201,
+  }, async (c, { params, body }) => {
+    const p = businessPrincipalOf(c);
+    const courier = p.business.id;
+    // Another courier's client, or none, is not found.
+    await ask(c, courierClientActor, courier, params.client, { kind: "get" });
+    const id = await storeIdOf(courier, params.client, body.code);
+    const r = await ask(c, clientStoreActor, courier, id, {
+      kind: "register",
+      store: { id, courier_id: courier, client_id: params.client, ...body },
+      by: principalName(p),
+    });
+    if (!("created" in r)) throw new Error("register answers whether it registered");
+    return ok(c, storeView(r.store, null), r.created ? 201 : 200);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/clients/{client}/stores",
+    summary: "A client's stores with packet counts by state; `meta.next_cursor`",
+    tag: "Courier clients",
+    security: "business",
+    middleware: [business({ scope: "shipments:view-own" }), courierPlatform],
+    params: ClientParam,
+    query: PageQuery,
+  }, async (c, { params, query }) => {
+    const courier = businessPrincipalOf(c).business.id;
+    await ask(c, courierClientActor, courier, params.client, { kind: "get" });
+    const page = await storesOf(c, courier, params.client, query);
+    return c.json({
+      success: true,
+      data: page.data,
+      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/client/stores",
+    summary: "The client's stores (retail packet programme) with packet counts by state",
+    tag: "Client API",
+    security: "client",
+    middleware: [client()],
+    query: PageQuery,
+  }, async (c, { query }) => {
+    const p = clientPrincipalOf(c);
+    const page = await storesOf(c, p.business.id, p.client_id, query);
+    return c.json({
+      success: true,
+      data: page.data,
+      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    });
+  });
+
+  define(api, {
+    method: "post",
+    path: "/client/stores/{store}/packets/{action}",
+    summary: "Move a packet: stock (packet_code or packet_codes), sell, refund (sold only), " +
+      "activate (sender and recipient details), accept, hand-over. Out of order: 422 " +
+      "packet_state_invalid with the state and allowed actions; a repeated action answers the " +
+      "packet as it is",
+    tag: "Client API",
+    security: "client",
+    middleware: [client()],
+    params: StoreActionParams,
+    body: PacketActionBody,
+  }, async (c, { params, body }) => {
+    const p = clientPrincipalOf(c);
+    const store = await ownStore(c, params.store);
+    const codes = codesOf(params.action, body);
+    const details = detailsOf(params.action, body);
+    const move = (code: string) =>
+      c.get("env").runtime.ask(
+        retailPacketActor,
+        p.business.id,
+        packetIdOf(p.client_id, code),
+        {
+          kind: "act",
+          action: params.action,
+          courier_id: p.business.id,
+          client_id: p.client_id,
+          store_id: store.id,
+          code,
+          details,
+          by: principalName(p),
+        },
+      );
+    if (typeof codes === "string") {
+      const r = await move(codes);
+      if (!r.ok) throw fromRejection(r);
+      const moved = asPacketReply(r.reply);
+      const created = params.action === "stock" && !moved.replayed;
+      return ok(c, { ...packetView(moved.packet), replayed: moved.replayed }, created ? 201 : 200);
+    }
+    // Several packets: each is its own actor, so each answers for itself.
+    const results = await Promise.all(codes.map(async (code) => {
+      const r = await move(code);
+      if (!r.ok) return { packet_code: code, error: { code: r.code, message: r.message } };
+      const moved = asPacketReply(r.reply);
+      return { packet_code: code, state: moved.packet.state, replayed: moved.replayed };
+    }));
+    return ok(c, { results });
+  });
+}

@@ -1,0 +1,258 @@
+/**
+ * Courier 4.6: a shipment booked in one call (POST /client/shipments, a bulk row, a CSV line) is
+ * the price request plus the chosen service: makeOffer, then bookOffer of that option. A request
+ * with an identity (an idempotency key, or its client_order_reference) is bound to one offer by
+ * the booking_request actor, and so to one waybill: the same request again answers the shipment
+ * it booked (already_booked) and books nothing twice. A refused booking frees the identity.
+ */
+import type { Context } from "hono";
+import { bookingRequestActor, bookingRequestId } from "../../actors/booking_request.ts";
+import type { CourierClient } from "../../actors/courier_client.ts";
+import { priceOfferActor } from "../../actors/price_offer.ts";
+import { asShipment, shipmentActor } from "../../actors/shipment.ts";
+import { hashSecret } from "../../src/domain/secrets.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError, fromRejection } from "../../src/http/errors.ts";
+import { z } from "../../src/http/route.ts";
+import type { Rejection } from "../../src/runtime/actor.ts";
+import { newId } from "../../src/runtime/ids.ts";
+import { BOOKING_ROWS_CONCURRENCY } from "../../src/limits.ts";
+import { type Booked, bookOffer, makeOffer, PriceRequest, waybillOf } from "./booking_flow.ts";
+
+const IdempotencyKey = z.string().trim().min(1).max(120);
+
+/** spec: courier 2.1 plus the booking fields of 4.1; one shipment of POST /client/shipments. */
+export const ShipmentRequest = PriceRequest.extend({
+  service_level: z.string().trim().min(1).max(64),
+  dangerous_goods_confirmed: z.boolean().default(false),
+  idempotency_key: IdempotencyKey.optional(),
+}).openapi("ShipmentRequest");
+
+export type ShipmentRequestBody = z.infer<typeof ShipmentRequest>;
+
+/** The calling client, as every booking of a request needs it. */
+export interface Caller {
+  readonly courierId: string;
+  readonly clientId: string;
+  readonly client: CourierClient;
+  /** Who booked (audit). */
+  readonly by: string;
+}
+
+/** The `Idempotency-Key` header, checked like the body field. */
+export function idempotencyHeader(c: Context<AppEnv>): string | null {
+  const raw = c.req.header("Idempotency-Key");
+  if (raw === undefined) return null;
+  const parsed = IdempotencyKey.safeParse(raw);
+  if (!parsed.success) {
+    throw new ApiError(
+      "validation_failed",
+      "invalid request: Idempotency-Key: 1 to 120 characters",
+      { errors: [{ path: "Idempotency-Key", message: "1 to 120 characters" }] },
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * A request's identity, first that applies: its own idempotency key; its client_order_reference;
+ * `derived` (from the request's Idempotency-Key header: a bulk row's index, a CSV line's content).
+ * None: the request books each time it is sent.
+ */
+export function identityOf(req: ShipmentRequestBody, derived: string | null): string | null {
+  if (req.idempotency_key) return `key:${req.idempotency_key}`;
+  if (req.client_order_reference) return `order:${req.client_order_reference}`;
+  return derived;
+}
+
+/** Books one request; the same identity again answers the shipment it booked. */
+export async function bookRequest(
+  c: Context<AppEnv>,
+  caller: Caller,
+  req: ShipmentRequestBody,
+  identity: string | null,
+): Promise<Booked> {
+  if (identity === null) {
+    const offer = await makeOffer(c, caller.client, req, "prices");
+    return await book(c, caller, req, offer.reference);
+  }
+  const runtime = c.get("env").runtime;
+  const id = bookingRequestId(caller.clientId, identity);
+  const fingerprint = await fingerprintOf(req);
+  for (let attempt = 0;; attempt++) {
+    const begun = await runtime.ask(bookingRequestActor, caller.courierId, id, {
+      kind: "begin",
+      reference: newId("prc"),
+      fingerprint,
+    });
+    if (!begun.ok) {
+      // Another request holds the identity; an attempt of it that can no longer book gives way.
+      if (attempt === 0 && await releaseStale(c, caller, id, begun)) continue;
+      throw await conflict(c, caller, identity, begun);
+    }
+    const { reference, resumed } = begun.reply!;
+    try {
+      if (resumed) {
+        const made = await shipmentOf(c, caller, reference);
+        if (made) return { shipment: made, already_booked: true };
+      }
+      await ensureOffer(c, caller, req, reference, resumed);
+      return await book(c, caller, req, reference);
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      await runtime.ask(bookingRequestActor, caller.courierId, id, { kind: "release", reference });
+      // A retry found its first attempt's prices expired unbooked: price it again, once.
+      if (resumed && e.code === "prices_expired" && attempt === 0) continue;
+      throw e;
+    }
+  }
+}
+
+/** Books rows with bounded concurrency; each answers its booking or its refusal, in order. */
+export async function bookRows(
+  c: Context<AppEnv>,
+  caller: Caller,
+  rows: readonly { readonly req: ShipmentRequestBody; readonly identity: string | null }[],
+): Promise<(Booked | ApiError)[]> {
+  const out = new Array<Booked | ApiError>(rows.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const i = next++;
+      const row = rows[i]!;
+      try {
+        out[i] = await bookRequest(c, caller, row.req, row.identity);
+      } catch (e) {
+        out[i] = asRowError(c, e);
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(BOOKING_ROWS_CONCURRENCY, rows.length) }, worker),
+  );
+  return out;
+}
+
+/** A row's failure as its answer: refusals as they are, anything else without internals. */
+function asRowError(c: Context<AppEnv>, e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  const requestId = c.get("requestId");
+  console.error(`request ${requestId}: a booking row failed:`, e);
+  return new ApiError("internal_error", `internal error; request id: ${requestId}`);
+}
+
+function book(c: Context<AppEnv>, caller: Caller, req: ShipmentRequestBody, reference: string) {
+  return bookOffer(c, {
+    courierId: caller.courierId,
+    clientId: caller.clientId,
+    reference,
+    serviceLevel: req.service_level,
+    dangerousGoodsConfirmed: req.dangerous_goods_confirmed,
+    by: caller.by,
+  });
+}
+
+/** The offer of a bound reference: made now unless a retry (or a twin in flight) made it. */
+async function ensureOffer(
+  c: Context<AppEnv>,
+  caller: Caller,
+  req: ShipmentRequestBody,
+  reference: string,
+  resumed: boolean,
+): Promise<void> {
+  if (resumed) {
+    const got = await c.get("env").runtime.ask(priceOfferActor, caller.courierId, reference, {
+      kind: "get",
+    });
+    if (got.ok) return;
+  }
+  try {
+    await makeOffer(c, caller.client, req, "prices", { reference });
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === "already_exists")) throw e;
+  }
+}
+
+async function shipmentOf(c: Context<AppEnv>, caller: Caller, reference: string) {
+  const waybill = await waybillOf(caller.courierId, reference);
+  const got = await c.get("env").runtime.ask(shipmentActor, caller.courierId, waybill, {
+    kind: "get",
+  });
+  return got.ok ? asShipment(got.reply) : null;
+}
+
+/** A refusal leaves nothing booked, so the identity is freed; a failure may not have. */
+function isRefusal(e: unknown): e is ApiError {
+  return e instanceof ApiError && e.status < 500 && e.code !== "reference_conflict";
+}
+
+/** Frees an identity whose other request booked nothing and whose prices expired. */
+async function releaseStale(
+  c: Context<AppEnv>,
+  caller: Caller,
+  id: string,
+  refused: Rejection,
+): Promise<boolean> {
+  const held = refused.details?.reference;
+  if (typeof held !== "string" || await shipmentOf(c, caller, held)) return false;
+  const runtime = c.get("env").runtime;
+  const offer = await runtime.ask(priceOfferActor, caller.courierId, held, { kind: "get" });
+  if (!offer.ok || !offer.reply || offer.reply.valid_until >= c.get("env").clock.now()) {
+    return false;
+  }
+  await runtime.ask(bookingRequestActor, caller.courierId, id, {
+    kind: "release",
+    reference: held,
+  });
+  return true;
+}
+
+/** The same identity with another request: the booking it made, or the one still in flight. */
+async function conflict(
+  c: Context<AppEnv>,
+  caller: Caller,
+  identity: string,
+  refused: Rejection,
+): Promise<ApiError> {
+  const held = refused.details?.reference;
+  if (typeof held !== "string") return fromRejection(refused);
+  const waybill = await waybillOf(caller.courierId, held);
+  if (!(await shipmentOf(c, caller, held))) {
+    return new ApiError(
+      "request_in_progress",
+      `another request with this ${identityName(identity)} is being booked; retry shortly`,
+    );
+  }
+  // spec: courier 7: a repeated client reference with other details is a duplicate order.
+  return identity.startsWith("order:")
+    ? new ApiError(
+      "duplicate_order",
+      `client_order_reference already booked with other details: ${waybill}`,
+      { waybill },
+    )
+    : new ApiError(
+      "idempotency_key_reused",
+      `${identityName(identity)} already used for another request, booked as: ${waybill}`,
+      { waybill },
+    );
+}
+
+function identityName(identity: string): string {
+  return identity.startsWith("order:") ? "client_order_reference" : "idempotency key";
+}
+
+/** SHA-256 of the request with its keys sorted (the idempotency key itself left out). */
+export async function fingerprintOf(req: ShipmentRequestBody): Promise<string> {
+  const { idempotency_key: _k, ...rest } = req;
+  return await hashSecret(
+    JSON.stringify(
+      rest,
+      (_key, v) =>
+        v && typeof v === "object" && !Array.isArray(v)
+          ? Object.fromEntries(
+            Object.entries(v).sort(([a], [b]) => a < b ? -1 : 1),
+          )
+          : v,
+    ),
+  );
+}

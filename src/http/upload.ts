@@ -1,0 +1,53 @@
+/**
+ * Uploads (evidence files, CSV bookings) read within a byte cap whatever Content-Length says, so
+ * a client cannot make the server hold more than the route allows.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "./context.ts";
+import { ApiError, validationFailed } from "./errors.ts";
+
+/** The body's bytes; `payload_too_large` with `message` past `max`. */
+export async function boundedBody(
+  c: Context<AppEnv>,
+  max: number,
+  message: string,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = () => new ApiError("payload_too_large", message);
+  if (Number(c.req.header("Content-Length") ?? "0") > max) throw tooLarge();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const body = c.req.raw.body;
+  if (body !== null) {
+    for await (const part of body) {
+      total += part.length;
+      if (total > max) throw tooLarge();
+      parts.push(part);
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return bytes;
+}
+
+/** A multipart body of at most `max` bytes, parsed. */
+export async function boundedForm(
+  c: Context<AppEnv>,
+  max: number,
+  message: string,
+): Promise<FormData> {
+  const bytes = await boundedBody(c, max, message);
+  try {
+    return await new Response(bytes, {
+      headers: { "Content-Type": c.req.header("Content-Type") ?? "" },
+    }).formData();
+  } catch (e) {
+    throw validationFailed([{
+      path: "body",
+      message: `not valid multipart/form-data: ${(e as Error).message}`,
+    }]);
+  }
+}

@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { approvedAmount, CLAIM_OUTCOMES, claimActor } from "../../../actors/claim.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  bookShipment,
+  type Client,
+  clientKey,
+  type Courier,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+const SCOPES = ["billing:administer", "billing:view-own", "runs:override"];
+
+async function ready(t: TestEnv, card: Record<string, unknown> = {}) {
+  const courier = await newCourier(t, { claim_window_days: 5, ...card });
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "1000.00");
+  const booked = await bookShipment(t, client);
+  return { courier, client, waybill: booked.waybill };
+}
+
+async function grantApprove(t: TestEnv, courier: Courier) {
+  const r = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+    operator: true,
+    body: { api_key_scopes: [...SCOPES, "claims:approve"] },
+  });
+  assert.equal(r.status, 200);
+}
+
+function file(t: TestEnv, courier: Courier, body: Record<string, unknown>) {
+  return t.call("POST", "/business/courier/claims", {
+    key: courier.business.api_key,
+    body: { kind: "damage", amount: "25.00", description: "Crushed box, bottles broken", ...body },
+  });
+}
+
+function clientClaims(t: TestEnv, client: Client) {
+  return t.call("GET", "/client/claims", { headers: clientKey(client) });
+}
+
+Deno.test("claims: deciding needs claims:approve; once decided, deciding again is refused", () =>
+  withTestEnv(async (t) => {
+    const { courier, client, waybill } = await ready(t);
+    const filed = await file(t, courier, { waybill, evidence: "photos/box-1.jpg" });
+    assert.equal(filed.status, 201, JSON.stringify(filed.body));
+    const id = filed.body.data.id;
+    assert.equal(filed.body.data.status, "filed");
+    assert.equal(filed.body.data.amount, 25);
+    assert.equal(filed.body.data.client_id, client.id);
+
+    const decision = { outcome: "partly_approved", approved_amount: "10.50", reason: "one bottle" };
+    const denied = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+      key: courier.business.api_key,
+      body: decision,
+    });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.code, "scope_denied");
+    assert.match(denied.body.message, /claims:approve/);
+
+    await grantApprove(t, courier);
+    const decided = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+      key: courier.business.api_key,
+      body: decision,
+    });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    assert.equal(decided.body.data.status, "partly_approved");
+    assert.equal(decided.body.data.outcome.approved_amount, 10.5);
+    // spec: courier 2.6 rule 5: the approved amount is a credit note on the booked price.
+    assert.deepEqual(decided.body.data.credit_note, {
+      reference: `CLM-${id}`,
+      amount: 10.5,
+      state: "booked",
+    });
+    await t.settle();
+    const note = await t.env.db.selectFrom("ledger_entries").selectAll()
+      .where("reference", "=", `CLM-${id}`).executeTakeFirstOrThrow();
+    assert.equal(note.kind, "credit_note");
+    assert.equal(note.amount_minor, -1050);
+    assert.equal(note.corrects, waybill);
+
+    const again = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+      key: courier.business.api_key,
+      body: { outcome: "rejected", reason: "changed my mind" },
+    });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "claim_already_decided");
+    const one = await t.call("GET", `/business/courier/claims/${id}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(one.body.data.status, "partly_approved");
+    await t.settle();
+    const notes = await t.env.db.selectFrom("ledger_entries").select("reference")
+      .where("corrects", "=", waybill).execute();
+    assert.equal(notes.length, 1);
+  }));
+
+Deno.test("claims: outcomes need their amounts and reasons; bad input changes nothing", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    await grantApprove(t, courier);
+    const id = (await file(t, courier, { waybill })).body.data.id;
+    const decide = (body: Record<string, unknown>) =>
+      t.call("POST", `/business/courier/claims/${id}/decide`, {
+        key: courier.business.api_key,
+        body,
+      });
+    const noReason = await decide({ outcome: "rejected" });
+    assert.equal(noReason.status, 422);
+    assert.equal(noReason.body.code, "reason_required");
+    const tooMuch = await decide({ outcome: "partly_approved", approved_amount: 25, reason: "x" });
+    assert.equal(tooMuch.body.code, "invalid_amount");
+    const notWhole = await decide({ outcome: "approved", approved_amount: 5 });
+    assert.equal(notWhole.body.code, "invalid_amount");
+    const badOutcome = await decide({ outcome: "maybe" });
+    assert.equal(badOutcome.body.code, "validation_failed");
+    const fractions = await decide({ outcome: "approved", approved_amount: "25.001" });
+    assert.equal(fractions.body.code, "validation_failed");
+    const still = await t.call("GET", `/business/courier/claims/${id}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(still.body.data.status, "filed");
+    const rejected = await decide({ outcome: "rejected", reason: "packed without padding" });
+    assert.equal(rejected.status, 200);
+    assert.equal(rejected.body.data.credit_note, null);
+    assert.equal(rejected.body.data.outcome.approved_amount, 0);
+  }));
+
+Deno.test("claims: an approval above the booked price is decided, its credit note not booked", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    await grantApprove(t, courier);
+    const id = (await file(t, courier, { waybill, kind: "loss", amount: "5000.00" })).body.data.id;
+    const r = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+      key: courier.business.api_key,
+      body: { outcome: "approved" },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.status, "approved");
+    assert.equal(r.body.data.credit_note.state, "not_booked");
+    assert.equal(r.body.data.credit_note.code, "correction_exceeds_entry");
+  }));
+
+Deno.test("claims: a claim after the rate card's claim window is refused", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    // Express booked Monday 2 Nov: latest delivery Wed 4 Nov, window 5 days from its end.
+    t.clock.advanceBy(7 * DAY);
+    const inTime = await file(t, courier, { waybill, kind: "delay" });
+    assert.equal(inTime.status, 201, JSON.stringify(inTime.body));
+    assert.equal(inTime.body.data.window_closes_at, "2026-11-09T22:00:00.000Z");
+    t.clock.advanceBy(2 * DAY);
+    const late = await file(t, courier, { waybill, kind: "loss" });
+    assert.equal(late.status, 422);
+    assert.equal(late.body.code, "claim_window_closed");
+    assert.match(late.body.message, /2026-11-09T22:00:00.000Z/);
+  }));
+
+Deno.test("claims: filing checks the shipment, the currency and the idempotency key", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    const other = await newCourier(t);
+    const foreign = await file(t, other, { waybill });
+    assert.equal(foreign.status, 404);
+    const currency = await file(t, courier, { waybill, currency: "ZAR" });
+    assert.equal(currency.body.code, "currency_mismatch");
+    const first = await file(t, courier, { waybill, idempotency_key: "claim-77" });
+    assert.equal(first.status, 201);
+    const replay = await file(t, courier, { waybill, idempotency_key: "claim-77" });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.body.data.id, first.body.data.id);
+    const conflict = await file(t, courier, { waybill, idempotency_key: "claim-77", amount: 9 });
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.body.code, "claim_conflict");
+  }));
+
+Deno.test("claims: a client sees only its own claims and their outcome", () =>
+  withTestEnv(async (t) => {
+    const { courier, client, waybill } = await ready(t);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, other, "500.00");
+    const otherWaybill = (await bookShipment(t, other)).waybill;
+    await grantApprove(t, courier);
+    const mine = (await file(t, courier, { waybill })).body.data.id;
+    const theirs = (await file(t, courier, { waybill: otherWaybill })).body.data.id;
+    await t.call("POST", `/business/courier/claims/${mine}/decide`, {
+      key: courier.business.api_key,
+      body: { outcome: "approved" },
+    });
+    await t.settle();
+    const list = await clientClaims(t, client);
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.map((c: { id: string }) => c.id), [mine]);
+    const claim = list.body.data[0];
+    assert.equal(claim.outcome.outcome, "approved");
+    assert.equal(claim.outcome.approved_amount, 25);
+    assert.equal(claim.credit_note.state, "booked");
+    assert.equal(claim.filed_by, undefined);
+    assert.equal(claim.outcome.decided_by, undefined);
+    const theirList = await clientClaims(t, other);
+    assert.deepEqual(theirList.body.data.map((c: { id: string }) => c.id), [theirs]);
+    assert.equal(theirList.body.data[0].outcome, null);
+    // A client's query cannot widen the filter.
+    const widened = await t.call("GET", `/client/claims?client_id=${other.id}`, {
+      headers: clientKey(client),
+    });
+    assert.deepEqual(widened.body.data.map((c: { id: string }) => c.id), [mine]);
+    const courierList = await t.call("GET", "/business/courier/claims", {
+      key: courier.business.api_key,
+    });
+    assert.equal(courierList.body.data.length, 2);
+    const filtered = await t.call("GET", `/business/courier/claims?status=filed`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(filtered.body.data.map((c: { id: string }) => c.id), [theirs]);
+
+    await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: false },
+    });
+    const off = await clientClaims(t, client);
+    assert.equal(off.status, 403);
+    assert.equal(off.body.code, "courier_platform_disabled");
+  }));
+
+Deno.test("claim: an outcome's approved amount is whole, part (0 < x < claim) or nothing", () => {
+  fc.assert(fc.property(
+    fc.integer({ min: 1, max: 1_000_000 }),
+    fc.constantFrom(...CLAIM_OUTCOMES),
+    fc.option(fc.integer({ min: -10, max: 1_000_010 }), { nil: null }),
+    (claimed, outcome, given) => {
+      const r = approvedAmount(claimed, outcome, given, "reason");
+      if (!r.ok) return;
+      if (outcome === "approved") assert.equal(r.amount, claimed);
+      if (outcome === "rejected") assert.equal(r.amount, 0);
+      if (outcome === "partly_approved") assert.ok(r.amount > 0 && r.amount < claimed);
+    },
+  ));
+  assert.equal(claimActor.type, "claim");
+});

@@ -1,0 +1,321 @@
+import assert from "node:assert/strict";
+import { courierClientActor } from "../../../actors/courier_client.ts";
+import { CLIENT_ADDRESSES_MAX } from "../../../src/limits.ts";
+import { loginDelayMs, LoginThrottle } from "../../../src/http/login_throttle.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  type Client,
+  clientKey,
+  type Courier,
+  newClient,
+  newCourier,
+} from "../../helpers/courier.ts";
+
+const GOOD_PASSWORD = "a-new-password-1";
+
+function session(token: string): Record<string, string> {
+  return { "X-Client-API-Key": token };
+}
+
+async function login(t: TestEnv, email: string, password: string) {
+  return await t.call("POST", "/client/login", { body: { email, password } });
+}
+
+/** Signs in with the sent password and sets a new one; answers the new session token. */
+async function firstSignIn(t: TestEnv, email: string, sent: string): Promise<string> {
+  const r = await login(t, email, sent);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const changed = await t.call("POST", "/client/password", {
+    headers: session(r.body.data.token),
+    body: { current_password: sent, new_password: GOOD_PASSWORD },
+  });
+  assert.equal(changed.status, 200, JSON.stringify(changed.body));
+  return changed.body.data.token;
+}
+
+function invite(t: TestEnv, headers: Record<string, string>, body: Record<string, unknown>) {
+  return t.call("POST", "/client/users", { headers, body });
+}
+
+Deno.test("client users: listed without hashes; the API key invites; the new user changes the password first", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const list = await t.call("GET", "/client/users", { headers: clientKey(client) });
+    assert.equal(list.status, 200);
+    assert.equal(list.body.data.length, 1);
+    assert.deepEqual(Object.keys(list.body.data[0]).sort(), [
+      "created_at",
+      "email",
+      "id",
+      "name",
+      "password_change_required",
+      "role",
+    ]);
+    assert.equal(list.body.data[0].role, "client_admin");
+    assert.equal(list.body.data[0].password_change_required, true);
+
+    const invited = await invite(t, clientKey(client), {
+      email: "Dispatch@Example.com",
+      name: "Dispatch desk",
+      role: "client_user",
+    });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    assert.equal(invited.body.data.email, "dispatch@example.com");
+    assert.equal(invited.body.data.password_change_required, true);
+    assert.equal(invited.body.data.created_at, "2026-11-02T08:00:00.000Z");
+    const sent = invited.body.data.password as string;
+    assert.ok(sent.length >= 10);
+
+    const duplicate = await invite(t, clientKey(client), {
+      email: "dispatch@example.com",
+      name: "Again",
+      role: "client_user",
+    });
+    assert.equal(duplicate.status, 409);
+    assert.equal(duplicate.body.code, "email_taken");
+    const other = await newClient(t, courier);
+    const elsewhere = await invite(t, clientKey(other), {
+      email: "dispatch@example.com",
+      name: "Elsewhere",
+      role: "client_admin",
+    });
+    assert.equal(elsewhere.status, 409);
+    const badRole = await invite(t, clientKey(client), {
+      email: "x@example.com",
+      name: "X",
+      role: "owner",
+    });
+    assert.equal(badRole.status, 422);
+    assert.equal(badRole.body.errors[0].path, "role");
+
+    // The new user signs in (the client_email index has them) and must change the password.
+    const signedIn = await login(t, "dispatch@example.com", sent);
+    assert.equal(signedIn.status, 200);
+    const blocked = await t.call("GET", "/client/users", {
+      headers: session(signedIn.body.data.token),
+    });
+    assert.equal(blocked.status, 403);
+    assert.equal(blocked.body.code, "password_change_required");
+    const token = await firstSignIn(t, "dispatch@example.com", sent);
+    const after = await t.call("GET", "/client/users", { headers: session(token) });
+    assert.equal(after.status, 200);
+    const me = after.body.data.find((u: { email: string }) => u.email === "dispatch@example.com");
+    assert.equal(me.password_change_required, false);
+    assert.equal(after.body.data.length, 2);
+    const others = await t.call("GET", "/client/users", { headers: clientKey(other) });
+    assert.equal(others.body.data.length, 1);
+  }));
+
+Deno.test("client users: only a client administrator invites; a client_user gets client_admin_only", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const invited = await invite(t, clientKey(client), {
+      email: "clerk@example.com",
+      name: "Clerk",
+      role: "client_user",
+    });
+    const clerk = await firstSignIn(t, "clerk@example.com", invited.body.data.password);
+    const refused = await invite(t, session(clerk), {
+      email: "friend@example.com",
+      name: "Friend",
+      role: "client_admin",
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, "client_admin_only");
+    const users = await t.call("GET", "/client/users", { headers: clientKey(client) });
+    assert.equal(users.body.data.length, 2);
+
+    const admin = await firstSignIn(t, client.user.email, client.user.password);
+    const byAdmin = await invite(t, session(admin), {
+      email: "friend@example.com",
+      name: "Friend",
+      role: "client_admin",
+    });
+    assert.equal(byAdmin.status, 201);
+    assert.equal(byAdmin.body.data.role, "client_admin");
+  }));
+
+async function save(t: TestEnv, client: Client, body: Record<string, unknown>) {
+  return await t.call("POST", "/client/addresses", { headers: clientKey(client), body });
+}
+
+const HOME = {
+  label: "Warehouse",
+  name: "Molapo Pharmacy",
+  address: "Plot 123, Main Mall, Gaborone",
+  phone: "+26771234567",
+  country: "BW",
+  lat: -24.6541,
+  lng: 25.9087,
+};
+
+Deno.test("client addresses: saved under a label, listed per client, validated", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const other = await newClient(t, courier);
+    const first = await save(t, client, HOME);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.data.lat, -24.6541);
+    const second = await save(t, client, {
+      label: "Branch",
+      name: "Molapo Branch",
+      address: "Shop 4, Francistown",
+      country: "BW",
+    });
+    assert.equal(second.status, 201);
+    assert.equal(second.body.data.phone, null);
+    const updated = await save(t, client, { ...HOME, address: "Plot 124, Main Mall, Gaborone" });
+    assert.equal(updated.status, 200);
+    assert.equal(updated.body.data.id, first.body.data.id);
+    await save(t, other, { ...HOME, label: "Theirs" });
+
+    const bad = await save(t, client, { ...HOME, label: "Bad", country: "bw", lat: 91 });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "validation_failed");
+    assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path).sort(), [
+      "country",
+      "lat",
+    ]);
+    const half = await save(t, client, { ...HOME, label: "Half", lng: undefined });
+    assert.equal(half.status, 422);
+    assert.match(half.body.message, /lat and lng go together/);
+    const noPhone = await save(t, client, { ...HOME, label: "Phone", phone: "71234567" });
+    assert.equal(noPhone.body.errors[0].path, "phone");
+
+    await t.settle();
+    const list = await t.call("GET", "/client/addresses", { headers: clientKey(client) });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.map((a: { label: string }) => a.label), [
+      "Branch",
+      "Warehouse",
+    ]);
+    assert.equal(list.body.data[1].address, "Plot 124, Main Mall, Gaborone");
+    const theirs = await t.call("GET", "/client/addresses", { headers: clientKey(other) });
+    assert.deepEqual(theirs.body.data.map((a: { label: string }) => a.label), ["Theirs"]);
+  }));
+
+Deno.test("client addresses: a full address book refuses a new label but updates a saved one", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    assert.equal((await save(t, client, HOME)).status, 201);
+    // Fill the remaining places directly on the account (as many saves would).
+    const fills = [];
+    for (let i = 1; i < CLIENT_ADDRESSES_MAX; i++) {
+      fills.push(t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+        kind: "reserve_address",
+        address_id: `adr_fill_${i}`,
+        by: "test",
+      }));
+    }
+    for (const r of await Promise.all(fills)) assert.ok(r.ok);
+    const full = await save(t, client, { ...HOME, label: "One more" });
+    assert.equal(full.status, 422);
+    assert.equal(full.body.code, "address_book_full");
+    assert.match(full.body.message, /500/);
+    const update = await save(t, client, { ...HOME, name: "Renamed" });
+    assert.equal(update.status, 200);
+  }));
+
+/** POST /client/login as if from `address` (the socket's address, as Deno.serve gives it). */
+async function loginFrom(t: TestEnv, address: string, email: string, password: string) {
+  const res = await t.app.request("/api/client/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  }, { remoteAddr: { hostname: address, port: 40_000, transport: "tcp" } });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+Deno.test("login throttling: failures per account wait longer each time; a success clears them", () =>
+  withTestEnv(async (t) => {
+    const courier: Courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const email = client.user.email;
+    for (let i = 0; i < 5; i++) {
+      const r = await login(t, email, "wrong-password");
+      assert.equal(r.status, 401);
+    }
+    const held = await login(t, email, client.user.password);
+    assert.equal(held.status, 429);
+    assert.equal(held.body.code, "rate_limited");
+    assert.equal(held.headers.get("Retry-After"), "30");
+    t.clock.advanceBy(30_000);
+    assert.equal((await login(t, email, "wrong-password")).status, 401);
+    const longer = await login(t, email, client.user.password);
+    assert.equal(longer.status, 429);
+    assert.equal(longer.headers.get("Retry-After"), "60");
+    // Other accounts are not held up by this one.
+    const other = await newClient(t, courier);
+    assert.equal((await login(t, other.user.email, other.user.password)).status, 200);
+    t.clock.advanceBy(60_000);
+    const ok = await login(t, email, client.user.password);
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    // The success cleared the account: five more failures before the next wait.
+    for (let i = 0; i < 4; i++) assert.equal((await login(t, email, "wrong")).status, 401);
+    assert.equal((await login(t, email, client.user.password)).status, 200);
+  }));
+
+Deno.test("login throttling: failures per address hold that address only, until the wait passes", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const guesser = "203.0.113.9";
+    for (let i = 0; i < 20; i++) {
+      const r = await loginFrom(t, guesser, `nobody${i}@example.com`, "guess");
+      assert.equal(r.status, 401);
+    }
+    const held = await loginFrom(t, guesser, client.user.email, client.user.password);
+    assert.equal(held.status, 429);
+    assert.equal(held.body.code, "rate_limited");
+    assert.equal(held.headers.get("Retry-After"), "30");
+    const elsewhere = await loginFrom(t, "198.51.100.7", client.user.email, client.user.password);
+    assert.equal(elsewhere.status, 200);
+    t.clock.advanceBy(30_000);
+    const lifted = await loginFrom(t, guesser, client.user.email, client.user.password);
+    assert.equal(lifted.status, 200);
+  }));
+
+Deno.test("login throttling: the portal sign-in is throttled the same way", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    for (let i = 0; i < 5; i++) {
+      const r = await t.call("POST", "/business/login", {
+        body: { email: b.owner.email, password: "wrong-password" },
+      });
+      assert.equal(r.status, 401);
+    }
+    const held = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    assert.equal(held.status, 429);
+    t.clock.advanceBy(30_000);
+    const ok = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    assert.equal(ok.status, 200);
+  }));
+
+Deno.test("login throttle: waits double from the free failures on, capped; old failures are forgotten", () => {
+  assert.equal(loginDelayMs(4, 5), 0);
+  assert.equal(loginDelayMs(5, 5), 30_000);
+  assert.equal(loginDelayMs(6, 5), 60_000);
+  assert.equal(loginDelayMs(7, 5), 120_000);
+  assert.equal(loginDelayMs(40, 5), 60 * 60 * 1000);
+  const clock = new ManualClock();
+  const throttle = new LoginThrottle(clock);
+  for (let i = 0; i < 4; i++) throttle.fail("k", 5);
+  assert.equal(throttle.waitSeconds("k"), 0);
+  clock.advanceBy(16 * 60 * 1000);
+  throttle.fail("k", 5);
+  // The four earlier failures were outside the window: this is the first again.
+  assert.equal(throttle.waitSeconds("k"), 0);
+  assert.equal(throttle.size, 1);
+  clock.advanceBy(16 * 60 * 1000);
+  assert.equal(throttle.waitSeconds("k"), 0);
+  assert.equal(throttle.size, 0);
+});

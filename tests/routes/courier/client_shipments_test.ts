@@ -1,0 +1,582 @@
+/**
+ * The client's shipments (courier 4.6): the paged list, booking in one call, bulk and CSV booking
+ * with their replay rules, the CSV template, and one shipment with its custody timeline.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { stringify } from "csv-stringify/sync";
+import { type Answer, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  bookWaybill,
+  type Client,
+  clientKey,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { CSV_REQUIRED_COLUMNS, readCsv } from "../../../routes/courier/shipment_csv.ts";
+import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment_requests.ts";
+import { waybillOf } from "../../../routes/courier/booking_flow.ts";
+import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
+import { priceOfferActor } from "../../../actors/price_offer.ts";
+
+/** DOMESTIC express: 65 transport + 13 express + 10.92 VAT. */
+const EXPRESS = 88.92;
+const ROW = { ...DOMESTIC, service_level: "express" };
+
+async function ready(t: TestEnv, balance = "2000"): Promise<[Courier, Client]> {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  if (balance !== "0") await topUp(t, courier, client, balance);
+  return [courier, client];
+}
+
+async function balance(t: TestEnv, client: Client): Promise<number> {
+  const r = await t.call("GET", "/client/account", { headers: clientKey(client) });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.balance;
+}
+
+function post(
+  t: TestEnv,
+  client: Client,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  return t.call("POST", path, { headers: { ...clientKey(client), ...headers }, body });
+}
+
+async function list(t: TestEnv, client: Client, query = "") {
+  await t.settle();
+  const r = await t.call("GET", `/client/shipments${query}`, { headers: clientKey(client) });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body as {
+    data: { waybill: string; status: string; client_order_reference: string | null }[];
+    meta: { limit: number; next_cursor: string | null };
+  };
+}
+
+/** Sends a CSV as a text/csv body, or as the multipart field `file`. */
+async function upload(
+  t: TestEnv,
+  client: Client,
+  csv: string,
+  o: { multipart?: boolean; key?: string } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...clientKey(client) };
+  if (o.key) headers["Idempotency-Key"] = o.key;
+  let body: BodyInit = csv;
+  if (o.multipart) {
+    const form = new FormData();
+    form.append("file", new File([csv], "orders.csv", { type: "text/csv" }));
+    body = form;
+  } else headers["Content-Type"] = "text/csv";
+  const res = await t.app.request("/api/client/shipments/csv", { method: "POST", headers, body });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+function csvOf(rows: Record<string, unknown>[]): string {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return stringify([columns, ...rows.map((r) => columns.map((c) => String(r[c] ?? "")))]);
+}
+
+/** One CSV line's fields for DOMESTIC, express. */
+function line(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const { parcels: [parcel], ...rest } = DOMESTIC;
+  return { ...rest, ...parcel, service_level: "express", ...extra };
+}
+
+Deno.test("client shipments: the list holds only the caller's, newest first, paged and filtered", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, other, "500");
+    const mine: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      mine.push(
+        await bookWaybill(t, client, {
+          client_order_reference: `ORD-${i}`,
+          external_billing_reference: `INV-${i}`,
+        }),
+      );
+      t.clock.advanceBy(60_000);
+    }
+    const theirs = await bookWaybill(t, other, { client_order_reference: "ORD-0" });
+
+    const first = await list(t, client, "?limit=2");
+    assert.deepEqual(first.data.map((s) => s.waybill), [mine[2], mine[1]]);
+    assert.equal(first.meta.limit, 2);
+    assert.ok(first.meta.next_cursor);
+    const second = await list(t, client, `?limit=2&cursor=${first.meta.next_cursor}`);
+    assert.deepEqual(second.data.map((s) => s.waybill), [mine[0]]);
+    assert.equal(second.meta.next_cursor, null);
+
+    // Another client's shipment is absent, even by a reference both use.
+    const byOrder = await list(t, client, "?reference=ORD-0");
+    assert.deepEqual(byOrder.data.map((s) => s.waybill), [mine[0]]);
+    assert.deepEqual((await list(t, client, `?reference=${theirs}`)).data, []);
+    assert.deepEqual((await list(t, other, "")).data.map((s) => s.waybill), [theirs]);
+    assert.deepEqual(
+      (await list(t, client, "?reference=INV-1")).data.map((s) => s.waybill),
+      [mine[1]],
+    );
+    assert.deepEqual(
+      (await list(t, client, `?reference=${mine[2]}`)).data.map((s) => s.waybill),
+      [mine[2]],
+    );
+
+    const scanned = await t.call("POST", `/business/courier/shipments/${mine[1]}/scans`, {
+      key: courier.business.api_key,
+      body: { event: "collected", holder: "Driver Thabo" },
+    });
+    assert.equal(scanned.status, 201, JSON.stringify(scanned.body));
+    const collected = await list(t, client, "?status=collected");
+    assert.deepEqual(collected.data.map((s) => [s.waybill, s.status]), [[mine[1], "collected"]]);
+    assert.equal((await list(t, client, "?status=booked")).data.length, 2);
+
+    const bad = await t.call("GET", "/client/shipments?status=lost&cursor=zz", {
+      headers: clientKey(client),
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "validation_failed");
+  }));
+
+Deno.test("client shipments: POST books in one call; the same request again is already_booked", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const key = { "Idempotency-Key": "order-7-attempt" };
+    const first = await post(t, client, "/client/shipments", ROW, key);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.match(first.body.data.waybill, /^WB/);
+    assert.match(first.body.data.tracking_url, /\/api\/s\//);
+    assert.equal(first.body.data.service_level, "express");
+    assert.equal(first.body.data.already_booked, false);
+    const again = await post(t, client, "/client/shipments", ROW, key);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.waybill, first.body.data.waybill);
+    assert.equal(again.body.data.already_booked, true);
+    assert.equal(await balance(t, client), 1000 - EXPRESS);
+
+    // The same key with other details is refused, naming what it booked.
+    const changed = await post(t, client, "/client/shipments", { ...ROW, contents: "Books" }, key);
+    assert.equal(changed.status, 409);
+    assert.equal(changed.body.code, "idempotency_key_reused");
+    assert.match(changed.body.message, new RegExp(first.body.data.waybill));
+
+    // Without a key, the client_order_reference is the request's identity.
+    const ordered = { ...ROW, client_order_reference: "SHOP-77" };
+    const o1 = await post(t, client, "/client/shipments", ordered);
+    const o2 = await post(t, client, "/client/shipments", ordered);
+    assert.equal(o1.status, 201);
+    assert.equal(o2.status, 200);
+    assert.equal(o2.body.data.waybill, o1.body.data.waybill);
+    const dup = await post(t, client, "/client/shipments", {
+      ...ordered,
+      service_level: "economy",
+    });
+    assert.equal(dup.status, 409);
+    assert.equal(dup.body.code, "duplicate_order");
+
+    // With no identity at all, each request books.
+    const n1 = await post(t, client, "/client/shipments", ROW);
+    const n2 = await post(t, client, "/client/shipments", ROW);
+    assert.equal(n1.status, 201);
+    assert.equal(n2.status, 201);
+    assert.notEqual(n1.body.data.waybill, n2.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - 4 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: five identical requests at once book one shipment, charged once", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const answers = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () => post(t, client, "/client/shipments", { ...ROW, idempotency_key: "same-5" }),
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 201]);
+    assert.equal(new Set(answers.map((a) => a.body.data.waybill)).size, 1);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: a retry after a crash resumes its offer, or prices again once expired", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, "1000");
+    const runtime = t.env.runtime;
+    const tenant = courier.business.id;
+    /** The request bound to `reference` as if the process stopped right after. */
+    const crashed = async (key: string, reference: string, body: Record<string, unknown>) => {
+      const r = await runtime.ask(bookingRequestActor, tenant, bookingRequestId(client.id, key), {
+        kind: "begin",
+        reference,
+        fingerprint: await fingerprintOf(ShipmentRequest.parse(body)),
+      });
+      assert.ok(r.ok);
+    };
+    // Stopped before the offer was made: the retry makes it and books it.
+    const one = { ...ROW, idempotency_key: "crash-1" };
+    await crashed("key:crash-1", "prc_crashed1", one);
+    const r1 = await post(t, client, "/client/shipments", one);
+    assert.equal(r1.status, 201, JSON.stringify(r1.body));
+    assert.equal(r1.body.data.waybill, await waybillOf(tenant, "prc_crashed1"));
+
+    // Stopped after the offer was made: past its hold, the retry prices afresh.
+    const priced = await post(t, client, "/client/prices", DOMESTIC);
+    const held = await runtime.ask(priceOfferActor, tenant, priced.body.data.prices_reference, {
+      kind: "get",
+    });
+    assert.ok(held.ok && held.reply);
+    for (const ref of ["prc_crashed2", "prc_crashed3"]) {
+      const made = await runtime.ask(priceOfferActor, tenant, ref, {
+        kind: "make",
+        offer: { ...held.reply, reference: ref },
+      });
+      assert.ok(made.ok);
+    }
+    const two = { ...ROW, idempotency_key: "crash-2" };
+    await crashed("key:crash-2", "prc_crashed2", two);
+    await crashed("key:crash-3", "prc_crashed3", { ...ROW, idempotency_key: "crash-3" });
+    t.clock.advanceBy(31 * 60_000);
+    const r2 = await post(t, client, "/client/shipments", two);
+    assert.equal(r2.status, 201, JSON.stringify(r2.body));
+    assert.notEqual(r2.body.data.prices_reference, "prc_crashed2");
+    const again = await post(t, client, "/client/shipments", two);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.waybill, r2.body.data.waybill);
+    // Another request under a key whose expired offer booked nothing takes the key over.
+    const three = { ...ROW, idempotency_key: "crash-3", contents: "Bandages" };
+    const r3 = await post(t, client, "/client/shipments", three);
+    assert.equal(r3.status, 201, JSON.stringify(r3.body));
+    assert.equal(await balance(t, client), Number((1000 - 3 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: a refused one-shot booking charges nothing and frees its key", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, "50");
+    const key = { "Idempotency-Key": "k-1" };
+    const poor = await post(t, client, "/client/shipments", ROW, key);
+    assert.equal(poor.status, 422);
+    assert.equal(poor.body.code, "insufficient_balance");
+    const unknown = await post(t, client, "/client/shipments", { ...ROW, service_level: "x" }, key);
+    assert.equal(unknown.status, 422);
+    assert.equal(unknown.body.code, "validation_failed");
+    assert.match(unknown.body.message, /service_level/);
+    const missing = await post(t, client, "/client/shipments", DOMESTIC, key);
+    assert.equal(missing.status, 422);
+    assert.deepEqual(missing.body.errors.map((e: { path: string }) => e.path), ["service_level"]);
+    assert.equal(await balance(t, client), 50);
+    // After a top-up (and past the first prices' hold) the same key books.
+    t.clock.advanceBy(31 * 60_000);
+    await topUp(t, courier, client, "100");
+    const booked = await post(t, client, "/client/shipments", ROW, key);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(await balance(t, client), Number((150 - EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: bulk answers each row; a retry after fixing a bad row books none twice", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const batch = [ROW, { ...ROW, recipient_phone: "71234567" }, { ...ROW, contents: "Vaccines" }];
+    const key = { "Idempotency-Key": "batch-2026-11-02" };
+    const r = await post(t, client, "/client/shipments/bulk", { shipments: batch }, key);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const [a, bad, c] = r.body.data.results;
+    assert.equal(r.body.data.booked, 2);
+    assert.equal(r.body.data.failed, 1);
+    assert.equal(a.index, 0);
+    assert.match(a.waybill, /^WB/);
+    assert.match(a.tracking_url, /\/api\/s\//);
+    assert.equal(bad.index, 1);
+    assert.equal(bad.error.code, "validation_failed");
+    assert.match(bad.error.message, /recipient_phone/);
+    assert.equal(c.index, 2);
+    assert.equal(await balance(t, client), Number((1000 - 2 * EXPRESS).toFixed(2)));
+
+    batch[1] = ROW;
+    const retry = await post(t, client, "/client/shipments/bulk", { shipments: batch }, key);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    const [a2, fixed, c2] = retry.body.data.results;
+    assert.deepEqual([a2.waybill, a2.already_booked], [a.waybill, true]);
+    assert.deepEqual([c2.waybill, c2.already_booked], [c.waybill, true]);
+    assert.equal(fixed.already_booked, false);
+    assert.equal(new Set([a.waybill, fixed.waybill, c.waybill]).size, 3);
+    assert.equal(await balance(t, client), Number((1000 - 3 * EXPRESS).toFixed(2)));
+    await t.settle();
+    assert.equal((await list(t, client)).data.length, 3);
+  }));
+
+Deno.test("client shipments: bulk over 200 rows is refused whole", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "100");
+    const r = await post(t, client, "/client/shipments/bulk", {
+      shipments: Array.from({ length: 201 }, () => ROW),
+    });
+    assert.equal(r.status, 422);
+    assert.equal(r.body.code, "validation_failed");
+    assert.match(r.body.message, /at most 200 shipments/);
+    assert.equal(await balance(t, client), 100);
+  }));
+
+Deno.test("client shipments: bulk with a balance for some rows books those and charges no more", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, (EXPRESS * 2 + 5).toFixed(2));
+    const shipments = Array.from(
+      { length: 5 },
+      (_, i) => ({ ...ROW, client_order_reference: `PO-${i}` }),
+    );
+    const r = await post(t, client, "/client/shipments/bulk", { shipments });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const results = r.body.data.results as { waybill?: string; error?: { code: string } }[];
+    assert.equal(results.filter((x) => x.waybill).length, 2);
+    assert.deepEqual(
+      results.filter((x) => x.error).map((x) => x.error!.code),
+      ["insufficient_balance", "insufficient_balance", "insufficient_balance"],
+    );
+    assert.equal(await balance(t, client), 5);
+
+    await topUp(t, courier, client, "500");
+    const retry = await post(t, client, "/client/shipments/bulk", { shipments });
+    const again = retry.body.data.results as { waybill: string; already_booked: boolean }[];
+    assert.equal(retry.body.data.failed, 0);
+    assert.equal(again.filter((x) => x.already_booked).length, 2);
+    for (const [i, x] of results.entries()) {
+      if (x.waybill) assert.equal(again[i]!.waybill, x.waybill);
+    }
+    assert.equal(await balance(t, client), Number((505 - 3 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: the CSV template downloads, and books as uploaded", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const res = await t.app.request("/api/client/shipments/csv/template", {
+      headers: clientKey(client),
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("Content-Type")!, /^text\/csv/);
+    assert.match(res.headers.get("Content-Disposition")!, /attachment/);
+    const template = await res.text();
+    const [header, example, rest] = template.split("\n");
+    for (const c of CSV_REQUIRED_COLUMNS) assert.ok(header!.split(",").includes(c), c);
+    assert.ok(example);
+    assert.equal(rest, "");
+
+    const booked = await upload(t, client, template, { multipart: true });
+    assert.equal(booked.status, 200, JSON.stringify(booked.body));
+    assert.equal(booked.body.data.booked, 1);
+    assert.equal(booked.body.data.failed, 0);
+    const [only] = booked.body.data.results;
+    assert.equal(only.line, 2);
+    assert.match(only.waybill, /^WB/);
+
+    const csv = csvOf([line({ client_order_reference: "A-1" }), line({ pieces: 3 })]);
+    const two = await upload(t, client, csv);
+    assert.equal(two.status, 200, JSON.stringify(two.body));
+    assert.deepEqual(two.body.data.results.map((x: { line: number }) => x.line), [2, 3]);
+    const detail = await t.call("GET", `/client/shipments/${two.body.data.results[1].waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(detail.body.data.parcels.length, 3);
+    assert.equal(detail.body.data.pieces.length, 3);
+  }));
+
+Deno.test("client shipments: a CSV's bad lines answer their line numbers and columns", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const rows = csvOf([
+      line(),
+      line({ weight_kg: "heavy", recipient_phone: "71234567" }),
+      line({ to_country: "" }),
+      // A quoted address over two lines: the next line's number counts both.
+      line({ recipient_address: "Plot 9\nBlock 8", service_level: "overnight" }),
+      line({ pieces: 0 }),
+      line(),
+    ]);
+    // A blank line before the last: skipped, and counted.
+    const last = rows.lastIndexOf("\n", rows.length - 2) + 1;
+    const csv = `${rows.slice(0, last)}\n${rows.slice(last)}`;
+    const r = await upload(t, client, csv, { multipart: true });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const results = r.body.data.results;
+    assert.equal(r.body.data.booked, 2);
+    assert.equal(r.body.data.failed, 4);
+    const byLine = Object.fromEntries(results.map((x: { line: number }) => [x.line, x]));
+    assert.deepEqual(Object.keys(byLine).map(Number), [2, 3, 4, 5, 7, 9]);
+    assert.match(byLine[2].waybill, /^WB/);
+    assert.deepEqual(byLine[3].errors.map((e: { column: string }) => e.column).sort(), [
+      "recipient_phone",
+      "weight_kg",
+    ]);
+    assert.match(
+      byLine[3].errors.find((e: { column: string }) => e.column === "weight_kg").message,
+      /not a number: heavy/,
+    );
+    assert.deepEqual(byLine[4].errors, [{ column: "to_country", message: "required" }]);
+    assert.equal(byLine[5].code, "validation_failed");
+    assert.equal(byLine[5].errors[0].column, "service_level");
+    assert.equal(byLine[7].errors[0].column, "pieces");
+    assert.match(byLine[9].waybill, /^WB/);
+
+    const missing = await upload(t, client, "recipient_name,weight_kg\nNeo,2\n");
+    assert.equal(missing.status, 422);
+    assert.match(missing.body.message, /missing columns: service_level, from_country/);
+    const notCsv = await t.call("POST", "/client/shipments/csv", {
+      headers: clientKey(client),
+      body: { rows: [] },
+    });
+    assert.equal(notCsv.status, 422);
+    assert.equal(await balance(t, client), Number((1000 - 2 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: uploading a CSV again books none of its lines twice", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    // Lines without an order reference are known by the upload's key and their content.
+    const csv = csvOf([line(), line(), line({ contents: "Syringes" })]);
+    const first = await upload(t, client, csv, { key: "upload-1" });
+    assert.equal(first.body.data.booked, 3, JSON.stringify(first.body));
+    const waybills = first.body.data.results.map((x: { waybill: string }) => x.waybill);
+    assert.equal(new Set(waybills).size, 3);
+    // Again, with the failed-free lines reordered: each answers the shipment it booked.
+    const again = await upload(t, client, csvOf([line({ contents: "Syringes" }), line(), line()]), {
+      key: "upload-1",
+      multipart: true,
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.ok(again.body.data.results.every((x: { already_booked: boolean }) => x.already_booked));
+    assert.deepEqual(
+      again.body.data.results.map((x: { waybill: string }) => x.waybill).sort(),
+      [...waybills].sort(),
+    );
+    // Order references make lines known without a key.
+    const ordered = csvOf([line({ client_order_reference: "R-1" })]);
+    const o1 = await upload(t, client, ordered);
+    const o2 = await upload(t, client, ordered);
+    assert.equal(o2.body.data.results[0].waybill, o1.body.data.results[0].waybill);
+    assert.equal(o2.body.data.results[0].already_booked, true);
+    assert.equal(await balance(t, client), Number((1000 - 4 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: a CSV over the line cap is refused before booking", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "100");
+    const one = csvOf([line()]).split("\n")[1]!;
+    const csv = csvOf([line()]) + `${one}\n`.repeat(5_000);
+    const r = await upload(t, client, csv);
+    assert.equal(r.status, 422);
+    assert.match(r.body.message, /at most 5000 lines/);
+    assert.equal(await balance(t, client), 100);
+  }));
+
+Deno.test("client shipments: detail shows custody per piece and the timeline, never notes", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const other = await newClient(t, courier);
+    const r = await post(t, client, "/client/shipments", {
+      ...ROW,
+      parcels: [DOMESTIC.parcels[0], DOMESTIC.parcels[0]],
+    });
+    const waybill = r.body.data.waybill as string;
+    t.clock.advanceBy(3_600_000);
+    const scan = (body: Record<string, unknown>) =>
+      t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+        key: courier.business.api_key,
+        body,
+      });
+    assert.equal((await scan({ event: "collected", holder: "Driver Thabo" })).status, 201);
+    t.clock.advanceBy(3_600_000);
+    const depot = await scan({
+      event: "received_at_depot",
+      facility_id: "GBE-HUB",
+      pieces: [`${waybill}-1`],
+      note: "INTERNAL-NOTE shelf 4",
+    });
+    assert.equal(depot.status, 201, JSON.stringify(depot.body));
+
+    const d = await t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(client) });
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+    const v = d.body.data;
+    assert.equal(v.status, "at_origin_facility");
+    assert.match(v.tracking_url, /\/api\/s\//);
+    assert.deepEqual(
+      v.pieces.map((p: { id: string; holder: string; facility: string }) => [
+        p.id,
+        p.holder,
+        p.facility,
+      ]),
+      [[`${waybill}-1`, "Driver Thabo", "GBE-HUB"], [`${waybill}-2`, "Driver Thabo", null]],
+    );
+    assert.deepEqual(
+      v.timeline.map((e: { event: string; pieces: string[] }) => [e.event, e.pieces.length]),
+      [["booked", 2], ["collected", 2], ["received_at_depot", 1]],
+    );
+    assert.equal(v.timeline[2].facility, "GBE-HUB");
+    assert.ok(Date.parse(v.timeline[1].at) < Date.parse(v.timeline[2].at));
+    assert.equal(v.scans_total, 2);
+    assert.ok(!JSON.stringify(v).includes("INTERNAL-NOTE"));
+
+    // Another client's waybill does not exist for this one, nor does a made-up one.
+    const theirs = await t.call("GET", `/client/shipments/${waybill}`, {
+      headers: clientKey(other),
+    });
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.code, "not_found");
+    const none = await t.call("GET", "/client/shipments/WBNOPE", { headers: clientKey(client) });
+    assert.equal(none.status, 404);
+  }));
+
+Deno.test("client shipments: refused while the courier platform is off", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const off = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: false },
+    });
+    assert.equal(off.status, 200);
+    for (
+      const [method, path] of [
+        ["GET", "/client/shipments"],
+        ["POST", "/client/shipments"],
+        ["POST", "/client/shipments/bulk"],
+        ["GET", "/client/shipments/csv/template"],
+      ]
+    ) {
+      const r = await t.call(method!, path!, {
+        headers: clientKey(client),
+        ...(method === "POST" ? { body: { shipments: [ROW] } } : {}),
+      });
+      assert.equal(r.status, 403, `${method} ${path}`);
+      assert.equal(r.body.code, "courier_platform_disabled");
+    }
+  }));
+
+Deno.test("client shipments CSV: every line is numbered where it starts (blank and quoted lines)", () => {
+  const header = [...CSV_REQUIRED_COLUMNS];
+  const cell = fc.stringMatching(/^[a-z ,"\n]{0,6}$/);
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.record({ cells: fc.array(cell, { minLength: 7, maxLength: 7 }), blank: fc.nat(2) }),
+        {
+          minLength: 1,
+          maxLength: 12,
+        },
+      ),
+      (rows) => {
+        let text = stringify([header]);
+        const expected: number[] = [];
+        for (const r of rows) {
+          text += "\n".repeat(r.blank);
+          const cells = ["x", ...r.cells.slice(1)]; // never a wholly blank line
+          expected.push(text.split("\n").length);
+          text += stringify([cells]);
+        }
+        assert.deepEqual(readCsv(text).lines.map((l) => l.line), expected);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
