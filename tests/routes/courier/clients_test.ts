@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { SESSION_TTL_MS } from "../../../src/limits.ts";
 
 /** A courier with the platform on and billing administration granted to its key. */
 async function courier(t: TestEnv): Promise<CreatedBusiness> {
@@ -170,4 +171,35 @@ Deno.test("client API: the client key works, rotates, and stops when the courier
     const off = await t.call("GET", "/client/me", { headers: { "X-Client-API-Key": key } });
     assert.equal(off.status, 403);
     assert.equal(off.body.code, "courier_platform_disabled");
+  }));
+
+Deno.test("client API: a session ends at logout, and by itself after its lifetime", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const c = await createClient(t, b);
+    const signIn = async (password: string) => {
+      const r = await t.call("POST", "/client/login", { body: { email: c.user.email, password } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.token as string;
+    };
+    const first = await signIn(c.user.password);
+    const changed = await t.call("POST", "/client/password", {
+      headers: { "X-Client-API-Key": first },
+      body: { current_password: c.user.password, new_password: "pharmacy-password-2026" },
+    });
+    assert.equal(changed.status, 200);
+    const me = (token: string) =>
+      t.call("GET", "/client/me", { headers: { "X-Client-API-Key": token } });
+    // Logout ends this session only.
+    const one = await signIn("pharmacy-password-2026");
+    const two = await signIn("pharmacy-password-2026");
+    const out = await t.call("POST", "/client/logout", { headers: { "X-Client-API-Key": one } });
+    assert.equal(out.status, 200);
+    assert.equal((await me(one)).status, 401);
+    assert.equal((await me(two)).status, 200);
+    // A session lives SESSION_TTL_MS, then answers 401 like an unknown one.
+    t.clock.advanceBy(SESSION_TTL_MS - 60_000);
+    assert.equal((await me(two)).status, 200);
+    t.clock.advanceBy(60_000);
+    assert.equal((await me(two)).status, 401);
   }));
