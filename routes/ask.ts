@@ -17,3 +17,16 @@ export async function ask<D extends AnyActorDefinition>(
   if (!r.ok) throw fromRejection(r);
   return r.reply;
 }
+
+/** A command that changes nothing (a `get`), answered from the actor's committed state. */
+export async function read<D extends AnyActorDefinition>(
+  c: Context<AppEnv>,
+  def: D,
+  tenant: string,
+  id: string,
+  command: CommandOf<D>,
+): Promise<ReplyOf<D>> {
+  const r = await c.get("env").runtime.read(def, tenant, id, command);
+  if (!r.ok) throw fromRejection(r);
+  return r.reply;
+}

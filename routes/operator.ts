@@ -21,7 +21,7 @@ import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts
 import { define, z } from "../src/http/route.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
-import { ask } from "./ask.ts";
+import { ask, read } from "./ask.ts";
 
 const tag = "Operator";
 const security = "operator" as const;
@@ -123,7 +123,7 @@ export function operatorRoutes(api: Api): void {
     },
     async (c, input) => {
       const { id } = input.params;
-      const b = asBusiness(await ask(c, businessActor, id, id, { kind: "get" }));
+      const b = asBusiness(await read(c, businessActor, id, id, { kind: "get" }));
       return ok(c, publicView(b));
     },
   );
@@ -230,7 +230,7 @@ export function operatorRoutes(api: Api): void {
       const env = c.get("env");
       const { id } = input.params;
       const body = input.body;
-      await ask(c, businessActor, id, id, { kind: "get" }); // 404 for an unknown business
+      await read(c, businessActor, id, id, { kind: "get" }); // 404 for an unknown business
       const driverId = newId("drv");
       const token = await issueCredential("dt_", env.clock.now());
       await ask(c, driverActor, id, driverId, {
@@ -268,7 +268,7 @@ export function operatorRoutes(api: Api): void {
           message: minor.ok ? `must be positive: ${body.amount}` : minor.message,
         }]);
       }
-      await ask(c, businessActor, id, id, { kind: "get" });
+      await read(c, businessActor, id, id, { kind: "get" });
       const r = await c.get("env").runtime.ask(walletActor, id, id, {
         kind: "credit",
         amount_minor: minor.minor,
@@ -335,7 +335,9 @@ export function operatorRoutes(api: Api): void {
     async (c) => {
       return ok(
         c,
-        await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, { kind: "get" }),
+        await read(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+          kind: "get",
+        }),
       );
     },
   );

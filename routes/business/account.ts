@@ -44,7 +44,7 @@ import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { beginLogin } from "../../src/http/login_throttle.ts";
 import { stripUndefined } from "../operator.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Account";
 const security = "business" as const;
@@ -315,7 +315,7 @@ export function accountRoutes(api: Api): void {
     middleware: [business()],
   }, async (c) => {
     const p = businessPrincipalOf(c);
-    const w = await ask(c, walletActor, p.business.id, p.business.id, { kind: "get" });
+    const w = await read(c, walletActor, p.business.id, p.business.id, { kind: "get" });
     return ok(c, {
       billing_type: "prepaid",
       balances: Object.entries(w.state.balances).map(([currency, minor]) => ({
@@ -361,7 +361,7 @@ function askOwnBusiness(c: Context<AppEnv>, command: BusinessCommand) {
 
 async function loadBusiness(c: Context<AppEnv>): Promise<Business> {
   const id = businessPrincipalOf(c).business.id;
-  return asBusiness(await ask(c, businessActor, id, id, { kind: "get" }));
+  return asBusiness(await read(c, businessActor, id, id, { kind: "get" }));
 }
 
 function profileView(c: Context<AppEnv>, b: Business) {

@@ -52,7 +52,7 @@ import { ApiError, fromRejection, validationFailed } from "../../src/http/errors
 import { define, z } from "../../src/http/route.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
-import { ask } from "../ask.ts";
+import { read } from "../ask.ts";
 import { decimal } from "./booking_flow.ts";
 
 const tag = "Client billing";
@@ -309,7 +309,7 @@ export function billingRoutes(api: Api): void {
   }, async (c, { params, query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const account = asClient(
-      await ask(c, courierClientActor, courier, params.client, { kind: "get" }),
+      await read(c, courierClientActor, courier, params.client, { kind: "get" }),
     );
     const now = c.get("env").clock.now();
     const period = query.period ?? periodOf(now);

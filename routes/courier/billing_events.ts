@@ -25,7 +25,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Billing events and export";
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
@@ -91,7 +91,7 @@ async function billingEvent(
   tenant: string,
   eventId: string,
 ): Promise<OutboundEvent> {
-  const event = await ask(c, outboundEventActor, tenant, eventId, { kind: "get" });
+  const event = await read(c, outboundEventActor, tenant, eventId, { kind: "get" });
   if (!event || event.stream !== "billing") {
     throw new ApiError("not_found", `billing event not found: ${eventId}`);
   }
@@ -134,7 +134,7 @@ export function billingEventRoutes(api: Api): void {
     middleware: viewer,
   }, async (c) => {
     const p = businessPrincipalOf(c);
-    const b = await ask(c, businessActor, p.business.id, p.business.id, { kind: "get" });
+    const b = await read(c, businessActor, p.business.id, p.business.id, { kind: "get" });
     if (!b || !("profile" in b)) throw new Error("expected the business");
     const endpoint = b.profile.billing_endpoint_url ?? null;
     return ok(c, {
@@ -336,7 +336,7 @@ async function rangeOf(
   const env = c.get("env");
   if (input.client_id !== undefined) {
     // Another courier's client is not found, never exported.
-    await ask(c, courierClientActor, p.business.id, input.client_id, { kind: "get" });
+    await read(c, courierClientActor, p.business.id, input.client_id, { kind: "get" });
   }
   const from = input.from === undefined ? null : boundOf(input.from, "start", "from");
   const to = input.to === undefined ? null : boundOf(input.to, "end", "to");

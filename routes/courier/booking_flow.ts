@@ -37,7 +37,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 /** spec: courier 8: a formal quotation is held 7 days. */
 export const QUOTE_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
@@ -96,13 +96,13 @@ export async function makeOffer(
     );
   }
   const card = asRateCard(
-    await ask(c, rateCardActor, courier, client.settings.rate_card_id, { kind: "get" }),
+    await read(c, rateCardActor, courier, client.settings.rate_card_id, { kind: "get" }),
   );
   const version = versionInForce(card.versions, now);
   if (!version) {
     throw new ApiError("no_rate_card", `no version of rate card ${card.id} is in force yet`);
   }
-  const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+  const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
   if (catalogue.service_levels.length === 0) {
     throw new ApiError("no_service_levels", "the courier has no service levels to offer");
   }
@@ -187,7 +187,7 @@ export async function makeOffer(
 }
 
 async function holdMinutes(c: Context<AppEnv>): Promise<number> {
-  const s = await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+  const s = await read(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
     kind: "get",
   });
   return s.price_hold_minutes;
@@ -234,7 +234,7 @@ export async function bookOffer(
   const { courierId, clientId, reference, serviceLevel } = options;
   const env = c.get("env");
   const runtime = env.runtime;
-  const offer = asOffer(await ask(c, priceOfferActor, courierId, reference, { kind: "get" }));
+  const offer = asOffer(await read(c, priceOfferActor, courierId, reference, { kind: "get" }));
   // Another client's offer does not exist for this one (courier 4.6).
   if (offer.client_id !== clientId) {
     throw new ApiError("not_found", `prices_reference not found: ${reference}`);
@@ -243,7 +243,7 @@ export async function bookOffer(
   // spec: courier 2.2 rule 2, 7: expired prices are never booked (but a booking made in time
   // is still answered as already booked).
   if (env.clock.now() > offer.valid_until) {
-    const made = await runtime.ask(shipmentActor, courierId, waybill, { kind: "get" });
+    const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
     if (made.ok) return replayed(asShipment(made.reply), serviceLevel);
     throw new ApiError(
       "prices_expired",
@@ -260,7 +260,7 @@ export async function bookOffer(
       }): ${serviceLevel}`,
     }]);
   }
-  const client = asClient(await ask(c, courierClientActor, courierId, clientId, { kind: "get" }));
+  const client = asClient(await read(c, courierClientActor, courierId, clientId, { kind: "get" }));
   // spec: courier 4.2: with unique_external_reference a repeated reference is a duplicate order.
   const uniqueRef = offer.request.client_order_reference ??
     offer.request.external_billing_reference;

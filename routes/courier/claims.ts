@@ -43,7 +43,7 @@ import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 import { originalEntry } from "./billing.ts";
 import { decimal } from "./booking_flow.ts";
 
@@ -286,7 +286,7 @@ export function claimRoutes(api: Api): void {
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
-    const current = asClaim(await ask(c, claimActor, courier, params.id, { kind: "get" }));
+    const current = asClaim(await read(c, claimActor, courier, params.id, { kind: "get" }));
     const r = await c.get("env").runtime.ask(claimActor, courier, params.id, {
       kind: "decide",
       outcome: body.outcome,
@@ -338,7 +338,10 @@ export function claimRoutes(api: Api): void {
     params: ClaimParam,
   }, async (c, { params }) => {
     const courier = businessPrincipalOf(c).business.id;
-    return ok(c, claimView(asClaim(await ask(c, claimActor, courier, params.id, { kind: "get" }))));
+    return ok(
+      c,
+      claimView(asClaim(await read(c, claimActor, courier, params.id, { kind: "get" }))),
+    );
   });
 
   define(api, {

@@ -28,7 +28,7 @@ import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -104,7 +104,7 @@ export function clientApiRoutes(api: Api): void {
   }, async (c) => {
     const p = clientPrincipalOf(c);
     const account = asClient(
-      await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
+      await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
     );
     return ok(c, {
       user: p.user && { id: p.user.id, email: p.user.email, name: p.user.name, role: p.user.role },

@@ -17,7 +17,7 @@ import { client, clientPrincipalOf } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { read } from "../ask.ts";
 import { trackingUrl } from "./booking_flow.ts";
 
 const tag = "Client documents";
@@ -56,7 +56,7 @@ async function ownShipment(c: Context<AppEnv>, waybill: string) {
     clientId: p.client_id,
     waybill,
   });
-  const courier = asBusiness(await ask(c, businessActor, courierId, courierId, { kind: "get" }));
+  const courier = asBusiness(await read(c, businessActor, courierId, courierId, { kind: "get" }));
   const context: DocumentContext = {
     courierName: courier.profile.name,
     trackingUrl: trackingUrl(c, shipment.tracking_token),

@@ -28,7 +28,7 @@ import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -97,7 +97,7 @@ export function clientPeopleRoutes(api: Api): void {
   }, async (c) => {
     const p = clientPrincipalOf(c);
     const account = asClient(
-      await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
+      await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
     );
     return ok(c, account.users.map((u) => userView(u, account)));
   });
@@ -180,7 +180,7 @@ export function clientPeopleRoutes(api: Api): void {
     const courier = p.business.id;
     const id = await addressIdOf(courier, p.client_id, body.label);
     const by = principalName(p);
-    const existing = await runtime.ask(clientAddressActor, courier, id, { kind: "get" });
+    const existing = await runtime.read(clientAddressActor, courier, id, { kind: "get" });
     if (!existing.ok) {
       // A new label takes one of the client's places (bounded); once per address, however retried.
       const reserved = await runtime.ask(courierClientActor, courier, p.client_id, {

@@ -31,7 +31,7 @@ import {
   CSV_BOOKING_LINES_MAX,
   UPLOAD_BODY_BYTES_MAX,
 } from "../../src/limits.ts";
-import { ask } from "../ask.ts";
+import { read } from "../ask.ts";
 import { type Booked, bookingView, trackingUrl } from "./booking_flow.ts";
 import { callerClient, shipmentDetailView } from "./prices.ts";
 import { columnOf, type CsvLine, csvTemplate, csvText, readCsv } from "./shipment_csv.ts";
@@ -212,7 +212,7 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
   }, async (c) => {
     const p = clientPrincipalOf(c);
-    const catalogue = await ask(c, courierCatalogueActor, p.business.id, p.business.id, {
+    const catalogue = await read(c, courierCatalogueActor, p.business.id, p.business.id, {
       kind: "get",
     });
     const code = catalogue.service_levels[0]?.code ?? "express";

@@ -50,7 +50,7 @@ import {
   validationFailed,
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const STORES_PAGE_DEFAULT = 100;
 /** The most stores one page answers (bounded pages). */
@@ -180,7 +180,7 @@ async function storesOf(
 /** The caller's store; another client's, or none, is not found (courier 4.6). */
 async function ownStore(c: Context<AppEnv>, storeId: string): Promise<ClientStore> {
   const p = clientPrincipalOf(c);
-  const r = await c.get("env").runtime.ask(clientStoreActor, p.business.id, storeId, {
+  const r = await c.get("env").runtime.read(clientStoreActor, p.business.id, storeId, {
     kind: "get",
   });
   if (!r.ok || asStore(r.reply).client_id !== p.client_id) {
@@ -257,7 +257,7 @@ export function clientStoreRoutes(api: Api): void {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
     // Another courier's client, or none, is not found.
-    await ask(c, courierClientActor, courier, params.client, { kind: "get" });
+    await read(c, courierClientActor, courier, params.client, { kind: "get" });
     const id = await storeIdOf(courier, params.client, body.code);
     const r = await ask(c, clientStoreActor, courier, id, {
       kind: "register",
@@ -279,7 +279,7 @@ export function clientStoreRoutes(api: Api): void {
     query: PageQuery,
   }, async (c, { params, query }) => {
     const courier = businessPrincipalOf(c).business.id;
-    await ask(c, courierClientActor, courier, params.client, { kind: "get" });
+    await read(c, courierClientActor, courier, params.client, { kind: "get" });
     const page = await storesOf(c, courier, params.client, query);
     return c.json({
       success: true,

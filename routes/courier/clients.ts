@@ -23,7 +23,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { stripUndefined } from "../operator.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Courier clients";
 const security = "business" as const;
@@ -135,7 +135,7 @@ export function courierClientRoutes(api: Api): void {
   }, async (c, { params }) => {
     const courier = businessPrincipalOf(c).business.id;
     const client = asClient(
-      await ask(c, courierClientActor, courier, params.client, { kind: "get" }),
+      await read(c, courierClientActor, courier, params.client, { kind: "get" }),
     );
     return ok(c, clientView(client));
   });
@@ -153,7 +153,7 @@ export function courierClientRoutes(api: Api): void {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
     const current = asClient(
-      await ask(c, courierClientActor, courier, params.client, { kind: "get" }),
+      await read(c, courierClientActor, courier, params.client, { kind: "get" }),
     );
     const currency = body.billing_currency ?? current.settings.billing_currency;
     const client = asClient(

@@ -34,7 +34,7 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { read } from "../ask.ts";
 
 const tag = "Customs";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -203,7 +203,7 @@ export function customsRoutes(api: Api): void {
   }, async (c, { params }) => {
     const tenant = businessPrincipalOf(c).business.id;
     // Another courier's shipment does not exist for this one (404).
-    await ask(c, shipmentActor, tenant, params.reference, { kind: "get" });
+    await read(c, shipmentActor, tenant, params.reference, { kind: "get" });
     const crossings = await crossingsOf(c, tenant, params.reference);
     return ok(c, { waybill: params.reference, crossings: crossings.map(crossingView) });
   });

@@ -37,7 +37,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 import { entryView } from "./billing.ts";
 
 const tag = "Laboratory samples";
@@ -141,7 +141,7 @@ function tenantOf(c: Context<AppEnv>): string {
 
 /** This courier's shipment; another courier's or an unknown waybill answers 404. */
 async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<Shipment> {
-  return asShipment(await ask(c, shipmentActor, tenantOf(c), waybill, { kind: "get" }));
+  return asShipment(await read(c, shipmentActor, tenantOf(c), waybill, { kind: "get" }));
 }
 
 async function checklistRef(

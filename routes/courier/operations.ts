@@ -21,7 +21,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Operations board";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -116,7 +116,7 @@ async function openAlertCounts(
 async function findShipment(c: Context<AppEnv>, reference: string): Promise<Shipment> {
   const env = c.get("env");
   const courier = businessPrincipalOf(c).business.id;
-  const direct = await env.runtime.ask(shipmentActor, courier, reference, { kind: "get" });
+  const direct = await env.runtime.read(shipmentActor, courier, reference, { kind: "get" });
   if (direct.ok) return asShipment(direct.reply);
   const row = await env.db.selectFrom("snapshots").select("id")
     .where("type", "=", "shipment")
@@ -132,7 +132,7 @@ async function findShipment(c: Context<AppEnv>, reference: string): Promise<Ship
     .limit(1)
     .executeTakeFirst();
   if (!row) throw new ApiError("not_found", `no shipment with waybill or reference ${reference}`);
-  return asShipment(await ask(c, shipmentActor, courier, row.id, { kind: "get" }));
+  return asShipment(await read(c, shipmentActor, courier, row.id, { kind: "get" }));
 }
 
 /** One shipment as operations read it: obligations, custody, trail, alerts, frozen terms. */
@@ -219,7 +219,7 @@ export function operationRoutes(api: Api): void {
     const now = env.clock.now();
     let filters: BoardFilters = query;
     if (query.view) {
-      const saved = (await ask(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views
+      const saved = (await read(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views
         .find((v) => v.name === query.view);
       if (!saved) throw new ApiError("not_found", `no saved view named ${query.view}`);
       filters = { ...saved.filters, ...definedFilters(query) } as BoardFilters;
@@ -255,7 +255,7 @@ export function operationRoutes(api: Api): void {
     middleware: view,
   }, async (c) => {
     const tenant = businessPrincipalOf(c).business.id;
-    return ok(c, (await ask(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views);
+    return ok(c, (await read(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views);
   });
 
   define(api, {

@@ -9,7 +9,7 @@ import { packingSlipPdf } from "../../src/domain/documents/courier_packing_slip.
 import type { Api } from "../../src/http/app.ts";
 import { business, businessPrincipalOf, courierPlatform } from "../../src/http/auth.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { read } from "../ask.ts";
 import { trackingUrl } from "./booking_flow.ts";
 
 const tag = "Packing slips";
@@ -28,9 +28,9 @@ export function packingSlipRoutes(api: Api): void {
   }, async (c, { params }) => {
     const courierId = businessPrincipalOf(c).business.id;
     const shipment = asShipment(
-      await ask(c, shipmentActor, courierId, params.waybill, { kind: "get" }),
+      await read(c, shipmentActor, courierId, params.waybill, { kind: "get" }),
     );
-    const courier = asBusiness(await ask(c, businessActor, courierId, courierId, { kind: "get" }));
+    const courier = asBusiness(await read(c, businessActor, courierId, courierId, { kind: "get" }));
     const pdf = await packingSlipPdf({
       ...shipmentFacts(shipment, {
         courierName: courier.profile.name,

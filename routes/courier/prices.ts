@@ -19,7 +19,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
-import { ask } from "../ask.ts";
+import { read } from "../ask.ts";
 import { accountView } from "./billing.ts";
 import {
   bookingView,
@@ -42,7 +42,7 @@ const BookBody = z.object({
 
 export async function callerClient(c: Context<AppEnv>) {
   const p = clientPrincipalOf(c);
-  return asClient(await ask(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }));
+  return asClient(await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }));
 }
 
 export function priceRoutes(api: Api): void {
@@ -165,7 +165,7 @@ export function priceRoutes(api: Api): void {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
     const account = asClient(
-      await ask(c, courierClientActor, courier, body.courier_client_id, { kind: "get" }),
+      await read(c, courierClientActor, courier, body.courier_client_id, { kind: "get" }),
     );
     const offer = await makeOffer(c, account, body, "prices");
     const cheapest = [...offer.options].sort((a, b) => a.total_minor - b.total_minor)[0]!;

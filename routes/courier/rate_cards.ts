@@ -31,7 +31,7 @@ import {
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Rate cards";
 const security = "business" as const;
@@ -337,7 +337,7 @@ function latestOf(card: RateCard): RateCardVersion {
 
 async function cardOf(c: Context<AppEnv>, card: string): Promise<RateCard> {
   const courier = businessPrincipalOf(c).business.id;
-  return asRateCard(await ask(c, rateCardActor, courier, card, { kind: "get" }));
+  return asRateCard(await read(c, rateCardActor, courier, card, { kind: "get" }));
 }
 
 function immutable(card: string, version?: number): ApiError {
@@ -423,10 +423,10 @@ export function rateCardRoutes(api: Api): void {
   }, async (c) => {
     const courier = businessPrincipalOf(c).business.id;
     const env = c.get("env");
-    const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
     const answers = await Promise.all(
       catalogue.rate_card_ids.map((id) =>
-        env.runtime.ask(rateCardActor, courier, id, { kind: "get" })
+        env.runtime.read(rateCardActor, courier, id, { kind: "get" })
       ),
     );
     const now = env.clock.now();

@@ -427,7 +427,7 @@ export function runRoutes(api: Api): void {
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     if (body.driver_id) {
-      const d = await c.get("env").runtime.ask(driverActor, p.business.id, body.driver_id, {
+      const d = await c.get("env").runtime.read(driverActor, p.business.id, body.driver_id, {
         kind: "get",
       });
       if (!d.ok) throw validationFailed([{ path: "driver_id", message: "no such driver" }]);
@@ -540,7 +540,7 @@ export function runRoutes(api: Api): void {
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     if (body.driver_id) {
-      const d = await c.get("env").runtime.ask(driverActor, p.business.id, body.driver_id, {
+      const d = await c.get("env").runtime.read(driverActor, p.business.id, body.driver_id, {
         kind: "get",
       });
       if (!d.ok) throw validationFailed([{ path: "driver_id", message: "no such driver" }]);

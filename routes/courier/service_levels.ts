@@ -19,7 +19,7 @@ import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask } from "../ask.ts";
+import { ask, read } from "../ask.ts";
 
 const tag = "Calendars and service levels";
 const security = "business" as const;
@@ -165,7 +165,7 @@ export function serviceLevelRoutes(api: Api): void {
     middleware: [business(), courierPlatform],
   }, async (c) => {
     const courier = businessPrincipalOf(c).business.id;
-    const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
     return ok(c, catalogue.calendars.map(calendarView));
   });
 
@@ -209,7 +209,7 @@ export function serviceLevelRoutes(api: Api): void {
     middleware: [business(), courierPlatform],
   }, async (c) => {
     const courier = businessPrincipalOf(c).business.id;
-    const catalogue = await ask(c, courierCatalogueActor, courier, courier, { kind: "get" });
+    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
     return ok(c, catalogue.service_levels.map(serviceLevelView));
   });
 }

@@ -161,7 +161,7 @@ async function ensureOffer(
   resumed: boolean,
 ): Promise<void> {
   if (resumed) {
-    const got = await c.get("env").runtime.ask(priceOfferActor, caller.courierId, reference, {
+    const got = await c.get("env").runtime.read(priceOfferActor, caller.courierId, reference, {
       kind: "get",
     });
     if (got.ok) return;
@@ -175,7 +175,7 @@ async function ensureOffer(
 
 async function shipmentOf(c: Context<AppEnv>, caller: Caller, reference: string) {
   const waybill = await waybillOf(caller.courierId, reference);
-  const got = await c.get("env").runtime.ask(shipmentActor, caller.courierId, waybill, {
+  const got = await c.get("env").runtime.read(shipmentActor, caller.courierId, waybill, {
     kind: "get",
   });
   return got.ok ? asShipment(got.reply) : null;
@@ -196,7 +196,7 @@ async function releaseStale(
   const held = refused.details?.reference;
   if (typeof held !== "string" || await shipmentOf(c, caller, held)) return false;
   const runtime = c.get("env").runtime;
-  const offer = await runtime.ask(priceOfferActor, caller.courierId, held, { kind: "get" });
+  const offer = await runtime.read(priceOfferActor, caller.courierId, held, { kind: "get" });
   if (!offer.ok || !offer.reply || offer.reply.valid_until >= c.get("env").clock.now()) {
     return false;
   }

@@ -107,7 +107,7 @@ export function trackingRoutes(api: Api): void {
     const env = c.get("env");
     const target = await env.runtime.lookup("tracking", await hashSecret(params.token));
     if (!target) return trackingError(c, 404, "not_found", "no shipment has this tracking link");
-    const got = await env.runtime.ask(shipmentActor, target.tenant, target.id, { kind: "get" });
+    const got = await env.runtime.read(shipmentActor, target.tenant, target.id, { kind: "get" });
     if (!got.ok || !("waybill" in got.reply)) {
       return trackingError(c, 404, "not_found", "no shipment has this tracking link");
     }

@@ -95,7 +95,7 @@ export async function readEvidence(
 ): Promise<{ readonly file: EvidenceFile; readonly bytes: Uint8Array } | null> {
   if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
   const id = evidenceFileId(tenant, sha256);
-  const got = await runtime.ask(evidenceFileActor, tenant, id, { kind: "get" });
+  const got = await runtime.read(evidenceFileActor, tenant, id, { kind: "get" });
   if (!got.ok || !got.reply || !got.reply.complete) return null;
   const file = got.reply;
   const bytes = new Uint8Array(file.size);

@@ -30,7 +30,7 @@ export async function frozenTerms(
   runtime: ActorRuntime,
   s: Pick<Shipment, "courier_id" | "pricing">,
 ): Promise<RateCardTerms> {
-  const got = await runtime.ask(rateCardActor, s.courier_id, s.pricing.rate_card_id, {
+  const got = await runtime.read(rateCardActor, s.courier_id, s.pricing.rate_card_id, {
     kind: "get",
   });
   if (!got.ok) throw new Error(`rate card ${s.pricing.rate_card_id}: ${got.message}`);

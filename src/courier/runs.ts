@@ -77,7 +77,7 @@ export async function askRun(
     );
     if (!r.ok) throw fromRejection(r);
   }
-  const got = await runtime.ask(networkRunActor, tenant, runId, { kind: "get" });
+  const got = await runtime.read(networkRunActor, tenant, runId, { kind: "get" });
   if (!got.ok) throw fromRejection(got);
   return asRun(got.reply);
 }

@@ -13,7 +13,7 @@ export async function shipmentIn(
   tenant: string,
   waybill: string,
 ): Promise<Shipment> {
-  const got = await runtime.ask(shipmentActor, tenant, waybill, { kind: "get" });
+  const got = await runtime.read(shipmentActor, tenant, waybill, { kind: "get" });
   if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
   return asShipment(got.reply);
 }

@@ -29,18 +29,46 @@ export interface SnapshotInput {
 
 /** Writes the snapshot unless the stored one is as new or newer; true when it wrote. */
 export async function upsertSnapshot(db: Kysely<Database>, row: SnapshotInput): Promise<boolean> {
-  if (!Number.isSafeInteger(row.version) || row.version < 0) {
-    throw new RangeError(`snapshot version must be a non-negative integer: ${row.version}`);
+  return (await upsertSnapshots(db, [row])) > 0;
+}
+
+/** Rows per snapshot INSERT: 5 parameters each, far below Postgres' 65,535 per statement. */
+const SNAPSHOTS_PER_INSERT_MAX = 500;
+
+/**
+ * Writes each snapshot unless the stored one is as new or newer, in one statement per
+ * SNAPSHOTS_PER_INSERT_MAX rows (one round trip, not one per actor); at most one row per actor.
+ * Answers how many it wrote.
+ */
+export async function upsertSnapshots(
+  db: Kysely<Database>,
+  rows: readonly SnapshotInput[],
+): Promise<number> {
+  for (const row of rows) {
+    if (!Number.isSafeInteger(row.version) || row.version < 0) {
+      throw new RangeError(`snapshot version must be a non-negative integer: ${row.version}`);
+    }
   }
+  let written = 0;
+  for (let i = 0; i < rows.length; i += SNAPSHOTS_PER_INSERT_MAX) {
+    written += await upsertSnapshotRows(db, rows.slice(i, i + SNAPSHOTS_PER_INSERT_MAX));
+  }
+  return written;
+}
+
+async function upsertSnapshotRows(
+  db: Kysely<Database>,
+  rows: readonly SnapshotInput[],
+): Promise<number> {
   const result = await db
     .insertInto("snapshots")
-    .values({
+    .values(rows.map((row) => ({
       type: row.type,
       id: row.id,
       tenant: row.tenant,
       version: row.version,
       data: jsonb(row.data),
-    })
+    })))
     .onConflict((oc) =>
       oc
         .columns(["type", "id"])
@@ -53,7 +81,7 @@ export async function upsertSnapshot(db: Kysely<Database>, row: SnapshotInput): 
         .where("snapshots.version", "<", (eb) => eb.ref("excluded.version"))
     )
     .executeTakeFirst();
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
 }
 
 /** Appends the change's events; those already stored are skipped. Returns how many were new. */
@@ -238,9 +266,7 @@ export async function writeChanges(
     const seen = newest.get(key);
     if (!seen || seen.version < change.version) newest.set(key, change);
   }
-  for (const change of newest.values()) {
-    await upsertSnapshot(db, { ...change, data: change.snapshot });
-  }
+  await upsertSnapshots(db, [...newest.values()].map((c) => ({ ...c, data: c.snapshot })));
 }
 
 export function startProjector(options: ProjectorOptions): Projector {

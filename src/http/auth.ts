@@ -176,7 +176,7 @@ export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!target || target.type !== driverActor.type) {
     throw new ApiError("unauthenticated", "unknown driver token");
   }
-  const r = await env.runtime.ask(driverActor, target.tenant, target.id, {
+  const r = await env.runtime.read(driverActor, target.tenant, target.id, {
     kind: "authenticate",
     hash,
   });
@@ -241,9 +241,9 @@ async function clientIdentity(
 ): Promise<ClientIdentity | null> {
   const runtime = c.get("env").runtime;
   if (isSession) {
-    const s = await runtime.ask(sessionActor, SESSION_TENANT, hash, { kind: "check" });
+    const s = await runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
     if (!s.ok || !s.reply || s.reply.owner !== "client_user") return null;
-    const r = await runtime.ask(courierClientActor, s.reply.business_id, s.reply.account_id, {
+    const r = await runtime.read(courierClientActor, s.reply.business_id, s.reply.account_id, {
       kind: "authenticate_user",
       user_id: s.reply.user_id,
       session_epoch: s.reply.session_epoch,
@@ -252,7 +252,7 @@ async function clientIdentity(
   }
   const target = await runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== courierClientActor.type) return null;
-  const r = await runtime.ask(courierClientActor, target.tenant, target.id, {
+  const r = await runtime.read(courierClientActor, target.tenant, target.id, {
     kind: "authenticate_key",
     hash,
   });
@@ -362,7 +362,7 @@ async function authenticateBusiness(c: Context<AppEnv>, key: string): Promise<Bu
   if (key.startsWith(STAFF_TOKEN_PREFIX)) return await staffPrincipal(c, hash, refused);
   const target = await env.runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== businessActor.type) throw refused;
-  const r = await env.runtime.ask(businessActor, target.tenant, target.id, {
+  const r = await env.runtime.read(businessActor, target.tenant, target.id, {
     kind: "authenticate_key",
     hash,
   });
@@ -381,10 +381,10 @@ async function staffPrincipal(
   refused: ApiError,
 ): Promise<BusinessPrincipal> {
   const env = c.get("env");
-  const session = await env.runtime.ask(sessionActor, SESSION_TENANT, hash, { kind: "check" });
+  const session = await env.runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
   if (!session.ok || !session.reply || session.reply.owner !== "staff") throw refused;
   const s = session.reply;
-  const r = await env.runtime.ask(businessActor, s.business_id, s.business_id, {
+  const r = await env.runtime.read(businessActor, s.business_id, s.business_id, {
     kind: "authenticate_staff",
     staff_id: s.user_id,
     session_epoch: s.session_epoch,
@@ -422,7 +422,7 @@ function fromAuthenticated(business: BusinessAccess, a: Authenticated): Business
 }
 
 async function businessAccess(c: Context<AppEnv>, id: string): Promise<BusinessAccess> {
-  const r = await c.get("env").runtime.ask(businessActor, id, id, { kind: "get" });
+  const r = await c.get("env").runtime.read(businessActor, id, id, { kind: "get" });
   if (!r.ok || !r.reply || !("profile" in r.reply)) {
     throw fromRejection(
       r.ok ? { ok: false, code: "unauthenticated", message: "business not found" } : r,

@@ -279,7 +279,7 @@ export class BillingEvents {
 
   async #shipmentOf(tenant: string, entry: LedgerEntry): Promise<ChargeShipment | null> {
     if (entry.shipment === null) return null;
-    const got = await this.#o.runtime.ask(shipmentActor, tenant, entry.shipment, { kind: "get" });
+    const got = await this.#o.runtime.read(shipmentActor, tenant, entry.shipment, { kind: "get" });
     const refs = got.ok && "references" in got.reply ? got.reply.references : null;
     return {
       waybill: entry.shipment,
@@ -290,7 +290,7 @@ export class BillingEvents {
   }
 
   async #clientOf(tenant: string, clientId: string): Promise<BilledClient | null> {
-    const got = await this.#o.runtime.ask(courierClientActor, tenant, clientId, { kind: "get" });
+    const got = await this.#o.runtime.read(courierClientActor, tenant, clientId, { kind: "get" });
     if (!got.ok || !got.reply || !("code" in got.reply)) return null;
     return { id: got.reply.id, code: got.reply.code, name: got.reply.name };
   }

@@ -49,7 +49,7 @@ export class ClientWebhooks {
    */
   async emit(tenant: string, stage: ShipmentStage): Promise<string | null> {
     const { runtime } = this.#o;
-    const got = await runtime.ask(courierClientActor, tenant, stage.client_id, { kind: "get" });
+    const got = await runtime.read(courierClientActor, tenant, stage.client_id, { kind: "get" });
     if (!got.ok || !got.reply || !("settings" in got.reply) || !got.reply.webhook) return null;
     const client = got.reply;
     const event = `shipment.${stage.stage}`;

@@ -19,7 +19,7 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
     const recipient = event.recipient;
     if (!recipient) return null;
     if (recipient.kind === "courier") {
-      const got = await runtime.ask(businessActor, tenant, tenant, { kind: "get" });
+      const got = await runtime.read(businessActor, tenant, tenant, { kind: "get" });
       if (!got.ok || !got.reply || !("profile" in got.reply)) return null;
       const b = got.reply;
       // spec: courier 6.1: the billing endpoint, or else the business webhook URL.
@@ -32,7 +32,7 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
         previous: previousOf(b.webhook_secret_previous),
       };
     }
-    const got = await runtime.ask(courierClientActor, tenant, recipient.client_id, {
+    const got = await runtime.read(courierClientActor, tenant, recipient.client_id, {
       kind: "get",
     });
     if (!got.ok || !got.reply || !("settings" in got.reply)) return null;

@@ -14,6 +14,7 @@ import {
 } from "../limits.ts";
 import type { AnyActorDefinition, CommandOf, ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
+import { newId } from "./ids.ts";
 import {
   ActorFailure,
   asError,
@@ -129,6 +130,42 @@ export class ActorRuntime {
     return this.#enqueue(def, { type: def.type, id }, tenant, command, options) as Promise<
       AskResult<ReplyOf<D>>
     >;
+  }
+
+  /**
+   * Answers a command that changes nothing (a `get`, a credential check) from the actor's last
+   * committed state, without waiting behind the commands in its mailbox. Linearizable: every
+   * reply already given was for a committed state, so this read sees each of them; a command
+   * still in flight is simply ordered after it. A command that would write (events or timers)
+   * or an actor not in memory goes through `ask` as usual.
+   */
+  read<D extends AnyActorDefinition>(
+    def: D,
+    tenant: string,
+    id: string,
+    command: CommandOf<D>,
+  ): Promise<AskResult<ReplyOf<D>>> {
+    const cell = this.#cells.get(`${def.type}/${id}`);
+    if (!this.#closed && cell && cell.def === def && cell.loaded && !cell.assumedNew) {
+      if (cell.tenant !== null && cell.tenant !== tenant) {
+        return Promise.resolve({
+          ok: false,
+          code: "not_found",
+          message: `${def.type} not found: ${id}`,
+        });
+      }
+      try {
+        const d = def.decide(cell.state, command, { now: this.clock.now(), newId });
+        if (!d.ok) return Promise.resolve(d);
+        if (d.events.length === 0 && (d.timers?.length ?? 0) === 0) {
+          const reply = d.reply ? d.reply(cell.state) : undefined;
+          return Promise.resolve({ ok: true, reply: reply as ReplyOf<D>, replayed: false });
+        }
+      } catch {
+        // Decided in turn instead, where a failure is reported as it always is.
+      }
+    }
+    return this.ask(def, tenant, id, command);
   }
 
   /**

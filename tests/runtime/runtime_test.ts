@@ -389,3 +389,41 @@ Deno.test("runtime: a state larger than one store value is split, read back whol
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("runtime: a read answers from committed state; another tenant gets not_found; a command that writes goes in turn", async () => {
+  const rt = await openTestRuntime();
+  try {
+    // Not yet in memory: the read goes through the mailbox and loads the actor.
+    const none = await rt.runtime.read(accountActor, T, "r1", { kind: "get" });
+    assert.ok(none.ok);
+    assert.equal(none.reply.balance, 0);
+    await rt.runtime.ask(accountActor, T, "r1", { kind: "credit", amount: 7 });
+    const got = await rt.runtime.read(accountActor, T, "r1", { kind: "get" });
+    assert.ok(got.ok);
+    assert.equal(got.reply.balance, 7, "a reply given is always visible to a later read");
+    const other = await rt.runtime.read(accountActor, "another_tenant", "r1", { kind: "get" });
+    assert.equal(other.ok, false);
+    assert.equal(!other.ok && other.code, "not_found");
+    // A command with events is never answered from memory: it is decided and committed in turn.
+    const credited = await rt.runtime.read(accountActor, T, "r1", { kind: "credit", amount: 3 });
+    assert.ok(credited.ok);
+    assert.equal((await balanceOf(rt, "r1")).balance, 10);
+    // Reads racing commands see either the state before or after each, never a torn one.
+    const seen = await Promise.all(
+      Array.from(
+        { length: 50 },
+        (_, i) =>
+          i % 2
+            ? rt.runtime.ask(accountActor, T, "r1", { kind: "credit", amount: 1 })
+            : rt.runtime.read(accountActor, T, "r1", { kind: "get" }),
+      ),
+    );
+    const balances = seen.filter((r, i) => i % 2 === 0 && r.ok).map((r) =>
+      (r as { reply: { balance: number } }).reply.balance
+    );
+    assert.ok(balances.every((b) => b >= 10 && b <= 35));
+    assert.equal((await balanceOf(rt, "r1")).balance, 35);
+  } finally {
+    await rt.close();
+  }
+});
