@@ -7,12 +7,14 @@ import { type Migration, Migrator } from "kysely/migration";
 import * as m0001 from "../../migrations/0001_initial.ts";
 import * as m0002 from "../../migrations/0002_ledger.ts";
 import * as m0003 from "../../migrations/0003_billing_outbox.ts";
+import * as m0004 from "../../migrations/0004_client_lists.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0001_initial", m0001],
   ["0002_ledger", m0002],
   ["0003_billing_outbox", m0003],
+  ["0004_client_lists", m0004],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -31,6 +31,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0001_initial",
     "0002_ledger",
     "0003_billing_outbox",
+    "0004_client_lists",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -46,6 +47,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0001_initial",
     "0002_ledger",
     "0003_billing_outbox",
+    "0004_client_lists",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -83,4 +85,19 @@ Deno.test("openDatabase() with PGlite keeps its rows in dataDir across a reopen"
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
+});
+
+Deno.test("migrations: a client's shipment list, newest first, can be read from its index", async () => {
+  await using t = await openTestDatabase();
+  const plan = await t.db.transaction().execute(async (trx) => {
+    // With a handful of rows a scan is cheaper; forbid it to see that the index fits the query.
+    await sql`set local enable_seqscan = off`.execute(trx);
+    return await sql<{ "QUERY PLAN": string }>`explain
+      select id, data from snapshots
+      where type = 'shipment' and tenant = 'ten' and data->>'client_id' = 'cli_1'
+      order by (data->>'booked_at')::bigint desc, id desc limit 50`.execute(trx);
+  });
+  const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  assert.match(text, /snapshots_client_shipments_booked_idx/);
+  assert.doesNotMatch(text, /Sort/, "the index gives the order: no sort step");
 });
