@@ -44,6 +44,7 @@ import {
   business,
   businessPrincipalOf,
   courierPlatform,
+  driver,
   principalName,
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -53,6 +54,8 @@ import { define, z } from "../../src/http/route.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
 import { read } from "../ask.ts";
+import { assertDriverCarries } from "../../src/courier/driver_access.ts";
+import { shipmentIn } from "../../src/courier/shipments.ts";
 import { decimal } from "./booking_flow.ts";
 
 const tag = "Client billing";
@@ -235,6 +238,48 @@ export function billingRoutes(api: Api): void {
     }, entryAsk(`cod.remitted:${body.waybill}`));
     return postingAnswer(c, r);
   });
+
+  // spec: courier 2.6 rule 6: COD collected at delivery awaits remittance (it reduces what the
+  // client owes only once remitted). Operations or the run's driver record it, once per waybill.
+  for (const side of ["business", "driver"] as const) {
+    define(api, {
+      method: "post",
+      path: side === "business"
+        ? "/business/courier/shipments/{waybill}/cod-collected"
+        : "/driver/shipments/{waybill}/cod-collected",
+      summary: side === "business"
+        ? "Record the cash on delivery collected for a shipment; it then awaits remittance"
+        : "Record the cash on delivery collected for a shipment on one of the driver's runs",
+      tag,
+      security: side,
+      middleware: side === "business"
+        ? [business({ scope: "runs:operate" }), courierPlatform]
+        : [driver, courierPlatform],
+      params: z.object({ waybill: Reference }),
+      body: z.object({ amount: Positive, currency: Currency }),
+      status: 201,
+    }, async (c, { params, body }) => {
+      const p = businessPrincipalOf(c);
+      if (side === "driver") await assertDriverCarries(c, params.waybill);
+      const s = await shipmentIn(c.get("env").runtime, p.business.id, params.waybill);
+      const amount = minorOf(body.amount, body.currency, "amount", "positive");
+      // The same waybill again answers the first record (lost signal), never a second COD.
+      const r = await askAccount(c, s.client_id, {
+        kind: "cod_collected",
+        waybill: s.waybill,
+        amount_minor: amount,
+        currency: body.currency,
+        by: principalName(p),
+      }, { idempotencyKey: `cod.collected:${s.waybill}`, permanent: true });
+      return ok(c, {
+        waybill: s.waybill,
+        client_id: s.client_id,
+        amount: decimal(amount, body.currency),
+        currency: body.currency,
+        replayed: r.replayed,
+      }, r.replayed ? 200 : 201);
+    });
+  }
 
   define(api, {
     method: "post",

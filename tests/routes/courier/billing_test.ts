@@ -6,6 +6,7 @@ import { subjectOf } from "../../../src/bus/bus.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
   clientKey,
   type Courier,
@@ -683,4 +684,69 @@ Deno.test("ledger projection: replaying every event of an account changes no row
       });
     }
     assert.deepEqual(await snapshot(), before);
+  }));
+
+Deno.test("billing: COD collected by the run's driver awaits remittance once; other drivers get 404", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    const newDriver = async (name: string) => {
+      const r = await t.call("POST", `/operator/businesses/${courier.business.id}/drivers`, {
+        operator: true,
+        body: { name, phone: "+26771000001", vehicle_type_id: 1 },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.data as { id: string; token: string };
+    };
+    const mine = await newDriver("Thabo");
+    const other = await newDriver("Kagiso");
+    const run = await t.call("POST", "/business/network-runs", {
+      key: courier.business.api_key,
+      body: {
+        facility_id: "GBE-HUB",
+        kind: "delivery",
+        countries: ["BW"],
+        capacity: { kg: 100, m3: 2, pieces: 10 },
+        driver_id: mine.id,
+      },
+    });
+    assert.equal(run.status, 201, JSON.stringify(run.body));
+    const stop = await t.call("POST", `/business/network-runs/${run.body.data.id}/stops`, {
+      key: courier.business.api_key,
+      body: { kind: "deliver", waybill },
+    });
+    assert.equal(stop.status, 201, JSON.stringify(stop.body));
+    const collect = (token: string) =>
+      t.call("POST", `/driver/shipments/${waybill}/cod-collected`, {
+        bearer: token,
+        body: { amount: "300.00", currency: "BWP" },
+      });
+    assert.equal((await collect(other.token)).status, 404);
+    const first = await collect(mine.token);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.data.amount, 300);
+    // Lost signal: the same record again answers the first and adds nothing.
+    const again = await collect(mine.token);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.replayed, true);
+    const ops = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+      key: courier.business.api_key,
+      body: { amount: "300.00", currency: "BWP" },
+    });
+    assert.equal(ops.status, 200, JSON.stringify(ops.body));
+    const v = await view(t, courier, client);
+    assert.deepEqual(
+      v.cod_awaiting_remittance.map((c: { waybill: string; amount: number }) => [
+        c.waybill,
+        c.amount,
+      ]),
+      [[waybill, 300]],
+    );
+    // Another courier's key does not reach the shipment.
+    const stranger = await ready(t);
+    const hidden = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+      key: stranger[0].business.api_key,
+      body: { amount: "1.00", currency: "BWP" },
+    });
+    assert.equal(hidden.status, 404);
   }));
