@@ -19,7 +19,10 @@ export interface Bus {
   publish(subject: string, payload: unknown): Promise<void>;
   /** `*` matches one token, a final `>` matches one or more (NATS wildcards). */
   subscribe(pattern: string, handler: BusHandler): Subscription;
-  /** Resolves once everything published so far has reached the server (or every handler). */
+  /**
+   * Resolves once everything published so far has reached the server and this instance's own
+   * handlers have finished every message published before the flush.
+   */
   flush(): Promise<void>;
   /** Lets subscribers finish what they hold, then closes. */
   drain(): Promise<void>;

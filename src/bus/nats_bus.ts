@@ -5,10 +5,38 @@ import type { Bus, BusHandler, Subscription } from "./bus.ts";
 
 const encoder = new TextEncoder();
 
+/** One subscription of this instance and how far its handler got. */
+class Delivery {
+  handled = 0;
+  #waiters: { upTo: number; resolve: () => void }[] = [];
+  constructor(readonly sub: NatsSubscription) {}
+
+  done(): void {
+    this.handled++;
+    this.#waiters = this.#waiters.filter((w) => {
+      if (this.handled < w.upTo) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  /** Resolves once the handler has finished `upTo` messages (or the subscription ended). */
+  until(upTo: number): Promise<void> {
+    if (this.handled >= upTo || this.sub.isClosed()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ upTo, resolve }));
+  }
+
+  ended(): void {
+    for (const w of this.#waiters) w.resolve();
+    this.#waiters = [];
+  }
+}
+
 export class NatsBus implements Bus {
   #nc: NatsConnection;
   /** One delivery loop per subscription; drain waits for them to finish. */
   #loops = new Set<Promise<void>>();
+  #deliveries = new Set<Delivery>();
   #drained: Promise<void> | undefined;
 
   constructor(nc: NatsConnection) {
@@ -27,13 +55,33 @@ export class NatsBus implements Bus {
 
   subscribe(pattern: string, handler: BusHandler): Subscription {
     const sub = this.#nc.subscribe(pattern);
-    const loop = deliver(sub, handler).finally(() => this.#loops.delete(loop));
+    const delivery = new Delivery(sub);
+    this.#deliveries.add(delivery);
+    const loop = deliver(delivery, handler).finally(() => {
+      this.#loops.delete(loop);
+      this.#deliveries.delete(delivery);
+      delivery.ended();
+    });
     this.#loops.add(loop);
-    return { unsubscribe: () => sub.unsubscribe() };
+    return {
+      unsubscribe: () => {
+        sub.unsubscribe();
+        delivery.ended();
+      },
+    };
   }
 
-  flush(): Promise<void> {
-    return this.#nc.flush();
+  /**
+   * Resolves once the server has everything published so far and this instance's own handlers
+   * have finished every message they had received by then. The runtime drops an actor's recovery
+   * marker only after a flush, so a crash before a local projection wrote a change still
+   * republishes it at start (NATS itself keeps no messages).
+   */
+  async flush(): Promise<void> {
+    // The server answers the flush after routing every earlier message, ours included, to this
+    // connection's subscriptions: what they have received now covers all we published.
+    await this.#nc.flush();
+    await Promise.all([...this.#deliveries].map((d) => d.until(d.sub.getReceived())));
   }
 
   drain(): Promise<void> {
@@ -49,13 +97,16 @@ export class NatsBus implements Bus {
 }
 
 /** Runs the handler for each message in turn; a failing handler is logged, never fatal. */
-async function deliver(sub: NatsSubscription, handler: BusHandler): Promise<void> {
+async function deliver(delivery: Delivery, handler: BusHandler): Promise<void> {
+  const sub = delivery.sub;
   try {
     for await (const msg of sub) {
       try {
         await handler({ subject: msg.subject, payload: msg.json<unknown>() });
       } catch (e) {
         console.error(`bus handler for ${msg.subject} failed:`, e);
+      } finally {
+        delivery.done();
       }
     }
   } catch (e) {

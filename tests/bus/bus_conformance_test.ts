@@ -179,6 +179,22 @@ for (const impl of implementations) {
     assert.deepEqual(subjects(received), [subjectOf(env, "biz_1", "shipment", "shp_1")]);
   });
 
+  test(
+    "flush resolves only once this instance's handlers finished what was published before",
+    async (bus, env) => {
+      const subject = `${env}.biz_1.shipment.shp_9`;
+      const handled: number[] = [];
+      bus.subscribe(subject, async (message) => {
+        // A handler that takes a few turns of the event loop, as a projection's database write does.
+        for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+        handled.push((message.payload as { n: number }).n);
+      });
+      for (let n = 1; n <= 5; n++) await bus.publish(subject, { n });
+      await bus.flush();
+      assert.deepEqual(handled, [1, 2, 3, 4, 5]);
+    },
+  );
+
   test("unsubscribe stops delivery", async (bus, env) => {
     const subject = `${env}.biz_1.shipment.shp_1`;
     const stopped: BusMessage[] = [];
