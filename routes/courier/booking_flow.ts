@@ -293,13 +293,15 @@ export async function bookOffer(
     }
     throw fromRejection(charged);
   }
+  // The waybill is new unless this is a retry: `fresh` skips the read, and a shipment that
+  // exists after all fails the commit's check, is read, and answers as already booked.
   const booked = await ask(c, shipmentActor, courierId, waybill, {
     kind: "book",
     shipment: await newShipment(offer, option, client, waybill, {
       ...options,
       now: env.clock.now(),
     }),
-  });
+  }, { fresh: true });
   if (!("created" in booked)) throw new Error("book answers a booking");
   return booked.created
     ? { shipment: booked.shipment, already_booked: false }
