@@ -2,7 +2,7 @@
  * Courier 4.6 (client API, sign-in rows) and 5: a client user signs in with e-mail and password;
  * a password that was sent must be changed before anything else.
  */
-import { asClient, courierClientActor } from "../../actors/courier_client.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import {
   hashPassword,
@@ -28,7 +28,8 @@ import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
-import { ask, read } from "../ask.ts";
+import { callerClient } from "./prices.ts";
+import { ask } from "../ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -103,9 +104,7 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
   }, async (c) => {
     const p = clientPrincipalOf(c);
-    const account = asClient(
-      await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
-    );
+    const account = await callerClient(c);
     return ok(c, {
       user: p.user && { id: p.user.id, email: p.user.email, name: p.user.name, role: p.user.role },
       client: {

@@ -28,7 +28,8 @@ import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
-import { ask, read } from "../ask.ts";
+import { callerClient } from "./prices.ts";
+import { ask } from "../ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -95,10 +96,7 @@ export function clientPeopleRoutes(api: Api): void {
     security,
     middleware: [client()],
   }, async (c) => {
-    const p = clientPrincipalOf(c);
-    const account = asClient(
-      await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }),
-    );
+    const account = await callerClient(c);
     return ok(c, account.users.map((u) => userView(u, account)));
   });
 
