@@ -297,6 +297,7 @@ export function billingEventRoutes(api: Api): void {
     security: "business",
     middleware: viewer,
     query: ExportQuery,
+    produces: "text/csv",
   }, async (c, { query }) => {
     const env = c.get("env");
     const range = await rangeOf(c, query, env.clock.now());
@@ -311,6 +312,7 @@ export function billingEventRoutes(api: Api): void {
     security: "business",
     middleware: admin,
     body: ExportQuery,
+    produces: "text/csv",
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");

@@ -74,6 +74,7 @@ export function clientDocumentRoutes(api: Api): void {
       security: "client",
       middleware: [client()],
       params: z.object({ waybill: z.string().trim().min(1).max(64) }),
+      produces: "application/pdf",
     }, async (c, { params }) => {
       const { shipment, context } = await ownShipment(c, params.waybill);
       const made = await doc.make(shipment, context);

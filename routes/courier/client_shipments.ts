@@ -187,6 +187,7 @@ export function clientShipmentRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    upload: "text/csv",
   }, async (c) => {
     const header = idempotencyHeader(c);
     const file = readCsv(await uploadText(c));
@@ -210,6 +211,7 @@ export function clientShipmentRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    produces: "text/csv",
   }, async (c) => {
     const p = clientPrincipalOf(c);
     const catalogue = await read(c, courierCatalogueActor, p.business.id, p.business.id, {

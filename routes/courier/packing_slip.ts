@@ -25,6 +25,7 @@ export function packingSlipRoutes(api: Api): void {
     security: "business",
     middleware: view,
     params: z.object({ waybill: z.string().trim().min(1).max(64) }),
+    produces: "application/pdf",
   }, async (c, { params }) => {
     const courierId = businessPrincipalOf(c).business.id;
     const shipment = asShipment(

@@ -42,6 +42,32 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly query?: Q;
   readonly body?: B;
   readonly status?: 200 | 201 | 202;
+  /** A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says. */
+  readonly produces?: "application/pdf" | "text/csv";
+  /** A file the request carries instead of a JSON body: multipart field `file`, or the raw text. */
+  readonly upload?: "text/csv" | "file";
+}
+
+const Binary = z.string().openapi({ format: "binary" });
+
+/** The request body as the OpenAPI document shows it. */
+function requestBody(
+  spec: { body?: z.ZodType | undefined; upload?: "text/csv" | "file" | undefined },
+) {
+  if (spec.upload) {
+    const multipart = z.object({ file: Binary }).passthrough();
+    return {
+      body: {
+        required: true,
+        content: spec.upload === "text/csv"
+          ? { "multipart/form-data": { schema: multipart }, "text/csv": { schema: Binary } }
+          : { "multipart/form-data": { schema: multipart } },
+      },
+    };
+  }
+  return spec.body
+    ? { body: { required: true, content: { "application/json": { schema: spec.body } } } }
+    : {};
 }
 
 export interface Input<P extends Schema, Q extends Schema, B extends Schema> {
@@ -70,15 +96,18 @@ export function define<
     request: {
       ...(spec.params instanceof z.ZodObject ? { params: spec.params } : {}),
       ...(spec.query instanceof z.ZodObject ? { query: spec.query } : {}),
-      ...(spec.body
-        ? { body: { required: true, content: { "application/json": { schema: spec.body } } } }
-        : {}),
+      ...requestBody(spec),
     },
     responses: {
-      [status]: {
-        description: "Success: `{success: true, data}`",
-        content: { "application/json": { schema: Envelope } },
-      },
+      [status]: spec.produces
+        ? {
+          description: `The file (${spec.produces})`,
+          content: { [spec.produces]: { schema: Binary } },
+        }
+        : {
+          description: "Success: `{success: true, data}`",
+          content: { "application/json": { schema: Envelope } },
+        },
       default: {
         description: "Error: `{success: false, code, message}`",
         content: { "application/json": { schema: ErrorBody } },

@@ -197,3 +197,20 @@ Deno.test("client documents: a courier key or no credential is refused", () =>
     assert.equal(none.status, 401);
     await none.body?.cancel();
   }));
+
+Deno.test("client documents: the OpenAPI document says PDF, CSV and file upload where they are", () =>
+  withTestEnv(async (t) => {
+    const doc = await t.call("GET", "/api-docs/openapi.json");
+    assert.equal(doc.status, 200);
+    const paths = doc.body.paths;
+    for (const name of ["label", "waybill", "packing-slip"]) {
+      const ok = paths[`/client/shipments/{waybill}/${name}`].get.responses["200"].content;
+      assert.deepEqual(Object.keys(ok), ["application/pdf"], name);
+    }
+    const template = paths["/client/shipments/csv/template"].get.responses["200"].content;
+    assert.deepEqual(Object.keys(template), ["text/csv"]);
+    const upload = paths["/client/shipments/csv"].post.requestBody.content;
+    assert.deepEqual(Object.keys(upload).sort(), ["multipart/form-data", "text/csv"]);
+    const exported = paths["/business/courier/billing/export"].post.responses["200"].content;
+    assert.deepEqual(Object.keys(exported), ["text/csv"]);
+  }));
