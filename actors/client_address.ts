@@ -11,7 +11,7 @@ import {
   reject,
   unreachable,
 } from "../src/runtime/actor.ts";
-import { hex } from "../src/domain/secrets.ts";
+import { sha256Hex } from "../src/domain/secrets.ts";
 
 export const ADDRESS_LABEL_CHARS_MAX = 60;
 export const ADDRESS_NAME_CHARS_MAX = 200;
@@ -62,12 +62,8 @@ export type ClientAddressReply = ClientAddress | AddressSaved;
 type D = Decision<ClientAddressState, ClientAddressEvent, ClientAddressReply>;
 
 /** The address's id: derived from the client and its label (case-insensitive). */
-export async function addressIdOf(courier: string, client: string, label: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`${courier}:${client}:${label.trim().toLowerCase()}`),
-  );
-  return `adr_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+export function addressIdOf(courier: string, client: string, label: string): string {
+  return `adr_${sha256Hex(`${courier}:${client}:${label.trim().toLowerCase()}`).slice(0, 24)}`;
 }
 
 /** The first problem with the fields, or null (the route's schema says the same, field by field). */

@@ -10,7 +10,7 @@ import {
   reject,
   unreachable,
 } from "../src/runtime/actor.ts";
-import { hex } from "../src/domain/secrets.ts";
+import { sha256Hex } from "../src/domain/secrets.ts";
 
 export const STORE_CODE_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 export const STORE_NAME_CHARS_MAX = 200;
@@ -49,12 +49,8 @@ type D = Decision<ClientStoreState, ClientStoreEvent, ClientStoreReply>;
  * The store's id: derived from the courier, the client and the store code, so a code names one
  * store of a client and registering it again finds the same actor (no lookup race).
  */
-export async function storeIdOf(courier: string, client: string, code: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`${courier}:${client}:${code}`),
-  );
-  return `sto_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+export function storeIdOf(courier: string, client: string, code: string): string {
+  return `sto_${sha256Hex(`${courier}:${client}:${code}`).slice(0, 24)}`;
 }
 
 function decide(

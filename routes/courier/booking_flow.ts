@@ -31,7 +31,7 @@ import { deliveryWindow } from "../../src/domain/calendar.ts";
 import { formatMinor, toMinor } from "../../src/domain/money.ts";
 import { possibleLaterCharges, priceOption } from "../../src/domain/pricing.ts";
 import { versionInForce } from "../../src/domain/rate_card.ts";
-import { hashSecret, newSecret } from "../../src/domain/secrets.ts";
+import { hashSecret, newSecret, sha256 } from "../../src/domain/secrets.ts";
 import { available } from "../../src/domain/settlement.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
@@ -385,10 +385,8 @@ const WAYBILL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
  * The waybill of an offer's booking: `WB` and 12 characters of SHA-256 over the courier and the
  * offer reference (60 bits). Derived, so every retry of the booking names the same shipment.
  */
-export async function waybillOf(courierId: string, reference: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${courierId}:${reference}`)),
-  );
+export function waybillOf(courierId: string, reference: string): string {
+  const digest = sha256(`${courierId}:${reference}`);
   let out = "WB";
   for (let i = 0; i < 12; i++) out += WAYBILL_ALPHABET[digest[i]! % 32];
   return out;

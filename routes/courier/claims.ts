@@ -28,7 +28,7 @@ import { termsOf } from "../../actors/shipment.ts";
 import { frozenTerms } from "../../src/courier/later_charges.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
 import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
-import { hex } from "../../src/domain/secrets.ts";
+import { sha256Hex } from "../../src/domain/secrets.ts";
 import {
   business,
   businessPrincipalOf,
@@ -134,13 +134,9 @@ export function claimView(claim: Claim) {
 }
 
 /** A claim id: from the idempotency key when one is sent, so a retry names the same claim. */
-async function claimIdOf(courier: string, key: string | undefined): Promise<string> {
+function claimIdOf(courier: string, key: string | undefined): string {
   if (key === undefined) return newId("clm");
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`${courier}:${key}`),
-  );
-  return `clm_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+  return `clm_${sha256Hex(`${courier}:${key}`).slice(0, 24)}`;
 }
 
 function minorOf(amount: number | string, currency: string, path: string): number {

@@ -15,7 +15,7 @@ import {
   summaryOf,
   SYSTEM_PRINCIPAL,
 } from "../../actors/alert.ts";
-import { hex } from "../domain/secrets.ts";
+import { sha256Hex } from "../domain/secrets.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 
 export type { AlertKind, AlertSubject, AlertSummary };
@@ -45,12 +45,8 @@ export class AlertRaiseError extends Error {
 }
 
 /** `alr_` + the first 24 hex digits of SHA-256 of `<kind>\n<condition key>`. */
-export async function alertIdOf(kind: string, conditionKey: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`${kind}\n${conditionKey}`),
-  );
-  return `alr_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+export function alertIdOf(kind: string, conditionKey: string): string {
+  return `alr_${sha256Hex(`${kind}\n${conditionKey}`).slice(0, 24)}`;
 }
 
 /**

@@ -28,7 +28,7 @@ import {
   type Supply,
 } from "../../actors/customs_crossing.ts";
 import type { ScanInput } from "../../actors/shipment.ts";
-import { hex } from "../domain/secrets.ts";
+import { sha256Hex } from "../domain/secrets.ts";
 import { fromRejection } from "../http/errors.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
@@ -41,17 +41,13 @@ export type { Crossing, CustomsMove, DocumentInput, MoveInput, Supply };
  * `xing_` + the first 24 hex digits of SHA-256 of `<tenant>|<waybill>|<run>|<stop>`: the same
  * shipment presented at the same stop is always the same crossing (opening is idempotent).
  */
-export async function crossingIdOf(
+export function crossingIdOf(
   tenant: string,
   waybill: string,
   runId: string | null,
   stopId: string | null,
-): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode([tenant, waybill, runId ?? "", stopId ?? ""].join("|")),
-  );
-  return `xing_${hex(new Uint8Array(digest)).slice(0, 24)}`;
+): string {
+  return `xing_${sha256Hex([tenant, waybill, runId ?? "", stopId ?? ""].join("|")).slice(0, 24)}`;
 }
 
 export interface OpenCrossingInput {

@@ -14,7 +14,7 @@ import {
   evidenceFileId,
 } from "../../actors/evidence_file.ts";
 import type { EvidenceFileRef } from "../../actors/alert.ts";
-import { hex } from "../domain/secrets.ts";
+import { sha256Hex } from "../domain/secrets.ts";
 import type { Rejection } from "../runtime/actor.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 
@@ -27,10 +27,6 @@ export interface EvidenceUpload {
 }
 
 export type EvidenceResult<T> = { readonly ok: true; readonly value: T } | Rejection;
-
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource)));
-}
 
 /**
  * Stores the file once per tenant and content (a repeated upload writes only the chunks still

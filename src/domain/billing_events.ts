@@ -5,7 +5,7 @@
  */
 import type { LedgerEntry } from "./ledger.ts";
 import { formatMinor } from "./money.ts";
-import { hex } from "./secrets.ts";
+import { sha256Hex } from "./secrets.ts";
 import { API_VERSION } from "./signatures.ts";
 
 /** The client as a billing event names it (courier 2.7). */
@@ -28,12 +28,8 @@ export interface ChargeShipment {
  * that causes it, names the same event, so it is created and sent once (courier 6.1 "each is
  * sent once"). `evt_` and 26 hex digits (104 bits) of SHA-256.
  */
-export async function eventIdOf(...parts: readonly string[]): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(parts.join("\n")),
-  );
-  return `evt_${hex(new Uint8Array(digest)).slice(0, 26)}`;
+export function eventIdOf(...parts: readonly string[]): string {
+  return `evt_${sha256Hex(parts.join("\n")).slice(0, 26)}`;
 }
 
 /**

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { evidenceFileActor, evidenceFileId } from "../../../actors/evidence_file.ts";
 import { raiseAlert, type RaiseAlertInput } from "../../../src/courier/alerts.ts";
-import { EVIDENCE_FILE_BYTES_MAX, sha256Hex } from "../../../src/courier/evidence.ts";
+import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
+import { sha256Hex } from "../../../src/domain/secrets.ts";
 import { courierWithScopes } from "../../helpers/courier.ts";
 import {
   type Answer,
