@@ -11,7 +11,7 @@ import {
   reject,
   unreachable,
 } from "../src/runtime/actor.ts";
-import { sha256Hex } from "../src/domain/secrets.ts";
+import { derivedId } from "../src/domain/secrets.ts";
 
 export const ADDRESS_LABEL_CHARS_MAX = 60;
 export const ADDRESS_NAME_CHARS_MAX = 200;
@@ -63,7 +63,7 @@ type D = Decision<ClientAddressState, ClientAddressEvent, ClientAddressReply>;
 
 /** The address's id: derived from the client and its label (case-insensitive). */
 export function addressIdOf(courier: string, client: string, label: string): string {
-  return `adr_${sha256Hex(`${courier}:${client}:${label.trim().toLowerCase()}`).slice(0, 24)}`;
+  return derivedId("adr", `${courier}:${client}:${label.trim().toLowerCase()}`);
 }
 
 /** The first problem with the fields, or null (the route's schema says the same, field by field). */

@@ -10,7 +10,7 @@ import {
   reject,
   unreachable,
 } from "../src/runtime/actor.ts";
-import { sha256Hex } from "../src/domain/secrets.ts";
+import { derivedId } from "../src/domain/secrets.ts";
 
 export const STORE_CODE_PATTERN = /^[A-Za-z0-9._-]{1,40}$/;
 export const STORE_NAME_CHARS_MAX = 200;
@@ -50,7 +50,7 @@ type D = Decision<ClientStoreState, ClientStoreEvent, ClientStoreReply>;
  * store of a client and registering it again finds the same actor (no lookup race).
  */
 export function storeIdOf(courier: string, client: string, code: string): string {
-  return `sto_${sha256Hex(`${courier}:${client}:${code}`).slice(0, 24)}`;
+  return derivedId("sto", `${courier}:${client}:${code}`);
 }
 
 function decide(

@@ -28,7 +28,7 @@ import { termsOf } from "../../actors/shipment.ts";
 import { frozenTerms } from "../../src/courier/later_charges.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
 import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
-import { sha256Hex } from "../../src/domain/secrets.ts";
+import { derivedId } from "../../src/domain/secrets.ts";
 import {
   business,
   businessPrincipalOf,
@@ -136,7 +136,7 @@ export function claimView(claim: Claim) {
 /** A claim id: from the idempotency key when one is sent, so a retry names the same claim. */
 function claimIdOf(courier: string, key: string | undefined): string {
   if (key === undefined) return newId("clm");
-  return `clm_${sha256Hex(`${courier}:${key}`).slice(0, 24)}`;
+  return derivedId("clm", `${courier}:${key}`);
 }
 
 function minorOf(amount: number | string, currency: string, path: string): number {

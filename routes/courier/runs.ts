@@ -578,29 +578,35 @@ export function runRoutes(api: Api): void {
     body: RunActionBody,
   }, async (c, { params, body }) => ok(c, await runAction(c, params.run, params.action, body)));
 
-  define(
-    api,
-    {
-      method: "post",
-      path: "/business/network-runs/{run}/stops/{stop}/{action}",
-      summary: "Stop action: border, cross, deliver, collect, fail; `idempotency_key` makes a " +
-        "replay after lost signal answer the first",
-      tag,
-      security: "business",
-      middleware: operate,
-      params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
-      body: StopActionBody,
-    },
-    async (c, { params, body }) =>
-      ok(
-        c,
-        stopActionView(
-          await stopAction(c, params.run, params.stop, params.action, body),
-          params.stop,
-          false,
+  // Operations and the run's driver record the same stop actions; the driver's answer has no
+  // values (courier 2.10).
+  for (const side of ["business", "driver"] as const) {
+    define(
+      api,
+      {
+        method: "post",
+        path: side === "business"
+          ? "/business/network-runs/{run}/stops/{stop}/{action}"
+          : "/driver/network-runs/{run}/stops/{stop}/{action}",
+        summary: "Stop action: border, cross, deliver, collect, fail; `idempotency_key` makes a " +
+          "replay after lost signal answer the first",
+        tag,
+        security: side,
+        middleware: side === "business" ? operate : asDriver,
+        params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
+        body: StopActionBody,
+      },
+      async (c, { params, body }) =>
+        ok(
+          c,
+          stopActionView(
+            await stopAction(c, params.run, params.stop, params.action, body),
+            params.stop,
+            businessPrincipalOf(c).kind === "driver",
+          ),
         ),
-      ),
-  );
+    );
+  }
 
   // The driver's side: the same steps, on runs assigned to the driver only.
   define(api, {
@@ -657,29 +663,6 @@ export function runRoutes(api: Api): void {
     },
     async (c, { params, body }) =>
       ok(c, viewFor(c, await runAction(c, params.run, params.action, body))),
-  );
-
-  define(
-    api,
-    {
-      method: "post",
-      path: "/driver/network-runs/{run}/stops/{stop}/{action}",
-      summary: "Driver stop action: border, cross, deliver, collect, fail",
-      tag,
-      security: "driver",
-      middleware: asDriver,
-      params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
-      body: StopActionBody,
-    },
-    async (c, { params, body }) =>
-      ok(
-        c,
-        stopActionView(
-          await stopAction(c, params.run, params.stop, params.action, body),
-          params.stop,
-          true,
-        ),
-      ),
   );
 }
 

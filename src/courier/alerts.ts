@@ -15,7 +15,7 @@ import {
   summaryOf,
   SYSTEM_PRINCIPAL,
 } from "../../actors/alert.ts";
-import { sha256Hex } from "../domain/secrets.ts";
+import { derivedId } from "../domain/secrets.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 
 export type { AlertKind, AlertSubject, AlertSummary };
@@ -46,7 +46,7 @@ export class AlertRaiseError extends Error {
 
 /** `alr_` + the first 24 hex digits of SHA-256 of `<kind>\n<condition key>`. */
 export function alertIdOf(kind: string, conditionKey: string): string {
-  return `alr_${sha256Hex(`${kind}\n${conditionKey}`).slice(0, 24)}`;
+  return derivedId("alr", `${kind}\n${conditionKey}`);
 }
 
 /**

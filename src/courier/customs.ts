@@ -28,7 +28,7 @@ import {
   type Supply,
 } from "../../actors/customs_crossing.ts";
 import type { ScanInput } from "../../actors/shipment.ts";
-import { sha256Hex } from "../domain/secrets.ts";
+import { derivedId } from "../domain/secrets.ts";
 import { fromRejection } from "../http/errors.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
@@ -47,7 +47,7 @@ export function crossingIdOf(
   runId: string | null,
   stopId: string | null,
 ): string {
-  return `xing_${sha256Hex([tenant, waybill, runId ?? "", stopId ?? ""].join("|")).slice(0, 24)}`;
+  return derivedId("xing", [tenant, waybill, runId ?? "", stopId ?? ""].join("|"));
 }
 
 export interface OpenCrossingInput {

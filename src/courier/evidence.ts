@@ -46,7 +46,7 @@ export async function storeEvidence(
       message: `evidence file too large: ${size} bytes, max ${EVIDENCE_FILE_BYTES_MAX}`,
     };
   }
-  const sha256 = await sha256Hex(upload.bytes);
+  const sha256 = sha256Hex(upload.bytes);
   const id = evidenceFileId(tenant, sha256);
   const begun = await runtime.ask(evidenceFileActor, tenant, id, {
     kind: "begin",
@@ -102,7 +102,7 @@ export async function readEvidence(
     bytes.set(Uint8Array.fromBase64(event.data), next * EVIDENCE_CHUNK_BYTES);
     next++;
   }
-  if (next !== file.chunks_total || (await sha256Hex(bytes)) !== sha256) {
+  if (next !== file.chunks_total || sha256Hex(bytes) !== sha256) {
     throw new Error(`evidence file ${id}: stored chunks do not match its hash`);
   }
   return { file, bytes };

@@ -5,7 +5,7 @@
  */
 import type { LedgerEntry } from "./ledger.ts";
 import { formatMinor } from "./money.ts";
-import { sha256Hex } from "./secrets.ts";
+import { derivedId } from "./secrets.ts";
 import { API_VERSION } from "./signatures.ts";
 
 /** The client as a billing event names it (courier 2.7). */
@@ -29,7 +29,7 @@ export interface ChargeShipment {
  * sent once"). `evt_` and 26 hex digits (104 bits) of SHA-256.
  */
 export function eventIdOf(...parts: readonly string[]): string {
-  return `evt_${sha256Hex(parts.join("\n")).slice(0, 26)}`;
+  return derivedId("evt", parts.join("\n"), 26);
 }
 
 /**

@@ -20,6 +20,14 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
+/**
+ * An id derived from what it stands for (`<prefix>_` and the first hex digits of the source's
+ * SHA-256), so every retry, replay or second instance names the same actor.
+ */
+export function derivedId(prefix: string, source: string, hexDigits = 24): string {
+  return `${prefix}_${sha256Hex(source).slice(0, hexDigits)}`;
+}
+
 /** SHA-256 of UTF-8 text or bytes, as bytes (synchronous, as sha256Hex). */
 export function sha256(data: string | Uint8Array): Uint8Array {
   return new Uint8Array(createHash("sha256").update(data).digest());

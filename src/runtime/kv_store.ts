@@ -231,7 +231,7 @@ function partsOf(w: ActorWrite): Uint8Array[] {
   if (!parts) {
     parts = [];
     if (w.recordBytes > STATE_PART_BYTES / 2) {
-      const bytes = new TextEncoder().encode(JSON.stringify(w.record));
+      const bytes = new TextEncoder().encode(w.recordJson);
       for (let at = 0; at < bytes.length; at += STATE_PART_BYTES) {
         parts.push(bytes.slice(at, at + STATE_PART_BYTES));
       }

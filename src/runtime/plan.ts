@@ -156,7 +156,8 @@ export function planBatch(
     timers,
     indexes,
   };
-  const recordBytes = JSON.stringify(record).length;
+  const recordJson = JSON.stringify(record);
+  const recordBytes = recordJson.length;
   const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
   if (recordBytes > bytesMax) {
     throw new ActorFailure(
@@ -174,6 +175,7 @@ export function planBatch(
     timerSet,
     timerDelete,
     replies,
+    recordJson,
     recordBytes,
     eventBytes: def.logEvents === false ? 0 : events.reduce((n, e) => n + e.bytes, 0),
     unpublishedFrom: events.length > 0 && cell.marker !== "set" ? events[0]!.seq : null,

@@ -57,6 +57,8 @@ export interface ActorWrite extends ActorKey {
   readonly timerDelete: readonly { name: string; at: number }[];
   /** Replies kept under idempotency keys; `permanent` ones never expire. */
   readonly replies: readonly { key: string; reply: unknown; permanent: boolean }[];
+  /** The record as JSON, made once by the runtime to measure it (and to split a large one). */
+  readonly recordJson: string;
   /** Serialized sizes, measured once by the runtime. */
   readonly recordBytes: number;
   readonly eventBytes: number;

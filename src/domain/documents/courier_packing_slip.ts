@@ -3,11 +3,10 @@
  * who sends what to whom and how many pieces, never a price, a declared value or any money.
  * Pure: the slip is laid out from the facts given; the same input gives the same bytes.
  */
-import { PageSizes } from "pdf-lib";
 import { code39Modules } from "./code39.ts";
 import { detailRows, footers, partyColumns, table } from "./blocks.ts";
 import { newDocument, saved } from "./draw.ts";
-import { type PageLayout, PageWriter } from "./page_writer.ts";
+import { a4RunningLayout, PageWriter } from "./page_writer.ts";
 import { clip, dateTime, wrapText } from "./text.ts";
 import type { ShipmentFacts } from "./facts.ts";
 
@@ -34,16 +33,10 @@ export async function packingSlipPdf(input: PackingSlipInput): Promise<Uint8Arra
     keywords: [input.waybill, ...input.pieces.map((p) => p.id)],
     at: input.printed_at,
   });
-  const layout: PageLayout = {
-    size: PageSizes.A4,
-    margin: MARGIN,
-    bottom: MARGIN + 30,
-    continuation: (w) => {
-      const line = `${input.courier_name}  -  packing slip ${input.waybill} (continued)`;
-      w.text(clip(line, w.fonts.bold, 11, w.width), { font: w.fonts.bold, size: 11 });
-      w.rule();
-    },
-  };
+  const layout = a4RunningLayout(
+    MARGIN,
+    `${input.courier_name}  -  packing slip ${input.waybill} (continued)`,
+  );
   const w = new PageWriter(doc, fonts, layout);
   header(w, input);
   partyColumns(w, { label: "FROM", party: input.sender }, { label: "TO", party: input.recipient }, {

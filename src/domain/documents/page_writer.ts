@@ -3,9 +3,9 @@
  * bars; a document that runs on starts a continuation page, a fixed page (a label, a slip per
  * piece) leaves off what does not fit. Pure.
  */
-import type { PDFDocument, PDFFont, PDFPage } from "pdf-lib";
+import { PageSizes, type PDFDocument, type PDFFont, type PDFPage } from "pdf-lib";
 import { drawBars, type Fonts, GREY, INK } from "./draw.ts";
-import { winAnsiText } from "./text.ts";
+import { clip, winAnsiText } from "./text.ts";
 
 export interface Cell {
   readonly text: string;
@@ -23,6 +23,22 @@ export interface PageLayout {
    * page (a label, one slip per piece) and a line that does not fit is left off.
    */
   readonly continuation?: (w: PageWriter) => void;
+}
+
+/**
+ * An A4 document that runs on: each continuation page starts with `heading` (bold, one line) and
+ * a rule; body lines stop 30 points above the bottom margin, leaving room for the footer.
+ */
+export function a4RunningLayout(margin: number, heading: string): PageLayout {
+  return {
+    size: PageSizes.A4,
+    margin,
+    bottom: margin + 30,
+    continuation: (w) => {
+      w.text(clip(heading, w.fonts.bold, 11, w.width), { font: w.fonts.bold, size: 11 });
+      w.rule();
+    },
+  };
 }
 
 /** Writes lines top down from the top margin. */

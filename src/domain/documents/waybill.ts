@@ -4,12 +4,11 @@
  * Code 39 barcode, and the price lines and total of the frozen pricing snapshot (courier 2.3): it
  * is the client's own paper, so its own money is on it. Pure: the same facts give the same bytes.
  */
-import { PageSizes } from "pdf-lib";
 import { formatMinor } from "../money.ts";
 import { code39Modules } from "./code39.ts";
 import { detailRows, footers, partyColumns, table } from "./blocks.ts";
 import { newDocument, saved } from "./draw.ts";
-import { type PageLayout, PageWriter } from "./page_writer.ts";
+import { a4RunningLayout, PageWriter } from "./page_writer.ts";
 import { clip, dateTime, wrapText } from "./text.ts";
 import { type DocumentResult, unencodableBarcode, type WaybillFacts } from "./facts.ts";
 
@@ -32,16 +31,10 @@ export async function waybillPdf(facts: WaybillFacts): Promise<DocumentResult> {
     keywords: [facts.waybill, ...facts.pieces.map((p) => p.id)],
     at: facts.booked_at,
   });
-  const layout: PageLayout = {
-    size: PageSizes.A4,
-    margin: MARGIN,
-    bottom: MARGIN + 30,
-    continuation: (w) => {
-      const line = `${facts.courier_name}  -  waybill ${facts.waybill} (continued)`;
-      w.text(clip(line, w.fonts.bold, 11, w.width), { font: w.fonts.bold, size: 11 });
-      w.rule();
-    },
-  };
+  const layout = a4RunningLayout(
+    MARGIN,
+    `${facts.courier_name}  -  waybill ${facts.waybill} (continued)`,
+  );
   const w = new PageWriter(doc, fonts, layout);
   header(w, facts);
   partyColumns(

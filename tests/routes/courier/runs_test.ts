@@ -44,6 +44,26 @@ async function newRun(t: TestEnv, courier: Courier, extra: Record<string, unknow
   return r.body.data.id as string;
 }
 
+/** A collect stop for the client's work order, reserving `kg` and `pieces`; answers its id. */
+async function collectStop(
+  t: TestEnv,
+  courier: Courier,
+  run: string,
+  client: Client,
+  reserved: { kg: number; pieces: number },
+): Promise<string> {
+  const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+    kind: "collect",
+    work_order: {
+      sender: "Molapo Pharmacy",
+      recipient: "Gaborone hub",
+      courier_client_id: client.id,
+      reserved: { ...reserved, m3: 0.1 },
+    },
+  }, 201);
+  return added.data.stops.at(-1).id;
+}
+
 async function post(t: TestEnv, courier: Courier, path: string, body: unknown, status = 200) {
   const r = await t.call("POST", path, { key: courier.business.api_key, body });
   assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
@@ -119,16 +139,7 @@ Deno.test("runs: the same collect sent three times books one collection and one 
     const [courier, client] = await ready(t);
     const run = await newRun(t, courier);
     const waybill = await bookWaybill(t, client);
-    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "collect",
-      work_order: {
-        sender: "Molapo Pharmacy",
-        recipient: "Gaborone hub",
-        courier_client_id: client.id,
-        reserved: { kg: 5, m3: 0.1, pieces: 2 },
-      },
-    }, 201);
-    const stop = added.data.stops[0].id;
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
     const answers = [];
     for (let i = 0; i < 3; i++) {
       answers.push(
@@ -163,16 +174,7 @@ Deno.test("runs: collecting more than reserved needs runs:override and a reason"
     const [courier, client] = await ready(t);
     const run = await newRun(t, courier);
     const waybill = await bookWaybill(t, client); // 2.5 kg
-    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "collect",
-      work_order: {
-        sender: "Molapo Pharmacy",
-        recipient: "Gaborone hub",
-        courier_client_id: client.id,
-        reserved: { kg: 1, m3: 0.1, pieces: 1 },
-      },
-    }, 201);
-    const stop = added.data.stops[0].id;
+    const stop = await collectStop(t, courier, run, client, { kg: 1, pieces: 1 });
     const over = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
       waybill,
     }, 422);
@@ -445,19 +447,11 @@ Deno.test("runs: a collect labelled with some pieces moves only those; pieces ap
     const run = await newRun(t, courier, { driver_id: driver.id });
     const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
     const waybill = await bookWaybill(t, client, { parcels: [parcel, parcel] });
-    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "collect",
-      work_order: {
-        sender: "Molapo Pharmacy",
-        recipient: "Gaborone hub",
-        courier_client_id: client.id,
-        reserved: { kg: 5, m3: 0.1, pieces: 2 },
-      },
-    }, 201);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
     await post(
       t,
       courier,
-      `/business/network-runs/${run}/stops/${added.data.stops[0].id}/collect`,
+      `/business/network-runs/${run}/stops/${stop}/collect`,
       {
         waybill,
         labels: [`${waybill}-1`],
