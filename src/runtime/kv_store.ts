@@ -46,8 +46,13 @@ export class KvActorStore implements ActorStore {
   }
 
   async load(key: ActorKey): Promise<StoredActor | null> {
-    const entry = await this.#kv.get<ActorRecord | SplitRecord>([ACTOR, key.type, key.id]);
+    const entry = await this.#kv.get<string | ActorRecord | SplitRecord>([ACTOR, key.type, key.id]);
     if (entry.value === null || entry.versionstamp === null) return null;
+    if (typeof entry.value === "string") {
+      this.#parts.delete(partsKey(key));
+      return { record: JSON.parse(entry.value) as ActorRecord, version: entry.versionstamp };
+    }
+    // Records written before they were stored as JSON text.
     if (!("parts" in entry.value)) {
       this.#parts.delete(partsKey(key));
       return { record: entry.value, version: entry.versionstamp };
@@ -194,7 +199,9 @@ function isLocked(error: unknown): boolean {
 function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number): void {
   op.check({ key: [ACTOR, w.type, w.id], versionstamp: w.expected });
   const parts = partsOf(w);
-  if (parts.length === 0) op.set([ACTOR, w.type, w.id], w.record);
+  // The record as the JSON text the runtime already made: a string is copied into the value as
+  // it is, where an object would be walked again by the structured serializer on every commit.
+  if (parts.length === 0) op.set([ACTOR, w.type, w.id], w.recordJson);
   else {
     op.set([ACTOR, w.type, w.id], { parts: parts.length } satisfies SplitRecord);
     parts.forEach((part, i) => op.set([STATE_PART, w.type, w.id, i], part));

@@ -427,3 +427,34 @@ Deno.test("runtime: a read answers from committed state; another tenant gets not
     await rt.close();
   }
 });
+
+Deno.test("runtime: a record stored as an object (before records were JSON text) still loads and is rewritten as text", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const kv = await Deno.openKv(path);
+  await kv.set(["a", accountActor.type, "old"], {
+    v: accountActor.version,
+    tenant: T,
+    state: { balance: 70, seen: [], reminders: 0, email: null },
+    seq: 1,
+    timers: {},
+    indexes: [],
+  });
+  kv.close();
+  const rt = await openTestRuntime(path);
+  try {
+    assert.equal((await balanceOf(rt, "old")).balance, 70);
+    assert.ok((await rt.runtime.ask(accountActor, T, "old", { kind: "credit", amount: 5 })).ok);
+  } finally {
+    await rt.close();
+  }
+  const raw = await Deno.openKv(path);
+  try {
+    const stored = (await raw.get<string>(["a", accountActor.type, "old"])).value;
+    assert.equal(typeof stored, "string");
+    assert.equal(JSON.parse(stored!).state.balance, 75);
+  } finally {
+    raw.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
