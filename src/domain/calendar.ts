@@ -21,7 +21,12 @@ export interface DeliveryWindow {
 export const CALENDAR_SCAN_DAYS_MAX = 3_700;
 
 export function isWorkingDay(cal: WorkingCalendar, date: Temporal.PlainDate): boolean {
-  return cal.working_days.includes(date.dayOfWeek) && !cal.holidays.includes(date.toString());
+  return isWorkingDate(cal, date.dayOfWeek, date.toString());
+}
+
+/** The same, for a date known by its ISO weekday (1 Monday to 7 Sunday) and `YYYY-MM-DD`. */
+export function isWorkingDate(cal: WorkingCalendar, dayOfWeek: number, iso: string): boolean {
+  return cal.working_days.includes(dayOfWeek) && !cal.holidays.includes(iso);
 }
 
 /** The first working day strictly after `date`. */

@@ -19,7 +19,7 @@
  * `RangeError` rather than running away.
  */
 
-import { CALENDAR_SCAN_DAYS_MAX, isWorkingDay, type WorkingCalendar } from "./calendar.ts";
+import { CALENDAR_SCAN_DAYS_MAX, isWorkingDate, type WorkingCalendar } from "./calendar.ts";
 
 const MS_PER_HOUR = 3_600_000;
 
@@ -43,20 +43,16 @@ export function addWorkingHours(cal: WorkingCalendar, startMs: number, hours: nu
     throw new RangeError(`working hours must be a finite number >= 0: ${hours}`);
   }
   let remaining = Math.round(hours * MS_PER_HOUR);
-  let date = localDate(cal, startMs);
-  let dayStart = startOfDay(cal, date);
+  let day = dayAt(cal.timezone, startMs);
   for (let i = 0; i < CALENDAR_SCAN_DAYS_MAX; i++) {
-    const next = date.add({ days: 1 });
-    const dayEnd = startOfDay(cal, next);
-    if (isWorkingDay(cal, date)) {
-      const from = Math.max(dayStart, startMs);
-      const available = dayEnd - from;
+    if (isWorkingDate(cal, day.dayOfWeek, day.iso)) {
+      const from = Math.max(day.start, startMs);
+      const available = day.end - from;
       // `<=`: a deadline used up exactly at the day's end is the end instant (the boundary).
       if (remaining <= available) return from + remaining;
       remaining -= available;
     }
-    date = next;
-    dayStart = dayEnd;
+    day = dayAfter(cal.timezone, day);
   }
   throw new RangeError(
     `${hours} working hours do not fit within ${CALENDAR_SCAN_DAYS_MAX} days of ${
@@ -79,17 +75,13 @@ export function workingMsBetween(cal: WorkingCalendar, fromMs: number, toMs: num
   requireInstant(toMs, "to");
   if (toMs <= fromMs) return 0;
   let total = 0;
-  let date = localDate(cal, fromMs);
-  let dayStart = startOfDay(cal, date);
+  let day = dayAt(cal.timezone, fromMs);
   for (let i = 0; i <= CALENDAR_SCAN_DAYS_MAX; i++) {
-    const next = date.add({ days: 1 });
-    const dayEnd = startOfDay(cal, next);
-    if (isWorkingDay(cal, date)) {
-      total += Math.max(0, Math.min(dayEnd, toMs) - Math.max(dayStart, fromMs));
+    if (isWorkingDate(cal, day.dayOfWeek, day.iso)) {
+      total += Math.max(0, Math.min(day.end, toMs) - Math.max(day.start, fromMs));
     }
-    if (dayEnd >= toMs) return total;
-    date = next;
-    dayStart = dayEnd;
+    if (day.end >= toMs) return total;
+    day = dayAfter(cal.timezone, day);
   }
   throw new RangeError(`span longer than ${CALENDAR_SCAN_DAYS_MAX} days: ${fromMs}..${toMs}`);
 }
@@ -129,27 +121,78 @@ export function workingDaysOver(cal: WorkingCalendar, dueMs: number, nowMs: numb
   requireInstant(nowMs, "now");
   if (nowMs <= dueMs) return 0;
   let count = 0;
-  let date = localDate(cal, dueMs);
-  let dayStart = startOfDay(cal, date);
+  let day = dayAt(cal.timezone, dueMs);
   for (let i = 0; i <= CALENDAR_SCAN_DAYS_MAX; i++) {
-    const next = date.add({ days: 1 });
-    const dayEnd = startOfDay(cal, next);
-    if (isWorkingDay(cal, date) && Math.max(dayStart, dueMs) < Math.min(dayEnd, nowMs)) count++;
-    if (dayEnd >= nowMs) return count;
-    date = next;
-    dayStart = dayEnd;
+    if (
+      isWorkingDate(cal, day.dayOfWeek, day.iso) &&
+      Math.max(day.start, dueMs) < Math.min(day.end, nowMs)
+    ) count++;
+    if (day.end >= nowMs) return count;
+    day = dayAfter(cal.timezone, day);
   }
   throw new RangeError(`span longer than ${CALENDAR_SCAN_DAYS_MAX} days: ${dueMs}..${nowMs}`);
 }
 
-/** The local date of an instant in the calendar's timezone. */
-function localDate(cal: WorkingCalendar, ms: number): Temporal.PlainDate {
-  return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(cal.timezone).toPlainDate();
+/**
+ * One local day of a timezone: its ISO date, weekday and the instants it spans. Zone arithmetic
+ * is the costly part of every deadline (several per booked shipment), and a day's bounds never
+ * change, so each is worked out with Temporal once and kept (a few thousand per zone at most).
+ */
+interface LocalDay {
+  /** Days since 1970-01-01 of the local date. */
+  readonly epochDay: number;
+  readonly iso: string;
+  /** ISO weekday, 1 Monday to 7 Sunday. */
+  readonly dayOfWeek: number;
+  /** The first instant of the day (00:00, or later where a DST change skips midnight). */
+  readonly start: number;
+  /** The next day's first instant. */
+  readonly end: number;
 }
 
-/** The first instant of a local date (00:00, or later where a DST change skips midnight). */
-function startOfDay(cal: WorkingCalendar, date: Temporal.PlainDate): number {
-  return date.toZonedDateTime(cal.timezone).epochMilliseconds;
+const MS_PER_DAY = 86_400_000;
+const LOCAL_DAYS_KEPT_MAX = 20_000;
+const localDays = new Map<string, Map<number, LocalDay>>();
+
+function dayOf(timezone: string, epochDay: number): LocalDay {
+  let days = localDays.get(timezone);
+  if (!days) localDays.set(timezone, days = new Map());
+  let day = days.get(epochDay);
+  if (!day) {
+    if (days.size >= LOCAL_DAYS_KEPT_MAX) days.clear();
+    const utc = new Date(epochDay * MS_PER_DAY);
+    const date = new Temporal.PlainDate(
+      utc.getUTCFullYear(),
+      utc.getUTCMonth() + 1,
+      utc.getUTCDate(),
+    );
+    day = {
+      epochDay,
+      iso: date.toString(),
+      dayOfWeek: date.dayOfWeek,
+      start: date.toZonedDateTime(timezone).epochMilliseconds,
+      end: date.add({ days: 1 }).toZonedDateTime(timezone).epochMilliseconds,
+    };
+    days.set(epochDay, day);
+  }
+  return day;
+}
+
+/**
+ * The local day holding an instant. Every UTC offset lies within a day of UTC, so the local date
+ * is the UTC date or one either side: the one whose bounds hold the instant.
+ */
+function dayAt(timezone: string, ms: number): LocalDay {
+  const utcDay = Math.floor(ms / MS_PER_DAY);
+  for (const epochDay of [utcDay, utcDay - 1, utcDay + 1]) {
+    const day = dayOf(timezone, epochDay);
+    if (day.start <= ms && ms < day.end) return day;
+  }
+  throw new RangeError(`no local day of ${timezone} holds ${ms}`);
+}
+
+function dayAfter(timezone: string, day: LocalDay): LocalDay {
+  return dayOf(timezone, day.epochDay + 1);
 }
 
 function requireInstant(ms: number, what: string): void {
