@@ -204,16 +204,18 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
   return async (c, next) => {
     const env = c.get("env");
     const key = c.req.header("X-Client-API-Key")?.trim() ?? "";
-    const refused = env.name === "sandbox"
-      ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox credentials")
-      : new ApiError("unauthenticated", "X-Client-API-Key missing or unknown");
-    if (!key) throw refused;
+    // Made only when thrown: an Error captures its stack, a cost every call would pay.
+    const refused = () =>
+      env.name === "sandbox"
+        ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox credentials")
+        : new ApiError("unauthenticated", "X-Client-API-Key missing or unknown");
+    if (!key) throw refused();
     const identity = await clientIdentity(
       c,
       await hashSecret(key),
       key.startsWith(CLIENT_SESSION_PREFIX),
     );
-    if (!identity) throw refused;
+    if (!identity) throw refused();
     const access = await businessAccess(c, identity.business_id);
     c.set("principal", {
       kind: "client",
@@ -348,48 +350,53 @@ async function authenticateBusiness(c: Context<AppEnv>, key: string): Promise<Bu
   if (env.name === "live" && key.startsWith(sandboxPrefix)) {
     throw new ApiError("sandbox_key_on_live", "a sandbox key was sent to live; use a sk_live_ key");
   }
-  const refused = env.name === "sandbox"
-    ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox keys (sk_sandbox_...)")
-    : new ApiError("unauthenticated", "X-Business-API-Key missing or unknown");
-  if (!key) throw refused;
+  // Made only when thrown (an Error captures its stack).
+  const refused = () =>
+    env.name === "sandbox"
+      ? new ApiError(
+        "live_key_on_sandbox",
+        "the sandbox accepts only sandbox keys (sk_sandbox_...)",
+      )
+      : new ApiError("unauthenticated", "X-Business-API-Key missing or unknown");
+  if (!key) throw refused();
   // spec: business 5.2: the sandbox refuses live keys and portal sign-ins.
   if (
     env.name === "sandbox" && !key.startsWith(sandboxPrefix) && !key.startsWith(PARTNER_KEY_PREFIX)
   ) {
-    throw refused;
+    throw refused();
   }
   const hash = await hashSecret(key);
   if (key.startsWith(STAFF_TOKEN_PREFIX)) return await staffPrincipal(c, hash, refused);
   const target = await env.runtime.lookup("credential", hash, { cached: true });
-  if (!target || target.type !== businessActor.type) throw refused;
+  if (!target || target.type !== businessActor.type) throw refused();
   const r = await env.runtime.read(businessActor, target.tenant, target.id, {
     kind: "authenticate_key",
     hash,
   });
   if (!r.ok || !r.reply || !("principal" in r.reply)) {
     env.runtime.forget("credential", hash);
-    throw refused;
+    throw refused();
   }
   const { access, principal } = r.reply;
-  if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused;
+  if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused();
   return fromAuthenticated(access, principal);
 }
 
 async function staffPrincipal(
   c: Context<AppEnv>,
   hash: string,
-  refused: ApiError,
+  refused: () => ApiError,
 ): Promise<BusinessPrincipal> {
   const env = c.get("env");
   const session = await env.runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
-  if (!session.ok || !session.reply || session.reply.owner !== "staff") throw refused;
+  if (!session.ok || !session.reply || session.reply.owner !== "staff") throw refused();
   const s = session.reply;
   const r = await env.runtime.read(businessActor, s.business_id, s.business_id, {
     kind: "authenticate_staff",
     staff_id: s.user_id,
     session_epoch: s.session_epoch,
   });
-  if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused;
+  if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused();
   return fromAuthenticated(r.reply.access, r.reply.principal);
 }
 
