@@ -10,6 +10,16 @@ export interface BusMessage {
 
 export type BusHandler = (message: BusMessage) => void | Promise<void>;
 
+export interface SubscribeOptions {
+  /**
+   * The handler takes messages in publish order but need not finish one before it is given the
+   * next: it answers a promise of being done with it, and the message counts as handled (for
+   * `flush`) once that settles. For writers that batch what arrives while they write
+   * (projections), whose work must still be covered by a flush.
+   */
+  readonly pipelined?: boolean;
+}
+
 export interface Subscription {
   unsubscribe(): void;
 }
@@ -17,8 +27,11 @@ export interface Subscription {
 export interface Bus {
   /** Publishes a JSON payload. */
   publish(subject: string, payload: unknown): Promise<void>;
-  /** `*` matches one token, a final `>` matches one or more (NATS wildcards). */
-  subscribe(pattern: string, handler: BusHandler): Subscription;
+  /**
+   * `*` matches one token, a final `>` matches one or more (NATS wildcards). Handlers of one
+   * message may share its payload object: they must not change it.
+   */
+  subscribe(pattern: string, handler: BusHandler, options?: SubscribeOptions): Subscription;
   /**
    * Resolves once everything published so far has reached the server and this instance's own
    * handlers have finished every message published before the flush.

@@ -1,10 +1,14 @@
 /** The in-process bus, used when NATS_URL is unset. Same wildcard rules as NATS. */
-import type { Bus, BusHandler, BusMessage, Subscription } from "./bus.ts";
+import type { Bus, BusHandler, BusMessage, SubscribeOptions, Subscription } from "./bus.ts";
 
 interface Sub {
   readonly tokens: readonly string[];
   readonly handler: BusHandler;
-  /** Handlers of one subscription run one at a time, in publish order, as on NATS. */
+  readonly pipelined: boolean;
+  /**
+   * Handlers of one subscription run one at a time, in publish order, as on NATS (a pipelined
+   * one is called in order, without waiting for the previous message to be done).
+   */
   tail: Promise<void>;
 }
 
@@ -16,7 +20,7 @@ export class MemoryBus implements Bus {
   #pending = new Set<Promise<void>>();
   #closed = false;
 
-  /** Resolves once every matching handler has run for this message. */
+  /** Resolves once every matching handler has run for this message (a pipelined one: taken it). */
   publish(subject: string, payload: unknown): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("bus is closed"));
     // A copy, as a network bus would deliver: no subscriber shares the publisher's objects.
@@ -25,19 +29,25 @@ export class MemoryBus implements Bus {
     const deliveries: Promise<void>[] = [];
     for (const sub of this.#subs) {
       if (!matches(sub.tokens, tokens)) continue;
-      const p = sub.tail
-        .then(() => sub.handler(message))
-        .catch((e) => console.error(`bus handler for ${subject} failed:`, e))
-        .finally(() => this.#pending.delete(p));
-      sub.tail = p;
+      let done: Promise<void> = Promise.resolve();
+      const called = sub.tail.then(() => {
+        done = handled(sub.handler, message);
+      });
+      const p = called.then(() => done).finally(() => this.#pending.delete(p));
+      sub.tail = sub.pipelined ? called : p;
       this.#pending.add(p);
-      deliveries.push(p);
+      deliveries.push(sub.pipelined ? called : p);
     }
     return Promise.all(deliveries).then(() => {});
   }
 
-  subscribe(pattern: string, handler: BusHandler): Subscription {
-    const sub: Sub = { tokens: pattern.split("."), handler, tail: Promise.resolve() };
+  subscribe(pattern: string, handler: BusHandler, options: SubscribeOptions = {}): Subscription {
+    const sub: Sub = {
+      tokens: pattern.split("."),
+      handler,
+      pipelined: options.pipelined ?? false,
+      tail: Promise.resolve(),
+    };
     this.#subs.add(sub);
     return { unsubscribe: () => this.#subs.delete(sub) };
   }
@@ -57,6 +67,12 @@ export class MemoryBus implements Bus {
     this.#closed = true;
     this.#subs.clear();
   }
+}
+
+/** Runs a handler on one message; resolves when it is done, logging (never throwing) a failure. */
+export function handled(handler: BusHandler, message: BusMessage): Promise<void> {
+  return Promise.try(() => handler(message))
+    .catch((e) => console.error(`bus handler for ${message.subject} failed:`, e));
 }
 
 /** NATS subject matching: `*` is one token, a trailing `>` is one or more. */

@@ -1,17 +1,72 @@
-/** The NATS bus, used when NATS_URL is set. Payloads travel as UTF-8 JSON. */
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection, Subscription as NatsSubscription } from "@nats-io/transport-node";
-import type { Bus, BusHandler, Subscription } from "./bus.ts";
+/**
+ * The NATS bus, used when NATS_URL is set. Payloads travel as UTF-8 JSON.
+ *
+ * NATS sends a connection one copy of a message per matching subscription, and several handlers
+ * of one process match the same changes (projections, billing, webhooks, alerts...). So handlers
+ * share one NATS subscription per env (first subject token), a "feed": each message is received
+ * and parsed once, then queued to every local handler whose pattern matches. Handlers share the
+ * parsed payload and must not change it.
+ */
+import { connect, createInbox } from "@nats-io/transport-node";
+import type {
+  Msg,
+  NatsConnection,
+  Subscription as NatsSubscription,
+} from "@nats-io/transport-node";
+import type { Bus, BusHandler, BusMessage, SubscribeOptions, Subscription } from "./bus.ts";
+import { handled, matches } from "./memory_bus.ts";
 
 const encoder = new TextEncoder();
 
-/** One subscription of this instance and how far its handler got. */
+/** One handler of this instance: its own queue, so a slow handler holds up only itself. */
 class Delivery {
+  /** False until the handler may receive messages (see `NatsBus.subscribe`). */
+  started = false;
+  queued = 0;
   handled = 0;
+  #closed = false;
+  #running = false;
+  #queue: BusMessage[] = [];
   #waiters: { upTo: number; resolve: () => void }[] = [];
-  constructor(readonly sub: NatsSubscription) {}
 
-  done(): void {
+  /** A pipelined handler's messages, each counted handled once it and those before are done. */
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly tokens: readonly string[],
+    readonly handler: BusHandler,
+    readonly pipelined: boolean,
+  ) {}
+
+  push(message: BusMessage): void {
+    this.#queue.push(message);
+    this.queued++;
+    if (!this.#running) {
+      this.#running = true;
+      void this.#run();
+    }
+  }
+
+  /**
+   * Runs the handler for each message in turn (a pipelined one without waiting for it to be
+   * done); a failing handler is logged, never fatal.
+   */
+  async #run(): Promise<void> {
+    await Promise.resolve(); // never run a handler inside the NATS parser that queued for it
+    while (this.#queue.length > 0) {
+      const message = this.#queue.shift()!;
+      if (this.pipelined) {
+        const done = handled(this.handler, message);
+        this.#tail = this.#tail.then(() => done).then(() => this.#handledOne());
+        continue;
+      }
+      await handled(this.handler, message);
+      this.#handledOne();
+    }
+    this.#running = false;
+  }
+
+  #handledOne(): void {
     this.handled++;
     this.#waiters = this.#waiters.filter((w) => {
       if (this.handled < w.upTo) return true;
@@ -20,27 +75,46 @@ class Delivery {
     });
   }
 
-  /** Resolves once the handler has finished `upTo` messages (or the subscription ended). */
+  /** Resolves once the handler has finished `upTo` messages (or was unsubscribed). */
   until(upTo: number): Promise<void> {
-    if (this.handled >= upTo || this.sub.isClosed()) return Promise.resolve();
+    if (this.handled >= upTo || this.#closed) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ upTo, resolve }));
   }
 
-  ended(): void {
+  /** Drops what is still queued and releases flush waiters. */
+  close(): void {
+    this.#closed = true;
+    this.#queue = [];
     for (const w of this.#waiters) w.resolve();
     this.#waiters = [];
   }
 }
 
+/** One NATS subscription and the handlers it feeds. */
+interface Feed {
+  readonly sub: NatsSubscription;
+  readonly deliveries: Set<Delivery>;
+}
+
 export class NatsBus implements Bus {
   #nc: NatsConnection;
-  /** One delivery loop per subscription; drain waits for them to finish. */
-  #loops = new Set<Promise<void>>();
+  /** By NATS subject (`feedSubject`). */
+  #feeds = new Map<string, Feed>();
   #deliveries = new Set<Delivery>();
+  /** Where this instance sends itself start markers, and the handlers waiting for theirs. */
+  #markers = createInbox();
+  #joining = new Map<string, Delivery>();
+  #nextMarker = 0;
   #drained: Promise<void> | undefined;
 
   constructor(nc: NatsConnection) {
     this.#nc = nc;
+    nc.subscribe(`${this.#markers}.*`, {
+      callback: (err, msg) => {
+        if (err) console.error("bus marker subscription failed:", err);
+        else this.#start(msg.subject.slice(this.#markers.length + 1));
+      },
+    });
   }
 
   /** `servers` is one URL or a comma-separated list, as in NATS_URL. */
@@ -53,22 +127,59 @@ export class NatsBus implements Bus {
     return Promise.try(() => this.#nc.publish(subject, encoder.encode(JSON.stringify(payload))));
   }
 
-  subscribe(pattern: string, handler: BusHandler): Subscription {
-    const sub = this.#nc.subscribe(pattern);
-    const delivery = new Delivery(sub);
+  subscribe(pattern: string, handler: BusHandler, options: SubscribeOptions = {}): Subscription {
+    if (this.#nc.isClosed() || this.#nc.isDraining()) throw new Error("bus is closed");
+    const tokens = pattern.split(".");
+    if (tokens.some((t, i) => t === "" || /\s/.test(t) || (t === ">" && i < tokens.length - 1))) {
+      throw new RangeError(`invalid subject pattern: ${pattern}`);
+    }
+    const delivery = new Delivery(tokens, handler, options.pipelined ?? false);
+    const subject = feedSubject(tokens);
+    let feed = this.#feeds.get(subject);
+    if (feed) {
+      // The feed may still bring messages published before this call, which a new NATS
+      // subscription would not get. The handler starts at a marker sent now: the server routes
+      // one connection's messages in order, so the marker comes back after those and before
+      // anything published later.
+      const id = String(this.#nextMarker++);
+      this.#joining.set(id, delivery);
+      this.#nc.publish(`${this.#markers}.${id}`);
+      // A marker lost with the connection (or refused) never comes back: start at the flush.
+      this.#nc.flush().catch(() => {}).then(() => this.#start(id));
+    } else {
+      const deliveries = new Set<Delivery>();
+      const sub = this.#nc.subscribe(subject, {
+        // A callback runs as each message is parsed: nothing is received and not yet queued.
+        callback: (err, msg) => {
+          if (err) console.error(`bus subscription to ${subject} failed:`, err);
+          else dispatch(deliveries, msg);
+        },
+      });
+      feed = { sub, deliveries };
+      this.#feeds.set(subject, feed);
+      delivery.started = true;
+    }
+    feed.deliveries.add(delivery);
     this.#deliveries.add(delivery);
-    const loop = deliver(delivery, handler).finally(() => {
-      this.#loops.delete(loop);
-      this.#deliveries.delete(delivery);
-      delivery.ended();
-    });
-    this.#loops.add(loop);
+    const joined = feed;
     return {
       unsubscribe: () => {
-        sub.unsubscribe();
-        delivery.ended();
+        delivery.close();
+        this.#deliveries.delete(delivery);
+        joined.deliveries.delete(delivery);
+        // The last handler of a feed takes its NATS subscription along.
+        if (joined.deliveries.size === 0 && this.#feeds.get(subject) === joined) {
+          this.#feeds.delete(subject);
+          joined.sub.unsubscribe();
+        }
       },
     };
+  }
+
+  #start(id: string): void {
+    const delivery = this.#joining.get(id);
+    this.#joining.delete(id);
+    if (delivery) delivery.started = true;
   }
 
   /**
@@ -79,9 +190,10 @@ export class NatsBus implements Bus {
    */
   async flush(): Promise<void> {
     // The server answers the flush after routing every earlier message, ours included, to this
-    // connection's subscriptions: what they have received now covers all we published.
+    // connection's subscriptions, and feeds queue each message as it is parsed: what the
+    // handlers have been given now covers all we published.
     await this.#nc.flush();
-    await Promise.all([...this.#deliveries].map((d) => d.until(d.sub.getReceived())));
+    await Promise.all([...this.#deliveries].map((d) => d.until(d.queued)));
   }
 
   drain(): Promise<void> {
@@ -91,25 +203,35 @@ export class NatsBus implements Bus {
 
   async #drain(): Promise<void> {
     if (!this.#nc.isClosed()) await this.#nc.drain();
-    // The connection has closed; let each loop finish the messages it already holds.
-    await Promise.all(this.#loops);
+    // The connection has closed; let each handler finish the messages it was given.
+    await Promise.all([...this.#deliveries].map((d) => d.until(d.queued)));
   }
 }
 
-/** Runs the handler for each message in turn; a failing handler is logged, never fatal. */
-async function deliver(delivery: Delivery, handler: BusHandler): Promise<void> {
-  const sub = delivery.sub;
-  try {
-    for await (const msg of sub) {
+/**
+ * The NATS subject of the feed a pattern belongs to: every subject of its env (`live.>`), or of
+ * every env when its first token is a wildcard. A one-token pattern is a feed of its own, as
+ * `live.>` does not match `live`.
+ */
+function feedSubject(tokens: readonly string[]): string {
+  if (tokens.length === 1) return tokens[0]!;
+  return tokens[0] === "*" ? ">" : `${tokens[0]}.>`;
+}
+
+/** Parses a message once, if any started handler wants it, and queues it to each of them. */
+function dispatch(deliveries: ReadonlySet<Delivery>, msg: Msg): void {
+  const tokens = msg.subject.split(".");
+  let message: BusMessage | undefined;
+  for (const d of deliveries) {
+    if (!d.started || !matches(d.tokens, tokens)) continue;
+    if (!message) {
       try {
-        await handler({ subject: msg.subject, payload: msg.json<unknown>() });
+        message = { subject: msg.subject, payload: msg.json<unknown>() };
       } catch (e) {
-        console.error(`bus handler for ${msg.subject} failed:`, e);
-      } finally {
-        delivery.done();
+        console.error(`bus message on ${msg.subject} is not JSON:`, e);
+        return;
       }
     }
-  } catch (e) {
-    console.error(`bus subscription to ${sub.getSubject()} ended:`, e);
+    d.push(message);
   }
 }

@@ -165,6 +165,114 @@ for (const impl of implementations) {
     ]);
   });
 
+  test("overlapping patterns each get every matching message once, in order", async (bus, env) => {
+    const otherEnv = uniqueEnv();
+    const everyActor = collect(bus, subjectPattern(env, "*", "*"));
+    const shipments = collect(bus, subjectPattern(env, "*", "shipment"));
+    const shipmentsAgain = collect(bus, subjectPattern(env, "*", "shipment"));
+    const everything = collect(bus, `${env}.>`);
+    const underBiz = collect(bus, `${env}.biz_1.>`);
+    const envOnly = collect(bus, env);
+    const anyEnvShipments = collect(bus, "*.*.shipment.*");
+    const alerts = collect(bus, subjectPattern(env, "*", "alert"));
+    const elsewhere = collect(bus, `${otherEnv}.>`);
+
+    const a = subjectOf(env, "biz_1", "shipment", "a");
+    const b = subjectOf(env, "biz_2", "shipment", "b");
+    const client = subjectOf(env, "biz_1", "courier_client", "c");
+    const deep = `${a}.deep`;
+    await publishAndSettle(bus, [a, b, client, deep, env, b, a], [everything]);
+
+    assert.deepEqual(subjects(everyActor), [a, b, client, b, a]);
+    assert.deepEqual(subjects(shipments), [a, b, b, a]);
+    assert.deepEqual(subjects(shipmentsAgain), [a, b, b, a]);
+    assert.deepEqual(subjects(everything), [a, b, client, deep, b, a]);
+    assert.deepEqual(subjects(underBiz), [a, client, deep, a]);
+    assert.deepEqual(subjects(envOnly), [env]);
+    // Other tests' messages may pass through a pattern for every env.
+    assert.deepEqual(subjects(anyEnvShipments).filter((s) => s.startsWith(`${env}.`)), [
+      a,
+      b,
+      b,
+      a,
+    ]);
+    assert.deepEqual(alerts, []);
+    assert.deepEqual(elsewhere, []);
+    // One parse per message: the handlers share the payload, so none may change it.
+    assert.equal(everyActor[0]?.payload, shipments[0]?.payload);
+    assert.equal(shipments[0]?.payload, everything[0]?.payload);
+  });
+
+  test("a handler subscribed after a publish does not get it", async (bus, env) => {
+    const subject = subjectOf(env, "biz_1", "shipment", "shp_1");
+    const early = collect(bus, `${env}.>`);
+    await bus.publish(subject, { n: 1 });
+    // Subscribed while the first message may still be on its way to this process.
+    const late = collect(bus, subjectPattern(env, "*", "shipment"));
+    await bus.publish(subject, { n: 2 });
+    await bus.flush();
+    await waitFor("both messages at the early subscriber", () => early.length === 2);
+
+    assert.deepEqual(late.map(numberIn), [2]);
+  });
+
+  test("flush waits for a slow handler, which holds up no other handler", async (bus, env) => {
+    const subject = subjectOf(env, "biz_1", "shipment", "shp_1");
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => open = resolve);
+    const slow: number[] = [];
+    bus.subscribe(subjectPattern(env, "*", "shipment"), async (message) => {
+      await gate;
+      slow.push(numberIn(message));
+    });
+    const fast = collect(bus, `${env}.>`);
+
+    // Not awaited one by one: the in-process bus resolves a publish once its handlers ran.
+    const published = [1, 2, 3].map((n) => bus.publish(subject, { n }));
+    await waitFor("the fast handler got all three", () => fast.length === 3);
+    assert.deepEqual(slow, []);
+
+    let flushed = false;
+    const flush = bus.flush().then(() => flushed = true);
+    await delay(20);
+    assert.equal(flushed, false, "flush resolved before the slow handler finished");
+    open();
+    await flush;
+    assert.deepEqual(slow, [1, 2, 3]);
+    await Promise.all(published);
+  });
+
+  test(
+    "a pipelined handler is given each message in order without waiting, and flush waits until it is done with them",
+    async (bus, env) => {
+      const subject = subjectOf(env, "biz_1", "shipment", "shp_1");
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => open = resolve);
+      const given: number[] = [];
+      const done: number[] = [];
+      bus.subscribe(subjectPattern(env, "*", "shipment"), (message) => {
+        given.push(numberIn(message));
+        return gate.then(() => {
+          done.push(numberIn(message));
+        });
+      }, { pipelined: true });
+
+      const published = [1, 2, 3].map((n) => bus.publish(subject, { n }));
+      await waitFor("all three given while the first is not done", () => given.length === 3);
+      assert.deepEqual(given, [1, 2, 3]);
+      assert.deepEqual(done, []);
+
+      let flushed = false;
+      const flush = bus.flush().then(() => flushed = true);
+      await delay(20);
+      assert.equal(flushed, false, "flush resolved before the pipelined handler was done");
+      open();
+      await flush;
+      assert.deepEqual(done, [1, 2, 3]);
+      await Promise.all(published);
+    },
+  );
+
   test("a change for another tenant or env is not delivered", async (bus, env) => {
     const otherEnv = uniqueEnv();
     const received = collect(bus, subjectPattern(env, "biz_1", "shipment"));
@@ -343,6 +451,36 @@ Deno.test("openBus: no NATS URL gives the in-process bus", async () => {
 });
 
 if (natsUrl) {
+  // NATS only: the in-process bus's flush waits for every handler call under way, unsubscribed or not.
+  Deno.test("bus (nats): unsubscribe releases a flush waiting for that handler", async () => {
+    const bus = await NatsBus.connect(natsUrl);
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => open = resolve);
+    try {
+      const subject = subjectOf(uniqueEnv(), "biz_1", "shipment", "shp_1");
+      let entered = false;
+      const stuck = bus.subscribe(subject, async () => {
+        entered = true;
+        await gate;
+      });
+      await bus.publish(subject, { n: 1 });
+      await bus.publish(subject, { n: 2 });
+      await waitFor("the handler holds the first message", () => entered);
+
+      // One flush already waits for the handler, the other still for the server.
+      const flushes = [bus.flush()];
+      await delay(20);
+      flushes.push(bus.flush());
+      stuck.unsubscribe();
+      let released = false;
+      void Promise.all(flushes).then(() => released = true);
+      await waitFor("both flushes released", () => released);
+    } finally {
+      open();
+      await bus.drain();
+    }
+  });
+
   Deno.test("openBus: a NATS URL gives the NATS bus", async () => {
     const bus = await openBus(natsUrl);
     try {
