@@ -8,7 +8,13 @@ import { syncIdOf, SyncWaiters } from "./sync.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
-import { type Bus, type BusMessage, subjectPattern, type Subscription } from "../bus/bus.ts";
+import {
+  type ActorChange,
+  type Bus,
+  type BusMessage,
+  subjectPattern,
+  type Subscription,
+} from "../bus/bus.ts";
 import { parseChange } from "./projection.ts";
 import type { Database } from "./schema.ts";
 import { chargeEventIdOf } from "../outbound/billing_events.ts";
@@ -40,12 +46,42 @@ const LEDGER_KINDS: ReadonlySet<string> = new Set([
   "invoices_issued",
 ]);
 
-/** Sequential per subscription (the bus awaits each handler), like the snapshot `Projector`. */
+/** Changes written together in one transaction when a backlog builds up. */
+const LEDGER_BATCH_CHANGES_MAX = 500;
+/** Ledger events per batch (always at least one change): a hot account's changes carry many. */
+const LEDGER_BATCH_EVENTS_MAX = 2_000;
+/** Rows per entry INSERT: 25 parameters each stays below Postgres' 65,535 per statement. */
+const ENTRIES_PER_INSERT_MAX = 1_000;
+/** Keys per conflict SELECT: 3 parameters each. */
+const KEYS_PER_SELECT_MAX = 1_000;
+
+/** A received change reduced to what the ledger writes. */
+interface LedgerChange {
+  readonly owner: Owner;
+  readonly events: readonly CourierClientEvent[];
+  readonly subject: string;
+  /** Called once the change is written or reported. */
+  readonly written: () => void;
+}
+
+interface SyncSentinel {
+  readonly sync: string;
+  readonly written: () => void;
+}
+
+/**
+ * Writes changes in the order the bus delivers them, many per transaction, like the snapshot
+ * `Projector`: a pipelined subscription hands over the next change without waiting for this
+ * one's write, so a hot account's back-to-back changes are written in one transaction with
+ * multi-row entry inserts. A change counts as handled for the bus's flush, and so for the
+ * runtime's recovery markers, only once written: a crash before then republishes it.
+ */
 export class LedgerProjector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  readonly #inflight = new Set<Promise<void>>();
+  #queue: (LedgerChange | SyncSentinel)[] = [];
   readonly #syncs = new SyncWaiters();
+  #writing: Promise<void> | null = null;
   #subscription: Subscription | null;
 
   constructor(options: LedgerProjectorOptions) {
@@ -55,15 +91,19 @@ export class LedgerProjector {
     this.#subscription = options.bus.subscribe(
       subjectPattern(options.env, "*", CLIENT_ACTOR_TYPE),
       (message) => this.#receive(message),
+      { pipelined: true },
     );
   }
 
-  /** Resolves once no received change is still being written. */
+  /** Resolves once every received change is written (or reported). */
   async idle(): Promise<void> {
-    while (this.#inflight.size > 0) await Promise.all([...this.#inflight]);
+    while (this.#writing) await this.#writing;
   }
 
-  /** Stops receiving, then waits for the writes under way. Leaves the database open. */
+  /**
+   * Stops receiving, then waits for the writes under way (and those queued before); changes the
+   * bus delivers later are dropped. Leaves the database open.
+   */
   async stop(): Promise<void> {
     this.#subscription?.unsubscribe();
     this.#subscription = null;
@@ -75,15 +115,115 @@ export class LedgerProjector {
     return this.#syncs.wait(id);
   }
 
-  #receive(message: BusMessage): Promise<void> {
-    if (this.#subscription === null) return Promise.resolve();
+  /** Queues a change that has ledger events; resolves once it is written (or reported). */
+  #receive(message: BusMessage): Promise<void> | void {
+    if (this.#subscription === null) return;
+    const { promise, resolve: written } = Promise.withResolvers<void>();
     const sync = syncIdOf(message.payload);
-    if (sync !== null) return this.idle().then(() => this.#syncs.reached(sync));
-    const write: Promise<void> = this.#write(message)
-      .catch((error) => this.#report(error, message.subject))
-      .finally(() => this.#inflight.delete(write));
-    this.#inflight.add(write);
-    return write;
+    if (sync !== null) {
+      this.#enqueue({ sync, written });
+      return promise;
+    }
+    let change: ActorChange;
+    try {
+      change = parseChange(message.payload);
+    } catch (error) {
+      this.#report(error, message.subject);
+      return;
+    }
+    if (change.type !== CLIENT_ACTOR_TYPE) return;
+    const events = change.events.map((e) => e.event).filter(isLedgerEvent);
+    if (events.length === 0) return;
+    const owner = { tenant: change.tenant, client_id: change.id };
+    this.#enqueue({ owner, events, subject: message.subject, written });
+    return promise;
+  }
+
+  #enqueue(item: LedgerChange | SyncSentinel): void {
+    this.#queue.push(item);
+    this.#writing ??= this.#drain().finally(() => {
+      this.#writing = null;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0]!;
+      if ("sync" in head) {
+        // Everything received before it is written: the queue is in delivery order.
+        this.#queue.shift();
+        this.#syncs.reached(head.sync);
+        head.written();
+        continue;
+      }
+      const batch = this.#takeBatch();
+      try {
+        await this.#writeReporting(batch);
+      } finally {
+        for (const change of batch) change.written();
+      }
+    }
+  }
+
+  /** Writes a batch; a failed one is written change by change, each failure reported. */
+  async #writeReporting(batch: readonly LedgerChange[]): Promise<void> {
+    try {
+      this.#reportConflicts(batch, await this.#writeBatch(batch));
+    } catch (error) {
+      if (batch.length === 1) {
+        this.#report(error, batch[0]!.subject);
+        return;
+      }
+      // One bad change must not keep the others out: write them one by one to find it.
+      for (const change of batch) {
+        try {
+          this.#reportConflicts([change], await this.#writeBatch([change]));
+        } catch (error) {
+          this.#report(error, change.subject);
+        }
+      }
+    }
+  }
+
+  /** The changes at the head of the queue up to the next sync sentinel, bounded. */
+  #takeBatch(): LedgerChange[] {
+    const batch: LedgerChange[] = [];
+    let events = 0;
+    while (batch.length < LEDGER_BATCH_CHANGES_MAX) {
+      const next = this.#queue[0];
+      if (next === undefined || "sync" in next) break;
+      if (batch.length > 0 && events + next.events.length > LEDGER_BATCH_EVENTS_MAX) break;
+      this.#queue.shift();
+      batch.push(next);
+      events += next.events.length;
+    }
+    return batch;
+  }
+
+  /** Writes the changes in one transaction; the references each one found held by another fact. */
+  #writeBatch(batch: readonly LedgerChange[]): Promise<string[][]> {
+    return this.#db.transaction().execute(async (trx) => {
+      const writer = new LedgerWriter(trx, batch.length);
+      for (const [i, change] of batch.entries()) {
+        for (const event of change.events) await writer.apply(i, change.owner, event);
+      }
+      await writer.flush();
+      return writer.conflicts;
+    });
+  }
+
+  /** Conflicts are reported only once their transaction committed. */
+  #reportConflicts(batch: readonly LedgerChange[], conflicts: readonly string[][]): void {
+    for (const [i, change] of batch.entries()) {
+      for (const reference of conflicts[i] ?? []) {
+        this.#report(
+          new Error(
+            `another entry of client ${change.owner.client_id} holds reference ${reference}`,
+          ),
+          change.subject,
+        );
+      }
+    }
   }
 
   #report(error: unknown, subject: string): void {
@@ -91,24 +231,6 @@ export class LedgerProjector {
       this.#onError(error, subject);
     } catch (failure) {
       console.error(`ledger projection of ${subject} failed, and so did onError:`, error, failure);
-    }
-  }
-
-  async #write(message: BusMessage): Promise<void> {
-    const change = parseChange(message.payload);
-    if (change.type !== CLIENT_ACTOR_TYPE) return;
-    const events = change.events.map((e) => e.event).filter(isLedgerEvent);
-    if (events.length === 0) return;
-    const owner = { tenant: change.tenant, client_id: change.id };
-    const conflicts: string[] = [];
-    await this.#db.transaction().execute(async (trx) => {
-      for (const event of events) conflicts.push(...await applyEvent(trx, owner, event));
-    });
-    for (const reference of conflicts) {
-      this.#report(
-        new Error(`another entry of client ${owner.client_id} holds reference ${reference}`),
-        message.subject,
-      );
     }
   }
 }
@@ -122,108 +244,192 @@ function isLedgerEvent(event: unknown): event is CourierClientEvent {
   return typeof event.kind === "string" && LEDGER_KINDS.has(event.kind);
 }
 
-/** Writes one event; returns the references another entry already held (conflicts). */
-async function applyEvent(
-  trx: Transaction<Database>,
-  owner: Owner,
-  event: CourierClientEvent,
-): Promise<string[]> {
-  switch (event.kind) {
-    case "booking_charged":
-      if (!event.entry) return [];
-      return await insertEntry(
-        trx,
-        owner,
-        event.entry,
-        event.posted && event.settlement_mode === "credit",
-      );
-    case "topped_up":
-      return event.entry ? await insertEntry(trx, owner, event.entry, false) : [];
-    case "entry_posted":
-      return await insertEntry(trx, owner, event.entry, event.invoiceable);
-    case "fx_resolved": {
-      const r = event.resolution;
-      await trx.updateTable("ledger_entries")
-        .set({
-          seq: r.seq,
-          amount_minor: r.amount_minor,
-          currency: r.currency,
-          status: r.status,
-          invoiceable: event.invoiceable,
-          original_amount_minor: r.original_amount_minor,
-          original_currency: r.original_currency,
-          fx_rate: r.fx_rate,
-          fx_source: r.fx_source,
-          updated_at: sql<Date>`now()`,
-        })
-        .where("tenant", "=", owner.tenant)
-        .where("client_id", "=", owner.client_id)
-        .where("reference", "=", r.reference)
-        .where("status", "=", "unresolved_fx")
+/** An entry waiting for the next multi-row INSERT. */
+interface PendingEntry {
+  /** The change of the batch it came from, for the conflict report. */
+  readonly item: number;
+  readonly owner: Owner;
+  readonly entry: LedgerEntry;
+  readonly invoiceable: boolean;
+  /** An earlier pending entry has its key: left out of the INSERT, judged after it. */
+  readonly repeat: boolean;
+}
+
+/**
+ * Applies a batch's events in stream order within one transaction. Entry inserts are gathered
+ * and written as multi-row statements; any other statement first flushes them, so it sees every
+ * entry before it in the stream, as it did when each entry was inserted on its own.
+ */
+class LedgerWriter {
+  readonly #trx: Transaction<Database>;
+  #pending: PendingEntry[] = [];
+  readonly #pendingKeys = new Set<string>();
+  /** By change of the batch: the references another entry already held, in stream order. */
+  readonly conflicts: string[][];
+
+  constructor(trx: Transaction<Database>, changes: number) {
+    this.#trx = trx;
+    this.conflicts = Array.from({ length: changes }, () => []);
+  }
+
+  async apply(item: number, owner: Owner, event: CourierClientEvent): Promise<void> {
+    const trx = this.#trx;
+    switch (event.kind) {
+      case "booking_charged":
+        if (event.entry) {
+          this.#add(item, owner, event.entry, event.posted && event.settlement_mode === "credit");
+        }
+        return;
+      case "topped_up":
+        if (event.entry) this.#add(item, owner, event.entry, false);
+        return;
+      case "entry_posted":
+        this.#add(item, owner, event.entry, event.invoiceable);
+        return;
+      case "fx_resolved": {
+        await this.flush();
+        const r = event.resolution;
+        await trx.updateTable("ledger_entries")
+          .set({
+            seq: r.seq,
+            amount_minor: r.amount_minor,
+            currency: r.currency,
+            status: r.status,
+            invoiceable: event.invoiceable,
+            original_amount_minor: r.original_amount_minor,
+            original_currency: r.original_currency,
+            fx_rate: r.fx_rate,
+            fx_source: r.fx_source,
+            updated_at: sql<Date>`now()`,
+          })
+          .where("tenant", "=", owner.tenant)
+          .where("client_id", "=", owner.client_id)
+          .where("reference", "=", r.reference)
+          .where("status", "=", "unresolved_fx")
+          .execute();
+        return;
+      }
+      case "payment_received":
+      case "cod_remitted":
+        this.#add(item, owner, event.entry, false);
+        // With no allocation there is no statement to order after the entry.
+        if (event.allocations.length > 0) {
+          await this.flush();
+          await recordPaid(trx, owner, event.allocations);
+        }
+        return;
+      case "invoices_issued":
+        if (event.invoices.length === 0) return;
+        await this.flush();
+        for (const invoice of event.invoices) await insertInvoice(trx, owner, invoice);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #add(item: number, owner: Owner, entry: LedgerEntry, invoiceable: boolean): void {
+    const key = keyOf(owner.tenant, owner.client_id, entry.reference);
+    // One statement must not carry a key twice: which row won would not be known.
+    const repeat = this.#pendingKeys.has(key);
+    this.#pendingKeys.add(key);
+    this.#pending.push({ item, owner, entry, invoiceable, repeat });
+  }
+
+  /** Inserts the pending entries, then judges those whose reference was already held. */
+  async flush(): Promise<void> {
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    this.#pending = [];
+    this.#pendingKeys.clear();
+    const fresh = pending.filter((p) => !p.repeat);
+    const inserted = new Set<string>();
+    for (let i = 0; i < fresh.length; i += ENTRIES_PER_INSERT_MAX) {
+      const chunk = fresh.slice(i, i + ENTRIES_PER_INSERT_MAX);
+      const rows = await this.#trx.insertInto("ledger_entries")
+        .values(await Promise.all(chunk.map(entryRow)))
+        .onConflict((oc) => oc.columns(["tenant", "client_id", "reference"]).doNothing())
+        .returning(["tenant", "client_id", "reference"])
         .execute();
-      return [];
+      for (const r of rows) inserted.add(keyOf(r.tenant, r.client_id, r.reference));
     }
-    case "payment_received":
-    case "cod_remitted": {
-      const conflicts = await insertEntry(trx, owner, event.entry, false);
-      await recordPaid(trx, owner, event.allocations);
-      return conflicts;
+    const held = pending.filter((p) =>
+      p.repeat || !inserted.has(keyOf(p.owner.tenant, p.owner.client_id, p.entry.reference))
+    );
+    if (held.length > 0) await this.#judge(held);
+  }
+
+  /** Already there: the same entry replayed, or another fact reusing the reference. */
+  async #judge(held: readonly PendingEntry[]): Promise<void> {
+    const keys = new Map<string, Owner & { reference: string }>();
+    for (const p of held) {
+      keys.set(keyOf(p.owner.tenant, p.owner.client_id, p.entry.reference), {
+        ...p.owner,
+        reference: p.entry.reference,
+      });
     }
-    case "invoices_issued":
-      for (const invoice of event.invoices) await insertInvoice(trx, owner, invoice);
-      return [];
-    default:
-      return [];
+    const stored = new Map<
+      string,
+      { kind: string; created_at: Date; source_event: string | null }
+    >();
+    const all = [...keys.values()];
+    for (let i = 0; i < all.length; i += KEYS_PER_SELECT_MAX) {
+      const chunk = all.slice(i, i + KEYS_PER_SELECT_MAX);
+      const rows = await this.#trx.selectFrom("ledger_entries")
+        .select(["tenant", "client_id", "reference", "kind", "created_at", "source_event"])
+        .where((eb) =>
+          eb(
+            eb.refTuple("tenant", "client_id", "reference"),
+            "in",
+            chunk.map((k) => eb.tuple(k.tenant, k.client_id, k.reference)),
+          )
+        )
+        .execute();
+      for (const r of rows) stored.set(keyOf(r.tenant, r.client_id, r.reference), r);
+    }
+    for (const p of held) {
+      const e = p.entry;
+      const h = stored.get(keyOf(p.owner.tenant, p.owner.client_id, e.reference));
+      const same = h !== undefined && h.kind === e.kind &&
+        h.created_at.getTime() === e.created_at && h.source_event === e.source_event;
+      if (!same) this.conflicts[p.item]!.push(e.reference);
+    }
   }
 }
 
-async function insertEntry(
-  trx: Transaction<Database>,
-  owner: Owner,
-  e: LedgerEntry,
-  invoiceable: boolean,
-): Promise<string[]> {
-  const result = await trx.insertInto("ledger_entries")
-    .values({
-      tenant: owner.tenant,
-      client_id: owner.client_id,
-      reference: e.reference,
-      seq: e.seq,
-      period: e.period,
-      kind: e.kind,
-      amount_minor: e.amount_minor,
-      currency: e.currency,
-      status: e.status,
-      payer: e.payer,
-      recoverable: e.recoverable,
-      invoiceable,
-      reason: e.reason,
-      evidence_path: e.evidence_path,
-      source_event: e.source_event,
-      original_amount_minor: e.original_amount_minor,
-      original_currency: e.original_currency,
-      fx_rate: e.fx_rate,
-      fx_source: e.fx_source,
-      corrects: e.corrects,
-      shipment: e.shipment,
-      created_at: new Date(e.created_at),
-      invoice_id: null,
-      external_reference: null,
-      event_id: await chargeEventIdOf(owner.tenant, owner.client_id, e),
-    })
-    .onConflict((oc) => oc.columns(["tenant", "client_id", "reference"]).doNothing())
-    .executeTakeFirst();
-  if ((result.numInsertedOrUpdatedRows ?? 0n) > 0n) return [];
-  // Already there: the same entry replayed, or another fact reusing the reference.
-  const held = await trx.selectFrom("ledger_entries")
-    .select(["kind", "created_at", "source_event"])
-    .where("tenant", "=", owner.tenant)
-    .where("client_id", "=", owner.client_id)
-    .where("reference", "=", e.reference)
-    .executeTakeFirst();
-  const same = held !== undefined && held.kind === e.kind &&
-    held.created_at.getTime() === e.created_at && held.source_event === e.source_event;
-  return same ? [] : [e.reference];
+function keyOf(tenant: string, clientId: string, reference: string): string {
+  return `${tenant}\u0000${clientId}\u0000${reference}`;
+}
+
+async function entryRow(p: PendingEntry) {
+  const { owner, entry: e } = p;
+  return {
+    tenant: owner.tenant,
+    client_id: owner.client_id,
+    reference: e.reference,
+    seq: e.seq,
+    period: e.period,
+    kind: e.kind,
+    amount_minor: e.amount_minor,
+    currency: e.currency,
+    status: e.status,
+    payer: e.payer,
+    recoverable: e.recoverable,
+    invoiceable: p.invoiceable,
+    reason: e.reason,
+    evidence_path: e.evidence_path,
+    source_event: e.source_event,
+    original_amount_minor: e.original_amount_minor,
+    original_currency: e.original_currency,
+    fx_rate: e.fx_rate,
+    fx_source: e.fx_source,
+    corrects: e.corrects,
+    shipment: e.shipment,
+    created_at: new Date(e.created_at),
+    invoice_id: null,
+    external_reference: null,
+    event_id: await chargeEventIdOf(owner.tenant, owner.client_id, e),
+  };
 }
 
 async function recordPaid(

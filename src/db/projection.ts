@@ -14,8 +14,6 @@ import { jsonb } from "./json.ts";
 import { syncIdOf, SyncWaiters } from "./sync.ts";
 import type { Database } from "./schema.ts";
 
-/** Rows per INSERT: 7 parameters each stays far below Postgres' 65,535 per statement. */
-const EVENTS_PER_INSERT_MAX = 500;
 /** Postgres `integer`, the type of `actor_events.seq`. */
 const INT4_MAX = 2_147_483_647;
 
@@ -32,13 +30,9 @@ export async function upsertSnapshot(db: Kysely<Database>, row: SnapshotInput): 
   return (await upsertSnapshots(db, [row])) > 0;
 }
 
-/** Rows per snapshot INSERT: 5 parameters each, far below Postgres' 65,535 per statement. */
-const SNAPSHOTS_PER_INSERT_MAX = 500;
-
 /**
- * Writes each snapshot unless the stored one is as new or newer, in one statement per
- * SNAPSHOTS_PER_INSERT_MAX rows (one round trip, not one per actor); at most one row per actor.
- * Answers how many it wrote.
+ * Writes each snapshot unless the stored one is as new or newer, in one statement (one round
+ * trip, not one per actor); at most one row per actor. Answers how many it wrote.
  */
 export async function upsertSnapshots(
   db: Kysely<Database>,
@@ -49,39 +43,25 @@ export async function upsertSnapshots(
       throw new RangeError(`snapshot version must be a non-negative integer: ${row.version}`);
     }
   }
-  let written = 0;
-  for (let i = 0; i < rows.length; i += SNAPSHOTS_PER_INSERT_MAX) {
-    written += await upsertSnapshotRows(db, rows.slice(i, i + SNAPSHOTS_PER_INSERT_MAX));
-  }
-  return written;
-}
-
-async function upsertSnapshotRows(
-  db: Kysely<Database>,
-  rows: readonly SnapshotInput[],
-): Promise<number> {
-  const result = await db
-    .insertInto("snapshots")
-    .values(rows.map((row) => ({
-      type: row.type,
-      id: row.id,
-      tenant: row.tenant,
-      version: row.version,
-      data: jsonb(row.data),
-    })))
-    .onConflict((oc) =>
-      oc
-        .columns(["type", "id"])
-        .doUpdateSet((eb) => ({
-          tenant: eb.ref("excluded.tenant"),
-          version: eb.ref("excluded.version"),
-          data: eb.ref("excluded.data"),
-          updated_at: sql<Date>`now()`,
-        }))
-        .where("snapshots.version", "<", (eb) => eb.ref("excluded.version"))
-    )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+  if (rows.length === 0) return 0;
+  // Every row in one JSON parameter: one statement text whatever the count, so the server plans
+  // it once and the client binds one value instead of five per row.
+  const data = jsonb(rows.map((r) => ({
+    type: r.type,
+    id: r.id,
+    tenant: r.tenant,
+    version: r.version,
+    data: r.data,
+  })));
+  const result = await sql`
+    insert into snapshots (type, id, tenant, version, data)
+    select r->>'type', r->>'id', r->>'tenant', (r->>'version')::bigint, r->'data'
+    from jsonb_array_elements(${data}) r
+    on conflict (type, id) do update set
+      tenant = excluded.tenant, version = excluded.version, data = excluded.data,
+      updated_at = now()
+    where snapshots.version < excluded.version`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** Appends the change's events; those already stored are skipped. Returns how many were new. */
@@ -103,9 +83,9 @@ function eventRows(change: Pick<ActorChange, "type" | "id" | "tenant" | "events"
       id: change.id,
       tenant: change.tenant,
       seq: e.seq,
-      at: new Date(e.at),
+      at: new Date(e.at).toISOString(),
       kind: eventKind(e.event),
-      event: jsonb(e.event),
+      event: e.event,
     };
   });
 }
@@ -114,16 +94,15 @@ async function insertEventRows(
   db: Kysely<Database>,
   rows: ReturnType<typeof eventRows>,
 ): Promise<number> {
-  let inserted = 0;
-  for (let i = 0; i < rows.length; i += EVENTS_PER_INSERT_MAX) {
-    const result = await db
-      .insertInto("actor_events")
-      .values(rows.slice(i, i + EVENTS_PER_INSERT_MAX))
-      .onConflict((oc) => oc.columns(["type", "id", "seq"]).doNothing())
-      .executeTakeFirst();
-    inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
-  }
-  return inserted;
+  if (rows.length === 0) return 0;
+  // One JSON parameter for every row, as for snapshots.
+  const result = await sql`
+    insert into actor_events (type, id, tenant, seq, at, kind, event)
+    select r->>'type', r->>'id', r->>'tenant', (r->>'seq')::integer, (r->>'at')::timestamptz,
+      r->>'kind', r->'event'
+    from jsonb_array_elements(${jsonb(rows)}) r
+    on conflict (type, id, seq) do nothing`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** The event's `kind` tag (STYLE 2), or `unknown` for an untagged event. */
@@ -144,15 +123,21 @@ export interface ProjectorOptions {
   readonly onError?: (error: unknown, subject: string) => void;
 }
 
+type Queued =
+  & ({ readonly change: ActorChange; readonly subject: string } | { readonly sync: string })
+  & { readonly written: () => void };
+
 /**
- * Writes changes in the order the bus delivers them, many per transaction: the handler only
- * queues, so the bus is never held up by Postgres, and a backlog is written in batches (events
- * appended, each actor's newest snapshot upserted) instead of one transaction per change.
+ * Writes changes in the order the bus delivers them, many per transaction: the bus hands over the
+ * next change without waiting for this one's write (a pipelined subscription), so a backlog is
+ * written in batches (events appended, each actor's newest snapshot upserted) instead of one
+ * transaction per change. Each change counts as handled, for the bus's flush and so for the
+ * runtime's recovery markers, only once its batch is written or reported.
  */
 export class Projector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  #queue: ({ change: ActorChange; subject: string } | { sync: string })[] = [];
+  #queue: Queued[] = [];
   readonly #syncs = new SyncWaiters();
   #writing: Promise<void> | null = null;
   #subscription: Subscription | null;
@@ -164,6 +149,7 @@ export class Projector {
     this.#subscription = options.bus.subscribe(
       subjectPattern(options.env, "*", "*"),
       (message) => this.#receive(message),
+      { pipelined: true },
     );
   }
 
@@ -187,27 +173,29 @@ export class Projector {
     return this.#syncs.wait(id);
   }
 
-  #receive(message: BusMessage): void {
+  /** Queues the change; resolves once it is written (or reported). */
+  #receive(message: BusMessage): Promise<void> | void {
     if (this.#subscription === null) return;
     const sync = syncIdOf(message.payload);
-    if (sync !== null) {
-      this.#queue.push({ sync });
-      this.#writing ??= this.#drain().finally(() => {
-        this.#writing = null;
-      });
-      return;
+    let change: ActorChange | null = null;
+    if (sync === null) {
+      try {
+        change = parseChange(message.payload);
+      } catch (error) {
+        this.#report(error, message.subject);
+        return;
+      }
     }
-    let change: ActorChange;
-    try {
-      change = parseChange(message.payload);
-    } catch (error) {
-      this.#report(error, message.subject);
-      return;
-    }
-    this.#queue.push({ change, subject: message.subject });
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#queue.push(
+      change === null
+        ? { sync: sync!, written: resolve }
+        : { change, subject: message.subject, written: resolve },
+    );
     this.#writing ??= this.#drain().finally(() => {
       this.#writing = null;
     });
+    return promise;
   }
 
   async #drain(): Promise<void> {
@@ -216,6 +204,7 @@ export class Projector {
       if ("sync" in head) {
         this.#queue.shift();
         this.#syncs.reached(head.sync);
+        head.written();
         continue;
       }
       const end = this.#queue.findIndex((q) => "sync" in q);
@@ -223,7 +212,7 @@ export class Projector {
         0,
         Math.min(end === -1 ? Infinity : end, PROJECTION_BATCH_MAX),
       )
-        .filter((q): q is { change: ActorChange; subject: string } => "change" in q);
+        .filter((q) => "change" in q);
       try {
         await this.#db.transaction().execute((trx) =>
           writeChanges(trx, batch.map((b) => b.change))
@@ -237,6 +226,8 @@ export class Projector {
             this.#report(error, subject);
           }
         }
+      } finally {
+        for (const q of batch) q.written();
       }
     }
   }

@@ -248,6 +248,30 @@ Deno.test("Projector: idle() and stop() wait for the write under way; nothing la
   }
 });
 
+Deno.test("Projector: a change counts for the bus's flush (and so for recovery markers) only once written", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const projector = new Projector({ bus, db: t.db, env: "live" });
+  try {
+    const block = await blockSnapshots(t);
+    let flushed: () => boolean;
+    try {
+      await publish(bus, change("o1", 1, { n: 1 }));
+      await publish(bus, change("o2", 1, { n: 2 }));
+      flushed = settled(bus.flush());
+      await macrotask(50);
+      assert.equal(flushed(), false, "flush resolved while the write was blocked");
+    } finally {
+      await block.release();
+    }
+    await bus.flush();
+    assert.deepEqual((await snapshotOf(t, "order", "o2"))?.data, { n: 2 });
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
+
 Deno.test("Projector: a backlog of 1,000 changes is written in batches, each actor at its newest", async () => {
   await using t = await openTestDatabase();
   const bus = new MemoryBus();

@@ -1,0 +1,417 @@
+import assert from "node:assert/strict";
+import { type KyselyPlugin, sql } from "kysely";
+import type { ActorChange } from "../../src/bus/bus.ts";
+import { subjectOf } from "../../src/bus/bus.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { entryOf, type LedgerEntry } from "../../src/domain/ledger.ts";
+import { LedgerProjector } from "../../src/db/ledger_projection.ts";
+import { syncSubject } from "../../src/db/sync.ts";
+import { openTestDatabase, type TestDatabase } from "./helpers.ts";
+
+const TENANT = "ten";
+const JAN = Date.UTC(2026, 0, 10);
+
+function entry(reference: string, seq: number, fields: Partial<LedgerEntry> = {}): LedgerEntry {
+  return entryOf({
+    reference,
+    seq,
+    kind: "shipment",
+    amount_minor: 1_000 + seq,
+    currency: "BWP",
+    status: "posted",
+    created_at: JAN + seq,
+    source_event: `booked:${reference}`,
+    ...fields,
+  });
+}
+
+/** A credit booking's charge: posted and invoiceable. */
+function charged(e: LedgerEntry) {
+  return {
+    kind: "booking_charged",
+    waybill: `WB-${e.reference}`,
+    amount_minor: e.amount_minor,
+    currency: e.currency,
+    settlement_mode: "credit",
+    posted: true,
+    by: "test",
+    entry: e,
+  };
+}
+
+let version = 0;
+
+function change(client: string, events: readonly unknown[]): ActorChange {
+  const first = version + 1;
+  version += events.length;
+  return {
+    env: "live",
+    tenant: TENANT,
+    type: "courier_client",
+    id: client,
+    version,
+    events: events.map((event, i) => ({ seq: first + i, at: JAN, event })),
+  };
+}
+
+function subjectOfChange(c: ActorChange): string {
+  return subjectOf("live", c.tenant, c.type, c.id);
+}
+
+function publish(bus: MemoryBus, c: ActorChange): Promise<void> {
+  return bus.publish(subjectOfChange(c), c);
+}
+
+/** Counts the statements Kysely runs (BEGIN and COMMIT are not compiled queries). */
+function counting() {
+  const counts: Record<string, number> = {};
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      counts[args.node.kind] = (counts[args.node.kind] ?? 0) + 1;
+      return args.node;
+    },
+    transformResult(args) {
+      return Promise.resolve(args.result);
+    },
+  };
+  return {
+    plugin,
+    counts,
+    reset: () => Object.keys(counts).forEach((k) => delete counts[k]),
+  };
+}
+
+/** Holds an exclusive lock on ledger_entries (on PGlite: the one connection) until released. */
+async function blockLedger(t: TestDatabase): Promise<{ release(): Promise<void> }> {
+  const taken = Promise.withResolvers<void>();
+  const held = Promise.withResolvers<void>();
+  const done = t.db.transaction().execute(async (trx) => {
+    await sql`lock table ledger_entries in exclusive mode`.execute(trx);
+    taken.resolve();
+    await held.promise;
+  });
+  await Promise.race([taken.promise, done]);
+  return {
+    release: async () => {
+      held.resolve();
+      await done;
+    },
+  };
+}
+
+function settled(p: Promise<unknown>): () => boolean {
+  let done = false;
+  p.finally(() => done = true);
+  return () => done;
+}
+
+const macrotask = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Setup {
+  readonly t: TestDatabase;
+  readonly bus: MemoryBus;
+  readonly projector: LedgerProjector;
+  readonly errors: [string, string][];
+  readonly counter: ReturnType<typeof counting>;
+}
+
+async function withProjector(run: (s: Setup) => Promise<void>): Promise<void> {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: [string, string][] = [];
+  const counter = counting();
+  const projector = new LedgerProjector({
+    bus,
+    db: t.db.withPlugin(counter.plugin),
+    env: "live",
+    onError: (e, subject) => errors.push([e instanceof Error ? e.message : String(e), subject]),
+  });
+  try {
+    await run({ t, bus, projector, errors, counter });
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+}
+
+/**
+ * Publishes `first` and lets its write start (and wait on the lock), then the rest, which queue
+ * behind it and so are written together in one batch once the lock is released.
+ */
+async function asOneBatch(s: Setup, first: ActorChange, rest: readonly ActorChange[]) {
+  const block = await blockLedger(s.t);
+  try {
+    await publish(s.bus, first);
+    for (const c of rest) await publish(s.bus, c);
+  } finally {
+    await block.release();
+  }
+  await s.projector.idle();
+}
+
+function rowsOf(t: TestDatabase, client: string) {
+  return t.db.selectFrom("ledger_entries").selectAll()
+    .where("tenant", "=", TENANT).where("client_id", "=", client).orderBy("seq").execute();
+}
+
+Deno.test("LedgerProjector: a batch of many entries is one INSERT; a replay is silent, a reused reference reported", async () => {
+  await withProjector(async (s) => {
+    const original = entry("r-0", 1);
+    const reused = entry("r-1", 2);
+    await publish(s.bus, change("c1", [charged(original), charged(reused)]));
+    await s.projector.idle();
+    s.counter.reset();
+
+    const many = Array.from({ length: 300 }, (_, i) => entry(`r-${100 + i}`, 10 + i));
+    const filler = change("c2", [charged(entry("f-1", 1))]);
+    const hot = change("c1", [
+      ...many.slice(0, 150).map(charged),
+      charged(original), // the same entry replayed
+      charged(entry("r-1", 500, { created_at: JAN + 500, source_event: "other" })), // another fact
+      ...many.slice(150).map(charged),
+    ]);
+    const duplicate = change("c1", [charged(many[7]!)]); // a change delivered twice, in the batch
+    const otherClient = change("c2", [charged(entry("r-100", 2))]); // its own key: no conflict
+    await asOneBatch(s, filler, [hot, duplicate, otherClient]);
+
+    assert.deepEqual(s.errors, [
+      ["another entry of client c1 holds reference r-1", subjectOfChange(hot)],
+    ]);
+    const c1 = await rowsOf(s.t, "c1");
+    assert.equal(c1.length, 302);
+    const r1 = c1.find((r) => r.reference === "r-1");
+    assert.equal(r1?.seq, 2, "the reused reference keeps the first fact");
+    assert.equal(r1?.source_event, "booked:r-1");
+    const r105 = c1.find((r) => r.reference === "r-105");
+    assert.equal(r105?.invoiceable, true);
+    assert.equal(Number(r105?.amount_minor), 1_015);
+    assert.equal(r105?.created_at.getTime(), JAN + 15);
+    assert.equal(typeof r105?.event_id, "string", "a shipment charge gets its billing event id");
+    assert.deepEqual((await rowsOf(s.t, "c2")).map((r) => r.reference), ["f-1", "r-100"]);
+    // The filler's INSERT, then the batch's one INSERT and one SELECT for the references held
+    // (it was 304 INSERTs and 3 SELECTs when each entry was written on its own).
+    assert.deepEqual(s.counter.counts, { InsertQueryNode: 2, SelectQueryNode: 1 });
+  });
+});
+
+Deno.test("LedgerProjector: an FX resolution, invoice and payment see the entries before them in the batch", async () => {
+  await withProjector(async (s) => {
+    const fx = entry("fx-1", 1, {
+      status: "unresolved_fx",
+      amount_minor: 0,
+      original_amount_minor: 2_000,
+      original_currency: "USD",
+    });
+    const resolution = {
+      reference: "fx-1",
+      seq: 3,
+      period: fx.period,
+      kind: fx.kind,
+      amount_minor: 27_000,
+      currency: "BWP",
+      status: "posted",
+      recoverable: false,
+      original_amount_minor: 2_000,
+      original_currency: "USD",
+      fx_rate: "13.5",
+      fx_source: "test",
+      created_at: fx.created_at,
+    };
+    const invoice = {
+      id: "inv-1",
+      period: fx.period,
+      currency: "BWP",
+      amount_minor: 28_002,
+      paid_minor: 0,
+      supplementary: false,
+      issued_at: JAN + 10_000,
+      due_on: "2026-02-15",
+      watermark: 3,
+      entries: 2,
+    };
+    const pay = entry("pay-1", 5, { kind: "payment", amount_minor: -500, source_event: "pay:1" });
+    await asOneBatch(s, change("c0", [charged(entry("f-1", 1))]), [
+      change("c1", [
+        { kind: "entry_posted", entry: fx, effect: {}, invoiceable: false, by: "t" },
+        charged(entry("b-1", 2)),
+      ]),
+      change("c1", [
+        { kind: "fx_resolved", resolution, effect: {}, invoiceable: true, by: "t" },
+        { kind: "invoices_issued", invoices: [invoice], by: "t" },
+        charged(entry("b-2", 4)), // after the invoice's watermark: not on it
+        {
+          kind: "payment_received",
+          entry: pay,
+          effect: {},
+          allocations: [{ invoice_id: "inv-1", amount_minor: 500, paid_minor: 500 }],
+          unallocated_minor: 0,
+          by: "t",
+        },
+      ]),
+      // Within one change too: the resolution follows its entry's insert.
+      change("c2", [
+        {
+          kind: "entry_posted",
+          entry: { ...fx, reference: "fx-2" },
+          effect: {},
+          invoiceable: false,
+          by: "t",
+        },
+        {
+          kind: "fx_resolved",
+          resolution: { ...resolution, reference: "fx-2" },
+          effect: {},
+          invoiceable: true,
+          by: "t",
+        },
+      ]),
+    ]);
+
+    assert.deepEqual(s.errors, []);
+    const c1 = await rowsOf(s.t, "c1");
+    assert.deepEqual(
+      c1.map((r) => [r.reference, r.seq, r.status, Number(r.amount_minor), r.invoice_id]),
+      [
+        ["b-1", 2, "posted", 1_002, "inv-1"],
+        ["fx-1", 3, "posted", 27_000, "inv-1"],
+        ["b-2", 4, "posted", 1_004, null],
+        ["pay-1", 5, "posted", -500, null],
+      ],
+    );
+    const inv = await s.t.db.selectFrom("invoices").selectAll().executeTakeFirstOrThrow();
+    assert.equal(Number(inv.paid_minor), 500);
+    const fx2 = (await rowsOf(s.t, "c2"))[0];
+    assert.deepEqual([fx2?.reference, fx2?.status, fx2?.invoiceable], ["fx-2", "posted", true]);
+  });
+});
+
+Deno.test("LedgerProjector: a sync sentinel after a batch resolves only once the batch is written", async () => {
+  await withProjector(async (s) => {
+    // Nothing queued: a sentinel resolves at once.
+    const early = s.projector.synced("s0");
+    await s.bus.publish(syncSubject("live", "s0"), { sync: "s0" });
+    await early;
+
+    const block = await blockLedger(s.t);
+    let synced: () => boolean;
+    const done = s.projector.synced("s1");
+    try {
+      await publish(s.bus, change("c1", [charged(entry("a-1", 1))]));
+      await publish(
+        s.bus,
+        change("c1", Array.from({ length: 50 }, (_, i) => charged(entry(`b-${i}`, 10 + i)))),
+      );
+      await s.bus.publish(syncSubject("live", "s1"), { sync: "s1" });
+      await publish(s.bus, change("c2", [charged(entry("after", 1))]));
+      synced = settled(done);
+      await macrotask(50);
+      assert.equal(synced(), false, "the sentinel resolved before the changes ahead of it");
+    } finally {
+      await block.release();
+    }
+    await done;
+    assert.equal((await rowsOf(s.t, "c1")).length, 51);
+    await s.projector.idle();
+    assert.equal((await rowsOf(s.t, "c2")).length, 1);
+    assert.deepEqual(s.errors, []);
+  });
+});
+
+Deno.test("LedgerProjector: a change counts for the bus's flush (and so for recovery markers) only once written", async () => {
+  await withProjector(async (s) => {
+    const block = await blockLedger(s.t);
+    let flushed: () => boolean;
+    try {
+      await publish(s.bus, change("c1", [charged(entry("f-1", 1))]));
+      await publish(s.bus, change("c1", [charged(entry("f-2", 2))]));
+      flushed = settled(s.bus.flush());
+      await macrotask(50);
+      assert.equal(flushed(), false, "flush resolved while the entries were not written");
+    } finally {
+      await block.release();
+    }
+    await s.bus.flush();
+    assert.equal((await rowsOf(s.t, "c1")).length, 2);
+    assert.deepEqual(s.errors, []);
+  });
+});
+
+Deno.test("LedgerProjector: a poisoned change in a batch is reported and keeps no other change out", async () => {
+  await withProjector(async (s) => {
+    await publish(s.bus, change("c3", [charged(entry("taken", 1))]));
+    await s.projector.idle();
+
+    const good = change("c1", [charged(entry("g-1", 1)), charged(entry("g-2", 2))]);
+    // int4 overflow on seq: the whole change fails, its good entry included.
+    const poisoned = change("c2", [
+      charged(entry("p-1", 1)),
+      charged(entry("p-2", 2 ** 31)),
+    ]);
+    const conflicting = change("c3", [
+      charged(entry("taken", 9, { created_at: JAN + 9, source_event: "other" })),
+      charged(entry("h-1", 10)),
+    ]);
+    // Malformed: reported at once, never queued.
+    await s.bus.publish("live.ten.courier_client.bad", { type: "courier_client", id: "bad" });
+    await asOneBatch(s, change("c0", [charged(entry("f-1", 1))]), [good, poisoned, conflicting]);
+
+    assert.deepEqual(s.errors.map(([message, subject]) => [message.length > 0, subject]), [
+      [true, "live.ten.courier_client.bad"],
+      [true, subjectOfChange(poisoned)],
+      [true, subjectOfChange(conflicting)],
+    ]);
+    // The conflict of the failed batch is not reported twice: only once its change committed.
+    assert.equal(s.errors[2]?.[0], "another entry of client c3 holds reference taken");
+    assert.deepEqual((await rowsOf(s.t, "c1")).map((r) => r.reference), ["g-1", "g-2"]);
+    assert.deepEqual(await rowsOf(s.t, "c2"), []);
+    assert.deepEqual((await rowsOf(s.t, "c3")).map((r) => r.reference), ["taken", "h-1"]);
+    assert.deepEqual((await rowsOf(s.t, "c0")).map((r) => r.reference), ["f-1"]);
+  });
+});
+
+Deno.test("LedgerProjector: one change of more entries than one INSERT takes is written in chunks", async () => {
+  await withProjector(async (s) => {
+    const entries = Array.from({ length: 2_100 }, (_, i) => charged(entry(`k-${i}`, i + 1)));
+    await publish(s.bus, change("c1", entries));
+    await s.projector.idle();
+    assert.deepEqual(s.errors, []);
+    const n = await s.t.db.selectFrom("ledger_entries")
+      .select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    assert.equal(Number(n.n), 2_100);
+    assert.deepEqual(s.counter.counts, { InsertQueryNode: 3 });
+
+    // Replayed whole: nothing changes, nothing is reported, one SELECT per chunk of keys held.
+    s.counter.reset();
+    await publish(s.bus, change("c1", entries));
+    await s.projector.idle();
+    assert.deepEqual(s.errors, []);
+    assert.deepEqual(s.counter.counts, { InsertQueryNode: 3, SelectQueryNode: 3 });
+  });
+});
+
+Deno.test("LedgerProjector: idle() and stop() wait for the queued writes; nothing lands after stop()", async () => {
+  await withProjector(async (s) => {
+    const block = await blockLedger(s.t);
+    let idle: () => boolean;
+    let stop: () => boolean;
+    try {
+      await publish(s.bus, change("c1", [charged(entry("a", 1))]));
+      await publish(s.bus, change("c2", [charged(entry("b", 1))])); // queued behind c1
+      idle = settled(s.projector.idle());
+      stop = settled(s.projector.stop());
+      await macrotask(50);
+      assert.equal(idle(), false, "idle() resolved while a write was blocked");
+      assert.equal(stop(), false, "stop() resolved while a write was blocked");
+    } finally {
+      await block.release();
+    }
+    await s.projector.stop();
+    assert.equal(idle(), true);
+    assert.equal(stop(), true);
+    await publish(s.bus, change("c3", [charged(entry("late", 1))]));
+    await macrotask(50);
+    const refs = await s.t.db.selectFrom("ledger_entries").select("reference")
+      .orderBy("reference").execute();
+    assert.deepEqual(refs.map((r) => r.reference), ["a", "b"]);
+  });
+});
