@@ -281,6 +281,9 @@ async function openSql(): Promise<Sql> {
   };
 }
 
+/** The balance did not cover the booking: rolls the transaction back. */
+class Refused extends Error {}
+
 /** The conventional design: Hono routes, one Postgres transaction per booking. */
 async function baselineTarget(accounts: number): Promise<Target & { label: string }> {
   const sql = await openSql();
@@ -354,11 +357,6 @@ async function baselineTarget(accounts: number): Promise<Target & { label: strin
         }[];
       const option = options.find((o) => o.code === body.service_level);
       if (!option) return { status: 422 as const };
-      const paid = await q(
-        `update ${s}.accounts set balance = balance - $1 where id = $2 and balance >= $1 returning balance`,
-        [option.total_minor, account],
-      );
-      if (paid.length === 0) return { status: 422 as const };
       const waybill = newId("WB");
       await q(`insert into ${s}.shipments values ($1, $2, $3, $4)`, [
         waybill,
@@ -370,7 +368,16 @@ async function baselineTarget(accounts: number): Promise<Target & { label: strin
         waybill,
         body.prices_reference,
       ]);
+      // The hot row last: its lock is held only from here to the commit.
+      const paid = await q(
+        `update ${s}.accounts set balance = balance - $1 where id = $2 and balance >= $1 returning balance`,
+        [option.total_minor, account],
+      );
+      if (paid.length === 0) throw new Refused();
       return { status: 201 as const, waybill };
+    }).catch((e) => {
+      if (e instanceof Refused) return { status: 422 as const };
+      throw e;
     });
     return c.json({ success: result.status < 300, data: result }, result.status);
   });
