@@ -38,38 +38,39 @@ export async function upsertSnapshots(
   db: Kysely<Database>,
   rows: readonly SnapshotInput[],
 ): Promise<number> {
-  for (const row of rows) {
-    if (!Number.isSafeInteger(row.version) || row.version < 0) {
-      throw new RangeError(`snapshot version must be a non-negative integer: ${row.version}`);
-    }
-  }
   if (rows.length === 0) return 0;
-  // Every row in one JSON parameter: one statement text whatever the count, so the server plans
-  // it once and the client binds one value instead of five per row.
-  const data = jsonb(rows.map((r) => ({
-    type: r.type,
-    id: r.id,
-    tenant: r.tenant,
-    version: r.version,
-    data: r.data,
-  })));
-  const result = await sql`
+  return Number((await snapshotsUpsert(rows).execute(db)).numAffectedRows ?? 0n);
+}
+
+/**
+ * Every row goes in one JSON parameter: one statement text whatever the count, so the server
+ * plans it once and the client binds one value instead of several per row.
+ */
+function snapshotsUpsert(rows: readonly SnapshotInput[]) {
+  const data = jsonb(rows.map((r) => {
+    if (!Number.isSafeInteger(r.version) || r.version < 0) {
+      throw new RangeError(`snapshot version must be a non-negative integer: ${r.version}`);
+    }
+    return { type: r.type, id: r.id, tenant: r.tenant, version: r.version, data: r.data };
+  }));
+  return sql`
     insert into snapshots (type, id, tenant, version, data)
     select r->>'type', r->>'id', r->>'tenant', (r->>'version')::bigint, r->'data'
     from jsonb_array_elements(${data}) r
     on conflict (type, id) do update set
       tenant = excluded.tenant, version = excluded.version, data = excluded.data,
       updated_at = now()
-    where snapshots.version < excluded.version`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+    where snapshots.version < excluded.version`;
 }
 
 /** Appends the change's events; those already stored are skipped. Returns how many were new. */
-export function appendEvents(
+export async function appendEvents(
   db: Kysely<Database>,
   change: Pick<ActorChange, "type" | "id" | "tenant" | "events">,
 ): Promise<number> {
-  return insertEventRows(db, eventRows(change));
+  const rows = eventRows(change);
+  if (rows.length === 0) return 0;
+  return Number((await eventsInsert(rows).execute(db)).numAffectedRows ?? 0n);
 }
 
 function eventRows(change: Pick<ActorChange, "type" | "id" | "tenant" | "events">) {
@@ -90,19 +91,14 @@ function eventRows(change: Pick<ActorChange, "type" | "id" | "tenant" | "events"
   });
 }
 
-async function insertEventRows(
-  db: Kysely<Database>,
-  rows: ReturnType<typeof eventRows>,
-): Promise<number> {
-  if (rows.length === 0) return 0;
-  // One JSON parameter for every row, as for snapshots.
-  const result = await sql`
+/** One JSON parameter for every row, as for snapshots. */
+function eventsInsert(rows: ReturnType<typeof eventRows>) {
+  return sql`
     insert into actor_events (type, id, tenant, seq, at, kind, event)
     select r->>'type', r->>'id', r->>'tenant', (r->>'seq')::integer, (r->>'at')::timestamptz,
       r->>'kind', r->'event'
     from jsonb_array_elements(${jsonb(rows)}) r
-    on conflict (type, id, seq) do nothing`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+    on conflict (type, id, seq) do nothing`;
 }
 
 /** The event's `kind` tag (STYLE 2), or `unknown` for an untagged event. */
@@ -214,14 +210,12 @@ export class Projector {
       )
         .filter((q) => "change" in q);
       try {
-        await this.#db.transaction().execute((trx) =>
-          writeChanges(trx, batch.map((b) => b.change))
-        );
+        await writeChanges(this.#db, batch.map((b) => b.change));
       } catch {
         // One bad change must not keep the others out: write them one by one to find it.
         for (const { change, subject } of batch) {
           try {
-            await this.#db.transaction().execute((trx) => writeChanges(trx, [change]));
+            await writeChanges(this.#db, [change]);
           } catch (error) {
             this.#report(error, subject);
           }
@@ -249,7 +243,6 @@ export async function writeChanges(
   db: Kysely<Database>,
   changes: readonly ActorChange[],
 ): Promise<void> {
-  await insertEventRows(db, changes.flatMap(eventRows));
   const newest = new Map<string, ActorChange>();
   for (const change of changes) {
     if (change.snapshot === undefined) continue;
@@ -257,7 +250,11 @@ export async function writeChanges(
     const seen = newest.get(key);
     if (!seen || seen.version < change.version) newest.set(key, change);
   }
-  await upsertSnapshots(db, [...newest.values()].map((c) => ({ ...c, data: c.snapshot })));
+  const snapshots = [...newest.values()].map((c) => ({ ...c, data: c.snapshot }));
+  // One statement is atomic by itself: both writes in one round trip, with no BEGIN and COMMIT
+  // around them.
+  await sql`with appended as (${eventsInsert(changes.flatMap(eventRows))})
+    ${snapshotsUpsert(snapshots)}`.execute(db);
 }
 
 export function startProjector(options: ProjectorOptions): Projector {
