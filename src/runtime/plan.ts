@@ -28,6 +28,8 @@ export interface Plan {
   readonly write: ActorWrite | null;
   readonly state: unknown;
   readonly staleTimers: { name: string; at: number }[];
+  /** Whether the commit puts a change on the bus (and so first a recovery marker in the store). */
+  readonly publish: boolean;
 }
 
 /** What planning reads of an activated actor. */
@@ -145,7 +147,7 @@ export function planBatch(
   }
 
   if (events.length === 0 && replies.length === 0 && !timersChanged) {
-    return { outcomes, events, write: null, state, staleTimers };
+    return { outcomes, events, write: null, state, staleTimers, publish: false };
   }
   const indexes = events.length > 0 ? encodeIndexes(def, state) : cell.indexes;
   const record: ActorRecord = {
@@ -164,6 +166,9 @@ export function planBatch(
       `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${bytesMax}`,
     );
   }
+  // A change with nothing for downstream (events kept off the bus, no snapshot) is not sent.
+  const publish = events.length > 0 &&
+    (def.publishEvents !== false || def.project?.(state) !== undefined);
   const write: ActorWrite = {
     type: cell.key.type,
     id: cell.key.id,
@@ -178,9 +183,9 @@ export function planBatch(
     recordJson,
     recordBytes,
     eventBytes: def.logEvents === false ? 0 : events.reduce((n, e) => n + e.bytes, 0),
-    unpublishedFrom: events.length > 0 && cell.marker !== "set" ? events[0]!.seq : null,
+    unpublishedFrom: publish && cell.marker !== "set" ? events[0]!.seq : null,
   };
-  return { outcomes, events, write, state, staleTimers };
+  return { outcomes, events, write, state, staleTimers, publish };
 }
 
 export function asError(e: unknown): Error {

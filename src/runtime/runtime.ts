@@ -477,7 +477,7 @@ export class ActorRuntime {
     cell.timers = { ...write.record.timers };
     cell.indexes = write.record.indexes;
     cell.version = version;
-    if (plan.events.length === 0) return;
+    if (!plan.publish) return;
     if (write.unpublishedFrom !== null) cell.marker = "set";
     cell.lastPublish = this.#publish(
       cell.def,

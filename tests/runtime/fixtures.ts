@@ -114,6 +114,26 @@ export const notebookActor: ActorDefinition<
   stateBytesMax: 400_000,
 };
 
+/** A write-once note whose events stay off the bus; only public notes are projected. */
+export const receiptActor: ActorDefinition<
+  { text: string; public: boolean } | null,
+  { kind: "make"; text: string; public: boolean },
+  { kind: "made"; text: string; public: boolean },
+  undefined
+> = {
+  type: "test_receipt",
+  version: 1,
+  initial: null,
+  decide(_state, command) {
+    if (command.kind === "timer") return accept([]);
+    return accept([{ kind: "made", text: command.text, public: command.public }]);
+  },
+  evolve: (_state, event) => ({ text: event.text, public: event.public }),
+  publishEvents: false,
+  logEvents: false,
+  project: (s) => s?.public ? s : undefined,
+};
+
 export interface TestRuntime {
   runtime: ActorRuntime;
   store: KvActorStore;
@@ -134,7 +154,7 @@ export async function openTestRuntime(
     store,
     bus,
     clock,
-    definitions: [accountActor, notebookActor],
+    definitions: [accountActor, notebookActor, receiptActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     onError: () => {},
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { accountActor, notebookActor, openTestRuntime } from "./fixtures.ts";
+import { accountActor, notebookActor, openTestRuntime, receiptActor } from "./fixtures.ts";
 import { ActorFailure } from "../../src/runtime/runtime.ts";
 import type { ActorChange } from "../../src/bus/bus.ts";
 
@@ -285,6 +285,31 @@ Deno.test("runtime: the recovery marker is gone once an idle actor's events are 
     await rt.runtime.close();
     assert.deepEqual(await rt.store.unpublished(10), []);
   } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: a commit with nothing for downstream (events off the bus, no snapshot) publishes nothing and leaves no recovery marker", async () => {
+  const rt = await openTestRuntime();
+  const seen: ActorChange[] = [];
+  const sub = rt.bus.subscribe("test.*.test_receipt.*", (m) => {
+    seen.push(m.payload as ActorChange);
+  });
+  try {
+    const made = await rt.runtime.ask(receiptActor, T, "quiet", {
+      kind: "make",
+      text: "held prices",
+      public: false,
+    });
+    assert.ok(made.ok);
+    assert.deepEqual(await rt.store.unpublished(10), [], "no marker for a change never sent");
+    await rt.runtime.ask(receiptActor, T, "shown", { kind: "make", text: "quote", public: true });
+    await rt.bus.flush();
+    assert.deepEqual(seen.map((c) => [c.id, c.events.length, c.snapshot]), [
+      ["shown", 0, { text: "quote", public: true }],
+    ]);
+  } finally {
+    sub.unsubscribe();
     await rt.close();
   }
 });
