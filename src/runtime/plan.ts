@@ -17,6 +17,14 @@ export interface Envelope {
   readonly timer: { readonly name: string; readonly at: number } | undefined;
   readonly resolve: (r: AskResult<unknown>) => void;
   readonly reject: (e: Error) => void;
+  /** The stored reply under the idempotency key, read ahead while the actor was busy. */
+  prefetched?: Promise<Prefetched | null>;
+}
+
+/** Replies read from the store when `since` commits of the actor had completed. */
+export interface Prefetched {
+  readonly since: number;
+  readonly found: ReadonlyMap<string, unknown>;
 }
 
 export type Outcome = AskResult<unknown> | { readonly ok: false; readonly failure: Error };

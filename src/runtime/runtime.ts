@@ -23,6 +23,7 @@ import {
   type Outcome,
   type Plan,
   planBatch,
+  type Prefetched,
 } from "./plan.ts";
 import { GroupCommitter, type WriteResult } from "./group_commit.ts";
 import type {
@@ -83,10 +84,20 @@ class Cell {
   assumedNew = false;
   readonly mailbox: Envelope[] = [];
   running = false;
+  /** Commits completed, and the replies the last few stored (newer than a read made before). */
+  committed = 0;
+  recentReplies: { readonly n: number; readonly replies: ReadonlyMap<string, unknown> }[] = [];
+  /** The newest commit whose replies are no longer kept. */
+  forgottenUpTo = 0;
+  /** Commands waiting in the mailbox whose stored replies are still to be read ahead. */
+  toPrefetch: Envelope[] = [];
   constructor(readonly def: AnyActorDefinition, readonly key: ActorKey) {
     this.state = def.initial;
   }
 }
+
+/** Commits whose replies an actor keeps in memory, to complete a read made ahead of them. */
+const RECENT_COMMITS_KEPT = 8;
 
 /** Remembered credential lookups; the map starts afresh past this (bounded memory). */
 const LOOKUP_CACHE_MAX = 50_000;
@@ -325,6 +336,9 @@ export class ActorRuntime {
         resolve,
         reject,
       });
+      if (options.idempotencyKey !== undefined && cell.running && cell.loaded) {
+        this.#prefetchSoon(cell, cell.mailbox.at(-1)!);
+      }
       this.#run(cell);
     });
   }
@@ -425,7 +439,7 @@ export class ActorRuntime {
           if (attempt === 0 && batch.every((e) => e.fresh)) this.#assumeNew(cell);
           else await this.#load(cell);
         }
-        const stored = await this.#storedReplies(cell, batch);
+        const stored = await this.#storedReplies(cell, batch, attempt);
         plan = planBatch(cell, batch, stored, () => this.clock.now());
         if (cell.assumedNew && plan.write === null) {
           cell.loaded = false; // nothing to write proves nothing: decide on the stored state
@@ -442,6 +456,7 @@ export class ActorRuntime {
       const result = await this.#commit(plan.write);
       if (result.ok) {
         this.#applyCommitted(cell, plan, plan.write, result.version);
+        this.#rememberReplies(cell, plan.write);
         settle(batch, plan.outcomes);
         return;
       }
@@ -534,10 +549,64 @@ export class ActorRuntime {
     cell.assumedNew = false;
   }
 
-  async #storedReplies(cell: Cell, batch: Envelope[]): Promise<Map<string, unknown>> {
-    const keys = batch.flatMap((e) => e.idempotencyKey === undefined ? [] : [e.idempotencyKey]);
-    if (keys.length === 0) return new Map();
-    return await this.#store.replies(cell.key, keys);
+  /**
+   * Stored replies for the batch's idempotency keys. A busy actor reads them ahead, while its
+   * previous commit is in flight (#prefetchSoon); otherwise the read would queue behind the next
+   * group commit and the actor would make only every other one. A read made ahead may predate
+   * this actor's latest commits: their replies are added from memory. A retry reads afresh.
+   */
+  async #storedReplies(
+    cell: Cell,
+    batch: Envelope[],
+    attempt: number,
+  ): Promise<Map<string, unknown>> {
+    const found = new Map<string, unknown>();
+    const unread: string[] = [];
+    for (const e of batch) {
+      const key = e.idempotencyKey;
+      if (key === undefined) continue;
+      const ahead = attempt === 0 && e.prefetched ? await e.prefetched : null;
+      // Usable when every commit made since the read is still remembered.
+      if (ahead === null || cell.forgottenUpTo > ahead.since) {
+        unread.push(key);
+        continue;
+      }
+      if (ahead.found.has(key)) found.set(key, ahead.found.get(key));
+      for (const r of cell.recentReplies) {
+        if (r.n > ahead.since && r.replies.has(key)) found.set(key, r.replies.get(key));
+      }
+    }
+    if (unread.length > 0) {
+      for (const [k, v] of await this.#store.replies(cell.key, unread)) found.set(k, v);
+    }
+    return found;
+  }
+
+  /** Reads ahead, in one store read per turn of the event loop, the replies of waiting commands. */
+  #prefetchSoon(cell: Cell, envelope: Envelope): void {
+    cell.toPrefetch.push(envelope);
+    if (cell.toPrefetch.length > 1) return;
+    queueMicrotask(() => {
+      const waiting = cell.toPrefetch;
+      cell.toPrefetch = [];
+      const since = cell.committed;
+      const read: Promise<Prefetched | null> = this.#store
+        .replies(cell.key, waiting.map((e) => e.idempotencyKey!))
+        .then((found) => ({ since, found }), () => null); // a failed read is made again in turn
+      for (const e of waiting) e.prefetched = read;
+    });
+  }
+
+  #rememberReplies(cell: Cell, write: ActorWrite): void {
+    cell.committed++;
+    if (write.replies.length === 0) return;
+    cell.recentReplies.push({
+      n: cell.committed,
+      replies: new Map(write.replies.map((r) => [r.key, r.reply])),
+    });
+    if (cell.recentReplies.length > RECENT_COMMITS_KEPT) {
+      cell.forgottenUpTo = cell.recentReplies.shift()!.n;
+    }
   }
 
   /** Decides every command of the batch against the state the previous one left (pure). */

@@ -180,6 +180,28 @@ Deno.test("runtime: an idempotency key applies a command once and replays its re
   }
 });
 
+Deno.test("runtime: a key sent again while its first command is being committed is replayed (the busy actor's read ahead misses that commit)", async () => {
+  for (const groupCommit of [true, false]) {
+    const rt = await openTestRuntime(":memory:", { groupCommit });
+    try {
+      await rt.runtime.ask(accountActor, T, "busy", { kind: "credit", amount: 0 });
+      for (let round = 0; round < 20; round++) {
+        const key = { idempotencyKey: `k${round}` };
+        await new Promise((resolve) => setTimeout(resolve, 0)); // the actor is idle again
+        // The first is in a batch of its own; the others wait, read ahead, while it commits.
+        const credit = () =>
+          rt.runtime.ask(accountActor, T, "busy", { kind: "credit", amount: 1 }, key);
+        const first = credit();
+        const results = await Promise.all([first, credit(), credit()]);
+        assert.deepEqual(results.map((r) => r.ok && r.replayed), [false, true, true]);
+      }
+      assert.equal((await balanceOf(rt, "busy")).balance, 20);
+    } finally {
+      await rt.close();
+    }
+  }
+});
+
 Deno.test("runtime: another tenant's actor answers not_found and is not touched", async () => {
   const rt = await openTestRuntime();
   try {
