@@ -1,18 +1,18 @@
 /**
  * The NATS bus, used when NATS_URL is set. Payloads travel as UTF-8 JSON.
  *
+ * The connection asks the server not to echo its own messages back (`noEcho`): what this
+ * instance publishes goes to its own handlers directly, parsed from the same JSON text, which
+ * spares a socket round trip and a protocol parse per message; other instances get it from NATS.
+ *
  * NATS sends a connection one copy of a message per matching subscription, and several handlers
  * of one process match the same changes (projections, billing, webhooks, alerts...). So handlers
  * share one NATS subscription per env (first subject token), a "feed": each message is received
  * and parsed once, then queued to every local handler whose pattern matches. Handlers share the
  * parsed payload and must not change it.
  */
-import { connect, createInbox } from "@nats-io/transport-node";
-import type {
-  Msg,
-  NatsConnection,
-  Subscription as NatsSubscription,
-} from "@nats-io/transport-node";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection, Subscription as NatsSubscription } from "@nats-io/transport-node";
 import type { Bus, BusHandler, BusMessage, SubscribeOptions, Subscription } from "./bus.ts";
 import { handled, matches } from "./memory_bus.ts";
 
@@ -101,30 +101,28 @@ export class NatsBus implements Bus {
   /** By NATS subject (`feedSubject`). */
   #feeds = new Map<string, Feed>();
   #deliveries = new Set<Delivery>();
-  /** Where this instance sends itself start markers, and the handlers waiting for theirs. */
-  #markers = createInbox();
-  #joining = new Map<string, Delivery>();
-  #nextMarker = 0;
   #drained: Promise<void> | undefined;
 
+  /** `nc` must be connected with `noEcho` (see `connect`). */
   constructor(nc: NatsConnection) {
     this.#nc = nc;
-    nc.subscribe(`${this.#markers}.*`, {
-      callback: (err, msg) => {
-        if (err) console.error("bus marker subscription failed:", err);
-        else this.#start(msg.subject.slice(this.#markers.length + 1));
-      },
-    });
   }
 
   /** `servers` is one URL or a comma-separated list, as in NATS_URL. */
   static async connect(servers: string): Promise<NatsBus> {
-    return new NatsBus(await connect({ servers: servers.split(",").map((s) => s.trim()) }));
+    return new NatsBus(
+      await connect({ servers: servers.split(",").map((s) => s.trim()), noEcho: true }),
+    );
   }
 
   publish(subject: string, payload: unknown): Promise<void> {
     // Promise.try turns a synchronous refusal (closed connection, bad subject) into a rejection.
-    return Promise.try(() => this.#nc.publish(subject, encoder.encode(JSON.stringify(payload))));
+    return Promise.try(() => {
+      const json = JSON.stringify(payload);
+      this.#nc.publish(subject, encoder.encode(json));
+      // Our own handlers, each subscribed before this call, in publish order.
+      dispatch(this.#deliveries, subject, () => JSON.parse(json), true);
+    });
   }
 
   subscribe(pattern: string, handler: BusHandler, options: SubscribeOptions = {}): Subscription {
@@ -137,22 +135,17 @@ export class NatsBus implements Bus {
     const subject = feedSubject(tokens);
     let feed = this.#feeds.get(subject);
     if (feed) {
-      // The feed may still bring messages published before this call, which a new NATS
-      // subscription would not get. The handler starts at a marker sent now: the server routes
-      // one connection's messages in order, so the marker comes back after those and before
-      // anything published later.
-      const id = String(this.#nextMarker++);
-      this.#joining.set(id, delivery);
-      this.#nc.publish(`${this.#markers}.${id}`);
-      // A marker lost with the connection (or refused) never comes back: start at the flush.
-      this.#nc.flush().catch(() => {}).then(() => this.#start(id));
+      // The feed may still bring other instances' messages published before this call, which a
+      // new NATS subscription would not get: the handler takes them only from the next flush's
+      // answer on, by which the server has routed every message it had before.
+      this.#nc.flush().catch(() => {}).then(() => delivery.started = true);
     } else {
       const deliveries = new Set<Delivery>();
       const sub = this.#nc.subscribe(subject, {
         // A callback runs as each message is parsed: nothing is received and not yet queued.
         callback: (err, msg) => {
           if (err) console.error(`bus subscription to ${subject} failed:`, err);
-          else dispatch(deliveries, msg);
+          else dispatch(deliveries, msg.subject, () => msg.json<unknown>(), false);
         },
       });
       feed = { sub, deliveries };
@@ -174,12 +167,6 @@ export class NatsBus implements Bus {
         }
       },
     };
-  }
-
-  #start(id: string): void {
-    const delivery = this.#joining.get(id);
-    this.#joining.delete(id);
-    if (delivery) delivery.started = true;
   }
 
   /**
@@ -218,17 +205,26 @@ function feedSubject(tokens: readonly string[]): string {
   return tokens[0] === "*" ? ">" : `${tokens[0]}.>`;
 }
 
-/** Parses a message once, if any started handler wants it, and queues it to each of them. */
-function dispatch(deliveries: ReadonlySet<Delivery>, msg: Msg): void {
-  const tokens = msg.subject.split(".");
+/**
+ * Parses a message once, if any handler wants it, and queues it to each of them. Another
+ * instance's message goes only to handlers that have started (see `subscribe`); our own, given
+ * at publish, to every handler subscribed by then.
+ */
+function dispatch(
+  deliveries: ReadonlySet<Delivery>,
+  subject: string,
+  parse: () => unknown,
+  own: boolean,
+): void {
+  const tokens = subject.split(".");
   let message: BusMessage | undefined;
   for (const d of deliveries) {
-    if (!d.started || !matches(d.tokens, tokens)) continue;
+    if (!(own || d.started) || !matches(d.tokens, tokens)) continue;
     if (!message) {
       try {
-        message = { subject: msg.subject, payload: msg.json<unknown>() };
+        message = { subject, payload: parse() };
       } catch (e) {
-        console.error(`bus message on ${msg.subject} is not JSON:`, e);
+        console.error(`bus message on ${subject} is not JSON:`, e);
         return;
       }
     }

@@ -452,6 +452,33 @@ Deno.test("openBus: no NATS URL gives the in-process bus", async () => {
 
 if (natsUrl) {
   // NATS only: the in-process bus's flush waits for every handler call under way, unsubscribed or not.
+  Deno.test("bus (nats): each instance's handlers get every message once, its own and another instance's", async () => {
+    const a = await NatsBus.connect(natsUrl);
+    const b = await NatsBus.connect(natsUrl);
+    try {
+      const env = uniqueEnv();
+      const onA = collect(a, `${env}.>`);
+      const onB = collect(b, `${env}.>`);
+      await a.flush();
+      await b.flush();
+      await a.publish(subjectOf(env, "biz_1", "shipment", "from_a"), { n: 1 });
+      await b.publish(subjectOf(env, "biz_1", "shipment", "from_b"), { n: 2 });
+      await a.flush();
+      await b.flush();
+      await waitFor("both on both", () => onA.length === 2 && onB.length === 2);
+      await delay(50); // no echo arrives late as a second copy
+      for (const received of [onA, onB]) {
+        assert.deepEqual(subjects(received).sort(), [
+          subjectOf(env, "biz_1", "shipment", "from_a"),
+          subjectOf(env, "biz_1", "shipment", "from_b"),
+        ]);
+      }
+    } finally {
+      await a.drain();
+      await b.drain();
+    }
+  });
+
   Deno.test("bus (nats): unsubscribe releases a flush waiting for that handler", async () => {
     const bus = await NatsBus.connect(natsUrl);
     let open = () => {};
