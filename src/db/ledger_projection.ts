@@ -4,7 +4,7 @@
  * an unresolved row, an invoice marks only uninvoiced rows up to its watermark, and paid totals
  * only grow; so a replayed or duplicated change changes nothing.
  */
-import { syncIdOf, SyncWaiters } from "./sync.ts";
+import { syncIdOf, WriteQueue } from "./sync.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
@@ -60,13 +60,6 @@ interface LedgerChange {
   readonly owner: Owner;
   readonly events: readonly CourierClientEvent[];
   readonly subject: string;
-  /** Called once the change is written or reported. */
-  readonly written: () => void;
-}
-
-interface SyncSentinel {
-  readonly sync: string;
-  readonly written: () => void;
 }
 
 /**
@@ -79,9 +72,12 @@ interface SyncSentinel {
 export class LedgerProjector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  #queue: (LedgerChange | SyncSentinel)[] = [];
-  readonly #syncs = new SyncWaiters();
-  #writing: Promise<void> | null = null;
+  readonly #queue = new WriteQueue<LedgerChange>(
+    (batch, next) =>
+      batch.length < LEDGER_BATCH_CHANGES_MAX &&
+      batch.reduce((n, c) => n + c.events.length, next.events.length) <= LEDGER_BATCH_EVENTS_MAX,
+    (batch) => this.#writeReporting(batch),
+  );
   #subscription: Subscription | null;
 
   constructor(options: LedgerProjectorOptions) {
@@ -96,8 +92,8 @@ export class LedgerProjector {
   }
 
   /** Resolves once every received change is written (or reported). */
-  async idle(): Promise<void> {
-    while (this.#writing) await this.#writing;
+  idle(): Promise<void> {
+    return this.#queue.idle();
   }
 
   /**
@@ -112,18 +108,14 @@ export class LedgerProjector {
 
   /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
   synced(id: string): Promise<void> {
-    return this.#syncs.wait(id);
+    return this.#queue.synced(id);
   }
 
   /** Queues a change that has ledger events; resolves once it is written (or reported). */
   #receive(message: BusMessage): Promise<void> | void {
     if (this.#subscription === null) return;
-    const { promise, resolve: written } = Promise.withResolvers<void>();
     const sync = syncIdOf(message.payload);
-    if (sync !== null) {
-      this.#enqueue({ sync, written });
-      return promise;
-    }
+    if (sync !== null) return this.#queue.pushSync(sync);
     let change: ActorChange;
     try {
       change = parseChange(message.payload);
@@ -135,34 +127,7 @@ export class LedgerProjector {
     const events = change.events.map((e) => e.event).filter(isLedgerEvent);
     if (events.length === 0) return;
     const owner = { tenant: change.tenant, client_id: change.id };
-    this.#enqueue({ owner, events, subject: message.subject, written });
-    return promise;
-  }
-
-  #enqueue(item: LedgerChange | SyncSentinel): void {
-    this.#queue.push(item);
-    this.#writing ??= this.#drain().finally(() => {
-      this.#writing = null;
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const head = this.#queue[0]!;
-      if ("sync" in head) {
-        // Everything received before it is written: the queue is in delivery order.
-        this.#queue.shift();
-        this.#syncs.reached(head.sync);
-        head.written();
-        continue;
-      }
-      const batch = this.#takeBatch();
-      try {
-        await this.#writeReporting(batch);
-      } finally {
-        for (const change of batch) change.written();
-      }
-    }
+    return this.#queue.push({ owner, events, subject: message.subject });
   }
 
   /** Writes a batch; a failed one is written change by change, each failure reported. */
@@ -183,21 +148,6 @@ export class LedgerProjector {
         }
       }
     }
-  }
-
-  /** The changes at the head of the queue up to the next sync sentinel, bounded. */
-  #takeBatch(): LedgerChange[] {
-    const batch: LedgerChange[] = [];
-    let events = 0;
-    while (batch.length < LEDGER_BATCH_CHANGES_MAX) {
-      const next = this.#queue[0];
-      if (next === undefined || "sync" in next) break;
-      if (batch.length > 0 && events + next.events.length > LEDGER_BATCH_EVENTS_MAX) break;
-      this.#queue.shift();
-      batch.push(next);
-      events += next.events.length;
-    }
-    return batch;
   }
 
   /** Writes the changes in one transaction; the references each one found held by another fact. */

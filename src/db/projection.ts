@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from "../bus/bus.ts";
 import { jsonb } from "./json.ts";
-import { syncIdOf, SyncWaiters } from "./sync.ts";
+import { syncIdOf, WriteQueue } from "./sync.ts";
 import type { Database } from "./schema.ts";
 
 /** Postgres `integer`, the type of `actor_events.seq`. */
@@ -119,10 +119,6 @@ export interface ProjectorOptions {
   readonly onError?: (error: unknown, subject: string) => void;
 }
 
-type Queued =
-  & ({ readonly change: ActorChange; readonly subject: string } | { readonly sync: string })
-  & { readonly written: () => void };
-
 /**
  * Writes changes in the order the bus delivers them, many per transaction: the bus hands over the
  * next change without waiting for this one's write (a pipelined subscription), so a backlog is
@@ -133,9 +129,10 @@ type Queued =
 export class Projector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  #queue: Queued[] = [];
-  readonly #syncs = new SyncWaiters();
-  #writing: Promise<void> | null = null;
+  readonly #queue = new WriteQueue<{ change: ActorChange; subject: string }>(
+    (batch) => batch.length < PROJECTION_BATCH_MAX,
+    (batch) => this.#write(batch),
+  );
   #subscription: Subscription | null;
 
   constructor(options: ProjectorOptions) {
@@ -150,8 +147,8 @@ export class Projector {
   }
 
   /** Resolves once every received change is written (or reported). */
-  async idle(): Promise<void> {
-    while (this.#writing) await this.#writing;
+  idle(): Promise<void> {
+    return this.#queue.idle();
   }
 
   /**
@@ -166,62 +163,32 @@ export class Projector {
 
   /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
   synced(id: string): Promise<void> {
-    return this.#syncs.wait(id);
+    return this.#queue.synced(id);
   }
 
   /** Queues the change; resolves once it is written (or reported). */
   #receive(message: BusMessage): Promise<void> | void {
     if (this.#subscription === null) return;
     const sync = syncIdOf(message.payload);
-    let change: ActorChange | null = null;
-    if (sync === null) {
-      try {
-        change = parseChange(message.payload);
-      } catch (error) {
-        this.#report(error, message.subject);
-        return;
-      }
+    if (sync !== null) return this.#queue.pushSync(sync);
+    try {
+      return this.#queue.push({ change: parseChange(message.payload), subject: message.subject });
+    } catch (error) {
+      this.#report(error, message.subject);
     }
-    const { promise, resolve } = Promise.withResolvers<void>();
-    this.#queue.push(
-      change === null
-        ? { sync: sync!, written: resolve }
-        : { change, subject: message.subject, written: resolve },
-    );
-    this.#writing ??= this.#drain().finally(() => {
-      this.#writing = null;
-    });
-    return promise;
   }
 
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const head = this.#queue[0]!;
-      if ("sync" in head) {
-        this.#queue.shift();
-        this.#syncs.reached(head.sync);
-        head.written();
-        continue;
-      }
-      const end = this.#queue.findIndex((q) => "sync" in q);
-      const batch = this.#queue.splice(
-        0,
-        Math.min(end === -1 ? Infinity : end, PROJECTION_BATCH_MAX),
-      )
-        .filter((q) => "change" in q);
-      try {
-        await writeChanges(this.#db, batch.map((b) => b.change));
-      } catch {
-        // One bad change must not keep the others out: write them one by one to find it.
-        for (const { change, subject } of batch) {
-          try {
-            await writeChanges(this.#db, [change]);
-          } catch (error) {
-            this.#report(error, subject);
-          }
+  async #write(batch: readonly { change: ActorChange; subject: string }[]): Promise<void> {
+    try {
+      await writeChanges(this.#db, batch.map((b) => b.change));
+    } catch {
+      // One bad change must not keep the others out: write them one by one to find it.
+      for (const { change, subject } of batch) {
+        try {
+          await writeChanges(this.#db, [change]);
+        } catch (error) {
+          this.#report(error, subject);
         }
-      } finally {
-        for (const q of batch) q.written();
       }
     }
   }

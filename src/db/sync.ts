@@ -33,3 +33,82 @@ export class SyncWaiters {
     this.#waiting.delete(id);
   }
 }
+
+/**
+ * What a projection has received and not yet written, in delivery order, with the sync
+ * sentinels among it. One batch is written at a time: the changes at the head, up to the next
+ * sentinel, while `fits` takes the next one in (the first always goes); `write` must report its
+ * own failures. Each push answers once its change is written, and a sentinel is reached once
+ * everything before it is.
+ */
+export class WriteQueue<T> {
+  readonly #fits: (batch: readonly T[], next: T) => boolean;
+  readonly #write: (batch: T[]) => Promise<void>;
+  readonly #syncs = new SyncWaiters();
+  #queue: Queued<T>[] = [];
+  #writing: Promise<void> | null = null;
+
+  constructor(
+    fits: (batch: readonly T[], next: T) => boolean,
+    write: (batch: T[]) => Promise<void>,
+  ) {
+    this.#fits = fits;
+    this.#write = write;
+  }
+
+  push(item: T): Promise<void> {
+    return this.#push((written) => ({ item, written }));
+  }
+
+  pushSync(id: string): Promise<void> {
+    return this.#push((written) => ({ sync: id, written }));
+  }
+
+  /** Resolves once every change published before the sentinel `id` is written. */
+  synced(id: string): Promise<void> {
+    return this.#syncs.wait(id);
+  }
+
+  /** Resolves once everything pushed is written (or reported). */
+  async idle(): Promise<void> {
+    while (this.#writing) await this.#writing;
+  }
+
+  #push(entry: (written: () => void) => Queued<T>): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#queue.push(entry(resolve));
+    this.#writing ??= this.#drain().finally(() => {
+      this.#writing = null;
+    });
+    return promise;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0]!;
+      if ("sync" in head) {
+        this.#queue.shift();
+        this.#syncs.reached(head.sync);
+        head.written();
+        continue;
+      }
+      const batch: T[] = [];
+      let n = 0;
+      for (const q of this.#queue) {
+        if ("sync" in q || (n > 0 && !this.#fits(batch, q.item))) break;
+        batch.push(q.item);
+        n++;
+      }
+      const taken = this.#queue.splice(0, n);
+      try {
+        await this.#write(batch);
+      } finally {
+        for (const t of taken) t.written();
+      }
+    }
+  }
+}
+
+type Queued<T> =
+  | { readonly item: T; readonly written: () => void }
+  | { readonly sync: string; readonly written: () => void };

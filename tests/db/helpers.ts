@@ -39,3 +39,36 @@ export async function tablesIn(t: TestDatabase, schema: string): Promise<string[
     where table_schema = ${schema} order by table_name`.execute(t.db);
   return rows.map((r) => r.table_name);
 }
+
+/**
+ * Holds an exclusive lock on one table (on PGlite: the one connection) until released, so
+ * writes queue up behind it.
+ */
+export async function blockTable(
+  t: TestDatabase,
+  table: "snapshots" | "ledger_entries",
+): Promise<{ release(): Promise<void> }> {
+  const taken = Promise.withResolvers<void>();
+  const held = Promise.withResolvers<void>();
+  const done = t.db.transaction().execute(async (trx) => {
+    await sql`lock table ${sql.table(table)} in exclusive mode`.execute(trx);
+    taken.resolve();
+    await held.promise;
+  });
+  await Promise.race([taken.promise, done]);
+  return {
+    release: async () => {
+      held.resolve();
+      await done;
+    },
+  };
+}
+
+/** Whether the promise has settled yet, asked later. */
+export function settled(p: Promise<unknown>): () => boolean {
+  let done = false;
+  p.finally(() => done = true);
+  return () => done;
+}
+
+export const macrotask = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));

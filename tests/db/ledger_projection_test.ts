@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { type KyselyPlugin, sql } from "kysely";
+import type { KyselyPlugin } from "kysely";
 import type { ActorChange } from "../../src/bus/bus.ts";
 import { subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { entryOf, type LedgerEntry } from "../../src/domain/ledger.ts";
 import { LedgerProjector } from "../../src/db/ledger_projection.ts";
 import { syncSubject } from "../../src/db/sync.ts";
-import { openTestDatabase, type TestDatabase } from "./helpers.ts";
+import { blockTable, macrotask, openTestDatabase, settled, type TestDatabase } from "./helpers.ts";
 
 const TENANT = "ten";
 const JAN = Date.UTC(2026, 0, 10);
@@ -81,32 +81,6 @@ function counting() {
   };
 }
 
-/** Holds an exclusive lock on ledger_entries (on PGlite: the one connection) until released. */
-async function blockLedger(t: TestDatabase): Promise<{ release(): Promise<void> }> {
-  const taken = Promise.withResolvers<void>();
-  const held = Promise.withResolvers<void>();
-  const done = t.db.transaction().execute(async (trx) => {
-    await sql`lock table ledger_entries in exclusive mode`.execute(trx);
-    taken.resolve();
-    await held.promise;
-  });
-  await Promise.race([taken.promise, done]);
-  return {
-    release: async () => {
-      held.resolve();
-      await done;
-    },
-  };
-}
-
-function settled(p: Promise<unknown>): () => boolean {
-  let done = false;
-  p.finally(() => done = true);
-  return () => done;
-}
-
-const macrotask = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
-
 interface Setup {
   readonly t: TestDatabase;
   readonly bus: MemoryBus;
@@ -139,7 +113,7 @@ async function withProjector(run: (s: Setup) => Promise<void>): Promise<void> {
  * behind it and so are written together in one batch once the lock is released.
  */
 async function asOneBatch(s: Setup, first: ActorChange, rest: readonly ActorChange[]) {
-  const block = await blockLedger(s.t);
+  const block = await blockTable(s.t, "ledger_entries");
   try {
     await publish(s.bus, first);
     for (const c of rest) await publish(s.bus, c);
@@ -292,7 +266,7 @@ Deno.test("LedgerProjector: a sync sentinel after a batch resolves only once the
     await s.bus.publish(syncSubject("live", "s0"), { sync: "s0" });
     await early;
 
-    const block = await blockLedger(s.t);
+    const block = await blockTable(s.t, "ledger_entries");
     let synced: () => boolean;
     const done = s.projector.synced("s1");
     try {
@@ -319,7 +293,7 @@ Deno.test("LedgerProjector: a sync sentinel after a batch resolves only once the
 
 Deno.test("LedgerProjector: a change counts for the bus's flush (and so for recovery markers) only once written", async () => {
   await withProjector(async (s) => {
-    const block = await blockLedger(s.t);
+    const block = await blockTable(s.t, "ledger_entries");
     let flushed: () => boolean;
     try {
       await publish(s.bus, change("c1", [charged(entry("f-1", 1))]));
@@ -391,7 +365,7 @@ Deno.test("LedgerProjector: one change of more entries than one INSERT takes is 
 
 Deno.test("LedgerProjector: idle() and stop() wait for the queued writes; nothing lands after stop()", async () => {
   await withProjector(async (s) => {
-    const block = await blockLedger(s.t);
+    const block = await blockTable(s.t, "ledger_entries");
     let idle: () => boolean;
     let stop: () => boolean;
     try {

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { sql } from "kysely";
 import type { ActorChange } from "../../src/bus/bus.ts";
 import { subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { appendEvents, Projector, upsertSnapshot } from "../../src/db/projection.ts";
-import { openTestDatabase, type TestDatabase } from "./helpers.ts";
+import { blockTable, macrotask, openTestDatabase, settled, type TestDatabase } from "./helpers.ts";
 
 function snapshotOf(t: TestDatabase, type: string, id: string) {
   return t.db.selectFrom("snapshots").select(["tenant", "version", "data"])
@@ -187,38 +186,12 @@ Deno.test("Projector: a malformed change is reported, not thrown, and later chan
   }
 });
 
-/** Holds an exclusive lock on snapshots (on PGlite: the one connection) until released. */
-async function blockSnapshots(t: TestDatabase): Promise<{ release(): Promise<void> }> {
-  const taken = Promise.withResolvers<void>();
-  const held = Promise.withResolvers<void>();
-  const done = t.db.transaction().execute(async (trx) => {
-    await sql`lock table snapshots in exclusive mode`.execute(trx);
-    taken.resolve();
-    await held.promise;
-  });
-  await Promise.race([taken.promise, done]);
-  return {
-    release: async () => {
-      held.resolve();
-      await done;
-    },
-  };
-}
-
-function settled(p: Promise<unknown>): () => boolean {
-  let done = false;
-  p.finally(() => done = true);
-  return () => done;
-}
-
-const macrotask = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
-
 Deno.test("Projector: idle() and stop() wait for the write under way; nothing lands after stop()", async () => {
   await using t = await openTestDatabase();
   const bus = new MemoryBus();
   const projector = new Projector({ bus, db: t.db, env: "live" });
   try {
-    const block = await blockSnapshots(t);
+    const block = await blockTable(t, "snapshots");
     let idle: () => boolean;
     try {
       await publish(bus, change("o1", 1, { n: 1 }));
@@ -253,7 +226,7 @@ Deno.test("Projector: a change counts for the bus's flush (and so for recovery m
   const bus = new MemoryBus();
   const projector = new Projector({ bus, db: t.db, env: "live" });
   try {
-    const block = await blockSnapshots(t);
+    const block = await blockTable(t, "snapshots");
     let flushed: () => boolean;
     try {
       await publish(bus, change("o1", 1, { n: 1 }));
