@@ -547,6 +547,11 @@ export class ActorRuntime {
     cell.marker = "none";
     cell.loaded = true;
     cell.assumedNew = false;
+    // Another writer may have stored replies since a read made ahead: count the load as a
+    // commit whose replies are unknown, so no earlier read ahead is used.
+    cell.committed++;
+    cell.forgottenUpTo = cell.committed;
+    cell.recentReplies = [];
   }
 
   /**
