@@ -47,10 +47,7 @@ export class GroupCommitter {
       this.#inFlight++;
       this.#commit(group).finally(() => {
         this.#inFlight--;
-        // The next group forms a turn of the event loop later: the actors whose commits just
-        // landed often write again at once (a booking's shipment right after its charge), and
-        // would otherwise wait a whole commit for the group after.
-        setTimeout(() => this.#pump(), 0);
+        this.#pump();
       });
     }
   }
