@@ -73,9 +73,11 @@ export class LedgerProjector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
   readonly #queue = new WriteQueue<LedgerChange>(
-    (batch, next) =>
-      batch.length < LEDGER_BATCH_CHANGES_MAX &&
-      batch.reduce((n, c) => n + c.events.length, next.events.length) <= LEDGER_BATCH_EVENTS_MAX,
+    {
+      itemsMax: LEDGER_BATCH_CHANGES_MAX,
+      weightMax: LEDGER_BATCH_EVENTS_MAX,
+      weightOf: (change) => change.events.length,
+    },
     (batch) => this.#writeReporting(batch),
   );
   #subscription: Subscription | null;

@@ -130,7 +130,7 @@ export class Projector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
   readonly #queue = new WriteQueue<{ change: ActorChange; subject: string }>(
-    (batch) => batch.length < PROJECTION_BATCH_MAX,
+    { itemsMax: PROJECTION_BATCH_MAX },
     (batch) => this.#write(batch),
   );
   #subscription: Subscription | null;

@@ -34,25 +34,29 @@ export class SyncWaiters {
   }
 }
 
+/** How large one batch of a `WriteQueue` may grow (its first change always goes). */
+export interface BatchLimits<T> {
+  readonly itemsMax: number;
+  /** A bound on the summed weight of the batch's changes, when each weighs `weightOf`. */
+  readonly weightMax?: number;
+  readonly weightOf?: (item: T) => number;
+}
+
 /**
  * What a projection has received and not yet written, in delivery order, with the sync
  * sentinels among it. One batch is written at a time: the changes at the head, up to the next
- * sentinel, while `fits` takes the next one in (the first always goes); `write` must report its
- * own failures. Each push answers once its change is written, and a sentinel is reached once
- * everything before it is.
+ * sentinel, within the limits; `write` must report its own failures. Each push answers once its
+ * change is written, and a sentinel is reached once everything before it is.
  */
 export class WriteQueue<T> {
-  readonly #fits: (batch: readonly T[], next: T) => boolean;
+  readonly #limits: BatchLimits<T>;
   readonly #write: (batch: T[]) => Promise<void>;
   readonly #syncs = new SyncWaiters();
   #queue: Queued<T>[] = [];
   #writing: Promise<void> | null = null;
 
-  constructor(
-    fits: (batch: readonly T[], next: T) => boolean,
-    write: (batch: T[]) => Promise<void>,
-  ) {
-    this.#fits = fits;
+  constructor(limits: BatchLimits<T>, write: (batch: T[]) => Promise<void>) {
+    this.#limits = limits;
     this.#write = write;
   }
 
@@ -92,14 +96,17 @@ export class WriteQueue<T> {
         head.written();
         continue;
       }
+      const { itemsMax, weightMax = Infinity, weightOf = () => 0 } = this.#limits;
       const batch: T[] = [];
-      let n = 0;
+      let weight = 0;
       for (const q of this.#queue) {
-        if ("sync" in q || (n > 0 && !this.#fits(batch, q.item))) break;
+        if ("sync" in q || batch.length >= itemsMax) break;
+        const w = weightOf(q.item);
+        if (batch.length > 0 && weight + w > weightMax) break;
         batch.push(q.item);
-        n++;
+        weight += w;
       }
-      const taken = this.#queue.splice(0, n);
+      const taken = this.#queue.splice(0, batch.length);
       try {
         await this.#write(batch);
       } finally {
