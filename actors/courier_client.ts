@@ -24,6 +24,7 @@ import {
   type LedgerEntry,
 } from "../src/domain/ledger.ts";
 import {
+  type AccountBalances,
   accountBalances,
   decideLedger,
   evolveLedger,
@@ -106,6 +107,8 @@ export type CourierClientCommand =
     waybill: string;
     amount_minor: number;
     currency: string;
+    /** The option booked, named in the kept reply so a retry asking another one is refused. */
+    service_level?: string;
     references?: ShipmentReferences;
     by: string;
   }
@@ -162,8 +165,18 @@ export interface ClientIdentity {
   readonly user: Omit<ClientUser, "password_hash"> | null;
 }
 
+/** A booking's charge: kept for good under the booking's idempotency key, so it stays small. */
+export interface BookingChargeReply {
+  readonly entry: LedgerEntry;
+  readonly allocations: readonly [];
+  readonly balances: AccountBalances;
+  /** Absent on charges kept before it was recorded. */
+  readonly service_level?: string;
+}
+
 export type CourierClientReply =
   | CourierClient
+  | BookingChargeReply
   | ClientIdentity
   | { readonly user_id: string; readonly password_hash: string; readonly session_epoch: number }
   | LedgerReply
@@ -230,7 +243,6 @@ function decide(
         shipment: command.waybill,
         created_at: ctx.now,
       });
-      // A small reply: it is kept for good under the booking's idempotency key.
       return ok([{
         kind: "booking_charged",
         waybill: command.waybill,
@@ -241,7 +253,12 @@ function decide(
         by: command.by,
         entry,
         ...(command.references ? { references: command.references } : {}),
-      }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) }));
+      }], (next): BookingChargeReply => ({
+        entry,
+        allocations: [],
+        balances: accountBalances(next!),
+        ...(command.service_level === undefined ? {} : { service_level: command.service_level }),
+      }));
     }
     case "top_up":
       if (state.settings.settlement_mode !== "prepaid") {

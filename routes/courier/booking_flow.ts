@@ -5,7 +5,12 @@
  * crash anywhere completes the same booking and charges once.
  */
 import type { Context } from "hono";
-import { asClient, type CourierClient, courierClientActor } from "../../actors/courier_client.ts";
+import {
+  asClient,
+  type BookingChargeReply,
+  type CourierClient,
+  courierClientActor,
+} from "../../actors/courier_client.ts";
 import { calendarById, courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import {
   PLATFORM_SETTINGS_ID,
@@ -240,15 +245,19 @@ export async function bookOffer(
     throw new ApiError("not_found", `prices_reference not found: ${reference}`);
   }
   const waybill = await waybillOf(courierId, reference);
-  // spec: courier 2.2 rule 2, 7: expired prices are never booked (but a booking made in time
-  // is still answered as already booked).
+  const chargeKey = `charge:${waybill}`;
+  // spec: courier 2.2 rule 2, 7: expired prices are never booked. A booking made in time is
+  // still answered as already booked, and one charged in time but stopped before its shipment
+  // (a crash between the two commits) is completed: the charge stands for a booking.
   if (env.clock.now() > offer.valid_until) {
     const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
     if (made.ok) return replayed(asShipment(made.reply), serviceLevel);
-    throw new ApiError(
-      "prices_expired",
-      `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
-    );
+    if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
+      throw new ApiError(
+        "prices_expired",
+        `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
+      );
+    }
   }
   // spec: courier 2.2 rule 3: only what was shown can be booked.
   const option = offer.options.find((o) => o.code === serviceLevel);
@@ -280,18 +289,24 @@ export async function bookOffer(
     waybill,
     amount_minor: option.total_minor,
     currency: option.currency,
+    service_level: option.code,
     references: {
       external_customer_code: offer.request.external_customer_code,
       external_billing_reference: offer.request.external_billing_reference,
       client_order_reference: offer.request.client_order_reference,
     },
     by: options.by,
-  }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+  }, { idempotencyKey: chargeKey, permanent: true });
   if (!charged.ok) {
     if (claim) {
       await runtime.ask(referenceClaimActor, courierId, claim, { kind: "release", waybill });
     }
     throw fromRejection(charged);
+  }
+  // A retry of a booking charged before a crash: only the option that was charged is booked.
+  const chargedFor = (charged.reply as BookingChargeReply).service_level;
+  if (chargedFor !== undefined && chargedFor !== option.code) {
+    throw reBooked(chargedFor, waybill);
   }
   // The waybill is new unless this is a retry: `fresh` skips the read, and a shipment that
   // exists after all fails the commit's check, is read, and answers as already booked.
@@ -311,12 +326,16 @@ export async function bookOffer(
 /** The same booking again: the shipment it made, unless another option is asked of the offer. */
 function replayed(shipment: Shipment, serviceLevel: string): Booked {
   if (shipment.pricing.service.code !== serviceLevel) {
-    throw new ApiError(
-      "reference_conflict",
-      `these prices were already booked with service ${shipment.pricing.service.code}: ${shipment.waybill}`,
-    );
+    throw reBooked(shipment.pricing.service.code, shipment.waybill);
   }
   return { shipment, already_booked: true };
+}
+
+function reBooked(serviceLevel: string, waybill: string): ApiError {
+  return new ApiError(
+    "reference_conflict",
+    `these prices were already booked with service ${serviceLevel}: ${waybill}`,
+  );
 }
 
 async function newShipment(

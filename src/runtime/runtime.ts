@@ -200,6 +200,18 @@ export class ActorRuntime {
     return found;
   }
 
+  /**
+   * Whether a command sent under `idempotencyKey` was committed by this actor, without sending
+   * one: a retry that may no longer make the command (expired prices) still completes one made.
+   */
+  async committedUnder(def: AnyActorDefinition, id: string, idempotencyKey: string): Promise<
+    boolean
+  > {
+    return (await this.#store.replies({ type: def.type, id }, [idempotencyKey])).has(
+      idempotencyKey,
+    );
+  }
+
   /** Drops a remembered lookup (the actor refused the key). */
   forget(index: string, key: string): void {
     this.#lookups.delete(`${index}\u0000${key}`);

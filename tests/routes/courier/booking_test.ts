@@ -9,6 +9,8 @@ import {
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
+import { courierClientActor } from "../../../actors/courier_client.ts";
+import { waybillOf } from "../../../routes/courier/booking_flow.ts";
 
 async function prices(t: TestEnv, client: Client, body: Record<string, unknown> = DOMESTIC) {
   const r = await t.call("POST", "/client/prices", { headers: clientKey(client), body });
@@ -137,6 +139,40 @@ Deno.test("book: expired prices answer 422 prices_expired; the operator's hold a
     assert.equal(Date.parse(longer.valid_until) - t.clock.now(), 45 * 60_000);
     t.clock.advanceBy(44 * 60_000);
     assert.equal((await book(t, client, longer.prices_reference)).status, 201);
+  }));
+
+Deno.test("book: a retry completes a booking charged before a crash, even once its prices expired", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    // The booking's first commit, as if the process stopped right after it.
+    const charged = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "charge_booking",
+      waybill,
+      amount_minor: 8_892,
+      currency: "BWP",
+      service_level: "express",
+      by: "test",
+    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+    assert.ok(charged.ok);
+    t.clock.advanceBy(30 * 60_000 + 1);
+    const other = await book(t, client, offer.prices_reference, "economy");
+    assert.equal(other.status, 409, "only the option charged is booked");
+    assert.equal(other.body.code, "reference_conflict");
+    const retry = await book(t, client, offer.prices_reference);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.waybill, waybill);
+    const again = await book(t, client, offer.prices_reference);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.already_booked, true);
+    assert.equal((await account(t, client)).balance, 411.08, "charged once");
+    // Prices that expired uncharged still book nothing.
+    const late = await prices(t, client);
+    t.clock.advanceBy(30 * 60_000 + 1);
+    assert.equal((await book(t, client, late.prices_reference)).body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08);
   }));
 
 Deno.test("book: only what was shown can be booked", () =>
