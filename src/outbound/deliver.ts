@@ -28,14 +28,13 @@ import type { Clock } from "../runtime/clock.ts";
 import { newId } from "../runtime/ids.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { ATTEMPT_ERROR_CHARS_MAX, ATTEMPT_TIMEOUT_MS, clip } from "./schedule.ts";
+import { pinnedPost, type SendFn } from "./pinned_post.ts";
 import { checkDeliveryTarget, type Resolve } from "./url_guard.ts";
 
 /** Due events remembered between pumps; past this a hint is dropped (its lease re-fires it). */
 export const DUE_SET_MAX = 10_000;
 /** Attempts one pump runs at once. */
 export const PUMP_CONCURRENCY = 16;
-
-export type FetchFn = (input: URL, init: RequestInit) => Promise<Response>;
 
 export interface OutboundDeliveryOptions {
   readonly runtime: ActorRuntime;
@@ -46,7 +45,8 @@ export interface OutboundDeliveryOptions {
   readonly clock: Clock;
   /** ALLOW_LOOPBACK_WEBHOOKS: http://127.0.0.1 and http://localhost targets (tests, local runs). */
   readonly allowLoopback: boolean;
-  readonly fetch?: FetchFn;
+  /** Sends one attempt; defaults to `pinnedPost`, connecting to the addresses just checked. */
+  readonly send?: SendFn;
   /** DNS for the per-attempt target check; defaults to the system resolver. */
   readonly resolve?: Resolve;
   /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
@@ -76,7 +76,7 @@ interface Due {
 
 export class OutboundDelivery {
   readonly #o: OutboundDeliveryOptions;
-  readonly #fetch: FetchFn;
+  readonly #transport: SendFn;
   readonly #due = new Map<string, Due>();
   readonly #subscription: Subscription;
   readonly #inflight = new Set<Promise<unknown>>();
@@ -84,7 +84,7 @@ export class OutboundDelivery {
 
   constructor(options: OutboundDeliveryOptions) {
     this.#o = options;
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#transport = options.send ?? ((request) => pinnedPost(request));
     const pattern = subjectPattern(options.runtime.env, "*", outboundEventActor.type);
     this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
   }
@@ -164,15 +164,15 @@ export class OutboundDelivery {
     const abort = new AbortController();
     const timeout = setTimeout(() => abort.abort(), ATTEMPT_TIMEOUT_MS);
     try {
-      const response = await this.#fetch(verdict.url, {
-        method: "POST",
+      // Sent to the addresses checked above, never to a second lookup of the name.
+      const response = await this.#transport({
+        url: verdict.url,
+        addresses: verdict.addresses ?? [],
         headers,
         body: event.raw_body,
-        // A 3xx is a failure: a redirect could lead anywhere the target check never saw.
-        redirect: "manual",
         signal: abort.signal,
       });
-      await response.body?.cancel();
+      // A 3xx is a failure: a redirect could lead anywhere the target check never saw.
       if (response.status >= 200 && response.status < 300) {
         return { result: "delivered", http_status: response.status };
       }

@@ -13,7 +13,8 @@ import {
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { importDataKey, seal } from "../../src/domain/secrets.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
-import { type FetchFn, OutboundDelivery } from "../../src/outbound/deliver.ts";
+import { OutboundDelivery } from "../../src/outbound/deliver.ts";
+import type { OutboundRequest, SendFn } from "../../src/outbound/pinned_post.ts";
 import {
   ATTEMPT_LEASE_MS,
   ATTEMPTS_MAX,
@@ -47,7 +48,7 @@ interface HarnessOptions {
   readonly dataKey: CryptoKey;
   readonly path?: string;
   readonly allowLoopback?: boolean;
-  readonly fetch?: FetchFn;
+  readonly send?: SendFn;
   readonly resolve?: Resolve;
 }
 
@@ -73,7 +74,7 @@ async function openHarness(o: HarnessOptions): Promise<Harness> {
     dataKey: o.dataKey,
     clock: o.clock,
     allowLoopback: o.allowLoopback ?? true,
-    ...(o.fetch ? { fetch: o.fetch } : {}),
+    ...(o.send ? { send: o.send } : {}),
     ...(o.resolve ? { resolve: o.resolve } : {}),
     onFailed: (_tenant, event) => {
       failed.push(event);
@@ -417,16 +418,16 @@ Deno.test("outbound delivery: a 302 is a failed attempt and the redirect is neve
 Deno.test("outbound delivery: a name resolving to a private address is refused at attempt time", async () => {
   const { clock, dataKeyP } = setup();
   const dataKey = await dataKeyP;
-  let fetched = 0;
+  const sent: OutboundRequest[] = [];
   const table: Record<string, string[]> = { "hooks.example.com": ["93.184.215.14"] };
   const h = await openHarness({
     clock,
     dataKey,
     allowLoopback: false,
     resolve: (host) => Promise.resolve(table[host] ?? []),
-    fetch: () => {
-      fetched++;
-      return Promise.resolve(new Response("ok", { status: 200 }));
+    send: (request) => {
+      sent.push(request);
+      return Promise.resolve({ status: 200 });
     },
   });
   try {
@@ -435,7 +436,7 @@ Deno.test("outbound delivery: a name resolving to a private address is refused a
     // The name was public when saved; it now points inward (DNS rebinding).
     table["hooks.example.com"] = ["10.0.0.7"];
     assert.equal(await h.step(), 1);
-    assert.equal(fetched, 0, "nothing is sent to a refused target");
+    assert.equal(sent.length, 0, "nothing is sent to a refused target");
     const stored = await h.get(event.event_id);
     const outcome = stored.attempts[0]!.outcome;
     assert.equal(outcome.result, "failed");
@@ -445,7 +446,10 @@ Deno.test("outbound delivery: a name resolving to a private address is refused a
     table["hooks.example.com"] = ["93.184.215.14"];
     clock.advanceBy(MINUTE);
     assert.equal(await h.step(), 1);
-    assert.equal(fetched, 1);
+    assert.equal(sent.length, 1);
+    // Sent to the address just checked, not to a name resolved again.
+    assert.deepEqual(sent[0]!.addresses, ["93.184.215.14"]);
+    assert.equal(sent[0]!.url.hostname, "hooks.example.com");
     assert.equal((await h.get(event.event_id)).status, "delivered");
   } finally {
     await h.close();
