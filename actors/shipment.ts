@@ -505,22 +505,45 @@ function wantedTimers(s: Shipment): Map<string, number> {
   return wanted;
 }
 
-/** Only what changed: new or moved timers are set, timers no longer wanted are cancelled. */
-function timersFor(next: Shipment, prev: Shipment | null = null): TimerOp[] {
-  const before = prev ? wantedTimers(prev) : new Map<string, number>();
-  const after = wantedTimers(next);
-  const ops: TimerOp[] = [];
-  for (const [name, at] of after) {
-    if (before.get(name) !== at) ops.push({ op: "set", name, at });
+/**
+ * One durable timer, at the earliest check the shipment needs: every booking and scan would
+ * otherwise set and move a timer per milestone and alert, each a key written in the store.
+ */
+const CHECK_TIMER = "check";
+
+/** The earliest check due after `after`. */
+function nextCheckAt(s: Shipment, after = -Infinity): number | null {
+  let next: number | null = null;
+  for (const at of wantedTimers(s).values()) {
+    if (at > after && (next === null || at < next)) next = at;
   }
-  for (const name of before.keys()) {
-    if (!after.has(name)) ops.push({ op: "cancel", name });
-  }
-  return ops;
+  return next;
 }
 
-/** A timer fired: at risk, overdue, no scan, or another working day over the customs wait. */
-function check(state: Shipment, name: string, now: number): Decided {
+/** After a check: the fired timer is gone, so the next one is set whatever it was before. */
+function rearm(s: Shipment, now: number): TimerOp[] {
+  const next = nextCheckAt(s, now);
+  return next === null ? [] : [{ op: "set", name: CHECK_TIMER, at: next }];
+}
+
+/** Only what changed: the check timer is set when its instant moved, cancelled when none is due. */
+function timersFor(next: Shipment, prev: Shipment | null = null): TimerOp[] {
+  const before = prev ? nextCheckAt(prev) : null;
+  const after = nextCheckAt(next);
+  if (after === before) return [];
+  return [
+    after === null
+      ? { op: "cancel", name: CHECK_TIMER }
+      : { op: "set", name: CHECK_TIMER, at: after },
+  ];
+}
+
+/**
+ * The check timer fired: every check due by now, earliest first (at risk, overdue, no scan,
+ * another working day over the customs wait). Timers named per check, set before there was one
+ * timer, fire here too and do the same.
+ */
+function check(state: Shipment, now: number): Decided {
   if (state.closed_at !== null) return accept([]);
   const terms = termsOf(state);
   const events: ShipmentEvent[] = [];
@@ -529,94 +552,96 @@ function check(state: Shipment, name: string, now: number): Decided {
   let noScanFor = state.no_scan_raised_for;
   let customsDays = state.customs_days_alerted;
   let customsCheck = state.customs_check_at ?? null;
-  const [what, milestone] = name.split(":") as [string, Milestone | undefined];
-  const m = milestones.find((o) => o.name === milestone);
-  if (what === "risk" && m && !m.at_risk_raised && now >= m.at_risk_at) {
-    milestones = milestones.map((o) => o === m ? { ...o, at_risk_raised: true } : o);
-    events.push(
-      alertDue(
-        state,
-        "milestone_at_risk",
-        `${m.name}:${m.opened_at}:risk`,
-        m.owner,
-        `${m.name} of ${state.waybill} is at risk: due ${new Date(m.due_at).toISOString()}`,
-        { milestone: m.name, due_at: m.due_at },
-      ),
-    );
-  } else if (what === "due" && m && !m.overdue_raised && now >= m.due_at) {
-    milestones = milestones.map((o) =>
-      o === m ? { ...o, overdue_raised: true, at_risk_raised: true } : o
-    );
-    events.push(
-      alertDue(
-        state,
-        "milestone_overdue",
-        `${m.name}:${m.opened_at}:due`,
-        m.owner,
-        `${m.name} of ${state.waybill} is overdue since ${new Date(m.due_at).toISOString()}`,
-        { milestone: m.name, due_at: m.due_at },
-      ),
-    );
-    if (m.owner === "courier" || m.name === "customs_clearance") {
-      estimate = estimateAfterSetback(terms.calendar, estimate, now);
-    }
-    if (m.name === "customs_clearance") {
-      customsDays = 1;
-      customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+  const due = [...wantedTimers(state)].filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
+  for (const [name] of due) {
+    const [what, milestone] = name.split(":") as [string, Milestone | undefined];
+    const m = milestones.find((o) => o.name === milestone);
+    if (what === "risk" && m && !m.at_risk_raised && now >= m.at_risk_at) {
+      milestones = milestones.map((o) => o === m ? { ...o, at_risk_raised: true } : o);
       events.push(
         alertDue(
           state,
-          "customs_wait_exceeded",
-          `customs:${m.opened_at}:1`,
-          "courier",
-          `customs has held ${state.waybill} past its wait (1 working day over)`,
-          { days_over: 1 },
+          "milestone_at_risk",
+          `${m.name}:${m.opened_at}:risk`,
+          m.owner,
+          `${m.name} of ${state.waybill} is at risk: due ${new Date(m.due_at).toISOString()}`,
+          { milestone: m.name, due_at: m.due_at },
         ),
       );
-    }
-  } else if (what === NO_SCAN_TIMER) {
-    const since = state.last_scan?.at ?? state.booked_at;
-    const due = addWorkingHours(terms.calendar, since, terms.no_scan_hours);
-    if (noScanFor !== since && now >= due) {
-      noScanFor = since;
+    } else if (what === "due" && m && !m.overdue_raised && now >= m.due_at) {
+      milestones = milestones.map((o) =>
+        o === m ? { ...o, overdue_raised: true, at_risk_raised: true } : o
+      );
       events.push(
         alertDue(
           state,
-          "no_scan",
-          `no_scan:${since}`,
-          "courier",
-          `no scan of ${state.waybill} since ${new Date(since).toISOString()}`,
-          { since },
+          "milestone_overdue",
+          `${m.name}:${m.opened_at}:due`,
+          m.owner,
+          `${m.name} of ${state.waybill} is overdue since ${new Date(m.due_at).toISOString()}`,
+          { milestone: m.name, due_at: m.due_at },
         ),
       );
-    }
-  } else if (what === CUSTOMS_TIMER) {
-    const customs = milestones.find((o) => o.name === "customs_clearance");
-    if (customs) {
-      const over = workingDaysOver(terms.calendar, customs.due_at, now);
-      for (let day = customsDays + 1; day <= over; day++) {
+      if (m.owner === "courier" || m.name === "customs_clearance") {
+        estimate = estimateAfterSetback(terms.calendar, estimate, now);
+      }
+      if (m.name === "customs_clearance") {
+        customsDays = 1;
+        customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
         events.push(
           alertDue(
             state,
             "customs_wait_exceeded",
-            `customs:${customs.opened_at}:${day}`,
+            `customs:${m.opened_at}:1`,
             "courier",
-            `customs has held ${state.waybill} past its wait (${day} working days over)`,
-            { days_over: day },
+            `customs has held ${state.waybill} past its wait (1 working day over)`,
+            { days_over: 1 },
           ),
         );
       }
-      customsDays = Math.max(customsDays, over);
-      customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+    } else if (what === NO_SCAN_TIMER) {
+      const since = state.last_scan?.at ?? state.booked_at;
+      const due = addWorkingHours(terms.calendar, since, terms.no_scan_hours);
+      if (noScanFor !== since && now >= due) {
+        noScanFor = since;
+        events.push(
+          alertDue(
+            state,
+            "no_scan",
+            `no_scan:${since}`,
+            "courier",
+            `no scan of ${state.waybill} since ${new Date(since).toISOString()}`,
+            { since },
+          ),
+        );
+      }
+    } else if (what === CUSTOMS_TIMER) {
+      const customs = milestones.find((o) => o.name === "customs_clearance");
+      if (customs) {
+        const over = workingDaysOver(terms.calendar, customs.due_at, now);
+        for (let day = customsDays + 1; day <= over; day++) {
+          events.push(
+            alertDue(
+              state,
+              "customs_wait_exceeded",
+              `customs:${customs.opened_at}:${day}`,
+              "courier",
+              `customs has held ${state.waybill} past its wait (${day} working days over)`,
+              { days_over: day },
+            ),
+          );
+        }
+        customsDays = Math.max(customsDays, over);
+        customsCheck = nextLocalDayStart(terms.calendar, now) + 1;
+      }
     }
   }
   if (
     events.length === 0 && estimate === state.estimated_delivery_on &&
     customsCheck === (state.customs_check_at ?? null)
   ) {
-    // Nothing new: a stale timer changes nothing; one that fired early is armed again.
-    const again = timersFor(state).filter((t) => t.op === "set" && t.name === name && t.at > now);
-    return accept([], undefined, again);
+    // Nothing new (a timer that fired early, or a stale one): the check timer is armed again.
+    return accept([], undefined, rearm(state, now));
   }
   const verdict = healthOf({ ...state, milestones }, now);
   const lifecycle: Lifecycle = {
@@ -639,7 +664,7 @@ function check(state: Shipment, name: string, now: number): Decided {
       at: now,
     });
   }
-  return accept(all, undefined, timersFor({ ...state, ...lifecycle }, state));
+  return accept(all, undefined, rearm({ ...state, ...lifecycle }, now));
 }
 
 export const shipmentActor: ActorDefinition<
@@ -671,7 +696,7 @@ export const shipmentActor: ActorDefinition<
         return accept([], () => state);
       case "timer":
         if (state === null) return accept([]);
-        return check(state, command.name, ctx.now);
+        return check(state, ctx.now);
       default:
         return unreachable(command);
     }
