@@ -6,15 +6,17 @@
  *
  * Idempotency (one rule for the three booking calls): a request or row is known by, first that
  * applies, its `idempotency_key` (POST /client/shipments also takes the `Idempotency-Key`
- * header); its `client_order_reference`; with an `Idempotency-Key` header on a bulk or CSV call,
- * that key plus the row's index or the CSV line's content. Sent again, it answers the shipment
- * it booked (`already_booked: true`); with other details it is refused (409 duplicate_order for
- * an order reference, idempotency_key_reused for a key). A refused row books nothing and frees
- * its identity, so a corrected batch can be sent again whole.
+ * header); its `client_order_reference` when the client has unique_external_reference (courier
+ * 7: only then is a repeated reference a duplicate order); with an `Idempotency-Key` header on
+ * a bulk or CSV call, that key plus the row's index or the CSV line's content. Sent again, it
+ * answers the shipment it booked (`already_booked: true`); with other details it is refused (409
+ * duplicate_order for an order reference, idempotency_key_reused for a key). A refused row books
+ * nothing and frees its identity, so a corrected batch can be sent again whole.
  */
 import { sql } from "kysely";
 import type { Context } from "hono";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
+import type { CourierClient } from "../../actors/courier_client.ts";
 import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { clientShipmentIn } from "../../src/courier/shipments.ts";
 import { HEADLINES } from "../../src/domain/lifecycle.ts";
@@ -133,7 +135,7 @@ export function clientShipmentRoutes(api: Api): void {
     summary: "Book one shipment in one call: the price request (courier 2.1) plus " +
       "`service_level` and `dangerous_goods_confirmed`. 201 with waybill and tracking_url. " +
       "Idempotent on the `Idempotency-Key` header or `idempotency_key`, else on " +
-      "`client_order_reference`: the same request again answers 200 `already_booked: true`; " +
+      "`client_order_reference` (with unique_external_reference): the same request again answers 200 `already_booked: true`; " +
       "the same key with other details answers 409",
     tag,
     security,
@@ -142,8 +144,9 @@ export function clientShipmentRoutes(api: Api): void {
     status: 201,
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
-    const identity = header ? `key:${header}` : identityOf(body, null);
-    const booked = await bookRequest(c, await callerOf(c), body, identity);
+    const caller = await callerOf(c);
+    const identity = header ? `key:${header}` : identityOf(body, null, caller.client);
+    const booked = await bookRequest(c, caller, body, identity);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 
@@ -153,15 +156,17 @@ export function clientShipmentRoutes(api: Api): void {
     summary: `Book up to ${BULK_SHIPMENTS_MAX} shipments (rows as POST /client/shipments). ` +
       "Each row answers `{index, waybill, tracking_url, already_booked}` or `{index, error: " +
       "{code, message}}`; a bad row stops no other. A row is known by its idempotency_key, " +
-      "else its client_order_reference, else the call's Idempotency-Key and its index: " +
+      "else its client_order_reference (with unique_external_reference), else the call's " +
+      "Idempotency-Key and its index: " +
       "sending the batch again books no row twice",
     tag,
     security,
     middleware: [client()],
     body: BulkBody,
   }, async (c, { body }) => {
-    const checked = bulkRequests(body.shipments, idempotencyHeader(c));
+    const header = idempotencyHeader(c);
     const caller = await callerOf(c);
+    const checked = bulkRequests(body.shipments, header, caller.client);
     const valid = checked.filter((r): r is Exclude<typeof r, ApiError> => !(r instanceof ApiError));
     const booked = await bookRows(c, caller, valid);
     let next = 0;
@@ -182,7 +187,8 @@ export function clientShipmentRoutes(api: Api): void {
       `${CSV_BOOKING_LINES_MAX} lines and ${UPLOAD_BODY_BYTES_MAX} bytes. Answers ` +
       "`{booked, failed, results: [{line, waybill, tracking_url, already_booked} or {line, " +
       "code, errors: [{column, message}]}]}` (the header is line 1). A line is known by its " +
-      "idempotency_key, else its client_order_reference, else the call's Idempotency-Key and " +
+      "idempotency_key, else its client_order_reference (with unique_external_reference), " +
+      "else the call's Idempotency-Key and " +
       "the line's content: uploading the file again books no line twice",
     tag,
     security,
@@ -192,7 +198,7 @@ export function clientShipmentRoutes(api: Api): void {
     const header = idempotencyHeader(c);
     const file = readCsv(await uploadText(c));
     const caller = await callerOf(c);
-    const booked = await bookRows(c, caller, await csvRequests(file.lines, header));
+    const booked = await bookRows(c, caller, await csvRequests(file.lines, header, caller.client));
     let next = 0;
     const results = file.lines.map((l) => {
       if (!("req" in l)) return { line: l.line, code: "validation_failed", errors: l.errors };
@@ -246,7 +252,7 @@ export function clientShipmentRoutes(api: Api): void {
 }
 
 /** Each bulk row checked on its own: its request and identity, or its refusal. */
-function bulkRequests(rows: readonly unknown[], header: string | null) {
+function bulkRequests(rows: readonly unknown[], header: string | null, client: CourierClient) {
   return rows.map((row, index) => {
     const parsed = ShipmentRequest.safeParse(row);
     if (!parsed.success) {
@@ -256,12 +262,16 @@ function bulkRequests(rows: readonly unknown[], header: string | null) {
       })));
     }
     const derived = header ? `batch:${header}:${index}` : null;
-    return { req: parsed.data, identity: identityOf(parsed.data, derived) };
+    return { req: parsed.data, identity: identityOf(parsed.data, derived, client) };
   });
 }
 
 /** The CSV lines that make requests, with their identities. */
-async function csvRequests(lines: readonly CsvLine[], header: string | null) {
+async function csvRequests(
+  lines: readonly CsvLine[],
+  header: string | null,
+  client: CourierClient,
+) {
   const seen = new Map<string, number>();
   const rows: { req: ShipmentRequestBody; identity: string | null }[] = [];
   for (const l of lines) {
@@ -274,7 +284,7 @@ async function csvRequests(lines: readonly CsvLine[], header: string | null) {
       seen.set(digest, n);
       derived = `csv:${header}:${digest}:${n}`;
     }
-    rows.push({ req: l.req, identity: identityOf(l.req, derived) });
+    rows.push({ req: l.req, identity: identityOf(l.req, derived, client) });
   }
   return rows;
 }

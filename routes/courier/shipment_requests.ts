@@ -55,13 +55,22 @@ export function idempotencyHeader(c: Context<AppEnv>): string | null {
 }
 
 /**
- * A request's identity, first that applies: its own idempotency key; its client_order_reference;
- * `derived` (from the request's Idempotency-Key header: a bulk row's index, a CSV line's content).
- * None: the request books each time it is sent.
+ * A request's identity, first that applies: its own idempotency key; its client_order_reference
+ * when the client books each external reference once; `derived` (from the request's
+ * Idempotency-Key header: a bulk row's index, a CSV line's content). None: the request books
+ * each time it is sent.
  */
-export function identityOf(req: ShipmentRequestBody, derived: string | null): string | null {
+export function identityOf(
+  req: ShipmentRequestBody,
+  derived: string | null,
+  client: CourierClient,
+): string | null {
   if (req.idempotency_key) return `key:${req.idempotency_key}`;
-  if (req.client_order_reference) return `order:${req.client_order_reference}`;
+  // spec: courier 7: a repeated reference is a duplicate order only under
+  // unique_external_reference; otherwise it is a searchable reference, and may repeat.
+  if (req.client_order_reference && client.settings.unique_external_reference) {
+    return `order:${req.client_order_reference}`;
+  }
   return derived;
 }
 

@@ -26,9 +26,13 @@ import { priceOfferActor } from "../../../actors/price_offer.ts";
 const EXPRESS = 88.92;
 const ROW = { ...DOMESTIC, service_level: "express" };
 
-async function ready(t: TestEnv, balance = "2000"): Promise<[Courier, Client]> {
+async function ready(
+  t: TestEnv,
+  balance = "2000",
+  settings: Record<string, unknown> = {},
+): Promise<[Courier, Client]> {
   const courier = await newCourier(t);
-  const client = await newClient(t, courier);
+  const client = await newClient(t, courier, settings);
   if (balance !== "0") await topUp(t, courier, client, balance);
   return [courier, client];
 }
@@ -146,7 +150,7 @@ Deno.test("client shipments: the list holds only the caller's, newest first, pag
 
 Deno.test("client shipments: POST books in one call; the same request again is already_booked", () =>
   withTestEnv(async (t) => {
-    const [, client] = await ready(t, "1000");
+    const [, client] = await ready(t, "1000", { unique_external_reference: true });
     const key = { "Idempotency-Key": "order-7-attempt" };
     const first = await post(t, client, "/client/shipments", ROW, key);
     assert.equal(first.status, 201, JSON.stringify(first.body));
@@ -166,7 +170,8 @@ Deno.test("client shipments: POST books in one call; the same request again is a
     assert.equal(changed.body.code, "idempotency_key_reused");
     assert.match(changed.body.message, new RegExp(first.body.data.waybill));
 
-    // Without a key, the client_order_reference is the request's identity.
+    // Without a key, the client_order_reference is the request's identity (the client books
+    // each external reference once).
     const ordered = { ...ROW, client_order_reference: "SHOP-77" };
     const o1 = await post(t, client, "/client/shipments", ordered);
     const o2 = await post(t, client, "/client/shipments", ordered);
@@ -187,6 +192,21 @@ Deno.test("client shipments: POST books in one call; the same request again is a
     assert.equal(n2.status, 201);
     assert.notEqual(n1.body.data.waybill, n2.body.data.waybill);
     assert.equal(await balance(t, client), Number((1000 - 4 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: without unique_external_reference an order reference may repeat", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const ordered = { ...ROW, client_order_reference: "SHOP-77" };
+    const o1 = await post(t, client, "/client/shipments", ordered);
+    const o2 = await post(t, client, "/client/shipments", { ...ordered, contents: "Books" });
+    assert.equal(o1.status, 201, JSON.stringify(o1.body));
+    assert.equal(o2.status, 201, "no duplicate_order unless the client asked for it (7)");
+    assert.notEqual(o2.body.data.waybill, o1.body.data.waybill);
+    const csv = csvOf([line({ client_order_reference: "SHOP-77" })]);
+    const o3 = await upload(t, client, csv);
+    assert.equal(o3.body.data.booked, 1, JSON.stringify(o3.body));
+    assert.equal(await balance(t, client), Number((1000 - 3 * EXPRESS).toFixed(2)));
   }));
 
 Deno.test("client shipments: five identical requests at once book one shipment, charged once", () =>
@@ -323,7 +343,9 @@ Deno.test("client shipments: bulk over 200 rows is refused whole", () =>
 
 Deno.test("client shipments: bulk with a balance for some rows books those and charges no more", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t, (EXPRESS * 2 + 5).toFixed(2));
+    const [courier, client] = await ready(t, (EXPRESS * 2 + 5).toFixed(2), {
+      unique_external_reference: true,
+    });
     const shipments = Array.from(
       { length: 5 },
       (_, i) => ({ ...ROW, client_order_reference: `PO-${i}` }),
@@ -433,7 +455,7 @@ Deno.test("client shipments: a CSV's bad lines answer their line numbers and col
 
 Deno.test("client shipments: uploading a CSV again books none of its lines twice", () =>
   withTestEnv(async (t) => {
-    const [, client] = await ready(t, "1000");
+    const [, client] = await ready(t, "1000", { unique_external_reference: true });
     // Lines without an order reference are known by the upload's key and their content.
     const csv = csvOf([line(), line(), line({ contents: "Syringes" })]);
     const first = await upload(t, client, csv, { key: "upload-1" });
@@ -451,7 +473,7 @@ Deno.test("client shipments: uploading a CSV again books none of its lines twice
       again.body.data.results.map((x: { waybill: string }) => x.waybill).sort(),
       [...waybills].sort(),
     );
-    // Order references make lines known without a key.
+    // Order references make lines known without a key (unique_external_reference).
     const ordered = csvOf([line({ client_order_reference: "R-1" })]);
     const o1 = await upload(t, client, ordered);
     const o2 = await upload(t, client, ordered);
