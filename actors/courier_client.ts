@@ -14,6 +14,7 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import { constantTimeEqual } from "../src/domain/secrets.ts";
+import { formatMinor } from "../src/domain/money.ts";
 import { type AccountMoney, applyCharge, checkCharge, NO_MONEY } from "../src/domain/settlement.ts";
 import {
   bookEntry,
@@ -113,7 +114,13 @@ export type CourierClientCommand =
     by: string;
   }
   | { kind: "top_up"; amount_minor: number; currency: string; reference: string; by: string }
-  | { kind: "change_settings"; changes: Partial<ClientSettings>; by: string }
+  | {
+    kind: "change_settings";
+    changes: Partial<ClientSettings>;
+    /** The settings the caller checked the change against; refused if they moved since. */
+    basis?: Pick<ClientSettings, "billing_currency" | "rate_card_id">;
+    by: string;
+  }
   | { kind: "rotate_api_key"; key: KeyRecord; by: string }
   | { kind: "set_webhook"; url: string; secret: WebhookSecret; by: string }
   | { kind: "authenticate_key"; hash: string }
@@ -214,18 +221,8 @@ function decide(
     case "get":
     case "timer":
       return ok([]);
-    case "change_settings": {
-      const currency = command.changes.billing_currency;
-      if (
-        currency !== undefined && currency !== state.settings.billing_currency && hasBalances(state)
-      ) {
-        return reject(
-          "balance_not_settled",
-          `the billing currency changes only with the balances settled: ${state.settings.billing_currency}`,
-        );
-      }
-      return ok([{ kind: "settings_changed", changes: command.changes, by: command.by }]);
-    }
+    case "change_settings":
+      return changeSettings(state, command);
     case "charge_booking": {
       const terms = state.settings;
       const check = checkCharge(terms, state.money, command.amount_minor, command.currency);
@@ -361,6 +358,43 @@ function decide(
   }
 }
 
+function changeSettings(
+  state: CourierClient,
+  c: Extract<CourierClientCommand, { kind: "change_settings" }>,
+): Decision<CourierClientState, CourierClientEvent, CourierClientReply> {
+  const was = state.settings;
+  if (
+    c.basis &&
+    (c.basis.billing_currency !== was.billing_currency || c.basis.rate_card_id !== was.rate_card_id)
+  ) {
+    return reject(
+      "settings_changed",
+      `the client's billing currency or rate card changed meanwhile: ${was.billing_currency}, ${was.rate_card_id}`,
+    );
+  }
+  const currency = c.changes.billing_currency;
+  const moves = currency !== undefined && currency !== was.billing_currency;
+  if (moves && hasBalances(state)) {
+    return reject(
+      "balance_not_settled",
+      `the billing currency changes only with the balances settled: ${was.billing_currency}`,
+    );
+  }
+  // spec: courier 2.5: the credit limit is an amount in the billing currency; its minor units
+  // would mean another amount in another, so a move of currency names the limit again.
+  if (moves && c.changes.credit_limit_minor === undefined && was.credit_limit_minor !== 0) {
+    const message =
+      `give the credit limit in ${currency} with the change from ${was.billing_currency}`;
+    return reject("validation_failed", `invalid request: credit_limit: ${message}`, {
+      errors: [{ path: "credit_limit", message }],
+    });
+  }
+  return accept(
+    [{ kind: "settings_changed", changes: c.changes, by: c.by }],
+    (s) => s ?? undefined,
+  );
+}
+
 /** spec: courier 4.6: a client administrator invites a user; an e-mail names one user. */
 function addUser(
   state: CourierClient,
@@ -469,6 +503,8 @@ export function clientView(c: CourierClient) {
     code: c.code,
     email: c.email,
     ...settings,
+    // spec: courier 2.5: read back as written, a decimal in the billing currency.
+    credit_limit: Number(formatMinor(c.settings.credit_limit_minor, c.settings.billing_currency)),
     credit_limit_minor: c.settings.credit_limit_minor,
     webhook_url: c.webhook?.url ?? null,
     created_at: new Date(c.created_at).toISOString(),

@@ -8,6 +8,7 @@ import {
   clientView,
   courierClientActor,
 } from "../../actors/courier_client.ts";
+import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
@@ -19,7 +20,9 @@ import {
   principalName,
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { ApiError, validationFailed } from "../../src/http/errors.ts";
+import type { Context } from "hono";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { stripUndefined } from "../operator.ts";
@@ -66,6 +69,51 @@ function settingsFrom(
   return { ...rest, credit_limit_minor: minor.minor };
 }
 
+/** Attempts of a PATCH whose client's currency or rate card changed between its read and write. */
+const SETTINGS_ATTEMPTS = 3;
+
+/**
+ * The currency of the courier's rate card `id` (fixed by its version 1), or null when the courier
+ * has no such card. The read is scoped to the courier, so another courier's card is missing too.
+ */
+async function rateCardCurrency(
+  c: Context<AppEnv>,
+  courier: string,
+  id: string,
+): Promise<string | null> {
+  const r = await c.get("env").runtime.read(rateCardActor, courier, id, { kind: "get" });
+  if (r.ok) return asRateCard(r.reply).currency;
+  if (r.code === "not_found") return null;
+  throw fromRejection(r);
+}
+
+/**
+ * spec: courier 2.5, 4.2: a client is priced on its rate card and billed in its billing currency;
+ * on a card in another currency every option shown would be refused at booking. `named` is the
+ * card the request names (it must be one of the courier's); `result` the settings it leads to.
+ */
+async function checkRateCard(
+  c: Context<AppEnv>,
+  courier: string,
+  named: string | null | undefined,
+  result: Pick<ClientSettings, "billing_currency" | "rate_card_id">,
+): Promise<void> {
+  if (result.rate_card_id === null) return;
+  const currency = await rateCardCurrency(c, courier, result.rate_card_id);
+  if (currency === null) {
+    // A card kept from before this check is not the request's doing: only a named one is refused.
+    if (named === undefined || named === null) return;
+    throw validationFailed([{ path: "rate_card_id", message: `no such rate card: ${named}` }]);
+  }
+  if (currency !== result.billing_currency) {
+    throw new ApiError(
+      "currency_mismatch",
+      `rate card ${result.rate_card_id} prices in ${currency}; the client bills in ${result.billing_currency}`,
+      { rate_card_currency: currency, billing_currency: result.billing_currency },
+    );
+  }
+}
+
 export function courierClientRoutes(api: Api): void {
   define(api, {
     method: "post",
@@ -87,6 +135,10 @@ export function courierClientRoutes(api: Api): void {
       throw new ApiError("email_taken", `a client user already has this e-mail: ${body.email}`);
     }
     const settings = settingsFrom(body, body.billing_currency);
+    await checkRateCard(c, courier, body.rate_card_id, {
+      billing_currency: body.billing_currency,
+      rate_card_id: body.rate_card_id ?? null,
+    });
     const id = newId("cli");
     const key = await issueCredential(CLIENT_KEY_PREFIX, env.clock.now());
     const password = temporaryPassword();
@@ -152,17 +204,26 @@ export function courierClientRoutes(api: Api): void {
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
-    const current = asClient(
-      await read(c, courierClientActor, courier, params.client, { kind: "get" }),
-    );
-    const currency = body.billing_currency ?? current.settings.billing_currency;
-    const client = asClient(
-      await ask(c, courierClientActor, courier, params.client, {
+    const runtime = c.get("env").runtime;
+    for (let attempt = 1;; attempt++) {
+      const current = asClient(
+        await read(c, courierClientActor, courier, params.client, { kind: "get" }),
+      );
+      const before = current.settings;
+      // A credit limit given with a new billing currency is an amount in that currency.
+      const changes = settingsFrom(body, body.billing_currency ?? before.billing_currency);
+      if (body.billing_currency !== undefined || body.rate_card_id !== undefined) {
+        await checkRateCard(c, courier, body.rate_card_id, { ...before, ...changes });
+      }
+      const r = await runtime.ask(courierClientActor, courier, params.client, {
         kind: "change_settings",
-        changes: settingsFrom(body, currency),
+        changes,
+        // The checks above hold for these; the client refuses the change if they moved since.
+        basis: { billing_currency: before.billing_currency, rate_card_id: before.rate_card_id },
         by: principalName(p),
-      }),
-    );
-    return ok(c, clientView(client));
+      });
+      if (r.ok) return ok(c, clientView(asClient(r.reply)));
+      if (r.code !== "settings_changed" || attempt >= SETTINGS_ATTEMPTS) throw fromRejection(r);
+    }
   });
 }

@@ -26,6 +26,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   request_in_progress: 409,
   idempotency_key_reused: 409,
   balance_not_settled: 409,
+  settings_changed: 409,
   cod_already_collected: 409,
   fx_unresolved: 409,
   tracking_link_revoked: 410,

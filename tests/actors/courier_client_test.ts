@@ -485,6 +485,47 @@ Deno.test("client account: prepaid spends funds on later charges, past zero; pay
   );
 });
 
+Deno.test("client settings: a new billing currency needs the credit limit again, in that currency", () => {
+  const a = new Account(); // credit, 5,000.00 BWP, nothing owed
+  const bare = a.send({ kind: "change_settings", changes: { billing_currency: "JPY" }, by: "t" });
+  assert.equal(bare.ok, false);
+  assert.equal(!bare.ok && bare.code, "validation_failed");
+  assert.deepEqual(
+    !bare.ok && (bare.details?.errors as { path: string }[]).map((e) => e.path),
+    ["credit_limit"],
+  );
+  assert.deepEqual(a.client.settings, newClient("cli_1", "biz_1", {}).settings);
+  a.must({
+    kind: "change_settings",
+    changes: { billing_currency: "JPY", credit_limit_minor: 5_000 },
+    by: "t",
+  });
+  assert.equal(a.client.settings.billing_currency, "JPY");
+  assert.equal(a.client.settings.credit_limit_minor, 5_000);
+  // Without a credit limit there is no amount to name again.
+  const none = new Account({ credit_limit_minor: 0 });
+  none.must({ kind: "change_settings", changes: { billing_currency: "ZAR" }, by: "t" });
+  assert.equal(none.client.settings.billing_currency, "ZAR");
+});
+
+Deno.test("client settings: a change checked against a currency or rate card that moved since is refused", () => {
+  const a = new Account({ rate_card_id: "rc_1" });
+  const basis = { billing_currency: "BWP", rate_card_id: "rc_1" };
+  a.must({ kind: "change_settings", changes: { rate_card_id: "rc_2" }, basis, by: "t" });
+  assert.equal(
+    a.refused({ kind: "change_settings", changes: { payment_days: 10 }, basis, by: "t" }),
+    "settings_changed",
+  );
+  assert.equal(a.client.settings.payment_days, 30);
+  a.must({
+    kind: "change_settings",
+    changes: { payment_days: 10 },
+    basis: { ...basis, rate_card_id: "rc_2" },
+    by: "t",
+  });
+  assert.equal(a.client.settings.payment_days, 10);
+});
+
 Deno.test("client account: at every bound the state stays under STATE_BYTES_MAX", () => {
   const a = new Account();
   const long = (p: string, i: number) => `${p}${i}`.padEnd(REFERENCE_CHARS_MAX, "x");

@@ -192,10 +192,11 @@ Deno.test("billing: one invoice per currency; entries carry its id; a late entry
     const [courier, client] = await ready(t);
     await charge(t, courier, client, { reference: "A", amount_minor: 10_000 });
     await act(t, courier, client, "payment", { amount: 100, currency: "BWP", reference: "P-1" });
-    // The balances are settled, so the client may move to another billing currency.
+    // The balances are settled, so the client may move to another billing currency (its limit
+    // named in it, off the BWP rate card).
     const moved = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
       key: courier.business.api_key,
-      body: { billing_currency: "ZAR" },
+      body: { billing_currency: "ZAR", credit_limit: "5000.00", rate_card_id: null },
     });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     await charge(t, courier, client, { reference: "B", amount_minor: 5_000, currency: "ZAR" });

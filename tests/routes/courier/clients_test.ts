@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { SESSION_TTL_MS } from "../../../src/limits.ts";
+import { clientKey, type Courier, DOMESTIC, newClient, newCourier } from "../../helpers/courier.ts";
 
 /** A courier with the platform on and billing administration granted to its key. */
 async function courier(t: TestEnv): Promise<CreatedBusiness> {
@@ -74,12 +75,15 @@ Deno.test("courier clients: the settlement settings are stored exactly and chang
     const read = await t.call("GET", `/business/courier/clients/${c.id}`, { key: b.api_key });
     assert.equal(read.body.data.settlement_mode, "credit");
     assert.equal(read.body.data.credit_limit_minor, 500_000);
+    // spec: courier 2.5: read back as written, a decimal in the billing currency.
+    assert.equal(read.body.data.credit_limit, 5000);
     const patched = await t.call("PATCH", `/business/courier/clients/${c.id}`, {
       key: b.api_key,
       body: { credit_limit: 12.34, unique_external_reference: true, payment_days: 30 },
     });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.data.credit_limit_minor, 1_234);
+    assert.equal(patched.body.data.credit_limit, 12.34);
     assert.equal(patched.body.data.unique_external_reference, true);
     const bad = await t.call("PATCH", `/business/courier/clients/${c.id}`, {
       key: b.api_key,
@@ -202,4 +206,152 @@ Deno.test("client API: a session ends at logout, and by itself after its lifetim
     assert.equal((await me(two)).status, 200);
     t.clock.advanceBy(60_000);
     assert.equal((await me(two)).status, 401);
+  }));
+
+/** Creates a client of `courier` with `fields` over a prepaid BWP one; answers the raw reply. */
+function create(t: TestEnv, courier: Courier, code: string, fields: Record<string, unknown>) {
+  return t.call("POST", "/business/courier/clients", {
+    key: courier.business.api_key,
+    body: {
+      name: "Molapo Pharmacy",
+      code,
+      email: `${code.toLowerCase()}@example.com`,
+      settlement_mode: "prepaid",
+      billing_currency: "BWP",
+      ...fields,
+    },
+  });
+}
+
+Deno.test("courier clients: a rate card the courier does not have is refused at create and PATCH, alike for another courier's", () =>
+  withTestEnv(async (t) => {
+    const a = await newCourier(t);
+    const b = await newCourier(t);
+    const foreign = await create(t, b, "CROSS1", { rate_card_id: a.rateCardId });
+    const missing = await create(t, b, "CROSS1", { rate_card_id: "rc_missing" });
+    for (const r of [foreign, missing]) {
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["rate_card_id"]);
+    }
+    // Another courier's card answers exactly as a card that does not exist.
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(foreign.body).replaceAll(a.rateCardId, "<card>")),
+      JSON.parse(JSON.stringify(missing.body).replaceAll("rc_missing", "<card>")),
+    );
+    // Nothing was made: the code is still free.
+    assert.equal((await create(t, b, "CROSS1", { rate_card_id: b.rateCardId })).status, 201);
+
+    const client = await newClient(t, b);
+    for (const rate_card_id of [a.rateCardId, "rc_missing"]) {
+      const r = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+        key: b.business.api_key,
+        body: { rate_card_id, payment_days: 7 },
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["rate_card_id"]);
+    }
+    const read = await t.call("GET", `/business/courier/clients/${client.id}`, {
+      key: b.business.api_key,
+    });
+    assert.equal(read.body.data.rate_card_id, b.rateCardId);
+    assert.equal(read.body.data.payment_days, null);
+    const p = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+  }));
+
+Deno.test("courier clients: a rate card in another currency than the billing currency is refused", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t); // its card prices in BWP
+    const key = courier.business.api_key;
+    const zar = await t.call("POST", "/business/courier/rate-cards", {
+      key,
+      body: {
+        name: "Rand 2026",
+        currency: "ZAR",
+        base_charge: 60,
+        per_kg: 12,
+        included_kg: 1,
+        volumetric_divisor: 5000,
+        minimum_charge: 40,
+        tax_pct: 15,
+        tax_inclusive: false,
+        tax_label: "VAT",
+      },
+    });
+    assert.equal(zar.status, 201, JSON.stringify(zar.body));
+    const zarCard = zar.body.data.id;
+    const created = await create(t, courier, "ZAR1", {
+      billing_currency: "ZAR",
+      rate_card_id: courier.rateCardId,
+    });
+    assert.equal(created.status, 422, JSON.stringify(created.body));
+    assert.equal(created.body.code, "currency_mismatch");
+    assert.match(created.body.message, /BWP/);
+    assert.match(created.body.message, /ZAR/);
+
+    const client = await newClient(t, courier, { settlement_mode: "external" });
+    const path = `/business/courier/clients/${client.id}`;
+    for (const body of [{ billing_currency: "ZAR" }, { rate_card_id: zarCard }]) {
+      const r = await t.call("PATCH", path, { key, body });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "currency_mismatch");
+      assert.match(r.body.message, /BWP/);
+      assert.match(r.body.message, /ZAR/);
+    }
+    const unchanged = await t.call("GET", path, { key });
+    assert.equal(unchanged.body.data.billing_currency, "BWP");
+    assert.equal(unchanged.body.data.rate_card_id, courier.rateCardId);
+    // Both together: what the client is then shown, it can book.
+    const moved = await t.call("PATCH", path, {
+      key,
+      body: { billing_currency: "ZAR", rate_card_id: zarCard },
+    });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    const p = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    const booked = await t.call("POST", "/client/book", {
+      headers: clientKey(client),
+      body: { prices_reference: p.body.data.prices_reference, service_level: "express" },
+    });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+  }));
+
+Deno.test("courier clients: a new billing currency needs the credit limit again, read in that currency", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, {
+      settlement_mode: "credit",
+      credit_limit: "1000.00",
+      rate_card_id: null,
+    });
+    const path = `/business/courier/clients/${client.id}`;
+    const bare = await t.call("PATCH", path, { key, body: { billing_currency: "JPY" } });
+    assert.equal(bare.status, 422, JSON.stringify(bare.body));
+    assert.equal(bare.body.code, "validation_failed");
+    assert.deepEqual(bare.body.errors.map((e: { path: string }) => e.path), ["credit_limit"]);
+    const unchanged = await t.call("GET", path, { key });
+    assert.equal(unchanged.body.data.billing_currency, "BWP");
+    assert.equal(unchanged.body.data.credit_limit, 1000);
+    // A yen amount has no decimals: the limit is read in the new currency.
+    const cents = await t.call("PATCH", path, {
+      key,
+      body: { billing_currency: "JPY", credit_limit: "1000.50" },
+    });
+    assert.equal(cents.status, 422, JSON.stringify(cents.body));
+    const moved = await t.call("PATCH", path, {
+      key,
+      body: { billing_currency: "JPY", credit_limit: "150000" },
+    });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.equal(moved.body.data.billing_currency, "JPY");
+    assert.equal(moved.body.data.credit_limit, 150000);
+    assert.equal(moved.body.data.credit_limit_minor, 150000);
   }));
