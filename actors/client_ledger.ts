@@ -138,7 +138,13 @@ export type LedgerEvent =
     collected_at: number;
     by: string;
   }
-  | { kind: "invoices_issued"; invoices: readonly Invoice[]; by: string };
+  | {
+    kind: "invoices_issued";
+    invoices: readonly Invoice[];
+    /** Credit on account applied at this issue to invoices issued before (absent: none). */
+    allocations?: readonly Allocation[];
+    by: string;
+  };
 
 /** The account's figures a billing reply carries (minor units of `currency`). */
 export interface AccountBalances {
@@ -573,18 +579,15 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
       `too many open invoices; collect before invoicing more: ${open} open, max ${OPEN_INVOICES_MAX}`,
     );
   }
-  const invoices: Invoice[] = due.map((key) => {
+  const issued: Invoice[] = due.map((key) => {
     const p = book.periods[key]!;
-    const currency = key.slice(key.indexOf("|") + 1);
-    const credit = book.unallocated[currency] ?? 0;
     return {
       id: ctx.newId("inv"),
       period: c.period,
-      currency,
+      currency: key.slice(key.indexOf("|") + 1),
       amount_minor: p.uninvoiced_minor,
-      paid_minor: p.uninvoiced_minor <= 0
-        ? p.uninvoiced_minor
-        : Math.min(credit, p.uninvoiced_minor),
+      // A credit invoice (amount <= 0) is settled at issue: its credit goes on account.
+      paid_minor: Math.min(p.uninvoiced_minor, 0),
       supplementary: p.invoices > 0,
       issued_at: ctx.now,
       due_on: dueOn(ctx.now, state.settings.payment_days),
@@ -592,8 +595,28 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
       entries: p.count,
     };
   });
+  // spec: courier 4.2: credit on account, with what credit invoices add to it, pays the open
+  // invoices oldest first, the new ones too; 2.6 rule 5: only settlement changes, never lines.
+  const earlier: Allocation[] = [];
+  const fresh = new Set(issued.map((i) => i.id));
+  let invoices = issued;
+  for (const currency of new Set(issued.map((i) => i.currency))) {
+    const credit = (book.unallocated[currency] ?? 0) -
+      issued.reduce((n, i) => i.currency === currency ? n + i.paid_minor : n, 0);
+    if (credit <= 0) continue;
+    const split = allocate([...book.invoices, ...invoices], currency, credit, []);
+    if (!split.ok) return reject(split.code, split.message);
+    const paid = new Map(split.allocations.map((a) => [a.invoice_id, a.paid_minor]));
+    invoices = invoices.map((i) => ({ ...i, paid_minor: paid.get(i.id) ?? i.paid_minor }));
+    earlier.push(...split.allocations.filter((a) => !fresh.has(a.invoice_id)));
+  }
   return accept<S, LedgerEvent, LedgerReply>(
-    [{ kind: "invoices_issued", invoices, by: c.by }],
+    [{
+      kind: "invoices_issued",
+      invoices,
+      ...(earlier.length > 0 ? { allocations: earlier } : {}),
+      by: c.by,
+    }],
     (next) => ({ invoices, balances: accountBalances(next!) }),
   );
 }
@@ -650,7 +673,10 @@ export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierC
         },
       };
     case "invoices_issued":
-      return { ...state, ledger: bookInvoices(state.ledger, event.invoices) };
+      return {
+        ...state,
+        ledger: bookInvoices(state.ledger, event.invoices, event.allocations ?? []),
+      };
     default:
       return unreachable(event);
   }

@@ -274,6 +274,8 @@ class LedgerWriter {
         if (event.invoices.length === 0) return;
         await this.flush();
         for (const invoice of event.invoices) await insertInvoice(trx, owner, invoice);
+        // Credit on account that paid invoices issued before (courier 4.2).
+        await recordPaid(trx, owner, event.allocations ?? []);
         return;
       default:
         return;

@@ -298,7 +298,10 @@ export interface LedgerBook {
   /** The last entry seq handed out. */
   readonly seq: number;
   readonly recoverable_minor: number;
-  /** Payments and remitted COD not yet on an invoice, per currency: applied to the next one. */
+  /**
+   * Credit on account per currency: payments, remitted COD and credit invoices no invoice took.
+   * Never held while an invoice of its currency is open: it pays them at once (courier 4.2).
+   */
   readonly unallocated: Readonly<Record<string, number>>;
   /** `YYYY-MM|CUR` -> its uninvoiced total. */
   readonly periods: Readonly<Record<string, PeriodTotal>>;
@@ -377,10 +380,24 @@ export function bookReceipt(
   };
 }
 
-/** Issued invoices empty their period totals; credit on account they used is spent. */
-export function bookInvoices(book: LedgerBook, issued: readonly Invoice[]): LedgerBook {
+/**
+ * Issued invoices empty their period totals; credit on account they used is spent, and so is the
+ * credit `allocations` applied to invoices issued before (absent from older events).
+ */
+export function bookInvoices(
+  book: LedgerBook,
+  issued: readonly Invoice[],
+  allocations: readonly Allocation[] = [],
+): LedgerBook {
   const periods: Record<string, PeriodTotal> = { ...book.periods };
   let unallocated = book.unallocated;
+  const paid = new Map(allocations.map((a) => [a.invoice_id, a]));
+  const earlier = book.invoices.map((i) => {
+    const a = paid.get(i.id);
+    if (a === undefined) return i;
+    unallocated = addUnallocated(unallocated, i.currency, -a.amount_minor);
+    return { ...i, paid_minor: a.paid_minor };
+  });
   for (const inv of issued) {
     const key = periodKey(inv.period, inv.currency);
     const p = periods[key];
@@ -396,7 +413,7 @@ export function bookInvoices(book: LedgerBook, issued: readonly Invoice[]): Ledg
   return {
     ...book,
     periods: prunePeriods(periods),
-    invoices: pruneInvoices([...book.invoices, ...issued]),
+    invoices: pruneInvoices([...earlier, ...issued]),
     unallocated,
   };
 }
@@ -521,14 +538,19 @@ export function bucketOf(days: number): AgeingBucket {
   return "90+";
 }
 
-/** Open invoice balances by days past due; uninvoiced charges count as current. */
+/**
+ * What is owed, by days past due: open invoice balances by their due date, uninvoiced charges
+ * current. Credit (on account, or uninvoiced credit notes) is taken off oldest first, as credit is
+ * allocated: the buckets add up to what is owed, never more and never below zero.
+ */
 export function ageing(
   book: LedgerBook,
   currency: string,
   now: number,
 ): Record<AgeingBucket, number> {
+  const uninvoiced = uninvoicedMinor(book, currency);
   const out: Record<AgeingBucket, number> = {
-    current: uninvoicedMinor(book, currency),
+    current: Math.max(uninvoiced, 0),
     "1-30": 0,
     "31-60": 0,
     "61-90": 0,
@@ -537,6 +559,13 @@ export function ageing(
   for (const inv of book.invoices) {
     if (inv.currency !== currency || !isOpen(inv)) continue;
     out[bucketOf(daysPastDue(inv.due_on, now))] += balanceOf(inv);
+  }
+  let credit = (book.unallocated[currency] ?? 0) + Math.max(-uninvoiced, 0);
+  for (const bucket of [...AGEING_BUCKETS].reverse()) {
+    if (credit <= 0) break;
+    const taken = Math.min(credit, out[bucket]);
+    out[bucket] -= taken;
+    credit -= taken;
   }
   return out;
 }

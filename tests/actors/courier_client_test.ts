@@ -16,6 +16,7 @@ import {
   type OriginalEntry,
 } from "../../actors/client_ledger.ts";
 import {
+  ageing,
   balanceOf,
   COD_AWAITING_MAX,
   type EntryStatus,
@@ -422,6 +423,64 @@ Deno.test("client account: payments pay invoices; what is left is credit on acco
   assert.equal(a.client.ledger.unallocated.BWP, 1_000);
 });
 
+Deno.test("client account: a credit invoice's credit pays the open invoices at issue, oldest first", () => {
+  const a = new Account();
+  a.charge({ reference: "A", amount_minor: 10_000 });
+  const [first] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  a.now += DAY;
+  a.must({
+    kind: "correct",
+    original: original(a, "A"),
+    amount_minor: -3_000,
+    reason: "overcharged",
+    by: "t",
+  });
+  const [credit] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  assert.deepEqual([credit!.amount_minor, credit!.paid_minor, isOpen(credit!)], [
+    -3_000,
+    -3_000,
+    false,
+  ]);
+  const issued = a.events.at(-1)!;
+  assert.ok(issued.kind === "invoices_issued");
+  assert.deepEqual(issued.allocations, [
+    { invoice_id: first!.id, amount_minor: 3_000, paid_minor: 3_000 },
+  ]);
+  // spec: courier 2.6 rule 5: the first invoice's amount is not rewritten, it is paid.
+  const inv = a.client.ledger.invoices.find((i) => i.id === first!.id)!;
+  assert.deepEqual([inv.amount_minor, inv.paid_minor], [10_000, 3_000]);
+  assert.deepEqual(a.client.ledger.unallocated, {});
+  a.must({ kind: "payment", amount_minor: 7_000, currency: "BWP", reference: "P1", by: "t" });
+  assert.equal(a.client.ledger.invoices.some(isOpen), false, "paid in full: nothing open");
+  assert.equal(owedMinor(balancesOf(a.client)), 0);
+});
+
+Deno.test("client account: credit left on account beside an open invoice (older events) pays it at the next issue", () => {
+  const a = new Account();
+  a.charge({ reference: "A", amount_minor: 10_000 });
+  const [first] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  a.must({
+    kind: "correct",
+    original: original(a, "A"),
+    amount_minor: -3_000,
+    reason: "overcharged",
+    by: "t",
+  });
+  // A credit invoice booked by an event written before allocations were recorded.
+  a.state = courierClientActor.evolve(a.state, {
+    kind: "invoices_issued",
+    invoices: [{ ...first!, id: "inv_old", amount_minor: -3_000, paid_minor: -3_000, entries: 1 }],
+    by: "t",
+  });
+  assert.equal(a.client.ledger.unallocated.BWP, 3_000);
+  a.now += DAY;
+  a.charge({ reference: "B", amount_minor: 2_000 });
+  const [next] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  assert.equal(next!.paid_minor, 0, "the older invoice is paid first");
+  assert.equal(a.client.ledger.invoices.find((i) => i.id === first!.id)!.paid_minor, 3_000);
+  assert.deepEqual(a.client.ledger.unallocated, {});
+});
+
 Deno.test("client account: COD reduces what the client owes only once it is remitted", () => {
   const a = new Account();
   a.charge({ reference: "A", amount_minor: 10_000 });
@@ -715,30 +774,41 @@ function play(a: Account, step: Step, n: number): void {
 }
 
 for (const mode of ["credit", "prepaid"] as const) {
-  Deno.test(`client account (${mode}): for any sequence of charges, payments and notes the balances equal the posted entries`, () => {
-    fc.assert(
-      fc.property(fc.array(stepArb, { maxLength: 80, size: "max" }), (steps) => {
-        const a = new Account({ settlement_mode: mode });
-        steps.forEach((s, n) => {
-          play(a, s, n);
-          const entries = postedEntries(a.events);
-          const owed = owedMinor(balancesOf(a.client));
-          assert.equal(owed, sumOf(entries));
-          // Unresolved conversions stay out of the balances and in the queue.
-          assert.equal(
-            a.client.ledger.unresolved.length,
-            entries.filter((e) => e.status === "unresolved_fx").length,
-          );
-          if (mode === "credit") {
-            const book = a.client.ledger;
-            const open = book.invoices.filter(isOpen).reduce((x, i) => x + balanceOf(i), 0);
-            assert.equal(open + uninvoicedMinor(book, "BWP") - (book.unallocated.BWP ?? 0), owed);
-          }
-        });
-      }),
-      { numRuns: 200 },
-    );
-  });
+  Deno.test(
+    `client account (${mode}): for any sequence of charges, payments and notes the balances equal the posted entries${
+      mode === "credit" ? ", and ageing adds up to what is owed" : ""
+    }`,
+    () => {
+      fc.assert(
+        fc.property(fc.array(stepArb, { maxLength: 80, size: "max" }), (steps) => {
+          const a = new Account({ settlement_mode: mode });
+          steps.forEach((s, n) => {
+            play(a, s, n);
+            const entries = postedEntries(a.events);
+            const owed = owedMinor(balancesOf(a.client));
+            assert.equal(owed, sumOf(entries));
+            // Unresolved conversions stay out of the balances and in the queue.
+            assert.equal(
+              a.client.ledger.unresolved.length,
+              entries.filter((e) => e.status === "unresolved_fx").length,
+            );
+            if (mode === "credit") {
+              const book = a.client.ledger;
+              const open = book.invoices.filter(isOpen).reduce((x, i) => x + balanceOf(i), 0);
+              assert.equal(open + uninvoicedMinor(book, "BWP") - (book.unallocated.BWP ?? 0), owed);
+              // spec: courier 4.2: credit on account never waits beside an open invoice, and the
+              // ageing buckets add up to what is owed, none below zero.
+              if ((book.unallocated.BWP ?? 0) > 0) assert.equal(book.invoices.some(isOpen), false);
+              const aged = Object.values(ageing(book, "BWP", a.now));
+              assert.ok(aged.every((x) => x >= 0), String(aged));
+              assert.equal(aged.reduce((x, y) => x + y, 0), Math.max(owed, 0));
+            }
+          });
+        }),
+        { numRuns: 200 },
+      );
+    },
+  );
 }
 
 Deno.test("client account runtime: the same source event books once, even asked concurrently", async () => {

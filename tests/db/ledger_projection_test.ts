@@ -389,3 +389,57 @@ Deno.test("LedgerProjector: idle() and stop() wait for the queued writes; nothin
     assert.deepEqual(refs.map((r) => r.reference), ["a", "b"]);
   });
 });
+
+Deno.test("LedgerProjector: credit on account an invoice issue applies to an earlier invoice is its paid total", async () => {
+  await withProjector(async (s) => {
+    const invoice = (id: string, amount: number, watermark: number) => ({
+      id,
+      period: "2026-01",
+      currency: "BWP",
+      amount_minor: amount,
+      paid_minor: Math.min(amount, 0),
+      supplementary: id !== "inv-1",
+      issued_at: JAN + 10_000,
+      due_on: "2026-02-15",
+      watermark,
+      entries: 1,
+    });
+    const note = entry("cn-1", 2, {
+      kind: "credit_note",
+      amount_minor: -300,
+      corrects: "b-1",
+      source_event: "credit_note.issued:cn-1",
+    });
+    const credited = change("c1", [
+      { kind: "entry_posted", entry: note, effect: {}, invoiceable: true, by: "t" },
+      {
+        kind: "invoices_issued",
+        invoices: [invoice("inv-2", -300, 2)],
+        allocations: [{ invoice_id: "inv-1", amount_minor: 300, paid_minor: 300 }],
+        by: "t",
+      },
+    ]);
+    await publish(
+      s.bus,
+      change("c1", [charged(entry("b-1", 1)), {
+        kind: "invoices_issued",
+        invoices: [invoice("inv-1", 1_001, 1)],
+        by: "t",
+      }]),
+    );
+    await publish(s.bus, credited);
+    await publish(s.bus, credited); // replayed: changes nothing
+    await s.projector.idle();
+    assert.deepEqual(s.errors, []);
+    const invoices = await s.t.db.selectFrom("invoices").select([
+      "id",
+      "amount_minor",
+      "paid_minor",
+    ])
+      .orderBy("id").execute();
+    assert.deepEqual(
+      invoices.map((i) => [i.id, Number(i.amount_minor), Number(i.paid_minor)]),
+      [["inv-1", 1_001, 300], ["inv-2", -300, -300]],
+    );
+  });
+});

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   ageing,
   allocate,
+  bookInvoices,
   bucketOf,
   convertMinor,
   daysPastDue,
@@ -130,6 +131,56 @@ Deno.test("ageing() puts open invoice balances by days past due and uninvoiced c
     "61-90": 3_000,
     "90+": 4_000,
   });
+});
+
+Deno.test("ageing() takes credit on account and uninvoiced credit off the oldest first", () => {
+  const now = Date.parse("2026-12-15T10:00:00Z");
+  const zero = { current: 0, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 };
+  // Paid ahead of any invoice: nothing is owed, nothing ages (courier 4.2).
+  const ahead: LedgerBook = {
+    ...EMPTY_BOOK,
+    periods: { "2026-12|BWP": { uninvoiced_minor: 10_000, count: 1, watermark: 1, invoices: 0 } },
+    unallocated: { BWP: 10_000 },
+  };
+  assert.deepEqual(ageing(ahead, "BWP", now), zero);
+  const book: LedgerBook = {
+    ...EMPTY_BOOK,
+    periods: { "2026-12|BWP": { uninvoiced_minor: -1_000, count: 1, watermark: 9, invoices: 1 } },
+    invoices: [
+      invoice("a", { due_on: "2026-12-20", amount_minor: 1_000 }), // not yet due
+      invoice("c", { due_on: "2026-10-01", amount_minor: 3_000 }), // 75 days
+      invoice("d", { due_on: "2026-08-01", amount_minor: 4_000 }), // 136 days
+    ],
+    unallocated: { BWP: 3_500 },
+  };
+  // 4,500 of credit: all of 90+, then 500 of 61-90; never a negative bucket.
+  assert.deepEqual(ageing(book, "BWP", now), { ...zero, current: 1_000, "61-90": 2_500 });
+  // More credit than owed: every bucket is zero, not negative.
+  assert.deepEqual(ageing({ ...book, unallocated: { BWP: 90_000 } }, "BWP", now), zero);
+});
+
+Deno.test("bookInvoices() spends the credit on account its allocations apply to earlier invoices", () => {
+  const book: LedgerBook = {
+    ...EMPTY_BOOK,
+    periods: { "2026-10|BWP": { uninvoiced_minor: -3_000, count: 1, watermark: 2, invoices: 1 } },
+    invoices: [invoice("first", { amount_minor: 10_000 })],
+  };
+  const credit = invoice("credit", {
+    amount_minor: -3_000,
+    paid_minor: -3_000,
+    supplementary: true,
+    watermark: 2,
+  });
+  const after = bookInvoices(book, [credit], [
+    { invoice_id: "first", amount_minor: 3_000, paid_minor: 3_000 },
+  ]);
+  assert.deepEqual(after.invoices.map((i) => [i.id, i.amount_minor, i.paid_minor]), [
+    ["first", 10_000, 3_000],
+    ["credit", -3_000, -3_000],
+  ]);
+  assert.deepEqual(after.unallocated, {}, "the credit invoice's credit went to the first");
+  // Events written before allocations were recorded: the credit waits on account.
+  assert.deepEqual(bookInvoices(book, [credit]).unallocated, { BWP: 3_000 });
 });
 
 Deno.test("allocate() applies requested amounts within each balance, then oldest due first", () => {

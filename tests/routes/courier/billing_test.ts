@@ -187,6 +187,83 @@ Deno.test("billing: a payment pays the invoices it names within their balances, 
     assert.equal(stored.amount_minor, 19_550);
   }));
 
+Deno.test("billing: a credit invoice's credit pays the open invoice; paid in full, nothing is open or ageing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 10_000,
+    });
+    const issued = await invoice(t, courier, client, "2026-11");
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    const [first] = issued.body.data.invoices;
+    await settle(t);
+    const cn = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: "-30.00",
+      reason: "waiting overcharged",
+    });
+    assert.equal(cn.status, 201, JSON.stringify(cn.body));
+    // spec: courier 2.6 rule 5: the credit note goes on a supplementary (credit) invoice.
+    const supp = await invoice(t, courier, client, "2026-11");
+    assert.equal(supp.status, 201, JSON.stringify(supp.body));
+    assert.equal(supp.body.data.invoices[0].amount, -30);
+    assert.equal(
+      supp.body.data.balances.balances.unallocated_credit,
+      0,
+      "the credit paid the invoice",
+    );
+    await settle(t);
+    const stored = await t.env.db.selectFrom("invoices").select(["amount_minor", "paid_minor"])
+      .where("id", "=", first.id).executeTakeFirstOrThrow();
+    assert.deepEqual([Number(stored.amount_minor), Number(stored.paid_minor)], [10_000, 3_000]);
+    const pay = await act(t, courier, client, "payment", {
+      amount: "70.00",
+      currency: "BWP",
+      reference: "EFT-1",
+    });
+    assert.equal(pay.status, 201, JSON.stringify(pay.body));
+    t.clock.advanceBy(60 * DAY);
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.owed, 0);
+    assert.deepEqual(v.ageing, { current: 0, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 });
+    assert.deepEqual(
+      v.invoices.map((i: { amount: number; paid: number; status: string }) => [
+        i.amount,
+        i.paid,
+        i.status,
+      ]),
+      [[-30, -30, "settled"], [100, 100, "settled"]],
+    );
+  }));
+
+Deno.test("billing view: a charge paid ahead of its invoice does not age", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 10_000,
+    });
+    await charge(t, courier, client, {
+      reference: "W-2",
+      entry_kind: "waiting",
+      amount_minor: 2_500,
+    });
+    const pay = await act(t, courier, client, "payment", {
+      amount: "100.00",
+      currency: "BWP",
+      reference: "EFT-1",
+    });
+    assert.equal(pay.status, 201, JSON.stringify(pay.body));
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.owed, 25);
+    assert.equal(v.balances.unallocated_credit, 100);
+    // spec: courier 4.2: ageing is of what is owed: the credit on account covers the rest.
+    assert.deepEqual(v.ageing, { current: 25, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 });
+  }));
+
 Deno.test("billing: one invoice per currency; entries carry its id; a late entry goes on a supplementary", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
