@@ -410,6 +410,8 @@ export const businessActor: ActorDefinition<
   decide,
   evolve,
   indexes,
+  // An e-mail signs in to one portal user.
+  uniqueIndexes: ["staff_email"],
   project: (s) => s === null ? null : publicView(s),
 };
 

@@ -524,6 +524,8 @@ export const courierClientActor: ActorDefinition<
   evolve,
   load,
   indexes,
+  // A code names one client of a courier, an e-mail one client user anywhere (it signs in).
+  uniqueIndexes: ["client_code", "client_email"],
   project: (s) => s === null ? null : clientView(s),
 };
 

@@ -12,8 +12,11 @@ export const STATE_BYTES_MAX = 60_000;
 export const STATE_PART_BYTES = 60_000;
 /** Events of one commit are stored in chunks no larger than this (same 64 KiB value cap). */
 export const EVENT_CHUNK_BYTES_MAX = 48_000;
-/** Deno KV: at most 100 checks in one atomic operation; one check per actor in a group commit. */
-export const GROUP_COMMIT_ACTORS_MAX = 100;
+/**
+ * Deno KV: at most 100 checks in one atomic operation: one per actor in a group commit, and one
+ * per unique index key it takes.
+ */
+export const GROUP_COMMIT_CHECKS_MAX = 100;
 /** Deno KV: at most 1,000 mutations in one atomic operation; keep a margin for the largest write. */
 export const GROUP_COMMIT_MUTATIONS_MAX = 900;
 /** Deno KV: at most 800 KiB of keys and values in one atomic operation. */

@@ -19,6 +19,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   already_exists: 409,
   rate_card_version_immutable: 409,
   email_taken: 409,
+  index_taken: 409,
   duplicate_order: 409,
   external_reference_conflict: 409,
   booking_in_progress: 409,
@@ -148,7 +149,21 @@ export function statusOf(code: string): number {
   return STATUS_BY_CODE[code] ?? 422;
 }
 
+/** What a key taken in a unique index (ActorDefinition.uniqueIndexes) means to the caller. */
+const TAKEN: Readonly<Record<string, { code: string; what: string }>> = {
+  client_code: { code: "already_exists", what: "a client already has this code" },
+  client_email: { code: "email_taken", what: "a client user already has this e-mail" },
+  staff_email: { code: "email_taken", what: "a portal user already has this e-mail" },
+};
+
 export function fromRejection(r: Rejection): ApiError {
+  const taken = r.code === "index_taken" ? TAKEN[String(r.details?.index)] : undefined;
+  if (taken) {
+    // client_code keys are `courier:code`: the caller named only the code.
+    const key = String(r.details?.key ?? "");
+    const named = r.details?.index === "client_code" ? key.slice(key.indexOf(":") + 1) : key;
+    return new ApiError(taken.code, `${taken.what}: ${named}`);
+  }
   return new ApiError(r.code, r.message, r.details ?? {});
 }
 

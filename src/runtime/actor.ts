@@ -59,6 +59,12 @@ export interface ActorDefinition<S, C, E, R> {
   load?(stored: unknown, version: number): S;
   /** Secondary keys derived from the state; the runtime writes the difference at commit. */
   indexes?(state: S): readonly IndexEntry[];
+  /**
+   * Indexes whose keys one actor at a time may hold (a code, an e-mail). A command whose commit
+   * would take a key another actor holds is refused `index_taken` (details: index, key), even
+   * when two actors take it at once: the commit checks the key is free.
+   */
+  readonly uniqueIndexes?: readonly string[];
   /** The snapshot that projections receive on the bus; omit secrets. Undefined: none is sent. */
   project?(state: S): unknown;
   /**

@@ -4,8 +4,8 @@
  * write by write, so one actor's conflict never fails another's commit.
  */
 import {
-  GROUP_COMMIT_ACTORS_MAX,
   GROUP_COMMIT_BYTES_MAX,
+  GROUP_COMMIT_CHECKS_MAX,
   GROUP_COMMIT_MUTATIONS_MAX,
 } from "../limits.ts";
 import type { ActorStore, ActorWrite, CommitResult } from "./store.ts";
@@ -17,7 +17,7 @@ export type WriteResult =
 
 interface Pending {
   readonly write: ActorWrite;
-  readonly cost: { mutations: number; bytes: number };
+  readonly cost: { mutations: number; bytes: number; checks: number };
   readonly resolve: (r: WriteResult) => void;
 }
 
@@ -56,14 +56,16 @@ export class GroupCommitter {
   #takeGroup(): Pending[] {
     let mutations = 0;
     let bytes = 0;
+    let checks = 0;
     let n = 0;
     for (const p of this.#queue) {
-      const fits = n < GROUP_COMMIT_ACTORS_MAX &&
+      const fits = checks + p.cost.checks <= GROUP_COMMIT_CHECKS_MAX &&
         mutations + p.cost.mutations <= GROUP_COMMIT_MUTATIONS_MAX &&
         bytes + p.cost.bytes <= GROUP_COMMIT_BYTES_MAX;
       if (!fits && n > 0) break;
       mutations += p.cost.mutations;
       bytes += p.cost.bytes;
+      checks += p.cost.checks;
       n++;
       if (!fits) break; // a single oversized write goes alone and the store judges it
     }

@@ -177,14 +177,15 @@ export class KvActorStore implements ActorStore {
   }
 
   /** Mutations and bytes one write adds to an atomic operation, for the group committer. */
-  cost(w: ActorWrite): { mutations: number; bytes: number } {
+  cost(w: ActorWrite): { mutations: number; bytes: number; checks: number } {
     const chunks = chunksOf(w);
     const mutations = 1 + chunks.length + partsOf(w).length +
       Math.max(0, (this.#parts.get(partsKey(w)) ?? 0) - partsOf(w).length) + w.indexSet.length +
       w.indexDelete.length +
       w.timerSet.length + w.timerDelete.length + w.replies.length +
       (w.unpublishedFrom === null ? 0 : 1);
-    return { mutations, bytes: w.recordBytes + w.eventBytes + 256 * mutations };
+    const checks = 1 + (w.indexClaims?.length ?? 0);
+    return { mutations, bytes: w.recordBytes + w.eventBytes + 256 * mutations, checks };
   }
 
   close(): void {
@@ -212,6 +213,10 @@ function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number):
   }
   for (const i of w.indexDelete) op.delete([INDEX, i.index, i.key]);
   const target: IndexTarget = { type: w.type, id: w.id, tenant: w.record.tenant };
+  // A unique key taken meanwhile by another actor fails the commit (ActorDefinition.uniqueIndexes).
+  for (const i of w.indexClaims ?? []) {
+    op.check({ key: [INDEX, i.index, i.key], versionstamp: null });
+  }
   for (const i of w.indexSet) op.set([INDEX, i.index, i.key], target);
   for (const t of w.timerDelete) op.delete([TIMER, t.at, w.type, w.id, t.name]);
   for (const t of w.timerSet) op.set([TIMER, t.at, w.type, w.id, t.name], true);

@@ -465,10 +465,30 @@ export class ActorRuntime {
         await this.#store.dropTimer({ ...cell.key, ...t });
       }
       if (plan.write === null) return settle(batch, plan.outcomes);
-      const result = await this.#commit(plan.write);
+      let write = plan.write;
+      const claims = claimsOf(cell.def, write);
+      if (claims.length > 0) {
+        const held = await this.#heldClaims(cell.key, claims);
+        if (held.taken) {
+          // Refused alone: the command that takes the key is found by deciding one at a time.
+          if (batch.length > 1) {
+            for (const e of batch) await this.#handle(cell, [e]);
+            return;
+          }
+          const { index, key } = held.taken;
+          return settle(batch, [{
+            ok: false,
+            code: "index_taken",
+            message: `${index} already taken: ${key}`,
+            details: { index, key },
+          }]);
+        }
+        write = { ...write, indexClaims: held.free };
+      }
+      const result = await this.#commit(write);
       if (result.ok) {
-        this.#applyCommitted(cell, plan, plan.write, result.version);
-        this.#rememberReplies(cell, plan.write);
+        this.#applyCommitted(cell, plan, write, result.version);
+        this.#rememberReplies(cell, write);
         settle(batch, plan.outcomes);
         return;
       }
@@ -478,6 +498,20 @@ export class ActorRuntime {
         return fail(batch, new ActorFailure(`${cell.key.type} ${cell.key.id}: conflicts persist`));
       }
     }
+  }
+
+  /** Which unique keys are free (the commit checks they still are), or one another actor holds. */
+  async #heldClaims(
+    self: ActorKey,
+    claims: readonly { index: string; key: string }[],
+  ): Promise<{ taken: { index: string; key: string } | null; free: typeof claims }> {
+    const free: { index: string; key: string }[] = [];
+    for (const c of claims) {
+      const target = await this.#store.lookup(c.index, c.key);
+      if (target === null) free.push(c);
+      else if (target.type !== self.type || target.id !== self.id) return { taken: c, free };
+    }
+    return { taken: null, free };
   }
 
   #assumeNew(cell: Cell): void {
@@ -631,6 +665,13 @@ export class ActorRuntime {
 
 function snapshotOf(snapshot: unknown): { snapshot?: unknown } {
   return snapshot === undefined ? {} : { snapshot };
+}
+
+/** The keys a write takes in its actor's unique indexes. */
+function claimsOf(def: AnyActorDefinition, write: ActorWrite): { index: string; key: string }[] {
+  const unique = def.uniqueIndexes;
+  if (!unique || write.indexSet.length === 0) return [];
+  return write.indexSet.filter((i) => unique.includes(i.index));
 }
 
 function settle(batch: Envelope[], outcomes: Outcome[]): void {

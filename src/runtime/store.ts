@@ -52,6 +52,8 @@ export interface ActorWrite extends ActorKey {
   /** New events, in order, with their sequence numbers. */
   readonly events: readonly StoredEvent[];
   readonly indexSet: readonly { index: string; key: string }[];
+  /** Keys of `indexSet` in unique indexes, to be free when committed (the commit checks them). */
+  readonly indexClaims?: readonly { index: string; key: string }[];
   readonly indexDelete: readonly { index: string; key: string }[];
   readonly timerSet: readonly { name: string; at: number }[];
   readonly timerDelete: readonly { name: string; at: number }[];
@@ -96,6 +98,6 @@ export interface ActorStore {
    */
   markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]>;
   /** Mutations and bytes a write adds to one atomic commit. */
-  cost(write: ActorWrite): { mutations: number; bytes: number };
+  cost(write: ActorWrite): { mutations: number; bytes: number; checks: number };
   close(): void;
 }

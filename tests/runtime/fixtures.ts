@@ -134,6 +134,38 @@ export const receiptActor: ActorDefinition<
   project: (s) => s?.public ? s : undefined,
 };
 
+/** Names an actor holds in a unique index: one actor at a time may hold a name. */
+export const handleActor: ActorDefinition<
+  readonly string[],
+  { kind: "take"; name: string } | { kind: "drop"; name: string },
+  { kind: "taken"; name: string } | { kind: "dropped"; name: string },
+  readonly string[]
+> = {
+  type: "test_handle",
+  version: 1,
+  initial: [],
+  decide(state, command) {
+    const reply = (s: readonly string[]) => s;
+    switch (command.kind) {
+      case "take":
+        return accept(
+          state.includes(command.name) ? [] : [{ kind: "taken", name: command.name }],
+          reply,
+        );
+      case "drop":
+        return accept([{ kind: "dropped", name: command.name }], reply);
+      case "timer":
+        return accept([], reply);
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve: (state, event) =>
+    event.kind === "taken" ? [...state, event.name] : state.filter((n) => n !== event.name),
+  indexes: (state) => state.map((name) => ({ index: "test_handle", key: name })),
+  uniqueIndexes: ["test_handle"],
+};
+
 export interface TestRuntime {
   runtime: ActorRuntime;
   store: KvActorStore;
@@ -154,7 +186,7 @@ export async function openTestRuntime(
     store,
     bus,
     clock,
-    definitions: [accountActor, notebookActor, receiptActor],
+    definitions: [accountActor, notebookActor, receiptActor, handleActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     onError: () => {},
   });

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { accountActor, notebookActor, openTestRuntime, receiptActor } from "./fixtures.ts";
+import {
+  accountActor,
+  handleActor,
+  notebookActor,
+  openTestRuntime,
+  receiptActor,
+} from "./fixtures.ts";
 import { ActorFailure } from "../../src/runtime/runtime.ts";
 import type { ActorChange } from "../../src/bus/bus.ts";
 
@@ -503,5 +509,54 @@ Deno.test("runtime: a record stored as an object (before records were JSON text)
   } finally {
     raw.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: a key of a unique index goes to one actor, however many take it at once", async () => {
+  for (const groupCommit of [true, false]) {
+    const rt = await openTestRuntime(":memory:", { groupCommit });
+    try {
+      const answers = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) => rt.runtime.ask(handleActor, T, `h${i}`, { kind: "take", name: "neo" }),
+        ),
+      );
+      const won = answers.flatMap((a, i) => a.ok ? [`h${i}`] : []);
+      assert.equal(won.length, 1, `group commit ${groupCommit}`);
+      for (const a of answers.filter((a) => !a.ok)) {
+        assert.ok(!a.ok && !("failure" in a));
+        assert.equal(a.code, "index_taken");
+        assert.deepEqual(a.details, { index: "test_handle", key: "neo" });
+      }
+      assert.equal((await rt.runtime.lookup("test_handle", "neo"))?.id, won[0]);
+      // The losers hold nothing: their refused commands changed nothing.
+      const loser = won[0] === "h0" ? "h1" : "h0";
+      assert.equal(await rt.store.load({ type: handleActor.type, id: loser }), null);
+    } finally {
+      await rt.close();
+    }
+  }
+});
+
+Deno.test("runtime: only the command taking a held key is refused; a dropped key is free again", async () => {
+  const rt = await openTestRuntime();
+  try {
+    assert.ok((await rt.runtime.ask(handleActor, T, "a", { kind: "take", name: "x" })).ok);
+    // Taking its own key again is no conflict.
+    assert.ok((await rt.runtime.ask(handleActor, T, "a", { kind: "take", name: "x" })).ok);
+    const [y, x, z] = await Promise.all(
+      ["y", "x", "z"].map((name) => rt.runtime.ask(handleActor, T, "b", { kind: "take", name })),
+    );
+    assert.ok(y!.ok && z!.ok);
+    assert.ok(!x!.ok && !("failure" in x!) && x!.code === "index_taken");
+    const b = await rt.runtime.ask(handleActor, T, "b", { kind: "take", name: "y" });
+    assert.ok(b.ok);
+    assert.deepEqual(b.reply, ["y", "z"]);
+    assert.ok((await rt.runtime.ask(handleActor, T, "a", { kind: "drop", name: "x" })).ok);
+    assert.ok((await rt.runtime.ask(handleActor, T, "b", { kind: "take", name: "x" })).ok);
+    assert.equal((await rt.runtime.lookup("test_handle", "x"))?.id, "b");
+  } finally {
+    await rt.close();
   }
 });
