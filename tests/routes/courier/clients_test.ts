@@ -355,3 +355,38 @@ Deno.test("courier clients: a new billing currency needs the credit limit again,
     assert.equal(moved.body.data.credit_limit, 150000);
     assert.equal(moved.body.data.credit_limit_minor, 150000);
   }));
+
+Deno.test("courier clients: created at once with one code and e-mail, one is made and the rest refused", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const body = (i: number) => ({
+      name: `Molapo Pharmacy ${i}`,
+      code: "TWIN",
+      email: `twin.${b.id}@example.com`,
+      settlement_mode: "prepaid",
+      billing_currency: "BWP",
+      rate_card_id: null,
+    });
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        t.call("POST", "/business/courier/clients", { key: b.api_key, body: body(i) })
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409]);
+    for (const a of answers.filter((a) => a.status === 409)) {
+      assert.ok(["already_exists", "email_taken"].includes(a.body.code), a.body.code);
+    }
+    // The one made signs in with its e-mail: no other client user holds it.
+    const made = answers.find((a) => a.status === 201)!.body.data;
+    const login = await t.call("POST", "/client/login", {
+      body: { email: made.user.email, password: made.user.password },
+    });
+    assert.equal(login.status, 200, JSON.stringify(login.body));
+    // Another code with the same e-mail is refused too.
+    const again = await t.call("POST", "/business/courier/clients", {
+      key: b.api_key,
+      body: { ...body(9), code: "OTHER" },
+    });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "email_taken");
+  }));
