@@ -6,13 +6,25 @@
 import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
 import type { PricedOption, PricingInput } from "../src/domain/pricing.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
+import type { Calendar } from "./courier_catalogue.ts";
+
+/**
+ * The largest offer record: the catalogue it was priced from (its calendars and service levels
+ * once each, at most the catalogue's own ~56 KB) and 50 options of lines, dates and later
+ * charges (up to some 2 KB each with 200-character names). Past one store value the runtime
+ * splits the record; most offers fit one.
+ */
+const OFFER_BYTES_MAX = 250_000;
 
 export interface OfferOption extends PricedOption {
   readonly collection_on: string;
   readonly earliest_delivery: string;
   readonly latest_delivery: string;
   readonly possible_later_charges: string | null;
-  /** The service level as it stood when priced; the shipment freezes it (courier 2.3). */
+  /**
+   * The service level as it stood when priced, naming its calendar by `calendar_id` (held once
+   * in the offer's `calendars`); the shipment freezes both (courier 2.3), see serviceTermsOf.
+   */
   readonly service_terms: Readonly<Record<string, unknown>>;
 }
 
@@ -36,6 +48,8 @@ export interface PriceOffer {
   readonly request: OfferRequest;
   readonly rate_card: { readonly id: string; readonly version: number };
   readonly options: readonly OfferOption[];
+  /** The calendars of the options' service levels as they stood when priced, by id. */
+  readonly calendars: Readonly<Record<string, Calendar>>;
   readonly account: {
     readonly settlement_mode: SettlementMode;
     readonly currency: string;
@@ -78,6 +92,44 @@ function evolve(_state: PriceOfferState, event: PriceOfferEvent): PriceOfferStat
   return event.offer;
 }
 
+/**
+ * The service level an option was priced on, with its calendar, as the shipment freezes it
+ * (spec: courier 2.3, 2.8: a later change to the service level or calendar never moves it).
+ */
+export function serviceTermsOf(
+  offer: PriceOffer,
+  option: OfferOption,
+): Readonly<Record<string, unknown>> {
+  const id = option.service_terms.calendar_id;
+  const calendar = typeof id === "string" ? offer.calendars[id] : undefined;
+  if (!calendar) {
+    throw new Error(`offer ${offer.reference} holds no calendar for service ${option.code}`);
+  }
+  return { ...option.service_terms, calendar };
+}
+
+/**
+ * Version 1 copied each service level's calendar into every option (`service_terms.calendar`),
+ * which a large catalogue made too big to store; such an offer, still held, is read as version
+ * 2: each calendar once in `calendars`, the options naming theirs by `calendar_id`.
+ */
+function load(stored: unknown, version: number): PriceOfferState {
+  if (stored === null) return null;
+  if (typeof stored !== "object" || !("options" in stored) || !("reference" in stored)) {
+    throw new TypeError("stored price offer is not an offer");
+  }
+  const offer = stored as PriceOffer;
+  if (version >= 2 && offer.calendars !== undefined) return offer;
+  const calendars: Record<string, Calendar> = { ...offer.calendars };
+  const options = offer.options.map((o) => {
+    const { calendar, ...terms } = o.service_terms as { calendar?: Calendar };
+    if (calendar === undefined) return o;
+    calendars[calendar.id] = calendar;
+    return { ...o, service_terms: { ...terms, calendar_id: calendar.id } };
+  });
+  return { ...offer, options, calendars };
+}
+
 export function asOffer(reply: PriceOfferReply): PriceOffer {
   if (!reply) throw new Error("expected the offer in the reply");
   return reply;
@@ -90,10 +142,12 @@ export const priceOfferActor: ActorDefinition<
   PriceOfferReply
 > = {
   type: "price_offer",
-  version: 1,
+  version: 2,
   initial: null,
   decide,
   evolve,
+  load,
+  stateBytesMax: OFFER_BYTES_MAX,
   // Held prices are read from the actor; only quotations are listed from the query side.
   publishEvents: false,
   logEvents: false,

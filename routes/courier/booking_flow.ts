@@ -11,7 +11,11 @@ import {
   type CourierClient,
   courierClientActor,
 } from "../../actors/courier_client.ts";
-import { calendarById, courierCatalogueActor } from "../../actors/courier_catalogue.ts";
+import {
+  type Calendar,
+  calendarById,
+  courierCatalogueActor,
+} from "../../actors/courier_catalogue.ts";
 import {
   PLATFORM_SETTINGS_ID,
   PLATFORM_TENANT,
@@ -23,6 +27,7 @@ import {
   type OfferRequest,
   type PriceOffer,
   priceOfferActor,
+  serviceTermsOf,
 } from "../../actors/price_offer.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import { claimId, referenceClaimActor } from "../../actors/reference_claim.ts";
@@ -34,7 +39,12 @@ import {
 } from "../../actors/shipment.ts";
 import { deliveryWindow } from "../../src/domain/calendar.ts";
 import { formatMinor, toMinor } from "../../src/domain/money.ts";
-import { possibleLaterCharges, priceOption } from "../../src/domain/pricing.ts";
+import {
+  possibleLaterCharges,
+  type PricedOption,
+  priceOption,
+  PriceOutOfRange,
+} from "../../src/domain/pricing.ts";
 import { versionInForce } from "../../src/domain/rate_card.ts";
 import { hashSecret, newSecret, sha256 } from "../../src/domain/secrets.ts";
 import { available } from "../../src/domain/settlement.ts";
@@ -126,10 +136,15 @@ export async function makeOffer(
     liability_cover: body.liability_cover,
   };
   const laterCharges = possibleLaterCharges(terms, body.from_country, body.to_country);
+  // Each calendar is held once per offer, however many service levels count on it: copied into
+  // every option, a catalogue within its limits made an offer too large to store. The shipment
+  // still freezes its service level with the whole calendar (bookOffer, courier 2.3, 2.8).
+  const calendars: Record<string, Calendar> = {};
   let options: OfferOption[] = catalogue.service_levels.map((sl) => {
     const calendar = calendarById(catalogue, sl.calendar_id);
     if (!calendar) throw new Error(`service level ${sl.code} names a missing calendar`);
-    const priced = priceOption(terms, {
+    calendars[calendar.id] = calendar;
+    const priced = priceOrRefuse(terms, {
       code: sl.code,
       name: sl.name,
       adjustment_bp: sl.price_adjustment_bp,
@@ -138,7 +153,7 @@ export async function makeOffer(
       ...priced,
       ...deliveryWindow(calendar, now, sl.cut_off, sl.transit_days),
       possible_later_charges: laterCharges,
-      service_terms: { ...sl, calendar: { ...calendar } },
+      service_terms: { ...sl },
     };
   });
   if (body.sort === "cheapest") {
@@ -181,6 +196,7 @@ export async function makeOffer(
         request,
         rate_card: { id: card.id, version: version.version },
         options,
+        calendars,
         account: {
           settlement_mode: client.settings.settlement_mode,
           currency: client.settings.billing_currency,
@@ -189,6 +205,21 @@ export async function makeOffer(
       },
     }, { fresh: true }),
   );
+}
+
+/**
+ * One option priced, or the request refused (422) on the field whose size makes its price too
+ * large to state exactly: bad input, never a failure (spec: courier 2.2 rule 1, CONTRACT 422).
+ */
+function priceOrRefuse(...args: Parameters<typeof priceOption>): PricedOption {
+  try {
+    return priceOption(...args);
+  } catch (e) {
+    if (e instanceof PriceOutOfRange) {
+      throw validationFailed([{ path: e.field, message: e.message }]);
+    }
+    throw e;
+  }
 }
 
 async function holdMinutes(c: Context<AppEnv>): Promise<number> {
@@ -392,7 +423,7 @@ async function newShipment(
         latest_delivery: option.latest_delivery,
       },
     },
-    service_terms: option.service_terms,
+    service_terms: serviceTermsOf(offer, option),
     tracking_token: token,
     tracking_token_hash: await hashSecret(token),
   };

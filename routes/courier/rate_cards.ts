@@ -11,6 +11,7 @@ import { asRateCard, type RateCard, rateCardActor } from "../../actors/rate_card
 import { CURRENCY_PATTERN, formatMinor, toBasisPoints, toMinor } from "../../src/domain/money.ts";
 import {
   type Corridor,
+  RATE_CARD_AMOUNT_MINOR_MAX,
   type RateCardTerms,
   type RateCardVersion,
   versionInForce,
@@ -40,7 +41,8 @@ const security = "business" as const;
 export const CORRIDORS_MAX = 50;
 
 const Amount = z.union([z.number(), z.string()]).openapi({
-  description: "Decimal amount in the card's currency, at most its minor-unit decimals",
+  description: "Decimal amount in the card's currency, at most its minor-unit decimals; " +
+    "at most 10^12 minor units (10,000,000,000.00 of a 2-decimal currency)",
   example: "12.50",
 });
 const Percent = z.union([z.number(), z.string()]).openapi({
@@ -216,6 +218,12 @@ function amountOf(
   }
   if (minor.minor < 0) {
     errors.push({ path, message: `must not be negative: ${value}` });
+    return null;
+  }
+  // Bounded so that every price on the card can be worked out exactly (courier 2.2 rule 1).
+  if (minor.minor > RATE_CARD_AMOUNT_MINOR_MAX) {
+    const most = formatMinor(RATE_CARD_AMOUNT_MINOR_MAX, currency);
+    errors.push({ path, message: `at most ${most} ${currency}: ${value}` });
     return null;
   }
   return minor.minor;

@@ -74,6 +74,27 @@ function numberText(n: number): string {
 }
 
 /**
+ * An amount that cannot be held exactly: past Number.MAX_SAFE_INTEGER minor units. Distinct from
+ * a plain RangeError (a caller's bug), so pricing can refuse the price instead of failing.
+ */
+export class AmountOutOfRange extends RangeError {
+  override readonly name = "AmountOutOfRange";
+}
+
+/**
+ * Adds amounts of minor units exactly: every partial sum is checked, since past 2^53 a float sum
+ * may round and come back into range wrong. A sum past the exact range throws AmountOutOfRange.
+ */
+export function sumMinor(amounts: readonly number[]): number {
+  let sum = 0;
+  for (const amount of amounts) {
+    sum += amount;
+    if (!Number.isSafeInteger(sum)) throw new AmountOutOfRange(`amount too large: ${sum}`);
+  }
+  return sum;
+}
+
+/**
  * The one place money is rounded: `a * b / c` computed exactly (BigInt), rounded half away from
  * zero to an integer. Percentages are basis points (7.5 % = 750), weights grams.
  */
@@ -88,7 +109,9 @@ export function mulDiv(a: number, b: number, c: number): number {
   const ad = d < 0n ? -d : d;
   const q = (an * 2n + ad) / (ad * 2n);
   const result = Number(negative ? -q : q);
-  if (!Number.isSafeInteger(result)) throw new RangeError(`amount too large: ${a} * ${b} / ${c}`);
+  if (!Number.isSafeInteger(result)) {
+    throw new AmountOutOfRange(`amount too large: ${a} * ${b} / ${c}`);
+  }
   return result;
 }
 

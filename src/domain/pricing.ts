@@ -4,7 +4,7 @@
  * percentage or division goes through `mulDiv`/`percentOf`, the one place money is rounded.
  */
 
-import { formatMinor, mulDiv, percentOf } from "./money.ts";
+import { AmountOutOfRange, formatMinor, mulDiv, percentOf, sumMinor } from "./money.ts";
 import type { Corridor, RateCardTerms } from "./rate_card.ts";
 
 export interface ParcelInput {
@@ -58,6 +58,21 @@ export interface PricedOption {
 const GRAMS_PER_KG = 1000;
 const BP_WHOLE = 10_000;
 
+/** The request field a price that cannot be worked out exactly is refused on. */
+export type PricedField = "parcels" | "declared_value";
+
+/**
+ * A price, or the chargeable weight it is worked from, past what integers hold exactly
+ * (Number.MAX_SAFE_INTEGER grams or minor units). The request is refused on `field`; money is
+ * never rounded to fit (spec: courier 2.2 rule 1, the lines add up to the total exactly).
+ */
+export class PriceOutOfRange extends RangeError {
+  override readonly name = "PriceOutOfRange";
+  constructor(readonly field: PricedField, message: string) {
+    super(message);
+  }
+}
+
 /** Sum over parcels of max(actual, volumetric) grams (courier 2.4: included kg, volumetric divisor). */
 export function chargeableGrams(
   parcels: readonly ParcelInput[],
@@ -65,8 +80,12 @@ export function chargeableGrams(
 ): number {
   if (parcels.length === 0) throw new RangeError("a price needs at least one parcel");
   requireWhole("volumetric divisor", volumetricDivisor, 1);
-  const total = parcels.reduce((sum, p) => sum + parcelChargeableGrams(p, volumetricDivisor), 0);
-  return requireWhole("chargeable grams", total, 0);
+  let total = 0;
+  for (const p of parcels) {
+    total += parcelChargeableGrams(p, volumetricDivisor);
+    if (!Number.isSafeInteger(total)) throw tooHeavy();
+  }
+  return total;
 }
 
 /** Kilograms as sent (`2.35`) to grams, exactly from the decimal text, half up past 3 decimals. */
@@ -100,22 +119,30 @@ export function priceOption(
   requireService(service);
   const grams = chargeableGrams(input.parcels, terms.volumetric_divisor);
   const corridor = findCorridor(terms.corridors, input.from_country, input.to_country);
-  const transport = transportLine(terms, corridor, grams);
-  let lines: PriceLine[] = [transport];
-  lines = withLine(lines, "collection", "Collection", terms.collection_fee);
-  lines = withLine(lines, "delivery", "Delivery", terms.delivery_fee);
-  lines = withLine(
-    lines,
-    "service_level",
-    `Service level: ${service.name}`,
-    percentOf(transport.amount_minor, service.adjustment_bp),
-  );
-  lines = withLine(lines, "liability_cover", "Liability cover", liabilityCover(terms, input));
-  lines = withLine(lines, "discount", "Negotiated discount", discount(lines, terms.discount_bp));
-  lines = withLine(lines, "surcharge", "Surcharge", percentOf(sumOf(lines), terms.surcharge_bp));
-  lines = withLine(lines, "minimum_top_up", "Minimum charge top-up", topUp(lines, terms));
-  const tax = taxLine(terms, sumOf(lines));
-  lines = [...lines, tax];
+  // Only the weight and the declared value are unbounded by publication (rate_cards.ts bounds
+  // each amount of a card), so a price too large to hold exactly is refused on one of them.
+  const transport = exact("parcels", terms, () => transportLine(terms, corridor, grams));
+  const cover = exact("declared_value", terms, () => liabilityCover(terms, input));
+  const larger = cover > transport.amount_minor ? "declared_value" : "parcels";
+  const { lines, tax } = exact(larger, terms, () => {
+    let lines: PriceLine[] = [transport];
+    lines = withLine(lines, "collection", "Collection", terms.collection_fee);
+    lines = withLine(lines, "delivery", "Delivery", terms.delivery_fee);
+    lines = withLine(
+      lines,
+      "service_level",
+      `Service level: ${service.name}`,
+      percentOf(transport.amount_minor, service.adjustment_bp),
+    );
+    lines = withLine(lines, "liability_cover", "Liability cover", cover);
+    lines = withLine(lines, "discount", "Negotiated discount", discount(lines, terms.discount_bp));
+    lines = withLine(lines, "surcharge", "Surcharge", percentOf(sumOf(lines), terms.surcharge_bp));
+    lines = withLine(lines, "minimum_top_up", "Minimum charge top-up", topUp(lines, terms));
+    const tax = taxLine(terms, sumOf(lines));
+    lines = [...lines, tax];
+    sumOf(lines); // the total, checked here so that it too is refused on `larger`
+    return { lines, tax };
+  });
   return {
     code: service.code,
     name: service.name,
@@ -170,9 +197,10 @@ function transportLine(terms: RateCardTerms, corridor: Corridor | null, grams: n
   const base = corridor?.base_charge ?? terms.base_charge;
   const perKg = corridor?.per_kg ?? terms.per_kg;
   const extra = mulDiv(perKg, Math.max(0, grams - terms.included_grams), GRAMS_PER_KG);
+  const amount = sumMinor([base, extra]);
   return corridor
-    ? { code: "corridor", label: corridor.label, amount_minor: base + extra }
-    : { code: "transport", label: "Transport", amount_minor: base + extra };
+    ? { code: "corridor", label: corridor.label, amount_minor: amount }
+    : { code: "transport", label: "Transport", amount_minor: amount };
 }
 
 function liabilityCover(terms: RateCardTerms, input: PricingInput): number {
@@ -210,7 +238,37 @@ function withLine(lines: PriceLine[], code: string, label: string, amount: numbe
 }
 
 function sumOf(lines: readonly PriceLine[]): number {
-  return lines.reduce((sum, line) => sum + line.amount_minor, 0);
+  return sumMinor(lines.map((line) => line.amount_minor));
+}
+
+/** Runs one step of a price; an amount past the exact range refuses the request on `field`. */
+function exact<T>(field: PricedField, terms: RateCardTerms, step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    if (!(e instanceof AmountOutOfRange)) throw e;
+    const what = field === "parcels" ? "these parcels" : "this declared value";
+    const most = formatMinor(Number.MAX_SAFE_INTEGER, terms.currency);
+    throw new PriceOutOfRange(
+      field,
+      `the price of ${what} is too large to state exactly (over ${most} ${terms.currency})`,
+    );
+  }
+}
+
+/** The sum of the parcels' chargeable grams, or one parcel's, past the exact range. */
+function tooHeavy(): PriceOutOfRange {
+  return new PriceOutOfRange(
+    "parcels",
+    "the chargeable weight of these parcels is too large to price exactly " +
+      `(at most ${formatGrams(Number.MAX_SAFE_INTEGER)} kg)`,
+  );
+}
+
+/** Grams as exact kilograms text (`1234567` -> `1234.567`). */
+function formatGrams(grams: number): string {
+  const text = String(grams).padStart(4, "0");
+  return `${text.slice(0, -3)}.${text.slice(-3)}`.replace(/\.?0+$/, "");
 }
 
 function requireTerms(terms: RateCardTerms): void {
@@ -283,6 +341,6 @@ function ceilDiv(n: bigint, d: bigint): bigint {
 }
 
 function toSafe(n: bigint): number {
-  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`weight too large: ${n} grams`);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw tooHeavy();
   return Number(n);
 }

@@ -7,11 +7,16 @@ import {
   possibleLaterCharges,
   type PriceLine,
   priceOption,
+  PriceOutOfRange,
   type PricingInput,
   type ServicePricing,
   volumetricGrams,
 } from "../../src/domain/pricing.ts";
-import type { Corridor, RateCardTerms } from "../../src/domain/rate_card.ts";
+import {
+  type Corridor,
+  RATE_CARD_AMOUNT_MINOR_MAX,
+  type RateCardTerms,
+} from "../../src/domain/rate_card.ts";
 
 /** A BWP card with every optional term at zero; each test switches on what it exercises. */
 function bwpTerms(overrides: Partial<RateCardTerms> = {}): RateCardTerms {
@@ -279,6 +284,98 @@ Deno.test("pricing: impossible input throws RangeError", () => {
   assert.throws(
     () => priceOption(bwpTerms({ per_kg: 1.5 }), STANDARD, input([parcel(1)])),
     RangeError,
+  );
+});
+
+Deno.test("pricing: a weight or price past the exact range throws PriceOutOfRange naming the request field", () => {
+  const huge = parcel(1, 10_000, 10_000, 10_000); // 10^12 cm³
+  const refusedOn = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      assert.ok(e instanceof PriceOutOfRange, String(e));
+      assert.match(e.message, /too large to (price|state) exactly/);
+      return e.field;
+    }
+    assert.fail("priced");
+  };
+  // 50 x 10^15 volumetric grams: more grams than an integer holds exactly.
+  const heavy = input(Array.from({ length: 50 }, () => huge));
+  assert.equal(
+    refusedOn(() => priceOption(bwpTerms({ volumetric_divisor: 1 }), STANDARD, heavy)),
+    "parcels",
+  );
+  assert.equal(refusedOn(() => chargeableGrams(heavy.parcels, 1)), "parcels");
+  // 10^12 kg at 100.00 per kg: the transport line is past the exact range.
+  const dear = bwpTerms({ volumetric_divisor: 1, per_kg: 10_000 });
+  assert.equal(refusedOn(() => priceOption(dear, STANDARD, input([huge]))), "parcels");
+  // A cover of the whole declared value, taxed: past the exact range through the cover.
+  const covered = input([parcel(1)], {
+    declared_value_minor: Number.MAX_SAFE_INTEGER - 1,
+    liability_cover: true,
+  });
+  assert.equal(
+    refusedOn(() => priceOption(bwpTerms({ liability_cover_bp: 10_000 }), STANDARD, covered)),
+    "declared_value",
+  );
+  // A broken card is not the request's fault: a plain RangeError, not PriceOutOfRange.
+  assert.throws(
+    () =>
+      priceOption(
+        bwpTerms({ base_charge: Number.MAX_SAFE_INTEGER + 2 }),
+        STANDARD,
+        input([parcel(1)]),
+      ),
+    (e: unknown) => e instanceof RangeError && !(e instanceof PriceOutOfRange),
+  );
+});
+
+Deno.test("pricing: a card within the publication bounds prices any accepted request, or refuses it on the request (property)", () => {
+  const bound = fc.integer({ min: 0, max: RATE_CARD_AMOUNT_MINOR_MAX });
+  const cardArb = fc.record({
+    base_charge: bound,
+    per_kg: fc.oneof(fc.constant(0), bound),
+    included_grams: fc.integer({ min: 0, max: 1_000_000_000 }),
+    volumetric_divisor: fc.integer({ min: 1, max: 1_000_000 }),
+    minimum_charge: bound,
+    collection_fee: bound,
+    delivery_fee: bound,
+    discount_bp: fc.integer({ min: 0, max: 10_000 }),
+    surcharge_bp: fc.integer({ min: 0, max: 100_000 }),
+    tax_bp: fc.integer({ min: 0, max: 10_000 }),
+    tax_inclusive: fc.boolean(),
+    liability_cover_bp: fc.integer({ min: 0, max: 10_000 }),
+  }).map((t) => bwpTerms(t));
+  // The price request's own bounds (booking_flow.ts PriceRequest).
+  const parcelArb = fc.record({
+    weight_kg: fc.integer({ min: 1, max: 100_000_000 }).map((g) => g / 1000),
+    length_cm: fc.integer({ min: 1, max: 10_000 }),
+    width_cm: fc.integer({ min: 1, max: 10_000 }),
+    height_cm: fc.integer({ min: 1, max: 10_000 }),
+  });
+  const requestArb = fc.record({
+    parcels: fc.array(parcelArb, { minLength: 1, maxLength: 50 }),
+    declared_value_minor: fc.option(fc.maxSafeNat(), { nil: null }),
+  });
+  const service = fc.integer({ min: -10_000, max: 100_000 });
+  fc.assert(
+    fc.property(cardArb, service, requestArb, (terms, adjustment_bp, req) => {
+      const inp = input(req.parcels, { ...req, liability_cover: true });
+      try {
+        const out = priceOption(terms, { ...STANDARD, adjustment_bp }, inp);
+        assert.ok(Number.isSafeInteger(out.total_minor));
+        assert.equal(sum(out.lines), out.total_minor);
+      } catch (e) {
+        assert.ok(e instanceof PriceOutOfRange, String(e));
+      }
+      // Without a per-kg rate or a declared value, the card's own amounts always price.
+      const fixed = { ...terms, per_kg: 0 };
+      const plain = input(req.parcels.slice(0, 1));
+      assert.ok(
+        Number.isSafeInteger(priceOption(fixed, { ...STANDARD, adjustment_bp }, plain).total_minor),
+      );
+    }),
+    RUNS,
   );
 });
 

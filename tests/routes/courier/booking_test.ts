@@ -5,12 +5,21 @@ import {
   clientKey,
   type Courier,
   DOMESTIC,
+  HOURS,
   newClient,
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
 import { courierClientActor } from "../../../actors/courier_client.ts";
+import {
+  CALENDARS_MAX,
+  courierCatalogueActor,
+  SERVICE_LEVELS_MAX,
+} from "../../../actors/courier_catalogue.ts";
+import { priceOfferActor } from "../../../actors/price_offer.ts";
 import { waybillOf } from "../../../routes/courier/booking_flow.ts";
+import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
+import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 
 async function prices(t: TestEnv, client: Client, body: Record<string, unknown> = DOMESTIC) {
   const r = await t.call("POST", "/client/prices", { headers: clientKey(client), body });
@@ -101,6 +110,162 @@ Deno.test("prices: bad input answers 422 naming each field", () =>
     assert.equal(r.status, 422);
     const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
     assert.deepEqual(paths, ["parcels.0.weight_kg", "to_country"]);
+  }));
+
+/** `n` distinct holidays, one a week from `from` (a date), each a valid `YYYY-MM-DD`. */
+function holidays(n: number, from: string): string[] {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  return Array.from(
+    { length: n },
+    (_, i) => new Date(start + i * 7 * 86_400_000).toISOString().slice(0, 10),
+  );
+}
+
+Deno.test("prices: the largest catalogue the limits allow prices every option, and its booking freezes the service level with its whole calendar", () =>
+  withTestEnv(async (t) => {
+    // A card with every line: corridor, fees, discount, surcharge, cover, minimum, tax.
+    const courier = await newCourier(t, {
+      collection_fee: 5,
+      delivery_fee: 7,
+      discount_pct: 2.5,
+      surcharge_pct: 10,
+      liability_cover_pct: 1,
+      minimum_charge: 100_000,
+    });
+    const key = courier.business.api_key;
+    const long = (prefix: string, i: number) => `${prefix} ${i} `.padEnd(200, "x");
+    // Calendars of HOLIDAYS_MAX holidays each, leaving room for the most service levels, all
+    // at their longest (the options then repeat the longest names).
+    const calendars: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const r = await t.call("POST", "/business/courier/calendars", {
+        key,
+        body: {
+          code: `PH-${i}`,
+          name: long("Calendar", i),
+          timezone: "Africa/Gaborone",
+          working_days: [1, 2, 3, 4, 5],
+          holidays: holidays(HOLIDAYS_MAX, `${2026 + i * 4}-01-01`),
+        },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      calendars.push(r.body.data.id);
+    }
+    for (let i = 2; i < SERVICE_LEVELS_MAX; i++) {
+      const r = await t.call("POST", "/business/courier/service-levels", {
+        key,
+        body: {
+          code: `service-level-${i}`.padEnd(40, "x"),
+          name: long("Service", i),
+          transit_days: 2,
+          cut_off: "14:00",
+          calendar_id: calendars[i % calendars.length],
+          price_adjustment_pct: 1000,
+          ...HOURS,
+        },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    // The catalogue is full: not one more calendar of holidays fits its record.
+    const more = await t.call("POST", "/business/courier/calendars", {
+      key,
+      body: {
+        code: "ONE-MORE",
+        name: "One more",
+        timezone: "Africa/Gaborone",
+        working_days: [1, 2, 3, 4, 5],
+        holidays: holidays(HOLIDAYS_MAX, "2060-01-01"),
+      },
+    });
+    assert.equal(more.body.code, "catalogue_full", JSON.stringify(more.body));
+    assert.ok(calendars.length < CALENDARS_MAX);
+
+    const client = await newClient(t, courier, { settlement_mode: "external" });
+    const body = {
+      ...DOMESTIC,
+      to_country: "ZA",
+      declared_value: "1000",
+      liability_cover: true,
+    };
+    const p = await t.call("POST", "/client/prices", { headers: clientKey(client), body });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    assert.equal(p.body.data.options.length, SERVICE_LEVELS_MAX);
+    // Larger than one store value even so: the offer record is split, not refused.
+    const offer = await t.env.runtime.read(
+      priceOfferActor,
+      courier.business.id,
+      p.body.data.prices_reference,
+      { kind: "get" },
+    );
+    assert.ok(offer.ok && JSON.stringify(offer.reply).length > STATE_BYTES_MAX);
+    const q = await t.call("POST", "/client/quotes", { headers: clientKey(client), body });
+    assert.equal(q.status, 201, JSON.stringify(q.body));
+
+    const booked = await book(
+      t,
+      client,
+      p.body.data.prices_reference,
+      "service-level-9".padEnd(40, "x"),
+    );
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const read = await t.call("GET", `/client/shipments/${booked.body.data.waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    // spec: courier 2.3, 2.8: the service level and its whole calendar, as they stood.
+    const catalogue = await t.env.runtime.read(
+      courierCatalogueActor,
+      courier.business.id,
+      courier.business.id,
+      { kind: "get" },
+    );
+    assert.ok(catalogue.ok);
+    const level = catalogue.reply.service_levels.find((s) => s.code.startsWith("service-level-9"));
+    const calendar = catalogue.reply.calendars.find((c) => c.id === level?.calendar_id);
+    assert.deepEqual(read.body.data.service_terms, { ...level, calendar });
+    assert.equal(read.body.data.service_terms.calendar.holidays.length, HOLIDAYS_MAX);
+  }));
+
+Deno.test("prices: parcels whose price cannot be stated exactly answer 422 on parcels, for prices, quotes, office booking and bulk rows", () =>
+  withTestEnv(async (t) => {
+    // volumetric_divisor 1 is within the card's range (1..1,000,000).
+    const courier = await newCourier(t, { volumetric_divisor: 1, per_kg: 100 });
+    const client = await newClient(t, courier);
+    const huge = { weight_kg: 1, length_cm: 10_000, width_cm: 10_000, height_cm: 10_000 };
+    // 50 parcels of 10^15 volumetric grams: more grams than an integer holds exactly.
+    const heavy = { ...DOMESTIC, parcels: Array.from({ length: 50 }, () => huge) };
+    // One of them: 10^12 kg at 100 BWP per kg, a price past the exact range.
+    const dear = { ...DOMESTIC, parcels: [huge] };
+    for (const body of [heavy, dear]) {
+      for (const path of ["/client/prices", "/client/quotes"]) {
+        const r = await t.call("POST", path, { headers: clientKey(client), body });
+        assert.equal(r.status, 422, `${path} ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, "validation_failed");
+        assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["parcels"]);
+        assert.match(r.body.message, /too large to (price|state) exactly/);
+      }
+      const office = await t.call("POST", "/business/shipments", {
+        key: courier.business.api_key,
+        body: { ...body, courier_client_id: client.id },
+      });
+      assert.equal(office.status, 422, JSON.stringify(office.body));
+      assert.equal(office.body.errors[0].path, "parcels");
+      const bulk = await t.call("POST", "/client/shipments/bulk", {
+        headers: clientKey(client),
+        body: { shipments: [{ ...body, service_level: "express" }] },
+      });
+      assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+      assert.equal(bulk.body.data.results[0].error.code, "validation_failed");
+      assert.match(bulk.body.data.results[0].error.message, /parcels/);
+    }
+    // A price past the exact range through its liability cover is refused on declared_value.
+    const covering = await newClient(t, await newCourier(t, { liability_cover_pct: 100 }));
+    const covered = await t.call("POST", "/client/prices", {
+      headers: clientKey(covering),
+      body: { ...DOMESTIC, declared_value: "90000000000000", liability_cover: true },
+    });
+    assert.equal(covered.status, 422, JSON.stringify(covered.body));
+    assert.deepEqual(covered.body.errors.map((e: { path: string }) => e.path), ["declared_value"]);
   }));
 
 Deno.test("book: 201 with waybill and tracking URL; the same request again books nothing", () =>

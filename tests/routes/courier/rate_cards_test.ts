@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { courierWithScopes } from "../../helpers/courier.ts";
+import {
+  clientKey,
+  courierWithScopes,
+  DOMESTIC,
+  newClient,
+  newCourier,
+} from "../../helpers/courier.ts";
 
 const HOUR = 3_600_000;
 
@@ -324,6 +330,55 @@ Deno.test("rate cards API: 422 names each bad field", () =>
     assert.equal(bad.status, 422);
     assert.equal(bad.body.errors[0].path, "surcharge_pct");
     assert.equal((await list(t, b)).length, 1, "refused cards are not listed");
+  }));
+
+Deno.test("rate cards API: an amount past 10,000,000,000.00 is refused naming it; a card at every bound prices", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const over = await t.call("POST", "/business/courier/rate-cards", {
+      key: b.api_key,
+      body: {
+        ...EVERY_TERM,
+        base_charge: "90000000000000",
+        collection_fee: "10000000000000",
+        corridors: [{ ...EVERY_TERM.corridors[0], per_kg: "10000000000.01" }],
+      },
+    });
+    assert.equal(over.status, 422, JSON.stringify(over.body));
+    assert.equal(over.body.code, "validation_failed");
+    const paths = over.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["base_charge", "collection_fee", "corridors.0.per_kg"]);
+    assert.match(over.body.message, /base_charge: at most 10000000000\.00 BWP/);
+    const card = await publish(t, b);
+    const version = await t.call("POST", `/business/courier/rate-cards/${card.id}/versions`, {
+      key: b.api_key,
+      body: { waiting_fee: 10_000_000_001 },
+    });
+    assert.equal(version.status, 422, JSON.stringify(version.body));
+    assert.equal(version.body.errors[0].path, "waiting_fee");
+    assert.equal((await list(t, b)).length, 1, "refused cards are not listed");
+
+    // Every amount and percentage at its bound: published, and every price answers.
+    const most = "10000000000";
+    const dear = await newCourier(t, {
+      base_charge: most,
+      per_kg: most,
+      minimum_charge: most,
+      collection_fee: most,
+      delivery_fee: most,
+      surcharge_pct: 1000,
+      tax_pct: 100,
+      liability_cover_pct: 100,
+      corridors: [{ from: "BW", to: "ZA", base_charge: most, per_kg: most, label: "Dear" }],
+    });
+    const client = await newClient(t, dear);
+    for (const to_country of ["BW", "ZA"]) {
+      const p = await t.call("POST", "/client/prices", {
+        headers: clientKey(client),
+        body: { ...DOMESTIC, to_country },
+      });
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+    }
   }));
 
 Deno.test("rate cards API: another courier's card answers 404 and is not listed", () =>

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import type { Calendar, ServiceLevel } from "../../actors/courier_catalogue.ts";
+import {
+  type OfferOption,
+  type PriceOffer,
+  priceOfferActor,
+  serviceTermsOf,
+} from "../../actors/price_offer.ts";
+
+const CALENDAR: Calendar = {
+  id: "cal_bw",
+  code: "BW",
+  name: "Botswana office days",
+  timezone: "Africa/Gaborone",
+  working_days: [1, 2, 3, 4, 5],
+  holidays: ["2026-12-25", "2026-12-26"],
+  created_at: 1,
+};
+
+function level(code: string, calendar_id = CALENDAR.id): ServiceLevel {
+  return {
+    id: `sl_${code}`,
+    code,
+    name: code.toUpperCase(),
+    transit_days: 1,
+    cut_off: "14:00",
+    calendar_id,
+    at_risk_pct: 75,
+    price_adjustment_bp: 0,
+    created_at: 1,
+    collection_due_hours: 8,
+    depot_dwell_hours: 8,
+    border_presentation_hours: 16,
+    customs_wait_hours: 16,
+    linehaul_hours: 24,
+    destination_dwell_hours: 8,
+    delivery_attempt_hours: 8,
+    redelivery_due_hours: 16,
+    no_scan_hours: 24,
+  };
+}
+
+function option(code: string, service_terms: Record<string, unknown>): OfferOption {
+  return {
+    code,
+    name: code.toUpperCase(),
+    chargeable_grams: 2500,
+    lines: [{ code: "transport", label: "Transport", amount_minor: 6500 }],
+    tax_minor: 0,
+    total_minor: 6500,
+    currency: "BWP",
+    corridor: null,
+    cross_border: false,
+    collection_on: "2026-11-02",
+    earliest_delivery: "2026-11-03",
+    latest_delivery: "2026-11-04",
+    possible_later_charges: null,
+    service_terms,
+  };
+}
+
+function offer(options: OfferOption[], calendars?: Record<string, Calendar>): PriceOffer {
+  return {
+    reference: "prc_1",
+    kind: "prices",
+    courier_id: "biz_1",
+    client_id: "cli_1",
+    created_at: 0,
+    valid_until: 1_800_000,
+    request: {
+      parcels: [{ weight_kg: 2.5, length_cm: 30, width_cm: 20, height_cm: 10 }],
+      from_country: "BW",
+      to_country: "BW",
+      declared_value_minor: null,
+      liability_cover: false,
+      sender: {},
+      recipient: {},
+      contents: null,
+      external_customer_code: null,
+      external_billing_reference: null,
+      client_order_reference: null,
+    },
+    rate_card: { id: "rc_1", version: 1 },
+    options,
+    ...(calendars ? { calendars } : {}),
+    account: { settlement_mode: "prepaid", currency: "BWP", available_minor: 0 },
+  } as PriceOffer;
+}
+
+Deno.test("price offer: a version-1 offer (each option carrying its calendar) loads with each calendar once and freezes the same terms", () => {
+  const other: Calendar = { ...CALENDAR, id: "cal_za", code: "ZA", holidays: ["2026-12-16"] };
+  const v1Terms = [
+    { ...level("express"), calendar: CALENDAR },
+    { ...level("economy"), calendar: CALENDAR },
+    { ...level("cross", other.id), calendar: other },
+  ];
+  const v1 = offer(v1Terms.map((terms) => option(terms.code, terms)));
+  const loaded = priceOfferActor.load!(structuredClone(v1), 1);
+  assert.ok(loaded);
+  assert.deepEqual(loaded.calendars, { [CALENDAR.id]: CALENDAR, [other.id]: other });
+  for (const [i, o] of loaded.options.entries()) {
+    assert.equal("calendar" in o.service_terms, false, "held once, in calendars");
+    // spec: courier 2.3: the shipment freezes the service level and calendar as priced.
+    assert.deepEqual(serviceTermsOf(loaded, o), v1Terms[i]);
+  }
+  const json = (o: PriceOffer) => JSON.stringify(o).length;
+  assert.ok(json(loaded) < json(v1));
+});
+
+Deno.test("price offer: a version-2 offer loads as stored; its options name their calendar", () => {
+  const v2 = offer(
+    [option("express", { ...level("express") })],
+    { [CALENDAR.id]: CALENDAR },
+  );
+  const loaded = priceOfferActor.load!(structuredClone(v2), 2);
+  assert.deepEqual(loaded, v2);
+  assert.deepEqual(serviceTermsOf(v2, v2.options[0]!), { ...level("express"), calendar: CALENDAR });
+  assert.equal(priceOfferActor.load!(null, 2), null);
+  // An offer whose calendar is missing is a bug, never a shipment without its calendar.
+  assert.throws(() => serviceTermsOf(offer(v2.options.slice(), {}), v2.options[0]!), /calendar/);
+});
