@@ -25,8 +25,13 @@ import {
   type Invoice,
   isOpen,
   isPeriod,
+  type LedgerBook,
   type LedgerEntry,
   NO_EFFECT,
+  NO_NOTES_IN_FLIGHT,
+  NOTES_IN_FLIGHT_MAX,
+  notesInFlightOn,
+  notesSeen,
   OPEN_INVOICES_MAX,
   owedMinor,
   parseRate,
@@ -72,6 +77,8 @@ export type LedgerCommand =
     kind: "correct";
     /** The corrected entry as stored, and its net amount with the notes already on it. */
     original: OriginalEntry;
+    /** The highest entry seq of the account Postgres held when `original` was read. */
+    seen_seq: number;
     /** Positive: debit note; negative: credit note. */
     amount_minor: number;
     reason: string;
@@ -113,7 +120,15 @@ export interface FxResolution {
 }
 
 export type LedgerEvent =
-  | { kind: "entry_posted"; entry: LedgerEntry; effect: Effect; invoiceable: boolean; by: string }
+  | {
+    kind: "entry_posted";
+    entry: LedgerEntry;
+    effect: Effect;
+    invoiceable: boolean;
+    by: string;
+    /** A note: the Postgres watermark it was judged against (absent on older notes). */
+    seen_seq?: number;
+  }
   | {
     kind: "fx_resolved";
     resolution: FxResolution;
@@ -425,7 +440,8 @@ function payment(state: CourierClient, c: Payment, now: number): LedgerDecision 
 
 type Correct = Extract<LedgerCommand, { kind: "correct" }>;
 
-const NOT_CORRECTABLE: readonly EntryKind[] = ["top_up", "payment", "cod_remitted"];
+/** Money received is never corrected by a note. */
+export const NOT_CORRECTABLE: readonly EntryKind[] = ["top_up", "payment", "cod_remitted"];
 
 /** spec: courier 2.6 rule 5: a debit or credit note pointing at the original entry. */
 function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
@@ -446,10 +462,28 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
     return reject("fx_unresolved", `resolve the FX rate of the entry first: ${o.reference}`);
   }
   if (o.currency !== state.settings.billing_currency) return currencyMismatch(state, o.currency);
-  if (o.net_minor + c.amount_minor < 0) {
+  // Postgres lags the account: the notes it may not hold yet are counted from state, so notes
+  // sent together are judged against each other (spec: courier 2.6 rule 5).
+  const known = state.ledger.notes ?? NO_NOTES_IN_FLIGHT;
+  if (c.seen_seq < known.seen_seq) {
+    return reject(
+      "ledger_catching_up",
+      `the entry was read before notes the account has since seen in the statement; read it ` +
+        `again: ${o.reference} (read at ${c.seen_seq}, seen ${known.seen_seq})`,
+    );
+  }
+  const notes = notesSeen(known, c.seen_seq);
+  if (notes.pending.length >= NOTES_IN_FLIGHT_MAX) {
+    return reject(
+      "ledger_catching_up",
+      `${notes.pending.length} notes await the statement; retry once it has caught up`,
+    );
+  }
+  const net = o.net_minor + notesInFlightOn(notes, o.kind, o.reference);
+  if (net + c.amount_minor < 0) {
     return reject(
       "correction_exceeds_entry",
-      `a credit note cannot take the entry below zero: net ${o.net_minor}, note ${c.amount_minor} (minor units)`,
+      `a credit note cannot take the entry below zero: net ${net}, note ${c.amount_minor} (minor units)`,
     );
   }
   const debit = c.amount_minor > 0;
@@ -471,6 +505,7 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
     evidence_path: c.evidence_path ?? null,
     source_event: `${debit ? "debit_note" : "credit_note"}.issued:${reference}`,
     corrects: o.reference,
+    corrects_kind: o.kind,
     shipment: o.shipment,
     created_at: ctx.now,
   });
@@ -482,6 +517,7 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
       effect: isPosted ? chargeEffect(mode, c.amount_minor, o.recoverable) : NO_EFFECT,
       invoiceable: isPosted && mode === "credit",
       by: c.by,
+      seen_seq: c.seen_seq,
     }],
     entry,
     [],
@@ -634,7 +670,8 @@ export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierC
   switch (event.kind) {
     case "entry_posted": {
       const s = withEffect(state, event.effect);
-      return { ...s, ledger: bookEntry(s.ledger, event.entry, event.invoiceable) };
+      const ledger = bookEntry(s.ledger, event.entry, event.invoiceable);
+      return { ...s, ledger: withNoteInFlight(ledger, event) };
     }
     case "fx_resolved": {
       const s = withEffect(state, event.effect);
@@ -680,6 +717,23 @@ export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierC
     default:
       return unreachable(event);
   }
+}
+
+/** A note judged against Postgres' watermark waits in state until Postgres is seen holding it. */
+function withNoteInFlight(
+  book: LedgerBook,
+  event: Extract<LedgerEvent, { kind: "entry_posted" }>,
+): LedgerBook {
+  const e = event.entry;
+  if (event.seen_seq === undefined || e.corrects === null || !e.corrects_kind) return book;
+  const notes = notesSeen(book.notes ?? NO_NOTES_IN_FLIGHT, event.seen_seq);
+  const note = {
+    corrects: e.corrects,
+    corrects_kind: e.corrects_kind,
+    seq: e.seq,
+    amount_minor: e.amount_minor,
+  };
+  return { ...book, notes: { ...notes, pending: [...notes.pending, note] } };
 }
 
 /** Whether the account is in use: its billing currency may not change then. */

@@ -47,6 +47,8 @@ export type Recipient =
 export interface EntryLink {
   readonly client_id: string;
   readonly reference: string;
+  /** A reference is unique within its kind (courier 2.6); absent on events made before. */
+  readonly kind?: string;
 }
 
 /** Courier 4.3: the furthest state reported and the first reference reported per state. */

@@ -23,11 +23,14 @@ import {
   type AccountBalances,
   accountBalances,
   entryAsk,
+  type LedgerCommand,
+  NOT_CORRECTABLE,
   type OriginalEntry,
 } from "../../actors/client_ledger.ts";
 import {
   ageing,
   balanceOf,
+  CHARGE_KINDS,
   daysPastDue,
   type EntryKind,
   type EntryStatus,
@@ -53,6 +56,7 @@ import { ApiError, fromRejection, validationFailed } from "../../src/http/errors
 import { define, z } from "../../src/http/route.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
+import type { AskResult } from "../../src/runtime/plan.ts";
 import { read } from "../ask.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
@@ -71,6 +75,17 @@ const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code,
 const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
 const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
 const Period = z.string().refine(isPeriod, "a period is YYYY-MM");
+const EntryKindName = z.enum([
+  "shipment",
+  ...CHARGE_KINDS,
+  "top_up",
+  "payment",
+  "debit_note",
+  "credit_note",
+  "cod_remitted",
+]);
+/** Reads of the corrected entry per note: another read follows notes confirmed meanwhile. */
+const NOTE_READS_MAX = 3;
 
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
 
@@ -199,6 +214,8 @@ export function billingRoutes(api: Api): void {
     params: ClientParam,
     body: z.object({
       entry_reference: Reference,
+      /** Needed only when entries of several kinds hold `entry_reference`. */
+      entry_kind: EntryKindName.optional(),
       amount: Signed,
       reason: Text,
       reference: Reference.optional(),
@@ -206,16 +223,22 @@ export function billingRoutes(api: Api): void {
     }),
     status: 201,
   }, async (c, { params, body }) => {
-    const original = await originalEntry(c, params.client, body.entry_reference);
-    const r = await askAccount(c, params.client, {
-      kind: "correct",
-      original,
-      amount_minor: minorOf(body.amount, original.currency, "amount", "non-zero"),
-      reason: body.reason,
-      ...(body.reference === undefined ? {} : { reference: body.reference }),
-      evidence_path: body.evidence ?? null,
-      by: principalName(businessPrincipalOf(c)),
-    }, body.reference === undefined ? {} : entryAsk(`note:${body.reference}`));
+    const courier = businessPrincipalOf(c).business.id;
+    const r = await bookNote(
+      c,
+      courier,
+      params.client,
+      { reference: body.entry_reference, kind: body.entry_kind },
+      (original) => ({
+        amount_minor: minorOf(body.amount, original.currency, "amount", "non-zero"),
+        reason: body.reason,
+        ...(body.reference === undefined ? {} : { reference: body.reference }),
+        evidence_path: body.evidence ?? null,
+        by: principalName(businessPrincipalOf(c)),
+      }),
+      body.reference === undefined ? {} : entryAsk(`note:${body.reference}`),
+    );
+    if (!r.ok) throw fromRejection(r);
     return postingAnswer(c, r);
   });
 
@@ -366,36 +389,121 @@ export function billingRoutes(api: Api): void {
   });
 }
 
-/** The original of a correction, from Postgres: 404 when the client has no such entry. */
+/** The entry a note points at: its reference, and its kind when several kinds hold it. */
+export interface NoteTarget {
+  readonly reference: string;
+  readonly kind?: EntryKind | undefined;
+}
+
+/** The original of a correction as Postgres holds it, and how far Postgres had got then. */
+export interface OriginalRead {
+  readonly original: OriginalEntry;
+  /** The highest entry seq of the account in Postgres, read with the original and its notes. */
+  readonly seen_seq: number;
+}
+
+type NoteFields = Omit<
+  Extract<LedgerCommand, { kind: "correct" }>,
+  "kind" | "original" | "seen_seq"
+>;
+
+/**
+ * Books a debit or credit note on `target` (spec: courier 2.6 rule 5). The account judges it
+ * against the notes Postgres does not hold yet; when it has seen Postgres further than this read
+ * (another note was judged meanwhile), the entry is read again. Answers the account's result.
+ */
+export async function bookNote(
+  c: Context<AppEnv>,
+  courier: string,
+  client: string,
+  target: NoteTarget,
+  note: (original: OriginalEntry) => NoteFields,
+  options: AskOptions,
+): Promise<AskResult<CourierClientReply>> {
+  const runtime = c.get("env").runtime;
+  for (let read = 1;; read++) {
+    const { original, seen_seq } = await originalEntry(c, courier, client, target);
+    const r = await runtime.ask(courierClientActor, courier, client, {
+      kind: "correct",
+      original,
+      seen_seq,
+      ...note(original),
+    }, options);
+    if (r.ok || r.code !== "ledger_catching_up" || read >= NOTE_READS_MAX) return r;
+  }
+}
+
+/**
+ * The original of a correction, from Postgres, in one statement (one snapshot) with the sum of
+ * its notes and the account's highest entry seq there: 404 when the client has no such entry,
+ * 409 when entries of several kinds hold the reference and no kind says which.
+ */
 export async function originalEntry(
   c: Context<AppEnv>,
+  courier: string,
   client: string,
-  reference: string,
-): Promise<OriginalEntry> {
+  target: NoteTarget,
+): Promise<OriginalRead> {
   const db = c.get("env").db;
-  const courier = businessPrincipalOf(c).business.id;
-  const row = await db.selectFrom("ledger_entries")
-    .select(["reference", "kind", "amount_minor", "currency", "status", "recoverable", "shipment"])
-    .where("tenant", "=", courier)
-    .where("client_id", "=", client)
-    .where("reference", "=", reference)
-    .executeTakeFirst();
-  if (!row) throw new ApiError("not_found", `ledger entry not found: ${reference}`);
-  const notes = await db.selectFrom("ledger_entries")
-    .select(sql<number>`coalesce(sum(amount_minor), 0)::bigint`.as("sum"))
-    .where("tenant", "=", courier)
-    .where("client_id", "=", client)
-    .where("corrects", "=", reference)
-    .executeTakeFirstOrThrow();
+  let query = db.selectFrom("ledger_entries as o")
+    .select([
+      "o.reference",
+      "o.kind",
+      "o.amount_minor",
+      "o.currency",
+      "o.status",
+      "o.recoverable",
+      "o.shipment",
+      // A note made before notes named the kind they correct pointed at the only entry then.
+      (eb) =>
+        eb.selectFrom("ledger_entries as n")
+          .select(sql<string>`coalesce(sum(n.amount_minor), 0)::bigint`.as("sum"))
+          .whereRef("n.tenant", "=", "o.tenant")
+          .whereRef("n.client_id", "=", "o.client_id")
+          .whereRef("n.corrects", "=", "o.reference")
+          .where((w) =>
+            w.or([w("n.corrects_kind", "=", w.ref("o.kind")), w("n.corrects_kind", "is", null)])
+          )
+          .as("notes"),
+      (eb) =>
+        eb.selectFrom("ledger_entries as s")
+          .select(sql<number>`coalesce(max(s.seq), 0)`.as("seq"))
+          .whereRef("s.tenant", "=", "o.tenant")
+          .whereRef("s.client_id", "=", "o.client_id")
+          .as("seen_seq"),
+    ])
+    .where("o.tenant", "=", courier)
+    .where("o.client_id", "=", client)
+    .where("o.reference", "=", target.reference);
+  if (target.kind !== undefined) query = query.where("o.kind", "=", target.kind);
+  const rows = await query.orderBy("o.kind").execute();
+  const what = target.kind === undefined ? "" : `${target.kind} `;
+  if (rows.length === 0) {
+    throw new ApiError("not_found", `${what}ledger entry not found: ${target.reference}`);
+  }
+  // A payment quoting a waybill is no note's target: the shipment's entry is.
+  const correctable = rows.filter((r) => !NOT_CORRECTABLE.includes(r.kind as EntryKind));
+  const candidates = correctable.length > 0 ? correctable : rows;
+  if (candidates.length > 1) {
+    throw new ApiError(
+      "reference_conflict",
+      `entries of several kinds hold reference ${target.reference} ` +
+        `(${candidates.map((r) => r.kind).join(", ")}): name one with entry_kind`,
+    );
+  }
+  const row = candidates[0]!;
   return {
-    reference: row.reference,
-    kind: row.kind as EntryKind,
-    amount_minor: row.amount_minor,
-    currency: row.currency,
-    status: row.status as EntryStatus,
-    recoverable: row.recoverable,
-    shipment: row.shipment,
-    net_minor: row.amount_minor + Number(notes.sum),
+    original: {
+      reference: row.reference,
+      kind: row.kind as EntryKind,
+      amount_minor: Number(row.amount_minor),
+      currency: row.currency,
+      status: row.status as EntryStatus,
+      recoverable: row.recoverable,
+      shipment: row.shipment,
+      net_minor: Number(row.amount_minor) + Number(row.notes ?? 0),
+    },
+    seen_seq: Number(row.seen_seq ?? 0),
   };
 }
 

@@ -23,7 +23,6 @@ import {
   type CreditResult,
 } from "../../actors/claim.ts";
 import { entryAsk } from "../../actors/client_ledger.ts";
-import { courierClientActor } from "../../actors/courier_client.ts";
 import { termsOf } from "../../actors/shipment.ts";
 import { frozenTerms } from "../../src/courier/later_charges.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
@@ -44,7 +43,7 @@ import { ApiError, fromRejection, validationFailed } from "../../src/http/errors
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
-import { originalEntry } from "./billing.ts";
+import { bookNote } from "./billing.ts";
 import { decimal } from "./booking_flow.ts";
 
 const tag = "Claims";
@@ -165,22 +164,27 @@ async function creditNote(
   const env = c.get("env");
   // The notes already on the entry are read from the query side: let it catch up first.
   await env.settle();
-  let original;
+  let r;
   try {
-    original = await originalEntry(c, claim.client_id, claim.waybill);
+    // The booked price's entry: a payment quoting the waybill holds the same reference.
+    r = await bookNote(
+      c,
+      claim.courier_id,
+      claim.client_id,
+      { reference: claim.waybill, kind: "shipment" },
+      () => ({
+        amount_minor: -amountMinor,
+        reason: `claim ${claim.id} (${claim.kind}) ${claim.decision?.outcome ?? "decided"}`,
+        reference,
+        evidence_path: claim.evidence,
+        by: claim.decision?.decided_by ?? "claims",
+      }),
+      entryAsk(`note:${reference}`),
+    );
   } catch (e) {
     if (e instanceof ApiError) return { booked: false, code: e.code, message: e.message };
     throw e;
   }
-  const r = await env.runtime.ask(courierClientActor, claim.courier_id, claim.client_id, {
-    kind: "correct",
-    original,
-    amount_minor: -amountMinor,
-    reason: `claim ${claim.id} (${claim.kind}) ${claim.decision?.outcome ?? "decided"}`,
-    reference,
-    evidence_path: claim.evidence,
-    by: claim.decision?.decided_by ?? "claims",
-  }, entryAsk(`note:${reference}`));
   return r.ok ? { booked: true } : { booked: false, code: r.code, message: r.message };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Projects the client accounts' ledger (courier 2.6, 4.2) into `ledger_entries` and `invoices`.
- * Every write is idempotent: an entry is inserted once by its reference, a resolution only moves
+ * Every write is idempotent: an entry is inserted once by its kind and reference (a reference is
+ * unique within its kind only: a payment may quote a waybill), a resolution only moves
  * an unresolved row, an invoice marks only uninvoiced rows up to its watermark, and paid totals
  * only grow; so a replayed or duplicated change changes nothing.
  */
@@ -52,7 +53,7 @@ const LEDGER_BATCH_CHANGES_MAX = 500;
 const LEDGER_BATCH_EVENTS_MAX = 2_000;
 /** Rows per entry INSERT: 25 parameters each stays below Postgres' 65,535 per statement. */
 const ENTRIES_PER_INSERT_MAX = 1_000;
-/** Keys per conflict SELECT: 3 parameters each. */
+/** Keys per conflict SELECT: 4 parameters each. */
 const KEYS_PER_SELECT_MAX = 1_000;
 
 /** A received change reduced to what the ledger writes. */
@@ -257,6 +258,7 @@ class LedgerWriter {
           .where("tenant", "=", owner.tenant)
           .where("client_id", "=", owner.client_id)
           .where("reference", "=", r.reference)
+          .where("kind", "=", r.kind)
           .where("status", "=", "unresolved_fx")
           .execute();
         return;
@@ -283,7 +285,7 @@ class LedgerWriter {
   }
 
   #add(item: number, owner: Owner, entry: LedgerEntry, invoiceable: boolean): void {
-    const key = keyOf(owner.tenant, owner.client_id, entry.reference);
+    const key = keyOf(owner.tenant, owner.client_id, entry.kind, entry.reference);
     // One statement must not carry a key twice: which row won would not be known.
     const repeat = this.#pendingKeys.has(key);
     this.#pendingKeys.add(key);
@@ -302,25 +304,20 @@ class LedgerWriter {
       const chunk = fresh.slice(i, i + ENTRIES_PER_INSERT_MAX);
       const rows = await this.#trx.insertInto("ledger_entries")
         .values(await Promise.all(chunk.map(entryRow)))
-        .onConflict((oc) => oc.columns(["tenant", "client_id", "reference"]).doNothing())
-        .returning(["tenant", "client_id", "reference"])
+        .onConflict((oc) => oc.columns(["tenant", "client_id", "reference", "kind"]).doNothing())
+        .returning(["tenant", "client_id", "kind", "reference"])
         .execute();
-      for (const r of rows) inserted.add(keyOf(r.tenant, r.client_id, r.reference));
+      for (const r of rows) inserted.add(keyOf(r.tenant, r.client_id, r.kind, r.reference));
     }
-    const held = pending.filter((p) =>
-      p.repeat || !inserted.has(keyOf(p.owner.tenant, p.owner.client_id, p.entry.reference))
-    );
+    const held = pending.filter((p) => p.repeat || !inserted.has(pendingKey(p)));
     if (held.length > 0) await this.#judge(held);
   }
 
-  /** Already there: the same entry replayed, or another fact reusing the reference. */
+  /** Already there: the same entry replayed, or another fact of its kind reusing the reference. */
   async #judge(held: readonly PendingEntry[]): Promise<void> {
-    const keys = new Map<string, Owner & { reference: string }>();
+    const keys = new Map<string, Owner & { kind: string; reference: string }>();
     for (const p of held) {
-      keys.set(keyOf(p.owner.tenant, p.owner.client_id, p.entry.reference), {
-        ...p.owner,
-        reference: p.entry.reference,
-      });
+      keys.set(pendingKey(p), { ...p.owner, kind: p.entry.kind, reference: p.entry.reference });
     }
     const stored = new Map<
       string,
@@ -333,26 +330,31 @@ class LedgerWriter {
         .select(["tenant", "client_id", "reference", "kind", "created_at", "source_event"])
         .where((eb) =>
           eb(
-            eb.refTuple("tenant", "client_id", "reference"),
+            eb.refTuple("tenant", "client_id", "reference", "kind"),
             "in",
-            chunk.map((k) => eb.tuple(k.tenant, k.client_id, k.reference)),
+            chunk.map((k) => eb.tuple(k.tenant, k.client_id, k.reference, k.kind)),
           )
         )
         .execute();
-      for (const r of rows) stored.set(keyOf(r.tenant, r.client_id, r.reference), r);
+      for (const r of rows) stored.set(keyOf(r.tenant, r.client_id, r.kind, r.reference), r);
     }
     for (const p of held) {
       const e = p.entry;
-      const h = stored.get(keyOf(p.owner.tenant, p.owner.client_id, e.reference));
-      const same = h !== undefined && h.kind === e.kind &&
-        h.created_at.getTime() === e.created_at && h.source_event === e.source_event;
+      const h = stored.get(pendingKey(p));
+      const same = h !== undefined && h.created_at.getTime() === e.created_at &&
+        h.source_event === e.source_event;
       if (!same) this.conflicts[p.item]!.push(e.reference);
     }
   }
 }
 
-function keyOf(tenant: string, clientId: string, reference: string): string {
-  return `${tenant}\u0000${clientId}\u0000${reference}`;
+/** An entry's key in `ledger_entries`: its reference is unique within its kind (courier 2.6). */
+function keyOf(tenant: string, clientId: string, kind: string, reference: string): string {
+  return `${tenant}\u0000${clientId}\u0000${kind}\u0000${reference}`;
+}
+
+function pendingKey(p: PendingEntry): string {
+  return keyOf(p.owner.tenant, p.owner.client_id, p.entry.kind, p.entry.reference);
 }
 
 async function entryRow(p: PendingEntry) {
@@ -378,6 +380,7 @@ async function entryRow(p: PendingEntry) {
     fx_rate: e.fx_rate,
     fx_source: e.fx_source,
     corrects: e.corrects,
+    corrects_kind: e.corrects_kind ?? null,
     shipment: e.shipment,
     created_at: new Date(e.created_at),
     invoice_id: null,

@@ -8,6 +8,7 @@ import * as m0001 from "../../migrations/0001_initial.ts";
 import * as m0002 from "../../migrations/0002_ledger.ts";
 import * as m0003 from "../../migrations/0003_billing_outbox.ts";
 import * as m0004 from "../../migrations/0004_client_lists.ts";
+import * as m0005 from "../../migrations/0005_ledger_entry_kind.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -15,6 +16,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0002_ledger", m0002],
   ["0003_billing_outbox", m0003],
   ["0004_client_lists", m0004],
+  ["0005_ledger_entry_kind", m0005],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -58,7 +58,7 @@ export interface AuditLogTable {
 
 /**
  * One entry of a client account (courier 2.6), projected from the client actor's events; primary
- * key (tenant, client_id, reference). Amounts are signed minor units: positive is owed by the
+ * key (tenant, client_id, reference, kind). Amounts are signed minor units: positive is owed by the
  * client, negative reduces what it owes.
  */
 export interface LedgerEntryTable {
@@ -86,6 +86,8 @@ export interface LedgerEntryTable {
   fx_rate: string | null;
   fx_source: string | null;
   corrects: string | null;
+  /** The kind of the entry a note corrects (null on notes projected before it was kept). */
+  corrects_kind: ColumnType<string | null, string | null | undefined, string | null>;
   shipment: string | null;
   created_at: ColumnType<Date, Date, never>;
   invoice_id: string | null;

@@ -25,6 +25,8 @@ export const PERIODS_KEPT_MAX = 24;
 export const REFERENCE_CHARS_MAX = 80;
 /** Reasons, evidence paths and source event names. */
 export const TEXT_CHARS_MAX = 500;
+/** Notes the query side may not hold yet, kept in state (about 130 bytes each). */
+export const NOTES_IN_FLIGHT_MAX = 40;
 /** Due date of an invoice when the client has no payment_days set. */
 export const PAYMENT_DAYS_DEFAULT = 30;
 /** An FX rate has at most this many decimal places (and 7 integer digits: units stay < 2^53). */
@@ -82,6 +84,11 @@ export interface LedgerEntry {
   readonly fx_rate: string | null;
   readonly fx_source: string | null;
   readonly corrects: string | null;
+  /**
+   * The kind of the entry a note corrects: a reference is unique within its kind only (absent on
+   * notes made before it was kept).
+   */
+  readonly corrects_kind?: EntryKind | null;
   readonly shipment: string | null;
   readonly created_at: number;
 }
@@ -108,6 +115,44 @@ export function entryOf(
     ...fields,
     period: fields.period ?? periodOf(fields.created_at),
   };
+}
+
+// ---- Notes in flight (courier 2.6 rule 5): a credit note may not take its entry below zero.
+//
+// The entry and the notes on it are read from Postgres, which lags the account. The account
+// keeps the notes Postgres may not hold yet, and judges each note against those too, one command
+// at a time: two notes sent together are judged against each other.
+
+/** A debit or credit note, kept until the query side is seen holding it. */
+export interface NoteInFlight {
+  readonly corrects: string;
+  readonly corrects_kind: EntryKind;
+  readonly seq: number;
+  readonly amount_minor: number;
+}
+
+export interface NotesInFlight {
+  /** Postgres was seen holding every entry of the account up to this seq. */
+  readonly seen_seq: number;
+  /** The notes after `seen_seq`, oldest first. */
+  readonly pending: readonly NoteInFlight[];
+}
+
+export const NO_NOTES_IN_FLIGHT: NotesInFlight = { seen_seq: 0, pending: [] };
+
+/** The notes once Postgres was seen holding every entry up to `seenSeq`: older ones are there. */
+export function notesSeen(notes: NotesInFlight, seenSeq: number): NotesInFlight {
+  if (seenSeq <= notes.seen_seq) return notes;
+  return { seen_seq: seenSeq, pending: notes.pending.filter((n) => n.seq > seenSeq) };
+}
+
+/** What the notes in flight add to the entry of `kind` and `reference`. */
+export function notesInFlightOn(notes: NotesInFlight, kind: EntryKind, reference: string): number {
+  let sum = 0;
+  for (const n of notes.pending) {
+    if (n.corrects === reference && n.corrects_kind === kind) sum += n.amount_minor;
+  }
+  return sum;
 }
 
 // ---- Periods and dates (UTC).
@@ -309,6 +354,8 @@ export interface LedgerBook {
   readonly invoices: readonly Invoice[];
   readonly unresolved: readonly UnresolvedEntry[];
   readonly cod: readonly CodAwaiting[];
+  /** Absent until the first note judged against Postgres' watermark. */
+  readonly notes?: NotesInFlight;
 }
 
 export const EMPTY_BOOK: LedgerBook = {

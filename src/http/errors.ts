@@ -122,6 +122,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   rate_limited: 429,
   internal_error: 500,
   actor_busy: 503,
+  // Courier 2.6 rule 5: a note is judged once the statement has caught up with the account.
+  ledger_catching_up: 503,
 };
 
 export interface FieldError {

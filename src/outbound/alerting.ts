@@ -53,13 +53,15 @@ export function outboundAlerts(
 async function exported(
   db: Kysely<Database>,
   tenant: string,
-  entry: { client_id: string; reference: string },
+  entry: { client_id: string; reference: string; kind?: string },
 ): Promise<boolean> {
-  const row = await db.selectFrom("ledger_entries")
+  let query = db.selectFrom("ledger_entries")
     .select("export_state")
     .where("tenant", "=", tenant)
     .where("client_id", "=", entry.client_id)
-    .where("reference", "=", entry.reference)
-    .executeTakeFirst();
-  return row !== undefined && row.export_state !== "pending";
+    .where("reference", "=", entry.reference);
+  // A reference is unique within its kind only; a link made before it named the kind names none.
+  if (entry.kind !== undefined) query = query.where("kind", "=", entry.kind);
+  const rows = await query.execute();
+  return rows.length > 0 && rows.every((r) => r.export_state !== "pending");
 }

@@ -35,13 +35,20 @@ export const SWEEP_BATCH_MAX = 500;
 /** An entry whose event is not projected this long after it was made is re-emitted. */
 export const SWEEP_AFTER_MS = 60_000;
 
-/** The id of the billing event reporting `entry`, or null when the entry is no charge. */
+/**
+ * The id of the billing event reporting `entry`, or null when the entry is no charge. A note's
+ * reference is the caller's own and may repeat another entry's (courier 2.6: a reference is
+ * unique within its kind): its kind keeps its event apart. Other kinds keep the id they had.
+ */
 export async function chargeEventIdOf(
   tenant: string,
   clientId: string,
   entry: LedgerEntry,
 ): Promise<string | null> {
   if (chargeEventType(entry) === null) return null;
+  if (entry.kind === "debit_note" || entry.kind === "credit_note") {
+    return await eventIdOf("billing", tenant, clientId, entry.reference, entry.kind);
+  }
   return await eventIdOf("billing", tenant, clientId, entry.reference);
 }
 
@@ -141,20 +148,24 @@ export class BillingEvents {
     }
   }
 
-  /** Creates (or finds) the billing event of one charge entry. */
+  /**
+   * Creates (or finds) the billing event of one charge entry; `storedId`: the id its projected
+   * row names (the sweeper's), which stands even if the derivation changed since.
+   */
   async emitCharge(
     tenant: string,
     client: BilledClient,
     entry: LedgerEntry,
     shipment?: ChargeShipment | null,
+    storedId?: string,
   ): Promise<void> {
     const eventType = chargeEventType(entry);
     if (eventType === null) return;
-    const eventId = await eventIdOf("billing", tenant, client.id, entry.reference);
+    const eventId = storedId ?? (await chargeEventIdOf(tenant, client.id, entry))!;
     await this.#create(
       tenant,
       client.id,
-      entry.reference,
+      { reference: entry.reference, kind: entry.kind },
       eventId,
       eventType,
       chargeEventBody({
@@ -194,7 +205,13 @@ export class BillingEvents {
       if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
       const client = clients.get(key);
       if (!client) continue;
-      await this.emitCharge(row.tenant, client, entryOfRow(row));
+      await this.emitCharge(
+        row.tenant,
+        client,
+        entryOfRow(row),
+        undefined,
+        row.event_id ?? undefined,
+      );
       sent++;
     }
     return sent;
@@ -244,7 +261,14 @@ export class BillingEvents {
           entry,
           shipment: await this.#shipmentOf(tenant, entry),
         });
-        return await this.#create(tenant, client.id, r.reference, eventId, CHARGE_RESOLVED, body);
+        return await this.#create(
+          tenant,
+          client.id,
+          { reference: r.reference, kind: r.kind },
+          eventId,
+          CHARGE_RESOLVED,
+          body,
+        );
       }
       default:
         return;
@@ -254,7 +278,7 @@ export class BillingEvents {
   async #create(
     tenant: string,
     clientId: string,
-    reference: string | null,
+    entry: { readonly reference: string; readonly kind: string } | null,
     eventId: string,
     eventType: string,
     rawBody: string,
@@ -267,7 +291,7 @@ export class BillingEvents {
         event_type: eventType,
         raw_body: rawBody,
         recipient: { kind: "courier" },
-        entry: reference === null ? null : { client_id: clientId, reference },
+        entry: entry === null ? null : { client_id: clientId, ...entry },
       },
     });
     // The same event made twice with other bytes (a client renamed between two emissions) is
@@ -330,6 +354,9 @@ export function entryOfRow(row: LedgerEntryRow): LedgerEntry {
     fx_rate: row.fx_rate,
     fx_source: row.fx_source,
     corrects: row.corrects,
+    ...(row.corrects_kind === null
+      ? {}
+      : { corrects_kind: row.corrects_kind as LedgerEntry["kind"] }),
     shipment: row.shipment,
     created_at: row.created_at.getTime(),
   });

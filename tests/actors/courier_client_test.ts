@@ -22,6 +22,7 @@ import {
   type EntryStatus,
   isOpen,
   type LedgerEntry,
+  NOTES_IN_FLIGHT_MAX,
   OPEN_INVOICES_MAX,
   owedMinor,
   PERIODS_KEPT_MAX,
@@ -324,6 +325,7 @@ Deno.test("client account: a correction is a debit or credit note pointing at th
   const credit = a.must({
     kind: "correct",
     original: original(a, "W-1"),
+    seen_seq: a.client.ledger.seq,
     amount_minor: -2_000,
     reason: "waiting time was 20 minutes, not 50",
     by: "t",
@@ -338,6 +340,7 @@ Deno.test("client account: a correction is a debit or credit note pointing at th
     a.refused({
       kind: "correct",
       original: original(a, "W-1"),
+      seen_seq: a.client.ledger.seq,
       amount_minor: -3_001,
       reason: "too much",
       by: "t",
@@ -347,6 +350,7 @@ Deno.test("client account: a correction is a debit or credit note pointing at th
   const debit = a.must({
     kind: "correct",
     original: original(a, "W-1"),
+    seen_seq: a.client.ledger.seq,
     amount_minor: 1_000,
     reason: "second wait",
     reference: "DN-7",
@@ -358,6 +362,57 @@ Deno.test("client account: a correction is a debit or credit note pointing at th
   assert.equal(a.client.money.receivable_minor, 4_000);
   // The original entry is untouched: still 50.00.
   assert.equal(a.entry("W-1").amount_minor, 5_000);
+});
+
+Deno.test("client account: a note is judged with the notes Postgres had not seen when it was read", () => {
+  const a = new Account();
+  a.charge({ reference: "W-1", entry_kind: "waiting", amount_minor: 5_000 });
+  // Postgres held the charge (seq 1) and no note when both notes were read.
+  const stale = { ...original(a, "W-1"), net_minor: 5_000 };
+  const note = (amount: number, seen: number) =>
+    a.send({
+      kind: "correct",
+      original: stale,
+      seen_seq: seen,
+      amount_minor: amount,
+      reason: "refund",
+      by: "t",
+    });
+  assert.ok(note(-4_000, 1).ok);
+  const second = note(-4_000, 1);
+  assert.equal(second.ok ? "" : second.code, "correction_exceeds_entry");
+  assert.ok(note(-1_000, 1).ok, "up to zero");
+  assert.equal(a.client.ledger.notes?.pending.length, 2);
+  // A read that saw both notes (seq 3) lets the account drop them; an older read is read again.
+  const seen = a.send({
+    kind: "correct",
+    original: { ...stale, net_minor: 0 },
+    seen_seq: 3,
+    amount_minor: 500,
+    reason: "debit",
+    by: "t",
+  });
+  assert.ok(seen.ok);
+  assert.deepEqual(a.client.ledger.notes, {
+    seen_seq: 3,
+    pending: [{ corrects: "W-1", corrects_kind: "waiting", seq: 4, amount_minor: 500 }],
+  });
+  const old = note(-100, 2);
+  assert.equal(old.ok ? "" : old.code, "ledger_catching_up");
+});
+
+Deno.test("client account: notes awaiting Postgres are bounded; a later read makes room", () => {
+  const a = new Account();
+  a.charge({ reference: "W-1", entry_kind: "waiting", amount_minor: 5_000 });
+  const o = original(a, "W-1");
+  const debit = (seen: number) =>
+    a.send({ kind: "correct", original: o, seen_seq: seen, amount_minor: 1, reason: "d", by: "t" });
+  for (let i = 0; i < NOTES_IN_FLIGHT_MAX; i++) assert.ok(debit(1).ok);
+  const full = debit(1);
+  assert.equal(full.ok ? "" : full.code, "ledger_catching_up");
+  assert.ok(debit(1 + NOTES_IN_FLIGHT_MAX).ok, "Postgres caught up: the old notes are let go");
+  assert.equal(a.client.ledger.notes?.pending.length, 1);
+  assert.ok(JSON.stringify(a.client).length < STATE_BYTES_MAX);
 });
 
 Deno.test("client account: entries after an invoice go on a supplementary invoice of the period", () => {
@@ -431,6 +486,7 @@ Deno.test("client account: a credit invoice's credit pays the open invoices at i
   a.must({
     kind: "correct",
     original: original(a, "A"),
+    seen_seq: 0,
     amount_minor: -3_000,
     reason: "overcharged",
     by: "t",
@@ -462,6 +518,7 @@ Deno.test("client account: credit left on account beside an open invoice (older 
   a.must({
     kind: "correct",
     original: original(a, "A"),
+    seen_seq: 0,
     amount_minor: -3_000,
     reason: "overcharged",
     by: "t",
@@ -737,6 +794,7 @@ function play(a: Account, step: Step, n: number): void {
       a.send({
         kind: "correct",
         original: original(a, target.reference),
+        seen_seq: a.client.ledger.seq,
         amount_minor: step.amount,
         reason: "r",
         by: "t",

@@ -443,3 +443,42 @@ Deno.test("LedgerProjector: credit on account an invoice issue applies to an ear
     );
   });
 });
+
+Deno.test("LedgerProjector: entries of other kinds holding one reference are all stored; a replay is silent", async () => {
+  await withProjector(async (s) => {
+    const shipment = entry("WB-9", 1);
+    // The client pays quoting the waybill; a note is numbered like it, and corrects it.
+    const payment = entry("WB-9", 2, { kind: "payment", amount_minor: -500, source_event: "p" });
+    const note = entry("WB-9", 3, {
+      kind: "credit_note",
+      amount_minor: -100,
+      source_event: "credit_note.issued:WB-9",
+      corrects: "WB-9",
+      corrects_kind: "shipment",
+    });
+    const posted = (e: LedgerEntry) => ({
+      kind: "entry_posted",
+      entry: e,
+      effect: {},
+      invoiceable: false,
+      by: "t",
+    });
+    await publish(s.bus, change("c9", [charged(shipment), posted(payment), posted(note)]));
+    await s.projector.idle();
+    // Delivered again, in one batch with the same entries again: nothing reported, nothing added.
+    await asOneBatch(s, change("c9", [posted(payment)]), [
+      change("c9", [charged(shipment), posted(note), posted(note)]),
+    ]);
+    assert.equal(s.errors.length, 0, JSON.stringify(s.errors));
+    const stored = await rowsOf(s.t, "c9");
+    assert.deepEqual(stored.map((r) => [r.kind, r.reference, r.amount_minor, r.corrects_kind]), [
+      ["shipment", "WB-9", 1_001, null],
+      ["payment", "WB-9", -500, null],
+      ["credit_note", "WB-9", -100, "shipment"],
+    ]);
+    // Another fact of the same kind under the reference is still a conflict, reported.
+    await publish(s.bus, change("c9", [posted(entry("WB-9", 4, { kind: "payment" }))]));
+    await s.projector.idle();
+    assert.deepEqual(s.errors.map(([m]) => m), ["another entry of client c9 holds reference WB-9"]);
+  });
+});

@@ -32,6 +32,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0002_ledger",
     "0003_billing_outbox",
     "0004_client_lists",
+    "0005_ledger_entry_kind",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -48,6 +49,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0002_ledger",
     "0003_billing_outbox",
     "0004_client_lists",
+    "0005_ledger_entry_kind",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -100,4 +102,37 @@ Deno.test("migrations: a client's shipment list, newest first, can be read from 
   const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
   assert.match(text, /snapshots_client_shipments_booked_idx/);
   assert.doesNotMatch(text, /Sort/, "the index gives the order: no sort step");
+});
+
+Deno.test("migrations: 0005 keys entries by kind too and names the kind a note corrects", async () => {
+  await using t = await openTestDatabase();
+  const migrator = createMigrator(t.db, t.schema);
+  assert.equal((await migrator.migrateTo("0004_client_lists")).error, undefined);
+  const row = (reference: string, seq: number, kind: string, corrects: string | null) =>
+    sql`
+    insert into ${sql.table(`${t.schema}.ledger_entries`)} (tenant, client_id, reference, seq,
+      period, kind, amount_minor, currency, status, payer, recoverable, corrects, created_at)
+    values ('ten', 'c1', ${reference}, ${seq}, '2026-01', ${kind}, 100, 'BWP', 'posted',
+      'client', false, ${corrects}, now())`;
+  await row("WB-1", 1, "shipment", null).execute(t.db);
+  await row("CN-1", 2, "credit_note", "WB-1").execute(t.db);
+  await assert.rejects(
+    row("WB-1", 3, "payment", null).execute(t.db),
+    "the old key: one per reference",
+  );
+
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0005_ledger_entry_kind"]);
+  await row("WB-1", 3, "payment", null).execute(t.db);
+  const rows = await t.db.selectFrom("ledger_entries").select([
+    "reference",
+    "kind",
+    "corrects_kind",
+  ])
+    .orderBy("seq").execute();
+  assert.deepEqual(rows, [
+    { reference: "WB-1", kind: "shipment", corrects_kind: null },
+    { reference: "CN-1", kind: "credit_note", corrects_kind: "shipment" },
+    { reference: "WB-1", kind: "payment", corrects_kind: null },
+  ]);
+  await assert.rejects(row("WB-1", 4, "payment", null).execute(t.db), "one per kind and reference");
 });

@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
+import { entryOf } from "../../src/domain/ledger.ts";
+import { chargeEventIdOf } from "../../src/outbound/billing_events.ts";
 import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
 import { verifyV3 } from "../../src/domain/signatures.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
@@ -390,3 +392,31 @@ Deno.test("billing events: a failed schedule raises billing_export_failed; reque
       await until(t, () => receiver.effects.has(eventId), "the requeued delivery");
     })
   ));
+
+Deno.test("billing events: a note numbered like the shipment it corrects has an event of its own", async () => {
+  const at = Date.UTC(2026, 0, 10);
+  const shipment = entryOf({
+    reference: "WB-1",
+    seq: 1,
+    kind: "shipment",
+    amount_minor: 1_000,
+    currency: "BWP",
+    status: "posted",
+    created_at: at,
+  });
+  const note = entryOf({
+    reference: "WB-1",
+    seq: 2,
+    kind: "credit_note",
+    amount_minor: -100,
+    currency: "BWP",
+    status: "posted",
+    corrects: "WB-1",
+    corrects_kind: "shipment",
+    created_at: at,
+  });
+  const shipmentId = await chargeEventIdOf("ten", "c1", shipment);
+  assert.equal(shipmentId, eventIdOf("billing", "ten", "c1", "WB-1"), "the id it always had");
+  assert.notEqual(await chargeEventIdOf("ten", "c1", note), shipmentId);
+  assert.equal(await chargeEventIdOf("ten", "c1", { ...shipment, kind: "payment" }), null);
+});

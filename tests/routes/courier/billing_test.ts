@@ -561,6 +561,125 @@ Deno.test("billing: correct issues debit and credit notes pointing at the entry 
     assert.equal(payment.body.code, "not_correctable");
   }));
 
+Deno.test("billing: an entry quoting a reference another kind holds is booked and stored in Postgres", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    await charge(t, courier, client, {
+      reference: "W-2",
+      entry_kind: "waiting",
+      amount_minor: 3_000,
+    });
+    // The client pays for the shipment quoting its waybill (spec: courier 2.6 "reference").
+    const paid = await act(t, courier, client, "payment", {
+      amount: "10.00",
+      currency: "BWP",
+      reference: waybill,
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    await settle(t);
+    // A note numbered like the waiting charge.
+    const note = await act(t, courier, client, "correct", {
+      entry_reference: "W-2",
+      amount: "-5.00",
+      reason: "waiting overcharged",
+      reference: "W-2",
+    });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    const stored = await rows(t, client);
+    assert.deepEqual(stored.map((r) => [r.kind, r.reference, r.amount_minor, r.corrects_kind]), [
+      ["shipment", waybill, 8_892, null],
+      ["waiting", "W-2", 3_000, null],
+      ["payment", waybill, -1_000, null],
+      ["credit_note", "W-2", -500, "waiting"],
+    ]);
+    const v = await view(t, courier, client);
+    const posted = stored.filter((r) => r.status === "posted");
+    assert.equal(posted.reduce((n, r) => n + r.amount_minor, 0) / 100, v.balances.owed);
+    assert.deepEqual(v.payments.map((p: { reference: string }) => p.reference), [waybill]);
+    assert.equal(v.statement.entries.length, 4);
+
+    // A note on the waybill points at the shipment: a payment is never a note's target.
+    const onShipment = await act(t, courier, client, "correct", {
+      entry_reference: waybill,
+      amount: "-1.00",
+      reason: "discount",
+    });
+    assert.equal(onShipment.status, 201, JSON.stringify(onShipment.body));
+    assert.equal(onShipment.body.data.entry.shipment, waybill);
+    // Two correctable entries hold W-2: the kind says which, else 409 names them.
+    const ambiguous = await act(t, courier, client, "correct", {
+      entry_reference: "W-2",
+      amount: "-1.00",
+      reason: "x",
+    });
+    assert.equal(ambiguous.status, 409, JSON.stringify(ambiguous.body));
+    assert.equal(ambiguous.body.code, "reference_conflict");
+    assert.match(ambiguous.body.message, /credit_note, waiting/);
+    await settle(t);
+    // The waiting charge nets 30.00 - 5.00: its own note counts, not the note W-2's.
+    const tooMuch = await act(t, courier, client, "correct", {
+      entry_reference: "W-2",
+      entry_kind: "waiting",
+      amount: "-25.01",
+      reason: "x",
+    });
+    assert.equal(tooMuch.body.code, "correction_exceeds_entry", JSON.stringify(tooMuch.body));
+    const rest = await act(t, courier, client, "correct", {
+      entry_reference: "W-2",
+      entry_kind: "waiting",
+      amount: "-25.00",
+      reason: "x",
+    });
+    assert.equal(rest.status, 201, JSON.stringify(rest.body));
+    assert.equal((await rows(t, client)).length, 6);
+  }));
+
+Deno.test("billing: credit notes sent together are judged against each other, never below zero", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 5_000,
+    });
+    await settle(t);
+    const body = { entry_reference: "W-1", amount: "-40.00", reason: "refund" };
+    const answers = await Promise.all([
+      act(t, courier, client, "correct", { ...body, reference: "CN-A" }),
+      act(t, courier, client, "correct", { ...body, reference: "CN-B" }),
+    ]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 422], JSON.stringify(answers));
+    const refused = answers.find((a) => a.status === 422)!;
+    assert.equal(refused.body.code, "correction_exceeds_entry");
+    const stored = await rows(t, client);
+    assert.equal(stored.reduce((n, r) => n + r.amount_minor, 0), 1_000);
+
+    // Sequential notes, Postgres not caught up in between: still judged on the account.
+    const ten = await act(t, courier, client, "correct", { ...body, amount: "-6.00" });
+    assert.equal(ten.status, 201, JSON.stringify(ten.body));
+    const over = await act(t, courier, client, "correct", { ...body, amount: "-4.01" });
+    assert.equal(over.body.code, "correction_exceeds_entry", JSON.stringify(over.body));
+    const last = await act(t, courier, client, "correct", {
+      ...body,
+      amount: "-4.00",
+      reference: "CN-C",
+    });
+    assert.equal(last.status, 201, JSON.stringify(last.body));
+    // The same note sent again (a lost answer) books once, even with the entry at zero.
+    await settle(t);
+    const again = await act(t, courier, client, "correct", {
+      ...body,
+      amount: "-4.00",
+      reference: "CN-C",
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.entry.reference, "CN-C");
+    const after = await rows(t, client);
+    assert.equal(after.length, 4);
+    assert.equal(after.reduce((n, r) => n + r.amount_minor, 0), 0);
+  }));
+
 Deno.test("billing: actions need billing:administer, the view billing:view-own; other couriers see 404", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
