@@ -425,10 +425,22 @@ export class ActorRuntime {
         if (cells.length === 0) continue;
         await Promise.all(cells.map((c) => c.cell.lastPublish));
         await this.#bus.flush();
-        const done = await this.#store.markPublished(
-          cells.map((c) => ({ key: c.cell.key, version: c.version })),
+        // An actor that committed meanwhile wrote its marker again: left out, so that its moved
+        // version does not fail the whole removal (which then clears the others one by one).
+        const still = cells.filter((c) =>
+          c.cell.marker === "clearing" && c.cell.version === c.version
         );
-        cells.forEach((c, i) => {
+        for (const c of cells) {
+          // Moved on without a new marker (a commit with nothing for the bus): the next sweep.
+          if (c.cell.marker === "clearing" && !still.includes(c)) {
+            c.cell.marker = "set";
+            this.#toClear.set(`${c.cell.key.type}/${c.cell.key.id}`, c.cell);
+          }
+        }
+        const done = await this.#store.markPublished(
+          still.map((c) => ({ key: c.cell.key, version: c.version })),
+        );
+        still.forEach((c, i) => {
           if (c.cell.marker !== "clearing") return; // a commit wrote the marker again meanwhile
           c.cell.marker = done[i] ? "none" : "set";
         });

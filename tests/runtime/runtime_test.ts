@@ -317,6 +317,30 @@ Deno.test("runtime: the recovery marker is gone once an idle actor's events are 
   }
 });
 
+Deno.test("runtime: an actor that commits while its marker is being removed keeps it until it can go", async () => {
+  const rt = await openTestRuntime();
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  const sub = rt.bus.subscribe("test.*.test_account.*", () => held);
+  try {
+    assert.ok((await rt.runtime.ask(accountActor, T, "m2", { kind: "credit", amount: 5 })).ok);
+    assert.equal((await rt.store.unpublished(10)).length, 1);
+    // The removal waits for the bus; meanwhile a commit with nothing for it moves the version.
+    const sweeping = rt.runtime.sweepMarkers();
+    const kept = await rt.runtime.ask(accountActor, T, "m2", { kind: "get" }, {
+      idempotencyKey: "read-1",
+    });
+    assert.ok(kept.ok);
+    release();
+    await sweeping;
+    assert.deepEqual(await rt.store.unpublished(10), [], "removed against the version it has now");
+  } finally {
+    release();
+    sub.unsubscribe();
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: a commit with nothing for downstream (events off the bus, no snapshot) publishes nothing and leaves no recovery marker", async () => {
   const rt = await openTestRuntime();
   const seen: ActorChange[] = [];
