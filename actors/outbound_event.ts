@@ -4,7 +4,7 @@
  * creation and sent byte for byte on every attempt; the signing secret is held sealed only.
  *
  * The `attempt` timer says when an attempt is due. The actor cannot do I/O: when the timer fires
- * it records `attempt_due` (which the runtime publishes on the bus, where `OutboundDelivery`
+ * (and at creation, for the first attempt) it records `attempt_due` (which the runtime publishes on the bus, where `OutboundDelivery`
  * picks it up) and re-arms the timer one lease later, so an attempt lost with its process is
  * due again. `record_attempt` then moves the timer to the next retry, or clears it.
  */
@@ -231,8 +231,10 @@ function create(state: OutboundEventState, event: NewOutboundEvent, ctx: Ctx) {
   if ((event.target === undefined) === (event.recipient === undefined)) {
     return reject("invalid_event", "an event has either a target or a recipient");
   }
-  return ok([{ kind: "created", event, at: ctx.now }], [
-    { op: "set", name: ATTEMPT_TIMER, at: ctx.now },
+  // The first attempt is due at once: said in the creating commit, with the timer one lease
+  // later (as when it fires), instead of a timer due now whose firing is a commit of its own.
+  return ok([{ kind: "created", event, at: ctx.now }, { kind: "attempt_due", at: ctx.now }], [
+    { op: "set", name: ATTEMPT_TIMER, at: ctx.now + ATTEMPT_LEASE_MS },
   ]);
 }
 

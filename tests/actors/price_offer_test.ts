@@ -6,6 +6,7 @@ import {
   priceOfferActor,
   serviceTermsOf,
 } from "../../actors/price_offer.ts";
+import { HOURS } from "../helpers/courier.ts";
 
 const CALENDAR: Calendar = {
   id: "cal_bw",
@@ -28,15 +29,7 @@ function level(code: string, calendar_id = CALENDAR.id): ServiceLevel {
     at_risk_pct: 75,
     price_adjustment_bp: 0,
     created_at: 1,
-    collection_due_hours: 8,
-    depot_dwell_hours: 8,
-    border_presentation_hours: 16,
-    customs_wait_hours: 16,
-    linehaul_hours: 24,
-    destination_dwell_hours: 8,
-    delivery_attempt_hours: 8,
-    redelivery_due_hours: 16,
-    no_scan_hours: 24,
+    ...HOURS,
   };
 }
 

@@ -244,6 +244,30 @@ Deno.test("outbound delivery: a billing event is delivered first time and verifi
   }
 });
 
+Deno.test("outbound delivery: the first attempt is due with the creating commit; its lease re-arms it", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    const lost = await newEvent(dataKey, receiver.url);
+    await create(h, lost);
+    // No timer had to fire: the creating commit said the attempt is due.
+    await h.bus.flush();
+    assert.equal(h.delivery.dueCount, 1);
+    assert.equal(await h.runtime.fireDueTimers(), 0, "no timer is due at creation");
+    // Not attempted (as if the process that heard it died): due again one lease later.
+    clock.advanceBy(ATTEMPT_LEASE_MS);
+    assert.equal(await h.runtime.fireDueTimers(), 1);
+    assert.equal(await h.step(), 1);
+    assert.equal(receiver.hits.length, 1, "sent once");
+    assert.equal((await h.get(lost.event_id)).status, "delivered");
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
 Deno.test("outbound delivery: a client webhook is signed with V2 over the raw body", async () => {
   const { clock, dataKeyP } = setup();
   const dataKey = await dataKeyP;
