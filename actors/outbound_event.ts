@@ -137,6 +137,11 @@ export type OutboundEventCommand =
   | { readonly kind: "requeue"; readonly reason: string; readonly by: string }
   /** Takes the event for one attempt; refused while another attempt holds it. */
   | { readonly kind: "claim"; readonly attempt_id: string }
+  /**
+   * The attempt due at `due_at` found no endpoint, so nothing is sent and no claim is taken:
+   * recorded once per due attempt, however many instances heard it.
+   */
+  | { readonly kind: "endpoint_missing"; readonly due_at: number }
   | {
     readonly kind: "acknowledge";
     readonly state: ReportedState;
@@ -194,6 +199,14 @@ function decide(
       return requeue(state, command.reason, command.by, ctx);
     case "claim":
       return claim(state, command.attempt_id, ctx);
+    case "endpoint_missing": {
+      if (state === null) return reject("not_found", "outbound event not found");
+      // Settled, under way in another attempt, or already noted for this due attempt: nothing.
+      const held = (state.claim?.until ?? -Infinity) > ctx.now;
+      const noted = (state.endpoint_missing_at ?? -Infinity) >= command.due_at;
+      if (state.status !== "pending" || held || noted) return ok([]);
+      return endpointMissing(ctx);
+    }
     case "acknowledge":
       return acknowledge(state, command, ctx);
     case "get":
@@ -238,6 +251,14 @@ function create(state: OutboundEventState, event: NewOutboundEvent, ctx: Ctx) {
   ]);
 }
 
+/** spec: courier 3.1: nothing was sent, so the schedule is not spent; try again in an hour. */
+function endpointMissing(ctx: Ctx) {
+  const retryAt = ctx.now + NO_ENDPOINT_RETRY_MS;
+  return ok([{ kind: "endpoint_missing", at: ctx.now, retry_at: retryAt }], [
+    { op: "set", name: ATTEMPT_TIMER, at: retryAt },
+  ]);
+}
+
 function recordAttempt(
   state: OutboundEventState,
   attemptId: string,
@@ -249,13 +270,7 @@ function recordAttempt(
   if (state.status !== "pending") {
     return reject("not_pending", `event is not pending: ${state.status}`);
   }
-  if (outcome.result === "no_endpoint") {
-    // spec: courier 3.1: nothing was sent, so the schedule is not spent; try again in an hour.
-    const retryAt = ctx.now + NO_ENDPOINT_RETRY_MS;
-    return ok([{ kind: "endpoint_missing", at: ctx.now, retry_at: retryAt }], [
-      { op: "set", name: ATTEMPT_TIMER, at: retryAt },
-    ]);
-  }
+  if (outcome.result === "no_endpoint") return endpointMissing(ctx);
   const attempt: AttemptRecord = {
     attempt_id: attemptId,
     at: ctx.now,

@@ -19,6 +19,7 @@ import {
   outboundEventActor,
   type OutboundEventSummary,
   type OutboundTarget,
+  type Recipient,
 } from "../../actors/outbound_event.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
@@ -50,7 +51,7 @@ export interface OutboundDeliveryOptions {
   /** DNS for the per-attempt target check; defaults to the system resolver. */
   readonly resolve?: Resolve;
   /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
-  readonly targets?: (tenant: string, event: OutboundEvent) => Promise<DeliveryTarget | null>;
+  readonly targets?: (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
   /** Called once an event has failed its whole schedule (raise the operations alert). */
   readonly onFailed?: (tenant: string, event: OutboundEventSummary) => void | Promise<void>;
   /** Called when an attempt found no endpoint configured (courier 3.1). */
@@ -72,6 +73,13 @@ export interface DeliveryTarget extends OutboundTarget {
 interface Due {
   readonly tenant: string;
   readonly id: string;
+  readonly hint?: DueHint;
+}
+
+/** What the change that made an attempt due says of it: when, and to whom. */
+export interface DueHint {
+  readonly due_at: number;
+  readonly recipient: Recipient;
 }
 
 export class OutboundDelivery {
@@ -100,7 +108,9 @@ export class OutboundDelivery {
     while (this.#due.size > 0 && !this.#closed) {
       const batch = [...this.#due.entries()].slice(0, PUMP_CONCURRENCY);
       for (const [key] of batch) this.#due.delete(key);
-      const running = Promise.allSettled(batch.map(([, d]) => this.attempt(d.tenant, d.id)));
+      const running = Promise.allSettled(
+        batch.map(([, d]) => this.attempt(d.tenant, d.id, d.hint)),
+      );
       this.#inflight.add(running);
       const results = await running.finally(() => this.#inflight.delete(running));
       for (const r of results) {
@@ -112,8 +122,24 @@ export class OutboundDelivery {
   }
 
   /** One attempt for one event, if it is pending; answers whether an attempt was made. */
-  async attempt(tenant: string, id: string): Promise<boolean> {
+  async attempt(tenant: string, id: string, hint?: DueHint): Promise<boolean> {
     const { runtime } = this.#o;
+    if (hint && this.#o.targets) {
+      // No endpoint to send to: noted in one write, without claiming the event for a send.
+      let target: DeliveryTarget | null | undefined;
+      try {
+        target = await this.#o.targets(tenant, hint.recipient);
+      } catch {
+        target = undefined; // the attempt below reports the failed lookup
+      }
+      if (target === null) {
+        const noted = await runtime.ask(outboundEventActor, tenant, id, {
+          kind: "endpoint_missing",
+          due_at: hint.due_at,
+        });
+        return noted.ok;
+      }
+    }
     const attemptId = newId("att");
     // The claim makes this process the event's one sender: with several instances on one bus,
     // every one hears `attempt_due`, and only the first claim is accepted.
@@ -144,7 +170,10 @@ export class OutboundDelivery {
     const options = this.#o;
     let target: DeliveryTarget | null;
     try {
-      target = event.target ?? (options.targets ? await options.targets(tenant, event) : null);
+      target = event.target ??
+        (options.targets && event.recipient
+          ? await options.targets(tenant, event.recipient)
+          : null);
     } catch (e) {
       return failed(null, `target_lookup_failed: ${messageOf(e)}`);
     }
@@ -225,7 +254,15 @@ export class OutboundDelivery {
     if (kinds.includes("attempt_due")) {
       const key = `${change.tenant}/${change.id}`;
       if (this.#due.size < DUE_SET_MAX || this.#due.has(key)) {
-        this.#due.set(key, { tenant: change.tenant, id: change.id });
+        const due = change.events.findLast((e) =>
+          (e.event as { kind?: unknown }).kind === "attempt_due"
+        );
+        const recipient = (change.snapshot as OutboundEventSummary | undefined)?.recipient;
+        this.#due.set(key, {
+          tenant: change.tenant,
+          id: change.id,
+          ...(due && recipient ? { hint: { due_at: due.at, recipient } } : {}),
+        });
       }
     }
     if (kinds.includes("event_failed") && change.snapshot !== undefined && this.#o.onFailed) {

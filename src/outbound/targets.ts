@@ -6,7 +6,7 @@
  */
 import { businessActor, type PreviousSecret } from "../../actors/business.ts";
 import { courierClientActor } from "../../actors/courier_client.ts";
-import type { OutboundEvent } from "../../actors/outbound_event.ts";
+import type { Recipient } from "../../actors/outbound_event.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { DeliveryTarget } from "./deliver.ts";
@@ -15,9 +15,7 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
   const previousOf = (p: PreviousSecret | null | undefined) =>
     p && p.expires_at > clock.now() ? { key_id: p.key_id, sealed_secret: p } : null;
 
-  return async (tenant: string, event: OutboundEvent): Promise<DeliveryTarget | null> => {
-    const recipient = event.recipient;
-    if (!recipient) return null;
+  return async (tenant: string, recipient: Recipient): Promise<DeliveryTarget | null> => {
     if (recipient.kind === "courier") {
       const got = await runtime.read(businessActor, tenant, tenant, { kind: "get" });
       if (!got.ok || !got.reply || !("profile" in got.reply)) return null;

@@ -597,3 +597,85 @@ Deno.test("outbound event actor: a claim holds the event for one attempt until i
   assert.equal(s.claim, null);
   assert.equal(s.next_attempt_at, 3 + ATTEMPT_LEASE_MS + 60 * MINUTE);
 });
+
+Deno.test("outbound event actor: a missing endpoint is noted once per due attempt, never during a claim", () => {
+  const ctx = (now: number): Ctx => ({ now, newId: (p) => `${p}_x` });
+  const event: NewOutboundEvent = {
+    event_id: "evt_none",
+    stream: "billing",
+    event_type: "shipment.booked",
+    raw_body: "{}",
+    recipient: { kind: "courier" },
+  };
+  let state: OutboundEventState = null;
+  const decide = (command: Parameters<typeof outboundEventActor.decide>[1], now: number) => {
+    const d = outboundEventActor.decide(state, command, ctx(now));
+    assert.ok(d.ok);
+    for (const e of d.events) state = outboundEventActor.evolve(state, e);
+    return d.events.map((e) => e.kind);
+  };
+  decide({ kind: "create", event }, 0);
+  // Two instances heard the attempt due at 0: the first notes it, the second changes nothing.
+  assert.deepEqual(decide({ kind: "endpoint_missing", due_at: 0 }, 5), ["endpoint_missing"]);
+  assert.deepEqual(decide({ kind: "endpoint_missing", due_at: 0 }, 6), []);
+  assert.equal(state!.next_attempt_at, 5 + 60 * MINUTE);
+  // The hourly retry is a new due attempt; one under way in a claim is left alone.
+  const retry = 5 + 60 * MINUTE;
+  decide({ kind: "claim", attempt_id: "att_a" }, retry);
+  assert.deepEqual(decide({ kind: "endpoint_missing", due_at: retry }, retry + 1), []);
+  assert.deepEqual(
+    decide({ kind: "endpoint_missing", due_at: retry }, retry + ATTEMPT_LEASE_MS),
+    ["endpoint_missing"],
+  );
+});
+
+Deno.test("two instances, no endpoint: the attempt is noted once, without a claim", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock,
+    definitions: [outboundEventActor],
+  });
+  await runtime.start();
+  const deliveries = [0, 1].map(() =>
+    new OutboundDelivery({
+      runtime,
+      bus,
+      dataKey,
+      clock,
+      allowLoopback: true,
+      targets: () => Promise.resolve(null),
+    })
+  );
+  try {
+    const r = await runtime.ask(outboundEventActor, TENANT, "evt_nowhere", {
+      kind: "create",
+      event: {
+        event_id: "evt_nowhere",
+        stream: "billing",
+        event_type: "shipment.booked",
+        raw_body: "{}",
+        recipient: { kind: "courier" },
+      },
+    });
+    assert.ok(r.ok);
+    await bus.flush();
+    await Promise.all(deliveries.map((d) => d.pump()));
+    await bus.flush();
+    const kinds: string[] = [];
+    for await (const e of runtime.events(outboundEventActor, "evt_nowhere")) {
+      kinds.push((e.event as { kind: string }).kind);
+    }
+    assert.deepEqual(kinds, ["created", "attempt_due", "endpoint_missing"]);
+  } finally {
+    for (const d of deliveries) await d.close();
+    await runtime.close();
+    await bus.flush();
+    store.close();
+  }
+});
