@@ -124,21 +124,18 @@ export class OutboundDelivery {
   /** One attempt for one event, if it is pending; answers whether an attempt was made. */
   async attempt(tenant: string, id: string, hint?: DueHint): Promise<boolean> {
     const { runtime } = this.#o;
+    // The target looked up once, before the claim: with none, the attempt is noted in one write
+    // and nothing is claimed; a failed lookup is looked up again, and reported, by the attempt.
+    let target: DeliveryTarget | null | undefined;
     if (hint && this.#o.targets) {
-      // No endpoint to send to: noted in one write, without claiming the event for a send.
-      let target: DeliveryTarget | null | undefined;
-      try {
-        target = await this.#o.targets(tenant, hint.recipient);
-      } catch {
-        target = undefined; // the attempt below reports the failed lookup
-      }
-      if (target === null) {
-        const noted = await runtime.ask(outboundEventActor, tenant, id, {
-          kind: "endpoint_missing",
-          due_at: hint.due_at,
-        });
-        return noted.ok;
-      }
+      target = await this.#o.targets(tenant, hint.recipient).catch(() => undefined);
+    }
+    if (hint && target === null) {
+      const noted = await runtime.ask(outboundEventActor, tenant, id, {
+        kind: "endpoint_missing",
+        due_at: hint.due_at,
+      });
+      return noted.ok;
     }
     const attemptId = newId("att");
     // The claim makes this process the event's one sender: with several instances on one bus,
@@ -148,7 +145,7 @@ export class OutboundDelivery {
       attempt_id: attemptId,
     });
     if (!got.ok || got.reply === undefined || got.reply.status !== "pending") return false;
-    const outcome = await this.#send(tenant, got.reply, attemptId);
+    const outcome = await this.#send(tenant, got.reply, attemptId, target ?? undefined);
     const recorded = await runtime.ask(outboundEventActor, tenant, id, {
       kind: "record_attempt",
       attempt_id: attemptId,
@@ -166,11 +163,16 @@ export class OutboundDelivery {
     await Promise.all([...this.#inflight]);
   }
 
-  async #send(tenant: string, event: OutboundEvent, attemptId: string): Promise<AttemptOutcome> {
+  async #send(
+    tenant: string,
+    event: OutboundEvent,
+    attemptId: string,
+    known?: DeliveryTarget,
+  ): Promise<AttemptOutcome> {
     const options = this.#o;
     let target: DeliveryTarget | null;
     try {
-      target = event.target ??
+      target = event.target ?? known ??
         (options.targets && event.recipient
           ? await options.targets(tenant, event.recipient)
           : null);

@@ -27,7 +27,8 @@ export async function pinnedPost(
   const { url, signal } = request;
   const tls = url.protocol === "https:";
   if (!tls && url.protocol !== "http:") throw new Error(`not an http(s) URL: ${url.protocol}`);
-  const head = requestHead(request);
+  const body = new TextEncoder().encode(request.body);
+  const head = new TextEncoder().encode(requestHead(request, body.length));
   const port = url.port === "" ? (tls ? 443 : 80) : Number(url.port);
   let conn: Deno.Conn | null = null;
   const abort = () => {
@@ -48,7 +49,11 @@ export async function pinnedPost(
         ...(options.caCerts ? { caCerts: options.caCerts } : {}),
       });
     }
-    await writeAll(conn, new TextEncoder().encode(head + request.body));
+    // One write: a head sent apart from its body could wait on the peer's delayed ACK.
+    const bytes = new Uint8Array(head.length + body.length);
+    bytes.set(head);
+    bytes.set(body, head.length);
+    await writeAll(conn, bytes);
     return { status: await readStatus(conn) };
   } catch (e) {
     signal.throwIfAborted();
@@ -59,12 +64,12 @@ export async function pinnedPost(
   }
 }
 
-function requestHead(request: OutboundRequest): string {
+function requestHead(request: OutboundRequest, bodyBytes: number): string {
   const { url } = request;
   const lines = [
     `POST ${url.pathname}${url.search} HTTP/1.1`,
     `Host: ${url.host}`,
-    `Content-Length: ${new TextEncoder().encode(request.body).length}`,
+    `Content-Length: ${bodyBytes}`,
     "Connection: close",
   ];
   for (const [name, value] of Object.entries(request.headers)) {
