@@ -295,7 +295,9 @@ export class BillingEvents {
         recipient: { kind: "courier" },
         entry: entry === null ? null : { client_id: clientId, ...entry },
       },
-    });
+      // Derived from a change heard now: new unless the change is heard again, when the
+      // commit's check finds the stored event (AskOptions.fresh).
+    }, { fresh: true });
     // The same event made twice with other bytes (a client renamed between two emissions) is
     // the event already made: it stands.
     if (!created.ok && created.code !== "exists_with_different_body") {

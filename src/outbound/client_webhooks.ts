@@ -69,7 +69,7 @@ export class ClientWebhooks {
         }),
         recipient: { kind: "client", client_id: client.id },
       },
-    });
+    }, { fresh: true }); // derived from a stage heard now (see billing_events.ts)
     if (!created.ok && created.code !== "exists_with_different_body") {
       throw new Error(`client webhook ${eventId}: ${created.code}: ${created.message}`);
     }

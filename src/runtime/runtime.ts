@@ -46,9 +46,11 @@ export interface AskOptions {
    */
   readonly permanent?: boolean;
   /**
-   * The id was just minted (a random reference, a waybill derived from one): skip reading the
-   * store and decide on the initial state. Safe: the commit checks that nothing is stored under
-   * the key, and a decision that writes nothing is made again on the stored state.
+   * The id is all but certainly new (a random reference, a waybill derived from one, an event
+   * id derived from a change heard for the first time): skip reading the store and decide on the
+   * initial state. Safe whatever is stored: the commit checks that nothing is stored under the
+   * key (a failed check reads it and decides again), and a decision that writes nothing is made
+   * again on the stored state.
    */
   readonly fresh?: boolean;
 }
