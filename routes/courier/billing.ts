@@ -569,10 +569,11 @@ export function accountView(account: CourierClient, now: number) {
   const cur = account.settings.billing_currency;
   const mode = account.settings.settlement_mode;
   const book = account.ledger;
-  const aged = ageing(book, cur, now);
+  const balances = accountBalances(account);
+  const aged = ageing(book, cur, now, balances.prepaid_minor);
   return {
     client_id: account.id,
-    ...balancesView(accountBalances(account)),
+    ...balancesView(balances),
     ageing: mode === "external" ? null : {
       current: decimal(aged.current, cur),
       "1-30": decimal(aged["1-30"], cur),

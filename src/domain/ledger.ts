@@ -589,15 +589,19 @@ export function bucketOf(days: number): AgeingBucket {
  * What is owed, by days past due: open invoice balances by their due date, uninvoiced charges
  * current. Credit (on account, or uninvoiced credit notes) is taken off oldest first, as credit is
  * allocated: the buckets add up to what is owed, never more and never below zero.
+ *
+ * `prepaidMinor` is the account's prepaid funds in `currency`. Prepaid charges go on no invoice,
+ * so funds taken below zero by later charges (courier 4.2) are owed now and not yet due: current.
  */
 export function ageing(
   book: LedgerBook,
   currency: string,
   now: number,
+  prepaidMinor = 0,
 ): Record<AgeingBucket, number> {
   const uninvoiced = uninvoicedMinor(book, currency);
   const out: Record<AgeingBucket, number> = {
-    current: Math.max(uninvoiced, 0),
+    current: Math.max(uninvoiced, 0) + Math.max(-prepaidMinor, 0),
     "1-30": 0,
     "31-60": 0,
     "61-90": 0,

@@ -833,9 +833,7 @@ function play(a: Account, step: Step, n: number): void {
 
 for (const mode of ["credit", "prepaid"] as const) {
   Deno.test(
-    `client account (${mode}): for any sequence of charges, payments and notes the balances equal the posted entries${
-      mode === "credit" ? ", and ageing adds up to what is owed" : ""
-    }`,
+    `client account (${mode}): for any sequence of charges, payments and notes the balances equal the posted entries, and ageing adds up to what is owed`,
     () => {
       fc.assert(
         fc.property(fc.array(stepArb, { maxLength: 80, size: "max" }), (steps) => {
@@ -860,6 +858,11 @@ for (const mode of ["credit", "prepaid"] as const) {
               const aged = Object.values(ageing(book, "BWP", a.now));
               assert.ok(aged.every((x) => x >= 0), String(aged));
               assert.equal(aged.reduce((x, y) => x + y, 0), Math.max(owed, 0));
+            } else {
+              // Prepaid funds taken below zero by later charges are owed now (courier 4.2).
+              const prepaid = balancesOf(a.client).prepaid_minor;
+              const aged = ageing(a.client.ledger, "BWP", a.now, prepaid);
+              assert.deepEqual(aged, { ...aged, current: Math.max(owed, 0) }, String(prepaid));
             }
           });
         }),

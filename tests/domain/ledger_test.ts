@@ -159,6 +159,21 @@ Deno.test("ageing() takes credit on account and uninvoiced credit off the oldest
   assert.deepEqual(ageing({ ...book, unallocated: { BWP: 90_000 } }, "BWP", now), zero);
 });
 
+Deno.test("ageing() shows prepaid funds taken below zero by later charges as owed now", () => {
+  const now = Date.parse("2026-12-15T10:00:00Z");
+  const zero = { current: 0, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 };
+  // Prepaid charges go on no invoice: the book holds nothing, the funds say what is owed.
+  assert.deepEqual(ageing(EMPTY_BOOK, "BWP", now, -2_750), { ...zero, current: 2_750 });
+  // Funds still above zero owe nothing.
+  assert.deepEqual(ageing(EMPTY_BOOK, "BWP", now, 10_000), zero);
+  // An invoice left open from before a switch to prepaid still ages by its due date.
+  const book: LedgerBook = {
+    ...EMPTY_BOOK,
+    invoices: [invoice("c", { due_on: "2026-10-01", amount_minor: 3_000 })],
+  };
+  assert.deepEqual(ageing(book, "BWP", now, -500), { ...zero, current: 500, "61-90": 3_000 });
+});
+
 Deno.test("bookInvoices() spends the credit on account its allocations apply to earlier invoices", () => {
   const book: LedgerBook = {
     ...EMPTY_BOOK,
