@@ -5,6 +5,7 @@
  * crash anywhere completes the same booking and charges once.
  */
 import type { Context } from "hono";
+import { type Kysely, sql } from "kysely";
 import {
   asClient,
   type BookingChargeReply,
@@ -48,6 +49,7 @@ import {
 import { versionInForce } from "../../src/domain/rate_card.ts";
 import { hashSecret, newSecret, sha256 } from "../../src/domain/secrets.ts";
 import { available } from "../../src/domain/settlement.ts";
+import type { Database } from "../../src/db/schema.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
@@ -308,11 +310,19 @@ export async function bookOffer(
     ? claimId(clientId, uniqueRef)
     : null;
   if (claim) {
+    // A booking made before the flag was set holds no claim: found in Postgres, it takes the
+    // claim now, and this booking is the second one (spec: courier 4.2).
+    const earlier = await bookedBefore(env.db, courierId, clientId, uniqueRef!, waybill);
     const claimed = await runtime.ask(referenceClaimActor, courierId, claim, {
       kind: "claim",
-      waybill,
+      waybill: earlier ?? waybill,
     });
     if (!claimed.ok) throw fromRejection(claimed);
+    if (earlier !== null) {
+      throw new ApiError("duplicate_order", `external reference already booked: ${earlier}`, {
+        waybill: earlier,
+      });
+    }
   }
   // spec: courier 4.1: the balance or credit check runs inside the client account actor.
   const charged = await runtime.ask(courierClientActor, courierId, clientId, {
@@ -352,6 +362,34 @@ export async function bookOffer(
   return booked.created
     ? { shipment: booked.shipment, already_booked: false }
     : replayed(booked.shipment, serviceLevel);
+}
+
+/**
+ * A shipment of this client booked under another waybill with the external reference a booking
+ * claims (its client_order_reference, else its external_billing_reference), or null.
+ */
+async function bookedBefore(
+  db: Kysely<Database>,
+  courierId: string,
+  clientId: string,
+  reference: string,
+  waybill: string,
+): Promise<string | null> {
+  // The expressions of snapshots_shipment_external_reference_idx (migration 0006).
+  const row = await db.selectFrom("snapshots").select("id")
+    .where("type", "=", shipmentActor.type)
+    .where("tenant", "=", courierId)
+    .where(sql<string>`data->>'client_id'`, "=", clientId)
+    .where(
+      sql<string>`coalesce(data->>'client_order_reference', data->>'external_billing_reference')`,
+      "=",
+      reference,
+    )
+    .where("id", "<>", waybill)
+    .orderBy(sql`(data->>'booked_at')::bigint`)
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 /** The same booking again: the shipment it made, unless another option is asked of the offer. */

@@ -9,6 +9,7 @@ import * as m0002 from "../../migrations/0002_ledger.ts";
 import * as m0003 from "../../migrations/0003_billing_outbox.ts";
 import * as m0004 from "../../migrations/0004_client_lists.ts";
 import * as m0005 from "../../migrations/0005_ledger_entry_kind.ts";
+import * as m0006 from "../../migrations/0006_shipment_external_reference.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -17,6 +18,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0003_billing_outbox", m0003],
   ["0004_client_lists", m0004],
   ["0005_ledger_entry_kind", m0005],
+  ["0006_shipment_external_reference", m0006],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

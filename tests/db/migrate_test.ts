@@ -33,6 +33,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0003_billing_outbox",
     "0004_client_lists",
     "0005_ledger_entry_kind",
+    "0006_shipment_external_reference",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -50,6 +51,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0003_billing_outbox",
     "0004_client_lists",
     "0005_ledger_entry_kind",
+    "0006_shipment_external_reference",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -104,6 +106,22 @@ Deno.test("migrations: a client's shipment list, newest first, can be read from 
   assert.doesNotMatch(text, /Sort/, "the index gives the order: no sort step");
 });
 
+Deno.test("migrations: a client's shipment by external reference can be found from its index", async () => {
+  await using t = await openTestDatabase();
+  const plan = await t.db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx);
+    // The query of bookedBefore (routes/courier/booking_flow.ts), under unique_external_reference.
+    return await sql<{ "QUERY PLAN": string }>`explain
+      select id from snapshots
+      where type = 'shipment' and tenant = 'ten' and data->>'client_id' = 'cli_1'
+        and coalesce(data->>'client_order_reference', data->>'external_billing_reference') = 'PO-1'
+        and id <> 'WB1'
+      order by (data->>'booked_at')::bigint limit 1`.execute(trx);
+  });
+  const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  assert.match(text, /snapshots_shipment_external_reference_idx/);
+});
+
 Deno.test("migrations: 0005 keys entries by kind too and names the kind a note corrects", async () => {
   await using t = await openTestDatabase();
   const migrator = createMigrator(t.db, t.schema);
@@ -121,7 +139,10 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "the old key: one per reference",
   );
 
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0005_ledger_entry_kind"]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
+    "0005_ledger_entry_kind",
+    "0006_shipment_external_reference",
+  ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
     "reference",

@@ -433,6 +433,45 @@ Deno.test("book: with unique_external_reference a repeated reference answers 409
     assert.equal(other.status, 201);
   }));
 
+Deno.test("book: once unique_external_reference is set, a reference booked before it is a duplicate_order", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const ordered = { ...DOMESTIC, client_order_reference: "ORD-7" };
+    const billed = { ...DOMESTIC, external_billing_reference: "INV-9" };
+    const firstOffer = (await prices(t, client, ordered)).prices_reference;
+    const first = await book(t, client, firstOffer);
+    assert.equal(first.status, 201);
+    const byBilling = await book(t, client, (await prices(t, client, billed)).prices_reference);
+    assert.equal(byBilling.status, 201);
+    const set = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { unique_external_reference: true },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    await t.settle();
+    // spec: courier 4.2: a second booking with the same external reference, however late the
+    // flag was set, answers 409 naming the booking that holds the reference.
+    for (const body of [ordered, ordered, billed]) {
+      const again = await book(t, client, (await prices(t, client, body)).prices_reference);
+      assert.equal(again.status, 409, JSON.stringify(again.body));
+      assert.equal(again.body.code, "duplicate_order");
+      const holder = body === billed ? byBilling : first;
+      assert.equal(again.body.waybill, holder.body.data.waybill);
+    }
+    // The same booking sent again is still the booking it made, not a duplicate of itself.
+    const retried = await book(t, client, firstOffer);
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.equal(retried.body.data.already_booked, true);
+    // Another client's reference is its own: the same order number books there.
+    const other = await newClient(t, courier, { unique_external_reference: true });
+    await topUp(t, courier, other, "500.00");
+    const theirs = await book(t, other, (await prices(t, other, ordered)).prices_reference);
+    assert.equal(theirs.status, 201);
+    // Nothing was charged for the refused bookings: two bookings of 88.92 each.
+    assert.equal((await account(t, client)).balance, 322.16);
+  }));
+
 Deno.test("book: the shipment keeps its frozen pricing after a new rate-card version", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
