@@ -94,7 +94,12 @@ export class OutboundDelivery {
     this.#o = options;
     this.#transport = options.send ?? ((request) => pinnedPost(request));
     const pattern = subjectPattern(options.runtime.env, "*", outboundEventActor.type);
-    this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+    this.#subscription = options.bus.subscribe(pattern, (m) => {
+      // Tracked as attempts are: close() waits for the alerts a change is raising.
+      const handled = this.#onChange(m.payload);
+      this.#inflight.add(handled);
+      return handled.finally(() => this.#inflight.delete(handled));
+    });
   }
 
   /** Events known to be due and not yet attempted by this process. */
