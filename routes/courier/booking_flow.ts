@@ -267,6 +267,8 @@ export async function bookOffer(
     serviceLevel: string;
     dangerousGoodsConfirmed: boolean;
     by: string;
+    /** Set when the path names a saved quote: a reference of held prices is not one. */
+    quoteOnly?: boolean;
   },
 ): Promise<Booked> {
   const { courierId, clientId, reference, serviceLevel } = options;
@@ -276,6 +278,10 @@ export async function bookOffer(
   // Another client's offer does not exist for this one (courier 4.6).
   if (offer.client_id !== clientId) {
     throw new ApiError("not_found", `prices_reference not found: ${reference}`);
+  }
+  // spec: courier 4.1: POST /client/quotes/{reference}/book books a saved quote only.
+  if (options.quoteOnly && offer.kind !== "quote") {
+    throw new ApiError("not_found", `quote not found: ${reference}`);
   }
   const waybill = await waybillOf(courierId, reference);
   const chargeKey = `charge:${waybill}`;

@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import type { Context } from "hono";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
-import type { Shipment, shipmentSearchView } from "../../actors/shipment.ts";
+import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
 import { available } from "../../src/domain/settlement.ts";
 import {
   business,
@@ -18,6 +18,8 @@ import {
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
+import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { read } from "../ask.ts";
 import { accountView } from "./billing.ts";
@@ -28,11 +30,24 @@ import {
   makeOffer,
   offerView,
   PriceRequest,
+  waybillOf,
 } from "./booking_flow.ts";
+import {
+  bookRequest,
+  idempotencyHeader,
+  identityOf,
+  ShipmentRequest,
+} from "./shipment_requests.ts";
 
 const tag = "Prices and booking";
 const SEARCH_RESULTS_MAX = 50;
-const QUOTES_PAGE_MAX = 100;
+const QUOTES_PAGE_DEFAULT = 100;
+const QUOTES_PAGE_MAX = 200;
+
+const QuotesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(QUOTES_PAGE_MAX).default(QUOTES_PAGE_DEFAULT),
+  cursor: z.string().max(200).optional(),
+});
 
 const BookBody = z.object({
   prices_reference: z.string().min(1).max(64),
@@ -107,22 +122,50 @@ export function priceRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: "/client/quotes",
-    summary: "The client's saved quotations, newest first",
+    summary: "The client's saved quotations, newest first, with their prices and booking; " +
+      "`meta.next_cursor` pages on",
     tag,
     security: "client",
     middleware: [client()],
-  }, async (c) => {
+    query: QuotesQuery,
+  }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
-    const rows = await c.get("env").db.selectFrom("snapshots")
+    const db = c.get("env").db;
+    const createdAt = sql<number>`(data->>'created_at')::bigint`;
+    let q = db.selectFrom("snapshots")
       .select(["id", "data"])
       .where("type", "=", "price_offer")
       .where("tenant", "=", p.business.id)
       .where(sql<string>`data->>'kind'`, "=", "quote")
-      .where(sql<string>`data->>'client_id'`, "=", p.client_id)
-      .orderBy(sql`(data->>'created_at')::bigint`, "desc")
-      .limit(QUOTES_PAGE_MAX)
+      .where(sql<string>`data->>'client_id'`, "=", p.client_id);
+    if (query.cursor) {
+      const after = decodeCursor(query.cursor);
+      q = q.where(sql<boolean>`(${createdAt}, id) < (cast(${after.at} as bigint), ${after.id})`);
+    }
+    // Ordered by id after the time, so quotes of one millisecond page without skips or repeats.
+    const rows = await q.orderBy(createdAt, "desc").orderBy("id", "desc")
+      .limit(query.limit + 1)
       .execute();
-    return ok(c, rows.map((r) => quoteListView(r.data)));
+    const page = rows.slice(0, query.limit).map((r) => r.data as QuoteRow);
+    const last = page.at(-1);
+    const waybills = page.map((d) => waybillOf(p.business.id, d.reference));
+    const booked = waybills.length === 0 ? new Set<string>() : new Set(
+      (await db.selectFrom("snapshots").select("id")
+        .where("type", "=", shipmentActor.type)
+        .where("tenant", "=", p.business.id)
+        .where("id", "in", waybills)
+        .execute()).map((r) => r.id),
+    );
+    return c.json({
+      success: true,
+      data: page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null)),
+      meta: {
+        limit: query.limit,
+        next_cursor: rows.length > query.limit && last
+          ? encodeCursor(last.created_at, last.reference)
+          : null,
+      },
+    });
   });
 
   define(api, {
@@ -144,6 +187,7 @@ export function priceRoutes(api: Api): void {
       serviceLevel: body.service_level,
       dangerousGoodsConfirmed: body.dangerous_goods_confirmed,
       by: principalName(p),
+      quoteOnly: true,
     });
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
@@ -151,47 +195,68 @@ export function priceRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/shipments",
-    summary: "The office books for a client: priced on its card, settled by its mode",
+    summary: "The office books for a client: priced on its card, settled by its mode. Without " +
+      "`service_level` the cheapest option is booked. Idempotent as POST /client/shipments: on " +
+      "the `Idempotency-Key` header or `idempotency_key`, else on `client_order_reference` " +
+      "(with unique_external_reference): the same request again answers 200 " +
+      "`already_booked: true`; the same key with other details answers 409",
     tag,
     security: "business",
     middleware: [business({ scope: "shipments:create" }), courierPlatform],
     body: PriceRequest.extend({
       courier_client_id: z.string().min(1).max(64),
-      service_level: z.string().min(1).max(64).optional(),
-      dangerous_goods_confirmed: z.boolean().default(false),
+      service_level: ShipmentRequest.shape.service_level.optional(),
+      dangerous_goods_confirmed: ShipmentRequest.shape.dangerous_goods_confirmed,
+      idempotency_key: ShipmentRequest.shape.idempotency_key,
     }),
     status: 201,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
-    const account = asClient(
-      await read(c, courierClientActor, courier, body.courier_client_id, { kind: "get" }),
-    );
-    const offer = await makeOffer(c, account, body, "prices");
-    const cheapest = [...offer.options].sort((a, b) => a.total_minor - b.total_minor)[0]!;
-    const booked = await bookOffer(c, {
+    const header = idempotencyHeader(c);
+    const { courier_client_id, ...req } = body;
+    // spec: courier 4.1: only a client of the calling courier; another's is not found.
+    const found = await c.get("env").runtime.read(courierClientActor, courier, courier_client_id, {
+      kind: "get",
+    });
+    if (!found.ok && found.code === "not_found") {
+      throw new ApiError("not_found", `courier_client_id not found: ${courier_client_id}`);
+    }
+    if (!found.ok) throw fromRejection(found);
+    const account = asClient(found.reply);
+    const caller = {
       courierId: courier,
       clientId: account.id,
-      reference: offer.reference,
-      serviceLevel: body.service_level ?? cheapest.code,
-      dangerousGoodsConfirmed: body.dangerous_goods_confirmed,
+      client: account,
       by: principalName(p),
-    });
-    return ok(c, bookingView(c, booked), 201);
+    };
+    // spec: courier 4.1, 7: the same booking request again books nothing new (already_booked),
+    // as for the client's own booking; the office's keys are its own, apart from the client's.
+    const own = header ? `key:${header}` : identityOf(req, null, account);
+    const identity = own?.startsWith("key:") ? `office:${own}` : own;
+    const booked = await bookRequest(c, caller, req, identity);
+    return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 
   define(api, {
     method: "get",
     path: "/business/courier/shipments",
-    summary: "Find shipments by waybill, external customer code, billing or order reference",
+    summary: "Find shipments by waybill, external customer code, billing or order reference " +
+      "(exact), newest booked first; `meta.next_cursor` pages on",
     tag,
     security: "business",
     middleware: [business({ scope: "shipments:view-own" }), courierPlatform],
-    query: z.object({ q: z.string().trim().min(1).max(120) }),
+    query: z.object({
+      q: z.string().trim().min(1).max(120),
+      limit: z.coerce.number().int().min(1).max(SEARCH_RESULTS_MAX).default(SEARCH_RESULTS_MAX),
+      cursor: z.string().max(200).optional(),
+    }),
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const q = query.q;
-    const rows = await c.get("env").db.selectFrom("snapshots")
+    const bookedAt = sql<number>`(data->>'booked_at')::bigint`;
+    // spec: courier 4.1: exact references, only within the calling courier.
+    let found = c.get("env").db.selectFrom("snapshots")
       .select(["id", "data"])
       .where("type", "=", "shipment")
       .where("tenant", "=", courier)
@@ -202,10 +267,28 @@ export function priceRoutes(api: Api): void {
           eb(sql<string>`data->>'external_billing_reference'`, "=", q),
           eb(sql<string>`data->>'client_order_reference'`, "=", q),
         ])
-      )
-      .limit(SEARCH_RESULTS_MAX)
+      );
+    // A customer code names many shipments: every one is found, newest first, page by page.
+    if (query.cursor) {
+      const after = decodeCursor(query.cursor);
+      found = found.where(
+        sql<boolean>`(${bookedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
+      );
+    }
+    const rows = await found.orderBy(bookedAt, "desc").orderBy("id", "desc")
+      .limit(query.limit + 1)
       .execute();
-    return ok(c, rows.map((r) => shipmentListView(r.data)));
+    const page = rows.slice(0, query.limit)
+      .map((r) => r.data as ReturnType<typeof shipmentSearchView>);
+    const last = page.at(-1);
+    const next = rows.length > query.limit && last
+      ? encodeCursor(last.booked_at, last.waybill)
+      : null;
+    return c.json({
+      success: true,
+      data: page.map(shipmentDetailView),
+      meta: { limit: query.limit, next_cursor: next },
+    });
   });
 
   define(api, {
@@ -283,21 +366,25 @@ export function shipmentDetailView(s: ShipmentFields) {
   };
 }
 
-function shipmentListView(data: unknown) {
-  return shipmentDetailView(data as ReturnType<typeof shipmentSearchView>);
+/** A quotation as projected (priceOfferActor.project). */
+interface QuoteRow {
+  reference: string;
+  valid_until: number;
+  created_at: number;
+  options: { code: string; total_minor: number; currency: string }[];
 }
 
-function quoteListView(data: unknown) {
-  const d = data as {
-    reference: string;
-    valid_until: number;
-    created_at: number;
-    booking: unknown;
-  };
+/** spec: courier 4.1: a saved quote with what it prices and, once booked, its waybill. */
+function quoteListView(d: QuoteRow, waybill: string | null) {
   return {
     quote_reference: d.reference,
     created_at: new Date(d.created_at).toISOString(),
     valid_until: new Date(d.valid_until).toISOString(),
-    booking: d.booking,
+    options: d.options.map((o) => ({
+      code: o.code,
+      total: decimal(o.total_minor, o.currency),
+      currency: o.currency,
+    })),
+    booking: waybill === null ? null : { waybill },
   };
 }

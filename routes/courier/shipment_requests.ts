@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import { bookingRequestActor, bookingRequestId } from "../../actors/booking_request.ts";
 import type { CourierClient } from "../../actors/courier_client.ts";
-import { priceOfferActor } from "../../actors/price_offer.ts";
+import { asOffer, priceOfferActor } from "../../actors/price_offer.ts";
 import { asShipment, shipmentActor } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -17,6 +17,7 @@ import { z } from "../../src/http/route.ts";
 import type { Rejection } from "../../src/runtime/actor.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { BOOKING_ROWS_CONCURRENCY } from "../../src/limits.ts";
+import { read } from "../ask.ts";
 import { type Booked, bookOffer, makeOffer, PriceRequest, waybillOf } from "./booking_flow.ts";
 
 const IdempotencyKey = z.string().trim().min(1).max(120);
@@ -29,6 +30,14 @@ export const ShipmentRequest = PriceRequest.extend({
 }).openapi("ShipmentRequest");
 
 export type ShipmentRequestBody = z.infer<typeof ShipmentRequest>;
+
+/**
+ * A request bookRequest books: a client's always names its service; the office's may leave it
+ * out, and then books the cheapest option of its prices (POST /business/shipments).
+ */
+export type BookingRequestBody = Omit<ShipmentRequestBody, "service_level"> & {
+  readonly service_level?: string | undefined;
+};
 
 /** The calling client, as every booking of a request needs it. */
 export interface Caller {
@@ -61,7 +70,7 @@ export function idempotencyHeader(c: Context<AppEnv>): string | null {
  * each time it is sent.
  */
 export function identityOf(
-  req: ShipmentRequestBody,
+  req: BookingRequestBody,
   derived: string | null,
   client: CourierClient,
 ): string | null {
@@ -78,7 +87,7 @@ export function identityOf(
 export async function bookRequest(
   c: Context<AppEnv>,
   caller: Caller,
-  req: ShipmentRequestBody,
+  req: BookingRequestBody,
   identity: string | null,
 ): Promise<Booked> {
   if (identity === null) {
@@ -150,22 +159,35 @@ function asRowError(c: Context<AppEnv>, e: unknown): ApiError {
   return new ApiError("internal_error", `internal error; request id: ${requestId}`);
 }
 
-function book(c: Context<AppEnv>, caller: Caller, req: ShipmentRequestBody, reference: string) {
-  return bookOffer(c, {
+async function book(
+  c: Context<AppEnv>,
+  caller: Caller,
+  req: BookingRequestBody,
+  reference: string,
+) {
+  return await bookOffer(c, {
     courierId: caller.courierId,
     clientId: caller.clientId,
     reference,
-    serviceLevel: req.service_level,
+    serviceLevel: req.service_level ?? await cheapestOf(c, caller, reference),
     dangerousGoodsConfirmed: req.dangerous_goods_confirmed,
     by: caller.by,
   });
+}
+
+/** The code of the cheapest option of the offer `reference` (first of equals, as offered). */
+async function cheapestOf(c: Context<AppEnv>, caller: Caller, reference: string): Promise<string> {
+  const offer = asOffer(
+    await read(c, priceOfferActor, caller.courierId, reference, { kind: "get" }),
+  );
+  return [...offer.options].sort((a, b) => a.total_minor - b.total_minor)[0]!.code;
 }
 
 /** The offer of a bound reference: made now unless a retry (or a twin in flight) made it. */
 async function ensureOffer(
   c: Context<AppEnv>,
   caller: Caller,
-  req: ShipmentRequestBody,
+  req: BookingRequestBody,
   reference: string,
   resumed: boolean,
 ): Promise<void> {
@@ -251,7 +273,7 @@ function identityName(identity: string): string {
 }
 
 /** SHA-256 of the request with its keys sorted (the idempotency key itself left out). */
-export async function fingerprintOf(req: ShipmentRequestBody): Promise<string> {
+export async function fingerprintOf(req: BookingRequestBody): Promise<string> {
   const { idempotency_key: _k, ...rest } = req;
   return await hashSecret(
     JSON.stringify(

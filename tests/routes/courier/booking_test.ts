@@ -596,3 +596,332 @@ Deno.test("quotes: held 7 days, listed, and booked like prices", () =>
     });
     assert.equal(expired.body.code, "prices_expired");
   }));
+
+async function quote(t: TestEnv, client: Client): Promise<string> {
+  const q = await t.call("POST", "/client/quotes", { headers: clientKey(client), body: DOMESTIC });
+  assert.equal(q.status, 201, JSON.stringify(q.body));
+  return q.body.data.quote_reference;
+}
+
+Deno.test("quotes: the list pages newest first with limit and cursor, never skipping or repeating one", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const made: string[] = [];
+    // Two made in the same millisecond, so the order must not rest on the time alone.
+    for (const step of [0, 1, 0, 1, 1]) {
+      t.clock.advanceBy(step);
+      made.push(await quote(t, client));
+    }
+    await t.settle();
+    const seen: { quote_reference: string; created_at: string }[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const query: string = cursor ? `?limit=2&cursor=${cursor}` : "?limit=2";
+      const r = await t.call("GET", `/client/quotes${query}`, { headers: clientKey(client) });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.ok(r.body.data.length <= 2);
+      seen.push(...r.body.data);
+      cursor = r.body.meta.next_cursor;
+      if (!cursor) break;
+    }
+    assert.equal(cursor, null, "the last page says so");
+    assert.deepEqual(seen.map((q) => q.quote_reference).sort(), [...made].sort(), "each once");
+    const times = seen.map((q) => Date.parse(q.created_at));
+    assert.deepEqual(times, [...times].sort((a, b) => b - a), "newest first");
+    const bad = await t.call("GET", "/client/quotes?cursor=nonsense", {
+      headers: clientKey(client),
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.errors[0].path, "cursor");
+  }));
+
+Deno.test("quotes: the list shows each quote's prices and the waybill it was booked as", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const reference = await quote(t, client);
+    await t.settle();
+    const before = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+    const [listed] = before.body.data;
+    assert.equal(listed.quote_reference, reference);
+    assert.deepEqual(listed.options, [
+      { code: "express", total: 88.92, currency: "BWP" },
+      { code: "economy", total: 74.1, currency: "BWP" },
+    ]);
+    assert.equal(listed.booking, null);
+    const booked = await t.call("POST", `/client/quotes/${reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    await t.settle();
+    const after = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+    assert.deepEqual(after.body.data[0].booking, { waybill: booked.body.data.waybill });
+  }));
+
+Deno.test("quotes: booking a saved quote takes a quote's reference only; held prices answer 404", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const r = await t.call("POST", `/client/quotes/${offer.prices_reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(r.status, 404, JSON.stringify(r.body));
+    assert.equal(r.body.code, "not_found");
+    assert.equal((await account(t, client)).balance, 500, "nothing charged");
+    assert.equal((await book(t, client, offer.prices_reference)).status, 201, "still bookable");
+  }));
+
+Deno.test("quotes: a quote is bookable up to its valid_until, exactly 7 days, and not a millisecond after", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const onTime = await quote(t, client);
+    const late = await quote(t, client);
+    t.clock.advanceBy(7 * 86_400_000);
+    const at = await t.call("POST", `/client/quotes/${onTime}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(at.status, 201, JSON.stringify(at.body));
+    t.clock.advanceBy(1);
+    const after = await t.call("POST", `/client/quotes/${late}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(after.status, 422);
+    assert.equal(after.body.code, "prices_expired");
+    assert.match(after.body.message, /expired/);
+    assert.equal((await account(t, client)).balance, 411.08, "the expired one charged nothing");
+    const twice = await t.call("POST", `/client/quotes/${onTime}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(twice.status, 200, "booked in time, answered as booked after expiry");
+    assert.equal(twice.body.data.already_booked, true);
+  }));
+
+Deno.test("prices: an offer is priced on the version in force when made, from its effective_from to the millisecond, and keeps it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const from = t.clock.now() + 3_600_000;
+    const v2 = await t.call("POST", `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
+      key: courier.business.api_key,
+      body: { per_kg: 20, effective_from: new Date(from).toISOString() },
+    });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    const transport = (o: { options: { code: string; lines: { amount: number }[] }[] }) =>
+      o.options.find((x) => x.code === "express")!.lines[0]!.amount;
+    t.clock.advanceBy(3_600_000 - 1);
+    const early = await prices(t, client);
+    assert.equal(transport(early), 65, "version 1 a millisecond before");
+    t.clock.advanceBy(1);
+    assert.equal(transport(await prices(t, client)), 80, "version 2 from its effective_from");
+    const booked = await book(t, client, early.prices_reference);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(booked.body.data.total, 88.92, "the offer keeps version 1");
+    const read = await t.call("GET", `/client/shipments/${booked.body.data.waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(read.body.data.pricing.rate_card_version, 1);
+  }));
+
+async function office(
+  t: TestEnv,
+  courier: Courier,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return await t.call("POST", "/business/shipments", {
+    key: courier.business.api_key,
+    headers,
+    body,
+  });
+}
+
+Deno.test("office booking: the same request again books once and answers already_booked", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "500.00");
+    const row = { ...DOMESTIC, courier_client_id: client.id, service_level: "express" };
+    const key = { "Idempotency-Key": "office-order-1" };
+    const first = await office(t, courier, row, key);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.data.already_booked, false);
+    const again = await office(t, courier, row, key);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.already_booked, true);
+    assert.equal(again.body.data.waybill, first.body.data.waybill);
+    // The same key with other details is refused and books nothing.
+    const changed = await office(t, courier, { ...row, contents: "Books" }, key);
+    assert.equal(changed.status, 409, JSON.stringify(changed.body));
+    assert.equal(changed.body.code, "idempotency_key_reused");
+    // The idempotency_key field works as the header does.
+    const byField = { ...row, idempotency_key: "office-order-2" };
+    const f1 = await office(t, courier, byField);
+    const f2 = await office(t, courier, byField);
+    assert.equal(f1.status, 201, JSON.stringify(f1.body));
+    assert.equal(f2.status, 200, JSON.stringify(f2.body));
+    assert.equal(f2.body.data.waybill, f1.body.data.waybill);
+    // Under unique_external_reference the client_order_reference is the identity, as for the
+    // client's own one-call booking: the same order again is already booked, not booked twice.
+    const ordered = { ...row, client_order_reference: "SHOP-9" };
+    const o1 = await office(t, courier, ordered);
+    const o2 = await office(t, courier, ordered);
+    assert.equal(o1.status, 201, JSON.stringify(o1.body));
+    assert.equal(o2.status, 200, JSON.stringify(o2.body));
+    assert.equal(o2.body.data.waybill, o1.body.data.waybill);
+    const dup = await office(t, courier, { ...ordered, service_level: "economy" });
+    assert.equal(dup.status, 409, JSON.stringify(dup.body));
+    assert.equal(dup.body.code, "duplicate_order");
+    // Without a chosen service the cheapest is booked, and the same request is still one booking.
+    const cheapest = { ...DOMESTIC, courier_client_id: client.id, idempotency_key: "office-3" };
+    const c1 = await office(t, courier, cheapest);
+    const c2 = await office(t, courier, cheapest);
+    assert.equal(c1.status, 201, JSON.stringify(c1.body));
+    assert.equal(c1.body.data.service_level, "economy");
+    assert.equal(c2.status, 200, JSON.stringify(c2.body));
+    assert.equal(c2.body.data.waybill, c1.body.data.waybill);
+    // Three express bookings of 88.92 and one economy booking, each charged once.
+    assert.equal(
+      (await account(t, client)).balance,
+      Number((500 - 3 * 88.92 - c1.body.data.total).toFixed(2)),
+    );
+  }));
+
+Deno.test("office booking: settled by the client's mode; a refusal books and charges nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const row = { ...DOMESTIC, service_level: "express" };
+    const prepaid = await newClient(t, courier);
+    await topUp(t, courier, prepaid, "100.00");
+    const one = await office(t, courier, { ...row, courier_client_id: prepaid.id });
+    assert.equal(one.status, 201, JSON.stringify(one.body));
+    const short = await office(t, courier, { ...row, courier_client_id: prepaid.id });
+    assert.equal(short.status, 422, JSON.stringify(short.body));
+    assert.equal(short.body.code, "insufficient_balance");
+    assert.equal((await account(t, prepaid)).balance, 11.08);
+
+    const credit = await newClient(t, courier, { settlement_mode: "credit", credit_limit: 100 });
+    assert.equal((await office(t, courier, { ...row, courier_client_id: credit.id })).status, 201);
+    const over = await office(t, courier, { ...row, courier_client_id: credit.id });
+    assert.equal(over.status, 422);
+    assert.equal(over.body.code, "insufficient_balance");
+    assert.equal((await account(t, credit)).credit_used, 88.92);
+
+    const external = await newClient(t, courier, { settlement_mode: "external" });
+    for (let i = 0; i < 2; i++) {
+      const r = await office(t, courier, { ...row, courier_client_id: external.id });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    const ext = await account(t, external);
+    assert.equal(ext.credit_used, 0);
+    assert.equal(ext.balance, 0);
+
+    // An unknown client is named, and nothing is booked.
+    const unknown = await office(t, courier, { ...row, courier_client_id: "cli_nobody" });
+    assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
+    assert.equal(unknown.body.code, "not_found");
+    assert.match(unknown.body.message, /courier_client_id not found: cli_nobody/);
+    // Booking needs shipments:create (a partner key without it is refused).
+    const partner = await t.call(
+      "POST",
+      `/operator/businesses/${courier.business.id}/partner-keys`,
+      {
+        operator: true,
+        body: { partner: "viewer", scopes: ["shipments:view-own"] },
+      },
+    );
+    assert.equal(partner.status, 201, JSON.stringify(partner.body));
+    const refused = await t.call("POST", "/business/shipments", {
+      key: partner.body.data.key,
+      body: { ...row, courier_client_id: prepaid.id },
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, "scope_denied");
+    assert.equal((await account(t, prepaid)).balance, 11.08);
+  }));
+
+Deno.test("search: every shipment with a reference is found, newest first, page by page; never another courier's", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { settlement_mode: "external" });
+    const rows = Array.from({ length: 53 }, (_, i) => ({
+      ...DOMESTIC,
+      service_level: "economy",
+      external_customer_code: "CUST-MANY",
+      client_order_reference: `ORD-${i}`,
+    }));
+    const bulk = await t.call("POST", "/client/shipments/bulk", {
+      headers: clientKey(client),
+      body: { shipments: rows },
+    });
+    assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+    assert.equal(bulk.body.data.booked, 53);
+    // Another courier's shipment with the same reference stays its own.
+    const [elsewhere, theirs] = await ready(t, { settlement_mode: "external" });
+    const foreign = await office(t, elsewhere, {
+      ...DOMESTIC,
+      courier_client_id: theirs.id,
+      external_customer_code: "CUST-MANY",
+    });
+    assert.equal(foreign.status, 201, JSON.stringify(foreign.body));
+    await t.settle();
+    const seen: string[] = [];
+    const order: { booked_at: string; waybill: string }[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const qs: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`;
+      const r = await t.call("GET", `/business/courier/shipments?q=CUST-MANY&limit=20${qs}`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.ok(r.body.data.length <= 20);
+      seen.push(...r.body.data.map((s: { waybill: string }) => s.waybill));
+      order.push(...r.body.data.map((s: { booked_at: string; waybill: string }) => s));
+      cursor = r.body.meta.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    assert.equal(pages, 3);
+    assert.equal(seen.length, 53);
+    assert.equal(new Set(seen).size, 53);
+    assert.ok(!seen.includes(foreign.body.data.waybill));
+    // Newest booked first, ties by waybill, so pages never skip or repeat a row.
+    for (let i = 1; i < order.length; i++) {
+      const [a, b] = [order[i - 1]!, order[i]!];
+      assert.ok(
+        a.booked_at > b.booked_at || (a.booked_at === b.booked_at && a.waybill > b.waybill),
+        `${a.waybill} before ${b.waybill}`,
+      );
+    }
+    const expected = bulk.body.data.results.map((r: { waybill: string }) => r.waybill);
+    assert.deepEqual([...seen].sort(), [...expected].sort());
+    // Without a limit, one page of 50, and the rest is named by the cursor.
+    const first = await t.call("GET", "/business/courier/shipments?q=CUST-MANY", {
+      key: courier.business.api_key,
+    });
+    assert.equal(first.body.data.length, 50);
+    assert.notEqual(first.body.meta.next_cursor, null);
+    // A part of a reference finds nothing; a bad cursor or limit is refused, naming it.
+    for (const q of ["CUST", "CUST-MAN", "%", "ORD-1%"]) {
+      const r = await t.call("GET", `/business/courier/shipments?q=${encodeURIComponent(q)}`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body.data, [], q);
+    }
+    const badCursor = await t.call("GET", "/business/courier/shipments?q=CUST-MANY&cursor=x", {
+      key: courier.business.api_key,
+    });
+    assert.equal(badCursor.status, 422);
+    assert.equal(badCursor.body.code, "validation_failed");
+    assert.match(badCursor.body.message, /cursor/);
+    const noQuery = await t.call("GET", "/business/courier/shipments", {
+      key: courier.business.api_key,
+    });
+    assert.equal(noQuery.status, 422);
+    assert.match(noQuery.body.message, /q/);
+  }));
