@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { type NewOutboundEvent, outboundEventActor } from "../actors/outbound_event.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { openDatabase } from "../src/db/db.ts";
+import { dropSchema } from "../src/db/migrate.ts";
 import { billingCsvStream } from "../src/db/billing_export.ts";
 import { importDataKey, seal } from "../src/domain/secrets.ts";
 import { OutboundDelivery } from "../src/outbound/deliver.ts";
@@ -190,7 +191,7 @@ export async function csvExport(): Promise<void> {
         mib(peak)
       } MiB (+${mib(peak - baseline)} MiB while streaming; filling took ${filled.toFixed(1)} s)`,
   );
-  if (url) await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
+  if (url) await dropSchema(db, schema);
   await database.close();
 }
 

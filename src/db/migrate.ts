@@ -42,18 +42,43 @@ export function createMigrator<DB>(db: Kysely<DB>, schema: string): Migrator {
   });
 }
 
+/**
+ * Migrations and schema drops take turns across processes, under one advisory lock: the migrator
+ * looks at every schema's tables to find its own, and a schema dropped meanwhile (another
+ * process's test ending) fails that look. Instances starting together migrate one at a time.
+ */
+const SCHEMAS_LOCK_KEY = 0x6d696772;
+
 /** Creates `schema` if missing and runs every pending migration; returns the names it ran. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, schema: string): Promise<string[]> {
   assertSchemaName(schema);
-  await ensureSchema(db, schema);
-  const { error, results } = await createMigrator(db, schema).migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName;
-    throw new Error(`migration failed in schema ${schema}: ${failed ?? "before any migration"}`, {
-      cause: error,
-    });
-  }
-  return (results ?? []).map((r) => r.migrationName);
+  // A session lock: held on one connection, released with it if this process dies meanwhile.
+  return await db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${sql.lit(SCHEMAS_LOCK_KEY)})`.execute(conn);
+    try {
+      await ensureSchema(conn, schema);
+      const { error, results } = await createMigrator(conn, schema).migrateToLatest();
+      if (error !== undefined) {
+        const failed = results?.find((r) => r.status === "Error")?.migrationName;
+        throw new Error(
+          `migration failed in schema ${schema}: ${failed ?? "before any migration"}`,
+          { cause: error },
+        );
+      }
+      return (results ?? []).map((r) => r.migrationName);
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(SCHEMAS_LOCK_KEY)})`.execute(conn);
+    }
+  });
+}
+
+/** Drops `schema` and all in it, in turn with migrations (see SCHEMAS_LOCK_KEY): tests, benches. */
+export async function dropSchema<DB>(db: Kysely<DB>, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${sql.lit(SCHEMAS_LOCK_KEY)})`.execute(trx);
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(trx);
+  });
 }
 
 /** Qualifies every table a migration names with `schema`, whatever the search_path. */

@@ -4,6 +4,7 @@
  */
 import { sql } from "kysely";
 import { type DatabaseHandle, openDatabase } from "../../src/db/db.ts";
+import { dropSchema } from "../../src/db/migrate.ts";
 
 export interface TestDatabase extends DatabaseHandle, AsyncDisposable {
   readonly schema: string;
@@ -24,7 +25,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     schema,
     async [Symbol.asyncDispose]() {
       try {
-        await sql`drop schema ${sql.id(schema)} cascade`.execute(handle.db);
+        await dropSchema(handle.db, schema);
       } finally {
         await handle.close();
       }

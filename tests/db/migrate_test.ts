@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { NO_MIGRATIONS } from "kysely/migration";
 import { openDatabase } from "../../src/db/db.ts";
-import { createMigrator, migrateToLatest } from "../../src/db/migrate.ts";
+import { createMigrator, dropSchema, migrateToLatest } from "../../src/db/migrate.ts";
 import { upsertSnapshot } from "../../src/db/projection.ts";
 import { openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
 
@@ -156,4 +156,40 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     { reference: "WB-1", kind: "payment", corrects_kind: null },
   ]);
   await assert.rejects(row("WB-1", 4, "payment", null).execute(t.db), "one per kind and reference");
+});
+
+Deno.test({
+  name: "openDatabase() migrates while another process drops its own schemas meanwhile",
+  // PGlite has one connection: nothing runs meanwhile there.
+  ignore: !Deno.env.get("DATABASE_URL"),
+  async fn() {
+    const url = Deno.env.get("DATABASE_URL")!;
+    let migrating = true;
+    // Another process's tests: schemas made and dropped all the while (as test helpers drop).
+    const churn = (async () => {
+      const own = uniqueSchema();
+      const other = await openDatabase({ url, schema: own });
+      try {
+        while (migrating) {
+          const s = uniqueSchema();
+          await sql`create schema ${sql.id(s)}`.execute(other.db);
+          await sql`create table ${sql.table(`${s}.x`)} (id int)`.execute(other.db);
+          await dropSchema(other.db, s);
+        }
+        await dropSchema(other.db, own);
+      } finally {
+        await other.close();
+      }
+    })();
+    try {
+      // The migrator looks at every schema's tables: each look may meet a schema being dropped.
+      for (let i = 0; i < 20; i++) {
+        await using t = await openTestDatabase();
+        assert.deepEqual(await migrateToLatest(t.db, t.schema), []);
+      }
+    } finally {
+      migrating = false;
+      await churn;
+    }
+  },
 });

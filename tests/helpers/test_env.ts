@@ -3,7 +3,6 @@
  * and Postgres when NATS_URL / DATABASE_URL are set (in a fresh schema dropped at the end),
  * otherwise the in-process bus and embedded PGlite. The clock is manual.
  */
-import { sql } from "kysely";
 import type { Hono } from "hono";
 import { openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
@@ -107,17 +106,18 @@ export async function openTestEnv(
     },
     async close() {
       await opened.close();
-      if (databaseUrl) await dropSchema(databaseUrl, schema);
+      if (databaseUrl) await dropTestSchema(databaseUrl, schema);
       await bus.drain();
     },
   };
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
+async function dropTestSchema(url: string, schema: string): Promise<void> {
   const { openDatabase } = await import("../../src/db/db.ts");
+  const { dropSchema } = await import("../../src/db/migrate.ts");
   const h = await openDatabase({ url, schema });
   try {
-    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(h.db);
+    await dropSchema(h.db, schema);
   } finally {
     await h.close();
   }
