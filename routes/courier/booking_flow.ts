@@ -106,6 +106,13 @@ export async function makeOffer(
   const env = c.get("env");
   const now = env.clock.now();
   const courier = client.business_id;
+  // Cover is a share of the declared value: asked without one, it would silently cover nothing.
+  if (body.liability_cover && body.declared_value === undefined) {
+    throw validationFailed([{
+      path: "declared_value",
+      message: "required with liability_cover: the cover is priced on the declared value",
+    }]);
+  }
   if (!client.settings.rate_card_id) {
     throw new ApiError(
       "no_rate_card",

@@ -410,6 +410,23 @@ Deno.test("book: external settlement books without a receivable", () =>
     assert.equal(a.balance, 0);
   }));
 
+Deno.test("prices: liability cover without a declared value is refused, naming declared_value", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const r = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: { ...DOMESTIC, liability_cover: true },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.equal(r.body.errors[0].path, "declared_value");
+    const covered = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: { ...DOMESTIC, liability_cover: true, declared_value: 1000 },
+    });
+    assert.equal(covered.status, 200, JSON.stringify(covered.body));
+  }));
+
 Deno.test("book: with unique_external_reference a repeated reference answers 409 duplicate_order", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t, { unique_external_reference: true });
