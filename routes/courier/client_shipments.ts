@@ -24,7 +24,7 @@ import { hashSecret } from "../../src/domain/secrets.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { client, clientPrincipalOf, principalName } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, type FieldError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { boundedBody, boundedForm } from "../../src/http/upload.ts";
@@ -91,7 +91,6 @@ export function clientShipmentRoutes(api: Api): void {
     query: ListQuery,
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
-    const bookedAt = sql<number>`(data->>'booked_at')::bigint`;
     // spec: courier 4.6: always within the courier and the calling client.
     let q = c.get("env").db.selectFrom("snapshots")
       .select(["id", "data"])
@@ -110,22 +109,11 @@ export function clientShipmentRoutes(api: Api): void {
         ])
       );
     }
-    if (query.cursor) {
-      const after = decodeCursor(query.cursor);
-      q = q.where(sql<boolean>`(${bookedAt}, id) < (cast(${after.at} as bigint), ${after.id})`);
-    }
-    const rows = await q.orderBy(bookedAt, "desc").orderBy("id", "desc")
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit).map((r) => r.data as ShipmentFields);
-    const last = page.at(-1);
-    const next = rows.length > query.limit && last
-      ? encodeCursor(last.booked_at, last.waybill)
-      : null;
+    const page = await newestFirst(q, "booked_at", query);
     return c.json({
       success: true,
-      data: page.map(listView),
-      meta: { limit: query.limit, next_cursor: next },
+      data: page.rows.map((r) => listView(r.data as ShipmentFields)),
+      meta: { limit: query.limit, next_cursor: page.next_cursor },
     });
   });
 

@@ -18,7 +18,7 @@ import {
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { read } from "../ask.ts";
@@ -131,23 +131,15 @@ export function priceRoutes(api: Api): void {
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     const db = c.get("env").db;
-    const createdAt = sql<number>`(data->>'created_at')::bigint`;
-    let q = db.selectFrom("snapshots")
+    const q = db.selectFrom("snapshots")
       .select(["id", "data"])
       .where("type", "=", "price_offer")
       .where("tenant", "=", p.business.id)
       .where(sql<string>`data->>'kind'`, "=", "quote")
       .where(sql<string>`data->>'client_id'`, "=", p.client_id);
-    if (query.cursor) {
-      const after = decodeCursor(query.cursor);
-      q = q.where(sql<boolean>`(${createdAt}, id) < (cast(${after.at} as bigint), ${after.id})`);
-    }
     // Ordered by id after the time, so quotes of one millisecond page without skips or repeats.
-    const rows = await q.orderBy(createdAt, "desc").orderBy("id", "desc")
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit).map((r) => r.data as QuoteRow);
-    const last = page.at(-1);
+    const found = await newestFirst(q, "created_at", query);
+    const page = found.rows.map((r) => r.data as QuoteRow);
     const waybills = page.map((d) => waybillOf(p.business.id, d.reference));
     const booked = waybills.length === 0 ? new Set<string>() : new Set(
       (await db.selectFrom("snapshots").select("id")
@@ -159,12 +151,7 @@ export function priceRoutes(api: Api): void {
     return c.json({
       success: true,
       data: page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null)),
-      meta: {
-        limit: query.limit,
-        next_cursor: rows.length > query.limit && last
-          ? encodeCursor(last.created_at, last.reference)
-          : null,
-      },
+      meta: { limit: query.limit, next_cursor: found.next_cursor },
     });
   });
 
@@ -254,9 +241,8 @@ export function priceRoutes(api: Api): void {
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const q = query.q;
-    const bookedAt = sql<number>`(data->>'booked_at')::bigint`;
     // spec: courier 4.1: exact references, only within the calling courier.
-    let found = c.get("env").db.selectFrom("snapshots")
+    const found = c.get("env").db.selectFrom("snapshots")
       .select(["id", "data"])
       .where("type", "=", "shipment")
       .where("tenant", "=", courier)
@@ -269,25 +255,13 @@ export function priceRoutes(api: Api): void {
         ])
       );
     // A customer code names many shipments: every one is found, newest first, page by page.
-    if (query.cursor) {
-      const after = decodeCursor(query.cursor);
-      found = found.where(
-        sql<boolean>`(${bookedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
-      );
-    }
-    const rows = await found.orderBy(bookedAt, "desc").orderBy("id", "desc")
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit)
-      .map((r) => r.data as ReturnType<typeof shipmentSearchView>);
-    const last = page.at(-1);
-    const next = rows.length > query.limit && last
-      ? encodeCursor(last.booked_at, last.waybill)
-      : null;
+    const page = await newestFirst(found, "booked_at", query);
     return c.json({
       success: true,
-      data: page.map(shipmentDetailView),
-      meta: { limit: query.limit, next_cursor: next },
+      data: page.rows.map((r) =>
+        shipmentDetailView(r.data as ReturnType<typeof shipmentSearchView>)
+      ),
+      meta: { limit: query.limit, next_cursor: page.next_cursor },
     });
   });
 
