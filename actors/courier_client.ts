@@ -14,7 +14,7 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import { constantTimeEqual } from "../src/domain/secrets.ts";
-import { formatMinor } from "../src/domain/money.ts";
+import { decimal } from "../src/domain/money.ts";
 import { type AccountMoney, applyCharge, checkCharge, NO_MONEY } from "../src/domain/settlement.ts";
 import {
   bookEntry,
@@ -504,7 +504,7 @@ export function clientView(c: CourierClient) {
     email: c.email,
     ...settings,
     // spec: courier 2.5: read back as written, a decimal in the billing currency.
-    credit_limit: Number(formatMinor(c.settings.credit_limit_minor, c.settings.billing_currency)),
+    credit_limit: decimal(c.settings.credit_limit_minor, c.settings.billing_currency),
     credit_limit_minor: c.settings.credit_limit_minor,
     webhook_url: c.webhook?.url ?? null,
     created_at: new Date(c.created_at).toISOString(),

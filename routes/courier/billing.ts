@@ -30,8 +30,8 @@ import {
 import {
   ageing,
   balanceOf,
-  CHARGE_KINDS,
   daysPastDue,
+  ENTRY_KINDS,
   type EntryKind,
   type EntryStatus,
   type Invoice,
@@ -42,7 +42,7 @@ import {
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
 } from "../../src/domain/ledger.ts";
-import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
+import { CURRENCY_PATTERN, decimal, toMinor } from "../../src/domain/money.ts";
 import {
   business,
   businessPrincipalOf,
@@ -60,7 +60,6 @@ import type { AskResult } from "../../src/runtime/plan.ts";
 import { read } from "../ask.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
-import { decimal } from "./booking_flow.ts";
 
 const tag = "Client billing";
 /** Statement rows per answer; a longer period says `truncated` (courier 4.2 statement). */
@@ -75,15 +74,7 @@ const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code,
 const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
 const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
 const Period = z.string().refine(isPeriod, "a period is YYYY-MM");
-const EntryKindName = z.enum([
-  "shipment",
-  ...CHARGE_KINDS,
-  "top_up",
-  "payment",
-  "debit_note",
-  "credit_note",
-  "cod_remitted",
-]);
+const EntryKindName = z.enum(ENTRY_KINDS);
 /** Reads of the corrected entry per note: another read follows notes confirmed meanwhile. */
 const NOTE_READS_MAX = 3;
 

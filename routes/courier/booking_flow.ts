@@ -39,7 +39,7 @@ import {
   type ShipmentBooking,
 } from "../../actors/shipment.ts";
 import { deliveryWindow } from "../../src/domain/calendar.ts";
-import { formatMinor, toMinor } from "../../src/domain/money.ts";
+import { decimal, toMinor } from "../../src/domain/money.ts";
 import {
   possibleLaterCharges,
   type PricedOption,
@@ -491,11 +491,6 @@ export function waybillOf(courierId: string, reference: string): string {
   let out = "WB";
   for (let i = 0; i < 12; i++) out += WAYBILL_ALPHABET[digest[i]! % 32];
   return out;
-}
-
-/** Decimal for the API: `1250` BWP -> 12.5 (exact decimal text, read as a JSON number). */
-export function decimal(minor: number, currency: string): number {
-  return Number(formatMinor(minor, currency));
 }
 
 export function optionView(o: OfferOption) {

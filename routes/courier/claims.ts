@@ -26,7 +26,7 @@ import { entryAsk } from "../../actors/client_ledger.ts";
 import { termsOf } from "../../actors/shipment.ts";
 import { frozenTerms } from "../../src/courier/later_charges.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
-import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
+import { CURRENCY_PATTERN, decimal, toMinor } from "../../src/domain/money.ts";
 import { derivedId } from "../../src/domain/secrets.ts";
 import {
   business,
@@ -44,7 +44,6 @@ import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
-import { decimal } from "./booking_flow.ts";
 
 const tag = "Claims";
 const CLAIMS_PAGE_DEFAULT = 100;

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import type { Context } from "hono";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
+import { decimal } from "../../src/domain/money.ts";
 import { available } from "../../src/domain/settlement.ts";
 import {
   business,
@@ -26,7 +27,6 @@ import { accountView } from "./billing.ts";
 import {
   bookingView,
   bookOffer,
-  decimal,
   makeOffer,
   offerView,
   PriceRequest,

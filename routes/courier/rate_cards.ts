@@ -8,7 +8,13 @@
 import type { Context } from "hono";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import { asRateCard, type RateCard, rateCardActor } from "../../actors/rate_card.ts";
-import { CURRENCY_PATTERN, formatMinor, toBasisPoints, toMinor } from "../../src/domain/money.ts";
+import {
+  CURRENCY_PATTERN,
+  decimal,
+  formatMinor,
+  toBasisPoints,
+  toMinor,
+} from "../../src/domain/money.ts";
 import {
   type Corridor,
   RATE_CARD_AMOUNT_MINOR_MAX,
@@ -269,10 +275,6 @@ function effectiveFrom(iso: string | undefined, now: number): number {
     throw validationFailed([{ path: "effective_from", message: `not a valid date-time: ${iso}` }]);
   }
   return at;
-}
-
-function decimal(minor: number, currency: string): number {
-  return Number(formatMinor(minor, currency));
 }
 
 /** The terms as the API shows them: decimals and percentages (courier 2.4 field names). */

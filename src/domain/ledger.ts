@@ -49,14 +49,17 @@ export const CHARGE_KINDS = [
 ] as const;
 export type ChargeKind = typeof CHARGE_KINDS[number];
 
-export type EntryKind =
-  | "shipment"
-  | ChargeKind
-  | "top_up"
-  | "payment"
-  | "debit_note"
-  | "credit_note"
-  | "cod_remitted";
+export const ENTRY_KINDS = [
+  "shipment",
+  ...CHARGE_KINDS,
+  "top_up",
+  "payment",
+  "debit_note",
+  "credit_note",
+  "cod_remitted",
+] as const;
+
+export type EntryKind = typeof ENTRY_KINDS[number];
 
 /** `external`: recorded for audit and profit, no receivable (courier 4.2 external row). */
 export type EntryStatus = "posted" | "external" | "unresolved_fx";

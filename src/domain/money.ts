@@ -73,6 +73,11 @@ function numberText(n: number): string {
   return s.includes("e") ? n.toFixed(20).replace(/0+$/, "") : s;
 }
 
+/** Decimal for the API: `1250` BWP -> 12.5 (exact decimal text, read as a JSON number). */
+export function decimal(minor: number, currency: string): number {
+  return Number(formatMinor(minor, currency));
+}
+
 /**
  * An amount that cannot be held exactly: past Number.MAX_SAFE_INTEGER minor units. Distinct from
  * a plain RangeError (a caller's bug), so pricing can refuse the price instead of failing.
