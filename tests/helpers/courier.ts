@@ -104,13 +104,14 @@ export async function newCourier(t: TestEnv, card: Record<string, unknown> = {})
   return { business, rateCardId: rc.body.data.id };
 }
 
-export async function newClient(
+/** POST /business/courier/clients of a prepaid BWP client with `fields` over it; the raw reply. */
+export function postClient(
   t: TestEnv,
   courier: Courier,
-  settings: Record<string, unknown> = {},
-): Promise<Client> {
-  const code = `C${crypto.randomUUID().slice(0, 8)}`;
-  const r = await t.call("POST", "/business/courier/clients", {
+  code: string,
+  fields: Record<string, unknown>,
+) {
+  return t.call("POST", "/business/courier/clients", {
     key: courier.business.api_key,
     body: {
       name: "Molapo Pharmacy",
@@ -118,10 +119,18 @@ export async function newClient(
       email: `${code.toLowerCase()}@example.com`,
       settlement_mode: "prepaid",
       billing_currency: "BWP",
-      rate_card_id: courier.rateCardId,
-      ...settings,
+      ...fields,
     },
   });
+}
+
+export async function newClient(
+  t: TestEnv,
+  courier: Courier,
+  settings: Record<string, unknown> = {},
+): Promise<Client> {
+  const code = `C${crypto.randomUUID().slice(0, 8)}`;
+  const r = await postClient(t, courier, code, { rate_card_id: courier.rateCardId, ...settings });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body.data;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { SESSION_TTL_MS } from "../../../src/limits.ts";
-import { clientKey, type Courier, DOMESTIC, newClient, newCourier } from "../../helpers/courier.ts";
+import { clientKey, DOMESTIC, newClient, newCourier, postClient } from "../../helpers/courier.ts";
 
 /** A courier with the platform on and billing administration granted to its key. */
 async function courier(t: TestEnv): Promise<CreatedBusiness> {
@@ -208,27 +208,12 @@ Deno.test("client API: a session ends at logout, and by itself after its lifetim
     assert.equal((await me(two)).status, 401);
   }));
 
-/** Creates a client of `courier` with `fields` over a prepaid BWP one; answers the raw reply. */
-function create(t: TestEnv, courier: Courier, code: string, fields: Record<string, unknown>) {
-  return t.call("POST", "/business/courier/clients", {
-    key: courier.business.api_key,
-    body: {
-      name: "Molapo Pharmacy",
-      code,
-      email: `${code.toLowerCase()}@example.com`,
-      settlement_mode: "prepaid",
-      billing_currency: "BWP",
-      ...fields,
-    },
-  });
-}
-
 Deno.test("courier clients: a rate card the courier does not have is refused at create and PATCH, alike for another courier's", () =>
   withTestEnv(async (t) => {
     const a = await newCourier(t);
     const b = await newCourier(t);
-    const foreign = await create(t, b, "CROSS1", { rate_card_id: a.rateCardId });
-    const missing = await create(t, b, "CROSS1", { rate_card_id: "rc_missing" });
+    const foreign = await postClient(t, b, "CROSS1", { rate_card_id: a.rateCardId });
+    const missing = await postClient(t, b, "CROSS1", { rate_card_id: "rc_missing" });
     for (const r of [foreign, missing]) {
       assert.equal(r.status, 422, JSON.stringify(r.body));
       assert.equal(r.body.code, "validation_failed");
@@ -240,7 +225,7 @@ Deno.test("courier clients: a rate card the courier does not have is refused at 
       JSON.parse(JSON.stringify(missing.body).replaceAll("rc_missing", "<card>")),
     );
     // Nothing was made: the code is still free.
-    assert.equal((await create(t, b, "CROSS1", { rate_card_id: b.rateCardId })).status, 201);
+    assert.equal((await postClient(t, b, "CROSS1", { rate_card_id: b.rateCardId })).status, 201);
 
     const client = await newClient(t, b);
     for (const rate_card_id of [a.rateCardId, "rc_missing"]) {
@@ -284,7 +269,7 @@ Deno.test("courier clients: a rate card in another currency than the billing cur
     });
     assert.equal(zar.status, 201, JSON.stringify(zar.body));
     const zarCard = zar.body.data.id;
-    const created = await create(t, courier, "ZAR1", {
+    const created = await postClient(t, courier, "ZAR1", {
       billing_currency: "ZAR",
       rate_card_id: courier.rateCardId,
     });
