@@ -4,6 +4,10 @@
  * the same flow done the conventional way (one Postgres transaction per booking with a
  * conditional UPDATE ... RETURNING) behind Hono routes of the same shape.
  *
+ * Routes of the same shape that book nothing give the ceiling: what the load generator and Hono
+ * carry on this machine, with the CPU each booking cost on every side (Linux /proc), since the
+ * server, its databases and the load generator share the machine's cores.
+ *
  * Each side is measured at several client counts and the baseline at several connection pool
  * sizes: the strongest conventional design is a tuned one (a pool as large as the client count
  * queues every client on the hot row's lock, and lowers the baseline by a third), and the ratio
@@ -54,32 +58,111 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 }
 
-/** Runs BOOKINGS price-then-book flows from `clients` concurrent loops in a Worker; prints the rate. */
-export async function load(label: string, target: Target, clients: number): Promise<number> {
-  const worker = new Worker(new URL("./load_worker.ts", import.meta.url), { type: "module" });
-  const result = await new Promise<
-    { ok: boolean; seconds: number; latencies: number[]; refused: number; error?: string }
-  >(
-    (resolve) => {
-      worker.onmessage = (e) => resolve(e.data);
-      worker.postMessage({
-        base: target.base,
-        keys: target.keys,
-        bookings: BOOKINGS,
-        clients,
-        body: PRICE_BODY,
-      });
-    },
+interface LoadResult {
+  readonly ok: boolean;
+  readonly seconds: number;
+  readonly latencies: number[];
+  readonly refused: number;
+  readonly error?: string;
+}
+
+/**
+ * Runs BOOKINGS price-then-book flows from `clients` concurrent loops, spread over `workers`
+ * Workers (the load generator's threads); prints the rate and the CPU each booking cost.
+ */
+export async function load(
+  label: string,
+  target: Target,
+  clients: number,
+  workers = 1,
+): Promise<number> {
+  const before = cpuSample();
+  const started = performance.now();
+  const results = await Promise.all(
+    Array.from({ length: workers }, (_, i) =>
+      new Promise<LoadResult>((resolve) => {
+        const worker = new Worker(new URL("./load_worker.ts", import.meta.url), {
+          type: "module",
+        });
+        worker.onmessage = (e) => {
+          worker.terminate();
+          resolve(e.data);
+        };
+        // Each worker takes its share; the first takes what does not divide evenly.
+        const share = (n: number) => Math.floor(n / workers) + (i === 0 ? n % workers : 0);
+        worker.postMessage({
+          base: target.base,
+          keys: target.keys,
+          bookings: share(BOOKINGS),
+          clients: share(clients),
+          body: PRICE_BODY,
+        });
+      })),
   );
-  worker.terminate();
-  if (!result.ok) throw new Error(result.error);
-  const latencies = result.latencies.sort((a, b) => a - b);
-  const rate = BOOKINGS / result.seconds;
+  const seconds = (performance.now() - started) / 1000;
+  const after = cpuSample();
+  const failed = results.find((r) => !r.ok);
+  if (failed) throw new Error(failed.error);
+  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const refused = results.reduce((n, r) => n + r.refused, 0);
+  const rate = BOOKINGS / seconds;
   console.log(
     `${label}: ${rate.toFixed(0)} bookings/s, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
-      `p99 ${percentile(latencies, 0.99).toFixed(1)} ms (${result.refused} refused)`,
+      `p99 ${percentile(latencies, 0.99).toFixed(1)} ms (${refused} refused)` +
+      cpuPerBooking(before, after),
   );
   return rate;
+}
+
+/** CPU time in ms: the whole machine's, this process's (server and load generator) and Postgres's. */
+interface CpuSample {
+  readonly busy: number;
+  readonly idle: number;
+  readonly self: number;
+  readonly postgres: number;
+}
+
+/** Reads Linux's /proc (clock ticks of 10 ms); null elsewhere, and the figure is left out. */
+function cpuSample(): CpuSample | null {
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return (Number(f[11]) + Number(f[12])) * 10;
+    };
+    const all = Deno.readTextFileSync("/proc/stat").split("\n")[0]!.trim().split(/\s+/).slice(1)
+      .map(Number);
+    let postgres = 0;
+    for (const d of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(d.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${d.name}/stat`);
+        if (stat.includes("(postgres)")) postgres += ticks(stat);
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    return {
+      busy: (all[0]! + all[1]! + all[2]! + all[4]! + all[5]! + all[6]!) * 10,
+      idle: all[3]! * 10,
+      self: ticks(Deno.readTextFileSync("/proc/self/stat")),
+      postgres,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CPU one booking cost while the load ran: all of it counts against the machine's two
+ * cores, whichever process spent it (the baseline's work is mostly in Postgres, ours in Deno).
+ */
+function cpuPerBooking(before: CpuSample | null, after: CpuSample | null): string {
+  if (!before || !after) return "";
+  const per = (ms: number) => (ms / BOOKINGS).toFixed(2);
+  const busy = after.busy - before.busy;
+  const share = busy / (busy + after.idle - before.idle);
+  return `; CPU ${per(busy)} ms per booking (this process ${per(after.self - before.self)}, ` +
+    `Postgres ${per(after.postgres - before.postgres)}), machine ${(share * 100).toFixed(0)}% busy`;
 }
 
 export async function operatorCall(
@@ -407,7 +490,47 @@ export async function baselineTarget(
   };
 }
 
+/**
+ * Routes of the same shape that book nothing: the most this load generator and Hono on this
+ * machine carry, which bounds what any booking design can show here.
+ */
+export function ceilingTarget(): Target {
+  const app = new Hono();
+  let n = 0;
+  app.post("/api/client/prices", async (c) => {
+    await c.req.json();
+    return c.json({ success: true, data: { prices_reference: `prc_${n++}` } });
+  });
+  app.post("/api/client/book", async (c) => {
+    await c.req.json();
+    return c.json({ success: true, data: { waybill: `WB${n++}` } }, 201);
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
+  return {
+    base: `http://127.0.0.1:${server.addr.port}`,
+    keys: ["ck_ceiling"],
+    close: () => server.shutdown(),
+  };
+}
+
 export async function bookingBench(options: { only?: "runtime-hot" } = {}): Promise<void> {
+  let ceiling = 0;
+  if (!options.only) {
+    // One load Worker tops out before the server does: the ceiling is the best of several.
+    const target = ceilingTarget();
+    for (const workers of [1, 2, 3]) {
+      for (const clients of CLIENT_COUNTS) {
+        const rate = await load(
+          `HTTP booking ceiling (routes that book nothing), ${clients} clients, ${workers} load workers`,
+          target,
+          clients,
+          workers,
+        );
+        ceiling = Math.max(ceiling, rate);
+      }
+    }
+    await target.close();
+  }
   for (const [label, accounts] of [["one hot account", 1], ["1,000 accounts", ACCOUNTS]] as const) {
     const ours = new Map<number, number>();
     const runtime = await runtimeTarget(accounts);
@@ -445,6 +568,10 @@ export async function bookingBench(options: { only?: "runtime-hot" } = {}): Prom
       `ratio runtime/baseline, ${label}, best against best: ${
         (best(ours) / best(theirs)).toFixed(1)
       }x (target 10x, aim 20x)`,
+    );
+    console.log(
+      `ratio ceiling/baseline, ${label}: ${(ceiling / best(theirs)).toFixed(1)}x ` +
+        `(the most any booking design can show against this baseline on this machine)`,
     );
   }
 }

@@ -7,9 +7,10 @@
  *    (conditional UPDATE ... RETURNING plus an INSERT), 50 concurrent clients, against
  *    DATABASE_URL (embedded PGlite when unset, which is not a fair baseline and says so).
  * 3. The ratio; p50/p99 latency of one command; resident memory per 10,000 idle actors.
- * 4. Bookings over HTTP (booking.ts), outbound events and the CSV export (outbound.ts), open
- *    shipments and their deadlines (shipments.ts), client bulk and CSV booking
- *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
+ * 4. Bookings over HTTP, with the CPU each cost and the ceiling of routes that book nothing
+ *    (booking.ts), outbound events and the CSV export (outbound.ts), open shipments and their
+ *    deadlines (shipments.ts), client bulk and CSV booking (client_booking.ts), the client's
+ *    label, waybill and packing slip PDFs (labels.ts).
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
