@@ -8,6 +8,7 @@ import {
   courierCatalogueActor,
   type ServiceLevel,
 } from "../../actors/courier_catalogue.ts";
+import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { toBasisPoints } from "../../src/domain/money.ts";
 import {
   business,
@@ -38,6 +39,11 @@ const Code = z.string().regex(
 const Name = z.string().trim().min(1).max(200);
 
 const Timezone = z.string().trim().min(1).max(64).transform((tz, ctx) => {
+  // spec: courier 2.8: an IANA name; a fixed offset (`+02:00`) would ignore daylight saving.
+  if (!isValidTimeZone(tz)) {
+    ctx.addIssue({ code: "custom", message: `not an IANA time zone: ${tz}` });
+    return z.NEVER;
+  }
   try {
     return Intl.DateTimeFormat(undefined, { timeZone: tz }).resolvedOptions().timeZone;
   } catch {

@@ -101,6 +101,27 @@ Deno.test("calendars API: a bad timezone, repeated weekday or impossible holiday
     assert.equal(none.body.errors[0].path, "working_days");
   }));
 
+Deno.test("calendars API: a UTC offset is not an IANA timezone (422) and adds nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    // spec: courier 2.8: timezone is an IANA name; a fixed offset would ignore daylight saving.
+    for (const timezone of ["+02:00", "-0530", "+02"]) {
+      const r = await t.call("POST", "/business/courier/calendars", {
+        key: b.api_key,
+        body: { ...CALENDAR, timezone },
+      });
+      assert.equal(r.status, 422, `${timezone}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["timezone"]);
+    }
+    const listed = await t.call("GET", "/business/courier/calendars", { key: b.api_key });
+    assert.deepEqual(listed.body.data, []);
+    assert.equal(
+      (await addCalendar(t, b, { ...CALENDAR, timezone: "europe/london" })).timezone,
+      "Europe/London",
+    );
+  }));
+
 Deno.test("calendars API: a second calendar with the same code answers 409 already_exists", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
