@@ -736,7 +736,7 @@ function withNoteInFlight(
   return { ...book, notes: { ...notes, pending: [...notes.pending, note] } };
 }
 
-/** Whether the account is in use: its billing currency may not change then. */
+/** Whether the account is in use: its billing currency and settlement mode may not change then. */
 export function hasBalances(c: CourierClient): boolean {
   const b = balancesOf(c);
   return b.prepaid_minor !== 0 || b.receivable_minor !== 0 || b.recoverable_minor !== 0 ||

@@ -380,6 +380,19 @@ function changeSettings(
       `the billing currency changes only with the balances settled: ${was.billing_currency}`,
     );
   }
+  // spec: courier 4.2: each mode settles its own balances (a credit receivable is paid, prepaid
+  // funds are spent): under another mode they could never be settled. A conversion awaiting its
+  // rate would post under the new mode what was charged under the old.
+  const mode = c.changes.settlement_mode;
+  if (
+    mode !== undefined && mode !== was.settlement_mode &&
+    (hasBalances(state) || state.ledger.unresolved.length > 0)
+  ) {
+    return reject(
+      "balance_not_settled",
+      `settlement_mode changes only with the balances settled and conversions resolved: ${was.settlement_mode}`,
+    );
+  }
   // spec: courier 2.5: the credit limit is an amount in the billing currency; its minor units
   // would mean another amount in another, so a move of currency names the limit again.
   if (moves && c.changes.credit_limit_minor === undefined && was.credit_limit_minor !== 0) {

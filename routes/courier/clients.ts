@@ -37,7 +37,7 @@ const Settlement = z.object({
   credit_limit: Amount,
   payment_days: z.number().int().min(0).max(365).nullable(),
   billing_currency: z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case"),
-  external_system: z.string().trim().max(120).nullable(),
+  external_system: z.string().trim().min(1, "names the system; null clears it").max(120).nullable(),
   unique_external_reference: z.boolean(),
   rate_card_id: z.string().min(1).max(64).nullable(),
 });

@@ -948,3 +948,46 @@ Deno.test("client account runtime: the same source event books once, even asked 
     store.close();
   }
 });
+
+Deno.test("client settings: the settlement mode changes only with the balances settled", () => {
+  // Credit with an unpaid receivable: as prepaid or external it could never be paid.
+  const credit = new Account();
+  credit.charge({ reference: "A", amount_minor: 10_000 });
+  for (const mode of ["prepaid", "external"] as const) {
+    assert.equal(
+      credit.refused({ kind: "change_settings", changes: { settlement_mode: mode }, by: "t" }),
+      "balance_not_settled",
+    );
+  }
+  assert.equal(credit.client.settings.settlement_mode, "credit");
+  credit.must({ kind: "issue_invoice", period: "2026-10", by: "t" });
+  credit.must({ kind: "payment", amount_minor: 10_000, currency: "BWP", reference: "P", by: "t" });
+  credit.must({ kind: "change_settings", changes: { settlement_mode: "prepaid" }, by: "t" });
+  assert.equal(credit.client.settings.settlement_mode, "prepaid");
+  // Prepaid funds would be stranded: neither spendable on credit nor refundable.
+  const prepaid = new Account({ settlement_mode: "prepaid" });
+  prepaid.must({ kind: "top_up", amount_minor: 5_000, currency: "BWP", reference: "T", by: "t" });
+  assert.equal(
+    prepaid.refused({ kind: "change_settings", changes: { settlement_mode: "credit" }, by: "t" }),
+    "balance_not_settled",
+  );
+  assert.equal(prepaid.client.money.prepaid_minor, 5_000);
+  // The same mode again, or other settings, change nothing owed: allowed.
+  prepaid.must({ kind: "change_settings", changes: { settlement_mode: "prepaid" }, by: "t" });
+  prepaid.must({ kind: "change_settings", changes: { payment_days: 14 }, by: "t" });
+});
+
+Deno.test("client settings: the settlement mode stays while a conversion awaits its rate", () => {
+  // Charged under external settlement, it would post as a receivable once resolved under credit.
+  const a = new Account({ settlement_mode: "external" });
+  a.charge({ reference: "CUS-ZA", currency: "ZAR" });
+  assert.equal(a.client.ledger.unresolved.length, 1);
+  assert.equal(
+    a.refused({ kind: "change_settings", changes: { settlement_mode: "credit" }, by: "t" }),
+    "balance_not_settled",
+  );
+  a.must({ kind: "resolve_fx", reference: "CUS-ZA", rate: "0.74", source: "BoB", by: "t" });
+  assert.equal(a.entry("CUS-ZA").status, "external");
+  a.must({ kind: "change_settings", changes: { settlement_mode: "credit" }, by: "t" });
+  assert.equal(a.client.money.receivable_minor, 0);
+});

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { SESSION_TTL_MS } from "../../../src/limits.ts";
-import { clientKey, DOMESTIC, newClient, newCourier, postClient } from "../../helpers/courier.ts";
+import {
+  bookShipment,
+  clientKey,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  postClient,
+} from "../../helpers/courier.ts";
 
 /** A courier with the platform on and billing administration granted to its key. */
 async function courier(t: TestEnv): Promise<CreatedBusiness> {
@@ -374,4 +381,50 @@ Deno.test("courier clients: created at once with one code and e-mail, one is mad
     });
     assert.equal(again.status, 409);
     assert.equal(again.body.code, "email_taken");
+  }));
+
+Deno.test("courier clients: the settlement mode changes only with the balances settled", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "500" });
+    await bookShipment(t, client);
+    const path = `/business/courier/clients/${client.id}`;
+    // spec: courier 4.2: a credit receivable is paid and invoiced, which neither prepaid nor
+    // external allows: moved, it could never be settled.
+    for (const settlement_mode of ["prepaid", "external"]) {
+      const r = await t.call("PATCH", path, { key, body: { settlement_mode } });
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.equal(r.body.code, "balance_not_settled");
+      assert.match(r.body.message, /settlement_mode/);
+    }
+    const after = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(after.body.data.settlement_mode, "credit");
+    assert.equal(after.body.data.credit_used, 88.92);
+  }));
+
+Deno.test("courier clients: an empty external system is refused, naming the field, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const c = await createClient(t, b);
+    const path = `/business/courier/clients/${c.id}`;
+    const named = await t.call("PATCH", path, {
+      key: b.api_key,
+      body: { settlement_mode: "external", external_system: "Sage X3" },
+    });
+    assert.equal(named.status, 200, JSON.stringify(named.body));
+    for (const external_system of ["", "   "]) {
+      const r = await t.call("PATCH", path, { key: b.api_key, body: { external_system } });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["external_system"]);
+    }
+    const read = await t.call("GET", path, { key: b.api_key });
+    assert.equal(read.body.data.external_system, "Sage X3");
+    // null clears it.
+    const cleared = await t.call("PATCH", path, {
+      key: b.api_key,
+      body: { external_system: null },
+    });
+    assert.equal(cleared.body.data.external_system, null);
   }));
