@@ -38,7 +38,11 @@ import {
   shipmentActor,
   type ShipmentBooking,
 } from "../../actors/shipment.ts";
-import { deliveryWindow } from "../../src/domain/calendar.ts";
+import {
+  type DeliveryWindow,
+  deliveryWindow,
+  type WorkingCalendar,
+} from "../../src/domain/calendar.ts";
 import { decimal, toMinor } from "../../src/domain/money.ts";
 import {
   possibleLaterCharges,
@@ -429,6 +433,7 @@ async function newShipment(
 ): Promise<ShipmentBooking> {
   const token = newSecret("");
   const r = offer.request;
+  const terms = serviceTermsOf(offer, option);
   const party = (p: Readonly<Record<string, string | number | null>>) => ({
     name: (p.name as string | null) ?? null,
     address: (p.address as string | null) ?? null,
@@ -468,16 +473,36 @@ async function newShipment(
       currency: option.currency,
       payer: "client",
       settlement_mode: client.settings.settlement_mode,
-      promise: {
-        collection_on: option.collection_on,
-        earliest_delivery: option.earliest_delivery,
-        latest_delivery: option.latest_delivery,
-      },
+      promise: promiseAtBooking(option, terms, o.now),
     },
-    service_terms: serviceTermsOf(offer, option),
+    service_terms: terms,
     tracking_token: token,
     tracking_token_hash: await hashSecret(token),
   };
+}
+
+/**
+ * spec: courier 2.8: collection follows the booking's time against the cut-off. The dates shown
+ * were worked out when the prices were given; a quote booked days later, or prices booked after
+ * the cut-off, cannot be collected then, so the frozen service terms give the dates from now.
+ */
+function promiseAtBooking(
+  option: OfferOption,
+  terms: Readonly<Record<string, unknown>>,
+  bookedAt: number,
+): DeliveryWindow {
+  const shown = {
+    collection_on: option.collection_on,
+    earliest_delivery: option.earliest_delivery,
+    latest_delivery: option.latest_delivery,
+  };
+  const { calendar, cut_off, transit_days } = terms as {
+    calendar: WorkingCalendar;
+    cut_off: string;
+    transit_days: number;
+  };
+  const now = deliveryWindow(calendar, bookedAt, cut_off, transit_days);
+  return now.collection_on > shown.collection_on ? now : shown;
 }
 
 const WAYBILL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

@@ -942,3 +942,52 @@ Deno.test("search: every shipment with a reference is found, newest first, page 
     assert.equal(noQuery.status, 422);
     assert.match(noQuery.body.message, /q/);
   }));
+
+Deno.test("book: the shipment's promise runs from the booking, so a quote booked days later or prices booked after the cut-off collect when they can", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const promiseOf = async (waybill: string) =>
+      (await t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(client) })).body
+        .data.pricing.promise;
+    // Monday 2 November 10:00 in Gaborone (UTC+2), before the 14:00 cut-off: collected today.
+    const q = await t.call("POST", "/client/quotes", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    const shown = q.body.data.options.find((o: { code: string }) => o.code === "express");
+    assert.equal(shown.collection_on, "2026-11-02");
+    // spec: courier 2.8: booked on Thursday, the quote cannot be collected on Monday.
+    t.clock.advanceBy(3 * 86_400_000);
+    const booked = await t.call("POST", `/client/quotes/${q.body.data.quote_reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.deepEqual(await promiseOf(booked.body.data.waybill), {
+      collection_on: "2026-11-05",
+      earliest_delivery: "2026-11-06",
+      latest_delivery: "2026-11-09",
+    });
+    // Prices at 13:59 on Thursday, booked at 14:01: after the cut-off, collected on Friday.
+    t.clock.advanceBy(3 * 3_600_000 + 59 * 60_000);
+    const offer = await prices(t, client);
+    t.clock.advanceBy(2 * 60_000);
+    const late = await book(t, client, offer.prices_reference);
+    assert.equal(late.status, 201, JSON.stringify(late.body));
+    assert.deepEqual(await promiseOf(late.body.data.waybill), {
+      collection_on: "2026-11-06",
+      earliest_delivery: "2026-11-09",
+      latest_delivery: "2026-11-10",
+    });
+    // Booked before the cut-off, the promise is what the prices showed.
+    const onTime = await prices(t, client);
+    const shownOnTime = onTime.options.find((o: { code: string }) => o.code === "express");
+    const early = await book(t, client, onTime.prices_reference);
+    const promise = await promiseOf(early.body.data.waybill);
+    assert.deepEqual(promise, {
+      collection_on: shownOnTime.collection_on,
+      earliest_delivery: shownOnTime.earliest_delivery,
+      latest_delivery: shownOnTime.latest_delivery,
+    });
+  }));
