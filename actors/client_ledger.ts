@@ -16,6 +16,7 @@ import {
   chargeEffect,
   type ChargeKind,
   COD_AWAITING_MAX,
+  type CodAwaiting,
   convertMinor,
   dueOn,
   type Effect,
@@ -183,6 +184,8 @@ export type LedgerReply =
     readonly balances: AccountBalances;
   }
   | { readonly resolved: FxResolution; readonly balances: AccountBalances }
+  /** COD recorded as collected (absent on records kept before it was answered). */
+  | { readonly cod: CodAwaiting }
   | { readonly invoices: readonly Invoice[]; readonly balances: AccountBalances };
 
 type S = CourierClient | null;
@@ -255,7 +258,7 @@ function badText(text: string, max: number): boolean {
 function currencyMismatch(state: CourierClient, currency: string) {
   return reject(
     "currency_mismatch",
-    `the account bills in ${state.settings.billing_currency}: ${currency}`,
+    `currency: the account bills in ${state.settings.billing_currency}: ${currency}`,
   );
 }
 
@@ -541,14 +544,16 @@ function codCollected(state: CourierClient, c: CodCollected, now: number): Ledge
       `too much COD awaits remittance; confirm some first: ${state.ledger.cod.length}`,
     );
   }
-  return accept<S, LedgerEvent, LedgerReply>([{
-    kind: "cod_collected",
+  const cod: CodAwaiting = {
     waybill: c.waybill,
     amount_minor: c.amount_minor,
     currency: c.currency,
     collected_at: now,
-    by: c.by,
-  }]);
+  };
+  return accept<S, LedgerEvent, LedgerReply>(
+    [{ kind: "cod_collected", ...cod, by: c.by }],
+    () => ({ cod }),
+  );
 }
 
 type CodRemitted = Extract<LedgerCommand, { kind: "cod_remitted" }>;

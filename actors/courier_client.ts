@@ -267,7 +267,7 @@ function decide(
       if (command.currency !== state.settings.billing_currency) {
         return reject(
           "currency_mismatch",
-          `the account bills in ${state.settings.billing_currency}: ${command.currency}`,
+          `currency: the account bills in ${state.settings.billing_currency}: ${command.currency}`,
         );
       }
       {

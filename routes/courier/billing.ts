@@ -38,11 +38,18 @@ import {
   isOpen,
   isPeriod,
   type LedgerEntry,
+  parseRate,
   periodOf,
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
 } from "../../src/domain/ledger.ts";
-import { CURRENCY_PATTERN, decimal, toMinor } from "../../src/domain/money.ts";
+import {
+  CURRENCY_PATTERN,
+  decimal,
+  formatMinor,
+  numberText,
+  toMinor,
+} from "../../src/domain/money.ts";
 import {
   business,
   businessPrincipalOf,
@@ -108,6 +115,29 @@ async function askAccount(
   return r;
 }
 
+/**
+ * A reference books once (spec: courier 2.6 rule 2): sent again with the same figures it answers
+ * the first entry; with other figures it is refused, never answered as if they were booked.
+ */
+function assertSameFacts(
+  r: { reply: CourierClientReply; replayed: boolean },
+  reference: string,
+  sent: { amount_minor: number; currency: string; corrects?: string },
+): void {
+  if (!r.replayed) return;
+  const e = asPosting(r.reply).entry;
+  if (
+    e.amount_minor === sent.amount_minor && e.currency === sent.currency &&
+    (sent.corrects === undefined || e.corrects === sent.corrects)
+  ) return;
+  const was = `${formatMinor(e.amount_minor, e.currency)} ${e.currency}` +
+    (e.corrects === null ? "" : ` on ${e.corrects}`);
+  throw new ApiError(
+    "reference_conflict",
+    `reference already booked another ${e.kind} entry (${was}): ${reference}`,
+  );
+}
+
 /** The answer to a billing action that posted an entry: 201, or 200 when it was replayed. */
 function postingAnswer(
   c: Context<AppEnv>,
@@ -133,13 +163,15 @@ export function billingRoutes(api: Api): void {
     body: z.object({ amount: Positive, currency: Currency, reference: Reference }),
     status: 201,
   }, async (c, { params, body }) => {
+    const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const r = await askAccount(c, params.client, {
       kind: "top_up",
-      amount_minor: minorOf(body.amount, body.currency, "amount", "positive"),
+      amount_minor: amount,
       currency: body.currency,
       reference: body.reference,
       by: principalName(businessPrincipalOf(c)),
     }, entryAsk(`top_up:${body.reference}`));
+    assertSameFacts(r, body.reference, { amount_minor: -amount, currency: body.currency });
     const posting = asPosting(r.reply);
     const b = posting.balances;
     return ok(c, {
@@ -169,9 +201,10 @@ export function billingRoutes(api: Api): void {
     }),
     status: 201,
   }, async (c, { params, body }) => {
+    const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const r = await askAccount(c, params.client, {
       kind: "payment",
-      amount_minor: minorOf(body.amount, body.currency, "amount", "positive"),
+      amount_minor: amount,
       currency: body.currency,
       reference: body.reference,
       allocations: (body.allocations ?? []).map((a, i) => ({
@@ -180,6 +213,7 @@ export function billingRoutes(api: Api): void {
       })),
       by: principalName(businessPrincipalOf(c)),
     }, entryAsk(`payment:${body.reference}`));
+    assertSameFacts(r, body.reference, { amount_minor: -amount, currency: body.currency });
     const posting = asPosting(r.reply);
     const cur = posting.entry.currency;
     const allocated = posting.allocations.reduce((n, a) => n + a.amount_minor, 0);
@@ -230,6 +264,14 @@ export function billingRoutes(api: Api): void {
       body.reference === undefined ? {} : entryAsk(`note:${body.reference}`),
     );
     if (!r.ok) throw fromRejection(r);
+    if (body.reference !== undefined) {
+      const cur = asPosting(r.reply).entry.currency;
+      assertSameFacts(r, body.reference, {
+        amount_minor: minorOf(body.amount, cur, "amount", "non-zero"),
+        currency: cur,
+        corrects: body.entry_reference,
+      });
+    }
     return postingAnswer(c, r);
   });
 
@@ -285,11 +327,22 @@ export function billingRoutes(api: Api): void {
         currency: body.currency,
         by: principalName(p),
       }, { idempotencyKey: `cod.collected:${s.waybill}`, permanent: true });
+      // A replay answers the COD kept, and refuses other figures (spec: courier 2.6 rule 2).
+      const kept = r.reply && "cod" in r.reply
+        ? r.reply.cod
+        : { amount_minor: amount, currency: body.currency };
+      if (kept.amount_minor !== amount || kept.currency !== body.currency) {
+        const was = `${formatMinor(kept.amount_minor, kept.currency)} ${kept.currency}`;
+        throw new ApiError(
+          "reference_conflict",
+          `amount: COD of ${s.waybill} was recorded at ${was}: ${body.amount} ${body.currency}`,
+        );
+      }
       return ok(c, {
         waybill: s.waybill,
         client_id: s.client_id,
-        amount: decimal(amount, body.currency),
-        currency: body.currency,
+        amount: decimal(kept.amount_minor, kept.currency),
+        currency: kept.currency,
         replayed: r.replayed,
       }, r.replayed ? 200 : 201);
     });
@@ -305,7 +358,8 @@ export function billingRoutes(api: Api): void {
     params: ClientParam,
     body: z.object({
       entry_reference: Reference,
-      rate: z.union([z.string().trim(), z.number().positive().transform(String)]),
+      // A small number reads back as 5e-7: its exact decimal text is the rate.
+      rate: z.union([z.string().trim(), z.number().positive().transform(numberText)]),
       source: Text,
     }),
     status: 201,
@@ -318,6 +372,14 @@ export function billingRoutes(api: Api): void {
       by: principalName(businessPrincipalOf(c)),
     }, entryAsk(`charge.resolved:${body.entry_reference}`));
     const { resolved, balances } = asResolved(r.reply);
+    // spec: courier 2.6 rule 2: resolved once; another rate sent later is refused, not ignored.
+    const rate = parseRate(body.rate);
+    if (r.replayed && (!rate.ok || rate.text !== resolved.fx_rate)) {
+      throw new ApiError(
+        "reference_conflict",
+        `rate: the entry was already resolved at ${resolved.fx_rate}: ${body.rate}`,
+      );
+    }
     return ok(c, {
       replayed: r.replayed,
       reference: resolved.reference,

@@ -66,7 +66,8 @@ export function formatMinor(minor: number, currency: string): string {
   return `${sign}${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
 }
 
-function numberText(n: number): string {
+/** A JSON number as exact decimal text (no exponent form), e.g. 5e-7 -> `"0.0000005"`. */
+export function numberText(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   // Shortest round-trip text; expand exponent forms like 1e-7 so they are refused, not misread.
   const s = String(n);

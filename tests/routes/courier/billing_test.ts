@@ -947,3 +947,117 @@ Deno.test("billing: COD collected by the run's driver awaits remittance once; ot
     });
     assert.equal(hidden.status, 404);
   }));
+
+Deno.test("billing: a reference sent again with another amount is refused, never answered as booked", () =>
+  withTestEnv(async (t) => {
+    const [courier, prepaid] = await ready(t, {});
+    const first = await act(t, courier, prepaid, "top-up", {
+      amount: "10.00",
+      currency: "BWP",
+      reference: "EFT-1",
+    });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const other = await act(t, courier, prepaid, "top-up", {
+      amount: "99.00",
+      currency: "BWP",
+      reference: "EFT-1",
+    });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    assert.match(other.body.message, /reference/);
+    assert.equal((await view(t, courier, prepaid)).balances.prepaid, 10);
+
+    const client = await newClient(t, courier, CREDIT);
+    await charge(t, courier, client, { reference: "A", amount_minor: 10_000 });
+    await settle(t);
+    const paid = { amount: "10.00", currency: "BWP", reference: "P-1" };
+    assert.equal((await act(t, courier, client, "payment", paid)).status, 201);
+    const more = await act(t, courier, client, "payment", { ...paid, amount: "50.00" });
+    assert.equal(more.status, 409, JSON.stringify(more.body));
+    assert.equal(more.body.code, "reference_conflict");
+    assert.equal((await act(t, courier, client, "payment", paid)).status, 200, "same facts replay");
+
+    const note = { entry_reference: "A", amount: "-1.00", reason: "x", reference: "CN-1" };
+    assert.equal((await act(t, courier, client, "correct", note)).status, 201);
+    await settle(t);
+    const bigger = await act(t, courier, client, "correct", { ...note, amount: "-5.00" });
+    assert.equal(bigger.status, 409, JSON.stringify(bigger.body));
+    assert.equal(bigger.body.code, "reference_conflict");
+    assert.equal((await act(t, courier, client, "correct", note)).status, 200);
+    assert.equal((await view(t, courier, client)).balances.owed, 89);
+
+    await charge(t, courier, client, { reference: "ZA", amount_minor: 10_000, currency: "ZAR" });
+    const fx = { entry_reference: "ZA", rate: "0.75", source: "Bank of Botswana" };
+    assert.equal((await act(t, courier, client, "resolve-fx", fx)).status, 201);
+    const rerated = await act(t, courier, client, "resolve-fx", { ...fx, rate: "0.80" });
+    assert.equal(rerated.status, 409, JSON.stringify(rerated.body));
+    assert.equal(rerated.body.code, "reference_conflict");
+    const same = await act(t, courier, client, "resolve-fx", { ...fx, rate: "0.7500" });
+    assert.equal(same.status, 200, JSON.stringify(same.body));
+    assert.equal((await view(t, courier, client)).balances.owed, 164);
+  }));
+
+Deno.test("billing: COD recorded again with another amount is refused; a replay answers what was kept", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    const collect = (amount: string) =>
+      t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+        key: courier.business.api_key,
+        body: { amount, currency: "BWP" },
+      });
+    assert.equal((await collect("300.00")).status, 201);
+    const other = await collect("250.00");
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    assert.match(other.body.message, /amount/);
+    const again = await collect("300");
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.amount, 300);
+    const v = await view(t, courier, client);
+    assert.deepEqual(
+      v.cod_awaiting_remittance.map((c: { amount: number }) => c.amount),
+      [300],
+    );
+  }));
+
+Deno.test("billing: resolve-fx reads a rate sent as a JSON number exactly, however small", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "CUS-VN",
+      amount_minor: 100_000_000,
+      currency: "ZAR",
+    });
+    const r = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "CUS-VN",
+      rate: 0.0000005,
+      source: "Bank of Botswana",
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.fx_rate, "0.0000005");
+    assert.equal(r.body.data.amount, 0.5);
+  }));
+
+Deno.test("billing: an amount in another currency than the account's is refused naming the field", () =>
+  withTestEnv(async (t) => {
+    const [courier, prepaid] = await ready(t, {});
+    const top = await act(t, courier, prepaid, "top-up", {
+      amount: "10.00",
+      currency: "USD",
+      reference: "EFT-USD",
+    });
+    assert.equal(top.status, 422, JSON.stringify(top.body));
+    assert.equal(top.body.code, "currency_mismatch");
+    assert.match(top.body.message, /currency/);
+    const client = await newClient(t, courier, CREDIT);
+    const pay = await act(t, courier, client, "payment", {
+      amount: "10.00",
+      currency: "USD",
+      reference: "P-USD",
+    });
+    assert.equal(pay.status, 422, JSON.stringify(pay.body));
+    assert.equal(pay.body.code, "currency_mismatch");
+    assert.match(pay.body.message, /currency/);
+    assert.equal((await view(t, courier, prepaid)).balances.prepaid, 0);
+  }));
