@@ -29,7 +29,7 @@ export interface ExportRange {
 
 /**
  * Marks the range's pending entries exported by `exportId`; answers how many. Entries that moved
- * further already stay where they are (3.1 rule 1).
+ * further already stay where they are (3.1 rule 1); one awaiting its FX rate stays pending.
  */
 export async function markExported(
   db: Kysely<Database>,
@@ -42,6 +42,9 @@ export async function markExported(
       .set({ export_state: "exported", exported_by: exportId, updated_at: sql<Date>`now()` })
       .where((eb) => eb.and(rangeConditions(range, null)))
       .where("export_state", "=", "pending")
+      // spec: courier 2.6 rule 4: an entry awaiting its rate has no amount to book yet; it goes
+      // out once resolved, converted, in the next export (3.1: still pending until then).
+      .where("status", "<>", "unresolved_fx")
       .executeTakeFirst();
     const marked = Number(result.numUpdatedRows);
     await trx.insertInto("billing_exports").values({

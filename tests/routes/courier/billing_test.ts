@@ -1061,3 +1061,43 @@ Deno.test("billing: an amount in another currency than the account's is refused 
     assert.match(pay.body.message, /currency/);
     assert.equal((await view(t, courier, prepaid)).balances.prepaid, 0);
   }));
+
+Deno.test("billing export: an entry awaiting its rate stays pending until resolved, then goes out converted", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    const exported = async () => {
+      await settle(t);
+      const res = await t.app.request("/api/business/courier/billing/export", {
+        method: "POST",
+        headers: {
+          "X-Business-API-Key": courier.business.api_key,
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({ client_id: client.id }),
+      });
+      assert.equal(res.status, 200);
+      await res.text();
+      const [row] = await rows(t, client);
+      return row!;
+    };
+    // spec: courier 2.6 rule 4, 3.1: without a rate the entry has no amount the courier's system
+    // can book; marked exported, its converted amount would never come up as pending.
+    const waiting = await exported();
+    assert.equal(waiting.status, "unresolved_fx");
+    assert.equal(waiting.export_state, "pending");
+    const r = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "CUS-ZA",
+      rate: "0.7525",
+      source: "Bank of Botswana 2026-11-02",
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const resolved = await exported();
+    assert.equal(resolved.status, "posted");
+    assert.equal(resolved.amount_minor, 7_525);
+    assert.equal(resolved.export_state, "exported");
+  }));
