@@ -24,6 +24,7 @@ import { claimActor } from "./claim.ts";
 import { clientStoreActor } from "./client_store.ts";
 import { retailPacketActor } from "./retail_packet.ts";
 import { clientAddressActor } from "./client_address.ts";
+import { waybillSequenceActor } from "./waybill_sequence.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -50,4 +51,5 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   clientStoreActor,
   retailPacketActor,
   clientAddressActor,
+  waybillSequenceActor,
 ];

@@ -57,7 +57,7 @@ import type { Database } from "../../src/db/schema.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
-import { newId } from "../../src/runtime/ids.ts";
+import { newOfferReference, sequencedWaybill } from "../../src/courier/waybills.ts";
 import { ask, read } from "../ask.ts";
 
 /** spec: courier 8: a formal quotation is held 7 days. */
@@ -195,7 +195,7 @@ export async function makeOffer(
     client_order_reference: body.client_order_reference ?? null,
   };
   // A given reference (an idempotent request's, courier 4.6) names the waybill in advance.
-  const reference = given.reference ?? newId(kind === "quote" ? "qt" : "prc");
+  const reference = given.reference ?? await newOfferReference(c.get("env").runtime, kind);
   return asOffer(
     await ask(c, priceOfferActor, courier, reference, {
       kind: "make",
@@ -508,10 +508,14 @@ function promiseAtBooking(
 const WAYBILL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
 /**
- * The waybill of an offer's booking: `WB` and 12 characters of SHA-256 over the courier and the
- * offer reference (60 bits). Derived, so every retry of the booking names the same shipment.
+ * The waybill of an offer's booking, from its reference alone, so every retry of the booking names
+ * the same shipment: the number a sequenced reference carries (src/courier/waybills.ts), else, for
+ * references made before the sequence and those derived from a request's identity, `WB` and 12
+ * characters of SHA-256 over the courier and the reference (60 bits).
  */
 export function waybillOf(courierId: string, reference: string): string {
+  const sequenced = sequencedWaybill(reference);
+  if (sequenced !== null) return sequenced;
   const digest = sha256(`${courierId}:${reference}`);
   let out = "WB";
   for (let i = 0; i < 12; i++) out += WAYBILL_ALPHABET[digest[i]! % 32];

@@ -15,7 +15,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
 import type { Rejection } from "../../src/runtime/actor.ts";
-import { newId } from "../../src/runtime/ids.ts";
+import { newOfferReference } from "../../src/courier/waybills.ts";
 import { BOOKING_ROWS_CONCURRENCY } from "../../src/limits.ts";
 import { read } from "../ask.ts";
 import { type Booked, bookOffer, makeOffer, PriceRequest, waybillOf } from "./booking_flow.ts";
@@ -100,7 +100,7 @@ export async function bookRequest(
   for (let attempt = 0;; attempt++) {
     const begun = await runtime.ask(bookingRequestActor, caller.courierId, id, {
       kind: "begin",
-      reference: newId("prc"),
+      reference: await newOfferReference(runtime, "prices"),
       fingerprint,
     });
     if (!begun.ok) {

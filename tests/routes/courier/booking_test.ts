@@ -991,3 +991,23 @@ Deno.test("book: the shipment's promise runs from the booking, so a quote booked
       latest_delivery: shownOnTime.latest_delivery,
     });
   }));
+
+Deno.test("book: each offer's waybill is the next number of the service's sequence, the same on every retry", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const waybills: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const offer = await prices(t, client);
+      assert.match(offer.prices_reference, /^prc_W[2-9A-HJ-NP-Z]{13}$/);
+      const first = await book(t, client, offer.prices_reference);
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      const again = await book(t, client, offer.prices_reference);
+      assert.equal(again.body.data.waybill, first.body.data.waybill);
+      assert.equal(first.body.data.waybill, waybillOf(courier.business.id, offer.prices_reference));
+      waybills.push(first.body.data.waybill);
+    }
+    assert.ok(waybills.every((w) => /^WB[2-9A-HJ-NP-Z]{13}$/.test(w)));
+    assert.deepEqual([...waybills].sort(), waybills, "in the order the offers were made");
+    assert.equal(new Set(waybills).size, 3);
+  }));

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { waybillSequenceActor } from "../../actors/waybill_sequence.ts";
+import {
+  newOfferReference,
+  sequencedWaybill,
+  sequenceText,
+  WAYBILL_BLOCK,
+} from "../../src/courier/waybills.ts";
+import { waybillOf } from "../../routes/courier/booking_flow.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+
+function runtimeOn(store: KvActorStore): ActorRuntime {
+  return new ActorRuntime({
+    env: "test",
+    store,
+    bus: new MemoryBus(),
+    clock: new ManualClock(),
+    definitions: [waybillSequenceActor],
+    onError: () => {},
+  });
+}
+
+Deno.test("waybills: the text of a sequence number keeps its order and length", () => {
+  fc.assert(
+    fc.property(fc.nat(), fc.nat(), (a, b) => {
+      const [x, y] = [sequenceText(a), sequenceText(b)];
+      assert.equal(x.length, 13);
+      assert.equal(Math.sign(a - b), x < y ? -1 : x > y ? 1 : 0);
+    }),
+  );
+  assert.equal(sequenceText(Number.MAX_SAFE_INTEGER).length, 13);
+  assert.throws(() => sequenceText(-1), RangeError);
+});
+
+Deno.test("waybills: offer references name their waybill; older references keep the derived one", () => {
+  assert.equal(sequencedWaybill(`prc_W${sequenceText(1)}`), `WB${sequenceText(1)}`);
+  assert.equal(sequencedWaybill(`qt_W${sequenceText(42)}`), `WB${sequenceText(42)}`);
+  assert.equal(waybillOf("biz_1", `prc_W${sequenceText(7)}`), `WB${sequenceText(7)}`);
+  // A reference made before the sequence (or derived from a request) is not one of them.
+  for (const older of ["prc_abcdefghij0123456789", "prc_W222222222222", "prc_crashed1"]) {
+    assert.equal(sequencedWaybill(older), null);
+    assert.match(waybillOf("biz_1", older), /^WB[A-Z2-9]{12}$/);
+  }
+});
+
+Deno.test("waybills: offers made at once, across a restart, never share a waybill", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const seen = new Set<string>();
+    let last = "";
+    for (let run = 0; run < 2; run++) {
+      const store = await KvActorStore.open(`${dir}/kv.sqlite`);
+      const runtime = runtimeOn(store);
+      // More than a block at once: the callers who find it spent wait for the next together.
+      const refs = await Promise.all(
+        Array.from(
+          { length: WAYBILL_BLOCK + 500 },
+          (_, i) => newOfferReference(runtime, i % 2 ? "quote" : "prices"),
+        ),
+      );
+      for (const r of refs) {
+        const waybill = sequencedWaybill(r)!;
+        assert.match(waybill, /^WB[2-9A-HJ-NP-Z]{13}$/);
+        assert.ok(!seen.has(waybill), `twice: ${waybill}`);
+        seen.add(waybill);
+        // A restarted instance starts past every number handed out before.
+        assert.ok(waybill > last);
+      }
+      last = [...refs].map((r) => sequencedWaybill(r)!).sort().at(-1)!;
+      await runtime.close();
+      store.close();
+    }
+    assert.equal(seen.size, 2 * (WAYBILL_BLOCK + 500));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
