@@ -57,7 +57,8 @@ import type { Database } from "../../src/db/schema.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
-import { newOfferReference, sequencedWaybill } from "../../src/courier/waybills.ts";
+import { newOfferReference } from "../../src/courier/waybills.ts";
+import { sequencedWaybill } from "../../src/domain/waybill.ts";
 import { ask, read } from "../ask.ts";
 
 /** spec: courier 8: a formal quotation is held 7 days. */

@@ -4,39 +4,18 @@
  * construction, the same on every retry of the booking, and in the order offers were made, so the
  * actor store writes a day's shipments side by side instead of all over its B-tree (random keys
  * made each booking's writes several times dearer). References made before the sequence keep
- * their derived waybill (booking_flow.ts `waybillOf`).
+ * their derived waybill (booking_flow.ts `waybillOf`). The texts are in src/domain/waybill.ts.
  */
 import {
   PLATFORM_TENANT,
   WAYBILL_SEQUENCE_ID,
   waybillSequenceActor,
 } from "../../actors/waybill_sequence.ts";
+import { sequencedReference } from "../domain/waybill.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 
-/** Base 32 without I, O, 0 and 1 (misread on paper), in ASCII order so text order is number order. */
-const SEQUENCE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
-/** 13 characters: one more than the derived waybills' 12, so the two kinds never meet. */
-const SEQUENCE_CHARS = 13;
 /** Numbers an instance reserves at once: one commit per this many offers. */
 export const WAYBILL_BLOCK = 1_000;
-
-const SEQUENCED_REFERENCE = /^(?:prc|qt)_W([2-9A-HJ-NP-Z]{13})$/;
-
-/** `n` as SEQUENCE_CHARS characters of SEQUENCE_ALPHABET, most significant first. */
-export function sequenceText(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a sequence number: ${n}`);
-  let out = "";
-  for (let rest = n; out.length < SEQUENCE_CHARS; rest = Math.floor(rest / 32)) {
-    out = SEQUENCE_ALPHABET[rest % 32] + out;
-  }
-  return out;
-}
-
-/** The waybill an offer reference names by its sequence number, or null for an older one. */
-export function sequencedWaybill(reference: string): string | null {
-  const m = SEQUENCED_REFERENCE.exec(reference);
-  return m ? `WB${m[1]}` : null;
-}
 
 /** Hands out the sequence's numbers from blocks reserved by the sequence actor. */
 class WaybillNumbers {
@@ -80,5 +59,5 @@ export async function newOfferReference(
 ): Promise<string> {
   let n = numbers.get(runtime);
   if (!n) numbers.set(runtime, n = new WaybillNumbers(runtime));
-  return `${kind === "quote" ? "qt" : "prc"}_W${sequenceText(await n.next())}`;
+  return sequencedReference(kind, await n.next());
 }

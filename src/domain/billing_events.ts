@@ -5,7 +5,8 @@
  */
 import type { LedgerEntry } from "./ledger.ts";
 import { formatMinor } from "./money.ts";
-import { derivedId } from "./secrets.ts";
+import { derivedId, sha256Hex } from "./secrets.ts";
+import { waybillNumberText } from "./waybill.ts";
 import { API_VERSION } from "./signatures.ts";
 
 /** The client as a billing event names it (courier 2.7). */
@@ -26,10 +27,15 @@ export interface ChargeShipment {
 /**
  * A stable event id from what the event is about: every instance, and every replay of the fact
  * that causes it, names the same event, so it is created and sent once (courier 6.1 "each is
- * sent once"). `evt_` and 26 hex digits (104 bits) of SHA-256.
+ * sent once"). `evt_` and 26 hex digits (104 bits) of SHA-256; an event about a sequenced
+ * waybill (src/domain/waybill.ts) is named after its number first, then 13 hex digits, so the
+ * store keeps a day's events side by side (no event was named so before such waybills existed).
  */
 export function eventIdOf(...parts: readonly string[]): string {
-  return derivedId("evt", parts.join("\n"), 26);
+  const fact = parts.join("\n");
+  const number = parts.map(waybillNumberText).find((n) => n !== null);
+  if (number) return `evt_${number}${sha256Hex(fact).slice(0, 13)}`;
+  return derivedId("evt", fact, 26);
 }
 
 /**

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { waybillSequenceActor } from "../../actors/waybill_sequence.ts";
-import {
-  newOfferReference,
-  sequencedWaybill,
-  sequenceText,
-  WAYBILL_BLOCK,
-} from "../../src/courier/waybills.ts";
+import { newOfferReference, WAYBILL_BLOCK } from "../../src/courier/waybills.ts";
+import { sequencedWaybill, sequenceText } from "../../src/domain/waybill.ts";
 import { waybillOf } from "../../routes/courier/booking_flow.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";

@@ -7,6 +7,7 @@ import {
   eventIdOf,
 } from "../../src/domain/billing_events.ts";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../../src/domain/billing_csv.ts";
+import { sequenceText } from "../../src/domain/waybill.ts";
 import { type EntryKind, entryOf } from "../../src/domain/ledger.ts";
 
 const at = Date.parse("2026-11-02T08:00:00Z");
@@ -55,6 +56,19 @@ Deno.test("billing events: ids are stable per fact and differ between facts", as
     await eventIdOf("billing", "b2", "c1", "R1"),
   );
   assert.match(await eventIdOf("x"), /^evt_[0-9a-f]{26}$/);
+});
+
+Deno.test("billing events: an event about a sequenced waybill is named after its number, one per fact", () => {
+  const [w1, w2] = [sequenceText(41), sequenceText(42)].map((n) => `WB${n}`);
+  const charge = eventIdOf("billing", "b1", "c1", w1!);
+  assert.match(charge, new RegExp(`^evt_${sequenceText(41)}[0-9a-f]{13}$`));
+  assert.equal(charge.length, eventIdOf("x").length);
+  assert.equal(eventIdOf("billing", "b1", "c1", w1!), charge, "the same fact, the same event");
+  assert.notEqual(eventIdOf("billing.completion", "b1", w1!, "shipment.delivered"), charge);
+  assert.notEqual(eventIdOf("billing", "b2", "c1", w1!), charge);
+  assert.ok(charge < eventIdOf("billing", "b1", "c1", w2!), "in the waybills' order");
+  // A derived (older) waybill keeps the hash-only name.
+  assert.match(eventIdOf("billing", "b1", "c1", "WBABCDEFGHJKLM"), /^evt_[0-9a-f]{26}$/);
 });
 
 Deno.test("billing events: a charge body carries 2.7's fields, amounts as decimals", () => {

@@ -1,0 +1,39 @@
+/**
+ * Sequenced waybills (courier 2.3: the waybill identifies a shipment), pure: the text of a number
+ * of the service's waybill sequence, and how references and waybills carry it. The numbers are
+ * handed out by src/courier/waybills.ts.
+ */
+
+/** Base 32 without I, O, 0 and 1 (misread on paper), in ASCII order so text order is number order. */
+const SEQUENCE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
+/** 13 characters: one more than the derived waybills' 12, so the two kinds never meet. */
+const SEQUENCE_CHARS = 13;
+
+const SEQUENCED_REFERENCE = /^(?:prc|qt)_W([2-9A-HJ-NP-Z]{13})$/;
+const SEQUENCED_WAYBILL = /^WB([2-9A-HJ-NP-Z]{13})$/;
+
+/** `n` as SEQUENCE_CHARS characters of SEQUENCE_ALPHABET, most significant first. */
+export function sequenceText(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a sequence number: ${n}`);
+  let out = "";
+  for (let rest = n; out.length < SEQUENCE_CHARS; rest = Math.floor(rest / 32)) {
+    out = SEQUENCE_ALPHABET[rest % 32] + out;
+  }
+  return out;
+}
+
+/** An offer's reference for sequence number `n`: `prc_` (prices) or `qt_` (a quote), then W. */
+export function sequencedReference(kind: "prices" | "quote", n: number): string {
+  return `${kind === "quote" ? "qt" : "prc"}_W${sequenceText(n)}`;
+}
+
+/** The waybill an offer reference names by its sequence number, or null for an older one. */
+export function sequencedWaybill(reference: string): string | null {
+  const m = SEQUENCED_REFERENCE.exec(reference);
+  return m ? `WB${m[1]}` : null;
+}
+
+/** The sequence number's text in a sequenced waybill, or null for any other text. */
+export function waybillNumberText(waybill: string): string | null {
+  return SEQUENCED_WAYBILL.exec(waybill)?.[1] ?? null;
+}
