@@ -6,21 +6,10 @@ import {
   WAYBILL_SEQUENCE_ID,
   waybillSequenceActor,
 } from "../../actors/waybill_sequence.ts";
-import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { KvActorStore } from "../../src/runtime/kv_store.ts";
-import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import type { ActorRuntime } from "../../src/runtime/runtime.ts";
+import { openTestRuntime } from "../runtime/fixtures.ts";
 
-function runtimeOn(store: KvActorStore): ActorRuntime {
-  return new ActorRuntime({
-    env: "test",
-    store,
-    bus: new MemoryBus(),
-    clock: new ManualClock(),
-    definitions: [waybillSequenceActor],
-    onError: () => {},
-  });
-}
+const definitions = [waybillSequenceActor];
 
 function reserve(runtime: ActorRuntime, count: number) {
   return runtime.ask(waybillSequenceActor, PLATFORM_TENANT, WAYBILL_SEQUENCE_ID, {
@@ -34,8 +23,7 @@ Deno.test("waybill sequence: blocks asked at once never overlap and leave no num
     fc.asyncProperty(
       fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 40 }),
       async (counts) => {
-        const store = await KvActorStore.open(":memory:");
-        const runtime = runtimeOn(store);
+        const { runtime, close } = await openTestRuntime(":memory:", { definitions });
         try {
           const blocks = await Promise.all(counts.map((n) => reserve(runtime, n)));
           const ranges = blocks.map((b, i) => {
@@ -50,8 +38,7 @@ Deno.test("waybill sequence: blocks asked at once never overlap and leave no num
             next = r.to;
           }
         } finally {
-          await runtime.close();
-          store.close();
+          await close();
         }
       },
     ),
@@ -62,25 +49,21 @@ Deno.test("waybill sequence: blocks asked at once never overlap and leave no num
 Deno.test("waybill sequence: after a restart the next block follows the last, and bad sizes are refused", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const first = await KvActorStore.open(`${dir}/kv.sqlite`);
-    const before = runtimeOn(first);
-    const a = await reserve(before, 1_000);
+    const before = await openTestRuntime(`${dir}/kv.sqlite`, { definitions });
+    const a = await reserve(before.runtime, 1_000);
     assert.ok(a.ok);
     assert.deepEqual(a.reply, { from: 1, to: 1_001 });
     for (const count of [0, -1, 1.5, WAYBILL_BLOCK_MAX + 1]) {
-      const bad = await reserve(before, count);
+      const bad = await reserve(before.runtime, count);
       assert.ok(!bad.ok);
       assert.equal(bad.code, "invalid_block");
     }
     await before.close();
-    first.close();
-    const again = await KvActorStore.open(`${dir}/kv.sqlite`);
-    const after = runtimeOn(again);
-    const b = await reserve(after, 10);
+    const after = await openTestRuntime(`${dir}/kv.sqlite`, { definitions });
+    const b = await reserve(after.runtime, 10);
     assert.ok(b.ok);
     assert.deepEqual(b.reply, { from: 1_001, to: 1_011 }, "no number is handed out twice");
     await after.close();
-    again.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -4,21 +4,7 @@ import { waybillSequenceActor } from "../../actors/waybill_sequence.ts";
 import { newOfferReference, WAYBILL_BLOCK } from "../../src/courier/waybills.ts";
 import { sequencedWaybill, sequenceText } from "../../src/domain/waybill.ts";
 import { waybillOf } from "../../routes/courier/booking_flow.ts";
-import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { ManualClock } from "../../src/runtime/clock.ts";
-import { KvActorStore } from "../../src/runtime/kv_store.ts";
-import { ActorRuntime } from "../../src/runtime/runtime.ts";
-
-function runtimeOn(store: KvActorStore): ActorRuntime {
-  return new ActorRuntime({
-    env: "test",
-    store,
-    bus: new MemoryBus(),
-    clock: new ManualClock(),
-    definitions: [waybillSequenceActor],
-    onError: () => {},
-  });
-}
+import { openTestRuntime } from "../runtime/fixtures.ts";
 
 Deno.test("waybills: the text of a sequence number keeps its order and length", () => {
   fc.assert(
@@ -49,8 +35,9 @@ Deno.test("waybills: offers made at once, across a restart, never share a waybil
     const seen = new Set<string>();
     let last = "";
     for (let run = 0; run < 2; run++) {
-      const store = await KvActorStore.open(`${dir}/kv.sqlite`);
-      const runtime = runtimeOn(store);
+      const { runtime, close } = await openTestRuntime(`${dir}/kv.sqlite`, {
+        definitions: [waybillSequenceActor],
+      });
       // More than a block at once: the callers who find it spent wait for the next together.
       const refs = await Promise.all(
         Array.from(
@@ -67,8 +54,7 @@ Deno.test("waybills: offers made at once, across a restart, never share a waybil
         assert.ok(waybill > last);
       }
       last = [...refs].map((r) => sequencedWaybill(r)!).sort().at(-1)!;
-      await runtime.close();
-      store.close();
+      await close();
     }
     assert.equal(seen.size, 2 * (WAYBILL_BLOCK + 500));
   } finally {

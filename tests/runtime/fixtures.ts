@@ -1,6 +1,6 @@
 /** A small account actor for runtime tests: a balance, an append-only list, a reminder timer. */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
-import type { TimerFired } from "../../src/runtime/actor.ts";
+import type { AnyActorDefinition, TimerFired } from "../../src/runtime/actor.ts";
 import { ActorRuntime } from "../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
@@ -174,9 +174,15 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
+/** A runtime on a KV file or `:memory:`, of the fixture actors unless `definitions` names others. */
 export async function openTestRuntime(
   path = ":memory:",
-  options: { clock?: ManualClock; bus?: Bus; groupCommit?: boolean } = {},
+  options: {
+    clock?: ManualClock;
+    bus?: Bus;
+    groupCommit?: boolean;
+    definitions?: readonly AnyActorDefinition[];
+  } = {},
 ): Promise<TestRuntime> {
   const store = await KvActorStore.open(path);
   const clock = options.clock ?? new ManualClock();
@@ -186,7 +192,7 @@ export async function openTestRuntime(
     store,
     bus,
     clock,
-    definitions: [accountActor, notebookActor, receiptActor, handleActor],
+    definitions: options.definitions ?? [accountActor, notebookActor, receiptActor, handleActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     onError: () => {},
   });
