@@ -16,7 +16,8 @@ export interface WaybillSequence {
   readonly next: number;
 }
 
-export type WaybillSequenceCommand = { kind: "reserve"; count: number };
+/** `at_least`: the block starts there or later (an environment's own range, see waybills.ts). */
+export type WaybillSequenceCommand = { kind: "reserve"; count: number; at_least?: number };
 
 export type WaybillSequenceEvent = { kind: "reserved"; from: number; count: number };
 
@@ -42,11 +43,12 @@ export const waybillSequenceActor: ActorDefinition<
         if (!Number.isSafeInteger(count) || count < 1 || count > WAYBILL_BLOCK_MAX) {
           return reject("invalid_block", `a block holds 1 to ${WAYBILL_BLOCK_MAX}: ${count}`);
         }
-        if (state.next + count > Number.MAX_SAFE_INTEGER) {
-          return reject("sequence_exhausted", `waybill numbers exhausted at ${state.next}`);
+        const from = Math.max(state.next, command.at_least ?? 1);
+        if (!Number.isSafeInteger(from) || from + count > Number.MAX_SAFE_INTEGER) {
+          return reject("sequence_exhausted", `waybill numbers exhausted at ${from}`);
         }
         return accept(
-          [{ kind: "reserved", from: state.next, count }],
+          [{ kind: "reserved", from, count }],
           (s) => ({ from: s.next - count, to: s.next }),
         );
       }

@@ -16,6 +16,11 @@ import type { ActorRuntime } from "../runtime/runtime.ts";
 
 /** Numbers an instance reserves at once: one commit per this many offers. */
 export const WAYBILL_BLOCK = 1_000;
+/**
+ * Where the sandbox's numbers start (2^52): each environment keeps its own sequence, and a label
+ * printed in the sandbox must never name a live shipment when scanned.
+ */
+export const SANDBOX_WAYBILLS_FROM = 2 ** 52;
 
 /** Hands out the sequence's numbers from blocks reserved by the sequence actor. */
 class WaybillNumbers {
@@ -43,6 +48,7 @@ class WaybillNumbers {
     const r = await this.#runtime.ask(waybillSequenceActor, PLATFORM_TENANT, WAYBILL_SEQUENCE_ID, {
       kind: "reserve",
       count: WAYBILL_BLOCK,
+      at_least: this.#runtime.env === "sandbox" ? SANDBOX_WAYBILLS_FROM : 1,
     });
     if (!r.ok) throw new Error(`waybill numbers: ${r.code}: ${r.message}`);
     this.#from = r.reply.from;

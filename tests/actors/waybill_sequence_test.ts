@@ -63,6 +63,22 @@ Deno.test("waybill sequence: after a restart the next block follows the last, an
     const b = await reserve(after.runtime, 10);
     assert.ok(b.ok);
     assert.deepEqual(b.reply, { from: 1_001, to: 1_011 }, "no number is handed out twice");
+    // A block asked from a floor starts there, and later blocks follow it.
+    const floor = await after.runtime.ask(
+      waybillSequenceActor,
+      PLATFORM_TENANT,
+      WAYBILL_SEQUENCE_ID,
+      {
+        kind: "reserve",
+        count: 5,
+        at_least: 2 ** 52,
+      },
+    );
+    assert.ok(floor.ok);
+    assert.deepEqual(floor.reply, { from: 2 ** 52, to: 2 ** 52 + 5 });
+    const next = await reserve(after.runtime, 1);
+    assert.ok(next.ok);
+    assert.equal(next.reply.from, 2 ** 52 + 5);
     await after.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { waybillSequenceActor } from "../../actors/waybill_sequence.ts";
-import { newOfferReference, WAYBILL_BLOCK } from "../../src/courier/waybills.ts";
+import {
+  newOfferReference,
+  SANDBOX_WAYBILLS_FROM,
+  WAYBILL_BLOCK,
+} from "../../src/courier/waybills.ts";
 import { sequencedWaybill, sequenceText } from "../../src/domain/waybill.ts";
 import { waybillOf } from "../../routes/courier/booking_flow.ts";
 import { openTestRuntime } from "../runtime/fixtures.ts";
@@ -59,5 +63,28 @@ Deno.test("waybills: offers made at once, across a restart, never share a waybil
     assert.equal(seen.size, 2 * (WAYBILL_BLOCK + 500));
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("waybills: the sandbox numbers from its own range, so its labels never name a live shipment", async () => {
+  const live = await openTestRuntime(":memory:", {
+    definitions: [waybillSequenceActor],
+    env: "live",
+  });
+  const sandbox = await openTestRuntime(":memory:", {
+    definitions: [waybillSequenceActor],
+    env: "sandbox",
+  });
+  try {
+    const [l, s] = [
+      sequencedWaybill(await newOfferReference(live.runtime, "prices"))!,
+      sequencedWaybill(await newOfferReference(sandbox.runtime, "prices"))!,
+    ];
+    assert.equal(l, `WB${sequenceText(1)}`);
+    assert.equal(s, `WB${sequenceText(SANDBOX_WAYBILLS_FROM)}`);
+    assert.notEqual(s.slice(0, 6), l.slice(0, 6), "told apart at a glance");
+  } finally {
+    await live.close();
+    await sandbox.close();
   }
 });

@@ -182,13 +182,14 @@ export async function openTestRuntime(
     bus?: Bus;
     groupCommit?: boolean;
     definitions?: readonly AnyActorDefinition[];
+    env?: string;
   } = {},
 ): Promise<TestRuntime> {
   const store = await KvActorStore.open(path);
   const clock = options.clock ?? new ManualClock();
   const bus = options.bus ?? new MemoryBus();
   const runtime = new ActorRuntime({
-    env: "test",
+    env: options.env ?? "test",
     store,
     bus,
     clock,
