@@ -67,6 +67,7 @@ import type { AskResult } from "../../src/runtime/plan.ts";
 import { read } from "../ask.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
+import { idempotencyHeader } from "./shipment_requests.ts";
 
 const tag = "Client billing";
 /** Statement rows per answer; a longer period says `truncated` (courier 4.2 statement). */
@@ -123,6 +124,7 @@ function assertSameFacts(
   r: { reply: CourierClientReply; replayed: boolean },
   reference: string,
   sent: { amount_minor: number; currency: string; corrects?: string },
+  field = "reference",
 ): void {
   if (!r.replayed) return;
   const e = asPosting(r.reply).entry;
@@ -134,7 +136,7 @@ function assertSameFacts(
     (e.corrects === null ? "" : ` on ${e.corrects}`);
   throw new ApiError(
     "reference_conflict",
-    `reference already booked another ${e.kind} entry (${was}): ${reference}`,
+    `${field} already booked another ${e.kind} entry (${was}): ${reference}`,
   );
 }
 
@@ -232,7 +234,8 @@ export function billingRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/clients/{client}/billing/correct",
-    summary: "Issue a debit (positive) or credit (negative) note pointing at an entry",
+    summary:
+      "Issue a debit (positive) or credit (negative) note pointing at an entry; without a reference, once per Idempotency-Key",
     tag,
     security: "business",
     middleware: admin,
@@ -249,6 +252,9 @@ export function billingRoutes(api: Api): void {
     status: 201,
   }, async (c, { params, body }) => {
     const courier = businessPrincipalOf(c).business.id;
+    // A note without a reference of its own is issued once per Idempotency-Key: a retry after a
+    // lost answer must not credit or debit the client twice.
+    const key = body.reference === undefined ? idempotencyHeader(c) : null;
     const r = await bookNote(
       c,
       courier,
@@ -261,16 +267,25 @@ export function billingRoutes(api: Api): void {
         evidence_path: body.evidence ?? null,
         by: principalName(businessPrincipalOf(c)),
       }),
-      body.reference === undefined ? {} : entryAsk(`note:${body.reference}`),
+      body.reference !== undefined
+        ? entryAsk(`note:${body.reference}`)
+        : key !== null
+        ? entryAsk(`note:key:${key}`)
+        : {},
     );
     if (!r.ok) throw fromRejection(r);
-    if (body.reference !== undefined) {
+    if (body.reference !== undefined || key !== null) {
       const cur = asPosting(r.reply).entry.currency;
-      assertSameFacts(r, body.reference, {
-        amount_minor: minorOf(body.amount, cur, "amount", "non-zero"),
-        currency: cur,
-        corrects: body.entry_reference,
-      });
+      assertSameFacts(
+        r,
+        body.reference ?? key!,
+        {
+          amount_minor: minorOf(body.amount, cur, "amount", "non-zero"),
+          currency: cur,
+          corrects: body.entry_reference,
+        },
+        body.reference !== undefined ? "reference" : "Idempotency-Key",
+      );
     }
     return postingAnswer(c, r);
   });

@@ -1101,3 +1101,33 @@ Deno.test("billing export: an entry awaiting its rate stays pending until resolv
     assert.equal(resolved.amount_minor, 7_525);
     assert.equal(resolved.export_state, "exported");
   }));
+
+Deno.test("billing: a note sent again under its Idempotency-Key is issued once; the key with other figures is refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 10_000,
+    });
+    await settle(t);
+    const send = (amount: string, key: string) =>
+      t.call("POST", `/business/courier/clients/${client.id}/billing/correct`, {
+        key: courier.business.api_key,
+        headers: { "Idempotency-Key": key },
+        body: { entry_reference: "W-1", amount, reason: "waiting overcharged" },
+      });
+    const first = await send("-30.00", "retry-me");
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // A retry after a lost answer books nothing more: the note it made answers again.
+    const again = await send("-30.00", "retry-me");
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.replayed, true);
+    assert.equal(again.body.data.entry.reference, first.body.data.entry.reference);
+    const other = await send("-40.00", "retry-me");
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    const notes = (await rows(t, client)).filter((r) => r.kind === "credit_note");
+    assert.equal(notes.length, 1);
+    assert.equal(notes[0]!.amount_minor, -3_000);
+  }));
