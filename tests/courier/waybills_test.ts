@@ -88,3 +88,25 @@ Deno.test("waybills: the sandbox numbers from its own range, so its labels never
     await sandbox.close();
   }
 });
+
+Deno.test("waybills: two instances on one store never hand out the same number", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const a = await openTestRuntime(path, { definitions: [waybillSequenceActor] });
+  const b = await openTestRuntime(path, { definitions: [waybillSequenceActor] });
+  try {
+    // Each instance spends several blocks, asking at the same time as the other.
+    const refs = (await Promise.all(
+      [a, b].map((i) =>
+        Promise.all(
+          Array.from({ length: 3 * WAYBILL_BLOCK }, () => newOfferReference(i.runtime, "prices")),
+        )
+      ),
+    )).flat();
+    assert.equal(new Set(refs).size, refs.length);
+  } finally {
+    await a.close();
+    await b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
