@@ -6,7 +6,8 @@
  * The `attempt` timer says when an attempt is due. The actor cannot do I/O: when the timer fires
  * (and at creation, for the first attempt) it records `attempt_due` (which the runtime publishes
  * on the bus, where `OutboundDelivery` picks it up) and re-arms the timer one lease later, so an
- * attempt lost with its process is due again. `record_attempt` then moves the timer to the next retry, or clears it.
+ * attempt lost with its process is due again. `record_attempt` then moves the timer to the next
+ * retry, or clears it.
  */
 import {
   accept,

@@ -4,9 +4,7 @@
  * offers ever share a number, and a block an instance never used up is a gap, never a reuse.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
-import { PLATFORM_TENANT } from "./platform_settings.ts";
 
-export { PLATFORM_TENANT };
 export const WAYBILL_SEQUENCE_ID = "waybills";
 /** Numbers in one block at most. */
 export const WAYBILL_BLOCK_MAX = 10_000;

@@ -474,7 +474,7 @@ async function newShipment(
       currency: option.currency,
       payer: "client",
       settlement_mode: client.settings.settlement_mode,
-      promise: promiseAtBooking(option, terms, o.now),
+      promise: promiseAtBooking(terms, o.now),
     },
     service_terms: terms,
     tracking_token: token,
@@ -484,26 +484,20 @@ async function newShipment(
 
 /**
  * spec: courier 2.8: collection follows the booking's time against the cut-off. The dates shown
- * were worked out when the prices were given; a quote booked days later, or prices booked after
- * the cut-off, cannot be collected then, so the frozen service terms give the dates from now.
+ * were worked out when the prices were given, on the same frozen terms: booked the same day
+ * before the cut-off they are these dates; a quote booked days later, or prices booked after the
+ * cut-off, cannot be collected then and get the later ones.
  */
 function promiseAtBooking(
-  option: OfferOption,
   terms: Readonly<Record<string, unknown>>,
   bookedAt: number,
 ): DeliveryWindow {
-  const shown = {
-    collection_on: option.collection_on,
-    earliest_delivery: option.earliest_delivery,
-    latest_delivery: option.latest_delivery,
-  };
   const { calendar, cut_off, transit_days } = terms as {
     calendar: WorkingCalendar;
     cut_off: string;
     transit_days: number;
   };
-  const now = deliveryWindow(calendar, bookedAt, cut_off, transit_days);
-  return now.collection_on > shown.collection_on ? now : shown;
+  return deliveryWindow(calendar, bookedAt, cut_off, transit_days);
 }
 
 const WAYBILL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

@@ -6,11 +6,8 @@
  * made each booking's writes several times dearer). References made before the sequence keep
  * their derived waybill (booking_flow.ts `waybillOf`). The texts are in src/domain/waybill.ts.
  */
-import {
-  PLATFORM_TENANT,
-  WAYBILL_SEQUENCE_ID,
-  waybillSequenceActor,
-} from "../../actors/waybill_sequence.ts";
+import { PLATFORM_TENANT } from "../../actors/platform_settings.ts";
+import { WAYBILL_SEQUENCE_ID, waybillSequenceActor } from "../../actors/waybill_sequence.ts";
 import { sequencedReference } from "../domain/waybill.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 

@@ -9,8 +9,9 @@ const SEQUENCE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
 /** 13 characters: one more than the derived waybills' 12, so the two kinds never meet. */
 const SEQUENCE_CHARS = 13;
 
-const SEQUENCED_REFERENCE = /^(?:prc|qt)_W([2-9A-HJ-NP-Z]{13})$/;
-const SEQUENCED_WAYBILL = /^WB([2-9A-HJ-NP-Z]{13})$/;
+const NUMBER_TEXT = `([${SEQUENCE_ALPHABET}]{${SEQUENCE_CHARS}})`;
+const SEQUENCED_REFERENCE = new RegExp(`^(?:prc|qt)_W${NUMBER_TEXT}$`);
+const SEQUENCED_WAYBILL = new RegExp(`^WB${NUMBER_TEXT}$`);
 
 /** `n` as SEQUENCE_CHARS characters of SEQUENCE_ALPHABET, most significant first. */
 export function sequenceText(n: number): string {

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
-  PLATFORM_TENANT,
   WAYBILL_BLOCK_MAX,
   WAYBILL_SEQUENCE_ID,
   waybillSequenceActor,
 } from "../../actors/waybill_sequence.ts";
 import type { ActorRuntime } from "../../src/runtime/runtime.ts";
 import { openTestRuntime } from "../runtime/fixtures.ts";
+import { PLATFORM_TENANT } from "../../actors/platform_settings.ts";
 
 const definitions = [waybillSequenceActor];
 

@@ -197,3 +197,23 @@ export async function bookWaybill(
 ): Promise<string> {
   return (await bookShipment(t, client, extra)).waybill;
 }
+
+/** The billing export CSV (courier 4.3): GET is the preview, POST marks the entries exported. */
+export async function billingCsv(
+  t: TestEnv,
+  courier: Courier,
+  method: "GET" | "POST",
+  query: string,
+): Promise<string> {
+  const headers = { "X-Business-API-Key": courier.business.api_key };
+  const res = method === "GET"
+    ? await t.app.request(`/api/business/courier/billing/export?${query}`, { headers })
+    : await t.app.request(`/api/business/courier/billing/export`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify(Object.fromEntries(new URLSearchParams(query))),
+    });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("Content-Type") ?? "", /^text\/csv/);
+  return await res.text();
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { exportedLookup } from "../../src/outbound/alerting.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
-import { bookWaybill, newClient, newCourier, topUp } from "../helpers/courier.ts";
+import { billingCsv, bookWaybill, newClient, newCourier, topUp } from "../helpers/courier.ts";
 
 Deno.test("alerting: entries asked about at once are each answered whether they went out in an export", () =>
   withTestEnv(async (t) => {
@@ -13,16 +13,7 @@ Deno.test("alerting: entries asked about at once are each answered whether they 
     const wb = await bookWaybill(t, b);
     await t.settle();
     // Only the first client's entries go out.
-    const res = await t.app.request("/api/business/courier/billing/export", {
-      method: "POST",
-      headers: {
-        "X-Business-API-Key": courier.business.api_key,
-        "Content-Type": "application/json",
-      },
-      body: JSON.stringify({ client_id: a.id }),
-    });
-    assert.equal(res.status, 200);
-    await res.text();
+    await billingCsv(t, courier, "POST", `client_id=${a.id}`);
     const exported = exportedLookup(t.env.db);
     const tenant = courier.business.id;
     const answers = await Promise.all([

@@ -13,6 +13,7 @@ import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
 import { verifyV3 } from "../../src/domain/signatures.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
+  billingCsv,
   bookWaybill,
   type Client,
   type Courier,
@@ -40,20 +41,6 @@ async function bookedEvent(t: TestEnv, courier: Courier, client: Client, waybill
     return got.ok;
   }, `billing event ${id}`);
   return id;
-}
-
-async function csv(t: TestEnv, courier: Courier, method: "GET" | "POST", query: string) {
-  const headers = { "X-Business-API-Key": courier.business.api_key };
-  const res = method === "GET"
-    ? await t.app.request(`/api/business/courier/billing/export?${query}`, { headers })
-    : await t.app.request(`/api/business/courier/billing/export`, {
-      method: "POST",
-      headers: { ...headers, "Content-Type": "application/json" },
-      body: JSON.stringify(Object.fromEntries(new URLSearchParams(query))),
-    });
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get("Content-Type") ?? "", /^text\/csv/);
-  return await res.text();
 }
 
 function rowsOf(text: string): Record<string, string>[] {
@@ -226,8 +213,8 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
     const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     const query = `client_id=${client.id}&from=${day}&to=${day}`;
 
-    const preview1 = await csv(t, courier, "GET", query);
-    const preview2 = await csv(t, courier, "GET", query);
+    const preview1 = await billingCsv(t, courier, "GET", query);
+    const preview2 = await billingCsv(t, courier, "GET", query);
     assert.equal(preview2, preview1);
     assert.equal(preview1.split("\n")[0], BILLING_CSV_COLUMNS.join(","));
     const rows = rowsOf(preview1);
@@ -241,12 +228,12 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
     assert.equal(shipmentRow["date"], day);
     assert.equal(rows[0]!["amount"], "-500.00");
 
-    const posted = await csv(t, courier, "POST", query);
+    const posted = await billingCsv(t, courier, "POST", query);
     assert.equal(posted, preview1, "the POST's rows are the preview's");
-    const after = rowsOf(await csv(t, courier, "GET", query));
+    const after = rowsOf(await billingCsv(t, courier, "GET", query));
     assert.ok(after.every((r) => r["export state"] === "exported"));
     // The other client's entries were not in the range: still pending.
-    const others = rowsOf(await csv(t, courier, "GET", `client_id=${other.id}`));
+    const others = rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
     assert.deepEqual(others.map((r) => r["export state"]), ["pending"]);
 
     // A bad range is refused and marks nothing; another courier's client is not found.
@@ -262,7 +249,9 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
     });
     assert.equal(hidden.status, 404);
     assert.deepEqual(
-      rowsOf(await csv(t, courier, "GET", `client_id=${other.id}`)).map((r) => r["export state"]),
+      rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`)).map((r) =>
+        r["export state"]
+      ),
       ["pending"],
     );
   }));
@@ -326,7 +315,7 @@ Deno.test("billing events: an exported entry raises no endpoint alert", () =>
     await topUp(t, courier, client, "500");
     const waybill = await bookWaybill(t, client);
     const eventId = await bookedEvent(t, courier, client, waybill);
-    await csv(t, courier, "POST", `client_id=${client.id}`);
+    await billingCsv(t, courier, "POST", `client_id=${client.id}`);
     await advance(t, 0);
     await until(t, async () => {
       const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {

@@ -6,6 +6,7 @@ import { subjectOf } from "../../../src/bus/bus.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  billingCsv,
   bookWaybill,
   type Client,
   clientKey,
@@ -1072,16 +1073,7 @@ Deno.test("billing export: an entry awaiting its rate stays pending until resolv
     });
     const exported = async () => {
       await settle(t);
-      const res = await t.app.request("/api/business/courier/billing/export", {
-        method: "POST",
-        headers: {
-          "X-Business-API-Key": courier.business.api_key,
-          "Content-Type": "application/json",
-        },
-        body: JSON.stringify({ client_id: client.id }),
-      });
-      assert.equal(res.status, 200);
-      await res.text();
+      await billingCsv(t, courier, "POST", `client_id=${client.id}`);
       const [row] = await rows(t, client);
       return row!;
     };
