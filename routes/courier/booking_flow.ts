@@ -118,6 +118,15 @@ export async function makeOffer(
       message: "required with liability_cover: the cover is priced on the declared value",
     }]);
   }
+  // A point is a pair: a latitude alone places the party nowhere, and a map would show it at 0°.
+  const unpaired = (["sender", "recipient"] as const).flatMap((who) => {
+    const lat = body[`${who}_lat`], lng = body[`${who}_lng`];
+    if ((lat === undefined) === (lng === undefined)) return [];
+    const missing = lat === undefined ? `${who}_lat` : `${who}_lng`;
+    const given = lat === undefined ? `${who}_lng` : `${who}_lat`;
+    return [{ path: missing, message: `required with ${given}: a point needs both` }];
+  });
+  if (unpaired.length > 0) throw validationFailed(unpaired);
   if (!client.settings.rate_card_id) {
     throw new ApiError(
       "no_rate_card",

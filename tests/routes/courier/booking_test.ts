@@ -427,6 +427,27 @@ Deno.test("prices: liability cover without a declared value is refused, naming d
     assert.equal(covered.status, 200, JSON.stringify(covered.body));
   }));
 
+Deno.test("prices: a latitude without its longitude (or the reverse) is refused, naming the missing one", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const r = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: { ...DOMESTIC, sender_lat: -24.65, recipient_lng: 25.91 },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [
+      "sender_lng",
+      "recipient_lat",
+    ]);
+    assert.match(r.body.message, /sender_lng: required with sender_lat/);
+    const paired = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: { ...DOMESTIC, sender_lat: -24.65, sender_lng: 25.91 },
+    });
+    assert.equal(paired.status, 200, JSON.stringify(paired.body));
+  }));
+
 Deno.test("book: with unique_external_reference a repeated reference answers 409 duplicate_order", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t, { unique_external_reference: true });
