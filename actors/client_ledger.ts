@@ -304,9 +304,9 @@ function postCharge(state: CourierClient, c: PostCharge, now: number): LedgerDec
     });
   } else if (c.fx) {
     const rate = parseRate(c.fx.rate);
-    if (!rate.ok) return reject("invalid_fx_rate", rate.message);
+    if (!rate.ok) return reject("invalid_fx_rate", `fx.rate: ${rate.message}`);
     if (badText(c.fx.source, TEXT_CHARS_MAX)) {
-      return reject("fx_source_required", "a conversion records the source of its rate");
+      return reject("fx_source_required", "fx.source: a conversion records the source of its rate");
     }
     entry = entryOf({
       ...base,
@@ -353,9 +353,9 @@ function resolveFx(state: CourierClient, c: ResolveFx): LedgerDecision {
   const u = state.ledger.unresolved.find((e) => e.reference === c.reference);
   if (!u) return reject("not_found", `no charge awaits an FX rate: ${c.reference}`);
   const rate = parseRate(c.rate);
-  if (!rate.ok) return reject("invalid_fx_rate", rate.message);
+  if (!rate.ok) return reject("invalid_fx_rate", `rate: ${rate.message}`);
   if (badText(c.source, TEXT_CHARS_MAX)) {
-    return reject("fx_source_required", "a conversion records the source of its rate");
+    return reject("fx_source_required", "source: a conversion records the source of its rate");
   }
   const mode = state.settings.settlement_mode;
   const billing = state.settings.billing_currency;

@@ -6,7 +6,7 @@
  * Sign of an entry's amount: from the client's side. Positive adds to what the client owes
  * (charges, debit notes); negative reduces it (top-ups, payments, credit notes, COD remitted).
  */
-import { exponentOf, mulDiv } from "./money.ts";
+import { exponentOf, formatMinor, mulDiv } from "./money.ts";
 import type { SettlementMode } from "./settlement.ts";
 
 // ---- Limits (STYLE 5): what the account actor's state may hold, each far below STATE_BYTES_MAX.
@@ -527,19 +527,27 @@ export function allocate(
   );
   const applied = new Map<string, number>();
   let requestedTotal = 0;
-  for (const r of requested) {
+  for (const [i, r] of requested.entries()) {
     const inv = open.get(r.invoice_id);
     if (!inv) {
-      return refuse("invoice_not_open", `no open ${currency} invoice: ${r.invoice_id}`);
+      return refuse(
+        "invoice_not_open",
+        `allocations.${i}.invoice_id: no open ${currency} invoice: ${r.invoice_id}`,
+      );
     }
     if (applied.has(r.invoice_id)) {
-      return refuse("duplicate_allocation", `invoice allocated twice: ${r.invoice_id}`);
+      return refuse(
+        "duplicate_allocation",
+        `allocations.${i}.invoice_id: invoice allocated twice: ${r.invoice_id}`,
+      );
     }
     if (r.amount_minor > balanceOf(inv)) {
       return refuse(
         "allocation_exceeds_invoice",
-        `allocation above the invoice balance: invoice ${inv.id}, balance ${balanceOf(inv)}, ` +
-          `allocated ${r.amount_minor} (minor units)`,
+        `allocations.${i}.amount: above the invoice balance: invoice ${inv.id}, balance ` +
+          `${formatMinor(balanceOf(inv), currency)}, allocated ${
+            formatMinor(r.amount_minor, currency)
+          } ${currency}`,
       );
     }
     applied.set(r.invoice_id, r.amount_minor);
@@ -548,7 +556,9 @@ export function allocate(
   if (requestedTotal > amount) {
     return refuse(
       "allocations_exceed_payment",
-      `allocations add up to more than the payment: ${requestedTotal} > ${amount} (minor units)`,
+      `allocations: add up to more than the payment: ${formatMinor(requestedTotal, currency)} > ${
+        formatMinor(amount, currency)
+      } ${currency}`,
     );
   }
   let rest = amount - requestedTotal;

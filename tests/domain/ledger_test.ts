@@ -221,6 +221,10 @@ Deno.test("allocate() applies requested amounts within each balance, then oldest
 
   const over = allocate(open, "BWP", 5_000, [{ invoice_id: "mid", amount_minor: 1_501 }]);
   assert.equal(over.ok ? "ok" : over.code, "allocation_exceeds_invoice");
+  assert.match(
+    over.ok ? "ok" : over.message,
+    /^allocations\.0\.amount: .*balance 15\.00, allocated 15\.01 BWP$/,
+  );
   const beyond = allocate(open, "BWP", 2_000, [
     { invoice_id: "old", amount_minor: 1_500 },
     { invoice_id: "new", amount_minor: 1_000 },
@@ -228,6 +232,7 @@ Deno.test("allocate() applies requested amounts within each balance, then oldest
   assert.equal(beyond.ok ? "ok" : beyond.code, "allocations_exceed_payment");
   const other = allocate(open, "BWP", 2_000, [{ invoice_id: "zar", amount_minor: 100 }]);
   assert.equal(other.ok ? "ok" : other.code, "invoice_not_open");
+  assert.match(other.ok ? "ok" : other.message, /^allocations\.0\.invoice_id: no open BWP invoice/);
   const twice = allocate(open, "BWP", 2_000, [
     { invoice_id: "old", amount_minor: 100 },
     { invoice_id: "old", amount_minor: 100 },

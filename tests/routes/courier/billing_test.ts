@@ -439,6 +439,7 @@ Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted re
     });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.code, "invalid_fx_rate");
+    assert.match(bad.body.message, /^rate: /);
     const r = await act(t, courier, client, "resolve-fx", {
       entry_reference: "CUS-ZA",
       rate: "0.7525",
