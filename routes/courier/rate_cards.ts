@@ -5,6 +5,7 @@
  * Amounts arrive as decimals and are held in minor units, percentages in basis points, weights
  * in grams; they are shown back as decimals.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { Context } from "hono";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import { asRateCard, type RateCard, rateCardActor } from "../../actors/rate_card.ts";
@@ -410,13 +411,26 @@ export function rateCardRoutes(api: Api): void {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
     const current = await cardOf(c, params.card);
-    const changes = termsFrom(body, current.currency);
+    const terms = termsFrom(body, current.currency);
+    const changes = body.currency === undefined ? terms : { ...terms, currency: body.currency };
+    // A version the same as the latest would only bury the one a client was priced on.
+    const latest = latestOf(current);
+    if (
+      (body.name ?? latest.name) === latest.name &&
+      isDeepStrictEqual({ ...latest.terms, ...changes }, latest.terms)
+    ) {
+      throw validationFailed([{
+        path: "body",
+        message:
+          `nothing to publish: every term and the name are those of version ${latest.version}`,
+      }]);
+    }
     const card = asRateCard(
       await ask(c, rateCardActor, p.business.id, params.card, {
         kind: "publish_version",
         effective_from: effectiveFrom(body.effective_from, env.clock.now()),
         ...(body.name === undefined ? {} : { name: body.name }),
-        changes: body.currency === undefined ? changes : { ...changes, currency: body.currency },
+        changes,
         by: principalName(p),
       }),
     );

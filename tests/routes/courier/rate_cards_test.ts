@@ -205,6 +205,30 @@ Deno.test("rate cards API: a version may not start before the latest one nor cha
     assert.equal((await list(t, b))[0].versions.length, 1, "nothing was published");
   }));
 
+Deno.test("rate cards API: a version that changes nothing is refused and not published", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const v1 = await publish(t, b);
+    const from = new Date(t.clock.now() + HOUR).toISOString();
+    for (
+      const body of [{}, { effective_from: from }, { per_kg: terms(v1).per_kg, name: v1.name }]
+    ) {
+      const r = await t.call("POST", `/business/courier/rate-cards/${v1.id}/versions`, {
+        key: b.api_key,
+        body,
+      });
+      assert.equal(r.status, 422, JSON.stringify(body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.match(r.body.message, /nothing to publish: .* version 1/);
+    }
+    assert.equal((await list(t, b))[0].versions.length, 1, "nothing was published");
+    const renamed = await t.call("POST", `/business/courier/rate-cards/${v1.id}/versions`, {
+      key: b.api_key,
+      body: { name: "Retail 2027" },
+    });
+    assert.equal(renamed.status, 201, "a new name alone is a change");
+  }));
+
 Deno.test("rate cards API: PUT, PATCH and DELETE on a card or a version answer 409", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
