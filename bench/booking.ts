@@ -2,7 +2,9 @@
  * End-to-end booking over HTTP (courier 4.1): POST /client/prices then POST /client/book, on one
  * hot prepaid account and spread over 1,000 accounts, through the real server on loopback; and
  * the same flow done the conventional way (one Postgres transaction per booking with a
- * conditional UPDATE ... RETURNING) behind Hono routes of the same shape.
+ * conditional UPDATE ... RETURNING) behind Hono routes of the same shape. Both sides record what a
+ * booking records: the held offer, the shipment with its pricing and tracking token, its ledger
+ * entry and its billing event (the baseline's as an outbox row in the same transaction).
  *
  * Routes of the same shape that book nothing give the ceiling: what the load generator and Hono
  * carry on this machine, with the CPU each booking cost on every side (Linux /proc), since the
@@ -392,8 +394,18 @@ export async function baselineTarget(
     `create table ${s}.offers (id text primary key, account text not null, valid_until bigint not null, options jsonb not null, waybill text)`,
   );
   await sql.unsafe(
-    `create table ${s}.shipments (waybill text primary key, account text not null, total bigint not null, pricing jsonb not null)`,
+    `create table ${s}.shipments (waybill text primary key, account text not null, total bigint not null, pricing jsonb not null, tracking_token text not null unique)`,
   );
+  // The same flow as ours: the booking's ledger entry (a row for statements and exports) and its
+  // shipment.booked billing event (an outbox row the sender picks up) commit with the booking.
+  await sql.unsafe(
+    `create table ${s}.ledger_entries (id bigint generated always as identity primary key, account text not null, reference text not null, kind text not null, amount bigint not null, currency text not null, created_at timestamptz not null default now())`,
+  );
+  await sql.unsafe(`create index on ${s}.ledger_entries (account, id)`);
+  await sql.unsafe(
+    `create table ${s}.billing_events (id bigint generated always as identity primary key, account text not null, type text not null, body jsonb not null, sent_at timestamptz)`,
+  );
+  await sql.unsafe(`create index on ${s}.billing_events (id) where sent_at is null`);
   const keys: string[] = [];
   for (let i = 0; i < accounts; i++) {
     const key = `ck_${crypto.randomUUID()}`;
@@ -450,15 +462,26 @@ export async function baselineTarget(
         (typeof offer.options === "string" ? JSON.parse(offer.options) : offer.options) as {
           code: string;
           total_minor: number;
+          lines: unknown[];
         }[];
       const option = options.find((o) => o.code === body.service_level);
       if (!option) return { status: 422 as const };
       const waybill = newId("WB");
-      await q(`insert into ${s}.shipments values ($1, $2, $3, $4)`, [
+      await q(`insert into ${s}.shipments values ($1, $2, $3, $4, $5)`, [
         waybill,
         account,
         option.total_minor,
         JSON.stringify(option),
+        crypto.randomUUID(),
+      ]);
+      await q(
+        `insert into ${s}.ledger_entries (account, reference, kind, amount, currency) values ($1, $2, 'shipment', $3, $4)`,
+        [account, waybill, option.total_minor, TERMS.currency],
+      );
+      await q(`insert into ${s}.billing_events (account, type, body) values ($1, $2, $3)`, [
+        account,
+        "shipment.booked",
+        JSON.stringify({ waybill, total_minor: option.total_minor, lines: option.lines }),
       ]);
       await q(`update ${s}.offers set waybill = $1 where id = $2`, [
         waybill,
