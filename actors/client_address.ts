@@ -11,6 +11,7 @@ import {
   reject,
   unreachable,
 } from "../src/runtime/actor.ts";
+import { isCountryCode } from "../src/domain/iso_codes.ts";
 import { derivedId } from "../src/domain/secrets.ts";
 
 export const ADDRESS_LABEL_CHARS_MAX = 60;
@@ -71,7 +72,7 @@ export function addressProblem(f: AddressFields): string | null {
   if (f.label.trim() === "" || f.label.length > ADDRESS_LABEL_CHARS_MAX) return "label";
   if (f.name.trim() === "" || f.name.length > ADDRESS_NAME_CHARS_MAX) return "name";
   if (f.address.trim() === "" || f.address.length > ADDRESS_TEXT_CHARS_MAX) return "address";
-  if (!/^[A-Z]{2}$/.test(f.country)) return "country";
+  if (!isCountryCode(f.country)) return "country";
   if ((f.lat === null) !== (f.lng === null)) return "lat and lng go together";
   if (f.lat !== null && (f.lat < -90 || f.lat > 90)) return "lat";
   if (f.lng !== null && (f.lng < -180 || f.lng > 180)) return "lng";

@@ -24,7 +24,8 @@ import {
   type TimerFired,
   unreachable,
 } from "../src/runtime/actor.ts";
-import { CURRENCY_PATTERN, toMinor } from "../src/domain/money.ts";
+import { isCurrencyCode } from "../src/domain/iso_codes.ts";
+import { toMinor } from "../src/domain/money.ts";
 
 export const CROSSING_STATUSES = [
   "presented",
@@ -373,7 +374,7 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
   let currency: string | null = null;
   if (m.action === "duties") {
     currency = text(m.currency, CUSTOMS_NAME_CHARS_MAX)!.toUpperCase();
-    if (!CURRENCY_PATTERN.test(currency)) {
+    if (!isCurrencyCode(currency)) {
       return reject("invalid_currency", `not a currency code: ${m.currency}`);
     }
     const parsed = toMinor(m.amount!, currency);

@@ -11,7 +11,7 @@ import {
 } from "../actors/platform_settings.ts";
 import { walletActor } from "../actors/wallet.ts";
 import { issueCredential } from "../src/domain/credentials.ts";
-import { CURRENCY_PATTERN, formatMinor, toMinor } from "../src/domain/money.ts";
+import { formatMinor, toMinor } from "../src/domain/money.ts";
 import { ALL_SCOPES } from "../src/domain/scopes.ts";
 import { hashPassword, newSecret, seal, temporaryPassword } from "../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../src/environment.ts";
@@ -19,6 +19,7 @@ import { operatorOnly, PARTNER_KEY_PREFIX } from "../src/http/auth.ts";
 import { type Api, ok } from "../src/http/app.ts";
 import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts";
 import { define, z } from "../src/http/route.ts";
+import { Country, Currency } from "../src/http/schemas.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
 import { ask, read } from "./ask.ts";
@@ -28,8 +29,6 @@ const security = "operator" as const;
 const middleware = [operatorOnly];
 
 const Plan = z.enum(["starter", "business", "enterprise"]);
-const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case");
-const Country = z.string().regex(/^[A-Z]{2}$/, "two-letter country code, upper case");
 const Email = z.email().transform((e) => e.toLowerCase());
 const BusinessId = z.object({ id: z.string().min(1).max(64) });
 const Scope = z.enum(ALL_SCOPES);

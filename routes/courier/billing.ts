@@ -43,13 +43,7 @@ import {
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
 } from "../../src/domain/ledger.ts";
-import {
-  CURRENCY_PATTERN,
-  decimal,
-  formatMinor,
-  numberText,
-  toMinor,
-} from "../../src/domain/money.ts";
+import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import {
   business,
   businessPrincipalOf,
@@ -61,6 +55,7 @@ import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Currency } from "../../src/http/schemas.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
 import type { AskResult } from "../../src/runtime/plan.ts";
@@ -78,7 +73,6 @@ const PAYMENTS_LISTED_MAX = 50;
 const ClientParam = z.object({ client: z.string().min(1).max(64) });
 const Positive = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
 const Signed = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
-const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case");
 const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
 const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
 const Period = z.string().refine(isPeriod, "a period is YYYY-MM");

@@ -57,6 +57,7 @@ import type { Database } from "../../src/db/schema.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
+import { Country } from "../../src/http/schemas.ts";
 import { newOfferReference } from "../../src/courier/waybills.ts";
 import { sequencedWaybill } from "../../src/domain/waybill.ts";
 import { ask, read } from "../ask.ts";
@@ -65,7 +66,6 @@ import { ask, read } from "../ask.ts";
 export const QUOTE_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
 const PARCELS_MAX = 50;
 
-const Country = z.string().regex(/^[A-Z]{2}$/, "two-letter country code, upper case");
 const Decimal = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 const Text = (max: number) => z.string().trim().min(1).max(max);
 

@@ -26,7 +26,7 @@ import { entryAsk } from "../../actors/client_ledger.ts";
 import { termsOf } from "../../actors/shipment.ts";
 import { frozenTerms } from "../../src/courier/later_charges.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
-import { CURRENCY_PATTERN, decimal, toMinor } from "../../src/domain/money.ts";
+import { decimal, toMinor } from "../../src/domain/money.ts";
 import { derivedId } from "../../src/domain/secrets.ts";
 import {
   business,
@@ -41,6 +41,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Currency } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
@@ -58,8 +59,7 @@ const FileClaim = z.object({
   kind: z.enum(CLAIM_KINDS),
   amount: Amount,
   /** The shipment's currency; another is refused. */
-  currency: z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case")
-    .optional(),
+  currency: Currency.optional(),
   description: Text(CLAIM_TEXT_CHARS_MAX),
   evidence: Text(CLAIM_EVIDENCE_CHARS_MAX).optional(),
   /** The same key files one claim however often it is sent. */

@@ -26,6 +26,7 @@ import { client, clientPrincipalOf, principalName } from "../../src/http/auth.ts
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Country } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
@@ -48,7 +49,7 @@ const SaveAddress = z.object({
   address: Text(ADDRESS_TEXT_CHARS_MAX),
   phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567")
     .optional(),
-  country: z.string().regex(/^[A-Z]{2}$/, "two-letter country code, upper case"),
+  country: Country,
   lat: z.number().min(-90).max(90).optional(),
   lng: z.number().min(-180).max(180).optional(),
 }).refine((a) => (a.lat === undefined) === (a.lng === undefined), {

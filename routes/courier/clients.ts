@@ -10,7 +10,7 @@ import {
 } from "../../actors/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
-import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
+import { toMinor } from "../../src/domain/money.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
 import {
   business,
@@ -24,6 +24,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Currency } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { stripUndefined } from "../operator.ts";
 import { ask, read } from "../ask.ts";
@@ -36,7 +37,7 @@ const Settlement = z.object({
   settlement_mode: z.enum(["prepaid", "credit", "external"]),
   credit_limit: Amount,
   payment_days: z.number().int().min(0).max(365).nullable(),
-  billing_currency: z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case"),
+  billing_currency: Currency,
   external_system: z.string().trim().min(1, "names the system; null clears it").max(120).nullable(),
   unique_external_reference: z.boolean(),
   rate_card_id: z.string().min(1).max(64).nullable(),

@@ -9,13 +9,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Context } from "hono";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import { asRateCard, type RateCard, rateCardActor } from "../../actors/rate_card.ts";
-import {
-  CURRENCY_PATTERN,
-  decimal,
-  formatMinor,
-  toBasisPoints,
-  toMinor,
-} from "../../src/domain/money.ts";
+import { decimal, formatMinor, toBasisPoints, toMinor } from "../../src/domain/money.ts";
 import {
   type Corridor,
   RATE_CARD_AMOUNT_MINOR_MAX,
@@ -38,6 +32,7 @@ import {
   validationFailed,
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Country, Currency } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 
@@ -56,8 +51,6 @@ const Percent = z.union([z.number(), z.string()]).openapi({
   description: "Percentage, at most 2 decimals",
   example: 14,
 });
-const Country = z.string().regex(/^[A-Z]{2}$/, "two-letter country code, upper case");
-const Currency = z.string().regex(CURRENCY_PATTERN, "three-letter ISO 4217 code, upper case");
 const Name = z.string().trim().min(1).max(200);
 const EffectiveFrom = z.iso.datetime({ offset: true }).openapi({
   description: "ISO 8601 with an offset; default now",

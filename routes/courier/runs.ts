@@ -24,7 +24,8 @@ import {
   shipmentOf,
   stopActionView,
 } from "../../src/courier/runs.ts";
-import { CURRENCY_PATTERN, toMinor } from "../../src/domain/money.ts";
+import { isCurrencyCode } from "../../src/domain/iso_codes.ts";
+import { toMinor } from "../../src/domain/money.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
@@ -37,6 +38,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Country } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 
 const tag = "Network runs";
@@ -44,7 +46,6 @@ const operate = [business({ scope: "runs:operate" }), courierPlatform];
 const asDriver = [driver, courierPlatform];
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
-const Country = z.string().regex(/^[A-Z]{2}$/, "ISO 3166 alpha-2, upper case");
 const Capacity = z.object({
   kg: z.number().nonnegative().max(100_000),
   m3: z.number().nonnegative().max(1_000),
@@ -683,8 +684,9 @@ async function expense(c: Context<AppEnv>, runId: string) {
   if (!(receipt instanceof File) || receipt.size === 0) {
     errors.push({ path: "receipt", message: "a receipt file is required" });
   }
-  if (typeof currency !== "string" || !CURRENCY_PATTERN.test(currency)) {
-    errors.push({ path: "currency", message: "three-letter ISO 4217 code" });
+  if (typeof currency !== "string" || !isCurrencyCode(currency)) {
+    const sent = typeof currency === "string" ? `: ${currency}` : "";
+    errors.push({ path: "currency", message: `not an ISO 4217 currency code${sent}` });
   }
   const minor = typeof amount === "string" && typeof currency === "string"
     ? toMinor(amount, currency)

@@ -31,8 +31,6 @@ const EXPONENTS: Readonly<Record<string, number>> = {
   TND: 3,
 };
 
-export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
-
 export function exponentOf(currency: string): number {
   return EXPONENTS[currency] ?? 2;
 }

@@ -63,6 +63,30 @@ Deno.test("operator: bad input answers 422 validation_failed naming each field a
     assert.equal(malformed.status, 422);
   }));
 
+Deno.test("operator: a currency or country that is not a real code (XYZ, ZZ) is refused naming each, and creates nothing", () =>
+  withTestEnv(async (t) => {
+    const body = {
+      name: "Acme",
+      plan: "starter",
+      currency: "XYZ",
+      country: "ZZ",
+      owner_email: "owner@acme.example",
+    };
+    const r = await t.call("POST", "/operator/businesses", { operator: true, body });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["country", "currency"]);
+    assert.match(r.body.message, /currency: not an ISO 4217 currency code: XYZ/);
+    assert.match(r.body.message, /country: not an ISO 3166-1 alpha-2 country code: ZZ/);
+    // Nothing was made: the owner e-mail is still free.
+    const created = await t.call("POST", "/operator/businesses", {
+      operator: true,
+      body: { ...body, currency: "BWP", country: "BW" },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  }));
+
 Deno.test("operator: an owner e-mail already in use answers 409 email_taken", () =>
   withTestEnv(async (t) => {
     await t.createBusiness({ owner_email: "same@example.com" });

@@ -1032,3 +1032,21 @@ Deno.test("book: each offer's waybill is the next number of the service's sequen
     assert.deepEqual([...waybills].sort(), waybills, "in the order the offers were made");
     assert.equal(new Set(waybills).size, 3);
   }));
+
+Deno.test("prices: a country that is not ISO 3166-1 (ZZ) is refused naming it, for prices and quotes, and nothing is offered", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    for (const path of ["/client/prices", "/client/quotes"]) {
+      const r = await t.call("POST", path, {
+        headers: clientKey(client),
+        body: { ...DOMESTIC, to_country: "ZZ" },
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["to_country"]);
+      assert.match(r.body.message, /to_country: not an ISO 3166-1 alpha-2 country code: ZZ/);
+    }
+    await t.settle();
+    const quotes = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+    assert.deepEqual(quotes.body.data, [], "no quote is held");
+  }));

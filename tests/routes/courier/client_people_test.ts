@@ -180,6 +180,10 @@ Deno.test("client addresses: saved under a label, listed per client, validated",
       "country",
       "lat",
     ]);
+    const nowhere = await save(t, client, { ...HOME, label: "Nowhere", country: "ZZ" });
+    assert.equal(nowhere.status, 422);
+    assert.deepEqual(nowhere.body.errors.map((e: { path: string }) => e.path), ["country"]);
+    assert.match(nowhere.body.message, /country: not an ISO 3166-1 alpha-2 country code: ZZ/);
     const half = await save(t, client, { ...HOME, label: "Half", lng: undefined });
     assert.equal(half.status, 422);
     assert.match(half.body.message, /lat and lng go together/);

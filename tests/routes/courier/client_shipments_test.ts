@@ -602,3 +602,11 @@ Deno.test("client shipments CSV: every line is numbered where it starts (blank a
     { numRuns: 200 },
   );
 });
+
+Deno.test("client shipments CSV: a country that is not ISO 3166-1 (ZZ) is a line error naming its column", () => {
+  const { lines } = readCsv(csvOf([line({ from_country: "ZZ" }), line()]));
+  assert.deepEqual(lines.map((l) => "errors" in l ? l.errors : "ok"), [
+    [{ column: "from_country", message: "not an ISO 3166-1 alpha-2 country code: ZZ" }],
+    "ok",
+  ]);
+});

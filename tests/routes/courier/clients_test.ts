@@ -428,3 +428,39 @@ Deno.test("courier clients: an empty external system is refused, naming the fiel
     });
     assert.equal(cleared.body.data.external_system, null);
   }));
+
+Deno.test("courier clients: a billing currency that is not ISO 4217 (XYZ) is refused at create and PATCH, naming it, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const body = {
+      name: "Molapo Pharmacy",
+      code: "PHARMA1",
+      email: `pharma1.${b.id}@example.com`,
+      settlement_mode: "credit",
+      credit_limit: "5000.00",
+      billing_currency: "XYZ",
+      rate_card_id: null,
+    };
+    const refused = await t.call("POST", "/business/courier/clients", { key: b.api_key, body });
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "validation_failed");
+    assert.deepEqual(refused.body.errors.map((e: { path: string }) => e.path), [
+      "billing_currency",
+    ]);
+    assert.match(refused.body.message, /billing_currency: not an ISO 4217 currency code: XYZ/);
+    // Nothing was made: the same code and e-mail are still free.
+    const c = await createClient(t, b);
+    const path = `/business/courier/clients/${c.id}`;
+    const patched = await t.call("PATCH", path, {
+      key: b.api_key,
+      body: { billing_currency: "XYZ", credit_limit: "10.00" },
+    });
+    assert.equal(patched.status, 422, JSON.stringify(patched.body));
+    assert.equal(patched.body.code, "validation_failed");
+    assert.deepEqual(patched.body.errors.map((e: { path: string }) => e.path), [
+      "billing_currency",
+    ]);
+    const read = await t.call("GET", path, { key: b.api_key });
+    assert.equal(read.body.data.billing_currency, "BWP");
+    assert.equal(read.body.data.credit_limit, 5000);
+  }));

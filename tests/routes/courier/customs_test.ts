@@ -192,6 +192,10 @@ Deno.test("customs: each move needs its facts; a refused move changes nothing", 
         { action: "duties", amount: "ten", currency: "BWP", payer: "client", evidence: "r" },
         "invalid_amount",
       ],
+      [
+        { action: "duties", amount: "10", currency: "XYZ", payer: "client", evidence: "r" },
+        "invalid_currency",
+      ],
       [{ action: "teleport", reason: "x" }, "validation_failed"],
     ];
     for (const [body, code] of refusals) {

@@ -426,3 +426,34 @@ Deno.test("rate cards API: another courier's card answers 404 and is not listed"
     assert.deepEqual(await list(t, b), []);
     assert.equal((await list(t, a))[0].versions.length, 1);
   }));
+
+Deno.test("rate cards API: a currency or corridor country that is not a real code (XYZ, ZZ) is refused naming it, and publishes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const r = await t.call("POST", "/business/courier/rate-cards", {
+      key: b.api_key,
+      body: {
+        ...EVERY_TERM,
+        currency: "XYZ",
+        corridors: [{ from: "BW", to: "ZZ", base_charge: 1, per_kg: 1, label: "Nowhere" }],
+      },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["corridors.0.to", "currency"]);
+    assert.match(r.body.message, /currency: not an ISO 4217 currency code: XYZ/);
+    assert.match(r.body.message, /corridors\.0\.to: not an ISO 3166-1 alpha-2 country code: ZZ/);
+    assert.equal((await list(t, b)).length, 0, "nothing is published");
+    const card = await publish(t, b);
+    const version = await t.call("POST", `/business/courier/rate-cards/${card.id}/versions`, {
+      key: b.api_key,
+      body: { corridors: [{ from: "ZZ", to: "BW", base_charge: 1, per_kg: 1, label: "x" }] },
+    });
+    assert.equal(version.status, 422, JSON.stringify(version.body));
+    assert.deepEqual(version.body.errors.map((e: { path: string }) => e.path), [
+      "corridors.0.from",
+    ]);
+    const [only] = await list(t, b);
+    assert.equal(only.versions.length, 1, "no version is added");
+  }));

@@ -260,10 +260,10 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
       waybill,
     }, 201);
     const stop = added.data.stops[0].id;
-    const form = (withReceipt: boolean, key?: string) => {
+    const form = (withReceipt: boolean, key?: string, currency = "BWP") => {
       const f = new FormData();
       f.set("amount", "150.00");
-      f.set("currency", "BWP");
+      f.set("currency", currency);
       if (key) f.set("idempotency_key", key);
       if (withReceipt) {
         f.set("receipt", new File([new TextEncoder().encode("fuel receipt")], "fuel.txt"));
@@ -278,6 +278,11 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
       });
     assert.equal((await send(form(false, "e1"))).status, 422);
     assert.equal((await send(form(true))).status, 422);
+    const fake = await send(form(true, "e1", "XYZ"));
+    assert.equal(fake.status, 422);
+    const refused = await fake.json();
+    assert.equal(refused.code, "validation_failed");
+    assert.deepEqual(refused.errors.map((e: { path: string }) => e.path), ["currency"]);
     const first = await send(form(true, "e1"));
     assert.equal(first.status, 201, await first.clone().text());
     const again = await send(form(true, "e1"));
