@@ -41,6 +41,7 @@ import {
   TEXT_CHARS_MAX,
   UNRESOLVED_FX_MAX,
 } from "../src/domain/ledger.ts";
+import { formatMinor } from "../src/domain/money.ts";
 import { available, type SettlementMode } from "../src/domain/settlement.ts";
 import type { CourierClient } from "./courier_client.ts";
 
@@ -486,7 +487,11 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
   if (net + c.amount_minor < 0) {
     return reject(
       "correction_exceeds_entry",
-      `a credit note cannot take the entry below zero: net ${net}, note ${c.amount_minor} (minor units)`,
+      // spec: courier 4.2 correct (amount positive or negative): the refusal names the field and
+      // speaks the amounts as the caller sent them, in the currency's decimals, not minor units.
+      `amount: a credit note cannot take the entry below zero: net ${
+        formatMinor(net, o.currency)
+      }, note ${formatMinor(c.amount_minor, o.currency)} ${o.currency}`,
     );
   }
   const debit = c.amount_minor > 0;
@@ -613,8 +618,11 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
       : "";
     return reject("nothing_to_invoice", `no uninvoiced entries in ${c.period}${prepaid}`);
   }
+  // spec: courier 2.6 rule 5: a credit (supplementary) invoice is settled at issue and opens
+  // nothing, so only the invoices that will be owed count toward the bound.
   const open = book.invoices.filter(isOpen).length;
-  if (open + due.length > OPEN_INVOICES_MAX) {
+  const opening = due.filter((k) => book.periods[k]!.uninvoiced_minor > 0).length;
+  if (open + opening > OPEN_INVOICES_MAX) {
     return reject(
       "open_invoices_limit",
       `too many open invoices; collect before invoicing more: ${open} open, max ${OPEN_INVOICES_MAX}`,

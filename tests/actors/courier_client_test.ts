@@ -511,6 +511,42 @@ Deno.test("client account: a credit invoice's credit pays the open invoices at i
   assert.equal(owedMinor(balancesOf(a.client)), 0);
 });
 
+Deno.test("client account: at the open-invoice bound a credit invoice is still issued and pays the oldest", () => {
+  const a = new Account();
+  for (let n = 0; n < OPEN_INVOICES_MAX; n++) {
+    a.charge({ reference: `C${n}`, amount_minor: 1_000 });
+    a.must({ kind: "issue_invoice", period: "2026-10", by: "t" });
+  }
+  a.charge({ reference: "MORE", amount_minor: 1_000 });
+  assert.equal(
+    a.refused({ kind: "issue_invoice", period: "2026-10", by: "t" }),
+    "open_invoices_limit",
+    "another open invoice is refused",
+  );
+  a.must({
+    kind: "correct",
+    original: original(a, "C0"),
+    seen_seq: 0,
+    amount_minor: -1_000,
+    reason: "not owed",
+    by: "t",
+  });
+  a.must({
+    kind: "correct",
+    original: original(a, "C1"),
+    seen_seq: 0,
+    amount_minor: -1_000,
+    reason: "not owed",
+    by: "t",
+  });
+  // spec: courier 2.6 rule 5: the notes go on a supplementary (credit) invoice; it opens nothing,
+  // so the bound on open invoices does not hold it back.
+  const [credit] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+  assert.deepEqual([credit!.amount_minor, isOpen(credit!)], [-1_000, false]);
+  assert.equal(a.client.ledger.invoices.filter(isOpen).length, OPEN_INVOICES_MAX - 1);
+  assert.equal(a.client.ledger.invoices[0]!.paid_minor, 1_000, "the oldest is paid");
+});
+
 Deno.test("client account: credit left on account beside an open invoice (older events) pays it at the next issue", () => {
   const a = new Account();
   a.charge({ reference: "A", amount_minor: 10_000 });

@@ -530,6 +530,11 @@ Deno.test("billing: correct issues debit and credit notes pointing at the entry 
       reason: "x",
     });
     assert.equal(tooMuch.body.code, "correction_exceeds_entry");
+    // Amounts in the refusal as sent, in the currency's decimals (not minor units), with the field.
+    assert.equal(
+      tooMuch.body.message,
+      "amount: a credit note cannot take the entry below zero: net 30.00, note -30.01 BWP",
+    );
     const debit = await act(t, courier, client, "correct", {
       entry_reference: "W-1",
       amount: 10,
