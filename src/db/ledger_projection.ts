@@ -5,7 +5,7 @@
  * an unresolved row, an invoice marks only uninvoiced rows up to its watermark, and paid totals
  * only grow; so a replayed or duplicated change changes nothing.
  */
-import { syncIdOf, WriteQueue } from "./sync.ts";
+import { isTransient, syncIdOf, WriteQueue } from "./sync.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
@@ -30,6 +30,8 @@ export interface LedgerProjectorOptions {
   readonly env: string;
   /** Where a failed write or a reference conflict is reported; never thrown into the bus. */
   readonly onError?: (error: unknown, subject: string) => void;
+  /** Wait before retrying a write that failed for a transient reason (tests: 0). */
+  readonly retryDelayMs?: (attempt: number) => number;
 }
 
 interface Owner {
@@ -73,18 +75,20 @@ interface LedgerChange {
 export class LedgerProjector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  readonly #queue = new WriteQueue<LedgerChange>(
-    {
-      itemsMax: LEDGER_BATCH_CHANGES_MAX,
-      weightMax: LEDGER_BATCH_EVENTS_MAX,
-      weightOf: (change) => change.events.length,
-    },
-    (batch) => this.#writeReporting(batch),
-  );
+  readonly #queue: WriteQueue<LedgerChange>;
   #subscription: Subscription | null;
 
   constructor(options: LedgerProjectorOptions) {
     this.#db = options.db;
+    this.#queue = new WriteQueue(
+      {
+        itemsMax: LEDGER_BATCH_CHANGES_MAX,
+        weightMax: LEDGER_BATCH_EVENTS_MAX,
+        weightOf: (change) => change.events.length,
+      },
+      (batch) => this.#writeReporting(batch),
+      { retryDelayMs: options.retryDelayMs },
+    );
     this.#onError = options.onError ??
       ((error, subject) => console.error(`ledger projection of ${subject} failed:`, error));
     this.#subscription = options.bus.subscribe(
@@ -101,12 +105,13 @@ export class LedgerProjector {
 
   /**
    * Stops receiving, then waits for the writes under way (and those queued before); changes the
-   * bus delivers later are dropped. Leaves the database open.
+   * bus delivers later are dropped, and a write still failing is given up unanswered (its
+   * recovery marker republishes it after a restart). Leaves the database open.
    */
   async stop(): Promise<void> {
     this.#subscription?.unsubscribe();
     this.#subscription = null;
-    await this.idle();
+    await this.#queue.stop();
   }
 
   /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
@@ -138,6 +143,9 @@ export class LedgerProjector {
     try {
       this.#reportConflicts(batch, await this.#writeBatch(batch));
     } catch (error) {
+      // The database away or a deadlock: the queue writes the batch again, so no entry is lost
+      // from statements and exports (every write is idempotent, a replay changes nothing).
+      if (isTransient(error)) throw error;
       if (batch.length === 1) {
         this.#report(error, batch[0]!.subject);
         return;
@@ -147,6 +155,7 @@ export class LedgerProjector {
         try {
           this.#reportConflicts([change], await this.#writeBatch([change]));
         } catch (error) {
+          if (isTransient(error)) throw error;
           this.#report(error, change.subject);
         }
       }

@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from "../bus/bus.ts";
 import { jsonb } from "./json.ts";
-import { syncIdOf, WriteQueue } from "./sync.ts";
+import { isTransient, syncIdOf, WriteQueue } from "./sync.ts";
 import type { Database } from "./schema.ts";
 
 /** Postgres `integer`, the type of `actor_events.seq`. */
@@ -117,6 +117,8 @@ export interface ProjectorOptions {
   readonly env: string;
   /** Where a failed write is reported; `console.error` by default. Never thrown into the bus. */
   readonly onError?: (error: unknown, subject: string) => void;
+  /** Wait before retrying a write that failed for a transient reason (tests: 0). */
+  readonly retryDelayMs?: (attempt: number) => number;
 }
 
 /**
@@ -129,14 +131,16 @@ export interface ProjectorOptions {
 export class Projector {
   readonly #db: Kysely<Database>;
   readonly #onError: (error: unknown, subject: string) => void;
-  readonly #queue = new WriteQueue<{ change: ActorChange; subject: string }>(
-    { itemsMax: PROJECTION_BATCH_MAX },
-    (batch) => this.#write(batch),
-  );
+  readonly #queue: WriteQueue<{ change: ActorChange; subject: string }>;
   #subscription: Subscription | null;
 
   constructor(options: ProjectorOptions) {
     this.#db = options.db;
+    this.#queue = new WriteQueue(
+      { itemsMax: PROJECTION_BATCH_MAX },
+      (batch) => this.#write(batch),
+      { retryDelayMs: options.retryDelayMs },
+    );
     this.#onError = options.onError ??
       ((error, subject) => console.error(`projection of ${subject} failed:`, error));
     this.#subscription = options.bus.subscribe(
@@ -153,12 +157,13 @@ export class Projector {
 
   /**
    * Stops receiving, then waits for the writes under way; changes the bus delivers later are
-   * dropped. For an orderly shutdown drain the bus first. Leaves the database open.
+   * dropped, and a write still failing is given up unanswered (its recovery marker republishes
+   * it after a restart). For an orderly shutdown drain the bus first. Leaves the database open.
    */
   async stop(): Promise<void> {
     this.#subscription?.unsubscribe();
     this.#subscription = null;
-    await this.idle();
+    await this.#queue.stop();
   }
 
   /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
@@ -181,12 +186,15 @@ export class Projector {
   async #write(batch: readonly { change: ActorChange; subject: string }[]): Promise<void> {
     try {
       await writeChanges(this.#db, batch.map((b) => b.change));
-    } catch {
+    } catch (error) {
+      // The database away or a deadlock: the queue writes the batch again (never lost).
+      if (isTransient(error)) throw error;
       // One bad change must not keep the others out: write them one by one to find it.
       for (const { change, subject } of batch) {
         try {
           await writeChanges(this.#db, [change]);
         } catch (error) {
+          if (isTransient(error)) throw error;
           this.#report(error, subject);
         }
       }

@@ -42,22 +42,72 @@ export interface BatchLimits<T> {
   readonly weightOf?: (item: T) => number;
 }
 
+/** SQLSTATE classes a later attempt can get past: connection, rollback (serialization, deadlock),
+ * insufficient resources, operator intervention (shutdown, cancel), system error. */
+const TRANSIENT_SQLSTATE_CLASSES: ReadonlySet<string> = new Set(["08", "40", "53", "57", "58"]);
+/** The driver's and the socket's codes for a lost or refused connection. */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+]);
+
+/**
+ * True for a failure that a later attempt can get past (the database restarting, a dropped
+ * connection, a deadlock), false for one that would fail the same way again (bad data, a bug).
+ */
+export function isTransient(error: unknown): boolean {
+  if (
+    error instanceof Deno.errors.ConnectionRefused ||
+    error instanceof Deno.errors.ConnectionReset ||
+    error instanceof Deno.errors.ConnectionAborted || error instanceof Deno.errors.BrokenPipe ||
+    error instanceof Deno.errors.NotConnected || error instanceof Deno.errors.TimedOut
+  ) return true;
+  const code = typeof error === "object" && error !== null && "code" in error
+    ? (error as { code: unknown }).code
+    : undefined;
+  if (typeof code !== "string") return false;
+  if (TRANSIENT_CODES.has(code)) return true;
+  return /^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2));
+}
+
+/** Wait before each retry of a batch that failed for a transient reason: 50 ms doubling to 5 s. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(5_000, 50 * 2 ** Math.min(attempt, 7));
+}
+
 /**
  * What a projection has received and not yet written, in delivery order, with the sync
  * sentinels among it. One batch is written at a time: the changes at the head, up to the next
- * sentinel, within the limits; `write` must report its own failures. Each push answers once its
- * change is written, and a sentinel is reached once everything before it is.
+ * sentinel, within the limits; `write` must report its own failures, except transient ones
+ * (`isTransient`), which it throws: the batch is then written again after a wait, as often as it
+ * takes, since a change counts as handled (and its recovery marker goes) only once written.
+ * Each push answers once its change is written, and a sentinel is reached once everything before
+ * it is.
  */
 export class WriteQueue<T> {
   readonly #limits: BatchLimits<T>;
   readonly #write: (batch: T[]) => Promise<void>;
+  readonly #delayMs: (attempt: number) => number;
   readonly #syncs = new SyncWaiters();
   #queue: Queued<T>[] = [];
   #writing: Promise<void> | null = null;
+  #stopping = false;
 
-  constructor(limits: BatchLimits<T>, write: (batch: T[]) => Promise<void>) {
+  constructor(
+    limits: BatchLimits<T>,
+    write: (batch: T[]) => Promise<void>,
+    options: { retryDelayMs?: ((attempt: number) => number) | undefined } = {},
+  ) {
     this.#limits = limits;
     this.#write = write;
+    this.#delayMs = options.retryDelayMs ?? retryDelayMs;
   }
 
   push(item: T): Promise<void> {
@@ -73,9 +123,19 @@ export class WriteQueue<T> {
     return this.#syncs.wait(id);
   }
 
-  /** Resolves once everything pushed is written (or reported). */
+  /** Resolves once everything pushed is written (or reported, or given up by `stop`). */
   async idle(): Promise<void> {
     while (this.#writing) await this.#writing;
+  }
+
+  /**
+   * Writes what succeeds, but retries no more: a change still failing is given up without
+   * answering its push, so the bus never counts it handled and its recovery marker republishes
+   * it after a restart.
+   */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.idle();
   }
 
   #push(entry: (written: () => void) => Queued<T>): Promise<void> {
@@ -106,12 +166,20 @@ export class WriteQueue<T> {
         batch.push(q.item);
         weight += w;
       }
-      const taken = this.#queue.splice(0, batch.length);
-      try {
-        await this.#write(batch);
-      } finally {
-        for (const t of taken) t.written();
+      for (let attempt = 0;; attempt++) {
+        try {
+          await this.#write(batch);
+          break;
+        } catch (error) {
+          if (this.#stopping) {
+            this.#queue = [];
+            return;
+          }
+          console.warn(`projection write failed (attempt ${attempt + 1}), retrying:`, error);
+          await new Promise((r) => setTimeout(r, this.#delayMs(attempt)));
+        }
       }
+      for (const t of this.#queue.splice(0, batch.length)) t.written();
     }
   }
 }

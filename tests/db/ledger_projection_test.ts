@@ -482,3 +482,45 @@ Deno.test("LedgerProjector: entries of other kinds holding one reference are all
     assert.deepEqual(s.errors.map(([m]) => m), ["another entry of client c9 holds reference WB-9"]);
   });
 });
+
+/** Fails the next `n` statements as a dropped connection would, then lets them through. */
+function failing(n: number) {
+  let left = n;
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      if (left > 0) {
+        left--;
+        throw Object.assign(new Error("simulated CONNECTION_CLOSED"), {
+          code: "CONNECTION_CLOSED",
+        });
+      }
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  };
+  return { plugin, left: () => left };
+}
+
+Deno.test("LedgerProjector: a write that fails for a transient reason is retried until written, never dropped", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: unknown[] = [];
+  const fail = failing(3);
+  const projector = new LedgerProjector({
+    bus,
+    db: t.db.withPlugin(fail.plugin),
+    env: "live",
+    onError: (e) => errors.push(e),
+    retryDelayMs: () => 0,
+  });
+  try {
+    await publish(bus, change("c1", [charged(entry("r-1", 1)), charged(entry("r-2", 2))]));
+    await projector.idle();
+    assert.equal(fail.left(), 0, "the database failed three times");
+    assert.deepEqual(errors, [], "a transient failure is not reported as lost");
+    assert.deepEqual((await rowsOf(t, "c1")).map((r) => r.reference), ["r-1", "r-2"]);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});

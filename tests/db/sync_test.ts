@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { isTransient, retryDelayMs, WriteQueue } from "../../src/db/sync.ts";
+
+const coded = (code: string) => Object.assign(new Error(`simulated ${code}`), { code });
+
+Deno.test("isTransient: a lost connection, a deadlock or a shutdown is worth retrying; bad data is not", () => {
+  for (const code of ["CONNECTION_CLOSED", "ECONNREFUSED", "08006", "40001", "40P01", "57P01"]) {
+    assert.equal(isTransient(coded(code)), true, code);
+  }
+  assert.equal(isTransient(new Deno.errors.ConnectionRefused("refused")), true);
+  for (const code of ["23505", "22P02", "42P01", "XX000"]) {
+    assert.equal(isTransient(coded(code)), false, code);
+  }
+  assert.equal(isTransient(new TypeError("a bug")), false);
+  assert.equal(isTransient("text"), false);
+  assert.deepEqual([0, 1, 6, 7, 50].map(retryDelayMs), [50, 100, 3_200, 5_000, 5_000]);
+});
+
+Deno.test("WriteQueue: a batch whose write throws is written again until it succeeds, in order", async () => {
+  const written: number[][] = [];
+  let attempts = 0;
+  const queue = new WriteQueue<number>({ itemsMax: 10 }, (batch) => {
+    if (++attempts <= 3) return Promise.reject(coded("CONNECTION_CLOSED"));
+    written.push([...batch]);
+    return Promise.resolve();
+  }, { retryDelayMs: () => 0 });
+  const answered: number[] = [];
+  const pushes = [1, 2, 3].map((n) => queue.push(n).then(() => answered.push(n)));
+  await Promise.all(pushes);
+  assert.ok(attempts >= 4, "three failed attempts, then the ones that wrote");
+  assert.deepEqual(written.flat(), [1, 2, 3], "each once, in order");
+  assert.deepEqual(answered, [1, 2, 3]);
+});
+
+Deno.test("WriteQueue: stop gives up a write that keeps failing without answering its push", async () => {
+  let attempts = 0;
+  const queue = new WriteQueue<string>({ itemsMax: 10 }, () => {
+    attempts++;
+    return Promise.reject(coded("57P01"));
+  }, { retryDelayMs: () => 0 });
+  let answered = false;
+  queue.push("entry").then(() => answered = true);
+  while (attempts < 2) await new Promise((r) => setTimeout(r, 0));
+  await queue.stop();
+  await queue.idle();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(answered, false, "never counted handled: its recovery marker republishes it");
+});
