@@ -344,6 +344,12 @@ export async function bookOffer(
       kind: "claim",
       waybill: earlier ?? waybill,
     });
+    if (!claimed.ok || earlier !== null) {
+      // spec: courier 4.1, 7: a booking made before the flag, sent again, is already booked,
+      // not a duplicate of the earlier booking that now holds the reference.
+      const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
+      if (made.ok) return replayed(asShipment(made.reply), serviceLevel);
+    }
     if (!claimed.ok) throw fromRejection(claimed);
     if (earlier !== null) {
       throw new ApiError("duplicate_order", `external reference already booked: ${earlier}`, {

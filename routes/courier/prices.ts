@@ -258,9 +258,7 @@ export function priceRoutes(api: Api): void {
     const page = await newestFirst(found, "booked_at", query);
     return c.json({
       success: true,
-      data: page.rows.map((r) =>
-        shipmentDetailView(r.data as ReturnType<typeof shipmentSearchView>)
-      ),
+      data: page.rows.map((r) => searchRowView(r.data as ReturnType<typeof shipmentSearchView>)),
       meta: { limit: query.limit, next_cursor: page.next_cursor },
     });
   });
@@ -337,6 +335,22 @@ export function shipmentDetailView(s: ShipmentFields) {
       promise: s.pricing.promise,
     },
     service_terms: s.service_terms,
+  };
+}
+
+/**
+ * spec: courier 2.3: every shipment carries next_milestone, next_due_at, next_owner,
+ * estimated_delivery_on, its headline status and (3.2, what operations sees) its health.
+ */
+function searchRowView(s: ShipmentFields) {
+  // A row projected before the lifecycle (shipment version 1) has none of these: null.
+  return {
+    ...shipmentDetailView(s),
+    health: s.health ?? null,
+    next_milestone: s.next_milestone ?? null,
+    next_due_at: typeof s.next_due_at === "number" ? new Date(s.next_due_at).toISOString() : null,
+    next_owner: s.next_owner ?? null,
+    estimated_delivery_on: s.estimated_delivery_on ?? s.pricing.promise.earliest_delivery,
   };
 }
 

@@ -22,13 +22,17 @@ export interface SettlementTerms {
 
 export const NO_MONEY: AccountMoney = { prepaid_minor: 0, receivable_minor: 0 };
 
-/** What the account can cover now; null for external settlement (no receivable is posted). */
+/**
+ * What the account can cover now, never below 0 (a lowered credit limit can leave more in use
+ * than it allows: the account then covers nothing); null for external settlement (no receivable
+ * is posted). spec: courier 2.2: `available`, the amount the client's account can cover.
+ */
 export function available(terms: SettlementTerms, money: AccountMoney): number | null {
   switch (terms.settlement_mode) {
     case "prepaid":
-      return money.prepaid_minor;
+      return Math.max(0, money.prepaid_minor);
     case "credit":
-      return terms.credit_limit_minor - money.receivable_minor;
+      return Math.max(0, terms.credit_limit_minor - money.receivable_minor);
     case "external":
       return null;
   }

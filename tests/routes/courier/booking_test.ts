@@ -1050,3 +1050,85 @@ Deno.test("prices: a country that is not ISO 3166-1 (ZZ) is refused naming it, f
     const quotes = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
     assert.deepEqual(quotes.body.data, [], "no quote is held");
   }));
+
+Deno.test("book: once unique_external_reference is set, each earlier booking sent again is already booked, not a duplicate of the first", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const ordered = { ...DOMESTIC, client_order_reference: "ORD-TWICE" };
+    // Without the flag a reference may repeat: two bookings carry it.
+    const firstOffer = (await prices(t, client, ordered)).prices_reference;
+    const secondOffer = (await prices(t, client, ordered)).prices_reference;
+    const first = await book(t, client, firstOffer);
+    const second = await book(t, client, secondOffer);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    const set = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { unique_external_reference: true },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    await t.settle();
+    // spec: courier 4.1, 7: the same request again answers 200 already_booked and books nothing,
+    // whichever of the two it was, and however often it is sent.
+    const replays: [string, typeof first][] = [
+      [secondOffer, second],
+      [firstOffer, first],
+      [secondOffer, second],
+    ];
+    for (const [offer, made] of replays) {
+      const again = await book(t, client, offer);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.data.already_booked, true);
+      assert.equal(again.body.data.waybill, made.body.data.waybill);
+    }
+    // A new booking with the reference is still a duplicate order, of the first booking.
+    const third = await book(t, client, (await prices(t, client, ordered)).prices_reference);
+    assert.equal(third.status, 409, JSON.stringify(third.body));
+    assert.equal(third.body.code, "duplicate_order");
+    assert.equal(third.body.waybill, first.body.data.waybill);
+    assert.equal((await account(t, client)).balance, 322.16, "two bookings charged, once each");
+  }));
+
+Deno.test("search: each shipment found carries its next milestone, due time, owner, estimate and health", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const booked = await book(t, client, (await prices(t, client)).prices_reference);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    await t.settle();
+    const r = await t.call("GET", `/business/courier/shipments?q=${booked.body.data.waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const [found] = r.body.data;
+    // spec: courier 2.3: every shipment carries these, and 3.2: health is what operations sees.
+    assert.equal(found.status, "booked");
+    assert.equal(found.health, "on_schedule");
+    assert.equal(found.next_milestone, "collection");
+    assert.equal(found.next_owner, "courier");
+    assert.ok(!Number.isNaN(Date.parse(found.next_due_at)), JSON.stringify(found));
+    assert.equal(found.estimated_delivery_on, found.pricing.promise.earliest_delivery);
+  }));
+
+Deno.test("prices: a credit account used past a lowered limit can cover nothing: available is 0, never negative", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { settlement_mode: "credit", credit_limit: "100.00" });
+    const booked = await book(t, client, (await prices(t, client)).prices_reference);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const lowered = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { credit_limit: "10.00" },
+    });
+    assert.equal(lowered.status, 200, JSON.stringify(lowered.body));
+    // spec: courier 2.2: available is the amount the client's account can cover.
+    const offer = await prices(t, client);
+    assert.equal(offer.account.available, 0);
+    const a = await account(t, client);
+    assert.equal(a.available, 0);
+    assert.equal(a.credit_used, 88.92);
+    const refused = await book(t, client, offer.prices_reference);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, "insufficient_balance");
+    assert.equal((await account(t, client)).credit_used, 88.92);
+  }));
