@@ -406,7 +406,8 @@ export function billingRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/clients/{client}/invoice",
-    summary: "Invoice a period (YYYY-MM): one invoice per currency with uninvoiced entries",
+    summary:
+      "Invoice a period (YYYY-MM): one invoice per currency with uninvoiced entries; once per Idempotency-Key",
     tag,
     security: "business",
     middleware: admin,
@@ -414,17 +415,28 @@ export function billingRoutes(api: Api): void {
     body: z.object({ period: Period }),
     status: 201,
   }, async (c, { params, body }) => {
+    // A retry after a lost answer gets the invoices the first request issued (200), not a
+    // refusal that nothing is left to invoice, nor a supplementary invoice of what came since.
+    const key = idempotencyHeader(c);
     const r = await askAccount(c, params.client, {
       kind: "issue_invoice",
       period: body.period,
       by: principalName(businessPrincipalOf(c)),
-    });
+    }, key === null ? {} : entryAsk(`invoice:key:${key}`));
     const issued = asInvoices(r.reply);
+    const first = issued.invoices[0]?.period;
+    if (r.replayed && first !== undefined && first !== body.period) {
+      throw new ApiError(
+        "reference_conflict",
+        `Idempotency-Key already invoiced period ${first}, not ${body.period}: ${key}`,
+      );
+    }
     const now = c.get("env").clock.now();
     return ok(c, {
+      replayed: r.replayed,
       invoices: issued.invoices.map((i) => invoiceView(i, now)),
       balances: balancesView(issued.balances),
-    }, 201);
+    }, r.replayed ? 200 : 201);
   });
 
   define(api, {

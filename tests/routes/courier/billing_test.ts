@@ -188,6 +188,35 @@ Deno.test("billing: a payment pays the invoices it names within their balances, 
     assert.equal(stored.amount_minor, 19_550);
   }));
 
+Deno.test("billing: an invoice request sent again with its Idempotency-Key answers the first invoices", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "CUS-1" });
+    const send = (period: string) =>
+      t.call("POST", `/business/courier/clients/${client.id}/invoice`, {
+        key: courier.business.api_key,
+        headers: { "Idempotency-Key": "close-2026-11" },
+        body: { period },
+      });
+    const first = await send("2026-11");
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.data.replayed, false);
+    // Something booked between the lost answer and the retry must not go on a supplementary.
+    await charge(t, courier, client, { reference: "CUS-2" });
+    const again = await send("2026-11");
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.replayed, true);
+    assert.deepEqual(again.body.data.invoices, first.body.data.invoices);
+    const other = await send("2026-10");
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    assert.match(other.body.message, /Idempotency-Key already invoiced period 2026-11/);
+    const view = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(view.body.data.invoices.length, 1, "one invoice issued");
+  }));
+
 Deno.test("billing: a credit invoice's credit pays the open invoice; paid in full, nothing is open or ageing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
