@@ -590,19 +590,23 @@ async function statement(c: Context<AppEnv>, account: CourierClient, period: str
     .orderBy("seq")
     .limit(STATEMENT_ENTRIES_MAX + 1)
     .execute();
+  // Periods are YYYY-MM text, so text order is time order: what came before opens the period.
   const totals = await db.selectFrom("ledger_entries")
     .select([
       "currency",
-      sql<number>`coalesce(sum(amount_minor) filter (where not recoverable
+      sql<number>`coalesce(sum(amount_minor) filter (where period < ${period}), 0)::bigint`
+        .as("opening"),
+      sql<number>`coalesce(sum(amount_minor) filter (where period = ${period} and not recoverable
         and kind not in ('top_up', 'payment', 'cod_remitted')), 0)::bigint`.as("charges"),
-      sql<number>`coalesce(sum(amount_minor) filter (where recoverable), 0)::bigint`
-        .as("recoverable"),
-      sql<number>`coalesce(sum(amount_minor) filter (where kind in
+      sql<number>`coalesce(sum(amount_minor) filter (where period = ${period}
+        and recoverable), 0)::bigint`.as("recoverable"),
+      sql<number>`coalesce(sum(amount_minor) filter (where period = ${period} and kind in
         ('top_up', 'payment', 'cod_remitted')), 0)::bigint`.as("received"),
+      sql<number>`count(*) filter (where period = ${period})::int`.as("entries"),
     ])
     .where("tenant", "=", account.business_id)
     .where("client_id", "=", account.id)
-    .where("period", "=", period)
+    .where("period", "<=", period)
     .where("status", "=", "posted")
     .groupBy("currency")
     .orderBy("currency")
@@ -611,14 +615,20 @@ async function statement(c: Context<AppEnv>, account: CourierClient, period: str
     period,
     entries: rows.slice(0, STATEMENT_ENTRIES_MAX).map(rowView),
     truncated: rows.length > STATEMENT_ENTRIES_MAX,
-    // Revenue and recovered duties apart (courier 2.6 recoverable), posted entries only.
-    totals: totals.map((t) => ({
-      currency: t.currency,
-      charges: decimal(Number(t.charges), t.currency),
-      recoverable_duties: decimal(Number(t.recoverable), t.currency),
-      received: decimal(Number(t.received), t.currency),
-      net: decimal(Number(t.charges) + Number(t.recoverable) + Number(t.received), t.currency),
-    })),
+    // Revenue and recovered duties apart (courier 2.6 recoverable), posted entries only; the
+    // balance the client owes (negative: held for it) before and after the period's entries.
+    totals: totals.filter((t) => Number(t.opening) !== 0 || t.entries > 0).map((t) => {
+      const net = Number(t.charges) + Number(t.recoverable) + Number(t.received);
+      return {
+        currency: t.currency,
+        opening_balance: decimal(Number(t.opening), t.currency),
+        charges: decimal(Number(t.charges), t.currency),
+        recoverable_duties: decimal(Number(t.recoverable), t.currency),
+        received: decimal(Number(t.received), t.currency),
+        net: decimal(net, t.currency),
+        closing_balance: decimal(Number(t.opening) + net, t.currency),
+      };
+    }),
   };
 }
 

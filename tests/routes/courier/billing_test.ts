@@ -419,6 +419,16 @@ Deno.test("billing view: balances, credit use, ageing, statement, COD, conversio
     assert.equal(v.invoices[0].days_past_due, 15);
     assert.equal(v.statement.period, "2026-12");
     assert.deepEqual(v.statement.entries.map((e: { reference: string }) => e.reference), ["W-1"]);
+    // The period opens at what November closed at: a running balance, period to period.
+    assert.deepEqual(v.statement.totals, [{
+      currency: "BWP",
+      opening_balance: 288.92,
+      charges: 10,
+      recoverable_duties: 0,
+      received: 0,
+      net: 10,
+      closing_balance: 298.92,
+    }]);
 
     const nov = await view(t, courier, client, "2026-11");
     const entries = nov.statement.entries;
@@ -437,10 +447,12 @@ Deno.test("billing view: balances, credit use, ageing, statement, COD, conversio
     // Revenue and recovered duties apart.
     assert.deepEqual(nov.statement.totals, [{
       currency: "BWP",
+      opening_balance: 0,
       charges: 88.92,
       recoverable_duties: 200,
       received: 0,
       net: 288.92,
+      closing_balance: 288.92,
     }]);
 
     const own = await t.call("GET", "/client/account", { headers: clientKey(client) });
@@ -814,10 +826,12 @@ Deno.test("billing: a top-up is a ledger entry and the same reference credits on
     assert.equal(v.balances.owed, -520);
     assert.deepEqual(v.statement.totals, [{
       currency: "BWP",
+      opening_balance: 0,
       charges: 0,
       recoverable_duties: 0,
       received: -520,
       net: -520,
+      closing_balance: -520,
     }]);
     const pay = await act(t, courier, client, "payment", {
       amount: 1,
@@ -866,6 +880,7 @@ Deno.test("billing: after many entries the account state stays small and Postgre
     assert.equal(v.statement.truncated, true);
     assert.equal(v.statement.totals[0].charges, total / 100);
     assert.equal(v.balances.owed, (total - 30_000) / 100);
+    assert.equal(v.statement.totals[0].closing_balance, v.balances.owed, "closes at what is owed");
   }));
 
 Deno.test("ledger projection: replaying every event of an account changes no row", () =>
