@@ -10,6 +10,7 @@ import {
   type OutboundEventState,
   type OutboundEventSummary,
 } from "../../actors/outbound_event.ts";
+import { subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { importDataKey, seal } from "../../src/domain/secrets.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
@@ -676,6 +677,63 @@ Deno.test("two instances, no endpoint: the attempt is noted once, without a clai
     for (const d of deliveries) await d.close();
     await runtime.close();
     await bus.flush();
+    store.close();
+  }
+});
+
+Deno.test("OutboundDelivery: changes of different events are handled side by side, one event's in order", async () => {
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const clock = new ManualClock();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock,
+    definitions: [outboundEventActor],
+  });
+  await runtime.start();
+  const entered: string[] = [];
+  const gate = Promise.withResolvers<void>();
+  const delivery = new OutboundDelivery({
+    runtime,
+    bus,
+    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    clock,
+    allowLoopback: true,
+    onEndpointMissing: async (_tenant, event) => {
+      entered.push(event.event_id);
+      await gate.promise;
+    },
+  });
+  const change = (id: string, version: number) => ({
+    env: "test",
+    tenant: TENANT,
+    type: outboundEventActor.type,
+    id,
+    version,
+    events: [{ seq: version, at: 0, event: { kind: "endpoint_missing" } }],
+    snapshot: { event_id: `${id}#${version}`, stream: "billing" },
+  });
+  try {
+    // Not awaited: a handler taken in sequence would hold each publish until the gate opens.
+    const published = ([["e1", 1], ["e2", 1], ["e1", 2], ["e3", 1]] as const).map(([id, version]) =>
+      bus.publish(subjectOf("test", TENANT, outboundEventActor.type, id), change(id, version))
+    );
+    for (let turn = 0; turn < 50 && entered.length < 3; turn++) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    // Taken one at a time, the first alert's wait would have kept the other events out.
+    assert.deepEqual(entered, ["e1#1", "e2#1", "e3#1"], "e1's second change waits for its first");
+    gate.resolve();
+    await Promise.all(published);
+    await bus.flush();
+    assert.deepEqual(entered, ["e1#1", "e2#1", "e3#1", "e1#2"]);
+  } finally {
+    gate.resolve();
+    await delivery.close();
+    await runtime.close();
+    await bus.drain();
     store.close();
   }
 });
