@@ -53,21 +53,27 @@ interface HarnessOptions {
   readonly resolve?: Resolve;
 }
 
-async function openHarness(o: HarnessOptions): Promise<Harness> {
-  const store = await KvActorStore.open(o.path ?? ":memory:");
-  const errors: unknown[] = [];
+/** A runtime of outbound events alone, on an in-memory bus and a KV store at `path`. */
+async function openRuntime(clock: ManualClock, path = ":memory:", onError?: (e: unknown) => void) {
+  const store = await KvActorStore.open(path);
   const bus = new MemoryBus();
   const runtime = new ActorRuntime({
     env: "test",
     store,
     bus,
-    clock: o.clock,
+    clock,
     definitions: [outboundEventActor],
-    onError: (e) => {
-      errors.push(e);
-    },
+    ...(onError ? { onError } : {}),
   });
   await runtime.start();
+  return { store, bus, runtime };
+}
+
+async function openHarness(o: HarnessOptions): Promise<Harness> {
+  const errors: unknown[] = [];
+  const { store, bus, runtime } = await openRuntime(o.clock, o.path, (e) => {
+    errors.push(e);
+  });
   const failed: OutboundEventSummary[] = [];
   const delivery = new OutboundDelivery({
     runtime,
@@ -633,16 +639,7 @@ Deno.test("outbound event actor: a missing endpoint is noted once per due attemp
 Deno.test("two instances, no endpoint: the attempt is noted once, without a claim", async () => {
   const { clock, dataKeyP } = setup();
   const dataKey = await dataKeyP;
-  const store = await KvActorStore.open(":memory:");
-  const bus = new MemoryBus();
-  const runtime = new ActorRuntime({
-    env: "test",
-    store,
-    bus,
-    clock,
-    definitions: [outboundEventActor],
-  });
-  await runtime.start();
+  const { store, bus, runtime } = await openRuntime(clock);
   const deliveries = [0, 1].map(() =>
     new OutboundDelivery({
       runtime,
@@ -682,17 +679,8 @@ Deno.test("two instances, no endpoint: the attempt is noted once, without a clai
 });
 
 Deno.test("OutboundDelivery: changes of different events are handled side by side, one event's in order", async () => {
-  const store = await KvActorStore.open(":memory:");
-  const bus = new MemoryBus();
   const clock = new ManualClock();
-  const runtime = new ActorRuntime({
-    env: "test",
-    store,
-    bus,
-    clock,
-    definitions: [outboundEventActor],
-  });
-  await runtime.start();
+  const { store, bus, runtime } = await openRuntime(clock);
   const entered: string[] = [];
   const gate = Promise.withResolvers<void>();
   const delivery = new OutboundDelivery({
