@@ -129,7 +129,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       // The bus-driven workers stop first: what they would do next is due again after a restart
       // (timers and leases in KV, the sweep for billing events), never lost.
       await outbound.close();
-      billingEvents.close();
+      await billingEvents.close();
       alertRaiser.close();
       clientWebhooks.close();
       await runtime.close();

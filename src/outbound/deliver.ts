@@ -22,6 +22,7 @@ import {
   type Recipient,
 } from "../../actors/outbound_event.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import { KeyedHandler } from "../bus/keyed.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
@@ -36,8 +37,6 @@ import { checkDeliveryTarget, type Resolve } from "./url_guard.ts";
 export const DUE_SET_MAX = 10_000;
 /** Attempts one pump runs at once. */
 export const PUMP_CONCURRENCY = 16;
-/** Changes of outbound events handled at once (each may raise an alert). */
-const CHANGES_IN_FLIGHT_MAX = 256;
 
 export interface OutboundDeliveryOptions {
   readonly runtime: ActorRuntime;
@@ -90,47 +89,17 @@ export class OutboundDelivery {
   readonly #due = new Map<string, Due>();
   readonly #subscription: Subscription;
   readonly #inflight = new Set<Promise<unknown>>();
-  /** The last change of each event being handled: the next one waits for it. */
-  readonly #byEvent = new Map<string, Promise<void>>();
-  #handling = 0;
-  readonly #slots: (() => void)[] = [];
+  /** Tracked apart from attempts: close() waits for the alerts a change is raising. */
+  readonly #changes = new KeyedHandler((m) => this.#onChange(m.payload));
   #closed = false;
 
   constructor(options: OutboundDeliveryOptions) {
     this.#o = options;
     this.#transport = options.send ?? ((request) => pinnedPost(request));
     const pattern = subjectPattern(options.runtime.env, "*", outboundEventActor.type);
-    // Pipelined: the alerts of many events are raised side by side (their export lookups share
-    // one statement), one event's changes still in order; taken in sequence, a courier booking
-    // faster than one alert's round trips fell further behind with every booking.
-    this.#subscription = options.bus.subscribe(pattern, (m) => {
-      const change = m.payload as ActorChange;
-      const key = `${change.tenant}/${change.id}`;
-      const before = this.#byEvent.get(key) ?? Promise.resolve();
-      // Tracked as attempts are: close() waits for the alerts a change is raising.
-      const handled = before.then(() => this.#handle(m.payload));
-      this.#byEvent.set(key, handled);
-      this.#inflight.add(handled);
-      return handled.finally(() => {
-        this.#inflight.delete(handled);
-        if (this.#byEvent.get(key) === handled) this.#byEvent.delete(key);
-      });
-    }, { pipelined: true });
-  }
-
-  /** One change, once fewer than CHANGES_IN_FLIGHT_MAX are being handled. */
-  async #handle(payload: unknown): Promise<void> {
-    while (this.#handling >= CHANGES_IN_FLIGHT_MAX) {
-      await new Promise<void>((resolve) => this.#slots.push(resolve));
-    }
-    if (this.#closed) return;
-    this.#handling++;
-    try {
-      await this.#onChange(payload);
-    } finally {
-      this.#handling--;
-      this.#slots.shift()?.();
-    }
+    // The alerts of many events are raised side by side (their export lookups share one
+    // statement), one event's changes still in order.
+    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
   }
 
   /** Events known to be due and not yet attempted by this process. */
@@ -196,8 +165,7 @@ export class OutboundDelivery {
     this.#closed = true;
     this.#subscription.unsubscribe();
     this.#due.clear();
-    // Changes still waiting for a slot are dropped, as the unsubscribed ones are.
-    for (const release of this.#slots.splice(0)) release();
+    await this.#changes.close();
     await Promise.all([...this.#inflight]);
   }
 

@@ -1,0 +1,68 @@
+/**
+ * A pipelined subscriber that handles the messages of different keys side by side and those of
+ * one key in order: for workers whose every message costs round trips of its own (creating a
+ * billing event, raising an alert), which taken one at a time fall further behind with every
+ * booking once bookings come faster than one round trip each.
+ */
+import type { ActorChange, BusMessage } from "./bus.ts";
+
+/** Messages handled at once: enough to share group commits and batched lookups, bounded. */
+const IN_FLIGHT_MAX = 256;
+
+/** One actor's changes in order: the key of a change is its tenant and actor id. */
+export function actorKeyOf(message: BusMessage): string {
+  const change = message.payload as Partial<ActorChange>;
+  return `${change.tenant}/${change.id}`;
+}
+
+export class KeyedHandler {
+  readonly #run: (message: BusMessage) => Promise<void>;
+  readonly #keyOf: (message: BusMessage) => string;
+  /** The last message of each key being handled: the next one of that key waits for it. */
+  readonly #byKey = new Map<string, Promise<void>>();
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #slots: (() => void)[] = [];
+  #running = 0;
+  #closed = false;
+
+  constructor(
+    run: (message: BusMessage) => Promise<void>,
+    keyOf: (message: BusMessage) => string = actorKeyOf,
+  ) {
+    this.#run = run;
+    this.#keyOf = keyOf;
+  }
+
+  /** The handler to subscribe with `{ pipelined: true }`: done with a message once it settles. */
+  readonly handle = (message: BusMessage): Promise<void> => {
+    const key = this.#keyOf(message);
+    const handled = (this.#byKey.get(key) ?? Promise.resolve()).then(() => this.#slot(message));
+    this.#byKey.set(key, handled);
+    this.#inflight.add(handled);
+    return handled.finally(() => {
+      this.#inflight.delete(handled);
+      if (this.#byKey.get(key) === handled) this.#byKey.delete(key);
+    });
+  };
+
+  /** Drops the messages still waiting for a slot (unsubscribe first) and waits for the rest. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const release of this.#slots.splice(0)) release();
+    while (this.#inflight.size > 0) await Promise.all([...this.#inflight]);
+  }
+
+  async #slot(message: BusMessage): Promise<void> {
+    while (this.#running >= IN_FLIGHT_MAX && !this.#closed) {
+      await new Promise<void>((resolve) => this.#slots.push(resolve));
+    }
+    if (this.#closed) return;
+    this.#running++;
+    try {
+      await this.#run(message);
+    } finally {
+      this.#running--;
+      this.#slots.shift()?.();
+    }
+  }
+}

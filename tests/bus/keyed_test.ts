@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import type { BusMessage } from "../../src/bus/bus.ts";
+import { KeyedHandler } from "../../src/bus/keyed.ts";
+
+const message = (tenant: string, id: string, n: number): BusMessage => ({
+  subject: `live.${tenant}.courier_client.${id}`,
+  payload: { tenant, id, n },
+});
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+Deno.test("KeyedHandler: messages of different keys run side by side, one key's in order", async () => {
+  const started: string[] = [];
+  const finished: string[] = [];
+  const gates = new Map<string, PromiseWithResolvers<void>>();
+  const handler = new KeyedHandler(async (m) => {
+    const { tenant, id, n } = m.payload as { tenant: string; id: string; n: number };
+    const name = `${tenant}/${id}#${n}`;
+    started.push(name);
+    const gate = Promise.withResolvers<void>();
+    gates.set(name, gate);
+    await gate.promise;
+    finished.push(name);
+  });
+  const done = [
+    message("t", "a", 1),
+    message("t", "b", 1),
+    message("t", "a", 2),
+    message("u", "a", 1), // another tenant's actor of the same id is another key
+  ].map((m) => handler.handle(m));
+  await turns(5);
+  assert.deepEqual(started, ["t/a#1", "t/b#1", "u/a#1"], "t/a#2 waits for t/a#1");
+  gates.get("t/a#1")!.resolve();
+  await turns(5);
+  assert.deepEqual(started, ["t/a#1", "t/b#1", "u/a#1", "t/a#2"]);
+  for (const g of gates.values()) g.resolve();
+  await turns(5);
+  for (const g of gates.values()) g.resolve();
+  await Promise.all(done);
+  assert.equal(finished.length, 4);
+  await handler.close();
+});
+
+Deno.test("KeyedHandler: at most 256 at once; close drops the waiting and waits for the running", async () => {
+  let running = 0;
+  let most = 0;
+  let ran = 0;
+  const gate = Promise.withResolvers<void>();
+  const handler = new KeyedHandler(async () => {
+    running++;
+    most = Math.max(most, running);
+    await gate.promise;
+    running--;
+    ran++;
+  });
+  const done = Array.from({ length: 300 }, (_, i) => handler.handle(message("t", `c${i}`, 1)));
+  await turns(5);
+  assert.equal(running, 256);
+  const closed = handler.close();
+  gate.resolve();
+  await closed;
+  await Promise.all(done);
+  assert.equal(most, 256);
+  assert.equal(ran, 256, "the 44 still waiting for a slot were dropped");
+});
