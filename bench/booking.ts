@@ -55,7 +55,8 @@ export interface Target {
   readonly businessId?: string;
   /**
    * Resolves once the work a booking left to do asynchronously is done (the runtime's Postgres
-   * projections); the load is timed until then, so a backlog never flatters the rate.
+   * projections and bus handlers: billing events, alerts); the load is timed until then, so a
+   * backlog never flatters the rate.
    */
   settle?(): Promise<void>;
   close(): Promise<void>;
@@ -119,7 +120,7 @@ export async function load(
   console.log(
     `${label}: ${rate.toFixed(0)} bookings/s, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
       `p99 ${percentile(latencies, 0.99).toFixed(1)} ms (${refused} refused)` +
-      (target.settle ? `, projections caught up ${lag.toFixed(0)} ms after the last answer` : "") +
+      (target.settle ? `, caught up ${lag.toFixed(0)} ms after the last answer` : "") +
       cpuPerBooking(before, after),
   );
   return rate;

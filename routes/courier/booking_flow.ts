@@ -304,14 +304,19 @@ export async function bookOffer(
   if (options.quoteOnly && offer.kind !== "quote") {
     throw new ApiError("not_found", `quote not found: ${reference}`);
   }
-  const waybill = await waybillOf(courierId, reference);
+  const waybill = waybillOf(courierId, reference);
   const chargeKey = `charge:${waybill}`;
+  /** This offer's shipment answered as already booked, if a booking made it (a retry). */
+  const madeBefore = async (): Promise<Booked | null> => {
+    const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
+    return made.ok ? replayed(asShipment(made.reply), serviceLevel) : null;
+  };
   // spec: courier 2.2 rule 2, 7: expired prices are never booked. A booking made in time is
   // still answered as already booked, and one charged in time but stopped before its shipment
   // (a crash between the two commits) is completed: the charge stands for a booking.
   if (env.clock.now() > offer.valid_until) {
-    const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
-    if (made.ok) return replayed(asShipment(made.reply), serviceLevel);
+    const made = await madeBefore();
+    if (made) return made;
     if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
       throw new ApiError(
         "prices_expired",
@@ -347,8 +352,8 @@ export async function bookOffer(
     if (!claimed.ok || earlier !== null) {
       // spec: courier 4.1, 7: a booking made before the flag, sent again, is already booked,
       // not a duplicate of the earlier booking that now holds the reference.
-      const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
-      if (made.ok) return replayed(asShipment(made.reply), serviceLevel);
+      const made = await madeBefore();
+      if (made) return made;
     }
     if (!claimed.ok) throw fromRejection(claimed);
     if (earlier !== null) {

@@ -205,7 +205,7 @@ async function ensureOffer(
 }
 
 async function shipmentOf(c: Context<AppEnv>, caller: Caller, reference: string) {
-  const waybill = await waybillOf(caller.courierId, reference);
+  const waybill = waybillOf(caller.courierId, reference);
   const got = await c.get("env").runtime.read(shipmentActor, caller.courierId, waybill, {
     kind: "get",
   });
@@ -247,7 +247,7 @@ async function conflict(
 ): Promise<ApiError> {
   const held = refused.details?.reference;
   if (typeof held !== "string") return fromRejection(refused);
-  const waybill = await waybillOf(caller.courierId, held);
+  const waybill = waybillOf(caller.courierId, held);
   if (!(await shipmentOf(c, caller, held))) {
     return new ApiError(
       "request_in_progress",

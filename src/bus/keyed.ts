@@ -37,11 +37,14 @@ export class KeyedHandler {
   readonly handle = (message: BusMessage): Promise<void> => {
     const key = this.#keyOf(message);
     const handled = (this.#byKey.get(key) ?? Promise.resolve()).then(() => this.#slot(message));
-    this.#byKey.set(key, handled);
-    this.#inflight.add(handled);
+    // The next message of the key waits for this one to settle, failed or not (the bus logs a
+    // failure from the promise answered to it): one failure never takes the key's later ones.
+    const settled = handled.then(() => {}, () => {});
+    this.#byKey.set(key, settled);
+    this.#inflight.add(settled);
     return handled.finally(() => {
-      this.#inflight.delete(handled);
-      if (this.#byKey.get(key) === handled) this.#byKey.delete(key);
+      this.#inflight.delete(settled);
+      if (this.#byKey.get(key) === settled) this.#byKey.delete(key);
     });
   };
 

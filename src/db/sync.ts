@@ -42,8 +42,10 @@ export interface BatchLimits<T> {
   readonly weightOf?: (item: T) => number;
 }
 
-/** SQLSTATE classes a later attempt can get past: connection, rollback (serialization, deadlock),
- * insufficient resources, operator intervention (shutdown, cancel), system error. */
+/**
+ * SQLSTATE classes a later attempt can get past: connection, rollback (serialization, deadlock),
+ * insufficient resources, operator intervention (shutdown, cancel), system error.
+ */
 const TRANSIENT_SQLSTATE_CLASSES: ReadonlySet<string> = new Set(["08", "40", "53", "57", "58"]);
 /** The driver's and the socket's codes for a lost or refused connection. */
 const TRANSIENT_CODES: ReadonlySet<string> = new Set([

@@ -26,8 +26,8 @@ import { formatMinor } from "../domain/money.ts";
 import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
 import { subjectPattern } from "../bus/bus.ts";
+import { KeyedHandler } from "../bus/keyed.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 

@@ -22,8 +22,8 @@ import {
   type Recipient,
 } from "../../actors/outbound_event.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
 import { subjectPattern } from "../bus/bus.ts";
+import { KeyedHandler } from "../bus/keyed.ts";
 import { unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
 import type { Clock } from "../runtime/clock.ts";

@@ -65,3 +65,18 @@ Deno.test("KeyedHandler: at most 256 at once; close drops the waiting and waits 
   assert.equal(most, 256);
   assert.equal(ran, 256, "the 44 still waiting for a slot were dropped");
 });
+
+Deno.test("KeyedHandler: a failed message is answered failed and never takes its key's next one", async () => {
+  const ran: number[] = [];
+  const handler = new KeyedHandler((m) => {
+    const { n } = m.payload as { n: number };
+    ran.push(n);
+    return n === 1 ? Promise.reject(new Error("one failure")) : Promise.resolve();
+  });
+  const first = handler.handle(message("t", "a", 1));
+  const second = handler.handle(message("t", "a", 2));
+  await assert.rejects(first, /one failure/);
+  await second;
+  assert.deepEqual(ran, [1, 2]);
+  await handler.close();
+});
