@@ -45,10 +45,7 @@ export class GroupCommitter {
     while (this.#inFlight < this.#concurrency && this.#queue.length > 0) {
       const group = this.#takeGroup();
       this.#inFlight++;
-      this.#commit(group).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
+      void this.#commit(group);
     }
   }
 
@@ -74,7 +71,15 @@ export class GroupCommitter {
 
   async #commit(group: Pending[]): Promise<void> {
     const started = performance.now();
-    const result = await this.#store.commit(group.map((p) => p.write));
+    let result: CommitResult;
+    try {
+      result = await this.#tryCommit(group.map((p) => p.write));
+    } finally {
+      // The next group goes to the store before this one's writers are answered: answering
+      // them runs their actors' next steps, and the store would sit idle meanwhile.
+      this.#inFlight--;
+      this.#pump();
+    }
     this.stats.commitMs += performance.now() - started;
     this.stats.commits++;
     this.stats.writes += group.length;
@@ -84,9 +89,18 @@ export class GroupCommitter {
     }
     // Find the write that failed: commit each alone.
     for (const p of group) {
-      const alone = await this.#store.commit([p.write]);
+      const alone = await this.#tryCommit([p.write]);
       this.stats.commits++;
       p.resolve(toWriteResult(alone, 0));
+    }
+  }
+
+  /** A store that throws is answered as a failed commit, so every writer hears. */
+  async #tryCommit(writes: ActorWrite[]): Promise<CommitResult> {
+    try {
+      return await this.#store.commit(writes);
+    } catch (e) {
+      return { ok: false, reason: "error", error: e instanceof Error ? e : new Error(String(e)) };
     }
   }
 }

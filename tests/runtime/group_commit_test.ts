@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { GroupCommitter } from "../../src/runtime/group_commit.ts";
+import type { ActorStore, ActorWrite, CommitResult } from "../../src/runtime/store.ts";
+
+/** A store whose commits finish when the test says; it records what happened in order. */
+function heldStore(log: string[]) {
+  const held: { ids: string; finish: (r: CommitResult) => void }[] = [];
+  const store = {
+    commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
+      const ids = writes.map((w) => w.id).join("+");
+      log.push(`commit ${ids}`);
+      return new Promise((finish) => held.push({ ids, finish }));
+    },
+    cost: () => ({ mutations: 1, bytes: 1, checks: 1 }),
+  } as unknown as ActorStore;
+  return { store, held };
+}
+
+const write = (id: string) => ({ id, type: "t" }) as unknown as ActorWrite;
+
+Deno.test("group commit: the next group goes to the store before the last one's writers hear", async () => {
+  const log: string[] = [];
+  const { store, held } = heldStore(log);
+  const committer = new GroupCommitter(store);
+  const a = committer.submit(write("a")).then((r) => log.push(`a ${r.ok}`));
+  // b and c arrive while a's commit is in flight: one group, sent the moment a's is done.
+  const b = committer.submit(write("b")).then((r) => log.push(`b ${r.ok}`));
+  const c = committer.submit(write("c")).then((r) => log.push(`c ${r.ok}`));
+  assert.deepEqual(log, ["commit a"]);
+  held[0]!.finish({ ok: true, versions: ["v1"] });
+  await a;
+  assert.deepEqual(log, ["commit a", "commit b+c", "a true"]);
+  held[1]!.finish({ ok: true, versions: ["v2", "v2"] });
+  await Promise.all([b, c]);
+  assert.deepEqual(log.slice(3), ["b true", "c true"]);
+});
+
+Deno.test("group commit: a store that throws is a failed commit for every writer, and the next group still goes", async () => {
+  const log: string[] = [];
+  let calls = 0;
+  const store = {
+    commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
+      calls++;
+      log.push(`commit ${writes.map((w) => w.id).join("+")}`);
+      if (writes.some((w) => w.id === "bad")) return Promise.reject(new Error("disk gone"));
+      return Promise.resolve({ ok: true, versions: writes.map(() => `v${calls}`) });
+    },
+    cost: () => ({ mutations: 1, bytes: 1, checks: 1 }),
+  } as unknown as ActorStore;
+  const committer = new GroupCommitter(store);
+  const [bad, good] = await Promise.all([
+    committer.submit(write("bad")),
+    committer.submit(write("good")),
+  ]);
+  assert.equal(bad.ok, false);
+  assert.ok(!bad.ok && bad.reason === "error" && bad.error.message === "disk gone");
+  assert.equal(good.ok, true);
+});
