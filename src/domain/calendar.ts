@@ -73,8 +73,35 @@ export function collectionDate(
   return isWorkingDay(cal, date) && beforeCutOff ? date : nextWorkingDay(cal, date);
 }
 
-/** spec: courier 2.2 option dates: earliest after `transitDays` working days, latest one later. */
+/** Windows remembered, at most; the map starts afresh past this (bounded memory). */
+const WINDOWS_KEPT_MAX = 10_000;
+const windows = new Map<string, DeliveryWindow>();
+
+/**
+ * spec: courier 2.2 option dates: earliest after `transitDays` working days, latest one later.
+ * Every price and booking asks this for each service level, and the Temporal arithmetic was a
+ * tenth of a booking's work: the answer is remembered per calendar, terms and second. Exact,
+ * since instants within one second share the local date and their side of a minute cut-off
+ * (every zone offset is a whole number of seconds).
+ */
 export function deliveryWindow(
+  cal: WorkingCalendar,
+  bookedAt: number,
+  cutOff: string,
+  transitDays: number,
+): DeliveryWindow {
+  const key =
+    `${Math.floor(bookedAt / 1000)}\u0000${cal.timezone}\u0000${cal.working_days.join()}` +
+    `\u0000${cal.holidays.join()}\u0000${cutOff}\u0000${transitDays}`;
+  const known = windows.get(key);
+  if (known) return { ...known };
+  const window = workOutWindow(cal, bookedAt, cutOff, transitDays);
+  if (windows.size >= WINDOWS_KEPT_MAX) windows.clear();
+  windows.set(key, window);
+  return { ...window };
+}
+
+function workOutWindow(
   cal: WorkingCalendar,
   bookedAt: number,
   cutOff: string,

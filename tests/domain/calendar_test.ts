@@ -233,3 +233,33 @@ Deno.test("calendar: collectionDate respects the cut-off in local time (property
     RUNS,
   );
 });
+
+Deno.test("calendar: a remembered delivery window is the one worked out for that very instant", () => {
+  const cutOffArb = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+    .map(([h, m]) => `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`);
+  fc.assert(
+    fc.property(
+      calendarArb,
+      instantArb,
+      fc.integer({ min: 0, max: 999 }),
+      cutOffArb,
+      fc.integer({ min: 0, max: 10 }),
+      (cal, instant, within, cutOff, transit) => {
+        // Another instant of the same second asks first, so the second answer is remembered.
+        const second = Math.floor(instant / 1000) * 1000;
+        deliveryWindow(cal, second + (999 - within), cutOff, transit);
+        const collection = collectionDate(cal, second + within, cutOff);
+        const earliest = addWorkingDays(cal, collection, transit);
+        assert.deepEqual(deliveryWindow(cal, second + within, cutOff, transit), {
+          collection_on: collection.toString(),
+          earliest_delivery: earliest.toString(),
+          latest_delivery: nextWorkingDay(cal, earliest).toString(),
+        });
+      },
+    ),
+  );
+  // Either side of a cut-off, a millisecond apart, in two seconds: two answers.
+  const before = at("2025-06-05T07:59:59.999Z"); // 09:59:59.999 in Gaborone
+  assert.equal(deliveryWindow(GABORONE, before, "10:00", 0).collection_on, "2025-06-05");
+  assert.equal(deliveryWindow(GABORONE, before + 1, "10:00", 0).collection_on, "2025-06-06");
+});
