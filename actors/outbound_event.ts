@@ -129,7 +129,16 @@ export interface NewOutboundEvent {
 }
 
 export type OutboundEventCommand =
-  | { readonly kind: "create"; readonly event: NewOutboundEvent }
+  | {
+    readonly kind: "create";
+    readonly event: NewOutboundEvent;
+    /**
+     * The creator found no endpoint for the recipient: the first attempt is noted as finding
+     * none in the creating commit (courier 3.1: it waits and is tried again hourly), instead of
+     * a commit of its own a moment later.
+     */
+    readonly endpoint_missing?: boolean;
+  }
   | {
     readonly kind: "record_attempt";
     readonly attempt_id: string;
@@ -193,7 +202,7 @@ function decide(
 ) {
   switch (command.kind) {
     case "create":
-      return create(state, command.event, ctx);
+      return create(state, command.event, command.endpoint_missing === true, ctx);
     case "record_attempt":
       return recordAttempt(state, command.attempt_id, command.outcome, ctx);
     case "requeue":
@@ -226,7 +235,12 @@ function decide(
   }
 }
 
-function create(state: OutboundEventState, event: NewOutboundEvent, ctx: Ctx) {
+function create(
+  state: OutboundEventState,
+  event: NewOutboundEvent,
+  endpointKnownMissing: boolean,
+  ctx: Ctx,
+) {
   if (state !== null) {
     // The same event again is a no-op; another body under the same id is refused.
     if (state.raw_body === event.raw_body && state.event_type === event.event_type) return ok([]);
@@ -245,19 +259,30 @@ function create(state: OutboundEventState, event: NewOutboundEvent, ctx: Ctx) {
   if ((event.target === undefined) === (event.recipient === undefined)) {
     return reject("invalid_event", "an event has either a target or a recipient");
   }
+  const created: OutboundEventEvent = { kind: "created", event, at: ctx.now };
+  if (endpointKnownMissing) {
+    const missing = noEndpoint(ctx);
+    return ok([created, missing.event], [missing.timer]);
+  }
   // The first attempt is due at once: said in the creating commit, with the timer one lease
   // later (as when it fires), instead of a timer due now whose firing is a commit of its own.
-  return ok([{ kind: "created", event, at: ctx.now }, { kind: "attempt_due", at: ctx.now }], [
+  return ok([created, { kind: "attempt_due", at: ctx.now }], [
     { op: "set", name: ATTEMPT_TIMER, at: ctx.now + ATTEMPT_LEASE_MS },
   ]);
 }
 
 /** spec: courier 3.1: nothing was sent, so the schedule is not spent; try again in an hour. */
 function endpointMissing(ctx: Ctx) {
+  const missing = noEndpoint(ctx);
+  return ok([missing.event], [missing.timer]);
+}
+
+function noEndpoint(ctx: Ctx): { event: OutboundEventEvent; timer: TimerOp } {
   const retryAt = ctx.now + NO_ENDPOINT_RETRY_MS;
-  return ok([{ kind: "endpoint_missing", at: ctx.now, retry_at: retryAt }], [
-    { op: "set", name: ATTEMPT_TIMER, at: retryAt },
-  ]);
+  return {
+    event: { kind: "endpoint_missing", at: ctx.now, retry_at: retryAt },
+    timer: { op: "set", name: ATTEMPT_TIMER, at: retryAt },
+  };
 }
 
 function recordAttempt(

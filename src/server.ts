@@ -70,16 +70,17 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     definitions: ACTORS,
   });
   // Subscribed before the runtime starts, so events republished at start are seen as due.
+  const targets = targetResolver(runtime, o.clock);
   const outbound = new OutboundDelivery({
     runtime,
     bus: o.bus,
     dataKey: o.dataKey,
     clock: o.clock,
     allowLoopback: o.allowLoopbackWebhooks,
-    targets: targetResolver(runtime, o.clock),
+    targets,
     ...outboundAlerts(runtime, database.db),
   });
-  const billingEvents = new BillingEvents({ runtime, bus: o.bus, db: database.db });
+  const billingEvents = new BillingEvents({ runtime, bus: o.bus, db: database.db, targets });
   const alertRaiser = new ShipmentAlertRaiser(runtime, o.bus);
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});

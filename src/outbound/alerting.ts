@@ -1,7 +1,8 @@
 /**
  * The alerts the delivery engine raises (courier 2.9, 3.1, 6.3): `billing_export_failed` and
  * `notification_failed` when an event fails its whole schedule, and `billing_endpoint_missing`
- * when a billing event has nowhere to go and its entry has not gone out in a CSV export either.
+ * when a billing event still has nowhere to go at its hourly retry and its entry has not gone out in
+ * a CSV export either.
  * Each condition is raised once (the alert id derives from it); a requeued event that fails
  * again is a new condition.
  */
@@ -10,6 +11,7 @@ import { raiseAlert } from "../courier/alerts.ts";
 import type { Database } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { OutboundDeliveryOptions } from "./deliver.ts";
+import { NO_ENDPOINT_RETRY_MS } from "./schedule.ts";
 
 export function outboundAlerts(
   runtime: ActorRuntime,
@@ -36,6 +38,11 @@ export function outboundAlerts(
     },
     async onEndpointMissing(tenant, event) {
       if (event.stream !== "billing") return;
+      // spec: courier 3.1: the event waits and is tried again hourly; raised when a retry still
+      // finds no endpoint. At the first try its entry has had no time to go out in a CSV export,
+      // so a courier that exports would have been alerted of every charge it makes.
+      const waited = (event.endpoint_missing_at ?? event.created_at) - event.created_at;
+      if (waited < NO_ENDPOINT_RETRY_MS) return;
       // spec: courier 3.1: only when the entry has not gone out in a CSV export either.
       if (event.entry && await exported({ tenant, ...event.entry })) return;
       await raiseAlert(runtime, tenant, {

@@ -10,7 +10,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import { courierClientActor, type CourierClientEvent } from "../../actors/courier_client.ts";
-import { outboundEventActor } from "../../actors/outbound_event.ts";
+import { outboundEventActor, type Recipient } from "../../actors/outbound_event.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
 import {
   type BilledClient,
@@ -30,6 +30,7 @@ import { subjectPattern } from "../bus/bus.ts";
 import { KeyedHandler } from "../bus/keyed.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
+import type { DeliveryTarget } from "./deliver.ts";
 
 /** Entries the sweeper looks at per pass (bounded work). */
 export const SWEEP_BATCH_MAX = 500;
@@ -58,6 +59,11 @@ export interface BillingEventsOptions {
   readonly bus: Bus;
   /** The query side, for a completed shipment's later charges (its adjustments). */
   readonly db: Kysely<Database>;
+  /**
+   * Where the courier's events go (targets.ts): an event made while there is none is made with
+   * its first attempt already noted as finding none. Without it, the delivery engine finds out.
+   */
+  readonly targets?: (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
   readonly onError?: (error: unknown, where: string) => void;
 }
 
@@ -292,6 +298,9 @@ export class BillingEvents {
     eventType: string,
     rawBody: string,
   ): Promise<void> {
+    const recipient: Recipient = { kind: "courier" };
+    // A failed lookup leaves the first attempt to the delivery engine, which looks again.
+    const target = await this.#o.targets?.(tenant, recipient).catch(() => undefined);
     const created = await this.#o.runtime.ask(outboundEventActor, tenant, eventId, {
       kind: "create",
       event: {
@@ -299,9 +308,10 @@ export class BillingEvents {
         stream: "billing",
         event_type: eventType,
         raw_body: rawBody,
-        recipient: { kind: "courier" },
+        recipient,
         entry: entry === null ? null : { client_id: clientId, ...entry },
       },
+      endpoint_missing: target === null,
       // Derived from a change heard now: new unless the change is heard again, when the
       // commit's check finds the stored event (AskOptions.fresh).
     }, { fresh: true });

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  ATTEMPT_TIMER,
   type NewOutboundEvent,
   type OutboundEvent,
   outboundEventActor,
@@ -634,6 +635,41 @@ Deno.test("outbound event actor: a missing endpoint is noted once per due attemp
     decide({ kind: "endpoint_missing", due_at: retry }, retry + ATTEMPT_LEASE_MS),
     ["endpoint_missing"],
   );
+});
+
+Deno.test("outbound event actor: made with no endpoint known, its first attempt is noted in the same commit", () => {
+  const event: NewOutboundEvent = {
+    event_id: "evt_none",
+    stream: "billing",
+    event_type: "shipment.booked",
+    raw_body: "{}",
+    recipient: { kind: "courier" },
+  };
+  const d = outboundEventActor.decide(null, { kind: "create", event, endpoint_missing: true }, {
+    now: 7,
+    newId: (p) => `${p}_x`,
+  });
+  assert.ok(d.ok);
+  // No attempt is due: nothing is sent, the schedule is not spent, it waits an hour.
+  assert.deepEqual(d.events.map((e) => e.kind), ["created", "endpoint_missing"]);
+  assert.deepEqual(d.timers, [{ op: "set", name: ATTEMPT_TIMER, at: 7 + 60 * MINUTE }]);
+  let state: OutboundEventState = null;
+  for (const e of d.events) state = outboundEventActor.evolve(state, e);
+  assert.equal(state!.status, "pending");
+  assert.equal(state!.round_attempts, 0);
+  assert.equal(state!.endpoint_missing_at, 7);
+  assert.equal(state!.next_attempt_at, 7 + 60 * MINUTE);
+  // The same event made again, by a second instance or a replayed change, changes nothing.
+  const again = outboundEventActor.decide(
+    state,
+    { kind: "create", event, endpoint_missing: true },
+    {
+      now: 9,
+      newId: (p) => `${p}_x`,
+    },
+  );
+  assert.ok(again.ok);
+  assert.deepEqual(again.events, []);
 });
 
 Deno.test("two instances, no endpoint: the attempt is noted once, without a claim", async () => {
