@@ -63,6 +63,7 @@ import { read } from "../ask.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
 import { idempotencyHeader } from "./shipment_requests.ts";
+import { creditUsed } from "../../src/domain/settlement.ts";
 
 const tag = "Client billing";
 /** Statement rows per answer; a longer period says `truncated` (courier 4.2 statement). */
@@ -645,6 +646,12 @@ async function payments(c: Context<AppEnv>, account: CourierClient) {
     amount: decimal(-r.amount_minor, r.currency),
     currency: r.currency,
     received_at: r.created_at.toISOString(),
+    // spec: courier 4.2: a payment is allocated by invoice; null when not known (projected
+    // before allocations were kept).
+    allocations: r.allocations === null ? null : r.allocations.map((a) => ({
+      invoice_id: a.invoice_id,
+      amount: decimal(a.amount_minor, r.currency),
+    })),
   }));
 }
 
@@ -698,7 +705,7 @@ function balancesView(b: AccountBalances) {
     credit: b.settlement_mode === "credit"
       ? {
         limit: decimal(b.credit_limit_minor, cur),
-        used: decimal(b.receivable_minor, cur),
+        used: decimal(creditUsed(b), cur),
         available: decimal(b.available_minor ?? 0, cur),
       }
       : null,

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
-import { available } from "../../src/domain/settlement.ts";
+import { available, creditUsed } from "../../src/domain/settlement.ts";
 import {
   business,
   businessPrincipalOf,
@@ -282,7 +282,7 @@ export function priceRoutes(api: Api): void {
       currency: cur,
       balance: decimal(account.money.prepaid_minor, cur),
       credit_limit: decimal(s.credit_limit_minor, cur),
-      credit_used: decimal(account.money.receivable_minor, cur),
+      credit_used: decimal(creditUsed(account.money), cur),
       available: can === null ? null : decimal(can, cur),
       // spec: courier 2.6: what the posted entries add up to, duties apart, and the invoices.
       ledger_balance: ledger.balances.owed,

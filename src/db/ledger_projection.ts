@@ -17,6 +17,7 @@ import {
   type Subscription,
 } from "../bus/bus.ts";
 import { parseChange } from "./projection.ts";
+import { jsonb } from "./json.ts";
 import type { Database } from "./schema.ts";
 import { chargeEventIdOf } from "../outbound/billing_events.ts";
 
@@ -213,6 +214,8 @@ interface PendingEntry {
   readonly owner: Owner;
   readonly entry: LedgerEntry;
   readonly invoiceable: boolean;
+  /** A payment's or remittance's allocations by invoice; null for other entries. */
+  readonly allocations: readonly Allocation[] | null;
   /** An earlier pending entry has its key: left out of the INSERT, judged after it. */
   readonly repeat: boolean;
 }
@@ -274,7 +277,7 @@ class LedgerWriter {
       }
       case "payment_received":
       case "cod_remitted":
-        this.#add(item, owner, event.entry, false);
+        this.#add(item, owner, event.entry, false, event.allocations);
         // With no allocation there is no statement to order after the entry.
         if (event.allocations.length > 0) {
           await this.flush();
@@ -293,12 +296,18 @@ class LedgerWriter {
     }
   }
 
-  #add(item: number, owner: Owner, entry: LedgerEntry, invoiceable: boolean): void {
+  #add(
+    item: number,
+    owner: Owner,
+    entry: LedgerEntry,
+    invoiceable: boolean,
+    allocations: readonly Allocation[] | null = null,
+  ): void {
     const key = keyOf(owner.tenant, owner.client_id, entry.kind, entry.reference);
     // One statement must not carry a key twice: which row won would not be known.
     const repeat = this.#pendingKeys.has(key);
     this.#pendingKeys.add(key);
-    this.#pending.push({ item, owner, entry, invoiceable, repeat });
+    this.#pending.push({ item, owner, entry, invoiceable, allocations, repeat });
   }
 
   /** Inserts the pending entries, then judges those whose reference was already held. */
@@ -390,6 +399,9 @@ async function entryRow(p: PendingEntry) {
     fx_source: e.fx_source,
     corrects: e.corrects,
     corrects_kind: e.corrects_kind ?? null,
+    allocations: p.allocations === null ? null : jsonb(
+      p.allocations.map((a) => ({ invoice_id: a.invoice_id, amount_minor: a.amount_minor })),
+    ),
     shipment: e.shipment,
     created_at: new Date(e.created_at),
     invoice_id: null,

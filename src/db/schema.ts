@@ -100,6 +100,20 @@ export interface LedgerEntryTable {
   event_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The export that moved the entry from pending to exported (courier 3.1). */
   exported_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * A payment's or remittance's allocations by invoice (`[{invoice_id, amount_minor}]`); null
+   * for other entries and for those projected before they were kept.
+   */
+  allocations: ColumnType<
+    readonly PaymentAllocation[] | null,
+    Expression<readonly PaymentAllocation[]> | null | undefined,
+    never
+  >;
+}
+
+export interface PaymentAllocation {
+  readonly invoice_id: string;
+  readonly amount_minor: number;
 }
 
 /** One POST /business/courier/billing/export (courier 4.3). */

@@ -38,6 +38,11 @@ export function available(terms: SettlementTerms, money: AccountMoney): number |
   }
 }
 
+/** The credit in use: what is charged and unpaid; credit on account (negative) uses none. */
+export function creditUsed(money: { readonly receivable_minor: number }): number {
+  return Math.max(0, money.receivable_minor);
+}
+
 export type ChargeCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly code: string; readonly message: string };

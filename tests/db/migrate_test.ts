@@ -34,6 +34,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0004_client_lists",
     "0005_ledger_entry_kind",
     "0006_shipment_external_reference",
+    "0007_payment_allocations",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -52,6 +53,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0004_client_lists",
     "0005_ledger_entry_kind",
     "0006_shipment_external_reference",
+    "0007_payment_allocations",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -142,6 +144,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
   assert.deepEqual(await migrateToLatest(t.db, t.schema), [
     "0005_ledger_entry_kind",
     "0006_shipment_external_reference",
+    "0007_payment_allocations",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -192,4 +195,19 @@ Deno.test({
       await churn;
     }
   },
+});
+
+Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before have none known", async () => {
+  await using t = await openTestDatabase();
+  const migrator = createMigrator(t.db, t.schema);
+  assert.equal((await migrator.migrateTo("0006_shipment_external_reference")).error, undefined);
+  await sql`
+    insert into ${sql.table(`${t.schema}.ledger_entries`)} (tenant, client_id, reference, seq,
+      period, kind, amount_minor, currency, status, payer, recoverable, created_at)
+    values ('ten', 'c1', 'EFT-1', 1, '2026-01', 'payment', -100, 'BWP', 'posted', 'client',
+      false, now())`.execute(t.db);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0007_payment_allocations"]);
+  const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
+    .execute();
+  assert.deepEqual(row, { reference: "EFT-1", allocations: null });
 });

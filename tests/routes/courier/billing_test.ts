@@ -174,12 +174,23 @@ Deno.test("billing: a payment pays the invoices it names within their balances, 
     assert.equal(v.balances.receivable, -54.5);
     assert.equal(v.balances.unallocated_credit, 54.5);
     assert.equal(v.balances.owed, -54.5);
+    // Credit on account uses none of the limit, and adds to what may be booked.
+    assert.equal(v.credit.used, 0);
+    assert.equal(v.credit.available, v.credit.limit + 54.5);
+    const own = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(own.body.data.credit_used, 0);
+    assert.equal(own.body.data.available, v.credit.available);
     assert.equal(v.invoices[0].status, "settled");
     assert.deepEqual(
-      v.payments.map((p: { reference: string; amount: number }) => [p.reference, p.amount]),
+      v.payments.map((p: { reference: string; amount: number; allocations: unknown }) => [
+        p.reference,
+        p.amount,
+        p.allocations,
+      ]),
       [
-        ["EFT-2", 100],
-        ["EFT-1", 150],
+        // The rest of EFT-2 stays on account: only what paid the invoice is allocated.
+        ["EFT-2", 100, [{ invoice_id: inv.id, amount: 45.5 }]],
+        ["EFT-1", 150, [{ invoice_id: inv.id, amount: 150 }]],
       ],
     );
     const stored = await t.env.db.selectFrom("invoices").selectAll().where("id", "=", inv.id)
