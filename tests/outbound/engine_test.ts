@@ -567,15 +567,20 @@ Deno.test("two instances on one bus: both hear the due event, the claim lets one
   }
 });
 
-Deno.test("outbound event actor: a claim holds the event for one attempt until its lease ends", () => {
-  const ctx = (now: number): Ctx => ({ now, newId: (p) => `${p}_x` });
-  const event: NewOutboundEvent = {
-    event_id: "evt_claim",
+/** A billing event for the courier's own endpoint, looked up at each attempt. */
+function courierEvent(eventId: string): NewOutboundEvent {
+  return {
+    event_id: eventId,
     stream: "billing",
     event_type: "shipment.booked",
     raw_body: "{}",
     recipient: { kind: "courier" },
   };
+}
+
+Deno.test("outbound event actor: a claim holds the event for one attempt until its lease ends", () => {
+  const ctx = (now: number): Ctx => ({ now, newId: (p) => `${p}_x` });
+  const event = courierEvent("evt_claim");
   let state: OutboundEventState = null;
   const apply = (d: ReturnType<typeof outboundEventActor.decide>) => {
     assert.ok(d.ok);
@@ -608,13 +613,7 @@ Deno.test("outbound event actor: a claim holds the event for one attempt until i
 
 Deno.test("outbound event actor: a missing endpoint is noted once per due attempt, never during a claim", () => {
   const ctx = (now: number): Ctx => ({ now, newId: (p) => `${p}_x` });
-  const event: NewOutboundEvent = {
-    event_id: "evt_none",
-    stream: "billing",
-    event_type: "shipment.booked",
-    raw_body: "{}",
-    recipient: { kind: "courier" },
-  };
+  const event = courierEvent("evt_none");
   let state: OutboundEventState = null;
   const decide = (command: Parameters<typeof outboundEventActor.decide>[1], now: number) => {
     const d = outboundEventActor.decide(state, command, ctx(now));
@@ -638,13 +637,7 @@ Deno.test("outbound event actor: a missing endpoint is noted once per due attemp
 });
 
 Deno.test("outbound event actor: made with no endpoint known, its first attempt is noted in the same commit", () => {
-  const event: NewOutboundEvent = {
-    event_id: "evt_none",
-    stream: "billing",
-    event_type: "shipment.booked",
-    raw_body: "{}",
-    recipient: { kind: "courier" },
-  };
+  const event = courierEvent("evt_none");
   const d = outboundEventActor.decide(null, { kind: "create", event, endpoint_missing: true }, {
     now: 7,
     newId: (p) => `${p}_x`,
