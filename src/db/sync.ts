@@ -143,10 +143,18 @@ export class WriteQueue<T> {
   #push(entry: (written: () => void) => Queued<T>): Promise<void> {
     const { promise, resolve } = Promise.withResolvers<void>();
     this.#queue.push(entry(resolve));
-    this.#writing ??= this.#drain().finally(() => {
-      this.#writing = null;
-    });
+    this.#kick();
     return promise;
+  }
+
+  #kick(): void {
+    if (this.#writing) return;
+    this.#writing = this.#drain().finally(() => {
+      this.#writing = null;
+      // Pushed after the drain found the queue empty but before this ran: it saw a drain under
+      // way and started none, so without this its change (or a sentinel) would wait for ever.
+      if (this.#queue.length > 0) this.#kick();
+    });
   }
 
   async #drain(): Promise<void> {

@@ -46,3 +46,19 @@ Deno.test("WriteQueue: stop gives up a write that keeps failing without answerin
   await new Promise((r) => setTimeout(r, 0));
   assert.equal(answered, false, "never counted handled: its recovery marker republishes it");
 });
+
+Deno.test("WriteQueue: a sentinel pushed as the last write is answered, before the drain has let go, is still reached", async () => {
+  const queue = new WriteQueue<number>({ itemsMax: 10 }, () => Promise.resolve());
+  let reached = false;
+  const sync = queue.synced("s").then(() => {
+    reached = true;
+  });
+  // Pushed from the first push's answer: the drain has found its queue empty and is returning,
+  // but has not yet said it is done. Before the fix nothing drained the sentinel, ever.
+  await queue.push(1).then(() => {
+    queue.pushSync("s");
+  });
+  await queue.idle();
+  assert.equal(reached, true, "the sentinel was reached");
+  await sync;
+});
