@@ -260,10 +260,7 @@ function create(
     return reject("invalid_event", "an event has either a target or a recipient");
   }
   const created: OutboundEventEvent = { kind: "created", event, at: ctx.now };
-  if (endpointKnownMissing) {
-    const missing = noEndpoint(ctx);
-    return ok([created, missing.event], [missing.timer]);
-  }
+  if (endpointKnownMissing) return endpointMissing(ctx, [created]);
   // The first attempt is due at once: said in the creating commit, with the timer one lease
   // later (as when it fires), instead of a timer due now whose firing is a commit of its own.
   return ok([created, { kind: "attempt_due", at: ctx.now }], [
@@ -271,18 +268,15 @@ function create(
   ]);
 }
 
-/** spec: courier 3.1: nothing was sent, so the schedule is not spent; try again in an hour. */
-function endpointMissing(ctx: Ctx) {
-  const missing = noEndpoint(ctx);
-  return ok([missing.event], [missing.timer]);
-}
-
-function noEndpoint(ctx: Ctx): { event: OutboundEventEvent; timer: TimerOp } {
+/**
+ * spec: courier 3.1: nothing was sent, so the schedule is not spent; try again in an hour.
+ * `before`: events of the same decision that come first (the event's creation).
+ */
+function endpointMissing(ctx: Ctx, before: OutboundEventEvent[] = []) {
   const retryAt = ctx.now + NO_ENDPOINT_RETRY_MS;
-  return {
-    event: { kind: "endpoint_missing", at: ctx.now, retry_at: retryAt },
-    timer: { op: "set", name: ATTEMPT_TIMER, at: retryAt },
-  };
+  return ok([...before, { kind: "endpoint_missing", at: ctx.now, retry_at: retryAt }], [
+    { op: "set", name: ATTEMPT_TIMER, at: retryAt },
+  ]);
 }
 
 function recordAttempt(

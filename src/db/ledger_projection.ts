@@ -5,7 +5,7 @@
  * an unresolved row, an invoice marks only uninvoiced rows up to its watermark, and paid totals
  * only grow; so a replayed or duplicated change changes nothing.
  */
-import { isTransient, syncIdOf, WriteQueue } from "./sync.ts";
+import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
@@ -140,27 +140,14 @@ export class LedgerProjector {
   }
 
   /** Writes a batch; a failed one is written change by change, each failure reported. */
-  async #writeReporting(batch: readonly LedgerChange[]): Promise<void> {
-    try {
-      this.#reportConflicts(batch, await this.#writeBatch(batch));
-    } catch (error) {
-      // The database away or a deadlock: the queue writes the batch again, so no entry is lost
-      // from statements and exports (every write is idempotent, a replay changes nothing).
-      if (isTransient(error)) throw error;
-      if (batch.length === 1) {
-        this.#report(error, batch[0]!.subject);
-        return;
-      }
-      // One bad change must not keep the others out: write them one by one to find it.
-      for (const change of batch) {
-        try {
-          this.#reportConflicts([change], await this.#writeBatch([change]));
-        } catch (error) {
-          if (isTransient(error)) throw error;
-          this.#report(error, change.subject);
-        }
-      }
-    }
+  #writeReporting(batch: readonly LedgerChange[]): Promise<void> {
+    // A transient failure is written again by the queue, so no entry is lost from statements
+    // and exports (every write is idempotent, a replay changes nothing).
+    return writeFindingBad(
+      batch,
+      async (changes) => this.#reportConflicts(changes, await this.#writeBatch(changes)),
+      (error, change) => this.#report(error, change.subject),
+    );
   }
 
   /** Writes the changes in one transaction; the references each one found held by another fact. */

@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from "../bus/bus.ts";
 import { jsonb } from "./json.ts";
-import { isTransient, syncIdOf, WriteQueue } from "./sync.ts";
+import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import type { Database } from "./schema.ts";
 
 /** Postgres `integer`, the type of `actor_events.seq`. */
@@ -183,22 +183,12 @@ export class Projector {
     }
   }
 
-  async #write(batch: readonly { change: ActorChange; subject: string }[]): Promise<void> {
-    try {
-      await writeChanges(this.#db, batch.map((b) => b.change));
-    } catch (error) {
-      // The database away or a deadlock: the queue writes the batch again (never lost).
-      if (isTransient(error)) throw error;
-      // One bad change must not keep the others out: write them one by one to find it.
-      for (const { change, subject } of batch) {
-        try {
-          await writeChanges(this.#db, [change]);
-        } catch (error) {
-          if (isTransient(error)) throw error;
-          this.#report(error, subject);
-        }
-      }
-    }
+  #write(batch: readonly { change: ActorChange; subject: string }[]): Promise<void> {
+    return writeFindingBad(
+      batch,
+      (items) => writeChanges(this.#db, items.map((b) => b.change)),
+      (error, item) => this.#report(error, item.subject),
+    );
   }
 
   #report(error: unknown, subject: string): void {

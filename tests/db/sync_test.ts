@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isTransient, retryDelayMs, WriteQueue } from "../../src/db/sync.ts";
+import { isTransient, retryDelayMs, writeFindingBad, WriteQueue } from "../../src/db/sync.ts";
 
 const coded = (code: string) => Object.assign(new Error(`simulated ${code}`), { code });
 
@@ -61,4 +61,23 @@ Deno.test("WriteQueue: a sentinel pushed as the last write is answered, before t
   await queue.idle();
   assert.equal(reached, true, "the sentinel was reached");
   await sync;
+});
+
+Deno.test("writeFindingBad: one bad item is reported and the others written; a transient failure is thrown", async () => {
+  const written: number[][] = [];
+  const reported: number[] = [];
+  const write = (items: readonly number[]) => {
+    if (items.includes(2)) return Promise.reject(coded("23505"));
+    written.push([...items]);
+    return Promise.resolve();
+  };
+  await writeFindingBad([1, 2, 3], write, (_, item) => reported.push(item));
+  assert.deepEqual(written, [[1], [3]]);
+  assert.deepEqual(reported, [2]);
+  await writeFindingBad([2], write, (_, item) => reported.push(item));
+  assert.deepEqual(reported, [2, 2], "a batch of one is reported, not written again");
+  await assert.rejects(
+    writeFindingBad([1], () => Promise.reject(coded("40P01")), () => {}),
+    /simulated 40P01/,
+  );
 });
