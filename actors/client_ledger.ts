@@ -444,8 +444,17 @@ function payment(state: CourierClient, c: Payment, now: number): LedgerDecision 
 
 type Correct = Extract<LedgerCommand, { kind: "correct" }>;
 
-/** Money received is never corrected by a note. */
-export const NOT_CORRECTABLE: readonly EntryKind[] = ["top_up", "payment", "cod_remitted"];
+/**
+ * Money received is never corrected by a note; nor is a note: a note points at the original entry
+ * (spec: courier 2.6 rule 5), whose net with all its notes a credit note never takes below zero.
+ */
+export const NOT_CORRECTABLE: readonly EntryKind[] = [
+  "top_up",
+  "payment",
+  "cod_remitted",
+  "debit_note",
+  "credit_note",
+];
 
 /** spec: courier 2.6 rule 5: a debit or credit note pointing at the original entry. */
 function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
@@ -455,9 +464,12 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
   }
   if (badText(c.reason, TEXT_CHARS_MAX)) return reject("reason_required", "a note needs a reason");
   if (NOT_CORRECTABLE.includes(o.kind)) {
+    const hint = o.kind === "debit_note" || o.kind === "credit_note"
+      ? "; correct the entry it points at"
+      : "";
     return reject(
       "not_correctable",
-      `a ${o.kind} entry is not corrected by a note: ${o.reference}`,
+      `a ${o.kind} entry is not corrected by a note${hint}: ${o.reference}`,
     );
   }
   if (

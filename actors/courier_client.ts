@@ -374,10 +374,13 @@ function changeSettings(
   }
   const currency = c.changes.billing_currency;
   const moves = currency !== undefined && currency !== was.billing_currency;
-  if (moves && hasBalances(state)) {
+  // spec: courier 2.6 rule 4: a rate awaited is one unit of the charge's currency in the billing
+  // currency it was charged under; resolved under another (even the charge's own) it books a
+  // conversion that never happened.
+  if (moves && (hasBalances(state) || state.ledger.unresolved.length > 0)) {
     return reject(
       "balance_not_settled",
-      `the billing currency changes only with the balances settled: ${was.billing_currency}`,
+      `the billing currency changes only with the balances settled and conversions resolved: ${was.billing_currency}`,
     );
   }
   // spec: courier 4.2: each mode settles its own balances (a credit receivable is paid, prepaid

@@ -666,32 +666,39 @@ Deno.test("billing: an entry quoting a reference another kind holds is booked an
     });
     assert.equal(onShipment.status, 201, JSON.stringify(onShipment.body));
     assert.equal(onShipment.body.data.entry.shipment, waybill);
-    // Two correctable entries hold W-2: the kind says which, else 409 names them.
-    const ambiguous = await act(t, courier, client, "correct", {
+    // A note is never a note's target either (spec: courier 2.6 rule 5: notes point at the
+    // original entry): of the two entries holding W-2 only the waiting charge is corrected.
+    const onCharge = await act(t, courier, client, "correct", {
       entry_reference: "W-2",
       amount: "-1.00",
       reason: "x",
     });
-    assert.equal(ambiguous.status, 409, JSON.stringify(ambiguous.body));
-    assert.equal(ambiguous.body.code, "reference_conflict");
-    assert.match(ambiguous.body.message, /credit_note, waiting/);
+    assert.equal(onCharge.status, 201, JSON.stringify(onCharge.body));
+    assert.equal(onCharge.body.data.entry.corrects, "W-2");
+    const onNote = await act(t, courier, client, "correct", {
+      entry_reference: "W-2",
+      entry_kind: "credit_note",
+      amount: "1.00",
+      reason: "x",
+    });
+    assert.equal(onNote.body.code, "not_correctable", JSON.stringify(onNote.body));
     await settle(t);
-    // The waiting charge nets 30.00 - 5.00: its own note counts, not the note W-2's.
+    // The waiting charge nets 30.00 - 5.00 - 1.00: its own notes count, not the note W-2's.
     const tooMuch = await act(t, courier, client, "correct", {
       entry_reference: "W-2",
       entry_kind: "waiting",
-      amount: "-25.01",
+      amount: "-24.01",
       reason: "x",
     });
     assert.equal(tooMuch.body.code, "correction_exceeds_entry", JSON.stringify(tooMuch.body));
     const rest = await act(t, courier, client, "correct", {
       entry_reference: "W-2",
       entry_kind: "waiting",
-      amount: "-25.00",
+      amount: "-24.00",
       reason: "x",
     });
     assert.equal(rest.status, 201, JSON.stringify(rest.body));
-    assert.equal((await rows(t, client)).length, 6);
+    assert.equal((await rows(t, client)).length, 7);
   }));
 
 Deno.test("billing: credit notes sent together are judged against each other, never below zero", () =>
@@ -1183,4 +1190,178 @@ Deno.test("billing: a note sent again under its Idempotency-Key is issued once; 
     const notes = (await rows(t, client)).filter((r) => r.kind === "credit_note");
     assert.equal(notes.length, 1);
     assert.equal(notes[0]!.amount_minor, -3_000);
+  }));
+
+Deno.test("billing: bad amounts, currencies and periods are refused with a code and change nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [, prepaid] = [courier, await newClient(t, courier, {})];
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 5_000,
+    });
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    await settle(t);
+    const before = [await view(t, courier, client), await view(t, courier, prepaid)];
+    const bad: [Client, string, unknown][] = [
+      [prepaid, "top-up", { amount: "-10.00", currency: "BWP", reference: "T-1" }],
+      [prepaid, "top-up", { amount: 0, currency: "BWP", reference: "T-1" }],
+      [prepaid, "top-up", { amount: "0.00", currency: "BWP", reference: "T-1" }],
+      [prepaid, "top-up", { amount: "10.001", currency: "BWP", reference: "T-1" }],
+      [prepaid, "top-up", { amount: 10.005, currency: "BWP", reference: "T-1" }],
+      [prepaid, "top-up", { amount: "1e3", currency: "BWP", reference: "T-1" }],
+      [prepaid, "top-up", { amount: "10.00", currency: "BWX", reference: "T-1" }],
+      [prepaid, "top-up", { amount: "10.00", currency: "bwp", reference: "T-1" }],
+      [prepaid, "top-up", { amount: "10.00", currency: "BWP", reference: " " }],
+      [prepaid, "top-up", { amount: "99999999999999999999", currency: "BWP", reference: "T-1" }],
+      [client, "top-up", { amount: "10.00", currency: "BWP", reference: "T-1" }],
+      [client, "payment", { amount: "-5", currency: "BWP", reference: "P-1" }],
+      [client, "payment", { amount: "5.5.5", currency: "BWP", reference: "P-1" }],
+      [client, "payment", { amount: "5", currency: "ZAR", reference: "P-1" }],
+      [client, "payment", {
+        amount: "5",
+        currency: "BWP",
+        reference: "P-1",
+        allocations: [{ invoice_id: "inv_nope", amount: "5" }],
+      }],
+      [client, "payment", {
+        amount: "5",
+        currency: "BWP",
+        reference: "P-1",
+        allocations: [{ invoice_id: "inv_nope", amount: "-5" }],
+      }],
+      [prepaid, "payment", { amount: "5", currency: "BWP", reference: "P-1" }],
+      [client, "correct", { entry_reference: "W-1", amount: 0, reason: "x" }],
+      [client, "correct", { entry_reference: "W-1", amount: "-0.00", reason: "x" }],
+      [client, "correct", { entry_reference: "W-1", amount: "-0.001", reason: "x" }],
+      [client, "correct", { entry_reference: "W-1", amount: "-1", reason: " " }],
+      [client, "correct", { entry_reference: "W-1", amount: "-50.01", reason: "x" }],
+      [client, "correct", { entry_reference: "W-404", amount: "-1", reason: "x" }],
+      [client, "correct", { entry_reference: "CUS-ZA", amount: "-1", reason: "x" }],
+      [client, "cod-remitted", { waybill: "WB-NONE", evidence: "slip.pdf" }],
+      [client, "cod-remitted", { waybill: "WB-NONE" }],
+      [client, "resolve-fx", { entry_reference: "CUS-ZA", rate: "0", source: "BoB" }],
+      [client, "resolve-fx", { entry_reference: "CUS-ZA", rate: "-0.74", source: "BoB" }],
+      [client, "resolve-fx", { entry_reference: "CUS-ZA", rate: "0.123456789", source: "BoB" }],
+      [client, "resolve-fx", { entry_reference: "CUS-ZA", rate: "0.74", source: " " }],
+      [client, "resolve-fx", { entry_reference: "W-1", rate: "0.74", source: "BoB" }],
+    ];
+    for (const [who, action, body] of bad) {
+      const r = await act(t, courier, who, action, body);
+      assert.ok(
+        r.status >= 400 && r.status < 500,
+        `${action} ${JSON.stringify(body)}: ${r.status}`,
+      );
+      assert.equal(r.body.success, false);
+      assert.match(r.body.code, /^[a-z_]+$/, `${action} ${JSON.stringify(body)}`);
+    }
+    for (const period of ["2026-13", "2026-1", "2026-00", "26-10", "2026-10-01", "2026/10", ""]) {
+      const r = await invoice(t, courier, client, period);
+      assert.equal(r.status, 422, period);
+      assert.equal(r.body.code, "validation_failed", period);
+      const v = await t.call(
+        "GET",
+        `/business/courier/clients/${client.id}/billing?period=${encodeURIComponent(period)}`,
+        { key: courier.business.api_key },
+      );
+      assert.equal(v.status, 422, period);
+      assert.equal(v.body.code, "validation_failed", period);
+    }
+    assert.deepEqual(
+      [await view(t, courier, client), await view(t, courier, prepaid)],
+      before,
+      "nothing changed",
+    );
+  }));
+
+Deno.test("billing: a note on a note is refused; the client is never credited past what it was charged", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 5_000,
+    });
+    await settle(t);
+    const debit = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: "10.00",
+      reason: "second wait",
+      reference: "DN-1",
+    });
+    assert.equal(debit.status, 201, JSON.stringify(debit.body));
+    await settle(t);
+    // spec: courier 2.6 rule 5: a note points at the original entry, never at another note.
+    const onNote = await act(t, courier, client, "correct", {
+      entry_reference: "DN-1",
+      amount: "-10.00",
+      reason: "second wait was not charged",
+    });
+    assert.equal(onNote.status, 422, JSON.stringify(onNote.body));
+    assert.equal(onNote.body.code, "not_correctable");
+    // A note that takes the reference of the charge still lets the charge be corrected by name.
+    const same = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: "-10.00",
+      reason: "second wait was not charged",
+      reference: "W-1",
+    });
+    assert.equal(same.status, 201, JSON.stringify(same.body));
+    await settle(t);
+    const all = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: "-50.00",
+      reason: "no wait at all",
+    });
+    assert.equal(all.status, 201, JSON.stringify(all.body));
+    await settle(t);
+    const over = await act(t, courier, client, "correct", {
+      entry_reference: "W-1",
+      amount: "-0.01",
+      reason: "x",
+    });
+    assert.equal(over.body.code, "correction_exceeds_entry");
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.receivable, 0);
+    assert.equal(v.balances.owed, 0);
+  }));
+
+Deno.test("billing view: the ageing buckets move with the clock and always add up to what is owed", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "A", amount_minor: 10_000 });
+    await settle(t);
+    const period = new Date(t.clock.now()).toISOString().slice(0, 7);
+    assert.equal((await invoice(t, courier, client, period)).status, 201);
+    await charge(t, courier, client, { reference: "B", amount_minor: 2_500 });
+    const sum = (a: Record<string, number>) => Object.values(a).reduce((x, y) => x + y, 0);
+    const seen: string[] = [];
+    // Due 30 days after issue; each step moves the open invoice one bucket on.
+    for (const days of [0, 31, 30, 30, 30]) {
+      t.clock.advanceBy(days * DAY);
+      const v = await view(t, courier, client);
+      assert.equal(sum(v.ageing), v.balances.owed, JSON.stringify(v.ageing));
+      assert.equal(v.ageing.current >= 25, true, "the uninvoiced charge is current");
+      const aged = Object.entries(v.ageing as Record<string, number>);
+      seen.push(aged.find(([k, x]) => k !== "current" && x > 0)?.[0] ?? "");
+    }
+    assert.deepEqual(seen, ["", "1-30", "31-60", "61-90", "90+"]);
+    // Part paid: the buckets still add up, the old invoice's rest stays 90+.
+    assert.equal(
+      (await act(t, courier, client, "payment", {
+        amount: "60.00",
+        currency: "BWP",
+        reference: "P",
+      }))
+        .status,
+      201,
+    );
+    const v = await view(t, courier, client);
+    assert.equal(v.ageing["90+"], 40);
+    assert.equal(sum(v.ageing), v.balances.owed);
   }));
