@@ -58,6 +58,13 @@ export interface PricedOption {
 const GRAMS_PER_KG = 1000;
 const BP_WHOLE = 10_000;
 
+/**
+ * The largest amount a price line, its tax or its total may be, in minor units: 15 digits, the
+ * most a JSON number states exactly (spec: courier 2.2, 9.4: amounts are decimals; with 16 digits
+ * 89999999999979.99 is read back as 89999999999979.98). A larger price is refused, not rounded.
+ */
+export const PRICE_MINOR_MAX = 999_999_999_999_999;
+
 /** The request field a price that cannot be worked out exactly is refused on. */
 export type PricedField = "parcels" | "declared_value";
 
@@ -140,7 +147,8 @@ export function priceOption(
     lines = withLine(lines, "minimum_top_up", "Minimum charge top-up", topUp(lines, terms));
     const tax = taxLine(terms, sumOf(lines));
     lines = [...lines, tax];
-    sumOf(lines); // the total, checked here so that it too is refused on `larger`
+    // The total, checked here so that it too is refused on `larger`, with every amount shown.
+    requireStatable([sumOf(lines), tax.tax_minor ?? 0, ...lines.map((l) => l.amount_minor)]);
     return { lines, tax };
   });
   return {
@@ -237,6 +245,15 @@ function withLine(lines: PriceLine[], code: string, label: string, amount: numbe
   return amount === 0 ? lines : [...lines, { code, label, amount_minor: amount }];
 }
 
+/** spec: courier 2.2 rule 1: an amount shown must be the amount charged (PRICE_MINOR_MAX). */
+function requireStatable(amounts: readonly number[]): void {
+  for (const amount of amounts) {
+    if (Math.abs(amount) > PRICE_MINOR_MAX) {
+      throw new AmountOutOfRange(`amount past what a decimal states exactly: ${amount}`);
+    }
+  }
+}
+
 function sumOf(lines: readonly PriceLine[]): number {
   return sumMinor(lines.map((line) => line.amount_minor));
 }
@@ -248,7 +265,7 @@ function exact<T>(field: PricedField, terms: RateCardTerms, step: () => T): T {
   } catch (e) {
     if (!(e instanceof AmountOutOfRange)) throw e;
     const what = field === "parcels" ? "these parcels" : "this declared value";
-    const most = formatMinor(Number.MAX_SAFE_INTEGER, terms.currency);
+    const most = formatMinor(PRICE_MINOR_MAX, terms.currency);
     throw new PriceOutOfRange(
       field,
       `the price of ${what} is too large to state exactly (over ${most} ${terms.currency})`,

@@ -9,8 +9,9 @@
  * currency). Far past any courier fee, and low enough that no price worked from the card's own
  * amounts leaves the exact integer range: with every amount at this bound and every percentage
  * at its own (service level +1000 %, surcharge 1000 %, tax 100 %) a price stays under 3 * 10^14
- * minor units, 30 times below Number.MAX_SAFE_INTEGER. Only a request's weight or declared
- * value can then carry a price past it, and pricing refuses that request (PriceOutOfRange).
+ * minor units, below the 15 digits a price may have (pricing.ts PRICE_MINOR_MAX). Only a
+ * request's weight or declared value can then carry a price past it, and pricing refuses that
+ * request (PriceOutOfRange).
  */
 export const RATE_CARD_AMOUNT_MINOR_MAX = 1_000_000_000_000;
 

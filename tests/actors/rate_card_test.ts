@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   RATE_CARD_VERSIONS_MAX,
   rateCardActor,
@@ -6,7 +7,7 @@ import {
   type RateCardEvent,
   type RateCardState,
 } from "../../actors/rate_card.ts";
-import type { RateCardTerms } from "../../src/domain/rate_card.ts";
+import { type RateCardTerms, versionInForce } from "../../src/domain/rate_card.ts";
 
 const T0 = Date.parse("2026-11-02T08:00:00Z");
 const DAY = 86_400_000;
@@ -242,4 +243,55 @@ Deno.test("rate card actor: a version too large to store beside the others is re
   }
   assert.equal(refused?.code, "rate_card_full");
   assert.ok(JSON.stringify(card).length < 60_000, "the stored card stays under the KV cap");
+});
+
+Deno.test("rate card actor: any run of publications keeps every version, carries omitted terms over, and exactly the latest effective version is in force (property)", () => {
+  const step = fc.record({
+    offset: fc.integer({ min: -3 * DAY, max: 3 * DAY }),
+    changes: fc.record({
+      base_charge: fc.integer({ min: 0, max: 100_000 }),
+      per_kg: fc.integer({ min: 0, max: 100_000 }),
+      tax_inclusive: fc.boolean(),
+      discount_bp: fc.integer({ min: 0, max: 10_000 }),
+    }, { requiredKeys: [] }),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(step, { maxLength: 12 }),
+      fc.integer({ min: -5 * DAY, max: 40 * DAY }),
+      (steps, at) => {
+        let card = published();
+        let effective = T0;
+        for (const s of steps) {
+          const before = structuredClone(card!.versions);
+          const from = effective + s.offset;
+          const r = run(card, {
+            kind: "publish_version",
+            effective_from: from,
+            changes: s.changes,
+            by: "api_key",
+          });
+          // spec: courier 4.2: a published version is never edited; each later one appends.
+          assert.deepEqual(r.state!.versions.slice(0, before.length), before);
+          if (from < effective) {
+            assert.equal(r.rejected?.code, "effective_from_before_latest");
+            assert.equal(r.state!.versions.length, before.length);
+            continue;
+          }
+          assert.equal(r.rejected, null);
+          const latest = r.state!.versions.at(-1)!;
+          assert.equal(latest.version, before.length + 1);
+          assert.deepEqual(latest.terms, { ...before.at(-1)!.terms, ...s.changes });
+          card = r.state;
+          effective = from;
+        }
+        // spec: courier 4.2: exactly one version in force: the last published of those whose
+        // effective_from is not after the instant.
+        const inForce = versionInForce(card!.versions, T0 + at);
+        const started = card!.versions.filter((v) => v.effective_from <= T0 + at);
+        assert.equal(inForce?.version ?? null, started.at(-1)?.version ?? null);
+      },
+    ),
+    { numRuns: 300 },
+  );
 });

@@ -5,6 +5,7 @@ import {
   gramsFromKg,
   type ParcelInput,
   possibleLaterCharges,
+  PRICE_MINOR_MAX,
   type PriceLine,
   priceOption,
   PriceOutOfRange,
@@ -330,6 +331,31 @@ Deno.test("pricing: a weight or price past the exact range throws PriceOutOfRang
   );
 });
 
+Deno.test("pricing: a price a JSON number cannot state exactly (16 digits) is refused on the request field, never shown rounded", () => {
+  // spec: courier 2.2 rule 1, 9.4: amounts are decimals; 89999999999979.99 read as a JSON number
+  // (a double) is 89999999999979.98, so the lines shown would not be the ones charged.
+  const covered = (minor: number) =>
+    input([parcel(1)], { declared_value_minor: minor, liability_cover: true });
+  const whole = bwpTerms({ liability_cover_bp: 10_000, tax_bp: 0, base_charge: 0, per_kg: 0 });
+  assert.throws(
+    () => priceOption(whole, STANDARD, covered(8_999_999_999_997_999)),
+    (e: unknown) => e instanceof PriceOutOfRange && e.field === "declared_value",
+  );
+  // 15 digits always state exactly: the largest such price is still priced.
+  const out = priceOption(whole, STANDARD, covered(PRICE_MINOR_MAX));
+  assert.equal(out.total_minor, PRICE_MINOR_MAX);
+  assert.throws(
+    () => priceOption(whole, STANDARD, covered(PRICE_MINOR_MAX + 1)),
+    (e: unknown) => e instanceof PriceOutOfRange && e.field === "declared_value",
+  );
+  // The same bound through the weight: refused on parcels.
+  const heavy = input([parcel(100_000_000)]);
+  assert.throws(
+    () => priceOption(bwpTerms({ per_kg: 50_000_000, tax_bp: 0 }), STANDARD, heavy),
+    (e: unknown) => e instanceof PriceOutOfRange && e.field === "parcels",
+  );
+});
+
 Deno.test("pricing: a card within the publication bounds prices any accepted request, or refuses it on the request (property)", () => {
   const bound = fc.integer({ min: 0, max: RATE_CARD_AMOUNT_MINOR_MAX });
   const cardArb = fc.record({
@@ -544,6 +570,87 @@ Deno.test("pricing: grams from kg is exact for every 3-decimal weight (property)
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), (g) => {
       assert.equal(gramsFromKg(g / 1000), g);
+    }),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: chargeable weight is the sum over parcels of max(real, volumetric by the card's divisor), and transport charges only past the included kg (property)", () => {
+  // Weights in whole grams and sides in whole millimetres, so the expected figures are exact
+  // integer arithmetic, independent of the decimal reading in pricing.ts.
+  const piece = fc.record({
+    grams: fc.integer({ min: 1, max: 5_000_000 }),
+    mm: fc.tuple(
+      fc.integer({ min: 1, max: 30_000 }),
+      fc.integer({ min: 1, max: 30_000 }),
+      fc.integer({ min: 1, max: 30_000 }),
+    ),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(piece, { minLength: 1, maxLength: 8 }),
+      fc.integer({ min: 1, max: 1_000_000 }),
+      fc.integer({ min: 0, max: 10_000_000 }),
+      amount,
+      amount,
+      (pieces, divisor, included, base, perKg) => {
+        const parcels = pieces.map((p) => ({
+          weight_kg: p.grams / 1000,
+          length_cm: p.mm[0] / 10,
+          width_cm: p.mm[1] / 10,
+          height_cm: p.mm[2] / 10,
+        }));
+        // cm³ = mm³ / 1000; grams = ceil(cm³ * 1000 / divisor) = ceil(mm³ / divisor).
+        const expected = pieces.reduce((s, p) => {
+          const mm3 = BigInt(p.mm[0]) * BigInt(p.mm[1]) * BigInt(p.mm[2]);
+          const vol = Number((mm3 + BigInt(divisor) - 1n) / BigInt(divisor));
+          return s + Math.max(p.grams, vol);
+        }, 0);
+        assert.equal(chargeableGrams(parcels, divisor), expected);
+        const terms = bwpTerms({
+          volumetric_divisor: divisor,
+          included_grams: included,
+          base_charge: base,
+          per_kg: perKg,
+          tax_bp: 0,
+        });
+        const over = BigInt(Math.max(0, expected - included)) * BigInt(perKg);
+        const extra = (over * 2n + 1000n) / 2000n; // half up, as minor units
+        if (BigInt(base) + extra > BigInt(PRICE_MINOR_MAX)) {
+          assert.throws(() => priceOption(terms, STANDARD, input(parcels)), PriceOutOfRange);
+          return;
+        }
+        const out = priceOption(terms, STANDARD, input(parcels));
+        assert.equal(out.chargeable_grams, expected);
+        assert.equal(out.lines[0]?.amount_minor, base + Number(extra));
+      },
+    ),
+    RUNS,
+  );
+});
+
+Deno.test("pricing: a line is negative only where it lowers the price (discount, a cheaper service level), and inclusive tax is the share of the total at the card's rate (property)", () => {
+  fc.assert(
+    fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
+      const out = priceOption(terms, service, inp);
+      for (const l of out.lines) {
+        if (l.code === "discount") assert.ok(l.amount_minor < 0, `${l.code}=${l.amount_minor}`);
+        else if (l.code === "service_level") {
+          assert.equal(Math.sign(l.amount_minor), Math.sign(service.adjustment_bp));
+        } else assert.ok(l.amount_minor >= 0, `${l.code}=${l.amount_minor}`);
+      }
+      const tax = out.lines.at(-1)!;
+      if (terms.tax_inclusive) {
+        // total = net + tax, net = total / (1 + rate) to the nearest minor unit: then
+        // |net * rate - tax| is at most half a minor unit times (1 + rate).
+        const net = out.total_minor - out.tax_minor;
+        const diff = BigInt(net) * BigInt(terms.tax_bp) - BigInt(out.tax_minor) * 10_000n;
+        const abs = diff < 0n ? -diff : diff;
+        assert.ok(2n * abs <= BigInt(10_000 + terms.tax_bp), `${net} + ${out.tax_minor}`);
+        assert.equal(tax.amount_minor, 0);
+      } else {
+        assert.equal(tax.amount_minor, tax.tax_minor);
+      }
     }),
     RUNS,
   );

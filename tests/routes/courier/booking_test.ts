@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   type Client,
@@ -20,6 +21,9 @@ import { priceOfferActor } from "../../../actors/price_offer.ts";
 import { waybillOf } from "../../../routes/courier/booking_flow.ts";
 import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
+import { formatMinor, toMinor } from "../../../src/domain/money.ts";
+import { priceOption } from "../../../src/domain/pricing.ts";
+import type { RateCardTerms } from "../../../src/domain/rate_card.ts";
 
 async function prices(t: TestEnv, client: Client, body: Record<string, unknown> = DOMESTIC) {
   const r = await t.call("POST", "/client/prices", { headers: clientKey(client), body });
@@ -268,6 +272,30 @@ Deno.test("prices: parcels whose price cannot be stated exactly answer 422 on pa
     assert.deepEqual(covered.body.errors.map((e: { path: string }) => e.path), ["declared_value"]);
   }));
 
+Deno.test("prices: an amount a JSON number cannot state exactly is refused on its field, never shown rounded", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t, { liability_cover_pct: 100, tax_pct: 0 });
+    const client = await newClient(t, courier);
+    // spec: courier 2.2 rule 1, 9.4: the cover is the whole declared value; as a JSON number
+    // 89999999999979.99 reads 89999999999979.98, a price other than the one charged.
+    const r = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: { ...DOMESTIC, declared_value: "89999999999979.99", liability_cover: true },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["declared_value"]);
+    // Fifteen digits state exactly and are priced: every amount reads back as sent.
+    const ok = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: { ...DOMESTIC, declared_value: "9999999999000.01", liability_cover: true },
+    });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const cover = ok.body.data.options[0].lines.find((l: { code: string }) =>
+      l.code === "liability_cover"
+    );
+    assert.equal(String(cover.amount), "9999999999000.01");
+  }));
+
 Deno.test("book: 201 with waybill and tracking URL; the same request again books nothing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
@@ -304,6 +332,60 @@ Deno.test("book: expired prices answer 422 prices_expired; the operator's hold a
     assert.equal(Date.parse(longer.valid_until) - t.clock.now(), 45 * 60_000);
     t.clock.advanceBy(44 * 60_000);
     assert.equal((await book(t, client, longer.prices_reference)).status, 201);
+  }));
+
+Deno.test("book: held prices book at exactly valid_until and not a millisecond after", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const onTime = await prices(t, client);
+    const late = await prices(t, client);
+    // spec: courier 2.2 rule 2, 8: held for the operator's minutes (default 30), to the ms.
+    t.clock.advanceBy(Date.parse(onTime.valid_until) - t.clock.now());
+    assert.equal(t.clock.now(), Date.parse(late.valid_until));
+    const at = await book(t, client, onTime.prices_reference);
+    assert.equal(at.status, 201, JSON.stringify(at.body));
+    t.clock.advanceBy(1);
+    const after = await book(t, client, late.prices_reference);
+    assert.equal(after.status, 422, JSON.stringify(after.body));
+    assert.equal(after.body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08, "the expired one charged nothing");
+  }));
+
+Deno.test("prices: collection dates follow the calendar's local day: 23:30 UTC is the next day in Gaborone, and weekends and holidays are skipped", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const collects = async (iso: string) => {
+      t.clock.advanceBy(Date.parse(iso) - t.clock.now());
+      const data = await prices(t, client);
+      const express = data.options.find((o: { code: string }) => o.code === "express");
+      return [express.collection_on, express.earliest_delivery, express.latest_delivery];
+    };
+    // spec: courier 2.8: Thursday 23:59:59 local (21:59:59Z), after the 14:00 cut-off: Friday.
+    assert.deepEqual(await collects("2026-11-05T21:59:59Z"), [
+      "2026-11-06",
+      "2026-11-09",
+      "2026-11-10",
+    ]);
+    // Thursday 23:30 UTC is Friday 01:30 in Gaborone, before the cut-off: collected Friday.
+    assert.deepEqual(await collects("2026-11-05T23:30:00Z"), [
+      "2026-11-06",
+      "2026-11-09",
+      "2026-11-10",
+    ]);
+    // Friday 23:30 UTC is Saturday in Gaborone: collected Monday.
+    assert.deepEqual(await collects("2026-11-06T23:30:00Z"), [
+      "2026-11-09",
+      "2026-11-10",
+      "2026-11-11",
+    ]);
+    // Thursday 24 December 23:30 UTC is Christmas Day in Gaborone; 26 December is a Saturday
+    // holiday: collected Monday 28, delivered Tuesday 29 at the earliest.
+    assert.deepEqual(await collects("2026-12-24T23:30:00Z"), [
+      "2026-12-28",
+      "2026-12-29",
+      "2026-12-30",
+    ]);
   }));
 
 Deno.test("book: a retry completes a booking charged before a crash, even once its prices expired", () =>
@@ -369,6 +451,12 @@ Deno.test("book: 100 simultaneous prepaid bookings against a balance covering 20
     const a = await account(t, client);
     assert.equal(a.balance, 0);
     assert.equal(a.available, 0);
+    // Exactly the 20 booked exist: a refused booking leaves no shipment behind.
+    await t.settle();
+    const listed = await t.call("GET", "/client/shipments?limit=200", {
+      headers: clientKey(client),
+    });
+    assert.equal(listed.body.data.length, 20, JSON.stringify(listed.body.meta));
   }));
 
 Deno.test("book: 100 simultaneous credit bookings against a limit covering 20 book exactly 20", () =>
@@ -633,6 +721,55 @@ Deno.test("quotes: held 7 days, listed, and booked like prices", () =>
       body: { service_level: "economy" },
     });
     assert.equal(expired.body.code, "prices_expired");
+  }));
+
+Deno.test("quotes: a quote booked on day 6 keeps the version it was priced on after a new one came into force; on day 8 it is expired", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const early = await t.call("POST", "/client/quotes", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    const late = await t.call("POST", "/client/quotes", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    const v2 = await t.call("POST", `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
+      key: courier.business.api_key,
+      body: { per_kg: 20, effective_from: new Date(t.clock.now() + 86_400_000).toISOString() },
+    });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    t.clock.advanceBy(6 * 86_400_000);
+    assert.equal(
+      (await prices(t, client)).options.find((o: { code: string }) => o.code === "express")
+        .lines[0].amount,
+      80,
+      "version 2 is in force",
+    );
+    const booked = await t.call("POST", `/client/quotes/${early.body.data.quote_reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(booked.body.data.total, 88.92, "the quoted price, on version 1");
+    t.clock.advanceBy(2 * 86_400_000);
+    const read = await t.call("GET", `/client/shipments/${booked.body.data.waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(read.body.data.pricing.rate_card_version, 1);
+    assert.equal(read.body.data.pricing.total, 88.92);
+    assert.deepEqual(
+      read.body.data.pricing.lines.map((l: { code: string; amount: number }) => [l.code, l.amount]),
+      [["transport", 65], ["service_level", 13], ["tax", 10.92]],
+    );
+    const expired = await t.call("POST", `/client/quotes/${late.body.data.quote_reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(expired.status, 422, JSON.stringify(expired.body));
+    assert.equal(expired.body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08);
   }));
 
 async function quote(t: TestEnv, client: Client): Promise<string> {
@@ -1131,4 +1268,164 @@ Deno.test("prices: a credit account used past a lowered limit can cover nothing:
     assert.equal(refused.status, 422);
     assert.equal(refused.body.code, "insufficient_balance");
     assert.equal((await account(t, client)).credit_used, 88.92);
+  }));
+
+/** A version's terms as the route takes them: minor units, basis points and grams as decimals. */
+const cardTermsArb = fc.record({
+  base_charge: fc.integer({ min: 0, max: 100_000 }),
+  per_kg: fc.integer({ min: 0, max: 10_000 }),
+  included_grams: fc.integer({ min: 0, max: 5_000 }),
+  volumetric_divisor: fc.integer({ min: 1_000, max: 6_000 }),
+  minimum_charge: fc.integer({ min: 0, max: 200_000 }),
+  collection_fee: fc.integer({ min: 0, max: 2_000 }),
+  delivery_fee: fc.integer({ min: 0, max: 2_000 }),
+  discount_bp: fc.integer({ min: 0, max: 10_000 }),
+  surcharge_bp: fc.integer({ min: 0, max: 100_000 }),
+  tax_bp: fc.integer({ min: 0, max: 10_000 }),
+  tax_inclusive: fc.boolean(),
+  liability_cover_bp: fc.integer({ min: 0, max: 10_000 }),
+  corridor: fc.option(
+    fc.record({
+      base_charge: fc.integer({ min: 0, max: 100_000 }),
+      per_kg: fc.integer({ min: 0, max: 10_000 }),
+    }),
+    { nil: null },
+  ),
+});
+
+const requestArb = fc.record({
+  parcels: fc.array(
+    fc.record({
+      weight_kg: fc.integer({ min: 1, max: 200_000 }).map((g) => g / 1000),
+      length_cm: fc.integer({ min: 1, max: 2_000 }).map((mm) => mm / 10),
+      width_cm: fc.integer({ min: 1, max: 2_000 }).map((mm) => mm / 10),
+      height_cm: fc.integer({ min: 1, max: 2_000 }).map((mm) => mm / 10),
+    }),
+    { minLength: 1, maxLength: 5 },
+  ),
+  to_country: fc.constantFrom("BW", "ZA"),
+  declared_minor: fc.option(fc.integer({ min: 0, max: 100_000_000 }), { nil: null }),
+  liability_cover: fc.boolean(),
+});
+
+const pct = (bp: number) => formatMinor(bp, "BWP");
+
+Deno.test("prices: for random cards published through the API and random parcels, every option shows the domain's exact lines, in spec order, adding up to the total (property)", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const key = courier.business.api_key;
+    const adjustments: Record<string, number> = { express: 2_000, economy: 0 };
+    await fc.assert(
+      fc.asyncProperty(cardTermsArb, requestArb, async (card, req) => {
+        t.clock.advanceBy(1);
+        const corridors = card.corridor === null ? [] : [{
+          from: "BW",
+          to: "ZA",
+          base_charge: formatMinor(card.corridor.base_charge, "BWP"),
+          per_kg: formatMinor(card.corridor.per_kg, "BWP"),
+          label: "Gaborone-Johannesburg",
+        }];
+        const published = await t.call(
+          "POST",
+          `/business/courier/rate-cards/${courier.rateCardId}/versions`,
+          {
+            key,
+            body: {
+              base_charge: formatMinor(card.base_charge, "BWP"),
+              per_kg: formatMinor(card.per_kg, "BWP"),
+              included_kg: card.included_grams / 1000,
+              volumetric_divisor: card.volumetric_divisor,
+              minimum_charge: formatMinor(card.minimum_charge, "BWP"),
+              collection_fee: formatMinor(card.collection_fee, "BWP"),
+              delivery_fee: formatMinor(card.delivery_fee, "BWP"),
+              discount_pct: pct(card.discount_bp),
+              surcharge_pct: pct(card.surcharge_bp),
+              tax_pct: pct(card.tax_bp),
+              tax_inclusive: card.tax_inclusive,
+              corridors,
+              liability_cover_pct: pct(card.liability_cover_bp),
+              name: `Card ${t.clock.now()}`,
+            },
+          },
+        );
+        assert.equal(published.status, 201, JSON.stringify(published.body));
+        const body = {
+          ...DOMESTIC,
+          parcels: req.parcels,
+          to_country: req.to_country,
+          liability_cover: req.liability_cover && req.declared_minor !== null,
+          ...(req.declared_minor === null
+            ? {}
+            : { declared_value: formatMinor(req.declared_minor, "BWP") }),
+        };
+        const data = await prices(t, client, body);
+        const terms: RateCardTerms = {
+          currency: "BWP",
+          base_charge: card.base_charge,
+          per_kg: card.per_kg,
+          included_grams: card.included_grams,
+          volumetric_divisor: card.volumetric_divisor,
+          minimum_charge: card.minimum_charge,
+          collection_fee: card.collection_fee,
+          delivery_fee: card.delivery_fee,
+          discount_bp: card.discount_bp,
+          surcharge_bp: card.surcharge_bp,
+          tax_bp: card.tax_bp,
+          tax_inclusive: card.tax_inclusive,
+          tax_label: "VAT",
+          corridors: corridors.length === 0 ? [] : [{
+            from: "BW",
+            to: "ZA",
+            base_charge: card.corridor!.base_charge,
+            per_kg: card.corridor!.per_kg,
+            label: "Gaborone-Johannesburg",
+          }],
+          liability_cover_bp: card.liability_cover_bp,
+          redelivery_fee: 0,
+          return_fee: 0,
+          claim_window_days: 30,
+          customs_admin_fee: 7_500,
+          errand_fee: 0,
+          failed_collection_fee: 0,
+          cold_chain_fee: 0,
+          waiting_fee: 0,
+        };
+        const minor = (n: number) => {
+          const m = toMinor(n, "BWP");
+          assert.ok(m.ok, `not a 2-decimal amount: ${n}`);
+          return m.minor;
+        };
+        for (const o of data.options) {
+          const want = priceOption(terms, {
+            code: o.code,
+            name: o.name,
+            adjustment_bp: adjustments[o.code]!,
+          }, {
+            parcels: req.parcels,
+            from_country: "BW",
+            to_country: req.to_country,
+            declared_value_minor: req.declared_minor,
+            liability_cover: body.liability_cover,
+          });
+          const shown: [string, number][] = o.lines.map((
+            l: { code: string; amount: number },
+          ) => [l.code, minor(l.amount)]);
+          assert.deepEqual(shown, want.lines.map((l) => [l.code, l.amount_minor]));
+          assert.equal(minor(o.total), want.total_minor);
+          assert.equal(minor(o.tax), want.tax_minor);
+          assert.equal(shown.reduce((s, [, a]) => s + a, 0), want.total_minor);
+          const tax = o.lines.at(-1);
+          assert.equal(tax.code, "tax");
+          assert.equal(tax.included, card.tax_inclusive);
+          assert.equal(minor(tax.tax), want.tax_minor);
+          assert.equal(o.chargeable_kg * 1000, want.chargeable_grams);
+          assert.ok(
+            o.lines.every((l: { code: string; amount: number }) =>
+              l.amount >= 0 || l.code === "discount" || l.code === "service_level"
+            ),
+          );
+        }
+      }),
+      { numRuns: 25 },
+    );
   }));
