@@ -177,7 +177,8 @@ export function clientApiRoutes(api: Api): void {
   }, async (c) => {
     const p = clientPrincipalOf(c);
     if (p.user && p.user.role !== "client_admin") {
-      throw new ApiError("forbidden", "only a client administrator may rotate the API key");
+      // spec: courier 4.6: client administrators only, the code POST /client/users answers.
+      throw new ApiError("client_admin_only", "only a client administrator may rotate the API key");
     }
     const key = await issueCredential(CLIENT_KEY_PREFIX, c.get("env").clock.now());
     await ask(c, courierClientActor, p.business.id, p.client_id, {
@@ -201,7 +202,8 @@ export function clientApiRoutes(api: Api): void {
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     if (p.user && p.user.role !== "client_admin") {
-      throw new ApiError("forbidden", "only a client administrator may set the webhook");
+      // spec: courier 4.6: client administrators only, the code POST /client/users answers.
+      throw new ApiError("client_admin_only", "only a client administrator may set the webhook");
     }
     const env = c.get("env");
     // spec: courier 8: public HTTPS only (and checked again, after DNS, at every attempt).

@@ -138,6 +138,34 @@ Deno.test("client users: only a client administrator invites; a client_user gets
     assert.equal(byAdmin.body.data.role, "client_admin");
   }));
 
+Deno.test("client users: a client_user rotating the API key or setting the webhook gets client_admin_only, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const invited = await invite(t, clientKey(client), {
+      email: "clerk@example.com",
+      name: "Clerk",
+      role: "client_user",
+    });
+    const clerk = await firstSignIn(t, "clerk@example.com", invited.body.data.password);
+    // The same condition answers the same code on every client endpoint (CONTRACT: consistent).
+    const rotate = await t.call("POST", "/client/api-key", { headers: session(clerk) });
+    assert.equal(rotate.status, 403);
+    assert.equal(rotate.body.code, "client_admin_only");
+    const webhook = await t.call("POST", "/client/webhook", {
+      headers: session(clerk),
+      body: { url: "https://example.com/hooks" },
+    });
+    assert.equal(webhook.status, 403);
+    assert.equal(webhook.body.code, "client_admin_only");
+    // The key still works and no webhook was set.
+    const me = await t.call("GET", "/business/courier/clients/" + client.id, {
+      key: courier.business.api_key,
+    });
+    assert.equal(me.body.data.webhook_url, null);
+    assert.equal((await t.call("GET", "/client/me", { headers: clientKey(client) })).status, 200);
+  }));
+
 async function save(t: TestEnv, client: Client, body: Record<string, unknown>) {
   return await t.call("POST", "/client/addresses", { headers: clientKey(client), body });
 }
