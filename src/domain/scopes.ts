@@ -54,5 +54,16 @@ export function staffScopes(role: PortalRole): readonly Scope[] {
  * stored on the business key are added to the defaults.
  */
 export function businessKeyScopes(stored: readonly Scope[]): readonly Scope[] {
-  return [...new Set([...BUSINESS_KEY_DEFAULT_SCOPES, ...stored])];
+  return withImplied([...BUSINESS_KEY_DEFAULT_SCOPES, ...stored]);
+}
+
+/**
+ * Stored scopes with those they imply: who administers billing (records payments, invoices,
+ * issues notes: courier 5) reads the billing it administers (billing:view-own), as every other
+ * caller that administers it (admins, the owner) already does.
+ */
+export function withImplied(scopes: readonly Scope[]): readonly Scope[] {
+  const all = new Set(scopes);
+  if (all.has("billing:administer")) all.add("billing:view-own");
+  return [...all];
 }

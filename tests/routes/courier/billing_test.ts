@@ -791,6 +791,14 @@ Deno.test("billing: actions need billing:administer, the view billing:view-own; 
     });
     const blind = await t.call("GET", `${base}/billing`, { key: courier.business.api_key });
     assert.equal(blind.status, 403);
+    // Who administers billing reads it: billing:administer alone opens the billing view.
+    await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer"] },
+    });
+    const administered = await t.call("GET", `${base}/billing`, { key: courier.business.api_key });
+    assert.equal(administered.status, 200, JSON.stringify(administered.body));
+    assert.equal(administered.body.data.balances.owed, 75);
     // A client's key does not open the courier's billing routes.
     const byClient = await t.call("GET", `${base}/billing`, { headers: clientKey(client) });
     assert.equal(byClient.status, 401);
