@@ -11,6 +11,7 @@ import { operationsViewsActor } from "../../actors/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { HEALTHS, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
+import { waybillSpellings } from "../../src/domain/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
@@ -81,7 +82,8 @@ function filtersWhere(tenant: string, f: BoardFilters, now: number, withHealth: 
       where p->>'facility_id' = ${f.facility_id})`);
   }
   if (f.q) {
-    conditions.push(sql<SqlBool>`(id = ${f.q} or data->>'external_customer_code' = ${f.q}
+    const waybills = sql.join(waybillSpellings(f.q).map((w) => sql`${w}`));
+    conditions.push(sql<SqlBool>`(id in (${waybills}) or data->>'external_customer_code' = ${f.q}
       or data->>'external_billing_reference' = ${f.q} or data->>'client_order_reference' = ${f.q})`);
   }
   if (f.overdue === "1") {

@@ -9,6 +9,7 @@ import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/domain/settlement.ts";
+import { waybillSpellings } from "../../src/domain/waybill.ts";
 import {
   business,
   businessPrincipalOf,
@@ -248,7 +249,7 @@ export function priceRoutes(api: Api): void {
       .where("tenant", "=", courier)
       .where((eb) =>
         eb.or([
-          eb("id", "=", q),
+          eb("id", "in", waybillSpellings(q)),
           eb(sql<string>`data->>'external_customer_code'`, "=", q),
           eb(sql<string>`data->>'external_billing_reference'`, "=", q),
           eb(sql<string>`data->>'client_order_reference'`, "=", q),

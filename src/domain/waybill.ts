@@ -38,3 +38,13 @@ export function sequencedWaybill(reference: string): string | null {
 export function waybillNumberText(waybill: string): string | null {
   return SEQUENCED_WAYBILL.exec(waybill)?.[1] ?? null;
 }
+
+/**
+ * The spellings of a searched text that may name a waybill: as typed, and upper-cased, since
+ * every waybill is upper-case letters and digits and people type or scan them in lower case.
+ * External references stay exact: a client's system may tell "a1" from "A1".
+ */
+export function waybillSpellings(q: string): string[] {
+  const upper = q.toUpperCase();
+  return upper === q ? [q] : [q, upper];
+}

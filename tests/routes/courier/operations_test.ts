@@ -238,6 +238,8 @@ Deno.test("operations: delivered closes it; cancelled only before collection; vi
     await scan(t, courier, a, { event: "delivery_attempted", note: "nobody home" });
     let row = (await board(t, courier, `?q=${a}`)).data[0]!;
     assert.equal(row["status"], "awaiting_redelivery");
+    // A waybill typed in lower case finds the same row.
+    assert.deepEqual((await board(t, courier, `?q=${a.toLowerCase()}`)).data, [row]);
     assert.equal(row["health"], "waiting_customer");
     assert.equal(row["next_owner"], "recipient");
     await scan(t, courier, a, { event: "out_for_delivery" });
