@@ -9,6 +9,7 @@ import { type Expression, sql, type SqlBool } from "kysely";
 import { alertActor, type AlertSummary } from "../../actors/alert.ts";
 import { operationsViewsActor } from "../../actors/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { bookScanCharge } from "../../src/courier/later_charges.ts";
 import { HEALTHS, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { waybillSpellings } from "../../src/domain/waybill.ts";
@@ -204,6 +205,8 @@ export function operationRoutes(api: Api): void {
         by: principalName(p),
       },
     });
+    // spec: courier 2.6 rule 3: a redelivery or a return is a later charge of its own.
+    await bookScanCharge(c.get("env").runtime, asShipment(s), body.event, principalName(p));
     return ok(c, await detailView(c, asShipment(s)), 201);
   });
 

@@ -81,6 +81,28 @@ function stopOf(run: NetworkRun, stopId: string): Stop {
   return stop;
 }
 
+/**
+ * The shipment a stop's later charge is booked on, only when it is the stop's: a deliver stop's
+ * waybill, a shipment of a collect stop's work-order client, or one the run carries (spec: courier
+ * 2.6 rule 1, 4.6: a stop never charges another client's shipment). Else 422 on `waybill`.
+ */
+async function stopShipment(
+  c: Context<AppEnv>,
+  run: NetworkRun,
+  stop: Stop,
+  waybill: string,
+): Promise<void> {
+  const s = await shipmentOf(c, waybill);
+  const its = stop.waybill
+    ? s.waybill === stop.waybill
+    : stop.work_order
+    ? s.client_id === stop.work_order.courier_client_id
+    : run.items.some((i) => i.waybill === s.waybill);
+  if (!its) {
+    throw validationFailed([{ path: "waybill", message: `not a shipment of stop ${stop.id}` }]);
+  }
+}
+
 /** The view a caller gets: drivers never see values (courier 2.10). */
 function viewFor(c: Context<AppEnv>, run: NetworkRun) {
   return businessPrincipalOf(c).kind === "driver" ? driverView(run) : run;
@@ -240,6 +262,7 @@ async function runAction(
       if (!waybill) {
         throw validationFailed([{ path: "waybill", message: "the shipment the wait was for" }]);
       }
+      await stopShipment(c, run, stop, waybill);
       await runCharge(c, waybill, {
         kind: "waiting",
         reference: `WAIT-${stop.id}`,
@@ -379,6 +402,9 @@ async function stopAction(
     }
     case "fail": {
       if (!body.reason) throw validationFailed([{ path: "reason", message: "required" }]);
+      if (stop.kind === "collect" && body.waybill) {
+        await stopShipment(c, run, stop, body.waybill);
+      }
       const next = await askRun(c, runId, {
         kind: "stop_fail",
         stop_id: stopId,

@@ -9,6 +9,8 @@ import { courierClientActor } from "../../actors/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import type { Shipment } from "../../actors/shipment.ts";
 import type { ChargeKind } from "../domain/ledger.ts";
+import type { ScanEvent } from "../domain/lifecycle.ts";
+import { fromRejection } from "../http/errors.ts";
 import type { RateCardTerms } from "../domain/rate_card.ts";
 import type { AskResult } from "../runtime/plan.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
@@ -90,4 +92,47 @@ export async function postLaterCharge(
     ...(charge.fx ? { fx: charge.fx } : {}),
     by: charge.by,
   }, entryAsk(charge.source_event));
+}
+
+/**
+ * The later charge a scan on a shipment causes (courier 2.6 rule 3), or null: going out again
+ * after a failed delivery attempt is a redelivery (one per failed attempt, however many scans
+ * follow it), arriving back with the sender is a return (once). `s` is the shipment after the scan.
+ */
+export function scanCharge(
+  s: Pick<Shipment, "waybill" | "attempts">,
+  event: ScanEvent,
+): Omit<LaterCharge, "by"> | null {
+  if ((event === "out_for_delivery" || event === "delivered") && s.attempts > 0) {
+    return {
+      kind: "redelivery",
+      reference: `RDL-${s.waybill}-${s.attempts}`,
+      reason: `delivery attempt ${s.attempts + 1} after a failed attempt`,
+      evidence_path: `shipment:${s.waybill}/attempt:${s.attempts}`,
+      source_event: `shipment.redelivery:${s.waybill}:${s.attempts}`,
+    };
+  }
+  if (event === "returned") {
+    return {
+      kind: "return",
+      reference: `RET-${s.waybill}`,
+      reason: `returned to the sender`,
+      evidence_path: `shipment:${s.waybill}/returned`,
+      source_event: `shipment.return:${s.waybill}`,
+    };
+  }
+  return null;
+}
+
+/** Books the later charge a recorded scan causes, if any (courier 2.6 rule 3); once per fact. */
+export async function bookScanCharge(
+  runtime: ActorRuntime,
+  s: Pick<Shipment, "courier_id" | "client_id" | "waybill" | "pricing" | "attempts">,
+  event: ScanEvent,
+  by: string,
+): Promise<void> {
+  const charge = scanCharge(s, event);
+  if (!charge) return;
+  const r = await postLaterCharge(runtime, s, { ...charge, by });
+  if (r && !r.ok) throw fromRejection(r);
 }

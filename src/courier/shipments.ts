@@ -6,6 +6,7 @@
 import { asShipment, type ScanInput, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { ApiError, fromRejection } from "../http/errors.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
+import { bookScanCharge } from "./later_charges.ts";
 
 /** The tenant's shipment; ApiError `not_found` otherwise. */
 export async function shipmentIn(
@@ -33,7 +34,10 @@ export async function clientShipmentIn(
   return s;
 }
 
-/** Records `scan` once per `key`; answers the shipment, or null when it was already closed. */
+/**
+ * Records `scan` once per `key`, with the later charge it causes (a redelivery, a return);
+ * answers the shipment, or null when it was already closed.
+ */
 export async function recordOnce(
   runtime: ActorRuntime,
   tenant: string,
@@ -49,5 +53,7 @@ export async function recordOnce(
     if (r.code === "shipment_closed") return null;
     throw fromRejection(r);
   }
-  return asShipment(r.reply);
+  const s = asShipment(r.reply);
+  await bookScanCharge(runtime, s, scan.event, scan.by);
+  return s;
 }

@@ -61,10 +61,13 @@ export function chargeEventType(entry: LedgerEntry): string | null {
     case "cold_chain":
       return "sample.cold_chain";
     case "errand":
-    case "redelivery":
-    case "return":
       // Collections and other stop work the runs book (courier 2.6 rule 3).
       return named("run.collected", entry.reference);
+    // Courier 6.1 names no type for these two; a new event type is an additive change (9 rule 2).
+    case "redelivery":
+      return named("shipment.redelivery", entry.reference);
+    case "return":
+      return named("shipment.return", entry.reference);
     case "debit_note":
       return "debit_note.issued";
     case "credit_note":

@@ -35,6 +35,13 @@ Deno.test("billing events: one event type per charge, as courier 6.1 names them"
     ["failed_collection", {}, "run.collection_failed:REF-1"],
     ["cold_chain", {}, "sample.cold_chain"],
     ["errand", { source_event: "run.collected:STOP-9" }, "run.collected:STOP-9"],
+    [
+      "redelivery",
+      { source_event: "shipment.redelivery:WB1:1" },
+      "shipment.redelivery:WB1:1",
+    ],
+    ["return", { source_event: "shipment.return:WB1" }, "shipment.return:WB1"],
+    ["return", {}, "shipment.return:REF-1"],
     ["debit_note", {}, "debit_note.issued"],
     ["credit_note", {}, "credit_note.issued"],
     ["cod_remitted", {}, "cod.remitted"],

@@ -482,3 +482,107 @@ Deno.test("runs: a collect labelled with some pieces moves only those; pieces ap
       return r.body.data.some((a: { waybill: string }) => a.waybill === waybill);
     }, "pieces_separated raised");
   }));
+
+Deno.test("runs: a stop never charges another client's shipment (failed collection, waiting)", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, other, "2000");
+    const theirs = await bookWaybill(t, other);
+    const run = await newRun(t, courier);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const fail = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      waybill: theirs,
+      reason: "sender's shop closed",
+    }, 422);
+    assert.deepEqual(fail.errors.map((e: { path: string }) => e.path), ["waybill"]);
+    const wait = await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: stop,
+      minutes: 30,
+      waybill: theirs,
+    }, 422);
+    assert.deepEqual(wait.errors.map((e: { path: string }) => e.path), ["waybill"]);
+    const stranger = await newCourier(t);
+    const strangers = await newClient(t, stranger);
+    await topUp(t, stranger, strangers, "2000");
+    const foreign = await bookWaybill(t, strangers);
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      waybill: foreign,
+      reason: "sender's shop closed",
+    }, 404);
+    assert.deepEqual(
+      (await ledger(t, courier, other)).filter((e) => e.kind !== "shipment" && e.kind !== "top_up"),
+      [],
+    );
+    // The work order's own client is charged, once.
+    const mine = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      waybill: mine,
+      reason: "sender's shop closed",
+    });
+    const failed = (await ledger(t, courier, client)).filter((e) => e.kind === "failed_collection");
+    assert.deepEqual(failed.map((e) => [e.shipment, Number(e.amount_minor), e.source_event]), [
+      [mine, 1500, `run.collection_failed:${stop}`],
+    ]);
+  }));
+
+Deno.test("runs: a redelivery after a failed attempt and a return each book their own charge, once", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t, { redelivery_fee: 25, return_fee: 40 });
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "2000");
+    const again = await bookWaybill(t, client);
+    const back = await bookWaybill(t, client);
+    // A card version published after booking does not reprice them (courier 2.3, 4.2).
+    await post(t, courier, `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
+      effective_from: new Date(t.clock.now()).toISOString(),
+      redelivery_fee: 99,
+      return_fee: 99,
+    }, 201);
+    const run = await newRun(t, courier);
+    for (const waybill of [again, back]) {
+      await post(
+        t,
+        courier,
+        `/business/network-runs/${run}/stops`,
+        { kind: "deliver", waybill },
+        201,
+      );
+    }
+    const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data.stops;
+    for (const stop of stops) {
+      await post(t, courier, `/business/network-runs/${run}/stops/${stop.id}/fail`, {
+        reason: "nobody home",
+      });
+    }
+    // Out again (operations' scan), then delivered by a second run: one redelivery.
+    const scan = (event: string) =>
+      post(t, courier, `/business/courier/shipments/${again}/scans`, { event }, 201);
+    await scan("out_for_delivery");
+    await scan("out_for_delivery");
+    const second = await newRun(t, courier);
+    await post(t, courier, `/business/network-runs/${second}/stops`, {
+      kind: "deliver",
+      waybill: again,
+    }, 201);
+    const leg = (await post(t, courier, `/business/network-runs/${second}/depart`, {})).data;
+    await post(t, courier, `/business/network-runs/${second}/stops/${leg.stops[0].id}/deliver`, {
+      received_by: "Neo",
+    });
+    // The other goes back to the sender, reported twice: one return.
+    for (const key of ["r1", "r2"]) {
+      await post(t, courier, `/business/network-runs/${run}/report`, {
+        waybill: back,
+        condition: "returned",
+        note: "refused by the recipient",
+        idempotency_key: key,
+      });
+    }
+    const charges = (await ledger(t, courier, client))
+      .filter((e) => e.kind === "redelivery" || e.kind === "return")
+      .map((e) => [e.kind, e.shipment, Number(e.amount_minor), e.currency, e.source_event]);
+    assert.deepEqual(charges, [
+      ["redelivery", again, 2500, "BWP", `shipment.redelivery:${again}:1`],
+      ["return", back, 4000, "BWP", `shipment.return:${back}`],
+    ]);
+  }));
