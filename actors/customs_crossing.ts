@@ -169,14 +169,24 @@ export type CrossingCommand =
   | { kind: "move"; move: MoveInput }
   | { kind: "vehicle_left"; by: string }
   | { kind: "record_crossing"; side: "exit" | "entry"; by: string }
+  | { kind: "present"; at_stop: StopPresentation }
   | { kind: "get" };
+
+/** The border stop a crossing opened at booking is presented at, with the post it names. */
+export interface StopPresentation {
+  readonly run_id: string;
+  readonly stop_id: string;
+  readonly border_post: string;
+  readonly by: string;
+}
 
 export type CrossingEvent =
   | { kind: "crossing_opened"; crossing: Crossing }
   | { kind: "documents_supplied"; supply: Supply; documents: readonly SuppliedDocument[] }
   | { kind: "moved"; move: CustomsMove; status: CrossingStatus; duty: Duty | null }
   | { kind: "vehicle_left"; at: number; by: string }
-  | { kind: "crossed"; side: "exit" | "entry"; at: number; by: string };
+  | { kind: "crossed"; side: "exit" | "entry"; at: number; by: string }
+  | { kind: "presented_at_stop"; at_stop: StopPresentation; at: number };
 
 /** Every reply names the crossing; moves and supplies also say which one and whether it was new. */
 export type CrossingReply =
@@ -482,6 +492,28 @@ function recordCrossing(
   return accept([{ kind: "crossed", side, at: now, by }], (next) => crossingOf(next!));
 }
 
+/**
+ * A crossing opened at booking (no stop yet) takes the first border stop it is presented at and
+ * that stop's post (CONTRACT: one crossing at booking), so presenting it opens no second crossing
+ * and books no second clearance. The same stop again is a replay; another stop is refused
+ * (`presented_elsewhere`): the shipment is crossing another border, a crossing of its own.
+ */
+function present(state: Crossing, p: StopPresentation, now: number): Decided | Rejection {
+  if (state.stop_id === p.stop_id && state.run_id === p.run_id) {
+    return accept([], () => crossingOf(state));
+  }
+  if (state.stop_id !== null) {
+    return reject(
+      "presented_elsewhere",
+      `crossing ${state.id} was presented at stop ${state.stop_id} of run ${state.run_id}`,
+    );
+  }
+  const post = text(p.border_post, CUSTOMS_NAME_CHARS_MAX) ?? state.border_post;
+  return accept([{ kind: "presented_at_stop", at_stop: { ...p, border_post: post }, at: now }], (
+    next,
+  ) => crossingOf(next!));
+}
+
 /** Accepts the events unless the crossing they leave would be too large to store. */
 function checked(
   state: Crossing,
@@ -513,6 +545,8 @@ function decide(
       return vehicleLeft(state, command.by, ctx.now);
     case "record_crossing":
       return recordCrossing(state, command.side, command.by, ctx.now);
+    case "present":
+      return present(state, command.at_stop, ctx.now);
     case "get":
       return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
     default:
@@ -554,6 +588,14 @@ function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
       return event.side === "exit"
         ? { ...state, exit_at: event.at, updated_at: event.at }
         : { ...state, entry_at: event.at, updated_at: event.at };
+    case "presented_at_stop":
+      return {
+        ...state,
+        run_id: event.at_stop.run_id,
+        stop_id: event.at_stop.stop_id,
+        border_post: event.at_stop.border_post,
+        updated_at: event.at,
+      };
     default:
       return unreachable(event);
   }

@@ -58,6 +58,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
 import { Country } from "../../src/http/schemas.ts";
+import { openBookingCrossing } from "../../src/courier/customs.ts";
 import { newOfferReference } from "../../src/courier/waybills.ts";
 import { sequencedWaybill } from "../../src/domain/waybill.ts";
 import { ask, read } from "../ask.ts";
@@ -281,17 +282,27 @@ export interface Booked {
  */
 export async function bookOffer(
   c: Context<AppEnv>,
-  options: {
-    courierId: string;
-    clientId: string;
-    reference: string;
-    serviceLevel: string;
-    dangerousGoodsConfirmed: boolean;
-    by: string;
-    /** Set when the path names a saved quote: a reference of held prices is not one. */
-    quoteOnly?: boolean;
-  },
+  options: BookOfferOptions,
 ): Promise<Booked> {
+  const booked = await bookOfferOnce(c, options);
+  // CONTRACT: a cross-border shipment gets one crossing at booking; a retry of the booking
+  // (already booked) opens it too, should a crash have come between the two.
+  await openBookingCrossing(c.get("env").runtime, booked.shipment, options.by);
+  return booked;
+}
+
+interface BookOfferOptions {
+  readonly courierId: string;
+  readonly clientId: string;
+  readonly reference: string;
+  readonly serviceLevel: string;
+  readonly dangerousGoodsConfirmed: boolean;
+  readonly by: string;
+  /** Set when the path names a saved quote: a reference of held prices is not one. */
+  readonly quoteOnly?: boolean;
+}
+
+async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Promise<Booked> {
   const { courierId, clientId, reference, serviceLevel } = options;
   const env = c.get("env");
   const runtime = env.runtime;

@@ -17,8 +17,13 @@ import {
   type CustomsMove,
   SUPPLY_DOCUMENTS_MAX,
 } from "../../actors/customs_crossing.ts";
-import { shipmentActor } from "../../actors/shipment.ts";
-import { getCrossing, moveCrossing, supplyDocuments } from "../../src/courier/customs.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import {
+  bookingCrossingIdOf,
+  getCrossing,
+  moveCrossing,
+  supplyDocuments,
+} from "../../src/courier/customs.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { formatMinor } from "../../src/domain/money.ts";
 import type { Scope } from "../../src/domain/scopes.ts";
@@ -174,8 +179,9 @@ const moverGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-async function crossingsOf(c: Context<AppEnv>, tenant: string, waybill: string) {
+async function crossingsOf(c: Context<AppEnv>, tenant: string, shipment: Shipment) {
   const env = c.get("env");
+  const waybill = shipment.waybill;
   const rows = await env.db.selectFrom("snapshots").select("id")
     .where("type", "=", customsCrossingActor.type)
     .where("tenant", "=", tenant)
@@ -187,6 +193,13 @@ async function crossingsOf(c: Context<AppEnv>, tenant: string, waybill: string) 
   // Single resources read the actor: the status and history as they stand now.
   const crossings: Crossing[] = [];
   for (const r of rows) crossings.push(await getCrossing(env.runtime, tenant, r.id));
+  // The crossing opened at booking is read by its id, not left to the projection: listed as soon
+  // as the booking answered (CONTRACT: one crossing at booking).
+  const booked = bookingCrossingIdOf(tenant, waybill);
+  if (shipment.from_country !== shipment.to_country && !rows.some((r) => r.id === booked)) {
+    const got = await env.runtime.read(customsCrossingActor, tenant, booked, { kind: "get" });
+    if (got.ok && got.reply) crossings.unshift(got.reply.crossing);
+  }
   return crossings;
 }
 
@@ -203,8 +216,10 @@ export function customsRoutes(api: Api): void {
   }, async (c, { params }) => {
     const tenant = businessPrincipalOf(c).business.id;
     // Another courier's shipment does not exist for this one (404).
-    await read(c, shipmentActor, tenant, params.reference, { kind: "get" });
-    const crossings = await crossingsOf(c, tenant, params.reference);
+    const shipment = asShipment(
+      await read(c, shipmentActor, tenant, params.reference, { kind: "get" }),
+    );
+    const crossings = await crossingsOf(c, tenant, shipment);
     return ok(c, { waybill: params.reference, crossings: crossings.map(crossingView) });
   });
 

@@ -27,7 +27,7 @@ import {
   type MoveInput,
   type Supply,
 } from "../../actors/customs_crossing.ts";
-import type { ScanInput } from "../../actors/shipment.ts";
+import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import { derivedId } from "../domain/secrets.ts";
 import { fromRejection } from "../http/errors.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
@@ -50,6 +50,41 @@ export function crossingIdOf(
   return derivedId("xing", [tenant, waybill, runId ?? "", stopId ?? ""].join("|"));
 }
 
+/** The crossing a cross-border shipment gets at booking (CONTRACT: one crossing at booking). */
+export function bookingCrossingIdOf(tenant: string, waybill: string): string {
+  return crossingIdOf(tenant, waybill, null, null);
+}
+
+/**
+ * Opens the crossing a shipment whose from_country and to_country differ gets at booking (once;
+ * nothing for a domestic one), so customs can be worked before any run presents it. Its post is
+ * the border between the two countries until a border stop names one (`openCrossing`). Answers
+ * the crossing id, or null.
+ */
+export async function openBookingCrossing(
+  runtime: ActorRuntime,
+  s: Pick<Shipment, "courier_id" | "client_id" | "waybill" | "from_country" | "to_country">,
+  by: string,
+): Promise<string | null> {
+  if (s.from_country === s.to_country) return null;
+  const id = bookingCrossingIdOf(s.courier_id, s.waybill);
+  await askCrossing(runtime, s.courier_id, id, {
+    kind: "open",
+    crossing: {
+      id,
+      waybill: s.waybill,
+      client_id: s.client_id,
+      country: s.from_country,
+      to_country: s.to_country,
+      border_post: `${s.from_country}-${s.to_country}`,
+      run_id: null,
+      stop_id: null,
+    },
+    by,
+  });
+  return id;
+}
+
 export interface OpenCrossingInput {
   readonly waybill: string;
   readonly country: string;
@@ -63,9 +98,10 @@ export interface OpenCrossingInput {
 }
 
 /**
- * Opens the shipment's crossing at a border stop (once) and records `presented_to_customs` on
- * the shipment. Answers the crossing id. Throws ApiError `not_found` for another tenant's (or no)
- * shipment.
+ * Presents the shipment at a border stop and records `presented_to_customs` on it: the crossing
+ * it got at booking, the first time it reaches a border stop; else (another border, or booked
+ * before crossings were opened at booking) a crossing of this stop's, opened once. Answers the
+ * crossing id. Throws ApiError `not_found` for another tenant's (or no) shipment.
  */
 export async function openCrossing(
   runtime: ActorRuntime,
@@ -73,21 +109,37 @@ export async function openCrossing(
   input: OpenCrossingInput,
 ): Promise<string> {
   const shipment = await shipmentIn(runtime, tenant, input.waybill);
-  const id = await crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
-  await askCrossing(runtime, tenant, id, {
-    kind: "open",
-    crossing: {
-      id,
-      waybill: shipment.waybill,
-      client_id: shipment.client_id,
-      country: input.country,
-      to_country: input.to_country,
-      border_post: input.border_post,
-      run_id: input.run_id,
-      stop_id: input.stop_id,
-    },
-    by: input.by,
-  });
+  const booked = bookingCrossingIdOf(tenant, input.waybill);
+  const presented = input.run_id !== null && input.stop_id !== null
+    ? await runtime.ask(customsCrossingActor, tenant, booked, {
+      kind: "present",
+      at_stop: {
+        run_id: input.run_id,
+        stop_id: input.stop_id,
+        border_post: input.border_post,
+        by: input.by,
+      },
+    })
+    : null;
+  const id = presented?.ok
+    ? booked
+    : await crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
+  if (!presented?.ok) {
+    await askCrossing(runtime, tenant, id, {
+      kind: "open",
+      crossing: {
+        id,
+        waybill: shipment.waybill,
+        client_id: shipment.client_id,
+        country: input.country,
+        to_country: input.to_country,
+        border_post: input.border_post,
+        run_id: input.run_id,
+        stop_id: input.stop_id,
+      },
+      by: input.by,
+    });
+  }
   await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented`, {
     event: "presented_to_customs",
     facility_id: input.border_post,

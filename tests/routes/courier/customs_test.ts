@@ -2,8 +2,8 @@
  * Customs crossings through the API (courier 2.6, 2.9, 2.10, 3.2, 3.4, 4.5, 5, 7): each move's
  * required facts, the scopes, what a move does to the shipment, the customs-administration
  * charge booked once per clearance, duties kept apart from revenue, the release after the
- * vehicle left, the border stop's exit before entry, and tenancy. Crossings are opened with
- * openCrossing, as a run's border stop does.
+ * vehicle left, the border stop's exit before entry, and tenancy. A cross-border shipment gets
+ * its crossing at booking; openCrossing presents it, as a run's border stop does.
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";
@@ -91,6 +91,7 @@ async function crossings(t: TestEnv, courier: Courier, waybill: string) {
   return r.body.data.crossings as {
     id: string;
     status: string;
+    border_post: string;
     history: { action: string; reason: string | null }[];
     documents: { name: string }[];
     duties: { amount: string; payer: string }[];
@@ -553,4 +554,49 @@ Deno.test("customs: another courier finds nothing; a driver supplies only for wh
       body,
     });
     assert.equal(denied.status, 404);
+  }));
+
+Deno.test("customs: a cross-border shipment has one crossing from booking, worked before any run; the first border stop presents that crossing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantApprove(t, courier);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    // Listed as soon as the booking answered, before the projection writes it.
+    const r = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const [booked, ...none] = r.body.data.crossings;
+    assert.deepEqual(none, []);
+    assert.match(booked.id, /^xing_[0-9a-f]{24}$/);
+    assert.equal(booked.status, "presented");
+    assert.equal(booked.country, "BW");
+    assert.equal(booked.to_country, "ZA");
+    // Nothing happened at a border yet: the shipment is not with customs.
+    assert.equal((await shipment(t, courier, waybill)).status, "booked");
+    assert.equal((await crossings(t, courier, waybill)).length, 1, "projected once");
+
+    // Papers can be worked from booking on.
+    await supply(t, courier, booked.id, ["commercial_invoice"]);
+    // The first border stop presents the same crossing: no second one, no second clearance.
+    assert.equal(await present(t, courier, waybill), booked.id);
+    assert.equal(await present(t, courier, waybill), booked.id, "the same stop again");
+    const [atStop, ...noMore] = await crossings(t, courier, waybill);
+    assert.deepEqual(noMore, []);
+    assert.equal(atStop!.border_post, "Tlokweng");
+    assert.deepEqual(atStop!.documents.map((d) => d.name), ["commercial_invoice"]);
+    await move(t, courier, booked.id, { action: "clear", customs_reference: "ZA-CUS-1" });
+    await move(t, courier, booked.id, { action: "clear", customs_reference: "ZA-CUS-1" });
+    assert.deepEqual(
+      (await ledger(t, courier, "customs_admin")).map((e) => e.source_event),
+      [`customs.cleared:${booked.id}`],
+    );
+    // Another border later on is a crossing of its own.
+    const onward = await present(t, courier, waybill, "stop_ramatlabama");
+    assert.notEqual(onward, booked.id);
+    assert.equal((await crossings(t, courier, waybill)).length, 2);
+
+    // A domestic shipment crosses nothing.
+    const domestic = await bookWaybill(t, client);
+    assert.deepEqual(await crossings(t, courier, domestic), []);
   }));
