@@ -1,7 +1,8 @@
 /**
  * A courier's catalogue (courier 2.8, 4.4; CONTRACT calendar and service level): its working
- * calendars and service levels, and the ids of its rate cards so listing them needs no query
- * side. Few and small, read whenever a price is worked out. Tenant = id = the courier business id.
+ * calendars and service levels, its facilities (CONTRACT "Facility"), and the ids of its rate
+ * cards so listing them needs no query side. Few and small, read whenever a price is worked out.
+ * Tenant = id = the courier business id.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
 import { STATE_BYTES_MAX } from "../src/limits.ts";
@@ -10,6 +11,8 @@ import { STATE_BYTES_MAX } from "../src/limits.ts";
 export const CALENDARS_MAX = 20;
 /** Service levels a courier offers; each one is an option when pricing. */
 export const SERVICE_LEVELS_MAX = 50;
+/** Depots, hubs and border offices a courier registers. */
+export const FACILITIES_MAX = 200;
 /** Rate cards a courier keeps; a card holds its own versions. */
 export const RATE_CARDS_MAX = 500;
 /** Room left under STATE_BYTES_MAX for the runtime's record envelope. */
@@ -60,9 +63,24 @@ export interface ServiceLevel extends ServiceHours {
   readonly created_at: number;
 }
 
+/** A depot, hub or border office (CONTRACT "Facility"): `{code, name, country, timezone}`. */
+export interface Facility {
+  readonly id: string;
+  /** Unique per courier; what runs and scans name as their facility. */
+  readonly code: string;
+  readonly name: string;
+  /** ISO 3166-1 alpha-2. */
+  readonly country: string;
+  /** IANA name, canonical as the runtime resolves it. */
+  readonly timezone: string;
+  readonly created_at: number;
+}
+
 export interface CourierCatalogue {
   readonly calendars: readonly Calendar[];
   readonly service_levels: readonly ServiceLevel[];
+  /** In creation order. */
+  readonly facilities: readonly Facility[];
   /** In creation order. */
   readonly rate_card_ids: readonly string[];
 }
@@ -71,16 +89,19 @@ export type CourierCatalogueCommand =
   | { kind: "add_calendar"; calendar: Omit<Calendar, "created_at">; by: string }
   | { kind: "add_service_level"; service_level: Omit<ServiceLevel, "created_at">; by: string }
   | { kind: "register_rate_card"; id: string; by: string }
+  | { kind: "add_facility"; facility: Omit<Facility, "created_at">; by: string }
   | { kind: "get" };
 
 export type CourierCatalogueEvent =
   | { kind: "calendar_added"; calendar: Calendar; by: string }
   | { kind: "service_level_added"; service_level: ServiceLevel; by: string }
-  | { kind: "rate_card_registered"; id: string; by: string };
+  | { kind: "rate_card_registered"; id: string; by: string }
+  | { kind: "facility_added"; facility: Facility; by: string };
 
 export const EMPTY_CATALOGUE: CourierCatalogue = {
   calendars: [],
   service_levels: [],
+  facilities: [],
   rate_card_ids: [],
 };
 
@@ -142,6 +163,20 @@ function decide(
         return reject("catalogue_full", `a courier keeps at most ${RATE_CARDS_MAX} rate cards`);
       }
       return checked(state, [{ kind: "rate_card_registered", id: command.id, by: command.by }]);
+    case "add_facility": {
+      const { facility } = command;
+      if (state.facilities.some((f) => f.code === facility.code)) {
+        return reject("already_exists", `a facility already has this code: ${facility.code}`);
+      }
+      if (state.facilities.length >= FACILITIES_MAX) {
+        return reject("catalogue_full", `a courier keeps at most ${FACILITIES_MAX} facilities`);
+      }
+      return checked(state, [{
+        kind: "facility_added",
+        facility: { ...facility, created_at: ctx.now },
+        by: command.by,
+      }]);
+    }
     default:
       return unreachable(command);
   }
@@ -164,6 +199,8 @@ function evolve(state: CourierCatalogue, event: CourierCatalogueEvent): CourierC
       return { ...state, service_levels: [...state.service_levels, event.service_level] };
     case "rate_card_registered":
       return { ...state, rate_card_ids: [...state.rate_card_ids, event.id] };
+    case "facility_added":
+      return { ...state, facilities: [...state.facilities, event.facility] };
     default:
       return unreachable(event);
   }
@@ -182,6 +219,16 @@ export function calendarById(catalogue: CourierCatalogue, id: string): Calendar 
   return catalogue.calendars.find((c) => c.id === id) ?? null;
 }
 
+/** Version 1 had no facilities; such a catalogue is read as version 2 with none. */
+function load(stored: unknown, version: number): CourierCatalogue {
+  if (typeof stored !== "object" || stored === null || !("calendars" in stored)) {
+    throw new TypeError("stored courier catalogue is not a catalogue");
+  }
+  const catalogue = stored as CourierCatalogue;
+  if (version >= 2 && Array.isArray(catalogue.facilities)) return catalogue;
+  return { ...catalogue, facilities: catalogue.facilities ?? [] };
+}
+
 export const courierCatalogueActor: ActorDefinition<
   CourierCatalogue,
   CourierCatalogueCommand,
@@ -189,10 +236,11 @@ export const courierCatalogueActor: ActorDefinition<
   CourierCatalogue
 > = {
   type: "courier_catalogue",
-  version: 1,
+  version: 2,
   initial: EMPTY_CATALOGUE,
   decide,
   evolve,
+  load,
   // Nothing here is secret.
   project: (s) => s,
 };

@@ -1,11 +1,13 @@
 /**
  * Courier 2.8 and 4.4 (calendar and service-level rows): the working calendars milestone hours
- * count on, and the service levels a booking names by code. Both live in the courier's catalogue
- * actor, the decision source when pricing and when milestones fall due.
+ * count on, and the service levels a booking names by code; and the courier's facilities
+ * (CONTRACT "Facility"). All live in the courier's catalogue actor, the decision source when
+ * pricing and when milestones fall due.
  */
 import {
   type Calendar,
   courierCatalogueActor,
+  type Facility,
   type ServiceLevel,
 } from "../../actors/courier_catalogue.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
@@ -19,6 +21,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Country } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 
@@ -67,6 +70,16 @@ const CreateCalendar = z.object({
   ).openapi({ description: "ISO weekdays: 1 Monday to 7 Sunday", example: [1, 2, 3, 4, 5] }),
   holidays: z.array(HolidayDate).max(HOLIDAYS_MAX).default([]),
 }).openapi("CreateCalendar");
+
+const CreateFacility = z.object({
+  code: Code.openapi({
+    description: "Unique per courier; what runs and scans name",
+    example: "GBE-HUB",
+  }),
+  name: Name,
+  country: Country,
+  timezone: Timezone,
+}).openapi("CreateFacility");
 
 const Hours = z.number().positive().max(HOURS_MAX);
 
@@ -119,6 +132,17 @@ export function calendarView(cal: Calendar) {
     working_days: cal.working_days,
     holidays: cal.holidays,
     created_at: new Date(cal.created_at).toISOString(),
+  };
+}
+
+export function facilityView(f: Facility) {
+  return {
+    id: f.id,
+    code: f.code,
+    name: f.name,
+    country: f.country,
+    timezone: f.timezone,
+    created_at: new Date(f.created_at).toISOString(),
   };
 }
 
@@ -217,5 +241,41 @@ export function serviceLevelRoutes(api: Api): void {
     const courier = businessPrincipalOf(c).business.id;
     const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
     return ok(c, catalogue.service_levels.map(serviceLevelView));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/courier/facilities",
+    summary: "Register a facility (depot, hub, border office): {code, name, country, timezone}",
+    tag,
+    security,
+    middleware: [business(), courierPlatform],
+    body: CreateFacility,
+    status: 201,
+  }, async (c, { body }) => {
+    const p = businessPrincipalOf(c);
+    const courier = p.business.id;
+    const id = newId("fac");
+    const catalogue = await ask(c, courierCatalogueActor, courier, courier, {
+      kind: "add_facility",
+      facility: { id, ...body },
+      by: principalName(p),
+    });
+    const added = catalogue.facilities.find((f) => f.id === id);
+    if (!added) throw new Error(`facility ${id} missing after it was added`);
+    return ok(c, facilityView(added), 201);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/facilities",
+    summary: "The courier's facilities",
+    tag,
+    security,
+    middleware: [business(), courierPlatform],
+  }, async (c) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
+    return ok(c, catalogue.facilities.map(facilityView));
   });
 }

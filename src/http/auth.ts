@@ -165,24 +165,30 @@ export async function businessCredential(
   return principal;
 }
 
-/** Authorization: Bearer <driver token> (courier 4.5). */
+/**
+ * Authorization: Bearer <driver token> (courier 4.5). On the sandbox anything but a valid sandbox
+ * driver token answers live_key_on_sandbox (CONTRACT errors: 401), as the other credentials do.
+ */
 export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const env = c.get("env");
+  // Made only when thrown (an Error captures its stack).
+  const refused = (message: string) =>
+    env.name === "sandbox"
+      ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox driver tokens")
+      : new ApiError("unauthenticated", message);
   const header = c.req.header("Authorization") ?? "";
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
-  if (!token) throw new ApiError("unauthenticated", "driver token missing");
-  const env = c.get("env");
+  if (!token) throw refused("driver token missing");
   const hash = await hashSecret(token);
   const target = await env.runtime.lookup("credential", hash, { cached: true });
-  if (!target || target.type !== driverActor.type) {
-    throw new ApiError("unauthenticated", "unknown driver token");
-  }
+  if (!target || target.type !== driverActor.type) throw refused("unknown driver token");
   const r = await env.runtime.read(driverActor, target.tenant, target.id, {
     kind: "authenticate",
     hash,
   });
   if (!r.ok) {
     env.runtime.forget("credential", hash);
-    throw new ApiError("unauthenticated", "unknown driver token");
+    throw refused("unknown driver token");
   }
   const access = await businessAccess(c, r.reply.business_id);
   c.set("principal", {

@@ -92,6 +92,27 @@ Deno.test("auth: the sandbox refuses live keys, missing keys and portal sign-ins
     assert.equal(profile.body.data.environment, "sandbox");
   }, "sandbox"));
 
+Deno.test("auth: the sandbox refuses a missing, unknown or live driver token with live_key_on_sandbox", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const d = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 1 },
+    });
+    assert.equal(d.status, 201);
+    assert.equal((await t.call("GET", "/driver/probe", { bearer: d.body.data.token })).status, 200);
+    const missing = await t.call("GET", "/driver/probe");
+    assert.equal(missing.status, 401);
+    assert.equal(missing.body.code, "live_key_on_sandbox");
+    // A token the sandbox never issued (a live driver's, say) is refused the same way.
+    for (const bearer of ["dt_issuedonlive000000000000", b.api_key]) {
+      const r = await t.call("GET", "/driver/probe", { bearer });
+      assert.equal(r.status, 401, bearer);
+      assert.equal(r.body.code, "live_key_on_sandbox");
+      assert.equal(r.body.success, false);
+    }
+  }, "sandbox"));
+
 Deno.test("auth: a legacy unprefixed key keeps working on live", () =>
   withEnv(async (t) => {
     const b = await t.createBusiness();

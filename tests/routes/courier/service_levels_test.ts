@@ -273,3 +273,45 @@ Deno.test("calendars and service levels API: 403 while the courier platform is o
       assert.equal(r.body.code, "courier_platform_disabled");
     }
   }));
+
+Deno.test("facilities API: POST {code, name, country, timezone} answers 201 {id, ...}, listed by GET", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t, []);
+    const body = {
+      code: "GBE-HUB",
+      name: "Gaborone hub",
+      country: "BW",
+      timezone: "Africa/Gaborone",
+      status: "closed", // a field no caller sets: ignored
+    };
+    const r = await t.call("POST", "/business/courier/facilities", { key: b.api_key, body });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const f = r.body.data;
+    assert.match(f.id, /^fac_/);
+    assert.equal(f.code, "GBE-HUB");
+    assert.equal(f.name, "Gaborone hub");
+    assert.equal(f.country, "BW");
+    assert.equal(f.timezone, "Africa/Gaborone");
+    assert.equal(f.status, undefined);
+
+    const again = await t.call("POST", "/business/courier/facilities", { key: b.api_key, body });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "already_exists");
+
+    const bad = await t.call("POST", "/business/courier/facilities", {
+      key: b.api_key,
+      body: { code: "X", name: "X", country: "Botswana", timezone: "Mars/Olympus" },
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "validation_failed");
+    const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["country", "timezone"]);
+
+    const list = await t.call("GET", "/business/courier/facilities", { key: b.api_key });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [f.id]);
+
+    const other = await courier(t, []);
+    const theirs = await t.call("GET", "/business/courier/facilities", { key: other.api_key });
+    assert.deepEqual(theirs.body.data, [], "another courier sees none of them");
+  }));
