@@ -9,8 +9,8 @@
  * are supplied), `held`, `documents_requested`, `cleared`, `released`, `refused`. Rules: holds,
  * refusals and requests for documents need a reason; a clearance needs the customs reference; a
  * release needs evidence; duties need amount, currency, payer and evidence. Nothing moves a
- * refused crossing; a cleared one takes only duties; a released one only its clearance and
- * duties. Repeating the move a crossing already stands at, with the same facts, is a replay: it
+ * refused crossing; a cleared one takes only its release and duties; a released one only its
+ * clearance and duties; one both cleared and released only duties. Repeating the move a crossing already stands at, with the same facts, is a replay: it
  * changes nothing and answers the first move, so whatever follows a move (the shipment's scan,
  * the charge) is keyed by the move's number and happens once.
  */
@@ -367,9 +367,17 @@ const TARGET: Readonly<Record<CustomsAction, CrossingStatus | null>> = {
 /** What may follow each status; null: anything. */
 const ALLOWED_AFTER: Partial<Record<CrossingStatus, ReadonlySet<CustomsAction>>> = {
   refused: new Set(),
-  cleared: new Set(["duties"]),
+  // Cleared, customs may still release the goods (say, to be collected after the vehicle left);
+  // released, it may still clear them. Once both happened, only duties follow.
+  cleared: new Set(["release", "duties"]),
   released: new Set(["clear", "duties"]),
 };
+const DUTIES_ONLY: ReadonlySet<CustomsAction> = new Set(["duties"]);
+
+function allowedAfter(state: Crossing): ReadonlySet<CustomsAction> | undefined {
+  if (state.cleared_at !== null && state.released_at !== null) return DUTIES_ONLY;
+  return ALLOWED_AFTER[state.status];
+}
 
 function sameFacts(a: CustomsMove, b: CustomsMove): boolean {
   return a.action === b.action && a.reason === b.reason &&
@@ -412,7 +420,7 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
   if (replay) {
     return accept([], (next) => ({ kind: "moved", crossing: next!, move: replay, replayed: true }));
   }
-  const allowed = ALLOWED_AFTER[state.status];
+  const allowed = allowedAfter(state);
   if (allowed && !allowed.has(m.action)) {
     const rest = allowed.size === 0 ? "nothing more" : `only ${[...allowed].join(" or ")}`;
     return reject(

@@ -437,6 +437,35 @@ Deno.test("customs: a release after the vehicle left awaits collection; entry on
     assert.notEqual(c!.exit_at, null);
     assert.notEqual(c!.entry_at, null);
     assert.notEqual(c!.vehicle_left_at, null);
+
+    // Cleared while the vehicle had gone on, then released to be collected: the release follows
+    // the clearance too; once both happened only duties do.
+    const third = await bookWaybill(t, client, CROSS_BORDER);
+    const xing = await present(t, courier, third);
+    await vehicleLeft(t.env.runtime, tenant, xing, "driver:test");
+    await move(t, courier, xing, { action: "clear", customs_reference: "SARS-7" });
+    const out = await move(t, courier, xing, { action: "release", evidence: "release RN-7" });
+    assert.equal(out.data.status, "released");
+    await until(
+      t,
+      async () => (await alerts(t, courier, "released_awaiting_collection")).length === 2,
+      "the cleared one released awaits collection too",
+    );
+    const again = await move(
+      t,
+      courier,
+      xing,
+      { action: "clear", customs_reference: "SARS-8" },
+      422,
+    );
+    assert.equal(again.code, "crossing_closed");
+    await move(t, courier, xing, {
+      action: "duties",
+      amount: "10.00",
+      currency: "BWP",
+      payer: "client",
+      evidence: "receipt 7",
+    });
   }));
 
 Deno.test("customs: a refusal is an exception on the shipment and ends the crossing", () =>
