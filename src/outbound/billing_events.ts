@@ -9,7 +9,12 @@
  * event never reached the query side (a process that died between the two steps).
  */
 import { type Kysely, sql } from "kysely";
-import { courierClientActor, type CourierClientEvent } from "../../actors/courier_client.ts";
+import {
+  asPosting,
+  courierClientActor,
+  type CourierClientEvent,
+} from "../../actors/courier_client.ts";
+import { SYSTEM_PRINCIPAL } from "../../actors/alert.ts";
 import { outboundEventActor, type Recipient } from "../../actors/outbound_event.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
 import {
@@ -28,6 +33,8 @@ import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { KeyedHandler } from "../bus/keyed.ts";
+import { postLaterCharge, scanCharge } from "../courier/later_charges.ts";
+import type { ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { DeliveryTarget } from "./deliver.ts";
@@ -104,8 +111,17 @@ export class BillingEvents {
     const client = await this.#clientOf(tenant, s.client_id);
     if (!client) return;
     const eventId = await eventIdOf("billing.completion", tenant, s.waybill, eventType);
+    // The charge the completing scan itself causes (a return, the last redelivery) is booked by
+    // that scan's request a moment before or after this: booked here too (once, by its source
+    // event), so the completion lists it whether or not its row has reached the query side.
+    const own = scanCharge(s, s.status as ScanEvent);
+    const posted = own
+      ? await postLaterCharge(this.#o.runtime, s, { ...own, by: SYSTEM_PRINCIPAL })
+      : null;
+    if (posted && !posted.ok) throw new Error(`${own!.reference}: ${posted.message}`);
+    const ownEntry = posted ? asPosting(posted.reply).entry : null;
     // The later charges booked on it so far (they are also sent one by one as they happen).
-    const later = await this.#o.db.selectFrom("ledger_entries")
+    const rows = await this.#o.db.selectFrom("ledger_entries")
       .selectAll()
       .where("tenant", "=", tenant)
       .where("client_id", "=", s.client_id)
@@ -114,6 +130,16 @@ export class BillingEvents {
       .orderBy("seq")
       .limit(200)
       .execute();
+    const later = rows.map((r) => ({
+      reference: r.reference,
+      kind: r.kind,
+      amount_minor: Number(r.amount_minor),
+      currency: r.currency,
+      reason: r.reason,
+      recoverable: r.recoverable,
+      corrects: r.corrects,
+    }));
+    if (ownEntry && !later.some((e) => e.reference === ownEntry.reference)) later.push(ownEntry);
     const body = completionEventBody({
       eventId,
       eventType,
@@ -136,7 +162,7 @@ export class BillingEvents {
       adjustments: later.map((r) => ({
         reference: r.reference,
         kind: r.kind,
-        amount: formatMinor(Number(r.amount_minor), r.currency),
+        amount: formatMinor(r.amount_minor, r.currency),
         currency: r.currency,
         reason: r.reason,
         recoverable: r.recoverable,

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
+import { outboundEventActor } from "../../../actors/outbound_event.ts";
 import {
   bookWaybill,
   type Client,
@@ -585,4 +586,32 @@ Deno.test("runs: a redelivery after a failed attempt and a return each book thei
       ["redelivery", again, 2500, "BWP", `shipment.redelivery:${again}:1`],
       ["return", back, 4000, "BWP", `shipment.return:${back}`],
     ]);
+    // Each completion billing event lists the charge its own scan caused (courier 2.7).
+    for (
+      const [type, waybill, reference] of [
+        ["shipment.returned", back, `RET-${back}`],
+        ["shipment.delivered", again, `RDL-${again}-1`],
+      ] as const
+    ) {
+      let body: { shipment: { waybill: string; adjustments: { reference: string }[] } } | null =
+        null;
+      await until(t, async () => {
+        const r = await t.call("GET", `/business/courier/billing/events?event_type=${type}`, {
+          key: courier.business.api_key,
+        });
+        const made = r.body.data.find((e: { event_id: string }) => e.event_id);
+        if (!made) return false;
+        const got = await t.env.runtime.ask(
+          outboundEventActor,
+          courier.business.id,
+          made.event_id,
+          {
+            kind: "get",
+          },
+        );
+        body = got.ok && got.reply ? JSON.parse(got.reply.raw_body) : null;
+        return body?.shipment.waybill === waybill;
+      }, type);
+      assert.deepEqual(body!.shipment.adjustments.map((a) => a.reference), [reference], type);
+    }
   }));
