@@ -285,6 +285,11 @@ const iso = (ms: number | null) => ms === null ? null : new Date(ms).toISOString
 function listView(s: ShipmentFields) {
   return {
     ...shipmentDetailView(s),
+    // spec: courier 2.3: every shipment carries its next milestone, due time, owner and health.
+    health: s.health ?? null,
+    next_milestone: s.next_milestone ?? null,
+    next_due_at: iso(s.next_due_at ?? null),
+    next_owner: s.next_owner ?? null,
     estimated_delivery_on: s.estimated_delivery_on,
     delivered_at: iso(s.delivered_at),
   };

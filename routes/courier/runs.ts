@@ -385,8 +385,9 @@ async function stopAction(
         by,
       }, key);
       // Labels naming some of the shipment's pieces collect those pieces only; the rest stay
-      // where they are, and the shipment raises pieces_separated (courier 2.9).
-      await moveShipment(c, body.waybill, moveKey, {
+      // where they are, and the shipment raises pieces_separated (courier 2.9). The stop collects
+      // a waybill once, so its custody moves once whatever idempotency_key the caller sends.
+      await moveShipment(c, body.waybill, `${runId}:${stopId}:collect:${body.waybill}`, {
         event: "collected",
         holder: holderOf(next),
         pieces: carriedPieces(next, body.waybill),

@@ -539,6 +539,23 @@ Deno.test("client shipments: detail shows custody per piece and the timeline, ne
     assert.ok(Date.parse(v.timeline[1].at) < Date.parse(v.timeline[2].at));
     assert.equal(v.scans_total, 2);
     assert.ok(!JSON.stringify(v).includes("INTERNAL-NOTE"));
+    // spec: courier 2.3: every shipment carries next_milestone, next_due_at, next_owner,
+    // estimated_delivery_on, a headline status and a health value; the list rows too.
+    const ops = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(v.next_milestone, "depot_dwell");
+    assert.equal(v.next_owner, "courier");
+    assert.equal(v.next_due_at, ops.body.data.next_due_at);
+    assert.equal(v.health, ops.body.data.health);
+    await t.settle();
+    const list = await t.call("GET", "/client/shipments", { headers: clientKey(client) });
+    const row = list.body.data.find((x: { waybill: string }) => x.waybill === waybill);
+    assert.equal(row.next_milestone, "depot_dwell");
+    assert.equal(row.next_owner, "courier");
+    assert.equal(row.next_due_at, ops.body.data.next_due_at);
+    assert.equal(row.health, ops.body.data.health);
+    assert.equal(row.estimated_delivery_on, ops.body.data.estimated_delivery_on);
 
     // Another client's waybill does not exist for this one, nor does a made-up one.
     const theirs = await t.call("GET", `/client/shipments/${waybill}`, {

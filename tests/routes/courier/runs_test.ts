@@ -170,6 +170,36 @@ Deno.test("runs: the same collect sent three times books one collection and one 
     );
   }));
 
+Deno.test("runs: collecting the same waybill again under a new idempotency_key moves custody once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const first = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+      waybill,
+      idempotency_key: "collect-a",
+    });
+    // Lost signal, and the app retries with a fresh key: the stop already holds the waybill.
+    const second = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+      waybill,
+      idempotency_key: "collect-b",
+    });
+    assert.equal(second.data.stop.collected.length, 1);
+    assert.deepEqual(second.data.stop.collected, first.data.stop.collected);
+    await t.settle();
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(
+      ship.body.data.trail.filter((e: { event: string }) => e.event === "collected").length,
+      1,
+      JSON.stringify(ship.body.data.trail),
+    );
+    const charges = (await ledger(t, courier, client)).filter((e) => e.kind === "errand");
+    assert.equal(charges.length, 1);
+  }));
+
 Deno.test("runs: collecting more than reserved needs runs:override and a reason", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
