@@ -119,6 +119,9 @@ export interface FxResolution {
   readonly fx_rate: string;
   readonly fx_source: string;
   readonly created_at: number;
+  /** Unchanged by the conversion: the charge's waybill and evidence (courier 2.7 charge event). */
+  readonly shipment?: string | null;
+  readonly evidence_path?: string | null;
 }
 
 export type LedgerEvent =
@@ -374,6 +377,8 @@ function resolveFx(state: CourierClient, c: ResolveFx): LedgerDecision {
     fx_rate: rate.text,
     fx_source: c.source,
     created_at: u.created_at,
+    shipment: u.shipment ?? null,
+    evidence_path: u.evidence_path ?? null,
   };
   const isPosted = resolution.status === "posted";
   return accept<S, LedgerEvent, LedgerReply>([{

@@ -326,6 +326,12 @@ export interface UnresolvedEntry {
   readonly recoverable: boolean;
   readonly period: string;
   readonly created_at: number;
+  /**
+   * The waybill and evidence of the charge, carried to its `charge.resolved` event (courier 2.7);
+   * absent on entries queued before they were kept.
+   */
+  readonly shipment?: string | null;
+  readonly evidence_path?: string | null;
 }
 
 export interface CodAwaiting {
@@ -396,6 +402,8 @@ export function bookEntry(book: LedgerBook, entry: LedgerEntry, invoiceable: boo
       recoverable: entry.recoverable,
       period: entry.period,
       created_at: entry.created_at,
+      shipment: entry.shipment,
+      evidence_path: entry.evidence_path,
     };
     return { ...book, seq, unresolved: [...book.unresolved, u] };
   }

@@ -5,6 +5,8 @@
  * its preview; no endpoint means hourly retries and an alert; a failed schedule raises one.
  */
 import assert from "node:assert/strict";
+import { courierClientActor } from "../../actors/courier_client.ts";
+import { entryAsk } from "../../actors/client_ledger.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
 import { entryOf } from "../../src/domain/ledger.ts";
@@ -422,3 +424,53 @@ Deno.test("billing events: a note numbered like the shipment it corrects has an 
   assert.notEqual(await chargeEventIdOf("ten", "c1", note), shipmentId);
   assert.equal(await chargeEventIdOf("ten", "c1", { ...shipment, kind: "payment" }), null);
 });
+
+Deno.test("billing events: charge.resolved keeps the charge's waybill, shipment references and evidence", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      await setEndpoint(t, courier, receiver.url);
+      const client = await newClient(t, courier, {
+        settlement_mode: "credit",
+        credit_limit: "5000.00",
+      });
+      const waybill = await bookWaybill(t, client, { external_billing_reference: "EBR-7" });
+      // Duties in another currency, as a customs step posts them: no rate yet (courier 2.6 rule 4).
+      const source = "customs.duties:xing_t1";
+      const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+        kind: "post_charge",
+        entry_kind: "duties",
+        reference: "DUT-T1",
+        amount_minor: 10_000,
+        currency: "ZAR",
+        reason: "duties paid on the client's behalf",
+        evidence_path: "evidence/duty-receipt.pdf",
+        source_event: source,
+        shipment: waybill,
+        recoverable: true,
+        by: "test",
+      }, entryAsk(source));
+      assert.ok(posted.ok, JSON.stringify(posted));
+      const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/resolve-fx`, {
+        key: courier.business.api_key,
+        body: { entry_reference: "DUT-T1", rate: "0.75", source: "Bank of Botswana" },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const resolvedBody = () =>
+        receiver.deliveries.map((d) => JSON.parse(d.body)).find((b) =>
+          b.event_type === "charge.resolved"
+        );
+      await advance(t, 0);
+      await until(t, () => resolvedBody() !== undefined, "the charge.resolved event");
+      const body = resolvedBody()!;
+      // spec: courier 2.7: a charge event carries the entry (2.6, with its shipment) and the
+      // shipment's references.
+      assert.equal(body.entry.reference, "DUT-T1");
+      assert.equal(body.entry.amount, "75.00");
+      assert.equal(body.entry.original_currency, "ZAR");
+      assert.equal(body.entry.shipment, waybill);
+      assert.equal(body.entry.evidence_path, "evidence/duty-receipt.pdf");
+      assert.equal(body.shipment?.waybill, waybill);
+      assert.equal(body.shipment?.external_billing_reference, "EBR-7");
+    })
+  ));
