@@ -20,6 +20,7 @@ import { type Api, ok } from "../src/http/app.ts";
 import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts";
 import { define, z } from "../src/http/route.ts";
 import { Country, Currency } from "../src/http/schemas.ts";
+import { SANDBOX_WALLET_OPENING_MINOR } from "../src/limits.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
 import { ask, read } from "./ask.ts";
@@ -100,6 +101,20 @@ export function operatorRoutes(api: Api): void {
           created_at: now,
         },
       });
+      if (env.name === "sandbox") {
+        // spec: business 8: sandbox wallets hold 100,000 BWP and 100,000 ZAR.
+        for (const [currency, minor] of Object.entries(SANDBOX_WALLET_OPENING_MINOR)) {
+          const reference = `sandbox-opening-${currency}`;
+          const r = await env.runtime.ask(walletActor, id, id, {
+            kind: "credit",
+            amount_minor: minor,
+            currency,
+            reference,
+            by: "operator",
+          }, { idempotencyKey: `credit:${reference}` });
+          if (!r.ok) throw fromRejection(r);
+        }
+      }
       return ok(c, {
         id,
         api_key: apiKey.secret,

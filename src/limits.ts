@@ -48,6 +48,11 @@ export const PLAN_RATE_LIMITS = {
 } as const;
 /** Requests without a business principal (public links, sign-in) are limited per address. */
 export const ANONYMOUS_RATE_LIMIT = { perMinute: 600, perDay: 100_000 } as const;
+/**
+ * Business API 8: sandbox wallets hold 100,000 BWP and 100,000 ZAR (in minor units), credited
+ * when a sandbox business is created.
+ */
+export const SANDBOX_WALLET_OPENING_MINOR = { BWP: 10_000_000, ZAR: 10_000_000 } as const;
 /** Business API 8: employee accounts by plan (Enterprise unlimited). */
 export const PLAN_EMPLOYEES_MAX = { starter: 5, business: 50, enterprise: Infinity } as const;
 

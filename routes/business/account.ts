@@ -14,7 +14,7 @@ import {
 import { walletActor } from "../../actors/wallet.ts";
 import { PLAN_EMPLOYEES_MAX } from "../../src/limits.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
-import { formatMinor } from "../../src/domain/money.ts";
+import { formatMinor, toMinor } from "../../src/domain/money.ts";
 import {
   hashPassword,
   newSecret,
@@ -153,7 +153,7 @@ export function accountRoutes(api: Api): void {
       ...(low_balance_threshold === undefined ? {} : {
         low_balance_threshold: low_balance_threshold === null
           ? null
-          : String(low_balance_threshold),
+          : await thresholdText(c, low_balance_threshold),
       }),
     };
     const b = asBusiness(
@@ -351,6 +351,23 @@ export function accountRoutes(api: Api): void {
     }
     return ok(c, { entries, next_after: entries.at(-1)?.seq ?? null });
   });
+}
+
+/**
+ * The low-balance threshold is money in the account's currency: an exact decimal with no more
+ * places than the currency has, kept in its canonical form (`"50.00"`, never `"1e+21"` or
+ * `"0.30000000000000004"`).
+ */
+async function thresholdText(c: Context<AppEnv>, value: number | string): Promise<string> {
+  const { currency } = await loadBusiness(c);
+  const parsed = toMinor(value, currency);
+  if (!parsed.ok || parsed.minor < 0) {
+    throw validationFailed([{
+      path: "low_balance_threshold",
+      message: parsed.ok ? `must not be negative: ${value}` : parsed.message,
+    }]);
+  }
+  return formatMinor(parsed.minor, currency);
 }
 
 /** Sends a command to the caller's own business actor (never another tenant's). */

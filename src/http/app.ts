@@ -35,6 +35,7 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
     c.header("X-Request-Id", crypto.randomUUID());
     c.header("X-Service-Environment", env.name);
     await next();
+    if (env.name === "sandbox") await markSandbox(c);
   });
   app.get(
     "/health",
@@ -67,6 +68,30 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
   );
   app.onError((err, c) => renderError(c, err));
   return app;
+}
+
+/**
+ * Business API 2.2: "Sandbox responses also carry `environment: sandbox`": every JSON object the
+ * sandbox answers (success and error envelopes alike) gets it at the top level, besides the
+ * X-Service-Environment header.
+ */
+async function markSandbox(c: Context): Promise<void> {
+  const res = c.res;
+  if (!(res.headers.get("Content-Type") ?? "").startsWith("application/json")) return;
+  let body: unknown;
+  try {
+    body = await res.clone().json();
+  } catch {
+    return;
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body) || "environment" in body) return;
+  const headers = new Headers(res.headers);
+  headers.delete("Content-Length");
+  c.res = undefined;
+  c.res = new Response(JSON.stringify({ ...body, environment: "sandbox" }), {
+    status: res.status,
+    headers,
+  });
 }
 
 function renderError(c: Context, err: Error): Response {

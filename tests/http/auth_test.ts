@@ -255,3 +255,25 @@ Deno.test("auth: another tenant's resources answer 404", () =>
       audit.body.data.entries.every((e: { detail: unknown }) => !JSON.stringify(e).includes(a.id)),
     );
   }));
+
+Deno.test("envelope: sandbox answers carry environment: sandbox at the top level, live ones do not", async () => {
+  await withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
+    assert.equal(wallet.status, 200);
+    assert.equal(wallet.body.success, true);
+    assert.equal(wallet.body.environment, "sandbox");
+    const refused = await t.call("GET", "/business/profile");
+    assert.equal(refused.body.code, "live_key_on_sandbox");
+    assert.equal(refused.body.environment, "sandbox");
+    const missing = await t.call("GET", "/business/nothing-here", { key: b.api_key });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.environment, "sandbox");
+  }, "sandbox");
+  await withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
+    assert.equal(wallet.status, 200);
+    assert.equal("environment" in wallet.body, false);
+  });
+});

@@ -234,3 +234,20 @@ Deno.test("operator: drivers get a bearer token; partner keys are issued and rev
     const gone = await t.call("DELETE", "/operator/partner-keys/pk_nope", { operator: true });
     assert.equal(gone.status, 404);
   }));
+
+Deno.test("operator: a sandbox business's wallet holds 100,000 BWP and 100,000 ZAR; a live one starts empty", async () => {
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
+    assert.equal(wallet.status, 200);
+    assert.deepEqual(wallet.body.data.balances, [
+      { currency: "BWP", balance: "100000.00" },
+      { currency: "ZAR", balance: "100000.00" },
+    ]);
+  }, { name: "sandbox" });
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
+    assert.deepEqual(wallet.body.data.balances, []);
+  });
+});

@@ -258,3 +258,28 @@ Deno.test("account: the OpenAPI document and the Postman collection grow with th
     assert.ok(postman.body.variable.some((v: { key: string }) => v.key === "apiKey"));
     assert.ok(postman.body.item.length >= Object.keys(doc.body.paths).length);
   }));
+
+Deno.test("account: the low-balance threshold is an exact amount in the account's currency", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const cases: [number | string, string][] = [[50, "50.00"], ["007.5", "7.50"], [0.1, "0.10"]];
+    for (const [sent, stored] of cases) {
+      const r = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { low_balance_threshold: sent },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.data.low_balance_threshold, stored);
+    }
+    for (const sent of [10.123, "10.123", 1e21, 0.30000000000000004]) {
+      const r = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { low_balance_threshold: sent },
+      });
+      assert.equal(r.status, 422, `${sent}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed");
+      assert.equal(r.body.errors[0].path, "low_balance_threshold");
+    }
+    const profile = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(profile.body.data.low_balance_threshold, "0.10");
+  }));
