@@ -44,6 +44,8 @@ import {
   TEXT_CHARS_MAX,
 } from "../../src/domain/ledger.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
+import { exportStateOf } from "../../src/domain/billing_csv.ts";
+import type { ExportState, ReportedState } from "../../src/domain/export_state.ts";
 import {
   business,
   businessPrincipalOf,
@@ -584,11 +586,26 @@ export async function originalEntry(
 
 async function statement(c: Context<AppEnv>, account: CourierClient, period: string) {
   const db = c.get("env").db;
-  const rows = await db.selectFrom("ledger_entries").selectAll()
-    .where("tenant", "=", account.business_id)
-    .where("client_id", "=", account.id)
-    .where("period", "=", period)
-    .orderBy("seq")
+  // Each entry with its billing event's delivery and acknowledgement as they stand, as the
+  // CSV export shows them (courier 2.6, 3.1): the entry's own columns do not follow the event.
+  const rows = await db.selectFrom("ledger_entries as le")
+    .leftJoin(
+      "snapshots as ev",
+      (j) =>
+        j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
+          .onRef("ev.tenant", "=", "le.tenant"),
+    )
+    .selectAll("le")
+    .select([
+      sql<string | null>`case when le.event_id is null then null
+        else coalesce(ev.data->>'status', 'pending') end`.as("event_status"),
+      sql<string | null>`ev.data->'acknowledgement'->>'reported_state'`.as("reported_state"),
+      sql<unknown>`ev.data->'acknowledgement'->'external_references'`.as("external_references"),
+    ])
+    .where("le.tenant", "=", account.business_id)
+    .where("le.client_id", "=", account.id)
+    .where("le.period", "=", period)
+    .orderBy("le.seq")
     .limit(STATEMENT_ENTRIES_MAX + 1)
     .execute();
   // Periods are YYYY-MM text, so text order is time order: what came before opens the period.
@@ -754,7 +771,21 @@ export function entryView(e: LedgerEntry) {
   };
 }
 
-function rowView(r: LedgerEntryRow) {
+function rowView(
+  r: LedgerEntryRow & {
+    event_status: string | null;
+    reported_state: string | null;
+    external_references: unknown;
+  },
+) {
+  const refs = typeof r.external_references === "string"
+    ? JSON.parse(r.external_references)
+    : r.external_references;
+  const exported = exportStateOf({
+    export_state: r.export_state as ExportState,
+    reported_state: r.reported_state as ReportedState | null,
+    external_references: refs as Partial<Record<ReportedState, string>> | null,
+  });
   return {
     ...entryView({
       reference: r.reference,
@@ -778,8 +809,8 @@ function rowView(r: LedgerEntryRow) {
       created_at: r.created_at.getTime(),
     }),
     invoice_id: r.invoice_id,
-    export_state: r.export_state,
-    event_state: r.event_state,
-    external_reference: r.external_reference,
+    export_state: exported.state,
+    event_state: r.event_status,
+    external_reference: exported.reference,
   };
 }

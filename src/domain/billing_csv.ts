@@ -92,10 +92,7 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
  * external reference is the one kept for that furthest reported state (rule 3).
  */
 export function billingCsvRow(f: BillingCsvFacts): string[] {
-  const state = f.reported_state
-    ? furthest<ExportState>(f.export_state, f.reported_state)
-    : f.export_state;
-  const reference = f.reported_state ? f.external_references?.[f.reported_state] ?? "" : "";
+  const { state, reference } = exportStateOf(f);
   return [
     f.created_at.toISOString().slice(0, 10),
     f.client_code ?? f.client_id,
@@ -124,6 +121,21 @@ export function billingCsvRow(f: BillingCsvFacts): string[] {
     f.delivered_at ?? "",
     state,
     f.event_state ?? "",
-    reference,
+    reference ?? "",
   ];
+}
+
+/**
+ * An entry's export state as the courier sees it, in the CSV and the statement alike: the
+ * furthest of the stored one and what its system reported for the entry's event (courier 3.1
+ * rule 1), with the external reference kept for that furthest reported state (rule 3), or null.
+ */
+export function exportStateOf(
+  f: Pick<BillingCsvFacts, "export_state" | "reported_state" | "external_references">,
+): { state: ExportState; reference: string | null } {
+  if (!f.reported_state) return { state: f.export_state, reference: null };
+  return {
+    state: furthest<ExportState>(f.export_state, f.reported_state),
+    reference: f.external_references?.[f.reported_state] ?? null,
+  };
 }

@@ -182,6 +182,18 @@ Deno.test("billing events: acknowledgements only move forward, paid is refused",
       });
       assert.equal(again.body.data.reported_state, "reconciled");
 
+      // The client's statement shows the entry as the CSV does: the furthest state reported,
+      // its reference, and the event's delivery (courier 2.6, 3.1).
+      await until(t, async () => {
+        await t.settle();
+        const v = await t.call("GET", `/business/courier/clients/${client.id}/billing`, { key });
+        const row = v.body.data.statement.entries.find((e: { reference: string }) =>
+          e.reference === waybill
+        );
+        return row?.export_state === "reconciled" && row.external_reference === "REC-1" &&
+          row.event_state === "delivered";
+      }, "the statement row follows its event");
+
       // Another courier sees nothing of it.
       const other = await newCourier(t);
       for (
