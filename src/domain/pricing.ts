@@ -206,9 +206,9 @@ function transportLine(terms: RateCardTerms, corridor: Corridor | null, grams: n
   const perKg = corridor?.per_kg ?? terms.per_kg;
   const extra = mulDiv(perKg, Math.max(0, grams - terms.included_grams), GRAMS_PER_KG);
   const amount = sumMinor([base, extra]);
-  return corridor
-    ? { code: "corridor", label: corridor.label, amount_minor: amount }
-    : { code: "transport", label: "Transport", amount_minor: amount };
+  // spec: courier 2.2: the first line is transport, or the corridor's price under its label;
+  // `transport` is its one named code either way.
+  return { code: "transport", label: corridor?.label ?? "Transport", amount_minor: amount };
 }
 
 function liabilityCover(terms: RateCardTerms, input: PricingInput): number {

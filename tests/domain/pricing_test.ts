@@ -175,11 +175,11 @@ Deno.test("pricing: corridor price applies to its exact direction only", () => {
   // 2.5 kg: 120.00 + 15.00 * 1.5 = 142.50; VAT 14% = 19.95; total 162.45.
   const out = priceOption(terms, STANDARD, input([parcel(2.5)], { to_country: "ZA" }));
   assert.deepEqual(out.lines[0], {
-    code: "corridor",
+    code: "transport",
     label: "Gaborone to Johannesburg",
     amount_minor: 14250,
   });
-  assert.deepEqual(summary(out.lines), ["corridor=14250", "tax=1995"]);
+  assert.deepEqual(summary(out.lines), ["transport=14250", "tax=1995"]);
   assert.equal(out.total_minor, 16245);
   assert.equal(out.corridor, "BW-ZA");
   assert.equal(out.cross_border, true);
@@ -434,7 +434,7 @@ const ORDER = [
 ];
 
 function rank(code: string): number {
-  return ORDER.indexOf(code === "corridor" ? "transport" : code);
+  return ORDER.indexOf(code);
 }
 
 const COUNTRIES = ["BW", "ZA", "NA", "ZM"];
@@ -507,7 +507,7 @@ Deno.test("pricing: line order follows spec 2.2, transport first and tax once, l
   fc.assert(
     fc.property(termsArb, serviceArb, inputArb, (terms, service, inp) => {
       const codes = priceOption(terms, service, inp).lines.map((l) => l.code);
-      assert.ok(["transport", "corridor"].includes(codes[0] ?? ""), codes.join(","));
+      assert.equal(codes[0], "transport", codes.join(","));
       assert.equal(codes.at(-1), "tax");
       assert.equal(codes.filter((c) => c === "tax").length, 1);
       const ranks = codes.map(rank);
@@ -558,7 +558,8 @@ Deno.test("pricing: corridor applies iff one matches the route exactly (property
       const match = terms.corridors.find((c) =>
         c.from === inp.from_country && c.to === inp.to_country
       );
-      assert.equal(out.lines[0]?.code, match ? "corridor" : "transport");
+      assert.equal(out.lines[0]?.code, "transport");
+      assert.equal(out.lines[0]?.label, match ? match.label : "Transport");
       assert.equal(out.corridor, match ? `${match.from}-${match.to}` : null);
       assert.equal(out.cross_border, inp.from_country !== inp.to_country);
     }),

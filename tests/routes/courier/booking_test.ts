@@ -94,7 +94,7 @@ Deno.test("prices: a cross-border route uses its corridor and names possible lat
     const [, client] = await ready(t);
     const data = await prices(t, client, { ...DOMESTIC, to_country: "ZA" });
     const economy = data.options.find((o: { code: string }) => o.code === "economy");
-    assert.equal(economy.lines[0].code, "corridor");
+    assert.equal(economy.lines[0].code, "transport");
     assert.equal(economy.lines[0].label, "Gaborone-Johannesburg");
     assert.equal(economy.lines[0].amount, 142.5); // 120 + 15 x 1.5
     assert.match(economy.possible_later_charges, /dut/i);
