@@ -6,6 +6,7 @@
  */
 import {
   type Calendar,
+  type CourierCatalogue,
   courierCatalogueActor,
   type Facility,
   type ServiceLevel,
@@ -155,6 +156,37 @@ export function serviceLevelView(s: ServiceLevel) {
   };
 }
 
+/** A GET of one part of the courier's catalogue, as its views. */
+function listRoute(
+  api: Api,
+  path: string,
+  summary: string,
+  view: (catalogue: CourierCatalogue) => unknown[],
+): void {
+  define(api, {
+    method: "get",
+    path,
+    summary,
+    tag,
+    security,
+    middleware: [business(), courierPlatform],
+  }, async (c) => {
+    const courier = businessPrincipalOf(c).business.id;
+    return ok(c, view(await read(c, courierCatalogueActor, courier, courier, { kind: "get" })));
+  });
+}
+
+/** The item the catalogue's answer holds under the id just added. */
+function addedOf<T extends { readonly id: string }>(
+  items: readonly T[],
+  id: string,
+  what: string,
+): T {
+  const added = items.find((i) => i.id === id);
+  if (!added) throw new Error(`${what} ${id} missing after it was added`);
+  return added;
+}
+
 export function serviceLevelRoutes(api: Api): void {
   define(api, {
     method: "post",
@@ -181,23 +213,16 @@ export function serviceLevelRoutes(api: Api): void {
       },
       by: principalName(p),
     });
-    const added = catalogue.calendars.find((cal) => cal.id === id);
-    if (!added) throw new Error(`calendar ${id} missing after it was added`);
+    const added = addedOf(catalogue.calendars, id, "calendar");
     return ok(c, calendarView(added), 201);
   });
 
-  define(api, {
-    method: "get",
-    path: "/business/courier/calendars",
-    summary: "The courier's working calendars",
-    tag,
-    security,
-    middleware: [business(), courierPlatform],
-  }, async (c) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
-    return ok(c, catalogue.calendars.map(calendarView));
-  });
+  listRoute(
+    api,
+    "/business/courier/calendars",
+    "The courier's working calendars",
+    (cat) => cat.calendars.map(calendarView),
+  );
 
   define(api, {
     method: "post",
@@ -225,23 +250,16 @@ export function serviceLevelRoutes(api: Api): void {
       service_level: { id, ...level, price_adjustment_bp: bp },
       by: principalName(p),
     });
-    const added = catalogue.service_levels.find((s) => s.id === id);
-    if (!added) throw new Error(`service level ${id} missing after it was added`);
+    const added = addedOf(catalogue.service_levels, id, "service level");
     return ok(c, serviceLevelView(added), 201);
   });
 
-  define(api, {
-    method: "get",
-    path: "/business/courier/service-levels",
-    summary: "The courier's service levels",
-    tag,
-    security,
-    middleware: [business(), courierPlatform],
-  }, async (c) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
-    return ok(c, catalogue.service_levels.map(serviceLevelView));
-  });
+  listRoute(
+    api,
+    "/business/courier/service-levels",
+    "The courier's service levels",
+    (cat) => cat.service_levels.map(serviceLevelView),
+  );
 
   define(api, {
     method: "post",
@@ -261,21 +279,14 @@ export function serviceLevelRoutes(api: Api): void {
       facility: { id, ...body },
       by: principalName(p),
     });
-    const added = catalogue.facilities.find((f) => f.id === id);
-    if (!added) throw new Error(`facility ${id} missing after it was added`);
+    const added = addedOf(catalogue.facilities, id, "facility");
     return ok(c, facilityView(added), 201);
   });
 
-  define(api, {
-    method: "get",
-    path: "/business/courier/facilities",
-    summary: "The courier's facilities",
-    tag,
-    security,
-    middleware: [business(), courierPlatform],
-  }, async (c) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const catalogue = await read(c, courierCatalogueActor, courier, courier, { kind: "get" });
-    return ok(c, catalogue.facilities.map(facilityView));
-  });
+  listRoute(
+    api,
+    "/business/courier/facilities",
+    "The courier's facilities",
+    (cat) => cat.facilities.map(facilityView),
+  );
 }
