@@ -177,6 +177,9 @@ export interface StopPresentation {
   readonly run_id: string;
   readonly stop_id: string;
   readonly border_post: string;
+  /** The border the stop crosses (a shipment may transit a third country on its way). */
+  readonly country: string;
+  readonly to_country: string;
   readonly by: string;
 }
 
@@ -516,10 +519,13 @@ function present(state: Crossing, p: StopPresentation, now: number): Decided | R
       `crossing ${state.id} was presented at stop ${state.stop_id} of run ${state.run_id}`,
     );
   }
-  const post = text(p.border_post, CUSTOMS_NAME_CHARS_MAX) ?? state.border_post;
-  return accept([{ kind: "presented_at_stop", at_stop: { ...p, border_post: post }, at: now }], (
-    next,
-  ) => crossingOf(next!));
+  const at_stop = {
+    ...p,
+    border_post: text(p.border_post, CUSTOMS_NAME_CHARS_MAX) ?? state.border_post,
+    country: text(p.country, CUSTOMS_NAME_CHARS_MAX) ?? state.country,
+    to_country: text(p.to_country, CUSTOMS_NAME_CHARS_MAX) ?? state.to_country,
+  };
+  return accept([{ kind: "presented_at_stop", at_stop, at: now }], (next) => crossingOf(next!));
 }
 
 /** Accepts the events unless the crossing they leave would be too large to store. */
@@ -602,6 +608,8 @@ function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
         run_id: event.at_stop.run_id,
         stop_id: event.at_stop.stop_id,
         border_post: event.at_stop.border_post,
+        country: event.at_stop.country,
+        to_country: event.at_stop.to_country,
         updated_at: event.at,
       };
     default:

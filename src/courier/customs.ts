@@ -117,6 +117,8 @@ export async function openCrossing(
         run_id: input.run_id,
         stop_id: input.stop_id,
         border_post: input.border_post,
+        country: input.country,
+        to_country: input.to_country,
         by: input.by,
       },
     })

@@ -92,6 +92,8 @@ async function crossings(t: TestEnv, courier: Courier, waybill: string) {
     id: string;
     status: string;
     border_post: string;
+    country: string;
+    to_country: string;
     history: { action: string; reason: string | null }[];
     documents: { name: string }[];
     duties: { amount: string; payer: string }[];
@@ -613,6 +615,7 @@ Deno.test("customs: a cross-border shipment has one crossing from booking, worke
     const [atStop, ...noMore] = await crossings(t, courier, waybill);
     assert.deepEqual(noMore, []);
     assert.equal(atStop!.border_post, "Tlokweng");
+    assert.deepEqual([atStop!.country, atStop!.to_country], ["BW", "ZA"]);
     assert.deepEqual(atStop!.documents.map((d) => d.name), ["commercial_invoice"]);
     await move(t, courier, booked.id, { action: "clear", customs_reference: "ZA-CUS-1" });
     await move(t, courier, booked.id, { action: "clear", customs_reference: "ZA-CUS-1" });
@@ -624,6 +627,14 @@ Deno.test("customs: a cross-border shipment has one crossing from booking, worke
     const onward = await present(t, courier, waybill, "stop_ramatlabama");
     assert.notEqual(onward, booked.id);
     assert.equal((await crossings(t, courier, waybill)).length, 2);
+
+    // Bound for Mozambique through South Africa: the first border stop's crossing is BW to ZA.
+    const transit = await bookWaybill(t, client, { ...CROSS_BORDER, to_country: "MZ" });
+    const [toMz] = await crossings(t, courier, transit);
+    assert.deepEqual([toMz!.country, toMz!.to_country], ["BW", "MZ"]);
+    assert.equal(await present(t, courier, transit), toMz!.id);
+    const [atBorder] = await crossings(t, courier, transit);
+    assert.deepEqual([atBorder!.country, atBorder!.to_country], ["BW", "ZA"]);
 
     // A domestic shipment crosses nothing.
     const domestic = await bookWaybill(t, client);
