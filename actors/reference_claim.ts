@@ -7,14 +7,20 @@ import { accept, type ActorDefinition, reject, unreachable } from "../src/runtim
 
 export interface ReferenceClaim {
   readonly waybill: string | null;
+  /**
+   * The offer whose booking holds the claim, when it said (claims made before it did not): a
+   * booking that stopped before its charge and whose prices expired can never complete, and
+   * another booking of the reference may then take the claim over (booking_flow.ts).
+   */
+  readonly reference?: string | null;
 }
 
 export type ReferenceClaimCommand =
-  | { kind: "claim"; waybill: string }
+  | { kind: "claim"; waybill: string; reference?: string }
   | { kind: "release"; waybill: string };
 
 export type ReferenceClaimEvent =
-  | { kind: "claimed"; waybill: string }
+  | { kind: "claimed"; waybill: string; reference?: string }
   | { kind: "released" };
 
 export function claimId(clientId: string, externalReference: string): string {
@@ -29,7 +35,7 @@ export const referenceClaimActor: ActorDefinition<
 > = {
   type: "reference_claim",
   version: 1,
-  initial: { waybill: null },
+  initial: { waybill: null, reference: null },
   decide(state, command) {
     switch (command.kind) {
       case "claim":
@@ -37,9 +43,14 @@ export const referenceClaimActor: ActorDefinition<
         if (state.waybill !== null) {
           return reject("duplicate_order", `external reference already booked: ${state.waybill}`, {
             waybill: state.waybill,
+            ...(state.reference ? { reference: state.reference } : {}),
           });
         }
-        return accept([{ kind: "claimed", waybill: command.waybill }], (s) => s);
+        return accept([{
+          kind: "claimed",
+          waybill: command.waybill,
+          ...(command.reference === undefined ? {} : { reference: command.reference }),
+        }], (s) => s);
       case "release":
         if (state.waybill !== command.waybill) return accept([], (s) => s);
         return accept([{ kind: "released" }], (s) => s);
@@ -50,6 +61,8 @@ export const referenceClaimActor: ActorDefinition<
     }
   },
   evolve(_state, event) {
-    return { waybill: event.kind === "claimed" ? event.waybill : null };
+    return event.kind === "claimed"
+      ? { waybill: event.waybill, reference: event.reference ?? null }
+      : { waybill: null, reference: null };
   },
 };

@@ -63,6 +63,13 @@ import { newOfferReference } from "../../src/courier/waybills.ts";
 import { sequencedWaybill } from "../../src/domain/waybill.ts";
 import { ask, read } from "../ask.ts";
 
+/**
+ * How long after its prices expired a booking that holds a claim or a request's identity without
+ * having been charged is still given to reach its charge: one that checked its prices a moment
+ * before they expired is on its way, not stopped, and must not be overtaken.
+ */
+export const STOPPED_AFTER_EXPIRY_MS = 30_000;
+
 /** spec: courier 8: a formal quotation is held 7 days. */
 export const QUOTE_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
 const PARCELS_MAX = 50;
@@ -356,17 +363,37 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
     // A booking made before the flag was set holds no claim: found in Postgres, it takes the
     // claim now, and this booking is the second one (spec: courier 4.2).
     const earlier = await bookedBefore(env.db, courierId, clientId, uniqueRef!, waybill);
-    const claimed = await runtime.ask(referenceClaimActor, courierId, claim, {
-      kind: "claim",
-      waybill: earlier ?? waybill,
-    });
+    const claimFor = () =>
+      runtime.ask(referenceClaimActor, courierId, claim, {
+        kind: "claim",
+        waybill: earlier ?? waybill,
+        ...(earlier === null ? { reference } : {}),
+      });
+    let claimed = await claimFor();
+    // Nothing is ever lost: a booking that claimed the reference and stopped before its charge
+    // (a crash between the two commits) holds it until its prices expire and no longer: it can
+    // never be charged then, and this booking takes the claim over, or the reference would be
+    // a duplicate of a shipment that does not exist, for ever.
+    if (
+      !claimed.ok && earlier === null && await stoppedBeforeCharge(c, courierId, clientId, claimed)
+    ) {
+      await runtime.ask(referenceClaimActor, courierId, claim, {
+        kind: "release",
+        waybill: claimed.details!.waybill as string,
+      });
+      claimed = await claimFor();
+    }
     if (!claimed.ok || earlier !== null) {
       // spec: courier 4.1, 7: a booking made before the flag, sent again, is already booked,
       // not a duplicate of the earlier booking that now holds the reference.
       const made = await madeBefore();
       if (made) return made;
     }
-    if (!claimed.ok) throw fromRejection(claimed);
+    if (!claimed.ok) {
+      // The holder's offer reference is the claim's bookkeeping, not part of the answer.
+      const { reference: _held, ...details } = claimed.details ?? {};
+      throw fromRejection({ ...claimed, details });
+    }
     if (earlier !== null) {
       throw new ApiError("duplicate_order", `external reference already booked: ${earlier}`, {
         waybill: earlier,
@@ -411,6 +438,31 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   return booked.created
     ? { shipment: booked.shipment, already_booked: false }
     : replayed(booked.shipment, serviceLevel);
+}
+
+/**
+ * Whether the booking holding a reference claim (refused: its waybill and offer reference in the
+ * details) stopped for good before its charge: no shipment, no charge, and prices that expired,
+ * so no retry of it can charge now (bookOfferOnce refuses expired prices not charged in time).
+ */
+async function stoppedBeforeCharge(
+  c: Context<AppEnv>,
+  courierId: string,
+  clientId: string,
+  refused: { readonly code: string; readonly details?: Readonly<Record<string, unknown>> },
+): Promise<boolean> {
+  const held = refused.details?.waybill, heldReference = refused.details?.reference;
+  if (refused.code !== "duplicate_order") return false;
+  if (typeof held !== "string" || typeof heldReference !== "string") return false;
+  if (waybillOf(courierId, heldReference) !== held) return false;
+  const env = c.get("env");
+  const runtime = env.runtime;
+  const offer = await runtime.read(priceOfferActor, courierId, heldReference, { kind: "get" });
+  const expired = offer.ok && env.clock.now() > asOffer(offer.reply).valid_until +
+        STOPPED_AFTER_EXPIRY_MS;
+  if (!expired) return false;
+  if ((await runtime.read(shipmentActor, courierId, held, { kind: "get" })).ok) return false;
+  return !await runtime.committedUnder(courierClientActor, clientId, `charge:${held}`);
 }
 
 /**

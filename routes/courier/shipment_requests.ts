@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import { bookingRequestActor, bookingRequestId } from "../../actors/booking_request.ts";
-import type { CourierClient } from "../../actors/courier_client.ts";
+import { type CourierClient, courierClientActor } from "../../actors/courier_client.ts";
 import { asOffer, priceOfferActor } from "../../actors/price_offer.ts";
 import { asShipment, shipmentActor } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
@@ -18,7 +18,14 @@ import type { Rejection } from "../../src/runtime/actor.ts";
 import { newOfferReference } from "../../src/courier/waybills.ts";
 import { BOOKING_ROWS_CONCURRENCY } from "../../src/limits.ts";
 import { read } from "../ask.ts";
-import { type Booked, bookOffer, makeOffer, PriceRequest, waybillOf } from "./booking_flow.ts";
+import {
+  type Booked,
+  bookOffer,
+  makeOffer,
+  PriceRequest,
+  STOPPED_AFTER_EXPIRY_MS,
+  waybillOf,
+} from "./booking_flow.ts";
 
 const IdempotencyKey = z.string().trim().min(1).max(120);
 
@@ -217,7 +224,11 @@ function isRefusal(e: unknown): e is ApiError {
   return e instanceof ApiError && e.status < 500 && e.code !== "reference_conflict";
 }
 
-/** Frees an identity whose other request booked nothing and whose prices expired. */
+/**
+ * Frees an identity whose other request booked nothing and whose prices expired. One charged
+ * before a crash keeps it (nothing is ever lost: its retry completes the booking the charge
+ * stands for; freed, the charge would be left with no shipment and no request to complete it).
+ */
 async function releaseStale(
   c: Context<AppEnv>,
   caller: Caller,
@@ -228,7 +239,12 @@ async function releaseStale(
   if (typeof held !== "string" || await shipmentOf(c, caller, held)) return false;
   const runtime = c.get("env").runtime;
   const offer = await runtime.read(priceOfferActor, caller.courierId, held, { kind: "get" });
-  if (!offer.ok || !offer.reply || offer.reply.valid_until >= c.get("env").clock.now()) {
+  const now = c.get("env").clock.now();
+  if (!offer.ok || !offer.reply || now <= offer.reply.valid_until + STOPPED_AFTER_EXPIRY_MS) {
+    return false;
+  }
+  const waybill = waybillOf(caller.courierId, held);
+  if (await runtime.committedUnder(courierClientActor, caller.clientId, `charge:${waybill}`)) {
     return false;
   }
   await runtime.ask(bookingRequestActor, caller.courierId, id, {

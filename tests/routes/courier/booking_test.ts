@@ -18,7 +18,8 @@ import {
   SERVICE_LEVELS_MAX,
 } from "../../../actors/courier_catalogue.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
-import { waybillOf } from "../../../routes/courier/booking_flow.ts";
+import { claimId, referenceClaimActor } from "../../../actors/reference_claim.ts";
+import { STOPPED_AFTER_EXPIRY_MS, waybillOf } from "../../../routes/courier/booking_flow.ts";
 import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { formatMinor, toMinor } from "../../../src/domain/money.ts";
@@ -1444,4 +1445,75 @@ Deno.test("prices: for random cards published through the API and random parcels
       }),
       { numRuns: 25 },
     );
+  }));
+
+Deno.test("book: a reference claimed by a booking that stopped before its charge is free once its prices expired", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "500.00");
+    const body = { ...DOMESTIC, client_order_reference: "ORD-CRASH" };
+    const offer = await prices(t, client, body);
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    // The booking's first commit, as if the process stopped right after it: the reference is
+    // claimed, nothing is charged, no shipment exists.
+    const claimed = await t.env.runtime.ask(
+      referenceClaimActor,
+      courier.business.id,
+      claimId(client.id, "ORD-CRASH"),
+      { kind: "claim", waybill, reference: offer.prices_reference },
+    );
+    assert.ok(claimed.ok);
+    // While its prices hold, the booking may still complete: the reference stays with it.
+    const early = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.code, "duplicate_order");
+    t.clock.advanceBy(30 * 60_000 + 1);
+    // Just expired, it may be on its way to its charge: the reference stays with it a moment.
+    const just = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(just.body.code, "duplicate_order", JSON.stringify(just.body));
+    t.clock.advanceBy(STOPPED_AFTER_EXPIRY_MS);
+    // The stopped booking can never be charged now: it no longer holds the reference for ever.
+    const retry = await book(t, client, offer.prices_reference);
+    assert.equal(retry.body.code, "prices_expired");
+    const next = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+    assert.equal((await account(t, client)).balance, 411.08, "charged once");
+    const again = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.waybill, next.body.data.waybill);
+  }));
+
+Deno.test("book: a reference held by a booking charged before a crash stays with it after its prices expired", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "500.00");
+    const body = { ...DOMESTIC, client_order_reference: "ORD-PAID" };
+    const offer = await prices(t, client, body);
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    await t.env.runtime.ask(
+      referenceClaimActor,
+      courier.business.id,
+      claimId(client.id, "ORD-PAID"),
+      {
+        kind: "claim",
+        waybill,
+        reference: offer.prices_reference,
+      },
+    );
+    const charged = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "charge_booking",
+      waybill,
+      amount_minor: 8_892,
+      currency: "BWP",
+      service_level: "express",
+      by: "test",
+    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+    assert.ok(charged.ok);
+    t.clock.advanceBy(30 * 60_000 + 1);
+    const other = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "duplicate_order");
+    const retry = await book(t, client, offer.prices_reference);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal((await account(t, client)).balance, 411.08, "charged once");
   }));

@@ -21,6 +21,7 @@ import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment
 import { waybillOf } from "../../../routes/courier/booking_flow.ts";
 import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
+import { courierClientActor } from "../../../actors/courier_client.ts";
 
 /** DOMESTIC express: 65 transport + 13 express + 10.92 VAT. */
 const EXPRESS = 88.92;
@@ -627,3 +628,39 @@ Deno.test("client shipments CSV: a country that is not ISO 3166-1 (ZZ) is a line
     "ok",
   ]);
 });
+
+Deno.test("client shipments: a key whose booking was charged before a crash is not taken over by another request", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, "1000");
+    const tenant = courier.business.id;
+    const first = { ...ROW, idempotency_key: "paid-1" };
+    // The request stopped right after its charge: bound, priced and charged, no shipment.
+    const priced = await post(t, client, "/client/prices", DOMESTIC);
+    const reference = priced.body.data.prices_reference;
+    const waybill = waybillOf(tenant, reference);
+    const bound = await t.env.runtime.ask(
+      bookingRequestActor,
+      tenant,
+      bookingRequestId(client.id, "key:paid-1"),
+      { kind: "begin", reference, fingerprint: await fingerprintOf(ShipmentRequest.parse(first)) },
+    );
+    assert.ok(bound.ok);
+    const charged = await t.env.runtime.ask(courierClientActor, tenant, client.id, {
+      kind: "charge_booking",
+      waybill,
+      amount_minor: 8_892,
+      currency: "BWP",
+      service_level: "express",
+      by: "test",
+    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+    assert.ok(charged.ok);
+    t.clock.advanceBy(31 * 60_000);
+    // Another request under the key does not free it: the charge stands for the first one.
+    const other = await post(t, client, "/client/shipments", { ...first, contents: "Bandages" });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    // The first request sent again completes its booking, charged once.
+    const retry = await post(t, client, "/client/shipments", first);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.waybill, waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+  }));
