@@ -118,8 +118,11 @@ export class BillingEvents {
     const posted = own
       ? await postLaterCharge(this.#o.runtime, s, { ...own, by: SYSTEM_PRINCIPAL })
       : null;
-    if (posted && !posted.ok) throw new Error(`${own!.reference}: ${posted.message}`);
-    const ownEntry = posted ? asPosting(posted.reply).entry : null;
+    // A refused charge is reported and the completion still goes out with what was booked.
+    if (posted && !posted.ok) {
+      this.#error(new Error(`${own!.reference}: ${posted.message}`), `charge of ${s.waybill}`);
+    }
+    const ownEntry = posted?.ok ? asPosting(posted.reply).entry : null;
     // The later charges booked on it so far (they are also sent one by one as they happen).
     const rows = await this.#o.db.selectFrom("ledger_entries")
       .selectAll()
