@@ -86,6 +86,12 @@ export type LedgerCommand =
     reason: string;
     reference?: string;
     evidence_path?: string | null;
+    /**
+     * A credit note paying an approved claim (courier 2.4 liability cover, 4.6 claims): it is
+     * compensation, not a price correction, so it may exceed the entry's net (a covered loss is
+     * worth the declared value, not the price). Only for credit notes.
+     */
+    compensation?: boolean;
     by: string;
   }
   | { kind: "cod_collected"; waybill: string; amount_minor: number; currency: string; by: string }
@@ -500,8 +506,14 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
       `${notes.pending.length} notes await the statement; retry once it has caught up`,
     );
   }
+  if (c.compensation === true && c.amount_minor > 0) {
+    return reject("invalid_amount", "compensation is a credit note: a negative amount");
+  }
   const net = o.net_minor + notesInFlightOn(notes, o.kind, o.reference);
-  if (net + c.amount_minor < 0) {
+  // spec: courier 2.4 (liability cover on the declared value), 2.6 rule 5: a claim's approved
+  // compensation is credited in full as a note pointing at the shipment's entry, whatever the
+  // price was; only a price correction is bounded by what the entry still holds.
+  if (c.compensation !== true && net + c.amount_minor < 0) {
     return reject(
       "correction_exceeds_entry",
       // spec: courier 4.2 correct (amount positive or negative): the refusal names the field and

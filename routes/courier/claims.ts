@@ -3,8 +3,9 @@
  * courier files a claim for a client's shipment (shipments:create or runs:operate) within the
  * claim window of the shipment's frozen rate card; a holder of claims:approve decides it once.
  * An approved amount becomes a credit note on the shipment's booked price (2.6 rule 5), booked
- * once under the claim's reference; when the ledger refuses it (say, more than the booked price)
- * the decision stands and the claim says why no note was booked. The client sees its own claims
+ * once under the claim's reference, in full even above the price (compensation, 2.4 liability
+ * cover); when the ledger refuses it (say, an unresolved FX rate) the decision stands and the
+ * claim says why no note was booked. The client sees its own claims
  * and their outcome.
  */
 import type { Context } from "hono";
@@ -176,6 +177,8 @@ async function creditNote(
         reason: `claim ${claim.id} (${claim.kind}) ${claim.decision?.outcome ?? "decided"}`,
         reference,
         evidence_path: claim.evidence,
+        // Compensation, not a price correction: not capped by the booked price (courier 2.4).
+        compensation: true,
         by: claim.decision?.decided_by ?? "claims",
       }),
       entryAsk(`note:${reference}`),

@@ -129,10 +129,22 @@ Deno.test("claims: outcomes need their amounts and reasons; bad input changes no
     assert.equal(rejected.body.data.outcome.approved_amount, 0);
   }));
 
-Deno.test("claims: an approval above the booked price is decided, its credit note not booked", () =>
+Deno.test("claims: compensation above the booked price (cover on the declared value) reaches the client", () =>
   withTestEnv(async (t) => {
-    const { courier, waybill } = await ready(t);
+    // spec: courier 2.4: liability cover is priced on the declared value, so a covered loss is
+    // compensated up to that value, far above the booked price; the approved amount is credited
+    // to the client's money (2.6 rule 5: a credit note pointing at the shipment's entry), never
+    // left as a decision no ledger holds.
+    const courier = await newCourier(t, { claim_window_days: 5, liability_cover_pct: 1 });
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "1000.00");
+    const booked = await bookShipment(t, client, {
+      declared_value: "5000.00",
+      liability_cover: true,
+    });
+    const waybill = booked.waybill;
     await grantApprove(t, courier);
+    const before = await t.call("GET", "/client/account", { headers: clientKey(client) });
     const id = (await file(t, courier, { waybill, kind: "loss", amount: "5000.00" })).body.data.id;
     const r = await t.call("POST", `/business/courier/claims/${id}/decide`, {
       key: courier.business.api_key,
@@ -140,8 +152,62 @@ Deno.test("claims: an approval above the booked price is decided, its credit not
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.data.status, "approved");
-    assert.equal(r.body.data.credit_note.state, "not_booked");
-    assert.equal(r.body.data.credit_note.code, "correction_exceeds_entry");
+    assert.deepEqual(r.body.data.credit_note, {
+      reference: `CLM-${id}`,
+      amount: 5000,
+      state: "booked",
+    });
+    await t.settle();
+    const note = await t.env.db.selectFrom("ledger_entries").selectAll()
+      .where("reference", "=", `CLM-${id}`).executeTakeFirstOrThrow();
+    assert.equal(note.kind, "credit_note");
+    assert.equal(Number(note.amount_minor), -500000);
+    assert.equal(note.corrects, waybill);
+    const after = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(after.body.data.balance, before.body.data.balance + 5000);
+    // The booked price is never rewritten (2.6 rule 1).
+    const price = await t.env.db.selectFrom("ledger_entries").selectAll()
+      .where("reference", "=", waybill).where("kind", "=", "shipment").executeTakeFirstOrThrow();
+    assert.equal(Number(price.amount_minor), Math.round(booked.total * 100));
+  }));
+
+Deno.test("claims: compensation on credit clears the receivable; on external it owes nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t, { claim_window_days: 5 });
+    await grantApprove(t, courier);
+    const credit = await newClient(t, courier, {
+      settlement_mode: "credit",
+      credit_limit: "1000.00",
+    });
+    const external = await newClient(t, courier, {
+      settlement_mode: "external",
+      external_system: "erp",
+    });
+    const totals: number[] = [];
+    for (const client of [credit, external]) {
+      const booked = await bookShipment(t, client);
+      totals.push(booked.total);
+      const waybill = booked.waybill;
+      const id = (await file(t, courier, { waybill, kind: "loss", amount: "400.00" })).body.data.id;
+      const r = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+        key: courier.business.api_key,
+        body: { outcome: "approved" },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.data.credit_note.state, "booked", JSON.stringify(r.body));
+    }
+    await t.settle();
+    const c = await t.call("GET", "/client/account", { headers: clientKey(credit) });
+    assert.equal(c.body.data.credit_used, 0);
+    // What the compensation leaves over the price is the client's credit: it owes less than zero.
+    assert.equal(c.body.data.ledger_balance, Math.round((totals[0]! - 400) * 100) / 100);
+    const e = await t.call("GET", "/client/account", { headers: clientKey(external) });
+    assert.equal(e.body.data.credit_used, 0);
+    assert.equal(e.body.data.balance, 0);
+    const notes = await t.env.db.selectFrom("ledger_entries").selectAll()
+      .where("client_id", "=", external.id).where("kind", "=", "credit_note").execute();
+    assert.equal(notes.length, 1);
+    assert.equal(notes[0]!.status, "external");
   }));
 
 Deno.test("claims: a claim after the rate card's claim window is refused", () =>
