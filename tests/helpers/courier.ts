@@ -3,6 +3,7 @@
  * a BWP rate card, and one client on it. Built through the HTTP API, as an integrator would.
  */
 import assert from "node:assert/strict";
+import { courierClientActor } from "../../actors/courier_client.ts";
 import type { CreatedBusiness, TestEnv } from "./test_env.ts";
 
 export const HOURS = {
@@ -216,4 +217,25 @@ export async function billingCsv(
   assert.equal(res.status, 200);
   assert.match(res.headers.get("Content-Type") ?? "", /^text\/csv/);
   return await res.text();
+}
+
+/**
+ * A booking's first commit alone: the client account's charge for `waybill` (an express booking
+ * of the standard parcel, 88.92 BWP), as if the process stopped right after it.
+ */
+export async function chargeOnly(
+  t: TestEnv,
+  courierId: string,
+  clientId: string,
+  waybill: string,
+): Promise<void> {
+  const charged = await t.env.runtime.ask(courierClientActor, courierId, clientId, {
+    kind: "charge_booking",
+    waybill,
+    amount_minor: 8_892,
+    currency: "BWP",
+    service_level: "express",
+    by: "test",
+  }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+  assert.ok(charged.ok);
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  chargeOnly,
   type Client,
   clientKey,
   type Courier,
@@ -11,7 +12,6 @@ import {
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
-import { courierClientActor } from "../../../actors/courier_client.ts";
 import {
   CALENDARS_MAX,
   courierCatalogueActor,
@@ -396,15 +396,7 @@ Deno.test("book: a retry completes a booking charged before a crash, even once i
     const offer = await prices(t, client);
     const waybill = waybillOf(courier.business.id, offer.prices_reference);
     // The booking's first commit, as if the process stopped right after it.
-    const charged = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
-      kind: "charge_booking",
-      waybill,
-      amount_minor: 8_892,
-      currency: "BWP",
-      service_level: "express",
-      by: "test",
-    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
-    assert.ok(charged.ok);
+    await chargeOnly(t, courier.business.id, client.id, waybill);
     t.clock.advanceBy(30 * 60_000 + 1);
     const other = await book(t, client, offer.prices_reference, "economy");
     assert.equal(other.status, 409, "only the option charged is booked");
@@ -1500,15 +1492,7 @@ Deno.test("book: a reference held by a booking charged before a crash stays with
         reference: offer.prices_reference,
       },
     );
-    const charged = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
-      kind: "charge_booking",
-      waybill,
-      amount_minor: 8_892,
-      currency: "BWP",
-      service_level: "express",
-      by: "test",
-    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
-    assert.ok(charged.ok);
+    await chargeOnly(t, courier.business.id, client.id, waybill);
     t.clock.advanceBy(30 * 60_000 + 1);
     const other = await book(t, client, (await prices(t, client, body)).prices_reference);
     assert.equal(other.status, 409, JSON.stringify(other.body));

@@ -8,6 +8,7 @@ import { stringify } from "csv-stringify/sync";
 import { type Answer, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   bookWaybill,
+  chargeOnly,
   type Client,
   clientKey,
   type Courier,
@@ -21,7 +22,6 @@ import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment
 import { waybillOf } from "../../../routes/courier/booking_flow.ts";
 import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
-import { courierClientActor } from "../../../actors/courier_client.ts";
 
 /** DOMESTIC express: 65 transport + 13 express + 10.92 VAT. */
 const EXPRESS = 88.92;
@@ -645,15 +645,7 @@ Deno.test("client shipments: a key whose booking was charged before a crash is n
       { kind: "begin", reference, fingerprint: await fingerprintOf(ShipmentRequest.parse(first)) },
     );
     assert.ok(bound.ok);
-    const charged = await t.env.runtime.ask(courierClientActor, tenant, client.id, {
-      kind: "charge_booking",
-      waybill,
-      amount_minor: 8_892,
-      currency: "BWP",
-      service_level: "express",
-      by: "test",
-    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
-    assert.ok(charged.ok);
+    await chargeOnly(t, tenant, client.id, waybill);
     t.clock.advanceBy(31 * 60_000);
     // Another request under the key does not free it: the charge stands for the first one.
     const other = await post(t, client, "/client/shipments", { ...first, contents: "Bandages" });
