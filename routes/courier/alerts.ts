@@ -156,11 +156,7 @@ export function alertRoutes(api: Api): void {
     const page = rows.slice(0, query.limit).map((r) => r.data as AlertSummary);
     const last = page.at(-1);
     const next = rows.length > query.limit && last ? encodeCursor(last.raised_at, last.id) : null;
-    return c.json({
-      success: true,
-      data: page.map(alertView),
-      meta: { limit: query.limit, next_cursor: next },
-    });
+    return ok(c, page.map(alertView), 200, { limit: query.limit, next_cursor: next });
   });
 
   define(api, {

@@ -188,15 +188,9 @@ export function billingEventRoutes(api: Api): void {
       .execute();
     const page = rows.slice(0, query.limit).map((r) => r.data as OutboundEventSummary);
     const last = page.at(-1);
-    return c.json({
-      success: true,
-      data: page.map(eventView),
-      meta: {
-        limit: query.limit,
-        next_cursor: rows.length > query.limit && last
-          ? `${last.created_at}|${last.event_id}`
-          : null,
-      },
+    return ok(c, page.map(eventView), 200, {
+      limit: query.limit,
+      next_cursor: rows.length > query.limit && last ? `${last.created_at}|${last.event_id}` : null,
     });
   });
 

@@ -30,7 +30,7 @@ import {
 } from "../../src/bus/bus.ts";
 import type { Environment } from "../../src/environment.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
-import type { Api } from "../../src/http/app.ts";
+import { type Api, envelope } from "../../src/http/app.ts";
 import { businessCredential, type BusinessPrincipal } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -415,11 +415,14 @@ export function boardRoutes(api: Api): void {
   // Registered before GET /business/courier/operations/{reference}, which would match "live".
   api.get(LIVE_PATH, async (c) => {
     if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
-      return c.json({
-        success: false,
-        code: "upgrade_required",
-        message: "the live board is a WebSocket: connect with ws:// or wss://",
-      }, 426);
+      return c.json(
+        envelope(c, {
+          success: false,
+          code: "upgrade_required",
+          message: "the live board is a WebSocket: connect with ws:// or wss://",
+        }),
+        426,
+      );
     }
     const key = c.req.query("key");
     const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };

@@ -375,7 +375,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
     // never be charged then, and this booking takes the claim over, or the reference would be
     // a duplicate of a shipment that does not exist, for ever.
     if (
-      !claimed.ok && earlier === null && await stoppedBeforeCharge(c, courierId, clientId, claimed)
+      !claimed.ok && earlier === null && await claimHolderStopped(c, courierId, clientId, claimed)
     ) {
       await runtime.ask(referenceClaimActor, courierId, claim, {
         kind: "release",
@@ -441,11 +441,29 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
 }
 
 /**
- * Whether the booking holding a reference claim (refused: its waybill and offer reference in the
- * details) stopped for good before its charge: no shipment, no charge, and prices that expired,
- * so no retry of it can charge now (bookOfferOnce refuses expired prices not charged in time).
+ * Whether the booking of offer `reference` stopped for good before its charge: no shipment, no
+ * charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago, so no retry of it can charge now
+ * (bookOfferOnce refuses expired prices not charged in time). What holds a reference claim or a
+ * request's identity for such a booking may be given to another.
  */
-async function stoppedBeforeCharge(
+export async function stoppedBeforeCharge(
+  c: Context<AppEnv>,
+  courierId: string,
+  clientId: string,
+  reference: string,
+): Promise<boolean> {
+  const env = c.get("env");
+  const runtime = env.runtime;
+  const offer = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
+  if (!offer.ok || !offer.reply) return false;
+  if (env.clock.now() <= asOffer(offer.reply).valid_until + STOPPED_AFTER_EXPIRY_MS) return false;
+  const waybill = waybillOf(courierId, reference);
+  if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
+  return !await runtime.committedUnder(courierClientActor, clientId, `charge:${waybill}`);
+}
+
+/** The claim's holder (refused: its waybill and offer reference), if it stopped before charge. */
+async function claimHolderStopped(
   c: Context<AppEnv>,
   courierId: string,
   clientId: string,
@@ -455,14 +473,7 @@ async function stoppedBeforeCharge(
   if (refused.code !== "duplicate_order") return false;
   if (typeof held !== "string" || typeof heldReference !== "string") return false;
   if (waybillOf(courierId, heldReference) !== held) return false;
-  const env = c.get("env");
-  const runtime = env.runtime;
-  const offer = await runtime.read(priceOfferActor, courierId, heldReference, { kind: "get" });
-  const expired = offer.ok && env.clock.now() > asOffer(offer.reply).valid_until +
-        STOPPED_AFTER_EXPIRY_MS;
-  if (!expired) return false;
-  if ((await runtime.read(shipmentActor, courierId, held, { kind: "get" })).ok) return false;
-  return !await runtime.committedUnder(courierClientActor, clientId, `charge:${held}`);
+  return await stoppedBeforeCharge(c, courierId, clientId, heldReference);
 }
 
 /**

@@ -96,10 +96,9 @@ export function checklistRoutes(api: Api): void {
     if (query.supplier) q = q.where(sql<boolean>`data->>'supplier' = ${query.supplier}`);
     const rows = await q.orderBy(sql`data->>'code'`).limit(query.limit).offset(query.offset)
       .execute();
-    return c.json({
-      success: true,
-      data: rows.map((r) => summaryView(r.data as Summary)),
-      meta: { limit: query.limit, offset: query.offset },
+    return ok(c, rows.map((r) => summaryView(r.data as Summary)), 200, {
+      limit: query.limit,
+      offset: query.offset,
     });
   });
 

@@ -320,10 +320,9 @@ export function claimRoutes(api: Api): void {
     query: BusinessListQuery,
   }, async (c, { query }) => {
     const page = await claimPage(c, businessPrincipalOf(c).business.id, query);
-    return c.json({
-      success: true,
-      data: page.claims.map(claimView),
-      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    return ok(c, page.claims.map(claimView), 200, {
+      limit: query.limit,
+      next_cursor: page.next_cursor,
     });
   });
 
@@ -358,10 +357,9 @@ export function claimRoutes(api: Api): void {
     const p = clientPrincipalOf(c);
     // Only the calling client's claims (courier 4.6): the filter is the principal's, never the query's.
     const page = await claimPage(c, p.business.id, { ...query, client_id: p.client_id });
-    return c.json({
-      success: true,
-      data: page.claims.map(clientClaimView),
-      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    return ok(c, page.claims.map(clientClaimView), 200, {
+      limit: query.limit,
+      next_cursor: page.next_cursor,
     });
   });
 }

@@ -21,6 +21,7 @@ import {
   clientPrincipalOf,
   principalName,
   remoteAddress,
+  requireClientAdmin,
   requireCourierPlatform,
 } from "../../src/http/auth.ts";
 import { beginLogin } from "../../src/http/login_throttle.ts";
@@ -175,11 +176,7 @@ export function clientApiRoutes(api: Api): void {
     security,
     middleware: [client()],
   }, async (c) => {
-    const p = clientPrincipalOf(c);
-    if (p.user && p.user.role !== "client_admin") {
-      // spec: courier 4.6: client administrators only, the code POST /client/users answers.
-      throw new ApiError("client_admin_only", "only a client administrator may rotate the API key");
-    }
+    const p = requireClientAdmin(c, "rotate the API key");
     const key = await issueCredential(CLIENT_KEY_PREFIX, c.get("env").clock.now());
     await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "rotate_api_key",
@@ -200,11 +197,7 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
     body: z.object({ url: z.string().trim().min(1).max(2_000) }),
   }, async (c, { body }) => {
-    const p = clientPrincipalOf(c);
-    if (p.user && p.user.role !== "client_admin") {
-      // spec: courier 4.6: client administrators only, the code POST /client/users answers.
-      throw new ApiError("client_admin_only", "only a client administrator may set the webhook");
-    }
+    const p = requireClientAdmin(c, "set the webhook");
     const env = c.get("env");
     // spec: courier 8: public HTTPS only (and checked again, after DNS, at every attempt).
     const verdict = checkWebhookUrl(body.url, { allowLoopback: env.allowLoopbackWebhooks });

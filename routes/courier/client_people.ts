@@ -22,7 +22,12 @@ import {
 } from "../../actors/courier_client.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
-import { client, clientPrincipalOf, principalName } from "../../src/http/auth.ts";
+import {
+  client,
+  clientPrincipalOf,
+  principalName,
+  requireClientAdmin,
+} from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -112,11 +117,7 @@ export function clientPeopleRoutes(api: Api): void {
     body: InviteUser,
     status: 201,
   }, async (c, { body }) => {
-    const p = clientPrincipalOf(c);
-    // spec: courier 4.6: client administrators only; the API key is the client itself.
-    if (p.user && p.user.role !== "client_admin") {
-      throw new ApiError("client_admin_only", "only a client administrator may invite users");
-    }
+    const p = requireClientAdmin(c, "invite users");
     const env = c.get("env");
     // An e-mail signs in to one client user anywhere (the client_email index).
     if (await env.runtime.lookup("client_email", body.email)) {

@@ -110,10 +110,9 @@ export function clientShipmentRoutes(api: Api): void {
       );
     }
     const page = await newestFirst(q, "booked_at", query);
-    return c.json({
-      success: true,
-      data: page.rows.map((r) => listView(r.data as ShipmentFields)),
-      meta: { limit: query.limit, next_cursor: page.next_cursor },
+    return ok(c, page.rows.map((r) => listView(r.data as ShipmentFields)), 200, {
+      limit: query.limit,
+      next_cursor: page.next_cursor,
     });
   });
 

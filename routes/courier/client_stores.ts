@@ -281,11 +281,7 @@ export function clientStoreRoutes(api: Api): void {
     const courier = businessPrincipalOf(c).business.id;
     await read(c, courierClientActor, courier, params.client, { kind: "get" });
     const page = await storesOf(c, courier, params.client, query);
-    return c.json({
-      success: true,
-      data: page.data,
-      meta: { limit: query.limit, next_cursor: page.next_cursor },
-    });
+    return ok(c, page.data, 200, { limit: query.limit, next_cursor: page.next_cursor });
   });
 
   define(api, {
@@ -299,11 +295,7 @@ export function clientStoreRoutes(api: Api): void {
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     const page = await storesOf(c, p.business.id, p.client_id, query);
-    return c.json({
-      success: true,
-      data: page.data,
-      meta: { limit: query.limit, next_cursor: page.next_cursor },
-    });
+    return ok(c, page.data, 200, { limit: query.limit, next_cursor: page.next_cursor });
   });
 
   define(api, {

@@ -244,11 +244,12 @@ export function operationRoutes(api: Api): void {
     const alerts = await openAlertCounts(c, tenant, rows.map((r) => r.id));
     const byHealth: Record<string, number> = Object.fromEntries(HEALTHS.map((h) => [h, 0]));
     for (const r of counts) byHealth[r.health] = Number(r.n);
-    return c.json({
-      success: true,
-      data: rows.map((r) => operationsRow(r.data as ShipmentSnapshot, now, alerts.get(r.id) ?? 0)),
-      meta: { by_health: byHealth, limit: query.limit, offset: query.offset, filters },
-    });
+    return ok(
+      c,
+      rows.map((r) => operationsRow(r.data as ShipmentSnapshot, now, alerts.get(r.id) ?? 0)),
+      200,
+      { by_health: byHealth, limit: query.limit, offset: query.offset, filters },
+    );
   });
 
   define(api, {

@@ -149,11 +149,12 @@ export function priceRoutes(api: Api): void {
         .where("id", "in", waybills)
         .execute()).map((r) => r.id),
     );
-    return c.json({
-      success: true,
-      data: page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null)),
-      meta: { limit: query.limit, next_cursor: found.next_cursor },
-    });
+    return ok(
+      c,
+      page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null)),
+      200,
+      { limit: query.limit, next_cursor: found.next_cursor },
+    );
   });
 
   define(api, {
@@ -257,11 +258,12 @@ export function priceRoutes(api: Api): void {
       );
     // A customer code names many shipments: every one is found, newest first, page by page.
     const page = await newestFirst(found, "booked_at", query);
-    return c.json({
-      success: true,
-      data: page.rows.map((r) => searchRowView(r.data as ReturnType<typeof shipmentSearchView>)),
-      meta: { limit: query.limit, next_cursor: page.next_cursor },
-    });
+    return ok(
+      c,
+      page.rows.map((r) => searchRowView(r.data as ReturnType<typeof shipmentSearchView>)),
+      200,
+      { limit: query.limit, next_cursor: page.next_cursor },
+    );
   });
 
   define(api, {

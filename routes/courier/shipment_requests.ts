@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import { bookingRequestActor, bookingRequestId } from "../../actors/booking_request.ts";
-import { type CourierClient, courierClientActor } from "../../actors/courier_client.ts";
+import type { CourierClient } from "../../actors/courier_client.ts";
 import { asOffer, priceOfferActor } from "../../actors/price_offer.ts";
 import { asShipment, shipmentActor } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
@@ -23,7 +23,7 @@ import {
   bookOffer,
   makeOffer,
   PriceRequest,
-  STOPPED_AFTER_EXPIRY_MS,
+  stoppedBeforeCharge,
   waybillOf,
 } from "./booking_flow.ts";
 
@@ -236,17 +236,9 @@ async function releaseStale(
   refused: Rejection,
 ): Promise<boolean> {
   const held = refused.details?.reference;
-  if (typeof held !== "string" || await shipmentOf(c, caller, held)) return false;
+  if (typeof held !== "string") return false;
+  if (!await stoppedBeforeCharge(c, caller.courierId, caller.clientId, held)) return false;
   const runtime = c.get("env").runtime;
-  const offer = await runtime.read(priceOfferActor, caller.courierId, held, { kind: "get" });
-  const now = c.get("env").clock.now();
-  if (!offer.ok || !offer.reply || now <= offer.reply.valid_until + STOPPED_AFTER_EXPIRY_MS) {
-    return false;
-  }
-  const waybill = waybillOf(caller.courierId, held);
-  if (await runtime.committedUnder(courierClientActor, caller.clientId, `charge:${waybill}`)) {
-    return false;
-  }
   await runtime.ask(bookingRequestActor, caller.courierId, id, {
     kind: "release",
     reference: held,

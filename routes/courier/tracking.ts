@@ -8,7 +8,7 @@ import { shipmentActor } from "../../actors/shipment.ts";
 import type { Shipment } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import type { Milestone } from "../../src/domain/lifecycle.ts";
-import { type Api, ok } from "../../src/http/app.ts";
+import { type Api, envelope, ok } from "../../src/http/app.ts";
 import { anonymous } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -90,7 +90,7 @@ export function trackingView(s: Shipment, now: number) {
 
 /** Tracking answers errors as `{success: false, error, message}` (CONTRACT "Errors"). */
 function trackingError(c: Context<AppEnv>, status: 404, error: string, message: string) {
-  return c.json({ success: false, error, message }, status);
+  return c.json(envelope(c, { success: false, error, message }), status);
 }
 
 export function trackingRoutes(api: Api): void {

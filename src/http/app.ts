@@ -35,12 +35,8 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
     c.header("X-Request-Id", crypto.randomUUID());
     c.header("X-Service-Environment", env.name);
     await next();
-    if (env.name === "sandbox") await markSandbox(c);
   });
-  app.get(
-    "/health",
-    (c) => c.json({ success: true, data: { status: "ok", environment: env.name } }),
-  );
+  app.get("/health", (c) => ok(c, { status: "ok", environment: env.name }));
 
   const api = newRouter();
   api.use("*", async (c, next) => {
@@ -70,30 +66,6 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
   return app;
 }
 
-/**
- * Business API 2.2: "Sandbox responses also carry `environment: sandbox`": every JSON object the
- * sandbox answers (success and error envelopes alike) gets it at the top level, besides the
- * X-Service-Environment header.
- */
-async function markSandbox(c: Context): Promise<void> {
-  const res = c.res;
-  if (!(res.headers.get("Content-Type") ?? "").startsWith("application/json")) return;
-  let body: unknown;
-  try {
-    body = await res.clone().json();
-  } catch {
-    return;
-  }
-  if (!body || typeof body !== "object" || Array.isArray(body) || "environment" in body) return;
-  const headers = new Headers(res.headers);
-  headers.delete("Content-Length");
-  c.res = undefined;
-  c.res = new Response(JSON.stringify({ ...body, environment: "sandbox" }), {
-    status: res.status,
-    headers,
-  });
-}
-
 function renderError(c: Context, err: Error): Response {
   if (err instanceof ApiError) return errorResponse(c, err);
   if (err instanceof HTTPException && err.status < 500) {
@@ -118,10 +90,29 @@ function renderError(c: Context, err: Error): Response {
 
 export function errorResponse(c: Context, e: ApiError): Response {
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
-  return c.json({ success: false, code: e.code, message: e.message, ...e.extra }, e.status as 400);
+  return c.json(
+    envelope(c, { success: false, code: e.code, message: e.message, ...e.extra }),
+    e.status as 400,
+  );
 }
 
-/** The success envelope `{success: true, data}`. */
-export function ok<T>(c: Context, data: T, status: 200 | 201 | 202 = 200): Response {
-  return c.json({ success: true, data }, status);
+/** The success envelope `{success: true, data}`, with `meta` for a page of a list. */
+export function ok<T>(
+  c: Context,
+  data: T,
+  status: 200 | 201 | 202 = 200,
+  meta?: Record<string, unknown>,
+): Response {
+  return c.json(envelope(c, { success: true, data, ...(meta ? { meta } : {}) }), status);
+}
+
+/**
+ * Business API 2.2: "Sandbox responses also carry `environment: sandbox`": every envelope the
+ * sandbox answers, success or error, has it at the top level (documents such as the OpenAPI file
+ * are no envelopes and stay as they are).
+ */
+export function envelope<B extends Record<string, unknown>>(c: Context, body: B): B {
+  // The header every answer gets first thing (createApp), outside /api too.
+  const sandbox = c.res.headers.get("X-Service-Environment") === "sandbox";
+  return sandbox ? { ...body, environment: "sandbox" } : body;
 }

@@ -116,6 +116,20 @@ export function clientPrincipalOf(c: Context<AppEnv>): Extract<Principal, { kind
   return p;
 }
 
+/**
+ * spec: courier 4.6: the client's people and credentials are for its administrators; the API key
+ * is the client itself. Everyone else gets 403 client_admin_only, on every such endpoint.
+ */
+export function requireClientAdmin(c: Context<AppEnv>, what: string): ClientPrincipal {
+  const p = clientPrincipalOf(c);
+  if (p.user && p.user.role !== "client_admin") {
+    throw new ApiError("client_admin_only", `only a client administrator may ${what}`);
+  }
+  return p;
+}
+
+type ClientPrincipal = ReturnType<typeof clientPrincipalOf>;
+
 export const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header("Authorization") ?? "";
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";

@@ -269,6 +269,10 @@ Deno.test("envelope: sandbox answers carry environment: sandbox at the top level
     const missing = await t.call("GET", "/business/nothing-here", { key: b.api_key });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.environment, "sandbox");
+    // A document is no envelope: the OpenAPI file stays a valid OpenAPI document.
+    const doc = await t.call("GET", "/api-docs/openapi.json");
+    assert.equal(doc.status, 200);
+    assert.equal("environment" in doc.body, false);
   }, "sandbox");
   await withEnv(async (t) => {
     const b = await t.createBusiness();
