@@ -111,6 +111,8 @@ export type CourierClientCommand =
     /** The option booked, named in the kept reply so a retry asking another one is refused. */
     service_level?: string;
     references?: ShipmentReferences;
+    /** What completing the booking needs, kept in the reply (see BookingChargeReply.booking). */
+    booking?: BookingOrigin;
     by: string;
   }
   | { kind: "top_up"; amount_minor: number; currency: string; reference: string; by: string }
@@ -172,6 +174,13 @@ export interface ClientIdentity {
   readonly user: Omit<ClientUser, "password_hash"> | null;
 }
 
+/** The request a booking charge was made for: enough to make its shipment without the caller. */
+export interface BookingOrigin {
+  readonly prices_reference: string;
+  readonly dangerous_goods_confirmed: boolean;
+  readonly by: string;
+}
+
 /** A booking's charge: kept for good under the booking's idempotency key, so it stays small. */
 export interface BookingChargeReply {
   readonly entry: LedgerEntry;
@@ -179,6 +188,11 @@ export interface BookingChargeReply {
   readonly balances: AccountBalances;
   /** Absent on charges kept before it was recorded. */
   readonly service_level?: string;
+  /**
+   * Absent on charges kept before it was recorded. A booking stopped between its charge and its
+   * shipment is completed from it when the client never sends the request again.
+   */
+  readonly booking?: BookingOrigin;
 }
 
 export type CourierClientReply =
@@ -255,6 +269,7 @@ function decide(
         allocations: [],
         balances: accountBalances(next!),
         ...(command.service_level === undefined ? {} : { service_level: command.service_level }),
+        ...(command.booking ? { booking: command.booking } : {}),
       }));
     }
     case "top_up":

@@ -83,6 +83,16 @@ export const BOOKING_ROWS_CONCURRENCY = 32;
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
 export const BILLING_SWEEP_MS = 60_000;
+/**
+ * A booking charged this long ago without its shipment (a crash between its two commits) and not
+ * sent again by its client is completed by the sweep (completeStalledBookings): long past any
+ * retry of a request in flight, and still the same hour for the client that books.
+ */
+export const STALLED_BOOKING_MS = 10 * 60_000;
+/** How far back the sweep looks for stalled bookings: a month of downtime, bounded scans. */
+export const STALLED_BOOKING_LOOKBACK_MS = 31 * 24 * 60 * 60 * 1000;
+/** Stalled bookings completed by one sweep; the rest by the next. */
+export const STALLED_BOOKINGS_PER_SWEEP = 100;
 
 /** Users of one courier client (courier 4.6): each is ~250 bytes of the client actor's state. */
 export const CLIENT_USERS_MAX = 50;

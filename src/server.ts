@@ -5,6 +5,7 @@
 import type { Hono } from "hono";
 import { ACTORS } from "../actors/mod.ts";
 import { ROUTERS } from "../routes/mod.ts";
+import { completeStalledBookings } from "../routes/courier/booking_flow.ts";
 import type { Bus } from "./bus/bus.ts";
 import { openDatabase } from "./db/db.ts";
 import { type Projector, startProjector } from "./db/projection.ts";
@@ -88,10 +89,13 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const pumpLoop = setInterval(() => {
     outbound.pump().catch((e) => console.error("outbound delivery:", e));
   }, TIMER_POLL_MS);
-  // Charges whose billing event a crash kept from being made are found on the query side.
+  // Charges whose billing event, or whose booking's shipment, a crash kept from being made are
+  // found on the query side.
   const sweepLoop = setInterval(() => {
     billingEvents.sweep(database.db, o.clock.now())
       .catch((e) => console.error("billing event sweep:", e));
+    completeStalledBookings(env, o.clock.now())
+      .catch((e) => console.error("stalled booking sweep:", e));
   }, BILLING_SWEEP_MS);
   const settle = async () => {
     const id = crypto.randomUUID();

@@ -61,6 +61,13 @@ import { Country } from "../../src/http/schemas.ts";
 import { openBookingCrossing } from "../../src/courier/customs.ts";
 import { newOfferReference } from "../../src/courier/waybills.ts";
 import { sequencedWaybill } from "../../src/domain/waybill.ts";
+import type { Environment } from "../../src/environment.ts";
+import {
+  STALLED_BOOKING_LOOKBACK_MS,
+  STALLED_BOOKING_MS,
+  STALLED_BOOKINGS_PER_SWEEP,
+} from "../../src/limits.ts";
+import type { ActorRuntime } from "../../src/runtime/runtime.ts";
 import { ask, read } from "../ask.ts";
 
 /**
@@ -412,6 +419,11 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
       external_billing_reference: offer.request.external_billing_reference,
       client_order_reference: offer.request.client_order_reference,
     },
+    booking: {
+      prices_reference: reference,
+      dangerous_goods_confirmed: options.dangerousGoodsConfirmed,
+      by: options.by,
+    },
     by: options.by,
   }, { idempotencyKey: chargeKey, permanent: true });
   if (!charged.ok) {
@@ -425,19 +437,102 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   if (chargedFor !== undefined && chargedFor !== option.code) {
     throw reBooked(chargedFor, waybill);
   }
-  // The waybill is new unless this is a retry: `fresh` skips the read, and a shipment that
-  // exists after all fails the commit's check, is read, and answers as already booked.
-  const booked = await ask(c, shipmentActor, courierId, waybill, {
-    kind: "book",
-    shipment: await newShipment(offer, option, client, waybill, {
-      ...options,
-      now: env.clock.now(),
-    }),
-  }, { fresh: true });
-  if (!("created" in booked)) throw new Error("book answers a booking");
+  const booked = await makeShipment(runtime, offer, option, client, waybill, options);
   return booked.created
     ? { shipment: booked.shipment, already_booked: false }
     : replayed(booked.shipment, serviceLevel);
+}
+
+/** The charged booking's shipment (its second commit), made or found already made. */
+async function makeShipment(
+  runtime: ActorRuntime,
+  offer: PriceOffer,
+  option: OfferOption,
+  client: CourierClient,
+  waybill: string,
+  o: { dangerousGoodsConfirmed: boolean; by: string },
+): Promise<{ shipment: Shipment; created: boolean }> {
+  // The waybill is new unless this is a retry: `fresh` skips the read, and a shipment that
+  // exists after all fails the commit's check, is read, and answers as already booked.
+  const booked = await runtime.ask(shipmentActor, offer.courier_id, waybill, {
+    kind: "book",
+    shipment: await newShipment(offer, option, client, waybill, {
+      ...o,
+      now: runtime.clock.now(),
+    }),
+  }, { fresh: true });
+  if (!booked.ok) throw fromRejection(booked);
+  if (!("created" in booked.reply)) throw new Error("book answers a booking");
+  return booked.reply;
+}
+
+/**
+ * Bookings charged at least STALLED_BOOKING_MS ago whose shipment was never made (the process
+ * stopped between the two commits) and whose client never sent the request again: each is
+ * completed from the request its charge kept, as the retry would have done, so that no client
+ * pays for a booking that does not exist (nothing is ever lost: the charge is the booking's
+ * commit point). Answers how many it completed; run periodically beside the billing sweep.
+ */
+export async function completeStalledBookings(env: Environment, now: number): Promise<number> {
+  const runtime = env.runtime;
+  const rows = await env.db.selectFrom("ledger_entries as le")
+    .select(["le.tenant", "le.client_id", "le.shipment"])
+    .where("le.kind", "=", "shipment")
+    .where("le.shipment", "is not", null)
+    .where("le.created_at", "<", new Date(now - STALLED_BOOKING_MS))
+    .where("le.created_at", ">=", new Date(now - STALLED_BOOKING_LOOKBACK_MS))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(
+        selectFrom("snapshots as s")
+          .select(sql`1`.as("one"))
+          .where("s.type", "=", shipmentActor.type)
+          .whereRef("s.id", "=", "le.shipment"),
+      ))
+    )
+    .orderBy("le.created_at")
+    .limit(STALLED_BOOKINGS_PER_SWEEP)
+    .execute();
+  let completed = 0;
+  for (const row of rows) {
+    const waybill = row.shipment!;
+    try {
+      if (await completeStalledBooking(runtime, row.tenant, row.client_id, waybill)) completed++;
+    } catch (e) {
+      console.error(`completing the stalled booking ${waybill}:`, e);
+    }
+  }
+  return completed;
+}
+
+/** One stalled booking: false when there is nothing to complete (made meanwhile, or unknown). */
+async function completeStalledBooking(
+  runtime: ActorRuntime,
+  courierId: string,
+  clientId: string,
+  waybill: string,
+): Promise<boolean> {
+  // The query side may lag behind: the shipment actor is the truth.
+  if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
+  const charged = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
+  const origin = (charged?.reply as BookingChargeReply | undefined)?.booking;
+  const serviceLevel = (charged?.reply as BookingChargeReply | undefined)?.service_level;
+  // A charge kept before its request was recorded is completed by the client's retry only.
+  if (!origin || serviceLevel === undefined) return false;
+  const offer = await runtime.read(priceOfferActor, courierId, origin.prices_reference, {
+    kind: "get",
+  });
+  const client = await runtime.read(courierClientActor, courierId, clientId, { kind: "get" });
+  if (!offer.ok || !client.ok) return false;
+  const held = asOffer(offer.reply);
+  const option = held.options.find((o) => o.code === serviceLevel);
+  if (!option || waybillOf(courierId, held.reference) !== waybill) return false;
+  const booked = await makeShipment(runtime, held, option, asClient(client.reply), waybill, {
+    dangerousGoodsConfirmed: origin.dangerous_goods_confirmed,
+    by: origin.by,
+  });
+  // CONTRACT: a cross-border shipment gets one crossing at booking.
+  await openBookingCrossing(runtime, booked.shipment, origin.by);
+  return booked.created;
 }
 
 /**

@@ -11,6 +11,7 @@ import * as m0004 from "../../migrations/0004_client_lists.ts";
 import * as m0005 from "../../migrations/0005_ledger_entry_kind.ts";
 import * as m0006 from "../../migrations/0006_shipment_external_reference.ts";
 import * as m0007 from "../../migrations/0007_payment_allocations.ts";
+import * as m0008 from "../../migrations/0008_booking_charges.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -21,6 +22,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0005_ledger_entry_kind", m0005],
   ["0006_shipment_external_reference", m0006],
   ["0007_payment_allocations", m0007],
+  ["0008_booking_charges", m0008],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -209,9 +209,17 @@ export class ActorRuntime {
   async committedUnder(def: AnyActorDefinition, id: string, idempotencyKey: string): Promise<
     boolean
   > {
-    return (await this.#store.replies({ type: def.type, id }, [idempotencyKey])).has(
-      idempotencyKey,
-    );
+    return (await this.replyUnder(def, id, idempotencyKey)) !== null;
+  }
+
+  /** The reply kept for a command committed under `idempotencyKey`, or null if none was. */
+  async replyUnder<D extends AnyActorDefinition>(
+    def: D,
+    id: string,
+    idempotencyKey: string,
+  ): Promise<{ readonly reply: ReplyOf<D> } | null> {
+    const found = await this.#store.replies({ type: def.type, id }, [idempotencyKey]);
+    return found.has(idempotencyKey) ? { reply: found.get(idempotencyKey) as ReplyOf<D> } : null;
   }
 
   /** Drops a remembered lookup (the actor refused the key). */

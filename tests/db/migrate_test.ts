@@ -35,6 +35,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0005_ledger_entry_kind",
     "0006_shipment_external_reference",
     "0007_payment_allocations",
+    "0008_booking_charges",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -54,6 +55,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0005_ledger_entry_kind",
     "0006_shipment_external_reference",
     "0007_payment_allocations",
+    "0008_booking_charges",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -145,6 +147,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0005_ledger_entry_kind",
     "0006_shipment_external_reference",
     "0007_payment_allocations",
+    "0008_booking_charges",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -206,7 +209,10 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
       period, kind, amount_minor, currency, status, payer, recoverable, created_at)
     values ('ten', 'c1', 'EFT-1', 1, '2026-01', 'payment', -100, 'BWP', 'posted', 'client',
       false, now())`.execute(t.db);
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0007_payment_allocations"]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
+    "0007_payment_allocations",
+    "0008_booking_charges",
+  ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
   assert.deepEqual(row, { reference: "EFT-1", allocations: null });

@@ -3,7 +3,7 @@
  * a BWP rate card, and one client on it. Built through the HTTP API, as an integrator would.
  */
 import assert from "node:assert/strict";
-import { courierClientActor } from "../../actors/courier_client.ts";
+import { type BookingOrigin, courierClientActor } from "../../actors/courier_client.ts";
 import type { CreatedBusiness, TestEnv } from "./test_env.ts";
 
 export const HOURS = {
@@ -221,13 +221,15 @@ export async function billingCsv(
 
 /**
  * A booking's first commit alone: the client account's charge for `waybill` (an express booking
- * of the standard parcel, 88.92 BWP), as if the process stopped right after it.
+ * of the standard parcel, 88.92 BWP), as if the process stopped right after it. With `booking`,
+ * the charge keeps its request as the booking flow's does; without, as charges kept before it.
  */
 export async function chargeOnly(
   t: TestEnv,
   courierId: string,
   clientId: string,
   waybill: string,
+  booking?: BookingOrigin,
 ): Promise<void> {
   const charged = await t.env.runtime.ask(courierClientActor, courierId, clientId, {
     kind: "charge_booking",
@@ -235,6 +237,7 @@ export async function chargeOnly(
     amount_minor: 8_892,
     currency: "BWP",
     service_level: "express",
+    ...(booking ? { booking } : {}),
     by: "test",
   }, { idempotencyKey: `charge:${waybill}`, permanent: true });
   assert.ok(charged.ok);

@@ -19,9 +19,13 @@ import {
 } from "../../../actors/courier_catalogue.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
 import { claimId, referenceClaimActor } from "../../../actors/reference_claim.ts";
-import { STOPPED_AFTER_EXPIRY_MS, waybillOf } from "../../../routes/courier/booking_flow.ts";
+import {
+  completeStalledBookings,
+  STOPPED_AFTER_EXPIRY_MS,
+  waybillOf,
+} from "../../../routes/courier/booking_flow.ts";
 import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
-import { STATE_BYTES_MAX } from "../../../src/limits.ts";
+import { STALLED_BOOKING_MS, STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { formatMinor, toMinor } from "../../../src/domain/money.ts";
 import { priceOption } from "../../../src/domain/pricing.ts";
 import type { RateCardTerms } from "../../../src/domain/rate_card.ts";
@@ -412,6 +416,73 @@ Deno.test("book: a retry completes a booking charged before a crash, even once i
     const late = await prices(t, client);
     t.clock.advanceBy(30 * 60_000 + 1);
     assert.equal((await book(t, client, late.prices_reference)).body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08);
+  }));
+
+Deno.test("book: a booking charged before a crash and never sent again is completed by the sweep", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    // The booking's first commit, keeping its request as the booking flow does; then the process
+    // stopped, and the client never sends the request again.
+    await chargeOnly(t, courier.business.id, client.id, waybill, {
+      prices_reference: offer.prices_reference,
+      dangerous_goods_confirmed: true,
+      by: `client:${client.id}`,
+    });
+    await t.settle();
+    const read = () =>
+      t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(client) });
+    assert.equal(
+      await completeStalledBookings(t.env, t.clock.now()),
+      0,
+      "a retry may be on its way",
+    );
+    assert.equal((await read()).status, 404);
+    // Past its prices' expiry too: the charge stands for the booking.
+    t.clock.advanceBy(STALLED_BOOKING_MS + 30 * 60_000);
+    assert.equal(await completeStalledBookings(t.env, t.clock.now()), 1);
+    const made = await read();
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    assert.equal(made.body.data.dangerous_goods_confirmed, true);
+    assert.equal(made.body.data.pricing.total, 88.92);
+    assert.equal(made.body.data.pricing.prices_reference, offer.prices_reference);
+    await t.settle();
+    assert.equal(await completeStalledBookings(t.env, t.clock.now()), 0, "completed once");
+    // The client's late retry finds it booked, and the account was charged once.
+    const retry = await book(t, client, offer.prices_reference);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.already_booked, true);
+    assert.equal(retry.body.data.waybill, waybill);
+    assert.equal((await account(t, client)).balance, 411.08);
+  }));
+
+Deno.test("book: the sweep leaves a charge that kept no request to the client's retry", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    await chargeOnly(t, courier.business.id, client.id, waybill);
+    await t.settle();
+    t.clock.advanceBy(STALLED_BOOKING_MS + 1);
+    assert.equal(await completeStalledBookings(t.env, t.clock.now()), 0);
+    const retry = await book(t, client, offer.prices_reference);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal((await account(t, client)).balance, 411.08);
+  }));
+
+Deno.test("book: the sweep leaves bookings that were made whole", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    assert.equal((await book(t, client, offer.prices_reference)).status, 201);
+    await t.settle();
+    t.clock.advanceBy(STALLED_BOOKING_MS + 1);
+    assert.equal(await completeStalledBookings(t.env, t.clock.now()), 0);
     assert.equal((await account(t, client)).balance, 411.08);
   }));
 
