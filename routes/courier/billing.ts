@@ -137,6 +137,30 @@ function assertSameFacts(
   );
 }
 
+/**
+ * A payment sent again under its reference with allocations is the same payment only if it
+ * allocates as the first did: otherwise the accountant would read allocations that were never
+ * made (a reference pays once, spec: courier 4.2).
+ */
+function assertSameAllocations(
+  posting: ReturnType<typeof asPosting>,
+  reference: string,
+  sent: readonly { invoice_id: string; amount_minor: number }[],
+): void {
+  const key = (list: readonly { invoice_id: string; amount_minor: number }[]) =>
+    list.map((a) => `${a.invoice_id}\u0000${a.amount_minor}`).sort().join("\u0001");
+  if (key(posting.allocations) === key(sent)) return;
+  const cur = posting.entry.currency;
+  const was = posting.allocations.length === 0
+    ? "none"
+    : posting.allocations.map((a) => `${a.invoice_id} ${formatMinor(a.amount_minor, cur)}`)
+      .join(", ");
+  throw new ApiError(
+    "reference_conflict",
+    `reference already paid with other allocations (${was}): ${reference}`,
+  );
+}
+
 /** The answer to a billing action that posted an entry: 201, or 200 when it was replayed. */
 function postingAnswer(
   c: Context<AppEnv>,
@@ -201,19 +225,21 @@ export function billingRoutes(api: Api): void {
     status: 201,
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
+    const sent = (body.allocations ?? []).map((a, i) => ({
+      invoice_id: a.invoice_id,
+      amount_minor: minorOf(a.amount, body.currency, `allocations.${i}.amount`, "positive"),
+    }));
     const r = await askAccount(c, params.client, {
       kind: "payment",
       amount_minor: amount,
       currency: body.currency,
       reference: body.reference,
-      allocations: (body.allocations ?? []).map((a, i) => ({
-        invoice_id: a.invoice_id,
-        amount_minor: minorOf(a.amount, body.currency, `allocations.${i}.amount`, "positive"),
-      })),
+      allocations: sent,
       by: principalName(businessPrincipalOf(c)),
     }, entryAsk(`payment:${body.reference}`));
     assertSameFacts(r, body.reference, { amount_minor: -amount, currency: body.currency });
     const posting = asPosting(r.reply);
+    if (r.replayed && sent.length > 0) assertSameAllocations(posting, body.reference, sent);
     const cur = posting.entry.currency;
     const allocated = posting.allocations.reduce((n, a) => n + a.amount_minor, 0);
     return ok(c, {

@@ -161,6 +161,25 @@ Deno.test("billing: a payment pays the invoices it names within their balances, 
     });
     assert.equal(again.status, 200, "the same reference pays once");
     assert.equal(again.body.data.replayed, true);
+    const same = await act(t, courier, client, "payment", {
+      amount: "150.00",
+      currency: "BWP",
+      reference: "EFT-1",
+      allocations: [{ invoice_id: inv.id, amount: "150.00" }],
+    });
+    assert.equal(same.status, 200, JSON.stringify(same.body));
+    assert.equal(same.body.data.replayed, true);
+    // Sent again allocating otherwise, it is not the same payment: the allocations it names
+    // were never made, so it is refused rather than answered as if they were.
+    const otherwise = await act(t, courier, client, "payment", {
+      amount: "150.00",
+      currency: "BWP",
+      reference: "EFT-1",
+      allocations: [{ invoice_id: inv.id, amount: "100.00" }],
+    });
+    assert.equal(otherwise.status, 409, JSON.stringify(otherwise.body));
+    assert.equal(otherwise.body.code, "reference_conflict");
+    assert.match(otherwise.body.message, /EFT-1/);
 
     const rest = await act(t, courier, client, "payment", {
       amount: 100,
