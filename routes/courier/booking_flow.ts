@@ -334,7 +334,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   /** This offer's shipment answered as already booked, if a booking made it (a retry). */
   const madeBefore = async (): Promise<Booked | null> => {
     const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
-    return made.ok ? replayed(asShipment(made.reply), serviceLevel) : null;
+    return made.ok ? replayed(asShipment(made.reply), options) : null;
   };
   // spec: courier 2.2 rule 2, 7: expired prices are never booked. A booking made in time is
   // still answered as already booked, and one charged in time but stopped before its shipment
@@ -440,7 +440,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   const booked = await makeShipment(runtime, offer, option, client, waybill, options);
   return booked.created
     ? { shipment: booked.shipment, already_booked: false }
-    : replayed(booked.shipment, serviceLevel);
+    : replayed(booked.shipment, options);
 }
 
 /** The charged booking's shipment (its second commit), made or found already made. */
@@ -599,10 +599,24 @@ async function bookedBefore(
   return row?.id ?? null;
 }
 
-/** The same booking again: the shipment it made, unless another option is asked of the offer. */
-function replayed(shipment: Shipment, serviceLevel: string): Booked {
-  if (shipment.pricing.service.code !== serviceLevel) {
+/**
+ * The same booking again: the shipment it made, unless the request differs from the one booked
+ * (another option of the offer, or another dangerous goods answer): answered as already booked,
+ * it would show the caller a booking that was not made.
+ */
+function replayed(
+  shipment: Shipment,
+  request: Pick<BookOfferOptions, "serviceLevel" | "dangerousGoodsConfirmed">,
+): Booked {
+  if (shipment.pricing.service.code !== request.serviceLevel) {
     throw reBooked(shipment.pricing.service.code, shipment.waybill);
+  }
+  if (shipment.dangerous_goods_confirmed !== request.dangerousGoodsConfirmed) {
+    throw new ApiError(
+      "reference_conflict",
+      `these prices were already booked with dangerous_goods_confirmed ` +
+        `${shipment.dangerous_goods_confirmed}: ${shipment.waybill}`,
+    );
   }
   return { shipment, already_booked: true };
 }

@@ -320,6 +320,20 @@ Deno.test("book: 201 with waybill and tracking URL; the same request again books
     assert.equal((await account(t, client)).balance, 411.08); // 500 - 88.92, once
     const other = await book(t, client, offer.prices_reference, "economy");
     assert.equal(other.status, 409, "one offer books one shipment");
+    // Sent again with another dangerous goods answer, it is not the same request: answered as
+    // already booked, the caller would believe the shipment carries the answer it sent.
+    const answered = await t.call("POST", "/client/book", {
+      headers: clientKey(client),
+      body: {
+        prices_reference: offer.prices_reference,
+        service_level: "express",
+        dangerous_goods_confirmed: false,
+      },
+    });
+    assert.equal(answered.status, 409, JSON.stringify(answered.body));
+    assert.equal(answered.body.code, "reference_conflict");
+    assert.match(answered.body.message, /dangerous_goods_confirmed true/);
+    assert.equal((await account(t, client)).balance, 411.08);
   }));
 
 Deno.test("book: expired prices answer 422 prices_expired; the operator's hold applies", () =>
