@@ -152,6 +152,11 @@ export type OutboundEventCommand =
    * recorded once per due attempt, however many instances heard it.
    */
   | { readonly kind: "endpoint_missing"; readonly due_at: number }
+  /**
+   * The recipient has set an endpoint: an event waiting for one is due now, not at its next
+   * hourly try (courier 3.1). Nothing for an event that is not waiting for an endpoint.
+   */
+  | { readonly kind: "endpoint_set" }
   | {
     readonly kind: "acknowledge";
     readonly state: ReportedState;
@@ -216,6 +221,15 @@ function decide(
       const noted = (state.endpoint_missing_at ?? -Infinity) >= command.due_at;
       if (state.status !== "pending" || held || noted) return ok([]);
       return endpointMissing(ctx);
+    }
+    case "endpoint_set": {
+      if (state === null) return reject("not_found", "outbound event not found");
+      const held = (state.claim?.until ?? -Infinity) > ctx.now;
+      if (state.status !== "pending" || held || state.endpoint_missing_at == null) return ok([]);
+      if ((state.next_attempt_at ?? Infinity) <= ctx.now) return ok([]); // already due
+      return ok([{ kind: "retry_scheduled", at: ctx.now }], [
+        { op: "set", name: ATTEMPT_TIMER, at: ctx.now },
+      ]);
     }
     case "acknowledge":
       return acknowledge(state, command, ctx);

@@ -81,6 +81,11 @@ export const CSV_BOOKING_LINES_MAX = 5_000;
 export const BOOKING_ROWS_CONCURRENCY = 32;
 /** After a webhook secret rotation the old key id still verifies this long (courier 6.1). */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+/**
+ * Events waiting for an endpoint made due at once when their recipient sets one (courier 3.1);
+ * any beyond keep their hourly try. 200 asks at a time, a second or two at this bound.
+ */
+export const ENDPOINT_SET_EVENTS_MAX = 10_000;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
 export const BILLING_SWEEP_MS = 60_000;
 /**

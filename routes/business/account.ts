@@ -40,6 +40,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
+import { attemptWaitingEvents } from "../../src/outbound/targets.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { beginLogin } from "../../src/http/login_throttle.ts";
@@ -163,6 +164,11 @@ export function accountRoutes(api: Api): void {
         by: principalName(p),
       }),
     );
+    // spec: courier 3.1, 6.1: billing events that waited for an endpoint (the webhook URL is the
+    // billing endpoint's fallback) go now, not at their next hourly try.
+    if (body.webhook_url) {
+      await attemptWaitingEvents(env.runtime, env.db, b.id, { kind: "courier" });
+    }
     return ok(c, profileView(c, b));
   });
 

@@ -23,6 +23,7 @@ import {
 } from "../../src/http/auth.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { attemptWaitingEvents } from "../../src/outbound/targets.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
@@ -122,6 +123,10 @@ export function billingEventRoutes(api: Api): void {
       changes: { billing_endpoint_url: url },
       by: principalName(p),
     });
+    // spec: courier 3.1: what waited for an endpoint goes now, not at its next hourly try.
+    if (url !== null) {
+      await attemptWaitingEvents(env.runtime, env.db, p.business.id, { kind: "courier" });
+    }
     return ok(c, { billing_endpoint_url: url });
   });
 

@@ -4,9 +4,12 @@
  * or a client's own webhook, signed with the client's own secret (never the courier's). A secret
  * replaced by a rotation still signs a second header until its grace period ends.
  */
+import { type Kysely, sql } from "kysely";
 import { businessActor, type PreviousSecret } from "../../actors/business.ts";
 import { courierClientActor } from "../../actors/courier_client.ts";
-import type { Recipient } from "../../actors/outbound_event.ts";
+import { outboundEventActor, type Recipient } from "../../actors/outbound_event.ts";
+import type { Database } from "../db/schema.ts";
+import { ENDPOINT_SET_EVENTS_MAX } from "../limits.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { DeliveryTarget } from "./deliver.ts";
@@ -43,4 +46,45 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
       previous: previousOf(hook.previous),
     };
   };
+}
+
+/** Events made due at once per page of the search for events waiting for an endpoint. */
+const ENDPOINT_SET_PAGE = 200;
+
+/**
+ * A recipient has just set an endpoint (the courier's billing endpoint or webhook URL; a client's
+ * events are made only once it has a webhook): its events waiting for one are due now instead of
+ * at their next hourly try
+ * (courier 3.1), up to ENDPOINT_SET_EVENTS_MAX of them; any beyond keep their hourly try. Found on
+ * the query side; each event re-checks that it still waits. Answers how many were found.
+ */
+export async function attemptWaitingEvents(
+  runtime: ActorRuntime,
+  db: Kysely<Database>,
+  tenant: string,
+  recipient: Recipient,
+): Promise<number> {
+  let due = 0;
+  let after = "";
+  while (due < ENDPOINT_SET_EVENTS_MAX) {
+    let q = db.selectFrom("snapshots")
+      .select("id")
+      .where("tenant", "=", tenant)
+      .where("type", "=", outboundEventActor.type)
+      .where(sql<boolean>`data->>'status' = 'pending'`)
+      .where(sql<boolean>`data->'endpoint_missing_at' <> 'null'::jsonb`)
+      .where(sql<boolean>`data->'recipient'->>'kind' = ${recipient.kind}`)
+      .where("id", ">", after);
+    if (recipient.kind === "client") {
+      q = q.where(sql<boolean>`data->'recipient'->>'client_id' = ${recipient.client_id}`);
+    }
+    const rows = await q.orderBy("id").limit(ENDPOINT_SET_PAGE).execute();
+    if (rows.length === 0) break;
+    const answers = await Promise.all(
+      rows.map((r) => runtime.ask(outboundEventActor, tenant, r.id, { kind: "endpoint_set" })),
+    );
+    due += answers.filter((a) => a.ok).length;
+    after = rows.at(-1)!.id;
+  }
+  return due;
 }

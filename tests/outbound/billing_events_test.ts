@@ -324,11 +324,43 @@ Deno.test("billing events: with no endpoint the event waits, retries hourly and 
       );
       assert.equal((await alerts()).length, 1);
 
-      // Once an endpoint is set, the next hourly try delivers it.
+      // Once an endpoint is set, the event goes at once, not at the next hourly try.
       await setEndpoint(t, courier, receiver.url);
-      await advance(t, 60 * 60);
+      assert.equal((await state()).next_attempt_at, t.clock.now(), "due now");
+      await advance(t, 0);
       await until(t, () => receiver.effects.has(eventId), "delivery after the endpoint is set");
       await until(t, async () => (await state()).status === "delivered", "delivered");
+      assert.equal((await state()).attempts_total, 1);
+    })
+  ));
+
+Deno.test("billing events: a business webhook URL set later sends the waiting events at once", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const waybill = await bookWaybill(t, client);
+      const eventId = await bookedEvent(t, courier, client, waybill);
+      const state = async () => {
+        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+          kind: "get",
+        });
+        assert.ok(got.ok && got.reply);
+        return got.reply;
+      };
+      await advance(t, 0);
+      await until(t, async () => (await state()).endpoint_missing_at != null, "no endpoint");
+      await t.settle();
+      // spec: courier 6.1: the webhook URL stands in for a billing endpoint never set.
+      const r = await t.call("PATCH", "/business/profile", {
+        key: courier.business.api_key,
+        body: { webhook_url: receiver.url },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal((await state()).next_attempt_at, t.clock.now(), "due now");
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(eventId), "delivered without the hour's wait");
     })
   ));
 
