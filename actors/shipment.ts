@@ -3,8 +3,9 @@
  * and the service-level terms of the moment it was booked; nothing later rewrites them. It can
  * stay open 1 to 14 days (courier 1.4): scans move its headline, per-piece custody and milestones
  * (3.2); durable timers at each milestone's at-risk point and deadline, and after a silence,
- * raise alerts (2.9) and move health. Timers only ever raise alerts and move the estimate: they
- * never cancel, release or complete a shipment (1.4).
+ * raise alerts (2.9) and move health; one at the end of the estimated delivery day moves the
+ * estimate on (2.3). Timers only ever raise alerts and move the estimate: they never cancel,
+ * release or complete a shipment (1.4).
  */
 import {
   accept,
@@ -15,6 +16,8 @@ import {
 } from "../src/runtime/actor.ts";
 import {
   CANCELLABLE,
+  dayEndsAt,
+  estimateAfterDayPassed,
   estimateAfterSetback,
   FINAL_HEADLINES,
   type Headline,
@@ -28,10 +31,12 @@ import {
   openMilestone,
   type Owner,
   promiseDueAt,
+  scanCharge,
   type ScanEvent,
   STEPS,
 } from "../src/domain/lifecycle.ts";
 import { addWorkingHours, workingDaysOver } from "../src/domain/working_hours.ts";
+import { SCAN_CHARGE_RETRY_MS } from "../src/limits.ts";
 import type { AlertKind } from "./alert.ts";
 import type { PriceLine } from "../src/domain/pricing.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
@@ -161,7 +166,24 @@ export interface Lifecycle {
   readonly first_due_at: number | null;
 }
 
-export interface Shipment extends ShipmentBooking, Lifecycle {}
+/**
+ * A later charge a scan caused (courier 2.6 rule 3), due on the client's account until the
+ * ledger has booked it: kept with the scan's own commit, so a request that dies after the scan
+ * still has it booked (scan_charges.ts), and booked again while it stays due.
+ */
+export interface ChargeDue {
+  /** The charge's source event: it books once however often it is sent (2.6 rule 2). */
+  readonly source_event: string;
+  /** The scan and the failed attempts counted after it: what `scanCharge` prices. */
+  readonly scan: ScanEvent;
+  readonly attempts: number;
+  readonly by: string;
+}
+
+export interface Shipment extends ShipmentBooking, Lifecycle {
+  /** At most one per failed attempt and one return; absent (none) on shipments stored before. */
+  readonly charges_due?: readonly ChargeDue[];
+}
 
 export type ShipmentState = Shipment | null;
 
@@ -183,6 +205,8 @@ export interface ScanInput {
 export type ShipmentCommand =
   | { kind: "book"; shipment: ShipmentBooking }
   | { kind: "record"; scan: ScanInput }
+  /** The ledger booked these charges (by source event): they are no longer due. */
+  | { kind: "confirm_charges"; source_events: readonly string[] }
   | { kind: "get" };
 
 /** An alert the shipment's timers or scans call for; raised by the alert raiser (2.9). */
@@ -203,7 +227,10 @@ export type ShipmentEvent =
   | { kind: "alert_due"; alert: AlertDue }
   | { kind: "estimate_changed"; from: string; to: string; at: number }
   /** The customer-facing stage moved (client webhook `shipment.<stage>`, courier 6.2). */
-  | { kind: "stage_reached"; stage: Headline; at: number; occurrence: number };
+  | { kind: "stage_reached"; stage: Headline; at: number; occurrence: number }
+  /** A later charge is due on the client's account: caused by a scan, or still due later. */
+  | { kind: "charge_due"; charge: ChargeDue }
+  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number };
 
 /** `book` answers whether this call made the shipment (false: it existed, a replay). */
 export interface Booking {
@@ -305,7 +332,8 @@ function record(
   }
   const reason = clipText(scan.reason);
   const needsReason = scan.event === "exception" || scan.event === "lost_or_damaged" ||
-    scan.event === "cancelled" || scan.event === "customs_hold";
+    scan.event === "cancelled" || scan.event === "customs_hold" ||
+    scan.event === "documents_requested";
   if (needsReason && reason === null) {
     return reject("reason_required", `${scan.event} needs a reason`);
   }
@@ -387,6 +415,15 @@ function record(
     ...obligations(partial.milestones),
   };
   const events: ShipmentEvent[] = [{ kind: "scanned", entry, lifecycle }];
+  // spec: courier 2.6 rule 3: a redelivery or a return is a later charge, due from this commit on.
+  const charge = scanCharge({ waybill: state.waybill, attempts }, scan.event);
+  const due: ChargeDue | null = charge && {
+    source_event: charge.source_event,
+    scan: scan.event,
+    attempts,
+    by: scan.by,
+  };
+  if (due) events.push({ kind: "charge_due", charge: due });
   if (status !== state.status) {
     events.push({
       kind: "stage_reached",
@@ -415,7 +452,8 @@ function record(
       ),
     );
   }
-  if (scan.event === "customs_hold") {
+  if (scan.event === "documents_requested") {
+    // spec: courier 2.9: documents_missing only when customs asked for papers, not on any hold.
     events.push(
       alertDue(
         state,
@@ -427,7 +465,44 @@ function record(
       ),
     );
   }
-  return accept(events, (next) => next!, timersFor({ ...state, ...lifecycle }, state));
+  const timers = timersFor({ ...state, ...lifecycle }, state);
+  // The first charge due arms the retry; one already due has armed it.
+  if (due && chargesDueOf(state).length === 0) timers.push(chargeRetry(now));
+  return accept(events, (next) => next!, timers);
+}
+
+function chargesDueOf(s: Shipment): readonly ChargeDue[] {
+  return s.charges_due ?? [];
+}
+
+/**
+ * Books again what is still due (courier 2.6 rules 2, 3): a charge whose scan's request died, or
+ * whose booking failed, is due again one retry later, and then again, until the ledger confirms.
+ */
+const CHARGE_TIMER = "charge";
+
+function chargeRetry(now: number): TimerOp {
+  return { op: "set", name: CHARGE_TIMER, at: now + SCAN_CHARGE_RETRY_MS };
+}
+
+function chargesDueAgain(state: Shipment, now: number): Decided {
+  const due = chargesDueOf(state);
+  if (due.length === 0) return accept([]);
+  return accept(due.map((charge) => ({ kind: "charge_due", charge })), undefined, [
+    chargeRetry(now),
+  ]);
+}
+
+function confirmCharges(state: Shipment, sourceEvents: readonly string[], now: number): Decided {
+  const due = chargesDueOf(state);
+  const confirmed = [...new Set(sourceEvents)].filter((e) => due.some((c) => c.source_event === e));
+  if (confirmed.length === 0) return accept([], () => state);
+  const left = due.length - confirmed.length;
+  return accept(
+    [{ kind: "charges_confirmed", source_events: confirmed, at: now }],
+    (next) => next!,
+    left === 0 ? [{ op: "cancel", name: CHARGE_TIMER }] : [],
+  );
 }
 
 function alertDue(
@@ -483,6 +558,8 @@ function isSeparated(pieces: readonly PieceCustody[]): boolean {
 
 const NO_SCAN_TIMER = "no_scan";
 const CUSTOMS_TIMER = "customs_over";
+/** The estimated delivery day is over without delivery: the estimate moves (courier 2.3, 3.2). */
+const ESTIMATE_TIMER = "estimate_passed";
 
 /** The durable timers a lifecycle needs, by name and instant. */
 function wantedTimers(s: Shipment): Map<string, number> {
@@ -502,6 +579,8 @@ function wantedTimers(s: Shipment): Map<string, number> {
     // Once per working day over (2.9): counted again as each local day begins.
     wanted.set(CUSTOMS_TIMER, s.customs_check_at);
   }
+  // spec: courier 2.3: estimated_delivery_on never lies in the past while the shipment is open.
+  wanted.set(ESTIMATE_TIMER, dayEndsAt(terms.calendar, s.estimated_delivery_on));
   return wanted;
 }
 
@@ -528,7 +607,7 @@ function rearm(s: Shipment, now: number): TimerOp[] {
 
 /** Only what changed: the check timer is set when its instant moved, cancelled when none is due. */
 function timersFor(next: Shipment, prev: Shipment | null = null): TimerOp[] {
-  const before = prev ? nextCheckAt(prev) : null;
+  const before = prev && !estimateOnly(prev) ? nextCheckAt(prev) : null;
   const after = nextCheckAt(next);
   if (after === before) return [];
   return [
@@ -539,9 +618,19 @@ function timersFor(next: Shipment, prev: Shipment | null = null): TimerOp[] {
 }
 
 /**
+ * Whether the end of the estimated day is the only check the shipment waits for. A shipment
+ * stored before that check existed had no timer left then (every alert raised): it is armed again
+ * rather than assumed set.
+ */
+function estimateOnly(s: Shipment): boolean {
+  const wanted = wantedTimers(s);
+  return wanted.size === 1 && wanted.has(ESTIMATE_TIMER);
+}
+
+/**
  * The check timer fired: every check due by now, earliest first (at risk, overdue, no scan,
- * another working day over the customs wait). Timers named per check, set before there was one
- * timer, fire here too and do the same.
+ * another working day over the customs wait, the estimated delivery day over). Timers named per
+ * check, set before there was one timer, fire here too and do the same.
  */
 function check(state: Shipment, now: number): Decided {
   if (state.closed_at !== null) return accept([]);
@@ -615,6 +704,10 @@ function check(state: Shipment, now: number): Decided {
           ),
         );
       }
+    } else if (what === ESTIMATE_TIMER) {
+      // spec: courier 3.2: the estimate moves to the next working day; estimate_changed below
+      // tells the client's webhook (once per move).
+      estimate = estimateAfterDayPassed(terms.calendar, estimate, now);
     } else if (what === CUSTOMS_TIMER) {
       const customs = milestones.find((o) => o.name === "customs_clearance");
       if (customs) {
@@ -691,11 +784,16 @@ export const shipmentActor: ActorDefinition<
       case "record":
         if (state === null) return reject("not_found", "shipment not found");
         return record(state, command.scan, ctx.now);
+      case "confirm_charges":
+        if (state === null) return reject("not_found", "shipment not found");
+        return confirmCharges(state, command.source_events, ctx.now);
       case "get":
         if (state === null) return reject("not_found", "shipment not found");
         return accept([], () => state);
       case "timer":
         if (state === null) return accept([]);
+        // Charges are booked after the shipment closes too: only milestones stop there.
+        if (command.name === CHARGE_TIMER) return chargesDueAgain(state, ctx.now);
         return check(state, ctx.now);
       default:
         return unreachable(command);
@@ -713,6 +811,20 @@ export const shipmentActor: ActorDefinition<
       case "estimate_changed":
       case "stage_reached":
         return state;
+      case "charge_due": {
+        if (state === null) throw new Error("shipment: charge_due before booked");
+        const due = chargesDueOf(state);
+        if (due.some((c) => c.source_event === event.charge.source_event)) return state;
+        return { ...state, charges_due: [...due, event.charge] };
+      }
+      case "charges_confirmed":
+        if (state === null) throw new Error("shipment: charges_confirmed before booked");
+        return {
+          ...state,
+          charges_due: chargesDueOf(state).filter((c) =>
+            !event.source_events.includes(c.source_event)
+          ),
+        };
       default:
         return unreachable(event);
     }
@@ -732,6 +844,7 @@ function load(stored: unknown, version: number): ShipmentState {
 
 /** What the query side keeps for search and lists: references, parties, money, no token. */
 export function shipmentSearchView(s: Shipment) {
-  const { tracking_token: _t, tracking_token_hash: _h, ...rest } = s;
+  // Charges due are the actor's own work list (scan_charges.ts), not the shipment's story.
+  const { tracking_token: _t, tracking_token_hash: _h, charges_due: _c, ...rest } = s;
   return { ...rest, ...s.references };
 }

@@ -12,6 +12,7 @@ import type { LoginThrottle } from "./http/login_throttle.ts";
 import type { OutboundDelivery } from "./outbound/deliver.ts";
 import type { BillingEvents } from "./outbound/billing_events.ts";
 import type { ClientWebhooks } from "./outbound/client_webhooks.ts";
+import type { ScanCharges } from "./courier/scan_charges.ts";
 
 export type EnvironmentName = "live" | "sandbox";
 
@@ -33,6 +34,8 @@ export interface Environment {
   readonly outbound: OutboundDelivery;
   /** Billing events from the ledger (courier 6.1). */
   readonly billingEvents: BillingEvents;
+  /** Redelivery and return charges from the shipments' own events (courier 2.6 rule 3). */
+  readonly scanCharges: ScanCharges;
   /** `shipment.<stage>` events to clients' webhooks (courier 6.2). */
   readonly clientWebhooks: ClientWebhooks;
   /** Resolves once the query side holds every change committed before the call. */

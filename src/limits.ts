@@ -98,6 +98,14 @@ export const STALLED_BOOKING_MS = 10 * 60_000;
 export const STALLED_BOOKING_LOOKBACK_MS = 31 * 24 * 60 * 60 * 1000;
 /** Stalled bookings completed by one sweep; the rest by the next. */
 export const STALLED_BOOKINGS_PER_SWEEP = 100;
+/**
+ * A later charge a scan caused and the ledger has not confirmed is booked again this long after
+ * it came due, and as often after that (actors/shipment.ts `charges_due`): the scan's request and
+ * its `charge_due` event book it within moments, so a charge still due has met a crash or a
+ * failure; often enough that it waits minutes, rare enough that one refused for hours costs one
+ * commit every few minutes.
+ */
+export const SCAN_CHARGE_RETRY_MS = 5 * 60_000;
 
 /** Users of one courier client (courier 4.6): each is ~250 bytes of the client actor's state. */
 export const CLIENT_USERS_MAX = 50;

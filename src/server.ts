@@ -20,6 +20,7 @@ import { ClientWebhooks } from "./outbound/client_webhooks.ts";
 import { outboundAlerts } from "./outbound/alerting.ts";
 import { targetResolver } from "./outbound/targets.ts";
 import { ShipmentAlertRaiser } from "./courier/alert_raiser.ts";
+import { ScanCharges } from "./courier/scan_charges.ts";
 import { syncSubject } from "./db/sync.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -83,6 +84,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   });
   const billingEvents = new BillingEvents({ runtime, bus: o.bus, db: database.db, targets });
   const alertRaiser = new ShipmentAlertRaiser(runtime, o.bus);
+  const scanCharges = new ScanCharges({ runtime, bus: o.bus });
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
@@ -117,6 +119,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     loginThrottle: new LoginThrottle(o.clock),
     outbound,
     billingEvents,
+    scanCharges,
     clientWebhooks,
     settle,
   };
@@ -132,9 +135,10 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       // the runtime still answers them.
       await o.bus.flush();
       // The bus-driven workers stop first: what they would do next is due again after a restart
-      // (timers and leases in KV, the sweep for billing events), never lost.
+      // (timers and leases in KV, the sweep for billing events, charges due), never lost.
       await outbound.close();
       await billingEvents.close();
+      await scanCharges.close();
       alertRaiser.close();
       clientWebhooks.close();
       await runtime.close();

@@ -246,7 +246,9 @@ export function customsRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/customs/{crossing}/move",
-    summary: "A customs move: hold, refuse and request_documents need a `reason`; clear needs " +
+    summary: "A customs move: hold, refuse and request_documents need a `reason`; a hold " +
+      "leaves the shipment waiting on customs, request_documents also opens its " +
+      "customs_documents milestone for the courier and raises documents_missing; clear needs " +
       "the `customs_reference` and books one customs-administration charge; release needs " +
       "`evidence`; duties need `amount`, `currency`, `payer` and `evidence` and, paid by the " +
       "client, book a recoverable entry apart from revenue. Clear, release and refuse need " +

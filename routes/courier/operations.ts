@@ -183,7 +183,8 @@ export function operationRoutes(api: Api): void {
     summary: "Record a scan or custody move on a shipment (operations; runs and drivers record " +
       "theirs through 4.5). `event` moves the headline and milestones of 3.2; `pieces` limits " +
       "a custody move to some pieces (default: all); exceptions, lost or damaged, customs holds " +
-      "and cancellations need a `reason`",
+      "(`customs_hold`, waiting on customs; `documents_requested`, customs holds for papers the " +
+      "courier must supply) and cancellations need a `reason`",
     tag,
     security: "business",
     middleware: operate,

@@ -3,10 +3,12 @@
  * move; what follows it is a chain of idempotent steps, each keyed by the move's number, so a
  * retry after a lost answer or a crash between two steps applies each exactly once:
  *
- * - the shipment moves with its crossing: presented -> `presented_to_customs`; hold and request
- *   for documents -> `customs_hold` (the shipment raises documents_missing and opens its
- *   customs_documents milestone); papers supplied while held -> `documents_supplied`; clear ->
- *   `cleared`; release -> `released`; refuse -> `exception` ("customs refused: <reason>");
+ * - the shipment moves with its crossing: presented -> `presented_to_customs`; hold ->
+ *   `customs_hold` (still waiting on customs); request for documents -> `documents_requested`
+ *   (also headline customs_hold, but the shipment opens its customs_documents milestone for the
+ *   courier and raises documents_missing, courier 3.2, 2.9); papers supplied while held ->
+ *   `documents_supplied`; clear -> `cleared`; release -> `released`; refuse -> `exception`
+ *   ("customs refused: <reason>");
  * - each clearance books one customs-administration charge (`CUS-<crossing>`, source event
  *   `customs.cleared:<crossing>`) at the fee of the shipment's frozen rate card;
  * - duties the client pays book a recoverable entry kept apart from revenue (`DUT-<crossing>-<n>`,
@@ -271,8 +273,11 @@ export async function moveCrossing(
   let chargeReference: string | null = null;
   switch (move.action) {
     case "hold":
-    case "request_documents":
       await on({ event: "customs_hold", reason: move.reason });
+      break;
+    case "request_documents":
+      // spec: courier 3.2: only a hold for papers puts the courier on the hook (customs_documents).
+      await on({ event: "documents_requested", reason: move.reason });
       break;
     case "refuse":
       await on({ event: "exception", reason: `customs refused: ${move.reason}` });

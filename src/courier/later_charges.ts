@@ -9,7 +9,7 @@ import { courierClientActor } from "../../actors/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import type { Shipment } from "../../actors/shipment.ts";
 import type { ChargeKind } from "../domain/ledger.ts";
-import type { ScanEvent } from "../domain/lifecycle.ts";
+import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import { fromRejection } from "../http/errors.ts";
 import type { RateCardTerms } from "../domain/rate_card.ts";
 import type { AskResult } from "../runtime/plan.ts";
@@ -95,36 +95,10 @@ export async function postLaterCharge(
 }
 
 /**
- * The later charge a scan on a shipment causes (courier 2.6 rule 3), or null: going out again
- * after a failed delivery attempt is a redelivery (one per failed attempt, however many scans
- * follow it), arriving back with the sender is a return (once). `s` is the shipment after the scan.
+ * Books the later charge a recorded scan causes, if any (courier 2.6 rule 3); once per fact. The
+ * request that recorded the scan books it before answering; the shipment's own `charge_due`
+ * event books it too (scan_charges.ts), so a request that dies after the scan loses nothing.
  */
-export function scanCharge(
-  s: Pick<Shipment, "waybill" | "attempts">,
-  event: ScanEvent,
-): Omit<LaterCharge, "by"> | null {
-  if ((event === "out_for_delivery" || event === "delivered") && s.attempts > 0) {
-    return {
-      kind: "redelivery",
-      reference: `RDL-${s.waybill}-${s.attempts}`,
-      reason: `delivery attempt ${s.attempts + 1} after a failed attempt`,
-      evidence_path: `shipment:${s.waybill}/attempt:${s.attempts}`,
-      source_event: `shipment.redelivery:${s.waybill}:${s.attempts}`,
-    };
-  }
-  if (event === "returned") {
-    return {
-      kind: "return",
-      reference: `RET-${s.waybill}`,
-      reason: `returned to the sender`,
-      evidence_path: `shipment:${s.waybill}/returned`,
-      source_event: `shipment.return:${s.waybill}`,
-    };
-  }
-  return null;
-}
-
-/** Books the later charge a recorded scan causes, if any (courier 2.6 rule 3); once per fact. */
 export async function bookScanCharge(
   runtime: ActorRuntime,
   s: Pick<Shipment, "courier_id" | "client_id" | "waybill" | "pricing" | "attempts">,

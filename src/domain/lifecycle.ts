@@ -6,6 +6,7 @@
  */
 import type { ServiceHours } from "../../actors/courier_catalogue.ts";
 import { addWorkingDays, type WorkingCalendar } from "./calendar.ts";
+import type { ChargeKind } from "./ledger.ts";
 import { addWorkingHours, workingMsBetween } from "./working_hours.ts";
 
 /** spec: courier 3.2: headline values (what customers see). */
@@ -90,6 +91,7 @@ export const SCAN_EVENTS = [
   "arrived_at_border",
   "presented_to_customs",
   "customs_hold",
+  "documents_requested",
   "documents_supplied",
   "cleared",
   "released",
@@ -144,7 +146,14 @@ export const STEPS: Readonly<Record<ScanEvent, Step>> = {
     opens: ["customs_clearance"],
     physical: true,
   },
-  customs_hold: { headline: "customs_hold", opens: ["customs_documents"], physical: false },
+  // spec: courier 3.2: customs_documents opens only when customs holds for papers. A plain hold
+  // (inspection, x-ray) leaves customs_clearance open with customs: nothing is owed by the courier.
+  customs_hold: { headline: "customs_hold", physical: false },
+  documents_requested: {
+    headline: "customs_hold",
+    opens: ["customs_documents"],
+    physical: false,
+  },
   documents_supplied: { headline: "customs_processing", physical: false },
   cleared: {
     headline: "cleared",
@@ -192,6 +201,47 @@ export const FINAL_HEADLINES: ReadonlySet<Headline> = new Set([
 
 /** Cancelling is for a shipment not yet in the courier's hands. */
 export const CANCELLABLE: ReadonlySet<Headline> = new Set(["booked", "awaiting_collection"]);
+
+/** A later charge a scan causes (courier 2.6 rule 3), as the client's ledger books it. */
+export interface ScanCharge {
+  readonly kind: ChargeKind;
+  readonly reference: string;
+  readonly reason: string;
+  readonly evidence_path: string;
+  /** The fact that caused it; it books once however often it is sent (2.6 rule 2). */
+  readonly source_event: string;
+}
+
+/**
+ * The later charge a scan on a shipment causes (courier 2.6 rule 3), or null: going out again
+ * after a failed delivery attempt is a redelivery (one per failed attempt, however many scans
+ * follow it), arriving back with the sender is a return (once). `s` is the shipment after the
+ * scan: `attempts` counts the failed attempts so far.
+ */
+export function scanCharge(
+  s: { readonly waybill: string; readonly attempts: number },
+  event: ScanEvent,
+): ScanCharge | null {
+  if ((event === "out_for_delivery" || event === "delivered") && s.attempts > 0) {
+    return {
+      kind: "redelivery",
+      reference: `RDL-${s.waybill}-${s.attempts}`,
+      reason: `delivery attempt ${s.attempts + 1} after a failed attempt`,
+      evidence_path: `shipment:${s.waybill}/attempt:${s.attempts}`,
+      source_event: `shipment.redelivery:${s.waybill}:${s.attempts}`,
+    };
+  }
+  if (event === "returned") {
+    return {
+      kind: "return",
+      reference: `RET-${s.waybill}`,
+      reason: `returned to the sender`,
+      evidence_path: `shipment:${s.waybill}/returned`,
+      source_event: `shipment.return:${s.waybill}`,
+    };
+  }
+  return null;
+}
 
 const OWNERS: Readonly<Record<Milestone, Owner>> = {
   collection: "courier",
@@ -257,7 +307,12 @@ export function openMilestone(
 
 /** The promise's deadline: the end of `latest_delivery` in the calendar's timezone. */
 export function promiseDueAt(cal: WorkingCalendar, latestDelivery: string): number {
-  return Temporal.PlainDate.from(latestDelivery).add({ days: 1 })
+  return dayEndsAt(cal, latestDelivery);
+}
+
+/** The instant a day (`YYYY-MM-DD`) is over in the calendar's timezone: the next local midnight. */
+export function dayEndsAt(cal: WorkingCalendar, day: string): number {
+  return Temporal.PlainDate.from(day).add({ days: 1 })
     .toZonedDateTime({ timeZone: cal.timezone }).epochMilliseconds;
 }
 
@@ -287,7 +342,11 @@ export function healthOf(s: HealthInput, now: number): HealthVerdict {
   }
   const papers = s.milestones.find((m) => m.name === "customs_documents" && m.supplied_at === null);
   if (papers) return { health: "waiting_courier", reason: "customs papers to supply" };
-  if (s.milestones.some((m) => m.name === "customs_clearance" || m.name === "customs_documents")) {
+  // Held by customs before a border stop presented it (no customs_clearance open yet): waiting
+  // on customs all the same.
+  const atCustoms = s.status === "customs_hold" ||
+    s.milestones.some((m) => m.name === "customs_clearance" || m.name === "customs_documents");
+  if (atCustoms) {
     return { health: "waiting_customs", reason: "waiting on customs" };
   }
   if (s.milestones.some((m) => m.owner === "recipient")) {
@@ -318,6 +377,22 @@ export function estimateAfterSetback(
     .toPlainDate();
   const next = addWorkingDays(cal, today, 1).toString();
   return next > current ? next : current;
+}
+
+/**
+ * spec: courier 2.3, 3.2: the delivery estimate never lies in the past. Once its day is over in the
+ * calendar's timezone without delivery, it moves to the next working day not yet over: the first
+ * working day after the estimated one, or today's (or the next) when the clock is further on.
+ */
+export function estimateAfterDayPassed(
+  cal: WorkingCalendar,
+  current: string,
+  now: number,
+): string {
+  if (now < dayEndsAt(cal, current)) return current;
+  const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(cal.timezone)
+    .toPlainDate();
+  return addWorkingDays(cal, today, 0).toString();
 }
 
 function iso(ms: number): string {

@@ -7,7 +7,10 @@ import type { Shipment } from "../../actors/shipment.ts";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What the projection keeps of a shipment (its snapshot data): the shipment without its token. */
-export type ShipmentSnapshot = Omit<Shipment, "tracking_token" | "tracking_token_hash">;
+export type ShipmentSnapshot = Omit<
+  Shipment,
+  "tracking_token" | "tracking_token_hash" | "charges_due"
+>;
 
 export interface OperationsRow {
   readonly waybill: string;

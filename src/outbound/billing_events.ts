@@ -33,8 +33,8 @@ import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { KeyedHandler } from "../bus/keyed.ts";
-import { postLaterCharge, scanCharge } from "../courier/later_charges.ts";
-import type { ScanEvent } from "../domain/lifecycle.ts";
+import { postLaterCharge } from "../courier/later_charges.ts";
+import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { DeliveryTarget } from "./deliver.ts";
@@ -112,8 +112,9 @@ export class BillingEvents {
     if (!client) return;
     const eventId = await eventIdOf("billing.completion", tenant, s.waybill, eventType);
     // The charge the completing scan itself causes (a return, the last redelivery) is booked by
-    // that scan's request a moment before or after this: booked here too (once, by its source
-    // event), so the completion lists it whether or not its row has reached the query side.
+    // that scan's request and by the shipment's `charge_due` (scan_charges.ts) a moment before or
+    // after this: booked here too (once, by its source event), so the completion lists it
+    // whether or not its row has reached the query side.
     const own = scanCharge(s, s.status as ScanEvent);
     const posted = own
       ? await postLaterCharge(this.#o.runtime, s, { ...own, by: SYSTEM_PRINCIPAL })

@@ -1,9 +1,17 @@
 import assert from "node:assert/strict";
-import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import {
+  type Shipment,
+  shipmentActor,
+  type ShipmentCommand,
+  type ShipmentEvent,
+} from "../../actors/shipment.ts";
+import type { ScanEvent } from "../../src/domain/lifecycle.ts";
+import { SCAN_CHARGE_RETRY_MS } from "../../src/limits.ts";
 import type { TimerOp } from "../../src/runtime/actor.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 import { bookWaybill, newClient, newCourier, topUp } from "../helpers/courier.ts";
+import { openTestRuntime } from "../runtime/fixtures.ts";
 
 const HOUR = 3_600_000;
 
@@ -76,4 +84,204 @@ Deno.test("shipment: a timer named per check, set before the single timer, check
   const current = timerFired(s, "check", now);
   assert.deepEqual(legacy.events, current.events);
   assert.deepEqual(legacy.timers, current.timers);
+});
+
+/** Decides and applies one command on `state`, answering the decision and the state after it. */
+function applied(state: Shipment, command: ShipmentCommand, now: number) {
+  const d = shipmentActor.decide(state, command, { now, newId });
+  assert.ok(d.ok, JSON.stringify(d));
+  let next = state;
+  for (const e of d.events) next = shipmentActor.evolve(next, e) as Shipment;
+  return { d, next };
+}
+
+function chargesDue(d: { events: readonly ShipmentEvent[] }) {
+  return d.events.flatMap((e) => e.kind === "charge_due" ? [e.charge] : []);
+}
+
+Deno.test("shipment: a redelivery is due from its scan's commit, due again at each retry, gone once confirmed", async () => {
+  let s = await booked();
+  let now = s.booked_at + HOUR;
+  const scan = (event: ScanEvent) => {
+    const { d, next } = applied(s, { kind: "record", scan: { event, by: "ops" } }, now);
+    s = next;
+    return d;
+  };
+  for (const event of ["out_for_delivery", "delivery_attempted"] as const) {
+    assert.deepEqual(chargesDue(scan(event)), []);
+  }
+  const out = scan("out_for_delivery");
+  const source = `shipment.redelivery:${s.waybill}:1`;
+  assert.deepEqual(chargesDue(out), [
+    { source_event: source, scan: "out_for_delivery", attempts: 1, by: "ops" },
+  ]);
+  const retryAt = now + SCAN_CHARGE_RETRY_MS;
+  assert.deepEqual(out.timers?.filter((t) => t.name === "charge"), [
+    { op: "set", name: "charge", at: retryAt },
+  ]);
+  // The same redelivery scanned again: still one due, its retry already armed.
+  const again = scan("out_for_delivery");
+  assert.equal(chargesDue(again).length, 1);
+  assert.equal(again.timers?.some((t) => t.name === "charge"), false);
+  assert.deepEqual(s.charges_due?.map((c) => c.source_event), [source]);
+  // Not confirmed by the retry: due again, and armed again.
+  now = retryAt;
+  const retry = timerFired(s, "charge", now);
+  assert.deepEqual(chargesDue(retry).map((c) => c.source_event), [source]);
+  assert.deepEqual(retry.timers, [{ op: "set", name: "charge", at: now + SCAN_CHARGE_RETRY_MS }]);
+  // Confirmed: nothing is due and the retry is cancelled; a repeated confirmation changes nothing.
+  const confirmed = applied(s, { kind: "confirm_charges", source_events: [source] }, now);
+  assert.deepEqual(confirmed.d.timers, [{ op: "cancel", name: "charge" }]);
+  s = confirmed.next;
+  assert.deepEqual(s.charges_due, []);
+  assert.deepEqual(
+    applied(s, { kind: "confirm_charges", source_events: [source] }, now).d.events,
+    [],
+  );
+  assert.deepEqual(timerFired(s, "charge", now).events, []);
+});
+
+Deno.test("shipment: a return stays due after the shipment closes", async () => {
+  const s = await booked();
+  const now = s.booked_at + HOUR;
+  const { d, next } = applied(s, { kind: "record", scan: { event: "returned", by: "ops" } }, now);
+  assert.equal(next.status, "returned");
+  assert.deepEqual(chargesDue(d).map((c) => c.source_event), [`shipment.return:${s.waybill}`]);
+  // Milestones stop at the close; the charge retry does not.
+  const retry = timerFired(next, "charge", now + SCAN_CHARGE_RETRY_MS);
+  assert.equal(chargesDue(retry).length, 1);
+});
+
+function evolveAll(state: Shipment, events: readonly ShipmentEvent[]): Shipment {
+  return events.reduce((next, e) => shipmentActor.evolve(next, e) as Shipment, state);
+}
+
+function estimateMoves(events: readonly ShipmentEvent[]): [string, string][] {
+  return events.flatMap((e) => e.kind === "estimate_changed" ? [[e.from, e.to]] : []);
+}
+
+/** The end of a day in Gaborone (UTC+2, no daylight saving): its estimate is then over. */
+const dayOver = (day: string) => Date.parse(`${day}T22:00:00Z`);
+
+Deno.test("shipment: an estimated day over undelivered moves the estimate to the next working day, once", async () => {
+  const b = await booked();
+  // Only the promise open: no overdue milestone of the courier's moves the estimate here.
+  const s: Shipment = { ...b, milestones: b.milestones.filter((m) => m.name === "promise") };
+  assert.equal(s.estimated_delivery_on, "2026-11-03");
+  const early = timerFired(s, "check", dayOver("2026-11-03") - 1);
+  assert.deepEqual(estimateMoves(early.events), []);
+  assert.equal(checkAt(early.timers), dayOver("2026-11-03"), "armed at the end of the day");
+  const d = timerFired(evolveAll(s, early.events), "check", dayOver("2026-11-03"));
+  assert.deepEqual(estimateMoves(d.events), [["2026-11-03", "2026-11-04"]]);
+  const moved = evolveAll(s, [...early.events, ...d.events]);
+  assert.equal(moved.estimated_delivery_on, "2026-11-04");
+  assert.deepEqual(moved.pricing.promise, s.pricing.promise, "the frozen promise never moves");
+  // A stale timer at the same instant moves nothing twice.
+  assert.deepEqual(estimateMoves(timerFired(moved, "check", dayOver("2026-11-03")).events), []);
+  // Friday over: past the weekend to Monday.
+  // Below, with no milestone open: the promise's own overdue setback stays out of it.
+  const friday: Shipment = { ...moved, milestones: [], estimated_delivery_on: "2026-11-06" };
+  const weekend = timerFired(friday, "check", dayOver("2026-11-06"));
+  assert.deepEqual(estimateMoves(weekend.events), [["2026-11-06", "2026-11-09"]]);
+  // Christmas Eve over: the courier's calendar keeps 25 and 26 December as holidays.
+  const eve: Shipment = { ...friday, estimated_delivery_on: "2026-12-24" };
+  const holidays = timerFired(eve, "check", dayOver("2026-12-24"));
+  assert.deepEqual(estimateMoves(holidays.events), [["2026-12-24", "2026-12-28"]]);
+});
+
+Deno.test("shipment: a delivered shipment's estimate never moves", async () => {
+  const s = await booked();
+  const d = shipmentActor.decide(s, {
+    kind: "record",
+    scan: { event: "delivered", received_by: "Neo Kgosi", by: "test" },
+  }, { now: s.booked_at + HOUR, newId });
+  assert.ok(d.ok);
+  assert.deepEqual(d.timers, [{ op: "cancel", name: "check" }]);
+  const delivered = evolveAll(s, d.events);
+  const later = timerFired(delivered, "check", dayOver("2026-11-20"));
+  assert.deepEqual(later.events, []);
+  assert.equal(delivered.estimated_delivery_on, "2026-11-03");
+});
+
+Deno.test("shipment: the estimate timer survives a restart and fires on the reopened store", async () => {
+  const s = await booked();
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const definitions = [shipmentActor];
+  const get = async (rt: Awaited<ReturnType<typeof openTestRuntime>>) => {
+    const r = await rt.runtime.ask(shipmentActor, s.courier_id, s.waybill, { kind: "get" });
+    assert.ok(r.ok);
+    return r.reply as Shipment;
+  };
+  const first = await openTestRuntime(path, { definitions });
+  try {
+    const r = await first.runtime.ask(shipmentActor, s.courier_id, s.waybill, {
+      kind: "book",
+      shipment: s,
+    });
+    assert.ok(r.ok);
+    // Collection overdue on Monday evening: a setback to the next working day, Tuesday, which
+    // is the estimate already.
+    const collection = s.milestones.find((m) => m.name === "collection")!;
+    first.clock.advanceBy(collection.due_at - first.clock.now());
+    await first.runtime.fireDueTimers();
+    // Every check due before Tuesday is over (no scan, the promise at risk) has fired: what is
+    // left pending is the end of the estimated day.
+    first.clock.advanceBy(dayOver("2026-11-03") - first.clock.now() - 1);
+    await first.runtime.fireDueTimers();
+    assert.equal((await get(first)).estimated_delivery_on, "2026-11-03");
+  } finally {
+    await first.close();
+  }
+  const second = await openTestRuntime(path, { clock: first.clock, definitions });
+  try {
+    second.clock.advanceBy(1);
+    assert.equal(await second.runtime.fireDueTimers(), 1);
+    const after = await get(second);
+    assert.equal(after.estimated_delivery_on, "2026-11-04");
+    assert.deepEqual(after.pricing.promise, s.pricing.promise);
+  } finally {
+    await second.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("shipment: a plain customs hold raises no documents_missing; a request for papers does", async () => {
+  const s = await booked();
+  const at = s.booked_at + HOUR;
+  const recorded = (state: Shipment, event: "customs_hold" | "documents_requested") => {
+    const d = shipmentActor.decide(state, {
+      kind: "record",
+      scan: { event, reason: "commercial invoice missing", by: "test" },
+    }, { now: at, newId });
+    assert.ok(d.ok);
+    return { next: evolveAll(state, d.events), events: d.events };
+  };
+  const alertsOf = (events: readonly ShipmentEvent[]) =>
+    events.flatMap((e) => e.kind === "alert_due" ? [e.alert.kind] : []);
+  const held = recorded(s, "customs_hold");
+  assert.deepEqual(alertsOf(held.events), []);
+  assert.equal(held.next.status, "customs_hold");
+  assert.equal(held.next.health, "waiting_customs");
+  assert.ok(!held.next.milestones.some((m) => m.name === "customs_documents"));
+  const asked = recorded(held.next, "documents_requested");
+  assert.deepEqual(alertsOf(asked.events), ["documents_missing"]);
+  assert.equal(asked.next.health, "waiting_courier");
+  assert.equal(asked.next.milestones.find((m) => m.name === "customs_documents")?.owner, "courier");
+});
+
+Deno.test("shipment: with only the estimate left to check, a command arms the check timer again", async () => {
+  const b = await booked();
+  // As a shipment stored before the estimate check held it: every alert raised, no timer left.
+  const s: Shipment = {
+    ...b,
+    milestones: b.milestones.map((m) => ({ ...m, at_risk_raised: true, overdue_raised: true })),
+    no_scan_raised_for: b.booked_at,
+  };
+  const d = shipmentActor.decide(s, {
+    kind: "record",
+    scan: { event: "exception", reason: "address unclear", by: "test" },
+  }, { now: b.booked_at + HOUR, newId });
+  assert.ok(d.ok);
+  assert.equal(checkAt(d.timers), dayOver("2026-11-03"));
 });

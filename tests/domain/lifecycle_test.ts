@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  estimateAfterDayPassed,
   healthOf,
   type LifecycleTerms,
   MILESTONES,
@@ -9,6 +10,7 @@ import {
   type OpenMilestone,
   openMilestone,
   promiseDueAt,
+  STEPS,
 } from "../../src/domain/lifecycle.ts";
 
 const TERMS: LifecycleTerms = {
@@ -107,5 +109,54 @@ Deno.test("health: past a courier-owned deadline is never on schedule or at risk
       },
     ),
     { numRuns: 200 },
+  );
+});
+
+Deno.test("customs steps: only a hold for papers opens customs_documents (courier 3.2)", () => {
+  assert.equal(STEPS.customs_hold.headline, "customs_hold");
+  assert.deepEqual(STEPS.customs_hold.opens ?? [], []);
+  assert.equal(STEPS.documents_requested.headline, "customs_hold");
+  assert.deepEqual(STEPS.documents_requested.opens, ["customs_documents"]);
+  // Held before presentation (no customs milestone open yet): still waiting on customs.
+  const held = { status: "customs_hold" as const, exception: null, milestones: [] };
+  assert.equal(healthOf(held, MONDAY_10).health, "waiting_customs");
+});
+
+Deno.test("estimate: once its day is over it moves to the next working day of the calendar", () => {
+  const cal = {
+    timezone: "Africa/Gaborone",
+    working_days: [1, 2, 3, 4, 5],
+    holidays: [] as string[],
+  };
+  const localMidnight = (day: string) => Date.parse(`${day}T00:00:00+02:00`);
+  // Not over yet, to the last millisecond of Tuesday in Gaborone.
+  assert.equal(
+    estimateAfterDayPassed(cal, "2026-11-03", localMidnight("2026-11-04") - 1),
+    "2026-11-03",
+  );
+  assert.equal(
+    estimateAfterDayPassed(cal, "2026-11-03", localMidnight("2026-11-04")),
+    "2026-11-04",
+  );
+  // A Friday moves past the weekend to Monday.
+  assert.equal(
+    estimateAfterDayPassed(cal, "2026-11-06", localMidnight("2026-11-07")),
+    "2026-11-09",
+  );
+  // Christmas and Boxing Day are holidays of the calendar: Thursday 24 moves to Monday 28.
+  const xmas = { ...cal, holidays: ["2026-12-25", "2026-12-26"] };
+  assert.equal(
+    estimateAfterDayPassed(xmas, "2026-12-24", localMidnight("2026-12-25")),
+    "2026-12-28",
+  );
+  // The clock further on (a timer fired late): never a day already over.
+  assert.equal(
+    estimateAfterDayPassed(cal, "2026-11-03", localMidnight("2026-11-05") + HOUR),
+    "2026-11-05",
+  );
+  // The calendar's timezone decides when the day is over, not UTC: 23:30 UTC is already Wednesday.
+  assert.equal(
+    estimateAfterDayPassed(cal, "2026-11-03", Date.parse("2026-11-03T23:30:00Z")),
+    "2026-11-04",
   );
 });

@@ -112,6 +112,7 @@ async function shipment(t: TestEnv, courier: Courier, waybill: string) {
     status: string;
     health: string;
     exception: { reason: string } | null;
+    obligations: { milestone: string; owner: string }[];
     trail: { event: string }[];
   };
 }
@@ -138,7 +139,7 @@ async function alerts(t: TestEnv, courier: Courier, kind: string) {
     key: courier.business.api_key,
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data as { kind: string; waybill: string; owner: string }[];
+  return r.body.data as { kind: string; waybill: string; owner: string; message: string }[];
 }
 
 /** Waits for the billing event a charge produces (courier 6.1), bus-driven. */
@@ -243,7 +244,60 @@ Deno.test("customs: clear, release and refuse need customs:approve; holds need r
     await billingEvent(t, courier, `customs.cleared:${id}`);
   }));
 
-Deno.test("customs: a hold waits on the courier, papers put it back with customs, one clearance charge", () =>
+Deno.test("customs: a plain hold waits on customs; only a request for documents puts papers on the courier", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const customsObligations = async () =>
+      (await shipment(t, courier, waybill)).obligations
+        .filter((o) => o.milestone.startsWith("customs"))
+        .map((o) => [o.milestone, o.owner]);
+
+    // spec: courier 3.2: a hold without papers asked for stays with customs.
+    await move(t, courier, id, { action: "hold", reason: "x-ray inspection" });
+    let s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "customs_hold");
+    assert.equal(s.health, "waiting_customs");
+    assert.deepEqual(await customsObligations(), [["customs_clearance", "customs"]]);
+    assert.equal(s.trail.filter((e) => e.event === "customs_hold").length, 1);
+
+    // Customs holds for papers: customs_documents opens, owned by the courier (3.2), and
+    // documents_missing is raised (2.9).
+    const asked = await move(t, courier, id, {
+      action: "request_documents",
+      reason: "commercial invoice missing",
+    });
+    assert.equal(asked.data.status, "documents_requested");
+    s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "customs_hold");
+    assert.equal(s.health, "waiting_courier");
+    assert.deepEqual(await customsObligations(), [
+      ["customs_clearance", "customs"],
+      ["customs_documents", "courier"],
+    ]);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "documents_missing")).length > 0,
+      "documents missing",
+    );
+    // Raised after the hold's scan was published: had the hold raised one, it would show too.
+    const missing = await alerts(t, courier, "documents_missing");
+    assert.equal(missing.length, 1, JSON.stringify(missing));
+    assert.match(missing[0]!.message, /commercial invoice missing/);
+    assert.equal(missing[0]!.owner, "courier");
+
+    // Held on its booking crossing before any border stop presented it: waiting on customs too.
+    const early = await bookWaybill(t, client, CROSS_BORDER);
+    const [booked] = await crossings(t, courier, early);
+    await move(t, courier, booked!.id, { action: "hold", reason: "pre-arrival risk check" });
+    const e = await shipment(t, courier, early);
+    assert.equal(e.status, "customs_hold");
+    assert.equal(e.health, "waiting_customs");
+    assert.ok(!e.obligations.some((o) => o.milestone === "customs_documents"));
+  }));
+
+Deno.test("customs: a request for documents waits on the courier, papers put it back with customs, one clearance charge", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await grantApprove(t, courier);
@@ -277,7 +331,7 @@ Deno.test("customs: a hold waits on the courier, papers put it back with customs
     s = await shipment(t, courier, waybill);
     assert.equal(s.status, "customs_processing");
     assert.equal(s.health, "waiting_customs");
-    assert.equal(s.trail.filter((e) => e.event === "customs_hold").length, 1);
+    assert.equal(s.trail.filter((e) => e.event === "documents_requested").length, 1);
     assert.equal(s.trail.filter((e) => e.event === "documents_supplied").length, 1);
 
     const cleared = await move(t, courier, id, { action: "clear", customs_reference: "SARS-42" });

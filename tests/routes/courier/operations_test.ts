@@ -195,11 +195,14 @@ Deno.test("operations: customs holds for papers, waits, is exceeded once per wor
     assert.equal(row["health"], "waiting_customs");
     assert.equal(row["next_owner"], "customs");
     await scan(t, courier, waybill, { event: "customs_hold" }, 422); // a hold needs a reason
+    await scan(t, courier, waybill, { event: "documents_requested" }, 422); // so does a request
+    // spec: courier 3.2: customs holds for papers (a plain `customs_hold` stays with customs).
     await scan(t, courier, waybill, {
-      event: "customs_hold",
+      event: "documents_requested",
       reason: "commercial invoice missing",
     });
     row = (await board(t, courier)).data[0]!;
+    assert.equal(row["status"], "customs_hold");
     assert.equal(row["health"], "waiting_courier");
     await until(
       t,

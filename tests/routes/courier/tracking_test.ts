@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   bookShipment,
+  type Client,
   clientKey,
   type Courier,
+  DOMESTIC,
   newClient,
   newCourier,
   topUp,
@@ -165,5 +167,112 @@ Deno.test("lifecycle events: stage webhooks, estimate_changed, and the completio
     } finally {
       await clientHook.close();
       await billing.close();
+    }
+  }));
+
+/** Prices DOMESTIC for the client and books its economy option (3 working days in transit). */
+async function bookEconomy(t: TestEnv, client: Client): Promise<string> {
+  const p = await t.call("POST", "/client/prices", { headers: clientKey(client), body: DOMESTIC });
+  assert.equal(p.status, 200, JSON.stringify(p.body));
+  const b = await t.call("POST", "/client/book", {
+    headers: clientKey(client),
+    body: {
+      prices_reference: p.body.data.prices_reference,
+      service_level: "economy",
+      dangerous_goods_confirmed: false,
+    },
+  });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  return b.body.data.waybill;
+}
+
+Deno.test("estimate: an estimated day over undelivered moves to the next working day, one shipment.estimate_changed per move", () =>
+  withTestEnv(async (t) => {
+    const clientHook = startReceiver();
+    try {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const hook = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: clientHook.url },
+      });
+      assert.equal(hook.status, 201);
+      // Booked Monday 2 November, 10:00 in Gaborone: economy estimates Thursday 5.
+      const open = await bookEconomy(t, client);
+      const done = await bookEconomy(t, client);
+      await scan(t, courier, open, { event: "collected" });
+      for (const event of ["collected", "out_for_delivery"]) {
+        await scan(t, courier, done, { event });
+      }
+      await scan(t, courier, done, { event: "delivered", received_by: "Neo Kgosi" });
+
+      const row = async (waybill: string) => {
+        await t.settle();
+        const r = await t.call(
+          "GET",
+          `/business/courier/operations?q=${waybill}&include_closed=1`,
+          {
+            key: courier.business.api_key,
+          },
+        );
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body.data[0] as {
+          estimated_delivery_on: string;
+          promise: { earliest_delivery: string; latest_delivery: string };
+        };
+      };
+      /** The estimate moves the client heard of, one per event id (deliveries may repeat). */
+      const moves = (waybill: string) => {
+        const byId = new Map<string, string>();
+        for (const d of clientHook.deliveries) {
+          const body = JSON.parse(d.body);
+          if (body.event === "shipment.estimate_changed" && body.data.waybill === waybill) {
+            byId.set(body.id, body.data.estimated_delivery_on);
+          }
+        }
+        return [...byId.values()];
+      };
+      const promise = { earliest_delivery: "2026-11-05", latest_delivery: "2026-11-06" };
+      assert.equal((await row(open)).estimated_delivery_on, "2026-11-05");
+
+      // One second before Thursday is over in Gaborone (22:00 UTC): nothing moves yet.
+      const thursdayOver = Date.parse("2026-11-05T22:00:00Z");
+      await advance(t, (thursdayOver - t.clock.now()) / 1000 - 1);
+      assert.equal((await row(open)).estimated_delivery_on, "2026-11-05");
+      await advance(t, 1);
+      await until(t, () => moves(open).length === 1, "the first estimate move");
+      assert.deepEqual(moves(open), ["2026-11-06"]);
+      let r = await row(open);
+      assert.equal(r.estimated_delivery_on, "2026-11-06");
+      assert.deepEqual(r.promise, promise, "the frozen promise never moves");
+      const read = await t.call("GET", `/client/shipments/${open}`, { headers: clientKey(client) });
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      assert.equal(read.body.data.estimated_delivery_on, "2026-11-06");
+
+      // Friday over: past the weekend to Monday, one move.
+      await advance(t, 24 * 3600);
+      await until(t, () => moves(open).length === 2, "the second estimate move");
+      // Through the weekend to Monday's start: the estimate stands, no more events. A stage
+      // webhook after it arrives once whatever this shipment's changes made before it has.
+      await advance(t, 48 * 3600);
+      await scan(t, courier, open, { event: "out_for_delivery" });
+      const stages = () =>
+        clientHook.deliveries.map((d) => JSON.parse(d.body))
+          .filter((b) => b.event === "shipment.out_for_delivery" && b.data.waybill === open);
+      await until(t, async () => {
+        await advance(t, 0);
+        return stages().length > 0;
+      }, "the out_for_delivery stage webhook");
+      assert.deepEqual(moves(open), ["2026-11-06", "2026-11-09"]);
+      r = await row(open);
+      assert.equal(r.estimated_delivery_on, "2026-11-09");
+      assert.deepEqual(r.promise, promise);
+
+      // Delivered on Monday the 2nd: its estimate never moves, and no event says it did.
+      assert.equal((await row(done)).estimated_delivery_on, "2026-11-05");
+      assert.deepEqual(moves(done), []);
+    } finally {
+      await clientHook.close();
     }
   }));
