@@ -192,6 +192,12 @@ export type LedgerReply =
     readonly entry: LedgerEntry;
     readonly allocations: readonly Allocation[];
     readonly balances: AccountBalances;
+    /**
+     * A payment's allocations as sent (the rest is allocated oldest first, so `allocations` may
+     * name more): a replay under its reference is the same payment only if it sends these.
+     * Absent on other entries, and on payments kept before it was recorded.
+     */
+    readonly requested?: readonly { readonly invoice_id: string; readonly amount_minor: number }[];
   }
   | { readonly resolved: FxResolution; readonly balances: AccountBalances }
   /** COD recorded as collected (absent on records kept before it was answered). */
@@ -228,11 +234,17 @@ export function accountBalances(c: CourierClient): AccountBalances {
   };
 }
 
-function posted(events: LedgerEvent[], entry: LedgerEntry, allocations: readonly Allocation[]) {
+function posted(
+  events: LedgerEvent[],
+  entry: LedgerEntry,
+  allocations: readonly Allocation[],
+  requested?: readonly { readonly invoice_id: string; readonly amount_minor: number }[],
+) {
   return accept<S, LedgerEvent, LedgerReply>(events, (next) => ({
     entry,
     allocations,
     balances: accountBalances(next!),
+    ...(requested ? { requested } : {}),
   }));
 }
 
@@ -450,6 +462,7 @@ function payment(state: CourierClient, c: Payment, now: number): LedgerDecision 
     }],
     entry,
     split.allocations,
+    (c.allocations ?? []).map((a) => ({ invoice_id: a.invoice_id, amount_minor: a.amount_minor })),
   );
 }
 

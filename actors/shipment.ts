@@ -36,7 +36,7 @@ import {
   STEPS,
 } from "../src/domain/lifecycle.ts";
 import { addWorkingHours, workingDaysOver } from "../src/domain/working_hours.ts";
-import { SCAN_CHARGE_RETRY_MS } from "../src/limits.ts";
+import { SCAN_CHARGE_RETRY_MS, SHIPMENT_OPEN_MS_MAX } from "../src/limits.ts";
 import type { AlertKind } from "./alert.ts";
 import type { PriceLine } from "../src/domain/pricing.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
@@ -579,8 +579,15 @@ function wantedTimers(s: Shipment): Map<string, number> {
     // Once per working day over (2.9): counted again as each local day begins.
     wanted.set(CUSTOMS_TIMER, s.customs_check_at);
   }
-  // spec: courier 2.3: estimated_delivery_on never lies in the past while the shipment is open.
-  wanted.set(ESTIMATE_TIMER, dayEndsAt(terms.calendar, s.estimated_delivery_on));
+  // spec: courier 2.3: estimated_delivery_on never lies in the past while the shipment is open,
+  // within its open time (1.4, 8: SHIPMENT_OPEN_MS_MAX, or its promise if later); past that, its
+  // overdue alerts speak, and nothing wakes it every night.
+  const estimateEnds = dayEndsAt(terms.calendar, s.estimated_delivery_on);
+  const openUntil = Math.max(
+    s.booked_at + SHIPMENT_OPEN_MS_MAX,
+    dayEndsAt(terms.calendar, s.pricing.promise.latest_delivery),
+  );
+  if (estimateEnds <= openUntil) wanted.set(ESTIMATE_TIMER, estimateEnds);
   return wanted;
 }
 

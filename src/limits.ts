@@ -106,6 +106,14 @@ export const STALLED_BOOKINGS_PER_SWEEP = 100;
  * commit every few minutes.
  */
 export const SCAN_CHARGE_RETRY_MS = 5 * 60_000;
+/**
+ * spec: courier 1.4, 8: a shipment stays open 1 to 14 days. Its estimate follows the days (moves
+ * on once its day is over, actors/shipment.ts) within that time only, or until its promised day
+ * when that is later: a shipment left open past it (never handed over, never found, closed by
+ * nobody) would otherwise wake every night and send its client shipment.estimate_changed every
+ * working day, for ever.
+ */
+export const SHIPMENT_OPEN_MS_MAX = 14 * 24 * 60 * 60 * 1000;
 
 /** Users of one courier client (courier 4.6): each is ~250 bytes of the client actor's state. */
 export const CLIENT_USERS_MAX = 50;

@@ -437,18 +437,33 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   if (chargedFor !== undefined && chargedFor !== option.code) {
     throw reBooked(chargedFor, waybill);
   }
-  const booked = await makeShipment(runtime, offer, option, client, waybill, options);
+  const booked = await makeShipment(
+    runtime,
+    offer,
+    option,
+    client,
+    charged.reply as BookingChargeReply,
+    waybill,
+    options,
+  );
   return booked.created
     ? { shipment: booked.shipment, already_booked: false }
     : replayed(booked.shipment, options);
 }
 
-/** The charged booking's shipment (its second commit), made or found already made. */
+/**
+ * The charged booking's shipment (its second commit), made or found already made. The charge is
+ * the booking's commit point: the shipment is booked at its time and under the settlement mode
+ * it was charged under, however much later a retry or the sweep makes it (the promise shown
+ * before the cut-off is the one paid for, courier 2.2 rule 3, 2.3; the client's settings may
+ * have changed meanwhile). Charges kept in another shape fall back to now and the client's mode.
+ */
 async function makeShipment(
   runtime: ActorRuntime,
   offer: PriceOffer,
   option: OfferOption,
   client: CourierClient,
+  charge: BookingChargeReply | undefined,
   waybill: string,
   o: { dangerousGoodsConfirmed: boolean; by: string },
 ): Promise<{ shipment: Shipment; created: boolean }> {
@@ -456,9 +471,10 @@ async function makeShipment(
   // exists after all fails the commit's check, is read, and answers as already booked.
   const booked = await runtime.ask(shipmentActor, offer.courier_id, waybill, {
     kind: "book",
-    shipment: await newShipment(offer, option, client, waybill, {
+    shipment: await newShipment(offer, option, waybill, {
       ...o,
-      now: runtime.clock.now(),
+      now: charge?.entry?.created_at ?? runtime.clock.now(),
+      settlementMode: charge?.balances?.settlement_mode ?? client.settings.settlement_mode,
     }),
   }, { fresh: true });
   if (!booked.ok) throw fromRejection(booked);
@@ -466,21 +482,46 @@ async function makeShipment(
   return booked.reply;
 }
 
+/** Where an environment's sweep of stalled bookings goes on from: the last charge it looked at. */
+interface StalledSweep {
+  after: { readonly at: Date; readonly waybill: string } | null;
+}
+
+const stalledSweeps = new WeakMap<ActorRuntime, StalledSweep>();
+
 /**
  * Bookings charged at least STALLED_BOOKING_MS ago whose shipment was never made (the process
  * stopped between the two commits) and whose client never sent the request again: each is
  * completed from the request its charge kept, as the retry would have done, so that no client
  * pays for a booking that does not exist (nothing is ever lost: the charge is the booking's
  * commit point). Answers how many it completed; run periodically beside the billing sweep.
+ *
+ * Each sweep goes on after the last charge the previous one looked at, and starts over once it
+ * reaches the end: a charge it cannot complete (kept before its request was, or whose shipment
+ * the query side has not caught up with) is looked at once per round, and never keeps the
+ * charges after it waiting behind it, as a first page that never changes would.
  */
 export async function completeStalledBookings(env: Environment, now: number): Promise<number> {
   const runtime = env.runtime;
-  const rows = await env.db.selectFrom("ledger_entries as le")
-    .select(["le.tenant", "le.client_id", "le.shipment"])
+  let sweep = stalledSweeps.get(runtime);
+  if (!sweep) stalledSweeps.set(runtime, sweep = { after: null });
+  const after = sweep.after;
+  let q = env.db.selectFrom("ledger_entries as le")
+    .select(["le.tenant", "le.client_id", "le.shipment", "le.created_at"])
     .where("le.kind", "=", "shipment")
     .where("le.shipment", "is not", null)
     .where("le.created_at", "<", new Date(now - STALLED_BOOKING_MS))
-    .where("le.created_at", ">=", new Date(now - STALLED_BOOKING_LOOKBACK_MS))
+    .where("le.created_at", ">=", new Date(now - STALLED_BOOKING_LOOKBACK_MS));
+  if (after) {
+    // The bound on created_at alone keeps the scan on the partial index (migration 0008).
+    q = q.where("le.created_at", ">=", after.at).where((eb) =>
+      eb.or([
+        eb("le.created_at", ">", after.at),
+        eb("le.shipment", ">", after.waybill),
+      ])
+    );
+  }
+  const rows = await q
     .where(({ not, exists, selectFrom }) =>
       not(exists(
         selectFrom("snapshots as s")
@@ -490,8 +531,13 @@ export async function completeStalledBookings(env: Environment, now: number): Pr
       ))
     )
     .orderBy("le.created_at")
+    .orderBy("le.shipment")
     .limit(STALLED_BOOKINGS_PER_SWEEP)
     .execute();
+  const last = rows.at(-1);
+  sweep.after = rows.length < STALLED_BOOKINGS_PER_SWEEP || !last
+    ? null
+    : { at: new Date(last.created_at), waybill: last.shipment! };
   let completed = 0;
   for (const row of rows) {
     const waybill = row.shipment!;
@@ -513,9 +559,10 @@ async function completeStalledBooking(
 ): Promise<boolean> {
   // The query side may lag behind: the shipment actor is the truth.
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
-  const charged = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
-  const origin = (charged?.reply as BookingChargeReply | undefined)?.booking;
-  const serviceLevel = (charged?.reply as BookingChargeReply | undefined)?.service_level;
+  const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
+  const charged = kept?.reply as BookingChargeReply | undefined;
+  const origin = charged?.booking;
+  const serviceLevel = charged?.service_level;
   // A charge kept before its request was recorded is completed by the client's retry only.
   if (!origin || serviceLevel === undefined) return false;
   const offer = await runtime.read(priceOfferActor, courierId, origin.prices_reference, {
@@ -526,10 +573,15 @@ async function completeStalledBooking(
   const held = asOffer(offer.reply);
   const option = held.options.find((o) => o.code === serviceLevel);
   if (!option || waybillOf(courierId, held.reference) !== waybill) return false;
-  const booked = await makeShipment(runtime, held, option, asClient(client.reply), waybill, {
-    dangerousGoodsConfirmed: origin.dangerous_goods_confirmed,
-    by: origin.by,
-  });
+  const booked = await makeShipment(
+    runtime,
+    held,
+    option,
+    asClient(client.reply),
+    charged,
+    waybill,
+    { dangerousGoodsConfirmed: origin.dangerous_goods_confirmed, by: origin.by },
+  );
   // CONTRACT: a cross-border shipment gets one crossing at booking.
   await openBookingCrossing(runtime, booked.shipment, origin.by);
   return booked.created;
@@ -631,9 +683,13 @@ function reBooked(serviceLevel: string, waybill: string): ApiError {
 async function newShipment(
   offer: PriceOffer,
   option: OfferOption,
-  client: CourierClient,
   waybill: string,
-  o: { dangerousGoodsConfirmed: boolean; by: string; now: number },
+  o: {
+    dangerousGoodsConfirmed: boolean;
+    by: string;
+    now: number;
+    settlementMode: CourierClient["settings"]["settlement_mode"];
+  },
 ): Promise<ShipmentBooking> {
   const token = newSecret("");
   const r = offer.request;
@@ -676,7 +732,7 @@ async function newShipment(
       total_minor: option.total_minor,
       currency: option.currency,
       payer: "client",
-      settlement_mode: client.settings.settlement_mode,
+      settlement_mode: o.settlementMode,
       promise: promiseAtBooking(terms, o.now),
     },
     service_terms: terms,

@@ -184,7 +184,12 @@ Deno.test("shipment: an estimated day over undelivered moves the estimate to the
   const weekend = timerFired(friday, "check", dayOver("2026-11-06"));
   assert.deepEqual(estimateMoves(weekend.events), [["2026-11-06", "2026-11-09"]]);
   // Christmas Eve over: the courier's calendar keeps 25 and 26 December as holidays.
-  const eve: Shipment = { ...friday, estimated_delivery_on: "2026-12-24" };
+  // (Booked that week: a shipment's estimate follows the days within its open time only.)
+  const eve: Shipment = {
+    ...friday,
+    booked_at: Date.parse("2026-12-21T08:00:00Z"),
+    estimated_delivery_on: "2026-12-24",
+  };
   const holidays = timerFired(eve, "check", dayOver("2026-12-24"));
   assert.deepEqual(estimateMoves(holidays.events), [["2026-12-24", "2026-12-28"]]);
 });
@@ -284,4 +289,36 @@ Deno.test("shipment: with only the estimate left to check, a command arms the ch
   }, { now: b.booked_at + HOUR, newId });
   assert.ok(d.ok);
   assert.equal(checkAt(d.timers), dayOver("2026-11-03"));
+});
+
+Deno.test("shipment: an estimate follows the days within the shipment's open time, then its timer rests", async () => {
+  let s = await booked();
+  const DAY = 24 * HOUR;
+  const booking = shipmentActor.decide(null, { kind: "book", shipment: s }, {
+    now: s.booked_at,
+    newId,
+  });
+  assert.ok(booking.ok);
+  // Booked and never handed over, never cancelled: every check the shipment asks for, in turn.
+  let at: number | null = checkAt(booking.timers);
+  const moves: number[] = [];
+  let fired = 0;
+  while (at !== null && at < s.booked_at + 90 * DAY) {
+    const d = timerFired(s, "check", at);
+    fired++;
+    s = evolveAll(s, d.events);
+    for (const e of d.events) if (e.kind === "estimate_changed") moves.push(e.at);
+    const set = d.timers?.find((t) => t.name === "check" && t.op === "set");
+    at = set && set.op === "set" ? set.at : null;
+  }
+  // spec: courier 1.4, 8: a shipment is open 1 to 14 days. Past that, moving its estimate every
+  // working day would send its client shipment.estimate_changed daily for as long as nobody
+  // closes it, and wake every such shipment each night, without end.
+  assert.ok(moves.length > 0, "the estimate follows the days while the shipment is young");
+  assert.ok(
+    moves.every((m) => m <= s.booked_at + 15 * DAY),
+    `moves after the open time: ${moves.map((m) => new Date(m).toISOString())}`,
+  );
+  assert.equal(at, null, "no timer left once every check is done");
+  assert.ok(fired < 40, `checks fired: ${fired}`);
 });

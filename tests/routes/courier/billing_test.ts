@@ -218,6 +218,56 @@ Deno.test("billing: a payment pays the invoices it names within their balances, 
     assert.equal(stored.amount_minor, 19_550);
   }));
 
+Deno.test("billing: a payment sent again as it was is the replay, though its rest was allocated too", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, { reference: "CUS-1" });
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 12_050,
+    });
+    const [inv] = (await invoice(t, courier, client, "2026-11")).body.data.invoices;
+    assert.equal(inv.amount, 195.5);
+    // 100.00 named for the invoice; the other 50.00 goes to it too, oldest first: the
+    // allocations made (150.00) are not the ones sent (100.00).
+    const body = {
+      amount: "150.00",
+      currency: "BWP",
+      reference: "EFT-1",
+      allocations: [{ invoice_id: inv.id, amount: "100.00" }],
+    };
+    const paid = await act(t, courier, client, "payment", body);
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    assert.deepEqual(paid.body.data.allocations, [{ invoice_id: inv.id, amount: 150 }]);
+    // The same request again after a lost answer (spec: courier 2.6 rule 2: books once): the
+    // replay, not a conflict with itself; in another spelling of the same amounts too.
+    const again = await act(t, courier, client, "payment", body);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.replayed, true);
+    assert.deepEqual(again.body.data.allocations, [{ invoice_id: inv.id, amount: 150 }]);
+    const spelt = await act(t, courier, client, "payment", {
+      ...body,
+      amount: 150,
+      allocations: [{ invoice_id: inv.id, amount: 100 }],
+    });
+    assert.equal(spelt.status, 200, JSON.stringify(spelt.body));
+    // Sent as it was made, it is answered as it was made.
+    const made = await act(t, courier, client, "payment", {
+      ...body,
+      allocations: [{ invoice_id: inv.id, amount: "150.00" }],
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    // Neither what was sent first nor what was made: not this payment.
+    const other = await act(t, courier, client, "payment", {
+      ...body,
+      allocations: [{ invoice_id: inv.id, amount: "120.00" }],
+    });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    assert.equal((await view(t, courier, client)).balances.receivable, 45.5, "paid once");
+  }));
+
 Deno.test("billing: an invoice request sent again with its Idempotency-Key answers the first invoices", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

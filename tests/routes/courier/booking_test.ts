@@ -18,6 +18,8 @@ import {
   SERVICE_LEVELS_MAX,
 } from "../../../actors/courier_catalogue.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
+import { asShipment, shipmentActor } from "../../../actors/shipment.ts";
+import { courierClientActor } from "../../../actors/courier_client.ts";
 import { claimId, referenceClaimActor } from "../../../actors/reference_claim.ts";
 import {
   completeStalledBookings,
@@ -25,7 +27,11 @@ import {
   waybillOf,
 } from "../../../routes/courier/booking_flow.ts";
 import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
-import { STALLED_BOOKING_MS, STATE_BYTES_MAX } from "../../../src/limits.ts";
+import {
+  STALLED_BOOKING_MS,
+  STALLED_BOOKINGS_PER_SWEEP,
+  STATE_BYTES_MAX,
+} from "../../../src/limits.ts";
 import { formatMinor, toMinor } from "../../../src/domain/money.ts";
 import { priceOption } from "../../../src/domain/pricing.ts";
 import type { RateCardTerms } from "../../../src/domain/rate_card.ts";
@@ -498,6 +504,83 @@ Deno.test("book: the sweep leaves bookings that were made whole", () =>
     t.clock.advanceBy(STALLED_BOOKING_MS + 1);
     assert.equal(await completeStalledBookings(t.env, t.clock.now()), 0);
     assert.equal((await account(t, client)).balance, 411.08);
+  }));
+
+Deno.test("book: charges the sweep cannot complete never hold up the stalled bookings after them", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "10000.00");
+    // A sweep's worth of charges kept before their request was recorded (left to the client's
+    // retry), older than a booking the sweep can complete.
+    for (let i = 0; i < STALLED_BOOKINGS_PER_SWEEP; i++) {
+      await chargeOnly(t, courier.business.id, client.id, `WBLEGACY${String(i).padStart(4, "0")}`);
+    }
+    t.clock.advanceBy(1_000);
+    const offer = await prices(t, client);
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    await chargeOnly(t, courier.business.id, client.id, waybill, {
+      prices_reference: offer.prices_reference,
+      dangerous_goods_confirmed: true,
+      by: `client:${client.id}`,
+    });
+    await t.settle();
+    t.clock.advanceBy(STALLED_BOOKING_MS + 1);
+    // Nothing is ever lost: whatever stays unfinished, each sweep goes on past it, so the client
+    // who paid gets its shipment within a few sweeps, not a month later.
+    let completed = 0;
+    for (let sweep = 0; sweep < 3 && completed === 0; sweep++) {
+      completed += await completeStalledBookings(t.env, t.clock.now());
+    }
+    assert.equal(completed, 1);
+    const made = await t.env.runtime.read(shipmentActor, courier.business.id, waybill, {
+      kind: "get",
+    });
+    assert.ok(made.ok, "the paid booking has its shipment");
+  }));
+
+Deno.test("book: a booking the sweep completes keeps the time and terms it was charged at", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { settlement_mode: "external" });
+    // 13:55 in Gaborone, five minutes before the services' 14:00 cut-off.
+    t.clock.advanceBy(3 * 3_600_000 + 55 * 60_000);
+    const offer = await prices(t, client);
+    const express = offer.options.find((o: { code: string }) => o.code === "express");
+    assert.equal(express.collection_on, "2026-11-02");
+    const waybill = waybillOf(courier.business.id, offer.prices_reference);
+    const chargedAt = t.clock.now();
+    await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "charge_booking",
+      waybill,
+      amount_minor: 8_892,
+      currency: "BWP",
+      service_level: "express",
+      booking: {
+        prices_reference: offer.prices_reference,
+        dangerous_goods_confirmed: false,
+        by: `client:${client.id}`,
+      },
+      by: `client:${client.id}`,
+    }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+    await t.settle();
+    // Meanwhile the courier moves the client to credit (nothing external is a balance).
+    const moved = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { settlement_mode: "credit", credit_limit: "1000.00" },
+    });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    // The sweep runs past the cut-off; the booking was made (charged) before it.
+    t.clock.advanceBy(STALLED_BOOKING_MS + 1);
+    assert.equal(await completeStalledBookings(t.env, t.clock.now()), 1);
+    const made = await t.env.runtime.read(shipmentActor, courier.business.id, waybill, {
+      kind: "get",
+    });
+    assert.ok(made.ok);
+    const s = asShipment(made.reply);
+    // spec: courier 2.2 rule 3, 2.3: the frozen snapshot is the one paid for, at its commit point.
+    assert.equal(s.booked_at, chargedAt);
+    assert.equal(s.pricing.promise.collection_on, express.collection_on);
+    assert.equal(s.pricing.promise.latest_delivery, express.latest_delivery);
+    assert.equal(s.pricing.settlement_mode, "external");
   }));
 
 Deno.test("book: only what was shown can be booked", () =>
