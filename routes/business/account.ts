@@ -167,7 +167,7 @@ export function accountRoutes(api: Api): void {
     // spec: courier 3.1, 6.1: billing events that waited for an endpoint (the webhook URL is the
     // billing endpoint's fallback) go now, not at their next hourly try.
     if (body.webhook_url) {
-      await attemptWaitingEvents(env.runtime, env.db, b.id, { kind: "courier" });
+      await attemptWaitingEvents(env, b.id, { kind: "courier" });
     }
     return ok(c, profileView(c, b));
   });

@@ -125,7 +125,7 @@ export function billingEventRoutes(api: Api): void {
     });
     // spec: courier 3.1: what waited for an endpoint goes now, not at its next hourly try.
     if (url !== null) {
-      await attemptWaitingEvents(env.runtime, env.db, p.business.id, { kind: "courier" });
+      await attemptWaitingEvents(env, p.business.id, { kind: "courier" });
     }
     return ok(c, { billing_endpoint_url: url });
   });

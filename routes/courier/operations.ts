@@ -206,8 +206,15 @@ export function operationRoutes(api: Api): void {
         by: principalName(p),
       },
     });
-    // spec: courier 2.6 rule 3: a redelivery or a return is a later charge of its own.
-    await bookScanCharge(c.get("env").runtime, asShipment(s), body.event, principalName(p));
+    // spec: courier 2.6 rule 3: a redelivery or a return is a later charge of its own, booked
+    // here before answering. The scan is recorded with its charge due (scan_charges.ts books it
+    // again until the ledger confirms), so a failed booking here is not the caller's to retry:
+    // this scan has no idempotency key, and sending it again would record it twice.
+    try {
+      await bookScanCharge(c.get("env").runtime, asShipment(s), body.event, principalName(p));
+    } catch (e) {
+      console.error(`scan charge of ${params.waybill} left to its retry:`, e);
+    }
     return ok(c, await detailView(c, asShipment(s)), 201);
   });
 

@@ -4,11 +4,11 @@
  * or a client's own webhook, signed with the client's own secret (never the courier's). A secret
  * replaced by a rotation still signs a second header until its grace period ends.
  */
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import { businessActor, type PreviousSecret } from "../../actors/business.ts";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { outboundEventActor, type Recipient } from "../../actors/outbound_event.ts";
-import type { Database } from "../db/schema.ts";
+import type { Environment } from "../environment.ts";
 import { ENDPOINT_SET_EVENTS_MAX } from "../limits.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
@@ -59,11 +59,13 @@ const ENDPOINT_SET_PAGE = 200;
  * the query side; each event re-checks that it still waits. Answers how many were found.
  */
 export async function attemptWaitingEvents(
-  runtime: ActorRuntime,
-  db: Kysely<Database>,
+  env: Pick<Environment, "runtime" | "db" | "settle">,
   tenant: string,
   recipient: Recipient,
 ): Promise<number> {
+  const { runtime, db } = env;
+  // An event noted a moment ago as finding no endpoint is found too, not left to its hour.
+  await env.settle();
   let due = 0;
   let after = "";
   while (due < ENDPOINT_SET_EVENTS_MAX) {
