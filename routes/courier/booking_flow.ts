@@ -482,8 +482,13 @@ async function makeShipment(
   return booked.reply;
 }
 
-/** Where an environment's sweep of stalled bookings goes on from: the last charge it looked at. */
+/**
+ * Where an environment's sweep of stalled bookings stands: the charges of the round under way
+ * are those made since `from` (a month back in the first round after a start), taken a page at
+ * a time after the last charge looked at.
+ */
 interface StalledSweep {
+  from: number | null;
   after: { readonly at: Date; readonly waybill: string } | null;
 }
 
@@ -496,22 +501,25 @@ const stalledSweeps = new WeakMap<ActorRuntime, StalledSweep>();
  * pays for a booking that does not exist (nothing is ever lost: the charge is the booking's
  * commit point). Answers how many it completed; run periodically beside the billing sweep.
  *
- * Each sweep goes on after the last charge the previous one looked at, and starts over once it
- * reaches the end: a charge it cannot complete (kept before its request was, or whose shipment
- * the query side has not caught up with) is looked at once per round, and never keeps the
- * charges after it waiting behind it, as a first page that never changes would.
+ * The first round after a start looks a month back (a crash may have stopped bookings before
+ * any downtime); each later round only at what became stalled since the last, with one stalled
+ * interval of overlap for ledger rows that reached the query side late, so a sweep reads minutes
+ * of charges, not a month of them. Within a round each sweep goes on after the last charge the
+ * previous one looked at: a charge it cannot complete (kept before its request was) never keeps
+ * the charges after it waiting behind it.
  */
 export async function completeStalledBookings(env: Environment, now: number): Promise<number> {
   const runtime = env.runtime;
   let sweep = stalledSweeps.get(runtime);
-  if (!sweep) stalledSweeps.set(runtime, sweep = { after: null });
+  if (!sweep) stalledSweeps.set(runtime, sweep = { from: null, after: null });
   const after = sweep.after;
+  const until = now - STALLED_BOOKING_MS;
   let q = env.db.selectFrom("ledger_entries as le")
     .select(["le.tenant", "le.client_id", "le.shipment", "le.created_at"])
     .where("le.kind", "=", "shipment")
     .where("le.shipment", "is not", null)
-    .where("le.created_at", "<", new Date(now - STALLED_BOOKING_MS))
-    .where("le.created_at", ">=", new Date(now - STALLED_BOOKING_LOOKBACK_MS));
+    .where("le.created_at", "<", new Date(until))
+    .where("le.created_at", ">=", new Date(sweep.from ?? now - STALLED_BOOKING_LOOKBACK_MS));
   if (after) {
     // The bound on created_at alone keeps the scan on the partial index (migration 0008).
     q = q.where("le.created_at", ">=", after.at).where((eb) =>
@@ -535,9 +543,11 @@ export async function completeStalledBookings(env: Environment, now: number): Pr
     .limit(STALLED_BOOKINGS_PER_SWEEP)
     .execute();
   const last = rows.at(-1);
-  sweep.after = rows.length < STALLED_BOOKINGS_PER_SWEEP || !last
-    ? null
-    : { at: new Date(last.created_at), waybill: last.shipment! };
+  if (rows.length < STALLED_BOOKINGS_PER_SWEEP || !last) {
+    // The round is done: the next looks at what stalled since, and one interval before it.
+    sweep.after = null;
+    sweep.from = until - STALLED_BOOKING_MS;
+  } else sweep.after = { at: new Date(last.created_at), waybill: last.shipment! };
   let completed = 0;
   for (const row of rows) {
     const waybill = row.shipment!;
