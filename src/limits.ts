@@ -89,6 +89,26 @@ export const ENDPOINT_SET_EVENTS_MAX = 10_000;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
 export const BILLING_SWEEP_MS = 60_000;
 /**
+ * Waits before each further attempt of a bus handler's work that failed (src/bus/retry.ts): one
+ * attempt plus one per wait, ~5 s in all. Long enough to ride out a dropped connection, a busy
+ * actor or a database failover's first seconds; short enough that a lasting failure holds its
+ * one key (and the flush the runtime's recovery markers wait for) only briefly before it is
+ * logged and left to the sweeps.
+ */
+export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [50, 250, 1_000, 4_000];
+/**
+ * How far back the completion sweep looks for a delivered, returned or cancelled shipment whose
+ * billing event is missing (BillingEvents.sweepCompletions): a week of a failure left unfixed.
+ */
+export const COMPLETION_SWEEP_LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000;
+/** Completed shipments read per statement of the completion sweep (one page). */
+export const COMPLETION_SWEEP_PAGE_MAX = 500;
+/**
+ * Completed shipments one completion sweep looks at: the next pass goes on from where this one
+ * stopped, so a busy week is covered over a few passes, each of bounded cost.
+ */
+export const COMPLETION_SWEEP_SCAN_MAX = 5_000;
+/**
  * A booking charged this long ago without its shipment (a crash between its two commits) and not
  * sent again by its client is completed by the sweep (completeStalledBookings): long past any
  * retry of a request in flight, and still the same hour for the client that books.

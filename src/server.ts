@@ -83,7 +83,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     ...outboundAlerts(runtime, database.db),
   });
   const billingEvents = new BillingEvents({ runtime, bus: o.bus, db: database.db, targets });
-  const alertRaiser = new ShipmentAlertRaiser(runtime, o.bus);
+  const alertRaiser = new ShipmentAlertRaiser({ runtime, bus: o.bus });
   const scanCharges = new ScanCharges({ runtime, bus: o.bus });
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
@@ -91,11 +91,13 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const pumpLoop = setInterval(() => {
     outbound.pump().catch((e) => console.error("outbound delivery:", e));
   }, TIMER_POLL_MS);
-  // Charges whose billing event, or whose booking's shipment, a crash kept from being made are
-  // found on the query side.
+  // Charges and completed shipments whose billing event, or bookings whose shipment, a crash or a
+  // failure outlasting the handlers' retries kept from being made are found on the query side.
   const sweepLoop = setInterval(() => {
     billingEvents.sweep(database.db, o.clock.now())
       .catch((e) => console.error("billing event sweep:", e));
+    billingEvents.sweepCompletions(database.db, o.clock.now())
+      .catch((e) => console.error("completion event sweep:", e));
     completeStalledBookings(env, o.clock.now())
       .catch((e) => console.error("stalled booking sweep:", e));
   }, BILLING_SWEEP_MS);
@@ -139,8 +141,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await outbound.close();
       await billingEvents.close();
       await scanCharges.close();
-      alertRaiser.close();
-      clientWebhooks.close();
+      await alertRaiser.close();
+      await clientWebhooks.close();
       await runtime.close();
       await o.bus.flush();
       await projector.stop();

@@ -3,49 +3,72 @@
  * `alert_due` event (an actor cannot ask another), published after its commit; this subscriber
  * turns each into its alert actor. Raising is idempotent by condition key, so a change delivered
  * twice (recovery republishes) raises once.
+ *
+ * spec: courier 2.9: "each condition is raised once": a raise that fails is tried again within
+ * the delivery (src/bus/retry.ts), so a transient failure loses no alert, and a crash meanwhile
+ * republishes the change at start.
  */
 import type { AlertDue } from "../../actors/shipment.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus, BusMessage, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
+import { KeyedHandler } from "../bus/keyed.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
 
+export interface ShipmentAlertRaiserOptions {
+  readonly runtime: ActorRuntime;
+  readonly bus: Bus;
+  /** Where a raise that still fails after its retries is reported; `console.error` by default. */
+  readonly onError?: (error: unknown, where: string) => void;
+  readonly retry?: RetryPolicy;
+}
+
 export class ShipmentAlertRaiser {
+  readonly #o: ShipmentAlertRaiserOptions;
   readonly #subscription: Subscription;
+  // Shipments side by side, one shipment's changes in order: a raise being retried holds up only
+  // its own shipment's later alerts.
+  readonly #changes = new KeyedHandler((m) => this.#onChange(m));
 
-  constructor(
-    readonly runtime: ActorRuntime,
-    bus: Bus,
-    readonly onError: (error: unknown, where: string) => void = (e, w) =>
-      console.error(`alert raiser: ${w}:`, e),
-  ) {
-    const pattern = subjectPattern(runtime.env, "*", shipmentActor.type);
-    this.#subscription = bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+  constructor(options: ShipmentAlertRaiserOptions) {
+    this.#o = options;
+    const pattern = subjectPattern(options.runtime.env, "*", shipmentActor.type);
+    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
   }
 
-  close(): void {
+  /** Stops taking changes and waits for the raises under way (retries included). */
+  async close(): Promise<void> {
     this.#subscription.unsubscribe();
+    await this.#changes.close();
   }
 
-  async #onChange(payload: unknown): Promise<void> {
-    const change = payload as ActorChange;
+  async #onChange(message: BusMessage): Promise<void> {
+    const change = message.payload as ActorChange;
     for (const { event } of change.events) {
       const e = event as { kind?: string; alert?: AlertDue };
       if (e.kind !== "alert_due" || !e.alert) continue;
+      const due = e.alert;
       try {
-        await raiseAlert(this.runtime, change.tenant, {
-          kind: e.alert.kind,
-          condition_key: e.alert.condition_key,
-          owner: e.alert.owner,
-          subject: { type: "shipment", id: change.id },
-          waybill: change.id,
-          message: e.alert.message,
-          detail: e.alert.detail,
-        });
+        await retried(() =>
+          raiseAlert(this.#o.runtime, change.tenant, {
+            kind: due.kind,
+            condition_key: due.condition_key,
+            owner: due.owner,
+            subject: { type: "shipment", id: change.id },
+            waybill: change.id,
+            message: due.message,
+            detail: due.detail,
+          }), this.#o.retry ?? HANDLER_RETRY);
       } catch (error) {
-        this.onError(error, `${e.alert.kind} of ${change.id}`);
+        this.#error(error, `${due.kind} of ${change.id}`);
       }
     }
+  }
+
+  #error(error: unknown, where: string): void {
+    if (this.#o.onError) this.#o.onError(error, where);
+    else console.error(`alert raiser: ${where}:`, error);
   }
 }

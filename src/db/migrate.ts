@@ -12,6 +12,7 @@ import * as m0005 from "../../migrations/0005_ledger_entry_kind.ts";
 import * as m0006 from "../../migrations/0006_shipment_external_reference.ts";
 import * as m0007 from "../../migrations/0007_payment_allocations.ts";
 import * as m0008 from "../../migrations/0008_booking_charges.ts";
+import * as m0009 from "../../migrations/0009_shipment_closed.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -23,6 +24,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0006_shipment_external_reference", m0006],
   ["0007_payment_allocations", m0007],
   ["0008_booking_charges", m0008],
+  ["0009_shipment_closed", m0009],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -7,6 +7,13 @@
  * Nothing is lost between the ledger commit and the event: the ledger projector writes each
  * entry's event id beside it in Postgres, and `sweep` re-creates the events of entries whose
  * event never reached the query side (a process that died between the two steps).
+ *
+ * Nor between a shipment's completion and its event (courier 6.1 `shipment.delivered`,
+ * `.returned`, `.cancelled`), which no ledger entry stands for: an event whose making fails is
+ * made again within the delivery (src/bus/retry.ts), which covers a transient failure and keeps
+ * the change's recovery marker until it is made; `sweepCompletions` covers the rest (a failure
+ * outlasting the retries, then fixed; a process that died after the change counted handled),
+ * from the completed shipments on the query side.
  */
 import { type Kysely, sql } from "kysely";
 import {
@@ -33,10 +40,16 @@ import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { KeyedHandler } from "../bus/keyed.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
+import {
+  COMPLETION_SWEEP_LOOKBACK_MS,
+  COMPLETION_SWEEP_PAGE_MAX,
+  COMPLETION_SWEEP_SCAN_MAX,
+} from "../limits.ts";
 import type { DeliveryTarget } from "./deliver.ts";
 
 /** Entries the sweeper looks at per pass (bounded work). */
@@ -71,7 +84,15 @@ export interface BillingEventsOptions {
    * its first attempt already noted as finding none. Without it, the delivery engine finds out.
    */
   readonly targets?: (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
+  /** Where an event that still fails after its retries is reported; `console.error` by default. */
   readonly onError?: (error: unknown, where: string) => void;
+  readonly retry?: RetryPolicy;
+}
+
+/** Where a completion sweep stopped: the next one goes on after this shipment. */
+interface CompletionCursor {
+  readonly closedAt: number;
+  readonly id: string;
 }
 
 /** Creates billing events from ledger changes (subscribed to `<env>.*.courier_client.*`). */
@@ -79,6 +100,11 @@ export class BillingEvents {
   readonly #o: BillingEventsOptions;
   readonly #subscriptions: Subscription[];
   readonly #charges = new KeyedHandler((m) => this.#onChange(m.payload));
+  // Shipments side by side, one shipment's changes in order: a completion being retried holds up
+  // only its own shipment.
+  readonly #completions = new KeyedHandler((m) => this.#onShipment(m.payload));
+  #completionCursor: CompletionCursor | null = null;
+  #completionSweep: Promise<number> | null = null;
 
   constructor(options: BillingEventsOptions) {
     this.#o = options;
@@ -93,15 +119,16 @@ export class BillingEvents {
       ),
       options.bus.subscribe(
         subjectPattern(env, "*", shipmentActor.type),
-        (m) => this.#onShipment(m.payload),
+        this.#completions.handle,
+        { pipelined: true },
       ),
     ];
   }
 
-  /** Stops taking changes and waits for the events being made. */
+  /** Stops taking changes and waits for the events being made (retries included). */
   async close(): Promise<void> {
     for (const s of this.#subscriptions) s.unsubscribe();
-    await this.#charges.close();
+    await Promise.all([this.#charges.close(), this.#completions.close()]);
   }
 
   /** Courier 6.1: one event per completed shipment (delivered with POD, returned, cancelled). */
@@ -109,7 +136,8 @@ export class BillingEvents {
     const eventType = COMPLETION_EVENTS[s.status as keyof typeof COMPLETION_EVENTS];
     if (!eventType) return;
     const client = await this.#clientOf(tenant, s.client_id);
-    if (!client) return;
+    // Every shipment has its client: none found is a failure to report, never a silent skip.
+    if (!client) throw new Error(`client ${s.client_id} of ${s.waybill} not found`);
     const eventId = await eventIdOf("billing.completion", tenant, s.waybill, eventType);
     // The charge the completing scan itself causes (a return, the last redelivery) is booked by
     // that scan's request and by the shipment's `charge_due` (scan_charges.ts) a moment before or
@@ -184,7 +212,10 @@ export class BillingEvents {
       const e = event as { kind?: string; stage?: string; at?: number };
       if (e.kind !== "stage_reached" || !(e.stage && e.stage in COMPLETION_EVENTS)) continue;
       try {
-        await this.emitCompletion(change.tenant, s, e.at ?? s.closed_at ?? 0);
+        await retried(
+          () => this.emitCompletion(change.tenant, s, e.at ?? s.closed_at ?? 0),
+          this.#o.retry ?? HANDLER_RETRY,
+        );
       } catch (error) {
         this.#error(error, `completion event of ${change.id}`);
       }
@@ -260,6 +291,76 @@ export class BillingEvents {
     return sent;
   }
 
+  /**
+   * spec: courier 6.1: one event per completed shipment, each sent once. Makes the completion
+   * events missing from the query side of shipments that closed between
+   * COMPLETION_SWEEP_LOOKBACK_MS and SWEEP_AFTER_MS ago: a failure that outlasted the handler's
+   * retries, or a process that died after the change counted handled. Looks at up to
+   * COMPLETION_SWEEP_SCAN_MAX shipments in closing order and the next pass goes on from there,
+   * starting over once it reaches the newest: each pass costs a bounded scan, and every shipment
+   * of the window is looked at again every few passes, however late its snapshot was projected.
+   * Making an event that exists changes nothing (its id is derived). Answers how many it made
+   * (or found made meanwhile, not yet on the query side).
+   */
+  sweepCompletions(db: Kysely<Database>, now: number): Promise<number> {
+    // One pass at a time: a slow one is not joined by the next tick's, which would share its cursor.
+    this.#completionSweep ??= this.#sweepCompletions(db, now).finally(() => {
+      this.#completionSweep = null;
+    });
+    return this.#completionSweep;
+  }
+
+  async #sweepCompletions(db: Kysely<Database>, now: number): Promise<number> {
+    const window = { from: now - COMPLETION_SWEEP_LOOKBACK_MS, to: now - SWEEP_AFTER_MS };
+    let made = 0;
+    for (let looked = 0; looked < COMPLETION_SWEEP_SCAN_MAX;) {
+      const page = await completedShipments(db, window, this.#completionCursor);
+      looked += page.length;
+      made += await this.#completeMissing(db, page);
+      const last = page.at(-1);
+      // A short page is the newest: the next pass starts over from the oldest.
+      this.#completionCursor = last && page.length === COMPLETION_SWEEP_PAGE_MAX
+        ? { closedAt: last.closed_at, id: last.id }
+        : null;
+      if (this.#completionCursor === null) break;
+    }
+    return made;
+  }
+
+  /** Makes the completion events of `page` that the query side does not hold. */
+  async #completeMissing(db: Kysely<Database>, page: readonly ClosedShipment[]): Promise<number> {
+    const wanted = page.flatMap((r) => {
+      const eventType = COMPLETION_EVENTS[r.status as keyof typeof COMPLETION_EVENTS];
+      if (!eventType) return [];
+      return [{ ...r, eventId: eventIdOf("billing.completion", r.tenant, r.id, eventType) }];
+    });
+    if (wanted.length === 0) return 0;
+    const found = new Set(
+      (await db.selectFrom("snapshots").select("id")
+        .where("type", "=", outboundEventActor.type)
+        .where("id", "in", wanted.map((w) => w.eventId))
+        .execute()).map((r) => r.id),
+    );
+    const missing = wanted.filter((w) => !found.has(w.eventId));
+    if (missing.length === 0) return 0;
+    // The whole snapshot only of those missing theirs: the body is made from it.
+    const rows = await db.selectFrom("snapshots").select(["id", "tenant", "data"])
+      .where("type", "=", shipmentActor.type)
+      .where("id", "in", missing.map((m) => m.id))
+      .execute();
+    let made = 0;
+    for (const row of rows) {
+      const s = row.data as ShipmentSnapshot;
+      try {
+        await this.emitCompletion(row.tenant, s, s.closed_at ?? 0);
+        made++;
+      } catch (error) {
+        this.#error(error, `completion event of ${row.id} (sweep)`);
+      }
+    }
+    return made;
+  }
+
   async #onChange(payload: unknown): Promise<void> {
     const change = payload as ActorChange;
     if (change.type !== courierClientActor.type || !change.snapshot) return;
@@ -269,7 +370,10 @@ export class BillingEvents {
     // commits share group commits instead of taking one each, in turn.
     await Promise.all(change.events.map(async ({ event }) => {
       try {
-        await this.#onEvent(change.tenant, client, event as CourierClientEvent);
+        await retried(
+          () => this.#onEvent(change.tenant, client, event as CourierClientEvent),
+          this.#o.retry ?? HANDLER_RETRY,
+        );
       } catch (e) {
         this.#error(e, `billing event of ${change.tenant}/${change.id}`);
       }
@@ -364,8 +468,12 @@ export class BillingEvents {
     };
   }
 
+  /** The client, or null when there is none; a refused read (a busy actor) throws. */
   async #clientOf(tenant: string, clientId: string): Promise<BilledClient | null> {
     const got = await this.#o.runtime.read(courierClientActor, tenant, clientId, { kind: "get" });
+    if (!got.ok && got.code !== "not_found") {
+      throw new Error(`client ${clientId}: ${got.code}: ${got.message}`);
+    }
     if (!got.ok || !got.reply || !("code" in got.reply)) return null;
     return { id: got.reply.id, code: got.reply.code, name: got.reply.name };
   }
@@ -374,6 +482,41 @@ export class BillingEvents {
     if (this.#o.onError) this.#o.onError(error, where);
     else console.error(`billing events: ${where}:`, error);
   }
+}
+
+/** A closed shipment as the completion sweep first reads it: without its snapshot. */
+interface ClosedShipment {
+  readonly id: string;
+  readonly tenant: string;
+  readonly status: string;
+  readonly closed_at: number;
+}
+
+/**
+ * One page of the shipments closed within `window`, in closing order, after `cursor` (migration
+ * 0009 indexes exactly this).
+ */
+async function completedShipments(
+  db: Kysely<Database>,
+  window: { readonly from: number; readonly to: number },
+  cursor: CompletionCursor | null,
+): Promise<ClosedShipment[]> {
+  const closedAt = sql<string>`(data->>'closed_at')::bigint`;
+  let query = db.selectFrom("snapshots")
+    .select(["id", "tenant", sql<string>`data->>'status'`.as("status"), closedAt.as("closed_at")])
+    .where("type", "=", shipmentActor.type)
+    .where(sql<boolean>`data->>'closed_at' is not null`)
+    .where(closedAt, ">=", String(window.from))
+    .where(closedAt, "<", String(window.to));
+  if (cursor !== null) {
+    query = query.where(
+      sql<boolean>`(${closedAt}, id) > (${String(cursor.closedAt)}::bigint, ${cursor.id})`,
+    );
+  }
+  const rows = await query.orderBy(closedAt).orderBy("id")
+    .limit(COMPLETION_SWEEP_PAGE_MAX)
+    .execute();
+  return rows.map((r) => ({ ...r, closed_at: Number(r.closed_at) }));
 }
 
 function billedClientOf(snapshot: unknown): BilledClient | null {

@@ -3,12 +3,18 @@
  * `shipment.<stage>` events for its own shipments only, with customer-safe fields only, signed
  * with its own secret (the target is looked up at each attempt, see targets.ts). Created from the
  * shipments' changes on the bus, one event per shipment and stage, ids derived from both.
+ *
+ * An event whose making fails (the client read, the event's commit) is made again within the
+ * delivery (src/bus/retry.ts): a transient failure loses no webhook event, and a crash meanwhile
+ * republishes the change at start (courier 6.2: at-least-once delivery).
  */
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
 import { shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus, BusMessage, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
+import { KeyedHandler } from "../bus/keyed.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../domain/billing_events.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { ShipmentSnapshot } from "../domain/operations_row.ts";
@@ -16,7 +22,9 @@ import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 export interface ClientWebhooksOptions {
   readonly runtime: ActorRuntime;
   readonly bus: Bus;
+  /** Where an event that still fails after its retries is reported; `console.error` by default. */
   readonly onError?: (error: unknown, where: string) => void;
+  readonly retry?: RetryPolicy;
 }
 
 /** One stage of one shipment, as its client's webhook reports it. */
@@ -32,15 +40,20 @@ export interface ShipmentStage extends ClientWebhookData {
 export class ClientWebhooks {
   readonly #o: ClientWebhooksOptions;
   readonly #subscription: Subscription;
+  // Shipments side by side, one shipment's stages in order: an event being retried holds up only
+  // its own shipment's later events.
+  readonly #changes = new KeyedHandler((m) => this.#onChange(m));
 
   constructor(options: ClientWebhooksOptions) {
     this.#o = options;
     const pattern = subjectPattern(options.runtime.env, "*", shipmentActor.type);
-    this.#subscription = options.bus.subscribe(pattern, (m) => this.#onChange(m.payload));
+    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
   }
 
-  close(): void {
+  /** Stops taking changes and waits for the events being made (retries included). */
+  async close(): Promise<void> {
     this.#subscription.unsubscribe();
+    await this.#changes.close();
   }
 
   /**
@@ -50,6 +63,10 @@ export class ClientWebhooks {
   async emit(tenant: string, stage: ShipmentStage): Promise<string | null> {
     const { runtime } = this.#o;
     const got = await runtime.read(courierClientActor, tenant, stage.client_id, { kind: "get" });
+    // A refused read (a busy actor) is no answer that the client has no webhook: tried again.
+    if (!got.ok && got.code !== "not_found") {
+      throw new Error(`client ${stage.client_id}: ${got.code}: ${got.message}`);
+    }
     if (!got.ok || !got.reply || !("settings" in got.reply) || !got.reply.webhook) return null;
     const client = got.reply;
     const event = `shipment.${stage.stage}`;
@@ -76,8 +93,8 @@ export class ClientWebhooks {
     return eventId;
   }
 
-  async #onChange(payload: unknown): Promise<void> {
-    const change = payload as ActorChange;
+  async #onChange(message: BusMessage): Promise<void> {
+    const change = message.payload as ActorChange;
     if (change.type !== shipmentActor.type) return;
     const s = change.snapshot as ShipmentSnapshot | undefined;
     if (!s) return;
@@ -85,7 +102,7 @@ export class ClientWebhooks {
       const stage = stageOf(event as ShipmentEvent, s);
       if (stage === null) continue;
       try {
-        await this.emit(change.tenant, stage);
+        await retried(() => this.emit(change.tenant, stage), this.#o.retry ?? HANDLER_RETRY);
       } catch (error) {
         if (this.#o.onError) this.#o.onError(error, `client webhook of ${s.waybill}`);
         else console.error(`client webhook of ${s.waybill}:`, error);

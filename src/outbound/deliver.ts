@@ -11,7 +11,8 @@
  * lease (ATTEMPT_LEASE_MS) ahead when it fires, so an attempt whose process died (or whose hint
  * was dropped from a full set) is due again and resumes from KV. The same feed carries
  * `event_failed`, which raises `onFailed` after the commit (republished on recovery, so an alert
- * is at least once; raise it idempotently by event id).
+ * is at least once; raise it idempotently by event id). An alert whose raise fails is raised
+ * again within the delivery (src/bus/retry.ts), so a transient failure loses none (courier 6.3).
  */
 import {
   type AttemptOutcome,
@@ -24,6 +25,7 @@ import {
 import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { KeyedHandler } from "../bus/keyed.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import { unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -61,6 +63,8 @@ export interface OutboundDeliveryOptions {
     event: OutboundEventSummary,
   ) => void | Promise<void>;
   readonly onError?: (error: unknown, where: string) => void;
+  /** How often `onFailed` and `onEndpointMissing` are tried before their failure is reported. */
+  readonly retry?: RetryPolicy;
 }
 
 /** A target as resolved for one attempt, with the rotated-out key still in its grace period. */
@@ -273,9 +277,14 @@ export class OutboundDelivery {
         });
       }
     }
-    if (kinds.includes("event_failed") && change.snapshot !== undefined && this.#o.onFailed) {
+    const retry = this.#o.retry ?? HANDLER_RETRY;
+    const failed = this.#o.onFailed;
+    if (kinds.includes("event_failed") && change.snapshot !== undefined && failed) {
       try {
-        await this.#o.onFailed(change.tenant, change.snapshot as OutboundEventSummary);
+        await retried(
+          async () => await failed(change.tenant, change.snapshot as OutboundEventSummary),
+          retry,
+        );
       } catch (e) {
         this.#error(e, `onFailed ${change.id}`);
       }
@@ -283,7 +292,10 @@ export class OutboundDelivery {
     const missing = this.#o.onEndpointMissing;
     if (kinds.includes("endpoint_missing") && change.snapshot !== undefined && missing) {
       try {
-        await missing(change.tenant, change.snapshot as OutboundEventSummary);
+        await retried(
+          async () => await missing(change.tenant, change.snapshot as OutboundEventSummary),
+          retry,
+        );
       } catch (e) {
         this.#error(e, `onEndpointMissing ${change.id}`);
       }

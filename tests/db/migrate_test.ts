@@ -36,6 +36,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0006_shipment_external_reference",
     "0007_payment_allocations",
     "0008_booking_charges",
+    "0009_shipment_closed",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -56,6 +57,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0006_shipment_external_reference",
     "0007_payment_allocations",
     "0008_booking_charges",
+    "0009_shipment_closed",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -126,6 +128,24 @@ Deno.test("migrations: a client's shipment by external reference can be found fr
   assert.match(text, /snapshots_shipment_external_reference_idx/);
 });
 
+Deno.test("migrations: the completion sweep pages through closed shipments on their index", async () => {
+  await using t = await openTestDatabase();
+  const plan = await t.db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx);
+    // The query of completedShipments (src/outbound/billing_events.ts), past its first page.
+    return await sql<{ "QUERY PLAN": string }>`explain
+      select id, tenant, data->>'status' as status, (data->>'closed_at')::bigint as closed_at
+      from snapshots
+      where type = 'shipment' and data->>'closed_at' is not null
+        and (data->>'closed_at')::bigint >= 1000 and (data->>'closed_at')::bigint < 9000
+        and ((data->>'closed_at')::bigint, id) > (2000::bigint, 'WB1')
+      order by (data->>'closed_at')::bigint, id limit 500`.execute(trx);
+  });
+  const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  assert.match(text, /snapshots_shipment_closed_idx/);
+  assert.doesNotMatch(text, /Sort/, "the index gives the order: no sort step");
+});
+
 Deno.test("migrations: 0005 keys entries by kind too and names the kind a note corrects", async () => {
   await using t = await openTestDatabase();
   const migrator = createMigrator(t.db, t.schema);
@@ -148,6 +168,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0006_shipment_external_reference",
     "0007_payment_allocations",
     "0008_booking_charges",
+    "0009_shipment_closed",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -212,6 +233,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
   assert.deepEqual(await migrateToLatest(t.db, t.schema), [
     "0007_payment_allocations",
     "0008_booking_charges",
+    "0009_shipment_closed",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();

@@ -1,16 +1,19 @@
 /**
  * Client webhooks (courier 2.12, 6.2) and signing-secret rotation (courier 6.1): a client's own
  * shipments only, customer-safe fields only, signed with the client's own secret; after a
- * rotation the previous key still verifies during its grace period, and not after.
+ * rotation the previous key still verifies during its grace period, and not after; an event whose
+ * making fails for a moment is still made, once.
  */
 import assert from "node:assert/strict";
-import { outboundEventActor } from "../../actors/outbound_event.ts";
+import { outboundEventActor, type OutboundEventEvent } from "../../actors/outbound_event.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
+import { ClientWebhooks } from "../../src/outbound/client_webhooks.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
 import { WEBHOOK_SECRET_GRACE_MS } from "../../src/limits.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 import { bookWaybill, clientKey, newClient, newCourier, topUp } from "../helpers/courier.ts";
 import { advance, startReceiver, until } from "../helpers/receiver.ts";
+import { flakyRuntime } from "../helpers/faults.ts";
 
 Deno.test("client webhook: own shipments only, customer-safe, signed with the client's secret", () =>
   withTestEnv(async (t) => {
@@ -157,6 +160,50 @@ Deno.test("secret rotation: the previous key verifies during the grace period on
         { ok: true },
       );
     } finally {
+      await receiver.close();
+    }
+  }));
+
+Deno.test("client webhook: an event whose commit fails once is made within the delivery, once", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    // The environment's own maker stops; this one's first event commit fails (a store hiccup).
+    await t.env.clientWebhooks.close();
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: (type, command) =>
+        type === outboundEventActor.type &&
+        (command as { event?: { stream?: string } }).event?.stream === "client_webhook",
+    });
+    const errors: unknown[] = [];
+    const webhooks = new ClientWebhooks({
+      runtime: flaky.runtime,
+      bus: t.env.bus,
+      retry: { delaysMs: [0, 0, 0] }, // no real waiting: the test drives the bus
+      onError: (e) => errors.push(e),
+    });
+    try {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const set = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: `${receiver.url}/client` },
+      });
+      assert.equal(set.status, 201, JSON.stringify(set.body));
+      const waybill = await bookWaybill(t, client);
+      await t.env.bus.flush();
+      assert.equal(flaky.failed(), 1, "the first try failed");
+      assert.deepEqual(errors, []);
+      const eventId = eventIdOf("client_webhook", courier.business.id, waybill, "booked");
+      let created = 0;
+      for await (const { event } of t.env.runtime.events(outboundEventActor, eventId)) {
+        if ((event as OutboundEventEvent).kind === "created") created++;
+      }
+      assert.equal(created, 1);
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(eventId), "the client webhook");
+    } finally {
+      await webhooks.close();
       await receiver.close();
     }
   }));

@@ -754,3 +754,43 @@ Deno.test("OutboundDelivery: changes of different events are handled side by sid
     store.close();
   }
 });
+
+Deno.test("OutboundDelivery: an alert hook that fails once is called again within the delivery", async () => {
+  const clock = new ManualClock();
+  const { store, bus, runtime } = await openRuntime(clock);
+  const calls: string[] = [];
+  const errors: unknown[] = [];
+  const delivery = new OutboundDelivery({
+    runtime,
+    bus,
+    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    clock,
+    allowLoopback: true,
+    // spec: courier 6.3: the alert of a failed event is raised, never lost to a moment's failure.
+    onFailed: (_tenant, event) => {
+      calls.push(event.event_id);
+      if (calls.length === 1) throw new Error("alert store unreachable");
+    },
+    onError: (e) => errors.push(e),
+    retry: { delaysMs: [0, 0] }, // no real waiting: the test drives the bus
+  });
+  try {
+    await bus.publish(subjectOf("test", TENANT, outboundEventActor.type, "e1"), {
+      env: "test",
+      tenant: TENANT,
+      type: outboundEventActor.type,
+      id: "e1",
+      version: 9,
+      events: [{ seq: 9, at: 0, event: { kind: "event_failed", at: 0 } }],
+      snapshot: { event_id: "e1", stream: "billing" },
+    });
+    await bus.flush();
+    assert.deepEqual(calls, ["e1", "e1"], "called again before the flush is over");
+    assert.deepEqual(errors, []);
+  } finally {
+    await delivery.close();
+    await runtime.close();
+    await bus.drain();
+    store.close();
+  }
+});

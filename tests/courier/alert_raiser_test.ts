@@ -1,0 +1,135 @@
+/**
+ * The shipment alert raiser (courier 2.9, 6.3): each `alert_due` a shipment commits becomes its
+ * alert once. A raise that fails for a moment is raised again within the delivery, so the bus's
+ * flush (which the runtime's recovery markers wait for) covers it; one that keeps failing is
+ * reported after a bounded number of tries and never holds the flush for ever.
+ */
+import assert from "node:assert/strict";
+import { alertActor, type AlertEvent } from "../../actors/alert.ts";
+import type { AlertDue, ShipmentEvent } from "../../actors/shipment.ts";
+import { type ActorChange, subjectOf } from "../../src/bus/bus.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { RetriesExhausted } from "../../src/bus/retry.ts";
+import { alertIdOf } from "../../src/courier/alerts.ts";
+import { ShipmentAlertRaiser } from "../../src/courier/alert_raiser.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import { flakyRuntime } from "../helpers/faults.ts";
+
+const TENANT = "biz_courier";
+const WAYBILL = "WB-ALERT-1";
+/** No real waiting between tries: the tests drive the bus, never a clock. */
+const NO_WAIT = { delaysMs: [0, 0, 0] };
+
+const DUE: AlertDue = {
+  kind: "no_scan",
+  condition_key: `${WAYBILL}:no_scan`,
+  owner: "courier",
+  message: "no scan for 24 hours",
+  detail: {},
+};
+
+interface Setup {
+  readonly runtime: ActorRuntime;
+  readonly bus: MemoryBus;
+}
+
+async function withRuntime(run: (s: Setup) => Promise<void>): Promise<void> {
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock: new ManualClock(),
+    definitions: [alertActor],
+  });
+  await runtime.start();
+  try {
+    await run({ runtime, bus });
+  } finally {
+    await runtime.close();
+    await bus.drain();
+    store.close();
+  }
+}
+
+/** A shipment's change carrying one `alert_due`, as the runtime publishes it after the commit. */
+async function publishAlertDue(bus: MemoryBus): Promise<void> {
+  const event: ShipmentEvent = { kind: "alert_due", alert: DUE };
+  const change: ActorChange = {
+    env: "test",
+    tenant: TENANT,
+    type: "shipment",
+    id: WAYBILL,
+    version: 7,
+    events: [{ seq: 7, at: 0, event }],
+  };
+  await bus.publish(subjectOf("test", TENANT, "shipment", WAYBILL), change);
+}
+
+/** The `raised` events the alert's actor committed. */
+async function raises(runtime: ActorRuntime): Promise<number> {
+  let n = 0;
+  for await (
+    const { event } of runtime.events(alertActor, alertIdOf(DUE.kind, DUE.condition_key))
+  ) {
+    if ((event as AlertEvent).kind === "raised") n++;
+  }
+  return n;
+}
+
+Deno.test("alert raiser: a raise that fails once is raised within the delivery, once", () =>
+  withRuntime(async ({ runtime, bus }) => {
+    const flaky = flakyRuntime(runtime, { fails: (type) => type === alertActor.type });
+    const errors: unknown[] = [];
+    const raiser = new ShipmentAlertRaiser({
+      runtime: flaky.runtime,
+      bus,
+      retry: NO_WAIT,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      await publishAlertDue(bus);
+      await bus.flush();
+      assert.equal(flaky.failed(), 1, "the first raise failed");
+      assert.equal(await raises(runtime), 1, "raised by the flush's end");
+      assert.deepEqual(errors, []);
+      // The change again (a recovery republishing it): still the one alert.
+      await publishAlertDue(bus);
+      await bus.flush();
+      assert.equal(await raises(runtime), 1);
+    } finally {
+      await raiser.close();
+    }
+  }));
+
+Deno.test("alert raiser: a raise that keeps failing is reported and does not hold the flush", () =>
+  withRuntime(async ({ runtime, bus }) => {
+    const flaky = flakyRuntime(runtime, {
+      fails: (type) => type === alertActor.type,
+      times: Infinity,
+    });
+    const errors: [unknown, string][] = [];
+    const raiser = new ShipmentAlertRaiser({
+      runtime: flaky.runtime,
+      bus,
+      retry: NO_WAIT,
+      onError: (e, where) => errors.push([e, where]),
+    });
+    try {
+      await publishAlertDue(bus);
+      await bus.flush();
+      assert.equal(flaky.failed(), 4, "one try and one per wait");
+      assert.equal(errors.length, 1);
+      const [error, where] = errors[0]!;
+      assert.ok(error instanceof RetriesExhausted);
+      assert.equal(error.attempts, 4);
+      assert.match(error.message, /injected failure 4/);
+      assert.equal(where, `no_scan of ${WAYBILL}`);
+      assert.equal(await raises(runtime), 0);
+    } finally {
+      await raiser.close();
+    }
+  }));

@@ -1,0 +1,51 @@
+/**
+ * Fault injection for the workers the bus feeds: the environment's own runtime, except that the
+ * first `times` asks (or reads) that `fails` picks throw, as a store failing for a moment would,
+ * or, with `refuse`, are answered `actor_busy`, as a full mailbox answers. Everything else
+ * reaches the real runtime: nothing stands in for KV, the bus or Postgres.
+ */
+import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
+import type { ActorRuntime } from "../../src/runtime/runtime.ts";
+
+export interface FlakyRuntime {
+  readonly runtime: ActorRuntime;
+  /** The failures injected so far. */
+  failed(): number;
+}
+
+export interface Faults {
+  /** Which asks fail, by actor type and command. */
+  readonly fails: (type: string, command: unknown) => boolean;
+  /** How many of them fail before the rest go through (1 by default). */
+  readonly times?: number;
+  /** Answer `actor_busy` instead of throwing. */
+  readonly refuse?: boolean;
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+export function flakyRuntime(runtime: ActorRuntime, faults: Faults): FlakyRuntime {
+  const { fails, times = 1, refuse = false } = faults;
+  let failed = 0;
+  const proxy = new Proxy(runtime, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      // Called on the runtime itself: its private fields are not the proxy's.
+      const method = (...args: unknown[]) => (value as Method).apply(target, args);
+      if (property !== "ask" && property !== "read") return method;
+      // ask and read: (def, tenant, id, command, options?)
+      return (...args: unknown[]) => {
+        const [def, , id, command] = args as [AnyActorDefinition, string, string, unknown];
+        if (failed < times && fails(def.type, command)) {
+          failed++;
+          const message = `injected failure ${failed}: ${def.type} ${id}`;
+          if (refuse) return Promise.resolve({ ok: false, code: "actor_busy", message });
+          return Promise.reject(new Error(message));
+        }
+        return method(...args);
+      };
+    },
+  });
+  return { runtime: proxy, failed: () => failed };
+}
