@@ -275,18 +275,24 @@ export class BillingEvents {
     const clients = new Map<string, BilledClient | null>();
     let sent = 0;
     for (const row of rows) {
-      const key = `${row.tenant}/${row.client_id}`;
-      if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
-      const client = clients.get(key);
-      if (!client) continue;
-      await this.emitCharge(
-        row.tenant,
-        client,
-        entryOfRow(row),
-        undefined,
-        row.event_id ?? undefined,
-      );
-      sent++;
+      // One entry that fails (its client unreadable for now) is left to the next sweep: it never
+      // keeps the entries after it from being sent.
+      try {
+        const key = `${row.tenant}/${row.client_id}`;
+        if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
+        const client = clients.get(key);
+        if (!client) continue;
+        await this.emitCharge(
+          row.tenant,
+          client,
+          entryOfRow(row),
+          undefined,
+          row.event_id ?? undefined,
+        );
+        sent++;
+      } catch (error) {
+        this.#error(error, `billing event of ${row.reference} (sweep)`);
+      }
     }
     return sent;
   }
