@@ -166,12 +166,12 @@ export function clientKey(client: Client): Record<string, string> {
   return { "X-Client-API-Key": client.api_key };
 }
 
-/** Prices DOMESTIC (with `extra` over it) for the client and books its express option. */
+/** Prices DOMESTIC (with `extra` over it) for the client and books an option (express). */
 export async function bookShipment(
   t: TestEnv,
   client: Client,
   extra: Record<string, unknown> = {},
-  options: { dangerous_goods_confirmed?: boolean } = {},
+  options: { dangerous_goods_confirmed?: boolean; service_level?: string } = {},
 ): Promise<{ waybill: string; tracking_url: string; total: number; currency: string }> {
   const p = await t.call("POST", "/client/prices", {
     headers: clientKey(client),
@@ -182,7 +182,7 @@ export async function bookShipment(
     headers: clientKey(client),
     body: {
       prices_reference: p.body.data.prices_reference,
-      service_level: "express",
+      service_level: options.service_level ?? "express",
       dangerous_goods_confirmed: options.dangerous_goods_confirmed ?? false,
     },
   });

@@ -45,6 +45,28 @@ async function bookedEvent(t: TestEnv, courier: Courier, client: Client, waybill
   return id;
 }
 
+/**
+ * A booking's billing event with no endpoint set anywhere: its first attempt found none and it
+ * waits for its hourly try (courier 3.1). `state` reads the event.
+ */
+async function waitingForEndpoint(t: TestEnv) {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "500");
+  const waybill = await bookWaybill(t, client);
+  const eventId = await bookedEvent(t, courier, client, waybill);
+  const state = async () => {
+    const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+      kind: "get",
+    });
+    assert.ok(got.ok && got.reply);
+    return got.reply;
+  };
+  await advance(t, 0);
+  await until(t, async () => (await state()).endpoint_missing_at != null, "no endpoint");
+  return { courier, eventId, state };
+}
+
 function rowsOf(text: string): Record<string, string>[] {
   const lines = text.trimEnd().split("\n");
   const header = lines[0]!.split(",");
@@ -273,20 +295,7 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
 Deno.test("billing events: with no endpoint the event waits, retries hourly and raises an alert", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {
-      const courier = await newCourier(t);
-      const client = await newClient(t, courier);
-      await topUp(t, courier, client, "500");
-      const waybill = await bookWaybill(t, client);
-      const eventId = await bookedEvent(t, courier, client, waybill);
-      const state = async () => {
-        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
-          kind: "get",
-        });
-        assert.ok(got.ok && got.reply);
-        return got.reply;
-      };
-      await advance(t, 0);
-      await until(t, async () => (await state()).endpoint_missing_at != null, "no endpoint");
+      const { courier, eventId, state } = await waitingForEndpoint(t);
       const first = await state();
       assert.equal(first.status, "pending");
       assert.equal(first.round_attempts, 0, "nothing was sent: the schedule is not spent");
@@ -337,20 +346,7 @@ Deno.test("billing events: with no endpoint the event waits, retries hourly and 
 Deno.test("billing events: a business webhook URL set later sends the waiting events at once", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {
-      const courier = await newCourier(t);
-      const client = await newClient(t, courier);
-      await topUp(t, courier, client, "500");
-      const waybill = await bookWaybill(t, client);
-      const eventId = await bookedEvent(t, courier, client, waybill);
-      const state = async () => {
-        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
-          kind: "get",
-        });
-        assert.ok(got.ok && got.reply);
-        return got.reply;
-      };
-      await advance(t, 0);
-      await until(t, async () => (await state()).endpoint_missing_at != null, "no endpoint");
+      const { courier, eventId, state } = await waitingForEndpoint(t);
       await t.settle();
       // spec: courier 6.1: the webhook URL stands in for a billing endpoint never set.
       const r = await t.call("PATCH", "/business/profile", {

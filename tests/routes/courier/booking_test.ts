@@ -58,6 +58,21 @@ async function account(t: TestEnv, client: Client) {
   return (await t.call("GET", "/client/account", { headers: clientKey(client) })).body.data;
 }
 
+/**
+ * Prices for the client, then the booking's first commit alone (its charge, keeping its request
+ * as the booking flow does), as if the process stopped right after it.
+ */
+async function chargedBooking(t: TestEnv, courier: Courier, client: Client) {
+  const offer = await prices(t, client);
+  const waybill = waybillOf(courier.business.id, offer.prices_reference);
+  await chargeOnly(t, courier.business.id, client.id, waybill, {
+    prices_reference: offer.prices_reference,
+    dangerous_goods_confirmed: true,
+    by: `client:${client.id}`,
+  });
+  return { offer, waybill };
+}
+
 async function ready(
   t: TestEnv,
   settings: Record<string, unknown> = {},
@@ -443,15 +458,9 @@ Deno.test("book: a booking charged before a crash and never sent again is comple
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await topUp(t, courier, client, "500.00");
-    const offer = await prices(t, client);
-    const waybill = waybillOf(courier.business.id, offer.prices_reference);
     // The booking's first commit, keeping its request as the booking flow does; then the process
     // stopped, and the client never sends the request again.
-    await chargeOnly(t, courier.business.id, client.id, waybill, {
-      prices_reference: offer.prices_reference,
-      dangerous_goods_confirmed: true,
-      by: `client:${client.id}`,
-    });
+    const { offer, waybill } = await chargedBooking(t, courier, client);
     await t.settle();
     const read = () =>
       t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(client) });
@@ -516,13 +525,7 @@ Deno.test("book: charges the sweep cannot complete never hold up the stalled boo
       await chargeOnly(t, courier.business.id, client.id, `WBLEGACY${String(i).padStart(4, "0")}`);
     }
     t.clock.advanceBy(1_000);
-    const offer = await prices(t, client);
-    const waybill = waybillOf(courier.business.id, offer.prices_reference);
-    await chargeOnly(t, courier.business.id, client.id, waybill, {
-      prices_reference: offer.prices_reference,
-      dangerous_goods_confirmed: true,
-      by: `client:${client.id}`,
-    });
+    const { waybill } = await chargedBooking(t, courier, client);
     await t.settle();
     t.clock.advanceBy(STALLED_BOOKING_MS + 1);
     // Nothing is ever lost: whatever stays unfinished, each sweep goes on past it, so the client

@@ -10,7 +10,6 @@ import {
   type Client,
   clientKey,
   type Courier,
-  DOMESTIC,
   newClient,
   newCourier,
   topUp,
@@ -180,18 +179,7 @@ Deno.test("lifecycle events: stage webhooks, estimate_changed, and the completio
 
 /** Prices DOMESTIC for the client and books its economy option (3 working days in transit). */
 async function bookEconomy(t: TestEnv, client: Client): Promise<string> {
-  const p = await t.call("POST", "/client/prices", { headers: clientKey(client), body: DOMESTIC });
-  assert.equal(p.status, 200, JSON.stringify(p.body));
-  const b = await t.call("POST", "/client/book", {
-    headers: clientKey(client),
-    body: {
-      prices_reference: p.body.data.prices_reference,
-      service_level: "economy",
-      dangerous_goods_confirmed: false,
-    },
-  });
-  assert.equal(b.status, 201, JSON.stringify(b.body));
-  return b.body.data.waybill;
+  return (await bookShipment(t, client, {}, { service_level: "economy" })).waybill;
 }
 
 Deno.test("estimate: an estimated day over undelivered moves to the next working day, one shipment.estimate_changed per move", () =>
