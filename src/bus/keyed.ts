@@ -4,7 +4,7 @@
  * billing event, raising an alert), which taken one at a time fall further behind with every
  * booking once bookings come faster than one round trip each.
  */
-import type { ActorChange, BusMessage } from "./bus.ts";
+import type { ActorChange, Bus, BusMessage } from "./bus.ts";
 
 /** Messages handled at once: enough to share group commits and batched lookups, bounded. */
 const IN_FLIGHT_MAX = 256;
@@ -68,4 +68,28 @@ export class KeyedHandler {
       this.#slots.shift()?.();
     }
   }
+}
+
+/** A keyed subscription: closing it stops taking messages and waits for those under way. */
+export interface KeyedSubscription {
+  close(): Promise<void>;
+}
+
+/**
+ * Subscribes `run` to `pattern` through a KeyedHandler (pipelined): different keys side by side,
+ * one key's messages in order.
+ */
+export function subscribeKeyed(
+  bus: Bus,
+  pattern: string,
+  run: (message: BusMessage) => Promise<void>,
+): KeyedSubscription {
+  const keyed = new KeyedHandler(run);
+  const subscription = bus.subscribe(pattern, keyed.handle, { pipelined: true });
+  return {
+    async close() {
+      subscription.unsubscribe();
+      await keyed.close();
+    },
+  };
 }

@@ -10,9 +10,9 @@
  */
 import type { AlertDue } from "../../actors/shipment.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, BusMessage, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
+import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
@@ -27,20 +27,21 @@ export interface ShipmentAlertRaiserOptions {
 
 export class ShipmentAlertRaiser {
   readonly #o: ShipmentAlertRaiserOptions;
-  readonly #subscription: Subscription;
   // Shipments side by side, one shipment's changes in order: a raise being retried holds up only
   // its own shipment's later alerts.
-  readonly #changes = new KeyedHandler((m) => this.#onChange(m));
+  readonly #changes: KeyedSubscription;
 
   constructor(options: ShipmentAlertRaiserOptions) {
     this.#o = options;
-    const pattern = subjectPattern(options.runtime.env, "*", shipmentActor.type);
-    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
+    this.#changes = subscribeKeyed(
+      options.bus,
+      subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      (m) => this.#onChange(m),
+    );
   }
 
   /** Stops taking changes and waits for the raises under way (retries included). */
   async close(): Promise<void> {
-    this.#subscription.unsubscribe();
     await this.#changes.close();
   }
 

@@ -10,9 +10,9 @@
  * (SCAN_CHARGE_RETRY_MS) until this handler confirms it booked.
  */
 import { type ChargeDue, shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, BusMessage, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
+import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
@@ -29,20 +29,21 @@ export interface ScanChargesOptions {
 export class ScanCharges {
   readonly #o: ScanChargesOptions;
   readonly #book: typeof bookScanCharge;
-  readonly #subscription: Subscription;
   // Each booking is a round trip of its own: shipments side by side, one shipment's in order.
-  readonly #changes = new KeyedHandler((m) => this.#onChange(m));
+  readonly #changes: KeyedSubscription;
 
   constructor(options: ScanChargesOptions) {
     this.#o = options;
     this.#book = options.book ?? bookScanCharge;
-    const pattern = subjectPattern(options.runtime.env, "*", shipmentActor.type);
-    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
+    this.#changes = subscribeKeyed(
+      options.bus,
+      subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      (m) => this.#onChange(m),
+    );
   }
 
   /** Stops taking changes and waits for the bookings under way (what is left stays due). */
   async close(): Promise<void> {
-    this.#subscription.unsubscribe();
     await this.#changes.close();
   }
 

@@ -37,9 +37,9 @@ import {
 import { formatMinor } from "../domain/money.ts";
 import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
-import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
+import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
@@ -98,36 +98,32 @@ interface CompletionCursor {
 /** Creates billing events from ledger changes (subscribed to `<env>.*.courier_client.*`). */
 export class BillingEvents {
   readonly #o: BillingEventsOptions;
-  readonly #subscriptions: Subscription[];
-  readonly #charges = new KeyedHandler((m) => this.#onChange(m.payload));
-  // Shipments side by side, one shipment's changes in order: a completion being retried holds up
-  // only its own shipment.
-  readonly #completions = new KeyedHandler((m) => this.#onShipment(m.payload));
+  readonly #charges: KeyedSubscription;
+  readonly #completions: KeyedSubscription;
   #completionCursor: CompletionCursor | null = null;
   #completionSweep: Promise<number> | null = null;
 
   constructor(options: BillingEventsOptions) {
     this.#o = options;
     const env = options.runtime.env;
-    this.#subscriptions = [
-      // Pipelined: the events of many accounts are made side by side, one account's in order;
-      // taken one change at a time, accounts booking apart fell further behind with each booking.
-      options.bus.subscribe(
-        subjectPattern(env, "*", courierClientActor.type),
-        this.#charges.handle,
-        { pipelined: true },
-      ),
-      options.bus.subscribe(
-        subjectPattern(env, "*", shipmentActor.type),
-        this.#completions.handle,
-        { pipelined: true },
-      ),
-    ];
+    // The events of many accounts are made side by side, one account's in order; taken one
+    // change at a time, accounts booking apart fell further behind with each booking.
+    this.#charges = subscribeKeyed(
+      options.bus,
+      subjectPattern(env, "*", courierClientActor.type),
+      (m) => this.#onChange(m.payload),
+    );
+    // Shipments side by side, one shipment's changes in order: a completion being retried holds
+    // up only its own shipment.
+    this.#completions = subscribeKeyed(
+      options.bus,
+      subjectPattern(env, "*", shipmentActor.type),
+      (m) => this.#onShipment(m.payload),
+    );
   }
 
   /** Stops taking changes and waits for the events being made (retries included). */
   async close(): Promise<void> {
-    for (const s of this.#subscriptions) s.unsubscribe();
     await Promise.all([this.#charges.close(), this.#completions.close()]);
   }
 

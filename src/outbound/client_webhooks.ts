@@ -11,9 +11,9 @@
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
 import { shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, BusMessage, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
+import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../domain/billing_events.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
@@ -39,20 +39,21 @@ export interface ShipmentStage extends ClientWebhookData {
 
 export class ClientWebhooks {
   readonly #o: ClientWebhooksOptions;
-  readonly #subscription: Subscription;
   // Shipments side by side, one shipment's stages in order: an event being retried holds up only
   // its own shipment's later events.
-  readonly #changes = new KeyedHandler((m) => this.#onChange(m));
+  readonly #changes: KeyedSubscription;
 
   constructor(options: ClientWebhooksOptions) {
     this.#o = options;
-    const pattern = subjectPattern(options.runtime.env, "*", shipmentActor.type);
-    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
+    this.#changes = subscribeKeyed(
+      options.bus,
+      subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      (m) => this.#onChange(m),
+    );
   }
 
   /** Stops taking changes and waits for the events being made (retries included). */
   async close(): Promise<void> {
-    this.#subscription.unsubscribe();
     await this.#changes.close();
   }
 

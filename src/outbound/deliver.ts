@@ -22,9 +22,9 @@ import {
   type OutboundTarget,
   type Recipient,
 } from "../../actors/outbound_event.ts";
-import type { ActorChange, Bus, Subscription } from "../bus/bus.ts";
+import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { KeyedHandler } from "../bus/keyed.ts";
+import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import { unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
@@ -91,19 +91,21 @@ export class OutboundDelivery {
   readonly #o: OutboundDeliveryOptions;
   readonly #transport: SendFn;
   readonly #due = new Map<string, Due>();
-  readonly #subscription: Subscription;
   readonly #inflight = new Set<Promise<unknown>>();
   /** Tracked apart from attempts: close() waits for the alerts a change is raising. */
-  readonly #changes = new KeyedHandler((m) => this.#onChange(m.payload));
+  readonly #changes: KeyedSubscription;
   #closed = false;
 
   constructor(options: OutboundDeliveryOptions) {
     this.#o = options;
     this.#transport = options.send ?? ((request) => pinnedPost(request));
-    const pattern = subjectPattern(options.runtime.env, "*", outboundEventActor.type);
     // The alerts of many events are raised side by side (their export lookups share one
     // statement), one event's changes still in order.
-    this.#subscription = options.bus.subscribe(pattern, this.#changes.handle, { pipelined: true });
+    this.#changes = subscribeKeyed(
+      options.bus,
+      subjectPattern(options.runtime.env, "*", outboundEventActor.type),
+      (m) => this.#onChange(m.payload),
+    );
   }
 
   /** Events known to be due and not yet attempted by this process. */
@@ -167,7 +169,6 @@ export class OutboundDelivery {
   /** Stops taking due events and waits for the attempts under way (their leases cover a crash). */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#subscription.unsubscribe();
     this.#due.clear();
     await this.#changes.close();
     await Promise.all([...this.#inflight]);
