@@ -97,6 +97,12 @@ export const BILLING_SWEEP_MS = 60_000;
  */
 export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [50, 250, 1_000, 4_000];
 /**
+ * The sweeps (src/db/sweep_rounds.ts) read only what became due since their last round, except
+ * one round this often, which goes all the way back: rows that reached the query side later than
+ * a round's overlap (a long database outage) are found within the hour.
+ */
+export const SWEEP_DEEP_EVERY_MS = 60 * 60_000;
+/**
  * How far back the completion sweep looks for a delivered, returned or cancelled shipment whose
  * billing event is missing (BillingEvents.sweepCompletions): a week of a failure left unfixed.
  */
@@ -104,10 +110,19 @@ export const COMPLETION_SWEEP_LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000;
 /** Completed shipments read per statement of the completion sweep (one page). */
 export const COMPLETION_SWEEP_PAGE_MAX = 500;
 /**
- * Completed shipments one completion sweep looks at: the next pass goes on from where this one
- * stopped, so a busy week is covered over a few passes, each of bounded cost.
+ * Pages of completed shipments one completion sweep reads: the next pass goes on from where this
+ * one stopped, so a busy week is covered over a few passes, each of bounded cost.
  */
-export const COMPLETION_SWEEP_SCAN_MAX = 5_000;
+export const COMPLETION_SWEEP_PAGES = 10;
+/**
+ * How far back the charge sweep looks for a ledger entry whose billing event is missing
+ * (BillingEvents.sweep): a month of downtime, as for stalled bookings.
+ */
+export const CHARGE_SWEEP_LOOKBACK_MS = 31 * 24 * 60 * 60 * 1000;
+/** Entries without their billing event the charge sweep reads per statement (one page). */
+export const CHARGE_SWEEP_PAGE_MAX = 500;
+/** Pages of such entries one charge sweep reads; the next pass goes on from there. */
+export const CHARGE_SWEEP_PAGES = 4;
 /**
  * A booking charged this long ago without its shipment (a crash between its two commits) and not
  * sent again by its client is completed by the sweep (completeStalledBookings): long past any

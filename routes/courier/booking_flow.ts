@@ -66,7 +66,9 @@ import {
   STALLED_BOOKING_LOOKBACK_MS,
   STALLED_BOOKING_MS,
   STALLED_BOOKINGS_PER_SWEEP,
+  SWEEP_DEEP_EVERY_MS,
 } from "../../src/limits.ts";
+import { SweepRounds } from "../../src/db/sweep_rounds.ts";
 import type { ActorRuntime } from "../../src/runtime/runtime.ts";
 import { ask, read } from "../ask.ts";
 
@@ -482,17 +484,8 @@ async function makeShipment(
   return booked.reply;
 }
 
-/**
- * Where an environment's sweep of stalled bookings stands: the charges of the round under way
- * are those made since `from` (a month back in the first round after a start), taken a page at
- * a time after the last charge looked at.
- */
-interface StalledSweep {
-  from: number | null;
-  after: { readonly at: Date; readonly waybill: string } | null;
-}
-
-const stalledSweeps = new WeakMap<ActorRuntime, StalledSweep>();
+/** Each environment's rounds of the stalled booking sweep: charges by time, after the waybill. */
+const stalledSweeps = new WeakMap<ActorRuntime, SweepRounds<string>>();
 
 /**
  * Bookings charged at least STALLED_BOOKING_MS ago whose shipment was never made (the process
@@ -501,63 +494,73 @@ const stalledSweeps = new WeakMap<ActorRuntime, StalledSweep>();
  * pays for a booking that does not exist (nothing is ever lost: the charge is the booking's
  * commit point). Answers how many it completed; run periodically beside the billing sweep.
  *
- * The first round after a start looks a month back (a crash may have stopped bookings before
- * any downtime); each later round only at what became stalled since the last, with one stalled
- * interval of overlap for ledger rows that reached the query side late, so a sweep reads minutes
- * of charges, not a month of them. Within a round each sweep goes on after the last charge the
- * previous one looked at: a charge it cannot complete (kept before its request was) never keeps
- * the charges after it waiting behind it.
+ * In rounds (src/db/sweep_rounds.ts): the first after a start, and one an hour, looks a month
+ * back (a crash may have stopped bookings before any downtime); each other round only at what
+ * became stalled since the last, so a sweep reads minutes of charges, not a month of them. Within
+ * a round each sweep goes on after the last charge the previous one looked at: a charge it cannot
+ * complete (kept before its request was) never keeps the charges after it waiting behind it,
+ * and one that failed is looked at again by the next round.
  */
-export async function completeStalledBookings(env: Environment, now: number): Promise<number> {
+export function completeStalledBookings(env: Environment, now: number): Promise<number> {
   const runtime = env.runtime;
-  let sweep = stalledSweeps.get(runtime);
-  if (!sweep) stalledSweeps.set(runtime, sweep = { from: null, after: null });
-  const after = sweep.after;
-  const until = now - STALLED_BOOKING_MS;
-  let q = env.db.selectFrom("ledger_entries as le")
-    .select(["le.tenant", "le.client_id", "le.shipment", "le.created_at"])
-    .where("le.kind", "=", "shipment")
-    .where("le.shipment", "is not", null)
-    .where("le.created_at", "<", new Date(until))
-    .where("le.created_at", ">=", new Date(sweep.from ?? now - STALLED_BOOKING_LOOKBACK_MS));
-  if (after) {
-    // The bound on created_at alone keeps the scan on the partial index (migration 0008).
-    q = q.where("le.created_at", ">=", after.at).where((eb) =>
-      eb.or([
-        eb("le.created_at", ">", after.at),
-        eb("le.shipment", ">", after.waybill),
-      ])
+  let rounds = stalledSweeps.get(runtime);
+  if (!rounds) {
+    stalledSweeps.set(
+      runtime,
+      rounds = new SweepRounds({
+        lookbackMs: STALLED_BOOKING_LOOKBACK_MS,
+        settleMs: STALLED_BOOKING_MS,
+        deepEveryMs: SWEEP_DEEP_EVERY_MS,
+        pageSize: STALLED_BOOKINGS_PER_SWEEP,
+        pagesPerPass: 1,
+      }),
     );
   }
-  const rows = await q
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(
-        selectFrom("snapshots as s")
-          .select(sql`1`.as("one"))
-          .where("s.type", "=", shipmentActor.type)
-          .whereRef("s.id", "=", "le.shipment"),
-      ))
-    )
-    .orderBy("le.created_at")
-    .orderBy("le.shipment")
-    .limit(STALLED_BOOKINGS_PER_SWEEP)
-    .execute();
-  const last = rows.at(-1);
-  if (rows.length < STALLED_BOOKINGS_PER_SWEEP || !last) {
-    // The round is done: the next looks at what stalled since, and one interval before it.
-    sweep.after = null;
-    sweep.from = until - STALLED_BOOKING_MS;
-  } else sweep.after = { at: new Date(last.created_at), waybill: last.shipment! };
-  let completed = 0;
-  for (const row of rows) {
-    const waybill = row.shipment!;
-    try {
-      if (await completeStalledBooking(runtime, row.tenant, row.client_id, waybill)) completed++;
-    } catch (e) {
-      console.error(`completing the stalled booking ${waybill}:`, e);
+  return rounds.pass(now, async (w) => {
+    let q = env.db.selectFrom("ledger_entries as le")
+      .select(["le.tenant", "le.client_id", "le.shipment", "le.created_at"])
+      .where("le.kind", "=", "shipment")
+      .where("le.shipment", "is not", null)
+      .where("le.created_at", "<", new Date(w.until))
+      // The bound on created_at alone keeps the scan on the partial index (migration 0008).
+      .where("le.created_at", ">=", new Date(w.after?.at ?? w.from));
+    if (w.after) {
+      q = q.where(
+        sql<boolean>`(le.created_at, le.shipment) > (${new Date(w.after.at)}, ${w.after.key})`,
+      );
     }
-  }
-  return completed;
+    const rows = await q
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(
+          selectFrom("snapshots as s")
+            .select(sql`1`.as("one"))
+            .where("s.type", "=", shipmentActor.type)
+            .whereRef("s.id", "=", "le.shipment"),
+        ))
+      )
+      .orderBy("le.created_at")
+      .orderBy("le.shipment")
+      .limit(STALLED_BOOKINGS_PER_SWEEP)
+      .execute();
+    let completed = 0;
+    const failedAt: number[] = [];
+    for (const row of rows) {
+      const waybill = row.shipment!;
+      try {
+        if (await completeStalledBooking(runtime, row.tenant, row.client_id, waybill)) completed++;
+      } catch (e) {
+        failedAt.push(row.created_at.getTime());
+        console.error(`completing the stalled booking ${waybill}:`, e);
+      }
+    }
+    const last = rows.at(-1);
+    return {
+      read: rows.length,
+      last: last ? { at: last.created_at.getTime(), key: last.shipment! } : null,
+      done: completed,
+      failedAt,
+    };
+  });
 }
 
 /** One stalled booking: false when there is nothing to complete (made meanwhile, or unknown). */

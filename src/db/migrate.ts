@@ -13,6 +13,7 @@ import * as m0006 from "../../migrations/0006_shipment_external_reference.ts";
 import * as m0007 from "../../migrations/0007_payment_allocations.ts";
 import * as m0008 from "../../migrations/0008_booking_charges.ts";
 import * as m0009 from "../../migrations/0009_shipment_closed.ts";
+import * as m0010 from "../../migrations/0010_charge_events.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -25,6 +26,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0007_payment_allocations", m0007],
   ["0008_booking_charges", m0008],
   ["0009_shipment_closed", m0009],
+  ["0010_charge_events", m0010],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -45,15 +45,18 @@ import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
+import { SweepRounds, type SweepWindow, type SweptPage } from "../db/sweep_rounds.ts";
 import {
+  CHARGE_SWEEP_LOOKBACK_MS,
+  CHARGE_SWEEP_PAGE_MAX,
+  CHARGE_SWEEP_PAGES,
   COMPLETION_SWEEP_LOOKBACK_MS,
   COMPLETION_SWEEP_PAGE_MAX,
-  COMPLETION_SWEEP_SCAN_MAX,
+  COMPLETION_SWEEP_PAGES,
+  SWEEP_DEEP_EVERY_MS,
 } from "../limits.ts";
 import type { DeliveryTarget } from "./deliver.ts";
 
-/** Entries the sweeper looks at per pass (bounded work). */
-export const SWEEP_BATCH_MAX = 500;
 /** An entry whose event is not projected this long after it was made is re-emitted. */
 export const SWEEP_AFTER_MS = 60_000;
 
@@ -89,19 +92,27 @@ export interface BillingEventsOptions {
   readonly retry?: RetryPolicy;
 }
 
-/** Where a completion sweep stopped: the next one goes on after this shipment. */
-interface CompletionCursor {
-  readonly closedAt: number;
-  readonly id: string;
-}
-
 /** Creates billing events from ledger changes (subscribed to `<env>.*.courier_client.*`). */
 export class BillingEvents {
   readonly #o: BillingEventsOptions;
   readonly #charges: KeyedSubscription;
   readonly #completions: KeyedSubscription;
-  #completionCursor: CompletionCursor | null = null;
-  #completionSweep: Promise<number> | null = null;
+  /** Entries by creation time, after their billing event id. */
+  readonly #chargeRounds = new SweepRounds<string>({
+    lookbackMs: CHARGE_SWEEP_LOOKBACK_MS,
+    settleMs: SWEEP_AFTER_MS,
+    deepEveryMs: SWEEP_DEEP_EVERY_MS,
+    pageSize: CHARGE_SWEEP_PAGE_MAX,
+    pagesPerPass: CHARGE_SWEEP_PAGES,
+  });
+  /** Shipments by closing time, after their waybill. */
+  readonly #completionRounds = new SweepRounds<string>({
+    lookbackMs: COMPLETION_SWEEP_LOOKBACK_MS,
+    settleMs: SWEEP_AFTER_MS,
+    deepEveryMs: SWEEP_DEEP_EVERY_MS,
+    pageSize: COMPLETION_SWEEP_PAGE_MAX,
+    pagesPerPass: COMPLETION_SWEEP_PAGES,
+  });
 
   constructor(options: BillingEventsOptions) {
     this.#o = options;
@@ -250,14 +261,26 @@ export class BillingEvents {
   }
 
   /**
-   * Re-creates the events of entries whose event never reached the query side: at most
-   * SWEEP_BATCH_MAX entries made before `now - SWEEP_AFTER_MS`. Answers how many it re-sent.
+   * Re-creates the events of entries whose event never reached the query side (made at least
+   * SWEEP_AFTER_MS ago), in rounds (src/db/sweep_rounds.ts): each reads the entries made since the
+   * last round on their index (migration 0010), not the whole ledger. Answers how many it re-sent.
    */
-  async sweep(db: Kysely<Database>, now: number): Promise<number> {
-    const rows = await db.selectFrom("ledger_entries as le")
+  sweep(db: Kysely<Database>, now: number): Promise<number> {
+    return this.#chargeRounds.pass(now, (window) => this.#sweepCharges(db, window));
+  }
+
+  async #sweepCharges(db: Kysely<Database>, w: SweepWindow<string>): Promise<SweptPage<string>> {
+    let query = db.selectFrom("ledger_entries as le")
       .selectAll("le")
       .where("le.event_id", "is not", null)
-      .where("le.created_at", "<", new Date(now - SWEEP_AFTER_MS))
+      .where("le.created_at", ">=", new Date(w.after?.at ?? w.from))
+      .where("le.created_at", "<", new Date(w.until));
+    if (w.after) {
+      query = query.where(
+        sql<boolean>`(le.created_at, le.event_id) > (${new Date(w.after.at)}, ${w.after.key})`,
+      );
+    }
+    const rows = await query
       .where(({ not, exists, selectFrom }) =>
         not(exists(
           selectFrom("snapshots as s")
@@ -266,12 +289,15 @@ export class BillingEvents {
             .whereRef("s.id", "=", "le.event_id"),
         ))
       )
-      .limit(SWEEP_BATCH_MAX)
+      .orderBy("le.created_at")
+      .orderBy("le.event_id")
+      .limit(CHARGE_SWEEP_PAGE_MAX)
       .execute();
     const clients = new Map<string, BilledClient | null>();
+    const failedAt: number[] = [];
     let sent = 0;
     for (const row of rows) {
-      // One entry that fails (its client unreadable for now) is left to the next sweep: it never
+      // One entry that fails (its client unreadable for now) is tried again next round: it never
       // keeps the entries after it from being sent.
       try {
         const key = `${row.tenant}/${row.client_id}`;
@@ -287,56 +313,57 @@ export class BillingEvents {
         );
         sent++;
       } catch (error) {
+        failedAt.push(row.created_at.getTime());
         this.#error(error, `billing event of ${row.reference} (sweep)`);
       }
     }
-    return sent;
+    const last = rows.at(-1);
+    return {
+      read: rows.length,
+      last: last ? { at: last.created_at.getTime(), key: last.event_id! } : null,
+      done: sent,
+      failedAt,
+    };
   }
 
   /**
    * spec: courier 6.1: one event per completed shipment, each sent once. Makes the completion
-   * events missing from the query side of shipments that closed between
-   * COMPLETION_SWEEP_LOOKBACK_MS and SWEEP_AFTER_MS ago: a failure that outlasted the handler's
-   * retries, or a process that died after the change counted handled. Looks at up to
-   * COMPLETION_SWEEP_SCAN_MAX shipments in closing order and the next pass goes on from there,
-   * starting over once it reaches the newest: each pass costs a bounded scan, and every shipment
-   * of the window is looked at again every few passes, however late its snapshot was projected.
-   * Making an event that exists changes nothing (its id is derived). Answers how many it made
-   * (or found made meanwhile, not yet on the query side).
+   * events missing from the query side of shipments that closed at least SWEEP_AFTER_MS ago: a
+   * failure that outlasted the handler's retries, or a process that died after the change
+   * counted handled. In rounds (src/db/sweep_rounds.ts): each reads the shipments closed since
+   * the last round, in closing order, and one round an hour goes a week back (a snapshot
+   * projected late). Making an event that exists changes nothing (its id is derived). Answers
+   * how many it made (or found made meanwhile, not yet on the query side).
    */
   sweepCompletions(db: Kysely<Database>, now: number): Promise<number> {
-    // One pass at a time: a slow one is not joined by the next tick's, which would share its cursor.
-    this.#completionSweep ??= this.#sweepCompletions(db, now).finally(() => {
-      this.#completionSweep = null;
-    });
-    return this.#completionSweep;
-  }
-
-  async #sweepCompletions(db: Kysely<Database>, now: number): Promise<number> {
-    const window = { from: now - COMPLETION_SWEEP_LOOKBACK_MS, to: now - SWEEP_AFTER_MS };
-    let made = 0;
-    for (let looked = 0; looked < COMPLETION_SWEEP_SCAN_MAX;) {
-      const page = await completedShipments(db, window, this.#completionCursor);
-      looked += page.length;
-      made += await this.#completeMissing(db, page);
+    return this.#completionRounds.pass(now, async (window) => {
+      const page = await completedShipments(db, window);
+      const { made, failedAt } = await this.#completeMissing(db, page);
       const last = page.at(-1);
-      // A short page is the newest: the next pass starts over from the oldest.
-      this.#completionCursor = last && page.length === COMPLETION_SWEEP_PAGE_MAX
-        ? { closedAt: last.closed_at, id: last.id }
-        : null;
-      if (this.#completionCursor === null) break;
-    }
-    return made;
+      return {
+        read: page.length,
+        last: last ? { at: last.closed_at, key: last.id } : null,
+        done: made,
+        failedAt,
+      };
+    });
   }
 
-  /** Makes the completion events of `page` that the query side does not hold. */
-  async #completeMissing(db: Kysely<Database>, page: readonly ClosedShipment[]): Promise<number> {
+  /**
+   * Makes the completion events of `page` that the query side does not hold; answers how many,
+   * and the closing times of those that failed.
+   */
+  async #completeMissing(
+    db: Kysely<Database>,
+    page: readonly ClosedShipment[],
+  ): Promise<{ made: number; failedAt: number[] }> {
+    const none = { made: 0, failedAt: [] };
     const wanted = page.flatMap((r) => {
       const eventType = COMPLETION_EVENTS[r.status as keyof typeof COMPLETION_EVENTS];
       if (!eventType) return [];
       return [{ ...r, eventId: eventIdOf("billing.completion", r.tenant, r.id, eventType) }];
     });
-    if (wanted.length === 0) return 0;
+    if (wanted.length === 0) return none;
     const found = new Set(
       (await db.selectFrom("snapshots").select("id")
         .where("type", "=", outboundEventActor.type)
@@ -344,23 +371,25 @@ export class BillingEvents {
         .execute()).map((r) => r.id),
     );
     const missing = wanted.filter((w) => !found.has(w.eventId));
-    if (missing.length === 0) return 0;
+    if (missing.length === 0) return none;
     // The whole snapshot only of those missing theirs: the body is made from it.
     const rows = await db.selectFrom("snapshots").select(["id", "tenant", "data"])
       .where("type", "=", shipmentActor.type)
       .where("id", "in", missing.map((m) => m.id))
       .execute();
     let made = 0;
+    const failedAt: number[] = [];
     for (const row of rows) {
       const s = row.data as ShipmentSnapshot;
       try {
         await this.emitCompletion(row.tenant, s, s.closed_at ?? 0);
         made++;
       } catch (error) {
+        failedAt.push(s.closed_at ?? 0);
         this.#error(error, `completion event of ${row.id} (sweep)`);
       }
     }
-    return made;
+    return { made, failedAt };
   }
 
   async #onChange(payload: unknown): Promise<void> {
@@ -495,24 +524,23 @@ interface ClosedShipment {
 }
 
 /**
- * One page of the shipments closed within `window`, in closing order, after `cursor` (migration
- * 0009 indexes exactly this).
+ * One page of the shipments closed within the window, in closing order, after its cursor
+ * (migration 0009 indexes exactly this).
  */
 async function completedShipments(
   db: Kysely<Database>,
-  window: { readonly from: number; readonly to: number },
-  cursor: CompletionCursor | null,
+  w: SweepWindow<string>,
 ): Promise<ClosedShipment[]> {
   const closedAt = sql<string>`(data->>'closed_at')::bigint`;
   let query = db.selectFrom("snapshots")
     .select(["id", "tenant", sql<string>`data->>'status'`.as("status"), closedAt.as("closed_at")])
     .where("type", "=", shipmentActor.type)
     .where(sql<boolean>`data->>'closed_at' is not null`)
-    .where(closedAt, ">=", String(window.from))
-    .where(closedAt, "<", String(window.to));
-  if (cursor !== null) {
+    .where(closedAt, ">=", String(w.from))
+    .where(closedAt, "<", String(w.until));
+  if (w.after !== null) {
     query = query.where(
-      sql<boolean>`(${closedAt}, id) > (${String(cursor.closedAt)}::bigint, ${cursor.id})`,
+      sql<boolean>`(${closedAt}, id) > (${String(w.after.at)}::bigint, ${w.after.key})`,
     );
   }
   const rows = await query.orderBy(closedAt).orderBy("id")

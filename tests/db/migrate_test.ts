@@ -37,6 +37,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0007_payment_allocations",
     "0008_booking_charges",
     "0009_shipment_closed",
+    "0010_charge_events",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -58,6 +59,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0007_payment_allocations",
     "0008_booking_charges",
     "0009_shipment_closed",
+    "0010_charge_events",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -146,6 +148,25 @@ Deno.test("migrations: the completion sweep pages through closed shipments on th
   assert.doesNotMatch(text, /Sort/, "the index gives the order: no sort step");
 });
 
+Deno.test("migrations: the charge sweep reads a round's entries on their index, not the ledger", async () => {
+  await using t = await openTestDatabase();
+  const plan = await t.db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx);
+    // The query of BillingEvents.sweep (src/outbound/billing_events.ts), past its first page.
+    return await sql<{ "QUERY PLAN": string }>`explain
+      select le.* from ledger_entries as le
+      where le.event_id is not null
+        and le.created_at >= '2026-11-01T00:00:00Z' and le.created_at < '2026-11-02T00:00:00Z'
+        and (le.created_at, le.event_id) > ('2026-11-01T00:00:00Z'::timestamptz, 'evt_1')
+        and not exists (select 1 from snapshots as s
+          where s.type = 'outbound_event' and s.id = le.event_id)
+      order by le.created_at, le.event_id limit 500`.execute(trx);
+  });
+  const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  assert.match(text, /ledger_entries_event_created_idx/);
+  assert.doesNotMatch(text, /Sort/, "the index gives the order: no sort step");
+});
+
 Deno.test("migrations: 0005 keys entries by kind too and names the kind a note corrects", async () => {
   await using t = await openTestDatabase();
   const migrator = createMigrator(t.db, t.schema);
@@ -169,6 +190,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0007_payment_allocations",
     "0008_booking_charges",
     "0009_shipment_closed",
+    "0010_charge_events",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -234,6 +256,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0007_payment_allocations",
     "0008_booking_charges",
     "0009_shipment_closed",
+    "0010_charge_events",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();

@@ -10,7 +10,12 @@ import { entryAsk } from "../../actors/client_ledger.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
 import { entryOf } from "../../src/domain/ledger.ts";
-import { chargeEventIdOf } from "../../src/outbound/billing_events.ts";
+import {
+  BillingEvents,
+  chargeEventIdOf,
+  SWEEP_AFTER_MS,
+} from "../../src/outbound/billing_events.ts";
+import { SWEEP_DEEP_EVERY_MS } from "../../src/limits.ts";
 import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
 import { verifyV3 } from "../../src/domain/signatures.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
@@ -514,3 +519,32 @@ Deno.test("billing events: charge.resolved keeps the charge's waybill, shipment 
       assert.equal(body.shipment?.external_billing_reference, "EBR-7");
     })
   ));
+
+Deno.test("billing events: a charge whose event a crash kept from being made is made by the sweep, once", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    // The process dies between the booking's ledger commit and its billing event.
+    await t.env.billingEvents.close();
+    const waybill = await bookWaybill(t, client);
+    await t.settle();
+    const eventId = await eventIdOf("billing", courier.business.id, client.id, waybill);
+    const exists = async () =>
+      (await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, { kind: "get" }))
+        .ok;
+    assert.equal(await exists(), false);
+    const billing = new BillingEvents({ runtime: t.env.runtime, bus: t.env.bus, db: t.env.db });
+    try {
+      const bookedAt = t.clock.now();
+      assert.equal(await billing.sweep(t.env.db, bookedAt), 0, "just made: the handler's to make");
+      assert.equal(await billing.sweep(t.env.db, bookedAt + SWEEP_AFTER_MS + 1), 1);
+      assert.equal(await exists(), true);
+      await t.settle();
+      assert.equal(await billing.sweep(t.env.db, bookedAt + SWEEP_AFTER_MS + 2), 0, "made once");
+      // A deep round, a hour on, finds it made too.
+      assert.equal(await billing.sweep(t.env.db, bookedAt + SWEEP_DEEP_EVERY_MS + 1), 0);
+    } finally {
+      await billing.close();
+    }
+  }));
