@@ -25,6 +25,7 @@ import { clientStoreActor } from "./client_store.ts";
 import { retailPacketActor } from "./retail_packet.ts";
 import { clientAddressActor } from "./client_address.ts";
 import { waybillSequenceActor } from "./waybill_sequence.ts";
+import { deferredWorkActor } from "./deferred_work.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -52,4 +53,5 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   retailPacketActor,
   clientAddressActor,
   waybillSequenceActor,
+  deferredWorkActor,
 ];

@@ -93,9 +93,21 @@ export const BILLING_SWEEP_MS = 60_000;
  * attempt plus one per wait, ~5 s in all. Long enough to ride out a dropped connection, a busy
  * actor or a database failover's first seconds; short enough that a lasting failure holds its
  * one key (and the flush the runtime's recovery markers wait for) only briefly before it is
- * logged and left to the sweeps.
+ * reported and deferred (src/bus/deferred.ts).
  */
 export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [50, 250, 1_000, 4_000];
+/**
+ * Work a bus worker still failed after those retries, or that a shutdown stopped, is kept
+ * (actors/deferred_work.ts) and tried again after these waits, then every 12 hours until done:
+ * the webhook schedule of courier 8, for the same kind of failure lasting longer.
+ */
+export const DEFERRED_WORK_RETRY_MS: readonly number[] = [
+  60_000,
+  5 * 60_000,
+  30 * 60_000,
+  120 * 60_000,
+  720 * 60_000,
+];
 /**
  * The sweeps (src/db/sweep_rounds.ts) read only what became due since their last round, except
  * one round this often, which goes all the way back: rows that reached the query side later than

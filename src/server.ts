@@ -23,6 +23,7 @@ import { ShipmentAlertRaiser } from "./courier/alert_raiser.ts";
 import { ScanCharges } from "./courier/scan_charges.ts";
 import { syncSubject } from "./db/sync.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
+import { DeferredWorks } from "./bus/deferred.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
@@ -73,7 +74,10 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   });
   // Subscribed before the runtime starts, so events republished at start are seen as due.
   const targets = targetResolver(runtime, o.clock);
+  // Work the workers below still fail after their retries is kept and tried again later.
+  const deferral = new DeferredWorks({ runtime, bus: o.bus });
   const outbound = new OutboundDelivery({
+    deferral,
     runtime,
     bus: o.bus,
     dataKey: o.dataKey,
@@ -82,10 +86,17 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     targets,
     ...outboundAlerts(runtime, database.db),
   });
-  const billingEvents = new BillingEvents({ runtime, bus: o.bus, db: database.db, targets });
-  const alertRaiser = new ShipmentAlertRaiser({ runtime, bus: o.bus });
+  const billingEvents = new BillingEvents({
+    runtime,
+    bus: o.bus,
+    db: database.db,
+    targets,
+    deferral,
+  });
+  const alertRaiser = new ShipmentAlertRaiser({ runtime, bus: o.bus, deferral });
+  // Its charges stay due in the shipment, on the shipment's own timer: nothing to defer.
   const scanCharges = new ScanCharges({ runtime, bus: o.bus });
-  const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus });
+  const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus, deferral });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
   const pumpLoop = setInterval(() => {
@@ -137,12 +148,14 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       // the runtime still answers them.
       await o.bus.flush();
       // The bus-driven workers stop first: what they would do next is due again after a restart
-      // (timers and leases in KV, the sweep for billing events, charges due), never lost.
+      // (timers and leases in KV, the sweep for billing events, charges due, work they defer as
+      // they stop), never lost.
       await outbound.close();
       await billingEvents.close();
       await scanCharges.close();
       await alertRaiser.close();
       await clientWebhooks.close();
+      await deferral.close();
       await runtime.close();
       await o.bus.flush();
       await projector.stop();

@@ -5,6 +5,7 @@
  * booking once bookings come faster than one round trip each.
  */
 import type { ActorChange, Bus, BusMessage } from "./bus.ts";
+import type { Deferral } from "./deferred.ts";
 
 /** Messages handled at once: enough to share group commits and batched lookups, bounded. */
 const IN_FLIGHT_MAX = 256;
@@ -18,6 +19,8 @@ export function actorKeyOf(message: BusMessage): string {
 export class KeyedHandler {
   readonly #run: (message: BusMessage) => Promise<void>;
   readonly #keyOf: (message: BusMessage) => string;
+  /** What becomes of a message still waiting for a slot at close; dropped when unset. */
+  readonly #onClosed: ((message: BusMessage) => Promise<void>) | undefined;
   /** The last message of each key being handled: the next one of that key waits for it. */
   readonly #byKey = new Map<string, Promise<void>>();
   readonly #inflight = new Set<Promise<void>>();
@@ -28,9 +31,11 @@ export class KeyedHandler {
   constructor(
     run: (message: BusMessage) => Promise<void>,
     keyOf: (message: BusMessage) => string = actorKeyOf,
+    onClosed?: (message: BusMessage) => Promise<void>,
   ) {
     this.#run = run;
     this.#keyOf = keyOf;
+    this.#onClosed = onClosed;
   }
 
   /** The handler to subscribe with `{ pipelined: true }`: done with a message once it settles. */
@@ -48,7 +53,10 @@ export class KeyedHandler {
     });
   };
 
-  /** Drops the messages still waiting for a slot (unsubscribe first) and waits for the rest. */
+  /**
+   * Gives the messages still waiting for a slot to `onClosed` (or drops them) and waits for the
+   * rest; unsubscribe first.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     for (const release of this.#slots.splice(0)) release();
@@ -59,7 +67,10 @@ export class KeyedHandler {
     while (this.#running >= IN_FLIGHT_MAX && !this.#closed) {
       await new Promise<void>((resolve) => this.#slots.push(resolve));
     }
-    if (this.#closed) return;
+    if (this.#closed) {
+      await this.#onClosed?.(message);
+      return;
+    }
     this.#running++;
     try {
       await this.#run(message);
@@ -75,16 +86,46 @@ export interface KeyedSubscription {
   close(): Promise<void>;
 }
 
+/** A named worker whose failed work is deferred (src/bus/deferred.ts). */
+export interface DeferredAs {
+  readonly by: Deferral;
+  /** The worker's name, stable across versions: deferred work waits under it. */
+  readonly worker: string;
+  /**
+   * What a deferred try does with the message, when not all of what the subscription does (work
+   * that must not be repeated late, such as noting a delivery due): the part that can fail.
+   */
+  readonly retry?: (message: BusMessage) => Promise<void>;
+}
+
 /**
  * Subscribes `run` to `pattern` through a KeyedHandler (pipelined): different keys side by side,
- * one key's messages in order.
+ * one key's messages in order. With `deferred`, a message whose `run` throws (its work still
+ * failing after its own retries), or that a close leaves waiting, is kept and tried again later
+ * instead of being counted handled and lost.
  */
 export function subscribeKeyed(
   bus: Bus,
   pattern: string,
   run: (message: BusMessage) => Promise<void>,
+  deferred?: DeferredAs,
 ): KeyedSubscription {
-  const keyed = new KeyedHandler(run);
+  let keyed: KeyedHandler;
+  if (deferred) {
+    const { by, worker } = deferred;
+    by.register(worker, deferred.retry ?? run);
+    keyed = new KeyedHandler(
+      async (message) => {
+        try {
+          await run(message);
+        } catch (error) {
+          await by.defer(worker, message, error);
+        }
+      },
+      actorKeyOf,
+      (message) => by.defer(worker, message, new Error("stopped before it was handled")),
+    );
+  } else keyed = new KeyedHandler(run);
   const subscription = bus.subscribe(pattern, keyed.handle, { pipelined: true });
   return {
     async close() {

@@ -13,8 +13,9 @@
  * key's later messages, never another key's nor another subscription's.
  *
  * Bounded (HANDLER_RETRY_DELAYS_MS): a lasting failure must not hold a flush, and so every
- * recovery marker, for ever. What still fails is thrown for the caller to log; the completion
- * billing event also has a sweep (BillingEvents.sweepCompletions) for that.
+ * recovery marker, for ever. What still fails is thrown for the caller to report and to throw
+ * on (throwFailures), and the worker's subscription defers the message (src/bus/deferred.ts):
+ * kept and tried again on a durable schedule.
  */
 import { HANDLER_RETRY_DELAYS_MS } from "../limits.ts";
 
@@ -50,4 +51,13 @@ export async function retried<T>(
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
+}
+
+/**
+ * Throws the failures of the units of one message's work (each already reported), once every
+ * unit was tried: the message's subscription then defers it (src/bus/deferred.ts).
+ */
+export function throwFailures(failures: readonly unknown[], what: string): void {
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} ${what} failed`);
 }

@@ -6,14 +6,16 @@
  *
  * spec: courier 2.9: "each condition is raised once": a raise that fails is tried again within
  * the delivery (src/bus/retry.ts), so a transient failure loses no alert, and a crash meanwhile
- * republishes the change at start.
+ * republishes the change at start; one still failing is deferred (src/bus/deferred.ts) and tried
+ * again on a durable schedule until raised.
  */
 import type { AlertDue } from "../../actors/shipment.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
 import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import type { Deferral } from "../bus/deferred.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
 
@@ -23,6 +25,8 @@ export interface ShipmentAlertRaiserOptions {
   /** Where a raise that still fails after its retries is reported; `console.error` by default. */
   readonly onError?: (error: unknown, where: string) => void;
   readonly retry?: RetryPolicy;
+  /** Where a raise still failing after its retries is kept to be tried again later. */
+  readonly deferral?: Deferral;
 }
 
 export class ShipmentAlertRaiser {
@@ -37,6 +41,7 @@ export class ShipmentAlertRaiser {
       options.bus,
       subjectPattern(options.runtime.env, "*", shipmentActor.type),
       (m) => this.#onChange(m),
+      options.deferral ? { by: options.deferral, worker: "alert_raiser" } : undefined,
     );
   }
 
@@ -47,6 +52,7 @@ export class ShipmentAlertRaiser {
 
   async #onChange(message: BusMessage): Promise<void> {
     const change = message.payload as ActorChange;
+    const failures: unknown[] = [];
     for (const { event } of change.events) {
       const e = event as { kind?: string; alert?: AlertDue };
       if (e.kind !== "alert_due" || !e.alert) continue;
@@ -64,8 +70,10 @@ export class ShipmentAlertRaiser {
           }), this.#o.retry ?? HANDLER_RETRY);
       } catch (error) {
         this.#error(error, `${due.kind} of ${change.id}`);
+        failures.push(error);
       }
     }
+    throwFailures(failures, `alerts of ${change.id}`);
   }
 
   #error(error: unknown, where: string): void {

@@ -11,9 +11,10 @@
  * Nor between a shipment's completion and its event (courier 6.1 `shipment.delivered`,
  * `.returned`, `.cancelled`), which no ledger entry stands for: an event whose making fails is
  * made again within the delivery (src/bus/retry.ts), which covers a transient failure and keeps
- * the change's recovery marker until it is made; `sweepCompletions` covers the rest (a failure
- * outlasting the retries, then fixed; a process that died after the change counted handled),
- * from the completed shipments on the query side.
+ * the change's recovery marker until it is made; one still failing is deferred
+ * (src/bus/deferred.ts) and made on a durable schedule; `sweepCompletions` covers the rest (a
+ * process that died after the change counted handled), from the completed shipments on the
+ * query side.
  */
 import { type Kysely, sql } from "kysely";
 import {
@@ -40,7 +41,8 @@ import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import type { Deferral } from "../bus/deferred.ts";
 import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
@@ -90,6 +92,8 @@ export interface BillingEventsOptions {
   /** Where an event that still fails after its retries is reported; `console.error` by default. */
   readonly onError?: (error: unknown, where: string) => void;
   readonly retry?: RetryPolicy;
+  /** Where a completion event still failing after its retries is kept to be made later. */
+  readonly deferral?: Deferral;
 }
 
 /** Creates billing events from ledger changes (subscribed to `<env>.*.courier_client.*`). */
@@ -130,6 +134,7 @@ export class BillingEvents {
       options.bus,
       subjectPattern(env, "*", shipmentActor.type),
       (m) => this.#onShipment(m.payload),
+      options.deferral ? { by: options.deferral, worker: "billing_completions" } : undefined,
     );
   }
 
@@ -215,6 +220,7 @@ export class BillingEvents {
     const change = payload as ActorChange;
     const s = change.snapshot as ShipmentSnapshot | undefined;
     if (change.type !== shipmentActor.type || !s) return;
+    const failures: unknown[] = [];
     for (const { event } of change.events) {
       const e = event as { kind?: string; stage?: string; at?: number };
       if (e.kind !== "stage_reached" || !(e.stage && e.stage in COMPLETION_EVENTS)) continue;
@@ -225,8 +231,10 @@ export class BillingEvents {
         );
       } catch (error) {
         this.#error(error, `completion event of ${change.id}`);
+        failures.push(error);
       }
     }
+    throwFailures(failures, `completion events of ${change.id}`);
   }
 
   /**

@@ -6,7 +6,8 @@
  *
  * An event whose making fails (the client read, the event's commit) is made again within the
  * delivery (src/bus/retry.ts): a transient failure loses no webhook event, and a crash meanwhile
- * republishes the change at start (courier 6.2: at-least-once delivery).
+ * republishes the change at start (courier 6.2: at-least-once delivery); one still failing is
+ * deferred (src/bus/deferred.ts) and made on a durable schedule.
  */
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
@@ -14,7 +15,8 @@ import { shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
 import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import type { Deferral } from "../bus/deferred.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../domain/billing_events.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { ShipmentSnapshot } from "../domain/operations_row.ts";
@@ -25,6 +27,8 @@ export interface ClientWebhooksOptions {
   /** Where an event that still fails after its retries is reported; `console.error` by default. */
   readonly onError?: (error: unknown, where: string) => void;
   readonly retry?: RetryPolicy;
+  /** Where an event still failing after its retries is kept to be made later. */
+  readonly deferral?: Deferral;
 }
 
 /** One stage of one shipment, as its client's webhook reports it. */
@@ -49,6 +53,7 @@ export class ClientWebhooks {
       options.bus,
       subjectPattern(options.runtime.env, "*", shipmentActor.type),
       (m) => this.#onChange(m),
+      options.deferral ? { by: options.deferral, worker: "client_webhooks" } : undefined,
     );
   }
 
@@ -99,6 +104,7 @@ export class ClientWebhooks {
     if (change.type !== shipmentActor.type) return;
     const s = change.snapshot as ShipmentSnapshot | undefined;
     if (!s) return;
+    const failures: unknown[] = [];
     for (const { event } of change.events) {
       const stage = stageOf(event as ShipmentEvent, s);
       if (stage === null) continue;
@@ -107,8 +113,10 @@ export class ClientWebhooks {
       } catch (error) {
         if (this.#o.onError) this.#o.onError(error, `client webhook of ${s.waybill}`);
         else console.error(`client webhook of ${s.waybill}:`, error);
+        failures.push(error);
       }
     }
+    throwFailures(failures, `client webhooks of ${s.waybill}`);
   }
 }
 

@@ -12,7 +12,8 @@
  * was dropped from a full set) is due again and resumes from KV. The same feed carries
  * `event_failed`, which raises `onFailed` after the commit (republished on recovery, so an alert
  * is at least once; raise it idempotently by event id). An alert whose raise fails is raised
- * again within the delivery (src/bus/retry.ts), so a transient failure loses none (courier 6.3).
+ * again within the delivery (src/bus/retry.ts), so a transient failure loses none (courier 6.3),
+ * and one still failing is deferred (src/bus/deferred.ts) and raised on a durable schedule.
  */
 import {
   type AttemptOutcome,
@@ -25,7 +26,8 @@ import {
 import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import type { Deferral } from "../bus/deferred.ts";
 import { unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -65,6 +67,8 @@ export interface OutboundDeliveryOptions {
   readonly onError?: (error: unknown, where: string) => void;
   /** How often `onFailed` and `onEndpointMissing` are tried before their failure is reported. */
   readonly retry?: RetryPolicy;
+  /** Where an alert still failing after those tries is kept to be raised later. */
+  readonly deferral?: Deferral;
 }
 
 /** A target as resolved for one attempt, with the rotated-out key still in its grace period. */
@@ -105,6 +109,14 @@ export class OutboundDelivery {
       options.bus,
       subjectPattern(options.runtime.env, "*", outboundEventActor.type),
       (m) => this.#onChange(m.payload),
+      // A deferred try raises the alerts only: the attempt it noted due was seen to then.
+      options.deferral
+        ? {
+          by: options.deferral,
+          worker: "outbound_alerts",
+          retry: (m) => this.#raiseAlerts(m.payload as ActorChange),
+        }
+        : undefined,
     );
   }
 
@@ -278,7 +290,14 @@ export class OutboundDelivery {
         });
       }
     }
+    await this.#raiseAlerts(change);
+  }
+
+  /** `onFailed` and `onEndpointMissing`, as the change calls for them. */
+  async #raiseAlerts(change: ActorChange): Promise<void> {
+    const kinds = change.events.map((e) => (e.event as { kind?: unknown }).kind);
     const retry = this.#o.retry ?? HANDLER_RETRY;
+    const failures: unknown[] = [];
     const failed = this.#o.onFailed;
     if (kinds.includes("event_failed") && change.snapshot !== undefined && failed) {
       try {
@@ -288,6 +307,7 @@ export class OutboundDelivery {
         );
       } catch (e) {
         this.#error(e, `onFailed ${change.id}`);
+        failures.push(e);
       }
     }
     const missing = this.#o.onEndpointMissing;
@@ -299,8 +319,10 @@ export class OutboundDelivery {
         );
       } catch (e) {
         this.#error(e, `onEndpointMissing ${change.id}`);
+        failures.push(e);
       }
     }
+    throwFailures(failures, `alerts of ${change.id}`);
   }
 
   #error(error: unknown, where: string): void {

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import type { BusMessage } from "../../src/bus/bus.ts";
-import { KeyedHandler } from "../../src/bus/keyed.ts";
+import { KeyedHandler, subscribeKeyed } from "../../src/bus/keyed.ts";
+import type { Deferral } from "../../src/bus/deferred.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
 
 const message = (tenant: string, id: string, n: number): BusMessage => ({
   subject: `live.${tenant}.courier_client.${id}`,
@@ -79,4 +81,42 @@ Deno.test("KeyedHandler: a failed message is answered failed and never takes its
   await second;
   assert.deepEqual(ran, [1, 2]);
   await handler.close();
+});
+
+Deno.test("subscribeKeyed with a deferral: failed work and what a close leaves waiting are deferred", async () => {
+  const bus = new MemoryBus();
+  const deferred: { worker: string; n: number; error: string }[] = [];
+  const registered = new Map<string, unknown>();
+  const deferral: Deferral = {
+    register: (worker, run) => void registered.set(worker, run),
+    defer(worker, m, error) {
+      const { n } = m.payload as { n: number };
+      deferred.push({ worker, n, error: error instanceof Error ? error.message : String(error) });
+      return Promise.resolve();
+    },
+  };
+  const gate = Promise.withResolvers<void>();
+  const run = async (m: BusMessage) => {
+    const { n } = m.payload as { n: number };
+    if (n === 0) throw new Error("still failing");
+    await gate.promise;
+  };
+  const subscription = subscribeKeyed(bus, "live.>", run, { by: deferral, worker: "test_worker" });
+  assert.equal(registered.get("test_worker"), run, "deferred tries run the worker's own work");
+  // One that fails (its slot taken by the next), 256 that hold every slot, and 10 waiting.
+  for (let n = 0; n < 267; n++) {
+    await bus.publish(`live.t.courier_client.c${n}`, { tenant: "t", id: `c${n}`, n });
+  }
+  await turns(5);
+  assert.deepEqual(deferred, [{ worker: "test_worker", n: 0, error: "still failing" }]);
+  const closed = subscription.close();
+  gate.resolve();
+  await closed;
+  assert.deepEqual(
+    deferred.slice(1).map((d) => d.n).sort((a, b) => a - b),
+    Array.from({ length: 10 }, (_, i) => 257 + i),
+    "the waiting are deferred, not dropped",
+  );
+  assert.ok(deferred.slice(1).every((d) => d.error === "stopped before it was handled"));
+  await bus.drain();
 });

@@ -2,10 +2,14 @@
  * The shipment alert raiser (courier 2.9, 6.3): each `alert_due` a shipment commits becomes its
  * alert once. A raise that fails for a moment is raised again within the delivery, so the bus's
  * flush (which the runtime's recovery markers wait for) covers it; one that keeps failing is
- * reported after a bounded number of tries and never holds the flush for ever.
+ * reported after a bounded number of tries and never holds the flush for ever, and is deferred:
+ * kept and raised by a later try on the clock (src/bus/deferred.ts).
  */
 import assert from "node:assert/strict";
 import { alertActor, type AlertEvent } from "../../actors/alert.ts";
+import { deferredWorkActor, deferredWorkId } from "../../actors/deferred_work.ts";
+import { DeferredWorks } from "../../src/bus/deferred.ts";
+import { DEFERRED_WORK_RETRY_MS } from "../../src/limits.ts";
 import type { AlertDue, ShipmentEvent } from "../../actors/shipment.ts";
 import { type ActorChange, subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
@@ -33,21 +37,23 @@ const DUE: AlertDue = {
 interface Setup {
   readonly runtime: ActorRuntime;
   readonly bus: MemoryBus;
+  readonly clock: ManualClock;
 }
 
 async function withRuntime(run: (s: Setup) => Promise<void>): Promise<void> {
   const store = await KvActorStore.open(":memory:");
   const bus = new MemoryBus();
+  const clock = new ManualClock();
   const runtime = new ActorRuntime({
     env: "test",
     store,
     bus,
-    clock: new ManualClock(),
-    definitions: [alertActor],
+    clock,
+    definitions: [alertActor, deferredWorkActor],
   });
   await runtime.start();
   try {
-    await run({ runtime, bus });
+    await run({ runtime, bus, clock });
   } finally {
     await runtime.close();
     await bus.drain();
@@ -131,5 +137,56 @@ Deno.test("alert raiser: a raise that keeps failing is reported and does not hol
       assert.equal(await raises(runtime), 0);
     } finally {
       await raiser.close();
+    }
+  }));
+
+Deno.test("alert raiser: a raise still failing after its retries is deferred and raised by a later try, once", () =>
+  withRuntime(async ({ runtime, bus, clock }) => {
+    // Fails through the delivery's four tries and the first deferred try's four, then works.
+    const flaky = flakyRuntime(runtime, { fails: (type) => type === alertActor.type, times: 8 });
+    const deferral = new DeferredWorks({ runtime, bus, onError: () => {} });
+    const raiser = new ShipmentAlertRaiser({
+      runtime: flaky.runtime,
+      bus,
+      retry: NO_WAIT,
+      onError: () => {},
+      deferral,
+    });
+    const id = deferredWorkId("alert_raiser", subjectOf("test", TENANT, "shipment", WAYBILL), 7);
+    const work = async () => {
+      const got = await runtime.ask(deferredWorkActor, TENANT, id, { kind: "get" });
+      assert.ok(got.ok && got.reply);
+      return got.reply;
+    };
+    const later = async (ms: number) => {
+      clock.advanceBy(ms);
+      const fired = await runtime.fireDueTimers();
+      await bus.flush();
+      return fired;
+    };
+    try {
+      await publishAlertDue(bus);
+      await bus.flush();
+      assert.equal(flaky.failed(), 4);
+      assert.equal(await raises(runtime), 0);
+      assert.equal((await work()).status, "waiting", "kept, not lost");
+
+      assert.equal(await later(DEFERRED_WORK_RETRY_MS[0]! - 1), 0, "not before its time");
+      assert.equal(await later(1), 1);
+      assert.equal(flaky.failed(), 8, "the first deferred try failed too");
+      assert.equal(await raises(runtime), 0);
+      const waiting = await work();
+      assert.equal(waiting.status, "waiting");
+      assert.equal(waiting.attempts, 1);
+      assert.match(waiting.last_error ?? "", /injected failure 8/);
+
+      assert.equal(await later(DEFERRED_WORK_RETRY_MS[1]!), 1);
+      assert.equal(await raises(runtime), 1, "raised by the next try");
+      assert.equal((await work()).status, "done");
+      assert.equal(await later(DEFERRED_WORK_RETRY_MS.at(-1)!), 0, "no try after it is done");
+      assert.equal(await raises(runtime), 1);
+    } finally {
+      await raiser.close();
+      await deferral.close();
     }
   }));
