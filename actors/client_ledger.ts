@@ -96,7 +96,17 @@ export type LedgerCommand =
   }
   | { kind: "cod_collected"; waybill: string; amount_minor: number; currency: string; by: string }
   | { kind: "cod_remitted"; waybill: string; evidence_path: string; by: string }
-  | { kind: "issue_invoice"; period: string; by: string };
+  | {
+    kind: "issue_invoice";
+    period: string;
+    by: string;
+    /**
+     * Currencies the query side holds an invoice of this period in: a period invoiced long ago
+     * is no longer in the account's state (PERIODS_KEPT_MAX), and an entry reaching it late
+     * (a conversion resolved) still goes on a supplementary invoice.
+     */
+    invoiced_currencies?: readonly string[];
+  };
 
 export interface OriginalEntry {
   readonly reference: string;
@@ -230,7 +240,7 @@ export function accountBalances(c: CourierClient): AccountBalances {
     unallocated_minor: c.ledger.unallocated[s.billing_currency] ?? 0,
     owed_minor: owedMinor(b),
     credit_limit_minor: s.credit_limit_minor,
-    available_minor: available(s, c.money),
+    available_minor: available(s, b),
   };
 }
 
@@ -672,14 +682,15 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
   }
   const issued: Invoice[] = due.map((key) => {
     const p = book.periods[key]!;
+    const currency = key.slice(key.indexOf("|") + 1);
     return {
       id: ctx.newId("inv"),
       period: c.period,
-      currency: key.slice(key.indexOf("|") + 1),
+      currency,
       amount_minor: p.uninvoiced_minor,
       // A credit invoice (amount <= 0) is settled at issue: its credit goes on account.
       paid_minor: Math.min(p.uninvoiced_minor, 0),
-      supplementary: p.invoices > 0,
+      supplementary: p.invoices > 0 || (c.invoiced_currencies ?? []).includes(currency),
       issued_at: ctx.now,
       due_on: dueOn(ctx.now, state.settings.payment_days),
       watermark: p.watermark,

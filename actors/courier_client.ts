@@ -27,6 +27,7 @@ import {
 import {
   type AccountBalances,
   accountBalances,
+  balancesOf,
   decideLedger,
   evolveLedger,
   hasBalances,
@@ -239,7 +240,8 @@ function decide(
       return changeSettings(state, command);
     case "charge_booking": {
       const terms = state.settings;
-      const check = checkCharge(terms, state.money, command.amount_minor, command.currency);
+      // spec: courier 4.2: within the credit limit, recoverable duties counted (balancesOf).
+      const check = checkCharge(terms, balancesOf(state), command.amount_minor, command.currency);
       if (!check.ok) return reject(check.code, check.message);
       const posted = terms.settlement_mode !== "external";
       const entry = entryOf({

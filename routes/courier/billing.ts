@@ -458,10 +458,19 @@ export function billingRoutes(api: Api): void {
     // A retry after a lost answer gets the invoices the first request issued (200), not a
     // refusal that nothing is left to invoice, nor a supplementary invoice of what came since.
     const key = idempotencyHeader(c);
+    // spec: courier 2.6 rule 5: an invoice of this period issued so long ago that the account no
+    // longer keeps the period still makes the new one supplementary.
+    const invoiced = await c.get("env").db.selectFrom("invoices")
+      .select("currency").distinct()
+      .where("tenant", "=", businessPrincipalOf(c).business.id)
+      .where("client_id", "=", params.client)
+      .where("period", "=", body.period)
+      .execute();
     const r = await askAccount(c, params.client, {
       kind: "issue_invoice",
       period: body.period,
       by: principalName(businessPrincipalOf(c)),
+      invoiced_currencies: invoiced.map((i) => i.currency),
     }, key === null ? {} : entryAsk(`invoice:key:${key}`));
     const issued = asInvoices(r.reply);
     const first = issued.invoices[0]?.period;

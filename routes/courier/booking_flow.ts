@@ -12,6 +12,7 @@ import {
   type CourierClient,
   courierClientActor,
 } from "../../actors/courier_client.ts";
+import { balancesOf } from "../../actors/client_ledger.ts";
 import {
   type Calendar,
   calendarById,
@@ -240,7 +241,7 @@ export async function makeOffer(
         account: {
           settlement_mode: client.settings.settlement_mode,
           currency: client.settings.billing_currency,
-          available_minor: available(client.settings, client.money),
+          available_minor: available(client.settings, balancesOf(client)),
         },
       },
     }, { fresh: true }),

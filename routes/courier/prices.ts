@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import type { Context } from "hono";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
+import { balancesOf } from "../../actors/client_ledger.ts";
 import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/domain/settlement.ts";
@@ -277,7 +278,8 @@ export function priceRoutes(api: Api): void {
     const account = await callerClient(c);
     const s = account.settings;
     const cur = s.billing_currency;
-    const can = available(s, account.money);
+    const money = balancesOf(account);
+    const can = available(s, money);
     const ledger = accountView(account, c.get("env").clock.now());
     return ok(c, {
       client_id: account.id,
@@ -285,7 +287,7 @@ export function priceRoutes(api: Api): void {
       currency: cur,
       balance: decimal(account.money.prepaid_minor, cur),
       credit_limit: decimal(s.credit_limit_minor, cur),
-      credit_used: decimal(creditUsed(account.money), cur),
+      credit_used: decimal(creditUsed(money), cur),
       available: can === null ? null : decimal(can, cur),
       // spec: courier 2.6: what the posted entries add up to, duties apart, and the invoices.
       ledger_balance: ledger.balances.owed,

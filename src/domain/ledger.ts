@@ -19,7 +19,10 @@ export const COD_AWAITING_MAX = 80;
 export const OPEN_INVOICES_MAX = 24;
 /** Settled invoices kept in state besides the open ones; all of them are in Postgres. */
 export const INVOICES_RECENT_MAX = 24;
-/** Fully invoiced period totals kept (they tell a later invoice it is supplementary). */
+/**
+ * Fully invoiced period totals kept (they tell a later invoice it is supplementary); an older
+ * period's invoices are read from Postgres when it is invoiced again.
+ */
 export const PERIODS_KEPT_MAX = 24;
 /** Entry references, invoice ids and waybills: short, stable strings. */
 export const REFERENCE_CHARS_MAX = 80;

@@ -12,6 +12,11 @@ export interface AccountMoney {
   readonly prepaid_minor: number;
   /** Charged and not yet paid (credit mode): the credit in use. */
   readonly receivable_minor: number;
+  /**
+   * Duties paid on the client's behalf and not yet recovered (credit mode): kept apart from
+   * revenue (courier 2.6), yet owed like a charge, so credit in use too.
+   */
+  readonly recoverable_minor?: number;
 }
 
 export interface SettlementTerms {
@@ -32,15 +37,27 @@ export function available(terms: SettlementTerms, money: AccountMoney): number |
     case "prepaid":
       return Math.max(0, money.prepaid_minor);
     case "credit":
-      return Math.max(0, terms.credit_limit_minor - money.receivable_minor);
+      return Math.max(0, terms.credit_limit_minor - owedOnCredit(money));
     case "external":
       return null;
   }
 }
 
-/** The credit in use: what is charged and unpaid; credit on account (negative) uses none. */
-export function creditUsed(money: { readonly receivable_minor: number }): number {
-  return Math.max(0, money.receivable_minor);
+/**
+ * The credit in use: what is charged and unpaid, recoverable duties included; credit on account
+ * (negative) uses none.
+ */
+export function creditUsed(money: AccountMoney): number {
+  return Math.max(0, owedOnCredit(money));
+}
+
+/**
+ * What a credit account owes against its limit: charges less credit on account, and duties not
+ * yet recovered. Duties credited back past what was recovered (a credit note after payment) are
+ * the courier's to refund, never more credit to book with.
+ */
+function owedOnCredit(money: AccountMoney): number {
+  return money.receivable_minor + Math.max(0, money.recoverable_minor ?? 0);
 }
 
 export type ChargeCheck =

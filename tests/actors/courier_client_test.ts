@@ -230,9 +230,9 @@ Deno.test("client account: duties are recoverable, kept apart from the receivabl
     }).ok,
   );
   const b = accountBalances(a.client);
-  assert.equal(b.receivable_minor, 7_500, "duties are not revenue and use no credit");
+  assert.equal(b.receivable_minor, 7_500, "duties are not revenue");
   assert.equal(b.recoverable_minor, 20_000);
-  assert.equal(b.available_minor, 500_000 - 7_500);
+  assert.equal(b.available_minor, 500_000 - 27_500, "yet owed: they use credit");
   assert.equal(b.owed_minor, 27_500);
   assert.equal(a.entry("DUT-1").recoverable, true);
 });
@@ -1265,6 +1265,11 @@ for (const mode of ["credit", "prepaid", "external"] as const) {
             assert.ok(av === null || av >= 0);
             if (played?.command === "charge_booking" && played.answer.ok && mode === "credit") {
               assert.ok(c.money.receivable_minor <= c.settings.credit_limit_minor);
+              // Recoverable duties owed use the same credit.
+              assert.ok(
+                c.money.receivable_minor + Math.max(0, c.ledger.recoverable_minor) <=
+                  c.settings.credit_limit_minor,
+              );
             }
             if (played?.command === "charge_booking" && played.answer.ok && mode === "prepaid") {
               assert.ok(c.money.prepaid_minor >= 0);

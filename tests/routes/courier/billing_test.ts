@@ -4,6 +4,7 @@ import { courierClientActor, type CourierClientCommand } from "../../../actors/c
 import { entryAsk } from "../../../actors/client_ledger.ts";
 import { subjectOf } from "../../../src/bus/bus.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
+import { periodOf, PERIODS_KEPT_MAX } from "../../../src/domain/ledger.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   billingCsv,
@@ -435,6 +436,51 @@ Deno.test("billing: one invoice per currency; entries carry its id; a late entry
     assert.equal(stuck.body.code, "balance_not_settled");
   }));
 
+Deno.test("billing: a late entry in a period invoiced long ago goes on a supplementary, though the account let the period go", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const first = periodOf(t.clock.now());
+    // A conversion waits for its rate; the rest of the period is invoiced meanwhile.
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    await charge(t, courier, client, { reference: "M-0", amount_minor: 1_000 });
+    const issued = await invoice(t, courier, client, first);
+    assert.equal(issued.body.data.invoices[0].supplementary, false);
+    await act(t, courier, client, "payment", { amount: 10, currency: "BWP", reference: "P-0" });
+    // More invoiced periods than the account keeps (each paid, so none stays open).
+    for (let m = 1; m <= PERIODS_KEPT_MAX + 1; m++) {
+      t.clock.advanceBy(31 * DAY);
+      await charge(t, courier, client, { reference: `M-${m}`, amount_minor: 1_000 });
+      const r = await invoice(t, courier, client, periodOf(t.clock.now()));
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      await act(t, courier, client, "payment", {
+        amount: 10,
+        currency: "BWP",
+        reference: `P-${m}`,
+      });
+    }
+    await settle(t);
+    const resolved = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "CUS-ZA",
+      rate: "0.75",
+      source: "Bank of Botswana",
+    });
+    assert.equal(resolved.status, 201, JSON.stringify(resolved.body));
+    // spec: courier 2.6 rule 5: the period had its invoice: this one is supplementary.
+    const late = await invoice(t, courier, client, first);
+    assert.equal(late.status, 201, JSON.stringify(late.body));
+    assert.deepEqual(
+      late.body.data.invoices.map((i: { amount: number; supplementary: boolean }) => [
+        i.amount,
+        i.supplementary,
+      ]),
+      [[75, true]],
+    );
+  }));
+
 Deno.test("billing view: balances, credit use, ageing, statement, COD, conversions and invoices", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
@@ -478,7 +524,9 @@ Deno.test("billing view: balances, credit use, ageing, statement, COD, conversio
       unallocated_credit: 0,
       owed: 298.92,
     });
-    assert.deepEqual(v.credit, { limit: 5000, used: 98.92, available: 4901.08 });
+    // Duties apart from revenue, yet owed: credit in use like the charges (the open invoice has
+    // both).
+    assert.deepEqual(v.credit, { limit: 5000, used: 298.92, available: 4701.08 });
     assert.deepEqual(v.ageing, { current: 10, "1-30": 288.92, "31-60": 0, "61-90": 0, "90+": 0 });
     assert.deepEqual(
       v.cod_awaiting_remittance.map((
@@ -539,10 +587,45 @@ Deno.test("billing view: balances, credit use, ageing, statement, COD, conversio
     assert.equal(own.status, 200);
     assert.equal(own.body.data.ledger_balance, 298.92);
     assert.equal(own.body.data.recoverable_duties, 200);
-    assert.equal(own.body.data.credit_used, 98.92);
+    assert.equal(own.body.data.credit_used, 298.92);
     assert.deepEqual(own.body.data.invoices.map((i: { id: string }) => i.id), [
       issued.body.data.invoices[0].id,
     ]);
+  }));
+
+Deno.test("billing: recoverable duties use credit: a booking past the limit with them is refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { ...CREDIT, credit_limit: "250.00" });
+    await charge(t, courier, client, {
+      reference: "DUT-1",
+      entry_kind: "duties",
+      amount_minor: 20_000,
+      recoverable: true,
+      evidence_path: "s3://evidence/dut-1.pdf",
+      source_event: "customs.duties:crs_1",
+    });
+    const offer = await t.call("POST", "/client/prices", {
+      headers: clientKey(client),
+      body: DOMESTIC,
+    });
+    // spec: courier 2.2: what the account can cover, the duties it owes counted.
+    assert.equal(offer.body.data.account.available, 50);
+    const r = await t.call("POST", "/client/book", {
+      headers: clientKey(client),
+      body: {
+        prices_reference: offer.body.data.prices_reference,
+        service_level: "express", // 88.92
+        dangerous_goods_confirmed: false,
+      },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "insufficient_balance");
+    const own = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(own.body.data.credit_used, 200);
+    assert.equal(own.body.data.available, 50);
+    // Paid, the duties free the credit they used.
+    await act(t, courier, client, "payment", { amount: 200, currency: "BWP", reference: "P-1" });
+    assert.equal(await book(t, client) !== "", true);
   }));
 
 Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted reduces what is owed", () =>
