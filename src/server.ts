@@ -24,6 +24,7 @@ import { ScanCharges } from "./courier/scan_charges.ts";
 import { syncSubject } from "./db/sync.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import { DeferredWorks } from "./bus/deferred.ts";
+import { BookingCrossings } from "./courier/booking_crossings.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
@@ -97,6 +98,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   // Its charges stay due in the shipment, on the shipment's own timer: nothing to defer.
   const scanCharges = new ScanCharges({ runtime, bus: o.bus });
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus, deferral });
+  const bookingCrossings = new BookingCrossings({ runtime, bus: o.bus, deferral });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
   const pumpLoop = setInterval(() => {
@@ -155,6 +157,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await scanCharges.close();
       await alertRaiser.close();
       await clientWebhooks.close();
+      await bookingCrossings.close();
       await deferral.close();
       await runtime.close();
       await o.bus.flush();

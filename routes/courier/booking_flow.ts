@@ -302,8 +302,9 @@ export async function bookOffer(
   options: BookOfferOptions,
 ): Promise<Booked> {
   const booked = await bookOfferOnce(c, options);
-  // CONTRACT: a cross-border shipment gets one crossing at booking; a retry of the booking
-  // (already booked) opens it too, should a crash have come between the two.
+  // CONTRACT: a cross-border shipment gets one crossing at booking, open before the answer; should
+  // a crash come between the two, the shipment's own booking event opens it (BookingCrossings),
+  // and so does a retry of the booking (already booked).
   await openBookingCrossing(c.get("env").runtime, booked.shipment, options.by);
   return booked;
 }

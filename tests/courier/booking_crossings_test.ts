@@ -1,0 +1,61 @@
+/**
+ * The crossing of a cross-border booking (CONTRACT customs: one crossing at booking) is opened
+ * from the shipment's own `shipment_booked` event too: a booking whose process stopped between
+ * its shipment and its crossing still gets it, once, before any border stop.
+ */
+import assert from "node:assert/strict";
+import { customsCrossingActor } from "../../actors/customs_crossing.ts";
+import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
+import { bookingCrossingIdOf } from "../../src/courier/customs.ts";
+import { withTestEnv } from "../helpers/test_env.ts";
+import { bookWaybill, DOMESTIC, newClient, newCourier, topUp } from "../helpers/courier.ts";
+
+const CROSS_BORDER = { ...DOMESTIC, to_country: "ZA", recipient_address: "12 Long St, Rustenburg" };
+
+Deno.test("booking crossings: a shipment whose request stopped before its crossing gets it from its booking event, once", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "1000");
+    const tenant = courier.business.id;
+    const made = await bookWaybill(t, client, CROSS_BORDER);
+    const got = await t.env.runtime.ask(shipmentActor, tenant, made, { kind: "get" });
+    assert.ok(got.ok);
+    const booking = got.reply as Shipment;
+    // The same booking under other waybills, as the shipment's commit alone leaves it: the
+    // request (or the stalled-booking sweep) that made it stopped before opening the crossing.
+    const bookAlone = async (waybill: string, to_country: string) => {
+      const r = await t.env.runtime.ask(shipmentActor, tenant, waybill, {
+        kind: "book",
+        shipment: { ...booking, waybill, to_country, tracking_token_hash: `hash-${waybill}` },
+      });
+      assert.ok(r.ok, JSON.stringify(r));
+    };
+    await bookAlone(`${made}-B`, "ZA");
+    await bookAlone(`${made}-D`, "BW");
+    await t.settle();
+
+    const crossing = async (waybill: string) =>
+      await t.env.runtime.ask(
+        customsCrossingActor,
+        tenant,
+        bookingCrossingIdOf(tenant, waybill),
+        { kind: "get" },
+      );
+    const opened = await crossing(`${made}-B`);
+    assert.ok(opened.ok, JSON.stringify(opened));
+    const listed = await t.call("GET", `/business/shipments/${made}-B/customs`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(
+      listed.body.data.crossings.map((c: { id: string; country: string; to_country: string }) => [
+        c.id,
+        c.country,
+        c.to_country,
+      ]),
+      [[bookingCrossingIdOf(tenant, `${made}-B`), "BW", "ZA"]],
+      "one crossing, from booking",
+    );
+    assert.equal((await crossing(`${made}-D`)).ok, false, "a domestic shipment crosses nothing");
+  }));
