@@ -145,6 +145,9 @@ export const deferredWorkActor: ActorDefinition<
   },
   // The dispatcher reads the message from the snapshot of a `due` change.
   project: (state) => state,
-  // A shipment's change with its snapshot may outgrow one store value: split over several.
+  // A shipment's change carries its lifecycle twice (event and snapshot) and may outgrow one
+  // store value: the state is split over several, and the events, which would carry the message
+  // again in one value, are not logged (a `due` lost to a crash is due again by its timer).
   stateBytesMax: 400_000,
+  logEvents: false,
 };

@@ -12,6 +12,7 @@ import type { LoginThrottle } from "./http/login_throttle.ts";
 import type { OutboundDelivery } from "./outbound/deliver.ts";
 import type { BillingEvents } from "./outbound/billing_events.ts";
 import type { ClientWebhooks } from "./outbound/client_webhooks.ts";
+import type { BookingCrossings } from "./courier/booking_crossings.ts";
 import type { ScanCharges } from "./courier/scan_charges.ts";
 
 export type EnvironmentName = "live" | "sandbox";
@@ -38,6 +39,8 @@ export interface Environment {
   readonly scanCharges: ScanCharges;
   /** `shipment.<stage>` events to clients' webhooks (courier 6.2). */
   readonly clientWebhooks: ClientWebhooks;
+  /** The crossing of a cross-border booking, from its shipment's own event (CONTRACT customs). */
+  readonly bookingCrossings: BookingCrossings;
   /** Resolves once the query side holds every change committed before the call. */
   settle(): Promise<void>;
 }

@@ -98,8 +98,9 @@ export const BILLING_SWEEP_MS = 60_000;
 export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [50, 250, 1_000, 4_000];
 /**
  * Work a bus worker still failed after those retries, or that a shutdown stopped, is kept
- * (actors/deferred_work.ts) and tried again after these waits, then every 12 hours until done:
- * the webhook schedule of courier 8, for the same kind of failure lasting longer.
+ * (actors/deferred_work.ts) and tried again after these waits (the webhook schedule of courier
+ * 8), then every 12 hours until done: unlike a webhook nobody answers, this is work the service
+ * owes (an alert, an event, a crossing), so it is never given up; each failed try is logged.
  */
 export const DEFERRED_WORK_RETRY_MS: readonly number[] = [
   60_000,

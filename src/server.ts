@@ -136,6 +136,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     billingEvents,
     scanCharges,
     clientWebhooks,
+    bookingCrossings,
     settle,
   };
   return {

@@ -56,7 +56,8 @@ export class DeferredWorks implements Deferral {
   /**
    * Keeps `message` for `worker` to try again (the worker has reported its failure). Its own
    * commit is retried like any handler's work; a deferral that still fails is thrown (the bus
-   * logs it): the last resort, a store that takes no writes at all.
+   * logs it): the last resort, a store that takes no writes at all, or a message past the
+   * deferred state's bound (actors/deferred_work.ts, several times a shipment's).
    */
   async defer(worker: string, message: BusMessage, error: unknown): Promise<void> {
     const change = message.payload as Partial<ActorChange>;

@@ -96,6 +96,11 @@ export interface DeferredAs {
    * that must not be repeated late, such as noting a delivery due): the part that can fail.
    */
   readonly retry?: (message: BusMessage) => Promise<void>;
+  /**
+   * Whether the worker has anything to do with a message (a cheap look at its events): one a
+   * close leaves waiting is deferred only then. Absent: every such message is.
+   */
+  readonly wants?: (message: BusMessage) => boolean;
 }
 
 /**
@@ -123,7 +128,10 @@ export function subscribeKeyed(
         }
       },
       actorKeyOf,
-      (message) => by.defer(worker, message, new Error("stopped before it was handled")),
+      async (message) => {
+        if (deferred.wants && !deferred.wants(message)) return;
+        await by.defer(worker, message, new Error("stopped before it was handled"));
+      },
     );
   } else keyed = new KeyedHandler(run);
   const subscription = bus.subscribe(pattern, keyed.handle, { pipelined: true });

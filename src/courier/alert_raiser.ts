@@ -41,7 +41,13 @@ export class ShipmentAlertRaiser {
       options.bus,
       subjectPattern(options.runtime.env, "*", shipmentActor.type),
       (m) => this.#onChange(m),
-      options.deferral ? { by: options.deferral, worker: "alert_raiser" } : undefined,
+      options.deferral
+        ? {
+          by: options.deferral,
+          worker: "alert_raiser",
+          wants: (m) => alertsDue(m.payload as ActorChange).length > 0,
+        }
+        : undefined,
     );
   }
 
@@ -53,10 +59,7 @@ export class ShipmentAlertRaiser {
   async #onChange(message: BusMessage): Promise<void> {
     const change = message.payload as ActorChange;
     const failures: unknown[] = [];
-    for (const { event } of change.events) {
-      const e = event as { kind?: string; alert?: AlertDue };
-      if (e.kind !== "alert_due" || !e.alert) continue;
-      const due = e.alert;
+    for (const due of alertsDue(change)) {
       try {
         await retried(() =>
           raiseAlert(this.#o.runtime, change.tenant, {
@@ -80,4 +83,12 @@ export class ShipmentAlertRaiser {
     if (this.#o.onError) this.#o.onError(error, where);
     else console.error(`alert raiser: ${where}:`, error);
   }
+}
+
+/** The alerts a shipment's change calls for. */
+function alertsDue(change: ActorChange): AlertDue[] {
+  return change.events.flatMap(({ event }) => {
+    const e = event as { kind?: string; alert?: AlertDue };
+    return e.kind === "alert_due" && e.alert ? [e.alert] : [];
+  });
 }

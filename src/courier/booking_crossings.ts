@@ -10,7 +10,7 @@
  * (recovery markers), an opening that fails is tried again within the delivery
  * (src/bus/retry.ts), and one still failing is deferred (src/bus/deferred.ts).
  */
-import { shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
+import { type Shipment, shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
 import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import type { Deferral } from "../bus/deferred.ts";
@@ -39,7 +39,13 @@ export class BookingCrossings {
       options.bus,
       subjectPattern(options.runtime.env, "*", shipmentActor.type),
       (m) => this.#onChange(m),
-      options.deferral ? { by: options.deferral, worker: "booking_crossings" } : undefined,
+      options.deferral
+        ? {
+          by: options.deferral,
+          worker: "booking_crossings",
+          wants: (m) => crossingsOf(m.payload as ActorChange).length > 0,
+        }
+        : undefined,
     );
   }
 
@@ -50,19 +56,10 @@ export class BookingCrossings {
 
   async #onChange(message: BusMessage): Promise<void> {
     const change = message.payload as ActorChange;
-    if (change.type !== shipmentActor.type) return;
     const failures: unknown[] = [];
-    for (const { event } of change.events) {
-      const e = event as ShipmentEvent;
-      if (e.kind !== "shipment_booked" || e.shipment.from_country === e.shipment.to_country) {
-        continue;
-      }
-      const s = e.shipment;
+    for (const s of crossingsOf(change)) {
       try {
-        await retried(
-          () => openBookingCrossing(this.#o.runtime, s, s.booked_by),
-          this.#o.retry ?? HANDLER_RETRY,
-        );
+        await retried(() => this.#open(s), this.#o.retry ?? HANDLER_RETRY);
       } catch (error) {
         if (this.#o.onError) this.#o.onError(error, `crossing of ${s.waybill}`);
         else console.error(`booking crossings: crossing of ${s.waybill}:`, error);
@@ -71,4 +68,30 @@ export class BookingCrossings {
     }
     throwFailures(failures, `crossings of ${change.id}`);
   }
+
+  /**
+   * Opens the booking crossing unless the shipment has gone past where it is of use: presented
+   * at a border stop (which opened a crossing of its own when this one was missing) or closed. A
+   * try deferred for hours must not give it a second crossing (CONTRACT: one at booking).
+   */
+  async #open(booked: Shipment): Promise<void> {
+    const got = await this.#o.runtime.read(shipmentActor, booked.courier_id, booked.waybill, {
+      kind: "get",
+    });
+    if (!got.ok) throw new Error(`shipment ${booked.waybill}: ${got.code}: ${got.message}`);
+    const now = got.reply as Shipment;
+    if (now.closed_at !== null || now.trail.some((e) => e.event === "presented_to_customs")) return;
+    await openBookingCrossing(this.#o.runtime, booked, booked.booked_by);
+  }
+}
+
+/** The cross-border shipments a change books. */
+function crossingsOf(change: ActorChange): Shipment[] {
+  if (change.type !== shipmentActor.type) return [];
+  return change.events.flatMap(({ event }) => {
+    const e = event as ShipmentEvent;
+    return e.kind === "shipment_booked" && e.shipment.from_country !== e.shipment.to_country
+      ? [e.shipment]
+      : [];
+  });
 }

@@ -134,7 +134,13 @@ export class BillingEvents {
       options.bus,
       subjectPattern(env, "*", shipmentActor.type),
       (m) => this.#onShipment(m.payload),
-      options.deferral ? { by: options.deferral, worker: "billing_completions" } : undefined,
+      options.deferral
+        ? {
+          by: options.deferral,
+          worker: "billing_completions",
+          wants: (m) => completionsOf(m.payload as ActorChange).length > 0,
+        }
+        : undefined,
     );
   }
 
@@ -218,15 +224,12 @@ export class BillingEvents {
 
   async #onShipment(payload: unknown): Promise<void> {
     const change = payload as ActorChange;
-    const s = change.snapshot as ShipmentSnapshot | undefined;
-    if (change.type !== shipmentActor.type || !s) return;
+    const s = change.snapshot as ShipmentSnapshot;
     const failures: unknown[] = [];
-    for (const { event } of change.events) {
-      const e = event as { kind?: string; stage?: string; at?: number };
-      if (e.kind !== "stage_reached" || !(e.stage && e.stage in COMPLETION_EVENTS)) continue;
+    for (const at of completionsOf(change)) {
       try {
         await retried(
-          () => this.emitCompletion(change.tenant, s, e.at ?? s.closed_at ?? 0),
+          () => this.emitCompletion(change.tenant, s, at ?? s.closed_at ?? 0),
           this.#o.retry ?? HANDLER_RETRY,
         );
       } catch (error) {
@@ -521,6 +524,18 @@ export class BillingEvents {
     if (this.#o.onError) this.#o.onError(error, where);
     else console.error(`billing events: ${where}:`, error);
   }
+}
+
+/**
+ * The completions a shipment's change reports (courier 6.1), by when each was reached (absent
+ * on older events); none without the snapshot their events are made from.
+ */
+function completionsOf(change: ActorChange): (number | undefined)[] {
+  if (change.type !== shipmentActor.type || !change.snapshot) return [];
+  return change.events.flatMap(({ event }) => {
+    const e = event as { kind?: string; stage?: string; at?: number };
+    return e.kind === "stage_reached" && e.stage && e.stage in COMPLETION_EVENTS ? [e.at] : [];
+  });
 }
 
 /** A closed shipment as the completion sweep first reads it: without its snapshot. */

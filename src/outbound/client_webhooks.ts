@@ -53,7 +53,13 @@ export class ClientWebhooks {
       options.bus,
       subjectPattern(options.runtime.env, "*", shipmentActor.type),
       (m) => this.#onChange(m),
-      options.deferral ? { by: options.deferral, worker: "client_webhooks" } : undefined,
+      options.deferral
+        ? {
+          by: options.deferral,
+          worker: "client_webhooks",
+          wants: (m) => stagesOf(m.payload as ActorChange).length > 0,
+        }
+        : undefined,
     );
   }
 
@@ -101,23 +107,29 @@ export class ClientWebhooks {
 
   async #onChange(message: BusMessage): Promise<void> {
     const change = message.payload as ActorChange;
-    if (change.type !== shipmentActor.type) return;
-    const s = change.snapshot as ShipmentSnapshot | undefined;
-    if (!s) return;
     const failures: unknown[] = [];
-    for (const { event } of change.events) {
-      const stage = stageOf(event as ShipmentEvent, s);
-      if (stage === null) continue;
+    for (const stage of stagesOf(change)) {
       try {
         await retried(() => this.emit(change.tenant, stage), this.#o.retry ?? HANDLER_RETRY);
       } catch (error) {
-        if (this.#o.onError) this.#o.onError(error, `client webhook of ${s.waybill}`);
-        else console.error(`client webhook of ${s.waybill}:`, error);
+        if (this.#o.onError) this.#o.onError(error, `client webhook of ${stage.waybill}`);
+        else console.error(`client webhook of ${stage.waybill}:`, error);
         failures.push(error);
       }
     }
-    throwFailures(failures, `client webhooks of ${s.waybill}`);
+    throwFailures(failures, `client webhooks of ${change.id}`);
   }
+}
+
+/** The client-facing reports a shipment's change makes. */
+function stagesOf(change: ActorChange): ShipmentStage[] {
+  if (change.type !== shipmentActor.type) return [];
+  const s = change.snapshot as ShipmentSnapshot | undefined;
+  if (!s) return [];
+  return change.events.flatMap(({ event }) => {
+    const stage = stageOf(event as ShipmentEvent, s);
+    return stage === null ? [] : [stage];
+  });
 }
 
 /**

@@ -115,6 +115,13 @@ export class OutboundDelivery {
           by: options.deferral,
           worker: "outbound_alerts",
           retry: (m) => this.#raiseAlerts(m.payload as ActorChange),
+          wants: (m) => {
+            const change = m.payload as ActorChange;
+            return change.snapshot !== undefined && change.events.some(({ event }) => {
+              const kind = (event as { kind?: unknown }).kind;
+              return kind === "event_failed" || kind === "endpoint_missing";
+            });
+          },
         }
         : undefined,
     );

@@ -1,12 +1,15 @@
 /**
  * The crossing of a cross-border booking (CONTRACT customs: one crossing at booking) is opened
  * from the shipment's own `shipment_booked` event too: a booking whose process stopped between
- * its shipment and its crossing still gets it, once, before any border stop.
+ * its shipment and its crossing still gets it, once, before any border stop; a try that comes
+ * after a border stop opened a crossing of its own (deferred for hours) opens no second one.
  */
 import assert from "node:assert/strict";
 import { customsCrossingActor } from "../../actors/customs_crossing.ts";
 import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
-import { bookingCrossingIdOf } from "../../src/courier/customs.ts";
+import { bookingCrossingIdOf, openCrossing } from "../../src/courier/customs.ts";
+import { BookingCrossings } from "../../src/courier/booking_crossings.ts";
+import { type BusMessage, subjectPattern } from "../../src/bus/bus.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 import { bookWaybill, DOMESTIC, newClient, newCourier, topUp } from "../helpers/courier.ts";
 
@@ -58,4 +61,57 @@ Deno.test("booking crossings: a shipment whose request stopped before its crossi
       "one crossing, from booking",
     );
     assert.equal((await crossing(`${made}-D`)).ok, false, "a domestic shipment crosses nothing");
+  }));
+
+Deno.test("booking crossings: a late try after a border stop opened a crossing opens no second one", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "1000");
+    const tenant = courier.business.id;
+    const made = await bookWaybill(t, client, CROSS_BORDER);
+    const got = await t.env.runtime.ask(shipmentActor, tenant, made, { kind: "get" });
+    assert.ok(got.ok);
+    // The environment's own opener is down: the booking's crossing waits (a deferred try).
+    await t.env.bookingCrossings.close();
+    const booked: BusMessage[] = [];
+    const sub = t.env.bus.subscribe(
+      subjectPattern("live", "*", shipmentActor.type),
+      (m) => void booked.push(m),
+    );
+    const waybill = `${made}-LATE`;
+    const r = await t.env.runtime.ask(shipmentActor, tenant, waybill, {
+      kind: "book",
+      shipment: { ...(got.reply as Shipment), waybill, tracking_token_hash: "hash-late" },
+    });
+    assert.ok(r.ok);
+    await t.env.bus.flush();
+    sub.unsubscribe();
+    // The first border stop comes first: a crossing of its own.
+    const atStop = await openCrossing(t.env.runtime, tenant, {
+      waybill,
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Tlokweng",
+      run_id: "run_test",
+      stop_id: "stop_tlokweng",
+      by: "driver:test",
+    });
+    // Then the booking's crossing is tried at last.
+    const late = new BookingCrossings({ runtime: t.env.runtime, bus: t.env.bus });
+    try {
+      const message = booked.find((m) => m.subject.endsWith(waybill))!;
+      await t.env.bus.publish(message.subject, message.payload);
+      await t.settle();
+    } finally {
+      await late.close();
+    }
+    const listed = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(
+      listed.body.data.crossings.map((c: { id: string }) => c.id),
+      [atStop],
+      "one crossing: the border stop's",
+    );
   }));
