@@ -41,7 +41,7 @@ import {
   TEXT_CHARS_MAX,
   UNRESOLVED_FX_MAX,
 } from "../src/domain/ledger.ts";
-import { formatMinor } from "../src/domain/money.ts";
+import { AMOUNT_MINOR_MAX, formatMinor } from "../src/domain/money.ts";
 import { available, type SettlementMode } from "../src/domain/settlement.ts";
 import type { CourierClient } from "./courier_client.ts";
 
@@ -228,6 +228,31 @@ export function balancesOf(c: CourierClient): Balances {
     receivable_minor: c.money.receivable_minor,
     recoverable_minor: c.ledger.recoverable_minor,
   };
+}
+
+/**
+ * The first of an account's balances past AMOUNT_MINOR_MAX (the most an answer states exactly),
+ * or null. Each amount is bounded when it is read; their sums are checked here, so that a command
+ * that would take a balance there is refused whole, never kept rounded (courier 2.2, 9.4).
+ */
+export function balanceOutOfRange(c: CourierClient): string | null {
+  const b = balancesOf(c);
+  const named: [string, number][] = [
+    ["the prepaid balance", b.prepaid_minor],
+    ["the receivable", b.receivable_minor],
+    ["the recoverable duties", b.recoverable_minor],
+    ["what the client owes", owedMinor(b)],
+    ...Object.entries(c.ledger.unallocated).map(([cur, v]): [string, number] => [
+      `the credit on account in ${cur}`,
+      v,
+    ]),
+    ...Object.entries(c.ledger.periods).map(([key, p]): [string, number] => [
+      `the uninvoiced total of ${key.replace("|", " in ")}`,
+      p.uninvoiced_minor,
+    ]),
+  ];
+  const over = named.find(([, v]) => !Number.isSafeInteger(v) || Math.abs(v) > AMOUNT_MINOR_MAX);
+  return over ? over[0] : null;
 }
 
 export function accountBalances(c: CourierClient): AccountBalances {

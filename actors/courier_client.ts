@@ -14,7 +14,7 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import { constantTimeEqual } from "../src/domain/secrets.ts";
-import { decimal } from "../src/domain/money.ts";
+import { AMOUNT_MINOR_MAX, decimal, formatMinor } from "../src/domain/money.ts";
 import { type AccountMoney, applyCharge, checkCharge, NO_MONEY } from "../src/domain/settlement.ts";
 import {
   bookEntry,
@@ -27,6 +27,7 @@ import {
 import {
   type AccountBalances,
   accountBalances,
+  balanceOutOfRange,
   balancesOf,
   decideLedger,
   evolveLedger,
@@ -275,6 +276,9 @@ function decide(
       }));
     }
     case "top_up":
+      if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
+        return reject("invalid_amount", "a top-up must be above zero");
+      }
       if (state.settings.settlement_mode !== "prepaid") {
         return reject(
           "not_prepaid",
@@ -299,14 +303,17 @@ function decide(
           source_event: `top_up:${command.reference}`,
           created_at: ctx.now,
         });
-        return ok([{
-          kind: "topped_up",
-          amount_minor: command.amount_minor,
-          currency: command.currency,
-          reference: command.reference,
-          by: command.by,
-          entry,
-        }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) }));
+        return withinRange(
+          state,
+          ok([{
+            kind: "topped_up",
+            amount_minor: command.amount_minor,
+            currency: command.currency,
+            reference: command.reference,
+            by: command.by,
+            entry,
+          }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) })),
+        );
       }
     case "rotate_api_key":
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
@@ -369,10 +376,28 @@ function decide(
     case "cod_collected":
     case "cod_remitted":
     case "issue_invoice":
-      return decideLedger(state, command, ctx);
+      return withinRange(state, decideLedger(state, command, ctx));
     default:
       return unreachable(command);
   }
+}
+
+/**
+ * Refuses a money decision that would take a balance past what an answer states exactly
+ * (balanceOutOfRange): top-ups, payments, notes and later charges add up without end, each one
+ * bounded. A booking needs no check: it spends a bounded balance or stays within a bounded limit.
+ */
+function withinRange(
+  state: CourierClient,
+  d: Decision<CourierClientState, CourierClientEvent, CourierClientReply>,
+): Decision<CourierClientState, CourierClientEvent, CourierClientReply> {
+  if (!d.ok || d.events.length === 0) return d;
+  const next = d.events.reduce(evolve, state as CourierClientState);
+  const over = next === null ? null : balanceOutOfRange(next);
+  // An account already out of range (kept before the bound) may still be brought back into it.
+  if (over === null || balanceOutOfRange(state) !== null) return d;
+  const most = formatMinor(AMOUNT_MINOR_MAX, state.settings.billing_currency);
+  return reject("amount_too_large", `${over} would pass ${most}: nothing was booked`);
 }
 
 function changeSettings(

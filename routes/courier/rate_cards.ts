@@ -212,16 +212,16 @@ function amountOf(
   errors: FieldError[],
 ): number | null {
   const minor = toMinor(value, currency);
-  if (!minor.ok) {
+  if (!minor.ok && !minor.too_large) {
     errors.push({ path, message: minor.message });
     return null;
   }
-  if (minor.minor < 0) {
+  if (minor.ok && minor.minor < 0) {
     errors.push({ path, message: `must not be negative: ${value}` });
     return null;
   }
   // Bounded so that every price on the card can be worked out exactly (courier 2.2 rule 1).
-  if (minor.minor > RATE_CARD_AMOUNT_MINOR_MAX) {
+  if (!minor.ok || minor.minor > RATE_CARD_AMOUNT_MINOR_MAX) {
     const most = formatMinor(RATE_CARD_AMOUNT_MINOR_MAX, currency);
     errors.push({ path, message: `at most ${most} ${currency}: ${value}` });
     return null;

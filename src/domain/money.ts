@@ -37,7 +37,16 @@ export function exponentOf(currency: string): number {
 
 export type ParsedAmount =
   | { readonly ok: true; readonly minor: number }
-  | { readonly ok: false; readonly message: string };
+  /** `too_large`: a well-formed amount past AMOUNT_MINOR_MAX (a caller may name its own bound). */
+  | { readonly ok: false; readonly message: string; readonly too_large?: true };
+
+/**
+ * The largest amount, in minor units, the service takes, keeps or answers: 15 digits, the most a
+ * JSON number states exactly (spec: courier 2.2, 9.4: amounts are decimals; with 16 digits
+ * 89999999999979.99 is read back as 89999999999979.98). Prices, billing amounts and every
+ * balance they add up to stay within it; past it a request is refused, never rounded.
+ */
+export const AMOUNT_MINOR_MAX = 999_999_999_999_999;
 
 /** Parses `12.5`, `"12.50"` or `-3` into minor units without floating-point arithmetic. */
 export function toMinor(amount: number | string, currency: string): ParsedAmount {
@@ -51,7 +60,13 @@ export function toMinor(amount: number | string, currency: string): ParsedAmount
   }
   const digits = `${m[2]}${fraction.padEnd(exp, "0")}`;
   const minor = Number(digits);
-  if (!Number.isSafeInteger(minor)) return { ok: false, message: `amount too large: ${text}` };
+  if (!Number.isSafeInteger(minor) || minor > AMOUNT_MINOR_MAX) {
+    return {
+      ok: false,
+      message: `amount too large: ${text} (at most ${formatMinor(AMOUNT_MINOR_MAX, currency)})`,
+      too_large: true,
+    };
+  }
   return { ok: true, minor: m[1] && minor !== 0 ? -minor : minor };
 }
 

@@ -4,7 +4,14 @@
  * percentage or division goes through `mulDiv`/`percentOf`, the one place money is rounded.
  */
 
-import { AmountOutOfRange, formatMinor, mulDiv, percentOf, sumMinor } from "./money.ts";
+import {
+  AMOUNT_MINOR_MAX,
+  AmountOutOfRange,
+  formatMinor,
+  mulDiv,
+  percentOf,
+  sumMinor,
+} from "./money.ts";
 import type { Corridor, RateCardTerms } from "./rate_card.ts";
 
 export interface ParcelInput {
@@ -59,11 +66,10 @@ const GRAMS_PER_KG = 1000;
 const BP_WHOLE = 10_000;
 
 /**
- * The largest amount a price line, its tax or its total may be, in minor units: 15 digits, the
- * most a JSON number states exactly (spec: courier 2.2, 9.4: amounts are decimals; with 16 digits
- * 89999999999979.99 is read back as 89999999999979.98). A larger price is refused, not rounded.
+ * The largest amount a price line, its tax or its total may be, in minor units (money.ts
+ * AMOUNT_MINOR_MAX). A larger price is refused, not rounded.
  */
-export const PRICE_MINOR_MAX = 999_999_999_999_999;
+export const PRICE_MINOR_MAX = AMOUNT_MINOR_MAX;
 
 /** The request field a price that cannot be worked out exactly is refused on. */
 export type PricedField = "parcels" | "declared_value";

@@ -628,6 +628,39 @@ Deno.test("billing: recoverable duties use credit: a booking past the limit with
     assert.equal(await book(t, client) !== "", true);
   }));
 
+Deno.test("billing: amounts and balances stay within what an answer states exactly; past it, refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { settlement_mode: "prepaid" });
+    const topUp = (amount: string, reference: string) =>
+      act(t, courier, client, "top-up", { amount, currency: "BWP", reference });
+    // 16 digits: a JSON number would read 89999999999979.99 back as 89999999999979.98.
+    const big = await topUp("89999999999979.99", "BIG-1");
+    assert.equal(big.status, 422, JSON.stringify(big.body));
+    assert.equal(big.body.code, "validation_failed");
+    assert.match(big.body.message, /amount: amount too large/);
+    // Each amount within the bound, their sum past it: the one that would pass is refused whole.
+    const most = await topUp("9999999999999.99", "MOST");
+    assert.equal(most.status, 201, JSON.stringify(most.body));
+    assert.equal(most.body.data.balance, 9999999999999.99);
+    const past = await topUp("0.01", "PAST");
+    assert.equal(past.status, 422, JSON.stringify(past.body));
+    assert.equal(past.body.code, "amount_too_large");
+    assert.match(past.body.message, /prepaid balance would pass 9999999999999\.99/);
+    const v = await view(t, courier, client);
+    assert.equal(v.balances.prepaid, 9999999999999.99, "nothing booked");
+    await settle(t);
+    assert.deepEqual((await rows(t, client)).map((r) => r.reference), ["MOST"]);
+
+    // Payments ahead of invoices add up as credit on account: bounded the same way.
+    const credit = await newClient(t, courier, CREDIT);
+    const pay = (amount: string, reference: string) =>
+      act(t, courier, credit, "payment", { amount, currency: "BWP", reference });
+    assert.equal((await pay("9999999999999.99", "P-MOST")).status, 201);
+    const over = await pay("0.01", "P-PAST");
+    assert.equal(over.status, 422, JSON.stringify(over.body));
+    assert.equal(over.body.code, "amount_too_large");
+  }));
+
 Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted reduces what is owed", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
