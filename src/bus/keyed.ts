@@ -6,6 +6,7 @@
  */
 import type { ActorChange, Bus, BusMessage } from "./bus.ts";
 import type { Deferral } from "./deferred.ts";
+import { eachRetried, type RetryPolicy } from "./retry.ts";
 
 /** Messages handled at once: enough to share group commits and batched lookups, bounded. */
 const IN_FLIGHT_MAX = 256;
@@ -141,4 +142,50 @@ export function subscribeKeyed(
       await keyed.close();
     },
   };
+}
+
+/** A worker over the units of work each change of its pattern calls for (subscribeUnits). */
+export interface UnitWorker<T> {
+  readonly bus: Bus;
+  readonly pattern: string;
+  /** Its name, stable across versions: deferred work waits under it. */
+  readonly worker: string;
+  /** What one change calls for (an alert, an event, a crossing); a cheap look at its events. */
+  readonly unitsOf: (change: ActorChange) => readonly T[];
+  readonly work: (unit: T, change: ActorChange) => Promise<unknown>;
+  /** Where a unit still failing after its retries is reported. */
+  readonly report: (error: unknown, unit: T, change: ActorChange) => void;
+  readonly retry?: RetryPolicy | undefined;
+  /** Where a message whose units still fail is kept to be tried again; absent: reported only. */
+  readonly deferral?: Deferral | undefined;
+}
+
+/**
+ * Subscribes a worker keyed (subscribeKeyed): each unit of a change is retried and reported
+ * (eachRetried), and with a deferral a change whose units still fail, or that a close leaves
+ * waiting with units to do, is deferred under the worker's name.
+ */
+export function subscribeUnits<T>(w: UnitWorker<T>): KeyedSubscription {
+  const run = (m: BusMessage) => {
+    const change = m.payload as ActorChange;
+    return eachRetried(
+      w.unitsOf(change),
+      (unit) => w.work(unit, change),
+      (error, unit) => w.report(error, unit, change),
+      `${w.worker} units of ${change.id}`,
+      w.retry,
+    );
+  };
+  return subscribeKeyed(
+    w.bus,
+    w.pattern,
+    run,
+    w.deferral
+      ? {
+        by: w.deferral,
+        worker: w.worker,
+        wants: (m) => w.unitsOf(m.payload as ActorChange).length > 0,
+      }
+      : undefined,
+  );
 }

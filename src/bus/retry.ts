@@ -61,3 +61,28 @@ export function throwFailures(failures: readonly unknown[], what: string): void 
   if (failures.length === 1) throw failures[0];
   if (failures.length > 1) throw new AggregateError(failures, `${failures.length} ${what} failed`);
 }
+
+/**
+ * The loop of a worker the bus feeds, over the units of work one message calls for (an alert,
+ * an event, a crossing): each is retried (`retried`), each failure reported as it happens, and
+ * all of them thrown once every unit was tried (`throwFailures`), so one failure never keeps the
+ * others from being done.
+ */
+export async function eachRetried<T>(
+  units: readonly T[],
+  work: (unit: T) => Promise<unknown>,
+  report: (error: unknown, unit: T) => void,
+  what: string,
+  policy: RetryPolicy = HANDLER_RETRY,
+): Promise<void> {
+  const failures: unknown[] = [];
+  for (const unit of units) {
+    try {
+      await retried(() => work(unit), policy);
+    } catch (error) {
+      report(error, unit);
+      failures.push(error);
+    }
+  }
+  throwFailures(failures, what);
+}

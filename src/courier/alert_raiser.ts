@@ -11,10 +11,10 @@
  */
 import type { AlertDue } from "../../actors/shipment.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
+import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import { type KeyedSubscription, subscribeUnits } from "../bus/keyed.ts";
+import type { RetryPolicy } from "../bus/retry.ts";
 import type { Deferral } from "../bus/deferred.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
@@ -37,46 +37,30 @@ export class ShipmentAlertRaiser {
 
   constructor(options: ShipmentAlertRaiserOptions) {
     this.#o = options;
-    this.#changes = subscribeKeyed(
-      options.bus,
-      subjectPattern(options.runtime.env, "*", shipmentActor.type),
-      (m) => this.#onChange(m),
-      options.deferral
-        ? {
-          by: options.deferral,
-          worker: "alert_raiser",
-          wants: (m) => alertsDue(m.payload as ActorChange).length > 0,
-        }
-        : undefined,
-    );
+    this.#changes = subscribeUnits({
+      bus: options.bus,
+      pattern: subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      worker: "alert_raiser",
+      unitsOf: alertsDue,
+      work: (due, change) =>
+        raiseAlert(options.runtime, change.tenant, {
+          kind: due.kind,
+          condition_key: due.condition_key,
+          owner: due.owner,
+          subject: { type: "shipment", id: change.id },
+          waybill: change.id,
+          message: due.message,
+          detail: due.detail,
+        }),
+      report: (error, due, change) => this.#error(error, `${due.kind} of ${change.id}`),
+      retry: options.retry,
+      deferral: options.deferral,
+    });
   }
 
   /** Stops taking changes and waits for the raises under way (retries included). */
   async close(): Promise<void> {
     await this.#changes.close();
-  }
-
-  async #onChange(message: BusMessage): Promise<void> {
-    const change = message.payload as ActorChange;
-    const failures: unknown[] = [];
-    for (const due of alertsDue(change)) {
-      try {
-        await retried(() =>
-          raiseAlert(this.#o.runtime, change.tenant, {
-            kind: due.kind,
-            condition_key: due.condition_key,
-            owner: due.owner,
-            subject: { type: "shipment", id: change.id },
-            waybill: change.id,
-            message: due.message,
-            detail: due.detail,
-          }), this.#o.retry ?? HANDLER_RETRY);
-      } catch (error) {
-        this.#error(error, `${due.kind} of ${change.id}`);
-        failures.push(error);
-      }
-    }
-    throwFailures(failures, `alerts of ${change.id}`);
   }
 
   #error(error: unknown, where: string): void {

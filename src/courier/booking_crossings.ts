@@ -11,11 +11,11 @@
  * (src/bus/retry.ts), and one still failing is deferred (src/bus/deferred.ts).
  */
 import { type Shipment, shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
+import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import type { Deferral } from "../bus/deferred.ts";
-import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import { type KeyedSubscription, subscribeUnits } from "../bus/keyed.ts";
+import type { RetryPolicy } from "../bus/retry.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { openBookingCrossing } from "./customs.ts";
 
@@ -35,38 +35,24 @@ export class BookingCrossings {
 
   constructor(options: BookingCrossingsOptions) {
     this.#o = options;
-    this.#changes = subscribeKeyed(
-      options.bus,
-      subjectPattern(options.runtime.env, "*", shipmentActor.type),
-      (m) => this.#onChange(m),
-      options.deferral
-        ? {
-          by: options.deferral,
-          worker: "booking_crossings",
-          wants: (m) => crossingsOf(m.payload as ActorChange).length > 0,
-        }
-        : undefined,
-    );
+    this.#changes = subscribeUnits({
+      bus: options.bus,
+      pattern: subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      worker: "booking_crossings",
+      unitsOf: crossingsOf,
+      work: (s) => this.#open(s),
+      report: (error, s) => {
+        if (options.onError) options.onError(error, `crossing of ${s.waybill}`);
+        else console.error(`booking crossings: crossing of ${s.waybill}:`, error);
+      },
+      retry: options.retry,
+      deferral: options.deferral,
+    });
   }
 
   /** Stops taking changes and waits for the openings under way. */
   async close(): Promise<void> {
     await this.#changes.close();
-  }
-
-  async #onChange(message: BusMessage): Promise<void> {
-    const change = message.payload as ActorChange;
-    const failures: unknown[] = [];
-    for (const s of crossingsOf(change)) {
-      try {
-        await retried(() => this.#open(s), this.#o.retry ?? HANDLER_RETRY);
-      } catch (error) {
-        if (this.#o.onError) this.#o.onError(error, `crossing of ${s.waybill}`);
-        else console.error(`booking crossings: crossing of ${s.waybill}:`, error);
-        failures.push(error);
-      }
-    }
-    throwFailures(failures, `crossings of ${change.id}`);
   }
 
   /**

@@ -40,8 +40,8 @@ import type { ShipmentSnapshot } from "../domain/operations_row.ts";
 import { entryOf, type LedgerEntry } from "../domain/ledger.ts";
 import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import { type KeyedSubscription, subscribeKeyed, subscribeUnits } from "../bus/keyed.ts";
+import { HANDLER_RETRY, retried, type RetryPolicy } from "../bus/retry.ts";
 import type { Deferral } from "../bus/deferred.ts";
 import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
@@ -130,18 +130,19 @@ export class BillingEvents {
     );
     // Shipments side by side, one shipment's changes in order: a completion being retried holds
     // up only its own shipment.
-    this.#completions = subscribeKeyed(
-      options.bus,
-      subjectPattern(env, "*", shipmentActor.type),
-      (m) => this.#onShipment(m.payload),
-      options.deferral
-        ? {
-          by: options.deferral,
-          worker: "billing_completions",
-          wants: (m) => completionsOf(m.payload as ActorChange).length > 0,
-        }
-        : undefined,
-    );
+    this.#completions = subscribeUnits({
+      bus: options.bus,
+      pattern: subjectPattern(env, "*", shipmentActor.type),
+      worker: "billing_completions",
+      unitsOf: completionsOf,
+      work: (at, change) => {
+        const s = change.snapshot as ShipmentSnapshot;
+        return this.emitCompletion(change.tenant, s, at ?? s.closed_at ?? 0);
+      },
+      report: (error, _at, change) => this.#error(error, `completion event of ${change.id}`),
+      retry: options.retry,
+      deferral: options.deferral,
+    });
   }
 
   /** Stops taking changes and waits for the events being made (retries included). */
@@ -220,24 +221,6 @@ export class BillingEvents {
       })),
     });
     await this.#create(tenant, s.client_id, null, eventId, eventType, body);
-  }
-
-  async #onShipment(payload: unknown): Promise<void> {
-    const change = payload as ActorChange;
-    const s = change.snapshot as ShipmentSnapshot;
-    const failures: unknown[] = [];
-    for (const at of completionsOf(change)) {
-      try {
-        await retried(
-          () => this.emitCompletion(change.tenant, s, at ?? s.closed_at ?? 0),
-          this.#o.retry ?? HANDLER_RETRY,
-        );
-      } catch (error) {
-        this.#error(error, `completion event of ${change.id}`);
-        failures.push(error);
-      }
-    }
-    throwFailures(failures, `completion events of ${change.id}`);
   }
 
   /**

@@ -12,10 +12,10 @@
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
 import { shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
-import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
+import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
-import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import { type KeyedSubscription, subscribeUnits } from "../bus/keyed.ts";
+import type { RetryPolicy } from "../bus/retry.ts";
 import type { Deferral } from "../bus/deferred.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../domain/billing_events.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
@@ -49,18 +49,19 @@ export class ClientWebhooks {
 
   constructor(options: ClientWebhooksOptions) {
     this.#o = options;
-    this.#changes = subscribeKeyed(
-      options.bus,
-      subjectPattern(options.runtime.env, "*", shipmentActor.type),
-      (m) => this.#onChange(m),
-      options.deferral
-        ? {
-          by: options.deferral,
-          worker: "client_webhooks",
-          wants: (m) => stagesOf(m.payload as ActorChange).length > 0,
-        }
-        : undefined,
-    );
+    this.#changes = subscribeUnits({
+      bus: options.bus,
+      pattern: subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      worker: "client_webhooks",
+      unitsOf: stagesOf,
+      work: (stage, change) => this.emit(change.tenant, stage),
+      report: (error, stage) => {
+        if (options.onError) options.onError(error, `client webhook of ${stage.waybill}`);
+        else console.error(`client webhook of ${stage.waybill}:`, error);
+      },
+      retry: options.retry,
+      deferral: options.deferral,
+    });
   }
 
   /** Stops taking changes and waits for the events being made (retries included). */
@@ -103,21 +104,6 @@ export class ClientWebhooks {
       throw new Error(`client webhook ${eventId}: ${created.code}: ${created.message}`);
     }
     return eventId;
-  }
-
-  async #onChange(message: BusMessage): Promise<void> {
-    const change = message.payload as ActorChange;
-    const failures: unknown[] = [];
-    for (const stage of stagesOf(change)) {
-      try {
-        await retried(() => this.emit(change.tenant, stage), this.#o.retry ?? HANDLER_RETRY);
-      } catch (error) {
-        if (this.#o.onError) this.#o.onError(error, `client webhook of ${stage.waybill}`);
-        else console.error(`client webhook of ${stage.waybill}:`, error);
-        failures.push(error);
-      }
-    }
-    throwFailures(failures, `client webhooks of ${change.id}`);
   }
 }
 
