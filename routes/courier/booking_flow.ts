@@ -69,7 +69,7 @@ import {
   STALLED_BOOKINGS_PER_SWEEP,
   SWEEP_DEEP_EVERY_MS,
 } from "../../src/limits.ts";
-import { SweepRounds } from "../../src/db/sweep_rounds.ts";
+import { SweepRounds, sweepRows } from "../../src/db/sweep_rounds.ts";
 import type { ActorRuntime } from "../../src/runtime/runtime.ts";
 import { ask, read } from "../ask.ts";
 
@@ -544,24 +544,12 @@ export function completeStalledBookings(env: Environment, now: number): Promise<
       .orderBy("le.shipment")
       .limit(STALLED_BOOKINGS_PER_SWEEP)
       .execute();
-    let completed = 0;
-    const failedAt: number[] = [];
-    for (const row of rows) {
-      const waybill = row.shipment!;
-      try {
-        if (await completeStalledBooking(runtime, row.tenant, row.client_id, waybill)) completed++;
-      } catch (e) {
-        failedAt.push(row.created_at.getTime());
-        console.error(`completing the stalled booking ${waybill}:`, e);
-      }
-    }
-    const last = rows.at(-1);
-    return {
-      read: rows.length,
-      last: last ? { at: last.created_at.getTime(), key: last.shipment! } : null,
-      done: completed,
-      failedAt,
-    };
+    return await sweepRows(
+      rows,
+      (row) => ({ at: row.created_at.getTime(), key: row.shipment! }),
+      (row) => completeStalledBooking(runtime, row.tenant, row.client_id, row.shipment!),
+      (e, row) => console.error(`completing the stalled booking ${row.shipment}:`, e),
+    );
   });
 }
 

@@ -13,9 +13,9 @@
  * key's later messages, never another key's nor another subscription's.
  *
  * Bounded (HANDLER_RETRY_DELAYS_MS): a lasting failure must not hold a flush, and so every
- * recovery marker, for ever. What still fails is thrown for the caller to report and to throw
- * on (throwFailures), and the worker's subscription defers the message (src/bus/deferred.ts):
- * kept and tried again on a durable schedule.
+ * recovery marker, for ever. What still fails is reported and thrown (eachRetried), and the
+ * worker's subscription defers the message (src/bus/deferred.ts): kept and tried again on a
+ * durable schedule.
  */
 import { HANDLER_RETRY_DELAYS_MS } from "../limits.ts";
 
@@ -54,19 +54,10 @@ export async function retried<T>(
 }
 
 /**
- * Throws the failures of the units of one message's work (each already reported), once every
- * unit was tried: the message's subscription then defers it (src/bus/deferred.ts).
- */
-export function throwFailures(failures: readonly unknown[], what: string): void {
-  if (failures.length === 1) throw failures[0];
-  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} ${what} failed`);
-}
-
-/**
  * The loop of a worker the bus feeds, over the units of work one message calls for (an alert,
  * an event, a crossing): each is retried (`retried`), each failure reported as it happens, and
- * all of them thrown once every unit was tried (`throwFailures`), so one failure never keeps the
- * others from being done.
+ * all of them thrown once every unit was tried, so one failure never keeps the others from being
+ * done; the message's subscription then defers it (src/bus/deferred.ts).
  */
 export async function eachRetried<T>(
   units: readonly T[],
@@ -84,5 +75,6 @@ export async function eachRetried<T>(
       failures.push(error);
     }
   }
-  throwFailures(failures, what);
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} ${what} failed`);
 }

@@ -114,3 +114,28 @@ export class SweepRounds<K> {
     return done;
   }
 }
+
+/**
+ * Handles a page's rows in order, each on its own (`handle` answers whether it made something):
+ * one that throws is reported and its time kept for the next round, and never keeps the rows
+ * after it from being handled. Answers the page as a pass counts it.
+ */
+export async function sweepRows<R, K>(
+  rows: readonly R[],
+  cursorOf: (row: R) => SweepCursor<K>,
+  handle: (row: R) => Promise<boolean>,
+  report: (error: unknown, row: R) => void,
+): Promise<SweptPage<K>> {
+  let done = 0;
+  const failedAt: number[] = [];
+  for (const row of rows) {
+    try {
+      if (await handle(row)) done++;
+    } catch (error) {
+      failedAt.push(cursorOf(row).at);
+      report(error, row);
+    }
+  }
+  const last = rows.at(-1);
+  return { read: rows.length, last: last === undefined ? null : cursorOf(last), done, failedAt };
+}

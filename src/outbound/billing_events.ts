@@ -47,7 +47,7 @@ import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
-import { SweepRounds, type SweepWindow, type SweptPage } from "../db/sweep_rounds.ts";
+import { SweepRounds, sweepRows, type SweepWindow, type SweptPage } from "../db/sweep_rounds.ts";
 import {
   CHARGE_SWEEP_LOOKBACK_MS,
   CHARGE_SWEEP_PAGE_MAX,
@@ -288,36 +288,20 @@ export class BillingEvents {
       .limit(CHARGE_SWEEP_PAGE_MAX)
       .execute();
     const clients = new Map<string, BilledClient | null>();
-    const failedAt: number[] = [];
-    let sent = 0;
-    for (const row of rows) {
-      // One entry that fails (its client unreadable for now) is tried again next round: it never
-      // keeps the entries after it from being sent.
-      try {
+    // One entry that fails (its client unreadable for now) is tried again next round.
+    return await sweepRows(
+      rows,
+      (row) => ({ at: row.created_at.getTime(), key: row.event_id! }),
+      async (row) => {
         const key = `${row.tenant}/${row.client_id}`;
         if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
         const client = clients.get(key);
-        if (!client) continue;
-        await this.emitCharge(
-          row.tenant,
-          client,
-          entryOfRow(row),
-          undefined,
-          row.event_id ?? undefined,
-        );
-        sent++;
-      } catch (error) {
-        failedAt.push(row.created_at.getTime());
-        this.#error(error, `billing event of ${row.reference} (sweep)`);
-      }
-    }
-    const last = rows.at(-1);
-    return {
-      read: rows.length,
-      last: last ? { at: last.created_at.getTime(), key: last.event_id! } : null,
-      done: sent,
-      failedAt,
-    };
+        if (!client) return false;
+        await this.emitCharge(row.tenant, client, entryOfRow(row), undefined, row.event_id!);
+        return true;
+      },
+      (error, row) => this.#error(error, `billing event of ${row.reference} (sweep)`),
+    );
   }
 
   /**
@@ -332,58 +316,23 @@ export class BillingEvents {
   sweepCompletions(db: Kysely<Database>, now: number): Promise<number> {
     return this.#completionRounds.pass(now, async (window) => {
       const page = await completedShipments(db, window);
-      const { made, failedAt } = await this.#completeMissing(db, page);
+      const swept = await sweepRows(
+        await missingCompletions(db, page),
+        (row) => ({ at: row.data.closed_at ?? 0, key: row.id }),
+        async (row) => {
+          await this.emitCompletion(row.tenant, row.data, row.data.closed_at ?? 0);
+          return true;
+        },
+        (error, row) => this.#error(error, `completion event of ${row.id} (sweep)`),
+      );
+      // The round goes on after the page it read, not after the few it made events for.
       const last = page.at(-1);
       return {
+        ...swept,
         read: page.length,
         last: last ? { at: last.closed_at, key: last.id } : null,
-        done: made,
-        failedAt,
       };
     });
-  }
-
-  /**
-   * Makes the completion events of `page` that the query side does not hold; answers how many,
-   * and the closing times of those that failed.
-   */
-  async #completeMissing(
-    db: Kysely<Database>,
-    page: readonly ClosedShipment[],
-  ): Promise<{ made: number; failedAt: number[] }> {
-    const none = { made: 0, failedAt: [] };
-    const wanted = page.flatMap((r) => {
-      const eventType = COMPLETION_EVENTS[r.status as keyof typeof COMPLETION_EVENTS];
-      if (!eventType) return [];
-      return [{ ...r, eventId: eventIdOf("billing.completion", r.tenant, r.id, eventType) }];
-    });
-    if (wanted.length === 0) return none;
-    const found = new Set(
-      (await db.selectFrom("snapshots").select("id")
-        .where("type", "=", outboundEventActor.type)
-        .where("id", "in", wanted.map((w) => w.eventId))
-        .execute()).map((r) => r.id),
-    );
-    const missing = wanted.filter((w) => !found.has(w.eventId));
-    if (missing.length === 0) return none;
-    // The whole snapshot only of those missing theirs: the body is made from it.
-    const rows = await db.selectFrom("snapshots").select(["id", "tenant", "data"])
-      .where("type", "=", shipmentActor.type)
-      .where("id", "in", missing.map((m) => m.id))
-      .execute();
-    let made = 0;
-    const failedAt: number[] = [];
-    for (const row of rows) {
-      const s = row.data as ShipmentSnapshot;
-      try {
-        await this.emitCompletion(row.tenant, s, s.closed_at ?? 0);
-        made++;
-      } catch (error) {
-        failedAt.push(s.closed_at ?? 0);
-        this.#error(error, `completion event of ${row.id} (sweep)`);
-      }
-    }
-    return { made, failedAt };
   }
 
   async #onChange(payload: unknown): Promise<void> {
@@ -527,6 +476,36 @@ interface ClosedShipment {
   readonly tenant: string;
   readonly status: string;
   readonly closed_at: number;
+}
+
+/**
+ * The snapshots of the shipments of `page` whose completion event the query side does not hold:
+ * their ids derived, looked for at once, and only the missing ones read whole (the body is made
+ * from them).
+ */
+async function missingCompletions(
+  db: Kysely<Database>,
+  page: readonly ClosedShipment[],
+): Promise<{ id: string; tenant: string; data: ShipmentSnapshot }[]> {
+  const wanted = page.flatMap((r) => {
+    const eventType = COMPLETION_EVENTS[r.status as keyof typeof COMPLETION_EVENTS];
+    if (!eventType) return [];
+    return [{ ...r, eventId: eventIdOf("billing.completion", r.tenant, r.id, eventType) }];
+  });
+  if (wanted.length === 0) return [];
+  const found = new Set(
+    (await db.selectFrom("snapshots").select("id")
+      .where("type", "=", outboundEventActor.type)
+      .where("id", "in", wanted.map((w) => w.eventId))
+      .execute()).map((r) => r.id),
+  );
+  const missing = wanted.filter((w) => !found.has(w.eventId));
+  if (missing.length === 0) return [];
+  const rows = await db.selectFrom("snapshots").select(["id", "tenant", "data"])
+    .where("type", "=", shipmentActor.type)
+    .where("id", "in", missing.map((m) => m.id))
+    .execute();
+  return rows.map((r) => ({ id: r.id, tenant: r.tenant, data: r.data as ShipmentSnapshot }));
 }
 
 /**

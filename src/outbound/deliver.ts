@@ -26,7 +26,7 @@ import {
 import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy, throwFailures } from "../bus/retry.ts";
+import { eachRetried, type RetryPolicy } from "../bus/retry.ts";
 import type { Deferral } from "../bus/deferred.ts";
 import { unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
@@ -41,6 +41,12 @@ import { checkDeliveryTarget, type Resolve } from "./url_guard.ts";
 export const DUE_SET_MAX = 10_000;
 /** Attempts one pump runs at once. */
 export const PUMP_CONCURRENCY = 16;
+
+/** Raises an operations alert about one outbound event. */
+export type AlertCallback = (
+  tenant: string,
+  event: OutboundEventSummary,
+) => void | Promise<void>;
 
 export interface OutboundDeliveryOptions {
   readonly runtime: ActorRuntime;
@@ -58,12 +64,9 @@ export interface OutboundDeliveryOptions {
   /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
   readonly targets?: (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
   /** Called once an event has failed its whole schedule (raise the operations alert). */
-  readonly onFailed?: (tenant: string, event: OutboundEventSummary) => void | Promise<void>;
+  readonly onFailed?: AlertCallback;
   /** Called when an attempt found no endpoint configured (courier 3.1). */
-  readonly onEndpointMissing?: (
-    tenant: string,
-    event: OutboundEventSummary,
-  ) => void | Promise<void>;
+  readonly onEndpointMissing?: AlertCallback;
   readonly onError?: (error: unknown, where: string) => void;
   /** How often `onFailed` and `onEndpointMissing` are tried before their failure is reported. */
   readonly retry?: RetryPolicy;
@@ -115,13 +118,7 @@ export class OutboundDelivery {
           by: options.deferral,
           worker: "outbound_alerts",
           retry: (m) => this.#raiseAlerts(m.payload as ActorChange),
-          wants: (m) => {
-            const change = m.payload as ActorChange;
-            return change.snapshot !== undefined && change.events.some(({ event }) => {
-              const kind = (event as { kind?: unknown }).kind;
-              return kind === "event_failed" || kind === "endpoint_missing";
-            });
-          },
+          wants: (m) => this.#alertsOf(m.payload as ActorChange).length > 0,
         }
         : undefined,
     );
@@ -300,36 +297,28 @@ export class OutboundDelivery {
     await this.#raiseAlerts(change);
   }
 
-  /** `onFailed` and `onEndpointMissing`, as the change calls for them. */
-  async #raiseAlerts(change: ActorChange): Promise<void> {
-    const kinds = change.events.map((e) => (e.event as { kind?: unknown }).kind);
-    const retry = this.#o.retry ?? HANDLER_RETRY;
-    const failures: unknown[] = [];
-    const failed = this.#o.onFailed;
-    if (kinds.includes("event_failed") && change.snapshot !== undefined && failed) {
-      try {
-        await retried(
-          async () => await failed(change.tenant, change.snapshot as OutboundEventSummary),
-          retry,
-        );
-      } catch (e) {
-        this.#error(e, `onFailed ${change.id}`);
-        failures.push(e);
-      }
-    }
-    const missing = this.#o.onEndpointMissing;
-    if (kinds.includes("endpoint_missing") && change.snapshot !== undefined && missing) {
-      try {
-        await retried(
-          async () => await missing(change.tenant, change.snapshot as OutboundEventSummary),
-          retry,
-        );
-      } catch (e) {
-        this.#error(e, `onEndpointMissing ${change.id}`);
-        failures.push(e);
-      }
-    }
-    throwFailures(failures, `alerts of ${change.id}`);
+  /** `onFailed` and `onEndpointMissing`, as the change calls for them, each retried. */
+  #raiseAlerts(change: ActorChange): Promise<void> {
+    return eachRetried(
+      this.#alertsOf(change),
+      async (alert) => await alert.raise(change.tenant, change.snapshot as OutboundEventSummary),
+      (error, alert) => this.#error(error, `${alert.name} ${change.id}`),
+      `alerts of ${change.id}`,
+      this.#o.retry,
+    );
+  }
+
+  /** The alert callbacks a change calls for (an event failed, or found no endpoint). */
+  #alertsOf(change: ActorChange): { name: string; raise: AlertCallback }[] {
+    if (change.snapshot === undefined) return [];
+    const kinds = new Set(change.events.map((e) => (e.event as { kind?: unknown }).kind));
+    const { onFailed, onEndpointMissing } = this.#o;
+    return [
+      ...(kinds.has("event_failed") && onFailed ? [{ name: "onFailed", raise: onFailed }] : []),
+      ...(kinds.has("endpoint_missing") && onEndpointMissing
+        ? [{ name: "onEndpointMissing", raise: onEndpointMissing }]
+        : []),
+    ];
   }
 
   #error(error: unknown, where: string): void {

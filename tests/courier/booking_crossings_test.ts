@@ -10,21 +10,26 @@ import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { bookingCrossingIdOf, openCrossing } from "../../src/courier/customs.ts";
 import { BookingCrossings } from "../../src/courier/booking_crossings.ts";
 import { type BusMessage, subjectPattern } from "../../src/bus/bus.ts";
-import { withTestEnv } from "../helpers/test_env.ts";
+import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { bookWaybill, DOMESTIC, newClient, newCourier, topUp } from "../helpers/courier.ts";
 
 const CROSS_BORDER = { ...DOMESTIC, to_country: "ZA", recipient_address: "12 Long St, Rustenburg" };
 
+/** A cross-border booking made through the API, and its shipment as stored. */
+async function crossBorderBooking(t: TestEnv) {
+  const courier = await newCourier(t);
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "1000");
+  const tenant = courier.business.id;
+  const made = await bookWaybill(t, client, CROSS_BORDER);
+  const got = await t.env.runtime.ask(shipmentActor, tenant, made, { kind: "get" });
+  assert.ok(got.ok);
+  return { courier, tenant, made, booking: got.reply as Shipment };
+}
+
 Deno.test("booking crossings: a shipment whose request stopped before its crossing gets it from its booking event, once", () =>
   withTestEnv(async (t) => {
-    const courier = await newCourier(t);
-    const client = await newClient(t, courier);
-    await topUp(t, courier, client, "1000");
-    const tenant = courier.business.id;
-    const made = await bookWaybill(t, client, CROSS_BORDER);
-    const got = await t.env.runtime.ask(shipmentActor, tenant, made, { kind: "get" });
-    assert.ok(got.ok);
-    const booking = got.reply as Shipment;
+    const { courier, tenant, made, booking } = await crossBorderBooking(t);
     // The same booking under other waybills, as the shipment's commit alone leaves it: the
     // request (or the stalled-booking sweep) that made it stopped before opening the crossing.
     const bookAlone = async (waybill: string, to_country: string) => {
@@ -65,13 +70,7 @@ Deno.test("booking crossings: a shipment whose request stopped before its crossi
 
 Deno.test("booking crossings: a late try after a border stop opened a crossing opens no second one", () =>
   withTestEnv(async (t) => {
-    const courier = await newCourier(t);
-    const client = await newClient(t, courier);
-    await topUp(t, courier, client, "1000");
-    const tenant = courier.business.id;
-    const made = await bookWaybill(t, client, CROSS_BORDER);
-    const got = await t.env.runtime.ask(shipmentActor, tenant, made, { kind: "get" });
-    assert.ok(got.ok);
+    const { courier, tenant, made, booking } = await crossBorderBooking(t);
     // The environment's own opener is down: the booking's crossing waits (a deferred try).
     await t.env.bookingCrossings.close();
     const booked: BusMessage[] = [];
@@ -82,7 +81,7 @@ Deno.test("booking crossings: a late try after a border stop opened a crossing o
     const waybill = `${made}-LATE`;
     const r = await t.env.runtime.ask(shipmentActor, tenant, waybill, {
       kind: "book",
-      shipment: { ...(got.reply as Shipment), waybill, tracking_token_hash: "hash-late" },
+      shipment: { ...booking, waybill, tracking_token_hash: "hash-late" },
     });
     assert.ok(r.ok);
     await t.env.bus.flush();
