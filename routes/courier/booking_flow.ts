@@ -832,6 +832,9 @@ export function bookingView(c: Context<AppEnv>, b: Booked) {
     total: decimal(s.pricing.total_minor, s.pricing.currency),
     currency: s.pricing.currency,
     prices_reference: s.pricing.prices_reference,
+    // The promise the booking froze (courier 2.3): booked after the cut-off or from a quote days
+    // later, collection is later than the prices showed.
+    ...s.pricing.promise,
     already_booked: b.already_booked,
   };
 }

@@ -24,6 +24,8 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { ask, read } from "../ask.ts";
+import { pricingView } from "./prices.ts";
+import { frozenServiceTermsView } from "./service_levels.ts";
 
 const tag = "Operations board";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -170,7 +172,10 @@ async function detailView(c: Context<AppEnv>, s: Shipment) {
     attempts: s.attempts,
     pod: s.pod,
     alerts: alertList,
-    frozen_terms: { service_terms: s.service_terms, pricing: s.pricing },
+    frozen_terms: {
+      service_terms: frozenServiceTermsView(s.service_terms),
+      pricing: pricingView(s.pricing),
+    },
     // spec: courier 4.4: a live position appears only while a road leg is moving (runs, 4.5).
     live_position: null,
   };

@@ -34,6 +34,7 @@ import {
   PriceRequest,
   waybillOf,
 } from "./booking_flow.ts";
+import { frozenServiceTermsView } from "./service_levels.ts";
 import {
   bookRequest,
   idempotencyHeader,
@@ -303,7 +304,6 @@ export function priceRoutes(api: Api): void {
 type ShipmentFields = Omit<Shipment, "tracking_token" | "tracking_token_hash">;
 
 export function shipmentDetailView(s: ShipmentFields) {
-  const cur = s.pricing.currency;
   return {
     waybill: s.waybill,
     status: s.status,
@@ -318,28 +318,34 @@ export function shipmentDetailView(s: ShipmentFields) {
     external_billing_reference: s.references.external_billing_reference,
     client_order_reference: s.references.client_order_reference,
     dangerous_goods_confirmed: s.dangerous_goods_confirmed,
-    pricing: {
-      prices_reference: s.pricing.prices_reference,
-      rate_card_id: s.pricing.rate_card_id,
-      rate_card_version: s.pricing.rate_card_version,
-      service_level: s.pricing.service.code,
-      service_name: s.pricing.service.name,
-      chargeable_kg: s.pricing.chargeable_grams / 1000,
-      lines: s.pricing.lines.map((l) => ({
-        code: l.code,
-        label: l.label,
-        amount: decimal(l.amount_minor, cur),
-        ...(l.included === undefined ? {} : { included: l.included }),
-        ...(l.tax_minor === undefined ? {} : { tax: decimal(l.tax_minor, cur) }),
-      })),
-      tax: decimal(s.pricing.tax_minor, cur),
-      total: decimal(s.pricing.total_minor, cur),
-      currency: cur,
-      payer: s.pricing.payer,
-      settlement_mode: s.pricing.settlement_mode,
-      promise: s.pricing.promise,
-    },
-    service_terms: s.service_terms,
+    pricing: pricingView(s.pricing),
+    service_terms: frozenServiceTermsView(s.service_terms),
+  };
+}
+
+/** A shipment's frozen pricing snapshot (courier 2.3), amounts as decimals in its currency. */
+export function pricingView(pricing: Shipment["pricing"]) {
+  const cur = pricing.currency;
+  return {
+    prices_reference: pricing.prices_reference,
+    rate_card_id: pricing.rate_card_id,
+    rate_card_version: pricing.rate_card_version,
+    service_level: pricing.service.code,
+    service_name: pricing.service.name,
+    chargeable_kg: pricing.chargeable_grams / 1000,
+    lines: pricing.lines.map((l) => ({
+      code: l.code,
+      label: l.label,
+      amount: decimal(l.amount_minor, cur),
+      ...(l.included === undefined ? {} : { included: l.included }),
+      ...(l.tax_minor === undefined ? {} : { tax: decimal(l.tax_minor, cur) }),
+    })),
+    tax: decimal(pricing.tax_minor, cur),
+    total: decimal(pricing.total_minor, cur),
+    currency: cur,
+    payer: pricing.payer,
+    settlement_mode: pricing.settlement_mode,
+    promise: pricing.promise,
   };
 }
 

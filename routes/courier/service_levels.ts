@@ -156,6 +156,19 @@ export function serviceLevelView(s: ServiceLevel) {
   };
 }
 
+/**
+ * The service-level terms a shipment froze at booking (courier 2.3, 2.8), shown as the service
+ * level and its calendar are shown where they are managed. Frozen terms are stored as they stood:
+ * fields are named and typed here, never read raw.
+ */
+export function frozenServiceTermsView(terms: Readonly<Record<string, unknown>>) {
+  const { calendar, ...level } = terms as unknown as ServiceLevel & { calendar?: Calendar };
+  return {
+    ...serviceLevelView(level),
+    ...(calendar ? { calendar: calendarView(calendar) } : {}),
+  };
+}
+
 /** A GET of one part of the courier's catalogue, as its views. */
 function listRoute(
   api: Api,

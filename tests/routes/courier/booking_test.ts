@@ -26,7 +26,11 @@ import {
   STOPPED_AFTER_EXPIRY_MS,
   waybillOf,
 } from "../../../routes/courier/booking_flow.ts";
-import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
+import {
+  calendarView,
+  HOLIDAYS_MAX,
+  serviceLevelView,
+} from "../../../routes/courier/service_levels.ts";
 import {
   STALLED_BOOKING_MS,
   STALLED_BOOKINGS_PER_SWEEP,
@@ -252,7 +256,12 @@ Deno.test("prices: the largest catalogue the limits allow prices every option, a
     assert.ok(catalogue.ok);
     const level = catalogue.reply.service_levels.find((s) => s.code.startsWith("service-level-9"));
     const calendar = catalogue.reply.calendars.find((c) => c.id === level?.calendar_id);
-    assert.deepEqual(read.body.data.service_terms, { ...level, calendar });
+    assert.ok(level && calendar);
+    // Shown as the service level and calendar are where they are managed (courier 4.4).
+    assert.deepEqual(read.body.data.service_terms, {
+      ...serviceLevelView(level),
+      calendar: calendarView(calendar),
+    });
     assert.equal(read.body.data.service_terms.calendar.holidays.length, HOLIDAYS_MAX);
   }));
 
@@ -1302,11 +1311,18 @@ Deno.test("book: the shipment's promise runs from the booking, so a quote booked
     t.clock.advanceBy(2 * 60_000);
     const late = await book(t, client, offer.prices_reference);
     assert.equal(late.status, 201, JSON.stringify(late.body));
-    assert.deepEqual(await promiseOf(late.body.data.waybill), {
+    const latePromise = {
       collection_on: "2026-11-06",
       earliest_delivery: "2026-11-09",
       latest_delivery: "2026-11-10",
-    });
+    };
+    assert.deepEqual(await promiseOf(late.body.data.waybill), latePromise);
+    // The answer states the promise made, not only the one the prices showed; a retry the same.
+    const { collection_on, earliest_delivery, latest_delivery } = late.body.data;
+    assert.deepEqual({ collection_on, earliest_delivery, latest_delivery }, latePromise);
+    const again = await book(t, client, offer.prices_reference);
+    assert.equal(again.body.data.already_booked, true);
+    assert.equal(again.body.data.collection_on, latePromise.collection_on);
     // Booked before the cut-off, the promise is what the prices showed.
     const onTime = await prices(t, client);
     const shownOnTime = onTime.options.find((o: { code: string }) => o.code === "express");

@@ -99,7 +99,16 @@ Deno.test("operations: a scan moves headline, custody and milestones; the board 
       "collected",
       "received_at_depot",
     ]);
-    assert.ok(d.frozen_terms.service_terms.calendar);
+    // The frozen terms read as the service level, calendar and prices read elsewhere.
+    const terms = d.frozen_terms.service_terms;
+    assert.equal(typeof terms.price_adjustment_pct, "number");
+    assert.equal("price_adjustment_bp" in terms, false);
+    assert.equal(new Date(terms.created_at).toISOString(), terms.created_at);
+    assert.equal(new Date(terms.calendar.created_at).toISOString(), terms.calendar.created_at);
+    const pricing = d.frozen_terms.pricing;
+    assert.equal(typeof pricing.total, "number");
+    assert.equal("total_minor" in pricing, false);
+    assert.ok(pricing.lines.every((l: { amount: unknown }) => typeof l.amount === "number"));
     const byFacility = await board(t, courier, "?facility_id=GBE-HUB");
     assert.equal(byFacility.data.length, 1);
     assert.equal((await board(t, courier, "?facility_id=ELSEWHERE")).data.length, 0);
