@@ -282,13 +282,15 @@ export function priceRoutes(api: Api): void {
     const money = balancesOf(account);
     const can = available(s, money);
     const ledger = accountView(account, c.get("env").clock.now());
+    // Only a credit account has a credit line (courier 4.2), as the courier's billing view shows.
+    const credit = s.settlement_mode === "credit";
     return ok(c, {
       client_id: account.id,
       settlement_mode: s.settlement_mode,
       currency: cur,
       balance: decimal(account.money.prepaid_minor, cur),
-      credit_limit: decimal(s.credit_limit_minor, cur),
-      credit_used: decimal(creditUsed(money), cur),
+      credit_limit: credit ? decimal(s.credit_limit_minor, cur) : null,
+      credit_used: credit ? decimal(creditUsed(money), cur) : null,
       available: can === null ? null : decimal(can, cur),
       // spec: courier 2.6: what the posted entries add up to, duties apart, and the invoices.
       ledger_balance: ledger.balances.owed,

@@ -53,11 +53,12 @@ export function creditUsed(money: AccountMoney): number {
 
 /**
  * What a credit account owes against its limit: charges less credit on account, and duties not
- * yet recovered. Duties credited back past what was recovered (a credit note after payment) are
- * the courier's to refund, never more credit to book with.
+ * yet recovered. Duties credited back after they were paid (negative) are owed to the client and
+ * offset its charges, as the account's credit on account offsets its next invoice: the credit in
+ * use is what the client owes in all, never a charge it has in effect paid.
  */
 function owedOnCredit(money: AccountMoney): number {
-  return money.receivable_minor + Math.max(0, money.recoverable_minor ?? 0);
+  return money.receivable_minor + (money.recoverable_minor ?? 0);
 }
 
 export type ChargeCheck =

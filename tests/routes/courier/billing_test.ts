@@ -626,6 +626,20 @@ Deno.test("billing: recoverable duties use credit: a booking past the limit with
     // Paid, the duties free the credit they used.
     await act(t, courier, client, "payment", { amount: 200, currency: "BWP", reference: "P-1" });
     assert.equal(await book(t, client) !== "", true);
+    // Credited back once paid, the duties are owed to the client: they offset its charges, as
+    // its credit on account offsets its next invoice, so it uses no credit while in credit.
+    const note = await act(t, courier, client, "correct", {
+      entry_reference: "DUT-1",
+      amount: "-200.00",
+      reason: "duty refunded by customs",
+    });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    const after = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(after.body.data.ledger_balance, -111.08, "owes -200 + 88.92");
+    assert.equal(after.body.data.credit_used, 0);
+    assert.equal(after.body.data.available, 361.08);
+    const v = await view(t, courier, client);
+    assert.deepEqual(v.credit, { limit: 250, used: 0, available: 361.08 });
   }));
 
 Deno.test("billing: amounts and balances stay within what an answer states exactly; past it, refused", () =>
