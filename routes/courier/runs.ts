@@ -23,6 +23,7 @@ import {
   runLoadOf,
   shipmentOf,
   stopActionView,
+  workOrderCharge,
 } from "../../src/courier/runs.ts";
 import { isCurrencyCode } from "../../src/domain/iso_codes.ts";
 import { toMinor } from "../../src/domain/money.ts";
@@ -419,16 +420,18 @@ async function stopAction(
         });
       }
       if (stop.kind === "collect" && stop.work_order) {
-        const waybill = body.waybill;
-        if (waybill) {
-          await runCharge(c, waybill, {
-            kind: "failed_collection",
-            reference: `FCOL-${stopId}`,
-            reason: `collection failed: ${body.reason}`,
-            evidence_path: `run:${runId}/stop:${stopId}`,
-            source_event: `run.collection_failed:${stopId}`,
-          });
-        }
+        // spec: courier 2.6 rule 3: a failed collection is its own entry, on the shipment named
+        // (its frozen card) or, as a failed collection mostly picks up nothing, on the client the
+        // work order names.
+        const charge = {
+          kind: "failed_collection",
+          reference: `FCOL-${stopId}`,
+          reason: `collection failed: ${body.reason}`,
+          evidence_path: `run:${runId}/stop:${stopId}`,
+          source_event: `run.collection_failed:${stopId}`,
+        } as const;
+        if (body.waybill) await runCharge(c, body.waybill, charge);
+        else await workOrderCharge(c, stop.work_order.courier_client_id, charge);
       }
       return next;
     }

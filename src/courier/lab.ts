@@ -64,7 +64,8 @@ export async function bookColdChain(
     kind: "cold_chain",
     reference: coldChainReference(shipment.waybill),
     reason: `cold chain kept for laboratory sample ${shipment.waybill}`,
-    evidence_path: null,
+    // spec: courier 2.6 rule 1: every later charge names its evidence: the cold profile set.
+    evidence_path: `shipment:${shipment.waybill}/lab/profile`,
     source_event: coldChainSourceEvent(shipment.waybill),
     by,
   });

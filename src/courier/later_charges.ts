@@ -5,13 +5,13 @@
  * event. The same source event books once, however often it is sent (rule 2).
  */
 import { entryAsk } from "../../actors/client_ledger.ts";
-import { courierClientActor } from "../../actors/courier_client.ts";
+import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import type { Shipment } from "../../actors/shipment.ts";
 import type { ChargeKind } from "../domain/ledger.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import { fromRejection } from "../http/errors.ts";
-import type { RateCardTerms } from "../domain/rate_card.ts";
+import { type RateCardTerms, versionInForce } from "../domain/rate_card.ts";
 import type { AskResult } from "../runtime/plan.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { CourierClientReply } from "../../actors/courier_client.ts";
@@ -78,20 +78,58 @@ export async function postLaterCharge(
     currency = terms.currency;
   }
   if (!amount) return null;
-  return await runtime.ask(courierClientActor, s.courier_id, s.client_id, {
+  return await askCharge(runtime, s.courier_id, s.client_id, s.waybill, charge, amount, currency);
+}
+
+/** Asks the client's account to book the charge, once per source event (courier 2.6 rule 2). */
+function askCharge(
+  runtime: ActorRuntime,
+  courierId: string,
+  clientId: string,
+  waybill: string | null,
+  charge: LaterCharge,
+  amountMinor: number,
+  currency: string,
+): Promise<AskResult<CourierClientReply>> {
+  return runtime.ask(courierClientActor, courierId, clientId, {
     kind: "post_charge",
     reference: charge.reference,
     entry_kind: charge.kind,
-    amount_minor: amount,
+    amount_minor: amountMinor,
     currency,
     reason: charge.reason,
     evidence_path: charge.evidence_path,
     source_event: charge.source_event,
-    shipment: s.waybill,
+    shipment: waybill,
     recoverable: charge.recoverable ?? false,
     ...(charge.fx ? { fx: charge.fx } : {}),
     by: charge.by,
   }, entryAsk(charge.source_event));
+}
+
+/**
+ * Books a later charge that no shipment carries (a failed collection picks nothing up) on the
+ * client named by the work, priced on the client's rate card in force now. A client with no card
+ * in force, or a fee of zero, books nothing (answers null).
+ */
+export async function postClientCharge(
+  runtime: ActorRuntime,
+  courierId: string,
+  clientId: string,
+  charge: LaterCharge,
+  now: number,
+): Promise<AskResult<CourierClientReply> | null> {
+  const account = await runtime.read(courierClientActor, courierId, clientId, { kind: "get" });
+  if (!account.ok) throw fromRejection(account);
+  const cardId = asClient(account.reply).settings.rate_card_id;
+  if (!cardId) return null;
+  const card = await runtime.read(rateCardActor, courierId, cardId, { kind: "get" });
+  if (!card.ok) throw fromRejection(card);
+  const terms = versionInForce(asRateCard(card.reply).versions, now)?.terms;
+  const field = FEE_OF[charge.kind];
+  const amount = terms && field ? Number(terms[field] ?? 0) : 0;
+  if (!terms || !amount) return null;
+  return await askCharge(runtime, courierId, clientId, null, charge, amount, terms.currency);
 }
 
 /**

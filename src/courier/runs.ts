@@ -22,7 +22,7 @@ import type { ScanEvent } from "../domain/lifecycle.ts";
 import { businessPrincipalOf, principalName } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
 import { fromRejection } from "../http/errors.ts";
-import { type LaterCharge, postLaterCharge } from "./later_charges.ts";
+import { type LaterCharge, postClientCharge, postLaterCharge } from "./later_charges.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
 
 /** A shipment's load in exact units (grams, cm3, pieces). */
@@ -138,6 +138,24 @@ export async function runCharge(
     ...charge,
     by: principalName(businessPrincipalOf(c)),
   });
+  if (r && !r.ok) throw fromRejection(r);
+}
+
+/**
+ * A later charge of a run's work that no shipment carries, on the client the work order names
+ * (a collection that failed picked nothing up): priced on the client's card in force now.
+ */
+export async function workOrderCharge(
+  c: Context<AppEnv>,
+  clientId: string,
+  charge: Omit<LaterCharge, "by">,
+): Promise<void> {
+  const env = c.get("env");
+  const principal = businessPrincipalOf(c);
+  const r = await postClientCharge(env.runtime, principal.business.id, clientId, {
+    ...charge,
+    by: principalName(principal),
+  }, env.clock.now());
   if (r && !r.ok) throw fromRejection(r);
 }
 

@@ -339,6 +339,7 @@ Deno.test("lab: a cold-chain profile books one cold-chain charge from the frozen
     assert.equal(first.cold_chain_charge.kind, "cold_chain");
     assert.equal(first.cold_chain_charge.amount, 45);
     assert.equal(first.cold_chain_charge.source_event, `sample.cold_chain:${waybill}`);
+    assert.equal(first.cold_chain_charge.evidence_path, `shipment:${waybill}/lab/profile`);
     await profile(t, courier, waybill); // a retry
     await profile(t, courier, waybill, { max_temp_c: 6 }); // replaced before any reading
     const plain = await bookWaybill(t, client);

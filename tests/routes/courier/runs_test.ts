@@ -557,6 +557,37 @@ Deno.test("runs: a stop never charges another client's shipment (failed collecti
     ]);
   }));
 
+Deno.test("runs: a failed collection that picked nothing up charges the work order's client, once, on its card in force", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    // A new version in force: no shipment froze a card for this work, so today's card prices it.
+    await post(t, courier, `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
+      effective_from: new Date(t.clock.now()).toISOString(),
+      failed_collection_fee: 20,
+    }, 201);
+    t.clock.advanceBy(1000);
+    const run = await newRun(t, courier);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const body = { reason: "sender's shop closed", idempotency_key: "fail-1" };
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, body);
+    // A replay after lost signal books nothing again.
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, body);
+    const failed = (await ledger(t, courier, client)).filter((e) => e.kind === "failed_collection");
+    assert.deepEqual(
+      failed.map((e) => [e.shipment, Number(e.amount_minor), e.source_event, e.evidence_path]),
+      [[null, 2000, `run.collection_failed:${stop}`, `run:${run}/stop:${stop}`]],
+    );
+    const events = await t.call("GET", "/business/courier/billing/events", {
+      key: courier.business.api_key,
+    });
+    assert.ok(
+      events.body.data.some((e: { event_type: string }) =>
+        e.event_type === `run.collection_failed:${stop}`
+      ),
+      JSON.stringify(events.body.data),
+    );
+  }));
+
 Deno.test("runs: a redelivery after a failed attempt and a return each book their own charge, once", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t, { redelivery_fee: 25, return_fee: 40 });
