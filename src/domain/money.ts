@@ -139,10 +139,15 @@ export function percentOf(amountMinor: number, basisPoints: number): number {
   return mulDiv(amountMinor, basisPoints, 10_000);
 }
 
-/** A percentage as sent (`7.5`, `"7.5"`) to basis points, exactly; null when it has over 2 decimals. */
+/**
+ * A percentage as sent (`7.5`, `"7.5"`, `"7.500"`) to basis points, exactly; null when it has
+ * over 2 significant decimals. Trailing zeros say nothing (9.4: amounts are decimals), as toMinor.
+ */
 export function toBasisPoints(pct: number | string): number | null {
-  const text = typeof pct === "number" ? String(pct) : pct.trim();
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  const text = typeof pct === "number" ? numberText(pct) : pct.trim();
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!m) return null;
-  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
+  const fraction = (m[2] ?? "").replace(/0+$/, "");
+  if (fraction.length > 2) return null;
+  return Number(m[1]) * 100 + Number(fraction.padEnd(2, "0"));
 }

@@ -119,19 +119,20 @@ export function define<
     ? every(...spec.middleware)
     : (_c, next) => next();
   api.on(spec.method.toUpperCase(), honoPath, guards, async (c) => {
-    const params = parse(spec.params, c.req.param(), "") as Infer<P>;
-    const query = parse(spec.query, c.req.query(), "") as Infer<Q>;
-    const body = (spec.body ? parse(spec.body, await readJson(c), "") : undefined) as Infer<B>;
+    const params = parse(spec.params, c.req.param(), "params") as Infer<P>;
+    const query = parse(spec.query, c.req.query(), "query") as Infer<Q>;
+    const body = (spec.body ? parse(spec.body, await readJson(c), "body") : undefined) as Infer<B>;
     return await handler(c, { params, query, body });
   });
 }
 
-function parse(schema: z.ZodType | undefined, value: unknown, prefix: string): unknown {
+/** Validates one part of a request; an issue with the whole part (`[]` for `{}`) names the part. */
+function parse(schema: z.ZodType | undefined, value: unknown, part: string): unknown {
   if (!schema) return undefined;
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   throw validationFailed(r.error.issues.map((i) => ({
-    path: [prefix, ...i.path.map(String)].filter(Boolean).join("."),
+    path: i.path.map(String).join(".") || part,
     message: i.message,
   })));
 }

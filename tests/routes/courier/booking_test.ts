@@ -144,6 +144,10 @@ Deno.test("prices: bad input answers 422 naming each field", () =>
     assert.equal(r.status, 422);
     const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
     assert.deepEqual(paths, ["parcels.0.weight_kg", "to_country"]);
+    // A body that is no object at all is named as the body.
+    const list = await t.call("POST", "/client/book", { headers: clientKey(client), body: [] });
+    assert.equal(list.status, 422);
+    assert.deepEqual(list.body.errors.map((e: { path: string }) => e.path), ["body"]);
   }));
 
 /** `n` distinct holidays, one a week from `from` (a date), each a valid `YYYY-MM-DD`. */

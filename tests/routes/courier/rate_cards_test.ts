@@ -353,6 +353,22 @@ Deno.test("rate cards API: 422 names each bad field", () =>
     );
     assert.equal(bad.status, 422);
     assert.equal(bad.body.errors[0].path, "surcharge_pct");
+    // Trailing zeros say nothing: 14.500 is 14.5, as 12.50000 is 12.5; 7.555 is over 2 decimals.
+    const zeros = await t.call(
+      "POST",
+      `/business/courier/rate-cards/${version.body.data.id}/versions`,
+      { key: b.api_key, body: { tax_pct: "14.500", discount_pct: "7.555" } },
+    );
+    assert.equal(zeros.status, 422);
+    assert.deepEqual(zeros.body.errors.map((e: { path: string }) => e.path), ["discount_pct"]);
+    const exact = await t.call(
+      "POST",
+      `/business/courier/rate-cards/${version.body.data.id}/versions`,
+      { key: b.api_key, body: { tax_pct: "14.500", surcharge_pct: 2.50 } },
+    );
+    assert.equal(exact.status, 201, JSON.stringify(exact.body));
+    assert.equal(exact.body.data.tax_pct, 14.5);
+    assert.equal(exact.body.data.surcharge_pct, 2.5);
     assert.equal((await list(t, b)).length, 1, "refused cards are not listed");
   }));
 
