@@ -17,6 +17,7 @@ import { client, clientPrincipalOf } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import { trackingUrl } from "./booking_flow.ts";
 
@@ -73,7 +74,7 @@ export function clientDocumentRoutes(api: Api): void {
       tag,
       security: "client",
       middleware: [client()],
-      params: z.object({ waybill: z.string().trim().min(1).max(64) }),
+      params: z.object({ waybill: Waybill }),
       produces: "application/pdf",
     }, async (c, { params }) => {
       const { shipment, context } = await ownShipment(c, params.waybill);

@@ -27,6 +27,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, type FieldError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Waybill } from "../../src/http/schemas.ts";
 import { boundedBody, boundedForm } from "../../src/http/upload.ts";
 import {
   BULK_SHIPMENTS_MAX,
@@ -66,7 +67,7 @@ const BulkBody = z.object({
   ).openapi({ description: "ShipmentRequest rows; each row is checked and booked on its own" }),
 }).openapi("BulkShipments");
 
-const WaybillParam = z.object({ waybill: z.string().min(1).max(64) });
+const WaybillParam = z.object({ waybill: Waybill });
 
 async function callerOf(c: Context<AppEnv>): Promise<Caller> {
   const p = clientPrincipalOf(c);

@@ -39,6 +39,7 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 
 const tag = "Customs";
@@ -212,7 +213,7 @@ export function customsRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: view,
-    params: z.object({ reference: z.string().trim().min(1).max(64) }),
+    params: z.object({ reference: Waybill }),
   }, async (c, { params }) => {
     const tenant = businessPrincipalOf(c).business.id;
     // Another courier's shipment does not exist for this one (404).
@@ -220,7 +221,7 @@ export function customsRoutes(api: Api): void {
       await read(c, shipmentActor, tenant, params.reference, { kind: "get" }),
     );
     const crossings = await crossingsOf(c, tenant, shipment);
-    return ok(c, { waybill: params.reference, crossings: crossings.map(crossingView) });
+    return ok(c, { waybill: shipment.waybill, crossings: crossings.map(crossingView) });
   });
 
   define(api, {

@@ -37,6 +37,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { entryView } from "./billing.ts";
 
@@ -50,7 +51,7 @@ const Name = Text(LAB_NAME_CHARS_MAX);
 const Instant = z.iso.datetime({ offset: true });
 const Degrees = z.number().min(-1_000).max(1_000);
 
-const Ref = z.object({ reference: Text(64) });
+const Ref = z.object({ reference: Waybill });
 
 const ProfileBody = z.object({
   sample_type: Name,

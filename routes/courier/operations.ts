@@ -23,6 +23,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { pricingView } from "./prices.ts";
 import { frozenServiceTermsView } from "./service_levels.ts";
@@ -121,8 +122,11 @@ async function openAlertCounts(
 async function findShipment(c: Context<AppEnv>, reference: string): Promise<Shipment> {
   const env = c.get("env");
   const courier = businessPrincipalOf(c).business.id;
-  const direct = await env.runtime.read(shipmentActor, courier, reference, { kind: "get" });
-  if (direct.ok) return asShipment(direct.reply);
+  // A waybill as typed (any case; src/http/schemas.ts Waybill); external references stay exact.
+  for (const waybill of waybillSpellings(reference)) {
+    const direct = await env.runtime.read(shipmentActor, courier, waybill, { kind: "get" });
+    if (direct.ok) return asShipment(direct.reply);
+  }
   const row = await env.db.selectFrom("snapshots").select("id")
     .where("type", "=", "shipment")
     .where("tenant", "=", courier)
@@ -193,7 +197,7 @@ export function operationRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: operate,
-    params: z.object({ waybill: Text(64) }),
+    params: z.object({ waybill: Waybill }),
     body: ScanBody,
     status: 201,
   }, async (c, { params, body }) => {

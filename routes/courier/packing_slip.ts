@@ -9,6 +9,7 @@ import { packingSlipPdf } from "../../src/domain/documents/courier_packing_slip.
 import type { Api } from "../../src/http/app.ts";
 import { business, businessPrincipalOf, courierPlatform } from "../../src/http/auth.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import { trackingUrl } from "./booking_flow.ts";
 
@@ -24,7 +25,7 @@ export function packingSlipRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: view,
-    params: z.object({ waybill: z.string().trim().min(1).max(64) }),
+    params: z.object({ waybill: Waybill }),
     produces: "application/pdf",
   }, async (c, { params }) => {
     const courierId = businessPrincipalOf(c).business.id;

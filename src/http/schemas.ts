@@ -20,3 +20,10 @@ export const Country = z.string()
     error: (issue) => `not an ISO 3166-1 alpha-2 country code: ${String(issue.input)}`,
   })
   .openapi({ description: "ISO 3166-1 alpha-2 country code, upper case", example: "BW" });
+
+/**
+ * A waybill as typed or scanned: read upper-case, since every waybill is upper-case letters and
+ * digits (src/domain/waybill.ts) and people type them in lower case; search already does so.
+ */
+export const Waybill = z.string().trim().min(1).max(64).transform((w) => w.toUpperCase())
+  .openapi({ description: "Waybill (case does not matter)", example: "WB2222222222223" });

@@ -8,6 +8,7 @@ import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   bookWaybill,
   type Client,
+  clientKey,
   type Courier,
   newClient,
   newCourier,
@@ -131,6 +132,44 @@ Deno.test("operations: a scan moves headline, custody and milestones; the board 
     });
     assert.equal(r.status, 404);
     assert.equal((await board(t, other)).data.length, 0);
+  }));
+
+Deno.test("operations: a waybill typed in lower case names the same shipment on every read, as search does", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    const typed = waybill.toLowerCase();
+    assert.notEqual(typed, waybill);
+    const key = courier.business.api_key;
+    const scanned = await scan(t, courier, typed, { event: "collected", holder: "Thabo" });
+    assert.equal(scanned.data.waybill, waybill);
+    for (
+      const path of [
+        `/business/courier/operations/${typed}`,
+        `/business/shipments/${typed}/customs`,
+      ]
+    ) {
+      const r = await t.call("GET", path, { key });
+      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.data.waybill, waybill);
+    }
+    const pdf = async (path: string, headers: Record<string, string>) => {
+      const r = await t.app.request(`/api${path}`, { headers });
+      await r.body?.cancel();
+      return r.status;
+    };
+    assert.equal(
+      await pdf(`/business/shipments/${typed}/packing-slip`, { "X-Business-API-Key": key }),
+      200,
+    );
+    const own = await t.call("GET", `/client/shipments/${typed}`, { headers: clientKey(client) });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.equal(own.body.data.waybill, waybill);
+    assert.equal(await pdf(`/client/shipments/${typed}/label`, clientKey(client)), 200);
+    // Another client's shipment stays unknown, however it is spelled.
+    const other = await newClient(t, courier);
+    const theirs = await t.call("GET", `/client/shipments/${typed}`, { headers: clientKey(other) });
+    assert.equal(theirs.status, 404);
   }));
 
 Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, alerts once", () =>
