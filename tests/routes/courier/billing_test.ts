@@ -628,6 +628,7 @@ Deno.test("billing: recoverable duties use credit: a booking past the limit with
     assert.equal(await book(t, client) !== "", true);
     // Credited back once paid, the duties are owed to the client: they offset its charges, as
     // its credit on account offsets its next invoice, so it uses no credit while in credit.
+    await settle(t); // a note finds its entry on the query side
     const note = await act(t, courier, client, "correct", {
       entry_reference: "DUT-1",
       amount: "-200.00",
