@@ -439,6 +439,21 @@ Deno.test("runs: the run's driver records lab readings; an out-of-range one bloc
     }, 422);
     assert.equal(blocked.code, "lab_handover_blocked");
     assert.match(blocked.message, /temperature_out_of_range/);
+    // Leaving the flag out delivers it no more: the block is the sample's, not the request's.
+    const unflagged = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${stop}/deliver`,
+      {
+        received_by: "Lab reception",
+      },
+      422,
+    );
+    assert.equal(unflagged.code, "lab_handover_blocked");
+    const still = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.notEqual(still.body.data.status, "delivered");
     const approved = await t.call("POST", `/business/shipments/${waybill}/lab/approve`, {
       key: courier.business.api_key,
       body: { decision: "accept", note: "lab accepted the sample after review" },
