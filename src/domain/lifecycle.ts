@@ -361,9 +361,22 @@ export function healthOf(s: HealthInput, now: number): HealthVerdict {
   return { health: "on_schedule", reason: "on schedule" };
 }
 
-/** The next obligation: the open milestone due first (the promise only when nothing else is). */
+/**
+ * The next obligation: the open milestone due first (the promise only when nothing else is), save
+ * one that waits on another, whatever their deadlines. spec: courier 3.2: while customs holds for
+ * papers, clearance waits on the courier's customs_documents; papers supplied, the documents wait
+ * on customs' clearance.
+ */
 export function nextObligation(milestones: readonly OpenMilestone[]): OpenMilestone | null {
-  const open = [...milestones].sort((a, b) => a.due_at - b.due_at);
+  const papersOwed = milestones.some((m) =>
+    m.name === "customs_documents" && m.supplied_at === null
+  );
+  const clearanceOpen = milestones.some((m) => m.name === "customs_clearance");
+  const waits = (m: OpenMilestone) =>
+    (m.name === "customs_clearance" && papersOwed) ||
+    (m.name === "customs_documents" && !papersOwed && clearanceOpen);
+  const rank = (m: OpenMilestone) => (waits(m) ? 1 : 0);
+  const open = [...milestones].sort((a, b) => rank(a) - rank(b) || a.due_at - b.due_at);
   return open.find((m) => m.name !== "promise") ?? open[0] ?? null;
 }
 

@@ -103,13 +103,29 @@ Deno.test("health: past a courier-owned deadline is never on schedule or at risk
         if (courierLate) assert.equal(verdict.health, "late");
         const next = nextObligation(milestones);
         assert.ok(next);
-        // The next obligation is the first due, the promise only when nothing else is open.
-        const others = milestones.filter((m) => m.name !== "promise");
+        // The next obligation is the first due, the promise only when nothing else is open, and
+        // clearance never while the courier owes customs its papers (they come first).
+        const papersOwed = names.includes("customs_documents");
+        const others = milestones.filter((m) =>
+          m.name !== "promise" && !(papersOwed && m.name === "customs_clearance")
+        );
         if (others.length > 0) assert.equal(next.due_at, Math.min(...others.map((m) => m.due_at)));
+        if (papersOwed) assert.notEqual(next.name, "customs_clearance");
       },
     ),
     { numRuns: 200 },
   );
+});
+
+Deno.test("next obligation: papers owed come before the clearance that waits on them, whatever the deadlines; supplied, clearance is next (courier 3.2)", () => {
+  const clearance = openMilestone(TERMS, "customs_clearance", MONDAY_10);
+  const papers = openMilestone(TERMS, "customs_documents", MONDAY_10 + 4 * HOUR);
+  assert.ok(papers.due_at > clearance.due_at, "the papers are due after the clearance");
+  const owed = nextObligation([clearance, papers]);
+  assert.equal(owed?.name, "customs_documents");
+  assert.equal(owed?.owner, "courier");
+  const supplied = { ...papers, due_at: clearance.due_at - HOUR, supplied_at: MONDAY_10 + HOUR };
+  assert.equal(nextObligation([clearance, supplied])?.name, "customs_clearance");
 });
 
 Deno.test("customs steps: only a hold for papers opens customs_documents (courier 3.2)", () => {
