@@ -7,9 +7,11 @@
 import type { Context } from "hono";
 import { type Expression, sql, type SqlBool } from "kysely";
 import { alertActor, type AlertSummary } from "../../actors/alert.ts";
+import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import { operationsViewsActor } from "../../actors/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { bookScanCharge } from "../../src/courier/later_charges.ts";
+import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { HEALTHS, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { waybillSpellings } from "../../src/domain/waybill.ts";
@@ -324,11 +326,22 @@ export function operationRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: view,
-  }, async (c) => {
+    query: z.object({
+      timezone: z.string().max(64).refine(isValidTimeZone, { message: "not an IANA time zone" })
+        .optional().openapi({
+          description: "Whose day is today (IANA name); default: the courier's first calendar's",
+        }),
+    }),
+  }, async (c, { query }) => {
     const env = c.get("env");
     const tenant = businessPrincipalOf(c).business.id;
     const now = env.clock.now();
-    const dayStart = Date.parse(new Date(now).toISOString().slice(0, 10));
+    // spec: courier 4.4: today is the courier's day, not UTC's: at 01:50 in Gaborone it is
+    // already tomorrow there.
+    const catalogue = await read(c, courierCatalogueActor, tenant, tenant, { kind: "get" });
+    const timezone = query.timezone ?? catalogue.calendars[0]?.timezone ?? "UTC";
+    const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(timezone);
+    const dayStart = today.startOfDay().epochMilliseconds;
     const db = env.db;
     const open = await db.selectFrom("snapshots")
       .select([
@@ -396,7 +409,8 @@ export function operationRoutes(api: Api): void {
       ageing_days: ageing,
       open_alerts: { by_kind: openByKind },
       today: {
-        date: new Date(dayStart).toISOString().slice(0, 10),
+        date: today.toPlainDate().toString(),
+        timezone,
         deliveries: Number(delivered?.n ?? 0),
         alerts_raised: raisedToday,
         alerts_resolved: resolvedToday,

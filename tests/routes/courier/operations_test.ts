@@ -230,6 +230,39 @@ Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, a
     assert.equal(report.body.data.open_alerts.by_kind.milestone_overdue.older_than_24h, 1);
   }));
 
+Deno.test("operations report: today is the courier's day (its calendar's timezone), or the one asked for", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    for (const event of ["collected", "out_for_delivery"]) {
+      await scan(t, courier, waybill, { event, holder: "Driver Thabo" });
+    }
+    // Delivered at 23:50 on Monday in Gaborone (21:50Z), then read at 00:30 on Tuesday there.
+    await advance(t, (Date.parse("2026-11-02T21:50:00Z") - t.clock.now()) / 1000);
+    await scan(t, courier, waybill, { event: "delivered", received_by: "Neo" });
+    await advance(t, 40 * 60);
+    await t.settle();
+    const report = async (query = "") => {
+      const r = await t.call("GET", `/business/courier/operations/report${query}`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.today;
+    };
+    const gaborone = await report();
+    assert.equal(gaborone.date, "2026-11-03");
+    assert.equal(gaborone.timezone, "Africa/Gaborone");
+    assert.equal(gaborone.deliveries, 0, "delivered yesterday, there");
+    const utc = await report("?timezone=UTC");
+    assert.equal(utc.date, "2026-11-02");
+    assert.equal(utc.deliveries, 1);
+    const bad = await t.call("GET", "/business/courier/operations/report?timezone=Mars/Olympus", {
+      key: courier.business.api_key,
+    });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path), ["timezone"]);
+  }));
+
 Deno.test("operations: customs holds for papers, waits, is exceeded once per working day", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
