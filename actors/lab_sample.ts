@@ -49,6 +49,11 @@ export const LAB_DECISIONS_IN_STATE_MAX = 5;
 export const LAB_TICK_ITEMS_MAX = 40;
 /** A reading or range bound beyond this many degrees (either unit) is not a temperature. */
 export const TEMPERATURE_ABS_MAX = 1_000;
+/**
+ * How far ahead of the service's clock a reading's time may be: a logger's clock drifts, but a
+ * reading from the future is a wrong clock or a wrong date, and would count as in time.
+ */
+export const READING_AHEAD_MS_MAX = 15 * 60_000;
 /** The tick item that records the seal. */
 export const SEAL_ITEM = "seal";
 
@@ -469,6 +474,12 @@ function temperature(
   }
   if (unit !== "C" && unit !== "F") {
     return reject("invalid_temperature", `unit is C or F: ${String(unit)}`);
+  }
+  if (time > ctx.now + READING_AHEAD_MS_MAX) {
+    return reject(
+      "invalid_temperature",
+      `time: a reading cannot be taken in the future: ${iso(time)}`,
+    );
   }
   const source = clip(rawSource, LAB_NAME_CHARS_MAX);
   const device = clip(rawDevice, LAB_NAME_CHARS_MAX);

@@ -145,6 +145,20 @@ Deno.test("lab: a temperature reading needs value, unit, source, device and time
     const bad = await lab(t, courier, waybill, "temperature", { ...READING, unit: "K" });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.code, "validation_failed");
+    // A reading from the future is a wrong clock: it would count as in time (a logger may run a
+    // few minutes ahead).
+    const ahead = (ms: number) => new Date(t.clock.now() + ms).toISOString();
+    const future = await lab(t, courier, waybill, "temperature", {
+      ...READING,
+      time: "2031-01-01T00:00:00Z",
+    });
+    assert.equal(future.status, 422, JSON.stringify(future.body));
+    assert.match(future.body.message, /time: a reading cannot be taken in the future/);
+    const later = await lab(t, courier, waybill, "temperature", {
+      ...READING,
+      time: ahead(16 * 60_000),
+    });
+    assert.equal(later.status, 422);
     const s = await record(t, courier, waybill);
     assert.equal(s.readings_total, 0);
     assert.deepEqual(s.readings, []);
@@ -253,6 +267,7 @@ Deno.test("lab: an out-of-range reading blocks the handover until runs:override 
     const nothing = await approve(t, courier, waybill, "accept", 409);
     assert.equal(nothing.code, "nothing_to_approve");
     // A later exception blocks again.
+    t.clock.advanceBy(3_600_000);
     await reading(t, courier, waybill, { value: 12, time: "2026-11-02T09:00:00Z" });
     assert.deepEqual(await labHandoverAllowed(runtime, tenant, waybill), {
       ok: false,
@@ -499,7 +514,7 @@ Deno.test("lab sample: state with every text at its cap stays below the store's 
         unit: "F",
         source: long(LAB_NAME_CHARS_MAX, "s"),
         device: `${i}`.padEnd(LAB_NAME_CHARS_MAX, "d"),
-        time: 1_000_000_000_000_000 + i,
+        time: -8_640_000_000_000_000 + i, // the longest ISO text a past time has
       },
       by,
     });

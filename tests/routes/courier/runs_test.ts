@@ -429,7 +429,7 @@ Deno.test("runs: the run's driver records lab readings; an out-of-range one bloc
         unit: "C",
         source: "logger",
         device: "TL-9",
-        time: "2026-11-02T09:00:00Z",
+        time: "2026-11-02T08:00:00Z",
       },
     });
     assert.equal(reading.status, 201, JSON.stringify(reading.body));
