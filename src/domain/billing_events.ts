@@ -161,6 +161,9 @@ export function clientWebhookBody(input: {
 }): string {
   const d = input.data;
   return JSON.stringify({
+    // spec: courier 9.1, every event body carries its version; added before signing, so the
+    // signatures over the raw body cover it.
+    api_version: API_VERSION,
     id: input.eventId,
     event_id: input.eventId,
     event: input.event,

@@ -152,11 +152,12 @@ export type WebhookDeliveryHeaders = {
   readonly "X-Service-Timestamp": string;
   readonly "X-Service-Event": string;
   readonly "X-Service-Delivery": string;
+  readonly "X-Service-Api-Version": typeof API_VERSION;
   /** During a rotation's grace period: the V2 signature under the previous secret. */
   readonly "X-Service-Signature-V2-Previous"?: string;
 };
 
-/** Every header of a V2-family webhook delivery: V1 and V2 signatures, timestamp, event, id. */
+/** Every header of a V2-family webhook delivery: V1 and V2 signatures, timestamp, event, id, version. */
 export async function v2Headers(delivery: WebhookDelivery): Promise<WebhookDeliveryHeaders> {
   const { secret, rawBody, timestamp } = delivery;
   return {
@@ -166,6 +167,8 @@ export async function v2Headers(delivery: WebhookDelivery): Promise<WebhookDeliv
     "X-Service-Timestamp": timestampText(timestamp),
     "X-Service-Event": delivery.event,
     "X-Service-Delivery": delivery.deliveryId,
+    // spec: courier 9.1, every delivery carries the version header, client webhooks too.
+    "X-Service-Api-Version": API_VERSION,
     ...(delivery.previous
       ? {
         "X-Service-Signature-V2-Previous": await signV2(

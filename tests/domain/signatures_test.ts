@@ -130,6 +130,7 @@ Deno.test("signatures: v2Headers carries every header of a shopping or client we
     "X-Service-Timestamp": "1795300000",
     "X-Service-Event": "shopping.store_collected",
     "X-Service-Delivery": "evt_01JTESTVECTOR",
+    "X-Service-Api-Version": "v1",
   });
   assert.deepEqual(
     await verifyV2(SHOPPING_SECRET, BODY, headers["X-Service-Signature-V2"], TIMESTAMP),

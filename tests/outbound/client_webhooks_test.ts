@@ -54,6 +54,8 @@ Deno.test("client webhook: own shipments only, customer-safe, signed with the cl
       const d = receiver.deliveries[0]!;
       assert.equal(d.headers.get("X-Service-Event"), "shipment.booked");
       assert.equal(d.headers.get("X-Service-Delivery"), eventId);
+      // spec: courier 9.1, every delivery says its version, in a header and in the body.
+      assert.equal(d.headers.get("X-Service-Api-Version"), "v1");
       const now = Number(d.headers.get("X-Service-Timestamp"));
       assert.deepEqual(
         await verifyV2(secret, d.body, d.headers.get("X-Service-Signature-V2"), now),
@@ -71,6 +73,7 @@ Deno.test("client webhook: own shipments only, customer-safe, signed with the cl
       );
       const body = JSON.parse(d.body);
       assert.deepEqual(Object.keys(body).sort(), [
+        "api_version",
         "client",
         "data",
         "event",
@@ -79,6 +82,7 @@ Deno.test("client webhook: own shipments only, customer-safe, signed with the cl
         "timestamp",
       ]);
       assert.equal(body.id, eventId);
+      assert.equal(body.api_version, "v1");
       assert.equal(body.event_id, eventId);
       assert.equal(body.event, "shipment.booked");
       assert.deepEqual(Object.keys(body.data).sort(), [
