@@ -133,29 +133,53 @@ export async function bookRequest(
   }
 }
 
-/** Books rows with bounded concurrency; each answers its booking or its refusal, in order. */
+/**
+ * Books rows with bounded concurrency; each answers its booking or its refusal, in order. Rows
+ * that share an identity book one after another, in row order: booked side by side, a later one
+ * would find the first still in flight and answer request_in_progress, or duplicate_order, by
+ * chance (spec: courier 7: a repeated reference is a duplicate order, every time).
+ */
 export async function bookRows(
   c: Context<AppEnv>,
   caller: Caller,
   rows: readonly { readonly req: ShipmentRequestBody; readonly identity: string | null }[],
 ): Promise<(Booked | ApiError)[]> {
   const out = new Array<Booked | ApiError>(rows.length);
+  const chains = chainsOf(rows);
   let next = 0;
   const worker = async () => {
-    while (next < rows.length) {
-      const i = next++;
-      const row = rows[i]!;
-      try {
-        out[i] = await bookRequest(c, caller, row.req, row.identity);
-      } catch (e) {
-        out[i] = asRowError(c, e);
+    while (next < chains.length) {
+      for (const i of chains[next++]!) {
+        const row = rows[i]!;
+        try {
+          out[i] = await bookRequest(c, caller, row.req, row.identity);
+        } catch (e) {
+          out[i] = asRowError(c, e);
+        }
       }
     }
   };
   await Promise.all(
-    Array.from({ length: Math.min(BOOKING_ROWS_CONCURRENCY, rows.length) }, worker),
+    Array.from({ length: Math.min(BOOKING_ROWS_CONCURRENCY, chains.length) }, worker),
   );
   return out;
+}
+
+/** Row indexes grouped by identity, in order of first appearance; a row without one is alone. */
+function chainsOf(rows: readonly { readonly identity: string | null }[]): number[][] {
+  const chains: number[][] = [];
+  const byIdentity = new Map<string, number[]>();
+  for (const [i, { identity }] of rows.entries()) {
+    const chain = identity === null ? undefined : byIdentity.get(identity);
+    if (chain) {
+      chain.push(i);
+      continue;
+    }
+    const fresh = [i];
+    chains.push(fresh);
+    if (identity !== null) byIdentity.set(identity, fresh);
+  }
+  return chains;
 }
 
 /** A row's failure as its answer: refusals as they are, anything else without internals. */

@@ -330,6 +330,49 @@ Deno.test("client shipments: bulk answers each row; a retry after fixing a bad r
     assert.equal((await list(t, client)).data.length, 3);
   }));
 
+Deno.test("client shipments: a reference twice in one bulk or CSV is duplicate_order, never request_in_progress", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "2000", { unique_external_reference: true });
+    // spec: courier 7: the second row is a repeated external reference, answered as a repeated
+    // booking would be (a changed one duplicate_order, the same one already_booked), every time.
+    const shipments = [0, 1, 2].flatMap((i) => [
+      { ...ROW, client_order_reference: `DUP-${i}`, recipient_name: "A" },
+      { ...ROW, client_order_reference: `DUP-${i}`, recipient_name: "B" },
+    ]);
+    shipments.push({ ...shipments[0]! });
+    const r = await post(t, client, "/client/shipments/bulk", { shipments });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const results = r.body.data.results as {
+      index: number;
+      waybill?: string;
+      already_booked?: boolean;
+      error?: { code: string };
+    }[];
+    for (const i of [0, 2, 4]) {
+      assert.match(results[i]!.waybill ?? "", /^WB/, JSON.stringify(r.body));
+    }
+    for (const i of [1, 3, 5]) {
+      assert.equal(results[i]!.error?.code, "duplicate_order", JSON.stringify(results[i]));
+    }
+    assert.deepEqual([results[6]!.waybill, results[6]!.already_booked], [
+      results[0]!.waybill,
+      true,
+    ]);
+    assert.equal(await balance(t, client), Number((2000 - 3 * EXPRESS).toFixed(2)));
+
+    const csv = csvOf([0, 1, 2].flatMap((i) => [
+      line({ client_order_reference: `CSVD-${i}`, recipient_name: "A" }),
+      line({ client_order_reference: `CSVD-${i}`, recipient_name: "B" }),
+    ]));
+    const up = await upload(t, client, csv);
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    const lines = up.body.data.results as { line: number; waybill?: string; code?: string }[];
+    for (const i of [0, 2, 4]) assert.match(lines[i]!.waybill ?? "", /^WB/, JSON.stringify(lines));
+    for (const i of [1, 3, 5]) {
+      assert.equal(lines[i]!.code, "duplicate_order", JSON.stringify(lines));
+    }
+  }));
+
 Deno.test("client shipments: bulk over 200 rows is refused whole", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "100");
