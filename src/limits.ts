@@ -183,3 +183,7 @@ export const LOGIN_DELAY_BASE_MS = 30_000;
 export const LOGIN_DELAY_MAX_MS = 60 * 60 * 1000;
 /** Accounts and addresses tracked in memory; the oldest are dropped past this (bounded). */
 export const LOGIN_THROTTLE_ENTRIES_MAX = 100_000;
+/** Tracking link tokens (courier 2.11) are 32 characters; a path segment outside these bounds is no token. */
+export const TRACKING_TOKEN_CHARS_MIN = 10;
+/** The longest path segment hashed and looked up as a tracking token: bounds the work of a guess. */
+export const TRACKING_TOKEN_CHARS_MAX = 200;

@@ -9,9 +9,10 @@ import type { Shipment } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import type { Milestone } from "../../src/domain/lifecycle.ts";
 import { type Api, envelope, ok } from "../../src/http/app.ts";
-import { anonymous } from "../../src/http/auth.ts";
+import { anonymous, courierPlatformEnabled } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
+import { TRACKING_TOKEN_CHARS_MAX, TRACKING_TOKEN_CHARS_MIN } from "../../src/limits.ts";
 
 const tag = "Customer tracking";
 
@@ -89,7 +90,7 @@ export function trackingView(s: Shipment, now: number) {
 }
 
 /** Tracking answers errors as `{success: false, error, message}` (CONTRACT "Errors"). */
-function trackingError(c: Context<AppEnv>, status: 404, error: string, message: string) {
+function trackingError(c: Context<AppEnv>, status: 403 | 404, error: string, message: string) {
   return c.json(envelope(c, { success: false, error, message }), status);
 }
 
@@ -102,15 +103,29 @@ export function trackingRoutes(api: Api): void {
     tag,
     security: "public",
     middleware: [anonymous],
-    params: z.object({ token: z.string().min(10).max(200) }),
+    // Any text: a segment that cannot be a token is answered as an unknown one, in the tracking
+    // error shape (CONTRACT "Errors"), not as a validation failure.
+    params: z.object({ token: z.string() }),
   }, async (c, { params }) => {
     const env = c.get("env");
-    const target = await env.runtime.lookup("tracking", await hashSecret(params.token));
-    if (!target) return trackingError(c, 404, "not_found", "no shipment has this tracking link");
-    const got = await env.runtime.read(shipmentActor, target.tenant, target.id, { kind: "get" });
-    if (!got.ok || !("waybill" in got.reply)) {
-      return trackingError(c, 404, "not_found", "no shipment has this tracking link");
+    const notFound = () => trackingError(c, 404, "not_found", "no shipment has this tracking link");
+    const { token } = params;
+    if (token.length < TRACKING_TOKEN_CHARS_MIN || token.length > TRACKING_TOKEN_CHARS_MAX) {
+      return notFound();
     }
+    const target = await env.runtime.lookup("tracking", await hashSecret(token));
+    if (!target) return notFound();
+    // spec: courier 1.2: every endpoint of the courier platform answers 403 while it is off.
+    if (!(await courierPlatformEnabled(c, target.tenant))) {
+      return trackingError(
+        c,
+        403,
+        "courier_platform_disabled",
+        "the courier platform is not enabled for this courier",
+      );
+    }
+    const got = await env.runtime.read(shipmentActor, target.tenant, target.id, { kind: "get" });
+    if (!got.ok || !("waybill" in got.reply)) return notFound();
     return ok(c, trackingView(got.reply, env.clock.now()));
   });
 }

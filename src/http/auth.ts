@@ -288,9 +288,15 @@ async function clientIdentity(
  * refused then, sign-in included).
  */
 export async function requireCourierPlatform(c: Context<AppEnv>, businessId: string) {
-  if (!(await businessAccess(c, businessId)).courier_platform_enabled) {
-    throw courierPlatformDisabled();
-  }
+  if (!(await courierPlatformEnabled(c, businessId))) throw courierPlatformDisabled();
+}
+
+/** Whether the operator enabled the courier platform for the business (courier 1.2). */
+export async function courierPlatformEnabled(
+  c: Context<AppEnv>,
+  businessId: string,
+): Promise<boolean> {
+  return (await businessAccess(c, businessId)).courier_platform_enabled;
 }
 
 function courierPlatformDisabled(): ApiError {

@@ -272,3 +272,38 @@ Deno.test("estimate: an estimated day over undelivered moves to the next working
       await clientHook.close();
     }
   }));
+
+Deno.test("tracking: a malformed, blank or over-long token is 404 in the tracking error shape", () =>
+  withTestEnv(async (t) => {
+    // CONTRACT "Errors": tracking endpoints answer {success: false, error, message}; a token that
+    // cannot be one is as unknown as any other.
+    for (const token of ["abc", "%20", "%20%20%20%20%20%20%20%20%20%20%20%20", "a".repeat(201)]) {
+      const r = await t.call("GET", `/s/${token}`);
+      assert.equal(r.status, 404, `${token}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(Object.keys(r.body).sort(), ["error", "message", "success"], token);
+      assert.equal(r.body.success, false);
+      assert.equal(r.body.error, "not_found");
+    }
+  }));
+
+Deno.test("tracking: the link answers 403 while the courier platform is off, and again when on", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { tracking_url } = await bookShipment(t, client);
+    const path = `/s/${tracking_url.split("/").at(-1)!}`;
+    const platform = (on: boolean) =>
+      t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+        operator: true,
+        body: { courier_platform_enabled: on },
+      });
+    // spec: courier 1.2: every endpoint of the courier document, the tracking link included.
+    assert.equal((await platform(false)).status, 200);
+    const off = await t.call("GET", path);
+    assert.equal(off.status, 403, JSON.stringify(off.body));
+    assert.deepEqual(Object.keys(off.body).sort(), ["error", "message", "success"]);
+    assert.equal(off.body.error, "courier_platform_disabled");
+    assert.equal((await platform(true)).status, 200);
+    assert.equal((await t.call("GET", path)).status, 200);
+  }));
