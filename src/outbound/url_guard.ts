@@ -17,7 +17,42 @@ export type Resolve = (host: string) => Promise<string[]>;
 /** A delivery attempt gives up on a name that does not resolve within this time. */
 export const DNS_RESOLVE_TIMEOUT_MS = 5_000;
 
-const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata", "instance-data"]);
+/**
+ * Last labels of names that can never be public hosts, each for a stated reason (a single-label
+ * name, such as `localhost`, `metadata` or `ip6-localhost`, is refused on its own: ICANN SAC053
+ * and its 2013 resolution bar dotless names from the public root, so one is always local).
+ * Names under a delegated suffix (`example.com`) are left to the lookup at each attempt.
+ */
+const NON_PUBLIC_SUFFIXES: ReadonlyMap<string, string> = new Map([
+  // RFC 6761 section 6: special-use names, never delegated.
+  ["localhost", "RFC 6761 loopback name"],
+  ["test", "RFC 6761 testing name"],
+  ["invalid", "RFC 6761 invalid name"],
+  ["example", "RFC 6761 documentation name"],
+  // RFC 6762: multicast DNS on the local link (Kubernetes `cluster.local` too).
+  ["local", "RFC 6762 link-local (mDNS) name"],
+  // RFC 8375: home networks (`home.arpa`); the rest of .arpa is infrastructure (RFC 3172).
+  ["arpa", "RFC 3172 infrastructure name (home.arpa: RFC 8375 home networks)"],
+  // RFC 7686 Tor onion services; RFC 9476 names resolved outside DNS.
+  ["onion", "RFC 7686 onion name"],
+  ["alt", "RFC 9476 non-DNS name"],
+  // ICANN reserved .internal for private use (board resolution 2024.07.29.06); it is where
+  // cloud metadata (metadata.google.internal) and Docker (host.docker.internal) live.
+  ["internal", "ICANN private-use name"],
+  // ICANN will not delegate these: widely used privately, a name-collision risk (NGPC 2014,
+  // board resolution 2018.02.04.12 for .corp, .home, .mail).
+  ["corp", "ICANN undelegated private-use name"],
+  ["home", "ICANN undelegated private-use name"],
+  ["mail", "ICANN undelegated private-use name"],
+  // RFC 6762 appendix G: private names in wide use on local networks, not in the root zone.
+  ["intranet", "private-use name (RFC 6762 appendix G)"],
+  ["private", "private-use name (RFC 6762 appendix G)"],
+  ["lan", "private-use name (RFC 6762 appendix G)"],
+  // Operating-system and cluster conventions: /etc/hosts `localhost.localdomain`, Kubernetes
+  // service names (`<service>.<namespace>.svc`); neither is in the root zone.
+  ["localdomain", "local host-file name"],
+  ["svc", "Kubernetes in-cluster name"],
+]);
 /** What `localhost` stands for when loopback webhooks are allowed (tests and local runs). */
 const LOOPBACK_ADDRESSES = ["127.0.0.1", "::1"];
 
@@ -34,12 +69,19 @@ export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }
   const host = hostOf(url);
   if (isAllowedLoopback(url, options)) return { ok: true, url };
   if (url.protocol !== "https:") return { ok: false, message: `must be https: ${url.protocol}` };
-  const name = host.replace(/\.$/, "");
-  if (name === "localhost" || name.endsWith(".localhost") || METADATA_HOSTS.has(name)) {
-    return { ok: false, message: `not a public host: ${host}` };
-  }
   if (isPrivateAddress(host)) return { ok: false, message: `not a public address: ${host}` };
+  if (!isIpLiteral(host)) {
+    const why = nonPublicName(host);
+    if (why) return { ok: false, message: `not a public host name: ${host} (${why})` };
+  }
   return { ok: true, url };
+}
+
+/** Why a host name can never be a public host (courier 8: public HTTPS only), or null. */
+function nonPublicName(host: string): string | null {
+  const labels = host.replace(/\.$/, "").split(".");
+  if (labels.length < 2) return "a single-label name is never public";
+  return NON_PUBLIC_SUFFIXES.get(labels.at(-1)!) ?? null;
 }
 
 /**

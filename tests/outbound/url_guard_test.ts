@@ -167,6 +167,72 @@ Deno.test("checkWebhookUrl: static checks keep refusing what they refused", () =
   }
 });
 
+Deno.test("checkWebhookUrl: names that cannot be public hosts are refused by name", () => {
+  const refused = [
+    // Single-label names: ICANN never delegates a dotless name (SAC053), so these are local.
+    "https://intranet/h",
+    "https://ip6-localhost/h",
+    "https://ip6-loopback./h",
+    // RFC 6761 special-use names.
+    "https://foo.localhost/h",
+    "https://foo.test/h",
+    "https://foo.invalid/h",
+    "https://foo.example/h",
+    // RFC 6762 multicast DNS, and the private-use names it lists (appendix G).
+    "https://foo.local/h",
+    "https://foo.cluster.local/h",
+    "https://foo.intranet/h",
+    "https://foo.internal/h",
+    "https://host.docker.internal/h",
+    "https://FOO.Internal./h",
+    "https://foo.private/h",
+    "https://foo.corp/h",
+    "https://foo.home/h",
+    "https://foo.lan/h",
+    // RFC 8375 home networks; RFC 7686 Tor; RFC 9476 non-DNS names.
+    "https://printer.home.arpa/h",
+    "https://x.onion/h",
+    "https://x.alt/h",
+    // Kubernetes in-cluster names and /etc/hosts conventions: undelegated, internal.
+    "https://kubernetes.default.svc/h",
+    "https://localhost.localdomain/h",
+    "https://mail.mail/h",
+  ];
+  for (const url of refused) {
+    const verdict = checkWebhookUrl(url, { allowLoopback: false });
+    assert.match(refusedMessage(verdict), /not a public host name/, url);
+  }
+  const accepted = [
+    "https://hooks.example.com/x",
+    "https://corp.example.com/x",
+    "https://local.example.org/x",
+    "https://internal.example.net/x",
+    "https://hooks.example.com./x",
+    "https://xn--bcher-kva.com/x",
+  ];
+  for (const url of accepted) {
+    assert.equal(checkWebhookUrl(url, { allowLoopback: false }).ok, true, url);
+  }
+});
+
+Deno.test("checkDeliveryTarget: public names built to resolve inward are refused at the attempt", async () => {
+  // nip.io and localtest.me are public names whose addresses are private: only the lookup at
+  // each attempt can see that (and a name may change its answer after it is saved).
+  const resolve = dns({
+    "127.0.0.1.nip.io": ["127.0.0.1"],
+    "10.0.0.1.nip.io": ["10.0.0.1"],
+    "169.254.169.254.nip.io": ["169.254.169.254"],
+    "localtest.me": ["127.0.0.1", "::1"],
+  });
+  for (
+    const host of ["127.0.0.1.nip.io", "10.0.0.1.nip.io", "169.254.169.254.nip.io", "localtest.me"]
+  ) {
+    assert.equal(checkWebhookUrl(`https://${host}/h`, { allowLoopback: false }).ok, true, host);
+    const message = refusedMessage(await target(`https://${host}/h`, resolve));
+    assert.match(message, /non-public address/, host);
+  }
+});
+
 Deno.test("checkDeliveryTarget: a public name with public addresses is accepted", async () => {
   const resolve = dns({ "hooks.example.com": [PUBLIC_V4, PUBLIC_V6, PUBLIC_V4] });
   const verdict = await target("https://hooks.example.com/courier", resolve);

@@ -166,6 +166,37 @@ Deno.test("client users: a client_user rotating the API key or setting the webho
     assert.equal((await t.call("GET", "/client/me", { headers: clientKey(client) })).status, 200);
   }));
 
+Deno.test("client webhook: a host name that cannot be public is refused with 422 naming url, and nothing is set", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    // spec: courier 8: public HTTPS only.
+    for (
+      const url of [
+        "https://intranet/h",
+        "https://foo.internal/h",
+        "https://host.docker.internal/h",
+        "https://kubernetes.default.svc/h",
+        "https://ip6-localhost/h",
+        "https://foo.local/h",
+        "https://printer.home.arpa/h",
+      ]
+    ) {
+      const r = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url },
+      });
+      assert.equal(r.status, 422, `${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed");
+      assert.equal(r.body.errors[0].path, "url");
+      assert.match(r.body.message, /not a public host name/);
+    }
+    const me = await t.call("GET", "/business/courier/clients/" + client.id, {
+      key: courier.business.api_key,
+    });
+    assert.equal(me.body.data.webhook_url, null);
+  }));
+
 async function save(t: TestEnv, client: Client, body: Record<string, unknown>) {
   return await t.call("POST", "/client/addresses", { headers: clientKey(client), body });
 }
