@@ -187,3 +187,5 @@ export const LOGIN_THROTTLE_ENTRIES_MAX = 100_000;
 export const TRACKING_TOKEN_CHARS_MIN = 10;
 /** The longest path segment hashed and looked up as a tracking token: bounds the work of a guess. */
 export const TRACKING_TOKEN_CHARS_MAX = 200;
+/** The shortest password a person may set (courier 5); weaker rules are in domain/passwords.ts. */
+export const PASSWORD_CHARS_MIN = 10;

@@ -11,6 +11,8 @@ import {
   seal,
   verifyPassword,
 } from "../../src/domain/secrets.ts";
+import { weakPasswordReason } from "../../src/domain/passwords.ts";
+import { PASSWORD_CHARS_MIN } from "../../src/limits.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import {
@@ -121,19 +123,26 @@ export function clientApiRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/client/password",
-    summary: "Change the signed-in person's password; other sessions are signed out",
+    summary: "Change the signed-in person's password; other sessions are signed out. A weak " +
+      "new password (short, one character repeated, the e-mail or its name part, a sequence, " +
+      "a most common one) is refused naming new_password; wrong current_password guesses wait " +
+      "as failed sign-ins do (429 rate_limited, Retry-After)",
     tag,
     security,
     middleware: [client({ passwordChange: true })],
     body: z.object({
       current_password: z.string().min(1).max(200),
-      new_password: z.string().min(10, "at least 10 characters").max(200),
+      new_password: z.string().min(PASSWORD_CHARS_MIN, `at least ${PASSWORD_CHARS_MIN} characters`)
+        .max(200),
     }),
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     if (!p.user) {
       throw new ApiError("unauthenticated", "a signed-in user is needed, not the API key");
     }
+    // spec: courier 5: a held session must not guess the password faster than sign-in may; the
+    // same count as the account's sign-ins (429 rate_limited with Retry-After).
+    const attempt = beginLogin(c, "client", p.user.email, remoteAddress(c));
     const login = await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "user_for_login",
       email: p.user.email,
@@ -142,8 +151,12 @@ export function clientApiRoutes(api: Api): void {
       throw new ApiError("unauthenticated", "user not found");
     }
     if (!(await verifyPassword(body.current_password, login.password_hash))) {
+      attempt.failed();
       throw validationFailed([{ path: "current_password", message: "does not match" }]);
     }
+    attempt.succeeded();
+    const weak = weakPasswordReason(body.new_password, p.user.email);
+    if (weak) throw validationFailed([{ path: "new_password", message: weak }]);
     if (body.new_password === body.current_password) {
       throw validationFailed([{
         path: "new_password",

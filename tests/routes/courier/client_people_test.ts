@@ -197,6 +197,72 @@ Deno.test("client webhook: a host name that cannot be public is refused with 422
     assert.equal(me.body.data.webhook_url, null);
   }));
 
+Deno.test("client password: a weak new password is refused with 422 naming new_password, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const { email, password } = client.user;
+    const signedIn = await login(t, email, password);
+    assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
+    const weak = [
+      "short",
+      "aaaaaaaaaaaa",
+      "password123",
+      "Password123",
+      "QWERTYUIOP",
+      email,
+      email.toUpperCase(),
+      "1234567890",
+      "0987654321",
+      "5678901234",
+      "abcdefghijk",
+      "ZYXWVUTSRQ",
+    ];
+    for (const new_password of weak) {
+      const r = await t.call("POST", "/client/password", {
+        headers: session(signedIn.body.data.token),
+        body: { current_password: password, new_password },
+      });
+      assert.equal(r.status, 422, `${new_password}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["new_password"]);
+    }
+    // Nothing changed: the sent password still signs in, and a sound one is taken.
+    assert.equal((await login(t, email, password)).status, 200);
+    const sound = await t.call("POST", "/client/password", {
+      headers: session(signedIn.body.data.token),
+      body: { current_password: password, new_password: GOOD_PASSWORD },
+    });
+    assert.equal(sound.status, 200, JSON.stringify(sound.body));
+  }));
+
+Deno.test("client password: wrong current_password guesses are throttled as sign-ins are (429, Retry-After)", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const { email, password } = client.user;
+    const token = (await login(t, email, password)).body.data.token;
+    const change = (current_password: string) =>
+      t.call("POST", "/client/password", {
+        headers: session(token),
+        body: { current_password, new_password: GOOD_PASSWORD },
+      });
+    for (let i = 0; i < 5; i++) {
+      const r = await change(`wrong-guess-${i}`);
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.errors[0].path, "current_password");
+    }
+    const held = await change(password);
+    assert.equal(held.status, 429, JSON.stringify(held.body));
+    assert.equal(held.body.code, "rate_limited");
+    assert.equal(held.headers.get("Retry-After"), "30");
+    // The same account's sign-in waits too: one count of failures per person.
+    assert.equal((await login(t, email, password)).status, 429);
+    t.clock.advanceBy(30_000);
+    const changed = await change(password);
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+  }));
+
 async function save(t: TestEnv, client: Client, body: Record<string, unknown>) {
   return await t.call("POST", "/client/addresses", { headers: clientKey(client), body });
 }
