@@ -169,7 +169,7 @@ export async function csvExport(): Promise<void> {
     peak = Math.max(peak, Deno.memoryUsage().rss);
   }, 50);
   const start = performance.now();
-  const stream = billingCsvStream(db, {
+  const stream = await billingCsvStream(db, {
     tenant: TENANT,
     client_id: null,
     from: null,

@@ -189,3 +189,9 @@ export const TRACKING_TOKEN_CHARS_MIN = 10;
 export const TRACKING_TOKEN_CHARS_MAX = 200;
 /** The shortest password a person may set (courier 5); weaker rules are in domain/passwords.ts. */
 export const PASSWORD_CHARS_MIN = 10;
+/**
+ * Export bounds (courier 4.3 `from`, `to`) are refused outside these years: no entry predates the
+ * epoch the service counts from, and Postgres holds no year 0 nor ISO text past year 9999.
+ */
+export const EXPORT_BOUND_YEAR_MIN = 1970;
+export const EXPORT_BOUND_YEAR_MAX = 9999;

@@ -25,6 +25,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { attemptWaitingEvents } from "../../src/outbound/targets.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
+import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../src/limits.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 
@@ -300,7 +301,7 @@ export function billingEventRoutes(api: Api): void {
   }, async (c, { query }) => {
     const env = c.get("env");
     const range = await rangeOf(c, query, env.clock.now());
-    return csvResponse(billingCsvStream(env.db, range), range);
+    return csvResponse(await billingCsvStream(env.db, range), range);
   });
 
   define(api, {
@@ -320,7 +321,7 @@ export function billingEventRoutes(api: Api): void {
     // Marked first, then streamed from the same range: an entry is never marked without being
     // in the file. Should the file be lost, the same POST (or the preview) gives it again.
     const marked = await markExported(env.db, range, exportId, principalName(p));
-    const response = csvResponse(billingCsvStream(env.db, range, exportId), range);
+    const response = csvResponse(await billingCsvStream(env.db, range, exportId), range);
     response.headers.set("X-Export-Id", exportId);
     response.headers.set("X-Entries-Marked", String(marked));
     return response;
@@ -360,6 +361,22 @@ function boundOf(text: string, edge: "start" | "end", path: string): Date {
     ? new Date(`${text}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
     : new Date(text);
   if (Number.isNaN(date.getTime())) throw validationFailed([{ path, message: "not a date" }]);
+  // spec: courier 4.3: the range names calendar days; Date rolls 2026-11-31 into December, so a
+  // "November" file would take (and a POST mark) December's entries.
+  const [y, m, d] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) {
+    throw validationFailed([{ path, message: `no such day: ${text.slice(0, 10)}` }]);
+  }
+  // Checked here, so that the query never meets a time Postgres cannot hold (a 500 on POST, a
+  // cut-off file on GET).
+  const year = date.getUTCFullYear();
+  if (year < EXPORT_BOUND_YEAR_MIN || year > EXPORT_BOUND_YEAR_MAX) {
+    throw validationFailed([{
+      path,
+      message: `a date from ${EXPORT_BOUND_YEAR_MIN} to ${EXPORT_BOUND_YEAR_MAX}: ${text}`,
+    }]);
+  }
   return date;
 }
 

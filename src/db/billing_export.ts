@@ -111,12 +111,14 @@ interface FileRow {
  * The file of a range as a stream of CSV text: the header, then one row per entry, oldest first.
  * `shownAsPendingFor`: the export that has just marked its entries, whose own file shows them as
  * the preview did (so a POST's rows equal the GET's before it).
+ * Answers once the query has given its first rows: a query that fails does so before the
+ * answer's 200 is sent, not as a file cut short after its header.
  */
-export function billingCsvStream(
+export async function billingCsvStream(
   db: Kysely<Database>,
   range: ExportRange,
   shownAsPendingFor: string | null = null,
-): ReadableStream<Uint8Array> {
+): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
   const query = db.selectFrom("ledger_entries as le")
     .leftJoin(
@@ -174,6 +176,7 @@ export function billingCsvStream(
     .where((eb) => eb.and(rangeConditions(range, "le")));
   const rows = query.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
     .stream(EXPORT_CHUNK_ROWS)[Symbol.asyncIterator]();
+  let ahead: IteratorResult<unknown> | null = await rows.next();
   let headerSent = false;
   let chunk: string[][] = [];
   return new ReadableStream<Uint8Array>({
@@ -185,7 +188,8 @@ export function billingCsvStream(
       }
       // One database chunk per pull: memory stays at one chunk, however long the file.
       while (chunk.length < EXPORT_CHUNK_ROWS) {
-        const next = await rows.next();
+        const next = ahead ?? await rows.next();
+        ahead = null;
         if (next.done) break;
         chunk.push(billingCsvRow(factsOf(next.value as FileRow, shownAsPendingFor)));
       }

@@ -17,6 +17,7 @@ import {
 } from "../../src/outbound/billing_events.ts";
 import { SWEEP_DEEP_EVERY_MS } from "../../src/limits.ts";
 import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
+import { billingCsvStream } from "../../src/db/billing_export.ts";
 import { verifyV3 } from "../../src/domain/signatures.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
@@ -294,6 +295,58 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
         r["export state"]
       ),
       ["pending"],
+    );
+  }));
+
+Deno.test("billing export: a day that does not exist, or a year Postgres cannot hold, is refused 422 naming the bound", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const headers = { "X-Business-API-Key": courier.business.api_key };
+    const cases: [Record<string, string>, string][] = [
+      [{ from: "2026-11-01", to: "2026-11-31" }, "to"],
+      [{ from: "2026-02-30", to: "2026-03-31" }, "from"],
+      [{ from: "2026-02-29", to: "2026-03-31" }, "from"], // 2026 is no leap year
+      [{ from: "2026-11-01", to: "2026-11-31T10:00:00Z" }, "to"],
+      [{ from: "0000-01-01", to: "2026-11-30" }, "from"],
+      [{ from: "2026-11-01", to: "9999-12-31T23:00:00-05:00" }, "to"],
+    ];
+    for (const [range, path] of cases) {
+      const query = new URLSearchParams({ client_id: client.id, ...range });
+      const get = await t.app.request(`/api/business/courier/billing/export?${query}`, {
+        headers,
+      });
+      assert.equal(get.status, 422, `GET ${query}`);
+      const body = await get.json();
+      assert.equal(body.code, "validation_failed");
+      assert.deepEqual(body.errors.map((e: { path: string }) => e.path), [path], `GET ${query}`);
+      const post = await t.call("POST", "/business/courier/billing/export", {
+        key: courier.business.api_key,
+        body: { client_id: client.id, ...range },
+      });
+      assert.equal(post.status, 422, `POST ${query}: ${JSON.stringify(post.body)}`);
+      assert.equal(post.body.code, "validation_failed");
+      assert.deepEqual(post.body.errors.map((e: { path: string }) => e.path), [path]);
+    }
+    // Nothing was marked; a leap day that exists is a day.
+    const rows = rowsOf(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
+    assert.deepEqual(rows.map((r) => r["export state"]), ["pending"]);
+    await billingCsv(t, courier, "GET", `client_id=${client.id}&from=2028-02-29&to=2028-03-01`);
+  }));
+
+Deno.test("billing export: a query that fails does so before the file is answered, not after its header", () =>
+  withTestEnv(async (t) => {
+    // A time Postgres cannot hold, past the route's checks: the failure must come while the
+    // route can still answer an error.
+    await assert.rejects(() =>
+      billingCsvStream(t.env.db, {
+        tenant: "biz_x",
+        client_id: null,
+        from: new Date("0000-01-01T00:00:00.000Z"),
+        to: null,
+        as_of: new Date(t.clock.now()),
+      })
     );
   }));
 
