@@ -213,6 +213,7 @@ function factsOf(r: FileRow, shownAsPendingFor: string | null) {
     amount_minor: Number(r.amount_minor),
     tax_minor: numberOrNull(r.tax_minor),
     original_amount_minor: numberOrNull(r.original_amount_minor),
+    delivered_at: numberOrNull(r.delivered_at),
     export_state:
       (shownAsPendingFor !== null && r.exported_by === shownAsPendingFor
         ? "pending"

@@ -60,7 +60,8 @@ export interface BillingCsvFacts {
   readonly fx_rate: string | null;
   readonly invoice_id: string | null;
   readonly shipment_status: string | null;
-  readonly delivered_at: string | null;
+  /** When the shipment was delivered, in epoch milliseconds as the shipment keeps it. */
+  readonly delivered_at: number | null;
   /** The export state stored for the entry (pending or exported). */
   readonly export_state: ExportState;
   /** The billing event's delivery state, or null for an entry that is no charge. */
@@ -118,7 +119,8 @@ export function billingCsvRow(f: BillingCsvFacts): string[] {
     f.fx_rate ?? "",
     f.invoice_id ?? "",
     f.shipment_status ?? "",
-    f.delivered_at ?? "",
+    // spec: courier 2.7 delivered_at (timestamp): ISO 8601, as the completion event states it.
+    f.delivered_at === null ? "" : new Date(f.delivered_at).toISOString(),
     state,
     f.event_state ?? "",
     reference ?? "",

@@ -194,7 +194,7 @@ Deno.test("billing CSV: a row has the 26 columns of 4.3 and shows the furthest s
     fx_rate: null,
     invoice_id: null,
     shipment_status: "delivered",
-    delivered_at: "2026-11-03T10:00:00.000Z",
+    delivered_at: Date.parse("2026-11-03T10:00:00.000Z"),
     export_state: "exported",
     event_state: "delivered",
     reported_state: "invoiced_externally",
@@ -205,6 +205,7 @@ Deno.test("billing CSV: a row has the 26 columns of 4.3 and shows the furthest s
   assert.equal(cell("date"), "2026-11-02");
   assert.equal(cell("amount"), "88.92");
   assert.equal(cell("tax"), "10.92");
+  assert.equal(cell("delivered at"), "2026-11-03T10:00:00.000Z");
   assert.equal(cell("export state"), "invoiced_externally");
   assert.equal(cell("external reference"), "INV-7");
   assert.equal(cell("event state"), "delivered");

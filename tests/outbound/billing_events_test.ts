@@ -350,6 +350,26 @@ Deno.test("billing export: a query that fails does so before the file is answere
     );
   }));
 
+Deno.test("billing export: delivered at is an ISO 8601 timestamp, as the date column and the event", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const waybill = await bookWaybill(t, client);
+    for (const body of [{ event: "collected", holder: "Thabo" }, { event: "delivered" }]) {
+      const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+        key: courier.business.api_key,
+        body,
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    const deliveredAt = new Date(t.clock.now()).toISOString();
+    const rows = rowsOf(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
+    const row = rows.find((r) => r["kind"] === "shipment")!;
+    assert.equal(row["shipment status"], "delivered");
+    assert.equal(row["delivered at"], deliveredAt);
+  }));
+
 Deno.test("billing events: with no endpoint the event waits, retries hourly and raises an alert", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {
