@@ -5,9 +5,9 @@
  * over the line cap, broken quoting) is refused before anything is booked.
  */
 import { parse } from "csv-parse/sync";
-import { stringify } from "csv-stringify/sync";
 import { CSV_BOOKING_LINES_MAX } from "../../src/limits.ts";
 import { validationFailed } from "../../src/http/errors.ts";
+import { csvLines } from "../../src/domain/csv.ts";
 import { ShipmentRequest, type ShipmentRequestBody } from "./shipment_requests.ts";
 
 type Kind = "text" | "number" | "pieces" | "boolean";
@@ -94,7 +94,8 @@ export function csvTemplate(serviceLevel: string): string {
     dangerous_goods_confirmed: "false",
   };
   const columns = Object.keys(CSV_COLUMNS);
-  return stringify([columns, columns.map((c) => example[c] ?? "")]);
+  // The service level is the courier's own code: written as any other cell, safe to open.
+  return csvLines([columns, columns.map((c) => example[c] ?? "")]);
 }
 
 /** Reads a whole upload; refuses the file when it cannot be read as a whole. */

@@ -9,8 +9,8 @@
  * event actor and read from its snapshot; the file shows the furthest of the two.
  */
 import { type Kysely, type RawBuilder, sql, type SqlBool } from "kysely";
-import { stringify } from "csv-stringify/sync";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../domain/billing_csv.ts";
+import { csvLines } from "../domain/csv.ts";
 import type { ExportState, ReportedState } from "../domain/export_state.ts";
 import type { Database } from "./schema.ts";
 
@@ -183,7 +183,7 @@ export async function billingCsvStream(
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(encoder.encode(stringify([[...BILLING_CSV_COLUMNS]])));
+        controller.enqueue(encoder.encode(csvLines([BILLING_CSV_COLUMNS])));
         return;
       }
       // One database chunk per pull: memory stays at one chunk, however long the file.
@@ -193,7 +193,7 @@ export async function billingCsvStream(
         if (next.done) break;
         chunk.push(billingCsvRow(factsOf(next.value as FileRow, shownAsPendingFor)));
       }
-      if (chunk.length > 0) controller.enqueue(encoder.encode(stringify(chunk)));
+      if (chunk.length > 0) controller.enqueue(encoder.encode(csvLines(chunk)));
       if (chunk.length < EXPORT_CHUNK_ROWS) controller.close();
       chunk = [];
     },

@@ -7,6 +7,7 @@ import {
   eventIdOf,
 } from "../../src/domain/billing_events.ts";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../../src/domain/billing_csv.ts";
+import { csvLines, spreadsheetSafe } from "../../src/domain/csv.ts";
 import { sequenceText } from "../../src/domain/waybill.ts";
 import { type EntryKind, entryOf } from "../../src/domain/ledger.ts";
 
@@ -209,4 +210,14 @@ Deno.test("billing CSV: a row has the 26 columns of 4.3 and shows the furthest s
   assert.equal(cell("export state"), "invoiced_externally");
   assert.equal(cell("external reference"), "INV-7");
   assert.equal(cell("event state"), "delivered");
+});
+
+Deno.test("csv: a cell a spreadsheet would evaluate starts with a quote; numbers stay", () => {
+  for (const cell of ["=1+1", "+SUM(A1:A2)", "-2+3", "@cmd", "\t=x", "\r=x", "-", "+"]) {
+    assert.equal(spreadsheetSafe(cell), `'${cell}`, JSON.stringify(cell));
+  }
+  for (const cell of ["-12.50", "88.92", "+26771234567", "", "a=b", "'=already"]) {
+    assert.equal(spreadsheetSafe(cell), cell, JSON.stringify(cell));
+  }
+  assert.equal(csvLines([["=A1", "-1.05", 'say "hi", =x']]), `'=A1,-1.05,"say ""hi"", =x"\n`);
 });

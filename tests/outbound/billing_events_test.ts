@@ -5,6 +5,7 @@
  * its preview; no endpoint means hourly retries and an alert; a failed schedule raises one.
  */
 import assert from "node:assert/strict";
+import { parse } from "csv-parse/sync";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { entryAsk } from "../../actors/client_ledger.ts";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
@@ -368,6 +369,31 @@ Deno.test("billing export: delivered at is an ISO 8601 timestamp, as the date co
     const row = rows.find((r) => r["kind"] === "shipment")!;
     assert.equal(row["shipment status"], "delivered");
     assert.equal(row["delivered at"], deliveredAt);
+  }));
+
+Deno.test("billing export: text a spreadsheet would evaluate is neutralised; amounts stay numbers", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const waybill = await bookWaybill(t, client, {
+      external_customer_code: "=CUST,01",
+      external_billing_reference: '+PO "77"',
+    });
+    await t.env.settle(); // the note names an entry the query side holds
+    const note = await t.call("POST", `/business/courier/clients/${client.id}/billing/correct`, {
+      key: courier.business.api_key,
+      body: { entry_reference: waybill, amount: "-12.50", reason: '=HYPERLINK("http://x","y")' },
+    });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    const text = await billingCsv(t, courier, "GET", `client_id=${client.id}`);
+    const rows = parse(text, { columns: true }) as Record<string, string>[];
+    const credit = rows.find((r) => r["kind"] === "credit_note")!;
+    assert.equal(credit["reason"], `'=HYPERLINK("http://x","y")`);
+    assert.equal(credit["amount"], "-12.50", "an amount is a number, left as it is");
+    assert.equal(credit["external customer code"], "'=CUST,01");
+    assert.equal(credit["external billing reference"], `'+PO "77"`);
+    assert.equal(rows.find((r) => r["kind"] === "top_up")!["amount"], "-500.00");
   }));
 
 Deno.test("billing events: with no endpoint the event waits, retries hourly and raises an alert", () =>
