@@ -45,7 +45,8 @@ import {
 } from "../../src/domain/ledger.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/domain/billing_csv.ts";
-import type { ExportState, ReportedState } from "../../src/domain/export_state.ts";
+import type { ExportState } from "../../src/domain/export_state.ts";
+import { entryReportOfRow, reportColumns } from "../../src/db/billing_export.ts";
 import {
   business,
   businessPrincipalOf,
@@ -641,12 +642,17 @@ async function statement(c: Context<AppEnv>, account: CourierClient, period: str
         j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
           .onRef("ev.tenant", "=", "le.tenant"),
     )
+    .leftJoin(
+      "snapshots as rv",
+      (j) =>
+        j.on("rv.type", "=", "outbound_event").onRef("rv.id", "=", "le.resolved_event_id")
+          .onRef("rv.tenant", "=", "le.tenant"),
+    )
     .selectAll("le")
     .select([
       sql<string | null>`case when le.event_id is null then null
         else coalesce(ev.data->>'status', 'pending') end`.as("event_status"),
-      sql<string | null>`ev.data->'acknowledgement'->>'reported_state'`.as("reported_state"),
-      sql<unknown>`ev.data->'acknowledgement'->'external_references'`.as("external_references"),
+      ...reportColumns(),
     ])
     .where("le.tenant", "=", account.business_id)
     .where("le.client_id", "=", account.id)
@@ -822,15 +828,15 @@ function rowView(
     event_status: string | null;
     reported_state: string | null;
     external_references: unknown;
+    resolved_reported_state: string | null;
+    resolved_external_references: unknown;
   },
 ) {
-  const refs = typeof r.external_references === "string"
-    ? JSON.parse(r.external_references)
-    : r.external_references;
+  const report = entryReportOfRow(r);
   const exported = exportStateOf({
     export_state: r.export_state as ExportState,
-    reported_state: r.reported_state as ReportedState | null,
-    external_references: refs as Partial<Record<ReportedState, string>> | null,
+    reported_state: report?.reported_state ?? null,
+    external_references: report?.external_references ?? null,
   });
   return {
     ...entryView({

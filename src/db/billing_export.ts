@@ -11,7 +11,12 @@
 import { type Kysely, type RawBuilder, sql, type SqlBool } from "kysely";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../domain/billing_csv.ts";
 import { csvLines } from "../domain/csv.ts";
-import type { ExportState, ReportedState } from "../domain/export_state.ts";
+import {
+  entryReportOf,
+  type ExportState,
+  type Report,
+  type ReportedState,
+} from "../domain/export_state.ts";
 import type { Database } from "./schema.ts";
 
 /** Rows fetched from the database per chunk of the file. */
@@ -104,7 +109,44 @@ interface FileRow {
   exported_by: string | null;
   event_state: string | null;
   reported_state: string | null;
-  external_references: Record<string, string> | string | null;
+  external_references: unknown;
+  resolved_reported_state: string | null;
+  resolved_external_references: unknown;
+}
+
+/**
+ * What the courier's system reported for an entry, from `ev` (the entry's billing event) and `rv`
+ * (its `charge.resolved` event) joined on `le.event_id` and `le.resolved_event_id`.
+ */
+export function reportColumns() {
+  const ack = (alias: "ev" | "rv") => sql.raw(`${alias}.data->'acknowledgement'`);
+  return [
+    sql<string | null>`${ack("ev")}->>'reported_state'`.as("reported_state"),
+    sql<unknown>`${ack("ev")}->'external_references'`.as("external_references"),
+    sql<string | null>`${ack("rv")}->>'reported_state'`.as("resolved_reported_state"),
+    sql<unknown>`${ack("rv")}->'external_references'`.as("resolved_external_references"),
+  ] as const;
+}
+
+/** The report columns of a row as one report (courier 3.1), or null when nothing was reported. */
+export function entryReportOfRow(r: {
+  reported_state: string | null;
+  external_references: unknown;
+  resolved_reported_state: string | null;
+  resolved_external_references: unknown;
+}): Report | null {
+  const reportOf = (state: string | null, refs: unknown): Report | null => {
+    if (state === null) return null;
+    const parsed = typeof refs === "string" ? JSON.parse(refs) : refs;
+    return {
+      reported_state: state as ReportedState,
+      external_references: (parsed ?? {}) as Partial<Record<ReportedState, string>>,
+    };
+  };
+  return entryReportOf([
+    reportOf(r.reported_state, r.external_references),
+    reportOf(r.resolved_reported_state, r.resolved_external_references),
+  ]);
 }
 
 /**
@@ -139,6 +181,12 @@ export async function billingCsvStream(
         j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
           .onRef("ev.tenant", "=", "le.tenant"),
     )
+    .leftJoin(
+      "snapshots as rv",
+      (j) =>
+        j.on("rv.type", "=", "outbound_event").onRef("rv.id", "=", "le.resolved_event_id")
+          .onRef("rv.tenant", "=", "le.tenant"),
+    )
     .select([
       "le.created_at",
       "le.client_id",
@@ -170,8 +218,7 @@ export async function billingCsvStream(
       // A charge's event is made just after its entry: until its snapshot lands it is pending.
       sql<string | null>`case when le.event_id is null then null
         else coalesce(ev.data->>'status', 'pending') end`.as("event_state"),
-      sql<string | null>`ev.data->'acknowledgement'->>'reported_state'`.as("reported_state"),
-      sql<unknown>`ev.data->'acknowledgement'->'external_references'`.as("external_references"),
+      ...reportColumns(),
     ])
     .where((eb) => eb.and(rangeConditions(range, "le")));
   const rows = query.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
@@ -204,9 +251,7 @@ export async function billingCsvStream(
 }
 
 function factsOf(r: FileRow, shownAsPendingFor: string | null) {
-  const refs = typeof r.external_references === "string"
-    ? JSON.parse(r.external_references) as Record<string, string>
-    : r.external_references;
+  const report = entryReportOfRow(r);
   const numberOrNull = (v: number | string | null) => v === null ? null : Number(v);
   return {
     ...r,
@@ -218,7 +263,7 @@ function factsOf(r: FileRow, shownAsPendingFor: string | null) {
       (shownAsPendingFor !== null && r.exported_by === shownAsPendingFor
         ? "pending"
         : r.export_state) as ExportState,
-    reported_state: r.reported_state as ReportedState | null,
-    external_references: refs,
+    reported_state: report?.reported_state ?? null,
+    external_references: report?.external_references ?? null,
   };
 }

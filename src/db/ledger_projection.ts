@@ -19,7 +19,7 @@ import {
 import { parseChange } from "./projection.ts";
 import { jsonb } from "./json.ts";
 import type { Database } from "./schema.ts";
-import { chargeEventIdOf } from "../outbound/billing_events.ts";
+import { chargeEventIdOf, resolvedEventIdOf } from "../outbound/billing_events.ts";
 
 /** The actor type whose changes carry the ledger. */
 const CLIENT_ACTOR_TYPE = "courier_client";
@@ -252,6 +252,7 @@ class LedgerWriter {
             original_currency: r.original_currency,
             fx_rate: r.fx_rate,
             fx_source: r.fx_source,
+            resolved_event_id: resolvedEventIdOf(owner.tenant, owner.client_id, r.reference),
             updated_at: sql<Date>`now()`,
           })
           .where("tenant", "=", owner.tenant)

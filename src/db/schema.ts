@@ -98,6 +98,8 @@ export interface LedgerEntryTable {
   updated_at: Generated<Date>;
   /** The billing event reporting this entry (courier 6.1), when the entry is a charge. */
   event_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The `charge.resolved` event of the entry's conversion (courier 6.1), once resolved. */
+  resolved_event_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The export that moved the entry from pending to exported (courier 3.1). */
   exported_by: ColumnType<string | null, string | null | undefined, string | null>;
   /**

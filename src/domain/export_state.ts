@@ -26,3 +26,26 @@ export function exportRank(state: ExportState): number {
 export function furthest<S extends ExportState>(a: S, b: S): S {
   return exportRank(b) > exportRank(a) ? b : a;
 }
+
+/** What a courier's system reported for one billing event (courier 4.3). */
+export interface Report {
+  readonly reported_state: ReportedState;
+  readonly external_references: Readonly<Partial<Record<ReportedState, string>>>;
+}
+
+/**
+ * What was reported for an entry across its events: its charge's, then its conversion's
+ * (`charge.resolved`), both about the one entry whose state courier 3.1 tracks. The state is the
+ * furthest any reported (rule 1); a state keeps one reference (rule 3), the charge's event's
+ * before the resolution's, which is made after it.
+ */
+export function entryReportOf(reports: readonly (Report | null)[]): Report | null {
+  return reports.reduce<Report | null>(
+    (merged, r) =>
+      r === null || merged === null ? merged ?? r : {
+        reported_state: furthest(merged.reported_state, r.reported_state),
+        external_references: { ...r.external_references, ...merged.external_references },
+      },
+    null,
+  );
+}

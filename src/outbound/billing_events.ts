@@ -79,6 +79,11 @@ export async function chargeEventIdOf(
   return await eventIdOf("billing", tenant, clientId, entry.reference);
 }
 
+/** The id of the `charge.resolved` event of an entry's conversion (courier 6.1). */
+export function resolvedEventIdOf(tenant: string, clientId: string, reference: string): string {
+  return eventIdOf("billing.resolved", tenant, clientId, reference);
+}
+
 export interface BillingEventsOptions {
   readonly runtime: ActorRuntime;
   readonly bus: Bus;
@@ -375,7 +380,7 @@ export class BillingEvents {
           reason: `conversion resolved at ${r.fx_rate} (${r.fx_source})`,
           source_event: `${CHARGE_RESOLVED}:${r.reference}`,
         });
-        const eventId = await eventIdOf("billing.resolved", tenant, client.id, r.reference);
+        const eventId = resolvedEventIdOf(tenant, client.id, r.reference);
         const body = chargeEventBody({
           eventId,
           eventType: CHARGE_RESOLVED,

@@ -38,6 +38,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0008_booking_charges",
     "0009_shipment_closed",
     "0010_charge_events",
+    "0011_resolution_events",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -60,6 +61,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0008_booking_charges",
     "0009_shipment_closed",
     "0010_charge_events",
+    "0011_resolution_events",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -191,6 +193,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0008_booking_charges",
     "0009_shipment_closed",
     "0010_charge_events",
+    "0011_resolution_events",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -257,6 +260,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0008_booking_charges",
     "0009_shipment_closed",
     "0010_charge_events",
+    "0011_resolution_events",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();

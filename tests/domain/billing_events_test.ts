@@ -8,6 +8,7 @@ import {
 } from "../../src/domain/billing_events.ts";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../../src/domain/billing_csv.ts";
 import { csvLines, spreadsheetSafe } from "../../src/domain/csv.ts";
+import { entryReportOf } from "../../src/domain/export_state.ts";
 import { sequenceText } from "../../src/domain/waybill.ts";
 import { type EntryKind, entryOf } from "../../src/domain/ledger.ts";
 
@@ -220,4 +221,21 @@ Deno.test("csv: a cell a spreadsheet would evaluate starts with a quote; numbers
     assert.equal(spreadsheetSafe(cell), cell, JSON.stringify(cell));
   }
   assert.equal(csvLines([["=A1", "-1.05", 'say "hi", =x']]), `'=A1,-1.05,"say ""hi"", =x"\n`);
+});
+
+Deno.test("export state: an entry's reports merge to the furthest state, one reference per state", () => {
+  assert.equal(entryReportOf([null, null]), null);
+  assert.deepEqual(
+    entryReportOf([
+      { reported_state: "acknowledged", external_references: { acknowledged: "ACK-1" } },
+      {
+        reported_state: "reconciled",
+        external_references: { acknowledged: "ACK-2", reconciled: "GL-9001" },
+      },
+    ]),
+    {
+      reported_state: "reconciled",
+      external_references: { acknowledged: "ACK-1", reconciled: "GL-9001" },
+    },
+  );
 });

@@ -619,6 +619,67 @@ Deno.test("billing events: charge.resolved keeps the charge's waybill, shipment 
     })
   ));
 
+Deno.test("billing export: an acknowledgement of an entry's charge.resolved reaches its row and statement", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "5000" });
+    const waybill = await bookWaybill(t, client);
+    const source = "customs.duties:xing_t2";
+    const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "post_charge",
+      entry_kind: "duties",
+      reference: "DUT-T2",
+      amount_minor: 12_345,
+      currency: "ZAR",
+      reason: "duties paid on the client's behalf",
+      evidence_path: "evidence/duty-receipt.pdf",
+      source_event: source,
+      shipment: waybill,
+      recoverable: true,
+      by: "test",
+    }, entryAsk(source));
+    assert.ok(posted.ok, JSON.stringify(posted));
+    const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/resolve-fx`, {
+      key: courier.business.api_key,
+      body: { entry_reference: "DUT-T2", rate: "0.7733", source: "Bank of Botswana" },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const resolved = eventIdOf("billing.resolved", courier.business.id, client.id, "DUT-T2");
+    const acknowledge = async (eventId: string, state: string, reference: string) => {
+      await until(t, async () => {
+        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+          kind: "get",
+        });
+        return got.ok;
+      }, `event ${eventId}`);
+      const a = await t.call("POST", `/business/courier/billing/events/${eventId}/acknowledge`, {
+        key: courier.business.api_key,
+        body: { state, external_reference: reference },
+      });
+      assert.equal(a.status, 200, JSON.stringify(a.body));
+    };
+    const row = async () => {
+      const rows = rowsOf(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
+      return rows.find((x) => x["reference"] === "DUT-T2")!;
+    };
+    await acknowledge(resolved, "reconciled", "GL-9001");
+    assert.equal((await row())["export state"], "reconciled");
+    assert.equal((await row())["external reference"], "GL-9001");
+    // The entry's own event reported later and less far: the furthest state stands.
+    const own = eventIdOf("billing", courier.business.id, client.id, "DUT-T2");
+    await acknowledge(own, "acknowledged", "ACK-1");
+    assert.equal((await row())["export state"], "reconciled");
+    assert.equal((await row())["external reference"], "GL-9001");
+    const account = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
+      key: courier.business.api_key,
+    });
+    const entry = account.body.data.statement.entries.find((e: { reference: string }) =>
+      e.reference === "DUT-T2"
+    );
+    assert.equal(entry.export_state, "reconciled");
+    assert.equal(entry.external_reference, "GL-9001");
+  }));
+
 Deno.test("billing events: a charge whose event a crash kept from being made is made by the sweep, once", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
