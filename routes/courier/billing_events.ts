@@ -319,9 +319,10 @@ export function billingEventRoutes(api: Api): void {
     const range = await rangeOf(c, body, env.clock.now());
     const exportId = newId("exp");
     // Marked first, then streamed from the same range: an entry is never marked without being
-    // in the file. Should the file be lost, the same POST (or the preview) gives it again.
+    // in the file, and the file shows it exported (courier 3.1). Should the file be lost, the
+    // same POST (or the preview) gives it again.
     const marked = await markExported(env.db, range, exportId, principalName(p));
-    const response = csvResponse(await billingCsvStream(env.db, range, exportId), range);
+    const response = csvResponse(await billingCsvStream(env.db, range), range);
     response.headers.set("X-Export-Id", exportId);
     response.headers.set("X-Entries-Marked", String(marked));
     return response;

@@ -106,7 +106,6 @@ interface FileRow {
   shipment_status: string | null;
   delivered_at: string | null;
   export_state: string;
-  exported_by: string | null;
   event_state: string | null;
   reported_state: string | null;
   external_references: unknown;
@@ -150,16 +149,15 @@ export function entryReportOfRow(r: {
 }
 
 /**
- * The file of a range as a stream of CSV text: the header, then one row per entry, oldest first.
- * `shownAsPendingFor`: the export that has just marked its entries, whose own file shows them as
- * the preview did (so a POST's rows equal the GET's before it).
+ * The file of a range as a stream of CSV text: the header, then one row per entry, oldest first,
+ * each in its stored state (a POST's own file, made after its marking, shows its entries exported:
+ * courier 3.1, pending to exported, one CSV row per entry).
  * Answers once the query has given its first rows: a query that fails does so before the
  * answer's 200 is sent, not as a file cut short after its header.
  */
 export async function billingCsvStream(
   db: Kysely<Database>,
   range: ExportRange,
-  shownAsPendingFor: string | null = null,
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
   const query = db.selectFrom("ledger_entries as le")
@@ -214,7 +212,6 @@ export async function billingCsvStream(
       sql<string | null>`sh.data->>'status'`.as("shipment_status"),
       sql<string | null>`sh.data->>'delivered_at'`.as("delivered_at"),
       "le.export_state",
-      "le.exported_by",
       // A charge's event is made just after its entry: until its snapshot lands it is pending.
       sql<string | null>`case when le.event_id is null then null
         else coalesce(ev.data->>'status', 'pending') end`.as("event_state"),
@@ -238,7 +235,7 @@ export async function billingCsvStream(
         const next = ahead ?? await rows.next();
         ahead = null;
         if (next.done) break;
-        chunk.push(billingCsvRow(factsOf(next.value as FileRow, shownAsPendingFor)));
+        chunk.push(billingCsvRow(factsOf(next.value as FileRow)));
       }
       if (chunk.length > 0) controller.enqueue(encoder.encode(csvLines(chunk)));
       if (chunk.length < EXPORT_CHUNK_ROWS) controller.close();
@@ -250,7 +247,7 @@ export async function billingCsvStream(
   });
 }
 
-function factsOf(r: FileRow, shownAsPendingFor: string | null) {
+function factsOf(r: FileRow) {
   const report = entryReportOfRow(r);
   const numberOrNull = (v: number | string | null) => v === null ? null : Number(v);
   return {
@@ -259,10 +256,7 @@ function factsOf(r: FileRow, shownAsPendingFor: string | null) {
     tax_minor: numberOrNull(r.tax_minor),
     original_amount_minor: numberOrNull(r.original_amount_minor),
     delivered_at: numberOrNull(r.delivered_at),
-    export_state:
-      (shownAsPendingFor !== null && r.exported_by === shownAsPendingFor
-        ? "pending"
-        : r.export_state) as ExportState,
+    export_state: r.export_state as ExportState,
     reported_state: report?.reported_state ?? null,
     external_references: report?.external_references ?? null,
   };

@@ -245,7 +245,7 @@ Deno.test("billing events: acknowledgements only move forward, paid is refused",
     })
   ));
 
-Deno.test("billing export: the preview changes nothing; the POST gives the same rows and marks", () =>
+Deno.test("billing export: the preview changes nothing; the POST marks and its file shows them exported", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
     const client = await newClient(t, courier);
@@ -272,9 +272,12 @@ Deno.test("billing export: the preview changes nothing; the POST gives the same 
     assert.equal(rows[0]!["amount"], "-500.00");
 
     const posted = await billingCsv(t, courier, "POST", query);
-    assert.equal(posted, preview1, "the POST's rows are the preview's");
-    const after = rowsOf(await billingCsv(t, courier, "GET", query));
-    assert.ok(after.every((r) => r["export state"] === "exported"));
+    // spec: courier 3.1: the POST's file shows its entries as it left them, exported; otherwise
+    // the preview's rows.
+    assert.deepEqual(rowsOf(posted).map((r) => r["export state"]), ["exported", "exported"]);
+    assert.equal(posted, preview1.replaceAll(",pending,", ",exported,"));
+    const after = await billingCsv(t, courier, "GET", query);
+    assert.equal(after, posted, "the preview after shows what the POST's file showed");
     // The other client's entries were not in the range: still pending.
     const others = rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
     assert.deepEqual(others.map((r) => r["export state"]), ["pending"]);
