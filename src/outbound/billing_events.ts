@@ -213,7 +213,9 @@ export class BillingEvents {
         lines: s.pricing.lines,
         status: s.status,
         delivered_at: s.delivered_at,
-        pod: s.pod !== null,
+        // spec: courier 6.1 "with POD": a delivery proves itself only by naming who received it
+        // (the one proof a delivery scan records); a bare scan or a note is no proof.
+        pod: (s.pod?.received_by ?? null) !== null,
       },
       adjustments: later.map((r) => ({
         reference: r.reference,

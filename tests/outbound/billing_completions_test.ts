@@ -222,3 +222,36 @@ Deno.test("completion sweep: pages through the closed shipments in closing order
       await billing.close();
     }
   }));
+
+Deno.test("completion events: pod is true only when the delivery names who received it", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const podOf = async (delivered: Record<string, unknown>) => {
+      const waybill = await bookWaybill(t, client);
+      for (const body of [{ event: "collected", holder: "D" }, delivered]) {
+        const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+          key: courier.business.api_key,
+          body,
+        });
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+      }
+      await t.env.settle();
+      const id = eventIdOf(
+        "billing.completion",
+        courier.business.id,
+        waybill,
+        "shipment.delivered",
+      );
+      const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
+        kind: "get",
+      });
+      assert.ok(got.ok && got.reply, `the completion event of ${waybill}`);
+      return JSON.parse(got.reply.raw_body).shipment.pod;
+    };
+    // spec: courier 6.1 "shipment.delivered (with POD)": a bare delivery scan proves nothing.
+    assert.equal(await podOf({ event: "delivered" }), false);
+    assert.equal(await podOf({ event: "delivered", note: "left at the gate" }), false);
+    assert.equal(await podOf({ event: "delivered", received_by: "Mpho" }), true);
+  }));
