@@ -572,6 +572,14 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
       if (!stop) return reject("not_found", `no stop ${c.stop_id}`);
       if (c.reason.trim() === "") return reject("reason_required", "a failed stop needs a reason");
       if (stop.status === "failed") return same();
+      // A delivery, collection or crossing that was made stays made: failing it afterwards would
+      // leave the stop saying failed while its shipment says delivered (courier 3.4).
+      if (stop.status === "done") {
+        return reject(
+          "stop_already_done",
+          `stop ${stop.id} is already done and cannot fail: ${stop.kind}`,
+        );
+      }
       return changed(
         run,
         replaceStop(run, { ...stop, status: "failed" }),

@@ -98,6 +98,30 @@ Deno.test("network run: a run closes only when every item has an end state", () 
   assert.equal(closed.state?.status, "closed");
 });
 
+Deno.test("network run: a stop that is done cannot fail afterwards", () => {
+  let state = created();
+  state = apply(state, {
+    kind: "add_stop",
+    stop: {
+      id: "stop_a",
+      kind: "deliver",
+      waybill: "WB1",
+      work_order: null,
+      country: null,
+      to_country: null,
+      border_post: null,
+      load: { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 },
+    },
+    by: "t",
+  }).state;
+  state = apply(state, { kind: "depart", by: "t" }).state;
+  state = apply(state, { kind: "stop_deliver", stop_id: "stop_a", lab_handover: false, by: "t" })
+    .state;
+  const failed = apply(state, { kind: "stop_fail", stop_id: "stop_a", reason: "nobody", by: "t" });
+  assert.equal(failed.refused?.code, "stop_already_done");
+  assert.equal(failed.state, state);
+});
+
 Deno.test("network run: a run of STOPS_MAX stops is stored over several values, each delivery replayed applies once, and it reads back whole", async () => {
   const dir = await Deno.makeTempDir();
   const open = async () => {

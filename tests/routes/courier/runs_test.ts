@@ -691,3 +691,37 @@ Deno.test("runs: a redelivery after a failed attempt and a return each book thei
       assert.deepEqual(body!.shipment.adjustments.map((a) => a.reference), [reference], type);
     }
   }));
+
+Deno.test("runs: a stop that is done cannot fail afterwards; nothing changes", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id;
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
+      received_by: "Neo",
+    });
+    const refused = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      reason: "nobody home",
+    }, 409);
+    assert.equal(refused.code, "stop_already_done");
+    assert.match(refused.message, new RegExp(stop));
+    const after = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.equal(after.stops[0].status, "done");
+    assert.equal(after.items[0].state, "delivered");
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(ship.body.data.status, "delivered");
+    assert.ok(
+      !ship.body.data.trail.some((e: { event: string }) => e.event === "delivery_attempted"),
+      JSON.stringify(ship.body.data.trail),
+    );
+  }));
