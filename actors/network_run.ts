@@ -189,7 +189,19 @@ export interface RunAck {
   readonly status: RunStatus;
 }
 
-export type RunReply = NetworkRun | RunAck;
+/**
+ * The reply to a stop action (courier 4.5: a replay after lost signal answers the first): the
+ * answer goes to the first asker; what is kept under the idempotency key is `seq`, the run's
+ * sequence number then (an answer can outgrow a store value), and a replay rebuilds the same
+ * answer from the run's events 1..seq (src/courier/runs.ts).
+ */
+export interface StopAck extends RunAck {
+  readonly stop_id: string;
+  readonly seq: number;
+  readonly answer?: StopAnswer;
+}
+
+export type RunReply = NetworkRun | RunAck | StopAck;
 
 type S = NetworkRunState;
 /** A change's outcome: the next run, nothing to do (a replayed step), or a refusal. */
@@ -239,6 +251,26 @@ function changed(
 
 const ack = (s: S): RunReply => ({ id: s!.id, status: s!.status });
 
+/** A stop action answers its stop as the change left it; other changes acknowledge. */
+function replyFor(c: RunChange): (s: S, at?: { readonly seq: number }) => RunReply {
+  switch (c.kind) {
+    case "stop_border":
+    case "stop_cross":
+    case "stop_deliver":
+    case "stop_collect":
+    case "stop_fail":
+      return (s, at) => ({
+        id: s!.id,
+        status: s!.status,
+        stop_id: c.stop_id,
+        seq: at?.seq ?? 0,
+        answer: stopAnswer(s!, c.stop_id),
+      });
+    default:
+      return ack;
+  }
+}
+
 function setItems(run: NetworkRun, waybills: ReadonlySet<string>, f: (i: RunItem) => RunItem) {
   return run.items.map((i) => waybills.has(i.waybill) ? f(i) : i);
 }
@@ -262,7 +294,7 @@ function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number 
   if (c.kind === "get") return accept<S, RunEvent, RunReply>([], (s) => s!);
   if (c.kind === "timer") return accept<S, RunEvent, RunReply>([], ack);
   const r = step(state, c, ctx.now);
-  if (r === SAME) return accept<S, RunEvent, RunReply>([], ack);
+  if (r === SAME) return accept<S, RunEvent, RunReply>([], replyFor(c));
   if (!r.ok) return r;
   // Only these changes add to the state; the others change a status, or replace history that
   // is bounded, and fit in what stateBytesMax leaves above the budget.
@@ -275,7 +307,10 @@ function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number 
         `split the work into another run`,
     );
   }
-  return accept<S, RunEvent, RunReply>([{ kind: "applied", change: c, at: ctx.now }], ack);
+  return accept<S, RunEvent, RunReply>(
+    [{ kind: "applied", change: c, at: ctx.now }],
+    replyFor(c),
+  );
 }
 
 const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
@@ -636,6 +671,12 @@ export const networkRunActor: ActorDefinition<S, RunCommand, RunEvent, RunReply>
   // The query side gets the run's standing, not its hundreds of stops (read those from the run).
   project: (s) => s === null ? null : runSummary(s),
   stateBytesMax: RUN_STATE_BYTES_MAX,
+  // A stop action's answer is rebuilt from the events on replay: only its seq is kept.
+  keptReply: (r) => {
+    if (!("answer" in r)) return r;
+    const { answer: _answer, ...kept } = r;
+    return kept;
+  },
 };
 
 /** A run's standing without its stops and items: the list views and the projected snapshot. */
@@ -662,6 +703,28 @@ export function runSummary(run: NetworkRun) {
 }
 
 export type RunSummary = ReturnType<typeof runSummary>;
+
+/**
+ * What a stop action answers (courier 4.5): the stop, the items it brought or took, the run's
+ * standing and its recent history; not every stop of the run again (a run has up to STOPS_MAX).
+ */
+export function stopAnswer(run: NetworkRun, stopId: string) {
+  return {
+    run: runSummary(run),
+    stop: run.stops.find((s) => s.id === stopId)!,
+    items: run.items.filter((i) => i.stop_id === stopId),
+    history: run.history,
+  };
+}
+
+export type StopAnswer = ReturnType<typeof stopAnswer>;
+
+/** The run after its events 1..seq, as it stood when a reply named that seq. */
+export function runAt(events: readonly { seq: number; event: unknown }[], seq: number): S {
+  let run: S = null;
+  for (const e of events) if (e.seq <= seq) run = evolve(run, e.event as RunEvent);
+  return run;
+}
 
 /** The run from a `get` reply. */
 export function asRun(reply: RunReply): NetworkRun {

@@ -14,6 +14,7 @@ import { storeEvidence } from "../../src/courier/evidence.ts";
 import { labHandoverAllowed } from "../../src/courier/lab.ts";
 import {
   askRun,
+  askStop,
   carriedPieces,
   driverView,
   holderOf,
@@ -311,12 +312,23 @@ async function stopAction(
           }),
         );
       }
-      return await askRun(c, runId, { kind: "stop_border", stop_id: stopId, crossings, by }, key);
+      const { answer } = await askStop(
+        c,
+        runId,
+        { kind: "stop_border", stop_id: stopId, crossings, by },
+        key,
+      );
+      return answer;
     }
     case "cross": {
       const side = body.side;
       if (!side) throw validationFailed([{ path: "side", message: "exit or entry" }]);
-      const next = await askRun(c, runId, { kind: "stop_cross", stop_id: stopId, side, by }, key);
+      const { next, answer } = await askStop(c, runId, {
+        kind: "stop_cross",
+        stop_id: stopId,
+        side,
+        by,
+      }, key);
       // Each shipment's crossing records the same side (exit before entry, once each).
       for (const x of stopOf(next, stopId).crossings) {
         try {
@@ -326,7 +338,7 @@ async function stopAction(
           if (!(e instanceof ApiError && e.code === "crossing_closed")) throw e;
         }
       }
-      return next;
+      return answer;
     }
     case "deliver": {
       if (stop.kind !== "deliver" || !stop.waybill) {
@@ -346,7 +358,7 @@ async function stopAction(
           );
         }
       }
-      const next = await askRun(c, runId, {
+      const { answer } = await askStop(c, runId, {
         kind: "stop_deliver",
         stop_id: stopId,
         lab_handover: body.lab_handover ?? false,
@@ -357,7 +369,7 @@ async function stopAction(
         received_by: body.received_by ?? (body.lab_handover ? "laboratory" : null),
         note: body.note ?? null,
       });
-      return next;
+      return answer;
     }
     case "collect": {
       if (stop.kind !== "collect" || !stop.work_order) {
@@ -379,7 +391,7 @@ async function stopAction(
       }
       // Each collected piece is labelled (courier 2.10): its piece id unless a label is given.
       const labels = body.labels ?? s.pieces.map((x) => x.id);
-      const next = await askRun(c, runId, {
+      const { next, answer } = await askStop(c, runId, {
         kind: "stop_collect",
         stop_id: stopId,
         waybill: body.waybill,
@@ -403,14 +415,14 @@ async function stopAction(
         evidence_path: `run:${runId}/stop:${stopId}`,
         source_event: `run.collected:${stopId}:${body.waybill}`,
       });
-      return next;
+      return answer;
     }
     case "fail": {
       if (!body.reason) throw validationFailed([{ path: "reason", message: "required" }]);
       if (stop.kind === "collect" && body.waybill) {
         await stopShipment(c, run, stop, body.waybill);
       }
-      const next = await askRun(c, runId, {
+      const { answer } = await askStop(c, runId, {
         kind: "stop_fail",
         stop_id: stopId,
         reason: body.reason,
@@ -436,7 +448,7 @@ async function stopAction(
         if (body.waybill) await runCharge(c, body.waybill, charge);
         else await workOrderCharge(c, stop.work_order.courier_client_id, charge);
       }
-      return next;
+      return answer;
     }
   }
 }
@@ -635,7 +647,6 @@ export function runRoutes(api: Api): void {
           c,
           stopActionView(
             await stopAction(c, params.run, params.stop, params.action, body),
-            params.stop,
             businessPrincipalOf(c).kind === "driver",
           ),
         ),

@@ -11,10 +11,13 @@ import {
   type Load,
   type NetworkRun,
   networkRunActor,
+  runAt,
   type RunCommand,
   type RunItem,
-  runSummary,
   type Stop,
+  type StopAck,
+  type StopAnswer,
+  stopAnswer,
 } from "../../actors/network_run.ts";
 import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
@@ -80,6 +83,42 @@ export async function askRun(
   const got = await runtime.read(networkRunActor, tenant, runId, { kind: "get" });
   if (!got.ok) throw fromRejection(got);
   return asRun(got.reply);
+}
+
+/**
+ * Asks the run for a stop action and answers what the action answered (courier 4.5: a replay
+ * after lost signal answers the first, not the run as it is now), beside the run as it is now
+ * for the steps that follow. A replay's answer is rebuilt from the run's events up to the seq its
+ * kept reply names; a reply kept before stop actions named one answers the run as it is.
+ */
+export async function askStop(
+  c: Context<AppEnv>,
+  runId: string,
+  command: Extract<RunCommand, { stop_id: string }>,
+  key: string | null,
+): Promise<{ next: NetworkRun; answer: StopAnswer }> {
+  const tenant = businessPrincipalOf(c).business.id;
+  const runtime = c.get("env").runtime;
+  const r = await runtime.ask(
+    networkRunActor,
+    tenant,
+    runId,
+    command,
+    key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
+  );
+  if (!r.ok) throw fromRejection(r);
+  const next = await askRun(c, runId, { kind: "get" });
+  const reply = r.reply as Partial<StopAck>;
+  if (reply.answer) return { next, answer: reply.answer };
+  if (reply.seq === undefined) return { next, answer: stopAnswer(next, command.stop_id) };
+  const events: { seq: number; event: unknown }[] = [];
+  for await (const e of runtime.events(networkRunActor, runId)) {
+    if (e.seq > reply.seq) break;
+    events.push(e);
+  }
+  const then = runAt(events, reply.seq);
+  if (!then) throw new Error(`run ${runId} has no events up to ${reply.seq}`);
+  return { next, answer: stopAnswer(then, command.stop_id) };
 }
 
 /**
@@ -200,15 +239,14 @@ function driverItemView(i: RunItem) {
   return { waybill: i.waybill, state: i.state, stop_id: i.stop_id };
 }
 
-/**
- * What a stop action answers: the stop, the items it brought or took, the run's standing and its
- * recent history; not every stop of the run again (a run has up to STOPS_MAX).
- */
-export function stopActionView(run: NetworkRun, stopId: string, forDriver: boolean) {
-  const stop = run.stops.find((s) => s.id === stopId)!;
-  const items = run.items.filter((i) => i.stop_id === stopId);
-  const { capacity: _capacity, load: _load, ...standing } = runSummary(run);
+/** What a stop action answers the caller: a driver sees no values (courier 2.10). */
+export function stopActionView(answer: StopAnswer, forDriver: boolean) {
+  const { capacity: _capacity, load: _load, ...standing } = answer.run;
   return forDriver
-    ? { run: standing, stop: driverStopView(stop), items: items.map(driverItemView) }
-    : { run: runSummary(run), stop, items, history: run.history };
+    ? {
+      run: standing,
+      stop: driverStopView(answer.stop),
+      items: answer.items.map(driverItemView),
+    }
+    : answer;
 }

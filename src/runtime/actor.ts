@@ -34,8 +34,11 @@ export interface Rejection {
 export interface Acceptance<S, E, R> {
   readonly ok: true;
   readonly events: readonly E[];
-  /** Computes the reply from the state after the events. */
-  readonly reply?: (next: S) => R;
+  /**
+   * Computes the reply from the state after the events; `seq` is the actor's sequence number then
+   * (the state is the fold of its events 1..seq), so a reply can name the state it answered.
+   */
+  readonly reply?: (next: S, at?: { readonly seq: number }) => R;
   readonly timers?: readonly TimerOp[];
 }
 
@@ -88,6 +91,11 @@ export interface ActorDefinition<S, C, E, R> {
    * state over several values written in the same atomic commit.
    */
   readonly stateBytesMax?: number;
+  /**
+   * What is kept of a reply under an idempotency key, when not the whole reply (a store value is
+   * at most 64 KiB and one commit keeps a batch's replies): a replay answers this kept form.
+   */
+  keptReply?(reply: R): R;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -100,7 +108,7 @@ export type ReplyOf<D> = D extends ActorDefinition<infer _S, infer _C, infer _E,
 
 export function accept<S, E, R>(
   events: readonly E[],
-  reply?: (next: S) => R,
+  reply?: (next: S, at?: { readonly seq: number }) => R,
   timers?: readonly TimerOp[],
 ): Acceptance<S, E, R> {
   return {

@@ -146,10 +146,11 @@ export function planBatch(
     }
     if (decision.events.length > 0 && tenant === null) tenant = env.tenant;
     state = next;
-    const reply = decision.reply ? decision.reply(next) : undefined;
+    const reply = decision.reply ? decision.reply(next, { seq }) : undefined;
     if (key !== undefined) {
-      replies.push({ key, reply, permanent: env.permanent });
-      batchReplies.set(key, reply);
+      const kept = def.keptReply && reply !== undefined ? def.keptReply(reply) : reply;
+      replies.push({ key, reply: kept, permanent: env.permanent });
+      batchReplies.set(key, kept);
     }
     outcomes.push({ ok: true, reply, replayed: false });
   }

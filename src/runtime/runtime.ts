@@ -171,7 +171,7 @@ export class ActorRuntime {
         const d = def.decide(cell.state, command, { now: this.clock.now(), newId });
         if (!d.ok) return Promise.resolve(d);
         if (d.events.length === 0 && (d.timers?.length ?? 0) === 0) {
-          const reply = d.reply ? d.reply(cell.state) : undefined;
+          const reply = d.reply ? d.reply(cell.state, { seq: cell.seq }) : undefined;
           return Promise.resolve({ ok: true, reply: reply as ReplyOf<D>, replayed: false });
         }
       } catch {

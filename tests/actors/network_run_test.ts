@@ -204,6 +204,12 @@ Deno.test("network run: a run of STOPS_MAX stops is stored over several values, 
     );
     assert.ok(answers.every((a) => a.ok));
     assert.equal(answers.filter((a) => a.ok && a.replayed).length, STOPS_MAX);
+    // What is kept under a stop action's key is its seq, not its answer (a store value is
+    // at most 64 KiB); the first asker got the answer.
+    const kept = await first.runtime.replyUnder(networkRunActor, "run_1", "deliver:stop_0");
+    assert.ok(kept && !("answer" in (kept.reply as object)), JSON.stringify(kept));
+    assert.equal(typeof (kept.reply as { seq: number }).seq, "number");
+    assert.ok(answers.some((a) => a.ok && !a.replayed && "answer" in (a.reply as object)));
   } finally {
     await first.close();
   }

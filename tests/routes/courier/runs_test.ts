@@ -725,3 +725,58 @@ Deno.test("runs: a stop that is done cannot fail afterwards; nothing changes", (
       JSON.stringify(ship.body.data.trail),
     );
   }));
+
+Deno.test("runs: a stop action replayed with its idempotency_key answers the first answer, after later changes", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const driver = await newDriver(t, courier);
+    const run = await newRun(t, courier, { driver_id: driver.id });
+    const a = await bookWaybill(t, client);
+    const b = await bookWaybill(t, client);
+    for (const waybill of [a, b]) {
+      await post(t, courier, `/business/network-runs/${run}/stops`, {
+        kind: "deliver",
+        waybill,
+      }, 201);
+    }
+    const [sa, sb] = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops.map((s: { id: string }) => s.id);
+    const deliver = { idempotency_key: "d1", received_by: "Neo" };
+    const first = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${sa}/deliver`,
+      deliver,
+    );
+    assert.equal(first.data.run.stops_open, 1);
+    const asDriver = (path: string, body: unknown) =>
+      t.call("POST", path, { bearer: driver.token, body });
+    const firstDriver = await asDriver(`/driver/network-runs/${run}/stops/${sb}/fail`, {
+      idempotency_key: "f1",
+      reason: "closed",
+    });
+    assert.equal(firstDriver.status, 200, JSON.stringify(firstDriver.body));
+    // Later changes: the delivered item is reported missing, the other stop is delivered.
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill: a,
+      condition: "missing",
+      note: "gone",
+    });
+    await post(t, courier, `/business/network-runs/${run}/stops/${sb}/deliver`, {
+      received_by: "Neo",
+    });
+    const again = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${sa}/deliver`,
+      deliver,
+    );
+    assert.deepEqual(again, first);
+    assert.equal(again.data.items[0].state, "delivered");
+    const againDriver = await asDriver(`/driver/network-runs/${run}/stops/${sb}/fail`, {
+      idempotency_key: "f1",
+      reason: "closed",
+    });
+    assert.deepEqual(againDriver.body, firstDriver.body);
+    assert.equal(againDriver.body.data.stop.status, "failed");
+  }));
