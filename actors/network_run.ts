@@ -60,6 +60,8 @@ export interface RunItem {
   /** missing or damaged need the exception that explains them. */
   readonly exception: string | null;
   readonly stop_id: string | null;
+  /** transferred: the run that carries it on (courier 3.4). */
+  readonly to_run?: string;
 }
 
 export interface WorkOrder {
@@ -137,6 +139,13 @@ export type RunCommand =
   | { kind: "unload"; waybills: readonly string[] | null; by: string }
   | { kind: "reorder"; order: readonly string[]; by: string }
   | { kind: "transfer"; waybills: readonly string[]; to_run: string; by: string }
+  /** The items another run transfers to this one: it carries them on (courier 3.4). */
+  | {
+    kind: "transfer_in";
+    from_run: string;
+    items: readonly { waybill: string; load: Load }[];
+    by: string;
+  }
   | {
     kind: "report";
     waybill: string;
@@ -319,6 +328,7 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
   "stop_border",
   "report",
   "transfer",
+  "transfer_in",
   "expense",
 ]);
 
@@ -436,20 +446,69 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
       );
     }
     case "transfer": {
-      const wanted = new Set(c.waybills);
+      if (c.to_run === run.id) return reject("invalid_transfer", "a run cannot transfer to itself");
       const missing = c.waybills.find((w) => !run.items.some((i) => i.waybill === w));
       if (missing) return reject("not_on_run", `${missing} is not on this run`);
+      // An item with its end state stays as it ended (spec: courier 3.4); one already transferred
+      // to this same run is this transfer again (a retry after a crash).
+      const again = (i: RunItem) => i.state === "transferred" && i.to_run === c.to_run;
+      const ended = run.items.find((i) =>
+        c.waybills.includes(i.waybill) && isEnded(i) && !again(i) && !openTwin(run, i)
+      );
+      if (ended) {
+        return reject(
+          "not_transferable",
+          `${ended.waybill} cannot be transferred: it has its end state: ${ended.state}`,
+        );
+      }
+      const wanted = new Set(c.waybills);
+      if (run.items.every((i) => !wanted.has(i.waybill) || isEnded(i))) return same();
       return changed(
         run,
         {
           ...run,
-          items: setItems(run, wanted, (i) => ({ ...i, state: "transferred" })),
+          items: setItems(
+            run,
+            wanted,
+            (i) => isEnded(i) ? i : { ...i, state: "transferred", to_run: c.to_run },
+          ),
         },
         "transfer",
         c.by,
         now,
         c.to_run,
       );
+    }
+    case "transfer_in": {
+      // Items already carried (not ended) are this transfer again: added once.
+      const carried = (w: string) => run.items.some((i) => i.waybill === w && !isEnded(i));
+      const added = c.items.filter((x) => !carried(x.waybill));
+      if (added.length === 0) return same();
+      if (run.items.length + added.length > ITEMS_MAX) {
+        return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
+      }
+      const state = run.status === "planned" ? "planned" : "on_board";
+      const next = {
+        ...run,
+        items: [
+          ...run.items,
+          ...added.map((x) => ({
+            waybill: x.waybill,
+            state,
+            load: x.load,
+            exception: null,
+            stop_id: null,
+          } as const)),
+        ],
+      };
+      const over = overCapacity(addLoad(loadOf(next), reservedOpen(run)), run.capacity);
+      if (over) {
+        return reject(
+          "capacity_exceeded",
+          `to_run ${run.id}: the transferred items exceed the run's ${over} capacity`,
+        );
+      }
+      return changed(run, next, "transfer_in", c.by, now, c.from_run);
     }
     case "report": {
       if (!run.items.some((i) => i.waybill === c.waybill)) {
@@ -627,6 +686,16 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
     default:
       return unreachable(c);
   }
+}
+
+/** Whether an item has its explicit end state (courier 3.4). */
+export function isEnded(i: RunItem): boolean {
+  return (END_STATES as readonly string[]).includes(i.state);
+}
+
+/** Another item of the same waybill on the run still open (it came back after it ended). */
+function openTwin(run: NetworkRun, i: RunItem): boolean {
+  return run.items.some((x) => x !== i && x.waybill === i.waybill && !isEnded(x));
 }
 
 /** Capacity still reserved by collect stops not yet worked. */

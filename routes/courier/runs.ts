@@ -5,7 +5,13 @@
  */
 import type { Context } from "hono";
 import { sql } from "kysely";
-import { type NetworkRun, NO_LOAD, type RunSummary, type Stop } from "../../actors/network_run.ts";
+import {
+  isEnded,
+  type NetworkRun,
+  NO_LOAD,
+  type RunSummary,
+  type Stop,
+} from "../../actors/network_run.ts";
 import { driverActor } from "../../actors/driver.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/customs.ts";
 import { raiseAlert } from "../../src/courier/alerts.ts";
@@ -42,6 +48,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Country } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
+import { sha256Hex } from "../../src/domain/secrets.ts";
 
 const tag = "Network runs";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
@@ -212,21 +219,8 @@ async function runAction(
         throw validationFailed([{ path: "order", message: "the stop ids in order" }]);
       }
       return await askRun(c, runId, { kind: "reorder", order: body.order, by }, key);
-    case "transfer": {
-      if (!body.waybills || !body.to_run) {
-        throw validationFailed([{ path: "to_run", message: "waybills and to_run are required" }]);
-      }
-      const next = await askRun(c, runId, {
-        kind: "transfer",
-        waybills: body.waybills,
-        to_run: body.to_run,
-        by,
-      }, key);
-      await moveAll(c, next, body.waybills, moveKey, "scan", {
-        note: `transferred to run ${body.to_run}`,
-      });
-      return next;
-    }
+    case "transfer":
+      return await transfer(c, run, body.waybills, body.to_run, body.idempotency_key ?? null);
     case "report": {
       if (!body.waybill || !body.condition || !body.note?.trim()) {
         throw validationFailed([{
@@ -277,6 +271,79 @@ async function runAction(
       return run;
     }
   }
+}
+
+/**
+ * Transfers items to another open run of the courier, which carries them on (spec: courier 3.4
+ * transferred is an end state on this run only). The target takes them first, then this run
+ * marks them transferred, then custody moves: each step is keyed (the request's idempotency_key,
+ * else what it transfers where) or repeats as nothing, so a retry after a crash between two
+ * steps completes the rest and repeats none.
+ */
+async function transfer(
+  c: Context<AppEnv>,
+  run: NetworkRun,
+  waybills: readonly string[] | undefined,
+  toRun: string | undefined,
+  idempotencyKey: string | null,
+): Promise<NetworkRun> {
+  if (!waybills || waybills.length === 0 || !toRun) {
+    throw validationFailed([
+      ...(!waybills || waybills.length === 0
+        ? [{ path: "waybills", message: "the waybills to transfer" }]
+        : []),
+      ...(!toRun ? [{ path: "to_run", message: "the run that takes them" }] : []),
+    ]);
+  }
+  if (toRun === run.id) {
+    throw validationFailed([{ path: "to_run", message: `the run itself: ${toRun}` }]);
+  }
+  const by = principalName(businessPrincipalOf(c));
+  const target = await askRun(c, toRun, { kind: "get" }).catch((e) => {
+    if (e instanceof ApiError && e.code === "not_found") {
+      throw new ApiError("not_found", `to_run: network run not found: ${toRun}`);
+    }
+    throw e;
+  });
+  if (target.status === "closed") {
+    throw validationFailed([{ path: "to_run", message: `the run is closed: ${toRun}` }]);
+  }
+  const items = run.items.filter((i) => waybills.includes(i.waybill));
+  const missing = waybills.find((w) => !items.some((i) => i.waybill === w));
+  if (missing) throw new ApiError("not_on_run", `${missing} is not on this run`);
+  // Refused here before the target takes anything: an item with its end state stays as it ended.
+  const open = items.filter((i) => !isEnded(i));
+  const ended = items.find((i) =>
+    isEnded(i) && !(i.state === "transferred" && i.to_run === toRun) &&
+    !open.some((o) => o.waybill === i.waybill)
+  );
+  if (ended) {
+    throw new ApiError(
+      "not_transferable",
+      `${ended.waybill} cannot be transferred: it has its end state: ${ended.state}`,
+    );
+  }
+  // The custody move is keyed by what moves where, whatever key the request sends: the same
+  // transfer sent again (a retry without its key) moves nothing again.
+  const moved = `transfer:${toRun}:${sha256Hex([...new Set(waybills)].sort().join(","))}`;
+  const key = idempotencyKey ? `transfer:${toRun}:${idempotencyKey}` : moved;
+  await askRun(c, toRun, {
+    kind: "transfer_in",
+    from_run: run.id,
+    items: open.map((i) => ({ waybill: i.waybill, load: i.load })),
+    by,
+  }, `${run.id}:${key}`);
+  const next = await askRun(c, run.id, {
+    kind: "transfer",
+    waybills,
+    to_run: toRun,
+    by,
+  }, key);
+  await moveAll(c, next, waybills, `${run.id}:${moved}`, "scan", {
+    holder: holderOf(target),
+    note: `transferred to run ${toRun}`,
+  });
+  return next;
 }
 
 async function stopAction(

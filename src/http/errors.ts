@@ -47,6 +47,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   stop_already_done: 409,
   invalid_order: 422,
   not_on_run: 422,
+  not_transferable: 422,
+  invalid_transfer: 422,
   run_not_departed: 422,
   exit_before_entry: 422,
   lab_handover_blocked: 422,

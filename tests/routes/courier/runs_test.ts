@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
+import { flakyRuntime } from "../../helpers/faults.ts";
+import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import {
   bookWaybill,
   type Client,
@@ -779,4 +781,87 @@ Deno.test("runs: a stop action replayed with its idempotency_key answers the fir
     });
     assert.deepEqual(againDriver.body, firstDriver.body);
     assert.equal(againDriver.body.data.stop.status, "failed");
+  }));
+
+Deno.test("runs: a transfer needs an open run of the courier and items without an end state; the target carries them on, once, even after a crash between the two runs", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const from = await newRun(t, courier);
+    const to = await newRun(t, courier);
+    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
+    for (const waybill of [a, b]) {
+      await post(t, courier, `/business/network-runs/${from}/stops`, {
+        kind: "deliver",
+        waybill,
+      }, 201);
+    }
+    const stops = (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops;
+    await post(t, courier, `/business/network-runs/${from}/stops/${stops[1].id}/deliver`, {
+      received_by: "Neo",
+    });
+    const transfer = (body: Record<string, unknown>, status: number) =>
+      post(t, courier, `/business/network-runs/${from}/transfer`, body, status);
+    const nowhere = await transfer({ waybills: [a], to_run: "run_does_not_exist" }, 404);
+    assert.match(nowhere.message, /to_run/);
+    const stranger = await newCourier(t);
+    const theirs = await t.call("POST", "/business/network-runs", {
+      key: stranger.business.api_key,
+      body: {
+        facility_id: "X",
+        kind: "linehaul",
+        countries: ["BW"],
+        capacity: { kg: 100, m3: 2, pieces: 10 },
+      },
+    });
+    assert.equal(theirs.status, 201, JSON.stringify(theirs.body));
+    await transfer({ waybills: [a], to_run: theirs.body.data.id }, 404);
+    const closed = await newRun(t, courier);
+    await post(t, courier, `/business/network-runs/${closed}/close`, {});
+    const shut = await transfer({ waybills: [a], to_run: closed }, 422);
+    assert.deepEqual(shut.errors.map((e: { path: string }) => e.path), ["to_run"]);
+    const delivered = await transfer({ waybills: [b], to_run: to }, 422);
+    assert.equal(delivered.code, "not_transferable");
+    assert.match(delivered.message, new RegExp(`${b}.*delivered`));
+    const small = await newRun(t, courier, { capacity: { kg: 1, m3: 1, pieces: 10 } });
+    const full = await transfer({ waybills: [a], to_run: small }, 422);
+    assert.equal(full.code, "capacity_exceeded");
+    const read = async (run: string) =>
+      (await t.call("GET", `/business/network-runs/${run}`, { key: courier.business.api_key }))
+        .body.data;
+    assert.equal((await read(from)).items[0].state, "on_board", "nothing changed");
+    assert.deepEqual((await read(small)).items, []);
+    // The process dies after the target took the item, before this run marked it.
+    const env = t.env as { runtime: ActorRuntime };
+    const real = env.runtime;
+    env.runtime = flakyRuntime(real, {
+      fails: (type, command) =>
+        type === "network_run" && (command as { kind: string }).kind === "transfer",
+    }).runtime;
+    try {
+      const crashed = await t.call("POST", `/business/network-runs/${from}/transfer`, {
+        key: courier.business.api_key,
+        body: { waybills: [a], to_run: to, idempotency_key: "t1" },
+      });
+      assert.equal(crashed.status, 500);
+    } finally {
+      env.runtime = real;
+    }
+    for (let i = 0; i < 2; i++) {
+      const done = await transfer({ waybills: [a], to_run: to, idempotency_key: "t1" }, 200);
+      assert.equal(done.data.items[0].state, "transferred");
+    }
+    // Without the key, the same transfer again changes nothing either.
+    await transfer({ waybills: [a], to_run: to }, 200);
+    const target = await read(to);
+    assert.deepEqual(
+      target.items.map((i: { waybill: string; state: string }) => [i.waybill, i.state]),
+      [[a, "planned"]],
+    );
+    const ship = await t.call("GET", `/business/courier/operations/${a}`, {
+      key: courier.business.api_key,
+    });
+    const scans = ship.body.data.trail.filter((e: { note: string | null }) =>
+      e.note === `transferred to run ${to}`
+    );
+    assert.equal(scans.length, 1, JSON.stringify(ship.body.data.trail));
   }));
