@@ -511,19 +511,28 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
       return changed(run, next, "transfer_in", c.by, now, c.from_run);
     }
     case "report": {
-      if (!run.items.some((i) => i.waybill === c.waybill)) {
-        return reject("not_on_run", `${c.waybill} is not on this run`);
+      const items = run.items.filter((i) => i.waybill === c.waybill);
+      if (items.length === 0) return reject("not_on_run", `${c.waybill} is not on this run`);
+      // An item with its end state (delivered, transferred...) stays as it ended (courier 3.4):
+      // a delivered item is not reported missing afterwards.
+      if (items.every(isEnded)) {
+        if (items.at(-1)!.state === c.condition) return same(); // the same report again
+        return reject(
+          "not_reportable",
+          `${c.waybill} cannot be reported: it has its end state: ${items.at(-1)!.state}`,
+        );
       }
       if (c.note.trim() === "") return reject("reason_required", "a report needs a note");
       return changed(
         run,
         {
           ...run,
-          items: setItems(run, new Set([c.waybill]), (i) => ({
-            ...i,
-            state: c.condition,
-            exception: c.note.slice(0, RUN_TEXT_CHARS_MAX),
-          })),
+          items: setItems(run, new Set([c.waybill]), (i) =>
+            isEnded(i) ? i : {
+              ...i,
+              state: c.condition,
+              exception: c.note.slice(0, RUN_TEXT_CHARS_MAX),
+            }),
         },
         "report",
         c.by,
@@ -723,6 +732,11 @@ function indexes(state: S): IndexEntry[] {
   const driver = state.driver_id;
   const waybills = new Set(state.items.map((i) => i.waybill));
   for (const s of state.stops) if (s.waybill) waybills.add(s.waybill);
+  // A shipment transferred to another run is that run's driver's now (courier 4.5).
+  for (const w of waybills) {
+    const items = state.items.filter((i) => i.waybill === w);
+    if (items.length > 0 && items.every((i) => i.state === "transferred")) waybills.delete(w);
+  }
   return [...waybills].map((w) => ({
     index: DRIVER_WAYBILL_INDEX,
     key: driverWaybillKey(driver, w),

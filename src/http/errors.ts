@@ -48,6 +48,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   invalid_order: 422,
   not_on_run: 422,
   not_transferable: 422,
+  not_reportable: 422,
   invalid_transfer: 422,
   run_not_departed: 422,
   exit_before_entry: 422,

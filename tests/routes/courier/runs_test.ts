@@ -758,12 +758,7 @@ Deno.test("runs: a stop action replayed with its idempotency_key answers the fir
       reason: "closed",
     });
     assert.equal(firstDriver.status, 200, JSON.stringify(firstDriver.body));
-    // Later changes: the delivered item is reported missing, the other stop is delivered.
-    await post(t, courier, `/business/network-runs/${run}/report`, {
-      waybill: a,
-      condition: "missing",
-      note: "gone",
-    });
+    // Later changes: the other stop is delivered after all, and the run arrives.
     await post(t, courier, `/business/network-runs/${run}/stops/${sb}/deliver`, {
       received_by: "Neo",
     });
@@ -864,4 +859,64 @@ Deno.test("runs: a transfer needs an open run of the courier and items without a
       e.note === `transferred to run ${to}`
     );
     assert.equal(scans.length, 1, JSON.stringify(ship.body.data.trail));
+  }));
+
+Deno.test("runs: after a transfer the old run's driver no longer reaches the shipment; an item with its end state cannot be reported", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [first, second] = [await newDriver(t, courier), await newDriver(t, courier)];
+    const capacity = { kg: 100, m3: 2, pieces: 10, cold_slots: 2 };
+    const from = await newRun(t, courier, { driver_id: first.id, capacity });
+    const to = await newRun(t, courier, { driver_id: second.id, capacity });
+    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
+    const profile = await t.call("POST", `/business/shipments/${a}/lab/profile`, {
+      key: courier.business.api_key,
+      body: { sample_type: "blood", min_temp_c: 2, max_temp_c: 8, seal_id: "SEAL-1" },
+    });
+    assert.equal(profile.status, 200, JSON.stringify(profile.body));
+    for (const waybill of [a, b]) {
+      await post(t, courier, `/business/network-runs/${from}/stops`, {
+        kind: "deliver",
+        waybill,
+      }, 201);
+    }
+    const stops = (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops;
+    const reading = (driver: { token: string }) =>
+      t.call("POST", `/driver/shipments/${a}/lab/temperature`, {
+        bearer: driver.token,
+        body: {
+          value: 5,
+          unit: "C",
+          source: "logger",
+          device: "TL-9",
+          time: "2026-11-02T07:00:00Z",
+        },
+      });
+    assert.equal((await reading(first)).status, 201);
+    assert.equal((await reading(second)).status, 404);
+    await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [a],
+      to_run: to,
+    });
+    assert.equal((await reading(first)).status, 404, "the old run's driver lost the shipment");
+    assert.equal((await reading(second)).status, 201, "the new run's driver reaches it");
+    const report = (waybill: string) =>
+      t.call("POST", `/driver/network-runs/${from}/report`, {
+        bearer: first.token,
+        body: { waybill, condition: "missing", note: "gone" },
+      });
+    const transferred = await report(a);
+    assert.equal(transferred.status, 422, JSON.stringify(transferred.body));
+    assert.equal(transferred.body.code, "not_reportable");
+    await post(t, courier, `/business/network-runs/${from}/stops/${stops[1].id}/deliver`, {
+      received_by: "Neo",
+    });
+    const delivered = await report(b);
+    assert.equal(delivered.status, 422);
+    assert.match(delivered.body.message, new RegExp(`${b}.*delivered`));
+    const ship = await t.call("GET", `/business/courier/operations/${a}`, {
+      key: courier.business.api_key,
+    });
+    assert.notEqual(ship.body.data.status, "lost_or_damaged");
+    assert.notEqual(ship.body.data.health, "exception");
   }));
