@@ -13,7 +13,14 @@ import {
   type Stop,
 } from "../../actors/network_run.ts";
 import { driverActor } from "../../actors/driver.ts";
-import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/customs.ts";
+import {
+  bookingCrossingIdOf,
+  crossingIdOf,
+  openCrossing,
+  recordCrossing,
+  vehicleLeft,
+} from "../../src/courier/customs.ts";
+import { customsCrossingActor } from "../../actors/customs_crossing.ts";
 import { raiseAlert } from "../../src/courier/alerts.ts";
 import { driverIdOf } from "../../src/courier/driver_access.ts";
 import { storeEvidence } from "../../src/courier/evidence.ts";
@@ -228,6 +235,12 @@ async function runAction(
           message: "a report names the waybill, the condition and a note",
         }]);
       }
+      if (body.condition === "customs_hold" && !(await heldByCustoms(c, run, body.waybill))) {
+        throw validationFailed([{
+          path: "condition",
+          message: `customs_hold: customs holds no crossing of ${body.waybill}`,
+        }]);
+      }
       const next = await askRun(c, runId, {
         kind: "report",
         waybill: body.waybill,
@@ -271,6 +284,27 @@ async function runAction(
       return run;
     }
   }
+}
+
+/**
+ * Whether customs holds or refused the shipment (spec: courier 3.4 "customs hold (held by
+ * customs)"): its crossing opened at booking, or one opened at a border stop of this run, read
+ * from the crossing actors (the decision does not wait for the projection).
+ */
+async function heldByCustoms(c: Context<AppEnv>, run: NetworkRun, waybill: string) {
+  const runtime = c.get("env").runtime;
+  const tenant = businessPrincipalOf(c).business.id;
+  const ids = [
+    bookingCrossingIdOf(tenant, waybill),
+    ...run.stops.filter((s) => s.kind === "checkpoint")
+      .map((s) => crossingIdOf(tenant, waybill, run.id, s.id)),
+  ];
+  for (const id of ids) {
+    const got = await runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
+    const status = got.ok && got.reply ? got.reply.crossing.status : null;
+    if (status === "held" || status === "refused") return true;
+  }
+  return false;
 }
 
 /**

@@ -920,3 +920,41 @@ Deno.test("runs: after a transfer the old run's driver no longer reaches the shi
     assert.notEqual(ship.body.data.status, "lost_or_damaged");
     assert.notEqual(ship.body.data.health, "exception");
   }));
+
+Deno.test("runs: an item is reported customs_hold only when customs holds its crossing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const domestic = await bookWaybill(t, client);
+    const abroad = await bookWaybill(t, client, { to_country: "ZA" });
+    for (const waybill of [domestic, abroad]) {
+      await post(t, courier, `/business/network-runs/${run}/stops`, {
+        kind: "deliver",
+        waybill,
+      }, 201);
+    }
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const report = (waybill: string, status: number) =>
+      post(t, courier, `/business/network-runs/${run}/report`, {
+        waybill,
+        condition: "customs_hold",
+        note: "held",
+      }, status);
+    const refused = await report(domestic, 422);
+    assert.deepEqual(refused.errors.map((e: { path: string }) => e.path), ["condition"]);
+    await report(abroad, 422); // its crossing is open, not held
+    const customs = await t.call("GET", `/business/shipments/${abroad}/customs`, {
+      key: courier.business.api_key,
+    });
+    const crossing = customs.body.data.crossings[0].id;
+    await post(t, courier, `/business/customs/${crossing}/move`, {
+      action: "hold",
+      reason: "inspection",
+    });
+    const held = await report(abroad, 200);
+    const items = held.data.items.map((i: { waybill: string; state: string }) => [
+      i.waybill,
+      i.state,
+    ]);
+    assert.deepEqual(items, [[domestic, "on_board"], [abroad, "customs_hold"]]);
+  }));
