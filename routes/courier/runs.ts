@@ -35,6 +35,7 @@ import {
   moveShipment,
   runCharge,
   runLoadOf,
+  runView,
   shipmentOf,
   stopActionView,
   workOrderCharge,
@@ -121,7 +122,7 @@ async function stopShipment(
 
 /** The view a caller gets: drivers never see values (courier 2.10). */
 function viewFor(c: Context<AppEnv>, run: NetworkRun) {
-  return businessPrincipalOf(c).kind === "driver" ? driverView(run) : run;
+  return businessPrincipalOf(c).kind === "driver" ? driverView(run) : runView(run);
 }
 
 const RunActionBody = z.object({
@@ -594,7 +595,7 @@ export function runRoutes(api: Api): void {
       },
       by: principalName(p),
     });
-    return ok(c, run, 201);
+    return ok(c, runView(run), 201);
   });
 
   define(api, {
@@ -605,7 +606,7 @@ export function runRoutes(api: Api): void {
     security: "business",
     middleware: operate,
     params: RunParam,
-  }, async (c, { params }) => ok(c, await runFor(c, params.run)));
+  }, async (c, { params }) => ok(c, runView(await runFor(c, params.run))));
 
   define(api, {
     method: "post",
@@ -672,7 +673,7 @@ export function runRoutes(api: Api): void {
         detail: { run_id: run.id, stops: run.stops.length },
       });
     }
-    return ok(c, run, 201);
+    return ok(c, runView(run), 201);
   });
 
   define(api, {
@@ -694,11 +695,13 @@ export function runRoutes(api: Api): void {
     }
     return ok(
       c,
-      await askRun(c, params.run, {
-        kind: "assign_driver",
-        driver_id: body.driver_id,
-        by: principalName(p),
-      }),
+      runView(
+        await askRun(c, params.run, {
+          kind: "assign_driver",
+          driver_id: body.driver_id,
+          by: principalName(p),
+        }),
+      ),
     );
   });
 
@@ -711,19 +714,24 @@ export function runRoutes(api: Api): void {
     security: "business",
     middleware: operate,
     params: RunParam,
-  }, async (c, { params }) => ok(c, await expense(c, params.run), 201));
+  }, async (c, { params }) => ok(c, viewFor(c, await expense(c, params.run)), 201));
 
-  define(api, {
-    method: "post",
-    path: "/business/network-runs/{run}/{action}",
-    summary: "Run action: depart, arrive, unload, reorder, transfer, report, close, waiting " +
-      "(billing:administer); `idempotency_key` makes a replay answer the first",
-    tag,
-    security: "business",
-    middleware: operate,
-    params: z.object({ run: Text(64), action: z.enum(RUN_ACTIONS) }),
-    body: RunActionBody,
-  }, async (c, { params, body }) => ok(c, await runAction(c, params.run, params.action, body)));
+  define(
+    api,
+    {
+      method: "post",
+      path: "/business/network-runs/{run}/{action}",
+      summary: "Run action: depart, arrive, unload, reorder, transfer, report, close, waiting " +
+        "(billing:administer); `idempotency_key` makes a replay answer the first",
+      tag,
+      security: "business",
+      middleware: operate,
+      params: z.object({ run: Text(64), action: z.enum(RUN_ACTIONS) }),
+      body: RunActionBody,
+    },
+    async (c, { params, body }) =>
+      ok(c, runView(await runAction(c, params.run, params.action, body))),
+  );
 
   // Operations and the run's driver record the same stop actions; the driver's answer has no
   // values (courier 2.10).
@@ -793,7 +801,7 @@ export function runRoutes(api: Api): void {
     security: "driver",
     middleware: asDriver,
     params: RunParam,
-  }, async (c, { params }) => ok(c, await expense(c, params.run), 201));
+  }, async (c, { params }) => ok(c, viewFor(c, await expense(c, params.run)), 201));
 
   define(
     api,

@@ -14,6 +14,7 @@ import {
   runAt,
   type RunCommand,
   type RunItem,
+  type RunSummary,
   type Stop,
   type StopAck,
   type StopAnswer,
@@ -22,6 +23,7 @@ import {
 import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
+import { decimal } from "../domain/money.ts";
 import { businessPrincipalOf, principalName } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
 import { fromRejection } from "../http/errors.ts";
@@ -203,6 +205,68 @@ export function holderOf(run: NetworkRun): string {
   return run.driver_id ? `driver:${run.driver_id}` : `vehicle:${run.vehicle ?? run.id}`;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+/**
+ * A load in the units the run was described in (courier 2.10: kg, m3, pieces, cold slots); the
+ * actor counts exact grams and cm3.
+ */
+export function loadView(l: Load) {
+  return { kg: l.grams / 1000, m3: l.cm3 / 1_000_000, pieces: l.pieces, cold_slots: l.cold_slots };
+}
+
+function stopView(s: Stop) {
+  return {
+    ...s,
+    work_order: s.work_order
+      ? { ...s.work_order, reserved: loadView(s.work_order.reserved) }
+      : null,
+    collected: s.collected.map((x) => ({ ...x, load: loadView(x.load) })),
+    exit_at: isoOrNull(s.exit_at),
+    entry_at: isoOrNull(s.entry_at),
+  };
+}
+
+function itemView(i: RunItem) {
+  return { ...i, load: loadView(i.load) };
+}
+
+function historyView(h: NetworkRun["history"][number]) {
+  return { ...h, at: iso(h.at) };
+}
+
+function summaryView(r: RunSummary) {
+  return {
+    ...r,
+    capacity: loadView(r.capacity),
+    load: loadView(r.load),
+    created_at: iso(r.created_at),
+    closed_at: isoOrNull(r.closed_at),
+  };
+}
+
+/**
+ * What operations sees of a run: loads in kg and m3, amounts as decimals of their currency and
+ * times in ISO 8601, as the rest of the API states them (courier 9.4).
+ */
+export function runView(run: NetworkRun) {
+  return {
+    ...run,
+    capacity: loadView(run.capacity),
+    stops: run.stops.map(stopView),
+    items: run.items.map(itemView),
+    expenses: run.expenses.map(({ amount_minor, at, ...e }) => ({
+      ...e,
+      amount: decimal(amount_minor, e.currency),
+      at: iso(at),
+    })),
+    history: run.history.map(historyView),
+    created_at: iso(run.created_at),
+    closed_at: isoOrNull(run.closed_at),
+  };
+}
+
 /** What a driver sees of a run (courier 2.10): no declared or customs values, no money. */
 export function driverView(run: NetworkRun) {
   return {
@@ -230,8 +294,8 @@ function driverStopView(s: Stop) {
       ? { sender: s.work_order.sender, recipient: s.work_order.recipient }
       : null,
     collected: s.collected.map((x) => ({ waybill: x.waybill, labels: x.labels })),
-    exit_at: s.exit_at,
-    entry_at: s.entry_at,
+    exit_at: isoOrNull(s.exit_at),
+    entry_at: isoOrNull(s.entry_at),
   };
 }
 
@@ -241,12 +305,17 @@ function driverItemView(i: RunItem) {
 
 /** What a stop action answers the caller: a driver sees no values (courier 2.10). */
 export function stopActionView(answer: StopAnswer, forDriver: boolean) {
-  const { capacity: _capacity, load: _load, ...standing } = answer.run;
+  const { capacity: _capacity, load: _load, ...standing } = summaryView(answer.run);
   return forDriver
     ? {
       run: standing,
       stop: driverStopView(answer.stop),
       items: answer.items.map(driverItemView),
     }
-    : answer;
+    : {
+      run: summaryView(answer.run),
+      stop: stopView(answer.stop),
+      items: answer.items.map(itemView),
+      history: answer.history.map(historyView),
+    };
 }

@@ -320,7 +320,17 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
     assert.equal(first.status, 201, await first.clone().text());
     const again = await send(form(true, "e1"));
     assert.equal(again.status, 201);
-    assert.equal((await again.json()).data.expenses.length, 1);
+    const kept = (await again.json()).data;
+    assert.equal(kept.expenses.length, 1);
+    // Stated as the rest of the API states them: a decimal amount, ISO times, kg and m3.
+    assert.equal(kept.expenses[0].amount, 150);
+    assert.equal("amount_minor" in kept.expenses[0], false);
+    assert.equal(kept.expenses[0].at, new Date(t.clock.now()).toISOString());
+    assert.deepEqual(kept.capacity, { kg: 100, m3: 2, pieces: 10, cold_slots: 0 });
+    assert.equal(kept.items[0].load.kg, 2.5);
+    assert.equal(kept.created_at, new Date(t.clock.now()).toISOString());
+    assert.equal(kept.closed_at, null);
+    assert.ok(kept.history.every((h: { at: string }) => typeof h.at === "string"));
 
     const weak = await courierWithScopes(t, []);
     const denied = await t.call("POST", `/business/network-runs/${run}/waiting`, {
@@ -399,6 +409,8 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
       },
     );
     assert.equal(entered.data.stop.status, "done");
+    assert.equal(entered.data.stop.entry_at, new Date(t.clock.now()).toISOString());
+    assert.equal(typeof entered.data.run.capacity.kg, "number");
     const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
       key: courier.business.api_key,
     });
