@@ -661,7 +661,7 @@ function check(state: Shipment, now: number): Decided {
           `${m.name}:${m.opened_at}:risk`,
           m.owner,
           `${m.name} of ${state.waybill} is at risk: due ${new Date(m.due_at).toISOString()}`,
-          { milestone: m.name, due_at: m.due_at },
+          { milestone: m.name, due_at: new Date(m.due_at).toISOString() },
         ),
       );
     } else if (what === "due" && m && !m.overdue_raised && now >= m.due_at) {
@@ -675,7 +675,7 @@ function check(state: Shipment, now: number): Decided {
           `${m.name}:${m.opened_at}:due`,
           m.owner,
           `${m.name} of ${state.waybill} is overdue since ${new Date(m.due_at).toISOString()}`,
-          { milestone: m.name, due_at: m.due_at },
+          { milestone: m.name, due_at: new Date(m.due_at).toISOString() },
         ),
       );
       if (m.owner === "courier" || m.name === "customs_clearance") {
@@ -707,7 +707,7 @@ function check(state: Shipment, now: number): Decided {
             `no_scan:${since}`,
             "courier",
             `no scan of ${state.waybill} since ${new Date(since).toISOString()}`,
-            { since },
+            { since: new Date(since).toISOString() },
           ),
         );
       }

@@ -202,6 +202,9 @@ Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, a
     const [overdue] = await alerts(t, courier, "?kind=milestone_overdue");
     assert.equal(overdue!.waybill, waybill);
     assert.equal(overdue!.owner, "courier");
+    // Times in an alert's detail read as ISO 8601, like every time the API states.
+    const detail = (overdue as unknown as { detail: { due_at: string } }).detail;
+    assert.equal(new Date(detail.due_at).toISOString(), detail.due_at);
 
     // A long silence: one no_scan alert; time-outs never cancel or complete the shipment (1.4).
     await advance(t, 72 * HOUR);
