@@ -576,6 +576,7 @@ export const courierClientActor: ActorDefinition<
   CourierClientReply
 > = {
   type: "courier_client",
+  noun: "client",
   version: 2,
   initial: null,
   decide,

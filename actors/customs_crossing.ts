@@ -651,6 +651,7 @@ export const customsCrossingActor: ActorDefinition<
   CrossingReply
 > = {
   type: "customs_crossing",
+  noun: "crossing",
   version: 1,
   initial: null,
   decide,

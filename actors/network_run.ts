@@ -745,6 +745,7 @@ function indexes(state: S): IndexEntry[] {
 
 export const networkRunActor: ActorDefinition<S, RunCommand, RunEvent, RunReply> = {
   type: "network_run",
+  noun: "run",
   // The state's shape is unchanged since events carry the change instead of the run.
   version: 1,
   initial: null,

@@ -496,6 +496,7 @@ export const outboundEventActor: ActorDefinition<
   OutboundEventReply
 > = {
   type: "outbound_event",
+  noun: "event",
   version: 1,
   initial: null,
   decide,

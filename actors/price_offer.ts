@@ -142,6 +142,7 @@ export const priceOfferActor: ActorDefinition<
   PriceOfferReply
 > = {
   type: "price_offer",
+  noun: "prices reference",
   version: 2,
   initial: null,
   decide,

@@ -53,6 +53,8 @@ export interface IndexEntry {
 export interface ActorDefinition<S, C, E, R> {
   /** The actor type, part of its key and its bus subject. */
   readonly type: string;
+  /** What a caller calls one (`client`, `billing event`) in a not-found answer; default: the type. */
+  readonly noun?: string;
   /** Version of the stored state shape; bump when the shape changes and migrate in `load`. */
   readonly version: number;
   readonly initial: S;
@@ -130,4 +132,16 @@ export function reject(
 /** Exhaustive switch guard (STYLE 2). */
 export function unreachable(x: never): never {
   throw new Error(`unreachable: ${JSON.stringify(x)}`);
+}
+
+/** An actor's not-found refusal, in the caller's words (a 404 names no internal type). */
+export function notFound(
+  def: { readonly type: string; readonly noun?: string },
+  id: string,
+): Rejection {
+  return {
+    ok: false,
+    code: "not_found",
+    message: `${def.noun ?? def.type.replaceAll("_", " ")} not found: ${id}`,
+  };
 }

@@ -3,7 +3,13 @@
  * the previous one left, and the result is the outcomes plus the one write that makes them
  * durable. The runtime commits the write and only then settles the outcomes.
  */
-import type { ActorDefinition, AnyActorDefinition, Ctx, Rejection } from "./actor.ts";
+import {
+  type ActorDefinition,
+  type AnyActorDefinition,
+  type Ctx,
+  notFound,
+  type Rejection,
+} from "./actor.ts";
 import { newId } from "./ids.ts";
 import { STATE_BYTES_MAX } from "../limits.ts";
 import type { ActorKey, ActorRecord, ActorWrite, StoredEvent, TimerRecord } from "./store.ts";
@@ -100,7 +106,7 @@ export function planBatch(
       command = { kind: "timer", name: env.timer.name, payload: t.payload };
     } else if (tenant !== null && env.tenant !== tenant) {
       // spec: courier 1.1; another tenant's actor does not exist for the caller.
-      outcomes.push(notFound(cell.key));
+      outcomes.push(notFound(def, cell.key.id));
       continue;
     }
     const key = env.idempotencyKey;
@@ -199,10 +205,6 @@ export function planBatch(
 
 export function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
-}
-
-function notFound(key: ActorKey): Rejection {
-  return { ok: false, code: "not_found", message: `${key.type} not found: ${key.id}` };
 }
 
 function encodeIndexes(def: AnyActorDefinition, state: unknown): string[] {

@@ -12,7 +12,7 @@ import {
   MARKER_SWEEP_MS,
   MARKERS_PER_SWEEP_MAX,
 } from "../limits.ts";
-import type { AnyActorDefinition, CommandOf, ReplyOf } from "./actor.ts";
+import { type AnyActorDefinition, type CommandOf, notFound, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
 import {
@@ -161,11 +161,7 @@ export class ActorRuntime {
     const cell = this.#cells.get(`${def.type}/${id}`);
     if (!this.#closed && cell && cell.def === def && cell.loaded && !cell.assumedNew) {
       if (cell.tenant !== null && cell.tenant !== tenant) {
-        return Promise.resolve({
-          ok: false,
-          code: "not_found",
-          message: `${def.type} not found: ${id}`,
-        });
+        return Promise.resolve(notFound(def, id));
       }
       try {
         const d = def.decide(cell.state, command, { now: this.clock.now(), newId });

@@ -214,6 +214,8 @@ Deno.test("runtime: another tenant's actor answers not_found and is not touched"
     await rt.runtime.ask(accountActor, T, "own", { kind: "credit", amount: 10 });
     const r = await rt.runtime.ask(accountActor, "biz_other", "own", { kind: "debit", amount: 10 });
     assert.ok(!r.ok && r.code === "not_found");
+    // Named in words, not by its internal type.
+    assert.equal(r.message, "test account not found: own");
     assert.equal((await balanceOf(rt, "own")).balance, 10);
   } finally {
     await rt.close();
@@ -481,6 +483,7 @@ Deno.test("runtime: a read answers from committed state; another tenant gets not
     const other = await rt.runtime.read(accountActor, "another_tenant", "r1", { kind: "get" });
     assert.equal(other.ok, false);
     assert.equal(!other.ok && other.code, "not_found");
+    assert.equal(!other.ok && other.message, "test account not found: r1");
     // A command with events is never answered from memory: it is decided and committed in turn.
     const credited = await rt.runtime.read(accountActor, T, "r1", { kind: "credit", amount: 3 });
     assert.ok(credited.ok);
