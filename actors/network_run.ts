@@ -605,7 +605,7 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
       if ((c.side === "exit" ? stop.exit_at : stop.entry_at) !== null) return same();
       const next = c.side === "exit"
         ? { ...stop, exit_at: now }
-        : { ...stop, entry_at: now, status: "done" as const };
+        : { ...stop, entry_at: now, status: "cleared" as const };
       return changed(run, replaceStop(run, next), `cross_${c.side}`, c.by, now, stop.id);
     }
     case "stop_deliver": {
@@ -674,10 +674,12 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
       const stop = stopOf(c.stop_id);
       if (!stop) return reject("not_found", `no stop ${c.stop_id}`);
       if (c.reason.trim() === "") return reject("reason_required", "a failed stop needs a reason");
-      if (stop.status === "failed") return same();
+      // spec: courier 3.4: a border stop customs turns back is refused, not failed.
+      const failed = stop.kind === "checkpoint" ? "refused" : "failed";
+      if (stop.status === failed) return same();
       // A delivery, collection or crossing that was made stays made: failing it afterwards would
       // leave the stop saying failed while its shipment says delivered (courier 3.4).
-      if (stop.status === "done") {
+      if (stop.status === "done" || stop.status === "cleared") {
         return reject(
           "stop_already_done",
           `stop ${stop.id} is already done and cannot fail: ${stop.kind}`,
@@ -685,7 +687,7 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
       }
       return changed(
         run,
-        replaceStop(run, { ...stop, status: "failed" }),
+        replaceStop(run, { ...stop, status: failed }),
         "fail",
         c.by,
         now,

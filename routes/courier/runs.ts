@@ -423,6 +423,9 @@ async function stopAction(
       return answer;
     }
     case "cross": {
+      // spec: courier 3.4, 5: the driver presents; customs:approve clears the vehicle at the
+      // border (exit, then entry) or refuses it (fail with a reason).
+      requireScope(p, "customs:approve");
       const side = body.side;
       if (!side) throw validationFailed([{ path: "side", message: "exit or entry" }]);
       const { next, answer } = await askStop(c, runId, {
@@ -520,6 +523,7 @@ async function stopAction(
       return answer;
     }
     case "fail": {
+      if (stop.kind === "checkpoint") requireScope(p, "customs:approve");
       if (!body.reason) throw validationFailed([{ path: "reason", message: "required" }]);
       if (stop.kind === "collect" && body.waybill) {
         await stopShipment(c, run, stop, body.waybill);
@@ -743,7 +747,9 @@ export function runRoutes(api: Api): void {
         path: side === "business"
           ? "/business/network-runs/{run}/stops/{stop}/{action}"
           : "/driver/network-runs/{run}/stops/{stop}/{action}",
-        summary: "Stop action: border, cross, deliver, collect, fail; `idempotency_key` makes a " +
+        summary: "Stop action: border (presents the vehicle), cross (`side` exit then entry: " +
+          "customs:approve clears the vehicle), deliver, collect, fail (at a border stop: " +
+          "customs:approve refuses the vehicle, with a reason); `idempotency_key` makes a " +
           "replay after lost signal answer the first",
         tag,
         security: side,

@@ -408,7 +408,7 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
         side: "entry",
       },
     );
-    assert.equal(entered.data.stop.status, "done");
+    assert.equal(entered.data.stop.status, "cleared");
     assert.equal(entered.data.stop.entry_at, new Date(t.clock.now()).toISOString());
     assert.equal(typeof entered.data.run.capacity.kg, "number");
     const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
@@ -418,6 +418,84 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
     await post(t, courier, `/business/network-runs/${run}/arrive`, {});
     const ended = await alerts("leg_trip_ended");
     assert.deepEqual(ended.map((a) => a.waybill), [waybill]);
+  }));
+
+Deno.test("runs: the driver presents at the border; only customs:approve clears the vehicle or refuses it with a reason", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "2000");
+    const driver = await newDriver(t, courier);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"], driver_id: driver.id });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    const stops: string[] = [];
+    for (const border_post of ["Tlokweng", "Kopfontein"]) {
+      const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+        kind: "checkpoint",
+        country: "BW",
+        to_country: "ZA",
+        border_post,
+      }, 201);
+      stops.push(added.data.stops.at(-1).id);
+    }
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const asDriver = (stop: string, action: string, body: Record<string, unknown>) =>
+      t.call("POST", `/driver/network-runs/${run}/stops/${stop}/${action}`, {
+        bearer: driver.token,
+        body,
+      });
+    const presented = await asDriver(stops[0]!, "border", {});
+    assert.equal(presented.status, 200, JSON.stringify(presented.body));
+    assert.equal(presented.body.data.stop.status, "presented");
+    // spec: courier 3.4, 5: clearing or refusing the vehicle is customs:approve's, not the driver's
+    // nor a key without it.
+    for (const [action, body] of [["cross", { side: "exit" }], ["fail", { reason: "no papers" }]]) {
+      const r = await asDriver(stops[0]!, action as string, body as Record<string, unknown>);
+      assert.equal(r.status, 403, JSON.stringify(r.body));
+      assert.equal(r.body.code, "scope_denied");
+      assert.match(r.body.message, /customs:approve/);
+      const k = await t.call("POST", `/business/network-runs/${run}/stops/${stops[0]}/${action}`, {
+        key: courier.business.api_key,
+        body,
+      });
+      assert.equal(k.status, 403, JSON.stringify(k.body));
+    }
+    await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["runs:override", "customs:approve"] },
+    });
+    await post(t, courier, `/business/network-runs/${run}/stops/${stops[0]}/cross`, {
+      side: "exit",
+    });
+    const cleared = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${stops[0]}/cross`,
+      {
+        side: "entry",
+      },
+    );
+    assert.equal(cleared.data.stop.status, "cleared");
+    // A cleared border stop stays cleared.
+    const late = await post(t, courier, `/business/network-runs/${run}/stops/${stops[0]}/fail`, {
+      reason: "second thoughts",
+    }, 409);
+    assert.equal(late.code, "stop_already_done");
+    // The other post turns the vehicle back: refused, with its reason; a refusal needs one.
+    await asDriver(stops[1]!, "border", {});
+    await post(t, courier, `/business/network-runs/${run}/stops/${stops[1]}/fail`, {}, 422);
+    const refused = await post(t, courier, `/business/network-runs/${run}/stops/${stops[1]}/fail`, {
+      reason: "vehicle papers expired",
+    });
+    assert.equal(refused.data.stop.status, "refused");
+    assert.match(refused.data.history.at(-1).detail, /vehicle papers expired/);
   }));
 
 Deno.test("runs: the run's driver records lab readings; an out-of-range one blocks the handover", () =>
