@@ -614,12 +614,24 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
         return reject("not_found", `no deliver stop ${c.stop_id}`);
       }
       if (stop.status === "done") return same();
+      // A shipment transferred off this run is the other run's to deliver (courier 3.4: an end
+      // state stays as it ended); its stop here cannot deliver it.
+      if (!run.items.some((i) => i.waybill === stop.waybill && !isEnded(i))) {
+        return reject(
+          "item_ended",
+          `${stop.waybill} has its end state on this run and cannot be delivered from stop ${stop.id}`,
+        );
+      }
       const end: EndState = c.lab_handover ? "lab_handover" : "delivered";
       return changed(
         run,
         {
           ...replaceStop(run, { ...stop, status: "done" }),
-          items: setItems(run, new Set([stop.waybill]), (i) => ({ ...i, state: end })),
+          items: setItems(
+            run,
+            new Set([stop.waybill]),
+            (i) => isEnded(i) ? i : { ...i, state: end },
+          ),
         },
         "deliver",
         c.by,

@@ -14,7 +14,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       and ev.data->>'event_type' = 'charge.resolved'
       and ev.data->'entry'->>'client_id' = le.client_id
       and ev.data->'entry'->>'reference' = le.reference
-      and coalesce(ev.data->'entry'->>'kind', le.kind) = le.kind`.execute(db);
+      and coalesce(ev.data->'entry'->>'kind', le.kind) = le.kind
+      -- Only an entry that was resolved: an event made before entries named their kind would
+      -- otherwise link every entry quoting the reference (a payment quoting the waybill).
+      and le.fx_rate is not null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

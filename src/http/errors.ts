@@ -45,6 +45,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   run_full: 422,
   already_on_run: 409,
   stop_already_done: 409,
+  item_ended: 409,
   invalid_order: 422,
   not_on_run: 422,
   not_transferable: 422,
