@@ -522,7 +522,7 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
           `${c.waybill} cannot be reported: it has its end state: ${items.at(-1)!.state}`,
         );
       }
-      if (c.note.trim() === "") return reject("reason_required", "a report needs a note");
+      if (c.note.trim() === "") return reject("note_required", "a report needs a note");
       return changed(
         run,
         {

@@ -163,7 +163,38 @@ const TAKEN: Readonly<Record<string, { code: string; what: string }>> = {
   staff_email: { code: "email_taken", what: "a portal user already has this e-mail" },
 };
 
+/**
+ * Refusals for a missing fact (courier 7: a hold needs a reason, a clearance its customs
+ * reference, duties amount, currency, payer and evidence, a reading its five fields...) are
+ * validation failures as CONTRACT states them: 422 validation_failed with `errors[{path,
+ * message}]`, the actor's own code kept as `rule`. The field each names; `missing` lists several.
+ */
+const MISSING_FACT: Readonly<Record<string, string>> = {
+  reason_required: "reason",
+  note_required: "note",
+  customs_reference_required: "customs_reference",
+  evidence_required: "evidence",
+  duties_fields_required: "",
+  temperature_fields_required: "",
+  resolution_required: "resolution",
+  assignee_required: "to",
+  documents_required: "documents",
+  sample_type_required: "sample_type",
+  item_required: "item",
+  fx_source_required: "source",
+};
+
 export function fromRejection(r: Rejection): ApiError {
+  const field = MISSING_FACT[r.code];
+  if (field !== undefined) {
+    const listed = r.details?.missing;
+    const paths = Array.isArray(listed) && listed.length > 0 ? listed.map(String) : [field];
+    return new ApiError("validation_failed", r.message, {
+      ...r.details,
+      errors: paths.map((path) => ({ path, message: r.message })),
+      rule: r.code,
+    });
+  }
   const taken = r.code === "index_taken" ? TAKEN[String(r.details?.index)] : undefined;
   if (taken) {
     // client_code keys are `courier:code`: the caller named only the code.

@@ -156,13 +156,15 @@ Deno.test("alerts: assign, acknowledge and resolve record who acted; resolve nee
       body: { resolution: "scanned at depot" },
     });
     assert.equal(noEvidence.status, 422);
-    assert.equal(noEvidence.body.code, "evidence_required");
+    assert.equal(noEvidence.body.code, "validation_failed");
+    assert.equal(noEvidence.body.rule, "evidence_required");
     const noResolution = await t.call("POST", `${path}/resolve`, {
       key,
       body: { evidence: "scan log 77" },
     });
     assert.equal(noResolution.status, 422);
-    assert.equal(noResolution.body.code, "resolution_required");
+    assert.equal(noResolution.body.code, "validation_failed");
+    assert.equal(noResolution.body.rule, "resolution_required");
     const empty = await t.call("POST", `${path}/resolve`, { key });
     assert.equal(empty.status, 422);
     assert.deepEqual((await t.call("GET", path, { key })).body.data, before, "nothing changed");
@@ -216,7 +218,8 @@ Deno.test("alerts: resolve with an evidence_file upload stores the file content-
     noResolution.append("evidence_file", new File([bytes], "pod.jpg", { type: "image/jpeg" }));
     const refused = await postForm(t, `${path}/resolve`, b.api_key, noResolution);
     assert.equal(refused.status, 422);
-    assert.equal(refused.body.code, "resolution_required");
+    assert.equal(refused.body.code, "validation_failed");
+    assert.equal(refused.body.rule, "resolution_required");
     const stored = await t.env.runtime.ask(
       evidenceFileActor,
       b.id,
@@ -229,7 +232,8 @@ Deno.test("alerts: resolve with an evidence_file upload stores the file content-
     noFile.append("resolution", "delivered; photo taken");
     const noEvidence = await postForm(t, `${path}/resolve`, b.api_key, noFile);
     assert.equal(noEvidence.status, 422);
-    assert.equal(noEvidence.body.code, "evidence_required");
+    assert.equal(noEvidence.body.code, "validation_failed");
+    assert.equal(noEvidence.body.rule, "evidence_required");
 
     const form = new FormData();
     form.append("resolution", "delivered; photo taken");

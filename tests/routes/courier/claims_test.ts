@@ -110,7 +110,8 @@ Deno.test("claims: outcomes need their amounts and reasons; bad input changes no
       });
     const noReason = await decide({ outcome: "rejected" });
     assert.equal(noReason.status, 422);
-    assert.equal(noReason.body.code, "reason_required");
+    assert.equal(noReason.body.code, "validation_failed");
+    assert.equal(noReason.body.rule, "reason_required");
     const tooMuch = await decide({ outcome: "partly_approved", approved_amount: 25, reason: "x" });
     assert.equal(tooMuch.body.code, "invalid_amount");
     const notWhole = await decide({ outcome: "approved", approved_amount: 5 });

@@ -133,7 +133,9 @@ Deno.test("lab: a temperature reading needs value, unit, source, device and time
       delete body[field];
       const r = await lab(t, courier, waybill, "temperature", body);
       assert.equal(r.status, 422, `${field}: ${JSON.stringify(r.body)}`);
-      assert.equal(r.body.code, "temperature_fields_required");
+      assert.equal(r.body.code, "validation_failed");
+      assert.equal(r.body.rule, "temperature_fields_required");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [field]);
       assert.deepEqual(r.body.missing, [field]);
       assert.match(r.body.message, new RegExp(`missing ${field}$`));
     }
@@ -258,7 +260,8 @@ Deno.test("lab: an out-of-range reading blocks the handover until runs:override 
 
     const noNote = await lab(t, courier, waybill, "approve", { decision: "accept", note: " " });
     assert.equal(noNote.status, 422);
-    assert.equal(noNote.body.code, "note_required");
+    assert.equal(noNote.body.code, "validation_failed");
+    assert.equal(noNote.body.rule, "note_required");
     const accepted = await approve(t, courier, waybill, "accept");
     assert.equal(accepted.data.handover.allowed, true);
     assert.deepEqual(accepted.data.decisions[0].settled, ["temperature_out_of_range"]);
