@@ -146,6 +146,11 @@ export type RunCommand =
     items: readonly { waybill: string; load: Load }[];
     by: string;
   }
+  /**
+   * The items a transfer_in took back off this run, when the run sending them refused (one ended
+   * there meanwhile): only those still riding without a stop.
+   */
+  | { kind: "transfer_in_undo"; from_run: string; waybills: readonly string[]; by: string }
   | {
     kind: "report";
     waybill: string;
@@ -353,7 +358,14 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
         crossings: [],
       };
       let items = run.items;
-      if (stop.kind === "deliver" && stop.waybill) {
+      const riding = stop.kind === "deliver"
+        ? run.items.find((i) => i.waybill === stop.waybill && i.stop_id === null && !isEnded(i))
+        : undefined;
+      if (riding) {
+        // A shipment transferred in rides without a stop: its deliver stop takes it (courier 3.4),
+        // its load already carried.
+        items = run.items.map((i) => i === riding ? { ...i, stop_id: stop.id } : i);
+      } else if (stop.kind === "deliver" && stop.waybill) {
         if (run.items.some((i) => i.waybill === stop.waybill && i.state !== "transferred")) {
           return reject("already_on_run", `${stop.waybill} is already on this run`);
         }
@@ -509,6 +521,14 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
         );
       }
       return changed(run, next, "transfer_in", c.by, now, c.from_run);
+    }
+    case "transfer_in_undo": {
+      const undone = new Set(c.waybills);
+      const kept = run.items.filter((i) =>
+        !(undone.has(i.waybill) && i.stop_id === null && !isEnded(i))
+      );
+      if (kept.length === run.items.length) return same();
+      return changed(run, { ...run, items: kept }, "transfer_in_undone", c.by, now, c.from_run);
     }
     case "report": {
       const items = run.items.filter((i) => i.waybill === c.waybill);

@@ -353,14 +353,25 @@ async function transfer(
     !open.some((o) => o.waybill === i.waybill)
   );
   if (ended) {
+    // A transfer that stopped between the target taking the items and this run refusing them
+    // (below) is completed here: the target gives back what it took.
+    await askRun(c, toRun, {
+      kind: "transfer_in_undo",
+      from_run: run.id,
+      waybills: [ended.waybill],
+      by,
+    });
     throw new ApiError(
       "not_transferable",
       `${ended.waybill} cannot be transferred: it has its end state: ${ended.state}`,
     );
   }
   // The custody move is keyed by what moves where, whatever key the request sends: the same
-  // transfer sent again (a retry without its key) moves nothing again.
-  const moved = `transfer:${toRun}:${sha256Hex([...new Set(waybills)].sort().join(","))}`;
+  // transfer sent again (a retry without its key) moves nothing again. Each waybill counts the
+  // times it came onto this run, so a shipment that went away and came back moves again.
+  const times = (w: string) => run.items.filter((i) => i.waybill === w).length;
+  const moving = [...new Set(waybills)].sort().map((w) => `${w}*${times(w)}`).join(",");
+  const moved = `transfer:${toRun}:${sha256Hex(moving)}`;
   const key = idempotencyKey ? `transfer:${toRun}:${idempotencyKey}` : moved;
   await askRun(c, toRun, {
     kind: "transfer_in",
@@ -368,12 +379,22 @@ async function transfer(
     items: open.map((i) => ({ waybill: i.waybill, load: i.load })),
     by,
   }, `${run.id}:${key}`);
-  const next = await askRun(c, run.id, {
-    kind: "transfer",
-    waybills,
-    to_run: toRun,
-    by,
-  }, key);
+  let next: NetworkRun;
+  try {
+    next = await askRun(c, run.id, { kind: "transfer", waybills, to_run: toRun, by }, key);
+  } catch (e) {
+    // An item ended here after the check (delivered meanwhile): the target gives back what it
+    // took, so no shipment rides on two runs. A crash before this leaves the retry to do it.
+    if (e instanceof ApiError && (e.code === "not_transferable" || e.code === "not_on_run")) {
+      await askRun(c, toRun, {
+        kind: "transfer_in_undo",
+        from_run: run.id,
+        waybills: open.map((i) => i.waybill),
+        by,
+      }, `${run.id}:${key}:undo`);
+    }
+    throw e;
+  }
   await moveAll(c, next, waybills, `${run.id}:${moved}`, "scan", {
     holder: holderOf(target),
     note: `transferred to run ${toRun}`,

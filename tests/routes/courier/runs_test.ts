@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
+import { networkRunActor } from "../../../actors/network_run.ts";
 import { flakyRuntime } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import {
@@ -949,6 +950,102 @@ Deno.test("runs: a transfer needs an open run of the courier and items without a
       e.note === `transferred to run ${to}`
     );
     assert.equal(scans.length, 1, JSON.stringify(ship.body.data.trail));
+  }));
+
+Deno.test("runs: a shipment transferred on is delivered by its new run, which then closes; the old run cannot deliver it; it may come back and go again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
+    const a = await bookWaybill(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${from}/stops`,
+      { kind: "deliver", waybill: a },
+      201,
+    );
+    const old = (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops[0];
+    await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [a],
+      to_run: to,
+    });
+    // The old run's stop no longer delivers it: the new run carries it.
+    const stale = await post(t, courier, `/business/network-runs/${from}/stops/${old.id}/deliver`, {
+      received_by: "Neo",
+    }, 409);
+    assert.equal(stale.code, "item_ended");
+    // The new run's deliver stop takes the item it carries (no second item), delivers, closes.
+    const added = await post(t, courier, `/business/network-runs/${to}/stops`, {
+      kind: "deliver",
+      waybill: a,
+    }, 201);
+    assert.equal(added.data.items.length, 1);
+    const stop = added.data.stops.at(-1).id;
+    assert.equal(added.data.items[0].stop_id, stop);
+    await post(t, courier, `/business/network-runs/${to}/depart`, {});
+    await post(t, courier, `/business/network-runs/${to}/stops/${stop}/deliver`, {
+      received_by: "Neo",
+    });
+    const closed = await post(t, courier, `/business/network-runs/${to}/close`, {});
+    assert.equal(closed.data.status, "closed");
+
+    // There and back and there again, without keys: each transfer moves it.
+    const b = await bookWaybill(t, client);
+    const [x, y] = [await newRun(t, courier), await newRun(t, courier)];
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${x}/stops`,
+      { kind: "deliver", waybill: b },
+      201,
+    );
+    await post(t, courier, `/business/network-runs/${x}/transfer`, { waybills: [b], to_run: y });
+    await post(t, courier, `/business/network-runs/${y}/transfer`, { waybills: [b], to_run: x });
+    await post(t, courier, `/business/network-runs/${x}/transfer`, { waybills: [b], to_run: y });
+    const read = async (run: string) =>
+      (await t.call("GET", `/business/network-runs/${run}`, { key: courier.business.api_key }))
+        .body.data.items.map((i: { state: string }) => i.state);
+    assert.deepEqual(await read(x), ["transferred", "transferred"]);
+    assert.deepEqual(await read(y), ["transferred", "planned"]);
+  }));
+
+Deno.test("runs: a transfer whose item ended on its run after the target took it gives the item back", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
+    const a = await bookWaybill(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${from}/stops`,
+      { kind: "deliver", waybill: a },
+      201,
+    );
+    const stop =
+      (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops[0];
+    // A transfer stopped after the target took the item; the item was delivered meanwhile.
+    const took = await t.env.runtime.ask(networkRunActor, courier.business.id, to, {
+      kind: "transfer_in",
+      from_run: from,
+      items: [{ waybill: a, load: { grams: 2500, cm3: 6000, pieces: 1, cold_slots: 0 } }],
+      by: "test",
+    });
+    assert.ok(took.ok, JSON.stringify(took));
+    await post(t, courier, `/business/network-runs/${from}/stops/${stop.id}/deliver`, {
+      received_by: "Neo",
+    });
+    // Sent again, the transfer is refused and the target gives back what it took.
+    const again = await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [a],
+      to_run: to,
+    }, 422);
+    assert.equal(again.code, "not_transferable");
+    const target = await t.call("GET", `/business/network-runs/${to}`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(target.body.data.items, []);
+    const close = await post(t, courier, `/business/network-runs/${to}/close`, {});
+    assert.equal(close.data.status, "closed");
   }));
 
 Deno.test("runs: after a transfer the old run's driver no longer reaches the shipment; an item with its end state cannot be reported", () =>
