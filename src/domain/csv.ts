@@ -14,7 +14,10 @@ const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
  * a client's reference or a note's reason reaches the courier's accountant as typed, not run.
  */
 export function spreadsheetSafe(cell: string): string {
-  return FORMULA_START.test(cell) && !PLAIN_NUMBER.test(cell) ? `'${cell}` : cell;
+  // Spreadsheets skip leading blanks and read full-width ＝＋－＠ as their ASCII forms: the cell
+  // is judged as they will read it (NFKC folds the full-width signs), and kept as typed.
+  const read = cell.normalize("NFKC").replace(/^[ \u00a0]+/, "");
+  return FORMULA_START.test(read) && !PLAIN_NUMBER.test(read) ? `'${cell}` : cell;
 }
 
 /** Lines of CSV text, each cell made spreadsheet-safe. */

@@ -214,7 +214,11 @@ Deno.test("billing CSV: a row has the 26 columns of 4.3 and shows the furthest s
 });
 
 Deno.test("csv: a cell a spreadsheet would evaluate starts with a quote; numbers stay", () => {
-  for (const cell of ["=1+1", "+SUM(A1:A2)", "-2+3", "@cmd", "\t=x", "\r=x", "-", "+"]) {
+  // Leading blanks and full-width signs are read past by spreadsheets: the same formulas.
+  const disguised = [" =1+1", "\u00a0=1+1", '\uff1dHYPERLINK("x")', "\uff0bSUM(A1)", "\uff20cmd"];
+  for (
+    const cell of ["=1+1", "+SUM(A1:A2)", "-2+3", "@cmd", "\t=x", "\r=x", "-", "+", ...disguised]
+  ) {
     assert.equal(spreadsheetSafe(cell), `'${cell}`, JSON.stringify(cell));
   }
   for (const cell of ["-12.50", "88.92", "+26771234567", "", "a=b", "'=already"]) {
