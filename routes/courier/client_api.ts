@@ -26,7 +26,7 @@ import {
   requireClientAdmin,
   requireCourierPlatform,
 } from "../../src/http/auth.ts";
-import { beginLogin } from "../../src/http/login_throttle.ts";
+import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -140,9 +140,9 @@ export function clientApiRoutes(api: Api): void {
     if (!p.user) {
       throw new ApiError("unauthenticated", "a signed-in user is needed, not the API key");
     }
-    // spec: courier 5: a held session must not guess the password faster than sign-in may; the
-    // same count as the account's sign-ins (429 rate_limited with Retry-After).
-    const attempt = beginLogin(c, "client", p.user.email, remoteAddress(c));
+    // spec: courier 5: a held session must not guess the password faster than sign-in may (429
+    // rate_limited with Retry-After), counted per person apart from failed sign-ins.
+    const attempt = beginPasswordCheck(c, "client", p.user.id);
     const login = await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "user_for_login",
       email: p.user.email,

@@ -114,15 +114,7 @@ export function beginLogin(
   const throttle = c.get("env").loginThrottle;
   const account = `account:${realm}:${email}`;
   const from = `address:${address}`;
-  const wait = Math.max(throttle.waitSeconds(account), throttle.waitSeconds(from));
-  if (wait > 0) {
-    throw new ApiError(
-      "rate_limited",
-      `too many failed sign-ins; try again in ${wait} seconds`,
-      { retry_after: wait },
-      { "Retry-After": String(wait) },
-    );
-  }
+  refuseWhileWaiting(Math.max(throttle.waitSeconds(account), throttle.waitSeconds(from)));
   return {
     failed() {
       throttle.fail(account, LOGIN_FAILURES_PER_ACCOUNT_FREE);
@@ -132,4 +124,38 @@ export function beginLogin(
       throttle.clear(account);
     },
   };
+}
+
+/**
+ * A signed-in person's check of their current password (changing it): guesses wait as failed
+ * sign-ins do, counted per person apart from sign-in, so that someone failing sign-ins with the
+ * e-mail cannot stop the holder of a session from changing a password they fear is known.
+ */
+export function beginPasswordCheck(
+  c: Context<AppEnv>,
+  realm: string,
+  userId: string,
+): LoginAttempt {
+  const throttle = c.get("env").loginThrottle;
+  const key = `password_check:${realm}:${userId}`;
+  refuseWhileWaiting(throttle.waitSeconds(key));
+  return {
+    failed() {
+      throttle.fail(key, LOGIN_FAILURES_PER_ACCOUNT_FREE);
+    },
+    succeeded() {
+      throttle.clear(key);
+    },
+  };
+}
+
+function refuseWhileWaiting(wait: number): void {
+  if (wait > 0) {
+    throw new ApiError(
+      "rate_limited",
+      `too many failed attempts; try again in ${wait} seconds`,
+      { retry_after: wait },
+      { "Retry-After": String(wait) },
+    );
+  }
 }
