@@ -15,6 +15,7 @@ import {
   runAt,
   type RunCommand,
   type RunItem,
+  type RunReply,
   type RunSummary,
   type Stop,
   type StopAck,
@@ -71,21 +72,29 @@ export async function askRun(
   command: RunCommand,
   key: string | null = null,
 ): Promise<NetworkRun> {
+  if (command.kind !== "get") await changeRun(c, runId, command, key);
   const tenant = businessPrincipalOf(c).business.id;
-  const runtime = c.get("env").runtime;
-  if (command.kind !== "get") {
-    const r = await runtime.ask(
-      networkRunActor,
-      tenant,
-      runId,
-      command,
-      key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
-    );
-    if (!r.ok) throw fromRejection(r);
-  }
-  const got = await runtime.read(networkRunActor, tenant, runId, { kind: "get" });
+  const got = await c.get("env").runtime.read(networkRunActor, tenant, runId, { kind: "get" });
   if (!got.ok) throw fromRejection(got);
   return asRun(got.reply);
+}
+
+/** Asks the run for a change, kept for good under `key`; a refusal is thrown as its ApiError. */
+async function changeRun(
+  c: Context<AppEnv>,
+  runId: string,
+  command: RunCommand,
+  key: string | null,
+): Promise<RunReply> {
+  const r = await c.get("env").runtime.ask(
+    networkRunActor,
+    businessPrincipalOf(c).business.id,
+    runId,
+    command,
+    key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
+  );
+  if (!r.ok) throw fromRejection(r);
+  return r.reply;
 }
 
 /**
@@ -100,18 +109,9 @@ export async function askStop(
   command: Extract<RunCommand, { stop_id: string }>,
   key: string | null,
 ): Promise<{ next: NetworkRun; answer: StopAnswer }> {
-  const tenant = businessPrincipalOf(c).business.id;
   const runtime = c.get("env").runtime;
-  const r = await runtime.ask(
-    networkRunActor,
-    tenant,
-    runId,
-    command,
-    key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
-  );
-  if (!r.ok) throw fromRejection(r);
+  const reply = (await changeRun(c, runId, command, key)) as Partial<StopAck>;
   const next = await askRun(c, runId, { kind: "get" });
-  const reply = r.reply as Partial<StopAck>;
   if (reply.answer) return { next, answer: reply.answer };
   if (reply.seq === undefined) return { next, answer: stopAnswer(next, command.stop_id) };
   const events: { seq: number; event: unknown }[] = [];
