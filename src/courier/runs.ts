@@ -97,6 +97,27 @@ async function changeRun(
   return r.reply;
 }
 
+/** Stop-action answers kept in memory per runtime for replays, the newest STOP_ANSWERS_KEPT. */
+const STOP_ANSWERS_KEPT = 2_000;
+const stopAnswers = new WeakMap<object, Map<string, StopAnswer>>();
+
+function answersOf(runtime: object): Map<string, StopAnswer> {
+  let answers = stopAnswers.get(runtime);
+  if (!answers) stopAnswers.set(runtime, answers = new Map());
+  return answers;
+}
+
+/** Drops the answers kept in memory, as a restart does (tests of the rebuild from the log). */
+export function forgetStopAnswers(runtime: object): void {
+  stopAnswers.delete(runtime);
+}
+
+function rememberAnswer(runtime: object, key: string, answer: StopAnswer): void {
+  const answers = answersOf(runtime);
+  answers.set(key, answer);
+  if (answers.size > STOP_ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
+}
+
 /**
  * Asks the run for a stop action and answers what the action answered (courier 4.5: a replay
  * after lost signal answers the first, not the run as it is now), beside the run as it is now
@@ -112,8 +133,16 @@ export async function askStop(
   const runtime = c.get("env").runtime;
   const reply = (await changeRun(c, runId, command, key)) as Partial<StopAck>;
   const next = await askRun(c, runId, { kind: "get" });
-  if (reply.answer) return { next, answer: reply.answer };
+  const kept = key ? `${businessPrincipalOf(c).business.id}/${runId}/${key}` : null;
+  if (reply.answer) {
+    if (kept) rememberAnswer(runtime, kept, reply.answer);
+    return { next, answer: reply.answer };
+  }
   if (reply.seq === undefined) return { next, answer: stopAnswer(next, command.stop_id) };
+  // A replay soon after the first (lost signal) is answered from memory; after a restart the
+  // answer is rebuilt from the run's log, which costs a read of the whole log.
+  const recent = kept ? answersOf(runtime).get(kept) : undefined;
+  if (recent) return { next, answer: recent };
   const events: { seq: number; event: unknown }[] = [];
   for await (const e of runtime.events(networkRunActor, runId)) {
     if (e.seq > reply.seq) break;
@@ -129,7 +158,9 @@ export async function askStop(
     return { next, answer: stopAnswer(next, command.stop_id) };
   }
   if (!then) throw new Error(`run ${runId} has no events up to ${reply.seq}`);
-  return { next, answer: stopAnswer(then, command.stop_id) };
+  const answer = stopAnswer(then, command.stop_id);
+  if (kept) rememberAnswer(runtime, kept, answer);
+  return { next, answer };
 }
 
 /**

@@ -156,7 +156,8 @@ export function planBatch(
     if (key !== undefined) {
       const kept = def.keptReply && reply !== undefined ? def.keptReply(reply) : reply;
       replies.push({ key, reply: kept, permanent: env.permanent });
-      batchReplies.set(key, kept);
+      // The same key again in this batch is answered from memory: the whole reply, as the first.
+      batchReplies.set(key, reply);
     }
     outcomes.push({ ok: true, reply, replayed: false });
   }

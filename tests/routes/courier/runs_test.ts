@@ -9,6 +9,7 @@ import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
 import { networkRunActor } from "../../../actors/network_run.ts";
+import { forgetStopAnswers } from "../../../src/courier/runs.ts";
 import { flakyRuntime } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import {
@@ -867,6 +868,21 @@ Deno.test("runs: a stop action replayed with its idempotency_key answers the fir
     });
     assert.deepEqual(againDriver.body, firstDriver.body);
     assert.equal(againDriver.body.data.stop.status, "failed");
+    // After a restart (nothing in memory) the answers are rebuilt from the run's log: the same.
+    forgetStopAnswers(t.env.runtime);
+    const rebuilt = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${sa}/deliver`,
+      deliver,
+    );
+    assert.deepEqual(rebuilt, first);
+    forgetStopAnswers(t.env.runtime);
+    const rebuiltDriver = await asDriver(`/driver/network-runs/${run}/stops/${sb}/fail`, {
+      idempotency_key: "f1",
+      reason: "closed",
+    });
+    assert.deepEqual(rebuiltDriver.body, firstDriver.body);
   }));
 
 Deno.test("runs: a transfer needs an open run of the courier and items without an end state; the target carries them on, once, even after a crash between the two runs", () =>
