@@ -165,21 +165,32 @@ export async function bookRows(
   return out;
 }
 
-/** Row indexes grouped by identity, in order of first appearance; a row without one is alone. */
-function chainsOf(rows: readonly { readonly identity: string | null }[]): number[][] {
+/**
+ * Row indexes grouped by what names them, in row order: its identity, and its
+ * client_order_reference (rows with their own keys may still repeat an order reference, a
+ * duplicate order under unique_external_reference). A row named by nothing is alone.
+ */
+function chainsOf(
+  rows: readonly { readonly req: ShipmentRequestBody; readonly identity: string | null }[],
+): number[][] {
   const chains: number[][] = [];
-  const byIdentity = new Map<string, number[]>();
-  for (const [i, { identity }] of rows.entries()) {
-    const chain = identity === null ? undefined : byIdentity.get(identity);
-    if (chain) {
-      chain.push(i);
-      continue;
+  const byName = new Map<string, number[]>();
+  for (const [i, { req, identity }] of rows.entries()) {
+    const reference = req.client_order_reference;
+    const names = [identity, reference ? `order:${reference}` : null].filter((n) => n !== null);
+    const found = [...new Set(names.map((n) => byName.get(n)).filter((x) => x !== undefined))];
+    const chain = found[0] ?? [];
+    if (found.length === 0) chains.push(chain);
+    chain.push(i);
+    // A row naming two chains joins them, in row order (rare: one chain's key, another's order).
+    for (const other of found.slice(1)) {
+      chain.push(...other.splice(0));
+      for (const [name, c] of byName) if (c === other) byName.set(name, chain);
     }
-    const fresh = [i];
-    chains.push(fresh);
-    if (identity !== null) byIdentity.set(identity, fresh);
+    chain.sort((a, b) => a - b);
+    for (const n of names) byName.set(n, chain);
   }
-  return chains;
+  return chains.filter((c) => c.length > 0);
 }
 
 /** A row's failure as its answer: refusals as they are, anything else without internals. */

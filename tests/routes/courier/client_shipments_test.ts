@@ -359,6 +359,17 @@ Deno.test("client shipments: a reference twice in one bulk or CSV is duplicate_o
       true,
     ]);
     assert.equal(await balance(t, client), Number((2000 - 3 * EXPRESS).toFixed(2)));
+    // Rows with keys of their own repeating one order reference: the later row, every time.
+    const keyed = [0, 1, 2].flatMap((i) => [
+      { ...ROW, client_order_reference: `KEYED-${i}`, idempotency_key: `k-${i}-a` },
+      { ...ROW, client_order_reference: `KEYED-${i}`, idempotency_key: `k-${i}-b` },
+    ]);
+    const k = await post(t, client, "/client/shipments/bulk", { shipments: keyed });
+    const keyedResults = k.body.data.results as { waybill?: string; error?: { code: string } }[];
+    for (const i of [0, 2, 4]) assert.match(keyedResults[i]!.waybill ?? "", /^WB/);
+    for (const i of [1, 3, 5]) {
+      assert.equal(keyedResults[i]!.error?.code, "duplicate_order", JSON.stringify(k.body));
+    }
 
     const csv = csvOf([0, 1, 2].flatMap((i) => [
       line({ client_order_reference: `CSVD-${i}`, recipient_name: "A" }),
