@@ -311,12 +311,15 @@ export function billingEventRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: admin,
+    // The range as the preview takes it, in the query, or in the body (which wins): a POST that
+    // put it in its address marked every entry of every client.
+    query: ExportQuery,
     body: ExportQuery,
     produces: "text/csv",
-  }, async (c, { body }) => {
+  }, async (c, { query, body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
-    const range = await rangeOf(c, body, env.clock.now());
+    const range = await rangeOf(c, { ...query, ...definedOf(body) }, env.clock.now());
     const exportId = newId("exp");
     // Marked first, then streamed from the same range: an entry is never marked without being
     // in the file, and the file shows it exported (courier 3.1). Should the file be lost, the
@@ -327,6 +330,11 @@ export function billingEventRoutes(api: Api): void {
     response.headers.set("X-Entries-Marked", String(marked));
     return response;
   });
+}
+
+/** The fields sent (an absent field never hides the same field of the query). */
+function definedOf<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The export range, after the query side has caught up with every committed entry. */

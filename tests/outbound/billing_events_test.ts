@@ -281,6 +281,16 @@ Deno.test("billing export: the preview changes nothing; the POST marks and its f
     // The other client's entries were not in the range: still pending.
     const others = rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
     assert.deepEqual(others.map((r) => r["export state"]), ["pending"]);
+    // A POST with its range in its address, as the preview takes it, exports that range only.
+    const addressed = await t.app.request(
+      `/api/business/courier/billing/export?client_id=${other.id}&from=2020-01-01&to=2020-01-02`,
+      { method: "POST", headers: { "X-Business-API-Key": courier.business.api_key } },
+    );
+    assert.equal(addressed.status, 200);
+    assert.equal(addressed.headers.get("X-Entries-Marked"), "0");
+    assert.deepEqual(rowsOf(await addressed.text()), []);
+    const stillPending = rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
+    assert.deepEqual(stillPending.map((r) => r["export state"]), ["pending"]);
 
     // A bad range is refused and marks nothing; another courier's client is not found.
     const bad = await t.call("POST", "/business/courier/billing/export", {
