@@ -43,7 +43,8 @@ import { newId } from "../../src/runtime/ids.ts";
 import { attemptWaitingEvents } from "../../src/outbound/targets.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
-import { beginLogin } from "../../src/http/login_throttle.ts";
+import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
+import { weakPasswordReason } from "../../src/domain/passwords.ts";
 import { stripUndefined } from "../operator.ts";
 import { ask, read } from "../ask.ts";
 
@@ -243,9 +244,16 @@ export function accountRoutes(api: Api): void {
     }
     const b = await loadBusiness(c);
     const me = b.staff.find((s) => s.id === p.staff_id);
-    if (!me || !(await verifyPassword(body.current_password, me.password_hash))) {
+    if (!me) throw new ApiError("unauthenticated", "portal user not found");
+    // As for client people (courier 5): guesses wait per person, weak passwords are refused.
+    const attempt = beginPasswordCheck(c, "staff", me.id);
+    if (!(await verifyPassword(body.current_password, me.password_hash))) {
+      attempt.failed();
       throw validationFailed([{ path: "current_password", message: "does not match" }]);
     }
+    attempt.succeeded();
+    const weak = weakPasswordReason(body.new_password, me.email);
+    if (weak) throw validationFailed([{ path: "new_password", message: weak }]);
     await ask(c, businessActor, b.id, b.id, {
       kind: "change_password",
       staff_id: me.id,

@@ -226,6 +226,31 @@ Deno.test("account: changing a password signs out the other devices", () =>
     );
   }));
 
+Deno.test("account: a staff password change refuses weak passwords and throttles wrong guesses, as for client people", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const token = await login(t, b.owner.email, b.owner.password);
+    const change = (current_password: string, new_password: string) =>
+      t.call("POST", "/business/change-password", {
+        key: token,
+        body: { current_password, new_password },
+      });
+    for (const weak of ["aaaaaaaaaaaa", "password123", "1234567890", b.owner.email]) {
+      const r = await change(b.owner.password, weak);
+      assert.equal(r.status, 422, weak);
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["new_password"]);
+    }
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await change(`wrong-guess-${i}`, "a-much-better-password")).status, 422);
+    }
+    const held = await change(b.owner.password, "a-much-better-password");
+    assert.equal(held.status, 429, JSON.stringify(held.body));
+    assert.equal(held.body.code, "rate_limited");
+    assert.ok(Number(held.headers.get("Retry-After")) > 0);
+    t.clock.advanceBy(3_600_000);
+    assert.equal((await change(b.owner.password, "a-much-better-password")).status, 200);
+  }));
+
 Deno.test("account: the Starter plan allows five employee accounts", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness({ plan: "starter" });
