@@ -12,6 +12,7 @@ import {
   type RunSummary,
   type Stop,
 } from "../../actors/network_run.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
 import { driverActor } from "../../actors/driver.ts";
 import {
   bookingCrossingIdOf,
@@ -664,6 +665,21 @@ export function runRoutes(api: Api): void {
     }
     if (body.kind === "collect" && !body.work_order) {
       throw validationFailed([{ path: "work_order", message: "required for a collect stop" }]);
+    }
+    if (body.kind === "collect" && body.work_order) {
+      // The client the work is for, and whose failed collection is charged, is this courier's.
+      const client = await c.get("env").runtime.read(
+        courierClientActor,
+        businessPrincipalOf(c).business.id,
+        body.work_order.courier_client_id,
+        { kind: "get" },
+      );
+      if (!client.ok) {
+        throw validationFailed([{
+          path: "work_order.courier_client_id",
+          message: `no such client: ${body.work_order.courier_client_id}`,
+        }]);
+      }
     }
     if (body.kind === "checkpoint" && (!body.country || !body.to_country || !body.border_post)) {
       throw validationFailed([{

@@ -666,6 +666,32 @@ Deno.test("runs: a stop never charges another client's shipment (failed collecti
     ]);
   }));
 
+Deno.test("runs: a collect stop's work order names a client of this courier, or is refused naming it", () =>
+  withTestEnv(async (t) => {
+    const [courier] = await ready(t);
+    const stranger = await newCourier(t);
+    const theirs = await newClient(t, stranger);
+    const run = await newRun(t, courier);
+    for (const id of ["cli_nobody", theirs.id]) {
+      const r = await post(t, courier, `/business/network-runs/${run}/stops`, {
+        kind: "collect",
+        work_order: {
+          sender: "Molapo Pharmacy",
+          recipient: "Gaborone hub",
+          courier_client_id: id,
+          reserved: { kg: 1, pieces: 1, m3: 0.1 },
+        },
+      }, 422);
+      assert.deepEqual(r.errors.map((e: { path: string }) => e.path), [
+        "work_order.courier_client_id",
+      ]);
+    }
+    const read = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(read.body.data.stops, [], "nothing added");
+  }));
+
 Deno.test("runs: a failed collection that picked nothing up charges the work order's client, once, on its card in force", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
