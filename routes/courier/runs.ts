@@ -687,10 +687,11 @@ export function runRoutes(api: Api): void {
         message: "country, to_country and border_post are required",
       }]);
     }
+    const stopId = newId("stop");
     const run = await askRun(c, params.run, {
       kind: "add_stop",
       stop: {
-        id: newId("stop"),
+        id: stopId,
         kind: body.kind,
         waybill: body.kind === "deliver" ? body.waybill! : null,
         work_order: body.work_order
@@ -703,6 +704,16 @@ export function runRoutes(api: Api): void {
       },
       by,
     });
+    // A shipment boarding a run already under way has departed with it, as those on board at
+    // its departure did (courier 3.2 linehaul opens on departure).
+    const boarded = run.items.find((i) => i.stop_id === stopId && i.state === "on_board");
+    if (boarded && run.status === "departed") {
+      const toBorder = run.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
+      await moveShipment(c, boarded.waybill, `${run.id}:${stopId}:boarded`, {
+        event: toBorder ? "departed_to_border" : "departed",
+        holder: holderOf(run),
+      });
+    }
     if (run.driver_id === null) {
       // spec: courier 2.9 leg_unassigned: the leg waits for a driver.
       await raiseAlert(c.get("env").runtime, run.courier_id, {

@@ -666,6 +666,32 @@ Deno.test("runs: a stop never charges another client's shipment (failed collecti
     ]);
   }));
 
+Deno.test("runs: a shipment added to a run already under way departs with it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { vehicle: "B 777 GBE" });
+    const first = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill: first,
+    }, 201);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const late = await bookWaybill(t, client);
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill: late,
+    }, 201);
+    assert.equal(added.data.items.at(-1).state, "on_board");
+    const read = async (waybill: string) =>
+      (await t.call("GET", `/business/courier/operations/${waybill}`, {
+        key: courier.business.api_key,
+      })).body.data;
+    const [a, b] = [await read(first), await read(late)];
+    assert.equal(b.status, a.status, "as the shipment on board at departure");
+    assert.deepEqual(b.custody, a.custody);
+    assert.ok(b.obligations.some((o: { milestone: string }) => o.milestone === "linehaul"));
+  }));
+
 Deno.test("runs: a collect stop's work order names a client of this courier, or is refused naming it", () =>
   withTestEnv(async (t) => {
     const [courier] = await ready(t);
