@@ -349,19 +349,17 @@ async function transfer(
   if (missing) throw new ApiError("not_on_run", `${missing} is not on this run`);
   // Refused here before the target takes anything: an item with its end state stays as it ended.
   const open = items.filter((i) => !isEnded(i));
+  // The target gives back what a transfer this run refused took (one item ended here).
+  const giveBack = (waybills: readonly string[], key: string | null = null) =>
+    askRun(c, toRun, { kind: "transfer_in_undo", from_run: run.id, waybills, by }, key);
   const ended = items.find((i) =>
     isEnded(i) && !(i.state === "transferred" && i.to_run === toRun) &&
     !open.some((o) => o.waybill === i.waybill)
   );
   if (ended) {
     // A transfer that stopped between the target taking the items and this run refusing them
-    // (below) is completed here: the target gives back what it took.
-    await askRun(c, toRun, {
-      kind: "transfer_in_undo",
-      from_run: run.id,
-      waybills: [ended.waybill],
-      by,
-    });
+    // (below) is completed here.
+    await giveBack([ended.waybill]);
     throw new ApiError(
       "not_transferable",
       `${ended.waybill} cannot be transferred: it has its end state: ${ended.state}`,
@@ -387,12 +385,7 @@ async function transfer(
     // An item ended here after the check (delivered meanwhile): the target gives back what it
     // took, so no shipment rides on two runs. A crash before this leaves the retry to do it.
     if (e instanceof ApiError && (e.code === "not_transferable" || e.code === "not_on_run")) {
-      await askRun(c, toRun, {
-        kind: "transfer_in_undo",
-        from_run: run.id,
-        waybills: open.map((i) => i.waybill),
-        by,
-      }, `${run.id}:${key}:undo`);
+      await giveBack(open.map((i) => i.waybill), `${run.id}:${key}:undo`);
     }
     throw e;
   }
@@ -436,7 +429,7 @@ async function stopAction(
           }),
         );
       }
-      const { answer } = await askStop(
+      const answer = await askStop(
         c,
         runId,
         { kind: "stop_border", stop_id: stopId, crossings, by },
@@ -450,14 +443,14 @@ async function stopAction(
       requireScope(p, "customs:approve");
       const side = body.side;
       if (!side) throw validationFailed([{ path: "side", message: "exit or entry" }]);
-      const { next, answer } = await askStop(c, runId, {
+      const answer = await askStop(c, runId, {
         kind: "stop_cross",
         stop_id: stopId,
         side,
         by,
       }, key);
       // Each shipment's crossing records the same side (exit before entry, once each).
-      for (const x of stopOf(next, stopId).crossings) {
+      for (const x of answer.stop.crossings) {
         try {
           await recordCrossing(c.get("env").runtime, p.business.id, x, side, by);
         } catch (e) {
@@ -485,7 +478,7 @@ async function stopAction(
           );
         }
       }
-      const { answer } = await askStop(c, runId, {
+      const answer = await askStop(c, runId, {
         kind: "stop_deliver",
         stop_id: stopId,
         lab_handover: body.lab_handover ?? false,
@@ -518,7 +511,7 @@ async function stopAction(
       }
       // Each collected piece is labelled (courier 2.10): its piece id unless a label is given.
       const labels = body.labels ?? s.pieces.map((x) => x.id);
-      const { next, answer } = await askStop(c, runId, {
+      const answer = await askStop(c, runId, {
         kind: "stop_collect",
         stop_id: stopId,
         waybill: body.waybill,
@@ -532,8 +525,8 @@ async function stopAction(
       // a waybill once, so its custody moves once whatever idempotency_key the caller sends.
       await moveShipment(c, body.waybill, `${runId}:${stopId}:collect:${body.waybill}`, {
         event: "collected",
-        holder: holderOf(next),
-        pieces: carriedPieces(next, body.waybill),
+        holder: holderOf(answer.run),
+        pieces: carriedPieces([answer.stop], body.waybill),
       });
       await runCharge(c, body.waybill, {
         kind: "errand",
@@ -550,7 +543,7 @@ async function stopAction(
       if (stop.kind === "collect" && body.waybill) {
         await stopShipment(c, run, stop, body.waybill);
       }
-      const { answer } = await askStop(c, runId, {
+      const answer = await askStop(c, runId, {
         kind: "stop_fail",
         stop_id: stopId,
         reason: body.reason,

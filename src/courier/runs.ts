@@ -120,8 +120,8 @@ function rememberAnswer(runtime: object, key: string, answer: StopAnswer): void 
 
 /**
  * Asks the run for a stop action and answers what the action answered (courier 4.5: a replay
- * after lost signal answers the first, not the run as it is now), beside the run as it is now
- * for the steps that follow. A replay's answer is rebuilt from the run's events up to the seq its
+ * after lost signal answers the first, not the run as it is now): the stop as the action left
+ * it, its items and the run's standing, which is all the steps that follow need. A replay's answer is rebuilt from the run's events up to the seq its
  * kept reply names; a reply kept before stop actions named one answers the run as it is.
  */
 export async function askStop(
@@ -129,20 +129,20 @@ export async function askStop(
   runId: string,
   command: Extract<RunCommand, { stop_id: string }>,
   key: string | null,
-): Promise<{ next: NetworkRun; answer: StopAnswer }> {
+): Promise<StopAnswer> {
   const runtime = c.get("env").runtime;
   const reply = (await changeRun(c, runId, command, key)) as Partial<StopAck>;
-  const next = await askRun(c, runId, { kind: "get" });
   const kept = key ? `${businessPrincipalOf(c).business.id}/${runId}/${key}` : null;
   if (reply.answer) {
     if (kept) rememberAnswer(runtime, kept, reply.answer);
-    return { next, answer: reply.answer };
+    return reply.answer;
   }
-  if (reply.seq === undefined) return { next, answer: stopAnswer(next, command.stop_id) };
+  const now = async () => stopAnswer(await askRun(c, runId, { kind: "get" }), command.stop_id);
+  if (reply.seq === undefined) return await now();
   // A replay soon after the first (lost signal) is answered from memory; after a restart the
   // answer is rebuilt from the run's log, which costs a read of the whole log.
   const recent = kept ? answersOf(runtime).get(kept) : undefined;
-  if (recent) return { next, answer: recent };
+  if (recent) return recent;
   const events: { seq: number; event: unknown }[] = [];
   for await (const e of runtime.events(networkRunActor, runId)) {
     if (e.seq > reply.seq) break;
@@ -155,12 +155,12 @@ export async function askStop(
   try {
     then = runAt(events, reply.seq);
   } catch {
-    return { next, answer: stopAnswer(next, command.stop_id) };
+    return await now();
   }
   if (!then) throw new Error(`run ${runId} has no events up to ${reply.seq}`);
   const answer = stopAnswer(then, command.stop_id);
   if (kept) rememberAnswer(runtime, kept, answer);
-  return { next, answer };
+  return answer;
 }
 
 /**
@@ -193,13 +193,13 @@ export async function moveAll(
   fields: Omit<ScanInput, "by" | "event"> = {},
 ): Promise<void> {
   for (const w of waybills) {
-    await moveShipment(c, w, key, { ...fields, event, pieces: carriedPieces(run, w) });
+    await moveShipment(c, w, key, { ...fields, event, pieces: carriedPieces(run.stops, w) });
   }
 }
 
 /** The pieces a run carries of a shipment: those its collect labels name, else all (null). */
-export function carriedPieces(run: NetworkRun, waybill: string): string[] | null {
-  for (const stop of run.stops) {
+export function carriedPieces(stops: readonly Stop[], waybill: string): string[] | null {
+  for (const stop of stops) {
     const got = stop.collected.find((x) => x.waybill === waybill);
     if (!got) continue;
     const named = got.labels.filter((l) => l.startsWith(`${waybill}-`));
@@ -241,7 +241,7 @@ export async function workOrderCharge(
 }
 
 /** The holder named on custody moves made by a run: its driver, else its vehicle. */
-export function holderOf(run: NetworkRun): string {
+export function holderOf(run: Pick<NetworkRun, "id" | "driver_id" | "vehicle">): string {
   return run.driver_id ? `driver:${run.driver_id}` : `vehicle:${run.vehicle ?? run.id}`;
 }
 
