@@ -43,6 +43,7 @@ import { define, z } from "../../src/http/route.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { boundedForm } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Alerts";
 const security = "business" as const;
@@ -75,10 +76,6 @@ const ResolveBody = z.object({
   resolution: z.string().max(ALERT_RESOLUTION_CHARS_MAX).default(""),
   evidence: z.string().max(ALERT_EVIDENCE_CHARS_MAX).default(""),
 }).openapi("ResolveAlert");
-
-function iso(t: number | null): string | null {
-  return t === null ? null : new Date(t).toISOString();
-}
 
 function actionView(a: AlertAction) {
   return { action: a.action, by: a.by, at: iso(a.at), ...(a.to === null ? {} : { to: a.to }) };

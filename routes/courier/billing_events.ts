@@ -28,6 +28,7 @@ import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../src/limits.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Billing events and export";
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
@@ -81,10 +82,6 @@ function acknowledgementView(s: Pick<OutboundEventSummary, "acknowledgement">) {
     reported_state: ack?.reported_state ?? null,
     external_reference: ack ? ack.external_references[ack.reported_state] ?? null : null,
   };
-}
-
-function iso(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
 }
 
 /** A billing event of this courier; another courier's, or a client webhook, is not found. */

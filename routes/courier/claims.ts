@@ -46,6 +46,7 @@ import { Currency } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Claims";
 const CLAIMS_PAGE_DEFAULT = 100;
@@ -83,10 +84,6 @@ const ListQuery = z.object({
 });
 
 const BusinessListQuery = ListQuery.extend({ client_id: z.string().min(1).max(64).optional() });
-
-function iso(t: number | null | undefined): string | null {
-  return t === null || t === undefined ? null : new Date(t).toISOString();
-}
 
 function creditView(credit: ClaimCredit | null, currency: string) {
   if (credit === null) return null;

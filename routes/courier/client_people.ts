@@ -36,6 +36,7 @@ import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
 import { ask } from "../ask.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -61,10 +62,6 @@ const SaveAddress = z.object({
   path: ["lng"],
   message: "lat and lng go together",
 }).openapi("SaveClientAddress");
-
-function iso(t: number): string {
-  return new Date(t).toISOString();
-}
 
 /** A user as the client sees it: never a hash or a session epoch. */
 function userView(u: ClientUser, account: CourierClient) {

@@ -47,6 +47,7 @@ import {
   ShipmentRequest,
   type ShipmentRequestBody,
 } from "./shipment_requests.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -279,8 +280,6 @@ async function csvRequests(
 
 /** The fields a read shows: the shipment without its tracking token. */
 type ShipmentFields = Omit<Shipment, "tracking_token" | "tracking_token_hash">;
-
-const iso = (ms: number | null) => ms === null ? null : new Date(ms).toISOString();
 
 function listView(s: ShipmentFields) {
   return {

@@ -51,6 +51,7 @@ import {
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { ask, read } from "../ask.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const STORES_PAGE_DEFAULT = 100;
 /** The most stores one page answers (bounded pages). */
@@ -101,10 +102,6 @@ const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(STORES_PAGE_MAX).default(STORES_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
-
-function iso(t: number): string {
-  return new Date(t).toISOString();
-}
 
 export function packetView(p: RetailPacket) {
   return {

@@ -41,6 +41,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Customs";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -90,10 +91,6 @@ const MoveBody = z.object({
       example: "client",
     }),
 });
-
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
 
 function moveView(m: CustomsMove) {
   return {

@@ -40,6 +40,7 @@ import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { entryView } from "./billing.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Laboratory samples";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
@@ -91,7 +92,6 @@ const ApproveBody = z.object({
   by: Text(120).nullable().optional(),
 });
 
-const iso = (ms: number | null) => ms === null ? null : new Date(ms).toISOString();
 const degrees = (tenths: number | null) => tenths === null ? null : tenths / 10;
 
 /** The sample as operations read it, with whether a handover may happen now. */

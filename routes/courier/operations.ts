@@ -29,6 +29,7 @@ import { Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { pricingView } from "./prices.ts";
 import { frozenServiceTermsView } from "./service_levels.ts";
+import { iso } from "../../src/http/iso.ts";
 
 const tag = "Operations board";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -159,7 +160,6 @@ async function detailView(c: Context<AppEnv>, s: Shipment) {
     .limit(100)
     .execute();
   const alertList = alerts.map((a) => a.data as AlertSummary);
-  const iso = (ms: number | null) => ms === null ? null : new Date(ms).toISOString();
   return {
     ...operationsRow(snapshot, now, alertList.filter((a) => a.status !== "resolved").length),
     obligations: s.milestones.map((m) => ({

@@ -31,6 +31,7 @@ import type { AppEnv } from "../http/context.ts";
 import { fromRejection } from "../http/errors.ts";
 import { type LaterCharge, postClientCharge, postLaterCharge } from "./later_charges.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
+import { iso } from "../http/iso.ts";
 
 /** A shipment's load in exact units (grams, cm3, pieces). */
 export function shipmentLoad(s: Shipment): Load {
@@ -245,9 +246,6 @@ export function holderOf(run: Pick<NetworkRun, "id" | "driver_id" | "vehicle">):
   return run.driver_id ? `driver:${run.driver_id}` : `vehicle:${run.vehicle ?? run.id}`;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
-
 /**
  * A load in the units the run was described in (courier 2.10: kg, m3, pieces, cold slots); the
  * actor counts exact grams and cm3.
@@ -263,8 +261,8 @@ function stopView(s: Stop) {
       ? { ...s.work_order, reserved: loadView(s.work_order.reserved) }
       : null,
     collected: s.collected.map((x) => ({ ...x, load: loadView(x.load) })),
-    exit_at: isoOrNull(s.exit_at),
-    entry_at: isoOrNull(s.entry_at),
+    exit_at: iso(s.exit_at),
+    entry_at: iso(s.entry_at),
   };
 }
 
@@ -282,7 +280,7 @@ function summaryView(r: RunSummary) {
     capacity: loadView(r.capacity),
     load: loadView(r.load),
     created_at: iso(r.created_at),
-    closed_at: isoOrNull(r.closed_at),
+    closed_at: iso(r.closed_at),
   };
 }
 
@@ -303,7 +301,7 @@ export function runView(run: NetworkRun) {
     })),
     history: run.history.map(historyView),
     created_at: iso(run.created_at),
-    closed_at: isoOrNull(run.closed_at),
+    closed_at: iso(run.closed_at),
   };
 }
 
@@ -334,8 +332,8 @@ function driverStopView(s: Stop) {
       ? { sender: s.work_order.sender, recipient: s.work_order.recipient }
       : null,
     collected: s.collected.map((x) => ({ waybill: x.waybill, labels: x.labels })),
-    exit_at: isoOrNull(s.exit_at),
-    entry_at: isoOrNull(s.entry_at),
+    exit_at: iso(s.exit_at),
+    entry_at: iso(s.entry_at),
   };
 }
 
