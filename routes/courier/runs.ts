@@ -56,7 +56,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Country } from "../../src/http/schemas.ts";
-import { newId } from "../../src/runtime/ids.ts";
+import { derivedId, newId } from "../../src/runtime/ids.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
 
 const tag = "Network runs";
@@ -630,7 +630,8 @@ export function runRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/network-runs/{run}/stops",
-    summary: "Add a stop: deliver (waybill), collect (work order) or checkpoint (border)",
+    summary:
+      "Add a stop: deliver (waybill), collect (work order) or checkpoint (border); idempotency_key makes a retry finish the first",
     tag,
     security: "business",
     middleware: operate,
@@ -647,6 +648,7 @@ export function runRoutes(api: Api): void {
       country: Country.optional(),
       to_country: Country.optional(),
       border_post: Text(120).optional(),
+      idempotency_key: IdempotencyKey.optional(),
     }),
     status: 201,
   }, async (c, { params, body }) => {
@@ -680,7 +682,10 @@ export function runRoutes(api: Api): void {
         message: "country, to_country and border_post are required",
       }]);
     }
-    const stopId = newId("stop");
+    // A retry under the same key names the same stop, so it finishes what its first attempt
+    // left undone (the boarding move below) instead of adding a second stop.
+    const key = body.idempotency_key ? `add_stop:${body.idempotency_key}` : null;
+    const stopId = key ? derivedId("stop", `${params.run}\u0000${key}`) : newId("stop");
     const run = await askRun(c, params.run, {
       kind: "add_stop",
       stop: {
@@ -696,7 +701,7 @@ export function runRoutes(api: Api): void {
         load,
       },
       by,
-    });
+    }, key);
     // A shipment boarding a run already under way has departed with it, as those on board at
     // its departure did (courier 3.2 linehaul opens on departure).
     const boarded = run.items.find((i) => i.stop_id === stopId && i.state === "on_board");

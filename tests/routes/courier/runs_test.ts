@@ -692,6 +692,50 @@ Deno.test("runs: a shipment added to a run already under way departs with it", (
     assert.ok(b.obligations.some((o: { milestone: string }) => o.milestone === "linehaul"));
   }));
 
+Deno.test("runs: a stop added to a run under way whose boarding move was lost is finished by a retry under the same key, once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { vehicle: "B 778 GBE" });
+    const first = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill: first,
+    }, 201);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const late = await bookWaybill(t, client);
+    const body = { kind: "deliver", waybill: late, idempotency_key: "late-1" };
+    // The process dies after the run took the stop, before the shipment was moved.
+    const env = t.env as { runtime: ActorRuntime };
+    const real = env.runtime;
+    env.runtime = flakyRuntime(real, {
+      fails: (type, command) =>
+        type === "shipment" && (command as { kind: string }).kind === "record",
+    }).runtime;
+    try {
+      const crashed = await t.call("POST", `/business/network-runs/${run}/stops`, {
+        key: courier.business.api_key,
+        body,
+      });
+      assert.equal(crashed.status, 500);
+    } finally {
+      env.runtime = real;
+    }
+    const read = async (waybill: string) =>
+      (await t.call("GET", `/business/courier/operations/${waybill}`, {
+        key: courier.business.api_key,
+      })).body.data;
+    assert.equal((await read(late)).status, "booked", "the move was lost");
+    for (let i = 0; i < 2; i++) {
+      const again = await post(t, courier, `/business/network-runs/${run}/stops`, body, 201);
+      assert.equal(again.data.stops.length, 2, "one stop, however often retried");
+    }
+    const [a, b] = [await read(first), await read(late)];
+    assert.equal(b.status, a.status, "departed, as the shipment on board at departure");
+    assert.deepEqual(b.custody, a.custody);
+    const departures = b.trail.filter((e: { event: string }) => e.event.startsWith("departed"));
+    assert.equal(departures.length, 1, JSON.stringify(b.trail));
+  }));
+
 Deno.test("runs: a collect stop's work order names a client of this courier, or is refused naming it", () =>
   withTestEnv(async (t) => {
     const [courier] = await ready(t);
