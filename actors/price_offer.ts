@@ -16,6 +16,8 @@ import type { Calendar } from "./courier_catalogue.ts";
  */
 const OFFER_BYTES_MAX = 250_000;
 
+/** What a missing offer answers, and another client's (routes/courier/booking_flow.ts). */
+export const OFFER_NOT_FOUND = "prices_reference not found";
 export interface OfferOption extends PricedOption {
   readonly collection_on: string;
   readonly earliest_delivery: string;
@@ -79,7 +81,7 @@ function decide(state: PriceOfferState, command: PriceOfferCommand | { kind: "ti
         whole,
       );
     case "get":
-      if (state === null) return reject("not_found", "prices_reference not found");
+      if (state === null) return reject("not_found", OFFER_NOT_FOUND);
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], whole);
     case "timer":
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([]);

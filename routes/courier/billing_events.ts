@@ -90,7 +90,10 @@ async function billingEvent(
   tenant: string,
   eventId: string,
 ): Promise<OutboundEvent> {
-  const event = await read(c, outboundEventActor, tenant, eventId, { kind: "get" });
+  // One answer for every event that is not this courier's billing event: a missing id, a client
+  // webhook, another courier's (courier 1.1: it tells nothing of what exists elsewhere).
+  const got = await c.get("env").runtime.read(outboundEventActor, tenant, eventId, { kind: "get" });
+  const event = got.ok ? got.reply as OutboundEvent | null : null;
   if (!event || event.stream !== "billing") {
     throw new ApiError("not_found", `billing event not found: ${eventId}`);
   }

@@ -25,6 +25,7 @@ import {
 } from "../../actors/platform_settings.ts";
 import {
   asOffer,
+  OFFER_NOT_FOUND,
   type OfferOption,
   type OfferRequest,
   type PriceOffer,
@@ -325,10 +326,9 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   const env = c.get("env");
   const runtime = env.runtime;
   const offer = asOffer(await read(c, priceOfferActor, courierId, reference, { kind: "get" }));
-  // Another client's offer does not exist for this one (courier 4.6).
-  if (offer.client_id !== clientId) {
-    throw new ApiError("not_found", `prices_reference not found: ${reference}`);
-  }
+  // Another client's offer does not exist for this one (courier 4.6): answered word for word as
+  // one that does not exist at all, so the answer tells nothing of other clients' references.
+  if (offer.client_id !== clientId) throw new ApiError("not_found", OFFER_NOT_FOUND);
   // spec: courier 4.1: POST /client/quotes/{reference}/book books a saved quote only.
   if (options.quoteOnly && offer.kind !== "quote") {
     throw new ApiError("not_found", `quote not found: ${reference}`);

@@ -88,7 +88,8 @@ async function runFor(c: Context<AppEnv>, runId: string): Promise<NetworkRun> {
   const run = await askRun(c, runId, { kind: "get" });
   const p = businessPrincipalOf(c);
   if (p.kind === "driver" && run.driver_id !== p.driver_id) {
-    throw new ApiError("not_found", `network run not found: ${runId}`);
+    // As a run that does not exist answers (actors/network_run.ts).
+    throw new ApiError("not_found", "network run not found");
   }
   return run;
 }

@@ -22,6 +22,7 @@ import {
   type PortalRole,
   type Scope,
   staffScopes,
+  withImplied,
 } from "../domain/scopes.ts";
 import { apiKeyPrefix } from "../environment.ts";
 import { ApiError, fromRejection } from "./errors.ts";
@@ -360,7 +361,7 @@ export function requireScope(p: BusinessPrincipal, scope: Scope | undefined): vo
     if (p.kind === "partner") {
       throw new ApiError(
         "scope_denied",
-        `this endpoint is outside the partner key's scopes: ${p.scopes.join(", ") || "none"}`,
+        "partner keys reach only endpoints that need a named scope; this one names none",
       );
     }
     return;
@@ -449,7 +450,9 @@ function fromAuthenticated(business: BusinessAccess, a: Authenticated): Business
         business,
         partner_key_id: a.partner_key_id,
         partner: a.partner,
-        scopes: a.scopes,
+        // Only the key's own scopes (courier 5 rule 3), with what each implies: administering
+        // billing includes reading it, as for every other caller.
+        scopes: withImplied(a.scopes),
       };
   }
 }

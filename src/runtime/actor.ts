@@ -145,3 +145,24 @@ export function notFound(
     message: `${def.noun ?? def.type.replaceAll("_", " ")} not found: ${id}`,
   };
 }
+
+/**
+ * What a caller of another tenant is told about an actor: exactly what the actor answers when it
+ * does not exist (its own refusal from its initial state), so the answer never tells that the id
+ * is taken elsewhere (courier 1.1: an integrator cannot see another's data). A command the
+ * initial state would accept (a create) is refused as not found.
+ */
+export function asIfMissing<S, C, E, R>(
+  def: ActorDefinition<S, C, E, R>,
+  id: string,
+  command: C,
+  ctx: Ctx,
+): Rejection {
+  try {
+    const d = def.decide(def.initial, command, ctx);
+    if (!d.ok) return d;
+  } catch {
+    // The initial state cannot answer this command: the plain refusal below.
+  }
+  return notFound(def, id);
+}

@@ -6,8 +6,8 @@
 import {
   type ActorDefinition,
   type AnyActorDefinition,
+  asIfMissing,
   type Ctx,
-  notFound,
   type Rejection,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
@@ -106,7 +106,7 @@ export function planBatch(
       command = { kind: "timer", name: env.timer.name, payload: t.payload };
     } else if (tenant !== null && env.tenant !== tenant) {
       // spec: courier 1.1; another tenant's actor does not exist for the caller.
-      outcomes.push(notFound(def, cell.key.id));
+      outcomes.push(asIfMissing(def, cell.key.id, command, { now: now(), newId }));
       continue;
     }
     const key = env.idempotencyKey;

@@ -12,7 +12,7 @@ import {
   MARKER_SWEEP_MS,
   MARKERS_PER_SWEEP_MAX,
 } from "../limits.ts";
-import { type AnyActorDefinition, type CommandOf, notFound, type ReplyOf } from "./actor.ts";
+import { type AnyActorDefinition, asIfMissing, type CommandOf, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
 import {
@@ -161,7 +161,7 @@ export class ActorRuntime {
     const cell = this.#cells.get(`${def.type}/${id}`);
     if (!this.#closed && cell && cell.def === def && cell.loaded && !cell.assumedNew) {
       if (cell.tenant !== null && cell.tenant !== tenant) {
-        return Promise.resolve(notFound(def, id));
+        return Promise.resolve(asIfMissing(def, id, command, { now: this.clock.now(), newId }));
       }
       try {
         const d = def.decide(cell.state, command, { now: this.clock.now(), newId });

@@ -208,13 +208,18 @@ Deno.test("runtime: a key sent again while its first command is being committed 
   }
 });
 
-Deno.test("runtime: another tenant's actor answers not_found and is not touched", async () => {
+Deno.test("runtime: another tenant's actor answers as a missing one does, word for word, and is not touched", async () => {
   const rt = await openTestRuntime();
   try {
     await rt.runtime.ask(accountActor, T, "own", { kind: "credit", amount: 10 });
-    const r = await rt.runtime.ask(accountActor, "biz_other", "own", { kind: "debit", amount: 10 });
+    const debit = { kind: "debit", amount: 10 } as const;
+    const other = await rt.runtime.ask(accountActor, "biz_other", "own", debit);
+    const missing = await rt.runtime.ask(accountActor, "biz_other", "nobody", debit);
+    assert.ok(!other.ok && !missing.ok);
+    assert.deepEqual(other, missing, "the answer tells nothing of the id being taken elsewhere");
+    // A command a missing actor would accept (a credit makes one) is refused, named in words.
+    const r = await rt.runtime.ask(accountActor, "biz_other", "own", { kind: "credit", amount: 1 });
     assert.ok(!r.ok && r.code === "not_found");
-    // Named in words, not by its internal type.
     assert.equal(r.message, "test account not found: own");
     assert.equal((await balanceOf(rt, "own")).balance, 10);
   } finally {

@@ -115,12 +115,25 @@ Deno.test("client isolation: every client endpoint with another client's identif
       });
       assert.equal(r.status, 404, `${op.method} ${op.path}: ${JSON.stringify(r.body)}`);
     }
-    // Booking B's prices is as if they did not exist.
-    const book = await t.call("POST", "/client/book", {
-      headers: clientKey(a),
-      body: { prices_reference: theirs.prices, service_level: "express" },
-    });
-    assert.equal(book.status, 404, JSON.stringify(book.body));
+    // Booking B's prices or quote is as if they did not exist, word for word: references follow
+    // one sequence, so any difference would tell A which are another client's.
+    const answer = async (path: string, reference: string) => {
+      const r = await t.call("POST", path.replace("<ref>", reference), {
+        headers: clientKey(a),
+        body: { prices_reference: reference, service_level: "express" },
+      });
+      assert.equal(r.status, 404, JSON.stringify(r.body));
+      return { code: r.body.code, message: String(r.body.message).replaceAll(reference, "<ref>") };
+    };
+    for (
+      const [path, reference] of [
+        ["/client/book", theirs.prices],
+        ["/client/book", theirs.quote],
+        ["/client/quotes/<ref>/book", theirs.quote],
+      ]
+    ) {
+      assert.deepEqual(await answer(path!, reference!), await answer(path!, "prc_W9999999999999"));
+    }
 
     // The lists A reads hold A's rows only (the query side settles first).
     await until(t, async () => {
