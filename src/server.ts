@@ -64,10 +64,16 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
     ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
   });
-  const projector = startProjector({ bus: o.bus, db: database.db, env: o.name });
-  const ledgerProjector = startLedgerProjector({ bus: o.bus, db: database.db, env: o.name });
+  // Subjects name the environment and the store's own identity: instances sharing the store
+  // hear each other, while another deployment on the same NATS (staging beside production, a
+  // test run beside a server) never receives this one's changes, nor projects them into its
+  // query side (ARCHITECTURE "Environments": a bus subject prefix of its own).
+  const busPrefix = `${o.name}_${await store.identity()}`;
+  const projector = startProjector({ bus: o.bus, db: database.db, env: busPrefix });
+  const ledgerProjector = startLedgerProjector({ bus: o.bus, db: database.db, env: busPrefix });
   const runtime = new ActorRuntime({
     env: o.name,
+    busPrefix,
     store,
     bus: o.bus,
     clock: o.clock,
@@ -117,7 +123,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const settle = async () => {
     const id = crypto.randomUUID();
     const synced = [projector.synced(id), ledgerProjector.synced(id)];
-    await o.bus.publish(syncSubject(o.name, id), { sync: id });
+    await o.bus.publish(syncSubject(busPrefix, id), { sync: id });
     await o.bus.flush();
     await Promise.all(synced);
   };

@@ -77,6 +77,7 @@ export interface BoardSink {
 
 export interface FeedOptions {
   readonly bus: Bus;
+  /** The runtime's bus prefix (src/runtime/runtime.ts `busPrefix`). */
   readonly env: string;
   readonly tenant: string;
   readonly now: () => number;
@@ -279,7 +280,7 @@ function boardEvents(
     }, BOARD_RECHECK_MS);
     feed = new BoardFeed(sink, {
       bus: env.bus,
-      env: env.name,
+      env: env.runtime.busPrefix,
       tenant,
       now: () => env.clock.now(),
     });

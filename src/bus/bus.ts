@@ -61,6 +61,7 @@ export function subjectPattern(env: string, tenant: string | "*", type: string |
 
 /** The payload the runtime publishes after each commit of one actor. */
 export interface ActorChange {
+  /** The runtime's bus prefix: its environment and deployment (src/runtime/runtime.ts). */
   readonly env: string;
   readonly tenant: string;
   readonly type: string;

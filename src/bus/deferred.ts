@@ -43,7 +43,7 @@ export class DeferredWorks implements Deferral {
     // next try was set before this one was made).
     this.#due = subscribeKeyed(
       options.bus,
-      subjectPattern(options.runtime.env, "*", deferredWorkActor.type),
+      subjectPattern(options.runtime.busPrefix, "*", deferredWorkActor.type),
       (m) => this.#onChange(m),
     );
   }

@@ -39,7 +39,7 @@ export class ShipmentAlertRaiser {
     this.#o = options;
     this.#changes = subscribeUnits({
       bus: options.bus,
-      pattern: subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      pattern: subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
       worker: "alert_raiser",
       unitsOf: alertsDue,
       work: (due, change) =>

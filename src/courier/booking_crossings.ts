@@ -37,7 +37,7 @@ export class BookingCrossings {
     this.#o = options;
     this.#changes = subscribeUnits({
       bus: options.bus,
-      pattern: subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      pattern: subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
       worker: "booking_crossings",
       unitsOf: crossingsOf,
       work: (s) => this.#open(s),

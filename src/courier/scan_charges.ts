@@ -37,7 +37,7 @@ export class ScanCharges {
     this.#book = options.book ?? bookScanCharge;
     this.#changes = subscribeKeyed(
       options.bus,
-      subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
       (m) => this.#onChange(m),
     );
   }

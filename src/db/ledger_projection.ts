@@ -27,7 +27,7 @@ const CLIENT_ACTOR_TYPE = "courier_client";
 export interface LedgerProjectorOptions {
   readonly bus: Bus;
   readonly db: Kysely<Database>;
-  /** The environment whose changes it writes: it subscribes to `<env>.*.courier_client.*`. */
+  /** The bus prefix (environment and deployment) whose changes it writes. */
   readonly env: string;
   /** Where a failed write or a reference conflict is reported; never thrown into the bus. */
   readonly onError?: (error: unknown, subject: string) => void;

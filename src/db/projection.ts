@@ -113,7 +113,7 @@ export function eventKind(event: unknown): string {
 export interface ProjectorOptions {
   readonly bus: Bus;
   readonly db: Kysely<Database>;
-  /** The environment whose changes it writes: it subscribes to `<env>.*.*.*`. */
+  /** The bus prefix (environment and deployment) whose changes it writes: `<env>.*.*.*`. */
   readonly env: string;
   /** Where a failed write is reported; `console.error` by default. Never thrown into the bus. */
   readonly onError?: (error: unknown, subject: string) => void;

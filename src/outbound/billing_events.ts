@@ -125,7 +125,7 @@ export class BillingEvents {
 
   constructor(options: BillingEventsOptions) {
     this.#o = options;
-    const env = options.runtime.env;
+    const env = options.runtime.busPrefix;
     // The events of many accounts are made side by side, one account's in order; taken one
     // change at a time, accounts booking apart fell further behind with each booking.
     this.#charges = subscribeKeyed(

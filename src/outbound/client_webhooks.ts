@@ -51,7 +51,7 @@ export class ClientWebhooks {
     this.#o = options;
     this.#changes = subscribeUnits({
       bus: options.bus,
-      pattern: subjectPattern(options.runtime.env, "*", shipmentActor.type),
+      pattern: subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
       worker: "client_webhooks",
       unitsOf: stagesOf,
       work: (stage, change) => this.emit(change.tenant, stage),

@@ -110,7 +110,7 @@ export class OutboundDelivery {
     // statement), one event's changes still in order.
     this.#changes = subscribeKeyed(
       options.bus,
-      subjectPattern(options.runtime.env, "*", outboundEventActor.type),
+      subjectPattern(options.runtime.busPrefix, "*", outboundEventActor.type),
       (m) => this.#onChange(m.payload),
       // A deferred try raises the alerts only: the attempt it noted due was seen to then.
       options.deferral

@@ -1,5 +1,6 @@
 /** The actor store on Deno KV: a local SQLite file, or a KV Connect URL shared by instances. */
 import { EVENT_CHUNK_BYTES_MAX, IDEMPOTENCY_TTL_MS, STATE_PART_BYTES } from "../limits.ts";
+import { newId } from "./ids.ts";
 import type {
   ActorKey,
   ActorRecord,
@@ -21,6 +22,7 @@ const TIMER = "t";
 const REPLY = "r";
 const UNPUBLISHED = "u";
 const STATE_PART = "p";
+const IDENTITY = "store_identity";
 
 /** Stored under the actor's key when its record is split into parts (STATE_PART_BYTES each). */
 interface SplitRecord {
@@ -100,10 +102,7 @@ export class KvActorStore implements ActorStore {
         return { ok: true, versions: writes.map(() => result.versionstamp) };
       } catch (error) {
         // Another process holds the SQLite write lock: transient, wait and try again.
-        if (isLocked(error) && attempt < LOCKED_RETRIES_MAX) {
-          await new Promise((r) => setTimeout(r, 2 ** Math.min(attempt, 6)));
-          continue;
-        }
+        if (await waitedOutLock(error, attempt)) continue;
         return { ok: false, reason: "error", error: error as Error };
       }
     }
@@ -188,6 +187,22 @@ export class KvActorStore implements ActorStore {
     return { mutations, bytes: w.recordBytes + w.eventBytes + 256 * mutations, checks };
   }
 
+  async identity(): Promise<string> {
+    const made = newId("store");
+    // The first instance to ask sets it; every later one (and any racing it) reads that one.
+    for (let attempt = 0;; attempt++) {
+      try {
+        await this.#kv.atomic().check({ key: [IDENTITY], versionstamp: null })
+          .set([IDENTITY], made).commit();
+        const got = await this.#kv.get<string>([IDENTITY]);
+        if (typeof got.value !== "string") throw new Error("the store has no identity");
+        return got.value;
+      } catch (error) {
+        if (!(await waitedOutLock(error, attempt))) throw error;
+      }
+    }
+  }
+
   close(): void {
     this.#kv.close();
   }
@@ -195,6 +210,13 @@ export class KvActorStore implements ActorStore {
 
 function isLocked(error: unknown): boolean {
   return error instanceof Error && /database is locked|busy/i.test(error.message);
+}
+
+/** Waits before another try when `error` is a lock and tries remain; answers whether it did. */
+async function waitedOutLock(error: unknown, attempt: number): Promise<boolean> {
+  if (!isLocked(error) || attempt >= LOCKED_RETRIES_MAX) return false;
+  await new Promise((r) => setTimeout(r, 2 ** Math.min(attempt, 6)));
+  return true;
 }
 
 function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number): void {

@@ -56,8 +56,14 @@ export interface AskOptions {
 }
 
 export interface RuntimeOptions {
-  /** `live` or `sandbox`: the first token of every bus subject. */
+  /** `live` or `sandbox`. */
   readonly env: string;
+  /**
+   * The first token of every bus subject this runtime publishes, and the `env` its changes
+   * carry: the environment and its deployment (src/server.ts), so deployments sharing one NATS
+   * never hear each other. Default: `env`.
+   */
+  readonly busPrefix?: string;
   readonly store: ActorStore;
   readonly bus: Bus;
   readonly clock: Clock;
@@ -106,6 +112,7 @@ const LOOKUP_CACHE_MAX = 50_000;
 
 export class ActorRuntime {
   readonly env: string;
+  readonly busPrefix: string;
   readonly clock: Clock;
   readonly #store: ActorStore;
   readonly #bus: Bus;
@@ -124,6 +131,7 @@ export class ActorRuntime {
 
   constructor(options: RuntimeOptions) {
     this.env = options.env;
+    this.busPrefix = options.busPrefix ?? options.env;
     this.clock = options.clock;
     this.#store = options.store;
     this.#bus = options.bus;
@@ -578,7 +586,7 @@ export class ActorRuntime {
     state: unknown,
   ): Promise<void> {
     const change: ActorChange = {
-      env: this.env,
+      env: this.busPrefix,
       tenant,
       type: key.type,
       id: key.id,
@@ -588,7 +596,7 @@ export class ActorRuntime {
         : events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
       ...(def.project ? snapshotOf(def.project(state)) : {}),
     };
-    return this.#bus.publish(subjectOf(this.env, tenant, key.type, key.id), change);
+    return this.#bus.publish(subjectOf(this.busPrefix, tenant, key.type, key.id), change);
   }
 
   async #load(cell: Cell): Promise<void> {

@@ -97,6 +97,11 @@ export interface ActorStore {
    * events may still be on their way). Answers, per actor, whether it was cleared.
    */
   markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]>;
+  /**
+   * A random name of this store, made at its first use and the same for every instance that
+   * shares it: what tells one deployment from another on a shared bus (src/server.ts).
+   */
+  identity(): Promise<string>;
   /** Mutations and bytes a write adds to one atomic commit. */
   cost(write: ActorWrite): { mutations: number; bytes: number; checks: number };
   close(): void;

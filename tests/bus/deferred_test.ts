@@ -22,7 +22,7 @@ Deno.test("deferred work: a busy shipment's change, past one store value, is kep
     const waybill = await bookWaybill(t, client);
     const seen: BusMessage[] = [];
     const sub = t.env.bus.subscribe(
-      subjectPattern("live", "*", shipmentActor.type),
+      subjectPattern(t.env.runtime.busPrefix, "*", shipmentActor.type),
       (m) => void seen.push(m),
     );
     try {

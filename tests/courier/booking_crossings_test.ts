@@ -75,7 +75,7 @@ Deno.test("booking crossings: a late try after a border stop opened a crossing o
     await t.env.bookingCrossings.close();
     const booked: BusMessage[] = [];
     const sub = t.env.bus.subscribe(
-      subjectPattern("live", "*", shipmentActor.type),
+      subjectPattern(t.env.runtime.busPrefix, "*", shipmentActor.type),
       (m) => void booked.push(m),
     );
     const waybill = `${made}-LATE`;

@@ -4,7 +4,7 @@
  * otherwise the in-process bus and embedded PGlite. The clock is manual.
  */
 import type { Hono } from "hono";
-import { openBus } from "../../src/bus/mod.ts";
+import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
 import type { EnvironmentName } from "../../src/environment.ts";
 import type { Api } from "../../src/http/app.ts";
@@ -48,11 +48,16 @@ export interface CreatedBusiness {
 let counter = 0;
 
 export async function openTestEnv(
-  options: { name?: EnvironmentName; routers?: readonly ((api: Api) => void)[] } = {},
+  options: {
+    name?: EnvironmentName;
+    routers?: readonly ((api: Api) => void)[];
+    /** Another environment's bus, shared (its owner drains it): two deployments on one NATS. */
+    bus?: Bus;
+  } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
   const clock = new ManualClock();
-  const bus = await openBus(Deno.env.get("NATS_URL"));
+  const bus = options.bus ?? await openBus(Deno.env.get("NATS_URL"));
   const databaseUrl = Deno.env.get("DATABASE_URL");
   const schema = `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const opened = await openEnvironment({
@@ -107,7 +112,7 @@ export async function openTestEnv(
     async close() {
       await opened.close();
       if (databaseUrl) await dropTestSchema(databaseUrl, schema);
-      await bus.drain();
+      if (!options.bus) await bus.drain();
     },
   };
 }

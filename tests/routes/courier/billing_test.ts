@@ -1148,8 +1148,9 @@ Deno.test("ledger projection: replaying every event of an account changes no row
       events.push({ seq: e.seq, at: e.at, event: e.event });
     }
     for (const replay of [events, events.slice(2)]) {
-      await t.env.bus.publish(subjectOf("live", courier.business.id, "courier_client", client.id), {
-        env: "live",
+      const prefix = t.env.runtime.busPrefix;
+      await t.env.bus.publish(subjectOf(prefix, courier.business.id, "courier_client", client.id), {
+        env: prefix,
         tenant: courier.business.id,
         type: "courier_client",
         id: client.id,

@@ -237,8 +237,9 @@ Deno.test("board socket: another courier's board receives nothing of this courie
 
     // A forged change on this courier's subject that names the other courier is dropped too.
     const env = t.env;
-    await env.bus.publish(subjectOf(env.name, courier.business.id, "shipment", "WBFORGED"), {
-      env: env.name,
+    const prefix = env.runtime.busPrefix;
+    await env.bus.publish(subjectOf(prefix, courier.business.id, "shipment", "WBFORGED"), {
+      env: prefix,
       tenant: other.business.id,
       type: "shipment",
       id: "WBFORGED",
