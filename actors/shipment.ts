@@ -16,6 +16,7 @@ import {
 } from "../src/runtime/actor.ts";
 import {
   CANCELLABLE,
+  collectionCountsFrom,
   dayEndsAt,
   estimateAfterDayPassed,
   estimateAfterSetback,
@@ -264,7 +265,9 @@ export function startLifecycle(b: ShipmentBooking): Lifecycle {
     last_scan_at: null,
   }));
   const milestones = [
-    openMilestone(terms, "collection", b.booked_at),
+    openMilestone(terms, "collection", b.booked_at, {
+      countFrom: collectionCountsFrom(terms.calendar, b.booked_at, b.pricing.promise.collection_on),
+    }),
     openMilestone(terms, "promise", b.booked_at, {
       dueAt: promiseDueAt(terms.calendar, b.pricing.promise.latest_delivery),
     }),

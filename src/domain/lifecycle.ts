@@ -280,19 +280,24 @@ export function allowanceHours(terms: LifecycleTerms, m: Milestone, atDestinatio
   }
 }
 
-/** A milestone opened at `at` with its deadline and at-risk point on the working calendar. */
+/**
+ * A milestone opened at `at` with its deadline and at-risk point on the working calendar. Its
+ * working window counts from `countFrom` when that is later than `at` (collection booked after
+ * the cut-off counts from its promised day), else from `at`.
+ */
 export function openMilestone(
   terms: LifecycleTerms,
   m: Milestone,
   at: number,
-  options: { atDestination?: boolean; dueAt?: number } = {},
+  options: { atDestination?: boolean; dueAt?: number; countFrom?: number } = {},
 ): OpenMilestone {
   const cal = terms.calendar;
+  const from = Math.max(at, options.countFrom ?? at);
   const hours = allowanceHours(terms, m, options.atDestination ?? false);
-  const due = options.dueAt ?? addWorkingHours(cal, at, hours ?? 0);
+  const due = options.dueAt ?? addWorkingHours(cal, from, hours ?? 0);
   // spec: courier 2.8: at risk once at_risk_pct of the working window is used.
-  const windowMs = workingMsBetween(cal, at, due);
-  const riskAt = addWorkingHours(cal, at, (windowMs * terms.at_risk_pct) / 100 / HOUR_MS);
+  const windowMs = workingMsBetween(cal, from, due);
+  const riskAt = addWorkingHours(cal, from, (windowMs * terms.at_risk_pct) / 100 / HOUR_MS);
   return {
     name: m,
     owner: OWNERS[m],
@@ -308,6 +313,25 @@ export function openMilestone(
 /** The promise's deadline: the end of `latest_delivery` in the calendar's timezone. */
 export function promiseDueAt(cal: WorkingCalendar, latestDelivery: string): number {
   return dayEndsAt(cal, latestDelivery);
+}
+
+/**
+ * spec: courier 2.2, 2.8: collection is owed from the promised collection day, not before: its
+ * clock starts at the later of booking and the start of `collection_on` in the calendar's
+ * timezone (booked after the cut-off, that is the next working day).
+ */
+export function collectionCountsFrom(
+  cal: WorkingCalendar,
+  bookedAt: number,
+  collectionOn: string,
+): number {
+  return Math.max(bookedAt, dayStartsAt(cal, collectionOn));
+}
+
+/** The first instant of a day (`YYYY-MM-DD`) in the calendar's timezone. */
+export function dayStartsAt(cal: WorkingCalendar, day: string): number {
+  return Temporal.PlainDate.from(day).toZonedDateTime({ timeZone: cal.timezone })
+    .epochMilliseconds;
 }
 
 /** The instant a day (`YYYY-MM-DD`) is over in the calendar's timezone: the next local midnight. */

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  collectionCountsFrom,
   estimateAfterDayPassed,
   healthOf,
   type LifecycleTerms,
@@ -47,6 +48,26 @@ Deno.test("milestones: deadline and at-risk point count working hours", () => {
     MONDAY_10 + 4 * HOUR,
   );
   assert.equal(promiseDueAt(TERMS.calendar, "2026-11-04"), Date.parse("2026-11-04T22:00:00Z"));
+});
+
+Deno.test("milestones: collection booked after the cut-off counts from the start of its promised day (courier 2.8)", () => {
+  const cal = TERMS.calendar;
+  // Friday 15:00 in Gaborone, after a 14:00 cut-off: collection promised on Monday.
+  const friday15 = Date.parse("2026-11-06T13:00:00Z");
+  const monday = Date.parse("2026-11-08T22:00:00Z"); // Monday 00:00 in Gaborone
+  assert.equal(collectionCountsFrom(cal, friday15, "2026-11-09"), monday);
+  const late = openMilestone(TERMS, "collection", friday15, {
+    countFrom: collectionCountsFrom(cal, friday15, "2026-11-09"),
+  });
+  assert.equal(late.opened_at, friday15, "it opens at booking all the same (3.2)");
+  assert.equal(late.due_at, monday + 8 * HOUR);
+  assert.equal(late.at_risk_at, monday + 6 * HOUR);
+  // Booked before the cut-off, collection is that day: the booking starts the clock, as before.
+  assert.equal(collectionCountsFrom(cal, MONDAY_10, "2026-11-02"), MONDAY_10);
+  const same = openMilestone(TERMS, "collection", MONDAY_10, {
+    countFrom: collectionCountsFrom(cal, MONDAY_10, "2026-11-02"),
+  });
+  assert.deepEqual(same, openMilestone(TERMS, "collection", MONDAY_10));
 });
 
 Deno.test("health: the first that applies, in the order of 3.2, with its reason", () => {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  bookShipment,
   bookWaybill,
   type Client,
   clientKey,
@@ -231,6 +232,50 @@ Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, a
     // Thursday, exactly 24 hours ago: not older.
     assert.equal(report.body.data.open_alerts.by_kind.milestone_overdue.unacknowledged, 2);
     assert.equal(report.body.data.open_alerts.by_kind.milestone_overdue.older_than_24h, 1);
+  }));
+
+Deno.test("operations: booked after the cut-off, collection is neither at risk nor late before its promised day (courier 2.8)", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await advance(t, 5 * HOUR); // Monday 15:00 in Gaborone, after the 14:00 cut-off
+    const booked = await bookShipment(t, client);
+    assert.equal((booked as unknown as { collection_on: string }).collection_on, "2026-11-03");
+    const row = (await board(t, courier)).data[0]!;
+    assert.equal(row["next_milestone"], "collection");
+    // Tuesday 00:00 local + 8 working hours: 08:00 local on the promised day.
+    assert.equal(row["next_due_at"], "2026-11-03T06:00:00.000Z");
+    const detail = await t.call("GET", `/business/courier/operations/${booked.waybill}`, {
+      key: courier.business.api_key,
+    });
+    const collection = detail.body.data.obligations.find((o: { milestone: string }) =>
+      o.milestone === "collection"
+    );
+    assert.equal(collection.opened_at, "2026-11-02T13:00:00.000Z");
+    assert.equal(collection.at_risk_at, "2026-11-03T04:00:00.000Z");
+
+    // Monday 23:00:01 local, 8 hours and a second after booking: nothing is owed yet.
+    await advance(t, 8 * HOUR + 1);
+    await t.settle();
+    assert.equal((await board(t, courier)).data[0]!["health"], "on_schedule");
+    assert.deepEqual(await alerts(t, courier, "?kind=milestone_at_risk"), []);
+    assert.deepEqual(await alerts(t, courier, "?kind=milestone_overdue"), []);
+
+    // Tuesday 06:00 local: 75 % of the window used; 08:00: overdue.
+    await advance(t, 7 * HOUR - 1);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=milestone_at_risk")).length === 1,
+      "at risk",
+    );
+    assert.equal((await board(t, courier)).data[0]!["health"], "at_risk");
+    assert.deepEqual(await alerts(t, courier, "?kind=milestone_overdue"), []);
+    await advance(t, 2 * HOUR);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "?kind=milestone_overdue")).length === 1,
+      "overdue",
+    );
+    assert.equal((await board(t, courier)).data[0]!["health"], "late");
   }));
 
 Deno.test("operations report: today is the courier's day (its calendar's timezone), or the one asked for", () =>
