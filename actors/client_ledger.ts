@@ -34,12 +34,14 @@ import {
   notesInFlightOn,
   notesSeen,
   OPEN_INVOICES_MAX,
+  otherBalancesOf,
   owedMinor,
   parseRate,
   receiptEffect,
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
   UNRESOLVED_FX_MAX,
+  withOtherEffect,
 } from "../src/domain/ledger.ts";
 import { AMOUNT_MINOR_MAX, formatMinor } from "../src/domain/money.ts";
 import { available, type SettlementMode } from "../src/domain/settlement.ts";
@@ -195,6 +197,18 @@ export interface AccountBalances {
   readonly owed_minor: number;
   readonly credit_limit_minor: number;
   readonly available_minor: number | null;
+  /**
+   * The balances in other currencies (notes on entries from before the billing currency changed,
+   * credit on account left in the old one), by currency; absent on replies kept before them.
+   */
+  readonly other_currencies?: readonly OtherCurrencyBalances[];
+}
+
+/** An account's balances in a currency other than its billing currency (minor units). */
+export interface OtherCurrencyBalances extends Balances {
+  readonly currency: string;
+  readonly unallocated_minor: number;
+  readonly owed_minor: number;
 }
 
 export type LedgerReply =
@@ -222,12 +236,42 @@ export function entryAsk(sourceEvent: string): AskOptions {
   return { idempotencyKey: `entry:${sourceEvent}`, permanent: true };
 }
 
+/** The account's balances in its billing currency. */
 export function balancesOf(c: CourierClient): Balances {
   return {
     prepaid_minor: c.money.prepaid_minor,
     receivable_minor: c.money.receivable_minor,
     recoverable_minor: c.ledger.recoverable_minor,
   };
+}
+
+/** The account's balances in `currency`, the billing currency or another one. */
+export function balancesIn(c: CourierClient, currency: string): Balances {
+  return currency === c.settings.billing_currency
+    ? balancesOf(c)
+    : otherBalancesOf(c.ledger, currency);
+}
+
+/**
+ * The currencies besides the billing currency in which the account holds a balance or credit on
+ * account, in code order; each is reckoned on its own, never converted (courier 2.6 rule 4).
+ */
+export function otherCurrencies(c: CourierClient): OtherCurrencyBalances[] {
+  const billing = c.settings.billing_currency;
+  const codes = new Set([
+    ...Object.keys(c.ledger.other_currencies ?? {}),
+    ...Object.keys(c.ledger.unallocated),
+  ]);
+  codes.delete(billing);
+  return [...codes].sort().map((currency) => {
+    const b = otherBalancesOf(c.ledger, currency);
+    return {
+      currency,
+      ...b,
+      unallocated_minor: c.ledger.unallocated[currency] ?? 0,
+      owed_minor: owedMinor(b),
+    };
+  });
 }
 
 /**
@@ -242,6 +286,12 @@ export function balanceOutOfRange(c: CourierClient): string | null {
     ["the receivable", b.receivable_minor],
     ["the recoverable duties", b.recoverable_minor],
     ["what the client owes", owedMinor(b)],
+    ...Object.entries(c.ledger.other_currencies ?? {}).flatMap(([cur, o]): [string, number][] => [
+      [`the prepaid balance in ${cur}`, o.prepaid_minor],
+      [`the receivable in ${cur}`, o.receivable_minor],
+      [`the recoverable duties in ${cur}`, o.recoverable_minor],
+      [`what the client owes in ${cur}`, owedMinor(o)],
+    ]),
     ...Object.entries(c.ledger.unallocated).map(([cur, v]): [string, number] => [
       `the credit on account in ${cur}`,
       v,
@@ -266,6 +316,7 @@ export function accountBalances(c: CourierClient): AccountBalances {
     owed_minor: owedMinor(b),
     credit_limit_minor: s.credit_limit_minor,
     available_minor: available(s, b),
+    other_currencies: otherCurrencies(c),
   };
 }
 
@@ -316,6 +367,20 @@ function currencyMismatch(state: CourierClient, currency: string) {
   return reject(
     "currency_mismatch",
     `currency: the account bills in ${state.settings.billing_currency}: ${currency}`,
+  );
+}
+
+/**
+ * Money received in `currency` (a payment, a top-up) goes to the billing currency, or to another
+ * currency while the account owes in it: a note on an entry from before the billing currency
+ * changed is settled in its own currency (courier 2.6 rules 4, 5), never converted one-to-one.
+ */
+export function currencyRefusal(state: CourierClient, currency: string) {
+  const billing = state.settings.billing_currency;
+  if (currency === billing || owedMinor(balancesIn(state, currency)) > 0) return null;
+  return reject(
+    "currency_mismatch",
+    `currency: the account bills in ${billing} and owes nothing in another currency: ${currency}`,
   );
 }
 
@@ -467,7 +532,8 @@ function payment(state: CourierClient, c: Payment, now: number): LedgerDecision 
   const refused = receivableRefusal(state, "payment");
   if (refused) return refused;
   if (badAmount(c.amount_minor)) return reject("invalid_amount", "a payment must be above zero");
-  if (c.currency !== state.settings.billing_currency) return currencyMismatch(state, c.currency);
+  const other = currencyRefusal(state, c.currency);
+  if (other) return other;
   if (badText(c.reference, REFERENCE_CHARS_MAX)) {
     return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
   }
@@ -490,7 +556,7 @@ function payment(state: CourierClient, c: Payment, now: number): LedgerDecision 
     [{
       kind: "payment_received",
       entry,
-      effect: receiptEffect("credit", balancesOf(state), c.amount_minor),
+      effect: receiptEffect("credit", balancesIn(state, c.currency), c.amount_minor),
       allocations: split.allocations,
       unallocated_minor: split.rest,
       by: c.by,
@@ -536,7 +602,8 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
   ) {
     return reject("fx_unresolved", `resolve the FX rate of the entry first: ${o.reference}`);
   }
-  if (o.currency !== state.settings.billing_currency) return currencyMismatch(state, o.currency);
+  // spec: courier 2.6 rule 5, 4.2: the note is in the currency of the entry it corrects, whatever
+  // the account bills in now; it counts in that currency's balances and invoice (evolveLedger).
   // Postgres lags the account: the notes it may not hold yet are counted from state, so notes
   // sent together are judged against each other (spec: courier 2.6 rule 5).
   const known = state.ledger.notes ?? NO_NOTES_IN_FLIGHT;
@@ -669,7 +736,7 @@ function codRemitted(state: CourierClient, c: CodRemitted, now: number): LedgerD
     [{
       kind: "cod_remitted",
       entry,
-      effect: receiptEffect(mode, balancesOf(state), cod.amount_minor),
+      effect: receiptEffect(mode, balancesIn(state, cod.currency), cod.amount_minor),
       allocations: split.allocations,
       unallocated_minor: split.rest,
       by: c.by,
@@ -748,7 +815,11 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
   );
 }
 
-function withEffect(state: CourierClient, e: Effect): CourierClient {
+/** The account with `e` applied to its balances in `currency`. */
+export function withEffect(state: CourierClient, currency: string, e: Effect): CourierClient {
+  if (currency !== state.settings.billing_currency) {
+    return { ...state, ledger: withOtherEffect(state.ledger, currency, e) };
+  }
   const b = applyEffect(balancesOf(state), e);
   return {
     ...state,
@@ -760,12 +831,12 @@ function withEffect(state: CourierClient, e: Effect): CourierClient {
 export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierClient {
   switch (event.kind) {
     case "entry_posted": {
-      const s = withEffect(state, event.effect);
+      const s = withEffect(state, event.entry.currency, event.effect);
       const ledger = bookEntry(s.ledger, event.entry, event.invoiceable);
       return { ...s, ledger: withNoteInFlight(ledger, event) };
     }
     case "fx_resolved": {
-      const s = withEffect(state, event.effect);
+      const s = withEffect(state, event.resolution.currency, event.effect);
       const r = event.resolution;
       const rest = s.ledger.unresolved.filter((u) => u.reference !== r.reference);
       const entry = entryOf(r);
@@ -776,7 +847,7 @@ export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierC
     }
     case "payment_received":
     case "cod_remitted": {
-      const s = withEffect(state, event.effect);
+      const s = withEffect(state, event.entry.currency, event.effect);
       const e = event.entry;
       const cod = event.kind === "cod_remitted"
         ? s.ledger.cod.filter((x) => x.waybill !== e.shipment)
@@ -827,9 +898,12 @@ function withNoteInFlight(
   return { ...book, notes: { ...notes, pending: [...notes.pending, note] } };
 }
 
-/** Whether the account is in use: its billing currency and settlement mode may not change then. */
+/**
+ * Whether the account is in use: its billing currency and settlement mode may not change then. A
+ * balance in another currency counts too: the mode settles it as it settles the billing one.
+ */
 export function hasBalances(c: CourierClient): boolean {
   const b = balancesOf(c);
   return b.prepaid_minor !== 0 || b.receivable_minor !== 0 || b.recoverable_minor !== 0 ||
-    c.ledger.cod.length > 0;
+    c.ledger.cod.length > 0 || Object.keys(c.ledger.other_currencies ?? {}).length > 0;
 }

@@ -23,18 +23,22 @@ import {
   type Invoice,
   type LedgerBook,
   type LedgerEntry,
+  NO_EFFECT,
+  receiptEffect,
 } from "../src/domain/ledger.ts";
 import {
   type AccountBalances,
   accountBalances,
   balanceOutOfRange,
   balancesOf,
+  currencyRefusal,
   decideLedger,
   evolveLedger,
   hasBalances,
   type LedgerCommand,
   type LedgerEvent,
   type LedgerReply,
+  withEffect,
 } from "./client_ledger.ts";
 import { type KeyRecord, type PreviousSecret, retire, type WebhookSecret } from "./business.ts";
 import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../src/limits.ts";
@@ -285,13 +289,9 @@ function decide(
           `top-ups are for prepaid accounts: this one settles ${state.settings.settlement_mode}`,
         );
       }
-      if (command.currency !== state.settings.billing_currency) {
-        return reject(
-          "currency_mismatch",
-          `currency: the account bills in ${state.settings.billing_currency}: ${command.currency}`,
-        );
-      }
       {
+        const other = currencyRefusal(state, command.currency);
+        if (other) return other;
         const entry = entryOf({
           reference: command.reference,
           seq: state.ledger.seq + 1,
@@ -496,12 +496,17 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
           )
           : state.ledger,
       };
-    case "topped_up":
+    case "topped_up": {
+      const s = withEffect(
+        state,
+        event.currency,
+        receiptEffect("prepaid", NO_EFFECT, event.amount_minor),
+      );
       return {
-        ...state,
-        money: { ...state.money, prepaid_minor: state.money.prepaid_minor + event.amount_minor },
-        ledger: event.entry ? bookEntry(state.ledger, event.entry, false) : state.ledger,
+        ...s,
+        ledger: event.entry ? bookEntry(s.ledger, event.entry, false) : s.ledger,
       };
+    }
     case "password_changed":
       return {
         ...state,

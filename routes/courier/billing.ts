@@ -26,9 +26,11 @@ import {
   type LedgerCommand,
   NOT_CORRECTABLE,
   type OriginalEntry,
+  type OtherCurrencyBalances,
 } from "../../actors/client_ledger.ts";
 import {
   ageing,
+  AGEING_BUCKETS,
   balanceOf,
   daysPastDue,
   ENTRY_KINDS,
@@ -182,7 +184,7 @@ function postingAnswer(
   return ok(c, {
     replayed: r.replayed,
     entry: entryView(posting.entry),
-    balances: balancesView(posting.balances),
+    balances: balancesAnswer(posting.balances),
   }, r.replayed ? 200 : 201);
 }
 
@@ -190,7 +192,8 @@ export function billingRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/clients/{client}/billing/top-up",
-    summary: "Credit a prepaid client's balance; the same reference credits once",
+    summary: "Credit a prepaid client's balance; the same reference credits once. " +
+      "In the billing currency, or in another currency while the client owes in it (notes on entries from before a change of billing currency)",
     tag,
     security: "business",
     middleware: admin,
@@ -209,12 +212,17 @@ export function billingRoutes(api: Api): void {
     assertSameFacts(r, body.reference, { amount_minor: -amount, currency: body.currency });
     const posting = asPosting(r.reply);
     const b = posting.balances;
+    // A top-up in another currency settles what is owed in it: its funds there are the balance,
+    // and they pay for no booking (priced in the billing currency), so nothing is available.
+    const cur = posting.entry.currency;
+    const other = b.other_currencies?.find((o) => o.currency === cur);
+    const billing = cur === b.currency;
     return ok(c, {
       reference: body.reference,
       replayed: r.replayed,
-      balance: decimal(b.prepaid_minor, b.currency),
-      available: decimal(b.available_minor ?? 0, b.currency),
-      currency: b.currency,
+      balance: decimal(billing ? b.prepaid_minor : other?.prepaid_minor ?? 0, cur),
+      available: decimal(billing ? b.available_minor ?? 0 : 0, cur),
+      currency: cur,
       entry: entryView(posting.entry),
     }, r.replayed ? 200 : 201);
   });
@@ -222,7 +230,8 @@ export function billingRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/clients/{client}/billing/payment",
-    summary: "Record a payment of a credit client, allocated to invoices; a reference pays once",
+    summary: "Record a payment of a credit client, allocated to invoices; a reference pays once. " +
+      "In the billing currency, or in another currency while the client owes in it (notes on entries from before a change of billing currency)",
     tag,
     security: "business",
     middleware: admin,
@@ -262,7 +271,7 @@ export function billingRoutes(api: Api): void {
         amount: decimal(a.amount_minor, cur),
       })),
       unallocated: decimal(-posting.entry.amount_minor - allocated, cur),
-      balances: balancesView(posting.balances),
+      balances: balancesAnswer(posting.balances),
     }, r.replayed ? 200 : 201);
   });
 
@@ -270,7 +279,9 @@ export function billingRoutes(api: Api): void {
     method: "post",
     path: "/business/courier/clients/{client}/billing/correct",
     summary:
-      "Issue a debit (positive) or credit (negative) note pointing at an entry; without a reference, once per Idempotency-Key",
+      "Issue a debit (positive) or credit (negative) note pointing at an entry; without a reference, once per Idempotency-Key. " +
+      "The note is in the currency of the entry it corrects, also when the client has since moved to another billing currency: " +
+      "it then counts in that currency's balances (`balances.other_currencies`), statement and invoice, never converted",
     tag,
     security: "business",
     middleware: admin,
@@ -440,7 +451,7 @@ export function billingRoutes(api: Api): void {
       original_currency: resolved.original_currency,
       fx_rate: resolved.fx_rate,
       fx_source: resolved.fx_source,
-      balances: balancesView(balances),
+      balances: balancesAnswer(balances),
     }, r.replayed ? 200 : 201);
   });
 
@@ -485,14 +496,16 @@ export function billingRoutes(api: Api): void {
     return ok(c, {
       replayed: r.replayed,
       invoices: issued.invoices.map((i) => invoiceView(i, now)),
-      balances: balancesView(issued.balances),
+      balances: balancesAnswer(issued.balances),
     }, r.replayed ? 200 : 201);
   });
 
   define(api, {
     method: "get",
     path: "/business/courier/clients/{client}/billing",
-    summary: "Balances, credit use, ageing, statement of a period, COD, conversions, payments",
+    summary: "Balances, credit use, ageing, statement of a period, COD, conversions, payments. " +
+      "`other_currencies` holds the balances and ageing in currencies other than the billing currency, " +
+      "each reckoned apart: they neither use nor free the credit limit, and funds there pay for no booking",
     tag,
     security: "business",
     middleware: [business({ scope: "billing:view-own" }), courierPlatform],
@@ -756,6 +769,35 @@ export function accountView(account: CourierClient, now: number) {
       created_at: new Date(u.created_at).toISOString(),
     })),
     invoices: [...book.invoices].reverse().map((i) => invoiceView(i, now)),
+    // Each other currency's balances with their ageing, reckoned apart (courier 2.6 rule 4).
+    other_currencies: (balances.other_currencies ?? []).map((o) => {
+      const aged = ageing(book, o.currency, now, o.prepaid_minor);
+      return {
+        ...otherCurrencyView(o),
+        ageing: mode === "external"
+          ? null
+          : Object.fromEntries(AGEING_BUCKETS.map((k) => [k, decimal(aged[k], o.currency)])),
+      };
+    }),
+  };
+}
+
+/**
+ * An account's balances in a currency other than its billing currency: notes on entries from
+ * before the billing currency changed post there (courier 2.6 rule 5). They are never converted
+ * (rule 4), so they neither use nor free the credit limit, and funds there pay for no booking.
+ */
+function otherCurrencyView(o: OtherCurrencyBalances) {
+  const cur = o.currency;
+  return {
+    currency: cur,
+    balances: {
+      prepaid: decimal(o.prepaid_minor, cur),
+      receivable: decimal(o.receivable_minor, cur),
+      recoverable_duties: decimal(o.recoverable_minor, cur),
+      unallocated_credit: decimal(o.unallocated_minor, cur),
+      owed: decimal(o.owed_minor, cur),
+    },
   };
 }
 
@@ -778,6 +820,14 @@ function balancesView(b: AccountBalances) {
         available: decimal(b.available_minor ?? 0, cur),
       }
       : null,
+  };
+}
+
+/** The other currencies' balances a billing action's answer carries with the billing ones. */
+function balancesAnswer(b: AccountBalances) {
+  return {
+    ...balancesView(b),
+    other_currencies: (b.other_currencies ?? []).map(otherCurrencyView),
   };
 }
 

@@ -298,6 +298,7 @@ export function priceRoutes(api: Api): void {
       unallocated_credit: ledger.balances.unallocated_credit,
       ageing: ledger.ageing,
       invoices: ledger.invoices,
+      other_currencies: ledger.other_currencies,
     });
   });
 }

@@ -226,7 +226,10 @@ export function convertMinor(amountMinor: number, from: string, to: string, rate
 
 // ---- Balances and the effect of an entry on them.
 
-/** The account's three balances, in its billing currency (minor units). */
+/**
+ * The account's three balances in one currency (minor units): the billing currency's are kept with
+ * the account's money, another currency's in `LedgerBook.other_currencies`.
+ */
 export interface Balances {
   /** Prepaid funds not yet used; negative when later charges went beyond them. */
   readonly prepaid_minor: number;
@@ -368,6 +371,12 @@ export interface LedgerBook {
   readonly cod: readonly CodAwaiting[];
   /** Absent until the first note judged against Postgres' watermark. */
   readonly notes?: NotesInFlight;
+  /**
+   * Balances in currencies other than the billing currency, by currency, zero ones left out:
+   * notes on entries booked before the billing currency changed post in their entry's currency
+   * (courier 2.6 rule 5) and are never converted one-to-one (rule 4). Absent: none.
+   */
+  readonly other_currencies?: Readonly<Record<string, Balances>>;
 }
 
 export const EMPTY_BOOK: LedgerBook = {
@@ -379,6 +388,19 @@ export const EMPTY_BOOK: LedgerBook = {
   unresolved: [],
   cod: [],
 };
+
+/** The balances of `currency` in a book's other currencies (zero when it holds none). */
+export function otherBalancesOf(book: LedgerBook, currency: string): Balances {
+  return book.other_currencies?.[currency] ?? NO_EFFECT;
+}
+
+/** The book with `e` applied to its balances in `currency` (not the billing currency). */
+export function withOtherEffect(book: LedgerBook, currency: string, e: Effect): LedgerBook {
+  const b = applyEffect(otherBalancesOf(book, currency), e);
+  const { [currency]: _, ...rest } = book.other_currencies ?? {};
+  const zero = b.prepaid_minor === 0 && b.receivable_minor === 0 && b.recoverable_minor === 0;
+  return { ...book, other_currencies: zero ? rest : { ...rest, [currency]: b } };
+}
 
 export function periodKey(period: string, currency: string): string {
   return `${period}|${currency}`;

@@ -4,6 +4,7 @@ import {
   allocate,
   bookInvoices,
   bucketOf,
+  chargeEffect,
   convertMinor,
   daysPastDue,
   dueOn,
@@ -12,11 +13,13 @@ import {
   INVOICES_RECENT_MAX,
   isPeriod,
   type LedgerBook,
+  otherBalancesOf,
   owedMinor,
   parseRate,
   periodOf,
   pruneInvoices,
   receiptEffect,
+  withOtherEffect,
 } from "../../src/domain/ledger.ts";
 
 function invoice(id: string, fields: Partial<Invoice> = {}): Invoice {
@@ -277,4 +280,18 @@ Deno.test("pruneInvoices() keeps every open invoice and the latest settled ones"
   assert.equal(kept[0]!.id, "open");
   assert.equal(kept[1]!.id, "s5");
   assert.equal(kept.at(-1)!.id, `s${INVOICES_RECENT_MAX + 4}`);
+});
+
+Deno.test("ledger: balances in another currency are kept per currency and gone once back at zero (courier 2.6 rule 4)", () => {
+  let book = withOtherEffect(EMPTY_BOOK, "BWP", chargeEffect("credit", -1_000, false));
+  book = withOtherEffect(book, "USD", chargeEffect("credit", 500, true));
+  assert.deepEqual(otherBalancesOf(book, "BWP"), {
+    prepaid_minor: 0,
+    receivable_minor: -1_000,
+    recoverable_minor: 0,
+  });
+  assert.equal(owedMinor(otherBalancesOf(book, "USD")), 500);
+  book = withOtherEffect(book, "BWP", chargeEffect("credit", 1_000, false));
+  assert.deepEqual(Object.keys(book.other_currencies ?? {}), ["USD"]);
+  assert.equal(owedMinor(otherBalancesOf(book, "BWP")), 0);
 });
