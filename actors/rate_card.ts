@@ -1,7 +1,8 @@
 /**
  * One rate card of a courier (courier 2.4, 4.2): an append-only list of versions. A published
  * version can never be edited or deleted, so there is no command that could: a change is a new
- * version from its `effective_from`, whose omitted terms carry over from the latest version.
+ * version from its `effective_from` (in force from then, never before it was published), whose
+ * omitted terms carry over from the latest version.
  * The currency is fixed by version 1. Tenant: the courier business id; id: `rc_...`.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
@@ -119,10 +120,12 @@ function publishVersion(
       `a rate card keeps the currency of version 1 (${state.currency}); publish a new rate card for another: ${command.changes.currency}`,
     );
   }
-  if (command.effective_from < latest.effective_from) {
+  // spec: courier 4.2: each version starts after the one before; one from the same instant would
+  // bury it (never in force), one from before it would rewrite which version was in force.
+  if (command.effective_from <= latest.effective_from) {
     return reject(
       "effective_from_before_latest",
-      `effective_from must not be before version ${latest.version}'s ${
+      `effective_from must be after version ${latest.version}'s effective_from ${
         new Date(latest.effective_from).toISOString()
       }: ${new Date(command.effective_from).toISOString()}`,
       { latest_version: latest.version },

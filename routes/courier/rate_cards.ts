@@ -12,6 +12,7 @@ import { asRateCard, type RateCard, rateCardActor } from "../../actors/rate_card
 import { decimal, formatMinor, toBasisPoints, toMinor } from "../../src/domain/money.ts";
 import {
   type Corridor,
+  inForceFrom,
   RATE_CARD_AMOUNT_MINOR_MAX,
   type RateCardTerms,
   type RateCardVersion,
@@ -314,6 +315,8 @@ function versionView(v: RateCardVersion) {
     name: v.name,
     effective_from: new Date(v.effective_from).toISOString(),
     published_at: new Date(v.published_at).toISOString(),
+    // spec: courier 4.2: when it is (or was) in force from: never before it was published.
+    in_force_from: new Date(inForceFrom(v)).toISOString(),
     ...termsView(v.terms),
   };
 }
@@ -356,7 +359,8 @@ export function rateCardRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/rate-cards",
-    summary: "Publish a rate card's version 1 with the terms of courier 2.4",
+    summary:
+      "Publish a rate card's version 1 with the terms of courier 2.4; it is in force from `in_force_from`, the later of its effective_from and its published_at",
     tag,
     security,
     middleware: [business({ scope: "billing:administer" }), courierPlatform],
@@ -393,7 +397,9 @@ export function rateCardRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/rate-cards/{card}/versions",
-    summary: "Publish the next version from effective_from; omitted terms carry over",
+    summary: "Publish the next version from effective_from; omitted terms carry over. " +
+      "effective_from must be after the latest version's (422 effective_from_before_latest); " +
+      "a version is in force from `in_force_from`, the later of its effective_from and its published_at",
     tag,
     security,
     middleware: [business({ scope: "billing:administer" }), courierPlatform],

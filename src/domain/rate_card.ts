@@ -63,14 +63,31 @@ export interface RateCardVersion {
   readonly terms: RateCardTerms;
 }
 
-/** The version in force at `at`: the latest whose effective_from is not after it. */
+/**
+ * spec: courier 4.2, 2.3: the instant a version is in force from: its `effective_from`, but never
+ * before it was published. A back-dated version would otherwise claim a past in which shipments
+ * were priced on the version before it.
+ */
+export function inForceFrom(v: RateCardVersion): number {
+  return Math.max(v.effective_from, v.published_at);
+}
+
+/**
+ * The version in force at `at`: of those in force from an instant not after it, the one in force
+ * from the latest; on a tie, the later version (published later, it supersedes).
+ */
 export function versionInForce(
   versions: readonly RateCardVersion[],
   at: number,
 ): RateCardVersion | null {
   let best: RateCardVersion | null = null;
   for (const v of versions) {
-    if (v.effective_from <= at && (!best || v.effective_from >= best.effective_from)) best = v;
+    const from = inForceFrom(v);
+    if (
+      from <= at &&
+      (!best || from > inForceFrom(best) ||
+        (from === inForceFrom(best) && v.version > best.version))
+    ) best = v;
   }
   return best;
 }

@@ -7,7 +7,7 @@ import {
   type RateCardEvent,
   type RateCardState,
 } from "../../actors/rate_card.ts";
-import { type RateCardTerms, versionInForce } from "../../src/domain/rate_card.ts";
+import { inForceFrom, type RateCardTerms, versionInForce } from "../../src/domain/rate_card.ts";
 
 const T0 = Date.parse("2026-11-02T08:00:00Z");
 const DAY = 86_400_000;
@@ -115,7 +115,7 @@ Deno.test("rate card actor: publishing a version leaves every earlier version un
   const before = structuredClone(card?.versions[0]);
   const r = run(card, {
     kind: "publish_version",
-    effective_from: T0,
+    effective_from: T0 + 1,
     name: "Standard 2026 rev",
     changes: { base_charge: 1, corridors: [], tax_inclusive: true },
     by: "api_key",
@@ -142,7 +142,7 @@ Deno.test("rate card actor: no command edits or deletes a version; an unknown on
   );
 });
 
-Deno.test("rate card actor: effective_from before the latest version's is refused, equal is allowed", () => {
+Deno.test("rate card actor: effective_from not after the latest version's is refused, equal included", () => {
   const card = published(T0 + 10 * DAY);
   const early = run(card, {
     kind: "publish_version",
@@ -152,14 +152,28 @@ Deno.test("rate card actor: effective_from before the latest version's is refuse
   });
   assert.equal(early.rejected?.code, "effective_from_before_latest");
   assert.match(early.rejected?.message ?? "", /version 1/);
+  // spec: courier 4.2: from the same instant it would bury version 1, never in force.
   const same = run(card, {
     kind: "publish_version",
     effective_from: T0 + 10 * DAY,
     changes: { per_kg: 1 },
     by: "api_key",
   });
-  assert.equal(same.rejected, null);
-  const later = run(same.state, {
+  assert.equal(same.rejected?.code, "effective_from_before_latest");
+  assert.equal(
+    same.rejected?.message,
+    "effective_from must be after version 1's effective_from 2026-11-12T08:00:00.000Z: " +
+      "2026-11-12T08:00:00.000Z",
+  );
+  assert.equal(same.state?.versions.length, 1, "nothing published");
+  const next = run(card, {
+    kind: "publish_version",
+    effective_from: T0 + 10 * DAY + 1,
+    changes: { per_kg: 1 },
+    by: "api_key",
+  });
+  assert.equal(next.rejected, null);
+  const later = run(next.state, {
     kind: "publish_version",
     effective_from: T0 + 9 * DAY,
     changes: {},
@@ -168,11 +182,43 @@ Deno.test("rate card actor: effective_from before the latest version's is refuse
   assert.equal(later.rejected?.code, "effective_from_before_latest", "compared with version 2");
 });
 
+Deno.test("rate card actor: a back-dated version is in force from its publication, never before", () => {
+  const card = published(T0 - 30 * DAY); // version 1 back-dated: in force from T0, its publication
+  assert.equal(versionInForce(card!.versions, T0 - 1), null);
+  assert.equal(inForceFrom(card!.versions[0]!), T0);
+  assert.equal(versionInForce(card!.versions, T0)?.version, 1);
+  // Published a day later with an effective_from half a day back: version 1 stays in force for
+  // what was priced meanwhile.
+  const r = run(card, {
+    kind: "publish_version",
+    effective_from: T0 + DAY / 2,
+    changes: { per_kg: 1 },
+    by: "api_key",
+  }, T0 + DAY);
+  assert.equal(r.rejected, null);
+  const v2 = r.state!.versions[1]!;
+  assert.equal(v2.effective_from, T0 + DAY / 2, "kept as sent");
+  assert.equal(inForceFrom(v2), T0 + DAY);
+  assert.equal(versionInForce(r.state!.versions, T0 + DAY / 2)?.version, 1);
+  assert.equal(versionInForce(r.state!.versions, T0 + DAY - 1)?.version, 1);
+  assert.equal(versionInForce(r.state!.versions, T0 + DAY)?.version, 2);
+  // A future effective_from switches exactly then.
+  const v3 = run(r.state, {
+    kind: "publish_version",
+    effective_from: T0 + 3 * DAY,
+    changes: { per_kg: 2 },
+    by: "api_key",
+  }, T0 + DAY);
+  assert.equal(inForceFrom(v3.state!.versions[2]!), T0 + 3 * DAY);
+  assert.equal(versionInForce(v3.state!.versions, T0 + 3 * DAY - 1)?.version, 2);
+  assert.equal(versionInForce(v3.state!.versions, T0 + 3 * DAY)?.version, 3);
+});
+
 Deno.test("rate card actor: the currency is fixed by version 1", () => {
   const card = published();
   const other = run(card, {
     kind: "publish_version",
-    effective_from: T0,
+    effective_from: T0 + 1,
     changes: { currency: "ZAR" },
     by: "api_key",
   });
@@ -180,7 +226,7 @@ Deno.test("rate card actor: the currency is fixed by version 1", () => {
   assert.match(other.rejected?.message ?? "", /BWP/);
   const same = run(card, {
     kind: "publish_version",
-    effective_from: T0,
+    effective_from: T0 + 1,
     changes: { currency: "BWP" },
     by: "api_key",
   });
@@ -248,6 +294,7 @@ Deno.test("rate card actor: a version too large to store beside the others is re
 Deno.test("rate card actor: any run of publications keeps every version, carries omitted terms over, and exactly the latest effective version is in force (property)", () => {
   const step = fc.record({
     offset: fc.integer({ min: -3 * DAY, max: 3 * DAY }),
+    wait: fc.integer({ min: 0, max: 2 * DAY }),
     changes: fc.record({
       base_charge: fc.integer({ min: 0, max: 100_000 }),
       per_kg: fc.integer({ min: 0, max: 100_000 }),
@@ -262,18 +309,20 @@ Deno.test("rate card actor: any run of publications keeps every version, carries
       (steps, at) => {
         let card = published();
         let effective = T0;
+        let now = T0;
         for (const s of steps) {
           const before = structuredClone(card!.versions);
           const from = effective + s.offset;
+          now += s.wait;
           const r = run(card, {
             kind: "publish_version",
             effective_from: from,
             changes: s.changes,
             by: "api_key",
-          });
+          }, now);
           // spec: courier 4.2: a published version is never edited; each later one appends.
           assert.deepEqual(r.state!.versions.slice(0, before.length), before);
-          if (from < effective) {
+          if (from <= effective) {
             assert.equal(r.rejected?.code, "effective_from_before_latest");
             assert.equal(r.state!.versions.length, before.length);
             continue;
@@ -286,10 +335,15 @@ Deno.test("rate card actor: any run of publications keeps every version, carries
           effective = from;
         }
         // spec: courier 4.2: exactly one version in force: the last published of those whose
-        // effective_from is not after the instant.
+        // effective_from and publication are both not after the instant; so a later version
+        // never starts before an earlier one (history is never rewritten).
         const inForce = versionInForce(card!.versions, T0 + at);
-        const started = card!.versions.filter((v) => v.effective_from <= T0 + at);
+        const started = card!.versions.filter((v) =>
+          v.effective_from <= T0 + at && v.published_at <= T0 + at
+        );
         assert.equal(inForce?.version ?? null, started.at(-1)?.version ?? null);
+        const starts = card!.versions.map(inForceFrom);
+        assert.deepEqual(starts, [...starts].sort((a, b) => a - b));
       },
     ),
     { numRuns: 300 },

@@ -781,6 +781,7 @@ Deno.test("book: the shipment keeps its frozen pricing after a new rate-card ver
     await topUp(t, courier, client, "500.00");
     const booked = await book(t, client, (await prices(t, client)).prices_reference);
     const waybill = booked.body.data.waybill;
+    t.clock.advanceBy(1000); // a version starts after the one before (courier 4.2)
     const v2 = await t.call("POST", `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
       key: courier.business.api_key,
       body: { per_kg: 20, effective_from: new Date(t.clock.now()).toISOString() },

@@ -96,7 +96,7 @@ async function list(t: TestEnv, b: CreatedBusiness) {
 
 /** A version as the API shows it, without the fields the server chooses. */
 function terms(v: Record<string, unknown>) {
-  const { id: _, version: _v, published_at: _p, in_force: _f, ...rest } = v;
+  const { id: _, version: _v, published_at: _p, in_force: _f, in_force_from: _i, ...rest } = v;
   return rest;
 }
 
@@ -184,6 +184,56 @@ Deno.test("rate cards API: the version in force moves when the clock passes v2's
     const after = (await list(t, b))[0];
     assert.equal(after.version_in_force, 2);
     assert.deepEqual(after.versions.map((v: { in_force: boolean }) => v.in_force), [false, true]);
+  }));
+
+Deno.test("rate cards API: a back-dated version is in force from its publication (in_force_from); one from the latest's instant is refused", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const v1 = await publish(t, b); // effective_from two days back
+    const t0 = new Date(t.clock.now()).toISOString();
+    assert.equal(v1.effective_from, "2026-10-31T22:00:00.000Z", "kept as sent");
+    assert.equal(v1.in_force_from, t0, "never before it was published");
+    t.clock.advanceBy(4 * HOUR);
+    const now = new Date(t.clock.now()).toISOString();
+    const from = new Date(Date.parse(t0) + 2 * HOUR).toISOString();
+    const path = `/business/courier/rate-cards/${v1.id}/versions`;
+    const v2 = await t.call("POST", path, {
+      key: b.api_key,
+      body: { per_kg: 15, effective_from: from },
+    });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    assert.equal(v2.body.data.effective_from, from);
+    assert.equal(v2.body.data.in_force_from, now);
+    const view = (card: { versions: Record<string, unknown>[] }) =>
+      card.versions.map((
+        v,
+      ) => [v["version"], v["effective_from"], v["in_force_from"], v["in_force"]]);
+    const [card] = await list(t, b);
+    assert.equal(card.version_in_force, 2);
+    assert.deepEqual(view(card), [
+      [1, "2026-10-31T22:00:00.000Z", t0, false],
+      [2, from, now, true],
+    ]);
+    // spec: courier 4.2: from the same instant as version 2 it would bury it: refused, naming it.
+    const same = await t.call("POST", path, {
+      key: b.api_key,
+      body: { per_kg: 16, effective_from: from },
+    });
+    assert.equal(same.status, 422, JSON.stringify(same.body));
+    assert.equal(same.body.code, "effective_from_before_latest");
+    assert.match(same.body.message, /^effective_from must be after version 2's effective_from/);
+    assert.equal((await list(t, b))[0].versions.length, 2, "nothing was published");
+    // A future effective_from is in force exactly from it.
+    const later = new Date(t.clock.now() + HOUR).toISOString();
+    const v3 = await t.call("POST", path, {
+      key: b.api_key,
+      body: { per_kg: 17, effective_from: later },
+    });
+    assert.equal(v3.status, 201, JSON.stringify(v3.body));
+    assert.equal(v3.body.data.in_force_from, later);
+    assert.equal((await list(t, b))[0].version_in_force, 2);
+    t.clock.advanceBy(HOUR);
+    assert.equal((await list(t, b))[0].version_in_force, 3);
   }));
 
 Deno.test("rate cards API: a version may not start before the latest one nor change currency", () =>

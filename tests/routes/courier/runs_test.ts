@@ -766,6 +766,8 @@ Deno.test("runs: a failed collection that picked nothing up charges the work ord
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     // A new version in force: no shipment froze a card for this work, so today's card prices it.
+    // It starts after version 1 (courier 4.2), a second on.
+    t.clock.advanceBy(1000);
     await post(t, courier, `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
       effective_from: new Date(t.clock.now()).toISOString(),
       failed_collection_fee: 20,
@@ -800,7 +802,9 @@ Deno.test("runs: a redelivery after a failed attempt and a return each book thei
     await topUp(t, courier, client, "2000");
     const again = await bookWaybill(t, client);
     const back = await bookWaybill(t, client);
-    // A card version published after booking does not reprice them (courier 2.3, 4.2).
+    // A card version published after booking does not reprice them (courier 2.3, 4.2); it
+    // starts after version 1, a second on.
+    t.clock.advanceBy(1000);
     await post(t, courier, `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
       effective_from: new Date(t.clock.now()).toISOString(),
       redelivery_fee: 99,
