@@ -126,7 +126,8 @@ export function priceRoutes(api: Api): void {
     method: "get",
     path: "/client/quotes",
     summary: "The client's saved quotations, newest first, with their prices and booking; " +
-      "`meta.next_cursor` pages on",
+      "`status` is `open` (bookable now, up to and including valid_until), `booked` (`booking` " +
+      "names the waybill) or `expired` (valid_until passed unbooked); `meta.next_cursor` pages on",
     tag,
     security: "client",
     middleware: [client()],
@@ -151,9 +152,10 @@ export function priceRoutes(api: Api): void {
         .where("id", "in", waybills)
         .execute()).map((r) => r.id),
     );
+    const now = c.get("env").clock.now();
     return ok(
       c,
-      page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null)),
+      page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null, now)),
       200,
       { limit: query.limit, next_cursor: found.next_cursor },
     );
@@ -377,9 +379,19 @@ interface QuoteRow {
 }
 
 /** spec: courier 4.1: a saved quote with what it prices and, once booked, its waybill. */
-function quoteListView(d: QuoteRow, waybill: string | null) {
+/**
+ * A saved quote's state (courier 4.1, 8: held 7 days): `booked` once a booking made it, else
+ * `open` up to and including its valid_until (as booking checks it), then `expired`.
+ */
+function quoteStatus(d: QuoteRow, waybill: string | null, now: number) {
+  if (waybill !== null) return "booked";
+  return now > d.valid_until ? "expired" : "open";
+}
+
+function quoteListView(d: QuoteRow, waybill: string | null, now: number) {
   return {
     quote_reference: d.reference,
+    status: quoteStatus(d, waybill, now),
     created_at: new Date(d.created_at).toISOString(),
     valid_until: new Date(d.valid_until).toISOString(),
     options: d.options.map((o) => ({

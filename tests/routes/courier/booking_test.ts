@@ -1017,6 +1017,51 @@ Deno.test("quotes: the list shows each quote's prices and the waybill it was boo
     assert.deepEqual(after.body.data[0].booking, { waybill: booked.body.data.waybill });
   }));
 
+Deno.test("quotes: the list gives each quote's status: open up to its valid_until, booked, or expired after it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const toBook = await quote(t, client);
+    const bookedLate = await quote(t, client);
+    const unbooked = await quote(t, client);
+    const statuses = async () => {
+      await t.settle();
+      const r = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return Object.fromEntries(
+        r.body.data.map((q: { quote_reference: string; status: string; booking: unknown }) => [
+          q.quote_reference,
+          [q.status, q.booking],
+        ]),
+      );
+    };
+    const bookQuote = (reference: string) =>
+      t.call("POST", `/client/quotes/${reference}/book`, {
+        headers: clientKey(client),
+        body: { service_level: "express" },
+      });
+    const first = await bookQuote(toBook);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const waybill = { waybill: first.body.data.waybill };
+    assert.deepEqual(await statuses(), {
+      [toBook]: ["booked", waybill],
+      [bookedLate]: ["open", null],
+      [unbooked]: ["open", null],
+    });
+    // At valid_until a quote is still bookable, so still open (courier 8: held 7 days).
+    t.clock.advanceBy(7 * 86_400_000);
+    assert.equal((await statuses())[unbooked][0], "open");
+    const last = await bookQuote(bookedLate);
+    assert.equal(last.status, 201, JSON.stringify(last.body));
+    t.clock.advanceBy(1);
+    assert.equal((await bookQuote(unbooked)).body.code, "prices_expired");
+    assert.deepEqual(await statuses(), {
+      [toBook]: ["booked", waybill],
+      [bookedLate]: ["booked", { waybill: last.body.data.waybill }],
+      [unbooked]: ["expired", null],
+    });
+  }));
+
 Deno.test("quotes: booking a saved quote takes a quote's reference only; held prices answer 404", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
