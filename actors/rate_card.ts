@@ -120,12 +120,12 @@ function publishVersion(
       `a rate card keeps the currency of version 1 (${state.currency}); publish a new rate card for another: ${command.changes.currency}`,
     );
   }
-  // spec: courier 4.2: each version starts after the one before; one from the same instant would
-  // bury it (never in force), one from before it would rewrite which version was in force.
-  if (command.effective_from <= latest.effective_from) {
+  // spec: courier 4.2: versions follow each other; one from before the latest would rewrite which
+  // version was in force. One from the same instant supersedes it (the later version wins).
+  if (command.effective_from < latest.effective_from) {
     return reject(
       "effective_from_before_latest",
-      `effective_from must be after version ${latest.version}'s effective_from ${
+      `effective_from must not be before version ${latest.version}'s effective_from ${
         new Date(latest.effective_from).toISOString()
       }: ${new Date(command.effective_from).toISOString()}`,
       { latest_version: latest.version },

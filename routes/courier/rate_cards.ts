@@ -398,7 +398,7 @@ export function rateCardRoutes(api: Api): void {
     method: "post",
     path: "/business/courier/rate-cards/{card}/versions",
     summary: "Publish the next version from effective_from; omitted terms carry over. " +
-      "effective_from must be after the latest version's (422 effective_from_before_latest); " +
+      "effective_from must not be before the latest version's (422 effective_from_before_latest; from the same instant the later version supersedes); " +
       "a version is in force from `in_force_from`, the later of its effective_from and its published_at",
     tag,
     security,

@@ -186,7 +186,7 @@ Deno.test("rate cards API: the version in force moves when the clock passes v2's
     assert.deepEqual(after.versions.map((v: { in_force: boolean }) => v.in_force), [false, true]);
   }));
 
-Deno.test("rate cards API: a back-dated version is in force from its publication (in_force_from); one from the latest's instant is refused", () =>
+Deno.test("rate cards API: a back-dated version is in force from its publication (in_force_from); one from the latest's instant supersedes it", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
     const v1 = await publish(t, b); // effective_from two days back
@@ -214,26 +214,24 @@ Deno.test("rate cards API: a back-dated version is in force from its publication
       [1, "2026-10-31T22:00:00.000Z", t0, false],
       [2, from, now, true],
     ]);
-    // spec: courier 4.2: from the same instant as version 2 it would bury it: refused, naming it.
+    // From the same instant as version 2, the later version supersedes it.
     const same = await t.call("POST", path, {
       key: b.api_key,
       body: { per_kg: 16, effective_from: from },
     });
-    assert.equal(same.status, 422, JSON.stringify(same.body));
-    assert.equal(same.body.code, "effective_from_before_latest");
-    assert.match(same.body.message, /^effective_from must be after version 2's effective_from/);
-    assert.equal((await list(t, b))[0].versions.length, 2, "nothing was published");
+    assert.equal(same.status, 201, JSON.stringify(same.body));
+    assert.equal((await list(t, b))[0].version_in_force, 3);
     // A future effective_from is in force exactly from it.
     const later = new Date(t.clock.now() + HOUR).toISOString();
-    const v3 = await t.call("POST", path, {
+    const v4 = await t.call("POST", path, {
       key: b.api_key,
       body: { per_kg: 17, effective_from: later },
     });
-    assert.equal(v3.status, 201, JSON.stringify(v3.body));
-    assert.equal(v3.body.data.in_force_from, later);
-    assert.equal((await list(t, b))[0].version_in_force, 2);
-    t.clock.advanceBy(HOUR);
+    assert.equal(v4.status, 201, JSON.stringify(v4.body));
+    assert.equal(v4.body.data.in_force_from, later);
     assert.equal((await list(t, b))[0].version_in_force, 3);
+    t.clock.advanceBy(HOUR);
+    assert.equal((await list(t, b))[0].version_in_force, 4);
   }));
 
 Deno.test("rate cards API: a version may not start before the latest one nor change currency", () =>
