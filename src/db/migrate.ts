@@ -3,7 +3,7 @@
  * `sandbox`, a test: its own). Migrations are listed here explicitly, oldest first.
  */
 import { type Kysely, sql } from "kysely";
-import { type Migration, Migrator } from "kysely/migration";
+import { type Migration, type MigrationResultSet, Migrator } from "kysely/migration";
 import * as m0001 from "../../migrations/0001_initial.ts";
 import * as m0002 from "../../migrations/0002_ledger.ts";
 import * as m0003 from "../../migrations/0003_billing_outbox.ts";
@@ -61,21 +61,42 @@ const SCHEMAS_LOCK_KEY = 0x6d696772;
 
 /** Creates `schema` if missing and runs every pending migration; returns the names it ran. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, schema: string): Promise<string[]> {
-  assertSchemaName(schema);
+  return await underSchemasLock(db, async (conn) => {
+    await ensureSchema(conn, schema);
+    const { error, results } = await createMigrator(conn, schema).migrateToLatest();
+    if (error !== undefined) {
+      const failed = results?.find((r) => r.status === "Error")?.migrationName;
+      throw new Error(
+        `migration failed in schema ${schema}: ${failed ?? "before any migration"}`,
+        { cause: error },
+      );
+    }
+    return (results ?? []).map((r) => r.migrationName);
+  });
+}
+
+/**
+ * Migrates `schema` up or down to `target` (tests of migrations), in turn with every other
+ * process's migrations: a column dropped meanwhile fails their look at the catalog.
+ */
+export async function migrateSchemaTo<DB>(
+  db: Kysely<DB>,
+  schema: string,
+  target: Parameters<Migrator["migrateTo"]>[0],
+): Promise<MigrationResultSet> {
+  return await underSchemasLock(db, (conn) => createMigrator(conn, schema).migrateTo(target));
+}
+
+/** Runs `fn` holding the schemas lock (SCHEMAS_LOCK_KEY) on one connection. */
+async function underSchemasLock<DB, T>(
+  db: Kysely<DB>,
+  fn: (conn: Kysely<DB>) => Promise<T>,
+): Promise<T> {
   // A session lock: held on one connection, released with it if this process dies meanwhile.
   return await db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${sql.lit(SCHEMAS_LOCK_KEY)})`.execute(conn);
     try {
-      await ensureSchema(conn, schema);
-      const { error, results } = await createMigrator(conn, schema).migrateToLatest();
-      if (error !== undefined) {
-        const failed = results?.find((r) => r.status === "Error")?.migrationName;
-        throw new Error(
-          `migration failed in schema ${schema}: ${failed ?? "before any migration"}`,
-          { cause: error },
-        );
-      }
-      return (results ?? []).map((r) => r.migrationName);
+      return await fn(conn);
     } finally {
       await sql`select pg_advisory_unlock(${sql.lit(SCHEMAS_LOCK_KEY)})`.execute(conn);
     }

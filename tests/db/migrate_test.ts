@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { NO_MIGRATIONS } from "kysely/migration";
 import { openDatabase } from "../../src/db/db.ts";
-import { createMigrator, dropSchema, migrateToLatest } from "../../src/db/migrate.ts";
+import { dropSchema, migrateSchemaTo, migrateToLatest } from "../../src/db/migrate.ts";
 import { upsertSnapshot } from "../../src/db/projection.ts";
 import { openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
 
@@ -46,7 +46,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
 
 Deno.test("migrations: down drops every table of the schema and up makes them again", async () => {
   await using t = await openTestDatabase();
-  const down = await createMigrator(t.db, t.schema).migrateTo(NO_MIGRATIONS);
+  const down = await migrateSchemaTo(t.db, t.schema, NO_MIGRATIONS);
   assert.equal(down.error, undefined);
   assert.deepEqual(await tablesIn(t, t.schema), ["kysely_migration", "kysely_migration_lock"]);
 
@@ -171,8 +171,8 @@ Deno.test("migrations: the charge sweep reads a round's entries on their index, 
 
 Deno.test("migrations: 0005 keys entries by kind too and names the kind a note corrects", async () => {
   await using t = await openTestDatabase();
-  const migrator = createMigrator(t.db, t.schema);
-  assert.equal((await migrator.migrateTo("0004_client_lists")).error, undefined);
+  const to0004 = await migrateSchemaTo(t.db, t.schema, "0004_client_lists");
+  assert.equal(to0004.error, undefined);
   const row = (reference: string, seq: number, kind: string, corrects: string | null) =>
     sql`
     insert into ${sql.table(`${t.schema}.ledger_entries`)} (tenant, client_id, reference, seq,
@@ -248,8 +248,8 @@ Deno.test({
 
 Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before have none known", async () => {
   await using t = await openTestDatabase();
-  const migrator = createMigrator(t.db, t.schema);
-  assert.equal((await migrator.migrateTo("0006_shipment_external_reference")).error, undefined);
+  const to0006 = await migrateSchemaTo(t.db, t.schema, "0006_shipment_external_reference");
+  assert.equal(to0006.error, undefined);
   await sql`
     insert into ${sql.table(`${t.schema}.ledger_entries`)} (tenant, client_id, reference, seq,
       period, kind, amount_minor, currency, status, payer, recoverable, created_at)
