@@ -219,6 +219,13 @@ export async function billingCsv(
   return await res.text();
 }
 
+/** The rows of a billing CSV by column name; the test data has no commas or quotes in fields. */
+export function billingCsvRows(text: string): Record<string, string>[] {
+  const lines = text.trimEnd().split("\n");
+  const header = lines[0]!.split(",");
+  return lines.slice(1).map((l) => Object.fromEntries(l.split(",").map((v, i) => [header[i], v])));
+}
+
 /**
  * A booking's first commit alone: the client account's charge for `waybill` (an express booking
  * of the standard parcel, 88.92 BWP), as if the process stopped right after it. With `booking`,

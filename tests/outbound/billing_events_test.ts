@@ -23,6 +23,7 @@ import { verifyV3 } from "../../src/domain/signatures.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
   billingCsv,
+  billingCsvRows,
   bookWaybill,
   type Client,
   type Courier,
@@ -72,13 +73,6 @@ async function waitingForEndpoint(t: TestEnv) {
   await advance(t, 0);
   await until(t, async () => (await state()).endpoint_missing_at != null, "no endpoint");
   return { courier, eventId, state };
-}
-
-function rowsOf(text: string): Record<string, string>[] {
-  const lines = text.trimEnd().split("\n");
-  const header = lines[0]!.split(",");
-  // The test data has no commas or quotes inside fields.
-  return lines.slice(1).map((l) => Object.fromEntries(l.split(",").map((v, i) => [header[i], v])));
 }
 
 async function withReceiver(fn: (r: Receiver) => Promise<void>) {
@@ -260,7 +254,7 @@ Deno.test("billing export: the preview changes nothing; the POST marks and its f
     const preview2 = await billingCsv(t, courier, "GET", query);
     assert.equal(preview2, preview1);
     assert.equal(preview1.split("\n")[0], BILLING_CSV_COLUMNS.join(","));
-    const rows = rowsOf(preview1);
+    const rows = billingCsvRows(preview1);
     assert.deepEqual(rows.map((r) => r["kind"]), ["top_up", "shipment"]);
     assert.ok(rows.every((r) => r["export state"] === "pending"));
     const shipmentRow = rows[1]!;
@@ -274,12 +268,15 @@ Deno.test("billing export: the preview changes nothing; the POST marks and its f
     const posted = await billingCsv(t, courier, "POST", query);
     // spec: courier 3.1: the POST's file shows its entries as it left them, exported; otherwise
     // the preview's rows.
-    assert.deepEqual(rowsOf(posted).map((r) => r["export state"]), ["exported", "exported"]);
+    assert.deepEqual(billingCsvRows(posted).map((r) => r["export state"]), [
+      "exported",
+      "exported",
+    ]);
     assert.equal(posted, preview1.replaceAll(",pending,", ",exported,"));
     const after = await billingCsv(t, courier, "GET", query);
     assert.equal(after, posted, "the preview after shows what the POST's file showed");
     // The other client's entries were not in the range: still pending.
-    const others = rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
+    const others = billingCsvRows(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
     assert.deepEqual(others.map((r) => r["export state"]), ["pending"]);
     // A POST with its range in its address, as the preview takes it, exports that range only.
     const addressed = await t.app.request(
@@ -288,8 +285,10 @@ Deno.test("billing export: the preview changes nothing; the POST marks and its f
     );
     assert.equal(addressed.status, 200);
     assert.equal(addressed.headers.get("X-Entries-Marked"), "0");
-    assert.deepEqual(rowsOf(await addressed.text()), []);
-    const stillPending = rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`));
+    assert.deepEqual(billingCsvRows(await addressed.text()), []);
+    const stillPending = billingCsvRows(
+      await billingCsv(t, courier, "GET", `client_id=${other.id}`),
+    );
     assert.deepEqual(stillPending.map((r) => r["export state"]), ["pending"]);
 
     // A bad range is refused and marks nothing; another courier's client is not found.
@@ -305,7 +304,7 @@ Deno.test("billing export: the preview changes nothing; the POST marks and its f
     });
     assert.equal(hidden.status, 404);
     assert.deepEqual(
-      rowsOf(await billingCsv(t, courier, "GET", `client_id=${other.id}`)).map((r) =>
+      billingCsvRows(await billingCsv(t, courier, "GET", `client_id=${other.id}`)).map((r) =>
         r["export state"]
       ),
       ["pending"],
@@ -344,7 +343,7 @@ Deno.test("billing export: a day that does not exist, or a year Postgres cannot 
       assert.deepEqual(post.body.errors.map((e: { path: string }) => e.path), [path]);
     }
     // Nothing was marked; a leap day that exists is a day.
-    const rows = rowsOf(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
+    const rows = billingCsvRows(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
     assert.deepEqual(rows.map((r) => r["export state"]), ["pending"]);
     await billingCsv(t, courier, "GET", `client_id=${client.id}&from=2028-02-29&to=2028-03-01`);
   }));
@@ -378,7 +377,7 @@ Deno.test("billing export: delivered at is an ISO 8601 timestamp, as the date co
       assert.equal(r.status, 201, JSON.stringify(r.body));
     }
     const deliveredAt = new Date(t.clock.now()).toISOString();
-    const rows = rowsOf(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
+    const rows = billingCsvRows(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
     const row = rows.find((r) => r["kind"] === "shipment")!;
     assert.equal(row["shipment status"], "delivered");
     assert.equal(row["delivered at"], deliveredAt);
@@ -672,7 +671,7 @@ Deno.test("billing export: an acknowledgement of an entry's charge.resolved reac
       assert.equal(a.status, 200, JSON.stringify(a.body));
     };
     const row = async () => {
-      const rows = rowsOf(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
+      const rows = billingCsvRows(await billingCsv(t, courier, "GET", `client_id=${client.id}`));
       return rows.find((x) => x["reference"] === "DUT-T2")!;
     };
     await acknowledge(resolved, "reconciled", "GL-9001");
