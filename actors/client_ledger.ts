@@ -37,6 +37,7 @@ import {
   otherBalancesOf,
   owedMinor,
   parseRate,
+  periodOf,
   receiptEffect,
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
@@ -105,7 +106,8 @@ export type LedgerCommand =
     /**
      * Currencies the query side holds an invoice of this period in: a period invoiced long ago
      * is no longer in the account's state (PERIODS_KEPT_MAX), and an entry reaching it late
-     * (a conversion resolved) still goes on a supplementary invoice.
+     * (a conversion resolved before resolutions were booked in their own period) still goes on
+     * a supplementary invoice.
      */
     invoiced_currencies?: readonly string[];
   };
@@ -136,7 +138,10 @@ export interface FxResolution {
   readonly original_currency: string;
   readonly fx_rate: string;
   readonly fx_source: string;
+  /** The resolution's moment: the converted charge is booked then (absent `charged_at`: not). */
   readonly created_at: number;
+  /** When the charge arose; absent on resolutions booked at that time, made before it was kept. */
+  readonly charged_at?: number;
   /** Unchanged by the conversion: the charge's waybill and evidence (courier 2.7 charge event). */
   readonly shipment?: string | null;
   readonly evidence_path?: string | null;
@@ -339,7 +344,7 @@ export function decideLedger(state: CourierClient, c: LedgerCommand, ctx: Ctx): 
     case "post_charge":
       return postCharge(state, c, ctx.now);
     case "resolve_fx":
-      return resolveFx(state, c);
+      return resolveFx(state, c, ctx.now);
     case "payment":
       return payment(state, c, ctx.now);
     case "correct":
@@ -471,7 +476,14 @@ function postCharge(state: CourierClient, c: PostCharge, now: number): LedgerDec
 
 type ResolveFx = Extract<LedgerCommand, { kind: "resolve_fx" }>;
 
-function resolveFx(state: CourierClient, c: ResolveFx): LedgerDecision {
+/**
+ * spec: courier 2.6 rule 4: a charge awaiting its rate was left out of balances, invoices and
+ * exports; once it has one, the converted charge is a fact of this moment and is booked now, in
+ * this period's statement, invoice and export range. A month already exported or invoiced is never
+ * changed after the fact (2.6 rule 5, 3.1); the entry keeps when the charge arose (`charged_at`,
+ * its source event) and what it was converted from.
+ */
+function resolveFx(state: CourierClient, c: ResolveFx, now: number): LedgerDecision {
   const u = state.ledger.unresolved.find((e) => e.reference === c.reference);
   if (!u) return reject("not_found", `no charge awaits an FX rate: ${c.reference}`);
   const rate = parseRate(c.rate);
@@ -484,7 +496,7 @@ function resolveFx(state: CourierClient, c: ResolveFx): LedgerDecision {
   const resolution: FxResolution = {
     reference: u.reference,
     seq: state.ledger.seq + 1,
-    period: u.period,
+    period: periodOf(now),
     kind: u.kind,
     amount_minor: convertMinor(u.amount_minor, u.currency, billing, rate.units),
     currency: billing,
@@ -494,7 +506,8 @@ function resolveFx(state: CourierClient, c: ResolveFx): LedgerDecision {
     original_currency: u.currency,
     fx_rate: rate.text,
     fx_source: c.source,
-    created_at: u.created_at,
+    created_at: now,
+    charged_at: u.created_at,
     shipment: u.shipment ?? null,
     evidence_path: u.evidence_path ?? null,
   };

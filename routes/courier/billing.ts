@@ -57,6 +57,7 @@ import {
   principalName,
 } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
+import { iso } from "../../src/http/iso.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -412,7 +413,8 @@ export function billingRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/clients/{client}/billing/resolve-fx",
-    summary: "Give a charge awaiting an FX rate its rate and source; it then posts",
+    summary:
+      "Give a charge awaiting an FX rate its rate and source; it is then booked now: this period's statement, invoice and export range (charged_at: when it arose)",
     tag,
     security: "business",
     middleware: admin,
@@ -451,6 +453,10 @@ export function billingRoutes(api: Api): void {
       original_currency: resolved.original_currency,
       fx_rate: resolved.fx_rate,
       fx_source: resolved.fx_source,
+      // spec: courier 2.6 rule 4, 3.1: booked now, in this period and export range.
+      period: resolved.period,
+      created_at: iso(resolved.created_at),
+      charged_at: iso(resolved.charged_at),
       balances: balancesAnswer(balances),
     }, r.replayed ? 200 : 201);
   });
@@ -870,6 +876,9 @@ export function entryView(e: LedgerEntry) {
     shipment: e.shipment,
     period: e.period,
     created_at: new Date(e.created_at).toISOString(),
+    // spec: courier 2.6 rule 4: a conversion resolved later is booked then (created_at, period);
+    // this says when the charge arose. Null: it arose at created_at.
+    charged_at: e.charged_at == null ? null : new Date(e.charged_at).toISOString(),
   };
 }
 
@@ -909,6 +918,7 @@ function rowView(
       corrects: r.corrects,
       shipment: r.shipment,
       created_at: r.created_at.getTime(),
+      charged_at: r.charged_at?.getTime() ?? null,
     }),
     invoice_id: r.invoice_id,
     export_state: exported.state,

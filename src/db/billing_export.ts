@@ -25,7 +25,7 @@ export const EXPORT_CHUNK_ROWS = 1_000;
 export interface ExportRange {
   readonly tenant: string;
   readonly client_id: string | null;
-  /** Inclusive bounds on the entry's `created_at`; null: unbounded. */
+  /** Inclusive bounds on the entry's `created_at` (when it was booked); null: unbounded. */
   readonly from: Date | null;
   readonly to: Date | null;
   /** Entries made after this are not in the file (a POST fixes it before marking). */
@@ -47,8 +47,9 @@ export async function markExported(
       .set({ export_state: "exported", exported_by: exportId, updated_at: sql<Date>`now()` })
       .where((eb) => eb.and(rangeConditions(range, null)))
       .where("export_state", "=", "pending")
-      // spec: courier 2.6 rule 4: an entry awaiting its rate has no amount to book yet; it goes
-      // out once resolved, converted, in the next export (3.1: still pending until then).
+      // spec: courier 2.6 rule 4: an entry awaiting its rate has no amount to book yet; once
+      // resolved it is booked at its resolution and goes out, converted, in the export covering
+      // that date (3.1: still pending until then).
       .where("status", "<>", "unresolved_fx")
       .executeTakeFirst();
     const marked = Number(result.numUpdatedRows);

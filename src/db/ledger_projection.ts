@@ -241,9 +241,14 @@ class LedgerWriter {
       case "fx_resolved": {
         await this.flush();
         const r = event.resolution;
+        // spec: courier 2.6 rule 4, 3.1: the converted charge is booked at its resolution, in
+        // that period and export range; the placeholder it replaces was left out of both.
         await trx.updateTable("ledger_entries")
           .set({
             seq: r.seq,
+            period: r.period,
+            created_at: new Date(r.created_at),
+            charged_at: r.charged_at === undefined ? null : new Date(r.charged_at),
             amount_minor: r.amount_minor,
             currency: r.currency,
             status: r.status,
@@ -327,13 +332,21 @@ class LedgerWriter {
     }
     const stored = new Map<
       string,
-      { kind: string; created_at: Date; source_event: string | null }
+      { kind: string; created_at: Date; charged_at: Date | null; source_event: string | null }
     >();
     const all = [...keys.values()];
     for (let i = 0; i < all.length; i += KEYS_PER_SELECT_MAX) {
       const chunk = all.slice(i, i + KEYS_PER_SELECT_MAX);
       const rows = await this.#trx.selectFrom("ledger_entries")
-        .select(["tenant", "client_id", "reference", "kind", "created_at", "source_event"])
+        .select([
+          "tenant",
+          "client_id",
+          "reference",
+          "kind",
+          "created_at",
+          "charged_at",
+          "source_event",
+        ])
         .where((eb) =>
           eb(
             eb.refTuple("tenant", "client_id", "reference", "kind"),
@@ -347,7 +360,10 @@ class LedgerWriter {
     for (const p of held) {
       const e = p.entry;
       const h = stored.get(pendingKey(p));
-      const same = h !== undefined && h.created_at.getTime() === e.created_at &&
+      // A resolved conversion was booked later than its placeholder was made: the placeholder
+      // replayed is the same fact if it arose when the row says the charge arose.
+      const same = h !== undefined &&
+        (h.charged_at ?? h.created_at).getTime() === (e.charged_at ?? e.created_at) &&
         h.source_event === e.source_event;
       if (!same) this.conflicts[p.item]!.push(e.reference);
     }
@@ -392,6 +408,7 @@ async function entryRow(p: PendingEntry) {
     ),
     shipment: e.shipment,
     created_at: new Date(e.created_at),
+    charged_at: e.charged_at == null ? null : new Date(e.charged_at),
     invoice_id: null,
     external_reference: null,
     event_id: await chargeEventIdOf(owner.tenant, owner.client_id, e),

@@ -15,6 +15,7 @@ import * as m0008 from "../../migrations/0008_booking_charges.ts";
 import * as m0009 from "../../migrations/0009_shipment_closed.ts";
 import * as m0010 from "../../migrations/0010_charge_events.ts";
 import * as m0011 from "../../migrations/0011_resolution_events.ts";
+import * as m0012 from "../../migrations/0012_resolved_charges.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -29,6 +30,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0009_shipment_closed", m0009],
   ["0010_charge_events", m0010],
   ["0011_resolution_events", m0011],
+  ["0012_resolved_charges", m0012],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

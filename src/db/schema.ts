@@ -89,7 +89,10 @@ export interface LedgerEntryTable {
   /** The kind of the entry a note corrects (null on notes projected before it was kept). */
   corrects_kind: ColumnType<string | null, string | null | undefined, string | null>;
   shipment: string | null;
-  created_at: ColumnType<Date, Date, never>;
+  /** When the entry was booked: its export range and CSV date (a resolved conversion: then). */
+  created_at: ColumnType<Date, Date, Date>;
+  /** When the charge arose, when it was booked later (a conversion resolved); else null. */
+  charged_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   invoice_id: string | null;
   /** Courier 3.1: pending, exported, acknowledged, invoiced_externally, reconciled. */
   export_state: Generated<string>;

@@ -101,9 +101,13 @@ export function entryBody(entry: LedgerEntry) {
       : formatMinor(entry.original_amount_minor, entry.original_currency),
     original_currency: entry.original_currency,
     fx_rate: entry.fx_rate,
+    // spec: courier 2.6 rule 4: a conversion records its rate and source.
+    fx_source: entry.fx_source,
     corrects: entry.corrects,
     shipment: entry.shipment,
     created_at: new Date(entry.created_at).toISOString(),
+    // Set when the charge was booked later than it arose (a conversion resolved); else null.
+    charged_at: entry.charged_at == null ? null : new Date(entry.charged_at).toISOString(),
   };
 }
 

@@ -71,7 +71,7 @@ export interface LedgerEntry {
   readonly reference: string;
   /** Order in which entries reached the account; a conversion gets a new one when resolved. */
   readonly seq: number;
-  /** `YYYY-MM` (UTC) of `created_at`: the period whose invoice it goes on. */
+  /** `YYYY-MM` (UTC) of `created_at`: the period whose statement and invoice it goes on. */
   readonly period: string;
   readonly kind: EntryKind;
   /** Signed, see the top of this file; in `currency`'s minor units. */
@@ -96,7 +96,16 @@ export interface LedgerEntry {
    */
   readonly corrects_kind?: EntryKind | null;
   readonly shipment: string | null;
+  /**
+   * When the entry was booked: the moment it counts in its period's statement, invoice and
+   * export range. A conversion resolved after it was posted is booked when resolved.
+   */
   readonly created_at: number;
+  /**
+   * When the charge arose (its source event), set only when it was booked later: a conversion
+   * resolved after it was posted. Absent or null: it arose at `created_at`.
+   */
+  readonly charged_at?: number | null;
 }
 
 /** The fields every entry starts from; the caller sets what differs. */

@@ -386,6 +386,7 @@ export class BillingEvents {
         const body = chargeEventBody({
           eventId,
           eventType: CHARGE_RESOLVED,
+          // The resolution's moment, when the charge is booked; `charged_at` says when it arose.
           occurredAt: r.created_at,
           client,
           entry,
@@ -575,5 +576,6 @@ export function entryOfRow(row: LedgerEntryRow): LedgerEntry {
       : { corrects_kind: row.corrects_kind as LedgerEntry["kind"] }),
     shipment: row.shipment,
     created_at: row.created_at.getTime(),
+    ...(row.charged_at === null ? {} : { charged_at: row.charged_at.getTime() }),
   });
 }

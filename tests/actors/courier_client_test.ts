@@ -288,17 +288,20 @@ Deno.test("client account: without a rate a charge is unresolved_fx, out of bala
     a.refused({ kind: "resolve_fx", reference: "NOPE", rate: "0.75", source: "x", by: "t" }),
     "not_found",
   );
-  a.now += 40 * DAY; // resolved in November, still an October entry
+  a.now += 40 * DAY; // resolved in November: booked in November, arose in October
   a.must({ kind: "resolve_fx", reference: "CUS-ZA", rate: "0.7525", source: "BoB", by: "t" });
   const resolved = a.entry("CUS-ZA");
   assert.equal(resolved.status, "posted");
   assert.equal(resolved.amount_minor, 7_525);
   assert.equal(resolved.currency, "BWP");
   assert.equal(resolved.original_amount_minor, 10_000);
-  assert.equal(resolved.period, "2026-10");
+  assert.equal(resolved.period, "2026-11");
+  assert.equal(resolved.created_at, a.now);
+  assert.equal(resolved.charged_at, T0);
   assert.equal(a.client.money.receivable_minor, 7_525);
   assert.deepEqual(a.client.ledger.unresolved, []);
-  assert.equal(a.client.ledger.periods["2026-10|BWP"]?.uninvoiced_minor, 7_525);
+  assert.equal(a.client.ledger.periods["2026-11|BWP"]?.uninvoiced_minor, 7_525);
+  assert.equal(a.client.ledger.periods["2026-10|BWP"], undefined, "October is left as it was");
   assert.equal(
     a.refused({ kind: "resolve_fx", reference: "CUS-ZA", rate: "0.75", source: "x", by: "t" }),
     "not_found",

@@ -259,6 +259,61 @@ Deno.test("LedgerProjector: an FX resolution, invoice and payment see the entrie
   });
 });
 
+Deno.test("LedgerProjector: a resolution books its entry at its own time and period, keeping when the charge arose; the placeholder replayed is silent", async () => {
+  await withProjector(async (s) => {
+    const fx = entry("fx-1", 1, {
+      kind: "duties",
+      status: "unresolved_fx",
+      amount_minor: 10_000,
+      currency: "ZAR",
+      source_event: "customs.duties:xing_1",
+    });
+    const posted = { kind: "entry_posted", entry: fx, effect: {}, invoiceable: false, by: "t" };
+    const FEB = Date.UTC(2026, 1, 3);
+    const resolution = {
+      reference: "fx-1",
+      seq: 2,
+      period: "2026-02",
+      kind: "duties",
+      amount_minor: 7_525,
+      currency: "BWP",
+      status: "posted",
+      recoverable: false,
+      original_amount_minor: 10_000,
+      original_currency: "ZAR",
+      fx_rate: "0.7525",
+      fx_source: "test",
+      created_at: FEB,
+      charged_at: fx.created_at,
+    };
+    await publish(s.bus, change("c1", [posted]));
+    await publish(
+      s.bus,
+      change("c1", [{
+        kind: "fx_resolved",
+        resolution,
+        effect: {},
+        invoiceable: true,
+        by: "t",
+      }]),
+    );
+    // The placeholder's change delivered again after its resolution: the same fact.
+    await publish(s.bus, change("c1", [posted]));
+    await s.projector.idle();
+    assert.deepEqual(s.errors, []);
+    const [row] = await rowsOf(s.t, "c1");
+    assert.deepEqual(
+      [row?.period, row?.created_at.getTime(), row?.charged_at?.getTime(), row?.source_event],
+      ["2026-02", FEB, fx.created_at, "customs.duties:xing_1"],
+    );
+    assert.deepEqual([row?.status, Number(row?.amount_minor), row?.currency], [
+      "posted",
+      7_525,
+      "BWP",
+    ]);
+  });
+});
+
 Deno.test("LedgerProjector: a sync sentinel after a batch resolves only once the batch is written", async () => {
   await withProjector(async (s) => {
     // Nothing queued: a sentinel resolves at once.

@@ -39,6 +39,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0009_shipment_closed",
     "0010_charge_events",
     "0011_resolution_events",
+    "0012_resolved_charges",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -62,6 +63,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0009_shipment_closed",
     "0010_charge_events",
     "0011_resolution_events",
+    "0012_resolved_charges",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -194,6 +196,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0009_shipment_closed",
     "0010_charge_events",
     "0011_resolution_events",
+    "0012_resolved_charges",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -261,6 +264,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0009_shipment_closed",
     "0010_charge_events",
     "0011_resolution_events",
+    "0012_resolved_charges",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();

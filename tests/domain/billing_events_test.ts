@@ -95,6 +95,7 @@ Deno.test("billing events: a charge body carries 2.7's fields, amounts as decima
       original_amount_minor: 40000,
       original_currency: "ZAR",
       fx_rate: "0.75",
+      fx_source: "Bank of Botswana",
     }),
     shipment: {
       waybill: "WB1",
@@ -123,9 +124,11 @@ Deno.test("billing events: a charge body carries 2.7's fields, amounts as decima
     original_amount: "400.00",
     original_currency: "ZAR",
     fx_rate: "0.75",
+    fx_source: "Bank of Botswana",
     corrects: null,
     shipment: "WB1",
     created_at: "2026-11-02T08:00:00.000Z",
+    charged_at: null,
   });
   assert.equal(body.shipment.external_customer_code, "EXT-1");
 });

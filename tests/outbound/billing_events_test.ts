@@ -581,7 +581,7 @@ Deno.test("billing events: a note numbered like the shipment it corrects has an 
   assert.equal(await chargeEventIdOf("ten", "c1", { ...shipment, kind: "payment" }), null);
 });
 
-Deno.test("billing events: charge.resolved keeps the charge's waybill, shipment references and evidence", () =>
+Deno.test("billing events: charge.resolved keeps the charge's waybill, references and evidence, occurs at its resolution and tells when the charge arose", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {
       const courier = await newCourier(t);
@@ -607,6 +607,9 @@ Deno.test("billing events: charge.resolved keeps the charge's waybill, shipment 
         by: "test",
       }, entryAsk(source));
       assert.ok(posted.ok, JSON.stringify(posted));
+      const arose = new Date(t.clock.now()).toISOString();
+      await advance(t, 3 * 24 * 3600); // rated three days later
+      const resolvedAt = new Date(t.clock.now()).toISOString();
       const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/resolve-fx`, {
         key: courier.business.api_key,
         body: { entry_reference: "DUT-T1", rate: "0.75", source: "Bank of Botswana" },
@@ -628,6 +631,13 @@ Deno.test("billing events: charge.resolved keeps the charge's waybill, shipment 
       assert.equal(body.entry.evidence_path, "evidence/duty-receipt.pdf");
       assert.equal(body.shipment?.waybill, waybill);
       assert.equal(body.shipment?.external_billing_reference, "EBR-7");
+      // spec: courier 2.6 rule 4: booked when it got its rate, with when it arose and the rate's
+      // source.
+      assert.equal(body.occurred_at, resolvedAt);
+      assert.equal(body.entry.created_at, resolvedAt);
+      assert.equal(body.entry.charged_at, arose);
+      assert.equal(body.entry.fx_rate, "0.75");
+      assert.equal(body.entry.fx_source, "Bank of Botswana");
     })
   ));
 

@@ -8,6 +8,7 @@ import { periodOf, PERIODS_KEPT_MAX } from "../../../src/domain/ledger.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   billingCsv,
+  billingCsvRows,
   bookWaybill,
   type Client,
   clientKey,
@@ -436,7 +437,7 @@ Deno.test("billing: one invoice per currency; entries carry its id; a late entry
     assert.equal(stuck.body.code, "balance_not_settled");
   }));
 
-Deno.test("billing: a late entry in a period invoiced long ago goes on a supplementary, though the account let the period go", () =>
+Deno.test("billing: a conversion resolved long after its period was invoiced and let go goes on the resolution's period, never reopening the old one", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const first = periodOf(t.clock.now());
@@ -469,8 +470,12 @@ Deno.test("billing: a late entry in a period invoiced long ago goes on a supplem
       source: "Bank of Botswana",
     });
     assert.equal(resolved.status, 201, JSON.stringify(resolved.body));
-    // spec: courier 2.6 rule 5: the period had its invoice: this one is supplementary.
-    const late = await invoice(t, courier, client, first);
+    // spec: courier 2.6 rules 4, 5: booked at its resolution; the old period stays as invoiced.
+    const old = await invoice(t, courier, client, first);
+    assert.equal(old.status, 422, JSON.stringify(old.body));
+    assert.equal(old.body.code, "nothing_to_invoice");
+    // This period had its invoice already: the conversion goes on a supplementary one.
+    const late = await invoice(t, courier, client, periodOf(t.clock.now()));
     assert.equal(late.status, 201, JSON.stringify(late.body));
     assert.deepEqual(
       late.body.data.invoices.map((i: { amount: number; supplementary: boolean }) => [
@@ -1543,6 +1548,104 @@ Deno.test("billing export: an entry awaiting its rate stays pending until resolv
     assert.equal(resolved.status, "posted");
     assert.equal(resolved.amount_minor, 7_525);
     assert.equal(resolved.export_state, "exported");
+  }));
+
+Deno.test("billing: a conversion resolved in a later month is booked in that month's statement, invoice and export, and still tells when it arose", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const arose = t.clock.now(); // 2026-11-02
+    await charge(t, courier, client, { reference: "CUS-1", amount_minor: 7_500 });
+    await charge(t, courier, client, {
+      reference: "FX-1",
+      amount_minor: 10_000,
+      currency: "ZAR",
+      source_event: "customs.cleared:xing_1",
+    });
+    const month = async (method: "GET" | "POST", from: string, to: string) => {
+      await settle(t);
+      const q = `client_id=${client.id}&from=${from}&to=${to}`;
+      return billingCsvRows(await billingCsv(t, courier, method, q));
+    };
+    // November's export: the conversion has no amount yet, so it stays pending (2.6 rule 4).
+    const nov = await month("POST", "2026-11-01", "2026-11-30");
+    assert.deepEqual(nov.map((r) => [r["reference"], r["status"], r["export state"]]), [
+      ["CUS-1", "posted", "exported"],
+      ["FX-1", "unresolved_fx", "pending"],
+    ]);
+    assert.equal((await invoice(t, courier, client, "2026-11")).status, 201);
+
+    t.clock.advanceBy(33 * DAY); // 2026-12-05
+    const r = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "FX-1",
+      rate: "0.7525",
+      source: "Bank of Botswana 2026-12-05",
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.period, "2026-12");
+    assert.equal(r.body.data.charged_at, new Date(arose).toISOString());
+
+    // December's export carries it, dated the resolution, with what it arose from.
+    const dec = await month("POST", "2026-12-01", "2026-12-31");
+    assert.deepEqual(
+      dec.map((x) => [
+        x["date"],
+        x["reference"],
+        x["amount"],
+        x["currency"],
+        x["status"],
+        x["source event"],
+        x["original amount"],
+        x["original currency"],
+        x["FX rate"],
+        x["export state"],
+      ]),
+      [[
+        "2026-12-05",
+        "FX-1",
+        "75.25",
+        "BWP",
+        "posted",
+        "customs.cleared:xing_1",
+        "100.00",
+        "ZAR",
+        "0.7525",
+        "exported",
+      ]],
+    );
+    // November's file and statement stay as they were sent: no entry moved into them.
+    const novAgain = await month("GET", "2026-11-01", "2026-11-30");
+    assert.deepEqual(novAgain.map((x) => x["reference"]), ["CUS-1"]);
+    const novView = await view(t, courier, client, "2026-11");
+    assert.equal(novView.statement.totals[0].closing_balance, 75);
+    const decView = await view(t, courier, client, "2026-12");
+    const [entry] = decView.statement.entries;
+    assert.equal(decView.statement.entries.length, 1);
+    assert.equal(entry.reference, "FX-1");
+    assert.equal(entry.period, "2026-12");
+    assert.equal(entry.created_at, new Date(t.clock.now()).toISOString());
+    assert.equal(entry.charged_at, new Date(arose).toISOString());
+    assert.equal(entry.source_event, "customs.cleared:xing_1");
+    assert.equal(entry.fx_source, "Bank of Botswana 2026-12-05");
+    assert.deepEqual(decView.statement.totals, [{
+      currency: "BWP",
+      opening_balance: 75,
+      charges: 75.25,
+      recoverable_duties: 0,
+      received: 0,
+      net: 75.25,
+      closing_balance: 150.25,
+    }]);
+    // Invoiced with December, not as a supplementary to November.
+    const lateNov = await invoice(t, courier, client, "2026-11");
+    assert.equal(lateNov.body.code, "nothing_to_invoice");
+    const decInvoice = await invoice(t, courier, client, "2026-12");
+    assert.deepEqual(
+      decInvoice.body.data.invoices.map((i: { amount: number; supplementary: boolean }) => [
+        i.amount,
+        i.supplementary,
+      ]),
+      [[75.25, false]],
+    );
   }));
 
 Deno.test("billing: a note sent again under its Idempotency-Key is issued once; the key with other figures is refused", () =>
