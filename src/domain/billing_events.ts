@@ -216,7 +216,14 @@ export function completionEventBody(
       readonly total_minor: number;
       readonly tax_minor: number;
       readonly currency: string;
-      readonly lines: readonly { code: string; label: string; amount_minor: number }[];
+      /** The frozen price lines (courier 2.2); the tax line also has `included` and its tax. */
+      readonly lines: readonly {
+        readonly code: string;
+        readonly label: string;
+        readonly amount_minor: number;
+        readonly included?: boolean;
+        readonly tax_minor?: number;
+      }[];
       readonly status: string;
       readonly delivered_at: number | null;
       readonly pod: boolean;
@@ -237,10 +244,14 @@ export function completionEventBody(
       base_charge: money(s.total_minor - s.tax_minor),
       currency: s.currency,
       tax: money(s.tax_minor),
+      // spec: courier 2.2: the tax line also has `included` and `tax`, as the offer and the
+      // shipment's snapshot show it; amounts in this body's own format (decimal strings).
       price_lines: s.lines.map((l) => ({
         code: l.code,
         label: l.label,
         amount: money(l.amount_minor),
+        ...(l.included === undefined ? {} : { included: l.included }),
+        ...(l.tax_minor === undefined ? {} : { tax: money(l.tax_minor) }),
       })),
       adjustments: input.adjustments,
       status: s.status,

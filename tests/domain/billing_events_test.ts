@@ -174,6 +174,46 @@ Deno.test("billing events: the completion body lists price lines and later charg
   assert.equal(body.shipment.delivered_at, "2026-11-02T09:00:00.000Z");
 });
 
+Deno.test("billing events: the completion body's tax line keeps included and tax, as the offer shows it", () => {
+  const delivered = (tax: { included: boolean; amount_minor: number }) =>
+    JSON.parse(completionEventBody({
+      eventId: "evt_3",
+      eventType: "shipment.delivered",
+      occurredAt: at,
+      client: { id: "cli_1", code: "MOLAPO", name: "Molapo Pharmacy" },
+      shipment: {
+        waybill: "WB1",
+        external_customer_code: null,
+        external_billing_reference: null,
+        booked_at: at,
+        service: "express",
+        total_minor: 9999,
+        tax_minor: 719,
+        currency: "BWP",
+        lines: [
+          { code: "transport", label: "Transport", amount_minor: 9999 - tax.amount_minor },
+          { code: "tax", label: "GST", tax_minor: 719, ...tax },
+        ],
+        status: "delivered",
+        delivered_at: at,
+        pod: true,
+      },
+      adjustments: [],
+    })).shipment.price_lines;
+  // spec: courier 2.2: the tax line also has included and tax; inclusive: the line itself is 0.
+  assert.deepEqual(delivered({ included: true, amount_minor: 0 }), [
+    { code: "transport", label: "Transport", amount: "99.99" },
+    { code: "tax", label: "GST", amount: "0.00", included: true, tax: "7.19" },
+  ]);
+  assert.deepEqual(delivered({ included: false, amount_minor: 719 })[1], {
+    code: "tax",
+    label: "GST",
+    amount: "7.19",
+    included: false,
+    tax: "7.19",
+  });
+});
+
 Deno.test("billing CSV: a row has the 26 columns of 4.3 and shows the furthest state", () => {
   assert.equal(BILLING_CSV_COLUMNS.length, 26);
   const row = billingCsvRow({
