@@ -13,6 +13,7 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import { promiseDueAt } from "../src/domain/lifecycle.ts";
+import { formatMinor } from "../src/domain/money.ts";
 import type { WorkingCalendar } from "../src/domain/calendar.ts";
 
 export const CLAIM_KINDS = ["loss", "damage", "delay"] as const;
@@ -144,6 +145,15 @@ function sameFiling(a: ClaimFiling, b: ClaimFiling): boolean {
     a.currency === b.currency && a.description === b.description;
 }
 
+/**
+ * An amount as a refusal states it: a decimal with its currency, as every answer speaks money
+ * (spec: courier 2.2, 9.4), never minor units; a value that is no whole number of minor units
+ * as it was given.
+ */
+function moneyText(minor: number, currency: string): string {
+  return Number.isSafeInteger(minor) ? `${formatMinor(minor, currency)} ${currency}` : `${minor}`;
+}
+
 function badText(text: string | null, max: number): boolean {
   return text === null || text.trim() === "" || text.length > max;
 }
@@ -160,7 +170,10 @@ function file(state: ClaimState, c: Extract<ClaimCommand, { kind: "file" }>, now
     return reject("validation_failed", `kind is one of ${CLAIM_KINDS.join(", ")}: ${f.kind}`);
   }
   if (!Number.isSafeInteger(f.amount_minor) || f.amount_minor <= 0) {
-    return reject("invalid_amount", `a claim is for an amount above zero: ${f.amount_minor}`);
+    return reject(
+      "invalid_amount",
+      `a claim is for an amount above zero: ${moneyText(f.amount_minor, f.currency)}`,
+    );
   }
   if (badText(f.description, CLAIM_TEXT_CHARS_MAX)) {
     return reject("validation_failed", "a claim needs a description");
@@ -184,23 +197,35 @@ function file(state: ClaimState, c: Extract<ClaimCommand, { kind: "file" }>, now
   return accept([{ kind: "claim_filed", claim }], (next) => ({ claim: next!, created: true }));
 }
 
+/** What a decision is judged on: the claim's amount and currency, and what the decider sent. */
+export interface ApprovalInput {
+  /** The claimed amount, in minor units of `currency`. */
+  readonly claimed: number;
+  readonly currency: string;
+  readonly outcome: ClaimOutcome;
+  /** The approved amount sent, in minor units; null when none was. */
+  readonly given: number | null;
+  readonly reason: string | null;
+}
+
 /** The approved amount an outcome stands for, or the refusal naming what is wrong. */
 export function approvedAmount(
-  claimed: number,
-  outcome: ClaimOutcome,
-  given: number | null,
-  reason: string | null,
+  input: ApprovalInput,
 ): { ok: true; amount: number } | { ok: false; code: string; message: string } {
+  const { claimed, currency, outcome, given, reason } = input;
   const refuse = (code: string, message: string) => ({ ok: false as const, code, message });
+  const money = (minor: number) => moneyText(minor, currency);
   if (given !== null && (!Number.isSafeInteger(given) || given < 0)) {
-    return refuse("invalid_amount", `approved_amount is zero or more: ${given}`);
+    return refuse("invalid_amount", `approved_amount is zero or more: ${money(given)}`);
   }
   switch (outcome) {
     case "approved":
       if (given !== null && given !== claimed) {
         return refuse(
           "invalid_amount",
-          `approved means the whole claim (${claimed} minor units); use partly_approved: ${given}`,
+          `approved means the whole claim (${money(claimed)}); use partly_approved: ${
+            money(given)
+          }`,
         );
       }
       return { ok: true, amount: claimed };
@@ -208,9 +233,9 @@ export function approvedAmount(
       if (given === null || given <= 0 || given >= claimed) {
         return refuse(
           "invalid_amount",
-          `partly_approved needs an approved_amount above zero and below the claim (${claimed} minor units): ${
-            given ?? "none"
-          }`,
+          `partly_approved needs an approved_amount above zero and below the claim (${
+            money(claimed)
+          }): ${given === null ? "none" : money(given)}`,
         );
       }
       if (badText(reason, CLAIM_TEXT_CHARS_MAX)) {
@@ -219,7 +244,7 @@ export function approvedAmount(
       return { ok: true, amount: given };
     case "rejected":
       if (given !== null && given !== 0) {
-        return refuse("invalid_amount", `a rejected claim approves nothing: ${given}`);
+        return refuse("invalid_amount", `a rejected claim approves nothing: ${money(given)}`);
       }
       if (badText(reason, CLAIM_TEXT_CHARS_MAX)) {
         return refuse("reason_required", "a rejection needs a reason");
@@ -245,7 +270,13 @@ function decideClaim(
   if (c.reason !== null && c.reason.length > CLAIM_TEXT_CHARS_MAX) {
     return reject("validation_failed", `a reason has at most ${CLAIM_TEXT_CHARS_MAX} characters`);
   }
-  const amount = approvedAmount(state.amount_minor, c.outcome, c.approved_amount_minor, c.reason);
+  const amount = approvedAmount({
+    claimed: state.amount_minor,
+    currency: state.currency,
+    outcome: c.outcome,
+    given: c.approved_amount_minor,
+    reason: c.reason,
+  });
   if (!amount.ok) return reject(amount.code, amount.message);
   const decision: ClaimDecision = {
     outcome: c.outcome,

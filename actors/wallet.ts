@@ -4,6 +4,7 @@
  * idempotency key), so the same operator credit twice books once.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../src/runtime/actor.ts";
+import { formatMinor } from "../src/domain/money.ts";
 
 export interface WalletTransaction {
   readonly id: string;
@@ -40,14 +41,22 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
     switch (command.kind) {
       case "credit":
       case "debit": {
+        // spec: courier 9.4: amounts are decimals in the stated currency, in refusals too.
+        const cur = command.currency;
+        const money = (minor: number) => `${formatMinor(minor, cur)} ${cur}`;
         if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
-          return reject("validation_failed", `amount must be positive: ${command.amount_minor}`);
+          const given = Number.isSafeInteger(command.amount_minor)
+            ? money(command.amount_minor)
+            : `${command.amount_minor}`;
+          return reject("validation_failed", `amount must be positive: ${given}`);
         }
-        const balance = state.balances[command.currency] ?? 0;
+        const balance = state.balances[cur] ?? 0;
         if (command.kind === "debit" && balance < command.amount_minor) {
           return reject(
             "insufficient_balance",
-            `wallet balance too low: available ${balance}, needed ${command.amount_minor} (minor units)`,
+            `wallet balance too low: available ${money(balance)}, needed ${
+              money(command.amount_minor)
+            }`,
           );
         }
         const { kind, amount_minor, currency, reference, by } = command;

@@ -130,6 +130,40 @@ Deno.test("claims: outcomes need their amounts and reasons; bad input changes no
     assert.equal(rejected.body.data.outcome.approved_amount, 0);
   }));
 
+Deno.test("claims: a refused decision states its amounts as decimals in the claim's currency", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    await grantApprove(t, courier);
+    const id = (await file(t, courier, { waybill, amount: "1234.56" })).body.data.id;
+    const refusal = async (body: Record<string, unknown>) => {
+      const r = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+        key: courier.business.api_key,
+        body,
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "invalid_amount");
+      return r.body.message;
+    };
+    // spec: courier 2.2, 9.4: amounts are decimals in the stated currency, never minor units.
+    assert.equal(
+      await refusal({ outcome: "approved", approved_amount: "1300.00" }),
+      "approved means the whole claim (1234.56 BWP); use partly_approved: 1300.00 BWP",
+    );
+    assert.equal(
+      await refusal({ outcome: "partly_approved", approved_amount: 0, reason: "x" }),
+      "partly_approved needs an approved_amount above zero and below the claim (1234.56 BWP): " +
+        "0.00 BWP",
+    );
+    assert.equal(
+      await refusal({ outcome: "partly_approved", reason: "x" }),
+      "partly_approved needs an approved_amount above zero and below the claim (1234.56 BWP): none",
+    );
+    assert.equal(
+      await refusal({ outcome: "rejected", approved_amount: "3", reason: "x" }),
+      "a rejected claim approves nothing: 3.00 BWP",
+    );
+  }));
+
 Deno.test("claims: compensation above the booked price (cover on the declared value) reaches the client", () =>
   withTestEnv(async (t) => {
     // spec: courier 2.4: liability cover is priced on the declared value, so a covered loss is
@@ -301,7 +335,7 @@ Deno.test("claim: an outcome's approved amount is whole, part (0 < x < claim) or
     fc.constantFrom(...CLAIM_OUTCOMES),
     fc.option(fc.integer({ min: -10, max: 1_000_010 }), { nil: null }),
     (claimed, outcome, given) => {
-      const r = approvedAmount(claimed, outcome, given, "reason");
+      const r = approvedAmount({ claimed, currency: "BWP", outcome, given, reason: "reason" });
       if (!r.ok) return;
       if (outcome === "approved") assert.equal(r.amount, claimed);
       if (outcome === "rejected") assert.equal(r.amount, 0);
