@@ -58,6 +58,8 @@ export interface PlanInput {
   readonly indexes: readonly string[];
   /** Whether the store's recovery marker is known to be written already. */
   readonly marker: "none" | "set" | "clearing";
+  /** The first seq the store's marker names, while this instance knows it is there. */
+  readonly markerFrom: number | null;
 }
 
 const INDEX_SEPARATOR = "\u0000";
@@ -199,7 +201,14 @@ export function planBatch(
     recordJson,
     recordBytes,
     eventBytes: def.logEvents === false ? 0 : events.reduce((n, e) => n + e.bytes, 0),
-    unpublishedFrom: publish && cell.marker !== "set" ? events[0]!.seq : null,
+    // While the marker's removal is on the way, the events it names may not all be handled yet:
+    // written again, it keeps naming the first of them, never a later seq (a crash before they
+    // are handled would otherwise lose them for every subscriber that had not taken them).
+    unpublishedFrom: !publish || cell.marker === "set"
+      ? null
+      : cell.marker === "clearing" && cell.markerFrom !== null
+      ? Math.min(cell.markerFrom, events[0]!.seq)
+      : events[0]!.seq,
   };
   return { outcomes, events, write, state, staleTimers, publish };
 }

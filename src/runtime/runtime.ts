@@ -86,6 +86,8 @@ class Cell {
    * its removal is on the way (a commit then writes it again), `none` when it is gone.
    */
   marker: "none" | "set" | "clearing" = "none";
+  /** The first seq the store's marker names, once this instance wrote it (null: not known). */
+  markerFrom: number | null = null;
   /** The publication of the last commit; the marker goes only once it is delivered. */
   lastPublish: Promise<void> = Promise.resolve();
   /** Loaded without a read, on the word of a `fresh` ask; cleared by the first commit or read. */
@@ -457,6 +459,7 @@ export class ActorRuntime {
         still.forEach((c, i) => {
           if (c.cell.marker !== "clearing") return; // a commit wrote the marker again meanwhile
           c.cell.marker = done[i] ? "none" : "set";
+          if (done[i]) c.cell.markerFrom = null;
         });
         cleared += done.filter(Boolean).length;
       }
@@ -545,6 +548,7 @@ export class ActorRuntime {
     cell.timers = {};
     cell.indexes = [];
     cell.marker = "none";
+    cell.markerFrom = null;
     cell.loaded = true;
     cell.assumedNew = true;
   }
@@ -565,7 +569,10 @@ export class ActorRuntime {
     cell.indexes = write.record.indexes;
     cell.version = version;
     if (!plan.publish) return;
-    if (write.unpublishedFrom !== null) cell.marker = "set";
+    if (write.unpublishedFrom !== null) {
+      cell.marker = "set";
+      cell.markerFrom = write.unpublishedFrom;
+    }
     cell.lastPublish = this.#publish(
       cell.def,
       cell.key,
@@ -617,6 +624,7 @@ export class ActorRuntime {
     }
     // Another instance may have cleared the marker: the next commit writes it again.
     cell.marker = "none";
+    cell.markerFrom = null;
     cell.loaded = true;
     cell.assumedNew = false;
     // Another writer may have stored replies since a read made ahead: count the load as a

@@ -348,6 +348,33 @@ Deno.test("runtime: an actor that commits while its marker is being removed keep
   }
 });
 
+Deno.test("runtime: a commit while the marker's removal waits on the bus keeps the marker at the first event not yet handled", async () => {
+  const rt = await openTestRuntime();
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  const sub = rt.bus.subscribe("test.*.test_account.*", () => held);
+  try {
+    assert.ok((await rt.runtime.ask(accountActor, T, "m3", { kind: "credit", amount: 5 })).ok);
+    const [first] = await rt.store.unpublished(10);
+    assert.equal(first?.from, 1);
+    // The removal waits for the handler of seq 1; meanwhile seq 2 is committed (for the bus).
+    const sweeping = rt.runtime.sweepMarkers();
+    assert.ok((await rt.runtime.ask(accountActor, T, "m3", { kind: "credit", amount: 7 })).ok);
+    // A crash now must republish seq 1 too: its handler has not finished.
+    assert.deepEqual(
+      (await rt.store.unpublished(10)).map((u) => u.from),
+      [1],
+      "the marker still names the first event not yet handled",
+    );
+    release();
+    await sweeping;
+  } finally {
+    release();
+    sub.unsubscribe();
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: a commit with nothing for downstream (events off the bus, no snapshot) publishes nothing and leaves no recovery marker", async () => {
   const rt = await openTestRuntime();
   const seen: ActorChange[] = [];
