@@ -878,7 +878,7 @@ export function entryView(e: LedgerEntry) {
     created_at: new Date(e.created_at).toISOString(),
     // spec: courier 2.6 rule 4: a conversion resolved later is booked then (created_at, period);
     // this says when the charge arose. Null: it arose at created_at.
-    charged_at: e.charged_at == null ? null : new Date(e.charged_at).toISOString(),
+    charged_at: iso(e.charged_at),
   };
 }
 

@@ -378,7 +378,6 @@ interface QuoteRow {
   options: { code: string; total_minor: number; currency: string }[];
 }
 
-/** spec: courier 4.1: a saved quote with what it prices and, once booked, its waybill. */
 /**
  * A saved quote's state (courier 4.1, 8: held 7 days): `booked` once a booking made it, else
  * `open` up to and including its valid_until (as booking checks it), then `expired`.
@@ -388,6 +387,7 @@ function quoteStatus(d: QuoteRow, waybill: string | null, now: number) {
   return now > d.valid_until ? "expired" : "open";
 }
 
+/** spec: courier 4.1: a saved quote with what it prices and, once booked, its waybill. */
 function quoteListView(d: QuoteRow, waybill: string | null, now: number) {
   return {
     quote_reference: d.reference,

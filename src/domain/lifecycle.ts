@@ -282,8 +282,7 @@ export function allowanceHours(terms: LifecycleTerms, m: Milestone, atDestinatio
 
 /**
  * A milestone opened at `at` with its deadline and at-risk point on the working calendar. Its
- * working window counts from `countFrom` when that is later than `at` (collection booked after
- * the cut-off counts from its promised day), else from `at`.
+ * working window counts from `countFrom` (never before `at`: collectionCountsFrom), else `at`.
  */
 export function openMilestone(
   terms: LifecycleTerms,
@@ -292,7 +291,7 @@ export function openMilestone(
   options: { atDestination?: boolean; dueAt?: number; countFrom?: number } = {},
 ): OpenMilestone {
   const cal = terms.calendar;
-  const from = Math.max(at, options.countFrom ?? at);
+  const from = options.countFrom ?? at;
   const hours = allowanceHours(terms, m, options.atDestination ?? false);
   const due = options.dueAt ?? addWorkingHours(cal, from, hours ?? 0);
   // spec: courier 2.8: at risk once at_risk_pct of the working window is used.
