@@ -297,6 +297,10 @@ export function billingRoutes(api: Api): void {
       evidence: Text.optional(),
     }),
     status: 201,
+    idempotencyKey:
+      "For a note without a `reference`: issued once per key, and the same key again " +
+      "answers the first note (200); with other facts it answers 409. Without either, every call " +
+      "issues a note",
   }, async (c, { params, body }) => {
     const courier = businessPrincipalOf(c).business.id;
     // A note without a reference of its own is issued once per Idempotency-Key: a retry after a
@@ -472,6 +476,8 @@ export function billingRoutes(api: Api): void {
     params: ClientParam,
     body: z.object({ period: Period }),
     status: 201,
+    idempotencyKey: "The same key again answers the invoices the first call issued (200), not a " +
+      "supplementary invoice; with another period it answers 409",
   }, async (c, { params, body }) => {
     // A retry after a lost answer gets the invoices the first request issued (200), not a
     // refusal that nothing is left to invoice, nor a supplementary invoice of what came since.

@@ -131,6 +131,9 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
     body: ShipmentRequest,
     status: 201,
+    idempotencyKey:
+      "Books once per key: the same request again answers 200 `already_booked: true`; " +
+      "the same key with other details answers 409",
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
@@ -152,6 +155,8 @@ export function clientShipmentRoutes(api: Api): void {
     security,
     middleware: [client()],
     body: BulkBody,
+    idempotencyKey: "With a row's index, the identity of a row that has no idempotency_key or " +
+      "(under unique_external_reference) client_order_reference of its own",
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
@@ -183,6 +188,9 @@ export function clientShipmentRoutes(api: Api): void {
     security,
     middleware: [client()],
     upload: "text/csv",
+    idempotencyKey:
+      "With a line's content, the identity of a line that has no idempotency_key or " +
+      "(under unique_external_reference) client_order_reference of its own",
   }, async (c) => {
     const header = idempotencyHeader(c);
     const file = readCsv(await uploadText(c));

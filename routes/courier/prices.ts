@@ -203,6 +203,9 @@ export function priceRoutes(api: Api): void {
       idempotency_key: ShipmentRequest.shape.idempotency_key,
     }),
     status: 201,
+    idempotencyKey:
+      "Books once per key: the same request again answers 200 `already_booked: true`; " +
+      "the same key with other details answers 409",
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;

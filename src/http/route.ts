@@ -46,6 +46,18 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly produces?: "application/pdf" | "text/csv";
   /** A file the request carries instead of a JSON body: multipart field `file`, or the raw text. */
   readonly upload?: "text/csv" | "file";
+  /**
+   * What the `Idempotency-Key` header does on this route, when it honours one: shown in the
+   * OpenAPI document as the header parameter (the handler reads it with idempotencyHeader).
+   */
+  readonly idempotencyKey?: string;
+}
+
+/** The `Idempotency-Key` header parameter as the OpenAPI document shows it. */
+function idempotencyHeaderParam(description: string) {
+  return z.object({
+    "Idempotency-Key": z.string().min(1).max(120).optional().openapi({ description }),
+  });
 }
 
 const Binary = z.string().openapi({ format: "binary" });
@@ -96,6 +108,7 @@ export function define<
     request: {
       ...(spec.params instanceof z.ZodObject ? { params: spec.params } : {}),
       ...(spec.query instanceof z.ZodObject ? { query: spec.query } : {}),
+      ...(spec.idempotencyKey ? { headers: idempotencyHeaderParam(spec.idempotencyKey) } : {}),
       ...requestBody(spec),
     },
     responses: {
