@@ -564,6 +564,24 @@ const CUSTOMS_TIMER = "customs_over";
 /** The estimated delivery day is over without delivery: the estimate moves (courier 2.3, 3.2). */
 const ESTIMATE_TIMER = "estimate_passed";
 
+/**
+ * spec: courier 2.9 no_scan: the silence counts from the last physical scan; before the first,
+ * from when collection is owed (collectionCountsFrom), as no scan can be owed before that.
+ */
+function noScanSince(s: Shipment): number {
+  return s.last_scan?.at ??
+    collectionCountsFrom(termsOf(s).calendar, s.booked_at, s.pricing.promise.collection_on);
+}
+
+/**
+ * Whether the no_scan alert for the silence since `since` was raised. Before the first scan
+ * there is one silence, whatever instant it was counted from when raised (shipments booked
+ * before it counted from collection counted from booking).
+ */
+function noScanRaised(s: Shipment, since: number): boolean {
+  return s.no_scan_raised_for === since || (s.last_scan === null && s.no_scan_raised_for !== null);
+}
+
 /** The durable timers a lifecycle needs, by name and instant. */
 function wantedTimers(s: Shipment): Map<string, number> {
   const wanted = new Map<string, number>();
@@ -573,8 +591,8 @@ function wantedTimers(s: Shipment): Map<string, number> {
     if (!m.overdue_raised) wanted.set(`due:${m.name}`, m.due_at);
   }
   const terms = termsOf(s);
-  const since = s.last_scan?.at ?? s.booked_at;
-  if (s.no_scan_raised_for !== since) {
+  const since = noScanSince(s);
+  if (!noScanRaised(s, since)) {
     wanted.set(NO_SCAN_TIMER, addWorkingHours(terms.calendar, since, terms.no_scan_hours));
   }
   const customs = s.milestones.find((m) => m.name === "customs_clearance");
@@ -699,9 +717,9 @@ function check(state: Shipment, now: number): Decided {
         );
       }
     } else if (what === NO_SCAN_TIMER) {
-      const since = state.last_scan?.at ?? state.booked_at;
+      const since = noScanSince(state);
       const due = addWorkingHours(terms.calendar, since, terms.no_scan_hours);
-      if (noScanFor !== since && now >= due) {
+      if (!noScanRaised({ ...state, no_scan_raised_for: noScanFor }, since) && now >= due) {
         noScanFor = since;
         events.push(
           alertDue(

@@ -322,3 +322,26 @@ Deno.test("shipment: an estimate follows the days within the shipment's open tim
   assert.equal(at, null, "no timer left once every check is done");
   assert.ok(fired < 40, `checks fired: ${fired}`);
 });
+
+Deno.test("shipment: before the first scan, no_scan counts from when collection is owed, and is raised once", async () => {
+  const b = await booked();
+  // As if booked after the cut-off: collection (and so a scan) is owed from Tuesday 00:00 local.
+  const s: Shipment = {
+    ...b,
+    pricing: { ...b.pricing, promise: { ...b.pricing.promise, collection_on: "2026-11-03" } },
+    milestones: b.milestones.map((m) => ({ ...m, at_risk_raised: true, overdue_raised: true })),
+  };
+  const later = Date.parse("2026-11-10T12:00:00Z");
+  const raised = timerFired(s, "check", later).events.flatMap((e) =>
+    e.kind === "alert_due" && e.alert.kind === "no_scan" ? [e.alert] : []
+  );
+  assert.equal(raised.length, 1);
+  assert.match(JSON.stringify(raised[0]), /2026-11-02T22:00:00\.000Z/);
+  // Stored before it counted from collection, the alert was raised for the booking's instant:
+  // the same silence is not raised again.
+  const stored: Shipment = { ...s, no_scan_raised_for: b.booked_at };
+  const again = timerFired(stored, "check", later).events.filter((e) =>
+    e.kind === "alert_due" && e.alert.kind === "no_scan"
+  );
+  assert.deepEqual(again, []);
+});

@@ -276,6 +276,16 @@ Deno.test("operations: booked after the cut-off, collection is neither at risk n
       "overdue",
     );
     assert.equal((await board(t, courier)).data[0]!["health"], "late");
+
+    // No scan is owed before collection is either: the 24 hours count from Tuesday 00:00 local,
+    // not from the booking (Tuesday 15:00:01 local is 24 hours and a second after it).
+    await advance(t, 7 * HOUR + 1);
+    await t.settle();
+    assert.deepEqual(await alerts(t, courier, "?kind=no_scan"), []);
+    await advance(t, 9 * HOUR - 1); // Wednesday 00:00 local
+    await until(t, async () => (await alerts(t, courier, "?kind=no_scan")).length === 1, "no scan");
+    const [noScan] = await alerts(t, courier, "?kind=no_scan");
+    assert.match(JSON.stringify(noScan), /2026-11-02T22:00:00\.000Z/);
   }));
 
 Deno.test("operations report: today is the courier's day (its calendar's timezone), or the one asked for", () =>
