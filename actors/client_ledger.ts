@@ -485,7 +485,9 @@ type ResolveFx = Extract<LedgerCommand, { kind: "resolve_fx" }>;
  */
 function resolveFx(state: CourierClient, c: ResolveFx, now: number): LedgerDecision {
   const u = state.ledger.unresolved.find((e) => e.reference === c.reference);
-  if (!u) return reject("not_found", `no charge awaits an FX rate: ${c.reference}`);
+  if (!u) {
+    return reject("not_found", `entry_reference: no charge awaits an FX rate: ${c.reference}`);
+  }
   const rate = parseRate(c.rate);
   if (!rate.ok) return reject("invalid_fx_rate", `rate: ${rate.message}`);
   if (badText(c.source, TEXT_CHARS_MAX)) {
@@ -723,7 +725,7 @@ type CodRemitted = Extract<LedgerCommand, { kind: "cod_remitted" }>;
 /** spec: courier 2.6 rule 6: COD reduces what the client owes only once remitted. */
 function codRemitted(state: CourierClient, c: CodRemitted, now: number): LedgerDecision {
   const cod = state.ledger.cod.find((x) => x.waybill === c.waybill);
-  if (!cod) return reject("cod_not_collected", `no COD awaits remittance: ${c.waybill}`);
+  if (!cod) return reject("cod_not_collected", `waybill: no COD awaits remittance: ${c.waybill}`);
   if (badText(c.evidence_path, TEXT_CHARS_MAX)) {
     return reject("evidence_required", `remitted COD needs evidence: ${c.waybill}`);
   }

@@ -27,6 +27,7 @@ import {
 } from "../../actors/alert.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
+  evidenceResponse,
   readEvidence,
   storeEvidence,
 } from "../../src/courier/evidence.ts";
@@ -41,7 +42,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
-import { boundedForm } from "../../src/http/upload.ts";
+import { boundedForm, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 
@@ -52,8 +53,6 @@ const security = "business" as const;
 const ALERTS_PAGE_DEFAULT = 100;
 /** The most alerts one page answers (bounded pages, STYLE "What the anchors avoid"). */
 const ALERTS_PAGE_MAX = 500;
-/** Room for the multipart boundaries and the text fields around an evidence file. */
-const MULTIPART_OVERHEAD_BYTES_MAX = 64 * 1024;
 
 const read = [business({ scope: "shipments:view-own" }), courierPlatform];
 const act = [business({ scope: "runs:operate" }), courierPlatform];
@@ -229,15 +228,7 @@ export function alertRoutes(api: Api): void {
       ref.sha256,
     );
     if (found === null) throw new ApiError("not_found", `evidence file not found: ${ref.sha256}`);
-    return new Response(found.bytes as BodyInit, {
-      headers: {
-        "Content-Type": ref.content_type,
-        "Content-Length": String(found.bytes.length),
-        "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(ref.name)}`,
-        "X-Content-Type-Options": "nosniff",
-        "X-Evidence-SHA256": ref.sha256,
-      },
-    });
+    return evidenceResponse(ref, found.bytes);
   });
 }
 

@@ -69,6 +69,13 @@ import { read } from "../ask.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { shipmentIn } from "../../src/courier/shipments.ts";
 import { idempotencyHeader } from "./shipment_requests.ts";
+import {
+  EVIDENCE_FILE_BYTES_MAX,
+  evidenceResponse,
+  readEvidence,
+  storeEvidence,
+} from "../../src/courier/evidence.ts";
+import { MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { creditUsed } from "../../src/domain/settlement.ts";
 
 const tag = "Client billing";
@@ -82,7 +89,8 @@ const Positive = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$
 const Signed = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
 const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
 const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
-const Period = z.string().refine(isPeriod, "a period is YYYY-MM");
+const Period = z.string().refine(isPeriod, "a period is YYYY-MM")
+  .openapi({ pattern: "^[0-9]{4}-(0[1-9]|1[0-2])$", example: "2026-11" });
 const EntryKindName = z.enum(ENTRY_KINDS);
 /** Reads of the corrected entry per note: another read follows notes confirmed meanwhile. */
 const NOTE_READS_MAX = 3;
@@ -201,6 +209,7 @@ export function billingRoutes(api: Api): void {
     params: ClientParam,
     body: z.object({ amount: Positive, currency: Currency, reference: Reference }),
     status: 201,
+    replay: "The same reference with the same amount and currency",
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const r = await askAccount(c, params.client, {
@@ -245,6 +254,7 @@ export function billingRoutes(api: Api): void {
         .optional(),
     }),
     status: 201,
+    replay: "The same reference with the same amount, currency and allocations",
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const sent = (body.allocations ?? []).map((a, i) => ({
@@ -297,6 +307,7 @@ export function billingRoutes(api: Api): void {
       evidence: Text.optional(),
     }),
     status: 201,
+    replay: "The same `reference`, or without one the same Idempotency-Key, with the same facts",
     idempotencyKey:
       "For a note without a `reference`: issued once per key, and the same key again " +
       "answers the first note (200); with other facts it answers 409. Without either, every call " +
@@ -344,21 +355,83 @@ export function billingRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/business/courier/clients/{client}/billing/cod-remitted",
-    summary: "Confirm that COD of a shipment was remitted; only then it reduces what is owed",
+    summary: "Confirm that COD of a shipment was remitted; only then it reduces what is owed. " +
+      "JSON `{waybill, evidence}`, or multipart/form-data with `waybill` and an `evidence_file` " +
+      "upload (the remittance slip, kept content-addressed: the entry's evidence_path is " +
+      "`file:sha256:<hex>`, read back from GET /business/courier/billing/evidence/{sha256})",
     tag,
     security: "business",
     middleware: admin,
     params: ClientParam,
-    body: z.object({ waybill: Reference, evidence: Text }),
+    body: z.object({ waybill: Reference, evidence: Text.optional() }),
+    form: {
+      files: ["evidence_file"],
+      maxBytes: EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX,
+    },
     status: 201,
-  }, async (c, { params, body }) => {
+    replay: "The same waybill",
+  }, async (c, { params, body, files }) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const by = principalName(businessPrincipalOf(c));
+    const file = files["evidence_file"];
+    // spec: courier 4.2: cod-remitted takes the waybill and an evidence file.
+    let evidence = body.evidence;
+    if (file) {
+      // A refused remittance stores no file: the account is asked first.
+      const account = asClient(
+        await read(c, courierClientActor, courier, params.client, {
+          kind: "get",
+        }),
+      );
+      if (!account.ledger.cod.some((x) => x.waybill === body.waybill)) {
+        const replay = await askAccount(c, params.client, {
+          kind: "cod_remitted",
+          waybill: body.waybill,
+          evidence_path: "",
+          by,
+        }, entryAsk(`cod.remitted:${body.waybill}`));
+        return postingAnswer(c, replay);
+      }
+      const stored = await storeEvidence(c.get("env").runtime, courier, {
+        name: file.name,
+        content_type: file.type,
+        bytes: new Uint8Array(await file.arrayBuffer()),
+      }, by);
+      if (!stored.ok) throw fromRejection(stored);
+      evidence = `file:sha256:${stored.value.sha256}`;
+    }
+    if (evidence === undefined) {
+      throw validationFailed([{
+        path: "evidence",
+        message: "remitted COD needs evidence: an evidence_file upload or an evidence text",
+      }]);
+    }
     const r = await askAccount(c, params.client, {
       kind: "cod_remitted",
       waybill: body.waybill,
-      evidence_path: body.evidence,
-      by: principalName(businessPrincipalOf(c)),
+      evidence_path: evidence,
+      by,
     }, entryAsk(`cod.remitted:${body.waybill}`));
     return postingAnswer(c, r);
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/courier/billing/evidence/{sha256}",
+    summary: "An evidence file kept for the courier's money (a COD remittance slip, a run " +
+      "expense's receipt), by the hash its `file:sha256:<hex>` reference names",
+    tag,
+    security: "business",
+    middleware: [business({ scope: "billing:view-own" }), courierPlatform],
+    params: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits") }),
+    produces: "application/octet-stream",
+  }, async (c, { params }) => {
+    const courier = businessPrincipalOf(c).business.id;
+    const found = await readEvidence(c.get("env").runtime, courier, params.sha256);
+    if (found === null) {
+      throw new ApiError("not_found", `evidence file not found: ${params.sha256}`);
+    }
+    return evidenceResponse({ ...found.file, sha256: params.sha256 }, found.bytes);
   });
 
   // spec: courier 2.6 rule 6: COD collected at delivery awaits remittance (it reduces what the
@@ -380,6 +453,7 @@ export function billingRoutes(api: Api): void {
       params: z.object({ waybill: Reference }),
       body: z.object({ amount: Positive, currency: Currency }),
       status: 201,
+      replay: "The same waybill with the same amount and currency",
     }, async (c, { params, body }) => {
       const p = businessPrincipalOf(c);
       if (side === "driver") await assertDriverCarries(c, params.waybill);
@@ -430,6 +504,7 @@ export function billingRoutes(api: Api): void {
       source: Text,
     }),
     status: 201,
+    replay: "The same entry_reference at the same rate",
   }, async (c, { params, body }) => {
     const r = await askAccount(c, params.client, {
       kind: "resolve_fx",
@@ -476,6 +551,7 @@ export function billingRoutes(api: Api): void {
     params: ClientParam,
     body: z.object({ period: Period }),
     status: 201,
+    replay: "The same Idempotency-Key and period",
     idempotencyKey: "The same key again answers the invoices the first call issued (200), not a " +
       "supplementary invoice; with another period it answers 409",
   }, async (c, { params, body }) => {
@@ -628,7 +704,10 @@ export async function originalEntry(
   const rows = await query.orderBy("o.kind").execute();
   const what = target.kind === undefined ? "" : `${target.kind} `;
   if (rows.length === 0) {
-    throw new ApiError("not_found", `${what}ledger entry not found: ${target.reference}`);
+    throw new ApiError(
+      "not_found",
+      `entry_reference: ${what}ledger entry not found: ${target.reference}`,
+    );
   }
   // A payment quoting a waybill is no note's target: the shipment's entry is.
   const correctable = rows.filter((r) => !NOT_CORRECTABLE.includes(r.kind as EntryKind));

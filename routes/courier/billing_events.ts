@@ -254,8 +254,9 @@ export function billingEventRoutes(api: Api): void {
     params: EventParam,
     body: z.object({
       // Checked below, so that `paid` gets its own code (courier 3.1 rule 2).
-      state: z.string().min(1).max(40),
-      external_reference: z.string().trim().max(200).nullable().optional(),
+      state: z.string().min(1).max(40).openapi({ enum: [...REPORTED_STATES] }),
+      // A blank reference is no reference: refused, as for the billing actions (courier 3.1 rule 3).
+      external_reference: z.string().trim().min(1).max(200).nullable().optional(),
     }),
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);

@@ -131,6 +131,8 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
     body: ShipmentRequest,
     status: 201,
+    replay:
+      "The same Idempotency-Key or idempotency_key, or client_order_reference under unique_external_reference",
     idempotencyKey:
       "Books once per key: the same request again answers 200 `already_booked: true`; " +
       "the same key with other details answers 409",

@@ -93,6 +93,7 @@ export function priceRoutes(api: Api): void {
     middleware: [client()],
     body: BookBody,
     status: 201,
+    replay: "The same prices_reference",
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
@@ -171,6 +172,7 @@ export function priceRoutes(api: Api): void {
     params: z.object({ reference: z.string().min(1).max(64) }),
     body: BookBody.omit({ prices_reference: true }),
     status: 201,
+    replay: "The same quote reference",
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
@@ -203,6 +205,8 @@ export function priceRoutes(api: Api): void {
       idempotency_key: ShipmentRequest.shape.idempotency_key,
     }),
     status: 201,
+    replay:
+      "The same Idempotency-Key or idempotency_key, or client_order_reference under unique_external_reference",
     idempotencyKey:
       "Books once per key: the same request again answers 200 `already_booked: true`; " +
       "the same key with other details answers 409",
@@ -277,7 +281,7 @@ export function priceRoutes(api: Api): void {
     method: "get",
     path: "/client/account",
     summary: "The client's own balance, credit, ledger balance and invoices",
-    tag,
+    tag: "Client billing",
     security: "client",
     middleware: [client()],
   }, async (c) => {

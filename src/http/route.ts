@@ -8,11 +8,14 @@ import { every } from "hono/combine";
 import type { Api } from "./app.ts";
 import type { AppEnv } from "./context.ts";
 import { validationFailed } from "./errors.ts";
+import { boundedForm } from "./upload.ts";
 
 export const ErrorBody = z.object({
   success: z.literal(false),
   code: z.string().openapi({ example: "validation_failed" }),
   message: z.string(),
+  /** validation_failed: each bad field (CONTRACT "Errors not named in the spec"). */
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 }).openapi("Error");
 
 const Envelope = z.object({ success: z.literal(true), data: z.unknown() });
@@ -43,7 +46,7 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly body?: B;
   readonly status?: 200 | 201 | 202;
   /** A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says. */
-  readonly produces?: "application/pdf" | "text/csv";
+  readonly produces?: "application/pdf" | "text/csv" | "application/octet-stream";
   /** A file the request carries instead of a JSON body: multipart field `file`, or the raw text. */
   readonly upload?: "text/csv" | "file";
   /**
@@ -51,6 +54,13 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
    * OpenAPI document as the header parameter (the handler reads it with idempotencyHeader).
    */
   readonly idempotencyKey?: string;
+  /**
+   * The JSON body may come as multipart/form-data instead: its text fields are the body (checked
+   * by the same schema) and these file fields reach the handler as `files`, within `maxBytes`.
+   */
+  readonly form?: { readonly files: readonly string[]; readonly maxBytes: number };
+  /** When the same request again answers 200 with the first answer: what makes it the same. */
+  readonly replay?: string;
 }
 
 /** The `Idempotency-Key` header parameter as the OpenAPI document shows it. */
@@ -64,7 +74,11 @@ const Binary = z.string().openapi({ format: "binary" });
 
 /** The request body as the OpenAPI document shows it. */
 function requestBody(
-  spec: { body?: z.ZodType | undefined; upload?: "text/csv" | "file" | undefined },
+  spec: {
+    body?: z.ZodType | undefined;
+    upload?: "text/csv" | "file" | undefined;
+    form?: { readonly files: readonly string[] } | undefined;
+  },
 ) {
   if (spec.upload) {
     const multipart = z.object({ file: Binary }).passthrough();
@@ -77,6 +91,18 @@ function requestBody(
       },
     };
   }
+  if (spec.body && spec.form && spec.body instanceof z.ZodObject) {
+    const files = Object.fromEntries(spec.form.files.map((f) => [f, Binary.optional()]));
+    return {
+      body: {
+        required: true,
+        content: {
+          "application/json": { schema: spec.body },
+          "multipart/form-data": { schema: spec.body.extend(files) },
+        },
+      },
+    };
+  }
   return spec.body
     ? { body: { required: true, content: { "application/json": { schema: spec.body } } } }
     : {};
@@ -86,6 +112,8 @@ export interface Input<P extends Schema, Q extends Schema, B extends Schema> {
   readonly params: Infer<P>;
   readonly query: Infer<Q>;
   readonly body: Infer<B>;
+  /** The form's files by field name (RouteSpec.form), only those sent and not empty. */
+  readonly files: Readonly<Record<string, File>>;
 }
 
 export type Handler<P extends Schema, Q extends Schema, B extends Schema> = (
@@ -121,8 +149,18 @@ export function define<
           description: "Success: `{success: true, data}`",
           content: { "application/json": { schema: Envelope } },
         },
+      ...(spec.replay && status !== 200
+        ? {
+          200: {
+            description: `The same request again: the first answer (\`replayed\` or ` +
+              `\`already_booked\`), nothing done twice. ${spec.replay}`,
+            content: { "application/json": { schema: Envelope } },
+          },
+        }
+        : {}),
       default: {
-        description: "Error: `{success: false, code, message}`",
+        description: "Error: `{success: false, code, message}`; 422 `validation_failed` " +
+          "lists each bad field in `errors`",
         content: { "application/json": { schema: ErrorBody } },
       },
     },
@@ -134,8 +172,15 @@ export function define<
   api.on(spec.method.toUpperCase(), honoPath, guards, async (c) => {
     const params = parse(spec.params, c.req.param(), "params") as Infer<P>;
     const query = parse(spec.query, c.req.query(), "query") as Infer<Q>;
-    const body = (spec.body ? parse(spec.body, await readJson(c), "body") : undefined) as Infer<B>;
-    return await handler(c, { params, query, body });
+    const files: Record<string, File> = {};
+    let sent: unknown;
+    if (spec.form && isMultipart(c)) {
+      sent = await readForm(c, spec.form, files);
+    } else if (spec.body) {
+      sent = await readJson(c);
+    }
+    const body = (spec.body ? parse(spec.body, sent, "body") : undefined) as Infer<B>;
+    return await handler(c, { params, query, body, files });
   });
 }
 
@@ -148,6 +193,35 @@ function parse(schema: z.ZodType | undefined, value: unknown, part: string): unk
     path: i.path.map(String).join(".") || part,
     message: i.message,
   })));
+}
+
+function isMultipart(c: Context<AppEnv>): boolean {
+  return (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
+}
+
+/** A form's text fields as the body; its declared files into `files`, any other file refused. */
+async function readForm(
+  c: Context<AppEnv>,
+  form: { readonly files: readonly string[]; readonly maxBytes: number },
+  files: Record<string, File>,
+): Promise<Record<string, string>> {
+  const data = await boundedForm(c, form.maxBytes, `upload over ${form.maxBytes} bytes`);
+  const fields: Record<string, string> = {};
+  for (const [name, value] of data.entries()) {
+    if (typeof value === "string") {
+      fields[name] = value;
+    } else if (!form.files.includes(name)) {
+      throw validationFailed([{ path: name, message: "not a file field of this route" }]);
+    } else if (value.size > 0) {
+      files[name] = value;
+    }
+  }
+  for (const name of form.files) {
+    if (typeof fields[name] === "string") {
+      throw validationFailed([{ path: name, message: "must be a file upload" }]);
+    }
+  }
+  return fields;
 }
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {

@@ -6,6 +6,9 @@ import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
 import { ApiError, validationFailed } from "./errors.ts";
 
+/** Room for the multipart boundaries and the text fields around an uploaded file. */
+export const MULTIPART_OVERHEAD_BYTES_MAX = 64 * 1024;
+
 /** The body's bytes; `payload_too_large` with `message` past `max`. */
 export async function boundedBody(
   c: Context<AppEnv>,

@@ -24,6 +24,7 @@ export interface TestEnv extends OpenEnvironment {
 }
 
 export interface CallOptions {
+  /** Sent as JSON, or as multipart/form-data when it is a FormData. */
   readonly body?: unknown;
   readonly key?: string;
   readonly bearer?: string;
@@ -75,14 +76,16 @@ export async function openTestEnv(
   const app: Hono = opened.app;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...o.headers };
-    if (o.body !== undefined) headers["Content-Type"] = "application/json";
+    // A FormData body goes as multipart/form-data (its boundary set by the request).
+    const form = o.body instanceof FormData ? o.body : null;
+    if (o.body !== undefined && !form) headers["Content-Type"] = "application/json";
     if (o.key) headers["X-Business-API-Key"] = o.key;
     if (o.bearer) headers["Authorization"] = `Bearer ${o.bearer}`;
     if (o.operator) headers["Authorization"] = `Bearer ${OPERATOR_TOKEN}`;
     const res = await app.request(`/api${path}`, {
       method,
       headers,
-      ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+      ...(o.body === undefined ? {} : { body: form ?? JSON.stringify(o.body) }),
     });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };

@@ -37,3 +37,42 @@ Deno.test("routes: the OpenAPI document shows Idempotency-Key where a route hono
     }
     assert.equal(reads, IDEMPOTENT.length);
   }));
+
+Deno.test("routes: the OpenAPI document shows replays, validation errors, periods and file uploads", () =>
+  withTestEnv(async (t) => {
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const op = (path: string, method = "post") => doc.paths[path][method];
+    // A billing action or booking sent again answers 200 with the first answer.
+    for (
+      const path of [
+        "/business/courier/clients/{client}/billing/top-up",
+        "/business/courier/clients/{client}/billing/payment",
+        "/business/courier/clients/{client}/billing/correct",
+        "/business/courier/clients/{client}/billing/cod-remitted",
+        "/business/courier/clients/{client}/billing/resolve-fx",
+        "/business/courier/clients/{client}/invoice",
+        "/client/book",
+        "/client/shipments",
+        "/business/shipments",
+      ]
+    ) {
+      assert.ok(op(path).responses["201"] && op(path).responses["200"], path);
+    }
+    assert.deepEqual(Object.keys(op("/client/prices").responses).sort(), ["200", "default"]);
+    const error = doc.components.schemas.Error;
+    assert.ok(error.properties.errors, "validation_failed's errors[] is documented");
+    const invoice = op("/business/courier/clients/{client}/invoice");
+    const period = invoice.requestBody.content["application/json"].schema.properties.period;
+    assert.match("2026-11", new RegExp(period.pattern));
+    assert.doesNotMatch("2026-13", new RegExp(period.pattern));
+    const ack = op("/business/courier/billing/events/{event_id}/acknowledge");
+    assert.deepEqual(
+      ack.requestBody.content["application/json"].schema.properties.state.enum,
+      ["acknowledged", "invoiced_externally", "reconciled"],
+    );
+    const cod = op("/business/courier/clients/{client}/billing/cod-remitted");
+    const form = cod.requestBody.content["multipart/form-data"].schema.properties;
+    assert.equal(form.evidence_file.format, "binary");
+    assert.ok(form.waybill);
+    assert.deepEqual(op("/client/account", "get").tags, ["Client billing"]);
+  }));

@@ -186,6 +186,12 @@ Deno.test("billing events: acknowledgements only move forward, paid is refused",
       const odd = await ack({ state: "settled" });
       assert.equal(odd.status, 422);
       assert.equal(odd.body.code, "validation_failed");
+      // A blank reference is refused, not kept as the state's reference, and moves nothing.
+      for (const blank of ["", "   "]) {
+        const r = await ack({ state: "acknowledged", external_reference: blank });
+        assert.equal(r.status, 422, JSON.stringify(r.body));
+        assert.equal(r.body.errors[0].path, "external_reference");
+      }
 
       const first = await ack({ state: "acknowledged", external_reference: "ACK-1" });
       assert.equal(first.status, 200, JSON.stringify(first.body));

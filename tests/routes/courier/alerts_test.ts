@@ -33,15 +33,9 @@ async function raise(t: TestEnv, b: CreatedBusiness, overrides: Partial<RaiseAle
   return a;
 }
 
-/** POSTs a multipart form (t.call sends JSON only). */
-async function postForm(t: TestEnv, path: string, key: string, form: FormData): Promise<Answer> {
-  const res = await t.app.request(`/api${path}`, {
-    method: "POST",
-    headers: { "X-Business-API-Key": key },
-    body: form,
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+/** POSTs a multipart form. */
+function postForm(t: TestEnv, path: string, key: string, form: FormData): Promise<Answer> {
+  return t.call("POST", path, { key, body: form });
 }
 
 async function list(t: TestEnv, key: string, query = ""): Promise<Answer> {

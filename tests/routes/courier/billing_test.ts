@@ -713,6 +713,7 @@ Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted re
       source: "x",
     });
     assert.equal(unknown.status, 404);
+    assert.match(unknown.body.message, /^entry_reference: /);
     const [row] = await rows(t, client);
     assert.equal(row!.status, "posted");
     assert.equal(row!.amount_minor, 7_525);
@@ -739,6 +740,7 @@ Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted re
       evidence: "s3://slips/2.pdf",
     });
     assert.equal(missing.body.code, "cod_not_collected");
+    assert.match(missing.body.message, /^waybill: /);
     const remitted = await act(t, courier, client, "cod-remitted", {
       waybill: "WB-COD-1",
       evidence: "s3://slips/1.pdf",
@@ -756,6 +758,77 @@ Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted re
     assert.deepEqual(v.cod_awaiting_remittance, []);
   }));
 
+Deno.test("billing: cod-remitted takes the remittance slip as an evidence file, kept and read back", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    for (const waybill of ["WB-COD-F", "WB-COD-G"]) {
+      await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+        kind: "cod_collected",
+        waybill,
+        amount_minor: 5_000,
+        currency: "BWP",
+        by: "driver:1",
+      });
+    }
+    const slip = new TextEncoder().encode("%PDF-1.4 remittance slip 2026-11-02");
+    const form = (waybill: string, file = true) => {
+      const f = new FormData();
+      f.set("waybill", waybill);
+      if (file) f.set("evidence_file", new File([slip], "slip 1.pdf", { type: "application/pdf" }));
+      return f;
+    };
+    const hash = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", slip)))
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const evidence = (sha: string, key = courier.business.api_key) =>
+      t.app.request(`/api/business/courier/billing/evidence/${sha}`, {
+        headers: { "X-Business-API-Key": key },
+      });
+
+    // Refused: no COD awaits this waybill, or no evidence at all; no file is kept for either.
+    const none = await act(t, courier, client, "cod-remitted", form("WB-NOT-COLLECTED"));
+    assert.equal(none.status, 422, JSON.stringify(none.body));
+    assert.equal(none.body.code, "cod_not_collected");
+    const bare = await act(t, courier, client, "cod-remitted", form("WB-COD-F", false));
+    assert.equal(bare.status, 422, JSON.stringify(bare.body));
+    assert.equal(bare.body.code, "validation_failed");
+    assert.equal(bare.body.errors[0].path, "evidence");
+    const asText = new FormData();
+    asText.set("waybill", "WB-COD-F");
+    asText.set("evidence_file", "not a file");
+    const text = await act(t, courier, client, "cod-remitted", asText);
+    assert.equal(text.body.errors?.[0]?.path, "evidence_file", JSON.stringify(text.body));
+    assert.equal((await evidence(hash)).status, 404, "nothing stored by a refusal");
+    assert.equal((await view(t, courier, client)).cod_awaiting_remittance.length, 2);
+
+    const remitted = await act(t, courier, client, "cod-remitted", form("WB-COD-F"));
+    assert.equal(remitted.status, 201, JSON.stringify(remitted.body));
+    assert.equal(remitted.body.data.entry.evidence_path, `file:sha256:${hash}`);
+    const again = await act(t, courier, client, "cod-remitted", form("WB-COD-F"));
+    assert.equal(again.status, 200, "the same remittance again books once");
+    const file = await evidence(hash);
+    assert.equal(file.status, 200);
+    assert.equal(file.headers.get("Content-Type"), "application/pdf");
+    assert.match(file.headers.get("Content-Disposition") ?? "", /slip%201\.pdf/);
+    assert.deepEqual(new Uint8Array(await file.arrayBuffer()), slip);
+    // JSON with an evidence text still works.
+    const json = await act(t, courier, client, "cod-remitted", {
+      waybill: "WB-COD-G",
+      evidence: "bank statement line 4411",
+    });
+    assert.equal(json.status, 201, JSON.stringify(json.body));
+    const v = await view(t, courier, client);
+    assert.deepEqual(v.cod_awaiting_remittance, []);
+    await settle(t);
+    const evidencePaths = (await rows(t, client)).filter((r) => r.kind === "cod_remitted")
+      .map((r) => r.evidence_path).sort();
+    assert.deepEqual(evidencePaths, ["bank statement line 4411", `file:sha256:${hash}`]);
+
+    // Another courier's staff never reads this courier's evidence.
+    const other = await newCourier(t);
+    assert.equal((await evidence(hash, other.business.api_key)).status, 404);
+    assert.equal((await evidence("nothex")).status, 422);
+  }));
+
 Deno.test("billing: correct issues debit and credit notes pointing at the entry in Postgres", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
@@ -771,6 +844,7 @@ Deno.test("billing: correct issues debit and credit notes pointing at the entry 
       reason: "x",
     });
     assert.equal(missing.status, 404);
+    assert.match(missing.body.message, /^entry_reference: /);
     const credit = await act(t, courier, client, "correct", {
       entry_reference: "W-1",
       amount: "-20.00",
