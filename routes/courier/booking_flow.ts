@@ -363,6 +363,23 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
       }): ${serviceLevel}`,
     }]);
   }
+  // spec: courier 2.2 rule 3: only what was shown can be booked, and held prices showed their
+  // dates: once the cut-off has moved collection past the day shown, they have expired (a saved
+  // quote, held 7 days, gets the dates of the day it is booked).
+  if (offer.kind === "prices") {
+    const promise = promiseAtBooking(serviceTermsOf(offer, option), env.clock.now());
+    if (promise.collection_on !== option.collection_on) {
+      const made = await madeBefore();
+      if (made) return made;
+      if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
+        throw new ApiError(
+          "prices_expired",
+          `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
+            `but on ${promise.collection_on}; ask for prices again`,
+        );
+      }
+    }
+  }
   const client = asClient(await read(c, courierClientActor, courierId, clientId, { kind: "get" }));
   // spec: courier 4.2: with unique_external_reference a repeated reference is a duplicate order.
   const uniqueRef = offer.request.client_order_reference ??
@@ -747,8 +764,10 @@ async function newShipment(
 /**
  * spec: courier 2.8: collection follows the booking's time against the cut-off. The dates shown
  * were worked out when the prices were given, on the same frozen terms: booked the same day
- * before the cut-off they are these dates; a quote booked days later, or prices booked after the
- * cut-off, cannot be collected then and get the later ones.
+ * before the cut-off they are these dates; a quote booked days later cannot be collected then and
+ * gets the later ones (held prices past the cut-off have expired: bookOfferOnce). A booking
+ * charged before the cut-off and completed after it (a retry, the stalled sweep) is booked at its
+ * charge's time, so keeps the dates shown.
  */
 function promiseAtBooking(
   terms: Readonly<Record<string, unknown>>,

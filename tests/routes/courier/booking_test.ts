@@ -1329,7 +1329,7 @@ Deno.test("search: every shipment with a reference is found, newest first, page 
     assert.match(noQuery.body.message, /q/);
   }));
 
-Deno.test("book: the shipment's promise runs from the booking, so a quote booked days later or prices booked after the cut-off collect when they can", () =>
+Deno.test("book: a quote booked days later collects when it can; held prices past the cut-off have expired", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     await topUp(t, courier, client, "500.00");
@@ -1355,22 +1355,39 @@ Deno.test("book: the shipment's promise runs from the booking, so a quote booked
       earliest_delivery: "2026-11-06",
       latest_delivery: "2026-11-09",
     });
-    // Prices at 13:59 on Thursday, booked at 14:01: after the cut-off, collected on Friday.
+    // Prices at 13:59 on Thursday showed collection on Thursday; at 14:01 that promise is gone:
+    // only what was shown can be booked (2.2 rule 3), so they have expired, and nothing is charged.
     t.clock.advanceBy(3 * 3_600_000 + 59 * 60_000);
     const offer = await prices(t, client);
+    assert.equal(
+      offer.options.find((o: { code: string }) => o.code === "express").collection_on,
+      "2026-11-05",
+    );
+    const balance = async () =>
+      (await t.call("GET", "/client/account", { headers: clientKey(client) })).body.data.balance;
+    const before = await balance();
+    assert.ok(before > 0);
     t.clock.advanceBy(2 * 60_000);
     const late = await book(t, client, offer.prices_reference);
-    assert.equal(late.status, 201, JSON.stringify(late.body));
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    assert.equal(late.body.code, "prices_expired");
+    assert.match(late.body.message, /cut-off.*2026-11-05.*2026-11-06/);
+    assert.equal(await balance(), before, "nothing charged");
+    // Prices asked again show Friday, and are booked as shown; a retry answers the same.
+    const fresh = await prices(t, client);
     const latePromise = {
       collection_on: "2026-11-06",
       earliest_delivery: "2026-11-09",
       latest_delivery: "2026-11-10",
     };
-    assert.deepEqual(await promiseOf(late.body.data.waybill), latePromise);
-    // The answer states the promise made, not only the one the prices showed; a retry the same.
-    const { collection_on, earliest_delivery, latest_delivery } = late.body.data;
+    const shownLate = fresh.options.find((o: { code: string }) => o.code === "express");
+    assert.equal(shownLate.collection_on, latePromise.collection_on);
+    const made = await book(t, client, fresh.prices_reference);
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual(await promiseOf(made.body.data.waybill), latePromise);
+    const { collection_on, earliest_delivery, latest_delivery } = made.body.data;
     assert.deepEqual({ collection_on, earliest_delivery, latest_delivery }, latePromise);
-    const again = await book(t, client, offer.prices_reference);
+    const again = await book(t, client, fresh.prices_reference);
     assert.equal(again.body.data.already_booked, true);
     assert.equal(again.body.data.collection_on, latePromise.collection_on);
     // Booked before the cut-off, the promise is what the prices showed.
