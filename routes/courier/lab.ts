@@ -49,7 +49,10 @@ const driving = [driver, courierPlatform];
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 const Name = Text(LAB_NAME_CHARS_MAX);
-const Instant = z.iso.datetime({ offset: true });
+const Instant = z.iso.datetime({
+  offset: true,
+  error: "an ISO 8601 date-time with its offset (Z or +02:00)",
+});
 const Degrees = z.number().min(-1_000).max(1_000);
 
 const Ref = z.object({ reference: Waybill });

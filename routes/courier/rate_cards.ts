@@ -53,7 +53,10 @@ const Percent = z.union([z.number(), z.string()]).openapi({
   example: 14,
 });
 const Name = z.string().trim().min(1).max(200);
-const EffectiveFrom = z.iso.datetime({ offset: true }).openapi({
+const EffectiveFrom = z.iso.datetime({
+  offset: true,
+  error: "an ISO 8601 date-time with its offset (Z or +02:00)",
+}).openapi({
   description: "ISO 8601 with an offset; default now",
   example: "2026-12-01T00:00:00+02:00",
 });

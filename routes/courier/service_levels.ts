@@ -9,6 +9,7 @@ import {
   type CourierCatalogue,
   courierCatalogueActor,
   type Facility,
+  type IsoWeekday,
   type ServiceLevel,
 } from "../../actors/courier_catalogue.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
@@ -65,7 +66,8 @@ const CreateCalendar = z.object({
   code: Code,
   name: Name,
   timezone: Timezone,
-  working_days: z.array(z.literal([1, 2, 3, 4, 5, 6, 7])).min(1).max(7).refine(
+  // An integer range, not z.literal([...]): the OpenAPI generator shows only a literal's first value.
+  working_days: z.array(z.number().int().min(1).max(7)).min(1).max(7).refine(
     (days) => new Set(days).size === days.length,
     "each day at most once",
   ).openapi({ description: "ISO weekdays: 1 Monday to 7 Sunday", example: [1, 2, 3, 4, 5] }),
@@ -221,7 +223,8 @@ export function serviceLevelRoutes(api: Api): void {
         code: body.code,
         name: body.name,
         timezone: body.timezone,
-        working_days: [...body.working_days].sort((a, b) => a - b),
+        // 1 to 7, checked by the schema above.
+        working_days: [...body.working_days].sort((a, b) => a - b) as IsoWeekday[],
         holidays: [...new Set(body.holidays)].sort(),
       },
       by: principalName(p),

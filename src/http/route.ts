@@ -10,6 +10,25 @@ import type { AppEnv } from "./context.ts";
 import { validationFailed } from "./errors.ts";
 import { boundedForm } from "./upload.ts";
 
+// A field left out is named as missing, not as "Invalid input" (a union's default message), and a
+// value of the wrong kind says what it was; other messages are the schema's own.
+z.config({
+  customError: (issue) => {
+    if (issue.input === undefined) return "required";
+    if (issue.code === "invalid_union" || issue.code === "invalid_type") {
+      const got = issue.input === null
+        ? "null"
+        : Array.isArray(issue.input)
+        ? "array"
+        : typeof issue.input;
+      return issue.code === "invalid_type"
+        ? `expected ${issue.expected}, received ${got}`
+        : `not a valid value (received ${got})`;
+    }
+    return undefined;
+  },
+});
+
 export const ErrorBody = z.object({
   success: z.literal(false),
   code: z.string().openapi({ example: "validation_failed" }),

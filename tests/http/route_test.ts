@@ -75,4 +75,31 @@ Deno.test("routes: the OpenAPI document shows replays, validation errors, period
     assert.equal(form.evidence_file.format, "binary");
     assert.ok(form.waybill);
     assert.deepEqual(op("/client/account", "get").tags, ["Client billing"]);
+    const calendar = op("/business/courier/calendars").requestBody.content["application/json"]
+      .schema;
+    const days =
+      (calendar.$ref ? doc.components.schemas[calendar.$ref.split("/").pop()] : calendar).properties
+        .working_days.items;
+    assert.equal(days.enum, undefined, "every weekday, not only the first");
+    assert.deepEqual([days.minimum, days.maximum], [1, 7]);
+  }));
+
+Deno.test("routes: a missing field is named as required, a wrong kind says what it was", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: true, api_key_scopes: ["billing:administer"] },
+    });
+    const r = await t.call("POST", "/business/courier/rate-cards", {
+      key: b.api_key,
+      body: { name: "Card", currency: "BWP", per_kg: true, effective_from: "2026-12-01T00:00" },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    const byPath = Object.fromEntries(
+      r.body.errors.map((e: { path: string; message: string }) => [e.path, e.message]),
+    );
+    assert.equal(byPath.base_charge, "required");
+    assert.equal(byPath.per_kg, "not a valid value (received boolean)");
+    assert.match(byPath.effective_from, /offset/);
   }));
