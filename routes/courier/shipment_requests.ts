@@ -98,8 +98,17 @@ export async function bookRequest(
   identity: string | null,
 ): Promise<Booked> {
   if (identity === null) {
-    const offer = await makeOffer(c, caller.client, req, "prices");
-    return await book(c, caller, req, offer.reference);
+    // Priced and booked in one call, the caller saw no dates: prices the cut-off overtook between
+    // the two steps are priced again, once.
+    for (let attempt = 0;; attempt++) {
+      const offer = await makeOffer(c, caller.client, req, "prices");
+      try {
+        return await book(c, caller, req, offer.reference);
+      } catch (e) {
+        if (attempt === 0 && isRefusal(e) && e.code === "prices_expired") continue;
+        throw e;
+      }
+    }
   }
   const runtime = c.get("env").runtime;
   const id = bookingRequestId(caller.clientId, identity);
@@ -126,8 +135,9 @@ export async function bookRequest(
     } catch (e) {
       if (!isRefusal(e)) throw e;
       await runtime.ask(bookingRequestActor, caller.courierId, id, { kind: "release", reference });
-      // A retry found its first attempt's prices expired unbooked: price it again, once.
-      if (resumed && e.code === "prices_expired" && attempt === 0) continue;
+      // A retry found its first attempt's prices expired unbooked, or the cut-off overtook this
+      // call's own prices (never shown to the caller): price it again, once.
+      if (e.code === "prices_expired" && attempt === 0) continue;
       throw e;
     }
   }

@@ -195,6 +195,39 @@ Deno.test("client shipments: POST books in one call; the same request again is a
     assert.equal(await balance(t, client), Number((1000 - 4 * EXPRESS).toFixed(2)));
   }));
 
+Deno.test("client shipments: the cut-off passing between pricing and booking in one call prices again, once", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    // 13:59:59 in Gaborone; each offer made moves the clock two seconds on, past the cut-off.
+    t.clock.advanceBy(Date.parse("2026-11-02T11:59:59Z") - t.clock.now());
+    const runtime = t.env.runtime;
+    const ask = runtime.ask.bind(runtime);
+    let offers = 0;
+    runtime.ask = (async (...args: Parameters<typeof ask>) => {
+      const r = await ask(...args);
+      const command = args[3] as { kind?: string };
+      if (args[0] === priceOfferActor && command.kind === "make") {
+        offers++;
+        t.clock.advanceBy(2_000);
+      }
+      return r;
+    }) as typeof runtime.ask;
+    // Without an identity, then with one: each is priced twice and booked once.
+    const calls = [
+      [{}, "2026-11-03", "2026-11-03T11:59:59Z"],
+      [{ "Idempotency-Key": "cut-off-race" }, "2026-11-04", null],
+    ] as const;
+    for (const [i, [key, collectedOn, next]] of calls.entries()) {
+      const booked = await post(t, client, "/client/shipments", ROW, key);
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      // Priced again after the cut-off: collected the next working day, as the answer says.
+      assert.equal(booked.body.data.collection_on, collectedOn);
+      assert.equal(offers, 2 * (i + 1));
+      if (next) t.clock.advanceBy(Date.parse(next) - t.clock.now());
+    }
+    assert.equal(await balance(t, client), Number((1000 - 2 * EXPRESS).toFixed(2)));
+  }));
+
 Deno.test("client shipments: without unique_external_reference an order reference may repeat", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "1000");
