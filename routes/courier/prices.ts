@@ -165,7 +165,9 @@ export function priceRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/client/quotes/{reference}/book",
-    summary: "Book a saved quotation",
+    summary:
+      "Book a saved quotation (held 7 days) at its price; the collection and delivery dates " +
+      "are those of the day it is booked (courier 2.8), as the answer states",
     tag,
     security: "client",
     middleware: [client()],
