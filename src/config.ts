@@ -3,6 +3,35 @@ import { z } from "zod";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 
+/**
+ * The address the world reaches an environment at, without `/api`: `https://track.example.com`.
+ * Links the service hands out (tracking_url, the OpenAPI servers) start with it, so they never
+ * take a caller's `Host` header (a caller choosing the host would get its own links, labels
+ * included, pointing there).
+ */
+const publicUrl = z.string().transform((v, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    ctx.addIssue({ code: "custom", message: `not a URL: ${v}` });
+    return z.NEVER;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    ctx.addIssue({ code: "custom", message: `must be http or https: ${v}` });
+    return z.NEVER;
+  }
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a bare address (no query, fragment or user): ${v}`,
+    });
+    return z.NEVER;
+  }
+  // A path prefix is kept (a reverse proxy may mount the service under one); no trailing slash.
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+});
+
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
@@ -15,6 +44,8 @@ const ConfigSchema = z.object({
   /** Base64 of 32 bytes sealing webhook secrets; generated under DATA_DIR when unset. */
   SECRETS_KEY: z.string().min(40).optional(),
   HOST: z.string().min(1).default("0.0.0.0"),
+  PUBLIC_URL: publicUrl.optional(),
+  SANDBOX_PUBLIC_URL: publicUrl.optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

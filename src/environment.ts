@@ -28,6 +28,8 @@ export interface Environment {
   /** SHA-256 hex of the operator token. */
   readonly operatorTokenHash: string;
   readonly allowLoopbackWebhooks: boolean;
+  /** `PUBLIC_URL` (or `SANDBOX_PUBLIC_URL`): the base of links handed out; request's own if unset. */
+  readonly publicUrl?: string;
   readonly rateLimiter: RateLimiter;
   /** Failed sign-ins per account and per address (courier 5, Business API 5). */
   readonly loginThrottle: LoginThrottle;

@@ -37,6 +37,7 @@ for (const [name, port] of environments) {
     dataKey,
     operatorTokenHash,
     allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
+    ...publicUrlOf(name),
   });
   opened.push(o);
   servers.push(Deno.serve({
@@ -44,6 +45,11 @@ for (const [name, port] of environments) {
     hostname: config.HOST,
     onListen: ({ hostname, port }) => console.log(`${name}: http://${hostname}:${port}/api`),
   }, o.app.fetch));
+}
+
+function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
+  const url = name === "live" ? config.PUBLIC_URL : config.SANDBOX_PUBLIC_URL;
+  return url === undefined ? {} : { publicUrl: url };
 }
 
 async function shutdown(): Promise<void> {

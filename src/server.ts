@@ -44,6 +44,8 @@ export interface EnvironmentOptions {
   readonly dataKey: CryptoKey;
   readonly operatorTokenHash: string;
   readonly allowLoopbackWebhooks: boolean;
+  /** The environment's public address (CONTRACT "Running" plus README `PUBLIC_URL`). */
+  readonly publicUrl?: string;
   /** Routers mounted after the product's own (tests mount probes of shared guards). */
   readonly extraRouters?: readonly ((api: Api) => void)[];
 }
@@ -136,6 +138,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     dataKey: o.dataKey,
     operatorTokenHash: o.operatorTokenHash,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     rateLimiter: new RateLimiter(o.clock),
     loginThrottle: new LoginThrottle(o.clock),
     outbound,

@@ -56,7 +56,7 @@ import { versionInForce } from "../../src/domain/rate_card.ts";
 import { hashSecret, newSecret, sha256 } from "../../src/domain/secrets.ts";
 import { available } from "../../src/domain/settlement.ts";
 import type { Database } from "../../src/db/schema.ts";
-import type { AppEnv } from "../../src/http/context.ts";
+import { type AppEnv, publicBaseUrl } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
 import { Country } from "../../src/http/schemas.ts";
@@ -837,8 +837,9 @@ export function offerView(o: PriceOffer) {
   };
 }
 
+/** The public tracking view's address (CONTRACT: `GET /api/s/{token}`). */
 export function trackingUrl(c: Context<AppEnv>, token: string): string {
-  return `${new URL(c.req.url).origin}/api/s/${token}`;
+  return `${publicBaseUrl(c)}/api/s/${token}`;
 }
 
 export function bookingView(c: Context<AppEnv>, b: Booked) {

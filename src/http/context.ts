@@ -1,4 +1,5 @@
 /** The Hono context variables every route can read. */
+import type { Context } from "hono";
 import type { Environment } from "../environment.ts";
 import type { Principal } from "./auth.ts";
 
@@ -8,4 +9,12 @@ export interface AppEnv {
     requestId: string;
     principal: Principal | undefined;
   };
+}
+
+/**
+ * Where the world reaches this environment, without `/api`: the `PUBLIC_URL` setting, or, when it
+ * is unset (a developer's machine, tests), the address the request came in on.
+ */
+export function publicBaseUrl(c: Context<AppEnv>): string {
+  return c.var.env.publicUrl ?? new URL(c.req.url).origin;
 }

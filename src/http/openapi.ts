@@ -4,7 +4,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Environment } from "../environment.ts";
-import type { AppEnv } from "./context.ts";
+import { type AppEnv, publicBaseUrl } from "./context.ts";
 
 const INFO = {
   title: "Courier operations engine",
@@ -35,11 +35,8 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
       info: INFO,
       servers: [{ url: `${origin}/api`, description: env.name }],
     });
-  api.get("/api-docs/openapi.json", (c) => c.json(document(new URL(c.req.url).origin)));
-  api.get(
-    "/api-docs/postman.json",
-    (c) => c.json(postmanCollection(document(new URL(c.req.url).origin))),
-  );
+  api.get("/api-docs/openapi.json", (c) => c.json(document(publicBaseUrl(c))));
+  api.get("/api-docs/postman.json", (c) => c.json(postmanCollection(document(publicBaseUrl(c)))));
 }
 
 interface PostmanItem {

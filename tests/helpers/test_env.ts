@@ -54,6 +54,8 @@ export async function openTestEnv(
     routers?: readonly ((api: Api) => void)[];
     /** Another environment's bus, shared (its owner drains it): two deployments on one NATS. */
     bus?: Bus;
+    /** The `PUBLIC_URL` setting; unset: links take the request's address. */
+    publicUrl?: string;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -72,6 +74,7 @@ export async function openTestEnv(
     operatorTokenHash: await hashSecret(OPERATOR_TOKEN),
     allowLoopbackWebhooks: true,
     ...(options.routers ? { extraRouters: options.routers } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   });
   const app: Hono = opened.app;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {

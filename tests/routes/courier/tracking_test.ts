@@ -307,3 +307,23 @@ Deno.test("tracking: the link answers 403 while the courier platform is off, and
     assert.equal((await platform(true)).status, 200);
     assert.equal((await t.call("GET", path)).status, 200);
   }));
+
+Deno.test("tracking: with PUBLIC_URL set, tracking_url and the OpenAPI servers ignore the caller's Host", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    // The test call goes to http://localhost; a caller could send any Host it likes.
+    const { tracking_url } = await bookShipment(t, client);
+    assert.match(
+      tracking_url,
+      /^https:\/\/track\.example\.com\/couriers\/api\/s\/[A-Za-z0-9_-]{20,}$/,
+    );
+    const doc = await t.app.request("/api/api-docs/openapi.json", {
+      headers: { Host: "attacker.example" },
+    });
+    const servers = (await doc.json()).servers;
+    assert.deepEqual(servers.map((s: { url: string }) => s.url), [
+      "https://track.example.com/couriers/api",
+    ]);
+  }, { publicUrl: "https://track.example.com/couriers" }));

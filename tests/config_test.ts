@@ -1,0 +1,31 @@
+/** Settings from the environment (CONTRACT "Running", README "Settings"). */
+import assert from "node:assert/strict";
+import { readConfig } from "../src/config.ts";
+
+Deno.test("config: PUBLIC_URL is kept as a bare base address, a trailing slash dropped", () => {
+  assert.equal(readConfig({}).PUBLIC_URL, undefined);
+  assert.equal(
+    readConfig({ PUBLIC_URL: "https://track.example.com/" }).PUBLIC_URL,
+    "https://track.example.com",
+  );
+  assert.equal(
+    readConfig({ SANDBOX_PUBLIC_URL: "https://sandbox.example.com/couriers//" }).SANDBOX_PUBLIC_URL,
+    "https://sandbox.example.com/couriers",
+  );
+});
+
+Deno.test("config: a PUBLIC_URL that is no bare http(s) address stops the start, naming it", () => {
+  for (
+    const bad of [
+      "track.example.com",
+      "ftp://example.com",
+      "https://example.com/?a=1",
+      "https://u:p@example.com",
+    ]
+  ) {
+    assert.throws(() => readConfig({ PUBLIC_URL: bad }), (e: Error) => {
+      assert.match(e.message, /^invalid configuration: PUBLIC_URL: /);
+      return true;
+    }, bad);
+  }
+});
