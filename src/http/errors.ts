@@ -16,6 +16,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   password_change_required: 403,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   already_exists: 409,
   rate_card_version_immutable: 409,
   email_taken: 409,

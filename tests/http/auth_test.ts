@@ -281,3 +281,27 @@ Deno.test("envelope: sandbox answers carry environment: sandbox at the top level
     assert.equal("environment" in wallet.body, false);
   });
 });
+
+Deno.test("routing: a path that exists under other methods answers 405 with Allow; an unknown path 404", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const wrong = await t.call("GET", "/client/book", { key: b.api_key });
+    assert.equal(wrong.status, 405, JSON.stringify(wrong.body));
+    assert.equal(wrong.body.code, "method_not_allowed");
+    assert.equal(wrong.headers.get("Allow"), "POST");
+    assert.deepEqual(wrong.body.allow, ["POST"]);
+    assert.match(wrong.body.message, /\/api\/client\/book does not take GET; it takes POST/);
+    assert.ok(wrong.headers.get("X-Request-Id"));
+    // A path with a parameter: the quote's book action takes only POST.
+    const param = await t.call("DELETE", "/client/quotes/Q-1/book");
+    assert.equal(param.status, 405);
+    assert.equal(param.headers.get("Allow"), "POST");
+    // GET routes also take HEAD.
+    const profile = await t.call("DELETE", "/business/profile", { key: b.api_key });
+    assert.equal(profile.status, 405);
+    assert.match(profile.headers.get("Allow") ?? "", /^GET, HEAD/);
+    const nowhere = await t.call("POST", "/client/nowhere");
+    assert.equal(nowhere.status, 404);
+    assert.equal(nowhere.body.code, "not_found");
+    assert.equal(nowhere.headers.get("Allow"), null);
+  }));
