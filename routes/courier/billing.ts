@@ -39,6 +39,7 @@ import {
   type Invoice,
   isOpen,
   isPeriod,
+  type LedgerBook,
   type LedgerEntry,
   parseRate,
   periodOf,
@@ -834,17 +835,10 @@ export function accountView(account: CourierClient, now: number) {
   const mode = account.settings.settlement_mode;
   const book = account.ledger;
   const balances = accountBalances(account);
-  const aged = ageing(book, cur, now, balances.prepaid_minor);
   return {
     client_id: account.id,
     ...balancesView(balances),
-    ageing: mode === "external" ? null : {
-      current: decimal(aged.current, cur),
-      "1-30": decimal(aged["1-30"], cur),
-      "31-60": decimal(aged["31-60"], cur),
-      "61-90": decimal(aged["61-90"], cur),
-      "90+": decimal(aged["90+"], cur),
-    },
+    ageing: mode === "external" ? null : ageingView(book, cur, now, balances),
     cod_awaiting_remittance: book.cod.map((x) => ({
       waybill: x.waybill,
       amount: decimal(x.amount_minor, x.currency),
@@ -861,15 +855,28 @@ export function accountView(account: CourierClient, now: number) {
     })),
     invoices: [...book.invoices].reverse().map((i) => invoiceView(i, now)),
     // Each other currency's balances with their ageing, reckoned apart (courier 2.6 rule 4).
-    other_currencies: (balances.other_currencies ?? []).map((o) => {
-      const aged = ageing(book, o.currency, now, o.prepaid_minor);
-      return {
-        ...otherCurrencyView(o),
-        ageing: mode === "external"
-          ? null
-          : Object.fromEntries(AGEING_BUCKETS.map((k) => [k, decimal(aged[k], o.currency)])),
-      };
-    }),
+    other_currencies: (balances.other_currencies ?? []).map((o) => ({
+      ...otherCurrencyView(o),
+      ageing: mode === "external" ? null : ageingView(book, o.currency, now, o),
+    })),
+  };
+}
+
+/**
+ * What is owed by days past due (courier 4.2), and `credit`: what is held for the client beyond
+ * it (prepaid funds, payments and credit notes nothing owed took). The buckets less `credit` are
+ * `owed`, so a client in credit no longer shows five zeros beside a negative `owed`.
+ */
+function ageingView(
+  book: LedgerBook,
+  currency: string,
+  now: number,
+  b: { readonly prepaid_minor: number; readonly owed_minor: number },
+) {
+  const aged = ageing(book, currency, now, b.prepaid_minor);
+  return {
+    ...Object.fromEntries(AGEING_BUCKETS.map((k) => [k, decimal(aged[k], currency)])),
+    credit: decimal(Math.max(-b.owed_minor, 0), currency),
   };
 }
 
@@ -929,7 +936,10 @@ export function invoiceView(i: Invoice, now: number) {
     period: i.period,
     currency: i.currency,
     amount: decimal(i.amount_minor, i.currency),
-    paid: decimal(i.paid_minor, i.currency),
+    // A credit invoice (amount below zero) is settled at issue by moving its credit to the
+    // account, where it pays open invoices: nothing was paid on it (the book keeps paid = amount).
+    paid: decimal(Math.max(i.paid_minor, 0), i.currency),
+    credited_to_account: decimal(Math.max(-i.amount_minor, 0), i.currency),
     balance: decimal(Math.max(balanceOf(i), 0), i.currency),
     status: open ? "open" : "settled",
     supplementary: i.supplementary,

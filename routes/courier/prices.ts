@@ -282,7 +282,13 @@ export function priceRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: "/client/account",
-    summary: "The client's own balance, credit, ledger balance and invoices",
+    summary: "The client's own balances, credit, ageing and invoices",
+    description: "`balances` has the courier's billing view's names and signs: `prepaid` (funds " +
+      "held, positive), `receivable`, `recoverable_duties`, `unallocated_credit` and `owed` " +
+      "(positive when the client owes, negative when in credit). `balance` is `balances.prepaid` " +
+      "and `ledger_balance` is `balances.owed`. `ageing` buckets what is owed by days past due; " +
+      "its `credit` is what is held beyond it, so the buckets less `credit` are `owed`. A credit " +
+      "invoice (negative `amount`) shows `paid: 0` and its `credited_to_account`.",
     tag: "Client billing",
     security: "client",
     middleware: [client()],
@@ -299,6 +305,10 @@ export function priceRoutes(api: Api): void {
       client_id: account.id,
       settlement_mode: s.settlement_mode,
       currency: cur,
+      // The courier's billing view's names and signs (prepaid funds positive, `owed` positive
+      // when the client owes); `balance` and `ledger_balance` below are those two again, kept
+      // for callers that read them.
+      balances: ledger.balances,
       balance: decimal(account.money.prepaid_minor, cur),
       credit_limit: credit ? decimal(s.credit_limit_minor, cur) : null,
       credit_used: credit ? decimal(creditUsed(money), cur) : null,

@@ -57,6 +57,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   /** OpenAPI form: `/operator/businesses/{id}`. */
   readonly path: string;
   readonly summary: string;
+  /** Longer OpenAPI text: what the answer's fields mean where their names do not say it all. */
+  readonly description?: string;
   readonly tag: string;
   readonly security: Security;
   readonly middleware?: readonly MiddlewareHandler<AppEnv>[];
@@ -150,6 +152,7 @@ export function define<
     method: spec.method,
     path: spec.path,
     summary: spec.summary,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [spec.tag],
     security: SECURITY[spec.security],
     request: {

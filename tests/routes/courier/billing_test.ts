@@ -339,14 +339,24 @@ Deno.test("billing: a credit invoice's credit pays the open invoice; paid in ful
     t.clock.advanceBy(60 * DAY);
     const v = await view(t, courier, client);
     assert.equal(v.balances.owed, 0);
-    assert.deepEqual(v.ageing, { current: 0, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 });
+    assert.deepEqual(v.ageing, {
+      current: 0,
+      "1-30": 0,
+      "31-60": 0,
+      "61-90": 0,
+      "90+": 0,
+      credit: 0,
+    });
     assert.deepEqual(
-      v.invoices.map((i: { amount: number; paid: number; status: string }) => [
+      v.invoices.map((i: Record<string, unknown>) => [
         i.amount,
         i.paid,
+        i.credited_to_account,
+        i.balance,
         i.status,
       ]),
-      [[-30, -30, "settled"], [100, 100, "settled"]],
+      // The credit invoice was paid nothing: its credit went to the account and paid the other.
+      [[-30, 0, 30, 0, "settled"], [100, 100, 0, 0, "settled"]],
     );
   }));
 
@@ -373,7 +383,14 @@ Deno.test("billing view: a charge paid ahead of its invoice does not age", () =>
     assert.equal(v.balances.owed, 25);
     assert.equal(v.balances.unallocated_credit, 100);
     // spec: courier 4.2: ageing is of what is owed: the credit on account covers the rest.
-    assert.deepEqual(v.ageing, { current: 25, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 });
+    assert.deepEqual(v.ageing, {
+      current: 25,
+      "1-30": 0,
+      "31-60": 0,
+      "61-90": 0,
+      "90+": 0,
+      credit: 0,
+    });
   }));
 
 Deno.test("billing: one invoice per currency; entries carry its id; a late entry goes on a supplementary", () =>
@@ -532,7 +549,14 @@ Deno.test("billing view: balances, credit use, ageing, statement, COD, conversio
     // Duties apart from revenue, yet owed: credit in use like the charges (the open invoice has
     // both).
     assert.deepEqual(v.credit, { limit: 5000, used: 298.92, available: 4701.08 });
-    assert.deepEqual(v.ageing, { current: 10, "1-30": 288.92, "31-60": 0, "61-90": 0, "90+": 0 });
+    assert.deepEqual(v.ageing, {
+      current: 10,
+      "1-30": 288.92,
+      "31-60": 0,
+      "61-90": 0,
+      "90+": 0,
+      credit: 0,
+    });
     assert.deepEqual(
       v.cod_awaiting_remittance.map((
         c: { waybill: string; amount: number },
@@ -646,6 +670,14 @@ Deno.test("billing: recoverable duties use credit: a booking past the limit with
     assert.equal(after.body.data.available, 361.08);
     const v = await view(t, courier, client);
     assert.deepEqual(v.credit, { limit: 250, used: 0, available: 361.08 });
+    // The client's own view names and signs its balances as the courier's view does, and its
+    // ageing shows the credit, so the buckets less the credit are what is owed.
+    assert.deepEqual(after.body.data.balances, v.balances);
+    assert.equal(after.body.data.balances.owed, after.body.data.ledger_balance);
+    assert.equal(after.body.data.balances.prepaid, after.body.data.balance);
+    const credited = { current: 0, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0, credit: 111.08 };
+    assert.deepEqual(after.body.data.ageing, credited);
+    assert.deepEqual(v.ageing, credited);
   }));
 
 Deno.test("billing: amounts and balances stay within what an answer states exactly; past it, refused", () =>
@@ -1484,7 +1516,7 @@ Deno.test("billing: after a change of billing currency a note on an old entry is
         unallocated_credit: 0,
         owed: 15,
       },
-      ageing: { current: 15, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0 },
+      ageing: { current: 15, "1-30": 0, "31-60": 0, "61-90": 0, "90+": 0, credit: 0 },
     }]);
     assert.deepEqual(
       v.statement.totals.map((x: { currency: string; closing_balance: number }) => [
@@ -1899,7 +1931,9 @@ Deno.test("billing view: the ageing buckets move with the clock and always add u
     const period = new Date(t.clock.now()).toISOString().slice(0, 7);
     assert.equal((await invoice(t, courier, client, period)).status, 201);
     await charge(t, courier, client, { reference: "B", amount_minor: 2_500 });
-    const sum = (a: Record<string, number>) => Object.values(a).reduce((x, y) => x + y, 0);
+    // The buckets less the credit held beyond them.
+    const sum = (a: Record<string, number>) =>
+      Object.entries(a).reduce((x, [k, y]) => k === "credit" ? x - y : x + y, 0);
     const seen: string[] = [];
     // Due 30 days after issue; each step moves the open invoice one bucket on.
     for (const days of [0, 31, 30, 30, 30]) {
@@ -1924,4 +1958,17 @@ Deno.test("billing view: the ageing buckets move with the clock and always add u
     const v = await view(t, courier, client);
     assert.equal(v.ageing["90+"], 40);
     assert.equal(sum(v.ageing), v.balances.owed);
+    // Paid beyond what is owed: every bucket empty, the rest shown as credit.
+    await act(t, courier, client, "payment", { amount: "100.00", currency: "BWP", reference: "Q" });
+    const over = await view(t, courier, client);
+    assert.equal(over.balances.owed, -35);
+    assert.deepEqual(over.ageing, {
+      current: 0,
+      "1-30": 0,
+      "31-60": 0,
+      "61-90": 0,
+      "90+": 0,
+      credit: 35,
+    });
+    assert.equal(sum(over.ageing), over.balances.owed);
   }));
