@@ -838,6 +838,17 @@ export function offerView(o: PriceOffer) {
 }
 
 /** The public tracking view's address (CONTRACT: `GET /api/s/{token}`). */
+/**
+ * A row's `service_level` that is none of the courier's service levels, as its refusal; null when
+ * it is one (or absent, which the row's schema reports). Bulk and CSV rows check it with their
+ * other fields, so one answer names every problem of a row (pricing, which needs a valid row,
+ * later refuses a known level the route does not offer).
+ */
+export function unknownServiceLevel(value: unknown, known: readonly string[]): string | null {
+  if (typeof value !== "string" || value === "" || known.includes(value)) return null;
+  return `no such service level (the courier's: ${known.join(", ")}): ${value}`;
+}
+
 export function trackingUrl(c: Context<AppEnv>, token: string): string {
   return `${publicBaseUrl(c)}/api/s/${token}`;
 }

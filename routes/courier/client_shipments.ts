@@ -35,7 +35,7 @@ import {
   UPLOAD_BODY_BYTES_MAX,
 } from "../../src/limits.ts";
 import { read } from "../ask.ts";
-import { type Booked, bookingView, trackingUrl } from "./booking_flow.ts";
+import { type Booked, bookingView, trackingUrl, unknownServiceLevel } from "./booking_flow.ts";
 import { callerClient, shipmentDetailView } from "./prices.ts";
 import { columnOf, type CsvLine, csvTemplate, csvText, readCsv } from "./shipment_csv.ts";
 import {
@@ -162,7 +162,8 @@ export function clientShipmentRoutes(api: Api): void {
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
-    const checked = bulkRequests(body.shipments, header, caller.client);
+    const levels = await serviceLevelCodes(c);
+    const checked = bulkRequests(body.shipments, header, caller.client, levels);
     const valid = checked.filter((r): r is Exclude<typeof r, ApiError> => !(r instanceof ApiError));
     const booked = await bookRows(c, caller, valid);
     let next = 0;
@@ -195,7 +196,7 @@ export function clientShipmentRoutes(api: Api): void {
       "(under unique_external_reference) client_order_reference of its own",
   }, async (c) => {
     const header = idempotencyHeader(c);
-    const file = readCsv(await uploadText(c));
+    const file = readCsv(await uploadText(c), await serviceLevelCodes(c));
     const caller = await callerOf(c);
     const booked = await bookRows(c, caller, await csvRequests(file.lines, header, caller.client));
     let next = 0;
@@ -218,11 +219,7 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
     produces: "text/csv",
   }, async (c) => {
-    const p = clientPrincipalOf(c);
-    const catalogue = await read(c, courierCatalogueActor, p.business.id, p.business.id, {
-      kind: "get",
-    });
-    const code = catalogue.service_levels[0]?.code ?? "express";
+    const code = (await serviceLevelCodes(c))[0] ?? "express";
     return c.body(csvTemplate(code), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": 'attachment; filename="shipments-template.csv"',
@@ -250,16 +247,35 @@ export function clientShipmentRoutes(api: Api): void {
   });
 }
 
-/** Each bulk row checked on its own: its request and identity, or its refusal. */
-function bulkRequests(rows: readonly unknown[], header: string | null, client: CourierClient) {
+/** The codes of the courier's service levels, which bulk and CSV rows are checked against. */
+async function serviceLevelCodes(c: Context<AppEnv>): Promise<string[]> {
+  const p = clientPrincipalOf(c);
+  const catalogue = await read(c, courierCatalogueActor, p.business.id, p.business.id, {
+    kind: "get",
+  });
+  return catalogue.service_levels.map((s) => s.code);
+}
+
+/** Each bulk row checked on its own: its request and identity, or its refusal naming every field. */
+function bulkRequests(
+  rows: readonly unknown[],
+  header: string | null,
+  client: CourierClient,
+  serviceLevels: readonly string[],
+) {
   return rows.map((row, index) => {
     const parsed = ShipmentRequest.safeParse(row);
-    if (!parsed.success) {
-      return validationFailed(parsed.error.issues.map((i) => ({
-        path: i.path.map(String).join("."),
-        message: i.message,
-      })));
+    const level = typeof row === "object" && row !== null && "service_level" in row
+      ? unknownServiceLevel(row.service_level, serviceLevels)
+      : null;
+    const errors: FieldError[] = parsed.success ? [] : parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join("."),
+      message: i.message,
+    }));
+    if (level && !errors.some((e) => e.path === "service_level")) {
+      errors.push({ path: "service_level", message: level });
     }
+    if (!parsed.success || errors.length > 0) return validationFailed(errors);
     const derived = header ? `batch:${header}:${index}` : null;
     return { req: parsed.data, identity: identityOf(parsed.data, derived, client) };
   });

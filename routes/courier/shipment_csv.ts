@@ -9,6 +9,7 @@ import { CSV_BOOKING_LINES_MAX } from "../../src/limits.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { csvLines } from "../../src/domain/csv.ts";
 import { ShipmentRequest, type ShipmentRequestBody } from "./shipment_requests.ts";
+import { unknownServiceLevel } from "./booking_flow.ts";
 
 type Kind = "text" | "number" | "pieces" | "boolean";
 
@@ -99,7 +100,8 @@ export function csvTemplate(serviceLevel: string): string {
 }
 
 /** Reads a whole upload; refuses the file when it cannot be read as a whole. */
-export function readCsv(text: string): CsvFile {
+/** `serviceLevels`: the courier's codes; a line naming another is refused with its other errors. */
+export function readCsv(text: string, serviceLevels?: readonly string[]): CsvFile {
   let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
   try {
     records = parse(text, {
@@ -135,7 +137,11 @@ export function readCsv(text: string): CsvFile {
           `at most ${CSV_BOOKING_LINES_MAX} lines of shipments per upload: more from line ${line}`,
       }]);
     }
-    lines.push({ line, content: JSON.stringify(record), ...lineRequest(header, record) });
+    lines.push({
+      line,
+      content: JSON.stringify(record),
+      ...lineRequest(header, record, serviceLevels),
+    });
   }
   if (lines.length === 0) throw validationFailed([{ path: "file", message: "no shipment lines" }]);
   return { lines, ignored_columns: header.filter((h) => !(h in CSV_COLUMNS)) };
@@ -158,6 +164,7 @@ function checkHeader(header: readonly string[]): void {
 function lineRequest(
   header: readonly string[],
   record: readonly string[],
+  serviceLevels: readonly string[] | undefined,
 ): { req: ShipmentRequestBody } | { errors: CsvError[] } {
   if (record.length !== header.length) {
     return {
@@ -177,6 +184,8 @@ function lineRequest(
     if (value instanceof Error) errors.push({ column, message: value.message });
     else body[column] = value;
   });
+  const unknown = serviceLevels && unknownServiceLevel(body.service_level, serviceLevels);
+  if (unknown) errors.push({ column: "service_level", message: unknown });
   const pieces = typeof body.pieces === "number" ? body.pieces : 1;
   const parcel = Object.fromEntries([...PARCEL_COLUMNS].map((c) => [c, body[c]]));
   const req = {

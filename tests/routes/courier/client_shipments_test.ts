@@ -530,6 +530,28 @@ Deno.test("client shipments: a CSV's bad lines answer their line numbers and col
     assert.equal(byLine[7].errors[0].column, "pieces");
     assert.match(byLine[9].waybill, /^WB/);
 
+    // Every problem of a line in one answer: an unknown service level beside bad columns.
+    const both = await upload(t, client, csvOf([line({ service_level: "nope", weight_kg: 0 })]));
+    assert.equal(both.status, 200, JSON.stringify(both.body));
+    const [only] = both.body.data.results;
+    assert.deepEqual(only.errors.map((e: { column: string }) => e.column).sort(), [
+      "service_level",
+      "weight_kg",
+    ]);
+    assert.match(
+      only.errors.find((e: { column: string }) => e.column === "service_level").message,
+      /no such service level \(the courier's: express, economy\): nope/,
+    );
+    const bulk = await post(t, client, "/client/shipments/bulk", {
+      shipments: [{ ...ROW, service_level: "nope", recipient_phone: "71234567" }],
+    });
+    assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+    const [row] = bulk.body.data.results;
+    assert.deepEqual(row.error.errors.map((e: { path: string }) => e.path).sort(), [
+      "recipient_phone",
+      "service_level",
+    ]);
+
     const missing = await upload(t, client, "recipient_name,weight_kg\nNeo,2\n");
     assert.equal(missing.status, 422);
     assert.match(missing.body.message, /missing columns: service_level, from_country/);
