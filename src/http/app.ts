@@ -11,6 +11,7 @@ import type { Environment } from "../environment.ts";
 import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
 import { ApiError, validationFailed } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
+import { countUncounted } from "./auth.ts";
 import { mountDocs } from "./openapi.ts";
 
 export type Api = OpenAPIHono<AppEnv>;
@@ -55,12 +56,14 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
   for (const mount of routers) mount(api);
   mountDocs(api, env);
   const allowed = allowedMethods(api, "/api");
-  const noEndpoint = (c: Context) => errorResponse(c, noSuchEndpoint(c, allowed(c.req.path)));
+  const noEndpoint = (c: Context) => refuse(c, noSuchEndpoint(c, allowed(c.req.path)));
+  const refuse = (c: Context, e: ApiError) =>
+    errorResponse(c, countUncounted(c, env.rateLimiter, e));
   api.notFound(noEndpoint);
-  api.onError((err, c) => renderError(c, err));
+  api.onError((err, c) => renderError(c, err, refuse));
   app.route("/api", api);
   app.notFound(noEndpoint);
-  app.onError((err, c) => renderError(c, err));
+  app.onError((err, c) => renderError(c, err, refuse));
   return app;
 }
 
@@ -117,11 +120,15 @@ function routePattern(path: string): RegExp {
   return new RegExp(`^${segments.join("/")}/?$`);
 }
 
-function renderError(c: Context, err: Error): Response {
-  if (err instanceof ApiError) return errorResponse(c, err);
+function renderError(
+  c: Context,
+  err: Error,
+  refuse: (c: Context, e: ApiError) => Response,
+): Response {
+  if (err instanceof ApiError) return refuse(c, err);
   if (err instanceof HTTPException && err.status < 500) {
     // Hono's own refusals: malformed JSON and the like.
-    return errorResponse(
+    return refuse(
       c,
       new ApiError("validation_failed", `invalid request: ${err.message}`, {
         errors: [{ path: "body", message: err.message }],

@@ -27,7 +27,7 @@ import {
 import { apiKeyPrefix } from "../environment.ts";
 import { ApiError, fromRejection } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
-import type { Limits } from "./rate_limit.ts";
+import type { Limits, RateLimiter } from "./rate_limit.ts";
 
 export type Principal =
   | { readonly kind: "operator" }
@@ -478,21 +478,36 @@ function limitsOf(b: BusinessAccess): Limits {
 
 /** Counts the request and sets X-RateLimit-* on whatever answer follows (Business API 8). */
 function rateLimit(c: Context<AppEnv>, key: string, limits: Limits): void {
-  const d = c.get("env").rateLimiter.take(key, limits);
+  const refusal = counted(c, c.get("env").rateLimiter, key, limits);
+  if (refusal) throw refusal;
+}
+
+/** Counts one request of `key`, sets the rate headers, and answers the refusal once over. */
+function counted(c: Context, limiter: RateLimiter, key: string, limits: Limits): ApiError | null {
+  const d = limiter.take(key, limits);
   c.header("X-RateLimit-Remaining", String(d.remaining));
   c.header("X-RateLimit-Reset", String(d.reset));
-  if (!d.allowed) {
-    throw new ApiError(
-      "rate_limited",
-      `rate limit reached: ${limits.perMinute} a minute and ${limits.perDay} a day`,
-      {},
-      { "Retry-After": String(d.retryAfter) },
-    );
-  }
+  if (d.allowed) return null;
+  return new ApiError(
+    "rate_limited",
+    `rate limit reached: ${limits.perMinute} a minute and ${limits.perDay} a day`,
+    {},
+    { "Retry-After": String(d.retryAfter) },
+  );
+}
+
+/**
+ * Business API 8: rate headers on every response. A refusal that counted no caller (an unknown
+ * or missing key, an unknown endpoint) counts against the caller's address, as sign-in does: so
+ * it carries the headers too, and guessing keys is throttled (past the limit, 429 instead).
+ */
+export function countUncounted(c: Context, limiter: RateLimiter, refusal: ApiError): ApiError {
+  if (c.res.headers.has("X-RateLimit-Remaining")) return refusal;
+  return counted(c, limiter, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT) ?? refusal;
 }
 
 /** The caller's address from the socket (never from a header a caller can write). */
-export function remoteAddress(c: Context<AppEnv>): string {
+export function remoteAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? "unknown";
   } catch {

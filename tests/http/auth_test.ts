@@ -5,6 +5,7 @@ import type { Api } from "../../src/http/app.ts";
 import { ok } from "../../src/http/app.ts";
 import { define } from "../../src/http/route.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
+import { ANONYMOUS_RATE_LIMIT } from "../../src/limits.ts";
 import { businessActor } from "../../actors/business.ts";
 
 /** Probe routes for the shared guards (the courier endpoints themselves arrive with later issues). */
@@ -304,4 +305,40 @@ Deno.test("routing: a path that exists under other methods answers 405 with Allo
     assert.equal(nowhere.status, 404);
     assert.equal(nowhere.body.code, "not_found");
     assert.equal(nowhere.headers.get("Allow"), null);
+  }));
+
+Deno.test("auth: refusals of unknown callers carry X-RateLimit headers and are throttled per address", () =>
+  withEnv(async (t) => {
+    const limit = ANONYMOUS_RATE_LIMIT.perMinute;
+    const first = await t.call("GET", "/client/account");
+    assert.equal(first.status, 401);
+    assert.equal(first.headers.get("X-RateLimit-Remaining"), String(limit - 1));
+    assert.ok(Number(first.headers.get("X-RateLimit-Reset")) * 1000 > t.clock.now());
+    const wrongKey = await t.call("GET", "/business/profile", { key: "sk_live_guess" });
+    assert.equal(wrongKey.status, 401);
+    assert.equal(wrongKey.headers.get("X-RateLimit-Remaining"), String(limit - 2));
+    const nowhere = await t.call("GET", "/nowhere");
+    assert.equal(nowhere.status, 404);
+    assert.equal(nowhere.headers.get("X-RateLimit-Remaining"), String(limit - 3));
+    // Guessing keys from one address is throttled as sign-in is.
+    for (let i = 3; i < limit; i++) {
+      assert.equal(
+        (await t.call("GET", "/client/account", { headers: { "X-Client-API-Key": `k${i}` } }))
+          .status,
+        401,
+      );
+    }
+    const throttled = await t.call("GET", "/client/account", {
+      headers: { "X-Client-API-Key": "k" },
+    });
+    assert.equal(throttled.status, 429);
+    assert.equal(throttled.body.code, "rate_limited");
+    assert.equal(throttled.headers.get("X-RateLimit-Remaining"), "0");
+    assert.ok(Number(throttled.headers.get("Retry-After")) >= 1);
+    // A known caller is counted on its own limit, not the address's.
+    const b = await t.createBusiness();
+    const known = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(known.status, 200);
+    t.clock.advanceBy(60_000);
+    assert.equal((await t.call("GET", "/client/account")).status, 401, "a new minute");
   }));
