@@ -59,6 +59,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly summary: string;
   /** Longer OpenAPI text: what the answer's fields mean where their names do not say it all. */
   readonly description?: string;
+  /**
+   * A route that exists only to refuse (editing a published rate card): the OpenAPI document
+   * shows this refusal and no success.
+   */
+  readonly alwaysRefused?: { readonly status: 409; readonly code: string };
   readonly tag: string;
   readonly security: Security;
   readonly middleware?: readonly MiddlewareHandler<AppEnv>[];
@@ -161,31 +166,42 @@ export function define<
       ...(spec.idempotencyKey ? { headers: idempotencyHeaderParam(spec.idempotencyKey) } : {}),
       ...requestBody(spec),
     },
-    responses: {
-      [status]: spec.produces
-        ? {
-          description: `The file (${spec.produces})`,
-          content: { [spec.produces]: { schema: Binary } },
-        }
-        : {
-          description: "Success: `{success: true, data}`",
-          content: { "application/json": { schema: Envelope } },
+    responses: spec.alwaysRefused
+      ? {
+        [spec.alwaysRefused.status]: {
+          description: `Always refused: \`${spec.alwaysRefused.code}\``,
+          content: { "application/json": { schema: ErrorBody } },
         },
-      ...(spec.replay && status !== 200
-        ? {
-          200: {
-            description: `The same request again: the first answer (\`replayed\` or ` +
-              `\`already_booked\`), nothing done twice. ${spec.replay}`,
+        default: {
+          description: "Error: `{success: false, code, message}`",
+          content: { "application/json": { schema: ErrorBody } },
+        },
+      }
+      : {
+        [status]: spec.produces
+          ? {
+            description: `The file (${spec.produces})`,
+            content: { [spec.produces]: { schema: Binary } },
+          }
+          : {
+            description: "Success: `{success: true, data}`",
             content: { "application/json": { schema: Envelope } },
           },
-        }
-        : {}),
-      default: {
-        description: "Error: `{success: false, code, message}`; 422 `validation_failed` " +
-          "lists each bad field in `errors`",
-        content: { "application/json": { schema: ErrorBody } },
+        ...(spec.replay && status !== 200
+          ? {
+            200: {
+              description: `The same request again: the first answer (\`replayed\` or ` +
+                `\`already_booked\`), nothing done twice. ${spec.replay}`,
+              content: { "application/json": { schema: Envelope } },
+            },
+          }
+          : {}),
+        default: {
+          description: "Error: `{success: false, code, message}`; 422 `validation_failed` " +
+            "lists each bad field in `errors`",
+          content: { "application/json": { schema: ErrorBody } },
+        },
       },
-    },
   });
   const honoPath = spec.path.replace(/\{([^}]+)\}/g, ":$1");
   const guards: MiddlewareHandler<AppEnv> = spec.middleware?.length

@@ -82,6 +82,19 @@ Deno.test("routes: the OpenAPI document shows replays, validation errors, period
         .working_days.items;
     assert.equal(days.enum, undefined, "every weekday, not only the first");
     assert.deepEqual([days.minimum, days.maximum], [1, 7]);
+    // Editing a published rate card only ever answers 409: no success is documented.
+    for (const method of ["put", "patch", "delete"]) {
+      for (
+        const path of [
+          "/business/courier/rate-cards/{card}",
+          "/business/courier/rate-cards/{card}/versions/{version}",
+        ]
+      ) {
+        assert.deepEqual(Object.keys(op(path, method).responses).sort(), ["409", "default"]);
+      }
+    }
+    const account = op("/client/account", "get");
+    assert.match(account.description, /`ledger_balance` is `balances.owed`/);
   }));
 
 Deno.test("routes: a missing field is named as required, a wrong kind says what it was", () =>
