@@ -85,7 +85,9 @@ Deno.test("checklists: a POST with an existing code publishes the next version; 
         key,
         body: BORDER,
       });
-      assert.equal(r.status, 404, method);
+      // No such route: the path takes only what reads or adds (405, Allow without edits).
+      assert.equal(r.status, 405, method);
+      assert.doesNotMatch(r.headers.get("Allow") ?? "", /PUT|PATCH|DELETE/, method);
     }
   }));
 

@@ -203,7 +203,9 @@ Deno.test("lab: readings are append-only; a second one adds; °F is stored as se
         key: courier.business.api_key,
         body: READING,
       });
-      assert.equal(r.status, 404, method);
+      // No such route: the path takes only what reads or adds (405, Allow without edits).
+      assert.equal(r.status, 405, method);
+      assert.doesNotMatch(r.headers.get("Allow") ?? "", /PUT|PATCH|DELETE/, method);
     }
     const s = await record(t, courier, waybill);
     assert.equal(s.readings_total, 2);
