@@ -3,6 +3,7 @@
  * credits, service settings and the manual clock. Bearer OPERATOR_TOKEN.
  */
 import { asBusiness, businessActor, publicView } from "../actors/business.ts";
+import { type DeferredWork, deferredWorkActor } from "../actors/deferred_work.ts";
 import { driverActor } from "../actors/driver.ts";
 import {
   PLATFORM_SETTINGS_ID,
@@ -19,6 +20,8 @@ import { operatorOnly, PARTNER_KEY_PREFIX } from "../src/http/auth.ts";
 import { type Api, ok } from "../src/http/app.ts";
 import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts";
 import { define, z } from "../src/http/route.ts";
+import { iso } from "../src/http/iso.ts";
+import { sql } from "kysely";
 import { Country, Currency } from "../src/http/schemas.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../src/limits.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
@@ -28,6 +31,11 @@ import { ask, read } from "./ask.ts";
 const tag = "Operator";
 const security = "operator" as const;
 const middleware = [operatorOnly];
+
+const DeferredWorkQuery = z.object({
+  status: z.enum(["waiting", "done"]).default("waiting"),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
 
 const Plan = z.enum(["starter", "business", "enterprise"]);
 const Email = z.email().transform((e) => e.toLowerCase());
@@ -396,6 +404,48 @@ export function operatorRoutes(api: Api): void {
         now: new Date(c.get("env").clock.now()).toISOString(),
         kind: c.get("env").clock.kind,
       }),
+  );
+
+  define(
+    api,
+    {
+      method: "get",
+      path: "/operator/deferred-work",
+      summary: "Bus work that failed past its retries and waits on a durable timer (a webhook " +
+        "event, an alert, a charge from a scan), oldest first: `status=waiting` (default) or " +
+        "`done`. Each shows its worker, message subject, tries, when it was deferred and the " +
+        "last error, so stuck work is seen rather than only logged",
+      tag,
+      security,
+      middleware,
+      query: DeferredWorkQuery,
+    },
+    async (c, { query }) => {
+      // The query side holds each deferral's snapshot (every actor type is projected).
+      const rows = await c.get("env").db.selectFrom("snapshots")
+        .select(["tenant", "id", "data"])
+        .where("type", "=", deferredWorkActor.type)
+        .where(sql<string>`data->>'status'`, "=", query.status)
+        .orderBy(sql`(data->>'deferred_at')::bigint`)
+        .limit(query.limit)
+        .execute();
+      return ok(c, {
+        items: rows.map((r) => {
+          const w = r.data as DeferredWork;
+          return {
+            id: r.id,
+            tenant: r.tenant,
+            worker: w.worker,
+            subject: w.subject,
+            status: w.status,
+            attempts: w.attempts,
+            deferred_at: iso(w.deferred_at),
+            last_error: w.last_error,
+            done_at: iso(w.done_at),
+          };
+        }),
+      });
+    },
   );
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../helpers/test_env.ts";
+import { deferredWorkActor } from "../../actors/deferred_work.ts";
 
 Deno.test("operator: creating a business answers its key, webhook secret and owner once", () =>
   withTestEnv(async (t) => {
@@ -251,3 +252,39 @@ Deno.test("operator: a sandbox business's wallet holds 100,000 BWP and 100,000 Z
     assert.deepEqual(wallet.body.data.balances, []);
   });
 });
+
+Deno.test("operator: deferred work is listed while it waits, with its tries and last error", () =>
+  withTestEnv(async (t) => {
+    const defer = (id: string, error: string) =>
+      t.env.runtime.ask(deferredWorkActor, "platform", id, {
+        kind: "defer",
+        worker: "client_webhooks",
+        subject: `live.shipment.${id}`,
+        payload: { secret: "not shown" },
+        error,
+      });
+    assert.ok((await defer("w-1", "receiver down")).ok);
+    t.clock.advanceBy(1_000);
+    assert.ok((await defer("w-2", "store refused the write")).ok);
+    await t.settle();
+    const list = async (query = "") => {
+      const r = await t.call("GET", `/operator/deferred-work${query}`, { operator: true });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.items;
+    };
+    const waiting = await list();
+    assert.deepEqual(waiting.map((w: { id: string }) => w.id), ["w-1", "w-2"], "oldest first");
+    assert.equal(waiting[0].worker, "client_webhooks");
+    assert.equal(waiting[0].status, "waiting");
+    assert.equal(waiting[0].last_error, "receiver down");
+    assert.equal(waiting[0].attempts, 0);
+    assert.match(waiting[0].deferred_at, /^\d{4}-\d\d-\d\dT/);
+    assert.equal(JSON.stringify(waiting).includes("not shown"), false, "the message stays out");
+    assert.ok((await t.env.runtime.ask(deferredWorkActor, "platform", "w-1", { kind: "done" })).ok);
+    await t.settle();
+    assert.deepEqual((await list()).map((w: { id: string }) => w.id), ["w-2"]);
+    assert.deepEqual((await list("?status=done")).map((w: { id: string }) => w.id), ["w-1"]);
+    assert.equal((await t.call("GET", "/operator/deferred-work")).status, 401);
+    const bad = await t.call("GET", "/operator/deferred-work?status=lost", { operator: true });
+    assert.equal(bad.status, 422);
+  }));
