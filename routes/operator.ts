@@ -423,7 +423,12 @@ export function operatorRoutes(api: Api): void {
     async (c, { query }) => {
       // The query side holds each deferral's snapshot (every actor type is projected).
       const rows = await c.get("env").db.selectFrom("snapshots")
-        .select(["tenant", "id", "data"])
+        // Not the message itself (up to a shipment's whole change): what the listing shows.
+        .select([
+          "tenant",
+          "id",
+          sql<DeferredWork>`data - 'payload'`.as("data"),
+        ])
         .where("type", "=", deferredWorkActor.type)
         .where(sql<string>`data->>'status'`, "=", query.status)
         .orderBy(sql`(data->>'deferred_at')::bigint`)
