@@ -18,8 +18,8 @@ import { newId } from "../../src/runtime/ids.ts";
 import {
   anonymous,
   client,
-  CLIENT_KEY_PREFIX,
   CLIENT_SESSION_PREFIX,
+  clientKeyPrefix,
   clientPrincipalOf,
   principalName,
   remoteAddress,
@@ -190,7 +190,7 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
   }, async (c) => {
     const p = requireClientAdmin(c, "rotate the API key");
-    const key = await issueCredential(CLIENT_KEY_PREFIX, c.get("env").clock.now());
+    const key = await issueCredential(clientKeyPrefix(c.get("env").name), c.get("env").clock.now());
     await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "rotate_api_key",
       key: key.record,

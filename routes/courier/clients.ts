@@ -15,7 +15,7 @@ import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
 import {
   business,
   businessPrincipalOf,
-  CLIENT_KEY_PREFIX,
+  clientKeyPrefix,
   courierPlatform,
   principalName,
 } from "../../src/http/auth.ts";
@@ -141,7 +141,7 @@ export function courierClientRoutes(api: Api): void {
       rate_card_id: body.rate_card_id ?? null,
     });
     const id = newId("cli");
-    const key = await issueCredential(CLIENT_KEY_PREFIX, env.clock.now());
+    const key = await issueCredential(clientKeyPrefix(env.name), env.clock.now());
     const password = temporaryPassword();
     await ask(c, courierClientActor, courier, id, {
       kind: "create",

@@ -24,7 +24,7 @@ import {
   staffScopes,
   withImplied,
 } from "../domain/scopes.ts";
-import { apiKeyPrefix } from "../environment.ts";
+import { apiKeyPrefix, type EnvironmentName } from "../environment.ts";
 import { ApiError, fromRejection } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
 import type { Limits, RateLimiter } from "./rate_limit.ts";
@@ -74,6 +74,14 @@ export const PARTNER_KEY_PREFIX = "ak_";
 /** Client user sign-in tokens (X-Client-API-Key). */
 export const CLIENT_SESSION_PREFIX = "cs_";
 export const CLIENT_KEY_PREFIX = "ck_";
+
+/**
+ * A client API key says its environment, as business keys do (Business API 5.2), so live can
+ * answer a sandbox one with sandbox_key_on_live; keys issued before it (`ck_` alone) keep working.
+ */
+export function clientKeyPrefix(env: EnvironmentName): string {
+  return `${CLIENT_KEY_PREFIX}${env}_`;
+}
 
 /** How the audit trail names the caller. */
 export function principalName(p: Principal): string {
@@ -231,6 +239,12 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
         ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox credentials")
         : new ApiError("unauthenticated", "X-Client-API-Key missing or unknown");
     if (!key) throw refused();
+    if (env.name === "live" && key.startsWith(clientKeyPrefix("sandbox"))) {
+      throw new ApiError(
+        "sandbox_key_on_live",
+        `a sandbox client key was sent to live; use a ${clientKeyPrefix("live")} key`,
+      );
+    }
     const identity = await clientIdentity(
       c,
       await hashSecret(key),

@@ -67,7 +67,7 @@ Deno.test("courier clients: creating one needs billing:administer and the courie
     });
     const created = await t.call("POST", "/business/courier/clients", { key: b.api_key, body });
     assert.equal(created.status, 201);
-    assert.match(created.body.data.api_key, /^ck_/);
+    assert.match(created.body.data.api_key, /^ck_live_[A-Za-z0-9_-]{32,}$/);
     const again = await t.call("POST", "/business/courier/clients", {
       key: b.api_key,
       body: { ...body, email: "other@example.com" },
@@ -464,3 +464,26 @@ Deno.test("courier clients: a billing currency that is not ISO 4217 (XYZ) is ref
     assert.equal(read.body.data.billing_currency, "BWP");
     assert.equal(read.body.data.credit_limit, 5000);
   }));
+
+Deno.test("clients: a client key says its environment; live answers a sandbox one sandbox_key_on_live", async () => {
+  let sandboxKey = "";
+  await withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    sandboxKey = client.api_key;
+    assert.match(sandboxKey, /^ck_sandbox_/);
+    const own = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+  }, { name: "sandbox" });
+  await withTestEnv(async (t) => {
+    const r = await t.call("GET", "/client/account", {
+      headers: { "X-Client-API-Key": sandboxKey },
+    });
+    assert.equal(r.status, 401);
+    assert.equal(r.body.code, "sandbox_key_on_live");
+    const unknown = await t.call("GET", "/client/account", {
+      headers: { "X-Client-API-Key": "ck_live_unknown" },
+    });
+    assert.equal(unknown.body.code, "unauthenticated");
+  });
+});
