@@ -48,7 +48,7 @@ import {
 } from "../../src/domain/ledger.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/domain/billing_csv.ts";
-import type { ExportState } from "../../src/domain/export_state.ts";
+import { EXPORT_STATES, type ExportState } from "../../src/domain/export_state.ts";
 import { entryReportOfRow, reportColumns } from "../../src/db/billing_export.ts";
 import {
   business,
@@ -62,7 +62,14 @@ import { iso } from "../../src/http/iso.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency } from "../../src/http/schemas.ts";
+import {
+  CalendarDay,
+  Currency,
+  Money,
+  orNull,
+  Settlement,
+  UtcInstant,
+} from "../../src/http/schemas.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
 import type { AskResult } from "../../src/runtime/plan.ts";
@@ -600,6 +607,7 @@ export function billingRoutes(api: Api): void {
     middleware: [business({ scope: "billing:view-own" }), courierPlatform],
     params: ClientParam,
     query: z.object({ period: Period.optional() }),
+    response: ClientBillingAnswer,
   }, async (c, { params, query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const account = asClient(
@@ -828,6 +836,172 @@ async function payments(c: Context<AppEnv>, account: CourierClient) {
     })),
   }));
 }
+
+/** Amounts owed by days past due (courier 4.2), in the currency of the object holding it. */
+export const AgeingAnswer = z.object({
+  current: Money,
+  "1-30": Money,
+  "31-60": Money,
+  "61-90": Money,
+  "90+": Money,
+  credit: Money.openapi({
+    description: "Held for the client beyond what it owes (prepaid funds, payments and credit " +
+      "notes nothing owed took): the buckets less this are `owed`",
+  }),
+}).openapi("Ageing");
+
+/** An account's balances in one currency (balancesView, otherCurrencyView). */
+export const AccountBalancesAnswer = z.object({
+  prepaid: Money.openapi({ description: "Prepaid funds not yet used" }),
+  receivable: Money.openapi({ description: "Charged and not yet paid" }),
+  recoverable_duties: Money.openapi({
+    description: "Duties paid on the client's behalf, not yet recovered (not revenue)",
+  }),
+  unallocated_credit: Money.openapi({
+    description: "Credit on account no invoice took yet: payments, remitted COD and issued " +
+      "credit invoices (a credit note counts in receivable until it is invoiced)",
+  }),
+  owed: Money.openapi({
+    description: "What the client owes in all (receivable + recoverable_duties - prepaid): " +
+      "the sum of its posted entries; negative when funds are held for it",
+  }),
+}).openapi("AccountBalances");
+
+/** spec: courier 2.6 rule 4: balances in a currency other than the billing currency. */
+export const OtherCurrencyAnswer = z.object({
+  currency: Currency,
+  balances: AccountBalancesAnswer,
+  ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
+}).openapi("OtherCurrencyBalances");
+
+/** spec: courier 4.2: an invoice (invoiceView). */
+export const InvoiceAnswer = z.object({
+  id: z.string(),
+  period: Period,
+  currency: Currency,
+  amount: Money,
+  paid: Money.openapi({ description: "0 on a credit invoice (negative amount)" }),
+  credited_to_account: Money.openapi({
+    description: "A credit invoice's credit, moved to the account at issue; 0 on others",
+  }),
+  balance: Money.openapi({ description: "What is still to pay, never below 0" }),
+  status: z.enum(["open", "settled"]),
+  supplementary: z.boolean().openapi({
+    description: "Entries posted after an earlier invoice of the same period and currency",
+  }),
+  issued_at: UtcInstant,
+  due_on: CalendarDay,
+  days_past_due: z.number().int().nonnegative().openapi({ description: "0 once settled" }),
+}).openapi("Invoice");
+
+const CreditAnswer = z.object({
+  limit: Money,
+  used: Money.openapi({ description: "Charged and unpaid, recoverable duties included" }),
+  available: Money.openapi({ description: "What the credit line covers now, never below 0" }),
+}).openapi("CreditLine");
+
+/** GET /business/courier/clients/{client}/billing: accountView, a statement and payments. */
+export const ClientBillingAnswer = z.object({
+  client_id: z.string(),
+  settlement_mode: Settlement,
+  currency: Currency.openapi({ description: "The billing currency" }),
+  balances: AccountBalancesAnswer,
+  credit: orNull(CreditAnswer).openapi({ description: "Credit settlement only, else null" }),
+  ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
+  cod_awaiting_remittance: z.array(
+    z.object({
+      waybill: z.string(),
+      amount: Money,
+      currency: Currency,
+      collected_at: UtcInstant,
+    }).openapi("CodAwaitingRemittance"),
+  ),
+  unresolved_conversions: z.array(
+    z.object({
+      reference: z.string(),
+      kind: EntryKindName,
+      amount: Money.openapi({ description: "In the charge's own currency, awaiting its FX rate" }),
+      currency: Currency,
+      period: Period,
+      created_at: UtcInstant,
+    }).openapi("UnresolvedConversion"),
+  ),
+  invoices: z.array(InvoiceAnswer).openapi({
+    description: "Open invoices and the latest settled ones, newest first",
+  }),
+  other_currencies: z.array(OtherCurrencyAnswer),
+  statement: z.object({
+    period: Period,
+    entries: z.array(
+      z.object({
+        reference: z.string(),
+        kind: EntryKindName,
+        amount: Money.openapi({ description: "Signed: positive is owed by the client" }),
+        currency: Currency,
+        status: z.enum(["posted", "external", "unresolved_fx"]),
+        payer: z.literal("client"),
+        recoverable: z.boolean().openapi({ description: "Duties recovered, never revenue" }),
+        reason: z.string().nullable(),
+        evidence_path: z.string().nullable(),
+        source_event: z.string().nullable(),
+        original_amount: Money.nullable().openapi({
+          description: "A converted charge: its amount in original_currency",
+        }),
+        original_currency: Currency.nullable(),
+        fx_rate: z.string().nullable().openapi({
+          description: "Exact decimal text",
+          example: "0.7525",
+        }),
+        fx_source: z.string().nullable(),
+        corrects: z.string().nullable().openapi({
+          description: "A debit or credit note: the reference of the entry it corrects",
+        }),
+        shipment: z.string().nullable().openapi({ description: "The waybill, if any" }),
+        period: Period,
+        created_at: UtcInstant.openapi({ description: "When it was booked" }),
+        charged_at: UtcInstant.nullable().openapi({
+          description:
+            "When the charge arose, if booked later (a conversion resolved); null: at created_at",
+        }),
+        invoice_id: z.string().nullable(),
+        export_state: z.enum(EXPORT_STATES),
+        event_state: z.enum(["pending", "delivered", "failed"]).nullable().openapi({
+          description: "Delivery of the entry's billing event; null when it has none",
+        }),
+        external_reference: z.string().nullable().openapi({
+          description: "The reference the courier's system reported with export_state",
+        }),
+      }).openapi("StatementEntry"),
+    ).openapi({
+      description: `In the order they reached the account, at most ${STATEMENT_ENTRIES_MAX}`,
+    }),
+    truncated: z.boolean().openapi({
+      description: `true: the period has more than ${STATEMENT_ENTRIES_MAX} entries`,
+    }),
+    totals: z.array(z.object({
+      currency: Currency,
+      opening_balance: Money,
+      charges: Money.openapi({ description: "Revenue: charges and notes, duties apart" }),
+      recoverable_duties: Money,
+      received: Money.openapi({ description: "Top-ups, payments and remitted COD (negative)" }),
+      net: Money,
+      closing_balance: Money,
+    })).openapi({ description: "Posted entries only, one row per currency" }),
+  }).openapi("Statement"),
+  payments: z.array(
+    z.object({
+      reference: z.string(),
+      amount: Money,
+      currency: Currency,
+      received_at: UtcInstant,
+      allocations: z.array(z.object({ invoice_id: z.string(), amount: Money })).nullable().openapi({
+        description: "By invoice; null when not known (projected before allocations were kept)",
+      }),
+    }).openapi("Payment"),
+  ).openapi({
+    description: `The latest ${PAYMENTS_LISTED_MAX}, newest first`,
+  }),
+}).openapi("ClientBilling");
 
 /** What the billing view and the client's own account show from the actor's state. */
 export function accountView(account: CourierClient, now: number) {

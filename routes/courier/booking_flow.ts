@@ -59,7 +59,15 @@ import type { Database } from "../../src/db/schema.ts";
 import { type AppEnv, publicBaseUrl } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
-import { Country } from "../../src/http/schemas.ts";
+import {
+  CalendarDay,
+  Country,
+  Currency,
+  Money,
+  Settlement,
+  UtcInstant,
+} from "../../src/http/schemas.ts";
+import { HEADLINES } from "../../src/domain/lifecycle.ts";
 import { openBookingCrossing } from "../../src/courier/customs.ts";
 import { newOfferReference } from "../../src/courier/waybills.ts";
 import { sequencedWaybill } from "../../src/domain/waybill.ts";
@@ -798,6 +806,102 @@ export function waybillOf(courierId: string, reference: string): string {
   return out;
 }
 
+/** spec: courier 2.2: one price line (optionView, pricingView). */
+export const PriceLineAnswer = z.object({
+  code: z.enum([
+    "transport",
+    "collection",
+    "delivery",
+    "service_level",
+    "liability_cover",
+    "discount",
+    "surcharge",
+    "minimum_top_up",
+    "tax",
+  ]).openapi({ description: "`transport` first and `tax` last; the others only when not 0" }),
+  label: z.string(),
+  amount: Money.openapi({
+    description: "What the line adds to the total (a discount is negative; inclusive tax 0)",
+  }),
+  included: z.boolean().optional().openapi({
+    description: "Tax line only: true when the tax is already within the price",
+  }),
+  tax: Money.optional().openapi({ description: "Tax line only: the tax" }),
+}).openapi("PriceLine");
+
+/** What one option of held prices or a quotation shows (optionView). */
+export const PriceOptionAnswer = z.object({
+  code: z.string().openapi({ description: "The service level: book it as `service_level`" }),
+  name: z.string(),
+  chargeable_kg: z.number().openapi({
+    description: "Each parcel's larger of actual and volumetric weight, added up, in kg",
+  }),
+  lines: z.array(PriceLineAnswer).openapi({ description: "They add up to `total`" }),
+  tax: Money,
+  total: Money,
+  currency: Currency,
+  collection_on: CalendarDay,
+  earliest_delivery: CalendarDay,
+  latest_delivery: CalendarDay,
+  possible_later_charges: z.string().optional().openapi({
+    description: "Cross-border only: what may be billed later, each as its own charge",
+  }),
+}).openapi("PriceOption");
+
+const OfferAccountAnswer = z.object({
+  settlement_mode: Settlement,
+  currency: Currency,
+  available: Money.nullable().openapi({
+    description: "What the account could cover when priced; null for external settlement",
+  }),
+}).openapi("OfferAccount");
+
+/** POST /client/prices (and its aliases): held prices (offerView of kind `prices`). */
+export const PricesAnswer = z.object({
+  prices_reference: z.string().openapi({ description: "Book an option with POST /client/book" }),
+  valid_until: UtcInstant.openapi({
+    description: "Bookable up to and including this instant, unless the cut-off moves " +
+      "collection past the day shown first (then 422 prices_expired)",
+  }),
+  options: z.array(PriceOptionAnswer),
+  account: OfferAccountAnswer,
+}).openapi("Prices");
+
+/** POST /client/quotes: a saved quotation (offerView of kind `quote`). */
+export const QuoteAnswer = z.object({
+  quote_reference: z.string().openapi({
+    description: "Book an option with POST /client/quotes/{reference}/book",
+  }),
+  prices_reference: z.string().openapi({ description: "The same reference as quote_reference" }),
+  valid_until: UtcInstant.openapi({ description: "Held 7 days, until then inclusive" }),
+  options: z.array(PriceOptionAnswer).openapi({
+    description: "Dates as of today: booked later, the dates are those of the day of booking",
+  }),
+  account: OfferAccountAnswer,
+}).openapi("Quote");
+
+/** A booking's answer, new (201) or the same request again (200 `already_booked`). */
+export const BookingAnswer = z.object({
+  waybill: z.string(),
+  tracking_url: z.url().openapi({ description: "The public tracking page" }),
+  status: z.enum(HEADLINES),
+  service_level: z.string(),
+  total: Money.openapi({ description: "What was charged (the frozen price)" }),
+  currency: Currency,
+  prices_reference: z.string().openapi({
+    description: "The held prices or quotation the booking was made from",
+  }),
+  collection_on: CalendarDay.openapi({
+    description: "The dates the booking froze: a quotation booked days after it was saved gets " +
+      "those of the day it is booked",
+  }),
+  earliest_delivery: CalendarDay,
+  latest_delivery: CalendarDay,
+  already_booked: z.boolean().openapi({
+    description: "true: the same request again, answered with the booking it made (200)",
+  }),
+}).openapi("Booking");
+
 export function optionView(o: OfferOption) {
   return {
     code: o.code,
@@ -837,7 +941,6 @@ export function offerView(o: PriceOffer) {
   };
 }
 
-/** The public tracking view's address (CONTRACT: `GET /api/s/{token}`). */
 /**
  * A row's `service_level` that is none of the courier's service levels, as its refusal; null when
  * it is one (or absent, which the row's schema reports). Bulk and CSV rows check it with their
@@ -849,6 +952,7 @@ export function unknownServiceLevel(value: unknown, known: readonly string[]): s
   return `no such service level (the courier's: ${known.join(", ")}): ${value}`;
 }
 
+/** The public tracking view's address (CONTRACT: `GET /api/s/{token}`). */
 export function trackingUrl(c: Context<AppEnv>, token: string): string {
   return `${publicBaseUrl(c)}/api/s/${token}`;
 }
@@ -863,8 +967,8 @@ export function bookingView(c: Context<AppEnv>, b: Booked) {
     total: decimal(s.pricing.total_minor, s.pricing.currency),
     currency: s.pricing.currency,
     prices_reference: s.pricing.prices_reference,
-    // The promise the booking froze (courier 2.3): booked after the cut-off or from a quote days
-    // later, collection is later than the prices showed.
+    // The promise the booking froze (courier 2.3): the dates the prices showed (held prices past
+    // the cut-off have expired), or, for a quote booked days later, that day's dates.
     ...s.pricing.promise,
     already_booked: b.already_booked,
   };

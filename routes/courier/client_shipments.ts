@@ -35,7 +35,13 @@ import {
   UPLOAD_BODY_BYTES_MAX,
 } from "../../src/limits.ts";
 import { read } from "../ask.ts";
-import { type Booked, bookingView, trackingUrl, unknownServiceLevel } from "./booking_flow.ts";
+import {
+  type Booked,
+  BookingAnswer,
+  bookingView,
+  trackingUrl,
+  unknownServiceLevel,
+} from "./booking_flow.ts";
 import { callerClient, shipmentDetailView } from "./prices.ts";
 import { columnOf, type CsvLine, csvTemplate, csvText, readCsv } from "./shipment_csv.ts";
 import {
@@ -136,6 +142,7 @@ export function clientShipmentRoutes(api: Api): void {
     idempotencyKey:
       "Books once per key: the same request again answers 200 `already_booked: true`; " +
       "the same key with other details answers 409",
+    response: BookingAnswer,
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);

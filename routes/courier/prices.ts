@@ -24,14 +24,24 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Currency, Money, orNull, Settlement } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
-import { accountView } from "./billing.ts";
 import {
+  AccountBalancesAnswer,
+  accountView,
+  AgeingAnswer,
+  InvoiceAnswer,
+  OtherCurrencyAnswer,
+} from "./billing.ts";
+import {
+  BookingAnswer,
   bookingView,
   bookOffer,
   makeOffer,
   offerView,
   PriceRequest,
+  PricesAnswer,
+  QuoteAnswer,
   waybillOf,
 } from "./booking_flow.ts";
 import { frozenServiceTermsView } from "./service_levels.ts";
@@ -63,6 +73,35 @@ export async function callerClient(c: Context<AppEnv>) {
   return asClient(await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }));
 }
 
+/** GET /client/account: the client's own account, as the handler below answers it. */
+export const ClientAccountAnswer = z.object({
+  client_id: z.string(),
+  settlement_mode: Settlement,
+  currency: Currency.openapi({ description: "The billing currency" }),
+  balances: AccountBalancesAnswer,
+  balance: Money.openapi({
+    description: "balances.prepaid: prepaid funds not yet used; a later charge may take it " +
+      "below 0",
+  }),
+  credit_limit: Money.nullable().openapi({ description: "Credit settlement only, else null" }),
+  credit_used: Money.nullable().openapi({
+    description: "Credit settlement only: charged and unpaid, recoverable duties included",
+  }),
+  available: Money.nullable().openapi({
+    description: "What the account can cover now, never below 0; null for external settlement",
+  }),
+  ledger_balance: Money.openapi({
+    description: "balances.owed: what the posted entries add up to, negative when funds are held",
+  }),
+  recoverable_duties: Money.openapi({ description: "Duties paid on the client's behalf" }),
+  unallocated_credit: Money.openapi({ description: "Credit on account no invoice took yet" }),
+  ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
+  invoices: z.array(InvoiceAnswer).openapi({
+    description: "Open invoices and the latest settled ones, newest first",
+  }),
+  other_currencies: z.array(OtherCurrencyAnswer),
+}).openapi("ClientAccount");
+
 export function priceRoutes(api: Api): void {
   // spec: courier 4.1: /client/prices, alias /client/delivery-options, compatibility /client/quote.
   for (const path of ["/client/prices", "/client/delivery-options", "/client/quote"]) {
@@ -78,6 +117,7 @@ export function priceRoutes(api: Api): void {
         security: "client",
         middleware: [client()],
         body: PriceRequest,
+        response: PricesAnswer,
       },
       async (c, { body }) =>
         ok(c, offerView(await makeOffer(c, await callerClient(c), body, "prices"))),
@@ -94,6 +134,7 @@ export function priceRoutes(api: Api): void {
     body: BookBody,
     status: 201,
     replay: "The same prices_reference",
+    response: BookingAnswer,
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
@@ -118,6 +159,7 @@ export function priceRoutes(api: Api): void {
       middleware: [client()],
       body: PriceRequest,
       status: 201,
+      response: QuoteAnswer,
     },
     async (c, { body }) =>
       ok(c, offerView(await makeOffer(c, await callerClient(c), body, "quote")), 201),
@@ -175,6 +217,7 @@ export function priceRoutes(api: Api): void {
     body: BookBody.omit({ prices_reference: true }),
     status: 201,
     replay: "The same quote reference",
+    response: BookingAnswer,
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
@@ -212,6 +255,7 @@ export function priceRoutes(api: Api): void {
     idempotencyKey:
       "Books once per key: the same request again answers 200 `already_booked: true`; " +
       "the same key with other details answers 409",
+    response: BookingAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -292,6 +336,7 @@ export function priceRoutes(api: Api): void {
     tag: "Client billing",
     security: "client",
     middleware: [client()],
+    response: ClientAccountAnswer,
   }, async (c) => {
     const account = await callerClient(c);
     const s = account.settings;

@@ -39,6 +39,11 @@ export const ErrorBody = z.object({
 
 const Envelope = z.object({ success: z.literal(true), data: z.unknown() });
 
+/** The success envelope as the OpenAPI document shows it: `data` as the route declares it. */
+function envelopeOf(response: z.ZodType | undefined) {
+  return response ? z.object({ success: z.literal(true), data: response }) : Envelope;
+}
+
 type Security = "operator" | "business" | "client" | "driver" | "public";
 
 const SECURITY: Record<Security, Record<string, string[]>[]> = {
@@ -87,6 +92,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly form?: { readonly files: readonly string[]; readonly maxBytes: number };
   /** When the same request again answers 200 with the first answer: what makes it the same. */
   readonly replay?: string;
+  /**
+   * What `data` holds on success (and on a replay), for the OpenAPI document only: answers are
+   * not checked against it. Without it the document shows `data` as any value.
+   */
+  readonly response?: z.ZodType;
 }
 
 /** The `Idempotency-Key` header parameter as the OpenAPI document shows it. */
@@ -153,6 +163,7 @@ export function define<
   B extends Schema = undefined,
 >(api: Api, spec: RouteSpec<P, Q, B>, handler: Handler<P, Q, B>): void {
   const status = spec.status ?? 200;
+  const success = envelopeOf(spec.response);
   api.openAPIRegistry.registerPath({
     method: spec.method,
     path: spec.path,
@@ -185,14 +196,14 @@ export function define<
           }
           : {
             description: "Success: `{success: true, data}`",
-            content: { "application/json": { schema: Envelope } },
+            content: { "application/json": { schema: success } },
           },
         ...(spec.replay && status !== 200
           ? {
             200: {
               description: `The same request again: the first answer (\`replayed\` or ` +
                 `\`already_booked\`), nothing done twice. ${spec.replay}`,
-              content: { "application/json": { schema: Envelope } },
+              content: { "application/json": { schema: success } },
             },
           }
           : {}),

@@ -27,3 +27,33 @@ export const Country = z.string()
  */
 export const Waybill = z.string().trim().min(1).max(64).transform((w) => w.toUpperCase())
   .openapi({ description: "Waybill (case does not matter)", example: "WB2222222222223" });
+
+// ---- Answers (documentation only: what handlers answer is not checked against these).
+
+/**
+ * An amount in an answer: a JSON number in the currency its object names (money.ts decimal()),
+ * with at most that currency's minor-unit decimals, never a string.
+ */
+export const Money = z.number().openapi({
+  description: "Decimal amount in the currency its object names, with at most that currency's " +
+    "minor-unit decimals (88.92 BWP, 1500 JPY, 1.125 KWD)",
+  example: 88.92,
+});
+
+/** An instant in an answer: ISO 8601 in UTC with milliseconds (src/http/iso.ts). */
+export const UtcInstant = z.iso.datetime().openapi({ example: "2026-11-23T09:30:00.000Z" });
+
+/** A calendar day in an answer: `YYYY-MM-DD`. */
+export const CalendarDay = z.iso.date().openapi({ example: "2026-11-24" });
+
+/** How a client's account settles (courier 4.2). */
+export const Settlement = z.enum(["prepaid", "credit", "external"]);
+
+/**
+ * A named schema (`.openapi("Name")`) or null. Its `.nullable()` would make the named component
+ * itself nullable in the document (zod-to-openapi 9.1), so every other use of it too; a union
+ * keeps the component as it is and shows `anyOf: [$ref, null]` here.
+ */
+export function orNull<S extends z.ZodType>(schema: S) {
+  return z.union([schema, z.null()]);
+}
