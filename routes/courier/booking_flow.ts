@@ -48,6 +48,7 @@ import {
 import { decimal, toMinor } from "../../src/domain/money.ts";
 import {
   possibleLaterCharges,
+  PRICE_LINE_CODES,
   type PricedOption,
   priceOption,
   PriceOutOfRange,
@@ -808,17 +809,9 @@ export function waybillOf(courierId: string, reference: string): string {
 
 /** spec: courier 2.2: one price line (optionView, pricingView). */
 export const PriceLineAnswer = z.object({
-  code: z.enum([
-    "transport",
-    "collection",
-    "delivery",
-    "service_level",
-    "liability_cover",
-    "discount",
-    "surcharge",
-    "minimum_top_up",
-    "tax",
-  ]).openapi({ description: "`transport` first and `tax` last; the others only when not 0" }),
+  code: z.enum(PRICE_LINE_CODES).openapi({
+    description: "`transport` first and `tax` last; the others only when not 0",
+  }),
   label: z.string(),
   amount: Money.openapi({
     description: "What the line adds to the total (a discount is negative; inclusive tax 0)",

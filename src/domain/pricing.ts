@@ -122,6 +122,19 @@ export function volumetricGrams(parcel: ParcelInput, volumetricDivisor: number):
   return requireWhole("volumetric grams", toSafe(grams), 0);
 }
 
+/** spec: courier 2.2: the codes of an option's lines, in their order (transport or corridor first). */
+export const PRICE_LINE_CODES = [
+  "transport",
+  "collection",
+  "delivery",
+  "service_level",
+  "liability_cover",
+  "discount",
+  "surcharge",
+  "minimum_top_up",
+  "tax",
+] as const;
+
 /** spec: courier 2.2: lines in the documented order; rule 1: they always add up to the total. */
 export function priceOption(
   terms: RateCardTerms,

@@ -5,6 +5,7 @@ import {
   gramsFromKg,
   type ParcelInput,
   possibleLaterCharges,
+  PRICE_LINE_CODES,
   PRICE_MINOR_MAX,
   type PriceLine,
   priceOption,
@@ -421,17 +422,7 @@ Deno.test("pricing: possible later charges name duties, the customs fee and evid
 // --- properties -------------------------------------------------------------------------------
 
 /** spec: courier 2.2 line order; transport and corridor share the first place. */
-const ORDER = [
-  "transport",
-  "collection",
-  "delivery",
-  "service_level",
-  "liability_cover",
-  "discount",
-  "surcharge",
-  "minimum_top_up",
-  "tax",
-];
+const ORDER: readonly string[] = PRICE_LINE_CODES;
 
 function rank(code: string): number {
   return ORDER.indexOf(code);
