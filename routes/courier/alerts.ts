@@ -42,7 +42,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
-import { boundedForm, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
+import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 
@@ -203,8 +203,7 @@ export function alertRoutes(api: Api): void {
     params: AlertParam,
   }, async (c, { params }) => {
     const by = principalName(businessPrincipalOf(c));
-    const type = c.req.header("Content-Type") ?? "";
-    const command = type.toLowerCase().startsWith("multipart/form-data")
+    const command = isMultipart(c)
       ? await resolveWithFile(c, params.id, by)
       : { kind: "resolve" as const, ...parseResolveJson(await c.req.text()), by };
     return ok(c, fullView(await askAlert(c, params.id, command)));

@@ -50,6 +50,7 @@ import {
   type Caller,
   idempotencyHeader,
   identityOf,
+  ONE_CALL_BOOKING_DOCS,
   ShipmentRequest,
   type ShipmentRequestBody,
 } from "./shipment_requests.ts";
@@ -137,11 +138,7 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
     body: ShipmentRequest,
     status: 201,
-    replay:
-      "The same Idempotency-Key or idempotency_key, or client_order_reference under unique_external_reference",
-    idempotencyKey:
-      "Books once per key: the same request again answers 200 `already_booked: true`; " +
-      "the same key with other details answers 409",
+    ...ONE_CALL_BOOKING_DOCS,
     response: BookingAnswer,
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);

@@ -24,7 +24,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency } from "../../src/http/schemas.ts";
+import { Currency, Settlement as SettlementMode } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { stripUndefined } from "../operator.ts";
 import { ask, read } from "../ask.ts";
@@ -34,7 +34,7 @@ const security = "business" as const;
 const Amount = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 
 const Settlement = z.object({
-  settlement_mode: z.enum(["prepaid", "credit", "external"]),
+  settlement_mode: SettlementMode,
   credit_limit: Amount,
   payment_days: z.number().int().min(0).max(365).nullable(),
   billing_currency: Currency,

@@ -49,6 +49,7 @@ import {
   bookRequest,
   idempotencyHeader,
   identityOf,
+  ONE_CALL_BOOKING_DOCS,
   ShipmentRequest,
 } from "./shipment_requests.ts";
 
@@ -250,11 +251,7 @@ export function priceRoutes(api: Api): void {
       idempotency_key: ShipmentRequest.shape.idempotency_key,
     }),
     status: 201,
-    replay:
-      "The same Idempotency-Key or idempotency_key, or client_order_reference under unique_external_reference",
-    idempotencyKey:
-      "Books once per key: the same request again answers 200 `already_booked: true`; " +
-      "the same key with other details answers 409",
+    ...ONE_CALL_BOOKING_DOCS,
     response: BookingAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);

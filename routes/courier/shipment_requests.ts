@@ -55,6 +55,14 @@ export interface Caller {
   readonly by: string;
 }
 
+/** What the OpenAPI document says of replays on the routes that price and book in one call. */
+export const ONE_CALL_BOOKING_DOCS = {
+  replay:
+    "The same Idempotency-Key or idempotency_key, or client_order_reference under unique_external_reference",
+  idempotencyKey: "Books once per key: the same request again answers 200 `already_booked: " +
+    "true`; the same key with other details answers 409",
+} as const;
+
 /** The `Idempotency-Key` header, checked like the body field. */
 export function idempotencyHeader(c: Context<AppEnv>): string | null {
   const raw = c.req.header("Idempotency-Key");

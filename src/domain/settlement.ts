@@ -5,7 +5,8 @@
  */
 import { formatMinor } from "./money.ts";
 
-export type SettlementMode = "prepaid" | "credit" | "external";
+export const SETTLEMENT_MODES = ["prepaid", "credit", "external"] as const;
+export type SettlementMode = typeof SETTLEMENT_MODES[number];
 
 export interface AccountMoney {
   /** Prepaid funds not yet used (prepaid mode). */

@@ -8,7 +8,7 @@ import { every } from "hono/combine";
 import type { Api } from "./app.ts";
 import type { AppEnv } from "./context.ts";
 import { validationFailed } from "./errors.ts";
-import { boundedForm } from "./upload.ts";
+import { boundedForm, isMultipart } from "./upload.ts";
 
 // A field left out is named as missing, not as "Invalid input" (a union's default message), and a
 // value of the wrong kind says what it was; other messages are the schema's own.
@@ -108,6 +108,11 @@ function idempotencyHeaderParam(description: string) {
 
 const Binary = z.string().openapi({ format: "binary" });
 
+/** An error answer as the OpenAPI document shows it. */
+function refusal(description: string) {
+  return { description, content: { "application/json": { schema: ErrorBody } } };
+}
+
 /** The request body as the OpenAPI document shows it. */
 function requestBody(
   spec: {
@@ -179,14 +184,8 @@ export function define<
     },
     responses: spec.alwaysRefused
       ? {
-        [spec.alwaysRefused.status]: {
-          description: `Always refused: \`${spec.alwaysRefused.code}\``,
-          content: { "application/json": { schema: ErrorBody } },
-        },
-        default: {
-          description: "Error: `{success: false, code, message}`",
-          content: { "application/json": { schema: ErrorBody } },
-        },
+        [spec.alwaysRefused.status]: refusal(`Always refused: \`${spec.alwaysRefused.code}\``),
+        default: refusal("Error: `{success: false, code, message}`"),
       }
       : {
         [status]: spec.produces
@@ -207,11 +206,10 @@ export function define<
             },
           }
           : {}),
-        default: {
-          description: "Error: `{success: false, code, message}`; 422 `validation_failed` " +
-            "lists each bad field in `errors`",
-          content: { "application/json": { schema: ErrorBody } },
-        },
+        default: refusal(
+          "Error: `{success: false, code, message}`; 422 `validation_failed` lists each bad " +
+            "field in `errors`",
+        ),
       },
   });
   const honoPath = spec.path.replace(/\{([^}]+)\}/g, ":$1");
@@ -242,10 +240,6 @@ function parse(schema: z.ZodType | undefined, value: unknown, part: string): unk
     path: i.path.map(String).join(".") || part,
     message: i.message,
   })));
-}
-
-function isMultipart(c: Context<AppEnv>): boolean {
-  return (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
 }
 
 /** A form's text fields as the body; its declared files into `files`, any other file refused. */

@@ -4,6 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { isCountryCode, isCurrencyCode } from "../domain/iso_codes.ts";
+import { SETTLEMENT_MODES } from "../domain/settlement.ts";
 
 /** An active ISO 4217 currency code, upper case. */
 export const Currency = z.string()
@@ -47,7 +48,7 @@ export const UtcInstant = z.iso.datetime().openapi({ example: "2026-11-23T09:30:
 export const CalendarDay = z.iso.date().openapi({ example: "2026-11-24" });
 
 /** How a client's account settles (courier 4.2). */
-export const Settlement = z.enum(["prepaid", "credit", "external"]);
+export const Settlement = z.enum(SETTLEMENT_MODES);
 
 /**
  * A named schema (`.openapi("Name")`) or null. Its `.nullable()` would make the named component

@@ -6,6 +6,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
 import { ApiError, validationFailed } from "./errors.ts";
 
+/** Whether the request body is a multipart form (media types are case-insensitive). */
+export function isMultipart(c: Context<AppEnv>): boolean {
+  return (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/form-data");
+}
+
 /** Room for the multipart boundaries and the text fields around an uploaded file. */
 export const MULTIPART_OVERHEAD_BYTES_MAX = 64 * 1024;
 

@@ -3,7 +3,12 @@
  * a BWP rate card, and one client on it. Built through the HTTP API, as an integrator would.
  */
 import assert from "node:assert/strict";
-import { type BookingOrigin, courierClientActor } from "../../actors/courier_client.ts";
+import {
+  type BookingOrigin,
+  courierClientActor,
+  type CourierClientCommand,
+} from "../../actors/courier_client.ts";
+import { entryAsk } from "../../actors/client_ledger.ts";
 import type { CreatedBusiness, TestEnv } from "./test_env.ts";
 
 export const HOURS = {
@@ -248,4 +253,51 @@ export async function chargeOnly(
     by: "test",
   }, { idempotencyKey: `charge:${waybill}`, permanent: true });
   assert.ok(charged.ok);
+}
+
+/**
+ * A later charge as a customs or run step would post it (a customs admin fee of 75.00 BWP unless
+ * `fields` says otherwise): once per source event.
+ */
+export async function postCharge(
+  t: TestEnv,
+  courier: Courier,
+  client: Client,
+  fields: Partial<Extract<CourierClientCommand, { kind: "post_charge" }>> & { reference: string },
+): Promise<void> {
+  const command = {
+    kind: "post_charge" as const,
+    entry_kind: "customs_admin" as const,
+    amount_minor: 7_500,
+    currency: "BWP",
+    reason: "customs administration",
+    evidence_path: null,
+    source_event: `customs.cleared:${fields.reference}`,
+    shipment: null,
+    recoverable: false,
+    by: "test",
+    ...fields,
+  };
+  const r = await t.env.runtime.ask(
+    courierClientActor,
+    courier.business.id,
+    client.id,
+    command,
+    entryAsk(command.source_event),
+  );
+  assert.ok(r.ok, JSON.stringify(r));
+}
+
+/** POST /business/courier/clients/{client}/billing/{action} with the courier's key. */
+export function billingAction(
+  t: TestEnv,
+  courier: Courier,
+  client: Client,
+  action: string,
+  body: unknown,
+) {
+  return t.call("POST", `/business/courier/clients/${client.id}/billing/${action}`, {
+    key: courier.business.api_key,
+    body,
+  });
 }

@@ -4,8 +4,7 @@
  * and money is a JSON number with no more decimals than its currency has.
  */
 import assert from "node:assert/strict";
-import { courierClientActor, type CourierClientCommand } from "../../actors/courier_client.ts";
-import { entryAsk } from "../../actors/client_ledger.ts";
+import { courierClientActor } from "../../actors/courier_client.ts";
 import { exponentOf } from "../../src/domain/money.ts";
 import type { z } from "../../src/http/route.ts";
 import { ClientBillingAnswer } from "../../routes/courier/billing.ts";
@@ -13,12 +12,14 @@ import { BookingAnswer, PricesAnswer, QuoteAnswer } from "../../routes/courier/b
 import { ClientAccountAnswer } from "../../routes/courier/prices.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
+  billingAction as act,
   type Client,
   clientKey,
   type Courier,
   DOMESTIC,
   newClient,
   newCourier,
+  postCharge as charge,
   topUp,
 } from "../helpers/courier.ts";
 
@@ -96,37 +97,6 @@ async function book(t: TestEnv, client: Client) {
   };
   const r = await t.call("POST", "/client/book", { headers: clientKey(client), body });
   return documented(BookingAnswer, r, 201, "book");
-}
-
-/** A later charge as a customs or run step posts it. */
-async function charge(
-  t: TestEnv,
-  courier: Courier,
-  client: Client,
-  fields: Partial<Extract<CourierClientCommand, { kind: "post_charge" }>> & { reference: string },
-) {
-  const source = `customs.cleared:${fields.reference}`;
-  const r = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
-    kind: "post_charge",
-    entry_kind: "customs_admin",
-    amount_minor: 7_500,
-    currency: "BWP",
-    reason: "customs administration",
-    evidence_path: null,
-    source_event: source,
-    shipment: null,
-    recoverable: false,
-    by: "test",
-    ...fields,
-  }, entryAsk(fields.source_event ?? source));
-  assert.ok(r.ok, JSON.stringify(r));
-}
-
-function act(t: TestEnv, courier: Courier, client: Client, action: string, body: unknown) {
-  return t.call("POST", `/business/courier/clients/${client.id}/billing/${action}`, {
-    key: courier.business.api_key,
-    body,
-  });
 }
 
 async function billing(t: TestEnv, courier: Courier, client: Client, period?: string) {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { courierClientActor, type CourierClientCommand } from "../../../actors/courier_client.ts";
-import { entryAsk } from "../../../actors/client_ledger.ts";
+import { courierClientActor } from "../../../actors/courier_client.ts";
 import { subjectOf } from "../../../src/bus/bus.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { periodOf, PERIODS_KEPT_MAX } from "../../../src/domain/ledger.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  billingAction as act,
   billingCsv,
   billingCsvRows,
   bookWaybill,
@@ -16,6 +16,7 @@ import {
   DOMESTIC,
   newClient,
   newCourier,
+  postCharge as charge,
   topUp,
 } from "../../helpers/courier.ts";
 
@@ -30,47 +31,9 @@ async function ready(
   return [courier, await newClient(t, courier, settings)];
 }
 
-/** A later charge as a customs or run step would post it: once per source event. */
-async function charge(
-  t: TestEnv,
-  courier: Courier,
-  client: Client,
-  fields: Partial<Extract<CourierClientCommand, { kind: "post_charge" }>> & { reference: string },
-) {
-  const command: CourierClientCommand = {
-    kind: "post_charge",
-    entry_kind: "customs_admin",
-    amount_minor: 7_500,
-    currency: "BWP",
-    reason: "customs administration",
-    evidence_path: null,
-    source_event: `customs.cleared:${fields.reference}`,
-    shipment: null,
-    recoverable: false,
-    by: "test",
-    ...fields,
-  };
-  const source = command.kind === "post_charge" ? command.source_event : "";
-  const r = await t.env.runtime.ask(
-    courierClientActor,
-    courier.business.id,
-    client.id,
-    command,
-    entryAsk(source),
-  );
-  assert.ok(r.ok, JSON.stringify(r));
-}
-
 /** Lets the projections catch up with what was committed. */
 function settle(t: TestEnv): Promise<void> {
   return t.settle();
-}
-
-function act(t: TestEnv, courier: Courier, client: Client, action: string, body: unknown) {
-  return t.call("POST", `/business/courier/clients/${client.id}/billing/${action}`, {
-    key: courier.business.api_key,
-    body,
-  });
 }
 
 function invoice(t: TestEnv, courier: Courier, client: Client, period: string) {
