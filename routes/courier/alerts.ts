@@ -130,6 +130,7 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: read,
     query: ListQuery,
+    paged: "cursor",
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const raisedAt = sql<number>`(data->>'raised_at')::bigint`;

@@ -165,6 +165,7 @@ export function billingEventRoutes(api: Api): void {
       /** The `created_at` and `event_id` of the last row of the previous page. */
       cursor: z.string().max(200).optional(),
     }),
+    paged: "cursor",
   }, async (c, { query }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");

@@ -88,6 +88,7 @@ export function checklistRoutes(api: Api): void {
       limit: z.coerce.number().int().min(1).max(CHECKLISTS_PAGE_MAX).default(100),
       offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
     }),
+    paged: "offset",
   }, async (c, { query }) => {
     const tenant = businessPrincipalOf(c).business.id;
     let q = c.get("env").db.selectFrom("snapshots").select("data")

@@ -315,6 +315,7 @@ export function claimRoutes(api: Api): void {
       courierPlatform,
     ],
     query: BusinessListQuery,
+    paged: "cursor",
   }, async (c, { query }) => {
     const page = await claimPage(c, businessPrincipalOf(c).business.id, query);
     return ok(c, page.claims.map(claimView), 200, {
@@ -350,6 +351,7 @@ export function claimRoutes(api: Api): void {
     security: "client",
     middleware: [client()],
     query: ListQuery,
+    paged: "cursor",
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     // Only the calling client's claims (courier 4.6): the filter is the principal's, never the query's.

@@ -98,6 +98,7 @@ export function clientShipmentRoutes(api: Api): void {
     security,
     middleware: [client()],
     query: ListQuery,
+    paged: "cursor",
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     // spec: courier 4.6: always within the courier and the calling client.

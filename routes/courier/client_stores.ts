@@ -274,6 +274,7 @@ export function clientStoreRoutes(api: Api): void {
     middleware: [business({ scope: "shipments:view-own" }), courierPlatform],
     params: ClientParam,
     query: PageQuery,
+    paged: "cursor",
   }, async (c, { params, query }) => {
     const courier = businessPrincipalOf(c).business.id;
     await read(c, courierClientActor, courier, params.client, { kind: "get" });
@@ -289,6 +290,7 @@ export function clientStoreRoutes(api: Api): void {
     security: "client",
     middleware: [client()],
     query: PageQuery,
+    paged: "cursor",
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     const page = await storesOf(c, p.business.id, p.client_id, query);

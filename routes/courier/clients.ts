@@ -24,7 +24,12 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, Settlement as SettlementMode } from "../../src/http/schemas.ts";
+import {
+  Currency,
+  Money,
+  Settlement as SettlementMode,
+  UtcInstant,
+} from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { stripUndefined } from "../operator.ts";
 import { ask, read } from "../ask.ts";
@@ -115,6 +120,45 @@ async function checkRateCard(
   }
 }
 
+// ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
+
+/** spec: courier 2.5: a client and its settlement settings (clientView). */
+export const CourierClientAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  code: z.string(),
+  email: z.string().openapi({ description: "The first client user's e-mail" }),
+  settlement_mode: SettlementMode,
+  credit_limit: Money.openapi({ description: "In the billing currency; 0 unless on credit" }),
+  credit_limit_minor: z.number().int().openapi({
+    description: "credit_limit in minor units of the billing currency",
+  }),
+  payment_days: z.number().int().nullable(),
+  billing_currency: Currency,
+  external_system: z.string().nullable(),
+  unique_external_reference: z.boolean(),
+  rate_card_id: z.string().nullable().openapi({
+    description: "The card its prices come from; null: none yet, and prices answer " +
+      "`no_rate_card` until the courier assigns one",
+  }),
+  webhook_url: z.string().nullable(),
+  created_at: UtcInstant,
+}).openapi("CourierClient");
+
+/** A new client's credentials, shown this once (stored hashed). */
+export const ClientCreatedAnswer = z.object({
+  id: z.string(),
+  api_key: z.string().openapi({
+    description: "The client's API key (`X-Client-API-Key`), shown only in this answer",
+  }),
+  user: z.object({
+    email: z.string(),
+    password: z.string().openapi({
+      description: "A temporary password, shown only in this answer; changed at first sign-in",
+    }),
+  }),
+}).openapi("CourierClientCreated");
+
 export function courierClientRoutes(api: Api): void {
   define(api, {
     method: "post",
@@ -125,6 +169,7 @@ export function courierClientRoutes(api: Api): void {
     middleware: [business({ scope: "billing:administer" }), courierPlatform],
     body: CreateClient,
     status: 201,
+    response: ClientCreatedAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -185,6 +230,7 @@ export function courierClientRoutes(api: Api): void {
     security,
     middleware: [business({ scope: "billing:view-own" }), courierPlatform],
     params: ClientParam,
+    response: CourierClientAnswer,
   }, async (c, { params }) => {
     const courier = businessPrincipalOf(c).business.id;
     const client = asClient(
@@ -202,6 +248,7 @@ export function courierClientRoutes(api: Api): void {
     middleware: [business({ scope: "billing:administer" }), courierPlatform],
     params: ClientParam,
     body: Settlement.partial(),
+    response: CourierClientAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;

@@ -24,7 +24,7 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
-import { define, z } from "../../src/http/route.ts";
+import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { pricingView } from "./prices.ts";
@@ -53,6 +53,14 @@ const BoardQuery = z.object({
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
 type BoardFilters = Omit<z.infer<typeof BoardQuery>, "view" | "limit" | "offset">;
+
+/** The board's `meta`: the page asked, counts by health over every page, the filters applied. */
+const BoardMeta = OffsetPageMeta.extend({
+  by_health: z.object(Object.fromEntries(HEALTHS.map((h) => [h, z.number().int()]))),
+  filters: BoardQuery.omit({ view: true, limit: true, offset: true }).openapi({
+    description: "The filters applied: a saved `view`'s, with the query's own over them",
+  }),
+}).openapi("BoardMeta");
 const FILTER_KEYS = [
   "health",
   "next_owner",
@@ -237,6 +245,7 @@ export function operationRoutes(api: Api): void {
     security: "business",
     middleware: view,
     query: BoardQuery,
+    paged: BoardMeta,
   }, async (c, { query }) => {
     const env = c.get("env");
     const tenant = businessPrincipalOf(c).business.id;

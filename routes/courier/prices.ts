@@ -10,6 +10,7 @@ import { balancesOf } from "../../actors/client_ledger.ts";
 import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/domain/settlement.ts";
+import { HEADLINES, HEALTHS, MILESTONES } from "../../src/domain/lifecycle.ts";
 import { waybillSpellings } from "../../src/domain/waybill.ts";
 import {
   business,
@@ -24,7 +25,15 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, Money, orNull, Settlement } from "../../src/http/schemas.ts";
+import {
+  CalendarDay,
+  Country,
+  Currency,
+  Money,
+  orNull,
+  Settlement,
+  UtcInstant,
+} from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import {
   AccountBalancesAnswer,
@@ -39,12 +48,13 @@ import {
   bookOffer,
   makeOffer,
   offerView,
+  PriceLineAnswer,
   PriceRequest,
   PricesAnswer,
   QuoteAnswer,
   waybillOf,
 } from "./booking_flow.ts";
-import { frozenServiceTermsView } from "./service_levels.ts";
+import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
 import {
   bookRequest,
   idempotencyHeader,
@@ -176,6 +186,8 @@ export function priceRoutes(api: Api): void {
     security: "client",
     middleware: [client()],
     query: QuotesQuery,
+    paged: "cursor",
+    response: z.array(SavedQuoteAnswer),
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     const db = c.get("env").db;
@@ -294,6 +306,8 @@ export function priceRoutes(api: Api): void {
       limit: z.coerce.number().int().min(1).max(SEARCH_RESULTS_MAX).default(SEARCH_RESULTS_MAX),
       cursor: z.string().max(200).optional(),
     }),
+    paged: "cursor",
+    response: z.array(ShipmentFoundAnswer),
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const q = query.q;
@@ -365,6 +379,83 @@ export function priceRoutes(api: Api): void {
     });
   });
 }
+
+// ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
+
+/** spec: courier 2.3: the frozen pricing snapshot (pricingView). */
+export const FrozenPricingAnswer = z.object({
+  prices_reference: z.string(),
+  rate_card_id: z.string(),
+  rate_card_version: z.number().int(),
+  service_level: z.string(),
+  service_name: z.string(),
+  chargeable_kg: z.number(),
+  lines: z.array(PriceLineAnswer),
+  tax: Money,
+  total: Money,
+  currency: Currency,
+  payer: z.enum(["client"]),
+  settlement_mode: Settlement,
+  promise: z.object({
+    collection_on: CalendarDay,
+    earliest_delivery: CalendarDay,
+    latest_delivery: CalendarDay,
+  }).openapi("DeliveryPromise"),
+}).openapi("FrozenPricing");
+
+const PartyAnswer = z.object({
+  name: z.string().nullable(),
+  address: z.string().nullable(),
+  phone: z.string().nullable(),
+  lat: z.number().nullable(),
+  lng: z.number().nullable(),
+}).openapi("ShipmentParty");
+
+/** A shipment as booked, with its frozen pricing and service terms (shipmentDetailView). */
+export const ShipmentDetailFields = {
+  waybill: z.string(),
+  status: z.enum(HEADLINES),
+  booked_at: UtcInstant,
+  from_country: Country,
+  to_country: Country,
+  sender: PartyAnswer,
+  recipient: PartyAnswer,
+  parcels: z.array(
+    z.object({
+      weight_kg: z.number(),
+      length_cm: z.number(),
+      width_cm: z.number(),
+      height_cm: z.number(),
+    }).openapi("Parcel"),
+  ),
+  contents: z.string().nullable(),
+  external_customer_code: z.string().nullable(),
+  external_billing_reference: z.string().nullable(),
+  client_order_reference: z.string().nullable(),
+  dangerous_goods_confirmed: z.boolean(),
+  pricing: FrozenPricingAnswer,
+  service_terms: ServiceTermsAnswer,
+};
+
+/** spec: courier 2.3: a found shipment with its next obligation and health (searchRowView). */
+export const ShipmentFoundAnswer = z.object({
+  ...ShipmentDetailFields,
+  health: z.enum(HEALTHS).nullable(),
+  next_milestone: z.enum(MILESTONES).nullable(),
+  next_due_at: UtcInstant.nullable(),
+  next_owner: z.enum(["courier", "customs", "recipient"]).nullable(),
+  estimated_delivery_on: CalendarDay,
+}).openapi("ShipmentFound");
+
+/** spec: courier 4.1: a saved quotation in the list (quoteListView). */
+export const SavedQuoteAnswer = z.object({
+  quote_reference: z.string(),
+  status: z.enum(["open", "booked", "expired"]),
+  created_at: UtcInstant,
+  valid_until: UtcInstant,
+  options: z.array(z.object({ code: z.string(), total: Money, currency: Currency })),
+  booking: z.object({ waybill: z.string() }).nullable(),
+}).openapi("SavedQuote");
 
 /** The fields a shipment read shows (no tracking token: callers add the tracking_url). */
 type ShipmentFields = Omit<Shipment, "tracking_token" | "tracking_token_hash">;

@@ -33,7 +33,7 @@ import {
   validationFailed,
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, Currency } from "../../src/http/schemas.ts";
+import { Country, Currency, Money, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 
@@ -339,6 +339,77 @@ function cardView(card: RateCard, now: number) {
   };
 }
 
+// ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
+
+const Pct = z.number().openapi({ description: "Percentage, up to 2 decimals", example: 14 });
+
+/** termsView: the terms of courier 2.4 as the API shows them. */
+const TermsAnswer = {
+  currency: Currency,
+  base_charge: Money,
+  per_kg: Money,
+  included_kg: z.number(),
+  volumetric_divisor: z.number().int().openapi({
+    description: "cm³ per kg of volumetric weight",
+  }),
+  minimum_charge: Money,
+  collection_fee: Money,
+  delivery_fee: Money,
+  discount_pct: Pct,
+  surcharge_pct: Pct,
+  tax_pct: Pct,
+  tax_inclusive: z.boolean(),
+  tax_label: z.string(),
+  corridors: z.array(
+    z.object({
+      from: Country,
+      to: Country,
+      base_charge: Money,
+      per_kg: Money,
+      label: z.string(),
+    }).openapi("Corridor"),
+  ),
+  liability_cover_pct: Pct,
+  redelivery_fee: Money,
+  return_fee: Money,
+  claim_window_days: z.number().int(),
+  customs_admin_fee: Money,
+  errand_fee: Money,
+  failed_collection_fee: Money,
+  cold_chain_fee: Money,
+  waiting_fee: Money,
+};
+
+const VersionFields = {
+  id: z.string().openapi({ description: "The rate card's id" }),
+  version: z.number().int().min(1),
+  name: z.string(),
+  effective_from: UtcInstant,
+  published_at: UtcInstant,
+  in_force_from: UtcInstant.openapi({
+    description: "The later of effective_from and published_at: a version is never in force " +
+      "before it was published",
+  }),
+  ...TermsAnswer,
+};
+
+/** A version as published (versionView). */
+export const RateCardVersionAnswer = z.object(VersionFields).openapi("RateCardVersion");
+
+/** A card with every version (cardView). */
+export const RateCardAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  currency: Currency,
+  created_at: UtcInstant,
+  version_in_force: z.number().int().nullable().openapi({
+    description: "null while no version is in force yet (all effective later)",
+  }),
+  versions: z.array(
+    z.object({ ...VersionFields, in_force: z.boolean() }).openapi("RateCardVersionListed"),
+  ),
+}).openapi("RateCard");
+
 function latestOf(card: RateCard): RateCardVersion {
   const v = card.versions.at(-1);
   if (!v) throw new Error(`rate card ${card.id} has no version`);
@@ -369,6 +440,7 @@ export function rateCardRoutes(api: Api): void {
     middleware: [business({ scope: "billing:administer" }), courierPlatform],
     body: PublishCard,
     status: 201,
+    response: RateCardVersionAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -409,6 +481,7 @@ export function rateCardRoutes(api: Api): void {
     params: CardParam,
     body: PublishVersion,
     status: 201,
+    response: RateCardVersionAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -446,6 +519,7 @@ export function rateCardRoutes(api: Api): void {
     tag,
     security,
     middleware: [business(), courierPlatform],
+    response: z.array(RateCardAnswer),
   }, async (c) => {
     const courier = businessPrincipalOf(c).business.id;
     const env = c.get("env");
@@ -474,6 +548,7 @@ export function rateCardRoutes(api: Api): void {
     security,
     middleware: [business(), courierPlatform],
     params: CardParam,
+    response: RateCardAnswer,
   }, async (c, { params }) => {
     const card = await cardOf(c, params.card);
     return ok(c, cardView(card, c.get("env").clock.now()));

@@ -23,7 +23,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country } from "../../src/http/schemas.ts";
+import { CalendarDay, Country, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 
@@ -126,6 +126,59 @@ function adjustmentBasisPoints(pct: number | string): number | null {
   return signed >= -10_000 && signed <= 100_000 ? signed : null;
 }
 
+// ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
+
+/** spec: courier 2.8: a calendar (calendarView). */
+export const CalendarAnswer = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  timezone: z.string().openapi({ description: "IANA name", example: "Africa/Gaborone" }),
+  working_days: z.array(z.number().int().min(1).max(7)).openapi({
+    description: "ISO weekdays: 1 Monday to 7 Sunday",
+  }),
+  holidays: z.array(CalendarDay),
+  created_at: UtcInstant,
+}).openapi("Calendar");
+
+/** CONTRACT "Facility" (facilityView). */
+export const FacilityAnswer = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  country: Country,
+  timezone: z.string(),
+  created_at: UtcInstant,
+}).openapi("Facility");
+
+const WorkingHours = z.number().openapi({ description: "Working hours, in the calendar's days" });
+
+/** spec: courier 2.8: a service level (serviceLevelView). */
+export const ServiceLevelAnswer = z.object({
+  id: z.string(),
+  code: z.string().openapi({ description: "What a booking sends as service_level" }),
+  name: z.string(),
+  transit_days: z.number().int(),
+  cut_off: z.string().openapi({ description: "HH:MM in the calendar's timezone" }),
+  calendar_id: z.string(),
+  collection_due_hours: WorkingHours,
+  depot_dwell_hours: WorkingHours,
+  border_presentation_hours: WorkingHours,
+  customs_wait_hours: WorkingHours,
+  linehaul_hours: WorkingHours,
+  destination_dwell_hours: WorkingHours,
+  delivery_attempt_hours: WorkingHours,
+  redelivery_due_hours: WorkingHours,
+  no_scan_hours: WorkingHours,
+  at_risk_pct: z.number().int(),
+  price_adjustment_pct: z.number().openapi({ description: "The service-level adjustment, %" }),
+  created_at: UtcInstant,
+}).openapi("ServiceLevel");
+
+/** spec: courier 2.3, 2.8: the terms a shipment froze at booking, with its calendar. */
+export const ServiceTermsAnswer = ServiceLevelAnswer.extend({ calendar: CalendarAnswer.optional() })
+  .openapi("FrozenServiceTerms");
+
 export function calendarView(cal: Calendar) {
   return {
     id: cal.id,
@@ -177,6 +230,7 @@ function listRoute(
   path: string,
   summary: string,
   view: (catalogue: CourierCatalogue) => unknown[],
+  item: z.ZodType,
 ): void {
   define(api, {
     method: "get",
@@ -185,6 +239,7 @@ function listRoute(
     tag,
     security,
     middleware: [business(), courierPlatform],
+    response: z.array(item),
   }, async (c) => {
     const courier = businessPrincipalOf(c).business.id;
     return ok(c, view(await read(c, courierCatalogueActor, courier, courier, { kind: "get" })));
@@ -212,6 +267,7 @@ export function serviceLevelRoutes(api: Api): void {
     middleware: [business({ scope: "runs:override" }), courierPlatform],
     body: CreateCalendar,
     status: 201,
+    response: CalendarAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -238,6 +294,7 @@ export function serviceLevelRoutes(api: Api): void {
     "/business/courier/calendars",
     "The courier's working calendars",
     (cat) => cat.calendars.map(calendarView),
+    CalendarAnswer,
   );
 
   define(api, {
@@ -249,6 +306,7 @@ export function serviceLevelRoutes(api: Api): void {
     middleware: [business(), courierPlatform],
     body: CreateServiceLevel,
     status: 201,
+    response: ServiceLevelAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -275,6 +333,7 @@ export function serviceLevelRoutes(api: Api): void {
     "/business/courier/service-levels",
     "The courier's service levels",
     (cat) => cat.service_levels.map(serviceLevelView),
+    ServiceLevelAnswer,
   );
 
   define(api, {
@@ -286,6 +345,7 @@ export function serviceLevelRoutes(api: Api): void {
     middleware: [business(), courierPlatform],
     body: CreateFacility,
     status: 201,
+    response: FacilityAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -304,5 +364,6 @@ export function serviceLevelRoutes(api: Api): void {
     "/business/courier/facilities",
     "The courier's facilities",
     (cat) => cat.facilities.map(facilityView),
+    FacilityAnswer,
   );
 }

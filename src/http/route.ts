@@ -37,11 +37,32 @@ export const ErrorBody = z.object({
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 }).openapi("Error");
 
-const Envelope = z.object({ success: z.literal(true), data: z.unknown() });
+/** `meta` of a page of a keyset list (app.ts ok()): the page size asked and the next cursor. */
+export const PageMeta = z.object({
+  limit: z.number().int().openapi({ description: "The page size this page was asked with" }),
+  next_cursor: z.string().nullable().openapi({
+    description: "Pass as `cursor` for the next page; null on the last page",
+  }),
+}).openapi("PageMeta");
 
-/** The success envelope as the OpenAPI document shows it: `data` as the route declares it. */
-function envelopeOf(response: z.ZodType | undefined) {
-  return response ? z.object({ success: z.literal(true), data: response }) : Envelope;
+/** `meta` of a page of a list paged by offset: the page size and the offset asked. */
+export const OffsetPageMeta = z.object({
+  limit: z.number().int(),
+  offset: z.number().int(),
+}).openapi("OffsetPageMeta");
+
+/** How a list pages (its `meta`): by cursor, by offset, or by offset with more (the board). */
+type Paging = "cursor" | "offset" | z.ZodObject;
+
+/**
+ * The success envelope as the OpenAPI document shows it: `data` as the route declares it, and
+ * `meta` on a paged list.
+ */
+function envelopeOf(response: z.ZodType | undefined, paged: Paging | undefined) {
+  const meta = paged === undefined
+    ? {}
+    : { meta: paged === "cursor" ? PageMeta : paged === "offset" ? OffsetPageMeta : paged };
+  return z.object({ success: z.literal(true), data: response ?? z.unknown(), ...meta });
 }
 
 type Security = "operator" | "business" | "client" | "driver" | "public";
@@ -97,6 +118,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
    * not checked against it. Without it the document shows `data` as any value.
    */
   readonly response?: z.ZodType;
+  /** A list answered a page at a time: the envelope carries `meta` (PageMeta, OffsetPageMeta). */
+  readonly paged?: Paging;
 }
 
 /** The `Idempotency-Key` header parameter as the OpenAPI document shows it. */
@@ -168,7 +191,7 @@ export function define<
   B extends Schema = undefined,
 >(api: Api, spec: RouteSpec<P, Q, B>, handler: Handler<P, Q, B>): void {
   const status = spec.status ?? 200;
-  const success = envelopeOf(spec.response);
+  const success = envelopeOf(spec.response, spec.paged);
   api.openAPIRegistry.registerPath({
     method: spec.method,
     path: spec.path,

@@ -6,10 +6,21 @@
 import assert from "node:assert/strict";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { exponentOf } from "../../src/domain/money.ts";
-import type { z } from "../../src/http/route.ts";
+import { PageMeta, z } from "../../src/http/route.ts";
 import { ClientBillingAnswer } from "../../routes/courier/billing.ts";
 import { BookingAnswer, PricesAnswer, QuoteAnswer } from "../../routes/courier/booking_flow.ts";
-import { ClientAccountAnswer } from "../../routes/courier/prices.ts";
+import {
+  ClientAccountAnswer,
+  SavedQuoteAnswer,
+  ShipmentFoundAnswer,
+} from "../../routes/courier/prices.ts";
+import { ClientCreatedAnswer, CourierClientAnswer } from "../../routes/courier/clients.ts";
+import { RateCardAnswer, RateCardVersionAnswer } from "../../routes/courier/rate_cards.ts";
+import {
+  CalendarAnswer,
+  FacilityAnswer,
+  ServiceLevelAnswer,
+} from "../../routes/courier/service_levels.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
   billingAction as act,
@@ -17,6 +28,7 @@ import {
   clientKey,
   type Courier,
   DOMESTIC,
+  HOURS,
   newClient,
   newCourier,
   postCharge as charge,
@@ -34,7 +46,33 @@ const CROSS_BORDER = {
   liability_cover: true,
 };
 /** Numbers in these answers that are not money. */
-const NOT_MONEY = new Set(["chargeable_kg", "days_past_due"]);
+const NOT_MONEY = new Set([
+  "chargeable_kg",
+  "days_past_due",
+  "included_kg",
+  "volumetric_divisor",
+  "discount_pct",
+  "surcharge_pct",
+  "tax_pct",
+  "liability_cover_pct",
+  "claim_window_days",
+  "version",
+  "version_in_force",
+  "rate_card_version",
+  "transit_days",
+  "at_risk_pct",
+  "price_adjustment_pct",
+  ...Object.keys(HOURS),
+  "lat",
+  "lng",
+  "weight_kg",
+  "length_cm",
+  "width_cm",
+  "height_cm",
+  "credit_limit_minor",
+  "payment_days",
+  "limit",
+]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */
 function undocumented(sent: unknown, kept: unknown, at: string): string[] {
@@ -53,7 +91,9 @@ function overPrecise(value: unknown, currency: string | null, at: string): strin
   if (Array.isArray(value)) return value.flatMap((v, i) => overPrecise(v, currency, `${at}[${i}]`));
   if (value === null || typeof value !== "object") return [];
   const o = value as Record<string, unknown>;
-  const cur = typeof o.currency === "string" ? o.currency : currency;
+  // A client's settings name theirs as billing_currency.
+  const named = o.currency ?? o.billing_currency;
+  const cur = typeof named === "string" ? named : currency;
   return Object.entries(o).flatMap(([key, v]) => {
     if (typeof v !== "number") return overPrecise(v, cur, `${at}.${key}`);
     if (NOT_MONEY.has(key)) return [];
@@ -69,6 +109,21 @@ function overPrecise(value: unknown, currency: string | null, at: string): strin
 function documented(schema: z.ZodType, r: Answer, status: number, what: string): any {
   assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
   assert.deepEqual(Object.keys(r.body).sort(), ["data", "success"], what);
+  return documentedData(schema, r, what);
+}
+
+/** A page of a list: its data what `schema` documents, its meta exactly PageMeta. */
+// deno-lint-ignore no-explicit-any
+function listed(schema: z.ZodType, r: Answer, what: string): any[] {
+  assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.body)}`);
+  assert.deepEqual(Object.keys(r.body).sort(), ["data", "meta", "success"], what);
+  const meta = PageMeta.strict().safeParse(r.body.meta);
+  assert.ok(meta.success, `${what} meta: ${JSON.stringify(r.body.meta)}`);
+  return documentedData(z.array(schema), r, what);
+}
+
+// deno-lint-ignore no-explicit-any
+function documentedData(schema: z.ZodType, r: Answer, what: string): any {
   assert.equal(r.body.success, true, what);
   const parsed = schema.safeParse(r.body.data);
   assert.ok(parsed.success, `${what}: ${JSON.stringify(parsed.error?.issues, null, 1)}`);
@@ -348,6 +403,146 @@ Deno.test("answers: an external account's views are what their schemas document"
     assert.equal(own.ageing, null);
   }));
 
+Deno.test("answers: rate cards, the catalogue, clients, saved quotes and search are what their schemas document", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, {});
+    const key = courier.business.api_key;
+    const call = (method: string, path: string, body?: unknown) =>
+      t.call(method, path, { key, ...(body === undefined ? {} : { body }) });
+
+    // Rate cards: publish, a next version, the list and one card.
+    const v1 = documented(
+      RateCardVersionAnswer,
+      await call("POST", "/business/courier/rate-cards", {
+        name: "Corridors",
+        currency: "BWP",
+        base_charge: "40.00",
+        per_kg: 8,
+        tax_pct: 14,
+        corridors: [{ from: "BW", to: "ZA", base_charge: 120, per_kg: 15, label: "BW-ZA road" }],
+      }),
+      201,
+      "publish",
+    );
+    assert.equal(v1.corridors[0].label, "BW-ZA road");
+    const v2 = documented(
+      RateCardVersionAnswer,
+      await call("POST", `/business/courier/rate-cards/${v1.id}/versions`, { per_kg: 9 }),
+      201,
+      "next version",
+    );
+    assert.equal(v2.version, 2);
+    const cards = documented(
+      z.array(RateCardAnswer),
+      await call("GET", "/business/courier/rate-cards"),
+      200,
+      "rate cards",
+    );
+    assert.equal(cards.length, 2);
+    const card = documented(
+      RateCardAnswer,
+      await call("GET", `/business/courier/rate-cards/${v1.id}`),
+      200,
+      "rate card",
+    );
+    assert.equal(card.version_in_force, 2);
+
+    // The catalogue: calendars, service levels, facilities, added and listed.
+    for (
+      const [path, schema, body] of [
+        ["/business/courier/calendars", CalendarAnswer, {
+          code: "ZA",
+          name: "South Africa",
+          timezone: "Africa/Johannesburg",
+          working_days: [1, 2, 3, 4, 5, 6],
+        }],
+        ["/business/courier/facilities", FacilityAnswer, {
+          code: "GBE-HUB",
+          name: "Gaborone hub",
+          country: "BW",
+          timezone: "Africa/Gaborone",
+        }],
+      ] as const
+    ) {
+      documented(schema, await call("POST", path, body), 201, path);
+      documented(z.array(schema), await call("GET", path), 200, path);
+    }
+    const levels = documented(
+      z.array(ServiceLevelAnswer),
+      await call("GET", "/business/courier/service-levels"),
+      200,
+      "service levels",
+    );
+    assert.equal(levels.length, 2);
+
+    // Clients: created (credentials shown once), read, changed.
+    const created = documented(
+      ClientCreatedAnswer,
+      await call("POST", "/business/courier/clients", {
+        name: "Second client",
+        code: "SECOND",
+        email: "second@example.com",
+        settlement_mode: "credit",
+        billing_currency: "BWP",
+        credit_limit: "100.50",
+      }),
+      201,
+      "client created",
+    );
+    assert.match(created.api_key, /^ck_live_/);
+    const read = documented(
+      CourierClientAnswer,
+      await call("GET", `/business/courier/clients/${created.id}`),
+      200,
+      "client",
+    );
+    assert.equal(read.credit_limit, 100.5);
+    const changed = documented(
+      CourierClientAnswer,
+      await call("PATCH", `/business/courier/clients/${created.id}`, {
+        rate_card_id: v1.id,
+        unique_external_reference: true,
+      }),
+      200,
+      "client changed",
+    );
+    assert.equal(changed.rate_card_id, v1.id);
+
+    // Saved quotes, one booked; and the courier's search, by a client's customer code.
+    await topUp(t, courier, client, "5000.00");
+    const quote = async () =>
+      documented(
+        QuoteAnswer,
+        await t.call("POST", "/client/quotes", {
+          headers: clientKey(client),
+          body: { ...DOMESTIC, external_customer_code: "CUST-7" },
+        }),
+        201,
+        "quote",
+      );
+    const [first] = [await quote(), await quote()];
+    const booked = await t.call("POST", `/client/quotes/${first.quote_reference}/book`, {
+      headers: clientKey(client),
+      body: { service_level: "express" },
+    });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    await t.settle();
+    const quotes = listed(
+      SavedQuoteAnswer,
+      await t.call("GET", "/client/quotes?limit=5", { headers: clientKey(client) }),
+      "saved quotes",
+    );
+    assert.deepEqual(quotes.map((q) => q.status).sort(), ["booked", "open"]);
+    const found = listed(
+      ShipmentFoundAnswer,
+      await call("GET", "/business/courier/shipments?q=CUST-7"),
+      "search",
+    );
+    assert.equal(found.length, 1);
+    assert.equal(found[0].waybill, booked.body.data.waybill);
+    assert.equal(found[0].service_terms.calendar.code, "BW");
+  }));
+
 /** [method, path, status codes, the schema `data` is documented with] */
 const DOCUMENTED: readonly [string, string, readonly string[], z.ZodObject][] = [
   ["post", "/client/prices", ["200"], PricesAnswer],
@@ -360,6 +555,15 @@ const DOCUMENTED: readonly [string, string, readonly string[], z.ZodObject][] = 
   ["post", "/business/shipments", ["200", "201"], BookingAnswer],
   ["get", "/client/account", ["200"], ClientAccountAnswer],
   ["get", "/business/courier/clients/{client}/billing", ["200"], ClientBillingAnswer],
+  ["post", "/business/courier/rate-cards", ["201"], RateCardVersionAnswer],
+  ["post", "/business/courier/rate-cards/{card}/versions", ["201"], RateCardVersionAnswer],
+  ["get", "/business/courier/rate-cards/{card}", ["200"], RateCardAnswer],
+  ["post", "/business/courier/calendars", ["201"], CalendarAnswer],
+  ["post", "/business/courier/service-levels", ["201"], ServiceLevelAnswer],
+  ["post", "/business/courier/facilities", ["201"], FacilityAnswer],
+  ["post", "/business/courier/clients", ["201"], ClientCreatedAnswer],
+  ["get", "/business/courier/clients/{client}", ["200"], CourierClientAnswer],
+  ["patch", "/business/courier/clients/{client}", ["200"], CourierClientAnswer],
 ];
 
 Deno.test("answers: the OpenAPI document shows each of these routes' data with its fields", () =>

@@ -116,3 +116,44 @@ Deno.test("routes: a missing field is named as required, a wrong kind says what 
     assert.equal(byPath.per_kg, "not a valid value (received boolean)");
     assert.match(byPath.effective_from, /offset/);
   }));
+
+Deno.test("routes: every list that pages documents its meta, and no other route does", () =>
+  withTestEnv(async (t) => {
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const paged: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, unknown>)) {
+      for (const [method, op] of Object.entries(item as Record<string, Record<string, unknown>>)) {
+        const params = (op.parameters ?? []) as { in: string; name: string }[];
+        const by = params.find((p) => p.in === "query" && ["cursor", "offset"].includes(p.name));
+        const responses = op.responses as Record<string, Record<string, unknown>>;
+        const success = Object.entries(responses).find(([s]) => s.startsWith("2"))?.[1];
+        // deno-lint-ignore no-explicit-any
+        const schema = (success?.content as any)?.["application/json"]?.schema;
+        const meta = schema?.properties?.meta?.$ref;
+        const what = `${method} ${path}`;
+        if (!by) {
+          assert.equal(meta, undefined, `${what}: meta documented on a list that does not page`);
+          continue;
+        }
+        paged.push(what);
+        assert.ok(meta, `${what}: meta undocumented`);
+        // A meta with more than the page's (the board's) extends it: `allOf` the page's and more.
+        // deno-lint-ignore no-explicit-any
+        const propertiesOf = (s: any): Record<string, unknown> =>
+          s.$ref
+            ? propertiesOf(doc.components.schemas[s.$ref.replace("#/components/schemas/", "")])
+            : Object.assign({}, s.properties, ...(s.allOf ?? []).map(propertiesOf));
+        const fields = propertiesOf({ $ref: meta });
+        const named = by.name === "cursor" ? ["limit", "next_cursor"] : ["limit", "offset"];
+        for (const f of named) assert.ok(fields[f], `${what}: meta.${f}`);
+        assert.ok(schema.required.includes("meta"), what);
+      }
+    }
+    assert.ok(
+      paged.includes("get /client/quotes") && paged.includes("get /business/courier/shipments"),
+    );
+    assert.deepEqual(
+      Object.keys(doc.components.schemas.PageMeta.properties).sort(),
+      ["limit", "next_cursor"],
+    );
+  }));
