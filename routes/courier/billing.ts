@@ -900,6 +900,24 @@ const CreditAnswer = z.object({
   available: Money.openapi({ description: "What the credit line covers now, never below 0" }),
 }).openapi("CreditLine");
 
+/** spec: courier 2.6 rule 6: cash collected on delivery, owed less only once remitted. */
+export const CodAwaitingRemittanceAnswer = z.object({
+  waybill: z.string(),
+  amount: Money,
+  currency: Currency,
+  collected_at: UtcInstant,
+}).openapi("CodAwaitingRemittance");
+
+/** spec: courier 2.6 rule 4: a charge with no FX rate yet, left out of every balance. */
+export const UnresolvedConversionAnswer = z.object({
+  reference: z.string(),
+  kind: EntryKindName,
+  amount: Money.openapi({ description: "In the charge's own currency, awaiting its FX rate" }),
+  currency: Currency,
+  period: Period,
+  created_at: UtcInstant,
+}).openapi("UnresolvedConversion");
+
 /** GET /business/courier/clients/{client}/billing: accountView, a statement and payments. */
 export const ClientBillingAnswer = z.object({
   client_id: z.string(),
@@ -908,24 +926,8 @@ export const ClientBillingAnswer = z.object({
   balances: AccountBalancesAnswer,
   credit: orNull(CreditAnswer).openapi({ description: "Credit settlement only, else null" }),
   ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
-  cod_awaiting_remittance: z.array(
-    z.object({
-      waybill: z.string(),
-      amount: Money,
-      currency: Currency,
-      collected_at: UtcInstant,
-    }).openapi("CodAwaitingRemittance"),
-  ),
-  unresolved_conversions: z.array(
-    z.object({
-      reference: z.string(),
-      kind: EntryKindName,
-      amount: Money.openapi({ description: "In the charge's own currency, awaiting its FX rate" }),
-      currency: Currency,
-      period: Period,
-      created_at: UtcInstant,
-    }).openapi("UnresolvedConversion"),
-  ),
+  cod_awaiting_remittance: z.array(CodAwaitingRemittanceAnswer),
+  unresolved_conversions: z.array(UnresolvedConversionAnswer),
   invoices: z.array(InvoiceAnswer).openapi({
     description: "Open invoices and the latest settled ones, newest first",
   }),

@@ -39,8 +39,10 @@ import {
   AccountBalancesAnswer,
   accountView,
   AgeingAnswer,
+  CodAwaitingRemittanceAnswer,
   InvoiceAnswer,
   OtherCurrencyAnswer,
+  UnresolvedConversionAnswer,
 } from "./billing.ts";
 import {
   BookingAnswer,
@@ -107,6 +109,14 @@ export const ClientAccountAnswer = z.object({
   recoverable_duties: Money.openapi({ description: "Duties paid on the client's behalf" }),
   unallocated_credit: Money.openapi({ description: "Credit on account no invoice took yet" }),
   ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
+  cod_awaiting_remittance: z.array(CodAwaitingRemittanceAnswer).openapi({
+    description: "Cash collected on the client's deliveries and not yet remitted by the courier: " +
+      "it lowers what the client owes only once remitted (courier 2.6 rule 6)",
+  }),
+  unresolved_conversions: z.array(UnresolvedConversionAnswer).openapi({
+    description: "Charges in another currency awaiting their exchange rate: in no balance until " +
+      "the courier resolves them (courier 2.6 rule 4)",
+  }),
   invoices: z.array(InvoiceAnswer).openapi({
     description: "Open invoices and the latest settled ones, newest first",
   }),
@@ -337,7 +347,8 @@ export function priceRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: "/client/account",
-    summary: "The client's own balances, credit, ageing and invoices",
+    summary: "The client's own balances, credit, ageing, COD awaiting remittance, conversions " +
+      "awaiting their rate, and invoices",
     description: "`balances` has the courier's billing view's names and signs: `prepaid` (funds " +
       "held, positive), `receivable`, `recoverable_duties`, `unallocated_credit` and `owed` " +
       "(positive when the client owes, negative when in credit). `balance` is `balances.prepaid` " +
@@ -374,6 +385,9 @@ export function priceRoutes(api: Api): void {
       recoverable_duties: ledger.balances.recoverable_duties,
       unallocated_credit: ledger.balances.unallocated_credit,
       ageing: ledger.ageing,
+      // What the courier's billing view shows of the client's COD and pending conversions.
+      cod_awaiting_remittance: ledger.cod_awaiting_remittance,
+      unresolved_conversions: ledger.unresolved_conversions,
       invoices: ledger.invoices,
       other_currencies: ledger.other_currencies,
     });

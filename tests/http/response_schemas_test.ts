@@ -345,6 +345,8 @@ Deno.test("answers: a credit account's billing view and own account are what the
     assert.equal(own.ledger_balance, now.balances.owed);
     assert.deepEqual(own.ageing, now.ageing);
     assert.deepEqual(own.invoices, now.invoices);
+    assert.deepEqual(own.cod_awaiting_remittance, now.cod_awaiting_remittance);
+    assert.deepEqual(own.unresolved_conversions, now.unresolved_conversions);
   }));
 
 Deno.test("answers: balances in another currency are what the schemas document", () =>
