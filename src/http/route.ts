@@ -29,12 +29,18 @@ z.config({
   },
 });
 
+/** Business API 2.2: every sandbox answer says so; live answers carry no such field. */
+const SandboxMark = z.literal("sandbox").optional().openapi({
+  description: "Sandbox answers only: `sandbox`; absent on live",
+});
+
 export const ErrorBody = z.object({
   success: z.literal(false),
   code: z.string().openapi({ example: "validation_failed" }),
   message: z.string(),
   /** validation_failed: each bad field (CONTRACT "Errors not named in the spec"). */
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  environment: SandboxMark,
 }).openapi("Error");
 
 /** `meta` of a page of a keyset list (app.ts ok()): the page size asked and the next cursor. */
@@ -62,7 +68,12 @@ function envelopeOf(response: z.ZodType | undefined, paged: Paging | undefined) 
   const meta = paged === undefined
     ? {}
     : { meta: paged === "cursor" ? PageMeta : paged === "offset" ? OffsetPageMeta : paged };
-  return z.object({ success: z.literal(true), data: response ?? z.unknown(), ...meta });
+  return z.object({
+    success: z.literal(true),
+    data: response ?? z.unknown(),
+    ...meta,
+    environment: SandboxMark,
+  });
 }
 
 type Security = "operator" | "business" | "client" | "driver" | "public";

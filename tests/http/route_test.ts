@@ -61,6 +61,12 @@ Deno.test("routes: the OpenAPI document shows replays, validation errors, period
     assert.deepEqual(Object.keys(op("/client/prices").responses).sort(), ["200", "default"]);
     const error = doc.components.schemas.Error;
     assert.ok(error.properties.errors, "validation_failed's errors[] is documented");
+    // Business API 2.2: sandbox answers, successes and refusals, carry environment: sandbox.
+    const prices = op("/client/prices").responses["200"].content["application/json"].schema;
+    for (const envelope of [error, prices]) {
+      assert.deepEqual(envelope.properties.environment.enum, ["sandbox"]);
+      assert.ok(!envelope.required.includes("environment"));
+    }
     const invoice = op("/business/courier/clients/{client}/invoice");
     const period = invoice.requestBody.content["application/json"].schema.properties.period;
     assert.match("2026-11", new RegExp(period.pattern));
