@@ -21,6 +21,7 @@ import {
   EMPTY_BOOK,
   entryOf,
   type Invoice,
+  isOpen,
   type LedgerBook,
   type LedgerEntry,
   NO_EFFECT,
@@ -428,14 +429,17 @@ function changeSettings(
   // spec: courier 4.2: each mode settles its own balances (a credit receivable is paid, prepaid
   // funds are spent): under another mode they could never be settled. A conversion awaiting its
   // rate would post under the new mode what was charged under the old.
+  // An open invoice too: a credit note not yet invoiced can offset it to a zero balance, and
+  // neither external (no invoice, no payment) nor prepaid (no payment) could then settle it.
   const mode = c.changes.settlement_mode;
   if (
     mode !== undefined && mode !== was.settlement_mode &&
-    (hasBalances(state) || state.ledger.unresolved.length > 0)
+    (hasBalances(state) || state.ledger.unresolved.length > 0 ||
+      state.ledger.invoices.some(isOpen))
   ) {
     return reject(
       "balance_not_settled",
-      `settlement_mode changes only with the balances settled and conversions resolved: ${was.settlement_mode}`,
+      `settlement_mode changes only with the balances settled, invoices paid and conversions resolved: ${was.settlement_mode}`,
     );
   }
   // spec: courier 2.5: the credit limit is an amount in the billing currency; its minor units

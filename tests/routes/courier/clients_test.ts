@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { SESSION_TTL_MS } from "../../../src/limits.ts";
 import {
+  billingAction,
   bookShipment,
   clientKey,
   DOMESTIC,
   newClient,
   newCourier,
+  postCharge,
   postClient,
 } from "../../helpers/courier.ts";
 
@@ -401,6 +403,50 @@ Deno.test("courier clients: the settlement mode changes only with the balances s
     const after = await t.call("GET", "/client/account", { headers: clientKey(client) });
     assert.equal(after.body.data.settlement_mode, "credit");
     assert.equal(after.body.data.credit_used, 88.92);
+  }));
+
+Deno.test("courier clients: the settlement mode stays while an invoice is open, though a credit note offsets what is owed", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "500" });
+    await postCharge(t, courier, client, { reference: "CUS-1", amount_minor: 10_000 });
+    const period = new Date(t.clock.now()).toISOString().slice(0, 7);
+    const issued = await t.call("POST", `/business/courier/clients/${client.id}/invoice`, {
+      key,
+      body: { period },
+    });
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    await t.settle();
+    // The credit note is not invoiced yet: the client owes nothing, the invoice is still open.
+    const note = await billingAction(t, courier, client, "correct", {
+      entry_reference: "CUS-1",
+      amount: "-100",
+      reason: "waived",
+      reference: "CN-1",
+    });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    // spec: courier 4.2: external posts no invoice and takes no payment, and a prepaid account
+    // takes none either: moved there, the open invoice could never be settled.
+    const path = `/business/courier/clients/${client.id}`;
+    for (const settlement_mode of ["external", "prepaid"]) {
+      const r = await t.call("PATCH", path, { key, body: { settlement_mode } });
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.equal(r.body.code, "balance_not_settled");
+    }
+    // Invoiced, the credit note settles the invoice; then the mode may change.
+    const credit = await t.call("POST", `/business/courier/clients/${client.id}/invoice`, {
+      key,
+      body: { period },
+    });
+    assert.equal(credit.status, 201, JSON.stringify(credit.body));
+    const moved = await t.call("PATCH", path, { key, body: { settlement_mode: "external" } });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    const account = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.deepEqual(
+      account.body.data.invoices.map((i: { status: string }) => i.status),
+      ["settled", "settled"],
+    );
   }));
 
 Deno.test("courier clients: an empty external system is refused, naming the field, and changes nothing", () =>
