@@ -44,7 +44,7 @@ import {
   UNRESOLVED_FX_MAX,
   withOtherEffect,
 } from "../src/domain/ledger.ts";
-import { AMOUNT_MINOR_MAX, formatMinor } from "../src/domain/money.ts";
+import { AMOUNT_MINOR_MAX, AmountOutOfRange, formatMinor } from "../src/domain/money.ts";
 import { available, type SettlementMode } from "../src/domain/settlement.ts";
 import type { CourierClient } from "./courier_client.ts";
 
@@ -389,6 +389,35 @@ export function currencyRefusal(state: CourierClient, currency: string) {
   );
 }
 
+/**
+ * `amountMinor` of `from` converted to `to` at `rateUnits`, or null when the result is past
+ * AMOUNT_MINOR_MAX (the most an answer states exactly): such a conversion is refused, never
+ * booked rounded nor failed as an internal error (courier 2.6 rule 4; 9.4 amounts are decimals).
+ */
+function convertedMinor(
+  amountMinor: number,
+  from: string,
+  to: string,
+  rateUnits: number,
+): number | null {
+  try {
+    const minor = convertMinor(amountMinor, from, to, rateUnits);
+    return minor > AMOUNT_MINOR_MAX ? null : minor;
+  } catch (e) {
+    if (e instanceof AmountOutOfRange) return null;
+    throw e;
+  }
+}
+
+function conversionTooLarge(amountMinor: number, from: string, rate: string, to: string) {
+  return reject(
+    "amount_too_large",
+    `rate: ${formatMinor(amountMinor, from)} ${from} at ${rate} would pass ${
+      formatMinor(AMOUNT_MINOR_MAX, to)
+    } ${to}: nothing was booked`,
+  );
+}
+
 function statusFor(mode: SettlementMode): EntryStatus {
   return mode === "external" ? "external" : "posted";
 }
@@ -435,9 +464,11 @@ function postCharge(state: CourierClient, c: PostCharge, now: number): LedgerDec
     if (badText(c.fx.source, TEXT_CHARS_MAX)) {
       return reject("fx_source_required", "fx.source: a conversion records the source of its rate");
     }
+    const amount = convertedMinor(c.amount_minor, c.currency, billing, rate.units);
+    if (amount === null) return conversionTooLarge(c.amount_minor, c.currency, rate.text, billing);
     entry = entryOf({
       ...base,
-      amount_minor: convertMinor(c.amount_minor, c.currency, billing, rate.units),
+      amount_minor: amount,
       currency: billing,
       status: statusFor(mode),
       original_amount_minor: c.amount_minor,
@@ -495,12 +526,14 @@ function resolveFx(state: CourierClient, c: ResolveFx, now: number): LedgerDecis
   }
   const mode = state.settings.settlement_mode;
   const billing = state.settings.billing_currency;
+  const amount = convertedMinor(u.amount_minor, u.currency, billing, rate.units);
+  if (amount === null) return conversionTooLarge(u.amount_minor, u.currency, rate.text, billing);
   const resolution: FxResolution = {
     reference: u.reference,
     seq: state.ledger.seq + 1,
     period: periodOf(now),
     kind: u.kind,
-    amount_minor: convertMinor(u.amount_minor, u.currency, billing, rate.units),
+    amount_minor: amount,
     currency: billing,
     status: statusFor(mode),
     recoverable: u.recoverable,

@@ -676,6 +676,44 @@ Deno.test("billing: amounts and balances stay within what an answer states exact
     assert.equal(over.body.code, "amount_too_large");
   }));
 
+Deno.test("billing: a conversion whose rate takes it past what an answer states exactly is refused, and it still awaits a rate", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "DUT-BIG",
+      entry_kind: "duties",
+      amount_minor: 99_999_999_999_999,
+      currency: "USD",
+      recoverable: true,
+      evidence_path: "customs receipt",
+      source_event: "customs.duties:BIG",
+    });
+    // 999999999999.99 USD at 99 is past 15 digits of BWP minor units (and past 2^53).
+    for (const rate of ["99", "9999999"]) {
+      const r = await act(t, courier, client, "resolve-fx", {
+        entry_reference: "DUT-BIG",
+        rate,
+        source: "Bank of Botswana",
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "amount_too_large");
+    }
+    const v = await view(t, courier, client);
+    assert.deepEqual(
+      v.unresolved_conversions.map((u: { reference: string }) => u.reference),
+      ["DUT-BIG"],
+    );
+    assert.equal(v.balances.owed, 0);
+    // A rate it can be held at still resolves it.
+    const ok = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "DUT-BIG",
+      rate: "0.01",
+      source: "Bank of Botswana",
+    });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(ok.body.data.amount, 10000000000);
+  }));
+
 Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted reduces what is owed", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
