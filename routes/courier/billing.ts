@@ -218,6 +218,7 @@ export function billingRoutes(api: Api): void {
     body: z.object({ amount: Positive, currency: Currency, reference: Reference }),
     status: 201,
     replay: "The same reference with the same amount and currency",
+    response: TopUpAnswer,
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const r = await askAccount(c, params.client, {
@@ -263,6 +264,7 @@ export function billingRoutes(api: Api): void {
     }),
     status: 201,
     replay: "The same reference with the same amount, currency and allocations",
+    response: PaymentAnswer,
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const sent = (body.allocations ?? []).map((a, i) => ({
@@ -290,6 +292,8 @@ export function billingRoutes(api: Api): void {
         amount: decimal(a.amount_minor, cur),
       })),
       unallocated: decimal(-posting.entry.amount_minor - allocated, cur),
+      // The currency of the payment, its allocations and what is left unallocated.
+      currency: cur,
       balances: balancesAnswer(posting.balances),
     }, r.replayed ? 200 : 201);
   });
@@ -320,6 +324,7 @@ export function billingRoutes(api: Api): void {
       "For a note without a `reference`: issued once per key, and the same key again " +
       "answers the first note (200); with other facts it answers 409. Without either, every call " +
       "issues a note",
+    response: PostingAnswer,
   }, async (c, { params, body }) => {
     const courier = businessPrincipalOf(c).business.id;
     // A note without a reference of its own is issued once per Idempotency-Key: a retry after a
@@ -378,6 +383,7 @@ export function billingRoutes(api: Api): void {
     },
     status: 201,
     replay: "The same waybill",
+    response: PostingAnswer,
   }, async (c, { params, body, files }) => {
     const courier = businessPrincipalOf(c).business.id;
     const by = principalName(businessPrincipalOf(c));
@@ -462,6 +468,7 @@ export function billingRoutes(api: Api): void {
       body: z.object({ amount: Positive, currency: Currency }),
       status: 201,
       replay: "The same waybill with the same amount and currency",
+      response: CodCollectedAnswer,
     }, async (c, { params, body }) => {
       const p = businessPrincipalOf(c);
       if (side === "driver") await assertDriverCarries(c, params.waybill);
@@ -513,6 +520,7 @@ export function billingRoutes(api: Api): void {
     }),
     status: 201,
     replay: "The same entry_reference at the same rate",
+    response: FxResolvedAnswer,
   }, async (c, { params, body }) => {
     const r = await askAccount(c, params.client, {
       kind: "resolve_fx",
@@ -562,6 +570,7 @@ export function billingRoutes(api: Api): void {
     replay: "The same Idempotency-Key and period",
     idempotencyKey: "The same key again answers the invoices the first call issued (200), not a " +
       "supplementary invoice; with another period it answers 409",
+    response: InvoicesIssuedAnswer,
   }, async (c, { params, body }) => {
     // A retry after a lost answer gets the invoices the first request issued (200), not a
     // refusal that nothing is left to invoice, nor a supplementary invoice of what came since.
@@ -918,6 +927,119 @@ export const UnresolvedConversionAnswer = z.object({
   created_at: UtcInstant,
 }).openapi("UnresolvedConversion");
 
+/** spec: courier 2.6: a ledger entry's fields (entryView). */
+const LedgerEntryFields = {
+  reference: z.string(),
+  kind: EntryKindName,
+  amount: Money.openapi({ description: "Signed: positive is owed by the client" }),
+  currency: Currency,
+  status: z.enum(["posted", "external", "unresolved_fx"]),
+  payer: z.literal("client"),
+  recoverable: z.boolean().openapi({ description: "Duties recovered, never revenue" }),
+  reason: z.string().nullable(),
+  evidence_path: z.string().nullable(),
+  source_event: z.string().nullable(),
+  original_amount: Money.nullable().openapi({
+    description: "A converted charge: its amount in original_currency",
+  }),
+  original_currency: Currency.nullable(),
+  fx_rate: z.string().nullable().openapi({
+    description: "Exact decimal text",
+    example: "0.7525",
+  }),
+  fx_source: z.string().nullable(),
+  corrects: z.string().nullable().openapi({
+    description: "A debit or credit note: the reference of the entry it corrects",
+  }),
+  shipment: z.string().nullable().openapi({ description: "The waybill, if any" }),
+  period: Period,
+  created_at: UtcInstant.openapi({ description: "When it was booked" }),
+  charged_at: UtcInstant.nullable().openapi({
+    description:
+      "When the charge arose, if booked later (a conversion resolved); null: at created_at",
+  }),
+};
+
+/** spec: courier 2.6: the entry a billing action posted (entryView). */
+export const LedgerEntryAnswer = z.object(LedgerEntryFields).openapi("LedgerEntry");
+
+/** The account's balances after a billing action (balancesAnswer). */
+export const BalancesAfterAnswer = z.object({
+  settlement_mode: Settlement,
+  currency: Currency.openapi({ description: "The billing currency" }),
+  balances: AccountBalancesAnswer,
+  credit: orNull(CreditAnswer).openapi({ description: "Credit settlement only, else null" }),
+  other_currencies: z.array(
+    z.object({ currency: Currency, balances: AccountBalancesAnswer }).openapi(
+      "OtherCurrencyBalancesAfter",
+    ),
+  ),
+}).openapi("BalancesAfter");
+
+const Replayed = z.boolean().openapi({
+  description: "true: the same action again, answered with what the first one did (200)",
+});
+
+/** correct and cod-remitted (postingAnswer). */
+export const PostingAnswer = z.object({
+  replayed: Replayed,
+  entry: LedgerEntryAnswer,
+  balances: BalancesAfterAnswer,
+}).openapi("Posting");
+
+export const TopUpAnswer = z.object({
+  reference: z.string(),
+  replayed: Replayed,
+  balance: Money.openapi({ description: "Prepaid funds in the top-up's currency after it" }),
+  available: Money.openapi({
+    description: "What bookings can spend now; 0 for funds in a currency other than the " +
+      "billing currency, which pay for no booking",
+  }),
+  currency: Currency,
+  entry: LedgerEntryAnswer,
+}).openapi("TopUp");
+
+export const PaymentAnswer = z.object({
+  replayed: Replayed,
+  entry: LedgerEntryAnswer,
+  allocations: z.array(z.object({ invoice_id: z.string(), amount: Money })).openapi({
+    description: "The invoices the payment went to: those named, then the oldest open ones",
+  }),
+  unallocated: Money.openapi({ description: "What no invoice took: credit on account" }),
+  currency: Currency.openapi({ description: "Of the payment, its allocations and unallocated" }),
+  balances: BalancesAfterAnswer,
+}).openapi("PaymentPosted");
+
+export const CodCollectedAnswer = z.object({
+  waybill: z.string(),
+  client_id: z.string(),
+  amount: Money,
+  currency: Currency,
+  replayed: Replayed,
+}).openapi("CodCollected");
+
+export const FxResolvedAnswer = z.object({
+  replayed: Replayed,
+  reference: z.string(),
+  amount: Money.openapi({ description: "In the billing currency, at the rate given" }),
+  currency: Currency,
+  status: z.enum(["posted", "external"]),
+  original_amount: Money,
+  original_currency: Currency,
+  fx_rate: z.string().openapi({ description: "Exact decimal text", example: "0.7525" }),
+  fx_source: z.string(),
+  period: Period.openapi({ description: "Booked now: this period's" }),
+  created_at: UtcInstant,
+  charged_at: UtcInstant.nullable().openapi({ description: "When the charge arose" }),
+  balances: BalancesAfterAnswer,
+}).openapi("FxResolved");
+
+export const InvoicesIssuedAnswer = z.object({
+  replayed: Replayed,
+  invoices: z.array(InvoiceAnswer).openapi({ description: "One per currency with entries" }),
+  balances: BalancesAfterAnswer,
+}).openapi("InvoicesIssued");
+
 /** GET /business/courier/clients/{client}/billing: accountView, a statement and payments. */
 export const ClientBillingAnswer = z.object({
   client_id: z.string(),
@@ -936,35 +1058,7 @@ export const ClientBillingAnswer = z.object({
     period: Period,
     entries: z.array(
       z.object({
-        reference: z.string(),
-        kind: EntryKindName,
-        amount: Money.openapi({ description: "Signed: positive is owed by the client" }),
-        currency: Currency,
-        status: z.enum(["posted", "external", "unresolved_fx"]),
-        payer: z.literal("client"),
-        recoverable: z.boolean().openapi({ description: "Duties recovered, never revenue" }),
-        reason: z.string().nullable(),
-        evidence_path: z.string().nullable(),
-        source_event: z.string().nullable(),
-        original_amount: Money.nullable().openapi({
-          description: "A converted charge: its amount in original_currency",
-        }),
-        original_currency: Currency.nullable(),
-        fx_rate: z.string().nullable().openapi({
-          description: "Exact decimal text",
-          example: "0.7525",
-        }),
-        fx_source: z.string().nullable(),
-        corrects: z.string().nullable().openapi({
-          description: "A debit or credit note: the reference of the entry it corrects",
-        }),
-        shipment: z.string().nullable().openapi({ description: "The waybill, if any" }),
-        period: Period,
-        created_at: UtcInstant.openapi({ description: "When it was booked" }),
-        charged_at: UtcInstant.nullable().openapi({
-          description:
-            "When the charge arose, if booked later (a conversion resolved); null: at created_at",
-        }),
+        ...LedgerEntryFields,
         invoice_id: z.string().nullable(),
         export_state: z.enum(EXPORT_STATES),
         event_state: z.enum(["pending", "delivered", "failed"]).nullable().openapi({

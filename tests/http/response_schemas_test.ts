@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { exponentOf } from "../../src/domain/money.ts";
 import { PageMeta, z } from "../../src/http/route.ts";
-import { ClientBillingAnswer } from "../../routes/courier/billing.ts";
+import {
+  ClientBillingAnswer,
+  CodCollectedAnswer,
+  FxResolvedAnswer,
+  InvoicesIssuedAnswer,
+  PaymentAnswer,
+  PostingAnswer,
+  TopUpAnswer,
+} from "../../routes/courier/billing.ts";
 import { BookingAnswer, PricesAnswer, QuoteAnswer } from "../../routes/courier/booking_flow.ts";
 import {
   ClientAccountAnswer,
@@ -545,6 +553,78 @@ Deno.test("answers: rate cards, the catalogue, clients, saved quotes and search 
     assert.equal(found[0].service_terms.calendar.code, "BW");
   }));
 
+Deno.test("answers: billing actions and invoices are what their schemas document, replays included", () =>
+  withTestEnv(async (t) => {
+    // A prepaid client: a top-up, COD collected on a delivery and remitted.
+    const [courier, prepaid] = await ready(t, {});
+    const topUpBody = { amount: "500.00", currency: "BWP", reference: "TOP-1" };
+    for (const status of [201, 200]) {
+      const r = await act(t, courier, prepaid, "top-up", topUpBody);
+      assert.equal(documented(TopUpAnswer, r, status, "top-up").replayed, status === 200);
+    }
+    const { waybill } = await book(t, prepaid);
+    for (const status of [201, 200]) {
+      const r = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+        key: courier.business.api_key,
+        body: { amount: "120.00", currency: "BWP" },
+      });
+      documented(CodCollectedAnswer, r, status, "cod collected");
+    }
+    for (const status of [201, 200]) {
+      const r = await act(t, courier, prepaid, "cod-remitted", { waybill, evidence: "slip 7" });
+      assert.equal(documented(PostingAnswer, r, status, "cod remitted").entry.kind, "cod_remitted");
+    }
+
+    // A credit client: an invoice, a payment allocated to it, a note, a conversion resolved.
+    const client = await newClient(t, courier, CREDIT);
+    const booked = await book(t, client);
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    await t.settle();
+    const invoice = async (status: number) =>
+      documented(
+        InvoicesIssuedAnswer,
+        await t.call("POST", `/business/courier/clients/${client.id}/invoice`, {
+          key: courier.business.api_key,
+          headers: { "Idempotency-Key": "inv-nov" },
+          body: { period: "2026-11" },
+        }),
+        status,
+        "invoice",
+      );
+    const issued = await invoice(201);
+    assert.equal(issued.invoices.length, 1);
+    assert.equal((await invoice(200)).replayed, true);
+    const paymentBody = {
+      amount: "20.00",
+      currency: "BWP",
+      reference: "PAY-1",
+      allocations: [{ invoice_id: issued.invoices[0].id, amount: "20.00" }],
+    };
+    for (const status of [201, 200]) {
+      const r = await act(t, courier, client, "payment", paymentBody);
+      assert.equal(documented(PaymentAnswer, r, status, "payment").allocations.length, 1);
+    }
+    const noteBody = {
+      entry_reference: booked.waybill,
+      amount: "-5.00",
+      reason: "late delivery",
+      reference: "CN-1",
+    };
+    for (const status of [201, 200]) {
+      const r = await act(t, courier, client, "correct", noteBody);
+      assert.equal(documented(PostingAnswer, r, status, "note").entry.corrects, booked.waybill);
+    }
+    const fxBody = { entry_reference: "CUS-ZA", rate: "0.7525", source: "Bank of Botswana" };
+    for (const status of [201, 200]) {
+      const r = await act(t, courier, client, "resolve-fx", fxBody);
+      assert.equal(documented(FxResolvedAnswer, r, status, "resolve-fx").original_amount, 100);
+    }
+  }));
+
 /** [method, path, status codes, the schema `data` is documented with] */
 const DOCUMENTED: readonly [string, string, readonly string[], z.ZodObject][] = [
   ["post", "/client/prices", ["200"], PricesAnswer],
@@ -566,6 +646,10 @@ const DOCUMENTED: readonly [string, string, readonly string[], z.ZodObject][] = 
   ["post", "/business/courier/clients", ["201"], ClientCreatedAnswer],
   ["get", "/business/courier/clients/{client}", ["200"], CourierClientAnswer],
   ["patch", "/business/courier/clients/{client}", ["200"], CourierClientAnswer],
+  ["post", "/business/courier/clients/{client}/billing/top-up", ["200", "201"], TopUpAnswer],
+  ["post", "/business/courier/clients/{client}/billing/payment", ["200", "201"], PaymentAnswer],
+  ["post", "/business/courier/clients/{client}/billing/correct", ["200", "201"], PostingAnswer],
+  ["post", "/business/courier/clients/{client}/invoice", ["200", "201"], InvoicesIssuedAnswer],
 ];
 
 Deno.test("answers: the OpenAPI document shows each of these routes' data with its fields", () =>
