@@ -442,6 +442,19 @@ function changeSettings(
       `settlement_mode changes only with the balances settled, invoices paid and conversions resolved: ${was.settlement_mode}`,
     );
   }
+  // spec: courier 4.2: external posts no invoice, so entries not yet invoiced would stay so for
+  // good (an owed of 0 says nothing of them: a payment may have met them): invoice them first.
+  const uninvoiced = Object.keys(state.ledger.periods)
+    .filter((k) => state.ledger.periods[k]!.count > 0).sort();
+  if (mode === "external" && was.settlement_mode !== "external" && uninvoiced.length > 0) {
+    const periods = [...new Set(uninvoiced.map((k) => k.slice(0, k.indexOf("|"))))];
+    return reject(
+      "balance_not_settled",
+      `settlement_mode becomes external only once every entry is invoiced: invoice ${
+        periods.join(", ")
+      } first`,
+    );
+  }
   // spec: courier 2.5: the credit limit is an amount in the billing currency; its minor units
   // would mean another amount in another, so a move of currency names the limit again.
   if (moves && c.changes.credit_limit_minor === undefined && was.credit_limit_minor !== 0) {

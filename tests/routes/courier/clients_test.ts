@@ -449,6 +449,39 @@ Deno.test("courier clients: the settlement mode stays while an invoice is open, 
     );
   }));
 
+Deno.test("courier clients: a credit client becomes external only once every entry is invoiced, though nothing is owed", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "500" });
+    await postCharge(t, courier, client, { reference: "CUS-1", amount_minor: 10_000 });
+    const paid = await billingAction(t, courier, client, "payment", {
+      amount: "100.00",
+      currency: "BWP",
+      reference: "PAY-1",
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    await t.settle();
+    // Owed 0, but the charge is on no invoice: external could never invoice it.
+    const path = `/business/courier/clients/${client.id}`;
+    const period = new Date(t.clock.now()).toISOString().slice(0, 7);
+    const refused = await t.call("PATCH", path, { key, body: { settlement_mode: "external" } });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "balance_not_settled");
+    assert.match(refused.body.message, new RegExp(`invoice ${period} first`));
+    const still = await t.call("GET", path, { key });
+    assert.equal(still.body.data.settlement_mode, "credit");
+    // Prepaid can still invoice the period: that move stays open.
+    const issued = await t.call("POST", `/business/courier/clients/${client.id}/invoice`, {
+      key,
+      body: { period },
+    });
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    assert.equal(issued.body.data.invoices[0].status, "settled", "the payment met it");
+    const moved = await t.call("PATCH", path, { key, body: { settlement_mode: "external" } });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+  }));
+
 Deno.test("courier clients: an empty external system is refused, naming the field, and changes nothing", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
