@@ -7,6 +7,7 @@
 import { parse } from "csv-parse/sync";
 import { CSV_BOOKING_LINES_MAX } from "../../src/limits.ts";
 import { validationFailed } from "../../src/http/errors.ts";
+import { storableText, UNSTORABLE_TEXT } from "../../src/http/route.ts";
 import { csvLines } from "../../src/domain/csv.ts";
 import { ShipmentRequest, type ShipmentRequestBody } from "./shipment_requests.ts";
 import { unknownServiceLevel } from "./booking_flow.ts";
@@ -102,6 +103,7 @@ export function csvTemplate(serviceLevel: string): string {
 /** Reads a whole upload; refuses the file when it cannot be read as a whole. */
 /** `serviceLevels`: the courier's codes; a line naming another is refused with its other errors. */
 export function readCsv(text: string, serviceLevels?: readonly string[]): CsvFile {
+  if (!storableText(text)) throw validationFailed([{ path: "file", message: UNSTORABLE_TEXT }]);
   let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
   try {
     records = parse(text, {

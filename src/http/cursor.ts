@@ -5,6 +5,7 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { validationFailed } from "./errors.ts";
+import { storableText } from "./route.ts";
 
 export interface Cursor {
   readonly at: number;
@@ -18,7 +19,9 @@ export function encodeCursor(at: number, id: string): string {
 export function decodeCursor(cursor: string): Cursor {
   try {
     const [at, id] = JSON.parse(atob(cursor)) as unknown[];
-    if (Number.isSafeInteger(at) && typeof id === "string") return { at: at as number, id };
+    if (Number.isSafeInteger(at) && typeof id === "string" && storableText(id)) {
+      return { at: at as number, id };
+    }
   } catch {
     // falls through to the refusal
   }

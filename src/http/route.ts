@@ -269,11 +269,42 @@ export function define<
 function parse(schema: z.ZodType | undefined, value: unknown, part: string): unknown {
   if (!schema) return undefined;
   const r = schema.safeParse(value);
-  if (r.success) return r.data;
+  if (r.success) {
+    const unstorable = unstorableText(r.data, []);
+    if (unstorable.length > 0) {
+      throw validationFailed(unstorable.map((path) => ({
+        path: path.join(".") || part,
+        message: UNSTORABLE_TEXT,
+      })));
+    }
+    return r.data;
+  }
   throw validationFailed(r.error.issues.map((i) => ({
     path: i.path.map(String).join(".") || part,
     message: i.message,
   })));
+}
+
+export const UNSTORABLE_TEXT =
+  "text with the NUL character (U+0000) or an unpaired UTF-16 surrogate cannot be kept";
+
+/**
+ * Whether text can be kept: Postgres holds neither U+0000 nor an unpaired surrogate, so such
+ * text was accepted, committed, and then never reached the query side (a ledger entry missing
+ * from statements and exports, a shipment from search), or made a search answer 500.
+ */
+export function storableText(s: string): boolean {
+  return !s.includes("\u0000") && s.isWellFormed();
+}
+
+/** The path of every string (or key) in `value` that is not storableText. */
+function unstorableText(value: unknown, at: readonly string[]): string[][] {
+  if (typeof value === "string") return storableText(value) ? [] : [[...at]];
+  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableText(v, [...at, String(i)]));
+  if (value === null || typeof value !== "object" || value instanceof File) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    storableText(k) ? unstorableText(v, [...at, k]) : [[...at, k]]
+  );
 }
 
 /** A form's text fields as the body; its declared files into `files`, any other file refused. */

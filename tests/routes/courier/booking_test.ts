@@ -1755,3 +1755,56 @@ Deno.test("book: a reference held by a booking charged before a crash stays with
     assert.equal(retry.status, 201, JSON.stringify(retry.body));
     assert.equal((await account(t, client)).balance, 411.08, "charged once");
   }));
+
+Deno.test("bad input: text Postgres cannot keep (NUL, an unpaired surrogate) is refused 422 naming the field, and nothing is kept", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const key = courier.business.api_key;
+    const refused = (
+      r: { status: number; body: { code: string; errors?: { path: string }[] } },
+    ) => {
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      return (r.body.errors ?? []).map((e) => e.path).sort();
+    };
+    // Accepted, such a booking was charged and then never reached the query side: the ledger
+    // entry missing from statements and exports, the shipment from search.
+    for (const path of ["/client/prices", "/client/quotes"]) {
+      const r = await t.call("POST", path, {
+        headers: clientKey(client),
+        body: { ...DOMESTIC, contents: "Medicines\u0000", client_order_reference: "A-\ud800" },
+      });
+      assert.deepEqual(refused(r), ["client_order_reference", "contents"], path);
+    }
+    const office = await t.call("POST", "/business/shipments", {
+      key,
+      body: { ...DOMESTIC, courier_client_id: client.id, external_billing_reference: "B\u0000" },
+    });
+    assert.deepEqual(refused(office), ["external_billing_reference"]);
+    const topped = await t.call("POST", `/business/courier/clients/${client.id}/billing/top-up`, {
+      key,
+      body: { amount: "1.00", currency: "BWP", reference: "EFT\u0000" },
+    });
+    assert.deepEqual(refused(topped), ["reference"]);
+    // Searches and cursors answered 500.
+    assert.deepEqual(
+      refused(await t.call("GET", "/business/courier/shipments?q=WB%00", { key })),
+      ["q"],
+    );
+    const cursor = btoa(JSON.stringify([1, "qt_\u0000"])).replaceAll("=", "");
+    assert.deepEqual(
+      refused(
+        await t.call("GET", `/client/quotes?cursor=${cursor}`, { headers: clientKey(client) }),
+      ),
+      ["cursor"],
+    );
+    await t.settle();
+    const account = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.equal(account.body.data.balance, 500);
+    const quotes = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+    assert.deepEqual(quotes.body.data, []);
+    const shipments = await t.call("GET", "/client/shipments", { headers: clientKey(client) });
+    assert.deepEqual(shipments.body.data, []);
+  }));

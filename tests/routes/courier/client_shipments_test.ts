@@ -738,6 +738,13 @@ Deno.test("client shipments CSV: a country that is not ISO 3166-1 (ZZ) is a line
   ]);
 });
 
+Deno.test("client shipments CSV: a file with the NUL character is refused whole, naming the file: Postgres cannot keep it", () => {
+  assert.throws(
+    () => readCsv(csvOf([line({ contents: "Medicines\u0000" })])),
+    (e: { extra?: { errors?: { path: string }[] } }) => e.extra?.errors?.[0]?.path === "file",
+  );
+});
+
 Deno.test("client shipments: a key whose booking was charged before a crash is not taken over by another request", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t, "1000");
