@@ -8,7 +8,8 @@ import { every } from "hono/combine";
 import type { Api } from "./app.ts";
 import type { AppEnv } from "./context.ts";
 import { validationFailed } from "./errors.ts";
-import { boundedForm, isMultipart } from "./upload.ts";
+import { boundedBody, boundedForm, isMultipart } from "./upload.ts";
+import { REQUEST_BODY_BYTES_MAX } from "../limits.ts";
 
 // A field left out is named as missing, not as "Invalid input" (a union's default message), and a
 // value of the wrong kind says what it was; other messages are the schema's own.
@@ -333,7 +334,16 @@ async function readForm(
 }
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const text = await c.req.text();
+  // Within the cap app.ts holds a declared Content-Length to, also when none is declared (a
+  // chunked body): read whole, any size, it let a caller make the server hold all it sent. A body
+  // a guard already read (Hono keeps it) is read from there.
+  const text = c.req.raw.bodyUsed ? await c.req.text() : new TextDecoder().decode(
+    await boundedBody(
+      c,
+      REQUEST_BODY_BYTES_MAX,
+      `request body over ${REQUEST_BODY_BYTES_MAX} bytes`,
+    ),
+  );
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

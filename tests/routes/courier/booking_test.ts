@@ -1808,3 +1808,33 @@ Deno.test("bad input: text Postgres cannot keep (NUL, an unpaired surrogate) is 
     const shipments = await t.call("GET", "/client/shipments", { headers: clientKey(client) });
     assert.deepEqual(shipments.body.data, []);
   }));
+
+Deno.test("bad input: a JSON body past the request cap is refused 413 also when it declares no length (chunked), and nothing is priced", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ ...DOMESTIC, contents: "Medicines", padding: "x".repeat(2_000_000) }),
+    );
+    // A stream body carries no Content-Length, as a chunked request does not.
+    const body = new ReadableStream({
+      start(ctl) {
+        ctl.enqueue(bytes);
+        ctl.close();
+      },
+    });
+    const res = await t.app.request("/api/client/prices", {
+      method: "POST",
+      headers: { ...clientKey(client), "Content-Type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    const answer = await res.json();
+    assert.equal(res.status, 413, JSON.stringify(answer).slice(0, 300));
+    assert.equal(answer.code, "payload_too_large");
+    await t.settle();
+    const offers = await t.env.db.selectFrom("snapshots").select("id")
+      .where("type", "=", priceOfferActor.type).where("tenant", "=", courier.business.id)
+      .execute();
+    assert.deepEqual(offers, []);
+  }));
