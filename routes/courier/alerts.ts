@@ -40,7 +40,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
-import { define, z } from "../../src/http/route.ts";
+import { define, parse, readJson, z } from "../../src/http/route.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
@@ -204,9 +204,11 @@ export function alertRoutes(api: Api): void {
     params: AlertParam,
   }, async (c, { params }) => {
     const by = principalName(businessPrincipalOf(c));
-    const command = isMultipart(c)
-      ? await resolveWithFile(c, params.id, by)
-      : { kind: "resolve" as const, ...parseResolveJson(await c.req.text()), by };
+    const command = isMultipart(c) ? await resolveWithFile(c, params.id, by) : {
+      kind: "resolve" as const,
+      ...parse(ResolveBody, await readJson(c), "body") as z.infer<typeof ResolveBody>,
+      by,
+    };
     return ok(c, fullView(await askAlert(c, params.id, command)));
   });
 
@@ -230,28 +232,6 @@ export function alertRoutes(api: Api): void {
     if (found === null) throw new ApiError("not_found", `evidence file not found: ${ref.sha256}`);
     return evidenceResponse(ref, found.bytes);
   });
-}
-
-function parseResolveJson(text: string): { resolution: string; evidence: string } {
-  let value: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      throw validationFailed([{
-        path: "body",
-        message: `not valid JSON: ${(e as Error).message}`,
-      }]);
-    }
-  }
-  const r = ResolveBody.safeParse(value);
-  if (!r.success) {
-    throw validationFailed(r.error.issues.map((i) => ({
-      path: i.path.map(String).join("."),
-      message: i.message,
-    })));
-  }
-  return r.data;
 }
 
 /**

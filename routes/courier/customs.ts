@@ -42,6 +42,7 @@ import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
+import { boundedText } from "../../src/http/upload.ts";
 
 const tag = "Customs";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -163,9 +164,11 @@ function driverCrossingView(c: Crossing) {
  * and then refused by validation.
  */
 const moverGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // Within the request cap (boundedText): a body past it is refused 413 here, before any read.
+  const text = await boundedText(c);
   let action: unknown;
   try {
-    action = (JSON.parse(await c.req.text()) as { action?: unknown })?.action;
+    action = (JSON.parse(text) as { action?: unknown })?.action;
   } catch {
     action = undefined;
   }

@@ -8,8 +8,7 @@ import { every } from "hono/combine";
 import type { Api } from "./app.ts";
 import type { AppEnv } from "./context.ts";
 import { validationFailed } from "./errors.ts";
-import { boundedBody, boundedForm, isMultipart } from "./upload.ts";
-import { REQUEST_BODY_BYTES_MAX } from "../limits.ts";
+import { boundedForm, boundedText, isMultipart } from "./upload.ts";
 
 // A field left out is named as missing, not as "Invalid input" (a union's default message), and a
 // value of the wrong kind says what it was; other messages are the schema's own.
@@ -267,7 +266,7 @@ export function define<
 }
 
 /** Validates one part of a request; an issue with the whole part (`[]` for `{}`) names the part. */
-function parse(schema: z.ZodType | undefined, value: unknown, part: string): unknown {
+export function parse(schema: z.ZodType | undefined, value: unknown, part: string): unknown {
   if (!schema) return undefined;
   const r = schema.safeParse(value);
   if (r.success) {
@@ -333,17 +332,9 @@ async function readForm(
   return fields;
 }
 
-async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  // Within the cap app.ts holds a declared Content-Length to, also when none is declared (a
-  // chunked body): read whole, any size, it let a caller make the server hold all it sent. A body
-  // a guard already read (Hono keeps it) is read from there.
-  const text = c.req.raw.bodyUsed ? await c.req.text() : new TextDecoder().decode(
-    await boundedBody(
-      c,
-      REQUEST_BODY_BYTES_MAX,
-      `request body over ${REQUEST_BODY_BYTES_MAX} bytes`,
-    ),
-  );
+/** The JSON body within the request cap (boundedText); an empty one is `{}`. */
+export async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const text = await boundedText(c);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

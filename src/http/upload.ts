@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
 import { ApiError, validationFailed } from "./errors.ts";
+import { REQUEST_BODY_BYTES_MAX } from "../limits.ts";
 
 /** Whether the request body is a multipart form (media types are case-insensitive). */
 export function isMultipart(c: Context<AppEnv>): boolean {
@@ -39,6 +40,27 @@ export async function boundedBody(
     at += p.length;
   }
   return bytes;
+}
+
+/**
+ * A JSON or text body within the request cap (REQUEST_BODY_BYTES_MAX), also when it declares no
+ * length (chunked): app.ts can only hold a declared Content-Length to it. Kept in Hono's body
+ * cache, so a guard that reads it (customs) and the route after it read it once.
+ */
+export async function boundedText(c: Context<AppEnv>): Promise<string> {
+  // Hono keeps each body it read as a promise (its type says the value): `text` is ours to set.
+  const cache = c.req.bodyCache as unknown as { text?: Promise<string> };
+  if (cache.text) return await cache.text;
+  if (c.req.raw.bodyUsed) return await c.req.text(); // read another way: Hono's copy
+  const text = new TextDecoder().decode(
+    await boundedBody(
+      c,
+      REQUEST_BODY_BYTES_MAX,
+      `request body over ${REQUEST_BODY_BYTES_MAX} bytes`,
+    ),
+  );
+  cache.text = Promise.resolve(text);
+  return text;
 }
 
 /** A multipart body of at most `max` bytes, parsed. */

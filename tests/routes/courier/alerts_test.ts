@@ -196,6 +196,25 @@ Deno.test("alerts: assign, acknowledge and resolve record who acted; resolve nee
     assert.equal(missing.status, 404);
   }));
 
+Deno.test("alerts: a resolution with text Postgres cannot keep is refused 422 naming it, and the alert stays open", () =>
+  withTestEnv(async (t) => {
+    const b = await courierWithScopes(t, []);
+    const alert = await raise(t, b);
+    const path = `/business/courier/alerts/${alert.id}`;
+    const r = await t.call("POST", `${path}/resolve`, {
+      key: b.api_key,
+      body: { resolution: "found\u0000it", evidence: "scan \ud800" },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [
+      "resolution",
+      "evidence",
+    ]);
+    const read = await t.call("GET", path, { key: b.api_key });
+    assert.equal(read.body.data.status, "open");
+  }));
+
 Deno.test("alerts: resolve with an evidence_file upload stores the file content-addressed", () =>
   withTestEnv(async (t) => {
     const b = await courierWithScopes(t, []);

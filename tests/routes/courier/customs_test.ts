@@ -232,6 +232,36 @@ Deno.test("customs: each move needs its facts; a refused move changes nothing", 
     assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
   }));
 
+Deno.test("customs: a move past the request cap is refused 413 also when it declares no length, and nothing moves", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ action: "hold", reason: "x".repeat(2_000_000) }),
+    );
+    // A stream body carries no Content-Length, as a chunked request does not.
+    const body = new ReadableStream({
+      start(ctl) {
+        ctl.enqueue(bytes);
+        ctl.close();
+      },
+    });
+    const res = await t.app.request(`/api/business/customs/${id}/move`, {
+      method: "POST",
+      headers: {
+        "X-Business-API-Key": courier.business.api_key,
+        "Content-Type": "application/json",
+      },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    const answer = await res.json();
+    assert.equal(res.status, 413, JSON.stringify(answer).slice(0, 300));
+    assert.equal(answer.code, "payload_too_large");
+    assert.equal((await shipment(t, courier, waybill)).status, "customs_processing");
+  }));
+
 Deno.test("customs: clear, release and refuse need customs:approve; holds need runs:operate", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
