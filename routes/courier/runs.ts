@@ -24,7 +24,7 @@ import {
 import { customsCrossingActor } from "../../actors/customs_crossing.ts";
 import { raiseAlert } from "../../src/courier/alerts.ts";
 import { driverIdOf } from "../../src/courier/driver_access.ts";
-import { storeEvidence } from "../../src/courier/evidence.ts";
+import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/evidence.ts";
 import { labHandoverAllowed } from "../../src/courier/lab.ts";
 import {
   askRun,
@@ -54,7 +54,8 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
-import { define, z } from "../../src/http/route.ts";
+import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";
+import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { Country } from "../../src/http/schemas.ts";
 import { derivedId, newId } from "../../src/runtime/ids.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
@@ -877,13 +878,27 @@ export function runRoutes(api: Api): void {
 async function expense(c: Context<AppEnv>, runId: string) {
   const p = businessPrincipalOf(c);
   await runFor(c, runId);
-  const form = await c.req.formData().catch(() => null);
-  if (!form) throw validationFailed([{ path: "receipt", message: "multipart form data needed" }]);
+  if (!isMultipart(c)) {
+    throw validationFailed([{ path: "receipt", message: "multipart form data needed" }]);
+  }
+  // Within the upload's cap also when no length is declared (a chunked body).
+  const form = await boundedForm(
+    c,
+    EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX,
+    `a receipt of at most ${EVIDENCE_FILE_BYTES_MAX} bytes`,
+  );
   const key = form.get("idempotency_key");
   const receipt = form.get("receipt");
   const amount = form.get("amount");
   const currency = form.get("currency");
   const errors = [];
+  // Text Postgres cannot keep would be committed and never reach the query side (route.ts).
+  for (const field of ["idempotency_key", "note"]) {
+    const text = form.get(field);
+    if (typeof text === "string" && !storableText(text)) {
+      errors.push({ path: field, message: UNSTORABLE_TEXT });
+    }
+  }
   if (typeof key !== "string" || key.trim() === "") {
     errors.push({ path: "idempotency_key", message: "required" });
   }

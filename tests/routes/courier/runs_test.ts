@@ -5,6 +5,7 @@
  * drivers reach only their own runs and never see declared or customs values.
  */
 import assert from "node:assert/strict";
+import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
@@ -318,6 +319,29 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
     const refused = await fake.json();
     assert.equal(refused.code, "validation_failed");
     assert.deepEqual(refused.errors.map((e: { path: string }) => e.path), ["currency"]);
+    // Text Postgres cannot keep is refused, naming the field, and no expense is kept.
+    const nul = form(true, "e\u00001");
+    nul.set("note", "diesel \u0000");
+    const unkept = await send(nul);
+    assert.equal(unkept.status, 422);
+    assert.deepEqual(
+      (await unkept.json()).errors.map((e: { path: string }) => e.path),
+      ["idempotency_key", "note"],
+    );
+    // A receipt past the cap is refused 413 also when the body declares no length (chunked).
+    const big = form(false, "e2");
+    big.set("receipt", new File([new Uint8Array(EVIDENCE_FILE_BYTES_MAX + 1)], "big.bin"));
+    const encoded = new Response(big);
+    const chunked = await t.app.request(`/api/business/network-runs/${run}/expenses`, {
+      method: "POST",
+      headers: {
+        "X-Business-API-Key": courier.business.api_key,
+        "Content-Type": encoded.headers.get("Content-Type")!,
+      },
+      body: encoded.body,
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(chunked.status, 413, await chunked.clone().text());
     const first = await send(form(true, "e1"));
     assert.equal(first.status, 201, await first.clone().text());
     const again = await send(form(true, "e1"));
