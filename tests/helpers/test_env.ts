@@ -146,3 +146,29 @@ export async function withTestEnv(
     await t.close();
   }
 }
+
+/**
+ * POSTs `body` as a stream, which carries no Content-Length, as a chunked request does not: the
+ * request cap must hold whatever length is declared. Answers the raw response.
+ */
+export function postChunked(
+  t: TestEnv,
+  path: string,
+  headers: Record<string, string>,
+  body: Uint8Array | ReadableStream<Uint8Array>,
+): Promise<Response> {
+  const stream = body instanceof Uint8Array
+    ? new ReadableStream<Uint8Array>({
+      start(ctl) {
+        ctl.enqueue(body);
+        ctl.close();
+      },
+    })
+    : body;
+  return Promise.resolve(t.app.request(`/api${path}`, {
+    method: "POST",
+    headers,
+    body: stream,
+    duplex: "half",
+  } as RequestInit));
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   chargeOnly,
   type Client,
@@ -1816,19 +1816,10 @@ Deno.test("bad input: a JSON body past the request cap is refused 413 also when 
     const bytes = new TextEncoder().encode(
       JSON.stringify({ ...DOMESTIC, contents: "Medicines", padding: "x".repeat(2_000_000) }),
     );
-    // A stream body carries no Content-Length, as a chunked request does not.
-    const body = new ReadableStream({
-      start(ctl) {
-        ctl.enqueue(bytes);
-        ctl.close();
-      },
-    });
-    const res = await t.app.request("/api/client/prices", {
-      method: "POST",
-      headers: { ...clientKey(client), "Content-Type": "application/json" },
-      body,
-      duplex: "half",
-    } as RequestInit);
+    const res = await postChunked(t, "/client/prices", {
+      ...clientKey(client),
+      "Content-Type": "application/json",
+    }, bytes);
     const answer = await res.json();
     assert.equal(res.status, 413, JSON.stringify(answer).slice(0, 300));
     assert.equal(answer.code, "payload_too_large");

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   bookWaybill,
   type Client,
@@ -240,22 +240,10 @@ Deno.test("customs: a move past the request cap is refused 413 also when it decl
     const bytes = new TextEncoder().encode(
       JSON.stringify({ action: "hold", reason: "x".repeat(2_000_000) }),
     );
-    // A stream body carries no Content-Length, as a chunked request does not.
-    const body = new ReadableStream({
-      start(ctl) {
-        ctl.enqueue(bytes);
-        ctl.close();
-      },
-    });
-    const res = await t.app.request(`/api/business/customs/${id}/move`, {
-      method: "POST",
-      headers: {
-        "X-Business-API-Key": courier.business.api_key,
-        "Content-Type": "application/json",
-      },
-      body,
-      duplex: "half",
-    } as RequestInit);
+    const res = await postChunked(t, `/business/customs/${id}/move`, {
+      "X-Business-API-Key": courier.business.api_key,
+      "Content-Type": "application/json",
+    }, bytes);
     const answer = await res.json();
     assert.equal(res.status, 413, JSON.stringify(answer).slice(0, 300));
     assert.equal(answer.code, "payload_too_large");

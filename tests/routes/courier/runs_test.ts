@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
-import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
 import { networkRunActor } from "../../../actors/network_run.ts";
@@ -332,15 +332,10 @@ Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs b
     const big = form(false, "e2");
     big.set("receipt", new File([new Uint8Array(EVIDENCE_FILE_BYTES_MAX + 1)], "big.bin"));
     const encoded = new Response(big);
-    const chunked = await t.app.request(`/api/business/network-runs/${run}/expenses`, {
-      method: "POST",
-      headers: {
-        "X-Business-API-Key": courier.business.api_key,
-        "Content-Type": encoded.headers.get("Content-Type")!,
-      },
-      body: encoded.body,
-      duplex: "half",
-    } as RequestInit);
+    const chunked = await postChunked(t, `/business/network-runs/${run}/expenses`, {
+      "X-Business-API-Key": courier.business.api_key,
+      "Content-Type": encoded.headers.get("Content-Type")!,
+    }, encoded.body!);
     assert.equal(chunked.status, 413, await chunked.clone().text());
     const first = await send(form(true, "e1"));
     assert.equal(first.status, 201, await first.clone().text());
