@@ -961,10 +961,10 @@ const LedgerEntryFields = {
 };
 
 /** spec: courier 2.6: the entry a billing action posted (entryView). */
-export const LedgerEntryAnswer = z.object(LedgerEntryFields).openapi("LedgerEntry");
+const LedgerEntryAnswer = z.object(LedgerEntryFields).openapi("LedgerEntry");
 
 /** The account's balances after a billing action (balancesAnswer). */
-export const BalancesAfterAnswer = z.object({
+const BalancesAfterAnswer = z.object({
   settlement_mode: Settlement,
   currency: Currency.openapi({ description: "The billing currency" }),
   balances: AccountBalancesAnswer,

@@ -397,7 +397,7 @@ export function priceRoutes(api: Api): void {
 // ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
 
 /** spec: courier 2.3: the frozen pricing snapshot (pricingView). */
-export const FrozenPricingAnswer = z.object({
+const FrozenPricingAnswer = z.object({
   prices_reference: z.string(),
   rate_card_id: z.string(),
   rate_card_version: z.number().int(),
@@ -426,7 +426,7 @@ const PartyAnswer = z.object({
 }).openapi("ShipmentParty");
 
 /** A shipment as booked, with its frozen pricing and service terms (shipmentDetailView). */
-export const ShipmentDetailFields = {
+const ShipmentDetailFields = {
   waybill: z.string(),
   status: z.enum(HEADLINES),
   booked_at: UtcInstant,

@@ -44,22 +44,23 @@ export async function boundedBody(
 
 /**
  * A JSON or text body within the request cap (REQUEST_BODY_BYTES_MAX), also when it declares no
- * length (chunked): app.ts can only hold a declared Content-Length to it. Kept in Hono's body
- * cache, so a guard that reads it (customs) and the route after it read it once.
+ * length (chunked), which app.ts cannot hold to the cap. A declared length frames the body (the
+ * server reads no more of it), so such a body, like one a guard already read, is Hono's to read
+ * and keep; only a chunked one is counted as it streams, and kept for a later read here.
  */
 export async function boundedText(c: Context<AppEnv>): Promise<string> {
-  // Hono keeps each body it read as a promise (its type says the value): `text` is ours to set.
-  const cache = c.req.bodyCache as unknown as { text?: Promise<string> };
-  if (cache.text) return await cache.text;
-  if (c.req.raw.bodyUsed) return await c.req.text(); // read another way: Hono's copy
-  const text = new TextDecoder().decode(
-    await boundedBody(
-      c,
-      REQUEST_BODY_BYTES_MAX,
-      `request body over ${REQUEST_BODY_BYTES_MAX} bytes`,
-    ),
-  );
-  cache.text = Promise.resolve(text);
+  const message = `request body over ${REQUEST_BODY_BYTES_MAX} bytes`;
+  const declared = c.req.header("Content-Length");
+  if (declared !== undefined || c.req.raw.bodyUsed) {
+    if (Number(declared ?? "0") > REQUEST_BODY_BYTES_MAX) {
+      throw new ApiError("payload_too_large", message);
+    }
+    return await c.req.text();
+  }
+  const text = new TextDecoder().decode(await boundedBody(c, REQUEST_BODY_BYTES_MAX, message));
+  // Hono keeps each body it read as a promise (its type says the value): the chunked body's
+  // text is kept the same way, so c.req.text() after this (the route after a guard) finds it.
+  (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text);
   return text;
 }
 
