@@ -96,6 +96,8 @@ const ClientParam = z.object({ client: z.string().min(1).max(64) });
 const Positive = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
 const Signed = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
 const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
+/** What a note sent without a reference is kept under, before its Idempotency-Key. */
+const NOTE_KEY_PREFIX = "key:";
 const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
 const Period = z.string().refine(isPeriod, "a period is YYYY-MM")
   .openapi({ pattern: "^[0-9]{4}-(0[1-9]|1[0-2])$", example: "2026-11" });
@@ -315,7 +317,12 @@ export function billingRoutes(api: Api): void {
       entry_kind: EntryKindName.optional(),
       amount: Signed,
       reason: Text,
-      reference: Reference.optional(),
+      // A note issued under an Idempotency-Key is kept as `key:` and the key: a reference of the
+      // same form would answer that note, or be answered by it, as if it were the same request.
+      reference: Reference.refine((r) => !r.startsWith(NOTE_KEY_PREFIX), {
+        message: `must not begin "${NOTE_KEY_PREFIX}": notes sent under an Idempotency-Key ` +
+          "are kept under that name",
+      }).optional(),
       evidence: Text.optional(),
     }),
     status: 201,
@@ -345,7 +352,7 @@ export function billingRoutes(api: Api): void {
       body.reference !== undefined
         ? entryAsk(`note:${body.reference}`)
         : key !== null
-        ? entryAsk(`note:key:${key}`)
+        ? entryAsk(`note:${NOTE_KEY_PREFIX}${key}`)
         : {},
     );
     if (!r.ok) throw fromRejection(r);

@@ -1780,6 +1780,23 @@ Deno.test("billing: a note sent again under its Idempotency-Key is issued once; 
     const other = await send("-40.00", "retry-me");
     assert.equal(other.status, 409, JSON.stringify(other.body));
     assert.equal(other.body.code, "reference_conflict");
+    // A reference of the form the key is kept under is refused: it would answer that note.
+    const lookalike = await t.call(
+      "POST",
+      `/business/courier/clients/${client.id}/billing/correct`,
+      {
+        key: courier.business.api_key,
+        body: {
+          entry_reference: "W-1",
+          amount: "-30.00",
+          reason: "again",
+          reference: "key:retry-me",
+        },
+      },
+    );
+    assert.equal(lookalike.status, 422, JSON.stringify(lookalike.body));
+    assert.equal(lookalike.body.code, "validation_failed");
+    assert.match(lookalike.body.message, /reference: must not begin "key:"/);
     const notes = (await rows(t, client)).filter((r) => r.kind === "credit_note");
     assert.equal(notes.length, 1);
     assert.equal(notes[0]!.amount_minor, -3_000);
