@@ -29,6 +29,7 @@ import { Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { pricingView } from "./prices.ts";
 import { frozenServiceTermsView } from "./service_levels.ts";
+import { alertView } from "./alerts.ts";
 import { iso } from "../../src/http/iso.ts";
 
 const tag = "Operations board";
@@ -185,7 +186,8 @@ async function detailView(c: Context<AppEnv>, s: Shipment) {
     exception: s.exception ? { reason: s.exception.reason, at: iso(s.exception.at) } : null,
     attempts: s.attempts,
     pod: s.pod,
-    alerts: alertList,
+    // As the alert list and the live board show them: times in ISO 8601, not epoch milliseconds.
+    alerts: alertList.map(alertView),
     frozen_terms: {
       service_terms: frozenServiceTermsView(s.service_terms),
       pricing: pricingView(s.pricing),

@@ -221,6 +221,14 @@ Deno.test("operations: at risk at 75 % of the window, overdue at the deadline, a
     });
     assert.equal(still.body.data.status, "booked");
     assert.equal(still.body.data.closed, false);
+    // Its alerts read as the alert list shows them: times in ISO 8601, not epoch milliseconds.
+    const byId = (list: { id: string }[]) => [...list].sort((x, y) => x.id.localeCompare(y.id));
+    const listed = (await t.call("GET", "/business/courier/alerts", {
+      key: courier.business.api_key,
+    })).body.data.filter((a: { waybill: string | null }) => a.waybill === waybill);
+    assert.ok(listed.length >= 3, "at risk, overdue, no scan");
+    assert.deepEqual(byId(still.body.data.alerts), byId(listed));
+    assert.equal(still.body.data.alerts[0].raised_at, listed[0].raised_at);
 
     const report = await t.call("GET", "/business/courier/operations/report", {
       key: courier.business.api_key,
