@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { type Expression, sql, type SqlBool } from "kysely";
 import { alertActor, type AlertSummary } from "../../actors/alert.ts";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
-import { operationsViewsActor } from "../../actors/operations_views.ts";
+import { operationsViewsActor, type SavedView } from "../../actors/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { bookScanCharge } from "../../src/courier/later_charges.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
@@ -82,6 +82,11 @@ const ScanBody = z.object({
   reason: z.string().max(500).nullable().optional(),
   received_by: Text(120).nullable().optional(),
 });
+
+/** A saved board filter as answered: its time in ISO 8601. */
+function savedViewView(v: SavedView) {
+  return { name: v.name, filters: v.filters, by: v.by, saved_at: iso(v.saved_at) };
+}
 
 /** The `where` of the board's filters over `snapshots` rows of type shipment. */
 function filtersWhere(tenant: string, f: BoardFilters, now: number, withHealth: boolean) {
@@ -291,7 +296,8 @@ export function operationRoutes(api: Api): void {
     middleware: view,
   }, async (c) => {
     const tenant = businessPrincipalOf(c).business.id;
-    return ok(c, (await read(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views);
+    const { views } = await read(c, operationsViewsActor, tenant, tenant, { kind: "get" });
+    return ok(c, views.map(savedViewView));
   });
 
   define(api, {
@@ -312,7 +318,9 @@ export function operationRoutes(api: Api): void {
       kind: "save",
       view: { name: body.name, filters: definedFilters(body.filters), by: principalName(p) },
     });
-    return ok(c, state.views.find((v) => v.name === body.name), 201);
+    const saved = state.views.find((v) => v.name === body.name);
+    if (!saved) throw new Error("save answers the saved view");
+    return ok(c, savedViewView(saved), 201);
   });
 
   define(api, {

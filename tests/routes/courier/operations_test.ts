@@ -411,12 +411,19 @@ Deno.test("operations: delivered closes it; cancelled only before collection; vi
       body: { name: "closed ones", filters: { include_closed: "1", health: "delivered" } },
     });
     assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    // Its time in ISO 8601, as every time the API states.
+    assert.deepEqual(saved.body.data, {
+      name: "closed ones",
+      filters: { include_closed: "1", health: "delivered" },
+      by: "api_key",
+      saved_at: new Date(t.clock.now()).toISOString(),
+    });
     const viaView = await board(t, courier, "?view=closed%20ones");
     assert.deepEqual(viaView.data.map((r) => r["waybill"]), [a]);
     const listed = await t.call("GET", "/business/courier/operations/views", {
       key: courier.business.api_key,
     });
-    assert.deepEqual(listed.body.data.map((v: { name: string }) => v.name), ["closed ones"]);
+    assert.deepEqual(listed.body.data, [saved.body.data]);
     const deleted = await t.call("DELETE", "/business/courier/operations/views/closed%20ones", {
       key: courier.business.api_key,
     });
