@@ -9,7 +9,10 @@ import { PageMeta, z } from "../../src/http/route.ts";
 import type { Answer } from "./test_env.ts";
 import { HOURS } from "./courier.ts";
 
-/** Numbers in these answers that are not money. */
+/**
+ * Numbers in these answers that are not money: by key, or by `parent.key` where the key alone is
+ * money elsewhere, or every number of an object by `parent.*` (counts keyed by value).
+ */
 export const NOT_MONEY = new Set([
   "chargeable_kg",
   "days_past_due",
@@ -36,6 +39,27 @@ export const NOT_MONEY = new Set([
   "credit_limit_minor",
   "payment_days",
   "limit",
+  // Alerts, billing events, tracking and the operations board (answers_operations_test.ts).
+  "size",
+  "actions_total",
+  "attempts",
+  "http_status",
+  "delivery_attempts",
+  "age_days",
+  "open_alerts",
+  "count",
+  "places",
+  "trail_total",
+  "open_shipments.total",
+  "by_health.*",
+  "by_next_owner.*",
+  "ageing_days.*",
+  "open",
+  "unacknowledged",
+  "older_than_24h",
+  "deliveries",
+  "alerts_raised",
+  "alerts_resolved",
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */
@@ -58,9 +82,13 @@ function overPrecise(value: unknown, currency: string | null, at: string): strin
   // A client's settings name theirs as billing_currency.
   const named = o.currency ?? o.billing_currency;
   const cur = typeof named === "string" ? named : currency;
+  // The key of this object in its parent (`data.today` -> `today`, `data.rows[2]` -> `rows`).
+  const parent = at.slice(at.lastIndexOf(".") + 1).replace(/\[\d+\]$/, "");
   return Object.entries(o).flatMap(([key, v]) => {
     if (typeof v !== "number") return overPrecise(v, cur, `${at}.${key}`);
-    if (NOT_MONEY.has(key)) return [];
+    if (NOT_MONEY.has(key) || NOT_MONEY.has(`${parent}.${key}`) || NOT_MONEY.has(`${parent}.*`)) {
+      return [];
+    }
     const inCurrency = key === "original_amount" ? o.original_currency as string : cur;
     assert.ok(inCurrency, `${at}.${key}: an amount with no currency around it`);
     const decimals = (String(v).split(".")[1] ?? "").length;
