@@ -13,6 +13,7 @@ import { sql } from "kysely";
 import {
   type Alert,
   ALERT_EVIDENCE_CHARS_MAX,
+  ALERT_HISTORY_MAX,
   ALERT_KINDS,
   ALERT_NAME_CHARS_MAX,
   ALERT_RESOLUTION_CHARS_MAX,
@@ -45,6 +46,7 @@ import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
+import { orNull, UtcInstant } from "../../src/http/schemas.ts";
 
 const tag = "Alerts";
 const security = "business" as const;
@@ -110,6 +112,69 @@ function fullView(a: Alert) {
   return { ...alertView(summaryOf(a)), history: a.history.map(actionView) };
 }
 
+// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
+
+const AlertActionAnswer = z.object({
+  action: z.enum(["raised", "assigned", "acknowledged", "resolved"]),
+  by: z.string().openapi({ description: "Who acted: a person, `api_key`, or `system`" }),
+  at: UtcInstant,
+  to: z.string().optional().openapi({ description: "`assigned` only: the assignee" }),
+}).openapi("AlertAction");
+
+/** spec: courier 2.9, 3.3, 4.4: an alert as listed (alertView). */
+const alertFields = {
+  id: z.string(),
+  kind: z.enum(ALERT_KINDS),
+  status: z.enum(ALERT_STATUSES),
+  owner: z.string().openapi({
+    description: "The role that must act: courier, customs, recipient, billing, operations",
+  }),
+  assigned_to: z.string().nullable(),
+  subject: z.object({
+    type: z.string().openapi({
+      description: "What the alert is about: shipment, billing_event, outbound_event, leg, " +
+        "business",
+    }),
+    id: z.string(),
+  }).openapi("AlertSubject"),
+  waybill: z.string().nullable(),
+  message: z.string(),
+  detail: z.record(z.string(), z.unknown()).openapi({
+    description: "Small facts about the condition (a deadline, a milestone, days over)",
+  }),
+  raised_at: UtcInstant,
+  raised_by: z.string(),
+  acknowledged_at: UtcInstant.nullable(),
+  acknowledged_by: z.string().nullable(),
+  resolved_at: UtcInstant.nullable(),
+  resolved_by: z.string().nullable(),
+  resolution: z.string().nullable(),
+  evidence: z.string().nullable().openapi({
+    description: "The evidence text, or `file:sha256:<hex>` when a file was uploaded",
+  }),
+  evidence_file: orNull(
+    z.object({
+      sha256: z.string(),
+      name: z.string(),
+      size: z.number().int().openapi({ description: "Bytes" }),
+      content_type: z.string(),
+    }).openapi("AlertEvidenceFile"),
+  ).openapi({ description: "The uploaded evidence file; GET .../evidence answers it" }),
+  actions_total: z.number().int().openapi({ description: "Actions ever taken, raise included" }),
+  last_action: orNull(AlertActionAnswer),
+};
+
+/** An alert as the list shows it (alertView). */
+export const AlertAnswer = z.object(alertFields).openapi("Alert");
+
+/** One alert with its latest actions, oldest first (fullView). */
+export const AlertDetailAnswer = z.object({
+  ...alertFields,
+  history: z.array(AlertActionAnswer).openapi({
+    description: `The latest actions, oldest first (at most ${ALERT_HISTORY_MAX})`,
+  }),
+}).openapi("AlertDetail");
+
 function asAlert(reply: Alert | undefined): Alert {
   if (!reply) throw new ApiError("not_found", "alert not found");
   return reply;
@@ -130,6 +195,7 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: read,
     query: ListQuery,
+    response: z.array(AlertAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
@@ -164,6 +230,7 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: read,
     params: AlertParam,
+    response: AlertDetailAnswer,
   }, async (c, { params }) => ok(c, fullView(await askAlert(c, params.id, { kind: "get" }))));
 
   define(api, {
@@ -175,6 +242,7 @@ export function alertRoutes(api: Api): void {
     middleware: act,
     params: AlertParam,
     body: AssignBody,
+    response: AlertDetailAnswer,
   }, async (c, { params, body }) => {
     const by = principalName(businessPrincipalOf(c));
     return ok(c, fullView(await askAlert(c, params.id, { kind: "assign", to: body.to, by })));
@@ -188,6 +256,7 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: act,
     params: AlertParam,
+    response: AlertDetailAnswer,
   }, async (c, { params }) => {
     const by = principalName(businessPrincipalOf(c));
     return ok(c, fullView(await askAlert(c, params.id, { kind: "acknowledge", by })));
@@ -202,6 +271,7 @@ export function alertRoutes(api: Api): void {
     security,
     middleware: act,
     params: AlertParam,
+    response: AlertDetailAnswer,
   }, async (c, { params }) => {
     const by = principalName(businessPrincipalOf(c));
     const command = isMultipart(c) ? await resolveWithFile(c, params.id, by) : {

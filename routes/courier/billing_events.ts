@@ -29,6 +29,10 @@ import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../src/limits.t
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
+import { CalendarDay, Currency, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { ENTRY_KINDS } from "../../src/domain/ledger.ts";
+import { COMPLETION_EVENTS } from "../../src/domain/billing_events.ts";
+import { API_VERSION } from "../../src/domain/signatures.ts";
 
 const tag = "Billing events and export";
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
@@ -47,6 +51,197 @@ const ExportQuery = z.object({
   from: Bound.optional(),
   to: Bound.optional(),
 });
+
+// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
+
+/**
+ * One attempt to send an event: its outcome spread beside its id and time. An attempt that finds
+ * no endpoint sends nothing and is no attempt: it sets `endpoint_missing_at` (courier 3.1).
+ */
+const attemptFields = { attempt_id: z.string(), at: UtcInstant };
+const AttemptAnswer = z.discriminatedUnion("result", [
+  z.object({
+    ...attemptFields,
+    result: z.literal("delivered"),
+    http_status: z.number().int(),
+  }).openapi("BillingEventAttemptDelivered"),
+  z.object({
+    ...attemptFields,
+    result: z.literal("failed"),
+    http_status: z.number().int().nullable().openapi({
+      description: "null: no answer (a network error, a time-out, a refused address)",
+    }),
+    error: z.string().nullable(),
+  }).openapi("BillingEventAttemptFailed"),
+]).openapi("BillingEventAttempt");
+
+/** spec: courier 4.3: what the courier's system reported back (acknowledgementView). */
+const acknowledgementFields = {
+  external_references: z.object(
+    Object.fromEntries(REPORTED_STATES.map((s) => [s, z.string().optional()])),
+  ).openapi({ description: "The first reference reported for each state (courier 3.1 rule 3)" }),
+  reported_state: z.enum(REPORTED_STATES).nullable().openapi({
+    description: "The furthest state reported; null before any",
+  }),
+  external_reference: z.string().nullable().openapi({
+    description: "The reference of the furthest state reported",
+  }),
+};
+
+/** spec: courier 3.1, 4.3: a billing event in the outbox (eventView). */
+const eventFields = {
+  event_id: z.string(),
+  event_type: z.string().openapi({ example: "shipment.booked" }),
+  status: z.enum(["pending", "delivered", "failed"]),
+  attempts: z.number().int().openapi({ description: "Attempts ever made" }),
+  next_attempt_at: UtcInstant.nullable(),
+  last_attempt: orNull(AttemptAnswer),
+  endpoint_missing_at: UtcInstant.nullable().openapi({
+    description: "When an attempt last found no endpoint set (nothing sent; retried hourly)",
+  }),
+  client_id: z.string().nullable().openapi({
+    description: "The client of the ledger entry it reports; null for a completion event",
+  }),
+  entry_reference: z.string().nullable().openapi({
+    description: "The reference of the ledger entry it reports; null for a completion event",
+  }),
+  ...acknowledgementFields,
+  acknowledged_at: UtcInstant.nullable().openapi({ description: "When last reported back" }),
+  requeues: z.array(
+    z.object({ reason: z.string(), by: z.string(), at: UtcInstant }).openapi("BillingEventRequeue"),
+  ),
+  created_at: UtcInstant,
+};
+
+export const BillingEventAnswer = z.object(eventFields).openapi("BillingEvent");
+
+/**
+ * An amount in a billing event body: decimal text in its currency, as the event was sent and
+ * signed (courier 2.7), not a JSON number.
+ */
+const DecimalText = z.string().regex(/^-?\d+(\.\d+)?$/).openapi({
+  description: "Decimal amount as text, in the body's currency, as sent (courier 2.7)",
+  example: "88.92",
+});
+
+/** spec: courier 2.7 "Common fields" (commonFields). */
+const commonBodyFields = {
+  api_version: z.literal(API_VERSION),
+  event_type: z.string(),
+  type: z.string().openapi({ description: "The event type again" }),
+  event_id: z.string(),
+  occurred_at: UtcInstant,
+  client: z.object({ id: z.string(), code: z.string(), name: z.string() })
+    .openapi("BilledClient"),
+};
+
+/** spec: courier 2.7: a charge event: the ledger entry of 2.6 and the shipment's references. */
+const ChargeEventBody = z.object({
+  ...commonBodyFields,
+  entry: z.object({
+    reference: z.string(),
+    kind: z.enum(ENTRY_KINDS),
+    amount: DecimalText,
+    currency: Currency,
+    status: z.enum(["posted", "external", "unresolved_fx"]),
+    payer: z.literal("client"),
+    recoverable: z.boolean(),
+    reason: z.string().nullable(),
+    evidence_path: z.string().nullable(),
+    source_event: z.string().nullable(),
+    original_amount: DecimalText.nullable().openapi({
+      description: "A converted charge: its amount in original_currency, as text",
+    }),
+    original_currency: Currency.nullable(),
+    fx_rate: z.string().nullable(),
+    fx_source: z.string().nullable(),
+    corrects: z.string().nullable(),
+    shipment: z.string().nullable(),
+    created_at: UtcInstant,
+    charged_at: UtcInstant.nullable(),
+  }).openapi("BillingEventEntry"),
+  shipment: orNull(
+    z.object({
+      waybill: z.string(),
+      external_customer_code: z.string().nullable(),
+      external_billing_reference: z.string().nullable(),
+      client_order_reference: z.string().nullable(),
+    }).openapi("BillingEventShipmentReferences"),
+  ),
+}).openapi("ChargeEventBody");
+
+/** spec: courier 2.7: a completion event (`shipment.delivered`, `.returned`, `.cancelled`). */
+const CompletionEventBody = z.object({
+  ...commonBodyFields,
+  shipment: z.object({
+    waybill: z.string(),
+    external_customer_code: z.string().nullable(),
+    external_billing_reference: z.string().nullable(),
+    booked_on: CalendarDay,
+    service: z.string().openapi({ description: "The service level's code" }),
+    base_charge: DecimalText.openapi({ description: "The booked price before tax, as text" }),
+    currency: Currency,
+    tax: DecimalText,
+    price_lines: z.array(z.object({
+      code: z.string(),
+      label: z.string(),
+      amount: DecimalText,
+      included: z.boolean().optional().openapi({ description: "The tax line only" }),
+      tax: DecimalText.optional().openapi({ description: "The tax line only" }),
+    })),
+    adjustments: z.array(z.object({
+      reference: z.string(),
+      kind: z.enum(ENTRY_KINDS),
+      amount: DecimalText,
+      currency: Currency,
+      reason: z.string().nullable(),
+      recoverable: z.boolean(),
+      correction: z.string().nullable().openapi({
+        description: "A debit or credit note: the entry it corrects",
+      }),
+    })).openapi({ description: "The later charges booked on the shipment" }),
+    status: z.enum(Object.keys(COMPLETION_EVENTS) as (keyof typeof COMPLETION_EVENTS)[]),
+    delivered_at: UtcInstant.nullable(),
+    pod: z.boolean().openapi({ description: "Delivered with a proof (who received it)" }),
+  }).openapi("CompletionEventShipment"),
+}).openapi("CompletionEventBody");
+
+/** One billing event with the body it sends and its latest attempts. */
+export const BillingEventDetailAnswer = z.object({
+  ...eventFields,
+  body: z.union([ChargeEventBody, CompletionEventBody]).openapi({
+    description: "The body as sent, byte for byte (courier 2.7); amounts are decimal text",
+  }),
+  attempts: z.array(AttemptAnswer).openapi({
+    description: "The latest attempts, oldest first (here a list; the outbox list's `attempts` " +
+      "counts every attempt ever made)",
+  }),
+}).openapi("BillingEventDetail");
+
+/** Where billing events go, as set (courier 6.1). */
+export const BillingEndpointSetAnswer = z.object({
+  billing_endpoint_url: z.string().nullable().openapi({ description: "null: cleared" }),
+}).openapi("BillingEndpointSet");
+
+/** Where billing events go now (courier 6.1). */
+export const BillingEndpointAnswer = z.object({
+  billing_endpoint_url: z.string().nullable().openapi({
+    description: "The billing endpoint; null: none set",
+  }),
+  webhook_url: z.string().nullable().openapi({ description: "The business webhook URL" }),
+  sends_to: z.string().nullable().openapi({
+    description: "Where events go: the billing endpoint, else the webhook URL; null: " +
+      "nowhere yet, events wait and are retried hourly (courier 3.1)",
+  }),
+}).openapi("BillingEndpoint");
+
+/** spec: courier 4.3: what an acknowledgement answers. */
+export const BillingEventAcknowledgedAnswer = z.object({
+  event_id: z.string(),
+  event_type: z.string(),
+  status: eventFields.status,
+  ...acknowledgementFields,
+}).openapi("BillingEventAcknowledged");
 
 /** What the outbox shows of an event: delivery state, attempts, what was reported back. */
 function eventView(s: OutboundEventSummary) {
@@ -110,6 +305,7 @@ export function billingEventRoutes(api: Api): void {
     security: "business",
     middleware: admin,
     body: z.object({ url: z.string().max(2_000).nullable() }),
+    response: BillingEndpointSetAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -138,6 +334,7 @@ export function billingEventRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: viewer,
+    response: BillingEndpointAnswer,
   }, async (c) => {
     const p = businessPrincipalOf(c);
     const b = await read(c, businessActor, p.business.id, p.business.id, { kind: "get" });
@@ -165,6 +362,7 @@ export function billingEventRoutes(api: Api): void {
       /** The `created_at` and `event_id` of the last row of the previous page. */
       cursor: z.string().max(200).optional(),
     }),
+    response: z.array(BillingEventAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
     const p = businessPrincipalOf(c);
@@ -209,6 +407,7 @@ export function billingEventRoutes(api: Api): void {
     security: "business",
     middleware: viewer,
     params: EventParam,
+    response: BillingEventDetailAnswer,
   }, async (c, { params }) => {
     const p = businessPrincipalOf(c);
     const event = await billingEvent(c, p.business.id, params.event_id);
@@ -232,6 +431,7 @@ export function billingEventRoutes(api: Api): void {
     middleware: admin,
     params: EventParam,
     body: z.object({ reason: z.string().trim().min(1).max(200) }),
+    response: BillingEventAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     await billingEvent(c, p.business.id, params.event_id);
@@ -259,6 +459,7 @@ export function billingEventRoutes(api: Api): void {
       // A blank reference is no reference: refused, as for the billing actions (courier 3.1 rule 3).
       external_reference: z.string().trim().min(1).max(200).nullable().optional(),
     }),
+    response: BillingEventAcknowledgedAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     if (body.state === "paid") {

@@ -42,7 +42,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency } from "../../src/http/schemas.ts";
+import { Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
@@ -128,6 +128,57 @@ export function claimView(claim: Claim) {
     decided_by: claim.decision?.decided_by ?? null,
   };
 }
+
+// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
+
+/** spec: courier 2.4, 2.6 rule 5: the credit note of an approved amount (creditView). */
+const ClaimCreditAnswer = z.object({
+  reference: z.string().openapi({ description: "The credit note's ledger reference" }),
+  amount: Money.openapi({ description: "In the claim's currency" }),
+  state: z.enum(["pending", "booked", "not_booked"]).openapi({
+    description: "not_booked: the ledger refused it (code, message); the courier settles it " +
+      "another way",
+  }),
+  code: z.string().optional().openapi({ description: "not_booked only: the ledger's refusal" }),
+  message: z.string().optional().openapi({ description: "not_booked only" }),
+}).openapi("ClaimCreditNote");
+
+/** spec: courier 4.6: a claim and its outcome, as the client sees it (clientClaimView). */
+const clientClaimFields = {
+  id: z.string(),
+  waybill: z.string(),
+  kind: z.enum(CLAIM_KINDS),
+  amount: Money.openapi({ description: "Claimed, in `currency`" }),
+  currency: Currency.openapi({ description: "The shipment's currency" }),
+  description: z.string(),
+  evidence: z.string().nullable(),
+  status: z.enum(CLAIM_STATUSES),
+  filed_at: UtcInstant,
+  outcome: orNull(
+    z.object({
+      outcome: z.enum(CLAIM_OUTCOMES),
+      approved_amount: Money.openapi({ description: "0 when rejected" }),
+      reason: z.string().nullable(),
+      decided_at: UtcInstant,
+    }).openapi("ClaimOutcome"),
+  ).openapi({ description: "null until decided" }),
+  credit_note: orNull(ClaimCreditAnswer).openapi({
+    description: "null until an amount is approved",
+  }),
+};
+
+export const ClientClaimAnswer = z.object(clientClaimFields).openapi("ClientClaim");
+
+/** The courier's view of a claim: who filed and decided it, the client, the window (claimView). */
+export const ClaimAnswer = z.object({
+  ...clientClaimFields,
+  client_id: z.string(),
+  filed_by: z.string(),
+  window_closes_at: UtcInstant.openapi({
+    description: "The end of the claim window of the shipment's rate card (courier 2.4)",
+  }),
+  decided_by: z.string().nullable(),
+}).openapi("Claim");
 
 /** A claim id: from the idempotency key when one is sent, so a retry names the same claim. */
 function claimIdOf(courier: string, key: string | undefined): string {
@@ -229,6 +280,8 @@ export function claimRoutes(api: Api): void {
     middleware: [business({ anyScope: ["shipments:create", "runs:operate"] }), courierPlatform],
     body: FileClaim,
     status: 201,
+    replay: "The same idempotency_key with the same facts: the claim as it stands",
+    response: ClaimAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const runtime = c.get("env").runtime;
@@ -282,6 +335,7 @@ export function claimRoutes(api: Api): void {
     middleware: [business({ scope: "claims:approve" }), courierPlatform],
     params: ClaimParam,
     body: DecideClaim,
+    response: ClaimAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -315,6 +369,7 @@ export function claimRoutes(api: Api): void {
       courierPlatform,
     ],
     query: BusinessListQuery,
+    response: z.array(ClaimAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
     const page = await claimPage(c, businessPrincipalOf(c).business.id, query);
@@ -335,6 +390,7 @@ export function claimRoutes(api: Api): void {
       courierPlatform,
     ],
     params: ClaimParam,
+    response: ClaimAnswer,
   }, async (c, { params }) => {
     const courier = businessPrincipalOf(c).business.id;
     return ok(
@@ -351,6 +407,7 @@ export function claimRoutes(api: Api): void {
     security: "client",
     middleware: [client()],
     query: ListQuery,
+    response: z.array(ClientClaimAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);

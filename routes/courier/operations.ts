@@ -6,13 +6,13 @@
  */
 import type { Context } from "hono";
 import { type Expression, sql, type SqlBool } from "kysely";
-import { alertActor, type AlertSummary } from "../../actors/alert.ts";
+import { ALERT_KINDS, alertActor, type AlertSummary } from "../../actors/alert.ts";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import { operationsViewsActor, type SavedView } from "../../actors/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { bookScanCharge } from "../../src/courier/later_charges.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
-import { HEALTHS, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
+import { HEADLINES, HEALTHS, MILESTONES, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { waybillSpellings } from "../../src/domain/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -25,11 +25,11 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
-import { Waybill } from "../../src/http/schemas.ts";
+import { CalendarDay, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
-import { pricingView } from "./prices.ts";
-import { frozenServiceTermsView } from "./service_levels.ts";
-import { alertView } from "./alerts.ts";
+import { FrozenPricingAnswer, pricingView } from "./prices.ts";
+import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
+import { AlertAnswer, alertView } from "./alerts.ts";
 import { iso } from "../../src/http/iso.ts";
 
 const tag = "Operations board";
@@ -72,6 +72,152 @@ const FILTER_KEYS = [
   "open_alerts",
   "include_closed",
 ] as const;
+
+// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
+
+const NEXT_OWNERS = ["courier", "customs", "recipient"] as const;
+const Count = z.number().int().min(0);
+
+/** spec: courier 4.4: one row of the board (operationsRow). */
+const rowFields = {
+  waybill: z.string(),
+  client_id: z.string(),
+  external_customer_code: z.string().nullable(),
+  external_billing_reference: z.string().nullable(),
+  client_order_reference: z.string().nullable(),
+  status: z.enum(HEADLINES).openapi({ description: "The headline (courier 3.2)" }),
+  health: z.enum(HEALTHS),
+  health_reason: z.string(),
+  custody: z.object({
+    holder: z.string().nullable(),
+    facility_id: z.string().nullable(),
+  }).openapi({ description: "The most recently scanned piece's holder and facility" }),
+  last_scan: z.object({
+    event: z.enum(SCAN_EVENTS),
+    at: UtcInstant,
+    facility_id: z.string().nullable(),
+    note: z.string().nullable(),
+  }).nullable().openapi({ description: "The last physical scan; null before any" }),
+  next_milestone: z.enum(MILESTONES).nullable(),
+  next_due_at: UtcInstant.nullable(),
+  next_owner: z.enum(NEXT_OWNERS).nullable(),
+  overdue: z.boolean().openapi({ description: "An open milestone is past its deadline" }),
+  estimated_delivery_on: CalendarDay,
+  promise: z.object({ earliest_delivery: CalendarDay, latest_delivery: CalendarDay }),
+  open_alerts: Count.openapi({ description: "Alerts of the shipment not yet resolved" }),
+  age_days: Count.openapi({ description: "Whole days since booking" }),
+  booked_at: UtcInstant,
+  closed: z.boolean().openapi({ description: "Delivered, returned or cancelled" }),
+  delivered_at: UtcInstant.nullable(),
+};
+
+export const OperationsRowAnswer = z.object({
+  ...rowFields,
+  pieces: z.object({
+    count: Count,
+    places: Count.openapi({ description: "Distinct facility and holder pairs the pieces are at" }),
+  }),
+}).openapi("OperationsRow");
+
+/** spec: courier 4.4: one shipment as operations read it (detailView). */
+export const ShipmentOperationsAnswer = z.object({
+  ...rowFields,
+  obligations: z.array(
+    z.object({
+      milestone: z.enum(MILESTONES),
+      owner: z.enum(NEXT_OWNERS),
+      opened_at: UtcInstant,
+      due_at: UtcInstant,
+      at_risk_at: UtcInstant,
+      overdue: z.boolean(),
+      supplied_at: UtcInstant.nullable().openapi({
+        description: "customs_documents: when the courier supplied the papers",
+      }),
+    }).openapi("Obligation"),
+  ).openapi({ description: "The open milestones, each with its deadline and owner" }),
+  pieces: z.array(
+    z.object({
+      id: z.string(),
+      holder: z.string().nullable(),
+      facility_id: z.string().nullable(),
+      last_scan_at: UtcInstant.nullable(),
+    }).openapi("PieceCustody"),
+  ).openapi({ description: "Each piece's custody (a count on the board's rows)" }),
+  trail: z.array(
+    z.object({
+      at: UtcInstant,
+      event: z.enum(SCAN_EVENTS),
+      facility_id: z.string().nullable(),
+      holder: z.string().nullable(),
+      note: z.string().nullable(),
+      reason: z.string().nullable(),
+      pieces: z.array(z.string()).nullable().openapi({ description: "null: every piece" }),
+      by: z.string(),
+    }).openapi("TrailEntry"),
+  ).openapi({ description: "Every scan, custody move and status change, oldest first" }),
+  trail_total: Count.openapi({ description: "Trail lines ever recorded, beyond those kept" }),
+  exception: z.object({ reason: z.string(), at: UtcInstant }).nullable().openapi({
+    description: "The open exception, if any",
+  }),
+  attempts: Count.openapi({ description: "Delivery attempts made" }),
+  pod: z.object({ received_by: z.string().nullable(), note: z.string().nullable() })
+    .nullable().openapi({ description: "The proof of delivery; null before delivery" }),
+  alerts: z.array(AlertAnswer).openapi({ description: "The shipment's alerts, newest first" }),
+  frozen_terms: z.object({
+    service_terms: ServiceTermsAnswer,
+    pricing: FrozenPricingAnswer,
+  }).openapi({ description: "The service terms and pricing frozen at booking (courier 2.3)" }),
+  live_position: z.null().openapi({
+    description: "Shown only while a road leg is moving (courier 4.4): null here",
+  }),
+}).openapi("ShipmentOperations");
+
+/** A saved board filter (savedViewView). */
+export const SavedViewAnswer = z.object({
+  name: z.string(),
+  filters: z.record(z.string(), z.string()).openapi({
+    description: "The board's query filters it applies",
+  }),
+  by: z.string(),
+  saved_at: UtcInstant,
+}).openapi("SavedBoardView");
+
+export const SavedViewDeletedAnswer = z.object({
+  deleted: z.string().openapi({ description: "The view's name" }),
+}).openapi("SavedBoardViewDeleted");
+
+const AGEING_BUCKETS = ["0-2", "3-5", "6-9", "10-14", "15+"] as const;
+
+/** spec: courier 4.4: the operations report. */
+export const OperationsReportAnswer = z.object({
+  open_shipments: z.object({
+    total: Count,
+    by_health: z.partialRecord(z.enum(HEALTHS), Count).openapi({
+      description: "Only the health values that have open shipments",
+    }),
+    by_next_owner: z.partialRecord(z.enum([...NEXT_OWNERS, "none"]), Count),
+  }),
+  ageing_days: z.object(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, Count]))).openapi({
+    description: "Open shipments by whole days since booking",
+  }),
+  open_alerts: z.object({
+    by_kind: z.partialRecord(
+      z.enum(ALERT_KINDS),
+      z.object({
+        open: Count,
+        unacknowledged: Count,
+        older_than_24h: Count,
+      }),
+    ).openapi({ description: "Only the kinds that have open alerts" }),
+  }),
+  today: z.object({
+    date: CalendarDay,
+    timezone: z.string().openapi({ description: "Whose day is today (IANA name)" }),
+    deliveries: Count,
+    alerts_raised: Count,
+    alerts_resolved: Count,
+  }),
+}).openapi("OperationsReport");
 
 const ScanBody = z.object({
   event: z.enum(SCAN_EVENTS),
@@ -217,6 +363,7 @@ export function operationRoutes(api: Api): void {
     params: z.object({ waybill: Waybill }),
     body: ScanBody,
     status: 201,
+    response: ShipmentOperationsAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const s = await ask(c, shipmentActor, p.business.id, params.waybill, {
@@ -252,6 +399,7 @@ export function operationRoutes(api: Api): void {
     security: "business",
     middleware: view,
     query: BoardQuery,
+    response: z.array(OperationsRowAnswer),
     paged: BoardMeta,
   }, async (c, { query }) => {
     const env = c.get("env");
@@ -294,6 +442,7 @@ export function operationRoutes(api: Api): void {
     tag,
     security: "business",
     middleware: view,
+    response: z.array(SavedViewAnswer),
   }, async (c) => {
     const tenant = businessPrincipalOf(c).business.id;
     const { views } = await read(c, operationsViewsActor, tenant, tenant, { kind: "get" });
@@ -312,6 +461,7 @@ export function operationRoutes(api: Api): void {
       filters: BoardQuery.omit({ view: true, limit: true, offset: true }),
     }),
     status: 201,
+    response: SavedViewAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const state = await ask(c, operationsViewsActor, p.business.id, p.business.id, {
@@ -331,6 +481,7 @@ export function operationRoutes(api: Api): void {
     security: "business",
     middleware: view,
     params: z.object({ name: Text(60) }),
+    response: SavedViewDeletedAnswer,
   }, async (c, { params }) => {
     const tenant = businessPrincipalOf(c).business.id;
     await ask(c, operationsViewsActor, tenant, tenant, { kind: "delete", name: params.name });
@@ -351,6 +502,7 @@ export function operationRoutes(api: Api): void {
           description: "Whose day is today (IANA name); default: the courier's first calendar's",
         }),
     }),
+    response: OperationsReportAnswer,
   }, async (c, { query }) => {
     const env = c.get("env");
     const tenant = businessPrincipalOf(c).business.id;
@@ -446,6 +598,7 @@ export function operationRoutes(api: Api): void {
     security: "business",
     middleware: view,
     params: z.object({ reference: Text(120) }),
+    response: ShipmentOperationsAnswer,
   }, async (c, { params }) => ok(c, await detailView(c, await findShipment(c, params.reference))));
 }
 

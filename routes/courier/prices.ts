@@ -397,7 +397,7 @@ export function priceRoutes(api: Api): void {
 // ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
 
 /** spec: courier 2.3: the frozen pricing snapshot (pricingView). */
-const FrozenPricingAnswer = z.object({
+export const FrozenPricingAnswer = z.object({
   prices_reference: z.string(),
   rate_card_id: z.string(),
   rate_card_version: z.number().int(),

@@ -7,11 +7,12 @@ import type { Context } from "hono";
 import { shipmentActor } from "../../actors/shipment.ts";
 import type { Shipment } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
-import type { Milestone } from "../../src/domain/lifecycle.ts";
+import { HEADLINES, type Milestone } from "../../src/domain/lifecycle.ts";
 import { type Api, envelope, ok } from "../../src/http/app.ts";
 import { anonymous, courierPlatformEnabled } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
+import { CalendarDay, orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { TRACKING_TOKEN_CHARS_MAX, TRACKING_TOKEN_CHARS_MIN } from "../../src/limits.ts";
 
 const tag = "Customer tracking";
@@ -89,6 +90,37 @@ export function trackingView(s: Shipment, now: number) {
   };
 }
 
+// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
+
+/**
+ * spec: courier 2.11: the customer tracking view (trackingView): no customs notes, declared
+ * values, specimen data or money, and no person's name but the one who received the parcel.
+ */
+export const TrackingAnswer = z.object({
+  waybill: z.string(),
+  status: z.enum(HEADLINES),
+  current_milestone: z.enum([...new Set(Object.values(MILESTONE_WORDS))] as [string, ...string[]])
+    .nullable().openapi({ description: "The stage the shipment is in, in plain words" }),
+  last_verified: orNull(
+    z.object({
+      place: z.string().nullable().openapi({ description: "A facility code, when scanned at one" }),
+      scanned_at: UtcInstant,
+    }).openapi("TrackingLastVerified"),
+  ).openapi({ description: "The last physical scan; null before any" }),
+  expected_by: CalendarDay.nullable().openapi({ description: "null once delivered" }),
+  delay: z.string().nullable().openapi({
+    description: "Plain-language delay; null when on time",
+  }),
+  delivery_attempts: z.number().int(),
+  next_step: z.string().nullable().openapi({ description: "What happens next, in plain words" }),
+  pod: orNull(
+    z.object({
+      delivered_at: UtcInstant,
+      received_by: z.string().nullable(),
+    }).openapi("TrackingProofOfDelivery"),
+  ).openapi({ description: "After delivery only" }),
+}).openapi("Tracking");
+
 /** Tracking answers errors as `{success: false, error, message}` (CONTRACT "Errors"). */
 function trackingError(c: Context<AppEnv>, status: 403 | 404, error: string, message: string) {
   return c.json(envelope(c, { success: false, error, message }), status);
@@ -106,6 +138,7 @@ export function trackingRoutes(api: Api): void {
     // Any text: a segment that cannot be a token is answered as an unknown one, in the tracking
     // error shape (CONTRACT "Errors"), not as a validation failure.
     params: z.object({ token: z.string() }),
+    response: TrackingAnswer,
   }, async (c, { params }) => {
     const env = c.get("env");
     const notFound = () => trackingError(c, 404, "not_found", "no shipment has this tracking link");
