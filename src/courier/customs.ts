@@ -32,6 +32,7 @@ import {
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import { derivedId } from "../domain/secrets.ts";
 import { fromRejection } from "../http/errors.ts";
+import { iso } from "../http/iso.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
@@ -374,7 +375,7 @@ async function alertReleasedAfterDeparture(
     waybill: c.waybill,
     message: `customs released ${c.waybill} at ${c.border_post} after the vehicle left: ` +
       `it awaits collection`,
-    detail: { crossing: c.id, border_post: c.border_post, released_at: c.released_at },
+    detail: { crossing: c.id, border_post: c.border_post, released_at: iso(c.released_at) },
   });
 }
 

@@ -100,6 +100,7 @@ async function crossings(t: TestEnv, courier: Courier, waybill: string) {
     exit_at: string | null;
     entry_at: string | null;
     vehicle_left_at: string | null;
+    released_at: string | null;
   }[];
 }
 
@@ -139,7 +140,13 @@ async function alerts(t: TestEnv, courier: Courier, kind: string) {
     key: courier.business.api_key,
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data as { kind: string; waybill: string; owner: string; message: string }[];
+  return r.body.data as {
+    kind: string;
+    waybill: string;
+    owner: string;
+    message: string;
+    detail: Record<string, string>;
+  }[];
 }
 
 /** Waits for the billing event a charge produces (courier 6.1), bus-driven. */
@@ -508,6 +515,10 @@ Deno.test("customs: a release after the vehicle left awaits collection; entry on
     assert.equal(alert!.waybill, waybill);
     assert.equal(alert!.owner, "courier");
     assert.equal((await shipment(t, courier, waybill)).status, "cleared");
+    // Its detail states the release time as every answer does (ISO 8601), as the crossing does.
+    const [crossing] = await crossings(t, courier, waybill);
+    assert.match(alert!.detail.released_at ?? "", /^\d{4}-\d\d-\d\dT.*Z$/);
+    assert.equal(alert!.detail.released_at, crossing!.released_at);
     // A release repeated raises nothing new; clearance may still follow a release.
     await move(t, courier, id, { action: "release", evidence: "release RN-5" });
     await move(t, courier, id, { action: "clear", customs_reference: "SARS-5" });
