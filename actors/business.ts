@@ -382,6 +382,14 @@ function indexes(state: BusinessState): IndexEntry[] {
   ];
 }
 
+/**
+ * The low-balance threshold as answers show money: a JSON number in the account's currency. It is
+ * kept as its canonical decimal text ("50.00"), which converts exactly.
+ */
+export function thresholdAmount(text: string | null): number | null {
+  return text === null ? null : Number(text);
+}
+
 /** What projections and the operator see: no hashes, no sealed secrets. */
 export function publicView(b: Business) {
   return {
@@ -394,7 +402,7 @@ export function publicView(b: Business) {
     ...b.settings,
     webhook_url: b.profile.webhook_url,
     billing_contact: b.profile.billing_contact,
-    low_balance_threshold: b.profile.low_balance_threshold,
+    low_balance_threshold: thresholdAmount(b.profile.low_balance_threshold),
   };
 }
 
@@ -424,8 +432,18 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
         detail: { name: event.business.profile.name, plan: event.business.plan },
       };
     case "settings_changed":
-    case "profile_changed":
       return { by: event.by, detail: { changes: event.changes } };
+    case "profile_changed": {
+      const { low_balance_threshold, ...changes } = event.changes;
+      return {
+        by: event.by,
+        detail: {
+          changes: low_balance_threshold === undefined
+            ? changes
+            : { ...changes, low_balance_threshold: thresholdAmount(low_balance_threshold) },
+        },
+      };
+    }
     case "api_key_rotated":
     case "legacy_key_imported":
       return { by: event.by, detail: { hint: event.key.hint } };

@@ -12,7 +12,7 @@ import {
 } from "../actors/platform_settings.ts";
 import { walletActor } from "../actors/wallet.ts";
 import { issueCredential } from "../src/domain/credentials.ts";
-import { formatMinor, toMinor } from "../src/domain/money.ts";
+import { decimal, formatMinor, toMinor } from "../src/domain/money.ts";
 import { ALL_SCOPES } from "../src/domain/scopes.ts";
 import { hashPassword, newSecret, seal, temporaryPassword } from "../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../src/environment.ts";
@@ -312,9 +312,9 @@ export function operatorRoutes(api: Api): void {
       return ok(c, {
         transaction_id: t?.id ?? null,
         reference: body.reference,
-        amount: formatMinor(minor.minor, body.currency),
+        amount: decimal(minor.minor, body.currency),
         currency: body.currency,
-        balance: formatMinor(r.reply.state.balances[body.currency] ?? 0, body.currency),
+        balance: decimal(r.reply.state.balances[body.currency] ?? 0, body.currency),
         replayed: r.replayed,
       }, r.replayed ? 200 : 201);
     },

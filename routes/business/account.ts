@@ -10,11 +10,12 @@ import {
   businessActor,
   type BusinessCommand,
   type BusinessEvent,
+  thresholdAmount,
 } from "../../actors/business.ts";
 import { walletActor } from "../../actors/wallet.ts";
 import { PLAN_EMPLOYEES_MAX } from "../../src/limits.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
-import { formatMinor, toMinor } from "../../src/domain/money.ts";
+import { decimal, formatMinor, toMinor } from "../../src/domain/money.ts";
 import {
   hashPassword,
   newSecret,
@@ -334,7 +335,7 @@ export function accountRoutes(api: Api): void {
       billing_type: "prepaid",
       balances: Object.entries(w.state.balances).map(([currency, minor]) => ({
         currency,
-        balance: formatMinor(minor, currency),
+        balance: decimal(minor, currency),
       })),
     });
   });
@@ -408,7 +409,7 @@ function profileView(c: Context<AppEnv>, b: Business) {
     /** The key id deliveries name in X-Service-Key-Id (courier 6.1); the secret is never shown. */
     webhook_key_id: b.webhook_secret.key_id,
     billing_endpoint_url: b.profile.billing_endpoint_url ?? null,
-    low_balance_threshold: b.profile.low_balance_threshold,
+    low_balance_threshold: thresholdAmount(b.profile.low_balance_threshold),
     courier_platform_enabled: b.settings.courier_platform_enabled,
     shopping_fulfilment_enabled: b.settings.shopping_fulfilment_enabled,
     portal_role: p.kind === "staff" ? p.role : null,

@@ -144,7 +144,8 @@ Deno.test("operator: a wallet credit books once per reference, in exact minor un
       });
     const first = await credit("100.10");
     assert.equal(first.status, 201);
-    assert.equal(first.body.data.balance, "100.10");
+    assert.equal(first.body.data.balance, 100.1);
+    assert.equal(first.body.data.amount, 100.1);
     const again = await credit("100.10");
     assert.equal(again.status, 200);
     assert.equal(again.body.data.replayed, true);
@@ -155,7 +156,7 @@ Deno.test("operator: a wallet credit books once per reference, in exact minor un
       operator: true,
       body: { amount: 0.2, currency: "BWP", reference: "wire-002" },
     });
-    assert.equal(other.body.data.balance, "100.30"); // 100.10 + 0.20, never 100.30000000000001
+    assert.equal(other.body.data.balance, 100.3); // 100.10 + 0.20, never 100.30000000000001
     const tooPrecise = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
       operator: true,
       body: { amount: "1.001", currency: "BWP", reference: "wire-003" },
@@ -163,7 +164,7 @@ Deno.test("operator: a wallet credit books once per reference, in exact minor un
     assert.equal(tooPrecise.status, 422);
     assert.equal(tooPrecise.body.errors[0].path, "amount");
     const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
-    assert.deepEqual(wallet.body.data.balances, [{ currency: "BWP", balance: "100.30" }]);
+    assert.deepEqual(wallet.body.data.balances, [{ currency: "BWP", balance: 100.3 }]);
   }));
 
 Deno.test("operator: settings are stored and validated", () =>
@@ -242,8 +243,8 @@ Deno.test("operator: a sandbox business's wallet holds 100,000 BWP and 100,000 Z
     const wallet = await t.call("GET", "/business/wallet", { key: b.api_key });
     assert.equal(wallet.status, 200);
     assert.deepEqual(wallet.body.data.balances, [
-      { currency: "BWP", balance: "100000.00" },
-      { currency: "ZAR", balance: "100000.00" },
+      { currency: "BWP", balance: 100000 },
+      { currency: "ZAR", balance: 100000 },
     ]);
   }, { name: "sandbox" });
   await withTestEnv(async (t) => {

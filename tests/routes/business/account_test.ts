@@ -284,10 +284,10 @@ Deno.test("account: the OpenAPI document and the Postman collection grow with th
     assert.ok(postman.body.item.length >= Object.keys(doc.body.paths).length);
   }));
 
-Deno.test("account: the low-balance threshold is an exact amount in the account's currency", () =>
+Deno.test("account: the low-balance threshold is an exact amount in the account's currency, answered as a number", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
-    const cases: [number | string, string][] = [[50, "50.00"], ["007.5", "7.50"], [0.1, "0.10"]];
+    const cases: [number | string, number][] = [[50, 50], ["007.5", 7.5], [0.1, 0.1]];
     for (const [sent, stored] of cases) {
       const r = await t.call("PATCH", "/business/profile", {
         key: b.api_key,
@@ -306,5 +306,17 @@ Deno.test("account: the low-balance threshold is an exact amount in the account'
       assert.equal(r.body.errors[0].path, "low_balance_threshold");
     }
     const profile = await t.call("GET", "/business/profile", { key: b.api_key });
-    assert.equal(profile.body.data.low_balance_threshold, "0.10");
+    assert.equal(profile.body.data.low_balance_threshold, 0.1);
+    const settings = await t.call("GET", `/operator/businesses/${b.id}`, { operator: true });
+    assert.equal(settings.body.data.low_balance_threshold, 0.1);
+    // The audit trail shows the change as the profile does, not as its stored text ("0.10").
+    const audit = await t.call("GET", "/business/audit-log", { key: b.api_key });
+    const changes = audit.body.data.entries
+      .filter((e: { action: string }) => e.action === "profile_changed")
+      .map((e: { detail: { changes: unknown } }) => e.detail.changes);
+    assert.deepEqual(changes, [
+      { low_balance_threshold: 50 },
+      { low_balance_threshold: 7.5 },
+      { low_balance_threshold: 0.1 },
+    ]);
   }));
