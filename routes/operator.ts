@@ -198,12 +198,13 @@ export function operatorRoutes(api: Api): void {
       const body = input.body;
       const keyId = newId("pk");
       const key = await issueCredential(PARTNER_KEY_PREFIX, env.clock.now());
+      const scopes = [...new Set(body.scopes)];
       await ask(c, businessActor, id, id, {
         kind: "issue_partner_key",
-        key: { ...key.record, id: keyId, partner: body.partner, scopes: [...new Set(body.scopes)] },
+        key: { ...key.record, id: keyId, partner: body.partner, scopes },
         by: "operator",
       });
-      return ok(c, { id: keyId, key: key.secret, partner: body.partner, scopes: body.scopes }, 201);
+      return ok(c, { id: keyId, key: key.secret, partner: body.partner, scopes }, 201);
     },
   );
 

@@ -225,10 +225,12 @@ Deno.test("operator: drivers get a bearer token; partner keys are issued and rev
     assert.equal(noBiz.status, 404);
     const pk = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
       operator: true,
-      body: { partner: "Shopify connector", scopes: ["deliveries"] },
+      body: { partner: "Shopify connector", scopes: ["deliveries", "rewards", "deliveries"] },
     });
     assert.equal(pk.status, 201);
     assert.match(pk.body.data.key, /^ak_/);
+    // The scopes the key holds, each once, as the audit trail records them.
+    assert.deepEqual(pk.body.data.scopes, ["deliveries", "rewards"]);
     const del = await t.call("DELETE", `/operator/partner-keys/${pk.body.data.id}`, {
       operator: true,
     });
