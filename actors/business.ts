@@ -16,9 +16,13 @@ import { constantTimeEqual, type SealedSecret } from "../src/domain/secrets.ts";
 import type { PortalRole, Scope } from "../src/domain/scopes.ts";
 import { WEBHOOK_SECRET_GRACE_MS } from "../src/limits.ts";
 
-export type Plan = "starter" | "business" | "enterprise";
+export const PLANS = ["starter", "business", "enterprise"] as const;
+export type Plan = typeof PLANS[number];
 /** Business API 3.2: upgrade and bill (default), cap upgrades at one size, or refuse. */
-export type VehicleUpgradePolicy = "upgrade" | "upgrade_one_size" | "refuse";
+export const VEHICLE_UPGRADE_POLICIES = ["upgrade", "upgrade_one_size", "refuse"] as const;
+export type VehicleUpgradePolicy = typeof VEHICLE_UPGRADE_POLICIES[number];
+/** The bulky-item services the operator may authorise for a business. */
+export const BULKY_SERVICES = ["assembly", "installation", "removal"] as const;
 
 export interface KeyRecord {
   readonly hash: string;

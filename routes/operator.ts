@@ -2,7 +2,14 @@
  * The operator API (CONTRACT "Operator API"): businesses, their switches and keys, drivers, wallet
  * credits, service settings and the manual clock. Bearer OPERATOR_TOKEN.
  */
-import { asBusiness, businessActor, publicView } from "../actors/business.ts";
+import {
+  asBusiness,
+  BULKY_SERVICES,
+  businessActor,
+  PLANS,
+  publicView,
+  VEHICLE_UPGRADE_POLICIES,
+} from "../actors/business.ts";
 import { type DeferredWork, deferredWorkActor } from "../actors/deferred_work.ts";
 import { driverActor } from "../actors/driver.ts";
 import {
@@ -22,7 +29,7 @@ import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts
 import { define, z } from "../src/http/route.ts";
 import { iso } from "../src/http/iso.ts";
 import { sql } from "kysely";
-import { Country, Currency } from "../src/http/schemas.ts";
+import { Country, Currency, Money, orNull, UtcInstant } from "../src/http/schemas.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../src/limits.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
@@ -37,7 +44,7 @@ const DeferredWorkQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
-const Plan = z.enum(["starter", "business", "enterprise"]);
+const Plan = z.enum(PLANS);
 const Email = z.email().transform((e) => e.toLowerCase());
 const BusinessId = z.object({ id: z.string().min(1).max(64) });
 const Scope = z.enum(ALL_SCOPES);
@@ -51,15 +58,139 @@ const CreateBusiness = z.object({
   owner_email: Email,
 }).openapi("OperatorCreateBusiness");
 
-const PatchBusiness = z.object({
+/** The operator's changes to a business; the audit trail shows them as sent (settings_changed). */
+export const PatchBusiness = z.object({
   courier_platform_enabled: z.boolean(),
   shopping_fulfilment_enabled: z.boolean(),
   api_key_scopes: z.array(Scope).max(ALL_SCOPES.length),
-  vehicle_upgrade_policy: z.enum(["upgrade", "upgrade_one_size", "refuse"]),
-  bulky_services_authorised: z.array(z.enum(["assembly", "installation", "removal"])).max(3),
+  vehicle_upgrade_policy: z.enum(VEHICLE_UPGRADE_POLICIES),
+  bulky_services_authorised: z.array(z.enum(BULKY_SERVICES)).max(BULKY_SERVICES.length),
   rate_limit_per_minute: z.number().int().positive().max(1_000_000),
   rate_limit_per_day: z.number().int().positive().max(100_000_000),
 }).partial().openapi("OperatorPatchBusiness");
+
+// ---- Answers
+
+/** A new business's credentials, shown this once (the key and password are kept hashed). */
+export const BusinessCreatedAnswer = z.object({
+  id: z.string(),
+  api_key: z.string().openapi({
+    description: "The integration key (`X-Business-API-Key`): `sk_live_...` on live, " +
+      "`sk_sandbox_...` on the sandbox. Shown only in this answer",
+  }),
+  webhook_secret: z.string().openapi({
+    description: "The webhook signing secret (`whsec_...`). Shown only in this answer",
+  }),
+  owner: z.object({
+    email: z.string(),
+    password: z.string().openapi({
+      description: "The owner's portal password (`POST /business/login`). Shown only in this " +
+        "answer",
+    }),
+  }),
+}).openapi("OperatorBusinessCreated");
+
+/** A business as the operator sees it (publicView): no key, hash or secret. */
+export const BusinessSettingsAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  plan: Plan,
+  currency: Currency,
+  country: Country,
+  created_at: UtcInstant,
+  courier_platform_enabled: z.boolean(),
+  shopping_fulfilment_enabled: z.boolean(),
+  api_key_scopes: z.array(Scope).openapi({
+    description: "Scopes the operator stored on the business key, added to its defaults",
+  }),
+  vehicle_upgrade_policy: z.enum(VEHICLE_UPGRADE_POLICIES),
+  bulky_services_authorised: z.array(z.enum(BULKY_SERVICES)),
+  rate_limit_per_minute: orNull(z.number().int()).openapi({
+    description: "Enterprise plan: this business's limit; null: the plan's (6,000 a minute)",
+  }),
+  rate_limit_per_day: orNull(z.number().int()).openapi({
+    description: "Enterprise plan: this business's limit; null: the plan's (1,000,000 a day)",
+  }),
+  webhook_url: orNull(z.string()),
+  billing_contact: orNull(z.string()),
+  low_balance_threshold: orNull(Money).openapi({
+    description: "The low-balance threshold of the wallet, in `currency`; null: none set",
+  }),
+}).openapi("OperatorBusiness");
+
+export const PartnerKeyIssuedAnswer = z.object({
+  id: z.string(),
+  key: z.string().openapi({
+    description: "The partner key (`ak_...`), sent in `X-Business-API-Key`. Shown only in this " +
+      "answer",
+  }),
+  partner: z.string(),
+  scopes: z.array(Scope).openapi({ description: "The scopes the key holds, each once" }),
+}).openapi("OperatorPartnerKeyIssued");
+
+export const PartnerKeyRevokedAnswer = z.object({
+  id: z.string(),
+  revoked: z.literal(true),
+}).openapi("OperatorPartnerKeyRevoked");
+
+export const DriverRegisteredAnswer = z.object({
+  id: z.string(),
+  token: z.string().openapi({
+    description: "The driver's bearer token (`Authorization: Bearer`). Shown only in this answer",
+  }),
+}).openapi("OperatorDriverRegistered");
+
+export const WalletCreditAnswer = z.object({
+  transaction_id: z.string(),
+  reference: z.string(),
+  amount: Money,
+  currency: Currency,
+  balance: Money.openapi({ description: "The wallet's balance in `currency` after the credit" }),
+  replayed: z.boolean().openapi({
+    description: "True when this reference was credited before: nothing was credited again",
+  }),
+}).openapi("OperatorWalletCredit");
+
+export const PlatformSettingsAnswer = z.object({
+  price_hold_minutes: z.number().int().openapi({
+    description: "How long prices are held, in minutes",
+  }),
+  prep_offer_lead_minutes: z.number().int().openapi({
+    description: "How many minutes before it is ready a prep order is offered to drivers",
+  }),
+}).openapi("PlatformSettings");
+
+export const ClockAnswer = z.object({
+  now: UtcInstant,
+  kind: z.enum(["system", "manual"]).openapi({
+    description: "`manual` when started with `CLOCK=manual` (tests only)",
+  }),
+}).openapi("OperatorClock");
+
+export const ClockAdvancedAnswer = z.object({
+  now: UtcInstant,
+  timers_fired: z.number().int().openapi({
+    description: "Durable timers that came due and fired before this answer",
+  }),
+}).openapi("OperatorClockAdvanced");
+
+const DeferredWorkItem = z.object({
+  id: z.string(),
+  tenant: z.string().openapi({
+    description: "The tenant of the change it was working on (a business id), or `platform`",
+  }),
+  worker: z.string().openapi({ description: "The bus worker that failed" }),
+  subject: z.string().openapi({ description: "The subject of the message it was working on" }),
+  status: z.enum(["waiting", "done"]),
+  attempts: z.number().int().openapi({ description: "Tries made since it was deferred" }),
+  deferred_at: UtcInstant,
+  last_error: orNull(z.string()),
+  done_at: orNull(UtcInstant),
+}).openapi("DeferredWorkItem");
+
+export const DeferredWorkAnswer = z.object({
+  items: z.array(DeferredWorkItem),
+}).openapi("DeferredWorkList");
 
 export function operatorRoutes(api: Api): void {
   define(
@@ -71,8 +202,12 @@ export function operatorRoutes(api: Api): void {
       tag,
       security,
       middleware,
+      description: "The integration key, the webhook secret and the owner's password are shown " +
+        "only in this answer: the service keeps the key and password hashed and the secret sealed, " +
+        "and no other route answers them.",
       body: CreateBusiness,
       status: 201,
+      response: BusinessCreatedAnswer,
     },
     async (c, input) => {
       const env = c.get("env");
@@ -142,6 +277,7 @@ export function operatorRoutes(api: Api): void {
       security,
       middleware,
       params: BusinessId,
+      response: BusinessSettingsAnswer,
     },
     async (c, input) => {
       const { id } = input.params;
@@ -161,6 +297,7 @@ export function operatorRoutes(api: Api): void {
       middleware,
       params: BusinessId,
       body: PatchBusiness,
+      response: BusinessSettingsAnswer,
     },
     async (c, input) => {
       const { id } = input.params;
@@ -190,7 +327,9 @@ export function operatorRoutes(api: Api): void {
         partner: z.string().trim().min(1).max(200),
         scopes: z.array(Scope).min(1).max(ALL_SCOPES.length),
       }),
+      description: "The key is shown only in this answer; the service keeps it hashed.",
       status: 201,
+      response: PartnerKeyIssuedAnswer,
     },
     async (c, input) => {
       const env = c.get("env");
@@ -218,6 +357,7 @@ export function operatorRoutes(api: Api): void {
       security,
       middleware,
       params: BusinessId,
+      response: PartnerKeyRevokedAnswer,
     },
     async (c, input) => {
       const { id } = input.params;
@@ -247,7 +387,9 @@ export function operatorRoutes(api: Api): void {
         phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567"),
         vehicle_type_id: z.number().int().positive(),
       }),
+      description: "The driver's token is shown only in this answer; the service keeps it hashed.",
       status: 201,
+      response: DriverRegisteredAnswer,
     },
     async (c, input) => {
       const env = c.get("env");
@@ -280,6 +422,9 @@ export function operatorRoutes(api: Api): void {
         reference: z.string().trim().min(1).max(120),
       }),
       status: 201,
+      replay: "The same `reference` with the same amount and currency; with another amount or " +
+        "currency it is refused 409 `reference_conflict`.",
+      response: WalletCreditAnswer,
     },
     async (c, input) => {
       const { id } = input.params;
@@ -334,6 +479,7 @@ export function operatorRoutes(api: Api): void {
         price_hold_minutes: z.number().int().min(1).max(24 * 60),
         prep_offer_lead_minutes: z.number().int().min(0).max(24 * 60),
       }).partial(),
+      response: PlatformSettingsAnswer,
     },
     async (c, input) => {
       const settings = await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
@@ -354,6 +500,7 @@ export function operatorRoutes(api: Api): void {
       tag,
       security,
       middleware,
+      response: PlatformSettingsAnswer,
     },
     async (c) => {
       return ok(
@@ -376,6 +523,7 @@ export function operatorRoutes(api: Api): void {
       security,
       middleware,
       body: z.object({ seconds: z.number().int().min(0).max(366 * 86_400) }),
+      response: ClockAdvancedAnswer,
     },
     async (c, input) => {
       const env = c.get("env");
@@ -399,6 +547,7 @@ export function operatorRoutes(api: Api): void {
       tag,
       security,
       middleware,
+      response: ClockAnswer,
     },
     (c) =>
       ok(c, {
@@ -420,6 +569,7 @@ export function operatorRoutes(api: Api): void {
       security,
       middleware,
       query: DeferredWorkQuery,
+      response: DeferredWorkAnswer,
     },
     async (c, { query }) => {
       // The query side holds each deferral's snapshot (every actor type is projected).

@@ -10,6 +10,7 @@ import {
   businessActor,
   type BusinessCommand,
   type BusinessEvent,
+  PLANS,
   thresholdAmount,
 } from "../../actors/business.ts";
 import { walletActor } from "../../actors/wallet.ts";
@@ -46,7 +47,9 @@ import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { weakPasswordReason } from "../../src/domain/passwords.ts";
-import { stripUndefined } from "../operator.ts";
+import { PatchBusiness, stripUndefined } from "../operator.ts";
+import { ALL_SCOPES, PORTAL_ROLES } from "../../src/domain/scopes.ts";
+import { Country, Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 
 const tag = "Account";
@@ -54,6 +57,146 @@ const security = "business" as const;
 const Email = z.email().transform((e) => e.toLowerCase());
 const Password = z.string().min(10, "at least 10 characters").max(200);
 const AUDIT_PAGE_MAX = 200;
+
+// ---- Answers
+
+const PortalRole = z.enum(PORTAL_ROLES);
+const InvitedRole = z.enum(["admin", "coordinator"]);
+const Scope = z.enum(ALL_SCOPES);
+
+/** A portal sign-in: the session token, shown this once (the service keeps its hash). */
+export const StaffSessionAnswer = z.object({
+  token: z.string().openapi({
+    description: "The portal session token (`st_...`), sent in `X-Business-API-Key`. Shown only " +
+      "in this answer",
+  }),
+  expires_at: UtcInstant,
+}).openapi("StaffSession");
+
+export const SignedOutAnswer = z.object({ signed_out: z.literal(true) }).openapi("StaffSignedOut");
+
+export const BusinessProfileAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  plan: z.enum(PLANS),
+  currency: Currency,
+  country: Country,
+  billing_contact: orNull(z.string()),
+  webhook_url: orNull(z.string()),
+  webhook_key_id: z.string().openapi({
+    description: "The id of the webhook signing secret in use, as deliveries name it in " +
+      "`X-Service-Key-Id`; the secret itself is never shown again",
+  }),
+  billing_endpoint_url: orNull(z.string()).openapi({
+    description: "Where courier billing events go; null: to `webhook_url`",
+  }),
+  low_balance_threshold: orNull(Money).openapi({
+    description: "The low-balance threshold of the wallet, in `currency`; null: none set",
+  }),
+  courier_platform_enabled: z.boolean(),
+  shopping_fulfilment_enabled: z.boolean(),
+  portal_role: orNull(PortalRole).openapi({
+    description: "The signed-in person's portal role; null for a key",
+  }),
+  principal: z.enum([...PORTAL_ROLES, "api_key"]).openapi({
+    description: "Who is calling: a signed-in person's role or the integration key (`api_key`)",
+  }),
+  environment: z.enum(["live", "sandbox"]),
+}).openapi("BusinessProfile");
+
+export const ApiKeyAnswer = z.object({
+  prefix: z.string().openapi({ description: "`sk_live_` or `sk_sandbox_`" }),
+  hint: z.string().openapi({ description: "The key's last characters, to tell keys apart" }),
+  created_at: UtcInstant,
+  scopes: z.array(Scope).openapi({
+    description: "Scopes the operator stored on the key, added to its defaults",
+  }),
+}).openapi("BusinessApiKey");
+
+export const ApiKeyRegeneratedAnswer = z.object({
+  api_key: z.string().openapi({
+    description: "The new integration key. Shown only in this answer",
+  }),
+  hint: z.string().openapi({ description: "The key's last characters, to tell keys apart" }),
+}).openapi("BusinessApiKeyRegenerated");
+
+export const WebhookSecretRegeneratedAnswer = z.object({
+  webhook_secret: z.string().openapi({
+    description: "The new signing secret (`whsec_...`). Shown only in this answer",
+  }),
+  key_id: z.string().openapi({
+    description: "Its id, as deliveries name it in `X-Service-Key-Id`",
+  }),
+}).openapi("WebhookSecretRegenerated");
+
+export const PortalPersonAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  portal_role: PortalRole,
+  created_at: UtcInstant,
+}).openapi("PortalPerson");
+
+export const PortalPersonInvitedAnswer = z.object({
+  id: z.string(),
+  email: z.string(),
+  portal_role: InvitedRole,
+  password: z.string().openapi({
+    description: "The person's password for `POST /business/login`. Shown only in this answer",
+  }),
+}).openapi("PortalPersonInvited");
+
+export const WalletAnswer = z.object({
+  billing_type: z.literal("prepaid"),
+  balances: z.array(
+    z.object({ currency: Currency, balance: Money }).openapi("BusinessWalletBalance"),
+  ).openapi({ description: "One per currency the wallet has held" }),
+}).openapi("BusinessWallet");
+
+/** The profile fields a profile_changed entry names: those that changed, as they became. */
+const ProfileChanges = z.object({
+  name: z.string(),
+  billing_contact: orNull(z.string()),
+  webhook_url: orNull(z.string()),
+  low_balance_threshold: orNull(Money),
+  billing_endpoint_url: orNull(z.string()),
+}).partial().openapi("BusinessProfileChanges");
+
+/** One audit entry of `action` with what auditDetail (actors/business.ts) shows of it. */
+function auditEntry<A extends string, D extends z.ZodRawShape>(action: A, detail: D) {
+  return z.object({
+    seq: z.number().int().openapi({ description: "Its place in the trail; pass as `after`" }),
+    at: UtcInstant,
+    action: z.literal(action),
+    by: z.string().openapi({
+      description: "`operator`, `api_key`, `staff:<user id>` or `partner_key:<key id>`",
+    }),
+    detail: z.object(detail),
+  });
+}
+
+export const AuditEntry = z.discriminatedUnion("action", [
+  auditEntry("business_created", { name: z.string(), plan: z.enum(PLANS) }),
+  auditEntry("settings_changed", { changes: PatchBusiness }),
+  auditEntry("profile_changed", { changes: ProfileChanges }),
+  auditEntry("api_key_rotated", { hint: z.string() }),
+  auditEntry("legacy_key_imported", { hint: z.string() }),
+  auditEntry("webhook_secret_rotated", { key_id: z.string() }),
+  auditEntry("partner_key_issued", { id: z.string(), partner: z.string(), scopes: z.array(Scope) }),
+  auditEntry("partner_key_revoked", { id: z.string() }),
+  auditEntry("staff_added", { id: z.string(), email: z.string(), role: PortalRole }),
+  auditEntry("password_changed", { staff_id: z.string() }),
+]).openapi("AuditEntry");
+
+export const AuditLogAnswer = z.object({
+  entries: z.array(AuditEntry).openapi({
+    description: `Oldest first, at most ${AUDIT_PAGE_MAX}`,
+  }),
+  next_after: orNull(z.number().int()).openapi({
+    description: "The last entry's `seq`, to pass as `after` for later entries; null when this " +
+      "answer has none",
+  }),
+}).openapi("AuditLog");
 
 export function accountRoutes(api: Api): void {
   define(api, {
@@ -64,6 +207,8 @@ export function accountRoutes(api: Api): void {
     security: "public",
     middleware: [anonymous],
     body: z.object({ email: Email, password: z.string().min(1).max(200) }),
+    description: "The session token is shown only in this answer.",
+    response: StaffSessionAnswer,
   }, async (c, { body }) => {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
@@ -97,6 +242,7 @@ export function accountRoutes(api: Api): void {
     tag,
     security,
     middleware: [business()],
+    response: SignedOutAnswer,
   }, async (c) => {
     const key = c.req.header("X-Business-API-Key") ?? "";
     if (!key.startsWith(STAFF_TOKEN_PREFIX)) {
@@ -115,6 +261,7 @@ export function accountRoutes(api: Api): void {
     tag,
     security,
     middleware: [business()],
+    response: BusinessProfileAnswer,
   }, async (c) => ok(c, profileView(c, await loadBusiness(c))));
 
   define(api, {
@@ -131,6 +278,7 @@ export function accountRoutes(api: Api): void {
       low_balance_threshold: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)])
         .nullable(),
     }).partial(),
+    response: BusinessProfileAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -181,6 +329,7 @@ export function accountRoutes(api: Api): void {
     tag,
     security,
     middleware: [business(), portalAdmin],
+    response: ApiKeyAnswer,
   }, async (c) => {
     const b = await loadBusiness(c);
     return ok(c, {
@@ -195,9 +344,12 @@ export function accountRoutes(api: Api): void {
     method: "post",
     path: "/business/api-key/regenerate",
     summary: "Rotate the integration key; the previous key is invalid at once",
+    description: "The new key is shown only in this answer; the service keeps it hashed.",
     tag,
     security,
     middleware: [business(), portalAdmin],
+    status: 201,
+    response: ApiKeyRegeneratedAnswer,
   }, async (c) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -214,9 +366,12 @@ export function accountRoutes(api: Api): void {
     method: "post",
     path: "/business/webhook-secret/regenerate",
     summary: "Rotate the webhook signing secret (whsec_..., shown once)",
+    description: "The new secret is shown only in this answer; the service keeps it sealed.",
     tag,
     security,
     middleware: [business(), portalAdmin],
+    status: 201,
+    response: WebhookSecretRegeneratedAnswer,
   }, async (c) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -238,6 +393,8 @@ export function accountRoutes(api: Api): void {
     security,
     middleware: [business()],
     body: z.object({ current_password: z.string().min(1).max(200), new_password: Password }),
+    description: "Answers a new session for this device; its token is shown only in this answer.",
+    response: StaffSessionAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     if (p.kind !== "staff") {
@@ -271,6 +428,7 @@ export function accountRoutes(api: Api): void {
     tag,
     security,
     middleware: [business(), signedInAdmin],
+    response: z.array(PortalPersonAnswer),
   }, async (c) => {
     const b = await loadBusiness(c);
     return ok(
@@ -295,9 +453,11 @@ export function accountRoutes(api: Api): void {
     body: z.object({
       name: z.string().trim().min(1).max(200),
       email: Email,
-      portal_role: z.enum(["admin", "coordinator"]),
+      portal_role: InvitedRole,
     }),
+    description: "The person's password is shown only in this answer; the service keeps it hashed.",
     status: 201,
+    response: PortalPersonInvitedAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -328,6 +488,7 @@ export function accountRoutes(api: Api): void {
     tag,
     security,
     middleware: [business()],
+    response: WalletAnswer,
   }, async (c) => {
     const p = businessPrincipalOf(c);
     const w = await read(c, walletActor, p.business.id, p.business.id, { kind: "get" });
@@ -348,6 +509,7 @@ export function accountRoutes(api: Api): void {
     security,
     middleware: [business(), portalAdmin],
     query: z.object({ after: z.coerce.number().int().min(0).default(0) }),
+    response: AuditLogAnswer,
   }, async (c, { query }) => {
     const p = businessPrincipalOf(c);
     const entries = [];

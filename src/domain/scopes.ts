@@ -43,7 +43,8 @@ export const CLIENT_SCOPES: readonly Scope[] = [
   "billing:view-own",
 ];
 
-export type PortalRole = "owner" | "admin" | "coordinator";
+export const PORTAL_ROLES = ["owner", "admin", "coordinator"] as const;
+export type PortalRole = typeof PORTAL_ROLES[number];
 
 export function staffScopes(role: PortalRole): readonly Scope[] {
   return role === "coordinator" ? COORDINATOR_SCOPES : ADMIN_SCOPES;

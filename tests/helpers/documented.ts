@@ -60,6 +60,14 @@ export const NOT_MONEY = new Set([
   "deliveries",
   "alerts_raised",
   "alerts_resolved",
+  // The operator API and the business account (answers_account_test.ts).
+  "rate_limit_per_minute",
+  "rate_limit_per_day",
+  "price_hold_minutes",
+  "prep_offer_lead_minutes",
+  "timers_fired",
+  "seq",
+  "next_after",
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */
