@@ -48,7 +48,7 @@ import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { weakPasswordReason } from "../../src/domain/passwords.ts";
 import { PatchBusiness, stripUndefined } from "../operator.ts";
-import { ALL_SCOPES, PORTAL_ROLES } from "../../src/domain/scopes.ts";
+import { ALL_SCOPES, businessKeyScopes, PORTAL_ROLES } from "../../src/domain/scopes.ts";
 import { Country, Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 
@@ -109,7 +109,8 @@ export const ApiKeyAnswer = z.object({
   hint: z.string().openapi({ description: "The key's last characters, to tell keys apart" }),
   created_at: UtcInstant,
   scopes: z.array(Scope).openapi({
-    description: "Scopes the operator stored on the key, added to its defaults",
+    description: "Every scope the key holds: its defaults, those the operator granted, and those " +
+      "they imply",
   }),
 }).openapi("BusinessApiKey");
 
@@ -336,7 +337,8 @@ export function accountRoutes(api: Api): void {
       prefix: apiKeyPrefix(c.get("env").name),
       hint: b.api_key.hint,
       created_at: new Date(b.api_key.created_at).toISOString(),
-      scopes: b.settings.api_key_scopes,
+      // What the key can do (auth.ts grants the same), not only what the operator added.
+      scopes: businessKeyScopes(b.settings.api_key_scopes),
     });
   });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { BUSINESS_KEY_DEFAULT_SCOPES } from "../../../src/domain/scopes.ts";
 
 async function login(t: TestEnv, email: string, password: string): Promise<string> {
   const r = await t.call("POST", "/business/login", { body: { email, password } });
@@ -166,6 +167,21 @@ Deno.test("account: a regenerated API key replaces the old one at once", () =>
     const meta = await t.call("GET", "/business/api-key", { key: fresh });
     assert.equal(meta.body.data.hint, fresh.slice(-4));
     assert.ok(!JSON.stringify(meta.body).includes(fresh));
+    // The scopes the key holds: its defaults, then what the operator grants and what that implies.
+    assert.deepEqual(meta.body.data.scopes, [...BUSINESS_KEY_DEFAULT_SCOPES]);
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer"] },
+    });
+    const granted = await t.call("GET", "/business/api-key", { key: fresh });
+    assert.deepEqual(
+      granted.body.data.scopes.sort(),
+      [
+        ...BUSINESS_KEY_DEFAULT_SCOPES,
+        "billing:administer",
+        "billing:view-own",
+      ].sort(),
+    );
   }));
 
 Deno.test("account: a regenerated webhook secret is whsec_ and shown once; every change is in the audit trail", () =>
