@@ -30,12 +30,54 @@ import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { Currency, orNull, Settlement, UtcInstant } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { callerClient } from "./prices.ts";
+import { ClientRole } from "./client_people.ts";
 import { ask } from "../ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
+
+// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
+
+/** A session opened by sign-in or a password change (openSession). */
+export const ClientSessionAnswer = z.object({
+  token: z.string().openapi({ description: "Send it as the X-Client-API-Key header" }),
+  expires_at: UtcInstant.openapi({ description: "When the session ends by itself" }),
+}).openapi("ClientSession");
+
+export const SignedOutAnswer = z.object({ signed_out: z.literal(true) }).openapi("ClientSignedOut");
+
+export const ClientMeAnswer = z.object({
+  user: orNull(
+    z.object({
+      id: z.string(),
+      email: z.email(),
+      name: z.string(),
+      role: ClientRole,
+    }).openapi("ClientMeUser"),
+  ).openapi({ description: "The signed-in person; null when the client's API key was used" }),
+  client: z.object({
+    id: z.string(),
+    name: z.string(),
+    code: z.string(),
+    settlement_mode: Settlement,
+    billing_currency: Currency,
+  }).openapi("ClientMeAccount"),
+}).openapi("ClientMe");
+
+export const ClientApiKeyAnswer = z.object({
+  api_key: z.string().openapi({ description: "The new key, shown once" }),
+}).openapi("ClientApiKey");
+
+export const ClientWebhookAnswer = z.object({
+  url: z.string(),
+  webhook_secret: z.string().openapi({
+    description: "The client's signing secret, shown once",
+  }),
+  key_id: z.string().openapi({ description: "Names this secret in the signature header" }),
+}).openapi("ClientWebhookSet");
 
 export function clientApiRoutes(api: Api): void {
   define(api, {
@@ -49,6 +91,7 @@ export function clientApiRoutes(api: Api): void {
       email: z.email().transform((e) => e.toLowerCase()),
       password: z.string().min(1).max(200),
     }),
+    response: ClientSessionAnswer,
   }, async (c, { body }) => {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
@@ -89,6 +132,7 @@ export function clientApiRoutes(api: Api): void {
     tag,
     security,
     middleware: [client({ passwordChange: true })],
+    response: SignedOutAnswer,
   }, async (c) => {
     const token = c.req.header("X-Client-API-Key")?.trim() ?? "";
     if (!token.startsWith(CLIENT_SESSION_PREFIX)) {
@@ -105,6 +149,7 @@ export function clientApiRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    response: ClientMeAnswer,
   }, async (c) => {
     const p = clientPrincipalOf(c);
     const account = await callerClient(c);
@@ -135,6 +180,7 @@ export function clientApiRoutes(api: Api): void {
       new_password: z.string().min(PASSWORD_CHARS_MIN, `at least ${PASSWORD_CHARS_MIN} characters`)
         .max(200),
     }),
+    response: ClientSessionAnswer,
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     if (!p.user) {
@@ -188,6 +234,7 @@ export function clientApiRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    response: ClientApiKeyAnswer,
   }, async (c) => {
     const p = requireClientAdmin(c, "rotate the API key");
     const key = await issueCredential(clientKeyPrefix(c.get("env").name), c.get("env").clock.now());
@@ -209,6 +256,7 @@ export function clientApiRoutes(api: Api): void {
     security,
     middleware: [client()],
     body: z.object({ url: z.string().trim().min(1).max(2_000) }),
+    response: ClientWebhookAnswer,
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "set the webhook");
     const env = c.get("env");

@@ -8,13 +8,57 @@ import { sql } from "kysely";
 import { shipmentActor } from "../../actors/shipment.ts";
 import { client, clientPrincipalOf } from "../../src/http/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { define } from "../../src/http/route.ts";
+import { define, z } from "../../src/http/route.ts";
+import { CalendarDay, UtcInstant } from "../../src/http/schemas.ts";
 import type { ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../src/limits.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Headline statuses before collection (courier 3.2). */
 const AWAITING_COLLECTION = ["booked", "awaiting_collection"] as const;
+
+// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
+
+/** One shipment to hand to the driver (manifestRow). */
+const ManifestRowAnswer = z.object({
+  waybill: z.string(),
+  status: z.enum(AWAITING_COLLECTION),
+  collection_on: CalendarDay.openapi({ description: "The promised collection date: today" }),
+  sender: z.object({
+    name: z.string().nullable(),
+    address: z.string().nullable(),
+  }).openapi("CollectionManifestSender"),
+  recipient: z.object({
+    name: z.string().nullable(),
+    address: z.string().nullable(),
+    phone: z.string().nullable(),
+  }).openapi("CollectionManifestRecipient"),
+  pieces: z.number().int(),
+  weight_kg: z.number().openapi({ description: "The parcels' actual weights added up" }),
+  service: z.object({ code: z.string(), name: z.string() }).openapi("CollectionManifestService"),
+  references: z.object({
+    external_customer_code: z.string().nullable(),
+    external_billing_reference: z.string().nullable(),
+    client_order_reference: z.string().nullable(),
+  }).openapi("CollectionManifestReferences"),
+}).openapi("CollectionManifestShipment");
+
+export const ManifestAnswer = z.object({
+  generated_at: UtcInstant,
+  shipments: z.array(ManifestRowAnswer).openapi({
+    description: `Earliest booked first, at most ${COLLECTION_MANIFEST_SHIPMENTS_MAX}`,
+  }),
+  totals: z.object({
+    shipments: z.number().int(),
+    pieces: z.number().int(),
+    weight_kg: z.number(),
+  }).openapi("CollectionManifestTotals"),
+  truncated: z.boolean().openapi({
+    description: "true: the list may be cut short (more than " +
+      `${COLLECTION_MANIFEST_SHIPMENTS_MAX} shipments awaiting collection within a day of ` +
+      "today); the totals are of those listed",
+  }),
+}).openapi("CollectionManifest");
 
 /** The date at `now` in a calendar's timezone, `YYYY-MM-DD`. */
 export function localDate(now: number, timezone: string): string {
@@ -68,6 +112,7 @@ export function clientManifestRoutes(api: Api): void {
     tag: "Client API",
     security: "client",
     middleware: [client()],
+    response: ManifestAnswer,
   }, async (c) => {
     const p = clientPrincipalOf(c);
     const env = c.get("env");

@@ -31,7 +31,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country } from "../../src/http/schemas.ts";
+import { Country, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
@@ -43,10 +43,13 @@ const security = "client" as const;
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
+/** Client administrators may invite users (courier 4.6). */
+export const ClientRole = z.enum(["client_admin", "client_user"]);
+
 const InviteUser = z.object({
   email: z.email().transform((e) => e.toLowerCase()),
   name: Text(200),
-  role: z.enum(["client_admin", "client_user"]),
+  role: ClientRole,
 }).openapi("InviteClientUser");
 
 const SaveAddress = z.object({
@@ -62,6 +65,38 @@ const SaveAddress = z.object({
   path: ["lng"],
   message: "lat and lng go together",
 }).openapi("SaveClientAddress");
+
+// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
+
+/** A user as the client sees it (userView). */
+export const ClientUserAnswer = z.object({
+  id: z.string(),
+  email: z.email(),
+  name: z.string(),
+  role: ClientRole,
+  created_at: UtcInstant,
+  password_change_required: z.boolean().openapi({
+    description: "A password that was sent must be changed before anything else",
+  }),
+}).openapi("ClientUser");
+
+export const InvitedUserAnswer = ClientUserAnswer.extend({
+  password: z.string().openapi({ description: "The temporary password, shown once" }),
+}).openapi("ClientUserInvited");
+
+/** A saved address (addressView). */
+export const ClientAddressAnswer = z.object({
+  id: z.string(),
+  label: z.string().openapi({ description: "Saving the same label again updates the address" }),
+  name: z.string(),
+  address: z.string(),
+  phone: z.string().nullable(),
+  country: Country,
+  lat: z.number().nullable(),
+  lng: z.number().nullable(),
+  created_at: UtcInstant,
+  updated_at: UtcInstant,
+}).openapi("ClientAddress");
 
 /** A user as the client sees it: never a hash or a session epoch. */
 function userView(u: ClientUser, account: CourierClient) {
@@ -98,6 +133,7 @@ export function clientPeopleRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    response: z.array(ClientUserAnswer),
   }, async (c) => {
     const account = await callerClient(c);
     return ok(c, account.users.map((u) => userView(u, account)));
@@ -113,6 +149,7 @@ export function clientPeopleRoutes(api: Api): void {
     middleware: [client()],
     body: InviteUser,
     status: 201,
+    response: InvitedUserAnswer,
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "invite users");
     const env = c.get("env");
@@ -148,6 +185,7 @@ export function clientPeopleRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    response: z.array(ClientAddressAnswer),
   }, async (c) => {
     const p = clientPrincipalOf(c);
     const label = sql<string>`lower(data->>'label')`;
@@ -171,6 +209,7 @@ export function clientPeopleRoutes(api: Api): void {
     middleware: [client()],
     body: SaveAddress,
     status: 201,
+    response: ClientAddressAnswer,
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     const runtime = c.get("env").runtime;

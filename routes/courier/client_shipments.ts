@@ -19,15 +19,15 @@ import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
 import type { CourierClient } from "../../actors/courier_client.ts";
 import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { clientShipmentIn } from "../../src/courier/shipments.ts";
-import { HEADLINES } from "../../src/domain/lifecycle.ts";
+import { HEADLINES, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { client, clientPrincipalOf, principalName } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, type FieldError, validationFailed } from "../../src/http/errors.ts";
-import { define, z } from "../../src/http/route.ts";
-import { Waybill } from "../../src/http/schemas.ts";
+import { define, ErrorBody, z } from "../../src/http/route.ts";
+import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { boundedBody, boundedForm } from "../../src/http/upload.ts";
 import {
   BULK_SHIPMENTS_MAX,
@@ -42,7 +42,7 @@ import {
   trackingUrl,
   unknownServiceLevel,
 } from "./booking_flow.ts";
-import { callerClient, shipmentDetailView } from "./prices.ts";
+import { callerClient, shipmentDetailView, ShipmentFoundAnswer } from "./prices.ts";
 import { columnOf, type CsvLine, csvTemplate, csvText, readCsv } from "./shipment_csv.ts";
 import {
   bookRequest,
@@ -77,6 +77,100 @@ const BulkBody = z.object({
 
 const WaybillParam = z.object({ waybill: Waybill });
 
+// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
+
+/** spec: courier 2.3: one of the client's shipments in its list (listView). */
+export const ClientShipmentAnswer = ShipmentFoundAnswer.extend({
+  delivered_at: UtcInstant.nullable(),
+}).openapi("ClientShipment");
+
+/** spec: courier 2.3: one shipment with per-piece custody and its timeline (detailView). */
+export const ClientShipmentDetailAnswer = ClientShipmentAnswer.extend({
+  tracking_url: z.url().openapi({ description: "The public tracking page" }),
+  pod: orNull(
+    z.object({
+      delivered_at: UtcInstant,
+      received_by: z.string().nullable(),
+    }).openapi("ClientShipmentPod"),
+  ).openapi({ description: "Proof of delivery, once delivered" }),
+  pieces: z.array(
+    z.object({
+      id: z.string(),
+      holder: z.string().nullable().openapi({ description: "Who holds the piece now" }),
+      facility: z.string().nullable().openapi({ description: "The facility it is at now" }),
+      last_scan_at: UtcInstant.nullable(),
+    }).openapi("ClientPieceCustody"),
+  ).openapi({ description: "Where each piece is now" }),
+  timeline: z.array(
+    z.object({
+      at: UtcInstant,
+      event: z.enum(["booked", ...SCAN_EVENTS]),
+      pieces: z.array(z.string()).openapi({ description: "The pieces the event moved" }),
+      holder: z.string().nullable(),
+      facility: z.string().nullable(),
+    }).openapi("ClientCustodyEvent"),
+  ).openapi({ description: "The booking, then the latest scans and custody moves in order" }),
+  scans_total: z.number().int().openapi({
+    description: "Every scan recorded; the timeline keeps the latest",
+  }),
+}).openapi("ClientShipmentDetail");
+
+const Counts = {
+  booked: z.number().int().openapi({
+    description: "Rows with a shipment, new or already_booked",
+  }),
+  failed: z.number().int(),
+};
+
+/** A bulk row that booked, or was booked before (rowBooked). */
+const BookedRow = {
+  waybill: z.string(),
+  tracking_url: z.url(),
+  already_booked: z.boolean().openapi({
+    description: "true: the same row again, answered with the shipment it booked",
+  }),
+};
+
+export const BulkBookedAnswer = z.object({
+  ...Counts,
+  results: z.array(z.union([
+    z.object({ index: z.number().int(), ...BookedRow }).openapi("BulkRowBooked"),
+    z.object({
+      index: z.number().int(),
+      error: z.looseObject({
+        code: z.string(),
+        message: z.string(),
+        errors: ErrorBody.shape.errors,
+        waybill: z.string().optional().openapi({
+          description: "duplicate_order, idempotency_key_reused: the shipment booked before",
+        }),
+      }).openapi("BulkRowRefusal", {
+        description: "As an error answer's fields: code, message and the refusal's own details",
+      }),
+    }).openapi("BulkRowRefused"),
+  ])).openapi({ description: "One per row, in order" }),
+}).openapi("BulkBooked");
+
+export const CsvBookedAnswer = z.object({
+  ...Counts,
+  results: z.array(z.union([
+    z.object({ line: z.number().int(), ...BookedRow }).openapi("CsvLineBooked"),
+    z.object({
+      line: z.number().int(),
+      code: z.string(),
+      errors: z.array(
+        z.object({
+          column: z.string().nullable().openapi({ description: "null: the whole line" }),
+          message: z.string(),
+        }).openapi("CsvLineError"),
+      ),
+    }).openapi("CsvLineRefused"),
+  ])).openapi({ description: "One per data line, in order; the header is line 1" }),
+  ignored_columns: z.array(z.string()).openapi({
+    description: "Header cells that are not template columns",
+  }),
+}).openapi("CsvBooked");
+
 async function callerOf(c: Context<AppEnv>): Promise<Caller> {
   const p = clientPrincipalOf(c);
   return {
@@ -99,6 +193,7 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
     query: ListQuery,
     paged: "cursor",
+    response: z.array(ClientShipmentAnswer),
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     // spec: courier 4.6: always within the courier and the calling client.
@@ -164,6 +259,7 @@ export function clientShipmentRoutes(api: Api): void {
     body: BulkBody,
     idempotencyKey: "With a row's index, the identity of a row that has no idempotency_key or " +
       "(under unique_external_reference) client_order_reference of its own",
+    response: BulkBookedAnswer,
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
@@ -199,6 +295,7 @@ export function clientShipmentRoutes(api: Api): void {
     idempotencyKey:
       "With a line's content, the identity of a line that has no idempotency_key or " +
       "(under unique_external_reference) client_order_reference of its own",
+    response: CsvBookedAnswer,
   }, async (c) => {
     const header = idempotencyHeader(c);
     const file = readCsv(await uploadText(c), await serviceLevelCodes(c));
@@ -240,6 +337,7 @@ export function clientShipmentRoutes(api: Api): void {
     security,
     middleware: [client()],
     params: WaybillParam,
+    response: ClientShipmentDetailAnswer,
   }, async (c, { params }) => {
     const p = clientPrincipalOf(c);
     // spec: courier 4.6: a client sees only its own shipments; another's waybill does not exist.

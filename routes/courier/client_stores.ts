@@ -50,6 +50,7 @@ import {
   validationFailed,
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
+import { orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 
@@ -102,6 +103,78 @@ const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(STORES_PAGE_MAX).default(STORES_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
+
+// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
+
+/** A store as registered (storeView without counts). */
+export const StoreAnswer = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  address: z.string(),
+  created_at: UtcInstant,
+}).openapi("ClientStore");
+
+/** A store in a list, with its packets counted by state. */
+export const StoreListedAnswer = StoreAnswer.extend({
+  packets: z.object(
+    Object.fromEntries(PACKET_STATES.map((st) => [st, z.number().int()])) as Record<
+      PacketState,
+      z.ZodNumber
+    >,
+  ).openapi("PacketCounts"),
+}).openapi("ClientStoreListed");
+
+/** A packet after one action (packetView, with `replayed`). */
+const PacketAnswer = z.object({
+  packet_code: z.string(),
+  store_id: z.string(),
+  state: z.enum(PACKET_STATES),
+  allowed_actions: z.array(z.enum(PACKET_ACTIONS)).openapi({
+    description: "The actions its state allows next",
+  }),
+  sale_reference: z.string().nullable().openapi({ description: "sell: the till receipt" }),
+  activation: orNull(
+    z.object({
+      sender_name: z.string(),
+      sender_phone: z.string().nullable(),
+      recipient_name: z.string(),
+      recipient_phone: z.string(),
+      recipient_address: z.string(),
+    }).openapi("PacketActivation"),
+  ).openapi({ description: "activate: who sends the packed parcel, and to whom" }),
+  weight_kg: z.number().nullable().openapi({ description: "accept: the packed parcel's weight" }),
+  history: z.array(
+    z.object({
+      action: z.enum(PACKET_ACTIONS),
+      at: UtcInstant,
+      by: z.string(),
+      note: z.string().nullable(),
+    }).openapi("PacketStep"),
+  ).openapi({ description: "Every action taken, in order" }),
+  updated_at: UtcInstant,
+  replayed: z.boolean().openapi({
+    description: "true: the packet had already been through this action; answered as it is",
+  }),
+}).openapi("RetailPacket");
+
+/** Several packets stocked at once: each answers for itself. */
+const PacketsStockedAnswer = z.object({
+  results: z.array(z.union([
+    z.object({
+      packet_code: z.string(),
+      state: z.enum(PACKET_STATES),
+      replayed: z.boolean(),
+    }).openapi("PacketStocked"),
+    z.object({
+      packet_code: z.string(),
+      error: z.object({ code: z.string(), message: z.string() }).openapi("PacketRefusal"),
+    }).openapi("PacketRefused"),
+  ])).openapi({ description: "One per packet_codes entry, in order" }),
+}).openapi("PacketsStocked");
+
+/** What a packet action answers: the packet, or with packet_codes one result per packet. */
+export const PacketMovedAnswer = z.union([PacketAnswer, PacketsStockedAnswer]);
 
 export function packetView(p: RetailPacket) {
   return {
@@ -250,6 +323,7 @@ export function clientStoreRoutes(api: Api): void {
     params: ClientParam,
     body: RegisterStore,
     status: 201,
+    response: StoreAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -275,6 +349,7 @@ export function clientStoreRoutes(api: Api): void {
     params: ClientParam,
     query: PageQuery,
     paged: "cursor",
+    response: z.array(StoreListedAnswer),
   }, async (c, { params, query }) => {
     const courier = businessPrincipalOf(c).business.id;
     await read(c, courierClientActor, courier, params.client, { kind: "get" });
@@ -291,6 +366,7 @@ export function clientStoreRoutes(api: Api): void {
     middleware: [client()],
     query: PageQuery,
     paged: "cursor",
+    response: z.array(StoreListedAnswer),
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     const page = await storesOf(c, p.business.id, p.client_id, query);
@@ -309,6 +385,7 @@ export function clientStoreRoutes(api: Api): void {
     middleware: [client()],
     params: StoreActionParams,
     body: PacketActionBody,
+    response: PacketMovedAnswer,
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);
     const store = await ownStore(c, params.store);
