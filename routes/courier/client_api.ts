@@ -234,6 +234,7 @@ export function clientApiRoutes(api: Api): void {
     tag,
     security,
     middleware: [client()],
+    status: 201,
     response: ClientApiKeyAnswer,
   }, async (c) => {
     const p = requireClientAdmin(c, "rotate the API key");
@@ -256,6 +257,7 @@ export function clientApiRoutes(api: Api): void {
     security,
     middleware: [client()],
     body: z.object({ url: z.string().trim().min(1).max(2_000) }),
+    status: 201,
     response: ClientWebhookAnswer,
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "set the webhook");

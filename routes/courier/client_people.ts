@@ -202,8 +202,8 @@ export function clientPeopleRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/client/addresses",
-    summary: "Save an address under its label (the same label again updates it); " +
-      `at most ${CLIENT_ADDRESSES_MAX} per client`,
+    summary: "Save an address under its label: 201 when new; the same label again updates it " +
+      `(200). At most ${CLIENT_ADDRESSES_MAX} per client`,
     tag,
     security,
     middleware: [client()],

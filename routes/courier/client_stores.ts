@@ -323,6 +323,7 @@ export function clientStoreRoutes(api: Api): void {
     params: ClientParam,
     body: RegisterStore,
     status: 201,
+    replay: "The same code with the same name and address",
     response: StoreAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
@@ -379,7 +380,8 @@ export function clientStoreRoutes(api: Api): void {
     summary: "Move a packet: stock (packet_code or packet_codes), sell, refund (sold only), " +
       "activate (sender and recipient details), accept, hand-over. Out of order: 422 " +
       "packet_state_invalid with the state and allowed actions; a repeated action answers the " +
-      "packet as it is",
+      "packet as it is. One packet answers the packet (201 when stock adds it, else 200); " +
+      "packet_codes answer `results`, one per packet",
     tag: "Client API",
     security: "client",
     middleware: [client()],

@@ -132,6 +132,12 @@ Deno.test("client answers: sign-in, the account, the key, the webhook, users and
 
     const out = await t.call("POST", "/client/logout", { headers: session(token) });
     documented(SignedOutAnswer, out, 200, "logout");
+
+    // The OpenAPI document shows the status each of these answers with.
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    for (const path of ["/client/api-key", "/client/webhook"]) {
+      assert.deepEqual(Object.keys(doc.paths[path].post.responses).sort(), ["201", "default"]);
+    }
   }));
 
 Deno.test("client answers: stores and packets", () =>
@@ -145,6 +151,9 @@ Deno.test("client answers: stores and packets", () =>
       });
     const a = documented(StoreAnswer, await register("GAB-01"), 201, "store").id as string;
     documented(StoreAnswer, await register("GAB-01"), 200, "store again");
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const responses = doc.paths["/business/courier/clients/{client}/stores"].post.responses;
+    assert.deepEqual(Object.keys(responses).sort(), ["200", "201", "default"], "the replay shown");
     const b = documented(StoreAnswer, await register("GAB-02"), 201, "second store").id as string;
     const act = (store: string, action: string, body: Record<string, unknown>) =>
       t.call("POST", `/client/stores/${store}/packets/${action}`, {
