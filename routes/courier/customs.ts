@@ -25,7 +25,7 @@ import {
   supplyDocuments,
 } from "../../src/courier/customs.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
-import { formatMinor } from "../../src/domain/money.ts";
+import { decimal } from "../../src/domain/money.ts";
 import type { Scope } from "../../src/domain/scopes.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
@@ -102,7 +102,7 @@ function moveView(m: CustomsMove) {
     evidence: m.evidence,
     amount: m.amount_minor === null || m.currency === null
       ? null
-      : formatMinor(m.amount_minor, m.currency),
+      : decimal(m.amount_minor, m.currency),
     currency: m.currency,
     payer: m.payer,
     by: m.by,
@@ -126,7 +126,7 @@ function crossingView(c: Crossing) {
     history: c.history.map(moveView),
     duties: c.duties.map((d) => ({
       n: d.n,
-      amount: formatMinor(d.amount_minor, d.currency),
+      amount: decimal(d.amount_minor, d.currency),
       currency: d.currency,
       payer: d.payer,
       evidence: d.evidence,
