@@ -67,9 +67,12 @@ export type LabBlockReason = typeof LAB_BLOCK_REASONS[number];
 export const REJECTED_BY_LABORATORY = "rejected_by_laboratory";
 export const TEMPERATURE_FIELDS = ["value", "unit", "source", "device", "time"] as const;
 
-export type TemperatureUnit = "C" | "F";
-export type SealStatus = "unknown" | "intact" | "broken";
-export type LabDecisionKind = "accept" | "reject";
+export const TEMPERATURE_UNITS = ["C", "F"] as const;
+export type TemperatureUnit = typeof TEMPERATURE_UNITS[number];
+export const SEAL_STATUSES = ["unknown", "intact", "broken"] as const;
+export type SealStatus = typeof SEAL_STATUSES[number];
+export const LAB_DECISION_KINDS = ["accept", "reject"] as const;
+export type LabDecisionKind = typeof LAB_DECISION_KINDS[number];
 
 export interface LabChecklistRef {
   readonly code: string;

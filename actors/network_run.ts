@@ -51,7 +51,8 @@ export const END_STATES = [
   "damaged",
 ] as const;
 export type EndState = typeof END_STATES[number];
-export type ItemState = "planned" | "on_board" | "unloaded" | EndState;
+export const ITEM_STATES = ["planned", "on_board", "unloaded", ...END_STATES] as const;
+export type ItemState = typeof ITEM_STATES[number];
 
 export interface RunItem {
   readonly waybill: string;
@@ -71,8 +72,17 @@ export interface WorkOrder {
   readonly reserved: Load;
 }
 
-export type StopKind = "deliver" | "collect" | "checkpoint";
-export type StopStatus = "pending" | "done" | "failed" | "presented" | "cleared" | "refused";
+export const STOP_KINDS = ["deliver", "collect", "checkpoint"] as const;
+export type StopKind = typeof STOP_KINDS[number];
+export const STOP_STATUSES = [
+  "pending",
+  "done",
+  "failed",
+  "presented",
+  "cleared",
+  "refused",
+] as const;
+export type StopStatus = typeof STOP_STATUSES[number];
 
 export interface Stop {
   readonly id: string;
@@ -90,7 +100,8 @@ export interface Stop {
   readonly crossings: readonly string[];
 }
 
-export type RunStatus = "planned" | "departed" | "arrived" | "unloaded" | "closed";
+export const RUN_STATUSES = ["planned", "departed", "arrived", "unloaded", "closed"] as const;
+export type RunStatus = typeof RUN_STATUSES[number];
 
 export interface NetworkRun {
   readonly id: string;
