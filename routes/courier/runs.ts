@@ -7,10 +7,14 @@ import type { Context } from "hono";
 import { sql } from "kysely";
 import {
   isEnded,
+  ITEM_STATES,
   type NetworkRun,
   NO_LOAD,
+  RUN_STATUSES,
   type RunSummary,
   type Stop,
+  STOP_KINDS,
+  STOP_STATUSES,
 } from "../../actors/network_run.ts";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { driverActor } from "../../actors/driver.ts";
@@ -56,7 +60,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { Country } from "../../src/http/schemas.ts";
+import { Country, Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { derivedId, newId } from "../../src/runtime/ids.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
 
@@ -576,6 +580,203 @@ async function stopAction(
   }
 }
 
+// ---- Answers (documentation: tests/http/answers_runs_test.ts holds answers to them).
+
+/** A load or capacity in the units a run is described in (courier 2.10; loadView). */
+const RunLoadAnswer = z.object({
+  kg: z.number(),
+  m3: z.number(),
+  pieces: z.number().int(),
+  cold_slots: z.number().int(),
+}).openapi("RunLoad");
+
+const RunStatus = z.enum(RUN_STATUSES);
+const StopKind = z.enum(STOP_KINDS);
+const StopStatus = z.enum(STOP_STATUSES).openapi({
+  description: "A border stop is presented, then cleared or refused (courier 3.4); other stops " +
+    "are pending, then done or failed",
+});
+const ItemState = z.enum(ITEM_STATES).openapi({
+  description: "planned, on_board, unloaded, or its end state on this run (courier 3.4)",
+});
+const StopCountry = Country.nullable().openapi({ description: "Checkpoint stops only" });
+
+/** How many of the run's items are in each state; states with none are absent. */
+const ItemCounts = z.object(
+  Object.fromEntries(ITEM_STATES.map((s) => [s, z.number().int().optional()])),
+).openapi({ description: "How many items are in each state; a state with none is absent" });
+
+/** spec: courier 2.10: a stop as operations see it (stopView). */
+const RunStopAnswer = z.object({
+  id: z.string(),
+  kind: StopKind,
+  waybill: z.string().nullable().openapi({ description: "Deliver stops: the shipment delivered" }),
+  work_order: orNull(
+    z.object({
+      sender: z.string(),
+      recipient: z.string(),
+      courier_client_id: z.string(),
+      reserved: RunLoadAnswer,
+    }).openapi("RunWorkOrder"),
+  ).openapi({ description: "Collect stops only" }),
+  country: StopCountry,
+  to_country: StopCountry,
+  border_post: z.string().nullable().openapi({ description: "Checkpoint stops only" }),
+  status: StopStatus,
+  collected: z.array(z.object({
+    waybill: z.string(),
+    labels: z.array(z.string()).openapi({ description: "Each collected piece's label" }),
+    load: RunLoadAnswer,
+  })).openapi({ description: "Collect stops: what was collected" }),
+  exit_at: UtcInstant.nullable().openapi({ description: "Checkpoint: when the exit was recorded" }),
+  entry_at: UtcInstant.nullable().openapi({
+    description: "Checkpoint: when the entry was recorded (after the exit)",
+  }),
+  crossings: z.array(z.string()).openapi({
+    description: "Checkpoint: the customs crossings presented there",
+  }),
+}).openapi("RunStop");
+
+/** A shipment on a run (itemView). */
+const RunItemAnswer = z.object({
+  waybill: z.string(),
+  state: ItemState,
+  load: RunLoadAnswer,
+  exception: z.string().nullable().openapi({
+    description: "Missing or damaged: the exception that explains it",
+  }),
+  stop_id: z.string().nullable().openapi({
+    description: "The stop it is delivered or collected at",
+  }),
+  to_run: z.string().optional().openapi({ description: "Transferred: the run that carries it on" }),
+}).openapi("RunItem");
+
+/** One action recorded on the run, the newest last (historyView). */
+const RunHistoryAnswer = z.object({
+  action: z.string().openapi({ example: "depart" }),
+  by: z.string().openapi({ description: "Who recorded it" }),
+  at: UtcInstant,
+  detail: z.string().nullable(),
+}).openapi("RunHistoryEntry");
+
+/** spec: courier 2.10, 4.5: a run as operations see it (runView). */
+export const NetworkRunAnswer = z.object({
+  id: z.string(),
+  courier_id: z.string(),
+  facility_id: z.string(),
+  kind: z.string(),
+  countries: z.array(Country),
+  capacity: RunLoadAnswer,
+  vehicle: z.string().nullable(),
+  driver_id: z.string().nullable(),
+  status: RunStatus,
+  stops: z.array(RunStopAnswer),
+  items: z.array(RunItemAnswer),
+  expenses: z.array(
+    z.object({
+      key: z.string().openapi({ description: "The expense's idempotency_key" }),
+      currency: Currency,
+      receipt: z.string().openapi({
+        description: "The stored receipt file",
+        example: "file:sha256:...",
+      }),
+      note: z.string().nullable(),
+      by: z.string(),
+      amount: Money,
+      at: UtcInstant,
+    }).openapi("RunExpense"),
+  ),
+  history: z.array(RunHistoryAnswer).openapi({ description: "The latest actions, oldest first" }),
+  created_at: UtcInstant,
+  closed_at: UtcInstant.nullable(),
+}).openapi("NetworkRun");
+
+/** A run's standing without its stops and items (summaryView of runSummary). */
+const RunStandingFields = {
+  id: z.string(),
+  courier_id: z.string(),
+  facility_id: z.string(),
+  kind: z.string(),
+  countries: z.array(Country),
+  vehicle: z.string().nullable(),
+  driver_id: z.string().nullable(),
+  status: RunStatus,
+  stops: z.number().int().openapi({ description: "How many stops the run has" }),
+  stops_open: z.number().int().openapi({ description: "Stops pending or presented" }),
+  items: ItemCounts,
+  created_at: UtcInstant,
+  closed_at: UtcInstant.nullable(),
+};
+
+/** spec: courier 4.5: what a stop action answers operations (stopActionView). */
+export const StopActionAnswer = z.object({
+  run: z.object({
+    ...RunStandingFields,
+    capacity: RunLoadAnswer,
+    /** What the run carries or has planned. */
+    load: RunLoadAnswer,
+  }).openapi("RunStanding"),
+  stop: RunStopAnswer,
+  items: z.array(RunItemAnswer).openapi({ description: "The stop's items" }),
+  history: z.array(RunHistoryAnswer),
+}).openapi("StopActionResult");
+
+/** spec: courier 2.10: a stop as the driver sees it, without values (driverStopView). */
+const DriverRunStopAnswer = z.object({
+  id: z.string(),
+  kind: StopKind,
+  waybill: z.string().nullable(),
+  status: StopStatus,
+  country: StopCountry,
+  to_country: StopCountry,
+  border_post: z.string().nullable(),
+  work_order: orNull(
+    z.object({ sender: z.string(), recipient: z.string() }).openapi("DriverRunWorkOrder"),
+  ),
+  collected: z.array(z.object({ waybill: z.string(), labels: z.array(z.string()) })),
+  exit_at: UtcInstant.nullable(),
+  entry_at: UtcInstant.nullable(),
+}).openapi("DriverRunStop");
+
+/** An item as the driver sees it (driverItemView). */
+const DriverRunItemAnswer = z.object({
+  waybill: z.string(),
+  state: ItemState,
+  stop_id: z.string().nullable(),
+}).openapi("DriverRunItem");
+
+/** spec: courier 2.10: the driver's view of a run: no declared or customs values (driverView). */
+export const DriverRunAnswer = z.object({
+  id: z.string(),
+  facility_id: z.string(),
+  kind: z.string(),
+  countries: z.array(Country),
+  vehicle: z.string().nullable(),
+  status: RunStatus,
+  stops: z.array(DriverRunStopAnswer),
+  items: z.array(DriverRunItemAnswer),
+}).openapi("DriverRun");
+
+/** What a stop action answers the run's driver (stopActionView for a driver). */
+export const DriverStopActionAnswer = z.object({
+  run: z.object(RunStandingFields).openapi("DriverRunStanding"),
+  stop: DriverRunStopAnswer,
+  items: z.array(DriverRunItemAnswer).openapi({ description: "The stop's items" }),
+}).openapi("DriverStopActionResult");
+
+/** One of the driver's runs in their list (driverRunListView). */
+export const DriverRunListedAnswer = z.object({
+  id: z.string(),
+  facility_id: z.string(),
+  kind: z.string(),
+  countries: z.array(Country),
+  vehicle: z.string().nullable(),
+  status: RunStatus,
+  stops: RunStandingFields.stops,
+  stops_open: RunStandingFields.stops_open,
+  items: ItemCounts,
+}).openapi("DriverRunListed");
+
 export function runRoutes(api: Api): void {
   define(api, {
     method: "post",
@@ -593,6 +794,7 @@ export function runRoutes(api: Api): void {
       driver_id: Text(64).nullable().optional(),
     }),
     status: 201,
+    response: NetworkRunAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     if (body.driver_id) {
@@ -627,6 +829,7 @@ export function runRoutes(api: Api): void {
     security: "business",
     middleware: operate,
     params: RunParam,
+    response: NetworkRunAnswer,
   }, async (c, { params }) => ok(c, runView(await runFor(c, params.run))));
 
   define(api, {
@@ -653,6 +856,7 @@ export function runRoutes(api: Api): void {
       idempotency_key: IdempotencyKey.optional(),
     }),
     status: 201,
+    response: NetworkRunAnswer,
   }, async (c, { params, body }) => {
     const by = principalName(businessPrincipalOf(c));
     let load = NO_LOAD;
@@ -737,6 +941,7 @@ export function runRoutes(api: Api): void {
     middleware: operate,
     params: RunParam,
     body: z.object({ driver_id: Text(64).nullable() }),
+    response: NetworkRunAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     if (body.driver_id) {
@@ -766,6 +971,8 @@ export function runRoutes(api: Api): void {
     security: "business",
     middleware: operate,
     params: RunParam,
+    status: 201,
+    response: NetworkRunAnswer,
   }, async (c, { params }) => ok(c, viewFor(c, await expense(c, params.run)), 201));
 
   define(
@@ -780,6 +987,7 @@ export function runRoutes(api: Api): void {
       middleware: operate,
       params: z.object({ run: Text(64), action: z.enum(RUN_ACTIONS) }),
       body: RunActionBody,
+      response: NetworkRunAnswer,
     },
     async (c, { params, body }) =>
       ok(c, runView(await runAction(c, params.run, params.action, body))),
@@ -804,6 +1012,7 @@ export function runRoutes(api: Api): void {
         middleware: side === "business" ? operate : asDriver,
         params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
         body: StopActionBody,
+        response: side === "business" ? StopActionAnswer : DriverStopActionAnswer,
       },
       async (c, { params, body }) =>
         ok(
@@ -824,6 +1033,7 @@ export function runRoutes(api: Api): void {
     tag,
     security: "driver",
     middleware: asDriver,
+    response: z.array(DriverRunListedAnswer),
   }, async (c) => {
     const p = businessPrincipalOf(c);
     const rows = await c.get("env").db.selectFrom("snapshots").select("data")
@@ -845,6 +1055,7 @@ export function runRoutes(api: Api): void {
     security: "driver",
     middleware: asDriver,
     params: RunParam,
+    response: DriverRunAnswer,
   }, async (c, { params }) => ok(c, viewFor(c, await runFor(c, params.run))));
 
   define(api, {
@@ -855,6 +1066,8 @@ export function runRoutes(api: Api): void {
     security: "driver",
     middleware: asDriver,
     params: RunParam,
+    status: 201,
+    response: DriverRunAnswer,
   }, async (c, { params }) => ok(c, viewFor(c, await expense(c, params.run)), 201));
 
   define(
@@ -868,6 +1081,7 @@ export function runRoutes(api: Api): void {
       middleware: asDriver,
       params: z.object({ run: Text(64), action: z.enum(DRIVER_RUN_ACTIONS) }),
       body: RunActionBody,
+      response: DriverRunAnswer,
     },
     async (c, { params, body }) =>
       ok(c, viewFor(c, await runAction(c, params.run, params.action, body))),

@@ -9,6 +9,7 @@ import { PageMeta, z } from "../../src/http/route.ts";
 import type { Answer } from "./test_env.ts";
 import { HOURS } from "./courier.ts";
 import { PACKET_STATES } from "../../actors/retail_packet.ts";
+import { ITEM_STATES } from "../../actors/network_run.ts";
 
 /**
  * Numbers in these answers that are not money: by key, or by `parent.key` where the key alone is
@@ -79,6 +80,13 @@ export const NOT_MONEY = new Set([
   "line",
   // A store's packets counted by state.
   ...PACKET_STATES,
+  // Network runs: loads, counts, and the count of items in each state.
+  "kg",
+  "m3",
+  "cold_slots",
+  "stops",
+  "stops_open",
+  ...ITEM_STATES,
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */

@@ -1,0 +1,330 @@
+/**
+ * The documented success schemas (RouteSpec.response) of network runs against real answers,
+ * checked by tests/helpers/documented.ts: operations' and the driver's side, each answer's common
+ * variants.
+ */
+import assert from "node:assert/strict";
+import { z } from "../../src/http/route.ts";
+import {
+  DriverRunAnswer,
+  DriverRunListedAnswer,
+  DriverStopActionAnswer,
+  NetworkRunAnswer,
+  StopActionAnswer,
+} from "../../routes/courier/runs.ts";
+import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
+import { documented } from "../helpers/documented.ts";
+import {
+  bookWaybill,
+  type Client,
+  type Courier,
+  DOMESTIC,
+  newClient,
+  newCourier,
+  topUp,
+} from "../helpers/courier.ts";
+
+const CROSS_BORDER = { ...DOMESTIC, to_country: "ZA", recipient_address: "12 Long St, Rustenburg" };
+
+async function ready(t: TestEnv): Promise<[Courier, Client]> {
+  const courier = await newCourier(t, {
+    errand_fee: 20,
+    failed_collection_fee: 15,
+    waiting_fee: 10,
+    cold_chain_fee: 45,
+  });
+  const r = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+    operator: true,
+    body: {
+      api_key_scopes: [
+        "billing:administer",
+        "billing:view-own",
+        "runs:override",
+        "customs:approve",
+      ],
+    },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "5000");
+  return [courier, client];
+}
+
+async function newDriver(t: TestEnv, courier: Courier) {
+  const r = await t.call("POST", `/operator/businesses/${courier.business.id}/drivers`, {
+    operator: true,
+    body: { name: "Thabo", phone: "+26771000000", vehicle_type_id: 1 },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data as { id: string; token: string };
+}
+
+function receipt(key: string): FormData {
+  const f = new FormData();
+  f.set("amount", "150.25");
+  f.set("currency", "BWP");
+  f.set("idempotency_key", key);
+  f.set("note", "diesel");
+  f.set("receipt", new File([new TextEncoder().encode("fuel receipt")], "fuel.txt"));
+  return f;
+}
+
+Deno.test("answers: network runs, operations' side and the driver's, as documented", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const key = courier.business.api_key;
+    const driver = await newDriver(t, courier);
+    const bearer = driver.token;
+    const x = await bookWaybill(t, client, CROSS_BORDER);
+    const [y, z2, w] = [
+      await bookWaybill(t, client),
+      await bookWaybill(t, client),
+      await bookWaybill(t, client),
+    ];
+
+    const run = NetworkRunAnswer;
+    const runAction = NetworkRunAnswer;
+    const stopAction = StopActionAnswer;
+    const driverRun = DriverRunAnswer;
+    const driverRunAction = DriverRunAnswer;
+    const driverStopAction = DriverStopActionAnswer;
+
+    const post = (path: string, body: unknown) => t.call("POST", path, { key, body });
+    const asDriver = (method: string, path: string, body?: unknown) =>
+      t.call(method, path, { bearer, ...(body === undefined ? {} : { body }) });
+
+    // No vehicle and no driver yet: both null.
+    const created = documented(
+      run,
+      await post("/business/network-runs", {
+        facility_id: "GBE-HUB",
+        kind: "linehaul",
+        countries: ["BW", "ZA"],
+        capacity: { kg: 100, m3: 2, pieces: 10 },
+      }),
+      201,
+      "create run",
+    );
+    assert.equal(created.vehicle, null);
+    assert.equal(created.driver_id, null);
+    const id = created.id as string;
+    const at = `/business/network-runs/${id}`;
+    documented(
+      run,
+      await post(`${at}/stops`, {
+        kind: "checkpoint",
+        country: "BW",
+        to_country: "ZA",
+        border_post: "Tlokweng",
+      }),
+      201,
+      "add checkpoint",
+    );
+    const deliverX = { kind: "deliver", waybill: x, idempotency_key: "stop-x" };
+    documented(run, await post(`${at}/stops`, deliverX), 201, "add deliver");
+    const again = documented(run, await post(`${at}/stops`, deliverX), 201, "add deliver again");
+    assert.equal(again.stops.length, 2, "the same stop");
+    const withWork = documented(
+      run,
+      await post(`${at}/stops`, {
+        kind: "collect",
+        work_order: {
+          sender: "Molapo Pharmacy",
+          recipient: "Gaborone hub",
+          courier_client_id: client.id,
+          reserved: { kg: 5, m3: 0.1, pieces: 2 },
+        },
+      }),
+      201,
+      "add collect",
+    );
+    assert.equal(withWork.stops[2].work_order.reserved.kg, 5);
+    documented(run, await post(`${at}/stops`, { kind: "deliver", waybill: z2 }), 201, "add");
+    const planned = documented(
+      run,
+      await post(`${at}/stops`, { kind: "deliver", waybill: w }),
+      201,
+      "add deliver",
+    );
+    const [checkpoint, stopX, collect, stopZ, stopW] = planned.stops.map((s: { id: string }) =>
+      s.id
+    );
+    const assigned = documented(
+      run,
+      await post(`${at}/driver`, { driver_id: driver.id }),
+      200,
+      "assign driver",
+    );
+    assert.equal(assigned.driver_id, driver.id);
+    documented(run, await t.call("GET", at, { key }), 200, "get run");
+    const spent = documented(run, await post(`${at}/expenses`, receipt("e1")), 201, "expense");
+    assert.equal(spent.expenses[0].amount, 150.25);
+    documented(run, await post(`${at}/expenses`, receipt("e1")), 201, "expense again");
+
+    documented(runAction, await post(`${at}/depart`, { idempotency_key: "go" }), 200, "depart");
+    documented(runAction, await post(`${at}/depart`, { idempotency_key: "go" }), 200, "again");
+    const presented = documented(
+      stopAction,
+      await post(`${at}/stops/${checkpoint}/border`, { idempotency_key: "b1" }),
+      200,
+      "border",
+    );
+    assert.ok(presented.stop.crossings.length > 0);
+    const replayed = documented(
+      stopAction,
+      await post(`${at}/stops/${checkpoint}/border`, { idempotency_key: "b1" }),
+      200,
+      "border again",
+    );
+    assert.deepEqual(replayed, presented);
+    documented(
+      stopAction,
+      await post(`${at}/stops/${checkpoint}/cross`, { side: "exit" }),
+      200,
+      "exit",
+    );
+    const entered = documented(
+      stopAction,
+      await post(`${at}/stops/${checkpoint}/cross`, { side: "entry" }),
+      200,
+      "entry",
+    );
+    assert.equal(entered.stop.status, "cleared");
+    assert.ok(entered.stop.exit_at && entered.stop.entry_at);
+    const collected = documented(
+      stopAction,
+      await post(`${at}/stops/${collect}/collect`, { waybill: y }),
+      200,
+      "collect",
+    );
+    assert.equal(collected.stop.collected[0].waybill, y);
+    assert.equal(collected.items[0].load.kg, 2.5);
+
+    // The driver's side.
+    const delivered = documented(
+      driverStopAction,
+      await asDriver("POST", `/driver/network-runs/${id}/stops/${stopX}/deliver`, {
+        idempotency_key: "k1",
+        received_by: "Neo",
+      }),
+      200,
+      "driver deliver",
+    );
+    assert.equal(delivered.items[0].state, "delivered");
+    const deliveredAgain = documented(
+      driverStopAction,
+      await asDriver("POST", `/driver/network-runs/${id}/stops/${stopX}/deliver`, {
+        idempotency_key: "k1",
+        received_by: "Neo",
+      }),
+      200,
+      "driver deliver again",
+    );
+    assert.deepEqual(deliveredAgain, delivered);
+    documented(
+      driverStopAction,
+      await asDriver("POST", `/driver/network-runs/${id}/stops/${stopZ}/fail`, {
+        reason: "nobody home",
+      }),
+      200,
+      "driver fail",
+    );
+    const seen = documented(
+      driverRun,
+      await asDriver("GET", `/driver/network-runs/${id}`),
+      200,
+      "driver run",
+    );
+    assert.ok(seen.stops[0].exit_at, "the border times");
+    assert.equal(seen.stops[2].work_order.sender, "Molapo Pharmacy");
+    assert.deepEqual(seen.stops[2].collected[0].waybill, y);
+
+    // A second run with its vehicle and driver, planned.
+    const other = documented(
+      run,
+      await post("/business/network-runs", {
+        facility_id: "GBE-HUB",
+        kind: "linehaul",
+        countries: ["BW"],
+        capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 1 },
+        vehicle: "B 123 ABC",
+        driver_id: driver.id,
+      }),
+      201,
+      "create run with vehicle and driver",
+    );
+    await t.settle();
+    const listed = documented(
+      z.array(DriverRunListedAnswer),
+      await asDriver("GET", "/driver/network-runs"),
+      200,
+      "driver runs",
+    );
+    assert.deepEqual(listed.map((r: { id: string }) => r.id).sort(), [id, other.id].sort());
+
+    documented(
+      driverRun,
+      await t.call("POST", `/driver/network-runs/${id}/expenses`, { bearer, body: receipt("e2") }),
+      201,
+      "driver expense",
+    );
+    documented(
+      driverRunAction,
+      await asDriver("POST", `/driver/network-runs/${id}/report`, {
+        waybill: y,
+        condition: "damaged",
+        note: "box crushed",
+      }),
+      200,
+      "driver report",
+    );
+    documented(
+      driverRunAction,
+      await asDriver("POST", `/driver/network-runs/${id}/arrive`, {}),
+      200,
+      "arrive",
+    );
+    documented(
+      driverRunAction,
+      await asDriver("POST", `/driver/network-runs/${id}/unload`, {}),
+      200,
+      "unload",
+    );
+
+    // Operations' other run actions.
+    documented(
+      runAction,
+      await post(`${at}/reorder`, {
+        order: [collect, checkpoint, stopX, stopZ, stopW],
+      }),
+      200,
+      "reorder",
+    );
+    documented(
+      runAction,
+      await post(`${at}/waiting`, { stop_id: stopZ, minutes: 30 }),
+      200,
+      "waiting",
+    );
+    const moved = documented(
+      runAction,
+      await post(`${at}/transfer`, { waybills: [w], to_run: other.id }),
+      200,
+      "transfer",
+    );
+    const transferred = moved.items.find((i: { waybill: string }) => i.waybill === w);
+    assert.equal(transferred.to_run, other.id);
+    const reported = documented(
+      runAction,
+      await post(`${at}/report`, { waybill: z2, condition: "returned", note: "back to sender" }),
+      200,
+      "report",
+    );
+    assert.equal(
+      reported.items.find((i: { waybill: string }) => i.waybill === y).exception,
+      "box crushed",
+    );
+    const closed = documented(runAction, await post(`${at}/close`, {}), 200, "close");
+    assert.equal(closed.status, "closed");
+    assert.ok(closed.closed_at);
+  }));
