@@ -968,7 +968,7 @@ const LedgerEntryFields = {
 };
 
 /** spec: courier 2.6: the entry a billing action posted (entryView). */
-const LedgerEntryAnswer = z.object(LedgerEntryFields).openapi("LedgerEntry");
+export const LedgerEntryAnswer = z.object(LedgerEntryFields).openapi("LedgerEntry");
 
 /** The account's balances after a billing action (balancesAnswer). */
 const BalancesAfterAnswer = z.object({

@@ -26,6 +26,7 @@ import {
   principalName,
 } from "../../src/http/auth.ts";
 import { define, z } from "../../src/http/route.ts";
+import { UtcInstant } from "../../src/http/schemas.ts";
 import { ask } from "../ask.ts";
 
 const tag = "Compliance checklists";
@@ -46,6 +47,60 @@ const ChecklistBody = z.object({
     required: z.boolean().default(true),
   })).min(1).max(CHECKLIST_ITEMS_MAX),
 });
+
+// ---- Answers (documentation: tests/http/answers_runs_test.ts holds answers to them).
+
+const Supplier = z.enum(CHECKLIST_SUPPLIERS);
+const VersionNumber = z.number().int().openapi({ description: "1, 2, ...; never edited" });
+
+/** A published version's headline fields. */
+const VersionHeadline = {
+  version: VersionNumber,
+  name: z.string(),
+  supplier: Supplier,
+  published_at: UtcInstant,
+  published_by: z.string(),
+};
+
+/** spec: courier 2.10: a version in full (versionView). */
+const VersionFields = {
+  ...VersionHeadline,
+  items: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      required: z.boolean(),
+    }).openapi("ChecklistItem"),
+  ),
+};
+
+const ChecklistVersionAnswer = z.object(VersionFields).openapi("ChecklistVersion");
+
+/** One checklist: its latest version's fields, then every version in full (checklistView). */
+export const ChecklistAnswer = z.object({
+  code: z.string(),
+  ...VersionFields,
+  versions: z.array(ChecklistVersionAnswer),
+}).openapi("ComplianceChecklist");
+
+/** A list row: the latest version in full, every version's headline (summaryView). */
+export const ChecklistListedAnswer = z.object({
+  code: z.string(),
+  ...VersionFields,
+  versions: z.array(
+    z.object({
+      ...VersionHeadline,
+      items_count: z.number().int(),
+    }).openapi("ChecklistVersionListed"),
+  ),
+}).openapi("ComplianceChecklistListed");
+
+/** What a publication answers: the checklist, and whether it published a new version. */
+export const ChecklistPublishedAnswer = ChecklistAnswer.extend({
+  published: z.boolean().openapi({
+    description: "A new version was published (201); false: the latest content again (200)",
+  }),
+}).openapi("ChecklistPublished");
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -89,6 +144,7 @@ export function checklistRoutes(api: Api): void {
       offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
     }),
     paged: "offset",
+    response: z.array(ChecklistListedAnswer),
   }, async (c, { query }) => {
     const tenant = businessPrincipalOf(c).business.id;
     let q = c.get("env").db.selectFrom("snapshots").select("data")
@@ -111,6 +167,7 @@ export function checklistRoutes(api: Api): void {
     security: "business",
     middleware: read,
     params: z.object({ code: Code }),
+    response: ChecklistAnswer,
   }, async (c, { params }) => {
     const tenant = businessPrincipalOf(c).business.id;
     const r = await ask(c, complianceChecklistActor, tenant, checklistId(tenant, params.code), {
@@ -130,6 +187,9 @@ export function checklistRoutes(api: Api): void {
     middleware: edit,
     body: ChecklistBody,
     status: 201,
+    replay: "The latest version's name, supplier and items again: `published: false`, " +
+      "nothing published",
+    response: ChecklistPublishedAnswer,
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const tenant = p.business.id;

@@ -15,6 +15,8 @@ import {
 import {
   asLabSample,
   handoverVerdict,
+  LAB_BLOCK_REASONS,
+  LAB_DECISION_KINDS,
   LAB_DECISION_NOTE_CHARS_MAX,
   LAB_NAME_CHARS_MAX,
   LAB_NOTE_CHARS_MAX,
@@ -22,6 +24,9 @@ import {
   type LabSample,
   labSampleActor,
   type LabSampleCommand,
+  REJECTED_BY_LABORATORY,
+  SEAL_STATUSES,
+  TEMPERATURE_UNITS,
 } from "../../actors/lab_sample.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
@@ -37,9 +42,9 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Waybill } from "../../src/http/schemas.ts";
+import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
-import { entryView } from "./billing.ts";
+import { entryView, LedgerEntryAnswer } from "./billing.ts";
 import { iso } from "../../src/http/iso.ts";
 
 const tag = "Laboratory samples";
@@ -94,6 +99,99 @@ const ApproveBody = z.object({
   /** Who at the laboratory decided. */
   by: Text(120).nullable().optional(),
 });
+
+// ---- Answers (documentation: tests/http/answers_runs_test.ts holds answers to them).
+
+const Celsius = z.number().openapi({ description: "°C, to one decimal" });
+const BlockReason = z.enum(LAB_BLOCK_REASONS);
+
+/** spec: courier 2.10, 3.4: a laboratory sample as operations read it (labView). */
+export const LabSampleAnswer = z.object({
+  waybill: z.string(),
+  sample_type: z.string(),
+  laboratory: z.string().nullable(),
+  cold_chain: z.boolean().openapi({ description: "Either temperature bound is set" }),
+  min_temp_c: Celsius.nullable(),
+  max_temp_c: Celsius.nullable(),
+  deadline_at: UtcInstant.nullable().openapi({
+    description: "When the laboratory must have the sample",
+  }),
+  seal_id: z.string().nullable().openapi({ description: "The seal the profile names" }),
+  checklist: orNull(
+    z.object({
+      code: z.string(),
+      version: z.number().int(),
+      items: z.array(z.object({ key: z.string(), required: z.boolean() })),
+    }).openapi("LabChecklist"),
+  ).openapi({ description: "The compliance checklist version the profile uses" }),
+  seal: z.enum(SEAL_STATUSES).openapi({ description: "As the ticks of the item `seal` found it" }),
+  ticks: z.array(
+    z.object({
+      item: z.string(),
+      ok: z.boolean(),
+      note: z.string().nullable(),
+      seal_id: z.string().nullable().openapi({ description: "Item `seal`: the seal found" }),
+      by: z.string(),
+      at: UtcInstant,
+    }).openapi("LabTick"),
+  ).openapi({ description: "The latest tick of each item" }),
+  ticks_total: z.number().int(),
+  readings: z.array(
+    z.object({
+      seq: z.number().int(),
+      value: z.number().openapi({ description: "As sent, in `unit`" }),
+      unit: z.enum(TEMPERATURE_UNITS),
+      source: z.string(),
+      device: z.string(),
+      time: UtcInstant.openapi({ description: "When it was measured" }),
+      celsius: Celsius,
+      in_range: z.boolean().nullable().openapi({
+        description: "Null when the profile sets no range",
+      }),
+      recorded_at: UtcInstant,
+      by: z.string(),
+    }).openapi("LabReading"),
+  ).openapi({ description: "The latest readings, oldest first" }),
+  readings_total: z.number().int(),
+  out_of_range_total: z.number().int(),
+  lowest_c: Celsius.nullable(),
+  highest_c: Celsius.nullable(),
+  blocks: z.array(
+    z.object({
+      reason: BlockReason,
+      opened_at: UtcInstant,
+      last_at: UtcInstant,
+      occurrences: z.number().int(),
+      detail: z.string().openapi({ description: "The latest occurrence, in words" }),
+    }).openapi("LabBlock"),
+  ).openapi({ description: "Open blocks on the handover, one per reason" }),
+  decisions: z.array(
+    z.object({
+      decision: z.enum(LAB_DECISION_KINDS),
+      note: z.string(),
+      decided_by: z.string().nullable().openapi({ description: "Who at the laboratory decided" }),
+      recorded_by: z.string(),
+      at: UtcInstant,
+      settled: z.array(BlockReason).openapi({ description: "The blocks this decision settled" }),
+    }).openapi("LabDecision"),
+  ).openapi({ description: "The laboratory's latest decisions" }),
+  decisions_total: z.number().int(),
+  rejected: z.boolean().openapi({ description: "The laboratory refused the handover for good" }),
+  handover: z.object({
+    allowed: z.boolean(),
+    reasons: z.array(z.enum([REJECTED_BY_LABORATORY, ...LAB_BLOCK_REASONS])),
+    missing_items: z.array(z.string()).openapi({
+      description: "Required checklist items not ticked ok (they inform, never block)",
+    }),
+  }).openapi("LabHandover"),
+  profiled_at: UtcInstant,
+  profiled_by: z.string(),
+}).openapi("LabSample");
+
+/** The sample after its profile, with the cold-chain charge it booked (once) if cold chain. */
+export const LabProfiledAnswer = LabSampleAnswer.extend({
+  cold_chain_charge: orNull(LedgerEntryAnswer),
+}).openapi("LabSampleProfiled");
 
 const degrees = (tenths: number | null) => tenths === null ? null : tenths / 10;
 
@@ -218,6 +316,7 @@ export function labRoutes(api: Api): void {
     middleware: operate,
     params: Ref,
     body: ProfileBody,
+    response: LabProfiledAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const shipment = await shipmentOf(c, params.reference);
@@ -262,6 +361,7 @@ export function labRoutes(api: Api): void {
     params: Ref,
     body: TickBody,
     status: 201,
+    response: LabSampleAnswer,
   }, async (c, { params, body }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(c, await command(c, shipment.waybill, tickCommand(c, body)), 201);
@@ -279,6 +379,7 @@ export function labRoutes(api: Api): void {
     params: Ref,
     body: TemperatureBody,
     status: 201,
+    response: LabSampleAnswer,
   }, async (c, { params, body }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(c, await command(c, shipment.waybill, temperatureCommand(c, body)), 201);
@@ -294,6 +395,7 @@ export function labRoutes(api: Api): void {
     middleware: override,
     params: Ref,
     body: ApproveBody,
+    response: LabSampleAnswer,
   }, async (c, { params, body }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(
@@ -317,6 +419,7 @@ export function labRoutes(api: Api): void {
     security: "business",
     middleware: operate,
     params: Ref,
+    response: LabSampleAnswer,
   }, async (c, { params }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(c, await command(c, shipment.waybill, { kind: "get" }));
@@ -332,6 +435,7 @@ export function labRoutes(api: Api): void {
     params: Ref,
     body: TickBody,
     status: 201,
+    response: LabSampleAnswer,
   }, async (c, { params, body }) => {
     await assertDriverCarries(c, params.reference);
     return ok(c, await command(c, params.reference, tickCommand(c, body)), 201);
@@ -347,6 +451,7 @@ export function labRoutes(api: Api): void {
     params: Ref,
     body: TemperatureBody,
     status: 201,
+    response: LabSampleAnswer,
   }, async (c, { params, body }) => {
     await assertDriverCarries(c, params.reference);
     return ok(c, await command(c, params.reference, temperatureCommand(c, body)), 201);

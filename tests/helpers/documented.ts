@@ -87,6 +87,21 @@ export const NOT_MONEY = new Set([
   "stops",
   "stops_open",
   ...ITEM_STATES,
+  // Laboratory samples: temperatures and counts.
+  "value",
+  "celsius",
+  "min_temp_c",
+  "max_temp_c",
+  "lowest_c",
+  "highest_c",
+  "seq",
+  "ticks_total",
+  "readings_total",
+  "out_of_range_total",
+  "occurrences",
+  "decisions_total",
+  // Checklists count their versions' items.
+  "items_count",
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */

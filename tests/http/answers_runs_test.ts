@@ -1,10 +1,10 @@
 /**
- * The documented success schemas (RouteSpec.response) of network runs against real answers,
- * checked by tests/helpers/documented.ts: operations' and the driver's side, each answer's common
- * variants.
+ * The documented success schemas (RouteSpec.response) of network runs, laboratory samples and
+ * compliance checklists against real answers, checked by tests/helpers/documented.ts: operations'
+ * and the driver's side, each answer's common variants.
  */
 import assert from "node:assert/strict";
-import { z } from "../../src/http/route.ts";
+import { OffsetPageMeta, z } from "../../src/http/route.ts";
 import {
   DriverRunAnswer,
   DriverRunListedAnswer,
@@ -12,8 +12,14 @@ import {
   NetworkRunAnswer,
   StopActionAnswer,
 } from "../../routes/courier/runs.ts";
-import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
-import { documented } from "../helpers/documented.ts";
+import { LabProfiledAnswer, LabSampleAnswer } from "../../routes/courier/lab.ts";
+import {
+  ChecklistAnswer,
+  ChecklistListedAnswer,
+  ChecklistPublishedAnswer,
+} from "../../routes/courier/checklists.ts";
+import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
+import { documented, documentedData } from "../helpers/documented.ts";
 import {
   bookWaybill,
   type Client,
@@ -57,6 +63,29 @@ async function newDriver(t: TestEnv, courier: Courier) {
   });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body.data as { id: string; token: string };
+}
+
+/** A driver with a planned run delivering `waybill`: their token. */
+async function driverCarrying(t: TestEnv, courier: Courier, waybill: string): Promise<string> {
+  const key = courier.business.api_key;
+  const driver = await newDriver(t, courier);
+  const run = await t.call("POST", "/business/network-runs", {
+    key,
+    body: {
+      facility_id: "GBE-HUB",
+      kind: "linehaul",
+      countries: ["BW", "ZA"],
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 2 },
+      driver_id: driver.id,
+    },
+  });
+  assert.equal(run.status, 201, JSON.stringify(run.body));
+  const stop = await t.call("POST", `/business/network-runs/${run.body.data.id}/stops`, {
+    key,
+    body: { kind: "deliver", waybill },
+  });
+  assert.equal(stop.status, 201, JSON.stringify(stop.body));
+  return driver.token;
 }
 
 function receipt(key: string): FormData {
@@ -327,4 +356,146 @@ Deno.test("answers: network runs, operations' side and the driver's, as document
     const closed = documented(runAction, await post(`${at}/close`, {}), 200, "close");
     assert.equal(closed.status, "closed");
     assert.ok(closed.closed_at);
+  }));
+
+Deno.test("answers: laboratory samples and compliance checklists, as documented", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const key = courier.business.api_key;
+    const CHECKLISTS = "/business/compliance-checklists";
+    const checklist = ChecklistAnswer;
+    const publishedSchema = ChecklistPublishedAnswer;
+    const body = {
+      code: "LAB-BLOOD",
+      name: "Blood sample handover",
+      supplier: "laboratory",
+      items: [{ key: "label_matches", label: "Label matches the request form" }],
+    };
+    const first = documented(
+      publishedSchema,
+      await t.call("POST", CHECKLISTS, { key, body }),
+      201,
+      "publish",
+    );
+    assert.equal(first.published, true);
+    const retry = documented(
+      publishedSchema,
+      await t.call("POST", CHECKLISTS, { key, body }),
+      200,
+      "publish again",
+    );
+    assert.equal(retry.published, false);
+    const items = [...body.items, { key: "photo", label: "Photo of the box", required: false }];
+    documented(
+      publishedSchema,
+      await t.call("POST", CHECKLISTS, { key, body: { ...body, items } }),
+      201,
+      "v2",
+    );
+    await t.call("POST", CHECKLISTS, {
+      key,
+      body: { ...body, code: "BW-ZA", supplier: "clearing_agent", name: "Export papers" },
+    });
+    const one = documented(
+      checklist,
+      await t.call("GET", `${CHECKLISTS}/LAB-BLOOD`, { key }),
+      200,
+      "one",
+    );
+    assert.equal(one.versions.length, 2);
+    await t.settle();
+    const page: Answer = await t.call("GET", `${CHECKLISTS}?limit=10`, { key });
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    assert.deepEqual(Object.keys(page.body).sort(), ["data", "meta", "success"]);
+    assert.ok(
+      OffsetPageMeta.strict().safeParse(page.body.meta).success,
+      JSON.stringify(page.body.meta),
+    );
+    const rows = documentedData(z.array(ChecklistListedAnswer), page, "list");
+    assert.deepEqual(rows.map((r: { code: string }) => r.code), ["BW-ZA", "LAB-BLOOD"]);
+
+    const sample = LabSampleAnswer;
+    const lab = (waybill: string, action: string, b: unknown) =>
+      t.call("POST", `/business/shipments/${waybill}/lab/${action}`, { key, body: b });
+    const cold = await bookWaybill(t, client);
+    const plain = await bookWaybill(t, client);
+    const profiled = documented(
+      LabProfiledAnswer,
+      await lab(cold, "profile", {
+        sample_type: "blood",
+        laboratory: "Gaborone Central Lab",
+        min_temp_c: 2,
+        max_temp_c: 8,
+        deadline_at: "2026-11-02T14:00:00Z",
+        seal_id: "SEAL-001",
+        checklist_code: "LAB-BLOOD",
+      }),
+      200,
+      "cold-chain profile",
+    );
+    assert.equal(profiled.cold_chain_charge.amount, 45);
+    assert.equal(profiled.checklist.version, 2);
+    const bare = documented(
+      LabProfiledAnswer,
+      await lab(plain, "profile", { sample_type: "urine" }),
+      200,
+      "plain profile",
+    );
+    assert.equal(bare.cold_chain_charge, null);
+    assert.equal(bare.checklist, null);
+    documented(
+      sample,
+      await lab(cold, "tick", { item: "seal", seal_id: "SEAL-001" }),
+      201,
+      "tick seal",
+    );
+    documented(
+      sample,
+      await lab(cold, "tick", { item: "photo", ok: false, note: "no camera" }),
+      201,
+      "tick",
+    );
+    const reading = {
+      value: 5.5,
+      unit: "C",
+      source: "logger",
+      device: "TL-9",
+      time: "2026-11-02T08:00:00Z",
+    };
+    documented(sample, await lab(cold, "temperature", reading), 201, "reading");
+    const hot = documented(
+      sample,
+      await lab(cold, "temperature", {
+        ...reading,
+        value: 53.6,
+        unit: "F",
+        time: "2026-11-02T07:55:00Z",
+      }),
+      201,
+      "out of range",
+    );
+    assert.equal(hot.readings[1].celsius, 12);
+    assert.deepEqual(hot.handover.reasons, ["temperature_out_of_range"]);
+    const decided = documented(
+      sample,
+      await lab(cold, "approve", { decision: "accept", note: "lab accepted", by: "Dr Mosweu" }),
+      200,
+      "approve",
+    );
+    assert.deepEqual(decided.decisions[0].settled, ["temperature_out_of_range"]);
+    documented(sample, await t.call("GET", `/business/shipments/${cold}/lab`, { key }), 200, "get");
+    const unranged = documented(sample, await lab(plain, "temperature", reading), 201, "no range");
+    assert.equal(unranged.readings[0].in_range, null);
+
+    // The driver of a run carrying the sample.
+    const bearer = await driverCarrying(t, courier, cold);
+    const asDriver = (action: string, b: unknown) =>
+      t.call("POST", `/driver/shipments/${cold}/lab/${action}`, { bearer, body: b });
+    documented(sample, await asDriver("tick", { item: "label_matches" }), 201, "driver tick");
+    documented(
+      sample,
+      await asDriver("temperature", { ...reading, time: "2026-11-02T08:01:00Z" }),
+      201,
+      "driver reading",
+    );
   }));
