@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { sql } from "kysely";
 import {
   type Crossing,
+  CROSSING_STATUSES,
   CUSTOMS_ACTIONS,
   CUSTOMS_NAME_CHARS_MAX,
   CUSTOMS_TEXT_CHARS_MAX,
@@ -39,7 +40,7 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Waybill } from "../../src/http/schemas.ts";
+import { Country, Currency, Money, orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { boundedText } from "../../src/http/upload.ts";
@@ -92,6 +93,122 @@ const MoveBody = z.object({
       example: "client",
     }),
 });
+
+// ---- Answers (documentation: tests/http/answers_runs_test.ts holds answers to them).
+
+const CrossingStatus = z.enum(CROSSING_STATUSES);
+
+/** One customs move, with its reason, customs reference or evidence (moveView). */
+const CustomsMoveAnswer = z.object({
+  n: z.number().int().openapi({ description: "The move's number on the crossing: 1, 2, ..." }),
+  action: z.enum(CUSTOMS_ACTIONS),
+  reason: z.string().nullable(),
+  customs_reference: z.string().nullable(),
+  evidence: z.string().nullable(),
+  amount: orNull(Money).openapi({ description: "Duties only: the amount in `currency`" }),
+  currency: Currency.nullable().openapi({ description: "Duties only" }),
+  payer: z.string().nullable().openapi({ description: "Duties only: who pays them" }),
+  by: z.string(),
+  at: UtcInstant,
+}).openapi("CustomsMove");
+
+/** spec: courier 2.10, 4.5: a crossing as operations read it (crossingView). */
+const CustomsCrossingAnswer = z.object({
+  id: z.string(),
+  waybill: z.string(),
+  country: Country.openapi({ description: "The country the shipment exits" }),
+  to_country: Country.openapi({ description: "The country it enters" }),
+  border_post: z.string(),
+  run_id: z.string().nullable().openapi({
+    description: "The run whose border stop presented it; null: opened at booking",
+  }),
+  stop_id: z.string().nullable(),
+  status: CrossingStatus,
+  customs_reference: z.string().nullable().openapi({
+    description: "The clearance's, once cleared",
+  }),
+  documents: z.array(
+    z.object({
+      name: z.string(),
+      reference: z.string().nullable(),
+      supply: z.number().int().openapi({ description: "The supply it came with: 1, 2, ..." }),
+      by: z.string(),
+      at: UtcInstant,
+    }).openapi("CustomsDocument"),
+  ).openapi({ description: "Documents supplied, append-only" }),
+  history: z.array(CustomsMoveAnswer).openapi({ description: "Every move, oldest first" }),
+  duties: z.array(
+    z.object({
+      n: z.number().int(),
+      amount: Money,
+      currency: Currency,
+      payer: z.string(),
+      evidence: z.string(),
+      by: z.string(),
+      at: UtcInstant,
+    }).openapi("CustomsDuty"),
+  ),
+  vehicle_left_at: UtcInstant.nullable().openapi({
+    description: "The vehicle went on without the shipment",
+  }),
+  released_after_departure: z.boolean().openapi({
+    description: "Released after the vehicle had left: someone must collect it",
+  }),
+  exit_at: UtcInstant.nullable(),
+  entry_at: UtcInstant.nullable(),
+  opened_at: UtcInstant,
+  cleared_at: UtcInstant.nullable(),
+  released_at: UtcInstant.nullable(),
+  refused_at: UtcInstant.nullable(),
+  updated_at: UtcInstant,
+}).openapi("CustomsCrossing");
+
+const Replayed = z.boolean().openapi({
+  description: "The same request again: nothing changed; it answers what was first recorded",
+});
+const SupplyNumber = z.number().int().openapi({ description: "The supply recorded: 1, 2, ..." });
+
+/** The crossing after documents were supplied. */
+export const CustomsSuppliedAnswer = CustomsCrossingAnswer.extend({
+  supply: SupplyNumber,
+  replayed: Replayed,
+}).openapi("CustomsSupplied");
+
+/** The crossing after a customs move. */
+export const CustomsMovedAnswer = CustomsCrossingAnswer.extend({
+  move: CustomsMoveAnswer,
+  replayed: Replayed,
+  charge_reference: z.string().nullable().openapi({
+    description: "The ledger entry the move booked (a clearance, client duties), also on a replay",
+  }),
+}).openapi("CustomsMoved");
+
+/** spec: courier 2.10: what a driver sees after supplying papers: no customs values or duties. */
+export const DriverCustomsSuppliedAnswer = z.object({
+  id: z.string(),
+  waybill: z.string(),
+  country: Country,
+  to_country: Country,
+  border_post: z.string(),
+  status: CrossingStatus,
+  documents: z.array(
+    z.object({
+      name: z.string(),
+      reference: z.string().nullable(),
+      at: UtcInstant,
+    }).openapi("DriverCustomsDocument"),
+  ),
+  supply: SupplyNumber,
+  replayed: Replayed,
+}).openapi("DriverCustomsSupplied");
+
+/** spec: courier 4.5: a shipment's customs status: its crossings. */
+export const ShipmentCustomsAnswer = z.object({
+  waybill: z.string(),
+  crossings: z.array(CustomsCrossingAnswer).openapi({
+    description: "In the order they opened; a domestic shipment has none",
+  }),
+}).openapi("ShipmentCustoms");
 
 function moveView(m: CustomsMove) {
   return {
@@ -214,6 +331,7 @@ export function customsRoutes(api: Api): void {
     security: "business",
     middleware: view,
     params: z.object({ reference: Waybill }),
+    response: ShipmentCustomsAnswer,
   }, async (c, { params }) => {
     const tenant = businessPrincipalOf(c).business.id;
     // Another courier's shipment does not exist for this one (404).
@@ -234,6 +352,7 @@ export function customsRoutes(api: Api): void {
     middleware: submit,
     params: CrossingParam,
     body: SupplyBody,
+    response: CustomsSuppliedAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const r = await supplyDocuments(c.get("env").runtime, p.business.id, params.crossing, {
@@ -260,6 +379,7 @@ export function customsRoutes(api: Api): void {
     middleware: [moverGuard, courierPlatform],
     params: CrossingParam,
     body: MoveBody,
+    response: CustomsMovedAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     requireScope(p, SCOPE_OF[body.action]);
@@ -291,6 +411,7 @@ export function customsRoutes(api: Api): void {
     middleware: asDriver,
     params: CrossingParam,
     body: SupplyBody,
+    response: DriverCustomsSuppliedAnswer,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const runtime = c.get("env").runtime;

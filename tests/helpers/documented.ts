@@ -100,7 +100,9 @@ export const NOT_MONEY = new Set([
   "out_of_range_total",
   "occurrences",
   "decisions_total",
-  // Checklists count their versions' items.
+  // Customs moves, duties and supplies are numbered; checklists count their items.
+  "n",
+  "supply",
   "items_count",
 ]);
 

@@ -1,7 +1,7 @@
 /**
- * The documented success schemas (RouteSpec.response) of network runs, laboratory samples and
- * compliance checklists against real answers, checked by tests/helpers/documented.ts: operations'
- * and the driver's side, each answer's common variants.
+ * The documented success schemas (RouteSpec.response) of network runs, laboratory samples,
+ * customs crossings and compliance checklists against real answers, checked by
+ * tests/helpers/documented.ts: operations' and the driver's side, each answer's common variants.
  */
 import assert from "node:assert/strict";
 import { OffsetPageMeta, z } from "../../src/http/route.ts";
@@ -14,10 +14,17 @@ import {
 } from "../../routes/courier/runs.ts";
 import { LabProfiledAnswer, LabSampleAnswer } from "../../routes/courier/lab.ts";
 import {
+  CustomsMovedAnswer,
+  CustomsSuppliedAnswer,
+  DriverCustomsSuppliedAnswer,
+  ShipmentCustomsAnswer,
+} from "../../routes/courier/customs.ts";
+import {
   ChecklistAnswer,
   ChecklistListedAnswer,
   ChecklistPublishedAnswer,
 } from "../../routes/courier/checklists.ts";
+import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/customs.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, documentedData } from "../helpers/documented.ts";
 import {
@@ -498,4 +505,145 @@ Deno.test("answers: laboratory samples and compliance checklists, as documented"
       201,
       "driver reading",
     );
+  }));
+
+Deno.test("answers: customs crossings, operations' side and the driver's, as documented", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const key = courier.business.api_key;
+    const x = await bookWaybill(t, client, CROSS_BORDER);
+    const customs = ShipmentCustomsAnswer;
+    const supplied = CustomsSuppliedAnswer;
+    const moved = CustomsMovedAnswer;
+
+    const booked = documented(
+      customs,
+      await t.call("GET", `/business/shipments/${x}/customs`, { key }),
+      200,
+      "booked crossing",
+    );
+    const id = booked.crossings[0].id as string;
+    assert.equal(booked.crossings[0].run_id, null);
+    const domestic = await bookWaybill(t, client);
+    const none = documented(
+      customs,
+      await t.call("GET", `/business/shipments/${domestic}/customs`, { key }),
+      200,
+      "domestic",
+    );
+    assert.deepEqual(none.crossings, []);
+
+    const papers = {
+      documents: [{ name: "commercial invoice", reference: "INV-1" }, { name: "permit" }],
+    };
+    const supply = () => t.call("POST", `/business/customs/${id}/supply`, { key, body: papers });
+    documented(supplied, await supply(), 200, "supply");
+    assert.equal(documented(supplied, await supply(), 200, "supply again").replayed, true);
+    const move = (body: Record<string, unknown>) =>
+      t.call("POST", `/business/customs/${id}/move`, { key, body });
+    documented(moved, await move({ action: "hold", reason: "inspection" }), 200, "hold");
+    documented(
+      moved,
+      await move({ action: "request_documents", reason: "permit" }),
+      200,
+      "request",
+    );
+    const duty = {
+      action: "duties",
+      amount: "125.50",
+      currency: "BWP",
+      payer: "client",
+      evidence: "SARS 1",
+    };
+    const paid = documented(moved, await move(duty), 200, "duties");
+    assert.equal(paid.move.amount, 125.5);
+    assert.equal(paid.duties[0].amount, 125.5);
+    assert.equal(paid.charge_reference, `DUT-${id}-1`);
+    assert.equal(documented(moved, await move(duty), 200, "duties again").replayed, true);
+    documented(
+      moved,
+      await move({
+        action: "duties",
+        amount: 12,
+        currency: "ZAR",
+        payer: "recipient",
+        evidence: "counter",
+      }),
+      200,
+      "recipient duties",
+    );
+    const cleared = documented(
+      moved,
+      await move({ action: "clear", customs_reference: "ZA-CUS-1" }),
+      200,
+      "clear",
+    );
+    assert.equal(cleared.charge_reference, `CUS-${id}`);
+
+    // At a run's border stop: the run, the exit and entry, the vehicle gone before the release.
+    const at = await openCrossing(t.env.runtime, courier.business.id, {
+      waybill: x,
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Ramatlabama",
+      run_id: "run_test",
+      stop_id: "stop_ramatlabama",
+      by: "driver:test",
+    });
+    assert.equal(at, id, "the first border stop presents the crossing opened at booking");
+    await recordCrossing(t.env.runtime, courier.business.id, at, "exit", "api_key");
+    await recordCrossing(t.env.runtime, courier.business.id, at, "entry", "api_key");
+    await vehicleLeft(t.env.runtime, courier.business.id, at, "api_key");
+    const released = documented(
+      moved,
+      await t.call("POST", `/business/customs/${at}/move`, {
+        key,
+        body: { action: "release", evidence: "release note 7" },
+      }),
+      200,
+      "release",
+    );
+    assert.equal(released.released_after_departure, true);
+    assert.ok(released.exit_at && released.entry_at && released.vehicle_left_at);
+    const refusedAt = await openCrossing(t.env.runtime, courier.business.id, {
+      waybill: x,
+      country: "ZA",
+      to_country: "MZ",
+      border_post: "Lebombo",
+      run_id: "run_test",
+      stop_id: "stop_lebombo",
+      by: "driver:test",
+    });
+    const refused = documented(
+      moved,
+      await t.call("POST", `/business/customs/${refusedAt}/move`, {
+        key,
+        body: { action: "refuse", reason: "no permit" },
+      }),
+      200,
+      "refuse",
+    );
+    assert.ok(refused.refused_at);
+    await t.settle();
+    const all = documented(
+      customs,
+      await t.call("GET", `/business/shipments/${x}/customs`, { key }),
+      200,
+      "every crossing",
+    );
+    assert.equal(all.crossings.length, 2);
+    assert.equal(all.crossings[0].run_id, "run_test");
+
+    // The driver of a run carrying the shipment.
+    const bearer = await driverCarrying(t, courier, x);
+    const byDriver = documented(
+      DriverCustomsSuppliedAnswer,
+      await t.call("POST", `/driver/customs/${id}/supply`, {
+        bearer,
+        body: { documents: [{ name: "vehicle papers", reference: null }] },
+      }),
+      200,
+      "driver supply",
+    );
+    assert.equal(byDriver.documents.length, 3);
   }));
