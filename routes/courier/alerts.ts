@@ -286,10 +286,12 @@ export function alertRoutes(api: Api): void {
     method: "get",
     path: "/business/courier/alerts/{id}/evidence",
     summary: "The evidence file an alert was resolved with",
+    description: "The file as it was uploaded, with the content type it was stored with.",
     tag,
     security,
     middleware: read,
     params: AlertParam,
+    produces: "application/octet-stream",
   }, async (c, { params }) => {
     const alert = await askAlert(c, params.id, { kind: "get" });
     const ref = alert.evidence_file;

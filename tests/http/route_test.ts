@@ -123,6 +123,29 @@ Deno.test("routes: a missing field is named as required, a wrong kind says what 
     assert.match(byPath.effective_from, /offset/);
   }));
 
+Deno.test("routes: every JSON answer documents what its data holds", () =>
+  withTestEnv(async (t) => {
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const untyped: string[] = [];
+    let documented = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, unknown>)) {
+      for (const [method, op] of Object.entries(item as Record<string, Record<string, unknown>>)) {
+        const responses = op.responses as Record<string, Record<string, unknown>>;
+        for (const [status, answer] of Object.entries(responses)) {
+          if (!status.startsWith("2")) continue;
+          // deno-lint-ignore no-explicit-any
+          const data = (answer.content as any)?.["application/json"]?.schema?.properties?.data;
+          if (data === undefined) continue; // a file answer, or no body
+          const typed = data.$ref || data.type || data.anyOf || data.allOf || data.oneOf;
+          if (typed) documented++;
+          else untyped.push(`${method} ${path} ${status}`);
+        }
+      }
+    }
+    assert.deepEqual(untyped, [], "answers documented as any value");
+    assert.ok(documented > 100, `${documented} answers documented: the walk found the answers`);
+  }));
+
 Deno.test("routes: every list that pages documents its meta, and no other route does", () =>
   withTestEnv(async (t) => {
     const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
