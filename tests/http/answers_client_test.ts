@@ -122,6 +122,7 @@ Deno.test("client answers: sign-in, the account, the key, the webhook, users and
       body: { ...full, name: "Molapo Pharmacy Ltd" },
     });
     documented(ClientAddressAnswer, again, 200, "address (updated)");
+    await t.settle(); // the list reads the Postgres projection
     const addresses = documented(
       z.array(ClientAddressAnswer),
       await t.call("GET", "/client/addresses", { headers }),
