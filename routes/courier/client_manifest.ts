@@ -16,6 +16,8 @@ import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../src/limits.ts";
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Headline statuses before collection (courier 3.2). */
 const AWAITING_COLLECTION = ["booked", "awaiting_collection"] as const;
+/** Rows read at a time from the three days' window (see the route). */
+const MANIFEST_PAGE_ROWS = 500;
 
 // ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
 
@@ -118,20 +120,35 @@ export function clientManifestRoutes(api: Api): void {
     const env = c.get("env");
     const now = env.clock.now();
     const collectionOn = sql<string>`data->'pricing'->'promise'->>'collection_on'`;
-    // Every timezone's today lies within a day of UTC's: the exact date is checked per row.
-    const rows = await env.db.selectFrom("snapshots").select("data")
-      .where("type", "=", shipmentActor.type)
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'client_id'`, "=", p.client_id)
-      .where(sql<string>`data->>'status'`, "in", AWAITING_COLLECTION)
-      .where(collectionOn, ">=", utcDate(now - DAY_MS))
-      .where(collectionOn, "<=", utcDate(now + DAY_MS))
-      .orderBy(sql`(data->>'booked_at')::bigint`)
-      .orderBy("id")
-      .limit(COLLECTION_MANIFEST_SHIPMENTS_MAX + 1)
-      .execute();
-    const today = rows.map((r) => r.data as ShipmentSnapshot)
-      .filter((s) => s.pricing.promise.collection_on === localDate(now, timezoneOf(s)));
+    const bookedAt = sql<string>`(data->>'booked_at')::bigint`;
+    // Every timezone's today lies within a day of UTC's: the window holds it, and the exact date
+    // is checked per row. The window is read a page at a time until the cap is passed: a page of
+    // the window can hold only yesterday's or tomorrow's shipments, and today's would be missed.
+    const today: ShipmentSnapshot[] = [];
+    let after: { booked_at: number; id: string } | null = null;
+    for (;;) {
+      let q = env.db.selectFrom("snapshots").select(["id", "data"])
+        .where("type", "=", shipmentActor.type)
+        .where("tenant", "=", p.business.id)
+        .where(sql<string>`data->>'client_id'`, "=", p.client_id)
+        .where(sql<string>`data->>'status'`, "in", AWAITING_COLLECTION)
+        .where(collectionOn, ">=", utcDate(now - DAY_MS))
+        .where(collectionOn, "<=", utcDate(now + DAY_MS));
+      if (after) {
+        q = q.where(
+          sql<boolean>`(${bookedAt}, id) > (${String(after.booked_at)}::bigint, ${after.id})`,
+        );
+      }
+      const page = await q.orderBy(bookedAt).orderBy("id").limit(MANIFEST_PAGE_ROWS).execute();
+      for (const r of page) {
+        const s = r.data as ShipmentSnapshot;
+        if (s.pricing.promise.collection_on === localDate(now, timezoneOf(s))) today.push(s);
+      }
+      const last = page.at(-1);
+      if (!last || page.length < MANIFEST_PAGE_ROWS) break;
+      if (today.length > COLLECTION_MANIFEST_SHIPMENTS_MAX) break;
+      after = { booked_at: Number((last.data as ShipmentSnapshot).booked_at), id: last.id };
+    }
     const shipments = today.slice(0, COLLECTION_MANIFEST_SHIPMENTS_MAX).map(manifestRow);
     const totalGrams = shipments.reduce((n, s) => n + grams(s.weight_kg), 0);
     return ok(c, {
@@ -142,7 +159,7 @@ export function clientManifestRoutes(api: Api): void {
         pieces: shipments.reduce((n, s) => n + s.pieces, 0),
         weight_kg: totalGrams / 1000,
       },
-      truncated: rows.length > COLLECTION_MANIFEST_SHIPMENTS_MAX,
+      truncated: today.length > COLLECTION_MANIFEST_SHIPMENTS_MAX,
     });
   });
 }

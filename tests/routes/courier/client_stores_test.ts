@@ -11,6 +11,8 @@ import {
   type RetailPacketState,
 } from "../../../actors/retail_packet.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../../src/limits.ts";
+import { jsonb } from "../../../src/db/json.ts";
 import {
   bookShipment,
   type Client,
@@ -256,6 +258,31 @@ Deno.test("client collection manifest: today's shipments awaiting collection, wi
       tomorrow.waybill,
     ]);
     assert.deepEqual(next.body.data.totals, { shipments: 1, pieces: 1, weight_kg: 2.5 });
+    assert.equal(next.body.data.truncated, false);
+
+    // More of yesterday's shipments still awaiting collection than the manifest's cap, all booked
+    // before today's: today's is still found, and the manifest is not cut short.
+    const [row0] = await t.env.db.selectFrom("snapshots").selectAll()
+      .where("type", "=", "shipment").where("id", "=", first.waybill).execute();
+    const earlier = Array.from({ length: COLLECTION_MANIFEST_SHIPMENTS_MAX + 1 }, (_, i) => ({
+      ...row0!,
+      id: `WBOLD${String(i).padStart(5, "0")}`,
+      data: jsonb({
+        ...(row0!.data as Record<string, unknown>),
+        waybill: `WBOLD${String(i).padStart(5, "0")}`,
+        booked_at: (row0!.data as { booked_at: number }).booked_at - 1_000 - i,
+      }),
+    }));
+    for (let i = 0; i < earlier.length; i += 500) {
+      await t.env.db.insertInto("snapshots").values(earlier.slice(i, i + 500)).execute();
+    }
+    const crowded = await t.call("GET", "/client/collection-manifest", {
+      headers: clientKey(client),
+    });
+    assert.deepEqual(crowded.body.data.shipments.map((s: { waybill: string }) => s.waybill), [
+      tomorrow.waybill,
+    ]);
+    assert.equal(crowded.body.data.truncated, false);
   }));
 
 // --- the packet machine, pure (no KV, no HTTP) ---
