@@ -745,14 +745,19 @@ const DriverRunItemAnswer = z.object({
   stop_id: z.string().nullable(),
 }).openapi("DriverRunItem");
 
-/** spec: courier 2.10: the driver's view of a run: no declared or customs values (driverView). */
-export const DriverRunAnswer = z.object({
+/** What the driver's run and their list both say of a run first. */
+const DriverRunHeadFields = {
   id: z.string(),
   facility_id: z.string(),
   kind: z.string(),
   countries: z.array(Country),
   vehicle: z.string().nullable(),
   status: RunStatus,
+};
+
+/** spec: courier 2.10: the driver's view of a run: no declared or customs values (driverView). */
+export const DriverRunAnswer = z.object({
+  ...DriverRunHeadFields,
   stops: z.array(DriverRunStopAnswer),
   items: z.array(DriverRunItemAnswer),
 }).openapi("DriverRun");
@@ -766,12 +771,7 @@ export const DriverStopActionAnswer = z.object({
 
 /** One of the driver's runs in their list (driverRunListView). */
 export const DriverRunListedAnswer = z.object({
-  id: z.string(),
-  facility_id: z.string(),
-  kind: z.string(),
-  countries: z.array(Country),
-  vehicle: z.string().nullable(),
-  status: RunStatus,
+  ...DriverRunHeadFields,
   stops: RunStandingFields.stops,
   stops_open: RunStandingFields.stops_open,
   items: ItemCounts,
