@@ -13,6 +13,7 @@
  * duplicate_order for an order reference, idempotency_key_reused for a key). A refused row books
  * nothing and frees its identity, so a corrected batch can be sent again whole.
  */
+import { ProofOfDeliveryAnswer } from "./tracking.ts";
 import { sql } from "kysely";
 import type { Context } from "hono";
 import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
@@ -87,12 +88,7 @@ export const ClientShipmentAnswer = ShipmentFoundAnswer.extend({
 /** spec: courier 2.3: one shipment with per-piece custody and its timeline (detailView). */
 export const ClientShipmentDetailAnswer = ClientShipmentAnswer.extend({
   tracking_url: z.url().openapi({ description: "The public tracking page" }),
-  pod: orNull(
-    z.object({
-      delivered_at: UtcInstant,
-      received_by: z.string().nullable(),
-    }).openapi("ClientShipmentPod"),
-  ).openapi({ description: "Proof of delivery, once delivered" }),
+  pod: orNull(ProofOfDeliveryAnswer).openapi({ description: "Proof of delivery, once delivered" }),
   pieces: z.array(
     z.object({
       id: z.string(),

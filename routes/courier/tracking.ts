@@ -92,6 +92,12 @@ export function trackingView(s: Shipment, now: number) {
 
 // ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
 
+/** Proof of delivery as the customer and the client see it: when, and who received it. */
+export const ProofOfDeliveryAnswer = z.object({
+  delivered_at: UtcInstant,
+  received_by: z.string().nullable(),
+}).openapi("ProofOfDelivery");
+
 /**
  * spec: courier 2.11: the customer tracking view (trackingView): no customs notes, declared
  * values, specimen data or money, and no person's name but the one who received the parcel.
@@ -113,12 +119,7 @@ export const TrackingAnswer = z.object({
   }),
   delivery_attempts: z.number().int(),
   next_step: z.string().nullable().openapi({ description: "What happens next, in plain words" }),
-  pod: orNull(
-    z.object({
-      delivered_at: UtcInstant,
-      received_by: z.string().nullable(),
-    }).openapi("TrackingProofOfDelivery"),
-  ).openapi({ description: "After delivery only" }),
+  pod: orNull(ProofOfDeliveryAnswer).openapi({ description: "After delivery only" }),
 }).openapi("Tracking");
 
 /** Tracking answers errors as `{success: false, error, message}` (CONTRACT "Errors"). */
