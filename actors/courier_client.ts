@@ -444,9 +444,10 @@ function changeSettings(
   }
   // spec: courier 4.2: external posts no invoice, so entries not yet invoiced would stay so for
   // good (an owed of 0 says nothing of them: a payment may have met them): invoice them first.
-  const uninvoiced = Object.keys(state.ledger.periods)
-    .filter((k) => state.ledger.periods[k]!.count > 0).sort();
-  if (mode === "external" && was.settlement_mode !== "external" && uninvoiced.length > 0) {
+  const uninvoiced = mode === "external" && was.settlement_mode !== "external"
+    ? Object.keys(state.ledger.periods).filter((k) => state.ledger.periods[k]!.count > 0).sort()
+    : [];
+  if (uninvoiced.length > 0) {
     const periods = [...new Set(uninvoiced.map((k) => k.slice(0, k.indexOf("|"))))];
     return reject(
       "balance_not_settled",

@@ -33,7 +33,8 @@ import {
 } from "../src/outbound/schedule.ts";
 
 export type OutboundStream = "billing" | "client_webhook";
-export type OutboundStatus = "pending" | "delivered" | "failed";
+export const OUTBOUND_STATUSES = ["pending", "delivered", "failed"] as const;
+export type OutboundStatus = typeof OUTBOUND_STATUSES[number];
 
 /**
  * Whose endpoint receives the event, looked up at every attempt (so a courier that sets its

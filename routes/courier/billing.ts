@@ -34,6 +34,7 @@ import {
   balanceOf,
   daysPastDue,
   ENTRY_KINDS,
+  ENTRY_STATUSES,
   type EntryKind,
   type EntryStatus,
   type Invoice,
@@ -46,6 +47,7 @@ import {
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
 } from "../../src/domain/ledger.ts";
+import { OUTBOUND_STATUSES } from "../../actors/outbound_event.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/domain/billing_csv.ts";
 import { EXPORT_STATES, type ExportState } from "../../src/domain/export_state.ts";
@@ -940,7 +942,7 @@ const LedgerEntryFields = {
   kind: EntryKindName,
   amount: Money.openapi({ description: "Signed: positive is owed by the client" }),
   currency: Currency,
-  status: z.enum(["posted", "external", "unresolved_fx"]),
+  status: z.enum(ENTRY_STATUSES),
   payer: z.literal("client"),
   recoverable: z.boolean().openapi({ description: "Duties recovered, never revenue" }),
   reason: z.string().nullable(),
@@ -1068,7 +1070,7 @@ export const ClientBillingAnswer = z.object({
         ...LedgerEntryFields,
         invoice_id: z.string().nullable(),
         export_state: z.enum(EXPORT_STATES),
-        event_state: z.enum(["pending", "delivered", "failed"]).nullable().openapi({
+        event_state: z.enum(OUTBOUND_STATUSES).nullable().openapi({
           description: "Delivery of the entry's billing event; null when it has none",
         }),
         external_reference: z.string().nullable().openapi({

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { businessActor } from "../../actors/business.ts";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import {
+  OUTBOUND_STATUSES,
   type OutboundEvent,
   outboundEventActor,
   type OutboundEventSummary,
@@ -30,7 +31,7 @@ import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { CalendarDay, Currency, orNull, UtcInstant } from "../../src/http/schemas.ts";
-import { ENTRY_KINDS } from "../../src/domain/ledger.ts";
+import { ENTRY_KINDS, ENTRY_STATUSES } from "../../src/domain/ledger.ts";
 import { COMPLETION_EVENTS } from "../../src/domain/billing_events.ts";
 import { API_VERSION } from "../../src/domain/signatures.ts";
 
@@ -92,7 +93,7 @@ const acknowledgementFields = {
 const eventFields = {
   event_id: z.string(),
   event_type: z.string().openapi({ example: "shipment.booked" }),
-  status: z.enum(["pending", "delivered", "failed"]),
+  status: z.enum(OUTBOUND_STATUSES),
   attempts: z.number().int().openapi({ description: "Attempts ever made" }),
   next_attempt_at: UtcInstant.nullable(),
   last_attempt: orNull(AttemptAnswer),
@@ -143,7 +144,7 @@ const ChargeEventBody = z.object({
     kind: z.enum(ENTRY_KINDS),
     amount: DecimalText,
     currency: Currency,
-    status: z.enum(["posted", "external", "unresolved_fx"]),
+    status: z.enum(ENTRY_STATUSES),
     payer: z.literal("client"),
     recoverable: z.boolean(),
     reason: z.string().nullable(),
@@ -355,7 +356,7 @@ export function billingEventRoutes(api: Api): void {
     security: "business",
     middleware: viewer,
     query: z.object({
-      status: z.enum(["pending", "delivered", "failed"]).optional(),
+      status: z.enum(OUTBOUND_STATUSES).optional(),
       event_type: z.string().max(120).optional(),
       client_id: z.string().max(64).optional(),
       limit: z.coerce.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),

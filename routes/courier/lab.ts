@@ -87,14 +87,14 @@ const TickBody = z.object({
 /** Every field optional here: a missing one is refused as temperature_fields_required. */
 const TemperatureBody = z.object({
   value: Degrees.nullable().optional(),
-  unit: z.enum(["C", "F"]).nullable().optional(),
+  unit: z.enum(TEMPERATURE_UNITS).nullable().optional(),
   source: z.string().trim().max(LAB_NAME_CHARS_MAX).nullable().optional(),
   device: z.string().trim().max(LAB_NAME_CHARS_MAX).nullable().optional(),
   time: Instant.nullable().optional(),
 });
 
 const ApproveBody = z.object({
-  decision: z.enum(["accept", "reject"]),
+  decision: z.enum(LAB_DECISION_KINDS),
   note: z.string().max(LAB_DECISION_NOTE_CHARS_MAX),
   /** Who at the laboratory decided. */
   by: Text(120).nullable().optional(),

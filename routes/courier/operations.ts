@@ -12,7 +12,13 @@ import { operationsViewsActor, type SavedView } from "../../actors/operations_vi
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { bookScanCharge } from "../../src/courier/later_charges.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
-import { HEADLINES, HEALTHS, MILESTONES, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
+import {
+  HEADLINES,
+  HEALTHS,
+  MILESTONES,
+  OWNER_ROLES,
+  SCAN_EVENTS,
+} from "../../src/domain/lifecycle.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { waybillSpellings } from "../../src/domain/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -42,7 +48,7 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 
 const BoardQuery = z.object({
   health: z.enum(HEALTHS).optional(),
-  next_owner: z.enum(["courier", "customs", "recipient"]).optional(),
+  next_owner: z.enum(OWNER_ROLES).optional(),
   client_id: Text(64).optional(),
   facility_id: Text(120).optional(),
   q: Text(120).optional(),
@@ -75,7 +81,6 @@ const FILTER_KEYS = [
 
 // ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
 
-const NEXT_OWNERS = ["courier", "customs", "recipient"] as const;
 const Count = z.number().int().min(0);
 
 /** spec: courier 4.4: one row of the board (operationsRow). */
@@ -100,7 +105,7 @@ const rowFields = {
   }).nullable().openapi({ description: "The last physical scan; null before any" }),
   next_milestone: z.enum(MILESTONES).nullable(),
   next_due_at: UtcInstant.nullable(),
-  next_owner: z.enum(NEXT_OWNERS).nullable(),
+  next_owner: z.enum(OWNER_ROLES).nullable(),
   overdue: z.boolean().openapi({ description: "An open milestone is past its deadline" }),
   estimated_delivery_on: CalendarDay,
   promise: z.object({ earliest_delivery: CalendarDay, latest_delivery: CalendarDay }),
@@ -125,7 +130,7 @@ export const ShipmentOperationsAnswer = z.object({
   obligations: z.array(
     z.object({
       milestone: z.enum(MILESTONES),
-      owner: z.enum(NEXT_OWNERS),
+      owner: z.enum(OWNER_ROLES),
       opened_at: UtcInstant,
       due_at: UtcInstant,
       at_risk_at: UtcInstant,
@@ -187,6 +192,8 @@ export const SavedViewDeletedAnswer = z.object({
 }).openapi("SavedBoardViewDeleted");
 
 const AGEING_BUCKETS = ["0-2", "3-5", "6-9", "10-14", "15+"] as const;
+/** The most whole days each bucket but the last holds. */
+const AGEING_BUCKET_DAYS_MAX = [2, 5, 9, 14] as const;
 
 /** spec: courier 4.4: the operations report. */
 export const OperationsReportAnswer = z.object({
@@ -195,7 +202,7 @@ export const OperationsReportAnswer = z.object({
     by_health: z.partialRecord(z.enum(HEALTHS), Count).openapi({
       description: "Only the health values that have open shipments",
     }),
-    by_next_owner: z.partialRecord(z.enum([...NEXT_OWNERS, "none"]), Count),
+    by_next_owner: z.partialRecord(z.enum([...OWNER_ROLES, "none"]), Count),
   }),
   ageing_days: z.object(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, Count]))).openapi({
     description: "Open shipments by whole days since booking",
@@ -525,21 +532,14 @@ export function operationRoutes(api: Api): void {
       .execute();
     const byHealth: Record<string, number> = {};
     const byOwner: Record<string, number> = {};
-    const ageing: Record<string, number> = { "0-2": 0, "3-5": 0, "6-9": 0, "10-14": 0, "15+": 0 };
+    const ageing: Record<string, number> = Object.fromEntries(AGEING_BUCKETS.map((b) => [b, 0]));
     for (const r of open) {
       byHealth[r.health] = (byHealth[r.health] ?? 0) + 1;
       const owner = r.owner ?? "none";
       byOwner[owner] = (byOwner[owner] ?? 0) + 1;
       const days = Math.floor((now - Number(r.booked_at)) / DAY_MS);
-      const bucket = days <= 2
-        ? "0-2"
-        : days <= 5
-        ? "3-5"
-        : days <= 9
-        ? "6-9"
-        : days <= 14
-        ? "10-14"
-        : "15+";
+      const i = AGEING_BUCKET_DAYS_MAX.findIndex((max) => days <= max);
+      const bucket = AGEING_BUCKETS[i === -1 ? AGEING_BUCKETS.length - 1 : i]!;
       ageing[bucket] = (ageing[bucket] ?? 0) + 1;
     }
     const alerts = await db.selectFrom("snapshots").select("data")

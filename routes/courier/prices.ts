@@ -10,7 +10,7 @@ import { balancesOf } from "../../actors/client_ledger.ts";
 import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/domain/settlement.ts";
-import { HEADLINES, HEALTHS, MILESTONES } from "../../src/domain/lifecycle.ts";
+import { HEADLINES, HEALTHS, MILESTONES, OWNER_ROLES } from "../../src/domain/lifecycle.ts";
 import { waybillSpellings } from "../../src/domain/waybill.ts";
 import {
   business,
@@ -457,7 +457,7 @@ export const ShipmentFoundAnswer = z.object({
   health: z.enum(HEALTHS).nullable(),
   next_milestone: z.enum(MILESTONES).nullable(),
   next_due_at: UtcInstant.nullable(),
-  next_owner: z.enum(["courier", "customs", "recipient"]).nullable(),
+  next_owner: z.enum(OWNER_ROLES).nullable(),
   estimated_delivery_on: CalendarDay,
 }).openapi("ShipmentFound");
 

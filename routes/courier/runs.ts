@@ -842,7 +842,7 @@ export function runRoutes(api: Api): void {
     middleware: operate,
     params: RunParam,
     body: z.object({
-      kind: z.enum(["deliver", "collect", "checkpoint"]),
+      kind: StopKind,
       waybill: Text(64).optional(),
       work_order: z.object({
         sender: Text(300),

@@ -65,7 +65,8 @@ export const ENTRY_KINDS = [
 export type EntryKind = typeof ENTRY_KINDS[number];
 
 /** `external`: recorded for audit and profit, no receivable (courier 4.2 external row). */
-export type EntryStatus = "posted" | "external" | "unresolved_fx";
+export const ENTRY_STATUSES = ["posted", "external", "unresolved_fx"] as const;
+export type EntryStatus = typeof ENTRY_STATUSES[number];
 
 export interface LedgerEntry {
   readonly reference: string;

@@ -59,7 +59,9 @@ export const MILESTONES = [
   "promise",
 ] as const;
 export type Milestone = typeof MILESTONES[number];
-export type Owner = "courier" | "customs" | "recipient";
+/** Who must act next on a shipment (courier 3.2 milestones, owner column). */
+export const OWNER_ROLES = ["courier", "customs", "recipient"] as const;
+export type Owner = typeof OWNER_ROLES[number];
 
 /** The service terms a shipment froze at booking (courier 2.8), as far as deadlines need them. */
 export interface LifecycleTerms extends ServiceHours {

@@ -270,7 +270,8 @@ export function parse(schema: z.ZodType | undefined, value: unknown, part: strin
   if (!schema) return undefined;
   const r = schema.safeParse(value);
   if (r.success) {
-    const unstorable = unstorableText(r.data, []);
+    const unstorable: string[][] = [];
+    collectUnstorable(r.data, [], unstorable);
     if (unstorable.length > 0) {
       throw validationFailed(unstorable.map((path) => ({
         path: path.join(".") || part,
@@ -297,14 +298,30 @@ export function storableText(s: string): boolean {
   return !s.includes("\u0000") && s.isWellFormed();
 }
 
-/** The path of every string (or key) in `value` that is not storableText. */
-function unstorableText(value: unknown, at: readonly string[]): string[][] {
-  if (typeof value === "string") return storableText(value) ? [] : [[...at]];
-  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableText(v, [...at, String(i)]));
-  if (value === null || typeof value !== "object" || value instanceof File) return [];
-  return Object.entries(value).flatMap(([k, v]) =>
-    storableText(k) ? unstorableText(v, [...at, k]) : [[...at, k]]
-  );
+/**
+ * Adds to `out` the path of every string (or key) in `value` that is not storableText. Every
+ * request's parts pass here: the path in hand is one array, copied only for text refused.
+ */
+function collectUnstorable(value: unknown, at: string[], out: string[][]): void {
+  if (typeof value === "string") {
+    if (!storableText(value)) out.push([...at]);
+    return;
+  }
+  if (value === null || typeof value !== "object" || value instanceof File) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      at.push(String(i));
+      collectUnstorable(value[i], at, out);
+      at.pop();
+    }
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    at.push(k);
+    if (storableText(k)) collectUnstorable(v, at, out);
+    else out.push([...at]);
+    at.pop();
+  }
 }
 
 /** A form's text fields as the body; its declared files into `files`, any other file refused. */
