@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { KV_PAGE_BYTES } from "../../src/limits.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
 
 Deno.test("kv store: its identity is made once and the same for every instance sharing it, another store's differs", async () => {
@@ -19,6 +21,40 @@ Deno.test("kv store: its identity is made once and the same for every instance s
     one.close();
     two.close();
     other.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv store: a new file gets KV_PAGE_BYTES pages and works; an existing file keeps its own", async () => {
+  const dir = await Deno.makeTempDir();
+  const pageSize = (path: string) => {
+    const db = new DatabaseSync(path);
+    try {
+      return Number((db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
+    } finally {
+      db.close();
+    }
+  };
+  try {
+    const made = await KvActorStore.open(`${dir}/new.kv`);
+    const id = await made.identity();
+    made.close();
+    assert.equal(pageSize(`${dir}/new.kv`), KV_PAGE_BYTES);
+    // Opened again, it is the same store (its identity kept), not made anew.
+    const again = await KvActorStore.open(`${dir}/new.kv`);
+    assert.equal(await again.identity(), id);
+    again.close();
+    // A file Deno KV made before (4 KiB pages) is opened as it is.
+    const old = await Deno.openKv(`${dir}/old.kv`);
+    await old.set(["x"], 1);
+    old.close();
+    const before = pageSize(`${dir}/old.kv`);
+    assert.notEqual(before, KV_PAGE_BYTES);
+    const reopened = await KvActorStore.open(`${dir}/old.kv`);
+    assert.match(await reopened.identity(), /^store_/);
+    reopened.close();
+    assert.equal(pageSize(`${dir}/old.kv`), before);
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
