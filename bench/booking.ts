@@ -132,6 +132,21 @@ interface CpuSample {
   readonly idle: number;
   readonly self: number;
   readonly postgres: number;
+  /** This process's CPU by kind of thread (threadKind). */
+  readonly threads: ReadonlyMap<string, number>;
+}
+
+/**
+ * What a thread of this process does, by the name Linux shows for it: the server's JavaScript
+ * (`deno`), Deno KV's SQLite writer (`sw-0`), V8's background threads (mostly garbage
+ * collection). The load generator's Workers (`worker-N`) have ended by the second sample, so
+ * their CPU is in the process's total only.
+ */
+function threadKind(comm: string): string {
+  if (comm === "deno") return "server JS";
+  if (comm.startsWith("sw-")) return "KV store";
+  if (comm.startsWith("V8 ")) return "V8 background";
+  return "other";
 }
 
 /** Reads Linux's /proc (clock ticks of 10 ms); null elsewhere, and the figure is left out. */
@@ -153,11 +168,22 @@ function cpuSample(): CpuSample | null {
         // The process ended meanwhile.
       }
     }
+    const threads = new Map<string, number>();
+    for (const t of Deno.readDirSync("/proc/self/task")) {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
+        const kind = threadKind(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
+        threads.set(kind, (threads.get(kind) ?? 0) + ticks(stat));
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
     return {
       busy: (all[0]! + all[1]! + all[2]! + all[4]! + all[5]! + all[6]!) * 10,
       idle: all[3]! * 10,
       self: ticks(Deno.readTextFileSync("/proc/self/stat")),
       postgres,
+      threads,
     };
   } catch {
     return null;
@@ -173,8 +199,14 @@ function cpuPerBooking(before: CpuSample | null, after: CpuSample | null): strin
   const per = (ms: number) => (ms / BOOKINGS).toFixed(2);
   const busy = after.busy - before.busy;
   const share = busy / (busy + after.idle - before.idle);
-  return `; CPU ${per(busy)} ms per booking (this process ${per(after.self - before.self)}, ` +
-    `Postgres ${per(after.postgres - before.postgres)}), machine ${(share * 100).toFixed(0)}% busy`;
+  const threads = [...after.threads]
+    .map(([kind, ms]) => [kind, ms - (before.threads.get(kind) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, ms]) => `${kind} ${per(ms)}`);
+  return `; CPU ${per(busy)} ms per booking (this process ${per(after.self - before.self)}: ` +
+    `${threads.join(", ")}; Postgres ${per(after.postgres - before.postgres)}), ` +
+    `machine ${(share * 100).toFixed(0)}% busy`;
 }
 
 export async function operatorCall(
