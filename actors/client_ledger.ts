@@ -19,6 +19,8 @@ import {
   type CodAwaiting,
   convertMinor,
   dueOn,
+  dutiesAllocated,
+  dutiesRecoveredEffect,
   type Effect,
   type EntryKind,
   entryOf,
@@ -186,6 +188,11 @@ export type LedgerEvent =
     invoices: readonly Invoice[];
     /** Credit on account applied at this issue to invoices issued before (absent: none). */
     allocations?: readonly Allocation[];
+    /**
+     * Duties of invoices that credit on account paid at this issue, by currency: recovered
+     * (courier 2.6), moved from the recoverable balance to the receivable. Absent: none.
+     */
+    duties_recovered?: Readonly<Record<string, number>>;
     by: string;
   };
 
@@ -604,7 +611,12 @@ function payment(state: CourierClient, c: Payment, now: number): LedgerDecision 
     [{
       kind: "payment_received",
       entry,
-      effect: receiptEffect("credit", balancesIn(state, c.currency), c.amount_minor),
+      effect: receiptEffect(
+        "credit",
+        balancesIn(state, c.currency),
+        c.amount_minor,
+        dutiesAllocated(state.ledger.invoices, split.allocations),
+      ),
       allocations: split.allocations,
       unallocated_minor: split.rest,
       by: c.by,
@@ -784,7 +796,12 @@ function codRemitted(state: CourierClient, c: CodRemitted, now: number): LedgerD
     [{
       kind: "cod_remitted",
       entry,
-      effect: receiptEffect(mode, balancesIn(state, cod.currency), cod.amount_minor),
+      effect: receiptEffect(
+        mode,
+        balancesIn(state, cod.currency),
+        cod.amount_minor,
+        dutiesAllocated(state.ledger.invoices, split.allocations),
+      ),
       allocations: split.allocations,
       unallocated_minor: split.rest,
       by: c.by,
@@ -835,11 +852,14 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
       due_on: dueOn(ctx.now, state.settings.payment_days),
       watermark: p.watermark,
       entries: p.count,
+      // spec: courier 2.6: the duties on it, kept apart from charges (unknown on older totals).
+      ...(p.recoverable_minor === undefined ? {} : { recoverable_minor: p.recoverable_minor }),
     };
   });
   // spec: courier 4.2: credit on account, with what credit invoices add to it, pays the open
   // invoices oldest first, the new ones too; 2.6 rule 5: only settlement changes, never lines.
   const earlier: Allocation[] = [];
+  const recovered: Record<string, number> = {};
   const fresh = new Set(issued.map((i) => i.id));
   let invoices = issued;
   for (const currency of new Set(issued.map((i) => i.currency))) {
@@ -848,6 +868,9 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
     if (credit <= 0) continue;
     const split = allocate([...book.invoices, ...invoices], currency, credit, []);
     if (!split.ok) return reject(split.code, split.message);
+    // spec: courier 2.6: the duties the credit paid are recovered (see dutiesRecoveredEffect).
+    const duties = dutiesAllocated([...book.invoices, ...invoices], split.allocations);
+    if (duties > 0) recovered[currency] = duties;
     const paid = new Map(split.allocations.map((a) => [a.invoice_id, a.paid_minor]));
     invoices = invoices.map((i) => ({ ...i, paid_minor: paid.get(i.id) ?? i.paid_minor }));
     earlier.push(...split.allocations.filter((a) => !fresh.has(a.invoice_id)));
@@ -857,6 +880,7 @@ function issueInvoice(state: CourierClient, c: IssueInvoice, ctx: Ctx): LedgerDe
       kind: "invoices_issued",
       invoices,
       ...(earlier.length > 0 ? { allocations: earlier } : {}),
+      ...(Object.keys(recovered).length > 0 ? { duties_recovered: recovered } : {}),
       by: c.by,
     }],
     (next) => ({ invoices, balances: accountBalances(next!) }),
@@ -919,11 +943,13 @@ export function evolveLedger(state: CourierClient, event: LedgerEvent): CourierC
           }],
         },
       };
-    case "invoices_issued":
-      return {
-        ...state,
-        ledger: bookInvoices(state.ledger, event.invoices, event.allocations ?? []),
-      };
+    case "invoices_issued": {
+      let s = state;
+      for (const [currency, duties] of Object.entries(event.duties_recovered ?? {})) {
+        s = withEffect(s, currency, dutiesRecoveredEffect(balancesIn(s, currency), duties));
+      }
+      return { ...s, ledger: bookInvoices(s.ledger, event.invoices, event.allocations ?? []) };
+    }
     default:
       return unreachable(event);
   }

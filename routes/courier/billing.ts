@@ -902,6 +902,10 @@ export const InvoiceAnswer = z.object({
   credited_to_account: Money.openapi({
     description: "A credit invoice's credit, moved to the account at issue; 0 on others",
   }),
+  recoverable_duties: Money.nullable().openapi({
+    description: "Of amount, the duties paid on the client's behalf: recoverable, not revenue; " +
+      "paid after the invoice's charges. null on invoices issued before it was kept",
+  }),
   balance: Money.openapi({ description: "What is still to pay, never below 0" }),
   status: z.enum(["open", "settled"]),
   supplementary: z.boolean().openapi({
@@ -1219,6 +1223,10 @@ export function invoiceView(i: Invoice, now: number) {
     // account, where it pays open invoices: nothing was paid on it (the book keeps paid = amount).
     paid: decimal(Math.max(i.paid_minor, 0), i.currency),
     credited_to_account: decimal(Math.max(-i.amount_minor, 0), i.currency),
+    // spec: courier 2.6: duties recoverable, kept apart from charges (not revenue).
+    recoverable_duties: i.recoverable_minor === undefined
+      ? null
+      : decimal(i.recoverable_minor, i.currency),
     balance: decimal(Math.max(balanceOf(i), 0), i.currency),
     status: open ? "open" : "settled",
     supplementary: i.supplementary,

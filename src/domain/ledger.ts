@@ -274,24 +274,68 @@ export function chargeEffect(mode: SettlementMode, amount: number, recoverable: 
 
 /**
  * Money received (a payment, remitted COD), `amount` > 0: prepaid adds to the funds; credit
- * clears the receivable, then recoverable duties, and keeps any rest as credit on account.
+ * clears first the duties of the invoices it paid (`duties`, see dutiesAllocated), then the
+ * receivable, then other recoverable duties, and keeps any rest as credit on account.
  */
-export function receiptEffect(mode: SettlementMode, b: Balances, amount: number): Effect {
+export function receiptEffect(
+  mode: SettlementMode,
+  b: Balances,
+  amount: number,
+  duties = 0,
+): Effect {
   switch (mode) {
     case "prepaid":
       return { ...NO_EFFECT, prepaid_minor: amount };
     case "credit": {
-      const fromReceivable = Math.min(amount, Math.max(b.receivable_minor, 0));
-      const fromRecoverable = Math.min(amount - fromReceivable, Math.max(b.recoverable_minor, 0));
+      // spec: courier 2.6: an invoice's duties paid are recovered, whatever else is owed.
+      const forDuties = Math.min(Math.max(duties, 0), amount, Math.max(b.recoverable_minor, 0));
+      const rest = amount - forDuties;
+      const fromReceivable = Math.min(rest, Math.max(b.receivable_minor, 0));
+      const fromRecoverable = Math.min(
+        rest - fromReceivable,
+        Math.max(b.recoverable_minor - forDuties, 0),
+      );
       return {
         prepaid_minor: 0,
-        receivable_minor: 0 - (amount - fromRecoverable),
-        recoverable_minor: 0 - fromRecoverable,
+        receivable_minor: 0 - (rest - fromRecoverable),
+        recoverable_minor: 0 - (forDuties + fromRecoverable),
       };
     }
     case "external":
       return NO_EFFECT;
   }
+}
+
+/**
+ * The duties part of money `allocations` apply to `invoices` (courier 2.6: duties recoverable,
+ * kept apart from charges). Within an invoice its charges are paid first, then its duties: an
+ * invoice paid in full has recovered every duty on it. Invoices issued before their duties were
+ * kept count none.
+ */
+export function dutiesAllocated(
+  invoices: readonly Invoice[],
+  allocations: readonly Allocation[],
+): number {
+  let sum = 0;
+  for (const a of allocations) {
+    const inv = invoices.find((i) => i.id === a.invoice_id);
+    const duties = inv?.recoverable_minor ?? 0;
+    if (!inv || duties <= 0) continue;
+    const charges = inv.amount_minor - duties;
+    const before = a.paid_minor - a.amount_minor;
+    sum += Math.max(0, a.paid_minor - charges) - Math.max(0, before - charges);
+  }
+  return sum;
+}
+
+/**
+ * Credit on account (held in the receivable) that paid `duties` of invoices as they were issued:
+ * those duties are recovered, the credit spent (courier 2.6). Moves them from the recoverable
+ * balance to the receivable; what is owed in all does not change.
+ */
+export function dutiesRecoveredEffect(b: Balances, duties: number): Effect {
+  const moved = Math.min(Math.max(duties, 0), Math.max(b.recoverable_minor, 0));
+  return { prepaid_minor: 0, receivable_minor: moved, recoverable_minor: 0 - moved };
 }
 
 export function applyEffect(b: Balances, e: Effect): Balances {
@@ -317,6 +361,11 @@ export interface PeriodTotal {
   readonly watermark: number;
   /** Invoices issued for this period and currency so far (a later one is supplementary). */
   readonly invoices: number;
+  /**
+   * Of `uninvoiced_minor`, the duties paid on the client's behalf (courier 2.6: recoverable, kept
+   * apart from charges). Absent on totals kept before it was: their duties are not known.
+   */
+  readonly recoverable_minor?: number;
 }
 
 export interface Invoice {
@@ -331,6 +380,11 @@ export interface Invoice {
   readonly due_on: string;
   readonly watermark: number;
   readonly entries: number;
+  /**
+   * Of `amount_minor`, the duties paid on the client's behalf (courier 2.6: recoverable, not
+   * revenue). Absent on invoices issued before it was kept.
+   */
+  readonly recoverable_minor?: number;
 }
 
 export interface UnresolvedEntry {
@@ -444,12 +498,17 @@ export function bookEntry(book: LedgerBook, entry: LedgerEntry, invoiceable: boo
   }
   if (!invoiceable) return { ...book, seq };
   const key = periodKey(entry.period, entry.currency);
-  const p = book.periods[key] ?? { uninvoiced_minor: 0, count: 0, watermark: 0, invoices: 0 };
+  const p: PeriodTotal = book.periods[key] ??
+    { uninvoiced_minor: 0, count: 0, watermark: 0, invoices: 0, recoverable_minor: 0 };
   const next: PeriodTotal = {
     uninvoiced_minor: p.uninvoiced_minor + entry.amount_minor,
     count: p.count + 1,
     watermark: Math.max(p.watermark, entry.seq),
     invoices: p.invoices,
+    // spec: courier 2.6: duties kept apart, so the invoice that takes them tells them apart.
+    ...(p.recoverable_minor === undefined ? {} : {
+      recoverable_minor: p.recoverable_minor + (entry.recoverable ? entry.amount_minor : 0),
+    }),
   };
   return { ...book, seq, periods: { ...book.periods, [key]: next } };
 }
@@ -499,6 +558,8 @@ export function bookInvoices(
       count: (p?.count ?? 0) - inv.entries,
       watermark: Math.max(p?.watermark ?? 0, inv.watermark),
       invoices: (p?.invoices ?? 0) + 1,
+      // An invoice takes its period's whole uninvoiced total, its duties with it.
+      recoverable_minor: (p?.recoverable_minor ?? 0) - (inv.recoverable_minor ?? 0),
     };
     // A credit invoice (amount <= 0) is settled at issue and its credit waits on account.
     unallocated = addUnallocated(unallocated, inv.currency, -inv.paid_minor);

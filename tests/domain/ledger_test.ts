@@ -8,6 +8,7 @@ import {
   convertMinor,
   daysPastDue,
   dueOn,
+  dutiesAllocated,
   EMPTY_BOOK,
   type Invoice,
   INVOICES_RECENT_MAX,
@@ -267,6 +268,40 @@ Deno.test("receiptEffect() clears the receivable, then duties, and keeps the res
     receivable_minor: 0,
     recoverable_minor: 0,
   });
+});
+
+Deno.test("dutiesAllocated() pays an invoice's charges first, then its duties", () => {
+  // spec: courier 2.6: duties recoverable, kept apart from charges. 80.00 charges, 20.00 duties.
+  const mixed = invoice("mixed", { amount_minor: 10_000, recoverable_minor: 2_000 });
+  const paid = (amount: number, before = 0) => [
+    { invoice_id: "mixed", amount_minor: amount, paid_minor: before + amount },
+  ];
+  assert.equal(dutiesAllocated([mixed], paid(5_000)), 0);
+  assert.equal(dutiesAllocated([mixed], paid(9_000)), 1_000);
+  assert.equal(dutiesAllocated([mixed], paid(5_000, 5_000)), 2_000);
+  assert.equal(dutiesAllocated([mixed], paid(10_000)), 2_000);
+  // Invoices issued before their duties were kept, and unknown ids, count none.
+  assert.equal(dutiesAllocated([invoice("mixed")], paid(10_000)), 0);
+  assert.equal(dutiesAllocated([], paid(10_000)), 0);
+});
+
+Deno.test("receiptEffect() clears the duties a payment's invoices hold, then the receivable", () => {
+  const b = { prepaid_minor: 0, receivable_minor: 8_892, recoverable_minor: 2_000 };
+  // An invoice of 20.00 duties paid in full recovers them; the charges after it stay owed.
+  assert.deepEqual(receiptEffect("credit", b, 2_000, 2_000), {
+    prepaid_minor: 0,
+    receivable_minor: 0,
+    recoverable_minor: -2_000,
+  });
+  // Never more duties than are owed; the rest clears the receivable as before.
+  assert.deepEqual(receiptEffect("credit", b, 3_000, 5_000), {
+    prepaid_minor: 0,
+    receivable_minor: -1_000,
+    recoverable_minor: -2_000,
+  });
+  for (const amount of [1, 2_000, 9_000, 20_000]) {
+    assert.equal(owedMinor(receiptEffect("credit", b, amount, 2_000)), -amount);
+  }
 });
 
 Deno.test("pruneInvoices() keeps every open invoice and the latest settled ones", () => {

@@ -643,6 +643,67 @@ Deno.test("billing: recoverable duties use credit: a booking past the limit with
     assert.deepEqual(v.ageing, credited);
   }));
 
+Deno.test("billing: an invoice's duties are recovered when it is paid, whatever else is owed", () =>
+  withTestEnv(async (t) => {
+    // spec: courier 2.6: duties paid on the client's behalf are recoverable, kept apart from
+    // charges (not revenue). A paid invoice of duties leaves no duty unrecovered, and the
+    // charges booked after it are still owed as charges.
+    const [courier, client] = await ready(t);
+    const duty = (reference: string, source: string) =>
+      charge(t, courier, client, {
+        reference,
+        entry_kind: "duties",
+        amount_minor: 2_000,
+        recoverable: true,
+        evidence_path: `s3://evidence/${reference}.pdf`,
+        source_event: source,
+      });
+    await duty("DUT-1", "customs.duties:crs_1");
+    const issued = await invoice(t, courier, client, "2026-11");
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    const [inv] = issued.body.data.invoices;
+    assert.equal(inv.amount, 20);
+    assert.equal(inv.recoverable_duties, 20, "the invoice tells its duties apart");
+    await book(t, client); // 88.92, after the invoice
+    const paid = await act(t, courier, client, "payment", {
+      amount: "20.00",
+      currency: "BWP",
+      reference: "P-DUT",
+      allocations: [{ invoice_id: inv.id, amount: "20.00" }],
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    const owed = { prepaid: 0, receivable: 88.92, recoverable_duties: 0, unallocated_credit: 0 };
+    assert.deepEqual(paid.body.data.balances.balances, { ...owed, owed: 88.92 });
+    const v = await view(t, courier, client);
+    assert.deepEqual(v.balances, { ...owed, owed: 88.92 });
+    const own = await t.call("GET", "/client/account", { headers: clientKey(client) });
+    assert.deepEqual(own.body.data.balances, v.balances);
+    assert.equal(own.body.data.recoverable_duties, 0);
+
+    // Credit on account that pays an invoice of duties at its issue recovers them too.
+    const [courier2, client2] = await ready(t);
+    const ahead = await act(t, courier2, client2, "payment", {
+      amount: "20.00",
+      currency: "BWP",
+      reference: "P-AHEAD",
+    });
+    assert.equal(ahead.status, 201, JSON.stringify(ahead.body));
+    await charge(t, courier2, client2, {
+      reference: "DUT-2",
+      entry_kind: "duties",
+      amount_minor: 2_000,
+      recoverable: true,
+      evidence_path: "s3://evidence/DUT-2.pdf",
+      source_event: "customs.duties:crs_2",
+    });
+    const settled = await invoice(t, courier2, client2, "2026-11");
+    assert.equal(settled.status, 201, JSON.stringify(settled.body));
+    assert.equal(settled.body.data.invoices[0].status, "settled");
+    await book(t, client2);
+    const v2 = await view(t, courier2, client2);
+    assert.deepEqual(v2.balances, { ...owed, owed: 88.92 });
+  }));
+
 Deno.test("billing: amounts and balances stay within what an answer states exactly; past it, refused", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t, { settlement_mode: "prepaid" });
