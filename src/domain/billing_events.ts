@@ -3,7 +3,7 @@
  * 6.2). Pure: the caller supplies every fact, these functions only shape and serialize them, so
  * the same facts always give the same bytes (an event created twice is the same event).
  */
-import type { LedgerEntry } from "./ledger.ts";
+import { CHARGE_KINDS, type LedgerEntry } from "./ledger.ts";
 import { formatMinor } from "./money.ts";
 import { derivedId, sha256Hex } from "./secrets.ts";
 import { waybillNumberText } from "./waybill.ts";
@@ -191,6 +191,13 @@ export const COMPLETION_EVENTS = {
   returned: "shipment.returned",
   cancelled: "shipment.cancelled",
 } as const;
+
+/**
+ * The entries a completion event lists as the shipment's adjustments (courier 2.7): its later
+ * charges (2.6 rule 3) and the debit and credit notes on it (rule 5). Money received (a remitted
+ * COD names its waybill) changes no bill: it has its own event (`cod.remitted`).
+ */
+export const ADJUSTMENT_KINDS = [...CHARGE_KINDS, "debit_note", "credit_note"] as const;
 
 /** A later charge on the shipment, as the completion event lists it (courier 2.7). */
 export interface Adjustment {

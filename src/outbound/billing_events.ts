@@ -26,6 +26,7 @@ import { SYSTEM_PRINCIPAL } from "../../actors/alert.ts";
 import { outboundEventActor, type Recipient } from "../../actors/outbound_event.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
 import {
+  ADJUSTMENT_KINDS,
   type BilledClient,
   CHARGE_RESOLVED,
   chargeEventBody,
@@ -182,7 +183,8 @@ export class BillingEvents {
       .where("tenant", "=", tenant)
       .where("client_id", "=", s.client_id)
       .where("shipment", "=", s.waybill)
-      .where("kind", "<>", "shipment")
+      // spec: courier 2.7: later charges and notes; a remitted COD is no adjustment.
+      .where("kind", "in", ADJUSTMENT_KINDS)
       .orderBy("seq")
       .limit(200)
       .execute();

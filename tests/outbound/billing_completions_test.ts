@@ -255,3 +255,46 @@ Deno.test("completion events: pod is true only when the delivery names who recei
     assert.equal(await podOf({ event: "delivered", note: "left at the gate" }), false);
     assert.equal(await podOf({ event: "delivered", received_by: "Mpho" }), true);
   }));
+
+Deno.test("completion events: the adjustments are the shipment's later charges and notes, never cash remitted", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, { settlement_mode: "external" });
+    const waybill = await bookWaybill(t, client);
+    const collected = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+      key,
+      body: { amount: 150, currency: "BWP" },
+    });
+    assert.equal(collected.status, 201, JSON.stringify(collected.body));
+    const remitted = await t.call(
+      "POST",
+      `/business/courier/clients/${client.id}/billing/cod-remitted`,
+      { key, body: { waybill, evidence: "remittance slip 7" } },
+    );
+    assert.equal(remitted.status, 201, JSON.stringify(remitted.body));
+    await t.settle(); // a note finds its entry on the query side
+    const note = await t.call("POST", `/business/courier/clients/${client.id}/billing/correct`, {
+      key,
+      body: { entry_reference: waybill, amount: "-8.92", reason: "goodwill", reference: "CN-1" },
+    });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
+      const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    await t.env.settle();
+    const id = eventIdOf("billing.completion", courier.business.id, waybill, "shipment.delivered");
+    const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
+      kind: "get",
+    });
+    assert.ok(got.ok && got.reply, `the completion event of ${waybill}`);
+    // spec: courier 2.7: adjustments are what changed the shipment's bill (later charges and
+    // debit or credit notes); the cash collected on delivery and remitted is the client's money,
+    // sent as its own `cod.remitted` event, never a cut in the shipment's price.
+    const adjustments = JSON.parse(got.reply.raw_body).shipment.adjustments;
+    assert.deepEqual(
+      adjustments.map((a: { reference: string; amount: string }) => [a.reference, a.amount]),
+      [["CN-1", "-8.92"]],
+    );
+  }));
