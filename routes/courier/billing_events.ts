@@ -200,7 +200,12 @@ const CompletionEventBody = z.object({
       correction: z.string().nullable().openapi({
         description: "A debit or credit note: the entry it corrects",
       }),
-    })).openapi({ description: "The later charges booked on the shipment" }),
+      status: z.enum(ENTRY_STATUSES).optional().openapi({
+        description: "The entry's status; `unresolved_fx`: awaiting its rate, in the currency it " +
+          "arose in and not owed yet (its `charge.resolved` event follows). Absent on events " +
+          "made before it was sent",
+      }),
+    })).openapi({ description: "The later charges and notes booked on the shipment" }),
     status: z.enum(Object.keys(COMPLETION_EVENTS) as (keyof typeof COMPLETION_EVENTS)[]),
     delivered_at: UtcInstant.nullable(),
     pod: z.boolean().openapi({ description: "Delivered with a proof (who received it)" }),

@@ -209,6 +209,11 @@ export interface Adjustment {
   readonly recoverable: boolean;
   /** The entry it corrects, for debit and credit notes; else null. */
   readonly correction: string | null;
+  /**
+   * The entry's status (courier 2.6): `unresolved_fx` is a charge still awaiting its rate, in the
+   * currency it arose in and not owed yet; its `charge.resolved` event tells what it becomes.
+   */
+  readonly status: string;
 }
 
 /** The completion event body (courier 2.7 `shipment.delivered`, and returned and cancelled). */

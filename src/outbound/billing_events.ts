@@ -196,6 +196,7 @@ export class BillingEvents {
       reason: r.reason,
       recoverable: r.recoverable,
       corrects: r.corrects,
+      status: r.status,
     }));
     if (ownEntry && !later.some((e) => e.reference === ownEntry.reference)) later.push(ownEntry);
     const body = completionEventBody({
@@ -227,6 +228,8 @@ export class BillingEvents {
         reason: r.reason,
         recoverable: r.recoverable,
         correction: r.corrects,
+        // spec: courier 2.6 rule 4: a charge awaiting its rate is listed, marked as not owed yet.
+        status: r.status,
       })),
     });
     await this.#create(tenant, s.client_id, null, eventId, eventType, body);

@@ -161,6 +161,7 @@ Deno.test("billing events: the completion body lists price lines and later charg
       reason: "45 min at the gate",
       recoverable: false,
       correction: null,
+      status: "posted",
     }],
   }));
   assert.equal(body.shipment.booked_on, "2026-11-02");

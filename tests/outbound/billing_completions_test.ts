@@ -22,6 +22,7 @@ import {
   type Courier,
   newClient,
   newCourier,
+  postCharge,
   topUp,
 } from "../helpers/courier.ts";
 import { flakyRuntime } from "../helpers/faults.ts";
@@ -296,5 +297,47 @@ Deno.test("completion events: the adjustments are the shipment's later charges a
     assert.deepEqual(
       adjustments.map((a: { reference: string; amount: string }) => [a.reference, a.amount]),
       [["CN-1", "-8.92"]],
+    );
+  }));
+
+Deno.test("completion events: a charge still awaiting its rate is listed as unresolved_fx, the others with their status", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, { settlement_mode: "external" });
+    const waybill = await bookWaybill(t, client);
+    // spec: courier 2.6 rule 4: duties in another currency with no rate yet: not owed, not
+    // converted one to one; a receiver adding the adjustments must be able to tell.
+    await postCharge(t, courier, client, {
+      reference: "DUT-Z1",
+      entry_kind: "duties",
+      amount_minor: 10_000,
+      currency: "ZAR",
+      source_event: "customs.duties:xing_z1",
+      evidence_path: "evidence/duty-receipt.pdf",
+      shipment: waybill,
+      recoverable: true,
+    });
+    await postCharge(t, courier, client, {
+      reference: "ADM-Z1",
+      source_event: "customs.cleared:xing_z1",
+      shipment: waybill,
+    });
+    for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
+      const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    await t.env.settle();
+    const id = eventIdOf("billing.completion", courier.business.id, waybill, "shipment.delivered");
+    const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
+      kind: "get",
+    });
+    assert.ok(got.ok && got.reply, `the completion event of ${waybill}`);
+    const adjustments = JSON.parse(got.reply.raw_body).shipment.adjustments;
+    assert.deepEqual(
+      adjustments.map((
+        a: { reference: string; amount: string; currency: string; status: string },
+      ) => [a.reference, a.amount, a.currency, a.status]),
+      [["DUT-Z1", "100.00", "ZAR", "unresolved_fx"], ["ADM-Z1", "75.00", "BWP", "external"]],
     );
   }));
