@@ -257,6 +257,26 @@ Deno.test("completion events: pod is true only when the delivery names who recei
     assert.equal(await podOf({ event: "delivered", received_by: "Mpho" }), true);
   }));
 
+/** Collects and delivers the shipment by scans; answers its completion event's adjustments. */
+async function deliveredAdjustments(
+  t: TestEnv,
+  courier: Courier,
+  waybill: string,
+): Promise<{ reference: string; amount: string; currency: string; status: string }[]> {
+  const key = courier.business.api_key;
+  for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
+    const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+  }
+  await t.env.settle();
+  const id = eventIdOf("billing.completion", courier.business.id, waybill, "shipment.delivered");
+  const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
+    kind: "get",
+  });
+  assert.ok(got.ok && got.reply, `the completion event of ${waybill}`);
+  return JSON.parse(got.reply.raw_body).shipment.adjustments;
+}
+
 Deno.test("completion events: the adjustments are the shipment's later charges and notes, never cash remitted", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
@@ -280,22 +300,12 @@ Deno.test("completion events: the adjustments are the shipment's later charges a
       body: { entry_reference: waybill, amount: "-8.92", reason: "goodwill", reference: "CN-1" },
     });
     assert.equal(note.status, 201, JSON.stringify(note.body));
-    for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
-      const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-    }
-    await t.env.settle();
-    const id = eventIdOf("billing.completion", courier.business.id, waybill, "shipment.delivered");
-    const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
-      kind: "get",
-    });
-    assert.ok(got.ok && got.reply, `the completion event of ${waybill}`);
     // spec: courier 2.7: adjustments are what changed the shipment's bill (later charges and
     // debit or credit notes); the cash collected on delivery and remitted is the client's money,
     // sent as its own `cod.remitted` event, never a cut in the shipment's price.
-    const adjustments = JSON.parse(got.reply.raw_body).shipment.adjustments;
+    const adjustments = await deliveredAdjustments(t, courier, waybill);
     assert.deepEqual(
-      adjustments.map((a: { reference: string; amount: string }) => [a.reference, a.amount]),
+      adjustments.map((a) => [a.reference, a.amount]),
       [["CN-1", "-8.92"]],
     );
   }));
@@ -303,7 +313,6 @@ Deno.test("completion events: the adjustments are the shipment's later charges a
 Deno.test("completion events: a charge still awaiting its rate is listed as unresolved_fx, the others with their status", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
-    const key = courier.business.api_key;
     const client = await newClient(t, courier, { settlement_mode: "external" });
     const waybill = await bookWaybill(t, client);
     // spec: courier 2.6 rule 4: duties in another currency with no rate yet: not owed, not
@@ -323,17 +332,7 @@ Deno.test("completion events: a charge still awaiting its rate is listed as unre
       source_event: "customs.cleared:xing_z1",
       shipment: waybill,
     });
-    for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
-      const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-    }
-    await t.env.settle();
-    const id = eventIdOf("billing.completion", courier.business.id, waybill, "shipment.delivered");
-    const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, id, {
-      kind: "get",
-    });
-    assert.ok(got.ok && got.reply, `the completion event of ${waybill}`);
-    const adjustments = JSON.parse(got.reply.raw_body).shipment.adjustments;
+    const adjustments = await deliveredAdjustments(t, courier, waybill);
     assert.deepEqual(
       adjustments.map((
         a: { reference: string; amount: string; currency: string; status: string },
