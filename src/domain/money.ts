@@ -79,12 +79,19 @@ export function formatMinor(minor: number, currency: string): string {
   return `${sign}${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
 }
 
-/** A JSON number as exact decimal text (no exponent form), e.g. 5e-7 -> `"0.0000005"`. */
+/**
+ * A JSON number as the decimal text it was sent as: its shortest round-trip text, a small one's
+ * exponent form written out exactly (5e-7 -> `"0.0000005"`) so it is refused on its decimals, not
+ * misread. A number of 10^21 or more, past any amount, keeps its exponent form (`"1e+300"`) and
+ * is refused as it is. spec: courier 7: a refusal names the value sent, never another (toFixed
+ * rounded to 20 places and the trailing zeros cut off read 1e300 as `1e+3`, 1e-21 as `0.`).
+ */
 export function numberText(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  // Shortest round-trip text; expand exponent forms like 1e-7 so they are refused, not misread.
   const s = String(n);
-  return s.includes("e") ? n.toFixed(20).replace(/0+$/, "") : s;
+  const m = /^(-?)(\d)(?:\.(\d+))?e-(\d+)$/.exec(s);
+  if (!m) return s;
+  const [, sign, lead, rest = "", shift] = m;
+  return `${sign}0.${"0".repeat(Number(shift) - 1)}${lead}${rest}`;
 }
 
 /** Decimal for the API: `1250` BWP -> 12.5 (exact decimal text, read as a JSON number). */

@@ -335,6 +335,40 @@ Deno.test("prices: an amount a JSON number cannot state exactly is refused on it
     assert.equal(String(cover.amount), "9999999999000.01");
   }));
 
+Deno.test("prices: a declared value sent in exponent form is refused naming the value sent, not another", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    // spec: courier 7: a refusal's message names the problem; 1e300 is not 1e+3, nor 1e-21 "0.".
+    for (
+      const [sent, named] of [
+        [1e300, "1e+300"],
+        [1.5e30, "1.5e+30"],
+        [1e21, "1e+21"],
+        [1e-21, "0.000000000000000000001"],
+        [1.25e-7, "0.000000125"],
+      ] as const
+    ) {
+      const r = await t.call("POST", "/client/prices", {
+        headers: clientKey(client),
+        body: { ...DOMESTIC, declared_value: sent, liability_cover: true },
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.errors[0].path, "declared_value");
+      assert.ok(r.body.errors[0].message.endsWith(`: ${named}`), r.body.errors[0].message);
+    }
+    // The same for a rate card's amounts and percentages.
+    const v = await t.call("POST", `/business/courier/rate-cards/${courier.rateCardId}/versions`, {
+      key: courier.business.api_key,
+      body: { base_charge: 1e-21, tax_pct: 1e25 },
+    });
+    assert.equal(v.status, 422, JSON.stringify(v.body));
+    const messages = Object.fromEntries(
+      v.body.errors.map((e: { path: string; message: string }) => [e.path, e.message]),
+    );
+    assert.ok(messages.base_charge.endsWith(": 0.000000000000000000001"), messages.base_charge);
+    assert.ok(messages.tax_pct.endsWith(": 1e+25"), messages.tax_pct);
+  }));
+
 Deno.test("book: 201 with waybill and tracking URL; the same request again books nothing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
