@@ -257,13 +257,18 @@ Deno.test("completion events: pod is true only when the delivery names who recei
     assert.equal(await podOf({ event: "delivered", received_by: "Mpho" }), true);
   }));
 
-/** Collects and delivers the shipment by scans; answers its completion event's adjustments. */
+/**
+ * Once what was posted reached the query side, collects and delivers the shipment by scans;
+ * answers its completion event's adjustments.
+ */
 async function deliveredAdjustments(
   t: TestEnv,
   courier: Courier,
   waybill: string,
 ): Promise<{ reference: string; amount: string; currency: string; status: string }[]> {
   const key = courier.business.api_key;
+  // The completion lists the later charges the query side holds when it is made.
+  await t.settle();
   for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
     const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
     assert.equal(r.status, 201, JSON.stringify(r.body));
