@@ -208,6 +208,7 @@ export function operatorRoutes(api: Api): void {
       body: CreateBusiness,
       status: 201,
       response: BusinessCreatedAnswer,
+      refusals: { email_taken: "a portal user already has the owner's e-mail" },
     },
     async (c, input) => {
       const env = c.get("env");
@@ -425,6 +426,9 @@ export function operatorRoutes(api: Api): void {
       replay: "The same `reference` with the same amount and currency; with another amount or " +
         "currency it is refused 409 `reference_conflict`.",
       response: WalletCreditAnswer,
+      refusals: {
+        reference_conflict: "the reference was credited before with another amount or currency",
+      },
     },
     async (c, input) => {
       const { id } = input.params;
@@ -524,6 +528,7 @@ export function operatorRoutes(api: Api): void {
       middleware,
       body: z.object({ seconds: z.number().int().min(0).max(366 * 86_400) }),
       response: ClockAdvancedAnswer,
+      refusals: { clock_not_manual: "the service was not started with CLOCK=manual" },
     },
     async (c, input) => {
       const env = c.get("env");

@@ -210,6 +210,12 @@ export function accountRoutes(api: Api): void {
     body: z.object({ email: Email, password: z.string().min(1).max(200) }),
     description: "The session token is shown only in this answer.",
     response: StaffSessionAnswer,
+    refusals: {
+      unauthenticated: "the e-mail or password is wrong",
+      live_key_on_sandbox: "on the sandbox: portal sign-in is not available there",
+      rate_limited: "repeated failed sign-ins for the e-mail or from the address: wait " +
+        "`Retry-After` seconds",
+    },
   }, async (c, { body }) => {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
@@ -244,6 +250,7 @@ export function accountRoutes(api: Api): void {
     security,
     middleware: [business()],
     response: SignedOutAnswer,
+    refusals: { validation_failed: "X-Business-API-Key is a key, not a portal session" },
   }, async (c) => {
     const key = c.req.header("X-Business-API-Key") ?? "";
     if (!key.startsWith(STAFF_TOKEN_PREFIX)) {
@@ -280,6 +287,11 @@ export function accountRoutes(api: Api): void {
         .nullable(),
     }).partial(),
     response: BusinessProfileAnswer,
+    refusals: {
+      signed_in_admin_only: "the integration key changes the company name or billing contact",
+      validation_failed: "webhook_url is not public HTTPS; low_balance_threshold is not an " +
+        "amount in the account's currency",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -397,6 +409,11 @@ export function accountRoutes(api: Api): void {
     body: z.object({ current_password: z.string().min(1).max(200), new_password: Password }),
     description: "Answers a new session for this device; its token is shown only in this answer.",
     response: StaffSessionAnswer,
+    refusals: {
+      signed_in_admin_only: "a key was sent: a person signed in is needed",
+      validation_failed: "current_password does not match; new_password is weak",
+      rate_limited: "repeated wrong current passwords: wait `Retry-After` seconds",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     if (p.kind !== "staff") {
@@ -460,6 +477,10 @@ export function accountRoutes(api: Api): void {
     description: "The person's password is shown only in this answer; the service keeps it hashed.",
     status: 201,
     response: PortalPersonInvitedAnswer,
+    refusals: {
+      email_taken: "a portal user already has this e-mail",
+      employee_limit_reached: "the plan's employee accounts are all taken",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");

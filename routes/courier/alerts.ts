@@ -61,6 +61,8 @@ const act = [business({ scope: "runs:operate" }), courierPlatform];
 
 const AlertParam = z.object({ id: z.string().min(1).max(64) });
 
+const RESOLVED = { alert_already_resolved: "the alert is resolved: it takes no more actions" };
+
 const ListQuery = z.object({
   status: z.enum(ALERT_STATUSES).optional(),
   kind: z.enum(ALERT_KINDS).optional(),
@@ -243,6 +245,7 @@ export function alertRoutes(api: Api): void {
     params: AlertParam,
     body: AssignBody,
     response: AlertDetailAnswer,
+    refusals: RESOLVED,
   }, async (c, { params, body }) => {
     const by = principalName(businessPrincipalOf(c));
     return ok(c, fullView(await askAlert(c, params.id, { kind: "assign", to: body.to, by })));
@@ -257,6 +260,7 @@ export function alertRoutes(api: Api): void {
     middleware: act,
     params: AlertParam,
     response: AlertDetailAnswer,
+    refusals: RESOLVED,
   }, async (c, { params }) => {
     const by = principalName(businessPrincipalOf(c));
     return ok(c, fullView(await askAlert(c, params.id, { kind: "acknowledge", by })));
@@ -272,6 +276,13 @@ export function alertRoutes(api: Api): void {
     middleware: act,
     params: AlertParam,
     response: AlertDetailAnswer,
+    refusals: {
+      ...RESOLVED,
+      validation_failed: "resolving needs a resolution and evidence (a text or a file); a body " +
+        "field is invalid",
+      payload_too_large: "the request body is larger than this endpoint takes",
+      evidence_file_too_large: "the evidence file is larger than an evidence file may be",
+    },
   }, async (c, { params }) => {
     const by = principalName(businessPrincipalOf(c));
     const command = isMultipart(c) ? await resolveWithFile(c, params.id, by) : {
@@ -292,6 +303,7 @@ export function alertRoutes(api: Api): void {
     middleware: read,
     params: AlertParam,
     produces: "application/octet-stream",
+    refusals: { not_found: "the alert was resolved without an evidence file" },
   }, async (c, { params }) => {
     const alert = await askAlert(c, params.id, { kind: "get" });
     const ref = alert.evidence_file;

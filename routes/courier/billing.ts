@@ -109,6 +109,16 @@ const NOTE_READS_MAX = 3;
 
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
 
+/** A money fact that moves a balance can take it past what an answer states exactly. */
+const TOO_LARGE = {
+  amount_too_large: "a balance of the client's account would pass the largest amount stated " +
+    "exactly; nothing was booked",
+};
+/** A reference books once (courier 2.6 rule 2). */
+const BOOKED_OTHERWISE = {
+  reference_conflict: "the reference was booked before with other figures",
+};
+
 /** A decimal amount to minor units of `currency`, or a 422 naming the field. */
 function minorOf(
   amount: number | string,
@@ -223,6 +233,12 @@ export function billingRoutes(api: Api): void {
     status: 201,
     replay: "The same reference with the same amount and currency",
     response: TopUpAnswer,
+    refusals: {
+      not_prepaid: "the client does not settle prepaid",
+      currency_mismatch: "not the billing currency, nor a currency the client owes in",
+      ...TOO_LARGE,
+      ...BOOKED_OTHERWISE,
+    },
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const r = await askAccount(c, params.client, {
@@ -269,6 +285,17 @@ export function billingRoutes(api: Api): void {
     status: 201,
     replay: "The same reference with the same amount, currency and allocations",
     response: PaymentAnswer,
+    refusals: {
+      not_credit: "the client settles prepaid: it is topped up",
+      external_settlement: "the courier settles the client in its own accounting system",
+      currency_mismatch: "not the billing currency, nor a currency the client owes in",
+      invoice_not_open: "an allocation names no open invoice in the payment's currency",
+      duplicate_allocation: "an invoice is allocated twice",
+      allocation_exceeds_invoice: "an allocation is above the invoice's balance",
+      allocations_exceed_payment: "the allocations add up to more than the payment",
+      ...TOO_LARGE,
+      reference_conflict: "the reference was paid before with other figures or allocations",
+    },
   }, async (c, { params, body }) => {
     const amount = minorOf(body.amount, body.currency, "amount", "positive");
     const sent = (body.allocations ?? []).map((a, i) => ({
@@ -334,6 +361,18 @@ export function billingRoutes(api: Api): void {
       "answers the first note (200); with other facts it answers 409. Without either, every call " +
       "issues a note",
     response: PostingAnswer,
+    refusals: {
+      validation_failed: "a bad Idempotency-Key header",
+      not_found: "the client has no ledger entry by that entry_reference",
+      reference_conflict: "entries of several kinds hold entry_reference (name one with " +
+        "entry_kind); the reference or Idempotency-Key was booked before with other figures",
+      not_correctable: "the entry is money received or a note: a note corrects the entry it " +
+        "points at",
+      fx_unresolved: "the entry awaits its FX rate: resolve it first",
+      correction_exceeds_entry: "a credit note would take the entry below zero",
+      ledger_catching_up: "notes on the entry await the statement; retry once it has caught up",
+      ...TOO_LARGE,
+    },
   }, async (c, { params, body }) => {
     const courier = businessPrincipalOf(c).business.id;
     // A note without a reference of its own is issued once per Idempotency-Key: a retry after a
@@ -393,6 +432,12 @@ export function billingRoutes(api: Api): void {
     status: 201,
     replay: "The same waybill",
     response: PostingAnswer,
+    refusals: {
+      validation_failed: "neither an evidence_file nor an evidence text",
+      cod_not_collected: "no COD of the waybill awaits remittance",
+      evidence_file_too_large: "the evidence file is larger than an evidence file may be",
+      ...TOO_LARGE,
+    },
   }, async (c, { params, body, files }) => {
     const courier = businessPrincipalOf(c).business.id;
     const by = principalName(businessPrincipalOf(c));
@@ -478,6 +523,12 @@ export function billingRoutes(api: Api): void {
       status: 201,
       replay: "The same waybill with the same amount and currency",
       response: CodCollectedAnswer,
+      refusals: {
+        ...(side === "driver" ? { not_found: "the shipment is on none of the driver's runs" } : {}),
+        currency_mismatch: "not the client's billing currency",
+        cod_awaiting_limit: "too much of the client's COD awaits remittance",
+        reference_conflict: "the COD of the shipment was recorded before at another amount",
+      },
     }, async (c, { params, body }) => {
       const p = businessPrincipalOf(c);
       if (side === "driver") await assertDriverCarries(c, params.waybill);
@@ -530,6 +581,12 @@ export function billingRoutes(api: Api): void {
     status: 201,
     replay: "The same entry_reference at the same rate",
     response: FxResolvedAnswer,
+    refusals: {
+      not_found: "no charge of the client's awaits an FX rate by that entry_reference",
+      invalid_fx_rate: "the rate is not a positive decimal",
+      ...TOO_LARGE,
+      reference_conflict: "the entry was resolved before at another rate",
+    },
   }, async (c, { params, body }) => {
     const r = await askAccount(c, params.client, {
       kind: "resolve_fx",
@@ -580,6 +637,13 @@ export function billingRoutes(api: Api): void {
     idempotencyKey: "The same key again answers the invoices the first call issued (200), not a " +
       "supplementary invoice; with another period it answers 409",
     response: InvoicesIssuedAnswer,
+    refusals: {
+      validation_failed: "a bad Idempotency-Key header",
+      external_settlement: "the courier settles the client in its own accounting system",
+      nothing_to_invoice: "no uninvoiced entries in the period",
+      open_invoices_limit: "too many open invoices; collect before invoicing more",
+      reference_conflict: "the Idempotency-Key invoiced another period",
+    },
   }, async (c, { params, body }) => {
     // A retry after a lost answer gets the invoices the first request issued (200), not a
     // refusal that nothing is left to invoice, nor a supplementary invoice of what came since.

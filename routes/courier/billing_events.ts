@@ -53,6 +53,12 @@ const ExportQuery = z.object({
   to: Bound.optional(),
 });
 
+/** What choosing an export's range can refuse (rangeOf). */
+const EXPORT_REFUSALS = {
+  not_found: "client_id is none of the courier's clients",
+  validation_failed: "from or to is no day or time, or to is before from",
+};
+
 // ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
 
 /**
@@ -312,6 +318,7 @@ export function billingEventRoutes(api: Api): void {
     middleware: admin,
     body: z.object({ url: z.string().max(2_000).nullable() }),
     response: BillingEndpointSetAnswer,
+    refusals: { validation_failed: "the URL is not public HTTPS" },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -438,6 +445,9 @@ export function billingEventRoutes(api: Api): void {
     params: EventParam,
     body: z.object({ reason: z.string().trim().min(1).max(200) }),
     response: BillingEventAnswer,
+    refusals: {
+      not_requeueable: "the event was delivered: only a failed or pending one is sent again",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     await billingEvent(c, p.business.id, params.event_id);
@@ -466,6 +476,10 @@ export function billingEventRoutes(api: Api): void {
       external_reference: z.string().trim().min(1).max(200).nullable().optional(),
     }),
     response: BillingEventAcknowledgedAnswer,
+    refusals: {
+      state_paid_refused: "state `paid`: there is no paid state; exported never means paid",
+      validation_failed: "state is none of acknowledged, invoiced_externally, reconciled",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     if (body.state === "paid") {
@@ -507,6 +521,7 @@ export function billingEventRoutes(api: Api): void {
     middleware: viewer,
     query: ExportQuery,
     produces: "text/csv",
+    refusals: EXPORT_REFUSALS,
   }, async (c, { query }) => {
     const env = c.get("env");
     const range = await rangeOf(c, query, env.clock.now());
@@ -525,6 +540,7 @@ export function billingEventRoutes(api: Api): void {
     query: ExportQuery,
     body: ExportQuery,
     produces: "text/csv",
+    refusals: EXPORT_REFUSALS,
   }, async (c, { query, body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");

@@ -31,10 +31,14 @@ import {
 import type { Environment } from "../../src/environment.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { type Api, envelope } from "../../src/http/app.ts";
-import { businessCredential, type BusinessPrincipal } from "../../src/http/auth.ts";
+import {
+  businessCredential,
+  type BusinessPrincipal,
+  businessRefusals,
+} from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
-import { z } from "../../src/http/route.ts";
+import { refusalResponses, z } from "../../src/http/route.ts";
 import { alertView } from "./alerts.ts";
 
 /** Changes waiting for one board; a board this far behind is closed (1013), never let grow. */
@@ -388,7 +392,12 @@ function registerDocs(api: Api): void {
     },
     responses: {
       101: { description: "Switching to the WebSocket protocol" },
-      426: { description: "Not a WebSocket request" },
+      // With `?key=` the credential is refused before the upgrade; sent as a message, by a close.
+      ...refusalResponses({
+        upgrade_required: "not a WebSocket request",
+        ...businessRefusals({ scope: SCOPE }, "the key"),
+        courier_platform_disabled: "the courier platform is not enabled for the courier",
+      }),
       default: { description: "Error: `{success: false, code, message}`" },
     },
   });
@@ -407,7 +416,10 @@ function registerDocs(api: Api): void {
     tags,
     security: [],
     request: { params: z.object({ file: z.enum(["board.js", "board.css"]) }) },
-    responses: { 200: { description: "A static file of the page" } },
+    responses: {
+      200: { description: "A static file of the page" },
+      ...refusalResponses({ not_found: "no such file of the page" }),
+    },
   });
 }
 

@@ -90,6 +90,26 @@ import { ask, read } from "../ask.ts";
  */
 export const STOPPED_AFTER_EXPIRY_MS = 30_000;
 
+/** What pricing can refuse (makeOffer), besides the request's own fields. */
+export const OFFER_REFUSALS = {
+  validation_failed: "liability_cover without declared_value; a latitude or longitude without " +
+    "the other; a size or value that makes a price too large to state exactly",
+  no_rate_card: "the client has no rate card, or no version of it is in force yet",
+  no_service_levels: "the courier has no service levels to offer",
+} as const;
+
+/** What booking an option of an offer can refuse (bookOffer), courier 4.1 and 7. */
+export const BOOKING_REFUSALS = {
+  prices_expired: "the held prices expired (their hold passed, or the cut-off moved collection " +
+    "past the day shown); ask for prices again",
+  validation_failed: "service_level is not among the options offered",
+  duplicate_order: "unique_external_reference is set and the external reference is repeated",
+  insufficient_balance: "prepaid balance or credit limit exceeded; nothing is booked or charged",
+  currency_mismatch: "the client's billing currency changed since the prices were given",
+  reference_conflict: "these prices were already booked with another service_level or " +
+    "dangerous_goods_confirmed",
+} as const;
+
 /** spec: courier 8: a formal quotation is held 7 days. */
 export const QUOTE_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
 const PARCELS_MAX = 50;

@@ -190,6 +190,11 @@ export function checklistRoutes(api: Api): void {
     replay: "The latest version's name, supplier and items again: `published: false`, " +
       "nothing published",
     response: ChecklistPublishedAnswer,
+    refusals: {
+      duplicate_item_key: "two items have the same key",
+      checklist_full: "the checklist holds no more versions, or this one does not fit beside " +
+        "them; publish a new code",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const tenant = p.business.id;

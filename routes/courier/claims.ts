@@ -282,6 +282,13 @@ export function claimRoutes(api: Api): void {
     status: 201,
     replay: "The same idempotency_key with the same facts: the claim as it stands",
     response: ClaimAnswer,
+    refusals: {
+      not_found: "no shipment of the courier's by that waybill",
+      currency_mismatch: "not the shipment's currency",
+      invalid_amount: "the amount is not above zero",
+      claim_window_closed: "the claim window of the shipment's rate card has closed",
+      claim_conflict: "the idempotency_key filed a claim with other details",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const runtime = c.get("env").runtime;
@@ -336,6 +343,12 @@ export function claimRoutes(api: Api): void {
     params: ClaimParam,
     body: DecideClaim,
     response: ClaimAnswer,
+    refusals: {
+      claim_already_decided: "the claim was decided before: it is decided once",
+      invalid_amount: "approved_amount does not fit the outcome (approved: the whole claim; " +
+        "partly_approved: above zero and below it; rejected: none)",
+      validation_failed: "a partial approval or a rejection without a reason",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;

@@ -92,6 +92,12 @@ export function clientApiRoutes(api: Api): void {
       password: z.string().min(1).max(200),
     }),
     response: ClientSessionAnswer,
+    refusals: {
+      unauthenticated: "the e-mail or password is wrong",
+      rate_limited: "repeated failed sign-ins for the e-mail or from the address: wait " +
+        "`Retry-After` seconds",
+      courier_platform_disabled: "the courier platform is not enabled for the courier",
+    },
   }, async (c, { body }) => {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
@@ -133,6 +139,7 @@ export function clientApiRoutes(api: Api): void {
     security,
     middleware: [client({ passwordChange: true })],
     response: SignedOutAnswer,
+    refusals: { validation_failed: "X-Client-API-Key is the client's API key, not a session" },
   }, async (c) => {
     const token = c.req.header("X-Client-API-Key")?.trim() ?? "";
     if (!token.startsWith(CLIENT_SESSION_PREFIX)) {
@@ -181,6 +188,12 @@ export function clientApiRoutes(api: Api): void {
         .max(200),
     }),
     response: ClientSessionAnswer,
+    refusals: {
+      unauthenticated: "the client's API key was sent: a signed-in person is needed",
+      validation_failed: "current_password does not match; new_password is weak or the " +
+        "current one",
+      rate_limited: "repeated wrong current passwords: wait `Retry-After` seconds",
+    },
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     if (!p.user) {
@@ -236,6 +249,7 @@ export function clientApiRoutes(api: Api): void {
     middleware: [client()],
     status: 201,
     response: ClientApiKeyAnswer,
+    refusals: { client_admin_only: "the signed-in person is not a client administrator" },
   }, async (c) => {
     const p = requireClientAdmin(c, "rotate the API key");
     const key = await issueCredential(clientKeyPrefix(c.get("env").name), c.get("env").clock.now());
@@ -259,6 +273,10 @@ export function clientApiRoutes(api: Api): void {
     body: z.object({ url: z.string().trim().min(1).max(2_000) }),
     status: 201,
     response: ClientWebhookAnswer,
+    refusals: {
+      client_admin_only: "the signed-in person is not a client administrator",
+      validation_failed: "the URL is not public HTTPS",
+    },
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "set the webhook");
     const env = c.get("env");

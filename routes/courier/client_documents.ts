@@ -76,6 +76,10 @@ export function clientDocumentRoutes(api: Api): void {
       middleware: [client()],
       params: z.object({ waybill: Waybill }),
       produces: "application/pdf",
+      refusals: {
+        barcode_unencodable: "the waybill or a piece id has a character a Code 39 barcode " +
+          "cannot carry",
+      },
     }, async (c, { params }) => {
       const { shipment, context } = await ownShipment(c, params.waybill);
       const made = await doc.make(shipment, context);

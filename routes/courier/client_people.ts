@@ -150,6 +150,11 @@ export function clientPeopleRoutes(api: Api): void {
     body: InviteUser,
     status: 201,
     response: InvitedUserAnswer,
+    refusals: {
+      client_admin_only: "the signed-in person is not a client administrator",
+      email_taken: "a client user already has this e-mail",
+      client_users_limit: "the client has as many users as a client may",
+    },
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "invite users");
     const env = c.get("env");
@@ -210,6 +215,9 @@ export function clientPeopleRoutes(api: Api): void {
     body: SaveAddress,
     status: 201,
     response: ClientAddressAnswer,
+    refusals: {
+      address_book_full: "a new label when the address book is full; update a saved one instead",
+    },
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     const runtime = c.get("env").runtime;

@@ -52,6 +52,7 @@ import {
   idempotencyHeader,
   identityOf,
   ONE_CALL_BOOKING_DOCS,
+  REQUEST_REFUSALS,
   ShipmentRequest,
   type ShipmentRequestBody,
 } from "./shipment_requests.ts";
@@ -232,6 +233,10 @@ export function clientShipmentRoutes(api: Api): void {
     status: 201,
     ...ONE_CALL_BOOKING_DOCS,
     response: BookingAnswer,
+    refusals: {
+      ...REQUEST_REFUSALS,
+      validation_failed: `${REQUEST_REFUSALS.validation_failed}; a bad Idempotency-Key header`,
+    },
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
@@ -256,6 +261,9 @@ export function clientShipmentRoutes(api: Api): void {
     idempotencyKey: "With a row's index, the identity of a row that has no idempotency_key or " +
       "(under unique_external_reference) client_order_reference of its own",
     response: BulkBookedAnswer,
+    refusals: {
+      validation_failed: "a bad Idempotency-Key header (a bad row is answered in `results`)",
+    },
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
@@ -292,6 +300,11 @@ export function clientShipmentRoutes(api: Api): void {
       "With a line's content, the identity of a line that has no idempotency_key or " +
       "(under unique_external_reference) client_order_reference of its own",
     response: CsvBookedAnswer,
+    refusals: {
+      validation_failed: "no CSV file, or not valid UTF-8 CSV; no header or shipment lines, " +
+        "missing or repeated columns, too many lines; a bad Idempotency-Key header (a bad line " +
+        "is answered in `results`)",
+    },
   }, async (c) => {
     const header = idempotencyHeader(c);
     const file = readCsv(await uploadText(c), await serviceLevelCodes(c));

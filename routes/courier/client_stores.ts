@@ -325,6 +325,9 @@ export function clientStoreRoutes(api: Api): void {
     status: 201,
     replay: "The same code with the same name and address",
     response: StoreAnswer,
+    refusals: {
+      already_exists: "the client has a store with this code and another name or address",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -388,6 +391,14 @@ export function clientStoreRoutes(api: Api): void {
     params: StoreActionParams,
     body: PacketActionBody,
     response: PacketMovedAnswer,
+    refusals: {
+      validation_failed: "packet_code missing, or packet_codes on an action other than stock; " +
+        "activate without the sender's and recipient's details",
+      not_found: "the packet is not stocked in this store",
+      packet_state_invalid: "the packet's state does not allow the action (the answer names the " +
+        "state and the allowed actions)",
+      packet_in_another_store: "stock of a packet stocked in another store",
+    },
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);
     const store = await ownStore(c, params.store);

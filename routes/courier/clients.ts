@@ -170,6 +170,12 @@ export function courierClientRoutes(api: Api): void {
     body: CreateClient,
     status: 201,
     response: ClientCreatedAnswer,
+    refusals: {
+      already_exists: "another of the courier's clients has this code",
+      email_taken: "a client user already has this e-mail",
+      currency_mismatch: "the rate card prices in another currency than the billing currency",
+      validation_failed: "the rate card named is not one of the courier's",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
@@ -249,6 +255,15 @@ export function courierClientRoutes(api: Api): void {
     params: ClientParam,
     body: Settlement.partial(),
     response: CourierClientAnswer,
+    refusals: {
+      currency_mismatch: "the rate card prices in another currency than the billing currency",
+      validation_failed: "the rate card named is not one of the courier's; a new billing " +
+        "currency without the credit limit in it",
+      balance_not_settled: "the billing currency or settlement mode changes before the " +
+        "balances are settled, invoices paid and conversions resolved; external before every " +
+        "entry is invoiced",
+      settings_changed: "the billing currency or rate card kept changing while this was checked",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;

@@ -33,6 +33,7 @@ import {
   business,
   businessCredential,
   businessPrincipalOf,
+  businessRefusals,
   courierPlatform,
   driver,
   principalName,
@@ -40,6 +41,8 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
+import { refusing } from "../../src/http/refusals.ts";
+import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
 import { Country, Currency, Money, orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
@@ -63,6 +66,14 @@ const SCOPE_OF: Readonly<Record<CustomsAction, Scope>> = {
 };
 
 const Text = (max: number) => z.string().trim().max(max);
+
+/** What supplying documents to a crossing can refuse (customs_crossing.ts supply). */
+const SUPPLY_REFUSALS = {
+  validation_failed: "no document is named",
+  crossing_closed: "the crossing is cleared or refused: no more documents",
+  too_many_documents: "more documents than a supply or a crossing keeps",
+  customs_moves_limit: "the crossing is full",
+};
 const CrossingParam = z.object({ crossing: z.string().trim().min(1).max(64) });
 
 const SupplyBody = z.object({
@@ -280,7 +291,14 @@ function driverCrossingView(c: Crossing) {
  * before validation, leniently; a body that names no known action is checked for runs:operate
  * and then refused by validation.
  */
-const moverGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+const moverGuard: MiddlewareHandler<AppEnv> = refusing({
+  ...businessRefusals({
+    anyScope: ["runs:operate", "customs:approve"],
+  }),
+  scope_denied: "the credential lacks the scope of the action: `customs:approve` to clear, " +
+    "release or refuse, `runs:operate` for the others",
+  payload_too_large: "the request body is larger than this endpoint takes",
+}, async (c, next) => {
   // Within the request cap (boundedText): a body past it is refused 413 here, before any read.
   const text = await boundedText(c);
   let action: unknown;
@@ -295,7 +313,7 @@ const moverGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("X-Business-API-Key") ?? "";
   c.set("principal", await businessCredential(c, key, { scope }));
   await next();
-};
+});
 
 async function crossingsOf(c: Context<AppEnv>, tenant: string, shipment: Shipment) {
   const env = c.get("env");
@@ -353,6 +371,7 @@ export function customsRoutes(api: Api): void {
     params: CrossingParam,
     body: SupplyBody,
     response: CustomsSuppliedAnswer,
+    refusals: SUPPLY_REFUSALS,
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const r = await supplyDocuments(c.get("env").runtime, p.business.id, params.crossing, {
@@ -380,6 +399,16 @@ export function customsRoutes(api: Api): void {
     params: CrossingParam,
     body: MoveBody,
     response: CustomsMovedAnswer,
+    refusals: {
+      validation_failed: "hold, refusal and document request need a reason; clearance the " +
+        "customs reference; release evidence; duties amount, currency, payer and evidence",
+      invalid_currency: "duties: not a currency code",
+      invalid_amount: "duties: not an amount in the currency, or not above zero",
+      crossing_closed: "the crossing's status allows no such move (refused: nothing more; " +
+        "cleared and released: only duties)",
+      customs_moves_limit: "the crossing keeps no more moves or duties",
+      ...LATER_CHARGE_REFUSALS,
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     requireScope(p, SCOPE_OF[body.action]);
@@ -412,6 +441,10 @@ export function customsRoutes(api: Api): void {
     params: CrossingParam,
     body: SupplyBody,
     response: DriverCustomsSuppliedAnswer,
+    refusals: {
+      ...SUPPLY_REFUSALS,
+      not_found: "the crossing's shipment is on none of the driver's runs",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const runtime = c.get("env").runtime;

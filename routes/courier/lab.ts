@@ -31,6 +31,7 @@ import {
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { bookColdChain } from "../../src/courier/lab.ts";
+import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
@@ -61,6 +62,23 @@ const Instant = z.iso.datetime({
 const Degrees = z.number().min(-1_000).max(1_000);
 
 const Ref = z.object({ reference: Waybill });
+
+const NO_PROFILE = {
+  lab_profile_missing: "the sample has no laboratory profile yet: set it first",
+};
+/** What ticking a checklist item can refuse (lab_sample.ts tick). */
+const TICK_REFUSALS = {
+  ...NO_PROFILE,
+  unknown_checklist_item: "the profile's checklist has no such item",
+  tick_items_limit: "the sample keeps as many tick items as it may",
+};
+/** What a temperature reading can refuse (lab_sample.ts temperature). */
+const READING_REFUSALS = {
+  ...NO_PROFILE,
+  validation_failed: "a reading needs value, unit, source, device and time",
+  invalid_temperature: "not a temperature, or a time in the future",
+};
+const ON_DRIVERS_RUNS = { not_found: "the shipment is on none of the driver's runs" };
 
 const ProfileBody = z.object({
   sample_type: Name,
@@ -317,6 +335,13 @@ export function labRoutes(api: Api): void {
     params: Ref,
     body: ProfileBody,
     response: LabProfiledAnswer,
+    refusals: {
+      not_found: "no compliance checklist by checklist_code, or no such checklist_version",
+      invalid_temperature_range: "a bound with more than one decimal or out of range, or " +
+        "min_temp_c above max_temp_c",
+      lab_profile_locked: "ticks, readings or blocks are recorded: the profile is fixed",
+      ...LATER_CHARGE_REFUSALS,
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const shipment = await shipmentOf(c, params.reference);
@@ -362,6 +387,7 @@ export function labRoutes(api: Api): void {
     body: TickBody,
     status: 201,
     response: LabSampleAnswer,
+    refusals: TICK_REFUSALS,
   }, async (c, { params, body }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(c, await command(c, shipment.waybill, tickCommand(c, body)), 201);
@@ -380,6 +406,7 @@ export function labRoutes(api: Api): void {
     body: TemperatureBody,
     status: 201,
     response: LabSampleAnswer,
+    refusals: READING_REFUSALS,
   }, async (c, { params, body }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(c, await command(c, shipment.waybill, temperatureCommand(c, body)), 201);
@@ -396,6 +423,12 @@ export function labRoutes(api: Api): void {
     params: Ref,
     body: ApproveBody,
     response: LabSampleAnswer,
+    refusals: {
+      ...NO_PROFILE,
+      lab_decision_final: "the laboratory already rejected the sample",
+      validation_failed: "the decision has no note",
+      nothing_to_approve: "no block awaits the laboratory's decision",
+    },
   }, async (c, { params, body }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(
@@ -420,6 +453,7 @@ export function labRoutes(api: Api): void {
     middleware: operate,
     params: Ref,
     response: LabSampleAnswer,
+    refusals: { not_found: "the shipment has no laboratory record" },
   }, async (c, { params }) => {
     const shipment = await shipmentOf(c, params.reference);
     return ok(c, await command(c, shipment.waybill, { kind: "get" }));
@@ -436,6 +470,7 @@ export function labRoutes(api: Api): void {
     body: TickBody,
     status: 201,
     response: LabSampleAnswer,
+    refusals: { ...TICK_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
     await assertDriverCarries(c, params.reference);
     return ok(c, await command(c, params.reference, tickCommand(c, body)), 201);
@@ -452,6 +487,7 @@ export function labRoutes(api: Api): void {
     body: TemperatureBody,
     status: 201,
     response: LabSampleAnswer,
+    refusals: { ...READING_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
     await assertDriverCarries(c, params.reference);
     return ok(c, await command(c, params.reference, temperatureCommand(c, body)), 201);

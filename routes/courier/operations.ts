@@ -371,6 +371,13 @@ export function operationRoutes(api: Api): void {
     body: ScanBody,
     status: 201,
     response: ShipmentOperationsAnswer,
+    refusals: {
+      validation_failed: "an exception, lost or damaged, customs hold, document request or " +
+        "cancellation without a reason",
+      shipment_closed: "the shipment is delivered, returned or cancelled: nothing more is recorded",
+      not_cancellable: "a cancellation of a shipment already in the courier's hands",
+      unknown_piece: "`pieces` names a piece the shipment does not have",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const s = await ask(c, shipmentActor, p.business.id, params.waybill, {
@@ -408,6 +415,7 @@ export function operationRoutes(api: Api): void {
     query: BoardQuery,
     response: z.array(OperationsRowAnswer),
     paged: BoardMeta,
+    refusals: { not_found: "no saved view by the name `view`" },
   }, async (c, { query }) => {
     const env = c.get("env");
     const tenant = businessPrincipalOf(c).business.id;
@@ -469,6 +477,9 @@ export function operationRoutes(api: Api): void {
     }),
     status: 201,
     response: SavedViewAnswer,
+    refusals: {
+      views_full: "the courier already keeps as many saved views as it may; replace or delete one",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const state = await ask(c, operationsViewsActor, p.business.id, p.business.id, {

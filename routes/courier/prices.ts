@@ -45,10 +45,12 @@ import {
   UnresolvedConversionAnswer,
 } from "./billing.ts";
 import {
+  BOOKING_REFUSALS,
   BookingAnswer,
   bookingView,
   bookOffer,
   makeOffer,
+  OFFER_REFUSALS,
   offerView,
   PriceLineAnswer,
   PriceRequest,
@@ -62,6 +64,7 @@ import {
   idempotencyHeader,
   identityOf,
   ONE_CALL_BOOKING_DOCS,
+  REQUEST_REFUSALS,
   ShipmentRequest,
 } from "./shipment_requests.ts";
 
@@ -139,6 +142,7 @@ export function priceRoutes(api: Api): void {
         middleware: [client()],
         body: PriceRequest,
         response: PricesAnswer,
+        refusals: OFFER_REFUSALS,
       },
       async (c, { body }) =>
         ok(c, offerView(await makeOffer(c, await callerClient(c), body, "prices"))),
@@ -156,6 +160,10 @@ export function priceRoutes(api: Api): void {
     status: 201,
     replay: "The same prices_reference",
     response: BookingAnswer,
+    refusals: {
+      ...BOOKING_REFUSALS,
+      not_found: "no held prices of the client's by that prices_reference",
+    },
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
@@ -181,6 +189,7 @@ export function priceRoutes(api: Api): void {
       body: PriceRequest,
       status: 201,
       response: QuoteAnswer,
+      refusals: OFFER_REFUSALS,
     },
     async (c, { body }) =>
       ok(c, offerView(await makeOffer(c, await callerClient(c), body, "quote")), 201),
@@ -241,6 +250,7 @@ export function priceRoutes(api: Api): void {
     status: 201,
     replay: "The same quote reference",
     response: BookingAnswer,
+    refusals: { ...BOOKING_REFUSALS, not_found: "held prices are not a saved quotation" },
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);
     const booked = await bookOffer(c, {
@@ -275,6 +285,11 @@ export function priceRoutes(api: Api): void {
     status: 201,
     ...ONE_CALL_BOOKING_DOCS,
     response: BookingAnswer,
+    refusals: {
+      ...REQUEST_REFUSALS,
+      validation_failed: `${REQUEST_REFUSALS.validation_failed}; a bad Idempotency-Key header`,
+      not_found: "courier_client_id is none of the courier's clients",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;

@@ -441,6 +441,9 @@ export function rateCardRoutes(api: Api): void {
     body: PublishCard,
     status: 201,
     response: RateCardVersionAnswer,
+    refusals: {
+      catalogue_full: "the courier keeps as many rate cards as it may, or its catalogue is full",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -482,6 +485,13 @@ export function rateCardRoutes(api: Api): void {
     body: PublishVersion,
     status: 201,
     response: RateCardVersionAnswer,
+    refusals: {
+      validation_failed: "nothing to publish: every term and the name are the latest version's",
+      rate_card_currency_fixed: "a currency other than version 1's: publish a new rate card",
+      effective_from_before_latest: "effective_from is before the latest version's",
+      rate_card_full: "the card holds no more versions, or this one does not fit beside them; " +
+        "publish a new rate card",
+    },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");

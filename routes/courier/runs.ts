@@ -30,6 +30,8 @@ import { raiseAlert } from "../../src/courier/alerts.ts";
 import { driverIdOf } from "../../src/courier/driver_access.ts";
 import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/evidence.ts";
 import { labHandoverAllowed } from "../../src/courier/lab.ts";
+import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
+import { mergeRefusals } from "../../src/http/refusals.ts";
 import {
   askRun,
   askStop,
@@ -155,6 +157,86 @@ const StopActionBody = z.object({
   received_by: Text(120).optional(),
   note: z.string().max(500).optional(),
 });
+
+/** Every change to a run (network_run.ts step). */
+const RUN_CHANGE = { run_closed: "the run is closed" };
+/** A change that adds to a run (network_run.ts GROWING_CHANGES, STOPS_MAX, ITEMS_MAX). */
+const RUN_GROWS = {
+  run_full: "the run holds no more stops, items or records: split the work into another run",
+};
+
+/** What each run action can refuse, besides the run itself not being found. */
+const RUN_ACTION_REFUSALS = {
+  depart: RUN_CHANGE,
+  arrive: { ...RUN_CHANGE, run_not_departed: "arrive: the run has not departed" },
+  unload: RUN_CHANGE,
+  reorder: {
+    ...RUN_CHANGE,
+    validation_failed: "reorder: no `order`",
+    invalid_order: "reorder: `order` does not list every stop of the run exactly once",
+  },
+  transfer: {
+    ...RUN_CHANGE,
+    ...RUN_GROWS,
+    validation_failed: "transfer: no waybills or to_run, to the run itself, or to a closed run",
+    not_found: "transfer: to_run is none of the courier's runs",
+    not_on_run: "transfer or report: a waybill named is not on the run",
+    not_transferable: "transfer: a waybill has its end state on the run",
+    capacity_exceeded: "transfer: the items exceed to_run's capacity",
+  },
+  report: {
+    ...RUN_CHANGE,
+    ...RUN_GROWS,
+    validation_failed: "report: no waybill, condition or note, or customs_hold while customs " +
+      "holds no crossing of the shipment",
+    not_on_run: "transfer or report: a waybill named is not on the run",
+    not_reportable: "report: the shipment has its end state on the run",
+    // A shipment reported returned books its return charge.
+    ...LATER_CHARGE_REFUSALS,
+  },
+  close: {
+    ...RUN_CHANGE,
+    items_without_end_state: "close: items on the run lack an explicit end state",
+  },
+  waiting: {
+    scope_denied: "waiting: the credential lacks the scope `billing:administer`",
+    validation_failed: "waiting: no stop_id, minutes or shipment, or a shipment not of the stop",
+    not_found: "waiting: no such stop on the run, or no shipment by that waybill",
+    ...LATER_CHARGE_REFUSALS,
+  },
+} as const;
+
+/** What the stop actions can refuse, besides the run or the stop not being found. */
+const STOP_ACTION_REFUSALS = mergeRefusals(RUN_CHANGE, RUN_GROWS, {
+  not_found: "the stop is not of the action's kind (border and cross: a checkpoint; deliver; " +
+    "collect); collect or fail: no shipment by that waybill",
+  scope_denied: "cross, and fail at a checkpoint, need `customs:approve`; collect with a " +
+    "reason (more than reserved) needs `runs:override`",
+  validation_failed: "cross without side; collect without waybill, or of a shipment not the " +
+    "work order's client's; fail without reason, or naming a waybill not of the stop",
+  exit_before_entry: "cross: the entry before the exit",
+  lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
+  item_ended: "deliver: the shipment has its end state on this run",
+  over_reserved: "collect: more than the work order reserved, without a reason",
+  capacity_exceeded: "collect: the run's capacity would be exceeded",
+  unknown_piece: "collect: labels name a piece the shipment does not have",
+  stop_already_done: "fail: the stop was already done",
+  // Delivery after a failed attempt, collection and failed collection book later charges.
+  ...LATER_CHARGE_REFUSALS,
+});
+
+/** An expense and its receipt (expense below). */
+const EXPENSE_REFUSALS = {
+  ...RUN_CHANGE,
+  ...RUN_GROWS,
+  validation_failed: "not multipart/form-data; no receipt file, idempotency_key, currency code " +
+    "or positive amount",
+  payload_too_large: "the request body is larger than this endpoint takes",
+  evidence_file_too_large: "the receipt is larger than an evidence file may be",
+};
+
+/** A run that is not the signed-in driver's answers as one that does not exist. */
+const DRIVERS_RUN = { not_found: "the run is not assigned to the driver" };
 
 const RUN_ACTIONS = [
   "depart",
@@ -795,6 +877,7 @@ export function runRoutes(api: Api): void {
     }),
     status: 201,
     response: NetworkRunAnswer,
+    refusals: { validation_failed: "driver_id is none of the courier's drivers" },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     if (body.driver_id) {
@@ -857,6 +940,15 @@ export function runRoutes(api: Api): void {
     }),
     status: 201,
     response: NetworkRunAnswer,
+    refusals: {
+      ...RUN_CHANGE,
+      ...RUN_GROWS,
+      validation_failed: "a deliver stop without waybill, a collect stop without work_order or " +
+        "with another courier's client, a checkpoint without country, to_country and border_post",
+      not_found: "deliver: no shipment by that waybill",
+      already_on_run: "deliver: the shipment is already on the run",
+      capacity_exceeded: "the stop's load or reservation exceeds the run's capacity",
+    },
   }, async (c, { params, body }) => {
     const by = principalName(businessPrincipalOf(c));
     let load = NO_LOAD;
@@ -942,6 +1034,7 @@ export function runRoutes(api: Api): void {
     params: RunParam,
     body: z.object({ driver_id: Text(64).nullable() }),
     response: NetworkRunAnswer,
+    refusals: { ...RUN_CHANGE, validation_failed: "driver_id is none of the courier's drivers" },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
     if (body.driver_id) {
@@ -973,6 +1066,7 @@ export function runRoutes(api: Api): void {
     params: RunParam,
     status: 201,
     response: NetworkRunAnswer,
+    refusals: EXPENSE_REFUSALS,
   }, async (c, { params }) => ok(c, viewFor(c, await expense(c, params.run)), 201));
 
   define(
@@ -988,6 +1082,7 @@ export function runRoutes(api: Api): void {
       params: z.object({ run: Text(64), action: z.enum(RUN_ACTIONS) }),
       body: RunActionBody,
       response: NetworkRunAnswer,
+      refusals: mergeRefusals(...RUN_ACTIONS.map((a) => RUN_ACTION_REFUSALS[a])),
     },
     async (c, { params, body }) =>
       ok(c, runView(await runAction(c, params.run, params.action, body))),
@@ -1013,6 +1108,9 @@ export function runRoutes(api: Api): void {
         params: StopParams.extend({ action: z.enum(STOP_ACTIONS) }),
         body: StopActionBody,
         response: side === "business" ? StopActionAnswer : DriverStopActionAnswer,
+        refusals: side === "business"
+          ? STOP_ACTION_REFUSALS
+          : mergeRefusals(STOP_ACTION_REFUSALS, DRIVERS_RUN),
       },
       async (c, { params, body }) =>
         ok(
@@ -1056,6 +1154,7 @@ export function runRoutes(api: Api): void {
     middleware: asDriver,
     params: RunParam,
     response: DriverRunAnswer,
+    refusals: DRIVERS_RUN,
   }, async (c, { params }) => ok(c, viewFor(c, await runFor(c, params.run))));
 
   define(api, {
@@ -1068,6 +1167,7 @@ export function runRoutes(api: Api): void {
     params: RunParam,
     status: 201,
     response: DriverRunAnswer,
+    refusals: mergeRefusals(EXPENSE_REFUSALS, DRIVERS_RUN),
   }, async (c, { params }) => ok(c, viewFor(c, await expense(c, params.run)), 201));
 
   define(
@@ -1082,6 +1182,10 @@ export function runRoutes(api: Api): void {
       params: z.object({ run: Text(64), action: z.enum(DRIVER_RUN_ACTIONS) }),
       body: RunActionBody,
       response: DriverRunAnswer,
+      refusals: mergeRefusals(
+        ...DRIVER_RUN_ACTIONS.map((a) => RUN_ACTION_REFUSALS[a]),
+        DRIVERS_RUN,
+      ),
     },
     async (c, { params, body }) =>
       ok(c, viewFor(c, await runAction(c, params.run, params.action, body))),

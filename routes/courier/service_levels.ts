@@ -268,6 +268,10 @@ export function serviceLevelRoutes(api: Api): void {
     body: CreateCalendar,
     status: 201,
     response: CalendarAnswer,
+    refusals: {
+      already_exists: "a calendar of the courier's already has this code",
+      catalogue_full: "the courier keeps as many calendars as it may, or its catalogue is full",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -307,6 +311,12 @@ export function serviceLevelRoutes(api: Api): void {
     body: CreateServiceLevel,
     status: 201,
     response: ServiceLevelAnswer,
+    refusals: {
+      already_exists: "a service level of the courier's already has this code",
+      validation_failed: "calendar_id is none of the courier's calendars",
+      catalogue_full:
+        "the courier keeps as many service levels as it may, or its catalogue is full",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;
@@ -346,6 +356,10 @@ export function serviceLevelRoutes(api: Api): void {
     body: CreateFacility,
     status: 201,
     response: FacilityAnswer,
+    refusals: {
+      already_exists: "a facility of the courier's already has this code",
+      catalogue_full: "the courier keeps as many facilities as it may, or its catalogue is full",
+    },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
     const courier = p.business.id;

@@ -20,8 +20,10 @@ import { BOOKING_ROWS_CONCURRENCY } from "../../src/limits.ts";
 import { read } from "../ask.ts";
 import {
   type Booked,
+  BOOKING_REFUSALS,
   bookOffer,
   makeOffer,
+  OFFER_REFUSALS,
   PriceRequest,
   stoppedBeforeCharge,
   waybillOf,
@@ -45,6 +47,20 @@ export type ShipmentRequestBody = z.infer<typeof ShipmentRequest>;
 export type BookingRequestBody = Omit<ShipmentRequestBody, "service_level"> & {
   readonly service_level?: string | undefined;
 };
+
+/**
+ * What booking a request in one call can refuse: pricing's and booking's refusals, and those of
+ * its identity (bookRequest).
+ */
+export const REQUEST_REFUSALS = {
+  ...OFFER_REFUSALS,
+  ...BOOKING_REFUSALS,
+  validation_failed: `${OFFER_REFUSALS.validation_failed}; ${BOOKING_REFUSALS.validation_failed}`,
+  duplicate_order: `${BOOKING_REFUSALS.duplicate_order}, or booked before with other details`,
+  request_in_progress: "another request with this idempotency key or client_order_reference is " +
+    "being booked; retry shortly",
+  idempotency_key_reused: "the idempotency key was sent before with another request",
+} as const;
 
 /** The calling client, as every booking of a request needs it. */
 export interface Caller {

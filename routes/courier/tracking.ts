@@ -140,6 +140,12 @@ export function trackingRoutes(api: Api): void {
     // error shape (CONTRACT "Errors"), not as a validation failure.
     params: z.object({ token: z.string() }),
     response: TrackingAnswer,
+    errorField: "error",
+    notFound: false,
+    refusals: {
+      not_found: "no shipment has this tracking link",
+      courier_platform_disabled: "the courier platform is not enabled for the courier",
+    },
   }, async (c, { params }) => {
     const env = c.get("env");
     const notFound = () => trackingError(c, 404, "not_found", "no shipment has this tracking link");

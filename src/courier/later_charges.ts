@@ -15,6 +15,19 @@ import { type RateCardTerms, versionInForce } from "../domain/rate_card.ts";
 import type { AskResult } from "../runtime/plan.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { CourierClientReply } from "../../actors/courier_client.ts";
+import type { Refusals } from "../http/refusals.ts";
+
+/**
+ * What booking a later charge on the client's account can refuse (client_ledger.ts postCharge),
+ * for the routes whose action books one: every other refusal there is ruled out by the charge
+ * the service builds itself (amount, reference, reason, evidence).
+ */
+export const LATER_CHARGE_REFUSALS: Refusals = {
+  unresolved_fx_limit: "the charge is in another currency than the client's billing currency " +
+    "and too many of the client's charges await an FX rate",
+  amount_too_large: "the charge would take a balance of the client's account past the largest " +
+    "amount stated exactly",
+};
 
 /** The rate-card fee each later charge is priced with, when it has one. */
 export const FEE_OF: Partial<Record<ChargeKind, keyof RateCardTerms>> = {

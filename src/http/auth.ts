@@ -28,6 +28,7 @@ import { apiKeyPrefix, type EnvironmentName } from "../environment.ts";
 import { ApiError, fromRejection } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
 import type { Limits, RateLimiter } from "./rate_limit.ts";
+import { type Refusals, refusing } from "./refusals.ts";
 
 export type Principal =
   | { readonly kind: "operator" }
@@ -139,7 +140,37 @@ export function requireClientAdmin(c: Context<AppEnv>, what: string): ClientPrin
 
 type ClientPrincipal = ReturnType<typeof clientPrincipalOf>;
 
-export const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+/**
+ * What every refusal that counted no caller can become (countUncounted): an unknown key, and on
+ * routes no caller is counted for (the operator's), any refusal.
+ */
+const ADDRESS_LIMITED = {
+  rate_limited: "too many calls from this address without a known credential; wait `Retry-After` " +
+    "seconds",
+};
+
+/** How a credential is refused (authenticateBusiness, client(), driver). */
+function credentialRefusals(header: string): Refusals {
+  return {
+    unauthenticated: `${header} is missing or unknown (live)`,
+    live_key_on_sandbox: `on the sandbox: ${header} is anything but a valid sandbox credential`,
+  };
+}
+
+/** A credential's calls count against its courier's plan (Business API 8); unknown, its address's. */
+const PLAN_LIMITED = {
+  rate_limited: "the rate limit of the courier's plan is reached, or too many calls came from " +
+    "this address without a known credential; wait `Retry-After` seconds",
+};
+
+const PLATFORM_DISABLED = {
+  courier_platform_disabled: "the courier platform is not enabled for the courier",
+};
+
+export const operatorOnly: MiddlewareHandler<AppEnv> = refusing({
+  unauthenticated: "the operator token is missing or wrong",
+  ...ADDRESS_LIMITED,
+}, async (c, next) => {
   const header = c.req.header("Authorization") ?? "";
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
   const env = c.get("env");
@@ -148,7 +179,7 @@ export const operatorOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   c.set("principal", { kind: "operator" });
   await next();
-};
+});
 
 export interface BusinessGuard {
   /** The scope the route needs (courier 5); partner keys reach only routes that name one. */
@@ -159,10 +190,25 @@ export interface BusinessGuard {
 
 /** X-Business-API-Key: the business key, a staff session token, or a partner key. */
 export function business(guard: BusinessGuard = {}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return refusing(businessRefusals(guard), async (c, next) => {
     const key = c.req.header("X-Business-API-Key") ?? "";
     c.set("principal", await businessCredential(c, key, guard));
     await next();
+  });
+}
+
+/** What businessCredential answers, for the OpenAPI document of the routes behind a guard. */
+export function businessRefusals(guard: BusinessGuard = {}, header = "X-Business-API-Key") {
+  const scope = guard.anyScope
+    ? `the credential holds none of the scopes ${guard.anyScope.map((s) => `\`${s}\``).join(", ")}`
+    : guard.scope
+    ? `the credential lacks the scope \`${guard.scope}\``
+    : "a partner key: partner keys reach only endpoints that need a named scope";
+  return {
+    ...credentialRefusals(header),
+    sandbox_key_on_live: "a sandbox key was sent to live",
+    ...PLAN_LIMITED,
+    scope_denied: scope,
   };
 }
 
@@ -192,7 +238,10 @@ export async function businessCredential(
  * Authorization: Bearer <driver token> (courier 4.5). On the sandbox anything but a valid sandbox
  * driver token answers live_key_on_sandbox (CONTRACT errors: 401), as the other credentials do.
  */
-export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const driver: MiddlewareHandler<AppEnv> = refusing({
+  ...credentialRefusals("the driver token (`Authorization: Bearer`)"),
+  ...PLAN_LIMITED,
+}, async (c, next) => {
   const env = c.get("env");
   // Made only when thrown (an Error captures its stack).
   const refused = (message: string) =>
@@ -222,7 +271,7 @@ export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
   rateLimit(c, access.id, limitsOf(access));
   await next();
-};
+});
 
 /**
  * X-Client-API-Key (courier 4.6, 5): a client's API key or a client user's session token. Every
@@ -230,7 +279,18 @@ export const driver: MiddlewareHandler<AppEnv> = async (c, next) => {
  * them may only change it (403 password_change_required).
  */
 export function client(options: { passwordChange?: boolean } = {}): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  const refusals = {
+    ...credentialRefusals("X-Client-API-Key"),
+    sandbox_key_on_live: "a sandbox client key was sent to live",
+    ...PLAN_LIMITED,
+    ...PLATFORM_DISABLED,
+    ...(options.passwordChange ? {} : {
+      password_change_required:
+        "the signed-in person holds a password that was sent to them: change it first " +
+        "(`POST /client/password`)",
+    }),
+  };
+  return refusing(refusals, async (c, next) => {
     const env = c.get("env");
     const key = c.req.header("X-Client-API-Key")?.trim() ?? "";
     // Made only when thrown: an Error captures its stack, a cost every call would pay.
@@ -268,7 +328,7 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
       );
     }
     await next();
-  };
+  });
 }
 
 async function clientIdentity(
@@ -322,23 +382,32 @@ function courierPlatformDisabled(): ApiError {
 }
 
 /** Routes anyone may call (sign-in, public links) are limited per address. */
-export const anonymous: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const anonymous: MiddlewareHandler<AppEnv> = refusing({
+  rate_limited: "too many calls from this address; wait `Retry-After` seconds",
+}, async (c, next) => {
   rateLimit(c, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT);
   await next();
-};
+});
 
 /** spec: courier 1.2: every courier endpoint answers 403 until the operator enables it. */
-export const courierPlatform: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const p = businessPrincipalOf(c);
-  if (!p.business.courier_platform_enabled) throw courierPlatformDisabled();
-  await next();
-};
+export const courierPlatform: MiddlewareHandler<AppEnv> = refusing(
+  PLATFORM_DISABLED,
+  async (c, next) => {
+    const p = businessPrincipalOf(c);
+    if (!p.business.courier_platform_enabled) throw courierPlatformDisabled();
+    await next();
+  },
+);
 
 /**
  * Business API 5.6: people and money leaving the account need the owner or a portal admin signed
  * in; an integration key gets signed_in_admin_only, a coordinator portal_admin_only.
  */
-export const signedInAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const signedInAdmin: MiddlewareHandler<AppEnv> = refusing({
+  signed_in_admin_only: "an integration key was sent: this needs the owner or a portal admin " +
+    "signed in",
+  portal_admin_only: "a coordinator is signed in: this is for the owner or a portal admin",
+}, async (c, next) => {
   const p = businessPrincipalOf(c);
   if (p.kind !== "staff") {
     throw new ApiError(
@@ -348,20 +417,23 @@ export const signedInAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   if (p.role === "coordinator") throw portalAdminOnly();
   await next();
-};
+});
 
 /**
  * Business API 5.6: money, credentials, people and the company record are for an admin; the
  * integration key may manage its own webhook and rotate itself, a coordinator may not.
  */
-export const portalAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+// Its scope_denied is business()'s too: that guard, naming no scope, refuses partner keys first.
+export const portalAdmin: MiddlewareHandler<AppEnv> = refusing({
+  portal_admin_only: "a coordinator is signed in: this is for the owner or a portal admin",
+}, async (c, next) => {
   const p = businessPrincipalOf(c);
   if (p.kind === "staff" && p.role === "coordinator") throw portalAdminOnly();
   if (p.kind === "partner" || p.kind === "driver" || p.kind === "client") {
     throw new ApiError("scope_denied", "this endpoint is outside the key's scopes: account");
   }
   await next();
-};
+});
 
 function portalAdminOnly(): ApiError {
   return new ApiError(

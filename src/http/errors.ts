@@ -125,6 +125,16 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   address_book_full: 422,
   // Courier 4.6 client paper: a waybill or piece id a Code 39 barcode cannot carry.
   barcode_unencodable: 422,
+  // Named here so that routes can document them; each answered 422 before it had a row.
+  no_rate_card: 422,
+  no_service_levels: 422,
+  amount_too_large: 422,
+  catalogue_full: 422,
+  rate_card_currency_fixed: 422,
+  effective_from_before_latest: 422,
+  rate_card_full: 422,
+  // The live board asked for without a WebSocket upgrade (routes/courier/board.ts).
+  upgrade_required: 426,
   rate_limited: 429,
   internal_error: 500,
   actor_busy: 503,
@@ -155,6 +165,11 @@ export class ApiError extends Error {
 
 export function statusOf(code: string): number {
   return STATUS_BY_CODE[code] ?? 422;
+}
+
+/** Whether the code has its own row in the table (a route documents only such codes). */
+export function isKnownCode(code: string): boolean {
+  return Object.hasOwn(STATUS_BY_CODE, code);
 }
 
 /** What a key taken in a unique index (ActorDefinition.uniqueIndexes) means to the caller. */

@@ -7,7 +7,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
 import type { Api } from "./app.ts";
 import type { AppEnv } from "./context.ts";
-import { validationFailed } from "./errors.ts";
+import { isKnownCode, statusOf, validationFailed } from "./errors.ts";
+import { guardRefusals, mergeRefusals, type Refusals } from "./refusals.ts";
 import { boundedForm, boundedText, isMultipart } from "./upload.ts";
 
 // A field left out is named as missing, not as "Invalid input" (a union's default message), and a
@@ -131,6 +132,19 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly response?: z.ZodType;
   /** A list answered a page at a time: the envelope carries `meta` (PageMeta, OffsetPageMeta). */
   readonly paged?: Paging;
+  /**
+   * The route's own refusals (courier 7): each code its handler, and what it asks, can answer,
+   * with when. define adds its guards' refusals, `validation_failed` for a request with parts,
+   * `payload_too_large` for one with a body and `not_found` for one with path parameters.
+   */
+  readonly refusals?: Refusals;
+  /** False where no path parameter can name something missing (no `not_found`). */
+  readonly notFound?: false;
+  /**
+   * `error`: the route's own refusals name their code in `error`, not `code` (CONTRACT "Errors":
+   * tracking endpoints); its guards' and its request's keep `code`.
+   */
+  readonly errorField?: "error";
 }
 
 /** The `Idempotency-Key` header parameter as the OpenAPI document shows it. */
@@ -145,6 +159,103 @@ const Binary = z.string().openapi({ format: "binary" });
 /** An error answer as the OpenAPI document shows it. */
 function refusal(description: string) {
   return { description, content: { "application/json": { schema: ErrorBody } } };
+}
+
+/**
+ * Every refusal the route can answer: its own, its guards' and those its request's parts bring.
+ * Throws at start for a guard that never said what it refuses, or a code without a status.
+ */
+function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, string> {
+  const route = `${spec.method.toUpperCase()} ${spec.path}`;
+  const guards = (spec.middleware ?? []).map((m) => {
+    const r = guardRefusals(m);
+    if (!r) throw new Error(`${route}: a guard that does not say what it refuses (refusing())`);
+    return r;
+  });
+  const parts = [
+    spec.params ? "a path parameter" : "",
+    spec.query ? "a query parameter" : "",
+    spec.body ? "a body field" : "",
+    spec.upload ? "the uploaded file" : "",
+  ].filter(Boolean);
+  // A parameter that is one of a fixed set (an action) names nothing that could be missing.
+  const shape = spec.params instanceof z.ZodObject ? spec.params.shape : {};
+  const names = [...spec.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)
+    .filter((n) => !(shape[n] instanceof z.ZodEnum)).map((n) => `\`${n}\``);
+  const all = mergeRefusals(
+    ...guards,
+    parts.length > 0
+      ? { validation_failed: `${parts.join(" or ")} is missing or invalid; \`errors\` names each` }
+      : {},
+    spec.body || spec.upload
+      ? { payload_too_large: "the request body is larger than this endpoint takes" }
+      : {},
+    names.length > 0 && spec.notFound !== false
+      ? { not_found: `the ${names.join(" or ")} named does not exist, or is not the caller's` }
+      : {},
+    spec.refusals ?? {},
+  );
+  for (const code of Object.keys(all)) {
+    if (!isKnownCode(code)) throw new Error(`${route}: refusal code without a status: ${code}`);
+  }
+  return all;
+}
+
+/**
+ * The refusals as the OpenAPI document shows them: one answer per status, listing each code
+ * (also as the enum of `code`) with when; the status is statusOf's, as the answer's is. Codes in
+ * `inError` are named by the body's `error` instead (CONTRACT "Errors": tracking endpoints).
+ */
+export function refusalResponses(
+  refusals: Readonly<Record<string, string>>,
+  inError: ReadonlySet<string> = new Set(),
+) {
+  const byStatus = new Map<number, [string, string][]>();
+  for (const [code, when] of Object.entries(refusals)) {
+    const status = statusOf(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, when]]);
+  }
+  const responses: Record<string, ReturnType<typeof refusalWithCodes>> = {};
+  for (const status of [...byStatus.keys()].sort()) {
+    const codes = byStatus.get(status)!.sort(([a], [b]) => a.localeCompare(b));
+    responses[status] = refusalWithCodes(codes, inError);
+  }
+  return responses;
+}
+
+function refusalWithCodes(codes: readonly [string, string][], inError: ReadonlySet<string>) {
+  const named = codes.map(([c]) => c).filter((c) => !inError.has(c));
+  const inErrorField = codes.map(([c]) => c).filter((c) => inError.has(c));
+  const schemas = [
+    ...(named.length > 0
+      ? [{
+        allOf: [
+          { $ref: "#/components/schemas/Error" },
+          {
+            type: "object" as const,
+            properties: { code: { type: "string" as const, enum: named } },
+          },
+        ],
+      }]
+      : []),
+    ...(inErrorField.length > 0
+      ? [{
+        type: "object" as const,
+        required: ["success", "error", "message"],
+        properties: {
+          success: { type: "boolean" as const, enum: [false] },
+          error: { type: "string" as const, enum: inErrorField },
+          message: { type: "string" as const },
+        },
+      }]
+      : []),
+  ];
+  return {
+    description: codes.map(([code, when]) => `- \`${code}\`: ${when}`).join("\n"),
+    content: {
+      "application/json": { schema: schemas.length === 1 ? schemas[0]! : { oneOf: schemas } },
+    },
+  };
 }
 
 /** The request body as the OpenAPI document shows it. */
@@ -203,6 +314,7 @@ export function define<
 >(api: Api, spec: RouteSpec<P, Q, B>, handler: Handler<P, Q, B>): void {
   const status = spec.status ?? 200;
   const success = envelopeOf(spec.response, spec.paged);
+  const refusals = spec.alwaysRefused ? {} : refusalsOf(spec);
   api.openAPIRegistry.registerPath({
     method: spec.method,
     path: spec.path,
@@ -240,6 +352,10 @@ export function define<
             },
           }
           : {}),
+        ...refusalResponses(
+          refusals,
+          new Set(spec.errorField === "error" ? Object.keys(spec.refusals ?? {}) : []),
+        ),
         default: refusal(
           "Error: `{success: false, code, message}`; 422 `validation_failed` lists each bad " +
             "field in `errors`",

@@ -168,3 +168,8 @@ export function documentedData(schema: z.ZodType, r: Answer, what: string): any 
   assert.deepEqual(overPrecise(r.body.data, null, "data"), [], `${what}: decimals`);
   return r.body.data;
 }
+
+/** The answers an OpenAPI operation documents besides its refusals (4xx, 5xx): sorted. */
+export function successes(responses: Record<string, unknown>): string[] {
+  return Object.keys(responses).filter((s) => !/^[45]/.test(s)).sort();
+}

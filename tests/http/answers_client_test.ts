@@ -30,7 +30,7 @@ import {
   StoreListedAnswer,
 } from "../../routes/courier/client_stores.ts";
 import { z } from "../../src/http/route.ts";
-import { documented, listed } from "../helpers/documented.ts";
+import { documented, listed, successes } from "../helpers/documented.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
   type Client,
@@ -134,10 +134,10 @@ Deno.test("client answers: sign-in, the account, the key, the webhook, users and
     const out = await t.call("POST", "/client/logout", { headers: session(token) });
     documented(SignedOutAnswer, out, 200, "logout");
 
-    // The OpenAPI document shows the status each of these answers with.
+    // The OpenAPI document shows the status each of these answers with (refusals apart).
     const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
     for (const path of ["/client/api-key", "/client/webhook"]) {
-      assert.deepEqual(Object.keys(doc.paths[path].post.responses).sort(), ["201", "default"]);
+      assert.deepEqual(successes(doc.paths[path].post.responses), ["201", "default"]);
     }
   }));
 
@@ -154,7 +154,7 @@ Deno.test("client answers: stores and packets", () =>
     documented(StoreAnswer, await register("GAB-01"), 200, "store again");
     const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
     const responses = doc.paths["/business/courier/clients/{client}/stores"].post.responses;
-    assert.deepEqual(Object.keys(responses).sort(), ["200", "201", "default"], "the replay shown");
+    assert.deepEqual(successes(responses), ["200", "201", "default"], "the replay shown");
     const b = documented(StoreAnswer, await register("GAB-02"), 201, "second store").id as string;
     const act = (store: string, action: string, body: Record<string, unknown>) =>
       t.call("POST", `/client/stores/${store}/packets/${action}`, {

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { isKnownCode, statusOf } from "../../src/http/errors.ts";
+import { successes } from "../helpers/documented.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 
 /** Routes whose handler honours the Idempotency-Key header (idempotencyHeader). */
@@ -58,7 +60,7 @@ Deno.test("routes: the OpenAPI document shows replays, validation errors, period
     ) {
       assert.ok(op(path).responses["201"] && op(path).responses["200"], path);
     }
-    assert.deepEqual(Object.keys(op("/client/prices").responses).sort(), ["200", "default"]);
+    assert.deepEqual(successes(op("/client/prices").responses), ["200", "default"]);
     const error = doc.components.schemas.Error;
     assert.ok(error.properties.errors, "validation_failed's errors[] is documented");
     // Business API 2.2: sandbox answers, successes and refusals, carry environment: sandbox.
@@ -185,4 +187,79 @@ Deno.test("routes: every list that pages documents its meta, and no other route 
       Object.keys(doc.components.schemas.PageMeta.properties).sort(),
       ["limit", "next_cursor"],
     );
+  }));
+
+/** The refusal codes an OpenAPI answer lists: its `code` (or tracking `error`) enum. */
+// deno-lint-ignore no-explicit-any
+function codesOf(answer: any): string[] {
+  const schema = answer.content["application/json"].schema;
+  // deno-lint-ignore no-explicit-any
+  return (schema.oneOf ?? [schema]).flatMap((s: any) =>
+    s.allOf ? s.allOf[1].properties.code.enum : s.properties.error.enum
+  );
+}
+
+Deno.test("routes: each operation lists by status the refusal codes it can answer, and when", () =>
+  withTestEnv(async (t) => {
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const at = (method: string, path: string, status: number) => {
+      const answer = doc.paths[path][method].responses[status];
+      assert.ok(answer, `${method} ${path} documents ${status}`);
+      return answer;
+    };
+    // Courier 7: the booking's refusals, each with its condition.
+    const book422 = at("post", "/client/book", 422);
+    for (const code of ["prices_expired", "insufficient_balance", "validation_failed"]) {
+      assert.ok(codesOf(book422).includes(code), code);
+    }
+    assert.match(book422.description, /^- `prices_expired`: the held prices expired/m);
+    assert.ok(codesOf(at("post", "/client/book", 409)).includes("duplicate_order"));
+    assert.ok(codesOf(at("post", "/client/shipments", 409)).includes("idempotency_key_reused"));
+    assert.ok(
+      codesOf(at("post", "/business/courier/billing/events/{event_id}/acknowledge", 422))
+        .includes("state_paid_refused"),
+    );
+    // Shared refusals come from the route's guards and request: the operator's token, a
+    // client's platform switch, a scope, a path naming nothing, a body too large.
+    assert.deepEqual(codesOf(at("get", "/operator/clock", 401)), ["unauthenticated"]);
+    assert.equal(doc.paths["/operator/clock"].get.responses[404], undefined, "no path parameter");
+    assert.ok(codesOf(at("get", "/client/me", 403)).includes("courier_platform_disabled"));
+    assert.match(
+      at("post", "/business/courier/clients/{client}/invoice", 403).description,
+      /`scope_denied`: the credential lacks the scope `billing:administer`/,
+    );
+    assert.deepEqual(codesOf(at("get", "/business/courier/clients/{client}", 404)), ["not_found"]);
+    assert.deepEqual(codesOf(at("post", "/business/shipments", 413)), ["payload_too_large"]);
+    // Tracking names its own refusals in `error` (CONTRACT "Errors").
+    const tracking = at("get", "/s/{token}", 404).content["application/json"].schema;
+    assert.deepEqual(tracking.properties.error.enum, ["not_found"]);
+    // Every code listed is a code of the table, under the status it answers with, and the
+    // description says when for each code of the enum, and no other.
+    let listed = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, unknown>)) {
+      // deno-lint-ignore no-explicit-any
+      for (const [method, op] of Object.entries(item as Record<string, any>)) {
+        for (const [status, answer] of Object.entries(op.responses as Record<string, unknown>)) {
+          if (!/^[45]/.test(status)) continue;
+          // deno-lint-ignore no-explicit-any
+          const a = answer as any;
+          const codes: string[] = a.description.startsWith("Always refused")
+            ? [...a.description.matchAll(/`([a-z_]+)`/g)].map((m: string[]) => m[1]!)
+            : codesOf(a);
+          if (!a.description.startsWith("Always refused")) {
+            const said = [...a.description.matchAll(/^- `([a-z_]+)`: \S/gm)].map((m: string[]) =>
+              m[1]
+            );
+            assert.deepEqual(said, codes, `${method} ${path} ${status}: each code says when`);
+          }
+          for (const code of codes) {
+            const where = `${method} ${path} ${status} ${code}`;
+            assert.ok(isKnownCode(code), `${where}: a code of the table`);
+            assert.equal(String(statusOf(code)), status, `${where}: its status`);
+            listed++;
+          }
+        }
+      }
+    }
+    assert.ok(listed > 1000, `${listed} refusals listed: the walk found them`);
   }));
