@@ -12,6 +12,7 @@ import { type Projector, startProjector } from "./db/projection.ts";
 import { type LedgerProjector, startLedgerProjector } from "./db/ledger_projection.ts";
 import type { Environment, EnvironmentName } from "./environment.ts";
 import { type Api, createApp } from "./http/app.ts";
+import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { LoginThrottle } from "./http/login_throttle.ts";
 import { OutboundDelivery } from "./outbound/deliver.ts";
@@ -48,6 +49,8 @@ export interface EnvironmentOptions {
   readonly publicUrl?: string;
   /** Routers mounted after the product's own (tests mount probes of shared guards). */
   readonly extraRouters?: readonly ((api: Api) => void)[];
+  /** Strict mode (tests): each refusal a route answers that its document does not list. */
+  readonly undocumentedRefusal?: (u: UndocumentedRefusal) => void;
 }
 
 export interface OpenEnvironment {
@@ -150,7 +153,11 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   };
   return {
     env,
-    app: createApp(env, [...ROUTERS, ...(o.extraRouters ?? [])]),
+    app: createApp(
+      env,
+      [...ROUTERS, ...(o.extraRouters ?? [])],
+      o.undocumentedRefusal ? { undocumentedRefusal: o.undocumentedRefusal } : {},
+    ),
     projector,
     ledgerProjector,
     async close() {

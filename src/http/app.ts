@@ -13,6 +13,7 @@ import { ApiError, validationFailed } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
 import { countUncounted } from "./auth.ts";
 import { mountDocs } from "./openapi.ts";
+import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 
 export type Api = OpenAPIHono<AppEnv>;
 
@@ -30,7 +31,19 @@ export function newRouter(): Api {
   });
 }
 
-export function createApp(env: Environment, routers: readonly ((api: Api) => void)[]): Hono {
+export interface AppOptions {
+  /**
+   * Strict mode (tests): a route answering a refusal its OpenAPI entry does not list answers 500
+   * `undocumented_refusal` instead, and it is reported here (refusals.ts checkRefusals).
+   */
+  readonly undocumentedRefusal?: (u: UndocumentedRefusal) => void;
+}
+
+export function createApp(
+  env: Environment,
+  routers: readonly ((api: Api) => void)[],
+  options: AppOptions = {},
+): Hono {
   const app = new Hono();
   app.use("*", async (c, next) => {
     c.header("X-Request-Id", crypto.randomUUID());
@@ -53,6 +66,7 @@ export function createApp(env: Environment, routers: readonly ((api: Api) => voi
     }
     await next();
   });
+  if (options.undocumentedRefusal) checkRefusals(api, options.undocumentedRefusal);
   for (const mount of routers) mount(api);
   mountDocs(api, env);
   const allowed = allowedMethods(api, "/api");

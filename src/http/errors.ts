@@ -137,6 +137,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   upgrade_required: 426,
   rate_limited: 429,
   internal_error: 500,
+  // Strict mode only (tests): a route answered a refusal its OpenAPI entry does not list.
+  undocumented_refusal: 500,
   actor_busy: 503,
   // Courier 2.6 rule 5: a note is judged once the statement has caught up with the account.
   ledger_catching_up: 503,

@@ -38,3 +38,25 @@ export function mergeRefusals(...lists: readonly Refusals[]): Record<string, str
   }
   return out;
 }
+
+/** A refusal a route answered that its OpenAPI entry does not list (strict mode, tests). */
+export interface UndocumentedRefusal {
+  readonly route: string;
+  readonly code: string;
+  readonly status: number;
+}
+
+const STRICT = new WeakMap<object, (u: UndocumentedRefusal) => void>();
+
+/**
+ * Strict mode (tests): every route defined on `router` after this call turns a 4xx refusal its
+ * document does not list into 500 `undocumented_refusal`, and reports it (route.ts). Off, define
+ * adds nothing to a route: production pays nothing for the check.
+ */
+export function checkRefusals(router: object, report: (u: UndocumentedRefusal) => void): void {
+  STRICT.set(router, report);
+}
+
+export function strictReport(router: object): ((u: UndocumentedRefusal) => void) | undefined {
+  return STRICT.get(router);
+}

@@ -5,10 +5,16 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
-import type { Api } from "./app.ts";
+import { type Api, errorResponse } from "./app.ts";
 import type { AppEnv } from "./context.ts";
-import { isKnownCode, statusOf, validationFailed } from "./errors.ts";
-import { guardRefusals, mergeRefusals, type Refusals } from "./refusals.ts";
+import { ApiError, isKnownCode, statusOf, validationFailed } from "./errors.ts";
+import {
+  guardRefusals,
+  mergeRefusals,
+  type Refusals,
+  strictReport,
+  type UndocumentedRefusal,
+} from "./refusals.ts";
 import { boundedForm, boundedText, isMultipart } from "./upload.ts";
 
 // A field left out is named as missing, not as "Invalid input" (a union's default message), and a
@@ -258,6 +264,36 @@ function refusalWithCodes(codes: readonly [string, string][], inError: ReadonlyS
   };
 }
 
+/**
+ * Runs after the route (guards included) answered: Hono has already rendered a thrown refusal
+ * (onError) or the handler made its own, so the answer's body says the code either way.
+ */
+function refusalCheck(
+  route: string,
+  documented: Readonly<Record<string, string>>,
+  report: (u: UndocumentedRefusal) => void,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    const status = c.res.status;
+    // 5xx is the document's `default`: unforeseen by definition.
+    if (status < 400 || status >= 500) return;
+    const body = await c.res.clone().json().catch(() => null);
+    // Tracking answers name it `error` (CONTRACT "Errors").
+    const code = body?.code ?? body?.error;
+    if (typeof code !== "string" || Object.hasOwn(documented, code)) return;
+    report({ route, code, status });
+    c.res = errorResponse(
+      c,
+      new ApiError(
+        "undocumented_refusal",
+        `${route} answered ${status} \`${code}\`, which its OpenAPI entry does not list`,
+        { route, refusal: code, refused_status: status },
+      ),
+    );
+  };
+}
+
 /** The request body as the OpenAPI document shows it. */
 function requestBody(
   spec: {
@@ -366,7 +402,8 @@ export function define<
   const guards: MiddlewareHandler<AppEnv> = spec.middleware?.length
     ? every(...spec.middleware)
     : (_c, next) => next();
-  api.on(spec.method.toUpperCase(), honoPath, guards, async (c) => {
+  const method = spec.method.toUpperCase();
+  const run = async (c: Context<AppEnv>) => {
     const params = parse(spec.params, c.req.param(), "params") as Infer<P>;
     const query = parse(spec.query, c.req.query(), "query") as Infer<Q>;
     const files: Record<string, File> = {};
@@ -378,7 +415,13 @@ export function define<
     }
     const body = (spec.body ? parse(spec.body, sent, "body") : undefined) as Infer<B>;
     return await handler(c, { params, query, body, files });
-  });
+  };
+  const report = strictReport(api);
+  if (report && !spec.alwaysRefused) {
+    api.on(method, honoPath, refusalCheck(`${method} ${spec.path}`, refusals, report), guards, run);
+  } else {
+    api.on(method, honoPath, guards, run);
+  }
 }
 
 /** Validates one part of a request; an issue with the whole part (`[]` for `{}`) names the part. */

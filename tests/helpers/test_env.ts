@@ -8,6 +8,7 @@ import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
 import type { EnvironmentName } from "../../src/environment.ts";
 import type { Api } from "../../src/http/app.ts";
+import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
 
@@ -21,6 +22,11 @@ export interface TestEnv extends OpenEnvironment {
   settle(): Promise<void>;
   /** POST /operator/businesses, returning its answer's data. */
   createBusiness(overrides?: Record<string, unknown>): Promise<CreatedBusiness>;
+  /**
+   * Refusals answered that the route's OpenAPI entry does not list (strict mode: each answered
+   * 500 `undocumented_refusal`). close() fails while any is here, so none goes unseen.
+   */
+  readonly undocumented: UndocumentedRefusal[];
 }
 
 export interface CallOptions {
@@ -56,6 +62,11 @@ export async function openTestEnv(
     bus?: Bus;
     /** The `PUBLIC_URL` setting; unset: links take the request's address. */
     publicUrl?: string;
+    /**
+     * Strict mode (default on): a refusal a route's OpenAPI entry does not list answers 500
+     * `undocumented_refusal` and fails close(). Off only to show the answers production gives.
+     */
+    strictRefusals?: boolean;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -63,6 +74,7 @@ export async function openTestEnv(
   const bus = options.bus ?? await openBus(Deno.env.get("NATS_URL"));
   const databaseUrl = Deno.env.get("DATABASE_URL");
   const schema = `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const undocumented: UndocumentedRefusal[] = [];
   const opened = await openEnvironment({
     name,
     kvPath: ":memory:",
@@ -75,6 +87,9 @@ export async function openTestEnv(
     allowLoopbackWebhooks: true,
     ...(options.routers ? { extraRouters: options.routers } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.strictRefusals === false
+      ? {}
+      : { undocumentedRefusal: (u: UndocumentedRefusal) => undocumented.push(u) }),
   });
   const app: Hono = opened.app;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
@@ -97,6 +112,7 @@ export async function openTestEnv(
     ...opened,
     clock,
     call,
+    undocumented,
     settle: () => opened.env.settle(),
     async createBusiness(overrides = {}) {
       const r = await call("POST", "/operator/businesses", {
@@ -119,6 +135,10 @@ export async function openTestEnv(
       await opened.close();
       if (databaseUrl) await dropTestSchema(databaseUrl, schema);
       if (!options.bus) await bus.drain();
+      if (undocumented.length > 0) {
+        const seen = [...new Set(undocumented.map((u) => `${u.route}: ${u.code} (${u.status})`))];
+        throw new Error(`refusals the OpenAPI document does not list:\n  ${seen.join("\n  ")}`);
+      }
     },
   };
 }

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { isKnownCode, statusOf } from "../../src/http/errors.ts";
+import type { Api } from "../../src/http/app.ts";
+import { ok } from "../../src/http/app.ts";
+import { ApiError, isKnownCode, statusOf } from "../../src/http/errors.ts";
+import { define, z } from "../../src/http/route.ts";
 import { successes } from "../helpers/documented.ts";
-import { withTestEnv } from "../helpers/test_env.ts";
+import { openTestEnv, withTestEnv } from "../helpers/test_env.ts";
 
 /** Routes whose handler honours the Idempotency-Key header (idempotencyHeader). */
 const IDEMPOTENT = [
@@ -263,3 +266,61 @@ Deno.test("routes: each operation lists by status the refusal codes it can answe
     }
     assert.ok(listed > 1000, `${listed} refusals listed: the walk found them`);
   }));
+
+/** A route that refuses what its path asks: a code it lists, one it does not, or a 503. */
+function refusalProbe(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/probe/refusals/{what}",
+    summary: "probe",
+    tag: "Probe",
+    security: "public",
+    params: z.object({ what: z.enum(["listed", "unlisted", "busy", "none"]) }),
+    refusals: { clock_not_manual: "the probe's own refusal" },
+  }, (c, { params }) => {
+    if (params.what === "listed") throw new ApiError("clock_not_manual", "listed");
+    if (params.what === "unlisted") throw new ApiError("prices_expired", "not listed");
+    if (params.what === "busy") throw new ApiError("actor_busy", "unforeseen");
+    return ok(c, { refused: false });
+  });
+}
+
+Deno.test("routes: in strict mode a refusal the route does not list answers 500 undocumented_refusal", async () => {
+  const t = await openTestEnv({ routers: [refusalProbe] });
+  try {
+    const probe = (what: string) => t.call("POST", `/probe/refusals/${what}`);
+    assert.equal((await probe("none")).status, 200);
+    const listed = await probe("listed");
+    assert.deepEqual([listed.status, listed.body.code], [422, "clock_not_manual"]);
+    // Added by define: the path parameter's validation.
+    const invalid = await probe("other");
+    assert.deepEqual([invalid.status, invalid.body.code], [422, "validation_failed"]);
+    // 5xx is the document's `default`: unforeseen, not checked.
+    assert.equal((await probe("busy")).status, 503);
+    assert.deepEqual(t.undocumented, []);
+    const unlisted = await probe("unlisted");
+    assert.equal(unlisted.status, 500);
+    assert.equal(unlisted.body.code, "undocumented_refusal");
+    assert.equal(unlisted.body.route, "POST /probe/refusals/{what}");
+    assert.equal(unlisted.body.refusal, "prices_expired");
+    assert.ok(unlisted.headers.get("X-Request-Id"));
+    assert.deepEqual(t.undocumented, [{
+      route: "POST /probe/refusals/{what}",
+      code: "prices_expired",
+      status: 422,
+    }]);
+  } finally {
+    // close() fails while an undocumented refusal is left: a test that missed the 500 fails too.
+    await assert.rejects(
+      () => t.close(),
+      /POST \/probe\/refusals\/\{what\}: prices_expired \(422\)/,
+    );
+  }
+});
+
+Deno.test("routes: outside strict mode an unlisted refusal is answered as it is", () =>
+  withTestEnv(async (t) => {
+    const r = await t.call("POST", "/probe/refusals/unlisted");
+    assert.deepEqual([r.status, r.body.code], [422, "prices_expired"]);
+    assert.deepEqual(t.undocumented, []);
+  }, { routers: [refusalProbe], strictRefusals: false }));
