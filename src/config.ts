@@ -41,6 +41,8 @@ const ConfigSchema = z.object({
   OPERATOR_TOKEN: z.string().min(16).optional(),
   CLOCK: z.enum(["system", "manual"]).default("system"),
   ALLOW_LOOPBACK_WEBHOOKS: flag.default(false),
+  /** Tests only: a refusal a route's OpenAPI entry does not list answers 500 (route.ts). */
+  STRICT_REFUSALS: flag.default(false),
   /** Base64 of 32 bytes sealing webhook secrets; generated under DATA_DIR when unset. */
   SECRETS_KEY: z.string().min(40).optional(),
   HOST: z.string().min(1).default("0.0.0.0"),

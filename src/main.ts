@@ -8,11 +8,15 @@ import { ManualClock, SystemClock } from "./runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "./server.ts";
 import type { EnvironmentName } from "./environment.ts";
 import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
+import type { UndocumentedRefusal } from "./http/refusals.ts";
 
 const config = readConfig();
 await Deno.mkdir(config.DATA_DIR, { recursive: true });
 if (config.ALLOW_LOOPBACK_WEBHOOKS) {
   console.warn("WARNING: ALLOW_LOOPBACK_WEBHOOKS=1 lets webhooks reach 127.0.0.1 (tests only)");
+}
+if (config.STRICT_REFUSALS) {
+  console.warn("WARNING: STRICT_REFUSALS=1 answers undocumented refusals with 500 (tests only)");
 }
 const clock = config.CLOCK === "manual" ? new ManualClock(Date.now()) : new SystemClock();
 const bus = await openBus(config.NATS_URL);
@@ -38,6 +42,12 @@ for (const [name, port] of environments) {
     operatorTokenHash,
     allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
     ...publicUrlOf(name),
+    ...(config.STRICT_REFUSALS
+      ? {
+        undocumentedRefusal: (u: UndocumentedRefusal) =>
+          console.error(`${name}: ${u.route} answered ${u.status} ${u.code}, undocumented`),
+      }
+      : {}),
   });
   opened.push(o);
   servers.push(Deno.serve({

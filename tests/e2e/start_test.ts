@@ -29,6 +29,8 @@ async function start(dataDir: string): Promise<Server> {
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     OPERATOR_TOKEN,
+    // Every refusal answered must be one the OpenAPI document lists (route.ts strict mode).
+    STRICT_REFUSALS: "1",
   };
   const databaseUrl = Deno.env.get("DATABASE_URL");
   const natsUrl = Deno.env.get("NATS_URL");
