@@ -215,6 +215,9 @@ const STOP_ACTION_REFUSALS = mergeRefusals(RUN_CHANGE, RUN_GROWS, {
   validation_failed: "cross without side; collect without waybill, or of a shipment not the " +
     "work order's client's; fail without reason, or naming a waybill not of the stop",
   exit_before_entry: "cross: the entry before the exit",
+  // A shipment's crossing records the exit after the stop does: an exit stopped between the two
+  // (not sent again) leaves a crossing without it, and the entry then refuses.
+  entry_before_exit: "cross: the entry, while a shipment's crossing has no exit recorded",
   lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
   item_ended: "deliver: the shipment has its end state on this run",
   over_reserved: "collect: more than the work order reserved, without a reason",
