@@ -47,6 +47,7 @@ import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../sr
 import { ask } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { BODY_TOO_LARGE } from "../../src/http/refusals.ts";
 
 const tag = "Alerts";
 const security = "business" as const;
@@ -280,7 +281,7 @@ export function alertRoutes(api: Api): void {
       ...RESOLVED,
       validation_failed: "resolving needs a resolution and evidence (a text or a file); a body " +
         "field is invalid",
-      payload_too_large: "the request body is larger than this endpoint takes",
+      ...BODY_TOO_LARGE,
       evidence_file_too_large: "the evidence file is larger than an evidence file may be",
     },
   }, async (c, { params }) => {

@@ -39,6 +39,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";
+import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { alertView } from "./alerts.ts";
 
 /** Changes waiting for one board; a board this far behind is closed (1013), never let grow. */
@@ -396,7 +397,7 @@ function registerDocs(api: Api): void {
       ...refusalResponses({
         upgrade_required: "not a WebSocket request",
         ...businessRefusals({ scope: SCOPE }, "the key"),
-        courier_platform_disabled: "the courier platform is not enabled for the courier",
+        ...PLATFORM_DISABLED,
       }),
       default: { description: "Error: `{success: false, code, message}`" },
     },

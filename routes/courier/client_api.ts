@@ -32,6 +32,7 @@ import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Currency, orNull, Settlement, UtcInstant } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
+import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { callerClient } from "./prices.ts";
 import { ClientRole } from "./client_people.ts";
 import { ask } from "../ask.ts";
@@ -96,7 +97,7 @@ export function clientApiRoutes(api: Api): void {
       unauthenticated: "the e-mail or password is wrong",
       rate_limited: "repeated failed sign-ins for the e-mail or from the address: wait " +
         "`Retry-After` seconds",
-      courier_platform_disabled: "the courier platform is not enabled for the courier",
+      ...PLATFORM_DISABLED,
     },
   }, async (c, { body }) => {
     const env = c.get("env");

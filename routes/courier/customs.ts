@@ -41,7 +41,7 @@ import {
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
-import { refusing } from "../../src/http/refusals.ts";
+import { BODY_TOO_LARGE, refusing } from "../../src/http/refusals.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
 import { Country, Currency, Money, orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
@@ -297,7 +297,7 @@ const moverGuard: MiddlewareHandler<AppEnv> = refusing({
   }),
   scope_denied: "the credential lacks the scope of the action: `customs:approve` to clear, " +
     "release or refuse, `runs:operate` for the others",
-  payload_too_large: "the request body is larger than this endpoint takes",
+  ...BODY_TOO_LARGE,
 }, async (c, next) => {
   // Within the request cap (boundedText): a body past it is refused 413 here, before any read.
   const text = await boundedText(c);

@@ -31,7 +31,7 @@ import { driverIdOf } from "../../src/courier/driver_access.ts";
 import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/evidence.ts";
 import { labHandoverAllowed } from "../../src/courier/lab.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
-import { mergeRefusals } from "../../src/http/refusals.ts";
+import { BODY_TOO_LARGE, mergeRefusals } from "../../src/http/refusals.ts";
 import {
   askRun,
   askStop,
@@ -234,7 +234,7 @@ const EXPENSE_REFUSALS = {
   ...RUN_GROWS,
   validation_failed: "not multipart/form-data; no receipt file, idempotency_key, currency code " +
     "or positive amount",
-  payload_too_large: "the request body is larger than this endpoint takes",
+  ...BODY_TOO_LARGE,
   evidence_file_too_large: "the receipt is larger than an evidence file may be",
 };
 

@@ -13,6 +13,7 @@ import { anonymous, courierPlatformEnabled } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
 import { CalendarDay, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { TRACKING_TOKEN_CHARS_MAX, TRACKING_TOKEN_CHARS_MIN } from "../../src/limits.ts";
 
 const tag = "Customer tracking";
@@ -144,7 +145,7 @@ export function trackingRoutes(api: Api): void {
     notFound: false,
     refusals: {
       not_found: "no shipment has this tracking link",
-      courier_platform_disabled: "the courier platform is not enabled for the courier",
+      ...PLATFORM_DISABLED,
     },
   }, async (c, { params }) => {
     const env = c.get("env");

@@ -28,7 +28,7 @@ import { apiKeyPrefix, type EnvironmentName } from "../environment.ts";
 import { ApiError, fromRejection } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
 import type { Limits, RateLimiter } from "./rate_limit.ts";
-import { type Refusals, refusing } from "./refusals.ts";
+import { PLATFORM_DISABLED, type Refusals, refusing } from "./refusals.ts";
 
 export type Principal =
   | { readonly kind: "operator" }
@@ -161,10 +161,6 @@ function credentialRefusals(header: string): Refusals {
 const PLAN_LIMITED = {
   rate_limited: "the rate limit of the courier's plan is reached, or too many calls came from " +
     "this address without a known credential; wait `Retry-After` seconds",
-};
-
-const PLATFORM_DISABLED = {
-  courier_platform_disabled: "the courier platform is not enabled for the courier",
 };
 
 export const operatorOnly: MiddlewareHandler<AppEnv> = refusing({

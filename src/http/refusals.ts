@@ -9,6 +9,16 @@ import type { AppEnv } from "./context.ts";
 /** Code to condition: `{prices_expired: "the held prices expired; ask for prices again"}`. */
 export type Refusals = Readonly<Record<string, string>>;
 
+/** spec: courier 1.2: a courier whose platform the operator has not enabled. */
+export const PLATFORM_DISABLED: Refusals = {
+  courier_platform_disabled: "the courier platform is not enabled for the courier",
+};
+
+/** A body past the endpoint's cap (define adds it to routes with a body or an upload). */
+export const BODY_TOO_LARGE: Refusals = {
+  payload_too_large: "the request body is larger than this endpoint takes",
+};
+
 const BY_GUARD = new WeakMap<MiddlewareHandler<AppEnv>, Refusals>();
 
 /** Marks `guard` as answering `refusals`; define() refuses a guard not so marked. */

@@ -9,6 +9,7 @@ import { type Api, errorResponse } from "./app.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError, isKnownCode, statusOf, validationFailed } from "./errors.ts";
 import {
+  BODY_TOO_LARGE,
   guardRefusals,
   mergeRefusals,
   type Refusals,
@@ -193,9 +194,7 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
     parts.length > 0
       ? { validation_failed: `${parts.join(" or ")} is missing or invalid; \`errors\` names each` }
       : {},
-    spec.body || spec.upload
-      ? { payload_too_large: "the request body is larger than this endpoint takes" }
-      : {},
+    spec.body || spec.upload ? BODY_TOO_LARGE : {},
     names.length > 0 && spec.notFound !== false
       ? { not_found: `the ${names.join(" or ")} named does not exist, or is not the caller's` }
       : {},

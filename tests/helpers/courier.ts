@@ -48,6 +48,35 @@ export async function courierWithScopes(
   return b;
 }
 
+/** The scopes newCourier stores on the courier's key. */
+const COURIER_SCOPES = ["billing:administer", "billing:view-own", "runs:override"] as const;
+
+/** The operator grants `extra` scopes on top of those newCourier stored. */
+export async function grantScopes(
+  t: TestEnv,
+  courier: Courier,
+  ...extra: readonly string[]
+): Promise<void> {
+  const r = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+    operator: true,
+    body: { api_key_scopes: [...COURIER_SCOPES, ...extra] },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+}
+
+/** A driver of the courier `businessId`, made by the operator: its id and bearer token. */
+export async function newDriver(
+  t: TestEnv,
+  businessId: string,
+): Promise<{ id: string; token: string }> {
+  const r = await t.call("POST", `/operator/businesses/${businessId}/drivers`, {
+    operator: true,
+    body: { name: "Thabo", phone: "+26771000000", vehicle_type_id: 1 },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data;
+}
+
 export async function newCourier(t: TestEnv, card: Record<string, unknown> = {}): Promise<Courier> {
   const business = await t.createBusiness({ plan: "enterprise" });
   const key = business.api_key;
@@ -55,7 +84,7 @@ export async function newCourier(t: TestEnv, card: Record<string, unknown> = {})
     operator: true,
     body: {
       courier_platform_enabled: true,
-      api_key_scopes: ["billing:administer", "billing:view-own", "runs:override"],
+      api_key_scopes: COURIER_SCOPES,
     },
   });
   assert.equal(patched.status, 200);

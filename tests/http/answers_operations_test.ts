@@ -33,6 +33,7 @@ import {
   type Client,
   clientKey,
   type Courier,
+  grantScopes,
   newClient,
   newCourier,
   topUp,
@@ -134,18 +135,7 @@ Deno.test("answers: alerts and claims are what their schemas document", () =>
     assert.deepEqual(done.map((a) => a.status), ["resolved", "resolved"]);
 
     // ---- Claims: filed (and replayed), rejected, partly approved with its credit note.
-    const grant = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
-      operator: true,
-      body: {
-        api_key_scopes: [
-          "billing:administer",
-          "billing:view-own",
-          "runs:override",
-          "claims:approve",
-        ],
-      },
-    });
-    assert.equal(grant.status, 200);
+    await grantScopes(t, courier, "claims:approve");
     const { waybill } = await bookShipment(t, client);
     const claim = {
       waybill,

@@ -32,8 +32,10 @@ import {
   type Client,
   type Courier,
   DOMESTIC,
+  grantScopes,
   newClient,
   newCourier,
+  newDriver,
   topUp,
 } from "../helpers/courier.ts";
 
@@ -46,36 +48,16 @@ async function ready(t: TestEnv): Promise<[Courier, Client]> {
     waiting_fee: 10,
     cold_chain_fee: 45,
   });
-  const r = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
-    operator: true,
-    body: {
-      api_key_scopes: [
-        "billing:administer",
-        "billing:view-own",
-        "runs:override",
-        "customs:approve",
-      ],
-    },
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await grantScopes(t, courier, "customs:approve");
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "5000");
   return [courier, client];
 }
 
-async function newDriver(t: TestEnv, courier: Courier) {
-  const r = await t.call("POST", `/operator/businesses/${courier.business.id}/drivers`, {
-    operator: true,
-    body: { name: "Thabo", phone: "+26771000000", vehicle_type_id: 1 },
-  });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  return r.body.data as { id: string; token: string };
-}
-
 /** A driver with a planned run delivering `waybill`: their token. */
 async function driverCarrying(t: TestEnv, courier: Courier, waybill: string): Promise<string> {
   const key = courier.business.api_key;
-  const driver = await newDriver(t, courier);
+  const driver = await newDriver(t, courier.business.id);
   const run = await t.call("POST", "/business/network-runs", {
     key,
     body: {
@@ -109,7 +91,7 @@ Deno.test("answers: network runs, operations' side and the driver's, as document
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const key = courier.business.api_key;
-    const driver = await newDriver(t, courier);
+    const driver = await newDriver(t, courier.business.id);
     const bearer = driver.token;
     const x = await bookWaybill(t, client, CROSS_BORDER);
     const [y, z2, w] = [

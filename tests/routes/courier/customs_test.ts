@@ -13,8 +13,10 @@ import {
   type Client,
   type Courier,
   DOMESTIC,
+  grantScopes,
   newClient,
   newCourier,
+  newDriver,
   topUp,
 } from "../../helpers/courier.ts";
 import { until } from "../../helpers/receiver.ts";
@@ -28,22 +30,6 @@ async function ready(t: TestEnv): Promise<[Courier, Client]> {
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "2000");
   return [courier, client];
-}
-
-/** The operator grants customs:approve on top of what newCourier stored. */
-async function grantApprove(t: TestEnv, courier: Courier): Promise<void> {
-  const r = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
-    operator: true,
-    body: {
-      api_key_scopes: [
-        "billing:administer",
-        "billing:view-own",
-        "runs:override",
-        "customs:approve",
-      ],
-    },
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
 }
 
 function present(t: TestEnv, courier: Courier, waybill: string, stop = "stop_tlokweng") {
@@ -162,7 +148,7 @@ async function billingEvent(t: TestEnv, courier: Courier, eventType: string): Pr
 Deno.test("customs: each move needs its facts; a refused move changes nothing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     assert.match(id, /^xing_[0-9a-f]{24}$/);
@@ -277,7 +263,7 @@ Deno.test("customs: clear, release and refuse need customs:approve; holds need r
     const held = await move(t, courier, id, { action: "hold", reason: "x-ray inspection" });
     assert.equal(held.data.status, "held");
     assert.equal(held.data.history.length, 1);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const cleared = await move(t, courier, id, { action: "clear", customs_reference: "SARS-1" });
     assert.equal(cleared.data.status, "cleared");
     await billingEvent(t, courier, `customs.cleared:${id}`);
@@ -339,7 +325,7 @@ Deno.test("customs: a plain hold waits on customs; only a request for documents 
 Deno.test("customs: a request for documents waits on the courier, papers put it back with customs, one clearance charge", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
 
@@ -421,7 +407,7 @@ Deno.test("customs: a request for documents waits on the courier, papers put it 
 Deno.test("customs: duties paid for the client are recoverable, apart from revenue; others are not charged", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const duty = {
@@ -488,7 +474,7 @@ Deno.test("customs: duties paid for the client are recoverable, apart from reven
 Deno.test("customs: a release after the vehicle left awaits collection; entry only after exit", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const tenant = courier.business.id;
@@ -572,7 +558,7 @@ Deno.test("customs: a release after the vehicle left awaits collection; entry on
 Deno.test("customs: a refusal is an exception on the shipment and ends the crossing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const id = await present(t, courier, waybill);
     const refused = await move(t, courier, id, { action: "refuse", reason: "prohibited goods" });
@@ -640,17 +626,9 @@ Deno.test("customs: another courier finds nothing; a driver supplies only for wh
       (e: unknown) => e instanceof ApiError && e.code === "not_found",
     );
 
-    const driver = async (businessId: string) => {
-      const r = await t.call("POST", `/operator/businesses/${businessId}/drivers`, {
-        operator: true,
-        body: { name: "Thabo", phone: "+26771234567", vehicle_type_id: 1 },
-      });
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-      return r.body.data as { id: string; token: string };
-    };
     const body = { documents: [{ name: "commercial invoice", reference: "INV-9" }] };
-    const mine = await driver(courier.business.id);
-    const theirs = await driver(other.business.id);
+    const mine = await newDriver(t, courier.business.id);
+    const theirs = await newDriver(t, other.business.id);
     for (const d of [mine, theirs]) {
       const r = await t.call("POST", `/driver/customs/${id}/supply`, { bearer: d.token, body });
       assert.equal(r.status, 404, JSON.stringify(r.body));
@@ -689,7 +667,7 @@ Deno.test("customs: another courier finds nothing; a driver supplies only for wh
 Deno.test("customs: a cross-border shipment has one crossing from booking, worked before any run; the first border stop presents that crossing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    await grantApprove(t, courier);
+    await grantScopes(t, courier, "customs:approve");
     const waybill = await bookWaybill(t, client, CROSS_BORDER);
     // Listed as soon as the booking answered, before the projection writes it.
     const r = await t.call("GET", `/business/shipments/${waybill}/customs`, {

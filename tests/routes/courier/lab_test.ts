@@ -27,6 +27,7 @@ import {
   courierWithScopes,
   newClient,
   newCourier,
+  newDriver,
   topUp,
 } from "../../helpers/courier.ts";
 import { advance } from "../../helpers/receiver.ts";
@@ -460,14 +461,10 @@ Deno.test("lab: another courier's shipment, an unknown one and a driver not carr
       ok: true,
     });
 
-    const d = await t.call("POST", `/operator/businesses/${courier.business.id}/drivers`, {
-      operator: true,
-      body: { name: "Thabo", phone: "+26771234567", vehicle_type_id: 1 },
-    });
-    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const d = await newDriver(t, courier.business.id);
     for (const action of ["tick", "temperature"]) {
       const r = await t.call("POST", `/driver/shipments/${waybill}/lab/${action}`, {
-        bearer: d.body.data.token,
+        bearer: d.token,
         body: { item: "seal", ...READING },
       });
       assert.equal(r.status, 404, `${action}: ${JSON.stringify(r.body)}`);

@@ -20,6 +20,7 @@ import {
   courierWithScopes,
   newClient,
   newCourier,
+  newDriver,
   topUp,
 } from "../../helpers/courier.ts";
 
@@ -82,15 +83,6 @@ async function ledger(t: TestEnv, courier: Courier, client: Client) {
     .where("tenant", "=", courier.business.id)
     .where("client_id", "=", client.id)
     .execute();
-}
-
-async function newDriver(t: TestEnv, courier: Courier) {
-  const r = await t.call("POST", `/operator/businesses/${courier.business.id}/drivers`, {
-    operator: true,
-    body: { name: "Thabo", phone: "+26771000000", vehicle_type_id: 1 },
-  });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  return r.body.data as { id: string; token: string };
 }
 
 Deno.test("runs: capacity is never exceeded silently; a run closes only with every end state", () =>
@@ -228,8 +220,8 @@ Deno.test("runs: collecting more than reserved needs runs:override and a reason"
 Deno.test("runs: a driver reaches only their runs and never sees declared values", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const mine = await newDriver(t, courier);
-    const other = await newDriver(t, courier);
+    const mine = await newDriver(t, courier.business.id);
+    const other = await newDriver(t, courier.business.id);
     const run = await newRun(t, courier, { driver_id: mine.id });
     const waybill = await bookWaybill(t, client, { declared_value: 4321 });
     await post(
@@ -446,7 +438,7 @@ Deno.test("runs: the driver presents at the border; only customs:approve clears 
     const courier = await newCourier(t);
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "2000");
-    const driver = await newDriver(t, courier);
+    const driver = await newDriver(t, courier.business.id);
     const run = await newRun(t, courier, { countries: ["BW", "ZA"], driver_id: driver.id });
     const waybill = await bookWaybill(t, client, { to_country: "ZA" });
     const stops: string[] = [];
@@ -522,7 +514,7 @@ Deno.test("runs: the driver presents at the border; only customs:approve clears 
 Deno.test("runs: the run's driver records lab readings; an out-of-range one blocks the handover", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const driver = await newDriver(t, courier);
+    const driver = await newDriver(t, courier.business.id);
     const run = await newRun(t, courier, { driver_id: driver.id });
     const waybill = await bookWaybill(t, client);
     const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
@@ -607,7 +599,7 @@ Deno.test("runs: a cold-chain laboratory sample takes a cold slot per piece; a r
 Deno.test("runs: a collect labelled with some pieces moves only those; pieces apart raise pieces_separated", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const driver = await newDriver(t, courier);
+    const driver = await newDriver(t, courier.business.id);
     const run = await newRun(t, courier, { driver_id: driver.id });
     const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
     const waybill = await bookWaybill(t, client, { parcels: [parcel, parcel] });
@@ -942,7 +934,7 @@ Deno.test("runs: a stop that is done cannot fail afterwards; nothing changes", (
 Deno.test("runs: a stop action replayed with its idempotency_key answers the first answer, after later changes", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const driver = await newDriver(t, courier);
+    const driver = await newDriver(t, courier.business.id);
     const run = await newRun(t, courier, { driver_id: driver.id });
     const a = await bookWaybill(t, client);
     const b = await bookWaybill(t, client);
@@ -1186,7 +1178,10 @@ Deno.test("runs: a transfer whose item ended on its run after the target took it
 Deno.test("runs: after a transfer the old run's driver no longer reaches the shipment; an item with its end state cannot be reported", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const [first, second] = [await newDriver(t, courier), await newDriver(t, courier)];
+    const [first, second] = [
+      await newDriver(t, courier.business.id),
+      await newDriver(t, courier.business.id),
+    ];
     const capacity = { kg: 100, m3: 2, pieces: 10, cold_slots: 2 };
     const from = await newRun(t, courier, { driver_id: first.id, capacity });
     const to = await newRun(t, courier, { driver_id: second.id, capacity });
