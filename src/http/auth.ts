@@ -141,8 +141,8 @@ export function requireClientAdmin(c: Context<AppEnv>, what: string): ClientPrin
 type ClientPrincipal = ReturnType<typeof clientPrincipalOf>;
 
 /**
- * What every refusal that counted no caller can become (countUncounted): an unknown key, and on
- * routes no caller is counted for (the operator's), any refusal.
+ * What every refusal that counted no caller can become (countUncounted): an unknown key or
+ * operator token.
  */
 const ADDRESS_LIMITED = {
   rate_limited: "too many calls from this address without a known credential; wait `Retry-After` " +
@@ -585,6 +585,9 @@ function counted(c: Context, limiter: RateLimiter, key: string, limits: Limits):
  */
 export function countUncounted(c: Context, limiter: RateLimiter, refusal: ApiError): ApiError {
   if (c.res.headers.has("X-RateLimit-Remaining")) return refusal;
+  // The operator, once its token is checked, is a known caller that no plan limits: its refused
+  // calls (a bad body, an unknown business) are no guessing, and never throttle its address.
+  if ((c.get("principal") as Principal | undefined)?.kind === "operator") return refusal;
   return counted(c, limiter, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT) ?? refusal;
 }
 

@@ -342,3 +342,18 @@ Deno.test("auth: refusals of unknown callers carry X-RateLimit headers and are t
     t.clock.advanceBy(60_000);
     assert.equal((await t.call("GET", "/client/account")).status, 401, "a new minute");
   }));
+
+Deno.test("auth: the operator's refused calls never throttle its address; a wrong token does", () =>
+  withEnv(async (t) => {
+    const limit = ANONYMOUS_RATE_LIMIT.perMinute;
+    for (let i = 0; i <= limit; i++) {
+      const r = await t.call("PATCH", "/operator/businesses/nobody", { operator: true, body: {} });
+      assert.equal(r.status, 404);
+      assert.equal(r.headers.get("X-RateLimit-Remaining"), null);
+    }
+    const guess = await t.call("GET", "/operator/businesses/nobody", {
+      headers: { Authorization: "Bearer op_guess" },
+    });
+    assert.equal(guess.status, 401);
+    assert.equal(guess.headers.get("X-RateLimit-Remaining"), String(limit - 1));
+  }));
