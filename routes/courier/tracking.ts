@@ -11,7 +11,7 @@ import { HEADLINES, type Milestone } from "../../src/domain/lifecycle.ts";
 import { type Api, envelope, ok } from "../../src/http/app.ts";
 import { anonymous, courierPlatformEnabled } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { define, z } from "../../src/http/route.ts";
+import { define, storableText, z } from "../../src/http/route.ts";
 import { CalendarDay, orNull, UtcInstant } from "../../src/http/schemas.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { TRACKING_TOKEN_CHARS_MAX, TRACKING_TOKEN_CHARS_MIN } from "../../src/limits.ts";
@@ -139,7 +139,9 @@ export function trackingRoutes(api: Api): void {
     middleware: [anonymous],
     // Any text: a segment that cannot be a token is answered as an unknown one, in the tracking
     // error shape (CONTRACT "Errors"), not as a validation failure.
-    params: z.object({ token: z.string() }),
+    // Text that could never be kept (a NUL) is no token either: emptied, it is answered 404 below
+    // rather than refused by the request check in the `code` shape.
+    params: z.object({ token: z.string().transform((t) => storableText(t) ? t : "") }),
     response: TrackingAnswer,
     errorField: "error",
     notFound: false,

@@ -277,7 +277,11 @@ Deno.test("tracking: a malformed, blank or over-long token is 404 in the trackin
   withTestEnv(async (t) => {
     // CONTRACT "Errors": tracking endpoints answer {success: false, error, message}; a token that
     // cannot be one is as unknown as any other.
-    for (const token of ["abc", "%20", "%20%20%20%20%20%20%20%20%20%20%20%20", "a".repeat(201)]) {
+    const withNul = `${"a".repeat(20)}%00${"b".repeat(20)}`;
+    const surrogate = `${"a".repeat(30)}%ED%A0%80`;
+    for (
+      const token of ["abc", "%20", "%20".repeat(12), "a".repeat(201), withNul, "%00", surrogate]
+    ) {
       const r = await t.call("GET", `/s/${token}`);
       assert.equal(r.status, 404, `${token}: ${JSON.stringify(r.body)}`);
       assert.deepEqual(Object.keys(r.body).sort(), ["error", "message", "success"], token);
