@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   collectionCountsFrom,
+  dayEndsAt,
+  dayStartsAt,
   estimateAfterDayPassed,
   healthOf,
   type LifecycleTerms,
@@ -196,4 +198,28 @@ Deno.test("estimate: once its day is over it moves to the next working day of th
     estimateAfterDayPassed(cal, "2026-11-03", Date.parse("2026-11-03T23:30:00Z")),
     "2026-11-04",
   );
+});
+
+Deno.test("lifecycle: a day starts and ends at local midnight, DST days included, asked once or again", () => {
+  const zones = ["Africa/Gaborone", "Europe/London", "America/Santiago", "Australia/Lord_Howe"];
+  fc.assert(fc.property(
+    fc.constantFrom(...zones),
+    fc.date({ min: new Date("2020-01-01"), max: new Date("2035-12-31"), noInvalidDate: true }),
+    (timeZone, date) => {
+      const day = date.toISOString().slice(0, 10);
+      const cal = { timezone: timeZone, working_days: [1, 2, 3, 4, 5], holidays: [] };
+      const start = Temporal.PlainDate.from(day).toZonedDateTime({ timeZone }).epochMilliseconds;
+      const next = Temporal.PlainDate.from(day).add({ days: 1 }).toZonedDateTime({ timeZone });
+      for (let i = 0; i < 2; i++) {
+        assert.equal(dayStartsAt(cal, day), start);
+        assert.equal(dayEndsAt(cal, day), next.epochMilliseconds);
+      }
+    },
+  ));
+  // London's spring-forward day is 23 hours long, its autumn day 25.
+  const london = { timezone: "Europe/London", working_days: [1, 2, 3, 4, 5], holidays: [] };
+  const hours = (day: string) => (dayEndsAt(london, day) - dayStartsAt(london, day)) / 3_600_000;
+  assert.equal(hours("2026-03-29"), 23);
+  assert.equal(hours("2026-10-25"), 25);
+  assert.equal(hours("2026-10-26"), 24);
 });
