@@ -458,6 +458,10 @@ const ShipmentDetailFields = {
     }).openapi("Parcel"),
   ),
   contents: z.string().nullable(),
+  declared_value: Money.nullable().openapi({
+    description: "As priced, in the pricing currency; null when none was declared",
+  }),
+  liability_cover: z.boolean().openapi({ description: "Whether liability cover was asked" }),
   external_customer_code: z.string().nullable(),
   external_billing_reference: z.string().nullable(),
   client_order_reference: z.string().nullable(),
@@ -500,6 +504,11 @@ export function shipmentDetailView(s: ShipmentFields) {
     recipient: s.recipient,
     parcels: s.parcels,
     contents: s.contents,
+    // spec: courier 2.3: the frozen pricing snapshot keeps its inputs, these two with the parcels.
+    declared_value: s.declared_value_minor === null
+      ? null
+      : decimal(s.declared_value_minor, s.pricing.currency),
+    liability_cover: s.liability_cover,
     external_customer_code: s.references.external_customer_code,
     external_billing_reference: s.references.external_billing_reference,
     client_order_reference: s.references.client_order_reference,

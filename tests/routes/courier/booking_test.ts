@@ -1863,3 +1863,44 @@ Deno.test("bad input: a JSON body past the request cap is refused 413 also when 
       .execute();
     assert.deepEqual(offers, []);
   }));
+
+Deno.test("book: the shipment shows the pricing inputs it froze: declared value and liability cover, as priced", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t, { liability_cover_pct: 2 });
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500.00");
+    const covered = await prices(t, client, {
+      ...DOMESTIC,
+      declared_value: "1250.50",
+      liability_cover: true,
+      external_billing_reference: "COVER-1",
+    });
+    const express = covered.options.find((o: { code: string }) => o.code === "express");
+    // 2 % of 1,250.50 = 25.01: the line the shipment's inputs must explain.
+    assert.deepEqual(
+      express.lines.find((l: { code: string }) => l.code === "liability_cover").amount,
+      25.01,
+    );
+    const booked = await book(t, client, covered.prices_reference);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const plain = await book(t, client, (await prices(t, client)).prices_reference);
+    assert.equal(plain.status, 201, JSON.stringify(plain.body));
+    await t.settle();
+    // spec: courier 2.3: the frozen pricing snapshot keeps its inputs; 2.1 declared_value and
+    // liability_cover are inputs as much as the parcels are.
+    const read = async (waybill: string) =>
+      (await t.call("GET", `/client/shipments/${waybill}`, { headers: clientKey(client) })).body
+        .data;
+    const mine = await read(booked.body.data.waybill);
+    assert.equal(mine.declared_value, 1250.5);
+    assert.equal(mine.liability_cover, true);
+    const other = await read(plain.body.data.waybill);
+    assert.equal(other.declared_value, null);
+    assert.equal(other.liability_cover, false);
+    const found = await t.call("GET", "/business/courier/shipments?q=COVER-1", {
+      key: courier.business.api_key,
+    });
+    assert.equal(found.status, 200, JSON.stringify(found.body));
+    assert.equal(found.body.data[0].declared_value, 1250.5);
+    assert.equal(found.body.data[0].liability_cover, true);
+  }));
