@@ -22,6 +22,7 @@ import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { clientShipmentIn } from "../../src/courier/shipments.ts";
 import { HEADLINES, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
+import { waybillSpellings } from "../../src/domain/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { client, clientPrincipalOf, principalName } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -204,7 +205,9 @@ export function clientShipmentRoutes(api: Api): void {
     if (ref) {
       q = q.where((eb) =>
         eb.or([
-          eb("id", "=", ref),
+          // spec: courier 2.3: the waybill, typed in any case (as search reads it); client
+          // references stay exact.
+          eb("id", "in", waybillSpellings(ref)),
           eb(sql<string>`data->>'client_order_reference'`, "=", ref),
           eb(sql<string>`data->>'external_customer_code'`, "=", ref),
           eb(sql<string>`data->>'external_billing_reference'`, "=", ref),

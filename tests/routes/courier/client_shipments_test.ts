@@ -772,3 +772,24 @@ Deno.test("client shipments: a key whose booking was charged before a crash is n
     assert.equal(retry.body.data.waybill, waybill);
     assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
   }));
+
+Deno.test("client shipments: the list finds a waybill typed in lower case, as search and the shipment read do; client references stay exact", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, { client_order_reference: "Ord-A" });
+    // spec: courier 2.3: the waybill identifies the shipment, whatever case it is typed in
+    // (GET /client/shipments/{waybill} and the courier's search read it so).
+    const read = await t.call("GET", `/client/shipments/${waybill.toLowerCase()}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(
+      (await list(t, client, `?reference=${waybill.toLowerCase()}`)).data.map((s) => s.waybill),
+      [waybill],
+    );
+    assert.deepEqual((await list(t, client, "?reference=ORD-A")).data, []);
+    assert.deepEqual(
+      (await list(t, client, "?reference=Ord-A")).data.map((s) => s.waybill),
+      [waybill],
+    );
+  }));
