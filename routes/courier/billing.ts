@@ -736,8 +736,13 @@ export async function bookNote(
   note: (original: OriginalEntry) => NoteFields,
   options: AskOptions,
 ): Promise<AskResult<CourierClientReply>> {
-  const runtime = c.get("env").runtime;
+  const env = c.get("env");
+  const runtime = env.runtime;
   for (let read = 1;; read++) {
+    // spec: courier 2.6 rule 5: the note points at an entry that exists once its posting has
+    // answered; the query side it is read from holds every change committed before this call
+    // (an entry still being written is not "not found"), and on a re-read what came since.
+    await env.settle();
     const { original, seen_seq } = await originalEntry(c, courier, client, target);
     const r = await runtime.ask(courierClientActor, courier, client, {
       kind: "correct",

@@ -2051,3 +2051,27 @@ Deno.test("billing view: the ageing buckets move with the clock and always add u
     });
     assert.equal(sum(over.ageing), over.balances.owed);
   }));
+
+Deno.test("billing: a note on an entry booked a moment before finds it, never 404 while the statement catches up", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    // spec: courier 2.6 rule 5, 4.2 correct: the entry exists once its posting answered; the
+    // note is not refused as if it did not while the query side is still writing it.
+    for (let i = 0; i < 8; i++) {
+      await charge(t, courier, client, { reference: `LAG-${i}`, amount_minor: 10_000 });
+      const r = await act(t, courier, client, "correct", {
+        entry_reference: `LAG-${i}`,
+        amount: "-1.00",
+        reason: "goodwill",
+      });
+      assert.equal(r.status, 201, `note ${i}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.data.entry.corrects, `LAG-${i}`);
+    }
+    const waybill = await book(t, client);
+    const note = await act(t, courier, client, "correct", {
+      entry_reference: waybill,
+      amount: "-1.00",
+      reason: "goodwill",
+    });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+  }));
