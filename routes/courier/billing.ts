@@ -697,6 +697,10 @@ export function billingRoutes(api: Api): void {
     );
     const now = c.get("env").clock.now();
     const period = query.period ?? periodOf(now);
+    // spec: courier 4.2: the statement and payments are read from the query side; it first
+    // holds every entry the account's balances above count, so one answer never contradicts
+    // itself (a payment in the balances but missing from the statement and payments).
+    await c.get("env").settle();
     return ok(c, {
       ...accountView(account, now),
       statement: await statement(c, account, period),

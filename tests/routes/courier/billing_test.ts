@@ -2075,3 +2075,29 @@ Deno.test("billing: a note on an entry booked a moment before finds it, never 40
     });
     assert.equal(note.status, 201, JSON.stringify(note.body));
   }));
+
+Deno.test("billing view: a payment recorded a moment before is in the statement and payments its balances count", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    // spec: courier 4.2 billing view: balances, statement and payments of one account, read
+    // without waiting: the statement holds every entry the balances beside it count.
+    for (let i = 1; i <= 6; i++) {
+      await charge(t, courier, client, { reference: `V-${i}`, amount_minor: 10_000 });
+      const paid = await act(t, courier, client, "payment", {
+        amount: "10.00",
+        currency: "BWP",
+        reference: `PV-${i}`,
+      });
+      assert.equal(paid.status, 201, JSON.stringify(paid.body));
+      const r = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const v = r.body.data;
+      assert.equal(v.balances.owed, 90 * i);
+      assert.equal(v.statement.entries.length, 2 * i, `after payment ${i}`);
+      assert.equal(v.statement.totals[0].closing_balance, v.balances.owed);
+      assert.equal(v.payments.length, i, `after payment ${i}`);
+      assert.equal(v.payments[0].reference, `PV-${i}`);
+    }
+  }));
