@@ -2,8 +2,10 @@
  * Fault injection for the workers the bus feeds: the environment's own runtime, except that the
  * first `times` asks (or reads) that `fails` picks throw, as a store failing for a moment would,
  * or, with `refuse`, are answered `actor_busy`, as a full mailbox answers. Everything else
- * reaches the real runtime: nothing stands in for KV, the bus or Postgres.
+ * reaches the real runtime: nothing stands in for KV, the bus or Postgres. And a bus whose
+ * subscribers can be held back, as a lagging projection is.
  */
+import type { Bus, BusHandler, BusMessage } from "../../src/bus/bus.ts";
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
 import type { ActorRuntime } from "../../src/runtime/runtime.ts";
 
@@ -48,4 +50,45 @@ export function flakyRuntime(runtime: ActorRuntime, faults: Faults): FlakyRuntim
     },
   });
   return { runtime: proxy, failed: () => failed };
+}
+
+/** A bus whose own subscribers hear nothing while it is held (see `heldBus`). */
+export interface HeldBus {
+  readonly bus: Bus;
+  /** From now on, what is published is kept from this bus's subscribers. */
+  hold(): void;
+  /** Hands over what was kept, in publish order, each once its handler took the one before. */
+  release(): Promise<void>;
+}
+
+/**
+ * The environment's bus, except that what its subscribers hear can be held back, as a
+ * projection falling behind the actors is (another instance's, a slow database): publishing
+ * and flushing reach the real bus, and a message held counts as handled there at once.
+ */
+export function heldBus(bus: Bus): HeldBus {
+  let held = false;
+  const kept: { readonly handler: BusHandler; readonly message: BusMessage }[] = [];
+  return {
+    bus: {
+      publish: (subject, payload) => bus.publish(subject, payload),
+      subscribe: (pattern, handler, options) =>
+        bus.subscribe(pattern, (message) => {
+          if (!held) return handler(message);
+          kept.push({ handler, message });
+        }, options),
+      flush: () => bus.flush(),
+      drain: () => bus.drain(),
+    },
+    hold() {
+      held = true;
+    },
+    async release() {
+      // Still held while it empties: a message published meanwhile goes behind the kept ones.
+      for (let next = kept.shift(); next; next = kept.shift()) {
+        await next.handler(next.message);
+      }
+      held = false;
+    },
+  };
 }

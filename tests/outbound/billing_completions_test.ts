@@ -15,6 +15,7 @@ import { eventIdOf } from "../../src/domain/billing_events.ts";
 import type { ScanEvent } from "../../src/domain/lifecycle.ts";
 import { COMPLETION_SWEEP_PAGE_MAX } from "../../src/limits.ts";
 import { BillingEvents, SWEEP_AFTER_MS } from "../../src/outbound/billing_events.ts";
+import { startLedgerProjector } from "../../src/db/ledger_projection.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
   bookWaybill,
@@ -25,7 +26,7 @@ import {
   postCharge,
   topUp,
 } from "../helpers/courier.ts";
-import { flakyRuntime } from "../helpers/faults.ts";
+import { flakyRuntime, heldBus } from "../helpers/faults.ts";
 
 /** No real waiting between tries: the tests drive the bus, never a clock. */
 const NO_WAIT = { delaysMs: [0, 0, 0] };
@@ -36,9 +37,12 @@ interface Booked {
   readonly waybill: string;
 }
 
-/** One booked shipment; the environment's own billing events stopped, for a test's own. */
-async function ready(t: TestEnv): Promise<Booked> {
-  const courier = await newCourier(t);
+/**
+ * One booked shipment; the environment's own billing events stopped, for a test's own. `card`:
+ * rate-card fields over newCourier's.
+ */
+async function ready(t: TestEnv, card: Record<string, unknown> = {}): Promise<Booked> {
+  const courier = await newCourier(t, card);
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "500");
   const waybill = await bookWaybill(t, client);
@@ -69,6 +73,48 @@ async function creations(t: TestEnv, eventId: string): Promise<number> {
     if ((event as OutboundEventEvent).kind === "created") n++;
   }
   return n;
+}
+
+/** The body of the shipment's completion event, or null while it is not made. */
+async function completionBody(
+  t: TestEnv,
+  b: Booked,
+): Promise<{ shipment: { adjustments: { reference: string; kind: string }[] } } | null> {
+  const got = await t.env.runtime.ask(outboundEventActor, b.courier.business.id, completionId(b), {
+    kind: "get",
+  });
+  assert.ok(got.ok);
+  return got.reply ? JSON.parse(got.reply.raw_body) : null;
+}
+
+/** The ledger's projection into Postgres, behind the accounts while held (see heldBus). */
+interface LaggingLedger {
+  hold(): void;
+  /** Writes what was held back, in order. */
+  release(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Puts the environment's ledger projection behind a held bus. Its sync sentinels are then
+ * never reached: the test must not `settle()` after this.
+ */
+async function laggingLedger(t: TestEnv): Promise<LaggingLedger> {
+  await t.ledgerProjector.stop();
+  const held = heldBus(t.env.bus);
+  const projector = startLedgerProjector({
+    bus: held.bus,
+    db: t.env.db,
+    env: t.env.runtime.busPrefix,
+  });
+  return {
+    hold: () => held.hold(),
+    async release() {
+      await held.release();
+      await projector.idle();
+    },
+    stop: () => projector.stop(),
+  };
 }
 
 function isCompletionCreate(command: unknown): boolean {
@@ -344,4 +390,69 @@ Deno.test("completion events: a charge still awaiting its rate is listed as unre
       ) => [a.reference, a.amount, a.currency, a.status]),
       [["DUT-Z1", "100.00", "ZAR", "unresolved_fx"], ["ADM-Z1", "75.00", "BWP", "external"]],
     );
+  }));
+
+Deno.test("completion events: the completing scan's own charge is listed once, without waiting for the query side", () =>
+  withTestEnv(async (t) => {
+    const b = await ready(t, { redelivery_fee: 25 });
+    const ledger = await laggingLedger(t);
+    const errors: unknown[] = [];
+    const billing = new BillingEvents({
+      runtime: t.env.runtime,
+      bus: t.env.bus,
+      db: t.env.db,
+      retry: NO_WAIT,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      ledger.hold();
+      // Out again after a failed attempt: the delivery's own charge is the redelivery (2.6 rule 3).
+      await record(t, b, [
+        "out_for_delivery",
+        "delivery_attempted",
+        "out_for_delivery",
+        "delivered",
+      ]);
+      await t.env.bus.flush();
+      assert.deepEqual(errors, []);
+      const body = await completionBody(t, b);
+      assert.deepEqual(
+        body?.shipment.adjustments.map((a) => [a.reference, a.kind]),
+        [[`RDL-${b.waybill}-1`, "redelivery"]],
+      );
+    } finally {
+      await billing.close();
+      await ledger.release();
+      await ledger.stop();
+    }
+  }));
+
+Deno.test("completion events: a charge booked after the completion is not in it; it is sent as its own event", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier, { settlement_mode: "external" });
+    const waybill = await bookWaybill(t, client);
+    assert.deepEqual(await deliveredAdjustments(t, courier, waybill), []);
+    await postCharge(t, courier, client, { reference: "ADM-LATE", shipment: waybill });
+    await t.env.settle();
+    const tenant = courier.business.id;
+    const completion = eventIdOf("billing.completion", tenant, waybill, "shipment.delivered");
+    const got = await t.env.runtime.ask(outboundEventActor, tenant, completion, { kind: "get" });
+    assert.ok(got.ok && got.reply);
+    assert.deepEqual(JSON.parse(got.reply.raw_body).shipment.adjustments, [], "sent once, as made");
+    // spec: courier 6.1: one event per charge: the late one is reported on its own.
+    const row = await t.env.db.selectFrom("ledger_entries").select("event_id")
+      .where("tenant", "=", tenant)
+      .where("client_id", "=", client.id)
+      .where("reference", "=", "ADM-LATE")
+      .executeTakeFirstOrThrow();
+    assert.ok(row.event_id);
+    const charge = await t.env.runtime.ask(outboundEventActor, tenant, row.event_id, {
+      kind: "get",
+    });
+    assert.ok(charge.ok && charge.reply, "the charge's own event");
+    const body = JSON.parse(charge.reply.raw_body);
+    assert.equal(body.event_type, "customs.cleared:ADM-LATE");
+    assert.equal(body.entry.reference, "ADM-LATE");
+    assert.equal(body.shipment.waybill, waybill);
   }));
