@@ -1,9 +1,10 @@
 /**
- * Projects the client accounts' ledger (courier 2.6, 4.2) into `ledger_entries` and `invoices`.
- * Every write is idempotent: an entry is inserted once by its kind and reference (a reference is
- * unique within its kind only: a payment may quote a waybill), a resolution only moves
- * an unresolved row, an invoice marks only uninvoiced rows up to its watermark, and paid totals
- * only grow; so a replayed or duplicated change changes nothing.
+ * Projects the client accounts' ledger (courier 2.6, 4.2) into `ledger_entries` and `invoices`,
+ * and how far it has got with each account into `ledger_watermarks`. Every write is idempotent:
+ * an entry is inserted once by its kind and reference (a reference is unique within its kind
+ * only: a payment may quote a waybill), a resolution only moves an unresolved row, an invoice
+ * marks only uninvoiced rows up to its watermark, and paid totals and account watermarks only
+ * grow; so a replayed or duplicated change changes nothing.
  */
 import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
@@ -158,6 +159,7 @@ export class LedgerProjector {
         for (const event of change.events) await writer.apply(i, change.owner, event);
       }
       await writer.flush();
+      await writer.writeWatermarks();
       return writer.conflicts;
     });
   }
@@ -218,6 +220,8 @@ class LedgerWriter {
   readonly #pendingKeys = new Set<string>();
   /** By change of the batch: the references another entry already held, in stream order. */
   readonly conflicts: string[][];
+  /** By account: the highest entry seq the batch's events hand out (see `writeWatermarks`). */
+  readonly #seen = new Map<string, Owner & { seq: number }>();
 
   constructor(trx: Transaction<Database>, changes: number) {
     this.#trx = trx;
@@ -226,6 +230,7 @@ class LedgerWriter {
 
   async apply(item: number, owner: Owner, event: CourierClientEvent): Promise<void> {
     const trx = this.#trx;
+    this.#saw(owner, seqOf(event));
     switch (event.kind) {
       case "booking_charged":
         if (event.entry) {
@@ -287,6 +292,32 @@ class LedgerWriter {
       default:
         return;
     }
+  }
+
+  #saw(owner: Owner, seq: number | null): void {
+    if (seq === null) return;
+    const key = `${owner.tenant}\u0000${owner.client_id}`;
+    const seen = this.#seen.get(key);
+    if (!seen || seen.seq < seq) this.#seen.set(key, { ...owner, seq });
+  }
+
+  /**
+   * Moves each account's watermark (migration 0013) up to the highest entry seq of the batch, in
+   * the batch's transaction, so never ahead of its entries; never back (a replay), and past an
+   * entry a reference conflict kept out (reported), which would otherwise hold back for good
+   * what waits for the query side to catch up (a completion billing event, courier 2.7).
+   */
+  async writeWatermarks(): Promise<void> {
+    const rows = [...this.#seen.values()];
+    if (rows.length === 0) return;
+    await this.#trx.insertInto("ledger_watermarks")
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(["tenant", "client_id"])
+          .doUpdateSet({ seq: (eb) => eb.ref("excluded.seq") })
+          .whereRef("ledger_watermarks.seq", "<", "excluded.seq")
+      )
+      .execute();
   }
 
   #add(
@@ -367,6 +398,23 @@ class LedgerWriter {
         h.source_event === e.source_event;
       if (!same) this.conflicts[p.item]!.push(e.reference);
     }
+  }
+}
+
+/** The entry seq a ledger event hands out, or null: an invoice issue hands out none. */
+function seqOf(event: CourierClientEvent): number | null {
+  switch (event.kind) {
+    case "booking_charged":
+    case "topped_up":
+      return event.entry?.seq ?? null;
+    case "entry_posted":
+    case "payment_received":
+    case "cod_remitted":
+      return event.entry.seq;
+    case "fx_resolved":
+      return event.resolution.seq;
+    default:
+      return null;
   }
 }
 

@@ -18,6 +18,7 @@ export interface Database {
   actor_events: ActorEventTable;
   audit_log: AuditLogTable;
   ledger_entries: LedgerEntryTable;
+  ledger_watermarks: LedgerWatermarkTable;
   invoices: InvoiceTable;
   billing_exports: BillingExportTable;
 }
@@ -119,6 +120,16 @@ export interface LedgerEntryTable {
 export interface PaymentAllocation {
   readonly invoice_id: string;
   readonly amount_minor: number;
+}
+
+/**
+ * How far the ledger projection has got with one client account (migration 0013): every entry
+ * of the account up to `seq` is in `ledger_entries`, or was kept out and reported.
+ */
+export interface LedgerWatermarkTable {
+  tenant: string;
+  client_id: string;
+  seq: number;
 }
 
 /** One POST /business/courier/billing/export (courier 4.3). */

@@ -162,9 +162,10 @@ Deno.test("LedgerProjector: a batch of many entries is one INSERT; a replay is s
     assert.equal(r105?.created_at.getTime(), JAN + 15);
     assert.equal(typeof r105?.event_id, "string", "a shipment charge gets its billing event id");
     assert.deepEqual((await rowsOf(s.t, "c2")).map((r) => r.reference), ["f-1", "r-100"]);
-    // The filler's INSERT, then the batch's one INSERT and one SELECT for the references held
-    // (it was 304 INSERTs and 3 SELECTs when each entry was written on its own).
-    assert.deepEqual(s.counter.counts, { InsertQueryNode: 2, SelectQueryNode: 1 });
+    // The filler's INSERT and its watermarks', then the batch's one INSERT, its watermarks' and
+    // one SELECT for the references held (it was 304 INSERTs and 3 SELECTs when each entry was
+    // written on its own).
+    assert.deepEqual(s.counter.counts, { InsertQueryNode: 4, SelectQueryNode: 1 });
   });
 });
 
@@ -407,14 +408,15 @@ Deno.test("LedgerProjector: one change of more entries than one INSERT takes is 
     const n = await s.t.db.selectFrom("ledger_entries")
       .select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     assert.equal(Number(n.n), 2_100);
-    assert.deepEqual(s.counter.counts, { InsertQueryNode: 3 });
+    // Three chunks of entries, and the account's watermark.
+    assert.deepEqual(s.counter.counts, { InsertQueryNode: 4 });
 
     // Replayed whole: nothing changes, nothing is reported, one SELECT per chunk of keys held.
     s.counter.reset();
     await publish(s.bus, change("c1", entries));
     await s.projector.idle();
     assert.deepEqual(s.errors, []);
-    assert.deepEqual(s.counter.counts, { InsertQueryNode: 3, SelectQueryNode: 3 });
+    assert.deepEqual(s.counter.counts, { InsertQueryNode: 4, SelectQueryNode: 3 });
   });
 });
 
@@ -578,4 +580,54 @@ Deno.test("LedgerProjector: a write that fails for a transient reason is retried
     await projector.stop();
     await bus.drain();
   }
+});
+
+Deno.test("LedgerProjector: an account's watermark is the highest entry seq written, past a reference kept out, never back", async () => {
+  await withProjector(async (s) => {
+    const watermark = async (client: string) => {
+      const row = await s.t.db.selectFrom("ledger_watermarks").select("seq")
+        .where("tenant", "=", TENANT).where("client_id", "=", client).executeTakeFirst();
+      return row?.seq ?? 0;
+    };
+    assert.equal(await watermark("w1"), 0, "none before its first entry");
+    const first = entry("w-1", 1);
+    await publish(s.bus, change("w1", [charged(first), charged(entry("w-2", 2))]));
+    await s.projector.idle();
+    assert.equal(await watermark("w1"), 2);
+    // Another fact reusing a reference is kept out and reported; its seq was handled all the same.
+    await publish(s.bus, change("w1", [charged(entry("w-1", 3, { source_event: "other" }))]));
+    await s.projector.idle();
+    assert.equal(s.errors.length, 1);
+    assert.equal(await watermark("w1"), 3);
+    // A resolution hands out a seq; an invoice issue none; an old change replayed moves nothing.
+    const resolved = {
+      kind: "fx_resolved",
+      resolution: {
+        reference: "fx-9",
+        seq: 4,
+        period: "2026-01",
+        kind: "duties",
+        amount_minor: 700,
+        currency: "BWP",
+        status: "posted",
+        recoverable: true,
+        original_amount_minor: 1_000,
+        original_currency: "ZAR",
+        fx_rate: "0.7",
+        fx_source: "test",
+        created_at: JAN,
+      },
+      effect: {},
+      invoiceable: false,
+      by: "t",
+    };
+    await publish(
+      s.bus,
+      change("w1", [resolved, { kind: "invoices_issued", invoices: [], by: "t" }]),
+    );
+    await publish(s.bus, change("w1", [charged(first)]));
+    await s.projector.idle();
+    assert.equal(await watermark("w1"), 4);
+    assert.equal(await watermark("w2"), 0, "each account its own");
+  });
 });

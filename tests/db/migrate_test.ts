@@ -14,6 +14,7 @@ const TABLES = [
   "kysely_migration",
   "kysely_migration_lock",
   "ledger_entries",
+  "ledger_watermarks",
   "snapshots",
 ];
 
@@ -40,6 +41,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0010_charge_events",
     "0011_resolution_events",
     "0012_resolved_charges",
+    "0013_ledger_watermarks",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -64,6 +66,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0010_charge_events",
     "0011_resolution_events",
     "0012_resolved_charges",
+    "0013_ledger_watermarks",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -197,6 +200,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0010_charge_events",
     "0011_resolution_events",
     "0012_resolved_charges",
+    "0013_ledger_watermarks",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -265,8 +269,28 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0010_charge_events",
     "0011_resolution_events",
     "0012_resolved_charges",
+    "0013_ledger_watermarks",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
   assert.deepEqual(row, { reference: "EFT-1", allocations: null });
+});
+
+Deno.test("migrations: 0013 starts each account's ledger watermark at its highest entry seq there", async () => {
+  await using t = await openTestDatabase();
+  const to0012 = await migrateSchemaTo(t.db, t.schema, "0012_resolved_charges");
+  assert.equal(to0012.error, undefined);
+  const row = (client: string, reference: string, seq: number) =>
+    sql`
+      insert into ${sql.table(`${t.schema}.ledger_entries`)} (tenant, client_id, reference, seq,
+        period, kind, amount_minor, currency, status, payer, recoverable, created_at)
+      values ('ten', ${client}, ${reference}, ${seq}, '2026-01', 'shipment', 100, 'BWP',
+        'posted', 'client', false, now())`;
+  await row("c1", "WB-1", 1).execute(t.db);
+  await row("c1", "WB-2", 3).execute(t.db);
+  await row("c2", "WB-3", 1).execute(t.db);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0013_ledger_watermarks"]);
+  const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
+    .orderBy("client_id").execute();
+  assert.deepEqual(marks, [{ client_id: "c1", seq: 3 }, { client_id: "c2", seq: 1 }]);
 });
