@@ -126,6 +126,17 @@ export const SWEEP_DEEP_EVERY_MS = 60 * 60_000;
  * billing event is missing (BillingEvents.sweepCompletions): a week of a failure left unfixed.
  */
 export const COMPLETION_SWEEP_LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * Adjustments (later charges, debit and credit notes) one completion billing event lists
+ * (courier 2.7), oldest first: a shipment carries a handful; a bound keeps one body small.
+ */
+export const COMPLETION_ADJUSTMENTS_MAX = 200;
+/**
+ * Completions whose billing event waits for the query side to hold what their client's account
+ * had booked (BillingEvents): one instance keeps the entry seq each waits for between its tries.
+ * Past this the oldest is forgotten, and read afresh at its next try. About 100 bytes each.
+ */
+export const COMPLETIONS_AWAITING_LEDGER_MAX = 10_000;
 /** Completed shipments read per statement of the completion sweep (one page). */
 export const COMPLETION_SWEEP_PAGE_MAX = 500;
 /**

@@ -15,6 +15,13 @@
  * (src/bus/deferred.ts) and made on a durable schedule; `sweepCompletions` covers the rest (a
  * process that died after the change counted handled), from the completed shipments on the
  * query side.
+ *
+ * Nor is an adjustment left out of the completion that lists them (courier 2.7): they are read
+ * from the query side, which the ledger projection fills after the account commits, so the event
+ * is made only once the query side has got as far with the account (its watermark, migration
+ * 0013) as the account had when the completion was first tried; until then it fails, and is made
+ * again as any failed completion is. The decision side keeps no entries (bounded aggregates
+ * only), so the wait is what makes the listing whole.
  */
 import { type Kysely, sql } from "kysely";
 import {
@@ -53,9 +60,11 @@ import {
   CHARGE_SWEEP_LOOKBACK_MS,
   CHARGE_SWEEP_PAGE_MAX,
   CHARGE_SWEEP_PAGES,
+  COMPLETION_ADJUSTMENTS_MAX,
   COMPLETION_SWEEP_LOOKBACK_MS,
   COMPLETION_SWEEP_PAGE_MAX,
   COMPLETION_SWEEP_PAGES,
+  COMPLETIONS_AWAITING_LEDGER_MAX,
   SWEEP_DEEP_EVERY_MS,
 } from "../limits.ts";
 import type { DeliveryTarget } from "./deliver.ts";
@@ -88,7 +97,10 @@ export function resolvedEventIdOf(tenant: string, clientId: string, reference: s
 export interface BillingEventsOptions {
   readonly runtime: ActorRuntime;
   readonly bus: Bus;
-  /** The query side, for a completed shipment's later charges (its adjustments). */
+  /**
+   * The query side, for a completed shipment's later charges (its adjustments), once it holds
+   * every entry its client's account had booked.
+   */
   readonly db: Kysely<Database>;
   /**
    * Where the courier's events go (targets.ts): an event made while there is none is made with
@@ -107,6 +119,8 @@ export class BillingEvents {
   readonly #o: BillingEventsOptions;
   readonly #charges: KeyedSubscription;
   readonly #completions: KeyedSubscription;
+  /** By completion event id: the entry seq its adjustments wait for (see #awaitedSeq). */
+  readonly #awaited = new Map<string, number>();
   /** Entries by creation time, after their billing event id. */
   readonly #chargeRounds = new SweepRounds<string>({
     lookbackMs: CHARGE_SWEEP_LOOKBACK_MS,
@@ -160,10 +174,14 @@ export class BillingEvents {
   async emitCompletion(tenant: string, s: ShipmentSnapshot, at: number): Promise<void> {
     const eventType = COMPLETION_EVENTS[s.status as keyof typeof COMPLETION_EVENTS];
     if (!eventType) return;
-    const client = await this.#clientOf(tenant, s.client_id);
+    const account = await this.#accountOf(tenant, s.client_id);
     // Every shipment has its client: none found is a failure to report, never a silent skip.
-    if (!client) throw new Error(`client ${s.client_id} of ${s.waybill} not found`);
+    if (!account) throw new Error(`client ${s.client_id} of ${s.waybill} not found`);
+    const { client } = account;
     const eventId = await eventIdOf("billing.completion", tenant, s.waybill, eventType);
+    // Read from the account after the completion was committed (its change brought us here):
+    // every adjustment booked before the completion has an entry seq up to this one.
+    const booked = this.#awaitedSeq(eventId, account.seq);
     // The charge the completing scan itself causes (a return, the last redelivery) is booked by
     // that scan's request and by the shipment's `charge_due` (scan_charges.ts) a moment before or
     // after this: booked here too (once, by its source event), so the completion lists it
@@ -177,6 +195,12 @@ export class BillingEvents {
       this.#error(new Error(`${own!.reference}: ${posted.message}`), `charge of ${s.waybill}`);
     }
     const ownEntry = posted?.ok ? asPosting(posted.reply).entry : null;
+    // spec: courier 2.7, 6.1: the completion is sent once, with its adjustments as they stand:
+    // made from a query side behind the account, it would leave out for good a charge or note
+    // booked just before. The scan's own charge need not be there: its reply is listed.
+    const needed = ownEntry?.seq === booked ? booked - 1 : booked;
+    const projected = await projectedSeq(this.#o.db, tenant, s.client_id);
+    if (projected < needed) throw new LedgerCatchingUp(s.waybill, s.client_id, needed, projected);
     // The later charges booked on it so far (they are also sent one by one as they happen).
     const rows = await this.#o.db.selectFrom("ledger_entries")
       .selectAll()
@@ -186,7 +210,7 @@ export class BillingEvents {
       // spec: courier 2.7: later charges and notes; a remitted COD is no adjustment.
       .where("kind", "in", ADJUSTMENT_KINDS)
       .orderBy("seq")
-      .limit(200)
+      .limit(COMPLETION_ADJUSTMENTS_MAX)
       .execute();
     const later = rows.map((r) => ({
       reference: r.reference,
@@ -198,7 +222,7 @@ export class BillingEvents {
       corrects: r.corrects,
       status: r.status,
     }));
-    if (ownEntry && !later.some((e) => e.reference === ownEntry.reference)) later.push(ownEntry);
+    if (ownEntry && !later.some((e) => sameEntry(e, ownEntry))) later.push(ownEntry);
     const body = completionEventBody({
       eventId,
       eventType,
@@ -233,6 +257,22 @@ export class BillingEvents {
       })),
     });
     await this.#create(tenant, s.client_id, null, eventId, eventType, body);
+    this.#awaited.delete(eventId);
+  }
+
+  /**
+   * The entry seq a completion's adjustments wait for: the account's at its first try here, kept
+   * for its later tries (retries, deferred tries, the sweep), so that the wait has an end on an
+   * account booking all the while (one read afresh each try would stay ahead of the query side).
+   */
+  #awaitedSeq(eventId: string, seq: number): number {
+    const kept = this.#awaited.get(eventId);
+    if (kept !== undefined) return kept;
+    if (this.#awaited.size >= COMPLETIONS_AWAITING_LEDGER_MAX) {
+      this.#awaited.delete(this.#awaited.keys().next().value!);
+    }
+    this.#awaited.set(eventId, seq);
+    return seq;
   }
 
   /**
@@ -457,18 +497,70 @@ export class BillingEvents {
 
   /** The client, or null when there is none; a refused read (a busy actor) throws. */
   async #clientOf(tenant: string, clientId: string): Promise<BilledClient | null> {
+    return (await this.#accountOf(tenant, clientId))?.client ?? null;
+  }
+
+  /**
+   * The client and the last entry seq its account handed out, or null when there is none; a
+   * refused read (a busy actor) throws.
+   */
+  async #accountOf(
+    tenant: string,
+    clientId: string,
+  ): Promise<{ client: BilledClient; seq: number } | null> {
     const got = await this.#o.runtime.read(courierClientActor, tenant, clientId, { kind: "get" });
     if (!got.ok && got.code !== "not_found") {
       throw new Error(`client ${clientId}: ${got.code}: ${got.message}`);
     }
-    if (!got.ok || !got.reply || !("code" in got.reply)) return null;
-    return { id: got.reply.id, code: got.reply.code, name: got.reply.name };
+    if (!got.ok || !got.reply || !("ledger" in got.reply)) return null;
+    const c = got.reply;
+    return { client: { id: c.id, code: c.code, name: c.name }, seq: c.ledger.seq };
   }
 
   #error(error: unknown, where: string): void {
     if (this.#o.onError) this.#o.onError(error, where);
     else console.error(`billing events: ${where}:`, error);
   }
+}
+
+/**
+ * A completion's billing event waits for the query side: the client's account had booked entries
+ * up to `needed` when the completion was first tried, and the ledger projection has written them
+ * up to `projected` only. Thrown, so that the event is made again, within the delivery, then
+ * deferred (src/bus/deferred.ts), then by the sweep, never made without them.
+ */
+export class LedgerCatchingUp extends Error {
+  override readonly name = "LedgerCatchingUp";
+  constructor(waybill: string, clientId: string, needed: number, projected: number) {
+    super(
+      `the completion of ${waybill} waits for the ledger of client ${clientId} to reach the ` +
+        `query side up to entry ${needed}: projected up to ${projected}`,
+    );
+  }
+}
+
+/**
+ * How far the query side has got with a client account (migration 0013): every entry the account
+ * booked up to this seq is in `ledger_entries`, or was kept out and reported; 0 before any.
+ */
+async function projectedSeq(
+  db: Kysely<Database>,
+  tenant: string,
+  clientId: string,
+): Promise<number> {
+  const row = await db.selectFrom("ledger_watermarks").select("seq")
+    .where("tenant", "=", tenant)
+    .where("client_id", "=", clientId)
+    .executeTakeFirst();
+  return row?.seq ?? 0;
+}
+
+/** One entry of a client: its reference is unique within its kind (courier 2.6). */
+function sameEntry(
+  a: { readonly reference: string; readonly kind: string },
+  b: { readonly reference: string; readonly kind: string },
+): boolean {
+  return a.reference === b.reference && a.kind === b.kind;
 }
 
 /**

@@ -57,8 +57,11 @@ export interface HeldBus {
   readonly bus: Bus;
   /** From now on, what is published is kept from this bus's subscribers. */
   hold(): void;
-  /** Hands over what was kept, in publish order, each once its handler took the one before. */
-  release(): Promise<void>;
+  /**
+   * Hands over what was kept, in publish order, each once its handler took the one before; with
+   * `count`, only that many of the oldest, and the rest stays held.
+   */
+  release(count?: number): Promise<void>;
 }
 
 /**
@@ -83,12 +86,13 @@ export function heldBus(bus: Bus): HeldBus {
     hold() {
       held = true;
     },
-    async release() {
+    async release(count = Infinity) {
       // Still held while it empties: a message published meanwhile goes behind the kept ones.
-      for (let next = kept.shift(); next; next = kept.shift()) {
+      for (let n = 0; n < count && kept.length > 0; n++) {
+        const next = kept.shift()!;
         await next.handler(next.message);
       }
-      held = false;
+      held = kept.length > 0;
     },
   };
 }

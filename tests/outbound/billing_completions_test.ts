@@ -3,7 +3,9 @@
  * completed shipment, each sent once) are not lost to a failure: one that fails for a moment is
  * made again within the bus delivery (so before the change's recovery marker goes); one that
  * keeps failing is reported without holding the flush, and made by the completion sweep from the
- * query side once the failure is over, once however often the sweep runs.
+ * query side once the failure is over, once however often the sweep runs. Nor is a charge or note
+ * the account booked before the completion left out of it (courier 2.7 adjustments) because the
+ * query side had not caught up: the event waits for it.
  */
 import assert from "node:assert/strict";
 import { courierClientActor } from "../../actors/courier_client.ts";
@@ -14,7 +16,11 @@ import { upsertSnapshots } from "../../src/db/projection.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
 import type { ScanEvent } from "../../src/domain/lifecycle.ts";
 import { COMPLETION_SWEEP_PAGE_MAX } from "../../src/limits.ts";
-import { BillingEvents, SWEEP_AFTER_MS } from "../../src/outbound/billing_events.ts";
+import {
+  BillingEvents,
+  LedgerCatchingUp,
+  SWEEP_AFTER_MS,
+} from "../../src/outbound/billing_events.ts";
 import { startLedgerProjector } from "../../src/db/ledger_projection.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
@@ -83,15 +89,16 @@ async function completionBody(
   const got = await t.env.runtime.ask(outboundEventActor, b.courier.business.id, completionId(b), {
     kind: "get",
   });
-  assert.ok(got.ok);
-  return got.reply ? JSON.parse(got.reply.raw_body) : null;
+  if (!got.ok && got.code === "not_found") return null;
+  assert.ok(got.ok && got.reply, JSON.stringify(got));
+  return JSON.parse(got.reply.raw_body);
 }
 
 /** The ledger's projection into Postgres, behind the accounts while held (see heldBus). */
 interface LaggingLedger {
   hold(): void;
-  /** Writes what was held back, in order. */
-  release(): Promise<void>;
+  /** Writes what was held back, in order; with `changes`, only that many of the oldest. */
+  release(changes?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -109,8 +116,8 @@ async function laggingLedger(t: TestEnv): Promise<LaggingLedger> {
   });
   return {
     hold: () => held.hold(),
-    async release() {
-      await held.release();
+    async release(changes) {
+      await held.release(changes);
       await projector.idle();
     },
     stop: () => projector.stop(),
@@ -313,7 +320,7 @@ async function deliveredAdjustments(
   waybill: string,
 ): Promise<{ reference: string; amount: string; currency: string; status: string }[]> {
   const key = courier.business.api_key;
-  // The completion lists the later charges the query side holds when it is made.
+  // What is listed, not when: a query side behind the account has tests of its own below.
   await t.settle();
   for (const body of [{ event: "collected", holder: "D" }, { event: "delivered" }]) {
     const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body });
@@ -390,6 +397,90 @@ Deno.test("completion events: a charge still awaiting its rate is listed as unre
       ) => [a.reference, a.amount, a.currency, a.status]),
       [["DUT-Z1", "100.00", "ZAR", "unresolved_fx"], ["ADM-Z1", "75.00", "BWP", "external"]],
     );
+  }));
+
+Deno.test("completion events: a later charge the account booked before the delivery is listed, though the query side does not hold it yet", () =>
+  withTestEnv(async (t) => {
+    const b = await ready(t);
+    const ledger = await laggingLedger(t);
+    const errors: unknown[] = [];
+    const billing = new BillingEvents({
+      runtime: t.env.runtime,
+      bus: t.env.bus,
+      db: t.env.db,
+      retry: NO_WAIT,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      ledger.hold();
+      await postCharge(t, b.courier, b.client, {
+        reference: "WAIT-L1",
+        entry_kind: "waiting",
+        amount_minor: 3_000,
+        reason: "waiting at the sender",
+        source_event: "run.waiting:stop_l1",
+        shipment: b.waybill,
+      });
+      await record(t, b, ["out_for_delivery", "delivered"]);
+      await t.env.bus.flush();
+      // spec: courier 6.1: the completion is sent once: made now, it would never list the
+      // charge the account booked before it (courier 2.7 adjustments).
+      assert.equal(await completionBody(t, b), null, "not made without the charge");
+      assert.equal(errors.length, 1, "the wait outlasting the retries is reported");
+      assert.ok(errors[0] instanceof RetriesExhausted);
+      assert.ok(errors[0].cause instanceof LedgerCatchingUp);
+
+      // The query side catches up: the completion is made (here by the sweep) with the charge.
+      await ledger.release();
+      const closedAt = t.clock.now();
+      assert.equal(await billing.sweepCompletions(t.env.db, closedAt + SWEEP_AFTER_MS + 1), 1);
+      const body = await completionBody(t, b);
+      assert.deepEqual(body?.shipment.adjustments.map((a) => a.reference), ["WAIT-L1"]);
+      assert.equal(await creations(t, completionId(b)), 1);
+    } finally {
+      await billing.close();
+      await ledger.stop();
+    }
+  }));
+
+Deno.test("completion events: on an account booking all the while, the completion waits for what it had booked when first tried, not for what it books meanwhile", () =>
+  withTestEnv(async (t) => {
+    const b = await ready(t);
+    const ledger = await laggingLedger(t);
+    const errors: unknown[] = [];
+    const billing = new BillingEvents({
+      runtime: t.env.runtime,
+      bus: t.env.bus,
+      db: t.env.db,
+      retry: NO_WAIT,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      ledger.hold();
+      await postCharge(t, b.courier, b.client, {
+        reference: "WAIT-B1",
+        entry_kind: "waiting",
+        amount_minor: 3_000,
+        reason: "waiting at the sender",
+        source_event: "run.waiting:stop_b1",
+        shipment: b.waybill,
+      });
+      await record(t, b, ["out_for_delivery", "delivered"]);
+      await t.env.bus.flush();
+      assert.equal(errors.length, 1, "tried while the charge was not on the query side");
+      // The account books on; the query side gets as far as the charge, not further.
+      await postCharge(t, b.courier, b.client, { reference: "ADM-B2" });
+      await ledger.release(1);
+
+      const closedAt = t.clock.now();
+      assert.equal(await billing.sweepCompletions(t.env.db, closedAt + SWEEP_AFTER_MS + 1), 1);
+      const body = await completionBody(t, b);
+      assert.deepEqual(body?.shipment.adjustments.map((a) => a.reference), ["WAIT-B1"]);
+    } finally {
+      await billing.close();
+      await ledger.release();
+      await ledger.stop();
+    }
   }));
 
 Deno.test("completion events: the completing scan's own charge is listed once, without waiting for the query side", () =>
