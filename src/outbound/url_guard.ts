@@ -80,6 +80,9 @@ export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }
 /** Why a host name can never be a public host (courier 8: public HTTPS only), or null. */
 function nonPublicName(host: string): string | null {
   const labels = host.replace(/\.$/, "").split(".");
+  // spec: courier 8, public HTTPS only: `localhost..` is no host name (one trailing dot is the
+  // fully qualified form; an empty label anywhere else hid the last label from the check below).
+  if (labels.includes("")) return "an empty label is no host name";
   if (labels.length < 2) return "a single-label name is never public";
   return NON_PUBLIC_SUFFIXES.get(labels.at(-1)!) ?? null;
 }

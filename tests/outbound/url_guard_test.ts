@@ -215,6 +215,25 @@ Deno.test("checkWebhookUrl: names that cannot be public hosts are refused by nam
   }
 });
 
+Deno.test("checkWebhookUrl: a name with an empty label is no host name and is refused when saved", () => {
+  // spec: courier 8, public HTTPS only: `localhost..` ends in an empty label, so the check of its
+  // last label saw "" and let it through; no resolver takes such a name, so it could never be
+  // delivered to.
+  const refused = [
+    "https://localhost../h",
+    "https://metadata.google.internal../h",
+    "https://foo.internal../h",
+    "https://hooks..example.com/h",
+    "https://hooks.example.com../h",
+  ];
+  for (const url of refused) {
+    const verdict = checkWebhookUrl(url, { allowLoopback: false });
+    assert.match(refusedMessage(verdict), /not a public host name: .*empty label/, url);
+  }
+  // One trailing dot is the fully qualified form of a name, still accepted.
+  assert.equal(checkWebhookUrl("https://hooks.example.com./h", { allowLoopback: false }).ok, true);
+});
+
 Deno.test("checkDeliveryTarget: public names built to resolve inward are refused at the attempt", async () => {
   // nip.io and localtest.me are public names whose addresses are private: only the lookup at
   // each attempt can see that (and a name may change its answer after it is saved).
