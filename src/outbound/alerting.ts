@@ -28,8 +28,9 @@ export function outboundAlerts(
       await raiseAlert(runtime, tenant, {
         kind: billing ? "billing_export_failed" : "notification_failed",
         condition_key: `${event.event_id}:${event.requeues.length}`,
-        // Billing events are the courier's accounting to chase; client webhooks its operations.
-        owner: billing ? "billing" : "operations",
+        // spec: courier 3.1, 6.1: a failed event is marked failed and the courier's operations
+        // team is alerted (billing events and client webhooks alike, 6.2 "same retries").
+        owner: "operations",
         subject: { type: "outbound_event", id: event.event_id },
         message:
           `${event.event_type} (${event.event_id}) was not delivered after ${event.attempts_total} attempts: ${why}`,

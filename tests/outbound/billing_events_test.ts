@@ -534,10 +534,12 @@ Deno.test("billing events: a failed schedule raises billing_export_failed; reque
       const alerts = async () => {
         await t.settle();
         return (await t.call("GET", "/business/courier/alerts?kind=billing_export_failed", { key }))
-          .body.data as { subject: { id: string } }[];
+          .body.data as { subject: { id: string }; owner: string }[];
       };
       await until(t, async () => (await alerts()).length === 1, "the alert");
       assert.equal((await alerts())[0]!.subject.id, eventId);
+      // spec: courier 3.1, 6.1: a failed event alerts the courier's operations team.
+      assert.equal((await alerts())[0]!.owner, "operations");
 
       const noReason = await t.call(
         "POST",
