@@ -98,6 +98,11 @@ export interface OutboundEvent {
   readonly target?: OutboundTarget;
   readonly recipient?: Recipient;
   readonly entry?: EntryLink | null;
+  /**
+   * The client a billing event concerns: its entry's, or the completed shipment's (courier 4.3:
+   * the outbox by client); absent on events made before it was kept.
+   */
+  readonly client_id?: string;
   readonly status: OutboundStatus;
   readonly created_at: number;
   /** The latest attempts, oldest first, at most ATTEMPT_HISTORY_MAX. */
@@ -127,6 +132,7 @@ export interface NewOutboundEvent {
   readonly target?: OutboundTarget;
   readonly recipient?: Recipient;
   readonly entry?: EntryLink | null;
+  readonly client_id?: string;
 }
 
 export type OutboundEventCommand =
@@ -467,6 +473,8 @@ export interface OutboundEventSummary {
   readonly created_at: number;
   readonly recipient: Recipient | null;
   readonly entry: EntryLink | null;
+  /** OutboundEvent.client_id, else its entry's; null for neither. */
+  readonly client_id: string | null;
   readonly endpoint_missing_at: number | null;
   readonly acknowledgement: Acknowledgement | null;
   readonly requeues: readonly RequeueRecord[];
@@ -484,6 +492,7 @@ export function summaryOf(s: OutboundEvent): OutboundEventSummary {
     created_at: s.created_at,
     recipient: s.recipient ?? null,
     entry: s.entry ?? null,
+    client_id: s.client_id ?? s.entry?.client_id ?? null,
     endpoint_missing_at: s.endpoint_missing_at ?? null,
     acknowledgement: s.acknowledgement ?? null,
     requeues: s.requeues,

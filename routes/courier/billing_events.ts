@@ -107,7 +107,8 @@ const eventFields = {
     description: "When an attempt last found no endpoint set (nothing sent; retried hourly)",
   }),
   client_id: z.string().nullable().openapi({
-    description: "The client of the ledger entry it reports; null for a completion event",
+    description: "The client of the ledger entry or of the completed shipment it reports " +
+      "(null on a completion event made before this was kept)",
   }),
   entry_reference: z.string().nullable().openapi({
     description: "The reference of the ledger entry it reports; null for a completion event",
@@ -272,7 +273,8 @@ function eventView(s: OutboundEventSummary) {
       }
       : null,
     endpoint_missing_at: iso(s.endpoint_missing_at),
-    client_id: s.entry?.client_id ?? null,
+    // Summaries projected before client_id was kept name it in their entry only.
+    client_id: s.client_id ?? s.entry?.client_id ?? null,
     entry_reference: s.entry?.reference ?? null,
     ...acknowledgementView(s),
     acknowledged_at: iso(ack?.at ?? null),
@@ -388,7 +390,9 @@ export function billingEventRoutes(api: Api): void {
     if (query.status) q = q.where(sql<boolean>`data->>'status' = ${query.status}`);
     if (query.event_type) q = q.where(sql<boolean>`data->>'event_type' = ${query.event_type}`);
     if (query.client_id) {
-      q = q.where(sql<boolean>`data->'entry'->>'client_id' = ${query.client_id}`);
+      q = q.where(
+        sql<boolean>`coalesce(data->>'client_id', data->'entry'->>'client_id') = ${query.client_id}`,
+      );
     }
     if (query.cursor) {
       const [at, id] = query.cursor.split("|");

@@ -471,6 +471,8 @@ export class BillingEvents {
         raw_body: rawBody,
         recipient,
         entry: entry === null ? null : { client_id: clientId, ...entry },
+        // spec: courier 4.3: a completion is its shipment's client's too, for the outbox by client.
+        client_id: clientId,
       },
       endpoint_missing: target === null,
       // Derived from a change heard now: new unless the change is heard again, when the

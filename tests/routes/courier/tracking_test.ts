@@ -171,6 +171,28 @@ Deno.test("lifecycle events: stage webhooks, estimate_changed, and the completio
       assert.deepEqual(body.shipment.adjustments, []);
       assert.ok(body.shipment.price_lines.length >= 2);
       assert.equal(body.client.id, client.id);
+      // spec: courier 4.3: the outbox by client holds the completion of the client's shipment.
+      await t.env.settle();
+      const outbox = await t.call(
+        "GET",
+        `/business/courier/billing/events?client_id=${client.id}&event_type=shipment.delivered`,
+        { key: courier.business.api_key },
+      );
+      assert.equal(outbox.status, 200);
+      assert.deepEqual(
+        outbox.body.data.map((e: { event_id: string; client_id: string }) => [
+          e.event_id,
+          e.client_id,
+        ]),
+        [[body.event_id, client.id]],
+      );
+      const other = await newClient(t, courier);
+      const none = await t.call(
+        "GET",
+        `/business/courier/billing/events?client_id=${other.id}&event_type=shipment.delivered`,
+        { key: courier.business.api_key },
+      );
+      assert.deepEqual(none.body.data, []);
     } finally {
       await clientHook.close();
       await billing.close();
