@@ -399,30 +399,39 @@ Deno.test("completion events: a charge still awaiting its rate is listed as unre
     );
   }));
 
+/**
+ * A waiting charge (`reference`) booked on the shipment while the ledger projection is held,
+ * then the shipment delivered, with billing events of the test's own that report their errors.
+ */
+async function deliveredBehindLedger(t: TestEnv, reference: string) {
+  const b = await ready(t);
+  const ledger = await laggingLedger(t);
+  const errors: unknown[] = [];
+  const billing = new BillingEvents({
+    runtime: t.env.runtime,
+    bus: t.env.bus,
+    db: t.env.db,
+    retry: NO_WAIT,
+    onError: (e) => errors.push(e),
+  });
+  ledger.hold();
+  await postCharge(t, b.courier, b.client, {
+    reference,
+    entry_kind: "waiting",
+    amount_minor: 3_000,
+    reason: "waiting at the sender",
+    source_event: `run.waiting:stop_${reference}`,
+    shipment: b.waybill,
+  });
+  await record(t, b, ["out_for_delivery", "delivered"]);
+  await t.env.bus.flush();
+  return { b, ledger, errors, billing };
+}
+
 Deno.test("completion events: a later charge the account booked before the delivery is listed, though the query side does not hold it yet", () =>
   withTestEnv(async (t) => {
-    const b = await ready(t);
-    const ledger = await laggingLedger(t);
-    const errors: unknown[] = [];
-    const billing = new BillingEvents({
-      runtime: t.env.runtime,
-      bus: t.env.bus,
-      db: t.env.db,
-      retry: NO_WAIT,
-      onError: (e) => errors.push(e),
-    });
+    const { b, ledger, errors, billing } = await deliveredBehindLedger(t, "WAIT-L1");
     try {
-      ledger.hold();
-      await postCharge(t, b.courier, b.client, {
-        reference: "WAIT-L1",
-        entry_kind: "waiting",
-        amount_minor: 3_000,
-        reason: "waiting at the sender",
-        source_event: "run.waiting:stop_l1",
-        shipment: b.waybill,
-      });
-      await record(t, b, ["out_for_delivery", "delivered"]);
-      await t.env.bus.flush();
       // spec: courier 6.1: the completion is sent once: made now, it would never list the
       // charge the account booked before it (courier 2.7 adjustments).
       assert.equal(await completionBody(t, b), null, "not made without the charge");
@@ -445,28 +454,8 @@ Deno.test("completion events: a later charge the account booked before the deliv
 
 Deno.test("completion events: on an account booking all the while, the completion waits for what it had booked when first tried, not for what it books meanwhile", () =>
   withTestEnv(async (t) => {
-    const b = await ready(t);
-    const ledger = await laggingLedger(t);
-    const errors: unknown[] = [];
-    const billing = new BillingEvents({
-      runtime: t.env.runtime,
-      bus: t.env.bus,
-      db: t.env.db,
-      retry: NO_WAIT,
-      onError: (e) => errors.push(e),
-    });
+    const { b, ledger, errors, billing } = await deliveredBehindLedger(t, "WAIT-B1");
     try {
-      ledger.hold();
-      await postCharge(t, b.courier, b.client, {
-        reference: "WAIT-B1",
-        entry_kind: "waiting",
-        amount_minor: 3_000,
-        reason: "waiting at the sender",
-        source_event: "run.waiting:stop_b1",
-        shipment: b.waybill,
-      });
-      await record(t, b, ["out_for_delivery", "delivered"]);
-      await t.env.bus.flush();
       assert.equal(errors.length, 1, "tried while the charge was not on the query side");
       // The account books on; the query side gets as far as the charge, not further.
       await postCharge(t, b.courier, b.client, { reference: "ADM-B2" });
