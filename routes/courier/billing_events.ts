@@ -390,9 +390,9 @@ export function billingEventRoutes(api: Api): void {
     if (query.status) q = q.where(sql<boolean>`data->>'status' = ${query.status}`);
     if (query.event_type) q = q.where(sql<boolean>`data->>'event_type' = ${query.event_type}`);
     if (query.client_id) {
-      q = q.where(
-        sql<boolean>`coalesce(data->>'client_id', data->'entry'->>'client_id') = ${query.client_id}`,
-      );
+      // Events made before client_id was kept name the client in their entry only.
+      const clientOf = sql<string>`coalesce(data->>'client_id', data->'entry'->>'client_id')`;
+      q = q.where(sql<boolean>`${clientOf} = ${query.client_id}`);
     }
     if (query.cursor) {
       const [at, id] = query.cursor.split("|");
