@@ -443,7 +443,7 @@ Deno.test("answers: billing events, their endpoint, bodies, attempts and acknowl
       );
       await until(t, async () => (await event(completion)).status === 200, "the completion");
       const done = documented(BillingEventDetailAnswer, await event(completion), 200, "completion");
-      assert.equal(done.client_id, null);
+      assert.equal(done.client_id, client.id, "the completed shipment's client (courier 4.3)");
       assert.equal(done.body.shipment.pod, true);
       assert.equal(done.body.shipment.adjustments[0].kind, "redelivery");
       assert.equal(typeof done.body.shipment.adjustments[0].amount, "string", "decimal text");
