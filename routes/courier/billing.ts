@@ -718,7 +718,10 @@ export interface NoteTarget {
 /** The original of a correction as Postgres holds it, and how far Postgres had got then. */
 export interface OriginalRead {
   readonly original: OriginalEntry;
-  /** The highest entry seq of the account in Postgres, read with the original and its notes. */
+  /**
+   * How far Postgres has got with the account (its ledger watermark), read with the original and
+   * its notes.
+   */
   readonly seen_seq: number;
 }
 
@@ -760,7 +763,7 @@ export async function bookNote(
 
 /**
  * The original of a correction, from Postgres, in one statement (one snapshot) with the sum of
- * its notes and the account's highest entry seq there: 404 when the client has no such entry,
+ * its notes and how far Postgres has got with the account: 404 when the client has no such entry,
  * 409 when entries of several kinds hold the reference and no kind says which.
  */
 export async function originalEntry(
@@ -790,11 +793,13 @@ export async function originalEntry(
             w.or([w("n.corrects_kind", "=", w.ref("o.kind")), w("n.corrects_kind", "is", null)])
           )
           .as("notes"),
+      // How far the query side has got with the account (migration 0013), in the same snapshot
+      // as the notes summed above: one key read, not a scan of the account's entries.
       (eb) =>
-        eb.selectFrom("ledger_entries as s")
-          .select(sql<number>`coalesce(max(s.seq), 0)`.as("seq"))
-          .whereRef("s.tenant", "=", "o.tenant")
-          .whereRef("s.client_id", "=", "o.client_id")
+        eb.selectFrom("ledger_watermarks as w")
+          .select("w.seq")
+          .whereRef("w.tenant", "=", "o.tenant")
+          .whereRef("w.client_id", "=", "o.client_id")
           .as("seen_seq"),
     ])
     .where("o.tenant", "=", courier)

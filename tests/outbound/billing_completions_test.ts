@@ -37,6 +37,19 @@ import { flakyRuntime, heldBus } from "../helpers/faults.ts";
 /** No real waiting between tries: the tests drive the bus, never a clock. */
 const NO_WAIT = { delaysMs: [0, 0, 0] };
 
+/** Billing events of the test's own, on `runtime`, with every failure they report kept. */
+function reporting(t: TestEnv, runtime = t.env.runtime) {
+  const errors: unknown[] = [];
+  const billing = new BillingEvents({
+    runtime,
+    bus: t.env.bus,
+    db: t.env.db,
+    retry: NO_WAIT,
+    onError: (e) => errors.push(e),
+  });
+  return { billing, errors };
+}
+
 interface Booked {
   readonly courier: Courier;
   readonly client: Client;
@@ -135,14 +148,7 @@ Deno.test("completion events: a completion whose event fails to commit once is m
     const flaky = flakyRuntime(t.env.runtime, {
       fails: (type, command) => type === outboundEventActor.type && isCompletionCreate(command),
     });
-    const errors: unknown[] = [];
-    const billing = new BillingEvents({
-      runtime: flaky.runtime,
-      bus: t.env.bus,
-      db: t.env.db,
-      retry: NO_WAIT,
-      onError: (e) => errors.push(e),
-    });
+    const { billing, errors } = reporting(t, flaky.runtime);
     try {
       await record(t, b, ["out_for_delivery", "delivered"]);
       await t.env.bus.flush();
@@ -406,14 +412,7 @@ Deno.test("completion events: a charge still awaiting its rate is listed as unre
 async function deliveredBehindLedger(t: TestEnv, reference: string) {
   const b = await ready(t);
   const ledger = await laggingLedger(t);
-  const errors: unknown[] = [];
-  const billing = new BillingEvents({
-    runtime: t.env.runtime,
-    bus: t.env.bus,
-    db: t.env.db,
-    retry: NO_WAIT,
-    onError: (e) => errors.push(e),
-  });
+  const { billing, errors } = reporting(t);
   ledger.hold();
   await postCharge(t, b.courier, b.client, {
     reference,
@@ -476,14 +475,7 @@ Deno.test("completion events: the completing scan's own charge is listed once, w
   withTestEnv(async (t) => {
     const b = await ready(t, { redelivery_fee: 25 });
     const ledger = await laggingLedger(t);
-    const errors: unknown[] = [];
-    const billing = new BillingEvents({
-      runtime: t.env.runtime,
-      bus: t.env.bus,
-      db: t.env.db,
-      retry: NO_WAIT,
-      onError: (e) => errors.push(e),
-    });
+    const { billing, errors } = reporting(t);
     try {
       ledger.hold();
       // Out again after a failed attempt: the delivery's own charge is the redelivery (2.6 rule 3).
