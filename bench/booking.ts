@@ -27,6 +27,7 @@ import type { RateCardTerms } from "../src/domain/rate_card.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
 import { openEnvironment } from "../src/server.ts";
+import { dropSchema } from "../src/db/migrate.ts";
 
 const OPERATOR = "op_bench_operator_token_0123456789";
 const BOOKINGS = Number(Deno.env.get("BENCH_BOOKINGS") ?? 2_000);
@@ -233,11 +234,12 @@ export async function runtimeTarget(accounts: number): Promise<Target> {
   const dir = await Deno.makeTempDir();
   const bus = await openBus(Deno.env.get("NATS_URL"));
   const databaseUrl = Deno.env.get("DATABASE_URL");
+  const schema = `bench_${crypto.randomUUID().slice(0, 8)}`;
   const o = await openEnvironment({
     name: "live",
     kvPath: `${dir}/kv.sqlite`,
     ...(databaseUrl ? { databaseUrl } : {}),
-    schema: `bench_${crypto.randomUUID().slice(0, 8)}`,
+    schema,
     bus,
     clock: new SystemClock(),
     dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
@@ -346,6 +348,9 @@ export async function runtimeTarget(accounts: number): Promise<Target> {
         } ms each)`,
       );
       await server.shutdown();
+      await o.env.settle();
+      // A real server keeps schemas: each run would leave its tables behind.
+      if (databaseUrl) await dropSchema(o.env.db, schema);
       await o.close();
       await bus.drain();
       await Deno.remove(dir, { recursive: true });
