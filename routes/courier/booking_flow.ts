@@ -782,7 +782,16 @@ async function newShipment(
       currency: option.currency,
       payer: "client",
       settlement_mode: o.settlementMode,
-      promise: promiseAtBooking(terms, o.now),
+      // spec: courier 2.2 rule 3: held prices book the dates they showed; bookOfferOnce checked
+      // them against the cut-off, which may pass before the charge commits. A saved quote,
+      // held 7 days, gets the dates of the day it is charged.
+      promise: offer.kind === "prices"
+        ? {
+          collection_on: option.collection_on,
+          earliest_delivery: option.earliest_delivery,
+          latest_delivery: option.latest_delivery,
+        }
+        : promiseAtBooking(terms, o.now),
     },
     service_terms: terms,
     tracking_token: token,
@@ -794,9 +803,8 @@ async function newShipment(
  * spec: courier 2.8: collection follows the booking's time against the cut-off. The dates shown
  * were worked out when the prices were given, on the same frozen terms: booked the same day
  * before the cut-off they are these dates; a quote booked days later cannot be collected then and
- * gets the later ones (held prices past the cut-off have expired: bookOfferOnce). A booking
- * charged before the cut-off and completed after it (a retry, the stalled sweep) is booked at its
- * charge's time, so keeps the dates shown.
+ * gets the later ones (held prices past the cut-off have expired: bookOfferOnce, and book the
+ * dates they showed: newShipment).
  */
 function promiseAtBooking(
   terms: Readonly<Record<string, unknown>>,

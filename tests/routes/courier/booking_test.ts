@@ -633,6 +633,36 @@ Deno.test("book: a booking the sweep completes keeps the time and terms it was c
     assert.equal(s.pricing.settlement_mode, "external");
   }));
 
+Deno.test("book: a booking checked before the cut-off and charged just after it keeps the dates shown", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    // A millisecond before the services' 14:00 cut-off in Gaborone.
+    t.clock.advanceBy(4 * 3_600_000 - 1);
+    const offer = await prices(t, client);
+    const express = offer.options.find((o: { code: string }) => o.code === "express");
+    assert.equal(express.collection_on, "2026-11-02");
+    // The cut-off passes between the booking's check of the dates and its charge.
+    const runtime = t.env.runtime;
+    const ask = runtime.ask.bind(runtime);
+    runtime.ask = ((...args: Parameters<typeof ask>) => {
+      const command = args[3] as { kind?: string };
+      if (command.kind === "charge_booking") t.clock.advanceBy(2);
+      return ask(...args);
+    }) as typeof runtime.ask;
+    const r = await book(t, client, offer.prices_reference);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    // spec: courier 2.2 rule 3: only what was shown can be booked, and the dates were shown.
+    assert.equal(r.body.data.collection_on, express.collection_on);
+    assert.equal(r.body.data.earliest_delivery, express.earliest_delivery);
+    assert.equal(r.body.data.latest_delivery, express.latest_delivery);
+    const made = await t.env.runtime.read(shipmentActor, courier.business.id, r.body.data.waybill, {
+      kind: "get",
+    });
+    assert.ok(made.ok);
+    assert.equal(asShipment(made.reply).pricing.promise.collection_on, express.collection_on);
+  }));
+
 Deno.test("book: only what was shown can be booked", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
