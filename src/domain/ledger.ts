@@ -205,21 +205,25 @@ export type ParsedRate =
   | { readonly ok: true; readonly units: number; readonly text: string }
   | { readonly ok: false; readonly message: string };
 
-const RATE = /^(\d{1,7})(?:\.(\d{1,8}))?$/;
+const RATE = /^(\d+)(?:\.(\d+))?$/;
 const RATE_SCALE = 10 ** FX_RATE_PLACES_MAX;
 
-/** `"0.07340000"` -> units of 10^-8 (7,340,000) and its canonical text `"0.0734"`. */
+/**
+ * `"0.07340000"` -> units of 10^-8 (7,340,000) and its canonical text `"0.0734"`. The bounds are
+ * on the rate's value: leading and trailing zeros say nothing (courier 9.4, as money.ts toMinor),
+ * so a feed's `"0.0752500000"` is the exact rate 0.07525, and a ninth significant place is refused.
+ */
 export function parseRate(rate: string): ParsedRate {
   const m = RATE.exec(rate.trim());
-  if (!m) {
+  const whole = (m?.[1] ?? "").replace(/^0+(?=\d)/, "");
+  const fraction = (m?.[2] ?? "").replace(/0+$/, "");
+  if (!m || whole.length > 7 || fraction.length > FX_RATE_PLACES_MAX) {
     return {
       ok: false,
       message:
         `an FX rate is a decimal with up to 7 integer digits and ${FX_RATE_PLACES_MAX} places: ${rate}`,
     };
   }
-  const whole = m[1]!.replace(/^0+(?=\d)/, "");
-  const fraction = (m[2] ?? "").replace(/0+$/, "");
   const units = Number(whole) * RATE_SCALE + Number(fraction.padEnd(FX_RATE_PLACES_MAX, "0"));
   if (units <= 0) return { ok: false, message: `an FX rate must be above zero: ${rate}` };
   return { ok: true, units, text: fraction ? `${whole}.${fraction}` : whole };

@@ -53,6 +53,17 @@ Deno.test("parseRate() reads exact decimals into 10^-8 units and a canonical tex
   }
 });
 
+Deno.test("parseRate() bounds the rate's value, not how it is written: leading and trailing zeros say nothing", () => {
+  // A bank feed's fixed 10 places, or a padded integer part, state a rate within 8 places exactly.
+  assert.deepEqual(parseRate("0.0752500000"), { ok: true, units: 7_525_000, text: "0.07525" });
+  assert.deepEqual(parseRate("1.000000000"), { ok: true, units: 100_000_000, text: "1" });
+  assert.deepEqual(parseRate("00000001.5"), { ok: true, units: 150_000_000, text: "1.5" });
+  // Past the bounds in value: still refused, never rounded.
+  for (const bad of ["1.1234567891", "0.000000001", "12345678.0", "000012345678"]) {
+    assert.equal(parseRate(bad).ok, false, bad);
+  }
+});
+
 Deno.test("convertMinor() converts exactly across 0, 2 and 3 decimal currencies", () => {
   const rate = (r: string) => {
     const p = parseRate(r);
