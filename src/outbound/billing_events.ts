@@ -5,8 +5,9 @@
  * instance or the sweeper creating the same event again changes nothing ("each is sent once").
  *
  * Nothing is lost between the ledger commit and the event: the ledger projector writes each
- * entry's event id beside it in Postgres, and `sweep` re-creates the events of entries whose
- * event never reached the query side (a process that died between the two steps).
+ * entry's event id beside it in Postgres (and, once a conversion is resolved, its
+ * `charge.resolved` event's), and `sweep` re-creates the events of entries whose event never
+ * reached the query side (a process that died between the two steps).
  *
  * Nor between a shipment's completion and its event (courier 6.1 `shipment.delivered`,
  * `.returned`, `.cancelled`), which no ledger entry stands for: an event whose making fails is
@@ -23,7 +24,7 @@
  * again as any failed completion is. The decision side keeps no entries (bounded aggregates
  * only), so the wait is what makes the listing whole.
  */
-import { type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import {
   asPosting,
   courierClientActor,
@@ -307,8 +308,45 @@ export class BillingEvents {
   }
 
   /**
+   * Creates (or finds) the `charge.resolved` event of a conversion that got its rate (courier 6.1:
+   * the converted amount, once the rate is known); `resolved` is the entry as resolved, and
+   * `storedId` the id its projected row names (the sweeper's).
+   */
+  async emitResolved(
+    tenant: string,
+    client: BilledClient,
+    resolved: LedgerEntry,
+    storedId?: string,
+  ): Promise<void> {
+    const entry = entryOf({
+      ...resolved,
+      reason: `conversion resolved at ${resolved.fx_rate} (${resolved.fx_source})`,
+      source_event: `${CHARGE_RESOLVED}:${resolved.reference}`,
+    });
+    const eventId = storedId ?? resolvedEventIdOf(tenant, client.id, resolved.reference);
+    const body = chargeEventBody({
+      eventId,
+      eventType: CHARGE_RESOLVED,
+      // The resolution's moment, when the charge is booked; `charged_at` says when it arose.
+      occurredAt: resolved.created_at,
+      client,
+      entry,
+      shipment: await this.#shipmentOf(tenant, entry),
+    });
+    await this.#create(
+      tenant,
+      client.id,
+      { reference: resolved.reference, kind: resolved.kind },
+      eventId,
+      CHARGE_RESOLVED,
+      body,
+    );
+  }
+
+  /**
    * Re-creates the events of entries whose event never reached the query side (made at least
-   * SWEEP_AFTER_MS ago), in rounds (src/db/sweep_rounds.ts): each reads the entries made since the
+   * SWEEP_AFTER_MS ago), their own or their resolution's (spec: courier 6.1 `charge.resolved`,
+   * each sent once), in rounds (src/db/sweep_rounds.ts): each reads the entries made since the
    * last round on their index (migration 0010), not the whole ledger. Answers how many it re-sent.
    */
   sweep(db: Kysely<Database>, now: number): Promise<number> {
@@ -326,14 +364,29 @@ export class BillingEvents {
         sql<boolean>`(le.created_at, le.event_id) > (${new Date(w.after.at)}, ${w.after.key})`,
       );
     }
+    // An entry's own event, or, once it was resolved, its charge.resolved event (courier 6.1):
+    // either one a crash kept from being made.
+    const missing = (
+      eb: ExpressionBuilder<Database & { le: Database["ledger_entries"] }, "le">,
+      column: "le.event_id" | "le.resolved_event_id",
+    ) =>
+      eb.not(eb.exists(
+        eb.selectFrom("snapshots as s")
+          .select(sql`1`.as("one"))
+          .where("s.type", "=", outboundEventActor.type)
+          .whereRef("s.id", "=", column),
+      ));
     const rows = await query
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(
-          selectFrom("snapshots as s")
-            .select(sql`1`.as("one"))
-            .where("s.type", "=", outboundEventActor.type)
-            .whereRef("s.id", "=", "le.event_id"),
-        ))
+      .select((eb) => [
+        missing(eb, "le.event_id").as("event_missing"),
+        eb.and([eb("le.resolved_event_id", "is not", null), missing(eb, "le.resolved_event_id")])
+          .as("resolved_missing"),
+      ])
+      .where((eb) =>
+        eb.or([
+          missing(eb, "le.event_id"),
+          eb.and([eb("le.resolved_event_id", "is not", null), missing(eb, "le.resolved_event_id")]),
+        ])
       )
       .orderBy("le.created_at")
       .orderBy("le.event_id")
@@ -349,7 +402,13 @@ export class BillingEvents {
         if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
         const client = clients.get(key);
         if (!client) return false;
-        await this.emitCharge(row.tenant, client, entryOfRow(row), undefined, row.event_id!);
+        const entry = entryOfRow(row);
+        if (row.event_missing) {
+          await this.emitCharge(row.tenant, client, entry, undefined, row.event_id!);
+        }
+        if (row.resolved_missing) {
+          await this.emitResolved(row.tenant, client, entry, row.resolved_event_id!);
+        }
         return true;
       },
       (error, row) => this.#error(error, `billing event of ${row.reference} (sweep)`),
@@ -419,33 +478,8 @@ export class BillingEvents {
       case "entry_posted":
       case "cod_remitted":
         return await this.emitCharge(tenant, client, event.entry);
-      case "fx_resolved": {
-        // spec: courier 6.1 `charge.resolved`: the converted amount, once the rate is known.
-        const r = event.resolution;
-        const entry = entryOf({
-          ...r,
-          reason: `conversion resolved at ${r.fx_rate} (${r.fx_source})`,
-          source_event: `${CHARGE_RESOLVED}:${r.reference}`,
-        });
-        const eventId = resolvedEventIdOf(tenant, client.id, r.reference);
-        const body = chargeEventBody({
-          eventId,
-          eventType: CHARGE_RESOLVED,
-          // The resolution's moment, when the charge is booked; `charged_at` says when it arose.
-          occurredAt: r.created_at,
-          client,
-          entry,
-          shipment: await this.#shipmentOf(tenant, entry),
-        });
-        return await this.#create(
-          tenant,
-          client.id,
-          { reference: r.reference, kind: r.kind },
-          eventId,
-          CHARGE_RESOLVED,
-          body,
-        );
-      }
+      case "fx_resolved":
+        return await this.emitResolved(tenant, client, entryOf(event.resolution));
       default:
         return;
     }

@@ -738,3 +738,62 @@ Deno.test("billing events: a charge whose event a crash kept from being made is 
       await billing.close();
     }
   }));
+
+Deno.test("billing events: a resolution whose charge.resolved a crash kept from being made is made by the sweep, once", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "5000" });
+    const waybill = await bookWaybill(t, client);
+    // Duties in another currency with no rate yet (courier 2.6 rule 4), and their own event.
+    const source = "customs.duties:xing_t3";
+    const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+      kind: "post_charge",
+      entry_kind: "duties",
+      reference: "DUT-T3",
+      amount_minor: 10_000,
+      currency: "ZAR",
+      reason: "duties paid on the client's behalf",
+      evidence_path: "evidence/duty-receipt.pdf",
+      source_event: source,
+      shipment: waybill,
+      recoverable: true,
+      by: "test",
+    }, entryAsk(source));
+    assert.ok(posted.ok, JSON.stringify(posted));
+    const exists = async (id: string) =>
+      (await t.env.runtime.ask(outboundEventActor, courier.business.id, id, { kind: "get" })).ok;
+    const own = await eventIdOf("billing", courier.business.id, client.id, "DUT-T3");
+    await until(t, () => exists(own), "the duties' own event");
+    // The process dies between the resolution's ledger commit and its charge.resolved event.
+    await t.env.billingEvents.close();
+    const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/resolve-fx`, {
+      key: courier.business.api_key,
+      body: { entry_reference: "DUT-T3", rate: "0.75", source: "Bank of Botswana" },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    await t.settle();
+    const resolved = await eventIdOf("billing.resolved", courier.business.id, client.id, "DUT-T3");
+    assert.equal(await exists(resolved), false);
+    const billing = new BillingEvents({ runtime: t.env.runtime, bus: t.env.bus, db: t.env.db });
+    try {
+      const resolvedAt = t.clock.now();
+      // spec: courier 6.1: one charge.resolved per resolution, each sent once; nothing is lost.
+      assert.equal(await billing.sweep(t.env.db, resolvedAt + SWEEP_AFTER_MS + 1), 1);
+      assert.equal(await exists(resolved), true);
+      const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, resolved, {
+        kind: "get",
+      });
+      assert.ok(got.ok && got.reply);
+      const body = JSON.parse(got.reply.raw_body);
+      assert.equal(body.event_type, "charge.resolved");
+      assert.equal(body.entry.amount, "75.00");
+      assert.equal(body.entry.fx_rate, "0.75");
+      assert.equal(body.entry.source_event, "charge.resolved:DUT-T3");
+      assert.equal(body.shipment?.waybill, waybill);
+      await t.settle();
+      assert.equal(await billing.sweep(t.env.db, resolvedAt + SWEEP_AFTER_MS + 2), 0, "made once");
+      assert.equal(await billing.sweep(t.env.db, resolvedAt + SWEEP_DEEP_EVERY_MS + 1), 0);
+    } finally {
+      await billing.close();
+    }
+  }));
