@@ -255,7 +255,7 @@ export function operatorRoutes(api: Api): void {
             currency,
             reference,
             by: "operator",
-          }, { idempotencyKey: `credit:${reference}` });
+          }, { idempotencyKey: `credit:${reference}`, permanent: true });
           if (!r.ok) throw fromRejection(r);
         }
       }
@@ -441,13 +441,15 @@ export function operatorRoutes(api: Api): void {
         }]);
       }
       await read(c, businessActor, id, id, { kind: "get" });
+      // The same reference credits once however late it is sent again (business appendix 2):
+      // its key is kept for good, not for the replay window.
       const r = await c.get("env").runtime.ask(walletActor, id, id, {
         kind: "credit",
         amount_minor: minor.minor,
         currency: body.currency,
         reference: body.reference,
         by: "operator",
-      }, { idempotencyKey: `credit:${body.reference}` });
+      }, { idempotencyKey: `credit:${body.reference}`, permanent: true });
       if (!r.ok) throw fromRejection(r);
       const t = r.reply.transaction;
       if (r.replayed && (t?.amount_minor !== minor.minor || t?.currency !== body.currency)) {

@@ -167,6 +167,26 @@ Deno.test("operator: a wallet credit books once per reference, in exact minor un
     assert.deepEqual(wallet.body.data.balances, [{ currency: "BWP", balance: 100.3 }]);
   }));
 
+Deno.test("operator: a wallet credit's reference is kept for good, not for the replay window", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    // The runtime forgets an ordinary idempotency key after IDEMPOTENCY_TTL_MS (KV expiry, on
+    // the machine's clock): a wire credited again a week later would be credited twice.
+    const runtime = t.env.runtime;
+    const ask = runtime.ask.bind(runtime);
+    const credits: unknown[] = [];
+    runtime.ask = ((...args: Parameters<typeof ask>) => {
+      if ((args[3] as { kind?: string }).kind === "credit") credits.push(args[4]);
+      return ask(...args);
+    }) as typeof runtime.ask;
+    const r = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "10.00", currency: "BWP", reference: "wire-010" },
+    });
+    assert.equal(r.status, 201);
+    assert.deepEqual(credits, [{ idempotencyKey: "credit:wire-010", permanent: true }]);
+  }));
+
 Deno.test("operator: settings are stored and validated", () =>
   withTestEnv(async (t) => {
     const before = await t.call("GET", "/operator/settings", { operator: true });
