@@ -131,7 +131,8 @@ function routePattern(path: string): RegExp {
     if (param) return param[1] ? `(?:${param[1]})` : "[^/]+";
     return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   });
-  return new RegExp(`^${segments.join("/")}/?$`);
+  // As strict as the router: a trailing slash is another path (404), not this one (405).
+  return new RegExp(`^${segments.join("/")}$`);
 }
 
 function renderError(

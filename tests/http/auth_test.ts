@@ -301,6 +301,10 @@ Deno.test("routing: a path that exists under other methods answers 405 with Allo
     const profile = await t.call("DELETE", "/business/profile", { key: b.api_key });
     assert.equal(profile.status, 405);
     assert.match(profile.headers.get("Allow") ?? "", /^GET, HEAD/);
+    // A trailing slash is another path to the router: 404, never 405 naming the method sent.
+    const slashed = await t.call("POST", "/client/book/", { key: b.api_key });
+    assert.equal(slashed.status, 404, JSON.stringify(slashed.body));
+    assert.equal(slashed.body.code, "not_found");
     const nowhere = await t.call("POST", "/client/nowhere");
     assert.equal(nowhere.status, 404);
     assert.equal(nowhere.body.code, "not_found");
