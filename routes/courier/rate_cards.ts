@@ -118,7 +118,20 @@ const PublishVersion = Terms.partial().extend({
 });
 
 const CardParam = z.object({ card: z.string().min(1).max(64) });
-const VersionParam = CardParam.extend({ version: z.coerce.number().int().min(1).max(1_000_000) });
+const VERSION_MAX = 1_000_000;
+/** A version's number in the path (`1`, `01` and `1.0` alike), or a message naming what came. */
+const VersionNumber = z.string().transform((text, ctx) => {
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isInteger(n) || n < 1 || n > VERSION_MAX) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a version number from 1 to ${VERSION_MAX}: ${text.slice(0, 40)}`,
+    });
+    return z.NEVER;
+  }
+  return n;
+}).openapi({ type: "integer", minimum: 1, maximum: VERSION_MAX, example: 1 });
+const VersionParam = CardParam.extend({ version: VersionNumber });
 
 type TermsInput = z.infer<typeof Terms>;
 type TermsBody = { [K in keyof TermsInput]?: TermsInput[K] | undefined };

@@ -297,6 +297,13 @@ Deno.test("rate cards API: PUT, PATCH and DELETE on a card or a version answer 4
       body: {},
     });
     assert.equal(missing.status, 404);
+    const named = await t.call("PATCH", `/business/courier/rate-cards/${v1.id}/versions/latest`, {
+      key: b.api_key,
+      body: {},
+    });
+    assert.equal(named.status, 422);
+    assert.equal(named.body.errors[0].path, "version");
+    assert.match(named.body.errors[0].message, /version number .*latest/);
     const [card] = await list(t, b);
     assert.deepEqual(terms(card.versions[0]), EVERY_TERM_SHOWN, "still as published");
     const doc = await t.call("GET", "/api-docs/openapi.json");
