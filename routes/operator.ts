@@ -29,7 +29,7 @@ import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts
 import { define, z } from "../src/http/route.ts";
 import { iso } from "../src/http/iso.ts";
 import { sql } from "kysely";
-import { Country, Currency, Money, orNull, UtcInstant } from "../src/http/schemas.ts";
+import { Country, Currency, Money, orNull, UtcInstant, wholeNumber } from "../src/http/schemas.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../src/limits.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
@@ -41,7 +41,7 @@ const middleware = [operatorOnly];
 
 const DeferredWorkQuery = z.object({
   status: z.enum(["waiting", "done"]).default("waiting"),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: wholeNumber(1, 500).default(100),
 });
 
 const Plan = z.enum(PLANS);

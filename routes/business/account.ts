@@ -49,7 +49,14 @@ import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts
 import { weakPasswordReason } from "../../src/domain/passwords.ts";
 import { PatchBusiness, stripUndefined } from "../operator.ts";
 import { ALL_SCOPES, businessKeyScopes, PORTAL_ROLES } from "../../src/domain/scopes.ts";
-import { Country, Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import {
+  Country,
+  Currency,
+  Money,
+  orNull,
+  UtcInstant,
+  wholeNumber,
+} from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 
 const tag = "Account";
@@ -531,7 +538,7 @@ export function accountRoutes(api: Api): void {
     tag,
     security,
     middleware: [business(), portalAdmin],
-    query: z.object({ after: z.coerce.number().int().min(0).default(0) }),
+    query: z.object({ after: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0) }),
     response: AuditLogAnswer,
   }, async (c, { query }) => {
     const p = businessPrincipalOf(c);

@@ -46,7 +46,7 @@ import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
-import { orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { BODY_TOO_LARGE } from "../../src/http/refusals.ts";
 
 const tag = "Alerts";
@@ -68,7 +68,7 @@ const ListQuery = z.object({
   status: z.enum(ALERT_STATUSES).optional(),
   kind: z.enum(ALERT_KINDS).optional(),
   owner: z.string().trim().min(1).max(ALERT_NAME_CHARS_MAX).optional(),
-  limit: z.coerce.number().int().min(1).max(ALERTS_PAGE_MAX).default(ALERTS_PAGE_DEFAULT),
+  limit: wholeNumber(1, ALERTS_PAGE_MAX).default(ALERTS_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
 

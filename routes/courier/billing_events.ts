@@ -30,7 +30,7 @@ import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../src/limits.t
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
-import { CalendarDay, Currency, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { CalendarDay, Currency, orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../../src/domain/ledger.ts";
 import { COMPLETION_EVENTS } from "../../src/domain/billing_events.ts";
 import { API_VERSION } from "../../src/domain/signatures.ts";
@@ -373,7 +373,7 @@ export function billingEventRoutes(api: Api): void {
       status: z.enum(OUTBOUND_STATUSES).optional(),
       event_type: z.string().max(120).optional(),
       client_id: z.string().max(64).optional(),
-      limit: z.coerce.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
+      limit: wholeNumber(1, EVENTS_PAGE_MAX).default(100),
       /** The `created_at` and `event_id` of the last row of the previous page. */
       cursor: z.string().max(200).optional(),
     }),

@@ -26,7 +26,7 @@ import {
   principalName,
 } from "../../src/http/auth.ts";
 import { define, z } from "../../src/http/route.ts";
-import { UtcInstant } from "../../src/http/schemas.ts";
+import { UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { ask } from "../ask.ts";
 
 const tag = "Compliance checklists";
@@ -140,8 +140,8 @@ export function checklistRoutes(api: Api): void {
     middleware: read,
     query: z.object({
       supplier: z.enum(CHECKLIST_SUPPLIERS).optional(),
-      limit: z.coerce.number().int().min(1).max(CHECKLISTS_PAGE_MAX).default(100),
-      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+      limit: wholeNumber(1, CHECKLISTS_PAGE_MAX).default(100),
+      offset: wholeNumber(0, 1_000_000).default(0),
     }),
     paged: "offset",
     response: z.array(ChecklistListedAnswer),

@@ -42,7 +42,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { Currency, Money, orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
@@ -79,7 +79,7 @@ const ClaimParam = z.object({ id: z.string().min(1).max(64) });
 const ListQuery = z.object({
   status: z.enum(CLAIM_STATUSES).optional(),
   waybill: z.string().trim().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(CLAIMS_PAGE_MAX).default(CLAIMS_PAGE_DEFAULT),
+  limit: wholeNumber(1, CLAIMS_PAGE_MAX).default(CLAIMS_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
 

@@ -29,7 +29,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, type FieldError, validationFailed } from "../../src/http/errors.ts";
 import { define, ErrorBody, z } from "../../src/http/route.ts";
-import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
+import { orNull, UtcInstant, Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { boundedBody, boundedForm } from "../../src/http/upload.ts";
 import {
   BULK_SHIPMENTS_MAX,
@@ -67,7 +67,7 @@ const SHIPMENTS_PAGE_MAX = 200;
 const ListQuery = z.object({
   status: z.enum(HEADLINES).optional(),
   reference: z.string().trim().min(1).max(120).optional(),
-  limit: z.coerce.number().int().min(1).max(SHIPMENTS_PAGE_MAX).default(SHIPMENTS_PAGE_DEFAULT),
+  limit: wholeNumber(1, SHIPMENTS_PAGE_MAX).default(SHIPMENTS_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
 

@@ -50,7 +50,7 @@ import {
   validationFailed,
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 
@@ -100,7 +100,7 @@ const StoreActionParams = z.object({
   action: z.enum(PACKET_ACTIONS),
 });
 const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(STORES_PAGE_MAX).default(STORES_PAGE_DEFAULT),
+  limit: wholeNumber(1, STORES_PAGE_MAX).default(STORES_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
 

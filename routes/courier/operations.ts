@@ -31,7 +31,7 @@ import {
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
-import { CalendarDay, UtcInstant, Waybill } from "../../src/http/schemas.ts";
+import { CalendarDay, UtcInstant, Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../ask.ts";
 import { FrozenPricingAnswer, pricingView } from "./prices.ts";
 import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
@@ -56,8 +56,8 @@ const BoardQuery = z.object({
   open_alerts: z.enum(["0", "1"]).optional(),
   include_closed: z.enum(["0", "1"]).optional(),
   view: Text(60).optional(),
-  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: wholeNumber(1, ROWS_MAX).default(100),
+  offset: wholeNumber(0, 1_000_000).default(0),
 });
 type BoardFilters = Omit<z.infer<typeof BoardQuery>, "view" | "limit" | "offset">;
 

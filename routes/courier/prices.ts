@@ -33,6 +33,7 @@ import {
   orNull,
   Settlement,
   UtcInstant,
+  wholeNumber,
 } from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import {
@@ -74,7 +75,7 @@ const QUOTES_PAGE_DEFAULT = 100;
 const QUOTES_PAGE_MAX = 200;
 
 const QuotesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(QUOTES_PAGE_MAX).default(QUOTES_PAGE_DEFAULT),
+  limit: wholeNumber(1, QUOTES_PAGE_MAX).default(QUOTES_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });
 
@@ -328,7 +329,7 @@ export function priceRoutes(api: Api): void {
     middleware: [business({ scope: "shipments:view-own" }), courierPlatform],
     query: z.object({
       q: z.string().trim().min(1).max(120),
-      limit: z.coerce.number().int().min(1).max(SEARCH_RESULTS_MAX).default(SEARCH_RESULTS_MAX),
+      limit: wholeNumber(1, SEARCH_RESULTS_MAX).default(SEARCH_RESULTS_MAX),
       cursor: z.string().max(200).optional(),
     }),
     paged: "cursor",

@@ -33,7 +33,7 @@ import {
   validationFailed,
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, Currency, Money, UtcInstant } from "../../src/http/schemas.ts";
+import { Country, Currency, Money, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 
@@ -118,20 +118,7 @@ const PublishVersion = Terms.partial().extend({
 });
 
 const CardParam = z.object({ card: z.string().min(1).max(64) });
-const VERSION_MAX = 1_000_000;
-/** A version's number in the path (`1`, `01` and `1.0` alike), or a message naming what came. */
-const VersionNumber = z.string().transform((text, ctx) => {
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isInteger(n) || n < 1 || n > VERSION_MAX) {
-    ctx.addIssue({
-      code: "custom",
-      message: `must be a version number from 1 to ${VERSION_MAX}: ${text.slice(0, 40)}`,
-    });
-    return z.NEVER;
-  }
-  return n;
-}).openapi({ type: "integer", minimum: 1, maximum: VERSION_MAX, example: 1 });
-const VersionParam = CardParam.extend({ version: VersionNumber });
+const VersionParam = CardParam.extend({ version: wholeNumber(1, 1_000_000) });
 
 type TermsInput = z.infer<typeof Terms>;
 type TermsBody = { [K in keyof TermsInput]?: TermsInput[K] | undefined };

@@ -29,6 +29,25 @@ export const Country = z.string()
 export const Waybill = z.string().trim().min(1).max(64).transform((w) => w.toUpperCase())
   .openapi({ description: "Waybill (case does not matter)", example: "WB2222222222223" });
 
+/**
+ * A whole number in a path or query (`limit`, `offset`, a version) from `min` to `max`, read as
+ * Number() reads it; anything else is refused naming what came, not as zod's coerced NaN
+ * ("expected number, received number").
+ */
+export function wholeNumber(min: number, max: number) {
+  return z.string().transform((text, ctx) => {
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a whole number from ${min} to ${max}: ${text.slice(0, 40)}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  }).openapi({ type: "integer", minimum: min, maximum: max });
+}
+
 // ---- Answers (documentation only: what handlers answer is not checked against these).
 
 /**

@@ -118,6 +118,15 @@ Deno.test("client shipments: the list holds only the caller's, newest first, pag
     const second = await list(t, client, `?limit=2&cursor=${first.meta.next_cursor}`);
     assert.deepEqual(second.data.map((s) => s.waybill), [mine[0]]);
     assert.equal(second.meta.next_cursor, null);
+    // A page size that is no whole number is refused naming it.
+    for (const limit of ["two", "2.5", "0", ""]) {
+      const bad = await t.call("GET", `/client/shipments?limit=${limit}`, {
+        headers: clientKey(client),
+      });
+      assert.equal(bad.status, 422, limit);
+      assert.equal(bad.body.errors[0].path, "limit");
+      assert.match(bad.body.errors[0].message, /whole number from 1 to \d+: /);
+    }
 
     // Another client's shipment is absent, even by a reference both use.
     const byOrder = await list(t, client, "?reference=ORD-0");

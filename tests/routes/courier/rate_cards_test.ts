@@ -303,7 +303,7 @@ Deno.test("rate cards API: PUT, PATCH and DELETE on a card or a version answer 4
     });
     assert.equal(named.status, 422);
     assert.equal(named.body.errors[0].path, "version");
-    assert.match(named.body.errors[0].message, /version number .*latest/);
+    assert.match(named.body.errors[0].message, /whole number from 1 to .*: latest/);
     const [card] = await list(t, b);
     assert.deepEqual(terms(card.versions[0]), EVERY_TERM_SHOWN, "still as published");
     const doc = await t.call("GET", "/api-docs/openapi.json");
