@@ -290,21 +290,7 @@ export class BillingEvents {
     const eventType = chargeEventType(entry);
     if (eventType === null) return;
     const eventId = storedId ?? (await chargeEventIdOf(tenant, client.id, entry))!;
-    await this.#create(
-      tenant,
-      client.id,
-      { reference: entry.reference, kind: entry.kind },
-      eventId,
-      eventType,
-      chargeEventBody({
-        eventId,
-        eventType,
-        occurredAt: entry.created_at,
-        client,
-        entry,
-        shipment: shipment === undefined ? await this.#shipmentOf(tenant, entry) : shipment,
-      }),
-    );
+    await this.#emitEntry(tenant, client, entry, eventId, eventType, shipment);
   }
 
   /**
@@ -324,22 +310,34 @@ export class BillingEvents {
       source_event: `${CHARGE_RESOLVED}:${resolved.reference}`,
     });
     const eventId = storedId ?? resolvedEventIdOf(tenant, client.id, resolved.reference);
-    const body = chargeEventBody({
-      eventId,
-      eventType: CHARGE_RESOLVED,
-      // The resolution's moment, when the charge is booked; `charged_at` says when it arose.
-      occurredAt: resolved.created_at,
-      client,
-      entry,
-      shipment: await this.#shipmentOf(tenant, entry),
-    });
+    // Occurs at the resolution's moment (the entry's created_at), when the charge is booked;
+    // `charged_at` says when it arose.
+    await this.#emitEntry(tenant, client, entry, eventId, CHARGE_RESOLVED);
+  }
+
+  /** Creates (or finds) the event `eventId` telling of `entry`, occurring when it was booked. */
+  async #emitEntry(
+    tenant: string,
+    client: BilledClient,
+    entry: LedgerEntry,
+    eventId: string,
+    eventType: string,
+    shipment?: ChargeShipment | null,
+  ): Promise<void> {
     await this.#create(
       tenant,
       client.id,
-      { reference: resolved.reference, kind: resolved.kind },
+      { reference: entry.reference, kind: entry.kind },
       eventId,
-      CHARGE_RESOLVED,
-      body,
+      eventType,
+      chargeEventBody({
+        eventId,
+        eventType,
+        occurredAt: entry.created_at,
+        client,
+        entry,
+        shipment: shipment === undefined ? await this.#shipmentOf(tenant, entry) : shipment,
+      }),
     );
   }
 

@@ -600,21 +600,7 @@ Deno.test("billing events: charge.resolved keeps the charge's waybill, reference
       });
       const waybill = await bookWaybill(t, client, { external_billing_reference: "EBR-7" });
       // Duties in another currency, as a customs step posts them: no rate yet (courier 2.6 rule 4).
-      const source = "customs.duties:xing_t1";
-      const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
-        kind: "post_charge",
-        entry_kind: "duties",
-        reference: "DUT-T1",
-        amount_minor: 10_000,
-        currency: "ZAR",
-        reason: "duties paid on the client's behalf",
-        evidence_path: "evidence/duty-receipt.pdf",
-        source_event: source,
-        shipment: waybill,
-        recoverable: true,
-        by: "test",
-      }, entryAsk(source));
-      assert.ok(posted.ok, JSON.stringify(posted));
+      await postZarDuties(t, courier, client, waybill, "DUT-T1", 10_000, "customs.duties:xing_t1");
       const arose = new Date(t.clock.now()).toISOString();
       await advance(t, 3 * 24 * 3600); // rated three days later
       const resolvedAt = new Date(t.clock.now()).toISOString();
@@ -654,21 +640,7 @@ Deno.test("billing export: an acknowledgement of an entry's charge.resolved reac
     const courier = await newCourier(t);
     const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "5000" });
     const waybill = await bookWaybill(t, client);
-    const source = "customs.duties:xing_t2";
-    const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
-      kind: "post_charge",
-      entry_kind: "duties",
-      reference: "DUT-T2",
-      amount_minor: 12_345,
-      currency: "ZAR",
-      reason: "duties paid on the client's behalf",
-      evidence_path: "evidence/duty-receipt.pdf",
-      source_event: source,
-      shipment: waybill,
-      recoverable: true,
-      by: "test",
-    }, entryAsk(source));
-    assert.ok(posted.ok, JSON.stringify(posted));
+    await postZarDuties(t, courier, client, waybill, "DUT-T2", 12_345, "customs.duties:xing_t2");
     const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/resolve-fx`, {
       key: courier.business.api_key,
       body: { entry_reference: "DUT-T2", rate: "0.7733", source: "Bank of Botswana" },
@@ -745,21 +717,7 @@ Deno.test("billing events: a resolution whose charge.resolved a crash kept from 
     const client = await newClient(t, courier, { settlement_mode: "credit", credit_limit: "5000" });
     const waybill = await bookWaybill(t, client);
     // Duties in another currency with no rate yet (courier 2.6 rule 4), and their own event.
-    const source = "customs.duties:xing_t3";
-    const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
-      kind: "post_charge",
-      entry_kind: "duties",
-      reference: "DUT-T3",
-      amount_minor: 10_000,
-      currency: "ZAR",
-      reason: "duties paid on the client's behalf",
-      evidence_path: "evidence/duty-receipt.pdf",
-      source_event: source,
-      shipment: waybill,
-      recoverable: true,
-      by: "test",
-    }, entryAsk(source));
-    assert.ok(posted.ok, JSON.stringify(posted));
+    await postZarDuties(t, courier, client, waybill, "DUT-T3", 10_000, "customs.duties:xing_t3");
     const exists = async (id: string) =>
       (await t.env.runtime.ask(outboundEventActor, courier.business.id, id, { kind: "get" })).ok;
     const own = await eventIdOf("billing", courier.business.id, client.id, "DUT-T3");
@@ -797,3 +755,32 @@ Deno.test("billing events: a resolution whose charge.resolved a crash kept from 
       await billing.close();
     }
   }));
+
+/**
+ * Duties in ZAR posted as a customs step posts them, on a BWP account: no rate yet, so the entry
+ * is `unresolved_fx` (courier 2.6 rule 4) until resolve-fx.
+ */
+async function postZarDuties(
+  t: TestEnv,
+  courier: Courier,
+  client: Client,
+  waybill: string,
+  reference: string,
+  amount_minor: number,
+  source: string,
+): Promise<void> {
+  const posted = await t.env.runtime.ask(courierClientActor, courier.business.id, client.id, {
+    kind: "post_charge",
+    entry_kind: "duties",
+    reference,
+    amount_minor,
+    currency: "ZAR",
+    reason: "duties paid on the client's behalf",
+    evidence_path: "evidence/duty-receipt.pdf",
+    source_event: source,
+    shipment: waybill,
+    recoverable: true,
+    by: "test",
+  }, entryAsk(source));
+  assert.ok(posted.ok, JSON.stringify(posted));
+}
