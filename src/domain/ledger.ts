@@ -279,13 +279,16 @@ export function chargeEffect(mode: SettlementMode, amount: number, recoverable: 
 /**
  * Money received (a payment, remitted COD), `amount` > 0: prepaid adds to the funds; credit
  * clears first the duties of the invoices it paid (`duties`, see dutiesAllocated), then the
- * receivable, then other recoverable duties, and keeps any rest as credit on account.
+ * receivable, then other recoverable duties. What no invoice took (`unallocated`, credit on
+ * account) is held in the receivable: it recovers duties only when an invoice it pays is issued
+ * (dutiesRecoveredEffect), never before as well.
  */
 export function receiptEffect(
   mode: SettlementMode,
   b: Balances,
   amount: number,
   duties = 0,
+  unallocated = 0,
 ): Effect {
   switch (mode) {
     case "prepaid":
@@ -293,7 +296,11 @@ export function receiptEffect(
     case "credit": {
       // spec: courier 2.6: an invoice's duties paid are recovered, whatever else is owed.
       const forDuties = Math.min(Math.max(duties, 0), amount, Math.max(b.recoverable_minor, 0));
-      const rest = amount - forDuties;
+      // spec: courier 2.6: credit on account recovers duties at the issue of the invoice it
+      // pays, so it is held in the receivable until then: taken off the duties now as well, the
+      // same duties would be recovered twice (and a charge left owed in their place).
+      const held = Math.min(Math.max(unallocated, 0), amount - forDuties);
+      const rest = amount - forDuties - held;
       const fromReceivable = Math.min(rest, Math.max(b.receivable_minor, 0));
       const fromRecoverable = Math.min(
         rest - fromReceivable,
@@ -301,7 +308,7 @@ export function receiptEffect(
       );
       return {
         prepaid_minor: 0,
-        receivable_minor: 0 - (rest - fromRecoverable),
+        receivable_minor: 0 - (rest - fromRecoverable + held),
         recoverable_minor: 0 - (forDuties + fromRecoverable),
       };
     }

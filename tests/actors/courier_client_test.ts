@@ -596,6 +596,49 @@ Deno.test("client account: COD reduces what the client owes only once it is remi
   assert.deepEqual(a.client.ledger.cod, []);
 });
 
+Deno.test("client account: COD remitted ahead of the invoice recovers only the duties that invoice's payment covers", () => {
+  // spec: courier 2.6: duties are recoverable, kept apart from charges; rule 6: COD reduces what
+  // is owed once remitted. 100.00 charges and 50.00 duties, 120.00 COD remitted before invoicing:
+  // the invoice's charges are paid, then 20.00 of its duties; 30.00 duties stay unrecovered.
+  for (const received of ["cod", "payment"] as const) {
+    const a = new Account();
+    a.charge({ reference: "A", amount_minor: 10_000 });
+    a.charge({
+      reference: "DUT-1",
+      entry_kind: "duties",
+      amount_minor: 5_000,
+      recoverable: true,
+      evidence_path: "s3://duty.pdf",
+      source_event: "customs.duties:xing_1",
+    });
+    if (received === "cod") {
+      a.must({
+        kind: "cod_collected",
+        waybill: "WB1",
+        amount_minor: 12_000,
+        currency: "BWP",
+        by: "d",
+      });
+      a.must({ kind: "cod_remitted", waybill: "WB1", evidence_path: "s3://slip.pdf", by: "t" });
+    } else {
+      a.must({ kind: "payment", amount_minor: 12_000, currency: "BWP", reference: "P1", by: "t" });
+    }
+    assert.equal(owedMinor(balancesOf(a.client)), 3_000, received);
+    const [inv] = invoices(a.must({ kind: "issue_invoice", period: "2026-10", by: "t" }));
+    assert.deepEqual([inv!.amount_minor, inv!.paid_minor, inv!.recoverable_minor], [
+      15_000,
+      12_000,
+      5_000,
+    ]);
+    // What the invoice still owes is duties only: none of it is a charge.
+    assert.deepEqual(balancesOf(a.client), {
+      prepaid_minor: 0,
+      receivable_minor: 0,
+      recoverable_minor: 3_000,
+    }, received);
+  }
+});
+
 Deno.test("client account: external settlement records entries but posts no receivable", () => {
   const a = new Account({ settlement_mode: "external" });
   a.must({ kind: "charge_booking", waybill: "WB1", amount_minor: 8_892, currency: "BWP", by: "t" });

@@ -274,6 +274,14 @@ Deno.test("receiptEffect() clears the receivable, then duties, and keeps the res
     const e = receiptEffect("credit", b, amount);
     assert.equal(owedMinor(e), -amount);
   }
+  // Credit on account (what no invoice took) stays in the receivable: the duties it pays are
+  // recovered when the invoice it pays is issued (dutiesRecoveredEffect), not now as well.
+  assert.deepEqual(receiptEffect("credit", b, 1_200, 0, 1_200), {
+    prepaid_minor: 0,
+    receivable_minor: -1_200,
+    recoverable_minor: 0,
+  });
+  assert.equal(owedMinor(receiptEffect("credit", b, 1_200, 0, 1_200)), -1_200);
   assert.deepEqual(receiptEffect("prepaid", b, 500), {
     prepaid_minor: 500,
     receivable_minor: 0,
