@@ -71,6 +71,7 @@ import {
   orNull,
   Settlement,
   UtcInstant,
+  Waybill,
 } from "../../src/http/schemas.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
@@ -424,7 +425,7 @@ export function billingRoutes(api: Api): void {
     security: "business",
     middleware: admin,
     params: ClientParam,
-    body: z.object({ waybill: Reference, evidence: Text.optional() }),
+    body: z.object({ waybill: Waybill, evidence: Text.optional() }),
     form: {
       files: ["evidence_file"],
       maxBytes: EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX,
@@ -518,7 +519,7 @@ export function billingRoutes(api: Api): void {
       middleware: side === "business"
         ? [business({ scope: "runs:operate" }), courierPlatform]
         : [driver, courierPlatform],
-      params: z.object({ waybill: Reference }),
+      params: z.object({ waybill: Waybill }),
       body: z.object({ amount: Positive, currency: Currency }),
       status: 201,
       replay: "The same waybill with the same amount and currency",

@@ -835,8 +835,9 @@ Deno.test("billing: resolve-fx posts a conversion with its rate; cod-remitted re
     });
     assert.equal(missing.body.code, "cod_not_collected");
     assert.match(missing.body.message, /^waybill: /);
+    // Typed in lower case, as people type waybills: the same waybill.
     const remitted = await act(t, courier, client, "cod-remitted", {
-      waybill: "WB-COD-1",
+      waybill: " wb-cod-1 ",
       evidence: "s3://slips/1.pdf",
     });
     assert.equal(remitted.status, 201, JSON.stringify(remitted.body));
@@ -1377,10 +1378,12 @@ Deno.test("billing: COD collected by the run's driver awaits remittance once; ot
     const again = await collect(mine.token);
     assert.equal(again.status, 200);
     assert.equal(again.body.data.replayed, true);
-    const ops = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
-      key: courier.business.api_key,
-      body: { amount: "300.00", currency: "BWP" },
-    });
+    // The office types the waybill in lower case: the same shipment, the same record.
+    const ops = await t.call(
+      "POST",
+      `/business/courier/shipments/${waybill.toLowerCase()}/cod-collected`,
+      { key: courier.business.api_key, body: { amount: "300.00", currency: "BWP" } },
+    );
     assert.equal(ops.status, 200, JSON.stringify(ops.body));
     const v = await view(t, courier, client);
     assert.deepEqual(
