@@ -432,7 +432,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
     // never be charged then, and this booking takes the claim over, or the reference would be
     // a duplicate of a shipment that does not exist, for ever.
     if (
-      !claimed.ok && earlier === null && await claimHolderStopped(c, courierId, clientId, claimed)
+      !claimed.ok && earlier === null && await claimHolderStopped(c, courierId, claimed)
     ) {
       await runtime.ask(referenceClaimActor, courierId, claim, {
         kind: "release",
@@ -645,31 +645,32 @@ async function completeStalledBooking(
 export async function stoppedBeforeCharge(
   c: Context<AppEnv>,
   courierId: string,
-  clientId: string,
   reference: string,
 ): Promise<boolean> {
   const env = c.get("env");
   const runtime = env.runtime;
-  const offer = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
-  if (!offer.ok || !offer.reply) return false;
-  if (env.clock.now() <= asOffer(offer.reply).valid_until + STOPPED_AFTER_EXPIRY_MS) return false;
+  const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
+  if (!got.ok || !got.reply) return false;
+  const offer = asOffer(got.reply);
+  if (env.clock.now() <= offer.valid_until + STOPPED_AFTER_EXPIRY_MS) return false;
   const waybill = waybillOf(courierId, reference);
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
-  return !await runtime.committedUnder(courierClientActor, clientId, `charge:${waybill}`);
+  // The charge is looked for where it would be: under the client the offer priced for (an
+  // office's key may have been bound to another client's booking than the caller's).
+  return !await runtime.committedUnder(courierClientActor, offer.client_id, `charge:${waybill}`);
 }
 
 /** The claim's holder (refused: its waybill and offer reference), if it stopped before charge. */
 async function claimHolderStopped(
   c: Context<AppEnv>,
   courierId: string,
-  clientId: string,
   refused: { readonly code: string; readonly details?: Readonly<Record<string, unknown>> },
 ): Promise<boolean> {
   const held = refused.details?.waybill, heldReference = refused.details?.reference;
   if (refused.code !== "duplicate_order") return false;
   if (typeof held !== "string" || typeof heldReference !== "string") return false;
   if (waybillOf(courierId, heldReference) !== held) return false;
-  return await stoppedBeforeCharge(c, courierId, clientId, heldReference);
+  return await stoppedBeforeCharge(c, courierId, heldReference);
 }
 
 /**

@@ -273,7 +273,7 @@ export function priceRoutes(api: Api): void {
       "`service_level` the cheapest option is booked. Idempotent as POST /client/shipments: on " +
       "the `Idempotency-Key` header or `idempotency_key`, else on `client_order_reference` " +
       "(with unique_external_reference): the same request again answers 200 " +
-      "`already_booked: true`; the same key with other details answers 409",
+      "`already_booked: true`; the same key with other details (another client's too) answers 409",
     tag,
     security: "business",
     middleware: [business({ scope: "shipments:create" }), courierPlatform],
@@ -312,10 +312,13 @@ export function priceRoutes(api: Api): void {
       by: principalName(p),
     };
     // spec: courier 4.1, 7: the same booking request again books nothing new (already_booked),
-    // as for the client's own booking; the office's keys are its own, apart from the client's.
+    // as for the client's own booking; the office's keys are its own, apart from the client's,
+    // and one key names one request whatever client it books for. An order reference under
+    // unique_external_reference is the client's, whichever channel books it.
     const own = header ? `key:${header}` : identityOf(req, null, account);
-    const identity = own?.startsWith("key:") ? `office:${own}` : own;
-    const booked = await bookRequest(c, caller, req, identity);
+    const officeKey = own?.startsWith("key:") ?? false;
+    const identity = officeKey ? `office:${own}` : own;
+    const booked = await bookRequest(c, caller, req, identity, officeKey ? courier : account.id);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 

@@ -114,12 +114,17 @@ export function identityOf(
   return derived;
 }
 
-/** Books one request; the same identity again answers the shipment it booked. */
+/**
+ * Books one request; the same identity again answers the shipment it booked. `owner` is whose
+ * identity it is: the client's own (its keys, its order references), or the courier's for an
+ * office's key (POST /business/shipments), which names one request whatever client it books for.
+ */
 export async function bookRequest(
   c: Context<AppEnv>,
   caller: Caller,
   req: BookingRequestBody,
   identity: string | null,
+  owner: string = caller.clientId,
 ): Promise<Booked> {
   if (identity === null) {
     // Priced and booked in one call, the caller saw no dates: prices the cut-off overtook between
@@ -135,8 +140,12 @@ export async function bookRequest(
     }
   }
   const runtime = c.get("env").runtime;
-  const id = bookingRequestId(caller.clientId, identity);
-  const fingerprint = await fingerprintOf(req);
+  const id = bookingRequestId(owner, identity);
+  // spec: courier 4.1, 7: the same key with another request (here: for another client) is
+  // refused, never booked as a second shipment.
+  const fingerprint = await fingerprintOf(
+    owner === caller.clientId ? req : { ...req, courier_client_id: caller.clientId },
+  );
   for (let attempt = 0;; attempt++) {
     const begun = await runtime.ask(bookingRequestActor, caller.courierId, id, {
       kind: "begin",
@@ -306,7 +315,7 @@ async function releaseStale(
 ): Promise<boolean> {
   const held = refused.details?.reference;
   if (typeof held !== "string") return false;
-  if (!await stoppedBeforeCharge(c, caller.courierId, caller.clientId, held)) return false;
+  if (!await stoppedBeforeCharge(c, caller.courierId, held)) return false;
   const runtime = c.get("env").runtime;
   await runtime.ask(bookingRequestActor, caller.courierId, id, {
     kind: "release",
@@ -350,7 +359,9 @@ function identityName(identity: string): string {
 }
 
 /** SHA-256 of the request with its keys sorted (the idempotency key itself left out). */
-export async function fingerprintOf(req: BookingRequestBody): Promise<string> {
+export async function fingerprintOf(
+  req: BookingRequestBody & { readonly courier_client_id?: string },
+): Promise<string> {
   const { idempotency_key: _k, ...rest } = req;
   return await hashSecret(
     JSON.stringify(

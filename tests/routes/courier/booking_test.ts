@@ -1259,6 +1259,30 @@ Deno.test("office booking: the same request again books once and answers already
     );
   }));
 
+Deno.test("office booking: the office's Idempotency-Key sent again for another client is refused and books nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const first = await newClient(t, courier);
+    const second = await newClient(t, courier);
+    await topUp(t, courier, first, "500.00");
+    await topUp(t, courier, second, "500.00");
+    const row = { ...DOMESTIC, service_level: "express" };
+    const key = { "Idempotency-Key": "office-order-7" };
+    const booked = await office(t, courier, { ...row, courier_client_id: first.id }, key);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    // The key is the office's: the same key with another client is another request.
+    const reused = await office(t, courier, { ...row, courier_client_id: second.id }, key);
+    assert.equal(reused.status, 409, JSON.stringify(reused.body));
+    assert.equal(reused.body.code, "idempotency_key_reused");
+    assert.equal(reused.body.waybill, booked.body.data.waybill);
+    assert.equal((await account(t, second)).balance, 500);
+    // The same request again is still the one booking.
+    const again = await office(t, courier, { ...row, courier_client_id: first.id }, key);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.waybill, booked.body.data.waybill);
+    assert.equal((await account(t, first)).balance, 411.08);
+  }));
+
 Deno.test("office booking: settled by the client's mode; a refusal books and charges nothing", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
