@@ -98,6 +98,12 @@ export interface Stop {
   readonly exit_at: number | null;
   readonly entry_at: number | null;
   readonly crossings: readonly string[];
+  /**
+   * The shipment whose client the stop's wait was charged to (courier 6.1 `run.waiting:{stop}`,
+   * one per stop): a checkpoint carries several clients' shipments, and naming another one must
+   * not charge a second client. Absent on stops kept before it was.
+   */
+  readonly waiting_waybill?: string | null;
 }
 
 export const RUN_STATUSES = ["planned", "departed", "arrived", "unloaded", "closed"] as const;
@@ -193,6 +199,7 @@ export type RunCommand =
     by: string;
   }
   | { kind: "stop_fail"; stop_id: string; reason: string; by: string }
+  | { kind: "stop_waiting"; stop_id: string; waybill: string; by: string }
   | { kind: "get" };
 
 /** A change to a run: what was decided, not the whole run again (a run can be large). */
@@ -350,7 +357,10 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
 
 /** What a change does to a run; pure, so an `applied` event replays to the same run. */
 function step(run: NetworkRun, c: RunChange, now: number): Step {
-  if (run.status === "closed") return reject("run_closed", `run ${run.id} is closed`);
+  // A wait is a fact of the stop, told as well after the run closed (billing reviews it then).
+  if (run.status === "closed" && c.kind !== "stop_waiting") {
+    return reject("run_closed", `run ${run.id} is closed`);
+  }
   const same = (): Step => SAME;
   const stopOf = (id: string) => run.stops.find((s) => s.id === id);
   switch (c.kind) {
@@ -735,6 +745,28 @@ function step(run: NetworkRun, c: RunChange, now: number): Step {
         c.by,
         now,
         c.reason,
+      );
+    }
+    case "stop_waiting": {
+      const stop = stopOf(c.stop_id);
+      if (!stop) return reject("not_found", `no stop ${c.stop_id}`);
+      // spec: courier 6.1 `run.waiting:{stop}`, 2.6 rule 2: one wait per stop, charged once.
+      const charged = stop.waiting_waybill ?? null;
+      if (charged === c.waybill) return same();
+      if (charged !== null) {
+        return reject(
+          "reference_conflict",
+          `the wait at stop ${stop.id} was charged for ${charged}: ${c.waybill}`,
+          { waybill: charged },
+        );
+      }
+      return changed(
+        run,
+        replaceStop(run, { ...stop, waiting_waybill: c.waybill }),
+        "waiting",
+        c.by,
+        now,
+        c.waybill,
       );
     }
     default:

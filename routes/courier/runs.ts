@@ -202,6 +202,7 @@ const RUN_ACTION_REFUSALS = {
     scope_denied: "waiting: the credential lacks the scope `billing:administer`",
     validation_failed: "waiting: no stop_id, minutes or shipment, or a shipment not of the stop",
     not_found: "waiting: no such stop on the run, or no shipment by that waybill",
+    reference_conflict: "waiting: the stop's wait was charged for another shipment (one per stop)",
     ...LATER_CHARGE_REFUSALS,
   },
 } as const;
@@ -365,6 +366,15 @@ async function runAction(
         throw validationFailed([{ path: "waybill", message: "the shipment the wait was for" }]);
       }
       await stopShipment(c, run, stop, waybill);
+      // The run names the stop's one charged shipment first (serialised there, so two offices
+      // naming different clients' shipments at once charge one); a retry after a crash between
+      // the two finds it named and books the charge it missed.
+      const next = await askRun(c, runId, {
+        kind: "stop_waiting",
+        stop_id: stop.id,
+        waybill,
+        by,
+      }, key);
       await runCharge(c, waybill, {
         kind: "waiting",
         reference: `WAIT-${stop.id}`,
@@ -374,7 +384,7 @@ async function runAction(
         evidence_path: `run:${runId}/stop:${stop.id}`,
         source_event: `run.waiting:${stop.id}`,
       });
-      return run;
+      return next;
     }
   }
 }
@@ -719,6 +729,10 @@ const RunStopAnswer = z.object({
   }),
   crossings: z.array(z.string()).openapi({
     description: "Checkpoint: the customs crossings presented there",
+  }),
+  waiting_waybill: z.string().nullable().openapi({
+    description: "The shipment whose client the stop's wait was charged to (one per stop), " +
+      "if any",
   }),
 }).openapi("RunStop");
 

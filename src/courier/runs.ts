@@ -263,6 +263,7 @@ function stopView(s: Stop) {
     collected: s.collected.map((x) => ({ ...x, load: loadView(x.load) })),
     exit_at: iso(s.exit_at),
     entry_at: iso(s.entry_at),
+    waiting_waybill: s.waiting_waybill ?? null,
   };
 }
 

@@ -677,6 +677,65 @@ Deno.test("runs: a stop never charges another client's shipment (failed collecti
     ]);
   }));
 
+Deno.test("runs: a checkpoint stop's wait books once, on one client, however many clients ride", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, other, "2000");
+    const run = await newRun(t, courier);
+    const mine = await bookWaybill(t, client);
+    const theirs = await bookWaybill(t, other);
+    await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "BW",
+      border_post: "Ramatlabama",
+    }, 201);
+    for (const waybill of [mine, theirs]) {
+      await post(
+        t,
+        courier,
+        `/business/network-runs/${run}/stops`,
+        { kind: "deliver", waybill },
+        201,
+      );
+    }
+    const checkpoint = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data.stops[0].id;
+    // Two offices name the wait for different shipments at once: one is charged, for the stop.
+    const answers = await Promise.all(
+      [mine, theirs].map((waybill) =>
+        t.call("POST", `/business/network-runs/${run}/waiting`, {
+          key: courier.business.api_key,
+          body: { stop_id: checkpoint, minutes: 45, waybill },
+        })
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409], JSON.stringify(answers));
+    const refused = answers.find((a) => a.status === 409)!;
+    assert.equal(refused.body.code, "reference_conflict");
+    assert.match(refused.body.message, new RegExp(`${checkpoint}.*(${mine}|${theirs})`));
+    // spec: courier 6.1 `run.waiting:{stop}`, one per charge, sent once; 2.6 rule 2.
+    const waits = [
+      ...(await ledger(t, courier, client)),
+      ...(await ledger(t, courier, other)),
+    ].filter((e) => e.kind === "waiting");
+    assert.deepEqual(waits.map((e) => e.source_event), [`run.waiting:${checkpoint}`]);
+    // The charged shipment named again is the same wait: answered, not booked again.
+    const charged = waits[0]!.shipment!;
+    await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: checkpoint,
+      minutes: 45,
+      waybill: charged,
+    });
+    const again = [
+      ...(await ledger(t, courier, client)),
+      ...(await ledger(t, courier, other)),
+    ].filter((e) => e.kind === "waiting");
+    assert.equal(again.length, 1);
+  }));
+
 Deno.test("runs: a shipment added to a run already under way departs with it", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
