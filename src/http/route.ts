@@ -402,8 +402,12 @@ export function define<
     ? every(...spec.middleware)
     : (_c, next) => next();
   const method = spec.method.toUpperCase();
+  const queryNames = spec.query instanceof z.ZodObject
+    ? new Set(Object.keys(spec.query.shape))
+    : null;
   const run = async (c: Context<AppEnv>) => {
     const params = parse(spec.params, c.req.param(), "params") as Infer<P>;
+    if (queryNames) refuseRepeated(c, queryNames);
     const query = parse(spec.query, c.req.query(), "query") as Infer<Q>;
     const files: Record<string, File> = {};
     let sent: unknown;
@@ -424,6 +428,24 @@ export function define<
 }
 
 /** Validates one part of a request; an issue with the whole part (`[]` for `{}`) names the part. */
+/**
+ * A query parameter the route reads, given twice (`?client_id=A&client_id=B`): which one was
+ * meant is not known, and reading the first would act on half of what was asked (an export
+ * marking one client's range of two). No route's query takes a list.
+ */
+function refuseRepeated(c: Context<AppEnv>, names: ReadonlySet<string>): void {
+  if (!c.req.url.includes("&")) return;
+  const repeated = Object.entries(c.req.queries())
+    .filter(([name, values]) => values.length > 1 && names.has(name))
+    .map(([name]) => name);
+  if (repeated.length > 0) {
+    throw validationFailed(repeated.map((path) => ({
+      path,
+      message: "given more than once: it takes one value",
+    })));
+  }
+}
+
 export function parse(schema: z.ZodType | undefined, value: unknown, part: string): unknown {
   if (!schema) return undefined;
   const r = schema.safeParse(value);

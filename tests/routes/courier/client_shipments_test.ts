@@ -127,6 +127,15 @@ Deno.test("client shipments: the list holds only the caller's, newest first, pag
       assert.equal(bad.body.errors[0].path, "limit");
       assert.match(bad.body.errors[0].message, /whole number from 1 to \d+: /);
     }
+    // Given twice, which one was meant is not known: refused, not read as the first.
+    const twice = await t.call("GET", "/client/shipments?limit=2&status=booked&limit=3", {
+      headers: clientKey(client),
+    });
+    assert.equal(twice.status, 422);
+    assert.deepEqual(twice.body.errors, [{
+      path: "limit",
+      message: "given more than once: it takes one value",
+    }]);
 
     // Another client's shipment is absent, even by a reference both use.
     const byOrder = await list(t, client, "?reference=ORD-0");
