@@ -9,6 +9,7 @@
 import {
   accept,
   type ActorDefinition,
+  type Decision,
   type IndexEntry,
   reject,
   type Rejection,
@@ -200,10 +201,16 @@ export type RunCommand =
   }
   | { kind: "stop_fail"; stop_id: string; reason: string; by: string }
   | { kind: "stop_waiting"; stop_id: string; waybill: string; by: string }
+  /**
+   * A change sent under an idempotency key, with `request`: a digest of what the caller sent.
+   * The reply names it, and so does the reply kept under the key: a replay of that request is
+   * told from another request sent under the same key (courier 4.5; src/courier/runs.ts).
+   */
+  | { kind: "keyed"; request: string; change: RunChange }
   | { kind: "get" };
 
 /** A change to a run: what was decided, not the whole run again (a run can be large). */
-type RunChange = Exclude<RunCommand, { kind: "create" } | { kind: "get" }>;
+type RunChange = Exclude<RunCommand, { kind: "create" } | { kind: "get" } | { kind: "keyed" }>;
 
 export type RunEvent =
   | { kind: "run_created"; run: NetworkRun }
@@ -219,6 +226,8 @@ export type RunEvent =
 export interface RunAck {
   readonly id: string;
   readonly status: RunStatus;
+  /** A keyed change's request digest (absent: sent without one, or kept before it was). */
+  readonly request?: string;
 }
 
 /**
@@ -307,7 +316,18 @@ function setItems(run: NetworkRun, waybills: ReadonlySet<string>, f: (i: RunItem
   return run.items.map((i) => waybills.has(i.waybill) ? f(i) : i);
 }
 
-function decide(state: S, c: RunCommand | { kind: "timer" }, ctx: { now: number }) {
+function decide(
+  state: S,
+  c: RunCommand | { kind: "timer" },
+  ctx: { now: number },
+): Decision<S, RunEvent, RunReply> {
+  if (c.kind === "keyed") {
+    // The change is decided and recorded as it is; only its reply names the request.
+    const d = decide(state, c.change, ctx);
+    if (!d.ok || !d.reply) return d;
+    const reply = d.reply, request = c.request;
+    return { ...d, reply: (s, at) => ({ ...reply(s, at), request }) };
+  }
   if (c.kind === "create") {
     if (state !== null) return reject("already_exists", `run exists: ${c.run.id}`);
     const run: NetworkRun = {

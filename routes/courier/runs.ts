@@ -165,18 +165,25 @@ const RUN_GROWS = {
   run_full: "the run holds no more stops, items or records: split the work into another run",
 };
 
+/** A change sent under an idempotency_key (src/courier/runs.ts changeRun). */
+const KEYED_CHANGE = {
+  ...RUN_CHANGE,
+  idempotency_key_reused: "the idempotency_key was sent before with another request; nothing " +
+    "was changed",
+};
+
 /** What each run action can refuse, besides the run itself not being found. */
 const RUN_ACTION_REFUSALS = {
-  depart: RUN_CHANGE,
-  arrive: { ...RUN_CHANGE, run_not_departed: "arrive: the run has not departed" },
-  unload: RUN_CHANGE,
+  depart: KEYED_CHANGE,
+  arrive: { ...KEYED_CHANGE, run_not_departed: "arrive: the run has not departed" },
+  unload: KEYED_CHANGE,
   reorder: {
-    ...RUN_CHANGE,
+    ...KEYED_CHANGE,
     validation_failed: "reorder: no `order`",
     invalid_order: "reorder: `order` does not list every stop of the run exactly once",
   },
   transfer: {
-    ...RUN_CHANGE,
+    ...KEYED_CHANGE,
     ...RUN_GROWS,
     validation_failed: "transfer: no waybills or to_run, to the run itself, or to a closed run",
     not_found: "transfer: to_run is none of the courier's runs",
@@ -185,7 +192,7 @@ const RUN_ACTION_REFUSALS = {
     capacity_exceeded: "transfer: the items exceed to_run's capacity",
   },
   report: {
-    ...RUN_CHANGE,
+    ...KEYED_CHANGE,
     ...RUN_GROWS,
     validation_failed: "report: no waybill, condition or note, or customs_hold while customs " +
       "holds no crossing of the shipment",
@@ -195,10 +202,11 @@ const RUN_ACTION_REFUSALS = {
     ...LATER_CHARGE_REFUSALS,
   },
   close: {
-    ...RUN_CHANGE,
+    ...KEYED_CHANGE,
     items_without_end_state: "close: items on the run lack an explicit end state",
   },
   waiting: {
+    ...KEYED_CHANGE,
     scope_denied: "waiting: the credential lacks the scope `billing:administer`",
     validation_failed: "waiting: no stop_id, minutes or shipment, or a shipment not of the stop",
     not_found: "waiting: no such stop on the run, or no shipment by that waybill",
@@ -208,7 +216,7 @@ const RUN_ACTION_REFUSALS = {
 } as const;
 
 /** What the stop actions can refuse, besides the run or the stop not being found. */
-const STOP_ACTION_REFUSALS = mergeRefusals(RUN_CHANGE, RUN_GROWS, {
+const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   not_found: "the stop is not of the action's kind (border and cross: a checkpoint; deliver; " +
     "collect); collect or fail: no shipment by that waybill",
   scope_denied: "cross, and fail at a checkpoint, need `customs:approve`; collect with a " +
@@ -231,7 +239,7 @@ const STOP_ACTION_REFUSALS = mergeRefusals(RUN_CHANGE, RUN_GROWS, {
 
 /** An expense and its receipt (expense below). */
 const EXPENSE_REFUSALS = {
-  ...RUN_CHANGE,
+  ...KEYED_CHANGE,
   ...RUN_GROWS,
   validation_failed: "not multipart/form-data; no receipt file, idempotency_key, currency code " +
     "or positive amount",
@@ -268,7 +276,7 @@ async function runAction(
   const moveKey = `${runId}:${key ?? `${action}:${run.history.length}`}`;
   switch (action) {
     case "depart": {
-      const next = await askRun(c, runId, { kind: "depart", by }, key);
+      const next = await askRun(c, runId, { kind: "depart", by }, key, body);
       const onBoard = next.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
       const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
       await moveAll(c, next, onBoard, moveKey, toBorder ? "departed_to_border" : "departed", {
@@ -285,7 +293,7 @@ async function runAction(
       return next;
     }
     case "arrive": {
-      const next = await askRun(c, runId, { kind: "arrive", by }, key);
+      const next = await askRun(c, runId, { kind: "arrive", by }, key, body);
       // spec: courier 2.9 leg_trip_ended: the trip ended and these shipments were not told where
       // they are (an unload, delivery or report tells them; until then each has an alert).
       for (const item of next.items.filter((i) => i.state === "on_board")) {
@@ -308,6 +316,7 @@ async function runAction(
         runId,
         { kind: "unload", waybills: body.waybills ?? null, by },
         key,
+        body,
       );
       const unloaded = next.items.filter((i) => i.state === "unloaded").map((i) => i.waybill);
       await moveAll(c, next, unloaded, moveKey, "received_at_destination", {
@@ -319,9 +328,9 @@ async function runAction(
       if (!body.order) {
         throw validationFailed([{ path: "order", message: "the stop ids in order" }]);
       }
-      return await askRun(c, runId, { kind: "reorder", order: body.order, by }, key);
+      return await askRun(c, runId, { kind: "reorder", order: body.order, by }, key, body);
     case "transfer":
-      return await transfer(c, run, body.waybills, body.to_run, body.idempotency_key ?? null);
+      return await transfer(c, run, body);
     case "report": {
       if (!body.waybill || !body.condition || !body.note?.trim()) {
         throw validationFailed([{
@@ -335,13 +344,19 @@ async function runAction(
           message: `customs_hold: customs holds no crossing of ${body.waybill}`,
         }]);
       }
-      const next = await askRun(c, runId, {
-        kind: "report",
-        waybill: body.waybill,
-        condition: body.condition,
-        note: body.note,
-        by,
-      }, key);
+      const next = await askRun(
+        c,
+        runId,
+        {
+          kind: "report",
+          waybill: body.waybill,
+          condition: body.condition,
+          note: body.note,
+          by,
+        },
+        key,
+        body,
+      );
       if (body.condition === "missing" || body.condition === "damaged") {
         await moveShipment(c, body.waybill, moveKey, {
           event: body.condition === "missing" ? "lost_or_damaged" : "exception",
@@ -353,7 +368,7 @@ async function runAction(
       return next;
     }
     case "close":
-      return await askRun(c, runId, { kind: "close", by }, key);
+      return await askRun(c, runId, { kind: "close", by }, key, body);
     case "waiting": {
       // spec: courier 4.5: waiting needs billing:administer; it books a waiting charge.
       requireScope(p, "billing:administer");
@@ -369,12 +384,18 @@ async function runAction(
       // The run names the stop's one charged shipment first (serialised there, so two offices
       // naming different clients' shipments at once charge one); a retry after a crash between
       // the two finds it named and books the charge it missed.
-      const next = await askRun(c, runId, {
-        kind: "stop_waiting",
-        stop_id: stop.id,
-        waybill,
-        by,
-      }, key);
+      const next = await askRun(
+        c,
+        runId,
+        {
+          kind: "stop_waiting",
+          stop_id: stop.id,
+          waybill,
+          by,
+        },
+        key,
+        body,
+      );
       await runCharge(c, waybill, {
         kind: "waiting",
         reference: `WAIT-${stop.id}`,
@@ -420,10 +441,10 @@ async function heldByCustoms(c: Context<AppEnv>, run: NetworkRun, waybill: strin
 async function transfer(
   c: Context<AppEnv>,
   run: NetworkRun,
-  waybills: readonly string[] | undefined,
-  toRun: string | undefined,
-  idempotencyKey: string | null,
+  body: z.infer<typeof RunActionBody>,
 ): Promise<NetworkRun> {
+  const { waybills, to_run: toRun } = body;
+  const idempotencyKey = body.idempotency_key ?? null;
   if (!waybills || waybills.length === 0 || !toRun) {
     throw validationFailed([
       ...(!waybills || waybills.length === 0
@@ -473,15 +494,29 @@ async function transfer(
   const moving = [...new Set(waybills)].sort().map((w) => `${w}*${times(w)}`).join(",");
   const moved = `transfer:${toRun}:${sha256Hex(moving)}`;
   const key = idempotencyKey ? `transfer:${toRun}:${idempotencyKey}` : moved;
-  await askRun(c, toRun, {
-    kind: "transfer_in",
-    from_run: run.id,
-    items: open.map((i) => ({ waybill: i.waybill, load: i.load })),
-    by,
-  }, `${run.id}:${key}`);
+  // The caller's key with another request is refused before the target takes anything.
+  const request = idempotencyKey ? body : undefined;
+  await askRun(
+    c,
+    toRun,
+    {
+      kind: "transfer_in",
+      from_run: run.id,
+      items: open.map((i) => ({ waybill: i.waybill, load: i.load })),
+      by,
+    },
+    `${run.id}:${key}`,
+    request,
+  );
   let next: NetworkRun;
   try {
-    next = await askRun(c, run.id, { kind: "transfer", waybills, to_run: toRun, by }, key);
+    next = await askRun(
+      c,
+      run.id,
+      { kind: "transfer", waybills, to_run: toRun, by },
+      key,
+      request,
+    );
   } catch (e) {
     // An item ended here after the check (delivered meanwhile): the target gives back what it
     // took, so no shipment rides on two runs. A crash before this leaves the retry to do it.
@@ -535,6 +570,7 @@ async function stopAction(
         runId,
         { kind: "stop_border", stop_id: stopId, crossings, by },
         key,
+        body,
       );
       return answer;
     }
@@ -544,12 +580,18 @@ async function stopAction(
       requireScope(p, "customs:approve");
       const side = body.side;
       if (!side) throw validationFailed([{ path: "side", message: "exit or entry" }]);
-      const answer = await askStop(c, runId, {
-        kind: "stop_cross",
-        stop_id: stopId,
-        side,
-        by,
-      }, key);
+      const answer = await askStop(
+        c,
+        runId,
+        {
+          kind: "stop_cross",
+          stop_id: stopId,
+          side,
+          by,
+        },
+        key,
+        body,
+      );
       // Each shipment's crossing records the same side (exit before entry, once each).
       for (const x of answer.stop.crossings) {
         try {
@@ -579,12 +621,18 @@ async function stopAction(
           );
         }
       }
-      const answer = await askStop(c, runId, {
-        kind: "stop_deliver",
-        stop_id: stopId,
-        lab_handover: body.lab_handover ?? false,
-        by,
-      }, key);
+      const answer = await askStop(
+        c,
+        runId,
+        {
+          kind: "stop_deliver",
+          stop_id: stopId,
+          lab_handover: body.lab_handover ?? false,
+          by,
+        },
+        key,
+        body,
+      );
       await moveShipment(c, stop.waybill, moveKey, {
         event: "delivered",
         received_by: body.received_by ?? (body.lab_handover ? "laboratory" : null),
@@ -612,15 +660,21 @@ async function stopAction(
       }
       // Each collected piece is labelled (courier 2.10): its piece id unless a label is given.
       const labels = body.labels ?? s.pieces.map((x) => x.id);
-      const answer = await askStop(c, runId, {
-        kind: "stop_collect",
-        stop_id: stopId,
-        waybill: body.waybill,
-        labels,
-        load: await runLoadOf(c, s),
-        override_reason: override,
-        by,
-      }, key);
+      const answer = await askStop(
+        c,
+        runId,
+        {
+          kind: "stop_collect",
+          stop_id: stopId,
+          waybill: body.waybill,
+          labels,
+          load: await runLoadOf(c, s),
+          override_reason: override,
+          by,
+        },
+        key,
+        body,
+      );
       // Labels naming some of the shipment's pieces collect those pieces only; the rest stay
       // where they are, and the shipment raises pieces_separated (courier 2.9). The stop collects
       // a waybill once, so its custody moves once whatever idempotency_key the caller sends.
@@ -644,12 +698,18 @@ async function stopAction(
       if (stop.kind === "collect" && body.waybill) {
         await stopShipment(c, run, stop, body.waybill);
       }
-      const answer = await askStop(c, runId, {
-        kind: "stop_fail",
-        stop_id: stopId,
-        reason: body.reason,
-        by,
-      }, key);
+      const answer = await askStop(
+        c,
+        runId,
+        {
+          kind: "stop_fail",
+          stop_id: stopId,
+          reason: body.reason,
+          by,
+        },
+        key,
+        body,
+      );
       if (stop.kind === "deliver" && stop.waybill) {
         await moveShipment(c, stop.waybill, moveKey, {
           event: "delivery_attempted",
@@ -958,7 +1018,7 @@ export function runRoutes(api: Api): void {
     status: 201,
     response: NetworkRunAnswer,
     refusals: {
-      ...RUN_CHANGE,
+      ...KEYED_CHANGE,
       ...RUN_GROWS,
       validation_failed: "a deliver stop without waybill, a collect stop without work_order or " +
         "with another courier's client, a checkpoint without country, to_country and border_post",
@@ -1001,22 +1061,28 @@ export function runRoutes(api: Api): void {
     // left undone (the boarding move below) instead of adding a second stop.
     const key = body.idempotency_key ? `add_stop:${body.idempotency_key}` : null;
     const stopId = key ? derivedId("stop", `${params.run}\u0000${key}`) : newId("stop");
-    const run = await askRun(c, params.run, {
-      kind: "add_stop",
-      stop: {
-        id: stopId,
-        kind: body.kind,
-        waybill: body.kind === "deliver" ? body.waybill! : null,
-        work_order: body.work_order
-          ? { ...body.work_order, reserved: loadOf(body.work_order.reserved) }
-          : null,
-        country: body.country ?? null,
-        to_country: body.to_country ?? null,
-        border_post: body.border_post ?? null,
-        load,
+    const run = await askRun(
+      c,
+      params.run,
+      {
+        kind: "add_stop",
+        stop: {
+          id: stopId,
+          kind: body.kind,
+          waybill: body.kind === "deliver" ? body.waybill! : null,
+          work_order: body.work_order
+            ? { ...body.work_order, reserved: loadOf(body.work_order.reserved) }
+            : null,
+          country: body.country ?? null,
+          to_country: body.to_country ?? null,
+          border_post: body.border_post ?? null,
+          load,
+        },
+        by,
       },
-      by,
-    }, key);
+      key,
+      body,
+    );
     // A shipment boarding a run already under way has departed with it, as those on board at
     // its departure did (courier 3.2 linehaul opens on departure).
     const boarded = run.items.find((i) => i.stop_id === stopId && i.state === "on_board");
@@ -1259,15 +1325,26 @@ async function expense(c: Context<AppEnv>, runId: string) {
   }, principalName(p));
   if (!stored.ok) throw new ApiError(stored.code, stored.message);
   const note = form.get("note");
-  return await askRun(c, runId, {
-    kind: "expense",
-    key: String(key),
-    amount_minor: (minor as { minor: number }).minor,
-    currency: String(currency),
-    receipt: `file:sha256:${stored.value.sha256}`,
-    note: typeof note === "string" ? note.slice(0, 500) : null,
-    by: principalName(p),
-  }, `expense:${key}`);
+  return await askRun(
+    c,
+    runId,
+    {
+      kind: "expense",
+      key: String(key),
+      amount_minor: (minor as { minor: number }).minor,
+      currency: String(currency),
+      receipt: `file:sha256:${stored.value.sha256}`,
+      note: typeof note === "string" ? note.slice(0, 500) : null,
+      by: principalName(p),
+    },
+    `expense:${key}`,
+    {
+      amount_minor: (minor as { minor: number }).minor,
+      currency: String(currency),
+      receipt: stored.value.sha256,
+      note: typeof note === "string" ? note : null,
+    },
+  );
 }
 
 function driverRunListView(r: RunSummary) {

@@ -26,9 +26,10 @@ import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
 import { decimal } from "../domain/money.ts";
+import { sha256Hex } from "../domain/secrets.ts";
 import { businessPrincipalOf, principalName } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
-import { fromRejection } from "../http/errors.ts";
+import { ApiError, fromRejection } from "../http/errors.ts";
 import { type LaterCharge, postClientCharge, postLaterCharge } from "./later_charges.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
 import { iso } from "../http/iso.ts";
@@ -65,36 +66,75 @@ export async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<S
 
 /**
  * Asks the run, then reads it: a change answers only an acknowledgement, which is what is kept
- * for good under `key` (a replay after lost signal applies nothing again).
+ * for good under `key` (a replay after lost signal applies nothing again). `request` is what the
+ * caller sent under its key: the same key with another request is refused (changeRun).
  */
 export async function askRun(
   c: Context<AppEnv>,
   runId: string,
   command: RunCommand,
   key: string | null = null,
+  request?: Readonly<Record<string, unknown>>,
 ): Promise<NetworkRun> {
-  if (command.kind !== "get") await changeRun(c, runId, command, key);
+  if (command.kind !== "get") await changeRun(c, runId, command, key, request);
   const tenant = businessPrincipalOf(c).business.id;
   const got = await c.get("env").runtime.read(networkRunActor, tenant, runId, { kind: "get" });
   if (!got.ok) throw fromRejection(got);
   return asRun(got.reply);
 }
 
-/** Asks the run for a change, kept for good under `key`; a refusal is thrown as its ApiError. */
+/**
+ * What a caller sent under an idempotency key, as a digest: the body without the key, its fields
+ * in name order, so the business and the driver path sending the same request name it alike.
+ */
+export function requestDigest(request: Readonly<Record<string, unknown>>): string {
+  const { idempotency_key: _key, ...rest } = request;
+  return sha256Hex(
+    JSON.stringify(
+      rest,
+      (_k, v) =>
+        v && typeof v === "object" && !Array.isArray(v)
+          ? Object.fromEntries(
+            Object.entries(v).sort(([a], [b]) => a < b ? -1 : 1),
+          )
+          : v,
+    ),
+  );
+}
+
+/**
+ * Asks the run for a change, kept for good under `key`; a refusal is thrown as its ApiError.
+ * spec: courier 4.5: a replay (the same request under its key) answers the first; another
+ * request under the same key is refused 409, never answered as the first while the steps after
+ * it (custody moves, charges) are made for what it names. The run compares the two in turn, so
+ * two sent at once are told apart too.
+ */
 async function changeRun(
   c: Context<AppEnv>,
   runId: string,
   command: RunCommand,
   key: string | null,
+  request?: Readonly<Record<string, unknown>>,
 ): Promise<RunReply> {
+  const digest = key && request ? requestDigest(request) : null;
   const r = await c.get("env").runtime.ask(
     networkRunActor,
     businessPrincipalOf(c).business.id,
     runId,
-    command,
+    digest && command.kind !== "create" && command.kind !== "get" && command.kind !== "keyed"
+      ? { kind: "keyed", request: digest, change: command }
+      : command,
     key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
   );
   if (!r.ok) throw fromRejection(r);
+  const first = "request" in r.reply ? r.reply.request : undefined;
+  // A reply kept before requests were named answers as the replay it was taken for.
+  if (r.replayed && digest && first !== undefined && first !== digest) {
+    throw new ApiError(
+      "idempotency_key_reused",
+      `idempotency_key already used on run ${runId} for another request`,
+    );
+  }
   return r.reply;
 }
 
@@ -130,9 +170,10 @@ export async function askStop(
   runId: string,
   command: Extract<RunCommand, { stop_id: string }>,
   key: string | null,
+  request?: Readonly<Record<string, unknown>>,
 ): Promise<StopAnswer> {
   const runtime = c.get("env").runtime;
-  const reply = (await changeRun(c, runId, command, key)) as Partial<StopAck>;
+  const reply = (await changeRun(c, runId, command, key, request)) as Partial<StopAck>;
   const kept = key ? `${businessPrincipalOf(c).business.id}/${runId}/${key}` : null;
   if (reply.answer) {
     if (kept) rememberAnswer(runtime, kept, reply.answer);

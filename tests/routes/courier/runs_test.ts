@@ -736,6 +736,117 @@ Deno.test("runs: a checkpoint stop's wait books once, on one client, however man
     assert.equal(again.length, 1);
   }));
 
+Deno.test("runs: an idempotency_key sent again with another request is refused 409 and changes nothing, through the business or the driver path", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const other = await newClient(t, courier);
+    await topUp(t, courier, other, "2000");
+    const driver = await newDriver(t, courier.business.id);
+    const run = await newRun(t, courier, { driver_id: driver.id });
+    const mine = await bookWaybill(t, client);
+    const theirs = await bookWaybill(t, other);
+    const spare = await bookWaybill(t, client);
+    for (const waybill of [mine, theirs]) {
+      await post(
+        t,
+        courier,
+        `/business/network-runs/${run}/stops`,
+        { kind: "deliver", waybill },
+        201,
+      );
+    }
+    const checkpoint = {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "BW",
+      border_post: "Tlokweng",
+    };
+    const collect = {
+      kind: "collect",
+      work_order: {
+        sender: "Molapo Pharmacy",
+        recipient: "Gaborone hub",
+        courier_client_id: client.id,
+        reserved: { kg: 10, m3: 0.1, pieces: 4 },
+      },
+    };
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      ...checkpoint,
+      idempotency_key: "s1",
+    }, 201);
+    // The same key naming another stop is another request: refused, no stop added in silence.
+    const stopAgain = await t.call("POST", `/business/network-runs/${run}/stops`, {
+      key: courier.business.api_key,
+      body: { ...collect, idempotency_key: "s1" },
+    });
+    assert.equal(stopAgain.status, 409, JSON.stringify(stopAgain.body));
+    assert.equal(stopAgain.body.code, "idempotency_key_reused");
+    const [deliverStop, , border] = added.data.stops.map((s: { id: string }) => s.id);
+    const collectStop =
+      (await post(t, courier, `/business/network-runs/${run}/stops`, collect, 201))
+        .data.stops.at(-1).id;
+
+    // spec: courier 6.1 `run.waiting:{stop}`: one wait per stop. The key of the wait at one stop
+    // sent for another stop is not a replay: it neither charges that stop's wait nor leaves it
+    // open to a second client's charge.
+    await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: deliverStop,
+      minutes: 30,
+      idempotency_key: "w1",
+    });
+    const reused = await t.call("POST", `/business/network-runs/${run}/waiting`, {
+      key: courier.business.api_key,
+      body: { stop_id: border, minutes: 30, waybill: theirs, idempotency_key: "w1" },
+    });
+    assert.equal(reused.status, 409, JSON.stringify(reused.body));
+    assert.equal(reused.body.code, "idempotency_key_reused");
+    await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: border,
+      minutes: 30,
+      waybill: mine,
+      idempotency_key: "w2",
+    });
+    const waits = [
+      ...(await ledger(t, courier, client)),
+      ...(await ledger(t, courier, other)),
+    ].filter((e) => e.kind === "waiting").map((e) => `${e.source_event} ${e.shipment}`).sort();
+    assert.deepEqual(
+      waits,
+      [`run.waiting:${border} ${mine}`, `run.waiting:${deliverStop} ${mine}`].sort(),
+    );
+
+    // spec: courier 4.5: a replay answers the first; another shipment collected under the key
+    // is refused by the driver's path too, and is neither collected nor charged.
+    const collected = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${collectStop}/collect`,
+      {
+        waybill: mine,
+        idempotency_key: "c1",
+      },
+    );
+    const driverCollect = (body: unknown) =>
+      t.call("POST", `/driver/network-runs/${run}/stops/${collectStop}/collect`, {
+        bearer: driver.token,
+        body,
+      });
+    const replay = await driverCollect({ waybill: mine, idempotency_key: "c1" });
+    assert.equal(replay.status, 200, JSON.stringify(replay.body));
+    const labelled = (stop: { collected: { waybill: string; labels: string[] }[] }) =>
+      stop.collected.map((x) => `${x.waybill} ${x.labels}`);
+    assert.deepEqual(labelled(replay.body.data.stop), labelled(collected.data.stop));
+    const swapped = await driverCollect({ waybill: spare, idempotency_key: "c1" });
+    assert.equal(swapped.status, 409, JSON.stringify(swapped.body));
+    assert.equal(swapped.body.code, "idempotency_key_reused");
+    const errands = (await ledger(t, courier, client)).filter((e) => e.kind === "errand");
+    assert.deepEqual(errands.map((e) => e.shipment), [mine]);
+    const ship = await t.call("GET", `/business/courier/operations/${spare}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(ship.body.data.status, "booked");
+  }));
+
 Deno.test("runs: a shipment added to a run already under way departs with it", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
@@ -1106,8 +1217,11 @@ Deno.test("runs: a transfer needs an open run of the courier and items without a
     const env = t.env as { runtime: ActorRuntime };
     const real = env.runtime;
     env.runtime = flakyRuntime(real, {
-      fails: (type, command) =>
-        type === "network_run" && (command as { kind: string }).kind === "transfer",
+      // A change sent under a key travels in a `keyed` command.
+      fails: (type, command) => {
+        const c = command as { kind: string; change?: { kind: string } };
+        return type === "network_run" && (c.change ?? c).kind === "transfer";
+      },
     }).runtime;
     try {
       const crashed = await t.call("POST", `/business/network-runs/${from}/transfer`, {
