@@ -135,6 +135,9 @@ export function claimWindowClosesAt(
   return start + windowDays * DAY_MS;
 }
 
+/** What every claim's credit note reference begins with: `CLM-` and the claim id (`clm_...`). */
+export const CLAIM_CREDIT_PREFIX = "CLM-clm_";
+
 /** The credit note's reference of a claim: stable, so booking it again books it once. */
 export function creditReferenceOf(claimId: string): string {
   return `CLM-${claimId}`;

@@ -48,6 +48,7 @@ import {
   TEXT_CHARS_MAX,
 } from "../../src/domain/ledger.ts";
 import { OUTBOUND_STATUSES } from "../../actors/outbound_event.ts";
+import { CLAIM_CREDIT_PREFIX } from "../../actors/claim.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/domain/billing_csv.ts";
 import { EXPORT_STATES, type ExportState } from "../../src/domain/export_state.ts";
@@ -352,7 +353,14 @@ export function billingRoutes(api: Api): void {
       reference: Reference.refine((r) => !r.startsWith(NOTE_KEY_PREFIX), {
         message: `must not begin "${NOTE_KEY_PREFIX}": notes sent under an Idempotency-Key ` +
           "are kept under that name",
-      }).optional(),
+      })
+        // spec: courier 2.6 rule 2: a reference books once. A claim's credit note is booked under
+        // `CLM-<claim id>` when it is decided: a note taking that name first would answer it,
+        // and the approved claim would pay nothing of its own.
+        .refine((r) => !r.startsWith(CLAIM_CREDIT_PREFIX), {
+          message: `must not begin "${CLAIM_CREDIT_PREFIX}": a claim's credit note is booked ` +
+            "under that name",
+        }).optional(),
       evidence: Text.optional(),
     }),
     status: 201,

@@ -1866,6 +1866,47 @@ Deno.test("billing: a note sent again under its Idempotency-Key is issued once; 
     assert.equal(notes[0]!.amount_minor, -3_000);
   }));
 
+Deno.test("billing: a note's reference never takes the one a claim's credit note is booked under, so the claim's credit is never answered by it", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t, { claim_window_days: 5 });
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "1000.00");
+    const waybill = await bookWaybill(t, client);
+    const granted = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer", "billing:view-own", "claims:approve"] },
+    });
+    assert.equal(granted.status, 200);
+    const filed = await t.call("POST", "/business/courier/claims", {
+      key: courier.business.api_key,
+      body: { waybill, kind: "damage", amount: "25.00", description: "Crushed box" },
+    });
+    assert.equal(filed.status, 201, JSON.stringify(filed.body));
+    const id = filed.body.data.id;
+    await settle(t);
+    // A goodwill note named after the claim, sent before the claim is decided.
+    const goodwill = await act(t, courier, client, "correct", {
+      entry_reference: waybill,
+      amount: "-5.00",
+      reason: "goodwill while the claim is open",
+      reference: `CLM-${id}`,
+    });
+    assert.equal(goodwill.status, 422, JSON.stringify(goodwill.body));
+    assert.equal(goodwill.body.code, "validation_failed");
+    const decided = await t.call("POST", `/business/courier/claims/${id}/decide`, {
+      key: courier.business.api_key,
+      body: { outcome: "approved" },
+    });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    assert.equal(decided.body.data.credit_note.state, "booked");
+    // spec: courier 2.6 rule 2, 5: the claim's credit note is its own entry, for the amount
+    // approved; nothing else was booked under its reference.
+    const notes = (await rows(t, client)).filter((r) => r.kind === "credit_note");
+    assert.deepEqual(notes.map((n) => [n.reference, Number(n.amount_minor)]), [
+      [`CLM-${id}`, -2_500],
+    ]);
+  }));
+
 Deno.test("billing: bad amounts, currencies and periods are refused with a code and change nothing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
