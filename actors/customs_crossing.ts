@@ -12,7 +12,8 @@
  * refused crossing; a cleared one takes only its release and duties; a released one only its
  * clearance and duties; one both cleared and released only duties. Repeating the move a crossing already stands at, with the same facts, is a replay: it
  * changes nothing and answers the first move, so whatever follows a move (the shipment's scan,
- * the charge) is keyed by the move's number and happens once.
+ * the charge) is keyed by the move's number and happens once. The clearance, the release and the
+ * refusal happen once, so each is replayed whatever followed it.
  */
 import {
   accept,
@@ -376,6 +377,8 @@ const ALLOWED_AFTER: Partial<Record<CrossingStatus, ReadonlySet<CustomsAction>>>
   released: new Set(["clear", "duties"]),
 };
 const DUTIES_ONLY: ReadonlySet<CustomsAction> = new Set(["duties"]);
+/** The moves a crossing takes at most once (ALLOWED_AFTER never lets them follow themselves). */
+const ONCE: ReadonlySet<CustomsAction> = new Set(["clear", "release", "refuse"]);
 
 function allowedAfter(state: Crossing): ReadonlySet<CustomsAction> | undefined {
   if (state.cleared_at !== null && state.released_at !== null) return DUTIES_ONLY;
@@ -470,6 +473,13 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
 function replayOf(state: Crossing, candidate: CustomsMove): CustomsMove | null {
   const same = state.history.filter((h) => sameFacts(h, candidate));
   if (candidate.action === "duties") return same[0] ?? null;
+  // spec: courier 2.6 rules 2, 3: a crossing is cleared, released or refused once, so that move
+  // sent again is a replay whatever followed it (a release after the clearance): its retry
+  // completes what a crash kept from following it (the scan, the fee, the alert).
+  if (ONCE.has(candidate.action)) {
+    const first = state.history.find((h) => h.action === candidate.action);
+    return first && sameFacts(first, candidate) ? first : null;
+  }
   const lastOfAction = state.history.findLast((h) => h.action === candidate.action);
   const standsThere = state.status === TARGET[candidate.action];
   return standsThere && lastOfAction && sameFacts(lastOfAction, candidate) ? lastOfAction : null;

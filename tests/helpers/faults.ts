@@ -96,3 +96,25 @@ export function heldBus(bus: Bus): HeldBus {
     },
   };
 }
+
+/**
+ * Runs `fn` while the environment's runtime is `flakyRuntime(runtime, faults)` (the process
+ * dying between two steps of a request), then puts the real runtime back; answers how many asks
+ * failed.
+ */
+export async function whileFlaky(
+  env: { readonly runtime: ActorRuntime },
+  faults: Faults,
+  fn: () => Promise<void>,
+): Promise<number> {
+  const holder = env as { runtime: ActorRuntime };
+  const real = holder.runtime;
+  const flaky = flakyRuntime(real, faults);
+  holder.runtime = flaky.runtime;
+  try {
+    await fn();
+  } finally {
+    holder.runtime = real;
+  }
+  return flaky.failed();
+}

@@ -22,6 +22,7 @@ import {
 import { until } from "../../helpers/receiver.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/customs.ts";
 import { ApiError } from "../../../src/http/errors.ts";
+import { whileFlaky } from "../../helpers/faults.ts";
 
 const CROSS_BORDER = { ...DOMESTIC, to_country: "ZA", recipient_address: "12 Long St, Rustenburg" };
 
@@ -716,4 +717,73 @@ Deno.test("customs: a cross-border shipment has one crossing from booking, worke
     // A domestic shipment crosses nothing.
     const domestic = await bookWaybill(t, client);
     assert.deepEqual(await crossings(t, courier, domestic), []);
+  }));
+
+Deno.test("customs: a clearance whose fee a crash kept off the account is completed by its retry, also after the release", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const clear = { action: "clear", customs_reference: "SARS-88" };
+    // The process dies after the crossing recorded the clearance, before the fee was booked.
+    const failed = await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "courier_client" && (command as { kind: string }).kind === "post_charge",
+    }, async () => {
+      await move(t, courier, id, clear, 500);
+    });
+    assert.equal(failed, 1);
+    // Customs releases the goods before the clearance is sent again.
+    await move(t, courier, id, { action: "release", evidence: "release RN-88" });
+    const retried = await move(t, courier, id, clear);
+    assert.equal(retried.data.replayed, true, "the clearance recorded, answered again");
+    assert.equal(retried.data.charge_reference, `CUS-${id}`);
+    await move(t, courier, id, clear);
+    // spec: courier 2.6 rules 2, 3: one customs-administration entry per crossing cleared.
+    const charges = await ledger(t, courier, "customs_admin");
+    assert.deepEqual(charges.map((c) => c.reference), [`CUS-${id}`]);
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.trail.filter((e) => e.event === "cleared").length, 1);
+    assert.equal(s.trail.filter((e) => e.event === "released").length, 1);
+    const [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.history.map((h) => h.action), ["clear", "release"]);
+    // Another clearance is still refused: only the one recorded is answered again.
+    const other = await move(
+      t,
+      courier,
+      id,
+      { action: "clear", customs_reference: "SARS-89" },
+      422,
+    );
+    assert.equal(other.code, "crossing_closed");
+  }));
+
+Deno.test("customs: a release whose scan and alert a crash lost is completed by its retry, also after the clearance", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    await vehicleLeft(t.env.runtime, courier.business.id, id, "driver:test");
+    const release = { action: "release", evidence: "release RN-90" };
+    // The process dies after the crossing recorded the release, before the shipment heard it.
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "shipment" && (command as { kind: string }).kind === "record",
+    }, async () => {
+      await move(t, courier, id, release, 500);
+    });
+    await move(t, courier, id, { action: "clear", customs_reference: "SARS-90" });
+    const retried = await move(t, courier, id, release);
+    assert.equal(retried.data.replayed, true);
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.trail.filter((e) => e.event === "released").length, 1);
+    assert.equal(s.trail.filter((e) => e.event === "cleared").length, 1);
+    await until(
+      t,
+      async () => (await alerts(t, courier, "released_awaiting_collection")).length === 1,
+      "released awaiting collection",
+    );
+    assert.equal((await ledger(t, courier, "customs_admin")).length, 1);
   }));
