@@ -378,9 +378,16 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
 /** What a change does to a run; pure, so an `applied` event replays to the same run. */
 function step(run: NetworkRun, c: RunChange, now: number): Step {
   // A wait is a fact of the stop, told as well after the run closed (billing reviews it then).
+  // Nothing else changes a closed run; what it already recorded, sent again, changes nothing and
+  // answers as before, so a retry still completes what a crash kept from following it (the
+  // shipment's delivery; product rule: a crash between two steps leaves state a retry completes).
   if (run.status === "closed" && c.kind !== "stop_waiting") {
-    return reject("run_closed", `run ${run.id} is closed`);
+    return change(run, c, now) === SAME ? SAME : reject("run_closed", `run ${run.id} is closed`);
   }
+  return change(run, c, now);
+}
+
+function change(run: NetworkRun, c: RunChange, now: number): Step {
   const same = (): Step => SAME;
   const stopOf = (id: string) => run.stops.find((s) => s.id === id);
   switch (c.kind) {

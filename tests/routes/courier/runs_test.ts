@@ -11,7 +11,7 @@ import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
 import { networkRunActor } from "../../../actors/network_run.ts";
 import { forgetStopAnswers } from "../../../src/courier/runs.ts";
-import { flakyRuntime } from "../../helpers/faults.ts";
+import { flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import {
   bookWaybill,
@@ -1447,4 +1447,45 @@ Deno.test("runs: an item is reported customs_hold only when customs holds its cr
       i.state,
     ]);
     assert.deepEqual(items, [[domestic, "on_board"], [abroad, "customs_hold"]]);
+  }));
+
+Deno.test("runs: a delivery whose shipment move a crash lost is completed by its retry, also after the run closed", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id;
+    const deliver = `/business/network-runs/${run}/stops/${stop}/deliver`;
+    // The process dies after the run recorded the delivery, before the shipment heard of it.
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "shipment" && (command as { kind: string }).kind === "record",
+    }, async () => {
+      await post(t, courier, deliver, { received_by: "Neo" }, 500);
+    });
+    // The run has every end state, so it closes before the delivery is sent again.
+    await post(t, courier, `/business/network-runs/${run}/close`, {});
+    for (let i = 0; i < 2; i++) {
+      const again = await post(t, courier, deliver, { received_by: "Neo" });
+      assert.equal(again.data.stop.status, "done");
+    }
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(ship.body.data.status, "delivered", "the delivery was lost");
+    assert.equal(
+      ship.body.data.trail.filter((e: { event: string }) => e.event === "delivered").length,
+      1,
+    );
+    // The closed run changes nothing else: another stop action is still refused.
+    const other = await post(t, courier, `/business/network-runs/${run}/depart`, {}, 409);
+    assert.equal(other.code, "run_closed");
   }));
