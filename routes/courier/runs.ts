@@ -545,7 +545,9 @@ async function stopAction(
   const stop = stopOf(run, stopId);
   // spec: courier 4.5: every stop action accepts idempotency_key; a replay answers the first.
   const key = body.idempotency_key ? `${stopId}:${action}:${body.idempotency_key}` : null;
-  const moveKey = `${runId}:${key ?? `${stopId}:${action}`}`;
+  // A stop is delivered once and fails once, so its custody move is keyed by the stop, whatever
+  // idempotency_key the caller sends (a retry under a fresh key records no second attempt).
+  const moveKey = `${runId}:${stopId}:${action}`;
   switch (action) {
     case "border": {
       if (stop.kind !== "checkpoint") throw new ApiError("not_found", `no checkpoint ${stopId}`);

@@ -1489,3 +1489,39 @@ Deno.test("runs: a delivery whose shipment move a crash lost is completed by its
     const other = await post(t, courier, `/business/network-runs/${run}/depart`, {}, 409);
     assert.equal(other.code, "run_closed");
   }));
+
+Deno.test("runs: a failed delivery sent again under a new idempotency_key records one attempt", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id;
+    // Lost signal, and the app retries with a fresh key: the stop failed once.
+    for (const key of ["f-a", "f-b"]) {
+      const r = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+        reason: "nobody home",
+        idempotency_key: key,
+      });
+      assert.equal(r.data.stop.status, "failed");
+    }
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      reason: "nobody home",
+    });
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(
+      ship.body.data.trail.filter((e: { event: string }) => e.event === "delivery_attempted")
+        .length,
+      1,
+      JSON.stringify(ship.body.data.trail),
+    );
+  }));
