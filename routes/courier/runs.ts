@@ -318,10 +318,18 @@ async function runAction(
         key,
         body,
       );
-      const unloaded = next.items.filter((i) => i.state === "unloaded").map((i) => i.waybill);
-      await moveAll(c, next, unloaded, moveKey, "received_at_destination", {
-        facility_id: body.facility_id ?? next.facility_id,
-      });
+      // Every item unloaded so far is moved, so a retry after a crash completes an unload; each
+      // is received once per time it came on board, whichever unload named it (a later unload of
+      // others, or the same one sent again, receives it no second time; product rule: custody
+      // moves once).
+      for (const w of next.items.filter((i) => i.state === "unloaded").map((i) => i.waybill)) {
+        const times = next.items.filter((i) => i.waybill === w).length;
+        await moveShipment(c, w, `${runId}:unload:${w}*${times}`, {
+          event: "received_at_destination",
+          facility_id: body.facility_id ?? next.facility_id,
+          pieces: carriedPieces(next.stops, w),
+        });
+      }
       return next;
     }
     case "reorder":

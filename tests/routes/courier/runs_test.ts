@@ -1525,3 +1525,34 @@ Deno.test("runs: a failed delivery sent again under a new idempotency_key record
       JSON.stringify(ship.body.data.trail),
     );
   }));
+
+Deno.test("runs: each shipment unloaded is received once, however the unloads are split or sent again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
+    for (const waybill of [a, b]) {
+      await post(
+        t,
+        courier,
+        `/business/network-runs/${run}/stops`,
+        { kind: "deliver", waybill },
+        201,
+      );
+    }
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [a] });
+    await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [b] });
+    // The last unload sent again (lost signal, no idempotency_key).
+    await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [b] });
+    for (const waybill of [a, b]) {
+      const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+        key: courier.business.api_key,
+      });
+      const received = ship.body.data.trail.filter((e: { event: string }) =>
+        e.event === "received_at_destination"
+      );
+      assert.equal(received.length, 1, `${waybill}: ${JSON.stringify(ship.body.data.trail)}`);
+    }
+  }));
