@@ -279,7 +279,11 @@ async function runAction(
       const next = await askRun(c, runId, { kind: "depart", by }, key, body);
       const onBoard = next.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
       const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
-      await moveAll(c, next, onBoard, moveKey, toBorder ? "departed_to_border" : "departed", {
+      // Keyed by the departure the run recorded, whatever key the request sends: a retry after a
+      // crash (or a lost answer) moves those a crash left behind and none twice.
+      const departure = next.history.findLast((h) => h.action === "depart")?.at;
+      const departed = departure === undefined ? moveKey : `${runId}:departure:${departure}`;
+      await moveAll(c, next, onBoard, departed, toBorder ? "departed_to_border" : "departed", {
         holder: holderOf(next),
       });
       // Leaving a border the shipments were presented at: a later release awaits collection.
@@ -365,13 +369,17 @@ async function runAction(
         key,
         body,
       );
+      // An item is reported once each time it came on board (then it has its end state): keyed
+      // by that, so the same report sent again without its key moves the shipment once.
+      const times = next.items.filter((i) => i.waybill === body.waybill).length;
+      const reported = `${runId}:report:${body.waybill}*${times}`;
       if (body.condition === "missing" || body.condition === "damaged") {
-        await moveShipment(c, body.waybill, moveKey, {
+        await moveShipment(c, body.waybill, reported, {
           event: body.condition === "missing" ? "lost_or_damaged" : "exception",
           reason: `${body.condition}: ${body.note}`,
         });
       } else if (body.condition === "returned") {
-        await moveShipment(c, body.waybill, moveKey, { event: "returned", note: body.note });
+        await moveShipment(c, body.waybill, reported, { event: "returned", note: body.note });
       }
       return next;
     }

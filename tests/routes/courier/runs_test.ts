@@ -1556,3 +1556,43 @@ Deno.test("runs: each shipment unloaded is received once, however the unloads ar
       assert.equal(received.length, 1, `${waybill}: ${JSON.stringify(ship.body.data.trail)}`);
     }
   }));
+
+Deno.test("runs: a departure a crash cut short is completed by its retry, moving each shipment once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
+    for (const waybill of [a, b]) {
+      await post(
+        t,
+        courier,
+        `/business/network-runs/${run}/stops`,
+        { kind: "deliver", waybill },
+        201,
+      );
+    }
+    // The process dies after the run departed and the first shipment moved, before the second.
+    let records = 0;
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "shipment" && (command as { kind: string }).kind === "record" && ++records === 2,
+    }, async () => {
+      await post(t, courier, `/business/network-runs/${run}/depart`, {}, 500);
+    });
+    // Sent again without an idempotency_key, twice; then a shipment reported damaged, twice.
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    for (let i = 0; i < 2; i++) {
+      await post(t, courier, `/business/network-runs/${run}/report`, {
+        waybill: b,
+        condition: "damaged",
+        note: "box crushed",
+      });
+    }
+    const trail = async (waybill: string) =>
+      (await t.call("GET", `/business/courier/operations/${waybill}`, {
+        key: courier.business.api_key,
+      })).body.data.trail.map((e: { event: string }) => e.event);
+    assert.deepEqual(await trail(a), ["departed"]);
+    assert.deepEqual(await trail(b), ["departed", "exception"]);
+  }));
