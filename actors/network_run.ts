@@ -467,6 +467,9 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         now,
       );
     case "arrive":
+      // The arrival sent again changes nothing: its retry raises the alerts a crash kept from
+      // following it (product rule: a crash between two steps leaves state a retry completes).
+      if (run.status === "arrived") return same();
       if (run.status !== "departed") {
         return reject("run_not_departed", `a run arrives after it departs: ${run.status}`);
       }

@@ -1596,3 +1596,38 @@ Deno.test("runs: a departure a crash cut short is completed by its retry, moving
     assert.deepEqual(await trail(a), ["departed"]);
     assert.deepEqual(await trail(b), ["departed", "exception"]);
   }));
+
+Deno.test("runs: an arrival whose alerts a crash kept from being raised is completed by its retry", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    // The process dies after the run arrived, before leg_trip_ended was raised.
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "alert" &&
+        (command as { alert?: { kind: string } }).alert?.kind === "leg_trip_ended",
+    }, async () => {
+      await post(t, courier, `/business/network-runs/${run}/arrive`, {}, 500);
+    });
+    // Sent again without an idempotency_key: the arrival recorded answers, the alert is raised.
+    const again = await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    assert.equal(again.data.status, "arrived");
+    await t.settle();
+    const r = await t.call("GET", "/business/courier/alerts?kind=leg_trip_ended", {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(r.body.data.map((a: { waybill: string }) => a.waybill), [waybill]);
+    // A run that has not departed still cannot arrive.
+    const other = await newRun(t, courier);
+    const refused = await post(t, courier, `/business/network-runs/${other}/arrive`, {}, 422);
+    assert.equal(refused.code, "run_not_departed");
+  }));
