@@ -10,7 +10,7 @@ import { bookingRequestActor, bookingRequestId } from "../../actors/booking_requ
 import type { CourierClient } from "../../actors/courier_client.ts";
 import { asOffer, priceOfferActor } from "../../actors/price_offer.ts";
 import { asShipment, shipmentActor } from "../../actors/shipment.ts";
-import { hashSecret } from "../../src/domain/secrets.ts";
+import { canonicalJson, hashSecret } from "../../src/domain/secrets.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
@@ -363,15 +363,5 @@ export async function fingerprintOf(
   req: BookingRequestBody & { readonly courier_client_id?: string },
 ): Promise<string> {
   const { idempotency_key: _k, ...rest } = req;
-  return await hashSecret(
-    JSON.stringify(
-      rest,
-      (_key, v) =>
-        v && typeof v === "object" && !Array.isArray(v)
-          ? Object.fromEntries(
-            Object.entries(v).sort(([a], [b]) => a < b ? -1 : 1),
-          )
-          : v,
-    ),
-  );
+  return await hashSecret(canonicalJson(rest));
 }

@@ -26,7 +26,7 @@ import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
 import { decimal } from "../domain/money.ts";
-import { sha256Hex } from "../domain/secrets.ts";
+import { canonicalJson, sha256Hex } from "../domain/secrets.ts";
 import { businessPrincipalOf, principalName } from "../http/auth.ts";
 import type { AppEnv } from "../http/context.ts";
 import { ApiError, fromRejection } from "../http/errors.ts";
@@ -89,17 +89,7 @@ export async function askRun(
  */
 export function requestDigest(request: Readonly<Record<string, unknown>>): string {
   const { idempotency_key: _key, ...rest } = request;
-  return sha256Hex(
-    JSON.stringify(
-      rest,
-      (_k, v) =>
-        v && typeof v === "object" && !Array.isArray(v)
-          ? Object.fromEntries(
-            Object.entries(v).sort(([a], [b]) => a < b ? -1 : 1),
-          )
-          : v,
-    ),
-  );
+  return sha256Hex(canonicalJson(rest));
 }
 
 /**

@@ -21,6 +21,20 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /**
+ * JSON with every object's fields in name order: one request names one text whatever order its
+ * fields came in (a fingerprint of what was sent under an idempotency key).
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : 1))
+        : v,
+  );
+}
+
+/**
  * An id derived from what it stands for (`<prefix>_` and the first hex digits of the source's
  * SHA-256), so every retry, replay or second instance names the same actor.
  */

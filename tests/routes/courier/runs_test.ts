@@ -71,6 +71,28 @@ async function collectStop(
   return added.data.stops.at(-1).id;
 }
 
+/** A run with a deliver stop for each of `count` new shipments of the client. */
+async function deliveryRun(t: TestEnv, courier: Courier, client: Client, count = 1) {
+  const run = await newRun(t, courier);
+  const waybills: string[] = [];
+  for (let i = 0; i < count; i++) waybills.push(await bookWaybill(t, client));
+  await deliverStops(t, courier, run, waybills);
+  return { run, waybill: waybills[0]!, waybills };
+}
+
+/** A deliver stop on the run for each shipment, in order. */
+async function deliverStops(t: TestEnv, courier: Courier, run: string, waybills: string[]) {
+  for (const waybill of waybills) {
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+  }
+}
+
 async function post(t: TestEnv, courier: Courier, path: string, body: unknown, status = 200) {
   const r = await t.call("POST", path, { key: courier.business.api_key, body });
   assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
@@ -691,15 +713,7 @@ Deno.test("runs: a checkpoint stop's wait books once, on one client, however man
       to_country: "BW",
       border_post: "Ramatlabama",
     }, 201);
-    for (const waybill of [mine, theirs]) {
-      await post(
-        t,
-        courier,
-        `/business/network-runs/${run}/stops`,
-        { kind: "deliver", waybill },
-        201,
-      );
-    }
+    await deliverStops(t, courier, run, [mine, theirs]);
     const checkpoint = (await t.call("GET", `/business/network-runs/${run}`, {
       key: courier.business.api_key,
     })).body.data.stops[0].id;
@@ -746,15 +760,7 @@ Deno.test("runs: an idempotency_key sent again with another request is refused 4
     const mine = await bookWaybill(t, client);
     const theirs = await bookWaybill(t, other);
     const spare = await bookWaybill(t, client);
-    for (const waybill of [mine, theirs]) {
-      await post(
-        t,
-        courier,
-        `/business/network-runs/${run}/stops`,
-        { kind: "deliver", waybill },
-        201,
-      );
-    }
+    await deliverStops(t, courier, run, [mine, theirs]);
     const checkpoint = {
       kind: "checkpoint",
       country: "BW",
@@ -992,15 +998,7 @@ Deno.test("runs: a redelivery after a failed attempt and a return each book thei
       return_fee: 99,
     }, 201);
     const run = await newRun(t, courier);
-    for (const waybill of [again, back]) {
-      await post(
-        t,
-        courier,
-        `/business/network-runs/${run}/stops`,
-        { kind: "deliver", waybill },
-        201,
-      );
-    }
+    await deliverStops(t, courier, run, [again, back]);
     const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data.stops;
     for (const stop of stops) {
       await post(t, courier, `/business/network-runs/${run}/stops/${stop.id}/fail`, {
@@ -1070,12 +1068,7 @@ Deno.test("runs: a redelivery after a failed attempt and a return each book thei
 Deno.test("runs: a stop that is done cannot fail afterwards; nothing changes", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const run = await newRun(t, courier);
-    const waybill = await bookWaybill(t, client);
-    await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "deliver",
-      waybill,
-    }, 201);
+    const { run, waybill } = await deliveryRun(t, courier, client);
     const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
       .stops[0].id;
     await post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
@@ -1452,15 +1445,7 @@ Deno.test("runs: an item is reported customs_hold only when customs holds its cr
 Deno.test("runs: a delivery whose shipment move a crash lost is completed by its retry, also after the run closed", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const run = await newRun(t, courier);
-    const waybill = await bookWaybill(t, client);
-    await post(
-      t,
-      courier,
-      `/business/network-runs/${run}/stops`,
-      { kind: "deliver", waybill },
-      201,
-    );
+    const { run, waybill } = await deliveryRun(t, courier, client);
     const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
       .stops[0].id;
     const deliver = `/business/network-runs/${run}/stops/${stop}/deliver`;
@@ -1493,15 +1478,7 @@ Deno.test("runs: a delivery whose shipment move a crash lost is completed by its
 Deno.test("runs: a failed delivery sent again under a new idempotency_key records one attempt", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const run = await newRun(t, courier);
-    const waybill = await bookWaybill(t, client);
-    await post(
-      t,
-      courier,
-      `/business/network-runs/${run}/stops`,
-      { kind: "deliver", waybill },
-      201,
-    );
+    const { run, waybill } = await deliveryRun(t, courier, client);
     const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
       .stops[0].id;
     // Lost signal, and the app retries with a fresh key: the stop failed once.
@@ -1529,17 +1506,8 @@ Deno.test("runs: a failed delivery sent again under a new idempotency_key record
 Deno.test("runs: each shipment unloaded is received once, however the unloads are split or sent again", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const run = await newRun(t, courier);
-    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
-    for (const waybill of [a, b]) {
-      await post(
-        t,
-        courier,
-        `/business/network-runs/${run}/stops`,
-        { kind: "deliver", waybill },
-        201,
-      );
-    }
+    const { run, waybills } = await deliveryRun(t, courier, client, 2);
+    const [a, b] = waybills as [string, string];
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
     await post(t, courier, `/business/network-runs/${run}/arrive`, {});
     await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [a] });
@@ -1560,17 +1528,8 @@ Deno.test("runs: each shipment unloaded is received once, however the unloads ar
 Deno.test("runs: a departure a crash cut short is completed by its retry, moving each shipment once", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const run = await newRun(t, courier);
-    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
-    for (const waybill of [a, b]) {
-      await post(
-        t,
-        courier,
-        `/business/network-runs/${run}/stops`,
-        { kind: "deliver", waybill },
-        201,
-      );
-    }
+    const { run, waybills } = await deliveryRun(t, courier, client, 2);
+    const [a, b] = waybills as [string, string];
     // The process dies after the run departed and the first shipment moved, before the second.
     let records = 0;
     await whileFlaky(t.env, {
@@ -1600,15 +1559,7 @@ Deno.test("runs: a departure a crash cut short is completed by its retry, moving
 Deno.test("runs: an arrival whose alerts a crash kept from being raised is completed by its retry", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
-    const run = await newRun(t, courier);
-    const waybill = await bookWaybill(t, client);
-    await post(
-      t,
-      courier,
-      `/business/network-runs/${run}/stops`,
-      { kind: "deliver", waybill },
-      201,
-    );
+    const { run, waybill } = await deliveryRun(t, courier, client);
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
     // The process dies after the run arrived, before leg_trip_ended was raised.
     await whileFlaky(t.env, {
