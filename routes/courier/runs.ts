@@ -327,8 +327,7 @@ async function runAction(
       // others, or the same one sent again, receives it no second time; product rule: custody
       // moves once).
       for (const w of next.items.filter((i) => i.state === "unloaded").map((i) => i.waybill)) {
-        const times = next.items.filter((i) => i.waybill === w).length;
-        await moveShipment(c, w, `${runId}:unload:${w}*${times}`, {
+        await moveShipment(c, w, `${runId}:unload:${boarding(next, w)}`, {
           event: "received_at_destination",
           facility_id: body.facility_id ?? next.facility_id,
           pieces: carriedPieces(next.stops, w),
@@ -371,8 +370,7 @@ async function runAction(
       );
       // An item is reported once each time it came on board (then it has its end state): keyed
       // by that, so the same report sent again without its key moves the shipment once.
-      const times = next.items.filter((i) => i.waybill === body.waybill).length;
-      const reported = `${runId}:report:${body.waybill}*${times}`;
+      const reported = `${runId}:report:${boarding(next, body.waybill)}`;
       if (body.condition === "missing" || body.condition === "damaged") {
         await moveShipment(c, body.waybill, reported, {
           event: body.condition === "missing" ? "lost_or_damaged" : "exception",
@@ -424,6 +422,15 @@ async function runAction(
       return next;
     }
   }
+}
+
+/**
+ * A shipment's boarding of the run: its waybill and how many times it came on board (an item
+ * each time). A custody move keyed by it happens once per boarding, whatever request asks it
+ * again, and again if the shipment went away and came back.
+ */
+function boarding(run: NetworkRun, waybill: string): string {
+  return `${waybill}*${run.items.filter((i) => i.waybill === waybill).length}`;
 }
 
 /**
@@ -506,8 +513,7 @@ async function transfer(
   // The custody move is keyed by what moves where, whatever key the request sends: the same
   // transfer sent again (a retry without its key) moves nothing again. Each waybill counts the
   // times it came onto this run, so a shipment that went away and came back moves again.
-  const times = (w: string) => run.items.filter((i) => i.waybill === w).length;
-  const moving = [...new Set(waybills)].sort().map((w) => `${w}*${times(w)}`).join(",");
+  const moving = [...new Set(waybills)].sort().map((w) => boarding(run, w)).join(",");
   const moved = `transfer:${toRun}:${sha256Hex(moving)}`;
   const key = idempotencyKey ? `transfer:${toRun}:${idempotencyKey}` : moved;
   // The caller's key with another request is refused before the target takes anything.

@@ -374,18 +374,14 @@ export class BillingEvents {
           .where("s.type", "=", outboundEventActor.type)
           .whereRef("s.id", "=", column),
       ));
+    const resolutionMissing = (eb: Parameters<typeof missing>[0]) =>
+      eb.and([eb("le.resolved_event_id", "is not", null), missing(eb, "le.resolved_event_id")]);
     const rows = await query
       .select((eb) => [
         missing(eb, "le.event_id").as("event_missing"),
-        eb.and([eb("le.resolved_event_id", "is not", null), missing(eb, "le.resolved_event_id")])
-          .as("resolved_missing"),
+        resolutionMissing(eb).as("resolved_missing"),
       ])
-      .where((eb) =>
-        eb.or([
-          missing(eb, "le.event_id"),
-          eb.and([eb("le.resolved_event_id", "is not", null), missing(eb, "le.resolved_event_id")]),
-        ])
-      )
+      .where((eb) => eb.or([missing(eb, "le.event_id"), resolutionMissing(eb)]))
       .orderBy("le.created_at")
       .orderBy("le.event_id")
       .limit(CHARGE_SWEEP_PAGE_MAX)
