@@ -44,6 +44,10 @@ const DeferredWorkQuery = z.object({
   limit: wholeNumber(1, 500).default(100),
 });
 
+const ParkedChangesQuery = z.object({
+  limit: wholeNumber(1, 500).default(100),
+});
+
 const Plan = z.enum(PLANS);
 const Email = z.email().transform((e) => e.toLowerCase());
 const BusinessId = z.object({ id: z.string().min(1).max(64) });
@@ -191,6 +195,22 @@ const DeferredWorkItem = z.object({
 export const DeferredWorkAnswer = z.object({
   items: z.array(DeferredWorkItem),
 }).openapi("DeferredWorkList");
+
+const ParkedChangeItem = z.object({
+  projection: z.enum(["snapshots", "ledger"]).openapi({
+    description: "Where it could not be written: actor snapshots and events, or the ledger",
+  }),
+  id: z.string().openapi({ description: "SHA-256 of the change as kept" }),
+  subject: z.string().openapi({ description: "The bus subject of the change" }),
+  attempts: z.number().int().openapi({ description: "Writes tried and failed" }),
+  last_error: z.string(),
+  parked_at: UtcInstant,
+  failed_at: UtcInstant.openapi({ description: "When the last try failed" }),
+}).openapi("ParkedChange");
+
+export const ParkedChangesAnswer = z.object({
+  items: z.array(ParkedChangeItem),
+}).openapi("ParkedChangeList");
 
 export function operatorRoutes(api: Api): void {
   define(
@@ -607,6 +627,41 @@ export function operatorRoutes(api: Api): void {
             done_at: iso(w.done_at),
           };
         }),
+      });
+    },
+  );
+
+  define(
+    api,
+    {
+      method: "get",
+      path: "/operator/parked-changes",
+      summary: "Changes the query side could not write for a lasting reason (a value a table " +
+        "refuses, a defect), oldest first. They are kept, not dropped, and written again at " +
+        "every sweep round until they go in (a release that fixes the cause); each shows where " +
+        "it failed, its subject, tries and the last error",
+      tag,
+      security,
+      middleware,
+      query: ParkedChangesQuery,
+      response: ParkedChangesAnswer,
+    },
+    async (c, { query }) => {
+      const rows = await c.get("env").db.selectFrom("parked_changes")
+        .select(["projection", "digest", "subject", "attempts", "error", "parked_at", "failed_at"])
+        .orderBy("parked_at").orderBy("digest")
+        .limit(query.limit)
+        .execute();
+      return ok(c, {
+        items: rows.map((r) => ({
+          projection: r.projection,
+          id: r.digest,
+          subject: r.subject,
+          attempts: r.attempts,
+          last_error: r.error,
+          parked_at: new Date(r.parked_at).toISOString(),
+          failed_at: new Date(r.failed_at).toISOString(),
+        })),
       });
     },
   );

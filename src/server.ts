@@ -124,6 +124,9 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       .catch((e) => console.error("completion event sweep:", e));
     completeStalledBookings(env, o.clock.now())
       .catch((e) => console.error("stalled booking sweep:", e));
+    // Changes the projections could not write are tried again, in case the cause is gone.
+    projector.retryParked().catch((e) => console.error("parked snapshot changes:", e));
+    ledgerProjector.retryParked().catch((e) => console.error("parked ledger changes:", e));
   }, BILLING_SWEEP_MS);
   const settle = async () => {
     const id = crypto.randomUUID();

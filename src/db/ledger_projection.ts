@@ -7,6 +7,7 @@
  * grow; so a replayed or duplicated change changes nothing.
  */
 import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
+import { Parking } from "./parked_changes.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
@@ -30,7 +31,10 @@ export interface LedgerProjectorOptions {
   readonly db: Kysely<Database>;
   /** The bus prefix (environment and deployment) whose changes it writes. */
   readonly env: string;
-  /** Where a failed write or a reference conflict is reported; never thrown into the bus. */
+  /**
+   * Where a failed write (its change is also parked, see parked_changes.ts) or a reference
+   * conflict is reported; never thrown into the bus.
+   */
   readonly onError?: (error: unknown, subject: string) => void;
   /** Wait before retrying a write that failed for a transient reason (tests: 0). */
   readonly retryDelayMs?: (attempt: number) => number;
@@ -79,9 +83,16 @@ export class LedgerProjector {
   readonly #onError: (error: unknown, subject: string) => void;
   readonly #queue: WriteQueue<LedgerChange>;
   #subscription: Subscription | null;
+  readonly #parking: Parking;
 
   constructor(options: LedgerProjectorOptions) {
     this.#db = options.db;
+    this.#parking = new Parking({
+      db: options.db,
+      projection: "ledger",
+      write: (change) => this.#writeChanges([asLedgerChange(change)]),
+      report: (error, subject) => this.#report(error, subject),
+    });
     this.#queue = new WriteQueue(
       {
         itemsMax: LEDGER_BATCH_CHANGES_MAX,
@@ -146,9 +157,18 @@ export class LedgerProjector {
     // and exports (every write is idempotent, a replay changes nothing).
     return writeFindingBad(
       batch,
-      async (changes) => this.#reportConflicts(changes, await this.#writeBatch(changes)),
-      (error, change) => this.#report(error, change.subject),
+      (changes) => this.#writeChanges(changes),
+      (error, change) => this.#parking.park(error, change.subject, change),
     );
+  }
+
+  /** Writes the parked changes again (see parked_changes.ts); answers how many went in. */
+  retryParked(): Promise<number> {
+    return this.#parking.retry();
+  }
+
+  async #writeChanges(changes: readonly LedgerChange[]): Promise<void> {
+    this.#reportConflicts(changes, await this.#writeBatch(changes));
   }
 
   /** Writes the changes in one transaction; the references each one found held by another fact. */
@@ -189,6 +209,17 @@ export class LedgerProjector {
 
 export function startLedgerProjector(options: LedgerProjectorOptions): LedgerProjector {
   return new LedgerProjector(options);
+}
+
+/** A parked change as it was kept (parked_changes.ts); throws a TypeError if it is not one. */
+function asLedgerChange(value: unknown): LedgerChange {
+  const v = value as Partial<LedgerChange> | null;
+  if (
+    typeof v?.subject !== "string" || typeof v.owner?.tenant !== "string" ||
+    typeof v.owner.client_id !== "string" || !Array.isArray(v.events) ||
+    !v.events.every(isLedgerEvent)
+  ) throw new TypeError("a parked ledger change must have a subject, an owner and ledger events");
+  return { subject: v.subject, owner: v.owner, events: v.events };
 }
 
 function isLedgerEvent(event: unknown): event is CourierClientEvent {

@@ -11,6 +11,7 @@ import {
   type Subscription,
 } from "../bus/bus.ts";
 import { jsonb } from "./json.ts";
+import { Parking } from "./parked_changes.ts";
 import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import type { Database } from "./schema.ts";
 
@@ -115,7 +116,10 @@ export interface ProjectorOptions {
   readonly db: Kysely<Database>;
   /** The bus prefix (environment and deployment) whose changes it writes: `<env>.*.*.*`. */
   readonly env: string;
-  /** Where a failed write is reported; `console.error` by default. Never thrown into the bus. */
+  /**
+   * Where a failed write is reported (the change is also parked, see parked_changes.ts);
+   * `console.error` by default. Never thrown into the bus.
+   */
   readonly onError?: (error: unknown, subject: string) => void;
   /** Wait before retrying a write that failed for a transient reason (tests: 0). */
   readonly retryDelayMs?: (attempt: number) => number;
@@ -133,9 +137,16 @@ export class Projector {
   readonly #onError: (error: unknown, subject: string) => void;
   readonly #queue: WriteQueue<{ change: ActorChange; subject: string }>;
   #subscription: Subscription | null;
+  readonly #parking: Parking;
 
   constructor(options: ProjectorOptions) {
     this.#db = options.db;
+    this.#parking = new Parking({
+      db: options.db,
+      projection: "snapshots",
+      write: (change) => writeChanges(options.db, [parseChange(change)]),
+      report: (error, subject) => this.#report(error, subject),
+    });
     this.#queue = new WriteQueue(
       { itemsMax: PROJECTION_BATCH_MAX },
       (batch) => this.#write(batch),
@@ -183,11 +194,16 @@ export class Projector {
     }
   }
 
+  /** Writes the parked changes again (see parked_changes.ts); answers how many went in. */
+  retryParked(): Promise<number> {
+    return this.#parking.retry();
+  }
+
   #write(batch: readonly { change: ActorChange; subject: string }[]): Promise<void> {
     return writeFindingBad(
       batch,
       (items) => writeChanges(this.#db, items.map((b) => b.change)),
-      (error, item) => this.#report(error, item.subject),
+      (error, item) => this.#parking.park(error, item.subject, item.change),
     );
   }
 

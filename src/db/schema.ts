@@ -19,6 +19,7 @@ export interface Database {
   audit_log: AuditLogTable;
   ledger_entries: LedgerEntryTable;
   ledger_watermarks: LedgerWatermarkTable;
+  parked_changes: ParkedChangeTable;
   invoices: InvoiceTable;
   billing_exports: BillingExportTable;
 }
@@ -130,6 +131,23 @@ export interface LedgerWatermarkTable {
   tenant: string;
   client_id: string;
   seq: number;
+}
+
+/**
+ * A change a projection could not write for a lasting reason, kept to be written again
+ * (migration 0014); primary key (projection, digest).
+ */
+export interface ParkedChangeTable {
+  projection: "snapshots" | "ledger";
+  /** SHA-256 of `payload`. */
+  digest: string;
+  subject: string;
+  /** The change as JSON text. */
+  payload: string;
+  error: string;
+  attempts: Generated<number>;
+  parked_at: Generated<Date>;
+  failed_at: Generated<Date>;
 }
 
 /** One POST /business/courier/billing/export (courier 4.3). */

@@ -86,26 +86,27 @@ export function retryDelayMs(attempt: number): number {
 
 /**
  * Writes a batch whole; should it fail for a lasting reason, writes its items one by one, so one
- * bad change keeps no other out, and reports each that still fails. A transient failure is thrown
- * (`isTransient`): the `WriteQueue` writes the batch again, and no change is lost.
+ * bad change keeps no other out, and reports each that still fails (the projections park it, see
+ * parked_changes.ts). A transient failure, to write or to report, is thrown (`isTransient`): the
+ * `WriteQueue` writes the batch again, and no change is lost.
  */
 export async function writeFindingBad<T>(
   batch: readonly T[],
   write: (items: readonly T[]) => Promise<void>,
-  report: (error: unknown, item: T) => void,
+  report: (error: unknown, item: T) => void | Promise<void>,
 ): Promise<void> {
   try {
     return await write(batch);
   } catch (error) {
     if (isTransient(error)) throw error;
-    if (batch.length === 1) return report(error, batch[0]!);
+    if (batch.length === 1) return await report(error, batch[0]!);
   }
   for (const item of batch) {
     try {
       await write([item]);
     } catch (error) {
       if (isTransient(error)) throw error;
-      report(error, item);
+      await report(error, item);
     }
   }
 }

@@ -15,6 +15,7 @@ const TABLES = [
   "kysely_migration_lock",
   "ledger_entries",
   "ledger_watermarks",
+  "parked_changes",
   "snapshots",
 ];
 
@@ -42,6 +43,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0011_resolution_events",
     "0012_resolved_charges",
     "0013_ledger_watermarks",
+    "0014_parked_changes",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -67,6 +69,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0011_resolution_events",
     "0012_resolved_charges",
     "0013_ledger_watermarks",
+    "0014_parked_changes",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -201,6 +204,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0011_resolution_events",
     "0012_resolved_charges",
     "0013_ledger_watermarks",
+    "0014_parked_changes",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -270,6 +274,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0011_resolution_events",
     "0012_resolved_charges",
     "0013_ledger_watermarks",
+    "0014_parked_changes",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -289,7 +294,10 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
   await row("c1", "WB-1", 1).execute(t.db);
   await row("c1", "WB-2", 3).execute(t.db);
   await row("c2", "WB-3", 1).execute(t.db);
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0013_ledger_watermarks"]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
+    "0013_ledger_watermarks",
+    "0014_parked_changes",
+  ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();
   assert.deepEqual(marks, [{ client_id: "c1", seq: 3 }, { client_id: "c2", seq: 1 }]);

@@ -71,10 +71,10 @@ Deno.test("writeFindingBad: one bad item is reported and the others written; a t
     written.push([...items]);
     return Promise.resolve();
   };
-  await writeFindingBad([1, 2, 3], write, (_, item) => reported.push(item));
+  await writeFindingBad([1, 2, 3], write, (_, item) => void reported.push(item));
   assert.deepEqual(written, [[1], [3]]);
   assert.deepEqual(reported, [2]);
-  await writeFindingBad([2], write, (_, item) => reported.push(item));
+  await writeFindingBad([2], write, (_, item) => void reported.push(item));
   assert.deepEqual(reported, [2, 2], "a batch of one is reported, not written again");
   await assert.rejects(
     writeFindingBad([1], () => Promise.reject(coded("40P01")), () => {}),

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { withTestEnv } from "../helpers/test_env.ts";
 import { deferredWorkActor } from "../../actors/deferred_work.ts";
 
@@ -275,6 +276,41 @@ Deno.test("operator: a sandbox business's wallet holds 100,000 BWP and 100,000 Z
     assert.deepEqual(wallet.body.data.balances, []);
   });
 });
+
+Deno.test("operator: a change the query side refuses is listed as parked until it goes in", () =>
+  withTestEnv(async (t) => {
+    // A lasting cause: the query side refuses this one deferral's snapshot.
+    await sql`alter table snapshots add constraint poison check (id <> 'w-poison')`
+      .execute(t.env.db);
+    const deferred = await t.env.runtime.ask(deferredWorkActor, "platform", "w-poison", {
+      kind: "defer",
+      worker: "client_webhooks",
+      subject: "live.shipment.w-poison",
+      payload: {},
+      error: "receiver down",
+    });
+    assert.ok(deferred.ok);
+    await t.settle();
+    const list = async () => {
+      const r = await t.call("GET", "/operator/parked-changes", { operator: true });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.items;
+    };
+    const [parked, ...more] = await list();
+    assert.deepEqual(more, []);
+    assert.equal(parked.projection, "snapshots");
+    assert.match(parked.subject, /\.deferred_work\.w-poison$/);
+    assert.equal(parked.attempts, 1);
+    assert.match(parked.last_error, /poison/);
+    assert.match(parked.parked_at, /^\d{4}-\d\d-\d\dT/);
+    assert.equal((await t.call("GET", "/operator/parked-changes")).status, 401);
+
+    await sql`alter table snapshots drop constraint poison`.execute(t.env.db);
+    assert.equal(await t.projector.retryParked(), 1);
+    assert.deepEqual(await list(), []);
+    const waiting = await t.call("GET", "/operator/deferred-work", { operator: true });
+    assert.deepEqual(waiting.body.data.items.map((w: { id: string }) => w.id), ["w-poison"]);
+  }));
 
 Deno.test("operator: deferred work is listed while it waits, with its tries and last error", () =>
   withTestEnv(async (t) => {

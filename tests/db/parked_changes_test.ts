@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import { type ActorChange, subjectOf } from "../../src/bus/bus.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { LedgerProjector } from "../../src/db/ledger_projection.ts";
+import { Projector } from "../../src/db/projection.ts";
+import { entryOf } from "../../src/domain/ledger.ts";
+import { openTestDatabase, type TestDatabase } from "./helpers.ts";
+
+const JAN = Date.UTC(2026, 0, 10);
+
+function parkedRows(t: TestDatabase) {
+  return t.db.selectFrom("parked_changes")
+    .select(["projection", "subject", "attempts", "error"])
+    .orderBy("parked_at").orderBy("digest").execute();
+}
+
+async function publish(bus: MemoryBus, c: ActorChange): Promise<void> {
+  await bus.publish(subjectOf(c.env, c.tenant, c.type, c.id), c);
+  await bus.flush();
+}
+
+/** A lasting cause of failure the test can take away: a check the table's rows must pass. */
+function refuse(t: TestDatabase, table: "snapshots" | "ledger_entries", condition: string) {
+  return {
+    add: () =>
+      sql`alter table ${sql.table(table)} add constraint poison check (${sql.raw(condition)})`
+        .execute(t.db),
+    drop: () => sql`alter table ${sql.table(table)} drop constraint poison`.execute(t.db),
+  };
+}
+
+function order(id: string, version: number, snapshot: unknown): ActorChange {
+  return {
+    env: "live",
+    tenant: "ten",
+    type: "order",
+    id,
+    version,
+    events: [{ seq: version, at: JAN, event: { kind: `step_${version}` } }],
+    snapshot,
+  };
+}
+
+Deno.test("Projector: a change that cannot be written is parked, not dropped, and goes in once the cause is gone", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: string[] = [];
+  const projector = new Projector({
+    bus,
+    db: t.db,
+    env: "live",
+    onError: (_e, subject) => errors.push(subject),
+  });
+  const check = refuse(t, "snapshots", "id <> 'poison'");
+  try {
+    await check.add();
+    const poison = order("poison", 1, { status: "created" });
+    await publish(bus, poison);
+    await publish(bus, order("fine", 1, { status: "created" }));
+    await projector.idle();
+    const subject = subjectOf("live", "ten", "order", "poison");
+    assert.deepEqual(errors, [subject]);
+    const [parked] = await parkedRows(t);
+    assert.equal(parked?.projection, "snapshots");
+    assert.equal(parked?.subject, subject);
+    assert.equal(parked?.attempts, 1);
+    assert.match(parked?.error ?? "", /poison/);
+
+    // Republished after a restart: the same change, one row, one more attempt.
+    await publish(bus, poison);
+    await projector.idle();
+    assert.deepEqual((await parkedRows(t)).map((r) => r.attempts), [2]);
+
+    // Tried again while the cause is still there: kept.
+    assert.equal(await projector.retryParked(), 0);
+    assert.deepEqual((await parkedRows(t)).map((r) => r.attempts), [3]);
+
+    await check.drop();
+    assert.equal(await projector.retryParked(), 1);
+    assert.deepEqual(await parkedRows(t), []);
+    const row = await t.db.selectFrom("snapshots").select(["version", "data"])
+      .where("type", "=", "order").where("id", "=", "poison").executeTakeFirst();
+    assert.deepEqual(row, { version: 1, data: { status: "created" } });
+    const events = await t.db.selectFrom("actor_events").select("kind")
+      .where("type", "=", "order").where("id", "=", "poison").execute();
+    assert.deepEqual(events, [{ kind: "step_1" }]);
+    assert.equal(await projector.retryParked(), 0);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
+
+Deno.test("Projector: a change jsonb refuses (a NUL in a string) is kept whole as JSON text", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const projector = new Projector({ bus, db: t.db, env: "live", onError: () => {} });
+  try {
+    await publish(bus, order("nul", 1, { note: "a\u0000b", odd: "\ud800" }));
+    await projector.idle();
+    const [kept] = await t.db.selectFrom("parked_changes").select(["payload", "attempts"])
+      .execute();
+    assert.equal(kept?.attempts, 1);
+    assert.deepEqual(JSON.parse(kept!.payload).snapshot, { note: "a\u0000b", odd: "\ud800" });
+    // Still refused: it stays, for the operator to see.
+    assert.equal(await projector.retryParked(), 0);
+    assert.equal((await parkedRows(t)).length, 1);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
+
+Deno.test("LedgerProjector: an entry that cannot be written is parked, not dropped, and goes in once the cause is gone", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: string[] = [];
+  const projector = new LedgerProjector({
+    bus,
+    db: t.db,
+    env: "live",
+    onError: (_e, subject) => errors.push(subject),
+  });
+  const check = refuse(t, "ledger_entries", "reference <> 'POISON'");
+  const charged = (reference: string, seq: number) => ({
+    kind: "booking_charged",
+    waybill: reference,
+    amount_minor: 1_250,
+    currency: "BWP",
+    settlement_mode: "credit",
+    posted: true,
+    by: "test",
+    entry: entryOf({
+      reference,
+      seq,
+      kind: "shipment",
+      amount_minor: 1_250,
+      currency: "BWP",
+      status: "posted",
+      created_at: JAN + seq,
+      source_event: `booked:${reference}`,
+    }),
+  });
+  const account = (version: number, reference: string): ActorChange => ({
+    env: "live",
+    tenant: "ten",
+    type: "courier_client",
+    id: "c1",
+    version,
+    events: [{ seq: version, at: JAN, event: charged(reference, version) }],
+  });
+  const references = () =>
+    t.db.selectFrom("ledger_entries").select("reference").where("client_id", "=", "c1")
+      .orderBy("seq").execute().then((rows) => rows.map((r) => r.reference));
+  try {
+    await check.add();
+    await publish(bus, account(1, "POISON"));
+    await publish(bus, account(2, "WB-2"));
+    await projector.idle();
+    assert.equal(errors.length, 1);
+    assert.deepEqual(await references(), ["WB-2"]);
+    assert.deepEqual((await parkedRows(t)).map((r) => [r.projection, r.attempts]), [
+      ["ledger", 1],
+    ]);
+
+    await check.drop();
+    assert.equal(await projector.retryParked(), 1);
+    assert.deepEqual(await references(), ["POISON", "WB-2"]);
+    assert.deepEqual(await parkedRows(t), []);
+    // Written again (a crash before its row was let go), it changes nothing.
+    await publish(bus, account(1, "POISON"));
+    await projector.idle();
+    assert.deepEqual(await references(), ["POISON", "WB-2"]);
+    assert.equal(errors.length, 1);
+  } finally {
+    await projector.stop();
+    await bus.drain();
+  }
+});
