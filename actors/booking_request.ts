@@ -12,6 +12,8 @@ export interface BookingRequest {
   readonly reference: string | null;
   /** SHA-256 of the request as first sent: the same identity with another request is refused. */
   readonly fingerprint: string | null;
+  /** When it was bound; 0 for a binding made before this was recorded (long ago by now). */
+  readonly begun_at?: number;
 }
 
 export type BookingRequestCommand =
@@ -19,7 +21,7 @@ export type BookingRequestCommand =
   | { kind: "release"; reference: string };
 
 export type BookingRequestEvent =
-  | { kind: "begun"; reference: string; fingerprint: string }
+  | { kind: "begun"; reference: string; fingerprint: string; at?: number }
   | { kind: "released"; reference: string };
 
 /** `resumed`: the identity was already bound (a retry, or a request still in flight). */
@@ -38,19 +40,21 @@ export const bookingRequestActor: ActorDefinition<
   type: "booking_request",
   version: 1,
   initial: { reference: null, fingerprint: null },
-  decide(state, command) {
+  decide(state, command, ctx) {
     switch (command.kind) {
       case "begin": {
         const { reference, fingerprint } = command;
         if (state.reference === null) {
-          return accept([{ kind: "begun", reference, fingerprint }], () => ({
+          return accept([{ kind: "begun", reference, fingerprint, at: ctx.now }], () => ({
             reference,
             resumed: false,
           }));
         }
         if (state.fingerprint !== fingerprint) {
+          // When it was bound tells a request still under way from one that stopped for good.
           return reject("idempotency_key_reused", "this identity was sent with another request", {
             reference: state.reference,
+            begun_at: state.begun_at ?? 0,
           });
         }
         const bound = state.reference;
@@ -67,7 +71,7 @@ export const bookingRequestActor: ActorDefinition<
   },
   evolve(_state, event) {
     return event.kind === "begun"
-      ? { reference: event.reference, fingerprint: event.fingerprint }
+      ? { reference: event.reference, fingerprint: event.fingerprint, begun_at: event.at ?? 0 }
       : { reference: null, fingerprint: null };
   },
   // Internal bookkeeping: the shipment and the ledger carry what integrators read.

@@ -59,20 +59,37 @@ export interface PriceOffer {
   };
 }
 
-export type PriceOfferState = PriceOffer | null;
+/**
+ * A reference withdrawn before any offer was made under it: a booking request that stopped
+ * before pricing gave its identity to another request, and a late attempt of it must neither
+ * make nor book an offer there (routes/courier/shipment_requests.ts).
+ */
+export interface VoidedOffer {
+  readonly voided_at: number;
+}
+
+export type PriceOfferState = PriceOffer | VoidedOffer | null;
 
 export type PriceOfferCommand =
   | { kind: "make"; offer: PriceOffer }
+  | { kind: "void" }
   | { kind: "get" };
 
-export type PriceOfferEvent = { kind: "offer_made"; offer: PriceOffer };
+export type PriceOfferEvent =
+  | { kind: "offer_made"; offer: PriceOffer }
+  | { kind: "offer_voided"; at: number };
 
 export type PriceOfferReply = PriceOffer | undefined;
 
-function decide(state: PriceOfferState, command: PriceOfferCommand | { kind: "timer" }) {
-  const whole = (s: PriceOfferState) => s ?? undefined;
+function decide(
+  state: PriceOfferState,
+  command: PriceOfferCommand | { kind: "timer" },
+  ctx: { readonly now: number },
+) {
+  const whole = (s: PriceOfferState) => s === null || isVoided(s) ? undefined : s;
   switch (command.kind) {
     case "make":
+      // A voided reference takes no offer either: the same answer as a made one.
       if (state !== null) {
         return reject("already_exists", `offer exists: ${command.offer.reference}`);
       }
@@ -80,8 +97,15 @@ function decide(state: PriceOfferState, command: PriceOfferCommand | { kind: "ti
         [{ kind: "offer_made", offer: command.offer }],
         whole,
       );
+    case "void":
+      if (state !== null && !isVoided(state)) {
+        return reject("already_exists", `offer exists: ${state.reference}`);
+      }
+      return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
+        state === null ? [{ kind: "offer_voided", at: ctx.now }] : [],
+      );
     case "get":
-      if (state === null) return reject("not_found", OFFER_NOT_FOUND);
+      if (state === null || isVoided(state)) return reject("not_found", OFFER_NOT_FOUND);
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], whole);
     case "timer":
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([]);
@@ -91,7 +115,11 @@ function decide(state: PriceOfferState, command: PriceOfferCommand | { kind: "ti
 }
 
 function evolve(_state: PriceOfferState, event: PriceOfferEvent): PriceOfferState {
-  return event.offer;
+  return event.kind === "offer_made" ? event.offer : { voided_at: event.at };
+}
+
+function isVoided(state: PriceOffer | VoidedOffer): state is VoidedOffer {
+  return "voided_at" in state;
 }
 
 /**
@@ -117,6 +145,7 @@ export function serviceTermsOf(
  */
 function load(stored: unknown, version: number): PriceOfferState {
   if (stored === null) return null;
+  if (typeof stored === "object" && "voided_at" in stored) return stored as VoidedOffer;
   if (typeof stored !== "object" || !("options" in stored) || !("reference" in stored)) {
     throw new TypeError("stored price offer is not an offer");
   }
@@ -155,7 +184,7 @@ export const priceOfferActor: ActorDefinition<
   publishEvents: false,
   logEvents: false,
   project: (s) =>
-    s === null || s.kind !== "quote" ? undefined : {
+    s === null || isVoided(s) || s.kind !== "quote" ? undefined : {
       reference: s.reference,
       kind: s.kind,
       client_id: s.client_id,

@@ -31,6 +31,12 @@ import {
 
 const IdempotencyKey = z.string().trim().min(1).max(120);
 
+/**
+ * A request that bound its identity this long ago and has made no offer has stopped: making the
+ * offer is its very next step, milliseconds later even under load.
+ */
+const STALLED_BEFORE_OFFER_MS = 2 * 60_000;
+
 /** spec: courier 2.1 plus the booking fields of 4.1; one shipment of POST /client/shipments. */
 export const ShipmentRequest = PriceRequest.extend({
   service_level: z.string().trim().min(1).max(64),
@@ -315,13 +321,35 @@ async function releaseStale(
 ): Promise<boolean> {
   const held = refused.details?.reference;
   if (typeof held !== "string") return false;
-  if (!await stoppedBeforeCharge(c, caller.courierId, held)) return false;
+  if (
+    !await stoppedBeforeCharge(c, caller.courierId, held) &&
+    !await stoppedBeforeOffer(c, caller.courierId, held, refused.details?.begun_at)
+  ) return false;
   const runtime = c.get("env").runtime;
   await runtime.ask(bookingRequestActor, caller.courierId, id, {
     kind: "release",
     reference: held,
   });
   return true;
+}
+
+/**
+ * Whether the request bound `begun_at` stopped for good before making its offer: it is long past
+ * the moment it would have made one, and its reference is voided here, so that an attempt of it
+ * waking later can neither make nor book an offer under it (nothing is booked twice under one
+ * identity). A request still under way, or one whose offer exists, keeps its identity.
+ */
+async function stoppedBeforeOffer(
+  c: Context<AppEnv>,
+  courierId: string,
+  reference: string,
+  begunAt: unknown,
+): Promise<boolean> {
+  const env = c.get("env");
+  if (typeof begunAt !== "number" || env.clock.now() - begunAt <= STALLED_BEFORE_OFFER_MS) {
+    return false;
+  }
+  return (await env.runtime.ask(priceOfferActor, courierId, reference, { kind: "void" })).ok;
 }
 
 /** The same identity with another request: the booking it made, or the one still in flight. */

@@ -32,7 +32,7 @@ Deno.test("booking request: another request under a bound identity is refused, n
   }).state;
   const other = run(s, { kind: "begin", reference: "prc_b", fingerprint: "f2" });
   assert.equal(other.refused?.code, "idempotency_key_reused");
-  assert.deepEqual(other.refused?.details, { reference: "prc_a" });
+  assert.deepEqual(other.refused?.details, { reference: "prc_a", begun_at: 0 });
 });
 
 Deno.test("booking request: release frees only the offer it names", () => {

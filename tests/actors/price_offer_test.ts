@@ -88,7 +88,7 @@ Deno.test("price offer: a version-1 offer (each option carrying its calendar) lo
     { ...level("cross", other.id), calendar: other },
   ];
   const v1 = offer(v1Terms.map((terms) => option(terms.code, terms)));
-  const loaded = priceOfferActor.load!(structuredClone(v1), 1);
+  const loaded = priceOfferActor.load!(structuredClone(v1), 1) as PriceOffer;
   assert.ok(loaded);
   assert.deepEqual(loaded.calendars, { [CALENDAR.id]: CALENDAR, [other.id]: other });
   for (const [i, o] of loaded.options.entries()) {
@@ -109,6 +109,26 @@ Deno.test("price offer: a version-2 offer loads as stored; its options name thei
   assert.deepEqual(loaded, v2);
   assert.deepEqual(serviceTermsOf(v2, v2.options[0]!), { ...level("express"), calendar: CALENDAR });
   assert.equal(priceOfferActor.load!(null, 2), null);
+  assert.deepEqual(priceOfferActor.load!({ voided_at: 5 }, 2), { voided_at: 5 });
   // An offer whose calendar is missing is a bug, never a shipment without its calendar.
   assert.throws(() => serviceTermsOf(offer(v2.options.slice(), {}), v2.options[0]!), /calendar/);
+});
+
+Deno.test("price offer: a voided reference takes no offer, answers none, and a made one cannot be voided", () => {
+  const ctx = { now: 7, newId: (p: string) => `${p}_1` };
+  const made = offer([option("express", { ...level("express") })], { [CALENDAR.id]: CALENDAR });
+  const voided = priceOfferActor.decide(null, { kind: "void" }, ctx);
+  assert.ok(voided.ok);
+  let state = priceOfferActor.initial;
+  for (const e of voided.events) state = priceOfferActor.evolve(state, e);
+  assert.deepEqual(state, { voided_at: 7 });
+  const again = priceOfferActor.decide(state, { kind: "void" }, ctx);
+  assert.ok(again.ok);
+  assert.equal(again.events.length, 0);
+  const make = priceOfferActor.decide(state, { kind: "make", offer: made }, ctx);
+  assert.equal(make.ok ? "made" : make.code, "already_exists");
+  const get = priceOfferActor.decide(state, { kind: "get" }, ctx);
+  assert.equal(get.ok ? "got" : get.code, "not_found");
+  const onOffer = priceOfferActor.decide(made, { kind: "void" }, ctx);
+  assert.equal(onOffer.ok ? "voided" : onOffer.code, "already_exists");
 });

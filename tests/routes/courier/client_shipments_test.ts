@@ -791,6 +791,42 @@ Deno.test("client shipments: a key whose booking was charged before a crash is n
     assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
   }));
 
+Deno.test("client shipments: a key whose request stopped before its offer was made is given to another request once it has stalled", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, "1000");
+    const tenant = courier.business.id;
+    const runtime = t.env.runtime;
+    const first = { ...ROW, idempotency_key: "lost-1" };
+    // The request stopped right after binding its key: no offer, no charge, no shipment.
+    const bound = await runtime.ask(
+      bookingRequestActor,
+      tenant,
+      bookingRequestId(client.id, "key:lost-1"),
+      {
+        kind: "begin",
+        reference: "prc_lost1",
+        fingerprint: await fingerprintOf(ShipmentRequest.parse(first)),
+      },
+    );
+    assert.ok(bound.ok);
+    const other = { ...first, contents: "Bandages" };
+    // Still within a request's time: it may be making its offer now.
+    const early = await post(t, client, "/client/shipments", other);
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.code, "request_in_progress");
+    t.clock.advanceBy(5 * 60_000);
+    const taken = await post(t, client, "/client/shipments", other);
+    assert.equal(taken.status, 201, JSON.stringify(taken.body));
+    assert.notEqual(taken.body.data.waybill, await waybillOf(tenant, "prc_lost1"));
+    // The first request, should it wake, can no longer price or book under its reference.
+    const late = await post(t, client, "/client/shipments", first);
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "idempotency_key_reused");
+    const offer = await runtime.read(priceOfferActor, tenant, "prc_lost1", { kind: "get" });
+    assert.equal(offer.ok, false);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+  }));
+
 Deno.test("client shipments: the list finds a waybill typed in lower case, as search and the shipment read do; client references stay exact", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t);
