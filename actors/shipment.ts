@@ -587,6 +587,9 @@ function wantedTimers(s: Shipment): Map<string, number> {
   const wanted = new Map<string, number>();
   if (s.closed_at !== null) return wanted;
   for (const m of s.milestones) {
+    // spec: courier 2.9: an alert is owned by whoever must act; papers supplied, the courier's
+    // customs_documents waits on customs' clearance (3.2), whose own deadline speaks.
+    if (m.supplied_at !== null) continue;
     if (!m.at_risk_raised) wanted.set(`risk:${m.name}`, m.at_risk_at);
     if (!m.overdue_raised) wanted.set(`due:${m.name}`, m.due_at);
   }

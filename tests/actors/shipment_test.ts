@@ -345,3 +345,26 @@ Deno.test("shipment: before the first scan, no_scan counts from when collection 
   );
   assert.deepEqual(again, []);
 });
+
+Deno.test("shipment: papers supplied, customs_documents raises no at-risk or overdue alert of the courier's", async () => {
+  let s = await booked();
+  const at = s.booked_at + HOUR;
+  for (const event of ["presented_to_customs", "documents_requested"] as const) {
+    s = applied(s, { kind: "record", scan: { event, reason: "invoice missing", by: "test" } }, at)
+      .next;
+  }
+  s = applied(s, { kind: "record", scan: { event: "documents_supplied", by: "test" } }, at + HOUR)
+    .next;
+  const papers = s.milestones.find((m) => m.name === "customs_documents")!;
+  assert.notEqual(papers.supplied_at, null);
+  // spec: courier 2.9: each condition is owned by whoever must act; the courier has supplied the
+  // papers (3.2), so only customs' clearance runs late past the wait.
+  const d = timerFired(s, "check", papers.due_at + HOUR);
+  const raised = d.events.flatMap((e) =>
+    e.kind === "alert_due"
+      ? [`${e.alert.kind} ${e.alert.owner} ${e.alert.detail["milestone"] ?? ""}`]
+      : []
+  );
+  assert.deepEqual(raised.filter((a) => a.includes("customs_documents")), []);
+  assert.ok(raised.includes("milestone_overdue customs customs_clearance"), raised.join("; "));
+});
