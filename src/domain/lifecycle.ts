@@ -122,9 +122,11 @@ interface Step {
 export const STEPS: Readonly<Record<ScanEvent, Step>> = {
   scan: { physical: true },
   collected: { headline: "collected", closes: ["collection"], physical: true },
+  // spec: courier 3.2: linehaul closes when the shipment arrives or is received, at any depot
+  // (a hub between legs too, not only the destination's).
   received_at_depot: {
     headline: "at_origin_facility",
-    closes: ["collection"],
+    closes: ["collection", "linehaul"],
     opens: ["depot_dwell"],
     physical: true,
   },

@@ -368,3 +368,17 @@ Deno.test("shipment: papers supplied, customs_documents raises no at-risk or ove
   assert.deepEqual(raised.filter((a) => a.includes("customs_documents")), []);
   assert.ok(raised.includes("milestone_overdue customs customs_clearance"), raised.join("; "));
 });
+
+Deno.test("shipment: received at a depot after departure closes linehaul (courier 3.2: arrived or received)", async () => {
+  let s = await booked();
+  const at = s.booked_at + HOUR;
+  for (const event of ["collected", "departed", "received_at_depot"] as const) {
+    s = applied(s, { kind: "record", scan: { event, facility_id: "GBE-HUB", by: "test" } }, at)
+      .next;
+    if (event === "departed") {
+      assert.ok(s.milestones.some((m) => m.name === "linehaul"), "departed opens linehaul");
+    }
+  }
+  assert.deepEqual(s.milestones.filter((m) => m.name === "linehaul"), []);
+  assert.ok(s.milestones.some((m) => m.name === "depot_dwell"), "the depot's dwell opens");
+});
