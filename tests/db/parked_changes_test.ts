@@ -30,6 +30,30 @@ function refuse(t: TestDatabase, table: "snapshots" | "ledger_entries", conditio
   };
 }
 
+type Projection = Projector | LedgerProjector;
+
+/** A projection of its own database and bus; `errors` holds the subjects it reported. */
+async function withProjection<P extends Projection>(
+  make: (options: ConstructorParameters<typeof Projector>[0]) => P,
+  run: (t: TestDatabase, bus: MemoryBus, projection: P, errors: string[]) => Promise<void>,
+): Promise<void> {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const errors: string[] = [];
+  const projection = make({
+    bus,
+    db: t.db,
+    env: "live",
+    onError: (_e, subject) => errors.push(subject),
+  });
+  try {
+    await run(t, bus, projection, errors);
+  } finally {
+    await projection.stop();
+    await bus.drain();
+  }
+}
+
 function order(id: string, version: number, snapshot: unknown): ActorChange {
   return {
     env: "live",
@@ -42,18 +66,9 @@ function order(id: string, version: number, snapshot: unknown): ActorChange {
   };
 }
 
-Deno.test("Projector: a change that cannot be written is parked, not dropped, and goes in once the cause is gone", async () => {
-  await using t = await openTestDatabase();
-  const bus = new MemoryBus();
-  const errors: string[] = [];
-  const projector = new Projector({
-    bus,
-    db: t.db,
-    env: "live",
-    onError: (_e, subject) => errors.push(subject),
-  });
-  const check = refuse(t, "snapshots", "id <> 'poison'");
-  try {
+Deno.test("Projector: a change that cannot be written is parked, not dropped, and goes in once the cause is gone", () =>
+  withProjection((o) => new Projector(o), async (t, bus, projector, errors) => {
+    const check = refuse(t, "snapshots", "id <> 'poison'");
     await check.add();
     const poison = order("poison", 1, { status: "created" });
     await publish(bus, poison);
@@ -86,17 +101,10 @@ Deno.test("Projector: a change that cannot be written is parked, not dropped, an
       .where("type", "=", "order").where("id", "=", "poison").execute();
     assert.deepEqual(events, [{ kind: "step_1" }]);
     assert.equal(await projector.retryParked(), 0);
-  } finally {
-    await projector.stop();
-    await bus.drain();
-  }
-});
+  }));
 
-Deno.test("Projector: a change jsonb refuses (a NUL in a string) is kept whole as JSON text", async () => {
-  await using t = await openTestDatabase();
-  const bus = new MemoryBus();
-  const projector = new Projector({ bus, db: t.db, env: "live", onError: () => {} });
-  try {
+Deno.test("Projector: a change jsonb refuses (a NUL in a string) is kept whole as JSON text", () =>
+  withProjection((o) => new Projector(o), async (t, bus, projector) => {
     await publish(bus, order("nul", 1, { note: "a\u0000b", odd: "\ud800" }));
     await projector.idle();
     const [kept] = await t.db.selectFrom("parked_changes").select(["payload", "attempts"])
@@ -106,54 +114,41 @@ Deno.test("Projector: a change jsonb refuses (a NUL in a string) is kept whole a
     // Still refused: it stays, for the operator to see.
     assert.equal(await projector.retryParked(), 0);
     assert.equal((await parkedRows(t)).length, 1);
-  } finally {
-    await projector.stop();
-    await bus.drain();
-  }
-});
+  }));
 
-Deno.test("LedgerProjector: an entry that cannot be written is parked, not dropped, and goes in once the cause is gone", async () => {
-  await using t = await openTestDatabase();
-  const bus = new MemoryBus();
-  const errors: string[] = [];
-  const projector = new LedgerProjector({
-    bus,
-    db: t.db,
-    env: "live",
-    onError: (_e, subject) => errors.push(subject),
-  });
-  const check = refuse(t, "ledger_entries", "reference <> 'POISON'");
-  const charged = (reference: string, seq: number) => ({
-    kind: "booking_charged",
-    waybill: reference,
-    amount_minor: 1_250,
-    currency: "BWP",
-    settlement_mode: "credit",
-    posted: true,
-    by: "test",
-    entry: entryOf({
-      reference,
-      seq,
-      kind: "shipment",
+Deno.test("LedgerProjector: an entry that cannot be written is parked, not dropped, and goes in once the cause is gone", () =>
+  withProjection((o) => new LedgerProjector(o), async (t, bus, projector, errors) => {
+    const check = refuse(t, "ledger_entries", "reference <> 'POISON'");
+    const charged = (reference: string, seq: number) => ({
+      kind: "booking_charged",
+      waybill: reference,
       amount_minor: 1_250,
       currency: "BWP",
-      status: "posted",
-      created_at: JAN + seq,
-      source_event: `booked:${reference}`,
-    }),
-  });
-  const account = (version: number, reference: string): ActorChange => ({
-    env: "live",
-    tenant: "ten",
-    type: "courier_client",
-    id: "c1",
-    version,
-    events: [{ seq: version, at: JAN, event: charged(reference, version) }],
-  });
-  const references = () =>
-    t.db.selectFrom("ledger_entries").select("reference").where("client_id", "=", "c1")
-      .orderBy("seq").execute().then((rows) => rows.map((r) => r.reference));
-  try {
+      settlement_mode: "credit",
+      posted: true,
+      by: "test",
+      entry: entryOf({
+        reference,
+        seq,
+        kind: "shipment",
+        amount_minor: 1_250,
+        currency: "BWP",
+        status: "posted",
+        created_at: JAN + seq,
+        source_event: `booked:${reference}`,
+      }),
+    });
+    const account = (version: number, reference: string): ActorChange => ({
+      env: "live",
+      tenant: "ten",
+      type: "courier_client",
+      id: "c1",
+      version,
+      events: [{ seq: version, at: JAN, event: charged(reference, version) }],
+    });
+    const references = () =>
+      t.db.selectFrom("ledger_entries").select("reference").where("client_id", "=", "c1")
+        .orderBy("seq").execute().then((rows) => rows.map((r) => r.reference));
     await check.add();
     await publish(bus, account(1, "POISON"));
     await publish(bus, account(2, "WB-2"));
@@ -173,8 +168,4 @@ Deno.test("LedgerProjector: an entry that cannot be written is parked, not dropp
     await projector.idle();
     assert.deepEqual(await references(), ["POISON", "WB-2"]);
     assert.equal(errors.length, 1);
-  } finally {
-    await projector.stop();
-    await bus.drain();
-  }
-});
+  }));
