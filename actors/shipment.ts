@@ -370,12 +370,15 @@ function record(
     );
   }
   const touched = (id: string) => pieces === null || pieces.includes(id);
+  // spec: courier 2.3: each piece has its own holder and facility. A holder taking a piece takes
+  // it from the facility; a facility receiving it (with no holder named) takes it from whoever
+  // brought it, so pieces together at one facility are in one place (2.9 pieces_separated).
   const custody = step.physical
     ? state.pieces.map((p) =>
       touched(p.id)
         ? {
           ...p,
-          holder: entry.holder ?? p.holder,
+          holder: entry.holder ?? (entry.facility_id ? null : p.holder),
           facility_id: entry.facility_id ?? (entry.holder ? null : p.facility_id),
           last_scan_at: now,
         }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  type ScanInput,
   type Shipment,
   shipmentActor,
   type ShipmentCommand,
@@ -15,14 +16,14 @@ import { openTestRuntime } from "../runtime/fixtures.ts";
 
 const HOUR = 3_600_000;
 
-/** A booked shipment's state, as the actor holds it. */
-async function booked(): Promise<Shipment> {
+/** A booked shipment's state, as the actor holds it; `extra` over the price request. */
+async function booked(extra: Record<string, unknown> = {}): Promise<Shipment> {
   let shipment: Shipment | null = null;
   await withTestEnv(async (t) => {
     const courier = await newCourier(t);
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "500.00");
-    const waybill = await bookWaybill(t, client);
+    const waybill = await bookWaybill(t, client, extra);
     const r = await t.env.runtime.ask(shipmentActor, courier.business.id, waybill, {
       kind: "get",
     });
@@ -150,6 +151,38 @@ Deno.test("shipment: a return stays due after the shipment closes", async () => 
   // Milestones stop at the close; the charge retry does not.
   const retry = timerFired(next, "charge", now + SCAN_CHARGE_RETRY_MS);
   assert.equal(chargesDue(retry).length, 1);
+});
+
+Deno.test("shipment: a piece received at a facility is held there, no longer by whoever brought it (courier 2.3, 2.9)", async () => {
+  const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+  let s = await booked({ parcels: [parcel, parcel] });
+  const [one, two] = s.pieces.map((p) => p.id) as [string, string];
+  let now = s.booked_at + HOUR;
+  const scan = (input: Omit<ScanInput, "by">) => {
+    const { d, next } = applied(s, { kind: "record", scan: { ...input, by: "ops" } }, now);
+    s = next;
+    now += HOUR;
+    return d;
+  };
+  const separations = (d: { events: readonly ShipmentEvent[] }) =>
+    d.events.filter((e) => e.kind === "alert_due" && e.alert.kind === "pieces_separated").length;
+  // Two drivers collect a piece each: the pieces are in two places.
+  scan({ event: "collected", holder: "driver:A", pieces: [one] });
+  assert.equal(separations(scan({ event: "collected", holder: "driver:B", pieces: [two] })), 1);
+  assert.notEqual(s.separated_since, null);
+  // Both received at the hub: the hub holds them, together again.
+  scan({ event: "received_at_depot", facility_id: "GBE-HUB" });
+  assert.deepEqual(
+    s.pieces.map((p) => [p.id, p.holder, p.facility_id]),
+    [[one, null, "GBE-HUB"], [two, null, "GBE-HUB"]],
+  );
+  assert.equal(s.separated_since, null, "pieces together at one facility are not separated");
+  // A driver takes them on: the facility no longer holds them (as before).
+  scan({ event: "out_for_delivery", holder: "driver:C" });
+  assert.deepEqual(
+    s.pieces.map((p) => [p.holder, p.facility_id]),
+    [["driver:C", null], ["driver:C", null]],
+  );
 });
 
 function evolveAll(state: Shipment, events: readonly ShipmentEvent[]): Shipment {

@@ -657,7 +657,8 @@ Deno.test("client shipments: detail shows custody per piece and the timeline, ne
         p.holder,
         p.facility,
       ]),
-      [[`${waybill}-1`, "Driver Thabo", "GBE-HUB"], [`${waybill}-2`, "Driver Thabo", null]],
+      // The depot holds the piece it received; the driver still has the other.
+      [[`${waybill}-1`, null, "GBE-HUB"], [`${waybill}-2`, "Driver Thabo", null]],
     );
     assert.deepEqual(
       v.timeline.map((e: { event: string; pieces: string[] }) => [e.event, e.pieces.length]),
