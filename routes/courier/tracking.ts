@@ -78,7 +78,9 @@ export function trackingView(s: Shipment, now: number) {
         scanned_at: new Date(verified.at).toISOString(),
       }
       : null,
-    expected_by: s.delivered_at === null ? s.estimated_delivery_on : null,
+    // spec: courier 2.11: when the parcel is expected; once closed (delivered, cancelled,
+    // returned) it is expected on no day.
+    expected_by: s.delivered_at === null && s.closed_at === null ? s.estimated_delivery_on : null,
     delay: delayOf(s, now),
     delivery_attempts: s.attempts,
     next_step: NEXT_STEP[s.status] ?? null,
@@ -114,7 +116,9 @@ export const TrackingAnswer = z.object({
       scanned_at: UtcInstant,
     }).openapi("TrackingLastVerified"),
   ).openapi({ description: "The last physical scan; null before any" }),
-  expected_by: CalendarDay.nullable().openapi({ description: "null once delivered" }),
+  expected_by: CalendarDay.nullable().openapi({
+    description: "null once delivered, cancelled or returned",
+  }),
   delay: z.string().nullable().openapi({
     description: "Plain-language delay; null when on time",
   }),

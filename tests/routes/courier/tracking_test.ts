@@ -353,3 +353,35 @@ Deno.test("tracking: with PUBLIC_URL set, tracking_url and the OpenAPI servers i
       "https://track.example.com/couriers/api",
     ]);
   }, { publicUrl: "https://track.example.com/couriers" }));
+
+Deno.test("tracking: a cancelled or returned shipment is expected by no date and delayed by nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const view = async (trackingUrl: string) => {
+      const r = await t.call("GET", `/s/${trackingUrl.split("/").at(-1)!}`);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data;
+    };
+    const cancelled = await bookShipment(t, client);
+    const returned = await bookShipment(t, client);
+    assert.ok((await view(cancelled.tracking_url)).expected_by, "an open shipment is expected");
+    await scan(t, courier, cancelled.waybill, { event: "cancelled", reason: "order withdrawn" });
+    await scan(t, courier, returned.waybill, { event: "collected" });
+    await scan(t, courier, returned.waybill, { event: "returning" });
+    await scan(t, courier, returned.waybill, { event: "returned" });
+    // spec: courier 2.11: expected_by tells the customer when the parcel will arrive; a parcel
+    // that will never arrive (cancelled, back with the sender) is expected on no day.
+    const closed = [
+      { trackingUrl: cancelled.tracking_url, status: "cancelled" },
+      { trackingUrl: returned.tracking_url, status: "returned" },
+    ];
+    for (const { trackingUrl, status } of closed) {
+      const v = await view(trackingUrl);
+      assert.equal(v.status, status);
+      assert.equal(v.expected_by, null, `${status}: ${JSON.stringify(v)}`);
+      assert.equal(v.delay, null);
+      assert.equal(v.pod, null);
+    }
+  }));
