@@ -107,28 +107,47 @@ export class ClientWebhooks {
   }
 }
 
-/** The client-facing reports a shipment's change makes. */
+/** The shipment's status and health as one event of a change left them. */
+interface StandingAt {
+  readonly status: string;
+  readonly health: string;
+}
+
+/**
+ * The client-facing reports a shipment's change makes. A change may carry several commands'
+ * events (a batch committed together) while its snapshot is the shipment after the last: each
+ * report says the status and condition the events before it left (spec: courier 2.12).
+ */
 function stagesOf(change: ActorChange): ShipmentStage[] {
   if (change.type !== shipmentActor.type) return [];
   const s = change.snapshot as ShipmentSnapshot | undefined;
   if (!s) return [];
+  let standing: StandingAt = s;
   return change.events.flatMap(({ event }) => {
-    const stage = stageOf(event as ShipmentEvent, s);
+    const e = event as ShipmentEvent;
+    if (e.kind === "shipment_booked") standing = e.shipment;
+    else if (e.kind === "scanned" || e.kind === "checked") standing = e.lifecycle;
+    const stage = stageOf(e, s, standing);
     return stage === null ? [] : [stage];
   });
 }
 
 /**
  * The client-facing report of a shipment event, if it makes one (courier 6.1, 6.2): a new stage
- * (`shipment.<headline>`), or a moved estimate (`shipment.estimate_changed`).
+ * (`shipment.<headline>`), or a moved estimate (`shipment.estimate_changed`), with the status
+ * and condition the shipment had then.
  */
-function stageOf(e: ShipmentEvent, s: ShipmentSnapshot): ShipmentStage | null {
+function stageOf(
+  e: ShipmentEvent,
+  s: ShipmentSnapshot,
+  standing: StandingAt,
+): ShipmentStage | null {
   const common = {
     client_id: s.client_id,
     waybill: s.waybill,
     client_order_reference: s.references.client_order_reference,
-    status: s.status,
-    condition: s.health,
+    status: standing.status,
+    condition: standing.health,
   };
   switch (e.kind) {
     case "shipment_booked":

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { outboundEventActor, type OutboundEventEvent } from "../../actors/outbound_event.ts";
+import { shipmentActor } from "../../actors/shipment.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
 import { ClientWebhooks } from "../../src/outbound/client_webhooks.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
@@ -208,6 +209,58 @@ Deno.test("client webhook: an event whose commit fails once is made within the d
       await until(t, () => receiver.effects.has(eventId), "the client webhook");
     } finally {
       await webhooks.close();
+      await receiver.close();
+    }
+  }));
+
+Deno.test("client webhook: each stage says the status and condition the shipment had at it, when its scans commit together", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const set = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: `${receiver.url}/client` },
+      });
+      assert.equal(set.status, 201, JSON.stringify(set.body));
+      const waybill = await bookWaybill(t, client);
+      // Scans sent at once are decided one after the other and may commit as one batch: one
+      // change on the bus carrying several stages, and the shipment as the last one left it.
+      const stages = [
+        "collected",
+        "received_at_depot",
+        "departed",
+        "received_at_destination",
+        "out_for_delivery",
+      ] as const;
+      const recorded = await Promise.all(
+        stages.map((event) =>
+          t.env.runtime.ask(shipmentActor, courier.business.id, waybill, {
+            kind: "record",
+            scan: { event, by: "ops" },
+          })
+        ),
+      );
+      assert.ok(recorded.every((r) => r.ok), JSON.stringify(recorded));
+      const bodies = () => [
+        ...new Map(receiver.deliveries.map((d) => {
+          const body = JSON.parse(d.body);
+          return [body.id as string, body];
+        })).values(),
+      ];
+      await until(t, async () => {
+        await advance(t, 0);
+        return bodies().length >= stages.length + 1;
+      }, "a webhook per stage");
+      // spec: courier 2.12: data holds the stage and the shipment's status and condition at it
+      // (`at`): a stage reached before a later one never reports the later status.
+      for (const body of bodies()) {
+        assert.equal(body.data.status, body.data.stage, JSON.stringify(body));
+        assert.equal(body.data.condition, "on_schedule", JSON.stringify(body));
+      }
+    } finally {
       await receiver.close();
     }
   }));
