@@ -14,6 +14,11 @@
  * changes nothing and answers the first move, so whatever follows a move (the shipment's scan,
  * the charge) is keyed by the move's number and happens once. The clearance, the release and the
  * refusal happen once, so each is replayed whatever followed it.
+ *
+ * A clearance's customs-administration fee is due from the clearance's own commit until the
+ * ledger confirms it booked (`charges_due`, src/courier/customs_charges.ts), and due again at the
+ * crossing's `charge` timer, so a request that dies between the clearance and its fee loses
+ * nothing, whether or not the clearance is ever sent again.
  */
 import {
   accept,
@@ -23,8 +28,10 @@ import {
   reject,
   type Rejection,
   type TimerFired,
+  type TimerOp,
   unreachable,
 } from "../src/runtime/actor.ts";
+import { SCAN_CHARGE_RETRY_MS } from "../src/limits.ts";
 import { isCurrencyCode } from "../src/domain/iso_codes.ts";
 import { toMinor } from "../src/domain/money.ts";
 
@@ -143,6 +150,19 @@ export interface Crossing extends CrossingOpening {
   readonly exit_at: number | null;
   readonly entry_at: number | null;
   readonly updated_at: number;
+  /** Charges its moves caused that the ledger has not confirmed; absent on older crossings. */
+  readonly charges_due?: readonly CrossingChargeDue[];
+}
+
+/**
+ * A later charge a move caused (courier 2.6 rule 3: customs administration per crossing
+ * cleared), due on the client's account until the ledger has booked it.
+ */
+export interface CrossingChargeDue {
+  /** The charge's source event: it books once however often it is sent (2.6 rule 2). */
+  readonly source_event: string;
+  /** The move that caused it. */
+  readonly move: number;
 }
 
 export type CrossingState = Crossing | null;
@@ -171,6 +191,8 @@ export type CrossingCommand =
   | { kind: "vehicle_left"; by: string }
   | { kind: "record_crossing"; side: "exit" | "entry"; by: string }
   | { kind: "present"; at_stop: StopPresentation }
+  /** The ledger booked these charges (by source event): they are no longer due. */
+  | { kind: "confirm_charges"; source_events: readonly string[] }
   | { kind: "get" };
 
 /** The border stop a crossing opened at booking is presented at, with the post it names. */
@@ -190,7 +212,10 @@ export type CrossingEvent =
   | { kind: "moved"; move: CustomsMove; status: CrossingStatus; duty: Duty | null }
   | { kind: "vehicle_left"; at: number; by: string }
   | { kind: "crossed"; side: "exit" | "entry"; at: number; by: string }
-  | { kind: "presented_at_stop"; at_stop: StopPresentation; at: number };
+  | { kind: "presented_at_stop"; at_stop: StopPresentation; at: number }
+  /** A later charge is due on the client's account: caused by a move, or still due later. */
+  | { kind: "charge_due"; charge: CrossingChargeDue }
+  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number };
 
 /** Every reply names the crossing; moves and supplies also say which one and whether it was new. */
 export type CrossingReply =
@@ -457,12 +482,62 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
     };
   }
   const status = TARGET[m.action] ?? state.status;
-  return checked(state, [{ kind: "moved", move: candidate, status, duty }], (next) => ({
+  const events: CrossingEvent[] = [{ kind: "moved", move: candidate, status, duty }];
+  const timers: TimerOp[] = [];
+  if (m.action === "clear") {
+    // spec: courier 2.6 rule 3: the clearance's fee is due from this commit on.
+    events.push({
+      kind: "charge_due",
+      charge: { source_event: clearanceSourceEvent(state.id), move: candidate.n },
+    });
+    // The first charge due arms the retry; one already due has armed it.
+    if (chargesDueOf(state).length === 0) timers.push(chargeRetry(now));
+  }
+  return checked(state, events, (next) => ({
     kind: "moved",
     crossing: next!,
     move: candidate,
     replayed: false,
-  }));
+  }), timers);
+}
+
+/** The source event of a crossing's customs-administration charge (courier 6.1). */
+export function clearanceSourceEvent(crossingId: string): string {
+  return `customs.cleared:${crossingId}`;
+}
+
+export function chargesDueOf(c: Crossing): readonly CrossingChargeDue[] {
+  return c.charges_due ?? [];
+}
+
+/**
+ * Books again what is still due (courier 2.6 rules 2, 3): a charge whose move's request died, or
+ * whose booking failed, is due again one retry later, and then again, until the ledger confirms.
+ */
+const CHARGE_TIMER = "charge";
+
+function chargeRetry(now: number): TimerOp {
+  return { op: "set", name: CHARGE_TIMER, at: now + SCAN_CHARGE_RETRY_MS };
+}
+
+function chargesDueAgain(state: Crossing, now: number): Decided {
+  const due = chargesDueOf(state);
+  if (due.length === 0) return accept([]);
+  return accept(due.map((charge) => ({ kind: "charge_due", charge })), undefined, [
+    chargeRetry(now),
+  ]);
+}
+
+function confirmCharges(state: Crossing, sourceEvents: readonly string[], now: number): Decided {
+  const due = chargesDueOf(state);
+  const confirmed = [...new Set(sourceEvents)].filter((e) => due.some((c) => c.source_event === e));
+  if (confirmed.length === 0) return accept([], (next) => crossingOf(next!));
+  const left = due.length - confirmed.length;
+  return accept(
+    [{ kind: "charges_confirmed", source_events: confirmed, at: now }],
+    (next) => crossingOf(next!),
+    left === 0 ? [{ op: "cancel", name: CHARGE_TIMER }] : [],
+  );
 }
 
 /**
@@ -543,13 +618,14 @@ function checked(
   state: Crossing,
   events: CrossingEvent[],
   reply: (next: CrossingState) => CrossingReply,
+  timers: readonly TimerOp[] = [],
 ): Decided | Rejection {
   const next = events.reduce<CrossingState>(evolve, state);
   const bytes = new TextEncoder().encode(JSON.stringify(next)).length;
   if (bytes > CROSSING_BYTES_MAX) {
     return reject("customs_moves_limit", `crossing ${state.id} is full: ${bytes} bytes`);
   }
-  return accept(events, reply);
+  return accept(events, reply, timers);
 }
 
 function decide(
@@ -558,7 +634,12 @@ function decide(
   ctx: Ctx,
 ): Decision<CrossingState, CrossingEvent, CrossingReply> {
   if (command.kind === "open") return open(state, command.crossing, command.by, ctx.now);
-  if (command.kind === "timer") return accept<CrossingState, CrossingEvent, CrossingReply>([]);
+  if (command.kind === "timer") {
+    if (state === null || command.name !== CHARGE_TIMER) {
+      return accept<CrossingState, CrossingEvent, CrossingReply>([]);
+    }
+    return chargesDueAgain(state, ctx.now);
+  }
   if (state === null) return reject("not_found", "customs crossing not found");
   switch (command.kind) {
     case "supply":
@@ -571,6 +652,8 @@ function decide(
       return recordCrossing(state, command.side, command.by, ctx.now);
     case "present":
       return present(state, command.at_stop, ctx.now);
+    case "confirm_charges":
+      return confirmCharges(state, command.source_events, ctx.now);
     case "get":
       return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
     default:
@@ -621,6 +704,18 @@ function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
         country: event.at_stop.country,
         to_country: event.at_stop.to_country,
         updated_at: event.at,
+      };
+    case "charge_due": {
+      const due = chargesDueOf(state);
+      if (due.some((c) => c.source_event === event.charge.source_event)) return state;
+      return { ...state, charges_due: [...due, event.charge] };
+    }
+    case "charges_confirmed":
+      return {
+        ...state,
+        charges_due: chargesDueOf(state).filter((c) =>
+          !event.source_events.includes(c.source_event)
+        ),
       };
     default:
       return unreachable(event);

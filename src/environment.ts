@@ -14,6 +14,7 @@ import type { BillingEvents } from "./outbound/billing_events.ts";
 import type { ClientWebhooks } from "./outbound/client_webhooks.ts";
 import type { BookingCrossings } from "./courier/booking_crossings.ts";
 import type { ScanCharges } from "./courier/scan_charges.ts";
+import type { CustomsCharges } from "./courier/customs_charges.ts";
 
 export type EnvironmentName = "live" | "sandbox";
 
@@ -39,6 +40,8 @@ export interface Environment {
   readonly billingEvents: BillingEvents;
   /** Redelivery and return charges from the shipments' own events (courier 2.6 rule 3). */
   readonly scanCharges: ScanCharges;
+  /** Customs-administration charges from the crossings' own events (courier 2.6 rule 3). */
+  readonly customsCharges: CustomsCharges;
   /** `shipment.<stage>` events to clients' webhooks (courier 6.2). */
   readonly clientWebhooks: ClientWebhooks;
   /** The crossing of a cross-border booking, from its shipment's own event (CONTRACT customs). */

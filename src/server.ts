@@ -22,6 +22,7 @@ import { outboundAlerts } from "./outbound/alerting.ts";
 import { targetResolver } from "./outbound/targets.ts";
 import { ShipmentAlertRaiser } from "./courier/alert_raiser.ts";
 import { ScanCharges } from "./courier/scan_charges.ts";
+import { CustomsCharges } from "./courier/customs_charges.ts";
 import { syncSubject } from "./db/sync.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import { DeferredWorks } from "./bus/deferred.ts";
@@ -108,6 +109,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const alertRaiser = new ShipmentAlertRaiser({ runtime, bus: o.bus, deferral });
   // Its charges stay due in the shipment, on the shipment's own timer: nothing to defer.
   const scanCharges = new ScanCharges({ runtime, bus: o.bus });
+  // The same for clearance fees: due in the crossing, on the crossing's own timer.
+  const customsCharges = new CustomsCharges({ runtime, bus: o.bus });
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus, deferral });
   const bookingCrossings = new BookingCrossings({ runtime, bus: o.bus, deferral });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
@@ -150,6 +153,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     outbound,
     billingEvents,
     scanCharges,
+    customsCharges,
     clientWebhooks,
     bookingCrossings,
     settle,
@@ -175,6 +179,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await outbound.close();
       await billingEvents.close();
       await scanCharges.close();
+      await customsCharges.close();
       await alertRaiser.close();
       await clientWebhooks.close();
       await bookingCrossings.close();

@@ -10,7 +10,9 @@
  *   `documents_supplied`; clear -> `cleared`; release -> `released`; refuse -> `exception`
  *   ("customs refused: <reason>");
  * - each clearance books one customs-administration charge (`CUS-<crossing>`, source event
- *   `customs.cleared:<crossing>`) at the fee of the shipment's frozen rate card;
+ *   `customs.cleared:<crossing>`) at the fee of the shipment's frozen rate card; it is due on the
+ *   crossing from the clearance's commit until booked (customs_charges.ts), so a request that
+ *   dies before booking it loses nothing;
  * - duties the client pays book a recoverable entry kept apart from revenue (`DUT-<crossing>-<n>`,
  *   source event `customs.duties:<crossing>`, `:<n>` from the second duty on). Duties another
  *   payer settles (the recipient, the courier) are recorded on the crossing only: the client is
@@ -20,7 +22,9 @@
  * Refusals are thrown as ApiError (the route renders them; other callers read `code`).
  */
 import {
+  clearanceSourceEvent,
   type Crossing,
+  type CrossingChargeDue,
   type CrossingCommand,
   type CrossingReply,
   customsCrossingActor,
@@ -300,6 +304,23 @@ export async function moveCrossing(
   return { crossing, move, replayed: r.replayed, charge_reference: chargeReference };
 }
 
+/**
+ * Books a charge the crossing keeps due (customs_charges.ts), throwing when it was not booked:
+ * the same source event books once, however often it is due (courier 2.6 rule 2).
+ */
+export async function bookCrossingCharge(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossing: Crossing,
+  due: CrossingChargeDue,
+): Promise<void> {
+  const move = crossing.history.find((m) => m.n === due.move);
+  if (move?.action !== "clear" || due.source_event !== clearanceSourceEvent(crossing.id)) {
+    throw new Error(`crossing ${crossing.id}: no charge of move ${due.move} (${due.source_event})`);
+  }
+  await bookClearance(runtime, tenant, crossing, move);
+}
+
 /** Courier 2.6 rule 3: one customs-administration entry per crossing cleared. */
 async function bookClearance(
   runtime: ActorRuntime,
@@ -317,7 +338,7 @@ async function bookClearance(
       reason: `customs administration: cleared at ${crossing.border_post} ` +
         `(${crossing.country} to ${crossing.to_country})`,
       evidence_path: move.customs_reference,
-      source_event: `customs.cleared:${crossing.id}`,
+      source_event: clearanceSourceEvent(crossing.id),
       by: move.by,
     },
   );

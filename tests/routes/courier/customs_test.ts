@@ -19,7 +19,8 @@ import {
   newDriver,
   topUp,
 } from "../../helpers/courier.ts";
-import { until } from "../../helpers/receiver.ts";
+import { advance, until } from "../../helpers/receiver.ts";
+import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/customs.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
@@ -786,4 +787,37 @@ Deno.test("customs: a release whose scan and alert a crash lost is completed by 
       "released awaiting collection",
     );
     assert.equal((await ledger(t, courier, "customs_admin")).length, 1);
+  }));
+
+Deno.test("customs: a clearance whose fee a crash kept off the account is booked once without the clearance sent again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    // The process dies after the crossing recorded the clearance, before the fee was booked.
+    const failed = await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "courier_client" && (command as { kind: string }).kind === "post_charge",
+    }, async () => {
+      await move(t, courier, id, { action: "clear", customs_reference: "SARS-91" }, 500);
+    });
+    assert.equal(failed, 1);
+    // Nobody sends the clearance again: customs releases the goods, and time passes.
+    await move(t, courier, id, { action: "release", evidence: "release RN-91" });
+    await advance(t, SCAN_CHARGE_RETRY_MS / 1000);
+    // spec: courier 2.6 rule 3: one customs-administration entry per crossing cleared.
+    await until(
+      t,
+      async () => (await ledger(t, courier, "customs_admin")).length > 0,
+      "the clearance fee booked",
+    );
+    await billingEvent(t, courier, `customs.cleared:${id}`);
+    // spec: courier 2.6 rule 2: booked once, however often it is due or sent again.
+    await move(t, courier, id, { action: "clear", customs_reference: "SARS-91" });
+    await advance(t, SCAN_CHARGE_RETRY_MS / 1000);
+    const charges = await ledger(t, courier, "customs_admin");
+    assert.deepEqual(charges.map((c) => [c.reference, c.amount_minor, c.source_event]), [
+      [`CUS-${id}`, 7500, `customs.cleared:${id}`],
+    ]);
   }));
