@@ -10,10 +10,11 @@
  * refusals and requests for documents need a reason; a clearance needs the customs reference; a
  * release needs evidence; duties need amount, currency, payer and evidence. Nothing moves a
  * refused crossing; a cleared one takes only its release and duties; a released one only its
- * clearance and duties; one both cleared and released only duties. Repeating the move a crossing already stands at, with the same facts, is a replay: it
- * changes nothing and answers the first move, so whatever follows a move (the shipment's scan,
- * the charge) is keyed by the move's number and happens once. The clearance, the release and the
- * refusal happen once, so each is replayed whatever followed it.
+ * clearance and duties; one both cleared and released only duties. Repeating a move recorded,
+ * with the same facts, is a replay, whatever followed it: it changes nothing and answers the move
+ * recorded, so whatever follows a move (the shipment's scan, the charge) is keyed by the move's
+ * number and happens once. A hold or a request for documents answered again after the crossing
+ * moved on completes nothing on the shipment (`standsAt`): it is past.
  *
  * A clearance's customs-administration fee is due from the clearance's own commit until the
  * ledger confirms it booked (`charges_due`, src/courier/customs_charges.ts), and due again at the
@@ -541,9 +542,8 @@ function confirmCharges(state: Crossing, sourceEvents: readonly string[], now: n
 }
 
 /**
- * The move already recorded that this one repeats: the crossing stands where the action leads,
- * and its last such move carried the same facts (a duty: one with the same amount, currency,
- * payer and evidence).
+ * The move already recorded that this one repeats: one with the same facts (a duty: the same
+ * amount, currency, payer and evidence; a hold: the same reason), whatever followed it.
  */
 function replayOf(state: Crossing, candidate: CustomsMove): CustomsMove | null {
   const same = state.history.filter((h) => sameFacts(h, candidate));
@@ -555,9 +555,22 @@ function replayOf(state: Crossing, candidate: CustomsMove): CustomsMove | null {
     const first = state.history.find((h) => h.action === candidate.action);
     return first && sameFacts(first, candidate) ? first : null;
   }
-  const lastOfAction = state.history.findLast((h) => h.action === candidate.action);
-  const standsThere = state.status === TARGET[candidate.action];
-  return standsThere && lastOfAction && sameFacts(lastOfAction, candidate) ? lastOfAction : null;
+  // spec: courier 2.6 rule 2 (the same event sent twice counts once), product rule (a retry
+  // changes nothing the first did): a hold or a request for documents sent again late, after
+  // papers were supplied or the crossing was cleared or released, is the one recorded, answered
+  // again; it holds nothing again. A new hold states a reason of its own.
+  return same.at(-1) ?? null;
+}
+
+/**
+ * Whether the crossing still stands where move `m` put it (the last hold while held, the last
+ * request while documents are requested): only then does a hold or request answered again
+ * complete what follows it on the shipment; one customs has moved on from is past.
+ */
+export function standsAt(c: Crossing, m: CustomsMove): boolean {
+  const target = TARGET[m.action];
+  if (target === null || ONCE.has(m.action)) return true;
+  return c.status === target && c.history.findLast((h) => h.action === m.action)?.n === m.n;
 }
 
 function vehicleLeft(state: Crossing, by: string, now: number): Decided {

@@ -31,6 +31,7 @@ import {
   type CustomsMove,
   type DocumentInput,
   type MoveInput,
+  standsAt,
   type Supply,
 } from "../../actors/customs_crossing.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
@@ -276,6 +277,11 @@ export async function moveCrossing(
       by: move.by,
     });
   let chargeReference: string | null = null;
+  // A hold or request answered again after customs moved on is past: its scan would put the
+  // shipment back on hold.
+  if (r.replayed && !standsAt(crossing, move)) {
+    return { crossing, move, replayed: true, charge_reference: null };
+  }
   switch (move.action) {
     case "hold":
       await on({ event: "customs_hold", reason: move.reason });

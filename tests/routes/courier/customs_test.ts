@@ -821,3 +821,48 @@ Deno.test("customs: a clearance whose fee a crash kept off the account is booked
       [`CUS-${id}`, 7500, `customs.cleared:${id}`],
     ]);
   }));
+
+Deno.test("customs: a hold sent again after the crossing moved on answers the hold recorded and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const hold = { action: "hold", reason: "x-ray inspection" };
+    const ask = { action: "request_documents", reason: "commercial invoice missing" };
+    const held = await move(t, courier, id, hold);
+    const asked = await move(t, courier, id, ask);
+    await supply(t, courier, id, ["commercial invoice"]);
+    // spec: courier 2.6 rule 2, product rule: the hold and the request sent again late (a lost
+    // answer retried) are the moves recorded, answered again; they hold nothing again.
+    for (const [body, first] of [[hold, held], [ask, asked]] as const) {
+      const again = await move(t, courier, id, body);
+      assert.equal(again.data.replayed, true, JSON.stringify(body));
+      assert.deepEqual(again.data.move, first.data.move);
+      assert.equal(again.data.status, "presented");
+      assert.equal(again.data.history.length, 2);
+    }
+    await move(t, courier, id, { action: "clear", customs_reference: "SARS-93" });
+    await move(t, courier, id, { action: "release", evidence: "release RN-93" });
+    for (const [body, first] of [[hold, held], [ask, asked]] as const) {
+      const late = await move(t, courier, id, body);
+      assert.equal(late.data.replayed, true, JSON.stringify(body));
+      assert.deepEqual(late.data.move, first.data.move);
+      assert.equal(late.data.status, "released");
+    }
+    const [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.history.map((h) => h.action), [
+      "hold",
+      "request_documents",
+      "clear",
+      "release",
+    ]);
+    const s = await shipment(t, courier, waybill);
+    assert.equal(s.status, "cleared");
+    assert.equal(s.trail.filter((e) => e.event === "customs_hold").length, 1);
+    assert.equal(s.trail.filter((e) => e.event === "documents_requested").length, 1);
+    assert.ok(!s.obligations.some((o) => o.milestone === "customs_documents"));
+    // Another hold, with facts of its own, is still refused once the crossing is cleared.
+    const other = await move(t, courier, id, { action: "hold", reason: "re-inspection" }, 422);
+    assert.equal(other.code, "crossing_closed");
+  }));
