@@ -194,6 +194,8 @@ export type CrossingCommand =
   | { kind: "present"; at_stop: StopPresentation }
   /** The ledger booked these charges (by source event): they are no longer due. */
   | { kind: "confirm_charges"; source_events: readonly string[] }
+  /** The client's account refused the duties this move recorded: they are taken back. */
+  | { kind: "withdraw_duty"; move: CustomsMove }
   | { kind: "get" };
 
 /** The border stop a crossing opened at booking is presented at, with the post it names. */
@@ -216,7 +218,8 @@ export type CrossingEvent =
   | { kind: "presented_at_stop"; at_stop: StopPresentation; at: number }
   /** A later charge is due on the client's account: caused by a move, or still due later. */
   | { kind: "charge_due"; charge: CrossingChargeDue }
-  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number };
+  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number }
+  | { kind: "duty_withdrawn"; move: number; at: number };
 
 /** Every reply names the crossing; moves and supplies also say which one and whether it was new. */
 export type CrossingReply =
@@ -435,7 +438,8 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
     amountMinor = parsed.minor;
   }
   const candidate: CustomsMove = {
-    n: state.history.length + 1,
+    // After the last one kept: a duty the account refused is taken back (withdrawDuty).
+    n: (state.history.at(-1)?.n ?? 0) + 1,
     action: m.action,
     reason: text(m.reason, CUSTOMS_TEXT_CHARS_MAX),
     customs_reference: m.action === "clear"
@@ -472,7 +476,7 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
       );
     }
     duty = {
-      n: state.duties.length + 1,
+      n: (state.duties.at(-1)?.n ?? 0) + 1,
       move: candidate.n,
       amount_minor: amountMinor!,
       currency: currency!,
@@ -500,6 +504,24 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
     move: candidate,
     replayed: false,
   }), timers);
+}
+
+/**
+ * Product rule (a refusal changes nothing), courier 2.6: duties the client's account refused to
+ * book (too many conversions awaiting a rate, an amount past what is stated exactly) are taken
+ * back, so that the crossing never claims duties the client was not charged; sent again once the
+ * account takes them, they are recorded and booked anew. Only the very move recorded is taken
+ * back (its number, time and facts); one taken back already, or never recorded, changes nothing.
+ */
+function withdrawDuty(state: Crossing, m: CustomsMove, now: number): Decided {
+  const recorded = state.history.find((h) => h.n === m.n);
+  if (
+    !recorded || recorded.action !== "duties" || recorded.at !== m.at || recorded.by !== m.by ||
+    !sameFacts(recorded, m)
+  ) {
+    return accept([], (next) => crossingOf(next!));
+  }
+  return accept([{ kind: "duty_withdrawn", move: m.n, at: now }], (next) => crossingOf(next!));
 }
 
 /** The source event of a crossing's customs-administration charge (courier 6.1). */
@@ -667,6 +689,8 @@ function decide(
       return present(state, command.at_stop, ctx.now);
     case "confirm_charges":
       return confirmCharges(state, command.source_events, ctx.now);
+    case "withdraw_duty":
+      return withdrawDuty(state, command.move, ctx.now);
     case "get":
       return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
     default:
@@ -729,6 +753,13 @@ function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
         charges_due: chargesDueOf(state).filter((c) =>
           !event.source_events.includes(c.source_event)
         ),
+      };
+    case "duty_withdrawn":
+      return {
+        ...state,
+        history: state.history.filter((h) => h.n !== event.move),
+        duties: state.duties.filter((d) => d.move !== event.move),
+        updated_at: event.at,
       };
     default:
       return unreachable(event);

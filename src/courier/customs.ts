@@ -14,7 +14,8 @@
  *   crossing from the clearance's commit until booked (customs_charges.ts), so a request that
  *   dies before booking it loses nothing;
  * - duties the client pays book a recoverable entry kept apart from revenue (`DUT-<crossing>-<n>`,
- *   source event `customs.duties:<crossing>`, `:<n>` from the second duty on). Duties another
+ *   source event `customs.duties:<crossing>`, `:<n>` from the second duty on); duties the account
+ *   refuses to book are taken back off the crossing before the refusal is answered. Duties another
  *   payer settles (the recipient, the courier) are recorded on the crossing only: the client is
  *   not charged for them;
  * - a release after the vehicle left raises `released_awaiting_collection` for the courier.
@@ -384,7 +385,12 @@ async function bookDuty(
       by: move.by,
     },
   );
-  if (booked && !booked.ok) throw fromRejection(booked);
+  if (booked && !booked.ok) {
+    // Product rule: a refusal changes nothing: the crossing claims no duty the client was not
+    // charged; the same duties sent again once the account takes them are recorded and booked.
+    await askCrossing(runtime, tenant, crossing.id, { kind: "withdraw_duty", move });
+    throw fromRejection(booked);
+  }
   return reference;
 }
 

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
+  billingAction,
   bookWaybill,
   type Client,
   type Courier,
@@ -17,10 +18,12 @@ import {
   newClient,
   newCourier,
   newDriver,
+  postCharge,
   topUp,
 } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
+import { UNRESOLVED_FX_MAX } from "../../../src/domain/ledger.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/customs.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
@@ -865,4 +868,58 @@ Deno.test("customs: a hold sent again after the crossing moved on answers the ho
     // Another hold, with facts of its own, is still refused once the crossing is cleared.
     const other = await move(t, courier, id, { action: "hold", reason: "re-inspection" }, 422);
     assert.equal(other.code, "crossing_closed");
+  }));
+
+Deno.test("customs: duties the client's account refuses are not recorded on the crossing; sent again once it takes them, booked once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    // The account holds as many charges awaiting an FX rate as it keeps (size bound: 80).
+    for (let n = 1; n <= UNRESOLVED_FX_MAX; n++) {
+      await postCharge(t, courier, client, {
+        reference: `OLD-${n}`,
+        entry_kind: "duties",
+        amount_minor: 1_000,
+        currency: "ZAR",
+        evidence_path: `receipt ${n}`,
+        recoverable: true,
+      });
+    }
+    const duty = {
+      action: "duties",
+      amount: "300.00",
+      currency: "ZAR",
+      payer: "client",
+      evidence: "SARS receipt 9100",
+    };
+    // spec: courier 2.6 rule 4: a conversion without a rate awaits one; the account takes no more.
+    const refused = await move(t, courier, id, duty, 422);
+    assert.equal(refused.code, "unresolved_fx_limit");
+    // Refused: nothing changed, the crossing claims no duty the client was not charged.
+    let [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.history, []);
+    assert.deepEqual(c!.duties, []);
+    assert.deepEqual(await ledger(t, courier, "duties").then((d) => d.map((e) => e.reference)), [
+      ...Array.from({ length: UNRESOLVED_FX_MAX }, (_, i) => `OLD-${i + 1}`),
+    ]);
+    // Once a conversion is resolved, the same duties sent again are booked, once.
+    const resolved = await billingAction(t, courier, client, "resolve-fx", {
+      entry_reference: "OLD-1",
+      rate: "0.75",
+      source: "central bank",
+    });
+    assert.equal(resolved.status, 201, JSON.stringify(resolved.body));
+    const booked = await move(t, courier, id, duty);
+    assert.equal(booked.data.replayed, false);
+    assert.equal(booked.data.charge_reference, `DUT-${id}-1`);
+    const again = await move(t, courier, id, duty);
+    assert.equal(again.data.replayed, true);
+    [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.history.map((h) => h.action), ["duties"]);
+    assert.deepEqual(c!.duties.map((d) => [d.amount, d.payer]), [[300, "client"]]);
+    const mine = (await ledger(t, courier, "duties")).filter((e) => e.reference.startsWith("DUT"));
+    assert.deepEqual(mine.map((e) => [e.reference, e.amount_minor, e.currency, e.status]), [
+      [`DUT-${id}-1`, 30_000, "ZAR", "unresolved_fx"],
+    ]);
   }));
