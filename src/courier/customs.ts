@@ -158,6 +158,25 @@ export async function openCrossing(
     note: `presented to customs at ${input.border_post}: crossing ${id}`,
     by: input.by,
   });
+  // spec: courier 3.2: customs_clearance closes when cleared or released. Presenting opens it; a
+  // crossing customs cleared or released before it reached the border (pre-arrival) has nothing
+  // left to close it, so its outcome closes it again here, once. Both read as they stand after
+  // the presentation was recorded: a clearance recorded later records its own scan after it, and
+  // a shipment that has moved on since (a presentation sent again late) is left alone.
+  const now = await shipmentIn(runtime, tenant, input.waybill);
+  if (!now.milestones.some((m) => m.name === "customs_clearance")) return id;
+  const crossing = await getCrossing(runtime, tenant, id);
+  if (crossing.cleared_at !== null || crossing.released_at !== null) {
+    const cleared = crossing.cleared_at !== null;
+    await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented:settled`, {
+      event: cleared ? "cleared" : "released",
+      facility_id: input.border_post,
+      note: cleared
+        ? `cleared before presentation: customs reference ${crossing.customs_reference}`
+        : "released before presentation",
+      by: input.by,
+    });
+  }
   return id;
 }
 

@@ -923,3 +923,42 @@ Deno.test("customs: duties the client's account refuses are not recorded on the 
       [`DUT-${id}-1`, 30_000, "ZAR", "unresolved_fx"],
     ]);
   }));
+
+Deno.test("customs: a crossing cleared before the border stop presents it leaves nothing open with customs", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const customsObligations = async (waybill: string) =>
+      (await shipment(t, courier, waybill)).obligations.filter((o) =>
+        o.milestone.startsWith("customs")
+      );
+    // Customs clears (or releases) the shipment on its booking crossing before it reaches the
+    // border: pre-arrival processing.
+    for (
+      const body of [
+        { action: "clear", customs_reference: "PRE-1" },
+        { action: "release", evidence: "pre-arrival release PRE-2" },
+      ]
+    ) {
+      const waybill = await bookWaybill(t, client, CROSS_BORDER);
+      const [booked] = await crossings(t, courier, waybill);
+      await move(t, courier, booked!.id, body);
+      assert.equal((await shipment(t, courier, waybill)).status, "cleared");
+      // The border stop presents it: custody moves to the border, and customs owes nothing more
+      // (courier 3.2: customs_clearance closes when cleared or released).
+      assert.equal(await present(t, courier, waybill), booked!.id);
+      const s = await shipment(t, courier, waybill);
+      assert.deepEqual(await customsObligations(waybill), [], JSON.stringify(body));
+      assert.notEqual(s.health, "waiting_customs", JSON.stringify(body));
+      assert.equal(s.status, "cleared", JSON.stringify(body));
+      assert.equal(s.trail.filter((e) => e.event === "presented_to_customs").length, 1);
+      // Presented again (a retry): nothing more.
+      await present(t, courier, waybill);
+      assert.deepEqual(await customsObligations(waybill), []);
+      assert.equal(
+        (await shipment(t, courier, waybill)).trail.length,
+        s.trail.length,
+        "a retry records nothing",
+      );
+    }
+  }));
