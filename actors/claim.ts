@@ -258,12 +258,30 @@ export function approvedAmount(
   }
 }
 
+/** Whether `c` is the decision the claim recorded: its outcome, approved amount and reason. */
+function sameDecision(state: Claim, c: Extract<ClaimCommand, { kind: "decide" }>): boolean {
+  const d = state.decision;
+  if (d === null || d.outcome !== c.outcome || d.reason !== c.reason) return false;
+  const amount = approvedAmount({
+    claimed: state.amount_minor,
+    currency: state.currency,
+    outcome: c.outcome,
+    given: c.approved_amount_minor,
+    reason: c.reason,
+  });
+  return amount.ok && amount.amount === d.approved_amount_minor;
+}
+
 function decideClaim(
   state: Claim,
   c: Extract<ClaimCommand, { kind: "decide" }>,
   now: number,
 ): D {
   if (state.status !== "filed") {
+    // spec: courier 2.6 rule 2; product rule: a crash between two steps leaves state a retry
+    // completes. The decision recorded, sent again, is answered as it stands (the route then
+    // books a credit note the crash left pending); another decision is refused.
+    if (sameDecision(state, c)) return accept([], () => state);
     return reject(
       "claim_already_decided",
       `the claim was already decided: ${state.status}`,

@@ -336,7 +336,8 @@ export function claimRoutes(api: Api): void {
     method: "post",
     path: "/business/courier/claims/{id}/decide",
     summary: "Decide a claim once: approved (the whole amount), partly_approved (approved_amount " +
-      "and reason) or rejected (reason); an approved amount is credited by a credit note",
+      "and reason) or rejected (reason); an approved amount is credited by a credit note. The " +
+      "same decision sent again answers the claim as decided",
     tag,
     security: "business",
     middleware: [business({ scope: "claims:approve" }), courierPlatform],
@@ -344,7 +345,7 @@ export function claimRoutes(api: Api): void {
     body: DecideClaim,
     response: ClaimAnswer,
     refusals: {
-      claim_already_decided: "the claim was decided before: it is decided once",
+      claim_already_decided: "the claim was decided before, otherwise: it is decided once",
       invalid_amount: "approved_amount does not fit the outcome (approved: the whole claim; " +
         "partly_approved: above zero and below it; rejected: none)",
       validation_failed: "a partial approval or a rejection without a reason",
@@ -362,11 +363,9 @@ export function claimRoutes(api: Api): void {
       reason: body.reason ?? null,
       by: principalName(p),
     });
-    if (!r.ok) {
-      // A decision whose credit note a crash left pending is completed by the retry.
-      if (r.code === "claim_already_decided") await settleCredit(c, current);
-      throw fromRejection(r);
-    }
+    if (!r.ok) throw fromRejection(r);
+    // The decision recorded, sent again, answers as it stands: a credit note a crash left
+    // pending is booked by that retry (spec: courier 2.6 rule 2: booked once).
     return ok(c, claimView(await settleCredit(c, asClaim(r.reply))));
   });
 

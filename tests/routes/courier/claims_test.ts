@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { approvedAmount, CLAIM_OUTCOMES, claimActor } from "../../../actors/claim.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { whileFlaky } from "../../helpers/faults.ts";
 import {
   bookShipment,
   type Client,
@@ -96,6 +97,69 @@ Deno.test("claims: deciding needs claims:approve; once decided, deciding again i
     const notes = await t.env.db.selectFrom("ledger_entries").select("reference")
       .where("corrects", "=", waybill).execute();
     assert.equal(notes.length, 1);
+  }));
+
+Deno.test("claims: the same decision sent again after a crash answers the decision and books its note once", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    await grantApprove(t, courier);
+    const decide = (id: string, body: Record<string, unknown>) =>
+      t.call("POST", `/business/courier/claims/${id}/decide`, {
+        key: courier.business.api_key,
+        body,
+      });
+    const decision = { outcome: "partly_approved", approved_amount: "10.50", reason: "one bottle" };
+    const notes = async () => {
+      await t.settle();
+      return await t.env.db.selectFrom("ledger_entries").select(["reference", "amount_minor"])
+        .where("corrects", "=", waybill).where("kind", "=", "credit_note").execute();
+    };
+    // The process dies after the claim recorded the decision, before its credit note was booked
+    // (and, for the second claim, after the note was booked, before the claim heard of it).
+    const crashes = [
+      (type: string, command: unknown) =>
+        type === "courier_client" && (command as { kind: string }).kind === "correct",
+      (type: string, command: unknown) =>
+        type === "claim" && (command as { kind: string }).kind === "settle_credit",
+    ];
+    for (const [n, fails] of crashes.entries()) {
+      const id = (await file(t, courier, { waybill, description: `claim ${n}` })).body.data.id;
+      const failed = await whileFlaky(t.env, { fails }, async () => {
+        const lost = await decide(id, decision);
+        assert.equal(lost.status, 500, JSON.stringify(lost.body));
+      });
+      assert.equal(failed, 1);
+      // product rule: a crash between two steps leaves state a retry completes; the same
+      // decision sent again is answered as the decision recorded (courier 2.6 rule 2).
+      for (let i = 0; i < 2; i++) {
+        const again = await decide(id, decision);
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        assert.equal(again.body.data.status, "partly_approved");
+        assert.equal(again.body.data.outcome.approved_amount, 10.5);
+        assert.deepEqual(again.body.data.credit_note, {
+          reference: `CLM-${id}`,
+          amount: 10.5,
+          state: "booked",
+        });
+      }
+      // Another decision is still refused, and books nothing.
+      const other = await decide(id, { outcome: "approved" });
+      assert.equal(other.status, 409);
+      assert.equal(other.body.code, "claim_already_decided");
+      const changedReason = await decide(id, { ...decision, reason: "two bottles" });
+      assert.equal(changedReason.status, 409);
+      assert.equal(changedReason.body.code, "claim_already_decided");
+      const booked = (await notes()).filter((e) => e.reference === `CLM-${id}`);
+      assert.deepEqual(booked.map((e) => Number(e.amount_minor)), [-1050]);
+    }
+    // A rejection sent again is the rejection recorded too.
+    const id = (await file(t, courier, { waybill, description: "claim 3" })).body.data.id;
+    const reject = { outcome: "rejected", reason: "packed without padding" };
+    assert.equal((await decide(id, reject)).status, 200);
+    const replay = await decide(id, reject);
+    assert.equal(replay.status, 200, JSON.stringify(replay.body));
+    assert.equal(replay.body.data.credit_note, null);
+    assert.equal((await notes()).length, 2);
   }));
 
 Deno.test("claims: outcomes need their amounts and reasons; bad input changes nothing", () =>
