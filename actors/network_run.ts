@@ -134,13 +134,19 @@ export interface NetworkRun {
   readonly history: readonly { action: string; by: string; at: number; detail: string | null }[];
   readonly created_at: number;
   readonly closed_at: number | null;
+  /**
+   * When the run departed: its departure's identity, kept for good (the history keeps the
+   * latest RUN_HISTORY_MAX actions only), so a departure sent again finds the one recorded.
+   * null until it departs; absent on runs kept before it was (their history is read instead).
+   */
+  readonly departed_at?: number | null;
 }
 
 export type NetworkRunState = NetworkRun | null;
 
 export type NewRun = Omit<
   NetworkRun,
-  "status" | "stops" | "items" | "expenses" | "history" | "created_at" | "closed_at"
+  "status" | "stops" | "items" | "expenses" | "history" | "created_at" | "closed_at" | "departed_at"
 >;
 
 export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {
@@ -339,6 +345,7 @@ function decide(
       history: [{ action: "created", by: c.by, at: ctx.now, detail: null }],
       created_at: ctx.now,
       closed_at: null,
+      departed_at: null,
     };
     return accept<S, RunEvent, RunReply>([{ kind: "run_created", run }], ack);
   }
@@ -460,6 +467,7 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         {
           ...run,
           status: "departed",
+          departed_at: now,
           items: run.items.map((i) => i.state === "planned" ? { ...i, state: "on_board" } : i),
         },
         "depart",

@@ -280,8 +280,10 @@ async function runAction(
       const onBoard = next.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
       const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
       // Keyed by the departure the run recorded, whatever key the request sends: a retry after a
-      // crash (or a lost answer) moves those a crash left behind and none twice.
-      const departure = next.history.findLast((h) => h.action === "depart")?.at;
+      // crash (or a lost answer) moves those a crash left behind and none twice. The run keeps
+      // its departure for good; one kept before it did is found in its bounded history.
+      const departure = next.departed_at ??
+        next.history.findLast((h) => h.action === "depart")?.at;
       const departed = departure === undefined ? moveKey : `${runId}:departure:${departure}`;
       await moveAll(c, next, onBoard, departed, toBorder ? "departed_to_border" : "departed", {
         holder: holderOf(next),

@@ -321,8 +321,9 @@ function summaryView(r: RunSummary) {
  * times in ISO 8601, as the rest of the API states them (courier 9.4).
  */
 export function runView(run: NetworkRun) {
+  const { departed_at: _departed, ...fields } = run;
   return {
-    ...run,
+    ...fields,
     capacity: loadView(run.capacity),
     stops: run.stops.map(stopView),
     items: run.items.map(itemView),

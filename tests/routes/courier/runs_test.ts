@@ -1582,3 +1582,29 @@ Deno.test("runs: an arrival whose alerts a crash kept from being raised is compl
     const refused = await post(t, courier, `/business/network-runs/${other}/arrive`, {}, 422);
     assert.equal(refused.code, "run_not_departed");
   }));
+
+/** The events of a shipment's trail, in order. */
+async function trailOf(t: TestEnv, courier: Courier, waybill: string): Promise<string[]> {
+  const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.trail.map((e: { event: string }) => e.event);
+}
+
+Deno.test("runs: a departure sent again after its record left the run's history moves no shipment again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill } = await deliveryRun(t, courier, client);
+    const departed = await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const order = departed.data.stops.map((s: { id: string }) => s.id);
+    // More changes after the departure than the run's history keeps.
+    for (let i = 0; i < 21; i++) {
+      await post(t, courier, `/business/network-runs/${run}/reorder`, { order });
+    }
+    const history = (await post(t, courier, `/business/network-runs/${run}/reorder`, { order }))
+      .data.history.map((h: { action: string }) => h.action);
+    assert.ok(!history.includes("depart"), JSON.stringify(history));
+    for (let i = 0; i < 2; i++) await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    assert.deepEqual(await trailOf(t, courier, waybill), ["departed"]);
+  }));
