@@ -64,6 +64,11 @@ export interface RunItem {
   readonly stop_id: string | null;
   /** transferred: the run that carries it on (courier 3.4). */
   readonly to_run?: string;
+  /**
+   * The run's departure it left with (the run's departed_at): absent on one that came on board
+   * after it (its own move took it: a stop added, a collection, a transfer in), or kept before.
+   */
+  readonly departed_at?: number;
 }
 
 export interface WorkOrder {
@@ -468,7 +473,11 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
           ...run,
           status: "departed",
           departed_at: now,
-          items: run.items.map((i) => i.state === "planned" ? { ...i, state: "on_board" } : i),
+          items: run.items.map((i) =>
+            i.state === "planned" || i.state === "on_board"
+              ? { ...i, state: "on_board", departed_at: now }
+              : i
+          ),
         },
         "depart",
         c.by,

@@ -277,7 +277,14 @@ async function runAction(
   switch (action) {
     case "depart": {
       const next = await askRun(c, runId, { kind: "depart", by }, key, body);
-      const onBoard = next.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
+      // What left with the departure: one that came on board after it was moved by its own
+      // boarding (a stop added, a collection, a transfer in), so a departure sent again moves it
+      // no second time (product rule: custody moves once). A run kept before items named their
+      // departure moves what is on board.
+      const onBoard = next.items.filter((i) =>
+        i.state === "on_board" &&
+        (next.departed_at === undefined || i.departed_at === next.departed_at)
+      ).map((i) => i.waybill);
       const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
       // Keyed by the departure the run recorded, whatever key the request sends: a retry after a
       // crash (or a lost answer) moves those a crash left behind and none twice. The run keeps

@@ -299,7 +299,8 @@ function stopView(s: Stop) {
 }
 
 function itemView(i: RunItem) {
-  return { ...i, load: loadView(i.load) };
+  const { departed_at: _departed, ...fields } = i;
+  return { ...fields, load: loadView(i.load) };
 }
 
 function historyView(h: NetworkRun["history"][number]) {

@@ -1592,6 +1592,29 @@ async function trailOf(t: TestEnv, courier: Courier, waybill: string): Promise<s
   return r.body.data.trail.map((e: { event: string }) => e.event);
 }
 
+Deno.test("runs: a departure sent again never moves a shipment that boarded after it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill: first } = await deliveryRun(t, courier, client);
+    const collect = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    // Boarding the run under way: a deliver stop added, a shipment collected.
+    const late = await bookWaybill(t, client);
+    await deliverStops(t, courier, run, [late]);
+    const picked = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops/${collect}/collect`, {
+      waybill: picked,
+    });
+    // The departure sent again without an idempotency_key (lost signal), twice.
+    for (let i = 0; i < 2; i++) {
+      const again = await post(t, courier, `/business/network-runs/${run}/depart`, {});
+      assert.equal(again.data.status, "departed");
+    }
+    assert.deepEqual(await trailOf(t, courier, first), ["departed"]);
+    assert.deepEqual(await trailOf(t, courier, picked), ["collected"]);
+    assert.deepEqual(await trailOf(t, courier, late), ["departed"]);
+  }));
+
 Deno.test("runs: a departure sent again after its record left the run's history moves no shipment again", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
