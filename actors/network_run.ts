@@ -257,7 +257,8 @@ export type RunReply = NetworkRun | RunAck | StopAck;
 
 type S = NetworkRunState;
 /** A change's outcome: the next run, nothing to do (a replayed step), or a refusal. */
-type Step = { readonly ok: true; readonly next: NetworkRun } | typeof SAME | Rejection;
+type Changed = { readonly ok: true; readonly next: NetworkRun };
+type Step = Changed | typeof SAME | Rejection;
 const SAME = "same" as const;
 
 export function addLoad(a: Load, b: Load): Load {
@@ -291,7 +292,7 @@ function changed(
   by: string,
   at: number,
   detail: string | null = null,
-): Step {
+): Changed {
   return {
     ok: true,
     next: {
@@ -466,23 +467,13 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         c.driver_id,
       );
     case "depart":
-      if (run.status === "departed") return same();
-      return changed(
-        run,
-        {
-          ...run,
-          status: "departed",
-          departed_at: now,
-          items: run.items.map((i) =>
-            i.state === "planned" || i.state === "on_board"
-              ? { ...i, state: "on_board", departed_at: now }
-              : i
-          ),
-        },
-        "depart",
-        c.by,
-        now,
-      );
+      // A run departs once: the departure sent again after it arrived or unloaded changes
+      // nothing and answers the run as it stands, as a repeated arrival does (product rule: a
+      // retry completes a crash's work exactly once; courier 3.2 linehaul opens on departure).
+      if (run.status === "departed" || run.status === "arrived" || run.status === "unloaded") {
+        return same();
+      }
+      return departure(run, c.by, now);
     case "arrive":
       // The arrival sent again changes nothing: its retry raises the alerts a crash kept from
       // following it (product rule: a crash between two steps leaves state a retry completes).
@@ -842,8 +833,33 @@ function replaceStop(run: NetworkRun, stop: Stop): NetworkRun {
   return { ...run, stops: run.stops.map((s) => s.id === stop.id ? stop : s) };
 }
 
+/** The run departing, with what it has on board. */
+function departure(run: NetworkRun, by: string, now: number): Changed {
+  return changed(
+    run,
+    {
+      ...run,
+      status: "departed",
+      departed_at: now,
+      items: run.items.map((i) =>
+        i.state === "planned" || i.state === "on_board"
+          ? { ...i, state: "on_board", departed_at: now }
+          : i
+      ),
+    },
+    "depart",
+    by,
+    now,
+  );
+}
+
 function evolve(state: S, event: RunEvent): S {
   if (event.kind !== "applied") return event.run;
+  const c = event.change;
+  // A departure recorded after the run arrived, before a run departed once, replays as it was.
+  if (c.kind === "depart" && (state!.status === "arrived" || state!.status === "unloaded")) {
+    return departure(state!, c.by, event.at).next;
+  }
   const r = step(state!, event.change, event.at);
   // decide accepted this change against this same state, so it applies again.
   if (r === SAME || !r.ok) throw new Error(`run change no longer applies: ${event.change.kind}`);

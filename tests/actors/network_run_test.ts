@@ -5,7 +5,9 @@ import {
   networkRunActor,
   type NetworkRunState,
   RUN_STATE_BUDGET,
+  runAt,
   type RunCommand,
+  type RunEvent,
   STOPS_MAX,
 } from "../../actors/network_run.ts";
 import type { Ctx } from "../../src/runtime/actor.ts";
@@ -230,4 +232,39 @@ Deno.test("network run: a run of STOPS_MAX stops is stored over several values, 
     await second.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("network run: a run departs once; a departure recorded again after arriving, before it did, still replays", () => {
+  let state = created();
+  state = apply(state, {
+    kind: "add_stop",
+    stop: {
+      id: "stop_a",
+      kind: "deliver",
+      waybill: "WB1",
+      work_order: null,
+      country: null,
+      to_country: null,
+      border_post: null,
+      load: { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 },
+    },
+    by: "t",
+  }).state;
+  state = apply(state, { kind: "depart", by: "t" }).state;
+  state = apply(state, { kind: "arrive", by: "t" }).state;
+  const again = networkRunActor.decide(state, { kind: "depart", by: "t" }, ctx);
+  assert.ok(again.ok);
+  assert.deepEqual(again.events, [], "the departure sent again changes nothing");
+  // An event log written when a run could depart again after arriving reads back as it was.
+  const at = ctx.now;
+  const { departed_at: _none, ...before } = created()!;
+  const events: RunEvent[] = [
+    { kind: "run_created", run: before },
+    { kind: "applied", change: { kind: "depart", by: "t" }, at },
+    { kind: "applied", change: { kind: "arrive", by: "t" }, at: at + 1 },
+    { kind: "applied", change: { kind: "depart", by: "t" }, at: at + 2 },
+  ];
+  const run = runAt(events.map((event, i) => ({ seq: i + 1, event })), 4);
+  assert.equal(run?.status, "departed");
+  assert.equal(run?.departed_at, at + 2);
 });

@@ -1615,6 +1615,22 @@ Deno.test("runs: a departure sent again never moves a shipment that boarded afte
     assert.deepEqual(await trailOf(t, courier, late), ["departed"]);
   }));
 
+Deno.test("runs: a departure sent again after the run arrived or unloaded answers the run as it stands", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill } = await deliveryRun(t, courier, client);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    // The departure sent again without an idempotency_key (lost signal, delivered late).
+    const again = await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    assert.equal(again.data.status, "arrived");
+    assert.deepEqual(await trailOf(t, courier, waybill), ["departed"]);
+    await post(t, courier, `/business/network-runs/${run}/unload`, {});
+    const late = await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    assert.equal(late.data.status, "unloaded");
+    assert.deepEqual(await trailOf(t, courier, waybill), ["departed", "received_at_destination"]);
+  }));
+
 Deno.test("runs: a departure sent again after its record left the run's history moves no shipment again", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
