@@ -40,7 +40,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
-import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
+import { ApiError, fromRejection, statusOf, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Currency, Money, orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
@@ -232,10 +232,22 @@ async function creditNote(
       entryAsk(`note:${reference}`),
     );
   } catch (e) {
-    if (e instanceof ApiError) return { booked: false, code: e.code, message: e.message };
+    if (e instanceof ApiError && !transient(e.code)) {
+      return { booked: false, code: e.code, message: e.message };
+    }
     throw e;
   }
-  return r.ok ? { booked: true } : { booked: false, code: r.code, message: r.message };
+  if (r.ok) return { booked: true };
+  // A ledger that cannot take the note for the moment (busy, catching up) has not refused it:
+  // the credit stays pending and the decision sent again books it (product rule: a retry
+  // completes what was left undone; spec: courier 2.6 rule 5).
+  if (transient(r.code)) throw fromRejection(r);
+  return { booked: false, code: r.code, message: r.message };
+}
+
+/** A refusal that says "not now" (5xx: actor_busy, ledger_catching_up), not "never". */
+function transient(code: string): boolean {
+  return statusOf(code) >= 500;
 }
 
 /** One page of a courier's claims from the query side, newest first. */

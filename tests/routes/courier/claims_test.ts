@@ -162,6 +162,46 @@ Deno.test("claims: the same decision sent again after a crash answers the decisi
     assert.equal((await notes()).length, 2);
   }));
 
+Deno.test("claims: a credit note the ledger could not take for the moment stays pending, and the decision's retry books it", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    await grantApprove(t, courier);
+    const id = (await file(t, courier, { waybill })).body.data.id;
+    const decision = { outcome: "approved" };
+    const decide = () =>
+      t.call("POST", `/business/courier/claims/${id}/decide`, {
+        key: courier.business.api_key,
+        body: decision,
+      });
+    // The client's account is busy (its mailbox full): the note is not refused, only not yet.
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "courier_client" && (command as { kind: string }).kind === "correct",
+      refuse: true,
+    }, async () => {
+      const busy = await decide();
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+      assert.equal(busy.body.code, "actor_busy");
+    });
+    const held = await t.call("GET", `/business/courier/claims/${id}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(held.body.data.status, "approved");
+    assert.equal(held.body.data.credit_note.state, "pending");
+    // product rule: a retry completes what was left undone (courier 2.6 rule 5: the note).
+    const again = await decide();
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual(again.body.data.credit_note, {
+      reference: `CLM-${id}`,
+      amount: 25,
+      state: "booked",
+    });
+    await t.settle();
+    const notes = await t.env.db.selectFrom("ledger_entries").select("amount_minor")
+      .where("reference", "=", `CLM-${id}`).execute();
+    assert.deepEqual(notes.map((n) => Number(n.amount_minor)), [-2500]);
+  }));
+
 Deno.test("claims: outcomes need their amounts and reasons; bad input changes nothing", () =>
   withTestEnv(async (t) => {
     const { courier, waybill } = await ready(t);
