@@ -42,7 +42,14 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { ApiError, fromRejection, statusOf, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, Money, orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
+import {
+  Currency,
+  Money,
+  orNull,
+  UtcInstant,
+  Waybill,
+  wholeNumber,
+} from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
@@ -57,7 +64,8 @@ const Amount = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
 const FileClaim = z.object({
-  waybill: Text(64),
+  /** As typed, in any case (every waybill route reads it upper-case). */
+  waybill: Waybill,
   kind: z.enum(CLAIM_KINDS),
   amount: Amount,
   /** The shipment's currency; another is refused. */
@@ -78,7 +86,7 @@ const ClaimParam = z.object({ id: z.string().min(1).max(64) });
 
 const ListQuery = z.object({
   status: z.enum(CLAIM_STATUSES).optional(),
-  waybill: z.string().trim().min(1).max(64).optional(),
+  waybill: Waybill.optional(),
   limit: wholeNumber(1, CLAIMS_PAGE_MAX).default(CLAIMS_PAGE_DEFAULT),
   cursor: z.string().max(200).optional(),
 });

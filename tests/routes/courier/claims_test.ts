@@ -382,6 +382,17 @@ Deno.test("claims: filing checks the shipment, the currency and the idempotency 
     const conflict = await file(t, courier, { waybill, idempotency_key: "claim-77", amount: 9 });
     assert.equal(conflict.status, 409);
     assert.equal(conflict.body.code, "claim_conflict");
+    // A waybill as typed, in any case, as every waybill route reads it.
+    const typed = await file(t, courier, { waybill: waybill.toLowerCase() });
+    assert.equal(typed.status, 201, JSON.stringify(typed.body));
+    assert.equal(typed.body.data.waybill, waybill);
+    await t.settle();
+    const listed = await t.call(
+      "GET",
+      `/business/courier/claims?waybill=${waybill.toLowerCase()}`,
+      { key: courier.business.api_key },
+    );
+    assert.equal(listed.body.data.length, 2, JSON.stringify(listed.body));
   }));
 
 Deno.test("claims: a client sees only its own claims and their outcome", () =>
