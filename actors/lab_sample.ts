@@ -3,8 +3,8 @@
  * append-only series of temperature readings. Tenant = the courier business id, id = the waybill.
  *
  * Rules:
- * - A profile comes first. It may be replaced until the first tick, reading or block; after that
- *   it is locked (the same profile sent again is a harmless retry). Setting `min_temp_c` or
+ * - A profile comes first. It may be replaced until the first tick, reading or block, or until
+ *   its deadline passes; after that it is locked (the same profile sent again is a harmless retry). Setting `min_temp_c` or
  *   `max_temp_c` makes the sample cold chain (its charge is booked by src/courier/lab.ts).
  * - A reading needs value, unit (`C` or `F`), source, device and time; it is stored as given plus
  *   `celsius_tenths`, the value in tenths of a degree Celsius converted with exact integer
@@ -354,12 +354,16 @@ function profile(
   if ("ok" in next) return next;
   if (state !== null) {
     if (JSON.stringify(state.profile) === JSON.stringify(next)) return whole([]);
+    // spec: courier 3.4: a late sample blocks until the laboratory decides. Once the deadline
+    // has passed the sample is late whether or not anyone recorded it yet, so a new profile
+    // cannot move the deadline (or drop it) and undo the lateness.
     const used = state.readings_total + state.ticks_total + state.decisions_total > 0 ||
-      state.blocks.length > 0 || state.late_recorded;
+      state.blocks.length > 0 || state.late_recorded || lateEvent(state, ctx.now).length > 0;
     if (used) {
       return reject(
         "lab_profile_locked",
-        `the profile is fixed once ticks, readings or blocks are recorded: ${state.waybill}`,
+        `the profile is fixed once ticks, readings or blocks are recorded or its deadline ` +
+          `has passed: ${state.waybill}`,
       );
     }
   }

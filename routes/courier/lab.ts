@@ -328,7 +328,7 @@ export function labRoutes(api: Api): void {
     path: "/business/shipments/{reference}/lab/profile",
     summary: "Set a laboratory sample's profile: type, temperature range in °C (either bound " +
       "makes it cold chain and books the cold-chain charge once), deadline, seal, checklist. " +
-      "Replaceable until the first tick, reading or block",
+      "Replaceable until the first tick, reading or block, or until its deadline passes",
     tag,
     security: "business",
     middleware: operate,
@@ -339,7 +339,8 @@ export function labRoutes(api: Api): void {
       not_found: "no compliance checklist by checklist_code, or no such checklist_version",
       invalid_temperature_range: "a bound with more than one decimal or out of range, or " +
         "min_temp_c above max_temp_c",
-      lab_profile_locked: "ticks, readings or blocks are recorded: the profile is fixed",
+      lab_profile_locked: "ticks, readings or blocks are recorded, or the deadline has " +
+        "passed: the profile is fixed",
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {

@@ -313,6 +313,34 @@ Deno.test("lab: a reading taken after the deadline marks the sample late", () =>
     assert.match(r.data.blocks[0].detail, /deadline 2026-11-02T07:00:00.000Z passed/);
   }));
 
+Deno.test("lab: once the deadline has passed, a new profile cannot move it and undo the lateness", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    await profile(t, courier, waybill, { deadline_at: "2026-11-02T09:00:00Z" });
+    t.clock.advanceBy(2 * HOUR * 1000);
+    // Nobody ticked or read since: the sample is late all the same (courier 3.4).
+    assert.deepEqual((await record(t, courier, waybill)).handover.reasons, ["late_sample"]);
+    const moved = await lab(t, courier, waybill, "profile", {
+      sample_type: "blood",
+      min_temp_c: 2,
+      max_temp_c: 8,
+      deadline_at: "2026-11-02T18:00:00Z",
+      seal_id: "SEAL-001",
+    });
+    assert.equal(moved.status, 409, JSON.stringify(moved.body));
+    assert.equal(moved.body.code, "lab_profile_locked");
+    const s = await record(t, courier, waybill);
+    assert.equal(s.deadline_at, "2026-11-02T09:00:00.000Z");
+    assert.deepEqual(s.handover.reasons, ["late_sample"]);
+    assert.deepEqual(await labHandoverAllowed(t.env.runtime, courier.business.id, waybill), {
+      ok: false,
+      reasons: ["late_sample"],
+    });
+    // The same profile again is still a harmless retry.
+    await profile(t, courier, waybill, { deadline_at: "2026-11-02T09:00:00Z" });
+  }));
+
 Deno.test("lab: a broken seal blocks the handover; a rejection refuses it for good", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
