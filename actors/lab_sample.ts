@@ -8,7 +8,8 @@
  *   `max_temp_c` makes the sample cold chain (its charge is booked by src/courier/lab.ts).
  * - A reading needs value, unit (`C` or `F`), source, device and time; it is stored as given plus
  *   `celsius_tenths`, the value in tenths of a degree Celsius converted with exact integer
- *   arithmetic and rounded once, half away from zero. Range checks compare tenths. Readings are
+ *   arithmetic and rounded once, half away from zero. Range checks compare the exact value
+ *   (8.04 °C is above a bound of 8 °C, though it shows as 8.0). Readings are
  *   never edited or deleted; the same reading sent twice (device, time, value, unit) is kept once.
  * - The seal is a tick of the item `seal`: `ok: false`, or a `seal_id` other than the profile's,
  *   marks it broken (for good); `ok: true` marks it intact while it is not broken.
@@ -278,12 +279,31 @@ function roundDiv(num: bigint, den: bigint): bigint {
  * decimal the number prints as, with one rounding at the end (46.4 °F is 80, never 79.99...).
  */
 export function celsiusTenths(value: number, unit: TemperatureUnit): number {
+  const { num, den } = exactTenths(value, unit);
+  return Number(roundDiv(num, den));
+}
+
+/** A temperature in tenths of a degree Celsius as the exact fraction num / den (den > 0). */
+function exactTenths(value: number, unit: TemperatureUnit): { num: bigint; den: bigint } {
   const { units, scale } = decimalOf(value);
   const pow = 10n ** BigInt(scale);
-  const tenths = unit === "C"
-    ? roundDiv(units * 10n, pow)
-    : roundDiv((units - 32n * pow) * 50n, 9n * pow);
-  return Number(tenths);
+  return unit === "C"
+    ? { num: units * 10n, den: pow }
+    : { num: (units - 32n * pow) * 50n, den: 9n * pow };
+}
+
+/**
+ * Whether a reading lies within [min, max] (tenths of °C, either may be null), judged on its
+ * exact value: 8.04 °C is above 8 °C though it shows as 8.0 °C.
+ */
+export function withinRange(
+  value: number,
+  unit: TemperatureUnit,
+  min: number | null,
+  max: number | null,
+): boolean {
+  const { num, den } = exactTenths(value, unit);
+  return (min === null || num >= BigInt(min) * den) && (max === null || num <= BigInt(max) * den);
 }
 
 /** Whether a number is a whole number of tenths (a range bound must be). */
@@ -497,9 +517,9 @@ function temperature(
   const tenths = celsiusTenths(value, unit);
   const { min_tenths: min, max_tenths: max } = state.profile;
   const ranged = min !== null || max !== null;
-  const inRange = ranged
-    ? (min === null || tenths >= min) && (max === null || tenths <= max)
-    : null;
+  // spec: courier 3.4: an out-of-range reading blocks the handover. The range is judged on the
+  // reading as measured, never on its rounded tenths.
+  const inRange = ranged ? withinRange(value, unit, min, max) : null;
   const reading: LabReading = {
     seq: state.readings_total + 1,
     value,
@@ -520,7 +540,7 @@ function temperature(
     events.push({
       kind: "blocked",
       reason: "temperature_out_of_range",
-      detail: `reading ${reading.seq} at ${iso(time)} is ${formatTenths(tenths)}, outside ${range}`,
+      detail: `reading ${reading.seq} at ${iso(time)} is ${value} °${unit}, outside ${range}`,
       at: ctx.now,
     });
   }

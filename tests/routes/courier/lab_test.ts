@@ -281,6 +281,38 @@ Deno.test("lab: an out-of-range reading blocks the handover until runs:override 
     });
   }));
 
+Deno.test("lab: a reading is judged on its exact value: just over a bound is out of range", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    await profile(t, courier, waybill); // 2 to 8 °C
+    // On the bounds exactly (46.4 °F is 8 °C): in range.
+    const edge = await reading(t, courier, waybill, { value: 8 });
+    assert.equal(edge.data.readings[0].in_range, true);
+    const edgeF = await reading(t, courier, waybill, {
+      value: 46.4,
+      unit: "F",
+      time: "2026-11-02T07:50:00Z",
+    });
+    assert.equal(edgeF.data.readings[1].in_range, true);
+    assert.deepEqual(edgeF.data.handover.reasons, []);
+    // 8.04 °C and 46.41 °F (8.005... °C) are above 8 °C, though both show as 8.0 °C.
+    const over = await reading(t, courier, waybill, { value: 8.04, time: "2026-11-02T07:51:00Z" });
+    assert.equal(over.data.readings[2].celsius, 8);
+    assert.equal(over.data.readings[2].in_range, false);
+    assert.deepEqual(over.data.handover.reasons, ["temperature_out_of_range"]);
+    const overF = await reading(t, courier, waybill, {
+      value: 46.41,
+      unit: "F",
+      time: "2026-11-02T07:52:00Z",
+    });
+    assert.equal(overF.data.readings[3].in_range, false);
+    const under = await reading(t, courier, waybill, { value: 1.96, time: "2026-11-02T07:53:00Z" });
+    assert.equal(under.data.readings[4].in_range, false);
+    assert.equal(under.data.out_of_range_total, 3);
+    assert.match(under.data.blocks[0].detail, /is 1\.96 °C, outside 2\.0 °C to 8\.0 °C/);
+  }));
+
 Deno.test("lab: a late sample blocks the handover until the laboratory accepts it", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
