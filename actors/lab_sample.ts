@@ -172,6 +172,11 @@ export interface LabSample {
   readonly decisions: readonly LabDecision[];
   readonly decisions_total: number;
   readonly rejected: boolean;
+  /**
+   * When a run handed the sample to the laboratory (its deliver stop); absent before it was, and
+   * on samples kept before this was recorded. Lateness is judged up to it, never after.
+   */
+  readonly handed_over_at?: number;
 }
 
 export type LabSampleState = LabSample | null;
@@ -210,6 +215,8 @@ export type LabSampleCommand =
     readonly by: string;
   }
   | { readonly kind: "handover_check" }
+  /** The run's deliver stop handed the sample over at `at` (sent again on its retries). */
+  | { readonly kind: "handed_over"; readonly at: number }
   | { readonly kind: "get" };
 
 export type LabSampleEvent =
@@ -229,7 +236,8 @@ export type LabSampleEvent =
     readonly detail: string;
     readonly at: number;
   }
-  | { readonly kind: "decided"; readonly decision: LabDecision };
+  | { readonly kind: "decided"; readonly decision: LabDecision }
+  | { readonly kind: "handed_over"; readonly at: number };
 
 /** Whether a laboratory handover may happen now, and every reason it may not. */
 export interface HandoverVerdict {
@@ -400,7 +408,9 @@ function profile(
 /** The late block to record now, if the deadline passed (at `now` or at `measured`). */
 function lateEvent(state: LabSample, now: number, measured?: number): LabSampleEvent[] {
   const deadline = state.profile.deadline_at;
-  if (deadline === null || state.late_recorded) return [];
+  // spec: courier 3.4: a sample is late if the laboratory gets it after the deadline; one handed
+  // over (only ever when no block stood, lateness included) was not, whatever is recorded after.
+  if (deadline === null || state.late_recorded || state.handed_over_at !== undefined) return [];
   if (now > deadline) {
     return [{
       kind: "blocked",
@@ -606,6 +616,14 @@ function decide(state: LabSampleState, command: LabSampleCommand | TimerFired, c
       return approve(state, command, ctx);
     case "handover_check":
       return handoverCheck(state, ctx);
+    case "handed_over":
+      // A shipment without a laboratory record has nothing to mark; the first handover stands.
+      if (state === null || state.handed_over_at !== undefined) {
+        return accept<LabSampleState, LabSampleEvent, LabSampleReply>([]);
+      }
+      return accept<LabSampleState, LabSampleEvent, LabSampleReply>([
+        { kind: "handed_over", at: command.at },
+      ]);
     case "get":
       if (state === null) return reject("not_found", "no laboratory record for this shipment");
       return whole([]);
@@ -704,6 +722,8 @@ function evolve(state: LabSampleState, event: LabSampleEvent): LabSampleState {
         decisions_total: state.decisions_total + 1,
         rejected: state.rejected || event.decision.decision === "reject",
       };
+    case "handed_over":
+      return { ...state, handed_over_at: event.at };
     default:
       return unreachable(event);
   }

@@ -204,6 +204,10 @@ export const LabSampleAnswer = z.object({
   }).openapi("LabHandover"),
   profiled_at: UtcInstant,
   profiled_by: z.string(),
+  handed_over_at: UtcInstant.nullable().openapi({
+    description: "When a run's deliver stop handed the sample to the laboratory; lateness is " +
+      "judged up to it",
+  }),
 }).openapi("LabSample");
 
 /** The sample after its profile, with the cold-chain charge it booked (once) if cold chain. */
@@ -252,6 +256,7 @@ export function labView(s: LabSample, now: number) {
     handover: handoverVerdict(s, now),
     profiled_at: iso(s.profiled_at),
     profiled_by: s.profiled_by,
+    handed_over_at: iso(s.handed_over_at),
   };
 }
 

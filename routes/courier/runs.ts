@@ -29,7 +29,7 @@ import { customsCrossingActor } from "../../actors/customs_crossing.ts";
 import { raiseAlert } from "../../src/courier/alerts.ts";
 import { driverIdOf } from "../../src/courier/driver_access.ts";
 import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/evidence.ts";
-import { labHandoverAllowed } from "../../src/courier/lab.ts";
+import { labHandedOver, labHandoverAllowed } from "../../src/courier/lab.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
 import { BODY_TOO_LARGE, mergeRefusals } from "../../src/http/refusals.ts";
 import {
@@ -671,6 +671,9 @@ async function stopAction(
         received_by: body.received_by ?? (body.lab_handover ? "laboratory" : null),
         note: body.note ?? null,
       });
+      // A retry (the stop found done) tells it again; the first handover recorded stands.
+      const env = c.get("env");
+      await labHandedOver(env.runtime, p.business.id, stop.waybill, env.clock.now());
       return answer;
     }
     case "collect": {

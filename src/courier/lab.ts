@@ -42,6 +42,22 @@ export async function labHandoverAllowed(
   return verdict.allowed ? { ok: true } : { ok: false, reasons: [...verdict.reasons] };
 }
 
+/**
+ * Tells the sample's actor that the run handed it to the laboratory at `at` (3.4): lateness is
+ * judged up to the handover, so a tick or reading the laboratory records after it, past the
+ * deadline, does not mark an on-time sample late. Idempotent; a shipment without a laboratory
+ * record is left alone.
+ */
+export async function labHandedOver(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  at: number,
+): Promise<void> {
+  const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "handed_over", at });
+  if (!r.ok) throw fromRejection(r);
+}
+
 export function coldChainReference(waybill: string): string {
   return `COLD-${waybill}`;
 }

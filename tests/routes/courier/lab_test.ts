@@ -345,6 +345,40 @@ Deno.test("lab: a reading taken after the deadline marks the sample late", () =>
     assert.match(r.data.blocks[0].detail, /deadline 2026-11-02T07:00:00.000Z passed/);
   }));
 
+Deno.test("lab: a sample handed over before its deadline is not marked late by what is recorded after", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    await profile(t, courier, waybill, { min_temp_c: null, max_temp_c: null });
+    const call = async (path: string, body: unknown, status = 200) => {
+      const r = await t.call("POST", path, { key: courier.business.api_key, body });
+      assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
+      return r.body.data;
+    };
+    const run = (await call("/business/network-runs", {
+      facility_id: "GBE-HUB",
+      kind: "linehaul",
+      countries: ["BW"],
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 0 },
+      vehicle: "B 123 ABC",
+    }, 201)).id;
+    const stop = (await call(`/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201)).stops[0].id;
+    await call(`/business/network-runs/${run}/depart`, {});
+    await call(`/business/network-runs/${run}/stops/${stop}/deliver`, { lab_handover: true });
+    // spec: courier 3.4: lateness is the sample's at its handover, which came in time; the
+    // laboratory's own reading after the deadline says nothing about the courier.
+    await advance(t, 8 * HOUR);
+    const after = await reading(t, courier, waybill, { time: "2026-11-02T16:00:00Z" });
+    assert.deepEqual(after.data.blocks, []);
+    assert.deepEqual(after.data.handover.reasons, []);
+    const kept = await record(t, courier, waybill);
+    assert.deepEqual(kept.handover.reasons, []);
+    assert.equal(kept.handed_over_at, "2026-11-02T08:00:00.000Z");
+  }));
+
 Deno.test("lab: once the deadline has passed, a new profile cannot move it and undo the lateness", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
