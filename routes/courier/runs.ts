@@ -36,6 +36,7 @@ import {
   askRun,
   askStop,
   carriedPieces,
+  departureEvent,
   driverView,
   holderOf,
   moveAll,
@@ -285,16 +286,17 @@ async function runAction(
         i.state === "on_board" &&
         (next.departed_at === undefined || i.departed_at === next.departed_at)
       ).map((i) => i.waybill);
-      const toBorder = next.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
       // Keyed by the departure the run recorded, whatever key the request sends: a retry after a
       // crash (or a lost answer) moves those a crash left behind and none twice. The run keeps
       // its departure for good; one kept before it did is found in its bounded history.
       const departure = next.departed_at ??
         next.history.findLast((h) => h.action === "depart")?.at;
       const departed = departure === undefined ? moveKey : `${runId}:departure:${departure}`;
-      await moveAll(c, next, onBoard, departed, toBorder ? "departed_to_border" : "departed", {
-        holder: holderOf(next),
-      });
+      // spec: courier 3.2: a shipment the run delivers goes out for delivery; others depart on
+      // a trunk leg (departureEvent).
+      for (const w of onBoard) {
+        await moveAll(c, next, [w], departed, departureEvent(next, w), { holder: holderOf(next) });
+      }
       // Leaving a border the shipments were presented at: a later release awaits collection.
       for (const s of next.stops) {
         if (s.kind === "checkpoint" && s.status === "presented") {
@@ -1120,12 +1122,11 @@ export function runRoutes(api: Api): void {
       body,
     );
     // A shipment boarding a run already under way has departed with it, as those on board at
-    // its departure did (courier 3.2 linehaul opens on departure).
+    // its departure did (courier 3.2: out for delivery on the run that delivers it).
     const boarded = run.items.find((i) => i.stop_id === stopId && i.state === "on_board");
     if (boarded && run.status === "departed") {
-      const toBorder = run.stops.some((s) => s.kind === "checkpoint" && s.status === "pending");
       await moveShipment(c, boarded.waybill, `${run.id}:${stopId}:boarded`, {
-        event: toBorder ? "departed_to_border" : "departed",
+        event: departureEvent(run, boarded.waybill),
         holder: holderOf(run),
       });
     }

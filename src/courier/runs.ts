@@ -229,6 +229,21 @@ export async function moveAll(
   }
 }
 
+/**
+ * What leaving with a run is for one of its shipments (spec: courier 3.2 milestones): out for
+ * delivery when the run delivers it (its deliver stop, still to be worked, with no border stop
+ * still to be presented before it), which opens delivery_attempt; else a trunk leg (linehaul),
+ * toward a crossing when a border stop is still to be presented (border_presentation too).
+ */
+export function departureEvent(run: NetworkRun, waybill: string): ScanEvent {
+  const border = (s: Stop) => s.kind === "checkpoint" && s.status === "pending";
+  const delivers = run.stops.findIndex((s) =>
+    s.kind === "deliver" && s.waybill === waybill && s.status === "pending"
+  );
+  if (delivers >= 0 && !run.stops.slice(0, delivers).some(border)) return "out_for_delivery";
+  return run.stops.some(border) ? "departed_to_border" : "departed";
+}
+
 /** The pieces a run carries of a shipment: those its collect labels name, else all (null). */
 export function carriedPieces(stops: readonly Stop[], waybill: string): string[] | null {
   for (const stop of stops) {

@@ -876,7 +876,11 @@ Deno.test("runs: a shipment added to a run already under way departs with it", (
     const [a, b] = [await read(first), await read(late)];
     assert.equal(b.status, a.status, "as the shipment on board at departure");
     assert.deepEqual(b.custody, a.custody);
-    assert.ok(b.obligations.some((o: { milestone: string }) => o.milestone === "linehaul"));
+    // Its own deliver stop is on the run: out for delivery (courier 3.2).
+    assert.equal(b.status, "out_for_delivery");
+    assert.ok(
+      b.obligations.some((o: { milestone: string }) => o.milestone === "delivery_attempt"),
+    );
   }));
 
 Deno.test("runs: a stop added to a run under way whose boarding move was lost is finished by a retry under the same key, once", () =>
@@ -917,9 +921,9 @@ Deno.test("runs: a stop added to a run under way whose boarding move was lost is
       assert.equal(again.data.stops.length, 2, "one stop, however often retried");
     }
     const [a, b] = [await read(first), await read(late)];
-    assert.equal(b.status, a.status, "departed, as the shipment on board at departure");
+    assert.equal(b.status, a.status, "out for delivery, as the shipment on board at departure");
     assert.deepEqual(b.custody, a.custody);
-    const departures = b.trail.filter((e: { event: string }) => e.event.startsWith("departed"));
+    const departures = b.trail.filter((e: { event: string }) => e.event === "out_for_delivery");
     assert.equal(departures.length, 1, JSON.stringify(b.trail));
   }));
 
@@ -1552,8 +1556,8 @@ Deno.test("runs: a departure a crash cut short is completed by its retry, moving
       (await t.call("GET", `/business/courier/operations/${waybill}`, {
         key: courier.business.api_key,
       })).body.data.trail.map((e: { event: string }) => e.event);
-    assert.deepEqual(await trail(a), ["departed"]);
-    assert.deepEqual(await trail(b), ["departed", "exception"]);
+    assert.deepEqual(await trail(a), ["out_for_delivery"]);
+    assert.deepEqual(await trail(b), ["out_for_delivery", "exception"]);
   }));
 
 Deno.test("runs: an arrival whose alerts a crash kept from being raised is completed by its retry", () =>
@@ -1610,9 +1614,9 @@ Deno.test("runs: a departure sent again never moves a shipment that boarded afte
       const again = await post(t, courier, `/business/network-runs/${run}/depart`, {});
       assert.equal(again.data.status, "departed");
     }
-    assert.deepEqual(await trailOf(t, courier, first), ["departed"]);
+    assert.deepEqual(await trailOf(t, courier, first), ["out_for_delivery"]);
     assert.deepEqual(await trailOf(t, courier, picked), ["collected"]);
-    assert.deepEqual(await trailOf(t, courier, late), ["departed"]);
+    assert.deepEqual(await trailOf(t, courier, late), ["out_for_delivery"]);
   }));
 
 Deno.test("runs: a departure sent again after the run arrived or unloaded answers the run as it stands", () =>
@@ -1624,11 +1628,14 @@ Deno.test("runs: a departure sent again after the run arrived or unloaded answer
     // The departure sent again without an idempotency_key (lost signal, delivered late).
     const again = await post(t, courier, `/business/network-runs/${run}/depart`, {});
     assert.equal(again.data.status, "arrived");
-    assert.deepEqual(await trailOf(t, courier, waybill), ["departed"]);
+    assert.deepEqual(await trailOf(t, courier, waybill), ["out_for_delivery"]);
     await post(t, courier, `/business/network-runs/${run}/unload`, {});
     const late = await post(t, courier, `/business/network-runs/${run}/depart`, {});
     assert.equal(late.data.status, "unloaded");
-    assert.deepEqual(await trailOf(t, courier, waybill), ["departed", "received_at_destination"]);
+    assert.deepEqual(await trailOf(t, courier, waybill), [
+      "out_for_delivery",
+      "received_at_destination",
+    ]);
   }));
 
 Deno.test("runs: a departure sent again after its record left the run's history moves no shipment again", () =>
@@ -1645,5 +1652,53 @@ Deno.test("runs: a departure sent again after its record left the run's history 
       .data.history.map((h: { action: string }) => h.action);
     assert.ok(!history.includes("depart"), JSON.stringify(history));
     for (let i = 0; i < 2; i++) await post(t, courier, `/business/network-runs/${run}/depart`, {});
-    assert.deepEqual(await trailOf(t, courier, waybill), ["departed"]);
+    assert.deepEqual(await trailOf(t, courier, waybill), ["out_for_delivery"]);
+  }));
+
+/** The open milestones of a shipment, by name in order. */
+async function milestonesOf(t: TestEnv, courier: Courier, waybill: string): Promise<string[]> {
+  const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.obligations.map((o: { milestone: string }) => o.milestone).sort();
+}
+
+Deno.test("runs: departing puts the shipments the run delivers out for delivery; what it only carries departs on linehaul", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybills } = await deliveryRun(t, courier, client, 2);
+    const [a, b] = waybills as [string, string];
+    // A shipment collected before the run leaves rides on to the depot: a trunk leg.
+    const collect = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const picked = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops/${collect}/collect`, {
+      waybill: picked,
+    });
+    const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data.stops;
+    // A deliver stop added to the run under way goes out for delivery with it.
+    const late = await bookWaybill(t, client);
+    await deliverStops(t, courier, run, [late]);
+    // The departure sent again (lost signal) moves nothing again.
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const read = async (waybill: string) =>
+      (await t.call("GET", `/business/courier/operations/${waybill}`, {
+        key: courier.business.api_key,
+      })).body.data;
+    for (const waybill of [a, b, late]) {
+      assert.equal((await read(waybill)).status, "out_for_delivery", waybill);
+      assert.deepEqual(await trailOf(t, courier, waybill), ["out_for_delivery"], waybill);
+      // spec: courier 3.2: delivery_attempt opens on out for delivery; linehaul is not this leg.
+      assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
+    }
+    assert.equal((await read(picked)).status, "in_transit");
+    assert.deepEqual(await trailOf(t, courier, picked), ["collected", "departed"]);
+    assert.deepEqual(await milestonesOf(t, courier, picked), ["linehaul", "promise"]);
+    // A failed attempt waits on the recipient alone: no linehaul beside the redelivery.
+    await post(t, courier, `/business/network-runs/${run}/stops/${stops[1].id}/fail`, {
+      reason: "nobody home",
+    });
+    assert.equal((await read(b)).status, "awaiting_redelivery");
+    assert.deepEqual(await milestonesOf(t, courier, b), ["promise", "redelivery"]);
+    assert.equal((await read(b)).health, "waiting_customer");
   }));
