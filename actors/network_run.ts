@@ -145,13 +145,27 @@ export interface NetworkRun {
    * null until it departs; absent on runs kept before it was (their history is read instead).
    */
   readonly departed_at?: number | null;
+  /**
+   * How many times the run, with stops, was left without a driver (courier 2.9 leg_unassigned:
+   * each time is one condition, raised once), counting the one it is in. Internal; absent on
+   * runs kept before it was.
+   */
+  readonly unassigned_times?: number;
 }
 
 export type NetworkRunState = NetworkRun | null;
 
 export type NewRun = Omit<
   NetworkRun,
-  "status" | "stops" | "items" | "expenses" | "history" | "created_at" | "closed_at" | "departed_at"
+  | "status"
+  | "stops"
+  | "items"
+  | "expenses"
+  | "history"
+  | "created_at"
+  | "closed_at"
+  | "departed_at"
+  | "unassigned_times"
 >;
 
 export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {
@@ -352,6 +366,7 @@ function decide(
       created_at: ctx.now,
       closed_at: null,
       departed_at: null,
+      unassigned_times: 0,
     };
     return accept<S, RunEvent, RunReply>([{ kind: "run_created", run }], ack);
   }
@@ -455,12 +470,12 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
           `adding stop ${stop.id} exceeds the run's ${over} capacity`,
         );
       }
-      return changed(run, next, "add_stop", c.by, now, stop.id);
+      return changed(run, unassigned(run, next), "add_stop", c.by, now, stop.id);
     }
     case "assign_driver":
       return changed(
         run,
-        { ...run, driver_id: c.driver_id },
+        unassigned(run, { ...run, driver_id: c.driver_id }),
         "assign_driver",
         c.by,
         now,
@@ -810,6 +825,17 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
     default:
       return unreachable(c);
   }
+}
+
+/** Whether the run waits for a driver: it has stops and none is assigned (courier 2.9). */
+export function isUnassigned(run: NetworkRun): boolean {
+  return run.driver_id === null && run.stops.length > 0 && run.status !== "closed";
+}
+
+/** The run after a change, counting a new time it was left without a driver (courier 2.9). */
+function unassigned(run: NetworkRun, next: NetworkRun): NetworkRun {
+  if (!isUnassigned(next) || isUnassigned(run)) return next;
+  return { ...next, unassigned_times: (run.unassigned_times ?? 0) + 1 };
 }
 
 /** Whether an item has its explicit end state (courier 3.4). */

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { sql } from "kysely";
 import {
   isEnded,
+  isUnassigned,
   ITEM_STATES,
   type NetworkRun,
   NO_LOAD,
@@ -1130,17 +1131,7 @@ export function runRoutes(api: Api): void {
         holder: holderOf(run),
       });
     }
-    if (run.driver_id === null) {
-      // spec: courier 2.9 leg_unassigned: the leg waits for a driver.
-      await raiseAlert(c.get("env").runtime, run.courier_id, {
-        kind: "leg_unassigned",
-        condition_key: `${run.id}:unassigned`,
-        owner: "courier",
-        subject: { type: "network_run", id: run.id },
-        message: `run ${run.id} has stops and no driver assigned`,
-        detail: { run_id: run.id, stops: run.stops.length },
-      });
-    }
+    await raiseUnassigned(c, run);
     return ok(c, runView(run), 201);
   });
 
@@ -1163,16 +1154,13 @@ export function runRoutes(api: Api): void {
       });
       if (!d.ok) throw validationFailed([{ path: "driver_id", message: "no such driver" }]);
     }
-    return ok(
-      c,
-      runView(
-        await askRun(c, params.run, {
-          kind: "assign_driver",
-          driver_id: body.driver_id,
-          by: principalName(p),
-        }),
-      ),
-    );
+    const run = await askRun(c, params.run, {
+      kind: "assign_driver",
+      driver_id: body.driver_id,
+      by: principalName(p),
+    });
+    await raiseUnassigned(c, run);
+    return ok(c, runView(run));
   });
 
   define(api, {
@@ -1310,6 +1298,24 @@ export function runRoutes(api: Api): void {
     async (c, { params, body }) =>
       ok(c, viewFor(c, await runAction(c, params.run, params.action, body))),
   );
+}
+
+/**
+ * spec: courier 2.9 leg_unassigned: a run with stops and no driver waits for one. Each time it is
+ * left without one is its own condition, raised once (a retry raises the same one, or the one a
+ * crash kept from being raised); a run kept before it counted them has the one key it had.
+ */
+async function raiseUnassigned(c: Context<AppEnv>, run: NetworkRun): Promise<void> {
+  if (!isUnassigned(run)) return;
+  const times = run.unassigned_times;
+  await raiseAlert(c.get("env").runtime, run.courier_id, {
+    kind: "leg_unassigned",
+    condition_key: times === undefined ? `${run.id}:unassigned` : `${run.id}:unassigned:${times}`,
+    owner: "courier",
+    subject: { type: "network_run", id: run.id },
+    message: `run ${run.id} has stops and no driver assigned`,
+    detail: { run_id: run.id, stops: run.stops.length },
+  });
 }
 
 /** spec: courier 4.5: expenses need a receipt file and an idempotency_key. */

@@ -337,7 +337,7 @@ function summaryView(r: RunSummary) {
  * times in ISO 8601, as the rest of the API states them (courier 9.4).
  */
 export function runView(run: NetworkRun) {
-  const { departed_at: _departed, ...fields } = run;
+  const { departed_at: _departed, unassigned_times: _unassigned, ...fields } = run;
   return {
     ...fields,
     capacity: loadView(run.capacity),

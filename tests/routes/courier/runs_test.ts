@@ -1702,3 +1702,41 @@ Deno.test("runs: departing puts the shipments the run delivers out for delivery;
     assert.deepEqual(await milestonesOf(t, courier, b), ["promise", "redelivery"]);
     assert.equal((await read(b)).health, "waiting_customer");
   }));
+
+Deno.test("runs: each time a run with stops is left without a driver raises leg_unassigned once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const driver = await newDriver(t, courier.business.id);
+    const run = await newRun(t, courier, { driver_id: driver.id });
+    await deliverStops(t, courier, run, [await bookWaybill(t, client)]);
+    const unassigned = async () => {
+      await t.settle();
+      const r = await t.call("GET", "/business/courier/alerts?kind=leg_unassigned", {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.length;
+    };
+    const assign = (driver_id: string | null) =>
+      post(t, courier, `/business/network-runs/${run}/driver`, { driver_id });
+    assert.equal(await unassigned(), 0, "a driver is assigned");
+    // spec: courier 2.9 leg_unassigned: the leg has no driver, raised once per condition. The
+    // process dies after the run lost its driver, before the alert was raised: the retry raises it.
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "alert" &&
+        (command as { alert?: { kind: string } }).alert?.kind === "leg_unassigned",
+    }, async () => {
+      await post(t, courier, `/business/network-runs/${run}/driver`, { driver_id: null }, 500);
+    });
+    assert.equal(await unassigned(), 0);
+    await assign(null);
+    assert.equal(await unassigned(), 1, "the driver was taken off a run with stops");
+    await assign(null); // sent again (lost signal)
+    await deliverStops(t, courier, run, [await bookWaybill(t, client)]);
+    assert.equal(await unassigned(), 1, "the same condition");
+    await assign(driver.id);
+    assert.equal(await unassigned(), 1);
+    await assign(null);
+    assert.equal(await unassigned(), 2, "driverless a second time: a new condition");
+  }));
