@@ -64,7 +64,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { Country, Currency, Money, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { Country, Currency, Money, orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { derivedId, newId } from "../../src/runtime/ids.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
 
@@ -136,13 +136,15 @@ function viewFor(c: Context<AppEnv>, run: NetworkRun) {
   return businessPrincipalOf(c).kind === "driver" ? driverView(run) : runView(run);
 }
 
+// Waybills as typed, in any case (src/http/schemas.ts Waybill; courier 2.3: the waybill
+// identifies the shipment).
 const RunActionBody = z.object({
   idempotency_key: IdempotencyKey.optional(),
-  waybills: z.array(Text(64)).max(1_000).optional(),
+  waybills: z.array(Waybill).max(1_000).optional(),
   facility_id: Text(120).optional(),
   order: z.array(Text(64)).max(1_000).optional(),
   to_run: Text(64).optional(),
-  waybill: Text(64).optional(),
+  waybill: Waybill.optional(),
   condition: z.enum(["missing", "damaged", "returned", "customs_hold"]).optional(),
   note: z.string().max(500).optional(),
   stop_id: Text(64).optional(),
@@ -152,7 +154,7 @@ const RunActionBody = z.object({
 const StopActionBody = z.object({
   idempotency_key: IdempotencyKey.optional(),
   side: z.enum(["exit", "entry"]).optional(),
-  waybill: Text(64).optional(),
+  waybill: Waybill.optional(),
   labels: z.array(Text(80)).max(500).optional(),
   reason: z.string().trim().max(500).optional(),
   lab_handover: z.boolean().optional(),
@@ -1042,7 +1044,7 @@ export function runRoutes(api: Api): void {
     params: RunParam,
     body: z.object({
       kind: StopKind,
-      waybill: Text(64).optional(),
+      waybill: Waybill.optional(),
       work_order: z.object({
         sender: Text(300),
         recipient: Text(300),

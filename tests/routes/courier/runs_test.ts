@@ -1740,3 +1740,61 @@ Deno.test("runs: each time a run with stops is left without a driver raises leg_
     await assign(null);
     assert.equal(await unassigned(), 2, "driverless a second time: a new condition");
   }));
+
+Deno.test("runs: a waybill is read in any case, as typed, in every run and stop request", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const [a, b, c, d] = [
+      await bookWaybill(t, client),
+      await bookWaybill(t, client),
+      await bookWaybill(t, client),
+      await bookWaybill(t, client),
+    ];
+    const lower = (w: string) => w.toLowerCase();
+    const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill: lower(a),
+    }, 201);
+    assert.equal(added.data.stops[0].waybill, a);
+    await deliverStops(t, courier, run, [b, c]);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const collected = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${stop}/collect`,
+      {
+        waybill: lower(d),
+      },
+    );
+    assert.deepEqual(collected.data.stop.collected.map((x: { waybill: string }) => x.waybill), [d]);
+    await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: stop,
+      minutes: 10,
+      waybill: lower(d),
+    });
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill: lower(b),
+      condition: "damaged",
+      note: "box crushed",
+    });
+    const other = await newRun(t, courier);
+    await post(t, courier, `/business/network-runs/${run}/transfer`, {
+      waybills: [lower(c)],
+      to_run: other,
+    });
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    const unloaded = await post(t, courier, `/business/network-runs/${run}/unload`, {
+      waybills: [lower(d)],
+    });
+    const states = Object.fromEntries(
+      unloaded.data.items.map((i: { waybill: string; state: string }) => [i.waybill, i.state]),
+    );
+    assert.deepEqual(states, {
+      [a]: "on_board",
+      [b]: "damaged",
+      [c]: "transferred",
+      [d]: "unloaded",
+    });
+  }));
