@@ -79,7 +79,9 @@ const Capacity = z.object({
   pieces: z.number().int().nonnegative().max(100_000),
   cold_slots: z.number().int().nonnegative().max(1_000).default(0),
 });
-const IdempotencyKey = Text(120);
+/** An idempotency_key, as long as every request's may be (the expense form's too). */
+const IDEMPOTENCY_KEY_CHARS_MAX = 120;
+const IdempotencyKey = Text(IDEMPOTENCY_KEY_CHARS_MAX);
 const RunParam = z.object({ run: Text(64) });
 const StopParams = z.object({ run: Text(64), stop: Text(64) });
 
@@ -1347,6 +1349,12 @@ async function expense(c: Context<AppEnv>, runId: string) {
   }
   if (typeof key !== "string" || key.trim() === "") {
     errors.push({ path: "idempotency_key", message: "required" });
+  } else if (key.length > IDEMPOTENCY_KEY_CHARS_MAX) {
+    // As the JSON requests' (IdempotencyKey): a longer one is no key the run can keep.
+    errors.push({
+      path: "idempotency_key",
+      message: `at most ${IDEMPOTENCY_KEY_CHARS_MAX} characters`,
+    });
   }
   if (!(receipt instanceof File) || receipt.size === 0) {
     errors.push({ path: "receipt", message: "a receipt file is required" });

@@ -1798,3 +1798,27 @@ Deno.test("runs: a waybill is read in any case, as typed, in every run and stop 
       [d]: "unloaded",
     });
   }));
+
+Deno.test("runs: an expense's idempotency_key longer than any request's may be is refused 422, keeping nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier] = await ready(t);
+    const run = await newRun(t, courier);
+    for (const length of [121, 3000]) {
+      const f = new FormData();
+      f.set("amount", "150.00");
+      f.set("currency", "BWP");
+      f.set("idempotency_key", "k".repeat(length));
+      f.set("receipt", new File([new TextEncoder().encode("fuel receipt")], "fuel.txt"));
+      const r = await t.call("POST", `/business/network-runs/${run}/expenses`, {
+        key: courier.business.api_key,
+        body: f,
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["idempotency_key"]);
+    }
+    const kept = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(kept.body.data.expenses, []);
+  }));
