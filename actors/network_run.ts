@@ -653,6 +653,7 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
     }
     case "expense":
       if (run.expenses.some((e) => e.key === c.key)) return same();
+      // Every expense stays: the run is its only record (bounded by RUN_STATE_BUDGET, run_full).
       return changed(
         run,
         {
@@ -665,7 +666,7 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
             note: c.note,
             by: c.by,
             at: now,
-          }].slice(-RUN_HISTORY_MAX),
+          }],
         },
         "expense",
         c.by,

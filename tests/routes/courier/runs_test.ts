@@ -1822,3 +1822,26 @@ Deno.test("runs: an expense's idempotency_key longer than any request's may be i
     });
     assert.deepEqual(kept.body.data.expenses, []);
   }));
+
+Deno.test("runs: every expense recorded stays on the run, however many follow it", () =>
+  withTestEnv(async (t) => {
+    const [courier] = await ready(t);
+    const run = await newRun(t, courier);
+    const keys = Array.from({ length: 22 }, (_, i) => `fuel-${i + 1}`);
+    for (const key of keys) {
+      const f = new FormData();
+      f.set("amount", "12.50");
+      f.set("currency", "BWP");
+      f.set("idempotency_key", key);
+      f.set("receipt", new File([new TextEncoder().encode(`receipt ${key}`)], "fuel.txt"));
+      const r = await t.call("POST", `/business/network-runs/${run}/expenses`, {
+        key: courier.business.api_key,
+        body: f,
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    const kept = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(kept.body.data.expenses.map((e: { key: string }) => e.key), keys);
+  }));
