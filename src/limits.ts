@@ -198,6 +198,11 @@ export const LOGIN_FAILURES_PER_ADDRESS_FREE = 20;
 export const LOGIN_DELAY_BASE_MS = 30_000;
 /** The longest wait: a locked account opens again within this, so no one locks a user out for good. */
 export const LOGIN_DELAY_MAX_MS = 60 * 60 * 1000;
+/**
+ * A sign-in attempt being checked counts as one that may fail until it is reported; one never
+ * reported (the request crashed) stops counting after this, far longer than a password check.
+ */
+export const LOGIN_ATTEMPT_PENDING_MS = 60 * 1000;
 /** Accounts and addresses tracked in memory; the oldest are dropped past this (bounded). */
 export const LOGIN_THROTTLE_ENTRIES_MAX = 100_000;
 /** Tracking link tokens (courier 2.11) are 32 characters; a path segment outside these bounds is no token. */

@@ -3,11 +3,13 @@
  * `rate_limited` with Retry-After): failed sign-ins are counted per account (e-mail) and per
  * address. Past the free failures within the window, each further failure makes the next attempt
  * wait, twice as long each time, up to a cap. A success clears the account's count (not the
- * address's: one good password must not reset a guesser's count). On the injected clock, in this
- * instance's memory, bounded.
+ * address's: one good password must not reset a guesser's count). An attempt still being checked
+ * counts as one that may fail, so guesses sent all at once get no more tries than guesses sent one
+ * after another. On the injected clock, in this instance's memory, bounded.
  */
 import type { Context } from "hono";
 import {
+  LOGIN_ATTEMPT_PENDING_MS,
   LOGIN_DELAY_BASE_MS,
   LOGIN_DELAY_MAX_MS,
   LOGIN_FAILURE_WINDOW_MS,
@@ -24,6 +26,10 @@ interface Entry {
   last_failure_at: number;
   /** No attempt before this instant (epoch ms); 0 when not waiting. */
   wait_until: number;
+  /** Attempts admitted and not yet reported: each may still fail. */
+  pending: number;
+  /** When the latest of them was admitted (one never reported stops counting after a while). */
+  pending_since: number;
 }
 
 /** The wait after `failures` failures when `free` are free: 0, then base, 2 base, 4 base... */
@@ -41,26 +47,59 @@ export class LoginThrottle {
     this.#clock = clock;
   }
 
-  /** Seconds to wait before another attempt under `key`, or 0. */
-  waitSeconds(key: string): number {
-    const e = this.#live(key, this.#clock.now());
+  /**
+   * Seconds to wait before another attempt under `key` may begin, or 0. With `free` given, the
+   * attempts still being checked count as failures to come: past the free failures, one attempt
+   * at a time (the others wait a second, until it is reported).
+   */
+  waitSeconds(key: string, free?: number): number {
+    const now = this.#clock.now();
+    const e = this.#live(key, now);
     if (!e) return 0;
-    const ms = e.wait_until - this.#clock.now();
-    return ms > 0 ? Math.ceil(ms / 1000) : 0;
+    const ms = e.wait_until - now;
+    if (ms > 0) return Math.ceil(ms / 1000);
+    if (free !== undefined && e.pending > 0 && loginDelayMs(e.failures + e.pending, free) > 0) {
+      return 1;
+    }
+    return 0;
+  }
+
+  /** An attempt under `key` begins: it counts until reported (fail, succeed or release). */
+  admit(key: string): void {
+    const now = this.#clock.now();
+    const e = this.#live(key, now) ?? this.#add(key, now);
+    e.pending++;
+    e.pending_since = now;
   }
 
   /** Counts one failed attempt under `key`, with `free` failures before waits begin. */
   fail(key: string, free: number): void {
     const now = this.#clock.now();
-    const e = this.#live(key, now) ?? { failures: 0, last_failure_at: now, wait_until: 0 };
+    const e = this.#live(key, now) ?? this.#add(key, now);
+    e.pending = Math.max(0, e.pending - 1);
     e.failures++;
     e.last_failure_at = now;
     const delay = loginDelayMs(e.failures, free);
     e.wait_until = delay > 0 ? now + delay : 0;
     // Re-inserted, so the map's order is oldest failure first (what is dropped when full).
     this.#entries.delete(key);
-    if (this.#entries.size >= LOGIN_THROTTLE_ENTRIES_MAX) this.#sweep(now);
     this.#entries.set(key, e);
+  }
+
+  /** An attempt under `key` succeeded: its failures are forgotten. */
+  succeed(key: string): void {
+    const e = this.#entries.get(key);
+    if (!e) return;
+    Object.assign(e, { failures: 0, wait_until: 0 });
+    this.release(key);
+  }
+
+  /** An attempt under `key` ended without failing; its failures still count. */
+  release(key: string): void {
+    const e = this.#entries.get(key);
+    if (!e) return;
+    e.pending = Math.max(0, e.pending - 1);
+    if (e.pending === 0 && e.failures === 0) this.#entries.delete(key);
   }
 
   clear(key: string): void {
@@ -71,22 +110,37 @@ export class LoginThrottle {
     return this.#entries.size;
   }
 
-  /** The entry, unless its window passed with no wait pending (then it is forgotten). */
+  #add(key: string, now: number): Entry {
+    if (this.#entries.size >= LOGIN_THROTTLE_ENTRIES_MAX) this.#sweep(now);
+    const e = { failures: 0, last_failure_at: now, wait_until: 0, pending: 0, pending_since: now };
+    this.#entries.set(key, e);
+    return e;
+  }
+
+  /** The entry, unless nothing of it counts any more (then it is forgotten). */
   #live(key: string, now: number): Entry | undefined {
     const e = this.#entries.get(key);
-    if (e && now - e.last_failure_at > LOGIN_FAILURE_WINDOW_MS && now >= e.wait_until) {
+    if (e && this.#spent(e, now)) {
       this.#entries.delete(key);
       return undefined;
     }
     return e;
   }
 
-  #sweep(now: number): void {
-    for (const [k, e] of this.#entries) {
-      if (now - e.last_failure_at > LOGIN_FAILURE_WINDOW_MS && now >= e.wait_until) {
-        this.#entries.delete(k);
-      }
+  /**
+   * Forgets what no longer counts: failures whose window passed with no wait pending, attempts
+   * admitted so long ago that they were never reported (a crash). True when nothing is left.
+   */
+  #spent(e: Entry, now: number): boolean {
+    if (e.pending > 0 && now - e.pending_since > LOGIN_ATTEMPT_PENDING_MS) e.pending = 0;
+    if (now - e.last_failure_at > LOGIN_FAILURE_WINDOW_MS && now >= e.wait_until) {
+      Object.assign(e, { failures: 0, wait_until: 0 });
     }
+    return e.pending === 0 && e.failures === 0;
+  }
+
+  #sweep(now: number): void {
+    for (const [k, e] of this.#entries) if (this.#spent(e, now)) this.#entries.delete(k);
     // Still full: the oldest go (bounded memory wins over remembering every guesser).
     for (const k of this.#entries.keys()) {
       if (this.#entries.size < LOGIN_THROTTLE_ENTRIES_MAX) break;
@@ -114,14 +168,22 @@ export function beginLogin(
   const throttle = c.get("env").loginThrottle;
   const account = `account:${realm}:${email}`;
   const from = `address:${address}`;
-  refuseWhileWaiting(Math.max(throttle.waitSeconds(account), throttle.waitSeconds(from)));
+  // spec: courier 5 (client login): repeated failures wait; an attempt being checked counts
+  // before its answer, or guesses sent at once would all be checked.
+  refuseWhileWaiting(Math.max(
+    throttle.waitSeconds(account, LOGIN_FAILURES_PER_ACCOUNT_FREE),
+    throttle.waitSeconds(from, LOGIN_FAILURES_PER_ADDRESS_FREE),
+  ));
+  throttle.admit(account);
+  throttle.admit(from);
   return {
     failed() {
       throttle.fail(account, LOGIN_FAILURES_PER_ACCOUNT_FREE);
       throttle.fail(from, LOGIN_FAILURES_PER_ADDRESS_FREE);
     },
     succeeded() {
-      throttle.clear(account);
+      throttle.succeed(account);
+      throttle.release(from);
     },
   };
 }
@@ -138,13 +200,14 @@ export function beginPasswordCheck(
 ): LoginAttempt {
   const throttle = c.get("env").loginThrottle;
   const key = `password_check:${realm}:${userId}`;
-  refuseWhileWaiting(throttle.waitSeconds(key));
+  refuseWhileWaiting(throttle.waitSeconds(key, LOGIN_FAILURES_PER_ACCOUNT_FREE));
+  throttle.admit(key);
   return {
     failed() {
       throttle.fail(key, LOGIN_FAILURES_PER_ACCOUNT_FREE);
     },
     succeeded() {
-      throttle.clear(key);
+      throttle.succeed(key);
     },
   };
 }

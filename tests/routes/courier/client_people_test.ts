@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { courierClientActor } from "../../../actors/courier_client.ts";
-import { CLIENT_ADDRESSES_MAX } from "../../../src/limits.ts";
+import { CLIENT_ADDRESSES_MAX, LOGIN_ATTEMPT_PENDING_MS } from "../../../src/limits.ts";
 import { loginDelayMs, LoginThrottle } from "../../../src/http/login_throttle.ts";
 import { ManualClock } from "../../../src/runtime/clock.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
@@ -422,6 +422,45 @@ Deno.test("login throttling: failures per address hold that address only, until 
     assert.equal(lifted.status, 200);
   }));
 
+Deno.test("login throttling: guesses sent all at once get no more tries than one after another", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const email = client.user.email;
+    // Thirty wrong passwords at once for one account: five are checked, the rest wait.
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => login(t, email, `wrong-password-${i}`)),
+    );
+    const checked = burst.filter((r) => r.status === 401).length;
+    const held = burst.filter((r) => r.status === 429);
+    assert.equal(checked, 5, burst.map((r) => r.status).join(","));
+    assert.equal(held.length, 25);
+    for (const r of held) {
+      assert.equal(r.body.code, "rate_limited");
+      assert.ok(Number(r.headers.get("Retry-After")) >= 1);
+    }
+    // The five failures hold the account, as five in a row do.
+    assert.equal((await login(t, email, client.user.password)).status, 429);
+    t.clock.advanceBy(30_000);
+    // Past the free failures, one guess at a time: two at once, one is checked.
+    const pair = await Promise.all([login(t, email, "wrong-a"), login(t, email, "wrong-b")]);
+    assert.deepEqual(pair.map((r) => r.status).sort(), [401, 429]);
+
+    // Thirty at once from one address, each for another account: twenty are checked.
+    const guesser = "203.0.113.77";
+    const spread = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => loginFrom(t, guesser, `nobody${i}@example.com`, "x")),
+    );
+    assert.equal(spread.filter((r) => r.status === 401).length, 20);
+    assert.equal(spread.filter((r) => r.status === 429).length, 10);
+    // Sign-ins that succeed at once are not held by one another.
+    const other = await newClient(t, courier);
+    const together = await Promise.all(
+      Array.from({ length: 3 }, () => login(t, other.user.email, other.user.password)),
+    );
+    assert.deepEqual(together.map((r) => r.status), [200, 200, 200]);
+  }));
+
 Deno.test("login throttling: the portal sign-in is throttled the same way", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
@@ -459,5 +498,15 @@ Deno.test("login throttle: waits double from the free failures on, capped; old f
   assert.equal(throttle.size, 1);
   clock.advanceBy(16 * 60 * 1000);
   assert.equal(throttle.waitSeconds("k"), 0);
+  assert.equal(throttle.size, 0);
+});
+
+Deno.test("login throttle: an attempt never reported (a crashed request) stops holding others after a while", () => {
+  const clock = new ManualClock();
+  const throttle = new LoginThrottle(clock);
+  for (let i = 0; i < 5; i++) throttle.admit("k");
+  assert.equal(throttle.waitSeconds("k", 5), 1);
+  clock.advanceBy(LOGIN_ATTEMPT_PENDING_MS + 1);
+  assert.equal(throttle.waitSeconds("k", 5), 0);
   assert.equal(throttle.size, 0);
 });
