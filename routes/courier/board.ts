@@ -5,7 +5,9 @@
  * GET /business/courier/operations/live (WebSocket). The credential, checked as the
  * X-Business-API-Key header is (business key or staff session token; scope shipments:view-own;
  * courier platform on), comes as `?key=` or, to keep it out of URLs and logs, as the first
- * message `{"type": "auth", "key": "..."}`; it is checked again every BOARD_RECHECK_MS.
+ * message `{"type": "auth", "key": "..."}`; it is checked again at every change of the courier's
+ * account (a key rotated or revoked, a password changed, the platform switched off) and of the
+ * staff session it names (signed out, expired), and every BOARD_RECHECK_MS.
  * Messages to the board, one JSON text frame each:
  *   {type: "ready", at}                       subscribed: every later change is on this socket
  *   {type: "shipment", version, row}          row = the board row (open_alerts null)
@@ -22,12 +24,16 @@ import type { Context } from "hono";
 import type { WSContext, WSEvents } from "hono/ws";
 import { upgradeWebSocket } from "hono/deno";
 import type { AlertSummary } from "../../actors/alert.ts";
+import { businessActor } from "../../actors/business.ts";
+import { SESSION_TENANT, sessionActor } from "../../actors/session.ts";
 import {
   type ActorChange,
   type Bus,
+  subjectOf,
   subjectPattern,
   type Subscription,
 } from "../../src/bus/bus.ts";
+import { sha256Hex } from "../../src/domain/secrets.ts";
 import type { Environment } from "../../src/environment.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
 import { type Api, envelope } from "../../src/http/app.ts";
@@ -35,6 +41,7 @@ import {
   businessCredential,
   type BusinessPrincipal,
   businessRefusals,
+  STAFF_TOKEN_PREFIX,
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -264,6 +271,7 @@ function boardEvents(
   let tenant: string | null = null;
   let authTimer: ReturnType<typeof setTimeout> | undefined;
   let recheck: ReturnType<typeof setInterval> | undefined;
+  let watches: Subscription[] = [];
   let authenticating = false;
   let closed = false;
 
@@ -280,9 +288,18 @@ function boardEvents(
       return;
     }
     tenant = principal.business.id;
-    recheck = setInterval(() => {
-      boardPrincipal(c, key).catch((e) => refuse(sink, e));
-    }, BOARD_RECHECK_MS);
+    const checkAgain = () => void boardPrincipal(c, key).catch((e) => refuse(sink, e));
+    recheck = setInterval(checkAgain, BOARD_RECHECK_MS);
+    // spec: business 4.3 (a rotated key is invalid at once), 5.5 (revocable): the credential is
+    // checked again when the courier's account changes (keys, passwords, the platform switch)
+    // and when the staff session it names does (signed out, expired), not minutes later.
+    const prefix = env.runtime.busPrefix;
+    const subjects = [subjectOf(prefix, tenant, businessActor.type, tenant)];
+    const token = key.trim();
+    if (token.startsWith(STAFF_TOKEN_PREFIX)) {
+      subjects.push(subjectOf(prefix, SESSION_TENANT, sessionActor.type, sha256Hex(token)));
+    }
+    watches = subjects.map((subject) => env.bus.subscribe(subject, checkAgain));
     feed = new BoardFeed(sink, {
       bus: env.bus,
       env: env.runtime.busPrefix,
@@ -337,6 +354,8 @@ function boardEvents(
       closed = true;
       clearTimeout(authTimer);
       clearInterval(recheck);
+      for (const w of watches) w.unsubscribe();
+      watches = [];
       feed?.stop();
       if (tenant !== null) releaseBoard(env, tenant);
       tenant = null;

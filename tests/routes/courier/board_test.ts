@@ -218,6 +218,61 @@ Deno.test("board socket: no shipments:view-own or no courier platform closes wit
     assert.match(disabled.reason, /courier platform/);
   }));
 
+/** How the board closed, or null when it was still open after WAIT_MS. */
+function closedWithin(board: TestBoard): Promise<{ code: number; reason: string } | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), WAIT_MS));
+  return Promise.race([board.closed, late]).finally(() => clearTimeout(timer));
+}
+
+Deno.test("board socket: a rotated key, a revoked partner key, a signed-out session or the platform switched off stops an open board at once", () =>
+  withServer(async (t, s, boards) => {
+    const [courier] = await ready(t);
+    const open = async (key: string) => {
+      const board = new TestBoard(s.ws, JSON.stringify({ type: "auth", key }));
+      boards.push(board);
+      await board.next((m) => m.type === "ready", "ready");
+      return board;
+    };
+    // Business API 4.3: the previous key is invalid at once, on the board too.
+    const byKey = await open(courier.business.api_key);
+    const rotated = await t.call("POST", "/business/api-key/regenerate", {
+      key: courier.business.api_key,
+    });
+    assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+    assert.equal((await closedWithin(byKey))?.code, CLOSE.unauthenticated);
+
+    const pk = await t.call("POST", `/operator/businesses/${courier.business.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Control room", scopes: ["shipments:view-own"] },
+    });
+    assert.equal(pk.status, 201, JSON.stringify(pk.body));
+    const byPartner = await open(pk.body.data.key);
+    const revoked = await t.call("DELETE", `/operator/partner-keys/${pk.body.data.id}`, {
+      operator: true,
+    });
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    assert.equal((await closedWithin(byPartner))?.code, CLOSE.unauthenticated);
+
+    const signIn = async () => {
+      const r = await t.call("POST", "/business/login", { body: courier.business.owner });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.token as string;
+    };
+    const token = await signIn();
+    const bySession = await open(token);
+    assert.equal((await t.call("POST", "/business/logout", { key: token })).status, 200);
+    assert.equal((await closedWithin(bySession))?.code, CLOSE.unauthenticated);
+
+    const byOther = await open(await signIn());
+    const off = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: false },
+    });
+    assert.equal(off.status, 200, JSON.stringify(off.body));
+    assert.equal((await closedWithin(byOther))?.code, CLOSE.refused);
+  }));
+
 Deno.test("board socket: another courier's board receives nothing of this courier", () =>
   withServer(async (t, s, boards) => {
     const [courier, client] = await ready(t);
