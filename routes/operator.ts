@@ -29,7 +29,15 @@ import { ApiError, fromRejection, validationFailed } from "../src/http/errors.ts
 import { define, z } from "../src/http/route.ts";
 import { iso } from "../src/http/iso.ts";
 import { sql } from "kysely";
-import { Country, Currency, Money, orNull, UtcInstant, wholeNumber } from "../src/http/schemas.ts";
+import {
+  Country,
+  Currency,
+  Email,
+  Money,
+  orNull,
+  UtcInstant,
+  wholeNumber,
+} from "../src/http/schemas.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../src/limits.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
@@ -49,7 +57,6 @@ const ParkedChangesQuery = z.object({
 });
 
 const Plan = z.enum(PLANS);
-const Email = z.email().transform((e) => e.toLowerCase());
 const BusinessId = z.object({ id: z.string().min(1).max(64) });
 const Scope = z.enum(ALL_SCOPES);
 const Amount = z.union([z.number(), z.string()]);

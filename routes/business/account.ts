@@ -52,6 +52,7 @@ import { ALL_SCOPES, businessKeyScopes, PORTAL_ROLES } from "../../src/domain/sc
 import {
   Country,
   Currency,
+  Email,
   Money,
   orNull,
   UtcInstant,
@@ -61,7 +62,6 @@ import { ask, read } from "../ask.ts";
 
 const tag = "Account";
 const security = "business" as const;
-const Email = z.email().transform((e) => e.toLowerCase());
 const Password = z.string().min(10, "at least 10 characters").max(200);
 const AUDIT_PAGE_MAX = 200;
 

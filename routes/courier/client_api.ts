@@ -30,7 +30,7 @@ import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, orNull, Settlement, UtcInstant } from "../../src/http/schemas.ts";
+import { Currency, Email, orNull, Settlement, UtcInstant } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/http/sessions.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { callerClient } from "./prices.ts";
@@ -89,7 +89,7 @@ export function clientApiRoutes(api: Api): void {
     security: "public",
     middleware: [anonymous],
     body: z.object({
-      email: z.email().transform((e) => e.toLowerCase()),
+      email: Email,
       password: z.string().min(1).max(200),
     }),
     response: ClientSessionAnswer,

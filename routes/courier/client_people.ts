@@ -31,7 +31,7 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, UtcInstant } from "../../src/http/schemas.ts";
+import { Country, Email, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
@@ -47,7 +47,7 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 export const ClientRole = z.enum(["client_admin", "client_user"]);
 
 const InviteUser = z.object({
-  email: z.email().transform((e) => e.toLowerCase()),
+  email: Email,
   name: Text(200),
   role: ClientRole,
 }).openapi("InviteClientUser");

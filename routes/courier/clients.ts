@@ -26,6 +26,7 @@ import { ApiError, fromRejection, validationFailed } from "../../src/http/errors
 import { define, z } from "../../src/http/route.ts";
 import {
   Currency,
+  Email,
   Money,
   Settlement as SettlementMode,
   UtcInstant,
@@ -54,7 +55,7 @@ const CreateClient = Settlement.partial().extend({
     /^[A-Za-z0-9._-]{1,40}$/,
     "1 to 40 letters, digits, dot, dash, underscore",
   ),
-  email: z.email().transform((e) => e.toLowerCase()),
+  email: Email,
   settlement_mode: Settlement.shape.settlement_mode,
   billing_currency: Settlement.shape.billing_currency,
 }).openapi("CreateCourierClient");

@@ -22,6 +22,16 @@ export const Country = z.string()
   })
   .openapi({ description: "ISO 3166-1 alpha-2 country code, upper case", example: "BW" });
 
+/** RFC 5321 4.5.3.1 (with the RFC 3696 erratum): an e-mail address is at most 254 characters. */
+export const EMAIL_CHARS_MAX = 254;
+
+/**
+ * An e-mail address that signs someone in (a portal user, a client user), kept lower case. Bounded:
+ * it is looked up as a store key (sign-in, invites), which a longer text cannot be, so one longer
+ * than any address is a 422 naming the field, never an internal error.
+ */
+export const Email = z.email().max(EMAIL_CHARS_MAX).transform((e) => e.toLowerCase());
+
 /**
  * A waybill as typed or scanned: read upper-case, since every waybill is upper-case letters and
  * digits (src/domain/waybill.ts) and people type them in lower case; search already does so.

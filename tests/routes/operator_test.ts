@@ -89,6 +89,24 @@ Deno.test("operator: a currency or country that is not a real code (XYZ, ZZ) is 
     assert.equal(created.status, 201, JSON.stringify(created.body));
   }));
 
+Deno.test("operator: an owner e-mail longer than an address can be is refused naming it, and creates nothing", () =>
+  withTestEnv(async (t) => {
+    const long = `${"a".repeat(3_000)}@example.com`;
+    const r = await t.call("POST", "/operator/businesses", {
+      operator: true,
+      body: { name: "Acme", plan: "starter", currency: "BWP", country: "BW", owner_email: long },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "validation_failed");
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["owner_email"]);
+    // The portal sign-in refuses it the same way, before looking anyone up.
+    const login = await t.call("POST", "/business/login", {
+      body: { email: long, password: "wrong-password" },
+    });
+    assert.equal(login.status, 422, JSON.stringify(login.body));
+    assert.deepEqual(login.body.errors.map((e: { path: string }) => e.path), ["email"]);
+  }));
+
 Deno.test("operator: an owner e-mail already in use answers 409 email_taken", () =>
   withTestEnv(async (t) => {
     await t.createBusiness({ owner_email: "same@example.com" });

@@ -108,6 +108,44 @@ Deno.test("client users: listed without hashes; the API key invites; the new use
     assert.equal(others.body.data.length, 1);
   }));
 
+Deno.test("client e-mails: one longer than an address can be is refused naming email, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    // RFC 5321 4.5.3.1: an address is at most 254 characters; a longer one is no address.
+    const long = `${"a".repeat(3_000)}@example.com`;
+    const answers = [
+      await login(t, long, "wrong-password"),
+      await invite(t, clientKey(client), { email: long, name: "Long", role: "client_user" }),
+      await t.call("POST", "/business/courier/clients", {
+        key: courier.business.api_key,
+        body: {
+          name: "Long",
+          code: "LONG1",
+          email: long,
+          settlement_mode: "prepaid",
+          billing_currency: "BWP",
+        },
+      }),
+    ];
+    for (const r of answers) {
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["email"]);
+    }
+    const users = await t.call("GET", "/client/users", { headers: clientKey(client) });
+    assert.equal(users.body.data.length, 1);
+    // An address of the longest length is still one.
+    const longest = `${"b".repeat(64)}@${"c".repeat(63)}.${"d".repeat(63)}.${"e".repeat(58)}.bw`;
+    assert.equal(longest.length, 254);
+    const fits = await invite(t, clientKey(client), {
+      email: longest,
+      name: "Longest",
+      role: "client_user",
+    });
+    assert.equal(fits.status, 201, JSON.stringify(fits.body));
+  }));
+
 Deno.test("client users: only a client administrator invites; a client_user gets client_admin_only", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
