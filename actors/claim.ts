@@ -258,17 +258,22 @@ export function approvedAmount(
   }
 }
 
-/** Whether `c` is the decision the claim recorded: its outcome, approved amount and reason. */
-function sameDecision(state: Claim, c: Extract<ClaimCommand, { kind: "decide" }>): boolean {
-  const d = state.decision;
-  if (d === null || d.outcome !== c.outcome || d.reason !== c.reason) return false;
-  const amount = approvedAmount({
+/** The amount decision `c` approves on the claim, or why it cannot. */
+function decisionAmount(state: Claim, c: Extract<ClaimCommand, { kind: "decide" }>) {
+  return approvedAmount({
     claimed: state.amount_minor,
     currency: state.currency,
     outcome: c.outcome,
     given: c.approved_amount_minor,
     reason: c.reason,
   });
+}
+
+/** Whether `c` is the decision the claim recorded: its outcome, approved amount and reason. */
+function sameDecision(state: Claim, c: Extract<ClaimCommand, { kind: "decide" }>): boolean {
+  const d = state.decision;
+  if (d === null || d.outcome !== c.outcome || d.reason !== c.reason) return false;
+  const amount = decisionAmount(state, c);
   return amount.ok && amount.amount === d.approved_amount_minor;
 }
 
@@ -291,13 +296,7 @@ function decideClaim(
   if (c.reason !== null && c.reason.length > CLAIM_TEXT_CHARS_MAX) {
     return reject("validation_failed", `a reason has at most ${CLAIM_TEXT_CHARS_MAX} characters`);
   }
-  const amount = approvedAmount({
-    claimed: state.amount_minor,
-    currency: state.currency,
-    outcome: c.outcome,
-    given: c.approved_amount_minor,
-    reason: c.reason,
-  });
+  const amount = decisionAmount(state, c);
   if (!amount.ok) return reject(amount.code, amount.message);
   const decision: ClaimDecision = {
     outcome: c.outcome,
