@@ -32,7 +32,15 @@ import {
   type TimerOp,
   unreachable,
 } from "../src/runtime/actor.ts";
-import { SCAN_CHARGE_RETRY_MS } from "../src/limits.ts";
+import {
+  CHARGE_TIMER,
+  chargeRetry,
+  confirmation,
+  dueAgain,
+  type DueCharge,
+  withDue,
+  withoutConfirmed,
+} from "../src/domain/charges_due.ts";
 import { isCurrencyCode } from "../src/domain/iso_codes.ts";
 import { toMinor } from "../src/domain/money.ts";
 
@@ -159,9 +167,7 @@ export interface Crossing extends CrossingOpening {
  * A later charge a move caused (courier 2.6 rule 3: customs administration per crossing
  * cleared), due on the client's account until the ledger has booked it.
  */
-export interface CrossingChargeDue {
-  /** The charge's source event: it books once however often it is sent (2.6 rule 2). */
-  readonly source_event: string;
+export interface CrossingChargeDue extends DueCharge {
   /** The move that caused it. */
   readonly move: number;
 }
@@ -529,7 +535,7 @@ export function clearanceSourceEvent(crossingId: string): string {
   return `customs.cleared:${crossingId}`;
 }
 
-export function chargesDueOf(c: Crossing): readonly CrossingChargeDue[] {
+function chargesDueOf(c: Crossing): readonly CrossingChargeDue[] {
   return c.charges_due ?? [];
 }
 
@@ -537,29 +543,18 @@ export function chargesDueOf(c: Crossing): readonly CrossingChargeDue[] {
  * Books again what is still due (courier 2.6 rules 2, 3): a charge whose move's request died, or
  * whose booking failed, is due again one retry later, and then again, until the ledger confirms.
  */
-const CHARGE_TIMER = "charge";
-
-function chargeRetry(now: number): TimerOp {
-  return { op: "set", name: CHARGE_TIMER, at: now + SCAN_CHARGE_RETRY_MS };
-}
-
 function chargesDueAgain(state: Crossing, now: number): Decided {
-  const due = chargesDueOf(state);
-  if (due.length === 0) return accept([]);
-  return accept(due.map((charge) => ({ kind: "charge_due", charge })), undefined, [
-    chargeRetry(now),
-  ]);
+  const { events, timers } = dueAgain(chargesDueOf(state), now);
+  return accept(events, undefined, timers);
 }
 
 function confirmCharges(state: Crossing, sourceEvents: readonly string[], now: number): Decided {
-  const due = chargesDueOf(state);
-  const confirmed = [...new Set(sourceEvents)].filter((e) => due.some((c) => c.source_event === e));
+  const { confirmed, timers } = confirmation(chargesDueOf(state), sourceEvents);
   if (confirmed.length === 0) return accept([], (next) => crossingOf(next!));
-  const left = due.length - confirmed.length;
   return accept(
     [{ kind: "charges_confirmed", source_events: confirmed, at: now }],
     (next) => crossingOf(next!),
-    left === 0 ? [{ op: "cancel", name: CHARGE_TIMER }] : [],
+    timers,
   );
 }
 
@@ -742,17 +737,12 @@ function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
         to_country: event.at_stop.to_country,
         updated_at: event.at,
       };
-    case "charge_due": {
-      const due = chargesDueOf(state);
-      if (due.some((c) => c.source_event === event.charge.source_event)) return state;
-      return { ...state, charges_due: [...due, event.charge] };
-    }
+    case "charge_due":
+      return { ...state, charges_due: withDue(chargesDueOf(state), event.charge) };
     case "charges_confirmed":
       return {
         ...state,
-        charges_due: chargesDueOf(state).filter((c) =>
-          !event.source_events.includes(c.source_event)
-        ),
+        charges_due: withoutConfirmed(chargesDueOf(state), event.source_events),
       };
     case "duty_withdrawn":
       return {

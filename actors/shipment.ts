@@ -37,7 +37,16 @@ import {
   STEPS,
 } from "../src/domain/lifecycle.ts";
 import { addWorkingHours, workingDaysOver } from "../src/domain/working_hours.ts";
-import { SCAN_CHARGE_RETRY_MS, SHIPMENT_OPEN_MS_MAX } from "../src/limits.ts";
+import { SHIPMENT_OPEN_MS_MAX } from "../src/limits.ts";
+import {
+  CHARGE_TIMER,
+  chargeRetry,
+  confirmation,
+  dueAgain,
+  type DueCharge,
+  withDue,
+  withoutConfirmed,
+} from "../src/domain/charges_due.ts";
 import type { AlertKind } from "./alert.ts";
 import type { PriceLine } from "../src/domain/pricing.ts";
 import type { SettlementMode } from "../src/domain/settlement.ts";
@@ -172,9 +181,7 @@ export interface Lifecycle {
  * ledger has booked it: kept with the scan's own commit, so a request that dies after the scan
  * still has it booked (scan_charges.ts), and booked again while it stays due.
  */
-export interface ChargeDue {
-  /** The charge's source event: it books once however often it is sent (2.6 rule 2). */
-  readonly source_event: string;
+export interface ChargeDue extends DueCharge {
   /** The scan and the failed attempts counted after it: what `scanCharge` prices. */
   readonly scan: ScanEvent;
   readonly attempts: number;
@@ -485,29 +492,18 @@ function chargesDueOf(s: Shipment): readonly ChargeDue[] {
  * Books again what is still due (courier 2.6 rules 2, 3): a charge whose scan's request died, or
  * whose booking failed, is due again one retry later, and then again, until the ledger confirms.
  */
-const CHARGE_TIMER = "charge";
-
-function chargeRetry(now: number): TimerOp {
-  return { op: "set", name: CHARGE_TIMER, at: now + SCAN_CHARGE_RETRY_MS };
-}
-
 function chargesDueAgain(state: Shipment, now: number): Decided {
-  const due = chargesDueOf(state);
-  if (due.length === 0) return accept([]);
-  return accept(due.map((charge) => ({ kind: "charge_due", charge })), undefined, [
-    chargeRetry(now),
-  ]);
+  const { events, timers } = dueAgain(chargesDueOf(state), now);
+  return accept(events, undefined, timers);
 }
 
 function confirmCharges(state: Shipment, sourceEvents: readonly string[], now: number): Decided {
-  const due = chargesDueOf(state);
-  const confirmed = [...new Set(sourceEvents)].filter((e) => due.some((c) => c.source_event === e));
+  const { confirmed, timers } = confirmation(chargesDueOf(state), sourceEvents);
   if (confirmed.length === 0) return accept([], () => state);
-  const left = due.length - confirmed.length;
   return accept(
     [{ kind: "charges_confirmed", source_events: confirmed, at: now }],
     (next) => next!,
-    left === 0 ? [{ op: "cancel", name: CHARGE_TIMER }] : [],
+    timers,
   );
 }
 
@@ -847,17 +843,13 @@ export const shipmentActor: ActorDefinition<
         return state;
       case "charge_due": {
         if (state === null) throw new Error("shipment: charge_due before booked");
-        const due = chargesDueOf(state);
-        if (due.some((c) => c.source_event === event.charge.source_event)) return state;
-        return { ...state, charges_due: [...due, event.charge] };
+        return { ...state, charges_due: withDue(chargesDueOf(state), event.charge) };
       }
       case "charges_confirmed":
         if (state === null) throw new Error("shipment: charges_confirmed before booked");
         return {
           ...state,
-          charges_due: chargesDueOf(state).filter((c) =>
-            !event.source_events.includes(c.source_event)
-          ),
+          charges_due: withoutConfirmed(chargesDueOf(state), event.source_events),
         };
       default:
         return unreachable(event);

@@ -299,8 +299,9 @@ async function runAction(
       const departed = departure === undefined ? moveKey : `${runId}:departure:${departure}`;
       // spec: courier 3.2: a shipment the run delivers goes out for delivery; others depart on
       // a trunk leg (departureEvent).
-      for (const w of onBoard) {
-        await moveAll(c, next, [w], departed, departureEvent(next, w), { holder: holderOf(next) });
+      const byEvent = Map.groupBy(onBoard, (w) => departureEvent(next, w));
+      for (const [event, waybills] of byEvent) {
+        await moveAll(c, next, waybills, departed, event, { holder: holderOf(next) });
       }
       // Leaving a border the shipments were presented at: a later release awaits collection.
       for (const s of next.stops) {

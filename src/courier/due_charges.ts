@@ -1,21 +1,15 @@
 /**
  * The worker behind scan_charges.ts and customs_charges.ts. An actor keeps each later charge its
- * commits cause due in its own state (a `charge_due` event in the commit, and a durable `charge`
- * timer that makes what is still due due again) until it is told the charge was booked
- * (`confirm_charges`). This worker books each charge a committed change makes due and confirms
+ * commits cause due in its own state (src/domain/charges_due.ts) until it is told the charge was
+ * booked (`confirm_charges`). This worker books each charge a committed change makes due and confirms
  * those it booked (courier 2.6 rule 3), so none is lost to a request that dies, or whose booking
  * fails, after the commit. The same source event books once however often it is sent (rule 2).
  */
 import type { ActorChange, Bus, BusMessage } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
+import type { DueCharge } from "../domain/charges_due.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
-
-/** A charge as its actor keeps it due. */
-export interface DueCharge {
-  /** The charge's source event: it books once however often it is sent (2.6 rule 2). */
-  readonly source_event: string;
-}
 
 export interface DueChargesOptions {
   readonly runtime: ActorRuntime;

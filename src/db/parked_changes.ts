@@ -13,10 +13,10 @@ import { sha256Hex } from "../domain/secrets.ts";
 import type { Database, ParkedChangeTable } from "./schema.ts";
 import { isTransient } from "./sync.ts";
 
-export type ProjectionName = ParkedChangeTable["projection"];
+type ProjectionName = ParkedChangeTable["projection"];
 
 /** Parked changes one retry round writes again at most, oldest first. */
-export const PARKED_RETRY_MAX = 100;
+const PARKED_RETRY_MAX = 100;
 
 /** The error as stored: Postgres text takes no NUL and no unpaired surrogate. */
 const ERROR_TEXT_MAX = 2_000;
@@ -25,7 +25,7 @@ const ERROR_TEXT_MAX = 2_000;
  * Keeps a change its projection could not write. The same change parked again (written again
  * after a restart, or by another instance) is one row with one more attempt.
  */
-export async function parkChange(
+async function parkChange(
   db: Kysely<Database>,
   projection: ProjectionName,
   subject: string,
@@ -52,7 +52,7 @@ export async function parkChange(
  * One written is let go; one failing again stays, with its new error and one more attempt. A
  * transient failure is thrown (the next round tries again). Answers how many went in.
  */
-export async function retryParked(
+async function retryParked(
   db: Kysely<Database>,
   projection: ProjectionName,
   write: (change: unknown) => Promise<void>,
