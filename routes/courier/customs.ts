@@ -26,6 +26,7 @@ import {
   supplyDocuments,
 } from "../../src/courier/customs.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
+import { outForDeliveryPastBorder } from "../../src/courier/runs.ts";
 import { decimal } from "../../src/domain/money.ts";
 import type { Scope } from "../../src/domain/scopes.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -422,6 +423,10 @@ export function customsRoutes(api: Api): void {
       payer: body.payer ?? null,
       by: principalName(p),
     });
+    // A shipment customs let go after the vehicle entered with it goes out for delivery (once).
+    if (body.action === "clear" || body.action === "release") {
+      await outForDeliveryPastBorder(c.get("env").runtime, p.business.id, r.crossing, r.move.by);
+    }
     return ok(c, {
       ...crossingView(r.crossing),
       move: moveView(r.move),

@@ -42,6 +42,7 @@ import {
   holderOf,
   moveAll,
   moveShipment,
+  outForDeliveryPastBorder,
   runCharge,
   runLoadOf,
   runView,
@@ -636,7 +637,8 @@ async function stopAction(
       // Each shipment's crossing records the same side (exit before entry, once each).
       for (const x of answer.stop.crossings) {
         try {
-          await recordCrossing(c.get("env").runtime, p.business.id, x, side, by);
+          const crossing = await recordCrossing(c.get("env").runtime, p.business.id, x, side, by);
+          await outForDeliveryPastBorder(c.get("env").runtime, p.business.id, crossing, by);
         } catch (e) {
           // A shipment customs refused stays behind; the others cross.
           if (!(e instanceof ApiError && e.code === "crossing_closed")) throw e;

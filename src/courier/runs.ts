@@ -22,6 +22,7 @@ import {
   type StopAnswer,
   stopAnswer,
 } from "../../actors/network_run.ts";
+import type { Crossing } from "../../actors/customs_crossing.ts";
 import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
@@ -33,6 +34,7 @@ import { ApiError, fromRejection } from "../http/errors.ts";
 import { type LaterCharge, postClientCharge, postLaterCharge } from "./later_charges.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
 import { iso } from "../http/iso.ts";
+import type { ActorRuntime } from "../runtime/runtime.ts";
 
 /** A shipment's load in exact units (grams, cm3, pieces). */
 export function shipmentLoad(s: Shipment): Load {
@@ -236,12 +238,47 @@ export async function moveAll(
  * toward a crossing when a border stop is still to be presented (border_presentation too).
  */
 export function departureEvent(run: NetworkRun, waybill: string): ScanEvent {
+  if (deliversNext(run, waybill)) return "out_for_delivery";
   const border = (s: Stop) => s.kind === "checkpoint" && s.status === "pending";
+  return run.stops.some(border) ? "departed_to_border" : "departed";
+}
+
+/** The run delivers the shipment (its deliver stop is pending) with no border to pass before. */
+function deliversNext(run: NetworkRun, waybill: string): boolean {
   const delivers = run.stops.findIndex((s) =>
     s.kind === "deliver" && s.waybill === waybill && s.status === "pending"
   );
-  if (delivers >= 0 && !run.stops.slice(0, delivers).some(border)) return "out_for_delivery";
-  return run.stops.some(border) ? "departed_to_border" : "departed";
+  const toPass = (s: Stop) =>
+    s.kind === "checkpoint" && (s.status === "pending" || s.status === "presented");
+  return delivers >= 0 && !run.stops.slice(0, delivers).some(toPass);
+}
+
+/**
+ * spec: courier 3.2 (delivery_attempt opens when out for delivery): a shipment a delivery run
+ * takes across a border goes out for delivery once the vehicle has entered with it and customs
+ * cleared or released it, whichever comes last, when no other border is left before its deliver
+ * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
+ */
+export async function outForDeliveryPastBorder(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossing: Crossing,
+  by: string,
+): Promise<void> {
+  const settled = crossing.status === "cleared" || crossing.status === "released";
+  if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
+  if (crossing.run_id === null) return;
+  const got = await runtime.read(networkRunActor, tenant, crossing.run_id, { kind: "get" });
+  if (!got.ok) return;
+  const run = asRun(got.reply);
+  const aboard = run.items.some((i) => i.waybill === crossing.waybill && i.state === "on_board");
+  if (!aboard || !deliversNext(run, crossing.waybill)) return;
+  await recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:out_for_delivery`, {
+    event: "out_for_delivery",
+    holder: holderOf(run),
+    pieces: carriedPieces(run.stops, crossing.waybill),
+    by,
+  });
 }
 
 /** The pieces a run carries of a shipment: those its collect labels name, else all (null). */

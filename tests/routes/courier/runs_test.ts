@@ -1845,3 +1845,69 @@ Deno.test("runs: every expense recorded stays on the run, however many follow it
     });
     assert.deepEqual(kept.body.data.expenses.map((e: { key: string }) => e.key), keys);
   }));
+
+Deno.test("runs: a shipment the run delivers past a border goes out for delivery once it has entered and customs cleared it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const patched = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+      operator: true,
+      body: { api_key_scopes: ["billing:administer", "runs:override", "customs:approve"] },
+    });
+    assert.equal(patched.status, 200);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    // a: cleared before the vehicle enters; b: entered first, cleared afterwards.
+    const a = await bookWaybill(t, client, { to_country: "ZA" });
+    const b = await bookWaybill(t, client, { to_country: "ZA" });
+    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Tlokweng",
+    }, 201)).data.stops.at(-1).id;
+    await deliverStops(t, courier, run, [a, b]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const crossings = (await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${checkpoint}/border`,
+      {},
+    )).data.stop.crossings as string[];
+    const crossingOf = async (waybill: string) => {
+      const r = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const found = crossings.find((x) => JSON.stringify(r.body.data).includes(x));
+      assert.ok(found, JSON.stringify(r.body.data));
+      return found;
+    };
+    const clear = async (waybill: string) =>
+      await post(t, courier, `/business/customs/${await crossingOf(waybill)}/move`, {
+        action: "clear",
+        customs_reference: `SARS-${waybill}`,
+      });
+    await clear(a);
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/cross`, {
+      side: "exit",
+    });
+    // spec: courier 3.2: delivery_attempt opens when the shipment goes out for delivery; on a
+    // delivery run that is once it is across the border and released by customs.
+    assert.deepEqual(await milestonesOf(t, courier, b), ["customs_clearance", "promise"]);
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/cross`, {
+      side: "entry",
+    });
+    assert.equal((await trailOf(t, courier, a)).at(-1), "out_for_delivery");
+    assert.ok(!(await trailOf(t, courier, b)).includes("out_for_delivery"), "b awaits customs");
+    await clear(b);
+    // Sent again (lost signal): each goes out once.
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/cross`, {
+      side: "entry",
+    });
+    await clear(b);
+    for (const waybill of [a, b]) {
+      const trail = await trailOf(t, courier, waybill);
+      assert.equal(trail.filter((e) => e === "out_for_delivery").length, 1, trail.join());
+      assert.equal(trail.at(-1), "out_for_delivery", trail.join());
+      assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
+    }
+  }));
