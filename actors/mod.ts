@@ -26,6 +26,7 @@ import { retailPacketActor } from "./retail_packet.ts";
 import { clientAddressActor } from "./client_address.ts";
 import { waybillSequenceActor } from "./waybill_sequence.ts";
 import { deferredWorkActor } from "./deferred_work.ts";
+import { shipmentRunsActor } from "./shipment_runs.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -54,4 +55,5 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   clientAddressActor,
   waybillSequenceActor,
   deferredWorkActor,
+  shipmentRunsActor,
 ];

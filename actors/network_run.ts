@@ -151,6 +151,12 @@ export interface NetworkRun {
    * runs kept before it was.
    */
   readonly unassigned_times?: number;
+  /**
+   * The shipments a laboratory profile made cold chain after they boarded, or while they were
+   * boarding (src/courier/runs.ts coldChainOnRuns): each of their pieces takes a cold slot here,
+   * whenever it comes on board. Internal; absent on runs kept before it was.
+   */
+  readonly cold_chain_waybills?: readonly string[];
 }
 
 export type NetworkRunState = NetworkRun | null;
@@ -166,6 +172,7 @@ export type NewRun = Omit<
   | "closed_at"
   | "departed_at"
   | "unassigned_times"
+  | "cold_chain_waybills"
 >;
 
 export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {
@@ -211,6 +218,12 @@ export type RunCommand =
     note: string | null;
     by: string;
   }
+  /**
+   * A laboratory profile made the shipment cold chain (or no longer): its pieces take a cold slot
+   * each (courier 2.10), now and when it comes on board later; refused when that exceeds the
+   * run's cold slots.
+   */
+  | { kind: "cold_chain"; waybill: string; cold: boolean; by: string }
   | { kind: "stop_border"; stop_id: string; crossings: readonly string[]; by: string }
   | { kind: "stop_cross"; stop_id: string; side: "exit" | "entry"; by: string }
   | { kind: "stop_deliver"; stop_id: string; lab_handover: boolean; by: string }
@@ -395,6 +408,7 @@ function decide(
 
 const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
   "add_stop",
+  "cold_chain",
   "stop_collect",
   "stop_border",
   "report",
@@ -424,7 +438,8 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         return reject("run_full", `a run has at most ${STOPS_MAX} stops`);
       }
       if (run.stops.some((s) => s.id === c.stop.id)) return same();
-      const { load, ...fields } = c.stop;
+      const { load: given, ...fields } = c.stop;
+      const load = coldLoad(run, fields.waybill, given);
       const stop: Stop = {
         ...fields,
         status: "pending",
@@ -581,7 +596,7 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
           ...added.map((x) => ({
             waybill: x.waybill,
             state,
-            load: x.load,
+            load: coldLoad(run, x.waybill, x.load),
             exception: null,
             stop_id: null,
           } as const)),
@@ -673,6 +688,37 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         now,
         c.key,
       );
+    case "cold_chain": {
+      // A closed run carries nothing any more: nothing to count (step answers it as before).
+      if (run.status === "closed") return same();
+      const told = run.cold_chain_waybills ?? [];
+      const counted = (i: RunItem) =>
+        i.waybill === c.waybill && (i.state === "planned" || i.state === "on_board");
+      const slots = (i: RunItem) => c.cold ? i.load.pieces : 0;
+      const recount = run.items.some((i) => counted(i) && i.load.cold_slots !== slots(i));
+      if (told.includes(c.waybill) === c.cold && !recount) return same();
+      const next: NetworkRun = {
+        ...run,
+        cold_chain_waybills: c.cold
+          ? [...told.filter((w) => w !== c.waybill), c.waybill]
+          : told.filter((w) => w !== c.waybill),
+        items: run.items.map((i) =>
+          counted(i) ? { ...i, load: { ...i.load, cold_slots: slots(i) } } : i
+        ),
+      };
+      // spec: courier 5 (runs:override overrides capacity): cold slots are never exceeded
+      // silently, however late the profile that asks for them comes.
+      const cold = addLoad(loadOf(next), reservedOpen(run)).cold_slots;
+      if (c.cold && cold > run.capacity.cold_slots) {
+        return reject(
+          "capacity_exceeded",
+          `run ${run.id} has ${run.capacity.cold_slots} cold slots: keeping ${c.waybill} cold ` +
+            `needs ${cold}`,
+          { run_id: run.id },
+        );
+      }
+      return changed(run, next, "cold_chain", c.by, now, c.waybill);
+    }
     case "stop_border": {
       const stop = stopOf(c.stop_id);
       if (!stop || stop.kind !== "checkpoint") {
@@ -740,7 +786,8 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         return reject("not_found", `no collect stop ${c.stop_id}`);
       }
       if (stop.collected.some((x) => x.waybill === c.waybill)) return same();
-      const collected = stop.collected.reduce((sum, x) => addLoad(sum, x.load), c.load);
+      const load = coldLoad(run, c.waybill, c.load);
+      const collected = stop.collected.reduce((sum, x) => addLoad(sum, x.load), load);
       const over = overCapacity(collected, stop.work_order.reserved);
       if (over && !c.override_reason) {
         return reject(
@@ -751,7 +798,7 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       if (run.items.length >= ITEMS_MAX) {
         return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
       }
-      const total = overCapacity(addLoad(loadOf(run), c.load), run.capacity);
+      const total = overCapacity(addLoad(loadOf(run), load), run.capacity);
       if (total) {
         return reject("capacity_exceeded", `the run's ${total} capacity would be exceeded`);
       }
@@ -761,12 +808,12 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
           ...replaceStop(run, {
             ...stop,
             status: "done",
-            collected: [...stop.collected, { waybill: c.waybill, labels: c.labels, load: c.load }],
+            collected: [...stop.collected, { waybill: c.waybill, labels: c.labels, load: load }],
           }),
           items: [...run.items, {
             waybill: c.waybill,
             state: "on_board",
-            load: c.load,
+            load: load,
             exception: null,
             stop_id: stop.id,
           }],
@@ -842,6 +889,12 @@ function unassigned(run: NetworkRun, next: NetworkRun): NetworkRun {
 /** Whether an item has its explicit end state (courier 3.4). */
 export function isEnded(i: RunItem): boolean {
   return (END_STATES as readonly string[]).includes(i.state);
+}
+
+/** A shipment's load as the run counts it: a cold-chain one takes a cold slot per piece. */
+function coldLoad(run: NetworkRun, waybill: string | null, load: Load): Load {
+  const cold = waybill !== null && (run.cold_chain_waybills ?? []).includes(waybill);
+  return cold ? { ...load, cold_slots: load.pieces } : load;
 }
 
 /** Another item of the same waybill on the run still open (it came back after it ended). */

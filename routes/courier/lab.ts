@@ -31,6 +31,7 @@ import {
 import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
 import { assertDriverCarries } from "../../src/courier/driver_access.ts";
 import { bookColdChain } from "../../src/courier/lab.ts";
+import { coldChainOnRuns } from "../../src/courier/runs.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
@@ -346,6 +347,8 @@ export function labRoutes(api: Api): void {
         "min_temp_c above max_temp_c",
       lab_profile_locked: "ticks, readings or blocks are recorded, or the deadline has " +
         "passed: the profile is fixed",
+      capacity_exceeded: "a temperature range makes the sample cold chain, and a run it is on " +
+        "has fewer cold slots free than it has pieces (`run_id` names it)",
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {
@@ -354,27 +357,41 @@ export function labRoutes(api: Api): void {
     const checklist = body.checklist_code
       ? await checklistRef(c, body.checklist_code, body.checklist_version)
       : null;
-    const s = asLabSample(
-      await ask(c, labSampleActor, p.business.id, shipment.waybill, {
-        kind: "profile",
-        waybill: shipment.waybill,
-        courier_id: p.business.id,
-        profile: {
-          sample_type: body.sample_type,
-          laboratory: body.laboratory ?? null,
-          min_temp_c: body.min_temp_c ?? null,
-          max_temp_c: body.max_temp_c ?? null,
-          deadline_at: body.deadline_at ? Date.parse(body.deadline_at) : null,
-          seal_id: body.seal_id ?? null,
-          checklist,
-        },
-        by: principalName(p),
-      }),
-    );
     const env = c.get("env");
-    const charge = s.cold_chain
-      ? await bookColdChain(env.runtime, shipment, principalName(p))
+    const by = principalName(p);
+    // Cold slots on the runs it boarded are taken before the sample is cold, so no run carries
+    // it uncounted; a run without room refuses the profile (courier 2.10; 5 runs:override).
+    const cold = (body.min_temp_c ?? null) !== null || (body.max_temp_c ?? null) !== null;
+    const reserved = cold
+      ? await coldChainOnRuns(env.runtime, p.business.id, shipment.waybill, true, by)
       : null;
+    let s;
+    try {
+      s = asLabSample(
+        await ask(c, labSampleActor, p.business.id, shipment.waybill, {
+          kind: "profile",
+          waybill: shipment.waybill,
+          courier_id: p.business.id,
+          profile: {
+            sample_type: body.sample_type,
+            laboratory: body.laboratory ?? null,
+            min_temp_c: body.min_temp_c ?? null,
+            max_temp_c: body.max_temp_c ?? null,
+            deadline_at: body.deadline_at ? Date.parse(body.deadline_at) : null,
+            seal_id: body.seal_id ?? null,
+            checklist,
+          },
+          by,
+        }),
+      );
+    } catch (e) {
+      await reserved?.undo();
+      throw e;
+    }
+    if (!s.cold_chain) {
+      await coldChainOnRuns(env.runtime, p.business.id, shipment.waybill, false, by);
+    }
+    const charge = s.cold_chain ? await bookColdChain(env.runtime, shipment, by) : null;
     return ok(c, {
       ...labView(s, env.clock.now()),
       cold_chain_charge: charge ? entryView(charge) : null,

@@ -36,6 +36,7 @@ import { BODY_TOO_LARGE, mergeRefusals } from "../../src/http/refusals.ts";
 import {
   askRun,
   askStop,
+  boardRun,
   carriedPieces,
   departureEvent,
   driverView,
@@ -497,7 +498,9 @@ async function transfer(
   if (toRun === run.id) {
     throw validationFailed([{ path: "to_run", message: `the run itself: ${toRun}` }]);
   }
-  const by = principalName(businessPrincipalOf(c));
+  const p = businessPrincipalOf(c);
+  const by = principalName(p);
+  const tenant = p.business.id;
   const target = await askRun(c, toRun, { kind: "get" }).catch((e) => {
     if (e instanceof ApiError && e.code === "not_found") {
       throw new ApiError("not_found", `to_run: network run not found: ${toRun}`);
@@ -536,13 +539,23 @@ async function transfer(
   const key = idempotencyKey ? `transfer:${toRun}:${idempotencyKey}` : moved;
   // The caller's key with another request is refused before the target takes anything.
   const request = idempotencyKey ? body : undefined;
+  // Boarding is recorded before the target counts the items, so a cold-chain profile set from
+  // now on finds the target too (coldChainOnRuns); one set since this run was read counts here.
+  const carried = [];
+  for (const i of open) {
+    const cold = await boardRun(c.get("env").runtime, tenant, i.waybill, toRun);
+    carried.push({
+      waybill: i.waybill,
+      load: cold ? { ...i.load, cold_slots: i.load.pieces } : i.load,
+    });
+  }
   await askRun(
     c,
     toRun,
     {
       kind: "transfer_in",
       from_run: run.id,
-      items: open.map((i) => ({ waybill: i.waybill, load: i.load })),
+      items: carried,
       by,
     },
     `${run.id}:${key}`,
@@ -714,7 +727,7 @@ async function stopAction(
           stop_id: stopId,
           waybill: body.waybill,
           labels,
-          load: await runLoadOf(c, s),
+          load: await runLoadOf(c, s, runId),
           override_reason: override,
           by,
         },
@@ -1077,7 +1090,7 @@ export function runRoutes(api: Api): void {
     let load = NO_LOAD;
     if (body.kind === "deliver") {
       if (!body.waybill) throw validationFailed([{ path: "waybill", message: "required" }]);
-      load = await runLoadOf(c, await shipmentOf(c, body.waybill));
+      load = await runLoadOf(c, await shipmentOf(c, body.waybill), params.run);
     }
     if (body.kind === "collect" && !body.work_order) {
       throw validationFailed([{ path: "work_order", message: "required for a collect stop" }]);

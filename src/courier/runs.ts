@@ -24,6 +24,7 @@ import {
 } from "../../actors/network_run.ts";
 import type { Crossing } from "../../actors/customs_crossing.ts";
 import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
+import { shipmentRunsActor } from "../../actors/shipment_runs.ts";
 import type { ScanInput, Shipment } from "../../actors/shipment.ts";
 import type { ScanEvent } from "../domain/lifecycle.ts";
 import { decimal } from "../domain/money.ts";
@@ -47,19 +48,86 @@ export function shipmentLoad(s: Shipment): Load {
 }
 
 /**
- * What a shipment takes of a run's capacity: its load, and one cold slot per piece when its
- * laboratory sample is kept cold (a temperature range in its profile; courier 2.10 cold slots).
+ * What a shipment boarding run `runId` takes of its capacity: its load, and one cold slot per
+ * piece when its laboratory sample is kept cold (a temperature range in its profile; courier 2.10
+ * cold slots). Boarding is recorded first (shipment_runs.ts), so a cold-chain profile set from
+ * now on finds the run (coldChainOnRuns); one set before is read here.
  */
-export async function runLoadOf(c: Context<AppEnv>, s: Shipment): Promise<Load> {
+export async function runLoadOf(c: Context<AppEnv>, s: Shipment, runId: string): Promise<Load> {
   const load = shipmentLoad(s);
-  const r = await c.get("env").runtime.ask(
-    labSampleActor,
+  const cold = await boardRun(
+    c.get("env").runtime,
     businessPrincipalOf(c).business.id,
     s.waybill,
-    { kind: "get" },
+    runId,
   );
-  const cold = r.ok && asLabSample(r.reply).cold_chain;
   return cold ? { ...load, cold_slots: load.pieces } : load;
+}
+
+/**
+ * Records that the shipment boards run `runId` (shipment_runs.ts) and answers whether it is cold
+ * chain: flagged by a profile, or a sample profiled before the flag was kept.
+ */
+export async function boardRun(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  runId: string,
+): Promise<boolean> {
+  const boarded = await runtime.ask(shipmentRunsActor, tenant, waybill, {
+    kind: "board",
+    run_id: runId,
+  });
+  if (!boarded.ok) throw fromRejection(boarded);
+  if (boarded.reply.cold_chain) return true;
+  const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "get" });
+  return r.ok && asLabSample(r.reply).cold_chain;
+}
+
+/**
+ * A laboratory profile makes the shipment cold chain (`cold`), or no longer: every run it has
+ * boarded counts a cold slot per piece from now on (courier 2.10; 5: runs:override overrides
+ * capacity, so it is never exceeded silently). Call it before the profile when it makes the
+ * sample cold, after it when it stops being so: between the two a run counts the slots anyway.
+ * Answers `undo`, which takes back what this call reserved (the profile was refused); ApiError
+ * `capacity_exceeded` (nothing reserved) when a run has too few cold slots.
+ */
+export async function coldChainOnRuns(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  cold: boolean,
+  by: string,
+): Promise<{ undo(): Promise<void> }> {
+  const tell = async (runs: readonly string[], on: boolean) => {
+    for (const runId of runs) {
+      const r = await runtime.ask(networkRunActor, tenant, runId, {
+        kind: "cold_chain",
+        waybill,
+        cold: on,
+        by,
+      });
+      if (!r.ok && r.code !== "not_found") return r;
+    }
+    return null;
+  };
+  const set = await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold });
+  if (!set.ok) throw fromRejection(set);
+  const { runs, was_cold_chain } = set.reply;
+  // Kept cold before: the runs count its slots already, and a refusal takes nothing back.
+  const sample = await runtime.ask(labSampleActor, tenant, waybill, { kind: "get" });
+  const wasCold = was_cold_chain || (sample.ok && asLabSample(sample.reply).cold_chain);
+  const undo = async () => {
+    if (!cold || wasCold) return;
+    await tell(runs, false);
+    await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold: false });
+  };
+  const refused = await tell(runs, cold);
+  if (refused) {
+    await undo();
+    throw fromRejection(refused);
+  }
+  return { undo };
 }
 
 export async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<Shipment> {
@@ -374,7 +442,12 @@ function summaryView(r: RunSummary) {
  * times in ISO 8601, as the rest of the API states them (courier 9.4).
  */
 export function runView(run: NetworkRun) {
-  const { departed_at: _departed, unassigned_times: _unassigned, ...fields } = run;
+  const {
+    departed_at: _departed,
+    unassigned_times: _unassigned,
+    cold_chain_waybills: _cold,
+    ...fields
+  } = run;
   return {
     ...fields,
     capacity: loadView(run.capacity),

@@ -10,6 +10,7 @@ import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.t
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
 import { networkRunActor } from "../../../actors/network_run.ts";
+import { shipmentRunsActor } from "../../../actors/shipment_runs.ts";
 import { forgetStopAnswers } from "../../../src/courier/runs.ts";
 import { flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
@@ -537,7 +538,11 @@ Deno.test("runs: the run's driver records lab readings; an out-of-range one bloc
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const driver = await newDriver(t, courier.business.id);
-    const run = await newRun(t, courier, { driver_id: driver.id });
+    // A cold slot for the sample the profile below makes cold chain.
+    const run = await newRun(t, courier, {
+      driver_id: driver.id,
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 1 },
+    });
     const waybill = await bookWaybill(t, client);
     const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "deliver",
@@ -616,6 +621,83 @@ Deno.test("runs: a cold-chain laboratory sample takes a cold slot per piece; a r
       waybill,
     }, 201);
     assert.equal(added.data.items[0].load.cold_slots, 1);
+  }));
+
+Deno.test("runs: a cold-chain profile set after the shipment boarded takes its cold slots there, or is refused where the run has none", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+    const labProfile = (waybill: string, cold: boolean, status = 200) =>
+      t.call("POST", `/business/shipments/${waybill}/lab/profile`, {
+        key: courier.business.api_key,
+        body: cold
+          ? { sample_type: "blood", min_temp_c: 2, max_temp_c: 8 }
+          : { sample_type: "blood" },
+      }).then((r) => {
+        assert.equal(r.status, status, JSON.stringify(r.body));
+        return r.body;
+      });
+    const coldSlots = async (run: string) =>
+      (await t.call("GET", `/business/network-runs/${run}`, { key: courier.business.api_key }))
+        .body.data.items.map((i: { load: { cold_slots: number } }) => i.load.cold_slots);
+    // A run with no cold slot refuses the profile, and nothing changes: no sample, no charge.
+    const warm = await newRun(t, courier);
+    const first = await bookWaybill(t, client, { parcels: [parcel, parcel] });
+    await deliverStops(t, courier, warm, [first]);
+    const refused = await labProfile(first, true, 422);
+    assert.equal(refused.code, "capacity_exceeded");
+    assert.equal(refused.run_id, warm);
+    assert.match(refused.message, /cold slots/);
+    const sample = await t.call("GET", `/business/shipments/${first}/lab`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(sample.status, 404, JSON.stringify(sample.body));
+    assert.deepEqual(await coldSlots(warm), [0]);
+    assert.equal(
+      (await ledger(t, courier, client)).filter((e) => e.kind === "cold_chain").length,
+      0,
+    );
+    // A run with room counts a slot per piece; a profile without a range gives them back.
+    const cold = await newRun(t, courier, {
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 2 },
+    });
+    const second = await bookWaybill(t, client, { parcels: [parcel, parcel] });
+    await deliverStops(t, courier, cold, [second]);
+    await labProfile(second, true);
+    assert.deepEqual(await coldSlots(cold), [2]);
+    await labProfile(second, false);
+    assert.deepEqual(await coldSlots(cold), [0]);
+    await labProfile(second, true);
+    assert.deepEqual(await coldSlots(cold), [2]);
+    // Carried on by a run without cold slots: refused there too.
+    const on = await post(t, courier, `/business/network-runs/${cold}/transfer`, {
+      waybills: [second],
+      to_run: warm,
+    }, 422);
+    assert.equal(on.code, "capacity_exceeded");
+    // A boarding under way when the profile came (its load read before it): the run was told,
+    // so the stale load is counted cold all the same.
+    const late = await newRun(t, courier);
+    const third = await bookWaybill(t, client);
+    const tenant = courier.business.id;
+    await t.env.runtime.ask(shipmentRunsActor, tenant, third, { kind: "board", run_id: late });
+    await labProfile(third, true);
+    const stale = await t.env.runtime.ask(networkRunActor, tenant, late, {
+      kind: "add_stop",
+      stop: {
+        id: "stop_stale",
+        kind: "deliver",
+        waybill: third,
+        work_order: null,
+        country: null,
+        to_country: null,
+        border_post: null,
+        load: { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 },
+      },
+      by: "test",
+    });
+    assert.equal(stale.ok, false);
+    assert.equal(!stale.ok && stale.code, "capacity_exceeded");
   }));
 
 Deno.test("runs: a collect labelled with some pieces moves only those; pieces apart raise pieces_separated", () =>
