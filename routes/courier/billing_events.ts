@@ -396,7 +396,9 @@ export function billingEventRoutes(api: Api): void {
     }
     if (query.cursor) {
       const [at, id] = query.cursor.split("|");
-      if (!at || !id || !/^\d+$/.test(at)) {
+      // A cursor this list never gave is bad input, 422 (CONTRACT errors): a time past any
+      // bigint (20 digits) reached Postgres and answered 500.
+      if (!at || !id || !/^\d+$/.test(at) || !Number.isSafeInteger(Number(at))) {
         throw validationFailed([{ path: "cursor", message: "not a cursor from this list" }]);
       }
       q = q.where(
