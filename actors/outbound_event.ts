@@ -114,7 +114,13 @@ export interface OutboundEvent {
   /** When the first attempt of the current round was made; the schedule counts from it. */
   readonly round_started_at: number | null;
   readonly next_attempt_at: number | null;
+  /** The latest requeues, at most REQUEUES_MAX. */
   readonly requeues: readonly RequeueRecord[];
+  /**
+   * Requeues ever made, beyond what the bounded history shows; absent on events made before it
+   * was kept (then as many as the history holds).
+   */
+  readonly requeues_total?: number;
   /** The attempt under way and until when it holds the event (one sender among instances). */
   readonly claim?: { readonly attempt_id: string; readonly until: number } | null;
   /** When an attempt last found no endpoint configured (courier 3.1). */
@@ -430,6 +436,7 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
         round_started_at: null,
         next_attempt_at: event.requeue.at,
         requeues: [...state.requeues, event.requeue].slice(-REQUEUES_MAX),
+        requeues_total: requeuesTotal(state) + 1,
         claim: null,
       };
     case "attempt_claimed":
@@ -478,6 +485,13 @@ export interface OutboundEventSummary {
   readonly endpoint_missing_at: number | null;
   readonly acknowledgement: Acknowledgement | null;
   readonly requeues: readonly RequeueRecord[];
+  /** OutboundEvent.requeues_total: each requeue starts a round whose failure is its own alert. */
+  readonly requeues_total: number;
+}
+
+/** Requeues ever made (events made before the count was kept: those their history holds). */
+function requeuesTotal(s: Pick<OutboundEvent, "requeues" | "requeues_total">): number {
+  return s.requeues_total ?? s.requeues.length;
 }
 
 export function summaryOf(s: OutboundEvent): OutboundEventSummary {
@@ -496,6 +510,7 @@ export function summaryOf(s: OutboundEvent): OutboundEventSummary {
     endpoint_missing_at: s.endpoint_missing_at ?? null,
     acknowledgement: s.acknowledgement ?? null,
     requeues: s.requeues,
+    requeues_total: requeuesTotal(s),
   };
 }
 

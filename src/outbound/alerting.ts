@@ -27,7 +27,11 @@ export function outboundAlerts(
         : "no answer";
       await raiseAlert(runtime, tenant, {
         kind: billing ? "billing_export_failed" : "notification_failed",
-        condition_key: `${event.event_id}:${event.requeues.length}`,
+        // Each round's failure is a condition of its own (3.1: requeue sends it again from the
+        // first attempt): counted over every requeue, not the REQUEUES_MAX the history keeps,
+        // past which a failure again was the last one's alert and alerted no one. A change
+        // published before the count was kept has only the history.
+        condition_key: `${event.event_id}:${event.requeues_total ?? event.requeues.length}`,
         // spec: courier 3.1, 6.1: a failed event is marked failed and the courier's operations
         // team is alerted (billing events and client webhooks alike, 6.2 "same retries").
         owner: "operations",

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { exportedLookup } from "../../src/outbound/alerting.ts";
+import {
+  outboundEventActor,
+  type OutboundEventCommand,
+  type OutboundEventState,
+  summaryOf,
+} from "../../actors/outbound_event.ts";
+import { exportedLookup, outboundAlerts } from "../../src/outbound/alerting.ts";
+import { ATTEMPTS_MAX, REQUEUES_MAX } from "../../src/outbound/schedule.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 import { billingCsv, bookWaybill, newClient, newCourier, topUp } from "../helpers/courier.ts";
 
@@ -25,4 +32,56 @@ Deno.test("alerting: entries asked about at once are each answered whether they 
       exported({ tenant: "biz_other", client_id: a.id, reference: wa }),
     ]);
     assert.deepEqual(answers, [true, true, false, false, false, false]);
+  }));
+
+Deno.test("alerting: a requeued billing event that fails again alerts again, however often it was requeued", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const tenant = courier.business.id;
+    const key = courier.business.api_key;
+    const ctx = { now: t.clock.now(), newId: (p: string) => `${p}_x` };
+    let state: OutboundEventState = null;
+    const apply = (command: OutboundEventCommand) => {
+      const r = outboundEventActor.decide(state, command, ctx);
+      assert.ok(r.ok, JSON.stringify(r));
+      for (const e of r.events) state = outboundEventActor.evolve(state, e);
+    };
+    const failSchedule = () => {
+      for (let i = 0; i < ATTEMPTS_MAX; i++) {
+        ctx.now += 12 * 60 * 60_000;
+        apply({
+          kind: "record_attempt",
+          attempt_id: `att_${ctx.now}`,
+          outcome: { result: "failed", http_status: 500, error: null },
+        });
+      }
+      assert.equal(state?.status, "failed");
+    };
+    apply({
+      kind: "create",
+      event: {
+        event_id: "evt_requeued_often",
+        stream: "billing",
+        event_type: "shipment.booked",
+        raw_body: "{}",
+        recipient: { kind: "courier" },
+      },
+    });
+    const alerts = outboundAlerts(t.env.runtime, t.env.db);
+    const raised = async () => {
+      await t.settle();
+      const r = await t.call("GET", "/business/courier/alerts?kind=billing_export_failed", { key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.length as number;
+    };
+    failSchedule();
+    await alerts.onFailed!(tenant, summaryOf(state!));
+    // spec: courier 3.1: each time the schedule fails, operations is alerted; a requeue makes
+    // the next failure a condition of its own, past the requeues the event's history keeps too.
+    for (let requeue = 1; requeue <= REQUEUES_MAX + 2; requeue++) {
+      apply({ kind: "requeue", reason: `try ${requeue}`, by: "ops" });
+      failSchedule();
+      await alerts.onFailed!(tenant, summaryOf(state!));
+    }
+    assert.equal(await raised(), REQUEUES_MAX + 3);
   }));
