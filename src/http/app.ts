@@ -64,6 +64,14 @@ export function createApp(
     if (length > max) {
       throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);
     }
+    // spec: business 7, 9.3: live refuses the test flag before anything is done (nothing booked
+    // or charged); the sandbox ignores it.
+    if (env.name === "live" && isTestFlag(c.req.header("X-Service-Test"))) {
+      throw new ApiError(
+        "test_mode_moved_to_sandbox",
+        "X-Service-Test: true is refused on live: send test requests to the sandbox",
+      );
+    }
     await next();
   });
   if (options.undocumentedRefusal) checkRefusals(api, options.undocumentedRefusal);
@@ -79,6 +87,11 @@ export function createApp(
   app.notFound(noEndpoint);
   app.onError((err, c) => renderError(c, err, refuse));
   return app;
+}
+
+/** The header `X-Service-Test: true` (header values are read case-insensitively). */
+function isTestFlag(value: string | undefined): boolean {
+  return value?.trim().toLowerCase() === "true";
 }
 
 /**

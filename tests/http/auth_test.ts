@@ -283,6 +283,42 @@ Deno.test("envelope: sandbox answers carry environment: sandbox at the top level
   });
 });
 
+Deno.test("envelope: live refuses X-Service-Test: true with 422 test_mode_moved_to_sandbox and changes nothing; the sandbox ignores it", async () => {
+  const hook = { webhook_url: "https://hooks.example.com/test-run" };
+  await withEnv(async (t) => {
+    const b = await t.createBusiness();
+    for (const value of ["true", "TRUE", " true "]) {
+      const r = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: hook,
+        headers: { "X-Service-Test": value },
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.success, false);
+      assert.equal(r.body.code, "test_mode_moved_to_sandbox");
+      assert.match(r.body.message, /sandbox/);
+    }
+    const profile = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(profile.body.data.webhook_url, null, "nothing changed");
+    const plain = await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: hook,
+      headers: { "X-Service-Test": "false" },
+    });
+    assert.equal(plain.status, 200, "only a true flag is refused");
+  });
+  await withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: hook,
+      headers: { "X-Service-Test": "true" },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.webhook_url, hook.webhook_url);
+  }, "sandbox");
+});
+
 Deno.test("routing: a path that exists under other methods answers 405 with Allow; an unknown path 404", () =>
   withEnv(async (t) => {
     const b = await t.createBusiness();
