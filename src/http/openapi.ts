@@ -4,6 +4,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Environment } from "../environment.ts";
+import { anonymous } from "./auth.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
 
 const INFO = {
@@ -37,8 +38,14 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
       info: INFO,
       servers: [{ url: `${origin}/api`, description: env.name }],
     });
-  api.get("/api-docs/openapi.json", (c) => c.json(document(publicBaseUrl(c))));
-  api.get("/api-docs/postman.json", (c) => c.json(postmanCollection(document(publicBaseUrl(c)))));
+  // spec: business 8: rate headers on every response; anyone may read the contract, so it is
+  // counted per address as other public calls are (and a document built per call is throttled).
+  api.get("/api-docs/openapi.json", anonymous, (c) => c.json(document(publicBaseUrl(c))));
+  api.get(
+    "/api-docs/postman.json",
+    anonymous,
+    (c) => c.json(postmanCollection(document(publicBaseUrl(c)))),
+  );
 }
 
 interface PostmanItem {

@@ -383,6 +383,25 @@ Deno.test("auth: refusals of unknown callers carry X-RateLimit headers and are t
     assert.equal((await t.call("GET", "/client/account")).status, 401, "a new minute");
   }));
 
+Deno.test("auth: the OpenAPI document and the Postman collection carry X-RateLimit headers and are throttled per address", () =>
+  withEnv(async (t) => {
+    const limit = ANONYMOUS_RATE_LIMIT.perMinute;
+    const doc = await t.call("GET", "/api-docs/openapi.json");
+    assert.equal(doc.status, 200);
+    assert.equal(doc.headers.get("X-RateLimit-Remaining"), String(limit - 1));
+    assert.ok(Number(doc.headers.get("X-RateLimit-Reset")) * 1000 > t.clock.now());
+    const postman = await t.call("GET", "/api-docs/postman.json");
+    assert.equal(postman.status, 200);
+    assert.equal(postman.headers.get("X-RateLimit-Remaining"), String(limit - 2));
+    for (let i = 2; i < limit; i++) {
+      assert.equal((await t.call("GET", "/client/account")).status, 401);
+    }
+    const throttled = await t.call("GET", "/api-docs/openapi.json");
+    assert.equal(throttled.status, 429);
+    assert.equal(throttled.body.code, "rate_limited");
+    assert.ok(Number(throttled.headers.get("Retry-After")) >= 1);
+  }));
+
 Deno.test("auth: the operator's refused calls never throttle its address; a wrong token does", () =>
   withEnv(async (t) => {
     const limit = ANONYMOUS_RATE_LIMIT.perMinute;
