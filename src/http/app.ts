@@ -176,8 +176,11 @@ function renderError(
 
 export function errorResponse(c: Context, e: ApiError): Response {
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+  // CONTRACT "Errors": tracking endpoints answer `{success: false, error, message}`, whoever
+  // refuses (the route, its guards, its request check).
+  const field = (c as Context<AppEnv>).get("errorField") ?? "code";
   return c.json(
-    envelope(c, { success: false, code: e.code, message: e.message, ...e.extra }),
+    envelope(c, { success: false, [field]: e.code, message: e.message, ...e.extra }),
     e.status as 400,
   );
 }

@@ -8,6 +8,11 @@ export interface AppEnv {
     env: Environment;
     requestId: string;
     principal: Principal | undefined;
+    /**
+     * Where an error answer names its code: `error` on the tracking endpoints (CONTRACT
+     * "Errors"), set by define() for a route with RouteSpec.errorField; otherwise `code`.
+     */
+    errorField: "error" | undefined;
   };
 }
 

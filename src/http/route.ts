@@ -148,8 +148,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   /** False where no path parameter can name something missing (no `not_found`). */
   readonly notFound?: false;
   /**
-   * `error`: the route's own refusals name their code in `error`, not `code` (CONTRACT "Errors":
-   * tracking endpoints); its guards' and its request's keep `code`.
+   * `error`: every refusal of the route, its guards' and its request's too, names its code in
+   * `error`, not `code` (CONTRACT "Errors": tracking endpoints).
    */
   readonly errorField?: "error";
 }
@@ -389,17 +389,24 @@ export function define<
           : {}),
         ...refusalResponses(
           refusals,
-          new Set(spec.errorField === "error" ? Object.keys(spec.refusals ?? {}) : []),
+          new Set(spec.errorField === "error" ? Object.keys(refusals) : []),
         ),
         default: refusal(
-          "Error: `{success: false, code, message}`; 422 `validation_failed` lists each bad " +
-            "field in `errors`",
+          spec.errorField === "error"
+            ? "Error: `{success: false, error, message}`"
+            : "Error: `{success: false, code, message}`; 422 `validation_failed` lists each bad " +
+              "field in `errors`",
         ),
       },
   });
   const honoPath = spec.path.replace(/\{([^}]+)\}/g, ":$1");
-  const guards: MiddlewareHandler<AppEnv> = spec.middleware?.length
-    ? every(...spec.middleware)
+  const errorField = spec.errorField;
+  const middleware = [
+    ...(errorField ? [errorFieldOf(errorField)] : []),
+    ...(spec.middleware ?? []),
+  ];
+  const guards: MiddlewareHandler<AppEnv> = middleware.length
+    ? every(...middleware)
     : (_c, next) => next();
   const method = spec.method.toUpperCase();
   const queryNames = spec.query instanceof z.ZodObject
@@ -425,6 +432,14 @@ export function define<
   } else {
     api.on(method, honoPath, guards, run);
   }
+}
+
+/** Marks the request's error answers as naming their code in `field` (app.ts errorResponse). */
+function errorFieldOf(field: "error"): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("errorField", field);
+    await next();
+  };
 }
 
 /** Validates one part of a request; an issue with the whole part (`[]` for `{}`) names the part. */

@@ -15,6 +15,7 @@ import {
   topUp,
 } from "../../helpers/courier.ts";
 import { advance, startReceiver, until } from "../../helpers/receiver.ts";
+import { ANONYMOUS_RATE_LIMIT } from "../../../src/limits.ts";
 
 async function scan(t: TestEnv, courier: Courier, waybill: string, body: Record<string, unknown>) {
   const r = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
@@ -310,6 +311,29 @@ Deno.test("tracking: a malformed, blank or over-long token is 404 in the trackin
       assert.equal(r.body.success, false);
       assert.equal(r.body.error, "not_found");
     }
+  }));
+
+Deno.test("tracking: a rate-limited link answers 429 in the tracking error shape, with Retry-After", () =>
+  withTestEnv(async (t) => {
+    // CONTRACT "Errors": every error body of a tracking endpoint is {success: false, error,
+    // message}, whoever refuses it: the address's rate limit (business 8) too.
+    const path = `/s/${"a".repeat(32)}`;
+    for (let i = 0; i < ANONYMOUS_RATE_LIMIT.perMinute; i++) {
+      assert.equal((await t.call("GET", path)).status, 404);
+    }
+    const limited = await t.call("GET", path);
+    assert.equal(limited.status, 429, JSON.stringify(limited.body));
+    assert.deepEqual(Object.keys(limited.body).sort(), ["error", "message", "success"]);
+    assert.equal(limited.body.success, false);
+    assert.equal(limited.body.error, "rate_limited");
+    assert.ok(Number(limited.headers.get("Retry-After")) >= 1);
+    // The document says so (a minute later, when the address may call again).
+    t.clock.advanceBy(60_000);
+    const doc = await t.call("GET", "/api-docs/openapi.json");
+    const answer = doc.body.paths["/s/{token}"].get.responses["429"];
+    assert.deepEqual(answer.content["application/json"].schema.properties.error.enum, [
+      "rate_limited",
+    ]);
   }));
 
 Deno.test("tracking: the link answers 403 while the courier platform is off, and again when on", () =>
