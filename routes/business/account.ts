@@ -289,7 +289,8 @@ export function accountRoutes(api: Api): void {
     body: z.object({
       name: z.string().trim().min(1).max(200),
       billing_contact: z.string().trim().max(200).nullable(),
-      webhook_url: z.string().max(2_000).nullable(),
+      // Kept trimmed; blank clears it (null), as the billing endpoint's URL (billing_events.ts).
+      webhook_url: z.string().trim().max(2_000).nullable().transform((url) => url || null),
       low_balance_threshold: z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)])
         .nullable(),
     }).partial(),

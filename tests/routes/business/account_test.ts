@@ -154,6 +154,25 @@ Deno.test("account: the integration key manages the webhook but not the company 
     }
   }));
 
+Deno.test("account: the webhook URL is kept trimmed, and a blank one clears it, as the billing endpoint's", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const patch = (webhook_url: string | null) =>
+      t.call("PATCH", "/business/profile", { key: b.api_key, body: { webhook_url } });
+    const spaced = await patch("  https://hooks.example.com/x  ");
+    assert.equal(spaced.status, 200, JSON.stringify(spaced.body));
+    assert.equal(spaced.body.data.webhook_url, "https://hooks.example.com/x");
+    for (const blank of ["", "   "]) {
+      assert.equal((await patch("https://hooks.example.com/x")).status, 200);
+      const cleared = await patch(blank);
+      assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+      assert.equal(cleared.body.data.webhook_url, null, JSON.stringify(blank));
+    }
+    // The billing endpoint falls back to no address, not to an empty one.
+    const endpoint = await t.call("GET", `/operator/businesses/${b.id}`, { operator: true });
+    assert.equal(endpoint.body.data.webhook_url, null);
+  }));
+
 Deno.test("account: a regenerated API key replaces the old one at once", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
