@@ -279,7 +279,7 @@ class LedgerWriter {
         const r = event.resolution;
         // spec: courier 2.6 rule 4, 3.1: the converted charge is booked at its resolution, in
         // that period and export range; the placeholder it replaces was left out of both.
-        await trx.updateTable("ledger_entries")
+        const resolved = await trx.updateTable("ledger_entries")
           .set({
             seq: r.seq,
             period: r.period,
@@ -301,7 +301,10 @@ class LedgerWriter {
           .where("reference", "=", r.reference)
           .where("kind", "=", r.kind)
           .where("status", "=", "unresolved_fx")
-          .execute();
+          .executeTakeFirst();
+        if (Number(resolved.numUpdatedRows) === 0) {
+          await assertWritten(trx, owner, "ledger_entries", r.kind, r.reference);
+        }
         return;
       }
       case "payment_received":
@@ -500,13 +503,50 @@ async function recordPaid(
   allocations: readonly Allocation[],
 ): Promise<void> {
   for (const a of allocations) {
-    await trx.updateTable("invoices")
+    const paid = await trx.updateTable("invoices")
       .set({ paid_minor: sql<number>`greatest(paid_minor, ${a.paid_minor})` })
       .where("id", "=", a.invoice_id)
       .where("tenant", "=", owner.tenant)
       .where("client_id", "=", owner.client_id)
-      .execute();
+      .executeTakeFirst();
+    if (Number(paid.numUpdatedRows) === 0) {
+      await assertWritten(trx, owner, "invoices", null, a.invoice_id);
+    }
   }
+}
+
+/** The row a later change updates is not written yet: an earlier change of it was parked. */
+class EarlierChangeParked extends Error {
+  override readonly name = "EarlierChangeParked";
+}
+
+/**
+ * Throws EarlierChangeParked when the row a change updates (an entry by kind and reference, an
+ * invoice by id) is not in Postgres: the change that writes it could not be written and waits
+ * in parked_changes. Thrown, this change is parked behind it and written again after it, instead
+ * of updating nothing and being let go: a resolved conversion would stay `unresolved_fx`, a
+ * payment's allocation would never reach its invoice (product rule: nothing is lost; parked
+ * changes are written again oldest first, each round until they all go in).
+ */
+async function assertWritten(
+  trx: Transaction<Database>,
+  owner: Owner,
+  table: "ledger_entries" | "invoices",
+  kind: string | null,
+  key: string,
+): Promise<void> {
+  const found = table === "invoices"
+    ? await trx.selectFrom("invoices").select("id")
+      .where("tenant", "=", owner.tenant).where("client_id", "=", owner.client_id)
+      .where("id", "=", key).executeTakeFirst()
+    : await trx.selectFrom("ledger_entries").select("reference")
+      .where("tenant", "=", owner.tenant).where("client_id", "=", owner.client_id)
+      .where("reference", "=", key).where("kind", "=", kind!).executeTakeFirst();
+  if (found !== undefined) return; // written before: this change is a replay
+  const what = table === "invoices" ? `invoice ${key}` : `${kind} entry ${key}`;
+  throw new EarlierChangeParked(
+    `${what} of client ${owner.client_id} is not written yet; this change waits behind it`,
+  );
 }
 
 async function insertInvoice(

@@ -600,11 +600,18 @@ Deno.test("LedgerProjector: an account's watermark is the highest entry seq writ
     assert.equal(s.errors.length, 1);
     assert.equal(await watermark("w1"), 3);
     // A resolution hands out a seq; an invoice issue none; an old change replayed moves nothing.
+    const awaiting = {
+      kind: "entry_posted",
+      entry: entry("fx-9", 4, { kind: "duties", currency: "ZAR", status: "unresolved_fx" }),
+      effect: {},
+      invoiceable: false,
+      by: "t",
+    };
     const resolved = {
       kind: "fx_resolved",
       resolution: {
         reference: "fx-9",
-        seq: 4,
+        seq: 5,
         period: "2026-01",
         kind: "duties",
         amount_minor: 700,
@@ -623,11 +630,11 @@ Deno.test("LedgerProjector: an account's watermark is the highest entry seq writ
     };
     await publish(
       s.bus,
-      change("w1", [resolved, { kind: "invoices_issued", invoices: [], by: "t" }]),
+      change("w1", [awaiting, resolved, { kind: "invoices_issued", invoices: [], by: "t" }]),
     );
     await publish(s.bus, change("w1", [charged(first)]));
     await s.projector.idle();
-    assert.equal(await watermark("w1"), 4);
+    assert.equal(await watermark("w1"), 5);
     assert.equal(await watermark("w2"), 0, "each account its own");
   });
 });

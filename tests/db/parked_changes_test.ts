@@ -169,3 +169,113 @@ Deno.test("LedgerProjector: an entry that cannot be written is parked, not dropp
     assert.deepEqual(await references(), ["POISON", "WB-2"]);
     assert.equal(errors.length, 1);
   }));
+
+Deno.test("LedgerProjector: a resolution or an allocation heard before the parked change it updates waits for it, never lost", () =>
+  withProjection((o) => new LedgerProjector(o), async (t, bus, projector) => {
+    const entries = refuse(t, "ledger_entries", "reference <> 'POISON'");
+    const invoices = sql`alter table invoices add constraint poison check (id <> 'inv-poison')`;
+    let version = 0;
+    const account = (event: unknown): ActorChange => ({
+      env: "live",
+      tenant: "ten",
+      type: "courier_client",
+      id: "c1",
+      version: ++version,
+      events: [{ seq: version, at: JAN, event }],
+    });
+    const none = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+    // spec: courier 2.6 rule 4: a charge awaiting its rate, then resolved; its placeholder is
+    // the change that cannot be written for a while.
+    const placeholder = entryOf({
+      reference: "POISON",
+      seq: 1,
+      kind: "customs_admin",
+      amount_minor: 10_000,
+      currency: "ZAR",
+      status: "unresolved_fx",
+      created_at: JAN,
+      source_event: "customs.cleared:x",
+    });
+    const resolution = {
+      reference: "POISON",
+      seq: 2,
+      period: placeholder.period,
+      kind: "customs_admin",
+      amount_minor: 7_500,
+      currency: "BWP",
+      status: "posted",
+      recoverable: false,
+      original_amount_minor: 10_000,
+      original_currency: "ZAR",
+      fx_rate: "0.75",
+      fx_source: "Bank of Botswana",
+      created_at: JAN + 5,
+      charged_at: JAN,
+    };
+    const invoice = {
+      id: "inv-poison",
+      period: placeholder.period,
+      currency: "BWP",
+      amount_minor: 7_500,
+      paid_minor: 0,
+      supplementary: false,
+      issued_at: JAN + 10,
+      due_on: "2026-02-09",
+      watermark: 2,
+      entries: 1,
+    };
+    const payment = entryOf({
+      reference: "EFT-1",
+      seq: 3,
+      kind: "payment",
+      amount_minor: -7_500,
+      currency: "BWP",
+      status: "posted",
+      created_at: JAN + 20,
+      source_event: "payment:EFT-1",
+    });
+    await entries.add();
+    await invoices.execute(t.db);
+    await publish(
+      bus,
+      account({ kind: "entry_posted", entry: placeholder, effect: none, invoiceable: false }),
+    );
+    await publish(
+      bus,
+      account({ kind: "fx_resolved", resolution, effect: none, invoiceable: true, by: "t" }),
+    );
+    await publish(bus, account({ kind: "invoices_issued", invoices: [invoice], by: "t" }));
+    await publish(
+      bus,
+      account({
+        kind: "payment_received",
+        entry: payment,
+        effect: none,
+        allocations: [{ invoice_id: "inv-poison", amount_minor: 7_500, paid_minor: 7_500 }],
+        unallocated_minor: 0,
+        by: "t",
+      }),
+    );
+    await projector.idle();
+
+    await entries.drop();
+    await sql`alter table invoices drop constraint poison`.execute(t.db);
+    while (await projector.retryParked() > 0) {
+      // Each round writes what it can, oldest first; what still waits goes in at the next one.
+    }
+    assert.deepEqual(await parkedRows(t), []);
+    // spec: courier 2.6 rule 4: converted and posted, as the account holds it; never left
+    // awaiting its rate in statements and exports.
+    const rows = await t.db.selectFrom("ledger_entries")
+      .select(["reference", "status", "amount_minor", "currency", "invoice_id"])
+      .where("client_id", "=", "c1").orderBy("seq").execute();
+    assert.deepEqual(rows.map((r) => [r.reference, r.status, Number(r.amount_minor), r.currency]), [
+      ["POISON", "posted", 7_500, "BWP"],
+      ["EFT-1", "posted", -7_500, "BWP"],
+    ]);
+    assert.equal(rows[0]!.invoice_id, "inv-poison");
+    // spec: courier 4.2: the payment's allocation is the invoice's paid total.
+    const stored = await t.db.selectFrom("invoices").select(["amount_minor", "paid_minor"])
+      .where("id", "=", "inv-poison").executeTakeFirstOrThrow();
+    assert.deepEqual([Number(stored.amount_minor), Number(stored.paid_minor)], [7_500, 7_500]);
+  }));
