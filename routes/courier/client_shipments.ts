@@ -380,9 +380,12 @@ function bulkRequests(
 ) {
   return rows.map((row, index) => {
     const parsed = ShipmentRequest.safeParse(row);
-    const level = typeof row === "object" && row !== null && "service_level" in row
-      ? unknownServiceLevel(row.service_level, serviceLevels)
+    // spec: courier 4.6: a row books as POST /client/shipments does, so its service level is
+    // checked as that call reads it (trimmed); one it cannot read is the schema's error.
+    const named = typeof row === "object" && row !== null && "service_level" in row
+      ? ShipmentRequest.shape.service_level.safeParse(row.service_level)
       : null;
+    const level = named?.success ? unknownServiceLevel(named.data, serviceLevels) : null;
     const errors: FieldError[] = parsed.success ? [] : parsed.error.issues.map((i) => ({
       path: i.path.map(String).join("."),
       message: i.message,

@@ -435,6 +435,20 @@ Deno.test("client shipments: a reference twice in one bulk or CSV is duplicate_o
     }
   }));
 
+Deno.test("client shipments: a bulk row's service_level is read as POST /client/shipments reads it (spaces around it trimmed)", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const spaced = { ...ROW, service_level: " express " };
+    const one = await post(t, client, "/client/shipments", spaced);
+    assert.equal(one.status, 201, JSON.stringify(one.body));
+    const r = await post(t, client, "/client/shipments/bulk", { shipments: [spaced] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const [row] = r.body.data.results;
+    assert.match(row.waybill ?? "", /^WB/, JSON.stringify(row));
+    assert.equal(r.body.data.booked, 1);
+    assert.equal(await balance(t, client), Number((1000 - 2 * EXPRESS).toFixed(2)));
+  }));
+
 Deno.test("client shipments: bulk over 200 rows is refused whole", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "100");
