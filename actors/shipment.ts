@@ -95,6 +95,8 @@ export interface ShipmentBooking {
     length_cm: number;
     width_cm: number;
     height_cm: number;
+    /** What this parcel holds, when the booking says so per parcel (courier 4.6). */
+    contents?: string;
   }[];
   readonly contents: string | null;
   readonly declared_value_minor: number | null;

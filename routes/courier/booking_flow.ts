@@ -134,6 +134,10 @@ export const PriceRequest = z.object({
     length_cm: z.number().positive().max(10_000),
     width_cm: z.number().positive().max(10_000),
     height_cm: z.number().positive().max(10_000),
+    // spec: courier 4.6: the packing slip has one page per piece, from the parcels' contents.
+    contents: Text(500).optional().openapi({
+      description: "What this parcel holds (its packing slip page); else the shipment's contents",
+    }),
   })).min(1).max(PARCELS_MAX),
   contents: Text(500).optional(),
   declared_value: Decimal.optional(),

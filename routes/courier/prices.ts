@@ -459,6 +459,7 @@ const ShipmentDetailFields = {
       length_cm: z.number(),
       width_cm: z.number(),
       height_cm: z.number(),
+      contents: z.string().optional().openapi({ description: "As booked for this parcel" }),
     }).openapi("Parcel"),
   ),
   contents: z.string().nullable(),

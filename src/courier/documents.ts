@@ -11,11 +11,6 @@ export interface DocumentContext {
   readonly trackingUrl: string;
 }
 
-/** A parcel's own contents, when the booking carries them per parcel. */
-function parcelContents(parcel: Shipment["parcels"][number]): string | null {
-  return "contents" in parcel && typeof parcel.contents === "string" ? parcel.contents : null;
-}
-
 export function shipmentFacts(s: Shipment, o: DocumentContext): ShipmentFacts {
   const party = (p: Shipment["sender"]) => ({ name: p.name, address: p.address, phone: p.phone });
   return {
@@ -33,7 +28,8 @@ export function shipmentFacts(s: Shipment, o: DocumentContext): ShipmentFacts {
       length_cm: p.length_cm,
       width_cm: p.width_cm,
       height_cm: p.height_cm,
-      contents: parcelContents(p),
+      // A parcel's own contents, when the booking carries them per parcel.
+      contents: p.contents ?? null,
     })),
     contents: s.contents,
     references: {

@@ -152,6 +152,30 @@ Deno.test("client packing slip: one page per piece with its contents, no money",
     });
   }));
 
+Deno.test("client packing slip: each piece's page says what that parcel holds, as booked per parcel", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const held = ["Insulin pens", "Syringes", "Glucose meters"];
+    const { waybill } = await bookShipment(t, client, {
+      parcels: PARCELS.map((p, i) => ({ ...p, contents: held[i] })),
+    });
+    const detail = await t.call("GET", `/client/shipments/${waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.deepEqual(detail.body.data.parcels.map((p: { contents?: string }) => p.contents), held);
+    const res = await get(t, client, waybill, "packing-slip");
+    const pages = pageTexts(await pdfText(await pdfOf(res, waybill, "packing-slip")));
+    assert.equal(pages.length, 3);
+    pages.forEach((text, i) => {
+      assert.match(text, new RegExp(`In this piece\\s+${held[i]}`), `slip page ${i + 1}:\n${text}`);
+      for (const other of held.filter((_, j) => j !== i)) {
+        assert.ok(!text.includes(other), `${other} on slip page ${i + 1}:\n${text}`);
+      }
+      // The shipment's own contents stay on the page beside the piece's.
+      assert.match(text, /Shipment contents\s+Medicines/);
+    });
+  }));
+
 Deno.test("client documents: the same bytes later, the clock moved on", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t);
