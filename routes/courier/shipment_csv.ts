@@ -125,11 +125,15 @@ export function readCsv(text: string, serviceLevels?: readonly string[]): CsvFil
   const header = head.record.map((h) => h.toLowerCase());
   checkHeader(header);
   const lines: CsvLine[] = [];
-  let end = head.info.lines;
+  // csv-parse counts a CRLF inside a quoted cell as two lines; the file shows one (a CSV saved
+  // on Windows): each such line end read so far is taken back off its count.
+  let crlf = crlfIn(head.record);
+  let end = head.info.lines - crlf;
   let empty = head.info.empty_lines;
   for (const { record, info } of rest) {
     const line = end + 1 + (info.empty_lines - empty);
-    end = info.lines;
+    crlf += crlfIn(record);
+    end = info.lines - crlf;
     empty = info.empty_lines;
     if (record.every((cell) => cell === "")) continue; // a spreadsheet's blank row
     if (lines.length === CSV_BOOKING_LINES_MAX) {
@@ -147,6 +151,11 @@ export function readCsv(text: string, serviceLevels?: readonly string[]): CsvFil
   }
   if (lines.length === 0) throw validationFailed([{ path: "file", message: "no shipment lines" }]);
   return { lines, ignored_columns: header.filter((h) => !(h in CSV_COLUMNS)) };
+}
+
+/** The CRLF line ends within a record's cells. */
+function crlfIn(record: readonly string[]): number {
+  return record.reduce((n, cell) => n + cell.split("\r\n").length - 1, 0);
 }
 
 function checkHeader(header: readonly string[]): void {

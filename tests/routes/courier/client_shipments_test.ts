@@ -763,6 +763,33 @@ Deno.test("client shipments CSV: every line is numbered where it starts (blank a
   );
 });
 
+Deno.test("client shipments CSV: with Windows line ends (CRLF, in quoted cells too) every line is numbered where it starts", () => {
+  const header = [...CSV_REQUIRED_COLUMNS];
+  const windows = { record_delimiter: "windows" } as const;
+  const cell = fc.stringMatching(/^[a-z ,"\n]{0,6}$/).map((s) => s.replaceAll("\n", "\r\n"));
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.record({ cells: fc.array(cell, { minLength: 7, maxLength: 7 }), blank: fc.nat(2) }),
+        { minLength: 1, maxLength: 12 },
+      ),
+      (rows) => {
+        let text = stringify([header], windows);
+        const expected: number[] = [];
+        for (const r of rows) {
+          text += "\r\n".repeat(r.blank);
+          const cells = ["x", ...r.cells.slice(1)]; // never a wholly blank line
+          // A CRLF is one line end, as any editor shows the file.
+          expected.push(text.split("\r\n").length);
+          text += stringify([cells], windows);
+        }
+        assert.deepEqual(readCsv(text).lines.map((l) => l.line), expected);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
 Deno.test("client shipments CSV: a country that is not ISO 3166-1 (ZZ) is a line error naming its column", () => {
   const { lines } = readCsv(csvOf([line({ from_country: "ZZ" }), line()]));
   assert.deepEqual(lines.map((l) => "errors" in l ? l.errors : "ok"), [
