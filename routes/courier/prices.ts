@@ -81,7 +81,8 @@ const QuotesQuery = z.object({
 
 const BookBody = z.object({
   prices_reference: z.string().min(1).max(64),
-  service_level: z.string().min(1).max(64),
+  // Read as every booking route reads it (trimmed): one request books alike on each of them.
+  service_level: ShipmentRequest.shape.service_level,
   dangerous_goods_confirmed: z.boolean().default(false),
 });
 

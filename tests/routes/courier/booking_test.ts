@@ -404,6 +404,19 @@ Deno.test("book: 201 with waybill and tracking URL; the same request again books
     assert.equal((await account(t, client)).balance, 411.08);
   }));
 
+Deno.test("book: service_level is read trimmed, as POST /client/shipments and bulk rows read it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const offer = await prices(t, client);
+    const first = await book(t, client, offer.prices_reference, " express ");
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const again = await book(t, client, offer.prices_reference, "express");
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.waybill, first.body.data.waybill);
+    assert.equal((await account(t, client)).balance, 411.08); // charged once
+  }));
+
 Deno.test("book: expired prices answer 422 prices_expired; the operator's hold applies", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
