@@ -8,7 +8,7 @@
  */
 import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import { Parking } from "./parked_changes.ts";
-import { type Kysely, sql, type Transaction } from "kysely";
+import { expressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
 import {
@@ -59,7 +59,10 @@ const LEDGER_KINDS: ReadonlySet<string> = new Set([
 const LEDGER_BATCH_CHANGES_MAX = 500;
 /** Ledger events per batch (always at least one change): a hot account's changes carry many. */
 const LEDGER_BATCH_EVENTS_MAX = 2_000;
-/** Rows per entry INSERT: 25 parameters each stays below Postgres' 65,535 per statement. */
+/**
+ * Rows per entry INSERT: at most 31 parameters each (an invoiceable entry's covering invoice
+ * takes 6) stays below Postgres' 65,535 per statement.
+ */
 const ENTRIES_PER_INSERT_MAX = 1_000;
 /** Keys per conflict SELECT: 4 parameters each. */
 const KEYS_PER_SELECT_MAX = 1_000;
@@ -294,6 +297,10 @@ class LedgerWriter {
             fx_rate: r.fx_rate,
             fx_source: r.fx_source,
             resolved_event_id: resolvedEventIdOf(owner.tenant, owner.client_id, r.reference),
+            // spec: courier 2.6 rule 5, 4.2: on the invoice already written that covers it.
+            invoice_id: event.invoiceable && r.status === "posted"
+              ? coveringInvoice(owner, r.period, r.currency, r.seq)
+              : null,
             updated_at: sql<Date>`now()`,
           })
           .where("tenant", "=", owner.tenant)
@@ -491,10 +498,39 @@ async function entryRow(p: PendingEntry) {
     shipment: e.shipment,
     created_at: new Date(e.created_at),
     charged_at: e.charged_at == null ? null : new Date(e.charged_at),
-    invoice_id: null,
+    // spec: courier 2.6 rule 5, 4.2: on the invoice already written that covers it.
+    invoice_id: p.invoiceable && e.status === "posted"
+      ? coveringInvoice(owner, e.period, e.currency, e.seq)
+      : null,
     external_reference: null,
     event_id: await chargeEventIdOf(owner.tenant, owner.client_id, e),
   };
+}
+
+/**
+ * The invoice that covers a posted, invoiceable entry: the first of its period and currency whose
+ * watermark reaches the entry's seq (spec: courier 2.6 rule 5: a later entry waits for a
+ * supplementary invoice), if it is written yet. An entry is normally written before the invoice
+ * that marks it (`insertInvoice`); one parked meanwhile (parked_changes.ts), or a resolution
+ * parked behind its placeholder, goes in after that invoice, and takes its id here: otherwise the
+ * invoice's entries in Postgres would never add up to its amount (courier 2.6, 4.2). Null when
+ * no written invoice covers it: an invoice written later marks it.
+ */
+function coveringInvoice(
+  owner: Owner,
+  period: string,
+  currency: string,
+  seq: number,
+) {
+  // A subquery of the statement that writes the entry, not a statement of its own.
+  return expressionBuilder<Database, never>().selectFrom("invoices").select("id")
+    .where("tenant", "=", owner.tenant)
+    .where("client_id", "=", owner.client_id)
+    .where("period", "=", period)
+    .where("currency", "=", currency)
+    .where("watermark", ">=", seq)
+    .orderBy("watermark")
+    .limit(1);
 }
 
 async function recordPaid(

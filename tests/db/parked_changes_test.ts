@@ -279,3 +279,112 @@ Deno.test("LedgerProjector: a resolution or an allocation heard before the parke
       .where("id", "=", "inv-poison").executeTakeFirstOrThrow();
     assert.deepEqual([Number(stored.amount_minor), Number(stored.paid_minor)], [7_500, 7_500]);
   }));
+
+Deno.test("LedgerProjector: a charge or a resolution parked while the invoice covering it is written goes in on that invoice", () =>
+  withProjection((o) => new LedgerProjector(o), async (t, bus, projector, errors) => {
+    const check = refuse(t, "ledger_entries", "reference not like 'POISON%'");
+    let version = 0;
+    const account = (event: unknown): ActorChange => ({
+      env: "live",
+      tenant: "ten",
+      type: "courier_client",
+      id: "c1",
+      version: ++version,
+      events: [{ seq: version, at: JAN, event }],
+    });
+    const none = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+    const charge = (reference: string, seq: number, amount_minor: number) =>
+      entryOf({
+        reference,
+        seq,
+        kind: "shipment",
+        amount_minor,
+        currency: "BWP",
+        status: "posted",
+        created_at: JAN + seq,
+        source_event: `booked:${reference}`,
+      });
+    const posted = (entry: ReturnType<typeof entryOf>) => ({
+      kind: "entry_posted",
+      entry,
+      effect: none,
+      invoiceable: true,
+      by: "t",
+    });
+    // spec: courier 2.6 rule 4: a charge awaiting its rate, resolved before the invoice.
+    const placeholder = entryOf({
+      reference: "POISON-FX",
+      seq: 3,
+      kind: "customs_admin",
+      amount_minor: 10_000,
+      currency: "ZAR",
+      status: "unresolved_fx",
+      created_at: JAN + 3,
+      source_event: "customs.cleared:x",
+    });
+    const resolution = {
+      reference: "POISON-FX",
+      seq: 4,
+      period: placeholder.period,
+      kind: "customs_admin",
+      amount_minor: 7_500,
+      currency: "BWP",
+      status: "posted",
+      recoverable: false,
+      original_amount_minor: 10_000,
+      original_currency: "ZAR",
+      fx_rate: "0.75",
+      fx_source: "Bank of Botswana",
+      created_at: JAN + 4,
+      charged_at: JAN + 3,
+    };
+    // spec: courier 2.6 rule 5, 4.2: the invoice covers every invoiceable entry up to its
+    // watermark: 1_250 + 2_000 + 7_500.
+    const invoice = {
+      id: "inv-1",
+      period: placeholder.period,
+      currency: "BWP",
+      amount_minor: 10_750,
+      paid_minor: 0,
+      supplementary: false,
+      issued_at: JAN + 10,
+      due_on: "2026-02-09",
+      watermark: 4,
+      entries: 3,
+    };
+    await check.add();
+    await publish(bus, account(posted(charge("POISON", 1, 1_250))));
+    await publish(bus, account(posted(charge("WB-2", 2, 2_000))));
+    await publish(
+      bus,
+      account({ kind: "entry_posted", entry: placeholder, effect: none, invoiceable: false }),
+    );
+    await publish(
+      bus,
+      account({ kind: "fx_resolved", resolution, effect: none, invoiceable: true, by: "t" }),
+    );
+    await publish(bus, account({ kind: "invoices_issued", invoices: [invoice], by: "t" }));
+    await projector.idle();
+    assert.equal((await parkedRows(t)).length, 3, "the charge, the placeholder, its resolution");
+
+    await check.drop();
+    while (await projector.retryParked() > 0) {
+      // Oldest first: the resolution goes in once its placeholder has.
+    }
+    assert.deepEqual(await parkedRows(t), []);
+    const rows = await t.db.selectFrom("ledger_entries")
+      .select(["reference", "status", "amount_minor", "invoice_id"])
+      .where("client_id", "=", "c1").orderBy("seq").execute();
+    assert.deepEqual(
+      rows.map((r) => [r.reference, r.status, Number(r.amount_minor), r.invoice_id]),
+      [
+        ["POISON", "posted", 1_250, "inv-1"],
+        ["WB-2", "posted", 2_000, "inv-1"],
+        ["POISON-FX", "posted", 7_500, "inv-1"],
+      ],
+    );
+    // spec: courier 2.6: the invoice's entries in Postgres add up to its amount.
+    const total = rows.reduce((sum, r) => sum + Number(r.amount_minor), 0);
+    assert.equal(total, invoice.amount_minor);
+    assert.equal(errors.length, 3);
+  }));
