@@ -2,9 +2,9 @@
  * Projects the client accounts' ledger (courier 2.6, 4.2) into `ledger_entries` and `invoices`,
  * and how far it has got with each account into `ledger_watermarks`. Every write is idempotent:
  * an entry is inserted once by its kind and reference (a reference is unique within its kind
- * only: a payment may quote a waybill), a resolution only moves an unresolved row, an invoice
- * marks only uninvoiced rows up to its watermark, and paid totals and account watermarks only
- * grow; so a replayed or duplicated change changes nothing.
+ * only: a payment may quote a waybill), a resolution only moves an unresolved row, an entry is
+ * only ever marked with the first invoice of its period whose watermark reaches it, and paid
+ * totals and account watermarks only grow; so a replayed or duplicated change changes nothing.
  */
 import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import { Parking } from "./parked_changes.ts";
@@ -615,7 +615,24 @@ async function insertInvoice(
     .where("currency", "=", invoice.currency)
     .where("invoiceable", "=", true)
     .where("status", "=", "posted")
-    .where("invoice_id", "is", null)
+    .where((eb) =>
+      eb.or([
+        eb("invoice_id", "is", null),
+        // Taken by a later (supplementary) invoice of its period written first, while this one
+        // was parked (parked_changes.ts): an entry is on the first invoice whose watermark
+        // reaches it, as `coveringInvoice` finds it.
+        eb(
+          "invoice_id",
+          "in",
+          eb.selectFrom("invoices").select("id")
+            .where("tenant", "=", owner.tenant)
+            .where("client_id", "=", owner.client_id)
+            .where("period", "=", invoice.period)
+            .where("currency", "=", invoice.currency)
+            .where("watermark", ">", invoice.watermark),
+        ),
+      ])
+    )
     .where("seq", "<=", invoice.watermark)
     .execute();
 }

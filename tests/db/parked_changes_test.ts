@@ -388,3 +388,71 @@ Deno.test("LedgerProjector: a charge or a resolution parked while the invoice co
     assert.equal(total, invoice.amount_minor);
     assert.equal(errors.length, 3);
   }));
+
+Deno.test("LedgerProjector: an invoice parked while a supplementary invoice of its period is written keeps its own entries", () =>
+  withProjection((o) => new LedgerProjector(o), async (t, bus, projector) => {
+    const invoices = sql`alter table invoices add constraint poison check (id <> 'inv-1')`;
+    let version = 0;
+    const account = (event: unknown): ActorChange => ({
+      env: "live",
+      tenant: "ten",
+      type: "courier_client",
+      id: "c1",
+      version: ++version,
+      events: [{ seq: version, at: JAN, event }],
+    });
+    const none = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+    const posted = (reference: string, seq: number, amount_minor: number) => ({
+      kind: "entry_posted",
+      entry: entryOf({
+        reference,
+        seq,
+        kind: "shipment",
+        amount_minor,
+        currency: "BWP",
+        status: "posted",
+        created_at: JAN + seq,
+        source_event: `booked:${reference}`,
+      }),
+      effect: none,
+      invoiceable: true,
+      by: "t",
+    });
+    const invoice = (id: string, amount_minor: number, watermark: number, entries: number) => ({
+      id,
+      period: "2026-01",
+      currency: "BWP",
+      amount_minor,
+      paid_minor: 0,
+      supplementary: id !== "inv-1",
+      issued_at: JAN + 100 * watermark,
+      due_on: "2026-02-09",
+      watermark,
+      entries,
+    });
+    await invoices.execute(t.db);
+    await publish(bus, account(posted("WB-1", 1, 1_250)));
+    await publish(bus, account(posted("WB-2", 2, 2_000)));
+    await publish(
+      bus,
+      account({ kind: "invoices_issued", invoices: [invoice("inv-1", 3_250, 2, 2)], by: "t" }),
+    );
+    // spec: courier 2.6 rule 5: an entry posted after the invoice waits for a supplementary one.
+    await publish(bus, account(posted("WB-3", 3, 500)));
+    await publish(
+      bus,
+      account({ kind: "invoices_issued", invoices: [invoice("inv-2", 500, 3, 1)], by: "t" }),
+    );
+    await projector.idle();
+    assert.equal((await parkedRows(t)).length, 1, "the first invoice");
+
+    await sql`alter table invoices drop constraint poison`.execute(t.db);
+    assert.equal(await projector.retryParked(), 1);
+    const rows = await t.db.selectFrom("ledger_entries").select(["reference", "invoice_id"])
+      .where("client_id", "=", "c1").orderBy("seq").execute();
+    assert.deepEqual(rows.map((r) => [r.reference, r.invoice_id]), [
+      ["WB-1", "inv-1"],
+      ["WB-2", "inv-1"],
+      ["WB-3", "inv-2"],
+    ]);
+  }));
