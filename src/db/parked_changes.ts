@@ -47,22 +47,41 @@ async function parkChange(
     .execute();
 }
 
+/** Where a retry round stopped: the last parked change it took, by its exact parked_at. */
+interface RoundCursor {
+  /** `parked_at` as Postgres writes it: a Date would drop its microseconds. */
+  readonly parked_at: string;
+  readonly digest: string;
+}
+
 /**
- * Writes the projection's parked changes again through `write`, oldest first, at most `limit`.
- * One written is let go; one failing again stays, with its new error and one more attempt. A
- * transient failure is thrown (the next round tries again). Answers how many went in.
+ * Writes the projection's parked changes again through `write`, oldest first, at most `limit`,
+ * starting after `after` (where the round before stopped). One written is let go; one failing
+ * again stays, with its new error and one more attempt. A transient failure is thrown (the next
+ * round tries again). Answers how many went in, and where the next round starts: null (the
+ * oldest again) once this one reached the newest.
  */
 async function retryParked(
   db: Kysely<Database>,
   projection: ProjectionName,
   write: (change: unknown) => Promise<void>,
+  after: RoundCursor | null,
   limit = PARKED_RETRY_MAX,
-): Promise<number> {
-  const rows = await db.selectFrom("parked_changes").select(["digest", "payload"])
-    .where("projection", "=", projection)
-    .orderBy("parked_at").orderBy("digest")
-    .limit(limit)
-    .execute();
+): Promise<{ written: number; next: RoundCursor | null }> {
+  const page = (from: RoundCursor | null) => {
+    let query = db.selectFrom("parked_changes")
+      .select(["digest", "payload", sql<string>`parked_at::text`.as("at")])
+      .where("projection", "=", projection);
+    if (from !== null) {
+      query = query.where(
+        sql<boolean>`(parked_at, digest) > (${from.parked_at}::timestamptz, ${from.digest})`,
+      );
+    }
+    return query.orderBy("parked_at").orderBy("digest").limit(limit).execute();
+  };
+  let rows = await page(after);
+  // Those after the cursor were all written meanwhile: this round starts from the oldest.
+  if (rows.length === 0 && after !== null) rows = await page(null);
   let written = 0;
   for (const row of rows) {
     const parked = db.updateTable("parked_changes")
@@ -83,7 +102,11 @@ async function retryParked(
       .where("projection", "=", projection).where("digest", "=", row.digest).execute();
     written++;
   }
-  return written;
+  const last = rows.at(-1);
+  const next = rows.length < limit || last === undefined
+    ? null
+    : { parked_at: last.at, digest: last.digest };
+  return { written, next };
 }
 
 /** One projection's parked changes: parks what it cannot write, and writes them again. */
@@ -93,6 +116,15 @@ export class Parking {
   readonly #write: (change: unknown) => Promise<void>;
   readonly #report: (error: unknown, subject: string) => void;
   #retrying: Promise<number> | null = null;
+  /**
+   * Where the next round starts. A round takes at most PARKED_RETRY_MAX changes: were each to
+   * start from the oldest, that many refused for good would keep every later one from ever being
+   * written again (product rule: nothing is ever lost). Each round goes on from the last, back
+   * to the oldest once it has reached the newest, so every parked change is tried within a few
+   * rounds; within a pass they are still tried oldest first, so a change parked behind an older
+   * one it needs goes in after it.
+   */
+  #cursor: RoundCursor | null = null;
 
   constructor(options: {
     readonly db: Kysely<Database>;
@@ -121,7 +153,11 @@ export class Parking {
 
   /** `retryParked` one round at a time: a call while one is under way answers that one. */
   retry(): Promise<number> {
-    this.#retrying ??= retryParked(this.#db, this.#projection, this.#write)
+    this.#retrying ??= retryParked(this.#db, this.#projection, this.#write, this.#cursor)
+      .then(({ written, next }) => {
+        this.#cursor = next;
+        return written;
+      })
       .finally(() => this.#retrying = null);
     return this.#retrying;
   }

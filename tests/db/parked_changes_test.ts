@@ -456,3 +456,25 @@ Deno.test("LedgerProjector: an invoice parked while a supplementary invoice of i
       ["WB-3", "inv-2"],
     ]);
   }));
+
+Deno.test("Projector: parked changes that never go in do not keep the ones after them from being written again", () =>
+  withProjection((o) => new Projector(o), async (t, bus, projector) => {
+    // More changes refused for good than one round writes again (PARKED_RETRY_MAX, 100).
+    const stuck = refuse(t, "snapshots", "id not like 'poison%' and id <> 'late'");
+    await stuck.add();
+    for (let i = 0; i < 120; i++) await publish(bus, order(`poison-${i}`, 1, { n: i }));
+    await publish(bus, order("late", 1, { status: "created" }));
+    await projector.idle();
+    assert.equal((await parkedRows(t)).length, 121);
+
+    // The cause of the last one goes; the others are still refused.
+    await stuck.drop();
+    await refuse(t, "snapshots", "id not like 'poison%'").add();
+    let written = 0;
+    for (let round = 0; round < 3; round++) written += await projector.retryParked();
+    assert.equal(written, 1, "written at one of the next rounds");
+    const row = await t.db.selectFrom("snapshots").select("version")
+      .where("type", "=", "order").where("id", "=", "late").executeTakeFirst();
+    assert.equal(row?.version, 1);
+    assert.equal((await parkedRows(t)).length, 120);
+  }));
