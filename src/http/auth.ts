@@ -27,7 +27,7 @@ import {
 import { apiKeyPrefix, type EnvironmentName } from "../environment.ts";
 import { ApiError, fromRejection } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
-import type { Limits, RateLimiter } from "./rate_limit.ts";
+import type { CounterKind, Limits, RateLimiter } from "./rate_limit.ts";
 import { PLATFORM_DISABLED, type Refusals, refusing } from "./refusals.ts";
 
 export type Principal =
@@ -381,7 +381,7 @@ function courierPlatformDisabled(): ApiError {
 export const anonymous: MiddlewareHandler<AppEnv> = refusing({
   rate_limited: "too many calls from this address; wait `Retry-After` seconds",
 }, async (c, next) => {
-  rateLimit(c, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT);
+  rateLimit(c, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT, "address");
   await next();
 });
 
@@ -559,14 +559,25 @@ function limitsOf(b: BusinessAccess): Limits {
 }
 
 /** Counts the request and sets X-RateLimit-* on whatever answer follows (Business API 8). */
-function rateLimit(c: Context<AppEnv>, key: string, limits: Limits): void {
-  const refusal = counted(c, c.get("env").rateLimiter, key, limits);
+function rateLimit(
+  c: Context<AppEnv>,
+  key: string,
+  limits: Limits,
+  kind: CounterKind = "caller",
+): void {
+  const refusal = counted(c, c.get("env").rateLimiter, key, limits, kind);
   if (refusal) throw refusal;
 }
 
 /** Counts one request of `key`, sets the rate headers, and answers the refusal once over. */
-function counted(c: Context, limiter: RateLimiter, key: string, limits: Limits): ApiError | null {
-  const d = limiter.take(key, limits);
+function counted(
+  c: Context,
+  limiter: RateLimiter,
+  key: string,
+  limits: Limits,
+  kind: CounterKind,
+): ApiError | null {
+  const d = limiter.take(key, limits, kind);
   c.header("X-RateLimit-Remaining", String(d.remaining));
   c.header("X-RateLimit-Reset", String(d.reset));
   if (d.allowed) return null;
@@ -588,7 +599,8 @@ export function countUncounted(c: Context, limiter: RateLimiter, refusal: ApiErr
   // The operator, once its token is checked, is a known caller that no plan limits: its refused
   // calls (a bad body, an unknown business) are no guessing, and never throttle its address.
   if ((c.get("principal") as Principal | undefined)?.kind === "operator") return refusal;
-  return counted(c, limiter, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT) ?? refusal;
+  return counted(c, limiter, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT, "address") ??
+    refusal;
 }
 
 /** The caller's address from the socket (never from a header a caller can write). */

@@ -1,18 +1,30 @@
 /**
  * Rate limits per business (Business API 8): a per-minute and a per-day fixed window on the
- * injected clock. Counters live in this instance's memory, bounded by a sweep of old windows.
+ * injected clock. Counters live in this instance's memory, bounded without ever resetting a
+ * known caller's day: a business's or a client's counter is dropped only once its day is over
+ * (their number is bounded by the credentials that exist), while the counters of addresses
+ * (callers without a known credential: anyone can call from many) are kept up to a bound, the
+ * least recently counted address forgotten past it.
  */
 import type { Clock } from "../runtime/clock.ts";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-/** Counters kept before old windows are swept (bounded memory). */
-const COUNTERS_MAX = 100_000;
+/** Known callers' counters kept before those whose day is over are swept (at least). */
+const CALLER_COUNTERS_SWEEP = 100_000;
+/** Addresses' counters kept; past it the least recently counted address starts afresh. */
+const ADDRESS_COUNTERS_MAX = 100_000;
 
 export interface Limits {
   readonly perMinute: number;
   readonly perDay: number;
 }
+
+/**
+ * Who a key counts: a known caller (a business, a courier's client), or an address calling
+ * without a known credential.
+ */
+export type CounterKind = "caller" | "address";
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -33,23 +45,21 @@ interface Counter {
 
 export class RateLimiter {
   readonly #clock: Clock;
-  readonly #counters = new Map<string, Counter>();
+  readonly #callers = new Map<string, Counter>();
+  /** Least recently counted first (a counted address moves to the end). */
+  readonly #addresses = new Map<string, Counter>();
+  #callersSweepAt = CALLER_COUNTERS_SWEEP;
 
   constructor(clock: Clock) {
     this.#clock = clock;
   }
 
   /** Counts one request for `key` and says whether it may proceed. */
-  take(key: string, limits: Limits): RateDecision {
+  take(key: string, limits: Limits, kind: CounterKind = "caller"): RateDecision {
     const now = this.#clock.now();
     const minute = Math.floor(now / MINUTE_MS);
     const day = Math.floor(now / DAY_MS);
-    let c = this.#counters.get(key);
-    if (!c) {
-      if (this.#counters.size >= COUNTERS_MAX) this.#sweep(minute);
-      c = { minute, minuteCount: 0, day, dayCount: 0 };
-      this.#counters.set(key, c);
-    }
+    const c = kind === "address" ? this.#address(key, day) : this.#caller(key, day);
     if (c.minute !== minute) Object.assign(c, { minute, minuteCount: 0 });
     if (c.day !== day) Object.assign(c, { day, dayCount: 0 });
     const minuteReset = (minute + 1) * MINUTE_MS;
@@ -71,7 +81,40 @@ export class RateLimiter {
     };
   }
 
-  #sweep(minute: number): void {
-    for (const [k, c] of this.#counters) if (c.minute < minute) this.#counters.delete(k);
+  /**
+   * spec: business 8: a plan's day limit holds for the whole (UTC) day, so a known caller's
+   * counter is never dropped while its day runs, however many other keys are counted.
+   */
+  #caller(key: string, day: number): Counter {
+    const known = this.#callers.get(key);
+    if (known) return known;
+    if (this.#callers.size >= this.#callersSweepAt) {
+      for (const [k, c] of this.#callers) if (c.day < day) this.#callers.delete(k);
+      // The next sweep waits for as many new keys again: amortised, never a scan per request.
+      this.#callersSweepAt = Math.max(CALLER_COUNTERS_SWEEP, 2 * this.#callers.size);
+    }
+    const c = { minute: 0, minuteCount: 0, day, dayCount: 0 };
+    this.#callers.set(key, c);
+    return c;
+  }
+
+  /**
+   * An address's counter, bounded: past the bound the least recently counted address is
+   * forgotten (it starts afresh; one calling from that many addresses gains nothing by it).
+   */
+  #address(key: string, day: number): Counter {
+    const known = this.#addresses.get(key);
+    if (known) {
+      this.#addresses.delete(key);
+      this.#addresses.set(key, known);
+      return known;
+    }
+    if (this.#addresses.size >= ADDRESS_COUNTERS_MAX) {
+      const oldest = this.#addresses.keys().next().value;
+      if (oldest !== undefined) this.#addresses.delete(oldest);
+    }
+    const c = { minute: 0, minuteCount: 0, day, dayCount: 0 };
+    this.#addresses.set(key, c);
+    return c;
   }
 }
