@@ -71,7 +71,9 @@ export class RateLimiter {
     }
     const minuteLeft = limits.perMinute - c.minuteCount;
     const dayLeft = limits.perDay - c.dayCount;
-    const dayBinds = dayLeft <= minuteLeft;
+    // spec: business 8: Retry-After and X-RateLimit-Reset name when a call is let through again:
+    // once the day is used up (limits lowered below its count too), that is the day's end.
+    const dayBinds = dayLeft <= 0 || dayLeft <= minuteLeft;
     const resetAt = dayBinds ? dayReset : minuteReset;
     return {
       allowed,

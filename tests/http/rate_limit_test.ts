@@ -91,3 +91,20 @@ Deno.test("rate limit: addresses' counters are bounded, the least recently count
   assert.equal(limiter.take("ip:recent", tight, "address").allowed, false, "kept: counted lately");
   assert.equal(limiter.take("ip:old", tight, "address").allowed, true, "forgotten past the bound");
 });
+
+Deno.test("rate limit: limits lowered below a day's count name the day's end, not the minute's", () => {
+  const clock = new ManualClock(Date.parse("2026-11-02T08:00:00Z"));
+  const limiter = new RateLimiter(clock);
+  const enterprise = { perMinute: 6_000, perDay: 1_000_000 };
+  for (let i = 0; i < 5; i++) limiter.take("biz_e", enterprise);
+  // The operator sets this business 2 a minute and 4 a day (CONTRACT: Enterprise limits): both
+  // are used up, the day until midnight UTC, so waiting for the next minute would not do.
+  const refused = limiter.take("biz_e", { perMinute: 2, perDay: 4 });
+  assert.equal(refused.allowed, false);
+  assert.equal(refused.reset, Date.parse("2026-11-03T00:00:00Z") / 1000);
+  assert.equal(refused.retryAfter, 16 * 3600);
+  clock.advanceBy(refused.retryAfter * 1000 - 1_000);
+  assert.equal(limiter.take("biz_e", { perMinute: 2, perDay: 4 }).allowed, false);
+  clock.advanceBy(1_000);
+  assert.equal(limiter.take("biz_e", { perMinute: 2, perDay: 4 }).allowed, true);
+});
