@@ -36,8 +36,9 @@ import {
 import { sha256Hex } from "../../src/domain/secrets.ts";
 import type { Environment } from "../../src/environment.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
-import { type Api, envelope } from "../../src/http/app.ts";
+import type { Api } from "../../src/http/app.ts";
 import {
+  anonymous,
   businessCredential,
   type BusinessPrincipal,
   businessRefusals,
@@ -393,6 +394,11 @@ async function webFile(name: string): Promise<Response> {
   return new Response(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
 }
 
+/** The page and its files are anyone's, counted per address (anonymous). */
+const ADDRESS_LIMITED = {
+  rate_limited: "too many calls from this address; wait `Retry-After` seconds",
+};
+
 function registerDocs(api: Api): void {
   const tags = ["Operations board"];
   api.openAPIRegistry.registerPath({
@@ -427,7 +433,10 @@ function registerDocs(api: Api): void {
     summary: "The operations board page (HTML); it signs in with the courier's key",
     tags,
     security: [],
-    responses: { 200: { description: "The page, text/html" } },
+    responses: {
+      200: { description: "The page, text/html" },
+      ...refusalResponses(ADDRESS_LIMITED),
+    },
   });
   api.openAPIRegistry.registerPath({
     method: "get",
@@ -438,7 +447,7 @@ function registerDocs(api: Api): void {
     request: { params: z.object({ file: z.enum(["board.js", "board.css"]) }) },
     responses: {
       200: { description: "A static file of the page" },
-      ...refusalResponses({ not_found: "no such file of the page" }),
+      ...refusalResponses({ not_found: "no such file of the page", ...ADDRESS_LIMITED }),
     },
   });
 }
@@ -448,19 +457,18 @@ export function boardRoutes(api: Api): void {
   // Registered before GET /business/courier/operations/{reference}, which would match "live".
   api.get(LIVE_PATH, async (c) => {
     if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
-      return c.json(
-        envelope(c, {
-          success: false,
-          code: "upgrade_required",
-          message: "the live board is a WebSocket: connect with ws:// or wss://",
-        }),
-        426,
+      // Thrown, so that the refusal counts against the address and carries the rate headers
+      // (spec: business 8: on every response), as any refusal of an unknown caller does.
+      throw new ApiError(
+        "upgrade_required",
+        "the live board is a WebSocket: connect with ws:// or wss://",
       );
     }
     const key = c.req.query("key");
     const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };
     return await upgradeWebSocket(c, boardEvents(c, early));
   });
-  api.get(PAGE_PATH, () => webFile("board.html"));
-  api.get(`${PAGE_PATH}/:file`, (c) => webFile(c.req.param("file")));
+  // spec: business 8: rate headers on every response; the page is anyone's, counted per address.
+  api.get(PAGE_PATH, anonymous, () => webFile("board.html"));
+  api.get(`${PAGE_PATH}/:file`, anonymous, (c) => webFile(c.req.param("file")));
 }

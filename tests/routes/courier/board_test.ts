@@ -18,6 +18,7 @@ import {
 import { subjectOf } from "../../../src/bus/bus.ts";
 import { MemoryBus } from "../../../src/bus/memory_bus.ts";
 import { BoardFeed, type BoardSink, CLOSE } from "../../../routes/courier/board.ts";
+import { ANONYMOUS_RATE_LIMIT } from "../../../src/limits.ts";
 
 const WAIT_MS = 10_000;
 /** How long a socket is watched for messages that must not come. */
@@ -312,11 +313,16 @@ Deno.test("board socket: another courier's board receives nothing of this courie
 
 Deno.test("board routes: no upgrade answers 426; the page and its files are served", () =>
   withServer(async (_t, s) => {
+    // spec: business 8: X-RateLimit-* on every response; these count against the address.
+    const limit = ANONYMOUS_RATE_LIMIT.perMinute;
     const plain = await fetch(`${s.http}/api/business/courier/operations/live`);
     assert.equal(plain.status, 426);
     assert.equal((await plain.json()).code, "upgrade_required");
+    assert.equal(plain.headers.get("X-RateLimit-Remaining"), String(limit - 1));
     const page = await fetch(`${s.http}/api/business/courier/board`);
     assert.equal(page.status, 200);
+    assert.equal(page.headers.get("X-RateLimit-Remaining"), String(limit - 2));
+    assert.ok(Number(page.headers.get("X-RateLimit-Reset")) > 0);
     assert.match(page.headers.get("Content-Type") ?? "", /^text\/html/);
     assert.match(page.headers.get("Content-Security-Policy") ?? "", /default-src 'none'/);
     assert.match(await page.text(), /<table/);
@@ -324,6 +330,7 @@ Deno.test("board routes: no upgrade answers 426; the page and its files are serv
       const r = await fetch(`${s.http}/api/business/courier/board/${file}`);
       assert.equal(r.status, 200, file);
       assert.match(r.headers.get("Content-Type") ?? "", type);
+      assert.ok(r.headers.has("X-RateLimit-Remaining"), file);
       await r.body?.cancel();
     }
     const other = await fetch(`${s.http}/api/business/courier/board/..%2Fboard.ts`);
