@@ -28,6 +28,7 @@ import {
   nextAttemptAt,
   NO_ENDPOINT_RETRY_MS,
   OUTBOUND_BODY_BYTES_MAX,
+  OUTBOUND_STATE_BYTES_MAX,
   REQUEUE_REASON_CHARS_MAX,
   REQUEUES_MAX,
 } from "../src/outbound/schedule.ts";
@@ -527,4 +528,17 @@ export const outboundEventActor: ActorDefinition<
   decide,
   evolve,
   project: (s) => s === null ? undefined : summaryOf(s),
+  // spec: courier 6.1: a body up to OUTBOUND_BODY_BYTES_MAX (a completion listing every
+  // adjustment) is held, over several store values.
+  stateBytesMax: OUTBOUND_STATE_BYTES_MAX,
+  // The body is kept once, in the state: the log and the bus get the creation without it (its
+  // size said instead), so a large body is neither written twice in one commit nor published.
+  logged: (e) => {
+    if (e.kind !== "created") return e;
+    const { raw_body, ...event } = e.event;
+    return { ...e, event: { ...event, raw_body_bytes: new TextEncoder().encode(raw_body).length } };
+  },
+  // A report kept under its attempt id (one store value, at most 64 KiB) answers no event on
+  // replay: the body would not fit; the event is read with `get`.
+  keptReply: () => undefined,
 };

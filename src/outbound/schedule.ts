@@ -2,6 +2,8 @@
  * The retry schedule of outbound events (courier 6.1, 6.2, 8) and the limits of one delivery.
  * Pure: no clock, no I/O.
  */
+import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../domain/ledger.ts";
+import { COMPLETION_ADJUSTMENTS_MAX, STATE_BYTES_MAX } from "../limits.ts";
 
 /** Courier 6.1 and 8: retries after 1, 5, 30, 120 and 720 minutes, counted from the first try. */
 export const RETRY_SCHEDULE_MINUTES: readonly number[] = [1, 5, 30, 120, 720];
@@ -22,8 +24,45 @@ export const REQUEUES_MAX = 20;
 export const ATTEMPT_ERROR_CHARS_MAX = 200;
 /** A requeue reason is cut to this. */
 export const REQUEUE_REASON_CHARS_MAX = 200;
-/** A raw event body; below STATE_BYTES_MAX (60 000) with room for the history. */
-export const OUTBOUND_BODY_BYTES_MAX = 32_768;
+/**
+ * UTF-8 bytes a character of a caller's text takes in a JSON body, at most: three for a character
+ * of the Basic Multilingual Plane past U+07FF; `"` and `\` are escaped in two, and a character
+ * past U+FFFF takes four bytes for its two UTF-16 units. (A control character or a lone surrogate,
+ * which the ledger's texts do not refuse, is escaped in six: see OUTBOUND_BODY_BYTES_MAX.)
+ */
+const TEXT_CHAR_BYTES_MAX = 3;
+/**
+ * UTF-8 bytes of one adjustment of a completion body (courier 2.7: reference, kind, amount,
+ * currency, reason, recoverable, correction, and its status) at every bound: its reference and
+ * the one it corrects (REFERENCE_CHARS_MAX each) and its reason (TEXT_CHARS_MAX) in the longest
+ * characters, and 200 bytes for the rest (164 measured with the longest kind, amount and status).
+ */
+const COMPLETION_ADJUSTMENT_BYTES_MAX = (2 * REFERENCE_CHARS_MAX + TEXT_CHARS_MAX) *
+    TEXT_CHAR_BYTES_MAX + 200;
+/**
+ * UTF-8 bytes of a completion body besides its adjustments: common fields, client, shipment
+ * references and nine price lines, each text at its bound in the longest characters (8,647
+ * measured), with room to spare.
+ */
+const COMPLETION_FRAME_BYTES_MAX = 16_384;
+/**
+ * A raw event body, at most (452,384 bytes). The largest body the service makes is a completion
+ * event (courier 2.7 `shipment.delivered`): it lists up to COMPLETION_ADJUSTMENTS_MAX adjustments,
+ * each whole (spec: courier 6.1: each event is sent once, so a body the service makes is never
+ * refused). Far under NATS's 1 MB message: the body never crosses the bus (the actor's `logged`).
+ * Texts made of control characters would be escaped past this: the ledger should refuse them.
+ */
+export const OUTBOUND_BODY_BYTES_MAX = COMPLETION_ADJUSTMENTS_MAX *
+    COMPLETION_ADJUSTMENT_BYTES_MAX + COMPLETION_FRAME_BYTES_MAX;
+/**
+ * An outbound event's stored record, at most: its state holds the body as JSON text within JSON,
+ * where a `"` or `\` of the body is written twice, so a text character allowed 3 bytes above
+ * takes at most 4 (4/3 of the body's bound), plus the attempt and requeue history (within one
+ * value). The store splits it over several values in one commit (ActorDefinition.stateBytesMax),
+ * about 663,000 bytes, within Deno KV's 800 KiB of one atomic commit.
+ */
+export const OUTBOUND_STATE_BYTES_MAX = Math.ceil(OUTBOUND_BODY_BYTES_MAX * 4 / 3) +
+  STATE_BYTES_MAX;
 
 const MINUTE_MS = 60_000;
 

@@ -83,6 +83,13 @@ export interface ActorDefinition<S, C, E, R> {
    */
   readonly logEvents?: boolean;
   /**
+   * The form of an event kept in the log and put on the bus, when not the whole event: a large
+   * part the state already holds (an outbound event's body, up to hundreds of KB) is then written
+   * once per commit instead of twice, within the store's size of one commit, and never crosses
+   * the bus. Default: the event itself. The state is always evolved from the whole event.
+   */
+  logged?(event: E): unknown;
+  /**
    * Commands decided in one commit, at most (default ACTOR_BATCH_COMMANDS_MAX). Lower it for an
    * actor whose events are large, so one commit stays within the store's mutation size.
    */

@@ -150,7 +150,8 @@ export function planBatch(
     }
     for (const event of decision.events) {
       seq++;
-      events.push({ seq, at, event, bytes: JSON.stringify(event).length });
+      const kept = def.logged ? def.logged(event) : event;
+      events.push({ seq, at, event: kept, bytes: JSON.stringify(kept).length });
     }
     if (decision.events.length > 0 && tenant === null) tenant = env.tenant;
     state = next;

@@ -33,6 +33,8 @@ import {
   topUp,
 } from "../helpers/courier.ts";
 import { flakyRuntime, heldBus } from "../helpers/faults.ts";
+import { advance, startReceiver, until } from "../helpers/receiver.ts";
+import { verifyV3 } from "../../src/domain/signatures.ts";
 
 /** No real waiting between tries: the tests drive the bus, never a clock. */
 const NO_WAIT = { delaysMs: [0, 0, 0] };
@@ -527,4 +529,55 @@ Deno.test("completion events: a charge booked after the completion is not in it;
     assert.equal(body.event_type, "customs.cleared:ADM-LATE");
     assert.equal(body.entry.reference, "ADM-LATE");
     assert.equal(body.shipment.waybill, waybill);
+  }));
+
+Deno.test("completion events: a completion over 32 KiB (30 charges with long reasons) is made, sent byte for byte and signed", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const courier = await newCourier(t);
+      const key = courier.business.api_key;
+      const endpoint = await t.call("PUT", "/business/courier/billing/endpoint", {
+        key,
+        body: { url: `${receiver.url}/billing` },
+      });
+      assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
+      const client = await newClient(t, courier, { settlement_mode: "external" });
+      const waybill = await bookWaybill(t, client);
+      // Each reason is within the ledger's bound (500 characters); 2 bytes each in UTF-8.
+      const reason = "é".repeat(500);
+      for (let i = 0; i < 30; i++) {
+        await postCharge(t, courier, client, { reference: `ADM-${i}`, shipment: waybill, reason });
+      }
+      const adjustments = await deliveredAdjustments(t, courier, waybill);
+      // spec: courier 2.7: every adjustment, whole; 6.1: the completion is sent once.
+      assert.equal(adjustments.length, 30);
+      const tenant = courier.business.id;
+      const id = eventIdOf("billing.completion", tenant, waybill, "shipment.delivered");
+      const got = await t.env.runtime.ask(outboundEventActor, tenant, id, { kind: "get" });
+      assert.ok(got.ok && got.reply);
+      const raw = got.reply.raw_body;
+      assert.ok(new TextEncoder().encode(raw).length > 32_768, "larger than 32 KiB");
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(id), "the completion's delivery");
+      const sent = receiver.deliveries.filter((d) => d.headers.get("X-Service-Event-Id") === id);
+      assert.equal(sent.length, 1);
+      assert.equal(sent[0]!.body, raw, "the stored bytes, as made");
+      const verdict = await verifyV3({
+        secrets: { [sent[0]!.headers.get("X-Service-Key-Id")!]: courier.business.webhook_secret },
+        rawBody: sent[0]!.body,
+        headers: sent[0]!.headers,
+        nowSeconds: Math.floor(t.clock.now() / 1000),
+      });
+      assert.deepEqual(verdict, { ok: true });
+      const body = JSON.parse(sent[0]!.body);
+      assert.deepEqual(
+        body.shipment.adjustments.map((a: { reason: string }) => a.reason),
+        Array(30).fill(reason),
+      );
+      const after = await t.env.runtime.ask(outboundEventActor, tenant, id, { kind: "get" });
+      assert.equal(after.ok && after.reply?.status, "delivered");
+    } finally {
+      await receiver.close();
+    }
   }));

@@ -11,7 +11,7 @@ import {
   type OutboundEventState,
   type OutboundEventSummary,
 } from "../../actors/outbound_event.ts";
-import { subjectOf } from "../../src/bus/bus.ts";
+import { subjectOf, subjectPattern } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { importDataKey, seal } from "../../src/domain/secrets.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
@@ -21,8 +21,12 @@ import {
   ATTEMPT_LEASE_MS,
   ATTEMPTS_MAX,
   nextAttemptAt,
+  OUTBOUND_BODY_BYTES_MAX,
   RETRY_SCHEDULE_MINUTES,
 } from "../../src/outbound/schedule.ts";
+import { completionEventBody } from "../../src/domain/billing_events.ts";
+import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../../src/domain/ledger.ts";
+import { COMPLETION_ADJUSTMENTS_MAX } from "../../src/limits.ts";
 import type { Resolve } from "../../src/outbound/url_guard.ts";
 import type { Ctx } from "../../src/runtime/actor.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
@@ -792,5 +796,104 @@ Deno.test("OutboundDelivery: an alert hook that fails once is called again withi
     await runtime.close();
     await bus.drain();
     store.close();
+  }
+});
+
+/**
+ * A completion body (courier 2.7) with every adjustment a completion lists, each text at its
+ * bound in the character `ch`.
+ */
+function largestCompletion(eventId: string, ch: string): string {
+  const at = Date.UTC(2026, 10, 20);
+  return completionEventBody({
+    eventId,
+    eventType: "shipment.delivered",
+    occurredAt: at,
+    client: { id: "cli_1", code: "MOLAPO", name: "Molapo Pharmacy" },
+    shipment: {
+      waybill: "WB1000000001",
+      external_customer_code: null,
+      external_billing_reference: null,
+      booked_at: at,
+      service: "express",
+      total_minor: 8_892,
+      tax_minor: 1_092,
+      currency: "BWP",
+      lines: [{ code: "transport", label: "Transport", amount_minor: 7_800 }],
+      status: "delivered",
+      delivered_at: at,
+      pod: true,
+    },
+    adjustments: Array.from({ length: COMPLETION_ADJUSTMENTS_MAX }, (_, i) => ({
+      reference: `${i}`.padEnd(REFERENCE_CHARS_MAX, ch),
+      kind: "failed_collection",
+      amount: "-9999999999999.99",
+      currency: "BWP",
+      reason: ch.repeat(TEXT_CHARS_MAX),
+      recoverable: false,
+      correction: `${i}`.padEnd(REFERENCE_CHARS_MAX, ch),
+      status: "unresolved_fx",
+    })),
+  });
+}
+
+Deno.test("outbound delivery: a completion body at its bound is stored, kept over a restart and sent byte for byte, signed", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite3`;
+  const receiver = openReceiver([500]);
+  try {
+    // The longest UTF-8 (3 bytes a character), and the longest stored form (`"`, escaped twice).
+    const events = await Promise.all(["€", '"'].map(async (ch) => {
+      const event = await newEvent(dataKey, receiver.url);
+      return { ...event, raw_body: largestCompletion(event.event_id, ch) };
+    }));
+    const sizes = events.map((e) => new TextEncoder().encode(e.raw_body).length);
+    assert.ok(sizes.every((n) => n <= OUTBOUND_BODY_BYTES_MAX), `${sizes} within the bound`);
+    assert.ok(sizes[0]! > OUTBOUND_BODY_BYTES_MAX * 0.9, `${sizes[0]}: the bound is not loose`);
+    const first = await openHarness({ clock, dataKey, path });
+    const published: string[] = [];
+    first.bus.subscribe(subjectPattern("test", TENANT, outboundEventActor.type), (m) => {
+      published.push(JSON.stringify(m.payload));
+    });
+    try {
+      for (const event of events) await create(first, event);
+      assert.equal(await first.step(), 2); // the first is answered 500: tried again later
+      await first.bus.flush();
+      // The body is held by the event, not sent over the bus (NATS carries at most 1 MB).
+      assert.ok(published.length > 0);
+      assert.ok(published.every((p) => p.length < 10_000), "no body on the bus");
+    } finally {
+      await first.close();
+    }
+    const second = await openHarness({ clock, dataKey, path });
+    try {
+      for (const event of events) {
+        assert.equal((await second.get(event.event_id)).raw_body, event.raw_body, "read back");
+      }
+      clock.advanceBy(MINUTE);
+      assert.equal(await second.step(), 1);
+      for (const event of events) {
+        const hits = receiver.hits.filter((h) =>
+          h.headers.get("x-service-event-id") === event.event_id
+        );
+        assert.equal(hits.at(-1)!.body, event.raw_body, "the stored bytes");
+        const verdict = await verifyV3({
+          secrets: { [KEY_ID]: SECRET },
+          rawBody: hits.at(-1)!.body,
+          headers: hits.at(-1)!.headers,
+          nowSeconds: Math.floor(clock.now() / 1000),
+        });
+        assert.deepEqual(verdict, { ok: true });
+        assert.equal((await second.get(event.event_id)).status, "delivered");
+      }
+      assert.equal(receiver.hits.length, 3);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await receiver.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
