@@ -54,6 +54,22 @@ async function withProjection<P extends Projection>(
   }
 }
 
+/** One client account's changes in order, each carrying one event (version = seq). */
+function accountChanges(): (event: unknown) => ActorChange {
+  let version = 0;
+  return (event) => ({
+    env: "live",
+    tenant: "ten",
+    type: "courier_client",
+    id: "c1",
+    version: ++version,
+    events: [{ seq: version, at: JAN, event }],
+  });
+}
+
+/** An account's balances with nothing in them. */
+const NO_BALANCES = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+
 function order(id: string, version: number, snapshot: unknown): ActorChange {
   return {
     env: "live",
@@ -174,16 +190,7 @@ Deno.test("LedgerProjector: a resolution or an allocation heard before the parke
   withProjection((o) => new LedgerProjector(o), async (t, bus, projector) => {
     const entries = refuse(t, "ledger_entries", "reference <> 'POISON'");
     const invoices = sql`alter table invoices add constraint poison check (id <> 'inv-poison')`;
-    let version = 0;
-    const account = (event: unknown): ActorChange => ({
-      env: "live",
-      tenant: "ten",
-      type: "courier_client",
-      id: "c1",
-      version: ++version,
-      events: [{ seq: version, at: JAN, event }],
-    });
-    const none = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+    const account = accountChanges();
     // spec: courier 2.6 rule 4: a charge awaiting its rate, then resolved; its placeholder is
     // the change that cannot be written for a while.
     const placeholder = entryOf({
@@ -238,11 +245,16 @@ Deno.test("LedgerProjector: a resolution or an allocation heard before the parke
     await invoices.execute(t.db);
     await publish(
       bus,
-      account({ kind: "entry_posted", entry: placeholder, effect: none, invoiceable: false }),
+      account({
+        kind: "entry_posted",
+        entry: placeholder,
+        effect: NO_BALANCES,
+        invoiceable: false,
+      }),
     );
     await publish(
       bus,
-      account({ kind: "fx_resolved", resolution, effect: none, invoiceable: true, by: "t" }),
+      account({ kind: "fx_resolved", resolution, effect: NO_BALANCES, invoiceable: true, by: "t" }),
     );
     await publish(bus, account({ kind: "invoices_issued", invoices: [invoice], by: "t" }));
     await publish(
@@ -250,7 +262,7 @@ Deno.test("LedgerProjector: a resolution or an allocation heard before the parke
       account({
         kind: "payment_received",
         entry: payment,
-        effect: none,
+        effect: NO_BALANCES,
         allocations: [{ invoice_id: "inv-poison", amount_minor: 7_500, paid_minor: 7_500 }],
         unallocated_minor: 0,
         by: "t",
@@ -283,16 +295,7 @@ Deno.test("LedgerProjector: a resolution or an allocation heard before the parke
 Deno.test("LedgerProjector: a charge or a resolution parked while the invoice covering it is written goes in on that invoice", () =>
   withProjection((o) => new LedgerProjector(o), async (t, bus, projector, errors) => {
     const check = refuse(t, "ledger_entries", "reference not like 'POISON%'");
-    let version = 0;
-    const account = (event: unknown): ActorChange => ({
-      env: "live",
-      tenant: "ten",
-      type: "courier_client",
-      id: "c1",
-      version: ++version,
-      events: [{ seq: version, at: JAN, event }],
-    });
-    const none = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+    const account = accountChanges();
     const charge = (reference: string, seq: number, amount_minor: number) =>
       entryOf({
         reference,
@@ -307,7 +310,7 @@ Deno.test("LedgerProjector: a charge or a resolution parked while the invoice co
     const posted = (entry: ReturnType<typeof entryOf>) => ({
       kind: "entry_posted",
       entry,
-      effect: none,
+      effect: NO_BALANCES,
       invoiceable: true,
       by: "t",
     });
@@ -357,11 +360,16 @@ Deno.test("LedgerProjector: a charge or a resolution parked while the invoice co
     await publish(bus, account(posted(charge("WB-2", 2, 2_000))));
     await publish(
       bus,
-      account({ kind: "entry_posted", entry: placeholder, effect: none, invoiceable: false }),
+      account({
+        kind: "entry_posted",
+        entry: placeholder,
+        effect: NO_BALANCES,
+        invoiceable: false,
+      }),
     );
     await publish(
       bus,
-      account({ kind: "fx_resolved", resolution, effect: none, invoiceable: true, by: "t" }),
+      account({ kind: "fx_resolved", resolution, effect: NO_BALANCES, invoiceable: true, by: "t" }),
     );
     await publish(bus, account({ kind: "invoices_issued", invoices: [invoice], by: "t" }));
     await projector.idle();
@@ -392,16 +400,7 @@ Deno.test("LedgerProjector: a charge or a resolution parked while the invoice co
 Deno.test("LedgerProjector: an invoice parked while a supplementary invoice of its period is written keeps its own entries", () =>
   withProjection((o) => new LedgerProjector(o), async (t, bus, projector) => {
     const invoices = sql`alter table invoices add constraint poison check (id <> 'inv-1')`;
-    let version = 0;
-    const account = (event: unknown): ActorChange => ({
-      env: "live",
-      tenant: "ten",
-      type: "courier_client",
-      id: "c1",
-      version: ++version,
-      events: [{ seq: version, at: JAN, event }],
-    });
-    const none = { prepaid_minor: 0, receivable_minor: 0, recoverable_minor: 0 };
+    const account = accountChanges();
     const posted = (reference: string, seq: number, amount_minor: number) => ({
       kind: "entry_posted",
       entry: entryOf({
@@ -414,7 +413,7 @@ Deno.test("LedgerProjector: an invoice parked while a supplementary invoice of i
         created_at: JAN + seq,
         source_event: `booked:${reference}`,
       }),
-      effect: none,
+      effect: NO_BALANCES,
       invoiceable: true,
       by: "t",
     });
