@@ -891,10 +891,14 @@ export function isEnded(i: RunItem): boolean {
   return (END_STATES as readonly string[]).includes(i.state);
 }
 
-/** A shipment's load as the run counts it: a cold-chain one takes a cold slot per piece. */
-function coldLoad(run: NetworkRun, waybill: string | null, load: Load): Load {
-  const cold = waybill !== null && (run.cold_chain_waybills ?? []).includes(waybill);
+/** A load as a run counts it: a cold-chain shipment takes a cold slot per piece (courier 2.10). */
+export function withColdSlots(load: Load, cold: boolean): Load {
   return cold ? { ...load, cold_slots: load.pieces } : load;
+}
+
+/** A shipment's load as the run counts it: one it was told is cold chain takes its cold slots. */
+function coldLoad(run: NetworkRun, waybill: string | null, load: Load): Load {
+  return withColdSlots(load, waybill !== null && (run.cold_chain_waybills ?? []).includes(waybill));
 }
 
 /** Another item of the same waybill on the run still open (it came back after it ended). */

@@ -491,7 +491,7 @@ export interface OutboundEventSummary {
 }
 
 /** Requeues ever made (events made before the count was kept: those their history holds). */
-function requeuesTotal(s: Pick<OutboundEvent, "requeues" | "requeues_total">): number {
+export function requeuesTotal(s: Pick<OutboundEvent, "requeues" | "requeues_total">): number {
   return s.requeues_total ?? s.requeues.length;
 }
 

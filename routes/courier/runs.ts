@@ -16,6 +16,7 @@ import {
   type Stop,
   STOP_KINDS,
   STOP_STATUSES,
+  withColdSlots,
 } from "../../actors/network_run.ts";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { driverActor } from "../../actors/driver.ts";
@@ -544,10 +545,7 @@ async function transfer(
   const carried = [];
   for (const i of open) {
     const cold = await boardRun(c.get("env").runtime, tenant, i.waybill, toRun);
-    carried.push({
-      waybill: i.waybill,
-      load: cold ? { ...i.load, cold_slots: i.load.pieces } : i.load,
-    });
+    carried.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
   }
   await askRun(
     c,

@@ -21,6 +21,7 @@ import {
   type StopAck,
   type StopAnswer,
   stopAnswer,
+  withColdSlots,
 } from "../../actors/network_run.ts";
 import type { Crossing } from "../../actors/customs_crossing.ts";
 import { asLabSample, labSampleActor } from "../../actors/lab_sample.ts";
@@ -54,14 +55,11 @@ export function shipmentLoad(s: Shipment): Load {
  * now on finds the run (coldChainOnRuns); one set before is read here.
  */
 export async function runLoadOf(c: Context<AppEnv>, s: Shipment, runId: string): Promise<Load> {
-  const load = shipmentLoad(s);
-  const cold = await boardRun(
-    c.get("env").runtime,
-    businessPrincipalOf(c).business.id,
-    s.waybill,
-    runId,
+  const tenant = businessPrincipalOf(c).business.id;
+  return withColdSlots(
+    shipmentLoad(s),
+    await boardRun(c.get("env").runtime, tenant, s.waybill, runId),
   );
-  return cold ? { ...load, cold_slots: load.pieces } : load;
 }
 
 /**
@@ -79,7 +77,15 @@ export async function boardRun(
     run_id: runId,
   });
   if (!boarded.ok) throw fromRejection(boarded);
-  if (boarded.reply.cold_chain) return true;
+  return boarded.reply.cold_chain || await sampleIsColdChain(runtime, tenant, waybill);
+}
+
+/** The shipment's laboratory sample is kept cold (false: none, or no temperature range). */
+async function sampleIsColdChain(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+): Promise<boolean> {
   const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "get" });
   return r.ok && asLabSample(r.reply).cold_chain;
 }
@@ -114,11 +120,11 @@ export async function coldChainOnRuns(
   const set = await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold });
   if (!set.ok) throw fromRejection(set);
   const { runs, was_cold_chain } = set.reply;
-  // Kept cold before: the runs count its slots already, and a refusal takes nothing back.
-  const sample = await runtime.ask(labSampleActor, tenant, waybill, { kind: "get" });
-  const wasCold = was_cold_chain || (sample.ok && asLabSample(sample.reply).cold_chain);
+  // Nothing to take back when releasing, or when kept cold before: the runs count its slots
+  // already, and a refusal leaves them counted.
+  const keep = !cold || was_cold_chain || await sampleIsColdChain(runtime, tenant, waybill);
   const undo = async () => {
-    if (!cold || wasCold) return;
+    if (keep) return;
     await tell(runs, false);
     await runtime.ask(shipmentRunsActor, tenant, waybill, { kind: "cold_chain", cold: false });
   };

@@ -523,14 +523,19 @@ function coveringInvoice(
   seq: number,
 ) {
   // A subquery of the statement that writes the entry, not a statement of its own.
+  return periodInvoices(owner, period, currency)
+    .where("watermark", ">=", seq)
+    .orderBy("watermark")
+    .limit(1);
+}
+
+/** The ids of a client's invoices of one period and currency, as a subquery. */
+function periodInvoices(owner: Owner, period: string, currency: string) {
   return expressionBuilder<Database, never>().selectFrom("invoices").select("id")
     .where("tenant", "=", owner.tenant)
     .where("client_id", "=", owner.client_id)
     .where("period", "=", period)
-    .where("currency", "=", currency)
-    .where("watermark", ">=", seq)
-    .orderBy("watermark")
-    .limit(1);
+    .where("currency", "=", currency);
 }
 
 async function recordPaid(
@@ -624,11 +629,7 @@ async function insertInvoice(
         eb(
           "invoice_id",
           "in",
-          eb.selectFrom("invoices").select("id")
-            .where("tenant", "=", owner.tenant)
-            .where("client_id", "=", owner.client_id)
-            .where("period", "=", invoice.period)
-            .where("currency", "=", invoice.currency)
+          periodInvoices(owner, invoice.period, invoice.currency)
             .where("watermark", ">", invoice.watermark),
         ),
       ])

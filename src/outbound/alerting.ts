@@ -7,6 +7,7 @@
  * again is a new condition.
  */
 import type { Kysely } from "kysely";
+import { requeuesTotal } from "../../actors/outbound_event.ts";
 import { raiseAlert } from "../courier/alerts.ts";
 import type { Database } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
@@ -31,7 +32,7 @@ export function outboundAlerts(
         // first attempt): counted over every requeue, not the REQUEUES_MAX the history keeps,
         // past which a failure again was the last one's alert and alerted no one. A change
         // published before the count was kept has only the history.
-        condition_key: `${event.event_id}:${event.requeues_total ?? event.requeues.length}`,
+        condition_key: `${event.event_id}:${requeuesTotal(event)}`,
         // spec: courier 3.1, 6.1: a failed event is marked failed and the courier's operations
         // team is alerted (billing events and client webhooks alike, 6.2 "same retries").
         owner: "operations",
