@@ -75,6 +75,7 @@ import {
   Waybill,
 } from "../../src/http/schemas.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
+import { heldWatermark, isEntryParked } from "../../src/db/ledger_watermarks.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
 import type { AskResult } from "../../src/runtime/plan.ts";
 import { read } from "../ask.ts";
@@ -802,14 +803,9 @@ export async function originalEntry(
             w.or([w("n.corrects_kind", "=", w.ref("o.kind")), w("n.corrects_kind", "is", null)])
           )
           .as("notes"),
-      // How far the query side has got with the account (migration 0013), in the same snapshot
-      // as the notes summed above: one key read, not a scan of the account's entries.
-      (eb) =>
-        eb.selectFrom("ledger_watermarks as w")
-          .select("w.seq")
-          .whereRef("w.tenant", "=", "o.tenant")
-          .whereRef("w.client_id", "=", "o.client_id")
-          .as("seen_seq"),
+      // How far the query side has got with the account (ledger_watermarks.ts), in the same
+      // snapshot as the notes summed above: key reads, not a scan of the account's entries.
+      heldWatermark(sql.ref("o.tenant"), sql.ref("o.client_id")).as("seen_seq"),
     ])
     .where("o.tenant", "=", courier)
     .where("o.client_id", "=", client)
@@ -818,6 +814,14 @@ export async function originalEntry(
   const rows = await query.orderBy("o.kind").execute();
   const what = target.kind === undefined ? "" : `${target.kind} `;
   if (rows.length === 0) {
+    // An entry parked on the query side (parked_changes.ts) exists: not now, not "not found".
+    if (await isEntryParked(db, courier, client, target.reference)) {
+      throw new ApiError(
+        "ledger_catching_up",
+        `entry_reference: ${what}ledger entry ${target.reference} awaits the statement; retry ` +
+          `once it has caught up`,
+      );
+    }
     throw new ApiError(
       "not_found",
       `entry_reference: ${what}ledger entry not found: ${target.reference}`,

@@ -7,7 +7,7 @@
  * totals and account watermarks only grow; so a replayed or duplicated change changes nothing.
  */
 import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
-import { Parking } from "./parked_changes.ts";
+import { type ParkedHold, Parking } from "./parked_changes.ts";
 import { expressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../actors/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../domain/ledger.ts";
@@ -95,6 +95,9 @@ export class LedgerProjector {
       projection: "ledger",
       write: (change) => this.#writeChanges([asLedgerChange(change)]),
       report: (error, subject) => this.#report(error, subject),
+      // spec: courier 2.6 rule 5, 2.7: a parked entry is not counted as written by readers
+      // (ledger_watermarks.ts) while the account's later changes move its watermark on.
+      holdOf: (change) => holdOf(change as LedgerChange),
     });
     this.#queue = new WriteQueue(
       {
@@ -223,6 +226,18 @@ function asLedgerChange(value: unknown): LedgerChange {
     !v.events.every(isLedgerEvent)
   ) throw new TypeError("a parked ledger change must have a subject, an owner and ledger events");
   return { subject: v.subject, owner: v.owner, events: v.events };
+}
+
+/** The account of a ledger change and the lowest entry seq it hands out; null without one. */
+function holdOf(change: LedgerChange): ParkedHold | null {
+  let seq: number | null = null;
+  for (const event of change.events) {
+    const s = seqOf(event);
+    if (s !== null && (seq === null || s < seq)) seq = s;
+  }
+  return seq === null
+    ? null
+    : { tenant: change.owner.tenant, actor_id: change.owner.client_id, seq };
 }
 
 function isLedgerEvent(event: unknown): event is CourierClientEvent {

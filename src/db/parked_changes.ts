@@ -15,6 +15,16 @@ import { isTransient } from "./sync.ts";
 
 type ProjectionName = ParkedChangeTable["projection"];
 
+/**
+ * What a parked change keeps readers from counting as written: the actor whose changes it is
+ * one of, and the lowest seq it hands out (see ledger_watermarks.ts).
+ */
+export interface ParkedHold {
+  readonly tenant: string;
+  readonly actor_id: string;
+  readonly seq: number;
+}
+
 /** Parked changes one retry round writes again at most, oldest first. */
 const PARKED_RETRY_MAX = 100;
 
@@ -31,12 +41,22 @@ async function parkChange(
   subject: string,
   change: unknown,
   error: unknown,
+  hold: ParkedHold | null,
 ): Promise<void> {
   // JSON text escapes every control character and unpaired surrogate: text always takes it.
   const payload = JSON.stringify(change);
   const text = errorText(error);
   await db.insertInto("parked_changes")
-    .values({ projection, digest: sha256Hex(payload), subject, payload, error: text })
+    .values({
+      projection,
+      digest: sha256Hex(payload),
+      subject,
+      payload,
+      error: text,
+      tenant: hold?.tenant ?? null,
+      actor_id: hold?.actor_id ?? null,
+      holds_seq: hold?.seq ?? null,
+    })
     .onConflict((oc) =>
       oc.columns(["projection", "digest"]).doUpdateSet({
         attempts: sql`parked_changes.attempts + 1`,
@@ -115,6 +135,7 @@ export class Parking {
   readonly #projection: ProjectionName;
   readonly #write: (change: unknown) => Promise<void>;
   readonly #report: (error: unknown, subject: string) => void;
+  readonly #holdOf: (change: unknown) => ParkedHold | null;
   #retrying: Promise<number> | null = null;
   /**
    * Where the next round starts. A round takes at most PARKED_RETRY_MAX changes: were each to
@@ -132,18 +153,28 @@ export class Parking {
     /** Writes one parked change as it was kept. */
     readonly write: (change: unknown) => Promise<void>;
     readonly report: (error: unknown, subject: string) => void;
+    /** What a parked change holds back until it goes in (none when absent). */
+    readonly holdOf?: (change: unknown) => ParkedHold | null;
   }) {
     this.#db = options.db;
     this.#projection = options.projection;
     this.#write = options.write;
     this.#report = options.report;
+    this.#holdOf = options.holdOf ?? (() => null);
   }
 
   /** Reports the change that cannot be written and keeps it, to be written again. */
   async park(error: unknown, subject: string, change: unknown): Promise<void> {
     this.#report(error, subject);
     try {
-      await parkChange(this.#db, this.#projection, subject, change, error);
+      await parkChange(
+        this.#db,
+        this.#projection,
+        subject,
+        change,
+        error,
+        this.#holdOf(change),
+      );
     } catch (failure) {
       // Thrown, the batch is written again after a wait; lasting, it can only be reported.
       if (isTransient(failure)) throw failure;

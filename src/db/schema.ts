@@ -148,6 +148,13 @@ export interface ParkedChangeTable {
   attempts: Generated<number>;
   parked_at: Generated<Date>;
   failed_at: Generated<Date>;
+  /**
+   * A ledger change: its client account and the lowest entry seq it hands out, which readers'
+   * watermark stops before (migration 0015); null for others.
+   */
+  tenant: string | null;
+  actor_id: string | null;
+  holds_seq: number | null;
 }
 
 /** One POST /business/courier/billing/export (courier 4.3). */

@@ -19,8 +19,9 @@
  *
  * Nor is an adjustment left out of the completion that lists them (courier 2.7): they are read
  * from the query side, which the ledger projection fills after the account commits, so the event
- * is made only once the query side has got as far with the account (its watermark, migration
- * 0013) as the account had when the completion was first tried; until then it fails, and is made
+ * is made only once the query side has got as far with the account (its watermark, held before
+ * any parked change of it: src/db/ledger_watermarks.ts) as the account had when the completion
+ * was first tried; until then it fails, and is made
  * again as any failed completion is. The decision side keeps no entries (bounded aggregates
  * only), so the wait is what makes the listing whole.
  */
@@ -55,6 +56,7 @@ import type { Deferral } from "../bus/deferred.ts";
 import { postLaterCharge } from "../courier/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../db/schema.ts";
+import { ledgerWatermark } from "../db/ledger_watermarks.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import { SweepRounds, sweepRows, type SweepWindow, type SweptPage } from "../db/sweep_rounds.ts";
 import {
@@ -200,7 +202,7 @@ export class BillingEvents {
     // made from a query side behind the account, it would leave out for good a charge or note
     // booked just before. The scan's own charge need not be there: its reply is listed.
     const needed = ownEntry?.seq === booked ? booked - 1 : booked;
-    const projected = await projectedSeq(this.#o.db, tenant, s.client_id);
+    const projected = await ledgerWatermark(this.#o.db, tenant, s.client_id);
     if (projected < needed) throw new LedgerCatchingUp(s.waybill, s.client_id, needed, projected);
     // The later charges booked on it so far (they are also sent one by one as they happen).
     const rows = await this.#o.db.selectFrom("ledger_entries")
@@ -567,22 +569,6 @@ export class LedgerCatchingUp extends Error {
         `query side up to entry ${needed}: projected up to ${projected}`,
     );
   }
-}
-
-/**
- * How far the query side has got with a client account (migration 0013): every entry the account
- * booked up to this seq is in `ledger_entries`, or was kept out and reported; 0 before any.
- */
-async function projectedSeq(
-  db: Kysely<Database>,
-  tenant: string,
-  clientId: string,
-): Promise<number> {
-  const row = await db.selectFrom("ledger_watermarks").select("seq")
-    .where("tenant", "=", tenant)
-    .where("client_id", "=", clientId)
-    .executeTakeFirst();
-  return row?.seq ?? 0;
 }
 
 /** One entry of a client: its reference is unique within its kind (courier 2.6). */

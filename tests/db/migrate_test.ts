@@ -44,6 +44,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0012_resolved_charges",
     "0013_ledger_watermarks",
     "0014_parked_changes",
+    "0015_parked_ledger_holds",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -70,6 +71,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0012_resolved_charges",
     "0013_ledger_watermarks",
     "0014_parked_changes",
+    "0015_parked_ledger_holds",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -205,6 +207,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0012_resolved_charges",
     "0013_ledger_watermarks",
     "0014_parked_changes",
+    "0015_parked_ledger_holds",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -275,6 +278,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0012_resolved_charges",
     "0013_ledger_watermarks",
     "0014_parked_changes",
+    "0015_parked_ledger_holds",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -297,8 +301,43 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
   assert.deepEqual(await migrateToLatest(t.db, t.schema), [
     "0013_ledger_watermarks",
     "0014_parked_changes",
+    "0015_parked_ledger_holds",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();
   assert.deepEqual(marks, [{ client_id: "c1", seq: 3 }, { client_id: "c2", seq: 1 }]);
+});
+
+Deno.test("migrations: 0015 holds each account's watermark before the ledger changes parked then", async () => {
+  await using t = await openTestDatabase();
+  const to0014 = await migrateSchemaTo(t.db, t.schema, "0014_parked_changes");
+  assert.equal(to0014.error, undefined);
+  const park = (projection: string, digest: string, payload: unknown) =>
+    sql`
+      insert into ${sql.table(`${t.schema}.parked_changes`)} (projection, digest, subject,
+        payload, error)
+      values (${projection}, ${digest}, 'live.ten.x.c1', ${JSON.stringify(payload)}, 'e')`
+      .execute(t.db);
+  const owner = { tenant: "ten", client_id: "c1" };
+  await park("ledger", "d1", {
+    owner,
+    subject: "s",
+    events: [
+      { kind: "invoices_issued", invoices: [] },
+      { kind: "fx_resolved", resolution: { seq: 7 } },
+      { kind: "entry_posted", entry: { seq: 5 } },
+    ],
+  });
+  await park("ledger", "d2", { owner, subject: "s", events: [{ kind: "invoices_issued" }] });
+  await park("ledger", "d3", "not a change");
+  await park("snapshots", "d4", { owner, events: [{ entry: { seq: 1 } }] });
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0015_parked_ledger_holds"]);
+  const rows = await t.db.selectFrom("parked_changes")
+    .select(["digest", "tenant", "actor_id", "holds_seq"]).orderBy("digest").execute();
+  assert.deepEqual(rows, [
+    { digest: "d1", tenant: "ten", actor_id: "c1", holds_seq: 5 },
+    { digest: "d2", tenant: null, actor_id: null, holds_seq: null },
+    { digest: "d3", tenant: null, actor_id: null, holds_seq: null },
+    { digest: "d4", tenant: null, actor_id: null, holds_seq: null },
+  ]);
 });

@@ -4,7 +4,8 @@ import { type ActorChange, subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { LedgerProjector } from "../../src/db/ledger_projection.ts";
 import { Projector } from "../../src/db/projection.ts";
-import { entryOf } from "../../src/domain/ledger.ts";
+import { entryOf, type LedgerEntry } from "../../src/domain/ledger.ts";
+import { ledgerWatermark } from "../../src/db/ledger_watermarks.ts";
 import { openTestDatabase, type TestDatabase } from "./helpers.ts";
 
 const JAN = Date.UTC(2026, 0, 10);
@@ -184,6 +185,60 @@ Deno.test("LedgerProjector: an entry that cannot be written is parked, not dropp
     await projector.idle();
     assert.deepEqual(await references(), ["POISON", "WB-2"]);
     assert.equal(errors.length, 1);
+  }));
+
+Deno.test("LedgerProjector: a parked change holds its account's watermark before its first entry until it goes in", () =>
+  withProjection((o) => new LedgerProjector(o), async (t, bus, projector) => {
+    const check = refuse(t, "ledger_entries", "reference <> 'CN-POISON'");
+    const account = accountChanges();
+    const posted = (reference: string, seq: number, fields: Partial<LedgerEntry> = {}) => ({
+      kind: "entry_posted",
+      entry: entryOf({
+        reference,
+        seq,
+        kind: "waiting",
+        amount_minor: 5_000,
+        currency: "BWP",
+        status: "posted",
+        created_at: JAN + seq,
+        source_event: `waiting:${reference}`,
+        ...fields,
+      }),
+      effect: NO_BALANCES,
+      invoiceable: true,
+      by: "test",
+    });
+    const watermark = (client = "c1") => ledgerWatermark(t.db, "ten", client);
+    await publish(bus, account(posted("W-1", 1)));
+    await projector.idle();
+    assert.equal(await watermark(), 1);
+
+    // spec: courier 2.6 rule 5: a credit note on W-1 cannot be written for a while; the
+    // account's later entries are. Readers must not count the note as written: a second note
+    // would be judged without it, and a completion listed without it.
+    await check.add();
+    await publish(
+      bus,
+      account(
+        posted("CN-POISON", 2, { kind: "credit_note", amount_minor: -4_000, corrects: "W-1" }),
+      ),
+    );
+    await publish(bus, account(posted("W-3", 3)));
+    await publish(bus, account(posted("W-4", 4)));
+    await projector.idle();
+    const raw = await t.db.selectFrom("ledger_watermarks").select("seq")
+      .where("client_id", "=", "c1").executeTakeFirstOrThrow();
+    assert.equal(raw.seq, 4, "the account's later changes are written");
+    assert.equal(await watermark(), 1, "held just before the parked note");
+    assert.equal(await watermark("c2"), 0, "another account: none");
+
+    // Still refused: still held.
+    assert.equal(await projector.retryParked(), 0);
+    assert.equal(await watermark(), 1);
+
+    await check.drop();
+    assert.equal(await projector.retryParked(), 1);
+    assert.equal(await watermark(), 4, "once it is in, the watermark stands again");
   }));
 
 Deno.test("LedgerProjector: a resolution or an allocation heard before the parked change it updates waits for it, never lost", () =>

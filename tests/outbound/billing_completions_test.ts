@@ -8,6 +8,7 @@
  * query side had not caught up: the event waits for it.
  */
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { outboundEventActor, type OutboundEventEvent } from "../../actors/outbound_event.ts";
 import { shipmentActor } from "../../actors/shipment.ts";
@@ -450,6 +451,45 @@ Deno.test("completion events: a later charge the account booked before the deliv
     } finally {
       await billing.close();
       await ledger.stop();
+    }
+  }));
+
+Deno.test("completion events: a later charge parked on the query side holds the completion until it goes in, though later entries were written", () =>
+  withTestEnv(async (t) => {
+    const b = await ready(t);
+    const { billing, errors } = reporting(t);
+    const poison = (how: "add" | "drop") =>
+      (how === "add"
+        ? sql`alter table ledger_entries add constraint poison check (reference <> 'WAIT-P1')`
+        : sql`alter table ledger_entries drop constraint poison`).execute(t.env.db);
+    try {
+      // The charge cannot be written to Postgres for a while (parked_changes.ts); the
+      // account's next entry is, and moves its watermark past the charge.
+      await poison("add");
+      await postCharge(t, b.courier, b.client, {
+        reference: "WAIT-P1",
+        entry_kind: "waiting",
+        amount_minor: 3_000,
+        reason: "waiting at the sender",
+        source_event: "run.waiting:stop_p1",
+        shipment: b.waybill,
+      });
+      await postCharge(t, b.courier, b.client, { reference: "ADM-P2" });
+      await t.settle();
+      await record(t, b, ["out_for_delivery", "delivered"]);
+      await t.env.bus.flush();
+      // spec: courier 2.7, 6.1: sent once, so never without an adjustment booked before it.
+      assert.equal(await completionBody(t, b), null, "not made without the parked charge");
+      assert.ok(errors.length > 0 && (errors[0] as Error).cause instanceof LedgerCatchingUp);
+
+      await poison("drop");
+      assert.equal(await t.ledgerProjector.retryParked(), 1);
+      const closedAt = t.clock.now();
+      assert.equal(await billing.sweepCompletions(t.env.db, closedAt + SWEEP_AFTER_MS + 1), 1);
+      const body = await completionBody(t, b);
+      assert.deepEqual(body?.shipment.adjustments.map((a) => a.reference), ["WAIT-P1"]);
+    } finally {
+      await billing.close();
     }
   }));
 

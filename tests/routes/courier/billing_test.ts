@@ -1075,6 +1075,60 @@ Deno.test("billing: an entry quoting a reference another kind holds is booked an
     assert.equal((await rows(t, client)).length, 7);
   }));
 
+Deno.test("billing: a credit note is judged against an earlier note still parked on the query side", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "W-1",
+      entry_kind: "waiting",
+      amount_minor: 5_000,
+    });
+    await settle(t);
+    // The first note cannot be written to Postgres for a while (parked_changes.ts); the
+    // account's later entries are, and move its watermark on.
+    await sql`alter table ledger_entries add constraint poison
+      check (reference not in ('CN-A', 'W-9'))`.execute(t.env.db);
+    const body = { entry_reference: "W-1", amount: "-40.00", reason: "refund" };
+    const first = await act(t, courier, client, "correct", { ...body, reference: "CN-A" });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    await settle(t);
+    await charge(t, courier, client, { reference: "W-2", entry_kind: "waiting" });
+    await settle(t);
+    assert.deepEqual((await rows(t, client)).map((r) => r.reference), ["W-1", "W-2"]);
+    // spec: courier 2.6 rule 5: a credit note may not take the entry below zero: 50.00 - 40.00
+    // leaves 10.00, whether or not the statement shows the first note yet.
+    const second = await act(t, courier, client, "correct", { ...body, reference: "CN-B" });
+    assert.equal(second.body.code, "correction_exceeds_entry", JSON.stringify(second.body));
+    const rest = await act(t, courier, client, "correct", {
+      ...body,
+      amount: "-10.00",
+      reference: "CN-C",
+    });
+    assert.equal(rest.status, 201, JSON.stringify(rest.body));
+
+    // A note on an entry still parked: not found yet, but not "not found" either.
+    await charge(t, courier, client, { reference: "W-9", entry_kind: "waiting" });
+    const early = await act(t, courier, client, "correct", { ...body, entry_reference: "W-9" });
+    assert.equal(early.status, 503, JSON.stringify(early.body));
+    assert.equal(early.body.code, "ledger_catching_up");
+    assert.equal(
+      (await act(t, courier, client, "correct", { ...body, entry_reference: "W-8" }))
+        .status,
+      404,
+    );
+
+    await sql`alter table ledger_entries drop constraint poison`.execute(t.env.db);
+    assert.equal(await t.ledgerProjector.retryParked(), 2);
+    const onNine = await act(t, courier, client, "correct", {
+      ...body,
+      amount: "-1.00",
+      entry_reference: "W-9",
+    });
+    assert.equal(onNine.status, 201, JSON.stringify(onNine.body));
+    const none = await act(t, courier, client, "correct", { ...body, amount: "-0.01" });
+    assert.equal(none.body.code, "correction_exceeds_entry", JSON.stringify(none.body));
+  }));
+
 Deno.test("billing: credit notes sent together are judged against each other, never below zero", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
