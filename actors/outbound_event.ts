@@ -533,10 +533,14 @@ export const outboundEventActor: ActorDefinition<
   stateBytesMax: OUTBOUND_STATE_BYTES_MAX,
   // The body is kept once, in the state: the log and the bus get the creation without it (its
   // size said instead), so a large body is neither written twice in one commit nor published.
+  // Nor does a fixed target's signing secret leave the state, sealed or not (what the bus
+  // carries: no body, no secret).
   logged: (e) => {
     if (e.kind !== "created") return e;
-    const { raw_body, ...event } = e.event;
-    return { ...e, event: { ...event, raw_body_bytes: new TextEncoder().encode(raw_body).length } };
+    const { raw_body, target, ...event } = e.event;
+    const bytes = new TextEncoder().encode(raw_body).length;
+    const where = target ? { target: { url: target.url, key_id: target.key_id } } : {};
+    return { ...e, event: { ...event, ...where, raw_body_bytes: bytes } };
   },
   // A report kept under its attempt id (one store value, at most 64 KiB) answers no event on
   // replay: the body would not fit; the event is read with `get`.

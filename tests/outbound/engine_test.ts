@@ -897,3 +897,42 @@ Deno.test("outbound delivery: a completion body at its bound is stored, kept ove
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("outbound event actor: the creation logged and put on the bus carries neither the body nor the sealed secret", async () => {
+  const { clock, dataKeyP } = setup();
+  const dataKey = await dataKeyP;
+  const receiver = openReceiver([]);
+  const h = await openHarness({ clock, dataKey });
+  const published: string[] = [];
+  const subscription = h.bus.subscribe(
+    subjectPattern(h.runtime.busPrefix, "*", outboundEventActor.type),
+    (message) => {
+      published.push(JSON.stringify(message.payload));
+    },
+  );
+  try {
+    const event = await newEvent(dataKey, receiver.url);
+    await create(h, event);
+    await h.bus.flush();
+    const logged: string[] = [];
+    for await (const { event: e } of h.runtime.events(outboundEventActor, event.event_id)) {
+      logged.push(JSON.stringify(e));
+    }
+    const created = logged.filter((e) => e.includes('"kind":"created"'));
+    assert.equal(created.length, 1);
+    assert.equal(published.length, 1);
+    const sealed = event.target!.sealed_secret;
+    for (const text of [...created, ...published]) {
+      assert.ok(text.includes(event.target!.url), "the target's address is kept");
+      assert.ok(!text.includes('"raw_body"'), "the body is held in the state only");
+      assert.ok(!text.includes(sealed.data) && !text.includes("sealed_secret"), text);
+    }
+    // The state still holds both: the attempt sends the body, signed with the secret.
+    assert.equal(await h.step(), 1);
+    assert.equal(receiver.hits[0]?.body, event.raw_body);
+  } finally {
+    subscription.unsubscribe();
+    await h.close();
+    await receiver.close();
+  }
+});
