@@ -127,6 +127,8 @@ export type BusinessCommand =
   | { kind: "revoke_partner_key"; id: string; by: By }
   | { kind: "add_staff"; staff: Omit<Staff, "created_at" | "session_epoch">; max: number; by: By }
   | { kind: "change_password"; staff_id: string; password_hash: string; by: By }
+  | { kind: "change_staff"; staff_id: string; changes: StaffChanges; by: By }
+  | { kind: "remove_staff"; staff_id: string; by: By }
   | { kind: "authenticate_key"; hash: string }
   | { kind: "authenticate_staff"; staff_id: string; session_epoch: number }
   | { kind: "staff_for_login"; email: string }
@@ -142,7 +144,15 @@ export type BusinessEvent =
   | { kind: "partner_key_issued"; key: PartnerKey; by: By }
   | { kind: "partner_key_revoked"; id: string; at: number; by: By }
   | { kind: "staff_added"; staff: Staff; by: By }
-  | { kind: "password_changed"; staff_id: string; password_hash: string; by: By };
+  | { kind: "password_changed"; staff_id: string; password_hash: string; by: By }
+  | { kind: "staff_changed"; staff_id: string; changes: StaffChanges; by: By }
+  | { kind: "staff_removed"; staff_id: string; email: string; by: By };
+
+/** What `PATCH /business/people/{id}` may change of a person (Business API 4.3). */
+export interface StaffChanges {
+  readonly name?: string;
+  readonly role?: PortalRole;
+}
 
 /** What authentication learns about the account a credential belongs to. */
 export interface BusinessAccess {
@@ -181,6 +191,11 @@ const DEFAULT_SETTINGS: Settings = {
 };
 
 const UNAUTHENTICATED = reject("unauthenticated", "unknown or revoked credential");
+
+/** spec: business 5.6: the account has an owner; no change to people may leave it without one. */
+function ownerProtected(what: string) {
+  return reject("owner_protected", `the business must keep its owner: ${what}`);
+}
 
 export function accessOf(b: Business): BusinessAccess {
   return {
@@ -279,6 +294,32 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
         by: command.by,
       }]);
     }
+    case "change_staff": {
+      const staff = state.staff.find((s) => s.id === command.staff_id);
+      if (!staff) return reject("not_found", `portal user not found: ${command.staff_id}`);
+      const { name, role } = command.changes;
+      if (staff.role === "owner" && role !== undefined && role !== "owner") {
+        return ownerProtected("the owner's role cannot change");
+      }
+      // Only what differs is a change: the same request again records nothing more.
+      const changes: StaffChanges = {
+        ...(name !== undefined && name !== staff.name ? { name } : {}),
+        ...(role !== undefined && role !== staff.role ? { role } : {}),
+      };
+      if (Object.keys(changes).length === 0) return ok([]);
+      return ok([{ kind: "staff_changed", staff_id: staff.id, changes, by: command.by }]);
+    }
+    case "remove_staff": {
+      const staff = state.staff.find((s) => s.id === command.staff_id);
+      if (!staff) return reject("not_found", `portal user not found: ${command.staff_id}`);
+      if (staff.role === "owner") return ownerProtected("the owner cannot be removed");
+      return ok([{
+        kind: "staff_removed",
+        staff_id: staff.id,
+        email: staff.email,
+        by: command.by,
+      }]);
+    }
     case "authenticate_key":
       return authenticateKey(state, command.hash);
     case "authenticate_staff": {
@@ -367,6 +408,14 @@ function evolve(state: BusinessState, event: BusinessEvent): BusinessState {
             : s
         ),
       };
+    case "staff_changed":
+      return {
+        ...state,
+        staff: state.staff.map((s) => s.id === event.staff_id ? { ...s, ...event.changes } : s),
+      };
+    // The person's sessions fail authenticate_staff from now on, and the e-mail is free again.
+    case "staff_removed":
+      return { ...state, staff: state.staff.filter((s) => s.id !== event.staff_id) };
     default:
       return unreachable(event);
   }
@@ -467,6 +516,10 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
       };
     case "password_changed":
       return { by: event.by, detail: { staff_id: event.staff_id } };
+    case "staff_changed":
+      return { by: event.by, detail: { staff_id: event.staff_id, changes: event.changes } };
+    case "staff_removed":
+      return { by: event.by, detail: { staff_id: event.staff_id, email: event.email } };
     default:
       return unreachable(event);
   }

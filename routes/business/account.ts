@@ -11,6 +11,7 @@ import {
   type BusinessCommand,
   type BusinessEvent,
   PLANS,
+  type Staff,
   thresholdAmount,
 } from "../../actors/business.ts";
 import { walletActor } from "../../actors/wallet.ts";
@@ -154,6 +155,11 @@ export const PortalPersonInvitedAnswer = z.object({
   }),
 }).openapi("PortalPersonInvited");
 
+export const PortalPersonRemovedAnswer = z.object({
+  id: z.string(),
+  removed: z.literal(true),
+}).openapi("PortalPersonRemoved");
+
 export const WalletAnswer = z.object({
   billing_type: z.literal("prepaid"),
   balances: z.array(
@@ -194,6 +200,11 @@ export const AuditEntry = z.discriminatedUnion("action", [
   auditEntry("partner_key_revoked", { id: z.string() }),
   auditEntry("staff_added", { id: z.string(), email: z.string(), role: PortalRole }),
   auditEntry("password_changed", { staff_id: z.string() }),
+  auditEntry("staff_changed", {
+    staff_id: z.string(),
+    changes: z.object({ name: z.string(), role: PortalRole }).partial(),
+  }),
+  auditEntry("staff_removed", { staff_id: z.string(), email: z.string() }),
 ]).openapi("AuditEntry");
 
 export const AuditLogAnswer = z.object({
@@ -460,13 +471,7 @@ export function accountRoutes(api: Api): void {
     const b = await loadBusiness(c);
     return ok(
       c,
-      b.staff.map((s) => ({
-        id: s.id,
-        name: s.name,
-        email: s.email,
-        portal_role: s.role,
-        created_at: new Date(s.created_at).toISOString(),
-      })),
+      b.staff.map(personView),
     );
   });
 
@@ -510,6 +515,62 @@ export function accountRoutes(api: Api): void {
       by: principalName(p),
     });
     return ok(c, { id, email: body.email, portal_role: body.portal_role, password }, 201);
+  });
+
+  define(api, {
+    method: "patch",
+    path: "/business/people/{id}",
+    summary: "Update a portal person's name or role (admin or coordinator)",
+    description: "Only what differs is changed and audited. The owner's role never changes, and " +
+      "only the owner changes the owner's name. A new role applies to the person's open " +
+      "sessions at once.",
+    tag,
+    security,
+    middleware: [business(), signedInAdmin],
+    params: PersonId,
+    body: z.object({ name: z.string().trim().min(1).max(200), portal_role: InvitedRole })
+      .partial(),
+    response: PortalPersonAnswer,
+    refusals: {
+      owner_protected: "the owner's role would change, or someone else would change the owner",
+    },
+  }, async (c, { params, body }) => {
+    const p = signedInPerson(c);
+    const target = await ownPerson(c, params.id);
+    // spec: business 5.6: the account keeps its owner; an admin manages people, not the owner.
+    if (target.role === "owner" && target.id !== p.staff_id) {
+      throw new ApiError("owner_protected", "only the owner changes the owner's details");
+    }
+    const b = asBusiness(
+      await askOwnBusiness(c, {
+        kind: "change_staff",
+        staff_id: target.id,
+        changes: stripUndefined({ name: body.name, role: body.portal_role }),
+        by: principalName(p),
+      }),
+    );
+    const changed = b.staff.find((s) => s.id === target.id);
+    if (!changed) throw new ApiError("not_found", `portal person not found: ${target.id}`);
+    return ok(c, personView(changed));
+  });
+
+  define(api, {
+    method: "delete",
+    path: "/business/people/{id}",
+    summary: "Remove a portal person; their sessions stop working at once",
+    description: "The person can no longer sign in, and every session they hold is refused from " +
+      "this answer on. The owner cannot be removed: the business keeps its owner.",
+    tag,
+    security,
+    middleware: [business(), signedInAdmin],
+    params: PersonId,
+    response: PortalPersonRemovedAnswer,
+    refusals: { owner_protected: "the person is the owner" },
+  }, async (c, { params }) => {
+    const p = signedInPerson(c);
+    const target = await ownPerson(c, params.id);
+    await askOwnBusiness(c, { kind: "remove_staff", staff_id: target.id, by: principalName(p) });
+    return ok(c, { id: target.id, removed: true as const });
   });
 
   define(api, {
@@ -576,6 +637,32 @@ async function thresholdText(c: Context<AppEnv>, value: number | string): Promis
     }]);
   }
   return formatMinor(parsed.minor, currency);
+}
+
+const PersonId = z.object({ id: z.string().min(1).max(64) });
+
+function personView(s: Staff) {
+  return {
+    id: s.id,
+    name: s.name,
+    email: s.email,
+    portal_role: s.role,
+    created_at: new Date(s.created_at).toISOString(),
+  };
+}
+
+/** The signed-in person calling (behind signedInAdmin). */
+function signedInPerson(c: Context<AppEnv>) {
+  const p = businessPrincipalOf(c);
+  if (p.kind !== "staff") throw new ApiError("signed_in_admin_only", "a person must be signed in");
+  return p;
+}
+
+/** A portal person of the caller's own business; another business's person is not found. */
+async function ownPerson(c: Context<AppEnv>, id: string): Promise<Staff> {
+  const person = (await loadBusiness(c)).staff.find((s) => s.id === id);
+  if (!person) throw new ApiError("not_found", `portal person not found: ${id}`);
+  return person;
 }
 
 /** Sends a command to the caller's own business actor (never another tenant's). */

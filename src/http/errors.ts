@@ -62,6 +62,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   not_requeueable: 422,
   not_cancellable: 422,
   employee_limit_reached: 422,
+  owner_protected: 422,
   test_mode_moved_to_sandbox: 422,
   clock_not_manual: 422,
   currency_mismatch: 422,

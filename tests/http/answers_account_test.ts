@@ -27,6 +27,7 @@ import {
   BusinessProfileAnswer,
   PortalPersonAnswer,
   PortalPersonInvitedAnswer,
+  PortalPersonRemovedAnswer,
   SignedOutAnswer,
   StaffSessionAnswer,
   WalletAnswer,
@@ -265,6 +266,26 @@ Deno.test("answers: the account routes answer what their schemas document", () =
       "owner",
       "admin",
     ]);
+    const renamed = documented(
+      PortalPersonAnswer,
+      await t.call("PATCH", `/business/people/${invited.id}`, {
+        key: owner,
+        body: { name: "Ada Lovelace" },
+      }),
+      200,
+      "person changed",
+    );
+    assert.equal(renamed.name, "Ada Lovelace");
+    const leaving = await t.call("POST", "/business/people", {
+      key: owner,
+      body: { name: "Temp", email: "temp@example.com", portal_role: "coordinator" },
+    });
+    documented(
+      PortalPersonRemovedAnswer,
+      await t.call("DELETE", `/business/people/${leaving.body.data.id}`, { key: admin }),
+      200,
+      "person removed",
+    );
 
     const rotated = documented(
       ApiKeyRegeneratedAnswer,
@@ -328,6 +349,9 @@ Deno.test("answers: the account routes answer what their schemas document", () =
       "profile_changed",
       "profile_changed",
       "staff_added",
+      "staff_changed",
+      "staff_added",
+      "staff_removed",
       "api_key_rotated",
       "webhook_secret_rotated",
       "legacy_key_imported",

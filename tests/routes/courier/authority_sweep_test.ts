@@ -232,6 +232,7 @@ async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const events = await t.call("GET", "/business/courier/billing/events", { key });
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
+  const person = await inviteCoordinator(t, a);
   return {
     driver,
     ids: {
@@ -252,6 +253,7 @@ async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/courier/alerts/{id}/evidence:id": alert,
       "/business/courier/claims/{id}:id": claim.id as string,
       "/business/courier/claims/{id}/decide:id": claim.id as string,
+      "/business/people/{id}:id": person.id,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
@@ -333,6 +335,8 @@ Deno.test("authority sweep: another courier's identifiers answer as ids nobody h
     const client = await newClient(t, a);
     const { ids } = await ownedByA(t, a, client);
     const bDriver = await newDriver(t, b.business.id);
+    // Endpoints for a signed-in admin refuse any key: B's owner calls them.
+    const bOwner = await ownerOf(t, b);
     const before = await snapshotOfA(t, a, ids);
     const ops = (await operations(t)).filter((o) =>
       (o.path.startsWith("/business/") || o.path.startsWith("/driver/")) &&
@@ -347,7 +351,7 @@ Deno.test("authority sweep: another courier's identifiers answer as ids nobody h
       for (let i = 0; i < theirs.length; i++) {
         const as = op.path.startsWith("/driver/")
           ? { bearer: bDriver.token }
-          : { key: b.business.api_key };
+          : { key: op.forbidden.includes("`signed_in_admin_only`") ? bOwner : b.business.api_key };
         const got = await send(t, op.method, theirs[i]!, as);
         const none = await send(t, op.method, nobodys[i]!, as);
         const label = `${op.method} ${theirs[i]}`;
@@ -473,21 +477,34 @@ const NEVER_BY_DEFAULT = [
   "billing:administer",
 ];
 
-/** The owner signs in and invites a coordinator; answers the coordinator's session token. */
-async function coordinatorOf(t: TestEnv, courier: Courier): Promise<string> {
-  const login = async (email: string, password: string) => {
-    const r = await t.call("POST", "/business/login", { body: { email, password } });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body.data.token as string;
-  };
-  const owner = await login(courier.business.owner.email, courier.business.owner.password);
+/** A portal sign-in; answers the session token. */
+async function login(t: TestEnv, email: string, password: string): Promise<string> {
+  const r = await t.call("POST", "/business/login", { body: { email, password } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.token as string;
+}
+
+/** The courier's owner signs in; answers the owner's session token. */
+function ownerOf(t: TestEnv, courier: Courier): Promise<string> {
+  return login(t, courier.business.owner.email, courier.business.owner.password);
+}
+
+/** The owner invites a coordinator; answers the coordinator's id and invitation. */
+async function inviteCoordinator(t: TestEnv, courier: Courier) {
+  const owner = await ownerOf(t, courier);
   const email = `coordinator.${crypto.randomUUID().slice(0, 8)}@example.com`;
   const r = await t.call("POST", "/business/people", {
     key: owner,
     body: { name: "Coordinator", email, portal_role: "coordinator" },
   });
   assert.equal(r.status, 201, JSON.stringify(r.body));
-  return await login(email, r.body.data.password);
+  return r.body.data as { id: string; email: string; password: string };
+}
+
+/** The owner signs in and invites a coordinator; answers the coordinator's session token. */
+async function coordinatorOf(t: TestEnv, courier: Courier): Promise<string> {
+  const invited = await inviteCoordinator(t, courier);
+  return await login(t, invited.email, invited.password);
 }
 
 Deno.test("authority sweep: the courier's own key with no stored scopes, and a coordinator, never approve, override or administer billing", () =>
