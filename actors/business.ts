@@ -244,8 +244,16 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
       return ok([]);
     case "change_settings":
       return ok([{ kind: "settings_changed", changes: command.changes, by: command.by }]);
-    case "change_profile":
-      return ok([{ kind: "profile_changed", changes: command.changes, by: command.by }]);
+    case "change_profile": {
+      // Only what differs is a change: the same request again records (and e-mails) nothing.
+      const changes = Object.fromEntries(
+        Object.entries(command.changes).filter(([field, value]) =>
+          value !== (state.profile[field as keyof Profile] ?? null)
+        ),
+      ) as Partial<Profile>;
+      if (Object.keys(changes).length === 0) return ok([]);
+      return ok([{ kind: "profile_changed", changes, by: command.by }]);
+    }
     case "rotate_api_key":
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "import_legacy_key":

@@ -27,6 +27,7 @@ import { clientAddressActor } from "./client_address.ts";
 import { waybillSequenceActor } from "./waybill_sequence.ts";
 import { deferredWorkActor } from "./deferred_work.ts";
 import { shipmentRunsActor } from "./shipment_runs.ts";
+import { mailMessageActor } from "./mail_message.ts";
 
 export const ACTORS: readonly AnyActorDefinition[] = [
   businessActor,
@@ -56,4 +57,5 @@ export const ACTORS: readonly AnyActorDefinition[] = [
   waybillSequenceActor,
   deferredWorkActor,
   shipmentRunsActor,
+  mailMessageActor,
 ];

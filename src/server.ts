@@ -18,6 +18,7 @@ import { LoginThrottle } from "./http/login_throttle.ts";
 import { OutboundDelivery } from "./outbound/deliver.ts";
 import { BillingEvents } from "./outbound/billing_events.ts";
 import { ClientWebhooks } from "./outbound/client_webhooks.ts";
+import { OwnerNotices } from "./outbound/owner_notices.ts";
 import { outboundAlerts } from "./outbound/alerting.ts";
 import { targetResolver } from "./outbound/targets.ts";
 import { ShipmentAlertRaiser } from "./courier/alert_raiser.ts";
@@ -113,6 +114,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const customsCharges = new CustomsCharges({ runtime, bus: o.bus });
   const clientWebhooks = new ClientWebhooks({ runtime, bus: o.bus, deferral });
   const bookingCrossings = new BookingCrossings({ runtime, bus: o.bus, deferral });
+  // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
+  const ownerNotices = new OwnerNotices({ runtime, bus: o.bus, deferral });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
   const pumpLoop = setInterval(() => {
@@ -183,6 +186,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await alertRaiser.close();
       await clientWebhooks.close();
       await bookingCrossings.close();
+      await ownerNotices.close();
       await deferral.close();
       await runtime.close();
       await o.bus.flush();
