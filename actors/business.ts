@@ -386,8 +386,9 @@ function evolve(state: BusinessState, event: BusinessEvent): BusinessState {
       return { ...state, settings: { ...state.settings, ...event.changes } };
     case "profile_changed":
       return { ...state, profile: { ...state.profile, ...event.changes } };
+    // spec: business 4.3: the previous key is invalid at once: a legacy unprefixed key as well.
     case "api_key_rotated":
-      return { ...state, api_key: event.key };
+      return { ...state, api_key: event.key, legacy_api_key: null };
     case "legacy_key_imported":
       return { ...state, legacy_api_key: event.key };
     case "webhook_secret_rotated":

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { BUSINESS_KEY_DEFAULT_SCOPES } from "../../../src/domain/scopes.ts";
+import { businessActor } from "../../../actors/business.ts";
+import { hashSecret } from "../../../src/domain/secrets.ts";
 
 async function login(t: TestEnv, email: string, password: string): Promise<string> {
   const r = await t.call("POST", "/business/login", { body: { email, password } });
@@ -510,4 +512,28 @@ Deno.test("account: people of another business are not found; the key and a coor
     const doc = await t.call("GET", "/api-docs/openapi.json");
     assert.ok(doc.body.paths["/business/people/{id}"].patch);
     assert.ok(doc.body.paths["/business/people/{id}"].delete);
+  }));
+
+Deno.test("account: regenerating the API key ends a legacy unprefixed key too", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const legacy = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+    await t.env.runtime.ask(businessActor, b.id, b.id, {
+      kind: "import_legacy_key",
+      key: { hash: await hashSecret(legacy), hint: legacy.slice(-4), created_at: 0 },
+      by: "operator",
+    });
+    assert.equal((await t.call("GET", "/business/profile", { key: legacy })).status, 200);
+    const r = await t.call("POST", "/business/api-key/regenerate", { key: legacy });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    // spec: business 4.3: the previous key is invalid at once, whichever key it was.
+    for (const old of [legacy, b.api_key]) {
+      const refused = await t.call("GET", "/business/profile", { key: old });
+      assert.equal(refused.status, 401, old);
+      assert.equal(refused.body.code, "unauthenticated");
+    }
+    assert.equal(
+      (await t.call("GET", "/business/profile", { key: r.body.data.api_key })).status,
+      200,
+    );
   }));
