@@ -20,7 +20,7 @@
  * GET /business/courier/board and /business/courier/board/{file}: the page, public static files;
  * its data calls carry the key.
  */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { WSContext, WSEvents } from "hono/ws";
 import { upgradeWebSocket } from "hono/deno";
 import type { AlertSummary } from "../../actors/alert.ts";
@@ -452,10 +452,19 @@ function registerDocs(api: Api): void {
   });
 }
 
+/**
+ * spec: business 8: an upgrade without `?key=` names no caller until its first message: it is
+ * anyone's, counted and throttled per address as the page is (429 past the limit, before the
+ * upgrade), so sockets cannot be opened without limit. A wrong key is counted there as any
+ * refused credential is; a known key counts against its courier.
+ */
+const keylessByAddress: MiddlewareHandler<AppEnv> = (c, next) =>
+  c.req.query("key") === undefined ? anonymous(c, next) : next();
+
 export function boardRoutes(api: Api): void {
   registerDocs(api);
   // Registered before GET /business/courier/operations/{reference}, which would match "live".
-  api.get(LIVE_PATH, async (c) => {
+  api.get(LIVE_PATH, keylessByAddress, async (c) => {
     if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
       // Thrown, so that the refusal counts against the address and carries the rate headers
       // (spec: business 8: on every response), as any refusal of an unknown caller does.

@@ -338,6 +338,75 @@ Deno.test("board routes: no upgrade answers 426; the page and its files are serv
     await other.body?.cancel();
   }));
 
+/** A WebSocket handshake sent by hand, so that its answer's status and headers can be read. */
+async function handshake(
+  s: Served,
+  query = "",
+): Promise<{ status: number; headers: Headers; body: string }> {
+  const { hostname, port, host } = new URL(s.http);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  try {
+    await conn.write(new TextEncoder().encode(
+      `GET /api/business/courier/operations/live${query} HTTP/1.1\r\nHost: ${host}\r\n` +
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n" +
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    ));
+    let text = "";
+    const buf = new Uint8Array(16_384);
+    const decoder = new TextDecoder();
+    while (true) {
+      const end = text.indexOf("\r\n\r\n");
+      const length = Number(/^content-length: *(\d+)/im.exec(text)?.[1] ?? 0);
+      if (end >= 0 && (text.startsWith("HTTP/1.1 101") || text.length >= end + 4 + length)) break;
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += decoder.decode(buf.subarray(0, n));
+    }
+    const [head = "", body = ""] = text.split("\r\n\r\n");
+    const [statusLine = "", ...lines] = head.split("\r\n");
+    const headers = new Headers();
+    for (const line of lines) {
+      const i = line.indexOf(":");
+      headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
+    }
+    return { status: Number(statusLine.split(" ")[1]), headers, body };
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("board socket: upgrades without a key, or with a wrong one, count against the address and are throttled past its limit", () =>
+  withServer(async (t, s) => {
+    const courier = await newCourier(t);
+    const limit = ANONYMOUS_RATE_LIMIT.perMinute;
+    // spec: business 8: rate headers on every response; anyone's calls count per address.
+    const first = await handshake(s);
+    assert.equal(first.status, 101);
+    assert.equal(first.headers.get("X-RateLimit-Remaining"), String(limit - 1));
+    const wrong = await handshake(s, "?key=sk_live_not_a_key");
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get("X-RateLimit-Remaining"), String(limit - 2));
+    // The rest of the address's minute is used up on the page.
+    for (let i = 2; i < limit; i++) {
+      const r = await fetch(`${s.http}/api/business/courier/board/board.css`);
+      assert.equal(r.status, 200, `request ${i + 1}`);
+      await r.body?.cancel();
+    }
+    for (const query of ["", "?key=sk_live_not_a_key"]) {
+      const refused = await handshake(s, query);
+      assert.equal(refused.status, 429, `upgrade${query}`);
+      assert.equal(JSON.parse(refused.body).code, "rate_limited");
+      assert.ok(Number(refused.headers.get("Retry-After")) >= 1);
+      assert.equal(refused.headers.get("X-RateLimit-Remaining"), "0");
+    }
+    // The courier's own key counts against the courier, not the address.
+    const own = await handshake(s, `?key=${encodeURIComponent(courier.business.api_key)}`);
+    assert.equal(own.status, 101);
+    // The next minute starts afresh.
+    t.clock.advanceBy(60_000);
+    assert.equal((await handshake(s)).status, 101);
+  }));
+
 class FakeSink implements BoardSink {
   readonly sent: Message[] = [];
   readonly closes: { code: number; reason: string }[] = [];
