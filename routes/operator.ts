@@ -76,8 +76,14 @@ export const PatchBusiness = z.object({
   api_key_scopes: z.array(Scope).max(ALL_SCOPES.length),
   vehicle_upgrade_policy: z.enum(VEHICLE_UPGRADE_POLICIES),
   bulky_services_authorised: z.array(z.enum(BULKY_SERVICES)).max(BULKY_SERVICES.length),
-  rate_limit_per_minute: z.number().int().positive().max(1_000_000),
-  rate_limit_per_day: z.number().int().positive().max(100_000_000),
+  // CONTRACT operator API: the Enterprise plan's limits are 6,000 a minute and 1,000,000 a day
+  // until set; null clears a business's own limit, so that the plan's applies again.
+  rate_limit_per_minute: orNull(z.number().int().positive().max(1_000_000)).openapi({
+    description: "Enterprise plan: this business's limit a minute; null: back to the plan's",
+  }),
+  rate_limit_per_day: orNull(z.number().int().positive().max(100_000_000)).openapi({
+    description: "Enterprise plan: this business's limit a day; null: back to the plan's",
+  }),
 }).partial().openapi("OperatorPatchBusiness");
 
 // ---- Answers

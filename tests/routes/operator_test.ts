@@ -153,6 +153,44 @@ Deno.test("operator: PATCH switches capabilities and an unknown business answers
     assert.equal(missing.body.code, "not_found");
   }));
 
+Deno.test("operator: an Enterprise business's rate limits are set, used, and cleared with null back to the plan's", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness({ plan: "enterprise" });
+    const patch = (body: unknown) =>
+      t.call("PATCH", `/operator/businesses/${b.id}`, { operator: true, body });
+    const profile = () => t.call("GET", "/business/profile", { key: b.api_key });
+    const set = await patch({ rate_limit_per_minute: 2, rate_limit_per_day: 500 });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.data.rate_limit_per_minute, 2);
+    assert.equal((await profile()).headers.get("X-RateLimit-Remaining"), "1");
+    assert.equal((await profile()).status, 200);
+    assert.equal((await profile()).status, 429);
+    // Bad values are refused naming the field, and change nothing.
+    for (const value of [0, -5, 1.5, "100", true, {}]) {
+      const bad = await patch({ rate_limit_per_minute: value, rate_limit_per_day: value });
+      assert.equal(bad.status, 422, JSON.stringify(value));
+      assert.equal(bad.body.code, "validation_failed");
+      assert.deepEqual(
+        bad.body.errors.map((e: { path: string }) => e.path).sort(),
+        ["rate_limit_per_day", "rate_limit_per_minute"],
+        JSON.stringify(value),
+      );
+    }
+    // CONTRACT operator API: until set, 6,000 a minute and 1,000,000 a day; null clears the
+    // business's limit, and the plan's applies again.
+    const cleared = await patch({ rate_limit_per_minute: null, rate_limit_per_day: null });
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.equal(cleared.body.data.rate_limit_per_minute, null);
+    assert.equal(cleared.body.data.rate_limit_per_day, null);
+    const read = await t.call("GET", `/operator/businesses/${b.id}`, { operator: true });
+    assert.equal(read.body.data.rate_limit_per_minute, null);
+    assert.equal(read.body.data.rate_limit_per_day, null);
+    const again = await profile();
+    assert.equal(again.status, 200);
+    // The plan's 6,000 less this minute's two calls let through and this one.
+    assert.equal(again.headers.get("X-RateLimit-Remaining"), String(6_000 - 3));
+  }));
+
 Deno.test("operator: a wallet credit books once per reference, in exact minor units", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
