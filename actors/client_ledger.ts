@@ -3,7 +3,14 @@
  * payments, debit and credit notes, COD, invoices. Pure decide and evolve over the account; the
  * entries go into events (and, projected, Postgres), the state keeps bounded aggregates only.
  */
-import { accept, type Ctx, type Decision, reject, unreachable } from "../src/runtime/actor.ts";
+import {
+  accept,
+  type Ctx,
+  type Decision,
+  reject,
+  type Rejection,
+  unreachable,
+} from "../src/runtime/actor.ts";
 import type { AskOptions } from "../src/runtime/runtime.ts";
 import {
   allocate,
@@ -397,32 +404,43 @@ export function currencyRefusal(state: CourierClient, currency: string) {
 }
 
 /**
- * `amountMinor` of `from` converted to `to` at `rateUnits`, or null when the result is past
- * AMOUNT_MINOR_MAX (the most an answer states exactly): such a conversion is refused, never
- * booked rounded nor failed as an internal error (courier 2.6 rule 4; 9.4 amounts are decimals).
+ * `amountMinor` of `from` converted to `to` at `rate` (rounded once, in convertMinor), or the
+ * refusal of a conversion that cannot be booked as it comes out: past AMOUNT_MINOR_MAX (the most
+ * an answer states exactly), refused, never booked rounded nor failed as an internal error
+ * (courier 2.6 rule 4; 9.4 amounts are decimals); or a charge that rounds to nothing.
  */
-function convertedMinor(
+function converted(
   amountMinor: number,
   from: string,
   to: string,
-  rateUnits: number,
-): number | null {
+  rate: { readonly units: number; readonly text: string },
+  field: string,
+): number | Rejection {
+  let minor: number;
   try {
-    const minor = convertMinor(amountMinor, from, to, rateUnits);
-    return minor > AMOUNT_MINOR_MAX ? null : minor;
+    minor = convertMinor(amountMinor, from, to, rate.units);
   } catch (e) {
-    if (e instanceof AmountOutOfRange) return null;
-    throw e;
+    if (!(e instanceof AmountOutOfRange)) throw e;
+    minor = Number.POSITIVE_INFINITY;
   }
-}
-
-function conversionTooLarge(amountMinor: number, from: string, rate: string, to: string) {
-  return reject(
-    "amount_too_large",
-    `rate: ${formatMinor(amountMinor, from)} ${from} at ${rate} would pass ${
-      formatMinor(AMOUNT_MINOR_MAX, to)
-    } ${to}: nothing was booked`,
-  );
+  const sent = `${formatMinor(amountMinor, from)} ${from} at ${rate.text}`;
+  if (minor > AMOUNT_MINOR_MAX) {
+    return reject(
+      "amount_too_large",
+      `${field}: ${sent} would pass ${formatMinor(AMOUNT_MINOR_MAX, to)} ${to}: nothing was booked`,
+    );
+  }
+  // spec: courier 2.6 rules 1, 4: a later charge is an entry of what is owed, converted at its
+  // rate; a rate that rounds a charge to nothing would make it vanish as a posted 0.00: refused,
+  // and the charge keeps awaiting a rate.
+  if (minor === 0 && amountMinor !== 0) {
+    return reject(
+      "invalid_fx_rate",
+      `${field}: ${sent} converts to ${formatMinor(0, to)} ${to}: a charge is never booked as ` +
+        "nothing; check the rate",
+    );
+  }
+  return minor;
 }
 
 function statusFor(mode: SettlementMode): EntryStatus {
@@ -471,8 +489,8 @@ function postCharge(state: CourierClient, c: PostCharge, now: number): LedgerDec
     if (badText(c.fx.source, TEXT_CHARS_MAX)) {
       return reject("fx_source_required", "fx.source: a conversion records the source of its rate");
     }
-    const amount = convertedMinor(c.amount_minor, c.currency, billing, rate.units);
-    if (amount === null) return conversionTooLarge(c.amount_minor, c.currency, rate.text, billing);
+    const amount = converted(c.amount_minor, c.currency, billing, rate, "fx.rate");
+    if (typeof amount !== "number") return amount;
     entry = entryOf({
       ...base,
       amount_minor: amount,
@@ -533,8 +551,8 @@ function resolveFx(state: CourierClient, c: ResolveFx, now: number): LedgerDecis
   }
   const mode = state.settings.settlement_mode;
   const billing = state.settings.billing_currency;
-  const amount = convertedMinor(u.amount_minor, u.currency, billing, rate.units);
-  if (amount === null) return conversionTooLarge(u.amount_minor, u.currency, rate.text, billing);
+  const amount = converted(u.amount_minor, u.currency, billing, rate, "rate");
+  if (typeof amount !== "number") return amount;
   const resolution: FxResolution = {
     reference: u.reference,
     seq: state.ledger.seq + 1,

@@ -593,7 +593,7 @@ export function billingRoutes(api: Api): void {
     response: FxResolvedAnswer,
     refusals: {
       not_found: "no charge of the client's awaits an FX rate by that entry_reference",
-      invalid_fx_rate: "the rate is not a positive decimal",
+      invalid_fx_rate: "the rate is not a positive decimal, or converts the charge to 0.00",
       ...TOO_LARGE,
       reference_conflict: "the entry was resolved before at another rate",
     },

@@ -258,6 +258,27 @@ Deno.test("client account: a charge in another currency with a rate records the 
   assert.equal(a.client.ledger.recoverable_minor, 92_901);
 });
 
+Deno.test("client account: a charge whose rate converts it to nothing is refused, never posted as 0.00", () => {
+  const a = new Account();
+  const sent = a.send({
+    kind: "post_charge",
+    reference: "CUS-ZA",
+    entry_kind: "customs_admin",
+    amount_minor: 10_000, // 100.00 ZAR at 0.0000001: 0.00001 BWP
+    currency: "ZAR",
+    reason: "customs administration",
+    evidence_path: null,
+    source_event: "customs.cleared:CUS-ZA",
+    shipment: null,
+    recoverable: false,
+    fx: { rate: "0.0000001", source: "Bank of Botswana" },
+    by: "t",
+  });
+  assert.equal(sent.ok ? "" : sent.code, "invalid_fx_rate");
+  assert.match(sent.ok ? "" : sent.message, /^fx\.rate: /);
+  assert.equal(a.client.ledger.seq, 0, "nothing booked");
+});
+
 Deno.test("client account: without a rate a charge is unresolved_fx, out of balances, then resolved", () => {
   const a = new Account();
   a.charge({ reference: "CUS-ZA", amount_minor: 10_000, currency: "ZAR" });
@@ -845,13 +866,15 @@ function play(a: Account, step: Step, n: number): void {
       const u = a.client.ledger.unresolved;
       if (u.length === 0) return;
       const rate = `${Math.floor(step.rate / 1e8)}.${String(step.rate % 1e8).padStart(8, "0")}`;
-      a.must({
+      const r = a.send({
         kind: "resolve_fx",
         reference: u[step.pick % u.length]!.reference,
         rate,
         source: "p",
         by: "t",
       });
+      // spec: courier 2.6 rules 1, 4: only a rate that rounds the charge to nothing is refused.
+      if (!r.ok) assert.equal(r.code, "invalid_fx_rate", r.message);
       return;
     }
     case "payment": {

@@ -1547,6 +1547,49 @@ Deno.test("billing: resolve-fx reads a rate sent as a JSON number exactly, howev
     assert.equal(r.body.data.amount, 0.5);
   }));
 
+Deno.test("billing: a rate that converts a charge to nothing is refused naming the rate, and it still awaits a rate", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await charge(t, courier, client, {
+      reference: "CUS-TINY",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    const before = await view(t, courier, client);
+    // 100.00 ZAR at 0.0000001 is 0.00001 BWP: rounded, nothing; the charge would vanish.
+    for (const rate of ["0.0000001", 0.0000001, "0.00004999", 1e-8, "0.00000001"]) {
+      const r = await act(t, courier, client, "resolve-fx", {
+        entry_reference: "CUS-TINY",
+        rate,
+        source: "Bank of Botswana",
+      });
+      assert.equal(r.status, 422, `${rate}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "invalid_fx_rate", String(rate));
+      assert.match(r.body.message, /^rate: /, String(rate));
+    }
+    // Bad rates of every form are refused, never a 500 and never a wrong amount.
+    for (const rate of [0, -1, "0", "-0.5", "1e-7", 1e300, "99999999", "0.123456789", true]) {
+      const r = await act(t, courier, client, "resolve-fx", {
+        entry_reference: "CUS-TINY",
+        rate,
+        source: "Bank of Botswana",
+      });
+      assert.equal(r.status, 422, `${rate}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.code, /^(invalid_fx_rate|validation_failed)$/, String(rate));
+      assert.match(r.body.message, /rate/, String(rate));
+    }
+    assert.deepEqual(await view(t, courier, client), before, "nothing changed");
+    assert.deepEqual(await rows(t, client).then((r) => r.map((e) => e.status)), ["unresolved_fx"]);
+    // The least rate that books something books it: 100.00 at 0.00005 is 0.005, rounded 0.01.
+    const ok = await act(t, courier, client, "resolve-fx", {
+      entry_reference: "CUS-TINY",
+      rate: "0.00005",
+      source: "Bank of Botswana",
+    });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(ok.body.data.amount, 0.01);
+  }));
+
 Deno.test("billing: an amount in another currency than the account's is refused naming the field", () =>
   withTestEnv(async (t) => {
     const [courier, prepaid] = await ready(t, {});
