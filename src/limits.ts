@@ -16,7 +16,7 @@ export const KV_PAGE_BYTES = 16_384;
  * written in the same atomic commit; an actor opts in with ActorDefinition.stateBytesMax.
  */
 export const STATE_PART_BYTES = 60_000;
-/** Events of one commit are stored in chunks no larger than this (same 64 KiB value cap). */
+/** Events of one commit are stored in chunks of at most this many stored bytes (64 KiB value cap). */
 export const EVENT_CHUNK_BYTES_MAX = 48_000;
 /**
  * Deno KV: at most 100 checks in one atomic operation: one per actor in a group commit, and one

@@ -12,7 +12,14 @@ import {
 } from "./actor.ts";
 import { newId } from "./ids.ts";
 import { STATE_BYTES_MAX } from "../limits.ts";
-import type { ActorKey, ActorRecord, ActorWrite, StoredEvent, TimerRecord } from "./store.ts";
+import {
+  type ActorKey,
+  type ActorRecord,
+  type ActorWrite,
+  storedBytes,
+  type StoredEvent,
+  type TimerRecord,
+} from "./store.ts";
 
 export interface Envelope {
   readonly tenant: string;
@@ -151,7 +158,7 @@ export function planBatch(
     for (const event of decision.events) {
       seq++;
       const kept = def.logged ? def.logged(event) : event;
-      events.push({ seq, at, event: kept, bytes: JSON.stringify(kept).length });
+      events.push({ seq, at, event: kept, bytes: storedBytes(JSON.stringify(kept)) });
     }
     if (decision.events.length > 0 && tenant === null) tenant = env.tenant;
     state = next;

@@ -88,7 +88,10 @@ export const accountActor: ActorDefinition<
 /** Notes that may outgrow one store value: the runtime splits its state over several. */
 export const notebookActor: ActorDefinition<
   readonly string[],
-  { kind: "write"; text: string } | { kind: "clear" } | { kind: "get" },
+  | { kind: "write"; text: string }
+  | { kind: "write_all"; texts: readonly string[] }
+  | { kind: "clear" }
+  | { kind: "get" },
   { kind: "written"; text: string } | { kind: "cleared" },
   readonly string[]
 > = {
@@ -100,6 +103,9 @@ export const notebookActor: ActorDefinition<
     switch (command.kind) {
       case "write":
         return accept([{ kind: "written", text: command.text }], reply);
+      case "write_all":
+        // One event per text, all in one commit.
+        return accept(command.texts.map((text) => ({ kind: "written" as const, text })), reply);
       case "clear":
         return accept([{ kind: "cleared" }], reply);
       case "get":
