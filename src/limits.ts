@@ -13,7 +13,8 @@ export const STATE_BYTES_MAX = 60_000;
 export const KV_PAGE_BYTES = 16_384;
 /**
  * A record larger than one value is split into parts of this many bytes (UTF-8 of its JSON),
- * written in the same atomic commit; an actor opts in with ActorDefinition.stateBytesMax.
+ * written in the same atomic commit; an actor opts in with ActorDefinition.stateBytesMax. So is
+ * an event larger than one chunk (EVENT_CHUNK_BYTES_MAX).
  */
 export const STATE_PART_BYTES = 60_000;
 /** Events of one commit are stored in chunks of at most this many stored bytes (64 KiB value cap). */

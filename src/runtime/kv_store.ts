@@ -35,8 +35,26 @@ interface SplitRecord {
   readonly parts: number;
 }
 
+/** Events of one commit, stored in one value under the first one's seq. */
 interface EventChunk {
   readonly items: readonly StoredEvent[];
+}
+
+/**
+ * An event larger than a chunk, stored under its seq; its JSON follows as UTF-8 parts of
+ * STATE_PART_BYTES under [seq, 0], [seq, 1], ... (after the head in key order, before the next seq).
+ */
+interface SplitEvent {
+  readonly seq: number;
+  readonly at: number;
+  readonly bytes: number;
+  readonly parts: number;
+}
+
+/** One value of an actor's event log, stored under [EVENTS, type, id, ...key]. */
+interface EventEntry {
+  readonly key: readonly number[];
+  readonly value: EventChunk | SplitEvent | Uint8Array;
 }
 
 export class KvActorStore implements ActorStore {
@@ -69,7 +87,7 @@ export class KvActorStore implements ActorStore {
     // The parts were written in the same atomic commit as this versionstamp; a read that races
     // a newer commit sees a mismatch and that actor's next write fails its check and reloads.
     const n = entry.value.parts;
-    const bytes: Uint8Array[] = [];
+    const parts: Uint8Array[] = [];
     for (let i = 0; i < n; i += 10) {
       const keys = Array.from(
         { length: Math.min(10, n - i) },
@@ -77,20 +95,11 @@ export class KvActorStore implements ActorStore {
       );
       for (const e of await this.#kv.getMany<Uint8Array[]>(keys)) {
         if (e.value === null) throw new Error(`state part missing: ${key.type} ${key.id}`);
-        bytes.push(e.value);
+        parts.push(e.value);
       }
     }
     this.#parts.set(partsKey(key), n);
-    const whole = new Uint8Array(bytes.reduce((sum, b) => sum + b.length, 0));
-    let at = 0;
-    for (const b of bytes) {
-      whole.set(b, at);
-      at += b.length;
-    }
-    return {
-      record: JSON.parse(new TextDecoder().decode(whole)) as ActorRecord,
-      version: entry.versionstamp,
-    };
+    return { record: JSON.parse(joinParts(parts)) as ActorRecord, version: entry.versionstamp };
   }
 
   async commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
@@ -150,9 +159,29 @@ export class KvActorStore implements ActorStore {
   }
 
   async *events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent> {
-    const iter = this.#kv.list<EventChunk>({ prefix: [EVENTS, key.type, key.id] });
+    const iter = this.#kv.list<EventEntry["value"]>({ prefix: [EVENTS, key.type, key.id] });
+    // A split event being read: its head, and its parts so far (written in the head's commit).
+    let split: { head: SplitEvent; parts: Uint8Array[] } | null = null;
     for await (const entry of iter) {
-      for (const item of entry.value.items) if (item.seq >= fromSeq) yield item;
+      const value = entry.value;
+      if (value instanceof Uint8Array) {
+        if (split === null) continue; // a part of an event before fromSeq
+        split.parts.push(value);
+        if (split.parts.length < split.head.parts) continue;
+        const { seq, at, bytes } = split.head;
+        yield { seq, at, event: JSON.parse(joinParts(split.parts)), bytes };
+        split = null;
+        continue;
+      }
+      if (split !== null) {
+        throw new Error(`event part missing: ${key.type} ${key.id} ${split.head.seq}`);
+      }
+      if ("items" in value) {
+        for (const item of value.items) if (item.seq >= fromSeq) yield item;
+      } else if (value.seq >= fromSeq) split = { head: value, parts: [] };
+    }
+    if (split !== null) {
+      throw new Error(`event part missing: ${key.type} ${key.id} ${split.head.seq}`);
     }
   }
 
@@ -184,8 +213,7 @@ export class KvActorStore implements ActorStore {
 
   /** Mutations and bytes one write adds to an atomic operation, for the group committer. */
   cost(w: ActorWrite): { mutations: number; bytes: number; checks: number } {
-    const chunks = chunksOf(w);
-    const mutations = 1 + chunks.length + partsOf(w).length +
+    const mutations = 1 + eventEntriesOf(w).length + partsOf(w).length +
       Math.max(0, (this.#parts.get(partsKey(w)) ?? 0) - partsOf(w).length) + w.indexSet.length +
       w.indexDelete.length +
       w.timerSet.length + w.timerDelete.length + w.replies.length +
@@ -237,9 +265,7 @@ function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number):
     parts.forEach((part, i) => op.set([STATE_PART, w.type, w.id, i], part));
   }
   for (let i = parts.length; i < partsBefore; i++) op.delete([STATE_PART, w.type, w.id, i]);
-  for (const chunk of chunksOf(w)) {
-    op.set([EVENTS, w.type, w.id, chunk.items[0]!.seq], chunk);
-  }
+  for (const e of eventEntriesOf(w)) op.set([EVENTS, w.type, w.id, ...e.key], e.value);
   for (const i of w.indexDelete) op.delete([INDEX, i.index, i.key]);
   const target: IndexTarget = { type: w.type, id: w.id, tenant: w.record.tenant };
   // A unique key taken meanwhile by another actor fails the commit (ActorDefinition.uniqueIndexes).
@@ -301,41 +327,67 @@ const partCache = new WeakMap<ActorWrite, Uint8Array[]>();
 function partsOf(w: ActorWrite): Uint8Array[] {
   let parts = partCache.get(w);
   if (!parts) {
-    parts = [];
-    if (w.recordBytes > STATE_PART_BYTES / 2) {
-      const bytes = new TextEncoder().encode(w.recordJson);
-      for (let at = 0; at < bytes.length; at += STATE_PART_BYTES) {
-        parts.push(bytes.slice(at, at + STATE_PART_BYTES));
-      }
-    }
+    parts = w.recordBytes > STATE_PART_BYTES / 2 ? utf8Parts(w.recordJson) : [];
     partCache.set(w, parts);
   }
   return parts;
 }
 
-const chunkCache = new WeakMap<ActorWrite, EventChunk[]>();
-
-function chunksOf(w: ActorWrite): EventChunk[] {
-  let chunks = chunkCache.get(w);
-  if (!chunks) chunkCache.set(w, chunks = chunkEvents(w.events));
-  return chunks;
+/** A JSON text as UTF-8 parts of STATE_PART_BYTES (a part may end mid-character). */
+function utf8Parts(json: string): Uint8Array[] {
+  const bytes = new TextEncoder().encode(json);
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += STATE_PART_BYTES) {
+    parts.push(bytes.slice(at, at + STATE_PART_BYTES));
+  }
+  return parts;
 }
 
-/** Splits events into values under Deno KV's 64 KiB cap. */
-export function chunkEvents(events: readonly StoredEvent[]): EventChunk[] {
-  const chunks: EventChunk[] = [];
+/** The JSON text of parts made by utf8Parts, decoded whole. */
+function joinParts(parts: readonly Uint8Array[]): string {
+  const whole = new Uint8Array(parts.reduce((sum, b) => sum + b.length, 0));
+  let at = 0;
+  for (const b of parts) {
+    whole.set(b, at);
+    at += b.length;
+  }
+  return new TextDecoder().decode(whole);
+}
+
+const entryCache = new WeakMap<ActorWrite, EventEntry[]>();
+
+function eventEntriesOf(w: ActorWrite): EventEntry[] {
+  let entries = entryCache.get(w);
+  if (!entries) entryCache.set(w, entries = chunkEvents(w.events));
+  return entries;
+}
+
+/**
+ * Puts events into values under Deno KV's 64 KiB cap: chunks of EVENT_CHUNK_BYTES_MAX stored
+ * bytes, and an event larger than that alone, split as a record is (SplitEvent).
+ */
+export function chunkEvents(events: readonly StoredEvent[]): EventEntry[] {
+  const entries: EventEntry[] = [];
   let items: StoredEvent[] = [];
   let bytes = 0;
+  const close = () => {
+    if (items.length > 0) entries.push({ key: [items[0]!.seq], value: { items } });
+    items = [];
+    bytes = 0;
+  };
   for (const e of events) {
-    const size = e.bytes;
-    if (items.length > 0 && bytes + size > EVENT_CHUNK_BYTES_MAX) {
-      chunks.push({ items });
-      items = [];
-      bytes = 0;
+    if (e.bytes > EVENT_CHUNK_BYTES_MAX) {
+      close();
+      const parts = utf8Parts(JSON.stringify(e.event));
+      const head: SplitEvent = { seq: e.seq, at: e.at, bytes: e.bytes, parts: parts.length };
+      entries.push({ key: [e.seq], value: head });
+      parts.forEach((part, i) => entries.push({ key: [e.seq, i], value: part }));
+      continue;
     }
+    if (bytes + e.bytes > EVENT_CHUNK_BYTES_MAX) close();
     items.push(e);
-    bytes += size;
+    bytes += e.bytes;
   }
-  if (items.length > 0) chunks.push({ items });
-  return chunks;
+  close();
+  return entries;
 }

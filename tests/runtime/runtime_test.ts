@@ -550,6 +550,22 @@ Deno.test("runtime: events past Latin-1 are chunked by the bytes the store keeps
   }
 });
 
+Deno.test("runtime: an event larger than one store value is stored split, read back whole from any seq, and republished", async () => {
+  // About 100,000 bytes as stored, past Latin-1 or not, between small events of the same commit.
+  for (const big of ["€".repeat(50_000), "x".repeat(100_000)]) {
+    const texts = [big, "between", big, "after"];
+    // Read from seq 2: the first big event's parts are passed over.
+    const { republished, read } = await notebookCommitAfterCrash(texts, 2);
+    const written = texts.map((text) => ({ kind: "written", text }));
+    assert.deepEqual(read, written.slice(1).map((event, i) => ({ seq: i + 2, event })));
+    assert.equal(republished.length, 1);
+    assert.deepEqual(
+      republished[0]?.events.map((e) => [e.seq, e.event]),
+      written.map((e, i) => [i + 1, e]),
+    );
+  }
+});
+
 Deno.test("runtime: a read answers from committed state; another tenant gets not_found; a command that writes goes in turn", async () => {
   const rt = await openTestRuntime();
   try {
