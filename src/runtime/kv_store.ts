@@ -7,16 +7,17 @@ import {
   STATE_PART_BYTES,
 } from "../limits.ts";
 import { newId } from "./ids.ts";
-import type {
-  ActorKey,
-  ActorRecord,
-  ActorStore,
-  ActorWrite,
-  CommitResult,
-  DueTimer,
-  IndexTarget,
-  StoredActor,
-  StoredEvent,
+import {
+  type ActorKey,
+  type ActorRecord,
+  type ActorStore,
+  type ActorWrite,
+  type CommitResult,
+  type DueTimer,
+  type IndexTarget,
+  type StoredActor,
+  storedBytes,
+  type StoredEvent,
 } from "./store.ts";
 
 /** Two processes on one KV file take turns at SQLite's write lock; about two seconds of tries. */
@@ -55,7 +56,12 @@ interface SplitEvent {
 interface EventEntry {
   readonly key: readonly number[];
   readonly value: EventChunk | SplitEvent | Uint8Array;
+  /** What the store keeps of it (storedBytes; a part's own length). */
+  readonly bytes: number;
 }
+
+/** Bytes a split event's head takes, about (four small numbers and their names). */
+const SPLIT_HEAD_BYTES = 64;
 
 export class KvActorStore implements ActorStore {
   readonly #kv: Deno.Kv;
@@ -219,7 +225,14 @@ export class KvActorStore implements ActorStore {
       w.timerSet.length + w.timerDelete.length + w.replies.length +
       (w.unpublishedFrom === null ? 0 : 1);
     const checks = 1 + (w.indexClaims?.length ?? 0);
-    return { mutations, bytes: w.recordBytes + w.eventBytes + 256 * mutations, checks };
+    // What KV keeps, as the values are written: a split record's or event's UTF-8 parts (up to
+    // three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes).
+    const parts = partsOf(w);
+    const recordBytes = parts.length > 0
+      ? parts.reduce((n, p) => n + p.length, 0)
+      : storedBytes(w.recordJson);
+    const eventBytes = eventEntriesOf(w).reduce((n, e) => n + e.bytes, 0);
+    return { mutations, bytes: recordBytes + eventBytes + 256 * mutations, checks };
   }
 
   async identity(): Promise<string> {
@@ -371,7 +384,7 @@ export function chunkEvents(events: readonly StoredEvent[]): EventEntry[] {
   let items: StoredEvent[] = [];
   let bytes = 0;
   const close = () => {
-    if (items.length > 0) entries.push({ key: [items[0]!.seq], value: { items } });
+    if (items.length > 0) entries.push({ key: [items[0]!.seq], value: { items }, bytes });
     items = [];
     bytes = 0;
   };
@@ -380,8 +393,10 @@ export function chunkEvents(events: readonly StoredEvent[]): EventEntry[] {
       close();
       const parts = utf8Parts(JSON.stringify(e.event));
       const head: SplitEvent = { seq: e.seq, at: e.at, bytes: e.bytes, parts: parts.length };
-      entries.push({ key: [e.seq], value: head });
-      parts.forEach((part, i) => entries.push({ key: [e.seq, i], value: part }));
+      entries.push({ key: [e.seq], value: head, bytes: SPLIT_HEAD_BYTES });
+      parts.forEach((part, i) =>
+        entries.push({ key: [e.seq, i], value: part, bytes: part.length })
+      );
       continue;
     }
     if (bytes + e.bytes > EVENT_CHUNK_BYTES_MAX) close();

@@ -208,7 +208,6 @@ export function planBatch(
     replies,
     recordJson,
     recordBytes,
-    eventBytes: def.logEvents === false ? 0 : events.reduce((n, e) => n + e.bytes, 0),
     // While the marker's removal is on the way, the events it names may not all be handled yet:
     // written again, it keeps naming the first of them, never a later seq (a crash before they
     // are handled would otherwise lose them for every subscriber that had not taken them).

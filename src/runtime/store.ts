@@ -71,9 +71,11 @@ export interface ActorWrite extends ActorKey {
   readonly replies: readonly { key: string; reply: unknown; permanent: boolean }[];
   /** The record as JSON, made once by the runtime to measure it (and to split a large one). */
   readonly recordJson: string;
-  /** Serialized sizes, measured once by the runtime. */
+  /**
+   * The record's JSON length in UTF-16 units, measured once by the runtime (each event carries
+   * its own size, StoredEvent.bytes); the store weighs what it really writes (cost).
+   */
   readonly recordBytes: number;
-  readonly eventBytes: number;
   /** Set when these events are not yet known to be on the bus (recovery republishes them). */
   readonly unpublishedFrom: number | null;
 }

@@ -307,6 +307,33 @@ Deno.test("runtime: group commit batches many actors' writes into few transactio
   }
 });
 
+Deno.test("runtime: group commit sizes groups by the bytes the store keeps: large writes past Latin-1 are never tried together over its limit", async () => {
+  const rt = await openTestRuntime();
+  const commit = rt.store.commit.bind(rt.store);
+  const refused: string[] = [];
+  rt.store.commit = async (writes) => {
+    const r = await commit(writes);
+    if (!r.ok && r.reason === "error") refused.push(`${writes.length} writes: ${r.error.message}`);
+    return r;
+  };
+  try {
+    // Each write keeps about 240 KB (a split record and a split event, 3 UTF-8 bytes a '€'):
+    // at most three fit one atomic commit of 800 KiB.
+    const text = "€".repeat(40_000);
+    const results = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) => rt.runtime.ask(notebookActor, T, `big${i}`, { kind: "write", text }),
+      ),
+    );
+    assert.ok(results.every((r) => r.ok));
+    assert.deepEqual(refused, []);
+    assert.ok(rt.runtime.commitStats.commits < 8, "still grouped");
+  } finally {
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: the recovery marker is gone once an idle actor's events are on the bus", async () => {
   const rt = await openTestRuntime();
   try {
