@@ -226,13 +226,18 @@ export class KvActorStore implements ActorStore {
       (w.unpublishedFrom === null ? 0 : 1);
     const checks = 1 + (w.indexClaims?.length ?? 0);
     // What KV keeps, as the values are written: a split record's or event's UTF-8 parts (up to
-    // three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes).
+    // three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes); and the
+    // replies kept under idempotency keys (a whole reply each, unless keptReply trims it).
     const parts = partsOf(w);
     const recordBytes = parts.length > 0
       ? parts.reduce((n, p) => n + p.length, 0)
       : storedBytes(w.recordJson);
     const eventBytes = eventEntriesOf(w).reduce((n, e) => n + e.bytes, 0);
-    return { mutations, bytes: recordBytes + eventBytes + 256 * mutations, checks };
+    const replyBytes = w.replies.reduce(
+      (n, r) => n + (r.reply === undefined ? 0 : storedBytes(JSON.stringify(r.reply))),
+      0,
+    );
+    return { mutations, bytes: recordBytes + eventBytes + replyBytes + 256 * mutations, checks };
   }
 
   async identity(): Promise<string> {

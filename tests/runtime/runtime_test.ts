@@ -334,6 +334,37 @@ Deno.test("runtime: group commit sizes groups by the bytes the store keeps: larg
   }
 });
 
+Deno.test("runtime: group commit counts the replies kept under idempotency keys in a group's size", async () => {
+  const rt = await openTestRuntime();
+  const commit = rt.store.commit.bind(rt.store);
+  const refused: string[] = [];
+  rt.store.commit = async (writes) => {
+    const r = await commit(writes);
+    if (!r.ok && r.reason === "error") refused.push(`${writes.length} writes: ${r.error.message}`);
+    return r;
+  };
+  try {
+    // Thirty notebooks of 25,000 bytes; a keyed write to each keeps its reply, the whole notebook
+    // again: about 50 KB a write, so a group of thirty would be past 800 KiB.
+    const ids = Array.from({ length: 30 }, (_, i) => `kept${i}`);
+    for (const id of ids) {
+      const text = "x".repeat(25_000);
+      assert.ok((await rt.runtime.ask(notebookActor, T, id, { kind: "write", text })).ok);
+    }
+    const results = await Promise.all(
+      ids.map((id) =>
+        rt.runtime.ask(notebookActor, T, id, { kind: "write", text: "y" }, {
+          idempotencyKey: `k-${id}`,
+        })
+      ),
+    );
+    assert.ok(results.every((r) => r.ok));
+    assert.deepEqual(refused, []);
+  } finally {
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: the recovery marker is gone once an idle actor's events are on the bus", async () => {
   const rt = await openTestRuntime();
   try {
