@@ -90,8 +90,9 @@ export interface ActorDefinition<S, C, E, R> {
    */
   logged?(event: E): unknown;
   /**
-   * Commands decided in one commit, at most (default ACTOR_BATCH_COMMANDS_MAX). Lower it for an
-   * actor whose events are large, so one commit stays within the store's mutation size.
+   * Commands decided in one commit, at most (default ACTOR_BATCH_COMMANDS_MAX). A batch whose
+   * write would not fit one store transaction is decided again in halves by the runtime; lower
+   * this for an actor whose events are large, to spare it that.
    */
   readonly batchMax?: number;
   /**

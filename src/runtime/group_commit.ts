@@ -15,10 +15,19 @@ export type WriteResult =
   | { readonly ok: false; readonly reason: "conflict" }
   | { readonly ok: false; readonly reason: "error"; readonly error: Error };
 
+type Cost = ReturnType<ActorStore["cost"]>;
+
 interface Pending {
   readonly write: ActorWrite;
-  readonly cost: { mutations: number; bytes: number; checks: number };
+  readonly cost: Cost;
   readonly resolve: (r: WriteResult) => void;
+}
+
+/** Whether writes of this total cost fit one store transaction. */
+export function fitsOneCommit(cost: Cost): boolean {
+  return cost.checks <= GROUP_COMMIT_CHECKS_MAX &&
+    cost.mutations <= GROUP_COMMIT_MUTATIONS_MAX &&
+    cost.bytes <= GROUP_COMMIT_BYTES_MAX;
 }
 
 export class GroupCommitter {
@@ -56,9 +65,11 @@ export class GroupCommitter {
     let checks = 0;
     let n = 0;
     for (const p of this.#queue) {
-      const fits = checks + p.cost.checks <= GROUP_COMMIT_CHECKS_MAX &&
-        mutations + p.cost.mutations <= GROUP_COMMIT_MUTATIONS_MAX &&
-        bytes + p.cost.bytes <= GROUP_COMMIT_BYTES_MAX;
+      const fits = fitsOneCommit({
+        checks: checks + p.cost.checks,
+        mutations: mutations + p.cost.mutations,
+        bytes: bytes + p.cost.bytes,
+      });
       if (!fits && n > 0) break;
       mutations += p.cost.mutations;
       bytes += p.cost.bytes;

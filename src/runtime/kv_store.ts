@@ -217,8 +217,17 @@ export class KvActorStore implements ActorStore {
     return done;
   }
 
-  /** Mutations and bytes one write adds to an atomic operation, for the group committer. */
+  /**
+   * Mutations and bytes one write adds to an atomic operation, for the group committer (and the
+   * runtime, which asks first whether a batch's write fits one: measured once per write).
+   */
   cost(w: ActorWrite): { mutations: number; bytes: number; checks: number } {
+    let cost = costCache.get(w);
+    if (!cost) costCache.set(w, cost = this.#cost(w));
+    return cost;
+  }
+
+  #cost(w: ActorWrite): { mutations: number; bytes: number; checks: number } {
     const mutations = 1 + eventEntriesOf(w).length + partsOf(w).length +
       Math.max(0, (this.#parts.get(partsKey(w)) ?? 0) - partsOf(w).length) + w.indexSet.length +
       w.indexDelete.length +
@@ -373,6 +382,8 @@ function joinParts(parts: readonly Uint8Array[]): string {
 }
 
 const entryCache = new WeakMap<ActorWrite, EventEntry[]>();
+
+const costCache = new WeakMap<ActorWrite, { mutations: number; bytes: number; checks: number }>();
 
 function eventEntriesOf(w: ActorWrite): EventEntry[] {
   let entries = entryCache.get(w);

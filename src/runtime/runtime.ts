@@ -25,7 +25,7 @@ import {
   planBatch,
   type Prefetched,
 } from "./plan.ts";
-import { GroupCommitter, type WriteResult } from "./group_commit.ts";
+import { fitsOneCommit, GroupCommitter, type WriteResult } from "./group_commit.ts";
 import type {
   ActorKey,
   ActorStore,
@@ -495,6 +495,14 @@ export class ActorRuntime {
       }
       if (plan.write === null) return settle(batch, plan.outcomes);
       let write = plan.write;
+      if (batch.length > 1 && !fitsOneCommit(this.#store.cost(write))) {
+        // More than the store takes in one transaction (its commit would be refused, and every
+        // command with it): the batch is decided again in halves, each committed in turn.
+        const half = Math.ceil(batch.length / 2);
+        await this.#handle(cell, batch.slice(0, half));
+        await this.#handle(cell, batch.slice(half));
+        return;
+      }
       const claims = claimsOf(cell.def, write);
       if (claims.length > 0) {
         const held = await this.#heldClaims(cell.key, claims);

@@ -40,6 +40,25 @@ Deno.test("runtime: 1,000 concurrent commands to one actor are all applied in or
   }
 });
 
+Deno.test("runtime: a batch of commands too large for one store commit is committed in parts, every command applied in order", async () => {
+  const rt = await openTestRuntime();
+  try {
+    // 600 events of 2 KB to one actor: the batch's events alone are past 800 KiB.
+    const emails = Array.from({ length: 600 }, (_, i) => `${i}@${"x".repeat(2_000)}`);
+    const results = await Promise.all(
+      emails.map((email) => rt.runtime.ask(accountActor, T, "hot", { kind: "set_email", email })),
+    );
+    assert.ok(results.every((r) => r.ok));
+    const events = [];
+    for await (const e of rt.runtime.events(accountActor, "hot")) events.push(e);
+    assert.deepEqual(events.map((e) => e.seq), emails.map((_, i) => i + 1));
+    assert.deepEqual(events.map((e) => (e.event as { email: string }).email), emails);
+    assert.equal((await balanceOf(rt, "hot")).email, emails.at(-1));
+  } finally {
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: 100 concurrent debits against a balance that covers 20 succeed exactly 20 times", async () => {
   const rt = await openTestRuntime();
   try {
