@@ -60,8 +60,11 @@ interface EventEntry {
   readonly bytes: number;
 }
 
-/** Bytes a split event's head takes, about (four small numbers and their names). */
-const SPLIT_HEAD_BYTES = 64;
+/**
+ * Bytes a chunk keeps around each event (its seq, at and bytes and their names, as V8 serialises
+ * them: some 45), and about what a split event's head takes.
+ */
+const EVENT_ITEM_BYTES = 64;
 
 export class KvActorStore implements ActorStore {
   readonly #kv: Deno.Kv;
@@ -409,15 +412,16 @@ export function chunkEvents(events: readonly StoredEvent[]): EventEntry[] {
       close();
       const parts = utf8Parts(JSON.stringify(e.event));
       const head: SplitEvent = { seq: e.seq, at: e.at, bytes: e.bytes, parts: parts.length };
-      entries.push({ key: [e.seq], value: head, bytes: SPLIT_HEAD_BYTES });
+      entries.push({ key: [e.seq], value: head, bytes: EVENT_ITEM_BYTES });
       parts.forEach((part, i) =>
         entries.push({ key: [e.seq, i], value: part, bytes: part.length })
       );
       continue;
     }
-    if (bytes + e.bytes > EVENT_CHUNK_BYTES_MAX) close();
+    const size = e.bytes + EVENT_ITEM_BYTES;
+    if (bytes + size > EVENT_CHUNK_BYTES_MAX) close();
     items.push(e);
-    bytes += e.bytes;
+    bytes += size;
   }
   close();
   return entries;

@@ -627,6 +627,19 @@ Deno.test("runtime: events past Latin-1 are chunked by the bytes the store keeps
   }
 });
 
+Deno.test("runtime: a chunk counts what the store keeps around each event: 2,000 one-letter notes of one commit are stored and read back", async () => {
+  const rt = await openTestRuntime();
+  try {
+    const texts = Array.from({ length: 2_000 }, (_, i) => String.fromCharCode(97 + (i % 26)));
+    assert.ok((await rt.runtime.ask(notebookActor, T, "tiny", { kind: "write_all", texts })).ok);
+    const read: unknown[] = [];
+    for await (const e of rt.runtime.events(notebookActor, "tiny")) read.push(e.event);
+    assert.deepEqual(read, texts.map((text) => ({ kind: "written", text })));
+  } finally {
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: an event larger than one store value is stored split, read back whole from any seq, and republished", async () => {
   // About 100,000 bytes as stored, past Latin-1 or not, between small events of the same commit.
   for (const big of ["€".repeat(50_000), "x".repeat(100_000)]) {
