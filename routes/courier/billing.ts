@@ -70,6 +70,7 @@ import {
   Currency,
   Money,
   orNull,
+  PlainText,
   Settlement,
   UtcInstant,
   Waybill,
@@ -100,10 +101,15 @@ const PAYMENTS_LISTED_MAX = 50;
 const ClientParam = z.object({ client: z.string().min(1).max(64) });
 const Positive = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
 const Signed = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
-const Reference = z.string().trim().min(1).max(REFERENCE_CHARS_MAX);
+// spec: courier 2.6: every text an entry keeps is carried by its billing events (2.7): no
+// control character (PlainText), only a reason may run over lines.
+const Reference = PlainText(REFERENCE_CHARS_MAX).min(1);
 /** What a note sent without a reference is kept under, before its Idempotency-Key. */
 const NOTE_KEY_PREFIX = "key:";
-const Text = z.string().trim().min(1).max(TEXT_CHARS_MAX);
+/** An entry's reason (courier 2.6): free text, over lines if need be. */
+const Reason = PlainText(TEXT_CHARS_MAX, { lines: true }).min(1);
+/** An entry's evidence path or an FX rate's source: one line. */
+const Line = PlainText(TEXT_CHARS_MAX).min(1);
 const Period = z.string().refine(isPeriod, "a period is YYYY-MM")
   .openapi({ pattern: "^[0-9]{4}-(0[1-9]|1[0-2])$", example: "2026-11" });
 const EntryKindName = z.enum(ENTRY_KINDS);
@@ -348,7 +354,7 @@ export function billingRoutes(api: Api): void {
       /** Needed only when entries of several kinds hold `entry_reference`. */
       entry_kind: EntryKindName.optional(),
       amount: Signed,
-      reason: Text,
+      reason: Reason,
       // A note issued under an Idempotency-Key is kept as `key:` and the key: a reference of the
       // same form would answer that note, or be answered by it, as if it were the same request.
       reference: Reference.refine((r) => !r.startsWith(NOTE_KEY_PREFIX), {
@@ -362,7 +368,7 @@ export function billingRoutes(api: Api): void {
           message: `must not begin "${CLAIM_CREDIT_PREFIX}": a claim's credit note is booked ` +
             "under that name",
         }).optional(),
-      evidence: Text.optional(),
+      evidence: Line.optional(),
     }),
     status: 201,
     replay: "The same `reference`, or without one the same Idempotency-Key, with the same facts",
@@ -434,7 +440,7 @@ export function billingRoutes(api: Api): void {
     security: "business",
     middleware: admin,
     params: ClientParam,
-    body: z.object({ waybill: Waybill, evidence: Text.optional() }),
+    body: z.object({ waybill: Waybill, evidence: Line.optional() }),
     form: {
       files: ["evidence_file"],
       maxBytes: EVIDENCE_FILE_BYTES_MAX + MULTIPART_OVERHEAD_BYTES_MAX,
@@ -586,7 +592,7 @@ export function billingRoutes(api: Api): void {
       entry_reference: Reference,
       // A small number reads back as 5e-7: its exact decimal text is the rate.
       rate: z.union([z.string().trim(), z.number().positive().transform(numberText)]),
-      source: Text,
+      source: Line,
     }),
     status: 201,
     replay: "The same entry_reference at the same rate",

@@ -46,6 +46,7 @@ import {
   Currency,
   Money,
   orNull,
+  PlainText,
   UtcInstant,
   Waybill,
   wholeNumber,
@@ -71,7 +72,8 @@ const FileClaim = z.object({
   /** The shipment's currency; another is refused. */
   currency: Currency.optional(),
   description: Text(CLAIM_TEXT_CHARS_MAX),
-  evidence: Text(CLAIM_EVIDENCE_CHARS_MAX).optional(),
+  // spec: courier 2.6: the evidence of the claim's credit note (PlainText).
+  evidence: PlainText(CLAIM_EVIDENCE_CHARS_MAX).min(1).optional(),
   /** The same key files one claim however often it is sent. */
   idempotency_key: z.string().trim().min(1).max(200).optional(),
 }).openapi("FileClaim");

@@ -44,7 +44,15 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
 import { BODY_TOO_LARGE, refusing } from "../../src/http/refusals.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
-import { Country, Currency, Money, orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
+import {
+  Country,
+  Currency,
+  Money,
+  orNull,
+  PlainText,
+  UtcInstant,
+  Waybill,
+} from "../../src/http/schemas.ts";
 import { read } from "../ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { boundedText } from "../../src/http/upload.ts";
@@ -92,9 +100,11 @@ const SupplyBody = z.object({
  */
 const MoveBody = z.object({
   action: z.enum(CUSTOMS_ACTIONS),
-  reason: Text(CUSTOMS_TEXT_CHARS_MAX).nullable().optional(),
-  customs_reference: Text(CUSTOMS_NAME_CHARS_MAX).nullable().optional(),
-  evidence: Text(CUSTOMS_TEXT_CHARS_MAX).nullable().optional(),
+  // spec: courier 2.6 rule 1: a duty's reason and evidence, and the customs reference (evidence
+  // of the clearance's charge), are kept by the client's ledger (PlainText).
+  reason: PlainText(CUSTOMS_TEXT_CHARS_MAX, { lines: true }).nullable().optional(),
+  customs_reference: PlainText(CUSTOMS_NAME_CHARS_MAX).nullable().optional(),
+  evidence: PlainText(CUSTOMS_TEXT_CHARS_MAX).nullable().optional(),
   amount: z.union([z.string().trim().max(32), z.number()]).nullable().optional()
     .openapi({ description: "Duties: a decimal amount in `currency`", example: "125.50" }),
   currency: Text(8).nullable().optional(),

@@ -67,7 +67,15 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { Country, Currency, Money, orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
+import {
+  Country,
+  Currency,
+  Money,
+  orNull,
+  PlainText,
+  UtcInstant,
+  Waybill,
+} from "../../src/http/schemas.ts";
 import { derivedId, newId } from "../../src/runtime/ids.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
 
@@ -151,7 +159,8 @@ const RunActionBody = z.object({
   to_run: Text(64).optional(),
   waybill: Waybill.optional(),
   condition: z.enum(["missing", "damaged", "returned", "customs_hold"]).optional(),
-  note: z.string().max(500).optional(),
+  // spec: courier 2.6 rule 1: a wait's note is its charge's reason (PlainText).
+  note: PlainText(500, { lines: true }).optional(),
   stop_id: Text(64).optional(),
   minutes: z.number().int().positive().max(24 * 60).optional(),
 });
@@ -161,7 +170,8 @@ const StopActionBody = z.object({
   side: z.enum(["exit", "entry"]).optional(),
   waybill: Waybill.optional(),
   labels: z.array(Text(80)).max(500).optional(),
-  reason: z.string().trim().max(500).optional(),
+  // spec: courier 2.6 rule 1: a failed collection's reason is its charge's reason (PlainText).
+  reason: PlainText(500, { lines: true }).optional(),
   lab_handover: z.boolean().optional(),
   received_by: Text(120).optional(),
   note: z.string().max(500).optional(),

@@ -39,6 +39,28 @@ export const Email = z.email().max(EMAIL_CHARS_MAX).transform((e) => e.toLowerCa
 export const Waybill = z.string().trim().min(1).max(64).transform((w) => w.toUpperCase())
   .openapi({ description: "Waybill (case does not matter)", example: "WB2222222222223" });
 
+/** Text holding no control character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F). */
+const ONE_LINE = /^[^\p{Cc}]*$/u;
+/** As ONE_LINE, but for tab, line feed and carriage return: text that may run over lines. */
+const LINES = /^(?:[^\p{Cc}]|[\t\n\r])*$/u;
+
+/**
+ * Text a caller writes and the service keeps, trimmed, of at most `max` characters (add `.min(1)`
+ * where it is required). A control character is refused, naming the field: it is no text a person
+ * writes, and JSON escapes it in six bytes (`\u0001`) where a text's bounds count characters, so a
+ * body made of such text (a completion listing its adjustments, courier 2.7) outgrows the bound
+ * it was made for (src/outbound/schedule.ts). With `lines`, tab, line feed and carriage return
+ * pass (two bytes each when escaped): a reason may run over lines, a reference or a path may not.
+ * (An unpaired surrogate, no UTF-8 at all, is refused for every field: route.ts storableText.)
+ */
+export function PlainText(max: number, options: { readonly lines?: boolean } = {}) {
+  return z.string().trim().max(max).regex(options.lines ? LINES : ONE_LINE, {
+    message: options.lines
+      ? "must not hold control characters other than tab, line feed and carriage return"
+      : "must not hold control characters (tab and line breaks included)",
+  });
+}
+
 /**
  * A whole number in a path or query (`limit`, `offset`, a version) from `min` to `max`, read as
  * Number() reads it; anything else is refused naming what came, not as zod's coerced NaN

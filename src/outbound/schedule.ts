@@ -27,8 +27,10 @@ export const REQUEUE_REASON_CHARS_MAX = 200;
 /**
  * UTF-8 bytes a character of a caller's text takes in a JSON body, at most: three for a character
  * of the Basic Multilingual Plane past U+07FF; `"` and `\` are escaped in two, and a character
- * past U+FFFF takes four bytes for its two UTF-16 units. (A control character or a lone surrogate,
- * which the ledger's texts do not refuse, is escaped in six: see OUTBOUND_BODY_BYTES_MAX.)
+ * past U+FFFF takes four bytes for its two UTF-16 units; tab, line feed and carriage return, which
+ * a reason may hold, are escaped in two. Other control characters, escaped in six, and unpaired
+ * surrogates are refused in every text the ledger keeps (src/http/schemas.ts PlainText, route.ts
+ * storableText).
  */
 const TEXT_CHAR_BYTES_MAX = 3;
 /**
@@ -50,7 +52,7 @@ const COMPLETION_FRAME_BYTES_MAX = 16_384;
  * event (courier 2.7 `shipment.delivered`): it lists up to COMPLETION_ADJUSTMENTS_MAX adjustments,
  * each whole (spec: courier 6.1: each event is sent once, so a body the service makes is never
  * refused). Far under NATS's 1 MB message: the body never crosses the bus (the actor's `logged`).
- * Texts made of control characters would be escaped past this: the ledger should refuse them.
+ * It holds as no text the ledger keeps has a character taking more than TEXT_CHAR_BYTES_MAX.
  */
 export const OUTBOUND_BODY_BYTES_MAX = COMPLETION_ADJUSTMENTS_MAX *
     COMPLETION_ADJUSTMENT_BYTES_MAX + COMPLETION_FRAME_BYTES_MAX;

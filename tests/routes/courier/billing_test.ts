@@ -2091,6 +2091,99 @@ Deno.test("billing: bad amounts, currencies and periods are refused with a code 
     );
   }));
 
+Deno.test("billing: ledger texts with a control character or an unpaired surrogate are refused 422 naming the field, and change nothing", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const prepaid = await newClient(t, courier, {});
+    const waybill = await book(t, client);
+    await charge(t, courier, client, {
+      reference: "CUS-ZA",
+      amount_minor: 10_000,
+      currency: "ZAR",
+    });
+    const cod = await t.call("POST", `/business/courier/shipments/${waybill}/cod-collected`, {
+      key: courier.business.api_key,
+      body: { amount: 150, currency: "BWP" },
+    });
+    assert.equal(cod.status, 201, JSON.stringify(cod.body));
+    await settle(t);
+    const before = [await view(t, courier, client), await view(t, courier, prepaid)];
+    const rowsBefore = await rows(t, client);
+    // Each is a six-byte escape in a billing event body (\u0001) where the body's bound counts
+    // three bytes a character (courier 2.7 completion); an unpaired surrogate is no UTF-8 at all.
+    const bad: [Client, string, Record<string, unknown>, string][] = [
+      [
+        client,
+        "correct",
+        { entry_reference: waybill, amount: "-1", reason: "late\u0001" },
+        "reason",
+      ],
+      [
+        client,
+        "correct",
+        { entry_reference: waybill, amount: "-1", reason: "\u001b[31m" },
+        "reason",
+      ],
+      [
+        client,
+        "correct",
+        { entry_reference: waybill, amount: "-1", reason: "rub\u007fout" },
+        "reason",
+      ],
+      [client, "correct", { entry_reference: waybill, amount: "-1", reason: "x\ud800" }, "reason"],
+      [client, "correct", {
+        entry_reference: waybill,
+        amount: "-1",
+        reason: "goodwill",
+        reference: "CN\u0007",
+      }, "reference"],
+      [client, "correct", {
+        entry_reference: waybill,
+        amount: "-1",
+        reason: "goodwill",
+        evidence: "slip\u0008.pdf",
+      }, "evidence"],
+      [
+        client,
+        "correct",
+        { entry_reference: `${waybill}\u0002`, amount: "-1", reason: "x" },
+        "entry_reference",
+      ],
+      [prepaid, "top-up", { amount: "10", currency: "BWP", reference: "T-\u0003" }, "reference"],
+      [prepaid, "top-up", { amount: "10", currency: "BWP", reference: "T-\udc00" }, "reference"],
+      [client, "payment", { amount: "5", currency: "BWP", reference: "P\u0010" }, "reference"],
+      [client, "cod-remitted", { waybill, evidence: "slip\u001f" }, "evidence"],
+      [
+        client,
+        "resolve-fx",
+        { entry_reference: "CUS-ZA", rate: "0.74", source: "BoB\u0004" },
+        "source",
+      ],
+    ];
+    for (const [who, action, body, field] of bad) {
+      const r = await act(t, courier, who, action, body);
+      const what = `${action} ${JSON.stringify(body)}`;
+      assert.equal(r.status, 422, `${what}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed", what);
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [field], what);
+    }
+    assert.deepEqual(await rows(t, client), rowsBefore, "no entry booked");
+    assert.deepEqual(
+      [await view(t, courier, client), await view(t, courier, prepaid)],
+      before,
+      "nothing changed",
+    );
+    // A reason may run over lines (a tab, a line break: two bytes each in a body, like a quote).
+    const lines = await act(t, courier, client, "correct", {
+      entry_reference: waybill,
+      amount: "-1",
+      reason: "goodwill:\r\n\tlate by a day",
+      reference: "CN-LINES",
+    });
+    assert.equal(lines.status, 201, JSON.stringify(lines.body));
+    assert.equal(lines.body.data.entry.reason, "goodwill:\r\n\tlate by a day");
+  }));
+
 Deno.test("billing: a note on a note is refused; the client is never credited past what it was charged", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

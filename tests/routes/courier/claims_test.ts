@@ -395,6 +395,23 @@ Deno.test("claims: filing checks the shipment, the currency and the idempotency 
     assert.equal(listed.body.data.length, 2, JSON.stringify(listed.body));
   }));
 
+Deno.test("claims: evidence a claim's credit note keeps is refused 422 with a control character", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    // spec: courier 2.6: the evidence becomes the credit note's evidence_path, sent in its event.
+    for (const evidence of ["photo\u0001.jpg", "photo\n2.jpg"]) {
+      const r = await file(t, courier, { waybill, evidence });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["evidence"]);
+    }
+    await t.settle();
+    const listed = await t.call("GET", `/business/courier/claims?waybill=${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(listed.body.data, [], "no claim filed");
+  }));
+
 Deno.test("claims: a client sees only its own claims and their outcome", () =>
   withTestEnv(async (t) => {
     const { courier, client, waybill } = await ready(t);

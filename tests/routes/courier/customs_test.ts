@@ -230,6 +230,47 @@ Deno.test("customs: each move needs its facts; a refused move changes nothing", 
     assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
   }));
 
+Deno.test("customs: a reason, customs reference or evidence a charge keeps is refused 422 with a control character; nothing moves", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const duty = {
+      action: "duties",
+      amount: "125.50",
+      currency: "BWP",
+      payer: "client",
+      evidence: "SARS receipt 9001",
+    };
+    // spec: courier 2.6 rule 1: the duty's reason and evidence, the clearance's customs reference
+    // (its charge's evidence) are kept by the ledger and carried by the billing events (2.7).
+    const bad: [Record<string, unknown>, string][] = [
+      [{ ...duty, reason: "excise\u0001" }, "reason"],
+      [{ ...duty, evidence: "SARS\u0000receipt" }, "evidence"],
+      [{ ...duty, evidence: "SARS\treceipt" }, "evidence"],
+      [{ action: "clear", customs_reference: "SARS-\u001f77" }, "customs_reference"],
+    ];
+    for (const [body, field] of bad) {
+      const r = await move(t, courier, id, body, 422);
+      assert.equal(r.code, "validation_failed", JSON.stringify(body));
+      assert.deepEqual(r.errors.map((e: { path: string }) => e.path), [field], JSON.stringify(r));
+    }
+    const [c] = await crossings(t, courier, waybill);
+    assert.equal(c!.status, "presented");
+    assert.deepEqual(c!.history, []);
+    assert.deepEqual(c!.duties, []);
+    assert.deepEqual(await ledger(t, courier, "duties"), []);
+    assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
+    // A reason may run over lines.
+    await move(t, courier, id, { ...duty, reason: "excise,\r\nVAT" });
+    await t.settle();
+    const kept = await t.env.db.selectFrom("ledger_entries").select("reason")
+      .where("tenant", "=", courier.business.id).where("kind", "=", "duties")
+      .executeTakeFirstOrThrow();
+    assert.match(kept.reason!, /: excise,\r\nVAT$/);
+  }));
+
 Deno.test("customs: a move past the request cap is refused 413 also when it declares no length, and nothing moves", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

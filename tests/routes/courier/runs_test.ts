@@ -781,6 +781,52 @@ Deno.test("runs: a stop never charges another client's shipment (failed collecti
     ]);
   }));
 
+Deno.test("runs: a note or reason a later charge keeps is refused 422 with a control character, and nothing is charged", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    // spec: courier 2.6 rule 1: the wait's note and the failure's reason are the charges' reason,
+    // carried by their billing events (2.7), where \u0001 takes six bytes, not one character.
+    const wait = await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: stop,
+      minutes: 30,
+      waybill,
+      note: "gate\u0007locked",
+    }, 422);
+    assert.equal(wait.code, "validation_failed");
+    assert.deepEqual(wait.errors.map((e: { path: string }) => e.path), ["note"]);
+    const fail = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      waybill,
+      reason: "shop\u001bclosed",
+    }, 422);
+    assert.equal(fail.code, "validation_failed");
+    assert.deepEqual(fail.errors.map((e: { path: string }) => e.path), ["reason"]);
+    const after = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(after.body.data.stops[0].status, "pending", "the stop is as it was");
+    assert.deepEqual(
+      (await ledger(t, courier, client)).filter((e) =>
+        e.kind === "waiting" || e.kind === "failed_collection"
+      ),
+      [],
+    );
+    // Over lines is text still: a tab and a line break (two bytes each in an event body).
+    await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: stop,
+      minutes: 30,
+      waybill,
+      note: "gate locked,\n\tcalled the sender",
+    });
+    const [charged] = (await ledger(t, courier, client)).filter((e) => e.kind === "waiting");
+    assert.equal(
+      charged?.reason,
+      `waited 30 minutes at stop ${stop}: gate locked,\n\tcalled the sender`,
+    );
+  }));
+
 Deno.test("runs: a checkpoint stop's wait books once, on one client, however many clients ride", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
