@@ -40,6 +40,7 @@ import {
   NO_EFFECT,
   NO_NOTES_IN_FLIGHT,
   NOTES_IN_FLIGHT_MAX,
+  notesInFlightFor,
   notesInFlightOn,
   notesSeen,
   OPEN_INVOICES_MAX,
@@ -54,6 +55,7 @@ import {
   withOtherEffect,
 } from "../src/domain/ledger.ts";
 import { AMOUNT_MINOR_MAX, AmountOutOfRange, formatMinor } from "../src/domain/money.ts";
+import { COMPLETION_ADJUSTMENTS_MAX, NOTE_ADJUSTMENTS_MAX } from "../src/limits.ts";
 import { available, type SettlementMode } from "../src/domain/settlement.ts";
 import type { CourierClient } from "./courier_client.ts";
 
@@ -131,6 +133,11 @@ export interface OriginalEntry {
   readonly shipment: string | null;
   /** The original amount plus every note already pointing at it. */
   readonly net_minor: number;
+  /**
+   * The adjustments of its shipment (courier 2.7: later charges and notes) Postgres held at
+   * `seen_seq`; absent: not read.
+   */
+  readonly shipment_adjustments?: number;
 }
 
 /** A conversion that got its rate: the fields of the entry that change. */
@@ -703,6 +710,21 @@ function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
   if (c.compensation === true && c.amount_minor > 0) {
     return reject("invalid_amount", "compensation is a credit note: a negative amount");
   }
+  // spec: courier 2.7: a shipment's completion event lists every adjustment, up to a bound the
+  // charges its work books must never meet: notes stop halfway (NOTE_ADJUSTMENTS_MAX), counted
+  // with those the statement does not hold yet.
+  if (o.shipment !== null) {
+    const adjustments = (o.shipment_adjustments ?? 0) +
+      notesInFlightFor(notes, o.shipment);
+    if (adjustments >= NOTE_ADJUSTMENTS_MAX) {
+      return reject(
+        "adjustments_limit",
+        `shipment ${o.shipment} has ${adjustments} adjustments; a note joins fewer than ` +
+          `${NOTE_ADJUSTMENTS_MAX} (its completion event lists every one, at most ` +
+          `${COMPLETION_ADJUSTMENTS_MAX}, charges from its work included)`,
+      );
+    }
+  }
   const net = o.net_minor + notesInFlightOn(notes, o.kind, o.reference);
   // spec: courier 2.4 (liability cover on the declared value), 2.6 rule 5: a claim's approved
   // compensation is credited in full as a note pointing at the shipment's entry, whatever the
@@ -988,6 +1010,7 @@ function withNoteInFlight(
     corrects_kind: e.corrects_kind,
     seq: e.seq,
     amount_minor: e.amount_minor,
+    shipment: e.shipment,
   };
   return { ...book, notes: { ...notes, pending: [...notes.pending, note] } };
 }

@@ -129,9 +129,17 @@ export const SWEEP_DEEP_EVERY_MS = 60 * 60_000;
 export const COMPLETION_SWEEP_LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000;
 /**
  * Adjustments (later charges, debit and credit notes) one completion billing event lists
- * (courier 2.7), oldest first: a shipment carries a handful; a bound keeps one body small.
+ * (courier 2.7), oldest first: a shipment carries a handful; a bound keeps one body small. Notes
+ * stop at half of it (NOTE_ADJUSTMENTS_MAX), so that the charges its work books fit whole.
  */
 export const COMPLETION_ADJUSTMENTS_MAX = 200;
+/**
+ * A debit or credit note on a shipment's entry (courier 2.6 rule 5) is refused once the shipment
+ * has this many adjustments: its completion event lists every one (courier 2.7), at most
+ * COMPLETION_ADJUSTMENTS_MAX. The other half is left for the charges its work books (customs,
+ * runs, scans: courier 2.6 rule 3), facts that happened, which are never refused.
+ */
+export const NOTE_ADJUSTMENTS_MAX = COMPLETION_ADJUSTMENTS_MAX / 2;
 /**
  * Completions whose billing event waits for the query side to hold what their client's account
  * had booked (BillingEvents): one instance keeps the entry seq each waits for between its tries.

@@ -51,6 +51,7 @@ import { OUTBOUND_STATUSES } from "../../actors/outbound_event.ts";
 import { CLAIM_CREDIT_PREFIX } from "../../actors/claim.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/domain/billing_csv.ts";
+import { ADJUSTMENT_KINDS } from "../../src/domain/billing_events.ts";
 import { EXPORT_STATES, type ExportState } from "../../src/domain/export_state.ts";
 import { entryReportOfRow, reportColumns } from "../../src/db/billing_export.ts";
 import {
@@ -387,6 +388,8 @@ export function billingRoutes(api: Api): void {
       fx_unresolved: "the entry awaits its FX rate: resolve it first",
       correction_exceeds_entry: "a credit note would take the entry below zero",
       ledger_catching_up: "notes on the entry await the statement; retry once it has caught up",
+      adjustments_limit: "the entry's shipment has as many adjustments as a note may join: its " +
+        "completion event lists every one",
       ...TOO_LARGE,
     },
   }, async (c, { params, body }) => {
@@ -809,6 +812,16 @@ export async function originalEntry(
             w.or([w("n.corrects_kind", "=", w.ref("o.kind")), w("n.corrects_kind", "is", null)])
           )
           .as("notes"),
+      // spec: courier 2.7: the adjustments of its shipment, which its completion lists (a note
+      // joins a bounded number of them, client_ledger.ts correct).
+      (eb) =>
+        eb.selectFrom("ledger_entries as a")
+          .select(sql<string>`count(*)::bigint`.as("count"))
+          .whereRef("a.tenant", "=", "o.tenant")
+          .whereRef("a.client_id", "=", "o.client_id")
+          .whereRef("a.shipment", "=", "o.shipment")
+          .where("a.kind", "in", ADJUSTMENT_KINDS)
+          .as("shipment_adjustments"),
       // How far the query side has got with the account (ledger_watermarks.ts), in the same
       // snapshot as the notes summed above: key reads, not a scan of the account's entries.
       heldWatermark(sql.ref("o.tenant"), sql.ref("o.client_id")).as("seen_seq"),
@@ -854,6 +867,7 @@ export async function originalEntry(
       recoverable: row.recoverable,
       shipment: row.shipment,
       net_minor: Number(row.amount_minor) + Number(row.notes ?? 0),
+      shipment_adjustments: Number(row.shipment_adjustments ?? 0),
     },
     seen_seq: Number(row.seen_seq ?? 0),
   };

@@ -145,6 +145,8 @@ export interface NoteInFlight {
   readonly corrects_kind: EntryKind;
   readonly seq: number;
   readonly amount_minor: number;
+  /** The waybill of the entry it corrects (absent on notes kept before it was). */
+  readonly shipment?: string | null;
 }
 
 export interface NotesInFlight {
@@ -169,6 +171,11 @@ export function notesInFlightOn(notes: NotesInFlight, kind: EntryKind, reference
     if (n.corrects === reference && n.corrects_kind === kind) sum += n.amount_minor;
   }
   return sum;
+}
+
+/** How many notes in flight may be on entries of `shipment` (a note kept without one may be). */
+export function notesInFlightFor(notes: NotesInFlight, shipment: string): number {
+  return notes.pending.filter((n) => n.shipment === undefined || n.shipment === shipment).length;
 }
 
 // ---- Periods and dates (UTC).

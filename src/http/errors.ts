@@ -99,6 +99,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   invalid_evidence_file: 422,
   unresolved_fx_limit: 422,
   cod_awaiting_limit: 422,
+  adjustments_limit: 422,
   open_invoices_limit: 422,
   temperature_fields_required: 422,
   invalid_temperature: 422,

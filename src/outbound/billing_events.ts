@@ -213,8 +213,21 @@ export class BillingEvents {
       // spec: courier 2.7: later charges and notes; a remitted COD is no adjustment.
       .where("kind", "in", ADJUSTMENT_KINDS)
       .orderBy("seq")
-      .limit(COMPLETION_ADJUSTMENTS_MAX)
+      .limit(COMPLETION_ADJUSTMENTS_MAX + 1)
       .execute();
+    // Notes stop well short of the bound (NOTE_ADJUSTMENTS_MAX); a shipment whose work alone
+    // booked past it is listed to the bound and reported, never cut short unseen (each charge
+    // also went out as its own event).
+    if (rows.length > COMPLETION_ADJUSTMENTS_MAX) {
+      rows.length = COMPLETION_ADJUSTMENTS_MAX;
+      this.#error(
+        new Error(
+          `${s.waybill} has more than ${COMPLETION_ADJUSTMENTS_MAX} adjustments; its ` +
+            `${eventType} lists the first ${COMPLETION_ADJUSTMENTS_MAX}`,
+        ),
+        `completion event of ${s.waybill}`,
+      );
+    }
     const later = rows.map((r) => ({
       reference: r.reference,
       kind: r.kind,

@@ -30,7 +30,7 @@ import {
   uninvoicedMinor,
   UNRESOLVED_FX_MAX,
 } from "../../src/domain/ledger.ts";
-import { STATE_BYTES_MAX } from "../../src/limits.ts";
+import { NOTE_ADJUSTMENTS_MAX, STATE_BYTES_MAX } from "../../src/limits.ts";
 import type { Rejection } from "../../src/runtime/actor.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
@@ -419,10 +419,26 @@ Deno.test("client account: a note is judged with the notes Postgres had not seen
   assert.ok(seen.ok);
   assert.deepEqual(a.client.ledger.notes, {
     seen_seq: 3,
-    pending: [{ corrects: "W-1", corrects_kind: "waiting", seq: 4, amount_minor: 500 }],
+    pending: [
+      { corrects: "W-1", corrects_kind: "waiting", seq: 4, amount_minor: 500, shipment: "WB1" },
+    ],
   });
   const old = note(-100, 2);
   assert.equal(old.ok ? "" : old.code, "ledger_catching_up");
+});
+
+Deno.test("client account: a note joins fewer than NOTE_ADJUSTMENTS_MAX adjustments of its shipment, those in flight counted", () => {
+  const a = new Account();
+  a.charge({ reference: "W-1", entry_kind: "waiting", amount_minor: 5_000, shipment: "WB1" });
+  a.charge({ reference: "W-2", entry_kind: "waiting", amount_minor: 5_000, shipment: "WB2" });
+  // spec: courier 2.7: Postgres held one short of the bound on WB1 when the entry was read.
+  const full = { ...original(a, "W-1"), shipment_adjustments: NOTE_ADJUSTMENTS_MAX - 1 };
+  const note = (o: OriginalEntry) =>
+    a.send({ kind: "correct", original: o, seen_seq: 2, amount_minor: 1, reason: "d", by: "t" });
+  assert.ok(note(full).ok);
+  const refused = note(full);
+  assert.equal(refused.ok ? "" : refused.code, "adjustments_limit");
+  assert.ok(note({ ...original(a, "W-2"), shipment_adjustments: 1 }).ok, "another shipment's");
 });
 
 Deno.test("client account: notes awaiting Postgres are bounded; a later read makes room", () => {

@@ -16,7 +16,11 @@ import { RetriesExhausted } from "../../src/bus/retry.ts";
 import { upsertSnapshots } from "../../src/db/projection.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
 import type { ScanEvent } from "../../src/domain/lifecycle.ts";
-import { COMPLETION_SWEEP_PAGE_MAX } from "../../src/limits.ts";
+import {
+  COMPLETION_ADJUSTMENTS_MAX,
+  COMPLETION_SWEEP_PAGE_MAX,
+  NOTE_ADJUSTMENTS_MAX,
+} from "../../src/limits.ts";
 import {
   BillingEvents,
   LedgerCatchingUp,
@@ -375,6 +379,61 @@ Deno.test("completion events: the adjustments are the shipment's later charges a
       adjustments.map((a) => [a.reference, a.amount]),
       [["CN-1", "-8.92"]],
     );
+  }));
+
+Deno.test("completion events: notes on a shipment stop at their bound, so its completion lists every adjustment; charges from its work still book", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const key = courier.business.api_key;
+    const client = await newClient(t, courier, { settlement_mode: "external" });
+    const waybill = await bookWaybill(t, client);
+    // Charges its work booked (courier 2.6 rule 3), one short of the bound notes may join.
+    for (let i = 0; i < NOTE_ADJUSTMENTS_MAX - 1; i++) {
+      await postCharge(t, courier, client, { reference: `ADM-${i}`, shipment: waybill });
+    }
+    await t.settle();
+    const note = (reference: string) =>
+      t.call("POST", `/business/courier/clients/${client.id}/billing/correct`, {
+        key,
+        body: { entry_reference: "ADM-0", amount: "-1.00", reason: "goodwill", reference },
+      });
+    // Sent together: the second is judged with the first, which the statement does not hold yet.
+    const [first, second] = await Promise.all([note("CN-1"), note("CN-2")]);
+    assert.deepEqual([first.status, second.status].sort(), [201, 422], JSON.stringify(second.body));
+    await t.settle();
+    const refused = await note("CN-3");
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "adjustments_limit");
+    assert.match(refused.body.message, new RegExp(waybill));
+    // spec: courier 2.7: the completion lists them all; a charge the work causes is never refused.
+    await postCharge(t, courier, client, { reference: "ADM-LAST", shipment: waybill });
+    const adjustments = await deliveredAdjustments(t, courier, waybill);
+    assert.equal(adjustments.length, NOTE_ADJUSTMENTS_MAX + 1);
+    assert.equal(adjustments.filter((a) => a.reference.startsWith("CN-")).length, 1);
+    assert.equal(adjustments.at(-1)?.reference, "ADM-LAST");
+    assert.ok(NOTE_ADJUSTMENTS_MAX < COMPLETION_ADJUSTMENTS_MAX, "room for the work's charges");
+  }));
+
+Deno.test("completion events: a shipment whose work alone booked past the bound is listed to it and reported, never cut short unseen", () =>
+  withTestEnv(async (t) => {
+    const b = await ready(t);
+    const { billing, errors } = reporting(t);
+    try {
+      for (let i = 0; i <= COMPLETION_ADJUSTMENTS_MAX; i++) {
+        await postCharge(t, b.courier, b.client, { reference: `ADM-${i}`, shipment: b.waybill });
+      }
+      await t.settle();
+      await record(t, b, ["out_for_delivery", "delivered"]);
+      await t.env.bus.flush();
+      const body = await completionBody(t, b);
+      assert.equal(body?.shipment.adjustments.length, COMPLETION_ADJUSTMENTS_MAX);
+      assert.deepEqual(errors.map((e) => (e as Error).message), [
+        `${b.waybill} has more than ${COMPLETION_ADJUSTMENTS_MAX} adjustments; its ` +
+        `shipment.delivered lists the first ${COMPLETION_ADJUSTMENTS_MAX}`,
+      ]);
+    } finally {
+      await billing.close();
+    }
   }));
 
 Deno.test("completion events: a charge still awaiting its rate is listed as unresolved_fx, the others with their status", () =>
