@@ -8,7 +8,7 @@ import { entryAsk } from "../../actors/client_ledger.ts";
 import { asClient, courierClientActor } from "../../actors/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
 import type { Shipment } from "../../actors/shipment.ts";
-import type { ChargeKind } from "../domain/ledger.ts";
+import { type ChargeKind, TEXT_CHARS_MAX } from "../domain/ledger.ts";
 import { scanCharge, type ScanEvent } from "../domain/lifecycle.ts";
 import { fromRejection } from "../http/errors.ts";
 import { type RateCardTerms, versionInForce } from "../domain/rate_card.ts";
@@ -110,7 +110,7 @@ function askCharge(
     entry_kind: charge.kind,
     amount_minor: amountMinor,
     currency,
-    reason: charge.reason,
+    reason: reasonWithin(charge.reason),
     evidence_path: charge.evidence_path,
     source_event: charge.source_event,
     shipment: waybill,
@@ -118,6 +118,19 @@ function askCharge(
     ...(charge.fx ? { fx: charge.fx } : {}),
     by: charge.by,
   }, entryAsk(charge.source_event));
+}
+
+/**
+ * A charge's reason within the ledger's bound (TEXT_CHARS_MAX): the words the service puts around
+ * a caller's note (`waited 30 minutes at stop ...: <note>`) may take a note within its own bound
+ * past it, and the account refused the charge (reason_required) after the run had recorded the
+ * wait, on every retry too. A later charge is a fact that happened (courier 2.6 rules 1, 3): its
+ * reason is cut, marked with an ellipsis, never between the two halves of a character.
+ */
+export function reasonWithin(reason: string): string {
+  if (reason.length <= TEXT_CHARS_MAX) return reason;
+  const cut = reason.slice(0, TEXT_CHARS_MAX - 1);
+  return `${cut.isWellFormed() ? cut : cut.slice(0, -1)}…`;
 }
 
 /**

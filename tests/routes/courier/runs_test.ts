@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
+import { TEXT_CHARS_MAX } from "../../../src/domain/ledger.ts";
 import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/outbound_event.ts";
@@ -825,6 +826,35 @@ Deno.test("runs: a note or reason a later charge keeps is refused 422 with a con
       charged?.reason,
       `waited 30 minutes at stop ${stop}: gate locked,\n\tcalled the sender`,
     );
+  }));
+
+Deno.test("runs: a wait's or failure's longest note books its charge, the reason cut to the ledger's bound, never refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    // spec: courier 2.6 rule 1: each later charge keeps a reason; the note is within its bound.
+    const note = "🚚".repeat(250);
+    await post(t, courier, `/business/network-runs/${run}/waiting`, {
+      stop_id: stop,
+      minutes: 30,
+      waybill,
+      note,
+    });
+    await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      waybill,
+      reason: "x".repeat(500),
+    });
+    const charged = (await ledger(t, courier, client)).filter((e) =>
+      e.kind === "waiting" || e.kind === "failed_collection"
+    );
+    assert.deepEqual(charged.map((e) => e.kind).sort(), ["failed_collection", "waiting"]);
+    for (const e of charged) {
+      assert.ok(e.reason!.length <= TEXT_CHARS_MAX, e.reason!);
+      assert.ok(e.reason!.isWellFormed(), "no half of a character");
+      assert.ok(e.reason!.endsWith("…"), "marked as cut");
+    }
   }));
 
 Deno.test("runs: a checkpoint stop's wait books once, on one client, however many clients ride", () =>
