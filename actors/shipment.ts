@@ -367,7 +367,17 @@ function record(
   const closes = new Set(step.closes ?? []);
   let milestones = state.milestones.filter((m) => !closes.has(m.name));
   const atDestination = scan.event === "received_at_destination";
+  const touched = (id: string) => pieces === null || pieces.includes(id);
+  // The same scan again: it moves neither the headline nor any piece to another facility.
+  const repeated = (step.headline ?? state.status) === state.status &&
+    !(entry.facility_id !== null &&
+      state.pieces.some((p) => touched(p.id) && p.facility_id !== entry.facility_id));
   for (const m of step.opens ?? []) {
+    // spec: courier 3.2, 2.9: a milestone opens once, with its own deadline: a repeated scan
+    // keeps the open one (never a later deadline, nor its alerts raised twice). Papers asked for
+    // again after they were supplied open it afresh.
+    const already = milestones.find((o) => o.name === m);
+    if (already && already.supplied_at === null && repeated) continue;
     milestones = [
       ...milestones.filter((o) => o.name !== m),
       openMilestone(terms, m, now, { atDestination }),
@@ -378,7 +388,6 @@ function record(
       m.name === "customs_documents" ? { ...m, supplied_at: now } : m
     );
   }
-  const touched = (id: string) => pieces === null || pieces.includes(id);
   // spec: courier 2.3: each piece has its own holder and facility. A holder taking a piece takes
   // it from the facility; a facility receiving it (with no holder named) takes it from whoever
   // brought it, so pieces together at one facility are in one place (2.9 pieces_separated).

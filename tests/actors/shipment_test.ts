@@ -415,3 +415,60 @@ Deno.test("shipment: received at a depot after departure closes linehaul (courie
   assert.deepEqual(s.milestones.filter((m) => m.name === "linehaul"), []);
   assert.ok(s.milestones.some((m) => m.name === "depot_dwell"), "the depot's dwell opens");
 });
+
+Deno.test("shipment: a repeated scan keeps the open milestone's deadline; late stays late (courier 3.2, 2.9)", async () => {
+  let s = await booked();
+  const record = (event: ScanEvent, now: number, extra: Partial<ScanInput> = {}) => {
+    s = applied(s, { kind: "record", scan: { event, by: "test", ...extra } }, now).next;
+  };
+  const open = (name: string) => s.milestones.find((m) => m.name === name)!;
+  let now = s.booked_at + HOUR;
+  record("collected", now, { holder: "Thabo" });
+  record("received_at_depot", now + HOUR, { facility_id: "GBE-HUB" });
+  const dwell = open("depot_dwell");
+  // Past the dwell's deadline: its alerts raised, the shipment is late.
+  now = dwell.due_at + HOUR;
+  const d = timerFired(s, "check", now);
+  for (const e of d.events) s = shipmentActor.evolve(s, e) as Shipment;
+  assert.equal(s.health, "late");
+  const alerted = open("depot_dwell");
+  // The same depot scans it in again: the dwell it owes is the one it owed, still late, and no
+  // second alert is raised for it (2.9: each condition once).
+  record("received_at_depot", now, { facility_id: "GBE-HUB" });
+  assert.deepEqual(open("depot_dwell"), alerted);
+  assert.equal(s.health, "late");
+  assert.equal(s.next_due_at, dwell.due_at);
+  const later = timerFired(s, "check", now + 48 * HOUR).events.flatMap((e) =>
+    e.kind === "alert_due" ? [String(e.alert.detail["milestone"])] : []
+  );
+  assert.equal(later.includes("depot_dwell"), false, later.join(", "));
+  // Out for delivery twice: one delivery attempt owed, from the first.
+  record("out_for_delivery", now + HOUR, { holder: "Thabo" });
+  const attempt = open("delivery_attempt");
+  record("out_for_delivery", now + 3 * HOUR, { holder: "Thabo" });
+  assert.deepEqual(open("delivery_attempt"), attempt);
+});
+
+Deno.test("shipment: a milestone opens afresh when its opening is new: another depot, papers asked again", async () => {
+  let s = await booked();
+  const record = (event: ScanEvent, now: number, extra: Partial<ScanInput> = {}) => {
+    s = applied(s, { kind: "record", scan: { event, by: "test", ...extra } }, now).next;
+  };
+  const open = (name: string) => s.milestones.find((m) => m.name === name)!;
+  const now = s.booked_at + HOUR;
+  record("received_at_depot", now, { facility_id: "GBE-HUB" });
+  record("received_at_destination", now + 2 * HOUR, { facility_id: "JNB-HUB" });
+  assert.equal(open("depot_dwell").opened_at, now + 2 * HOUR, "received at another depot");
+  record("received_at_depot", now + 2 * HOUR, { facility_id: "GBE-HUB" });
+  record("received_at_destination", now + 3 * HOUR);
+  assert.equal(open("depot_dwell").opened_at, now + 3 * HOUR, "received at the destination");
+  record("presented_to_customs", now + 3 * HOUR);
+  record("documents_requested", now + 3 * HOUR, { reason: "invoice missing" });
+  record("documents_requested", now + 4 * HOUR, { reason: "invoice missing" });
+  assert.equal(open("customs_documents").opened_at, now + 3 * HOUR, "the same request again");
+  record("documents_supplied", now + 4 * HOUR);
+  record("documents_requested", now + 5 * HOUR, { reason: "permit missing" });
+  assert.equal(open("customs_documents").opened_at, now + 5 * HOUR);
+  assert.equal(open("customs_documents").supplied_at, null, "papers owed again");
+  assert.equal(s.health, "waiting_courier");
+});
