@@ -411,8 +411,12 @@ function record(
   const status = step.headline ?? state.status;
   const final = FINAL_HEADLINES.has(status);
   const separated = !final && exception === null && isSeparated(custody);
-  const attempts = state.attempts + (scan.event === "delivery_attempted" ? 1 : 0);
-  const estimate = scan.event === "delivery_attempted"
+  // spec: courier 3.2: a failed attempt opens redelivery, which only going out again closes:
+  // while it is open, the attempt scanned again is the same attempt (and the same redelivery).
+  const attempted = scan.event === "delivery_attempted" &&
+    !state.milestones.some((m) => m.name === "redelivery");
+  const attempts = state.attempts + (attempted ? 1 : 0);
+  const estimate = attempted
     ? estimateAfterSetback(terms.calendar, state.estimated_delivery_on, now)
     : state.estimated_delivery_on;
   const partial = { status, exception, milestones: final ? [] : milestones };

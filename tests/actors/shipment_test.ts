@@ -472,3 +472,29 @@ Deno.test("shipment: a milestone opens afresh when its opening is new: another d
   assert.equal(open("customs_documents").supplied_at, null, "papers owed again");
   assert.equal(s.health, "waiting_courier");
 });
+
+Deno.test("shipment: a failed delivery attempt scanned again is one attempt, one redelivery (courier 3.2, 2.6 rule 3)", async () => {
+  let s = await booked();
+  const record = (event: ScanEvent, now: number) => {
+    const { d, next } = applied(s, { kind: "record", scan: { event, by: "test" } }, now);
+    s = next;
+    return d;
+  };
+  const day = 24 * HOUR;
+  const now = s.booked_at + HOUR;
+  record("out_for_delivery", now);
+  record("delivery_attempted", now + HOUR);
+  const estimate = s.estimated_delivery_on;
+  // The driver's failed attempt sent again, the next day: still the one attempt it was.
+  const again = record("delivery_attempted", now + day);
+  assert.equal(s.attempts, 1);
+  assert.equal(s.estimated_delivery_on, estimate);
+  assert.deepEqual(again.events.filter((e) => e.kind === "estimate_changed"), []);
+  const out = record("out_for_delivery", now + day + HOUR);
+  assert.deepEqual(chargesDue(out).map((c) => c.source_event), [
+    `shipment.redelivery:${s.waybill}:1`,
+  ]);
+  // Out again and failed again: a second attempt.
+  record("delivery_attempted", now + day + 2 * HOUR);
+  assert.equal(s.attempts, 2);
+});
