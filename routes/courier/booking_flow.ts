@@ -642,7 +642,8 @@ async function completeStalledBooking(
 
 /**
  * Whether the booking of offer `reference` stopped for good before its charge: no shipment, no
- * charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago, so no retry of it can charge now
+ * charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago (their hold passed, or the cut-off
+ * moved every option's collection past the day shown), so no retry of it can charge now
  * (bookOfferOnce refuses expired prices not charged in time). What holds a reference claim or a
  * request's identity for such a booking may be given to another.
  */
@@ -656,12 +657,25 @@ export async function stoppedBeforeCharge(
   const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
   if (!got.ok || !got.reply) return false;
   const offer = asOffer(got.reply);
-  if (env.clock.now() <= offer.valid_until + STOPPED_AFTER_EXPIRY_MS) return false;
+  if (!expiredAt(offer, env.clock.now() - STOPPED_AFTER_EXPIRY_MS)) return false;
   const waybill = waybillOf(courierId, reference);
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
   // The charge is looked for where it would be: under the client the offer priced for (an
   // office's key may have been bound to another client's booking than the caller's).
   return !await runtime.committedUnder(courierClientActor, offer.client_id, `charge:${waybill}`);
+}
+
+/**
+ * Whether no booking of the offer could pass bookOfferOnce's checks at `at`: past its hold, or,
+ * for held prices, with every option's collection moved past the day shown by its cut-off
+ * (spec: courier 2.2 rule 2, 3).
+ */
+function expiredAt(offer: PriceOffer, at: number): boolean {
+  if (at > offer.valid_until) return true;
+  return offer.kind === "prices" &&
+    offer.options.every((o) =>
+      promiseAtBooking(serviceTermsOf(offer, o), at).collection_on !== o.collection_on
+    );
 }
 
 /** The claim's holder (refused: its waybill and offer reference), if it stopped before charge. */

@@ -173,6 +173,16 @@ export async function bookRequest(
       return await book(c, caller, req, reference);
     } catch (e) {
       if (!isRefusal(e)) throw e;
+      // spec: courier 4.1: the same request again books nothing new. Prices a resumed identity
+      // finds expired unbooked may be those its first attempt checked a moment before they
+      // expired and is charging now: priced again before that attempt has stopped for good, the
+      // request would be booked and charged twice.
+      if (
+        e.code === "prices_expired" && resumed &&
+        !await stoppedBeforeCharge(c, caller.courierId, reference)
+      ) {
+        throw inProgress(identity);
+      }
       await runtime.ask(bookingRequestActor, caller.courierId, id, { kind: "release", reference });
       // A retry found its first attempt's prices expired unbooked, or the cut-off overtook this
       // call's own prices (never shown to the caller): price it again, once.
@@ -362,12 +372,7 @@ async function conflict(
   const held = refused.details?.reference;
   if (typeof held !== "string") return fromRejection(refused);
   const waybill = waybillOf(caller.courierId, held);
-  if (!(await shipmentOf(c, caller, held))) {
-    return new ApiError(
-      "request_in_progress",
-      `another request with this ${identityName(identity)} is being booked; retry shortly`,
-    );
-  }
+  if (!(await shipmentOf(c, caller, held))) return inProgress(identity);
   // spec: courier 7: a repeated client reference with other details is a duplicate order.
   return identity.startsWith("order:")
     ? new ApiError(
@@ -380,6 +385,13 @@ async function conflict(
       `${identityName(identity)} already used for another request, booked as: ${waybill}`,
       { waybill },
     );
+}
+
+function inProgress(identity: string): ApiError {
+  return new ApiError(
+    "request_in_progress",
+    `another request with this ${identityName(identity)} is being booked; retry shortly`,
+  );
 }
 
 function identityName(identity: string): string {

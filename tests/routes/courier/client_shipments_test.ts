@@ -19,9 +19,10 @@ import {
 } from "../../helpers/courier.ts";
 import { CSV_REQUIRED_COLUMNS, readCsv } from "../../../routes/courier/shipment_csv.ts";
 import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment_requests.ts";
-import { waybillOf } from "../../../routes/courier/booking_flow.ts";
+import { STOPPED_AFTER_EXPIRY_MS, waybillOf } from "../../../routes/courier/booking_flow.ts";
 import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
+import { whileFlaky } from "../../helpers/faults.ts";
 
 /** DOMESTIC express: 65 transport + 13 express + 10.92 VAT. */
 const EXPRESS = 88.92;
@@ -831,6 +832,77 @@ Deno.test("client shipments: a key whose booking was charged before a crash is n
     assert.equal(retry.status, 201, JSON.stringify(retry.body));
     assert.equal(retry.body.data.waybill, waybill);
     assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: a request sent again while its first attempt is charging as its prices expire books once", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const runtime = t.env.runtime;
+    const ask = runtime.ask.bind(runtime);
+    /** The next charge waits until `open` is called (a store slow to take it, a busy account). */
+    let held: { reached: () => void; gate: Promise<void> } | null = null;
+    runtime.ask = (async (...args: Parameters<typeof ask>) => {
+      const command = args[3] as { kind?: string };
+      const hold = held;
+      if (command.kind === "charge_booking" && hold) {
+        held = null;
+        hold.reached();
+        await hold.gate;
+      }
+      return await ask(...args);
+    }) as typeof runtime.ask;
+    const slowCharge = async (body: Record<string, unknown>, expire: () => void) => {
+      let reached!: () => void, open!: () => void;
+      const atCharge = new Promise<void>((r) => (reached = r));
+      held = { reached, gate: new Promise<void>((r) => (open = r)) };
+      const first = post(t, client, "/client/shipments", body);
+      await atCharge;
+      // The first attempt checked its prices; they expire before its charge is taken.
+      expire();
+      const twin = await post(t, client, "/client/shipments", body);
+      open();
+      return { first: await first, twin };
+    };
+    // spec: courier 4.1: the same request again books nothing new. The first attempt may still
+    // charge the prices it checked: the twin is told to retry, never priced and booked again.
+    const one = { ...ROW, idempotency_key: "slow-1" };
+    const hold = await slowCharge(one, () => t.clock.advanceBy(30 * 60_000 + 1));
+    assert.equal(hold.first.status, 201, JSON.stringify(hold.first.body));
+    assert.equal(hold.twin.status, 409, JSON.stringify(hold.twin.body));
+    assert.equal(hold.twin.body.code, "request_in_progress");
+    const again = await post(t, client, "/client/shipments", one);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.waybill, hold.first.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+
+    // The same when the cut-off overtakes the prices (13:59:59 in Gaborone, then 14:00).
+    t.clock.advanceBy(Date.parse("2026-11-03T11:59:59Z") - t.clock.now());
+    const two = { ...ROW, idempotency_key: "slow-2" };
+    const cut = await slowCharge(two, () => t.clock.advanceBy(1_001));
+    assert.equal(cut.first.status, 201, JSON.stringify(cut.first.body));
+    assert.equal(cut.twin.status, 409, JSON.stringify(cut.twin.body));
+    assert.equal(cut.twin.body.code, "request_in_progress");
+    t.clock.advanceBy(STOPPED_AFTER_EXPIRY_MS + 1);
+    const after = await post(t, client, "/client/shipments", two);
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    assert.equal(after.body.data.waybill, cut.first.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - 2 * EXPRESS).toFixed(2)));
+
+    // A first attempt that stopped for good before its charge is priced again by the retry, once
+    // the cut-off overtook its prices that long ago (not only once their hold has passed).
+    t.clock.advanceBy(Date.parse("2026-11-04T11:59:59Z") - t.clock.now());
+    const three = { ...ROW, idempotency_key: "stopped-3" };
+    const failed = await whileFlaky(t.env, {
+      fails: (_type, command) => (command as { kind?: string }).kind === "charge_booking",
+    }, async () => {
+      assert.equal((await post(t, client, "/client/shipments", three)).status, 500);
+    });
+    assert.equal(failed, 1);
+    t.clock.advanceBy(1_000 + STOPPED_AFTER_EXPIRY_MS + 1);
+    const retried = await post(t, client, "/client/shipments", three);
+    assert.equal(retried.status, 201, JSON.stringify(retried.body));
+    assert.equal(retried.body.data.collection_on, "2026-11-05", "priced again after the cut-off");
+    assert.equal(await balance(t, client), Number((1000 - 3 * EXPRESS).toFixed(2)));
   }));
 
 Deno.test("client shipments: a key whose request stopped before its offer was made is given to another request once it has stalled", () =>
