@@ -390,6 +390,9 @@ export function clientStoreRoutes(api: Api): void {
     middleware: [client()],
     params: StoreActionParams,
     body: PacketActionBody,
+    // spec: courier 4.6, CONTRACT (what the spec leaves open goes into the OpenAPI document):
+    // stock of one new packet answers 201, every other move 200, and the document shows both.
+    alsoAnswers: { status: 201, when: "when stock of one packet_code adds the packet" },
     response: PacketMovedAnswer,
     refusals: {
       validation_failed: "packet_code missing, or packet_codes on an action other than stock; " +

@@ -133,6 +133,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   /** When the same request again answers 200 with the first answer: what makes it the same. */
   readonly replay?: string;
   /**
+   * Another success status the route answers besides `status`, not as a replay (a packet move
+   * answers 201 only when stock adds the packet): when. Shown with the same envelope.
+   */
+  readonly alsoAnswers?: { readonly status: 200 | 201; readonly when: string };
+  /**
    * What `data` holds on success (and on a replay), for the OpenAPI document only: answers are
    * not checked against it. Without it the document shows `data` as any value.
    */
@@ -383,6 +388,14 @@ export function define<
             200: {
               description: `The same request again: the first answer (\`replayed\` or ` +
                 `\`already_booked\`), nothing done twice. ${spec.replay}`,
+              content: { "application/json": { schema: success } },
+            },
+          }
+          : {}),
+        ...(spec.alsoAnswers && spec.alsoAnswers.status !== status
+          ? {
+            [spec.alsoAnswers.status]: {
+              description: `Success: \`{success: true, data}\`, ${spec.alsoAnswers.when}`,
               content: { "application/json": { schema: success } },
             },
           }

@@ -164,6 +164,9 @@ Deno.test("client answers: stores and packets", () =>
 
     const stocked = await act(a, "stock", { packet_code: "PK-1" });
     assert.equal(documented(PacketMovedAnswer, stocked, 201, "stock").activation, null);
+    // Stock of one new packet answers 201, every other move 200: the document shows both.
+    const moves = doc.paths["/client/stores/{store}/packets/{action}"].post.responses;
+    assert.deepEqual(successes(moves), ["200", "201", "default"], "the 201 of stock shown");
     const steps: [string, Record<string, unknown>][] = [
       ["sell", { reference: "TILL-9" }],
       ["activate", {
