@@ -214,6 +214,7 @@ export function clientPeopleRoutes(api: Api): void {
     middleware: [client()],
     body: SaveAddress,
     status: 201,
+    alsoAnswers: { status: 200, when: "when the label was saved before: its address is updated" },
     response: ClientAddressAnswer,
     refusals: {
       address_book_full: "a new label when the address book is full; update a saved one instead",

@@ -139,6 +139,9 @@ Deno.test("client answers: sign-in, the account, the key, the webhook, users and
     for (const path of ["/client/api-key", "/client/webhook"]) {
       assert.deepEqual(successes(doc.paths[path].post.responses), ["201", "default"]);
     }
+    // A new label answers 201, an update of a saved one 200: both shown.
+    const saves = doc.paths["/client/addresses"].post.responses;
+    assert.deepEqual(successes(saves), ["200", "201", "default"], "the 200 of an update shown");
   }));
 
 Deno.test("client answers: stores and packets", () =>
