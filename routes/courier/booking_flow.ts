@@ -399,18 +399,16 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   // spec: courier 2.2 rule 3: only what was shown can be booked, and held prices showed their
   // dates: once the cut-off has moved collection past the day shown, they have expired (a saved
   // quote, held 7 days, gets the dates of the day it is booked).
-  if (offer.kind === "prices") {
-    const promise = promiseAtBooking(serviceTermsOf(offer, option), env.clock.now());
-    if (promise.collection_on !== option.collection_on) {
-      const made = await madeBefore();
-      if (made) return made;
-      if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
-        throw new ApiError(
-          "prices_expired",
-          `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
-            `but on ${promise.collection_on}; ask for prices again`,
-        );
-      }
+  const movedTo = collectionMovedTo(offer, option, env.clock.now());
+  if (movedTo !== null) {
+    const made = await madeBefore();
+    if (made) return made;
+    if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
+      throw new ApiError(
+        "prices_expired",
+        `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
+          `but on ${movedTo}; ask for prices again`,
+      );
     }
   }
   const client = asClient(await read(c, courierClientActor, courierId, clientId, { kind: "get" }));
@@ -673,9 +671,18 @@ export async function stoppedBeforeCharge(
 function expiredAt(offer: PriceOffer, at: number): boolean {
   if (at > offer.valid_until) return true;
   return offer.kind === "prices" &&
-    offer.options.every((o) =>
-      promiseAtBooking(serviceTermsOf(offer, o), at).collection_on !== o.collection_on
-    );
+    offer.options.every((o) => collectionMovedTo(offer, o, at) !== null);
+}
+
+/**
+ * spec: courier 2.2 rule 3: held prices showed their dates: the collection day booking `option`
+ * at `at` gets once the cut-off has moved it past the day shown (the prices have expired), else
+ * null. A saved quote, held 7 days, gets the dates of the day it is booked: never moved.
+ */
+function collectionMovedTo(offer: PriceOffer, option: OfferOption, at: number): string | null {
+  if (offer.kind !== "prices") return null;
+  const day = promiseAtBooking(serviceTermsOf(offer, option), at).collection_on;
+  return day === option.collection_on ? null : day;
 }
 
 /** The claim's holder (refused: its waybill and offer reference), if it stopped before charge. */
