@@ -17,8 +17,25 @@ export interface DeliveryWindow {
   latest_delivery: string;
 }
 
-/** About ten years: a calendar with no working day in that span is broken, not slow. */
-export const CALENDAR_SCAN_DAYS_MAX = 3_700;
+/**
+ * A century: a guard against nonsense input only. Every scan is bounded by what it is asked
+ * (`workingScanDays`); no calendar and service level the API accepts come near this (at most
+ * 200 holidays, 90 transit days, 8,784 hours: about 6,600 days, on one working day a week).
+ */
+export const CALENDAR_SCAN_DAYS_MAX = 36_525;
+
+/**
+ * The calendar days that always hold `wanted` working days strictly after a date: every 7 days
+ * hold one of the calendar's weekdays, and at most one per distinct holiday is not working. An
+ * exact bound, not a guess, so a scan that runs it out is a broken calendar or input.
+ */
+export function workingScanDays(cal: WorkingCalendar, wanted: number): number {
+  const days = 7 * (wanted + new Set(cal.holidays).size);
+  if (days > CALENDAR_SCAN_DAYS_MAX) {
+    throw new RangeError(`${wanted} working days may lie beyond ${CALENDAR_SCAN_DAYS_MAX} days`);
+  }
+  return days;
+}
 
 export function isWorkingDay(cal: WorkingCalendar, date: Temporal.PlainDate): boolean {
   return isWorkingDate(cal, date.dayOfWeek, date.toString());
@@ -46,14 +63,15 @@ export function addWorkingDays(
   }
   if (n === 0 && isWorkingDay(cal, date)) return date;
   const wanted = Math.max(n, 1);
+  const scan = workingScanDays(cal, wanted);
   let found = 0;
-  for (let i = 1; i <= CALENDAR_SCAN_DAYS_MAX; i++) {
+  for (let i = 1; i <= scan; i++) {
     const day = date.add({ days: i });
     if (isWorkingDay(cal, day)) found++;
     if (found === wanted) return day;
   }
   throw new RangeError(
-    `no ${wanted} working days within ${CALENDAR_SCAN_DAYS_MAX} days after: ${date.toString()}`,
+    `no ${wanted} working days within ${scan} days after: ${date.toString()}`,
   );
 }
 

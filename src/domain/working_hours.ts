@@ -15,13 +15,26 @@
  * working day or exactly the end of one; adding 0 hours normalises an instant on a non-working day
  * (including such a boundary) forward to the start of the next working day.
  *
- * Every day-by-day scan is bounded by `CALENDAR_SCAN_DAYS_MAX` calendar days and fails with a
- * `RangeError` rather than running away.
+ * Every day-by-day scan is bounded by what it is asked: the hours to count (`workingScanDays` of
+ * the working days they need, a day lasting at least `DAY_MS_MIN`) or the span to measure. So any
+ * accepted calendar and service level is worked out exactly, however far ahead; only nonsense
+ * input (a scan beyond `CALENDAR_SCAN_DAYS_MAX`) fails, with a `RangeError`.
  */
 
-import { CALENDAR_SCAN_DAYS_MAX, isWorkingDate, type WorkingCalendar } from "./calendar.ts";
+import {
+  CALENDAR_SCAN_DAYS_MAX,
+  isWorkingDate,
+  type WorkingCalendar,
+  workingScanDays,
+} from "./calendar.ts";
 
 const MS_PER_HOUR = 3_600_000;
+/**
+ * The shortest a local day may be, for scan bounds: a daylight-saving change moves clocks by an
+ * hour or two. (A zone that skipped a whole date, crossing the date line, did so once, in the
+ * past; the bounds below leave a spare day for it.)
+ */
+const DAY_MS_MIN = 12 * MS_PER_HOUR;
 
 /**
  * The instant reached after counting `hours` of working-day time from `startMs`.
@@ -34,7 +47,7 @@ const MS_PER_HOUR = 3_600_000;
  *   local day's start), see the module's boundary convention.
  *
  * Throws `RangeError` for a calendar without working days, a non-integer instant, invalid hours,
- * or a deadline beyond `CALENDAR_SCAN_DAYS_MAX` calendar days of the start.
+ * or hours whose scan could pass `CALENDAR_SCAN_DAYS_MAX` days (never for an accepted service level).
  */
 export function addWorkingHours(cal: WorkingCalendar, startMs: number, hours: number): number {
   requireWorkingDays(cal);
@@ -43,8 +56,10 @@ export function addWorkingHours(cal: WorkingCalendar, startMs: number, hours: nu
     throw new RangeError(`working hours must be a finite number >= 0: ${hours}`);
   }
   let remaining = Math.round(hours * MS_PER_HOUR);
+  // The start day, then whole working days of at least DAY_MS_MIN each, and a spare one.
+  const scan = 1 + workingScanDays(cal, Math.ceil(remaining / DAY_MS_MIN) + 1);
   let day = dayAt(cal.timezone, startMs);
-  for (let i = 0; i < CALENDAR_SCAN_DAYS_MAX; i++) {
+  for (let i = 0; i < scan; i++) {
     if (isWorkingDate(cal, day.dayOfWeek, day.iso)) {
       const from = Math.max(day.start, startMs);
       const available = day.end - from;
@@ -55,9 +70,7 @@ export function addWorkingHours(cal: WorkingCalendar, startMs: number, hours: nu
     day = dayAfter(cal.timezone, day);
   }
   throw new RangeError(
-    `${hours} working hours do not fit within ${CALENDAR_SCAN_DAYS_MAX} days of ${
-      new Date(startMs).toISOString()
-    }`,
+    `${hours} working hours do not fit within ${scan} days of ${new Date(startMs).toISOString()}`,
   );
 }
 
@@ -76,14 +89,14 @@ export function workingMsBetween(cal: WorkingCalendar, fromMs: number, toMs: num
   if (toMs <= fromMs) return 0;
   let total = 0;
   let day = dayAt(cal.timezone, fromMs);
-  for (let i = 0; i <= CALENDAR_SCAN_DAYS_MAX; i++) {
+  for (let i = 0, scan = spanScanDays(fromMs, toMs); i < scan; i++) {
     if (isWorkingDate(cal, day.dayOfWeek, day.iso)) {
       total += Math.max(0, Math.min(day.end, toMs) - Math.max(day.start, fromMs));
     }
     if (day.end >= toMs) return total;
     day = dayAfter(cal.timezone, day);
   }
-  throw new RangeError(`span longer than ${CALENDAR_SCAN_DAYS_MAX} days: ${fromMs}..${toMs}`);
+  throw new RangeError(`no local day of ${cal.timezone} ends after ${toMs}`);
 }
 
 /**
@@ -122,7 +135,7 @@ export function workingDaysOver(cal: WorkingCalendar, dueMs: number, nowMs: numb
   if (nowMs <= dueMs) return 0;
   let count = 0;
   let day = dayAt(cal.timezone, dueMs);
-  for (let i = 0; i <= CALENDAR_SCAN_DAYS_MAX; i++) {
+  for (let i = 0, scan = spanScanDays(dueMs, nowMs); i < scan; i++) {
     if (
       isWorkingDate(cal, day.dayOfWeek, day.iso) &&
       Math.max(day.start, dueMs) < Math.min(day.end, nowMs)
@@ -130,7 +143,7 @@ export function workingDaysOver(cal: WorkingCalendar, dueMs: number, nowMs: numb
     if (day.end >= nowMs) return count;
     day = dayAfter(cal.timezone, day);
   }
-  throw new RangeError(`span longer than ${CALENDAR_SCAN_DAYS_MAX} days: ${dueMs}..${nowMs}`);
+  throw new RangeError(`no local day of ${cal.timezone} ends after ${nowMs}`);
 }
 
 /**
@@ -193,6 +206,17 @@ function dayAt(timezone: string, ms: number): LocalDay {
 
 function dayAfter(timezone: string, day: LocalDay): LocalDay {
   return dayOf(timezone, day.epochDay + 1);
+}
+
+/**
+ * The local days `[fromMs, toMs)` touches, at most: each lasts at least DAY_MS_MIN, plus the two
+ * it starts and ends in. Refused past CALENDAR_SCAN_DAYS_MAX (nonsense input, not a deadline).
+ */
+function spanScanDays(fromMs: number, toMs: number): number {
+  if (toMs - fromMs > CALENDAR_SCAN_DAYS_MAX * MS_PER_DAY) {
+    throw new RangeError(`span longer than ${CALENDAR_SCAN_DAYS_MAX} days: ${fromMs}..${toMs}`);
+  }
+  return Math.ceil((toMs - fromMs) / DAY_MS_MIN) + 2;
 }
 
 function requireInstant(ms: number, what: string): void {

@@ -122,13 +122,23 @@ Deno.test("calendar: a calendar without working days is refused, not looped on",
     RangeError,
   );
   assert.throws(() => collectionDate(none, at("2025-01-01T00:00:00Z"), "10:00"), RangeError);
-  // Every Monday for eleven years is a holiday: the scan stops at its bound.
-  const mondays = Array.from(
+  // Every Monday for a century is a holiday: the scan stops at its bound.
+  const mondays = (weeks: number) =>
+    Array.from({ length: weeks }, (_, i) => date("2025-01-06").add({ weeks: i }).toString());
+  const blocked = { timezone: "UTC", working_days: [1], holidays: mondays(5_300) };
+  assert.throws(() => nextWorkingDay(blocked, date("2025-01-01")), RangeError);
+});
+
+Deno.test("calendar: eleven years of holidays on the one working day still answer exactly", () => {
+  // The scan's bound follows from the calendar (7 days per working day or holiday), not a fixed
+  // span: 600 Mondays off, the next working day is the Monday after them.
+  const holidays = Array.from(
     { length: 600 },
     (_, i) => date("2025-01-06").add({ weeks: i }).toString(),
   );
-  const blocked = { timezone: "UTC", working_days: [1], holidays: mondays };
-  assert.throws(() => nextWorkingDay(blocked, date("2025-01-01")), RangeError);
+  const cal = { timezone: "UTC", working_days: [1], holidays };
+  assert.equal(nextWorkingDay(cal, date("2025-01-01")).toString(), "2036-07-07");
+  assert.equal(addWorkingDays(cal, date("2025-01-01"), 2).toString(), "2036-07-14");
 });
 
 Deno.test("calendar: malformed cut-off is refused", () => {

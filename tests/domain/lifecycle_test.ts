@@ -15,6 +15,8 @@ import {
   promiseDueAt,
   STEPS,
 } from "../../src/domain/lifecycle.ts";
+import { deliveryWindow, type WorkingCalendar } from "../../src/domain/calendar.ts";
+import { addWorkingHours, workingDaysOver } from "../../src/domain/working_hours.ts";
 
 const TERMS: LifecycleTerms = {
   collection_due_hours: 8,
@@ -222,4 +224,100 @@ Deno.test("lifecycle: a day starts and ends at local midnight, DST days included
   assert.equal(hours("2026-03-29"), 23);
   assert.equal(hours("2026-10-25"), 25);
   assert.equal(hours("2026-10-26"), 24);
+});
+
+/** Zones with and without daylight saving, half-hour and date-line ones among them. */
+const ZONES = [
+  "UTC",
+  "Africa/Gaborone",
+  "Europe/London",
+  "America/New_York",
+  "America/Santiago",
+  "Australia/Lord_Howe",
+  "Pacific/Apia",
+  "Pacific/Chatham",
+  "Asia/Kolkata",
+  "Asia/Tehran",
+];
+
+const hours = fc.oneof(
+  fc.constant(8_784),
+  fc.integer({ min: 1, max: 8_784 }),
+  fc.double({ min: 0.001, max: 8_784, noNaN: true }),
+);
+
+/** What the API accepts (routes/courier/service_levels.ts): 200 holidays, 8,784 hours, 90 days. */
+const acceptedTerms = fc.record({
+  timezone: fc.constantFrom(...ZONES),
+  working_days: fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 7 }),
+  holidayCount: fc.integer({ min: 0, max: 200 }),
+  // Packed: every holiday on a working day from the booking on, the worst case for every scan.
+  packed: fc.boolean(),
+  holidayOffsets: fc.array(fc.integer({ min: -30, max: 4_000 }), { maxLength: 200 }),
+  bookedAt: fc.integer({ min: Date.parse("2024-01-01"), max: Date.parse("2040-01-01") }),
+  cutOff: fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(
+    ([h, m]) => `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`,
+  ),
+  transitDays: fc.integer({ min: 0, max: 90 }),
+  hours: fc.tuple(hours, hours, hours, hours, hours, hours, hours, hours, hours),
+  atRiskPct: fc.integer({ min: 1, max: 100 }),
+});
+
+Deno.test("milestones property: every accepted calendar and service level answers, bounded", () => {
+  fc.assert(
+    fc.property(acceptedTerms, (a) => {
+      const bookedOn = Temporal.Instant.fromEpochMilliseconds(a.bookedAt)
+        .toZonedDateTimeISO(a.timezone).toPlainDate();
+      const holidays: string[] = [];
+      if (a.packed) {
+        for (let d = bookedOn; holidays.length < a.holidayCount; d = d.add({ days: 1 })) {
+          if (a.working_days.includes(d.dayOfWeek)) holidays.push(d.toString());
+        }
+      } else {
+        for (const o of a.holidayOffsets) holidays.push(bookedOn.add({ days: o }).toString());
+      }
+      const calendar: WorkingCalendar = {
+        timezone: a.timezone,
+        working_days: a.working_days,
+        holidays,
+      };
+      const [c, dd, bp, cw, lh, dest, da, rd, ns] = a.hours;
+      const terms: LifecycleTerms = {
+        collection_due_hours: c,
+        depot_dwell_hours: dd,
+        border_presentation_hours: bp,
+        customs_wait_hours: cw,
+        linehaul_hours: lh,
+        destination_dwell_hours: dest,
+        delivery_attempt_hours: da,
+        redelivery_due_hours: rd,
+        no_scan_hours: ns,
+        at_risk_pct: a.atRiskPct,
+        calendar,
+      };
+      // As booking does (routes/courier/booking_flow.ts, actors/shipment.ts).
+      const w = deliveryWindow(calendar, a.bookedAt, a.cutOff, a.transitDays);
+      assert.ok(w.collection_on <= w.earliest_delivery && w.earliest_delivery < w.latest_delivery);
+      assert.ok(w.collection_on >= bookedOn.toString());
+      const from = collectionCountsFrom(calendar, a.bookedAt, w.collection_on);
+      for (const m of MILESTONES) {
+        const open = m === "promise"
+          ? openMilestone(terms, m, a.bookedAt, {
+            dueAt: promiseDueAt(calendar, w.latest_delivery),
+          })
+          : openMilestone(terms, m, a.bookedAt, { countFrom: from });
+        assert.ok(Number.isSafeInteger(open.due_at) && open.due_at > from, m);
+        assert.ok(open.at_risk_at <= open.due_at, m);
+        assert.ok(workingDaysOver(calendar, open.due_at, open.due_at + 30 * 86_400_000) >= 0);
+      }
+      assert.ok(addWorkingHours(calendar, a.bookedAt, ns) > a.bookedAt);
+      const later = estimateAfterDayPassed(
+        calendar,
+        w.latest_delivery,
+        a.bookedAt + 400 * 86_400_000,
+      );
+      assert.ok(later >= w.latest_delivery);
+    }),
+    { numRuns: 60 },
+  );
 });

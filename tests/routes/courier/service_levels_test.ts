@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { courierWithScopes } from "../../helpers/courier.ts";
+import {
+  bookShipment,
+  courierWithScopes,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
 
 /** A courier with the platform on and the given scopes stored on its key. */
 function courier(
@@ -314,4 +321,39 @@ Deno.test("facilities API: POST {code, name, country, timezone} answers 201 {id,
     const other = await courier(t, []);
     const theirs = await t.call("GET", "/business/courier/facilities", { key: other.api_key });
     assert.deepEqual(theirs.body.data, [], "another courier sees none of them");
+  }));
+
+/** Every Monday from `first` on, `count` of them (`YYYY-MM-DD`). */
+function mondays(first: string, count: number): string[] {
+  const start = Temporal.PlainDate.from(first);
+  return Array.from({ length: count }, (_, i) => start.add({ weeks: i }).toString());
+}
+
+/** The longest hours the API accepts, for every milestone. */
+const LONGEST_HOURS = Object.fromEntries(Object.keys(HOURS).map((k) => [k, 8_784]));
+
+Deno.test("service levels API: the most contrived accepted calendar prices and books, never 500", () =>
+  withTestEnv(async (t) => {
+    const c = await newCourier(t);
+    const key = c.business.api_key;
+    // One working day a week, every holiday on it (from the week after the booking), the longest
+    // hours and transit: the deadlines lie years ahead, and must still be worked out.
+    const cal = await addCalendar(t, c.business, {
+      code: "MONDAYS",
+      name: "Mondays only",
+      timezone: "Africa/Gaborone",
+      working_days: [1],
+      holidays: mondays("2026-11-09", HOLIDAYS_MAX),
+    });
+    const sl = await t.call("POST", "/business/courier/service-levels", {
+      key,
+      body: serviceLevel(cal.id, { code: "slow", transit_days: 90, ...LONGEST_HOURS }),
+    });
+    assert.equal(sl.status, 201, JSON.stringify(sl.body));
+    const client = await newClient(t, c);
+    await topUp(t, c, client, "10000");
+    // Monday 2026-11-02 08:00 UTC is 10:00 in Gaborone, before the 16:00 cut-off.
+    const shipment = await bookShipment(t, client, {}, { service_level: "slow" });
+    const ops = await t.call("GET", `/business/courier/operations/${shipment.waybill}`, { key });
+    assert.equal(ops.status, 200, JSON.stringify(ops.body));
   }));
