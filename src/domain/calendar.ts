@@ -87,8 +87,24 @@ export function collectionDate(
   const cut = parseCutOff(cutOff);
   const local = Temporal.Instant.fromEpochMilliseconds(bookedAt).toZonedDateTimeISO(cal.timezone);
   const date = local.toPlainDate();
-  const beforeCutOff = Temporal.PlainTime.compare(local.toPlainTime(), cut) < 0;
+  const beforeCutOff = bookedAt < cutOffInstant(cal.timezone, date, cut);
   return isWorkingDay(cal, date) && beforeCutOff ? date : nextWorkingDay(cal, date);
+}
+
+/**
+ * spec: courier 2.8: the instant a day's cut-off passes: the first at which the local clock shows
+ * it or later. Where clocks go back and it shows twice, the first showing (a later booking never
+ * collects earlier); where they jump past it, the jump.
+ */
+function cutOffInstant(
+  timeZone: string,
+  date: Temporal.PlainDate,
+  cut: Temporal.PlainTime,
+): number {
+  const first = date.toPlainDateTime(cut).toZonedDateTime(timeZone, { disambiguation: "earlier" });
+  if (Temporal.PlainTime.compare(first.toPlainTime(), cut) === 0) return first.epochMilliseconds;
+  // Skipped: `first` is before the gap, the transition is where the clock passes the cut-off.
+  return (first.getTimeZoneTransition("next") ?? first).epochMilliseconds;
 }
 
 /** Windows remembered, at most; the map starts afresh past this (bounded memory). */

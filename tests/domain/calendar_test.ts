@@ -94,6 +94,28 @@ Deno.test("calendar: cut-off follows London local time across the autumn DST cha
   assert.equal(collects(LONDON, "2025-10-27T09:30:00Z"), "2025-10-27");
 });
 
+Deno.test("calendar: a cut-off in the hour clocks go back is passed once, at its first showing", () => {
+  // spec: courier 2.8: New York's clocks go back at 02:00 EDT on Sunday 1 November 2026, so 01:30
+  // shows twice. Past it at 01:40 EDT, a booking at 01:10 EST (half an hour later) is past it too.
+  const everyDay = {
+    timezone: "America/New_York",
+    working_days: [1, 2, 3, 4, 5, 6, 7],
+    holidays: [],
+  };
+  assert.equal(collects(everyDay, "2026-11-01T05:20:00Z", "01:30"), "2026-11-01"); // 01:20 EDT
+  assert.equal(collects(everyDay, "2026-11-01T05:30:00Z", "01:30"), "2026-11-02"); // 01:30 EDT
+  assert.equal(collects(everyDay, "2026-11-01T05:40:00Z", "01:30"), "2026-11-02"); // 01:40 EDT
+  assert.equal(collects(everyDay, "2026-11-01T06:10:00Z", "01:30"), "2026-11-02"); // 01:10 EST
+  // A cut-off the clocks skip (02:30 on 8 March 2026) is passed when they jump past it.
+  assert.equal(collects(everyDay, "2026-03-08T06:59:59Z", "02:30"), "2026-03-08"); // 01:59:59 EST
+  assert.equal(collects(everyDay, "2026-03-08T07:00:00Z", "02:30"), "2026-03-09"); // 03:00 EDT
+  // Santiago skips midnight (6 September 2026 starts at 01:00): a 00:00 cut-off is always past.
+  const santiago = { ...everyDay, timezone: "America/Santiago" };
+  assert.equal(collects(santiago, "2026-09-06T04:00:00Z", "00:00"), "2026-09-07"); // 01:00 -03
+  assert.equal(collects(santiago, "2026-09-06T04:00:00Z", "01:00"), "2026-09-07");
+  assert.equal(collects(santiago, "2026-09-06T04:59:00Z", "02:00"), "2026-09-06"); // 01:59 -03
+});
+
 Deno.test("calendar: a booking before Easter after the cut-off skips both bank holidays", () => {
   assert.equal(collects(LONDON, "2025-04-17T15:00:00Z", "16:00"), "2025-04-22"); // 16:00 BST
   assert.equal(collects(LONDON, "2025-04-17T14:59:00Z", "16:00"), "2025-04-17");
@@ -230,6 +252,11 @@ Deno.test("calendar: collectionDate respects the cut-off in local time (property
       );
       const localDate = local.toPlainDate();
       const hhmm = local.toPlainTime().toString().slice(0, 5);
+      // The second showing of an hour clocks went back over is checked by the property below.
+      const earlier = local.toPlainDateTime().toZonedDateTime(cal.timezone, {
+        disambiguation: "earlier",
+      });
+      fc.pre(earlier.epochMilliseconds === bookedAt);
       const before = hhmm < cutOff;
       const result = collectionDate(cal, bookedAt, cutOff);
       assert.ok(working(cal, result));
@@ -272,4 +299,33 @@ Deno.test("calendar: a remembered delivery window is the one worked out for that
   const before = at("2025-06-05T07:59:59.999Z"); // 09:59:59.999 in Gaborone
   assert.equal(deliveryWindow(GABORONE, before, "10:00", 0).collection_on, "2025-06-05");
   assert.equal(deliveryWindow(GABORONE, before + 1, "10:00", 0).collection_on, "2025-06-06");
+});
+
+/** Instants within three hours of a daylight-saving change, in zones that have them. */
+const nearChangeArb = fc.record({
+  timezone: fc.constantFrom("Europe/London", "America/New_York", "America/Santiago"),
+  year: fc.integer({ min: 2025, max: 2030 }),
+  which: fc.constantFrom(0, 1),
+  offset: fc.integer({ min: -3 * 3_600_000, max: 3 * 3_600_000 }),
+}).map(({ timezone, year, which, offset }) => {
+  let z = Temporal.PlainDate.from({ year, month: 1, day: 1 }).toZonedDateTime(timezone);
+  for (let i = 0; i <= which; i++) z = z.getTimeZoneTransition("next") ?? z;
+  return { timezone, at: z.epochMilliseconds + offset };
+});
+
+Deno.test("calendar: a later booking never collects earlier, across clock changes (property)", () => {
+  fc.assert(
+    fc.property(
+      nearChangeArb,
+      fc.integer({ min: 0, max: 3 * 3_600_000 }),
+      cutOffArb,
+      ({ timezone, at }, later, cutOff) => {
+        const cal = { timezone, working_days: [1, 2, 3, 4, 5, 6, 7], holidays: [] };
+        const first = collectionDate(cal, at, cutOff);
+        const second = collectionDate(cal, at + later, cutOff);
+        assert.ok(Temporal.PlainDate.compare(first, second) <= 0, `${first} then ${second}`);
+      },
+    ),
+    RUNS,
+  );
 });
