@@ -34,6 +34,11 @@ const security = "business" as const;
 export const HOLIDAYS_MAX = 200;
 /** A milestone allowance longer than a year of hours is a mistake, not a service. */
 const HOURS_MAX = 8_784;
+/**
+ * A minute: an allowance shorter than that rounds to nothing on the clock, so its milestone would
+ * be overdue the moment it opens (a typo such as 1e-9 for 1, not a service).
+ */
+const HOURS_MIN = 1 / 60;
 /** A shipment stays open 1 to 14 days (courier 1.4); a transit of months is a mistake. */
 const TRANSIT_DAYS_MAX = 90;
 
@@ -84,7 +89,7 @@ const CreateFacility = z.object({
   timezone: Timezone,
 }).openapi("CreateFacility");
 
-const Hours = z.number().positive().max(HOURS_MAX);
+const Hours = z.number().min(HOURS_MIN, "at least one minute (1/60 of an hour)").max(HOURS_MAX);
 
 const CreateServiceLevel = z.object({
   code: Code.openapi({ description: "What a booking sends as service_level" }),

@@ -235,6 +235,32 @@ Deno.test("service levels API: bad fields are named (422)", () =>
     assert.equal(pct.body.errors[0].path, "price_adjustment_pct");
   }));
 
+Deno.test("service levels API: an allowance under a minute is refused (422), one minute is taken", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const cal = await addCalendar(t, b);
+    // 1e-9 hours rounds to 0 ms: its milestone would be overdue the moment it opened.
+    for (const hours of [1e-9, 0.01]) {
+      const r = await t.call("POST", "/business/courier/service-levels", {
+        key: b.api_key,
+        body: serviceLevel(cal.id, { delivery_attempt_hours: hours }),
+      });
+      assert.equal(r.status, 422, `${hours}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "validation_failed");
+      assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [
+        "delivery_attempt_hours",
+      ]);
+      assert.match(r.body.errors[0].message, /one minute/);
+    }
+    const listed = await t.call("GET", "/business/courier/service-levels", { key: b.api_key });
+    assert.deepEqual(listed.body.data, []);
+    const minute = await t.call("POST", "/business/courier/service-levels", {
+      key: b.api_key,
+      body: serviceLevel(cal.id, { delivery_attempt_hours: 1 / 60 }),
+    });
+    assert.equal(minute.status, 201, JSON.stringify(minute.body));
+  }));
+
 Deno.test("service levels API: any courier principal may add one; a partner key may not", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
