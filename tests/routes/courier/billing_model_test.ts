@@ -49,6 +49,8 @@ interface MEntry {
   invoice: string | null;
   /** Amount with the notes on it (correctable entries). */
   net: number;
+  /** Duties paid for the client, and notes on them: not revenue (courier 2.6). */
+  recoverable?: boolean;
   /** A charge awaiting its rate: its own amount and currency. */
   original?: { amount: number; currency: string; rate?: string };
 }
@@ -59,11 +61,14 @@ interface MInvoice {
   amount: number;
   paid: number;
   supplementary: boolean;
+  issued_at: number;
 }
 
 interface Model {
   who: Who;
   client: Client;
+  /** The credit limit (credit client). */
+  limit: number;
   entries: MEntry[];
   invoices: MInvoice[];
   unallocated: number;
@@ -127,6 +132,32 @@ function applyCredit(m: Model, amount: number): number {
   return rest;
 }
 
+/**
+ * What is owed by days past due (courier 4.2): open invoices by due date (payment_days 30),
+ * uninvoiced charges current; credit is taken off the oldest first.
+ */
+function ageing(m: Model, at: number): number[] {
+  const day = (ms: number) => Math.floor(ms / DAY);
+  const open = m.invoices.filter((i) => i.amount > i.paid);
+  const out = [0, 0, 0, 0, 0];
+  const loose = m.entries.filter((e) =>
+    e.status === "posted" && e.invoice === null && !RECEIPTS.has(e.kind)
+  ).reduce((n, e) => n + e.amount, 0);
+  out[0] = Math.max(loose, 0);
+  for (const i of open) {
+    const late = day(at) - (day(i.issued_at) + 30);
+    const bucket = late <= 0 ? 0 : late <= 30 ? 1 : late <= 60 ? 2 : late <= 90 ? 3 : 4;
+    out[bucket]! += i.amount - i.paid;
+  }
+  let credit = m.unallocated + Math.max(-loose, 0);
+  for (let b = 4; b >= 0 && credit > 0; b--) {
+    const taken = Math.min(credit, out[b]!);
+    out[b]! -= taken;
+    credit -= taken;
+  }
+  return out;
+}
+
 // ---- Commands.
 
 type Command =
@@ -155,6 +186,7 @@ type Command =
   | { k: "resolve"; who: Who; target: number; rate: string }
   | { k: "invoice"; who: Who; period: "current" | "previous" | "future" | "malformed" }
   | { k: "export" }
+  | { k: "limit"; amount: number }
   | { k: "advance"; days: number; hours: number };
 
 const who = fc.constantFrom<Who>("credit", "prepaid");
@@ -250,6 +282,13 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("export" as const) }) },
   {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant("limit" as const),
+      amount: fc.constantFrom(0, 10_000, 50_000, 100_000),
+    }),
+  },
+  {
     weight: 2,
     arbitrary: fc.record({
       k: fc.constant("advance" as const),
@@ -270,7 +309,7 @@ interface Run {
 async function book(r: Run, m: Model): Promise<void> {
   const { t } = r;
   const before = owed(m);
-  const can = m.who === "prepaid" ? Math.max(0, -before) : Math.max(0, CREDIT_LIMIT_MINOR - before);
+  const can = m.who === "prepaid" ? Math.max(0, -before) : Math.max(0, m.limit - before);
   const p = await t.call("POST", "/client/prices", {
     headers: clientKey(m.client),
     body: DOMESTIC,
@@ -354,6 +393,7 @@ async function charge(r: Run, m: Model, c: Extract<Command, { k: "charge" }>): P
     period: now(t),
     invoice: null,
     net: unresolved ? 0 : amountBwp,
+    recoverable: kind === "duties",
     ...(unresolved ? { original: { amount: c.amount, currency: "ZAR" } } : {}),
   };
   m.charges.set(reference, entry);
@@ -506,6 +546,7 @@ async function correct(r: Run, m: Model, c: Extract<Command, { k: "correct" }>):
   m.entries.push({
     kind: c.amount > 0 ? "debit_note" : "credit_note",
     reference: entry.reference,
+    ...(target.recoverable ? { recoverable: true } : {}),
     amount: c.amount,
     currency: "BWP",
     status: "posted",
@@ -631,6 +672,7 @@ async function invoice(r: Run, m: Model, c: Extract<Command, { k: "invoice" }>) 
     // A credit invoice is settled at issue; its credit goes on account (courier 4.2).
     paid: Math.min(total, 0),
     supplementary: m.invoices.some((i) => i.period === period),
+    issued_at: r.t.clock.now(),
   };
   assert.equal(issued.supplementary, inv.supplementary);
   for (const e of due) e.invoice = inv.id;
@@ -673,6 +715,15 @@ async function step(r: Run, c: Command): Promise<void> {
       await a.body?.cancel();
       return;
     }
+    case "limit": {
+      const a = await r.t.call("PATCH", `/business/courier/clients/${r.models.credit.client.id}`, {
+        key: r.courier.business.api_key,
+        body: { credit_limit: (c.amount / 100).toFixed(2) },
+      });
+      assert.equal(a.status, 200, JSON.stringify(a.body));
+      r.models.credit.limit = c.amount;
+      return;
+    }
     case "advance":
       r.t.clock.advanceBy(c.days * DAY + c.hours * HOUR);
       return;
@@ -697,7 +748,7 @@ async function check(r: Run, m: Model): Promise<void> {
     assert.equal(v.credit, null);
   } else {
     assert.equal(minor(v.credit.used), Math.max(expected, 0), `${label}: credit used`);
-    assert.equal(minor(v.credit.available), Math.max(0, CREDIT_LIMIT_MINOR - expected));
+    assert.equal(minor(v.credit.available), Math.max(0, m.limit - expected));
     assert.equal(minor(b.unallocated_credit), m.unallocated, `${label}: credit on account`);
   }
   // The ageing buckets add up to what is owed; what is held beyond it is `credit`.
@@ -705,6 +756,9 @@ async function check(r: Run, m: Model): Promise<void> {
   assert.ok(buckets.every((x) => x >= 0), `${label}: ageing ${JSON.stringify(v.ageing)}`);
   assert.equal(buckets.reduce((a, x) => a + x, 0), Math.max(expected, 0), `${label}: ageing`);
   assert.equal(minor(v.ageing.credit), Math.max(-expected, 0));
+  if (m.who === "credit") {
+    assert.deepEqual(buckets, ageing(m, t.clock.now()), `${label}: ageing by due date`);
+  }
   // spec: courier 2.6 rule 4: unresolved conversions are listed, in no balance.
   assert.deepEqual(
     v.unresolved_conversions.map((u: { reference: string }) => u.reference).sort(),
@@ -726,6 +780,9 @@ async function check(r: Run, m: Model): Promise<void> {
     assert.ok(s, `${label}: invoice ${inv.id} listed`);
     assert.equal(minor(s.amount), inv.amount, `${label}: invoice ${inv.id} amount`);
     assert.equal(s.supplementary, inv.supplementary);
+    const duties = m.entries.filter((e) => e.invoice === inv.id && e.recoverable)
+      .reduce((n, e) => n + e.amount, 0);
+    assert.equal(minor(s.recoverable_duties), duties, `${label}: duties on ${inv.id}`);
     assert.equal(minor(s.balance), Math.max(inv.amount - inv.paid, 0), `invoice ${inv.id} balance`);
   }
   assert.equal(v.invoices.length, m.invoices.length);
@@ -756,13 +813,43 @@ async function check(r: Run, m: Model): Promise<void> {
   for (const inv of m.invoices) {
     const s = stored.find((x) => x.id === inv.id)!;
     assert.equal(Number(s.amount_minor), inv.amount, `${label}: stored invoice ${inv.id}`);
+    assert.equal(Number(s.paid_minor), inv.paid, `${label}: paid on stored invoice ${inv.id}`);
     const on = rows.filter((x) => x.invoice_id === inv.id);
     assert.equal(on.reduce((n, x) => n + Number(x.amount_minor), 0), inv.amount);
   }
 
-  // The statement of this period closes at what is owed.
+  // The statement of this period closes at what is owed; each period opens where the last closed.
   const closing = v.statement.totals.find((x: { currency: string }) => x.currency === "BWP");
   assert.equal(closing ? minor(closing.closing_balance) : 0, expected, `${label}: statement`);
+  for (const p of new Set(m.entries.map((e) => e.period))) {
+    const st =
+      (await t.call("GET", `/business/courier/clients/${m.client.id}/billing?period=${p}`, {
+        key: courier.business.api_key,
+      })).body.data.statement;
+    const sum = (f: (e: MEntry) => boolean) =>
+      m.entries.reduce((n, e) => e.status === "posted" && f(e) ? n + e.amount : n, 0);
+    const row = st.totals.find((x: { currency: string }) => x.currency === "BWP");
+    const at = (e: MEntry) => e.period === p;
+    assert.deepEqual(
+      row
+        ? ["opening_balance", "charges", "recoverable_duties", "received", "net", "closing_balance"]
+          .map((k) => minor(row[k]))
+        : [0, 0, 0, 0, 0, 0],
+      [
+        sum((e) => e.period < p),
+        sum((e) => at(e) && !e.recoverable && !RECEIPTS.has(e.kind)),
+        sum((e) => at(e) && e.recoverable === true),
+        sum((e) => at(e) && RECEIPTS.has(e.kind)),
+        sum(at),
+        sum((e) => e.period <= p),
+      ],
+      `${label}: statement of ${p}`,
+    );
+    assert.deepEqual(
+      st.entries.map((e: { kind: string; reference: string }) => key(e.kind, e.reference)).sort(),
+      m.entries.filter((e) => e.period === p).map((e) => key(e.kind, e.reference)).sort(),
+    );
+  }
 
   // The export: every entry once, in the file of its period.
   const periods = new Set([...m.entries.map((e) => e.period), now(t)]);
@@ -807,6 +894,7 @@ async function newModel(t: TestEnv, courier: Courier, who: Who): Promise<Model> 
   return {
     who,
     client,
+    limit: CREDIT_LIMIT_MINOR,
     entries: [],
     invoices: [],
     unallocated: 0,
