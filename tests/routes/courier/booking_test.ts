@@ -21,6 +21,7 @@ import { priceOfferActor } from "../../../actors/price_offer.ts";
 import { asShipment, shipmentActor } from "../../../actors/shipment.ts";
 import { courierClientActor } from "../../../actors/courier_client.ts";
 import { claimId, referenceClaimActor } from "../../../actors/reference_claim.ts";
+import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import {
   completeStalledBookings,
   STOPPED_AFTER_EXPIRY_MS,
@@ -1828,6 +1829,38 @@ Deno.test("book: a reference claimed by a booking that stopped before its charge
     const again = await book(t, client, (await prices(t, client, body)).prices_reference);
     assert.equal(again.status, 409);
     assert.equal(again.body.waybill, next.body.data.waybill);
+  }));
+
+Deno.test("book: a booking stalled before its charge until long past its prices' expiry never charges once another booking took its reference over", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "500.00");
+    const body = { ...DOMESTIC, client_order_reference: "ORD-STALL" };
+    const offer = await prices(t, client, body);
+    // The booking claimed the reference in time, then stalled before its charge (a GC pause, a
+    // slow store) for far longer than STOPPED_AFTER_EXPIRY_MS after its prices expired.
+    const charge = holdAsk(t.env.runtime, commandKind("charge_booking"));
+    const first = book(t, client, offer.prices_reference);
+    await charge.reached;
+    t.clock.advanceBy(30 * 60_000 + STOPPED_AFTER_EXPIRY_MS + 10 * 60_000);
+    const next = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+    // spec: courier 4.2: one shipment per external reference: the stalled booking, waking, is
+    // refused and charges nothing.
+    charge.open();
+    const late = await first;
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    assert.equal(late.body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08, "charged once");
+    const stalled = waybillOf(courier.business.id, offer.prices_reference);
+    const made = await t.env.runtime.read(shipmentActor, courier.business.id, stalled, {
+      kind: "get",
+    });
+    assert.equal(made.ok, false, "no shipment for the stalled booking");
+    assert.equal((await book(t, client, offer.prices_reference)).body.code, "prices_expired");
+    await t.settle();
+    assert.equal(await completeStalledBookings(t.env, t.clock.now() + STALLED_BOOKING_MS), 0);
+    assert.equal((await account(t, client)).balance, 411.08);
   }));
 
 Deno.test("book: a reference held by a booking charged before a crash stays with it after its prices expired", () =>
