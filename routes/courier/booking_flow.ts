@@ -91,6 +91,14 @@ import { ask, read } from "../ask.ts";
  */
 export const STOPPED_AFTER_EXPIRY_MS = 30_000;
 
+/**
+ * How long after it claimed an external reference a booking that has not charged is still given
+ * to reach its charge, its very next step (milliseconds later even under load). Past it, the
+ * claim may be taken over while the prices still hold: a saved quote's booking that stopped after
+ * its claim would otherwise keep the reference from every other booking for up to 7 days.
+ */
+export const STOPPED_AFTER_CLAIM_MS = 2 * 60_000;
+
 /** What pricing can refuse (makeOffer), besides the request's own fields. */
 export const OFFER_REFUSALS = {
   validation_failed: "liability_cover without declared_value; a latitude or longitude without " +
@@ -431,10 +439,10 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
       });
     let claimed = await claimFor();
     // Nothing is ever lost: a booking that claimed the reference and stopped before its charge
-    // (a crash between the two commits) holds it until its prices expire and no longer: its
-    // charge is then withdrawn, so it can never be charged, however late it wakes, and this
-    // booking takes the claim over, or the reference would be a duplicate of a shipment that
-    // does not exist, for ever (spec: courier 4.2: one shipment per reference).
+    // (a crash between the two commits) holds it until its prices expire, or for
+    // STOPPED_AFTER_CLAIM_MS, and no longer: its charge is then withdrawn, so it can never be
+    // charged, however late it wakes, and this booking takes the claim over, or the reference
+    // would be a duplicate of a shipment that does not exist (spec: courier 4.2).
     if (!claimed.ok && earlier === null && await claimHolderWithdrawn(c, courierId, claimed)) {
       await runtime.ask(referenceClaimActor, courierId, claim, {
         kind: "release",
@@ -449,8 +457,8 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
       if (made) return made;
     }
     if (!claimed.ok) {
-      // The holder's offer reference is the claim's bookkeeping, not part of the answer.
-      const { reference: _held, ...details } = claimed.details ?? {};
+      // The holder's offer reference and time are the claim's bookkeeping, not the answer's.
+      const { reference: _held, claimed_at: _at, ...details } = claimed.details ?? {};
       throw fromRejection({ ...claimed, details });
     }
     if (earlier !== null) {
@@ -487,8 +495,8 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
     if (!charged.ok) throw fromRejection(charged);
     throw new ApiError(
       "prices_expired",
-      `prices expired at ${new Date(offer.valid_until).toISOString()} before this booking ` +
-        `was charged; ask for prices again`,
+      `these prices can no longer be booked: their booking stopped before its charge and ` +
+        `another booking took its place; ask for prices again`,
     );
   }
   // A retry of a booking charged before a crash: only the option that was charged is booked.
@@ -652,20 +660,25 @@ async function completeStalledBooking(
  * shipment, no charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago (their hold passed, or the
  * cut-off moved every option's collection past the day shown), so that a retry of it would be
  * refused now. A guess about time, not a fence (an attempt past its checks may stall for longer):
- * it says when withdrawStopped is worth trying, which alone makes a takeover safe. Answers the
- * offer when it looks stopped, else null.
+ * it says when withdrawStopped is worth trying, which alone makes a takeover safe. `claimedAt`:
+ * when the booking claimed what another now asks for, if known; one that claimed it
+ * STOPPED_AFTER_CLAIM_MS ago without charging looks stopped too. Answers the offer when it
+ * looks stopped, else null.
  */
 async function stoppedBeforeCharge(
   c: Context<AppEnv>,
   courierId: string,
   reference: string,
+  claimedAt?: number,
 ): Promise<PriceOffer | null> {
   const env = c.get("env");
   const runtime = env.runtime;
   const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
   if (!got.ok || !got.reply) return null;
   const offer = asOffer(got.reply);
-  if (!expiredAt(offer, env.clock.now() - STOPPED_AFTER_EXPIRY_MS)) return null;
+  const now = env.clock.now();
+  const stalled = claimedAt !== undefined && now - claimedAt > STOPPED_AFTER_CLAIM_MS;
+  if (!stalled && !expiredAt(offer, now - STOPPED_AFTER_EXPIRY_MS)) return null;
   const waybill = waybillOf(courierId, reference);
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return null;
   // The charge is looked for where it would be: under the client the offer priced for (an
@@ -697,8 +710,9 @@ export async function withdrawStopped(
   c: Context<AppEnv>,
   courierId: string,
   reference: string,
+  claimedAt?: number,
 ): Promise<Withdrawal> {
-  const offer = await stoppedBeforeCharge(c, courierId, reference);
+  const offer = await stoppedBeforeCharge(c, courierId, reference, claimedAt);
   if (offer === null) return "on_its_way";
   const runtime = c.get("env").runtime;
   // Sent where the charge goes: the client the offer priced for.
@@ -756,7 +770,9 @@ async function claimHolderWithdrawn(
   if (refused.code !== "duplicate_order") return false;
   if (typeof held !== "string" || typeof heldReference !== "string") return false;
   if (waybillOf(courierId, heldReference) !== held) return false;
-  return await withdrawStopped(c, courierId, heldReference) === "withdrawn";
+  const at = refused.details?.claimed_at;
+  const claimedAt = typeof at === "number" ? at : undefined;
+  return await withdrawStopped(c, courierId, heldReference, claimedAt) === "withdrawn";
 }
 
 /**
