@@ -122,6 +122,13 @@ export type CourierClientCommand =
     booking?: BookingOrigin;
     by: string;
   }
+  /**
+   * Fences off a booking's charge for good: sent under the booking's own idempotency key
+   * (`charge:${waybill}`, permanent), so it and the charge are serialised on this account and the
+   * first to commit is the answer to both (booking_flow.ts withdrawStopped). Sent without the key
+   * it would keep nothing.
+   */
+  | { kind: "withdraw_booking"; waybill: string }
   | { kind: "top_up"; amount_minor: number; currency: string; reference: string; by: string }
   | {
     kind: "change_settings";
@@ -202,9 +209,23 @@ export interface BookingChargeReply {
   readonly booking?: BookingOrigin;
 }
 
+/**
+ * A booking's charge withdrawn before it was taken: kept under the booking's idempotency key, it
+ * answers a charge of that booking sent later, which then charges nothing (isWithdrawn).
+ */
+export interface BookingWithdrawnReply {
+  readonly withdrawn: string;
+}
+
+/** Whether a reply kept under a booking's charge key is its withdrawal, not its charge. */
+export function isWithdrawn(reply: unknown): reply is BookingWithdrawnReply {
+  return typeof reply === "object" && reply !== null && "withdrawn" in reply;
+}
+
 export type CourierClientReply =
   | CourierClient
   | BookingChargeReply
+  | BookingWithdrawnReply
   | ClientIdentity
   | { readonly user_id: string; readonly password_hash: string; readonly session_epoch: number }
   | LedgerReply
@@ -279,6 +300,12 @@ function decide(
         ...(command.service_level === undefined ? {} : { service_level: command.service_level }),
         ...(command.booking ? { booking: command.booking } : {}),
       }));
+    }
+    case "withdraw_booking": {
+      // Nothing changes but the reply kept under the booking's key: a charge of the booking
+      // answered by it is refused (spec: courier 4.1: the same request books nothing twice).
+      const waybill = command.waybill;
+      return ok([], (): BookingWithdrawnReply => ({ withdrawn: waybill }));
     }
     case "top_up":
       if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {

@@ -13,6 +13,8 @@ export interface ReferenceClaim {
    * another booking of the reference may then take the claim over (booking_flow.ts).
    */
   readonly reference?: string | null;
+  /** When it was claimed, when it said (claims made before it did not). */
+  readonly claimed_at?: number | null;
 }
 
 export type ReferenceClaimCommand =
@@ -20,7 +22,7 @@ export type ReferenceClaimCommand =
   | { kind: "release"; waybill: string };
 
 export type ReferenceClaimEvent =
-  | { kind: "claimed"; waybill: string; reference?: string }
+  | { kind: "claimed"; waybill: string; reference?: string; at?: number }
   | { kind: "released" };
 
 export function claimId(clientId: string, externalReference: string): string {
@@ -36,7 +38,7 @@ export const referenceClaimActor: ActorDefinition<
   type: "reference_claim",
   version: 1,
   initial: { waybill: null, reference: null },
-  decide(state, command) {
+  decide(state, command, ctx) {
     switch (command.kind) {
       case "claim":
         if (state.waybill === command.waybill) return accept([], (s) => s);
@@ -44,12 +46,16 @@ export const referenceClaimActor: ActorDefinition<
           return reject("duplicate_order", `external reference already booked: ${state.waybill}`, {
             waybill: state.waybill,
             ...(state.reference ? { reference: state.reference } : {}),
+            // How long it has been held tells a booking on its way to its charge from one that
+            // stopped (booking_flow.ts claimHolderWithdrawn).
+            ...(typeof state.claimed_at === "number" ? { claimed_at: state.claimed_at } : {}),
           });
         }
         return accept([{
           kind: "claimed",
           waybill: command.waybill,
           ...(command.reference === undefined ? {} : { reference: command.reference }),
+          at: ctx.now,
         }], (s) => s);
       case "release":
         if (state.waybill !== command.waybill) return accept([], (s) => s);
@@ -62,7 +68,7 @@ export const referenceClaimActor: ActorDefinition<
   },
   evolve(_state, event) {
     return event.kind === "claimed"
-      ? { waybill: event.waybill, reference: event.reference ?? null }
-      : { waybill: null, reference: null };
+      ? { waybill: event.waybill, reference: event.reference ?? null, claimed_at: event.at ?? null }
+      : { waybill: null, reference: null, claimed_at: null };
   },
 };

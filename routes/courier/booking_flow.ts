@@ -11,6 +11,7 @@ import {
   type BookingChargeReply,
   type CourierClient,
   courierClientActor,
+  isWithdrawn,
 } from "../../actors/courier_client.ts";
 import { balancesOf } from "../../actors/client_ledger.ts";
 import {
@@ -89,6 +90,14 @@ import { ask, read } from "../ask.ts";
  * before they expired is on its way, not stopped, and must not be overtaken.
  */
 export const STOPPED_AFTER_EXPIRY_MS = 30_000;
+
+/**
+ * How long after it claimed an external reference a booking that has not charged is still given
+ * to reach its charge, its very next step (milliseconds later even under load). Past it, the
+ * claim may be taken over while the prices still hold: a saved quote's booking that stopped after
+ * its claim would otherwise keep the reference from every other booking for up to 7 days.
+ */
+export const STOPPED_AFTER_CLAIM_MS = 2 * 60_000;
 
 /** What pricing can refuse (makeOffer), besides the request's own fields. */
 export const OFFER_REFUSALS = {
@@ -379,7 +388,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   if (env.clock.now() > offer.valid_until) {
     const made = await madeBefore();
     if (made) return made;
-    if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
+    if (!await chargedUnder(runtime, clientId, waybill)) {
       throw new ApiError(
         "prices_expired",
         `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
@@ -403,7 +412,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   if (movedTo !== null) {
     const made = await madeBefore();
     if (made) return made;
-    if (!await runtime.committedUnder(courierClientActor, clientId, chargeKey)) {
+    if (!await chargedUnder(runtime, clientId, waybill)) {
       throw new ApiError(
         "prices_expired",
         `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
@@ -430,12 +439,11 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
       });
     let claimed = await claimFor();
     // Nothing is ever lost: a booking that claimed the reference and stopped before its charge
-    // (a crash between the two commits) holds it until its prices expire and no longer: it can
-    // never be charged then, and this booking takes the claim over, or the reference would be
-    // a duplicate of a shipment that does not exist, for ever.
-    if (
-      !claimed.ok && earlier === null && await claimHolderStopped(c, courierId, claimed)
-    ) {
+    // (a crash between the two commits) holds it until its prices expire, or for
+    // STOPPED_AFTER_CLAIM_MS, and no longer: its charge is then withdrawn, so it can never be
+    // charged, however late it wakes, and this booking takes the claim over, or the reference
+    // would be a duplicate of a shipment that does not exist (spec: courier 4.2).
+    if (!claimed.ok && earlier === null && await claimHolderWithdrawn(c, courierId, claimed)) {
       await runtime.ask(referenceClaimActor, courierId, claim, {
         kind: "release",
         waybill: claimed.details!.waybill as string,
@@ -449,8 +457,8 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
       if (made) return made;
     }
     if (!claimed.ok) {
-      // The holder's offer reference is the claim's bookkeeping, not part of the answer.
-      const { reference: _held, ...details } = claimed.details ?? {};
+      // The holder's offer reference and time are the claim's bookkeeping, not the answer's.
+      const { reference: _held, claimed_at: _at, ...details } = claimed.details ?? {};
       throw fromRejection({ ...claimed, details });
     }
     if (earlier !== null) {
@@ -478,11 +486,18 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
     },
     by: options.by,
   }, { idempotencyKey: chargeKey, permanent: true });
-  if (!charged.ok) {
+  // A booking whose charge was withdrawn first (withdrawStopped: another booking took over what
+  // it held) is answered the withdrawal: refused, it charges nothing and makes no shipment.
+  if (!charged.ok || isWithdrawn(charged.reply)) {
     if (claim) {
       await runtime.ask(referenceClaimActor, courierId, claim, { kind: "release", waybill });
     }
-    throw fromRejection(charged);
+    if (!charged.ok) throw fromRejection(charged);
+    throw new ApiError(
+      "prices_expired",
+      `these prices can no longer be booked: their booking stopped before its charge and ` +
+        `another booking took its place; ask for prices again`,
+    );
   }
   // A retry of a booking charged before a crash: only the option that was charged is booked.
   const chargedFor = (charged.reply as BookingChargeReply).service_level;
@@ -611,6 +626,8 @@ async function completeStalledBooking(
   // The query side may lag behind: the shipment actor is the truth.
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
   const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
+  // A withdrawn charge took nothing: there is no booking to complete (withdrawStopped).
+  if (isWithdrawn(kept?.reply)) return false;
   const charged = kept?.reply as BookingChargeReply | undefined;
   const origin = charged?.booking;
   const serviceLevel = charged?.service_level;
@@ -639,28 +656,83 @@ async function completeStalledBooking(
 }
 
 /**
- * Whether the booking of offer `reference` stopped for good before its charge: no shipment, no
- * charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago (their hold passed, or the cut-off
- * moved every option's collection past the day shown), so no retry of it can charge now
- * (bookOfferOnce refuses expired prices not charged in time). What holds a reference claim or a
- * request's identity for such a booking may be given to another.
+ * Whether the booking of offer `reference` looks stopped for good before its charge: no
+ * shipment, no charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago (their hold passed, or the
+ * cut-off moved every option's collection past the day shown), so that a retry of it would be
+ * refused now. A guess about time, not a fence (an attempt past its checks may stall for longer):
+ * it says when withdrawStopped is worth trying, which alone makes a takeover safe. `claimedAt`:
+ * when the booking claimed what another now asks for, if known; one that claimed it
+ * STOPPED_AFTER_CLAIM_MS ago without charging looks stopped too. Answers the offer when it
+ * looks stopped, else null.
  */
-export async function stoppedBeforeCharge(
+async function stoppedBeforeCharge(
   c: Context<AppEnv>,
   courierId: string,
   reference: string,
-): Promise<boolean> {
+  claimedAt?: number,
+): Promise<PriceOffer | null> {
   const env = c.get("env");
   const runtime = env.runtime;
   const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
-  if (!got.ok || !got.reply) return false;
+  if (!got.ok || !got.reply) return null;
   const offer = asOffer(got.reply);
-  if (!expiredAt(offer, env.clock.now() - STOPPED_AFTER_EXPIRY_MS)) return false;
+  const now = env.clock.now();
+  const stalled = claimedAt !== undefined && now - claimedAt > STOPPED_AFTER_CLAIM_MS;
+  if (!stalled && !expiredAt(offer, now - STOPPED_AFTER_EXPIRY_MS)) return null;
   const waybill = waybillOf(courierId, reference);
-  if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
+  if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return null;
   // The charge is looked for where it would be: under the client the offer priced for (an
   // office's key may have been bound to another client's booking than the caller's).
-  return !await runtime.committedUnder(courierClientActor, offer.client_id, `charge:${waybill}`);
+  return await chargedUnder(runtime, offer.client_id, waybill) ? null : offer;
+}
+
+/** What withdrawStopped did to a booking that holds what another booking needs. */
+export type Withdrawal =
+  /** Its charge is fenced off for good: what it holds may be given to another booking. */
+  | "withdrawn"
+  /** It charged after all, just before the withdrawal: it stands, and is completed. */
+  | "charged"
+  /** It may still be on its way (stoppedBeforeCharge): nothing was done. */
+  | "on_its_way";
+
+/**
+ * Takes the booking of offer `reference` out of the way when it seems to have stopped for good
+ * before its charge (stoppedBeforeCharge, a rule of time: when trying is worth it). Safety does
+ * not rest on that rule, since an attempt may stall for any time between its checks and its
+ * charge: the charge is fenced off in the client account, with a withdrawal sent under the
+ * booking's own charge key, kept for good. The account decides one command at a time and keeps
+ * one reply per key (runtime: a command under a key already kept is answered that reply, and
+ * decides nothing), so of the charge and the withdrawal the first to commit answers both: a
+ * withdrawal after the charge is answered the charge ("charged"), and a charge after the
+ * withdrawal is answered the withdrawal, which bookOfferOnce refuses. spec: courier 4.1, 4.2.
+ */
+export async function withdrawStopped(
+  c: Context<AppEnv>,
+  courierId: string,
+  reference: string,
+  claimedAt?: number,
+): Promise<Withdrawal> {
+  const offer = await stoppedBeforeCharge(c, courierId, reference, claimedAt);
+  if (offer === null) return "on_its_way";
+  const runtime = c.get("env").runtime;
+  // Sent where the charge goes: the client the offer priced for.
+  const waybill = waybillOf(courierId, reference);
+  const fenced = await runtime.ask(courierClientActor, courierId, offer.client_id, {
+    kind: "withdraw_booking",
+    waybill,
+  }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+  if (!fenced.ok) throw fromRejection(fenced);
+  return isWithdrawn(fenced.reply) ? "withdrawn" : "charged";
+}
+
+/** Whether the booking of `waybill` was charged to the client (its charge kept, not withdrawn). */
+async function chargedUnder(
+  runtime: ActorRuntime,
+  clientId: string,
+  waybill: string,
+): Promise<boolean> {
+  const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
+  return kept !== null && !isWithdrawn(kept.reply);
 }
 
 /**
@@ -685,8 +757,11 @@ function collectionMovedTo(offer: PriceOffer, option: OfferOption, at: number): 
   return day === option.collection_on ? null : day;
 }
 
-/** The claim's holder (refused: its waybill and offer reference), if it stopped before charge. */
-async function claimHolderStopped(
+/**
+ * Whether the claim's holder (refused: its waybill and offer reference) stopped before its
+ * charge and had its charge withdrawn (withdrawStopped): it can never be charged now.
+ */
+async function claimHolderWithdrawn(
   c: Context<AppEnv>,
   courierId: string,
   refused: { readonly code: string; readonly details?: Readonly<Record<string, unknown>> },
@@ -695,7 +770,9 @@ async function claimHolderStopped(
   if (refused.code !== "duplicate_order") return false;
   if (typeof held !== "string" || typeof heldReference !== "string") return false;
   if (waybillOf(courierId, heldReference) !== held) return false;
-  return await stoppedBeforeCharge(c, courierId, heldReference);
+  const at = refused.details?.claimed_at;
+  const claimedAt = typeof at === "number" ? at : undefined;
+  return await withdrawStopped(c, courierId, heldReference, claimedAt) === "withdrawn";
 }
 
 /**

@@ -25,8 +25,8 @@ import {
   makeOffer,
   OFFER_REFUSALS,
   PriceRequest,
-  stoppedBeforeCharge,
   waybillOf,
+  withdrawStopped,
 } from "./booking_flow.ts";
 
 const IdempotencyKey = z.string().trim().min(1).max(120);
@@ -174,14 +174,16 @@ export async function bookRequest(
     } catch (e) {
       if (!isRefusal(e)) throw e;
       // spec: courier 4.1: the same request again books nothing new. Prices a resumed identity
-      // finds expired unbooked may be those its first attempt checked a moment before they
-      // expired and is charging now: priced again before that attempt has stopped for good, the
-      // request would be booked and charged twice.
-      if (
-        e.code === "prices_expired" && resumed &&
-        !await stoppedBeforeCharge(c, caller.courierId, reference)
-      ) {
-        throw inProgress(identity);
+      // finds expired unbooked may be those its first attempt checked before they expired and
+      // is charging now, or will after a stall of any length: priced again, the request would
+      // be booked and charged twice. So they are priced again only once that attempt looks
+      // stopped and its charge is withdrawn; charged just before, its booking is the answer.
+      if (e.code === "prices_expired" && resumed) {
+        const withdrawal = await withdrawStopped(c, caller.courierId, reference);
+        if (withdrawal === "on_its_way") throw inProgress(identity);
+        if (withdrawal === "charged") {
+          return { ...await book(c, caller, req, reference), already_booked: true };
+        }
       }
       await runtime.ask(bookingRequestActor, caller.courierId, id, { kind: "release", reference });
       // A retry found its first attempt's prices expired unbooked, or the cut-off overtook this
@@ -331,8 +333,9 @@ async function releaseStale(
 ): Promise<boolean> {
   const held = refused.details?.reference;
   if (typeof held !== "string") return false;
+  // Its charge withdrawn first (withdrawStopped), an attempt of it waking later charges nothing.
   if (
-    !await stoppedBeforeCharge(c, caller.courierId, held) &&
+    await withdrawStopped(c, caller.courierId, held) !== "withdrawn" &&
     !await stoppedBeforeOffer(c, caller.courierId, held, refused.details?.begun_at)
   ) return false;
   const runtime = c.get("env").runtime;

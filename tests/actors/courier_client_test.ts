@@ -8,6 +8,7 @@ import {
   type CourierClientEvent,
   type CourierClientReply,
   type CourierClientState,
+  isWithdrawn,
 } from "../../actors/courier_client.ts";
 import {
   accountBalances,
@@ -1063,6 +1064,68 @@ Deno.test("client account runtime: the same source event books once, even asked 
       entryAsk("x"),
     );
     assert.equal(other.ok ? "" : other.code, "not_found");
+  } finally {
+    await runtime.close();
+    await bus.flush();
+    store.close();
+  }
+});
+
+Deno.test("client account runtime: a booking's charge and its withdrawal under one key: the first to commit answers both", async () => {
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock: new ManualClock(T0),
+    definitions: [courierClientActor],
+    onError: () => {},
+  });
+  await runtime.start();
+  try {
+    const created = await runtime.ask(courierClientActor, "biz_1", "cli_1", {
+      kind: "create",
+      client: newClient("cli_1", "biz_1", {}),
+      by: "test",
+    });
+    assert.ok(created.ok);
+    const key = (waybill: string) => ({ idempotencyKey: `charge:${waybill}`, permanent: true });
+    const charge = (waybill: string) =>
+      runtime.ask(courierClientActor, "biz_1", "cli_1", {
+        kind: "charge_booking",
+        waybill,
+        amount_minor: 8_892,
+        currency: "BWP",
+        by: "t",
+      }, key(waybill));
+    const withdraw = (waybill: string) =>
+      runtime.ask(
+        courierClientActor,
+        "biz_1",
+        "cli_1",
+        { kind: "withdraw_booking", waybill },
+        key(waybill),
+      );
+    // Withdrawn first: the late charge is answered the withdrawal and takes nothing.
+    const fenced = await withdraw("WB1");
+    assert.ok(fenced.ok && isWithdrawn(fenced.reply));
+    const late = await charge("WB1");
+    assert.ok(late.ok && late.replayed && isWithdrawn(late.reply));
+    // Charged first: the withdrawal is answered the charge, which stands.
+    const charged = await charge("WB2");
+    assert.ok(charged.ok && !isWithdrawn(charged.reply));
+    const after = await withdraw("WB2");
+    assert.ok(after.ok && after.replayed && !isWithdrawn(after.reply));
+    assert.deepEqual(after.reply, charged.reply);
+    // Sent together, one of them commits first and the other is answered its reply.
+    const both = await Promise.all([charge("WB3"), withdraw("WB3")]);
+    assert.equal(new Set(both.map((r) => r.ok && isWithdrawn(r.reply))).size, 1);
+    const got = await runtime.ask(courierClientActor, "biz_1", "cli_1", { kind: "get" });
+    assert.ok(got.ok && got.reply && "money" in got.reply);
+    // WB2's charge, and WB3's unless its withdrawal came first; never WB1's.
+    const charges = both[0]!.ok && isWithdrawn(both[0]!.reply) ? 1 : 2;
+    assert.equal(got.reply.money.receivable_minor, charges * 8_892);
   } finally {
     await runtime.close();
     await bus.flush();

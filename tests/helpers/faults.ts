@@ -118,3 +118,43 @@ export async function whileFlaky(
   }
   return flaky.failed();
 }
+
+/** One ask held back by `holdAsk`. */
+export interface HeldAsk {
+  /** Resolves once the ask is held, before it reached its actor. */
+  readonly reached: Promise<void>;
+  /** Lets it through. */
+  open(): void;
+}
+
+/**
+ * Holds the next ask of the runtime that `picks` chooses before it reaches its actor, as a GC
+ * pause, a stalled event loop or a slow store holds one step of a request between two others,
+ * however long the manual clock moves meanwhile; every other ask, and those after it, go through.
+ * Called more than once on one runtime, each hold wraps the ones before.
+ */
+export function holdAsk(
+  runtime: ActorRuntime,
+  picks: (type: string, command: unknown) => boolean,
+): HeldAsk {
+  let reached!: () => void, open!: () => void;
+  const atAsk = new Promise<void>((r) => (reached = r));
+  const gate = new Promise<void>((r) => (open = r));
+  let armed = true;
+  const ask = runtime.ask.bind(runtime);
+  runtime.ask = (async (...args: Parameters<typeof ask>) => {
+    const [def, , , command] = args;
+    if (armed && picks(def.type, command)) {
+      armed = false;
+      reached();
+      await gate;
+    }
+    return await ask(...args);
+  }) as typeof runtime.ask;
+  return { reached: atAsk, open };
+}
+
+/** Picks asks by their command's kind (for `holdAsk` and `Faults.fails`). */
+export function commandKind(kind: string): (type: string, command: unknown) => boolean {
+  return (_type, command) => (command as { kind?: string } | null)?.kind === kind;
+}

@@ -21,8 +21,10 @@ import { priceOfferActor } from "../../../actors/price_offer.ts";
 import { asShipment, shipmentActor } from "../../../actors/shipment.ts";
 import { courierClientActor } from "../../../actors/courier_client.ts";
 import { claimId, referenceClaimActor } from "../../../actors/reference_claim.ts";
+import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import {
   completeStalledBookings,
+  STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
   waybillOf,
 } from "../../../routes/courier/booking_flow.ts";
@@ -1801,8 +1803,9 @@ Deno.test("book: a reference claimed by a booking that stopped before its charge
     const body = { ...DOMESTIC, client_order_reference: "ORD-CRASH" };
     const offer = await prices(t, client, body);
     const waybill = waybillOf(courier.business.id, offer.prices_reference);
-    // The booking's first commit, as if the process stopped right after it: the reference is
-    // claimed, nothing is charged, no shipment exists.
+    // Booked a second before its prices expire, the booking's first commit, as if the process
+    // stopped right after it: the reference is claimed, nothing is charged, no shipment exists.
+    t.clock.advanceBy(30 * 60_000 - 1_000);
     const claimed = await t.env.runtime.ask(
       referenceClaimActor,
       courier.business.id,
@@ -1814,7 +1817,7 @@ Deno.test("book: a reference claimed by a booking that stopped before its charge
     const early = await book(t, client, (await prices(t, client, body)).prices_reference);
     assert.equal(early.status, 409, JSON.stringify(early.body));
     assert.equal(early.body.code, "duplicate_order");
-    t.clock.advanceBy(30 * 60_000 + 1);
+    t.clock.advanceBy(1_001);
     // Just expired, it may be on its way to its charge: the reference stays with it a moment.
     const just = await book(t, client, (await prices(t, client, body)).prices_reference);
     assert.equal(just.body.code, "duplicate_order", JSON.stringify(just.body));
@@ -1828,6 +1831,76 @@ Deno.test("book: a reference claimed by a booking that stopped before its charge
     const again = await book(t, client, (await prices(t, client, body)).prices_reference);
     assert.equal(again.status, 409);
     assert.equal(again.body.waybill, next.body.data.waybill);
+  }));
+
+Deno.test("book: a booking stalled before its charge until long past its prices' expiry never charges once another booking took its reference over", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "500.00");
+    const body = { ...DOMESTIC, client_order_reference: "ORD-STALL" };
+    const offer = await prices(t, client, body);
+    // The booking claimed the reference in time, then stalled before its charge (a GC pause, a
+    // slow store) for far longer than STOPPED_AFTER_EXPIRY_MS after its prices expired.
+    const charge = holdAsk(t.env.runtime, commandKind("charge_booking"));
+    const first = book(t, client, offer.prices_reference);
+    await charge.reached;
+    t.clock.advanceBy(30 * 60_000 + STOPPED_AFTER_EXPIRY_MS + 10 * 60_000);
+    const next = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+    // spec: courier 4.2: one shipment per external reference: the stalled booking, waking, is
+    // refused and charges nothing.
+    charge.open();
+    const late = await first;
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    assert.equal(late.body.code, "prices_expired");
+    assert.equal((await account(t, client)).balance, 411.08, "charged once");
+    const stalled = waybillOf(courier.business.id, offer.prices_reference);
+    const made = await t.env.runtime.read(shipmentActor, courier.business.id, stalled, {
+      kind: "get",
+    });
+    assert.equal(made.ok, false, "no shipment for the stalled booking");
+    assert.equal((await book(t, client, offer.prices_reference)).body.code, "prices_expired");
+    await t.settle();
+    assert.equal(await completeStalledBookings(t.env, t.clock.now() + STALLED_BOOKING_MS), 0);
+    assert.equal((await account(t, client)).balance, 411.08);
+  }));
+
+Deno.test("book: a saved quote's booking stalled after claiming its reference holds it minutes, not 7 days, and never charges once another booking took it over", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, { unique_external_reference: true });
+    await topUp(t, courier, client, "500.00");
+    const body = { ...DOMESTIC, client_order_reference: "ORD-QUOTE" };
+    const q = await t.call("POST", "/client/quotes", { headers: clientKey(client), body });
+    assert.equal(q.status, 201, JSON.stringify(q.body));
+    const quote = q.body.data.quote_reference;
+    const bookQuote = () =>
+      t.call("POST", `/client/quotes/${quote}/book`, {
+        headers: clientKey(client),
+        body: { service_level: "express" },
+      });
+    // The quote's booking claims the reference, then stalls (or its process stops) before its
+    // charge, while the quote holds 7 days.
+    const charge = holdAsk(t.env.runtime, commandKind("charge_booking"));
+    const first = bookQuote();
+    await charge.reached;
+    t.clock.advanceBy(60_000);
+    // Claimed a moment ago, it may be on its way to its charge: the reference stays with it.
+    const early = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.code, "duplicate_order");
+    assert.deepEqual(Object.keys(early.body).filter((k) => k.includes("claimed")), []);
+    t.clock.advanceBy(STOPPED_AFTER_CLAIM_MS);
+    // spec: courier 4.2: a reference is a duplicate only of a booking that exists.
+    const next = await book(t, client, (await prices(t, client, body)).prices_reference);
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+    charge.open();
+    const late = await first;
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    assert.equal(late.body.code, "prices_expired");
+    const again = await bookQuote();
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.equal(again.body.code, "duplicate_order");
+    assert.equal((await account(t, client)).balance, 411.08, "charged once");
   }));
 
 Deno.test("book: a reference held by a booking charged before a crash stays with it after its prices expired", () =>

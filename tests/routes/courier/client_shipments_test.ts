@@ -22,7 +22,7 @@ import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment
 import { STOPPED_AFTER_EXPIRY_MS, waybillOf } from "../../../routes/courier/booking_flow.ts";
 import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
-import { whileFlaky } from "../../helpers/faults.ts";
+import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 
 /** DOMESTIC express: 65 transport + 13 express + 10.92 VAT. */
 const EXPRESS = 88.92;
@@ -903,6 +903,58 @@ Deno.test("client shipments: a request sent again while its first attempt is cha
     assert.equal(retried.status, 201, JSON.stringify(retried.body));
     assert.equal(retried.body.data.collection_on, "2026-11-05", "priced again after the cut-off");
     assert.equal(await balance(t, client), Number((1000 - 3 * EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: a first attempt stalled before its charge until long past its prices' expiry never charges once its retry priced again", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const body = { ...ROW, idempotency_key: "stall-1" };
+    // The first attempt checked its prices in time, then stalled before its charge (a GC pause,
+    // a slow store) for far longer than STOPPED_AFTER_EXPIRY_MS after they expired.
+    const charge = holdAsk(t.env.runtime, commandKind("charge_booking"));
+    const first = post(t, client, "/client/shipments", body);
+    await charge.reached;
+    t.clock.advanceBy(30 * 60_000 + STOPPED_AFTER_EXPIRY_MS + 10 * 60_000);
+    const retry = await post(t, client, "/client/shipments", body);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    // spec: courier 4.1: the same request again books nothing new: the first attempt, waking,
+    // finds its charge withdrawn and answers the one booking the request made.
+    charge.open();
+    const late = await first;
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    assert.equal(late.body.data.already_booked, true);
+    assert.equal(late.body.data.waybill, retry.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
+    assert.deepEqual((await list(t, client)).data.map((s) => s.waybill), [retry.body.data.waybill]);
+  }));
+
+Deno.test("client shipments: a first attempt that charges just before its retry withdraws it is the booking the retry answers", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const runtime = t.env.runtime;
+    const body = { ...ROW, idempotency_key: "stall-2" };
+    const charge = holdAsk(runtime, commandKind("charge_booking"));
+    const first = post(t, client, "/client/shipments", body);
+    await charge.reached;
+    t.clock.advanceBy(30 * 60_000 + STOPPED_AFTER_EXPIRY_MS + 10 * 60_000);
+    // The retry found no charge and goes to withdraw it; the first attempt charges in between.
+    const withdraw = holdAsk(runtime, commandKind("withdraw_booking"));
+    const retried = post(t, client, "/client/shipments", body);
+    const raced = await Promise.race([
+      withdraw.reached.then(() => "withdrawing"),
+      retried.then(() => "answered"),
+    ]);
+    charge.open();
+    const booked = await first;
+    withdraw.open();
+    const retry = await retried;
+    assert.equal(raced, "withdrawing", JSON.stringify(retry.body));
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.already_booked, true);
+    assert.equal(retry.body.data.waybill, booked.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
+    assert.equal((await list(t, client)).data.length, 1);
   }));
 
 Deno.test("client shipments: a key whose request stopped before its offer was made is given to another request once it has stalled", () =>
