@@ -38,23 +38,34 @@ export async function pinnedPost(
       // already closed
     }
   };
+  // Each connection is held where the abort reaches it as soon as it exists: an abort that fired
+  // while it was being opened (the attempt's time-out) closes it at once, or a peer that never
+  // answers the TLS handshake would hold the attempt, and the pump waiting on it, for ever.
+  const hold = (opened: Deno.Conn): Deno.Conn => {
+    conn = opened;
+    if (signal.aborted) abort();
+    signal.throwIfAborted();
+    return opened;
+  };
   signal.throwIfAborted();
   signal.addEventListener("abort", abort, { once: true });
   try {
-    conn = await connectFirst(request.addresses, port, signal);
-    if (tls) {
-      // Verified against the name in the URL, not the address dialled.
-      conn = await Deno.startTls(conn as Deno.TcpConn, {
-        hostname: url.hostname.replace(/^\[|\]$/g, ""),
-        ...(options.caCerts ? { caCerts: options.caCerts } : {}),
-      });
-    }
+    const dialled = hold(await connectFirst(request.addresses, port, signal));
+    // Verified against the name in the URL, not the address dialled.
+    const open = tls
+      ? hold(
+        await Deno.startTls(dialled as Deno.TcpConn, {
+          hostname: url.hostname.replace(/^\[|\]$/g, ""),
+          ...(options.caCerts ? { caCerts: options.caCerts } : {}),
+        }),
+      )
+      : dialled;
     // One write: a head sent apart from its body could wait on the peer's delayed ACK.
     const bytes = new Uint8Array(head.length + body.length);
     bytes.set(head);
     bytes.set(body, head.length);
-    await writeAll(conn, bytes);
-    return { status: await readStatus(conn) };
+    await writeAll(open, bytes);
+    return { status: await readStatus(open) };
   } catch (e) {
     signal.throwIfAborted();
     throw e;
@@ -93,7 +104,12 @@ async function connectFirst(
   for (const address of addresses) {
     signal.throwIfAborted();
     try {
-      const conn = await Deno.connect({ hostname: address.replace(/^\[|\]$/g, ""), port });
+      // The signal also ends a dial nobody answers (a dropped SYN waits minutes otherwise).
+      const conn = await Deno.connect({
+        hostname: address.replace(/^\[|\]$/g, ""),
+        port,
+        signal,
+      });
       if (signal.aborted) {
         conn.close();
         signal.throwIfAborted();

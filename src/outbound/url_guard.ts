@@ -116,7 +116,9 @@ export async function checkDeliveryTarget(
   for (const address of addresses) {
     const normal = address.toLowerCase();
     if (!isIpLiteral(normal) || isPrivateAddress(normal)) {
-      return { ok: false, message: `host resolves to a non-public address: ${host} ${address}` };
+      // The address is not said: this message is the attempt's error, shown to the tenant, and
+      // our resolver may answer names of private zones the tenant cannot query itself.
+      return { ok: false, message: `host resolves to a non-public address: ${host}` };
     }
   }
   return { ok: true, url, addresses };

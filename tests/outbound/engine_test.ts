@@ -477,6 +477,7 @@ Deno.test("outbound delivery: a name resolving to a private address is refused a
     const outcome = stored.attempts[0]!.outcome;
     assert.equal(outcome.result, "failed");
     assert.ok(outcome.result === "failed" && outcome.error?.startsWith("url_refused: "));
+    assert.ok(!outcome.error?.includes("10.0.0.7"), "the tenant's outbox is not told the address");
     assert.equal(stored.status, "pending");
     // Public again at the next attempt: sent.
     table["hooks.example.com"] = ["93.184.215.14"];

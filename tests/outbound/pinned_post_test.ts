@@ -208,3 +208,32 @@ Deno.test("pinned post: a header that would split the request is refused before 
   };
   await assert.rejects(pinnedPost(bad), /bad header: X-A/);
 });
+
+Deno.test("pinned post: an abort as the connection opens still ends a TLS attempt the peer never answers", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const abort = new AbortController();
+  const peers: Deno.Conn[] = [];
+  // The attempt's time-out fires the moment the peer takes the connection, while the sender is
+  // between dialling and starting TLS; the peer then never answers the handshake.
+  const accepting = listener.accept().then((conn) => peers.push(conn));
+  const sending = pinnedPost(
+    request(`https://hooks.example:${port}/`, ["127.0.0.1"], abort.signal),
+    { caCerts: [TEST_CA] },
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Only a bound on a hang, so that the test fails instead of never ending.
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the attempt outlived its abort")), 5_000);
+  });
+  try {
+    await accepting;
+    abort.abort(new Error("timeout"));
+    await assert.rejects(Promise.race([sending, hung]), /timeout/);
+  } finally {
+    clearTimeout(timer);
+    listener.close();
+    for (const peer of peers) peer.close();
+    await sending.catch(() => {});
+  }
+});
