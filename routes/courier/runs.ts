@@ -557,7 +557,7 @@ async function transfer(
     const cold = await boardRun(c.get("env").runtime, tenant, i.waybill, toRun);
     carried.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
   }
-  await askRun(
+  const taken = await askRun(
     c,
     toRun,
     {
@@ -590,6 +590,21 @@ async function transfer(
     holder: holderOf(target),
     note: `transferred to run ${toRun}`,
   });
+  // spec: courier 3.2: onto a run already under way, the shipment departs with it (depot_dwell
+  // closes, linehaul opens), as a stop added to it does; one taken before the run left departed
+  // with it. Keyed by its boarding of the target, so a retry moves it once.
+  const boardedUnderWay = taken.status === "departed"
+    ? taken.items.filter((i) =>
+      waybills.includes(i.waybill) && i.state === "on_board" && i.departed_at === undefined
+    )
+    : [];
+  for (const i of boardedUnderWay) {
+    await moveShipment(c, i.waybill, `${toRun}:boarded:${boarding(taken, i.waybill)}`, {
+      event: departureEvent(taken, i.waybill),
+      holder: holderOf(taken),
+      pieces: carriedPieces(next.stops, i.waybill),
+    });
+  }
   return next;
 }
 

@@ -2069,3 +2069,35 @@ Deno.test("runs: a shipment the run delivers past a border goes out for delivery
       assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
     }
   }));
+
+Deno.test("runs: a shipment unloaded at a hub and transferred onto a run under way leaves the hub's dwell for linehaul", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [first, next] = [await newRun(t, courier), await newRun(t, courier)];
+    const collect = await collectStop(t, courier, first, client, { kg: 5, pieces: 2 });
+    const waybill = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${first}/stops/${collect}/collect`, { waybill });
+    await post(t, courier, `/business/network-runs/${first}/depart`, {});
+    await post(t, courier, `/business/network-runs/${first}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${first}/unload`, { facility_id: "FRA-HUB" });
+    // spec: courier 3.2: received at the hub, the shipment owes the hub's dwell.
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["depot_dwell", "promise"]);
+    // The next leg is already on the road: the shipment is handed onto it at the hub.
+    await post(t, courier, `/business/network-runs/${next}/depart`, {});
+    const transfer = { waybills: [waybill], to_run: next, idempotency_key: "x1" };
+    await post(t, courier, `/business/network-runs/${first}/transfer`, transfer);
+    // spec: courier 3.2: depot_dwell closes when loaded, linehaul opens when its run departed: no
+    // dwell left open to go overdue while the shipment travels.
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["linehaul", "promise"]);
+    // The transfer sent again (lost signal) moves it no second time.
+    await post(t, courier, `/business/network-runs/${first}/transfer`, transfer);
+    await post(t, courier, `/business/network-runs/${first}/transfer`, {
+      ...transfer,
+      idempotency_key: undefined,
+    });
+    const trail = await trailOf(t, courier, waybill);
+    assert.equal(trail.filter((e) => e === "departed").length, 2, trail.join(", "));
+    await post(t, courier, `/business/network-runs/${next}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${next}/unload`, { facility_id: "JNB-HUB" });
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["depot_dwell", "promise"]);
+  }));
