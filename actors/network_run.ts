@@ -798,7 +798,10 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       if (run.items.length >= ITEMS_MAX) {
         return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
       }
-      const total = overCapacity(addLoad(loadOf(run), load), run.capacity);
+      // What other collect stops still to be worked reserved stays theirs (as add_stop counts
+      // it): an override here takes none of it (courier 2.10 capacities never oversold).
+      const others = reservedOpen({ ...run, stops: run.stops.filter((s) => s.id !== stop.id) });
+      const total = overCapacity(addLoad(addLoad(loadOf(run), load), others), run.capacity);
       if (total) {
         return reject("capacity_exceeded", `the run's ${total} capacity would be exceeded`);
       }

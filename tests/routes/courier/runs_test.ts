@@ -2101,3 +2101,34 @@ Deno.test("runs: a shipment unloaded at a hub and transferred onto a run under w
     await post(t, courier, `/business/network-runs/${next}/unload`, { facility_id: "JNB-HUB" });
     assert.deepEqual(await milestonesOf(t, courier, waybill), ["depot_dwell", "promise"]);
   }));
+
+Deno.test("runs: collecting more than reserved at one stop never takes the capacity another stop reserved", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { capacity: { kg: 10, m3: 2, pieces: 10 } });
+    const first = await collectStop(t, courier, run, client, { kg: 5, pieces: 5 });
+    const second = await collectStop(t, courier, run, client, { kg: 5, pieces: 5 });
+    const waybills: string[] = [];
+    for (let i = 0; i < 5; i++) waybills.push(await bookWaybill(t, client)); // 2.5 kg each
+    const collect = (stop: string, waybill: string, body: Record<string, unknown>, status = 200) =>
+      post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+        waybill,
+        ...body,
+      }, status);
+    const approved = { reason: "client handed over more boxes; approved by the supervisor" };
+    await collect(first, waybills[0]!, {});
+    await collect(first, waybills[1]!, {});
+    // 7.5 kg at the first stop would leave 2.5 kg for the 5 kg the second stop reserved.
+    const over = await collect(first, waybills[2]!, approved, 422);
+    assert.equal(over.code, "capacity_exceeded");
+    // What the second stop reserved is there for it.
+    await collect(second, waybills[3]!, {});
+    const done = await collect(second, waybills[4]!, {});
+    assert.equal(done.data.stop.collected.length, 2);
+    // The run is full now: an override takes no more than it holds.
+    await collect(first, waybills[2]!, approved, 422);
+    const run_ = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(run_.body.data.items.length, 4);
+  }));
