@@ -842,6 +842,17 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
           `stop ${stop.id} is already done and cannot fail: ${stop.kind}`,
         );
       }
+      // A shipment that ended on this run (transferred on, reported) is not here to attempt: a
+      // failed attempt would owe its recipient a redelivery never caused (courier 3.2, 3.4).
+      if (
+        stop.kind === "deliver" && stop.waybill &&
+        !run.items.some((i) => i.waybill === stop.waybill && !isEnded(i))
+      ) {
+        return reject(
+          "item_ended",
+          `${stop.waybill} has its end state on this run and cannot fail at stop ${stop.id}`,
+        );
+      }
       return changed(
         run,
         replaceStop(run, { ...stop, status: failed }),

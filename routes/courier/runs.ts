@@ -247,7 +247,7 @@ const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   // (not sent again) leaves a crossing without it, and the entry then refuses.
   entry_before_exit: "cross: the entry, while a shipment's crossing has no exit recorded",
   lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
-  item_ended: "deliver: the shipment has its end state on this run",
+  item_ended: "deliver or fail: the shipment has its end state on this run",
   over_reserved: "collect: more than the work order reserved, without a reason",
   capacity_exceeded: "collect: the run's capacity would be exceeded",
   unknown_piece: "collect: labels name a piece the shipment does not have",

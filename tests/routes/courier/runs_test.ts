@@ -2132,3 +2132,37 @@ Deno.test("runs: collecting more than reserved at one stop never takes the capac
     });
     assert.equal(run_.body.data.items.length, 4);
   }));
+
+Deno.test("runs: a deliver stop whose shipment was transferred to another run cannot record a failed attempt on it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
+    const driver = await newDriver(t, courier.business.id);
+    await post(t, courier, `/business/network-runs/${from}/driver`, { driver_id: driver.id });
+    const waybill = await bookWaybill(t, client);
+    await deliverStops(t, courier, from, [waybill]);
+    const old = (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops[0];
+    await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [waybill],
+      to_run: to,
+    });
+    // The old run's driver, who no longer carries it, and operations alike.
+    const asDriver = await t.call("POST", `/driver/network-runs/${from}/stops/${old.id}/fail`, {
+      headers: { Authorization: `Bearer ${driver.token}` },
+      body: { reason: "nobody home" },
+    });
+    assert.equal(asDriver.status, 409, JSON.stringify(asDriver.body));
+    assert.equal(asDriver.body.code, "item_ended");
+    const refused = await post(t, courier, `/business/network-runs/${from}/stops/${old.id}/fail`, {
+      reason: "nobody home",
+    }, 409);
+    assert.equal(refused.code, "item_ended");
+    assert.match(refused.message, new RegExp(waybill));
+    const run = (await t.call("GET", `/business/network-runs/${from}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.equal(run.stops[0].status, "pending");
+    // spec: courier 3.2: no attempt was made, so no redelivery is owed (nor charged, 2.6).
+    assert.deepEqual(await trailOf(t, courier, waybill), ["out_for_delivery", "scan"]);
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
+  }));
