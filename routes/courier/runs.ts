@@ -328,6 +328,16 @@ async function runAction(
     }
     case "arrive": {
       const next = await askRun(c, runId, { kind: "arrive", by }, key, body);
+      // spec: courier 3.2: linehaul closes on arrival for what the run carried on a trunk leg
+      // (what it delivers stays out for delivery). Keyed by the boarding, so a retry moves once.
+      for (const item of next.items.filter((i) => i.state === "on_board")) {
+        if (departureEvent(next, item.waybill) === "out_for_delivery") continue;
+        await moveShipment(c, item.waybill, `${runId}:arrival:${boarding(next, item.waybill)}`, {
+          event: "arrived",
+          holder: holderOf(next),
+          pieces: carriedPieces(next.stops, item.waybill),
+        });
+      }
       // spec: courier 2.9 leg_trip_ended: the trip ended and these shipments were not told where
       // they are (an unload, delivery or report tells them; until then each has an alert).
       for (const item of next.items.filter((i) => i.state === "on_board")) {

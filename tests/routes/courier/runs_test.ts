@@ -2166,3 +2166,26 @@ Deno.test("runs: a deliver stop whose shipment was transferred to another run ca
     assert.deepEqual(await trailOf(t, courier, waybill), ["out_for_delivery", "scan"]);
     assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
   }));
+
+Deno.test("runs: a run's arrival closes the linehaul of what it carried, once; what it delivers keeps its attempt", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill: delivered } = await deliveryRun(t, courier, client);
+    const collect = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const carried = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops/${collect}/collect`, {
+      waybill: carried,
+    });
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    assert.deepEqual(await milestonesOf(t, courier, carried), ["linehaul", "promise"]);
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    // spec: courier 3.2: linehaul closes when arrived (or received); nothing is left open to go
+    // overdue before the unload.
+    assert.deepEqual(await milestonesOf(t, courier, carried), ["promise"]);
+    assert.deepEqual(await milestonesOf(t, courier, delivered), ["delivery_attempt", "promise"]);
+    // The arrival sent again moves nothing again.
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    assert.deepEqual(await trailOf(t, courier, carried), ["collected", "departed", "arrived"]);
+    await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [carried] });
+    assert.deepEqual(await milestonesOf(t, courier, carried), ["depot_dwell", "promise"]);
+  }));
