@@ -798,7 +798,10 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       if (run.items.length >= ITEMS_MAX) {
         return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
       }
-      const total = overCapacity(addLoad(loadOf(run), load), run.capacity);
+      // What other collect stops still to be worked reserved stays theirs (as add_stop counts
+      // it): an override here takes none of it (courier 2.10 capacities never oversold).
+      const others = reservedOpen({ ...run, stops: run.stops.filter((s) => s.id !== stop.id) });
+      const total = overCapacity(addLoad(addLoad(loadOf(run), load), others), run.capacity);
       if (total) {
         return reject("capacity_exceeded", `the run's ${total} capacity would be exceeded`);
       }
@@ -837,6 +840,17 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
         return reject(
           "stop_already_done",
           `stop ${stop.id} is already done and cannot fail: ${stop.kind}`,
+        );
+      }
+      // A shipment that ended on this run (transferred on, reported) is not here to attempt: a
+      // failed attempt would owe its recipient a redelivery never caused (courier 3.2, 3.4).
+      if (
+        stop.kind === "deliver" && stop.waybill &&
+        !run.items.some((i) => i.waybill === stop.waybill && !isEnded(i))
+      ) {
+        return reject(
+          "item_ended",
+          `${stop.waybill} has its end state on this run and cannot fail at stop ${stop.id}`,
         );
       }
       return changed(

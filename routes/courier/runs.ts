@@ -247,7 +247,7 @@ const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   // (not sent again) leaves a crossing without it, and the entry then refuses.
   entry_before_exit: "cross: the entry, while a shipment's crossing has no exit recorded",
   lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
-  item_ended: "deliver: the shipment has its end state on this run",
+  item_ended: "deliver or fail: the shipment has its end state on this run",
   over_reserved: "collect: more than the work order reserved, without a reason",
   capacity_exceeded: "collect: the run's capacity would be exceeded",
   unknown_piece: "collect: labels name a piece the shipment does not have",
@@ -328,6 +328,16 @@ async function runAction(
     }
     case "arrive": {
       const next = await askRun(c, runId, { kind: "arrive", by }, key, body);
+      // spec: courier 3.2: linehaul closes on arrival for what the run carried on a trunk leg
+      // (what it delivers stays out for delivery). Keyed by the boarding, so a retry moves once.
+      for (const item of next.items.filter((i) => i.state === "on_board")) {
+        if (departureEvent(next, item.waybill) === "out_for_delivery") continue;
+        await moveShipment(c, item.waybill, `${runId}:arrival:${boarding(next, item.waybill)}`, {
+          event: "arrived",
+          holder: holderOf(next),
+          pieces: carriedPieces(next.stops, item.waybill),
+        });
+      }
       // spec: courier 2.9 leg_trip_ended: the trip ended and these shipments were not told where
       // they are (an unload, delivery or report tells them; until then each has an alert).
       for (const item of next.items.filter((i) => i.state === "on_board")) {
@@ -557,7 +567,7 @@ async function transfer(
     const cold = await boardRun(c.get("env").runtime, tenant, i.waybill, toRun);
     carried.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
   }
-  await askRun(
+  const taken = await askRun(
     c,
     toRun,
     {
@@ -590,6 +600,21 @@ async function transfer(
     holder: holderOf(target),
     note: `transferred to run ${toRun}`,
   });
+  // spec: courier 3.2: onto a run already under way, the shipment departs with it (depot_dwell
+  // closes, linehaul opens), as a stop added to it does; one taken before the run left departed
+  // with it. Keyed by its boarding of the target, so a retry moves it once.
+  const boardedUnderWay = taken.status === "departed"
+    ? taken.items.filter((i) =>
+      waybills.includes(i.waybill) && i.state === "on_board" && i.departed_at === undefined
+    )
+    : [];
+  for (const i of boardedUnderWay) {
+    await moveShipment(c, i.waybill, `${toRun}:boarded:${boarding(taken, i.waybill)}`, {
+      event: departureEvent(taken, i.waybill),
+      holder: holderOf(taken),
+      pieces: carriedPieces(next.stops, i.waybill),
+    });
+  }
   return next;
 }
 

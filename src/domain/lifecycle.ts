@@ -90,6 +90,7 @@ export const SCAN_EVENTS = [
   "loaded",
   "departed",
   "departed_to_border",
+  "arrived",
   "arrived_at_border",
   "presented_to_customs",
   "customs_hold",
@@ -143,6 +144,8 @@ export const STEPS: Readonly<Record<ScanEvent, Step>> = {
     opens: ["linehaul", "border_presentation"],
     physical: true,
   },
+  // spec: courier 3.2: linehaul closes when the run arrives; the depot's receipt opens its dwell.
+  arrived: { closes: ["linehaul"], physical: true },
   arrived_at_border: { headline: "at_border", closes: ["linehaul"], physical: true },
   presented_to_customs: {
     headline: "customs_processing",

@@ -2069,3 +2069,123 @@ Deno.test("runs: a shipment the run delivers past a border goes out for delivery
       assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
     }
   }));
+
+Deno.test("runs: a shipment unloaded at a hub and transferred onto a run under way leaves the hub's dwell for linehaul", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [first, next] = [await newRun(t, courier), await newRun(t, courier)];
+    const collect = await collectStop(t, courier, first, client, { kg: 5, pieces: 2 });
+    const waybill = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${first}/stops/${collect}/collect`, { waybill });
+    await post(t, courier, `/business/network-runs/${first}/depart`, {});
+    await post(t, courier, `/business/network-runs/${first}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${first}/unload`, { facility_id: "FRA-HUB" });
+    // spec: courier 3.2: received at the hub, the shipment owes the hub's dwell.
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["depot_dwell", "promise"]);
+    // The next leg is already on the road: the shipment is handed onto it at the hub.
+    await post(t, courier, `/business/network-runs/${next}/depart`, {});
+    const transfer = { waybills: [waybill], to_run: next, idempotency_key: "x1" };
+    await post(t, courier, `/business/network-runs/${first}/transfer`, transfer);
+    // spec: courier 3.2: depot_dwell closes when loaded, linehaul opens when its run departed: no
+    // dwell left open to go overdue while the shipment travels.
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["linehaul", "promise"]);
+    // The transfer sent again (lost signal) moves it no second time.
+    await post(t, courier, `/business/network-runs/${first}/transfer`, transfer);
+    await post(t, courier, `/business/network-runs/${first}/transfer`, {
+      ...transfer,
+      idempotency_key: undefined,
+    });
+    const trail = await trailOf(t, courier, waybill);
+    assert.equal(trail.filter((e) => e === "departed").length, 2, trail.join(", "));
+    await post(t, courier, `/business/network-runs/${next}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${next}/unload`, { facility_id: "JNB-HUB" });
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["depot_dwell", "promise"]);
+  }));
+
+Deno.test("runs: collecting more than reserved at one stop never takes the capacity another stop reserved", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { capacity: { kg: 10, m3: 2, pieces: 10 } });
+    const first = await collectStop(t, courier, run, client, { kg: 5, pieces: 5 });
+    const second = await collectStop(t, courier, run, client, { kg: 5, pieces: 5 });
+    const waybills: string[] = [];
+    for (let i = 0; i < 5; i++) waybills.push(await bookWaybill(t, client)); // 2.5 kg each
+    const collect = (stop: string, waybill: string, body: Record<string, unknown>, status = 200) =>
+      post(t, courier, `/business/network-runs/${run}/stops/${stop}/collect`, {
+        waybill,
+        ...body,
+      }, status);
+    const approved = { reason: "client handed over more boxes; approved by the supervisor" };
+    await collect(first, waybills[0]!, {});
+    await collect(first, waybills[1]!, {});
+    // 7.5 kg at the first stop would leave 2.5 kg for the 5 kg the second stop reserved.
+    const over = await collect(first, waybills[2]!, approved, 422);
+    assert.equal(over.code, "capacity_exceeded");
+    // What the second stop reserved is there for it.
+    await collect(second, waybills[3]!, {});
+    const done = await collect(second, waybills[4]!, {});
+    assert.equal(done.data.stop.collected.length, 2);
+    // The run is full now: an override takes no more than it holds.
+    await collect(first, waybills[2]!, approved, 422);
+    const run_ = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(run_.body.data.items.length, 4);
+  }));
+
+Deno.test("runs: a deliver stop whose shipment was transferred to another run cannot record a failed attempt on it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
+    const driver = await newDriver(t, courier.business.id);
+    await post(t, courier, `/business/network-runs/${from}/driver`, { driver_id: driver.id });
+    const waybill = await bookWaybill(t, client);
+    await deliverStops(t, courier, from, [waybill]);
+    const old = (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops[0];
+    await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [waybill],
+      to_run: to,
+    });
+    // The old run's driver, who no longer carries it, and operations alike.
+    const asDriver = await t.call("POST", `/driver/network-runs/${from}/stops/${old.id}/fail`, {
+      headers: { Authorization: `Bearer ${driver.token}` },
+      body: { reason: "nobody home" },
+    });
+    assert.equal(asDriver.status, 409, JSON.stringify(asDriver.body));
+    assert.equal(asDriver.body.code, "item_ended");
+    const refused = await post(t, courier, `/business/network-runs/${from}/stops/${old.id}/fail`, {
+      reason: "nobody home",
+    }, 409);
+    assert.equal(refused.code, "item_ended");
+    assert.match(refused.message, new RegExp(waybill));
+    const run = (await t.call("GET", `/business/network-runs/${from}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.equal(run.stops[0].status, "pending");
+    // spec: courier 3.2: no attempt was made, so no redelivery is owed (nor charged, 2.6).
+    assert.deepEqual(await trailOf(t, courier, waybill), ["out_for_delivery", "scan"]);
+    assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
+  }));
+
+Deno.test("runs: a run's arrival closes the linehaul of what it carried, once; what it delivers keeps its attempt", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill: delivered } = await deliveryRun(t, courier, client);
+    const collect = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const carried = await bookWaybill(t, client);
+    await post(t, courier, `/business/network-runs/${run}/stops/${collect}/collect`, {
+      waybill: carried,
+    });
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    assert.deepEqual(await milestonesOf(t, courier, carried), ["linehaul", "promise"]);
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    // spec: courier 3.2: linehaul closes when arrived (or received); nothing is left open to go
+    // overdue before the unload.
+    assert.deepEqual(await milestonesOf(t, courier, carried), ["promise"]);
+    assert.deepEqual(await milestonesOf(t, courier, delivered), ["delivery_attempt", "promise"]);
+    // The arrival sent again moves nothing again.
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    assert.deepEqual(await trailOf(t, courier, carried), ["collected", "departed", "arrived"]);
+    await post(t, courier, `/business/network-runs/${run}/unload`, { waybills: [carried] });
+    assert.deepEqual(await milestonesOf(t, courier, carried), ["depot_dwell", "promise"]);
+  }));
