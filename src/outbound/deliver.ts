@@ -28,7 +28,7 @@ import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import { eachRetried, type RetryPolicy } from "../bus/retry.ts";
 import type { Deferral } from "../bus/deferred.ts";
-import { unseal } from "../domain/secrets.ts";
+import { sealOwner, unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { newId } from "../runtime/ids.ts";
@@ -269,7 +269,7 @@ export class OutboundDelivery {
     if (!verdict.ok) return failed(null, `url_refused: ${verdict.message}`);
     let headers: Record<string, string>;
     try {
-      headers = await this.#headers(event, target, attemptId);
+      headers = await this.#headers(tenant, event, target, attemptId);
     } catch (e) {
       return failed(null, `signing_failed: ${messageOf(e)}`);
     }
@@ -297,16 +297,18 @@ export class OutboundDelivery {
   }
 
   async #headers(
+    tenant: string,
     event: OutboundEvent,
     target: DeliveryTarget,
     attemptId: string,
   ): Promise<Record<string, string>> {
     const { dataKey } = this.#o;
-    const secret = await unseal(dataKey, target.sealed_secret);
+    const owner = secretOwnerOf(tenant, event);
+    const secret = await unseal(dataKey, target.sealed_secret, owner);
     const previous = target.previous
       ? {
         keyId: target.previous.key_id,
-        secret: await unseal(dataKey, target.previous.sealed_secret),
+        secret: await unseal(dataKey, target.previous.sealed_secret, owner),
       }
       : null;
     const timestamp = Math.floor(this.#o.clock.now() / 1000);
@@ -379,6 +381,21 @@ export class OutboundDelivery {
     if (this.#o.onError) this.#o.onError(error, where);
     else console.error(`outbound: ${where}:`, error);
   }
+}
+
+/**
+ * Whose secret signs an event, as sealOwner names it: the event's own fixed target, else the
+ * record its recipient's target is read from (the business, or the client).
+ */
+export function secretOwnerOf(
+  tenant: string,
+  event: Pick<OutboundEvent, "event_id" | "target" | "recipient">,
+): string {
+  if (event.target) return sealOwner("outbound_target", tenant, event.event_id);
+  if (event.recipient?.kind === "client") {
+    return sealOwner("client_webhook", tenant, event.recipient.client_id);
+  }
+  return sealOwner("business_webhook", tenant, tenant);
 }
 
 function failed(status: number | null, error: string | null): AttemptOutcome {

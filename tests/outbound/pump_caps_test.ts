@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type NewOutboundEvent, outboundEventActor } from "../../actors/outbound_event.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { importDataKey, seal } from "../../src/domain/secrets.ts";
+import { importDataKey, seal, sealOwner } from "../../src/domain/secrets.ts";
 import {
   INFLIGHT_ATTEMPTS_MAX,
   OutboundDelivery,
@@ -112,7 +112,11 @@ Deno.test("OutboundDelivery: a slow tenant holds at most its share, the engine i
         target: {
           url: receiver.urlOf(tenant),
           key_id: "key_1",
-          sealed_secret: await seal(dataKey, "whsec_caps"),
+          sealed_secret: await seal(
+            dataKey,
+            "whsec_caps",
+            sealOwner("outbound_target", tenant, id),
+          ),
         },
       };
       const r = await runtime.ask(outboundEventActor, tenant, id, { kind: "create", event });
