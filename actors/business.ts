@@ -59,6 +59,11 @@ export interface PreviousSecret extends WebhookSecret {
   readonly expires_at: number;
 }
 
+/** What the log and the bus say of a webhook secret: its key id and age, never its sealed form. */
+export function secretMention(s: WebhookSecret): Pick<WebhookSecret, "key_id" | "created_at"> {
+  return { key_id: s.key_id, created_at: s.created_at };
+}
+
 /** The rotated-out secret as kept for its grace period. */
 export function retire(secret: WebhookSecret, rotatedAt: number): PreviousSecret {
   return { ...secret, expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS };
@@ -483,7 +488,24 @@ export const businessActor: ActorDefinition<
   // An e-mail signs in to one portal user.
   uniqueIndexes: ["staff_email"],
   project: (s) => s === null ? null : publicView(s),
+  // The webhook secret, even sealed, stays in the state, off the log and the bus (as an outbound
+  // event's target): those are read far more widely than the state. Events logged with it by
+  // earlier versions still evolve to the same state.
+  logged,
 };
+
+function logged(e: BusinessEvent): unknown {
+  switch (e.kind) {
+    case "business_created": {
+      const { webhook_secret, webhook_secret_previous: _, ...business } = e.business;
+      return { ...e, business: { ...business, webhook_secret: secretMention(webhook_secret) } };
+    }
+    case "webhook_secret_rotated":
+      return { ...e, secret: secretMention(e.secret) };
+    default:
+      return e;
+  }
+}
 
 /** One line of the audit trail: what changed and who changed it, never a hash or a secret. */
 export function auditDetail(event: BusinessEvent): { by: By; detail: Record<string, unknown> } {

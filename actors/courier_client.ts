@@ -41,7 +41,13 @@ import {
   type LedgerReply,
   withEffect,
 } from "./client_ledger.ts";
-import { type KeyRecord, type PreviousSecret, retire, type WebhookSecret } from "./business.ts";
+import {
+  type KeyRecord,
+  type PreviousSecret,
+  retire,
+  secretMention,
+  type WebhookSecret,
+} from "./business.ts";
 import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../src/limits.ts";
 
 export type { SettlementMode } from "../src/domain/settlement.ts";
@@ -636,6 +642,9 @@ export const courierClientActor: ActorDefinition<
   // A code names one client of a courier, an e-mail one client user anywhere (it signs in).
   uniqueIndexes: ["client_code", "client_email"],
   project: (s) => s === null ? null : clientView(s),
+  // The webhook's secret, even sealed, stays in the state, off the log and the bus (as the
+  // business's); events logged with it by earlier versions still evolve to the same state.
+  logged: (e) => e.kind === "webhook_set" ? { ...e, secret: secretMention(e.secret) } : e,
 };
 
 /** The client a `get`-like reply carries; a reply of another shape is a programming error. */

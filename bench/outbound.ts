@@ -13,7 +13,7 @@ import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { openDatabase } from "../src/db/db.ts";
 import { dropSchema } from "../src/db/migrate.ts";
 import { billingCsvStream } from "../src/db/billing_export.ts";
-import { importDataKey, seal } from "../src/domain/secrets.ts";
+import { importDataKey, seal, sealOwner } from "../src/domain/secrets.ts";
 import { OutboundDelivery } from "../src/outbound/deliver.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { KvActorStore } from "../src/runtime/kv_store.ts";
@@ -82,7 +82,14 @@ async function deliveredPerSecond(): Promise<void> {
     return new Response("ok");
   });
   const dataKey = await importDataKey(crypto.getRandomValues(new Uint8Array(32)));
-  const sealed = await seal(dataKey, "whsec_bench_secret");
+  // Each event's fixed target is sealed for that event (sealOwner), as the engine unseals it.
+  const sealed = await Promise.all(
+    Array.from(
+      { length: DELIVERED_EVENTS },
+      (_, i) =>
+        seal(dataKey, "whsec_bench_secret", sealOwner("outbound_target", TENANT, `evt_bench_${i}`)),
+    ),
+  );
   const delivery = new OutboundDelivery({ runtime, bus, dataKey, clock, allowLoopback: true });
   const url = `http://127.0.0.1:${server.addr.port}/billing`;
   await createAll(runtime, DELIVERED_EVENTS, (i) => ({
@@ -90,7 +97,7 @@ async function deliveredPerSecond(): Promise<void> {
     stream: "billing",
     event_type: "shipment.booked",
     raw_body: body(i),
-    target: { url, key_id: "whk_bench", sealed_secret: sealed },
+    target: { url, key_id: "whk_bench", sealed_secret: sealed[i]! },
   }));
   const start = performance.now();
   await runtime.fireDueTimers();

@@ -21,7 +21,13 @@ import { walletActor } from "../actors/wallet.ts";
 import { issueCredential } from "../src/domain/credentials.ts";
 import { decimal, formatMinor, toMinor } from "../src/domain/money.ts";
 import { ALL_SCOPES } from "../src/domain/scopes.ts";
-import { hashPassword, newSecret, seal, temporaryPassword } from "../src/domain/secrets.ts";
+import {
+  hashPassword,
+  newSecret,
+  seal,
+  sealOwner,
+  temporaryPassword,
+} from "../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../src/environment.ts";
 import { operatorOnly, PARTNER_KEY_PREFIX } from "../src/http/auth.ts";
 import { type Api, ok } from "../src/http/app.ts";
@@ -273,7 +279,7 @@ export function operatorRoutes(api: Api): void {
         },
         api_key: apiKey.record,
         webhook_secret: {
-          ...(await seal(env.dataKey, webhookSecret)),
+          ...(await seal(env.dataKey, webhookSecret, sealOwner("business_webhook", id, id))),
           key_id: newId("whk"),
           created_at: now,
         },

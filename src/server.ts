@@ -118,6 +118,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const ownerNotices = new OwnerNotices({ runtime, bus: o.bus, deferral });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   // Attempts are I/O, so they run beside the actors, as soon as their timers say they are due.
+  // A pump may still be waiting on a slow endpoint when the next starts: the engine's caps on
+  // attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold across pumps.
   const pumpLoop = setInterval(() => {
     outbound.pump().catch((e) => console.error("outbound delivery:", e));
   }, TIMER_POLL_MS);

@@ -23,6 +23,7 @@ import {
   newSecret,
   passwordMatches,
   seal,
+  sealOwner,
   temporaryPassword,
   verifyPassword,
 } from "../../src/domain/secrets.ts";
@@ -410,9 +411,11 @@ export function accountRoutes(api: Api): void {
     const env = c.get("env");
     const secret = newSecret("whsec_");
     const keyId = newId("whk");
+    const id = p.business.id;
+    const sealed = await seal(env.dataKey, secret, sealOwner("business_webhook", id, id));
     await askOwnBusiness(c, {
       kind: "rotate_webhook_secret",
-      secret: { ...(await seal(env.dataKey, secret)), key_id: keyId, created_at: env.clock.now() },
+      secret: { ...sealed, key_id: keyId, created_at: env.clock.now() },
       by: principalName(p),
     });
     return ok(c, { webhook_secret: secret, key_id: keyId }, 201);

@@ -9,6 +9,7 @@ import {
   newSecret,
   passwordMatches,
   seal,
+  sealOwner,
   verifyPassword,
 } from "../../src/domain/secrets.ts";
 import { weakPasswordReason } from "../../src/domain/passwords.ts";
@@ -286,10 +287,12 @@ export function clientApiRoutes(api: Api): void {
     if (!verdict.ok) throw validationFailed([{ path: "url", message: verdict.message }]);
     const secret = newSecret("whsec_");
     const keyId = newId("whk");
+    const owner = sealOwner("client_webhook", p.business.id, p.client_id);
+    const sealed = await seal(env.dataKey, secret, owner);
     await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "set_webhook",
       url: body.url,
-      secret: { ...(await seal(env.dataKey, secret)), key_id: keyId, created_at: env.clock.now() },
+      secret: { ...sealed, key_id: keyId, created_at: env.clock.now() },
       by: principalName(p),
     });
     return ok(c, { url: body.url, webhook_secret: secret, key_id: keyId }, 201);

@@ -102,10 +102,29 @@ async function pbkdf2(password: string, salt: Uint8Array, iterations: number): P
   return new Uint8Array(bits);
 }
 
-/** AES-GCM sealing of signing secrets under the environment's data key. */
+/**
+ * AES-GCM sealing of signing secrets under the environment's data key. A seal of version 2 is
+ * bound to its owner (the owner's name is the additional data): moved to another record it fails
+ * to unseal. A seal without `v` was made before owners were bound and unseals without one.
+ */
 export interface SealedSecret {
+  readonly v?: typeof SEAL_VERSION;
   readonly iv: string;
   readonly data: string;
+}
+
+/** The version of seals bound to their owner. */
+const SEAL_VERSION = 2;
+
+/** What a secret is sealed for: each names its record's kind, so a seal fits that kind only. */
+export type SealPurpose = "business_webhook" | "client_webhook" | "outbound_target";
+
+/**
+ * The owner a secret is sealed for: its purpose, the tenant, and the record holding it. The
+ * owner is known from where the record is (never read from beside the seal) at both ends.
+ */
+export function sealOwner(purpose: SealPurpose, tenant: string, record: string): string {
+  return JSON.stringify(["seal", purpose, tenant, record]);
 }
 
 export async function importDataKey(raw: Uint8Array): Promise<CryptoKey> {
@@ -115,18 +134,35 @@ export async function importDataKey(raw: Uint8Array): Promise<CryptoKey> {
   ]);
 }
 
-export async function seal(key: CryptoKey, secret: string): Promise<SealedSecret> {
+/** Seals `secret` for `owner` (see sealOwner). */
+export async function seal(key: CryptoKey, secret: string, owner: string): Promise<SealedSecret> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, encoder.encode(secret));
-  return { iv: base64url(iv), data: base64url(new Uint8Array(data)) };
+  const data = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(owner) },
+    key,
+    encoder.encode(secret),
+  );
+  return { v: SEAL_VERSION, iv: base64url(iv), data: base64url(new Uint8Array(data)) };
 }
 
-export async function unseal(key: CryptoKey, sealed: SealedSecret): Promise<string> {
-  const plain = await crypto.subtle.decrypt(
-    { name: "AES-GCM", iv: fromBase64url(sealed.iv) as BufferSource },
-    key,
-    fromBase64url(sealed.data) as BufferSource,
-  );
+/** Unseals a secret sealed for `owner`; throws when it was sealed for another (or altered). */
+export async function unseal(key: CryptoKey, sealed: SealedSecret, owner: string): Promise<string> {
+  if (sealed.v !== undefined && sealed.v !== SEAL_VERSION) {
+    throw new Error(`sealed secret of an unknown version: ${sealed.v}`);
+  }
+  // Removing `v` from a bound seal gains nothing: its tag covers the owner, so it fails.
+  const bound = sealed.v === SEAL_VERSION ? { additionalData: encoder.encode(owner) } : {};
+  let plain: ArrayBuffer;
+  try {
+    plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: fromBase64url(sealed.iv) as BufferSource, ...bound },
+      key,
+      fromBase64url(sealed.data) as BufferSource,
+    );
+  } catch {
+    // WebCrypto says only "decryption failed"; say which check it was, naming no owner.
+    throw new Error("sealed secret does not unseal: wrong key, altered, or sealed for another");
+  }
   return new TextDecoder().decode(plain);
 }
 

@@ -28,7 +28,7 @@ import { subjectPattern } from "../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../bus/keyed.ts";
 import { eachRetried, type RetryPolicy } from "../bus/retry.ts";
 import type { Deferral } from "../bus/deferred.ts";
-import { unseal } from "../domain/secrets.ts";
+import { sealOwner, unseal } from "../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../domain/signatures.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { newId } from "../runtime/ids.ts";
@@ -39,8 +39,16 @@ import { checkDeliveryTarget, type Resolve } from "./url_guard.ts";
 
 /** Due events remembered between pumps; past this a hint is dropped (its lease re-fires it). */
 export const DUE_SET_MAX = 10_000;
-/** Attempts one pump runs at once. */
-export const PUMP_CONCURRENCY = 16;
+/**
+ * Attempts under way at once across every pump of the engine (pumps overlap: one starts each
+ * TIMER_POLL_MS), each a socket and a body of up to OUTBOUND_BODY_BYTES_MAX: some 15 MB at most.
+ */
+export const INFLIGHT_ATTEMPTS_MAX = 32;
+/**
+ * Attempts under way at once for one tenant: a quarter of the engine, so a tenant whose endpoint
+ * answers slowly holds at most this many sockets and the other slots stay free for other tenants.
+ */
+export const TENANT_INFLIGHT_ATTEMPTS_MAX = 8;
 
 /** Raises an operations alert about one outbound event. */
 export type AlertCallback = (
@@ -98,6 +106,9 @@ export class OutboundDelivery {
   readonly #o: OutboundDeliveryOptions;
   readonly #transport: SendFn;
   readonly #due = new Map<string, Due>();
+  /** Events (tenant/id) with an attempt under way from a pump, and how many per tenant. */
+  readonly #running = new Set<string>();
+  readonly #tenantRunning = new Map<string, number>();
   readonly #inflight = new Set<Promise<unknown>>();
   /** Tracked apart from attempts: close() waits for the alerts a change is raising. */
   readonly #changes: KeyedSubscription;
@@ -129,23 +140,66 @@ export class OutboundDelivery {
     return this.#due.size;
   }
 
-  /** Performs one attempt for every event known to be due; answers how many were attempted. */
+  /** Attempts under way from pumps, across all of them (at most INFLIGHT_ATTEMPTS_MAX). */
+  get attemptsInFlight(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * Performs one attempt for every event known to be due, as the engine's and each tenant's caps
+   * allow; answers how many this pump attempted. Pumps may overlap: the caps hold across them. An
+   * event skipped for a cap, or whose attempt is still under way, stays due for a later start.
+   */
   async pump(): Promise<number> {
     let attempted = 0;
-    while (this.#due.size > 0 && !this.#closed) {
-      const batch = [...this.#due.entries()].slice(0, PUMP_CONCURRENCY);
-      for (const [key] of batch) this.#due.delete(key);
-      const running = Promise.allSettled(
-        batch.map(([, d]) => this.attempt(d.tenant, d.id, d.hint)),
-      );
-      this.#inflight.add(running);
-      const results = await running.finally(() => this.#inflight.delete(running));
-      for (const r of results) {
-        if (r.status === "rejected") this.#error(r.reason, "outbound attempt");
-        else if (r.value) attempted++;
+    const mine = new Set<Promise<void>>();
+    while (true) {
+      for (const [key, due] of this.#startable()) {
+        const run: Promise<void> = this.#run(key, due).then((made) => {
+          if (made) attempted++;
+          mine.delete(run);
+        });
+        mine.add(run);
       }
+      if (mine.size === 0) return attempted;
+      // A finished attempt frees a slot, its tenant's too: look again.
+      await Promise.race(mine);
     }
-    return attempted;
+  }
+
+  /** Due events that may start now, taken out of the due set and counted as under way. */
+  #startable(): [string, Due][] {
+    const picked: [string, Due][] = [];
+    if (this.#closed) return picked;
+    for (const [key, due] of this.#due) {
+      if (this.#running.size >= INFLIGHT_ATTEMPTS_MAX) break;
+      if (this.#running.has(key)) continue;
+      const tenantRunning = this.#tenantRunning.get(due.tenant) ?? 0;
+      if (tenantRunning >= TENANT_INFLIGHT_ATTEMPTS_MAX) continue;
+      this.#due.delete(key);
+      this.#running.add(key);
+      this.#tenantRunning.set(due.tenant, tenantRunning + 1);
+      picked.push([key, due]);
+    }
+    return picked;
+  }
+
+  /** One counted attempt; never rejects (a failure is reported), always frees its slot. */
+  #run(key: string, due: Due): Promise<boolean> {
+    const running = this.attempt(due.tenant, due.id, due.hint)
+      .catch((e) => {
+        this.#error(e, "outbound attempt");
+        return false;
+      })
+      .finally(() => {
+        this.#running.delete(key);
+        const left = (this.#tenantRunning.get(due.tenant) ?? 1) - 1;
+        if (left > 0) this.#tenantRunning.set(due.tenant, left);
+        else this.#tenantRunning.delete(due.tenant);
+        this.#inflight.delete(running);
+      });
+    this.#inflight.add(running);
+    return running;
   }
 
   /** One attempt for one event, if it is pending; answers whether an attempt was made. */
@@ -215,7 +269,7 @@ export class OutboundDelivery {
     if (!verdict.ok) return failed(null, `url_refused: ${verdict.message}`);
     let headers: Record<string, string>;
     try {
-      headers = await this.#headers(event, target, attemptId);
+      headers = await this.#headers(tenant, event, target, attemptId);
     } catch (e) {
       return failed(null, `signing_failed: ${messageOf(e)}`);
     }
@@ -243,16 +297,18 @@ export class OutboundDelivery {
   }
 
   async #headers(
+    tenant: string,
     event: OutboundEvent,
     target: DeliveryTarget,
     attemptId: string,
   ): Promise<Record<string, string>> {
     const { dataKey } = this.#o;
-    const secret = await unseal(dataKey, target.sealed_secret);
+    const owner = secretOwnerOf(tenant, event);
+    const secret = await unseal(dataKey, target.sealed_secret, owner);
     const previous = target.previous
       ? {
         keyId: target.previous.key_id,
-        secret: await unseal(dataKey, target.previous.sealed_secret),
+        secret: await unseal(dataKey, target.previous.sealed_secret, owner),
       }
       : null;
     const timestamp = Math.floor(this.#o.clock.now() / 1000);
@@ -325,6 +381,21 @@ export class OutboundDelivery {
     if (this.#o.onError) this.#o.onError(error, where);
     else console.error(`outbound: ${where}:`, error);
   }
+}
+
+/**
+ * Whose secret signs an event, as sealOwner names it: the event's own fixed target, else the
+ * record its recipient's target is read from (the business, or the client).
+ */
+export function secretOwnerOf(
+  tenant: string,
+  event: Pick<OutboundEvent, "event_id" | "target" | "recipient">,
+): string {
+  if (event.target) return sealOwner("outbound_target", tenant, event.event_id);
+  if (event.recipient?.kind === "client") {
+    return sealOwner("client_webhook", tenant, event.recipient.client_id);
+  }
+  return sealOwner("business_webhook", tenant, tenant);
 }
 
 function failed(status: number | null, error: string | null): AttemptOutcome {

@@ -13,7 +13,7 @@ import {
 } from "../../actors/outbound_event.ts";
 import { subjectOf, subjectPattern } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { importDataKey, seal } from "../../src/domain/secrets.ts";
+import { base64url, importDataKey, seal, sealOwner } from "../../src/domain/secrets.ts";
 import { verifyV2, verifyV3 } from "../../src/domain/signatures.ts";
 import { OutboundDelivery } from "../../src/outbound/deliver.ts";
 import type { OutboundRequest, SendFn } from "../../src/outbound/pinned_post.ts";
@@ -161,7 +161,11 @@ async function newEvent(
     stream,
     event_type: "shipment.booked",
     raw_body: raw,
-    target: { url, key_id: KEY_ID, sealed_secret: await seal(dataKey, SECRET) },
+    target: {
+      url,
+      key_id: KEY_ID,
+      sealed_secret: await seal(dataKey, SECRET, sealOwner("outbound_target", TENANT, eventId)),
+    },
   };
 }
 
@@ -933,6 +937,51 @@ Deno.test("outbound event actor: the creation logged and put on the bus carries 
     assert.equal(receiver.hits[0]?.body, event.raw_body);
   } finally {
     subscription.unsubscribe();
+    await h.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("outbound delivery: a seal moved from another owner is not signed with; an unbound seal from before still is", async () => {
+  const { clock } = setup();
+  const raw = crypto.getRandomValues(new Uint8Array(32));
+  const dataKey = await importDataKey(raw);
+  const receiver = openReceiver([]);
+  const h = await openHarness({ clock, dataKey });
+  try {
+    // Another tenant's seal, copied into this tenant's event.
+    const moved = await newEvent(dataKey, receiver.url);
+    const theirs = await seal(dataKey, SECRET, sealOwner("outbound_target", "biz_other", "e1"));
+    await create(h, { ...moved, target: { ...moved.target!, sealed_secret: theirs } });
+    assert.equal(await h.step(), 1);
+    assert.equal(receiver.hits.length, 0, "nothing is sent unsigned or signed wrongly");
+    const outcome = (await h.get(moved.event_id)).attempts[0]!.outcome;
+    const error = outcome.result === "failed" ? outcome.error ?? "" : "";
+    assert.ok(error.startsWith("signing_failed: "), error);
+    assert.ok(!error.includes("biz_other"), error);
+
+    // An event stored by a version that sealed without an owner (no `v`, no additional data).
+    const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const data = new Uint8Array(
+      await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(SECRET)),
+    );
+    const old = await newEvent(dataKey, receiver.url);
+    const unbound = { iv: base64url(iv), data: base64url(data) };
+    await create(h, { ...old, target: { ...old.target!, sealed_secret: unbound } });
+    assert.equal(await h.step(), 1);
+    assert.equal(receiver.hits.length, 1);
+    assert.deepEqual(
+      await verifyV3({
+        secrets: { [KEY_ID]: SECRET },
+        rawBody: receiver.hits[0]!.body,
+        headers: receiver.hits[0]!.headers,
+        nowSeconds: Math.floor(clock.now() / 1000),
+      }),
+      { ok: true },
+    );
+    assert.equal((await h.get(old.event_id)).status, "delivered");
+  } finally {
     await h.close();
     await receiver.close();
   }

@@ -1,7 +1,7 @@
 /** The delivery engine as each environment runs it: a due event is sent without anyone asking. */
 import assert from "node:assert/strict";
 import { outboundEventActor } from "../../actors/outbound_event.ts";
-import { seal } from "../../src/domain/secrets.ts";
+import { seal, sealOwner } from "../../src/domain/secrets.ts";
 import { verifyV2 } from "../../src/domain/signatures.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 
@@ -34,7 +34,11 @@ Deno.test("outbound: an environment delivers a due event and records it delivere
           target: {
             url: `http://127.0.0.1:${receiver.addr.port}/hook`,
             key_id: "key_1",
-            sealed_secret: await seal(t.env.dataKey, SECRET),
+            sealed_secret: await seal(
+              t.env.dataKey,
+              SECRET,
+              sealOwner("outbound_target", "biz_wiring", "evt_wiring_1"),
+            ),
           },
         },
       });
