@@ -139,7 +139,9 @@ export function clientApiRoutes(api: Api): void {
     summary: "End this session",
     tag,
     security,
-    middleware: [client({ passwordChange: true })],
+    // spec: courier 5, CONTRACT "Sign-in and people": a password that was sent is changed before
+    // anything else, sign-out included (403 password_change_required).
+    middleware: [client()],
     response: SignedOutAnswer,
     refusals: { validation_failed: "X-Client-API-Key is the client's API key, not a session" },
   }, async (c) => {

@@ -79,9 +79,18 @@ export function clientDocumentRoutes(api: Api): void {
       refusals: {
         barcode_unencodable: "the waybill or a piece id has a character a Code 39 barcode " +
           "cannot carry",
+        shipment_cancelled: "the shipment was cancelled: it will not be carried",
       },
     }, async (c, { params }) => {
       const { shipment, context } = await ownShipment(c, params.waybill);
+      // spec: courier 4.6: the paper is for handing the parcels over; a cancelled shipment is not
+      // collected or carried (3.2), and a label printed for it would send a parcel nobody pays for.
+      if (shipment.status === "cancelled") {
+        throw new ApiError(
+          "shipment_cancelled",
+          `the shipment was cancelled, so it has no ${doc.name}: ${shipment.waybill}`,
+        );
+      }
       const made = await doc.make(shipment, context);
       if (!made.ok) throw new ApiError(made.code, made.message);
       return new Response(made.pdf, {

@@ -208,6 +208,29 @@ Deno.test("client documents: another client's waybill, or none, is not found", (
     }
   }));
 
+Deno.test("client documents: a cancelled shipment has no paper to ship it with (422 shipment_cancelled)", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { waybill } = await book(t, client);
+    const cancelled = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+      key: courier.business.api_key,
+      body: { event: "cancelled", reason: "order withdrawn" },
+    });
+    assert.equal(cancelled.status, 201, JSON.stringify(cancelled.body));
+    for (const document of DOCUMENTS) {
+      const res = await get(t, client, waybill, document);
+      assert.equal(res.status, 422, document);
+      const body = await res.json();
+      assert.equal(body.code, "shipment_cancelled", document);
+      assert.match(body.message, new RegExp(waybill), document);
+    }
+    // The shipment itself still reads, as cancelled.
+    const read = await t.call("GET", `/client/shipments/${waybill}`, {
+      headers: clientKey(client),
+    });
+    assert.equal(read.body.data.status, "cancelled");
+  }));
+
 Deno.test("client documents: a courier key or no credential is refused", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

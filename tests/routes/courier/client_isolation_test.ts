@@ -187,3 +187,37 @@ Deno.test("client isolation: every client call is refused while the courier plat
       assert.equal(r.body.code, "courier_platform_disabled", `${op.method} ${op.path}`);
     }
   }));
+
+Deno.test("client isolation: a session on a password that was sent is refused 403 password_change_required everywhere but POST /client/password", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const a = await newClient(t, courier);
+    const signIn = await t.call("POST", "/client/login", {
+      body: { email: a.user.email, password: a.user.password },
+    });
+    assert.equal(signIn.status, 200, JSON.stringify(signIn.body));
+    const headers = { "X-Client-API-Key": signIn.body.data.token as string };
+    const ops = await clientOperations(t);
+    for (const op of ops) {
+      // Sign-in takes no credential; changing the password is the one thing the session may do.
+      if (op.path === "/client/login" || op.path === "/client/password") continue;
+      const path = fill(op.path, {
+        waybill: "WB000000000000",
+        store: "sto_x",
+        reference: "q",
+        action: "stock",
+      });
+      const r = await t.call(op.method, path, {
+        headers,
+        ...(op.method === "GET" ? {} : { body: {} }),
+      });
+      assert.equal(r.status, 403, `${op.method} ${op.path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "password_change_required", `${op.method} ${op.path}`);
+    }
+    // Still signed in (nothing above ended the session): the password change goes through.
+    const changed = await t.call("POST", "/client/password", {
+      headers,
+      body: { current_password: a.user.password, new_password: "Quiet-Lantern-Harbour-27" },
+    });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+  }));
