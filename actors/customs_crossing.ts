@@ -16,10 +16,11 @@
  * number and happens once. A hold or a request for documents answered again after the crossing
  * moved on completes nothing on the shipment (`standsAt`): it is past.
  *
- * A clearance's customs-administration fee is due from the clearance's own commit until the
- * ledger confirms it booked (`charges_due`, src/courier/customs_charges.ts), and due again at the
- * crossing's `charge` timer, so a request that dies between the clearance and its fee loses
- * nothing, whether or not the clearance is ever sent again.
+ * A clearance's customs-administration fee, and duties the client pays, are due from the move's
+ * own commit until the ledger confirms them booked (`charges_due`, src/courier/customs_charges.ts),
+ * and due again at the crossing's `charge` timer, so a request that dies between the move and its
+ * charge loses nothing, whether or not the move is ever sent again. Duties are the same duties
+ * when their amount, currency, payer and evidence are (their optional reason aside).
  */
 import {
   accept,
@@ -495,12 +496,15 @@ function move(state: Crossing, m: MoveInput, now: number): Decided | Rejection {
   const status = TARGET[m.action] ?? state.status;
   const events: CrossingEvent[] = [{ kind: "moved", move: candidate, status, duty }];
   const timers: TimerOp[] = [];
-  if (m.action === "clear") {
-    // spec: courier 2.6 rule 3: the clearance's fee is due from this commit on.
-    events.push({
-      kind: "charge_due",
-      charge: { source_event: clearanceSourceEvent(state.id), move: candidate.n },
-    });
+  // spec: courier 2.6 rules 2, 3: the clearance's fee, and duties the client pays, are due from
+  // this commit on, so a request that dies before the ledger books them loses neither.
+  const source = m.action === "clear"
+    ? clearanceSourceEvent(state.id)
+    : duty?.payer === "client"
+    ? dutySourceEvent(state.id, duty.n)
+    : null;
+  if (source !== null) {
+    events.push({ kind: "charge_due", charge: { source_event: source, move: candidate.n } });
     // The first charge due arms the retry; one already due has armed it.
     if (chargesDueOf(state).length === 0) timers.push(chargeRetry(now));
   }
@@ -528,6 +532,11 @@ function withdrawDuty(state: Crossing, m: CustomsMove, now: number): Decided {
     return accept([], (next) => crossingOf(next!));
   }
   return accept([{ kind: "duty_withdrawn", move: m.n, at: now }], (next) => crossingOf(next!));
+}
+
+/** The source event of the `n`th duties of a crossing (courier 6.1): `:<n>` from the second on. */
+export function dutySourceEvent(crossingId: string, n: number): string {
+  return `customs.duties:${crossingId}${n === 1 ? "" : `:${n}`}`;
 }
 
 /** The source event of a crossing's customs-administration charge (courier 6.1). */
@@ -563,8 +572,14 @@ function confirmCharges(state: Crossing, sourceEvents: readonly string[], now: n
  * amount, currency, payer and evidence; a hold: the same reason), whatever followed it.
  */
 function replayOf(state: Crossing, candidate: CustomsMove): CustomsMove | null {
+  // spec: courier 2.6 rule 2: duties are the amount, currency, payer and evidence (the receipt);
+  // the same duties retyped with other words for their optional reason are the ones recorded.
+  if (candidate.action === "duties") {
+    return state.history.find((h) =>
+      h.action === "duties" && sameFacts(h, { ...candidate, reason: h.reason })
+    ) ?? null;
+  }
   const same = state.history.filter((h) => sameFacts(h, candidate));
-  if (candidate.action === "duties") return same[0] ?? null;
   // spec: courier 2.6 rules 2, 3: a crossing is cleared, released or refused once, so that move
   // sent again is a replay whatever followed it (a release after the clearance): its retry
   // completes what a crash kept from following it (the scan, the fee, the alert).
@@ -749,6 +764,8 @@ function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
         ...state,
         history: state.history.filter((h) => h.n !== event.move),
         duties: state.duties.filter((d) => d.move !== event.move),
+        // Taken back, the duties are no longer due on the client's account.
+        charges_due: chargesDueOf(state).filter((c) => c.move !== event.move),
         updated_at: event.at,
       };
     default:

@@ -543,7 +543,10 @@ function temperature(
     by: clip(command.by, LAB_BY_CHARS_MAX),
   };
   const events: LabSampleEvent[] = [{ kind: "reading_recorded", reading }];
-  if (inRange === false) {
+  // spec: courier 3.4: an out-of-range reading blocks the handover while the sample is in the
+  // courier's care; one the laboratory takes after the handover is kept, and blocks nothing.
+  const inCare = state.handed_over_at === undefined || time <= state.handed_over_at;
+  if (inRange === false && inCare) {
     const range = `${min === null ? "-" : formatTenths(min)} to ${
       max === null ? "-" : formatTenths(max)
     }`;

@@ -31,6 +31,7 @@ import {
   customsCrossingActor,
   type CustomsMove,
   type DocumentInput,
+  dutySourceEvent,
   type MoveInput,
   standsAt,
   type Supply,
@@ -340,11 +341,21 @@ export async function bookCrossingCharge(
   crossing: Crossing,
   due: CrossingChargeDue,
 ): Promise<void> {
+  // Duties taken back since (the account refused them) are due no more: nothing to book.
+  if (!(crossing.charges_due ?? []).some((c) => c.source_event === due.source_event)) return;
   const move = crossing.history.find((m) => m.n === due.move);
-  if (move?.action !== "clear" || due.source_event !== clearanceSourceEvent(crossing.id)) {
-    throw new Error(`crossing ${crossing.id}: no charge of move ${due.move} (${due.source_event})`);
+  if (move?.action === "clear" && due.source_event === clearanceSourceEvent(crossing.id)) {
+    await bookClearance(runtime, tenant, crossing, move);
+    return;
   }
-  await bookClearance(runtime, tenant, crossing, move);
+  const duty = crossing.duties.find((d) => d.move === due.move);
+  if (
+    move?.action === "duties" && duty && due.source_event === dutySourceEvent(crossing.id, duty.n)
+  ) {
+    await bookDuty(runtime, tenant, crossing, move);
+    return;
+  }
+  throw new Error(`crossing ${crossing.id}: no charge of move ${due.move} (${due.source_event})`);
 }
 
 /** Courier 2.6 rule 3: one customs-administration entry per crossing cleared. */
@@ -387,7 +398,7 @@ async function bookDuty(
   if (!duty) throw new Error(`crossing ${crossing.id}: move ${move.n} recorded no duty`);
   if (duty.payer !== "client") return null;
   const reference = `DUT-${crossing.id}-${duty.n}`;
-  const source = `customs.duties:${crossing.id}${duty.n === 1 ? "" : `:${duty.n}`}`;
+  const source = dutySourceEvent(crossing.id, duty.n);
   const booked = await postLaterCharge(
     runtime,
     await shipmentIn(runtime, tenant, crossing.waybill),

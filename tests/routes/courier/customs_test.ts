@@ -1003,3 +1003,75 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
       );
     }
   }));
+
+Deno.test("customs: duties whose charge a crash kept off the account are booked once without the duties sent again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const duty = {
+      action: "duties",
+      amount: "125.50",
+      currency: "BWP",
+      payer: "client",
+      evidence: "SARS receipt 9200",
+    };
+    // The process dies after the crossing recorded the duties, before the ledger booked them.
+    const failed = await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "courier_client" && (command as { kind: string }).kind === "post_charge",
+    }, async () => {
+      await move(t, courier, id, duty, 500);
+    });
+    assert.equal(failed, 1);
+    const [c] = await crossings(t, courier, waybill);
+    assert.deepEqual(c!.duties.map((d) => [d.amount, d.payer]), [[125.5, "client"]]);
+    // Nobody sends the duties again; time passes.
+    await advance(t, SCAN_CHARGE_RETRY_MS / 1000);
+    // spec: courier 2.6 rules 2, 3: the duties the crossing records are on the client's account,
+    // once, however often they are due or sent again.
+    await until(
+      t,
+      async () => (await ledger(t, courier, "duties")).length > 0,
+      "the duties booked",
+    );
+    await billingEvent(t, courier, `customs.duties:${id}`);
+    const again = await move(t, courier, id, duty);
+    assert.equal(again.data.replayed, true);
+    await advance(t, SCAN_CHARGE_RETRY_MS / 1000);
+    const duties = await ledger(t, courier, "duties");
+    assert.deepEqual(
+      duties.map((d) => [d.reference, d.amount_minor, d.recoverable, d.source_event]),
+      [
+        [`DUT-${id}-1`, 12550, true, `customs.duties:${id}`],
+      ],
+    );
+  }));
+
+Deno.test("customs: the same duties sent again in other words are the duties recorded, booked once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const duty = {
+      action: "duties",
+      amount: "125.50",
+      currency: "BWP",
+      payer: "client",
+      evidence: "SARS receipt 9300",
+    };
+    await move(t, courier, id, { ...duty, reason: "excise" });
+    // spec: courier 2.6 rule 2: the same duties (amount, currency, payer, receipt) retyped with
+    // another reason, or none, are one event: booked once.
+    for (const reason of ["excise and VAT", null]) {
+      const again = await move(t, courier, id, { ...duty, reason });
+      assert.equal(again.data.replayed, true, JSON.stringify(again.data.move));
+      assert.equal(again.data.charge_reference, `DUT-${id}-1`);
+    }
+    const [c] = await crossings(t, courier, waybill);
+    assert.equal(c!.duties.length, 1);
+    assert.deepEqual(
+      (await ledger(t, courier, "duties")).map((d) => d.reference),
+      [`DUT-${id}-1`],
+    );
+  }));

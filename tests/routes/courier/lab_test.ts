@@ -17,7 +17,7 @@ import {
   type LabSampleState,
 } from "../../../actors/lab_sample.ts";
 import { CHECKLIST_ITEMS_MAX } from "../../../actors/compliance_checklists.ts";
-import { labHandoverAllowed } from "../../../src/courier/lab.ts";
+import { labHandedOver, labHandoverAllowed } from "../../../src/courier/lab.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
@@ -635,3 +635,22 @@ Deno.test("lab sample: state with every text at its cap stays below the store's 
   const bytes = JSON.stringify(s).length;
   assert.ok(bytes < STATE_BYTES_MAX - 4_000, `worst-case lab state: ${bytes} bytes`);
 });
+
+Deno.test("lab: the laboratory's reading taken after the handover is kept and blocks nothing; one taken before still does", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    await profile(t, courier, waybill);
+    const tenant = courier.business.id;
+    await labHandedOver(t.env.runtime, tenant, waybill, Date.parse("2026-11-02T08:00:00Z"));
+    // spec: courier 3.4: the handover is blocked by what happened in the courier's care; the
+    // laboratory warming the sample up after it took it is no exception of the courier's.
+    const after = await reading(t, courier, waybill, { value: 20, time: "2026-11-02T08:00:01Z" });
+    assert.deepEqual(after.data.blocks, []);
+    assert.deepEqual(after.data.handover.reasons, []);
+    assert.equal(after.data.readings.at(-1).in_range, false, "kept as measured");
+    assert.equal(after.data.readings_total, 1);
+    // A logger's reading from before the handover, sent late, still tells of the journey.
+    const before = await reading(t, courier, waybill, { value: 20, time: "2026-11-02T07:59:00Z" });
+    assert.deepEqual(before.data.handover.reasons, ["temperature_out_of_range"]);
+  }));
