@@ -61,7 +61,14 @@ export const bookingRequestActor: ActorDefinition<
         return accept([], () => ({ reference: bound, resumed: true }));
       }
       case "release":
-        if (state.reference !== command.reference) return accept([]);
+        if (state.reference !== command.reference) {
+          // Bound meanwhile to another attempt's prices: answered them, so that the attempt
+          // releasing begins again and answers what the identity holds now (shipment_requests.ts).
+          const bound = state.reference;
+          return bound === null
+            ? accept([])
+            : accept([], () => ({ reference: bound, resumed: true }));
+        }
         return accept([{ kind: "released", reference: command.reference }]);
       case "timer":
         return accept([]);

@@ -714,9 +714,37 @@ export async function withdrawStopped(
 ): Promise<Withdrawal> {
   const offer = await stoppedBeforeCharge(c, courierId, reference, claimedAt);
   if (offer === null) return "on_its_way";
+  return await withdraw(c, courierId, offer);
+}
+
+/**
+ * Fences off the charge of offer `reference` now, whoever may still be on its way to it: for a
+ * booking that itself found the prices expired, and priced again at once, while another attempt
+ * of its request (which resumed the same prices) may have checked them in time and be charging
+ * (shipment_requests.ts bookRequest). "charged": that attempt charged first, its booking stands.
+ */
+export async function withdrawBooking(
+  c: Context<AppEnv>,
+  courierId: string,
+  reference: string,
+): Promise<"withdrawn" | "charged"> {
+  const got = await c.get("env").runtime.read(priceOfferActor, courierId, reference, {
+    kind: "get",
+  });
+  // No offer (voided, or never made) can be charged.
+  if (!got.ok || !got.reply) return "withdrawn";
+  return await withdraw(c, courierId, asOffer(got.reply));
+}
+
+/** The withdrawal itself (withdrawStopped): the first of it and the charge answers both. */
+async function withdraw(
+  c: Context<AppEnv>,
+  courierId: string,
+  offer: PriceOffer,
+): Promise<"withdrawn" | "charged"> {
   const runtime = c.get("env").runtime;
   // Sent where the charge goes: the client the offer priced for.
-  const waybill = waybillOf(courierId, reference);
+  const waybill = waybillOf(courierId, offer.reference);
   const fenced = await runtime.ask(courierClientActor, courierId, offer.client_id, {
     kind: "withdraw_booking",
     waybill,

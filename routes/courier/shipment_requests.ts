@@ -26,6 +26,7 @@ import {
   OFFER_REFUSALS,
   PriceRequest,
   waybillOf,
+  withdrawBooking,
   withdrawStopped,
 } from "./booking_flow.ts";
 
@@ -169,7 +170,12 @@ export async function bookRequest(
         const made = await shipmentOf(c, caller, reference);
         if (made) return { shipment: made, already_booked: true };
       }
-      await ensureOffer(c, caller, req, reference, resumed);
+      if (!await ensureOffer(c, caller, req, reference, resumed)) {
+        // Its reference was voided: this attempt stalled before its offer and the identity went
+        // to another request (releaseStale). Begun again, it answers what that request holds.
+        if (attempt === 0) continue;
+        throw inProgress(identity);
+      }
       return await book(c, caller, req, reference);
     } catch (e) {
       if (!isRefusal(e)) throw e;
@@ -178,14 +184,28 @@ export async function bookRequest(
       // is charging now, or will after a stall of any length: priced again, the request would
       // be booked and charged twice. So they are priced again only once that attempt looks
       // stopped and its charge is withdrawn; charged just before, its booking is the answer.
-      if (e.code === "prices_expired" && resumed) {
-        const withdrawal = await withdrawStopped(c, caller.courierId, reference);
+      // Prices this attempt bound and found expired itself may be those a retry resumed and
+      // checked in time (it made the offer, or its check came first): they are fenced off at once
+      // before the identity is freed, or the retry would charge them and this attempt, priced
+      // again, a second booking (spec: courier 4.1).
+      if (e.code === "prices_expired") {
+        const withdrawal = resumed
+          ? await withdrawStopped(c, caller.courierId, reference)
+          : await withdrawBooking(c, caller.courierId, reference);
         if (withdrawal === "on_its_way") throw inProgress(identity);
         if (withdrawal === "charged") {
           return { ...await book(c, caller, req, reference), already_booked: true };
         }
       }
-      await runtime.ask(bookingRequestActor, caller.courierId, id, { kind: "release", reference });
+      const freed = await runtime.ask(bookingRequestActor, caller.courierId, id, {
+        kind: "release",
+        reference,
+      });
+      // spec: courier 4.1: another attempt of the request took its identity over meanwhile (its
+      // prices expired, withdrawStopped) and bound it to new prices: this attempt's refusal (a
+      // claim of its reference the other holds: duplicate_order) is not the request's answer.
+      // Begun again, it answers the booking the identity holds, or that it is in progress.
+      if (attempt === 0 && freed.ok && freed.reply?.reference !== undefined) continue;
       // A retry found its first attempt's prices expired unbooked, or the cut-off overtook this
       // call's own prices (never shown to the caller): price it again, once.
       if (e.code === "prices_expired" && attempt === 0) continue;
@@ -286,25 +306,30 @@ async function cheapestOf(c: Context<AppEnv>, caller: Caller, reference: string)
   return [...offer.options].sort((a, b) => a.total_minor - b.total_minor)[0]!.code;
 }
 
-/** The offer of a bound reference: made now unless a retry (or a twin in flight) made it. */
+/**
+ * The offer of a bound reference: made now unless a retry (or a twin in flight) made it. False
+ * when the reference was voided (stoppedBeforeOffer): it can never have an offer.
+ */
 async function ensureOffer(
   c: Context<AppEnv>,
   caller: Caller,
   req: BookingRequestBody,
   reference: string,
   resumed: boolean,
-): Promise<void> {
-  if (resumed) {
-    const got = await c.get("env").runtime.read(priceOfferActor, caller.courierId, reference, {
+): Promise<boolean> {
+  const exists = async () =>
+    (await c.get("env").runtime.read(priceOfferActor, caller.courierId, reference, {
       kind: "get",
-    });
-    if (got.ok) return;
-  }
+    })).ok;
+  if (resumed && await exists()) return true;
   try {
     await makeOffer(c, caller.client, req, "prices", { reference });
   } catch (e) {
     if (!(e instanceof ApiError && e.code === "already_exists")) throw e;
+    // Made by a twin, or voided: a voided offer reads as none.
+    return await exists();
   }
+  return true;
 }
 
 async function shipmentOf(c: Context<AppEnv>, caller: Caller, reference: string) {

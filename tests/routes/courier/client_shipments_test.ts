@@ -928,6 +928,60 @@ Deno.test("client shipments: a first attempt stalled before its charge until lon
     assert.deepEqual((await list(t, client)).data.map((s) => s.waybill), [retry.body.data.waybill]);
   }));
 
+Deno.test("client shipments: a first attempt stalled before its reference claim, whose retry priced again and booked, wakes to that booking, not a duplicate of it", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000", { unique_external_reference: true });
+    const body = { ...ROW, client_order_reference: "ORD-STALL-3", idempotency_key: "stall-3" };
+    // The first attempt checked its prices in time, then stalled before claiming its reference.
+    const claim = holdAsk(t.env.runtime, commandKind("claim"));
+    const first = post(t, client, "/client/shipments", body);
+    await claim.reached;
+    t.clock.advanceBy(30 * 60_000 + STOPPED_AFTER_EXPIRY_MS + 10 * 60_000);
+    const retry = await post(t, client, "/client/shipments", body);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    // spec: courier 4.1: the same request again books nothing new and answers its booking: the
+    // reference its retry claimed is this request's own, not a duplicate order.
+    claim.open();
+    const late = await first;
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    assert.equal(late.body.data.already_booked, true);
+    assert.equal(late.body.data.waybill, retry.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
+    assert.equal((await list(t, client)).data.length, 1);
+  }));
+
+Deno.test("client shipments: a first attempt whose prices expired while a retry books them does not free the key for a second booking", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const runtime = t.env.runtime;
+    const body = { ...ROW, idempotency_key: "stall-4" };
+    // The first attempt bound its key, then stalled before making its offer.
+    const make = holdAsk(
+      runtime,
+      (type, command) =>
+        type === priceOfferActor.type && (command as { kind?: string }).kind === "make",
+    );
+    const first = post(t, client, "/client/shipments", body);
+    await make.reached;
+    // Its retry made the offer, checked it in time, and stalled before its charge.
+    const charge = holdAsk(runtime, commandKind("charge_booking"));
+    const retried = post(t, client, "/client/shipments", body);
+    await charge.reached;
+    t.clock.advanceBy(30 * 60_000 + 60_000);
+    // The first attempt wakes to expired prices: priced again, it must not book a second time
+    // while its retry may still charge the first prices.
+    make.open();
+    const woke = await first;
+    charge.open();
+    const retry = await retried;
+    // spec: courier 4.1: one booking and one charge per idempotency key.
+    const booked = [woke, retry].filter((a) => a.status === 200 || a.status === 201);
+    assert.ok(booked.length > 0, JSON.stringify([woke.body, retry.body]));
+    for (const a of booked) assert.equal(a.body.data.waybill, booked[0]!.body.data.waybill);
+    assert.equal((await list(t, client)).data.length, 1, "one shipment");
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
+  }));
+
 Deno.test("client shipments: a first attempt that charges just before its retry withdraws it is the booking the retry answers", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "1000");
@@ -991,6 +1045,31 @@ Deno.test("client shipments: a key whose request stopped before its offer was ma
     const offer = await runtime.read(priceOfferActor, tenant, "prc_lost1", { kind: "get" });
     assert.equal(offer.ok, false);
     assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+  }));
+
+Deno.test("client shipments: a request stalled before its offer, whose key was given to another request, wakes to that request's answer, not a 404", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const first = { ...ROW, idempotency_key: "lost-2" };
+    // The first request bound its key, then stalled before making its offer (a GC pause).
+    const make = holdAsk(
+      t.env.runtime,
+      (type, command) =>
+        type === priceOfferActor.type && (command as { kind?: string }).kind === "make",
+    );
+    const stalled = post(t, client, "/client/shipments", first);
+    await make.reached;
+    t.clock.advanceBy(5 * 60_000);
+    const taken = await post(t, client, "/client/shipments", { ...first, contents: "Bandages" });
+    assert.equal(taken.status, 201, JSON.stringify(taken.body));
+    // Waking, it finds its reference voided: the key is another request's now, booked.
+    make.open();
+    const late = await stalled;
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "idempotency_key_reused");
+    assert.match(late.body.message, new RegExp(taken.body.data.waybill));
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
+    assert.equal((await list(t, client)).data.length, 1);
   }));
 
 Deno.test("client shipments: the list finds a waybill typed in lower case, as search and the shipment read do; client references stay exact", () =>
