@@ -35,6 +35,12 @@ export const ALERT_KINDS = [
 ] as const;
 export type AlertKind = typeof ALERT_KINDS[number];
 
+/**
+ * The roles an alert is owned by (courier 2.9 "owned by whoever must act"): a milestone's owner
+ * (3.2: courier, customs, recipient), or billing and operations for deliveries (3.1, 6.3).
+ */
+export const ALERT_OWNERS = ["courier", "customs", "recipient", "billing", "operations"] as const;
+
 export const ALERT_STATUSES = ["open", "acknowledged", "resolved"] as const;
 export type AlertStatus = typeof ALERT_STATUSES[number];
 

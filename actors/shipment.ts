@@ -480,8 +480,12 @@ function record(
       ),
     );
   }
-  if (scan.event === "documents_requested") {
-    // spec: courier 2.9: documents_missing only when customs asked for papers, not on any hold.
+  // spec: courier 2.9: documents_missing only when customs asked for papers, not on any hold; and
+  // once while they are missing: asked for again before they were supplied is the same condition.
+  const papersOwed = state.milestones.some((m) =>
+    m.name === "customs_documents" && m.supplied_at === null
+  );
+  if (scan.event === "documents_requested" && !papersOwed) {
     events.push(
       alertDue(
         state,

@@ -104,6 +104,24 @@ Deno.test("alerts: the list filters by status, kind and owner, newest first, in 
     }
   }));
 
+Deno.test("alerts: an owner the service never uses is refused 422 naming the filter, not answered with an empty list", () =>
+  withTestEnv(async (t) => {
+    const b = await courierWithScopes(t, []);
+    await raise(t, b, { owner: "billing", kind: "billing_export_failed", waybill: null });
+    await t.settle();
+    for (const owner of ["biling", "Billing", "staff:stf_1"]) {
+      const r = await t.call("GET", `/business/courier/alerts?owner=${owner}`, { key: b.api_key });
+      assert.equal(r.status, 422, owner);
+      assert.equal(r.body.code, "validation_failed", owner);
+      assert.match(r.body.message, /owner/, owner);
+    }
+    for (const owner of ["courier", "customs", "recipient", "billing", "operations"]) {
+      const r = await t.call("GET", `/business/courier/alerts?owner=${owner}`, { key: b.api_key });
+      assert.equal(r.status, 200, owner);
+      assert.equal(r.body.data.length, owner === "billing" ? 1 : 0, owner);
+    }
+  }));
+
 Deno.test("alerts: raising the same condition twice gives one alert", () =>
   withTestEnv(async (t) => {
     const b = await courierWithScopes(t, []);

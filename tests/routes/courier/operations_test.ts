@@ -377,6 +377,30 @@ Deno.test("operations: customs holds for papers, waits, is exceeded once per wor
     assert.equal(row["status"], "cleared");
   }));
 
+Deno.test("operations: papers asked for again while still missing raise documents_missing once; asked for after they were supplied, again", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    for (const event of ["collected", "departed_to_border", "arrived_at_border"]) {
+      await scan(t, courier, waybill, { event, holder: "Driver Thabo" });
+    }
+    await scan(t, courier, waybill, { event: "presented_to_customs", facility_id: "TLOKWENG" });
+    const ask = { event: "documents_requested", reason: "commercial invoice missing" };
+    await scan(t, courier, waybill, ask);
+    t.clock.advanceBy(60_000);
+    // spec: courier 2.9: the same papers still missing are one condition, raised once.
+    await scan(t, courier, waybill, ask);
+    await scan(t, courier, waybill, { ...ask, reason: "invoice still missing" });
+    const missing = async () =>
+      (await alerts(t, courier, "?kind=documents_missing")).filter((a) => a.waybill === waybill);
+    assert.equal((await missing()).length, 1, "one alert while the papers are missing");
+    // Supplied, then asked for again: the condition recurs, so it is raised again.
+    await scan(t, courier, waybill, { event: "documents_supplied" });
+    t.clock.advanceBy(60_000);
+    await scan(t, courier, waybill, ask);
+    await until(t, async () => (await missing()).length === 2, "asked again after supplied");
+  }));
+
 Deno.test("operations: delivered closes it; cancelled only before collection; views saved", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
