@@ -8,7 +8,8 @@
  */
 import type { Kysely } from "kysely";
 import { requeuesTotal } from "../../actors/outbound_event.ts";
-import { raiseAlert } from "../courier/alerts.ts";
+import { alertActor, SYSTEM_PRINCIPAL } from "../../actors/alert.ts";
+import { alertIdOf, raiseAlert } from "../courier/alerts.ts";
 import type { Database } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { OutboundDeliveryOptions } from "./deliver.ts";
@@ -49,8 +50,12 @@ export function outboundAlerts(
       // so a courier that exports would have been alerted of every charge it makes.
       const waited = (event.endpoint_missing_at ?? event.created_at) - event.created_at;
       if (waited < NO_ENDPOINT_RETRY_MS) return;
-      // spec: courier 3.1: only when the entry has not gone out in a CSV export either.
-      if (event.entry && await exported({ tenant, ...event.entry })) return;
+      // spec: courier 3.1: only when the entry has not gone out in a CSV export either; one
+      // raised before the export no longer stands and is resolved at this retry (also after a
+      // crash between the export and its resolution: the event is retried hourly until sent).
+      if (event.entry && await exported({ tenant, ...event.entry })) {
+        return await resolveEndpointMissing(runtime, tenant, event.event_id);
+      }
       await raiseAlert(runtime, tenant, {
         kind: "billing_endpoint_missing",
         condition_key: event.event_id,
@@ -62,6 +67,27 @@ export function outboundAlerts(
       });
     },
   };
+}
+
+/**
+ * Resolves the `billing_endpoint_missing` alert of an event whose entry went out in an export:
+ * spec: courier 2.9: never silently dismissed, so with a resolution and the export as evidence.
+ * Nothing when none was raised or it is resolved already.
+ */
+async function resolveEndpointMissing(
+  runtime: ActorRuntime,
+  tenant: string,
+  eventId: string,
+): Promise<void> {
+  const r = await runtime.ask(alertActor, tenant, alertIdOf("billing_endpoint_missing", eventId), {
+    kind: "resolve",
+    resolution: "the entry went out in a billing export (courier 3.1)",
+    evidence: `the entry of ${eventId} is marked exported in the billing export`,
+    by: SYSTEM_PRINCIPAL,
+  });
+  if (!r.ok && r.code !== "not_found" && r.code !== "alert_already_resolved") {
+    throw new Error(`alert of ${eventId} not resolved: ${r.code}: ${r.message}`);
+  }
 }
 
 interface EntryKey {

@@ -507,6 +507,48 @@ Deno.test("billing events: an entry exported before the hourly retry raises no e
     assert.deepEqual(r.body.data, []);
   }));
 
+Deno.test("billing events: an endpoint alert raised before the entry was exported is resolved once it is, with the export as evidence", () =>
+  withTestEnv(async (t) => {
+    const { courier, eventId, state } = await waitingForEndpoint(t);
+    const key = courier.business.api_key;
+    const alerts = async (status: string) => {
+      await t.settle();
+      const r = await t.call(
+        "GET",
+        `/business/courier/alerts?kind=billing_endpoint_missing&status=${status}`,
+        { key },
+      );
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data as { subject: { id: string }; resolution: string | null }[];
+    };
+    await advance(t, 60 * 60);
+    await until(t, async () => (await alerts("open")).length === 1, "the alert");
+
+    // spec: courier 3.1: the alert stands only while the entry has not gone out in an export.
+    const exported = await t.app.request("/api/business/courier/billing/export", {
+      method: "POST",
+      headers: { "X-Business-API-Key": key, "Content-Type": "application/json" },
+      body: "{}",
+    });
+    assert.equal(exported.status, 200);
+    await exported.body?.cancel();
+    await advance(t, 60 * 60);
+    await until(
+      t,
+      async () => (await state()).endpoint_missing_at === t.clock.now(),
+      "the hourly retry after the export",
+    );
+    await until(t, async () => (await alerts("resolved")).length === 1, "resolved");
+    assert.deepEqual(await alerts("open"), []);
+    const [resolved] = await alerts("resolved");
+    assert.equal(resolved!.subject.id, eventId);
+    assert.match(resolved!.resolution ?? "", /export/);
+    // Still waiting for an endpoint, it raises nothing again.
+    await advance(t, 60 * 60);
+    await until(t, async () => (await state()).endpoint_missing_at === t.clock.now(), "again");
+    assert.deepEqual(await alerts("open"), []);
+  }));
+
 Deno.test("billing events: a failed schedule raises billing_export_failed; requeue starts over", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {
