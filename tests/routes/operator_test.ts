@@ -153,6 +153,23 @@ Deno.test("operator: PATCH switches capabilities and an unknown business answers
     assert.equal(missing.body.code, "not_found");
   }));
 
+Deno.test("operator: scopes and bulky services sent twice are stored once, as partner keys' are", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: {
+        api_key_scopes: ["runs:override", "runs:override", "claims:approve"],
+        bulky_services_authorised: ["assembly", "assembly"],
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.api_key_scopes, ["runs:override", "claims:approve"]);
+    assert.deepEqual(r.body.data.bulky_services_authorised, ["assembly"]);
+    const key = await t.call("GET", "/business/api-key", { key: b.api_key });
+    assert.equal(key.body.data.scopes.filter((s: string) => s === "runs:override").length, 1);
+  }));
+
 Deno.test("operator: an Enterprise business's rate limits are set, used, and cleared with null back to the plan's", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness({ plan: "enterprise" });
