@@ -202,6 +202,24 @@ function ownerProtected(what: string) {
   return reject("owner_protected", `the business must keep its owner: ${what}`);
 }
 
+const OWN_LIMITS = ["rate_limit_per_minute", "rate_limit_per_day"] as const;
+
+/**
+ * CONTRACT operator API: only the Enterprise plan's limits are set per business; Starter and
+ * Business keep their plan's (Business API 8). A limit stored for them would be shown and never
+ * applied, so it is refused, naming each field; null (the plan's own) is what they have.
+ */
+function ownLimitsRefused(plan: Plan, changes: Partial<Settings>) {
+  if (plan === "enterprise") return null;
+  const fields = OWN_LIMITS.filter((f) => changes[f] !== undefined && changes[f] !== null);
+  if (fields.length === 0) return null;
+  const message = `only an Enterprise plan business takes limits of its own; the ${plan} plan's ` +
+    `apply: ${fields.join(", ")}`;
+  return reject("validation_failed", message, {
+    errors: fields.map((path) => ({ path, message })),
+  });
+}
+
 export function accessOf(b: Business): BusinessAccess {
   return {
     id: b.id,
@@ -247,8 +265,11 @@ function decide(state: BusinessState, command: BusinessCommand | TimerFired, ctx
   switch (command.kind) {
     case "get":
       return ok([]);
-    case "change_settings":
+    case "change_settings": {
+      const refused = ownLimitsRefused(state.plan, command.changes);
+      if (refused) return refused;
       return ok([{ kind: "settings_changed", changes: command.changes, by: command.by }]);
+    }
     case "change_profile": {
       // Only what differs is a change: the same request again records (and e-mails) nothing.
       const changes = Object.fromEntries(

@@ -341,7 +341,16 @@ export function operatorRoutes(api: Api): void {
     },
     async (c, input) => {
       const { id } = input.params;
-      const changes = stripUndefined(input.body);
+      const { api_key_scopes, bulky_services_authorised, ...rest } = stripUndefined(input.body);
+      // Each scope and service is held once (as a partner key's scopes): sent twice, it was
+      // stored, shown and audited twice.
+      const changes = {
+        ...rest,
+        ...(api_key_scopes ? { api_key_scopes: [...new Set(api_key_scopes)] } : {}),
+        ...(bulky_services_authorised
+          ? { bulky_services_authorised: [...new Set(bulky_services_authorised)] }
+          : {}),
+      };
       const b = asBusiness(
         await ask(c, businessActor, id, id, {
           kind: "change_settings",

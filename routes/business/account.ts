@@ -580,9 +580,13 @@ export function accountRoutes(api: Api): void {
     method: "get",
     path: "/business/wallet",
     summary: "Wallet balances by currency",
+    description: "Money is for the owner or a portal admin: a coordinator is refused " +
+      "portal_admin_only; the integration key reads it.",
     tag,
     security,
-    middleware: [business()],
+    // spec: business 5.6: "money, credentials, people ... are for an admin (403
+    // portal_admin_only)"; an integration key "reads".
+    middleware: [business(), portalAdmin],
     response: WalletAnswer,
   }, async (c) => {
     const p = businessPrincipalOf(c);

@@ -153,6 +153,23 @@ Deno.test("operator: PATCH switches capabilities and an unknown business answers
     assert.equal(missing.body.code, "not_found");
   }));
 
+Deno.test("operator: scopes and bulky services sent twice are stored once, as partner keys' are", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: {
+        api_key_scopes: ["runs:override", "runs:override", "claims:approve"],
+        bulky_services_authorised: ["assembly", "assembly"],
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.api_key_scopes, ["runs:override", "claims:approve"]);
+    assert.deepEqual(r.body.data.bulky_services_authorised, ["assembly"]);
+    const key = await t.call("GET", "/business/api-key", { key: b.api_key });
+    assert.equal(key.body.data.scopes.filter((s: string) => s === "runs:override").length, 1);
+  }));
+
 Deno.test("operator: an Enterprise business's rate limits are set, used, and cleared with null back to the plan's", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness({ plan: "enterprise" });
@@ -189,6 +206,36 @@ Deno.test("operator: an Enterprise business's rate limits are set, used, and cle
     assert.equal(again.status, 200);
     // The plan's 6,000 less this minute's two calls let through and this one.
     assert.equal(again.headers.get("X-RateLimit-Remaining"), String(6_000 - 3));
+  }));
+
+Deno.test("operator: a rate limit of its own for a business not on the Enterprise plan is refused naming the field, and changes nothing", () =>
+  withTestEnv(async (t) => {
+    // CONTRACT operator API: only the Enterprise plan's limits are set per business; Starter and
+    // Business keep their plan's (Business API 8). Stored anyway, the answer showed a limit the
+    // business never got.
+    for (const plan of ["starter", "business"]) {
+      const b = await t.createBusiness({ plan });
+      for (const field of ["rate_limit_per_minute", "rate_limit_per_day"]) {
+        const r = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+          operator: true,
+          body: { courier_platform_enabled: true, [field]: 5 },
+        });
+        assert.equal(r.status, 422, `${plan} ${field}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, "validation_failed");
+        assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), [field]);
+        assert.match(r.body.message, /Enterprise/);
+      }
+      const read = await t.call("GET", `/operator/businesses/${b.id}`, { operator: true });
+      assert.equal(read.body.data.rate_limit_per_minute, null);
+      assert.equal(read.body.data.rate_limit_per_day, null);
+      assert.equal(read.body.data.courier_platform_enabled, false, "nothing else changed either");
+      // null (the plan's own) is what such a business has, and may be sent.
+      const cleared = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+        operator: true,
+        body: { rate_limit_per_minute: null, rate_limit_per_day: null },
+      });
+      assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    }
   }));
 
 Deno.test("operator: a wallet credit books once per reference, in exact minor units", () =>

@@ -92,6 +92,25 @@ Deno.test("account: a coordinator cannot touch credentials or the company record
     assert.equal((await t.call("GET", "/business/profile", { key: coordinator })).status, 200);
   }));
 
+Deno.test("account: the wallet is money: a coordinator gets portal_admin_only, the owner, an admin and the key read it", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const admin = await invite(t, owner, "admin");
+    const coordinator = await invite(t, owner, "coordinator");
+    // spec: business 5.6: money is for an admin (403 portal_admin_only); the integration key reads.
+    const refused = await t.call("GET", "/business/wallet", { key: coordinator });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "portal_admin_only");
+    assert.equal(refused.body.success, false);
+    assert.ok(refused.body.message);
+    for (const key of [owner, admin, b.api_key]) {
+      const r = await t.call("GET", "/business/wallet", { key });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.data.billing_type, "prepaid");
+    }
+  }));
+
 Deno.test("account: a body that claims a role or scopes changes nothing", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
