@@ -156,7 +156,10 @@ export const PriceRequest = z.object({
   external_customer_code: Text(120).optional(),
   external_billing_reference: Text(120).optional(),
   client_order_reference: Text(120).optional(),
-  sort: z.enum(["cheapest"]).optional(),
+  sort: z.enum(["cheapest"]).optional().openapi({
+    description: "`cheapest`: options by total, lowest first; options of equal total keep the " +
+      "catalogue's order (service levels in their creation order), the order without sort",
+  }),
 }).openapi("PriceRequest");
 
 export type PriceRequestBody = z.infer<typeof PriceRequest>;

@@ -87,7 +87,16 @@ const Terms = z.object({
   tax_pct: Percent,
   tax_inclusive: z.boolean(),
   tax_label: z.string().trim().min(1).max(40).openapi({ description: "default VAT" }),
-  corridors: z.array(CorridorInput).max(CORRIDORS_MAX),
+  // spec: courier 2.4: a corridor is `{from, to, ...}`: it has a direction. Written here because
+  // a courier who took it for both ways would see the way back priced on the card (CONTRACT).
+  corridors: z.array(CorridorInput).max(CORRIDORS_MAX).openapi({
+    description: "Corridor prices. A corridor prices shipments from `from` to `to` only: the " +
+      "reverse direction needs a corridor of its own, else the card's base_charge and per_kg " +
+      "price it. A corridor's base_charge and per_kg replace the card's; the card's included_kg " +
+      "and every other term still apply. `from` equal to `to` prices that domestic route. At " +
+      "most one corridor per direction. A later version sending corridors replaces the whole " +
+      "list (`[]` removes every corridor)",
+  }),
   liability_cover_pct: Percent.openapi({ description: "Of the declared value" }),
   redelivery_fee: Amount,
   return_fee: Amount,
