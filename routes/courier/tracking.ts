@@ -52,9 +52,18 @@ const MILESTONE_WORDS: Readonly<Record<Milestone, string>> = {
   promise: "delivery",
 };
 
-/** spec: courier 2.11: plain-language delay, or null when on time. */
+/**
+ * spec: courier 2.11: whether the parcel is still on its way to the customer. Delivered, cancelled
+ * or returned it is not; neither is one going back to the sender (`returning`), whose milestones
+ * towards delivery (a redelivery, the promise) may still be open for operations.
+ */
+function toCustomer(s: Shipment): boolean {
+  return s.delivered_at === null && s.closed_at === null && s.status !== "returning";
+}
+
+/** spec: courier 2.11: plain-language delay, or null when on time or not coming. */
 function delayOf(s: Shipment, now: number): string | null {
-  if (s.delivered_at !== null || s.closed_at !== null) return null;
+  if (!toCustomer(s)) return null;
   const promised = s.pricing.promise.latest_delivery;
   if (s.estimated_delivery_on > promised) {
     return `Running late: now expected on ${s.estimated_delivery_on} instead of ${promised}.`;
@@ -70,7 +79,7 @@ export function trackingView(s: Shipment, now: number) {
   return {
     waybill: s.waybill,
     status: s.status,
-    current_milestone: s.next_milestone ? MILESTONE_WORDS[s.next_milestone] : null,
+    current_milestone: toCustomer(s) && s.next_milestone ? MILESTONE_WORDS[s.next_milestone] : null,
     last_verified: verified
       ? {
         // A facility code at most, never a holder's name or a note.
@@ -79,8 +88,8 @@ export function trackingView(s: Shipment, now: number) {
       }
       : null,
     // spec: courier 2.11: when the parcel is expected; once closed (delivered, cancelled,
-    // returned) it is expected on no day.
-    expected_by: s.delivered_at === null && s.closed_at === null ? s.estimated_delivery_on : null,
+    // returned) or going back to the sender it is expected on no day.
+    expected_by: toCustomer(s) ? s.estimated_delivery_on : null,
     delay: delayOf(s, now),
     delivery_attempts: s.attempts,
     next_step: NEXT_STEP[s.status] ?? null,
@@ -117,7 +126,7 @@ export const TrackingAnswer = z.object({
     }).openapi("TrackingLastVerified"),
   ).openapi({ description: "The last physical scan; null before any" }),
   expected_by: CalendarDay.nullable().openapi({
-    description: "null once delivered, cancelled or returned",
+    description: "null once delivered, cancelled or returned, and while returning to the sender",
   }),
   delay: z.string().nullable().openapi({
     description: "Plain-language delay; null when on time",

@@ -78,7 +78,12 @@ export function createApp(
   for (const mount of routers) mount(api);
   mountDocs(api, env);
   const allowed = allowedMethods(api, "/api");
-  const noEndpoint = (c: Context) => refuse(c, noSuchEndpoint(c, allowed(c.req.path)));
+  const noEndpoint = (c: Context) => {
+    // CONTRACT "Errors": a tracking link (GET /s/{token}) mangled on its way to the customer (a
+    // trailing slash, a cut-off token, another method) still answers in the tracking shape.
+    if (TRACKING_PATH.test(c.req.path)) (c as Context<AppEnv>).set("errorField", "error");
+    return refuse(c, noSuchEndpoint(c, allowed(c.req.path)));
+  };
   const refuse = (c: Context, e: ApiError) =>
     errorResponse(c, countUncounted(c, env.rateLimiter, e));
   api.notFound(noEndpoint);
@@ -88,6 +93,9 @@ export function createApp(
   app.onError((err, c) => renderError(c, err, refuse));
   return app;
 }
+
+/** The public tracking links' paths (courier 4.4 `GET /s/{token}`), whatever follows. */
+const TRACKING_PATH = /^\/api\/s(\/|$)/;
 
 /** The header `X-Service-Test: true` (header values are read case-insensitively). */
 function isTestFlag(value: string | undefined): boolean {

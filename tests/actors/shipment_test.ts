@@ -498,3 +498,146 @@ Deno.test("shipment: a failed delivery attempt scanned again is one attempt, one
   record("delivery_attempted", now + day + 2 * HOUR);
   assert.equal(s.attempts, 2);
 });
+
+// ---- Property: random scan sequences against the milestone table of courier 3.2.
+
+/** spec: courier 3.2 milestone table, "Opens" column, read event by event. */
+const TABLE_OPENS: Partial<Record<ScanEvent, readonly string[]>> = {
+  received_at_depot: ["depot_dwell"],
+  received_at_destination: ["depot_dwell"],
+  departed: ["linehaul"],
+  departed_to_border: ["linehaul", "border_presentation"],
+  presented_to_customs: ["customs_clearance"],
+  documents_requested: ["customs_documents"],
+  out_for_delivery: ["delivery_attempt"],
+  delivery_attempted: ["redelivery"],
+};
+
+/**
+ * spec: courier 3.2 "Closes" column; the events that imply a closing one (leaving a depot is
+ * being loaded and collected, presenting at the crossing is having arrived) close it too.
+ */
+const TABLE_CLOSES: Partial<Record<ScanEvent, readonly string[]>> = {
+  collected: ["collection"],
+  received_at_depot: ["collection", "linehaul"],
+  received_at_destination: ["collection", "linehaul"],
+  loaded: ["depot_dwell"],
+  departed: ["collection", "depot_dwell"],
+  departed_to_border: ["collection", "depot_dwell"],
+  arrived: ["linehaul"],
+  arrived_at_border: ["linehaul"],
+  presented_to_customs: ["border_presentation", "linehaul"],
+  cleared: ["customs_clearance", "customs_documents"],
+  released: ["customs_clearance", "customs_documents"],
+  out_for_delivery: ["collection", "depot_dwell", "redelivery"],
+  delivery_attempted: ["delivery_attempt"],
+};
+
+const CLOSING: ReadonlySet<string> = new Set(["delivered", "returned", "cancelled"]);
+
+/** spec: courier 3.2 health order, written apart from the code under test. */
+function expectedHealth(s: Shipment, now: number): string {
+  if (s.status === "delivered") return "delivered";
+  if (CLOSING.has(s.status)) return "closed";
+  if (s.exception !== null || s.status === "lost_or_damaged") return "exception";
+  const open = s.milestones;
+  const owes = (m: (typeof open)[number]) => m.owner === "courier" && m.supplied_at === null;
+  if (open.some((m) => owes(m) && m.due_at <= now)) return "late";
+  if (open.some((m) => m.name === "customs_documents" && m.supplied_at === null)) {
+    return "waiting_courier";
+  }
+  if (
+    s.status === "customs_hold" ||
+    open.some((m) => m.name === "customs_clearance" || m.name === "customs_documents")
+  ) return "waiting_customs";
+  if (open.some((m) => m.name === "redelivery")) return "waiting_customer";
+  if (open.some((m) => m.at_risk_at <= now)) return "at_risk";
+  return "on_schedule";
+}
+
+Deno.test("shipment property: random scans keep milestones, health, closing and estimate_changed as courier 3.2 says", async () => {
+  const fc = (await import("fast-check")).default;
+  const start = await booked();
+  const events = Object.keys(TABLE_OPENS).concat(
+    Object.keys(TABLE_CLOSES),
+    ["scan", "customs_hold", "documents_supplied", "delivered", "returning", "returned"],
+    ["cancelled", "exception", "exception_cleared", "lost_or_damaged"],
+  ) as ScanEvent[];
+  const step = fc.oneof(
+    fc.record({
+      scan: fc.constantFrom(...new Set(events)),
+      hours: fc.integer({ min: 0, max: 30 }),
+    }),
+    fc.record({ timer: fc.constant(true), hours: fc.integer({ min: 1, max: 72 }) }),
+  );
+  fc.assert(
+    fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
+      let s = start;
+      let now = s.booked_at;
+      for (const st of steps) {
+        now += st.hours * HOUR;
+        const d = "scan" in st
+          ? shipmentActor.decide(s, {
+            kind: "record",
+            scan: { event: st.scan, reason: "a reason", by: "prop" },
+          }, { now, newId })
+          : shipmentActor.decide(s, { kind: "timer", name: "check", payload: undefined }, {
+            now,
+            newId,
+          });
+        const event = "scan" in st ? st.scan : null;
+        if (event !== null && CLOSING.has(s.status)) {
+          assert.ok(!d.ok && d.code === "shipment_closed", `${s.status} took ${event}`);
+          assert.match(d.message, new RegExp(s.status));
+          continue;
+        }
+        if (!d.ok) {
+          assert.equal(event, "cancelled", JSON.stringify(d));
+          assert.equal(d.code, "not_cancellable");
+          continue;
+        }
+        let next = s;
+        for (const e of d.events) next = shipmentActor.evolve(next, e) as Shipment;
+        const names = (x: Shipment) => new Set(x.milestones.map((m) => m.name as string));
+        const open = names(next);
+        const trace = `${steps.map((x) => "scan" in x ? x.scan : "timer").join(",")}`;
+        if (CLOSING.has(next.status)) {
+          assert.deepEqual([...open], [], `nothing open once ${next.status}: ${trace}`);
+        } else {
+          assert.ok(open.has("promise"), `promise open until delivered: ${trace}`);
+        }
+        if (event !== null && !CLOSING.has(next.status)) {
+          for (const m of TABLE_CLOSES[event] ?? []) {
+            assert.ok(!open.has(m), `${event} closes ${m}: ${trace}`);
+          }
+          for (const m of TABLE_OPENS[event] ?? []) {
+            assert.ok(open.has(m), `${event} opens ${m}: ${trace}`);
+          }
+          // Nothing else opens or closes.
+          const was = names(s);
+          for (const m of open) {
+            assert.ok(was.has(m) || TABLE_OPENS[event]?.includes(m), `${event} opened ${m}`);
+          }
+          for (const m of was) {
+            assert.ok(open.has(m) || TABLE_CLOSES[event]?.includes(m), `${event} closed ${m}`);
+          }
+        }
+        if (event === null) {
+          assert.deepEqual(names(s), open, "a timer opens and closes nothing");
+        }
+        assert.equal(next.health, expectedHealth(next, now), `health at ${trace}`);
+        const moves = d.events.filter((e) => e.kind === "estimate_changed");
+        if (next.estimated_delivery_on === s.estimated_delivery_on) {
+          assert.deepEqual(moves, [], `estimate_changed with no move: ${trace}`);
+        } else {
+          assert.deepEqual(
+            moves.map((e) => [e.from, e.to]),
+            [[s.estimated_delivery_on, next.estimated_delivery_on]],
+          );
+        }
+        s = next;
+      }
+    }),
+    { numRuns: 300 },
+  );
+});

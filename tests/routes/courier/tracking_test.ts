@@ -409,3 +409,54 @@ Deno.test("tracking: a cancelled or returned shipment is expected by no date and
       assert.equal(v.pod, null);
     }
   }));
+
+Deno.test("tracking: a shipment on its way back to the sender is expected by no date and delayed by nothing", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { waybill, tracking_url } = await bookShipment(t, client);
+    await scan(t, courier, waybill, { event: "collected", facility_id: "GBE-HUB" });
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
+    await scan(t, courier, waybill, { event: "delivery_attempted" });
+    await scan(t, courier, waybill, { event: "returning", facility_id: "GBE-HUB" });
+    await advance(t, 5 * 24 * 3600); // past the promise: still no date, no delay
+    const r = await t.call("GET", `/s/${tracking_url.split("/").at(-1)!}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const v = r.body.data;
+    // spec: courier 2.11: expected_by and delay tell the customer when the parcel arrives; one
+    // going back to the sender will not arrive, as one returned or cancelled will not.
+    assert.equal(v.status, "returning");
+    assert.equal(v.expected_by, null, JSON.stringify(v));
+    assert.equal(v.delay, null, JSON.stringify(v));
+    assert.equal(v.current_milestone, null, JSON.stringify(v));
+    assert.equal(v.delivery_attempts, 1);
+    assert.equal(v.last_verified.place, "GBE-HUB");
+    assert.equal(v.pod, null);
+  }));
+
+Deno.test("tracking: a link with a trailing slash, an empty token or another method answers in the tracking error shape", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { tracking_url } = await bookShipment(t, client);
+    const token = tracking_url.split("/").at(-1)!;
+    // CONTRACT "Errors": every error body of a tracking endpoint is {success: false, error,
+    // message}: a link mangled in a mail client (a trailing slash, a cut-off token) is one.
+    for (
+      const [method, path, status] of [
+        ["GET", `/s/${token}/`, 404],
+        ["GET", `/s/${token}/extra`, 404],
+        ["GET", "/s/", 404],
+        ["POST", `/s/${token}`, 405],
+      ] as const
+    ) {
+      const r = await t.call(method, path);
+      assert.equal(r.status, status, `${method} ${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.success, false);
+      assert.equal(r.body.code, undefined, `${method} ${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(typeof r.body.error, "string", `${method} ${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(typeof r.body.message, "string");
+    }
+  }));
