@@ -14,6 +14,12 @@ import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { OutboundDeliveryOptions } from "./deliver.ts";
 import { NO_ENDPOINT_RETRY_MS } from "./schedule.ts";
 
+/**
+ * billing_endpoint_missing alerts of one waiting event: each raised once the one before was
+ * resolved and the event still waits; bounds the keys one raise walks through.
+ */
+const ENDPOINT_MISSING_ALERTS_MAX = 100;
+
 export function outboundAlerts(
   runtime: ActorRuntime,
   db: Kysely<Database>,
@@ -51,15 +57,27 @@ export function outboundAlerts(
       if (waited < NO_ENDPOINT_RETRY_MS) return;
       // spec: courier 3.1: only when the entry has not gone out in a CSV export either.
       if (event.entry && await exported({ tenant, ...event.entry })) return;
-      await raiseAlert(runtime, tenant, {
-        kind: "billing_endpoint_missing",
-        condition_key: event.event_id,
-        owner: "billing",
-        subject: { type: "outbound_event", id: event.event_id },
-        message: `${event.event_type} (${event.event_id}) has no billing endpoint or webhook ` +
-          `URL to go to and its entry has not been exported; set one, or export the entry`,
-        detail: { event_id: event.event_id, event_type: event.event_type },
-      });
+      // spec: courier 2.9: never silently dismissed: a resolved alert whose event an hourly retry
+      // after the resolution still finds waiting, unexported, is the condition back, raised
+      // again (once: the next key); a retry noted before it (a change delivered again) is the
+      // condition the resolution closed. Keyed by the event id alone, it stayed resolved for good.
+      const noted = event.endpoint_missing_at ?? event.created_at;
+      for (let n = 0; n < ENDPOINT_MISSING_ALERTS_MAX; n++) {
+        const alert = await raiseAlert(runtime, tenant, {
+          kind: "billing_endpoint_missing",
+          condition_key: n === 0 ? event.event_id : `${event.event_id}:again:${n}`,
+          owner: "billing",
+          subject: { type: "outbound_event", id: event.event_id },
+          message: `${event.event_type} (${event.event_id}) has no billing endpoint or webhook ` +
+            `URL to go to and its entry has not been exported; set one, or export the entry`,
+          detail: { event_id: event.event_id, event_type: event.event_type },
+        });
+        if (alert.status !== "resolved" || (alert.resolved_at ?? 0) >= noted) return;
+      }
+      throw new Error(
+        `billing_endpoint_missing of ${event.event_id}: resolved ${ENDPOINT_MISSING_ALERTS_MAX} ` +
+          `times and still waiting`,
+      );
     },
   };
 }
