@@ -51,7 +51,10 @@ export const ALERT_RESOLUTION_CHARS_MAX = 2_000;
 export const ALERT_EVIDENCE_CHARS_MAX = 2_000;
 /** Owner roles, assignees, principal names, subject types and ids are short identifiers. */
 export const ALERT_NAME_CHARS_MAX = 120;
-/** The detail object is small facts for the board (deadline, attempt count), not a document. */
+/**
+ * The detail object is small facts for the board (deadline, attempt count), not a document; a
+ * larger one is cut at the raise (boundedDetail), JSON characters counted.
+ */
 export const ALERT_DETAIL_BYTES_MAX = 2_000;
 /** Actions kept in state (assignments can go back and forth); `actions_total` counts them all. */
 export const ALERT_HISTORY_MAX = 50;
@@ -191,13 +194,6 @@ function raise(state: AlertState, alert: NewAlert, by: string, ctx: Ctx) {
   if (alert.subject.type.trim() === "" || alert.subject.id.trim() === "") {
     return reject("invalid_alert", "an alert needs a subject type and id");
   }
-  const detailBytes = JSON.stringify(alert.detail).length;
-  if (detailBytes > ALERT_DETAIL_BYTES_MAX) {
-    return reject(
-      "invalid_alert",
-      `alert detail too large: ${detailBytes} bytes, max ${ALERT_DETAIL_BYTES_MAX}`,
-    );
-  }
   const name = (s: string) => clipText(s, ALERT_NAME_CHARS_MAX);
   const clean: NewAlert = {
     id: alert.id,
@@ -206,9 +202,31 @@ function raise(state: AlertState, alert: NewAlert, by: string, ctx: Ctx) {
     subject: { type: name(alert.subject.type), id: name(alert.subject.id) },
     waybill: alert.waybill === null ? null : name(alert.waybill),
     message: clipText(alert.message, ALERT_MESSAGE_CHARS_MAX),
-    detail: alert.detail,
+    detail: boundedDetail(alert.detail),
   };
   return ok([{ kind: "raised", alert: clean, by: name(by), at: ctx.now }]);
+}
+
+const jsonChars = (v: unknown): number => JSON.stringify(v)?.length ?? 0;
+
+/**
+ * spec: courier 2.9: each condition is raised: facts over ALERT_DETAIL_BYTES_MAX (a reason long
+ * once escaped, as control characters are six times over) are cut, never a reason to raise none.
+ * Before, the raise was refused and the raiser tried it again for ever: documents_missing lost.
+ * A value too long is replaced by its size; `detail_cut` says something was.
+ */
+function boundedDetail(
+  detail: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  if (jsonChars(detail) <= ALERT_DETAIL_BYTES_MAX) return detail;
+  const entries = Object.entries(detail);
+  const share = Math.floor(ALERT_DETAIL_BYTES_MAX / (entries.length + 1));
+  const kept = Object.fromEntries(entries.map(([k, v]) => {
+    const chars = jsonChars(v);
+    return [k, chars <= share ? v : `(${chars} characters, cut)`];
+  }));
+  const cut = { ...kept, detail_cut: true };
+  return jsonChars(cut) <= ALERT_DETAIL_BYTES_MAX ? cut : { detail_cut: true };
 }
 
 function alreadyResolved(state: Alert): Rejection {

@@ -15,6 +15,12 @@ import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { OutboundDeliveryOptions } from "./deliver.ts";
 import { NO_ENDPOINT_RETRY_MS } from "./schedule.ts";
 
+/**
+ * billing_endpoint_missing alerts of one waiting event: each raised once the one before was
+ * resolved and the event still waits; bounds the keys one raise walks through.
+ */
+const ENDPOINT_MISSING_ALERTS_MAX = 100;
+
 export function outboundAlerts(
   runtime: ActorRuntime,
   db: Kysely<Database>,
@@ -56,15 +62,27 @@ export function outboundAlerts(
       if (event.entry && await exported({ tenant, ...event.entry })) {
         return await resolveEndpointMissing(runtime, tenant, event.event_id);
       }
-      await raiseAlert(runtime, tenant, {
-        kind: "billing_endpoint_missing",
-        condition_key: event.event_id,
-        owner: "billing",
-        subject: { type: "outbound_event", id: event.event_id },
-        message: `${event.event_type} (${event.event_id}) has no billing endpoint or webhook ` +
-          `URL to go to and its entry has not been exported; set one, or export the entry`,
-        detail: { event_id: event.event_id, event_type: event.event_type },
-      });
+      // spec: courier 2.9: never silently dismissed: a resolved alert whose event an hourly retry
+      // after the resolution still finds waiting, unexported, is the condition back, raised
+      // again (once: the next key); a retry noted before it (a change delivered again) is the
+      // condition the resolution closed. Keyed by the event id alone, it stayed resolved for good.
+      const noted = event.endpoint_missing_at ?? event.created_at;
+      for (let n = 0; n < ENDPOINT_MISSING_ALERTS_MAX; n++) {
+        const alert = await raiseAlert(runtime, tenant, {
+          kind: "billing_endpoint_missing",
+          condition_key: endpointMissingKey(event.event_id, n),
+          owner: "billing",
+          subject: { type: "outbound_event", id: event.event_id },
+          message: `${event.event_type} (${event.event_id}) has no billing endpoint or webhook ` +
+            `URL to go to and its entry has not been exported; set one, or export the entry`,
+          detail: { event_id: event.event_id, event_type: event.event_type },
+        });
+        if (alert.status !== "resolved" || (alert.resolved_at ?? 0) >= noted) return;
+      }
+      throw new Error(
+        `billing_endpoint_missing of ${event.event_id}: resolved ${ENDPOINT_MISSING_ALERTS_MAX} ` +
+          `times and still waiting`,
+      );
     },
   };
 }
@@ -79,15 +97,26 @@ async function resolveEndpointMissing(
   tenant: string,
   eventId: string,
 ): Promise<void> {
-  const r = await runtime.ask(alertActor, tenant, alertIdOf("billing_endpoint_missing", eventId), {
-    kind: "resolve",
-    resolution: "the entry went out in a billing export (courier 3.1)",
-    evidence: `the entry of ${eventId} is marked exported in the billing export`,
-    by: SYSTEM_PRINCIPAL,
-  });
-  if (!r.ok && r.code !== "not_found" && r.code !== "alert_already_resolved") {
-    throw new Error(`alert of ${eventId} not resolved: ${r.code}: ${r.message}`);
+  // The open one of the event's alerts, if any: those before it were resolved (by a person, the
+  // condition then raised again under the next key), and none is raised past an open one.
+  for (let n = 0; n < ENDPOINT_MISSING_ALERTS_MAX; n++) {
+    const id = alertIdOf("billing_endpoint_missing", endpointMissingKey(eventId, n));
+    const r = await runtime.ask(alertActor, tenant, id, {
+      kind: "resolve",
+      resolution: "the entry went out in a billing export (courier 3.1)",
+      evidence: `the entry of ${eventId} is marked exported in the billing export`,
+      by: SYSTEM_PRINCIPAL,
+    });
+    if (r.ok || r.code === "not_found") return;
+    if (r.code !== "alert_already_resolved") {
+      throw new Error(`alert of ${eventId} not resolved: ${r.code}: ${r.message}`);
+    }
   }
+}
+
+/** The condition key of an event's `n`th billing_endpoint_missing alert (0: the first). */
+function endpointMissingKey(eventId: string, n: number): string {
+  return n === 0 ? eventId : `${eventId}:again:${n}`;
 }
 
 interface EntryKey {

@@ -10,7 +10,8 @@ import { alertActor, type AlertEvent } from "../../actors/alert.ts";
 import { deferredWorkActor, deferredWorkId } from "../../actors/deferred_work.ts";
 import { DeferredWorks } from "../../src/bus/deferred.ts";
 import { DEFERRED_WORK_RETRY_MS } from "../../src/limits.ts";
-import type { AlertDue, ShipmentEvent } from "../../actors/shipment.ts";
+import { type AlertDue, shipmentActor, type ShipmentEvent } from "../../actors/shipment.ts";
+import { accept, type ActorDefinition } from "../../src/runtime/actor.ts";
 import { type ActorChange, subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { RetriesExhausted } from "../../src/bus/retry.ts";
@@ -190,3 +191,117 @@ Deno.test("alert raiser: a raise still failing after its retries is deferred and
       await deferral.close();
     }
   }));
+
+/**
+ * Stands in for a shipment's decisions: commits the `alert_due` it is told to, as a shipment's
+ * check or scan does, on the real runtime, KV file and bus (the raiser reads nothing else).
+ */
+const dueShipment: ActorDefinition<
+  number,
+  { readonly kind: "due"; readonly alert: AlertDue },
+  ShipmentEvent,
+  number
+> = {
+  type: shipmentActor.type,
+  version: 1,
+  initial: 0,
+  decide: (_state, command) =>
+    command.kind === "due"
+      ? accept([{ kind: "alert_due", alert: command.alert }], (s) => s)
+      : accept([], (s) => s),
+  evolve: (state) => state + 1,
+};
+
+/** Every kind a shipment's own decisions raise (courier 2.9), each with its condition. */
+const SHIPMENT_DUES: readonly AlertDue[] = (
+  [
+    "milestone_at_risk",
+    "milestone_overdue",
+    "customs_wait_exceeded",
+    "no_scan",
+    "pieces_separated",
+    "documents_missing",
+  ] as const
+).map((kind, i) => ({
+  kind,
+  condition_key: `WB-R${i}:${kind}:1`,
+  owner: "courier",
+  message: `${kind} of WB-R${i}`,
+  detail: { n: i },
+}));
+
+function openOn(path: string, bus: MemoryBus, clock: ManualClock) {
+  return KvActorStore.open(path).then((store) => ({
+    store,
+    runtime: new ActorRuntime({
+      env: "test",
+      store,
+      bus,
+      clock,
+      definitions: [alertActor, deferredWorkActor, dueShipment],
+      onError: () => {},
+    }),
+  }));
+}
+
+async function raisesOf(runtime: ActorRuntime, due: AlertDue): Promise<number> {
+  let n = 0;
+  const id = await alertIdOf(due.kind, due.condition_key);
+  for await (const { event } of runtime.events(alertActor, id)) {
+    if ((event as AlertEvent).kind === "raised") n++;
+  }
+  return n;
+}
+
+Deno.test("alert raiser: alerts a crash kept off the bus after their shipment's commit are raised once at restart, delivered again or at once, of every kind", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  const clock = new ManualClock();
+  try {
+    // The process dies between each shipment's commit and its publication: the bus is gone.
+    const downBus = new MemoryBus();
+    const first = await openOn(path, downBus, clock);
+    await first.runtime.start();
+    await downBus.drain();
+    for (const [i, alert] of SHIPMENT_DUES.entries()) {
+      const r = await first.runtime.ask(dueShipment, TENANT, `WB-R${i}`, { kind: "due", alert });
+      assert.ok(r.ok);
+    }
+    first.store.close();
+    await first.runtime.close().catch(() => {});
+
+    // spec: courier 2.9: each condition is raised once: the environment restarts on the same
+    // KV file and republishes what the crash kept off the bus; the raiser raises it.
+    const bus = new MemoryBus();
+    const second = await openOn(path, bus, clock);
+    const raiser = new ShipmentAlertRaiser({ runtime: second.runtime, bus, retry: NO_WAIT });
+    try {
+      await second.runtime.start();
+      await bus.flush();
+      for (const due of SHIPMENT_DUES) assert.equal(await raisesOf(second.runtime, due), 1);
+      // The same changes delivered again, twice at once (a redelivery, another instance): one
+      // alert each.
+      for (const [i, due] of SHIPMENT_DUES.entries()) {
+        const change: ActorChange = {
+          env: "test",
+          tenant: TENANT,
+          type: "shipment",
+          id: `WB-R${i}`,
+          version: 1,
+          events: [{ seq: 1, at: 0, event: { kind: "alert_due", alert: due } }],
+        };
+        const subject = subjectOf("test", TENANT, "shipment", `WB-R${i}`);
+        await Promise.all([bus.publish(subject, change), bus.publish(subject, change)]);
+      }
+      await bus.flush();
+      for (const due of SHIPMENT_DUES) assert.equal(await raisesOf(second.runtime, due), 1);
+    } finally {
+      await raiser.close();
+      await second.runtime.close();
+      await bus.drain();
+      second.store.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

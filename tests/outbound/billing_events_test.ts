@@ -549,6 +549,55 @@ Deno.test("billing events: an endpoint alert raised before the entry was exporte
     assert.deepEqual(await alerts("open"), []);
   }));
 
+Deno.test("billing events: an endpoint alert raised again after a person resolved it is the one the export resolves", () =>
+  withTestEnv(async (t) => {
+    const { courier, eventId, state } = await waitingForEndpoint(t);
+    const key = courier.business.api_key;
+    const alerts = async (status: string) => {
+      await t.settle();
+      const r = await t.call(
+        "GET",
+        `/business/courier/alerts?kind=billing_endpoint_missing&status=${status}`,
+        { key },
+      );
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data as { id: string; subject: { id: string }; resolution: string | null }[];
+    };
+    await advance(t, 60 * 60);
+    await until(t, async () => (await alerts("open")).length === 1, "the alert");
+    const [first] = await alerts("open");
+    const resolved = await t.call("POST", `/business/courier/alerts/${first!.id}/resolve`, {
+      key,
+      body: { resolution: "asked accounts for an endpoint", evidence: "ticket ACC-12" },
+    });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    // spec: courier 2.9: never silently dismissed: still waiting at the next retry, raised again.
+    await advance(t, 60 * 60);
+    await until(t, async () => (await alerts("open")).length === 1, "raised again");
+    const [second] = await alerts("open");
+    assert.notEqual(second!.id, first!.id);
+    assert.equal(second!.subject.id, eventId);
+
+    // spec: courier 3.1: once the entry has gone out in an export, the open one is resolved.
+    const exported = await t.app.request("/api/business/courier/billing/export", {
+      method: "POST",
+      headers: { "X-Business-API-Key": key, "Content-Type": "application/json" },
+      body: "{}",
+    });
+    assert.equal(exported.status, 200);
+    await exported.body?.cancel();
+    await advance(t, 60 * 60);
+    await until(
+      t,
+      async () => (await state()).endpoint_missing_at === t.clock.now(),
+      "the hourly retry after the export",
+    );
+    await until(t, async () => (await alerts("open")).length === 0, "the second resolved");
+    const done = await alerts("resolved");
+    assert.deepEqual(done.map((a) => a.id).sort(), [first!.id, second!.id].sort());
+    assert.match(done.find((a) => a.id === second!.id)!.resolution ?? "", /export/);
+  }));
+
 Deno.test("billing events: a failed schedule raises billing_export_failed; requeue starts over", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {

@@ -3,7 +3,14 @@ import { evidenceFileActor, evidenceFileId } from "../../../actors/evidence_file
 import { raiseAlert, type RaiseAlertInput } from "../../../src/courier/alerts.ts";
 import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
 import { sha256Hex } from "../../../src/domain/secrets.ts";
-import { courierWithScopes } from "../../helpers/courier.ts";
+import { ALERT_DETAIL_BYTES_MAX } from "../../../actors/alert.ts";
+import {
+  bookWaybill,
+  courierWithScopes,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
 import {
   type Answer,
   type CreatedBusiness,
@@ -360,4 +367,64 @@ Deno.test("alerts: the courier platform must be on", () =>
     const r = await t.call("GET", "/business/courier/alerts", { key: b.api_key });
     assert.equal(r.status, 403);
     assert.equal(r.body.code, "courier_platform_disabled");
+  }));
+
+Deno.test("alerts: documents_missing is raised when customs' reason is long in escaped characters, its detail cut, never refused", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const waybill = await bookWaybill(t, client);
+    const key = courier.business.api_key;
+    // A reason pasted with control characters: 500 characters, each six in JSON.
+    const reason = "x" + "\u0001".repeat(498) + "x";
+    const scanned = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+      key,
+      body: { event: "documents_requested", facility_id: "TLOKWENG", reason },
+    });
+    assert.equal(scanned.status, 201, JSON.stringify(scanned.body));
+    await t.settle();
+    // spec: courier 2.9: each condition is raised once: a long detail is no reason to raise none.
+    const r = await list(t, key, "?kind=documents_missing");
+    assert.deepEqual(r.body.data.map((a: { waybill: string }) => a.waybill), [waybill]);
+    const [alert] = r.body.data as { detail: unknown }[];
+    assert.ok(JSON.stringify(alert!.detail).length <= ALERT_DETAIL_BYTES_MAX);
+  }));
+
+Deno.test("alerts: leg_unassigned and leg_trip_ended raised by two requests at once are one alert each", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const key = courier.business.api_key;
+    const post = async (path: string, body: unknown, status = 200) => {
+      const r = await t.call("POST", path, { key, body });
+      assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
+      return r.body.data;
+    };
+    const run = (await post("/business/network-runs", {
+      facility_id: "GBE-HUB",
+      kind: "linehaul",
+      countries: ["BW"],
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 0 },
+      vehicle: "B 123 ABC",
+    }, 201)).id as string;
+    const waybills = [await bookWaybill(t, client), await bookWaybill(t, client)];
+    // spec: courier 2.9: each condition is raised once, however many requests bring it at once:
+    // two stops added to a run with no driver, then two arrivals of the run.
+    await Promise.all(
+      waybills.map((waybill) =>
+        post(`/business/network-runs/${run}/stops`, { kind: "deliver", waybill }, 201)
+      ),
+    );
+    await post(`/business/network-runs/${run}/depart`, {});
+    await Promise.all([1, 2].map(() => post(`/business/network-runs/${run}/arrive`, {})));
+    await t.settle();
+    const unassigned = await list(t, key, "?kind=leg_unassigned");
+    assert.equal(unassigned.body.data.length, 1);
+    const ended = await list(t, key, "?kind=leg_trip_ended");
+    assert.deepEqual(
+      ended.body.data.map((a: { waybill: string }) => a.waybill).sort(),
+      [...waybills].sort(),
+    );
   }));
