@@ -15,21 +15,23 @@ import {
   unreachable,
 } from "../src/runtime/actor.ts";
 import {
-  CANCELLABLE,
   collectionCountsFrom,
   dayEndsAt,
+  deliveryEstimateMoves,
   estimateAfterDayPassed,
   estimateAfterSetback,
   FINAL_HEADLINES,
   type Headline,
   type Health,
   healthOf,
+  isCancellable,
   type LifecycleTerms,
   type Milestone,
   nextLocalDayStart,
   nextObligation,
   type OpenMilestone,
   openMilestone,
+  openUnderRules,
   type Owner,
   promiseDueAt,
   scanCharge,
@@ -303,12 +305,12 @@ export function startLifecycle(b: ShipmentBooking): Lifecycle {
     customs_days_alerted: 0,
     no_scan_raised_for: null,
     separated_since: null,
-    ...obligations(milestones),
+    ...obligations(milestones, base.status),
   };
 }
 
 /** The next obligation and the earliest deadline of a set of open milestones. */
-function obligations(milestones: readonly OpenMilestone[]) {
+function obligations(milestones: readonly OpenMilestone[], status: Headline) {
   const next = nextObligation(milestones);
   const first = milestones.reduce<number | null>(
     (min, m) => min === null || m.due_at < min ? m.due_at : min,
@@ -317,7 +319,9 @@ function obligations(milestones: readonly OpenMilestone[]) {
   return {
     next_milestone: next?.name ?? null,
     next_due_at: next?.due_at ?? null,
-    next_owner: next?.owner ?? null,
+    // Going back to the sender with no leg open, the courier still owes the way back (the board
+    // and report count it under the courier, not under nobody).
+    next_owner: next?.owner ?? (status === "returning" ? "courier" as const : null),
     first_due_at: first,
   };
 }
@@ -339,8 +343,9 @@ function record(
   if (FINAL_HEADLINES.has(state.status)) {
     return reject("shipment_closed", `the shipment is ${state.status}: nothing more is recorded`);
   }
-  if (scan.event === "cancelled" && !CANCELLABLE.has(state.status)) {
-    return reject("not_cancellable", `a shipment ${state.status} can no longer be cancelled`);
+  if (scan.event === "cancelled" && !isCancellable(state)) {
+    const why = state.last_scan === null ? state.status : `${state.status} and scanned`;
+    return reject("not_cancellable", `a shipment ${why} can no longer be cancelled`);
   }
   const reason = clipText(scan.reason);
   const needsReason = scan.event === "exception" || scan.event === "lost_or_damaged" ||
@@ -440,7 +445,7 @@ function record(
       : state.pod,
     closed_at: final ? now : null,
     separated_since: separated ? state.separated_since ?? now : null,
-    ...obligations(partial.milestones),
+    ...obligations(partial.milestones, status),
   };
   const events: ShipmentEvent[] = [{ kind: "scanned", entry, lifecycle }];
   // spec: courier 2.6 rule 3: a redelivery or a return is a later charge, due from this commit on.
@@ -629,7 +634,9 @@ function wantedTimers(s: Shipment): Map<string, number> {
     s.booked_at + SHIPMENT_OPEN_MS_MAX,
     dayEndsAt(terms.calendar, s.pricing.promise.latest_delivery),
   );
-  if (estimateEnds <= openUntil) wanted.set(ESTIMATE_TIMER, estimateEnds);
+  if (estimateEnds <= openUntil && deliveryEstimateMoves(s.status)) {
+    wanted.set(ESTIMATE_TIMER, estimateEnds);
+  }
   return wanted;
 }
 
@@ -720,7 +727,10 @@ function check(state: Shipment, now: number): Decided {
           { milestone: m.name, due_at: new Date(m.due_at).toISOString() },
         ),
       );
-      if (m.owner === "courier" || m.name === "customs_clearance") {
+      if (
+        (m.owner === "courier" || m.name === "customs_clearance") &&
+        deliveryEstimateMoves(state.status)
+      ) {
         estimate = estimateAfterSetback(terms.calendar, estimate, now);
       }
       if (m.name === "customs_clearance") {
@@ -795,7 +805,7 @@ function check(state: Shipment, now: number): Decided {
     no_scan_raised_for: noScanFor,
     customs_days_alerted: customsDays,
     customs_check_at: customsCheck,
-    ...obligations(milestones),
+    ...obligations(milestones, state.status),
   };
   const all: ShipmentEvent[] = [{ kind: "checked", at: now, lifecycle }, ...events];
   if (estimate !== state.estimated_delivery_on) {
@@ -879,12 +889,25 @@ export const shipmentActor: ActorDefinition<
   project: (s) => s === null ? null : shipmentSearchView(s),
 };
 
-/** Version 1 knew only bookings: they start their lifecycle as booked. */
+/**
+ * Version 1 knew only bookings: they start their lifecycle as booked. One stored returning before
+ * the returning rule (lifecycle.ts STEPS.returning) loads as that rule leaves it: the recipient's
+ * milestones and the promise closed, health and next obligation as of its last scan.
+ */
 function load(stored: unknown, version: number): ShipmentState {
   if (stored === null) return null;
   const s = stored as Shipment;
   if (version < 2 || s.milestones === undefined) return { ...s, ...startLifecycle(s) };
-  return s;
+  const milestones = openUnderRules(s.status, s.milestones);
+  if (milestones === s.milestones) return s;
+  const verdict = healthOf({ ...s, milestones }, s.trail.at(-1)?.at ?? s.booked_at);
+  return {
+    ...s,
+    milestones,
+    health: verdict.health,
+    health_reason: verdict.reason,
+    ...obligations(milestones, s.status),
+  };
 }
 
 /** What the query side keeps for search and lists: references, parties, money, no token. */

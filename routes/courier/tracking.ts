@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { shipmentActor } from "../../actors/shipment.ts";
 import type { Shipment } from "../../actors/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
-import { HEADLINES, type Milestone } from "../../src/domain/lifecycle.ts";
+import { HEADLINES, type Milestone, STEPS } from "../../src/domain/lifecycle.ts";
 import { type Api, envelope, ok } from "../../src/http/app.ts";
 import { anonymous, courierPlatformEnabled } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -37,8 +37,12 @@ const NEXT_STEP: Readonly<Record<string, string>> = {
   returning: "The parcel is on its way back to the sender.",
   returned: "The parcel was returned to the sender.",
   cancelled: "The shipment was cancelled.",
-  lost_or_damaged: "The courier is looking into a problem with the parcel.",
+  lost_or_damaged: "The sender will be in touch with you about what happens next.",
 };
+
+/** spec: courier 2.11: the delay a customer reads once the parcel was reported lost or damaged. */
+const LOST_OR_DAMAGED_DELAY =
+  "The parcel was reported lost or damaged and will not arrive as planned.";
 
 const MILESTONE_WORDS: Readonly<Record<Milestone, string>> = {
   collection: "collection",
@@ -54,15 +58,20 @@ const MILESTONE_WORDS: Readonly<Record<Milestone, string>> = {
 
 /**
  * spec: courier 2.11: whether the parcel is still on its way to the customer. Delivered, cancelled
- * or returned it is not; neither is one going back to the sender (`returning`), whose milestones
- * towards delivery (a redelivery, the promise) may still be open for operations.
+ * or returned it is not; neither is one going back to the sender (`returning`), nor one reported
+ * lost or damaged, which no date can be promised for (its delay says so).
  */
 function toCustomer(s: Shipment): boolean {
-  return s.delivered_at === null && s.closed_at === null && s.status !== "returning";
+  return s.delivered_at === null && s.closed_at === null && s.status !== "returning" &&
+    s.status !== "lost_or_damaged";
 }
 
-/** spec: courier 2.11: plain-language delay, or null when on time or not coming. */
+/**
+ * spec: courier 2.11: plain-language delay, or null when on time or not coming. Lost or damaged
+ * reads as such, never the reason recorded (an internal note, maybe a value or a claim).
+ */
 function delayOf(s: Shipment, now: number): string | null {
+  if (s.status === "lost_or_damaged") return LOST_OR_DAMAGED_DELAY;
   if (!toCustomer(s)) return null;
   const promised = s.pricing.promise.latest_delivery;
   if (s.estimated_delivery_on > promised) {
@@ -73,9 +82,22 @@ function delayOf(s: Shipment, now: number): string | null {
   return null;
 }
 
+/**
+ * spec: courier 2.11 "last verified place and scan time", read as one pair: the place last
+ * verified and when it was verified there. A physical scan with no place (a driver's scan, a
+ * return set off) verifies no place, so the last one that did stands, with its own time; before
+ * any scan at a place, the last physical scan's time with no place. Derived from the trail, so
+ * shipments stored before read the same.
+ */
+function lastVerified(s: Shipment): { at: number; place: string | null } | null {
+  const placed = s.trail.findLast((e) => STEPS[e.event].physical && e.facility_id !== null);
+  if (placed) return { at: placed.at, place: placed.facility_id };
+  return s.last_scan && { at: s.last_scan.at, place: null };
+}
+
 /** The view a customer may see; built field by field so nothing else can leak into it. */
 export function trackingView(s: Shipment, now: number) {
-  const verified = s.last_scan;
+  const verified = lastVerified(s);
   return {
     waybill: s.waybill,
     status: s.status,
@@ -83,12 +105,12 @@ export function trackingView(s: Shipment, now: number) {
     last_verified: verified
       ? {
         // A facility code at most, never a holder's name or a note.
-        place: verified.facility_id,
+        place: verified.place,
         scanned_at: new Date(verified.at).toISOString(),
       }
       : null,
     // spec: courier 2.11: when the parcel is expected; once closed (delivered, cancelled,
-    // returned) or going back to the sender it is expected on no day.
+    // returned), going back to the sender or reported lost or damaged it is expected on no day.
     expected_by: toCustomer(s) ? s.estimated_delivery_on : null,
     delay: delayOf(s, now),
     delivery_attempts: s.attempts,
@@ -121,15 +143,24 @@ export const TrackingAnswer = z.object({
     .nullable().openapi({ description: "The stage the shipment is in, in plain words" }),
   last_verified: orNull(
     z.object({
-      place: z.string().nullable().openapi({ description: "A facility code, when scanned at one" }),
-      scanned_at: UtcInstant,
+      place: z.string().nullable().openapi({
+        description: "The facility code of the last scan at a facility; null before any",
+      }),
+      scanned_at: UtcInstant.openapi({
+        description: "When that place was verified (before any, the last physical scan)",
+      }),
     }).openapi("TrackingLastVerified"),
-  ).openapi({ description: "The last physical scan; null before any" }),
+  ).openapi({
+    description: "The last verified place and its scan time: a later scan at no place changes " +
+      "neither; null before any physical scan",
+  }),
   expected_by: CalendarDay.nullable().openapi({
-    description: "null once delivered, cancelled or returned, and while returning to the sender",
+    description: "null once delivered, cancelled or returned, while returning to the sender, " +
+      "and once reported lost or damaged",
   }),
   delay: z.string().nullable().openapi({
-    description: "Plain-language delay; null when on time",
+    description: "Plain-language delay; null when on time or not coming; says so once the " +
+      "parcel was reported lost or damaged",
   }),
   delivery_attempts: z.number().int(),
   next_step: z.string().nullable().openapi({ description: "What happens next, in plain words" }),

@@ -191,7 +191,15 @@ export const STEPS: Readonly<Record<ScanEvent, Step>> = {
     physical: true,
   },
   delivered: { headline: "delivered", closes: [...MILESTONES], physical: true },
-  returning: { headline: "returning", physical: true },
+  // Decision (courier 3.2 is silent on returning): a parcel on its way back to the sender owes
+  // the recipient nothing, so the milestones towards delivery close: the delivery attempt, the
+  // recipient's redelivery and the delivery promise. The way back is the courier's (its legs, its
+  // no-scan watch); nothing moves the delivery estimate any more (deliveryEstimateMoves).
+  returning: {
+    headline: "returning",
+    closes: ["delivery_attempt", "redelivery", "promise"],
+    physical: true,
+  },
   returned: { headline: "returned", closes: [...MILESTONES], physical: true },
   cancelled: { headline: "cancelled", closes: [...MILESTONES], physical: false },
   exception: { physical: false },
@@ -208,6 +216,40 @@ export const FINAL_HEADLINES: ReadonlySet<Headline> = new Set([
 
 /** Cancelling is for a shipment not yet in the courier's hands. */
 export const CANCELLABLE: ReadonlySet<Headline> = new Set(["booked", "awaiting_collection"]);
+
+/**
+ * Whether a shipment may still be cancelled: its headline says it is not yet in the courier's
+ * hands, and no physical scan says otherwise. A generic `scan` leaves the headline at booked, yet
+ * a parcel scanned is held by the courier (Business API 7: not_cancellable, cancel after pickup).
+ * `last_scan` is the last physical scan, kept by every lifecycle stored, old ones too.
+ */
+export function isCancellable(s: { readonly status: Headline; readonly last_scan: unknown }) {
+  return CANCELLABLE.has(s.status) && s.last_scan === null;
+}
+
+/**
+ * spec: courier 2.3, 3.2: whether the delivery estimate still moves (and estimate_changed goes to
+ * the client). Not while the parcel goes back to the sender: it will not be delivered, so a
+ * nightly move of its delivery day would tell the client something untrue.
+ */
+export function deliveryEstimateMoves(status: Headline): boolean {
+  return status !== "returning";
+}
+
+/**
+ * The lifecycle's open milestones as the current rules leave them: one stored `returning` before
+ * the returning rule (STEPS.returning) still held the recipient's milestones and the promise.
+ */
+export function openUnderRules(
+  status: Headline,
+  milestones: readonly OpenMilestone[],
+): readonly OpenMilestone[] {
+  if (status !== "returning") return milestones;
+  const closed = new Set(STEPS.returning.closes);
+  return milestones.some((m) => closed.has(m.name))
+    ? milestones.filter((m) => !closed.has(m.name))
+    : milestones;
+}
 
 /** A later charge a scan causes (courier 2.6 rule 3), as the client's ledger books it. */
 export interface ScanCharge {
@@ -406,7 +448,9 @@ export function healthOf(s: HealthInput, now: number): HealthVerdict {
   if (risky) {
     return { health: "at_risk", reason: `${risky.name} due ${iso(risky.due_at)}` };
   }
-  return { health: "on_schedule", reason: "on schedule" };
+  // The way back is the courier's own: on schedule reads as the return under way.
+  const reason = s.status === "returning" ? "returning to the sender" : "on schedule";
+  return { health: "on_schedule", reason };
 }
 
 /**

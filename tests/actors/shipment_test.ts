@@ -499,6 +499,92 @@ Deno.test("shipment: a failed delivery attempt scanned again is one attempt, one
   assert.equal(s.attempts, 2);
 });
 
+Deno.test("shipment: going back to the sender owes the recipient nothing: no redelivery, no promise, no estimate move", async () => {
+  let s = await booked();
+  const record = (event: ScanEvent, now: number) => {
+    s = applied(s, { kind: "record", scan: { event, by: "test" } }, now).next;
+  };
+  const now = s.booked_at + HOUR;
+  record("collected", now);
+  record("out_for_delivery", now + HOUR);
+  record("delivery_attempted", now + 2 * HOUR);
+  assert.equal(s.health, "waiting_customer");
+  const estimate = s.estimated_delivery_on;
+  record("returning", now + 3 * HOUR);
+  // Decision (3.2 is silent on returning): the recipient's redelivery, the delivery attempt and
+  // the delivery promise close; the courier owns the way back.
+  const open = s.milestones.map((m) => m.name);
+  for (const m of ["delivery_attempt", "redelivery", "promise"]) {
+    assert.ok(!open.includes(m as never), `${m} open while returning: ${open.join(", ")}`);
+  }
+  assert.equal(s.health, "on_schedule");
+  assert.equal(s.health_reason, "returning to the sender");
+  assert.equal(s.next_owner, "courier");
+  // Days on, past every estimated day and the promise: no estimate_changed, not late, not waiting
+  // on the customer.
+  for (const day of [1, 2, 3, 5, 8, 12]) {
+    const d = timerFired(s, "check", now + day * 24 * HOUR);
+    assert.deepEqual(estimateMoves(d.events), [], `day ${day}`);
+    s = evolveAll(s, d.events);
+    assert.equal(s.estimated_delivery_on, estimate);
+    assert.ok(!["late", "waiting_customer"].includes(s.health), `${s.health}: ${s.health_reason}`);
+  }
+  record("returned", now + 13 * 24 * HOUR);
+  assert.deepEqual(s.milestones, []);
+  assert.equal(s.health, "closed");
+});
+
+Deno.test("shipment: one stored returning under the old rule loads owing the recipient nothing", async () => {
+  let s = await booked();
+  const now = s.booked_at + HOUR;
+  for (
+    const [i, event] of (["collected", "out_for_delivery", "delivery_attempted"] as const).entries()
+  ) {
+    s = applied(s, { kind: "record", scan: { event, by: "test" } }, now + i * HOUR).next;
+  }
+  // What a returning scan stored before: the headline moved, the recipient's milestones kept.
+  const stored: Shipment = {
+    ...s,
+    status: "returning",
+    trail: [...s.trail, { ...s.trail.at(-1)!, event: "returning", at: now + 3 * HOUR }],
+  };
+  const loaded = shipmentActor.load!(structuredClone(stored), 2)!;
+  assert.deepEqual(loaded.milestones.map((m) => m.name), []);
+  assert.equal(loaded.health, "on_schedule");
+  assert.equal(loaded.next_owner, "courier");
+  const d = timerFired(loaded, "check", now + 5 * 24 * HOUR);
+  assert.deepEqual(estimateMoves(d.events), []);
+});
+
+Deno.test("shipment: cancelling is refused once a physical scan was recorded, the headline still booked", async () => {
+  const s = await booked();
+  const now = s.booked_at + HOUR;
+  const cancel = (state: Shipment) =>
+    shipmentActor.decide(state, {
+      kind: "record",
+      scan: { event: "cancelled", reason: "client asked", by: "test" },
+    }, { now: now + HOUR, newId });
+  for (const event of ["scan"] as const) {
+    const scanned = applied(s, { kind: "record", scan: { event, by: "test" } }, now).next;
+    const d = cancel(scanned);
+    assert.ok(!d.ok && d.code === "not_cancellable", `after ${event}: ${JSON.stringify(d)}`);
+  }
+  // A state built by old events: booked, with a physical scan recorded.
+  const old: Shipment = {
+    ...s,
+    last_scan: { event: "scan", at: now, facility_id: null, note: null },
+  };
+  const d = cancel(shipmentActor.load!(structuredClone(old), 2)!);
+  assert.ok(!d.ok && d.code === "not_cancellable", JSON.stringify(d));
+  // An exception is no scan: the parcel is not in the courier's hands for it.
+  const excepted = applied(s, {
+    kind: "record",
+    scan: { event: "exception", reason: "address unclear", by: "test" },
+  }, now).next;
+  assert.ok(cancel(excepted).ok);
+  assert.ok(cancel(s).ok);
+});
+
 // ---- Property: random scan sequences against the milestone table of courier 3.2.
 
 /** spec: courier 3.2 milestone table, "Opens" column, read event by event. */
@@ -531,7 +617,22 @@ const TABLE_CLOSES: Partial<Record<ScanEvent, readonly string[]>> = {
   released: ["customs_clearance", "customs_documents"],
   out_for_delivery: ["collection", "depot_dwell", "redelivery"],
   delivery_attempted: ["delivery_attempt"],
+  // Decided (3.2 silent): going back to the sender closes what is owed towards the recipient.
+  returning: ["delivery_attempt", "redelivery", "promise"],
 };
+
+/** Events that put the parcel in the courier's hands (a scan, custody), written apart. */
+const NOT_PHYSICAL: ReadonlySet<string> = new Set([
+  "customs_hold",
+  "documents_requested",
+  "documents_supplied",
+  "cleared",
+  "released",
+  "cancelled",
+  "exception",
+  "exception_cleared",
+  "lost_or_damaged",
+]);
 
 const CLOSING: ReadonlySet<string> = new Set(["delivered", "returned", "cancelled"]);
 
@@ -574,6 +675,8 @@ Deno.test("shipment property: random scans keep milestones, health, closing and 
     fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
       let s = start;
       let now = s.booked_at;
+      let scanned = false;
+      let wentBack = false;
       for (const st of steps) {
         now += st.hours * HOUR;
         const d = "scan" in st
@@ -591,11 +694,17 @@ Deno.test("shipment property: random scans keep milestones, health, closing and 
           assert.match(d.message, new RegExp(s.status));
           continue;
         }
+        // Cancelling only before the courier has the parcel: headline and no physical scan.
+        const cancellable = ["booked", "awaiting_collection"].includes(s.status) && !scanned;
         if (!d.ok) {
           assert.equal(event, "cancelled", JSON.stringify(d));
           assert.equal(d.code, "not_cancellable");
+          assert.ok(!cancellable, `a cancellable shipment refused: ${JSON.stringify(d)}`);
           continue;
         }
+        if (event === "cancelled") assert.ok(cancellable, `cancelled after a physical scan`);
+        if (event !== null && !NOT_PHYSICAL.has(event)) scanned = true;
+        if (event === "returning") wentBack = true;
         let next = s;
         for (const e of d.events) next = shipmentActor.evolve(next, e) as Shipment;
         const names = (x: Shipment) => new Set(x.milestones.map((m) => m.name as string));
@@ -603,8 +712,17 @@ Deno.test("shipment property: random scans keep milestones, health, closing and 
         const trace = `${steps.map((x) => "scan" in x ? x.scan : "timer").join(",")}`;
         if (CLOSING.has(next.status)) {
           assert.deepEqual([...open], [], `nothing open once ${next.status}: ${trace}`);
-        } else {
+        } else if (!wentBack) {
           assert.ok(open.has("promise"), `promise open until delivered: ${trace}`);
+        } else {
+          assert.ok(!open.has("promise"), `the promise closed once going back: ${trace}`);
+        }
+        if (next.status === "returning") {
+          assert.ok(
+            !open.has("redelivery") && !open.has("delivery_attempt"),
+            `the recipient owed nothing while returning: ${trace}`,
+          );
+          if (open.size === 0) assert.equal(next.next_owner, "courier", trace);
         }
         if (event !== null && !CLOSING.has(next.status)) {
           for (const m of TABLE_CLOSES[event] ?? []) {
@@ -627,6 +745,9 @@ Deno.test("shipment property: random scans keep milestones, health, closing and 
         }
         assert.equal(next.health, expectedHealth(next, now), `health at ${trace}`);
         const moves = d.events.filter((e) => e.kind === "estimate_changed");
+        if (s.status === "returning" && next.status === "returning") {
+          assert.deepEqual(moves, [], `estimate_changed while returning: ${trace}`);
+        }
         if (next.estimated_delivery_on === s.estimated_delivery_on) {
           assert.deepEqual(moves, [], `estimate_changed with no move: ${trace}`);
         } else {

@@ -401,6 +401,38 @@ Deno.test("operations: papers asked for again while still missing raise document
     await until(t, async () => (await missing()).length === 2, "asked again after supplied");
   }));
 
+Deno.test("operations: a parcel going back to the sender reads as the courier's return, not the customer's wait", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    for (const event of ["collected", "received_at_destination", "out_for_delivery"]) {
+      await scan(t, courier, waybill, { event, facility_id: "GBE-HUB" });
+    }
+    await scan(t, courier, waybill, { event: "delivery_attempted", note: "nobody home" });
+    await scan(t, courier, waybill, { event: "returning" });
+    // Decided (3.2 silent on returning): the recipient is owed nothing; the courier owns the way
+    // back. Days on, past the promise, it is neither waiting on the customer nor late on it.
+    for (const days of [0, 5]) {
+      await advance(t, days * 24 * HOUR);
+      const row = (await board(t, courier, `?q=${waybill}`)).data[0]!;
+      assert.equal(row["status"], "returning");
+      assert.equal(row["health"], "on_schedule", JSON.stringify(row));
+      assert.equal(row["health_reason"], "returning to the sender");
+      assert.equal(row["next_owner"], "courier");
+    }
+    const report = await t.call("GET", "/business/courier/operations/report", {
+      key: courier.business.api_key,
+    });
+    assert.equal(report.status, 200, JSON.stringify(report.body));
+    assert.deepEqual(report.body.data.open_shipments.by_next_owner, { courier: 1 });
+    assert.deepEqual(report.body.data.open_shipments.by_health, { on_schedule: 1 });
+    // Physically scanned, a booked shipment is in the courier's hands: not cancellable.
+    const other = await bookWaybill(t, client);
+    await scan(t, courier, other, { event: "scan", facility_id: "GBE-HUB" });
+    const refused = await scan(t, courier, other, { event: "cancelled", reason: "asked" }, 422);
+    assert.equal(refused.code, "not_cancellable");
+  }));
+
 Deno.test("operations: delivered closes it; cancelled only before collection; views saved", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

@@ -435,6 +435,61 @@ Deno.test("tracking: a shipment on its way back to the sender is expected by no 
     assert.equal(v.pod, null);
   }));
 
+Deno.test("tracking: a parcel reported lost or damaged is expected by no date, and the customer reads what happens next", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { waybill, tracking_url } = await bookShipment(t, client, { declared_value: 1234 });
+    await scan(t, courier, waybill, { event: "collected", facility_id: "GBE-HUB" });
+    await scan(t, courier, waybill, {
+      event: "lost_or_damaged",
+      reason: "SECRET-NOTE crushed in the van, claim 1234",
+    });
+    const r = await t.call("GET", `/s/${tracking_url.split("/").at(-1)!}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const v = r.body.data;
+    // spec: courier 2.11: no expected day for a parcel that may never arrive, and a plain delay
+    // and next step, with no internal note and no money.
+    assert.equal(v.status, "lost_or_damaged");
+    assert.equal(v.expected_by, null, JSON.stringify(v));
+    assert.equal(v.current_milestone, null, JSON.stringify(v));
+    assert.match(v.delay ?? "", /lost or damaged/, JSON.stringify(v));
+    assert.match(v.next_step ?? "", /sender will be in touch/, JSON.stringify(v));
+    assert.equal(JSON.stringify(v).includes("SECRET-NOTE"), false);
+    assert.equal(JSON.stringify(v).includes("1234"), false);
+    assert.equal(v.last_verified.place, "GBE-HUB");
+  }));
+
+Deno.test("tracking: a scan with no place keeps the last verified place and the time it was verified there", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { waybill, tracking_url } = await bookShipment(t, client);
+    const view = async () => {
+      const r = await t.call("GET", `/s/${tracking_url.split("/").at(-1)!}`);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data;
+    };
+    await scan(t, courier, waybill, { event: "collected", holder: "Driver Thabo" });
+    // No place verified yet: the scan's time, no place.
+    const collected = (await view()).last_verified;
+    assert.equal(collected.place, null);
+    await advance(t, 3600);
+    await scan(t, courier, waybill, { event: "received_at_depot", facility_id: "GBE-HUB" });
+    const atHub = (await view()).last_verified;
+    assert.equal(atHub.place, "GBE-HUB");
+    assert.ok(atHub.scanned_at > collected.scanned_at);
+    await advance(t, 3600);
+    await scan(t, courier, waybill, { event: "returning" });
+    await advance(t, 3600);
+    await scan(t, courier, waybill, { event: "scan", holder: "Driver Thabo" });
+    // spec: courier 2.11: "last verified place and scan time": the place, and when it was
+    // verified there; a scan that verified no place changes neither.
+    assert.deepEqual((await view()).last_verified, atHub);
+  }));
+
 Deno.test("tracking: a link with a trailing slash, an empty token or another method answers in the tracking error shape", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
