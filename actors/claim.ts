@@ -90,8 +90,18 @@ export type CreditResult =
   | { readonly booked: true }
   | { readonly booked: false; readonly code: string; readonly message: string };
 
+/** What a shipment lets a claim on it be for (claimLimitOf), fixed when it is filed. */
+export interface ClaimBounds {
+  /** The most a claim may be for, in the shipment's minor units. */
+  readonly limit_minor: number;
+  /** What the limit is, as a refusal names it. */
+  readonly limit_basis: "declared_value" | "charged";
+  /** A cancelled shipment was never carried: nothing to claim for. */
+  readonly cancelled: boolean;
+}
+
 export type ClaimCommand =
-  | { kind: "file"; claim: ClaimFiling; by: string }
+  | { kind: "file"; claim: ClaimFiling; bounds: ClaimBounds; by: string }
   | {
     kind: "decide";
     outcome: ClaimOutcome;
@@ -135,6 +145,31 @@ export function claimWindowClosesAt(
   return start + windowDays * DAY_MS;
 }
 
+/**
+ * spec: courier 2.4: liability cover is a percentage of the declared value, bought at booking.
+ * With it a claim is for at most the declared value; without it the courier refunds at most what
+ * it charged (the frozen total). Product rule: a claim is never paid beyond what the shipment
+ * stood for.
+ */
+export function claimLimitOf(s: {
+  readonly declared_value_minor: number | null;
+  readonly liability_cover: boolean;
+  readonly pricing: { readonly total_minor: number };
+}): Pick<ClaimBounds, "limit_minor" | "limit_basis"> {
+  if (s.liability_cover && s.declared_value_minor !== null && s.declared_value_minor > 0) {
+    return { limit_minor: s.declared_value_minor, limit_basis: "declared_value" };
+  }
+  return { limit_minor: s.pricing.total_minor, limit_basis: "charged" };
+}
+
+/**
+ * A claim's id: one per shipment (product rule: a claim is never paid twice; the same loss filed
+ * again, under any key, names the claim already filed).
+ */
+export function claimKeyOf(courier: string, waybill: string): string {
+  return `${courier}:claim:${waybill}`;
+}
+
 /** What every claim's credit note reference begins with: `CLM-` and the claim id (`clm_...`). */
 export const CLAIM_CREDIT_PREFIX = "CLM-clm_";
 
@@ -165,7 +200,12 @@ function file(state: ClaimState, c: Extract<ClaimCommand, { kind: "file" }>, now
   const f = c.claim;
   if (state !== null) {
     if (!sameFiling(state, f)) {
-      return reject("claim_conflict", `this claim was filed with other details: ${state.id}`);
+      return reject(
+        "claim_conflict",
+        `shipment ${state.waybill} already has a claim, filed with other details: ${state.id} ` +
+          `(${state.status})`,
+        { id: state.id, status: state.status },
+      );
     }
     return accept([], () => ({ claim: state, created: false }));
   }
@@ -180,6 +220,26 @@ function file(state: ClaimState, c: Extract<ClaimCommand, { kind: "file" }>, now
   }
   if (badText(f.description, CLAIM_TEXT_CHARS_MAX)) {
     return reject("validation_failed", "a claim needs a description");
+  }
+  const b = c.bounds;
+  if (b.cancelled) {
+    return reject(
+      "shipment_cancelled",
+      `shipment ${f.waybill} was cancelled: nothing was carried to claim for`,
+    );
+  }
+  // spec: courier 2.4: liability cover on the declared value; else what was charged.
+  if (f.amount_minor > b.limit_minor) {
+    const basis = b.limit_basis === "declared_value"
+      ? "the declared value under liability cover"
+      : "what was charged, no liability cover bought";
+    return reject(
+      "claim_above_limit",
+      `a claim on ${f.waybill} is for at most ${moneyText(b.limit_minor, f.currency)} (${basis}): ${
+        moneyText(f.amount_minor, f.currency)
+      }`,
+      { limit: formatMinor(b.limit_minor, f.currency), limit_basis: b.limit_basis },
+    );
   }
   // spec: courier 2.4: the rate card's claim terms; a claim after the window is refused.
   if (now > f.window_closes_at) {

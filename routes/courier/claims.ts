@@ -20,6 +20,8 @@ import {
   CLAIM_TEXT_CHARS_MAX,
   claimActor,
   type ClaimCredit,
+  claimKeyOf,
+  claimLimitOf,
   claimWindowClosesAt,
   type CreditResult,
 } from "../../actors/claim.ts";
@@ -51,7 +53,6 @@ import {
   Waybill,
   wholeNumber,
 } from "../../src/http/schemas.ts";
-import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../ask.ts";
 import { bookNote } from "./billing.ts";
 import { iso } from "../../src/http/iso.ts";
@@ -74,7 +75,10 @@ const FileClaim = z.object({
   description: Text(CLAIM_TEXT_CHARS_MAX),
   // spec: courier 2.6: the evidence of the claim's credit note (PlainText).
   evidence: PlainText(CLAIM_EVIDENCE_CHARS_MAX).min(1).optional(),
-  /** The same key files one claim however often it is sent. */
+  /**
+   * Accepted as before; a shipment has one claim whatever the key (claimKeyOf), so filing again
+   * answers that claim.
+   */
   idempotency_key: z.string().trim().min(1).max(200).optional(),
 }).openapi("FileClaim");
 
@@ -190,10 +194,12 @@ export const ClaimAnswer = z.object({
   decided_by: z.string().nullable(),
 }).openapi("Claim");
 
-/** A claim id: from the idempotency key when one is sent, so a retry names the same claim. */
-function claimIdOf(courier: string, key: string | undefined): string {
-  if (key === undefined) return newId("clm");
-  return derivedId("clm", `${courier}:${key}`);
+/**
+ * A claim id: one per shipment (claimKeyOf), so the same loss filed again, with any key or none,
+ * names the claim filed first and is never paid twice (spec: courier 2.6 rule 2).
+ */
+function claimIdOf(courier: string, waybill: string): string {
+  return derivedId("clm", claimKeyOf(courier, waybill));
 }
 
 function minorOf(amount: number | string, currency: string, path: string): number {
@@ -296,20 +302,23 @@ export function claimRoutes(api: Api): void {
     method: "post",
     path: "/business/courier/claims",
     summary: "File a claim (loss, damage, delay) for a client's shipment within the claim window " +
-      "of its rate card; the same idempotency_key files it once",
+      "of its rate card, up to its cover; a shipment has one claim: filed again it answers that one",
     tag,
     security: "business",
     middleware: [business({ anyScope: ["shipments:create", "runs:operate"] }), courierPlatform],
     body: FileClaim,
     status: 201,
-    replay: "The same idempotency_key with the same facts: the claim as it stands",
+    replay: "The same shipment with the same facts: the claim as it stands",
     response: ClaimAnswer,
     refusals: {
       not_found: "no shipment of the courier's by that waybill",
       currency_mismatch: "not the shipment's currency",
       invalid_amount: "the amount is not above zero",
       claim_window_closed: "the claim window of the shipment's rate card has closed",
-      claim_conflict: "the idempotency_key filed a claim with other details",
+      claim_conflict: "the shipment already has a claim, filed with other details",
+      claim_above_limit: "above the declared value under liability cover, or without cover " +
+        "above what was charged",
+      shipment_cancelled: "the shipment was cancelled: nothing was carried",
     },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
@@ -324,7 +333,7 @@ export function claimRoutes(api: Api): void {
       );
     }
     const terms = await frozenTerms(runtime, shipment);
-    const id = await claimIdOf(courier, body.idempotency_key);
+    const id = claimIdOf(courier, shipment.waybill);
     const r = await runtime.ask(
       claimActor,
       courier,
@@ -346,6 +355,8 @@ export function claimRoutes(api: Api): void {
             terms.claim_window_days,
           ),
         },
+        // spec: courier 2.4: the cover frozen on the shipment, not today's card.
+        bounds: { ...claimLimitOf(shipment), cancelled: shipment.status === "cancelled" },
         by: principalName(p),
       },
     );

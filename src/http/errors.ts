@@ -120,6 +120,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   claim_window_closed: 422,
   claim_already_decided: 409,
   claim_conflict: 409,
+  claim_above_limit: 422,
   packet_state_invalid: 422,
   packet_in_another_store: 409,
   client_admin_only: 403,

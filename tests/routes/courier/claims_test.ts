@@ -101,7 +101,7 @@ Deno.test("claims: deciding needs claims:approve; once decided, deciding again i
 
 Deno.test("claims: the same decision sent again after a crash answers the decision and books its note once", () =>
   withTestEnv(async (t) => {
-    const { courier, waybill } = await ready(t);
+    const { courier, client } = await ready(t);
     await grantApprove(t, courier);
     const decide = (id: string, body: Record<string, unknown>) =>
       t.call("POST", `/business/courier/claims/${id}/decide`, {
@@ -112,7 +112,7 @@ Deno.test("claims: the same decision sent again after a crash answers the decisi
     const notes = async () => {
       await t.settle();
       return await t.env.db.selectFrom("ledger_entries").select(["reference", "amount_minor"])
-        .where("corrects", "=", waybill).where("kind", "=", "credit_note").execute();
+        .where("reference", "like", "CLM-%").where("kind", "=", "credit_note").execute();
     };
     // The process dies after the claim recorded the decision, before its credit note was booked
     // (and, for the second claim, after the note was booked, before the claim heard of it).
@@ -123,6 +123,8 @@ Deno.test("claims: the same decision sent again after a crash answers the decisi
         type === "claim" && (command as { kind: string }).kind === "settle_credit",
     ];
     for (const [n, fails] of crashes.entries()) {
+      // A shipment has one claim: each claim here is on a shipment of its own.
+      const waybill = (await bookShipment(t, client)).waybill;
       const id = (await file(t, courier, { waybill, description: `claim ${n}` })).body.data.id;
       const failed = await whileFlaky(t.env, { fails }, async () => {
         const lost = await decide(id, decision);
@@ -153,6 +155,7 @@ Deno.test("claims: the same decision sent again after a crash answers the decisi
       assert.deepEqual(booked.map((e) => Number(e.amount_minor)), [-1050]);
     }
     // A rejection sent again is the rejection recorded too.
+    const waybill = (await bookShipment(t, client)).waybill;
     const id = (await file(t, courier, { waybill, description: "claim 3" })).body.data.id;
     const reject = { outcome: "rejected", reason: "packed without padding" };
     assert.equal((await decide(id, reject)).status, 200);
@@ -236,7 +239,12 @@ Deno.test("claims: outcomes need their amounts and reasons; bad input changes no
 
 Deno.test("claims: a refused decision states its amounts as decimals in the claim's currency", () =>
   withTestEnv(async (t) => {
-    const { courier, waybill } = await ready(t);
+    const { courier, client } = await ready(t, { liability_cover_pct: 1 });
+    // Covered on its declared value, the claim may be for more than the price (courier 2.4).
+    const { waybill } = await bookShipment(t, client, {
+      declared_value: "2000.00",
+      liability_cover: true,
+    });
     await grantApprove(t, courier);
     const id = (await file(t, courier, { waybill, amount: "1234.56" })).body.data.id;
     const refusal = async (body: Record<string, unknown>) => {
@@ -312,7 +320,7 @@ Deno.test("claims: compensation above the booked price (cover on the declared va
 
 Deno.test("claims: compensation on credit clears the receivable; on external it owes nothing", () =>
   withTestEnv(async (t) => {
-    const courier = await newCourier(t, { claim_window_days: 5 });
+    const courier = await newCourier(t, { claim_window_days: 5, liability_cover_pct: 1 });
     await grantApprove(t, courier);
     const credit = await newClient(t, courier, {
       settlement_mode: "credit",
@@ -324,7 +332,11 @@ Deno.test("claims: compensation on credit clears the receivable; on external it 
     });
     const totals: number[] = [];
     for (const client of [credit, external]) {
-      const booked = await bookShipment(t, client);
+      // Covered on its declared value: compensation above the price (courier 2.4).
+      const booked = await bookShipment(t, client, {
+        declared_value: "400.00",
+        liability_cover: true,
+      });
       totals.push(booked.total);
       const waybill = booked.waybill;
       const id = (await file(t, courier, { waybill, kind: "loss", amount: "400.00" })).body.data.id;
@@ -353,14 +365,15 @@ Deno.test("claims: compensation on credit clears the receivable; on external it 
 
 Deno.test("claims: a claim after the rate card's claim window is refused", () =>
   withTestEnv(async (t) => {
-    const { courier, waybill } = await ready(t);
+    const { courier, client, waybill } = await ready(t);
+    const second = (await bookShipment(t, client)).waybill;
     // Express booked Monday 2 Nov: latest delivery Wed 4 Nov, window 5 days from its end.
     t.clock.advanceBy(7 * DAY);
     const inTime = await file(t, courier, { waybill, kind: "delay" });
     assert.equal(inTime.status, 201, JSON.stringify(inTime.body));
     assert.equal(inTime.body.data.window_closes_at, "2026-11-09T22:00:00.000Z");
     t.clock.advanceBy(2 * DAY);
-    const late = await file(t, courier, { waybill, kind: "loss" });
+    const late = await file(t, courier, { waybill: second, kind: "loss" });
     assert.equal(late.status, 422);
     assert.equal(late.body.code, "claim_window_closed");
     assert.match(late.body.message, /2026-11-09T22:00:00.000Z/);
@@ -382,17 +395,17 @@ Deno.test("claims: filing checks the shipment, the currency and the idempotency 
     const conflict = await file(t, courier, { waybill, idempotency_key: "claim-77", amount: 9 });
     assert.equal(conflict.status, 409);
     assert.equal(conflict.body.code, "claim_conflict");
-    // A waybill as typed, in any case, as every waybill route reads it.
+    // A waybill as typed, in any case, as every waybill route reads it: the same claim.
     const typed = await file(t, courier, { waybill: waybill.toLowerCase() });
-    assert.equal(typed.status, 201, JSON.stringify(typed.body));
-    assert.equal(typed.body.data.waybill, waybill);
+    assert.equal(typed.status, 200, JSON.stringify(typed.body));
+    assert.equal(typed.body.data.id, first.body.data.id);
     await t.settle();
     const listed = await t.call(
       "GET",
       `/business/courier/claims?waybill=${waybill.toLowerCase()}`,
       { key: courier.business.api_key },
     );
-    assert.equal(listed.body.data.length, 2, JSON.stringify(listed.body));
+    assert.equal(listed.body.data.length, 1, JSON.stringify(listed.body));
   }));
 
 Deno.test("claims: evidence a claim's credit note keeps is refused 422 with a control character", () =>
@@ -459,6 +472,84 @@ Deno.test("claims: a client sees only its own claims and their outcome", () =>
     const off = await clientClaims(t, client);
     assert.equal(off.status, 403);
     assert.equal(off.body.code, "courier_platform_disabled");
+  }));
+
+Deno.test("claims: a second claim for the same shipment names the first; it is never paid twice", () =>
+  withTestEnv(async (t) => {
+    // spec: courier 2.6 rule 2 (booked once); product rule: a claim is never paid twice. Filed
+    // twice for the same loss, with or without keys, it is one claim and one credit note.
+    const { courier, waybill } = await ready(t);
+    await grantApprove(t, courier);
+    const first = await file(t, courier, { waybill, kind: "loss" });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const again = await file(t, courier, { waybill, kind: "loss" });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.id, first.body.data.id);
+    const keyed = await file(t, courier, { waybill, kind: "loss", idempotency_key: "other-key" });
+    assert.equal(keyed.body.data.id, first.body.data.id, JSON.stringify(keyed.body));
+    const other = await file(t, courier, { waybill, kind: "damage", amount: "20.00" });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "claim_conflict");
+    assert.match(other.body.message, new RegExp(first.body.data.id));
+    const decided = await t.call("POST", `/business/courier/claims/${first.body.data.id}/decide`, {
+      key: courier.business.api_key,
+      body: { outcome: "approved" },
+    });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    await t.settle();
+    const notes = await t.env.db.selectFrom("ledger_entries").selectAll()
+      .where("kind", "=", "credit_note").where("corrects", "=", waybill).execute();
+    assert.deepEqual(notes.map((n) => Number(n.amount_minor)), [-2500]);
+  }));
+
+Deno.test("claims: a claim is for at most the declared value under liability cover, else what was charged", () =>
+  withTestEnv(async (t) => {
+    // spec: courier 2.4: liability cover is a percentage of the declared value; without it the
+    // courier refunds what it charged. Above the limit: 422 naming the limit, nothing filed.
+    const courier = await newCourier(t, { claim_window_days: 5, liability_cover_pct: 1 });
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "1000.00");
+    const covered = await bookShipment(t, client, {
+      declared_value: "500.00",
+      liability_cover: true,
+    });
+    const above = await file(t, courier, { waybill: covered.waybill, amount: "500.01" });
+    assert.equal(above.status, 422, JSON.stringify(above.body));
+    assert.equal(above.body.code, "claim_above_limit");
+    assert.match(above.body.message, /500\.00 BWP/);
+    const at = await file(t, courier, { waybill: covered.waybill, amount: "500.00" });
+    assert.equal(at.status, 201, JSON.stringify(at.body));
+
+    const uncovered = await bookShipment(t, client, { declared_value: "500.00" });
+    const charged = `${uncovered.total.toFixed(2)} BWP`;
+    const over = await file(t, courier, { waybill: uncovered.waybill, amount: "400.00" });
+    assert.equal(over.status, 422, JSON.stringify(over.body));
+    assert.equal(over.body.code, "claim_above_limit");
+    assert.ok(over.body.message.includes(charged), over.body.message);
+    await t.settle();
+    const listed = await t.call("GET", `/business/courier/claims?waybill=${uncovered.waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.deepEqual(listed.body.data, [], "nothing filed");
+    const refund = await file(t, courier, {
+      waybill: uncovered.waybill,
+      amount: uncovered.total.toFixed(2),
+    });
+    assert.equal(refund.status, 201, JSON.stringify(refund.body));
+  }));
+
+Deno.test("claims: a cancelled shipment carried nothing to claim for", () =>
+  withTestEnv(async (t) => {
+    const { courier, waybill } = await ready(t);
+    const cancel = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+      key: courier.business.api_key,
+      body: { event: "cancelled", reason: "order withdrawn" },
+    });
+    assert.equal(cancel.status, 201, JSON.stringify(cancel.body));
+    const r = await file(t, courier, { waybill, kind: "loss" });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "shipment_cancelled");
+    assert.match(r.body.message, new RegExp(waybill));
   }));
 
 Deno.test("claim: an outcome's approved amount is whole, part (0 < x < claim) or nothing", () => {
