@@ -126,6 +126,12 @@ export interface OutboundEvent {
   readonly claim?: { readonly attempt_id: string; readonly until: number } | null;
   /** When an attempt last found no endpoint configured (courier 3.1). */
   readonly endpoint_missing_at?: number | null;
+  /**
+   * The same, kept when a later attempt clears `endpoint_missing_at`: whether the event waited long
+   * enough to have raised billing_endpoint_missing, which its delivery then resolves (courier 2.9,
+   * 3.1). Absent on events stored before it was kept (then `endpoint_missing_at`, until cleared).
+   */
+  readonly endpoint_waited_at?: number | null;
   readonly acknowledgement?: Acknowledgement | null;
 }
 
@@ -406,6 +412,7 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
       requeues: [],
       claim: null,
       endpoint_missing_at: null,
+      endpoint_waited_at: null,
       acknowledgement: null,
     };
   }
@@ -422,6 +429,8 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
         round_started_at: state.round_started_at ?? event.attempt.at,
         claim: null,
         endpoint_missing_at: null,
+        // An event stored before `endpoint_waited_at` was kept has its wait in the field cleared.
+        endpoint_waited_at: state.endpoint_missing_at ?? state.endpoint_waited_at ?? null,
       };
     case "event_delivered":
       return { ...state, status: "delivered", next_attempt_at: null };
@@ -447,6 +456,7 @@ function evolve(state: OutboundEventState, event: OutboundEventEvent): OutboundE
         ...state,
         claim: null,
         endpoint_missing_at: event.at,
+        endpoint_waited_at: event.at,
         next_attempt_at: event.retry_at,
       };
     case "acknowledged": {
@@ -484,10 +494,24 @@ export interface OutboundEventSummary {
   /** OutboundEvent.client_id, else its entry's; null for neither. */
   readonly client_id: string | null;
   readonly endpoint_missing_at: number | null;
+  /** OutboundEvent.endpoint_waited_at; absent from changes published before it was kept. */
+  readonly endpoint_waited_at?: number | null;
   readonly acknowledgement: Acknowledgement | null;
   readonly requeues: readonly RequeueRecord[];
   /** OutboundEvent.requeues_total: each requeue starts a round whose failure is its own alert. */
   readonly requeues_total: number;
+}
+
+/**
+ * spec: courier 3.1: whether an attempt that found no endpoint at `missingAt` was an hourly retry,
+ * not the first try: only then may billing_endpoint_missing have been raised (at the first try the
+ * entry has had no time to go out in a CSV export). Once true, true for every later attempt.
+ */
+export function waitedForEndpoint(
+  s: Pick<OutboundEventSummary, "created_at">,
+  missingAt: number | null | undefined,
+): boolean {
+  return missingAt != null && missingAt - s.created_at >= NO_ENDPOINT_RETRY_MS;
 }
 
 /** Requeues ever made (events made before the count was kept: those their history holds). */
@@ -509,6 +533,7 @@ export function summaryOf(s: OutboundEvent): OutboundEventSummary {
     entry: s.entry ?? null,
     client_id: s.client_id ?? s.entry?.client_id ?? null,
     endpoint_missing_at: s.endpoint_missing_at ?? null,
+    endpoint_waited_at: s.endpoint_waited_at ?? s.endpoint_missing_at ?? null,
     acknowledgement: s.acknowledgement ?? null,
     requeues: s.requeues,
     requeues_total: requeuesTotal(s),

@@ -2,18 +2,22 @@
  * The alerts the delivery engine raises (courier 2.9, 3.1, 6.3): `billing_export_failed` and
  * `notification_failed` when an event fails its whole schedule, and `billing_endpoint_missing`
  * when a billing event still has nowhere to go at its hourly retry and its entry has not gone out in
- * a CSV export either.
+ * a CSV export either; the latter is resolved by the system once the entry is exported or the
+ * event delivered.
  * Each condition is raised once (the alert id derives from it); a requeued event that fails
  * again is a new condition.
  */
 import type { Kysely } from "kysely";
-import { requeuesTotal } from "../../actors/outbound_event.ts";
+import {
+  type OutboundEventSummary,
+  requeuesTotal,
+  waitedForEndpoint,
+} from "../../actors/outbound_event.ts";
 import { alertActor, SYSTEM_PRINCIPAL } from "../../actors/alert.ts";
 import { alertIdOf, raiseAlert } from "../courier/alerts.ts";
 import type { Database } from "../db/schema.ts";
 import type { ActorRuntime } from "../runtime/runtime.ts";
 import type { OutboundDeliveryOptions } from "./deliver.ts";
-import { NO_ENDPOINT_RETRY_MS } from "./schedule.ts";
 
 /**
  * billing_endpoint_missing alerts of one waiting event: each raised once the one before was
@@ -24,7 +28,7 @@ const ENDPOINT_MISSING_ALERTS_MAX = 100;
 export function outboundAlerts(
   runtime: ActorRuntime,
   db: Kysely<Database>,
-): Pick<OutboundDeliveryOptions, "onFailed" | "onEndpointMissing"> {
+): Pick<OutboundDeliveryOptions, "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait"> {
   const exported = exportedLookup(db);
   return {
     async onFailed(tenant, event) {
@@ -54,13 +58,15 @@ export function outboundAlerts(
       // spec: courier 3.1: the event waits and is tried again hourly; raised when a retry still
       // finds no endpoint. At the first try its entry has had no time to go out in a CSV export,
       // so a courier that exports would have been alerted of every charge it makes.
-      const waited = (event.endpoint_missing_at ?? event.created_at) - event.created_at;
-      if (waited < NO_ENDPOINT_RETRY_MS) return;
+      if (!waitedForEndpoint(event, event.endpoint_missing_at)) return;
       // spec: courier 3.1: only when the entry has not gone out in a CSV export either; one
       // raised before the export no longer stands and is resolved at this retry (also after a
       // crash between the export and its resolution: the event is retried hourly until sent).
       if (event.entry && await exported({ tenant, ...event.entry })) {
-        return await resolveEndpointMissing(runtime, tenant, event.event_id);
+        return await resolveEndpointMissing(runtime, tenant, event.event_id, {
+          resolution: "the entry went out in a billing export (courier 3.1)",
+          evidence: `the entry of ${event.event_id} is marked exported in the billing export`,
+        });
       }
       // spec: courier 2.9: never silently dismissed: a resolved alert whose event an hourly retry
       // after the resolution still finds waiting, unexported, is the condition back, raised
@@ -84,18 +90,41 @@ export function outboundAlerts(
           `times and still waiting`,
       );
     },
+    async onDeliveredAfterWait(tenant, event) {
+      if (event.stream !== "billing") return;
+      // spec: courier 2.9, 3.1: the event is no longer retried once delivered, so no later retry
+      // would find its entry exported and resolve the alert its wait raised: it is resolved now,
+      // or it stays open for ever, one for the team to close by hand per event that waited.
+      await resolveEndpointMissing(runtime, tenant, event.event_id, {
+        resolution: "delivered to the billing endpoint or webhook URL set since (courier 3.1, 6.1)",
+        evidence: deliveryEvidence(event),
+      });
+    },
   };
 }
 
 /**
- * Resolves the `billing_endpoint_missing` alert of an event whose entry went out in an export:
- * spec: courier 2.9: never silently dismissed, so with a resolution and the export as evidence.
- * Nothing when none was raised or it is resolved already.
+ * The delivery as evidence: the attempt, its time and HTTP status; never the URL (it may carry a
+ * token), the body sent, nor the receiver's answer.
+ */
+function deliveryEvidence(event: OutboundEventSummary): string {
+  const last = event.last_attempt;
+  // A delivered event takes no attempt after the delivering one: it is the change's last.
+  if (last?.outcome.result !== "delivered") return `${event.event_id} is marked delivered`;
+  return `${event.event_id} delivered by attempt ${last.attempt_id} at ` +
+    `${new Date(last.at).toISOString()}: HTTP ${last.outcome.http_status}`;
+}
+
+/**
+ * Resolves the `billing_endpoint_missing` alert of an event whose entry went out in an export, or
+ * that was delivered: spec: courier 2.9: never silently dismissed, so with a resolution and
+ * evidence. Nothing when none was raised or it is resolved already.
  */
 async function resolveEndpointMissing(
   runtime: ActorRuntime,
   tenant: string,
   eventId: string,
+  why: { readonly resolution: string; readonly evidence: string },
 ): Promise<void> {
   // The open one of the event's alerts, if any: those before it were resolved (by a person, the
   // condition then raised again under the next key), and none is raised past an open one.
@@ -103,8 +132,7 @@ async function resolveEndpointMissing(
     const id = alertIdOf("billing_endpoint_missing", endpointMissingKey(eventId, n));
     const r = await runtime.ask(alertActor, tenant, id, {
       kind: "resolve",
-      resolution: "the entry went out in a billing export (courier 3.1)",
-      evidence: `the entry of ${eventId} is marked exported in the billing export`,
+      ...why,
       by: SYSTEM_PRINCIPAL,
     });
     if (r.ok || r.code === "not_found") return;

@@ -11,9 +11,11 @@
  * lease (ATTEMPT_LEASE_MS) ahead when it fires, so an attempt whose process died (or whose hint
  * was dropped from a full set) is due again and resumes from KV. The same feed carries
  * `event_failed`, which raises `onFailed` after the commit (republished on recovery, so an alert
- * is at least once; raise it idempotently by event id). An alert whose raise fails is raised
- * again within the delivery (src/bus/retry.ts), so a transient failure loses none (courier 6.3),
- * and one still failing is deferred (src/bus/deferred.ts) and raised on a durable schedule.
+ * is at least once; raise it idempotently by event id), and `event_delivered` of an event that
+ * waited for an endpoint, which calls `onDeliveredAfterWait` the same way (resolve its alert). An
+ * alert whose raise fails is raised again within the delivery (src/bus/retry.ts), so a transient
+ * failure loses none (courier 6.3), and one still failing is deferred (src/bus/deferred.ts) and
+ * raised on a durable schedule.
  */
 import {
   type AttemptOutcome,
@@ -22,6 +24,7 @@ import {
   type OutboundEventSummary,
   type OutboundTarget,
   type Recipient,
+  waitedForEndpoint,
 } from "../../actors/outbound_event.ts";
 import type { ActorChange, Bus } from "../bus/bus.ts";
 import { subjectPattern } from "../bus/bus.ts";
@@ -75,8 +78,13 @@ export interface OutboundDeliveryOptions {
   readonly onFailed?: AlertCallback;
   /** Called when an attempt found no endpoint configured (courier 3.1). */
   readonly onEndpointMissing?: AlertCallback;
+  /**
+   * Called once an event that an hourly retry found with no endpoint is delivered (resolve the
+   * alert its wait raised); never for one that did not wait, so a delivery costs nothing more.
+   */
+  readonly onDeliveredAfterWait?: AlertCallback;
   readonly onError?: (error: unknown, where: string) => void;
-  /** How often `onFailed` and `onEndpointMissing` are tried before their failure is reported. */
+  /** How often each alert callback is tried before its failure is reported. */
   readonly retry?: RetryPolicy;
   /** Where an alert still failing after those tries is kept to be raised later. */
   readonly deferral?: Deferral;
@@ -353,7 +361,7 @@ export class OutboundDelivery {
     await this.#raiseAlerts(change);
   }
 
-  /** `onFailed` and `onEndpointMissing`, as the change calls for them, each retried. */
+  /** The alert callbacks, as the change calls for them, each retried. */
   #raiseAlerts(change: ActorChange): Promise<void> {
     return eachRetried(
       this.#alertsOf(change),
@@ -364,15 +372,27 @@ export class OutboundDelivery {
     );
   }
 
-  /** The alert callbacks a change calls for (an event failed, or found no endpoint). */
+  /**
+   * The alert callbacks a change calls for (an event failed, found no endpoint, or was delivered
+   * after waiting for one). Read from the change alone: no ask, no read.
+   */
   #alertsOf(change: ActorChange): { name: string; raise: AlertCallback }[] {
     if (change.snapshot === undefined) return [];
     const kinds = new Set(change.events.map((e) => (e.event as { kind?: unknown }).kind));
-    const { onFailed, onEndpointMissing } = this.#o;
+    const { onFailed, onEndpointMissing, onDeliveredAfterWait } = this.#o;
+    const event = change.snapshot as OutboundEventSummary;
+    // spec: courier 2.9, 3.1: only an event an hourly retry found waiting may have an alert to
+    // resolve; every other delivery (the booking hot path) costs nothing more. A change published
+    // before `endpoint_waited_at` was kept says no wait (the delivery cleared endpoint_missing_at).
+    const waited = kinds.has("event_delivered") &&
+      waitedForEndpoint(event, event.endpoint_waited_at);
     return [
       ...(kinds.has("event_failed") && onFailed ? [{ name: "onFailed", raise: onFailed }] : []),
       ...(kinds.has("endpoint_missing") && onEndpointMissing
         ? [{ name: "onEndpointMissing", raise: onEndpointMissing }]
+        : []),
+      ...(waited && onDeliveredAfterWait
+        ? [{ name: "onDeliveredAfterWait", raise: onDeliveredAfterWait }]
         : []),
     ];
   }

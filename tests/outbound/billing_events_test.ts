@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
 import { courierClientActor } from "../../actors/courier_client.ts";
 import { entryAsk } from "../../actors/client_ledger.ts";
-import { outboundEventActor } from "../../actors/outbound_event.ts";
+import {
+  outboundEventActor,
+  type OutboundEventCommand,
+  type OutboundEventState,
+  summaryOf,
+  waitedForEndpoint,
+} from "../../actors/outbound_event.ts";
 import { eventIdOf } from "../../src/domain/billing_events.ts";
 import { entryOf } from "../../src/domain/ledger.ts";
 import {
@@ -16,7 +22,7 @@ import {
   chargeEventIdOf,
   SWEEP_AFTER_MS,
 } from "../../src/outbound/billing_events.ts";
-import { SWEEP_DEEP_EVERY_MS } from "../../src/limits.ts";
+import { DEFERRED_WORK_RETRY_MS, SWEEP_DEEP_EVERY_MS } from "../../src/limits.ts";
 import { BILLING_CSV_COLUMNS } from "../../src/domain/billing_csv.ts";
 import { billingCsvStream } from "../../src/db/billing_export.ts";
 import { verifyV3 } from "../../src/domain/signatures.ts";
@@ -32,6 +38,12 @@ import {
   topUp,
 } from "../helpers/courier.ts";
 import { advance, type Receiver, startReceiver, until } from "../helpers/receiver.ts";
+import { commandKind, flakyRuntime, holdAsk } from "../helpers/faults.ts";
+import { alertActor } from "../../actors/alert.ts";
+import { DeferredWorks } from "../../src/bus/deferred.ts";
+import { OutboundDelivery } from "../../src/outbound/deliver.ts";
+import { outboundAlerts } from "../../src/outbound/alerting.ts";
+import { targetResolver } from "../../src/outbound/targets.ts";
 
 async function setEndpoint(t: TestEnv, courier: Courier, url: string | null) {
   const r = await t.call("PUT", "/business/courier/billing/endpoint", {
@@ -481,6 +493,178 @@ Deno.test("billing events: a business webhook URL set later sends the waiting ev
       await until(t, () => receiver.effects.has(eventId), "delivered without the hour's wait");
     })
   ));
+
+/** The courier's billing_endpoint_missing alerts in one status, as its team lists them. */
+async function endpointAlerts(t: TestEnv, courier: Courier, status: "open" | "resolved") {
+  await t.settle();
+  const r = await t.call(
+    "GET",
+    `/business/courier/alerts?kind=billing_endpoint_missing&status=${status}`,
+    { key: courier.business.api_key },
+  );
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data as {
+    id: string;
+    subject: { id: string };
+    resolution: string | null;
+    evidence: string | null;
+    resolved_by: string | null;
+  }[];
+}
+
+Deno.test("billing events: an endpoint alert is resolved once its event is delivered to an endpoint set since, the delivery as evidence", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const { courier, eventId, state } = await waitingForEndpoint(t);
+      await advance(t, 60 * 60);
+      await until(t, async () => (await endpointAlerts(t, courier, "open")).length === 1, "alert");
+
+      await setEndpoint(t, courier, receiver.url);
+      await advance(t, 0);
+      await until(t, async () => (await state()).status === "delivered", "delivered");
+      const deliveredAt = new Date(t.clock.now()).toISOString();
+      // spec: courier 2.9, 3.1: the condition is over once the event has gone out; the alert is
+      // not left for the team to close by hand, nor closed silently: a resolution and evidence.
+      await until(t, async () => (await endpointAlerts(t, courier, "open")).length === 0, "closed");
+      const [resolved] = await endpointAlerts(t, courier, "resolved");
+      assert.equal(resolved!.subject.id, eventId);
+      assert.match(resolved!.resolution ?? "", /^delivered to the billing endpoint/);
+      assert.match(resolved!.evidence ?? "", new RegExp(`at ${deliveredAt}.*HTTP 200`));
+      // The delivery as evidence, never what was sent nor the receiver's answer.
+      const sent = receiver.deliveries.find((d) => d.headers.get("X-Service-Event-Id") === eventId);
+      assert.ok(sent);
+      assert.ok(!resolved!.evidence!.includes(courier.business.webhook_secret));
+      assert.ok(!resolved!.evidence!.includes(receiver.url));
+      assert.ok(!resolved!.evidence!.includes(JSON.parse(sent.body).entry.reference));
+    })
+  ));
+
+Deno.test("billing events: a charge delivered at its first try asks no alert and raises none", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      await setEndpoint(t, courier, receiver.url);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      // The booking hot path: an event that never waited for an endpoint can have no
+      // billing_endpoint_missing alert, so its delivery costs no alert ask (noted if made, then
+      // let through: a held one would hold the bus's flush).
+      const held = holdAsk(t.env.runtime, (type) => type === alertActor.type);
+      let asked = false;
+      held.reached.then(() => {
+        asked = true;
+        held.open();
+      });
+      const waybill = await bookWaybill(t, client);
+      const eventId = await bookedEvent(t, courier, client, waybill);
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(eventId), "the delivery");
+      await until(t, async () => {
+        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+          kind: "get",
+        });
+        return got.ok && got.reply?.status === "delivered";
+      }, "delivered");
+      await t.settle();
+      assert.equal(asked, false, "no alert actor was asked");
+      assert.deepEqual(await endpointAlerts(t, courier, "open"), []);
+      assert.deepEqual(await endpointAlerts(t, courier, "resolved"), []);
+    })
+  ));
+
+Deno.test("billing events: an endpoint alert whose resolution fails past the delivery's tries, as in a crash after the commit, is resolved by a later try", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const { courier, eventId, state } = await waitingForEndpoint(t);
+      await advance(t, 60 * 60);
+      await until(t, async () => (await endpointAlerts(t, courier, "open")).length === 1, "alert");
+      // The environment's own engine stops; this one's resolutions fail at every try of the
+      // delivery that carries the commit (the process dying there each time).
+      await t.env.outbound.close();
+      const resolves = commandKind("resolve");
+      const flaky = flakyRuntime(t.env.runtime, {
+        fails: (type, command) => type === alertActor.type && resolves(type, command),
+        times: 3,
+      });
+      const deferral = new DeferredWorks({
+        runtime: t.env.runtime,
+        bus: t.env.bus,
+        onError: () => {},
+      });
+      const delivery = new OutboundDelivery({
+        runtime: t.env.runtime,
+        bus: t.env.bus,
+        dataKey: t.env.dataKey,
+        clock: t.clock,
+        allowLoopback: true,
+        targets: targetResolver(t.env.runtime, t.clock),
+        ...outboundAlerts(flaky.runtime, t.env.db),
+        retry: { delaysMs: [0, 0] }, // no real waiting: the test drives the bus
+        deferral,
+        onError: () => {},
+      });
+      try {
+        await setEndpoint(t, courier, receiver.url);
+        await advance(t, 0);
+        await until(t, async () => {
+          await delivery.pump();
+          return (await state()).status === "delivered";
+        }, "delivered");
+        await t.env.bus.flush();
+        assert.equal(flaky.failed(), 3, "every try within the delivery failed");
+        assert.equal((await endpointAlerts(t, courier, "open")).length, 1);
+        // spec: courier 2.9: never left open for ever: the kept work is tried again later.
+        await advance(t, DEFERRED_WORK_RETRY_MS[0]! / 1000);
+        await until(
+          t,
+          async () => (await endpointAlerts(t, courier, "open")).length === 0,
+          "closed",
+        );
+        const resolved = await endpointAlerts(t, courier, "resolved");
+        assert.deepEqual(resolved.map((a) => a.subject.id), [eventId]);
+        assert.match(resolved[0]!.resolution ?? "", /^delivered to the billing endpoint/);
+      } finally {
+        await delivery.close();
+        await deferral.close();
+      }
+    })
+  ));
+
+Deno.test("outbound event actor: the wait for an endpoint outlives the delivery, also in a state stored before it was kept", () => {
+  const hour = 60 * 60_000;
+  const apply = (state: OutboundEventState, command: OutboundEventCommand, now: number) => {
+    const r = outboundEventActor.decide(state, command, { now, newId: (p) => `${p}_x` });
+    assert.ok(r.ok, JSON.stringify(r));
+    return r.events.reduce(outboundEventActor.evolve, state);
+  };
+  const deliver = (state: OutboundEventState, now: number) =>
+    apply(state, {
+      kind: "record_attempt",
+      attempt_id: `att_${now}`,
+      outcome: { result: "delivered", http_status: 204 },
+    }, now);
+  const event = {
+    event_id: "evt_w",
+    stream: "billing",
+    event_type: "shipment.booked",
+    raw_body: "{}",
+    recipient: { kind: "courier" },
+  } as const;
+  let state = apply(null, { kind: "create", event, endpoint_missing: true }, 0);
+  state = apply(state, { kind: "endpoint_missing", due_at: hour }, hour);
+  const delivered = deliver(state, hour + 5);
+  assert.equal(delivered?.endpoint_missing_at, null);
+  assert.equal(delivered?.endpoint_waited_at, hour);
+  const summary = summaryOf(delivered!);
+  assert.equal(waitedForEndpoint(summary, summary.endpoint_waited_at), true);
+  // A state stored by the version before: no endpoint_waited_at, its wait in endpoint_missing_at.
+  const { endpoint_waited_at: _, ...stored } = state!;
+  assert.equal(summaryOf(stored).endpoint_waited_at, hour);
+  assert.equal(deliver(stored, hour + 5)?.endpoint_waited_at, hour);
+  // Noted at its first try only: no alert was raised, none to resolve.
+  const first = deliver(apply(null, { kind: "create", event, endpoint_missing: true }, 0), 60_000);
+  assert.equal(waitedForEndpoint(summaryOf(first!), first!.endpoint_waited_at), false);
+});
 
 Deno.test("billing events: an entry exported before the hourly retry raises no endpoint alert", () =>
   withTestEnv(async (t) => {
