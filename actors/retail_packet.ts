@@ -6,7 +6,8 @@
  * of the client whichever store it is in; the store's counts come from the projection.
  *
  * Every action is idempotent per (packet, action): sending an action the packet already went
- * through answers the packet as it is now. An action out of order is refused with the state and
+ * through answers the packet as it is now; sent with other details (another sale reference,
+ * activation or weight) it is refused packet_conflict. An action out of order is refused with the state and
  * the actions allowed from it, and changes nothing.
  */
 import {
@@ -149,6 +150,38 @@ function invalidState(state: PacketState | null, action: PacketAction) {
   );
 }
 
+function sameActivation(a: PacketActivation, b: PacketActivation | null): boolean {
+  return b !== null && a.sender_name === b.sender_name && a.sender_phone === b.sender_phone &&
+    a.recipient_name === b.recipient_name && a.recipient_phone === b.recipient_phone &&
+    a.recipient_address === b.recipient_address;
+}
+
+/**
+ * Why an action the packet already went through, sent again, is not that action again: a detail
+ * it states differs from the one recorded (a detail left out restates nothing). Null: a replay.
+ */
+function replayConflict(
+  packet: RetailPacket,
+  action: PacketAction,
+  d: PacketDetails,
+): string | null {
+  if (action === "sell" && d.reference !== null && d.reference !== packet.sale_reference) {
+    return `the packet was already sold with another reference: ${packet.sale_reference ?? "none"}`;
+  }
+  if (
+    action === "activate" && d.activation !== null &&
+    !sameActivation(d.activation, packet.activation)
+  ) {
+    return `the packet was already activated with other details: to ${
+      packet.activation?.recipient_name ?? "none"
+    }`;
+  }
+  if (action === "accept" && d.weight_kg !== null && d.weight_kg !== packet.weight_kg) {
+    return `the packet was already accepted with another weight: ${packet.weight_kg ?? "none"} kg`;
+  }
+  return null;
+}
+
 function act(
   state: RetailPacketState,
   c: Extract<RetailPacketCommand, { kind: "act" }>,
@@ -187,8 +220,13 @@ function act(
       ? reject("packet_in_another_store", `the packet is stocked in another store: ${c.code}`)
       : reject("not_found", `packet not found in this store: ${c.code}`);
   }
-  // Idempotent per (packet, action): the action was taken; answer the packet as it is.
+  // Idempotent per (packet, action): the action was taken; answer the packet as it is. Only
+  // the same action again is a replay: one stating other details (another till receipt is
+  // another customer paying) would answer a sale that never happened (README: a packet is sold
+  // once), so it is refused and changes nothing.
   if (state.history.some((s) => s.action === c.action)) {
+    const conflict = replayConflict(state, c.action, c.details);
+    if (conflict !== null) return reject("packet_conflict", conflict);
     return accept([], () => ({ packet: state, replayed: true }));
   }
   if (c.action === "stock" || PACKET_TRANSITIONS[c.action].from !== state.state) {

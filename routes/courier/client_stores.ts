@@ -383,7 +383,7 @@ export function clientStoreRoutes(api: Api): void {
     summary: "Move a packet: stock (packet_code or packet_codes), sell, refund (sold only), " +
       "activate (sender and recipient details), accept, hand-over. Out of order: 422 " +
       "packet_state_invalid with the state and allowed actions; a repeated action answers the " +
-      "packet as it is. One packet answers the packet (201 when stock adds it, else 200); " +
+      "packet as it is, with other details 409 packet_conflict. One packet answers the packet (201 when stock adds it, else 200); " +
       "packet_codes answer `results`, one per packet",
     tag: "Client API",
     security: "client",
@@ -401,6 +401,8 @@ export function clientStoreRoutes(api: Api): void {
       packet_state_invalid: "the packet's state does not allow the action (the answer names the " +
         "state and the allowed actions)",
       packet_in_another_store: "stock of a packet stocked in another store",
+      packet_conflict: "an action the packet already went through, sent with another sale " +
+        "reference, activation or weight (a packet is sold once)",
     },
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);

@@ -123,6 +123,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   claim_above_limit: 422,
   packet_state_invalid: 422,
   packet_in_another_store: 409,
+  packet_conflict: 409,
   client_admin_only: 403,
   client_users_limit: 422,
   address_book_full: 422,

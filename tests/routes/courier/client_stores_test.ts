@@ -211,6 +211,57 @@ Deno.test("client stores: another store of the same client cannot stock a stocke
     assert.equal(sell.status, 404);
   }));
 
+Deno.test("client stores: an action again with other details is refused 409 packet_conflict, never a second sale", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    const storeId = await store(t, courier, client);
+    await act(t, client, storeId, "stock", { packet_code: "PK-1" });
+    const sold = await act(t, client, storeId, "sell", {
+      packet_code: "PK-1",
+      reference: "TILL-1",
+    });
+    assert.equal(sold.body.data.state, "sold");
+    // The same sale sent again is a replay: it answers the packet as the first sell left it.
+    const replay = await act(t, client, storeId, "sell", {
+      packet_code: "PK-1",
+      reference: "TILL-1",
+    });
+    assert.equal(replay.status, 200);
+    assert.equal(replay.body.data.replayed, true);
+    // Another till receipt is another customer paying for a packet already sold.
+    const twice = await act(t, client, storeId, "sell", {
+      packet_code: "PK-1",
+      reference: "TILL-2",
+    });
+    assert.equal(twice.status, 409, JSON.stringify(twice.body));
+    assert.equal(twice.body.code, "packet_conflict");
+    assert.match(twice.body.message, /sold.*TILL-1/);
+    await act(t, client, storeId, "activate", { packet_code: "PK-1", ...ACTIVATION });
+    const readdressed = await act(t, client, storeId, "activate", {
+      packet_code: "PK-1",
+      ...ACTIVATION,
+      recipient_name: "Somebody Else",
+    });
+    assert.equal(readdressed.status, 409, JSON.stringify(readdressed.body));
+    assert.equal(readdressed.body.code, "packet_conflict");
+    await act(t, client, storeId, "accept", { packet_code: "PK-1", weight_kg: 1.2 });
+    const reweighed = await act(t, client, storeId, "accept", {
+      packet_code: "PK-1",
+      weight_kg: 3,
+    });
+    assert.equal(reweighed.status, 409, JSON.stringify(reweighed.body));
+    assert.equal(reweighed.body.code, "packet_conflict");
+    // Refused: the packet is as the first answers left it.
+    const now = await act(t, client, storeId, "accept", { packet_code: "PK-1", weight_kg: 1.2 });
+    assert.equal(now.status, 200);
+    assert.equal(now.body.data.replayed, true);
+    assert.equal(now.body.data.sale_reference, "TILL-1");
+    assert.equal(now.body.data.activation.recipient_name, "Mpho Dube");
+    assert.equal(now.body.data.weight_kg, 1.2);
+    assert.equal(now.body.data.history.length, 4);
+  }));
+
 Deno.test("client collection manifest: today's shipments awaiting collection, with totals", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);
@@ -354,3 +405,222 @@ Deno.test("retail packet: random action sequences never reach an illegal state; 
     },
   ));
 });
+
+// ---- The programme through HTTP against a model of its own (README: "the client moves packets
+// through stock, sell, activate, accept and hand-over (or refund)").
+
+/** The README's order, written out apart from the actor's table: what each action needs. */
+const MODEL_MOVES: Record<string, { from: string | null; to: string }> = {
+  stock: { from: null, to: "in_stock" },
+  sell: { from: "in_stock", to: "sold" },
+  refund: { from: "sold", to: "refunded" },
+  activate: { from: "sold", to: "activated" },
+  accept: { from: "activated", to: "accepted" },
+  "hand-over": { from: "accepted", to: "handed_over" },
+};
+
+interface ModelPacket {
+  store: number;
+  state: string;
+  history: string[];
+  reference: string | null;
+  recipient: string | null;
+  weight: number | null;
+}
+
+interface PacketOp {
+  action: PacketAction;
+  packet: number;
+  store: number;
+  reference: string | null;
+  recipient: string | null;
+  weight: number | null;
+}
+
+/** A drawn step: "next" is the README's next action for the packet, so runs get far along. */
+const packetStep = fc.record({
+  action: fc.oneof(
+    { weight: 3, arbitrary: fc.constant("next" as const) },
+    { weight: 2, arbitrary: fc.constantFrom(...PACKET_ACTIONS) },
+  ),
+  // From sold, "next" is a refund one time in three.
+  refund: fc.constantFrom(false, false, true),
+  packet: fc.constantFrom(0, 0, 1, 2),
+  // Mostly the packet's own store (packet 2 lives in B), else the other one.
+  otherStore: fc.constantFrom(false, false, false, true),
+  reference: fc.constantFrom(null, "TILL-1", "TILL-2"),
+  // null: activate sent without the customer's details.
+  recipient: fc.constantFrom(null, "Mpho Dube", "Mpho Dube", "Kagiso Moyo"),
+  weight: fc.constantFrom(null, 1.2, 2.5),
+  // Send the previous request again, byte for byte.
+  replay: fc.constantFrom(false, false, true),
+});
+
+function resolve(
+  step: typeof packetStep extends fc.Arbitrary<infer T> ? T : never,
+  m: ModelPacket | undefined,
+): PacketOp {
+  const home = m?.store ?? (step.packet === 2 ? 1 : 0);
+  let action: PacketAction;
+  if (step.action !== "next") action = step.action;
+  else if (m === undefined) action = "stock";
+  else if (m.state === "sold") action = step.refund ? "refund" : "activate";
+  else {
+    action = PACKET_ACTIONS.find((a) => MODEL_MOVES[a]!.from === m.state) ??
+      PACKET_ACTIONS[m.history.length % PACKET_ACTIONS.length]!;
+  }
+  return {
+    action,
+    packet: step.packet,
+    store: step.otherStore ? 1 - home : home,
+    reference: step.reference,
+    recipient: step.recipient,
+    weight: step.weight,
+  };
+}
+
+function bodyOf(op: PacketOp, code: string): Record<string, unknown> {
+  return {
+    packet_code: code,
+    ...(op.reference === null ? {} : { reference: op.reference }),
+    ...(op.action === "activate" && op.recipient !== null
+      ? { ...ACTIVATION, recipient_name: op.recipient }
+      : {}),
+    ...(op.weight === null ? {} : { weight_kg: op.weight }),
+  };
+}
+
+/** What the model answers: the status and code, and the packet afterwards (undefined: none). */
+function expected(
+  m: ModelPacket | undefined,
+  op: PacketOp,
+): { status: number; code?: string; replayed?: boolean; next: ModelPacket | undefined } {
+  if (op.action === "activate" && op.recipient === null) {
+    return { status: 422, code: "validation_failed", next: m };
+  }
+  if (m === undefined) {
+    if (op.action !== "stock") return { status: 404, code: "not_found", next: m };
+    const next = {
+      store: op.store,
+      state: "in_stock",
+      history: ["stock"],
+      reference: null,
+      recipient: null,
+      weight: null,
+    };
+    return { status: 201, replayed: false, next };
+  }
+  if (m.store !== op.store) {
+    return op.action === "stock"
+      ? { status: 409, code: "packet_in_another_store", next: m }
+      : { status: 404, code: "not_found", next: m };
+  }
+  if (m.history.includes(op.action)) {
+    const conflict = (op.action === "sell" && op.reference !== null &&
+      op.reference !== m.reference) ||
+      (op.action === "activate" && op.recipient !== m.recipient) ||
+      (op.action === "accept" && op.weight !== null && op.weight !== m.weight);
+    return conflict
+      ? { status: 409, code: "packet_conflict", next: m }
+      : { status: 200, replayed: true, next: m };
+  }
+  if (op.action === "stock" || MODEL_MOVES[op.action]!.from !== m.state) {
+    return { status: 422, code: "packet_state_invalid", next: m };
+  }
+  return {
+    status: 200,
+    replayed: false,
+    next: {
+      ...m,
+      state: MODEL_MOVES[op.action]!.to,
+      history: [...m.history, op.action],
+      ...(op.action === "sell" ? { reference: op.reference } : {}),
+      ...(op.action === "activate" ? { recipient: op.recipient } : {}),
+      ...(op.action === "accept" ? { weight: op.weight } : {}),
+    },
+  };
+}
+
+Deno.test("client stores: random packet actions in two stores follow the README's order; refusals change nothing, replays answer the first", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const other = await newClient(t, courier);
+    const theirs = await store(t, courier, other, "OTHER");
+    await act(t, other, theirs, "stock", { packet_code: "PK-0" });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(packetStep, { minLength: 8, maxLength: 24 }), async (raw) => {
+        run++;
+        const client = await newClient(t, courier);
+        const stores = [await store(t, courier, client, "A"), await store(t, courier, client, "B")];
+        const codes = ["PK-0", "PK-1", "PK-2"];
+        const model: (ModelPacket | undefined)[] = [undefined, undefined, undefined];
+        let previous: PacketOp | null = null;
+        for (const drawn of raw) {
+          const op: PacketOp = drawn.replay && previous !== null
+            ? previous
+            : resolve(drawn, model[drawn.packet]);
+          previous = op;
+          const before = model[op.packet];
+          const want = expected(before, op);
+          const r = await act(
+            t,
+            client,
+            stores[op.store]!,
+            op.action,
+            bodyOf(op, codes[op.packet]!),
+          );
+          const what: string = `run ${run} ${op.action} ${JSON.stringify(op)}: ${
+            JSON.stringify(r.body)
+          }`;
+          assert.equal(r.status, want.status, what);
+          if (want.code !== undefined) {
+            // Refused: the model's packet stays as it was (checked on the next answer).
+            assert.equal(r.body.code, want.code, what);
+            assert.ok(r.body.message.length > 0, what);
+            continue;
+          }
+          model[op.packet] = want.next;
+          const m = want.next!;
+          const p = r.body.data;
+          assert.equal(p.replayed, want.replayed, what);
+          assert.equal(p.state, m.state, what);
+          assert.equal(p.store_id, stores[m.store], what);
+          assert.deepEqual(p.history.map((h: { action: string }) => h.action), m.history, what);
+          assert.deepEqual(
+            p.allowed_actions,
+            PACKET_ACTIONS.filter((a) => MODEL_MOVES[a]!.from === m.state),
+            what,
+          );
+          assert.equal(p.sale_reference, m.reference, what);
+          assert.equal(p.activation?.recipient_name ?? null, m.recipient, what);
+          assert.equal(p.weight_kg, m.weight, what);
+          // Sold once; never refunded once handed over; accepted only once activated after a sale.
+          const h: string[] = p.history.map((s: { action: string }) => s.action);
+          assert.ok(h.filter((a) => a === "sell").length <= 1, what);
+          assert.ok(!(h.includes("refund") && h.includes("hand-over")), what);
+          if (h.includes("accept")) {
+            assert.ok(h.indexOf("sell") < h.indexOf("activate"), what);
+            assert.ok(h.indexOf("activate") < h.indexOf("accept"), what);
+          }
+        }
+        // Another client's store, and its packet of the same code, do not exist for this client.
+        const foreign = await act(t, client, theirs, "sell", { packet_code: "PK-0" });
+        assert.equal(foreign.status, 404);
+        assert.equal(foreign.body.data, undefined);
+        await t.settle();
+        const list = await t.call("GET", "/client/stores", { headers: clientKey(client) });
+        assert.deepEqual(list.body.data.map((s: { id: string }) => s.id), stores);
+        for (const [i, s] of list.body.data.entries()) {
+          const counts = Object.fromEntries(PACKET_STATES.map((st) => [st, 0]));
+          for (const m of model) if (m !== undefined && m.store === i) counts[m.state]!++;
+          assert.deepEqual(s.packets, counts, `run ${run} store ${i}`);
+        }
+      }),
+      { numRuns: 12 },
+    );
+    // The other client's packet was never touched.
+    await t.settle();
+    const theirList = await t.call("GET", "/client/stores", { headers: clientKey(other) });
+    assert.equal(theirList.body.data[0].packets.in_stock, 1);
+  }));
