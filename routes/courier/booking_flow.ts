@@ -659,10 +659,11 @@ async function completeStalledBooking(
 }
 
 /**
- * Whether the booking of offer `reference` looks stopped for good before its charge: no
- * shipment, no charge, and prices expired STOPPED_AFTER_EXPIRY_MS ago (their hold passed, or the
- * cut-off moved every option's collection past the day shown), so that a retry of it would be
- * refused now. A guess about time, not a fence (an attempt past its checks may stall for longer):
+ * Whether the booking of offer `reference` looks stopped for good before its charge: its charge
+ * already withdrawn (then it is, at any time), or no shipment, no charge, and prices expired
+ * STOPPED_AFTER_EXPIRY_MS ago (their hold passed, or the cut-off moved every option's collection
+ * past the day shown), so that a retry of it would be refused now. The latter is a guess about
+ * time, not a fence (an attempt past its checks may stall for longer):
  * it says when withdrawStopped is worth trying, which alone makes a takeover safe. `claimedAt`:
  * when the booking claimed what another now asks for, if known; one that claimed it
  * STOPPED_AFTER_CLAIM_MS ago without charging looks stopped too. Answers the offer when it
@@ -679,10 +680,16 @@ async function stoppedBeforeCharge(
   const got = await runtime.read(priceOfferActor, courierId, reference, { kind: "get" });
   if (!got.ok || !got.reply) return null;
   const offer = asOffer(got.reply);
+  const waybill = waybillOf(courierId, reference);
+  // A charge key that already holds a withdrawal is stopped for good, whatever the clock says:
+  // the account answers every charge under it the withdrawal (permanent), so no attempt can ever
+  // charge these prices nor make their shipment. Waiting for them to expire would only keep a
+  // request at request_in_progress, and a reference or an identity from a booking that can be
+  // made, for up to their whole hold (spec: courier 4.1, 4.2, 4.6).
+  if (await withdrawnUnder(runtime, offer.client_id, waybill)) return offer;
   const now = env.clock.now();
   const stalled = claimedAt !== undefined && now - claimedAt > STOPPED_AFTER_CLAIM_MS;
   if (!stalled && !expiredAt(offer, now - STOPPED_AFTER_EXPIRY_MS)) return null;
-  const waybill = waybillOf(courierId, reference);
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return null;
   // The charge is looked for where it would be: under the client the offer priced for (an
   // office's key may have been bound to another client's booking than the caller's).
@@ -754,6 +761,16 @@ async function withdraw(
   }, { idempotencyKey: `charge:${waybill}`, permanent: true });
   if (!fenced.ok) throw fromRejection(fenced);
   return isWithdrawn(fenced.reply) ? "withdrawn" : "charged";
+}
+
+/** Whether the charge of the booking of `waybill` was withdrawn (withdrawStopped): for good. */
+async function withdrawnUnder(
+  runtime: ActorRuntime,
+  clientId: string,
+  waybill: string,
+): Promise<boolean> {
+  const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
+  return kept !== null && isWithdrawn(kept.reply);
 }
 
 /** Whether the booking of `waybill` was charged to the client (its charge kept, not withdrawn). */

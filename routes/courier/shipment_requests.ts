@@ -184,6 +184,9 @@ export async function bookRequest(
       // is charging now, or will after a stall of any length: priced again, the request would
       // be booked and charged twice. So they are priced again only once that attempt looks
       // stopped and its charge is withdrawn; charged just before, its booking is the answer.
+      // Prices whose charge is already withdrawn (another booking took their reference over, or
+      // an attempt that found them expired stopped before freeing the identity) can never be
+      // charged: they are priced again at once, however long they still hold.
       // Prices this attempt bound and found expired itself may be those a retry resumed and
       // checked in time (it made the offer, or its check came first): they are fenced off at once
       // before the identity is freed, or the retry would charge them and this attempt, priced

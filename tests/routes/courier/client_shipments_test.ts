@@ -19,7 +19,11 @@ import {
 } from "../../helpers/courier.ts";
 import { CSV_REQUIRED_COLUMNS, readCsv } from "../../../routes/courier/shipment_csv.ts";
 import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment_requests.ts";
-import { STOPPED_AFTER_EXPIRY_MS, waybillOf } from "../../../routes/courier/booking_flow.ts";
+import {
+  STOPPED_AFTER_CLAIM_MS,
+  STOPPED_AFTER_EXPIRY_MS,
+  waybillOf,
+} from "../../../routes/courier/booking_flow.ts";
 import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
 import { priceOfferActor } from "../../../actors/price_offer.ts";
 import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
@@ -1007,6 +1011,86 @@ Deno.test("client shipments: a first attempt that charges just before its retry 
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(retry.body.data.already_booked, true);
     assert.equal(retry.body.data.waybill, booked.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
+    assert.equal((await list(t, client)).data.length, 1);
+  }));
+
+Deno.test("client shipments: a retry whose prices had their charge withdrawn while they still held is priced again at once: the reference's booking is its answer, not request_in_progress", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000", { unique_external_reference: true });
+    const runtime = t.env.runtime;
+    const body = { ...ROW, client_order_reference: "ORD-FENCED", idempotency_key: "fenced-1" };
+    // The first attempt claims the reference, then stalls before its charge.
+    const first = holdAsk(runtime, commandKind("charge_booking"));
+    const stalled = post(t, client, "/client/shipments", body);
+    await first.reached;
+    t.clock.advanceBy(STOPPED_AFTER_CLAIM_MS + 1_000);
+    // A retry resumes the same prices (they hold 30 minutes), passes the claim it holds, and
+    // stalls before its charge too.
+    const second = holdAsk(runtime, commandKind("charge_booking"));
+    const retried = post(t, client, "/client/shipments", body);
+    await second.reached;
+    // Another request of the reference takes the claim over (held past STOPPED_AFTER_CLAIM_MS):
+    // the prices' charge is withdrawn, and it books.
+    const other = await post(t, client, "/client/shipments", { ...body, idempotency_key: "x" });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    // spec: courier 4.1, 4.2: the retry's charge is answered the withdrawal, so those prices can
+    // never be booked, whatever the clock says: priced again at once, the request answers what a
+    // fresh booking answers (the reference is the other's), not request_in_progress until the
+    // prices expire.
+    second.open();
+    const retry = await retried;
+    assert.equal(retry.status, 409, JSON.stringify(retry.body));
+    assert.equal(retry.body.code, "duplicate_order");
+    assert.equal(retry.body.waybill, other.body.data.waybill);
+    first.open();
+    const late = await stalled;
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "duplicate_order");
+    const again = await post(t, client, "/client/shipments", body);
+    assert.equal(again.body.code, "duplicate_order", JSON.stringify(again.body));
+    assert.equal(again.body.waybill, other.body.data.waybill);
+    assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
+    assert.deepEqual((await list(t, client)).data.map((s) => s.waybill), [other.body.data.waybill]);
+  }));
+
+Deno.test("client shipments: prices withdrawn by an attempt that stopped before freeing its key are priced again at once by the next attempt, without a claim", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const runtime = t.env.runtime;
+    const body = { ...ROW, idempotency_key: "fenced-2" };
+    // The first attempt binds the key and stalls before making its offer; a retry makes it,
+    // checks it in time and stalls before its charge.
+    const make = holdAsk(
+      runtime,
+      (type, command) =>
+        type === priceOfferActor.type && (command as { kind?: string }).kind === "make",
+    );
+    const first = post(t, client, "/client/shipments", body);
+    await make.reached;
+    const charge = holdAsk(runtime, commandKind("charge_booking"));
+    const retried = post(t, client, "/client/shipments", body);
+    await charge.reached;
+    // Just past the hold: within STOPPED_AFTER_EXPIRY_MS, a booking may still look on its way.
+    t.clock.advanceBy(30 * 60_000 + 1_000);
+    // The first attempt wakes to expired prices and withdraws their charge, then stops (its
+    // process ends) before freeing the key.
+    const release = holdAsk(
+      runtime,
+      (type, command) =>
+        type === bookingRequestActor.type && (command as { kind?: string }).kind === "release",
+    );
+    make.open();
+    await release.reached;
+    // spec: courier 4.1, 4.6: the retry's charge is answered the withdrawal: those prices can
+    // never be booked, so the request is priced again at once and booked, not left in progress.
+    charge.open();
+    const retry = await retried;
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    release.open();
+    const woke = await first;
+    assert.equal(woke.status, 200, JSON.stringify(woke.body));
+    assert.equal(woke.body.data.waybill, retry.body.data.waybill);
     assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)), "charged once");
     assert.equal((await list(t, client)).data.length, 1);
   }));
