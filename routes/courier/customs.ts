@@ -41,6 +41,7 @@ import {
   requireScope,
 } from "../../src/http/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { BODY_TOO_LARGE, refusing } from "../../src/http/refusals.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
@@ -464,7 +465,14 @@ export function customsRoutes(api: Api): void {
     const p = businessPrincipalOf(c);
     const runtime = c.get("env").runtime;
     const crossing = await getCrossing(runtime, p.business.id, params.crossing);
-    await assertDriverCarries(c, crossing.waybill);
+    // spec: courier 4.5: limited to the driver's runs. A crossing the driver does not carry
+    // answers as one that does not exist: its waybill is not the driver's to learn.
+    await assertDriverCarries(c, crossing.waybill).catch((e) => {
+      if (e instanceof ApiError && e.code === "not_found") {
+        throw new ApiError("not_found", "customs crossing not found");
+      }
+      throw e;
+    });
     const r = await supplyDocuments(runtime, p.business.id, params.crossing, {
       documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
       note: body.note ?? null,

@@ -710,6 +710,29 @@ Deno.test("customs: another courier finds nothing; a driver supplies only for wh
     assert.equal(denied.status, 404);
   }));
 
+Deno.test("customs: a driver not carrying the shipment gets the 404 of a crossing that does not exist, naming no waybill", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const driver = await newDriver(t, courier.business.id);
+    const body = { documents: [{ name: "commercial invoice" }] };
+    const unknown = await t.call("POST", "/driver/customs/xing_none/supply", {
+      bearer: driver.token,
+      body,
+    });
+    assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
+    // spec: courier 4.5: limited to runs assigned to the driver; one of the courier's crossings
+    // the driver does not carry answers as one that does not exist, its waybill unnamed.
+    const notMine = await t.call("POST", `/driver/customs/${id}/supply`, {
+      bearer: driver.token,
+      body,
+    });
+    assert.equal(notMine.status, 404, JSON.stringify(notMine.body));
+    assert.deepEqual(notMine.body, unknown.body);
+    assert.ok(!JSON.stringify(notMine.body).includes(waybill), JSON.stringify(notMine.body));
+  }));
+
 Deno.test("customs: a cross-border shipment has one crossing from booking, worked before any run; the first border stop presents that crossing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

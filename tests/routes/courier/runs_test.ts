@@ -302,6 +302,35 @@ Deno.test("runs: a driver reaches only their runs and never sees declared values
     assert.equal(hidden.status, 404);
   }));
 
+Deno.test("runs: a driver keeps a shipment on one run when another run of theirs carrying it is reassigned", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const mine = await newDriver(t, courier.business.id);
+    const other = await newDriver(t, courier.business.id);
+    const first = await newRun(t, courier, { driver_id: mine.id });
+    const second = await newRun(t, courier, { driver_id: mine.id });
+    const waybill = await bookWaybill(t, client);
+    await deliverStops(t, courier, first, [waybill]);
+    await deliverStops(t, courier, second, [waybill]);
+    await post(t, courier, `/business/shipments/${waybill}/lab/profile`, { sample_type: "blood" });
+    await post(t, courier, `/business/network-runs/${first}/driver`, { driver_id: other.id });
+    await t.settle();
+    // spec: courier 4.5: limited to runs assigned to that driver; the second run still is.
+    const tick = (token: string) =>
+      t.call("POST", `/driver/shipments/${waybill}/lab/tick`, {
+        bearer: token,
+        body: { item: "label_matches" },
+      });
+    const kept = await tick(mine.token);
+    assert.equal(kept.status, 201, JSON.stringify(kept.body));
+    assert.equal((await tick(other.token)).status, 201);
+    // Once neither run is theirs, the shipment is none of theirs.
+    await post(t, courier, `/business/network-runs/${second}/driver`, { driver_id: null });
+    await t.settle();
+    const gone = await tick(mine.token);
+    assert.equal(gone.status, 404, JSON.stringify(gone.body));
+  }));
+
 Deno.test("runs: expenses need a receipt and an idempotency_key; waiting needs billing:administer", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
