@@ -163,12 +163,20 @@ const PLAN_LIMITED = {
     "this address without a known credential; wait `Retry-After` seconds",
 };
 
+/**
+ * The token of an `Authorization: Bearer <token>` header, else "". The scheme is matched in any
+ * case (RFC 9110 11.1: `bearer` and `BEARER` are the same scheme); the token as sent.
+ */
+export function bearerToken(header: string | undefined): string {
+  const match = /^bearer +(.*)$/i.exec(header ?? "");
+  return match ? match[1]!.trim() : "";
+}
+
 export const operatorOnly: MiddlewareHandler<AppEnv> = refusing({
   unauthenticated: "the operator token is missing or wrong",
   ...ADDRESS_LIMITED,
 }, async (c, next) => {
-  const header = c.req.header("Authorization") ?? "";
-  const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  const token = bearerToken(c.req.header("Authorization"));
   const env = c.get("env");
   if (!token || !constantTimeEqual(await hashSecret(token), env.operatorTokenHash)) {
     throw new ApiError("unauthenticated", "operator token missing or wrong");
@@ -244,8 +252,7 @@ export const driver: MiddlewareHandler<AppEnv> = refusing({
     env.name === "sandbox"
       ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox driver tokens")
       : new ApiError("unauthenticated", message);
-  const header = c.req.header("Authorization") ?? "";
-  const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw refused("driver token missing");
   const hash = await hashSecret(token);
   const target = await env.runtime.lookup("credential", hash, { cached: true });

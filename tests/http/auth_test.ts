@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
-import { business, courierPlatform, driver } from "../../src/http/auth.ts";
+import { bearerToken, business, courierPlatform, driver } from "../../src/http/auth.ts";
 import type { Api } from "../../src/http/app.ts";
 import { ok } from "../../src/http/app.ts";
 import { define } from "../../src/http/route.ts";
@@ -195,6 +195,31 @@ Deno.test("auth: a driver token authenticates the driver routes only", () =>
     assert.equal((await t.call("GET", "/driver/probe", { bearer: "dt_wrong" })).status, 401);
     assert.equal((await t.call("GET", "/driver/probe", { bearer: b.api_key })).status, 401);
     assert.equal((await t.call("GET", "/business/profile", { key: token })).status, 401);
+  }));
+
+Deno.test("auth: the Bearer scheme is matched in any case (RFC 9110 11.1), the token as sent", () =>
+  withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const d = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 1 },
+    });
+    const token = d.body.data.token as string;
+    for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+      const r = await t.call("GET", "/driver/probe", {
+        headers: { Authorization: `${scheme} ${token}` },
+      });
+      assert.equal(r.status, 200, scheme);
+    }
+    // The token itself is compared as sent: another case is another token.
+    const upper = await t.call("GET", "/driver/probe", {
+      headers: { Authorization: `Bearer ${token.toUpperCase()}` },
+    });
+    assert.equal(upper.status, 401);
+    assert.equal(bearerToken("bearer  dt_x "), "dt_x");
+    assert.equal(bearerToken("Basic dt_x"), "");
+    assert.equal(bearerToken("Bearerdt_x"), "");
+    assert.equal(bearerToken(undefined), "");
   }));
 
 Deno.test("auth: rate limits per plan set X-RateLimit headers and answer 429 past them", () =>
