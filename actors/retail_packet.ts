@@ -7,8 +7,8 @@
  *
  * Every action is idempotent per (packet, action): sending an action the packet already went
  * through answers the packet as it is now; sent with other details (another sale reference,
- * activation or weight) it is refused packet_conflict. An action out of order is refused with the state and
- * the actions allowed from it, and changes nothing.
+ * activation or weight) it is refused packet_conflict. An action out of order is refused with the
+ * state and the actions allowed from it, and changes nothing.
  */
 import {
   accept,

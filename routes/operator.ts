@@ -75,13 +75,19 @@ const CreateBusiness = z.object({
   owner_email: Email,
 }).openapi("OperatorCreateBusiness");
 
+/** Each value once, in the order first sent: a scope or service sent twice is held once. */
+function distinct<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
 /** The operator's changes to a business; the audit trail shows them as sent (settings_changed). */
 export const PatchBusiness = z.object({
   courier_platform_enabled: z.boolean(),
   shopping_fulfilment_enabled: z.boolean(),
-  api_key_scopes: z.array(Scope).max(ALL_SCOPES.length),
+  api_key_scopes: z.array(Scope).max(ALL_SCOPES.length).transform(distinct),
   vehicle_upgrade_policy: z.enum(VEHICLE_UPGRADE_POLICIES),
-  bulky_services_authorised: z.array(z.enum(BULKY_SERVICES)).max(BULKY_SERVICES.length),
+  bulky_services_authorised: z.array(z.enum(BULKY_SERVICES)).max(BULKY_SERVICES.length)
+    .transform(distinct),
   // CONTRACT operator API: the Enterprise plan's limits are 6,000 a minute and 1,000,000 a day
   // until set; null clears a business's own limit, so that the plan's applies again.
   rate_limit_per_minute: orNull(z.number().int().positive().max(1_000_000)).openapi({
@@ -341,16 +347,9 @@ export function operatorRoutes(api: Api): void {
     },
     async (c, input) => {
       const { id } = input.params;
-      const { api_key_scopes, bulky_services_authorised, ...rest } = stripUndefined(input.body);
-      // Each scope and service is held once (as a partner key's scopes): sent twice, it was
+      // Each scope and service is held once (PatchBusiness: distinct): sent twice, it was
       // stored, shown and audited twice.
-      const changes = {
-        ...rest,
-        ...(api_key_scopes ? { api_key_scopes: [...new Set(api_key_scopes)] } : {}),
-        ...(bulky_services_authorised
-          ? { bulky_services_authorised: [...new Set(bulky_services_authorised)] }
-          : {}),
-      };
+      const changes = stripUndefined(input.body);
       const b = asBusiness(
         await ask(c, businessActor, id, id, {
           kind: "change_settings",
@@ -374,7 +373,7 @@ export function operatorRoutes(api: Api): void {
       params: BusinessId,
       body: z.object({
         partner: z.string().trim().min(1).max(200),
-        scopes: z.array(Scope).min(1).max(ALL_SCOPES.length),
+        scopes: z.array(Scope).min(1).max(ALL_SCOPES.length).transform(distinct),
       }),
       description: "The key is shown only in this answer; the service keeps it hashed.",
       status: 201,
@@ -386,13 +385,13 @@ export function operatorRoutes(api: Api): void {
       const body = input.body;
       const keyId = newId("pk");
       const key = await issueCredential(PARTNER_KEY_PREFIX, env.clock.now());
-      const scopes = [...new Set(body.scopes)];
+      const { partner, scopes } = body;
       await ask(c, businessActor, id, id, {
         kind: "issue_partner_key",
-        key: { ...key.record, id: keyId, partner: body.partner, scopes },
+        key: { ...key.record, id: keyId, partner, scopes },
         by: "operator",
       });
-      return ok(c, { id: keyId, key: key.secret, partner: body.partner, scopes }, 201);
+      return ok(c, { id: keyId, key: key.secret, partner, scopes }, 201);
     },
   );
 

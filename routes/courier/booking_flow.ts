@@ -379,7 +379,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
     throw new ApiError("not_found", `quote not found: ${reference}`);
   }
   const waybill = waybillOf(courierId, reference);
-  const chargeKey = `charge:${waybill}`;
+  const chargeKey = chargeKeyOf(waybill);
   /** This offer's shipment answered as already booked, if a booking made it (a retry). */
   const madeBefore = async (): Promise<Booked | null> => {
     const made = await runtime.read(shipmentActor, courierId, waybill, { kind: "get" });
@@ -391,7 +391,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   if (env.clock.now() > offer.valid_until) {
     const made = await madeBefore();
     if (made) return made;
-    if (!await chargedUnder(runtime, clientId, waybill)) {
+    if (await keptCharge(runtime, clientId, waybill) !== "charged") {
       throw new ApiError(
         "prices_expired",
         `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
@@ -415,7 +415,7 @@ async function bookOfferOnce(c: Context<AppEnv>, options: BookOfferOptions): Pro
   if (movedTo !== null) {
     const made = await madeBefore();
     if (made) return made;
-    if (!await chargedUnder(runtime, clientId, waybill)) {
+    if (await keptCharge(runtime, clientId, waybill) !== "charged") {
       throw new ApiError(
         "prices_expired",
         `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
@@ -628,7 +628,7 @@ async function completeStalledBooking(
 ): Promise<boolean> {
   // The query side may lag behind: the shipment actor is the truth.
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return false;
-  const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
+  const kept = await runtime.replyUnder(courierClientActor, clientId, chargeKeyOf(waybill));
   // A withdrawn charge took nothing: there is no booking to complete (withdrawStopped).
   if (isWithdrawn(kept?.reply)) return false;
   const charged = kept?.reply as BookingChargeReply | undefined;
@@ -681,19 +681,21 @@ async function stoppedBeforeCharge(
   if (!got.ok || !got.reply) return null;
   const offer = asOffer(got.reply);
   const waybill = waybillOf(courierId, reference);
+  // The charge is looked for where it would be: under the client the offer priced for (an
+  // office's key may have been bound to another client's booking than the caller's).
+  const kept = await keptCharge(runtime, offer.client_id, waybill);
+  if (kept === "charged") return null;
   // A charge key that already holds a withdrawal is stopped for good, whatever the clock says:
   // the account answers every charge under it the withdrawal (permanent), so no attempt can ever
   // charge these prices nor make their shipment. Waiting for them to expire would only keep a
   // request at request_in_progress, and a reference or an identity from a booking that can be
   // made, for up to their whole hold (spec: courier 4.1, 4.2, 4.6).
-  if (await withdrawnUnder(runtime, offer.client_id, waybill)) return offer;
+  if (kept === "withdrawn") return offer;
   const now = env.clock.now();
   const stalled = claimedAt !== undefined && now - claimedAt > STOPPED_AFTER_CLAIM_MS;
   if (!stalled && !expiredAt(offer, now - STOPPED_AFTER_EXPIRY_MS)) return null;
   if ((await runtime.read(shipmentActor, courierId, waybill, { kind: "get" })).ok) return null;
-  // The charge is looked for where it would be: under the client the offer priced for (an
-  // office's key may have been bound to another client's booking than the caller's).
-  return await chargedUnder(runtime, offer.client_id, waybill) ? null : offer;
+  return offer;
 }
 
 /** What withdrawStopped did to a booking that holds what another booking needs. */
@@ -758,29 +760,31 @@ async function withdraw(
   const fenced = await runtime.ask(courierClientActor, courierId, offer.client_id, {
     kind: "withdraw_booking",
     waybill,
-  }, { idempotencyKey: `charge:${waybill}`, permanent: true });
+  }, { idempotencyKey: chargeKeyOf(waybill), permanent: true });
   if (!fenced.ok) throw fromRejection(fenced);
   return isWithdrawn(fenced.reply) ? "withdrawn" : "charged";
 }
 
-/** Whether the charge of the booking of `waybill` was withdrawn (withdrawStopped): for good. */
-async function withdrawnUnder(
-  runtime: ActorRuntime,
-  clientId: string,
-  waybill: string,
-): Promise<boolean> {
-  const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
-  return kept !== null && isWithdrawn(kept.reply);
+/**
+ * The idempotency key of the booking of `waybill` on its client's account: its charge, and the
+ * withdrawal that fences the charge off (withdrawStopped), are kept under it, first come first.
+ */
+function chargeKeyOf(waybill: string): string {
+  return `charge:${waybill}`;
 }
 
-/** Whether the booking of `waybill` was charged to the client (its charge kept, not withdrawn). */
-async function chargedUnder(
+/**
+ * What the client's account keeps under the booking's charge key: its charge ("charged"), the
+ * withdrawal that fenced it off for good ("withdrawn"), or nothing yet (null).
+ */
+async function keptCharge(
   runtime: ActorRuntime,
   clientId: string,
   waybill: string,
-): Promise<boolean> {
-  const kept = await runtime.replyUnder(courierClientActor, clientId, `charge:${waybill}`);
-  return kept !== null && !isWithdrawn(kept.reply);
+): Promise<"charged" | "withdrawn" | null> {
+  const kept = await runtime.replyUnder(courierClientActor, clientId, chargeKeyOf(waybill));
+  if (kept === null) return null;
+  return isWithdrawn(kept.reply) ? "withdrawn" : "charged";
 }
 
 /**

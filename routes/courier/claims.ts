@@ -302,7 +302,8 @@ export function claimRoutes(api: Api): void {
     method: "post",
     path: "/business/courier/claims",
     summary: "File a claim (loss, damage, delay) for a client's shipment within the claim window " +
-      "of its rate card, up to its cover; a shipment has one claim: filed again it answers that one",
+      "of its rate card, up to its cover; a shipment has one claim: filed again it answers " +
+      "that one",
     tag,
     security: "business",
     middleware: [business({ anyScope: ["shipments:create", "runs:operate"] }), courierPlatform],

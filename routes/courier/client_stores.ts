@@ -383,8 +383,8 @@ export function clientStoreRoutes(api: Api): void {
     summary: "Move a packet: stock (packet_code or packet_codes), sell, refund (sold only), " +
       "activate (sender and recipient details), accept, hand-over. Out of order: 422 " +
       "packet_state_invalid with the state and allowed actions; a repeated action answers the " +
-      "packet as it is, with other details 409 packet_conflict. One packet answers the packet (201 when stock adds it, else 200); " +
-      "packet_codes answer `results`, one per packet",
+      "packet as it is, with other details 409 packet_conflict. One packet answers the packet " +
+      "(201 when stock adds it, else 200); packet_codes answer `results`, one per packet",
     tag: "Client API",
     security: "client",
     middleware: [client()],

@@ -179,18 +179,13 @@ export async function bookRequest(
       return await book(c, caller, req, reference);
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      // spec: courier 4.1: the same request again books nothing new. Prices a resumed identity
-      // finds expired unbooked may be those its first attempt checked before they expired and
-      // is charging now, or will after a stall of any length: priced again, the request would
-      // be booked and charged twice. So they are priced again only once that attempt looks
-      // stopped and its charge is withdrawn; charged just before, its booking is the answer.
-      // Prices whose charge is already withdrawn (another booking took their reference over, or
-      // an attempt that found them expired stopped before freeing the identity) can never be
-      // charged: they are priced again at once, however long they still hold.
-      // Prices this attempt bound and found expired itself may be those a retry resumed and
-      // checked in time (it made the offer, or its check came first): they are fenced off at once
-      // before the identity is freed, or the retry would charge them and this attempt, priced
-      // again, a second booking (spec: courier 4.1).
+      // spec: courier 4.1: the same request again books nothing new. Expired prices may still be
+      // charged by another attempt of the request that checked them in time (a first attempt, or
+      // a retry that resumed them) and stalled for any length: priced again, the request would be
+      // booked and charged twice. So their charge is withdrawn before the identity is freed: at
+      // once when this attempt bound them, once their attempt looks stopped when it resumed them
+      // (at once too when their charge is already withdrawn: withdrawStopped). Charged just
+      // before, their booking is the answer.
       if (e.code === "prices_expired") {
         const withdrawal = resumed
           ? await withdrawStopped(c, caller.courierId, reference)

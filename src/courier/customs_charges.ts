@@ -1,8 +1,8 @@
 /**
  * Books the customs-administration charges clearances cause (courier 2.6 rule 3: one per crossing
- * cleared), and the duties the client pays, from the crossing's own committed `charge_due` events, so that none is lost to a
- * request that dies, or whose booking fails, after the clearance was committed, whether or not
- * the clearance is ever sent again. The request books the charge too, before it answers; the same
+ * cleared), and the duties the client pays, from the crossing's own committed `charge_due`
+ * events, so that none is lost to a request that dies, or whose booking fails, after the move was
+ * committed, whether or not the move is ever sent again. The request books the charge too, before it answers; the same
  * source event books once however often it is sent (2.6 rule 2). As scan_charges.ts does for the
  * charges scans cause.
  *

@@ -26,11 +26,13 @@ export const CALENDAR_SCAN_DAYS_MAX = 36_525;
 
 /**
  * The calendar days that always hold `wanted` working days strictly after a date: every 7 days
- * hold one of the calendar's weekdays, and at most one per distinct holiday is not working. An
- * exact bound, not a guess, so a scan that runs it out is a broken calendar or input.
+ * hold one of the calendar's weekdays, and each holiday listed takes at most one of them away (one
+ * listed twice only widens the bound; calendars are stored with each once). An exact bound, not
+ * a guess, so a scan that runs it out is a broken calendar or input. Counted, not deduplicated:
+ * every milestone deadline asks.
  */
 export function workingScanDays(cal: WorkingCalendar, wanted: number): number {
-  const days = 7 * (wanted + new Set(cal.holidays).size);
+  const days = 7 * (wanted + cal.holidays.length);
   if (days > CALENDAR_SCAN_DAYS_MAX) {
     throw new RangeError(`${wanted} working days may lie beyond ${CALENDAR_SCAN_DAYS_MAX} days`);
   }

@@ -154,7 +154,15 @@ export function holdAsk(
   return { reached: atAsk, open };
 }
 
-/** Picks asks by their command's kind (for `holdAsk` and `Faults.fails`). */
-export function commandKind(kind: string): (type: string, command: unknown) => boolean {
-  return (_type, command) => (command as { kind?: string } | null)?.kind === kind;
+/**
+ * Picks asks by their command's kind, and by the actor's type when given (for `holdAsk` and
+ * `Faults.fails`).
+ */
+export function commandKind(
+  kind: string,
+  actorType?: string,
+): (type: string, command: unknown) => boolean {
+  return (type, command) =>
+    (actorType === undefined || type === actorType) &&
+    (command as { kind?: string } | null)?.kind === kind;
 }

@@ -694,28 +694,12 @@ Deno.test("billing events: an entry exported before the hourly retry raises no e
 Deno.test("billing events: an endpoint alert raised before the entry was exported is resolved once it is, with the export as evidence", () =>
   withTestEnv(async (t) => {
     const { courier, eventId, state } = await waitingForEndpoint(t);
-    const key = courier.business.api_key;
-    const alerts = async (status: string) => {
-      await t.settle();
-      const r = await t.call(
-        "GET",
-        `/business/courier/alerts?kind=billing_endpoint_missing&status=${status}`,
-        { key },
-      );
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return r.body.data as { subject: { id: string }; resolution: string | null }[];
-    };
+    const alerts = (status: "open" | "resolved") => endpointAlerts(t, courier, status);
     await advance(t, 60 * 60);
     await until(t, async () => (await alerts("open")).length === 1, "the alert");
 
     // spec: courier 3.1: the alert stands only while the entry has not gone out in an export.
-    const exported = await t.app.request("/api/business/courier/billing/export", {
-      method: "POST",
-      headers: { "X-Business-API-Key": key, "Content-Type": "application/json" },
-      body: "{}",
-    });
-    assert.equal(exported.status, 200);
-    await exported.body?.cancel();
+    await billingCsv(t, courier, "POST", "");
     await advance(t, 60 * 60);
     await until(
       t,
@@ -737,16 +721,7 @@ Deno.test("billing events: an endpoint alert raised again after a person resolve
   withTestEnv(async (t) => {
     const { courier, eventId, state } = await waitingForEndpoint(t);
     const key = courier.business.api_key;
-    const alerts = async (status: string) => {
-      await t.settle();
-      const r = await t.call(
-        "GET",
-        `/business/courier/alerts?kind=billing_endpoint_missing&status=${status}`,
-        { key },
-      );
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return r.body.data as { id: string; subject: { id: string }; resolution: string | null }[];
-    };
+    const alerts = (status: "open" | "resolved") => endpointAlerts(t, courier, status);
     await advance(t, 60 * 60);
     await until(t, async () => (await alerts("open")).length === 1, "the alert");
     const [first] = await alerts("open");
@@ -763,13 +738,7 @@ Deno.test("billing events: an endpoint alert raised again after a person resolve
     assert.equal(second!.subject.id, eventId);
 
     // spec: courier 3.1: once the entry has gone out in an export, the open one is resolved.
-    const exported = await t.app.request("/api/business/courier/billing/export", {
-      method: "POST",
-      headers: { "X-Business-API-Key": key, "Content-Type": "application/json" },
-      body: "{}",
-    });
-    assert.equal(exported.status, 200);
-    await exported.body?.cancel();
+    await billingCsv(t, courier, "POST", "");
     await advance(t, 60 * 60);
     await until(
       t,

@@ -960,11 +960,7 @@ Deno.test("client shipments: a first attempt whose prices expired while a retry 
     const runtime = t.env.runtime;
     const body = { ...ROW, idempotency_key: "stall-4" };
     // The first attempt bound its key, then stalled before making its offer.
-    const make = holdAsk(
-      runtime,
-      (type, command) =>
-        type === priceOfferActor.type && (command as { kind?: string }).kind === "make",
-    );
+    const make = holdAsk(runtime, commandKind("make", priceOfferActor.type));
     const first = post(t, client, "/client/shipments", body);
     await make.reached;
     // Its retry made the offer, checked it in time, and stalled before its charge.
@@ -1061,11 +1057,7 @@ Deno.test("client shipments: prices withdrawn by an attempt that stopped before 
     const body = { ...ROW, idempotency_key: "fenced-2" };
     // The first attempt binds the key and stalls before making its offer; a retry makes it,
     // checks it in time and stalls before its charge.
-    const make = holdAsk(
-      runtime,
-      (type, command) =>
-        type === priceOfferActor.type && (command as { kind?: string }).kind === "make",
-    );
+    const make = holdAsk(runtime, commandKind("make", priceOfferActor.type));
     const first = post(t, client, "/client/shipments", body);
     await make.reached;
     const charge = holdAsk(runtime, commandKind("charge_booking"));
@@ -1136,11 +1128,7 @@ Deno.test("client shipments: a request stalled before its offer, whose key was g
     const [, client] = await ready(t, "1000");
     const first = { ...ROW, idempotency_key: "lost-2" };
     // The first request bound its key, then stalled before making its offer (a GC pause).
-    const make = holdAsk(
-      t.env.runtime,
-      (type, command) =>
-        type === priceOfferActor.type && (command as { kind?: string }).kind === "make",
-    );
+    const make = holdAsk(t.env.runtime, commandKind("make", priceOfferActor.type));
     const stalled = post(t, client, "/client/shipments", first);
     await make.reached;
     t.clock.advanceBy(5 * 60_000);
