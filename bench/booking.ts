@@ -18,12 +18,12 @@
 import { Hono } from "hono";
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
-import { courierClientActor } from "../actors/courier_client.ts";
+import { courierClientActor } from "../actors/courier/courier_client.ts";
 import { openBus } from "../src/bus/mod.ts";
 import { issueCredential } from "../src/domain/credentials.ts";
 import { hashSecret, importDataKey } from "../src/domain/secrets.ts";
-import { priceOption } from "../src/domain/pricing.ts";
-import type { RateCardTerms } from "../src/domain/rate_card.ts";
+import { priceOption } from "../src/courier/rules/pricing.ts";
+import type { RateCardTerms } from "../src/courier/rules/rate_card.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { newId } from "../src/runtime/ids.ts";
 import { openEnvironment } from "../src/server.ts";

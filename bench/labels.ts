@@ -3,10 +3,14 @@
  * 2,000 shipments of 1 to 3 pieces (one 4 x 6 in page per piece), and the pages per second that
  * makes; then the same for the waybill and the packing slip over a smaller set.
  */
-import { clientPackingSlipPdf } from "../src/domain/documents/client_packing_slip.ts";
-import type { DocumentResult, ShipmentFacts, WaybillFacts } from "../src/domain/documents/facts.ts";
-import { labelPdf } from "../src/domain/documents/label.ts";
-import { waybillPdf } from "../src/domain/documents/waybill.ts";
+import { clientPackingSlipPdf } from "../src/courier/rules/documents/client_packing_slip.ts";
+import type {
+  DocumentResult,
+  ShipmentFacts,
+  WaybillFacts,
+} from "../src/courier/rules/documents/facts.ts";
+import { labelPdf } from "../src/courier/rules/documents/label.ts";
+import { waybillPdf } from "../src/courier/rules/documents/waybill.ts";
 
 const LABELS = Number(Deno.env.get("BENCH_LABELS") ?? 2_000);
 const OTHER_DOCUMENTS = Math.ceil(LABELS / 4);

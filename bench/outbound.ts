@@ -8,13 +8,13 @@
  *    streaming it (against DATABASE_URL, else embedded PGlite).
  */
 import { sql } from "kysely";
-import { type NewOutboundEvent, outboundEventActor } from "../actors/outbound_event.ts";
+import { type NewOutboundEvent, outboundEventActor } from "../actors/platform/outbound_event.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { openDatabase } from "../src/db/db.ts";
 import { dropSchema } from "../src/db/migrate.ts";
-import { billingCsvStream } from "../src/db/billing_export.ts";
+import { billingCsvStream } from "../src/courier/queries/billing_export.ts";
 import { importDataKey, seal, sealOwner } from "../src/domain/secrets.ts";
-import { OutboundDelivery } from "../src/outbound/deliver.ts";
+import { OutboundDelivery } from "../src/platform/reactors/deliver.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { KvActorStore } from "../src/runtime/kv_store.ts";
 import { ActorRuntime } from "../src/runtime/runtime.ts";

@@ -9,12 +9,12 @@ import type { ActorRuntime } from "./runtime/runtime.ts";
 import type { Clock } from "./runtime/clock.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import type { LoginThrottle } from "./http/login_throttle.ts";
-import type { OutboundDelivery } from "./outbound/deliver.ts";
-import type { BillingEvents } from "./outbound/billing_events.ts";
-import type { ClientWebhooks } from "./outbound/client_webhooks.ts";
-import type { BookingCrossings } from "./courier/booking_crossings.ts";
-import type { ScanCharges } from "./courier/scan_charges.ts";
-import type { CustomsCharges } from "./courier/customs_charges.ts";
+import type { OutboundDelivery } from "./platform/reactors/deliver.ts";
+import type { BillingEvents } from "./courier/reactors/billing_events.ts";
+import type { ClientWebhooks } from "./courier/reactors/client_webhooks.ts";
+import type { BookingCrossings } from "./courier/reactors/booking_crossings.ts";
+import type { ScanCharges } from "./courier/reactors/scan_charges.ts";
+import type { CustomsCharges } from "./courier/reactors/customs_charges.ts";
 
 export type EnvironmentName = "live" | "sandbox";
 

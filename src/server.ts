@@ -5,29 +5,32 @@
 import type { Hono } from "hono";
 import { ACTORS } from "../actors/mod.ts";
 import { ROUTERS } from "../routes/mod.ts";
-import { completeStalledBookings } from "../routes/courier/booking_flow.ts";
+import { completeStalledBookings } from "./courier/flows/booking.ts";
 import type { Bus } from "./bus/bus.ts";
 import { openDatabase } from "./db/db.ts";
 import { type Projector, startProjector } from "./db/projection.ts";
-import { type LedgerProjector, startLedgerProjector } from "./db/ledger_projection.ts";
+import {
+  type LedgerProjector,
+  startLedgerProjector,
+} from "./courier/reactors/ledger_projection.ts";
 import type { Environment, EnvironmentName } from "./environment.ts";
 import { type Api, createApp } from "./http/app.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { LoginThrottle } from "./http/login_throttle.ts";
-import { OutboundDelivery } from "./outbound/deliver.ts";
-import { BillingEvents } from "./outbound/billing_events.ts";
-import { ClientWebhooks } from "./outbound/client_webhooks.ts";
-import { OwnerNotices } from "./outbound/owner_notices.ts";
-import { outboundAlerts } from "./outbound/alerting.ts";
-import { targetResolver } from "./outbound/targets.ts";
-import { ShipmentAlertRaiser } from "./courier/alert_raiser.ts";
-import { ScanCharges } from "./courier/scan_charges.ts";
-import { CustomsCharges } from "./courier/customs_charges.ts";
+import { OutboundDelivery } from "./platform/reactors/deliver.ts";
+import { BillingEvents } from "./courier/reactors/billing_events.ts";
+import { ClientWebhooks } from "./courier/reactors/client_webhooks.ts";
+import { OwnerNotices } from "./platform/reactors/owner_notices.ts";
+import { outboundAlerts } from "./courier/reactors/delivery_alerts.ts";
+import { targetResolver } from "./courier/reactors/delivery_targets.ts";
+import { ShipmentAlertRaiser } from "./courier/reactors/alert_raiser.ts";
+import { ScanCharges } from "./courier/reactors/scan_charges.ts";
+import { CustomsCharges } from "./courier/reactors/customs_charges.ts";
 import { syncSubject } from "./db/sync.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
-import { DeferredWorks } from "./bus/deferred.ts";
-import { BookingCrossings } from "./courier/booking_crossings.ts";
+import { DeferredWorks } from "./platform/reactors/deferred.ts";
+import { BookingCrossings } from "./courier/reactors/booking_crossings.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";

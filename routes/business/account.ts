@@ -13,8 +13,8 @@ import {
   PLANS,
   type Staff,
   thresholdAmount,
-} from "../../actors/business.ts";
-import { walletActor } from "../../actors/wallet.ts";
+} from "../../actors/platform/business.ts";
+import { walletActor } from "../../actors/platform/wallet.ts";
 import { PLAN_EMPLOYEES_MAX } from "../../src/limits.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import { decimal, formatMinor, toMinor } from "../../src/domain/money.ts";
@@ -38,19 +38,19 @@ import {
   remoteAddress,
   signedInAdmin,
   STAFF_TOKEN_PREFIX,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { attemptWaitingEvents } from "../../src/outbound/targets.ts";
+import { attemptWaitingEvents } from "../../src/courier/reactors/delivery_targets.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
-import { closeSession, openSession } from "../../src/http/sessions.ts";
+import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { weakPasswordReason } from "../../src/domain/passwords.ts";
-import { PatchBusiness, stripUndefined } from "../operator.ts";
-import { ALL_SCOPES, businessKeyScopes, PORTAL_ROLES } from "../../src/domain/scopes.ts";
+import { PatchBusiness, stripUndefined } from "../platform/operator.ts";
+import { ALL_SCOPES, businessKeyScopes, PORTAL_ROLES } from "../../src/platform/rules/scopes.ts";
 import {
   Country,
   Currency,
@@ -60,7 +60,7 @@ import {
   UtcInstant,
   wholeNumber,
 } from "../../src/http/schemas.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 
 const tag = "Account";
 const security = "business" as const;

@@ -26,26 +26,26 @@ import {
   type EvidenceFileRef,
   resolveRefusal,
   summaryOf,
-} from "../../actors/alert.ts";
+} from "../../actors/courier/alert.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
   evidenceResponse,
   readEvidence,
   storeEvidence,
-} from "../../src/courier/evidence.ts";
+} from "../../src/courier/flows/evidence.ts";
 import {
   business,
   businessPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, parse, readJson, z } from "../../src/http/route.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { ask } from "../ask.ts";
+import { ask } from "../../src/http/ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { BODY_TOO_LARGE } from "../../src/http/refusals.ts";

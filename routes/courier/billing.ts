@@ -18,7 +18,7 @@ import {
   courierClientActor,
   type CourierClientCommand,
   type CourierClientReply,
-} from "../../actors/courier_client.ts";
+} from "../../actors/courier/courier_client.ts";
 import {
   type AccountBalances,
   accountBalances,
@@ -27,7 +27,7 @@ import {
   NOT_CORRECTABLE,
   type OriginalEntry,
   type OtherCurrencyBalances,
-} from "../../actors/client_ledger.ts";
+} from "../../actors/courier/client_ledger.ts";
 import {
   ageing,
   AGEING_BUCKETS,
@@ -46,21 +46,21 @@ import {
   periodOf,
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
-} from "../../src/domain/ledger.ts";
-import { OUTBOUND_STATUSES } from "../../actors/outbound_event.ts";
-import { CLAIM_CREDIT_PREFIX } from "../../actors/claim.ts";
+} from "../../src/courier/rules/ledger.ts";
+import { OUTBOUND_STATUSES } from "../../actors/platform/outbound_event.ts";
+import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
-import { exportStateOf } from "../../src/domain/billing_csv.ts";
-import { ADJUSTMENT_KINDS } from "../../src/domain/billing_events.ts";
-import { EXPORT_STATES, type ExportState } from "../../src/domain/export_state.ts";
-import { entryReportOfRow, reportColumns } from "../../src/db/billing_export.ts";
+import { exportStateOf } from "../../src/courier/rules/billing_csv.ts";
+import { ADJUSTMENT_KINDS } from "../../src/courier/rules/billing_events.ts";
+import { EXPORT_STATES, type ExportState } from "../../src/courier/rules/export_state.ts";
+import { entryReportOfRow, reportColumns } from "../../src/courier/queries/billing_export.ts";
 import {
   business,
   businessPrincipalOf,
   courierPlatform,
   driver,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { iso } from "../../src/http/iso.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -77,21 +77,21 @@ import {
   Waybill,
 } from "../../src/http/schemas.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
-import { heldWatermark, isEntryParked } from "../../src/db/ledger_watermarks.ts";
+import { heldWatermark, isEntryParked } from "../../src/courier/queries/ledger_watermarks.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";
 import type { AskResult } from "../../src/runtime/plan.ts";
-import { read } from "../ask.ts";
-import { assertDriverCarries } from "../../src/courier/driver_access.ts";
-import { shipmentIn } from "../../src/courier/shipments.ts";
+import { read } from "../../src/http/ask.ts";
+import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
+import { shipmentIn } from "../../src/courier/flows/shipments.ts";
 import { idempotencyHeader } from "./shipment_requests.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
   evidenceResponse,
   readEvidence,
   storeEvidence,
-} from "../../src/courier/evidence.ts";
+} from "../../src/courier/flows/evidence.ts";
 import { MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { creditUsed } from "../../src/domain/settlement.ts";
+import { creditUsed } from "../../src/courier/rules/settlement.ts";
 
 const tag = "Client billing";
 /** Statement rows per answer; a longer period says `truncated` (courier 4.2 statement). */

@@ -4,35 +4,39 @@
  * preview, and where billing events go (the billing endpoint, a setting the spec does not show).
  */
 import { sql } from "kysely";
-import { businessActor } from "../../actors/business.ts";
-import { courierClientActor } from "../../actors/courier_client.ts";
+import { businessActor } from "../../actors/platform/business.ts";
+import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import {
   OUTBOUND_STATUSES,
   type OutboundEvent,
   outboundEventActor,
   type OutboundEventSummary,
   summaryOf,
-} from "../../actors/outbound_event.ts";
-import { billingCsvStream, type ExportRange, markExported } from "../../src/db/billing_export.ts";
-import { REPORTED_STATES } from "../../src/domain/export_state.ts";
+} from "../../actors/platform/outbound_event.ts";
+import {
+  billingCsvStream,
+  type ExportRange,
+  markExported,
+} from "../../src/courier/queries/billing_export.ts";
+import { REPORTED_STATES } from "../../src/courier/rules/export_state.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
   businessPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { attemptWaitingEvents } from "../../src/outbound/targets.ts";
+import { attemptWaitingEvents } from "../../src/courier/reactors/delivery_targets.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../src/limits.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { CalendarDay, Currency, orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
-import { ENTRY_KINDS, ENTRY_STATUSES } from "../../src/domain/ledger.ts";
-import { COMPLETION_EVENTS } from "../../src/domain/billing_events.ts";
+import { ENTRY_KINDS, ENTRY_STATUSES } from "../../src/courier/rules/ledger.ts";
+import { COMPLETION_EVENTS } from "../../src/courier/rules/billing_events.ts";
 import { API_VERSION } from "../../src/domain/signatures.ts";
 
 const tag = "Billing events and export";

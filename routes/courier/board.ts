@@ -23,9 +23,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { WSContext, WSEvents } from "hono/ws";
 import { upgradeWebSocket } from "hono/deno";
-import type { AlertSummary } from "../../actors/alert.ts";
-import { businessActor } from "../../actors/business.ts";
-import { SESSION_TENANT, sessionActor } from "../../actors/session.ts";
+import type { AlertSummary } from "../../actors/courier/alert.ts";
+import { businessActor } from "../../actors/platform/business.ts";
+import { SESSION_TENANT, sessionActor } from "../../actors/platform/session.ts";
 import {
   type ActorChange,
   type Bus,
@@ -35,7 +35,7 @@ import {
 } from "../../src/bus/bus.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
 import type { Environment } from "../../src/environment.ts";
-import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
+import { operationsRow, type ShipmentSnapshot } from "../../src/courier/rules/operations_row.ts";
 import type { Api } from "../../src/http/app.ts";
 import {
   anonymous,
@@ -43,7 +43,7 @@ import {
   type BusinessPrincipal,
   businessRefusals,
   STAFF_TOKEN_PREFIX,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";

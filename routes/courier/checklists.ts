@@ -17,17 +17,17 @@ import {
   type ChecklistVersion,
   type ComplianceChecklist,
   complianceChecklistActor,
-} from "../../actors/compliance_checklists.ts";
+} from "../../actors/courier/compliance_checklists.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
   businessPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
-import { ask } from "../ask.ts";
+import { ask } from "../../src/http/ask.ts";
 
 const tag = "Compliance checklists";
 const read = [business({ scope: "runs:operate" }), courierPlatform];

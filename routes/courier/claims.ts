@@ -24,11 +24,11 @@ import {
   claimLimitOf,
   claimWindowClosesAt,
   type CreditResult,
-} from "../../actors/claim.ts";
-import { entryAsk } from "../../actors/client_ledger.ts";
-import { termsOf } from "../../actors/shipment.ts";
-import { frozenTerms } from "../../src/courier/later_charges.ts";
-import { shipmentIn } from "../../src/courier/shipments.ts";
+} from "../../actors/courier/claim.ts";
+import { entryAsk } from "../../actors/courier/client_ledger.ts";
+import { termsOf } from "../../actors/courier/shipment.ts";
+import { frozenTerms } from "../../src/courier/flows/later_charges.ts";
+import { shipmentIn } from "../../src/courier/flows/shipments.ts";
 import { decimal, toMinor } from "../../src/domain/money.ts";
 import { derivedId } from "../../src/domain/secrets.ts";
 import {
@@ -38,7 +38,7 @@ import {
   clientPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
@@ -53,7 +53,7 @@ import {
   Waybill,
   wholeNumber,
 } from "../../src/http/schemas.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 import { bookNote } from "./billing.ts";
 import { iso } from "../../src/http/iso.ts";
 

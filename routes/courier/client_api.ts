@@ -2,7 +2,7 @@
  * Courier 4.6 (client API, sign-in rows) and 5: a client user signs in with e-mail and password;
  * a password that was sent must be changed before anything else.
  */
-import { courierClientActor } from "../../actors/courier_client.ts";
+import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import {
   hashPassword,
@@ -26,17 +26,17 @@ import {
   remoteAddress,
   requireClientAdmin,
   requireCourierPlatform,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Currency, Email, orNull, Settlement, UtcInstant } from "../../src/http/schemas.ts";
-import { closeSession, openSession } from "../../src/http/sessions.ts";
+import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { callerClient } from "./prices.ts";
 import { ClientRole } from "./client_people.ts";
-import { ask } from "../ask.ts";
+import { ask } from "../../src/http/ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;

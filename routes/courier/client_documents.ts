@@ -4,22 +4,26 @@
  * client's shipments: another client's waybill is not found.
  */
 import type { Context } from "hono";
-import { asBusiness, businessActor } from "../../actors/business.ts";
-import { type DocumentContext, shipmentFacts, waybillFacts } from "../../src/courier/documents.ts";
-import { clientShipmentIn } from "../../src/courier/shipments.ts";
-import { clientPackingSlipPdf } from "../../src/domain/documents/client_packing_slip.ts";
-import type { DocumentResult } from "../../src/domain/documents/facts.ts";
-import { labelPdf } from "../../src/domain/documents/label.ts";
-import { waybillPdf } from "../../src/domain/documents/waybill.ts";
-import type { Shipment } from "../../actors/shipment.ts";
+import { asBusiness, businessActor } from "../../actors/platform/business.ts";
+import {
+  type DocumentContext,
+  shipmentFacts,
+  waybillFacts,
+} from "../../src/courier/flows/documents.ts";
+import { clientShipmentIn } from "../../src/courier/flows/shipments.ts";
+import { clientPackingSlipPdf } from "../../src/courier/rules/documents/client_packing_slip.ts";
+import type { DocumentResult } from "../../src/courier/rules/documents/facts.ts";
+import { labelPdf } from "../../src/courier/rules/documents/label.ts";
+import { waybillPdf } from "../../src/courier/rules/documents/waybill.ts";
+import type { Shipment } from "../../actors/courier/shipment.ts";
 import type { Api } from "../../src/http/app.ts";
-import { client, clientPrincipalOf } from "../../src/http/auth.ts";
+import { client, clientPrincipalOf } from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
-import { read } from "../ask.ts";
-import { trackingUrl } from "./booking_flow.ts";
+import { read } from "../../src/http/ask.ts";
+import { trackingUrl } from "../../src/courier/flows/booking.ts";
 
 const tag = "Client documents";
 

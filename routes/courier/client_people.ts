@@ -13,13 +13,13 @@ import {
   addressIdOf,
   type ClientAddress,
   clientAddressActor,
-} from "../../actors/client_address.ts";
+} from "../../actors/courier/client_address.ts";
 import {
   asClient,
   type ClientUser,
   type CourierClient,
   courierClientActor,
-} from "../../actors/courier_client.ts";
+} from "../../actors/courier/courier_client.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
 import {
@@ -27,7 +27,7 @@ import {
   clientPrincipalOf,
   principalName,
   requireClientAdmin,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -35,7 +35,7 @@ import { Country, Email, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
-import { ask } from "../ask.ts";
+import { ask } from "../../src/http/ask.ts";
 import { iso } from "../../src/http/iso.ts";
 
 const tag = "Client API";

@@ -16,15 +16,15 @@
 import { ProofOfDeliveryAnswer } from "./tracking.ts";
 import { sql } from "kysely";
 import type { Context } from "hono";
-import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
-import type { CourierClient } from "../../actors/courier_client.ts";
-import { type Shipment, shipmentActor } from "../../actors/shipment.ts";
-import { clientShipmentIn } from "../../src/courier/shipments.ts";
-import { HEADLINES, SCAN_EVENTS } from "../../src/domain/lifecycle.ts";
+import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
+import type { CourierClient } from "../../actors/courier/courier_client.ts";
+import { type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { clientShipmentIn } from "../../src/courier/flows/shipments.ts";
+import { HEADLINES, SCAN_EVENTS } from "../../src/courier/rules/lifecycle.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
-import { waybillSpellings } from "../../src/domain/waybill.ts";
+import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { client, clientPrincipalOf, principalName } from "../../src/http/auth.ts";
+import { client, clientPrincipalOf, principalName } from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError, type FieldError, validationFailed } from "../../src/http/errors.ts";
@@ -36,14 +36,14 @@ import {
   CSV_BOOKING_LINES_MAX,
   UPLOAD_BODY_BYTES_MAX,
 } from "../../src/limits.ts";
-import { read } from "../ask.ts";
+import { read } from "../../src/http/ask.ts";
 import {
   type Booked,
   BookingAnswer,
   bookingView,
   trackingUrl,
   unknownServiceLevel,
-} from "./booking_flow.ts";
+} from "../../src/courier/flows/booking.ts";
 import { callerClient, shipmentDetailView, ShipmentFoundAnswer } from "./prices.ts";
 import { columnOf, type CsvLine, csvTemplate, csvText, readCsv } from "./shipment_csv.ts";
 import {

@@ -15,8 +15,8 @@ import {
   STORE_CODE_PATTERN,
   STORE_NAME_CHARS_MAX,
   storeIdOf,
-} from "../../actors/client_store.ts";
-import { courierClientActor } from "../../actors/courier_client.ts";
+} from "../../actors/courier/client_store.ts";
+import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import {
   allowedActions,
   asPacketReply,
@@ -30,7 +30,7 @@ import {
   type PacketState,
   type RetailPacket,
   retailPacketActor,
-} from "../../actors/retail_packet.ts";
+} from "../../actors/courier/retail_packet.ts";
 import { PACKETS_PER_STOCK_MAX } from "../../src/limits.ts";
 import {
   business,
@@ -39,7 +39,7 @@ import {
   clientPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
@@ -51,7 +51,7 @@ import {
 } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 import { iso } from "../../src/http/iso.ts";
 
 const STORES_PAGE_DEFAULT = 100;

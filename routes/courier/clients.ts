@@ -7,8 +7,8 @@ import {
   type ClientSettings,
   clientView,
   courierClientActor,
-} from "../../actors/courier_client.ts";
-import { asRateCard, rateCardActor } from "../../actors/rate_card.ts";
+} from "../../actors/courier/courier_client.ts";
+import { asRateCard, rateCardActor } from "../../actors/courier/rate_card.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import { toMinor } from "../../src/domain/money.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
@@ -18,7 +18,7 @@ import {
   clientKeyPrefix,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -32,8 +32,8 @@ import {
   UtcInstant,
 } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { stripUndefined } from "../operator.ts";
-import { ask, read } from "../ask.ts";
+import { stripUndefined } from "../platform/operator.ts";
+import { ask, read } from "../../src/http/ask.ts";
 
 const tag = "Courier clients";
 const security = "business" as const;

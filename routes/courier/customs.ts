@@ -17,18 +17,18 @@ import {
   customsCrossingActor,
   type CustomsMove,
   SUPPLY_DOCUMENTS_MAX,
-} from "../../actors/customs_crossing.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
+} from "../../actors/courier/customs_crossing.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import {
   bookingCrossingIdOf,
   getCrossing,
   moveCrossing,
   supplyDocuments,
-} from "../../src/courier/customs.ts";
-import { assertDriverCarries } from "../../src/courier/driver_access.ts";
-import { outForDeliveryPastBorder } from "../../src/courier/runs.ts";
+} from "../../src/courier/flows/customs.ts";
+import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
+import { outForDeliveryPastBorder } from "../../src/courier/flows/runs.ts";
 import { decimal } from "../../src/domain/money.ts";
-import type { Scope } from "../../src/domain/scopes.ts";
+import type { Scope } from "../../src/platform/rules/scopes.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
@@ -39,12 +39,12 @@ import {
   driver,
   principalName,
   requireScope,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { BODY_TOO_LARGE, refusing } from "../../src/http/refusals.ts";
-import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
+import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import {
   Country,
   Currency,
@@ -54,7 +54,7 @@ import {
   UtcInstant,
   Waybill,
 } from "../../src/http/schemas.ts";
-import { read } from "../ask.ts";
+import { read } from "../../src/http/ask.ts";
 import { iso } from "../../src/http/iso.ts";
 import { boundedText } from "../../src/http/upload.ts";
 

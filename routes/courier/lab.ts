@@ -11,7 +11,7 @@ import {
   checklistId,
   type ChecklistVersion,
   complianceChecklistActor,
-} from "../../actors/compliance_checklists.ts";
+} from "../../actors/courier/compliance_checklists.ts";
 import {
   asLabSample,
   handoverVerdict,
@@ -27,12 +27,12 @@ import {
   REJECTED_BY_LABORATORY,
   SEAL_STATUSES,
   TEMPERATURE_UNITS,
-} from "../../actors/lab_sample.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
-import { assertDriverCarries } from "../../src/courier/driver_access.ts";
-import { bookColdChain } from "../../src/courier/lab.ts";
-import { coldChainOnRuns } from "../../src/courier/runs.ts";
-import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
+} from "../../actors/courier/lab_sample.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
+import { bookColdChain } from "../../src/courier/flows/lab.ts";
+import { coldChainOnRuns } from "../../src/courier/flows/runs.ts";
+import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
@@ -40,12 +40,12 @@ import {
   courierPlatform,
   driver,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 import { entryView, LedgerEntryAnswer } from "./billing.ts";
 import { iso } from "../../src/http/iso.ts";
 

@@ -6,11 +6,11 @@
  */
 import type { Context } from "hono";
 import { type Expression, sql, type SqlBool } from "kysely";
-import { ALERT_KINDS, alertActor, type AlertSummary } from "../../actors/alert.ts";
-import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
-import { operationsViewsActor, type SavedView } from "../../actors/operations_views.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/shipment.ts";
-import { bookScanCharge } from "../../src/courier/later_charges.ts";
+import { ALERT_KINDS, alertActor, type AlertSummary } from "../../actors/courier/alert.ts";
+import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
+import { operationsViewsActor, type SavedView } from "../../actors/courier/operations_views.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { bookScanCharge } from "../../src/courier/flows/later_charges.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import {
   HEADLINES,
@@ -18,21 +18,21 @@ import {
   MILESTONES,
   OWNER_ROLES,
   SCAN_EVENTS,
-} from "../../src/domain/lifecycle.ts";
-import { operationsRow, type ShipmentSnapshot } from "../../src/domain/operations_row.ts";
-import { waybillSpellings } from "../../src/domain/waybill.ts";
+} from "../../src/courier/rules/lifecycle.ts";
+import { operationsRow, type ShipmentSnapshot } from "../../src/courier/rules/operations_row.ts";
+import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
   businessPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
 import { CalendarDay, UtcInstant, Waybill, wholeNumber } from "../../src/http/schemas.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 import { FrozenPricingAnswer, pricingView } from "./prices.ts";
 import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
 import { AlertAnswer, alertView } from "./alerts.ts";

@@ -2,16 +2,16 @@
  * Courier 4.5: the courier's packing slip, a PDF that travels with the parcel (no money on it).
  * Another courier's waybill is not found.
  */
-import { asBusiness, businessActor } from "../../actors/business.ts";
-import { asShipment, shipmentActor } from "../../actors/shipment.ts";
-import { shipmentFacts } from "../../src/courier/documents.ts";
-import { packingSlipPdf } from "../../src/domain/documents/courier_packing_slip.ts";
+import { asBusiness, businessActor } from "../../actors/platform/business.ts";
+import { asShipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { shipmentFacts } from "../../src/courier/flows/documents.ts";
+import { packingSlipPdf } from "../../src/courier/rules/documents/courier_packing_slip.ts";
 import type { Api } from "../../src/http/app.ts";
-import { business, businessPrincipalOf, courierPlatform } from "../../src/http/auth.ts";
+import { business, businessPrincipalOf, courierPlatform } from "../../src/platform/auth/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
-import { read } from "../ask.ts";
-import { trackingUrl } from "./booking_flow.ts";
+import { read } from "../../src/http/ask.ts";
+import { trackingUrl } from "../../src/courier/flows/booking.ts";
 
 const tag = "Packing slips";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];

@@ -5,13 +5,17 @@
  */
 import { sql } from "kysely";
 import type { Context } from "hono";
-import { asClient, courierClientActor } from "../../actors/courier_client.ts";
-import { balancesOf } from "../../actors/client_ledger.ts";
-import { type Shipment, shipmentActor, type shipmentSearchView } from "../../actors/shipment.ts";
+import { asClient, courierClientActor } from "../../actors/courier/courier_client.ts";
+import { balancesOf } from "../../actors/courier/client_ledger.ts";
+import {
+  type Shipment,
+  shipmentActor,
+  type shipmentSearchView,
+} from "../../actors/courier/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
-import { available, creditUsed } from "../../src/domain/settlement.ts";
-import { HEADLINES, HEALTHS, MILESTONES, OWNER_ROLES } from "../../src/domain/lifecycle.ts";
-import { waybillSpellings } from "../../src/domain/waybill.ts";
+import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
+import { HEADLINES, HEALTHS, MILESTONES, OWNER_ROLES } from "../../src/courier/rules/lifecycle.ts";
+import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import {
   business,
   businessPrincipalOf,
@@ -19,7 +23,7 @@ import {
   clientPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
@@ -35,7 +39,7 @@ import {
   UtcInstant,
   wholeNumber,
 } from "../../src/http/schemas.ts";
-import { read } from "../ask.ts";
+import { read } from "../../src/http/ask.ts";
 import {
   AccountBalancesAnswer,
   accountView,
@@ -58,7 +62,7 @@ import {
   PricesAnswer,
   QuoteAnswer,
   waybillOf,
-} from "./booking_flow.ts";
+} from "../../src/courier/flows/booking.ts";
 import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
 import {
   bookRequest,

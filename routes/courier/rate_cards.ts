@@ -7,8 +7,8 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { Context } from "hono";
-import { courierCatalogueActor } from "../../actors/courier_catalogue.ts";
-import { asRateCard, type RateCard, rateCardActor } from "../../actors/rate_card.ts";
+import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
+import { asRateCard, type RateCard, rateCardActor } from "../../actors/courier/rate_card.ts";
 import { decimal, formatMinor, toBasisPoints, toMinor } from "../../src/domain/money.ts";
 import {
   type Corridor,
@@ -17,13 +17,13 @@ import {
   type RateCardTerms,
   type RateCardVersion,
   versionInForce,
-} from "../../src/domain/rate_card.ts";
+} from "../../src/courier/rules/rate_card.ts";
 import {
   business,
   businessPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import {
@@ -35,7 +35,7 @@ import {
 import { define, z } from "../../src/http/route.ts";
 import { Country, Currency, Money, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 
 const tag = "Rate cards";
 const security = "business" as const;

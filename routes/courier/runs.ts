@@ -17,22 +17,22 @@ import {
   STOP_KINDS,
   STOP_STATUSES,
   withColdSlots,
-} from "../../actors/network_run.ts";
-import { courierClientActor } from "../../actors/courier_client.ts";
-import { driverActor } from "../../actors/driver.ts";
+} from "../../actors/courier/network_run.ts";
+import { courierClientActor } from "../../actors/courier/courier_client.ts";
+import { driverActor } from "../../actors/platform/driver.ts";
 import {
   bookingCrossingIdOf,
   crossingIdOf,
   openCrossing,
   recordCrossing,
   vehicleLeft,
-} from "../../src/courier/customs.ts";
-import { customsCrossingActor } from "../../actors/customs_crossing.ts";
-import { raiseAlert } from "../../src/courier/alerts.ts";
-import { driverIdOf } from "../../src/courier/driver_access.ts";
-import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/evidence.ts";
-import { labHandedOver, labHandoverAllowed } from "../../src/courier/lab.ts";
-import { LATER_CHARGE_REFUSALS } from "../../src/courier/later_charges.ts";
+} from "../../src/courier/flows/customs.ts";
+import { customsCrossingActor } from "../../actors/courier/customs_crossing.ts";
+import { raiseAlert } from "../../src/courier/flows/alerts.ts";
+import { driverIdOf } from "../../src/courier/flows/driver_access.ts";
+import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/flows/evidence.ts";
+import { labHandedOver, labHandoverAllowed } from "../../src/courier/flows/lab.ts";
+import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import { BODY_TOO_LARGE, mergeRefusals } from "../../src/http/refusals.ts";
 import {
   askRun,
@@ -51,7 +51,7 @@ import {
   shipmentOf,
   stopActionView,
   workOrderCharge,
-} from "../../src/courier/runs.ts";
+} from "../../src/courier/flows/runs.ts";
 import { isCurrencyCode } from "../../src/domain/iso_codes.ts";
 import { toMinor } from "../../src/domain/money.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -62,7 +62,7 @@ import {
   driver,
   principalName,
   requireScope,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";

@@ -11,7 +11,7 @@ import {
   type Facility,
   type IsoWeekday,
   type ServiceLevel,
-} from "../../actors/courier_catalogue.ts";
+} from "../../actors/courier/courier_catalogue.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { toBasisPoints } from "../../src/domain/money.ts";
 import {
@@ -19,13 +19,13 @@ import {
   businessPrincipalOf,
   courierPlatform,
   principalName,
-} from "../../src/http/auth.ts";
+} from "../../src/platform/auth/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { CalendarDay, Country, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { ask, read } from "../ask.ts";
+import { ask, read } from "../../src/http/ask.ts";
 
 const tag = "Calendars and service levels";
 const security = "business" as const;

@@ -10,7 +10,7 @@ import { validationFailed } from "../../src/http/errors.ts";
 import { storableText, UNSTORABLE_TEXT } from "../../src/http/route.ts";
 import { csvLines } from "../../src/domain/csv.ts";
 import { ShipmentRequest, type ShipmentRequestBody } from "./shipment_requests.ts";
-import { unknownServiceLevel } from "./booking_flow.ts";
+import { unknownServiceLevel } from "../../src/courier/flows/booking.ts";
 
 type Kind = "text" | "number" | "pieces" | "boolean";
 

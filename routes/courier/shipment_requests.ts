@@ -6,18 +6,18 @@
  * it booked (already_booked) and books nothing twice. A refused booking frees the identity.
  */
 import type { Context } from "hono";
-import { bookingRequestActor, bookingRequestId } from "../../actors/booking_request.ts";
-import type { CourierClient } from "../../actors/courier_client.ts";
-import { asOffer, priceOfferActor } from "../../actors/price_offer.ts";
-import { asShipment, shipmentActor } from "../../actors/shipment.ts";
+import { bookingRequestActor, bookingRequestId } from "../../actors/courier/booking_request.ts";
+import type { CourierClient } from "../../actors/courier/courier_client.ts";
+import { asOffer, priceOfferActor } from "../../actors/courier/price_offer.ts";
+import { asShipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import { canonicalJson, hashSecret } from "../../src/domain/secrets.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
 import type { Rejection } from "../../src/runtime/actor.ts";
-import { newOfferReference } from "../../src/courier/waybills.ts";
+import { newOfferReference } from "../../src/courier/flows/waybills.ts";
 import { BOOKING_ROWS_CONCURRENCY } from "../../src/limits.ts";
-import { read } from "../ask.ts";
+import { read } from "../../src/http/ask.ts";
 import {
   type Booked,
   BOOKING_REFUSALS,
@@ -28,7 +28,7 @@ import {
   waybillOf,
   withdrawBooking,
   withdrawStopped,
-} from "./booking_flow.ts";
+} from "../../src/courier/flows/booking.ts";
 
 const IdempotencyKey = z.string().trim().min(1).max(120);
 

@@ -4,12 +4,12 @@
  * next, never customs notes, declared values, specimen data or anything about money.
  */
 import type { Context } from "hono";
-import { shipmentActor } from "../../actors/shipment.ts";
-import type { Shipment } from "../../actors/shipment.ts";
+import { shipmentActor } from "../../actors/courier/shipment.ts";
+import type { Shipment } from "../../actors/courier/shipment.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
-import { HEADLINES, type Milestone, STEPS } from "../../src/domain/lifecycle.ts";
+import { HEADLINES, type Milestone, STEPS } from "../../src/courier/rules/lifecycle.ts";
 import { type Api, envelope, ok } from "../../src/http/app.ts";
-import { anonymous, courierPlatformEnabled } from "../../src/http/auth.ts";
+import { anonymous, courierPlatformEnabled } from "../../src/platform/auth/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, storableText, z } from "../../src/http/route.ts";
 import { CalendarDay, orNull, UtcInstant } from "../../src/http/schemas.ts";

@@ -5,7 +5,7 @@
  * booking once bookings come faster than one round trip each.
  */
 import type { ActorChange, Bus, BusMessage } from "./bus.ts";
-import type { Deferral } from "./deferred.ts";
+import type { Deferral } from "../platform/reactors/deferred.ts";
 import { eachRetried, type RetryPolicy } from "./retry.ts";
 
 /** Messages handled at once: enough to share group commits and batched lookups, bounded. */

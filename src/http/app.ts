@@ -11,7 +11,7 @@ import type { Environment } from "../environment.ts";
 import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
 import { ApiError, validationFailed } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
-import { countUncounted } from "./auth.ts";
+import { countUncounted } from "../platform/auth/auth.ts";
 import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 

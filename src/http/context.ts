@@ -1,7 +1,7 @@
 /** The Hono context variables every route can read. */
 import type { Context } from "hono";
 import type { Environment } from "../environment.ts";
-import type { Principal } from "./auth.ts";
+import type { Principal } from "../platform/auth/auth.ts";
 
 export interface AppEnv {
   Variables: {

@@ -4,7 +4,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Environment } from "../environment.ts";
-import { anonymous } from "./auth.ts";
+import { anonymous } from "../platform/auth/auth.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
 
 const INFO = {

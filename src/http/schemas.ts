@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { isCountryCode, isCurrencyCode } from "../domain/iso_codes.ts";
-import { SETTLEMENT_MODES } from "../domain/settlement.ts";
+import { SETTLEMENT_MODES } from "../courier/rules/settlement.ts";
 
 /** An active ISO 4217 currency code, upper case. */
 export const Currency = z.string()

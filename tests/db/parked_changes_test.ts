@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { type ActorChange, subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { LedgerProjector } from "../../src/db/ledger_projection.ts";
+import { LedgerProjector } from "../../src/courier/reactors/ledger_projection.ts";
 import { Projector } from "../../src/db/projection.ts";
-import { entryOf, type LedgerEntry } from "../../src/domain/ledger.ts";
-import { ledgerWatermark } from "../../src/db/ledger_watermarks.ts";
+import { entryOf, type LedgerEntry } from "../../src/courier/rules/ledger.ts";
+import { ledgerWatermark } from "../../src/courier/queries/ledger_watermarks.ts";
 import { openTestDatabase, type TestDatabase } from "./helpers.ts";
 
 const JAN = Date.UTC(2026, 0, 10);

@@ -7,8 +7,8 @@ import {
   type BookingOrigin,
   courierClientActor,
   type CourierClientCommand,
-} from "../../actors/courier_client.ts";
-import { entryAsk } from "../../actors/client_ledger.ts";
+} from "../../actors/courier/courier_client.ts";
+import { entryAsk } from "../../actors/courier/client_ledger.ts";
 import type { CreatedBusiness, TestEnv } from "./test_env.ts";
 
 export const HOURS = {

@@ -4,8 +4,8 @@
  * tests/helpers/documented.ts.
  */
 import assert from "node:assert/strict";
-import { businessActor } from "../../actors/business.ts";
-import { deferredWorkActor } from "../../actors/deferred_work.ts";
+import { businessActor } from "../../actors/platform/business.ts";
+import { deferredWorkActor } from "../../actors/platform/deferred_work.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import {
   BusinessCreatedAnswer,
@@ -18,7 +18,7 @@ import {
   PartnerKeyRevokedAnswer,
   PlatformSettingsAnswer,
   WalletCreditAnswer,
-} from "../../routes/operator.ts";
+} from "../../routes/platform/operator.ts";
 import {
   ApiKeyAnswer,
   ApiKeyRegeneratedAnswer,

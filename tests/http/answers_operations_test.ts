@@ -23,8 +23,8 @@ import {
   ShipmentOperationsAnswer,
 } from "../../routes/courier/operations.ts";
 import { TrackingAnswer } from "../../routes/courier/tracking.ts";
-import { raiseAlert } from "../../src/courier/alerts.ts";
-import { eventIdOf } from "../../src/domain/billing_events.ts";
+import { raiseAlert } from "../../src/courier/flows/alerts.ts";
+import { eventIdOf } from "../../src/courier/rules/billing_events.ts";
 import { z } from "../../src/http/route.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, documentedData, listed } from "../helpers/documented.ts";

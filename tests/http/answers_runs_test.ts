@@ -24,7 +24,7 @@ import {
   ChecklistListedAnswer,
   ChecklistPublishedAnswer,
 } from "../../routes/courier/checklists.ts";
-import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/customs.ts";
+import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/flows/customs.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, documentedData } from "../helpers/documented.ts";
 import {

@@ -3,7 +3,7 @@
  * checked by tests/helpers/documented.ts.
  */
 import assert from "node:assert/strict";
-import { courierClientActor } from "../../actors/courier_client.ts";
+import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import { z } from "../../src/http/route.ts";
 import {
   ClientBillingAnswer,
@@ -14,7 +14,7 @@ import {
   PostingAnswer,
   TopUpAnswer,
 } from "../../routes/courier/billing.ts";
-import { BookingAnswer, PricesAnswer, QuoteAnswer } from "../../routes/courier/booking_flow.ts";
+import { BookingAnswer, PricesAnswer, QuoteAnswer } from "../../src/courier/flows/booking.ts";
 import {
   ClientAccountAnswer,
   SavedQuoteAnswer,

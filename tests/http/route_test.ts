@@ -33,7 +33,7 @@ Deno.test("routes: the OpenAPI document shows Idempotency-Key where a route hono
     assert.deepEqual(withHeader.sort(), IDEMPOTENT.map(([m, p]) => `${m} ${p}`).sort());
     // A handler that starts reading the header must join the list (and declare it).
     let reads = 0;
-    for (const dir of ["routes", "routes/courier", "routes/business"]) {
+    for (const dir of ["routes", "routes/courier", "routes/business", "routes/platform"]) {
       for (const f of Deno.readDirSync(new URL(`../../${dir}/`, import.meta.url))) {
         if (!f.isFile || !f.name.endsWith(".ts")) continue;
         const text = Deno.readTextFileSync(new URL(`../../${dir}/${f.name}`, import.meta.url));

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { evidenceFileActor, evidenceFileId } from "../../../actors/evidence_file.ts";
-import { raiseAlert, type RaiseAlertInput } from "../../../src/courier/alerts.ts";
-import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
+import { evidenceFileActor, evidenceFileId } from "../../../actors/courier/evidence_file.ts";
+import { raiseAlert, type RaiseAlertInput } from "../../../src/courier/flows/alerts.ts";
+import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/flows/evidence.ts";
 import { sha256Hex } from "../../../src/domain/secrets.ts";
-import { ALERT_DETAIL_BYTES_MAX } from "../../../actors/alert.ts";
+import { ALERT_DETAIL_BYTES_MAX } from "../../../actors/courier/alert.ts";
 import {
   bookWaybill,
   courierWithScopes,

@@ -31,7 +31,7 @@ import {
   newDriver,
   topUp,
 } from "../../helpers/courier.ts";
-import { COURIER_SCOPES } from "../../../src/domain/scopes.ts";
+import { COURIER_SCOPES } from "../../../src/platform/rules/scopes.ts";
 import { encodeCursor } from "../../../src/http/cursor.ts";
 
 /**

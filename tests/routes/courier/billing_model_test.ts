@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parse } from "csv-parse/sync";
-import { courierClientActor } from "../../../actors/courier_client.ts";
-import { entryAsk } from "../../../actors/client_ledger.ts";
-import { periodOf } from "../../../src/domain/ledger.ts";
+import { courierClientActor } from "../../../actors/courier/courier_client.ts";
+import { entryAsk } from "../../../actors/courier/client_ledger.ts";
+import { periodOf } from "../../../src/courier/rules/ledger.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   billingAction,

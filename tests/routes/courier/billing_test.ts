@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { courierClientActor } from "../../../actors/courier_client.ts";
+import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { subjectOf } from "../../../src/bus/bus.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
-import { periodOf, PERIODS_KEPT_MAX } from "../../../src/domain/ledger.ts";
+import { periodOf, PERIODS_KEPT_MAX } from "../../../src/courier/rules/ledger.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   billingAction as act,

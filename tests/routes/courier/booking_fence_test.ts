@@ -22,12 +22,12 @@ import {
   topUp,
 } from "../../helpers/courier.ts";
 import { type HeldAsk, holdAsk } from "../../helpers/faults.ts";
-import { asShipment, shipmentActor } from "../../../actors/shipment.ts";
+import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
 import {
   completeStalledBookings,
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
-} from "../../../routes/courier/booking_flow.ts";
+} from "../../../src/courier/flows/booking.ts";
 import { STALLED_BOOKING_MS } from "../../../src/limits.ts";
 
 const HOLD_MS = 30 * 60_000;

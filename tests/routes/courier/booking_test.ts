@@ -16,18 +16,18 @@ import {
   CALENDARS_MAX,
   courierCatalogueActor,
   SERVICE_LEVELS_MAX,
-} from "../../../actors/courier_catalogue.ts";
-import { priceOfferActor } from "../../../actors/price_offer.ts";
-import { asShipment, shipmentActor } from "../../../actors/shipment.ts";
-import { courierClientActor } from "../../../actors/courier_client.ts";
-import { claimId, referenceClaimActor } from "../../../actors/reference_claim.ts";
+} from "../../../actors/courier/courier_catalogue.ts";
+import { priceOfferActor } from "../../../actors/courier/price_offer.ts";
+import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { courierClientActor } from "../../../actors/courier/courier_client.ts";
+import { claimId, referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
 import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import {
   completeStalledBookings,
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
   waybillOf,
-} from "../../../routes/courier/booking_flow.ts";
+} from "../../../src/courier/flows/booking.ts";
 import {
   calendarView,
   HOLIDAYS_MAX,
@@ -39,8 +39,8 @@ import {
   STATE_BYTES_MAX,
 } from "../../../src/limits.ts";
 import { formatMinor, toMinor } from "../../../src/domain/money.ts";
-import { priceOption } from "../../../src/domain/pricing.ts";
-import type { RateCardTerms } from "../../../src/domain/rate_card.ts";
+import { priceOption } from "../../../src/courier/rules/pricing.ts";
+import type { RateCardTerms } from "../../../src/courier/rules/rate_card.ts";
 
 async function prices(t: TestEnv, client: Client, body: Record<string, unknown> = DOMESTIC) {
   const r = await t.call("POST", "/client/prices", { headers: clientKey(client), body });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { courierClientActor } from "../../../actors/courier_client.ts";
+import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { CLIENT_ADDRESSES_MAX, LOGIN_ATTEMPT_PENDING_MS } from "../../../src/limits.ts";
 import { loginDelayMs, LoginThrottle } from "../../../src/http/login_throttle.ts";
 import { ManualClock } from "../../../src/runtime/clock.ts";

@@ -23,9 +23,9 @@ import {
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
   waybillOf,
-} from "../../../routes/courier/booking_flow.ts";
-import { bookingRequestActor, bookingRequestId } from "../../../actors/booking_request.ts";
-import { priceOfferActor } from "../../../actors/price_offer.ts";
+} from "../../../src/courier/flows/booking.ts";
+import { bookingRequestActor, bookingRequestId } from "../../../actors/courier/booking_request.ts";
+import { priceOfferActor } from "../../../actors/courier/price_offer.ts";
 import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 
 /** DOMESTIC express: 65 transport + 13 express + 10.92 VAT. */

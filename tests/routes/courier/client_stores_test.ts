@@ -9,7 +9,7 @@ import {
   retailPacketActor,
   type RetailPacketCommand,
   type RetailPacketState,
-} from "../../../actors/retail_packet.ts";
+} from "../../../actors/courier/retail_packet.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../../src/limits.ts";
 import { jsonb } from "../../../src/db/json.ts";

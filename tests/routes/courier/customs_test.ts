@@ -23,8 +23,8 @@ import {
 } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
-import { UNRESOLVED_FX_MAX } from "../../../src/domain/ledger.ts";
-import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/customs.ts";
+import { UNRESOLVED_FX_MAX } from "../../../src/courier/rules/ledger.ts";
+import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/flows/customs.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
 

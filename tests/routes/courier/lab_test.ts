@@ -15,9 +15,9 @@ import {
   labSampleActor,
   type LabSampleCommand,
   type LabSampleState,
-} from "../../../actors/lab_sample.ts";
-import { CHECKLIST_ITEMS_MAX } from "../../../actors/compliance_checklists.ts";
-import { labHandedOver, labHandoverAllowed } from "../../../src/courier/lab.ts";
+} from "../../../actors/courier/lab_sample.ts";
+import { CHECKLIST_ITEMS_MAX } from "../../../actors/courier/compliance_checklists.ts";
+import { labHandedOver, labHandoverAllowed } from "../../../src/courier/flows/lab.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {

@@ -5,14 +5,14 @@
  * drivers reach only their own runs and never see declared or customs values.
  */
 import assert from "node:assert/strict";
-import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/evidence.ts";
-import { TEXT_CHARS_MAX } from "../../../src/domain/ledger.ts";
+import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/flows/evidence.ts";
+import { TEXT_CHARS_MAX } from "../../../src/courier/rules/ledger.ts";
 import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
-import { outboundEventActor } from "../../../actors/outbound_event.ts";
-import { networkRunActor } from "../../../actors/network_run.ts";
-import { shipmentRunsActor } from "../../../actors/shipment_runs.ts";
-import { forgetStopAnswers } from "../../../src/courier/runs.ts";
+import { outboundEventActor } from "../../../actors/platform/outbound_event.ts";
+import { networkRunActor } from "../../../actors/courier/network_run.ts";
+import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import { forgetStopAnswers } from "../../../src/courier/flows/runs.ts";
 import { flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import {

@@ -1,0 +1,52 @@
+/** A driver of a business, known by the hash of the bearer token the operator issued. */
+import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
+import { constantTimeEqual } from "../../src/domain/secrets.ts";
+import type { KeyRecord } from "./business.ts";
+
+export interface Driver {
+  readonly id: string;
+  readonly business_id: string;
+  readonly name: string;
+  readonly phone: string;
+  readonly vehicle_type_id: number;
+  readonly token: KeyRecord;
+}
+
+export type DriverState = Driver | null;
+
+export type DriverCommand =
+  | { kind: "create"; driver: Driver }
+  | { kind: "authenticate"; hash: string }
+  | { kind: "get" };
+
+export type DriverEvent = { kind: "driver_created"; driver: Driver };
+
+export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEvent, Driver> = {
+  type: "driver",
+  version: 1,
+  initial: null,
+  decide(state, command) {
+    switch (command.kind) {
+      case "create":
+        if (state !== null) return reject("already_exists", `driver exists: ${command.driver.id}`);
+        return accept([{ kind: "driver_created", driver: command.driver }], (s) => s as Driver);
+      case "authenticate":
+        if (state === null || !constantTimeEqual(state.token.hash, command.hash)) {
+          return reject("unauthenticated", "unknown driver token");
+        }
+        return accept([], () => state);
+      case "get":
+        if (state === null) return reject("not_found", "driver not found");
+        return accept([], () => state);
+      case "timer":
+        return accept([]);
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve(_state, event) {
+    return event.driver;
+  },
+  indexes: (s) => s === null ? [] : [{ index: "credential", key: s.token.hash }],
+  project: (s) => s === null ? null : { ...s, token: undefined },
+};

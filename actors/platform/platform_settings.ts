@@ -1,0 +1,51 @@
+/** The operator's service-wide settings (CONTRACT: PUT /operator/settings). One per environment. */
+import { accept, type ActorDefinition, unreachable } from "../../src/runtime/actor.ts";
+
+export interface PlatformSettings {
+  /** spec: courier 2.2 rule 2, 8: prices are held this many minutes (default 30). */
+  readonly price_hold_minutes: number;
+  /** spec: business 3.1: prep orders are offered this many minutes before ready (default 12). */
+  readonly prep_offer_lead_minutes: number;
+}
+
+export const PLATFORM_TENANT = "platform";
+export const PLATFORM_SETTINGS_ID = "settings";
+
+export type PlatformSettingsCommand =
+  | { kind: "change"; changes: Partial<PlatformSettings>; by: string }
+  | { kind: "get" };
+
+export type PlatformSettingsEvent = {
+  kind: "platform_settings_changed";
+  changes: Partial<PlatformSettings>;
+  by: string;
+};
+
+export const platformSettingsActor: ActorDefinition<
+  PlatformSettings,
+  PlatformSettingsCommand,
+  PlatformSettingsEvent,
+  PlatformSettings
+> = {
+  type: "platform_settings",
+  version: 1,
+  initial: { price_hold_minutes: 30, prep_offer_lead_minutes: 12 },
+  decide(_state, command) {
+    switch (command.kind) {
+      case "change":
+        return accept(
+          [{ kind: "platform_settings_changed", changes: command.changes, by: command.by }],
+          (s) => s,
+        );
+      case "get":
+      case "timer":
+        return accept([], (s) => s);
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve(state, event) {
+    return { ...state, ...event.changes };
+  },
+  project: (s) => s,
+};

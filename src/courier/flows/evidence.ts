@@ -1,0 +1,128 @@
+/**
+ * Evidence files (courier 4.4: resolving an alert with an `evidence_file` upload), stored
+ * content-addressed through the `evidence_file` actor: the manifest in its state, the bytes in
+ * its event log in EVIDENCE_CHUNK_BYTES chunks. Going through `ask()` keeps the blobs behind the
+ * actor store's port (ARCHITECTURE "Growing past one machine"): no second KV handle, and the
+ * same code works on any store the runtime runs on.
+ */
+import {
+  chunksFor,
+  EVIDENCE_CHUNK_BYTES,
+  EVIDENCE_FILE_BYTES_MAX,
+  type EvidenceFile,
+  evidenceFileActor,
+  evidenceFileId,
+} from "../../../actors/courier/evidence_file.ts";
+import type { EvidenceFileRef } from "../../../actors/courier/alert.ts";
+import { sha256Hex } from "../../domain/secrets.ts";
+import type { Rejection } from "../../runtime/actor.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+
+export { EVIDENCE_FILE_BYTES_MAX };
+
+export interface EvidenceUpload {
+  readonly name: string;
+  readonly content_type: string;
+  readonly bytes: Uint8Array;
+}
+
+export type EvidenceResult<T> = { readonly ok: true; readonly value: T } | Rejection;
+
+/**
+ * Stores the file once per tenant and content (a repeated upload writes only the chunks still
+ * missing) and answers the reference an alert keeps. A refusal (too large) is returned.
+ */
+export async function storeEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  upload: EvidenceUpload,
+  by: string,
+): Promise<EvidenceResult<EvidenceFileRef>> {
+  const size = upload.bytes.length;
+  if (size > EVIDENCE_FILE_BYTES_MAX) {
+    return {
+      ok: false,
+      code: "evidence_file_too_large",
+      message: `evidence file too large: ${size} bytes, max ${EVIDENCE_FILE_BYTES_MAX}`,
+    };
+  }
+  const sha256 = sha256Hex(upload.bytes);
+  const id = evidenceFileId(tenant, sha256);
+  const begun = await runtime.ask(evidenceFileActor, tenant, id, {
+    kind: "begin",
+    file: {
+      sha256,
+      name: upload.name,
+      size,
+      content_type: upload.content_type,
+      chunks_total: chunksFor(size),
+      uploaded_by: by,
+    },
+  });
+  if (!begun.ok) return begun;
+  const file = begun.reply!;
+  for (let index = file.chunks_stored; index < file.chunks_total; index++) {
+    const start = index * EVIDENCE_CHUNK_BYTES;
+    const data = upload.bytes.subarray(start, start + EVIDENCE_CHUNK_BYTES).toBase64();
+    const put = await runtime.ask(evidenceFileActor, tenant, id, {
+      kind: "put_chunk",
+      index,
+      data,
+    });
+    if (!put.ok) return put;
+  }
+  // The name and type are this upload's; the stored manifest keeps the first upload's.
+  return {
+    ok: true,
+    value: {
+      sha256,
+      name: upload.name.trim() || file.name,
+      size,
+      content_type: upload.content_type.trim() || file.content_type,
+    },
+  };
+}
+
+/** The file's manifest and bytes, checked against its hash; null when the tenant has no such file. */
+export async function readEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  sha256: string,
+): Promise<{ readonly file: EvidenceFile; readonly bytes: Uint8Array } | null> {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+  const id = evidenceFileId(tenant, sha256);
+  const got = await runtime.read(evidenceFileActor, tenant, id, { kind: "get" });
+  if (!got.ok || !got.reply || !got.reply.complete) return null;
+  const file = got.reply;
+  const bytes = new Uint8Array(file.size);
+  let next = 0;
+  for await (const stored of runtime.events(evidenceFileActor, id)) {
+    const event = stored.event as { kind: string; index?: number; data?: string };
+    if (event.kind !== "chunk_stored" || event.index !== next || event.data === undefined) continue;
+    bytes.set(Uint8Array.fromBase64(event.data), next * EVIDENCE_CHUNK_BYTES);
+    next++;
+  }
+  if (next !== file.chunks_total || sha256Hex(bytes) !== sha256) {
+    throw new Error(`evidence file ${id}: stored chunks do not match its hash`);
+  }
+  return { file, bytes };
+}
+
+/**
+ * An evidence file as a download: its own name and type, never sniffed as something else, with
+ * its hash so the reader can check it against the `file:sha256:<hex>` reference it came from.
+ */
+export function evidenceResponse(
+  file: { readonly name: string; readonly content_type: string; readonly sha256: string },
+  bytes: Uint8Array,
+): Response {
+  return new Response(bytes as BodyInit, {
+    headers: {
+      "Content-Type": file.content_type || "application/octet-stream",
+      "Content-Length": String(bytes.length),
+      "Content-Disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      "X-Content-Type-Options": "nosniff",
+      "X-Evidence-SHA256": file.sha256,
+    },
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Laboratory samples beyond their own actor (courier 2.6, 3.4, 6.1): whether a run may hand a
+ * sample to the laboratory, and the one cold-chain charge of a cold-chain sample.
+ *
+ * The cold-chain charge is booked when a profile marks the sample cold chain (a temperature range
+ * is set), not at approval: the courier keeps it cold from then on, whatever the laboratory
+ * decides. It is a later charge (src/courier/later_charges.ts) priced from the shipment's frozen
+ * rate card, source event `sample.cold_chain:<waybill>`, so setting the profile again, or a retry
+ * after a failure, books it once; a fee of zero books nothing.
+ */
+import { labSampleActor } from "../../../actors/courier/lab_sample.ts";
+import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { LedgerEntry } from "../rules/ledger.ts";
+import { fromRejection } from "../../http/errors.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { postLaterCharge } from "./later_charges.ts";
+
+/** Whether a laboratory handover may happen now; `reasons` are stable codes. */
+export type LabHandover =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reasons: string[] };
+
+/**
+ * Asks the sample's actor whether the laboratory handover of `waybill` may happen now (3.4).
+ * Reasons: `late_sample`, `temperature_out_of_range`, `seal_broken` (each until someone with
+ * runs:override records the laboratory's decision) and `rejected_by_laboratory` (for good).
+ * A shipment without a laboratory record, or another tenant's, answers ok. Checking after the
+ * deadline records the lateness, so it blocks until a decision even if nobody looked before.
+ */
+export async function labHandoverAllowed(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+): Promise<LabHandover> {
+  const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "handover_check" });
+  if (!r.ok) {
+    if (r.code === "not_found") return { ok: true };
+    throw fromRejection(r);
+  }
+  const verdict = r.reply;
+  if (!("allowed" in verdict)) throw new Error("expected a handover verdict");
+  return verdict.allowed ? { ok: true } : { ok: false, reasons: [...verdict.reasons] };
+}
+
+/**
+ * Tells the sample's actor that the run handed it to the laboratory at `at` (3.4): lateness is
+ * judged up to the handover, so a tick or reading the laboratory records after it, past the
+ * deadline, does not mark an on-time sample late. Idempotent; a shipment without a laboratory
+ * record is left alone.
+ */
+export async function labHandedOver(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  at: number,
+): Promise<void> {
+  const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "handed_over", at });
+  if (!r.ok) throw fromRejection(r);
+}
+
+export function coldChainReference(waybill: string): string {
+  return `COLD-${waybill}`;
+}
+
+export function coldChainSourceEvent(waybill: string): string {
+  return `sample.cold_chain:${waybill}`;
+}
+
+/**
+ * Books the cold-chain charge of a shipment's sample, once. Answers the ledger entry, or null
+ * when the courier's rate card charges nothing for it; a refusal of the account is thrown as its
+ * API error (the profile stands; sending it again books the charge).
+ */
+export async function bookColdChain(
+  runtime: ActorRuntime,
+  shipment: Pick<Shipment, "courier_id" | "client_id" | "waybill" | "pricing">,
+  by: string,
+): Promise<LedgerEntry | null> {
+  const r = await postLaterCharge(runtime, shipment, {
+    kind: "cold_chain",
+    reference: coldChainReference(shipment.waybill),
+    reason: `cold chain kept for laboratory sample ${shipment.waybill}`,
+    // spec: courier 2.6 rule 1: every later charge names its evidence: the cold profile set.
+    evidence_path: `shipment:${shipment.waybill}/lab/profile`,
+    source_event: coldChainSourceEvent(shipment.waybill),
+    by,
+  });
+  if (r === null) return null;
+  if (!r.ok) throw fromRejection(r);
+  const reply = r.reply;
+  if (!reply || !("entry" in reply)) throw new Error("expected the ledger entry in the reply");
+  return reply.entry;
+}

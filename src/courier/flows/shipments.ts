@@ -1,0 +1,64 @@
+/**
+ * What runs, customs and the laboratory do to shipments, in one place: read one of the tenant's
+ * shipments (another tenant's, or none, is not found), or one of a client's own, and record a scan
+ * on it exactly once per key. A shipment already closed keeps its final state; the caller's own record still stands.
+ */
+import {
+  asShipment,
+  type ScanInput,
+  type Shipment,
+  shipmentActor,
+} from "../../../actors/courier/shipment.ts";
+import { ApiError, fromRejection } from "../../http/errors.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { bookScanCharge } from "./later_charges.ts";
+
+/** The tenant's shipment; ApiError `not_found` otherwise. */
+export async function shipmentIn(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+): Promise<Shipment> {
+  const got = await runtime.read(shipmentActor, tenant, waybill, { kind: "get" });
+  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
+  return asShipment(got.reply);
+}
+
+/**
+ * One of the client's own shipments (courier 4.6: a client sees only its own); another client's
+ * waybill, like none, is ApiError `not_found`, so nobody learns that it exists.
+ */
+export async function clientShipmentIn(
+  runtime: ActorRuntime,
+  o: { tenant: string; clientId: string; waybill: string },
+): Promise<Shipment> {
+  const s = await shipmentIn(runtime, o.tenant, o.waybill);
+  if (s.client_id !== o.clientId) {
+    throw new ApiError("not_found", `shipment not found: ${o.waybill}`);
+  }
+  return s;
+}
+
+/**
+ * Records `scan` once per `key`, with the later charge it causes (a redelivery, a return);
+ * answers the shipment, or null when it was already closed.
+ */
+export async function recordOnce(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  key: string,
+  scan: ScanInput,
+): Promise<Shipment | null> {
+  const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan }, {
+    idempotencyKey: key,
+    permanent: true,
+  });
+  if (!r.ok) {
+    if (r.code === "shipment_closed") return null;
+    throw fromRejection(r);
+  }
+  const s = asShipment(r.reply);
+  await bookScanCharge(runtime, s, scan.event, scan.by);
+  return s;
+}

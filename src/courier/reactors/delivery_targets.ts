@@ -1,0 +1,92 @@
+/**
+ * Where an outbound event goes, looked up at each attempt (courier 6.1, 6.2): the courier's
+ * billing endpoint or else its business webhook URL, signed with the courier's webhook secret;
+ * or a client's own webhook, signed with the client's own secret (never the courier's). A secret
+ * replaced by a rotation still signs a second header until its grace period ends.
+ */
+import { sql } from "kysely";
+import { businessActor, type PreviousSecret } from "../../../actors/platform/business.ts";
+import { courierClientActor } from "../../../actors/courier/courier_client.ts";
+import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event.ts";
+import type { Environment } from "../../environment.ts";
+import { ENDPOINT_SET_EVENTS_MAX } from "../../limits.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
+
+export function targetResolver(runtime: ActorRuntime, clock: Clock) {
+  const previousOf = (p: PreviousSecret | null | undefined) =>
+    p && p.expires_at > clock.now() ? { key_id: p.key_id, sealed_secret: p } : null;
+
+  return async (tenant: string, recipient: Recipient): Promise<DeliveryTarget | null> => {
+    if (recipient.kind === "courier") {
+      const got = await runtime.read(businessActor, tenant, tenant, { kind: "get" });
+      if (!got.ok || !got.reply || !("profile" in got.reply)) return null;
+      const b = got.reply;
+      // spec: courier 6.1: the billing endpoint, or else the business webhook URL.
+      const url = b.profile.billing_endpoint_url || b.profile.webhook_url;
+      if (!url) return null;
+      return {
+        url,
+        key_id: b.webhook_secret.key_id,
+        sealed_secret: b.webhook_secret,
+        previous: previousOf(b.webhook_secret_previous),
+      };
+    }
+    const got = await runtime.read(courierClientActor, tenant, recipient.client_id, {
+      kind: "get",
+    });
+    if (!got.ok || !got.reply || !("settings" in got.reply)) return null;
+    const hook = got.reply.webhook;
+    if (!hook) return null;
+    return {
+      url: hook.url,
+      key_id: hook.secret.key_id,
+      sealed_secret: hook.secret,
+      previous: previousOf(hook.previous),
+    };
+  };
+}
+
+/** Events made due at once per page of the search for events waiting for an endpoint. */
+const ENDPOINT_SET_PAGE = 200;
+
+/**
+ * A recipient has just set an endpoint (the courier's billing endpoint or webhook URL; a client's
+ * events are made only once it has a webhook): its events waiting for one are due now instead of
+ * at their next hourly try
+ * (courier 3.1), up to ENDPOINT_SET_EVENTS_MAX of them; any beyond keep their hourly try. Found on
+ * the query side; each event re-checks that it still waits. Answers how many were found.
+ */
+export async function attemptWaitingEvents(
+  env: Pick<Environment, "runtime" | "db" | "settle">,
+  tenant: string,
+  recipient: Recipient,
+): Promise<number> {
+  const { runtime, db } = env;
+  // An event noted a moment ago as finding no endpoint is found too, not left to its hour.
+  await env.settle();
+  let due = 0;
+  let after = "";
+  while (due < ENDPOINT_SET_EVENTS_MAX) {
+    let q = db.selectFrom("snapshots")
+      .select("id")
+      .where("tenant", "=", tenant)
+      .where("type", "=", outboundEventActor.type)
+      .where(sql<boolean>`data->>'status' = 'pending'`)
+      .where(sql<boolean>`data->'endpoint_missing_at' <> 'null'::jsonb`)
+      .where(sql<boolean>`data->'recipient'->>'kind' = ${recipient.kind}`)
+      .where("id", ">", after);
+    if (recipient.kind === "client") {
+      q = q.where(sql<boolean>`data->'recipient'->>'client_id' = ${recipient.client_id}`);
+    }
+    const rows = await q.orderBy("id").limit(ENDPOINT_SET_PAGE).execute();
+    if (rows.length === 0) break;
+    const answers = await Promise.all(
+      rows.map((r) => runtime.ask(outboundEventActor, tenant, r.id, { kind: "endpoint_set" })),
+    );
+    due += answers.filter((a) => a.ok).length;
+    after = rows.at(-1)!.id;
+  }
+  return due;
+}

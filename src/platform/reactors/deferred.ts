@@ -1,0 +1,117 @@
+/**
+ * Deferred work of the bus workers (actors/deferred_work.ts): a worker subscribed with a name
+ * (subscribeKeyed's `deferred`) whose work on a message still fails after its retries, or that a
+ * shutdown stops before it is handled, has the message kept here and tried again on a durable
+ * schedule until it is done. Before, such work was logged and counted handled: an alert, a client
+ * webhook event or a completion billing event lost for good to a failure lasting a few seconds.
+ *
+ * Every worker's work is idempotent (ids derived from what they report), so a try that repeats
+ * what a failed one already did changes nothing, and two instances trying the same message only
+ * repeat each other.
+ */
+import { deferredWorkActor, deferredWorkId } from "../../../actors/platform/deferred_work.ts";
+import type { ActorChange, Bus, BusMessage } from "../../bus/bus.ts";
+import { subjectPattern } from "../../bus/bus.ts";
+import { type KeyedSubscription, subscribeKeyed } from "../../bus/keyed.ts";
+import { retried } from "../../bus/retry.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+
+/** A worker's work on one message; throws when it is not (all) done. */
+export type WorkerRun = (message: BusMessage) => Promise<void>;
+
+/** What subscribeKeyed needs to defer a worker's failed work. */
+export interface Deferral {
+  register(worker: string, run: WorkerRun): void;
+  defer(worker: string, message: BusMessage, error: unknown): Promise<void>;
+}
+
+export interface DeferredWorksOptions {
+  readonly runtime: ActorRuntime;
+  readonly bus: Bus;
+  /** Where a failed try or deferral is reported; `console.error` by default. */
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+export class DeferredWorks implements Deferral {
+  readonly #o: DeferredWorksOptions;
+  readonly #workers = new Map<string, WorkerRun>();
+  readonly #due: KeyedSubscription;
+
+  constructor(options: DeferredWorksOptions) {
+    this.#o = options;
+    // A try that fails is reported to the actor; one that never reports is due again anyway (the
+    // next try was set before this one was made).
+    this.#due = subscribeKeyed(
+      options.bus,
+      subjectPattern(options.runtime.busPrefix, "*", deferredWorkActor.type),
+      (m) => this.#onChange(m),
+    );
+  }
+
+  register(worker: string, run: WorkerRun): void {
+    if (this.#workers.has(worker)) throw new Error(`worker ${worker} registered twice`);
+    this.#workers.set(worker, run);
+  }
+
+  /**
+   * Keeps `message` for `worker` to try again (the worker has reported its failure). Its own
+   * commit is retried like any handler's work; a deferral that still fails is thrown (the bus
+   * logs it): the last resort, a store that takes no writes at all, or a message past the
+   * deferred state's bound (actors/deferred_work.ts, several times a shipment's).
+   */
+  async defer(worker: string, message: BusMessage, error: unknown): Promise<void> {
+    const change = message.payload as Partial<ActorChange>;
+    const tenant = change.tenant ?? "platform";
+    const id = deferredWorkId(worker, message.subject, change.version);
+    const reason = describe(error);
+    await retried(async () => {
+      const r = await this.#o.runtime.ask(deferredWorkActor, tenant, id, {
+        kind: "defer",
+        worker,
+        subject: message.subject,
+        payload: message.payload,
+        error: reason,
+      });
+      if (!r.ok) throw new Error(`deferring ${id}: ${r.code}: ${r.message}`);
+    });
+  }
+
+  /** Stops taking tries and waits for those under way. */
+  async close(): Promise<void> {
+    await this.#due.close();
+  }
+
+  async #onChange(message: BusMessage): Promise<void> {
+    const change = message.payload as ActorChange;
+    if (change.type !== deferredWorkActor.type) return;
+    if (!change.events.some(({ event }) => (event as { kind?: string }).kind === "due")) return;
+    const work = change.snapshot as
+      | { status?: string; worker?: string; subject?: string; payload?: unknown }
+      | undefined;
+    if (work?.status !== "waiting" || !work.worker || !work.subject) return;
+    const run = this.#workers.get(work.worker);
+    // A worker this instance does not run: another instance's try, or the next one, does it.
+    if (!run) return;
+    const ask = async (command: { kind: "done" } | { kind: "failed"; error: string }) => {
+      const r = await this.#o.runtime.ask(deferredWorkActor, change.tenant, change.id, command);
+      if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+    };
+    try {
+      await run({ subject: work.subject, payload: work.payload });
+    } catch (error) {
+      this.#error(error, `${work.worker} on ${work.subject} (deferred, tried again later)`);
+      await ask({ kind: "failed", error: describe(error) });
+      return;
+    }
+    await ask({ kind: "done" });
+  }
+
+  #error(error: unknown, where: string): void {
+    if (this.#o.onError) this.#o.onError(error, where);
+    else console.error(`deferred work: ${where}:`, error);
+  }
+}
+
+function describe(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}

@@ -1,0 +1,158 @@
+/**
+ * Business API 5.6: "A changed API key, webhook secret or webhook address is recorded and e-mailed
+ * to the account owner." The business's own committed events are the record (its audit trail);
+ * this subscriber makes the e-mail of each such event, into the mail outbox (a mail_message whose
+ * id is derived from the business and the event's place in its log), so one change is one e-mail
+ * however often the change is heard. A repeated request that changes nothing commits no event and
+ * sends nothing. The e-mail never holds a key or a secret: only the key's hint or the secret's id.
+ *
+ * Nothing is lost on the way: the runtime publishes the business's commit at least once, a
+ * recording that fails is tried again within the delivery (src/bus/retry.ts), and one still
+ * failing is deferred (src/bus/deferred.ts).
+ */
+import {
+  asBusiness,
+  type Business,
+  businessActor,
+  type BusinessEvent,
+} from "../../../actors/platform/business.ts";
+import { type MailMessage, mailMessageActor } from "../../../actors/platform/mail_message.ts";
+import type { ActorChange, Bus } from "../../bus/bus.ts";
+import { subjectPattern } from "../../bus/bus.ts";
+import type { Deferral } from "./deferred.ts";
+import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
+import type { RetryPolicy } from "../../bus/retry.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+
+export interface OwnerNoticesOptions {
+  readonly runtime: ActorRuntime;
+  readonly bus: Bus;
+  /** Where a notice that still fails after its retries is reported; `console.error` default. */
+  readonly onError?: (error: unknown, where: string) => void;
+  readonly retry?: RetryPolicy;
+  /** Where a notice still failing after its retries is kept to be made later. */
+  readonly deferral?: Deferral;
+}
+
+/** One change the owner is told of: the business event and its place in the business's log. */
+export interface Notice {
+  readonly business_id: string;
+  readonly seq: number;
+  readonly at: number;
+  readonly event: BusinessEvent;
+}
+
+/** The outbox id of the e-mail of one business event. */
+export function noticeIdOf(businessId: string, seq: number): string {
+  return `${businessId}:security:${seq}`;
+}
+
+export class OwnerNotices {
+  readonly #o: OwnerNoticesOptions;
+  readonly #changes: KeyedSubscription;
+
+  constructor(options: OwnerNoticesOptions) {
+    this.#o = options;
+    this.#changes = subscribeUnits({
+      bus: options.bus,
+      pattern: subjectPattern(options.runtime.busPrefix, "*", businessActor.type),
+      worker: "owner_notices",
+      unitsOf: noticesOf,
+      work: (notice) => this.record(notice),
+      report: (error, notice) => {
+        const where = `security notice ${noticeIdOf(notice.business_id, notice.seq)}`;
+        if (options.onError) options.onError(error, where);
+        else console.error(`owner notices: ${where}:`, error);
+      },
+      retry: options.retry,
+      deferral: options.deferral,
+    });
+  }
+
+  /** Stops taking changes and waits for the notices being recorded. */
+  async close(): Promise<void> {
+    await this.#changes.close();
+  }
+
+  /** Records the e-mail of one notice to the owner, once; answers it. */
+  async record(notice: Notice): Promise<MailMessage> {
+    const { runtime } = this.#o;
+    const got = await runtime.read(businessActor, notice.business_id, notice.business_id, {
+      kind: "get",
+    });
+    if (!got.ok) throw new Error(`business ${notice.business_id}: ${got.code}: ${got.message}`);
+    const business = asBusiness(got.reply);
+    const owner = business.staff.find((s) => s.role === "owner");
+    if (!owner) throw new Error(`business ${business.id} has no owner`);
+    const id = noticeIdOf(business.id, notice.seq);
+    const recorded = await runtime.ask(mailMessageActor, business.id, id, {
+      kind: "record",
+      message: {
+        id,
+        to: owner.email,
+        cause: notice.event.kind,
+        ...securityNotice(business, notice),
+      },
+    });
+    if (!recorded.ok || !recorded.reply) {
+      throw new Error(`e-mail ${id}: ${recorded.ok ? "no reply" : recorded.message}`);
+    }
+    return recorded.reply;
+  }
+}
+
+/** The changes of a business's commit the owner is e-mailed about (Business API 5.6). */
+export function noticesOf(change: ActorChange): Notice[] {
+  if (change.type !== businessActor.type) return [];
+  return change.events.flatMap(({ seq, at, event }) => {
+    const e = event as BusinessEvent;
+    const told = e.kind === "api_key_rotated" || e.kind === "webhook_secret_rotated" ||
+      (e.kind === "profile_changed" && e.changes.webhook_url !== undefined);
+    return told ? [{ business_id: change.id, seq, at, event: e }] : [];
+  });
+}
+
+/** Subject and text of the e-mail; a key's hint or a secret's id, never the key or secret. */
+function securityNotice(b: Business, notice: Notice): { subject: string; text: string } {
+  const when = new Date(notice.at).toISOString();
+  const e = notice.event;
+  const who = whoMade(b, "by" in e ? e.by : "operator");
+  const unexpected = "If you did not expect this change, sign in to the portal, rotate the " +
+    "integration key and the webhook secret, and check the webhook address.";
+  const lines = (what: string, detail: string) => ({
+    subject: `${b.profile.name}: ${what}`,
+    text: [`${what} for ${b.profile.name} at ${when}, by ${who}.`, detail, unexpected].join("\n\n"),
+  });
+  switch (e.kind) {
+    case "api_key_rotated":
+      return lines(
+        "Your API key was changed",
+        `The new key ends in ${e.key.hint}. The previous key no longer works.`,
+      );
+    case "webhook_secret_rotated":
+      return lines(
+        "Your webhook signing secret was changed",
+        `The new secret's key id is ${e.secret.key_id}. Webhooks are signed with it from now on.`,
+      );
+    case "profile_changed":
+      return lines(
+        "Your webhook address was changed",
+        e.changes.webhook_url
+          ? `Webhooks now go to ${e.changes.webhook_url}.`
+          : "The webhook address was removed: no webhooks are sent until one is set.",
+      );
+    default:
+      throw new Error(`no security notice for ${e.kind}`);
+  }
+}
+
+/** Who made a change, as the owner would know them. */
+function whoMade(b: Business, by: string): string {
+  if (by === "api_key") return "the integration API key";
+  if (by === "operator") return "the service operator";
+  if (by.startsWith("staff:")) {
+    const person = b.staff.find((s) => `staff:${s.id}` === by);
+    return person ? `${person.name} (${person.email})` : "a portal user since removed";
+  }
+  return by;
+}

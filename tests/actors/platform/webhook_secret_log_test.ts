@@ -1,0 +1,136 @@
+/**
+ * Webhook secrets, even sealed, stay in the business's and the client's state: the events logged,
+ * put on the bus and kept in Postgres name the key id only, while events logged with the sealed
+ * secret by earlier versions still evolve to the same state.
+ */
+import assert from "node:assert/strict";
+import {
+  businessActor,
+  type BusinessEvent,
+  type BusinessState,
+} from "../../../actors/platform/business.ts";
+import {
+  courierClientActor,
+  type CourierClientEvent,
+  type CourierClientState,
+} from "../../../actors/courier/courier_client.ts";
+import { subjectPattern } from "../../../src/bus/bus.ts";
+import { clientKey, newClient, newCourier } from "../../helpers/courier.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+
+Deno.test("business and client actors: the events logged, published and projected carry no sealed webhook secret", () =>
+  withTestEnv(async (t) => {
+    const published: string[] = [];
+    const subscriptions = [businessActor.type, courierClientActor.type].map((type) =>
+      t.env.bus.subscribe(subjectPattern(t.env.runtime.busPrefix, "*", type), (m) => {
+        published.push(JSON.stringify(m.payload));
+      })
+    );
+    try {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      const key = courier.business.api_key;
+      const rotated = await t.call("POST", "/business/webhook-secret/regenerate", { key });
+      assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+      const set = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: "http://127.0.0.1:9/hook" },
+      });
+      assert.equal(set.status, 201, JSON.stringify(set.body));
+      await t.env.bus.flush();
+      await t.settle();
+
+      const tenant = courier.business.id;
+      const b = await t.env.runtime.read(businessActor, tenant, tenant, { kind: "get" });
+      assert.ok(b.ok && b.reply && "webhook_secret" in b.reply);
+      const c = await t.env.runtime.read(courierClientActor, tenant, client.id, { kind: "get" });
+      assert.ok(c.ok && c.reply && "settings" in c.reply && c.reply.webhook);
+      // The state keeps every sealed form the attempts sign with.
+      const sealed = [
+        b.reply.webhook_secret,
+        b.reply.webhook_secret_previous!,
+        c.reply.webhook.secret,
+      ];
+      assert.ok(sealed.every((s) => s.data.length > 0 && s.iv.length > 0));
+
+      const logged: string[] = [];
+      for await (const e of t.env.runtime.events(businessActor, tenant)) {
+        logged.push(JSON.stringify(e.event));
+      }
+      for await (const e of t.env.runtime.events(courierClientActor, client.id)) {
+        logged.push(JSON.stringify(e.event));
+      }
+      const projected = (await t.env.db.selectFrom("actor_events").select("event")
+        .where("tenant", "=", tenant)
+        .where("type", "in", [businessActor.type, courierClientActor.type])
+        .execute()).map((r) => JSON.stringify(r.event));
+      const kinds = ["business_created", "webhook_secret_rotated", "webhook_set"];
+      for (const kind of kinds) {
+        for (const where of [logged, published, projected]) {
+          assert.ok(where.some((text) => text.includes(`"kind":"${kind}"`)), kind);
+        }
+      }
+      for (const text of [...logged, ...published, ...projected]) {
+        for (const s of sealed) {
+          assert.ok(!text.includes(s.data) && !text.includes(s.iv), text);
+        }
+      }
+      // What the audit trail and the owner's notice name is still there.
+      for (const s of sealed) {
+        assert.ok(logged.some((text) => text.includes(s.key_id)), s.key_id);
+      }
+    } finally {
+      for (const s of subscriptions) s.unsubscribe();
+    }
+  }));
+
+Deno.test("business and client actors: events stored with the sealed secret by earlier versions replay to the same state", () => {
+  const sealed = { iv: "aXYtb2xk", data: "c2VhbGVkLW9sZA" };
+  const secret = { ...sealed, key_id: "whk_old", created_at: 1_000 };
+  const rotatedTo = {
+    iv: "aXYtbmV3",
+    data: "c2VhbGVkLW5ldw",
+    key_id: "whk_new",
+    created_at: 2_000,
+  };
+  const decided = businessActor.decide(null, {
+    kind: "create",
+    id: "biz_old",
+    name: "Old Couriers",
+    plan: "business",
+    currency: "BWP",
+    country: "BW",
+    owner: {
+      id: "usr_owner",
+      email: "owner@example.com",
+      name: "Owner",
+      role: "owner",
+      password_hash: "pbkdf2$1$a$b",
+    },
+    api_key: { hash: "f".repeat(64), hint: "abcd", created_at: 1_000 },
+    webhook_secret: secret,
+  }, { now: 1_000, newId: (p) => `${p}_x` });
+  assert.ok(decided.ok);
+  // As an earlier version logged them: the whole events, sealed secrets included.
+  const stored: BusinessEvent[] = [
+    ...decided.events,
+    { kind: "webhook_secret_rotated", secret: rotatedTo, by: "api_key" },
+  ];
+  let state: BusinessState = null;
+  for (const e of JSON.parse(JSON.stringify(stored)) as BusinessEvent[]) {
+    state = businessActor.evolve(state, e);
+  }
+  assert.deepEqual(state?.webhook_secret, rotatedTo);
+  assert.deepEqual(state?.webhook_secret_previous, {
+    ...secret,
+    expires_at: state!.webhook_secret_previous!.expires_at,
+  });
+  assert.ok(!JSON.stringify(stored.map((e) => businessActor.logged!(e))).includes(sealed.data));
+
+  const client = { kind: "webhook_set", url: "https://shop.example.com/hook", secret, by: "x" };
+  const set = JSON.parse(JSON.stringify(client)) as CourierClientEvent;
+  const before = { id: "cli_old", webhook: null } as unknown as CourierClientState;
+  const after = courierClientActor.evolve(before, set);
+  assert.deepEqual(after?.webhook, { url: client.url, secret, previous: null });
+  assert.ok(!JSON.stringify(courierClientActor.logged!(set)).includes(sealed.data));
+});
