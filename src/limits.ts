@@ -226,3 +226,8 @@ export const PASSWORD_CHARS_MIN = 10;
  */
 export const EXPORT_BOUND_YEAR_MIN = 1970;
 export const EXPORT_BOUND_YEAR_MAX = 9999;
+
+/** Ledger entry references, invoice ids and waybills: short, stable strings (courier 2.6). */
+export const REFERENCE_CHARS_MAX = 80;
+/** Reasons, evidence paths and source event names a ledger entry keeps (courier 2.6). */
+export const TEXT_CHARS_MAX = 500;

@@ -11,7 +11,7 @@ import {
   type Rejection,
   unreachable,
 } from "../../src/runtime/actor.ts";
-import type { AskOptions } from "../../src/runtime/runtime.ts";
+import type { AskOptions } from "../../src/runtime/actor.ts";
 import {
   allocate,
   type Allocation,

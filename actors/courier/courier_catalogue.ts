@@ -4,6 +4,7 @@
  * cards so listing them needs no query side. Few and small, read whenever a price is worked out.
  * Tenant = id = the courier business id.
  */
+import type { ServiceHours } from "../../src/courier/rules/lifecycle.ts";
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import { STATE_BYTES_MAX } from "../../src/limits.ts";
 
@@ -35,17 +36,7 @@ export interface Calendar {
 }
 
 /** The nine milestone allowances of a service level, in working hours (courier 2.8). */
-export interface ServiceHours {
-  readonly collection_due_hours: number;
-  readonly depot_dwell_hours: number;
-  readonly border_presentation_hours: number;
-  readonly customs_wait_hours: number;
-  readonly linehaul_hours: number;
-  readonly destination_dwell_hours: number;
-  readonly delivery_attempt_hours: number;
-  readonly redelivery_due_hours: number;
-  readonly no_scan_hours: number;
-}
+export type { ServiceHours };
 
 export interface ServiceLevel extends ServiceHours {
   readonly id: string;

@@ -52,7 +52,7 @@ import {
   retire,
   secretMention,
   type WebhookSecret,
-} from "../platform/business.ts";
+} from "../../src/domain/credentials.ts";
 import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../../src/limits.ts";
 
 export type { SettlementMode } from "../../src/courier/rules/settlement.ts";

@@ -12,9 +12,18 @@ import {
   type TimerFired,
   unreachable,
 } from "../../src/runtime/actor.ts";
-import { constantTimeEqual, type SealedSecret } from "../../src/domain/secrets.ts";
+import { constantTimeEqual } from "../../src/domain/secrets.ts";
+import {
+  type KeyRecord,
+  type PreviousSecret,
+  retire,
+  secretMention,
+  type WebhookSecret,
+} from "../../src/domain/credentials.ts";
 import type { PortalRole, Scope } from "../../src/platform/rules/scopes.ts";
-import { WEBHOOK_SECRET_GRACE_MS } from "../../src/limits.ts";
+
+export { retire, secretMention };
+export type { KeyRecord, PreviousSecret, WebhookSecret };
 
 export const PLANS = ["starter", "business", "enterprise"] as const;
 export type Plan = typeof PLANS[number];
@@ -23,13 +32,6 @@ export const VEHICLE_UPGRADE_POLICIES = ["upgrade", "upgrade_one_size", "refuse"
 export type VehicleUpgradePolicy = typeof VEHICLE_UPGRADE_POLICIES[number];
 /** The bulky-item services the operator may authorise for a business. */
 export const BULKY_SERVICES = ["assembly", "installation", "removal"] as const;
-
-export interface KeyRecord {
-  readonly hash: string;
-  /** The last characters of the key, so people can tell keys apart. */
-  readonly hint: string;
-  readonly created_at: number;
-}
 
 export interface PartnerKey extends KeyRecord {
   readonly id: string;
@@ -47,26 +49,6 @@ export interface Staff {
   /** Raised on a password change: sessions opened before it are signed out. */
   readonly session_epoch: number;
   readonly created_at: number;
-}
-
-export interface WebhookSecret extends SealedSecret {
-  readonly key_id: string;
-  readonly created_at: number;
-}
-
-/** A rotated-out secret kept for the grace period (WEBHOOK_SECRET_GRACE_MS). */
-export interface PreviousSecret extends WebhookSecret {
-  readonly expires_at: number;
-}
-
-/** What the log and the bus say of a webhook secret: its key id and age, never its sealed form. */
-export function secretMention(s: WebhookSecret): Pick<WebhookSecret, "key_id" | "created_at"> {
-  return { key_id: s.key_id, created_at: s.created_at };
-}
-
-/** The rotated-out secret as kept for its grace period. */
-export function retire(secret: WebhookSecret, rotatedAt: number): PreviousSecret {
-  return { ...secret, expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS };
 }
 
 export interface Settings {

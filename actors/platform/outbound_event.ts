@@ -19,7 +19,7 @@ import {
   unreachable,
 } from "../../src/runtime/actor.ts";
 import type { SealedSecret } from "../../src/domain/secrets.ts";
-import { furthest, type ReportedState } from "../../src/courier/rules/export_state.ts";
+import { furthest, type ReportedState } from "../../src/platform/rules/export_state.ts";
 import {
   ATTEMPT_ERROR_CHARS_MAX,
   ATTEMPT_HISTORY_MAX,
@@ -31,7 +31,7 @@ import {
   OUTBOUND_STATE_BYTES_MAX,
   REQUEUE_REASON_CHARS_MAX,
   REQUEUES_MAX,
-} from "../../src/outbound/schedule.ts";
+} from "../../src/platform/rules/delivery_schedule.ts";
 
 export type OutboundStream = "billing" | "client_webhook";
 export const OUTBOUND_STATUSES = ["pending", "delivered", "failed"] as const;

@@ -28,17 +28,14 @@ import {
   verifyPassword,
 } from "../../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../../src/environment.ts";
+import { anonymous, remoteAddress } from "../../src/http/guards.ts";
+import { business, portalAdmin, signedInAdmin } from "../../src/platform/auth/auth.ts";
 import {
-  anonymous,
-  business,
   businessPrincipalOf,
-  portalAdmin,
   principalName,
   principalRole,
-  remoteAddress,
-  signedInAdmin,
   STAFF_TOKEN_PREFIX,
-} from "../../src/platform/auth/auth.ts";
+} from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
@@ -243,7 +240,7 @@ export function accountRoutes(api: Api): void {
       throw new ApiError("live_key_on_sandbox", "portal sign-in is not available on the sandbox");
     }
     // Repeated failures wait, per account and per address (429 rate_limited, Retry-After).
-    const attempt = beginLogin(c, "staff", body.email, remoteAddress(c));
+    const attempt = beginLogin(c.var.env.loginThrottle, "staff", body.email, remoteAddress(c));
     const owner = await env.runtime.lookup("staff_email", body.email);
     const r = owner
       ? await env.runtime.ask(businessActor, owner.tenant, owner.id, {
@@ -445,7 +442,7 @@ export function accountRoutes(api: Api): void {
     const me = b.staff.find((s) => s.id === p.staff_id);
     if (!me) throw new ApiError("unauthenticated", "portal user not found");
     // As for client people (courier 5): guesses wait per person, weak passwords are refused.
-    const attempt = beginPasswordCheck(c, "staff", me.id);
+    const attempt = beginPasswordCheck(c.var.env.loginThrottle, "staff", me.id);
     if (!(await verifyPassword(body.current_password, me.password_hash))) {
       attempt.failed();
       throw validationFailed([{ path: "current_password", message: "does not match" }]);

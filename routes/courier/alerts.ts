@@ -33,12 +33,9 @@ import {
   readEvidence,
   storeEvidence,
 } from "../../src/courier/flows/evidence.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";

@@ -52,15 +52,11 @@ import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/courier/rules/billing_csv.ts";
 import { ADJUSTMENT_KINDS } from "../../src/courier/rules/billing_events.ts";
-import { EXPORT_STATES, type ExportState } from "../../src/courier/rules/export_state.ts";
+import { EXPORT_STATES, type ExportState } from "../../src/platform/rules/export_state.ts";
 import { entryReportOfRow, reportColumns } from "../../src/courier/queries/billing_export.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  driver,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business, driver } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { iso } from "../../src/http/iso.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -72,10 +68,10 @@ import {
   Money,
   orNull,
   PlainText,
-  Settlement,
   UtcInstant,
   Waybill,
 } from "../../src/http/schemas.ts";
+import { Settlement } from "./answers/schemas.ts";
 import type { LedgerEntryRow } from "../../src/db/schema.ts";
 import { heldWatermark, isEntryParked } from "../../src/courier/queries/ledger_watermarks.ts";
 import type { AskOptions } from "../../src/runtime/runtime.ts";

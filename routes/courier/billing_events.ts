@@ -18,14 +18,11 @@ import {
   type ExportRange,
   markExported,
 } from "../../src/courier/queries/billing_export.ts";
-import { REPORTED_STATES } from "../../src/courier/rules/export_state.ts";
+import { REPORTED_STATES } from "../../src/platform/rules/export_state.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { attemptWaitingEvents } from "../../src/courier/reactors/delivery_targets.ts";

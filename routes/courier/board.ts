@@ -34,16 +34,12 @@ import {
   type Subscription,
 } from "../../src/bus/bus.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
-import type { Environment } from "../../src/environment.ts";
-import { operationsRow, type ShipmentSnapshot } from "../../src/courier/rules/operations_row.ts";
+import type { Environment } from "../../src/http/context.ts";
+import { operationsRow, type ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
 import type { Api } from "../../src/http/app.ts";
-import {
-  anonymous,
-  businessCredential,
-  type BusinessPrincipal,
-  businessRefusals,
-  STAFF_TOKEN_PREFIX,
-} from "../../src/platform/auth/auth.ts";
+import { anonymous } from "../../src/http/guards.ts";
+import { businessCredential, businessRefusals } from "../../src/platform/auth/auth.ts";
+import { type BusinessPrincipal, STAFF_TOKEN_PREFIX } from "../../src/platform/auth/principal.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";

@@ -19,12 +19,9 @@ import {
   complianceChecklistActor,
 } from "../../actors/courier/compliance_checklists.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { ask } from "../../src/http/ask.ts";

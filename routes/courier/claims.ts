@@ -31,14 +31,9 @@ import { frozenTerms } from "../../src/courier/flows/later_charges.ts";
 import { shipmentIn } from "../../src/courier/flows/shipments.ts";
 import { decimal, toMinor } from "../../src/domain/money.ts";
 import { derivedId } from "../../src/domain/secrets.ts";
-import {
-  business,
-  businessPrincipalOf,
-  client,
-  clientPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";

@@ -16,22 +16,22 @@ import { weakPasswordReason } from "../../src/domain/passwords.ts";
 import { PASSWORD_CHARS_MIN } from "../../src/limits.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { newId } from "../../src/runtime/ids.ts";
+import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import {
-  anonymous,
   client,
   CLIENT_SESSION_PREFIX,
   clientKeyPrefix,
   clientPrincipalOf,
-  principalName,
-  remoteAddress,
   requireClientAdmin,
   requireCourierPlatform,
-} from "../../src/platform/auth/auth.ts";
+} from "../../src/courier/auth.ts";
+import { principalName } from "../../src/platform/auth/principal.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, Email, orNull, Settlement, UtcInstant } from "../../src/http/schemas.ts";
+import { Currency, Email, orNull, UtcInstant } from "../../src/http/schemas.ts";
+import { Settlement } from "./answers/schemas.ts";
 import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
 import { callerClient } from "./prices.ts";
@@ -104,7 +104,7 @@ export function clientApiRoutes(api: Api): void {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
     // spec: courier 5: repeated failures wait, per account and per address (429 rate_limited).
-    const attempt = beginLogin(c, "client", body.email, remoteAddress(c));
+    const attempt = beginLogin(c.var.env.loginThrottle, "client", body.email, remoteAddress(c));
     const target = await env.runtime.lookup("client_email", body.email);
     const r = target
       ? await env.runtime.ask(courierClientActor, target.tenant, target.id, {
@@ -205,7 +205,7 @@ export function clientApiRoutes(api: Api): void {
     }
     // spec: courier 5: a held session must not guess the password faster than sign-in may (429
     // rate_limited with Retry-After), counted per person apart from failed sign-ins.
-    const attempt = beginPasswordCheck(c, "client", p.user.id);
+    const attempt = beginPasswordCheck(c.var.env.loginThrottle, "client", p.user.id);
     const login = await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "user_for_login",
       email: p.user.email,

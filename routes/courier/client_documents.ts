@@ -17,7 +17,7 @@ import { labelPdf } from "../../src/courier/rules/documents/label.ts";
 import { waybillPdf } from "../../src/courier/rules/documents/waybill.ts";
 import type { Shipment } from "../../actors/courier/shipment.ts";
 import type { Api } from "../../src/http/app.ts";
-import { client, clientPrincipalOf } from "../../src/platform/auth/auth.ts";
+import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";

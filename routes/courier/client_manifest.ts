@@ -6,11 +6,11 @@
  */
 import { sql } from "kysely";
 import { shipmentActor } from "../../actors/courier/shipment.ts";
-import { client, clientPrincipalOf } from "../../src/platform/auth/auth.ts";
+import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
 import { CalendarDay, UtcInstant } from "../../src/http/schemas.ts";
-import type { ShipmentSnapshot } from "../../src/courier/rules/operations_row.ts";
+import type { ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
 import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../src/limits.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

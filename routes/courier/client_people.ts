@@ -22,12 +22,8 @@ import {
 } from "../../actors/courier/courier_client.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
-import {
-  client,
-  clientPrincipalOf,
-  principalName,
-  requireClientAdmin,
-} from "../../src/platform/auth/auth.ts";
+import { client, clientPrincipalOf, requireClientAdmin } from "../../src/courier/auth.ts";
+import { principalName } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";

@@ -32,14 +32,9 @@ import {
   retailPacketActor,
 } from "../../actors/courier/retail_packet.ts";
 import { PACKETS_PER_STOCK_MAX } from "../../src/limits.ts";
-import {
-  business,
-  businessPrincipalOf,
-  client,
-  clientPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";

@@ -12,25 +12,16 @@ import { asRateCard, rateCardActor } from "../../actors/courier/rate_card.ts";
 import { issueCredential } from "../../src/domain/credentials.ts";
 import { toMinor } from "../../src/domain/money.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
-import {
-  business,
-  businessPrincipalOf,
-  clientKeyPrefix,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { clientKeyPrefix, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import {
-  Currency,
-  Email,
-  Money,
-  Settlement as SettlementMode,
-  UtcInstant,
-} from "../../src/http/schemas.ts";
+import { Currency, Email, Money, UtcInstant } from "../../src/http/schemas.ts";
+import { Settlement as SettlementMode } from "./answers/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { stripUndefined } from "../platform/operator.ts";
 import { ask, read } from "../../src/http/ask.ts";

@@ -33,13 +33,16 @@ import { type Api, ok } from "../../src/http/app.ts";
 import {
   business,
   businessCredential,
-  businessPrincipalOf,
   businessRefusals,
-  courierPlatform,
   driver,
+} from "../../src/platform/auth/auth.ts";
+import {
+  businessPrincipalOf,
   principalName,
   requireScope,
-} from "../../src/platform/auth/auth.ts";
+  setPrincipal,
+} from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -323,7 +326,7 @@ const moverGuard: MiddlewareHandler<AppEnv> = refusing({
     ? SCOPE_OF[action as CustomsAction]
     : "runs:operate";
   const key = c.req.header("X-Business-API-Key") ?? "";
-  c.set("principal", await businessCredential(c, key, { scope }));
+  setPrincipal(c, await businessCredential(c, key, { scope }));
   await next();
 });
 

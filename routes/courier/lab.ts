@@ -34,13 +34,9 @@ import { bookColdChain } from "../../src/courier/flows/lab.ts";
 import { coldChainOnRuns } from "../../src/courier/flows/runs.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  driver,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business, driver } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";

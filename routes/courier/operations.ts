@@ -19,15 +19,12 @@ import {
   OWNER_ROLES,
   SCAN_EVENTS,
 } from "../../src/courier/rules/lifecycle.ts";
-import { operationsRow, type ShipmentSnapshot } from "../../src/courier/rules/operations_row.ts";
+import { operationsRow, type ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
 import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";

@@ -16,14 +16,9 @@ import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
 import { HEADLINES, HEALTHS, MILESTONES, OWNER_ROLES } from "../../src/courier/rules/lifecycle.ts";
 import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
-import {
-  business,
-  businessPrincipalOf,
-  client,
-  clientPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
@@ -35,10 +30,10 @@ import {
   Currency,
   Money,
   orNull,
-  Settlement,
   UtcInstant,
   wholeNumber,
 } from "../../src/http/schemas.ts";
+import { Settlement } from "./answers/schemas.ts";
 import { read } from "../../src/http/ask.ts";
 import {
   AccountBalancesAnswer,

@@ -55,14 +55,13 @@ import {
 import { isCurrencyCode } from "../../src/domain/iso_codes.ts";
 import { toMinor } from "../../src/domain/money.ts";
 import { type Api, ok } from "../../src/http/app.ts";
+import { business, driver } from "../../src/platform/auth/auth.ts";
 import {
-  business,
   businessPrincipalOf,
-  courierPlatform,
-  driver,
   principalName,
   requireScope,
-} from "../../src/platform/auth/auth.ts";
+} from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";

@@ -14,12 +14,9 @@ import {
 } from "../../actors/courier/courier_catalogue.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { toBasisPoints } from "../../src/domain/money.ts";
-import {
-  business,
-  businessPrincipalOf,
-  courierPlatform,
-  principalName,
-} from "../../src/platform/auth/auth.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";

@@ -29,7 +29,8 @@ import {
   temporaryPassword,
 } from "../../src/domain/secrets.ts";
 import { apiKeyPrefix } from "../../src/environment.ts";
-import { operatorOnly, PARTNER_KEY_PREFIX } from "../../src/platform/auth/auth.ts";
+import { operatorOnly } from "../../src/platform/auth/auth.ts";
+import { PARTNER_KEY_PREFIX } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -587,7 +588,7 @@ export function operatorRoutes(api: Api): void {
       env.clock.advanceBy(input.body.seconds * 1000);
       const fired = await env.runtime.fireDueTimers();
       await env.bus.flush();
-      await env.outbound.pump(); // deliveries whose attempt came due
+      await env.pump(); // deliveries whose attempt came due
       return ok(c, { now: new Date(env.clock.now()).toISOString(), timers_fired: fired });
     },
   );

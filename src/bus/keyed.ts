@@ -5,8 +5,19 @@
  * booking once bookings come faster than one round trip each.
  */
 import type { ActorChange, Bus, BusMessage } from "./bus.ts";
-import type { Deferral } from "../platform/reactors/deferred.ts";
 import { eachRetried, type RetryPolicy } from "./retry.ts";
+
+/** A worker's work on one message; throws when it is not (all) done. */
+export type WorkerRun = (message: BusMessage) => Promise<void>;
+
+/**
+ * Where a named worker's failed work is kept to be tried again on a durable schedule (the port;
+ * the platform's deferred work implements it).
+ */
+export interface Deferral {
+  register(worker: string, run: WorkerRun): void;
+  defer(worker: string, message: BusMessage, error: unknown): Promise<void>;
+}
 
 /** Messages handled at once: enough to share group commits and batched lookups, bounded. */
 const IN_FLIGHT_MAX = 256;

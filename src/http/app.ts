@@ -7,11 +7,11 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { Environment } from "../environment.ts";
+import type { Environment } from "./context.ts";
 import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
-import { ApiError, validationFailed } from "./errors.ts";
+import { ApiError, asApiError, validationFailed } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
-import { countUncounted } from "../platform/auth/auth.ts";
+import { countUncounted } from "./guards.ts";
 import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 
@@ -161,7 +161,8 @@ function renderError(
   err: Error,
   refuse: (c: Context, e: ApiError) => Response,
 ): Response {
-  if (err instanceof ApiError) return refuse(c, err);
+  const answer = asApiError(err);
+  if (answer) return refuse(c, answer);
   if (err instanceof HTTPException && err.status < 500) {
     // Hono's own refusals: malformed JSON and the like.
     return refuse(

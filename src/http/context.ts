@@ -1,13 +1,33 @@
 /** The Hono context variables every route can read. */
 import type { Context } from "hono";
-import type { Environment } from "../environment.ts";
-import type { Principal } from "../platform/auth/auth.ts";
+import type { Deps, Reactor } from "../environment.ts";
+import type { LoginThrottle } from "./login_throttle.ts";
+import type { RateLimiter } from "./rate_limit.ts";
+
+/** An environment as its HTTP app sees it: the machinery, and what answering requests needs. */
+export interface Environment extends Deps {
+  /** SHA-256 hex of the operator token. */
+  readonly operatorTokenHash: string;
+  /** `PUBLIC_URL` (or `SANDBOX_PUBLIC_URL`): the base of links handed out; request's own if unset. */
+  readonly publicUrl?: string;
+  readonly rateLimiter: RateLimiter;
+  /** Failed sign-ins per account and per address (courier 5, Business API 5). */
+  readonly loginThrottle: LoginThrottle;
+  /** The features' bus subscribers by name (FeatureParts.reactors). */
+  readonly reactors: Readonly<Record<string, Reactor>>;
+  /** Runs the features' pumps once: outbound attempts now due (after the manual clock moved). */
+  pump(): Promise<void>;
+}
 
 export interface AppEnv {
   Variables: {
     env: Environment;
     requestId: string;
-    principal: Principal | undefined;
+    /**
+     * Who is calling, as the route's guard found it; its kinds are the features' own (the
+     * platform's principal.ts reads it typed).
+     */
+    principal: { readonly kind: string } | undefined;
     /**
      * Where an error answer names its code: `error` on the tracking endpoints (CONTRACT
      * "Errors"), set by define() for a route with RouteSpec.errorField; otherwise `code`.

@@ -2,7 +2,7 @@
  * Errors an integrator sees: a stable `code` and a message naming the problem (STYLE 3, 13). One
  * table maps each code to its HTTP status; domain refusals from actors pass through it.
  */
-import type { Rejection } from "../runtime/actor.ts";
+import { Refused, type Rejection } from "../runtime/actor.ts";
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   unauthenticated: 401,
@@ -226,6 +226,13 @@ export function fromRejection(r: Rejection): ApiError {
     return new ApiError(taken.code, `${taken.what}: ${named}`);
   }
   return new ApiError(r.code, r.message, r.details ?? {});
+}
+
+/** An error as an answer: an ApiError itself, a domain refusal (Refused) as its rejection. */
+export function asApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof Refused) return fromRejection(err.rejection);
+  return null;
 }
 
 export function validationFailed(errors: readonly FieldError[]): ApiError {

@@ -7,7 +7,6 @@
  * counts as one that may fail, so guesses sent all at once get no more tries than guesses sent one
  * after another. On the injected clock, in this instance's memory, bounded.
  */
-import type { Context } from "hono";
 import {
   LOGIN_ATTEMPT_PENDING_MS,
   LOGIN_DELAY_BASE_MS,
@@ -18,7 +17,6 @@ import {
   LOGIN_THROTTLE_ENTRIES_MAX,
 } from "../limits.ts";
 import type { Clock } from "../runtime/clock.ts";
-import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 
 interface Entry {
@@ -160,12 +158,11 @@ export interface LoginAttempt {
  * `rate_limited` with Retry-After while either must wait. The caller reports the outcome.
  */
 export function beginLogin(
-  c: Context<AppEnv>,
+  throttle: LoginThrottle,
   realm: string,
   email: string,
   address: string,
 ): LoginAttempt {
-  const throttle = c.get("env").loginThrottle;
   const account = `account:${realm}:${email}`;
   const from = `address:${address}`;
   // spec: courier 5 (client login): repeated failures wait; an attempt being checked counts
@@ -194,11 +191,10 @@ export function beginLogin(
  * e-mail cannot stop the holder of a session from changing a password they fear is known.
  */
 export function beginPasswordCheck(
-  c: Context<AppEnv>,
+  throttle: LoginThrottle,
   realm: string,
   userId: string,
 ): LoginAttempt {
-  const throttle = c.get("env").loginThrottle;
   const key = `password_check:${realm}:${userId}`;
   refuseWhileWaiting(throttle.waitSeconds(key, LOGIN_FAILURES_PER_ACCOUNT_FREE));
   throttle.admit(key);

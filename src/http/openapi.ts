@@ -3,8 +3,8 @@
  * from the route schemas, so it grows with every route) and `/api-docs/postman.json` made from it.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Environment } from "../environment.ts";
-import { anonymous } from "../platform/auth/auth.ts";
+import type { Environment } from "./context.ts";
+import { anonymous } from "./guards.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
 
 const INFO = {

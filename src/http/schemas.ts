@@ -4,7 +4,6 @@
  */
 import { z } from "@hono/zod-openapi";
 import { isCountryCode, isCurrencyCode } from "../domain/iso_codes.ts";
-import { SETTLEMENT_MODES } from "../courier/rules/settlement.ts";
 
 /** An active ISO 4217 currency code, upper case. */
 export const Currency = z.string()
@@ -97,9 +96,6 @@ export const UtcInstant = z.iso.datetime().openapi({ example: "2026-11-23T09:30:
 
 /** A calendar day in an answer: `YYYY-MM-DD`. */
 export const CalendarDay = z.iso.date().openapi({ example: "2026-11-24" });
-
-/** How a client's account settles (courier 4.2). */
-export const Settlement = z.enum(SETTLEMENT_MODES);
 
 /**
  * A named schema (`.openapi("Name")`) or null. Its `.nullable()` would make the named component

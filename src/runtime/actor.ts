@@ -31,6 +31,33 @@ export interface Rejection {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * A refusal thrown out of a chain of asks (a flow several calls deep): a domain refusal, never an
+ * HTTP error. The HTTP layer answers it as the rejection it carries; a reactor or sweep that
+ * meets one knows the work cannot be done as asked.
+ */
+export class Refused extends Error {
+  override readonly name = "Refused";
+  constructor(readonly rejection: Rejection) {
+    super(`${rejection.code}: ${rejection.message}`);
+  }
+}
+
+/** Throws the refusal `code` (STYLE 3's codes, the HTTP table's too) out of a flow. */
+export function refuse(
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): never {
+  throw new Refused(reject(code, message, details));
+}
+
+/** Throws a rejection an actor answered; answers the reply of an acceptance. */
+export function orRefuse<R>(r: { readonly ok: true; readonly reply: R } | Rejection): R {
+  if (!r.ok) throw new Refused(r);
+  return r.reply;
+}
+
 export interface Acceptance<S, E, R> {
   readonly ok: true;
   readonly events: readonly E[];
@@ -173,4 +200,23 @@ export function asIfMissing<S, C, E, R>(
     // The initial state cannot answer this command: the plain refusal below.
   }
   return notFound(def, id);
+}
+
+/** How a command is asked: its idempotency key and how long the key holds. */
+export interface AskOptions {
+  /** Same key, same actor: the first successful reply is returned and nothing is applied again. */
+  readonly idempotencyKey?: string;
+  /**
+   * Keep the key for good instead of IDEMPOTENCY_TTL_MS: for facts that must never be booked
+   * twice however late they are sent again (courier 2.6 rule 2: the same source event books once).
+   */
+  readonly permanent?: boolean;
+  /**
+   * The id is all but certainly new (a random reference, a waybill derived from one, an event
+   * id derived from a change heard for the first time): skip reading the store and decide on the
+   * initial state. Safe whatever is stored: the commit checks that nothing is stored under the
+   * key (a failed check reads it and decides again), and a decision that writes nothing is made
+   * again on the stored state.
+   */
+  readonly fresh?: boolean;
 }

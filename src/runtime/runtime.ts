@@ -12,7 +12,13 @@ import {
   MARKER_SWEEP_MS,
   MARKERS_PER_SWEEP_MAX,
 } from "../limits.ts";
-import { type AnyActorDefinition, asIfMissing, type CommandOf, type ReplyOf } from "./actor.ts";
+import {
+  type AnyActorDefinition,
+  asIfMissing,
+  type AskOptions,
+  type CommandOf,
+  type ReplyOf,
+} from "./actor.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
 import {
@@ -35,25 +41,7 @@ import type {
   TimerRecord,
 } from "./store.ts";
 
-export { ActorFailure, type AskResult };
-
-export interface AskOptions {
-  /** Same key, same actor: the first successful reply is returned and nothing is applied again. */
-  readonly idempotencyKey?: string;
-  /**
-   * Keep the key for good instead of IDEMPOTENCY_TTL_MS: for facts that must never be booked
-   * twice however late they are sent again (courier 2.6 rule 2: the same source event books once).
-   */
-  readonly permanent?: boolean;
-  /**
-   * The id is all but certainly new (a random reference, a waybill derived from one, an event
-   * id derived from a change heard for the first time): skip reading the store and decide on the
-   * initial state. Safe whatever is stored: the commit checks that nothing is stored under the
-   * key (a failed check reads it and decides again), and a decision that writes nothing is made
-   * again on the stored state.
-   */
-  readonly fresh?: boolean;
-}
+export { ActorFailure, type AskOptions, type AskResult };
 
 export interface RuntimeOptions {
   /** `live` or `sandbox`. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { BusMessage } from "../../src/bus/bus.ts";
 import { KeyedHandler, subscribeKeyed } from "../../src/bus/keyed.ts";
-import type { Deferral } from "../../src/platform/reactors/deferred.ts";
+import type { Deferral } from "../../src/bus/keyed.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 
 const message = (tenant: string, id: string, n: number): BusMessage => ({

@@ -74,7 +74,7 @@ export async function until(
     // Work made since the last clock move (an event created from a bus message) is due at the
     // current manual time: fire it, without moving the clock.
     await t.env.runtime.fireDueTimers();
-    await t.env.outbound.pump();
+    await t.env.pump();
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -61,19 +61,13 @@ import type { Database } from "../../db/schema.ts";
 import { type AppEnv, publicBaseUrl } from "../../http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../http/errors.ts";
 import { z } from "../../http/route.ts";
-import {
-  CalendarDay,
-  Country,
-  Currency,
-  Money,
-  Settlement,
-  UtcInstant,
-} from "../../http/schemas.ts";
+import { CalendarDay, Country, Currency, Money, UtcInstant } from "../../http/schemas.ts";
+import { Settlement } from "../../../routes/courier/answers/schemas.ts";
 import { HEADLINES } from "../rules/lifecycle.ts";
 import { openBookingCrossing } from "./customs.ts";
 import { newOfferReference } from "./waybills.ts";
 import { sequencedWaybill } from "../rules/waybill.ts";
-import type { Environment } from "../../environment.ts";
+import type { Deps } from "../../environment.ts";
 import {
   STALLED_BOOKING_LOOKBACK_MS,
   STALLED_BOOKING_MS,
@@ -569,7 +563,10 @@ const stalledSweeps = new WeakMap<ActorRuntime, SweepRounds<string>>();
  * complete (kept before its request was) never keeps the charges after it waiting behind it,
  * and one that failed is looked at again by the next round.
  */
-export function completeStalledBookings(env: Environment, now: number): Promise<number> {
+export function completeStalledBookings(
+  env: Pick<Deps, "runtime" | "db">,
+  now: number,
+): Promise<number> {
   const runtime = env.runtime;
   let rounds = stalledSweeps.get(runtime);
   if (!rounds) {

@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { sql } from "kysely";
 import { asRun, networkRunActor } from "../../../actors/courier/network_run.ts";
-import { businessPrincipalOf } from "../../platform/auth/auth.ts";
+import { businessPrincipalOf } from "../../platform/auth/principal.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
 

@@ -30,7 +30,7 @@ import type { ScanInput, Shipment } from "../../../actors/courier/shipment.ts";
 import type { ScanEvent } from "../rules/lifecycle.ts";
 import { decimal } from "../../domain/money.ts";
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
-import { businessPrincipalOf, principalName } from "../../platform/auth/auth.ts";
+import { businessPrincipalOf, principalName } from "../../platform/auth/principal.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError, fromRejection } from "../../http/errors.ts";
 import { type LaterCharge, postClientCharge, postLaterCharge } from "./later_charges.ts";

@@ -16,7 +16,7 @@ import {
   type ExportState,
   type Report,
   type ReportedState,
-} from "../rules/export_state.ts";
+} from "../../platform/rules/export_state.ts";
 import type { Database } from "../../db/schema.ts";
 
 /** Rows fetched from the database per chunk of the file. */

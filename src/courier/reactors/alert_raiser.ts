@@ -15,7 +15,7 @@ import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
 import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
 import type { RetryPolicy } from "../../bus/retry.ts";
-import type { Deferral } from "../../platform/reactors/deferred.ts";
+import type { Deferral } from "../../bus/keyed.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "../flows/alerts.ts";
 

@@ -46,13 +46,13 @@ import {
   eventIdOf,
 } from "../rules/billing_events.ts";
 import { formatMinor } from "../../domain/money.ts";
-import type { ShipmentSnapshot } from "../rules/operations_row.ts";
+import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 import { entryOf, type LedgerEntry } from "../rules/ledger.ts";
 import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed, subscribeUnits } from "../../bus/keyed.ts";
 import { HANDLER_RETRY, retried, type RetryPolicy } from "../../bus/retry.ts";
-import type { Deferral } from "../../platform/reactors/deferred.ts";
+import type { Deferral } from "../../bus/keyed.ts";
 import { postLaterCharge } from "../flows/later_charges.ts";
 import { scanCharge, type ScanEvent } from "../rules/lifecycle.ts";
 import type { Database, LedgerEntryRow } from "../../db/schema.ts";

@@ -16,10 +16,10 @@ import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
 import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
 import type { RetryPolicy } from "../../bus/retry.ts";
-import type { Deferral } from "../../platform/reactors/deferred.ts";
+import type { Deferral } from "../../bus/keyed.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../rules/billing_events.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import type { ShipmentSnapshot } from "../rules/operations_row.ts";
+import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 
 export interface ClientWebhooksOptions {
   readonly runtime: ActorRuntime;

@@ -8,7 +8,7 @@ import { sql } from "kysely";
 import { businessActor, type PreviousSecret } from "../../../actors/platform/business.ts";
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event.ts";
-import type { Environment } from "../../environment.ts";
+import type { Deps } from "../../environment.ts";
 import { ENDPOINT_SET_EVENTS_MAX } from "../../limits.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
@@ -59,7 +59,7 @@ const ENDPOINT_SET_PAGE = 200;
  * the query side; each event re-checks that it still waits. Answers how many were found.
  */
 export async function attemptWaitingEvents(
-  env: Pick<Environment, "runtime" | "db" | "settle">,
+  env: Pick<Deps, "runtime" | "db" | "settle">,
   tenant: string,
   recipient: Recipient,
 ): Promise<number> {

@@ -10,7 +10,7 @@
  * (SCAN_CHARGE_RETRY_MS) until this handler confirms it booked.
  */
 import { type ChargeDue, shipmentActor } from "../../../actors/courier/shipment.ts";
-import type { ShipmentSnapshot } from "../rules/operations_row.ts";
+import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 import { confirmed, DueCharges, type DueChargesOptions } from "./due_charges.ts";
 import { bookScanCharge } from "../flows/later_charges.ts";
 

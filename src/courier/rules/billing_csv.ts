@@ -3,7 +3,11 @@
  * row per ledger entry. Pure: a row is shaped from facts the query side supplies.
  */
 import { formatMinor } from "../../domain/money.ts";
-import { type ExportState, furthest, type ReportedState } from "./export_state.ts";
+import {
+  type ExportState,
+  furthest,
+  type ReportedState,
+} from "../../platform/rules/export_state.ts";
 
 /** spec: courier 4.3 "CSV columns", in order. */
 export const BILLING_CSV_COLUMNS = [

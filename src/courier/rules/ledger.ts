@@ -24,10 +24,7 @@ export const INVOICES_RECENT_MAX = 24;
  * period's invoices are read from Postgres when it is invoiced again.
  */
 export const PERIODS_KEPT_MAX = 24;
-/** Entry references, invoice ids and waybills: short, stable strings. */
-export const REFERENCE_CHARS_MAX = 80;
-/** Reasons, evidence paths and source event names. */
-export const TEXT_CHARS_MAX = 500;
+export { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../../limits.ts";
 /** Notes the query side may not hold yet, kept in state (about 130 bytes each). */
 export const NOTES_IN_FLIGHT_MAX = 40;
 /** Due date of an invoice when the client has no payment_days set. */

@@ -4,7 +4,6 @@
  * Pure: instants are epoch milliseconds passed in; deadlines count working hours on the
  * calendar frozen with the service terms (working_hours.ts).
  */
-import type { ServiceHours } from "../../../actors/courier/courier_catalogue.ts";
 import { addWorkingDays, type WorkingCalendar } from "../../domain/calendar.ts";
 import type { ChargeKind } from "./ledger.ts";
 import { addWorkingHours, workingMsBetween } from "../../domain/working_hours.ts";
@@ -64,6 +63,19 @@ export const OWNER_ROLES = ["courier", "customs", "recipient"] as const;
 export type Owner = typeof OWNER_ROLES[number];
 
 /** The service terms a shipment froze at booking (courier 2.8), as far as deadlines need them. */
+/** The hours a service level allows each milestone (courier 2.8, 3.2). */
+export interface ServiceHours {
+  readonly collection_due_hours: number;
+  readonly depot_dwell_hours: number;
+  readonly border_presentation_hours: number;
+  readonly customs_wait_hours: number;
+  readonly linehaul_hours: number;
+  readonly destination_dwell_hours: number;
+  readonly delivery_attempt_hours: number;
+  readonly redelivery_due_hours: number;
+  readonly no_scan_hours: number;
+}
+
 export interface LifecycleTerms extends ServiceHours {
   readonly at_risk_pct: number;
   readonly calendar: WorkingCalendar;

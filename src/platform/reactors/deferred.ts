@@ -12,18 +12,14 @@
 import { deferredWorkActor, deferredWorkId } from "../../../actors/platform/deferred_work.ts";
 import type { ActorChange, Bus, BusMessage } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
-import { type KeyedSubscription, subscribeKeyed } from "../../bus/keyed.ts";
+import {
+  type Deferral,
+  type KeyedSubscription,
+  subscribeKeyed,
+  type WorkerRun,
+} from "../../bus/keyed.ts";
 import { retried } from "../../bus/retry.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-
-/** A worker's work on one message; throws when it is not (all) done. */
-export type WorkerRun = (message: BusMessage) => Promise<void>;
-
-/** What subscribeKeyed needs to defer a worker's failed work. */
-export interface Deferral {
-  register(worker: string, run: WorkerRun): void;
-  defer(worker: string, message: BusMessage, error: unknown): Promise<void>;
-}
 
 export interface DeferredWorksOptions {
   readonly runtime: ActorRuntime;

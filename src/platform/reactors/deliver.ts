@@ -30,13 +30,13 @@ import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../../bus/keyed.ts";
 import { eachRetried, type RetryPolicy } from "../../bus/retry.ts";
-import type { Deferral } from "./deferred.ts";
+import type { Deferral } from "../../bus/keyed.ts";
 import { sealOwner, unseal } from "../../domain/secrets.ts";
 import { v2Headers, v3Headers } from "../../domain/signatures.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { newId } from "../../runtime/ids.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { ATTEMPT_ERROR_CHARS_MAX, ATTEMPT_TIMEOUT_MS, clip } from "../../outbound/schedule.ts";
+import { ATTEMPT_ERROR_CHARS_MAX, ATTEMPT_TIMEOUT_MS, clip } from "../rules/delivery_schedule.ts";
 import { pinnedPost, type SendFn } from "../../outbound/pinned_post.ts";
 import { checkDeliveryTarget, type Resolve } from "../../outbound/url_guard.ts";
 

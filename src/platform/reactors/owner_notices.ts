@@ -19,7 +19,7 @@ import {
 import { type MailMessage, mailMessageActor } from "../../../actors/platform/mail_message.ts";
 import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
-import type { Deferral } from "./deferred.ts";
+import type { Deferral } from "../../bus/keyed.ts";
 import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
 import type { RetryPolicy } from "../../bus/retry.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";

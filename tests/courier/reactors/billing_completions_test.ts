@@ -76,7 +76,7 @@ async function ready(t: TestEnv, card: Record<string, unknown> = {}): Promise<Bo
   await topUp(t, courier, client, "500");
   const waybill = await bookWaybill(t, client);
   await t.env.bus.flush();
-  await t.env.billingEvents.close();
+  await t.env.reactors["billing_events"]!.close();
   return { courier, client, waybill };
 }
 
@@ -130,7 +130,7 @@ interface LaggingLedger {
  * never reached: the test must not `settle()` after this.
  */
 async function laggingLedger(t: TestEnv): Promise<LaggingLedger> {
-  await t.ledgerProjector.stop();
+  await t.projections["ledger"]!.stop();
   const held = heldBus(t.env.bus);
   const projector = startLedgerProjector({
     bus: held.bus,
@@ -545,7 +545,7 @@ Deno.test("completion events: a later charge parked on the query side holds the 
       assert.ok(errors.length > 0 && (errors[0] as Error).cause instanceof LedgerCatchingUp);
 
       await poison("drop");
-      assert.equal(await t.ledgerProjector.retryParked(), 1);
+      assert.equal(await t.projections["ledger"]!.retryParked(), 1);
       const closedAt = t.clock.now();
       assert.equal(await billing.sweepCompletions(t.env.db, closedAt + SWEEP_AFTER_MS + 1), 1);
       const body = await completionBody(t, b);

@@ -580,7 +580,7 @@ Deno.test("billing events: an endpoint alert whose resolution fails past the del
       await until(t, async () => (await endpointAlerts(t, courier, "open")).length === 1, "alert");
       // The environment's own engine stops; this one's resolutions fail at every try of the
       // delivery that carries the commit (the process dying there each time).
-      await t.env.outbound.close();
+      await t.env.reactors["outbound"]!.close();
       const resolves = commandKind("resolve");
       const flaky = flakyRuntime(t.env.runtime, {
         fails: (type, command) => type === alertActor.type && resolves(type, command),
@@ -932,7 +932,7 @@ Deno.test("billing events: a charge whose event a crash kept from being made is 
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "500");
     // The process dies between the booking's ledger commit and its billing event.
-    await t.env.billingEvents.close();
+    await t.env.reactors["billing_events"]!.close();
     const waybill = await bookWaybill(t, client);
     await t.settle();
     const eventId = await eventIdOf("billing", courier.business.id, client.id, waybill);
@@ -967,7 +967,7 @@ Deno.test("billing events: a resolution whose charge.resolved a crash kept from 
     const own = await eventIdOf("billing", courier.business.id, client.id, "DUT-T3");
     await until(t, () => exists(own), "the duties' own event");
     // The process dies between the resolution's ledger commit and its charge.resolved event.
-    await t.env.billingEvents.close();
+    await t.env.reactors["billing_events"]!.close();
     const r = await t.call("POST", `/business/courier/clients/${client.id}/billing/resolve-fx`, {
       key: courier.business.api_key,
       body: { entry_reference: "DUT-T3", rate: "0.75", source: "Bank of Botswana" },

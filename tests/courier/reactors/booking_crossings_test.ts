@@ -72,7 +72,7 @@ Deno.test("booking crossings: a late try after a border stop opened a crossing o
   withTestEnv(async (t) => {
     const { courier, tenant, made, booking } = await crossBorderBooking(t);
     // The environment's own opener is down: the booking's crossing waits (a deferred try).
-    await t.env.bookingCrossings.close();
+    await t.env.reactors["booking_crossings"]!.close();
     const booked: BusMessage[] = [];
     const sub = t.env.bus.subscribe(
       subjectPattern(t.env.runtime.busPrefix, "*", shipmentActor.type),

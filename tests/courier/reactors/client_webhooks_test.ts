@@ -176,7 +176,7 @@ Deno.test("client webhook: an event whose commit fails once is made within the d
   withTestEnv(async (t) => {
     const receiver = startReceiver();
     // The environment's own maker stops; this one's first event commit fails (a store hiccup).
-    await t.env.clientWebhooks.close();
+    await t.env.reactors["client_webhooks"]!.close();
     const flaky = flakyRuntime(t.env.runtime, {
       fails: (type, command) =>
         type === outboundEventActor.type &&

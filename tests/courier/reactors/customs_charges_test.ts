@@ -94,7 +94,7 @@ Deno.test("customs charges: a booking that fails stays due and is booked at the 
   withTestEnv(async (t) => {
     const p = await presented(t);
     // This process's booker fails its first booking (the ledger unreachable for a moment).
-    await t.env.customsCharges.close();
+    await t.env.reactors["customs_charges"]!.close();
     let failures = 1;
     const errors: string[] = [];
     const flaky = new CustomsCharges({

@@ -6,7 +6,7 @@ import {
   summaryOf,
 } from "../../../actors/platform/outbound_event.ts";
 import { exportedLookup, outboundAlerts } from "../../../src/courier/reactors/delivery_alerts.ts";
-import { ATTEMPTS_MAX, REQUEUES_MAX } from "../../../src/outbound/schedule.ts";
+import { ATTEMPTS_MAX, REQUEUES_MAX } from "../../../src/platform/rules/delivery_schedule.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { billingCsv, bookWaybill, newClient, newCourier, topUp } from "../../helpers/courier.ts";
 

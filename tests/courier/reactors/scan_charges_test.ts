@@ -109,7 +109,7 @@ Deno.test("scan charges: a return whose request died after the scan is booked on
   withTestEnv(async (t) => {
     const b = await ready(t);
     // The completion event, which also books the return, fails here: the charge does not hang on it.
-    await t.env.billingEvents.close();
+    await t.env.reactors["billing_events"]!.close();
     await recordOnly(t, b, ["out_for_delivery", "delivery_attempted", "returning", "returned"]);
     await booked(t, b, [`RET-${b.waybill}`]);
     assert.deepEqual(await scanChargesOf(t, b), [
@@ -175,7 +175,7 @@ Deno.test("scan charges: a booking that fails stays due and is booked at the shi
   withTestEnv(async (t) => {
     const b = await ready(t);
     // This process's booker fails its first booking (the ledger unreachable for a moment).
-    await t.env.scanCharges.close();
+    await t.env.reactors["scan_charges"]!.close();
     let failures = 1;
     const errors: string[] = [];
     const flaky = new ScanCharges({

@@ -8,7 +8,7 @@ import {
 } from "../../../src/courier/rules/billing_events.ts";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../../../src/courier/rules/billing_csv.ts";
 import { csvLines, spreadsheetSafe } from "../../../src/domain/csv.ts";
-import { entryReportOf } from "../../../src/courier/rules/export_state.ts";
+import { entryReportOf } from "../../../src/platform/rules/export_state.ts";
 import { sequenceText } from "../../../src/courier/rules/waybill.ts";
 import { type EntryKind, entryOf } from "../../../src/courier/rules/ledger.ts";
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { bearerToken, business, courierPlatform, driver } from "../../../src/platform/auth/auth.ts";
+import { bearerToken } from "../../../src/http/guards.ts";
+import { business, driver } from "../../../src/platform/auth/auth.ts";
+import { courierPlatform } from "../../../src/courier/auth.ts";
 import type { Api } from "../../../src/http/app.ts";
 import { ok } from "../../../src/http/app.ts";
 import { define } from "../../../src/http/route.ts";

@@ -23,7 +23,7 @@ import {
   nextAttemptAt,
   OUTBOUND_BODY_BYTES_MAX,
   RETRY_SCHEDULE_MINUTES,
-} from "../../../src/outbound/schedule.ts";
+} from "../../../src/platform/rules/delivery_schedule.ts";
 import { completionEventBody } from "../../../src/courier/rules/billing_events.ts";
 import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../../../src/courier/rules/ledger.ts";
 import { COMPLETION_ADJUSTMENTS_MAX } from "../../../src/limits.ts";

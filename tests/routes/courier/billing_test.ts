@@ -1118,7 +1118,7 @@ Deno.test("billing: a credit note is judged against an earlier note still parked
     );
 
     await sql`alter table ledger_entries drop constraint poison`.execute(t.env.db);
-    assert.equal(await t.ledgerProjector.retryParked(), 2);
+    assert.equal(await t.projections["ledger"]!.retryParked(), 2);
     const onNine = await act(t, courier, client, "correct", {
       ...body,
       amount: "-1.00",

@@ -2,8 +2,12 @@
  * The retry schedule of outbound events (courier 6.1, 6.2, 8) and the limits of one delivery.
  * Pure: no clock, no I/O.
  */
-import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../courier/rules/ledger.ts";
-import { COMPLETION_ADJUSTMENTS_MAX, STATE_BYTES_MAX } from "../limits.ts";
+import {
+  COMPLETION_ADJUSTMENTS_MAX,
+  REFERENCE_CHARS_MAX,
+  STATE_BYTES_MAX,
+  TEXT_CHARS_MAX,
+} from "../../limits.ts";
 
 /** Courier 6.1 and 8: retries after 1, 5, 30, 120 and 720 minutes, counted from the first try. */
 export const RETRY_SCHEDULE_MINUTES: readonly number[] = [1, 5, 30, 120, 720];

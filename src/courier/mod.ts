@@ -1,0 +1,99 @@
+/**
+ * The courier platform (courier platform API v1): its actors, its routes, and the reactors,
+ * projection and sweeps that follow its commits.
+ */
+import { COURIER_ACTORS } from "../../actors/courier/mod.ts";
+import { courierClientRoutes } from "../../routes/courier/clients.ts";
+import { clientApiRoutes } from "../../routes/courier/client_api.ts";
+import { priceRoutes } from "../../routes/courier/prices.ts";
+import { clientShipmentRoutes } from "../../routes/courier/client_shipments.ts";
+import { billingRoutes } from "../../routes/courier/billing.ts";
+import { billingEventRoutes } from "../../routes/courier/billing_events.ts";
+import { boardRoutes } from "../../routes/courier/board.ts";
+import { operationRoutes } from "../../routes/courier/operations.ts";
+import { trackingRoutes } from "../../routes/courier/tracking.ts";
+import { runRoutes } from "../../routes/courier/runs.ts";
+import { rateCardRoutes } from "../../routes/courier/rate_cards.ts";
+import { serviceLevelRoutes } from "../../routes/courier/service_levels.ts";
+import { alertRoutes } from "../../routes/courier/alerts.ts";
+import { customsRoutes } from "../../routes/courier/customs.ts";
+import { packingSlipRoutes } from "../../routes/courier/packing_slip.ts";
+import { clientDocumentRoutes } from "../../routes/courier/client_documents.ts";
+import { labRoutes } from "../../routes/courier/lab.ts";
+import { checklistRoutes } from "../../routes/courier/checklists.ts";
+import { claimRoutes } from "../../routes/courier/claims.ts";
+import { clientStoreRoutes } from "../../routes/courier/client_stores.ts";
+import { clientPeopleRoutes } from "../../routes/courier/client_people.ts";
+import { clientManifestRoutes } from "../../routes/courier/client_manifest.ts";
+import type { Feature } from "../feature.ts";
+import { platformServices } from "../platform/mod.ts";
+import { completeStalledBookings } from "./flows/booking.ts";
+import { ShipmentAlertRaiser } from "./reactors/alert_raiser.ts";
+import { BillingEvents } from "./reactors/billing_events.ts";
+import { BookingCrossings } from "./reactors/booking_crossings.ts";
+import { ClientWebhooks } from "./reactors/client_webhooks.ts";
+import { CustomsCharges } from "./reactors/customs_charges.ts";
+import { outboundAlerts } from "./reactors/delivery_alerts.ts";
+import { targetResolver } from "./reactors/delivery_targets.ts";
+import { startLedgerProjector } from "./reactors/ledger_projection.ts";
+import { ScanCharges } from "./reactors/scan_charges.ts";
+
+export const courierFeature: Feature = {
+  name: "courier",
+  actors: COURIER_ACTORS,
+  routers: [
+    courierClientRoutes,
+    clientApiRoutes,
+    priceRoutes,
+    clientShipmentRoutes,
+    billingRoutes,
+    billingEventRoutes,
+    // Before operationRoutes: its /operations/{reference} would take /operations/live.
+    boardRoutes,
+    operationRoutes,
+    trackingRoutes,
+    runRoutes,
+    rateCardRoutes,
+    serviceLevelRoutes,
+    alertRoutes,
+    customsRoutes,
+    packingSlipRoutes,
+    clientDocumentRoutes,
+    labRoutes,
+    checklistRoutes,
+    claimRoutes,
+    clientStoreRoutes,
+    clientPeopleRoutes,
+    clientManifestRoutes,
+  ],
+  start(deps) {
+    const { runtime, bus, db } = deps;
+    const { deferral, delivery } = platformServices(deps);
+    const targets = targetResolver(runtime, deps.clock);
+    // spec: courier 6.1, 6.2: the courier's and its clients' endpoints; 6.3 their alerts.
+    delivery.add({ targets, ...outboundAlerts(runtime, db) });
+    const ledger = startLedgerProjector({ bus, db, env: deps.busPrefix });
+    const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral });
+    return {
+      projections: { ledger },
+      reactors: {
+        billing_events: billingEvents,
+        // Its charges stay due in the shipment, on the shipment's own timer: nothing to defer.
+        scan_charges: new ScanCharges({ runtime, bus }),
+        // The same for clearance fees: due in the crossing, on the crossing's own timer.
+        customs_charges: new CustomsCharges({ runtime, bus }),
+        alert_raiser: new ShipmentAlertRaiser({ runtime, bus, deferral }),
+        client_webhooks: new ClientWebhooks({ runtime, bus, deferral }),
+        booking_crossings: new BookingCrossings({ runtime, bus, deferral }),
+      },
+      // Charges and completed shipments whose billing event, or bookings whose shipment, a crash
+      // or a failure outlasting the handlers' retries kept from being made are found on the
+      // query side.
+      sweeps: {
+        "billing event sweep": (now) => billingEvents.sweep(db, now),
+        "completion event sweep": (now) => billingEvents.sweepCompletions(db, now),
+        "stalled booking sweep": (now) => completeStalledBookings(deps, now),
+      },
+    };
+  },
+};

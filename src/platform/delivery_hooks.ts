@@ -1,0 +1,57 @@
+/**
+ * What the features tell the one delivery engine (reactors/deliver.ts): where their recipients'
+ * events go and what a failed, waiting or late-delivered event raises. The engine is the
+ * platform's; the recipients and their alerts are the documents' (courier 6.1, 6.2, 6.3).
+ */
+import type { Recipient } from "../../actors/platform/outbound_event.ts";
+import type { AlertCallback, DeliveryTarget, OutboundDeliveryOptions } from "./reactors/deliver.ts";
+
+/** Where a recipient's events go now: null, none is set; undefined, not this feature's. */
+export type TargetResolver = (
+  tenant: string,
+  recipient: Recipient,
+) => Promise<DeliveryTarget | null | undefined>;
+
+export interface DeliveryHook {
+  readonly targets?: TargetResolver;
+  readonly onFailed?: AlertCallback;
+  readonly onEndpointMissing?: AlertCallback;
+  readonly onDeliveredAfterWait?: AlertCallback;
+}
+
+type Callbacks = Pick<
+  OutboundDeliveryOptions,
+  "targets" | "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait"
+>;
+
+/** Hooks added by features as they start, read by the engine at each attempt. */
+export class DeliveryHooks {
+  readonly #hooks: DeliveryHook[] = [];
+
+  add(hook: DeliveryHook): void {
+    this.#hooks.push(hook);
+  }
+
+  /** The engine's options, each asking the hooks added by then. */
+  callbacks(): Callbacks {
+    return {
+      targets: async (tenant, recipient) => {
+        for (const h of this.#hooks) {
+          const target = await h.targets?.(tenant, recipient);
+          if (target !== undefined) return target;
+        }
+        return null;
+      },
+      onFailed: (tenant, event) => this.#each("onFailed", tenant, event),
+      onEndpointMissing: (tenant, event) => this.#each("onEndpointMissing", tenant, event),
+      onDeliveredAfterWait: (tenant, event) => this.#each("onDeliveredAfterWait", tenant, event),
+    };
+  }
+
+  async #each(
+    name: "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait",
+    ...args: Parameters<AlertCallback>
+  ): Promise<void> {
+    for (const h of this.#hooks) await h[name]?.(...args);
+  }
+}

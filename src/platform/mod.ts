@@ -1,0 +1,66 @@
+/**
+ * The platform: what every document stands on (CONTRACT operator API; Business API 4.3, 5): the
+ * businesses and their keys, people, drivers and wallets, sign-in, the settings, and the one
+ * signed delivery engine for outbound events with the deferred work of every bus worker.
+ */
+import { PLATFORM_ACTORS } from "../../actors/platform/mod.ts";
+import { operatorRoutes } from "../../routes/platform/operator.ts";
+import { accountRoutes } from "../../routes/business/account.ts";
+import type { Feature, FeatureDeps } from "../feature.ts";
+import { DeliveryHooks } from "./delivery_hooks.ts";
+import { DeferredWorks } from "./reactors/deferred.ts";
+import { OutboundDelivery } from "./reactors/deliver.ts";
+import { OwnerNotices } from "./reactors/owner_notices.ts";
+
+/** What the platform offers the features started after it. */
+export interface PlatformServices {
+  /** Where the bus workers of every feature keep work that still fails after its retries. */
+  readonly deferral: DeferredWorks;
+  /** Where features say where their recipients' events go and what a failure raises. */
+  readonly delivery: DeliveryHooks;
+}
+
+export const PLATFORM = "platform";
+
+/** The platform's services, for a feature started after it. */
+export function platformServices(deps: Pick<FeatureDeps, "services">): PlatformServices {
+  const s = deps.services(PLATFORM);
+  if (!(s instanceof Object) || !("deferral" in s) || !("delivery" in s)) {
+    throw new Error("the platform feature must start before the features that use it");
+  }
+  return s as PlatformServices;
+}
+
+export const platformFeature: Feature = {
+  name: PLATFORM,
+  actors: PLATFORM_ACTORS,
+  routers: [operatorRoutes, accountRoutes],
+  start(deps) {
+    const { runtime, bus } = deps;
+    // Work the workers still fail after their retries is kept and tried again later.
+    const deferral = new DeferredWorks({ runtime, bus });
+    const delivery = new DeliveryHooks();
+    const outbound = new OutboundDelivery({
+      deferral,
+      runtime,
+      bus,
+      dataKey: deps.dataKey,
+      clock: deps.clock,
+      allowLoopback: deps.allowLoopbackWebhooks,
+      ...delivery.callbacks(),
+    });
+    // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
+    const ownerNotices = new OwnerNotices({ runtime, bus, deferral });
+    const services: PlatformServices = { deferral, delivery };
+    return {
+      // Closed newest first: the deferral, which the others defer into, last.
+      reactors: { deferral, outbound, owner_notices: ownerNotices },
+      // Attempts are I/O, so they run beside the actors, as soon as their timers say they are
+      // due. A pump may still be waiting on a slow endpoint when the next starts: the engine's
+      // caps on attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold
+      // across pumps.
+      pumps: { "outbound delivery": () => outbound.pump() },
+      services,
+    };
+  },
+};
