@@ -43,7 +43,7 @@ import { define, parse, readJson, z } from "../../src/http/route.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../../src/http/ask.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 import { orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { BODY_TOO_LARGE } from "../../src/http/refusals.ts";
 

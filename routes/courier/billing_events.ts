@@ -30,7 +30,7 @@ import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../src/limits.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../../src/http/ask.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 import { CalendarDay, Currency, orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../../src/courier/rules/ledger.ts";
 import { COMPLETION_EVENTS } from "../../src/courier/rules/billing_events.ts";

@@ -37,7 +37,13 @@ import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/au
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
-import { ApiError, fromRejection, statusOf, validationFailed } from "../../src/http/errors.ts";
+import {
+  ApiError,
+  asApiError,
+  fromRejection,
+  statusOf,
+  validationFailed,
+} from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import {
   Currency,
@@ -50,7 +56,7 @@ import {
 } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
 import { bookNote } from "./billing.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Claims";
 const CLAIMS_PAGE_DEFAULT = 100;
@@ -243,8 +249,9 @@ async function creditNote(
       entryAsk(`note:${reference}`),
     );
   } catch (e) {
-    if (e instanceof ApiError && !transient(e.code)) {
-      return { booked: false, code: e.code, message: e.message };
+    const refused = asApiError(e);
+    if (refused && !transient(refused.code)) {
+      return { booked: false, code: refused.code, message: refused.message };
     }
     throw e;
   }

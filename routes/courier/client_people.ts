@@ -32,7 +32,7 @@ import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
 import { ask } from "../../src/http/ask.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Client API";
 const security = "client" as const;

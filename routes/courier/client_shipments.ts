@@ -58,7 +58,7 @@ import {
   ShipmentRequest,
   type ShipmentRequestBody,
 } from "./shipment_requests.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Client API";
 const security = "client" as const;

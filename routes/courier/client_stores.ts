@@ -47,7 +47,7 @@ import {
 import { define, z } from "../../src/http/route.ts";
 import { orNull, UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 
 const STORES_PAGE_DEFAULT = 100;
 /** The most stores one page answers (bounded pages). */

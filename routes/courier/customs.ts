@@ -44,7 +44,7 @@ import {
 } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { ApiError, asApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { BODY_TOO_LARGE, refusing } from "../../src/http/refusals.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
@@ -58,7 +58,7 @@ import {
   Waybill,
 } from "../../src/http/schemas.ts";
 import { read } from "../../src/http/ask.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 import { boundedText } from "../../src/http/upload.ts";
 
 const tag = "Customs";
@@ -471,7 +471,7 @@ export function customsRoutes(api: Api): void {
     // spec: courier 4.5: limited to the driver's runs. A crossing the driver does not carry
     // answers as one that does not exist: its waybill is not the driver's to learn.
     await assertDriverCarries(c, crossing.waybill).catch((e) => {
-      if (e instanceof ApiError && e.code === "not_found") {
+      if (asApiError(e)?.code === "not_found") {
         throw new ApiError("not_found", "customs crossing not found");
       }
       throw e;

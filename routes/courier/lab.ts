@@ -43,7 +43,7 @@ import { define, z } from "../../src/http/route.ts";
 import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
 import { entryView, LedgerEntryAnswer } from "./billing.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Laboratory samples";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];

@@ -33,7 +33,7 @@ import { ask, read } from "../../src/http/ask.ts";
 import { FrozenPricingAnswer, pricingView } from "./prices.ts";
 import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
 import { AlertAnswer, alertView } from "./alerts.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Operations board";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];

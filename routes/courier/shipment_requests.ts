@@ -12,7 +12,7 @@ import { asOffer, priceOfferActor } from "../../actors/courier/price_offer.ts";
 import { asShipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import { canonicalJson, hashSecret } from "../../src/domain/secrets.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { ApiError, fromRejection } from "../../src/http/errors.ts";
+import { ApiError, asApiError, fromRejection } from "../../src/http/errors.ts";
 import { z } from "../../src/http/route.ts";
 import type { Rejection } from "../../src/runtime/actor.ts";
 import { newOfferReference } from "../../src/courier/flows/waybills.ts";
@@ -274,7 +274,8 @@ function chainsOf(
 
 /** A row's failure as its answer: refusals as they are, anything else without internals. */
 function asRowError(c: Context<AppEnv>, e: unknown): ApiError {
-  if (e instanceof ApiError) return e;
+  const refused = asApiError(e);
+  if (refused) return refused;
   const requestId = c.get("requestId");
   console.error(`request ${requestId}: a booking row failed:`, e);
   return new ApiError("internal_error", `internal error; request id: ${requestId}`);

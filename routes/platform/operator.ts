@@ -34,7 +34,7 @@ import { PARTNER_KEY_PREFIX } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { iso } from "../../src/http/iso.ts";
+import { iso } from "../../src/domain/iso.ts";
 import { sql } from "kysely";
 import {
   Country,

@@ -20,8 +20,10 @@
  *   not charged for them;
  * - a release after the vehicle left raises `released_awaiting_collection` for the courier.
  *
- * Refusals are thrown as ApiError (the route renders them; other callers read `code`).
+ * Refusals are thrown as domain refusals (Refused: the route renders them; other callers read
+ * `rejection.code`).
  */
+import { Refused } from "../../runtime/actor.ts";
 import {
   clearanceSourceEvent,
   type Crossing,
@@ -38,8 +40,7 @@ import {
 } from "../../../actors/courier/customs_crossing.ts";
 import type { ScanInput, Shipment } from "../../../actors/courier/shipment.ts";
 import { derivedId } from "../../domain/secrets.ts";
-import { fromRejection } from "../../http/errors.ts";
-import { iso } from "../../http/iso.ts";
+import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
@@ -111,7 +112,7 @@ export interface OpenCrossingInput {
  * Presents the shipment at a border stop and records `presented_to_customs` on it: the crossing
  * it got at booking, the first time it reaches a border stop; else (another border, or booked
  * before crossings were opened at booking) a crossing of this stop's, opened once. Answers the
- * crossing id. Throws ApiError `not_found` for another tenant's (or no) shipment.
+ * crossing id. Throws Refused `not_found` for another tenant's (or no) shipment.
  */
 export async function openCrossing(
   runtime: ActorRuntime,
@@ -181,7 +182,7 @@ export async function openCrossing(
   return id;
 }
 
-/** The crossing as it stands; ApiError `not_found` for another tenant's (or no) crossing. */
+/** The crossing as it stands; Refused `not_found` for another tenant's (or no) crossing. */
 export async function getCrossing(
   runtime: ActorRuntime,
   tenant: string,
@@ -204,7 +205,7 @@ export async function vehicleLeft(
 }
 
 /**
- * The shipment exited `country` or entered `to_country` at the border stop (each once). ApiError
+ * The shipment exited `country` or entered `to_country` at the border stop (each once). Refused
  * `entry_before_exit` when the entry comes first.
  */
 export async function recordCrossing(
@@ -379,7 +380,7 @@ async function bookClearance(
       by: move.by,
     },
   );
-  if (booked && !booked.ok) throw fromRejection(booked);
+  if (booked && !booked.ok) throw new Refused(booked);
   // A fee of zero books nothing: the courier does not charge for clearances.
   return booked ? reference : null;
 }
@@ -419,7 +420,7 @@ async function bookDuty(
     // Product rule: a refusal changes nothing: the crossing claims no duty the client was not
     // charged; the same duties sent again once the account takes them are recorded and booked.
     await askCrossing(runtime, tenant, crossing.id, { kind: "withdraw_duty", move });
-    throw fromRejection(booked);
+    throw new Refused(booked);
   }
   return reference;
 }
@@ -449,6 +450,6 @@ async function askCrossing(
   command: CrossingCommand,
 ): Promise<CrossingReply> {
   const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command);
-  if (!r.ok) throw fromRejection(r);
+  if (!r.ok) throw new Refused(r);
   return r.reply;
 }

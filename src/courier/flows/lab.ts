@@ -8,10 +8,10 @@
  * rate card, source event `sample.cold_chain:<waybill>`, so setting the profile again, or a retry
  * after a failure, books it once; a fee of zero books nothing.
  */
+import { Refused } from "../../runtime/actor.ts";
 import { labSampleActor } from "../../../actors/courier/lab_sample.ts";
 import type { Shipment } from "../../../actors/courier/shipment.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
-import { fromRejection } from "../../http/errors.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { postLaterCharge } from "./later_charges.ts";
 
@@ -35,7 +35,7 @@ export async function labHandoverAllowed(
   const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "handover_check" });
   if (!r.ok) {
     if (r.code === "not_found") return { ok: true };
-    throw fromRejection(r);
+    throw new Refused(r);
   }
   const verdict = r.reply;
   if (!("allowed" in verdict)) throw new Error("expected a handover verdict");
@@ -55,7 +55,7 @@ export async function labHandedOver(
   at: number,
 ): Promise<void> {
   const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "handed_over", at });
-  if (!r.ok) throw fromRejection(r);
+  if (!r.ok) throw new Refused(r);
 }
 
 export function coldChainReference(waybill: string): string {
@@ -86,7 +86,7 @@ export async function bookColdChain(
     by,
   });
   if (r === null) return null;
-  if (!r.ok) throw fromRejection(r);
+  if (!r.ok) throw new Refused(r);
   const reply = r.reply;
   if (!reply || !("entry" in reply)) throw new Error("expected the ledger entry in the reply");
   return reply.entry;

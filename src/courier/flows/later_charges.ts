@@ -4,25 +4,24 @@
  * was booked on (never the card in force today), with payer, reason, evidence and the source
  * event. The same source event books once, however often it is sent (rule 2).
  */
+import { Refused } from "../../runtime/actor.ts";
 import { entryAsk } from "../../../actors/courier/client_ledger.ts";
 import { asClient, courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
 import type { Shipment } from "../../../actors/courier/shipment.ts";
 import { type ChargeKind, TEXT_CHARS_MAX } from "../rules/ledger.ts";
 import { scanCharge, type ScanEvent } from "../rules/lifecycle.ts";
-import { fromRejection } from "../../http/errors.ts";
 import { type RateCardTerms, versionInForce } from "../rules/rate_card.ts";
 import type { AskResult } from "../../runtime/plan.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { CourierClientReply } from "../../../actors/courier/courier_client.ts";
-import type { Refusals } from "../../http/refusals.ts";
 
 /**
  * What booking a later charge on the client's account can refuse (client_ledger.ts postCharge),
  * for the routes whose action books one: every other refusal there is ruled out by the charge
  * the service builds itself (amount, reference, reason, evidence).
  */
-export const LATER_CHARGE_REFUSALS: Refusals = {
+export const LATER_CHARGE_REFUSALS: Readonly<Record<string, string>> = {
   unresolved_fx_limit: "the charge is in another currency than the client's billing currency " +
     "and too many of the client's charges await an FX rate",
   amount_too_large: "the charge would take a balance of the client's account past the largest " +
@@ -146,11 +145,11 @@ export async function postClientCharge(
   now: number,
 ): Promise<AskResult<CourierClientReply> | null> {
   const account = await runtime.read(courierClientActor, courierId, clientId, { kind: "get" });
-  if (!account.ok) throw fromRejection(account);
+  if (!account.ok) throw new Refused(account);
   const cardId = asClient(account.reply).settings.rate_card_id;
   if (!cardId) return null;
   const card = await runtime.read(rateCardActor, courierId, cardId, { kind: "get" });
-  if (!card.ok) throw fromRejection(card);
+  if (!card.ok) throw new Refused(card);
   const terms = versionInForce(asRateCard(card.reply).versions, now)?.terms;
   const field = FEE_OF[charge.kind];
   const amount = terms && field ? Number(terms[field] ?? 0) : 0;
@@ -172,5 +171,5 @@ export async function bookScanCharge(
   const charge = scanCharge(s, event);
   if (!charge) return;
   const r = await postLaterCharge(runtime, s, { ...charge, by });
-  if (r && !r.ok) throw fromRejection(r);
+  if (r && !r.ok) throw new Refused(r);
 }

@@ -35,7 +35,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { ApiError, fromRejection } from "../../http/errors.ts";
 import { type LaterCharge, postClientCharge, postLaterCharge } from "./later_charges.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
-import { iso } from "../../http/iso.ts";
+import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
 /** A shipment's load in exact units (grams, cm3, pieces). */

@@ -3,30 +3,30 @@
  * shipments (another tenant's, or none, is not found), or one of a client's own, and record a scan
  * on it exactly once per key. A shipment already closed keeps its final state; the caller's own record still stands.
  */
+import { refuse, Refused } from "../../runtime/actor.ts";
 import {
   asShipment,
   type ScanInput,
   type Shipment,
   shipmentActor,
 } from "../../../actors/courier/shipment.ts";
-import { ApiError, fromRejection } from "../../http/errors.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
 
-/** The tenant's shipment; ApiError `not_found` otherwise. */
+/** The tenant's shipment; Refused `not_found` otherwise. */
 export async function shipmentIn(
   runtime: ActorRuntime,
   tenant: string,
   waybill: string,
 ): Promise<Shipment> {
   const got = await runtime.read(shipmentActor, tenant, waybill, { kind: "get" });
-  if (!got.ok) throw new ApiError("not_found", `shipment not found: ${waybill}`);
+  if (!got.ok) refuse("not_found", `shipment not found: ${waybill}`);
   return asShipment(got.reply);
 }
 
 /**
  * One of the client's own shipments (courier 4.6: a client sees only its own); another client's
- * waybill, like none, is ApiError `not_found`, so nobody learns that it exists.
+ * waybill, like none, is Refused `not_found`, so nobody learns that it exists.
  */
 export async function clientShipmentIn(
   runtime: ActorRuntime,
@@ -34,7 +34,7 @@ export async function clientShipmentIn(
 ): Promise<Shipment> {
   const s = await shipmentIn(runtime, o.tenant, o.waybill);
   if (s.client_id !== o.clientId) {
-    throw new ApiError("not_found", `shipment not found: ${o.waybill}`);
+    refuse("not_found", `shipment not found: ${o.waybill}`);
   }
   return s;
 }
@@ -56,7 +56,7 @@ export async function recordOnce(
   });
   if (!r.ok) {
     if (r.code === "shipment_closed") return null;
-    throw fromRejection(r);
+    throw new Refused(r);
   }
   const s = asShipment(r.reply);
   await bookScanCharge(runtime, s, scan.event, scan.by);
