@@ -11,36 +11,22 @@
  */
 import type { AlertDue } from "../../../actors/courier/shipment.ts";
 import { shipmentActor } from "../../../actors/courier/shipment.ts";
-import type { ActorChange, Bus } from "../../bus/bus.ts";
-import { subjectPattern } from "../../bus/bus.ts";
-import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
-import type { RetryPolicy } from "../../bus/retry.ts";
-import type { Deferral } from "../../bus/keyed.ts";
+import type { ActorChange } from "../../bus/bus.ts";
+import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "../flows/alerts.ts";
 
-export interface ShipmentAlertRaiserOptions {
+export interface ShipmentAlertRaiserOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
-  readonly bus: Bus;
-  /** Where a raise that still fails after its retries is reported; `console.error` by default. */
-  readonly onError?: (error: unknown, where: string) => void;
-  readonly retry?: RetryPolicy;
-  /** Where a raise still failing after its retries is kept to be tried again later. */
-  readonly deferral?: Deferral;
 }
 
-export class ShipmentAlertRaiser {
-  readonly #o: ShipmentAlertRaiserOptions;
-  // Shipments side by side, one shipment's changes in order: a raise being retried holds up only
-  // its own shipment's later alerts.
-  readonly #changes: KeyedSubscription;
-
+// Shipments side by side, one shipment's changes in order: a raise being retried holds up only
+// its own shipment's later alerts.
+export class ShipmentAlertRaiser extends UnitReactor<AlertDue> {
   constructor(options: ShipmentAlertRaiserOptions) {
-    this.#o = options;
-    this.#changes = subscribeUnits({
-      bus: options.bus,
-      pattern: subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
+    super(options, {
       worker: "alert_raiser",
+      actorType: shipmentActor.type,
       unitsOf: alertsDue,
       work: (due, change) =>
         raiseAlert(options.runtime, change.tenant, {
@@ -52,20 +38,8 @@ export class ShipmentAlertRaiser {
           message: due.message,
           detail: due.detail,
         }),
-      report: (error, due, change) => this.#error(error, `${due.kind} of ${change.id}`),
-      retry: options.retry,
-      deferral: options.deferral,
+      describe: (due, change) => `${due.kind} of ${change.id}`,
     });
-  }
-
-  /** Stops taking changes and waits for the raises under way (retries included). */
-  async close(): Promise<void> {
-    await this.#changes.close();
-  }
-
-  #error(error: unknown, where: string): void {
-    if (this.#o.onError) this.#o.onError(error, where);
-    else console.error(`alert raiser: ${where}:`, error);
   }
 }
 

@@ -15,64 +15,40 @@ import {
   shipmentActor,
   type ShipmentEvent,
 } from "../../../actors/courier/shipment.ts";
-import type { ActorChange, Bus } from "../../bus/bus.ts";
-import { subjectPattern } from "../../bus/bus.ts";
-import type { Deferral } from "../../bus/keyed.ts";
-import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
-import type { RetryPolicy } from "../../bus/retry.ts";
+import type { ActorChange } from "../../bus/bus.ts";
+import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { openBookingCrossing } from "../flows/customs.ts";
 
-export interface BookingCrossingsOptions {
+export interface BookingCrossingsOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
-  readonly bus: Bus;
-  /** Where an opening that still fails after its retries is reported; `console.error` default. */
-  readonly onError?: (error: unknown, where: string) => void;
-  readonly retry?: RetryPolicy;
-  /** Where an opening still failing after its retries is kept to be tried again later. */
-  readonly deferral?: Deferral;
 }
 
-export class BookingCrossings {
-  readonly #o: BookingCrossingsOptions;
-  readonly #changes: KeyedSubscription;
-
+export class BookingCrossings extends UnitReactor<Shipment> {
   constructor(options: BookingCrossingsOptions) {
-    this.#o = options;
-    this.#changes = subscribeUnits({
-      bus: options.bus,
-      pattern: subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
+    super(options, {
       worker: "booking_crossings",
+      actorType: shipmentActor.type,
       unitsOf: crossingsOf,
-      work: (s) => this.#open(s),
-      report: (error, s) => {
-        if (options.onError) options.onError(error, `crossing of ${s.waybill}`);
-        else console.error(`booking crossings: crossing of ${s.waybill}:`, error);
-      },
-      retry: options.retry,
-      deferral: options.deferral,
+      work: (booked) => openUnlessPast(options.runtime, booked),
+      describe: (booked) => `crossing of ${booked.waybill}`,
     });
   }
+}
 
-  /** Stops taking changes and waits for the openings under way. */
-  async close(): Promise<void> {
-    await this.#changes.close();
-  }
-
-  /**
-   * Opens the booking crossing unless the shipment has gone past where it is of use: presented
-   * at a border stop (which opened a crossing of its own when this one was missing) or closed. A
-   * try deferred for hours must not give it a second crossing (CONTRACT: one at booking).
-   */
-  async #open(booked: Shipment): Promise<void> {
-    const got = await this.#o.runtime.read(shipmentActor, booked.courier_id, booked.waybill, {
-      kind: "get",
-    });
-    if (!got.ok) throw new Error(`shipment ${booked.waybill}: ${got.code}: ${got.message}`);
-    const now = got.reply as Shipment;
-    if (now.closed_at !== null || now.trail.some((e) => e.event === "presented_to_customs")) return;
-    await openBookingCrossing(this.#o.runtime, booked, booked.booked_by);
-  }
+/**
+ * Opens the booking crossing unless the shipment has gone past where it is of use: presented
+ * at a border stop (which opened a crossing of its own when this one was missing) or closed. A
+ * try deferred for hours must not give it a second crossing (CONTRACT: one at booking).
+ */
+async function openUnlessPast(runtime: ActorRuntime, booked: Shipment): Promise<void> {
+  const got = await runtime.read(shipmentActor, booked.courier_id, booked.waybill, {
+    kind: "get",
+  });
+  if (!got.ok) throw new Error(`shipment ${booked.waybill}: ${got.code}: ${got.message}`);
+  const now = got.reply as Shipment;
+  if (now.closed_at !== null || now.trail.some((e) => e.event === "presented_to_customs")) return;
+  await openBookingCrossing(runtime, booked, booked.booked_by);
 }
 
 /** The cross-border shipments a change books. */

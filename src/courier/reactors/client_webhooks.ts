@@ -12,23 +12,14 @@
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event.ts";
 import { shipmentActor, type ShipmentEvent } from "../../../actors/courier/shipment.ts";
-import type { ActorChange, Bus } from "../../bus/bus.ts";
-import { subjectPattern } from "../../bus/bus.ts";
-import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
-import type { RetryPolicy } from "../../bus/retry.ts";
-import type { Deferral } from "../../bus/keyed.ts";
+import type { ActorChange } from "../../bus/bus.ts";
+import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../rules/billing_events.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 
-export interface ClientWebhooksOptions {
+export interface ClientWebhooksOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
-  readonly bus: Bus;
-  /** Where an event that still fails after its retries is reported; `console.error` by default. */
-  readonly onError?: (error: unknown, where: string) => void;
-  readonly retry?: RetryPolicy;
-  /** Where an event still failing after its retries is kept to be made later. */
-  readonly deferral?: Deferral;
 }
 
 /** One stage of one shipment, as its client's webhook reports it. */
@@ -41,32 +32,20 @@ export interface ShipmentStage extends ClientWebhookData {
   readonly occurrence: string;
 }
 
-export class ClientWebhooks {
-  readonly #o: ClientWebhooksOptions;
-  // Shipments side by side, one shipment's stages in order: an event being retried holds up only
-  // its own shipment's later events.
-  readonly #changes: KeyedSubscription;
+// Shipments side by side, one shipment's stages in order: an event being retried holds up only
+// its own shipment's later events.
+export class ClientWebhooks extends UnitReactor<ShipmentStage> {
+  readonly #runtime: ActorRuntime;
 
   constructor(options: ClientWebhooksOptions) {
-    this.#o = options;
-    this.#changes = subscribeUnits({
-      bus: options.bus,
-      pattern: subjectPattern(options.runtime.busPrefix, "*", shipmentActor.type),
+    super(options, {
       worker: "client_webhooks",
+      actorType: shipmentActor.type,
       unitsOf: stagesOf,
-      work: (stage, change) => this.emit(change.tenant, stage),
-      report: (error, stage) => {
-        if (options.onError) options.onError(error, `client webhook of ${stage.waybill}`);
-        else console.error(`client webhook of ${stage.waybill}:`, error);
-      },
-      retry: options.retry,
-      deferral: options.deferral,
+      work: (stage, change) => emitStage(options.runtime, change.tenant, stage),
+      describe: (stage) => `client webhook of ${stage.waybill}`,
     });
-  }
-
-  /** Stops taking changes and waits for the events being made (retries included). */
-  async close(): Promise<void> {
-    await this.#changes.close();
+    this.#runtime = options.runtime;
   }
 
   /**
@@ -74,37 +53,44 @@ export class ClientWebhooks {
    * or null when the client has none (nothing is sent, nothing is kept).
    */
   async emit(tenant: string, stage: ShipmentStage): Promise<string | null> {
-    const { runtime } = this.#o;
-    const got = await runtime.read(courierClientActor, tenant, stage.client_id, { kind: "get" });
-    // A refused read (a busy actor) is no answer that the client has no webhook: tried again.
-    if (!got.ok && got.code !== "not_found") {
-      throw new Error(`client ${stage.client_id}: ${got.code}: ${got.message}`);
-    }
-    if (!got.ok || !got.reply || !("settings" in got.reply) || !got.reply.webhook) return null;
-    const client = got.reply;
-    const event = `shipment.${stage.stage}`;
-    const eventId = await eventIdOf("client_webhook", tenant, stage.waybill, stage.occurrence);
-    const created = await runtime.ask(outboundEventActor, tenant, eventId, {
-      kind: "create",
-      event: {
-        event_id: eventId,
-        stream: "client_webhook",
-        event_type: event,
-        raw_body: clientWebhookBody({
-          eventId,
-          event,
-          clientCode: client.code,
-          timestamp: stage.at,
-          data: stage,
-        }),
-        recipient: { kind: "client", client_id: client.id },
-      },
-    }, { fresh: true }); // derived from a stage heard now (see billing_events.ts)
-    if (!created.ok && created.code !== "exists_with_different_body") {
-      throw new Error(`client webhook ${eventId}: ${created.code}: ${created.message}`);
-    }
-    return eventId;
+    return await emitStage(this.#runtime, tenant, stage);
   }
+}
+
+async function emitStage(
+  runtime: ActorRuntime,
+  tenant: string,
+  stage: ShipmentStage,
+): Promise<string | null> {
+  const got = await runtime.read(courierClientActor, tenant, stage.client_id, { kind: "get" });
+  // A refused read (a busy actor) is no answer that the client has no webhook: tried again.
+  if (!got.ok && got.code !== "not_found") {
+    throw new Error(`client ${stage.client_id}: ${got.code}: ${got.message}`);
+  }
+  if (!got.ok || !got.reply || !("settings" in got.reply) || !got.reply.webhook) return null;
+  const client = got.reply;
+  const event = `shipment.${stage.stage}`;
+  const eventId = await eventIdOf("client_webhook", tenant, stage.waybill, stage.occurrence);
+  const created = await runtime.ask(outboundEventActor, tenant, eventId, {
+    kind: "create",
+    event: {
+      event_id: eventId,
+      stream: "client_webhook",
+      event_type: event,
+      raw_body: clientWebhookBody({
+        eventId,
+        event,
+        clientCode: client.code,
+        timestamp: stage.at,
+        data: stage,
+      }),
+      recipient: { kind: "client", client_id: client.id },
+    },
+  }, { fresh: true }); // derived from a stage heard now (see billing_events.ts)
+  if (!created.ok && created.code !== "exists_with_different_body") {
+    throw new Error(`client webhook ${eventId}: ${created.code}: ${created.message}`);
+  }
+  return eventId;
 }
 
 /** The shipment's status and health as one event of a change left them. */

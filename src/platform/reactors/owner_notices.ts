@@ -17,21 +17,12 @@ import {
   type BusinessEvent,
 } from "../../../actors/platform/business.ts";
 import { type MailMessage, mailMessageActor } from "../../../actors/platform/mail_message.ts";
-import type { ActorChange, Bus } from "../../bus/bus.ts";
-import { subjectPattern } from "../../bus/bus.ts";
-import type { Deferral } from "../../bus/keyed.ts";
-import { type KeyedSubscription, subscribeUnits } from "../../bus/keyed.ts";
-import type { RetryPolicy } from "../../bus/retry.ts";
+import type { ActorChange } from "../../bus/bus.ts";
+import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
-export interface OwnerNoticesOptions {
+export interface OwnerNoticesOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
-  readonly bus: Bus;
-  /** Where a notice that still fails after its retries is reported; `console.error` default. */
-  readonly onError?: (error: unknown, where: string) => void;
-  readonly retry?: RetryPolicy;
-  /** Where a notice still failing after its retries is kept to be made later. */
-  readonly deferral?: Deferral;
 }
 
 /** One change the owner is told of: the business event and its place in the business's log. */
@@ -47,58 +38,49 @@ export function noticeIdOf(businessId: string, seq: number): string {
   return `${businessId}:security:${seq}`;
 }
 
-export class OwnerNotices {
-  readonly #o: OwnerNoticesOptions;
-  readonly #changes: KeyedSubscription;
+export class OwnerNotices extends UnitReactor<Notice> {
+  readonly #runtime: ActorRuntime;
 
   constructor(options: OwnerNoticesOptions) {
-    this.#o = options;
-    this.#changes = subscribeUnits({
-      bus: options.bus,
-      pattern: subjectPattern(options.runtime.busPrefix, "*", businessActor.type),
+    super(options, {
       worker: "owner_notices",
+      actorType: businessActor.type,
       unitsOf: noticesOf,
-      work: (notice) => this.record(notice),
-      report: (error, notice) => {
-        const where = `security notice ${noticeIdOf(notice.business_id, notice.seq)}`;
-        if (options.onError) options.onError(error, where);
-        else console.error(`owner notices: ${where}:`, error);
-      },
-      retry: options.retry,
-      deferral: options.deferral,
+      work: (notice) => recordNotice(options.runtime, notice),
+      describe: (notice) => `security notice ${noticeIdOf(notice.business_id, notice.seq)}`,
     });
-  }
-
-  /** Stops taking changes and waits for the notices being recorded. */
-  async close(): Promise<void> {
-    await this.#changes.close();
+    this.#runtime = options.runtime;
   }
 
   /** Records the e-mail of one notice to the owner, once; answers it. */
-  async record(notice: Notice): Promise<MailMessage> {
-    const { runtime } = this.#o;
-    const got = await runtime.read(businessActor, notice.business_id, notice.business_id, {
-      kind: "get",
-    });
-    if (!got.ok) throw new Error(`business ${notice.business_id}: ${got.code}: ${got.message}`);
-    const business = asBusiness(got.reply);
-    const owner = business.staff.find((s) => s.role === "owner");
-    if (!owner) throw new Error(`business ${business.id} has no owner`);
-    const id = noticeIdOf(business.id, notice.seq);
-    const recorded = await runtime.ask(mailMessageActor, business.id, id, {
-      kind: "record",
-      message: {
-        id,
-        to: owner.email,
-        cause: notice.event.kind,
-        ...securityNotice(business, notice),
-      },
-    });
-    if (!recorded.ok || !recorded.reply) {
-      throw new Error(`e-mail ${id}: ${recorded.ok ? "no reply" : recorded.message}`);
-    }
-    return recorded.reply;
+  record(notice: Notice): Promise<MailMessage> {
+    return recordNotice(this.#runtime, notice);
   }
+}
+
+/** Records the e-mail of one notice to the owner, once; answers it. */
+async function recordNotice(runtime: ActorRuntime, notice: Notice): Promise<MailMessage> {
+  const got = await runtime.read(businessActor, notice.business_id, notice.business_id, {
+    kind: "get",
+  });
+  if (!got.ok) throw new Error(`business ${notice.business_id}: ${got.code}: ${got.message}`);
+  const business = asBusiness(got.reply);
+  const owner = business.staff.find((s) => s.role === "owner");
+  if (!owner) throw new Error(`business ${business.id} has no owner`);
+  const id = noticeIdOf(business.id, notice.seq);
+  const recorded = await runtime.ask(mailMessageActor, business.id, id, {
+    kind: "record",
+    message: {
+      id,
+      to: owner.email,
+      cause: notice.event.kind,
+      ...securityNotice(business, notice),
+    },
+  });
+  if (!recorded.ok || !recorded.reply) {
+    throw new Error(`e-mail ${id}: ${recorded.ok ? "no reply" : recorded.message}`);
+  }
+  return recorded.reply;
 }
 
 /** The changes of a business's commit the owner is e-mailed about (Business API 5.6). */
