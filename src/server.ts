@@ -57,17 +57,7 @@ export interface OpenEnvironment {
 
 export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnvironment> {
   const features = o.features ?? FEATURES;
-  const store = await KvActorStore.open(o.kvPath);
-  const database = await openDatabase({
-    schema: o.schema,
-    ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
-    ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
-  });
-  // Subjects name the environment and the store's own identity: instances sharing the store
-  // hear each other, while another deployment on the same NATS (staging beside production, a
-  // test run beside a server) never receives this one's changes, nor projects them into its
-  // query side (ARCHITECTURE "Environments": a bus subject prefix of its own).
-  const busPrefix = `${o.name}_${await store.identity()}`;
+  const { store, database, busPrefix } = await openStores(o);
   const projector = startProjector({ bus: o.bus, db: database.db, env: busPrefix });
   const runtime = new ActorRuntime({
     env: o.name,
@@ -78,6 +68,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     definitions: features.flatMap((f) => f.actors),
   });
   const projections: Record<string, Projection> = {};
+  const writers = () => [projector, ...Object.values(projections)];
   const deps: Deps = {
     name: o.name,
     runtime,
@@ -86,31 +77,14 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     db: database.db,
     dataKey: o.dataKey,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
-    settle: async () => {
-      const id = crypto.randomUUID();
-      const synced = [projector, ...Object.values(projections)].map((p) => p.synced(id));
-      await o.bus.publish(syncSubject(busPrefix, id), { sync: id });
-      await o.bus.flush();
-      await Promise.all(synced);
-    },
+    settle: () => settled(o.bus, busPrefix, writers()),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
   for (const p of parts) Object.assign(projections, p.projections);
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
-  const loops = startLoops(parts, o.clock, [projector, ...Object.values(projections)]);
-  const reactors = Object.assign({}, ...parts.map((p) => p.reactors ?? {}));
-  const env: Environment = {
-    ...deps,
-    operatorTokenHash: o.operatorTokenHash,
-    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
-    rateLimiter: new RateLimiter(o.clock),
-    loginThrottle: new LoginThrottle(o.clock),
-    reactors,
-    pump: async () => {
-      await Promise.all(parts.flatMap((p) => Object.values(p.pumps ?? {})).map((pump) => pump()));
-    },
-  };
+  const loops = startLoops(parts, o.clock, writers());
+  const env = httpEnvironment(o, deps, parts);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
   return {
     env,
@@ -134,10 +108,54 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       }
       await runtime.close();
       await o.bus.flush();
-      await projector.stop();
-      for (const p of Object.values(projections)) await p.stop();
+      for (const w of writers()) await w.stop();
       store.close();
       await database.close();
+    },
+  };
+}
+
+/** The environment's actor store and query database, and the bus prefix naming its changes. */
+async function openStores(o: EnvironmentOptions) {
+  const store = await KvActorStore.open(o.kvPath);
+  const database = await openDatabase({
+    schema: o.schema,
+    ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
+    ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
+  });
+  // Subjects name the environment and the store's own identity: instances sharing the store
+  // hear each other, while another deployment on the same NATS (staging beside production, a
+  // test run beside a server) never receives this one's changes, nor projects them into its
+  // query side (ARCHITECTURE "Environments": a bus subject prefix of its own).
+  const busPrefix = `${o.name}_${await store.identity()}`;
+  return { store, database, busPrefix };
+}
+
+/** Resolves once every query-side writer holds every change committed before the call. */
+async function settled(bus: Bus, busPrefix: string, writers: readonly Projection[]) {
+  const id = crypto.randomUUID();
+  const synced = writers.map((p) => p.synced(id));
+  await bus.publish(syncSubject(busPrefix, id), { sync: id });
+  await bus.flush();
+  await Promise.all(synced);
+}
+
+/** The environment as its HTTP app sees it: the machinery, its limits and the features' parts. */
+function httpEnvironment(
+  o: EnvironmentOptions,
+  deps: Deps,
+  parts: readonly FeatureParts[],
+): Environment {
+  const pumps = parts.flatMap((p) => Object.values(p.pumps ?? {}));
+  return {
+    ...deps,
+    operatorTokenHash: o.operatorTokenHash,
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
+    rateLimiter: new RateLimiter(o.clock),
+    loginThrottle: new LoginThrottle(o.clock),
+    reactors: Object.assign({}, ...parts.map((p) => p.reactors ?? {})),
+    pump: async () => {
+      await Promise.all(pumps.map((pump) => pump()));
     },
   };
 }
