@@ -42,10 +42,13 @@ Deno.test("shipment runs: the cold-chain flag is recorded when it changes, the r
 });
 
 Deno.test("shipment runs: at most SHIPMENT_RUNS_MAX runs are kept, the most recent last", () => {
-  fc.assert(fc.property(fc.integer({ min: 0, max: 60 }), (n) => {
-    const h = new ActorHarness(shipmentRunsActor);
-    for (let i = 0; i < n; i++) h.must({ kind: "board", run_id: `run_${i}` });
-    const kept = Array.from({ length: n }, (_, i) => `run_${i}`).slice(-SHIPMENT_RUNS_MAX);
-    assert.deepEqual(h.state.runs, kept);
-  }), { numRuns: 30 });
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 60 }), (n) => {
+      const h = new ActorHarness(shipmentRunsActor);
+      for (let i = 0; i < n; i++) h.must({ kind: "board", run_id: `run_${i}` });
+      const kept = Array.from({ length: n }, (_, i) => `run_${i}`).slice(-SHIPMENT_RUNS_MAX);
+      assert.deepEqual(h.state.runs, kept);
+    }),
+    { numRuns: 30 },
+  );
 });
