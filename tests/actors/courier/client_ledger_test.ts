@@ -663,6 +663,6 @@ Deno.test("client ledger: in every settlement mode, what the client owes is the 
         assert.deepEqual(h.replayed(), h.state);
       },
     ),
-    { numRuns: 60 },
+    { numRuns: 40 },
   );
 });
