@@ -1,0 +1,668 @@
+/**
+ * The money part of the client account (actors/courier/client_ledger.ts, decided and evolved by
+ * the client actor; courier 2.6 ledger entries and rules 1 to 6, 4.2 settlement modes and billing
+ * actions). courier_client_test.ts walks the ledger's flows; this file holds each refusal with its
+ * message, and the property that what the client owes is the sum of its posted entries.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type ClientSettings,
+  courierClientActor,
+  type CourierClientCommand,
+  type CourierClientEvent,
+} from "../../../actors/courier/courier_client.ts";
+import {
+  accountBalances,
+  balanceOutOfRange,
+  balancesOf,
+  hasBalances,
+  type LedgerCommand,
+  NOT_CORRECTABLE,
+  type OriginalEntry,
+  otherCurrencies,
+} from "../../../actors/courier/client_ledger.ts";
+import {
+  COD_AWAITING_MAX,
+  type LedgerEntry,
+  owedMinor,
+  REFERENCE_CHARS_MAX,
+  TEXT_CHARS_MAX,
+} from "../../../src/courier/rules/ledger.ts";
+import { AMOUNT_MINOR_MAX } from "../../../src/domain/money.ts";
+import { ActorHarness } from "../../helpers/actor.ts";
+
+const T0 = Date.parse("2026-10-12T09:00:00Z");
+const DAY = 86_400_000;
+
+function account(settings: Partial<ClientSettings> = {}) {
+  const h = new ActorHarness(courierClientActor, { now: T0 });
+  h.must({
+    kind: "create",
+    client: {
+      id: "cli_1",
+      business_id: "biz_1",
+      name: "Molapo Pharmacy",
+      code: "MOLAPO",
+      email: "accounts@molapo.example",
+      settings: {
+        settlement_mode: "credit",
+        credit_limit_minor: 500_000,
+        payment_days: 30,
+        billing_currency: "BWP",
+        external_system: null,
+        unique_external_reference: false,
+        rate_card_id: null,
+        ...settings,
+      },
+      api_key: { hash: "h".repeat(64), hint: "abcd", created_at: T0 },
+      users: [],
+    },
+    by: "test",
+  });
+  return h;
+}
+
+type Account = ReturnType<typeof account>;
+
+function charge(fields: Partial<Extract<LedgerCommand, { kind: "post_charge" }>> = {}) {
+  const reference = fields.reference ?? "CH-1";
+  return {
+    kind: "post_charge",
+    reference,
+    entry_kind: "waiting",
+    amount_minor: 7_500,
+    currency: "BWP",
+    reason: "waiting at the depot",
+    evidence_path: null,
+    source_event: `run.waiting:${reference}`,
+    shipment: "WB1",
+    recoverable: false,
+    by: "test",
+    ...fields,
+  } as const satisfies LedgerCommand;
+}
+
+function pay(
+  amount_minor: number,
+  fields: Partial<Extract<LedgerCommand, { kind: "payment" }>> = {},
+) {
+  return {
+    kind: "payment",
+    amount_minor,
+    currency: "BWP",
+    reference: `PAY-${amount_minor}`,
+    by: "test",
+    ...fields,
+  } as const satisfies LedgerCommand;
+}
+
+/** The entry each accepted event carries (a resolution: the converted entry). */
+function entriesOf(events: readonly CourierClientEvent[]): LedgerEntry[] {
+  return events.flatMap((e): LedgerEntry[] => {
+    switch (e.kind) {
+      case "entry_posted":
+      case "payment_received":
+      case "cod_remitted":
+        return [e.entry];
+      case "booking_charged":
+      case "topped_up":
+        return e.entry ? [e.entry] : [];
+      case "fx_resolved":
+        return [
+          {
+            ...e.resolution,
+            payer: "client",
+            reason: null,
+            source_event: null,
+            corrects: null,
+          } as LedgerEntry,
+        ];
+      default:
+        return [];
+    }
+  });
+}
+
+function original(h: Account, reference: string): OriginalEntry {
+  const entries = entriesOf(h.log);
+  const e = entries.find((x) => x.reference === reference && x.corrects === null);
+  assert.ok(e, `no entry ${reference}`);
+  const notes = entries.filter((x) => x.corrects === reference);
+  return {
+    reference: e.reference,
+    kind: e.kind,
+    amount_minor: e.amount_minor,
+    currency: e.currency,
+    status: e.status,
+    recoverable: e.recoverable,
+    shipment: e.shipment,
+    net_minor: e.amount_minor + notes.reduce((n, x) => n + x.amount_minor, 0),
+  };
+}
+
+function correct(
+  h: Account,
+  reference: string,
+  amount_minor: number,
+  fields: Partial<Extract<LedgerCommand, { kind: "correct" }>> = {},
+) {
+  return {
+    kind: "correct",
+    original: original(h, reference),
+    seen_seq: h.state!.ledger.seq,
+    amount_minor,
+    reason: "price agreed again",
+    by: "test",
+    ...fields,
+  } as const satisfies LedgerCommand;
+}
+
+Deno.test("client ledger: a later charge out of bounds is refused, naming what is wrong", () => {
+  const h = account();
+  for (const amount_minor of [0, -100, 1.5]) {
+    h.refused(charge({ amount_minor }), "invalid_amount", "a charge must be above zero");
+  }
+  for (const reference of ["  ", "R".repeat(REFERENCE_CHARS_MAX + 1)]) {
+    h.refused(
+      charge({ reference, source_event: "x" }),
+      "invalid_reference",
+      `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`,
+    );
+  }
+  const needs = "a later charge needs a reason and its source event";
+  h.refused(charge({ reason: " " }), "reason_required", needs);
+  h.refused(charge({ reason: "r".repeat(TEXT_CHARS_MAX + 1) }), "reason_required", needs);
+  h.refused(charge({ source_event: "" }), "reason_required", needs);
+  // spec: courier 7: duties need evidence.
+  h.refused(
+    charge({ entry_kind: "duties", recoverable: true }),
+    "evidence_required",
+    "duties need evidence: CH-1",
+  );
+});
+
+Deno.test("client ledger: a conversion states a valid rate and its source, and never overflows", () => {
+  const h = account();
+  const usd = (fx: { rate: string; source: string }, amount_minor = 1_000) =>
+    charge({ currency: "USD", amount_minor, fx });
+  h.refused(
+    usd({ rate: "abc", source: "bank" }),
+    "invalid_fx_rate",
+    "fx.rate: an FX rate is a decimal with up to 7 integer digits and 8 places: abc",
+  );
+  h.refused(usd({ rate: "0.000000001", source: "bank" }), "invalid_fx_rate");
+  h.refused(
+    usd({ rate: "0", source: "bank" }),
+    "invalid_fx_rate",
+    "fx.rate: an FX rate must be above zero: 0",
+  );
+  h.refused(
+    usd({ rate: "13.5", source: "  " }),
+    "fx_source_required",
+    "fx.source: a conversion records the source of its rate",
+  );
+  h.refused(
+    usd({ rate: "9999999", source: "bank" }, AMOUNT_MINOR_MAX),
+    "amount_too_large",
+    `fx.rate: ${"9999999999999.99"} USD at 9999999 would pass 9999999999999.99 BWP: nothing was booked`,
+  );
+  const step = h.must(usd({ rate: "13.50000000", source: "Bank of Botswana" }));
+  const entry = entriesOf(step.events)[0]!;
+  assert.deepEqual(
+    [
+      entry.amount_minor,
+      entry.currency,
+      entry.original_amount_minor,
+      entry.original_currency,
+      entry.fx_rate,
+    ],
+    [13_500, "BWP", 1_000, "USD", "13.5"],
+  );
+});
+
+Deno.test("client ledger: resolving a rate needs a charge awaiting one, a valid rate and its source", () => {
+  const h = account();
+  h.must(charge({ currency: "USD", amount_minor: 2_000 }));
+  h.refused(
+    { kind: "resolve_fx", reference: "NOPE", rate: "13.5", source: "bank", by: "test" },
+    "not_found",
+    "entry_reference: no charge awaits an FX rate: NOPE",
+  );
+  h.refused(
+    { kind: "resolve_fx", reference: "CH-1", rate: "-1", source: "bank", by: "test" },
+    "invalid_fx_rate",
+    "rate: an FX rate is a decimal with up to 7 integer digits and 8 places: -1",
+  );
+  h.refused(
+    { kind: "resolve_fx", reference: "CH-1", rate: "13.5", source: "", by: "test" },
+    "fx_source_required",
+    "source: a conversion records the source of its rate",
+  );
+  h.refused(
+    { kind: "resolve_fx", reference: "CH-1", rate: "0.00000001", source: "bank", by: "test" },
+    "invalid_fx_rate",
+    "rate: 20.00 USD at 0.00000001 converts to 0.00 BWP: a charge is never booked as nothing; " +
+      "check the rate",
+  );
+  // spec: courier 2.6 rule 4: booked when it gets its rate, in that period, keeping when it arose.
+  h.now = T0 + 40 * DAY;
+  const step = h.must({
+    kind: "resolve_fx",
+    reference: "CH-1",
+    rate: "13.5",
+    source: "bank",
+    by: "test",
+  });
+  const resolved = step.events[0];
+  assert.ok(resolved?.kind === "fx_resolved");
+  assert.deepEqual(
+    [resolved.resolution.period, resolved.resolution.charged_at, resolved.resolution.amount_minor],
+    ["2026-11", T0, 27_000],
+  );
+  assert.equal(accountBalances(h.state!).owed_minor, 27_000);
+  h.refused(
+    { kind: "resolve_fx", reference: "CH-1", rate: "13.5", source: "bank", by: "test" },
+    "not_found",
+  );
+});
+
+Deno.test("client ledger: payments are for credit accounts, in the billing currency, above zero", () => {
+  account({ settlement_mode: "prepaid" }).refused(
+    pay(100),
+    "not_credit",
+    "payment is for credit accounts; a prepaid account is topped up: settles prepaid",
+  );
+  account({ settlement_mode: "external" }).refused(
+    pay(100),
+    "external_settlement",
+    "the courier settles this client in its own accounting system: no payment here",
+  );
+  const h = account();
+  h.refused(pay(0), "invalid_amount", "a payment must be above zero");
+  h.refused(
+    pay(100, { currency: "ZAR" }),
+    "currency_mismatch",
+    "currency: the account bills in BWP and owes nothing in another currency: ZAR",
+  );
+  h.refused(
+    pay(100, { reference: " " }),
+    "invalid_reference",
+    `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`,
+  );
+  h.refused(
+    pay(100, { allocations: [{ invoice_id: "inv_x", amount_minor: 0 }] }),
+    "invalid_amount",
+    "an allocation must be above zero",
+  );
+  // A payment before anything is owed is credit on account.
+  const step = h.must(pay(5_000));
+  assert.equal(accountBalances(h.state!).unallocated_minor, 5_000);
+  assert.equal(accountBalances(h.state!).owed_minor, -5_000);
+  assert.deepEqual(entriesOf(step.events)[0]?.amount_minor, -5_000);
+});
+
+Deno.test("client ledger: allocations name open invoices of the currency, once, within balance and payment", () => {
+  const h = account();
+  h.must(charge({ amount_minor: 10_000 }));
+  const issued = h.must({ kind: "issue_invoice", period: "2026-10", by: "test" });
+  const invoice = h.state!.ledger.invoices[0]!;
+  assert.ok(issued.events.length === 1 && invoice.amount_minor === 10_000);
+  h.refused(
+    pay(100, { allocations: [{ invoice_id: "inv_none", amount_minor: 100 }] }),
+    "invoice_not_open",
+    "allocations.0.invoice_id: no open BWP invoice: inv_none",
+  );
+  h.refused(
+    pay(200, {
+      allocations: [{ invoice_id: invoice.id, amount_minor: 100 }, {
+        invoice_id: invoice.id,
+        amount_minor: 100,
+      }],
+    }),
+    "duplicate_allocation",
+    `allocations.1.invoice_id: invoice allocated twice: ${invoice.id}`,
+  );
+  h.refused(
+    pay(20_000, { allocations: [{ invoice_id: invoice.id, amount_minor: 10_001 }] }),
+    "allocation_exceeds_invoice",
+    `allocations.0.amount: above the invoice balance: invoice ${invoice.id}, balance 100.00, ` +
+      "allocated 100.01 BWP",
+  );
+  h.refused(
+    pay(50, { allocations: [{ invoice_id: invoice.id, amount_minor: 100 }] }),
+    "allocations_exceed_payment",
+    "allocations: add up to more than the payment: 1.00 > 0.50 BWP",
+  );
+  const paid = h.must(
+    pay(4_000, { allocations: [{ invoice_id: invoice.id, amount_minor: 4_000 }] }),
+  );
+  assert.ok(paid.reply && "requested" in paid.reply);
+  assert.deepEqual(paid.reply.requested, [{ invoice_id: invoice.id, amount_minor: 4_000 }]);
+});
+
+Deno.test("client ledger: a correction is a reasoned non-zero note on an entry that can take it", () => {
+  const h = account();
+  h.must(charge({ amount_minor: 10_000 }));
+  h.refused(correct(h, "CH-1", 0), "invalid_amount", "a correction is a non-zero amount");
+  h.refused(correct(h, "CH-1", 500, { reason: " " }), "reason_required", "a note needs a reason");
+  h.refused(
+    correct(h, "CH-1", 500, { compensation: true }),
+    "invalid_amount",
+    "compensation is a credit note: a negative amount",
+  );
+  h.refused(
+    correct(h, "CH-1", -10_001),
+    "correction_exceeds_entry",
+    "amount: a credit note cannot take the entry below zero: net 100.00, note -100.01 BWP",
+  );
+  // spec: courier 2.4: a claim's compensation may exceed what the entry still holds.
+  const comp = h.must(correct(h, "CH-1", -25_000, { compensation: true, reference: "CLM-clm_1" }));
+  const note = entriesOf(comp.events)[0]!;
+  assert.deepEqual([note.kind, note.corrects, note.amount_minor], ["credit_note", "CH-1", -25_000]);
+  h.must(pay(1_000, { reference: "PAY-X" }));
+  h.refused(
+    correct(h, "PAY-X", 100),
+    "not_correctable",
+    "a payment entry is not corrected by a note: PAY-X",
+  );
+  const onNote = { ...original(h, "CH-1"), reference: "CLM-clm_1", kind: "credit_note" as const };
+  h.refused(
+    { ...correct(h, "CH-1", 100), original: onNote },
+    "not_correctable",
+    "a credit_note entry is not corrected by a note; correct the entry it points at: CLM-clm_1",
+  );
+  assert.deepEqual(NOT_CORRECTABLE, [
+    "top_up",
+    "payment",
+    "cod_remitted",
+    "debit_note",
+    "credit_note",
+  ]);
+});
+
+Deno.test("client ledger: a note names itself by a generated reference and its issue event", () => {
+  const h = account();
+  h.must(charge({ amount_minor: 10_000 }));
+  const debit = entriesOf(h.must(correct(h, "CH-1", 1_500)).events)[0]!;
+  assert.match(debit.reference, /^dn_\d+$/);
+  assert.equal(debit.source_event, `debit_note.issued:${debit.reference}`);
+  const credit = entriesOf(h.must(correct(h, "CH-1", -500)).events)[0]!;
+  assert.match(credit.reference, /^cn_\d+$/);
+  assert.equal(accountBalances(h.state!).owed_minor, 11_000);
+  h.refused(
+    correct(h, "CH-1", 100, { reference: "R".repeat(REFERENCE_CHARS_MAX + 1) }),
+    "invalid_reference",
+  );
+});
+
+Deno.test("client ledger: an entry awaiting its rate is resolved before it is corrected", () => {
+  const h = account();
+  h.must(charge({ currency: "USD", amount_minor: 2_000 }));
+  h.refused(
+    correct(h, "CH-1", -100),
+    "fx_unresolved",
+    "resolve the FX rate of the entry first: CH-1",
+  );
+});
+
+Deno.test("client ledger: a note on an external entry stays external and posts nothing", () => {
+  const h = account({ settlement_mode: "external" });
+  h.must(charge({ amount_minor: 10_000 }));
+  const note = entriesOf(h.must(correct(h, "CH-1", -2_000)).events)[0]!;
+  assert.equal(note.status, "external");
+  assert.deepEqual(balancesOf(h.state!), {
+    prepaid_minor: 0,
+    receivable_minor: 0,
+    recoverable_minor: 0,
+  });
+  h.refused(
+    { kind: "issue_invoice", period: "2026-10", by: "test" },
+    "external_settlement",
+    "the courier settles this client in its own accounting system: no invoice here",
+  );
+});
+
+Deno.test("client ledger: COD is collected once per waybill in the billing currency and remitted with evidence", () => {
+  const h = account();
+  const cod = (fields: Partial<Extract<LedgerCommand, { kind: "cod_collected" }>> = {}) =>
+    ({
+      kind: "cod_collected",
+      waybill: "WB9",
+      amount_minor: 3_000,
+      currency: "BWP",
+      by: "drv",
+      ...fields,
+    }) as const;
+  h.refused(cod({ amount_minor: 0 }), "invalid_amount", "COD must be above zero");
+  h.refused(
+    cod({ currency: "ZAR" }),
+    "currency_mismatch",
+    "currency: the account bills in BWP: ZAR",
+  );
+  h.refused(
+    cod({ waybill: " " }),
+    "invalid_reference",
+    `a waybill has 1 to ${REFERENCE_CHARS_MAX} characters`,
+  );
+  const step = h.must(cod());
+  assert.deepEqual(step.reply, {
+    cod: { waybill: "WB9", amount_minor: 3_000, currency: "BWP", collected_at: T0 },
+  });
+  // spec: courier 2.6 rule 6: collected is not yet remitted: nothing owed changes.
+  assert.equal(accountBalances(h.state!).owed_minor, 0);
+  assert.equal(hasBalances(h.state!), true, "COD awaiting counts as the account in use");
+  h.refused(cod(), "cod_already_collected", "COD already awaits remittance: WB9");
+  h.refused(
+    { kind: "cod_remitted", waybill: "WB9", evidence_path: "  ", by: "test" },
+    "evidence_required",
+    "remitted COD needs evidence: WB9",
+  );
+  h.refused(
+    { kind: "cod_remitted", waybill: "WB0", evidence_path: "slip.pdf", by: "test" },
+    "cod_not_collected",
+    "waybill: no COD awaits remittance: WB0",
+  );
+  const remitted = h.must({
+    kind: "cod_remitted",
+    waybill: "WB9",
+    evidence_path: "slip.pdf",
+    by: "test",
+  });
+  const entry = entriesOf(remitted.events)[0]!;
+  assert.deepEqual([entry.reference, entry.amount_minor, entry.source_event], [
+    "cod:WB9",
+    -3_000,
+    "cod.remitted:WB9",
+  ]);
+  assert.equal(accountBalances(h.state!).owed_minor, -3_000);
+  assert.deepEqual(h.state!.ledger.cod, []);
+});
+
+Deno.test("client ledger: COD awaiting remittance is bounded", () => {
+  const h = account();
+  for (let i = 0; i < COD_AWAITING_MAX; i++) {
+    h.must({
+      kind: "cod_collected",
+      waybill: `WB${i}`,
+      amount_minor: 100,
+      currency: "BWP",
+      by: "drv",
+    });
+  }
+  h.refused(
+    { kind: "cod_collected", waybill: "WB_MORE", amount_minor: 100, currency: "BWP", by: "drv" },
+    "cod_awaiting_limit",
+    `too much COD awaits remittance; confirm some first: ${COD_AWAITING_MAX}`,
+  );
+});
+
+Deno.test("client ledger: invoices are for a YYYY-MM period with uninvoiced entries, due after the payment days", () => {
+  const h = account({ payment_days: 14 });
+  h.refused(
+    { kind: "issue_invoice", period: "2026-13", by: "test" },
+    "invalid_period",
+    "a period is YYYY-MM: 2026-13",
+  );
+  h.refused(
+    { kind: "issue_invoice", period: "2026-10", by: "test" },
+    "nothing_to_invoice",
+    "no uninvoiced entries in 2026-10",
+  );
+  account({ settlement_mode: "prepaid" }).refused(
+    { kind: "issue_invoice", period: "2026-10", by: "test" },
+    "nothing_to_invoice",
+    "no uninvoiced entries in 2026-10 (a prepaid account settles from its funds)",
+  );
+  h.must(charge({ amount_minor: 10_000 }));
+  h.must(
+    charge({
+      reference: "CH-2",
+      amount_minor: 2_500,
+      entry_kind: "duties",
+      recoverable: true,
+      evidence_path: "r.pdf",
+    }),
+  );
+  const step = h.must({ kind: "issue_invoice", period: "2026-10", by: "test" });
+  assert.ok(step.reply && "invoices" in step.reply);
+  const [invoice] = step.reply.invoices;
+  assert.deepEqual(
+    [
+      invoice?.amount_minor,
+      invoice?.currency,
+      invoice?.due_on,
+      invoice?.supplementary,
+      invoice?.recoverable_minor,
+    ],
+    [12_500, "BWP", "2026-10-26", false, 2_500],
+  );
+  h.refused({ kind: "issue_invoice", period: "2026-10", by: "test" }, "nothing_to_invoice");
+});
+
+Deno.test("client ledger: a command that would take a balance past the most an answer states is refused whole", () => {
+  const h = account({ credit_limit_minor: AMOUNT_MINOR_MAX });
+  h.must(charge({ amount_minor: AMOUNT_MINOR_MAX - 10 }));
+  h.refused(
+    charge({ reference: "CH-2", amount_minor: 11 }),
+    "amount_too_large",
+    "the receivable would pass 9999999999999.99: nothing was booked",
+  );
+  assert.equal(balanceOutOfRange(h.state!), null);
+  // Brought back into range is always taken.
+  h.must(pay(1_000));
+});
+
+type Step =
+  | { readonly op: "charge"; readonly amount: number; readonly duties: boolean }
+  | { readonly op: "booking"; readonly amount: number }
+  | { readonly op: "pay"; readonly amount: number }
+  | { readonly op: "top_up"; readonly amount: number }
+  | { readonly op: "note"; readonly pick: number; readonly amount: number }
+  | { readonly op: "cod"; readonly amount: number }
+  | { readonly op: "invoice" }
+  | { readonly op: "days"; readonly days: number };
+
+const STEP = fc.oneof(
+  fc.record({
+    op: fc.constant("charge" as const),
+    amount: fc.integer({ min: 1, max: 50_000 }),
+    duties: fc.boolean(),
+  }),
+  fc.record({ op: fc.constant("booking" as const), amount: fc.integer({ min: 1, max: 50_000 }) }),
+  fc.record({ op: fc.constant("pay" as const), amount: fc.integer({ min: 1, max: 80_000 }) }),
+  fc.record({ op: fc.constant("top_up" as const), amount: fc.integer({ min: 1, max: 80_000 }) }),
+  fc.record({
+    op: fc.constant("note" as const),
+    pick: fc.nat(),
+    amount: fc.integer({ min: -50_000, max: 50_000 }).filter((n) => n !== 0),
+  }),
+  fc.record({ op: fc.constant("cod" as const), amount: fc.integer({ min: 1, max: 20_000 }) }),
+  fc.record({ op: fc.constant("invoice" as const) }),
+  fc.record({ op: fc.constant("days" as const), days: fc.integer({ min: 1, max: 40 }) }),
+);
+
+/** The commands a step stands for on the account as it is (none: only time passes). */
+function commandOf(h: Account, step: Step, n: number): CourierClientCommand[] {
+  switch (step.op) {
+    case "charge":
+      return [charge({
+        reference: `CH-${n}`,
+        amount_minor: step.amount,
+        ...(step.duties ? { entry_kind: "duties", recoverable: true, evidence_path: "r.pdf" } : {}),
+      })];
+    case "booking":
+      return [{
+        kind: "charge_booking",
+        waybill: `WB-${n}`,
+        amount_minor: step.amount,
+        currency: "BWP",
+        by: "test",
+      }];
+    case "pay":
+      return [pay(step.amount, { reference: `PAY-${n}` })];
+    case "top_up":
+      return [{
+        kind: "top_up",
+        amount_minor: step.amount,
+        currency: "BWP",
+        reference: `TOP-${n}`,
+        by: "test",
+      }];
+    case "note": {
+      const charges = entriesOf(h.log).filter((e) =>
+        e.kind === "waiting" || e.kind === "duties" || e.kind === "shipment"
+      );
+      const target = charges[step.pick % Math.max(charges.length, 1)];
+      return target ? [correct(h, target.reference, step.amount, { reference: `NOTE-${n}` })] : [];
+    }
+    case "cod":
+      return [
+        {
+          kind: "cod_collected",
+          waybill: `COD-${n}`,
+          amount_minor: step.amount,
+          currency: "BWP",
+          by: "drv",
+        },
+        { kind: "cod_remitted", waybill: `COD-${n}`, evidence_path: "slip.pdf", by: "test" },
+      ];
+    case "invoice":
+      return [{
+        kind: "issue_invoice",
+        period: new Date(h.now).toISOString().slice(0, 7),
+        by: "test",
+      }];
+    case "days":
+      h.now += step.days * DAY;
+      return [];
+  }
+}
+
+Deno.test("client ledger: in every settlement mode, what the client owes is the sum of its posted entries", () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom("credit" as const, "prepaid" as const, "external" as const),
+      fc.array(STEP, { maxLength: 40, size: "medium" }),
+      (mode, steps) => {
+        const h = account({ settlement_mode: mode, credit_limit_minor: 1_000_000 });
+        steps.forEach((step, n) => {
+          for (const c of commandOf(h, step, n)) h.send(c);
+          const entries = entriesOf(h.log);
+          const posted = entries.filter((e) => e.status === "posted" && e.currency === "BWP");
+          const sum = posted.reduce((total, e) => total + e.amount_minor, 0);
+          const b = accountBalances(h.state!);
+          // spec: courier 2.6, 4.2: the balances are the posted entries; external posts none.
+          assert.equal(owedMinor(balancesOf(h.state!)), sum);
+          assert.equal(b.owed_minor, sum);
+          if (mode === "external") assert.equal(sum, 0);
+          // Entries are numbered one after another as they reach the account.
+          assert.deepEqual(entries.map((e) => e.seq), entries.map((_, i) => i + 1));
+          assert.deepEqual(otherCurrencies(h.state!), []);
+        });
+        assert.deepEqual(h.replayed(), h.state);
+      },
+    ),
+    { numRuns: 40 },
+  );
+});

@@ -1,0 +1,54 @@
+/**
+ * The runs one shipment has boarded and its cold-chain flag (actors/courier/shipment_runs.ts;
+ * courier 2.10 cold slots): boarding is recorded once per run, the flag only when it changes,
+ * and every reply says what the flag was before the command.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { SHIPMENT_RUNS_MAX, shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import { ActorHarness } from "../../helpers/actor.ts";
+
+Deno.test("shipment runs: boarding a run records it once", () => {
+  const h = new ActorHarness(shipmentRunsActor);
+  const step = h.must({ kind: "board", run_id: "run_1" });
+  assert.deepEqual(step.events, [{ kind: "boarded", run_id: "run_1" }]);
+  assert.deepEqual(step.reply, { runs: ["run_1"], cold_chain: false, was_cold_chain: false });
+  assert.deepEqual(h.must({ kind: "board", run_id: "run_1" }).events, []);
+  h.must({ kind: "board", run_id: "run_2" });
+  assert.deepEqual(h.state.runs, ["run_1", "run_2"]);
+  assert.equal(shipmentRunsActor.publishEvents, false, "nobody downstream needs the events");
+});
+
+Deno.test("shipment runs: the cold-chain flag is recorded when it changes, the reply naming the flag before", () => {
+  const h = new ActorHarness(shipmentRunsActor);
+  h.must({ kind: "board", run_id: "run_1" });
+  const set = h.must({ kind: "cold_chain", cold: true });
+  assert.deepEqual(set.events, [{ kind: "cold_chain_set", cold: true }]);
+  assert.deepEqual(set.reply, { runs: ["run_1"], cold_chain: true, was_cold_chain: false });
+  const again = h.must({ kind: "cold_chain", cold: true });
+  assert.deepEqual(again.events, []);
+  assert.equal(again.reply?.was_cold_chain, true);
+  // A boarding after the flag sees it: its load counts the cold slots.
+  const boarded = h.must({ kind: "board", run_id: "run_2" });
+  assert.deepEqual(boarded.reply, {
+    runs: ["run_1", "run_2"],
+    cold_chain: true,
+    was_cold_chain: true,
+  });
+  h.must({ kind: "cold_chain", cold: false });
+  assert.equal(h.must({ kind: "get" }).reply?.cold_chain, false);
+  assert.deepEqual(h.fire("x").events, []);
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("shipment runs: at most SHIPMENT_RUNS_MAX runs are kept, the most recent last", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 60 }), (n) => {
+      const h = new ActorHarness(shipmentRunsActor);
+      for (let i = 0; i < n; i++) h.must({ kind: "board", run_id: `run_${i}` });
+      const kept = Array.from({ length: n }, (_, i) => `run_${i}`).slice(-SHIPMENT_RUNS_MAX);
+      assert.deepEqual(h.state.runs, kept);
+    }),
+    { numRuns: 30 },
+  );
+});

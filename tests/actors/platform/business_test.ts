@@ -1,0 +1,439 @@
+/**
+ * The business account (actors/platform/business.ts; Business API 4.3, 5, 8; CONTRACT operator
+ * API): created with its owner and both features off; keys held as hashes and found by them;
+ * partner keys revocable alone; portal people bounded by the plan, the owner kept; every change
+ * an event naming who made it. (The webhook secret's logging is in webhook_secret_log_test.ts.)
+ */
+import assert from "node:assert/strict";
+import {
+  asBusiness,
+  auditDetail,
+  type Business,
+  businessActor,
+  type BusinessCommand,
+  type BusinessReply,
+  type KeyRecord,
+  type Plan,
+  type WebhookSecret,
+} from "../../../actors/platform/business.ts";
+import { PLAN_EMPLOYEES_MAX, WEBHOOK_SECRET_GRACE_MS } from "../../../src/limits.ts";
+import { ActorHarness, kinds } from "../../helpers/actor.ts";
+
+const T0 = Date.parse("2026-11-02T08:00:00Z");
+
+function key(c: string, created_at = T0): KeyRecord {
+  return { hash: c.repeat(64), hint: c.repeat(4), created_at };
+}
+
+function secret(id: string, created_at = T0): WebhookSecret {
+  return { iv: `iv-${id}`, data: `sealed-${id}`, key_id: id, created_at };
+}
+
+const OWNER = {
+  id: "usr_owner",
+  email: "owner@example.com",
+  name: "Neo Owner",
+  role: "owner",
+  password_hash: "pbkdf2$owner",
+} as const;
+
+function create(plan: Plan = "business"): Extract<BusinessCommand, { kind: "create" }> {
+  return {
+    kind: "create",
+    id: "biz_1",
+    name: "Kalahari Couriers",
+    plan,
+    currency: "BWP",
+    country: "BW",
+    owner: OWNER,
+    api_key: key("a"),
+    webhook_secret: secret("whk_1"),
+  };
+}
+
+function created(plan: Plan = "business") {
+  const h = new ActorHarness(businessActor, { now: T0 });
+  h.must(create(plan));
+  return h;
+}
+
+type Harness = ReturnType<typeof created>;
+
+function authenticated(h: Harness, hash: string) {
+  const reply = h.must({ kind: "authenticate_key", hash }).reply as Exclude<
+    BusinessReply,
+    Business | undefined
+  >;
+  assert.ok("principal" in reply);
+  return reply;
+}
+
+function staffMember(id: string, role: "admin" | "coordinator" = "coordinator") {
+  return { id, email: `${id}@example.com`, name: id, role, password_hash: `hash-${id}` };
+}
+
+Deno.test("business actor: create opens the account with its owner, both features off and default settings", () => {
+  const h = new ActorHarness(businessActor, { now: T0 });
+  const step = h.must(create());
+  assert.deepEqual(kinds(step.events), ["business_created"]);
+  const b = asBusiness(step.reply);
+  assert.equal(b.created_at, T0);
+  assert.deepEqual(b.profile, {
+    name: "Kalahari Couriers",
+    billing_contact: null,
+    webhook_url: null,
+    low_balance_threshold: null,
+  });
+  // CONTRACT: a new business has the courier platform and shopping fulfilment switched off.
+  assert.equal(b.settings.courier_platform_enabled, false);
+  assert.equal(b.settings.shopping_fulfilment_enabled, false);
+  assert.deepEqual(b.settings.api_key_scopes, []);
+  assert.equal(b.settings.vehicle_upgrade_policy, "upgrade");
+  assert.deepEqual([b.settings.rate_limit_per_minute, b.settings.rate_limit_per_day], [null, null]);
+  assert.deepEqual(b.staff, [{ ...OWNER, session_epoch: 0, created_at: T0 }]);
+  assert.deepEqual([b.partner_keys, b.legacy_api_key], [[], null]);
+  h.refused(create(), "already_exists", "business exists: biz_1");
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("business actor: every command but create is not_found before the account exists", () => {
+  const h = new ActorHarness(businessActor, { now: T0 });
+  const commands: BusinessCommand[] = [
+    { kind: "get" },
+    { kind: "authenticate_key", hash: key("a").hash },
+    { kind: "staff_for_login", email: OWNER.email },
+    { kind: "change_settings", changes: {}, by: "operator" },
+    { kind: "revoke_partner_key", id: "pk_1", by: "operator" },
+  ];
+  for (const c of commands) h.refused(c, "not_found", "business not found");
+  assert.throws(() =>
+    businessActor.evolve(null, { kind: "api_key_rotated", key: key("b"), by: "x" })
+  );
+});
+
+Deno.test("business actor: operator settings apply as given and are recorded with who changed them", () => {
+  const h = created();
+  const changes = {
+    courier_platform_enabled: true,
+    api_key_scopes: ["billing:administer" as const],
+    vehicle_upgrade_policy: "refuse" as const,
+  };
+  const step = h.must({ kind: "change_settings", changes, by: "operator" });
+  assert.deepEqual(step.events, [{ kind: "settings_changed", changes, by: "operator" }]);
+  const b = asBusiness(step.reply);
+  assert.equal(b.settings.courier_platform_enabled, true);
+  assert.equal(b.settings.shopping_fulfilment_enabled, false, "the rest is kept");
+  assert.equal(b.settings.vehicle_upgrade_policy, "refuse");
+  assert.deepEqual(auditDetail(step.events[0]!), { by: "operator", detail: { changes } });
+});
+
+Deno.test("business actor: only an Enterprise plan business takes rate limits of its own", () => {
+  for (const plan of ["starter", "business"] as const) {
+    const h = created(plan);
+    const refused = h.refused(
+      {
+        kind: "change_settings",
+        changes: { rate_limit_per_minute: 500, rate_limit_per_day: 50_000 },
+        by: "operator",
+      },
+      "validation_failed",
+      `only an Enterprise plan business takes limits of its own; the ${plan} plan's apply: ` +
+        "rate_limit_per_minute, rate_limit_per_day",
+    );
+    assert.deepEqual(
+      (refused.details?.errors as { path: string }[]).map((e) => e.path),
+      ["rate_limit_per_minute", "rate_limit_per_day"],
+    );
+    // Null is the plan's own: accepted.
+    h.must({ kind: "change_settings", changes: { rate_limit_per_day: null }, by: "operator" });
+  }
+  const h = created("enterprise");
+  h.must({ kind: "change_settings", changes: { rate_limit_per_minute: 9_000 }, by: "operator" });
+  assert.equal(asBusiness(h.must({ kind: "get" }).reply).settings.rate_limit_per_minute, 9_000);
+  const access = authenticated(h, key("a").hash).access;
+  assert.deepEqual(access, {
+    id: "biz_1",
+    plan: "enterprise",
+    courier_platform_enabled: false,
+    shopping_fulfilment_enabled: false,
+    rate_limit_per_minute: 9_000,
+    rate_limit_per_day: null,
+  });
+});
+
+Deno.test("business actor: a profile change records only what differs; the same again records nothing", () => {
+  const h = created();
+  const changes = { webhook_url: "https://shop.example/hook", billing_contact: null };
+  const step = h.must({ kind: "change_profile", changes, by: "api_key" });
+  assert.deepEqual(step.events, [{
+    kind: "profile_changed",
+    changes: { webhook_url: "https://shop.example/hook" },
+    by: "api_key",
+  }]);
+  assert.deepEqual(h.must({ kind: "change_profile", changes, by: "api_key" }).events, []);
+  const threshold = h.must({
+    kind: "change_profile",
+    changes: { low_balance_threshold: "50.00" },
+    by: "staff:usr_owner",
+  });
+  // The audit trail shows the threshold as money (a number), kept as its decimal text.
+  assert.deepEqual(auditDetail(threshold.events[0]!).detail, {
+    changes: { low_balance_threshold: 50 },
+  });
+  assert.equal(asBusiness(threshold.reply).profile.low_balance_threshold, "50.00");
+});
+
+Deno.test("business actor: rotating the API key invalidates the old one and a legacy key at once", () => {
+  const h = created();
+  h.must({ kind: "import_legacy_key", key: key("l"), by: "operator" });
+  const legacy = authenticated(h, key("l").hash);
+  assert.deepEqual(legacy.principal, { as: "business_key", legacy: true, scopes: [] });
+  assert.deepEqual(authenticated(h, key("a").hash).principal, {
+    as: "business_key",
+    legacy: false,
+    scopes: [],
+  });
+  const rotated = h.must({ kind: "rotate_api_key", key: key("b"), by: "api_key" });
+  assert.deepEqual(kinds(rotated.events), ["api_key_rotated"]);
+  assert.deepEqual(auditDetail(rotated.events[0]!), { by: "api_key", detail: { hint: "bbbb" } });
+  for (const old of [key("a").hash, key("l").hash]) {
+    h.refused(
+      { kind: "authenticate_key", hash: old },
+      "unauthenticated",
+      "unknown or revoked credential",
+    );
+  }
+  authenticated(h, key("b").hash);
+  assert.deepEqual(h.indexes().filter((i) => i.index === "credential"), [
+    { index: "credential", key: key("b").hash },
+  ]);
+});
+
+Deno.test("business actor: the business key carries the scopes the operator stored", () => {
+  const h = created();
+  h.must({
+    kind: "change_settings",
+    changes: { api_key_scopes: ["customs:approve", "runs:override"] },
+    by: "operator",
+  });
+  assert.deepEqual(authenticated(h, key("a").hash).principal, {
+    as: "business_key",
+    legacy: false,
+    scopes: ["customs:approve", "runs:override"],
+  });
+});
+
+Deno.test("business actor: a rotated webhook secret keeps the old one for the grace period", () => {
+  const h = created();
+  const rotatedAt = T0 + 5_000;
+  const step = h.must({
+    kind: "rotate_webhook_secret",
+    secret: secret("whk_2", rotatedAt),
+    by: "api_key",
+  });
+  assert.deepEqual(auditDetail(step.events[0]!), { by: "api_key", detail: { key_id: "whk_2" } });
+  const b = asBusiness(step.reply);
+  assert.deepEqual(b.webhook_secret, secret("whk_2", rotatedAt));
+  assert.deepEqual(b.webhook_secret_previous, {
+    ...secret("whk_1"),
+    expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS,
+  });
+});
+
+Deno.test("business actor: a partner key authenticates with its own scopes until revoked, alone", () => {
+  const h = created();
+  const issued = h.must({
+    kind: "issue_partner_key",
+    key: { ...key("p"), id: "pk_1", partner: "Acme POS", scopes: ["deliveries"] },
+    by: "operator",
+  });
+  assert.deepEqual(auditDetail(issued.events[0]!).detail, {
+    id: "pk_1",
+    partner: "Acme POS",
+    scopes: ["deliveries"],
+  });
+  assert.deepEqual(authenticated(h, key("p").hash).principal, {
+    as: "partner",
+    partner_key_id: "pk_1",
+    partner: "Acme POS",
+    scopes: ["deliveries"],
+  });
+  h.now = T0 + 60_000;
+  const revoked = h.must({ kind: "revoke_partner_key", id: "pk_1", by: "operator" });
+  assert.deepEqual(revoked.events, [{
+    kind: "partner_key_revoked",
+    id: "pk_1",
+    at: T0 + 60_000,
+    by: "operator",
+  }]);
+  h.refused({ kind: "authenticate_key", hash: key("p").hash }, "unauthenticated");
+  authenticated(h, key("a").hash); // spec: business 5.5: revocable without affecting the business
+  assert.deepEqual(h.must({ kind: "revoke_partner_key", id: "pk_1", by: "operator" }).events, []);
+  h.refused(
+    { kind: "revoke_partner_key", id: "pk_9", by: "operator" },
+    "not_found",
+    "partner key not found: pk_9",
+  );
+  // A revoked key is no longer found as a credential, but still by its id.
+  assert.ok(!h.indexes().some((i) => i.key === key("p").hash));
+  assert.ok(h.indexes().some((i) => i.index === "partner_key" && i.key === "pk_1"));
+});
+
+Deno.test("business actor: portal people are bounded by the plan and unique by e-mail", () => {
+  const max = PLAN_EMPLOYEES_MAX.starter;
+  assert.equal(max, 5); // spec: business 8: Starter up to 5
+  const h = created("starter");
+  for (let i = 1; i < max; i++) {
+    const step = h.must({
+      kind: "add_staff",
+      staff: staffMember(`usr_${i}`),
+      max,
+      by: "staff:usr_owner",
+    });
+    assert.deepEqual(auditDetail(step.events[0]!).detail, {
+      id: `usr_${i}`,
+      email: `usr_${i}@example.com`,
+      role: "coordinator",
+    });
+  }
+  h.refused(
+    { kind: "add_staff", staff: staffMember("usr_9"), max, by: "staff:usr_owner" },
+    "employee_limit_reached",
+    "the starter plan allows 5 employee accounts: 5 exist",
+  );
+  h.refused(
+    { kind: "add_staff", staff: { ...staffMember("usr_9"), email: OWNER.email }, max: 50, by: "x" },
+    "email_taken",
+    `a portal user already has this e-mail: ${OWNER.email}`,
+  );
+  const b = asBusiness(h.must({ kind: "get" }).reply);
+  assert.equal(b.staff.length, max);
+  assert.ok(b.staff.every((s) => s.session_epoch === 0));
+  assert.deepEqual(businessActor.uniqueIndexes, ["staff_email"]);
+  assert.deepEqual(
+    h.indexes().filter((i) => i.index === "staff_email").map((i) => i.key),
+    b.staff.map((s) => s.email),
+  );
+});
+
+Deno.test("business actor: sign-in finds a person by e-mail; a password change signs out older sessions", () => {
+  const h = created();
+  h.must({
+    kind: "add_staff",
+    staff: staffMember("usr_2", "admin"),
+    max: 50,
+    by: "staff:usr_owner",
+  });
+  assert.deepEqual(h.must({ kind: "staff_for_login", email: "usr_2@example.com" }).reply, {
+    staff_id: "usr_2",
+    password_hash: "hash-usr_2",
+    session_epoch: 0,
+  });
+  h.refused({ kind: "staff_for_login", email: "nobody@example.com" }, "unauthenticated");
+  const signedIn = h.must({ kind: "authenticate_staff", staff_id: "usr_2", session_epoch: 0 });
+  assert.deepEqual((signedIn.reply as { principal: unknown }).principal, {
+    as: "staff",
+    staff_id: "usr_2",
+    role: "admin",
+  });
+  const changed = h.must({
+    kind: "change_password",
+    staff_id: "usr_2",
+    password_hash: "hash-new",
+    by: "staff:usr_2",
+  });
+  assert.deepEqual(auditDetail(changed.events[0]!).detail, { staff_id: "usr_2" });
+  assert.ok(!JSON.stringify(auditDetail(changed.events[0]!)).includes("hash-new"));
+  h.refused({ kind: "authenticate_staff", staff_id: "usr_2", session_epoch: 0 }, "unauthenticated");
+  h.must({ kind: "authenticate_staff", staff_id: "usr_2", session_epoch: 1 });
+  h.refused(
+    { kind: "change_password", staff_id: "usr_9", password_hash: "x", by: "x" },
+    "not_found",
+    "portal user not found: usr_9",
+  );
+});
+
+Deno.test("business actor: a person's name and role change; the owner's role never does", () => {
+  const h = created();
+  h.must({ kind: "add_staff", staff: staffMember("usr_2"), max: 50, by: "staff:usr_owner" });
+  const step = h.must({
+    kind: "change_staff",
+    staff_id: "usr_2",
+    changes: { name: "Mpho", role: "coordinator" },
+    by: "staff:usr_owner",
+  });
+  assert.deepEqual(step.events, [{
+    kind: "staff_changed",
+    staff_id: "usr_2",
+    changes: { name: "Mpho" },
+    by: "staff:usr_owner",
+  }]);
+  assert.deepEqual(
+    h.must({ kind: "change_staff", staff_id: "usr_2", changes: { name: "Mpho" }, by: "x" }).events,
+    [],
+    "the same again records nothing",
+  );
+  h.must({ kind: "change_staff", staff_id: "usr_2", changes: { role: "admin" }, by: "x" });
+  h.refused(
+    { kind: "change_staff", staff_id: OWNER.id, changes: { role: "admin" }, by: "x" },
+    "owner_protected",
+    "the business must keep its owner: the owner's role cannot change",
+  );
+  h.must({
+    kind: "change_staff",
+    staff_id: OWNER.id,
+    changes: { name: "Neo", role: "owner" },
+    by: "x",
+  });
+  h.refused(
+    { kind: "change_staff", staff_id: "usr_9", changes: {}, by: "x" },
+    "not_found",
+    "portal user not found: usr_9",
+  );
+  const b = asBusiness(h.must({ kind: "get" }).reply);
+  assert.deepEqual(b.staff.map((s) => [s.name, s.role]), [["Neo", "owner"], ["Mpho", "admin"]]);
+});
+
+Deno.test("business actor: removing a person signs them out and frees the e-mail; the owner stays", () => {
+  const h = created();
+  h.must({ kind: "add_staff", staff: staffMember("usr_2"), max: 50, by: "staff:usr_owner" });
+  const removed = h.must({ kind: "remove_staff", staff_id: "usr_2", by: "staff:usr_owner" });
+  assert.deepEqual(removed.events, [{
+    kind: "staff_removed",
+    staff_id: "usr_2",
+    email: "usr_2@example.com",
+    by: "staff:usr_owner",
+  }]);
+  h.refused({ kind: "authenticate_staff", staff_id: "usr_2", session_epoch: 0 }, "unauthenticated");
+  assert.ok(!h.indexes().some((i) => i.key === "usr_2@example.com"));
+  h.must({ kind: "add_staff", staff: staffMember("usr_2"), max: 50, by: "staff:usr_owner" });
+  h.refused(
+    { kind: "remove_staff", staff_id: OWNER.id, by: "x" },
+    "owner_protected",
+    "the business must keep its owner: the owner cannot be removed",
+  );
+  h.refused({ kind: "remove_staff", staff_id: "usr_9", by: "x" }, "not_found");
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("business actor: projections and the audit trail carry no hash and no sealed secret", () => {
+  const h = created();
+  h.must({ kind: "import_legacy_key", key: key("l"), by: "operator" });
+  h.must({
+    kind: "issue_partner_key",
+    key: { ...key("p"), id: "pk_1", partner: "Acme", scopes: ["rewards"] },
+    by: "operator",
+  });
+  h.must({ kind: "rotate_webhook_secret", secret: secret("whk_2"), by: "api_key" });
+  h.must({ kind: "add_staff", staff: staffMember("usr_2"), max: 50, by: "operator" });
+  const view = JSON.stringify(businessActor.project!(h.state));
+  const audit = JSON.stringify(h.log.map(auditDetail));
+  for (const text of [view, audit]) {
+    for (const c of ["a", "l", "p"]) assert.ok(!text.includes(key(c).hash), c);
+    assert.ok(!text.includes("sealed-") && !text.includes("pbkdf2") && !text.includes("hash-"));
+  }
+  assert.deepEqual(JSON.parse(view).created_at, "2026-11-02T08:00:00.000Z");
+  assert.equal(businessActor.project!(null), null);
+  assert.throws(() => asBusiness(undefined));
+  assert.deepEqual(h.fire("x").events, []);
+});
