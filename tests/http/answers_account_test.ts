@@ -18,7 +18,7 @@ import {
   PartnerKeyRevokedAnswer,
   PlatformSettingsAnswer,
   WalletCreditAnswer,
-} from "../../routes/platform/operator.ts";
+} from "../../routes/platform/answers/operator.ts";
 import {
   ApiKeyAnswer,
   ApiKeyRegeneratedAnswer,
@@ -32,7 +32,7 @@ import {
   StaffSessionAnswer,
   WalletAnswer,
   WebhookSecretRegeneratedAnswer,
-} from "../../routes/business/account.ts";
+} from "../../routes/business/answers/account.ts";
 import { z } from "../../src/http/route.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, documentedData } from "../helpers/documented.ts";
