@@ -1,6 +1,6 @@
 /** The platform's actor types: accounts, sign-in, wallets, outbound events, deferred work, mail (CONTRACT; Business API 5). */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
-import { businessActor } from "./business.ts";
+import { businessActor } from "./business/mod.ts";
 import { driverActor } from "./driver.ts";
 import { platformSettingsActor } from "./platform_settings.ts";
 import { sessionActor } from "./session.ts";

@@ -2,7 +2,7 @@
  * The operator API (CONTRACT "Operator API"): businesses, their switches and keys, drivers, wallet
  * credits, service settings and the manual clock. Bearer OPERATOR_TOKEN.
  */
-import { asBusiness, businessActor, publicView } from "../../actors/platform/business.ts";
+import { asBusiness, businessActor, publicView } from "../../actors/platform/business/mod.ts";
 import {
   PLATFORM_SETTINGS_ID,
   PLATFORM_TENANT,

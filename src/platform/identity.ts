@@ -3,7 +3,7 @@
  * principal's shape and how the audit trail and the profile name it. Pure: the guards
  * (auth/auth.ts, and each feature's own) set it on the request, flows take it as their caller.
  */
-import type { BusinessAccess } from "../../actors/platform/business.ts";
+import type { BusinessAccess } from "../../actors/platform/business/mod.ts";
 import type { PortalRole, Scope } from "./rules/scopes.ts";
 
 /** A person signed in for a courier's client (courier 4.6), as the client's actor answers. */

@@ -3,7 +3,7 @@
  * operator changes a business's settings (CONTRACT "Operator API"), and the Business API's audit
  * trail shows those changes as sent (Business API 5.6). One schema, one OpenAPI component.
  */
-import { BULKY_SERVICES, VEHICLE_UPGRADE_POLICIES } from "../../actors/platform/business.ts";
+import { BULKY_SERVICES, VEHICLE_UPGRADE_POLICIES } from "../../actors/platform/business/mod.ts";
 import { distinct } from "../domain/objects.ts";
 import { z } from "../http/route.ts";
 import { orNull } from "../http/schemas.ts";

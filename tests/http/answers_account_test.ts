@@ -4,7 +4,7 @@
  * tests/helpers/documented.ts.
  */
 import assert from "node:assert/strict";
-import { businessActor } from "../../actors/platform/business.ts";
+import { businessActor } from "../../actors/platform/business/mod.ts";
 import { deferredWorkActor } from "../../actors/platform/deferred_work.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import {

@@ -7,7 +7,7 @@ import {
   PLANS,
   type Staff,
   thresholdAmount,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import type { WalletState } from "../../../actors/platform/wallet.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import type { EnvironmentName } from "../../../src/environment.ts";

@@ -6,7 +6,7 @@ import {
   BULKY_SERVICES,
   PLANS,
   VEHICLE_UPGRADE_POLICIES,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";

@@ -9,7 +9,7 @@ import {
   type Authenticated,
   type BusinessAccess,
   businessActor,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import { SESSION_TENANT, sessionActor } from "../../../actors/platform/session.ts";
 import { driverActor } from "../../../actors/platform/driver.ts";
 import { PLAN_RATE_LIMITS } from "../../limits.ts";

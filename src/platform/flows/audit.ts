@@ -7,7 +7,7 @@ import {
   auditDetail,
   businessActor,
   type BusinessEvent,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import type { Deps } from "../../environment.ts";
 
 /** Entries in one page of the trail. */

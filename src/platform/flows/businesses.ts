@@ -8,7 +8,7 @@ import {
   businessActor,
   type Plan,
   type Settings,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import { issueCredential } from "../../domain/credentials.ts";
 import {
   hashPassword,

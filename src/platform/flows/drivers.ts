@@ -1,5 +1,5 @@
 /** Drivers the operator registers for a business (CONTRACT "Operator API"; courier 4.5). */
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { driverActor } from "../../../actors/platform/driver.ts";
 import { issueCredential } from "../../domain/credentials.ts";
 import type { Deps } from "../../environment.ts";

@@ -4,7 +4,7 @@
  * on the merchant's request. Each secret is shown once; only its hash (a key) or its sealed form
  * (the webhook secret) is kept.
  */
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { issueCredential } from "../../domain/credentials.ts";
 import { newSecret, seal, sealOwner } from "../../domain/secrets.ts";
 import { apiKeyPrefix, type Deps } from "../../environment.ts";

@@ -8,7 +8,7 @@ import {
   businessActor,
   type Staff,
   type StaffChanges,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import { hashPassword, temporaryPassword } from "../../domain/secrets.ts";
 import { stripUndefined } from "../../domain/objects.ts";
 import type { Deps } from "../../environment.ts";

@@ -3,8 +3,8 @@
  * address and low-balance threshold. The company record is for a person signed in; the
  * integration key manages only the webhook.
  */
-import type { Business, Profile } from "../../../actors/platform/business.ts";
-import { asBusiness, businessActor } from "../../../actors/platform/business.ts";
+import type { Business, Profile } from "../../../actors/platform/business/mod.ts";
+import { asBusiness, businessActor } from "../../../actors/platform/business/mod.ts";
 import { formatMinor, toMinor } from "../../domain/money.ts";
 import { stripUndefined } from "../../domain/objects.ts";
 import type { Deps } from "../../environment.ts";

@@ -3,7 +3,7 @@
  * e-mail and password for a session token, signs out, and changes their password, which signs
  * out their other devices. Failed checks are counted by the caller's throttle (SignInAttempt).
  */
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { hashPassword, passwordMatches, verifyPassword } from "../../domain/secrets.ts";
 import { weakPasswordReason } from "../../domain/passwords.ts";
 import type { Deps } from "../../environment.ts";

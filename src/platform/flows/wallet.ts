@@ -7,7 +7,7 @@ import {
   type WalletReply,
   type WalletTransaction,
 } from "../../../actors/platform/wallet.ts";
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { formatMinor, toMinor } from "../../domain/money.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";

@@ -3,7 +3,7 @@
  * sign-in, password changes, people, the profile and the audit trail.
  */
 import assert from "node:assert/strict";
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { SESSION_TENANT, sessionActor } from "../../../actors/platform/session.ts";
 import { hashSecret } from "../../../src/domain/secrets.ts";
 import { auditTrail } from "../../../src/platform/flows/audit.ts";

@@ -2,7 +2,7 @@
  * The platform's flows without HTTP: a runtime over in-memory KV with the platform's actors, the
  * in-process bus and a manual clock, and callers built as the guards would find them.
  */
-import { accessOf, type Business } from "../../../actors/platform/business.ts";
+import { accessOf, type Business } from "../../../actors/platform/business/mod.ts";
 import { PLATFORM_ACTORS } from "../../../actors/platform/mod.ts";
 import { MemoryBus } from "../../../src/bus/memory_bus.ts";
 import { importDataKey } from "../../../src/domain/secrets.ts";
