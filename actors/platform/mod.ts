@@ -5,7 +5,7 @@ import { driverActor } from "./driver.ts";
 import { platformSettingsActor } from "./platform_settings.ts";
 import { sessionActor } from "./session.ts";
 import { walletActor } from "./wallet.ts";
-import { outboundEventActor } from "./outbound_event.ts";
+import { outboundEventActor } from "./outbound_event/mod.ts";
 import { deferredWorkActor } from "./deferred_work.ts";
 import { mailMessageActor } from "./mail_message.ts";
 

@@ -12,7 +12,7 @@ import {
   outboundEventActor,
   type OutboundEventSummary,
   summaryOf,
-} from "../../actors/platform/outbound_event.ts";
+} from "../../actors/platform/outbound_event/mod.ts";
 import {
   billingCsvStream,
   type ExportRange,

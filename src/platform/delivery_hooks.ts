@@ -3,7 +3,7 @@
  * events go and what a failed, waiting or late-delivered event raises. The engine is the
  * platform's; the recipients and their alerts are the documents' (courier 6.1, 6.2, 6.3).
  */
-import type { Recipient } from "../../actors/platform/outbound_event.ts";
+import type { Recipient } from "../../actors/platform/outbound_event/mod.ts";
 import type { AlertCallback, DeliveryTarget, OutboundDeliveryOptions } from "./reactors/deliver.ts";
 
 /** Where a recipient's events go now: null, none is set; undefined, not this feature's. */

@@ -25,7 +25,7 @@ import {
   type OutboundTarget,
   type Recipient,
   waitedForEndpoint,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";
 import { type KeyedSubscription, subscribeKeyed } from "../../bus/keyed.ts";
