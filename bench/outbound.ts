@@ -8,7 +8,10 @@
  *    streaming it (against DATABASE_URL, else embedded PGlite).
  */
 import { sql } from "kysely";
-import { type NewOutboundEvent, outboundEventActor } from "../actors/platform/outbound_event.ts";
+import {
+  type NewOutboundEvent,
+  outboundEventActor,
+} from "../actors/platform/outbound_event/mod.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { openDatabase } from "../src/db/db.ts";
 import { dropSchema } from "../src/db/migrate.ts";

@@ -1,7 +1,7 @@
 /** A driver of a business, known by the hash of the bearer token the operator issued. */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import { constantTimeEqual } from "../../src/domain/secrets.ts";
-import type { KeyRecord } from "./business.ts";
+import type { KeyRecord } from "./business/mod.ts";
 
 export interface Driver {
   readonly id: string;

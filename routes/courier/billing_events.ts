@@ -4,7 +4,7 @@
  * preview, and where billing events go (the billing endpoint, a setting the spec does not show).
  */
 import { sql } from "kysely";
-import { businessActor } from "../../actors/platform/business.ts";
+import { businessActor } from "../../actors/platform/business/mod.ts";
 import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import {
   OUTBOUND_STATUSES,
@@ -12,7 +12,7 @@ import {
   outboundEventActor,
   type OutboundEventSummary,
   summaryOf,
-} from "../../actors/platform/outbound_event.ts";
+} from "../../actors/platform/outbound_event/mod.ts";
 import {
   billingCsvStream,
   type ExportRange,

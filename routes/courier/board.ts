@@ -24,7 +24,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { WSContext, WSEvents } from "hono/ws";
 import { upgradeWebSocket } from "hono/deno";
 import type { AlertSummary } from "../../actors/courier/alert.ts";
-import { businessActor } from "../../actors/platform/business.ts";
+import { businessActor } from "../../actors/platform/business/mod.ts";
 import { SESSION_TENANT, sessionActor } from "../../actors/platform/session.ts";
 import {
   type ActorChange,

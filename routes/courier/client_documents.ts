@@ -4,7 +4,7 @@
  * client's shipments: another client's waybill is not found.
  */
 import type { Context } from "hono";
-import { asBusiness, businessActor } from "../../actors/platform/business.ts";
+import { asBusiness, businessActor } from "../../actors/platform/business/mod.ts";
 import {
   type DocumentContext,
   shipmentFacts,

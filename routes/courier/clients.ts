@@ -23,7 +23,7 @@ import { define, z } from "../../src/http/route.ts";
 import { Currency, Email, Money, UtcInstant } from "../../src/http/schemas.ts";
 import { Settlement as SettlementMode } from "./answers/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { stripUndefined } from "../platform/operator.ts";
+import { stripUndefined } from "../../src/domain/objects.ts";
 import { ask, read } from "../../src/http/ask.ts";
 
 const tag = "Courier clients";

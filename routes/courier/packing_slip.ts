@@ -2,7 +2,7 @@
  * Courier 4.5: the courier's packing slip, a PDF that travels with the parcel (no money on it).
  * Another courier's waybill is not found.
  */
-import { asBusiness, businessActor } from "../../actors/platform/business.ts";
+import { asBusiness, businessActor } from "../../actors/platform/business/mod.ts";
 import { asShipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import { shipmentFacts } from "../../src/courier/flows/documents.ts";
 import { packingSlipPdf } from "../../src/courier/rules/documents/courier_packing_slip.ts";

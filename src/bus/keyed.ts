@@ -169,6 +169,11 @@ export interface UnitWorker<T> {
   readonly retry?: RetryPolicy | undefined;
   /** Where a message whose units still fail is kept to be tried again; absent: reported only. */
   readonly deferral?: Deferral | undefined;
+  /**
+   * A look at every change as it is heard, before its units: work that must not be repeated
+   * late (noting an attempt due). A deferred try does the units only.
+   */
+  readonly observe?: ((change: ActorChange) => void) | undefined;
 }
 
 /**
@@ -177,7 +182,7 @@ export interface UnitWorker<T> {
  * waiting with units to do, is deferred under the worker's name.
  */
 export function subscribeUnits<T>(w: UnitWorker<T>): KeyedSubscription {
-  const run = (m: BusMessage) => {
+  const units = (m: BusMessage) => {
     const change = m.payload as ActorChange;
     return eachRetried(
       w.unitsOf(change),
@@ -187,6 +192,13 @@ export function subscribeUnits<T>(w: UnitWorker<T>): KeyedSubscription {
       w.retry,
     );
   };
+  const observe = w.observe;
+  const run = observe
+    ? (m: BusMessage) => {
+      observe(m.payload as ActorChange);
+      return units(m);
+    }
+    : units;
   return subscribeKeyed(
     w.bus,
     w.pattern,
@@ -195,6 +207,7 @@ export function subscribeUnits<T>(w: UnitWorker<T>): KeyedSubscription {
       ? {
         by: w.deferral,
         worker: w.worker,
+        retry: units,
         wants: (m) => w.unitsOf(m.payload as ActorChange).length > 0,
       }
       : undefined,

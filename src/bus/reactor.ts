@@ -33,6 +33,11 @@ export interface Reaction<T> {
   work(unit: T, change: ActorChange): Promise<unknown>;
   /** The unit in a failure's report (`crossing of WB...`). */
   describe(unit: T, change: ActorChange): string;
+  /**
+   * A look at every change as it is heard, before its units (UnitWorker.observe): what must not
+   * be repeated late. Deferred tries skip it.
+   */
+  observe?(change: ActorChange): void;
 }
 
 /** Reports a reactor's failure where its options say, else on the console under its name. */
@@ -65,6 +70,7 @@ export class UnitReactor<T> {
       report: (error, unit, change) => report(error, reaction.describe(unit, change)),
       retry: options.retry,
       deferral: options.deferral,
+      observe: reaction.observe ? (change) => reaction.observe!(change) : undefined,
     });
   }
 

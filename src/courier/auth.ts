@@ -11,7 +11,7 @@ import type { AppEnv } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 import { credentialRefusals, PLAN_LIMITED, rateLimit } from "../http/guards.ts";
 import { PLATFORM_DISABLED, refusing } from "../http/refusals.ts";
-import { businessAccess, limitsOf } from "../platform/auth/auth.ts";
+import { businessAccess, limitsOf } from "../platform/auth/credentials.ts";
 import {
   businessPrincipalOf,
   type Principal,

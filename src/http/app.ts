@@ -5,13 +5,14 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Environment } from "./context.ts";
 import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
 import { ApiError, asApiError, validationFailed } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
 import { countUncounted } from "./guards.ts";
+import { allowedMethods, noSuchEndpoint } from "./no_endpoint.ts";
 import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 
@@ -53,27 +54,7 @@ export function createApp(
   app.get("/health", (c) => ok(c, { status: "ok", environment: env.name }));
 
   const api = newRouter();
-  api.use("*", async (c, next) => {
-    c.set("env", env);
-    c.set("requestId", c.res.headers.get("X-Request-Id") ?? crypto.randomUUID());
-    const length = Number(c.req.header("Content-Length") ?? "0");
-    // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
-    const type = c.req.header("Content-Type") ?? "";
-    const upload = type.startsWith("multipart/form-data") || type.startsWith("text/csv");
-    const max = upload ? UPLOAD_BODY_BYTES_MAX : REQUEST_BODY_BYTES_MAX;
-    if (length > max) {
-      throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);
-    }
-    // spec: business 7, 9.3: live refuses the test flag before anything is done (nothing booked
-    // or charged); the sandbox ignores it.
-    if (env.name === "live" && isTestFlag(c.req.header("X-Service-Test"))) {
-      throw new ApiError(
-        "test_mode_moved_to_sandbox",
-        "X-Service-Test: true is refused on live: send test requests to the sandbox",
-      );
-    }
-    await next();
-  });
+  api.use("*", requestGate(env));
   if (options.undocumentedRefusal) checkRefusals(api, options.undocumentedRefusal);
   for (const mount of routers) mount(api);
   mountDocs(api, env);
@@ -94,66 +75,40 @@ export function createApp(
   return app;
 }
 
+/**
+ * What every API request passes first: the environment and request id set for the routes, a
+ * body over its cap refused before it is read, and on live the test flag refused.
+ */
+function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("env", env);
+    c.set("requestId", c.res.headers.get("X-Request-Id") ?? crypto.randomUUID());
+    const length = Number(c.req.header("Content-Length") ?? "0");
+    // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
+    const type = c.req.header("Content-Type") ?? "";
+    const upload = type.startsWith("multipart/form-data") || type.startsWith("text/csv");
+    const max = upload ? UPLOAD_BODY_BYTES_MAX : REQUEST_BODY_BYTES_MAX;
+    if (length > max) {
+      throw new ApiError("payload_too_large", `request body over ${max} bytes: ${length}`);
+    }
+    // spec: business 7, 9.3: live refuses the test flag before anything is done (nothing booked
+    // or charged); the sandbox ignores it.
+    if (env.name === "live" && isTestFlag(c.req.header("X-Service-Test"))) {
+      throw new ApiError(
+        "test_mode_moved_to_sandbox",
+        "X-Service-Test: true is refused on live: send test requests to the sandbox",
+      );
+    }
+    await next();
+  };
+}
+
 /** The public tracking links' paths (courier 4.4 `GET /s/{token}`), whatever follows. */
 const TRACKING_PATH = /^\/api\/s(\/|$)/;
 
 /** The header `X-Service-Test: true` (header values are read case-insensitively). */
 function isTestFlag(value: string | undefined): boolean {
   return value?.trim().toLowerCase() === "true";
-}
-
-/**
- * A path that exists under other methods answers 405 with `Allow` (RFC 9110 15.5.6), so a caller
- * who sent GET where POST was meant learns that, instead of 404 suggesting a wrong path.
- */
-function noSuchEndpoint(c: Context, allow: readonly string[]): ApiError {
-  const { method, path } = c.req;
-  if (allow.length === 0) return new ApiError("not_found", `no such endpoint: ${method} ${path}`);
-  return new ApiError(
-    "method_not_allowed",
-    `${path} does not take ${method}; it takes ${allow.join(", ")}`,
-    { allow },
-    { Allow: allow.join(", ") },
-  );
-}
-
-/** The methods the router's routes take at a path (HEAD beside GET), in a stable order. */
-function allowedMethods(api: Api, prefix: string): (path: string) => readonly string[] {
-  let table: { pattern: RegExp; methods: Set<string> }[] | null = null;
-  const build = () => {
-    const byPath = new Map<string, Set<string>>();
-    for (const r of api.routes) {
-      if (r.method === "ALL") continue; // middleware, not an endpoint
-      const methods = byPath.get(r.path) ?? new Set<string>();
-      methods.add(r.method);
-      if (r.method === "GET") methods.add("HEAD");
-      byPath.set(r.path, methods);
-    }
-    return [...byPath].map(([path, methods]) => ({
-      pattern: routePattern(prefix + path),
-      methods,
-    }));
-  };
-  return (path) => {
-    table ??= build();
-    const methods = new Set<string>();
-    for (const t of table) if (t.pattern.test(path)) { for (const m of t.methods) methods.add(m); }
-    return METHOD_ORDER.filter((m) => methods.has(m));
-  };
-}
-
-const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-
-/** Hono's path syntax (`:name`, `:name{regex}`, `*`) as an anchored regular expression. */
-function routePattern(path: string): RegExp {
-  const segments = path.split("/").map((segment) => {
-    if (segment === "*") return ".*";
-    const param = /^:[^{}?]+(?:\{(.+)\})?\??$/.exec(segment);
-    if (param) return param[1] ? `(?:${param[1]})` : "[^/]+";
-    return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  });
-  // As strict as the router: a trailing slash is another path (404), not this one (405).
-  return new RegExp(`^${segments.join("/")}$`);
 }
 
 function renderError(

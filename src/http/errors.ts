@@ -2,7 +2,9 @@
  * Errors an integrator sees: a stable `code` and a message naming the problem (STYLE 3, 13). One
  * table maps each code to its HTTP status; domain refusals from actors pass through it.
  */
-import { Refused, type Rejection } from "../runtime/actor.ts";
+import { type FieldError, invalidFields, Refused, type Rejection } from "../runtime/actor.ts";
+
+export type { FieldError };
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   unauthenticated: 401,
@@ -149,11 +151,6 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   ledger_catching_up: 503,
 };
 
-export interface FieldError {
-  readonly path: string;
-  readonly message: string;
-}
-
 /** An answer that is not a success; thrown from routes and middleware, rendered once. */
 export class ApiError extends Error {
   override readonly name = "ApiError";
@@ -236,6 +233,5 @@ export function asApiError(err: unknown): ApiError | null {
 }
 
 export function validationFailed(errors: readonly FieldError[]): ApiError {
-  const summary = errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ");
-  return new ApiError("validation_failed", `invalid request: ${summary}`, { errors });
+  return fromRejection(invalidFields(errors));
 }

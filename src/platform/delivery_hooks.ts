@@ -3,8 +3,10 @@
  * events go and what a failed, waiting or late-delivered event raises. The engine is the
  * platform's; the recipients and their alerts are the documents' (courier 6.1, 6.2, 6.3).
  */
-import type { Recipient } from "../../actors/platform/outbound_event.ts";
-import type { AlertCallback, DeliveryTarget, OutboundDeliveryOptions } from "./reactors/deliver.ts";
+import type { Recipient } from "../../actors/platform/outbound_event/mod.ts";
+import type { OutboundDeliveryOptions } from "./reactors/deliver.ts";
+import type { AlertCallback } from "./reactors/outbound_alerts.ts";
+import type { DeliveryTarget } from "./reactors/outbound_attempt.ts";
 
 /** Where a recipient's events go now: null, none is set; undefined, not this feature's. */
 export type TargetResolver = (

@@ -164,6 +164,21 @@ export function reject(
   return { ok: false, code, message, ...(details ? { details } : {}) };
 }
 
+/** One bad field of a request: where, and what is wrong with it. */
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * The refusal of a request with bad fields (CONTRACT "Errors not named in the spec"): 422
+ * `validation_failed`, naming each field in `errors`, as the HTTP layer's own request checks do.
+ */
+export function invalidFields(errors: readonly FieldError[]): Rejection {
+  const summary = errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ");
+  return reject("validation_failed", `invalid request: ${summary}`, { errors });
+}
+
 /** Exhaustive switch guard (STYLE 2). */
 export function unreachable(x: never): never {
   throw new Error(`unreachable: ${JSON.stringify(x)}`);

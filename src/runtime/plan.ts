@@ -9,6 +9,7 @@ import {
   asIfMissing,
   type Ctx,
   type Rejection,
+  type TimerOp,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
 import { STATE_BYTES_MAX } from "../limits.ts";
@@ -86,138 +87,210 @@ export function planBatch(
   stored: Map<string, unknown>,
   now: () => number,
 ): Plan {
-  const def = cell.def as ActorDefinition<unknown, unknown, unknown, unknown>;
-  let state = cell.state;
-  let seq = cell.seq;
-  let tenant = cell.tenant;
-  const timers = { ...cell.timers };
-  const outcomes: Outcome[] = [];
-  const events: StoredEvent[] = [];
-  const replies: { key: string; reply: unknown; permanent: boolean }[] = [];
-  const timerSet: { name: string; at: number }[] = [];
-  const timerDelete: { name: string; at: number }[] = [];
-  const staleTimers: { name: string; at: number }[] = [];
-  const batchReplies = new Map<string, unknown>();
-  let timersChanged = false;
+  const plan = new BatchPlan(cell, stored, now);
+  for (const env of batch) plan.add(env);
+  return plan.finish(batch);
+}
 
-  for (const env of batch) {
-    let command = env.command;
-    if (env.timer) {
-      const t = timers[env.timer.name];
-      if (!t || t.at !== env.timer.at) {
-        staleTimers.push(env.timer);
-        outcomes.push({ ok: true, reply: undefined, replayed: false });
-        continue;
-      }
-      delete timers[env.timer.name];
-      timerDelete.push(env.timer);
-      timersChanged = true;
-      command = { kind: "timer", name: env.timer.name, payload: t.payload };
-    } else if (tenant !== null && env.tenant !== tenant) {
-      // spec: courier 1.1; another tenant's actor does not exist for the caller.
-      outcomes.push(asIfMissing(def, cell.key.id, command, { now: now(), newId }));
-      continue;
-    }
+type Decided = Extract<ReturnType<ActorDefinition<unknown, unknown, unknown, unknown>["decide"]>, {
+  ok: true;
+}>;
+
+/** A batch being decided: the state each command leaves, and what the write will hold. */
+class BatchPlan {
+  readonly #cell: PlanInput;
+  readonly #def: ActorDefinition<unknown, unknown, unknown, unknown>;
+  readonly #stored: Map<string, unknown>;
+  readonly #now: () => number;
+  #state: unknown;
+  #seq: number;
+  #tenant: string | null;
+  readonly #timers: Record<string, TimerRecord>;
+  readonly #outcomes: Outcome[] = [];
+  readonly #events: StoredEvent[] = [];
+  readonly #replies: { key: string; reply: unknown; permanent: boolean }[] = [];
+  readonly #timerSet: { name: string; at: number }[] = [];
+  readonly #timerDelete: { name: string; at: number }[] = [];
+  readonly #staleTimers: { name: string; at: number }[] = [];
+  /** Replies of this batch by idempotency key: the same key again is answered from here. */
+  readonly #batchReplies = new Map<string, unknown>();
+  #timersChanged = false;
+
+  constructor(cell: PlanInput, stored: Map<string, unknown>, now: () => number) {
+    this.#cell = cell;
+    this.#def = cell.def as ActorDefinition<unknown, unknown, unknown, unknown>;
+    this.#stored = stored;
+    this.#now = now;
+    this.#state = cell.state;
+    this.#seq = cell.seq;
+    this.#tenant = cell.tenant;
+    this.#timers = { ...cell.timers };
+  }
+
+  /** Decides one command against the state the previous one left. */
+  add(env: Envelope): void {
+    const command = env.timer ? this.#timerCommand(env.timer) : this.#ownCommand(env);
+    if (command === undefined) return;
     const key = env.idempotencyKey;
-    if (key !== undefined && (stored.has(key) || batchReplies.has(key))) {
-      const reply = stored.has(key) ? stored.get(key) : batchReplies.get(key);
-      outcomes.push({ ok: true, reply, replayed: true });
-      continue;
+    if (key !== undefined && (this.#stored.has(key) || this.#batchReplies.has(key))) {
+      const reply = this.#stored.has(key) ? this.#stored.get(key) : this.#batchReplies.get(key);
+      this.#outcomes.push({ ok: true, reply, replayed: true });
+      return;
     }
-    const at = now();
+    const at = this.#now();
     const ctx: Ctx = { now: at, newId };
-    let next = state;
+    let next = this.#state;
     let decision;
     try {
-      decision = def.decide(state, command, ctx);
-      if (decision.ok) { for (const e of decision.events) next = def.evolve(next, e); }
+      decision = this.#def.decide(this.#state, command, ctx);
+      if (decision.ok) { for (const e of decision.events) next = this.#def.evolve(next, e); }
     } catch (e) {
       // A broken invariant: this command fails, the state stays as it was.
-      outcomes.push({ ok: false, failure: asError(e) });
-      continue;
+      this.#outcomes.push({ ok: false, failure: asError(e) });
+      return;
     }
-    if (!decision.ok) {
-      outcomes.push(decision);
-      continue;
+    if (!decision.ok) this.#outcomes.push(decision);
+    else this.#accept(env, decision, next, at);
+  }
+
+  /** The command a due timer makes; undefined when the timer is stale (answered here). */
+  #timerCommand(timer: { readonly name: string; readonly at: number }): unknown {
+    const t = this.#timers[timer.name];
+    if (!t || t.at !== timer.at) {
+      this.#staleTimers.push(timer);
+      this.#outcomes.push({ ok: true, reply: undefined, replayed: false });
+      return undefined;
     }
-    for (const op of decision.timers ?? []) {
-      const old = timers[op.name];
+    delete this.#timers[timer.name];
+    this.#timerDelete.push(timer);
+    this.#timersChanged = true;
+    return { kind: "timer", name: timer.name, payload: t.payload };
+  }
+
+  /** The asked command; undefined for another tenant's actor (answered here). */
+  #ownCommand(env: Envelope): unknown {
+    if (this.#tenant !== null && env.tenant !== this.#tenant) {
+      // spec: courier 1.1; another tenant's actor does not exist for the caller.
+      const ctx = { now: this.#now(), newId };
+      this.#outcomes.push(asIfMissing(this.#def, this.#cell.key.id, env.command, ctx));
+      return undefined;
+    }
+    return env.command;
+  }
+
+  #accept(env: Envelope, decision: Decided, next: unknown, at: number): void {
+    this.#applyTimers(decision.timers ?? []);
+    for (const event of decision.events) {
+      this.#seq++;
+      const kept = this.#def.logged ? this.#def.logged(event) : event;
+      this.#events.push({
+        seq: this.#seq,
+        at,
+        event: kept,
+        bytes: storedBytes(JSON.stringify(kept)),
+      });
+    }
+    if (decision.events.length > 0 && this.#tenant === null) this.#tenant = env.tenant;
+    this.#state = next;
+    const reply = decision.reply ? decision.reply(next, { seq: this.#seq }) : undefined;
+    const key = env.idempotencyKey;
+    if (key !== undefined) {
+      const def = this.#def;
+      const kept = def.keptReply && reply !== undefined ? def.keptReply(reply) : reply;
+      this.#replies.push({ key, reply: kept, permanent: env.permanent });
+      // The same key again in this batch is answered from memory: the whole reply, as the first.
+      this.#batchReplies.set(key, reply);
+    }
+    this.#outcomes.push({ ok: true, reply, replayed: false });
+  }
+
+  #applyTimers(ops: readonly TimerOp[]): void {
+    for (const op of ops) {
+      const old = this.#timers[op.name];
       if (old) {
-        timerDelete.push({ name: op.name, at: old.at });
-        delete timers[op.name];
+        this.#timerDelete.push({ name: op.name, at: old.at });
+        delete this.#timers[op.name];
       }
       if (op.op === "set") {
-        timers[op.name] = op.payload === undefined ? { at: op.at } : {
+        this.#timers[op.name] = op.payload === undefined ? { at: op.at } : {
           at: op.at,
           payload: op.payload,
         };
-        timerSet.push({ name: op.name, at: op.at });
+        this.#timerSet.push({ name: op.name, at: op.at });
       }
-      timersChanged = true;
+      this.#timersChanged = true;
     }
-    for (const event of decision.events) {
-      seq++;
-      const kept = def.logged ? def.logged(event) : event;
-      events.push({ seq, at, event: kept, bytes: storedBytes(JSON.stringify(kept)) });
-    }
-    if (decision.events.length > 0 && tenant === null) tenant = env.tenant;
-    state = next;
-    const reply = decision.reply ? decision.reply(next, { seq }) : undefined;
-    if (key !== undefined) {
-      const kept = def.keptReply && reply !== undefined ? def.keptReply(reply) : reply;
-      replies.push({ key, reply: kept, permanent: env.permanent });
-      // The same key again in this batch is answered from memory: the whole reply, as the first.
-      batchReplies.set(key, reply);
-    }
-    outcomes.push({ ok: true, reply, replayed: false });
   }
 
-  if (events.length === 0 && replies.length === 0 && !timersChanged) {
-    return { outcomes, events, write: null, state, staleTimers, publish: false };
+  /** The outcomes and the one write that makes them durable (null: nothing to write). */
+  finish(batch: readonly Envelope[]): Plan {
+    const outcomes = this.#outcomes;
+    const events = this.#events;
+    const staleTimers = this.#staleTimers;
+    const state = this.#state;
+    if (events.length === 0 && this.#replies.length === 0 && !this.#timersChanged) {
+      return { outcomes, events, write: null, state, staleTimers, publish: false };
+    }
+    const def = this.#def;
+    // A change with nothing for downstream (events kept off the bus, no snapshot) is not sent.
+    const publish = events.length > 0 &&
+      (def.publishEvents !== false || def.project?.(state) !== undefined);
+    const write = this.#write(this.#tenant ?? batch[0]!.tenant, publish);
+    return { outcomes, events, write, state, staleTimers, publish };
   }
-  const indexes = events.length > 0 ? encodeIndexes(def, state) : cell.indexes;
-  const record: ActorRecord = {
-    v: def.version,
-    tenant: tenant ?? batch[0]!.tenant,
-    state,
-    seq,
-    timers,
-    indexes,
-  };
-  const recordJson = JSON.stringify(record);
-  const recordBytes = recordJson.length;
-  const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
-  if (recordBytes > bytesMax) {
-    throw new ActorFailure(
-      `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${bytesMax}`,
-    );
+
+  #write(tenant: string, publish: boolean): ActorWrite {
+    const cell = this.#cell;
+    const def = this.#def;
+    const events = this.#events;
+    const indexes = events.length > 0 ? encodeIndexes(def, this.#state) : cell.indexes;
+    const record: ActorRecord = {
+      v: def.version,
+      tenant,
+      state: this.#state,
+      seq: this.#seq,
+      timers: this.#timers,
+      indexes,
+    };
+    const recordJson = JSON.stringify(record);
+    const recordBytes = recordJson.length;
+    const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
+    if (recordBytes > bytesMax) {
+      throw new ActorFailure(
+        `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${bytesMax}`,
+      );
+    }
+    return {
+      type: cell.key.type,
+      id: cell.key.id,
+      expected: cell.version,
+      record,
+      events: def.logEvents === false ? [] : events,
+      indexSet: diff(indexes, cell.indexes).map(decodeIndex),
+      indexDelete: diff(cell.indexes, indexes).map(decodeIndex),
+      timerSet: this.#timerSet,
+      timerDelete: this.#timerDelete,
+      replies: this.#replies,
+      recordJson,
+      recordBytes,
+      unpublishedFrom: publish ? unpublishedFrom(cell, events[0]!.seq) : null,
+    };
   }
-  // A change with nothing for downstream (events kept off the bus, no snapshot) is not sent.
-  const publish = events.length > 0 &&
-    (def.publishEvents !== false || def.project?.(state) !== undefined);
-  const write: ActorWrite = {
-    type: cell.key.type,
-    id: cell.key.id,
-    expected: cell.version,
-    record,
-    events: def.logEvents === false ? [] : events,
-    indexSet: diff(indexes, cell.indexes).map(decodeIndex),
-    indexDelete: diff(cell.indexes, indexes).map(decodeIndex),
-    timerSet,
-    timerDelete,
-    replies,
-    recordJson,
-    recordBytes,
-    // While the marker's removal is on the way, the events it names may not all be handled yet:
-    // written again, it keeps naming the first of them, never a later seq (a crash before they
-    // are handled would otherwise lose them for every subscriber that had not taken them).
-    unpublishedFrom: !publish || cell.marker === "set"
-      ? null
-      : cell.marker === "clearing" && cell.markerFrom !== null
-      ? Math.min(cell.markerFrom, events[0]!.seq)
-      : events[0]!.seq,
-  };
-  return { outcomes, events, write, state, staleTimers, publish };
+}
+
+/**
+ * The first seq the store's recovery marker names after this commit; null when the marker is
+ * known to be there already. While the marker's removal is on the way, the events it names may
+ * not all be handled yet: written again, it keeps naming the first of them, never a later seq (a
+ * crash before they are handled would otherwise lose them for every subscriber that had not
+ * taken them).
+ */
+function unpublishedFrom(cell: PlanInput, firstSeq: number): number | null {
+  if (cell.marker === "set") return null;
+  if (cell.marker === "clearing" && cell.markerFrom !== null) {
+    return Math.min(cell.markerFrom, firstSeq);
+  }
+  return firstSeq;
 }
 
 export function asError(e: unknown): Error {

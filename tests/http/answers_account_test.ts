@@ -4,7 +4,7 @@
  * tests/helpers/documented.ts.
  */
 import assert from "node:assert/strict";
-import { businessActor } from "../../actors/platform/business.ts";
+import { businessActor } from "../../actors/platform/business/mod.ts";
 import { deferredWorkActor } from "../../actors/platform/deferred_work.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import {
@@ -18,7 +18,7 @@ import {
   PartnerKeyRevokedAnswer,
   PlatformSettingsAnswer,
   WalletCreditAnswer,
-} from "../../routes/platform/operator.ts";
+} from "../../routes/platform/answers/operator.ts";
 import {
   ApiKeyAnswer,
   ApiKeyRegeneratedAnswer,
@@ -32,7 +32,7 @@ import {
   StaffSessionAnswer,
   WalletAnswer,
   WebhookSecretRegeneratedAnswer,
-} from "../../routes/business/account.ts";
+} from "../../routes/business/answers/account.ts";
 import { z } from "../../src/http/route.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, documentedData } from "../helpers/documented.ts";

@@ -1,6 +1,6 @@
 /** The delivery engine as each environment runs it: a due event is sent without anyone asking. */
 import assert from "node:assert/strict";
-import { outboundEventActor } from "../../actors/platform/outbound_event.ts";
+import { outboundEventActor } from "../../actors/platform/outbound_event/mod.ts";
 import { seal, sealOwner } from "../../src/domain/secrets.ts";
 import { verifyV2 } from "../../src/domain/signatures.ts";
 import { withTestEnv } from "../helpers/test_env.ts";

@@ -32,7 +32,7 @@ import {
   type CourierClientEvent,
 } from "../../../actors/courier/courier_client.ts";
 import { SYSTEM_PRINCIPAL } from "../../../actors/courier/alert.ts";
-import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event.ts";
+import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
 import { shipmentActor } from "../../../actors/courier/shipment.ts";
 import {
   ADJUSTMENT_KINDS,

@@ -10,7 +10,7 @@
  * deferred (src/bus/deferred.ts) and made on a durable schedule.
  */
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
-import { outboundEventActor } from "../../../actors/platform/outbound_event.ts";
+import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { shipmentActor, type ShipmentEvent } from "../../../actors/courier/shipment.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";

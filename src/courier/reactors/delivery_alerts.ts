@@ -12,7 +12,7 @@ import {
   type OutboundEventSummary,
   requeuesTotal,
   waitedForEndpoint,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { alertActor, SYSTEM_PRINCIPAL } from "../../../actors/courier/alert.ts";
 import { alertIdOf, raiseAlert } from "../flows/alerts.ts";
 import type { Database } from "../../db/schema.ts";

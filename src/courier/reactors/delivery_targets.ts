@@ -5,9 +5,9 @@
  * replaced by a rotation still signs a second header until its grace period ends.
  */
 import { sql } from "kysely";
-import { businessActor, type PreviousSecret } from "../../../actors/platform/business.ts";
+import { businessActor, type PreviousSecret } from "../../../actors/platform/business/mod.ts";
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
-import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event.ts";
+import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { ENDPOINT_SET_EVENTS_MAX } from "../../limits.ts";
 import type { Clock } from "../../runtime/clock.ts";

@@ -1,28 +1,14 @@
 /**
  * The platform's credentials (courier spec 5; Business API 5): the operator token, the business
  * key, staff sessions and partner keys on X-Business-API-Key, and drivers' bearer tokens. Each
- * guard is a Hono middleware that sets the principal (principal.ts).
+ * guard is a Hono middleware that sets the principal (principal.ts); what a business credential
+ * is, credentials.ts checks.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import {
-  accessOf,
-  type Authenticated,
-  type BusinessAccess,
-  businessActor,
-} from "../../../actors/platform/business.ts";
-import { SESSION_TENANT, sessionActor } from "../../../actors/platform/session.ts";
 import { driverActor } from "../../../actors/platform/driver.ts";
-import { PLAN_RATE_LIMITS } from "../../limits.ts";
 import { constantTimeEqual, hashSecret } from "../../domain/secrets.ts";
-import {
-  businessKeyScopes,
-  PARTNER_SCOPES,
-  type Scope,
-  staffScopes,
-  withImplied,
-} from "../rules/scopes.ts";
-import { apiKeyPrefix } from "../../environment.ts";
-import { ApiError, fromRejection } from "../../http/errors.ts";
+import { PARTNER_SCOPES, type Scope } from "../rules/scopes.ts";
+import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
 import {
   ADDRESS_LIMITED,
@@ -31,15 +17,13 @@ import {
   PLAN_LIMITED,
   rateLimit,
 } from "../../http/guards.ts";
-import type { Limits } from "../../http/rate_limit.ts";
 import { refusing } from "../../http/refusals.ts";
+import { authenticateBusiness, businessAccess, limitsOf } from "./credentials.ts";
 import {
   type BusinessPrincipal,
   businessPrincipalOf,
-  PARTNER_KEY_PREFIX,
   requireScope,
   setPrincipal,
-  STAFF_TOKEN_PREFIX,
 } from "./principal.ts";
 
 export const operatorOnly: MiddlewareHandler<AppEnv> = refusing({
@@ -187,111 +171,6 @@ function portalAdminOnly(): ApiError {
     "portal_admin_only",
     "this action is for a portal admin; coordinators cannot",
   );
-}
-
-async function authenticateBusiness(c: Context<AppEnv>, key: string): Promise<BusinessPrincipal> {
-  const env = c.get("env");
-  const sandboxPrefix = apiKeyPrefix("sandbox");
-  if (env.name === "live" && key.startsWith(sandboxPrefix)) {
-    throw new ApiError("sandbox_key_on_live", "a sandbox key was sent to live; use a sk_live_ key");
-  }
-  // Made only when thrown (an Error captures its stack).
-  const refused = () =>
-    env.name === "sandbox"
-      ? new ApiError(
-        "live_key_on_sandbox",
-        "the sandbox accepts only sandbox keys (sk_sandbox_...)",
-      )
-      : new ApiError("unauthenticated", "X-Business-API-Key missing or unknown");
-  if (!key) throw refused();
-  // spec: business 5.2: the sandbox refuses live keys and portal sign-ins.
-  if (
-    env.name === "sandbox" && !key.startsWith(sandboxPrefix) && !key.startsWith(PARTNER_KEY_PREFIX)
-  ) {
-    throw refused();
-  }
-  const hash = await hashSecret(key);
-  if (key.startsWith(STAFF_TOKEN_PREFIX)) return await staffPrincipal(c, hash, refused);
-  const target = await env.runtime.lookup("credential", hash, { cached: true });
-  if (!target || target.type !== businessActor.type) throw refused();
-  const r = await env.runtime.read(businessActor, target.tenant, target.id, {
-    kind: "authenticate_key",
-    hash,
-  });
-  if (!r.ok || !r.reply || !("principal" in r.reply)) {
-    env.runtime.forget("credential", hash);
-    throw refused();
-  }
-  const { access, principal } = r.reply;
-  if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused();
-  return fromAuthenticated(access, principal);
-}
-
-async function staffPrincipal(
-  c: Context<AppEnv>,
-  hash: string,
-  refused: () => ApiError,
-): Promise<BusinessPrincipal> {
-  const env = c.get("env");
-  const session = await env.runtime.read(sessionActor, SESSION_TENANT, hash, { kind: "check" });
-  if (!session.ok || !session.reply || session.reply.owner !== "staff") throw refused();
-  const s = session.reply;
-  const r = await env.runtime.read(businessActor, s.business_id, s.business_id, {
-    kind: "authenticate_staff",
-    staff_id: s.user_id,
-    session_epoch: s.session_epoch,
-  });
-  if (!r.ok || !r.reply || !("principal" in r.reply)) throw refused();
-  return fromAuthenticated(r.reply.access, r.reply.principal);
-}
-
-function fromAuthenticated(business: BusinessAccess, a: Authenticated): BusinessPrincipal {
-  switch (a.as) {
-    case "business_key":
-      return {
-        kind: "business_key",
-        business,
-        legacy: a.legacy,
-        scopes: businessKeyScopes(a.scopes),
-      };
-    case "staff":
-      return {
-        kind: "staff",
-        business,
-        staff_id: a.staff_id,
-        role: a.role,
-        scopes: staffScopes(a.role),
-      };
-    case "partner":
-      return {
-        kind: "partner",
-        business,
-        partner_key_id: a.partner_key_id,
-        partner: a.partner,
-        // Only the key's own scopes (courier 5 rule 3), with what each implies: administering
-        // billing includes reading it, as for every other caller.
-        scopes: withImplied(a.scopes),
-      };
-  }
-}
-
-export async function businessAccess(c: Context<AppEnv>, id: string): Promise<BusinessAccess> {
-  const r = await c.get("env").runtime.read(businessActor, id, id, { kind: "get" });
-  if (!r.ok || !r.reply || !("profile" in r.reply)) {
-    throw fromRejection(
-      r.ok ? { ok: false, code: "unauthenticated", message: "business not found" } : r,
-    );
-  }
-  return accessOf(r.reply);
-}
-
-export function limitsOf(b: BusinessAccess): Limits {
-  const plan = PLAN_RATE_LIMITS[b.plan];
-  if (b.plan !== "enterprise") return plan;
-  return {
-    perMinute: b.rate_limit_per_minute ?? plan.perMinute,
-    perDay: b.rate_limit_per_day ?? plan.perDay,
-  };
 }
 
 export { PARTNER_SCOPES };

@@ -1,92 +1,24 @@
 /**
  * Who is calling (courier spec 5; Business API 5): authority comes only from the credential and
  * the scopes stored for it, never from the path or the body. The guards (auth.ts, and each
- * feature's own) set the principal; routes read it here.
+ * feature's own) set the principal; routes read it here. Its shape and names are identity.ts's
+ * (pure, for flows too), answered here as well for the routes.
  */
 import type { Context } from "hono";
-import type { BusinessAccess } from "../../../actors/platform/business.ts";
-import type { PortalRole, Scope } from "../rules/scopes.ts";
+import type { Scope } from "../rules/scopes.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
+import type { BusinessPrincipal, Principal } from "../identity.ts";
 
-/** A person signed in for a courier's client (courier 4.6), as the client's actor answers. */
-export interface ClientUserIdentity {
-  readonly id: string;
-  readonly email: string;
-  readonly name: string;
-  readonly role: "client_admin" | "client_user";
-  /** A password that was sent to the client must be changed before anything else (courier 5). */
-  readonly must_change_password: boolean;
-  readonly session_epoch: number;
-  readonly created_at?: number;
-}
-
-export type Principal =
-  | { readonly kind: "operator" }
-  | {
-    readonly kind: "business_key";
-    readonly business: BusinessAccess;
-    readonly scopes: readonly Scope[];
-    readonly legacy: boolean;
-  }
-  | {
-    readonly kind: "staff";
-    readonly business: BusinessAccess;
-    readonly staff_id: string;
-    readonly role: PortalRole;
-    readonly scopes: readonly Scope[];
-  }
-  | {
-    readonly kind: "partner";
-    readonly business: BusinessAccess;
-    readonly partner_key_id: string;
-    readonly partner: string;
-    readonly scopes: readonly Scope[];
-  }
-  | {
-    readonly kind: "client";
-    readonly business: BusinessAccess;
-    readonly client_id: string;
-    /** The signed-in person, or null when the client's API key was used. */
-    readonly user: ClientUserIdentity | null;
-    readonly scopes: readonly Scope[];
-  }
-  | {
-    readonly kind: "driver";
-    readonly business: BusinessAccess;
-    readonly driver_id: string;
-    readonly scopes: readonly Scope[];
-  };
-
-export type BusinessPrincipal = Exclude<Principal, { kind: "operator" }>;
-
-/** Staff sign-in tokens; never accepted by the sandbox (Business API 5.2). */
-export const STAFF_TOKEN_PREFIX = "st_";
-
-export const PARTNER_KEY_PREFIX = "ak_";
-
-/** How the audit trail names the caller. */
-export function principalName(p: Principal): string {
-  switch (p.kind) {
-    case "operator":
-      return "operator";
-    case "business_key":
-      return "api_key";
-    case "staff":
-      return `staff:${p.staff_id}`;
-    case "partner":
-      return `partner_key:${p.partner_key_id}`;
-    case "driver":
-      return `driver:${p.driver_id}`;
-    case "client":
-      return p.user ? `client_user:${p.user.id}` : `client:${p.client_id}`;
-  }
-}
-
-/** GET /business/profile `principal`: owner, admin, coordinator or api_key (Business API 5.6). */
-export function principalRole(p: BusinessPrincipal): string {
-  return p.kind === "staff" ? p.role : p.kind === "business_key" ? "api_key" : p.kind;
-}
+export {
+  type BusinessPrincipal,
+  type ClientUserIdentity,
+  PARTNER_KEY_PREFIX,
+  type Principal,
+  principalName,
+  principalRole,
+  STAFF_TOKEN_PREFIX,
+} from "../identity.ts";
 
 export function principalOf(c: Context<AppEnv>): Principal {
   // Only the guards set it, each with a kind of this union.

@@ -1,31 +1,21 @@
-/** Opening a sign-in session: a random token shown once; the session actor is keyed by its hash. */
+/**
+ * Sign-in sessions from a request's environment (flows/sessions.ts does the work): for routes
+ * that hold a Hono context.
+ */
 import type { Context } from "hono";
-import { type Session, SESSION_TENANT, sessionActor } from "../../../actors/platform/session.ts";
-import { SESSION_TTL_MS } from "../../limits.ts";
-import { hashSecret, newSecret } from "../../domain/secrets.ts";
+import type { Session } from "../../../actors/platform/session.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { fromRejection } from "../../http/errors.ts";
+import * as sessions from "../flows/sessions.ts";
 
-export async function openSession(
+export function openSession(
   c: Context<AppEnv>,
   prefix: string,
   session: Omit<Session, "closed" | "expires_at">,
-): Promise<{ token: string; expires_at: string }> {
-  const env = c.get("env");
-  const token = newSecret(prefix);
-  const expiresAt = env.clock.now() + SESSION_TTL_MS;
-  const r = await env.runtime.ask(sessionActor, SESSION_TENANT, await hashSecret(token), {
-    kind: "open",
-    session: { ...session, expires_at: expiresAt },
-  });
-  if (!r.ok) throw fromRejection(r);
-  return { token, expires_at: new Date(expiresAt).toISOString() };
+): Promise<sessions.OpenedSession> {
+  return sessions.openSession(c.get("env"), prefix, session);
 }
 
 /** Signs out the session whose token was sent. */
-export async function closeSession(c: Context<AppEnv>, token: string): Promise<void> {
-  const r = await c.get("env").runtime.ask(sessionActor, SESSION_TENANT, await hashSecret(token), {
-    kind: "close",
-  });
-  if (!r.ok) throw fromRejection(r);
+export function closeSession(c: Context<AppEnv>, token: string): Promise<void> {
+  return sessions.closeSession(c.get("env"), token);
 }

@@ -10,38 +10,42 @@
  * repeat each other.
  */
 import { deferredWorkActor, deferredWorkId } from "../../../actors/platform/deferred_work.ts";
-import type { ActorChange, Bus, BusMessage } from "../../bus/bus.ts";
-import { subjectPattern } from "../../bus/bus.ts";
-import {
-  type Deferral,
-  type KeyedSubscription,
-  subscribeKeyed,
-  type WorkerRun,
-} from "../../bus/keyed.ts";
+import type { ActorChange, BusMessage } from "../../bus/bus.ts";
+import type { Deferral, WorkerRun } from "../../bus/keyed.ts";
+import { type ReactorOptions, reporter, UnitReactor } from "../../bus/reactor.ts";
 import { retried } from "../../bus/retry.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
-export interface DeferredWorksOptions {
+export interface DeferredWorksOptions extends Pick<ReactorOptions, "bus" | "onError"> {
   readonly runtime: ActorRuntime;
-  readonly bus: Bus;
-  /** Where a failed try or deferral is reported; `console.error` by default. */
-  readonly onError?: (error: unknown, where: string) => void;
+}
+
+/** A try that came due: the deferred message and the worker that runs it here. */
+interface DueTry {
+  readonly worker: string;
+  readonly run: WorkerRun;
+  readonly message: BusMessage;
 }
 
 export class DeferredWorks implements Deferral {
-  readonly #o: DeferredWorksOptions;
+  readonly #runtime: ActorRuntime;
+  readonly #report: (error: unknown, where: string) => void;
   readonly #workers = new Map<string, WorkerRun>();
-  readonly #due: KeyedSubscription;
+  readonly #due: UnitReactor<DueTry>;
 
   constructor(options: DeferredWorksOptions) {
-    this.#o = options;
+    this.#runtime = options.runtime;
+    this.#report = reporter(options, "deferred work");
     // A try that fails is reported to the actor; one that never reports is due again anyway (the
-    // next try was set before this one was made).
-    this.#due = subscribeKeyed(
-      options.bus,
-      subjectPattern(options.runtime.busPrefix, "*", deferredWorkActor.type),
-      (m) => this.#onChange(m),
-    );
+    // next try was set before this one was made). Its own report is not retried here, nor
+    // deferred: this is where deferred work goes.
+    this.#due = new UnitReactor({ ...options, retry: { delaysMs: [] } }, {
+      worker: "deferred_work",
+      actorType: deferredWorkActor.type,
+      unitsOf: (change) => this.#dueTries(change),
+      work: (due, change) => this.#try(due, change),
+      describe: (due) => `${due.worker} on ${due.message.subject}`,
+    });
   }
 
   register(worker: string, run: WorkerRun): void {
@@ -61,7 +65,7 @@ export class DeferredWorks implements Deferral {
     const id = deferredWorkId(worker, message.subject, change.version);
     const reason = describe(error);
     await retried(async () => {
-      const r = await this.#o.runtime.ask(deferredWorkActor, tenant, id, {
+      const r = await this.#runtime.ask(deferredWorkActor, tenant, id, {
         kind: "defer",
         worker,
         subject: message.subject,
@@ -77,34 +81,38 @@ export class DeferredWorks implements Deferral {
     await this.#due.close();
   }
 
-  async #onChange(message: BusMessage): Promise<void> {
-    const change = message.payload as ActorChange;
-    if (change.type !== deferredWorkActor.type) return;
-    if (!change.events.some(({ event }) => (event as { kind?: string }).kind === "due")) return;
+  /** The try a change made due, when this instance runs its worker. */
+  #dueTries(change: ActorChange): DueTry[] {
+    if (change.type !== deferredWorkActor.type) return [];
+    if (!change.events.some(({ event }) => (event as { kind?: string }).kind === "due")) return [];
     const work = change.snapshot as
       | { status?: string; worker?: string; subject?: string; payload?: unknown }
       | undefined;
-    if (work?.status !== "waiting" || !work.worker || !work.subject) return;
+    if (work?.status !== "waiting" || !work.worker || !work.subject) return [];
     const run = this.#workers.get(work.worker);
     // A worker this instance does not run: another instance's try, or the next one, does it.
-    if (!run) return;
+    if (!run) return [];
+    return [{
+      worker: work.worker,
+      run,
+      message: { subject: work.subject, payload: work.payload },
+    }];
+  }
+
+  /** Runs the try and reports to the deferral how it went. */
+  async #try(due: DueTry, change: ActorChange): Promise<void> {
     const ask = async (command: { kind: "done" } | { kind: "failed"; error: string }) => {
-      const r = await this.#o.runtime.ask(deferredWorkActor, change.tenant, change.id, command);
+      const r = await this.#runtime.ask(deferredWorkActor, change.tenant, change.id, command);
       if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
     };
     try {
-      await run({ subject: work.subject, payload: work.payload });
+      await due.run(due.message);
     } catch (error) {
-      this.#error(error, `${work.worker} on ${work.subject} (deferred, tried again later)`);
+      this.#report(error, `${due.worker} on ${due.message.subject} (deferred, tried again later)`);
       await ask({ kind: "failed", error: describe(error) });
       return;
     }
     await ask({ kind: "done" });
-  }
-
-  #error(error: unknown, where: string): void {
-    if (this.#o.onError) this.#o.onError(error, where);
-    else console.error(`deferred work: ${where}:`, error);
   }
 }
 

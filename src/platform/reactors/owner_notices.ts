@@ -15,7 +15,7 @@ import {
   type Business,
   businessActor,
   type BusinessEvent,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import { type MailMessage, mailMessageActor } from "../../../actors/platform/mail_message.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";

@@ -8,7 +8,7 @@ import {
   businessActor,
   type BusinessEvent,
   type BusinessState,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import {
   courierClientActor,
   type CourierClientEvent,

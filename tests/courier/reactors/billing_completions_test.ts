@@ -13,7 +13,7 @@ import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import {
   outboundEventActor,
   type OutboundEventEvent,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { shipmentActor } from "../../../actors/courier/shipment.ts";
 import { RetriesExhausted } from "../../../src/bus/retry.ts";
 import { upsertSnapshots } from "../../../src/db/projection.ts";

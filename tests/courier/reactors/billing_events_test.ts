@@ -14,7 +14,7 @@ import {
   type OutboundEventState,
   summaryOf,
   waitedForEndpoint,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { eventIdOf } from "../../../src/courier/rules/billing_events.ts";
 import { entryOf } from "../../../src/courier/rules/ledger.ts";
 import {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import {
   outboundEventActor,
   type OutboundEventEvent,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { shipmentActor } from "../../../actors/courier/shipment.ts";
 import { eventIdOf } from "../../../src/courier/rules/billing_events.ts";
 import { ClientWebhooks } from "../../../src/courier/reactors/client_webhooks.ts";

@@ -4,7 +4,7 @@ import {
   type OutboundEventCommand,
   type OutboundEventState,
   summaryOf,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { exportedLookup, outboundAlerts } from "../../../src/courier/reactors/delivery_alerts.ts";
 import { ATTEMPTS_MAX, REQUEUES_MAX } from "../../../src/platform/rules/delivery_schedule.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";

@@ -8,7 +8,7 @@ import { ok } from "../../../src/http/app.ts";
 import { define } from "../../../src/http/route.ts";
 import { hashSecret } from "../../../src/domain/secrets.ts";
 import { ANONYMOUS_RATE_LIMIT } from "../../../src/limits.ts";
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 
 /** Probe routes for the shared guards (the courier endpoints themselves arrive with later issues). */
 function probes(api: Api): void {

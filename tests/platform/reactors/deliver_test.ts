@@ -10,7 +10,7 @@ import {
   outboundEventActor,
   type OutboundEventState,
   type OutboundEventSummary,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { subjectOf, subjectPattern } from "../../../src/bus/bus.ts";
 import { MemoryBus } from "../../../src/bus/memory_bus.ts";
 import { base64url, importDataKey, seal, sealOwner } from "../../../src/domain/secrets.ts";

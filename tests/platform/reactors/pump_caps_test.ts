@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import {
   type NewOutboundEvent,
   outboundEventActor,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import { MemoryBus } from "../../../src/bus/memory_bus.ts";
 import { importDataKey, seal, sealOwner } from "../../../src/domain/secrets.ts";
 import {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { BUSINESS_KEY_DEFAULT_SCOPES } from "../../../src/platform/rules/scopes.ts";
-import { businessActor } from "../../../actors/platform/business.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { hashSecret } from "../../../src/domain/secrets.ts";
 
 async function login(t: TestEnv, email: string, password: string): Promise<string> {

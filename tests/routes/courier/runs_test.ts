@@ -9,7 +9,7 @@ import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/flows/evidence.ts"
 import { TEXT_CHARS_MAX } from "../../../src/courier/rules/ledger.ts";
 import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
-import { outboundEventActor } from "../../../actors/platform/outbound_event.ts";
+import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { networkRunActor } from "../../../actors/courier/network_run.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import { forgetStopAnswers } from "../../../src/courier/flows/runs.ts";

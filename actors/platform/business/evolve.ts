@@ -1,0 +1,56 @@
+/** The business account's state after each of its events: applied, never decided again. */
+import { retire } from "../../../src/domain/credentials.ts";
+import { unreachable } from "../../../src/runtime/actor.ts";
+import type { BusinessEvent, BusinessState } from "./types.ts";
+
+export function evolve(state: BusinessState, event: BusinessEvent): BusinessState {
+  if (event.kind === "business_created") return event.business;
+  if (state === null) throw new Error(`${event.kind} before business_created`);
+  switch (event.kind) {
+    case "settings_changed":
+      return { ...state, settings: { ...state.settings, ...event.changes } };
+    case "profile_changed":
+      return { ...state, profile: { ...state.profile, ...event.changes } };
+    // spec: business 4.3: the previous key is invalid at once: a legacy unprefixed key as well.
+    case "api_key_rotated":
+      return { ...state, api_key: event.key, legacy_api_key: null };
+    case "legacy_key_imported":
+      return { ...state, legacy_api_key: event.key };
+    case "webhook_secret_rotated":
+      return {
+        ...state,
+        webhook_secret: event.secret,
+        webhook_secret_previous: retire(state.webhook_secret, event.secret.created_at),
+      };
+    case "partner_key_issued":
+      return { ...state, partner_keys: [...state.partner_keys, event.key] };
+    case "partner_key_revoked":
+      return {
+        ...state,
+        partner_keys: state.partner_keys.map((k) =>
+          k.id === event.id ? { ...k, revoked_at: event.at } : k
+        ),
+      };
+    case "staff_added":
+      return { ...state, staff: [...state.staff, event.staff] };
+    case "password_changed":
+      return {
+        ...state,
+        staff: state.staff.map((s) =>
+          s.id === event.staff_id
+            ? { ...s, password_hash: event.password_hash, session_epoch: s.session_epoch + 1 }
+            : s
+        ),
+      };
+    case "staff_changed":
+      return {
+        ...state,
+        staff: state.staff.map((s) => s.id === event.staff_id ? { ...s, ...event.changes } : s),
+      };
+    // The person's sessions fail authenticate_staff from now on, and the e-mail is free again.
+    case "staff_removed":
+      return { ...state, staff: state.staff.filter((s) => s.id !== event.staff_id) };
+    default:
+      return unreachable(event);
+  }
+}

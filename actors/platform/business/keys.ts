@@ -1,0 +1,72 @@
+/**
+ * The business's credentials (Business API 4.3, 5.2, 5.5): the integration key (and a legacy
+ * unprefixed one), the webhook secret and partner keys, each held as a hash or sealed; and what a
+ * key sent with a request authenticates as.
+ */
+import { constantTimeEqual } from "../../../src/domain/secrets.ts";
+import { reject } from "../../../src/runtime/actor.ts";
+import { type Accepted, ok, UNAUTHENTICATED } from "./accepted.ts";
+import type { Authenticated, Business, BusinessCommand } from "./types.ts";
+import { accessOf } from "./views.ts";
+
+type KeyCommand = Extract<
+  BusinessCommand,
+  {
+    kind:
+      | "rotate_api_key"
+      | "import_legacy_key"
+      | "rotate_webhook_secret"
+      | "issue_partner_key"
+      | "revoke_partner_key";
+  }
+>;
+
+export function decideKeys(state: Business, command: KeyCommand, now: number) {
+  switch (command.kind) {
+    case "rotate_api_key":
+      return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
+    case "import_legacy_key":
+      return ok([{ kind: "legacy_key_imported", key: command.key, by: command.by }]);
+    case "rotate_webhook_secret":
+      return ok([{ kind: "webhook_secret_rotated", secret: command.secret, by: command.by }]);
+    case "issue_partner_key":
+      return ok([{
+        kind: "partner_key_issued",
+        key: { ...command.key, revoked_at: null },
+        by: command.by,
+      }]);
+    case "revoke_partner_key": {
+      const key = state.partner_keys.find((k) => k.id === command.id);
+      if (!key) return reject("not_found", `partner key not found: ${command.id}`);
+      if (key.revoked_at !== null) {
+        return ok([]);
+      }
+      return ok([{ kind: "partner_key_revoked", id: command.id, at: now, by: command.by }]);
+    }
+  }
+}
+
+/** What the key with `hash` authenticates as: the business key, a legacy one, or a partner's. */
+export function authenticateKey(state: Business, hash: string) {
+  const granted = (principal: Authenticated): Accepted =>
+    ok([], () => ({
+      access: accessOf(state),
+      principal,
+    }));
+  if (constantTimeEqual(state.api_key.hash, hash)) {
+    return granted({ as: "business_key", legacy: false, scopes: state.settings.api_key_scopes });
+  }
+  if (state.legacy_api_key && constantTimeEqual(state.legacy_api_key.hash, hash)) {
+    return granted({ as: "business_key", legacy: true, scopes: state.settings.api_key_scopes });
+  }
+  const partner = state.partner_keys.find((k) => constantTimeEqual(k.hash, hash));
+  if (partner && partner.revoked_at === null) {
+    return granted({
+      as: "partner",
+      partner_key_id: partner.id,
+      partner: partner.partner,
+      scopes: partner.scopes,
+    });
+  }
+  return UNAUTHENTICATED;
+}

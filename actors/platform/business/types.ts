@@ -1,0 +1,148 @@
+/**
+ * The business account's state, commands and events (Business API 4.3 account rows, 5; CONTRACT
+ * operator API). Every change is an event naming who made it (`By`), so the log is the audit trail.
+ */
+import type { KeyRecord, PreviousSecret, WebhookSecret } from "../../../src/domain/credentials.ts";
+import type { PortalRole, Scope } from "../../../src/platform/rules/scopes.ts";
+
+export const PLANS = ["starter", "business", "enterprise"] as const;
+export type Plan = typeof PLANS[number];
+/** Business API 3.2: upgrade and bill (default), cap upgrades at one size, or refuse. */
+export const VEHICLE_UPGRADE_POLICIES = ["upgrade", "upgrade_one_size", "refuse"] as const;
+export type VehicleUpgradePolicy = typeof VEHICLE_UPGRADE_POLICIES[number];
+/** The bulky-item services the operator may authorise for a business. */
+export const BULKY_SERVICES = ["assembly", "installation", "removal"] as const;
+
+export interface PartnerKey extends KeyRecord {
+  readonly id: string;
+  readonly partner: string;
+  readonly scopes: readonly Scope[];
+  readonly revoked_at: number | null;
+}
+
+export interface Staff {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: PortalRole;
+  readonly password_hash: string;
+  /** Raised on a password change: sessions opened before it are signed out. */
+  readonly session_epoch: number;
+  readonly created_at: number;
+}
+
+export interface Settings {
+  readonly courier_platform_enabled: boolean;
+  readonly shopping_fulfilment_enabled: boolean;
+  readonly api_key_scopes: readonly Scope[];
+  readonly vehicle_upgrade_policy: VehicleUpgradePolicy;
+  readonly bulky_services_authorised: readonly string[];
+  readonly rate_limit_per_minute: number | null;
+  readonly rate_limit_per_day: number | null;
+}
+
+export interface Profile {
+  readonly name: string;
+  readonly billing_contact: string | null;
+  readonly webhook_url: string | null;
+  readonly low_balance_threshold: string | null;
+  /** Courier 6.1: where billing events go; else they go to `webhook_url`. */
+  readonly billing_endpoint_url?: string | null;
+}
+
+export interface Business {
+  readonly id: string;
+  readonly plan: Plan;
+  readonly currency: string;
+  readonly country: string;
+  readonly created_at: number;
+  readonly profile: Profile;
+  readonly settings: Settings;
+  readonly api_key: KeyRecord;
+  /** A key issued before 2026-10-11 (no prefix), still accepted on live (Business API 5.2). */
+  readonly legacy_api_key: KeyRecord | null;
+  readonly webhook_secret: WebhookSecret;
+  /** The secret before the last rotation, still named by its key id until `expires_at`. */
+  readonly webhook_secret_previous?: PreviousSecret | null;
+  readonly partner_keys: readonly PartnerKey[];
+  readonly staff: readonly Staff[];
+}
+
+export type BusinessState = Business | null;
+
+/** Who made a change, as the audit trail shows it (`operator`, `api_key`, `staff:<id>`). */
+export type By = string;
+
+export type BusinessCommand =
+  | {
+    kind: "create";
+    id: string;
+    name: string;
+    plan: Plan;
+    currency: string;
+    country: string;
+    owner: Omit<Staff, "created_at" | "session_epoch">;
+    api_key: KeyRecord;
+    webhook_secret: WebhookSecret;
+  }
+  | { kind: "change_settings"; changes: Partial<Settings>; by: By }
+  | { kind: "change_profile"; changes: Partial<Profile>; by: By }
+  | { kind: "rotate_api_key"; key: KeyRecord; by: By }
+  | { kind: "import_legacy_key"; key: KeyRecord; by: By }
+  | { kind: "rotate_webhook_secret"; secret: WebhookSecret; by: By }
+  | { kind: "issue_partner_key"; key: Omit<PartnerKey, "revoked_at">; by: By }
+  | { kind: "revoke_partner_key"; id: string; by: By }
+  | { kind: "add_staff"; staff: Omit<Staff, "created_at" | "session_epoch">; max: number; by: By }
+  | { kind: "change_password"; staff_id: string; password_hash: string; by: By }
+  | { kind: "change_staff"; staff_id: string; changes: StaffChanges; by: By }
+  | { kind: "remove_staff"; staff_id: string; by: By }
+  | { kind: "authenticate_key"; hash: string }
+  | { kind: "authenticate_staff"; staff_id: string; session_epoch: number }
+  | { kind: "staff_for_login"; email: string }
+  | { kind: "get" };
+
+export type BusinessEvent =
+  | { kind: "business_created"; business: Business }
+  | { kind: "settings_changed"; changes: Partial<Settings>; by: By }
+  | { kind: "profile_changed"; changes: Partial<Profile>; by: By }
+  | { kind: "api_key_rotated"; key: KeyRecord; by: By }
+  | { kind: "legacy_key_imported"; key: KeyRecord; by: By }
+  | { kind: "webhook_secret_rotated"; secret: WebhookSecret; by: By }
+  | { kind: "partner_key_issued"; key: PartnerKey; by: By }
+  | { kind: "partner_key_revoked"; id: string; at: number; by: By }
+  | { kind: "staff_added"; staff: Staff; by: By }
+  | { kind: "password_changed"; staff_id: string; password_hash: string; by: By }
+  | { kind: "staff_changed"; staff_id: string; changes: StaffChanges; by: By }
+  | { kind: "staff_removed"; staff_id: string; email: string; by: By };
+
+/** What `PATCH /business/people/{id}` may change of a person (Business API 4.3). */
+export interface StaffChanges {
+  readonly name?: string;
+  readonly role?: PortalRole;
+}
+
+/** What authentication learns about the account a credential belongs to. */
+export interface BusinessAccess {
+  readonly id: string;
+  readonly plan: Plan;
+  readonly courier_platform_enabled: boolean;
+  readonly shopping_fulfilment_enabled: boolean;
+  readonly rate_limit_per_minute: number | null;
+  readonly rate_limit_per_day: number | null;
+}
+
+export type Authenticated =
+  | { readonly as: "business_key"; readonly legacy: boolean; readonly scopes: readonly Scope[] }
+  | {
+    readonly as: "partner";
+    readonly partner_key_id: string;
+    readonly partner: string;
+    readonly scopes: readonly Scope[];
+  }
+  | { readonly as: "staff"; readonly staff_id: string; readonly role: PortalRole };
+
+export type BusinessReply =
+  | Business
+  | { readonly access: BusinessAccess; readonly principal: Authenticated }
+  | { readonly staff_id: string; readonly password_hash: string; readonly session_epoch: number }
+  | undefined;

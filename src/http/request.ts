@@ -1,0 +1,156 @@
+/**
+ * Reading a route's request as its schemas say (define() in route.ts): path, query and body parts
+ * parsed (422 `validation_failed` naming each bad field), a form's files, text that cannot be
+ * kept refused.
+ */
+import type { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "./context.ts";
+import { validationFailed } from "./errors.ts";
+import type { Infer, RouteSpec, Schema } from "./route_spec.ts";
+import { boundedForm, boundedText, isMultipart } from "./upload.ts";
+
+/** A request's parts, parsed (RouteSpec's schemas). */
+export interface Input<P extends Schema, Q extends Schema, B extends Schema> {
+  readonly params: Infer<P>;
+  readonly query: Infer<Q>;
+  readonly body: Infer<B>;
+  /** The form's files by field name (RouteSpec.form), only those sent and not empty. */
+  readonly files: Readonly<Record<string, File>>;
+}
+
+/**
+ * Parses the request's parts by the route's schemas; `queryNames`: the query parameters the
+ * route reads (each taken once).
+ */
+export async function readRequest<P extends Schema, Q extends Schema, B extends Schema>(
+  c: Context<AppEnv>,
+  spec: RouteSpec<P, Q, B>,
+  queryNames: ReadonlySet<string> | null,
+): Promise<Input<P, Q, B>> {
+  const params = parse(spec.params, c.req.param(), "params") as Infer<P>;
+  if (queryNames) refuseRepeated(c, queryNames);
+  const query = parse(spec.query, c.req.query(), "query") as Infer<Q>;
+  const files: Record<string, File> = {};
+  let sent: unknown;
+  if (spec.form && isMultipart(c)) {
+    sent = await readForm(c, spec.form, files);
+  } else if (spec.body) {
+    sent = await readJson(c);
+  }
+  const body = (spec.body ? parse(spec.body, sent, "body") : undefined) as Infer<B>;
+  return { params, query, body, files };
+}
+
+/**
+ * A query parameter the route reads, given twice (`?client_id=A&client_id=B`): which one was
+ * meant is not known, and reading the first would act on half of what was asked (an export
+ * marking one client's range of two). No route's query takes a list.
+ */
+function refuseRepeated(c: Context<AppEnv>, names: ReadonlySet<string>): void {
+  if (!c.req.url.includes("&")) return;
+  const repeated = Object.entries(c.req.queries())
+    .filter(([name, values]) => values.length > 1 && names.has(name))
+    .map(([name]) => name);
+  if (repeated.length > 0) {
+    throw validationFailed(repeated.map((path) => ({
+      path,
+      message: "given more than once: it takes one value",
+    })));
+  }
+}
+
+/** Validates one part of a request; an issue with the whole part (`[]` for `{}`) names the part. */
+export function parse(schema: z.ZodType | undefined, value: unknown, part: string): unknown {
+  if (!schema) return undefined;
+  const r = schema.safeParse(value);
+  if (r.success) {
+    const unstorable: string[][] = [];
+    collectUnstorable(r.data, [], unstorable);
+    if (unstorable.length > 0) {
+      throw validationFailed(unstorable.map((path) => ({
+        path: path.join(".") || part,
+        message: UNSTORABLE_TEXT,
+      })));
+    }
+    return r.data;
+  }
+  throw validationFailed(r.error.issues.map((i) => ({
+    path: i.path.map(String).join(".") || part,
+    message: i.message,
+  })));
+}
+
+export const UNSTORABLE_TEXT =
+  "text with the NUL character (U+0000) or an unpaired UTF-16 surrogate cannot be kept";
+
+/**
+ * Whether text can be kept: Postgres holds neither U+0000 nor an unpaired surrogate, so such
+ * text was accepted, committed, and then never reached the query side (a ledger entry missing
+ * from statements and exports, a shipment from search), or made a search answer 500.
+ */
+export function storableText(s: string): boolean {
+  return !s.includes("\u0000") && s.isWellFormed();
+}
+
+/**
+ * Adds to `out` the path of every string (or key) in `value` that is not storableText. Every
+ * request's parts pass here: the path in hand is one array, copied only for text refused.
+ */
+function collectUnstorable(value: unknown, at: string[], out: string[][]): void {
+  if (typeof value === "string") {
+    if (!storableText(value)) out.push([...at]);
+    return;
+  }
+  if (value === null || typeof value !== "object" || value instanceof File) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      at.push(String(i));
+      collectUnstorable(value[i], at, out);
+      at.pop();
+    }
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    at.push(k);
+    if (storableText(k)) collectUnstorable(v, at, out);
+    else out.push([...at]);
+    at.pop();
+  }
+}
+
+/** A form's text fields as the body; its declared files into `files`, any other file refused. */
+async function readForm(
+  c: Context<AppEnv>,
+  form: { readonly files: readonly string[]; readonly maxBytes: number },
+  files: Record<string, File>,
+): Promise<Record<string, string>> {
+  const data = await boundedForm(c, form.maxBytes, `upload over ${form.maxBytes} bytes`);
+  const fields: Record<string, string> = {};
+  for (const [name, value] of data.entries()) {
+    if (typeof value === "string") {
+      fields[name] = value;
+    } else if (!form.files.includes(name)) {
+      throw validationFailed([{ path: name, message: "not a file field of this route" }]);
+    } else if (value.size > 0) {
+      files[name] = value;
+    }
+  }
+  for (const name of form.files) {
+    if (typeof fields[name] === "string") {
+      throw validationFailed([{ path: name, message: "must be a file upload" }]);
+    }
+  }
+  return fields;
+}
+
+/** The JSON body within the request cap (boundedText); an empty one is `{}`. */
+export async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const text = await boundedText(c);
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw validationFailed([{ path: "body", message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Businesses as the operator makes and sets them up (CONTRACT "Operator API"): a new business with
+ * its owner, integration key and webhook secret, and the operator's switches and limits.
+ */
+import {
+  asBusiness,
+  type Business,
+  businessActor,
+  type Plan,
+  type Settings,
+} from "../../../actors/platform/business/mod.ts";
+import { issueCredential } from "../../domain/credentials.ts";
+import {
+  hashPassword,
+  newSecret,
+  seal,
+  sealOwner,
+  temporaryPassword,
+} from "../../domain/secrets.ts";
+import { apiKeyPrefix, type Deps } from "../../environment.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { openSandboxWallets } from "./wallet.ts";
+
+export interface NewBusiness {
+  readonly name: string;
+  readonly plan: Plan;
+  readonly currency: string;
+  readonly country: string;
+  readonly owner_email: string;
+}
+
+/** A new business's credentials, shown this once (the key and password are kept hashed). */
+export interface BusinessCreated {
+  readonly id: string;
+  readonly api_key: string;
+  readonly webhook_secret: string;
+  readonly owner: { readonly email: string; readonly password: string };
+}
+
+/**
+ * Creates a business, its owner (signing in with a temporary password), its integration key
+ * (`sk_live_` or `sk_sandbox_`, Business API 5.2) and its webhook secret; on the sandbox its
+ * wallets open with test money (Business API 8).
+ */
+export async function createBusiness(
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey">,
+  input: NewBusiness,
+): Promise<BusinessCreated> {
+  if (await deps.runtime.lookup("staff_email", input.owner_email)) {
+    refuse("email_taken", `a portal user already has this e-mail: ${input.owner_email}`);
+  }
+  const now = deps.clock.now();
+  const id = newId("biz");
+  const apiKey = await issueCredential(apiKeyPrefix(deps.name), now);
+  const webhookSecret = newSecret("whsec_");
+  const password = temporaryPassword();
+  orRefuse(
+    await deps.runtime.ask(businessActor, id, id, {
+      kind: "create",
+      id,
+      name: input.name,
+      plan: input.plan,
+      currency: input.currency,
+      country: input.country,
+      owner: {
+        id: newId("usr"),
+        email: input.owner_email,
+        name: input.owner_email,
+        role: "owner",
+        password_hash: await hashPassword(password),
+      },
+      api_key: apiKey.record,
+      webhook_secret: {
+        ...(await seal(deps.dataKey, webhookSecret, sealOwner("business_webhook", id, id))),
+        key_id: newId("whk"),
+        created_at: now,
+      },
+    }),
+  );
+  if (deps.name === "sandbox") await openSandboxWallets(deps.runtime, id);
+  return {
+    id,
+    api_key: apiKey.secret,
+    webhook_secret: webhookSecret,
+    owner: { email: input.owner_email, password },
+  };
+}
+
+/**
+ * The operator switches capabilities, stores the business key's scopes and sets limits; the
+ * audit trail shows the changes as sent (settings_changed).
+ */
+export async function changeSettings(
+  deps: Pick<Deps, "runtime">,
+  businessId: string,
+  changes: Partial<Settings>,
+): Promise<Business> {
+  return asBusiness(orRefuse(
+    await deps.runtime.ask(businessActor, businessId, businessId, {
+      kind: "change_settings",
+      changes,
+      by: "operator",
+    }),
+  ));
+}
+
+/** The business as it stands; refused as not found when there is none. */
+export async function businessOf(runtime: ActorRuntime, id: string): Promise<Business> {
+  return asBusiness(orRefuse(await runtime.read(businessActor, id, id, { kind: "get" })));
+}

@@ -1,0 +1,37 @@
+/** Drivers the operator registers for a business (CONTRACT "Operator API"; courier 4.5). */
+import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { driverActor } from "../../../actors/platform/driver.ts";
+import { issueCredential } from "../../domain/credentials.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+
+export interface NewDriver {
+  readonly name: string;
+  readonly phone: string;
+  readonly vehicle_type_id: number;
+}
+
+/** A driver just registered: the bearer token is shown this once (kept hashed). */
+export interface DriverRegistered {
+  readonly id: string;
+  readonly token: string;
+}
+
+export async function registerDriver(
+  deps: Pick<Deps, "runtime" | "clock">,
+  businessId: string,
+  input: NewDriver,
+): Promise<DriverRegistered> {
+  // An unknown business is not found, before any driver is made for it.
+  orRefuse(await deps.runtime.read(businessActor, businessId, businessId, { kind: "get" }));
+  const id = newId("drv");
+  const token = await issueCredential("dt_", deps.clock.now());
+  orRefuse(
+    await deps.runtime.ask(driverActor, businessId, id, {
+      kind: "create",
+      driver: { id, business_id: businessId, ...input, token: token.record },
+    }),
+  );
+  return { id, token: token.secret };
+}

@@ -1,0 +1,101 @@
+/**
+ * A business's credentials (Business API 4.3, 5.5, 5.6): the integration key and the webhook
+ * signing secret, rotated by the account itself; partner keys, issued and revoked by the operator
+ * on the merchant's request. Each secret is shown once; only its hash (a key) or its sealed form
+ * (the webhook secret) is kept.
+ */
+import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { issueCredential } from "../../domain/credentials.ts";
+import { newSecret, seal, sealOwner } from "../../domain/secrets.ts";
+import { apiKeyPrefix, type Deps } from "../../environment.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+import { type BusinessPrincipal, PARTNER_KEY_PREFIX, principalName } from "../identity.ts";
+import type { Scope } from "../rules/scopes.ts";
+
+export interface ApiKeyRotated {
+  readonly api_key: string;
+  readonly hint: string;
+}
+
+/** spec: business 4.3: rotates the integration key; the previous key is invalid at once. */
+export async function rotateApiKey(
+  deps: Pick<Deps, "name" | "runtime" | "clock">,
+  caller: BusinessPrincipal,
+): Promise<ApiKeyRotated> {
+  const key = await issueCredential(apiKeyPrefix(deps.name), deps.clock.now());
+  const id = caller.business.id;
+  orRefuse(
+    await deps.runtime.ask(businessActor, id, id, {
+      kind: "rotate_api_key",
+      key: key.record,
+      by: principalName(caller),
+    }),
+  );
+  return { api_key: key.secret, hint: key.record.hint };
+}
+
+export interface WebhookSecretRotated {
+  readonly webhook_secret: string;
+  /** As deliveries name it in `X-Service-Key-Id`. */
+  readonly key_id: string;
+}
+
+/** Rotates the webhook signing secret (the previous one signs beside it for a grace period). */
+export async function rotateWebhookSecret(
+  deps: Pick<Deps, "runtime" | "clock" | "dataKey">,
+  caller: BusinessPrincipal,
+): Promise<WebhookSecretRotated> {
+  const secret = newSecret("whsec_");
+  const keyId = newId("whk");
+  const id = caller.business.id;
+  const sealed = await seal(deps.dataKey, secret, sealOwner("business_webhook", id, id));
+  orRefuse(
+    await deps.runtime.ask(businessActor, id, id, {
+      kind: "rotate_webhook_secret",
+      secret: { ...sealed, key_id: keyId, created_at: deps.clock.now() },
+      by: principalName(caller),
+    }),
+  );
+  return { webhook_secret: secret, key_id: keyId };
+}
+
+export interface PartnerKeyIssued {
+  readonly id: string;
+  /** `ak_...`, sent in `X-Business-API-Key`; shown this once. */
+  readonly key: string;
+  readonly partner: string;
+  readonly scopes: readonly Scope[];
+}
+
+/** spec: business 5.5: a partner key with the scopes the merchant named, issued by the operator. */
+export async function issuePartnerKey(
+  deps: Pick<Deps, "runtime" | "clock">,
+  businessId: string,
+  input: { readonly partner: string; readonly scopes: readonly Scope[] },
+): Promise<PartnerKeyIssued> {
+  const id = newId("pk");
+  const key = await issueCredential(PARTNER_KEY_PREFIX, deps.clock.now());
+  const { partner, scopes } = input;
+  orRefuse(
+    await deps.runtime.ask(businessActor, businessId, businessId, {
+      kind: "issue_partner_key",
+      key: { ...key.record, id, partner, scopes },
+      by: "operator",
+    }),
+  );
+  return { id, key: key.secret, partner, scopes };
+}
+
+/** spec: business 5.5: revokes a partner key; the business and its other keys are unaffected. */
+export async function revokePartnerKey(deps: Pick<Deps, "runtime">, id: string): Promise<void> {
+  const owner = await deps.runtime.lookup("partner_key", id);
+  if (!owner) refuse("not_found", `partner key not found: ${id}`);
+  orRefuse(
+    await deps.runtime.ask(businessActor, owner.tenant, owner.id, {
+      kind: "revoke_partner_key",
+      id,
+      by: "operator",
+    }),
+  );
+}

@@ -1,0 +1,49 @@
+/**
+ * Sign-in sessions (CONTRACT "Sign-in and people"): a random token shown once; the session actor
+ * is keyed by its hash, so the token itself is never kept.
+ */
+import { type Session, SESSION_TENANT, sessionActor } from "../../../actors/platform/session.ts";
+import type { Deps } from "../../environment.ts";
+import { SESSION_TTL_MS } from "../../limits.ts";
+import { hashSecret, newSecret } from "../../domain/secrets.ts";
+import { orRefuse } from "../../runtime/actor.ts";
+
+/** A session just opened: its token, shown this once, and when it expires. */
+export interface OpenedSession {
+  readonly token: string;
+  readonly expires_at: string;
+}
+
+/**
+ * A sign-in attempt as the caller's throttle counts it (failures make the next attempt wait, per
+ * account and per address): the flow says how the check went.
+ */
+export interface SignInAttempt {
+  failed(): void;
+  succeeded(): void;
+}
+
+export async function openSession(
+  deps: Pick<Deps, "runtime" | "clock">,
+  prefix: string,
+  session: Omit<Session, "closed" | "expires_at">,
+): Promise<OpenedSession> {
+  const token = newSecret(prefix);
+  const expiresAt = deps.clock.now() + SESSION_TTL_MS;
+  orRefuse(
+    await deps.runtime.ask(sessionActor, SESSION_TENANT, await hashSecret(token), {
+      kind: "open",
+      session: { ...session, expires_at: expiresAt },
+    }),
+  );
+  return { token, expires_at: new Date(expiresAt).toISOString() };
+}
+
+/** Signs out the session whose token was sent. */
+export async function closeSession(deps: Pick<Deps, "runtime">, token: string): Promise<void> {
+  orRefuse(
+    await deps.runtime.ask(sessionActor, SESSION_TENANT, await hashSecret(token), {
+      kind: "close",
+    }),
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * Request schemas of the platform's records that more than one document's routes show: the
+ * operator changes a business's settings (CONTRACT "Operator API"), and the Business API's audit
+ * trail shows those changes as sent (Business API 5.6). One schema, one OpenAPI component.
+ */
+import { BULKY_SERVICES, VEHICLE_UPGRADE_POLICIES } from "../../actors/platform/business/mod.ts";
+import { distinct } from "../domain/objects.ts";
+import { z } from "../http/route.ts";
+import { orNull } from "../http/schemas.ts";
+import { ALL_SCOPES } from "./rules/scopes.ts";
+
+/** A scope a key may hold (courier 5; Business API 5.5). */
+export const Scope = z.enum(ALL_SCOPES);
+
+/** The operator's changes to a business; the audit trail shows them as sent (settings_changed). */
+export const PatchBusiness = z.object({
+  courier_platform_enabled: z.boolean(),
+  shopping_fulfilment_enabled: z.boolean(),
+  api_key_scopes: z.array(Scope).max(ALL_SCOPES.length).transform(distinct),
+  vehicle_upgrade_policy: z.enum(VEHICLE_UPGRADE_POLICIES),
+  bulky_services_authorised: z.array(z.enum(BULKY_SERVICES)).max(BULKY_SERVICES.length)
+    .transform(distinct),
+  // CONTRACT operator API: the Enterprise plan's limits are 6,000 a minute and 1,000,000 a day
+  // until set; null clears a business's own limit, so that the plan's applies again.
+  rate_limit_per_minute: orNull(z.number().int().positive().max(1_000_000)).openapi({
+    description: "Enterprise plan: this business's limit a minute; null: back to the plan's",
+  }),
+  rate_limit_per_day: orNull(z.number().int().positive().max(100_000_000)).openapi({
+    description: "Enterprise plan: this business's limit a day; null: back to the plan's",
+  }),
+}).partial().openapi("OperatorPatchBusiness");

@@ -1,0 +1,194 @@
+/**
+ * How the actor store lays an actor out in Deno KV (values at most 64 KiB): the keys, a record
+ * split into parts when it outgrows one value, events in chunks (a large one split too), the
+ * mutations one write adds to an atomic commit, and what they cost.
+ */
+import { EVENT_CHUNK_BYTES_MAX, IDEMPOTENCY_TTL_MS, STATE_PART_BYTES } from "../limits.ts";
+import {
+  type ActorKey,
+  type ActorWrite,
+  type IndexTarget,
+  storedBytes,
+  type StoredEvent,
+} from "./store.ts";
+
+export const ACTOR = "a";
+export const EVENTS = "e";
+export const INDEX = "i";
+export const TIMER = "t";
+export const REPLY = "r";
+export const UNPUBLISHED = "u";
+export const STATE_PART = "p";
+
+/** Stored under the actor's key when its record is split into parts (STATE_PART_BYTES each). */
+export interface SplitRecord {
+  readonly parts: number;
+}
+
+/** Events of one commit, stored in one value under the first one's seq. */
+export interface EventChunk {
+  readonly items: readonly StoredEvent[];
+}
+
+/**
+ * An event larger than a chunk, stored under its seq; its JSON follows as UTF-8 parts of
+ * STATE_PART_BYTES under [seq, 0], [seq, 1], ... (after the head in key order, before the next seq).
+ */
+export interface SplitEvent {
+  readonly seq: number;
+  readonly at: number;
+  readonly bytes: number;
+  readonly parts: number;
+}
+
+/** One value of an actor's event log, stored under [EVENTS, type, id, ...key]. */
+export interface EventEntry {
+  readonly key: readonly number[];
+  readonly value: EventChunk | SplitEvent | Uint8Array;
+  /** What the store keeps of it (storedBytes; a part's own length). */
+  readonly bytes: number;
+}
+
+/**
+ * Bytes a chunk keeps around each event (its seq, at and bytes and their names, as V8 serialises
+ * them: some 45), and about what a split event's head takes.
+ */
+export const EVENT_ITEM_BYTES = 64;
+
+/** The mutations and checks of one write, added to an atomic operation. */
+export function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number): void {
+  op.check({ key: [ACTOR, w.type, w.id], versionstamp: w.expected });
+  const parts = partsOf(w);
+  // The record as the JSON text the runtime already made: a string is copied into the value as
+  // it is, where an object would be walked again by the structured serializer on every commit.
+  if (parts.length === 0) op.set([ACTOR, w.type, w.id], w.recordJson);
+  else {
+    op.set([ACTOR, w.type, w.id], { parts: parts.length } satisfies SplitRecord);
+    parts.forEach((part, i) => op.set([STATE_PART, w.type, w.id, i], part));
+  }
+  for (let i = parts.length; i < partsBefore; i++) op.delete([STATE_PART, w.type, w.id, i]);
+  for (const e of eventEntriesOf(w)) op.set([EVENTS, w.type, w.id, ...e.key], e.value);
+  for (const i of w.indexDelete) op.delete([INDEX, i.index, i.key]);
+  const target: IndexTarget = { type: w.type, id: w.id, tenant: w.record.tenant };
+  // A unique key taken meanwhile by another actor fails the commit (ActorDefinition.uniqueIndexes).
+  for (const i of w.indexClaims ?? []) {
+    op.check({ key: [INDEX, i.index, i.key], versionstamp: null });
+  }
+  for (const i of w.indexSet) op.set([INDEX, i.index, i.key], target);
+  for (const t of w.timerDelete) op.delete([TIMER, t.at, w.type, w.id, t.name]);
+  for (const t of w.timerSet) op.set([TIMER, t.at, w.type, w.id, t.name], true);
+  for (const r of w.replies) {
+    if (r.permanent) op.set([REPLY, w.type, w.id, r.key], r.reply);
+    else op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
+  }
+  if (w.unpublishedFrom !== null) op.set([UNPUBLISHED, w.type, w.id], w.unpublishedFrom);
+}
+
+/** What one write adds to one atomic commit; `partsBefore`: the parts its record had. */
+export function writeCost(
+  w: ActorWrite,
+  partsBefore: number,
+): { mutations: number; bytes: number; checks: number } {
+  const mutations = 1 + eventEntriesOf(w).length + partsOf(w).length +
+    Math.max(0, partsBefore - partsOf(w).length) + w.indexSet.length +
+    w.indexDelete.length +
+    w.timerSet.length + w.timerDelete.length + w.replies.length +
+    (w.unpublishedFrom === null ? 0 : 1);
+  const checks = 1 + (w.indexClaims?.length ?? 0);
+  // What KV keeps, as the values are written: a split record's or event's UTF-8 parts (up to
+  // three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes); and the
+  // replies kept under idempotency keys (a whole reply each, unless keptReply trims it).
+  const parts = partsOf(w);
+  const recordBytes = parts.length > 0
+    ? parts.reduce((n, p) => n + p.length, 0)
+    : storedBytes(w.recordJson);
+  const eventBytes = eventEntriesOf(w).reduce((n, e) => n + e.bytes, 0);
+  const replyBytes = w.replies.reduce(
+    (n, r) => n + (r.reply === undefined ? 0 : storedBytes(JSON.stringify(r.reply))),
+    0,
+  );
+  return { mutations, bytes: recordBytes + eventBytes + replyBytes + 256 * mutations, checks };
+}
+
+/** The actor as the store names it among its split records. */
+export function partsKey(key: ActorKey): string {
+  return `${key.type}\u0000${key.id}`;
+}
+
+const partCache = new WeakMap<ActorWrite, Uint8Array[]>();
+
+/**
+ * A record that may not fit one value, as UTF-8 parts of STATE_PART_BYTES; none when it fits
+ * whole. recordBytes counts UTF-16 units and Deno KV stores a string with any character past
+ * Latin-1 at two bytes each, so past half a part the record is split to be sure.
+ */
+export function partsOf(w: ActorWrite): Uint8Array[] {
+  let parts = partCache.get(w);
+  if (!parts) {
+    parts = w.recordBytes > STATE_PART_BYTES / 2 ? utf8Parts(w.recordJson) : [];
+    partCache.set(w, parts);
+  }
+  return parts;
+}
+
+/** A JSON text as UTF-8 parts of STATE_PART_BYTES (a part may end mid-character). */
+export function utf8Parts(json: string): Uint8Array[] {
+  const bytes = new TextEncoder().encode(json);
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += STATE_PART_BYTES) {
+    parts.push(bytes.slice(at, at + STATE_PART_BYTES));
+  }
+  return parts;
+}
+
+/** The JSON text of parts made by utf8Parts, decoded whole. */
+export function joinParts(parts: readonly Uint8Array[]): string {
+  const whole = new Uint8Array(parts.reduce((sum, b) => sum + b.length, 0));
+  let at = 0;
+  for (const b of parts) {
+    whole.set(b, at);
+    at += b.length;
+  }
+  return new TextDecoder().decode(whole);
+}
+
+const entryCache = new WeakMap<ActorWrite, EventEntry[]>();
+
+export function eventEntriesOf(w: ActorWrite): EventEntry[] {
+  let entries = entryCache.get(w);
+  if (!entries) entryCache.set(w, entries = chunkEvents(w.events));
+  return entries;
+}
+
+/**
+ * Puts events into values under Deno KV's 64 KiB cap: chunks of EVENT_CHUNK_BYTES_MAX stored
+ * bytes, and an event larger than that alone, split as a record is (SplitEvent).
+ */
+export function chunkEvents(events: readonly StoredEvent[]): EventEntry[] {
+  const entries: EventEntry[] = [];
+  let items: StoredEvent[] = [];
+  let bytes = 0;
+  const close = () => {
+    if (items.length > 0) entries.push({ key: [items[0]!.seq], value: { items }, bytes });
+    items = [];
+    bytes = 0;
+  };
+  for (const e of events) {
+    if (e.bytes > EVENT_CHUNK_BYTES_MAX) {
+      close();
+      const parts = utf8Parts(JSON.stringify(e.event));
+      const head: SplitEvent = { seq: e.seq, at: e.at, bytes: e.bytes, parts: parts.length };
+      entries.push({ key: [e.seq], value: head, bytes: EVENT_ITEM_BYTES });
+      parts.forEach((part, i) =>
+        entries.push({ key: [e.seq, i], value: part, bytes: part.length })
+      );
+      continue;
+    }
+    const size = e.bytes + EVENT_ITEM_BYTES;
+    if (bytes + size > EVENT_CHUNK_BYTES_MAX) close();
+    items.push(e);
+    bytes += size;
+  }
+  close();
+  return entries;
+}

@@ -1,0 +1,104 @@
+/**
+ * Removing the store's recovery markers of idle actors whose events are on the bus, many per
+ * store write. Beside the actors, not in their turn: each removal is guarded by the actor's
+ * version, and a commit made meanwhile writes the marker again, so no event is ever left
+ * unprotected.
+ */
+import type { Bus } from "../bus/bus.ts";
+import { MARKERS_PER_SWEEP_MAX } from "../limits.ts";
+import type { Cell } from "./cell.ts";
+import type { ActorStore } from "./store.ts";
+
+interface Clearing {
+  readonly cell: Cell;
+  readonly version: string;
+}
+
+export class MarkerSweeper {
+  readonly #store: ActorStore;
+  readonly #bus: Bus;
+  readonly #onError: (error: unknown, where: string) => void;
+  /** Every actor in memory, to put back a marker a failed sweep left `clearing`. */
+  readonly #cells: () => Iterable<Cell>;
+  /** Idle actors whose recovery markers can go at the next sweep. */
+  readonly #toClear = new Map<string, Cell>();
+  #sweep: Promise<number> | null = null;
+
+  constructor(options: {
+    store: ActorStore;
+    bus: Bus;
+    onError: (error: unknown, where: string) => void;
+    cells: () => Iterable<Cell>;
+  }) {
+    this.#store = options.store;
+    this.#bus = options.bus;
+    this.#onError = options.onError;
+    this.#cells = options.cells;
+  }
+
+  /** The actor has set its marker and gone idle: its marker may go at the next sweep. */
+  add(cell: Cell): void {
+    this.#toClear.set(cell.name, cell);
+  }
+
+  /** One sweep at a time; a caller during a sweep waits for it (a close must not outrun it). */
+  sweep(): Promise<number> {
+    this.#sweep ??= this.#sweepOnce().finally(() => {
+      this.#sweep = null;
+    });
+    return this.#sweep;
+  }
+
+  async #sweepOnce(): Promise<number> {
+    try {
+      let cleared = 0;
+      while (this.#toClear.size > 0) {
+        const cells = this.#takeIdle();
+        if (cells.length > 0) cleared += await this.#clear(cells);
+      }
+      return cleared;
+    } catch (e) {
+      for (const cell of this.#cells()) if (cell.marker === "clearing") cell.marker = "set";
+      this.#onError(e, "recovery markers");
+      return 0;
+    }
+  }
+
+  /** Up to MARKERS_PER_SWEEP_MAX idle actors whose marker is set, marked `clearing`. */
+  #takeIdle(): Clearing[] {
+    const cells: Clearing[] = [];
+    for (const [k, cell] of this.#toClear) {
+      this.#toClear.delete(k);
+      if (!cell.idle || cell.marker !== "set" || cell.version === null) continue;
+      cell.marker = "clearing";
+      cells.push({ cell, version: cell.version });
+      if (cells.length >= MARKERS_PER_SWEEP_MAX) break;
+    }
+    return cells;
+  }
+
+  /** Clears the markers of those still at their version once their changes are on the bus. */
+  async #clear(cells: readonly Clearing[]): Promise<number> {
+    await Promise.all(cells.map((c) => c.cell.lastPublish));
+    await this.#bus.flush();
+    // An actor that committed meanwhile wrote its marker again: left out, so that its moved
+    // version does not fail the whole removal (which then clears the others one by one).
+    const still = cells.filter((c) => c.cell.marker === "clearing" && c.cell.version === c.version);
+    for (const c of cells) {
+      // Moved on without a new marker (a commit with nothing for the bus): the next sweep.
+      if (c.cell.marker === "clearing" && !still.includes(c)) {
+        c.cell.marker = "set";
+        this.add(c.cell);
+      }
+    }
+    const done = await this.#store.markPublished(
+      still.map((c) => ({ key: c.cell.key, version: c.version })),
+    );
+    still.forEach((c, i) => {
+      if (c.cell.marker !== "clearing") return; // a commit wrote the marker again meanwhile
+      c.cell.marker = done[i] ? "none" : "set";
+      if (done[i]) c.cell.markerFrom = null;
+    });
+    return done.filter(Boolean).length;
+  }
+}

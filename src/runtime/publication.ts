@@ -1,0 +1,78 @@
+/**
+ * What the runtime puts on the bus after a commit: one actor's change (its new events, unless
+ * kept off the bus, and its projected snapshot) on `<env>.<tenant>.<type>.<id>`; and, at start,
+ * the changes a crash kept off the bus, found by the store's recovery markers.
+ */
+import { type ActorChange, type Bus, subjectOf } from "../bus/bus.ts";
+import type { AnyActorDefinition } from "./actor.ts";
+import type { ActorKey, ActorStore, StoredEvent } from "./store.ts";
+
+/** One actor's committed change, as its commit left it. */
+export interface Committed {
+  readonly def: AnyActorDefinition;
+  readonly key: ActorKey;
+  readonly tenant: string;
+  /** The seq of its last event. */
+  readonly version: number;
+  readonly events: readonly StoredEvent[];
+  readonly state: unknown;
+}
+
+export function publishChange(bus: Bus, busPrefix: string, c: Committed): Promise<void> {
+  const { def, key, tenant } = c;
+  const change: ActorChange = {
+    env: busPrefix,
+    tenant,
+    type: key.type,
+    id: key.id,
+    version: c.version,
+    events: def.publishEvents === false
+      ? []
+      : c.events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
+    ...(def.project ? snapshotOf(def.project(c.state)) : {}),
+  };
+  return bus.publish(subjectOf(busPrefix, tenant, key.type, key.id), change);
+}
+
+function snapshotOf(snapshot: unknown): { snapshot?: unknown } {
+  return snapshot === undefined ? {} : { snapshot };
+}
+
+/**
+ * Publishes again the changes of every actor whose recovery marker is still set (a crash came
+ * between its commit and the bus), each once it is on the bus clearing its marker. Answers how
+ * many actors it republished.
+ */
+export async function recoverUnpublished(
+  store: ActorStore,
+  bus: Bus,
+  busPrefix: string,
+  defs: ReadonlyMap<string, AnyActorDefinition>,
+): Promise<number> {
+  let republished = 0;
+  for (let round = 0; round < 10_000; round++) {
+    const batch = await store.unpublished(100);
+    if (batch.length === 0) break;
+    for (const u of batch) {
+      const def = defs.get(u.type);
+      const stored = await store.load(u);
+      if (!def || !stored) continue;
+      const events: StoredEvent[] = [];
+      for await (const e of store.events(u, u.from)) events.push(e);
+      const r = stored.record;
+      const state = def.load ? def.load(r.state, r.v) : r.state;
+      await publishChange(bus, busPrefix, {
+        def,
+        key: u,
+        tenant: r.tenant,
+        version: r.seq,
+        events,
+        state,
+      });
+      await bus.flush();
+      await store.markPublished([{ key: u, version: stored.version }]);
+      republished++;
+    }
+  }
+  return republished;
+}

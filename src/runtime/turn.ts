@@ -1,0 +1,195 @@
+/**
+ * One turn of one actor: a batch of its commands decided purely (plan.ts), the write that makes
+ * them durable committed under the actor's version (grouped with other actors' writes), then the
+ * change put on the bus and the commands answered; a conflict reloads the truth and decides again.
+ */
+import type { Bus } from "../bus/bus.ts";
+import { CONFLICT_RETRIES_MAX } from "../limits.ts";
+import type { AnyActorDefinition } from "./actor.ts";
+import type { Cell } from "./cell.ts";
+import type { Clock } from "./clock.ts";
+import { fitsOneCommit, GroupCommitter, type WriteResult } from "./group_commit.ts";
+import {
+  ActorFailure,
+  asError,
+  type Envelope,
+  type Outcome,
+  type Plan,
+  planBatch,
+} from "./plan.ts";
+import { publishChange } from "./publication.ts";
+import { storedReplies } from "./replies.ts";
+import type { ActorKey, ActorStore, ActorWrite } from "./store.ts";
+
+export interface TurnOptions {
+  readonly store: ActorStore;
+  readonly bus: Bus;
+  readonly busPrefix: string;
+  readonly clock: Clock;
+  /** Batch writes of many actors into one store transaction. */
+  readonly groupCommit: boolean;
+  readonly onError: (error: unknown, where: string) => void;
+}
+
+export class Turns {
+  readonly #store: ActorStore;
+  readonly #bus: Bus;
+  readonly #busPrefix: string;
+  readonly #clock: Clock;
+  readonly #committer: GroupCommitter | null;
+  readonly #onError: (error: unknown, where: string) => void;
+
+  constructor(options: TurnOptions) {
+    this.#store = options.store;
+    this.#bus = options.bus;
+    this.#busPrefix = options.busPrefix;
+    this.#clock = options.clock;
+    this.#committer = options.groupCommit ? new GroupCommitter(options.store) : null;
+    this.#onError = options.onError;
+  }
+
+  get commitStats(): { commits: number; writes: number; commitMs: number } {
+    return this.#committer?.stats ?? { commits: 0, writes: 0, commitMs: 0 };
+  }
+
+  /** Decides, commits and answers one batch of the actor's commands. */
+  handle(cell: Cell, batch: Envelope[]): Promise<void> {
+    return this.#handle(cell, batch);
+  }
+
+  async #handle(cell: Cell, batch: Envelope[]): Promise<void> {
+    for (let attempt = 0;; attempt++) {
+      const plan = await this.#plan(cell, batch, attempt);
+      if (plan === "again") continue;
+      if (plan === null) return;
+      for (const t of plan.staleTimers) {
+        await this.#store.dropTimer({ ...cell.key, ...t });
+      }
+      if (plan.write === null) return settle(batch, plan.outcomes);
+      if (batch.length > 1 && !fitsOneCommit(this.#store.cost(plan.write))) {
+        // More than the store takes in one transaction (its commit would be refused, and every
+        // command with it): the batch is decided again in halves, each committed in turn.
+        const half = Math.ceil(batch.length / 2);
+        await this.#handle(cell, batch.slice(0, half));
+        await this.#handle(cell, batch.slice(half));
+        return;
+      }
+      const write = await this.#withClaims(cell, batch, plan.write);
+      if (write === null) return;
+      const result = await this.#commit(write);
+      if (result.ok) return this.#committed(cell, batch, plan, write, result.version);
+      cell.loaded = false; // another writer moved on, or the store failed: reload the truth
+      if (result.reason === "error") return fail(batch, result.error);
+      if (attempt >= CONFLICT_RETRIES_MAX) {
+        return fail(batch, new ActorFailure(`${cell.key.type} ${cell.key.id}: conflicts persist`));
+      }
+    }
+  }
+
+  /**
+   * The batch decided on the actor's committed state (read first if not in memory). `again`: it
+   * was decided on a state assumed new and wrote nothing, which proves nothing: decide it on the
+   * stored state. Null: it failed, and its commands were told.
+   */
+  async #plan(cell: Cell, batch: Envelope[], attempt: number): Promise<Plan | "again" | null> {
+    try {
+      if (!cell.loaded) {
+        // A batch of only freshly minted ids may skip the read (see AskOptions.fresh).
+        if (attempt === 0 && batch.every((e) => e.fresh)) cell.assumeNew();
+        else cell.loadFrom(await this.#store.load(cell.key));
+      }
+      const stored = await storedReplies(this.#store, cell, batch, attempt);
+      const plan = planBatch(cell, batch, stored, () => this.#clock.now());
+      if (cell.assumedNew && plan.write === null) {
+        cell.loaded = false;
+        return "again";
+      }
+      return plan;
+    } catch (e) {
+      cell.loaded = false;
+      fail(batch, e);
+      return null;
+    }
+  }
+
+  /**
+   * The write with the unique keys it takes, each found free (the commit checks they still
+   * are). Null when another actor holds one: the batch is then answered here.
+   */
+  async #withClaims(cell: Cell, batch: Envelope[], write: ActorWrite): Promise<ActorWrite | null> {
+    const claims = claimsOf(cell.def, write);
+    if (claims.length === 0) return write;
+    const held = await this.#heldClaims(cell.key, claims);
+    if (held.taken === null) return { ...write, indexClaims: held.free };
+    // Refused alone: the command that takes the key is found by deciding one at a time.
+    if (batch.length > 1) {
+      for (const e of batch) await this.#handle(cell, [e]);
+      return null;
+    }
+    const { index, key } = held.taken;
+    settle(batch, [{
+      ok: false,
+      code: "index_taken",
+      message: `${index} already taken: ${key}`,
+      details: { index, key },
+    }]);
+    return null;
+  }
+
+  /** Which unique keys are free (the commit checks they still are), or one another actor holds. */
+  async #heldClaims(
+    self: ActorKey,
+    claims: readonly { index: string; key: string }[],
+  ): Promise<{ taken: { index: string; key: string } | null; free: typeof claims }> {
+    const free: { index: string; key: string }[] = [];
+    for (const c of claims) {
+      const target = await this.#store.lookup(c.index, c.key);
+      if (target === null) free.push(c);
+      else if (target.type !== self.type || target.id !== self.id) return { taken: c, free };
+    }
+    return { taken: null, free };
+  }
+
+  #commit(write: ActorWrite): Promise<WriteResult> {
+    if (this.#committer) return this.#committer.submit(write);
+    return this.#store.commit([write]).then((r) =>
+      r.ok ? { ok: true, version: r.versions[0]! } : r
+    );
+  }
+
+  /** The write is committed: the actor moves on, the change goes on the bus, then the replies. */
+  #committed(cell: Cell, batch: Envelope[], plan: Plan, write: ActorWrite, version: string): void {
+    cell.applyCommitted(plan, write, version);
+    if (plan.publish) {
+      cell.lastPublish = publishChange(this.#bus, this.#busPrefix, {
+        def: cell.def,
+        key: cell.key,
+        tenant: write.record.tenant,
+        version: write.record.seq,
+        events: plan.events,
+        state: plan.state,
+      }).catch((e) => this.#onError(e, "publish"));
+    }
+    settle(batch, plan.outcomes);
+  }
+}
+
+/** The keys a write takes in its actor's unique indexes. */
+function claimsOf(def: AnyActorDefinition, write: ActorWrite): { index: string; key: string }[] {
+  const unique = def.uniqueIndexes;
+  if (!unique || write.indexSet.length === 0) return [];
+  return write.indexSet.filter((i) => unique.includes(i.index));
+}
+
+function settle(batch: Envelope[], outcomes: Outcome[]): void {
+  batch.forEach((env, i) => {
+    const o = outcomes[i]!;
+    if ("failure" in o) env.reject(new ActorFailure(o.failure.message, { cause: o.failure }));
+    else env.resolve(o);
+  });
+}
+
+function fail(batch: Envelope[], e: unknown): void {
+  const error = asError(e);
+  for (const env of batch) env.reject(new ActorFailure(error.message, { cause: error }));
+}
