@@ -15,7 +15,7 @@ import {
   type KeyRecord,
   type Plan,
   type WebhookSecret,
-} from "../../../actors/platform/business.ts";
+} from "../../../actors/platform/business/mod.ts";
 import { PLAN_EMPLOYEES_MAX, WEBHOOK_SECRET_GRACE_MS } from "../../../src/limits.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
 

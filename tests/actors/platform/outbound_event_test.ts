@@ -15,7 +15,7 @@ import {
   requeuesTotal,
   summaryOf,
   waitedForEndpoint,
-} from "../../../actors/platform/outbound_event.ts";
+} from "../../../actors/platform/outbound_event/mod.ts";
 import {
   ATTEMPT_ERROR_CHARS_MAX,
   ATTEMPT_HISTORY_MAX,
