@@ -44,7 +44,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
-import { alertView } from "./alerts.ts";
+import { alertView } from "./answers/alerts.ts";
 
 /** Changes waiting for one board; a board this far behind is closed (1013), never let grow. */
 export const BOARD_PENDING_MAX = 2_000;

@@ -32,7 +32,7 @@ import { CalendarDay, UtcInstant, Waybill, wholeNumber } from "../../src/http/sc
 import { ask, read } from "../../src/http/ask.ts";
 import { FrozenPricingAnswer, pricingView } from "./prices.ts";
 import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
-import { AlertAnswer, alertView } from "./alerts.ts";
+import { AlertAnswer, alertView } from "./answers/alerts.ts";
 import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Operations board";

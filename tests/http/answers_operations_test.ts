@@ -6,7 +6,7 @@
  * an endpoint, failed, delivered, acknowledged; a shipment booked, late, delivered).
  */
 import assert from "node:assert/strict";
-import { AlertAnswer, AlertDetailAnswer } from "../../routes/courier/alerts.ts";
+import { AlertAnswer, AlertDetailAnswer } from "../../routes/courier/answers/alerts.ts";
 import {
   BillingEndpointAnswer,
   BillingEndpointSetAnswer,
