@@ -18,7 +18,7 @@ import {
   CustomsSuppliedAnswer,
   DriverCustomsSuppliedAnswer,
   ShipmentCustomsAnswer,
-} from "../../routes/courier/customs.ts";
+} from "../../routes/courier/answers/customs.ts";
 import {
   ChecklistAnswer,
   ChecklistListedAnswer,

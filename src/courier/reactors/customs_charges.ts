@@ -16,7 +16,7 @@ import {
   type CrossingChargeDue,
   customsCrossingActor,
 } from "../../../actors/courier/customs_crossing.ts";
-import { bookCrossingCharge } from "../flows/customs.ts";
+import { bookCrossingCharge } from "../flows/customs_charges.ts";
 import { confirmed, DueCharges, type DueChargesOptions } from "./due_charges.ts";
 
 export interface CustomsChargesOptions extends DueChargesOptions {
