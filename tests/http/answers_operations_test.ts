@@ -14,7 +14,7 @@ import {
   BillingEventAnswer,
   BillingEventDetailAnswer,
 } from "../../routes/courier/billing_events.ts";
-import { ClaimAnswer, ClientClaimAnswer } from "../../routes/courier/claims.ts";
+import { ClaimAnswer, ClientClaimAnswer } from "../../routes/courier/answers/claims.ts";
 import {
   OperationsReportAnswer,
   OperationsRowAnswer,
