@@ -20,8 +20,8 @@ import {
   OperationsRowAnswer,
   SavedViewAnswer,
   SavedViewDeletedAnswer,
-  ShipmentOperationsAnswer,
-} from "../../routes/courier/operations.ts";
+} from "../../routes/courier/answers/operations.ts";
+import { ShipmentOperationsAnswer } from "../../routes/courier/operations.ts";
 import { TrackingAnswer } from "../../routes/courier/tracking.ts";
 import { raiseAlert } from "../../src/courier/flows/alerts.ts";
 import { eventIdOf } from "../../src/courier/rules/billing_events.ts";
