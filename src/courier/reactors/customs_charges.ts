@@ -31,7 +31,7 @@ export class CustomsCharges extends DueCharges<CrossingChargeDue, Crossing> {
     const book = options.book ?? bookCrossingCharge;
     super(options, {
       type: customsCrossingActor.type,
-      name: "customs charges",
+      worker: "customs_charges",
       subjectOf: async (change) => {
         const got = await runtime.read(customsCrossingActor, change.tenant, change.id, {
           kind: "get",
