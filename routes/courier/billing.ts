@@ -82,10 +82,10 @@ import { shipmentIn } from "../../src/courier/flows/shipments.ts";
 import { idempotencyHeader } from "./shipment_requests.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
-  evidenceResponse,
   readEvidence,
   storeEvidence,
 } from "../../src/courier/flows/evidence.ts";
+import { evidenceResponse } from "./answers/evidence.ts";
 import { MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { creditUsed } from "../../src/courier/rules/settlement.ts";
 

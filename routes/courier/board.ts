@@ -26,13 +26,8 @@ import { upgradeWebSocket } from "hono/deno";
 import type { AlertSummary } from "../../actors/courier/alert.ts";
 import { businessActor } from "../../actors/platform/business/mod.ts";
 import { SESSION_TENANT, sessionActor } from "../../actors/platform/session.ts";
-import {
-  type ActorChange,
-  type Bus,
-  subjectOf,
-  subjectPattern,
-  type Subscription,
-} from "../../src/bus/bus.ts";
+import { type ActorChange, subjectOf, type Subscription } from "../../src/bus/bus.ts";
+import { ChangeFeed, type FeedOptions, type FeedSink } from "../../src/web/feed.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
 import type { Environment } from "../../src/http/context.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
@@ -44,14 +39,8 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
-import { alertView } from "./alerts.ts";
+import { alertView } from "./answers/alerts.ts";
 
-/** Changes waiting for one board; a board this far behind is closed (1013), never let grow. */
-export const BOARD_PENDING_MAX = 2_000;
-/** Bytes a socket may hold unsent before pushes wait (and coalesce) instead of piling up. */
-export const BOARD_BUFFERED_BYTES_MAX = 1_000_000;
-/** Pushes are batched per tick: a burst of scans on one row sends its latest state once. */
-export const BOARD_FLUSH_MS = 50;
 /** A board that connected without `?key=` has this long to send its auth message. */
 export const BOARD_AUTH_WAIT_MS = 10_000;
 /** Boards open at once per courier and environment (each holds two bus subscriptions). */
@@ -76,114 +65,21 @@ const LIVE_PATH = "/business/courier/operations/live";
 const PAGE_PATH = "/business/courier/board";
 const SCOPE = "shipments:view-own";
 
-/** The socket a feed writes to: a WebSocket, or a test's stand-in. */
-export interface BoardSink {
-  send(text: string): void;
-  close(code: number, reason: string): void;
-  /** Bytes handed to the socket and not yet written to the network. */
-  readonly bufferedAmount: number;
-}
+/** The socket a board's feed writes to: a WebSocket, or a test's stand-in. */
+export type BoardSink = FeedSink;
 
-export interface FeedOptions {
-  readonly bus: Bus;
-  /** The runtime's bus prefix (src/runtime/runtime.ts `busPrefix`). */
-  readonly env: string;
-  readonly tenant: string;
-  readonly now: () => number;
-  readonly pendingMax?: number;
-  readonly bufferedBytesMax?: number;
-}
-
-/** One board's subscription: shipment and alert changes of one courier, coalesced and bounded. */
-export class BoardFeed {
-  readonly #sink: BoardSink;
-  readonly #o: FeedOptions;
-  /** Latest message per shipment or alert, in the order they last changed. */
-  readonly #pending = new Map<string, string>();
-  #subs: Subscription[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #ready = false;
-  #stopped = false;
-
+/** One board's subscription: shipment and alert changes of one courier (src/web/feed.ts). */
+export class BoardFeed extends ChangeFeed {
   constructor(sink: BoardSink, options: FeedOptions) {
-    this.#sink = sink;
-    this.#o = options;
-  }
-
-  get stopped(): boolean {
-    return this.#stopped;
-  }
-
-  /** Subscribes, waits until the bus has the subscriptions, then says `ready`. */
-  async start(): Promise<void> {
-    const { bus, env, tenant } = this.#o;
-    for (const type of ["shipment", "alert"]) {
-      this.#subs.push(
-        bus.subscribe(subjectPattern(env, tenant, type), (m) => this.receive(m.payload)),
-      );
-    }
-    await bus.flush();
-    if (this.#stopped) return;
-    this.#ready = true;
-    this.#sink.send(JSON.stringify({ type: "ready", at: new Date(this.#o.now()).toISOString() }));
-    this.#flush();
-  }
-
-  /** One bus payload; anything not this courier's change of a shipment or alert is dropped. */
-  receive(payload: unknown): void {
-    if (this.#stopped || !isChange(payload)) return;
-    // Defensive: the subject pattern is per courier, but never trust a subject alone.
-    if (payload.tenant !== this.#o.tenant || payload.env !== this.#o.env) return;
-    const message = messageOf(payload, this.#o.now());
-    if (message === null) return;
-    const key = `${payload.type}:${payload.id}`;
-    this.#pending.delete(key);
-    this.#pending.set(key, JSON.stringify(message));
-    if (this.#pending.size > (this.#o.pendingMax ?? BOARD_PENDING_MAX)) {
-      this.close(CLOSE.behind, "board fell behind; reload it");
-      return;
-    }
-    this.#timer ??= setTimeout(() => this.#flush(), BOARD_FLUSH_MS);
-  }
-
-  /** Stops the feed and closes the socket. */
-  close(code: number, reason: string): void {
-    if (this.#stopped) return;
-    this.stop();
-    this.#sink.close(code, reason);
-  }
-
-  /** Unsubscribes; the socket is already closing. */
-  stop(): void {
-    this.#stopped = true;
-    for (const s of this.#subs) s.unsubscribe();
-    this.#subs = [];
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#pending.clear();
-  }
-
-  #flush(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#stopped || !this.#ready || this.#pending.size === 0) return;
-    if (this.#sink.bufferedAmount > (this.#o.bufferedBytesMax ?? BOARD_BUFFERED_BYTES_MAX)) {
-      // The client is slow: keep coalescing until it drains or falls past the pending cap.
-      this.#timer = setTimeout(() => this.#flush(), BOARD_FLUSH_MS);
-      return;
-    }
-    for (const text of this.#pending.values()) this.#sink.send(text);
-    this.#pending.clear();
+    super(sink, options, {
+      types: ["shipment", "alert"],
+      messageOf,
+      behind: { code: CLOSE.behind, reason: "board fell behind; reload it" },
+    });
   }
 }
 
-function isChange(p: unknown): p is ActorChange {
-  if (typeof p !== "object" || p === null) return false;
-  const c = p as Record<string, unknown>;
-  return typeof c.tenant === "string" && typeof c.env === "string" &&
-    typeof c.type === "string" && typeof c.id === "string" && typeof c.version === "number";
-}
-
+/** A shipment's board row (open_alerts null) or an alert as the alert list answers it. */
 function messageOf(change: ActorChange, now: number): Record<string, unknown> | null {
   const snapshot = change.snapshot;
   if (typeof snapshot !== "object" || snapshot === null) return null;
@@ -258,63 +154,80 @@ function sinkOf(ws: WSContext<WebSocket>): BoardSink {
   };
 }
 
+/** A credential checked before the upgrade (`?key=`). */
+interface EarlyCredential {
+  readonly principal: BusinessPrincipal;
+  readonly key: string;
+}
+
 /** One connection: authenticated before the upgrade (`?key=`) or by its first message. */
-function boardEvents(
-  c: Context<AppEnv>,
-  early: { principal: BusinessPrincipal; key: string } | null,
-): WSEvents<WebSocket> {
-  const env = c.get("env");
-  let feed: BoardFeed | null = null;
-  let tenant: string | null = null;
-  let authTimer: ReturnType<typeof setTimeout> | undefined;
-  let recheck: ReturnType<typeof setInterval> | undefined;
-  let watches: Subscription[] = [];
-  let authenticating = false;
-  let closed = false;
+class BoardConnection {
+  readonly #c: Context<AppEnv>;
+  readonly #env: Environment;
+  readonly #early: EarlyCredential | null;
+  #feed: BoardFeed | null = null;
+  #tenant: string | null = null;
+  #authTimer: ReturnType<typeof setTimeout> | undefined;
+  #recheck: ReturnType<typeof setInterval> | undefined;
+  #watches: Subscription[] = [];
+  #authenticating = false;
+  #closed = false;
 
-  const refuse = (sink: BoardSink, e: unknown) => {
-    if (!(e instanceof ApiError)) console.error("board: authenticating failed:", e);
-    feed?.stop();
-    sink.close(closeCodeOf(e), e instanceof ApiError ? e.message : "internal error");
-  };
+  constructor(c: Context<AppEnv>, early: EarlyCredential | null) {
+    this.#c = c;
+    this.#env = c.get("env");
+    this.#early = early;
+  }
 
-  const open = (sink: BoardSink, principal: BusinessPrincipal, key: string) => {
-    if (closed) return;
-    if (!claimBoard(env, principal.business.id)) {
-      sink.close(CLOSE.tooMany, "too many boards open for this courier");
+  events(): WSEvents<WebSocket> {
+    return {
+      onOpen: (_e, ws) => this.#onOpen(sinkOf(ws)),
+      onMessage: (e, ws) => this.#onMessage(sinkOf(ws), e.data),
+      onClose: () => this.#onClose(),
+    };
+  }
+
+  #onOpen(sink: BoardSink): void {
+    if (this.#early) return this.#open(sink, this.#early.principal, this.#early.key);
+    this.#authTimer = setTimeout(
+      () => sink.close(CLOSE.unauthenticated, "no auth message in time"),
+      BOARD_AUTH_WAIT_MS,
+    );
+  }
+
+  #onMessage(sink: BoardSink, data: unknown): void {
+    if (typeof data !== "string" || data.length > INBOUND_CHARS_MAX) {
+      this.#feed?.stop();
+      sink.close(CLOSE.policy, "the board sends only a short JSON auth message");
       return;
     }
-    tenant = principal.business.id;
-    const checkAgain = () => void boardPrincipal(c, key).catch((e) => refuse(sink, e));
-    recheck = setInterval(checkAgain, BOARD_RECHECK_MS);
-    // spec: business 4.3 (a rotated key is invalid at once), 5.5 (revocable): the credential is
-    // checked again when the courier's account changes (keys, passwords, the platform switch)
-    // and when the staff session it names does (signed out, expired), not minutes later.
-    const prefix = env.runtime.busPrefix;
-    const subjects = [subjectOf(prefix, tenant, businessActor.type, tenant)];
-    const token = key.trim();
-    if (token.startsWith(STAFF_TOKEN_PREFIX)) {
-      subjects.push(subjectOf(prefix, SESSION_TENANT, sessionActor.type, sha256Hex(token)));
-    }
-    watches = subjects.map((subject) => env.bus.subscribe(subject, checkAgain));
-    feed = new BoardFeed(sink, {
-      bus: env.bus,
-      env: env.runtime.busPrefix,
-      tenant,
-      now: () => env.clock.now(),
-    });
-    feed.start().catch((e) => {
-      console.error("board: subscribing failed:", e);
-      feed?.close(CLOSE.internal, "the board could not subscribe; reload it");
-    });
-  };
+    // After the credential, the board has nothing to say; its messages are ignored.
+    if (!this.#early && !this.#authenticating) void this.#authenticate(sink, data);
+  }
 
-  const authenticate = async (sink: BoardSink, data: unknown) => {
-    authenticating = true;
-    clearTimeout(authTimer);
+  #onClose(): void {
+    this.#closed = true;
+    clearTimeout(this.#authTimer);
+    clearInterval(this.#recheck);
+    for (const w of this.#watches) w.unsubscribe();
+    this.#watches = [];
+    this.#feed?.stop();
+    if (this.#tenant !== null) releaseBoard(this.#env, this.#tenant);
+    this.#tenant = null;
+  }
+
+  #refuse(sink: BoardSink, e: unknown): void {
+    if (!(e instanceof ApiError)) console.error("board: authenticating failed:", e);
+    this.#feed?.stop();
+    sink.close(closeCodeOf(e), e instanceof ApiError ? e.message : "internal error");
+  }
+
+  async #authenticate(sink: BoardSink, data: string): Promise<void> {
+    this.#authenticating = true;
+    clearTimeout(this.#authTimer);
     let key = "";
     try {
-      const m = JSON.parse(String(data)) as { type?: unknown; key?: unknown };
+      const m = JSON.parse(data) as { type?: unknown; key?: unknown };
       if (m.type === "auth" && typeof m.key === "string") key = m.key;
     } catch { /* not JSON: refused below */ }
     if (key === "") {
@@ -322,42 +235,52 @@ function boardEvents(
       return;
     }
     try {
-      open(sink, await boardPrincipal(c, key), key);
+      this.#open(sink, await boardPrincipal(this.#c, key), key);
     } catch (e) {
-      refuse(sink, e);
+      this.#refuse(sink, e);
     }
-  };
+  }
 
-  return {
-    onOpen: (_e, ws) => {
-      const sink = sinkOf(ws);
-      if (early) return open(sink, early.principal, early.key);
-      authTimer = setTimeout(
-        () => sink.close(CLOSE.unauthenticated, "no auth message in time"),
-        BOARD_AUTH_WAIT_MS,
-      );
-    },
-    onMessage: (e, ws) => {
-      const sink = sinkOf(ws);
-      if (typeof e.data !== "string" || e.data.length > INBOUND_CHARS_MAX) {
-        feed?.stop();
-        sink.close(CLOSE.policy, "the board sends only a short JSON auth message");
-        return;
-      }
-      // After the credential, the board has nothing to say; its messages are ignored.
-      if (!early && !authenticating) void authenticate(sink, e.data);
-    },
-    onClose: () => {
-      closed = true;
-      clearTimeout(authTimer);
-      clearInterval(recheck);
-      for (const w of watches) w.unsubscribe();
-      watches = [];
-      feed?.stop();
-      if (tenant !== null) releaseBoard(env, tenant);
-      tenant = null;
-    },
-  };
+  #open(sink: BoardSink, principal: BusinessPrincipal, key: string): void {
+    if (this.#closed) return;
+    const env = this.#env;
+    if (!claimBoard(env, principal.business.id)) {
+      sink.close(CLOSE.tooMany, "too many boards open for this courier");
+      return;
+    }
+    const tenant = principal.business.id;
+    this.#tenant = tenant;
+    const checkAgain = () => void boardPrincipal(this.#c, key).catch((e) => this.#refuse(sink, e));
+    this.#recheck = setInterval(checkAgain, BOARD_RECHECK_MS);
+    this.#watches = credentialSubjects(env, tenant, key)
+      .map((subject) => env.bus.subscribe(subject, checkAgain));
+    const feed = new BoardFeed(sink, {
+      bus: env.bus,
+      env: env.runtime.busPrefix,
+      tenant,
+      now: () => env.clock.now(),
+    });
+    this.#feed = feed;
+    feed.start().catch((e) => {
+      console.error("board: subscribing failed:", e);
+      feed.close(CLOSE.internal, "the board could not subscribe; reload it");
+    });
+  }
+}
+
+/**
+ * spec: business 4.3 (a rotated key is invalid at once), 5.5 (revocable): the credential is
+ * checked again when the courier's account changes (keys, passwords, the platform switch) and
+ * when the staff session it names does (signed out, expired), not minutes later.
+ */
+function credentialSubjects(env: Environment, tenant: string, key: string): string[] {
+  const prefix = env.runtime.busPrefix;
+  const subjects = [subjectOf(prefix, tenant, businessActor.type, tenant)];
+  const token = key.trim();
+  if (token.startsWith(STAFF_TOKEN_PREFIX)) {
+    subjects.push(subjectOf(prefix, SESSION_TENANT, sessionActor.type, sha256Hex(token)));
+  }
+  return subjects;
 }
 
 /** Static files of the page: name to content type. Nothing else under src/web/ is served. */
@@ -471,7 +394,7 @@ export function boardRoutes(api: Api): void {
     }
     const key = c.req.query("key");
     const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };
-    return await upgradeWebSocket(c, boardEvents(c, early));
+    return await upgradeWebSocket(c, new BoardConnection(c, early).events());
   });
   // spec: business 8: rate headers on every response; the page is anyone's, counted per address.
   api.get(PAGE_PATH, anonymous, () => webFile("board.html"));

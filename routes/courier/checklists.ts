@@ -13,9 +13,6 @@ import {
   CHECKLIST_NAME_CHARS_MAX,
   CHECKLIST_SUPPLIERS,
   checklistId,
-  type checklistSummaryOf,
-  type ChecklistVersion,
-  type ComplianceChecklist,
   complianceChecklistActor,
 } from "../../actors/courier/compliance_checklists.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -23,8 +20,16 @@ import { business } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { define, z } from "../../src/http/route.ts";
-import { UtcInstant, wholeNumber } from "../../src/http/schemas.ts";
+import { wholeNumber } from "../../src/http/schemas.ts";
 import { ask } from "../../src/http/ask.ts";
+import {
+  ChecklistAnswer,
+  ChecklistListedAnswer,
+  ChecklistPublishedAnswer,
+  type ChecklistSummary,
+  checklistView,
+  summaryView,
+} from "./answers/checklists.ts";
 
 const tag = "Compliance checklists";
 const read = [business({ scope: "runs:operate" }), courierPlatform];
@@ -44,88 +49,6 @@ const ChecklistBody = z.object({
     required: z.boolean().default(true),
   })).min(1).max(CHECKLIST_ITEMS_MAX),
 });
-
-// ---- Answers (documentation: tests/http/answers_runs_test.ts holds answers to them).
-
-const Supplier = z.enum(CHECKLIST_SUPPLIERS);
-const VersionNumber = z.number().int().openapi({ description: "1, 2, ...; never edited" });
-
-/** A published version's headline fields. */
-const VersionHeadline = {
-  version: VersionNumber,
-  name: z.string(),
-  supplier: Supplier,
-  published_at: UtcInstant,
-  published_by: z.string(),
-};
-
-/** spec: courier 2.10: a version in full (versionView). */
-const VersionFields = {
-  ...VersionHeadline,
-  items: z.array(
-    z.object({
-      key: z.string(),
-      label: z.string(),
-      required: z.boolean(),
-    }).openapi("ChecklistItem"),
-  ),
-};
-
-const ChecklistVersionAnswer = z.object(VersionFields).openapi("ChecklistVersion");
-
-/** One checklist: its latest version's fields, then every version in full (checklistView). */
-export const ChecklistAnswer = z.object({
-  code: z.string(),
-  ...VersionFields,
-  versions: z.array(ChecklistVersionAnswer),
-}).openapi("ComplianceChecklist");
-
-/** A list row: the latest version in full, every version's headline (summaryView). */
-export const ChecklistListedAnswer = z.object({
-  code: z.string(),
-  ...VersionFields,
-  versions: z.array(
-    z.object({
-      ...VersionHeadline,
-      items_count: z.number().int(),
-    }).openapi("ChecklistVersionListed"),
-  ),
-}).openapi("ComplianceChecklistListed");
-
-/** What a publication answers: the checklist, and whether it published a new version. */
-export const ChecklistPublishedAnswer = ChecklistAnswer.extend({
-  published: z.boolean().openapi({
-    description: "A new version was published (201); false: the latest content again (200)",
-  }),
-}).openapi("ChecklistPublished");
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function versionView(v: ChecklistVersion) {
-  return { ...v, published_at: iso(v.published_at) };
-}
-
-/** One checklist: its latest version in full, then every version in full. */
-function checklistView(c: ComplianceChecklist) {
-  const latest = c.versions.at(-1);
-  return {
-    code: c.code,
-    ...(latest ? versionView(latest) : {}),
-    versions: c.versions.map(versionView),
-  };
-}
-
-type Summary = ReturnType<typeof checklistSummaryOf>;
-
-/** A list row: the latest version in full, every version's headline. */
-function summaryView(s: Summary) {
-  const { courier_id: _c, ...rest } = s;
-  return {
-    ...rest,
-    published_at: iso(s.published_at),
-    versions: s.versions.map((v) => ({ ...v, published_at: iso(v.published_at) })),
-  };
-}
 
 export function checklistRoutes(api: Api): void {
   define(api, {
@@ -150,7 +73,7 @@ export function checklistRoutes(api: Api): void {
     if (query.supplier) q = q.where(sql<boolean>`data->>'supplier' = ${query.supplier}`);
     const rows = await q.orderBy(sql`data->>'code'`).limit(query.limit).offset(query.offset)
       .execute();
-    return ok(c, rows.map((r) => summaryView(r.data as Summary)), 200, {
+    return ok(c, rows.map((r) => summaryView(r.data as ChecklistSummary)), 200, {
       limit: query.limit,
       offset: query.offset,
     });

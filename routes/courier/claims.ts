@@ -19,44 +19,22 @@ import {
   CLAIM_STATUSES,
   CLAIM_TEXT_CHARS_MAX,
   claimActor,
-  type ClaimCredit,
-  claimKeyOf,
-  claimLimitOf,
-  claimWindowClosesAt,
-  type CreditResult,
 } from "../../actors/courier/claim.ts";
 import { entryAsk } from "../../actors/courier/client_ledger.ts";
-import { termsOf } from "../../actors/courier/shipment.ts";
-import { frozenTerms } from "../../src/courier/flows/later_charges.ts";
-import { shipmentIn } from "../../src/courier/flows/shipments.ts";
-import { decimal, toMinor } from "../../src/domain/money.ts";
-import { derivedId } from "../../src/domain/secrets.ts";
+import { type BookClaimNote, decideClaim, fileClaim } from "../../src/courier/flows/claims.ts";
+import { Refused } from "../../src/runtime/actor.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
 import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
-import {
-  ApiError,
-  asApiError,
-  fromRejection,
-  statusOf,
-  validationFailed,
-} from "../../src/http/errors.ts";
+import { asApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import {
-  Currency,
-  Money,
-  orNull,
-  PlainText,
-  UtcInstant,
-  Waybill,
-  wholeNumber,
-} from "../../src/http/schemas.ts";
-import { ask, read } from "../../src/http/ask.ts";
+import { Currency, PlainText, Waybill, wholeNumber } from "../../src/http/schemas.ts";
+import { read } from "../../src/http/ask.ts";
 import { bookNote } from "./billing.ts";
-import { iso } from "../../src/domain/iso.ts";
+import { ClaimAnswer, claimView, ClientClaimAnswer, clientClaimView } from "./answers/claims.ts";
 
 const tag = "Claims";
 const CLAIMS_PAGE_DEFAULT = 100;
@@ -100,172 +78,28 @@ const ListQuery = z.object({
 
 const BusinessListQuery = ListQuery.extend({ client_id: z.string().min(1).max(64).optional() });
 
-function creditView(credit: ClaimCredit | null, currency: string) {
-  if (credit === null) return null;
-  return {
-    reference: credit.reference,
-    amount: decimal(credit.amount_minor, currency),
-    state: credit.state,
-    ...(credit.state === "not_booked" ? { code: credit.code, message: credit.message } : {}),
-  };
-}
-
-/** A claim and its outcome, as the client sees it: no staff names. */
-export function clientClaimView(claim: Claim) {
-  const d = claim.decision;
-  return {
-    id: claim.id,
-    waybill: claim.waybill,
-    kind: claim.kind,
-    amount: decimal(claim.amount_minor, claim.currency),
-    currency: claim.currency,
-    description: claim.description,
-    evidence: claim.evidence,
-    status: claim.status,
-    filed_at: iso(claim.filed_at),
-    outcome: d === null ? null : {
-      outcome: d.outcome,
-      approved_amount: decimal(d.approved_amount_minor, claim.currency),
-      reason: d.reason,
-      decided_at: iso(d.decided_at),
-    },
-    credit_note: creditView(claim.credit, claim.currency),
-  };
-}
-
-/** The courier's view: who filed and decided, the client, the window. */
-export function claimView(claim: Claim) {
-  return {
-    ...clientClaimView(claim),
-    client_id: claim.client_id,
-    filed_by: claim.filed_by,
-    window_closes_at: iso(claim.window_closes_at),
-    decided_by: claim.decision?.decided_by ?? null,
-  };
-}
-
-// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
-
-/** spec: courier 2.4, 2.6 rule 5: the credit note of an approved amount (creditView). */
-const ClaimCreditAnswer = z.object({
-  reference: z.string().openapi({ description: "The credit note's ledger reference" }),
-  amount: Money.openapi({ description: "In the claim's currency" }),
-  state: z.enum(["pending", "booked", "not_booked"]).openapi({
-    description: "not_booked: the ledger refused it (code, message); the courier settles it " +
-      "another way",
-  }),
-  code: z.string().optional().openapi({ description: "not_booked only: the ledger's refusal" }),
-  message: z.string().optional().openapi({ description: "not_booked only" }),
-}).openapi("ClaimCreditNote");
-
-/** spec: courier 4.6: a claim and its outcome, as the client sees it (clientClaimView). */
-const clientClaimFields = {
-  id: z.string(),
-  waybill: z.string(),
-  kind: z.enum(CLAIM_KINDS),
-  amount: Money.openapi({ description: "Claimed, in `currency`" }),
-  currency: Currency.openapi({ description: "The shipment's currency" }),
-  description: z.string(),
-  evidence: z.string().nullable(),
-  status: z.enum(CLAIM_STATUSES),
-  filed_at: UtcInstant,
-  outcome: orNull(
-    z.object({
-      outcome: z.enum(CLAIM_OUTCOMES),
-      approved_amount: Money.openapi({ description: "0 when rejected" }),
-      reason: z.string().nullable(),
-      decided_at: UtcInstant,
-    }).openapi("ClaimOutcome"),
-  ).openapi({ description: "null until decided" }),
-  credit_note: orNull(ClaimCreditAnswer).openapi({
-    description: "null until an amount is approved",
-  }),
-};
-
-export const ClientClaimAnswer = z.object(clientClaimFields).openapi("ClientClaim");
-
-/** The courier's view of a claim: who filed and decided it, the client, the window (claimView). */
-export const ClaimAnswer = z.object({
-  ...clientClaimFields,
-  client_id: z.string(),
-  filed_by: z.string(),
-  window_closes_at: UtcInstant.openapi({
-    description: "The end of the claim window of the shipment's rate card (courier 2.4)",
-  }),
-  decided_by: z.string().nullable(),
-}).openapi("Claim");
-
 /**
- * A claim id: one per shipment (claimKeyOf), so the same loss filed again, with any key or none,
- * names the claim filed first and is never paid twice (spec: courier 2.6 rule 2).
+ * Billing's note on the claim's shipment's booked price entry: the entry is the one a payment
+ * quoting the waybill holds too. A refusal of the entry's read is thrown as a domain refusal.
  */
-function claimIdOf(courier: string, waybill: string): string {
-  return derivedId("clm", claimKeyOf(courier, waybill));
-}
-
-function minorOf(amount: number | string, currency: string, path: string): number {
-  const r = toMinor(amount, currency);
-  if (!r.ok) throw validationFailed([{ path, message: r.message }]);
-  return r.minor;
-}
-
-/** Books the pending credit note of a decided claim once, and records how that went. */
-async function settleCredit(c: Context<AppEnv>, claim: Claim): Promise<Claim> {
-  const credit = claim.credit;
-  if (credit === null || credit.state !== "pending") return claim;
-  const result = await creditNote(c, claim, credit.reference, credit.amount_minor);
-  return asClaim(
-    await ask(c, claimActor, claim.courier_id, claim.id, { kind: "settle_credit", result }),
-  );
-}
-
-/** spec: courier 2.6 rule 5: a credit note pointing at the shipment's booked price entry. */
-async function creditNote(
-  c: Context<AppEnv>,
-  claim: Claim,
-  reference: string,
-  amountMinor: number,
-): Promise<CreditResult> {
-  const env = c.get("env");
-  // The notes already on the entry are read from the query side: let it catch up first.
-  await env.settle();
-  let r;
-  try {
-    // The booked price's entry: a payment quoting the waybill holds the same reference.
-    r = await bookNote(
-      c,
-      claim.courier_id,
-      claim.client_id,
-      { reference: claim.waybill, kind: "shipment" },
-      () => ({
-        amount_minor: -amountMinor,
-        reason: `claim ${claim.id} (${claim.kind}) ${claim.decision?.outcome ?? "decided"}`,
-        reference,
-        evidence_path: claim.evidence,
-        // Compensation, not a price correction: not capped by the booked price (courier 2.4).
-        compensation: true,
-        by: claim.decision?.decided_by ?? "claims",
-      }),
-      entryAsk(`note:${reference}`),
-    );
-  } catch (e) {
-    const refused = asApiError(e);
-    if (refused && !transient(refused.code)) {
-      return { booked: false, code: refused.code, message: refused.message };
+function claimNote(c: Context<AppEnv>): BookClaimNote {
+  return async (claim, note) => {
+    try {
+      return await bookNote(
+        c,
+        claim.courier_id,
+        claim.client_id,
+        { reference: claim.waybill, kind: "shipment" },
+        () => note,
+        entryAsk(`note:${note.reference}`),
+      );
+    } catch (e) {
+      const refused = asApiError(e);
+      if (!refused) throw e;
+      const { code, message, extra } = refused;
+      throw new Refused({ ok: false, code, message, details: extra });
     }
-    throw e;
-  }
-  if (r.ok) return { booked: true };
-  // A ledger that cannot take the note for the moment (busy, catching up) has not refused it:
-  // the credit stays pending and the decision sent again books it (product rule: a retry
-  // completes what was left undone; spec: courier 2.6 rule 5).
-  if (transient(r.code)) throw fromRejection(r);
-  return { booked: false, code: r.code, message: r.message };
-}
-
-/** A refusal that says "not now" (5xx: actor_busy, ledger_catching_up), not "never". */
-function transient(code: string): boolean {
-  return statusOf(code) >= 500;
+  };
 }
 
 /** One page of a courier's claims from the query side, newest first. */
@@ -325,47 +159,16 @@ export function claimRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
-    const runtime = c.get("env").runtime;
-    const courier = p.business.id;
-    const shipment = await shipmentIn(runtime, courier, body.waybill);
-    const currency = body.currency ?? shipment.pricing.currency;
-    if (currency !== shipment.pricing.currency) {
-      throw new ApiError(
-        "currency_mismatch",
-        `a claim is in the shipment's currency ${shipment.pricing.currency}: ${currency}`,
-      );
-    }
-    const terms = await frozenTerms(runtime, shipment);
-    const id = claimIdOf(courier, shipment.waybill);
-    const r = await runtime.ask(
-      claimActor,
-      courier,
-      id,
-      {
-        kind: "file",
-        claim: {
-          id,
-          courier_id: courier,
-          client_id: shipment.client_id,
-          waybill: shipment.waybill,
-          kind: body.kind,
-          amount_minor: minorOf(body.amount, currency, "amount"),
-          currency,
-          description: body.description,
-          evidence: body.evidence ?? null,
-          window_closes_at: claimWindowClosesAt(
-            { ...shipment, calendar: termsOf(shipment).calendar },
-            terms.claim_window_days,
-          ),
-        },
-        // spec: courier 2.4: the cover frozen on the shipment, not today's card.
-        bounds: { ...claimLimitOf(shipment), cancelled: shipment.status === "cancelled" },
-        by: principalName(p),
-      },
-    );
-    if (!r.ok) throw fromRejection(r);
-    if (!("created" in r.reply)) throw new Error("file answers whether it filed");
-    return ok(c, claimView(r.reply.claim), r.reply.created ? 201 : 200);
+    const r = await fileClaim(c.get("env").runtime, p.business.id, {
+      waybill: body.waybill,
+      kind: body.kind,
+      amount: body.amount,
+      currency: body.currency,
+      description: body.description,
+      evidence: body.evidence ?? null,
+      by: principalName(p),
+    });
+    return ok(c, claimView(r.claim), r.created ? 201 : 200);
   });
 
   define(api, {
@@ -388,21 +191,17 @@ export function claimRoutes(api: Api): void {
     },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
-    const courier = p.business.id;
-    const current = asClaim(await read(c, claimActor, courier, params.id, { kind: "get" }));
-    const r = await c.get("env").runtime.ask(claimActor, courier, params.id, {
-      kind: "decide",
+    const claim = await decideClaim(c.get("env"), {
+      courier: p.business.id,
+      id: params.id,
+      bookNote: claimNote(c),
+    }, {
       outcome: body.outcome,
-      approved_amount_minor: body.approved_amount === undefined
-        ? null
-        : minorOf(body.approved_amount, current.currency, "approved_amount"),
+      approved_amount: body.approved_amount,
       reason: body.reason ?? null,
       by: principalName(p),
     });
-    if (!r.ok) throw fromRejection(r);
-    // The decision recorded, sent again, answers as it stands: a credit note a crash left
-    // pending is booked by that retry (spec: courier 2.6 rule 2: booked once).
-    return ok(c, claimView(await settleCredit(c, asClaim(r.reply))));
+    return ok(c, claimView(claim));
   });
 
   define(api, {

@@ -8,42 +8,27 @@
  */
 import type { Context } from "hono";
 import {
-  checklistId,
-  type ChecklistVersion,
-  complianceChecklistActor,
-} from "../../actors/courier/compliance_checklists.ts";
-import {
-  asLabSample,
-  handoverVerdict,
-  LAB_BLOCK_REASONS,
   LAB_DECISION_KINDS,
   LAB_DECISION_NOTE_CHARS_MAX,
   LAB_NAME_CHARS_MAX,
   LAB_NOTE_CHARS_MAX,
-  type LabChecklistRef,
   type LabSample,
-  labSampleActor,
   type LabSampleCommand,
-  REJECTED_BY_LABORATORY,
-  SEAL_STATUSES,
   TEMPERATURE_UNITS,
 } from "../../actors/courier/lab_sample.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
-import { bookColdChain } from "../../src/courier/flows/lab.ts";
-import { coldChainOnRuns } from "../../src/courier/flows/runs.ts";
+import { askLabSample, labSampleCommand } from "../../src/courier/flows/lab.ts";
+import { profileLabSample } from "../../src/courier/flows/lab_profile.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business, driver } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
-import { ask, read } from "../../src/http/ask.ts";
+import { orNull, Waybill } from "../../src/http/schemas.ts";
 import { entryView, LedgerEntryAnswer } from "./billing.ts";
-import { iso } from "../../src/domain/iso.ts";
+import { LabSampleAnswer, labView } from "./answers/lab.ts";
 
 const tag = "Laboratory samples";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
@@ -117,183 +102,28 @@ const ApproveBody = z.object({
 
 // ---- Answers (documentation: tests/http/answers_runs_test.ts holds answers to them).
 
-const Celsius = z.number().openapi({ description: "°C, to one decimal" });
-const BlockReason = z.enum(LAB_BLOCK_REASONS);
-
-/** spec: courier 2.10, 3.4: a laboratory sample as operations read it (labView). */
-export const LabSampleAnswer = z.object({
-  waybill: z.string(),
-  sample_type: z.string(),
-  laboratory: z.string().nullable(),
-  cold_chain: z.boolean().openapi({ description: "Either temperature bound is set" }),
-  min_temp_c: Celsius.nullable(),
-  max_temp_c: Celsius.nullable(),
-  deadline_at: UtcInstant.nullable().openapi({
-    description: "When the laboratory must have the sample",
-  }),
-  seal_id: z.string().nullable().openapi({ description: "The seal the profile names" }),
-  checklist: orNull(
-    z.object({
-      code: z.string(),
-      version: z.number().int(),
-      items: z.array(z.object({ key: z.string(), required: z.boolean() })),
-    }).openapi("LabChecklist"),
-  ).openapi({ description: "The compliance checklist version the profile uses" }),
-  seal: z.enum(SEAL_STATUSES).openapi({ description: "As the ticks of the item `seal` found it" }),
-  ticks: z.array(
-    z.object({
-      item: z.string(),
-      ok: z.boolean(),
-      note: z.string().nullable(),
-      seal_id: z.string().nullable().openapi({ description: "Item `seal`: the seal found" }),
-      by: z.string(),
-      at: UtcInstant,
-    }).openapi("LabTick"),
-  ).openapi({ description: "The latest tick of each item" }),
-  ticks_total: z.number().int(),
-  readings: z.array(
-    z.object({
-      seq: z.number().int(),
-      value: z.number().openapi({ description: "As sent, in `unit`" }),
-      unit: z.enum(TEMPERATURE_UNITS),
-      source: z.string(),
-      device: z.string(),
-      time: UtcInstant.openapi({ description: "When it was measured" }),
-      celsius: Celsius,
-      in_range: z.boolean().nullable().openapi({
-        description: "Null when the profile sets no range",
-      }),
-      recorded_at: UtcInstant,
-      by: z.string(),
-    }).openapi("LabReading"),
-  ).openapi({ description: "The latest readings, oldest first" }),
-  readings_total: z.number().int(),
-  out_of_range_total: z.number().int(),
-  lowest_c: Celsius.nullable(),
-  highest_c: Celsius.nullable(),
-  blocks: z.array(
-    z.object({
-      reason: BlockReason,
-      opened_at: UtcInstant,
-      last_at: UtcInstant,
-      occurrences: z.number().int(),
-      detail: z.string().openapi({ description: "The latest occurrence, in words" }),
-    }).openapi("LabBlock"),
-  ).openapi({ description: "Open blocks on the handover, one per reason" }),
-  decisions: z.array(
-    z.object({
-      decision: z.enum(LAB_DECISION_KINDS),
-      note: z.string(),
-      decided_by: z.string().nullable().openapi({ description: "Who at the laboratory decided" }),
-      recorded_by: z.string(),
-      at: UtcInstant,
-      settled: z.array(BlockReason).openapi({ description: "The blocks this decision settled" }),
-    }).openapi("LabDecision"),
-  ).openapi({ description: "The laboratory's latest decisions" }),
-  decisions_total: z.number().int(),
-  rejected: z.boolean().openapi({ description: "The laboratory refused the handover for good" }),
-  handover: z.object({
-    allowed: z.boolean(),
-    reasons: z.array(z.enum([REJECTED_BY_LABORATORY, ...LAB_BLOCK_REASONS])),
-    missing_items: z.array(z.string()).openapi({
-      description: "Required checklist items not ticked ok (they inform, never block)",
-    }),
-  }).openapi("LabHandover"),
-  profiled_at: UtcInstant,
-  profiled_by: z.string(),
-  handed_over_at: UtcInstant.nullable().openapi({
-    description: "When a run's deliver stop handed the sample to the laboratory; lateness is " +
-      "judged up to it",
-  }),
-}).openapi("LabSample");
-
 /** The sample after its profile, with the cold-chain charge it booked (once) if cold chain. */
 export const LabProfiledAnswer = LabSampleAnswer.extend({
   cold_chain_charge: orNull(LedgerEntryAnswer),
 }).openapi("LabSampleProfiled");
 
-const degrees = (tenths: number | null) => tenths === null ? null : tenths / 10;
-
-/** The sample as operations read it, with whether a handover may happen now. */
-export function labView(s: LabSample, now: number) {
-  const p = s.profile;
-  return {
-    waybill: s.waybill,
-    sample_type: p.sample_type,
-    laboratory: p.laboratory,
-    cold_chain: s.cold_chain,
-    min_temp_c: degrees(p.min_tenths),
-    max_temp_c: degrees(p.max_tenths),
-    deadline_at: iso(p.deadline_at),
-    seal_id: p.seal_id,
-    checklist: p.checklist,
-    seal: s.seal,
-    ticks: s.ticks.map((t) => ({ ...t, at: iso(t.at) })),
-    ticks_total: s.ticks_total,
-    readings: s.readings.map((r) => ({
-      seq: r.seq,
-      value: r.value,
-      unit: r.unit,
-      source: r.source,
-      device: r.device,
-      time: iso(r.time),
-      celsius: degrees(r.celsius_tenths),
-      in_range: r.in_range,
-      recorded_at: iso(r.recorded_at),
-      by: r.by,
-    })),
-    readings_total: s.readings_total,
-    out_of_range_total: s.out_of_range_total,
-    lowest_c: degrees(s.lowest_tenths),
-    highest_c: degrees(s.highest_tenths),
-    blocks: s.blocks.map((b) => ({ ...b, opened_at: iso(b.opened_at), last_at: iso(b.last_at) })),
-    decisions: s.decisions.map((d) => ({ ...d, at: iso(d.at) })),
-    decisions_total: s.decisions_total,
-    rejected: s.rejected,
-    handover: handoverVerdict(s, now),
-    profiled_at: iso(s.profiled_at),
-    profiled_by: s.profiled_by,
-    handed_over_at: iso(s.handed_over_at),
-  };
-}
-
 function tenantOf(c: Context<AppEnv>): string {
   return businessPrincipalOf(c).business.id;
 }
 
-/** This courier's shipment; another courier's or an unknown waybill answers 404. */
-async function shipmentOf(c: Context<AppEnv>, waybill: string): Promise<Shipment> {
-  return asShipment(await read(c, shipmentActor, tenantOf(c), waybill, { kind: "get" }));
-}
-
-async function checklistRef(
-  c: Context<AppEnv>,
-  code: string,
-  version: number | undefined,
-): Promise<LabChecklistRef> {
-  const tenant = tenantOf(c);
-  const r = await c.get("env").runtime.ask(
-    complianceChecklistActor,
-    tenant,
-    checklistId(tenant, code),
-    { kind: "get" },
-  );
-  if (!r.ok) throw new ApiError("not_found", `no compliance checklist ${code}`);
-  const versions = r.reply.checklist.versions;
-  const found: ChecklistVersion | undefined = version === undefined
-    ? versions.at(-1)
-    : versions.find((v) => v.version === version);
-  if (!found) throw new ApiError("not_found", `checklist ${code} has no version ${version}`);
-  return {
-    code,
-    version: found.version,
-    items: found.items.map((i) => ({ key: i.key, required: i.required })),
-  };
-}
-
-async function command(c: Context<AppEnv>, waybill: string, cmd: LabSampleCommand) {
-  const s = asLabSample(await ask(c, labSampleActor, tenantOf(c), waybill, cmd));
+/** The sample as answered, with whether a handover may happen now. */
+function answer(c: Context<AppEnv>, s: LabSample) {
   return labView(s, c.get("env").clock.now());
+}
+
+/** A command on a sample of one of this courier's shipments (another's answers 404). */
+async function command(c: Context<AppEnv>, waybill: string, cmd: LabSampleCommand) {
+  return answer(c, await labSampleCommand(c.get("env").runtime, tenantOf(c), waybill, cmd));
+}
+
+/** A command on a sample the signed-in driver carries (checked before). */
+async function driverCommand(c: Context<AppEnv>, waybill: string, cmd: LabSampleCommand) {
+  return answer(c, await askLabSample(c.get("env").runtime, tenantOf(c), waybill, cmd));
 }
 
 function tickCommand(c: Context<AppEnv>, body: z.infer<typeof TickBody>): LabSampleCommand {
@@ -349,48 +179,24 @@ export function labRoutes(api: Api): void {
     },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
-    const shipment = await shipmentOf(c, params.reference);
-    const checklist = body.checklist_code
-      ? await checklistRef(c, body.checklist_code, body.checklist_version)
-      : null;
-    const env = c.get("env");
-    const by = principalName(p);
-    // Cold slots on the runs it boarded are taken before the sample is cold, so no run carries
-    // it uncounted; a run without room refuses the profile (courier 2.10; 5 runs:override).
-    const cold = (body.min_temp_c ?? null) !== null || (body.max_temp_c ?? null) !== null;
-    const reserved = cold
-      ? await coldChainOnRuns(env.runtime, p.business.id, shipment.waybill, true, by)
-      : null;
-    let s;
-    try {
-      s = asLabSample(
-        await ask(c, labSampleActor, p.business.id, shipment.waybill, {
-          kind: "profile",
-          waybill: shipment.waybill,
-          courier_id: p.business.id,
-          profile: {
-            sample_type: body.sample_type,
-            laboratory: body.laboratory ?? null,
-            min_temp_c: body.min_temp_c ?? null,
-            max_temp_c: body.max_temp_c ?? null,
-            deadline_at: body.deadline_at ? Date.parse(body.deadline_at) : null,
-            seal_id: body.seal_id ?? null,
-            checklist,
-          },
-          by,
-        }),
-      );
-    } catch (e) {
-      await reserved?.undo();
-      throw e;
-    }
-    if (!s.cold_chain) {
-      await coldChainOnRuns(env.runtime, p.business.id, shipment.waybill, false, by);
-    }
-    const charge = s.cold_chain ? await bookColdChain(env.runtime, shipment, by) : null;
+    const r = await profileLabSample(c.get("env").runtime, p.business.id, {
+      waybill: params.reference,
+      profile: {
+        sample_type: body.sample_type,
+        laboratory: body.laboratory ?? null,
+        min_temp_c: body.min_temp_c ?? null,
+        max_temp_c: body.max_temp_c ?? null,
+        deadline_at: body.deadline_at ? Date.parse(body.deadline_at) : null,
+        seal_id: body.seal_id ?? null,
+      },
+      checklist: body.checklist_code
+        ? { code: body.checklist_code, version: body.checklist_version }
+        : null,
+      by: principalName(p),
+    });
     return ok(c, {
-      ...labView(s, env.clock.now()),
-      cold_chain_charge: charge ? entryView(charge) : null,
+      ...answer(c, r.sample),
+      cold_chain_charge: r.cold_chain_charge ? entryView(r.cold_chain_charge) : null,
     });
   });
 
@@ -408,8 +214,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: TICK_REFUSALS,
   }, async (c, { params, body }) => {
-    const shipment = await shipmentOf(c, params.reference);
-    return ok(c, await command(c, shipment.waybill, tickCommand(c, body)), 201);
+    return ok(c, await command(c, params.reference, tickCommand(c, body)), 201);
   });
 
   define(api, {
@@ -427,8 +232,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: READING_REFUSALS,
   }, async (c, { params, body }) => {
-    const shipment = await shipmentOf(c, params.reference);
-    return ok(c, await command(c, shipment.waybill, temperatureCommand(c, body)), 201);
+    return ok(c, await command(c, params.reference, temperatureCommand(c, body)), 201);
   });
 
   define(api, {
@@ -449,10 +253,9 @@ export function labRoutes(api: Api): void {
       nothing_to_approve: "no block awaits the laboratory's decision",
     },
   }, async (c, { params, body }) => {
-    const shipment = await shipmentOf(c, params.reference);
     return ok(
       c,
-      await command(c, shipment.waybill, {
+      await command(c, params.reference, {
         kind: "approve",
         decision: body.decision,
         note: body.note,
@@ -474,8 +277,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { not_found: "the shipment has no laboratory record" },
   }, async (c, { params }) => {
-    const shipment = await shipmentOf(c, params.reference);
-    return ok(c, await command(c, shipment.waybill, { kind: "get" }));
+    return ok(c, await command(c, params.reference, { kind: "get" }));
   });
 
   define(api, {
@@ -492,7 +294,7 @@ export function labRoutes(api: Api): void {
     refusals: { ...TICK_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
     await assertDriverCarries(c, params.reference);
-    return ok(c, await command(c, params.reference, tickCommand(c, body)), 201);
+    return ok(c, await driverCommand(c, params.reference, tickCommand(c, body)), 201);
   });
 
   define(api, {
@@ -509,6 +311,6 @@ export function labRoutes(api: Api): void {
     refusals: { ...READING_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
     await assertDriverCarries(c, params.reference);
-    return ok(c, await command(c, params.reference, temperatureCommand(c, body)), 201);
+    return ok(c, await driverCommand(c, params.reference, temperatureCommand(c, body)), 201);
   });
 }

@@ -6,19 +6,13 @@
  */
 import type { Context } from "hono";
 import { type Expression, sql, type SqlBool } from "kysely";
-import { ALERT_KINDS, alertActor, type AlertSummary } from "../../actors/courier/alert.ts";
+import { alertActor, type AlertSummary } from "../../actors/courier/alert.ts";
 import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
-import { operationsViewsActor, type SavedView } from "../../actors/courier/operations_views.ts";
+import { operationsViewsActor } from "../../actors/courier/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
-import { bookScanCharge } from "../../src/courier/flows/later_charges.ts";
+import { recordScan } from "../../src/courier/flows/scans.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
-import {
-  HEADLINES,
-  HEALTHS,
-  MILESTONES,
-  OWNER_ROLES,
-  SCAN_EVENTS,
-} from "../../src/courier/rules/lifecycle.ts";
+import { HEALTHS, OWNER_ROLES, SCAN_EVENTS } from "../../src/courier/rules/lifecycle.ts";
 import { operationsRow, type ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
 import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -28,12 +22,21 @@ import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
-import { CalendarDay, UtcInstant, Waybill, wholeNumber } from "../../src/http/schemas.ts";
+import { Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
 import { FrozenPricingAnswer, pricingView } from "./prices.ts";
 import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
-import { AlertAnswer, alertView } from "./alerts.ts";
-import { iso } from "../../src/domain/iso.ts";
+import {
+  AGEING_BUCKET_DAYS_MAX,
+  AGEING_BUCKETS,
+  OperationsReportAnswer,
+  OperationsRowAnswer,
+  SavedViewAnswer,
+  SavedViewDeletedAnswer,
+  savedViewView,
+  shipmentOperationsFields,
+  shipmentOperationsView,
+} from "./answers/operations.ts";
 
 const tag = "Operations board";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -76,95 +79,9 @@ const FILTER_KEYS = [
   "include_closed",
 ] as const;
 
-// ---- Answers (documentation: tests/http/answers_operations_test.ts holds answers to them).
-
-const Count = z.number().int().min(0);
-
-/** spec: courier 4.4: one row of the board (operationsRow). */
-const rowFields = {
-  waybill: z.string(),
-  client_id: z.string(),
-  external_customer_code: z.string().nullable(),
-  external_billing_reference: z.string().nullable(),
-  client_order_reference: z.string().nullable(),
-  status: z.enum(HEADLINES).openapi({ description: "The headline (courier 3.2)" }),
-  health: z.enum(HEALTHS),
-  health_reason: z.string(),
-  custody: z.object({
-    holder: z.string().nullable(),
-    facility_id: z.string().nullable(),
-  }).openapi({ description: "The most recently scanned piece's holder and facility" }),
-  last_scan: z.object({
-    event: z.enum(SCAN_EVENTS),
-    at: UtcInstant,
-    facility_id: z.string().nullable(),
-    note: z.string().nullable(),
-  }).nullable().openapi({ description: "The last physical scan; null before any" }),
-  next_milestone: z.enum(MILESTONES).nullable(),
-  next_due_at: UtcInstant.nullable(),
-  next_owner: z.enum(OWNER_ROLES).nullable(),
-  overdue: z.boolean().openapi({ description: "An open milestone is past its deadline" }),
-  estimated_delivery_on: CalendarDay,
-  promise: z.object({ earliest_delivery: CalendarDay, latest_delivery: CalendarDay }),
-  open_alerts: Count.openapi({ description: "Alerts of the shipment not yet resolved" }),
-  age_days: Count.openapi({ description: "Whole days since booking" }),
-  booked_at: UtcInstant,
-  closed: z.boolean().openapi({ description: "Delivered, returned or cancelled" }),
-  delivered_at: UtcInstant.nullable(),
-};
-
-export const OperationsRowAnswer = z.object({
-  ...rowFields,
-  pieces: z.object({
-    count: Count,
-    places: Count.openapi({ description: "Distinct facility and holder pairs the pieces are at" }),
-  }),
-}).openapi("OperationsRow");
-
 /** spec: courier 4.4: one shipment as operations read it (detailView). */
 export const ShipmentOperationsAnswer = z.object({
-  ...rowFields,
-  obligations: z.array(
-    z.object({
-      milestone: z.enum(MILESTONES),
-      owner: z.enum(OWNER_ROLES),
-      opened_at: UtcInstant,
-      due_at: UtcInstant,
-      at_risk_at: UtcInstant,
-      overdue: z.boolean(),
-      supplied_at: UtcInstant.nullable().openapi({
-        description: "customs_documents: when the courier supplied the papers",
-      }),
-    }).openapi("Obligation"),
-  ).openapi({ description: "The open milestones, each with its deadline and owner" }),
-  pieces: z.array(
-    z.object({
-      id: z.string(),
-      holder: z.string().nullable(),
-      facility_id: z.string().nullable(),
-      last_scan_at: UtcInstant.nullable(),
-    }).openapi("PieceCustody"),
-  ).openapi({ description: "Each piece's custody (a count on the board's rows)" }),
-  trail: z.array(
-    z.object({
-      at: UtcInstant,
-      event: z.enum(SCAN_EVENTS),
-      facility_id: z.string().nullable(),
-      holder: z.string().nullable(),
-      note: z.string().nullable(),
-      reason: z.string().nullable(),
-      pieces: z.array(z.string()).nullable().openapi({ description: "null: every piece" }),
-      by: z.string(),
-    }).openapi("TrailEntry"),
-  ).openapi({ description: "Every scan, custody move and status change, oldest first" }),
-  trail_total: Count.openapi({ description: "Trail lines ever recorded, beyond those kept" }),
-  exception: z.object({ reason: z.string(), at: UtcInstant }).nullable().openapi({
-    description: "The open exception, if any",
-  }),
-  attempts: Count.openapi({ description: "Delivery attempts made" }),
-  pod: z.object({ received_by: z.string().nullable(), note: z.string().nullable() })
-    .nullable().openapi({ description: "The proof of delivery; null before delivery" }),
-  alerts: z.array(AlertAnswer).openapi({ description: "The shipment's alerts, newest first" }),
+  ...shipmentOperationsFields,
   frozen_terms: z.object({
     service_terms: ServiceTermsAnswer,
     pricing: FrozenPricingAnswer,
@@ -173,55 +90,6 @@ export const ShipmentOperationsAnswer = z.object({
     description: "Shown only while a road leg is moving (courier 4.4): null here",
   }),
 }).openapi("ShipmentOperations");
-
-/** A saved board filter (savedViewView). */
-export const SavedViewAnswer = z.object({
-  name: z.string(),
-  filters: z.record(z.string(), z.string()).openapi({
-    description: "The board's query filters it applies",
-  }),
-  by: z.string(),
-  saved_at: UtcInstant,
-}).openapi("SavedBoardView");
-
-export const SavedViewDeletedAnswer = z.object({
-  deleted: z.string().openapi({ description: "The view's name" }),
-}).openapi("SavedBoardViewDeleted");
-
-const AGEING_BUCKETS = ["0-2", "3-5", "6-9", "10-14", "15+"] as const;
-/** The most whole days each bucket but the last holds. */
-const AGEING_BUCKET_DAYS_MAX = [2, 5, 9, 14] as const;
-
-/** spec: courier 4.4: the operations report. */
-export const OperationsReportAnswer = z.object({
-  open_shipments: z.object({
-    total: Count,
-    by_health: z.partialRecord(z.enum(HEALTHS), Count).openapi({
-      description: "Only the health values that have open shipments",
-    }),
-    by_next_owner: z.partialRecord(z.enum([...OWNER_ROLES, "none"]), Count),
-  }),
-  ageing_days: z.object(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, Count]))).openapi({
-    description: "Open shipments by whole days since booking",
-  }),
-  open_alerts: z.object({
-    by_kind: z.partialRecord(
-      z.enum(ALERT_KINDS),
-      z.object({
-        open: Count,
-        unacknowledged: Count,
-        older_than_24h: Count,
-      }),
-    ).openapi({ description: "Only the kinds that have open alerts" }),
-  }),
-  today: z.object({
-    date: CalendarDay,
-    timezone: z.string().openapi({ description: "Whose day is today (IANA name)" }),
-    deliveries: Count,
-    alerts_raised: Count,
-    alerts_resolved: Count,
-  }),
-}).openapi("OperationsReport");
 
 const ScanBody = z.object({
   event: z.enum(SCAN_EVENTS),
@@ -232,11 +100,6 @@ const ScanBody = z.object({
   reason: z.string().max(500).nullable().optional(),
   received_by: Text(120).nullable().optional(),
 });
-
-/** A saved board filter as answered: its time in ISO 8601. */
-function savedViewView(v: SavedView) {
-  return { name: v.name, filters: v.filters, by: v.by, saved_at: iso(v.saved_at) };
-}
 
 /** The `where` of the board's filters over `snapshots` rows of type shipment. */
 function filtersWhere(tenant: string, f: BoardFilters, now: number, withHealth: boolean) {
@@ -314,8 +177,6 @@ async function findShipment(c: Context<AppEnv>, reference: string): Promise<Ship
 /** One shipment as operations read it: obligations, custody, trail, alerts, frozen terms. */
 async function detailView(c: Context<AppEnv>, s: Shipment) {
   const env = c.get("env");
-  const now = env.clock.now();
-  const { tracking_token: _t, tracking_token_hash: _h, ...snapshot } = s;
   const alerts = await env.db.selectFrom("snapshots").select("data")
     .where("type", "=", alertActor.type)
     .where("tenant", "=", s.courier_id)
@@ -325,24 +186,7 @@ async function detailView(c: Context<AppEnv>, s: Shipment) {
     .execute();
   const alertList = alerts.map((a) => a.data as AlertSummary);
   return {
-    ...operationsRow(snapshot, now, alertList.filter((a) => a.status !== "resolved").length),
-    obligations: s.milestones.map((m) => ({
-      milestone: m.name,
-      owner: m.owner,
-      opened_at: iso(m.opened_at),
-      due_at: iso(m.due_at),
-      at_risk_at: iso(m.at_risk_at),
-      overdue: m.due_at <= now,
-      supplied_at: iso(m.supplied_at),
-    })),
-    pieces: s.pieces.map((p) => ({ ...p, last_scan_at: iso(p.last_scan_at) })),
-    trail: s.trail.map((e) => ({ ...e, at: iso(e.at) })),
-    trail_total: s.trail_total,
-    exception: s.exception ? { reason: s.exception.reason, at: iso(s.exception.at) } : null,
-    attempts: s.attempts,
-    pod: s.pod,
-    // As the alert list and the live board show them: times in ISO 8601, not epoch milliseconds.
-    alerts: alertList.map(alertView),
+    ...shipmentOperationsView(s, env.clock.now(), alertList),
     frozen_terms: {
       service_terms: frozenServiceTermsView(s.service_terms),
       pricing: pricingView(s.pricing),
@@ -377,29 +221,17 @@ export function operationRoutes(api: Api): void {
     },
   }, async (c, { params, body }) => {
     const p = businessPrincipalOf(c);
-    const s = await ask(c, shipmentActor, p.business.id, params.waybill, {
-      kind: "record",
-      scan: {
-        event: body.event,
-        facility_id: body.facility_id ?? null,
-        holder: body.holder ?? null,
-        pieces: body.pieces ?? null,
-        note: body.note ?? null,
-        reason: body.reason ?? null,
-        received_by: body.received_by ?? null,
-        by: principalName(p),
-      },
+    const s = await recordScan(c.get("env").runtime, p.business.id, params.waybill, {
+      event: body.event,
+      facility_id: body.facility_id ?? null,
+      holder: body.holder ?? null,
+      pieces: body.pieces ?? null,
+      note: body.note ?? null,
+      reason: body.reason ?? null,
+      received_by: body.received_by ?? null,
+      by: principalName(p),
     });
-    // spec: courier 2.6 rule 3: a redelivery or a return is a later charge of its own, booked
-    // here before answering. The scan is recorded with its charge due (scan_charges.ts books it
-    // again until the ledger confirms), so a failed booking here is not the caller's to retry:
-    // this scan has no idempotency key, and sending it again would record it twice.
-    try {
-      await bookScanCharge(c.get("env").runtime, asShipment(s), body.event, principalName(p));
-    } catch (e) {
-      console.error(`scan charge of ${params.waybill} left to its retry:`, e);
-    }
-    return ok(c, await detailView(c, asShipment(s)), 201);
+    return ok(c, await detailView(c, s), 201);
   });
 
   define(api, {

@@ -6,7 +6,7 @@
  * an endpoint, failed, delivered, acknowledged; a shipment booked, late, delivered).
  */
 import assert from "node:assert/strict";
-import { AlertAnswer, AlertDetailAnswer } from "../../routes/courier/alerts.ts";
+import { AlertAnswer, AlertDetailAnswer } from "../../routes/courier/answers/alerts.ts";
 import {
   BillingEndpointAnswer,
   BillingEndpointSetAnswer,
@@ -14,14 +14,14 @@ import {
   BillingEventAnswer,
   BillingEventDetailAnswer,
 } from "../../routes/courier/billing_events.ts";
-import { ClaimAnswer, ClientClaimAnswer } from "../../routes/courier/claims.ts";
+import { ClaimAnswer, ClientClaimAnswer } from "../../routes/courier/answers/claims.ts";
 import {
   OperationsReportAnswer,
   OperationsRowAnswer,
   SavedViewAnswer,
   SavedViewDeletedAnswer,
-  ShipmentOperationsAnswer,
-} from "../../routes/courier/operations.ts";
+} from "../../routes/courier/answers/operations.ts";
+import { ShipmentOperationsAnswer } from "../../routes/courier/operations.ts";
 import { TrackingAnswer } from "../../routes/courier/tracking.ts";
 import { raiseAlert } from "../../src/courier/flows/alerts.ts";
 import { eventIdOf } from "../../src/courier/rules/billing_events.ts";

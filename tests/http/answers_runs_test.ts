@@ -12,18 +12,19 @@ import {
   NetworkRunAnswer,
   StopActionAnswer,
 } from "../../routes/courier/runs.ts";
-import { LabProfiledAnswer, LabSampleAnswer } from "../../routes/courier/lab.ts";
+import { LabProfiledAnswer } from "../../routes/courier/lab.ts";
+import { LabSampleAnswer } from "../../routes/courier/answers/lab.ts";
 import {
   CustomsMovedAnswer,
   CustomsSuppliedAnswer,
   DriverCustomsSuppliedAnswer,
   ShipmentCustomsAnswer,
-} from "../../routes/courier/customs.ts";
+} from "../../routes/courier/answers/customs.ts";
 import {
   ChecklistAnswer,
   ChecklistListedAnswer,
   ChecklistPublishedAnswer,
-} from "../../routes/courier/checklists.ts";
+} from "../../routes/courier/answers/checklists.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../src/courier/flows/customs.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, documentedData } from "../helpers/documented.ts";

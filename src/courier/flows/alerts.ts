@@ -1,22 +1,29 @@
 /**
- * Raising alerts (courier 2.9, 6.3) from anywhere in the service: a condition has a stable key,
- * its alert a deterministic id, so raising the same condition again answers the alert already
- * raised and changes nothing ("each condition is raised once").
+ * Alerts (courier 2.9, 3.3, 4.4, 6.3). Raised from anywhere in the service: a condition has a
+ * stable key, its alert a deterministic id, so raising the same condition again answers the alert
+ * already raised and changes nothing ("each condition is raised once"). Acted on by operations:
+ * assigned, acknowledged, resolved with a resolution and evidence (a text or an uploaded file).
  *
  * Alert actors are keyed by id alone, so a condition key must be unique across tenants: build it
  * from identifiers that are (a waybill, an event id, a business id), plus whatever makes a
  * recurring condition a new one (`customs_wait_exceeded` once per working day over: add the day).
  */
 import {
+  type Alert,
   alertActor,
+  type AlertCommand,
   type AlertKind,
   type AlertSubject,
   type AlertSummary,
+  type EvidenceFileRef,
+  resolveRefusal,
   summaryOf,
   SYSTEM_PRINCIPAL,
 } from "../../../actors/courier/alert.ts";
 import { derivedId } from "../../domain/secrets.ts";
+import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { type EvidenceUpload, readEvidence, storeEvidence } from "./evidence.ts";
 
 export type { AlertKind, AlertSubject, AlertSummary };
 
@@ -75,4 +82,75 @@ export async function raiseAlert(
   if (!r.ok) throw new AlertRaiseError(r.code, `alert ${id} not raised: ${r.message}`);
   if (!r.reply) throw new AlertRaiseError("internal_error", `alert ${id}: no state after raise`);
   return summaryOf(r.reply);
+}
+
+/** The tenant's alert after `command` (a `get` reads it); Refused `not_found` for none. */
+export async function askAlert(
+  runtime: ActorRuntime,
+  tenant: string,
+  id: string,
+  command: AlertCommand,
+): Promise<Alert> {
+  const alert = orRefuse(await runtime.ask(alertActor, tenant, id, command));
+  if (!alert) refuse("not_found", "alert not found");
+  return alert;
+}
+
+export interface AlertResolution {
+  readonly resolution: string;
+  /** The evidence text; with a file, its reference replaces it. */
+  readonly evidence: string;
+  /** An uploaded evidence file (courier 4.4); null or absent: the text is the evidence. */
+  readonly file?: EvidenceUpload | null;
+  readonly by: string;
+}
+
+/**
+ * Resolves the alert (courier 2.9: never silently dismissed: a resolution and evidence). With a
+ * file, the alert is checked resolvable before the file is stored, so a refusal (or another
+ * courier's alert) leaves nothing behind; the file is stored content-addressed and the evidence
+ * becomes `file:sha256:<hex>`.
+ */
+export async function resolveAlert(
+  runtime: ActorRuntime,
+  tenant: string,
+  id: string,
+  input: AlertResolution,
+): Promise<Alert> {
+  const { resolution, by } = input;
+  if (!input.file) {
+    return await askAlert(runtime, tenant, id, {
+      kind: "resolve",
+      resolution,
+      evidence: input.evidence,
+      by,
+    });
+  }
+  const current = await askAlert(runtime, tenant, id, { kind: "get" });
+  const refusal = resolveRefusal(current, resolution, "file");
+  if (refusal !== null) throw new Refused(refusal);
+  const stored = await storeEvidence(runtime, tenant, input.file, by);
+  if (!stored.ok) throw new Refused(stored);
+  const file: EvidenceFileRef = stored.value;
+  return await askAlert(runtime, tenant, id, {
+    kind: "resolve",
+    resolution,
+    evidence: `file:sha256:${file.sha256}`,
+    evidence_file: file,
+    by,
+  });
+}
+
+/** The evidence file an alert was resolved with; Refused `not_found` when it has none. */
+export async function alertEvidence(
+  runtime: ActorRuntime,
+  tenant: string,
+  id: string,
+): Promise<{ readonly file: EvidenceFileRef; readonly bytes: Uint8Array }> {
+  const alert = await askAlert(runtime, tenant, id, { kind: "get" });
+  const file = alert.evidence_file;
+  if (file === null) refuse("not_found", `alert has no evidence file: ${alert.id}`);
+  const found = await readEvidence(runtime, tenant, file.sha256);
+  if (found === null) refuse("not_found", `evidence file not found: ${file.sha256}`);
+  return { file, bytes: found.bytes };
 }

@@ -1,50 +1,29 @@
 /**
- * Customs crossings (courier 2.6 rule 3, 2.9, 2.10, 3.4, 4.5): the crossing actor decides each
- * move; what follows it is a chain of idempotent steps, each keyed by the move's number, so a
+ * Customs crossings (courier 2.6 rule 3, 2.9, 2.10, 3.4, 4.5): opened at booking or at a border
+ * stop, presented, crossed (exit, entry), left behind by the vehicle, and supplied with papers.
+ * The crossing actor decides each step; what follows on the shipment is keyed by the step, so a
  * retry after a lost answer or a crash between two steps applies each exactly once:
- *
- * - the shipment moves with its crossing: presented -> `presented_to_customs`; hold ->
- *   `customs_hold` (still waiting on customs); request for documents -> `documents_requested`
- *   (also headline customs_hold, but the shipment opens its customs_documents milestone for the
- *   courier and raises documents_missing, courier 3.2, 2.9); papers supplied while held ->
- *   `documents_supplied`; clear -> `cleared`; release -> `released`; refuse -> `exception`
- *   ("customs refused: <reason>");
- * - each clearance books one customs-administration charge (`CUS-<crossing>`, source event
- *   `customs.cleared:<crossing>`) at the fee of the shipment's frozen rate card; it is due on the
- *   crossing from the clearance's commit until booked (customs_charges.ts), so a request that
- *   dies before booking it loses nothing;
- * - duties the client pays book a recoverable entry kept apart from revenue (`DUT-<crossing>-<n>`,
- *   source event `customs.duties:<crossing>`, `:<n>` from the second duty on); duties the account
- *   refuses to book are taken back off the crossing before the refusal is answered. Duties another
- *   payer settles (the recipient, the courier) are recorded on the crossing only: the client is
- *   not charged for them;
- * - a release after the vehicle left raises `released_awaiting_collection` for the courier.
+ * presented -> `presented_to_customs`; papers supplied while held -> `documents_supplied`.
+ * Customs' own moves are customs_moves.ts, the charges they book customs_charges.ts.
  *
  * Refusals are thrown as domain refusals (Refused: the route renders them; other callers read
  * `rejection.code`).
  */
 import { Refused } from "../../runtime/actor.ts";
 import {
-  clearanceSourceEvent,
   type Crossing,
-  type CrossingChargeDue,
   type CrossingCommand,
   type CrossingReply,
   customsCrossingActor,
   type CustomsMove,
   type DocumentInput,
-  dutySourceEvent,
   type MoveInput,
-  standsAt,
   type Supply,
 } from "../../../actors/courier/customs_crossing.ts";
-import type { ScanInput, Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment.ts";
 import { derivedId } from "../../domain/secrets.ts";
-import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { raiseAlert } from "./alerts.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";
-import { postLaterCharge } from "./later_charges.ts";
 
 export type { Crossing, CustomsMove, DocumentInput, MoveInput, Supply };
 
@@ -119,6 +98,24 @@ export async function openCrossing(
   tenant: string,
   input: OpenCrossingInput,
 ): Promise<string> {
+  const id = await presentedCrossing(runtime, tenant, input);
+  await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented`, {
+    event: "presented_to_customs",
+    facility_id: input.border_post,
+    holder: input.holder ?? null,
+    note: `presented to customs at ${input.border_post}: crossing ${id}`,
+    by: input.by,
+  });
+  await settledBeforePresentation(runtime, tenant, id, input);
+  return id;
+}
+
+/** The crossing presented: the booking's, presented at this stop, else this stop's, opened. */
+async function presentedCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  input: OpenCrossingInput,
+): Promise<string> {
   const shipment = await shipmentIn(runtime, tenant, input.waybill);
   const booked = bookingCrossingIdOf(tenant, input.waybill);
   const presented = input.run_id !== null && input.stop_id !== null
@@ -134,52 +131,51 @@ export async function openCrossing(
       },
     })
     : null;
-  const id = presented?.ok
-    ? booked
-    : await crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
-  if (!presented?.ok) {
-    await askCrossing(runtime, tenant, id, {
-      kind: "open",
-      crossing: {
-        id,
-        waybill: shipment.waybill,
-        client_id: shipment.client_id,
-        country: input.country,
-        to_country: input.to_country,
-        border_post: input.border_post,
-        run_id: input.run_id,
-        stop_id: input.stop_id,
-      },
-      by: input.by,
-    });
-  }
-  await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented`, {
-    event: "presented_to_customs",
-    facility_id: input.border_post,
-    holder: input.holder ?? null,
-    note: `presented to customs at ${input.border_post}: crossing ${id}`,
+  if (presented?.ok) return booked;
+  const id = crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
+  await askCrossing(runtime, tenant, id, {
+    kind: "open",
+    crossing: {
+      id,
+      waybill: shipment.waybill,
+      client_id: shipment.client_id,
+      country: input.country,
+      to_country: input.to_country,
+      border_post: input.border_post,
+      run_id: input.run_id,
+      stop_id: input.stop_id,
+    },
     by: input.by,
   });
-  // spec: courier 3.2: customs_clearance closes when cleared or released. Presenting opens it; a
-  // crossing customs cleared or released before it reached the border (pre-arrival) has nothing
-  // left to close it, so its outcome closes it again here, once. Both read as they stand after
-  // the presentation was recorded: a clearance recorded later records its own scan after it, and
-  // a shipment that has moved on since (a presentation sent again late) is left alone.
-  const now = await shipmentIn(runtime, tenant, input.waybill);
-  if (!now.milestones.some((m) => m.name === "customs_clearance")) return id;
-  const crossing = await getCrossing(runtime, tenant, id);
-  if (crossing.cleared_at !== null || crossing.released_at !== null) {
-    const cleared = crossing.cleared_at !== null;
-    await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented:settled`, {
-      event: cleared ? "cleared" : "released",
-      facility_id: input.border_post,
-      note: cleared
-        ? `cleared before presentation: customs reference ${crossing.customs_reference}`
-        : "released before presentation",
-      by: input.by,
-    });
-  }
   return id;
+}
+
+/**
+ * spec: courier 3.2: customs_clearance closes when cleared or released. Presenting opens it; a
+ * crossing customs cleared or released before it reached the border (pre-arrival) has nothing
+ * left to close it, so its outcome closes it again here, once. Both read as they stand after the
+ * presentation was recorded: a clearance recorded later records its own scan after it, and a
+ * shipment that has moved on since (a presentation sent again late) is left alone.
+ */
+async function settledBeforePresentation(
+  runtime: ActorRuntime,
+  tenant: string,
+  id: string,
+  input: OpenCrossingInput,
+): Promise<void> {
+  const now = await shipmentIn(runtime, tenant, input.waybill);
+  if (!now.milestones.some((m) => m.name === "customs_clearance")) return;
+  const crossing = await getCrossing(runtime, tenant, id);
+  if (crossing.cleared_at === null && crossing.released_at === null) return;
+  const cleared = crossing.cleared_at !== null;
+  await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented:settled`, {
+    event: cleared ? "cleared" : "released",
+    facility_id: input.border_post,
+    note: cleared
+      ? `cleared before presentation: customs reference ${crossing.customs_reference}`
+      : "released before presentation",
+    by: input.by,
+  });
 }
 
 /** The crossing as it stands; Refused `not_found` for another tenant's (or no) crossing. */
@@ -189,6 +185,28 @@ export async function getCrossing(
   crossingId: string,
 ): Promise<Crossing> {
   return (await askCrossing(runtime, tenant, crossingId, { kind: "get" })).crossing;
+}
+
+/**
+ * A shipment's crossings as they stand (single resources read the actor): those the query side
+ * lists, in the order they opened, and the one opened at booking, read by its id, not left to
+ * the projection, so it is listed as soon as the booking answered (CONTRACT: one crossing at
+ * booking).
+ */
+export async function crossingsOfShipment(
+  runtime: ActorRuntime,
+  tenant: string,
+  shipment: Pick<Shipment, "waybill" | "from_country" | "to_country">,
+  listed: readonly string[],
+): Promise<Crossing[]> {
+  const crossings: Crossing[] = [];
+  for (const id of listed) crossings.push(await getCrossing(runtime, tenant, id));
+  const booked = bookingCrossingIdOf(tenant, shipment.waybill);
+  if (shipment.from_country !== shipment.to_country && !listed.includes(booked)) {
+    const got = await runtime.read(customsCrossingActor, tenant, booked, { kind: "get" });
+    if (got.ok && got.reply) crossings.unshift(got.reply.crossing);
+  }
+  return crossings;
 }
 
 /**
@@ -269,181 +287,8 @@ export async function supplyDocuments(
   return { crossing, supply, replayed: r.replayed };
 }
 
-export interface MoveOutcome {
-  readonly crossing: Crossing;
-  readonly move: CustomsMove;
-  /** The move repeated one already recorded: nothing changed, nothing was booked again. */
-  readonly replayed: boolean;
-  /** The charge's ledger reference when the move books one (also on a replay); else null. */
-  readonly charge_reference: string | null;
-}
-
-/**
- * One customs move (hold, refuse, request_documents, clear, release, duties) and what follows it
- * on the shipment, the client's account and the alerts. Scopes are the caller's to check.
- */
-export async function moveCrossing(
-  runtime: ActorRuntime,
-  tenant: string,
-  crossingId: string,
-  input: MoveInput,
-): Promise<MoveOutcome> {
-  const r = await askCrossing(runtime, tenant, crossingId, { kind: "move", move: input });
-  if (r.kind !== "moved") throw new Error(`crossing ${crossingId}: move answered ${r.kind}`);
-  const { crossing, move } = r;
-  const key = `customs:${crossing.id}:move:${move.n}`;
-  const on = (fields: Omit<ScanInput, "by" | "facility_id">) =>
-    recordOnce(runtime, tenant, crossing.waybill, key, {
-      ...fields,
-      facility_id: crossing.border_post,
-      by: move.by,
-    });
-  let chargeReference: string | null = null;
-  // A hold or request answered again after customs moved on is past: its scan would put the
-  // shipment back on hold.
-  if (r.replayed && !standsAt(crossing, move)) {
-    return { crossing, move, replayed: true, charge_reference: null };
-  }
-  switch (move.action) {
-    case "hold":
-      await on({ event: "customs_hold", reason: move.reason });
-      break;
-    case "request_documents":
-      // spec: courier 3.2: only a hold for papers puts the courier on the hook (customs_documents).
-      await on({ event: "documents_requested", reason: move.reason });
-      break;
-    case "refuse":
-      await on({ event: "exception", reason: `customs refused: ${move.reason}` });
-      break;
-    case "clear":
-      await on({ event: "cleared", note: `customs reference ${move.customs_reference}` });
-      chargeReference = await bookClearance(runtime, tenant, crossing, move);
-      break;
-    case "release":
-      await on({ event: "released", note: `released: ${move.evidence}` });
-      if (crossing.released_after_departure) {
-        await alertReleasedAfterDeparture(runtime, tenant, crossing);
-      }
-      break;
-    case "duties":
-      chargeReference = await bookDuty(runtime, tenant, crossing, move);
-      break;
-  }
-  return { crossing, move, replayed: r.replayed, charge_reference: chargeReference };
-}
-
-/**
- * Books a charge the crossing keeps due (customs_charges.ts), throwing when it was not booked:
- * the same source event books once, however often it is due (courier 2.6 rule 2).
- */
-export async function bookCrossingCharge(
-  runtime: ActorRuntime,
-  tenant: string,
-  crossing: Crossing,
-  due: CrossingChargeDue,
-): Promise<void> {
-  // Duties taken back since (the account refused them) are due no more: nothing to book.
-  if (!(crossing.charges_due ?? []).some((c) => c.source_event === due.source_event)) return;
-  const move = crossing.history.find((m) => m.n === due.move);
-  if (move?.action === "clear" && due.source_event === clearanceSourceEvent(crossing.id)) {
-    await bookClearance(runtime, tenant, crossing, move);
-    return;
-  }
-  const duty = crossing.duties.find((d) => d.move === due.move);
-  if (
-    move?.action === "duties" && duty && due.source_event === dutySourceEvent(crossing.id, duty.n)
-  ) {
-    await bookDuty(runtime, tenant, crossing, move);
-    return;
-  }
-  throw new Error(`crossing ${crossing.id}: no charge of move ${due.move} (${due.source_event})`);
-}
-
-/** Courier 2.6 rule 3: one customs-administration entry per crossing cleared. */
-async function bookClearance(
-  runtime: ActorRuntime,
-  tenant: string,
-  crossing: Crossing,
-  move: CustomsMove,
-): Promise<string | null> {
-  const reference = `CUS-${crossing.id}`;
-  const booked = await postLaterCharge(
-    runtime,
-    await shipmentIn(runtime, tenant, crossing.waybill),
-    {
-      kind: "customs_admin",
-      reference,
-      reason: `customs administration: cleared at ${crossing.border_post} ` +
-        `(${crossing.country} to ${crossing.to_country})`,
-      evidence_path: move.customs_reference,
-      source_event: clearanceSourceEvent(crossing.id),
-      by: move.by,
-    },
-  );
-  if (booked && !booked.ok) throw new Refused(booked);
-  // A fee of zero books nothing: the courier does not charge for clearances.
-  return booked ? reference : null;
-}
-
-/**
- * Courier 2.6: duties paid on the client's behalf are recoverable, kept apart from revenue. Only
- * duties whose payer is the client are booked on its account.
- */
-async function bookDuty(
-  runtime: ActorRuntime,
-  tenant: string,
-  crossing: Crossing,
-  move: CustomsMove,
-): Promise<string | null> {
-  const duty = crossing.duties.find((d) => d.move === move.n);
-  if (!duty) throw new Error(`crossing ${crossing.id}: move ${move.n} recorded no duty`);
-  if (duty.payer !== "client") return null;
-  const reference = `DUT-${crossing.id}-${duty.n}`;
-  const source = dutySourceEvent(crossing.id, duty.n);
-  const booked = await postLaterCharge(
-    runtime,
-    await shipmentIn(runtime, tenant, crossing.waybill),
-    {
-      kind: "duties",
-      reference,
-      reason: `duties paid on the client's behalf at ${crossing.border_post}` +
-        (move.reason ? `: ${move.reason}` : ""),
-      evidence_path: duty.evidence,
-      source_event: source,
-      amount_minor: duty.amount_minor,
-      currency: duty.currency,
-      recoverable: true,
-      by: move.by,
-    },
-  );
-  if (booked && !booked.ok) {
-    // Product rule: a refusal changes nothing: the crossing claims no duty the client was not
-    // charged; the same duties sent again once the account takes them are recorded and booked.
-    await askCrossing(runtime, tenant, crossing.id, { kind: "withdraw_duty", move });
-    throw new Refused(booked);
-  }
-  return reference;
-}
-
-/** Courier 2.9: customs released the shipment after the vehicle left; the courier collects it. */
-async function alertReleasedAfterDeparture(
-  runtime: ActorRuntime,
-  tenant: string,
-  c: Crossing,
-): Promise<void> {
-  await raiseAlert(runtime, tenant, {
-    kind: "released_awaiting_collection",
-    condition_key: `${c.id}:released_after_departure`,
-    owner: "courier",
-    subject: { type: "shipment", id: c.waybill },
-    waybill: c.waybill,
-    message: `customs released ${c.waybill} at ${c.border_post} after the vehicle left: ` +
-      `it awaits collection`,
-    detail: { crossing: c.id, border_post: c.border_post, released_at: iso(c.released_at) },
-  });
-}
-
-async function askCrossing(
+/** The crossing actor's answer to `command`; its refusal thrown as Refused. */
+export async function askCrossing(
   runtime: ActorRuntime,
   tenant: string,
   crossingId: string,

@@ -1,6 +1,7 @@
 /**
- * Laboratory samples beyond their own actor (courier 2.6, 3.4, 6.1): whether a run may hand a
- * sample to the laboratory, and the one cold-chain charge of a cold-chain sample.
+ * Laboratory samples beyond their own actor (courier 2.6, 3.4, 4.5, 6.1): a sample of one of the
+ * tenant's shipments, whether a run may hand it to the laboratory, and the one cold-chain charge
+ * of a cold-chain sample (its profile is lab_profile.ts).
  *
  * The cold-chain charge is booked when a profile marks the sample cold chain (a temperature range
  * is set), not at approval: the courier keeps it cold from then on, whatever the laboratory
@@ -8,12 +9,53 @@
  * rate card, source event `sample.cold_chain:<waybill>`, so setting the profile again, or a retry
  * after a failure, books it once; a fee of zero books nothing.
  */
-import { Refused } from "../../runtime/actor.ts";
-import { labSampleActor } from "../../../actors/courier/lab_sample.ts";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
+import {
+  asLabSample,
+  type LabSample,
+  labSampleActor,
+  type LabSampleCommand,
+} from "../../../actors/courier/lab_sample.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { postLaterCharge } from "./later_charges.ts";
+
+/**
+ * The tenant's shipment as its actor answers it: another tenant's, or none, is Refused
+ * `not_found` with the shipment's own refusal.
+ */
+export async function readShipment(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+): Promise<Shipment> {
+  return asShipment(orRefuse(await runtime.read(shipmentActor, tenant, waybill, { kind: "get" })));
+}
+
+/** The sample after `command`; its actor's refusal thrown as Refused. */
+export async function askLabSample(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  command: LabSampleCommand,
+): Promise<LabSample> {
+  return asLabSample(orRefuse(await runtime.ask(labSampleActor, tenant, waybill, command)));
+}
+
+/**
+ * The sample of one of the tenant's shipments after `command` (a tick, a reading, the
+ * laboratory's decision, a `get`): another courier's shipment does not exist for the caller.
+ */
+export async function labSampleCommand(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  command: LabSampleCommand,
+): Promise<LabSample> {
+  const shipment = await readShipment(runtime, tenant, waybill);
+  return await askLabSample(runtime, tenant, shipment.waybill, command);
+}
 
 /** Whether a laboratory handover may happen now; `reasons` are stable codes. */
 export type LabHandover =

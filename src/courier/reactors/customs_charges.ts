@@ -16,7 +16,7 @@ import {
   type CrossingChargeDue,
   customsCrossingActor,
 } from "../../../actors/courier/customs_crossing.ts";
-import { bookCrossingCharge } from "../flows/customs.ts";
+import { bookCrossingCharge } from "../flows/customs_charges.ts";
 import { confirmed, DueCharges, type DueChargesOptions } from "./due_charges.ts";
 
 export interface CustomsChargesOptions extends DueChargesOptions {
@@ -31,7 +31,7 @@ export class CustomsCharges extends DueCharges<CrossingChargeDue, Crossing> {
     const book = options.book ?? bookCrossingCharge;
     super(options, {
       type: customsCrossingActor.type,
-      name: "customs charges",
+      worker: "customs_charges",
       subjectOf: async (change) => {
         const got = await runtime.read(customsCrossingActor, change.tenant, change.id, {
           kind: "get",

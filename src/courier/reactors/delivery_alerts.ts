@@ -31,66 +31,9 @@ export function outboundAlerts(
 ): Pick<OutboundDeliveryOptions, "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait"> {
   const exported = exportedLookup(db);
   return {
-    async onFailed(tenant, event) {
-      const billing = event.stream === "billing";
-      const last = event.last_attempt?.outcome;
-      const why = last && last.result === "failed"
-        ? last.http_status === null ? (last.error ?? "no answer") : `HTTP ${last.http_status}`
-        : "no answer";
-      await raiseAlert(runtime, tenant, {
-        kind: billing ? "billing_export_failed" : "notification_failed",
-        // Each round's failure is a condition of its own (3.1: requeue sends it again from the
-        // first attempt): counted over every requeue, not the REQUEUES_MAX the history keeps,
-        // past which a failure again was the last one's alert and alerted no one. A change
-        // published before the count was kept has only the history.
-        condition_key: `${event.event_id}:${requeuesTotal(event)}`,
-        // spec: courier 3.1, 6.1: a failed event is marked failed and the courier's operations
-        // team is alerted (billing events and client webhooks alike, 6.2 "same retries").
-        owner: "operations",
-        subject: { type: "outbound_event", id: event.event_id },
-        message:
-          `${event.event_type} (${event.event_id}) was not delivered after ${event.attempts_total} attempts: ${why}`,
-        detail: { event_id: event.event_id, event_type: event.event_type },
-      });
-    },
-    async onEndpointMissing(tenant, event) {
-      if (event.stream !== "billing") return;
-      // spec: courier 3.1: the event waits and is tried again hourly; raised when a retry still
-      // finds no endpoint. At the first try its entry has had no time to go out in a CSV export,
-      // so a courier that exports would have been alerted of every charge it makes.
-      if (!waitedForEndpoint(event, event.endpoint_missing_at)) return;
-      // spec: courier 3.1: only when the entry has not gone out in a CSV export either; one
-      // raised before the export no longer stands and is resolved at this retry (also after a
-      // crash between the export and its resolution: the event is retried hourly until sent).
-      if (event.entry && await exported({ tenant, ...event.entry })) {
-        return await resolveEndpointMissing(runtime, tenant, event.event_id, {
-          resolution: "the entry went out in a billing export (courier 3.1)",
-          evidence: `the entry of ${event.event_id} is marked exported in the billing export`,
-        });
-      }
-      // spec: courier 2.9: never silently dismissed: a resolved alert whose event an hourly retry
-      // after the resolution still finds waiting, unexported, is the condition back, raised
-      // again (once: the next key); a retry noted before it (a change delivered again) is the
-      // condition the resolution closed. Keyed by the event id alone, it stayed resolved for good.
-      const noted = event.endpoint_missing_at ?? event.created_at;
-      for (let n = 0; n < ENDPOINT_MISSING_ALERTS_MAX; n++) {
-        const alert = await raiseAlert(runtime, tenant, {
-          kind: "billing_endpoint_missing",
-          condition_key: endpointMissingKey(event.event_id, n),
-          owner: "billing",
-          subject: { type: "outbound_event", id: event.event_id },
-          message: `${event.event_type} (${event.event_id}) has no billing endpoint or webhook ` +
-            `URL to go to and its entry has not been exported; set one, or export the entry`,
-          detail: { event_id: event.event_id, event_type: event.event_type },
-        });
-        if (alert.status !== "resolved" || (alert.resolved_at ?? 0) >= noted) return;
-      }
-      throw new Error(
-        `billing_endpoint_missing of ${event.event_id}: resolved ${ENDPOINT_MISSING_ALERTS_MAX} ` +
-          `times and still waiting`,
-      );
-    },
-    async onDeliveredAfterWait(tenant, event) {
+    onFailed: (tenant, event) => alertFailed(runtime, tenant, event),
+    onEndpointMissing: (tenant, event) => alertEndpointMissing(runtime, exported, tenant, event),
+    onDeliveredAfterWait: async (tenant, event) => {
       if (event.stream !== "billing") return;
       // spec: courier 2.9, 3.1: the event is no longer retried once delivered, so no later retry
       // would find its entry exported and resolve the alert its wait raised: it is resolved now,
@@ -101,6 +44,81 @@ export function outboundAlerts(
       });
     },
   };
+}
+
+/** An event failed its whole schedule: `billing_export_failed` or `notification_failed`. */
+async function alertFailed(
+  runtime: ActorRuntime,
+  tenant: string,
+  event: OutboundEventSummary,
+): Promise<void> {
+  const billing = event.stream === "billing";
+  const last = event.last_attempt?.outcome;
+  const why = last && last.result === "failed"
+    ? last.http_status === null ? (last.error ?? "no answer") : `HTTP ${last.http_status}`
+    : "no answer";
+  await raiseAlert(runtime, tenant, {
+    kind: billing ? "billing_export_failed" : "notification_failed",
+    // Each round's failure is a condition of its own (3.1: requeue sends it again from the
+    // first attempt): counted over every requeue, not the REQUEUES_MAX the history keeps,
+    // past which a failure again was the last one's alert and alerted no one. A change
+    // published before the count was kept has only the history.
+    condition_key: `${event.event_id}:${requeuesTotal(event)}`,
+    // spec: courier 3.1, 6.1: a failed event is marked failed and the courier's operations
+    // team is alerted (billing events and client webhooks alike, 6.2 "same retries").
+    owner: "operations",
+    subject: { type: "outbound_event", id: event.event_id },
+    message:
+      `${event.event_type} (${event.event_id}) was not delivered after ${event.attempts_total} attempts: ${why}`,
+    detail: { event_id: event.event_id, event_type: event.event_type },
+  });
+}
+
+/**
+ * A billing event still has nowhere to go at its hourly retry: `billing_endpoint_missing`, unless
+ * its entry has gone out in a CSV export, which resolves the one raised before.
+ */
+async function alertEndpointMissing(
+  runtime: ActorRuntime,
+  exported: (entry: EntryKey) => Promise<boolean>,
+  tenant: string,
+  event: OutboundEventSummary,
+): Promise<void> {
+  if (event.stream !== "billing") return;
+  // spec: courier 3.1: the event waits and is tried again hourly; raised when a retry still
+  // finds no endpoint. At the first try its entry has had no time to go out in a CSV export,
+  // so a courier that exports would have been alerted of every charge it makes.
+  if (!waitedForEndpoint(event, event.endpoint_missing_at)) return;
+  // spec: courier 3.1: only when the entry has not gone out in a CSV export either; one
+  // raised before the export no longer stands and is resolved at this retry (also after a
+  // crash between the export and its resolution: the event is retried hourly until sent).
+  if (event.entry && await exported({ tenant, ...event.entry })) {
+    return await resolveEndpointMissing(runtime, tenant, event.event_id, {
+      resolution: "the entry went out in a billing export (courier 3.1)",
+      evidence: `the entry of ${event.event_id} is marked exported in the billing export`,
+    });
+  }
+  // spec: courier 2.9: never silently dismissed: a resolved alert whose event an hourly retry
+  // after the resolution still finds waiting, unexported, is the condition back, raised
+  // again (once: the next key); a retry noted before it (a change delivered again) is the
+  // condition the resolution closed. Keyed by the event id alone, it stayed resolved for good.
+  const noted = event.endpoint_missing_at ?? event.created_at;
+  for (let n = 0; n < ENDPOINT_MISSING_ALERTS_MAX; n++) {
+    const alert = await raiseAlert(runtime, tenant, {
+      kind: "billing_endpoint_missing",
+      condition_key: endpointMissingKey(event.event_id, n),
+      owner: "billing",
+      subject: { type: "outbound_event", id: event.event_id },
+      message: `${event.event_type} (${event.event_id}) has no billing endpoint or webhook ` +
+        `URL to go to and its entry has not been exported; set one, or export the entry`,
+      detail: { event_id: event.event_id, event_type: event.event_type },
+    });
+    if (alert.status !== "resolved" || (alert.resolved_at ?? 0) >= noted) return;
+  }
+  throw new Error(
+    `billing_endpoint_missing of ${event.event_id}: resolved ${ENDPOINT_MISSING_ALERTS_MAX} ` +
+      `times and still waiting`,
+  );
 }
 
 /**

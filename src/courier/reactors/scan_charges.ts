@@ -26,7 +26,7 @@ export class ScanCharges extends DueCharges<ChargeDue, ShipmentSnapshot> {
     const book = options.book ?? bookScanCharge;
     super(options, {
       type: shipmentActor.type,
-      name: "scan charges",
+      worker: "scan_charges",
       subjectOf: (change) => (change.snapshot as ShipmentSnapshot | undefined) ?? null,
       // spec: courier 2.6 rule 3: priced as the shipment stood after the scan that caused it.
       book: (_tenant, s, charge) =>

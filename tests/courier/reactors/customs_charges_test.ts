@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { type Crossing, customsCrossingActor } from "../../../actors/courier/customs_crossing.ts";
-import { bookCrossingCharge, openCrossing } from "../../../src/courier/flows/customs.ts";
+import { openCrossing } from "../../../src/courier/flows/customs.ts";
+import { bookCrossingCharge } from "../../../src/courier/flows/customs_charges.ts";
 import { CustomsCharges } from "../../../src/courier/reactors/customs_charges.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";

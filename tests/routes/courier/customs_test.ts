@@ -25,7 +25,7 @@ import { advance, until } from "../../helpers/receiver.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { UNRESOLVED_FX_MAX } from "../../../src/courier/rules/ledger.ts";
 import { openCrossing, recordCrossing, vehicleLeft } from "../../../src/courier/flows/customs.ts";
-import { ApiError } from "../../../src/http/errors.ts";
+import { asApiError } from "../../../src/http/errors.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
 
 const CROSS_BORDER = { ...DOMESTIC, to_country: "ZA", recipient_address: "12 Long St, Rustenburg" };
@@ -527,7 +527,7 @@ Deno.test("customs: a release after the vehicle left awaits collection; entry on
 
     await assert.rejects(
       () => recordCrossing(t.env.runtime, tenant, id, "entry", "driver:test"),
-      (e: unknown) => e instanceof ApiError && e.code === "entry_before_exit" && e.status === 422,
+      (e: unknown) => asApiError(e)?.code === "entry_before_exit" && asApiError(e)?.status === 422,
     );
     await recordCrossing(t.env.runtime, tenant, id, "exit", "driver:test");
     const crossed = await recordCrossing(t.env.runtime, tenant, id, "entry", "driver:test");
@@ -632,7 +632,7 @@ Deno.test("customs: a refusal is an exception on the shipment and ends the cross
         recordCrossing(t.env.runtime, courier.business.id, id, "exit", "d").then(() =>
           recordCrossing(t.env.runtime, courier.business.id, id, "entry", "d")
         ),
-      (e: unknown) => e instanceof ApiError && e.code === "crossing_closed",
+      (e: unknown) => asApiError(e)?.code === "crossing_closed",
     );
     assert.deepEqual(await ledger(t, courier, "customs_admin"), []);
   }));
@@ -669,7 +669,7 @@ Deno.test("customs: another courier finds nothing; a driver supplies only for wh
           stop_id: null,
           by: "x",
         }),
-      (e: unknown) => e instanceof ApiError && e.code === "not_found",
+      (e: unknown) => asApiError(e)?.code === "not_found",
     );
 
     const body = { documents: [{ name: "commercial invoice", reference: "INV-9" }] };

@@ -1,0 +1,119 @@
+/**
+ * A customs move (courier 2.9, 2.10, 3.4, 4.5: hold, refuse, request_documents, clear, release,
+ * duties): the crossing actor decides it; what follows it is a chain of idempotent steps, each
+ * keyed by the move's number, so a retry after a lost answer or a crash between two steps
+ * applies each exactly once:
+ *
+ * - the shipment moves with its crossing: hold -> `customs_hold` (still waiting on customs);
+ *   request for documents -> `documents_requested` (also headline customs_hold, but the shipment
+ *   opens its customs_documents milestone for the courier and raises documents_missing, courier
+ *   3.2, 2.9); clear -> `cleared`; release -> `released`; refuse -> `exception` ("customs
+ *   refused: <reason>");
+ * - a clearance and the client's duties book their charges (customs_charges.ts);
+ * - a release after the vehicle left raises `released_awaiting_collection` for the courier;
+ * - a shipment customs let go after the vehicle entered with it goes out for delivery (once).
+ *
+ * Refusals are thrown as domain refusals (Refused).
+ */
+import {
+  type Crossing,
+  type CustomsMove,
+  type MoveInput,
+  standsAt,
+} from "../../../actors/courier/customs_crossing.ts";
+import type { ScanInput } from "../../../actors/courier/shipment.ts";
+import { iso } from "../../domain/iso.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { raiseAlert } from "./alerts.ts";
+import { askCrossing } from "./customs.ts";
+import { bookClearance, bookDuty } from "./customs_charges.ts";
+import { outForDeliveryPastBorder } from "./runs.ts";
+import { recordOnce } from "./shipments.ts";
+
+export interface MoveOutcome {
+  readonly crossing: Crossing;
+  readonly move: CustomsMove;
+  /** The move repeated one already recorded: nothing changed, nothing was booked again. */
+  readonly replayed: boolean;
+  /** The charge's ledger reference when the move books one (also on a replay); else null. */
+  readonly charge_reference: string | null;
+}
+
+/**
+ * One customs move and what follows it on the shipment, the client's account and the alerts.
+ * Scopes are the caller's to check.
+ */
+export async function moveCrossing(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  input: MoveInput,
+): Promise<MoveOutcome> {
+  const r = await askCrossing(runtime, tenant, crossingId, { kind: "move", move: input });
+  if (r.kind !== "moved") throw new Error(`crossing ${crossingId}: move answered ${r.kind}`);
+  const { crossing, move } = r;
+  // A hold or request answered again after customs moved on is past: its scan would put the
+  // shipment back on hold.
+  const past = r.replayed && !standsAt(crossing, move);
+  const chargeReference = past ? null : await followMove(runtime, tenant, crossing, move);
+  if (move.action === "clear" || move.action === "release") {
+    await outForDeliveryPastBorder(runtime, tenant, crossing, move.by);
+  }
+  return { crossing, move, replayed: r.replayed, charge_reference: chargeReference };
+}
+
+/** What a move does to the shipment, the account and the alerts; answers the charge booked. */
+async function followMove(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossing: Crossing,
+  move: CustomsMove,
+): Promise<string | null> {
+  const on = (fields: Omit<ScanInput, "by" | "facility_id">) =>
+    recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:move:${move.n}`, {
+      ...fields,
+      facility_id: crossing.border_post,
+      by: move.by,
+    });
+  switch (move.action) {
+    case "hold":
+      await on({ event: "customs_hold", reason: move.reason });
+      return null;
+    case "request_documents":
+      // spec: courier 3.2: only a hold for papers puts the courier on the hook (customs_documents).
+      await on({ event: "documents_requested", reason: move.reason });
+      return null;
+    case "refuse":
+      await on({ event: "exception", reason: `customs refused: ${move.reason}` });
+      return null;
+    case "clear":
+      await on({ event: "cleared", note: `customs reference ${move.customs_reference}` });
+      return await bookClearance(runtime, tenant, crossing, move);
+    case "release":
+      await on({ event: "released", note: `released: ${move.evidence}` });
+      if (crossing.released_after_departure) {
+        await alertReleasedAfterDeparture(runtime, tenant, crossing);
+      }
+      return null;
+    case "duties":
+      return await bookDuty(runtime, tenant, crossing, move);
+  }
+}
+
+/** Courier 2.9: customs released the shipment after the vehicle left; the courier collects it. */
+async function alertReleasedAfterDeparture(
+  runtime: ActorRuntime,
+  tenant: string,
+  c: Crossing,
+): Promise<void> {
+  await raiseAlert(runtime, tenant, {
+    kind: "released_awaiting_collection",
+    condition_key: `${c.id}:released_after_departure`,
+    owner: "courier",
+    subject: { type: "shipment", id: c.waybill },
+    waybill: c.waybill,
+    message: `customs released ${c.waybill} at ${c.border_post} after the vehicle left: ` +
+      `it awaits collection`,
+    detail: { crossing: c.id, border_post: c.border_post, released_at: iso(c.released_at) },
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * A laboratory sample's profile (courier 2.10, 3.4, 4.5): its type, temperature range, deadline,
+ * seal and compliance checklist. Either temperature bound makes the sample cold chain: the runs
+ * it boarded count a cold slot per piece (2.10), and the cold-chain charge is booked once
+ * (lab.ts bookColdChain).
+ */
+import { refuse } from "../../runtime/actor.ts";
+import {
+  checklistId,
+  type ChecklistVersion,
+  complianceChecklistActor,
+} from "../../../actors/courier/compliance_checklists.ts";
+import type {
+  LabChecklistRef,
+  LabProfileInput,
+  LabSample,
+} from "../../../actors/courier/lab_sample.ts";
+import type { LedgerEntry } from "../rules/ledger.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { askLabSample, bookColdChain, readShipment } from "./lab.ts";
+import { coldChainOnRuns } from "./runs.ts";
+
+export interface LabProfileRequest {
+  readonly waybill: string;
+  readonly profile: Omit<LabProfileInput, "checklist">;
+  /** The compliance checklist by code; its latest version unless one is named. */
+  readonly checklist: { readonly code: string; readonly version?: number | undefined } | null;
+  readonly by: string;
+}
+
+export interface LabProfiled {
+  readonly sample: LabSample;
+  /** The cold-chain charge the profile booked (once), null when it books none. */
+  readonly cold_chain_charge: LedgerEntry | null;
+}
+
+/**
+ * Sets the profile of a sample of one of the tenant's shipments. Refused `not_found` for another
+ * courier's shipment or an unknown checklist, `capacity_exceeded` when a run it boarded has too
+ * few cold slots, and the sample's and the account's own refusals.
+ */
+export async function profileLabSample(
+  runtime: ActorRuntime,
+  tenant: string,
+  input: LabProfileRequest,
+): Promise<LabProfiled> {
+  const { by } = input;
+  const shipment = await readShipment(runtime, tenant, input.waybill);
+  const checklist = input.checklist
+    ? await checklistRef(runtime, tenant, input.checklist.code, input.checklist.version)
+    : null;
+  // Cold slots on the runs it boarded are taken before the sample is cold, so no run carries
+  // it uncounted; a run without room refuses the profile (courier 2.10; 5 runs:override).
+  const cold = input.profile.min_temp_c !== null || input.profile.max_temp_c !== null;
+  const reserved = cold ? await coldChainOnRuns(runtime, tenant, shipment.waybill, true, by) : null;
+  let sample: LabSample;
+  try {
+    sample = await askLabSample(runtime, tenant, shipment.waybill, {
+      kind: "profile",
+      waybill: shipment.waybill,
+      courier_id: tenant,
+      profile: { ...input.profile, checklist },
+      by,
+    });
+  } catch (e) {
+    await reserved?.undo();
+    throw e;
+  }
+  if (!sample.cold_chain) await coldChainOnRuns(runtime, tenant, shipment.waybill, false, by);
+  const charge = sample.cold_chain ? await bookColdChain(runtime, shipment, by) : null;
+  return { sample, cold_chain_charge: charge };
+}
+
+/** The checklist version a profile uses: the named one, else the latest; Refused `not_found`. */
+async function checklistRef(
+  runtime: ActorRuntime,
+  tenant: string,
+  code: string,
+  version: number | undefined,
+): Promise<LabChecklistRef> {
+  const r = await runtime.ask(complianceChecklistActor, tenant, checklistId(tenant, code), {
+    kind: "get",
+  });
+  if (!r.ok) refuse("not_found", `no compliance checklist ${code}`);
+  const versions = r.reply.checklist.versions;
+  const found: ChecklistVersion | undefined = version === undefined
+    ? versions.at(-1)
+    : versions.find((v) => v.version === version);
+  if (!found) refuse("not_found", `checklist ${code} has no version ${version}`);
+  return {
+    code,
+    version: found.version,
+    items: found.items.map((i) => ({ key: i.key, required: i.required })),
+  };
+}

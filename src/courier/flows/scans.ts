@@ -1,0 +1,38 @@
+/**
+ * Scans and custody moves recorded by operations (courier 3.2, 4.4; runs and drivers record
+ * theirs through 4.5): the shipment's actor records the scan, and a redelivery or a return books
+ * its later charge (courier 2.6 rule 3).
+ */
+import {
+  asShipment,
+  type ScanInput,
+  type Shipment,
+  shipmentActor,
+} from "../../../actors/courier/shipment.ts";
+import { orRefuse } from "../../runtime/actor.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { bookScanCharge } from "./later_charges.ts";
+
+/**
+ * Records one scan on the tenant's shipment and books the later charge it causes before
+ * answering. The scan is recorded with its charge due (reactors/scan_charges.ts books it again
+ * until the ledger confirms), so a failed booking here is not the caller's to retry: a scan has
+ * no idempotency key, and sending it again would record it twice. Refused as the shipment
+ * refuses (closed, not cancellable, an unknown piece, a missing reason).
+ */
+export async function recordScan(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  scan: ScanInput,
+): Promise<Shipment> {
+  const s = asShipment(
+    orRefuse(await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan })),
+  );
+  try {
+    await bookScanCharge(runtime, s, scan.event, scan.by);
+  } catch (e) {
+    console.error(`scan charge of ${waybill} left to its retry:`, e);
+  }
+  return s;
+}
