@@ -23,7 +23,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../../src/http/ask.ts";
-import { trackingUrl } from "../../src/courier/flows/booking.ts";
+import { trackingUrl } from "./answers/tracking.ts";
 
 const tag = "Client documents";
 

@@ -17,30 +17,37 @@ import {
 import {
   asClient,
   type ClientUser,
-  type CourierClient,
   courierClientActor,
 } from "../../actors/courier/courier_client.ts";
 import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
-import { client, clientPrincipalOf, requireClientAdmin } from "../../src/courier/auth.ts";
+import {
+  callerClient,
+  client,
+  clientPrincipalOf,
+  requireClientAdmin,
+} from "../../src/courier/auth.ts";
 import { principalName } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, Email, UtcInstant } from "../../src/http/schemas.ts";
+import { Country, Email } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
-import { callerClient } from "./prices.ts";
 import { ask } from "../../src/http/ask.ts";
-import { iso } from "../../src/domain/iso.ts";
+import {
+  addressView,
+  ClientAddressAnswer,
+  ClientRole,
+  ClientUserAnswer,
+  InvitedUserAnswer,
+  userView,
+} from "./answers/client_people.ts";
 
 const tag = "Client API";
 const security = "client" as const;
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
-
-/** Client administrators may invite users (courier 4.6). */
-export const ClientRole = z.enum(["client_admin", "client_user"]);
 
 const InviteUser = z.object({
   email: Email,
@@ -61,65 +68,6 @@ const SaveAddress = z.object({
   path: ["lng"],
   message: "lat and lng go together",
 }).openapi("SaveClientAddress");
-
-// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
-
-/** A user as the client sees it (userView). */
-export const ClientUserAnswer = z.object({
-  id: z.string(),
-  email: z.email(),
-  name: z.string(),
-  role: ClientRole,
-  created_at: UtcInstant,
-  password_change_required: z.boolean().openapi({
-    description: "A password that was sent must be changed before anything else",
-  }),
-}).openapi("ClientUser");
-
-export const InvitedUserAnswer = ClientUserAnswer.extend({
-  password: z.string().openapi({ description: "The temporary password, shown once" }),
-}).openapi("ClientUserInvited");
-
-/** A saved address (addressView). */
-export const ClientAddressAnswer = z.object({
-  id: z.string(),
-  label: z.string().openapi({ description: "Saving the same label again updates the address" }),
-  name: z.string(),
-  address: z.string(),
-  phone: z.string().nullable(),
-  country: Country,
-  lat: z.number().nullable(),
-  lng: z.number().nullable(),
-  created_at: UtcInstant,
-  updated_at: UtcInstant,
-}).openapi("ClientAddress");
-
-/** A user as the client sees it: never a hash or a session epoch. */
-function userView(u: ClientUser, account: CourierClient) {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    role: u.role,
-    created_at: iso(u.created_at ?? account.created_at),
-    password_change_required: u.must_change_password,
-  };
-}
-
-function addressView(a: ClientAddress) {
-  return {
-    id: a.id,
-    label: a.label,
-    name: a.name,
-    address: a.address,
-    phone: a.phone,
-    country: a.country,
-    lat: a.lat,
-    lng: a.lng,
-    created_at: iso(a.created_at),
-    updated_at: iso(a.updated_at),
-  };
-}
 
 export function clientPeopleRoutes(api: Api): void {
   define(api, {

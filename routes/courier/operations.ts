@@ -30,8 +30,8 @@ import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
 import { CalendarDay, UtcInstant, Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
-import { FrozenPricingAnswer, pricingView } from "./prices.ts";
-import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
+import { FrozenPricingAnswer, pricingView } from "./answers/shipments.ts";
+import { frozenServiceTermsView, ServiceTermsAnswer } from "./answers/service_levels.ts";
 import { AlertAnswer, alertView } from "./alerts.ts";
 import { iso } from "../../src/domain/iso.ts";
 

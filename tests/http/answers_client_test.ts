@@ -11,19 +11,19 @@ import {
   ClientSessionAnswer,
   ClientWebhookAnswer,
   SignedOutAnswer,
-} from "../../routes/courier/client_api.ts";
+} from "../../routes/courier/answers/client_api.ts";
 import { ManifestAnswer } from "../../routes/courier/client_manifest.ts";
 import {
   ClientAddressAnswer,
   ClientUserAnswer,
   InvitedUserAnswer,
-} from "../../routes/courier/client_people.ts";
+} from "../../routes/courier/answers/client_people.ts";
 import {
   BulkBookedAnswer,
   ClientShipmentAnswer,
   ClientShipmentDetailAnswer,
   CsvBookedAnswer,
-} from "../../routes/courier/client_shipments.ts";
+} from "../../routes/courier/answers/client_shipments.ts";
 import {
   PacketMovedAnswer,
   StoreAnswer,

@@ -24,10 +24,10 @@ import {
 import { type HeldAsk, holdAsk } from "../../helpers/faults.ts";
 import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
 import {
-  completeStalledBookings,
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
-} from "../../../src/courier/flows/booking.ts";
+} from "../../../src/courier/flows/booking/mod.ts";
+import { completeStalledBookings } from "../../../src/courier/reactors/stalled_bookings.ts";
 import { STALLED_BOOKING_MS } from "../../../src/limits.ts";
 
 const HOLD_MS = 30 * 60_000;
