@@ -22,8 +22,8 @@ import {
 } from "../../routes/courier/answers/booking.ts";
 import { ClientAccountAnswer } from "../../routes/courier/prices.ts";
 import { ShipmentFoundAnswer } from "../../routes/courier/answers/shipments.ts";
-import { ClientCreatedAnswer, CourierClientAnswer } from "../../routes/courier/clients.ts";
-import { RateCardAnswer, RateCardVersionAnswer } from "../../routes/courier/rate_cards.ts";
+import { ClientCreatedAnswer, CourierClientAnswer } from "../../routes/courier/answers/clients.ts";
+import { RateCardAnswer, RateCardVersionAnswer } from "../../routes/courier/answers/rate_cards.ts";
 import {
   CalendarAnswer,
   FacilityAnswer,
