@@ -9,17 +9,10 @@ import {
   ADDRESS_LABEL_CHARS_MAX,
   ADDRESS_NAME_CHARS_MAX,
   ADDRESS_TEXT_CHARS_MAX,
-  type AddressFields,
-  addressIdOf,
   type ClientAddress,
   clientAddressActor,
 } from "../../actors/courier/client_address.ts";
-import {
-  asClient,
-  type ClientUser,
-  courierClientActor,
-} from "../../actors/courier/courier_client.ts";
-import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
+import { inviteUser, saveAddress } from "../../src/courier/flows/client_people.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
 import {
   callerClient,
@@ -29,12 +22,9 @@ import {
 } from "../../src/courier/auth.ts";
 import { principalName } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Country, Email } from "../../src/http/schemas.ts";
-import { newId } from "../../src/runtime/ids.ts";
 import { sql } from "kysely";
-import { ask } from "../../src/http/ask.ts";
 import {
   addressView,
   ClientAddressAnswer,
@@ -101,29 +91,8 @@ export function clientPeopleRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "invite users");
-    const env = c.get("env");
-    // An e-mail signs in to one client user anywhere (the client_email index).
-    if (await env.runtime.lookup("client_email", body.email)) {
-      throw new ApiError("email_taken", `a client user already has this e-mail: ${body.email}`);
-    }
-    const password = temporaryPassword();
-    const user: ClientUser = {
-      id: newId("cus"),
-      email: body.email,
-      name: body.name,
-      role: body.role,
-      password_hash: await hashPassword(password),
-      must_change_password: true,
-      session_epoch: 0,
-      created_at: env.clock.now(),
-    };
-    const account = asClient(
-      await ask(c, courierClientActor, p.business.id, p.client_id, {
-        kind: "add_user",
-        user,
-        by: principalName(p),
-      }),
-    );
+    const caller = { courierId: p.business.id, clientId: p.client_id, by: principalName(p) };
+    const { user, account, password } = await inviteUser(c.get("env"), caller, body);
     return ok(c, { ...userView(user, account), password }, 201);
   });
 
@@ -165,21 +134,8 @@ export function clientPeopleRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
-    const runtime = c.get("env").runtime;
-    const courier = p.business.id;
-    const id = await addressIdOf(courier, p.client_id, body.label);
-    const by = principalName(p);
-    const existing = await runtime.read(clientAddressActor, courier, id, { kind: "get" });
-    if (!existing.ok) {
-      // A new label takes one of the client's places (bounded); once per address, however retried.
-      const reserved = await runtime.ask(courierClientActor, courier, p.client_id, {
-        kind: "reserve_address",
-        address_id: id,
-        by,
-      }, { idempotencyKey: `address:${id}`, permanent: true });
-      if (!reserved.ok) throw fromRejection(reserved);
-    }
-    const fields: AddressFields = {
+    const caller = { courierId: p.business.id, clientId: p.client_id, by: principalName(p) };
+    const saved = await saveAddress(c.get("env"), caller, {
       label: body.label,
       name: body.name,
       address: body.address,
@@ -187,16 +143,7 @@ export function clientPeopleRoutes(api: Api): void {
       country: body.country,
       lat: body.lat ?? null,
       lng: body.lng ?? null,
-    };
-    const saved = await ask(c, clientAddressActor, courier, id, {
-      kind: "save",
-      id,
-      courier_id: courier,
-      client_id: p.client_id,
-      fields,
-      by,
     });
-    if (!("created" in saved)) throw new Error("save answers whether it created");
     return ok(c, addressView(saved.address), saved.created ? 201 : 200);
   });
 }

@@ -12,7 +12,7 @@ import {
   ClientWebhookAnswer,
   SignedOutAnswer,
 } from "../../routes/courier/answers/client_api.ts";
-import { ManifestAnswer } from "../../routes/courier/client_manifest.ts";
+import { ManifestAnswer } from "../../routes/courier/answers/client_manifest.ts";
 import {
   ClientAddressAnswer,
   ClientUserAnswer,
@@ -28,7 +28,7 @@ import {
   PacketMovedAnswer,
   StoreAnswer,
   StoreListedAnswer,
-} from "../../routes/courier/client_stores.ts";
+} from "../../routes/courier/answers/client_stores.ts";
 import { z } from "../../src/http/route.ts";
 import { documented, listed, successes } from "../helpers/documented.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
