@@ -27,6 +27,7 @@ import { waybillOf } from "../../../src/courier/rules/waybill.ts";
 import { deliveryWindow } from "../../../src/domain/calendar.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import type { ManualClock } from "../../../src/runtime/clock.ts";
+import { HOURS } from "../../helpers/courier.ts";
 import { openTestRuntime } from "../../runtime/fixtures.ts";
 
 const COURIER = "biz_1";
@@ -54,15 +55,7 @@ const EXPRESS: ServiceLevel = {
   at_risk_pct: 75,
   price_adjustment_bp: 0,
   created_at: 1,
-  collection_due_hours: 8,
-  depot_dwell_hours: 8,
-  border_presentation_hours: 16,
-  customs_wait_hours: 16,
-  linehaul_hours: 24,
-  destination_dwell_hours: 8,
-  delivery_attempt_hours: 8,
-  redelivery_due_hours: 16,
-  no_scan_hours: 24,
+  ...HOURS,
 };
 
 /** Held prices of one domestic option, priced now and held HOLD_MS. */
