@@ -63,7 +63,7 @@ export const bookingRequestActor: ActorDefinition<
       case "release":
         if (state.reference !== command.reference) {
           // Bound meanwhile to another attempt's prices: answered them, so that the attempt
-          // releasing begins again and answers what the identity holds now (shipment_requests.ts).
+          // releasing begins again and answers what the identity holds now (flows/booking/request.ts).
           const bound = state.reference;
           return bound === null
             ? accept([])

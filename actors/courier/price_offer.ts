@@ -16,7 +16,7 @@ import type { Calendar } from "./courier_catalogue.ts";
  */
 const OFFER_BYTES_MAX = 250_000;
 
-/** What a missing offer answers, and another client's (routes/courier/booking_flow.ts). */
+/** What a missing offer answers, and another client's (src/courier/flows/booking/book.ts). */
 export const OFFER_NOT_FOUND = "prices_reference not found";
 export interface OfferOption extends PricedOption {
   readonly collection_on: string;
@@ -62,7 +62,7 @@ export interface PriceOffer {
 /**
  * A reference withdrawn before any offer was made under it: a booking request that stopped
  * before pricing gave its identity to another request, and a late attempt of it must neither
- * make nor book an offer there (routes/courier/shipment_requests.ts).
+ * make nor book an offer there (src/courier/flows/booking/request_identity.ts).
  */
 export interface VoidedOffer {
   readonly voided_at: number;

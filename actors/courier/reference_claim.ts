@@ -10,7 +10,7 @@ export interface ReferenceClaim {
   /**
    * The offer whose booking holds the claim, when it said (claims made before it did not): a
    * booking that stopped before its charge and whose prices expired can never complete, and
-   * another booking of the reference may then take the claim over (booking_flow.ts).
+   * another booking of the reference may then take the claim over (src/courier/flows/booking/claim.ts).
    */
   readonly reference?: string | null;
   /** When it was claimed, when it said (claims made before it did not). */
@@ -47,7 +47,7 @@ export const referenceClaimActor: ActorDefinition<
             waybill: state.waybill,
             ...(state.reference ? { reference: state.reference } : {}),
             // How long it has been held tells a booking on its way to its charge from one that
-            // stopped (booking_flow.ts claimHolderWithdrawn).
+            // stopped (flows/booking/claim.ts claimHolderWithdrawn).
             ...(typeof state.claimed_at === "number" ? { claimed_at: state.claimed_at } : {}),
           });
         }

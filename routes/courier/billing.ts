@@ -79,7 +79,7 @@ import type { AskResult } from "../../src/runtime/plan.ts";
 import { read } from "../../src/http/ask.ts";
 import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
 import { shipmentIn } from "../../src/courier/flows/shipments.ts";
-import { idempotencyHeader } from "./shipment_requests.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import {
   EVIDENCE_FILE_BYTES_MAX,
   readEvidence,

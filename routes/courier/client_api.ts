@@ -18,6 +18,7 @@ import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import {
+  callerClient,
   client,
   CLIENT_SESSION_PREFIX,
   clientKeyPrefix,
@@ -30,56 +31,20 @@ import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Currency, Email, orNull, UtcInstant } from "../../src/http/schemas.ts";
-import { Settlement } from "./answers/schemas.ts";
+import { Email } from "../../src/http/schemas.ts";
 import { closeSession, openSession } from "../../src/platform/auth/sessions.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
-import { callerClient } from "./prices.ts";
-import { ClientRole } from "./client_people.ts";
+import {
+  ClientApiKeyAnswer,
+  ClientMeAnswer,
+  ClientSessionAnswer,
+  ClientWebhookAnswer,
+  SignedOutAnswer,
+} from "./answers/client_api.ts";
 import { ask } from "../../src/http/ask.ts";
 
 const tag = "Client API";
 const security = "client" as const;
-
-// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
-
-/** A session opened by sign-in or a password change (openSession). */
-export const ClientSessionAnswer = z.object({
-  token: z.string().openapi({ description: "Send it as the X-Client-API-Key header" }),
-  expires_at: UtcInstant.openapi({ description: "When the session ends by itself" }),
-}).openapi("ClientSession");
-
-export const SignedOutAnswer = z.object({ signed_out: z.literal(true) }).openapi("ClientSignedOut");
-
-export const ClientMeAnswer = z.object({
-  user: orNull(
-    z.object({
-      id: z.string(),
-      email: z.email(),
-      name: z.string(),
-      role: ClientRole,
-    }).openapi("ClientMeUser"),
-  ).openapi({ description: "The signed-in person; null when the client's API key was used" }),
-  client: z.object({
-    id: z.string(),
-    name: z.string(),
-    code: z.string(),
-    settlement_mode: Settlement,
-    billing_currency: Currency,
-  }).openapi("ClientMeAccount"),
-}).openapi("ClientMe");
-
-export const ClientApiKeyAnswer = z.object({
-  api_key: z.string().openapi({ description: "The new key, shown once" }),
-}).openapi("ClientApiKey");
-
-export const ClientWebhookAnswer = z.object({
-  url: z.string(),
-  webhook_secret: z.string().openapi({
-    description: "The client's signing secret, shown once",
-  }),
-  key_id: z.string().openapi({ description: "Names this secret in the signature header" }),
-}).openapi("ClientWebhookSet");
 
 export function clientApiRoutes(api: Api): void {
   define(api, {

@@ -4,13 +4,12 @@
  * client's shipments: another client's waybill is not found.
  */
 import type { Context } from "hono";
-import { asBusiness, businessActor } from "../../actors/platform/business/mod.ts";
 import {
   type DocumentContext,
   shipmentFacts,
   waybillFacts,
 } from "../../src/courier/flows/documents.ts";
-import { clientShipmentIn } from "../../src/courier/flows/shipments.ts";
+import { clientShipmentPaper } from "../../src/courier/flows/paper.ts";
 import { clientPackingSlipPdf } from "../../src/courier/rules/documents/client_packing_slip.ts";
 import type { DocumentResult } from "../../src/courier/rules/documents/facts.ts";
 import { labelPdf } from "../../src/courier/rules/documents/label.ts";
@@ -22,8 +21,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
-import { read } from "../../src/http/ask.ts";
-import { trackingUrl } from "../../src/courier/flows/booking.ts";
+import { trackingUrl } from "./answers/tracking.ts";
 
 const tag = "Client documents";
 
@@ -55,15 +53,13 @@ const DOCUMENTS: readonly {
 /** The caller's own shipment and what its paper needs besides: the courier's name, the link. */
 async function ownShipment(c: Context<AppEnv>, waybill: string) {
   const p = clientPrincipalOf(c);
-  const courierId = p.business.id;
-  const shipment = await clientShipmentIn(c.get("env").runtime, {
-    tenant: courierId,
+  const { shipment, courierName } = await clientShipmentPaper(c.get("env").runtime, {
+    tenant: p.business.id,
     clientId: p.client_id,
     waybill,
   });
-  const courier = asBusiness(await read(c, businessActor, courierId, courierId, { kind: "get" }));
   const context: DocumentContext = {
-    courierName: courier.profile.name,
+    courierName,
     trackingUrl: trackingUrl(c, shipment.tracking_token),
   };
   return { shipment, context };

@@ -9,38 +9,35 @@ import {
   ADDRESS_LABEL_CHARS_MAX,
   ADDRESS_NAME_CHARS_MAX,
   ADDRESS_TEXT_CHARS_MAX,
-  type AddressFields,
-  addressIdOf,
   type ClientAddress,
   clientAddressActor,
 } from "../../actors/courier/client_address.ts";
-import {
-  asClient,
-  type ClientUser,
-  type CourierClient,
-  courierClientActor,
-} from "../../actors/courier/courier_client.ts";
-import { hashPassword, temporaryPassword } from "../../src/domain/secrets.ts";
+import { inviteUser, saveAddress } from "../../src/courier/flows/client_people.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
-import { client, clientPrincipalOf, requireClientAdmin } from "../../src/courier/auth.ts";
+import {
+  callerClient,
+  client,
+  clientPrincipalOf,
+  requireClientAdmin,
+} from "../../src/courier/auth.ts";
 import { principalName } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, Email, UtcInstant } from "../../src/http/schemas.ts";
-import { newId } from "../../src/runtime/ids.ts";
+import { Country, Email } from "../../src/http/schemas.ts";
 import { sql } from "kysely";
-import { callerClient } from "./prices.ts";
-import { ask } from "../../src/http/ask.ts";
-import { iso } from "../../src/domain/iso.ts";
+import {
+  addressView,
+  ClientAddressAnswer,
+  ClientRole,
+  ClientUserAnswer,
+  InvitedUserAnswer,
+  userView,
+} from "./answers/client_people.ts";
 
 const tag = "Client API";
 const security = "client" as const;
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
-
-/** Client administrators may invite users (courier 4.6). */
-export const ClientRole = z.enum(["client_admin", "client_user"]);
 
 const InviteUser = z.object({
   email: Email,
@@ -61,65 +58,6 @@ const SaveAddress = z.object({
   path: ["lng"],
   message: "lat and lng go together",
 }).openapi("SaveClientAddress");
-
-// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
-
-/** A user as the client sees it (userView). */
-export const ClientUserAnswer = z.object({
-  id: z.string(),
-  email: z.email(),
-  name: z.string(),
-  role: ClientRole,
-  created_at: UtcInstant,
-  password_change_required: z.boolean().openapi({
-    description: "A password that was sent must be changed before anything else",
-  }),
-}).openapi("ClientUser");
-
-export const InvitedUserAnswer = ClientUserAnswer.extend({
-  password: z.string().openapi({ description: "The temporary password, shown once" }),
-}).openapi("ClientUserInvited");
-
-/** A saved address (addressView). */
-export const ClientAddressAnswer = z.object({
-  id: z.string(),
-  label: z.string().openapi({ description: "Saving the same label again updates the address" }),
-  name: z.string(),
-  address: z.string(),
-  phone: z.string().nullable(),
-  country: Country,
-  lat: z.number().nullable(),
-  lng: z.number().nullable(),
-  created_at: UtcInstant,
-  updated_at: UtcInstant,
-}).openapi("ClientAddress");
-
-/** A user as the client sees it: never a hash or a session epoch. */
-function userView(u: ClientUser, account: CourierClient) {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    role: u.role,
-    created_at: iso(u.created_at ?? account.created_at),
-    password_change_required: u.must_change_password,
-  };
-}
-
-function addressView(a: ClientAddress) {
-  return {
-    id: a.id,
-    label: a.label,
-    name: a.name,
-    address: a.address,
-    phone: a.phone,
-    country: a.country,
-    lat: a.lat,
-    lng: a.lng,
-    created_at: iso(a.created_at),
-    updated_at: iso(a.updated_at),
-  };
-}
 
 export function clientPeopleRoutes(api: Api): void {
   define(api, {
@@ -153,29 +91,8 @@ export function clientPeopleRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = requireClientAdmin(c, "invite users");
-    const env = c.get("env");
-    // An e-mail signs in to one client user anywhere (the client_email index).
-    if (await env.runtime.lookup("client_email", body.email)) {
-      throw new ApiError("email_taken", `a client user already has this e-mail: ${body.email}`);
-    }
-    const password = temporaryPassword();
-    const user: ClientUser = {
-      id: newId("cus"),
-      email: body.email,
-      name: body.name,
-      role: body.role,
-      password_hash: await hashPassword(password),
-      must_change_password: true,
-      session_epoch: 0,
-      created_at: env.clock.now(),
-    };
-    const account = asClient(
-      await ask(c, courierClientActor, p.business.id, p.client_id, {
-        kind: "add_user",
-        user,
-        by: principalName(p),
-      }),
-    );
+    const caller = { courierId: p.business.id, clientId: p.client_id, by: principalName(p) };
+    const { user, account, password } = await inviteUser(c.get("env"), caller, body);
     return ok(c, { ...userView(user, account), password }, 201);
   });
 
@@ -217,21 +134,8 @@ export function clientPeopleRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
-    const runtime = c.get("env").runtime;
-    const courier = p.business.id;
-    const id = await addressIdOf(courier, p.client_id, body.label);
-    const by = principalName(p);
-    const existing = await runtime.read(clientAddressActor, courier, id, { kind: "get" });
-    if (!existing.ok) {
-      // A new label takes one of the client's places (bounded); once per address, however retried.
-      const reserved = await runtime.ask(courierClientActor, courier, p.client_id, {
-        kind: "reserve_address",
-        address_id: id,
-        by,
-      }, { idempotencyKey: `address:${id}`, permanent: true });
-      if (!reserved.ok) throw fromRejection(reserved);
-    }
-    const fields: AddressFields = {
+    const caller = { courierId: p.business.id, clientId: p.client_id, by: principalName(p) };
+    const saved = await saveAddress(c.get("env"), caller, {
       label: body.label,
       name: body.name,
       address: body.address,
@@ -239,16 +143,7 @@ export function clientPeopleRoutes(api: Api): void {
       country: body.country,
       lat: body.lat ?? null,
       lng: body.lng ?? null,
-    };
-    const saved = await ask(c, clientAddressActor, courier, id, {
-      kind: "save",
-      id,
-      courier_id: courier,
-      client_id: p.client_id,
-      fields,
-      by,
     });
-    if (!("created" in saved)) throw new Error("save answers whether it created");
     return ok(c, addressView(saved.address), saved.created ? 201 : 200);
   });
 }

@@ -13,52 +13,56 @@
  * duplicate_order for an order reference, idempotency_key_reused for a key). A refused row books
  * nothing and frees its identity, so a corrected batch can be sent again whole.
  */
-import { ProofOfDeliveryAnswer } from "./tracking.ts";
 import { sql } from "kysely";
 import type { Context } from "hono";
-import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
-import type { CourierClient } from "../../actors/courier/courier_client.ts";
-import { type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../actors/courier/shipment.ts";
 import { clientShipmentIn } from "../../src/courier/flows/shipments.ts";
-import { HEADLINES, SCAN_EVENTS } from "../../src/courier/rules/lifecycle.ts";
-import { hashSecret } from "../../src/domain/secrets.ts";
+import {
+  bookRequest,
+  bookRows,
+  type Caller,
+  identityOf,
+  REQUEST_REFUSALS,
+  serviceLevelCodes,
+} from "../../src/courier/flows/booking/mod.ts";
+import { HEADLINES } from "../../src/courier/rules/lifecycle.ts";
 import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
+import { callerClient, client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import { principalName } from "../../src/platform/auth/principal.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { newestFirst } from "../../src/http/cursor.ts";
-import { ApiError, type FieldError, validationFailed } from "../../src/http/errors.ts";
-import { define, ErrorBody, z } from "../../src/http/route.ts";
-import { orNull, UtcInstant, Waybill, wholeNumber } from "../../src/http/schemas.ts";
-import { boundedBody, boundedForm } from "../../src/http/upload.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
+import { define, z } from "../../src/http/route.ts";
+import { Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import {
   BULK_SHIPMENTS_MAX,
   CSV_BOOKING_LINES_MAX,
   UPLOAD_BODY_BYTES_MAX,
 } from "../../src/limits.ts";
-import { read } from "../../src/http/ask.ts";
 import {
-  type Booked,
   BookingAnswer,
   bookingView,
-  trackingUrl,
-  unknownServiceLevel,
-} from "../../src/courier/flows/booking.ts";
-import { callerClient, shipmentDetailView, ShipmentFoundAnswer } from "./prices.ts";
-import { columnOf, type CsvLine, csvTemplate, csvText, readCsv } from "./shipment_csv.ts";
-import {
-  bookRequest,
-  bookRows,
-  type Caller,
-  idempotencyHeader,
-  identityOf,
   ONE_CALL_BOOKING_DOCS,
-  REQUEST_REFUSALS,
   ShipmentRequest,
-  type ShipmentRequestBody,
-} from "./shipment_requests.ts";
-import { iso } from "../../src/domain/iso.ts";
+} from "./answers/booking.ts";
+import {
+  BulkBookedAnswer,
+  ClientShipmentAnswer,
+  ClientShipmentDetailAnswer,
+  CsvBookedAnswer,
+  detailView,
+  errorView,
+  lineErrors,
+  listView,
+  rowBooked,
+  rowOutcome,
+  summary,
+} from "./answers/client_shipments.ts";
+import { csvTemplate, readCsv, uploadText } from "./answers/shipment_csv.ts";
+import { bulkRequests, csvRequests } from "./answers/shipment_rows.ts";
+import type { ShipmentFields } from "./answers/shipments.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -80,95 +84,6 @@ const BulkBody = z.object({
 }).openapi("BulkShipments");
 
 const WaybillParam = z.object({ waybill: Waybill });
-
-// ---- Answers (documentation: tests/http/answers_client_test.ts holds answers to them).
-
-/** spec: courier 2.3: one of the client's shipments in its list (listView). */
-export const ClientShipmentAnswer = ShipmentFoundAnswer.extend({
-  delivered_at: UtcInstant.nullable(),
-}).openapi("ClientShipment");
-
-/** spec: courier 2.3: one shipment with per-piece custody and its timeline (detailView). */
-export const ClientShipmentDetailAnswer = ClientShipmentAnswer.extend({
-  tracking_url: z.url().openapi({ description: "The public tracking page" }),
-  pod: orNull(ProofOfDeliveryAnswer).openapi({ description: "Proof of delivery, once delivered" }),
-  pieces: z.array(
-    z.object({
-      id: z.string(),
-      holder: z.string().nullable().openapi({ description: "Who holds the piece now" }),
-      facility: z.string().nullable().openapi({ description: "The facility it is at now" }),
-      last_scan_at: UtcInstant.nullable(),
-    }).openapi("ClientPieceCustody"),
-  ).openapi({ description: "Where each piece is now" }),
-  timeline: z.array(
-    z.object({
-      at: UtcInstant,
-      event: z.enum(["booked", ...SCAN_EVENTS]),
-      pieces: z.array(z.string()).openapi({ description: "The pieces the event moved" }),
-      holder: z.string().nullable(),
-      facility: z.string().nullable(),
-    }).openapi("ClientCustodyEvent"),
-  ).openapi({ description: "The booking, then the latest scans and custody moves in order" }),
-  scans_total: z.number().int().openapi({
-    description: "Every scan recorded; the timeline keeps the latest",
-  }),
-}).openapi("ClientShipmentDetail");
-
-const Counts = {
-  booked: z.number().int().openapi({
-    description: "Rows with a shipment, new or already_booked",
-  }),
-  failed: z.number().int(),
-};
-
-/** A bulk row that booked, or was booked before (rowBooked). */
-const BookedRow = {
-  waybill: z.string(),
-  tracking_url: z.url(),
-  already_booked: z.boolean().openapi({
-    description: "true: the same row again, answered with the shipment it booked",
-  }),
-};
-
-export const BulkBookedAnswer = z.object({
-  ...Counts,
-  results: z.array(z.union([
-    z.object({ index: z.number().int(), ...BookedRow }).openapi("BulkRowBooked"),
-    z.object({
-      index: z.number().int(),
-      error: z.looseObject({
-        code: z.string(),
-        message: z.string(),
-        errors: ErrorBody.shape.errors,
-        waybill: z.string().optional().openapi({
-          description: "duplicate_order, idempotency_key_reused: the shipment booked before",
-        }),
-      }).openapi("BulkRowRefusal", {
-        description: "As an error answer's fields: code, message and the refusal's own details",
-      }),
-    }).openapi("BulkRowRefused"),
-  ])).openapi({ description: "One per row, in order" }),
-}).openapi("BulkBooked");
-
-export const CsvBookedAnswer = z.object({
-  ...Counts,
-  results: z.array(z.union([
-    z.object({ line: z.number().int(), ...BookedRow }).openapi("CsvLineBooked"),
-    z.object({
-      line: z.number().int(),
-      code: z.string(),
-      errors: z.array(
-        z.object({
-          column: z.string().nullable().openapi({ description: "null: the whole line" }),
-          message: z.string(),
-        }).openapi("CsvLineError"),
-      ),
-    }).openapi("CsvLineRefused"),
-  ])).openapi({ description: "One per data line, in order; the header is line 1" }),
-  ignored_columns: z.array(z.string()).openapi({
-    description: "Header cells that are not template columns",
-  }),
-}).openapi("CsvBooked");
 
 async function callerOf(c: Context<AppEnv>): Promise<Caller> {
   const p = clientPrincipalOf(c);
@@ -245,7 +160,7 @@ export function clientShipmentRoutes(api: Api): void {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
     const identity = header ? `key:${header}` : identityOf(body, null, caller.client);
-    const booked = await bookRequest(c, caller, body, identity);
+    const booked = await bookRequest(c.get("env"), caller, body, identity);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 
@@ -271,10 +186,10 @@ export function clientShipmentRoutes(api: Api): void {
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
-    const levels = await serviceLevelCodes(c);
+    const levels = await serviceLevelCodes(c.get("env"), caller.courierId);
     const checked = bulkRequests(body.shipments, header, caller.client, levels);
     const valid = checked.filter((r): r is Exclude<typeof r, ApiError> => !(r instanceof ApiError));
-    const booked = await bookRows(c, caller, valid);
+    const booked = (await bookRows(c.get("env"), caller, valid)).map((r) => rowOutcome(c, r));
     let next = 0;
     const results = checked.map((r, index) => {
       const outcome = r instanceof ApiError ? r : booked[next++]!;
@@ -311,9 +226,11 @@ export function clientShipmentRoutes(api: Api): void {
     },
   }, async (c) => {
     const header = idempotencyHeader(c);
-    const file = readCsv(await uploadText(c), await serviceLevelCodes(c));
+    const courierId = clientPrincipalOf(c).business.id;
+    const file = readCsv(await uploadText(c), await serviceLevelCodes(c.get("env"), courierId));
     const caller = await callerOf(c);
-    const booked = await bookRows(c, caller, await csvRequests(file.lines, header, caller.client));
+    const rows = await csvRequests(file.lines, header, caller.client);
+    const booked = (await bookRows(c.get("env"), caller, rows)).map((r) => rowOutcome(c, r));
     let next = 0;
     const results = file.lines.map((l) => {
       if (!("req" in l)) return { line: l.line, code: "validation_failed", errors: l.errors };
@@ -334,7 +251,8 @@ export function clientShipmentRoutes(api: Api): void {
     middleware: [client()],
     produces: "text/csv",
   }, async (c) => {
-    const code = (await serviceLevelCodes(c))[0] ?? "express";
+    const courierId = clientPrincipalOf(c).business.id;
+    const code = (await serviceLevelCodes(c.get("env"), courierId))[0] ?? "express";
     return c.body(csvTemplate(code), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": 'attachment; filename="shipments-template.csv"',
@@ -361,151 +279,4 @@ export function clientShipmentRoutes(api: Api): void {
     });
     return ok(c, detailView(c, s));
   });
-}
-
-/** The codes of the courier's service levels, which bulk and CSV rows are checked against. */
-async function serviceLevelCodes(c: Context<AppEnv>): Promise<string[]> {
-  const p = clientPrincipalOf(c);
-  const catalogue = await read(c, courierCatalogueActor, p.business.id, p.business.id, {
-    kind: "get",
-  });
-  return catalogue.service_levels.map((s) => s.code);
-}
-
-/** Each bulk row checked on its own: its request and identity, or its refusal naming every field. */
-function bulkRequests(
-  rows: readonly unknown[],
-  header: string | null,
-  client: CourierClient,
-  serviceLevels: readonly string[],
-) {
-  return rows.map((row, index) => {
-    const parsed = ShipmentRequest.safeParse(row);
-    // spec: courier 4.6: a row books as POST /client/shipments does, so its service level is
-    // checked as that call reads it (trimmed); one it cannot read is the schema's error.
-    const named = typeof row === "object" && row !== null && "service_level" in row
-      ? ShipmentRequest.shape.service_level.safeParse(row.service_level)
-      : null;
-    const level = named?.success ? unknownServiceLevel(named.data, serviceLevels) : null;
-    const errors: FieldError[] = parsed.success ? [] : parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join("."),
-      message: i.message,
-    }));
-    if (level && !errors.some((e) => e.path === "service_level")) {
-      errors.push({ path: "service_level", message: level });
-    }
-    if (!parsed.success || errors.length > 0) return validationFailed(errors);
-    const derived = header ? `batch:${header}:${index}` : null;
-    return { req: parsed.data, identity: identityOf(parsed.data, derived, client) };
-  });
-}
-
-/** The CSV lines that make requests, with their identities. */
-async function csvRequests(
-  lines: readonly CsvLine[],
-  header: string | null,
-  client: CourierClient,
-) {
-  const seen = new Map<string, number>();
-  const rows: { req: ShipmentRequestBody; identity: string | null }[] = [];
-  for (const l of lines) {
-    if (!("req" in l)) continue;
-    let derived = null;
-    if (header) {
-      // The n-th line with this content: two identical lines are two shipments.
-      const digest = await hashSecret(l.content);
-      const n = (seen.get(digest) ?? 0) + 1;
-      seen.set(digest, n);
-      derived = `csv:${header}:${digest}:${n}`;
-    }
-    rows.push({ req: l.req, identity: identityOf(l.req, derived, client) });
-  }
-  return rows;
-}
-
-/** The fields a read shows: the shipment without its tracking token. */
-type ShipmentFields = Omit<Shipment, "tracking_token" | "tracking_token_hash">;
-
-function listView(s: ShipmentFields) {
-  return {
-    ...shipmentDetailView(s),
-    // spec: courier 2.3: every shipment carries its next milestone, due time, owner and health.
-    health: s.health ?? null,
-    next_milestone: s.next_milestone ?? null,
-    next_due_at: iso(s.next_due_at ?? null),
-    next_owner: s.next_owner ?? null,
-    estimated_delivery_on: s.estimated_delivery_on,
-    delivered_at: iso(s.delivered_at),
-  };
-}
-
-/** spec: courier 2.3: per-piece custody now, and every scan in order; never notes or reasons. */
-function detailView(c: Context<AppEnv>, s: Shipment) {
-  const all = s.pieces.map((p) => p.id);
-  return {
-    ...listView(s),
-    tracking_url: trackingUrl(c, s.tracking_token),
-    pod: s.pod && s.delivered_at !== null
-      ? { delivered_at: iso(s.delivered_at), received_by: s.pod.received_by }
-      : null,
-    pieces: s.pieces.map((p) => ({
-      id: p.id,
-      holder: p.holder,
-      facility: p.facility_id,
-      last_scan_at: iso(p.last_scan_at),
-    })),
-    timeline: [
-      { at: iso(s.booked_at), event: "booked", pieces: all, holder: null, facility: null },
-      ...s.trail.map((e) => ({
-        at: iso(e.at),
-        event: e.event,
-        pieces: e.pieces ?? all,
-        holder: e.holder,
-        facility: e.facility_id,
-      })),
-    ],
-    // The timeline keeps the latest scans; this counts them all.
-    scans_total: s.trail_total,
-  };
-}
-
-function rowBooked(c: Context<AppEnv>, b: Booked) {
-  const v = bookingView(c, b);
-  return { waybill: v.waybill, tracking_url: v.tracking_url, already_booked: v.already_booked };
-}
-
-function errorView(e: ApiError) {
-  return { code: e.code, message: e.message, ...e.extra };
-}
-
-/** A refusal of a CSV line as the columns it names (a refusal of the whole line: none). */
-function lineErrors(e: ApiError): { column: string | null; message: string }[] {
-  const fields = e.extra.errors as readonly FieldError[] | undefined;
-  if (!fields?.length) return [{ column: null, message: e.message }];
-  return fields.map((f) => ({ column: columnOf(f.path.split(".")), message: f.message }));
-}
-
-function summary<R extends object>(results: R[]) {
-  const failed = results.filter((r) => "error" in r || "errors" in r).length;
-  return { booked: results.length - failed, failed, results };
-}
-
-/** The CSV of the upload: a multipart `file` field, or the body itself. */
-async function uploadText(c: Context<AppEnv>): Promise<string> {
-  const type = c.req.header("Content-Type") ?? "";
-  const tooLarge = `upload over ${UPLOAD_BODY_BYTES_MAX} bytes`;
-  if (type.startsWith("multipart/form-data")) {
-    const form = await boundedForm(c, UPLOAD_BODY_BYTES_MAX, tooLarge);
-    const file = form.get("file");
-    if (file instanceof File) return csvText(new Uint8Array(await file.arrayBuffer()));
-    if (typeof file === "string" && file !== "") return file;
-    throw validationFailed([{ path: "file", message: "a CSV file is required" }]);
-  }
-  if (type.startsWith("text/csv") || type.startsWith("text/plain")) {
-    return csvText(await boundedBody(c, UPLOAD_BODY_BYTES_MAX, tooLarge));
-  }
-  throw validationFailed([{
-    path: "body",
-    message: `send text/csv, or multipart/form-data with a file field: ${type || "no type"}`,
-  }]);
 }

@@ -24,8 +24,8 @@ import { ApiError } from "../../src/http/errors.ts";
 import { define, OffsetPageMeta, z } from "../../src/http/route.ts";
 import { Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
-import { FrozenPricingAnswer, pricingView } from "./prices.ts";
-import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
+import { FrozenPricingAnswer, pricingView } from "./answers/shipments.ts";
+import { frozenServiceTermsView, ServiceTermsAnswer } from "./answers/service_levels.ts";
 import {
   AGEING_BUCKET_DAYS_MAX,
   AGEING_BUCKETS,

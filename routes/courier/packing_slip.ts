@@ -13,7 +13,7 @@ import { courierPlatform } from "../../src/courier/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
 import { read } from "../../src/http/ask.ts";
-import { trackingUrl } from "../../src/courier/flows/booking.ts";
+import { trackingUrl } from "./answers/tracking.ts";
 
 const tag = "Packing slips";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];

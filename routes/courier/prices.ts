@@ -4,37 +4,33 @@
  * client's account. The client's own shipments are in client_shipments.ts.
  */
 import { sql } from "kysely";
-import type { Context } from "hono";
-import { asClient, courierClientActor } from "../../actors/courier/courier_client.ts";
 import { balancesOf } from "../../actors/courier/client_ledger.ts";
-import {
-  type Shipment,
-  shipmentActor,
-  type shipmentSearchView,
-} from "../../actors/courier/shipment.ts";
+import { shipmentActor, type shipmentSearchView } from "../../actors/courier/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
-import { HEADLINES, HEALTHS, MILESTONES, OWNER_ROLES } from "../../src/courier/rules/lifecycle.ts";
-import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
+import { waybillOf, waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
-import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
-import { type Api, ok } from "../../src/http/app.ts";
-import type { AppEnv } from "../../src/http/context.ts";
-import { newestFirst } from "../../src/http/cursor.ts";
-import { ApiError, fromRejection } from "../../src/http/errors.ts";
-import { define, z } from "../../src/http/route.ts";
 import {
-  CalendarDay,
-  Country,
-  Currency,
-  Money,
-  orNull,
-  UtcInstant,
-  wholeNumber,
-} from "../../src/http/schemas.ts";
+  callerClient,
+  client,
+  clientPrincipalOf,
+  courierPlatform,
+} from "../../src/courier/auth.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { newestFirst } from "../../src/http/cursor.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
+import { define, z } from "../../src/http/route.ts";
+import { Currency, Money, orNull, wholeNumber } from "../../src/http/schemas.ts";
+import {
+  bookForClient,
+  BOOKING_REFUSALS,
+  bookOffer,
+  makeOffer,
+  OFFER_REFUSALS,
+  REQUEST_REFUSALS,
+} from "../../src/courier/flows/booking/mod.ts";
 import { Settlement } from "./answers/schemas.ts";
-import { read } from "../../src/http/ask.ts";
 import {
   AccountBalancesAnswer,
   accountView,
@@ -45,28 +41,19 @@ import {
   UnresolvedConversionAnswer,
 } from "./billing.ts";
 import {
-  BOOKING_REFUSALS,
   BookingAnswer,
   bookingView,
-  bookOffer,
-  makeOffer,
-  OFFER_REFUSALS,
   offerView,
-  PriceLineAnswer,
+  ONE_CALL_BOOKING_DOCS,
   PriceRequest,
   PricesAnswer,
   QuoteAnswer,
-  waybillOf,
-} from "../../src/courier/flows/booking.ts";
-import { frozenServiceTermsView, ServiceTermsAnswer } from "./service_levels.ts";
-import {
-  bookRequest,
-  idempotencyHeader,
-  identityOf,
-  ONE_CALL_BOOKING_DOCS,
-  REQUEST_REFUSALS,
+  quoteListView,
+  type QuoteRow,
+  SavedQuoteAnswer,
   ShipmentRequest,
-} from "./shipment_requests.ts";
+} from "./answers/booking.ts";
+import { searchRowView, ShipmentFoundAnswer } from "./answers/shipments.ts";
 
 const tag = "Prices and booking";
 const SEARCH_RESULTS_MAX = 50;
@@ -84,11 +71,6 @@ const BookBody = z.object({
   service_level: ShipmentRequest.shape.service_level,
   dangerous_goods_confirmed: z.boolean().default(false),
 });
-
-export async function callerClient(c: Context<AppEnv>) {
-  const p = clientPrincipalOf(c);
-  return asClient(await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }));
-}
 
 /** GET /client/account: the client's own account, as the handler below answers it. */
 export const ClientAccountAnswer = z.object({
@@ -146,7 +128,10 @@ export function priceRoutes(api: Api): void {
         refusals: OFFER_REFUSALS,
       },
       async (c, { body }) =>
-        ok(c, offerView(await makeOffer(c, await callerClient(c), body, "prices"))),
+        ok(
+          c,
+          offerView(await makeOffer(c.get("env"), await callerClient(c), body, { kind: "prices" })),
+        ),
     );
   }
 
@@ -167,7 +152,7 @@ export function priceRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = clientPrincipalOf(c);
-    const booked = await bookOffer(c, {
+    const booked = await bookOffer(c.get("env"), {
       courierId: p.business.id,
       clientId: p.client_id,
       reference: body.prices_reference,
@@ -193,7 +178,11 @@ export function priceRoutes(api: Api): void {
       refusals: OFFER_REFUSALS,
     },
     async (c, { body }) =>
-      ok(c, offerView(await makeOffer(c, await callerClient(c), body, "quote")), 201),
+      ok(
+        c,
+        offerView(await makeOffer(c.get("env"), await callerClient(c), body, { kind: "quote" })),
+        201,
+      ),
   );
 
   define(api, {
@@ -254,7 +243,7 @@ export function priceRoutes(api: Api): void {
     refusals: { ...BOOKING_REFUSALS, not_found: "held prices are not a saved quotation" },
   }, async (c, { params, body }) => {
     const p = clientPrincipalOf(c);
-    const booked = await bookOffer(c, {
+    const booked = await bookOffer(c.get("env"), {
       courierId: p.business.id,
       clientId: p.client_id,
       reference: params.reference,
@@ -293,32 +282,15 @@ export function priceRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const p = businessPrincipalOf(c);
-    const courier = p.business.id;
     const header = idempotencyHeader(c);
     const { courier_client_id, ...req } = body;
-    // spec: courier 4.1: only a client of the calling courier; another's is not found.
-    const found = await c.get("env").runtime.read(courierClientActor, courier, courier_client_id, {
-      kind: "get",
-    });
-    if (!found.ok && found.code === "not_found") {
-      throw new ApiError("not_found", `courier_client_id not found: ${courier_client_id}`);
-    }
-    if (!found.ok) throw fromRejection(found);
-    const account = asClient(found.reply);
-    const caller = {
-      courierId: courier,
-      clientId: account.id,
-      client: account,
-      by: principalName(p),
-    };
-    // spec: courier 4.1, 7: the same booking request again books nothing new (already_booked),
-    // as for the client's own booking; the office's keys are its own, apart from the client's,
-    // and one key names one request whatever client it books for. An order reference under
-    // unique_external_reference is the client's, whichever channel books it.
-    const own = header ? `key:${header}` : identityOf(req, null, account);
-    const officeKey = own?.startsWith("key:") ?? false;
-    const identity = officeKey ? `office:${own}` : own;
-    const booked = await bookRequest(c, caller, req, identity, officeKey ? courier : account.id);
+    const booked = await bookForClient(
+      c.get("env"),
+      { courierId: p.business.id, by: principalName(p) },
+      courier_client_id,
+      req,
+      header,
+    );
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 
@@ -411,189 +383,4 @@ export function priceRoutes(api: Api): void {
       other_currencies: ledger.other_currencies,
     });
   });
-}
-
-// ---- Answers (documentation: tests/http/response_schemas_test.ts holds answers to them).
-
-/** spec: courier 2.3: the frozen pricing snapshot (pricingView). */
-export const FrozenPricingAnswer = z.object({
-  prices_reference: z.string(),
-  rate_card_id: z.string(),
-  rate_card_version: z.number().int(),
-  service_level: z.string(),
-  service_name: z.string(),
-  chargeable_kg: z.number(),
-  lines: z.array(PriceLineAnswer),
-  tax: Money,
-  total: Money,
-  currency: Currency,
-  payer: z.enum(["client"]),
-  settlement_mode: Settlement,
-  promise: z.object({
-    collection_on: CalendarDay,
-    earliest_delivery: CalendarDay,
-    latest_delivery: CalendarDay,
-  }).openapi("DeliveryPromise"),
-}).openapi("FrozenPricing");
-
-const PartyAnswer = z.object({
-  name: z.string().nullable(),
-  address: z.string().nullable(),
-  phone: z.string().nullable(),
-  lat: z.number().nullable(),
-  lng: z.number().nullable(),
-}).openapi("ShipmentParty");
-
-/** A shipment as booked, with its frozen pricing and service terms (shipmentDetailView). */
-const ShipmentDetailFields = {
-  waybill: z.string(),
-  status: z.enum(HEADLINES),
-  booked_at: UtcInstant,
-  from_country: Country,
-  to_country: Country,
-  sender: PartyAnswer,
-  recipient: PartyAnswer,
-  parcels: z.array(
-    z.object({
-      weight_kg: z.number(),
-      length_cm: z.number(),
-      width_cm: z.number(),
-      height_cm: z.number(),
-      contents: z.string().optional().openapi({ description: "As booked for this parcel" }),
-    }).openapi("Parcel"),
-  ),
-  contents: z.string().nullable(),
-  declared_value: Money.nullable().openapi({
-    description: "As priced, in the pricing currency; null when none was declared",
-  }),
-  liability_cover: z.boolean().openapi({ description: "Whether liability cover was asked" }),
-  external_customer_code: z.string().nullable(),
-  external_billing_reference: z.string().nullable(),
-  client_order_reference: z.string().nullable(),
-  dangerous_goods_confirmed: z.boolean(),
-  pricing: FrozenPricingAnswer,
-  service_terms: ServiceTermsAnswer,
-};
-
-/** spec: courier 2.3: a found shipment with its next obligation and health (searchRowView). */
-export const ShipmentFoundAnswer = z.object({
-  ...ShipmentDetailFields,
-  health: z.enum(HEALTHS).nullable(),
-  next_milestone: z.enum(MILESTONES).nullable(),
-  next_due_at: UtcInstant.nullable(),
-  next_owner: z.enum(OWNER_ROLES).nullable(),
-  estimated_delivery_on: CalendarDay,
-}).openapi("ShipmentFound");
-
-/** spec: courier 4.1: a saved quotation in the list (quoteListView). */
-export const SavedQuoteAnswer = z.object({
-  quote_reference: z.string(),
-  status: z.enum(["open", "booked", "expired"]),
-  created_at: UtcInstant,
-  valid_until: UtcInstant,
-  options: z.array(z.object({ code: z.string(), total: Money, currency: Currency })),
-  booking: z.object({ waybill: z.string() }).nullable(),
-}).openapi("SavedQuote");
-
-/** The fields a shipment read shows (no tracking token: callers add the tracking_url). */
-type ShipmentFields = Omit<Shipment, "tracking_token" | "tracking_token_hash">;
-
-export function shipmentDetailView(s: ShipmentFields) {
-  return {
-    waybill: s.waybill,
-    status: s.status,
-    booked_at: new Date(s.booked_at).toISOString(),
-    from_country: s.from_country,
-    to_country: s.to_country,
-    sender: s.sender,
-    recipient: s.recipient,
-    parcels: s.parcels,
-    contents: s.contents,
-    // spec: courier 2.3: the frozen pricing snapshot keeps its inputs, these two with the parcels.
-    declared_value: s.declared_value_minor === null
-      ? null
-      : decimal(s.declared_value_minor, s.pricing.currency),
-    liability_cover: s.liability_cover,
-    external_customer_code: s.references.external_customer_code,
-    external_billing_reference: s.references.external_billing_reference,
-    client_order_reference: s.references.client_order_reference,
-    dangerous_goods_confirmed: s.dangerous_goods_confirmed,
-    pricing: pricingView(s.pricing),
-    service_terms: frozenServiceTermsView(s.service_terms),
-  };
-}
-
-/** A shipment's frozen pricing snapshot (courier 2.3), amounts as decimals in its currency. */
-export function pricingView(pricing: Shipment["pricing"]) {
-  const cur = pricing.currency;
-  return {
-    prices_reference: pricing.prices_reference,
-    rate_card_id: pricing.rate_card_id,
-    rate_card_version: pricing.rate_card_version,
-    service_level: pricing.service.code,
-    service_name: pricing.service.name,
-    chargeable_kg: pricing.chargeable_grams / 1000,
-    lines: pricing.lines.map((l) => ({
-      code: l.code,
-      label: l.label,
-      amount: decimal(l.amount_minor, cur),
-      ...(l.included === undefined ? {} : { included: l.included }),
-      ...(l.tax_minor === undefined ? {} : { tax: decimal(l.tax_minor, cur) }),
-    })),
-    tax: decimal(pricing.tax_minor, cur),
-    total: decimal(pricing.total_minor, cur),
-    currency: cur,
-    payer: pricing.payer,
-    settlement_mode: pricing.settlement_mode,
-    promise: pricing.promise,
-  };
-}
-
-/**
- * spec: courier 2.3: every shipment carries next_milestone, next_due_at, next_owner,
- * estimated_delivery_on, its headline status and (3.2, what operations sees) its health.
- */
-function searchRowView(s: ShipmentFields) {
-  // A row projected before the lifecycle (shipment version 1) has none of these: null.
-  return {
-    ...shipmentDetailView(s),
-    health: s.health ?? null,
-    next_milestone: s.next_milestone ?? null,
-    next_due_at: typeof s.next_due_at === "number" ? new Date(s.next_due_at).toISOString() : null,
-    next_owner: s.next_owner ?? null,
-    estimated_delivery_on: s.estimated_delivery_on ?? s.pricing.promise.earliest_delivery,
-  };
-}
-
-/** A quotation as projected (priceOfferActor.project). */
-interface QuoteRow {
-  reference: string;
-  valid_until: number;
-  created_at: number;
-  options: { code: string; total_minor: number; currency: string }[];
-}
-
-/**
- * A saved quote's state (courier 4.1, 8: held 7 days): `booked` once a booking made it, else
- * `open` up to and including its valid_until (as booking checks it), then `expired`.
- */
-function quoteStatus(d: QuoteRow, waybill: string | null, now: number) {
-  if (waybill !== null) return "booked";
-  return now > d.valid_until ? "expired" : "open";
-}
-
-/** spec: courier 4.1: a saved quote with what it prices and, once booked, its waybill. */
-function quoteListView(d: QuoteRow, waybill: string | null, now: number) {
-  return {
-    quote_reference: d.reference,
-    status: quoteStatus(d, waybill, now),
-    created_at: new Date(d.created_at).toISOString(),
-    valid_until: new Date(d.valid_until).toISOString(),
-    options: d.options.map((o) => ({
-      code: o.code,
-      total: decimal(o.total_minor, o.currency),
-      currency: o.currency,
-    })),
-    booking: waybill === null ? null : { waybill },
-  };
 }

@@ -3,10 +3,16 @@
  * switch (courier 1.2): every courier endpoint answers 403 until the operator enables it.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { type ClientIdentity, courierClientActor } from "../../actors/courier/courier_client.ts";
+import {
+  asClient,
+  type ClientIdentity,
+  type CourierClient,
+  courierClientActor,
+} from "../../actors/courier/courier_client.ts";
 import { SESSION_TENANT, sessionActor } from "../../actors/platform/session.ts";
 import { hashSecret } from "../domain/secrets.ts";
 import type { EnvironmentName } from "../environment.ts";
+import { read } from "../http/ask.ts";
 import type { AppEnv } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 import { credentialRefusals, PLAN_LIMITED, rateLimit } from "../http/guards.ts";
@@ -53,6 +59,12 @@ export function requireClientAdmin(c: Context<AppEnv>, what: string): ClientPrin
 }
 
 type ClientPrincipal = ReturnType<typeof clientPrincipalOf>;
+
+/** The calling client's account (behind `client()`), as its actor holds it now. */
+export async function callerClient(c: Context<AppEnv>): Promise<CourierClient> {
+  const p = clientPrincipalOf(c);
+  return asClient(await read(c, courierClientActor, p.business.id, p.client_id, { kind: "get" }));
+}
 
 /**
  * X-Client-API-Key (courier 4.6, 5): a client's API key or a client user's session token. Every

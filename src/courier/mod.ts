@@ -27,7 +27,7 @@ import { clientPeopleRoutes } from "../../routes/courier/client_people.ts";
 import { clientManifestRoutes } from "../../routes/courier/client_manifest.ts";
 import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
-import { completeStalledBookings } from "./flows/booking.ts";
+import { completeStalledBookings } from "./reactors/stalled_bookings.ts";
 import { ShipmentAlertRaiser } from "./reactors/alert_raiser.ts";
 import { BillingEvents } from "./reactors/billing_events.ts";
 import { BookingCrossings } from "./reactors/booking_crossings.ts";

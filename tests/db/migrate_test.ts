@@ -130,7 +130,7 @@ Deno.test("migrations: a client's shipment by external reference can be found fr
   await using t = await openTestDatabase();
   const plan = await t.db.transaction().execute(async (trx) => {
     await sql`set local enable_seqscan = off`.execute(trx);
-    // The query of bookedBefore (routes/courier/booking_flow.ts), under unique_external_reference.
+    // The query of bookedBefore (src/courier/flows/booking/claim.ts), under unique_external_reference.
     return await sql<{ "QUERY PLAN": string }>`explain
       select id from snapshots
       where type = 'shipment' and tenant = 'ten' and data->>'client_id' = 'cli_1'

@@ -11,24 +11,24 @@ import {
   ClientSessionAnswer,
   ClientWebhookAnswer,
   SignedOutAnswer,
-} from "../../routes/courier/client_api.ts";
-import { ManifestAnswer } from "../../routes/courier/client_manifest.ts";
+} from "../../routes/courier/answers/client_api.ts";
+import { ManifestAnswer } from "../../routes/courier/answers/client_manifest.ts";
 import {
   ClientAddressAnswer,
   ClientUserAnswer,
   InvitedUserAnswer,
-} from "../../routes/courier/client_people.ts";
+} from "../../routes/courier/answers/client_people.ts";
 import {
   BulkBookedAnswer,
   ClientShipmentAnswer,
   ClientShipmentDetailAnswer,
   CsvBookedAnswer,
-} from "../../routes/courier/client_shipments.ts";
+} from "../../routes/courier/answers/client_shipments.ts";
 import {
   PacketMovedAnswer,
   StoreAnswer,
   StoreListedAnswer,
-} from "../../routes/courier/client_stores.ts";
+} from "../../routes/courier/answers/client_stores.ts";
 import { z } from "../../src/http/route.ts";
 import { documented, listed, successes } from "../helpers/documented.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../helpers/test_env.ts";

@@ -22,7 +22,7 @@ import {
   SavedViewDeletedAnswer,
 } from "../../routes/courier/answers/operations.ts";
 import { ShipmentOperationsAnswer } from "../../routes/courier/operations.ts";
-import { TrackingAnswer } from "../../routes/courier/tracking.ts";
+import { TrackingAnswer } from "../../routes/courier/answers/tracking.ts";
 import { raiseAlert } from "../../src/courier/flows/alerts.ts";
 import { eventIdOf } from "../../src/courier/rules/billing_events.ts";
 import { z } from "../../src/http/route.ts";

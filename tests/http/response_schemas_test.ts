@@ -14,19 +14,21 @@ import {
   PostingAnswer,
   TopUpAnswer,
 } from "../../routes/courier/billing.ts";
-import { BookingAnswer, PricesAnswer, QuoteAnswer } from "../../src/courier/flows/booking.ts";
 import {
-  ClientAccountAnswer,
+  BookingAnswer,
+  PricesAnswer,
+  QuoteAnswer,
   SavedQuoteAnswer,
-  ShipmentFoundAnswer,
-} from "../../routes/courier/prices.ts";
-import { ClientCreatedAnswer, CourierClientAnswer } from "../../routes/courier/clients.ts";
-import { RateCardAnswer, RateCardVersionAnswer } from "../../routes/courier/rate_cards.ts";
+} from "../../routes/courier/answers/booking.ts";
+import { ClientAccountAnswer } from "../../routes/courier/prices.ts";
+import { ShipmentFoundAnswer } from "../../routes/courier/answers/shipments.ts";
+import { ClientCreatedAnswer, CourierClientAnswer } from "../../routes/courier/answers/clients.ts";
+import { RateCardAnswer, RateCardVersionAnswer } from "../../routes/courier/answers/rate_cards.ts";
 import {
   CalendarAnswer,
   FacilityAnswer,
   ServiceLevelAnswer,
-} from "../../routes/courier/service_levels.ts";
+} from "../../routes/courier/answers/service_levels.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import { documented, listed } from "../helpers/documented.ts";
 import {

@@ -4,7 +4,7 @@
  * construction, the same on every retry of the booking, and in the order offers were made, so the
  * actor store writes a day's shipments side by side instead of all over its B-tree (random keys
  * made each booking's writes several times dearer). References made before the sequence keep
- * their derived waybill (booking_flow.ts `waybillOf`). The texts are in src/domain/waybill.ts.
+ * their derived waybill (rules/waybill.ts `waybillOf`). The texts are in rules/waybill.ts.
  */
 import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import {

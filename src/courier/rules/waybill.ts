@@ -1,8 +1,9 @@
 /**
  * Sequenced waybills (courier 2.3: the waybill identifies a shipment), pure: the text of a number
  * of the service's waybill sequence, and how references and waybills carry it. The numbers are
- * handed out by src/courier/waybills.ts.
+ * handed out by src/courier/flows/waybills.ts.
  */
+import { sha256 } from "../../domain/secrets.ts";
 
 /** Base 32 without I, O, 0 and 1 (misread on paper), in ASCII order so text order is number order. */
 const SEQUENCE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
@@ -32,6 +33,23 @@ export function sequencedReference(kind: "prices" | "quote", n: number): string 
 export function sequencedWaybill(reference: string): string | null {
   const m = SEQUENCED_REFERENCE.exec(reference);
   return m ? `WB${m[1]}` : null;
+}
+
+const WAYBILL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+/**
+ * The waybill of an offer's booking, from its reference alone, so every retry of the booking names
+ * the same shipment: the number a sequenced reference carries (src/courier/flows/waybills.ts),
+ * else, for references made before the sequence and those derived from a request's identity,
+ * `WB` and 12 characters of SHA-256 over the courier and the reference (60 bits).
+ */
+export function waybillOf(courierId: string, reference: string): string {
+  const sequenced = sequencedWaybill(reference);
+  if (sequenced !== null) return sequenced;
+  const digest = sha256(`${courierId}:${reference}`);
+  let out = "WB";
+  for (let i = 0; i < 12; i++) out += WAYBILL_ALPHABET[digest[i]! % 32];
+  return out;
 }
 
 /** The sequence number's text in a sequenced waybill, or null for any other text. */

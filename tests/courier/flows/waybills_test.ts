@@ -6,8 +6,7 @@ import {
   SANDBOX_WAYBILLS_FROM,
   WAYBILL_BLOCK,
 } from "../../../src/courier/flows/waybills.ts";
-import { sequencedWaybill, sequenceText } from "../../../src/courier/rules/waybill.ts";
-import { waybillOf } from "../../../src/courier/flows/booking.ts";
+import { sequencedWaybill, sequenceText, waybillOf } from "../../../src/courier/rules/waybill.ts";
 import { openTestRuntime } from "../../runtime/fixtures.ts";
 
 Deno.test("waybills: the text of a sequence number keeps its order and length", () => {

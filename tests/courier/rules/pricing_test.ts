@@ -373,7 +373,7 @@ Deno.test("pricing: a card within the publication bounds prices any accepted req
     tax_inclusive: fc.boolean(),
     liability_cover_bp: fc.integer({ min: 0, max: 10_000 }),
   }).map((t) => bwpTerms(t));
-  // The price request's own bounds (booking_flow.ts PriceRequest).
+  // The price request's own bounds (routes/courier/answers/booking.ts PriceRequest).
   const parcelArb = fc.record({
     weight_kg: fc.integer({ min: 1, max: 100_000_000 }).map((g) => g / 1000),
     length_cm: fc.integer({ min: 1, max: 10_000 }),

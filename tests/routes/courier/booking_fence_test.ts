@@ -1,5 +1,5 @@
 /**
- * The booking fence (booking_flow.ts withdrawStopped), adversarially: one prepaid client sends the
+ * The booking fence (flows/booking/fence.ts withdrawStopped), adversarially: one prepaid client sends the
  * same request (one idempotency key, one body) many times at once, some attempts held at a step
  * (before their claim, before their charge, between charge and shipment) while the manual clock
  * moves past the price hold, past it and STOPPED_AFTER_EXPIRY_MS, past STOPPED_AFTER_CLAIM_MS and
@@ -24,10 +24,10 @@ import {
 import { type HeldAsk, holdAsk } from "../../helpers/faults.ts";
 import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
 import {
-  completeStalledBookings,
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
-} from "../../../src/courier/flows/booking.ts";
+} from "../../../src/courier/flows/booking/mod.ts";
+import { completeStalledBookings } from "../../../src/courier/reactors/stalled_bookings.ts";
 import { STALLED_BOOKING_MS } from "../../../src/limits.ts";
 
 const HOLD_MS = 30 * 60_000;

@@ -23,16 +23,13 @@ import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { claimId, referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
 import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import {
-  completeStalledBookings,
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
-  waybillOf,
-} from "../../../src/courier/flows/booking.ts";
-import {
-  calendarView,
-  HOLIDAYS_MAX,
-  serviceLevelView,
-} from "../../../routes/courier/service_levels.ts";
+} from "../../../src/courier/flows/booking/mod.ts";
+import { completeStalledBookings } from "../../../src/courier/reactors/stalled_bookings.ts";
+import { waybillOf } from "../../../src/courier/rules/waybill.ts";
+import { HOLIDAYS_MAX } from "../../../routes/courier/service_levels.ts";
+import { calendarView, serviceLevelView } from "../../../routes/courier/answers/service_levels.ts";
 import {
   STALLED_BOOKING_MS,
   STALLED_BOOKINGS_PER_SWEEP,

@@ -17,13 +17,14 @@ import {
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
-import { CSV_REQUIRED_COLUMNS, readCsv } from "../../../routes/courier/shipment_csv.ts";
-import { fingerprintOf, ShipmentRequest } from "../../../routes/courier/shipment_requests.ts";
+import { CSV_REQUIRED_COLUMNS, readCsv } from "../../../routes/courier/answers/shipment_csv.ts";
+import { ShipmentRequest } from "../../../routes/courier/answers/booking.ts";
 import {
+  fingerprintOf,
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,
-  waybillOf,
-} from "../../../src/courier/flows/booking.ts";
+} from "../../../src/courier/flows/booking/mod.ts";
+import { waybillOf } from "../../../src/courier/rules/waybill.ts";
 import { bookingRequestActor, bookingRequestId } from "../../../actors/courier/booking_request.ts";
 import { priceOfferActor } from "../../../actors/courier/price_offer.ts";
 import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";

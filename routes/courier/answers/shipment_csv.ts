@@ -4,13 +4,15 @@
  * line by column. A file that cannot be read as a whole (no header, a missing required column,
  * over the line cap, broken quoting) is refused before anything is booked.
  */
+import type { Context } from "hono";
 import { parse } from "csv-parse/sync";
-import { CSV_BOOKING_LINES_MAX } from "../../src/limits.ts";
-import { validationFailed } from "../../src/http/errors.ts";
-import { storableText, UNSTORABLE_TEXT } from "../../src/http/route.ts";
-import { csvLines } from "../../src/domain/csv.ts";
-import { ShipmentRequest, type ShipmentRequestBody } from "./shipment_requests.ts";
-import { unknownServiceLevel } from "../../src/courier/flows/booking.ts";
+import { CSV_BOOKING_LINES_MAX, UPLOAD_BODY_BYTES_MAX } from "../../../src/limits.ts";
+import type { AppEnv } from "../../../src/http/context.ts";
+import { validationFailed } from "../../../src/http/errors.ts";
+import { boundedBody, boundedForm } from "../../../src/http/upload.ts";
+import { storableText, UNSTORABLE_TEXT } from "../../../src/http/route.ts";
+import { csvLines } from "../../../src/domain/csv.ts";
+import { ShipmentRequest, type ShipmentRequestBody, unknownServiceLevel } from "./booking.ts";
 
 type Kind = "text" | "number" | "pieces" | "boolean";
 
@@ -257,4 +259,24 @@ export function csvText(bytes: Uint8Array): string {
   } catch {
     throw validationFailed([{ path: "file", message: "not UTF-8 text" }]);
   }
+}
+
+/** The CSV of the upload: a multipart `file` field, or the body itself. */
+export async function uploadText(c: Context<AppEnv>): Promise<string> {
+  const type = c.req.header("Content-Type") ?? "";
+  const tooLarge = `upload over ${UPLOAD_BODY_BYTES_MAX} bytes`;
+  if (type.startsWith("multipart/form-data")) {
+    const form = await boundedForm(c, UPLOAD_BODY_BYTES_MAX, tooLarge);
+    const file = form.get("file");
+    if (file instanceof File) return csvText(new Uint8Array(await file.arrayBuffer()));
+    if (typeof file === "string" && file !== "") return file;
+    throw validationFailed([{ path: "file", message: "a CSV file is required" }]);
+  }
+  if (type.startsWith("text/csv") || type.startsWith("text/plain")) {
+    return csvText(await boundedBody(c, UPLOAD_BODY_BYTES_MAX, tooLarge));
+  }
+  throw validationFailed([{
+    path: "body",
+    message: `send text/csv, or multipart/form-data with a file field: ${type || "no type"}`,
+  }]);
 }

@@ -1,0 +1,220 @@
+/**
+ * Courier 4.1: booking an option of an offer, as a chain of commands to single actors
+ * (ARCHITECTURE 5): offer (read) -> reference claim -> client account (charge) -> shipment (book).
+ * Every step is idempotent on the waybill the offer names, so a retry after a crash anywhere
+ * completes the same booking and charges once.
+ */
+import {
+  asClient,
+  type BookingChargeReply,
+  courierClientActor,
+  isWithdrawn,
+} from "../../../../actors/courier/courier_client.ts";
+import {
+  asOffer,
+  OFFER_NOT_FOUND,
+  type OfferOption,
+  type PriceOffer,
+  priceOfferActor,
+} from "../../../../actors/courier/price_offer.ts";
+import { referenceClaimActor } from "../../../../actors/courier/reference_claim.ts";
+import type { Deps } from "../../../environment.ts";
+import { orRefuse, refuse, Refused } from "../../../runtime/actor.ts";
+import type { ActorRuntime } from "../../../runtime/runtime.ts";
+import { waybillOf } from "../../rules/waybill.ts";
+import { openBookingCrossing } from "../customs.ts";
+import { claimReference } from "./claim.ts";
+import { chargeKeyOf, keptCharge } from "./fence.ts";
+import { collectionMovedTo } from "./promise.ts";
+import { refuseFields } from "./refusals.ts";
+import { type Booked, type BookingChoice, madeBefore, reBooked, replayed } from "./replay.ts";
+import { completeBooking } from "./shipment.ts";
+
+/** One booking of an offer's option, for its client. */
+export interface BookOfferInput extends BookingChoice {
+  readonly courierId: string;
+  readonly clientId: string;
+  /** The offer's reference (held prices or a saved quote). */
+  readonly reference: string;
+  /** Who booked (audit). */
+  readonly by: string;
+  /** Set when the path names a saved quote: a reference of held prices is not one. */
+  readonly quoteOnly?: boolean;
+}
+
+/**
+ * Books one option of an offer for its client. The waybill is derived from the offer, so two
+ * commits (account charge, shipment) carry the whole booking and a retry after a crash between
+ * them completes it with one charge. Throws the first refusal (Refused); a refused booking
+ * charges nothing and leaves the reference free.
+ */
+export async function bookOffer(
+  deps: Pick<Deps, "runtime" | "clock" | "db">,
+  input: BookOfferInput,
+): Promise<Booked> {
+  const { runtime } = deps;
+  const offer = await offerToBook(runtime, input);
+  const waybill = waybillOf(input.courierId, input.reference);
+  const held = await heldOption(deps, offer, waybill, input);
+  if ("booked" in held) return await crossingOpened(runtime, held.booked, input.by);
+  const { option } = held;
+  const client = asClient(orRefuse(
+    await runtime.read(courierClientActor, input.courierId, input.clientId, { kind: "get" }),
+  ));
+  const claimed = await claimReference(deps, { offer, client, waybill, choice: input });
+  if ("booked" in claimed) return await crossingOpened(runtime, claimed.booked, input.by);
+  const charge = await chargeBooking(
+    runtime,
+    { offer, option, waybill, claim: claimed.claim },
+    input,
+  );
+  const made = await completeBooking(runtime, {
+    offer,
+    option,
+    client,
+    charge,
+    waybill,
+    dangerousGoodsConfirmed: input.dangerousGoodsConfirmed,
+    by: input.by,
+  });
+  return made.created
+    ? { shipment: made.shipment, already_booked: false }
+    : replayed(made.shipment, input);
+}
+
+/**
+ * CONTRACT: a cross-border shipment gets one crossing at booking, open before the answer; a
+ * retry of the booking (already booked) opens it too, should a crash have come before it.
+ */
+async function crossingOpened(runtime: ActorRuntime, booked: Booked, by: string): Promise<Booked> {
+  await openBookingCrossing(runtime, booked.shipment, by);
+  return booked;
+}
+
+/** The offer the booking names, if it is the client's (and a saved quote, where one is asked). */
+async function offerToBook(runtime: ActorRuntime, input: BookOfferInput): Promise<PriceOffer> {
+  const offer = asOffer(orRefuse(
+    await runtime.read(priceOfferActor, input.courierId, input.reference, { kind: "get" }),
+  ));
+  // Another client's offer does not exist for this one (courier 4.6): answered word for word as
+  // one that does not exist at all, so the answer tells nothing of other clients' references.
+  if (offer.client_id !== input.clientId) refuse("not_found", OFFER_NOT_FOUND);
+  // spec: courier 4.1: POST /client/quotes/{reference}/book books a saved quote only.
+  if (input.quoteOnly && offer.kind !== "quote") {
+    refuse("not_found", `quote not found: ${input.reference}`);
+  }
+  return offer;
+}
+
+/**
+ * The option the booking asks for, while its prices still hold. spec: courier 2.2 rule 2, 7:
+ * expired prices are never booked. A booking made in time is still answered as already booked,
+ * and one charged in time but stopped before its shipment (a crash between the two commits) is
+ * completed: the charge stands for a booking.
+ */
+async function heldOption(
+  deps: Pick<Deps, "runtime" | "clock">,
+  offer: PriceOffer,
+  waybill: string,
+  input: BookOfferInput,
+): Promise<{ readonly option: OfferOption } | { readonly booked: Booked }> {
+  const expired = (message: string) => unlessBooked(deps.runtime, waybill, input, message);
+  if (deps.clock.now() > offer.valid_until) {
+    const booked = await expired(
+      `prices expired at ${new Date(offer.valid_until).toISOString()}; ask for prices again`,
+    );
+    if (booked) return { booked };
+  }
+  // spec: courier 2.2 rule 3: only what was shown can be booked.
+  const option = offer.options.find((o) => o.code === input.serviceLevel);
+  if (!option) {
+    refuseFields([{
+      path: "service_level",
+      message: `not among the offered options (${
+        offer.options.map((o) => o.code).join(", ")
+      }): ${input.serviceLevel}`,
+    }]);
+  }
+  // spec: courier 2.2 rule 3: only what was shown can be booked, and held prices showed their
+  // dates: once the cut-off has moved collection past the day shown, they have expired (a saved
+  // quote, held 7 days, gets the dates of the day it is booked).
+  const movedTo = collectionMovedTo(offer, option, deps.clock.now());
+  if (movedTo !== null) {
+    const booked = await expired(
+      `prices expired at the cut-off: collection is no longer on ${option.collection_on} ` +
+        `but on ${movedTo}; ask for prices again`,
+    );
+    if (booked) return { booked };
+  }
+  return { option };
+}
+
+/**
+ * Expired prices: the booking they made (a retry), or nothing when they were charged in time
+ * (the booking is completed), else the refusal prices_expired with `message`.
+ */
+async function unlessBooked(
+  runtime: ActorRuntime,
+  waybill: string,
+  input: BookOfferInput,
+  message: string,
+): Promise<Booked | null> {
+  const made = await madeBefore(runtime, input.courierId, waybill, input);
+  if (made) return made;
+  if (await keptCharge(runtime, input.clientId, waybill) !== "charged") {
+    refuse("prices_expired", message);
+  }
+  return null;
+}
+
+/**
+ * spec: courier 4.1: the charge, with the balance or credit check inside the client account
+ * actor, under the booking's charge key. A booking whose charge was withdrawn first
+ * (withdrawStopped: another booking took over what it held) is answered the withdrawal: refused,
+ * it charges nothing and makes no shipment. A refused charge frees the reference it claimed.
+ */
+async function chargeBooking(
+  runtime: ActorRuntime,
+  b: { offer: PriceOffer; option: OfferOption; waybill: string; claim: string | null },
+  input: BookOfferInput,
+): Promise<BookingChargeReply> {
+  const { offer, option, waybill } = b;
+  const charged = await runtime.ask(courierClientActor, input.courierId, input.clientId, {
+    kind: "charge_booking",
+    waybill,
+    amount_minor: option.total_minor,
+    currency: option.currency,
+    service_level: option.code,
+    references: {
+      external_customer_code: offer.request.external_customer_code,
+      external_billing_reference: offer.request.external_billing_reference,
+      client_order_reference: offer.request.client_order_reference,
+    },
+    booking: {
+      prices_reference: input.reference,
+      dangerous_goods_confirmed: input.dangerousGoodsConfirmed,
+      by: input.by,
+    },
+    by: input.by,
+  }, { idempotencyKey: chargeKeyOf(waybill), permanent: true });
+  if (!charged.ok || isWithdrawn(charged.reply)) {
+    if (b.claim) {
+      await runtime.ask(referenceClaimActor, input.courierId, b.claim, {
+        kind: "release",
+        waybill,
+      });
+    }
+    if (!charged.ok) throw new Refused(charged);
+    refuse(
+      "prices_expired",
+      `these prices can no longer be booked: their booking stopped before its charge and ` +
+        `another booking took its place; ask for prices again`,
+    );
+  }
+  // A retry of a booking charged before a crash: only the option that was charged is booked.
+  const reply = charged.reply as BookingChargeReply;
+  if (reply.service_level !== undefined && reply.service_level !== option.code) {
+    reBooked(reply.service_level, waybill);
+  }
+  return reply;
+}

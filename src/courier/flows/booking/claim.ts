@@ -1,0 +1,127 @@
+/**
+ * Courier 4.2, 7: with unique_external_reference a client's external reference books once: the
+ * booking claims it (reference_claim) before its charge, and a repeated reference is a duplicate
+ * order. A claim held by a booking that stopped before its charge is taken over once that
+ * booking's charge is fenced off (fence.ts).
+ */
+import type { CourierClient } from "../../../../actors/courier/courier_client.ts";
+import type { PriceOffer } from "../../../../actors/courier/price_offer.ts";
+import { claimId, referenceClaimActor } from "../../../../actors/courier/reference_claim.ts";
+import { shipmentActor } from "../../../../actors/courier/shipment.ts";
+import type { Deps } from "../../../environment.ts";
+import { refuse, Refused, type Rejection } from "../../../runtime/actor.ts";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../../../db/schema.ts";
+import { waybillOf } from "../../rules/waybill.ts";
+import { withdrawStopped } from "./fence.ts";
+import { type Booked, type BookingChoice, madeBefore } from "./replay.ts";
+
+/** The booking that claims: its offer, its client, its waybill, and what it asks for. */
+export interface Claimant {
+  readonly offer: PriceOffer;
+  readonly client: CourierClient;
+  readonly waybill: string;
+  readonly choice: BookingChoice;
+}
+
+/**
+ * Claims the booking's external reference when its client books each once (spec: courier 4.2):
+ * the claim taken (null: nothing to claim), or the booking this request made before (a retry).
+ * Refuses duplicate_order when another booking holds the reference.
+ */
+export async function claimReference(
+  deps: Pick<Deps, "runtime" | "clock" | "db">,
+  b: Claimant,
+): Promise<{ readonly claim: string | null } | { readonly booked: Booked }> {
+  const { runtime } = deps;
+  const courierId = b.offer.courier_id, clientId = b.client.id;
+  const uniqueRef = b.offer.request.client_order_reference ??
+    b.offer.request.external_billing_reference;
+  if (!b.client.settings.unique_external_reference || !uniqueRef) return { claim: null };
+  const claim = claimId(clientId, uniqueRef);
+  // A booking made before the flag was set holds no claim: found in Postgres, it takes the
+  // claim now, and this booking is the second one (spec: courier 4.2).
+  const earlier = await bookedBefore(deps.db, courierId, clientId, uniqueRef, b.waybill);
+  const claimFor = () =>
+    runtime.ask(referenceClaimActor, courierId, claim, {
+      kind: "claim",
+      waybill: earlier ?? b.waybill,
+      ...(earlier === null ? { reference: b.offer.reference } : {}),
+    });
+  let claimed = await claimFor();
+  // Nothing is ever lost: a booking that claimed the reference and stopped before its charge
+  // (a crash between the two commits) holds it until its prices expire, or for
+  // STOPPED_AFTER_CLAIM_MS, and no longer: its charge is then withdrawn, so it can never be
+  // charged, however late it wakes, and this booking takes the claim over, or the reference
+  // would be a duplicate of a shipment that does not exist (spec: courier 4.2).
+  if (!claimed.ok && earlier === null && await claimHolderWithdrawn(deps, courierId, claimed)) {
+    await runtime.ask(referenceClaimActor, courierId, claim, {
+      kind: "release",
+      waybill: claimed.details!.waybill as string,
+    });
+    claimed = await claimFor();
+  }
+  if (!claimed.ok || earlier !== null) {
+    // spec: courier 4.1, 7: a booking made before the flag, sent again, is already booked,
+    // not a duplicate of the earlier booking that now holds the reference.
+    const made = await madeBefore(runtime, courierId, b.waybill, b.choice);
+    if (made) return { booked: made };
+  }
+  if (!claimed.ok) {
+    // The holder's offer reference and time are the claim's bookkeeping, not the answer's.
+    const { reference: _held, claimed_at: _at, ...details } = claimed.details ?? {};
+    throw new Refused({ ...claimed, details });
+  }
+  if (earlier !== null) {
+    refuse("duplicate_order", `external reference already booked: ${earlier}`, {
+      waybill: earlier,
+    });
+  }
+  return { claim };
+}
+
+/**
+ * Whether the claim's holder (refused: its waybill and offer reference) stopped before its
+ * charge and had its charge withdrawn (withdrawStopped): it can never be charged now.
+ */
+async function claimHolderWithdrawn(
+  deps: Pick<Deps, "runtime" | "clock">,
+  courierId: string,
+  refused: Rejection,
+): Promise<boolean> {
+  const held = refused.details?.waybill, heldReference = refused.details?.reference;
+  if (refused.code !== "duplicate_order") return false;
+  if (typeof held !== "string" || typeof heldReference !== "string") return false;
+  if (waybillOf(courierId, heldReference) !== held) return false;
+  const at = refused.details?.claimed_at;
+  const claimedAt = typeof at === "number" ? at : undefined;
+  return await withdrawStopped(deps, courierId, heldReference, claimedAt) === "withdrawn";
+}
+
+/**
+ * A shipment of this client booked under another waybill with the external reference a booking
+ * claims (its client_order_reference, else its external_billing_reference), or null.
+ */
+async function bookedBefore(
+  db: Kysely<Database>,
+  courierId: string,
+  clientId: string,
+  reference: string,
+  waybill: string,
+): Promise<string | null> {
+  // The expressions of snapshots_shipment_external_reference_idx (migration 0006).
+  const row = await db.selectFrom("snapshots").select("id")
+    .where("type", "=", shipmentActor.type)
+    .where("tenant", "=", courierId)
+    .where(sql<string>`data->>'client_id'`, "=", clientId)
+    .where(
+      sql<string>`coalesce(data->>'client_order_reference', data->>'external_billing_reference')`,
+      "=",
+      reference,
+    )
+    .where("id", "<>", waybill)
+    .orderBy(sql`(data->>'booked_at')::bigint`)
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}

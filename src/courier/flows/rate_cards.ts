@@ -1,0 +1,326 @@
+/**
+ * Courier 2.4, 4.2 (rate-card rows): publishing a rate card's version 1 and its later versions.
+ * Amounts arrive as decimals and are held in minor units, percentages in basis points, weights
+ * in grams; every bad field is named at once. A published version is never changed.
+ */
+import { isDeepStrictEqual } from "node:util";
+import { courierCatalogueActor } from "../../../actors/courier/courier_catalogue.ts";
+import { asRateCard, type RateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
+import { formatMinor, toBasisPoints, toMinor } from "../../domain/money.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+import {
+  type Corridor,
+  RATE_CARD_AMOUNT_MINOR_MAX,
+  type RateCardTerms,
+  type RateCardVersion,
+} from "../rules/rate_card.ts";
+import { type FieldProblem, refuseFields } from "./booking/refusals.ts";
+
+/** The courier's office acting, and who in it acts (audit). */
+export interface Office {
+  readonly courierId: string;
+  readonly by: string;
+}
+
+/** A corridor as the API takes it (courier 2.4): amounts as decimals. */
+export interface CorridorInput {
+  readonly from: string;
+  readonly to: string;
+  readonly base_charge: number | string;
+  readonly per_kg: number | string;
+  readonly label: string;
+}
+
+/** The terms of courier 2.4 as the API takes them, each present only when sent. */
+export interface TermsInput {
+  readonly base_charge?: number | string | undefined;
+  readonly per_kg?: number | string | undefined;
+  readonly included_kg?: number | string | undefined;
+  readonly volumetric_divisor?: number | undefined;
+  readonly minimum_charge?: number | string | undefined;
+  readonly collection_fee?: number | string | undefined;
+  readonly delivery_fee?: number | string | undefined;
+  readonly discount_pct?: number | string | undefined;
+  readonly surcharge_pct?: number | string | undefined;
+  readonly tax_pct?: number | string | undefined;
+  readonly tax_inclusive?: boolean | undefined;
+  readonly tax_label?: string | undefined;
+  readonly corridors?: readonly CorridorInput[] | undefined;
+  readonly liability_cover_pct?: number | string | undefined;
+  readonly redelivery_fee?: number | string | undefined;
+  readonly return_fee?: number | string | undefined;
+  readonly claim_window_days?: number | undefined;
+  readonly customs_admin_fee?: number | string | undefined;
+  readonly errand_fee?: number | string | undefined;
+  readonly failed_collection_fee?: number | string | undefined;
+  readonly cold_chain_fee?: number | string | undefined;
+  readonly waiting_fee?: number | string | undefined;
+}
+
+/** Version 1 of a new card: its name, currency and terms, in force from `effective_from`. */
+export interface NewRateCard extends TermsInput {
+  readonly name: string;
+  readonly currency: string;
+  readonly effective_from?: string | undefined;
+}
+
+/** The next version of a card: what changes from the latest, from `effective_from`. */
+export interface NextVersion extends TermsInput {
+  readonly name?: string | undefined;
+  readonly currency?: string | undefined;
+  readonly effective_from?: string | undefined;
+}
+
+/** Publishes a new card's version 1; omitted fees are 0 (DEFAULT_TERMS). */
+export async function publishRateCard(
+  deps: Pick<Deps, "runtime" | "clock">,
+  office: Office,
+  input: NewRateCard,
+): Promise<RateCard> {
+  const courier = office.courierId;
+  const terms: RateCardTerms = {
+    ...DEFAULT_TERMS,
+    ...termsFrom(input, input.currency),
+    currency: input.currency,
+  };
+  const from = effectiveFrom(input.effective_from, deps.clock.now());
+  const id = newId("rc");
+  // Listed first, so a card can never exist unlisted; the list skips an id not yet published.
+  orRefuse(
+    await deps.runtime.ask(courierCatalogueActor, courier, courier, {
+      kind: "register_rate_card",
+      id,
+      by: office.by,
+    }),
+  );
+  return asRateCard(orRefuse(
+    await deps.runtime.ask(rateCardActor, courier, id, {
+      kind: "publish_first",
+      id,
+      business_id: courier,
+      name: input.name,
+      effective_from: from,
+      terms,
+      by: office.by,
+    }),
+  ));
+}
+
+/** Publishes the next version of card `cardId`; omitted terms carry over from the latest. */
+export async function publishVersion(
+  deps: Pick<Deps, "runtime" | "clock">,
+  office: Office,
+  cardId: string,
+  input: NextVersion,
+): Promise<RateCard> {
+  const { runtime } = deps;
+  const current = asRateCard(
+    orRefuse(await runtime.read(rateCardActor, office.courierId, cardId, { kind: "get" })),
+  );
+  const terms = termsFrom(input, current.currency);
+  const changes = input.currency === undefined ? terms : { ...terms, currency: input.currency };
+  // A version the same as the latest would only bury the one a client was priced on.
+  const latest = latestVersion(current);
+  if (
+    (input.name ?? latest.name) === latest.name &&
+    isDeepStrictEqual({ ...latest.terms, ...changes }, latest.terms)
+  ) {
+    refuseFields([{
+      path: "body",
+      message: `nothing to publish: every term and the name are those of version ${latest.version}`,
+    }]);
+  }
+  return asRateCard(orRefuse(
+    await runtime.ask(rateCardActor, office.courierId, cardId, {
+      kind: "publish_version",
+      effective_from: effectiveFrom(input.effective_from, deps.clock.now()),
+      ...(input.name === undefined ? {} : { name: input.name }),
+      changes,
+      by: office.by,
+    }),
+  ));
+}
+
+/** Every rate card of the courier; one registered and not yet published is left out. */
+export async function rateCardsOf(
+  deps: Pick<Deps, "runtime">,
+  courierId: string,
+): Promise<RateCard[]> {
+  const catalogue = orRefuse(
+    await deps.runtime.read(courierCatalogueActor, courierId, courierId, { kind: "get" }),
+  );
+  const answers = await Promise.all(
+    catalogue.rate_card_ids.map((id) =>
+      deps.runtime.read(rateCardActor, courierId, id, { kind: "get" })
+    ),
+  );
+  return answers.flatMap((r) => {
+    if (!r.ok) {
+      if (r.code === "not_found") return []; // registered, publication not finished
+      throw new Refused(r);
+    }
+    return r.reply ? [r.reply] : [];
+  });
+}
+
+/** The card's latest version (every card has version 1). */
+export function latestVersion(card: RateCard): RateCardVersion {
+  const v = card.versions.at(-1);
+  if (!v) throw new Error(`rate card ${card.id} has no version`);
+  return v;
+}
+
+type MutableTerms = { -readonly [K in keyof RateCardTerms]?: RateCardTerms[K] };
+
+const AMOUNT_TERMS = [
+  "base_charge",
+  "per_kg",
+  "minimum_charge",
+  "collection_fee",
+  "delivery_fee",
+  "redelivery_fee",
+  "return_fee",
+  "customs_admin_fee",
+  "errand_fee",
+  "failed_collection_fee",
+  "cold_chain_fee",
+  "waiting_fee",
+] as const;
+
+/** Each percentage term, where it is stored, and its largest value. */
+const PERCENT_TERMS = [
+  { field: "discount_pct", key: "discount_bp", max: 100 },
+  { field: "surcharge_pct", key: "surcharge_bp", max: 1_000 },
+  { field: "tax_pct", key: "tax_bp", max: 100 },
+  { field: "liability_cover_pct", key: "liability_cover_bp", max: 100 },
+] as const;
+
+/** Version 1's terms where the request says nothing (the currency comes from the request). */
+const DEFAULT_TERMS: Omit<RateCardTerms, "currency"> = {
+  base_charge: 0,
+  per_kg: 0,
+  included_grams: 0,
+  volumetric_divisor: 5_000,
+  minimum_charge: 0,
+  collection_fee: 0,
+  delivery_fee: 0,
+  discount_bp: 0,
+  surcharge_bp: 0,
+  tax_bp: 0,
+  tax_inclusive: false,
+  tax_label: "VAT",
+  corridors: [],
+  liability_cover_bp: 0,
+  redelivery_fee: 0,
+  return_fee: 0,
+  claim_window_days: 30,
+  customs_admin_fee: 0,
+  errand_fee: 0,
+  failed_collection_fee: 0,
+  cold_chain_fee: 0,
+  waiting_fee: 0,
+};
+
+/** Converts the terms present in a request; every bad field is named at once (422). */
+function termsFrom(body: TermsInput, currency: string): Partial<RateCardTerms> {
+  const errors: FieldProblem[] = [];
+  const out: MutableTerms = {};
+  for (const field of AMOUNT_TERMS) {
+    const value = body[field];
+    if (value === undefined) continue;
+    const minor = amountOf(value, currency, field, errors);
+    if (minor !== null) out[field] = minor;
+  }
+  for (const { field, key, max } of PERCENT_TERMS) {
+    const value = body[field];
+    if (value === undefined) continue;
+    const bp = toBasisPoints(value);
+    if (bp === null || bp > max * 100) {
+      errors.push({ path: field, message: `a percentage from 0 to ${max}, 2 decimals: ${value}` });
+    } else out[key] = bp;
+  }
+  if (body.included_kg !== undefined) {
+    const grams = gramsOf(body.included_kg);
+    if (grams === null) {
+      errors.push({
+        path: "included_kg",
+        message: `kilograms from 0, at most 3 decimals: ${body.included_kg}`,
+      });
+    } else out.included_grams = grams;
+  }
+  if (body.corridors !== undefined) out.corridors = corridorsOf(body.corridors, currency, errors);
+  if (body.volumetric_divisor !== undefined) out.volumetric_divisor = body.volumetric_divisor;
+  if (body.tax_inclusive !== undefined) out.tax_inclusive = body.tax_inclusive;
+  if (body.tax_label !== undefined) out.tax_label = body.tax_label;
+  if (body.claim_window_days !== undefined) out.claim_window_days = body.claim_window_days;
+  if (errors.length > 0) refuseFields(errors);
+  return out;
+}
+
+function amountOf(
+  value: number | string,
+  currency: string,
+  path: string,
+  errors: FieldProblem[],
+): number | null {
+  const minor = toMinor(value, currency);
+  if (!minor.ok && !minor.too_large) {
+    errors.push({ path, message: minor.message });
+    return null;
+  }
+  if (minor.ok && minor.minor < 0) {
+    errors.push({ path, message: `must not be negative: ${value}` });
+    return null;
+  }
+  // Bounded so that every price on the card can be worked out exactly (courier 2.2 rule 1).
+  if (!minor.ok || minor.minor > RATE_CARD_AMOUNT_MINOR_MAX) {
+    const most = formatMinor(RATE_CARD_AMOUNT_MINOR_MAX, currency);
+    errors.push({ path, message: `at most ${most} ${currency}: ${value}` });
+    return null;
+  }
+  return minor.minor;
+}
+
+/** `2.5` or `"2.500"` kg to 2500 g, from the decimal text (no floating-point multiply). */
+function gramsOf(kg: number | string): number | null {
+  const text = typeof kg === "number" ? String(kg) : kg.trim();
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) return null;
+  const fraction = (m[2] ?? "").replace(/0+$/, "");
+  if (fraction.length > 3) return null;
+  const grams = Number(`${m[1]}${fraction.padEnd(3, "0")}`);
+  return Number.isSafeInteger(grams) ? grams : null;
+}
+
+function corridorsOf(
+  input: readonly CorridorInput[],
+  currency: string,
+  errors: FieldProblem[],
+): Corridor[] {
+  const seen = new Set<string>();
+  return input.flatMap((c, i) => {
+    const pair = `${c.from}>${c.to}`;
+    if (seen.has(pair)) {
+      errors.push({
+        path: `corridors.${i}`,
+        message: `corridor listed twice: ${c.from} to ${c.to}`,
+      });
+    }
+    seen.add(pair);
+    const base = amountOf(c.base_charge, currency, `corridors.${i}.base_charge`, errors);
+    const perKg = amountOf(c.per_kg, currency, `corridors.${i}.per_kg`, errors);
+    if (base === null || perKg === null) return [];
+    return [{ from: c.from, to: c.to, base_charge: base, per_kg: perKg, label: c.label }];
+  });
+}
+
+function effectiveFrom(iso: string | undefined, now: number): number {
+  if (iso === undefined) return now;
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) {
+    refuseFields([{ path: "effective_from", message: `not a valid date-time: ${iso}` }]);
+  }
+  return at;
+}
