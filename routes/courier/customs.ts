@@ -26,7 +26,7 @@ import {
   supplyDocuments,
 } from "../../src/courier/flows/customs.ts";
 import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
-import { outForDeliveryPastBorder } from "../../src/courier/flows/runs.ts";
+import { outForDeliveryPastBorder } from "../../src/courier/flows/runs/mod.ts";
 import { decimal } from "../../src/domain/money.ts";
 import type { Scope } from "../../src/platform/rules/scopes.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -470,7 +470,7 @@ export function customsRoutes(api: Api): void {
     const crossing = await getCrossing(runtime, p.business.id, params.crossing);
     // spec: courier 4.5: limited to the driver's runs. A crossing the driver does not carry
     // answers as one that does not exist: its waybill is not the driver's to learn.
-    await assertDriverCarries(c, crossing.waybill).catch((e) => {
+    await assertDriverCarries(c.get("env"), p, crossing.waybill).catch((e) => {
       if (asApiError(e)?.code === "not_found") {
         throw new ApiError("not_found", "customs crossing not found");
       }

@@ -31,7 +31,7 @@ import {
 import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
 import { bookColdChain } from "../../src/courier/flows/lab.ts";
-import { coldChainOnRuns } from "../../src/courier/flows/runs.ts";
+import { coldChainOnRuns } from "../../src/courier/flows/runs/mod.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business, driver } from "../../src/platform/auth/auth.ts";
@@ -491,7 +491,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { ...TICK_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
-    await assertDriverCarries(c, params.reference);
+    await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.reference);
     return ok(c, await command(c, params.reference, tickCommand(c, body)), 201);
   });
 
@@ -508,7 +508,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { ...READING_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
-    await assertDriverCarries(c, params.reference);
+    await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.reference);
     return ok(c, await command(c, params.reference, temperatureCommand(c, body)), 201);
   });
 }

@@ -11,7 +11,7 @@ import {
   DriverStopActionAnswer,
   NetworkRunAnswer,
   StopActionAnswer,
-} from "../../routes/courier/runs.ts";
+} from "../../routes/courier/answers/runs.ts";
 import { LabProfiledAnswer, LabSampleAnswer } from "../../routes/courier/lab.ts";
 import {
   CustomsMovedAnswer,
