@@ -147,11 +147,12 @@ const STOP_ACTION_FLOWS = {
 
 export function runRoutes(api: Api): void {
   setupRoutes(api);
+  workRoutes(api);
   actionRoutes(api);
   driverRoutes(api);
 }
 
-/** The run, its stops, its driver and its expenses. */
+/** A run made, and read. */
 function setupRoutes(api: Api): void {
   define(api, {
     method: "post",
@@ -201,7 +202,10 @@ function setupRoutes(api: Api): void {
     async (c, { params }) =>
       ok(c, runView(await flows.runFor(c.get("env"), callerOf(c), params.run))),
   );
+}
 
+/** A run's stops, its driver and its expenses. */
+function workRoutes(api: Api): void {
   define(
     api,
     {

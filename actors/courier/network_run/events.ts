@@ -164,6 +164,36 @@ function applied(run: NetworkRun, e: Change): NetworkRun {
       return { ...run, stops: e.order.map((id) => byId.get(id)!) };
     }
     case "transferred":
+    case "transferred_in":
+    case "transfer_in_undone":
+    case "reported":
+    case "closed":
+    case "expense_recorded":
+    case "cold_chain_counted":
+      return appliedLater(run, e);
+    default:
+      return appliedAtStop(run, e);
+  }
+}
+
+type Later = Extract<
+  Change,
+  {
+    kind:
+      | "transferred"
+      | "transferred_in"
+      | "transfer_in_undone"
+      | "reported"
+      | "closed"
+      | "expense_recorded"
+      | "cold_chain_counted";
+  }
+>;
+
+/** The outcomes of transfers, reports, closing, expenses and cold slots. */
+function appliedLater(run: NetworkRun, e: Later): NetworkRun {
+  switch (e.kind) {
+    case "transferred":
       return {
         ...run,
         items: at(run, e.items, (i) => ({ ...i, state: "transferred", to_run: e.to_run })),
@@ -194,8 +224,6 @@ function applied(run: NetworkRun, e: Change): NetworkRun {
         })),
       };
     }
-    default:
-      return appliedAtStop(run, e);
   }
 }
 
