@@ -10,7 +10,11 @@ import {
   deliversNext,
   type FollowUp,
   holderOf,
+  type NetworkRun,
   networkRunActor,
+  type RunChange,
+  type StopAnswer,
+  type StopChange,
 } from "../../../../actors/courier/network_run/mod.ts";
 import type { Crossing } from "../../../../actors/courier/customs_crossing.ts";
 import { orRefuse, Refused } from "../../../runtime/actor.ts";
@@ -20,6 +24,8 @@ import { recordCrossing, vehicleLeft } from "../customs.ts";
 import { labHandedOver } from "../lab.ts";
 import { postClientCharge, postLaterCharge } from "../later_charges.ts";
 import { recordOnce, shipmentIn } from "../shipments.ts";
+import { askRun, askStop } from "./ask.ts";
+import type { RunCaller, RunDeps } from "./caller.ts";
 
 /** Does one follow-up; a refusal is thrown (Refused), as the request answers it. */
 export async function performFollowUp(
@@ -90,6 +96,41 @@ export async function followThrough(
       batches: [batch],
     }),
   );
+}
+
+/** A change to ask of a run, and the follow-ups it calls for, read from what it answers. */
+export interface Asked<C, A> {
+  readonly runId: string;
+  readonly command: C;
+  /** The key it is kept under (the action and the caller's idempotency_key), if any. */
+  readonly key: string | null;
+  /** What the caller sent under its key (another request under the same key is refused). */
+  readonly request?: Readonly<Record<string, unknown>> | undefined;
+  readonly followUps: (answer: A) => readonly FollowUp[];
+}
+
+/** Asks the run for a change, then does its follow-ups (followThrough): the run after it. */
+export async function changeAndFollow(
+  deps: RunDeps,
+  caller: RunCaller,
+  asked: Asked<RunChange, NetworkRun>,
+): Promise<NetworkRun> {
+  const { runId, command, key, request } = asked;
+  const { run, batch } = await askRun(deps, caller, runId, command, key, request);
+  await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(run));
+  return run;
+}
+
+/** Asks the run for a stop action, then does its follow-ups: what the action answers. */
+export async function stopAndFollow(
+  deps: RunDeps,
+  caller: RunCaller,
+  asked: Asked<StopChange, StopAnswer>,
+): Promise<StopAnswer> {
+  const { runId, command, key, request } = asked;
+  const { answer, batch } = await askStop(deps, caller, runId, command, key, request);
+  await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(answer));
+  return answer;
 }
 
 /**

@@ -11,9 +11,9 @@ import {
 import { customsCrossingActor } from "../../../../actors/courier/customs_crossing.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
 import { shipmentIn } from "../shipments.ts";
-import { askRun, runFor, stopOf } from "./ask.ts";
+import { runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
-import { followThrough } from "./follow_ups.ts";
+import { changeAndFollow } from "./follow_ups.ts";
 import { actionKey, type RunActionInput } from "./run_actions.ts";
 
 export async function report(
@@ -41,16 +41,13 @@ export async function report(
     note: body.note,
     by: caller.by,
   } as const;
-  const { run: next, batch } = await askRun(
-    deps,
-    caller,
+  return await changeAndFollow(deps, caller, {
     runId,
     command,
-    actionKey("report", body),
-    body,
-  );
-  await followThrough(deps.runtime, caller.tenant, runId, batch, reportFollowUps(next, command));
-  return next;
+    key: actionKey("report", body),
+    request: body,
+    followUps: (next) => reportFollowUps(next, command),
+  });
 }
 
 /**
@@ -100,16 +97,13 @@ export async function waiting(
     note: body.note ?? null,
     by: caller.by,
   } as const;
-  const { run: next, batch } = await askRun(
-    deps,
-    caller,
+  return await changeAndFollow(deps, caller, {
     runId,
     command,
-    actionKey("waiting", body),
-    body,
-  );
-  await followThrough(deps.runtime, caller.tenant, runId, batch, waitingFollowUps(runId, command));
-  return next;
+    key: actionKey("waiting", body),
+    request: body,
+    followUps: () => waitingFollowUps(runId, command),
+  });
 }
 
 /**

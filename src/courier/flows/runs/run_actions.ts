@@ -11,7 +11,7 @@ import {
 } from "../../../../actors/courier/network_run/mod.ts";
 import { askRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
-import { followThrough } from "./follow_ups.ts";
+import { changeAndFollow } from "./follow_ups.ts";
 
 /** A run action's request as the route read it (courier 4.5); each action reads its fields. */
 export type RunActionInput = {
@@ -48,19 +48,15 @@ export async function depart(
 ): Promise<NetworkRun> {
   const run = await runFor(deps, caller, runId);
   const key = actionKey("depart", body);
-  const { run: next, batch } = await askRun(
-    deps,
-    caller,
-    runId,
-    { kind: "depart", by: caller.by },
-    key,
-    body,
-  );
   // A run kept before it recorded its departure keys its moves by the request.
   const fallback = `${runId}:${key ?? `depart:${run.history.length}`}`;
-  const followUps = departureFollowUps(next, caller.by, fallback);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps);
-  return next;
+  return await changeAndFollow(deps, caller, {
+    runId,
+    command: { kind: "depart", by: caller.by },
+    key,
+    request: body,
+    followUps: (next) => departureFollowUps(next, caller.by, fallback),
+  });
 }
 
 export async function arrive(
@@ -70,16 +66,13 @@ export async function arrive(
   body: RunActionInput,
 ): Promise<NetworkRun> {
   await runFor(deps, caller, runId);
-  const { run: next, batch } = await askRun(
-    deps,
-    caller,
+  return await changeAndFollow(deps, caller, {
     runId,
-    { kind: "arrive", by: caller.by },
-    actionKey("arrive", body),
-    body,
-  );
-  await followThrough(deps.runtime, caller.tenant, runId, batch, arrivalFollowUps(next, caller.by));
-  return next;
+    command: { kind: "arrive", by: caller.by },
+    key: actionKey("arrive", body),
+    request: body,
+    followUps: (next) => arrivalFollowUps(next, caller.by),
+  });
 }
 
 export async function unload(
@@ -90,17 +83,18 @@ export async function unload(
 ): Promise<NetworkRun> {
   await runFor(deps, caller, runId);
   const facilityId = body.facility_id ?? null;
-  const { run: next, batch } = await askRun(
-    deps,
-    caller,
+  return await changeAndFollow(deps, caller, {
     runId,
-    { kind: "unload", waybills: body.waybills ?? null, facility_id: facilityId, by: caller.by },
-    actionKey("unload", body),
-    body,
-  );
-  const followUps = unloadFollowUps(next, facilityId, caller.by);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps);
-  return next;
+    command: {
+      kind: "unload",
+      waybills: body.waybills ?? null,
+      facility_id: facilityId,
+      by: caller.by,
+    },
+    key: actionKey("unload", body),
+    request: body,
+    followUps: (next) => unloadFollowUps(next, facilityId, caller.by),
+  });
 }
 
 export async function reorder(

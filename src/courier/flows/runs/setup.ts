@@ -17,7 +17,7 @@ import { type EvidenceUpload, storeEvidence } from "../evidence.ts";
 import { shipmentIn } from "../shipments.ts";
 import { askRun, readRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
-import { followThrough } from "./follow_ups.ts";
+import { changeAndFollow } from "./follow_ups.ts";
 import { runLoadOf } from "./loads.ts";
 
 /** Capacities in the units a run is described in (courier 2.10: kg, m3, pieces, cold slots). */
@@ -85,10 +85,12 @@ export async function assignDriver(
   driverId: string | null,
 ): Promise<NetworkRun> {
   await needDriver(deps, caller, driverId);
-  const command = { kind: "assign_driver", driver_id: driverId, by: caller.by } as const;
-  const { run, batch } = await askRun(deps, caller, runId, command);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, unassignedFollowUps(run));
-  return run;
+  return await changeAndFollow(deps, caller, {
+    runId,
+    command: { kind: "assign_driver", driver_id: driverId, by: caller.by },
+    key: null,
+    followUps: unassignedFollowUps,
+  });
 }
 
 export type NewStopInput = {
@@ -147,11 +149,9 @@ export async function addStop(
   // undone (the boarding move) instead of adding a second stop.
   const key = body.idempotency_key ? `add_stop:${body.idempotency_key}` : null;
   const stopId = key ? derivedId("stop", `${runId}\u0000${key}`) : newId("stop");
-  const { run, batch } = await askRun(
-    deps,
-    caller,
+  return await changeAndFollow(deps, caller, {
     runId,
-    {
+    command: {
       kind: "add_stop",
       stop: {
         id: stopId,
@@ -168,16 +168,9 @@ export async function addStop(
       by: caller.by,
     },
     key,
-    body,
-  );
-  await followThrough(
-    deps.runtime,
-    caller.tenant,
-    runId,
-    batch,
-    stopAddedFollowUps(run, stopId, caller.by),
-  );
-  return run;
+    request: body,
+    followUps: (run) => stopAddedFollowUps(run, stopId, caller.by),
+  });
 }
 
 export interface ExpenseInput {

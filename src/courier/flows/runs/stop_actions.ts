@@ -18,7 +18,7 @@ import { labHandoverAllowed } from "../lab.ts";
 import { shipmentIn } from "../shipments.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
-import { followThrough } from "./follow_ups.ts";
+import { stopAndFollow } from "./follow_ups.ts";
 import { stopShipment } from "./item_actions.ts";
 import { runLoadOf } from "./loads.ts";
 
@@ -94,15 +94,13 @@ export async function cross(
   const side = body.side;
   if (!side) invalid([{ path: "side", message: "exit or entry" }]);
   const command = { kind: "stop_cross", stop_id: stopId, side, by: caller.by } as const;
-  const { answer, batch } = await askStop(deps, caller, runId, command, key, body);
-  await followThrough(
-    deps.runtime,
-    caller.tenant,
+  return await stopAndFollow(deps, caller, {
     runId,
-    batch,
-    crossFollowUps(answer.stop, command),
-  );
-  return answer;
+    command,
+    key,
+    request: body,
+    followUps: (answer) => crossFollowUps(answer.stop, command),
+  });
 }
 
 export async function deliver(
@@ -136,10 +134,13 @@ export async function deliver(
     note: body.note ?? null,
     by: caller.by,
   } as const;
-  const { answer, batch } = await askStop(deps, caller, runId, command, key, body);
-  const followUps = deliverFollowUps(runId, stop, command, deps.clock.now());
-  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps);
-  return answer;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: () => deliverFollowUps(runId, stop, command, deps.clock.now()),
+  });
 }
 
 export async function collect(
@@ -170,10 +171,13 @@ export async function collect(
     override_reason: body.reason ?? null,
     by: caller.by,
   } as const;
-  const { answer, batch } = await askStop(deps, caller, runId, command, key, body);
-  const followUps = collectFollowUps(answer.run, answer.stop, command);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps);
-  return answer;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: (answer) => collectFollowUps(answer.run, answer.stop, command),
+  });
 }
 
 export async function fail(
@@ -196,8 +200,11 @@ export async function fail(
     waybill: body.waybill ?? null,
     by: caller.by,
   } as const;
-  const { answer, batch } = await askStop(deps, caller, runId, command, key, body);
-  const followUps = failFollowUps(runId, stop, command, deps.clock.now());
-  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps);
-  return answer;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: () => failFollowUps(runId, stop, command, deps.clock.now()),
+  });
 }

@@ -16,7 +16,7 @@ import {
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import { askRun, readRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
-import { followThrough } from "./follow_ups.ts";
+import { changeAndFollow } from "./follow_ups.ts";
 import { boardRun } from "./loads.ts";
 import type { RunActionInput } from "./run_actions.ts";
 
@@ -140,23 +140,20 @@ async function moveOver(
     to: transferTarget(target, taken, waybills),
     by: caller.by,
   } as const;
-  const changed = await askRun(deps, caller, run.id, command, key, request).catch(async (e) => {
+  return await changeAndFollow(deps, caller, {
+    runId: run.id,
+    command,
+    key,
+    request,
+    followUps: (next) => transferFollowUps(run, next, command),
+  }).catch(async (e) => {
     // An item ended here after the check (delivered meanwhile): the target gives back what it
     // took, so no shipment rides on two runs. A crash before this leaves the retry to do it.
     const code = e instanceof Refused ? e.rejection.code : null;
     if (code === "not_transferable" || code === "not_on_run") {
-      await giveBack(
-        deps,
-        caller,
-        run.id,
-        toRun,
-        t.open.map((i) => i.waybill),
-        `${run.id}:${key}:undo`,
-      );
+      const waybills = t.open.map((i) => i.waybill);
+      await giveBack(deps, caller, run.id, toRun, waybills, `${run.id}:${key}:undo`);
     }
     throw e;
   });
-  const followUps = transferFollowUps(run, changed.run, command);
-  await followThrough(deps.runtime, caller.tenant, run.id, changed.batch, followUps);
-  return changed.run;
 }
