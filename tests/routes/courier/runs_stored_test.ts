@@ -18,7 +18,7 @@ Deno.test("runs stored by the code before outcome events read, replay and decide
   const dir = await Deno.makeTempDir();
   const path = `${dir}/kv.sqlite`;
   // A copy: the test's own actions must not change the fixture.
-  await Deno.copyFile(new URL("kv.sqlite", FIXTURE), path);
+  await Deno.copyFile(new URL("store.kv", FIXTURE), path);
   const t = await openTestEnv({ kvPath: path, dataKey: await importDataKey(FIXTURE_DATA_KEY) });
   try {
     t.clock.advanceBy(kept.made.now - t.clock.now());
