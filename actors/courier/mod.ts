@@ -8,7 +8,7 @@ import { shipmentActor } from "./shipment.ts";
 import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
 import { operationsViewsActor } from "./operations_views.ts";
-import { networkRunActor } from "./network_run.ts";
+import { networkRunActor } from "./network_run/mod.ts";
 import { alertActor } from "./alert.ts";
 import { evidenceFileActor } from "./evidence_file.ts";
 import { customsCrossingActor } from "./customs_crossing.ts";

@@ -546,7 +546,7 @@ export function billingRoutes(api: Api): void {
       },
     }, async (c, { params, body }) => {
       const p = businessPrincipalOf(c);
-      if (side === "driver") await assertDriverCarries(c, params.waybill);
+      if (side === "driver") await assertDriverCarries(c.get("env"), p, params.waybill);
       const s = await shipmentIn(c.get("env").runtime, p.business.id, params.waybill);
       const amount = minorOf(body.amount, body.currency, "amount", "positive");
       // The same waybill again answers the first record (lost signal), never a second COD.

@@ -270,7 +270,7 @@ export function customsRoutes(api: Api): void {
     const crossing = await getCrossing(runtime, p.business.id, params.crossing);
     // spec: courier 4.5: limited to the driver's runs. A crossing the driver does not carry
     // answers as one that does not exist: its waybill is not the driver's to learn.
-    await assertDriverCarries(c, crossing.waybill).catch((e) => {
+    await assertDriverCarries(c.get("env"), p, crossing.waybill).catch((e) => {
       if (asApiError(e)?.code === "not_found") {
         throw new ApiError("not_found", "customs crossing not found");
       }

@@ -293,7 +293,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { ...TICK_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
-    await assertDriverCarries(c, params.reference);
+    await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.reference);
     return ok(c, await driverCommand(c, params.reference, tickCommand(c, body)), 201);
   });
 
@@ -310,7 +310,7 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { ...READING_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
-    await assertDriverCarries(c, params.reference);
+    await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.reference);
     return ok(c, await driverCommand(c, params.reference, temperatureCommand(c, body)), 201);
   });
 }

@@ -36,6 +36,7 @@ import { CustomsCharges } from "./reactors/customs_charges.ts";
 import { outboundAlerts } from "./reactors/delivery_alerts.ts";
 import { targetResolver } from "./reactors/delivery_targets.ts";
 import { startLedgerProjector } from "./reactors/ledger_projection.ts";
+import { RunFollowUps } from "./reactors/run_follow_ups.ts";
 import { ScanCharges } from "./reactors/scan_charges.ts";
 
 export const courierFeature: Feature = {
@@ -85,6 +86,8 @@ export const courierFeature: Feature = {
         alert_raiser: new ShipmentAlertRaiser({ runtime, bus, deferral }),
         client_webhooks: new ClientWebhooks({ runtime, bus, deferral }),
         booking_crossings: new BookingCrossings({ runtime, bus, deferral }),
+        // What a run's change left due: the run's own timer makes it due again until done.
+        run_follow_ups: new RunFollowUps({ runtime, bus }),
       },
       // Charges and completed shipments whose billing event, or bookings whose shipment, a crash
       // or a failure outlasting the handlers' retries kept from being made are found on the

@@ -9,7 +9,7 @@ import { PageMeta, z } from "../../src/http/route.ts";
 import type { Answer } from "./test_env.ts";
 import { HOURS } from "./courier.ts";
 import { PACKET_STATES } from "../../actors/courier/retail_packet.ts";
-import { ITEM_STATES } from "../../actors/courier/network_run.ts";
+import { ITEM_STATES } from "../../actors/courier/network_run/mod.ts";
 
 /**
  * Numbers in these answers that are not money: by key, or by `parent.key` where the key alone is

@@ -67,6 +67,10 @@ export async function openTestEnv(
      * `undocumented_refusal` and fails close(). Off only to show the answers production gives.
      */
     strictRefusals?: boolean;
+    /** A KV file to open instead of a store in memory (a restart opens it again). */
+    kvPath?: string;
+    /** The key sealing secrets at rest; one of its own when absent. */
+    dataKey?: CryptoKey;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -77,12 +81,12 @@ export async function openTestEnv(
   const undocumented: UndocumentedRefusal[] = [];
   const opened = await openEnvironment({
     name,
-    kvPath: ":memory:",
+    kvPath: options.kvPath ?? ":memory:",
     ...(databaseUrl ? { databaseUrl } : {}),
     schema,
     bus,
     clock,
-    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
+    dataKey: options.dataKey ?? await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
     operatorTokenHash: await hashSecret(OPERATOR_TOKEN),
     allowLoopbackWebhooks: true,
     ...(options.routers ? { extraRouters: options.routers } : {}),

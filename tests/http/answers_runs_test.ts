@@ -11,7 +11,7 @@ import {
   DriverStopActionAnswer,
   NetworkRunAnswer,
   StopActionAnswer,
-} from "../../routes/courier/runs.ts";
+} from "../../routes/courier/answers/runs.ts";
 import { LabProfiledAnswer } from "../../routes/courier/lab.ts";
 import { LabSampleAnswer } from "../../routes/courier/answers/lab.ts";
 import {

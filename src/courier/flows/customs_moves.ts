@@ -27,7 +27,7 @@ import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
 import { askCrossing } from "./customs.ts";
 import { bookClearance, bookDuty } from "./customs_charges.ts";
-import { outForDeliveryPastBorder } from "./runs.ts";
+import { outForDeliveryPastBorder } from "./runs/mod.ts";
 import { recordOnce } from "./shipments.ts";
 
 export interface MoveOutcome {

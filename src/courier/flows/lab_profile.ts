@@ -18,7 +18,7 @@ import type {
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { askLabSample, bookColdChain, readShipment } from "./lab.ts";
-import { coldChainOnRuns } from "./runs.ts";
+import { coldChainOnRuns } from "./runs/mod.ts";
 
 export interface LabProfileRequest {
   readonly waybill: string;

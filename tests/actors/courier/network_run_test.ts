@@ -7,9 +7,9 @@ import {
   RUN_STATE_BUDGET,
   runAt,
   type RunCommand,
-  type RunEvent,
   STOPS_MAX,
-} from "../../../actors/courier/network_run.ts";
+  type StoredRunEvent,
+} from "../../../actors/courier/network_run/mod.ts";
 import type { Ctx } from "../../../src/runtime/actor.ts";
 import { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../../src/runtime/kv_store.ts";
@@ -258,7 +258,7 @@ Deno.test("network run: a run departs once; a departure recorded again after arr
   // An event log written when a run could depart again after arriving reads back as it was.
   const at = ctx.now;
   const { departed_at: _none, ...before } = created()!;
-  const events: RunEvent[] = [
+  const events: StoredRunEvent[] = [
     { kind: "run_created", run: before },
     { kind: "applied", change: { kind: "depart", by: "t" }, at },
     { kind: "applied", change: { kind: "arrive", by: "t" }, at: at + 1 },

@@ -10,9 +10,9 @@ import { TEXT_CHARS_MAX } from "../../../src/courier/rules/ledger.ts";
 import { postChunked, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
-import { networkRunActor } from "../../../actors/courier/network_run.ts";
+import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
-import { forgetStopAnswers } from "../../../src/courier/flows/runs.ts";
+import { forgetStopAnswers } from "../../../src/courier/flows/runs/mod.ts";
 import { flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import {

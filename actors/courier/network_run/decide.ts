@@ -1,0 +1,264 @@
+/**
+ * Deciding a command to a network run: the change's outcome (run_changes, item_changes,
+ * stop_changes), the state budget, and the follow-ups recorded with it in the same commit.
+ */
+import {
+  accept,
+  type Ctx,
+  type Decision,
+  reject,
+  type TimerOp,
+  unreachable,
+} from "../../../src/runtime/actor.ts";
+import type { RunChange, RunCommand, RunReply } from "./commands.ts";
+import { evolve, type RunEvent } from "./events.ts";
+import type { FollowUp } from "./follow_ups.ts";
+import * as follow from "./follow_ups_of.ts";
+import * as items from "./item_changes.ts";
+import {
+  FOLLOW_UPS_TIMER,
+  type NetworkRun,
+  type NetworkRunState,
+  RUN_FOLLOW_UP_RETRY_MS,
+  RUN_STATE_BUDGET,
+} from "./run.ts";
+import * as runs from "./run_changes.ts";
+import { SAME, type Step } from "./step.ts";
+import * as stops from "./stop_changes.ts";
+import { stopAnswer } from "./summary.ts";
+
+type S = NetworkRunState;
+
+const ack = (s: S): RunReply => ({ id: s!.id, status: s!.status });
+
+/** A stop action answers its stop as the change left it; other changes acknowledge. */
+function replyFor(c: RunChange): (s: S, at?: { readonly seq: number }) => RunReply {
+  switch (c.kind) {
+    case "stop_border":
+    case "stop_cross":
+    case "stop_deliver":
+    case "stop_collect":
+    case "stop_fail":
+      return (s, at) => ({
+        id: s!.id,
+        status: s!.status,
+        stop_id: c.stop_id,
+        seq: at?.seq ?? 0,
+        answer: stopAnswer(s!, c.stop_id),
+      });
+    default:
+      return ack;
+  }
+}
+
+export function decide(
+  state: S,
+  c: RunCommand | { kind: "timer"; name?: string },
+  ctx: Ctx,
+): Decision<S, RunEvent, RunReply> {
+  if (c.kind === "keyed") {
+    // The change is decided and recorded as it is; only its reply names the request.
+    const d = decide(state, c.change, ctx);
+    if (!d.ok || !d.reply) return d;
+    const reply = d.reply, request = c.request;
+    return { ...d, reply: (s, at) => ({ ...reply(s, at), request }) };
+  }
+  if (c.kind === "create") return create(state, c, ctx.now);
+  if (state === null) return reject("not_found", "network run not found");
+  switch (c.kind) {
+    case "get":
+      return accept<S, RunEvent, RunReply>([], (s) => s!);
+    case "timer":
+      return c.name === FOLLOW_UPS_TIMER ? dueAgain(state, ctx.now) : accept([], ack);
+    case "follow_ups_done":
+      return followUpsDone(state, c.batches);
+    default:
+      return changed(state, c, ctx);
+  }
+}
+
+function create(state: S, c: Extract<RunCommand, { kind: "create" }>, now: number) {
+  if (state !== null) return reject("already_exists", `run exists: ${c.run.id}`);
+  const run: NetworkRun = {
+    ...c.run,
+    status: "planned",
+    stops: [],
+    items: [],
+    expenses: [],
+    history: [{ action: "created", by: c.by, at: now, detail: null }],
+    created_at: now,
+    closed_at: null,
+    departed_at: null,
+    unassigned_times: 0,
+  };
+  return accept<S, RunEvent, RunReply>([{ kind: "run_created", run }], ack);
+}
+
+/** A change: its outcome and, in the same commit, the follow-ups it calls for. */
+function changed(
+  state: NetworkRun,
+  c: RunChange,
+  ctx: Ctx,
+): Decision<S, RunEvent, RunReply> {
+  const r = step(state, c, ctx.now);
+  if (r === SAME) return accept<S, RunEvent, RunReply>([], replyFor(c));
+  if (!Array.isArray(r)) return r as Exclude<Step, readonly unknown[] | typeof SAME>;
+  const next = r.reduce<S>(evolve, state)!;
+  // Only these changes add to the state; the others change a status, or replace history that
+  // is bounded, and fit in what stateBytesMax leaves above the budget.
+  const bytes = GROWING_CHANGES.has(c.kind)
+    ? new TextEncoder().encode(JSON.stringify(next)).length
+    : 0;
+  if (bytes > RUN_STATE_BUDGET) {
+    return reject(
+      "run_full",
+      `run ${state.id} cannot hold more (${bytes} bytes of state, max ${RUN_STATE_BUDGET}): ` +
+        `split the work into another run`,
+    );
+  }
+  const followUps = followUpsOf(state, next, c, ctx.now);
+  if (followUps.length === 0) return accept<S, RunEvent, RunReply>(r, replyFor(c));
+  const batch = ctx.newId("fu");
+  const reply = replyFor(c);
+  // The first batch due arms the retry; one already due has armed it.
+  const timers: TimerOp[] = (state.follow_ups_due ?? []).length === 0 ? [retry(ctx.now)] : [];
+  return accept<S, RunEvent, RunReply>(
+    [...r, { kind: "follow_ups_due", batch, follow_ups: followUps }],
+    (s, at) => ({ ...reply(s, at), follow_ups: batch }),
+    timers,
+  );
+}
+
+function retry(now: number): TimerOp {
+  return { op: "set", name: FOLLOW_UPS_TIMER, at: now + RUN_FOLLOW_UP_RETRY_MS };
+}
+
+/** The timer fired: what is still due is due again (the reactor does it), and the timer set. */
+function dueAgain(run: NetworkRun, now: number): Decision<S, RunEvent, RunReply> {
+  const due = run.follow_ups_due ?? [];
+  if (due.length === 0) return accept<S, RunEvent, RunReply>([], ack);
+  return accept<S, RunEvent, RunReply>([{ kind: "follow_ups_again", batches: due }], ack, [
+    retry(now),
+  ]);
+}
+
+/** These batches were done: no longer due; the timer goes with the last. */
+function followUpsDone(run: NetworkRun, batches: readonly string[]) {
+  const due = run.follow_ups_due ?? [];
+  const done = [...new Set(batches)].filter((b) => due.includes(b));
+  if (done.length === 0) return accept<S, RunEvent, RunReply>([], ack);
+  const timers: TimerOp[] = done.length === due.length
+    ? [{ op: "cancel", name: FOLLOW_UPS_TIMER }]
+    : [];
+  return accept<S, RunEvent, RunReply>([{ kind: "follow_ups_done", batches: done }], ack, timers);
+}
+
+const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
+  "add_stop",
+  "cold_chain",
+  "stop_collect",
+  "stop_border",
+  "report",
+  "transfer",
+  "transfer_in",
+  "expense",
+]);
+
+/** What a change does to a run: its outcome, nothing (a replayed step), or a refusal. */
+export function step(run: NetworkRun, c: RunChange, now: number): Step {
+  // A wait is a fact of the stop, told as well after the run closed (billing reviews it then).
+  // Nothing else changes a closed run; what it already recorded, sent again, changes nothing and
+  // answers as before, so a retry still completes what a crash kept from following it (the
+  // shipment's delivery; product rule: a crash between two steps leaves state a retry completes).
+  if (run.status === "closed" && c.kind !== "stop_waiting") {
+    return change(run, c, now) === SAME ? SAME : reject("run_closed", `run ${run.id} is closed`);
+  }
+  return change(run, c, now);
+}
+
+function change(run: NetworkRun, c: RunChange, now: number): Step {
+  switch (c.kind) {
+    case "add_stop":
+      return runs.addStop(run, c, now);
+    case "assign_driver":
+      return runs.assignDriver(run, c, now);
+    case "depart":
+      return runs.depart(run, c, now);
+    case "arrive":
+      return runs.arrive(run, c, now);
+    case "unload":
+      return runs.unload(run, c, now);
+    case "reorder":
+      return runs.reorder(run, c, now);
+    case "close":
+      return runs.close(run, c, now);
+    case "expense":
+      return runs.expense(run, c, now);
+    case "cold_chain":
+      return runs.coldChain(run, c, now);
+    case "transfer":
+      return items.transfer(run, c, now);
+    case "transfer_in":
+      return items.transferIn(run, c, now);
+    case "transfer_in_undo":
+      return items.transferInUndo(run, c, now);
+    case "report":
+      return items.report(run, c, now);
+    default:
+      return stopChange(run, c, now);
+  }
+}
+
+type StopAction = Extract<RunChange, { stop_id: string }>;
+
+function stopChange(run: NetworkRun, c: StopAction, now: number): Step {
+  switch (c.kind) {
+    case "stop_border":
+      return stops.border(run, c, now);
+    case "stop_cross":
+      return stops.cross(run, c, now);
+    case "stop_deliver":
+      return stops.deliver(run, c, now);
+    case "stop_collect":
+      return stops.collect(run, c, now);
+    case "stop_fail":
+      return stops.fail(run, c, now);
+    case "stop_waiting":
+      return stops.waiting(run, c, now);
+    default:
+      return unreachable(c);
+  }
+}
+
+/** What must follow a change the run accepted, from the run before and after it. */
+function followUpsOf(before: NetworkRun, after: NetworkRun, c: RunChange, now: number): FollowUp[] {
+  const stop = "stop_id" in c ? after.stops.find((s) => s.id === c.stop_id) : undefined;
+  switch (c.kind) {
+    case "add_stop":
+      return follow.stopAddedFollowUps(after, c.stop.id, c.by);
+    case "assign_driver":
+      return follow.unassignedFollowUps(after);
+    case "depart":
+      return follow.departureFollowUps(after, c.by, `${after.id}:depart`);
+    case "arrive":
+      return follow.arrivalFollowUps(after, c.by);
+    case "unload":
+      return follow.unloadFollowUps(after, c.facility_id ?? null, c.by);
+    case "transfer":
+      return follow.transferFollowUps(before, after, c);
+    case "report":
+      return follow.reportFollowUps(after, c);
+    case "stop_waiting":
+      return follow.waitingFollowUps(after.id, c);
+    case "stop_cross":
+      return follow.crossFollowUps(stop!, c);
+    case "stop_deliver":
+      return follow.deliverFollowUps(after.id, stop!, c, now);
+    case "stop_collect":
+      return follow.collectFollowUps(after, stop!, c);
+    case "stop_fail":
+      return follow.failFollowUps(after.id, stop!, c, now);
+    default:
+      return [];
+  }
+}

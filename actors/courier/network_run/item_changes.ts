@@ -1,0 +1,111 @@
+/**
+ * The changes to a run's items (courier 3.4): transfers to and from another run, and reports of
+ * an item missing, damaged, returned or held by customs. An item with its end state stays as it
+ * ended.
+ */
+import { reject } from "../../../src/runtime/actor.ts";
+import type { RunChange } from "./commands.ts";
+import {
+  addLoad,
+  boardingState,
+  coldLoad,
+  isEnded,
+  ITEMS_MAX,
+  itemsWhere,
+  loadOf,
+  type NetworkRun,
+  openTwin,
+  overCapacity,
+  reservedOpen,
+  RUN_TEXT_CHARS_MAX,
+  type RunItem,
+} from "./run.ts";
+import { entry, SAME, type Step } from "./step.ts";
+
+type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
+
+export function transfer(run: NetworkRun, c: Change<"transfer">, now: number): Step {
+  if (c.to_run === run.id) return reject("invalid_transfer", "a run cannot transfer to itself");
+  const missing = c.waybills.find((w) => !run.items.some((i) => i.waybill === w));
+  if (missing) return reject("not_on_run", `${missing} is not on this run`);
+  // An item with its end state stays as it ended (spec: courier 3.4); one already transferred
+  // to this same run is this transfer again (a retry after a crash).
+  const again = (i: RunItem) => i.state === "transferred" && i.to_run === c.to_run;
+  const ended = run.items.find((i) =>
+    c.waybills.includes(i.waybill) && isEnded(i) && !again(i) && !openTwin(run, i)
+  );
+  if (ended) {
+    return reject(
+      "not_transferable",
+      `${ended.waybill} cannot be transferred: it has its end state: ${ended.state}`,
+    );
+  }
+  const items = itemsWhere(run, (i) => c.waybills.includes(i.waybill) && !isEnded(i));
+  if (items.length === 0) return SAME;
+  return [{
+    kind: "transferred",
+    to_run: c.to_run,
+    items,
+    entry: entry("transfer", c.by, now, c.to_run),
+  }];
+}
+
+export function transferIn(run: NetworkRun, c: Change<"transfer_in">, now: number): Step {
+  // Items already carried (not ended) are this transfer again: added once.
+  const carried = (w: string) => run.items.some((i) => i.waybill === w && !isEnded(i));
+  const added = c.items.filter((x) => !carried(x.waybill));
+  if (added.length === 0) return SAME;
+  if (run.items.length + added.length > ITEMS_MAX) {
+    return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
+  }
+  const state = boardingState(run);
+  const items: RunItem[] = added.map((x) => ({
+    waybill: x.waybill,
+    state,
+    load: coldLoad(run, x.waybill, x.load),
+    exception: null,
+    stop_id: null,
+  }));
+  const next = { ...run, items: [...run.items, ...items] };
+  const over = overCapacity(addLoad(loadOf(next), reservedOpen(run)), run.capacity);
+  if (over) {
+    return reject(
+      "capacity_exceeded",
+      `to_run ${run.id}: the transferred items exceed the run's ${over} capacity`,
+    );
+  }
+  return [{ kind: "transferred_in", items, entry: entry("transfer_in", c.by, now, c.from_run) }];
+}
+
+export function transferInUndo(run: NetworkRun, c: Change<"transfer_in_undo">, now: number): Step {
+  const undone = new Set(c.waybills);
+  const items = itemsWhere(run, (i) => undone.has(i.waybill) && i.stop_id === null && !isEnded(i));
+  if (items.length === 0) return SAME;
+  return [{
+    kind: "transfer_in_undone",
+    items,
+    entry: entry("transfer_in_undone", c.by, now, c.from_run),
+  }];
+}
+
+export function report(run: NetworkRun, c: Change<"report">, now: number): Step {
+  const items = run.items.filter((i) => i.waybill === c.waybill);
+  if (items.length === 0) return reject("not_on_run", `${c.waybill} is not on this run`);
+  // An item with its end state (delivered, transferred...) stays as it ended (courier 3.4): a
+  // delivered item is not reported missing afterwards.
+  if (items.every(isEnded)) {
+    if (items.at(-1)!.state === c.condition) return SAME; // the same report again
+    return reject(
+      "not_reportable",
+      `${c.waybill} cannot be reported: it has its end state: ${items.at(-1)!.state}`,
+    );
+  }
+  if (c.note.trim() === "") return reject("note_required", "a report needs a note");
+  return [{
+    kind: "reported",
+    condition: c.condition,
+    exception: c.note.slice(0, RUN_TEXT_CHARS_MAX),
+    items: itemsWhere(run, (i) => i.waybill === c.waybill && !isEnded(i)),
+    entry: entry("report", c.by, now, `${c.waybill}: ${c.condition}`),
+  }];
+}

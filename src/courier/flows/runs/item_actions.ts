@@ -1,0 +1,128 @@
+/**
+ * The run actions of courier 4.5 about one shipment or stop: report (missing, damaged, returned,
+ * held by customs) and waiting (billing:administer; a waiting charge on the stop's client).
+ */
+import {
+  type NetworkRun,
+  reportFollowUps,
+  type Stop,
+  waitingFollowUps,
+} from "../../../../actors/courier/network_run/mod.ts";
+import { customsCrossingActor } from "../../../../actors/courier/customs_crossing.ts";
+import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
+import { shipmentIn } from "../shipments.ts";
+import { runFor, stopOf } from "./ask.ts";
+import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
+import { changeAndFollow } from "./follow_ups.ts";
+import { actionKey, type RunActionInput } from "./run_actions.ts";
+
+export async function report(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  body: RunActionInput,
+): Promise<NetworkRun> {
+  const run = await runFor(deps, caller, runId);
+  if (!body.waybill || !body.condition || !body.note?.trim()) {
+    invalid([{ path: "note", message: "a report names the waybill, the condition and a note" }]);
+  }
+  if (
+    body.condition === "customs_hold" && !(await heldByCustoms(deps, caller, run, body.waybill))
+  ) {
+    invalid([{
+      path: "condition",
+      message: `customs_hold: customs holds no crossing of ${body.waybill}`,
+    }]);
+  }
+  const command = {
+    kind: "report",
+    waybill: body.waybill,
+    condition: body.condition,
+    note: body.note,
+    by: caller.by,
+  } as const;
+  return await changeAndFollow(deps, caller, {
+    runId,
+    command,
+    key: actionKey("report", body),
+    request: body,
+    followUps: (next) => reportFollowUps(next, command),
+  });
+}
+
+/**
+ * Whether customs holds or refused the shipment (spec: courier 3.4 "customs hold (held by
+ * customs)"): its crossing opened at booking, or one opened at a border stop of this run, read
+ * from the crossing actors (the decision does not wait for the projection).
+ */
+async function heldByCustoms(deps: RunDeps, caller: RunCaller, run: NetworkRun, waybill: string) {
+  const tenant = caller.tenant;
+  const ids = [
+    bookingCrossingIdOf(tenant, waybill),
+    ...run.stops.filter((s) => s.kind === "checkpoint")
+      .map((s) => crossingIdOf(tenant, waybill, run.id, s.id)),
+  ];
+  for (const id of ids) {
+    const got = await deps.runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
+    const status = got.ok && got.reply ? got.reply.crossing.status : null;
+    if (status === "held" || status === "refused") return true;
+  }
+  return false;
+}
+
+export async function waiting(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  body: RunActionInput,
+): Promise<NetworkRun> {
+  const run = await runFor(deps, caller, runId);
+  // spec: courier 4.5: waiting needs billing:administer; it books a waiting charge.
+  needScope(caller, "billing:administer");
+  if (!body.stop_id || !body.minutes) {
+    invalid([{ path: "minutes", message: "stop_id and minutes are required" }]);
+  }
+  const stop = stopOf(run, body.stop_id);
+  const waybill = body.waybill ?? stop.waybill ?? stop.collected[0]?.waybill;
+  if (!waybill) invalid([{ path: "waybill", message: "the shipment the wait was for" }]);
+  await stopShipment(deps, caller, run, stop, waybill);
+  // The run names the stop's one charged shipment first (serialised there, so two offices naming
+  // different clients' shipments at once charge one); a retry after a crash between the two
+  // finds it named and books the charge it missed.
+  const command = {
+    kind: "stop_waiting",
+    stop_id: stop.id,
+    waybill,
+    minutes: body.minutes,
+    note: body.note ?? null,
+    by: caller.by,
+  } as const;
+  return await changeAndFollow(deps, caller, {
+    runId,
+    command,
+    key: actionKey("waiting", body),
+    request: body,
+    followUps: () => waitingFollowUps(runId, command),
+  });
+}
+
+/**
+ * The shipment a stop's later charge is booked on, only when it is the stop's: a deliver stop's
+ * waybill, a shipment of a collect stop's work-order client, or one the run carries (spec: courier
+ * 2.6 rule 1, 4.6: a stop never charges another client's shipment). Else 422 on `waybill`.
+ */
+export async function stopShipment(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  stop: Stop,
+  waybill: string,
+): Promise<void> {
+  const s = await shipmentIn(deps.runtime, caller.tenant, waybill);
+  const its = stop.waybill
+    ? s.waybill === stop.waybill
+    : stop.work_order
+    ? s.client_id === stop.work_order.courier_client_id
+    : run.items.some((i) => i.waybill === s.waybill);
+  if (!its) invalid([{ path: "waybill", message: `not a shipment of stop ${stop.id}` }]);
+}

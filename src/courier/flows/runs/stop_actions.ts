@@ -1,0 +1,210 @@
+/**
+ * The stop actions of courier 4.5: border, cross, deliver, collect, fail. Every one accepts an
+ * idempotency_key, and a replay after lost signal answers the first answer; the run decides, and
+ * the request then does its follow-ups (custody moves, charges, crossings, the laboratory
+ * handover), each once by its key.
+ */
+import {
+  collectFollowUps,
+  crossFollowUps,
+  deliverFollowUps,
+  failFollowUps,
+  holderOf,
+  type StopAnswer,
+} from "../../../../actors/courier/network_run/mod.ts";
+import { refuse } from "../../../runtime/actor.ts";
+import { openCrossing } from "../customs.ts";
+import { labHandoverAllowed } from "../lab.ts";
+import { shipmentIn } from "../shipments.ts";
+import { askStop, runFor, stopOf } from "./ask.ts";
+import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
+import { stopAndFollow } from "./follow_ups.ts";
+import { stopShipment } from "./item_actions.ts";
+import { runLoadOf } from "./loads.ts";
+
+/** A stop action's request as the route read it (courier 4.5). */
+export type StopActionInput = {
+  readonly idempotency_key?: string | undefined;
+  readonly side?: "exit" | "entry" | undefined;
+  readonly waybill?: string | undefined;
+  readonly labels?: readonly string[] | undefined;
+  readonly reason?: string | undefined;
+  readonly lab_handover?: boolean | undefined;
+  readonly received_by?: string | undefined;
+  readonly note?: string | undefined;
+};
+
+/** The run, its stop, and the key the action is kept under (the stop, the action, the key). */
+async function stopAt(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { runId: string; stopId: string; action: string },
+  body: StopActionInput,
+) {
+  const run = await runFor(deps, caller, at.runId);
+  const stop = stopOf(run, at.stopId);
+  // spec: courier 4.5: every stop action accepts idempotency_key; a replay answers the first.
+  const key = body.idempotency_key ? `${at.stopId}:${at.action}:${body.idempotency_key}` : null;
+  return { run, stop, key };
+}
+
+/** The driver presents the vehicle at a border stop: each shipment on board to customs. */
+export async function border(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  stopId: string,
+  body: StopActionInput,
+): Promise<StopAnswer> {
+  const { run, stop, key } = await stopAt(deps, caller, { runId, stopId, action: "border" }, body);
+  if (stop.kind !== "checkpoint") refuse("not_found", `no checkpoint ${stopId}`);
+  const crossings: string[] = [];
+  for (const i of run.items.filter((i) => i.state === "on_board")) {
+    crossings.push(
+      await openCrossing(deps.runtime, caller.tenant, {
+        waybill: i.waybill,
+        country: stop.country ?? "",
+        to_country: stop.to_country ?? "",
+        border_post: stop.border_post ?? "",
+        run_id: runId,
+        stop_id: stopId,
+        holder: holderOf(run),
+        by: caller.by,
+      }),
+    );
+  }
+  const command = { kind: "stop_border", stop_id: stopId, crossings, by: caller.by } as const;
+  return (await askStop(deps, caller, runId, command, key, body)).answer;
+}
+
+/**
+ * spec: courier 3.4, 5: the driver presents; customs:approve clears the vehicle at the border
+ * (exit, then entry) or refuses it (fail with a reason). Each shipment's crossing records the
+ * same side (exit before entry, once each).
+ */
+export async function cross(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  stopId: string,
+  body: StopActionInput,
+): Promise<StopAnswer> {
+  const { key } = await stopAt(deps, caller, { runId, stopId, action: "cross" }, body);
+  needScope(caller, "customs:approve");
+  const side = body.side;
+  if (!side) invalid([{ path: "side", message: "exit or entry" }]);
+  const command = { kind: "stop_cross", stop_id: stopId, side, by: caller.by } as const;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: (answer) => crossFollowUps(answer.stop, command),
+  });
+}
+
+export async function deliver(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  stopId: string,
+  body: StopActionInput,
+): Promise<StopAnswer> {
+  const { stop, key } = await stopAt(deps, caller, { runId, stopId, action: "deliver" }, body);
+  if (stop.kind !== "deliver" || !stop.waybill) refuse("not_found", `no deliver stop ${stopId}`);
+  // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
+  // is recorded (not only when it says lab_handover); a replay of a delivery made finds the stop
+  // done and answers as it did.
+  if (stop.status !== "done") {
+    const allowed = await labHandoverAllowed(deps.runtime, caller.tenant, stop.waybill);
+    if (!allowed.ok) {
+      refuse(
+        "lab_handover_blocked",
+        `the laboratory handover waits for the laboratory's decision: ${
+          allowed.reasons.join("; ")
+        }`,
+      );
+    }
+  }
+  const command = {
+    kind: "stop_deliver",
+    stop_id: stopId,
+    lab_handover: body.lab_handover ?? false,
+    received_by: body.received_by ?? null,
+    note: body.note ?? null,
+    by: caller.by,
+  } as const;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: () => deliverFollowUps(runId, stop, command, deps.clock.now()),
+  });
+}
+
+export async function collect(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  stopId: string,
+  body: StopActionInput,
+): Promise<StopAnswer> {
+  const { stop, key } = await stopAt(deps, caller, { runId, stopId, action: "collect" }, body);
+  if (stop.kind !== "collect" || !stop.work_order) {
+    refuse("not_found", `no collect stop ${stopId}`);
+  }
+  if (!body.waybill) invalid([{ path: "waybill", message: "required" }]);
+  const s = await shipmentIn(deps.runtime, caller.tenant, body.waybill);
+  if (s.client_id !== stop.work_order.courier_client_id) {
+    invalid([{ path: "waybill", message: "the shipment is not the work order's client's" }]);
+  }
+  // spec: courier 4.5: more than reserved needs runs:override and a reason.
+  if (body.reason) needScope(caller, "runs:override");
+  const command = {
+    kind: "stop_collect",
+    stop_id: stopId,
+    waybill: body.waybill,
+    // Each collected piece is labelled (courier 2.10): its piece id unless a label is given.
+    labels: body.labels ?? s.pieces.map((x) => x.id),
+    load: await runLoadOf(deps.runtime, caller.tenant, s, runId),
+    override_reason: body.reason ?? null,
+    by: caller.by,
+  } as const;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: (answer) => collectFollowUps(answer.run, answer.stop, command),
+  });
+}
+
+export async function fail(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  stopId: string,
+  body: StopActionInput,
+): Promise<StopAnswer> {
+  const { run, stop, key } = await stopAt(deps, caller, { runId, stopId, action: "fail" }, body);
+  if (stop.kind === "checkpoint") needScope(caller, "customs:approve");
+  if (!body.reason) invalid([{ path: "reason", message: "required" }]);
+  if (stop.kind === "collect" && body.waybill) {
+    await stopShipment(deps, caller, run, stop, body.waybill);
+  }
+  const command = {
+    kind: "stop_fail",
+    stop_id: stopId,
+    reason: body.reason,
+    waybill: body.waybill ?? null,
+    by: caller.by,
+  } as const;
+  return await stopAndFollow(deps, caller, {
+    runId,
+    command,
+    key,
+    request: body,
+    followUps: () => failFollowUps(runId, stop, command, deps.clock.now()),
+  });
+}

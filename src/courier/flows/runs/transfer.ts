@@ -1,0 +1,159 @@
+/**
+ * Transfers items to another open run of the courier, which carries them on (spec: courier 3.4
+ * transferred is an end state on this run only). The target takes them first, then this run
+ * marks them transferred and records the custody moves that follow, then the moves are made: each
+ * step is keyed (the request's idempotency_key, else what it transfers where) or repeats as
+ * nothing, so a retry after a crash between two steps completes the rest and repeats none.
+ */
+import {
+  isEnded,
+  type NetworkRun,
+  transferFollowUps,
+  transferKey,
+  transferTarget,
+  withColdSlots,
+} from "../../../../actors/courier/network_run/mod.ts";
+import { refuse, Refused } from "../../../runtime/actor.ts";
+import { askRun, readRun, runFor } from "./ask.ts";
+import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
+import { changeAndFollow } from "./follow_ups.ts";
+import { boardRun } from "./loads.ts";
+import type { RunActionInput } from "./run_actions.ts";
+
+export async function transfer(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  body: RunActionInput,
+): Promise<NetworkRun> {
+  const run = await runFor(deps, caller, runId);
+  const { waybills, to_run: toRun } = body;
+  if (!waybills || waybills.length === 0 || !toRun) {
+    invalid([
+      ...(!waybills || waybills.length === 0
+        ? [{ path: "waybills", message: "the waybills to transfer" }]
+        : []),
+      ...(!toRun ? [{ path: "to_run", message: "the run that takes them" }] : []),
+    ]);
+  }
+  if (toRun === run.id) invalid([{ path: "to_run", message: `the run itself: ${toRun}` }]);
+  const target = await readRun(deps, caller.tenant, toRun).catch((e) => {
+    if (e instanceof Refused && e.rejection.code === "not_found") {
+      refuse("not_found", `to_run: network run not found: ${toRun}`);
+    }
+    throw e;
+  });
+  if (target.status === "closed") {
+    invalid([{ path: "to_run", message: `the run is closed: ${toRun}` }]);
+  }
+  const open = await transferable(deps, caller, run, waybills, toRun);
+  return await moveOver(deps, caller, { run, target, open, waybills, body });
+}
+
+/**
+ * The items of `waybills` still open on the run; refused before the target takes anything when
+ * one is missing, or has its end state (it stays as it ended). A transfer that stopped between
+ * the target taking the items and this run refusing them is completed here: the target gives
+ * back what it took.
+ */
+async function transferable(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  waybills: readonly string[],
+  toRun: string,
+) {
+  const items = run.items.filter((i) => waybills.includes(i.waybill));
+  const missing = waybills.find((w) => !items.some((i) => i.waybill === w));
+  if (missing) refuse("not_on_run", `${missing} is not on this run`);
+  const open = items.filter((i) => !isEnded(i));
+  const ended = items.find((i) =>
+    isEnded(i) && !(i.state === "transferred" && i.to_run === toRun) &&
+    !open.some((o) => o.waybill === i.waybill)
+  );
+  if (ended) {
+    await giveBack(deps, caller, run.id, toRun, [ended.waybill]);
+    refuse(
+      "not_transferable",
+      `${ended.waybill} cannot be transferred: it has its end state: ${ended.state}`,
+    );
+  }
+  return open;
+}
+
+/** The target gives back what a transfer this run refused took (one item ended here). */
+async function giveBack(
+  deps: RunDeps,
+  caller: RunCaller,
+  fromRun: string,
+  toRun: string,
+  waybills: readonly string[],
+  key: string | null = null,
+) {
+  const command = { kind: "transfer_in_undo", from_run: fromRun, waybills, by: caller.by } as const;
+  await askRun(deps, caller, toRun, command, key);
+}
+
+/** The target takes the open items, then this run marks them transferred; then custody moves. */
+async function moveOver(
+  deps: RunDeps,
+  caller: RunCaller,
+  t: {
+    run: NetworkRun;
+    target: NetworkRun;
+    open: NetworkRun["items"];
+    waybills: readonly string[];
+    body: RunActionInput;
+  },
+): Promise<NetworkRun> {
+  const { run, target, waybills, body } = t;
+  const toRun = target.id;
+  // The custody move is keyed by what moves where, whatever key the request sends.
+  const moved = transferKey(run, waybills, toRun);
+  const key = body.idempotency_key ? `transfer:${toRun}:${body.idempotency_key}` : moved;
+  // The caller's key with another request is refused before the target takes anything.
+  const request = body.idempotency_key ? body : undefined;
+  // Boarding is recorded before the target counts the items, so a cold-chain profile set from
+  // now on finds the target too (coldChainOnRuns); one set since this run was read counts here.
+  const carried = [];
+  for (const i of t.open) {
+    const cold = await boardRun(deps.runtime, caller.tenant, i.waybill, toRun);
+    carried.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
+  }
+  const taken = (await askRun(
+    deps,
+    caller,
+    toRun,
+    {
+      kind: "transfer_in",
+      from_run: run.id,
+      items: carried,
+      by: caller.by,
+    },
+    `${run.id}:${key}`,
+    request,
+  )).run;
+  const command = {
+    kind: "transfer",
+    waybills,
+    to_run: toRun,
+    to: transferTarget(target, taken, waybills),
+    by: caller.by,
+  } as const;
+  return await changeAndFollow(deps, caller, {
+    runId: run.id,
+    command,
+    key,
+    request,
+    followUps: (next) => transferFollowUps(run, next, command),
+  }).catch(async (e) => {
+    // An item ended here after the check (delivered meanwhile): the target gives back what it
+    // took, so no shipment rides on two runs. A crash before this leaves the retry to do it.
+    const code = e instanceof Refused ? e.rejection.code : null;
+    if (code === "not_transferable" || code === "not_on_run") {
+      const waybills = t.open.map((i) => i.waybill);
+      await giveBack(deps, caller, run.id, toRun, waybills, `${run.id}:${key}:undo`);
+    }
+    throw e;
+  });
+}

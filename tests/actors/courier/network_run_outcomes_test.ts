@@ -1,0 +1,272 @@
+/**
+ * The run actor's events state outcomes (courier 3.4, 4.5): decide records what it decided and
+ * what must follow it, evolve only applies that, and a log written when events restated the
+ * command (`applied {change}`) reads to the same run. Pure: no store, no HTTP.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  FOLLOW_UPS_TIMER,
+  type FollowUp,
+  type NetworkRun,
+  networkRunActor,
+  type NetworkRunState,
+  RUN_FOLLOW_UP_RETRY_MS,
+  runAt,
+  type RunChange,
+  type RunCommand,
+  type RunEvent,
+  type StoredRunEvent,
+} from "../../../actors/courier/network_run/mod.ts";
+import type { Acceptance, Ctx, TimerOp } from "../../../src/runtime/actor.ts";
+
+const NOW = Date.parse("2026-11-02T08:00:00Z");
+let ids = 0;
+const ctx = (now = NOW): Ctx => ({ now, newId: (p) => `${p}_${++ids}` });
+const LOAD = { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 };
+type Accepted = Acceptance<NetworkRunState, RunEvent, unknown>;
+
+function decided(state: NetworkRunState, command: RunCommand, now = NOW): Accepted {
+  const d = networkRunActor.decide(state, command, ctx(now));
+  assert.ok(d.ok, JSON.stringify(d));
+  return d as Accepted;
+}
+
+function applied(state: NetworkRunState, events: readonly RunEvent[]): NetworkRunState {
+  return events.reduce(networkRunActor.evolve, state);
+}
+
+function creation(driver: string | null = "drv_1"): RunCommand {
+  return {
+    kind: "create",
+    run: {
+      id: "run_1",
+      courier_id: "biz_1",
+      facility_id: "GBE-HUB",
+      kind: "delivery",
+      countries: ["BW"],
+      capacity: { grams: 100_000, cm3: 1_000_000, pieces: 50, cold_slots: 0 },
+      vehicle: "B 123 ABC",
+      driver_id: driver,
+    },
+    by: "ops",
+  };
+}
+
+function created(driver: string | null = "drv_1"): NetworkRun {
+  return applied(null, decided(null, creation(driver)).events)!;
+}
+
+function stop(id: string, waybill: string): RunCommand {
+  return {
+    kind: "add_stop",
+    stop: {
+      id,
+      kind: "deliver",
+      waybill,
+      work_order: null,
+      country: null,
+      to_country: null,
+      border_post: null,
+      load: LOAD,
+    },
+    by: "ops",
+  };
+}
+
+/** The follow-ups a decision recorded, and its batch. */
+function dueOf(events: readonly RunEvent[]): { batch: string; followUps: readonly FollowUp[] } {
+  const due = events.filter((e) => e.kind === "follow_ups_due");
+  assert.equal(due.length, 1, JSON.stringify(events));
+  const e = due[0] as Extract<RunEvent, { kind: "follow_ups_due" }>;
+  return { batch: e.batch, followUps: e.follow_ups };
+}
+
+Deno.test("network run: a departure records the items that left and their custody moves, keyed by the departure", () => {
+  let run: NetworkRunState = created();
+  for (const [id, wb] of [["s1", "WB1"], ["s2", "WB2"]] as const) {
+    run = applied(run, decided(run, stop(id, wb)).events);
+  }
+  const d = decided(run, { kind: "depart", by: "driver:drv_1" }, NOW + 60_000);
+  assert.deepEqual(d.events[0], {
+    kind: "departed",
+    at: NOW + 60_000,
+    items: [0, 1],
+    entry: { action: "depart", by: "driver:drv_1", at: NOW + 60_000, detail: null },
+  });
+  const { batch, followUps } = dueOf(d.events);
+  assert.deepEqual(
+    followUps.map((f) => f.kind === "custody" ? [f.waybill, f.key, f.scan.event] : f.kind),
+    [
+      ["WB1", `custody:run_1:departure:${NOW + 60_000}:WB1`, "out_for_delivery"],
+      ["WB2", `custody:run_1:departure:${NOW + 60_000}:WB2`, "out_for_delivery"],
+    ],
+  );
+  // The first batch due arms the run's retry; the reply names the batch to say done.
+  assert.deepEqual(d.timers, [{
+    op: "set",
+    name: FOLLOW_UPS_TIMER,
+    at: NOW + 60_000 + RUN_FOLLOW_UP_RETRY_MS,
+  }]);
+  const next = applied(run, d.events)!;
+  assert.deepEqual(next.follow_ups_due, [batch]);
+  assert.equal((d.reply!(next, { seq: 9 }) as { follow_ups?: string }).follow_ups, batch);
+  assert.ok(next.items.every((i) => i.state === "on_board" && i.departed_at === NOW + 60_000));
+});
+
+Deno.test("network run: follow-ups said done leave the run; the timer makes what is still due due again", () => {
+  let run: NetworkRunState = created(null);
+  const first = decided(run, stop("s1", "WB1"));
+  run = applied(run, first.events);
+  const second = decided(run, stop("s2", "WB2"));
+  assert.deepEqual(second.timers ?? [], [], "one batch due already armed the retry");
+  run = applied(run, second.events);
+  const [a, b] = [dueOf(first.events).batch, dueOf(second.events).batch];
+  assert.deepEqual(run!.follow_ups_due, [a, b]);
+  const fired = decided(
+    run,
+    { kind: "timer", name: FOLLOW_UPS_TIMER, payload: undefined } as never,
+  );
+  assert.deepEqual(fired.events, [{ kind: "follow_ups_again", batches: [a, b] }]);
+  assert.deepEqual(fired.timers, [{
+    op: "set",
+    name: FOLLOW_UPS_TIMER,
+    at: NOW + RUN_FOLLOW_UP_RETRY_MS,
+  }]);
+  const doneA = decided(run, { kind: "follow_ups_done", batches: [a, "fu_unknown"] });
+  assert.deepEqual(doneA.events, [{ kind: "follow_ups_done", batches: [a] }]);
+  assert.deepEqual(doneA.timers ?? [], []);
+  run = applied(run, doneA.events);
+  const doneB = decided(run, { kind: "follow_ups_done", batches: [b, b] });
+  assert.deepEqual(doneB.timers, [{ op: "cancel", name: FOLLOW_UPS_TIMER } satisfies TimerOp]);
+  run = applied(run, doneB.events);
+  assert.deepEqual(run!.follow_ups_due, []);
+  assert.deepEqual(decided(run, { kind: "follow_ups_done", batches: [b] }).events, []);
+  const idle = decided(run, { kind: "timer", name: FOLLOW_UPS_TIMER, payload: undefined } as never);
+  assert.deepEqual([idle.events, idle.timers ?? []], [[], []]);
+});
+
+Deno.test("network run: a collection records the item and its custody move and errand charge; a failed collection charges the work order's client", () => {
+  let run: NetworkRunState = created();
+  const collectStop: RunCommand = {
+    kind: "add_stop",
+    stop: {
+      id: "c1",
+      kind: "collect",
+      waybill: null,
+      work_order: { sender: "A", recipient: "B", courier_client_id: "cli_1", reserved: LOAD },
+      country: null,
+      to_country: null,
+      border_post: null,
+      load: LOAD,
+    },
+    by: "ops",
+  };
+  run = applied(run, decided(run, collectStop).events);
+  run = applied(
+    run,
+    decided(run, { ...collectStop, stop: { ...collectStop.stop, id: "c2" } }).events,
+  );
+  const collected = decided(run, {
+    kind: "stop_collect",
+    stop_id: "c1",
+    waybill: "WB9",
+    labels: ["WB9-1"],
+    load: LOAD,
+    override_reason: null,
+    by: "driver:drv_1",
+  });
+  const { followUps } = dueOf(collected.events);
+  assert.deepEqual(followUps, [
+    {
+      kind: "custody",
+      waybill: "WB9",
+      key: "custody:run_1:c1:collect:WB9:WB9",
+      scan: { event: "collected", holder: "driver:drv_1", pieces: ["WB9-1"], by: "driver:drv_1" },
+    },
+    {
+      kind: "charge",
+      waybill: "WB9",
+      charge: {
+        kind: "errand",
+        reference: "COL-c1-WB9",
+        reason: "collected at stop c1",
+        source_event: "run.collected:c1:WB9",
+        evidence_path: "run:run_1/stop:c1",
+      },
+      by: "driver:drv_1",
+    },
+  ]);
+  const failed = decided(run, { kind: "stop_fail", stop_id: "c2", reason: "closed", by: "ops" });
+  assert.deepEqual(dueOf(failed.events).followUps.map((f) => [f.kind, "at" in f ? f.at : null]), [
+    ["client_charge", NOW],
+  ]);
+});
+
+Deno.test("network run: a step already made records nothing, and nothing is due", () => {
+  let run: NetworkRunState = created();
+  run = applied(run, decided(run, stop("s1", "WB1")).events);
+  run = applied(run, decided(run, { kind: "depart", by: "t" }).events);
+  const deliver: RunCommand = { kind: "stop_deliver", stop_id: "s1", lab_handover: false, by: "t" };
+  run = applied(run, decided(run, deliver).events);
+  assert.deepEqual(decided(run, deliver).events, []);
+  assert.deepEqual(decided(run, { kind: "depart", by: "t" }).events, []);
+});
+
+/** A command for the property below, by number: stops, departures, deliveries, reports. */
+function commandOf(n: number, pick: number): RunCommand {
+  const wb = `WB${pick % 4}`;
+  switch (n % 9) {
+    case 0:
+      return stop(`s${pick % 4}`, wb);
+    case 1:
+      return { kind: "depart", by: "t" };
+    case 2:
+      return { kind: "arrive", by: "t" };
+    case 3:
+      return { kind: "unload", waybills: null, by: "t" };
+    case 4:
+      return {
+        kind: "stop_deliver",
+        stop_id: `s${pick % 4}`,
+        lab_handover: pick % 2 === 0,
+        by: "t",
+      };
+    case 5:
+      return { kind: "stop_fail", stop_id: `s${pick % 4}`, reason: "nobody home", by: "t" };
+    case 6:
+      return { kind: "report", waybill: wb, condition: "damaged", note: "crushed", by: "t" };
+    case 7:
+      return { kind: "assign_driver", driver_id: pick % 2 ? null : "drv_2", by: "t" };
+    default:
+      return {
+        kind: "transfer_in",
+        from_run: "run_0",
+        items: [{ waybill: wb, load: LOAD }],
+        by: "t",
+      };
+  }
+}
+
+Deno.test("network run: its log reads to the run it decided, and a log of `applied` changes reads to the same run", () => {
+  fc.assert(fc.property(fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }), (steps) => {
+    const start = decided(null, creation()).events;
+    let run = applied(null, start);
+    const log: StoredRunEvent[] = [...start];
+    const legacy: StoredRunEvent[] = [...start];
+    steps.forEach(([n, pick], i) => {
+      const at = NOW + i * 60_000;
+      const d = networkRunActor.decide(run, commandOf(n, pick), ctx(at));
+      if (!d.ok || d.events.length === 0) return;
+      run = applied(run, d.events);
+      log.push(...d.events);
+      legacy.push({ kind: "applied", change: commandOf(n, pick) as RunChange, at });
+    });
+    const numbered = (events: StoredRunEvent[]) =>
+      events.map((event, i) => ({ seq: i + 1, event }));
+    assert.deepEqual(runAt(numbered(log), log.length), run);
+    const { follow_ups_due: _due, ...decidedRun } = run!;
+    const { follow_ups_due: _none, ...readRun } = runAt(numbered(legacy), legacy.length)!;
+    assert.deepEqual(readRun, decidedRun);
+  }));
+});
