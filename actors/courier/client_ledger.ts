@@ -57,7 +57,7 @@ import {
 import { AMOUNT_MINOR_MAX, AmountOutOfRange, formatMinor } from "../../src/domain/money.ts";
 import { COMPLETION_ADJUSTMENTS_MAX, NOTE_ADJUSTMENTS_MAX } from "../../src/limits.ts";
 import { available, type SettlementMode } from "../../src/courier/rules/settlement.ts";
-import type { CourierClient } from "./courier_client.ts";
+import type { CourierClient } from "./courier_client_state.ts";
 
 export interface FxInput {
   /** Exact decimal text: 1 unit of the charge's currency in the billing currency. */
