@@ -55,7 +55,7 @@ import {
   wholeNumber,
 } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
-import { bookNote } from "./billing.ts";
+import { bookNote } from "../../src/courier/flows/billing/notes.ts";
 import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Claims";
@@ -233,7 +233,7 @@ async function creditNote(
   try {
     // The booked price's entry: a payment quoting the waybill holds the same reference.
     r = await bookNote(
-      c,
+      env,
       claim.courier_id,
       claim.client_id,
       { reference: claim.waybill, kind: "shipment" },

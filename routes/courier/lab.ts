@@ -42,7 +42,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { orNull, UtcInstant, Waybill } from "../../src/http/schemas.ts";
 import { ask, read } from "../../src/http/ask.ts";
-import { entryView, LedgerEntryAnswer } from "./billing.ts";
+import { entryView, LedgerEntryAnswer } from "./answers/ledger.ts";
 import { iso } from "../../src/domain/iso.ts";
 
 const tag = "Laboratory samples";

@@ -43,7 +43,7 @@ import {
   InvoiceAnswer,
   OtherCurrencyAnswer,
   UnresolvedConversionAnswer,
-} from "./billing.ts";
+} from "./answers/ledger.ts";
 import {
   BOOKING_REFUSALS,
   BookingAnswer,
