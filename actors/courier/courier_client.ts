@@ -198,18 +198,23 @@ function withoutHash(u: ClientUser): Omit<ClientUser, "password_hash"> {
   return rest;
 }
 
-type D = ReturnType<typeof accept<CourierClientState, CourierClientEvent, CourierClientReply>>;
+type D = Decision<CourierClientState, CourierClientEvent, CourierClientReply>;
+
+/** The client as it stands after the events: the reply of most commands. */
+const whole = (s: CourierClientState) => s ?? undefined;
+
+function ok(
+  events: CourierClientEvent[],
+  reply?: (s: CourierClientState) => CourierClientReply,
+): D {
+  return accept(events, reply ?? whole);
+}
 
 function decide(
   state: CourierClientState,
   command: CourierClientCommand | { kind: "timer" },
   ctx: Ctx,
-): Decision<CourierClientState, CourierClientEvent, CourierClientReply> {
-  const whole = (s: CourierClientState) => s ?? undefined;
-  const ok = (
-    events: CourierClientEvent[],
-    reply?: (s: CourierClientState) => CourierClientReply,
-  ): D => accept(events, reply ?? whole);
+): D {
   if (command.kind === "create") {
     if (state !== null) return reject("already_exists", `client exists: ${command.client.id}`);
     return ok([{
@@ -225,42 +230,8 @@ function decide(
       return ok([]);
     case "change_settings":
       return changeSettings(state, command);
-    case "charge_booking": {
-      const terms = state.settings;
-      // spec: courier 4.2: within the credit limit, recoverable duties counted (balancesOf).
-      const check = checkCharge(terms, balancesOf(state), command.amount_minor, command.currency);
-      if (!check.ok) return reject(check.code, check.message);
-      const posted = terms.settlement_mode !== "external";
-      const entry = entryOf({
-        reference: command.waybill,
-        seq: state.ledger.seq + 1,
-        kind: "shipment",
-        amount_minor: command.amount_minor,
-        currency: command.currency,
-        status: posted ? "posted" : "external",
-        reason: "booked price",
-        source_event: `shipment.booked:${command.waybill}`,
-        shipment: command.waybill,
-        created_at: ctx.now,
-      });
-      return ok([{
-        kind: "booking_charged",
-        waybill: command.waybill,
-        amount_minor: command.amount_minor,
-        currency: command.currency,
-        settlement_mode: terms.settlement_mode,
-        posted,
-        by: command.by,
-        entry,
-        ...(command.references ? { references: command.references } : {}),
-      }], (next): BookingChargeReply => ({
-        entry,
-        allocations: [],
-        balances: accountBalances(next!),
-        ...(command.service_level === undefined ? {} : { service_level: command.service_level }),
-        ...(command.booking ? { booking: command.booking } : {}),
-      }));
-    }
+    case "charge_booking":
+      return chargeBooking(state, command, ctx);
     case "withdraw_booking": {
       // Nothing changes but the reply kept under the booking's key: a charge of the booking
       // answered by it is refused (spec: courier 4.1: the same request books nothing twice).
@@ -268,41 +239,131 @@ function decide(
       return ok([], (): BookingWithdrawnReply => ({ withdrawn: waybill }));
     }
     case "top_up":
-      if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
-        return reject("invalid_amount", "a top-up must be above zero");
-      }
-      if (state.settings.settlement_mode !== "prepaid") {
-        return reject(
-          "not_prepaid",
-          `top-ups are for prepaid accounts: this one settles ${state.settings.settlement_mode}`,
-        );
-      }
-      {
-        const other = currencyRefusal(state, command.currency);
-        if (other) return other;
-        const entry = entryOf({
-          reference: command.reference,
-          seq: state.ledger.seq + 1,
-          kind: "top_up",
-          amount_minor: -command.amount_minor,
-          currency: command.currency,
-          status: "posted",
-          reason: "prepaid funds",
-          source_event: `top_up:${command.reference}`,
-          created_at: ctx.now,
-        });
-        return withinRange(
-          state,
-          ok([{
-            kind: "topped_up",
-            amount_minor: command.amount_minor,
-            currency: command.currency,
-            reference: command.reference,
-            by: command.by,
-            entry,
-          }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) })),
-        );
-      }
+      return topUp(state, command, ctx);
+    case "rotate_api_key":
+    case "set_webhook":
+    case "authenticate_key":
+    case "authenticate_user":
+    case "user_for_login":
+    case "change_password":
+      return decideAccess(state, command);
+    case "add_user":
+      return addUser(state, command);
+    case "reserve_address":
+      return reserveAddress(state, command);
+    case "post_charge":
+    case "resolve_fx":
+    case "payment":
+    case "correct":
+    case "cod_collected":
+    case "cod_remitted":
+    case "issue_invoice":
+      return withinRange(state, decideLedger(state, command, ctx));
+    default:
+      return unreachable(command);
+  }
+}
+
+/** spec: courier 4.1, 4.2: a booking's price, within the credit limit or the prepaid funds. */
+function chargeBooking(
+  state: CourierClient,
+  command: Extract<CourierClientCommand, { kind: "charge_booking" }>,
+  ctx: Ctx,
+): D {
+  const terms = state.settings;
+  // spec: courier 4.2: within the credit limit, recoverable duties counted (balancesOf).
+  const check = checkCharge(terms, balancesOf(state), command.amount_minor, command.currency);
+  if (!check.ok) return reject(check.code, check.message);
+  const posted = terms.settlement_mode !== "external";
+  const entry = entryOf({
+    reference: command.waybill,
+    seq: state.ledger.seq + 1,
+    kind: "shipment",
+    amount_minor: command.amount_minor,
+    currency: command.currency,
+    status: posted ? "posted" : "external",
+    reason: "booked price",
+    source_event: `shipment.booked:${command.waybill}`,
+    shipment: command.waybill,
+    created_at: ctx.now,
+  });
+  return ok([{
+    kind: "booking_charged",
+    waybill: command.waybill,
+    amount_minor: command.amount_minor,
+    currency: command.currency,
+    settlement_mode: terms.settlement_mode,
+    posted,
+    by: command.by,
+    entry,
+    ...(command.references ? { references: command.references } : {}),
+  }], (next): BookingChargeReply => ({
+    entry,
+    allocations: [],
+    balances: accountBalances(next!),
+    ...(command.service_level === undefined ? {} : { service_level: command.service_level }),
+    ...(command.booking ? { booking: command.booking } : {}),
+  }));
+}
+
+/** spec: courier 4.2: prepaid funds, in the billing currency or one the client owes in. */
+function topUp(
+  state: CourierClient,
+  command: Extract<CourierClientCommand, { kind: "top_up" }>,
+  ctx: Ctx,
+): D {
+  if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
+    return reject("invalid_amount", "a top-up must be above zero");
+  }
+  if (state.settings.settlement_mode !== "prepaid") {
+    return reject(
+      "not_prepaid",
+      `top-ups are for prepaid accounts: this one settles ${state.settings.settlement_mode}`,
+    );
+  }
+  const other = currencyRefusal(state, command.currency);
+  if (other) return other;
+  const entry = entryOf({
+    reference: command.reference,
+    seq: state.ledger.seq + 1,
+    kind: "top_up",
+    amount_minor: -command.amount_minor,
+    currency: command.currency,
+    status: "posted",
+    reason: "prepaid funds",
+    source_event: `top_up:${command.reference}`,
+    created_at: ctx.now,
+  });
+  return withinRange(
+    state,
+    ok([{
+      kind: "topped_up",
+      amount_minor: command.amount_minor,
+      currency: command.currency,
+      reference: command.reference,
+      by: command.by,
+      entry,
+    }], (next) => ({ entry, allocations: [], balances: accountBalances(next!) })),
+  );
+}
+
+/** Who the client is and who acts for it: its key, webhook, users and saved addresses. */
+function decideAccess(
+  state: CourierClient,
+  command: Extract<
+    CourierClientCommand,
+    {
+      kind:
+        | "rotate_api_key"
+        | "set_webhook"
+        | "authenticate_key"
+        | "authenticate_user"
+        | "user_for_login"
+        | "change_password";
+    }
+  >,
+): D {
+  switch (command.kind) {
     case "rotate_api_key":
       return ok([{ kind: "api_key_rotated", key: command.key, by: command.by }]);
     case "set_webhook":
@@ -343,28 +404,6 @@ function decide(
         password_hash: command.password_hash,
         by: command.by,
       }]);
-    case "add_user":
-      return addUser(state, command);
-    case "reserve_address":
-      if ((state.addresses_total ?? 0) >= CLIENT_ADDRESSES_MAX) {
-        return reject(
-          "address_book_full",
-          `the address book is full: ${CLIENT_ADDRESSES_MAX} addresses; update a saved one instead`,
-        );
-      }
-      // No reply: it is kept for good under the address's idempotency key, so it stays small.
-      return ok(
-        [{ kind: "address_reserved", address_id: command.address_id, by: command.by }],
-        () => undefined,
-      );
-    case "post_charge":
-    case "resolve_fx":
-    case "payment":
-    case "correct":
-    case "cod_collected":
-    case "cod_remitted":
-    case "issue_invoice":
-      return withinRange(state, decideLedger(state, command, ctx));
     default:
       return unreachable(command);
   }
@@ -455,6 +494,24 @@ function changeSettings(
   return accept(
     [{ kind: "settings_changed", changes: c.changes, by: c.by }],
     (s) => s ?? undefined,
+  );
+}
+
+/** spec: courier 4.6: a saved address, counted against the address book's bound. */
+function reserveAddress(
+  state: CourierClient,
+  c: Extract<CourierClientCommand, { kind: "reserve_address" }>,
+): D {
+  if ((state.addresses_total ?? 0) >= CLIENT_ADDRESSES_MAX) {
+    return reject(
+      "address_book_full",
+      `the address book is full: ${CLIENT_ADDRESSES_MAX} addresses; update a saved one instead`,
+    );
+  }
+  // No reply: it is kept for good under the address's idempotency key, so it stays small.
+  return ok(
+    [{ kind: "address_reserved", address_id: c.address_id, by: c.by }],
+    () => undefined,
   );
 }
 
