@@ -12,7 +12,7 @@ import {
   dutiesRecoveredEffect,
   entryOf,
 } from "../../src/courier/rules/ledger.ts";
-import type { CourierClient } from "./courier_client_state.ts";
+import type { CourierClient } from "./courier_client/state.ts";
 import type { LedgerCommand, LedgerEvent } from "./client_ledger/messages.ts";
 import { balancesIn, withEffect } from "./client_ledger/balances.ts";
 import type { LedgerDecision } from "./client_ledger/decisions.ts";

@@ -33,7 +33,7 @@ import {
   withEffect,
 } from "./client_ledger.ts";
 import { retire, secretMention } from "../../src/domain/credentials.ts";
-import type { CourierClient } from "./courier_client_state.ts";
+import type { CourierClient } from "./courier_client/state.ts";
 import type {
   BookingChargeReply,
   BookingWithdrawnReply,
@@ -52,7 +52,7 @@ export type {
   ClientUser,
   ClientWebhook,
   CourierClient,
-} from "./courier_client_state.ts";
+} from "./courier_client/state.ts";
 export type {
   BookingChargeReply,
   BookingOrigin,

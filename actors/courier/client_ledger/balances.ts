@@ -12,7 +12,7 @@ import {
 } from "../../../src/courier/rules/ledger.ts";
 import { AMOUNT_MINOR_MAX } from "../../../src/domain/money.ts";
 import { available } from "../../../src/courier/rules/settlement.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "../courier_client/state.ts";
 import type { AccountBalances, OtherCurrencyBalances } from "./messages.ts";
 
 /** The account's balances in its billing currency. */

@@ -16,7 +16,7 @@ import {
   UNRESOLVED_FX_MAX,
 } from "../../../src/courier/rules/ledger.ts";
 import { AMOUNT_MINOR_MAX, AmountOutOfRange, formatMinor } from "../../../src/domain/money.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "../courier_client/state.ts";
 import type { FxResolution, LedgerCommand, LedgerEvent, LedgerReply } from "./messages.ts";
 import { accountBalances } from "./balances.ts";
 import { badAmount, badText, type LedgerDecision, posted, type S, statusFor } from "./decisions.ts";

@@ -7,7 +7,7 @@ import {
   owedMinor,
 } from "../../../src/courier/rules/ledger.ts";
 import type { SettlementMode } from "../../../src/courier/rules/settlement.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "../courier_client/state.ts";
 import type { LedgerEvent, LedgerReply } from "./messages.ts";
 import { accountBalances, balancesIn } from "./balances.ts";
 

@@ -11,7 +11,7 @@ import {
   type LedgerBook,
   OPEN_INVOICES_MAX,
 } from "../../../src/courier/rules/ledger.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "../courier_client/state.ts";
 import type { LedgerCommand, LedgerEvent, LedgerReply } from "./messages.ts";
 import { accountBalances } from "./balances.ts";
 import { type LedgerDecision, receivableRefusal, type S } from "./decisions.ts";

@@ -18,7 +18,7 @@ import {
 } from "../../../src/courier/rules/ledger.ts";
 import { formatMinor } from "../../../src/domain/money.ts";
 import { COMPLETION_ADJUSTMENTS_MAX, NOTE_ADJUSTMENTS_MAX } from "../../../src/limits.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "../courier_client/state.ts";
 import type { LedgerCommand, LedgerEvent, OriginalEntry } from "./messages.ts";
 import { badText, type LedgerDecision, posted, statusFor } from "./decisions.ts";
 

@@ -10,7 +10,7 @@ import {
   REFERENCE_CHARS_MAX,
   TEXT_CHARS_MAX,
 } from "../../../src/courier/rules/ledger.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "../courier_client/state.ts";
 import type { LedgerCommand, LedgerEvent, LedgerReply } from "./messages.ts";
 import { balancesIn } from "./balances.ts";
 import {

@@ -5,7 +5,7 @@
 import { accept, type Decision, reject, unreachable } from "../../../src/runtime/actor.ts";
 import { constantTimeEqual } from "../../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../../../src/limits.ts";
-import type { ClientUser, CourierClient } from "../courier_client_state.ts";
+import type { ClientUser, CourierClient } from "./state.ts";
 import type {
   CourierClientCommand,
   CourierClientEvent,

@@ -11,7 +11,7 @@ import {
   type LedgerReply,
 } from "../client_ledger.ts";
 import type { KeyRecord, WebhookSecret } from "../../../src/domain/credentials.ts";
-import type { ClientSettings, ClientUser, CourierClient } from "../courier_client_state.ts";
+import type { ClientSettings, ClientUser, CourierClient } from "./state.ts";
 import type { SettlementMode } from "../../../src/courier/rules/settlement.ts";
 
 /** The references a shipment carries into its billing events (courier 2.7). */

@@ -2,7 +2,7 @@
 import { accept, type Decision, reject } from "../../../src/runtime/actor.ts";
 import { isOpen } from "../../../src/courier/rules/ledger.ts";
 import { hasBalances } from "../client_ledger.ts";
-import type { CourierClient } from "../courier_client_state.ts";
+import type { CourierClient } from "./state.ts";
 import type {
   CourierClientCommand,
   CourierClientEvent,

@@ -1,11 +1,11 @@
 /**
  * The state of a courier's client (courier 2.5, 4.6): who it is, its settlement settings, its key
- * and users, and its account. Its own file so that the money part (`client_ledger.ts`) and the
- * rest of the actor (`courier_client.ts`) both build on it without importing each other.
+ * and users, and its account. Its own file so that the money part (`../client_ledger.ts`) and the
+ * rest of the actor (`../courier_client.ts`) both build on it without importing each other.
  */
-import type { KeyRecord, PreviousSecret, WebhookSecret } from "../../src/domain/credentials.ts";
-import type { AccountMoney, SettlementMode } from "../../src/courier/rules/settlement.ts";
-import type { LedgerBook } from "../../src/courier/rules/ledger.ts";
+import type { KeyRecord, PreviousSecret, WebhookSecret } from "../../../src/domain/credentials.ts";
+import type { AccountMoney, SettlementMode } from "../../../src/courier/rules/settlement.ts";
+import type { LedgerBook } from "../../../src/courier/rules/ledger.ts";
 
 export interface ClientUser {
   readonly id: string;
