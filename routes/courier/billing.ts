@@ -1,99 +1,57 @@
 /**
  * Courier 4.2, client billing: top-ups, payments, debit and credit notes, remitted COD, FX
  * resolution, invoices (billing:administer) and the billing view (billing:view-own). Every money
- * fact is a ledger entry (courier 2.6); the same reference or source event books once.
+ * fact is a ledger entry (courier 2.6); the same reference or source event books once. Each
+ * action is a flow of src/courier/flows/billing/; its answer a view of ./answers/billing.ts.
  *
  * Amounts in answers are decimals in their currency. An entry's amount is signed from the
  * client's side: positive adds to what it owes, negative (top-up, payment, credit note, remitted
  * COD) reduces it.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
-import {
-  asClient,
-  asInvoices,
-  asPosting,
-  asResolved,
-  type CourierClient,
-  courierClientActor,
-  type CourierClientCommand,
-  type CourierClientReply,
-} from "../../actors/courier/courier_client.ts";
-import {
-  type AccountBalances,
-  accountBalances,
-  entryAsk,
-  type LedgerCommand,
-  NOT_CORRECTABLE,
-  type OriginalEntry,
-  type OtherCurrencyBalances,
-} from "../../actors/courier/client_ledger.ts";
-import {
-  ageing,
-  AGEING_BUCKETS,
-  balanceOf,
-  daysPastDue,
-  ENTRY_KINDS,
-  ENTRY_STATUSES,
-  type EntryKind,
-  type EntryStatus,
-  type Invoice,
-  isOpen,
-  isPeriod,
-  type LedgerBook,
-  type LedgerEntry,
-  parseRate,
-  periodOf,
-  REFERENCE_CHARS_MAX,
-  TEXT_CHARS_MAX,
-} from "../../src/courier/rules/ledger.ts";
-import { OUTBOUND_STATUSES } from "../../actors/platform/outbound_event/mod.ts";
 import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim.ts";
-import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
-import { exportStateOf } from "../../src/courier/rules/billing_csv.ts";
-import { ADJUSTMENT_KINDS } from "../../src/courier/rules/billing_events.ts";
-import { EXPORT_STATES, type ExportState } from "../../src/platform/rules/export_state.ts";
-import { entryReportOfRow, reportColumns } from "../../src/courier/queries/billing_export.ts";
+import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../../src/courier/rules/ledger.ts";
+import { numberText } from "../../src/domain/money.ts";
+import { asPosting } from "../../actors/courier/courier_client.ts";
+import type { BillingCaller } from "../../src/courier/flows/billing/account.ts";
+import { recordPayment, topUp } from "../../src/courier/flows/billing/receipts.ts";
+import { correctEntry, NOTE_KEY_PREFIX } from "../../src/courier/flows/billing/notes.ts";
+import { recordCodCollected, remitCod } from "../../src/courier/flows/billing/cod.ts";
+import { resolveFx } from "../../src/courier/flows/billing/fx.ts";
+import { issueInvoices } from "../../src/courier/flows/billing/invoices.ts";
+import { clientBilling } from "../../src/courier/flows/billing/view.ts";
 import { business, driver } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { iso } from "../../src/domain/iso.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
-import { define, z } from "../../src/http/route.ts";
-import {
-  CalendarDay,
-  Currency,
-  Money,
-  orNull,
-  PlainText,
-  UtcInstant,
-  Waybill,
-} from "../../src/http/schemas.ts";
-import { Settlement } from "./answers/schemas.ts";
-import type { LedgerEntryRow } from "../../src/db/schema.ts";
-import { heldWatermark, isEntryParked } from "../../src/courier/queries/ledger_watermarks.ts";
-import type { AskOptions } from "../../src/runtime/runtime.ts";
-import type { AskResult } from "../../src/runtime/plan.ts";
-import { read } from "../../src/http/ask.ts";
-import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
-import { shipmentIn } from "../../src/courier/flows/shipments.ts";
+import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
-import {
-  EVIDENCE_FILE_BYTES_MAX,
-  readEvidence,
-  storeEvidence,
-} from "../../src/courier/flows/evidence.ts";
+import { define, z } from "../../src/http/route.ts";
+import { Currency, PlainText, Waybill } from "../../src/http/schemas.ts";
+import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
+import { EVIDENCE_FILE_BYTES_MAX, readEvidence } from "../../src/courier/flows/evidence.ts";
 import { evidenceResponse } from "./answers/evidence.ts";
 import { MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { creditUsed } from "../../src/courier/rules/settlement.ts";
+import {
+  ClientBillingAnswer,
+  clientBillingView,
+  CodCollectedAnswer,
+  codCollectedView,
+  FxResolvedAnswer,
+  fxResolvedView,
+  InvoicesIssuedAnswer,
+  invoicesIssuedView,
+  PaymentAnswer,
+  paymentView,
+  PostingAnswer,
+  postingView,
+  TopUpAnswer,
+  topUpView,
+} from "./answers/billing.ts";
+import { EntryKindName, Period } from "./answers/ledger.ts";
 
 const tag = "Client billing";
-/** Statement rows per answer; a longer period says `truncated` (courier 4.2 statement). */
-const STATEMENT_ENTRIES_MAX = 500;
-/** Payments listed in the billing view, newest first. */
-const PAYMENTS_LISTED_MAX = 50;
 
 const ClientParam = z.object({ client: z.string().min(1).max(64) });
 const Positive = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]);
@@ -101,17 +59,10 @@ const Signed = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
 // spec: courier 2.6: every text an entry keeps is carried by its billing events (2.7): no
 // control character (PlainText), only a reason may run over lines.
 const Reference = PlainText(REFERENCE_CHARS_MAX).min(1);
-/** What a note sent without a reference is kept under, before its Idempotency-Key. */
-const NOTE_KEY_PREFIX = "key:";
 /** An entry's reason (courier 2.6): free text, over lines if need be. */
 const Reason = PlainText(TEXT_CHARS_MAX, { lines: true }).min(1);
 /** An entry's evidence path or an FX rate's source: one line. */
 const Line = PlainText(TEXT_CHARS_MAX).min(1);
-const Period = z.string().refine(isPeriod, "a period is YYYY-MM")
-  .openapi({ pattern: "^[0-9]{4}-(0[1-9]|1[0-2])$", example: "2026-11" });
-const EntryKindName = z.enum(ENTRY_KINDS);
-/** Reads of the corrected entry per note: another read follows notes confirmed meanwhile. */
-const NOTE_READS_MAX = 3;
 
 const admin = [business({ scope: "billing:administer" }), courierPlatform];
 
@@ -125,104 +76,18 @@ const BOOKED_OTHERWISE = {
   reference_conflict: "the reference was booked before with other figures",
 };
 
-/** A decimal amount to minor units of `currency`, or a 422 naming the field. */
-function minorOf(
-  amount: number | string,
-  currency: string,
-  path: string,
-  sign: "positive" | "non-zero",
-): number {
-  const r = toMinor(amount, currency);
-  if (!r.ok) throw validationFailed([{ path, message: r.message }]);
-  if (sign === "positive" ? r.minor <= 0 : r.minor === 0) {
-    throw validationFailed([{ path, message: `must be ${sign}` }]);
-  }
-  return r.minor;
-}
-
-/** Asks the client account; a refusal is its API error, another courier's client a 404. */
-async function askAccount(
-  c: Context<AppEnv>,
-  client: string,
-  command: CourierClientCommand,
-  options: AskOptions = {},
-) {
-  const courier = businessPrincipalOf(c).business.id;
-  const r = await c.get("env").runtime.ask(courierClientActor, courier, client, command, options);
-  if (!r.ok) throw fromRejection(r);
-  return r;
-}
-
-/**
- * A reference books once (spec: courier 2.6 rule 2): sent again with the same figures it answers
- * the first entry; with other figures it is refused, never answered as if they were booked.
- */
-function assertSameFacts(
-  r: { reply: CourierClientReply; replayed: boolean },
-  reference: string,
-  sent: { amount_minor: number; currency: string; corrects?: string },
-  field = "reference",
-): void {
-  if (!r.replayed) return;
-  const e = asPosting(r.reply).entry;
-  if (
-    e.amount_minor === sent.amount_minor && e.currency === sent.currency &&
-    (sent.corrects === undefined || e.corrects === sent.corrects)
-  ) return;
-  const was = `${formatMinor(e.amount_minor, e.currency)} ${e.currency}` +
-    (e.corrects === null ? "" : ` on ${e.corrects}`);
-  throw new ApiError(
-    "reference_conflict",
-    `${field} already booked another ${e.kind} entry (${was}): ${reference}`,
-  );
-}
-
-/**
- * A payment sent again under its reference with allocations is the same payment only if it
- * allocates as the first did: otherwise the accountant would read allocations that were never
- * made (a reference pays once, spec: courier 4.2). The rest of a payment goes to open invoices
- * oldest first, so the allocations made may name more than were sent: the very request sent
- * first is its replay too, not a conflict with itself.
- */
-function assertSameAllocations(
-  posting: ReturnType<typeof asPosting>,
-  reference: string,
-  sent: readonly { invoice_id: string; amount_minor: number }[],
-): void {
-  type Sent = readonly { invoice_id: string; amount_minor: number }[];
-  const key = (list: Sent) =>
-    list.map((a) => `${a.invoice_id}\u0000${a.amount_minor}`).sort().join("\u0001");
-  if (key(posting.allocations) === key(sent)) return;
-  const first = "requested" in posting ? posting.requested : undefined;
-  if (first !== undefined) {
-    if (key(first) === key(sent)) return;
-  } else {
-    // Kept before what it sent was recorded: what was sent first made at least what it named.
-    const made = new Map(posting.allocations.map((a) => [a.invoice_id, a.amount_minor]));
-    if (sent.every((a) => (made.get(a.invoice_id) ?? 0) >= a.amount_minor)) return;
-  }
-  const cur = posting.entry.currency;
-  const was = posting.allocations.length === 0
-    ? "none"
-    : posting.allocations.map((a) => `${a.invoice_id} ${formatMinor(a.amount_minor, cur)}`)
-      .join(", ");
-  throw new ApiError(
-    "reference_conflict",
-    `reference already paid with other allocations (${was}): ${reference}`,
-  );
+/** The courier calling and the name its entries record. */
+function callerOf(c: Context<AppEnv>): BillingCaller {
+  const p = businessPrincipalOf(c);
+  return { courier: p.business.id, by: principalName(p) };
 }
 
 /** The answer to a billing action that posted an entry: 201, or 200 when it was replayed. */
 function postingAnswer(
   c: Context<AppEnv>,
-  r: { reply: CourierClientReply; replayed: boolean },
+  r: { reply: Parameters<typeof asPosting>[0]; replayed: boolean },
 ): Response {
-  const posting = asPosting(r.reply);
-  return ok(c, {
-    replayed: r.replayed,
-    entry: entryView(posting.entry),
-    balances: balancesAnswer(posting.balances),
-  }, r.replayed ? 200 : 201);
+  return ok(c, postingView(asPosting(r.reply), r.replayed), r.replayed ? 200 : 201);
 }
 
 export function billingRoutes(api: Api): void {
@@ -246,30 +111,8 @@ export function billingRoutes(api: Api): void {
       ...BOOKED_OTHERWISE,
     },
   }, async (c, { params, body }) => {
-    const amount = minorOf(body.amount, body.currency, "amount", "positive");
-    const r = await askAccount(c, params.client, {
-      kind: "top_up",
-      amount_minor: amount,
-      currency: body.currency,
-      reference: body.reference,
-      by: principalName(businessPrincipalOf(c)),
-    }, entryAsk(`top_up:${body.reference}`));
-    assertSameFacts(r, body.reference, { amount_minor: -amount, currency: body.currency });
-    const posting = asPosting(r.reply);
-    const b = posting.balances;
-    // A top-up in another currency settles what is owed in it: its funds there are the balance,
-    // and they pay for no booking (priced in the billing currency), so nothing is available.
-    const cur = posting.entry.currency;
-    const other = b.other_currencies?.find((o) => o.currency === cur);
-    const billing = cur === b.currency;
-    return ok(c, {
-      reference: body.reference,
-      replayed: r.replayed,
-      balance: decimal(billing ? b.prepaid_minor : other?.prepaid_minor ?? 0, cur),
-      available: decimal(billing ? b.available_minor ?? 0 : 0, cur),
-      currency: cur,
-      entry: entryView(posting.entry),
-    }, r.replayed ? 200 : 201);
+    const r = await topUp(c.get("env"), callerOf(c), params.client, body);
+    return ok(c, topUpView(body.reference, r.posting, r.replayed), r.replayed ? 200 : 201);
   });
 
   define(api, {
@@ -303,36 +146,8 @@ export function billingRoutes(api: Api): void {
       reference_conflict: "the reference was paid before with other figures or allocations",
     },
   }, async (c, { params, body }) => {
-    const amount = minorOf(body.amount, body.currency, "amount", "positive");
-    const sent = (body.allocations ?? []).map((a, i) => ({
-      invoice_id: a.invoice_id,
-      amount_minor: minorOf(a.amount, body.currency, `allocations.${i}.amount`, "positive"),
-    }));
-    const r = await askAccount(c, params.client, {
-      kind: "payment",
-      amount_minor: amount,
-      currency: body.currency,
-      reference: body.reference,
-      allocations: sent,
-      by: principalName(businessPrincipalOf(c)),
-    }, entryAsk(`payment:${body.reference}`));
-    assertSameFacts(r, body.reference, { amount_minor: -amount, currency: body.currency });
-    const posting = asPosting(r.reply);
-    if (r.replayed && sent.length > 0) assertSameAllocations(posting, body.reference, sent);
-    const cur = posting.entry.currency;
-    const allocated = posting.allocations.reduce((n, a) => n + a.amount_minor, 0);
-    return ok(c, {
-      replayed: r.replayed,
-      entry: entryView(posting.entry),
-      allocations: posting.allocations.map((a) => ({
-        invoice_id: a.invoice_id,
-        amount: decimal(a.amount_minor, cur),
-      })),
-      unallocated: decimal(-posting.entry.amount_minor - allocated, cur),
-      // The currency of the payment, its allocations and what is left unallocated.
-      currency: cur,
-      balances: balancesAnswer(posting.balances),
-    }, r.replayed ? 200 : 201);
+    const r = await recordPayment(c.get("env"), callerOf(c), params.client, body);
+    return ok(c, paymentView(r.posting, r.replayed), r.replayed ? 200 : 201);
   });
 
   define(api, {
@@ -389,42 +204,10 @@ export function billingRoutes(api: Api): void {
       ...TOO_LARGE,
     },
   }, async (c, { params, body }) => {
-    const courier = businessPrincipalOf(c).business.id;
     // A note without a reference of its own is issued once per Idempotency-Key: a retry after a
     // lost answer must not credit or debit the client twice.
     const key = body.reference === undefined ? idempotencyHeader(c) : null;
-    const r = await bookNote(
-      c,
-      courier,
-      params.client,
-      { reference: body.entry_reference, kind: body.entry_kind },
-      (original) => ({
-        amount_minor: minorOf(body.amount, original.currency, "amount", "non-zero"),
-        reason: body.reason,
-        ...(body.reference === undefined ? {} : { reference: body.reference }),
-        evidence_path: body.evidence ?? null,
-        by: principalName(businessPrincipalOf(c)),
-      }),
-      body.reference !== undefined
-        ? entryAsk(`note:${body.reference}`)
-        : key !== null
-        ? entryAsk(`note:${NOTE_KEY_PREFIX}${key}`)
-        : {},
-    );
-    if (!r.ok) throw fromRejection(r);
-    if (body.reference !== undefined || key !== null) {
-      const cur = asPosting(r.reply).entry.currency;
-      assertSameFacts(
-        r,
-        body.reference ?? key!,
-        {
-          amount_minor: minorOf(body.amount, cur, "amount", "non-zero"),
-          currency: cur,
-          corrects: body.entry_reference,
-        },
-        body.reference !== undefined ? "reference" : "Idempotency-Key",
-      );
-    }
+    const r = await correctEntry(c.get("env"), callerOf(c), params.client, body, key);
     return postingAnswer(c, r);
   });
 
@@ -454,47 +237,16 @@ export function billingRoutes(api: Api): void {
       ...TOO_LARGE,
     },
   }, async (c, { params, body, files }) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const by = principalName(businessPrincipalOf(c));
     const file = files["evidence_file"];
-    // spec: courier 4.2: cod-remitted takes the waybill and an evidence file.
-    let evidence = body.evidence;
-    if (file) {
-      // A refused remittance stores no file: the account is asked first.
-      const account = asClient(
-        await read(c, courierClientActor, courier, params.client, {
-          kind: "get",
-        }),
-      );
-      if (!account.ledger.cod.some((x) => x.waybill === body.waybill)) {
-        const replay = await askAccount(c, params.client, {
-          kind: "cod_remitted",
-          waybill: body.waybill,
-          evidence_path: "",
-          by,
-        }, entryAsk(`cod.remitted:${body.waybill}`));
-        return postingAnswer(c, replay);
-      }
-      const stored = await storeEvidence(c.get("env").runtime, courier, {
+    const r = await remitCod(c.get("env"), callerOf(c), params.client, {
+      waybill: body.waybill,
+      evidence: body.evidence,
+      file: file && {
         name: file.name,
         content_type: file.type,
         bytes: new Uint8Array(await file.arrayBuffer()),
-      }, by);
-      if (!stored.ok) throw fromRejection(stored);
-      evidence = `file:sha256:${stored.value.sha256}`;
-    }
-    if (evidence === undefined) {
-      throw validationFailed([{
-        path: "evidence",
-        message: "remitted COD needs evidence: an evidence_file upload or an evidence text",
-      }]);
-    }
-    const r = await askAccount(c, params.client, {
-      kind: "cod_remitted",
-      waybill: body.waybill,
-      evidence_path: evidence,
-      by,
-    }, entryAsk(`cod.remitted:${body.waybill}`));
+      },
+    });
     return postingAnswer(c, r);
   });
 
@@ -509,8 +261,7 @@ export function billingRoutes(api: Api): void {
     params: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits") }),
     produces: "application/octet-stream",
   }, async (c, { params }) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const found = await readEvidence(c.get("env").runtime, courier, params.sha256);
+    const found = await readEvidence(c.get("env").runtime, callerOf(c).courier, params.sha256);
     if (found === null) {
       throw new ApiError("not_found", `evidence file not found: ${params.sha256}`);
     }
@@ -545,36 +296,11 @@ export function billingRoutes(api: Api): void {
         reference_conflict: "the COD of the shipment was recorded before at another amount",
       },
     }, async (c, { params, body }) => {
-      const p = businessPrincipalOf(c);
-      if (side === "driver") await assertDriverCarries(c.get("env"), p, params.waybill);
-      const s = await shipmentIn(c.get("env").runtime, p.business.id, params.waybill);
-      const amount = minorOf(body.amount, body.currency, "amount", "positive");
-      // The same waybill again answers the first record (lost signal), never a second COD.
-      const r = await askAccount(c, s.client_id, {
-        kind: "cod_collected",
-        waybill: s.waybill,
-        amount_minor: amount,
-        currency: body.currency,
-        by: principalName(p),
-      }, { idempotencyKey: `cod.collected:${s.waybill}`, permanent: true });
-      // A replay answers the COD kept, and refuses other figures (spec: courier 2.6 rule 2).
-      const kept = r.reply && "cod" in r.reply
-        ? r.reply.cod
-        : { amount_minor: amount, currency: body.currency };
-      if (kept.amount_minor !== amount || kept.currency !== body.currency) {
-        const was = `${formatMinor(kept.amount_minor, kept.currency)} ${kept.currency}`;
-        throw new ApiError(
-          "reference_conflict",
-          `amount: COD of ${s.waybill} was recorded at ${was}: ${body.amount} ${body.currency}`,
-        );
+      if (side === "driver") {
+        await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.waybill);
       }
-      return ok(c, {
-        waybill: s.waybill,
-        client_id: s.client_id,
-        amount: decimal(kept.amount_minor, kept.currency),
-        currency: kept.currency,
-        replayed: r.replayed,
-      }, r.replayed ? 200 : 201);
+      const r = await recordCodCollected(c.get("env"), callerOf(c), params.waybill, body);
+      return ok(c, codCollectedView(r), r.replayed ? 200 : 201);
     });
   }
 
@@ -603,38 +329,8 @@ export function billingRoutes(api: Api): void {
       reference_conflict: "the entry was resolved before at another rate",
     },
   }, async (c, { params, body }) => {
-    const r = await askAccount(c, params.client, {
-      kind: "resolve_fx",
-      reference: body.entry_reference,
-      rate: body.rate,
-      source: body.source,
-      by: principalName(businessPrincipalOf(c)),
-    }, entryAsk(`charge.resolved:${body.entry_reference}`));
-    const { resolved, balances } = asResolved(r.reply);
-    // spec: courier 2.6 rule 2: resolved once; another rate sent later is refused, not ignored.
-    const rate = parseRate(body.rate);
-    if (r.replayed && (!rate.ok || rate.text !== resolved.fx_rate)) {
-      throw new ApiError(
-        "reference_conflict",
-        `rate: the entry was already resolved at ${resolved.fx_rate}: ${body.rate}`,
-      );
-    }
-    return ok(c, {
-      replayed: r.replayed,
-      reference: resolved.reference,
-      amount: decimal(resolved.amount_minor, resolved.currency),
-      currency: resolved.currency,
-      status: resolved.status,
-      original_amount: decimal(resolved.original_amount_minor, resolved.original_currency),
-      original_currency: resolved.original_currency,
-      fx_rate: resolved.fx_rate,
-      fx_source: resolved.fx_source,
-      // spec: courier 2.6 rule 4, 3.1: booked now, in this period and export range.
-      period: resolved.period,
-      created_at: iso(resolved.created_at),
-      charged_at: iso(resolved.charged_at),
-      balances: balancesAnswer(balances),
-    }, r.replayed ? 200 : 201);
+    const r = await resolveFx(c.get("env"), callerOf(c), params.client, body);
+    return ok(c, fxResolvedView(r.resolved, r.balances, r.replayed), r.replayed ? 200 : 201);
   });
 
   define(api, {
@@ -660,37 +356,11 @@ export function billingRoutes(api: Api): void {
       reference_conflict: "the Idempotency-Key invoiced another period",
     },
   }, async (c, { params, body }) => {
-    // A retry after a lost answer gets the invoices the first request issued (200), not a
-    // refusal that nothing is left to invoice, nor a supplementary invoice of what came since.
+    // A retry after a lost answer gets the invoices the first request issued (200).
     const key = idempotencyHeader(c);
-    // spec: courier 2.6 rule 5: an invoice of this period issued so long ago that the account no
-    // longer keeps the period still makes the new one supplementary.
-    const invoiced = await c.get("env").db.selectFrom("invoices")
-      .select("currency").distinct()
-      .where("tenant", "=", businessPrincipalOf(c).business.id)
-      .where("client_id", "=", params.client)
-      .where("period", "=", body.period)
-      .execute();
-    const r = await askAccount(c, params.client, {
-      kind: "issue_invoice",
-      period: body.period,
-      by: principalName(businessPrincipalOf(c)),
-      invoiced_currencies: invoiced.map((i) => i.currency),
-    }, key === null ? {} : entryAsk(`invoice:key:${key}`));
-    const issued = asInvoices(r.reply);
-    const first = issued.invoices[0]?.period;
-    if (r.replayed && first !== undefined && first !== body.period) {
-      throw new ApiError(
-        "reference_conflict",
-        `Idempotency-Key already invoiced period ${first}, not ${body.period}: ${key}`,
-      );
-    }
-    const now = c.get("env").clock.now();
-    return ok(c, {
-      replayed: r.replayed,
-      invoices: issued.invoices.map((i) => invoiceView(i, now)),
-      balances: balancesAnswer(issued.balances),
-    }, r.replayed ? 200 : 201);
+    const env = c.get("env");
+    const r = await issueInvoices(env, callerOf(c), params.client, body.period, key);
+    return ok(c, invoicesIssuedView(r, env.clock.now(), r.replayed), r.replayed ? 200 : 201);
   });
 
   define(api, {
@@ -706,712 +376,7 @@ export function billingRoutes(api: Api): void {
     query: z.object({ period: Period.optional() }),
     response: ClientBillingAnswer,
   }, async (c, { params, query }) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const account = asClient(
-      await read(c, courierClientActor, courier, params.client, { kind: "get" }),
-    );
-    const now = c.get("env").clock.now();
-    const period = query.period ?? periodOf(now);
-    // spec: courier 4.2: the statement and payments are read from the query side; it first
-    // holds every entry the account's balances above count, so one answer never contradicts
-    // itself (a payment in the balances but missing from the statement and payments).
-    await c.get("env").settle();
-    return ok(c, {
-      ...accountView(account, now),
-      statement: await statement(c, account, period),
-      payments: await payments(c, account),
-    });
+    const b = await clientBilling(c.get("env"), callerOf(c).courier, params.client, query.period);
+    return ok(c, clientBillingView(b));
   });
-}
-
-/** The entry a note points at: its reference, and its kind when several kinds hold it. */
-export interface NoteTarget {
-  readonly reference: string;
-  readonly kind?: EntryKind | undefined;
-}
-
-/** The original of a correction as Postgres holds it, and how far Postgres had got then. */
-export interface OriginalRead {
-  readonly original: OriginalEntry;
-  /**
-   * How far Postgres has got with the account (its ledger watermark), read with the original and
-   * its notes.
-   */
-  readonly seen_seq: number;
-}
-
-type NoteFields = Omit<
-  Extract<LedgerCommand, { kind: "correct" }>,
-  "kind" | "original" | "seen_seq"
->;
-
-/**
- * Books a debit or credit note on `target` (spec: courier 2.6 rule 5). The account judges it
- * against the notes Postgres does not hold yet; when it has seen Postgres further than this read
- * (another note was judged meanwhile), the entry is read again. Answers the account's result.
- */
-export async function bookNote(
-  c: Context<AppEnv>,
-  courier: string,
-  client: string,
-  target: NoteTarget,
-  note: (original: OriginalEntry) => NoteFields,
-  options: AskOptions,
-): Promise<AskResult<CourierClientReply>> {
-  const env = c.get("env");
-  const runtime = env.runtime;
-  for (let read = 1;; read++) {
-    // spec: courier 2.6 rule 5: the note points at an entry that exists once its posting has
-    // answered; the query side it is read from holds every change committed before this call
-    // (an entry still being written is not "not found"), and on a re-read what came since.
-    await env.settle();
-    const { original, seen_seq } = await originalEntry(c, courier, client, target);
-    const r = await runtime.ask(courierClientActor, courier, client, {
-      kind: "correct",
-      original,
-      seen_seq,
-      ...note(original),
-    }, options);
-    if (r.ok || r.code !== "ledger_catching_up" || read >= NOTE_READS_MAX) return r;
-  }
-}
-
-/**
- * The original of a correction, from Postgres, in one statement (one snapshot) with the sum of
- * its notes and how far Postgres has got with the account: 404 when the client has no such entry,
- * 409 when entries of several kinds hold the reference and no kind says which.
- */
-export async function originalEntry(
-  c: Context<AppEnv>,
-  courier: string,
-  client: string,
-  target: NoteTarget,
-): Promise<OriginalRead> {
-  const db = c.get("env").db;
-  let query = db.selectFrom("ledger_entries as o")
-    .select([
-      "o.reference",
-      "o.kind",
-      "o.amount_minor",
-      "o.currency",
-      "o.status",
-      "o.recoverable",
-      "o.shipment",
-      // A note made before notes named the kind they correct pointed at the only entry then.
-      (eb) =>
-        eb.selectFrom("ledger_entries as n")
-          .select(sql<string>`coalesce(sum(n.amount_minor), 0)::bigint`.as("sum"))
-          .whereRef("n.tenant", "=", "o.tenant")
-          .whereRef("n.client_id", "=", "o.client_id")
-          .whereRef("n.corrects", "=", "o.reference")
-          .where((w) =>
-            w.or([w("n.corrects_kind", "=", w.ref("o.kind")), w("n.corrects_kind", "is", null)])
-          )
-          .as("notes"),
-      // spec: courier 2.7: the adjustments of its shipment, which its completion lists (a note
-      // joins a bounded number of them, client_ledger.ts correct).
-      (eb) =>
-        eb.selectFrom("ledger_entries as a")
-          .select(sql<string>`count(*)::bigint`.as("count"))
-          .whereRef("a.tenant", "=", "o.tenant")
-          .whereRef("a.client_id", "=", "o.client_id")
-          .whereRef("a.shipment", "=", "o.shipment")
-          .where("a.kind", "in", ADJUSTMENT_KINDS)
-          .as("shipment_adjustments"),
-      // How far the query side has got with the account (ledger_watermarks.ts), in the same
-      // snapshot as the notes summed above: key reads, not a scan of the account's entries.
-      heldWatermark(sql.ref("o.tenant"), sql.ref("o.client_id")).as("seen_seq"),
-    ])
-    .where("o.tenant", "=", courier)
-    .where("o.client_id", "=", client)
-    .where("o.reference", "=", target.reference);
-  if (target.kind !== undefined) query = query.where("o.kind", "=", target.kind);
-  const rows = await query.orderBy("o.kind").execute();
-  const what = target.kind === undefined ? "" : `${target.kind} `;
-  if (rows.length === 0) {
-    // An entry parked on the query side (parked_changes.ts) exists: not now, not "not found".
-    if (await isEntryParked(db, courier, client, target.reference)) {
-      throw new ApiError(
-        "ledger_catching_up",
-        `entry_reference: ${what}ledger entry ${target.reference} awaits the statement; retry ` +
-          `once it has caught up`,
-      );
-    }
-    throw new ApiError(
-      "not_found",
-      `entry_reference: ${what}ledger entry not found: ${target.reference}`,
-    );
-  }
-  // A payment quoting a waybill is no note's target: the shipment's entry is.
-  const correctable = rows.filter((r) => !NOT_CORRECTABLE.includes(r.kind as EntryKind));
-  const candidates = correctable.length > 0 ? correctable : rows;
-  if (candidates.length > 1) {
-    throw new ApiError(
-      "reference_conflict",
-      `entries of several kinds hold reference ${target.reference} ` +
-        `(${candidates.map((r) => r.kind).join(", ")}): name one with entry_kind`,
-    );
-  }
-  const row = candidates[0]!;
-  return {
-    original: {
-      reference: row.reference,
-      kind: row.kind as EntryKind,
-      amount_minor: Number(row.amount_minor),
-      currency: row.currency,
-      status: row.status as EntryStatus,
-      recoverable: row.recoverable,
-      shipment: row.shipment,
-      net_minor: Number(row.amount_minor) + Number(row.notes ?? 0),
-      shipment_adjustments: Number(row.shipment_adjustments ?? 0),
-    },
-    seen_seq: Number(row.seen_seq ?? 0),
-  };
-}
-
-async function statement(c: Context<AppEnv>, account: CourierClient, period: string) {
-  const db = c.get("env").db;
-  // Each entry with its billing event's delivery and acknowledgement as they stand, as the
-  // CSV export shows them (courier 2.6, 3.1): the entry's own columns do not follow the event.
-  const rows = await db.selectFrom("ledger_entries as le")
-    .leftJoin(
-      "snapshots as ev",
-      (j) =>
-        j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
-          .onRef("ev.tenant", "=", "le.tenant"),
-    )
-    .leftJoin(
-      "snapshots as rv",
-      (j) =>
-        j.on("rv.type", "=", "outbound_event").onRef("rv.id", "=", "le.resolved_event_id")
-          .onRef("rv.tenant", "=", "le.tenant"),
-    )
-    .selectAll("le")
-    .select([
-      sql<string | null>`case when le.event_id is null then null
-        else coalesce(ev.data->>'status', 'pending') end`.as("event_status"),
-      ...reportColumns(),
-    ])
-    .where("le.tenant", "=", account.business_id)
-    .where("le.client_id", "=", account.id)
-    .where("le.period", "=", period)
-    .orderBy("le.seq")
-    .limit(STATEMENT_ENTRIES_MAX + 1)
-    .execute();
-  // Periods are YYYY-MM text, so text order is time order: what came before opens the period.
-  const totals = await db.selectFrom("ledger_entries")
-    .select([
-      "currency",
-      sql<number>`coalesce(sum(amount_minor) filter (where period < ${period}), 0)::bigint`
-        .as("opening"),
-      sql<number>`coalesce(sum(amount_minor) filter (where period = ${period} and not recoverable
-        and kind not in ('top_up', 'payment', 'cod_remitted')), 0)::bigint`.as("charges"),
-      sql<number>`coalesce(sum(amount_minor) filter (where period = ${period}
-        and recoverable), 0)::bigint`.as("recoverable"),
-      sql<number>`coalesce(sum(amount_minor) filter (where period = ${period} and kind in
-        ('top_up', 'payment', 'cod_remitted')), 0)::bigint`.as("received"),
-      sql<number>`count(*) filter (where period = ${period})::int`.as("entries"),
-    ])
-    .where("tenant", "=", account.business_id)
-    .where("client_id", "=", account.id)
-    .where("period", "<=", period)
-    .where("status", "=", "posted")
-    .groupBy("currency")
-    .orderBy("currency")
-    .execute();
-  return {
-    period,
-    entries: rows.slice(0, STATEMENT_ENTRIES_MAX).map(rowView),
-    truncated: rows.length > STATEMENT_ENTRIES_MAX,
-    // Revenue and recovered duties apart (courier 2.6 recoverable), posted entries only; the
-    // balance the client owes (negative: held for it) before and after the period's entries.
-    totals: totals.filter((t) => Number(t.opening) !== 0 || t.entries > 0).map((t) => {
-      const net = Number(t.charges) + Number(t.recoverable) + Number(t.received);
-      return {
-        currency: t.currency,
-        opening_balance: decimal(Number(t.opening), t.currency),
-        charges: decimal(Number(t.charges), t.currency),
-        recoverable_duties: decimal(Number(t.recoverable), t.currency),
-        received: decimal(Number(t.received), t.currency),
-        net: decimal(net, t.currency),
-        closing_balance: decimal(Number(t.opening) + net, t.currency),
-      };
-    }),
-  };
-}
-
-async function payments(c: Context<AppEnv>, account: CourierClient) {
-  const rows = await c.get("env").db.selectFrom("ledger_entries").selectAll()
-    .where("tenant", "=", account.business_id)
-    .where("client_id", "=", account.id)
-    .where("kind", "=", "payment")
-    .orderBy("seq", "desc")
-    .limit(PAYMENTS_LISTED_MAX)
-    .execute();
-  return rows.map((r) => ({
-    reference: r.reference,
-    amount: decimal(-r.amount_minor, r.currency),
-    currency: r.currency,
-    received_at: r.created_at.toISOString(),
-    // spec: courier 4.2: a payment is allocated by invoice; null when not known (projected
-    // before allocations were kept).
-    allocations: r.allocations === null ? null : r.allocations.map((a) => ({
-      invoice_id: a.invoice_id,
-      amount: decimal(a.amount_minor, r.currency),
-    })),
-  }));
-}
-
-/** Amounts owed by days past due (courier 4.2), in the currency of the object holding it. */
-export const AgeingAnswer = z.object({
-  current: Money,
-  "1-30": Money,
-  "31-60": Money,
-  "61-90": Money,
-  "90+": Money,
-  credit: Money.openapi({
-    description: "Held for the client beyond what it owes (prepaid funds, payments and credit " +
-      "notes nothing owed took): the buckets less this are `owed`",
-  }),
-}).openapi("Ageing");
-
-/** An account's balances in one currency (balancesView, otherCurrencyView). */
-export const AccountBalancesAnswer = z.object({
-  prepaid: Money.openapi({ description: "Prepaid funds not yet used" }),
-  receivable: Money.openapi({ description: "Charged and not yet paid" }),
-  recoverable_duties: Money.openapi({
-    description: "Duties paid on the client's behalf, not yet recovered (not revenue)",
-  }),
-  unallocated_credit: Money.openapi({
-    description: "Credit on account no invoice took yet: payments, remitted COD and issued " +
-      "credit invoices (a credit note counts in receivable until it is invoiced)",
-  }),
-  owed: Money.openapi({
-    description: "What the client owes in all (receivable + recoverable_duties - prepaid): " +
-      "the sum of its posted entries; negative when funds are held for it",
-  }),
-}).openapi("AccountBalances");
-
-/** spec: courier 2.6 rule 4: balances in a currency other than the billing currency. */
-export const OtherCurrencyAnswer = z.object({
-  currency: Currency,
-  balances: AccountBalancesAnswer,
-  ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
-}).openapi("OtherCurrencyBalances");
-
-/** spec: courier 4.2: an invoice (invoiceView). */
-export const InvoiceAnswer = z.object({
-  id: z.string(),
-  period: Period,
-  currency: Currency,
-  amount: Money,
-  paid: Money.openapi({ description: "0 on a credit invoice (negative amount)" }),
-  credited_to_account: Money.openapi({
-    description: "A credit invoice's credit, moved to the account at issue; 0 on others",
-  }),
-  recoverable_duties: Money.nullable().openapi({
-    description: "Of amount, the duties paid on the client's behalf: recoverable, not revenue; " +
-      "paid after the invoice's charges. null on invoices issued before it was kept",
-  }),
-  balance: Money.openapi({ description: "What is still to pay, never below 0" }),
-  status: z.enum(["open", "settled"]),
-  supplementary: z.boolean().openapi({
-    description: "Entries posted after an earlier invoice of the same period and currency",
-  }),
-  issued_at: UtcInstant,
-  due_on: CalendarDay,
-  days_past_due: z.number().int().nonnegative().openapi({ description: "0 once settled" }),
-}).openapi("Invoice");
-
-const CreditAnswer = z.object({
-  limit: Money,
-  used: Money.openapi({ description: "Charged and unpaid, recoverable duties included" }),
-  available: Money.openapi({ description: "What the credit line covers now, never below 0" }),
-}).openapi("CreditLine");
-
-/** spec: courier 2.6 rule 6: cash collected on delivery, owed less only once remitted. */
-export const CodAwaitingRemittanceAnswer = z.object({
-  waybill: z.string(),
-  amount: Money,
-  currency: Currency,
-  collected_at: UtcInstant,
-}).openapi("CodAwaitingRemittance");
-
-/** spec: courier 2.6 rule 4: a charge with no FX rate yet, left out of every balance. */
-export const UnresolvedConversionAnswer = z.object({
-  reference: z.string(),
-  kind: EntryKindName,
-  amount: Money.openapi({ description: "In the charge's own currency, awaiting its FX rate" }),
-  currency: Currency,
-  period: Period,
-  created_at: UtcInstant,
-}).openapi("UnresolvedConversion");
-
-/** spec: courier 2.6: a ledger entry's fields (entryView). */
-const LedgerEntryFields = {
-  reference: z.string(),
-  kind: EntryKindName,
-  amount: Money.openapi({ description: "Signed: positive is owed by the client" }),
-  currency: Currency,
-  status: z.enum(ENTRY_STATUSES),
-  payer: z.literal("client"),
-  recoverable: z.boolean().openapi({ description: "Duties recovered, never revenue" }),
-  reason: z.string().nullable(),
-  evidence_path: z.string().nullable(),
-  source_event: z.string().nullable(),
-  original_amount: Money.nullable().openapi({
-    description: "A converted charge: its amount in original_currency",
-  }),
-  original_currency: Currency.nullable(),
-  fx_rate: z.string().nullable().openapi({
-    description: "Exact decimal text",
-    example: "0.7525",
-  }),
-  fx_source: z.string().nullable(),
-  corrects: z.string().nullable().openapi({
-    description: "A debit or credit note: the reference of the entry it corrects",
-  }),
-  shipment: z.string().nullable().openapi({ description: "The waybill, if any" }),
-  period: Period,
-  created_at: UtcInstant.openapi({ description: "When it was booked" }),
-  charged_at: UtcInstant.nullable().openapi({
-    description:
-      "When the charge arose, if booked later (a conversion resolved); null: at created_at",
-  }),
-};
-
-/** spec: courier 2.6: the entry a billing action posted (entryView). */
-export const LedgerEntryAnswer = z.object(LedgerEntryFields).openapi("LedgerEntry");
-
-/** The account's balances after a billing action (balancesAnswer). */
-const BalancesAfterAnswer = z.object({
-  settlement_mode: Settlement,
-  currency: Currency.openapi({ description: "The billing currency" }),
-  balances: AccountBalancesAnswer,
-  credit: orNull(CreditAnswer).openapi({ description: "Credit settlement only, else null" }),
-  other_currencies: z.array(
-    z.object({ currency: Currency, balances: AccountBalancesAnswer }).openapi(
-      "OtherCurrencyBalancesAfter",
-    ),
-  ),
-}).openapi("BalancesAfter");
-
-const Replayed = z.boolean().openapi({
-  description: "true: the same action again, answered with what the first one did (200)",
-});
-
-/** correct and cod-remitted (postingAnswer). */
-export const PostingAnswer = z.object({
-  replayed: Replayed,
-  entry: LedgerEntryAnswer,
-  balances: BalancesAfterAnswer,
-}).openapi("Posting");
-
-export const TopUpAnswer = z.object({
-  reference: z.string(),
-  replayed: Replayed,
-  balance: Money.openapi({ description: "Prepaid funds in the top-up's currency after it" }),
-  available: Money.openapi({
-    description: "What bookings can spend now; 0 for funds in a currency other than the " +
-      "billing currency, which pay for no booking",
-  }),
-  currency: Currency,
-  entry: LedgerEntryAnswer,
-}).openapi("TopUp");
-
-export const PaymentAnswer = z.object({
-  replayed: Replayed,
-  entry: LedgerEntryAnswer,
-  allocations: z.array(z.object({ invoice_id: z.string(), amount: Money })).openapi({
-    description: "The invoices the payment went to: those named, then the oldest open ones",
-  }),
-  unallocated: Money.openapi({ description: "What no invoice took: credit on account" }),
-  currency: Currency.openapi({ description: "Of the payment, its allocations and unallocated" }),
-  balances: BalancesAfterAnswer,
-}).openapi("PaymentPosted");
-
-export const CodCollectedAnswer = z.object({
-  waybill: z.string(),
-  client_id: z.string(),
-  amount: Money,
-  currency: Currency,
-  replayed: Replayed,
-}).openapi("CodCollected");
-
-export const FxResolvedAnswer = z.object({
-  replayed: Replayed,
-  reference: z.string(),
-  amount: Money.openapi({ description: "In the billing currency, at the rate given" }),
-  currency: Currency,
-  status: z.enum(["posted", "external"]),
-  original_amount: Money,
-  original_currency: Currency,
-  fx_rate: z.string().openapi({ description: "Exact decimal text", example: "0.7525" }),
-  fx_source: z.string(),
-  period: Period.openapi({ description: "Booked now: this period's" }),
-  created_at: UtcInstant,
-  charged_at: UtcInstant.nullable().openapi({ description: "When the charge arose" }),
-  balances: BalancesAfterAnswer,
-}).openapi("FxResolved");
-
-export const InvoicesIssuedAnswer = z.object({
-  replayed: Replayed,
-  invoices: z.array(InvoiceAnswer).openapi({ description: "One per currency with entries" }),
-  balances: BalancesAfterAnswer,
-}).openapi("InvoicesIssued");
-
-/** GET /business/courier/clients/{client}/billing: accountView, a statement and payments. */
-export const ClientBillingAnswer = z.object({
-  client_id: z.string(),
-  settlement_mode: Settlement,
-  currency: Currency.openapi({ description: "The billing currency" }),
-  balances: AccountBalancesAnswer,
-  credit: orNull(CreditAnswer).openapi({ description: "Credit settlement only, else null" }),
-  ageing: orNull(AgeingAnswer).openapi({ description: "null for external settlement" }),
-  cod_awaiting_remittance: z.array(CodAwaitingRemittanceAnswer),
-  unresolved_conversions: z.array(UnresolvedConversionAnswer),
-  invoices: z.array(InvoiceAnswer).openapi({
-    description: "Open invoices and the latest settled ones, newest first",
-  }),
-  other_currencies: z.array(OtherCurrencyAnswer),
-  statement: z.object({
-    period: Period,
-    entries: z.array(
-      z.object({
-        ...LedgerEntryFields,
-        invoice_id: z.string().nullable(),
-        export_state: z.enum(EXPORT_STATES),
-        event_state: z.enum(OUTBOUND_STATUSES).nullable().openapi({
-          description: "Delivery of the entry's billing event; null when it has none",
-        }),
-        external_reference: z.string().nullable().openapi({
-          description: "The reference the courier's system reported with export_state",
-        }),
-      }).openapi("StatementEntry"),
-    ).openapi({
-      description: `In the order they reached the account, at most ${STATEMENT_ENTRIES_MAX}`,
-    }),
-    truncated: z.boolean().openapi({
-      description: `true: the period has more than ${STATEMENT_ENTRIES_MAX} entries`,
-    }),
-    totals: z.array(z.object({
-      currency: Currency,
-      opening_balance: Money,
-      charges: Money.openapi({ description: "Revenue: charges and notes, duties apart" }),
-      recoverable_duties: Money,
-      received: Money.openapi({ description: "Top-ups, payments and remitted COD (negative)" }),
-      net: Money,
-      closing_balance: Money,
-    })).openapi({ description: "Posted entries only, one row per currency" }),
-  }).openapi("Statement"),
-  payments: z.array(
-    z.object({
-      reference: z.string(),
-      amount: Money,
-      currency: Currency,
-      received_at: UtcInstant,
-      allocations: z.array(z.object({ invoice_id: z.string(), amount: Money })).nullable().openapi({
-        description: "By invoice; null when not known (projected before allocations were kept)",
-      }),
-    }).openapi("Payment"),
-  ).openapi({
-    description: `The latest ${PAYMENTS_LISTED_MAX}, newest first`,
-  }),
-}).openapi("ClientBilling");
-
-/** What the billing view and the client's own account show from the actor's state. */
-export function accountView(account: CourierClient, now: number) {
-  const cur = account.settings.billing_currency;
-  const mode = account.settings.settlement_mode;
-  const book = account.ledger;
-  const balances = accountBalances(account);
-  return {
-    client_id: account.id,
-    ...balancesView(balances),
-    ageing: mode === "external" ? null : ageingView(book, cur, now, balances),
-    cod_awaiting_remittance: book.cod.map((x) => ({
-      waybill: x.waybill,
-      amount: decimal(x.amount_minor, x.currency),
-      currency: x.currency,
-      collected_at: new Date(x.collected_at).toISOString(),
-    })),
-    unresolved_conversions: book.unresolved.map((u) => ({
-      reference: u.reference,
-      kind: u.kind,
-      amount: decimal(u.amount_minor, u.currency),
-      currency: u.currency,
-      period: u.period,
-      created_at: new Date(u.created_at).toISOString(),
-    })),
-    invoices: [...book.invoices].reverse().map((i) => invoiceView(i, now)),
-    // Each other currency's balances with their ageing, reckoned apart (courier 2.6 rule 4).
-    other_currencies: (balances.other_currencies ?? []).map((o) => ({
-      ...otherCurrencyView(o),
-      ageing: mode === "external" ? null : ageingView(book, o.currency, now, o),
-    })),
-  };
-}
-
-/**
- * What is owed by days past due (courier 4.2), and `credit`: what is held for the client beyond
- * it (prepaid funds, payments and credit notes nothing owed took). The buckets less `credit` are
- * `owed`, so a client in credit no longer shows five zeros beside a negative `owed`.
- */
-function ageingView(
-  book: LedgerBook,
-  currency: string,
-  now: number,
-  b: { readonly prepaid_minor: number; readonly owed_minor: number },
-) {
-  const aged = ageing(book, currency, now, b.prepaid_minor);
-  return {
-    ...Object.fromEntries(AGEING_BUCKETS.map((k) => [k, decimal(aged[k], currency)])),
-    credit: decimal(Math.max(-b.owed_minor, 0), currency),
-  };
-}
-
-/**
- * An account's balances in a currency other than its billing currency: notes on entries from
- * before the billing currency changed post there (courier 2.6 rule 5). They are never converted
- * (rule 4), so they neither use nor free the credit limit, and funds there pay for no booking.
- */
-function otherCurrencyView(o: OtherCurrencyBalances) {
-  const cur = o.currency;
-  return {
-    currency: cur,
-    balances: {
-      prepaid: decimal(o.prepaid_minor, cur),
-      receivable: decimal(o.receivable_minor, cur),
-      recoverable_duties: decimal(o.recoverable_minor, cur),
-      unallocated_credit: decimal(o.unallocated_minor, cur),
-      owed: decimal(o.owed_minor, cur),
-    },
-  };
-}
-
-function balancesView(b: AccountBalances) {
-  const cur = b.currency;
-  return {
-    settlement_mode: b.settlement_mode,
-    currency: cur,
-    balances: {
-      prepaid: decimal(b.prepaid_minor, cur),
-      receivable: decimal(b.receivable_minor, cur),
-      recoverable_duties: decimal(b.recoverable_minor, cur),
-      unallocated_credit: decimal(b.unallocated_minor, cur),
-      owed: decimal(b.owed_minor, cur),
-    },
-    credit: b.settlement_mode === "credit"
-      ? {
-        limit: decimal(b.credit_limit_minor, cur),
-        used: decimal(creditUsed(b), cur),
-        available: decimal(b.available_minor ?? 0, cur),
-      }
-      : null,
-  };
-}
-
-/** The other currencies' balances a billing action's answer carries with the billing ones. */
-function balancesAnswer(b: AccountBalances) {
-  return {
-    ...balancesView(b),
-    other_currencies: (b.other_currencies ?? []).map(otherCurrencyView),
-  };
-}
-
-export function invoiceView(i: Invoice, now: number) {
-  const open = isOpen(i);
-  return {
-    id: i.id,
-    period: i.period,
-    currency: i.currency,
-    amount: decimal(i.amount_minor, i.currency),
-    // A credit invoice (amount below zero) is settled at issue by moving its credit to the
-    // account, where it pays open invoices: nothing was paid on it (the book keeps paid = amount).
-    paid: decimal(Math.max(i.paid_minor, 0), i.currency),
-    credited_to_account: decimal(Math.max(-i.amount_minor, 0), i.currency),
-    // spec: courier 2.6: duties recoverable, kept apart from charges (not revenue).
-    recoverable_duties: i.recoverable_minor === undefined
-      ? null
-      : decimal(i.recoverable_minor, i.currency),
-    balance: decimal(Math.max(balanceOf(i), 0), i.currency),
-    status: open ? "open" : "settled",
-    supplementary: i.supplementary,
-    issued_at: new Date(i.issued_at).toISOString(),
-    due_on: i.due_on,
-    days_past_due: open ? Math.max(daysPastDue(i.due_on, now), 0) : 0,
-  };
-}
-
-export function entryView(e: LedgerEntry) {
-  return {
-    reference: e.reference,
-    kind: e.kind,
-    amount: decimal(e.amount_minor, e.currency),
-    currency: e.currency,
-    status: e.status,
-    payer: e.payer,
-    recoverable: e.recoverable,
-    reason: e.reason,
-    evidence_path: e.evidence_path,
-    source_event: e.source_event,
-    original_amount: e.original_amount_minor === null || e.original_currency === null
-      ? null
-      : decimal(e.original_amount_minor, e.original_currency),
-    original_currency: e.original_currency,
-    fx_rate: e.fx_rate,
-    fx_source: e.fx_source,
-    corrects: e.corrects,
-    shipment: e.shipment,
-    period: e.period,
-    created_at: new Date(e.created_at).toISOString(),
-    // spec: courier 2.6 rule 4: a conversion resolved later is booked then (created_at, period);
-    // this says when the charge arose. Null: it arose at created_at.
-    charged_at: iso(e.charged_at),
-  };
-}
-
-function rowView(
-  r: LedgerEntryRow & {
-    event_status: string | null;
-    reported_state: string | null;
-    external_references: unknown;
-    resolved_reported_state: string | null;
-    resolved_external_references: unknown;
-  },
-) {
-  const report = entryReportOfRow(r);
-  const exported = exportStateOf({
-    export_state: r.export_state as ExportState,
-    reported_state: report?.reported_state ?? null,
-    external_references: report?.external_references ?? null,
-  });
-  return {
-    ...entryView({
-      reference: r.reference,
-      seq: r.seq,
-      period: r.period,
-      kind: r.kind as EntryKind,
-      amount_minor: r.amount_minor,
-      currency: r.currency,
-      status: r.status as EntryStatus,
-      payer: "client",
-      recoverable: r.recoverable,
-      reason: r.reason,
-      evidence_path: r.evidence_path,
-      source_event: r.source_event,
-      original_amount_minor: r.original_amount_minor,
-      original_currency: r.original_currency,
-      fx_rate: r.fx_rate,
-      fx_source: r.fx_source,
-      corrects: r.corrects,
-      shipment: r.shipment,
-      created_at: r.created_at.getTime(),
-      charged_at: r.charged_at?.getTime() ?? null,
-    }),
-    invoice_id: r.invoice_id,
-    export_state: exported.state,
-    event_state: r.event_status,
-    external_reference: exported.reference,
-  };
 }

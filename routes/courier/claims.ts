@@ -33,7 +33,7 @@ import { asApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Currency, PlainText, Waybill, wholeNumber } from "../../src/http/schemas.ts";
 import { read } from "../../src/http/ask.ts";
-import { bookNote } from "./billing.ts";
+import { bookNote } from "../../src/courier/flows/billing/notes.ts";
 import { ClaimAnswer, claimView, ClientClaimAnswer, clientClaimView } from "./answers/claims.ts";
 
 const tag = "Claims";
@@ -86,7 +86,7 @@ function claimNote(c: Context<AppEnv>): BookClaimNote {
   return async (claim, note) => {
     try {
       return await bookNote(
-        c,
+        c.get("env"),
         claim.courier_id,
         claim.client_id,
         { reference: claim.waybill, kind: "shipment" },

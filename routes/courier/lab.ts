@@ -27,7 +27,7 @@ import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
 import { orNull, Waybill } from "../../src/http/schemas.ts";
-import { entryView, LedgerEntryAnswer } from "./billing.ts";
+import { entryView, LedgerEntryAnswer } from "./answers/ledger.ts";
 import { LabSampleAnswer, labView } from "./answers/lab.ts";
 
 const tag = "Laboratory samples";

@@ -39,7 +39,7 @@ import {
   InvoiceAnswer,
   OtherCurrencyAnswer,
   UnresolvedConversionAnswer,
-} from "./billing.ts";
+} from "./answers/ledger.ts";
 import {
   BookingAnswer,
   bookingView,

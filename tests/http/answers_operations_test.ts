@@ -13,7 +13,7 @@ import {
   BillingEventAcknowledgedAnswer,
   BillingEventAnswer,
   BillingEventDetailAnswer,
-} from "../../routes/courier/billing_events.ts";
+} from "../../routes/courier/answers/billing_events.ts";
 import { ClaimAnswer, ClientClaimAnswer } from "../../routes/courier/answers/claims.ts";
 import {
   OperationsReportAnswer,

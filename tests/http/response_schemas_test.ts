@@ -13,7 +13,7 @@ import {
   PaymentAnswer,
   PostingAnswer,
   TopUpAnswer,
-} from "../../routes/courier/billing.ts";
+} from "../../routes/courier/answers/billing.ts";
 import {
   BookingAnswer,
   PricesAnswer,

@@ -11,13 +11,9 @@
 import { type Kysely, type RawBuilder, sql, type SqlBool } from "kysely";
 import { BILLING_CSV_COLUMNS, billingCsvRow } from "../rules/billing_csv.ts";
 import { csvLines } from "../../domain/csv.ts";
-import {
-  entryReportOf,
-  type ExportState,
-  type Report,
-  type ReportedState,
-} from "../../platform/rules/export_state.ts";
+import type { ExportState } from "../../platform/rules/export_state.ts";
 import type { Database } from "../../db/schema.ts";
+import { eventColumns, eventReportOf, ledgerWithEvents } from "./ledger_events.ts";
 
 /** Rows fetched from the database per chunk of the file. */
 export const EXPORT_CHUNK_ROWS = 1_000;
@@ -115,41 +111,6 @@ interface FileRow {
 }
 
 /**
- * What the courier's system reported for an entry, from `ev` (the entry's billing event) and `rv`
- * (its `charge.resolved` event) joined on `le.event_id` and `le.resolved_event_id`.
- */
-export function reportColumns() {
-  const ack = (alias: "ev" | "rv") => sql.raw(`${alias}.data->'acknowledgement'`);
-  return [
-    sql<string | null>`${ack("ev")}->>'reported_state'`.as("reported_state"),
-    sql<unknown>`${ack("ev")}->'external_references'`.as("external_references"),
-    sql<string | null>`${ack("rv")}->>'reported_state'`.as("resolved_reported_state"),
-    sql<unknown>`${ack("rv")}->'external_references'`.as("resolved_external_references"),
-  ] as const;
-}
-
-/** The report columns of a row as one report (courier 3.1), or null when nothing was reported. */
-export function entryReportOfRow(r: {
-  reported_state: string | null;
-  external_references: unknown;
-  resolved_reported_state: string | null;
-  resolved_external_references: unknown;
-}): Report | null {
-  const reportOf = (state: string | null, refs: unknown): Report | null => {
-    if (state === null) return null;
-    const parsed = typeof refs === "string" ? JSON.parse(refs) : refs;
-    return {
-      reported_state: state as ReportedState,
-      external_references: (parsed ?? {}) as Partial<Record<ReportedState, string>>,
-    };
-  };
-  return entryReportOf([
-    reportOf(r.reported_state, r.external_references),
-    reportOf(r.resolved_reported_state, r.resolved_external_references),
-  ]);
-}
-
-/**
  * The file of a range as a stream of CSV text: the header, then one row per entry, oldest first,
  * each in its stored state (a POST's own file, made after its marking, shows its entries exported:
  * courier 3.1, pending to exported, one CSV row per entry).
@@ -161,7 +122,7 @@ export async function billingCsvStream(
   range: ExportRange,
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
-  const query = db.selectFrom("ledger_entries as le")
+  const query = ledgerWithEvents(db)
     .leftJoin(
       "snapshots as c",
       (j) =>
@@ -173,18 +134,6 @@ export async function billingCsvStream(
       (j) =>
         j.on("sh.type", "=", "shipment").onRef("sh.id", "=", "le.shipment")
           .onRef("sh.tenant", "=", "le.tenant"),
-    )
-    .leftJoin(
-      "snapshots as ev",
-      (j) =>
-        j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
-          .onRef("ev.tenant", "=", "le.tenant"),
-    )
-    .leftJoin(
-      "snapshots as rv",
-      (j) =>
-        j.on("rv.type", "=", "outbound_event").onRef("rv.id", "=", "le.resolved_event_id")
-          .onRef("rv.tenant", "=", "le.tenant"),
     )
     .select([
       "le.created_at",
@@ -213,10 +162,7 @@ export async function billingCsvStream(
       sql<string | null>`sh.data->>'status'`.as("shipment_status"),
       sql<string | null>`sh.data->>'delivered_at'`.as("delivered_at"),
       "le.export_state",
-      // A charge's event is made just after its entry: until its snapshot lands it is pending.
-      sql<string | null>`case when le.event_id is null then null
-        else coalesce(ev.data->>'status', 'pending') end`.as("event_state"),
-      ...reportColumns(),
+      ...eventColumns(),
     ])
     .where((eb) => eb.and(rangeConditions(range, "le")));
   const rows = query.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
@@ -249,7 +195,7 @@ export async function billingCsvStream(
 }
 
 function factsOf(r: FileRow) {
-  const report = entryReportOfRow(r);
+  const report = eventReportOf(r);
   const numberOrNull = (v: number | string | null) => v === null ? null : Number(v);
   return {
     ...r,

@@ -1,0 +1,191 @@
+/** Debit and credit notes (courier 2.6 rule 5): each points at the original entry. */
+import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
+import {
+  chargeEffect,
+  type EntryKind,
+  entryOf,
+  type EntryStatus,
+  type LedgerBook,
+  NO_EFFECT,
+  NO_NOTES_IN_FLIGHT,
+  NOTES_IN_FLIGHT_MAX,
+  type NotesInFlight,
+  notesInFlightFor,
+  notesInFlightOn,
+  notesSeen,
+  REFERENCE_CHARS_MAX,
+  TEXT_CHARS_MAX,
+} from "../../../src/courier/rules/ledger.ts";
+import { formatMinor } from "../../../src/domain/money.ts";
+import { COMPLETION_ADJUSTMENTS_MAX, NOTE_ADJUSTMENTS_MAX } from "../../../src/limits.ts";
+import type { CourierClient } from "../courier_client/state.ts";
+import type { LedgerCommand, LedgerEvent, OriginalEntry } from "./messages.ts";
+import { badText, type LedgerDecision, posted, statusFor } from "./decisions.ts";
+
+type Correct = Extract<LedgerCommand, { kind: "correct" }>;
+
+/**
+ * Money received is never corrected by a note; nor is a note: a note points at the original entry
+ * (spec: courier 2.6 rule 5), whose net with all its notes a credit note never takes below zero.
+ */
+export const NOT_CORRECTABLE: readonly EntryKind[] = [
+  "top_up",
+  "payment",
+  "cod_remitted",
+  "debit_note",
+  "credit_note",
+];
+
+/** spec: courier 2.6 rule 5: a debit or credit note pointing at the original entry. */
+export function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
+  const o = c.original;
+  const refused = noteRefusal(state, c);
+  if (refused) return refused;
+  const notes = notesKnown(state, c);
+  if ("ok" in notes) return notes;
+  if (c.compensation === true && c.amount_minor > 0) {
+    return reject("invalid_amount", "compensation is a credit note: a negative amount");
+  }
+  const crowded = adjustmentsRefusal(o, notes);
+  if (crowded) return crowded;
+  const net = o.net_minor + notesInFlightOn(notes, o.kind, o.reference);
+  // spec: courier 2.4 (liability cover on the declared value), 2.6 rule 5: a claim's approved
+  // compensation is credited in full as a note pointing at the shipment's entry, whatever the
+  // price was; only a price correction is bounded by what the entry still holds.
+  if (c.compensation !== true && net + c.amount_minor < 0) {
+    return reject(
+      "correction_exceeds_entry",
+      // spec: courier 4.2 correct (amount positive or negative): the refusal names the field and
+      // speaks the amounts as the caller sent them, in the currency's decimals, not minor units.
+      `amount: a credit note cannot take the entry below zero: net ${
+        formatMinor(net, o.currency)
+      }, note ${formatMinor(c.amount_minor, o.currency)} ${o.currency}`,
+    );
+  }
+  const debit = c.amount_minor > 0;
+  const reference = c.reference ?? ctx.newId(debit ? "dn" : "cn");
+  if (badText(reference, REFERENCE_CHARS_MAX)) {
+    return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
+  }
+  const mode = state.settings.settlement_mode;
+  const status: EntryStatus = o.status === "external" ? "external" : statusFor(mode);
+  // spec: courier 2.6 rule 5, 4.2: the note is in the currency of the entry it corrects, whatever
+  // the account bills in now; it counts in that currency's balances and invoice (evolveLedger).
+  const entry = entryOf({
+    reference,
+    seq: state.ledger.seq + 1,
+    kind: debit ? "debit_note" : "credit_note",
+    amount_minor: c.amount_minor,
+    currency: o.currency,
+    status,
+    recoverable: o.recoverable,
+    reason: c.reason,
+    evidence_path: c.evidence_path ?? null,
+    source_event: `${debit ? "debit_note" : "credit_note"}.issued:${reference}`,
+    corrects: o.reference,
+    corrects_kind: o.kind,
+    shipment: o.shipment,
+    created_at: ctx.now,
+  });
+  const isPosted = status === "posted";
+  return posted(
+    [{
+      kind: "entry_posted",
+      entry,
+      effect: isPosted ? chargeEffect(mode, c.amount_minor, o.recoverable) : NO_EFFECT,
+      invoiceable: isPosted && mode === "credit",
+      by: c.by,
+      seen_seq: c.seen_seq,
+    }],
+    entry,
+    [],
+  );
+}
+
+/** What no note may be: zero, without a reason, on money received or a note, before its rate. */
+function noteRefusal(state: CourierClient, c: Correct): Rejection | null {
+  const o = c.original;
+  if (!Number.isSafeInteger(c.amount_minor) || c.amount_minor === 0) {
+    return reject("invalid_amount", "a correction is a non-zero amount");
+  }
+  if (badText(c.reason, TEXT_CHARS_MAX)) return reject("reason_required", "a note needs a reason");
+  if (NOT_CORRECTABLE.includes(o.kind)) {
+    const hint = o.kind === "debit_note" || o.kind === "credit_note"
+      ? "; correct the entry it points at"
+      : "";
+    return reject(
+      "not_correctable",
+      `a ${o.kind} entry is not corrected by a note${hint}: ${o.reference}`,
+    );
+  }
+  if (
+    o.status === "unresolved_fx" || state.ledger.unresolved.some((u) => u.reference === o.reference)
+  ) {
+    return reject("fx_unresolved", `resolve the FX rate of the entry first: ${o.reference}`);
+  }
+  return null;
+}
+
+/**
+ * The notes on the account the statement may not hold yet, as of the read the note was judged
+ * on; a refusal when the account has seen the statement further than that read, or too many wait.
+ */
+function notesKnown(state: CourierClient, c: Correct): NotesInFlight | Rejection {
+  const o = c.original;
+  // Postgres lags the account: the notes it may not hold yet are counted from state, so notes
+  // sent together are judged against each other (spec: courier 2.6 rule 5).
+  const known = state.ledger.notes ?? NO_NOTES_IN_FLIGHT;
+  if (c.seen_seq < known.seen_seq) {
+    return reject(
+      "ledger_catching_up",
+      `the entry was read before notes the account has since seen in the statement; read it ` +
+        `again: ${o.reference} (read at ${c.seen_seq}, seen ${known.seen_seq})`,
+    );
+  }
+  const notes = notesSeen(known, c.seen_seq);
+  if (notes.pending.length >= NOTES_IN_FLIGHT_MAX) {
+    return reject(
+      "ledger_catching_up",
+      `${notes.pending.length} notes await the statement; retry once it has caught up`,
+    );
+  }
+  return notes;
+}
+
+/** spec: courier 2.7: notes on a shipment stop short of what its completion event lists. */
+function adjustmentsRefusal(o: OriginalEntry, notes: NotesInFlight): Rejection | null {
+  // spec: courier 2.7: a shipment's completion event lists every adjustment, up to a bound the
+  // charges its work books must never meet: notes stop halfway (NOTE_ADJUSTMENTS_MAX), counted
+  // with those the statement does not hold yet.
+  if (o.shipment !== null) {
+    const adjustments = (o.shipment_adjustments ?? 0) +
+      notesInFlightFor(notes, o.shipment);
+    if (adjustments >= NOTE_ADJUSTMENTS_MAX) {
+      return reject(
+        "adjustments_limit",
+        `shipment ${o.shipment} has ${adjustments} adjustments; a note joins fewer than ` +
+          `${NOTE_ADJUSTMENTS_MAX} (its completion event lists every one, at most ` +
+          `${COMPLETION_ADJUSTMENTS_MAX}, charges from its work included)`,
+      );
+    }
+  }
+  return null;
+}
+
+/** A note judged against Postgres' watermark waits in state until Postgres is seen holding it. */
+export function withNoteInFlight(
+  book: LedgerBook,
+  event: Extract<LedgerEvent, { kind: "entry_posted" }>,
+): LedgerBook {
+  const e = event.entry;
+  if (event.seen_seq === undefined || e.corrects === null || !e.corrects_kind) return book;
+  const notes = notesSeen(book.notes ?? NO_NOTES_IN_FLIGHT, event.seen_seq);
+  const note = {
+    corrects: e.corrects,
+    corrects_kind: e.corrects_kind,
+    seq: e.seq,
+    amount_minor: e.amount_minor,
+    shipment: e.shipment,
+  };
+  return { ...book, notes: { ...notes, pending: [...notes.pending, note] } };
+}

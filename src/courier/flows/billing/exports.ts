@@ -1,0 +1,87 @@
+/**
+ * The billing export (courier 3.1, 4.3): a file of one CSV row per ledger entry of a range, its
+ * preview (changes nothing), and the export proper, which marks the range's pending entries
+ * exported before the file is read, so an entry is never marked without being in the file.
+ */
+import { billingCsvStream, type ExportRange, markExported } from "../../queries/billing_export.ts";
+import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../../limits.ts";
+import { newId } from "../../../runtime/ids.ts";
+import type { Deps } from "../../../environment.ts";
+import { type BillingCaller, readAccount, refuseField } from "./account.ts";
+
+/** A range as sent: a client, and days (`YYYY-MM-DD`, the whole day, UTC) or times. */
+export interface ExportInput {
+  readonly client_id?: string | undefined;
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
+}
+
+/** An export's file, streamed, and the range it covers. */
+export interface ExportFile {
+  readonly range: ExportRange;
+  readonly csv: ReadableStream<Uint8Array>;
+}
+
+/** The file of a range in the entries' stored states; marks nothing (courier 3.1 rule 4). */
+export async function previewExport(
+  deps: Pick<Deps, "runtime" | "db" | "clock" | "settle">,
+  courier: string,
+  input: ExportInput,
+): Promise<ExportFile> {
+  const range = await exportRange(deps, courier, input);
+  return { range, csv: await billingCsvStream(deps.db, range) };
+}
+
+/**
+ * Marks the range's pending entries exported, then streams the file from the same range: the
+ * file shows them exported (courier 3.1). Should the file be lost, the same export (or the
+ * preview) gives it again.
+ */
+export async function exportEntries(
+  deps: Pick<Deps, "runtime" | "db" | "clock" | "settle">,
+  caller: BillingCaller,
+  input: ExportInput,
+): Promise<ExportFile & { readonly export_id: string; readonly marked: number }> {
+  const range = await exportRange(deps, caller.courier, input);
+  const exportId = newId("exp");
+  const marked = await markExported(deps.db, range, exportId, caller.by);
+  return { range, csv: await billingCsvStream(deps.db, range), export_id: exportId, marked };
+}
+
+/** The export range, after the query side has caught up with every committed entry. */
+async function exportRange(
+  deps: Pick<Deps, "runtime" | "clock" | "settle">,
+  courier: string,
+  input: ExportInput,
+): Promise<ExportRange> {
+  const now = deps.clock.now();
+  // Another courier's client is not found, never exported.
+  if (input.client_id !== undefined) await readAccount(deps.runtime, courier, input.client_id);
+  const from = input.from === undefined ? null : boundOf(input.from, "start", "from");
+  const to = input.to === undefined ? null : boundOf(input.to, "end", "to");
+  if (from !== null && to !== null && from > to) refuseField("to", "must not be before from");
+  // Everything committed before the file was asked for is in it.
+  await deps.settle();
+  return { tenant: courier, client_id: input.client_id ?? null, from, to, as_of: new Date(now) };
+}
+
+function boundOf(text: string, edge: "start" | "end", path: string): Date {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(text)
+    ? new Date(`${text}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
+    : new Date(text);
+  if (Number.isNaN(date.getTime())) refuseField(path, "not a date");
+  // spec: courier 4.3: the range names calendar days; Date rolls 2026-11-31 into December, so a
+  // "November" file would take (and a POST mark) December's entries.
+  const [y, m, d] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) {
+    refuseField(path, `no such day: ${text.slice(0, 10)}`);
+  }
+  // Checked here, so that the query never meets a time Postgres cannot hold (a 500 on POST, a
+  // cut-off file on GET).
+  const year = date.getUTCFullYear();
+  if (year < EXPORT_BOUND_YEAR_MIN || year > EXPORT_BOUND_YEAR_MAX) {
+    refuseField(path, `a date from ${EXPORT_BOUND_YEAR_MIN} to ${EXPORT_BOUND_YEAR_MAX}: ${text}`);
+  }
+  return date;
+}
