@@ -26,6 +26,11 @@ export class Cell {
   markerFrom: number | null = null;
   /** The publication of the last commit; the marker goes only once it is delivered. */
   lastPublish: Promise<void> = Promise.resolve();
+  /**
+   * A publication since the marker was set failed: its change is not on the bus, so the marker
+   * stays until the changes from `markerFrom` are published again (MarkerSweeper).
+   */
+  publishFailed = false;
   /** Loaded without a read, on the word of a `fresh` ask; cleared by the first commit or read. */
   assumedNew = false;
   readonly mailbox: Envelope[] = [];

@@ -20,8 +20,12 @@ export class MarkerSweeper {
   readonly #onError: (error: unknown, where: string) => void;
   /** Every actor in memory, to put back a marker a failed sweep left `clearing`. */
   readonly #cells: () => Iterable<Cell>;
+  /** Publishes again the changes from an actor's marker on (a publication of them failed). */
+  readonly #republish: (cell: Cell) => Promise<void>;
   /** Idle actors whose recovery markers can go at the next sweep. */
   readonly #toClear = new Map<string, Cell>();
+  /** Actors whose changes could not be published again this sweep: tried at the next one. */
+  readonly #retryLater: Cell[] = [];
   #sweep: Promise<number> | null = null;
 
   constructor(options: {
@@ -29,11 +33,13 @@ export class MarkerSweeper {
     bus: Bus;
     onError: (error: unknown, where: string) => void;
     cells: () => Iterable<Cell>;
+    republish: (cell: Cell) => Promise<void>;
   }) {
     this.#store = options.store;
     this.#bus = options.bus;
     this.#onError = options.onError;
     this.#cells = options.cells;
+    this.#republish = options.republish;
   }
 
   /** The actor has set its marker and gone idle: its marker may go at the next sweep. */
@@ -61,6 +67,8 @@ export class MarkerSweeper {
       for (const cell of this.#cells()) if (cell.marker === "clearing") cell.marker = "set";
       this.#onError(e, "recovery markers");
       return 0;
+    } finally {
+      for (const cell of this.#retryLater.splice(0)) this.add(cell);
     }
   }
 
@@ -78,8 +86,9 @@ export class MarkerSweeper {
   }
 
   /** Clears the markers of those still at their version once their changes are on the bus. */
-  async #clear(cells: readonly Clearing[]): Promise<number> {
-    await Promise.all(cells.map((c) => c.cell.lastPublish));
+  async #clear(taken: readonly Clearing[]): Promise<number> {
+    await Promise.all(taken.map((c) => c.cell.lastPublish));
+    const cells = await this.#published(taken);
     await this.#bus.flush();
     // An actor that committed meanwhile wrote its marker again: left out, so that its moved
     // version does not fail the whole removal (which then clears the others one by one).
@@ -100,5 +109,30 @@ export class MarkerSweeper {
       if (done[i]) c.cell.markerFrom = null;
     });
     return done.filter(Boolean).length;
+  }
+
+  /**
+   * Those whose changes are on the bus: an actor whose publication failed is published again
+   * from its marker first; one that fails again keeps its marker for the next sweep (and a
+   * restart republishes it), so a change is never taken for delivered when it was not.
+   */
+  async #published(cells: readonly Clearing[]): Promise<Clearing[]> {
+    const out: Clearing[] = [];
+    for (const c of cells) {
+      if (c.cell.publishFailed) {
+        try {
+          c.cell.publishFailed = false;
+          await this.#republish(c.cell);
+        } catch (e) {
+          c.cell.publishFailed = true;
+          c.cell.marker = "set";
+          this.#retryLater.push(c.cell);
+          this.#onError(e, "republishing an actor's changes");
+          continue;
+        }
+      }
+      out.push(c);
+    }
+    return out;
   }
 }

@@ -39,6 +39,37 @@ function snapshotOf(snapshot: unknown): { snapshot?: unknown } {
 }
 
 /**
+ * Publishes again one actor's changes from event `from` on, with its stored state: what a crash
+ * or a failed publication kept off the bus. Answers the store version it published, or null when
+ * the actor or its type is gone.
+ */
+export async function republish(
+  store: ActorStore,
+  bus: Bus,
+  busPrefix: string,
+  def: AnyActorDefinition | undefined,
+  key: ActorKey,
+  from: number,
+): Promise<string | null> {
+  const stored = await store.load(key);
+  if (!def || !stored) return null;
+  const events: StoredEvent[] = [];
+  for await (const e of store.events(key, from)) events.push(e);
+  const r = stored.record;
+  const state = def.load ? def.load(r.state, r.v) : r.state;
+  await publishChange(bus, busPrefix, {
+    def,
+    key,
+    tenant: r.tenant,
+    version: r.seq,
+    events,
+    state,
+  });
+  await bus.flush();
+  return stored.version;
+}
+
+/**
  * Publishes again the changes of every actor whose recovery marker is still set (a crash came
  * between its commit and the bus), each once it is on the bus clearing its marker. Answers how
  * many actors it republished.
@@ -54,23 +85,9 @@ export async function recoverUnpublished(
     const batch = await store.unpublished(100);
     if (batch.length === 0) break;
     for (const u of batch) {
-      const def = defs.get(u.type);
-      const stored = await store.load(u);
-      if (!def || !stored) continue;
-      const events: StoredEvent[] = [];
-      for await (const e of store.events(u, u.from)) events.push(e);
-      const r = stored.record;
-      const state = def.load ? def.load(r.state, r.v) : r.state;
-      await publishChange(bus, busPrefix, {
-        def,
-        key: u,
-        tenant: r.tenant,
-        version: r.seq,
-        events,
-        state,
-      });
-      await bus.flush();
-      await store.markPublished([{ key: u, version: stored.version }]);
+      const version = await republish(store, bus, busPrefix, defs.get(u.type), u, u.from);
+      if (version === null) continue;
+      await store.markPublished([{ key: u, version }]);
       republished++;
     }
   }

@@ -22,7 +22,7 @@ import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
 import { MarkerSweeper } from "./markers.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
-import { recoverUnpublished } from "./publication.ts";
+import { recoverUnpublished, republish } from "./publication.ts";
 import { prefetchSoon } from "./replies.ts";
 import type { ActorKey, ActorStore, IndexTarget, StoredEvent } from "./store.ts";
 import { Turns } from "./turn.ts";
@@ -88,6 +88,10 @@ export class ActorRuntime {
       bus: options.bus,
       onError: this.#onError,
       cells: () => this.#cells.values(),
+      republish: async (cell) => {
+        const from = cell.markerFrom ?? 1;
+        await republish(options.store, options.bus, this.busPrefix, cell.def, cell.key, from);
+      },
     });
   }
 

@@ -168,7 +168,11 @@ export class Turns {
         version: write.record.seq,
         events: plan.events,
         state: plan.state,
-      }).catch((e) => this.#onError(e, "publish"));
+      }).catch((e) => {
+        // Kept off the bus: the marker must not go until it is published again.
+        cell.publishFailed = true;
+        this.#onError(e, "publish");
+      });
     }
     settle(batch, plan.outcomes);
   }

@@ -1,0 +1,79 @@
+/**
+ * A change whose publication fails (a bus down for a moment) is never taken for delivered: its
+ * recovery marker stays until the change is on the bus, and the marker sweep publishes it again.
+ */
+import assert from "node:assert/strict";
+import type { ActorChange, Bus, BusHandler, SubscribeOptions } from "../../src/bus/bus.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { accountActor, openTestRuntime } from "./fixtures.ts";
+
+const T = "tenant_publish";
+
+/** The in-process bus, whose next `failures` publications throw as a broken connection does. */
+class BrokenFor implements Bus {
+  readonly #bus = new MemoryBus();
+  constructor(public failures: number) {}
+  publish(subject: string, payload: unknown): Promise<void> {
+    if (this.failures > 0) {
+      this.failures--;
+      return Promise.reject(new Error("connection lost"));
+    }
+    return this.#bus.publish(subject, payload);
+  }
+  subscribe(pattern: string, handler: BusHandler, options?: SubscribeOptions) {
+    return this.#bus.subscribe(pattern, handler, options);
+  }
+  flush() {
+    return this.#bus.flush();
+  }
+  drain() {
+    return this.#bus.drain();
+  }
+}
+
+function seqsSeen(bus: Bus): number[] {
+  const seen: number[] = [];
+  bus.subscribe("test.*.test_account.*", (m) => {
+    seen.push(...(m.payload as ActorChange).events.map((e) => e.seq));
+  });
+  return seen;
+}
+
+Deno.test("runtime: a change whose publication failed is published again by the marker sweep, then its marker goes", async () => {
+  const bus = new BrokenFor(0);
+  const rt = await openTestRuntime(":memory:", { bus });
+  try {
+    const seen = seqsSeen(bus);
+    bus.failures = 1;
+    assert.ok((await rt.runtime.ask(accountActor, T, "p1", { kind: "credit", amount: 5 })).ok);
+    assert.deepEqual(seen, [], "the commit's publication failed");
+    // Closing lets the actor go idle and sweeps its marker.
+    await rt.runtime.close();
+    assert.deepEqual(seen, [1], "the sweep published the change again");
+    assert.deepEqual(await rt.store.unpublished(10), [], "and only then removed the marker");
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: a change still failing to publish keeps its marker, and a restart publishes it", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/store.kv`;
+  const bus = new BrokenFor(0);
+  const seen = seqsSeen(bus);
+  try {
+    const first = await openTestRuntime(path, { bus });
+    bus.failures = 100; // the commit's publication, and every sweep's while it closes
+    assert.ok((await first.runtime.ask(accountActor, T, "p2", { kind: "credit", amount: 5 })).ok);
+    await first.runtime.close();
+    assert.deepEqual(seen, []);
+    assert.deepEqual((await first.store.unpublished(10)).map((u) => u.from), [1], "kept");
+    await first.close();
+    bus.failures = 0;
+    const second = await openTestRuntime(path, { bus });
+    await second.close();
+    assert.deepEqual(seen, [1], "published at start");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
