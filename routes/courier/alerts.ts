@@ -9,7 +9,6 @@
  * the alert's evidence becomes `file:sha256:<hex>`, its name, size and type in `evidence_file`.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import {
   type Alert,
   ALERT_EVIDENCE_CHARS_MAX,
@@ -40,7 +39,8 @@ import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, parse, readJson, z } from "../../src/http/route.ts";
-import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
+import { alertPage } from "../../src/courier/queries/alerts.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { ask } from "../../src/http/ask.ts";
 import { iso } from "../../src/domain/iso.ts";
@@ -202,27 +202,14 @@ export function alertRoutes(api: Api): void {
     paged: "cursor",
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
-    const raisedAt = sql<number>`(data->>'raised_at')::bigint`;
-    let q = c.get("env").db.selectFrom("snapshots")
-      .select(["id", "data"])
-      .where("type", "=", alertActor.type)
-      .where("tenant", "=", courier);
-    if (query.status) q = q.where(sql<string>`data->>'status'`, "=", query.status);
-    if (query.kind) q = q.where(sql<string>`data->>'kind'`, "=", query.kind);
-    if (query.owner) q = q.where(sql<string>`data->>'owner'`, "=", query.owner);
-    if (query.cursor) {
-      const after = decodeCursor(query.cursor);
-      q = q.where(
-        sql<boolean>`(${raisedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
-      );
-    }
-    const rows = await q.orderBy(raisedAt, "desc").orderBy("id", "desc")
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit).map((r) => r.data as AlertSummary);
-    const last = page.at(-1);
-    const next = rows.length > query.limit && last ? encodeCursor(last.raised_at, last.id) : null;
-    return ok(c, page.map(alertView), 200, { limit: query.limit, next_cursor: next });
+    const page = await alertPage(c.get("env").db, courier, query, {
+      limit: query.limit,
+      after: afterCursor(query.cursor),
+    });
+    return ok(c, page.rows.map(alertView), 200, {
+      limit: query.limit,
+      next_cursor: nextCursor(page.next),
+    });
   });
 
   define(api, {

@@ -4,7 +4,6 @@
  * same steps through the same orchestration (src/courier/runs.ts).
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import {
   isEnded,
   isUnassigned,
@@ -77,6 +76,7 @@ import {
 } from "../../src/http/schemas.ts";
 import { derivedId, newId } from "../../src/runtime/ids.ts";
 import { sha256Hex } from "../../src/domain/secrets.ts";
+import { openRunsOfDriver } from "../../src/courier/queries/runs.ts";
 
 const tag = "Network runs";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
@@ -1294,15 +1294,9 @@ export function runRoutes(api: Api): void {
     response: z.array(DriverRunListedAnswer),
   }, async (c) => {
     const p = businessPrincipalOf(c);
-    const rows = await c.get("env").db.selectFrom("snapshots").select("data")
-      .where("type", "=", "network_run")
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'driver_id'`, "=", driverIdOf(c))
-      .where(sql<string>`data->>'status'`, "<>", "closed")
-      .limit(100)
-      .execute();
+    const runs = await openRunsOfDriver(c.get("env").db, p.business.id, driverIdOf(c), 100);
     // Each run's standing; GET /driver/network-runs/{run} has its stops.
-    return ok(c, rows.map((r) => driverRunListView(r.data as RunSummary)));
+    return ok(c, runs.map(driverRunListView));
   });
 
   define(api, {

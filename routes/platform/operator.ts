@@ -223,8 +223,9 @@ export const DeferredWorkAnswer = z.object({
 }).openapi("DeferredWorkList");
 
 const ParkedChangeItem = z.object({
-  projection: z.enum(["snapshots", "ledger"]).openapi({
-    description: "Where it could not be written: actor snapshots and events, or the ledger",
+  projection: z.enum(["snapshots", "ledger", "read_tables"]).openapi({
+    description: "Where it could not be written: actor snapshots and events, the ledger, or " +
+      "the lists' typed read tables",
   }),
   id: z.string().openapi({ description: "SHA-256 of the change as kept" }),
   subject: z.string().openapi({ description: "The bus subject of the change" }),

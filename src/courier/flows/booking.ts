@@ -5,7 +5,7 @@
  * crash anywhere completes the same booking and charges once.
  */
 import type { Context } from "hono";
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import {
   asClient,
   type BookingChargeReply,
@@ -57,7 +57,6 @@ import {
 import { versionInForce } from "../rules/rate_card.ts";
 import { hashSecret, newSecret, sha256 } from "../../domain/secrets.ts";
 import { available } from "../rules/settlement.ts";
-import type { Database } from "../../db/schema.ts";
 import { type AppEnv, publicBaseUrl } from "../../http/context.ts";
 import { ApiError, fromRejection, validationFailed } from "../../http/errors.ts";
 import { z } from "../../http/route.ts";
@@ -67,6 +66,7 @@ import { HEADLINES } from "../rules/lifecycle.ts";
 import { openBookingCrossing } from "./customs.ts";
 import { newOfferReference } from "./waybills.ts";
 import { sequencedWaybill } from "../rules/waybill.ts";
+import { bookedBefore } from "../queries/shipments.ts";
 import type { Deps } from "../../environment.ts";
 import {
   STALLED_BOOKING_LOOKBACK_MS,
@@ -822,34 +822,6 @@ async function claimHolderWithdrawn(
   const at = refused.details?.claimed_at;
   const claimedAt = typeof at === "number" ? at : undefined;
   return await withdrawStopped(c, courierId, heldReference, claimedAt) === "withdrawn";
-}
-
-/**
- * A shipment of this client booked under another waybill with the external reference a booking
- * claims (its client_order_reference, else its external_billing_reference), or null.
- */
-async function bookedBefore(
-  db: Kysely<Database>,
-  courierId: string,
-  clientId: string,
-  reference: string,
-  waybill: string,
-): Promise<string | null> {
-  // The expressions of snapshots_shipment_external_reference_idx (migration 0006).
-  const row = await db.selectFrom("snapshots").select("id")
-    .where("type", "=", shipmentActor.type)
-    .where("tenant", "=", courierId)
-    .where(sql<string>`data->>'client_id'`, "=", clientId)
-    .where(
-      sql<string>`coalesce(data->>'client_order_reference', data->>'external_billing_reference')`,
-      "=",
-      reference,
-    )
-    .where("id", "<>", waybill)
-    .orderBy(sql`(data->>'booked_at')::bigint`)
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id ?? null;
 }
 
 /**

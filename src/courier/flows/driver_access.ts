@@ -5,8 +5,8 @@
  * driver's run or shipment) answers 404, never 403: a driver does not learn what exists.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import { asRun, networkRunActor } from "../../../actors/courier/network_run.ts";
+import { openRunIdsOfDriver } from "../queries/runs.ts";
 import { businessPrincipalOf } from "../../platform/auth/principal.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -50,16 +50,10 @@ const DRIVER_RUNS_READ_MAX = 100;
 async function onOpenRun(c: Context<AppEnv>, driverId: string, waybill: string) {
   const env = c.get("env");
   const tenant = businessPrincipalOf(c).business.id;
-  const rows = await env.db.selectFrom("snapshots").select("id")
-    .where("type", "=", networkRunActor.type)
-    .where("tenant", "=", tenant)
-    .where(sql<string>`data->>'driver_id'`, "=", driverId)
-    .where(sql<string>`data->>'status'`, "<>", "closed")
-    .limit(DRIVER_RUNS_READ_MAX)
-    .execute();
+  const ids = await openRunIdsOfDriver(env.db, tenant, driverId, DRIVER_RUNS_READ_MAX);
   const key = driverWaybillKey(driverId, waybill);
-  for (const r of rows) {
-    const got = await env.runtime.read(networkRunActor, tenant, r.id, { kind: "get" });
+  for (const id of ids) {
+    const got = await env.runtime.read(networkRunActor, tenant, id, { kind: "get" });
     if (!got.ok) continue;
     const entries = networkRunActor.indexes?.(asRun(got.reply)) ?? [];
     if (entries.some((e) => e.index === DRIVER_WAYBILL_INDEX && e.key === key)) return true;

@@ -1,0 +1,65 @@
+/**
+ * A driver's open runs (courier 4.5) over the `network_runs` read table (migration 0016).
+ */
+import type { Kysely } from "kysely";
+import type { RunSummary } from "../../../actors/courier/network_run.ts";
+import type { ReadTable } from "../../db/read_tables.ts";
+import type { Database } from "../../db/schema.ts";
+import { snapshotData, snapshotsOf } from "./snapshot_join.ts";
+
+interface RunValues {
+  readonly driver_id: string | null;
+  readonly status: string;
+  readonly created_at: number;
+}
+
+/** The `network_runs` read table: one row per run, from its summary. */
+export const runsTable: ReadTable<RunValues> = {
+  table: "network_runs",
+  actorType: "network_run",
+  columns: { driver_id: "text", status: "text", created_at: "bigint" },
+  rowOf: (snapshot) => {
+    const r = snapshot as Partial<RunSummary>;
+    if (typeof r.status !== "string" || !Number.isSafeInteger(r.created_at)) {
+      throw new TypeError("a run snapshot must have a status and created_at");
+    }
+    return { driver_id: r.driver_id ?? null, status: r.status, created_at: r.created_at! };
+  },
+};
+
+/** The runs assigned to a driver and not closed, as projected; at most `limit`. */
+export async function openRunsOfDriver(
+  db: Kysely<Database>,
+  tenant: string,
+  driverId: string,
+  limit: number,
+): Promise<RunSummary[]> {
+  const rows = await db.selectFrom("network_runs")
+    .select(snapshotData("network_run", "network_runs.id").as("data"))
+    .where("tenant", "=", tenant)
+    .where("driver_id", "=", driverId)
+    .where("status", "<>", "closed")
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return snapshotsOf<RunSummary>(rows);
+}
+
+/** The ids of the runs assigned to a driver and not closed; at most `limit`. */
+export async function openRunIdsOfDriver(
+  db: Kysely<Database>,
+  tenant: string,
+  driverId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db.selectFrom("network_runs").select("id")
+    .where("tenant", "=", tenant)
+    .where("driver_id", "=", driverId)
+    .where("status", "<>", "closed")
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
