@@ -84,6 +84,7 @@ async function createShipments(db: Kysely<unknown>): Promise<void> {
     .addColumn("earliest_delivery", "text")
     .addColumn("latest_delivery", "text")
     .addColumn("collection_on", "text")
+    .addColumn("tax_minor", "bigint")
     .addColumn("booked_at", "bigint", (c) => c.notNull())
     .addColumn("closed_at", "bigint")
     .addColumn("delivered_at", "bigint")
@@ -253,7 +254,7 @@ async function rebuildShipments(db: Kysely<unknown>): Promise<void> {
       custody_holder, custody_facility_id, facility_ids, pieces_count, places_count,
       last_scan_event, last_scan_at, last_scan_facility_id, last_scan_note,
       next_milestone, next_due_at, next_owner, first_due_at,
-      estimated_delivery_on, earliest_delivery, latest_delivery, collection_on,
+      estimated_delivery_on, earliest_delivery, latest_delivery, collection_on, tax_minor,
       booked_at, closed_at, delivered_at)
     select s.id, s.tenant, s.version, s.data->>'client_id', s.data->>'status',
       s.data->>'health', s.data->>'health_reason',
@@ -273,6 +274,7 @@ async function rebuildShipments(db: Kysely<unknown>): Promise<void> {
       s.data->'pricing'->'promise'->>'earliest_delivery',
       s.data->'pricing'->'promise'->>'latest_delivery',
       s.data->'pricing'->'promise'->>'collection_on',
+      (s.data->'pricing'->>'tax_minor')::bigint,
       (s.data->>'booked_at')::bigint, (s.data->>'closed_at')::bigint,
       (s.data->>'delivered_at')::bigint
     from snapshots s

@@ -29,10 +29,10 @@ import { ApiError, fromRejection } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Country, Email, UtcInstant } from "../../src/http/schemas.ts";
 import { newId } from "../../src/runtime/ids.ts";
-import { sql } from "kysely";
 import { callerClient } from "./prices.ts";
 import { ask } from "../../src/http/ask.ts";
 import { iso } from "../../src/domain/iso.ts";
+import { addressesOf } from "../../src/courier/queries/client_addresses.ts";
 
 const tag = "Client API";
 const security = "client" as const;
@@ -189,15 +189,13 @@ export function clientPeopleRoutes(api: Api): void {
     response: z.array(ClientAddressAnswer),
   }, async (c) => {
     const p = clientPrincipalOf(c);
-    const label = sql<string>`lower(data->>'label')`;
-    const rows = await c.get("env").db.selectFrom("snapshots").select("data")
-      .where("type", "=", clientAddressActor.type)
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'client_id'`, "=", p.client_id)
-      .orderBy(label)
-      .limit(CLIENT_ADDRESSES_MAX)
-      .execute();
-    return ok(c, rows.map((r) => addressView(r.data as ClientAddress)));
+    const addresses = await addressesOf(
+      c.get("env").db,
+      p.business.id,
+      p.client_id,
+      CLIENT_ADDRESSES_MAX,
+    );
+    return ok(c, addresses.map(addressView));
   });
 
   define(api, {

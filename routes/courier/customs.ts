@@ -6,7 +6,6 @@
  * books the charges and raises the alerts that follow.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { sql } from "kysely";
 import {
   type Crossing,
   CROSSING_STATUSES,
@@ -60,6 +59,7 @@ import {
 import { read } from "../../src/http/ask.ts";
 import { iso } from "../../src/domain/iso.ts";
 import { boundedText } from "../../src/http/upload.ts";
+import { crossingIdsOf } from "../../src/courier/queries/customs.ts";
 
 const tag = "Customs";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -333,21 +333,14 @@ const moverGuard: MiddlewareHandler<AppEnv> = refusing({
 async function crossingsOf(c: Context<AppEnv>, tenant: string, shipment: Shipment) {
   const env = c.get("env");
   const waybill = shipment.waybill;
-  const rows = await env.db.selectFrom("snapshots").select("id")
-    .where("type", "=", customsCrossingActor.type)
-    .where("tenant", "=", tenant)
-    .where(sql<string>`data->>'waybill'`, "=", waybill)
-    .orderBy(sql`(data->>'opened_at')::bigint`)
-    .orderBy("id")
-    .limit(CROSSINGS_PER_SHIPMENT_MAX)
-    .execute();
+  const ids = await crossingIdsOf(env.db, tenant, waybill, CROSSINGS_PER_SHIPMENT_MAX);
   // Single resources read the actor: the status and history as they stand now.
   const crossings: Crossing[] = [];
-  for (const r of rows) crossings.push(await getCrossing(env.runtime, tenant, r.id));
+  for (const id of ids) crossings.push(await getCrossing(env.runtime, tenant, id));
   // The crossing opened at booking is read by its id, not left to the projection: listed as soon
   // as the booking answered (CONTRACT: one crossing at booking).
   const booked = bookingCrossingIdOf(tenant, waybill);
-  if (shipment.from_country !== shipment.to_country && !rows.some((r) => r.id === booked)) {
+  if (shipment.from_country !== shipment.to_country && !ids.includes(booked)) {
     const got = await env.runtime.read(customsCrossingActor, tenant, booked, { kind: "get" });
     if (got.ok && got.reply) crossings.unshift(got.reply.crossing);
   }

@@ -1294,7 +1294,12 @@ export function runRoutes(api: Api): void {
     response: z.array(DriverRunListedAnswer),
   }, async (c) => {
     const p = businessPrincipalOf(c);
-    const runs = await openRunsOfDriver(c.get("env").db, p.business.id, driverIdOf(c), 100);
+    const runs = await openRunsOfDriver<RunSummary>(
+      c.get("env").db,
+      p.business.id,
+      driverIdOf(c),
+      100,
+    );
     // Each run's standing; GET /driver/network-runs/{run} has its stops.
     return ok(c, runs.map(driverRunListView));
   });

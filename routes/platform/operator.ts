@@ -10,7 +10,7 @@ import {
   publicView,
   VEHICLE_UPGRADE_POLICIES,
 } from "../../actors/platform/business.ts";
-import { type DeferredWork, deferredWorkActor } from "../../actors/platform/deferred_work.ts";
+import type { DeferredWork } from "../../actors/platform/deferred_work.ts";
 import { driverActor } from "../../actors/platform/driver.ts";
 import {
   PLATFORM_SETTINGS_ID,
@@ -35,7 +35,6 @@ import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError, fromRejection, validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { iso } from "../../src/domain/iso.ts";
-import { sql } from "kysely";
 import {
   Country,
   Currency,
@@ -49,6 +48,7 @@ import { SANDBOX_WALLET_OPENING_MINOR } from "../../src/limits.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { ask, read } from "../../src/http/ask.ts";
+import { deferredWorkList } from "../../src/platform/queries/deferred_work.ts";
 
 const tag = "Operator";
 const security = "operator" as const;
@@ -223,9 +223,9 @@ export const DeferredWorkAnswer = z.object({
 }).openapi("DeferredWorkList");
 
 const ParkedChangeItem = z.object({
-  projection: z.enum(["snapshots", "ledger", "read_tables"]).openapi({
+  projection: z.enum(["snapshots", "ledger", "read_tables", "platform_read_tables"]).openapi({
     description: "Where it could not be written: actor snapshots and events, the ledger, or " +
-      "the lists' typed read tables",
+      "the lists' typed read tables (the courier's, the platform's)",
   }),
   id: z.string().openapi({ description: "SHA-256 of the change as kept" }),
   subject: z.string().openapi({ description: "The bus subject of the change" }),
@@ -629,18 +629,7 @@ export function operatorRoutes(api: Api): void {
     },
     async (c, { query }) => {
       // The query side holds each deferral's snapshot (every actor type is projected).
-      const rows = await c.get("env").db.selectFrom("snapshots")
-        // Not the message itself (up to a shipment's whole change): what the listing shows.
-        .select([
-          "tenant",
-          "id",
-          sql<DeferredWork>`data - 'payload'`.as("data"),
-        ])
-        .where("type", "=", deferredWorkActor.type)
-        .where(sql<string>`data->>'status'`, "=", query.status)
-        .orderBy(sql`(data->>'deferred_at')::bigint`)
-        .limit(query.limit)
-        .execute();
+      const rows = await deferredWorkList(c.get("env").db, query.status, query.limit);
       return ok(c, {
         items: rows.map((r) => {
           const w = r.data as DeferredWork;

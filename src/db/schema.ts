@@ -29,6 +29,13 @@ export interface Database {
   outbound_events: OutboundEventTable;
   quotes: QuoteTable;
   board_counts: BoardCountTable;
+  customs_crossings: CustomsCrossingTable;
+  client_addresses: ClientAddressTable;
+  client_stores: ClientStoreTable;
+  retail_packets: RetailPacketTable;
+  checklists: ChecklistTable;
+  deferred_work: DeferredWorkTable;
+  courier_clients: CourierClientTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -145,7 +152,7 @@ export interface LedgerWatermarkTable {
  * (migration 0014); primary key (projection, digest).
  */
 export interface ParkedChangeTable {
-  projection: "snapshots" | "ledger" | "read_tables";
+  projection: "snapshots" | "ledger" | "read_tables" | "platform_read_tables";
   /** SHA-256 of `payload`. */
   digest: string;
   subject: string;
@@ -239,6 +246,7 @@ export interface ShipmentTable extends VersionedRow {
   earliest_delivery: string | null;
   latest_delivery: string | null;
   collection_on: string | null;
+  tax_minor: ColumnType<number | null, number | null, number | null>;
   booked_at: Millis;
   closed_at: MaybeMillis;
   delivered_at: MaybeMillis;
@@ -298,6 +306,47 @@ export interface BoardCountTable {
 export interface QuoteTable extends VersionedRow {
   client_id: string;
   created_at: Millis;
+}
+
+/** A shipment's customs crossing (migration 0017), by the order they were opened. */
+export interface CustomsCrossingTable extends VersionedRow {
+  waybill: string;
+  opened_at: Millis;
+}
+
+/** A client's saved address (courier 4.6), listed by its label in any case. */
+export interface ClientAddressTable extends VersionedRow {
+  client_id: string;
+  label: string;
+}
+
+export interface ClientStoreTable extends VersionedRow {
+  client_id: string;
+  code: string;
+}
+
+/** A retail packet, counted by store and state on its store's row. */
+export interface RetailPacketTable extends VersionedRow {
+  client_id: string;
+  store_id: string;
+  state: string;
+}
+
+/** A compliance checklist, its latest version's supplier. */
+export interface ChecklistTable extends VersionedRow {
+  supplier: string | null;
+  code: string;
+}
+
+/** A courier's client account: its code, for the billing export (courier 3.1). */
+export interface CourierClientTable extends VersionedRow {
+  code: string;
+}
+
+/** Bus work deferred past its retries (the operator's list). */
+export interface DeferredWorkTable extends VersionedRow {
+  status: string;
+  deferred_at: MaybeMillis;
 }
 
 export type ShipmentRow = Selectable<ShipmentTable>;

@@ -12,7 +12,13 @@ const TABLES = [
   "audit_log",
   "billing_exports",
   "board_counts",
+  "checklists",
   "claims",
+  "client_addresses",
+  "client_stores",
+  "courier_clients",
+  "customs_crossings",
+  "deferred_work",
   "invoices",
   "kysely_migration",
   "kysely_migration_lock",
@@ -22,6 +28,7 @@ const TABLES = [
   "outbound_events",
   "parked_changes",
   "quotes",
+  "retail_packets",
   "shipments",
   "snapshots",
 ];
@@ -53,6 +60,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0014_parked_changes",
     "0015_parked_ledger_holds",
     "0016_read_tables",
+    "0017_more_read_tables",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -81,6 +89,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0014_parked_changes",
     "0015_parked_ledger_holds",
     "0016_read_tables",
+    "0017_more_read_tables",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -218,6 +227,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0014_parked_changes",
     "0015_parked_ledger_holds",
     "0016_read_tables",
+    "0017_more_read_tables",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -290,6 +300,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0014_parked_changes",
     "0015_parked_ledger_holds",
     "0016_read_tables",
+    "0017_more_read_tables",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -314,6 +325,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0014_parked_changes",
     "0015_parked_ledger_holds",
     "0016_read_tables",
+    "0017_more_read_tables",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

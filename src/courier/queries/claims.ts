@@ -7,7 +7,7 @@ import type { Claim } from "../../../actors/courier/claim.ts";
 import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
-import { snapshotData, snapshotsOf } from "./snapshot_join.ts";
+import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 
 interface ClaimValues {
   readonly client_id: string;

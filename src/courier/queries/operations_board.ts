@@ -44,6 +44,7 @@ export const shipmentsTable: ReadTable<ShipmentValues> = {
     earliest_delivery: "text",
     latest_delivery: "text",
     collection_on: "text",
+    tax_minor: "bigint",
     booked_at: "bigint",
     closed_at: "bigint",
     delivered_at: "bigint",

@@ -71,6 +71,8 @@ export interface ShipmentValues {
   readonly earliest_delivery: string | null;
   readonly latest_delivery: string | null;
   readonly collection_on: string | null;
+  /** The tax frozen at booking (courier 2.4), for the billing export. */
+  readonly tax_minor: number | null;
   readonly booked_at: number;
   readonly closed_at: number | null;
   readonly delivered_at: number | null;
@@ -114,6 +116,7 @@ export function shipmentValues(s: ShipmentSnapshot): ShipmentValues {
     earliest_delivery: promise?.earliest_delivery ?? null,
     latest_delivery: promise?.latest_delivery ?? null,
     collection_on: promise?.collection_on ?? null,
+    tax_minor: s.pricing?.tax_minor ?? null,
     booked_at: s.booked_at,
     closed_at: s.closed_at ?? null,
     delivered_at: s.delivered_at ?? null,

@@ -2,10 +2,9 @@
  * A driver's open runs (courier 4.5) over the `network_runs` read table (migration 0016).
  */
 import type { Kysely } from "kysely";
-import type { RunSummary } from "../../../actors/courier/network_run.ts";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
-import { snapshotData, snapshotsOf } from "./snapshot_join.ts";
+import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 
 interface RunValues {
   readonly driver_id: string | null;
@@ -18,17 +17,23 @@ export const runsTable: ReadTable<RunValues> = {
   table: "network_runs",
   actorType: "network_run",
   columns: { driver_id: "text", status: "text", created_at: "bigint" },
-  rowOf: (snapshot) => {
-    const r = snapshot as Partial<RunSummary>;
-    if (typeof r.status !== "string" || !Number.isSafeInteger(r.created_at)) {
+  rowOf: ({ driver_id, status, created_at }) => {
+    if (typeof status !== "string" || !Number.isSafeInteger(created_at)) {
       throw new TypeError("a run snapshot must have a status and created_at");
     }
-    return { driver_id: r.driver_id ?? null, status: r.status, created_at: r.created_at! };
+    return {
+      driver_id: typeof driver_id === "string" ? driver_id : null,
+      status,
+      created_at: created_at as number,
+    };
   },
 };
 
-/** The runs assigned to a driver and not closed, as projected; at most `limit`. */
-export async function openRunsOfDriver(
+/**
+ * The runs assigned to a driver and not closed, as projected (the run's summary); at most
+ * `limit`.
+ */
+export async function openRunsOfDriver<RunSummary>(
   db: Kysely<Database>,
   tenant: string,
   driverId: string,

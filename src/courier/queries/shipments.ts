@@ -10,7 +10,7 @@ import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.t
 import type { Database } from "../../db/schema.ts";
 import { referenceIs } from "./operations_board.ts";
 import type { ShipmentSnapshot } from "./operations_row.ts";
-import { snapshotData, snapshotsOf } from "./snapshot_join.ts";
+import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 
 const shipmentData = () => snapshotData("shipment", "shipments.id").as("data");
 

@@ -48,7 +48,7 @@ import {
 import { formatMinor } from "../../domain/money.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 import { type ClosedShipment, closedShipments, shipmentSnapshots } from "../queries/shipments.ts";
-import { snapshotsHeld } from "../queries/snapshot_join.ts";
+import { snapshotsHeld } from "../../db/snapshot_join.ts";
 import { entryOf, type LedgerEntry } from "../rules/ledger.ts";
 import type { ActorChange, Bus } from "../../bus/bus.ts";
 import { subjectPattern } from "../../bus/bus.ts";

@@ -13,6 +13,12 @@ import { claimsTable } from "../../../src/courier/queries/claims.ts";
 import { runsTable } from "../../../src/courier/queries/runs.ts";
 import { outboundEventsTable } from "../../../src/courier/queries/billing_events.ts";
 import { quotesTable } from "../../../src/courier/queries/quotes.ts";
+import { crossingsTable } from "../../../src/courier/queries/customs.ts";
+import { addressesTable } from "../../../src/courier/queries/client_addresses.ts";
+import { packetsTable, storesTable } from "../../../src/courier/queries/client_stores.ts";
+import { checklistsTable } from "../../../src/courier/queries/checklists.ts";
+import { courierClientsTable } from "../../../src/courier/queries/courier_clients.ts";
+import { deferredWorkTable } from "../../../src/platform/queries/deferred_work.ts";
 import { openTestDatabase, type TestDatabase } from "../../db/helpers.ts";
 
 const DAY = Date.UTC(2026, 2, 2);
@@ -61,6 +67,7 @@ const shipment = fc.record({
     first_due_at: r.first_due_at,
     estimated_delivery_on: "2026-03-04",
     pricing: {
+      tax_minor: r.reference === null ? 1092 : 0,
       promise: {
         collection_on: "2026-03-02",
         earliest_delivery: "2026-03-03",
@@ -139,6 +146,48 @@ const OTHERS = [
     table: quotesTable,
     data: { kind: "quote", reference: "PR-1", client_id: "cli_1", created_at: DAY },
   },
+  {
+    type: "customs_crossing",
+    id: "xing_1",
+    table: crossingsTable,
+    data: { id: "xing_1", waybill: "WB1", status: "open", opened_at: DAY },
+  },
+  {
+    type: "client_address",
+    id: "adr_1",
+    table: addressesTable,
+    data: { id: "adr_1", client_id: "cli_1", label: "Head Office", name: "Neo" },
+  },
+  {
+    type: "client_store",
+    id: "sto_1",
+    table: storesTable,
+    data: { id: "sto_1", client_id: "cli_1", code: "GAB-1", name: "Gaborone" },
+  },
+  {
+    type: "retail_packet",
+    id: "PKT-1",
+    table: packetsTable,
+    data: { code: "PKT-1", client_id: "cli_1", store_id: "sto_1", state: "in_stock" },
+  },
+  {
+    type: "compliance_checklist",
+    id: "chk_1",
+    table: checklistsTable,
+    data: { code: "COLD", supplier: "lab", version: 2 },
+  },
+  {
+    type: "deferred_work",
+    id: "dfw_1",
+    table: deferredWorkTable,
+    data: { worker: "webhooks", status: "waiting", attempts: 2, deferred_at: DAY, payload: {} },
+  },
+  {
+    type: "courier_client",
+    id: "cli_1",
+    table: courierClientsTable,
+    data: { id: "cli_1", code: "ACME", name: "Acme" },
+  },
 ] as const;
 
 /** The rows of `table` by id, as a projection would compare them: facilities in order. */
@@ -152,7 +201,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migration 0016: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -174,7 +223,10 @@ Deno.test("migration 0016: the read tables are rebuilt from the snapshots as the
     values ('snapshots', 'd1', 'live.ten.shipment.WB9', '{}', 'e'),
       ('ledger', 'd2', 'live.ten.courier_client.c1', '{}', 'e')`.execute(t.db);
 
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), ["0016_read_tables"]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
+    "0016_read_tables",
+    "0017_more_read_tables",
+  ]);
 
   const stored = await rowsOf(t, "shipments");
   assert.equal(stored.size, shipments.length, "a projected null is no row");
@@ -198,6 +250,7 @@ Deno.test("migration 0016: the read tables are rebuilt from the snapshots as the
     .orderBy("projection").orderBy("digest").execute();
   assert.deepEqual(parked, [
     { projection: "ledger", digest: "d2" },
+    { projection: "platform_read_tables", digest: "d1" },
     { projection: "read_tables", digest: "d1" },
     { projection: "snapshots", digest: "d1" },
   ], "a change parked for the snapshots is parked for the read tables too");
@@ -326,6 +379,63 @@ Deno.test("read tables: a change a table refuses is parked, not dropped, and goe
     assert.equal(await projection.retryParked(), 1);
     assert.equal((await statusOf(t, "WB-P"))?.version, 1);
     assert.deepEqual(await t.db.selectFrom("parked_changes").selectAll().execute(), []);
+  } finally {
+    await projection.stop();
+    await bus.drain();
+  }
+});
+
+Deno.test("board counts: after any writes, replays and closings they are the open shipments by health and owner", async () => {
+  await using t = await openTestDatabase();
+  const bus = new MemoryBus();
+  const projection = startReadTables({ bus, db: t.db, env: "live" });
+  const make = fc.sample(shipment, { numRuns: 1, seed: 10 })[0]!;
+  const versions = new Map<string, number>();
+  const write = fc.record({
+    id: fc.constantFrom("WB1", "WB2", "WB3", "WB4"),
+    tenant: fc.constantFrom("ten", "other"),
+    health: fc.constantFrom("on_schedule", "late", "at_risk"),
+    owner: fc.option(fc.constantFrom("courier", "customs"), { nil: null }),
+    closed: fc.boolean(),
+    replay: fc.boolean(),
+  });
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 15 }), async (writes) => {
+        for (const w of writes) {
+          const id = `${w.tenant}-${w.id}`;
+          // A replay is an older version again: it must change nothing, counts included.
+          const version = w.replay ? (versions.get(id) ?? 1) : (versions.get(id) ?? 0) + 1;
+          versions.set(id, Math.max(version, versions.get(id) ?? 0));
+          const data = {
+            ...make(id),
+            health: w.health,
+            next_owner: w.owner,
+            closed_at: w.closed ? DAY : null,
+          } as unknown as ShipmentSnapshot;
+          await publish(bus, { ...shipmentChange(id, version, data), tenant: w.tenant });
+        }
+        const counted = await t.db.selectFrom("shipments")
+          .select((eb) => ["tenant", "health", "next_owner", eb.fn.countAll<number>().as("n")])
+          .where("closed_at", "is", null)
+          .groupBy(["tenant", "health", "next_owner"])
+          .execute();
+        const kept = await t.db.selectFrom("board_counts")
+          .select(["tenant", "health", "next_owner", "n"])
+          .where("n", "<>", 0)
+          .execute();
+        const key = (r: { tenant: string; health: string | null; next_owner: string | null }) =>
+          `${r.tenant}|${r.health}|${r.next_owner}`;
+        const byKey = (a: Parameters<typeof key>[0], b: Parameters<typeof key>[0]) =>
+          key(a) < key(b) ? -1 : 1;
+        assert.deepEqual(
+          kept.map((k) => ({ ...k, n: Number(k.n), next_owner: k.next_owner || null }))
+            .sort(byKey),
+          counted.map((c) => ({ ...c, n: Number(c.n) })).sort(byKey),
+        );
+      }),
+      { numRuns: 20 },
+    );
   } finally {
     await projection.stop();
     await bus.drain();

@@ -4,7 +4,7 @@
  * show an actor's summary as it was projected. Null while the snapshot is not written yet.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database } from "./schema.ts";
 
 /** The snapshot of the actor of `type` whose id is the column `idRef` (`alerts.id`). */
 export function snapshotData(type: string, idRef: string): RawBuilder<unknown> {

@@ -1,0 +1,45 @@
+/**
+ * Bus work deferred past its retries (the operator's list) over the `deferred_work` read table
+ * (migration 0017), oldest deferred first.
+ */
+import { type Kysely, sql } from "kysely";
+import type { DeferredWork } from "../../../actors/platform/deferred_work.ts";
+import type { ReadTable } from "../../db/read_tables.ts";
+import type { Database } from "../../db/schema.ts";
+
+interface DeferredWorkValues {
+  readonly status: string;
+  readonly deferred_at: number | null;
+}
+
+/** The `deferred_work` read table: one row per deferral. */
+export const deferredWorkTable: ReadTable<DeferredWorkValues> = {
+  table: "deferred_work",
+  actorType: "deferred_work",
+  columns: { status: "text", deferred_at: "bigint" },
+  rowOf: ({ status, deferred_at }) => {
+    if (typeof status !== "string") throw new TypeError("a deferral snapshot must have a status");
+    return { status, deferred_at: typeof deferred_at === "number" ? deferred_at : null };
+  },
+};
+
+/** The deferrals in `status`, oldest deferred first, without their messages; at most `limit`. */
+export async function deferredWorkList(
+  db: Kysely<Database>,
+  status: string,
+  limit: number,
+): Promise<{ id: string; tenant: string; data: DeferredWork }[]> {
+  const rows = await db.selectFrom("deferred_work")
+    .select([
+      "id",
+      "tenant",
+      // Not the message itself (up to a shipment's whole change): what the listing shows.
+      sql<DeferredWork | null>`(select s.data - 'payload' from snapshots s
+        where s.type = 'deferred_work' and s.id = deferred_work.id)`.as("data"),
+    ])
+    .where("status", "=", status)
+    .orderBy("deferred_at")
+    .limit(limit)
+    .execute();
+  return rows.flatMap((r) => r.data === null ? [] : [{ id: r.id, tenant: r.tenant, data: r.data }]);
+}
