@@ -29,6 +29,17 @@ export const runsTable: ReadTable<RunValues> = {
   },
 };
 
+/** A driver's runs not closed, first made first (network_runs_driver_idx). */
+function openRuns(db: Kysely<Database>, tenant: string, driverId: string, limit: number) {
+  return db.selectFrom("network_runs")
+    .where("tenant", "=", tenant)
+    .where("driver_id", "=", driverId)
+    .where("status", "<>", "closed")
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit);
+}
+
 /**
  * The runs assigned to a driver and not closed, as projected (the run's summary); at most
  * `limit`.
@@ -39,14 +50,8 @@ export async function openRunsOfDriver<RunSummary>(
   driverId: string,
   limit: number,
 ): Promise<RunSummary[]> {
-  const rows = await db.selectFrom("network_runs")
+  const rows = await openRuns(db, tenant, driverId, limit)
     .select(snapshotData("network_run", "network_runs.id").as("data"))
-    .where("tenant", "=", tenant)
-    .where("driver_id", "=", driverId)
-    .where("status", "<>", "closed")
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit)
     .execute();
   return snapshotsOf<RunSummary>(rows);
 }
@@ -58,13 +63,6 @@ export async function openRunIdsOfDriver(
   driverId: string,
   limit: number,
 ): Promise<string[]> {
-  const rows = await db.selectFrom("network_runs").select("id")
-    .where("tenant", "=", tenant)
-    .where("driver_id", "=", driverId)
-    .where("status", "<>", "closed")
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit)
-    .execute();
+  const rows = await openRuns(db, tenant, driverId, limit).select("id").execute();
   return rows.map((r) => r.id);
 }
