@@ -6,13 +6,11 @@ import type { Keyset } from "../db/keyset.ts";
 import { validationFailed } from "./errors.ts";
 import { storableText } from "./route.ts";
 
-export type Cursor = Keyset;
-
 export function encodeCursor(at: number, id: string): string {
   return btoa(JSON.stringify([at, id])).replaceAll("=", "");
 }
 
-export function decodeCursor(cursor: string): Cursor {
+export function decodeCursor(cursor: string): Keyset {
   try {
     const [at, id] = JSON.parse(atob(cursor)) as unknown[];
     if (Number.isSafeInteger(at) && typeof id === "string" && storableText(id)) {
