@@ -9,8 +9,12 @@
  * 3. The ratio; p50/p99 latency of one command; resident memory per 10,000 idle actors.
  * 4. Bookings over HTTP, with the CPU each cost and the ceiling of routes that book nothing
  *    (booking.ts), outbound events and the CSV export (outbound.ts), open shipments and their
- *    deadlines (shipments.ts), client bulk and CSV booking (client_booking.ts), the client's
- *    label, waybill and packing slip PDFs (labels.ts).
+ *    deadlines (shipments.ts), the live board (board.ts), the operations board's list with
+ *    50,000 open shipments (board_list.ts), runs (runs.ts), client bulk and CSV booking
+ *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
+ *
+ * BENCH_ONLY=<part> runs one part alone: runtime, booking, outbound, shipments, board,
+ * board_list, runs, client_booking or labels.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -23,6 +27,7 @@ import { bookingBench } from "./booking.ts";
 import { outboundBench } from "./outbound.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
+import { boardListBench } from "./board_list.ts";
 import { runsBench } from "./runs.ts";
 import { clientBookingBench } from "./client_booking.ts";
 import { labelsBench } from "./labels.ts";
@@ -210,20 +215,37 @@ async function postgresBaseline(): Promise<number> {
   return rate;
 }
 
+/** The runtime's own figures (1 to 3 above), in the order they were first printed. */
+async function runtimeBench(): Promise<void> {
+  await idleMemory(); // first, while the heap holds nothing else
+  const hot50 = await hotActor(50);
+  const hot1000 = await hotActor(1_000);
+  const baseline = await postgresBaseline();
+  console.log(
+    `ratio runtime/Postgres: ${(hot50 / baseline).toFixed(1)}x at 50 clients, ` +
+      `${(hot1000 / baseline).toFixed(1)}x at 1,000 clients (target 20x)`,
+  );
+  await latency();
+}
+
+/** Every part by name, in the order `deno task bench` runs them; BENCH_ONLY=<name> runs one. */
+const PARTS: Readonly<Record<string, () => Promise<void>>> = {
+  runtime: runtimeBench,
+  booking: bookingBench,
+  outbound: outboundBench,
+  shipments: shipmentsBench,
+  board: boardBench,
+  board_list: boardListBench,
+  runs: runsBench,
+  client_booking: clientBookingBench,
+  labels: labelsBench,
+};
+
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);
-await idleMemory(); // first, while the heap holds nothing else
-const hot50 = await hotActor(50);
-const hot1000 = await hotActor(1_000);
-const baseline = await postgresBaseline();
-console.log(
-  `ratio runtime/Postgres: ${(hot50 / baseline).toFixed(1)}x at 50 clients, ` +
-    `${(hot1000 / baseline).toFixed(1)}x at 1,000 clients (target 20x)`,
-);
-await latency();
-await bookingBench();
-await outboundBench();
-await shipmentsBench();
-await boardBench();
-await runsBench();
-await clientBookingBench();
-await labelsBench();
+const only = Deno.env.get("BENCH_ONLY");
+if (only !== undefined && !(only in PARTS)) {
+  throw new Error(`BENCH_ONLY must name a part: ${Object.keys(PARTS).join(", ")}`);
+}
+for (const [name, part] of Object.entries(PARTS)) {
+  if (only === undefined || only === name) await part();
+}

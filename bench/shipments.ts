@@ -14,7 +14,7 @@ const BATCH = 500;
 const TENANT = "biz_bench";
 const mib = (n: number) => (n / 1_048_576).toFixed(1);
 
-function booking(i: number, now: number): ShipmentBooking {
+export function booking(i: number, now: number): ShipmentBooking {
   const party = {
     name: "Neo Kgosi",
     address: "Plot 9, Gaborone",

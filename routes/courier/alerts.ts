@@ -9,7 +9,6 @@
  * the alert's evidence becomes `file:sha256:<hex>`, its name, size and type in `evidence_file`.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import {
   ALERT_EVIDENCE_CHARS_MAX,
   ALERT_KINDS,
@@ -17,8 +16,6 @@ import {
   ALERT_OWNERS,
   ALERT_RESOLUTION_CHARS_MAX,
   ALERT_STATUSES,
-  alertActor,
-  type AlertSummary,
 } from "../../actors/courier/alert.ts";
 import { alertEvidence, askAlert, resolveAlert } from "../../src/courier/flows/alerts.ts";
 import { EVIDENCE_FILE_BYTES_MAX, type EvidenceUpload } from "../../src/courier/flows/evidence.ts";
@@ -29,7 +26,8 @@ import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { validationFailed } from "../../src/http/errors.ts";
 import { define, parse, readJson, z } from "../../src/http/route.ts";
-import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
+import { alertPage } from "../../src/courier/queries/alerts.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
 import { BODY_TOO_LARGE } from "../../src/http/refusals.ts";
@@ -89,27 +87,14 @@ export function alertRoutes(api: Api): void {
     paged: "cursor",
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
-    const raisedAt = sql<number>`(data->>'raised_at')::bigint`;
-    let q = c.get("env").db.selectFrom("snapshots")
-      .select(["id", "data"])
-      .where("type", "=", alertActor.type)
-      .where("tenant", "=", courier);
-    if (query.status) q = q.where(sql<string>`data->>'status'`, "=", query.status);
-    if (query.kind) q = q.where(sql<string>`data->>'kind'`, "=", query.kind);
-    if (query.owner) q = q.where(sql<string>`data->>'owner'`, "=", query.owner);
-    if (query.cursor) {
-      const after = decodeCursor(query.cursor);
-      q = q.where(
-        sql<boolean>`(${raisedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
-      );
-    }
-    const rows = await q.orderBy(raisedAt, "desc").orderBy("id", "desc")
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit).map((r) => r.data as AlertSummary);
-    const last = page.at(-1);
-    const next = rows.length > query.limit && last ? encodeCursor(last.raised_at, last.id) : null;
-    return ok(c, page.map(alertView), 200, { limit: query.limit, next_cursor: next });
+    const page = await alertPage(c.get("env").db, courier, query, {
+      limit: query.limit,
+      after: afterCursor(query.cursor),
+    });
+    return ok(c, page.rows.map(alertView), 200, {
+      limit: query.limit,
+      next_cursor: nextCursor(page.next),
+    });
   });
 
   define(api, {

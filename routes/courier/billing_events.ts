@@ -5,13 +5,7 @@
  * Each action is a flow of src/courier/flows/billing/; answers are ./answers/billing_events.ts.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
-import {
-  OUTBOUND_STATUSES,
-  outboundEventActor,
-  type OutboundEventSummary,
-  summaryOf,
-} from "../../actors/platform/outbound_event/mod.ts";
+import { OUTBOUND_STATUSES, summaryOf } from "../../actors/platform/outbound_event/mod.ts";
 import type { BillingCaller } from "../../src/courier/flows/billing/account.ts";
 import {
   acknowledgeEvent,
@@ -25,13 +19,14 @@ import {
   type ExportFile,
   previewExport,
 } from "../../src/courier/flows/billing/exports.ts";
+import { billingEventPage } from "../../src/courier/queries/billing_events.ts";
+import { afterPlainCursor, nextPlainCursor } from "../../src/http/cursor.ts";
 import { REPORTED_STATES } from "../../src/platform/rules/export_state.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { validationFailed } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
 import {
@@ -118,39 +113,13 @@ export function billingEventRoutes(api: Api): void {
   }, async (c, { query }) => {
     const p = businessPrincipalOf(c);
     const env = c.get("env");
-    let q = env.db.selectFrom("snapshots")
-      .select(["id", "data"])
-      .where("tenant", "=", p.business.id)
-      .where("type", "=", outboundEventActor.type)
-      .where(sql<boolean>`data->>'stream' = 'billing'`);
-    if (query.status) q = q.where(sql<boolean>`data->>'status' = ${query.status}`);
-    if (query.event_type) q = q.where(sql<boolean>`data->>'event_type' = ${query.event_type}`);
-    if (query.client_id) {
-      // Events made before client_id was kept name the client in their entry only.
-      const clientOf = sql<string>`coalesce(data->>'client_id', data->'entry'->>'client_id')`;
-      q = q.where(sql<boolean>`${clientOf} = ${query.client_id}`);
-    }
-    if (query.cursor) {
-      const [at, id] = query.cursor.split("|");
-      // A cursor this list never gave is bad input, 422 (CONTRACT errors): a time past any
-      // bigint (20 digits) reached Postgres and answered 500.
-      if (!at || !id || !/^\d+$/.test(at) || !Number.isSafeInteger(Number(at))) {
-        throw validationFailed([{ path: "cursor", message: "not a cursor from this list" }]);
-      }
-      q = q.where(
-        sql<boolean>`((data->>'created_at')::bigint, id) < (${Number(at)}::bigint, ${id})`,
-      );
-    }
-    const rows = await q
-      .orderBy(sql`(data->>'created_at')::bigint`, "desc")
-      .orderBy("id", "desc")
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit).map((r) => r.data as OutboundEventSummary);
-    const last = page.at(-1);
-    return ok(c, page.map(eventView), 200, {
+    const page = await billingEventPage(env.db, p.business.id, query, {
       limit: query.limit,
-      next_cursor: rows.length > query.limit && last ? `${last.created_at}|${last.event_id}` : null,
+      after: afterPlainCursor(query.cursor),
+    });
+    return ok(c, page.rows.map(eventView), 200, {
+      limit: query.limit,
+      next_cursor: nextPlainCursor(page.next),
     });
   });
 

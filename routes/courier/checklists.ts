@@ -4,7 +4,6 @@
  * with a code already published makes its next version; a published version is never edited.
  * The list reads the query side; one checklist (every version in full) reads its actor.
  */
-import { sql } from "kysely";
 import {
   CHECKLIST_CODE_PATTERN,
   CHECKLIST_ITEMS_MAX,
@@ -30,6 +29,7 @@ import {
   checklistView,
   summaryView,
 } from "./answers/checklists.ts";
+import { checklistPage } from "../../src/courier/queries/checklists.ts";
 
 const tag = "Compliance checklists";
 const read = [business({ scope: "runs:operate" }), courierPlatform];
@@ -67,13 +67,13 @@ export function checklistRoutes(api: Api): void {
     response: z.array(ChecklistListedAnswer),
   }, async (c, { query }) => {
     const tenant = businessPrincipalOf(c).business.id;
-    let q = c.get("env").db.selectFrom("snapshots").select("data")
-      .where("type", "=", complianceChecklistActor.type)
-      .where("tenant", "=", tenant);
-    if (query.supplier) q = q.where(sql<boolean>`data->>'supplier' = ${query.supplier}`);
-    const rows = await q.orderBy(sql`data->>'code'`).limit(query.limit).offset(query.offset)
-      .execute();
-    return ok(c, rows.map((r) => summaryView(r.data as ChecklistSummary)), 200, {
+    const rows = await checklistPage<ChecklistSummary>(
+      c.get("env").db,
+      tenant,
+      query.supplier,
+      query,
+    );
+    return ok(c, rows.map(summaryView), 200, {
       limit: query.limit,
       offset: query.offset,
     });

@@ -9,7 +9,6 @@
  * and their outcome.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import {
   asClaim,
   type Claim,
@@ -28,7 +27,8 @@ import { businessPrincipalOf, principalName } from "../../src/platform/auth/prin
 import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { decodeCursor, encodeCursor } from "../../src/http/cursor.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
+import { claimPage as claimsPage } from "../../src/courier/queries/claims.ts";
 import { asApiError } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Currency, PlainText, Waybill, wholeNumber } from "../../src/http/schemas.ts";
@@ -108,29 +108,11 @@ async function claimPage(
   courier: string,
   query: z.infer<typeof BusinessListQuery>,
 ): Promise<{ claims: Claim[]; next_cursor: string | null }> {
-  const filedAt = sql<number>`(data->>'filed_at')::bigint`;
-  let q = c.get("env").db.selectFrom("snapshots")
-    .select(["id", "data"])
-    .where("type", "=", claimActor.type)
-    .where("tenant", "=", courier);
-  if (query.client_id) q = q.where(sql<string>`data->>'client_id'`, "=", query.client_id);
-  if (query.status) q = q.where(sql<string>`data->>'status'`, "=", query.status);
-  if (query.waybill) q = q.where(sql<string>`data->>'waybill'`, "=", query.waybill);
-  if (query.cursor) {
-    const after = decodeCursor(query.cursor);
-    q = q.where(
-      sql<boolean>`(${filedAt}, id) < (cast(${after.at} as bigint), ${after.id})`,
-    );
-  }
-  const rows = await q.orderBy(filedAt, "desc").orderBy("id", "desc")
-    .limit(query.limit + 1)
-    .execute();
-  const claims = rows.slice(0, query.limit).map((r) => r.data as Claim);
-  const last = claims.at(-1);
-  return {
-    claims,
-    next_cursor: rows.length > query.limit && last ? encodeCursor(last.filed_at, last.id) : null,
-  };
+  const page = await claimsPage(c.get("env").db, courier, query, {
+    limit: query.limit,
+    after: afterCursor(query.cursor),
+  });
+  return { claims: page.rows, next_cursor: nextCursor(page.next) };
 }
 
 export function claimRoutes(api: Api): void {

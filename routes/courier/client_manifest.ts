@@ -4,12 +4,12 @@
  * own: its promised collection date (pricing promise, 2.2 `collection_on`) against the date now
  * in its service level's calendar timezone (2.8), on the injected clock. Read from the query side.
  */
-import { sql } from "kysely";
-import { shipmentActor } from "../../actors/courier/shipment.ts";
 import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define } from "../../src/http/route.ts";
 import type { ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
+import { collectionCandidates } from "../../src/courier/queries/shipments.ts";
+import type { Keyset, KeysetPage } from "../../src/db/keyset.ts";
 import { COLLECTION_MANIFEST_SHIPMENTS_MAX } from "../../src/limits.ts";
 import {
   AWAITING_COLLECTION,
@@ -51,35 +51,30 @@ export function clientManifestRoutes(api: Api): void {
     const p = clientPrincipalOf(c);
     const env = c.get("env");
     const now = env.clock.now();
-    const collectionOn = sql<string>`data->'pricing'->'promise'->>'collection_on'`;
-    const bookedAt = sql<string>`(data->>'booked_at')::bigint`;
     // Every timezone's today lies within a day of UTC's: the window holds it, and the exact date
     // is checked per row. The window is read a page at a time until the cap is passed: a page of
     // the window can hold only yesterday's or tomorrow's shipments, and today's would be missed.
+    const window = {
+      statuses: AWAITING_COLLECTION,
+      from: utcDate(now - DAY_MS),
+      to: utcDate(now + DAY_MS),
+    };
     const today: ShipmentSnapshot[] = [];
-    let after: { booked_at: number; id: string } | null = null;
+    let after: Keyset | null = null;
     for (;;) {
-      let q = env.db.selectFrom("snapshots").select(["id", "data"])
-        .where("type", "=", shipmentActor.type)
-        .where("tenant", "=", p.business.id)
-        .where(sql<string>`data->>'client_id'`, "=", p.client_id)
-        .where(sql<string>`data->>'status'`, "in", AWAITING_COLLECTION)
-        .where(collectionOn, ">=", utcDate(now - DAY_MS))
-        .where(collectionOn, "<=", utcDate(now + DAY_MS));
-      if (after) {
-        q = q.where(
-          sql<boolean>`(${bookedAt}, id) > (${String(after.booked_at)}::bigint, ${after.id})`,
-        );
-      }
-      const page = await q.orderBy(bookedAt).orderBy("id").limit(MANIFEST_PAGE_ROWS).execute();
-      for (const r of page) {
-        const s = r.data as ShipmentSnapshot;
+      const page: KeysetPage<ShipmentSnapshot> = await collectionCandidates(
+        env.db,
+        p.business.id,
+        p.client_id,
+        window,
+        { limit: MANIFEST_PAGE_ROWS, after },
+      );
+      for (const s of page.rows) {
         if (s.pricing.promise.collection_on === localDate(now, timezoneOf(s))) today.push(s);
       }
-      const last = page.at(-1);
-      if (!last || page.length < MANIFEST_PAGE_ROWS) break;
+      if (page.next === null) break;
       if (today.length > COLLECTION_MANIFEST_SHIPMENTS_MAX) break;
-      after = { booked_at: Number((last.data as ShipmentSnapshot).booked_at), id: last.id };
+      after = page.next;
     }
     const shipments = today.slice(0, COLLECTION_MANIFEST_SHIPMENTS_MAX).map(manifestRow);
     const totalGrams = shipments.reduce((n, s) => n + grams(s.weight_kg), 0);

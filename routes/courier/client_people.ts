@@ -5,12 +5,11 @@
  * may not (403 client_admin_only). An invited user gets a temporary password, shown once, which
  * must be changed before anything else (courier 5).
  */
+import { addressesOf } from "../../src/courier/queries/client_addresses.ts";
 import {
   ADDRESS_LABEL_CHARS_MAX,
   ADDRESS_NAME_CHARS_MAX,
   ADDRESS_TEXT_CHARS_MAX,
-  type ClientAddress,
-  clientAddressActor,
 } from "../../actors/courier/client_address.ts";
 import { inviteUser, saveAddress } from "../../src/courier/flows/client_people.ts";
 import { CLIENT_ADDRESSES_MAX } from "../../src/limits.ts";
@@ -24,7 +23,6 @@ import { principalName } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Country, Email } from "../../src/http/schemas.ts";
-import { sql } from "kysely";
 import {
   addressView,
   ClientAddressAnswer,
@@ -106,15 +104,13 @@ export function clientPeopleRoutes(api: Api): void {
     response: z.array(ClientAddressAnswer),
   }, async (c) => {
     const p = clientPrincipalOf(c);
-    const label = sql<string>`lower(data->>'label')`;
-    const rows = await c.get("env").db.selectFrom("snapshots").select("data")
-      .where("type", "=", clientAddressActor.type)
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'client_id'`, "=", p.client_id)
-      .orderBy(label)
-      .limit(CLIENT_ADDRESSES_MAX)
-      .execute();
-    return ok(c, rows.map((r) => addressView(r.data as ClientAddress)));
+    const addresses = await addressesOf(
+      c.get("env").db,
+      p.business.id,
+      p.client_id,
+      CLIENT_ADDRESSES_MAX,
+    );
+    return ok(c, addresses.map(addressView));
   });
 
   define(api, {

@@ -13,9 +13,9 @@
  * duplicate_order for an order reference, idempotency_key_reused for a key). A refused row books
  * nothing and frees its identity, so a corrected batch can be sent again whole.
  */
-import { sql } from "kysely";
+import { clientShipmentPage } from "../../src/courier/queries/shipments.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import type { Context } from "hono";
-import { shipmentActor } from "../../actors/courier/shipment.ts";
 import { clientShipmentIn } from "../../src/courier/flows/shipments.ts";
 import {
   bookRequest,
@@ -26,12 +26,10 @@ import {
   serviceLevelCodes,
 } from "../../src/courier/flows/booking/mod.ts";
 import { HEADLINES } from "../../src/courier/rules/lifecycle.ts";
-import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { callerClient, client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import { principalName } from "../../src/platform/auth/principal.ts";
 import type { AppEnv } from "../../src/http/context.ts";
-import { newestFirst } from "../../src/http/cursor.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -111,29 +109,13 @@ export function clientShipmentRoutes(api: Api): void {
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     // spec: courier 4.6: always within the courier and the calling client.
-    let q = c.get("env").db.selectFrom("snapshots")
-      .select(["id", "data"])
-      .where("type", "=", shipmentActor.type)
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'client_id'`, "=", p.client_id);
-    if (query.status) q = q.where(sql<string>`data->>'status'`, "=", query.status);
-    const ref = query.reference;
-    if (ref) {
-      q = q.where((eb) =>
-        eb.or([
-          // spec: courier 2.3: the waybill, typed in any case (as search reads it); client
-          // references stay exact.
-          eb("id", "in", waybillSpellings(ref)),
-          eb(sql<string>`data->>'client_order_reference'`, "=", ref),
-          eb(sql<string>`data->>'external_customer_code'`, "=", ref),
-          eb(sql<string>`data->>'external_billing_reference'`, "=", ref),
-        ])
-      );
-    }
-    const page = await newestFirst(q, "booked_at", query);
-    return ok(c, page.rows.map((r) => listView(r.data as ShipmentFields)), 200, {
+    const page = await clientShipmentPage(c.get("env").db, p.business.id, p.client_id, query, {
       limit: query.limit,
-      next_cursor: page.next_cursor,
+      after: afterCursor(query.cursor),
+    });
+    return ok(c, page.rows.map((s) => listView(s as ShipmentFields)), 200, {
+      limit: query.limit,
+      next_cursor: nextCursor(page.next),
     });
   });
 

@@ -6,16 +6,13 @@
  * caller. Counts and lists come from the query side.
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import {
-  type ClientStore,
-  clientStoreActor,
   STORE_ADDRESS_CHARS_MAX,
   STORE_CODE_PATTERN,
   STORE_NAME_CHARS_MAX,
 } from "../../actors/courier/client_store.ts";
 import { courierClientActor } from "../../actors/courier/courier_client.ts";
-import { PACKET_ACTIONS, retailPacketActor } from "../../actors/courier/retail_packet.ts";
+import { PACKET_ACTIONS } from "../../actors/courier/retail_packet.ts";
 import { movePacket, ownStore, registerStore } from "../../src/courier/flows/packets.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
@@ -38,6 +35,7 @@ import {
   storeView,
   Text,
 } from "./answers/client_stores.ts";
+import { packetCounts, storePage } from "../../src/courier/queries/client_stores.ts";
 
 const STORES_PAGE_DEFAULT = 100;
 /** The most stores one page answers (bounded pages). */
@@ -70,36 +68,15 @@ async function storesOf(
   query: z.infer<typeof PageQuery>,
 ) {
   const db = c.get("env").db;
-  const code = sql<string>`data->>'code'`;
-  let q = db.selectFrom("snapshots").select(["id", "data"])
-    .where("type", "=", clientStoreActor.type)
-    .where("tenant", "=", courier)
-    .where(sql<string>`data->>'client_id'`, "=", clientId);
-  if (query.cursor) q = q.where(code, ">", decodeCursor(query.cursor).id);
-  const rows = await q.orderBy(code).limit(query.limit + 1).execute();
-  const stores = rows.slice(0, query.limit).map((r) => r.data as ClientStore);
-  const counts = new Map<string, Record<string, number>>();
-  if (stores.length > 0) {
-    const storeId = sql<string>`data->>'store_id'`;
-    const state = sql<string>`data->>'state'`;
-    const grouped = await db.selectFrom("snapshots")
-      .select([storeId.as("store_id"), state.as("state"), sql<number>`count(*)::int`.as("n")])
-      .where("type", "=", retailPacketActor.type)
-      .where("tenant", "=", courier)
-      .where(sql<string>`data->>'client_id'`, "=", clientId)
-      .where(storeId, "in", stores.map((s) => s.id))
-      .groupBy([storeId, state])
-      .execute();
-    for (const g of grouped) {
-      const byState = counts.get(g.store_id) ?? {};
-      byState[g.state] = Number(g.n);
-      counts.set(g.store_id, byState);
-    }
-  }
+  const { stores, more } = await storePage(db, courier, clientId, {
+    limit: query.limit,
+    after: query.cursor ? decodeCursor(query.cursor).id : null,
+  });
+  const counts = await packetCounts(db, courier, clientId, stores.map((s) => s.id));
   const last = stores.at(-1);
   return {
     data: stores.map((s) => storeView(s, counts.get(s.id) ?? {})),
-    next_cursor: rows.length > query.limit && last ? encodeCursor(0, last.code) : null,
+    next_cursor: more && last ? encodeCursor(0, last.code) : null,
   };
 }
 

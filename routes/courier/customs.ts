@@ -6,13 +6,11 @@
  * shipment, books the charges and raises the alerts that follow.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { sql } from "kysely";
 import {
   CUSTOMS_ACTIONS,
   CUSTOMS_NAME_CHARS_MAX,
   CUSTOMS_TEXT_CHARS_MAX,
   type CustomsAction,
-  customsCrossingActor,
   SUPPLY_DOCUMENTS_MAX,
 } from "../../actors/courier/customs_crossing.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
@@ -55,6 +53,7 @@ import {
   moveView,
   ShipmentCustomsAnswer,
 } from "./answers/customs.ts";
+import { crossingIdsOf } from "../../src/courier/queries/customs.ts";
 
 const tag = "Customs";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
@@ -147,15 +146,8 @@ const moverGuard: MiddlewareHandler<AppEnv> = refusing({
 async function crossingsOf(c: Context<AppEnv>, tenant: string, shipment: Shipment) {
   const env = c.get("env");
   const waybill = shipment.waybill;
-  const rows = await env.db.selectFrom("snapshots").select("id")
-    .where("type", "=", customsCrossingActor.type)
-    .where("tenant", "=", tenant)
-    .where(sql<string>`data->>'waybill'`, "=", waybill)
-    .orderBy(sql`(data->>'opened_at')::bigint`)
-    .orderBy("id")
-    .limit(CROSSINGS_PER_SHIPMENT_MAX)
-    .execute();
-  return await crossingsOfShipment(env.runtime, tenant, shipment, rows.map((r) => r.id));
+  const ids = await crossingIdsOf(env.db, tenant, waybill, CROSSINGS_PER_SHIPMENT_MAX);
+  return await crossingsOfShipment(env.runtime, tenant, shipment, ids);
 }
 
 export function customsRoutes(api: Api): void {

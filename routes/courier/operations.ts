@@ -5,15 +5,20 @@
  * the Postgres projection; single shipments and every decision read the actor.
  */
 import type { Context } from "hono";
-import { type Expression, sql, type SqlBool } from "kysely";
-import { alertActor, type AlertSummary } from "../../actors/courier/alert.ts";
 import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
 import { operationsViewsActor } from "../../actors/courier/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
 import { recordScan } from "../../src/courier/flows/scans.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { HEALTHS, OWNER_ROLES, SCAN_EVENTS } from "../../src/courier/rules/lifecycle.ts";
-import { operationsRow, type ShipmentSnapshot } from "../../src/courier/queries/operations_row.ts";
+import { operationsBoard } from "../../src/courier/queries/operations_board.ts";
+import {
+  alertCounts,
+  deliveredSince,
+  openShipmentCounts,
+} from "../../src/courier/queries/operations_report.ts";
+import { alertsOfShipment } from "../../src/courier/queries/alerts.ts";
+import { shipmentByExternalReference } from "../../src/courier/queries/shipments.ts";
 import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
@@ -42,7 +47,6 @@ const tag = "Operations board";
 const view = [business({ scope: "shipments:view-own" }), courierPlatform];
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
 const ROWS_MAX = 500;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -101,53 +105,6 @@ const ScanBody = z.object({
   received_by: Text(120).nullable().optional(),
 });
 
-/** The `where` of the board's filters over `snapshots` rows of type shipment. */
-function filtersWhere(tenant: string, f: BoardFilters, now: number, withHealth: boolean) {
-  const conditions: Expression<SqlBool>[] = [
-    sql<SqlBool>`type = 'shipment'`,
-    sql<SqlBool>`tenant = ${tenant}`,
-  ];
-  if (f.include_closed !== "1") conditions.push(sql<SqlBool>`data->>'closed_at' is null`);
-  if (withHealth && f.health) conditions.push(sql<SqlBool>`data->>'health' = ${f.health}`);
-  if (f.next_owner) conditions.push(sql<SqlBool>`data->>'next_owner' = ${f.next_owner}`);
-  if (f.client_id) conditions.push(sql<SqlBool>`data->>'client_id' = ${f.client_id}`);
-  if (f.facility_id) {
-    conditions.push(sql<SqlBool>`exists (select 1 from jsonb_array_elements(data->'pieces') p
-      where p->>'facility_id' = ${f.facility_id})`);
-  }
-  if (f.q) {
-    const waybills = sql.join(waybillSpellings(f.q).map((w) => sql`${w}`));
-    conditions.push(sql<SqlBool>`(id in (${waybills}) or data->>'external_customer_code' = ${f.q}
-      or data->>'external_billing_reference' = ${f.q} or data->>'client_order_reference' = ${f.q})`);
-  }
-  if (f.overdue === "1") {
-    conditions.push(sql<SqlBool>`(data->>'first_due_at')::bigint <= ${now}`);
-  }
-  if (f.open_alerts === "1") {
-    conditions.push(sql<SqlBool>`exists (select 1 from snapshots a where a.type = 'alert'
-      and a.tenant = ${tenant} and a.data->>'waybill' = snapshots.id
-      and a.data->>'status' <> 'resolved')`);
-  }
-  return conditions;
-}
-
-async function openAlertCounts(
-  c: Context<AppEnv>,
-  tenant: string,
-  waybills: readonly string[],
-): Promise<Map<string, number>> {
-  if (waybills.length === 0) return new Map();
-  const rows = await c.get("env").db.selectFrom("snapshots")
-    .select([sql<string>`data->>'waybill'`.as("waybill"), sql<number>`count(*)::int`.as("n")])
-    .where("type", "=", alertActor.type)
-    .where("tenant", "=", tenant)
-    .where(sql<string>`data->>'waybill'`, "in", waybills)
-    .where(sql<string>`data->>'status'`, "<>", "resolved")
-    .groupBy(sql`data->>'waybill'`)
-    .execute();
-  return new Map(rows.map((r) => [r.waybill, Number(r.n)]));
-}
-
 /** A shipment of this courier by waybill or by any external reference. */
 async function findShipment(c: Context<AppEnv>, reference: string): Promise<Shipment> {
   const env = c.get("env");
@@ -157,34 +114,15 @@ async function findShipment(c: Context<AppEnv>, reference: string): Promise<Ship
     const direct = await env.runtime.read(shipmentActor, courier, waybill, { kind: "get" });
     if (direct.ok) return asShipment(direct.reply);
   }
-  const row = await env.db.selectFrom("snapshots").select("id")
-    .where("type", "=", "shipment")
-    .where("tenant", "=", courier)
-    .where((eb) =>
-      eb.or([
-        eb(sql<string>`data->>'external_customer_code'`, "=", reference),
-        eb(sql<string>`data->>'external_billing_reference'`, "=", reference),
-        eb(sql<string>`data->>'client_order_reference'`, "=", reference),
-      ])
-    )
-    .orderBy(sql`(data->>'booked_at')::bigint`, "desc")
-    .limit(1)
-    .executeTakeFirst();
-  if (!row) throw new ApiError("not_found", `no shipment with waybill or reference ${reference}`);
-  return asShipment(await read(c, shipmentActor, courier, row.id, { kind: "get" }));
+  const found = await shipmentByExternalReference(env.db, courier, reference);
+  if (!found) throw new ApiError("not_found", `no shipment with waybill or reference ${reference}`);
+  return asShipment(await read(c, shipmentActor, courier, found, { kind: "get" }));
 }
 
 /** One shipment as operations read it: obligations, custody, trail, alerts, frozen terms. */
 async function detailView(c: Context<AppEnv>, s: Shipment) {
   const env = c.get("env");
-  const alerts = await env.db.selectFrom("snapshots").select("data")
-    .where("type", "=", alertActor.type)
-    .where("tenant", "=", s.courier_id)
-    .where(sql<string>`data->>'waybill'`, "=", s.waybill)
-    .orderBy(sql`(data->>'raised_at')::bigint`, "desc")
-    .limit(100)
-    .execute();
-  const alertList = alerts.map((a) => a.data as AlertSummary);
+  const alertList = await alertsOfShipment(env.db, s.courier_id, s.waybill, 100);
   return {
     ...shipmentOperationsView(s, env.clock.now(), alertList),
     frozen_terms: {
@@ -256,27 +194,17 @@ export function operationRoutes(api: Api): void {
       if (!saved) throw new ApiError("not_found", `no saved view named ${query.view}`);
       filters = { ...saved.filters, ...definedFilters(query) } as BoardFilters;
     }
-    const rows = await env.db.selectFrom("snapshots").select(["id", "data"])
-      .where((eb) => eb.and(filtersWhere(tenant, filters, now, true)))
-      .orderBy(sql`(data->>'first_due_at')::bigint asc nulls last`)
-      .orderBy("id")
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute();
-    const counts = await env.db.selectFrom("snapshots")
-      .select([sql<string>`data->>'health'`.as("health"), sql<number>`count(*)::int`.as("n")])
-      .where((eb) => eb.and(filtersWhere(tenant, filters, now, false)))
-      .groupBy(sql`data->>'health'`)
-      .execute();
-    const alerts = await openAlertCounts(c, tenant, rows.map((r) => r.id));
-    const byHealth: Record<string, number> = Object.fromEntries(HEALTHS.map((h) => [h, 0]));
-    for (const r of counts) byHealth[r.health] = Number(r.n);
-    return ok(
-      c,
-      rows.map((r) => operationsRow(r.data as ShipmentSnapshot, now, alerts.get(r.id) ?? 0)),
-      200,
-      { by_health: byHealth, limit: query.limit, offset: query.offset, filters },
-    );
+    const board = await operationsBoard(env.db, tenant, filters, {
+      now,
+      limit: query.limit,
+      offset: query.offset,
+    }, HEALTHS);
+    return ok(c, board.rows, 200, {
+      by_health: board.by_health,
+      limit: query.limit,
+      offset: query.offset,
+      filters,
+    });
   });
 
   define(api, {
@@ -361,70 +289,26 @@ export function operationRoutes(api: Api): void {
     const today = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(timezone);
     const dayStart = today.startOfDay().epochMilliseconds;
     const db = env.db;
-    const open = await db.selectFrom("snapshots")
-      .select([
-        sql<string>`data->>'health'`.as("health"),
-        sql<string | null>`data->>'next_owner'`.as("owner"),
-        sql<number>`(data->>'booked_at')::bigint`.as("booked_at"),
-      ])
-      .where("type", "=", "shipment").where("tenant", "=", tenant)
-      .where(sql<SqlBool>`data->>'closed_at' is null`)
-      .execute();
-    const byHealth: Record<string, number> = {};
-    const byOwner: Record<string, number> = {};
-    const ageing: Record<string, number> = Object.fromEntries(AGEING_BUCKETS.map((b) => [b, 0]));
-    for (const r of open) {
-      byHealth[r.health] = (byHealth[r.health] ?? 0) + 1;
-      const owner = r.owner ?? "none";
-      byOwner[owner] = (byOwner[owner] ?? 0) + 1;
-      const days = Math.floor((now - Number(r.booked_at)) / DAY_MS);
-      const i = AGEING_BUCKET_DAYS_MAX.findIndex((max) => days <= max);
-      const bucket = AGEING_BUCKETS[i === -1 ? AGEING_BUCKETS.length - 1 : i]!;
-      ageing[bucket] = (ageing[bucket] ?? 0) + 1;
-    }
-    const alerts = await db.selectFrom("snapshots").select("data")
-      .where("type", "=", alertActor.type).where("tenant", "=", tenant)
-      .where((eb) =>
-        eb.or([
-          eb(sql<string>`data->>'status'`, "<>", "resolved"),
-          eb(sql<number>`(data->>'raised_at')::bigint`, ">=", dayStart),
-          eb(sql<number>`coalesce((data->>'resolved_at')::bigint, 0)`, ">=", dayStart),
-        ])
-      )
-      .execute();
-    const openByKind: Record<
-      string,
-      { open: number; unacknowledged: number; older_than_24h: number }
-    > = {};
-    let raisedToday = 0;
-    let resolvedToday = 0;
-    for (const { data } of alerts) {
-      const a = data as AlertSummary;
-      if (a.raised_at >= dayStart) raisedToday++;
-      if (a.status === "resolved") {
-        if ((a.resolved_at ?? 0) >= dayStart) resolvedToday++;
-        continue;
-      }
-      const k = openByKind[a.kind] ??= { open: 0, unacknowledged: 0, older_than_24h: 0 };
-      k.open++;
-      if (a.status === "open") k.unacknowledged++;
-      if (now - a.raised_at > DAY_MS) k.older_than_24h++;
-    }
-    const delivered = await db.selectFrom("snapshots")
-      .select(sql<number>`count(*)::int`.as("n"))
-      .where("type", "=", "shipment").where("tenant", "=", tenant)
-      .where(sql<number>`(data->>'delivered_at')::bigint`, ">=", dayStart)
-      .executeTakeFirst();
+    const [open, alerts, deliveries] = await Promise.all([
+      openShipmentCounts(db, tenant, now, AGEING_BUCKET_DAYS_MAX),
+      alertCounts(db, tenant, now, dayStart),
+      deliveredSince(db, tenant, dayStart),
+    ]);
+    const ageing = Object.fromEntries(AGEING_BUCKETS.map((b, i) => [b, open.ageing[i] ?? 0]));
     return ok(c, {
-      open_shipments: { total: open.length, by_health: byHealth, by_next_owner: byOwner },
+      open_shipments: {
+        total: open.total,
+        by_health: open.by_health,
+        by_next_owner: open.by_next_owner,
+      },
       ageing_days: ageing,
-      open_alerts: { by_kind: openByKind },
+      open_alerts: { by_kind: alerts.open_by_kind },
       today: {
         date: today.toPlainDate().toString(),
         timezone,
-        deliveries: Number(delivered?.n ?? 0),
-        alerts_raised: raisedToday,
-        alerts_resolved: resolvedToday,
+        deliveries,
+        alerts_raised: alerts.raised_since,
+        alerts_resolved: alerts.resolved_since,
       },
     });
   });

@@ -3,12 +3,14 @@
  * formal quotations, office booking for a client, finding a shipment by any reference, and the
  * client's account. The client's own shipments are in client_shipments.ts.
  */
-import { sql } from "kysely";
+import { shipmentSearchPage, shipmentsHeld } from "../../src/courier/queries/shipments.ts";
+import { quotePage } from "../../src/courier/queries/quotes.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { balancesOf } from "../../actors/courier/client_ledger.ts";
-import { shipmentActor, type shipmentSearchView } from "../../actors/courier/shipment.ts";
+import { type shipmentSearchView } from "../../actors/courier/shipment.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
-import { waybillOf, waybillSpellings } from "../../src/courier/rules/waybill.ts";
+import { waybillOf } from "../../src/courier/rules/waybill.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
 import {
@@ -18,7 +20,6 @@ import {
   courierPlatform,
 } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { newestFirst } from "../../src/http/cursor.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Currency, Money, orNull, wholeNumber } from "../../src/http/schemas.ts";
@@ -200,29 +201,20 @@ export function priceRoutes(api: Api): void {
   }, async (c, { query }) => {
     const p = clientPrincipalOf(c);
     const db = c.get("env").db;
-    const q = db.selectFrom("snapshots")
-      .select(["id", "data"])
-      .where("type", "=", "price_offer")
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'kind'`, "=", "quote")
-      .where(sql<string>`data->>'client_id'`, "=", p.client_id);
     // Ordered by id after the time, so quotes of one millisecond page without skips or repeats.
-    const found = await newestFirst(q, "created_at", query);
-    const page = found.rows.map((r) => r.data as QuoteRow);
+    const found = await quotePage<QuoteRow>(db, p.business.id, p.client_id, {
+      limit: query.limit,
+      after: afterCursor(query.cursor),
+    });
+    const page = found.rows;
     const waybills = page.map((d) => waybillOf(p.business.id, d.reference));
-    const booked = waybills.length === 0 ? new Set<string>() : new Set(
-      (await db.selectFrom("snapshots").select("id")
-        .where("type", "=", shipmentActor.type)
-        .where("tenant", "=", p.business.id)
-        .where("id", "in", waybills)
-        .execute()).map((r) => r.id),
-    );
+    const booked = await shipmentsHeld(db, p.business.id, waybills);
     const now = c.get("env").clock.now();
     return ok(
       c,
       page.map((d, i) => quoteListView(d, booked.has(waybills[i]!) ? waybills[i]! : null, now)),
       200,
-      { limit: query.limit, next_cursor: found.next_cursor },
+      { limit: query.limit, next_cursor: nextCursor(found.next) },
     );
   });
 
@@ -312,26 +304,17 @@ export function priceRoutes(api: Api): void {
   }, async (c, { query }) => {
     const courier = businessPrincipalOf(c).business.id;
     const q = query.q;
-    // spec: courier 4.1: exact references, only within the calling courier.
-    const found = c.get("env").db.selectFrom("snapshots")
-      .select(["id", "data"])
-      .where("type", "=", "shipment")
-      .where("tenant", "=", courier)
-      .where((eb) =>
-        eb.or([
-          eb("id", "in", waybillSpellings(q)),
-          eb(sql<string>`data->>'external_customer_code'`, "=", q),
-          eb(sql<string>`data->>'external_billing_reference'`, "=", q),
-          eb(sql<string>`data->>'client_order_reference'`, "=", q),
-        ])
-      );
-    // A customer code names many shipments: every one is found, newest first, page by page.
-    const page = await newestFirst(found, "booked_at", query);
+    // spec: courier 4.1: exact references, only within the calling courier. A customer code
+    // names many shipments: every one is found, newest first, page by page.
+    const page = await shipmentSearchPage(c.get("env").db, courier, q, {
+      limit: query.limit,
+      after: afterCursor(query.cursor),
+    });
     return ok(
       c,
-      page.rows.map((r) => searchRowView(r.data as ReturnType<typeof shipmentSearchView>)),
+      page.rows.map((s) => searchRowView(s as ReturnType<typeof shipmentSearchView>)),
       200,
-      { limit: query.limit, next_cursor: page.next_cursor },
+      { limit: query.limit, next_cursor: nextCursor(page.next) },
     );
   });
 

@@ -5,7 +5,6 @@
  * and maps the answer (routes/courier/answers/runs.ts).
  */
 import type { Context } from "hono";
-import { sql } from "kysely";
 import type { RunSummary } from "../../actors/courier/network_run/mod.ts";
 import { EVIDENCE_FILE_BYTES_MAX } from "../../src/courier/flows/evidence.ts";
 import * as flows from "../../src/courier/flows/runs/mod.ts";
@@ -43,6 +42,7 @@ import {
   RUN_GROWS,
   STOP_ACTION_REFUSALS,
 } from "./answers/run_refusals.ts";
+import { openRunsOfDriver } from "../../src/courier/queries/runs.ts";
 
 const tag = "Network runs";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
@@ -355,15 +355,14 @@ function driverRoutes(api: Api): void {
     response: z.array(DriverRunListedAnswer),
   }, async (c) => {
     const p = businessPrincipalOf(c);
-    const rows = await c.get("env").db.selectFrom("snapshots").select("data")
-      .where("type", "=", "network_run")
-      .where("tenant", "=", p.business.id)
-      .where(sql<string>`data->>'driver_id'`, "=", driverIdOf(c))
-      .where(sql<string>`data->>'status'`, "<>", "closed")
-      .limit(100)
-      .execute();
+    const runs = await openRunsOfDriver<RunSummary>(
+      c.get("env").db,
+      p.business.id,
+      driverIdOf(c),
+      100,
+    );
     // Each run's standing; GET /driver/network-runs/{run} has its stops.
-    return ok(c, rows.map((r) => driverRunListView(r.data as RunSummary)));
+    return ok(c, runs.map(driverRunListView));
   });
 
   define(

@@ -38,6 +38,7 @@ import { targetResolver } from "./reactors/delivery_targets.ts";
 import { startLedgerProjector } from "./reactors/ledger_projection.ts";
 import { RunFollowUps } from "./reactors/run_follow_ups.ts";
 import { ScanCharges } from "./reactors/scan_charges.ts";
+import { startReadTables } from "./queries/read_tables.ts";
 
 export const courierFeature: Feature = {
   name: "courier",
@@ -74,9 +75,11 @@ export const courierFeature: Feature = {
     // spec: courier 6.1, 6.2: the courier's and its clients' endpoints; 6.3 their alerts.
     delivery.add({ targets, ...outboundAlerts(runtime, db) });
     const ledger = startLedgerProjector({ bus, db, env: deps.busPrefix });
+    // The lists' typed read tables (migration 0016), from the actors' snapshots.
+    const readTables = startReadTables({ bus, db, env: deps.busPrefix });
     const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral });
     return {
-      projections: { ledger },
+      projections: { ledger, read_tables: readTables },
       reactors: {
         billing_events: billingEvents,
         // Its charges stay due in the shipment, on the shipment's own timer: nothing to defer.

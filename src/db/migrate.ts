@@ -19,6 +19,8 @@ import * as m0012 from "../../migrations/0012_resolved_charges.ts";
 import * as m0013 from "../../migrations/0013_ledger_watermarks.ts";
 import * as m0014 from "../../migrations/0014_parked_changes.ts";
 import * as m0015 from "../../migrations/0015_parked_ledger_holds.ts";
+import * as m0016 from "../../migrations/0016_read_tables.ts";
+import * as m0017 from "../../migrations/0017_more_read_tables.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -37,6 +39,8 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0013_ledger_watermarks", m0013],
   ["0014_parked_changes", m0014],
   ["0015_parked_ledger_holds", m0015],
+  ["0016_read_tables", m0016],
+  ["0017_more_read_tables", m0017],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

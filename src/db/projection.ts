@@ -3,17 +3,12 @@
  * or seq, so a replayed, duplicated or reordered change never moves a row backwards.
  */
 import { type Kysely, sql } from "kysely";
-import {
-  type ActorChange,
-  type Bus,
-  type BusMessage,
-  subjectPattern,
-  type Subscription,
-} from "../bus/bus.ts";
+import type { ActorChange } from "../bus/bus.ts";
+import { BusProjection, parseChange, type ProjectionOptions } from "./bus_projection.ts";
 import { jsonb } from "./json.ts";
-import { Parking } from "./parked_changes.ts";
-import { syncIdOf, writeFindingBad, WriteQueue } from "./sync.ts";
 import type { Database } from "./schema.ts";
+
+export { parseChange };
 
 /** Postgres `integer`, the type of `actor_events.seq`. */
 const INT4_MAX = 2_147_483_647;
@@ -111,108 +106,26 @@ export function eventKind(event: unknown): string {
   return "unknown";
 }
 
-export interface ProjectorOptions {
-  readonly bus: Bus;
-  readonly db: Kysely<Database>;
-  /** The bus prefix (environment and deployment) whose changes it writes: `<env>.*.*.*`. */
-  readonly env: string;
-  /**
-   * Where a failed write is reported (the change is also parked, see parked_changes.ts);
-   * `console.error` by default. Never thrown into the bus.
-   */
-  readonly onError?: (error: unknown, subject: string) => void;
-  /** Wait before retrying a write that failed for a transient reason (tests: 0). */
-  readonly retryDelayMs?: (attempt: number) => number;
-}
+export type ProjectorOptions = ProjectionOptions;
 
 /**
  * Writes changes in the order the bus delivers them, many per transaction: the bus hands over the
  * next change without waiting for this one's write (a pipelined subscription), so a backlog is
  * written in batches (events appended, each actor's newest snapshot upserted) instead of one
- * transaction per change. Each change counts as handled, for the bus's flush and so for the
- * runtime's recovery markers, only once its batch is written or reported.
+ * transaction per change. The lifecycle (queue, park, retry, sync, stop) is bus_projection.ts'.
  */
-export class Projector {
-  readonly #db: Kysely<Database>;
-  readonly #onError: (error: unknown, subject: string) => void;
-  readonly #queue: WriteQueue<{ change: ActorChange; subject: string }>;
-  #subscription: Subscription | null;
-  readonly #parking: Parking;
-
+export class Projector extends BusProjection<ActorChange> {
   constructor(options: ProjectorOptions) {
-    this.#db = options.db;
-    this.#parking = new Parking({
-      db: options.db,
-      projection: "snapshots",
-      write: (change) => writeChanges(options.db, [parseChange(change)]),
-      report: (error, subject) => this.#report(error, subject),
+    super(options, {
+      name: "snapshots",
+      type: "*",
+      limits: { itemsMax: PROJECTION_BATCH_MAX },
+      take: (change) => change,
+      write: (changes) => writeChanges(options.db, changes),
+      // A parked change is the change itself, as the bus carried it.
+      parked: (change) => change,
+      unparked: parseChange,
     });
-    this.#queue = new WriteQueue(
-      { itemsMax: PROJECTION_BATCH_MAX },
-      (batch) => this.#write(batch),
-      { retryDelayMs: options.retryDelayMs },
-    );
-    this.#onError = options.onError ??
-      ((error, subject) => console.error(`projection of ${subject} failed:`, error));
-    this.#subscription = options.bus.subscribe(
-      subjectPattern(options.env, "*", "*"),
-      (message) => this.#receive(message),
-      { pipelined: true },
-    );
-  }
-
-  /** Resolves once every received change is written (or reported). */
-  idle(): Promise<void> {
-    return this.#queue.idle();
-  }
-
-  /**
-   * Stops receiving, then waits for the writes under way; changes the bus delivers later are
-   * dropped, and a write still failing is given up unanswered (its recovery marker republishes
-   * it after a restart). For an orderly shutdown drain the bus first. Leaves the database open.
-   */
-  async stop(): Promise<void> {
-    this.#subscription?.unsubscribe();
-    this.#subscription = null;
-    await this.#queue.stop();
-  }
-
-  /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
-  synced(id: string): Promise<void> {
-    return this.#queue.synced(id);
-  }
-
-  /** Queues the change; resolves once it is written (or reported). */
-  #receive(message: BusMessage): Promise<void> | void {
-    if (this.#subscription === null) return;
-    const sync = syncIdOf(message.payload);
-    if (sync !== null) return this.#queue.pushSync(sync);
-    try {
-      return this.#queue.push({ change: parseChange(message.payload), subject: message.subject });
-    } catch (error) {
-      this.#report(error, message.subject);
-    }
-  }
-
-  /** Writes the parked changes again (see parked_changes.ts); answers how many went in. */
-  retryParked(): Promise<number> {
-    return this.#parking.retry();
-  }
-
-  #write(batch: readonly { change: ActorChange; subject: string }[]): Promise<void> {
-    return writeFindingBad(
-      batch,
-      (items) => writeChanges(this.#db, items.map((b) => b.change)),
-      (error, item) => this.#parking.park(error, item.subject, item.change),
-    );
-  }
-
-  #report(error: unknown, subject: string): void {
-    try {
-      this.#onError(error, subject);
-    } catch (failure) {
-      console.error(`projection of ${subject} failed, and so did its onError:`, error, failure);
-    }
   }
 }
 
@@ -240,35 +153,4 @@ export async function writeChanges(
 
 export function startProjector(options: ProjectorOptions): Projector {
   return new Projector(options);
-}
-
-/** Checks the shape of a bus payload; throws a TypeError naming the first bad field. */
-export function parseChange(payload: unknown): ActorChange {
-  if (!isRecord(payload)) throw new TypeError(`actor change must be an object: ${typeof payload}`);
-  const { env, tenant, type, id, version, events, snapshot } = payload;
-  if (typeof env !== "string") throw new TypeError("actor change env must be a string");
-  if (typeof tenant !== "string") throw new TypeError("actor change tenant must be a string");
-  if (typeof type !== "string") throw new TypeError("actor change type must be a string");
-  if (typeof id !== "string") throw new TypeError("actor change id must be a string");
-  if (typeof version !== "number") throw new TypeError("actor change version must be a number");
-  if (!Array.isArray(events)) throw new TypeError("actor change events must be an array");
-  const parsed = events.map((e: unknown, i) => {
-    if (!isRecord(e) || typeof e.seq !== "number" || typeof e.at !== "number") {
-      throw new TypeError(`actor change event ${i} must have numeric seq and at`);
-    }
-    return { seq: e.seq, at: e.at, event: e.event };
-  });
-  return {
-    env,
-    tenant,
-    type,
-    id,
-    version,
-    events: parsed,
-    ...(snapshot === undefined ? {} : { snapshot }),
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }

@@ -22,6 +22,20 @@ export interface Database {
   parked_changes: ParkedChangeTable;
   invoices: InvoiceTable;
   billing_exports: BillingExportTable;
+  shipments: ShipmentTable;
+  alerts: AlertTable;
+  claims: ClaimTable;
+  network_runs: NetworkRunTable;
+  outbound_events: OutboundEventTable;
+  quotes: QuoteTable;
+  board_counts: BoardCountTable;
+  customs_crossings: CustomsCrossingTable;
+  client_addresses: ClientAddressTable;
+  client_stores: ClientStoreTable;
+  retail_packets: RetailPacketTable;
+  checklists: ChecklistTable;
+  deferred_work: DeferredWorkTable;
+  courier_clients: CourierClientTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -138,7 +152,7 @@ export interface LedgerWatermarkTable {
  * (migration 0014); primary key (projection, digest).
  */
 export interface ParkedChangeTable {
-  projection: "snapshots" | "ledger";
+  projection: "snapshots" | "ledger" | "read_tables" | "platform_read_tables";
   /** SHA-256 of `payload`. */
   digest: string;
   subject: string;
@@ -187,6 +201,156 @@ export interface InvoiceTable {
   watermark: number;
 }
 
+/** Epoch milliseconds (bigint), as the actors keep times. */
+type Millis = Int8Column;
+type MaybeMillis = ColumnType<number | null, number | null, number | null>;
+
+/**
+ * The typed read tables (migration 0016): one row per actor, keyed by id, at the `version` of the
+ * change it was made from; a projection writes a row only over an older one. Their columns are
+ * the filters and sorts of the lists that read them.
+ */
+interface VersionedRow {
+  id: string;
+  tenant: string;
+  version: Int8Column;
+}
+
+/** A shipment as the board (courier 4.4) and the shipment lists (4.1, 4.6) filter and show it. */
+export interface ShipmentTable extends VersionedRow {
+  client_id: string;
+  status: string;
+  health: string | null;
+  health_reason: string | null;
+  external_customer_code: string | null;
+  external_billing_reference: string | null;
+  client_order_reference: string | null;
+  /** The most recently scanned piece's holder and facility. */
+  custody_holder: string | null;
+  custody_facility_id: string | null;
+  /** Every facility a piece is at (the board's `facility_id` filter). */
+  facility_ids: ColumnType<string[], Expression<string[]>, Expression<string[]>>;
+  pieces_count: number;
+  /** Distinct facility and holder pairs the pieces are at. */
+  places_count: number;
+  last_scan_event: string | null;
+  last_scan_at: MaybeMillis;
+  last_scan_facility_id: string | null;
+  last_scan_note: string | null;
+  next_milestone: string | null;
+  next_due_at: MaybeMillis;
+  next_owner: string | null;
+  /** The earliest deadline of an open milestone: the board's order, `overdue` once passed. */
+  first_due_at: MaybeMillis;
+  estimated_delivery_on: string | null;
+  earliest_delivery: string | null;
+  latest_delivery: string | null;
+  collection_on: string | null;
+  tax_minor: ColumnType<number | null, number | null, number | null>;
+  booked_at: Millis;
+  closed_at: MaybeMillis;
+  delivered_at: MaybeMillis;
+}
+
+/** An alert (courier 2.9) as its list, the board and the report filter it. */
+export interface AlertTable extends VersionedRow {
+  waybill: string | null;
+  kind: string;
+  status: string;
+  owner: string;
+  raised_at: Millis;
+  resolved_at: MaybeMillis;
+}
+
+export interface ClaimTable extends VersionedRow {
+  client_id: string;
+  waybill: string;
+  status: string;
+  filed_at: Millis;
+}
+
+export interface NetworkRunTable extends VersionedRow {
+  driver_id: string | null;
+  status: string;
+  created_at: Millis;
+}
+
+/** An outbound event (courier 3.1, 6.1): the billing event outbox and events awaiting an endpoint. */
+export interface OutboundEventTable extends VersionedRow {
+  stream: string;
+  event_type: string;
+  status: string;
+  /** The event's client, else its entry's. */
+  client_id: string | null;
+  recipient_kind: string | null;
+  recipient_client_id: string | null;
+  endpoint_missing_at: MaybeMillis;
+  /** What the recipient's system acknowledged (courier 3.1). */
+  reported_state: string | null;
+  external_references: JsonbColumn<Readonly<Record<string, string>> | null>;
+  created_at: Millis;
+}
+
+/**
+ * A courier's open shipments by health and next owner (courier 4.4 `meta.by_health`), kept by a
+ * trigger on `shipments` (migration 0016); '' for none. Never written by the app.
+ */
+export interface BoardCountTable {
+  tenant: string;
+  health: string;
+  next_owner: string;
+  n: Int8Column;
+}
+
+/** A client's saved quotation (courier 4.1): a price offer of kind `quote`. */
+export interface QuoteTable extends VersionedRow {
+  client_id: string;
+  created_at: Millis;
+}
+
+/** A shipment's customs crossing (migration 0017), by the order they were opened. */
+export interface CustomsCrossingTable extends VersionedRow {
+  waybill: string;
+  opened_at: Millis;
+}
+
+/** A client's saved address (courier 4.6), listed by its label in any case. */
+export interface ClientAddressTable extends VersionedRow {
+  client_id: string;
+  label: string;
+}
+
+export interface ClientStoreTable extends VersionedRow {
+  client_id: string;
+  code: string;
+}
+
+/** A retail packet, counted by store and state on its store's row. */
+export interface RetailPacketTable extends VersionedRow {
+  client_id: string;
+  store_id: string;
+  state: string;
+}
+
+/** A compliance checklist, its latest version's supplier. */
+export interface ChecklistTable extends VersionedRow {
+  supplier: string | null;
+  code: string;
+}
+
+/** A courier's client account: its code, for the billing export (courier 3.1). */
+export interface CourierClientTable extends VersionedRow {
+  code: string;
+}
+
+/** Bus work deferred past its retries (the operator's list). */
+export interface DeferredWorkTable extends VersionedRow {
+  status: string;
+  deferred_at: MaybeMillis;
+}
+
+export type ShipmentRow = Selectable<ShipmentTable>;
+export type AlertRow = Selectable<AlertTable>;
 export type BillingExportRow = Selectable<BillingExportTable>;
 export type SnapshotRow = Selectable<SnapshotTable>;
 export type NewSnapshot = Insertable<SnapshotTable>;

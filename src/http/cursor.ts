@@ -1,22 +1,16 @@
 /**
- * Keyset cursors of newest-first lists: the last row's time and id, opaque to the client
- * (`meta.next_cursor`), so a page never skips or repeats a row when new ones arrive.
+ * Keyset cursors of the lists: a page's last row's time and id (src/db/keyset.ts), opaque to the
+ * client (`meta.next_cursor`), so a page never skips or repeats a row when new ones arrive.
  */
-import { type SelectQueryBuilder, sql } from "kysely";
-import type { Database } from "../db/schema.ts";
+import type { Keyset } from "../db/keyset.ts";
 import { validationFailed } from "./errors.ts";
 import { storableText } from "./route.ts";
-
-export interface Cursor {
-  readonly at: number;
-  readonly id: string;
-}
 
 export function encodeCursor(at: number, id: string): string {
   return btoa(JSON.stringify([at, id])).replaceAll("=", "");
 }
 
-export function decodeCursor(cursor: string): Cursor {
+export function decodeCursor(cursor: string): Keyset {
   try {
     const [at, id] = JSON.parse(atob(cursor)) as unknown[];
     if (Number.isSafeInteger(at) && typeof id === "string" && storableText(id)) {
@@ -28,25 +22,31 @@ export function decodeCursor(cursor: string): Cursor {
   throw validationFailed([{ path: "cursor", message: "not a cursor this list gave" }]);
 }
 
+/** The keyset a list's `cursor` query parameter asks the page after; null for the first. */
+export function afterCursor(cursor: string | undefined): Keyset | null {
+  return cursor ? decodeCursor(cursor) : null;
+}
+
+/** The `meta.next_cursor` of a page that ended at `next`; null on the last page. */
+export function nextCursor(next: Keyset | null): string | null {
+  return next === null ? null : encodeCursor(next.at, next.id);
+}
+
 /**
- * One page of a snapshot query, newest first by the data's `field` (epoch ms) and then by id:
- * the rows after `cursor` and the cursor of the page after them, null on the last page.
+ * The billing event outbox's cursors (courier 4.3), `<created_at>|<event_id>` as they were first
+ * given: integrators may hold them.
  */
-export async function newestFirst<R extends { id: string; data: unknown }>(
-  q: SelectQueryBuilder<Database, "snapshots", R>,
-  field: "booked_at" | "created_at",
-  page: { readonly limit: number; readonly cursor?: string | undefined },
-): Promise<{ rows: R[]; next_cursor: string | null }> {
-  const at = sql<number>`(data->>${sql.lit(field)})::bigint`;
-  if (page.cursor) {
-    const after = decodeCursor(page.cursor);
-    q = q.where(sql<boolean>`(${at}, id) < (cast(${after.at} as bigint), ${after.id})`);
+export function afterPlainCursor(cursor: string | undefined): Keyset | null {
+  if (!cursor) return null;
+  const [at, id] = cursor.split("|");
+  // A cursor this list never gave is bad input, 422 (CONTRACT errors): a time past any bigint
+  // (20 digits) reached Postgres and answered 500.
+  if (!at || !id || !/^\d+$/.test(at) || !Number.isSafeInteger(Number(at))) {
+    throw validationFailed([{ path: "cursor", message: "not a cursor from this list" }]);
   }
-  // One row more than the page tells whether another page follows.
-  const rows = await q.orderBy(at, "desc").orderBy("id", "desc").limit(page.limit + 1).execute();
-  const last = rows[page.limit - 1];
-  const next = rows.length > page.limit && last
-    ? encodeCursor(Number((last.data as Record<string, unknown>)[field]), last.id)
-    : null;
-  return { rows: rows.slice(0, page.limit), next_cursor: next };
+  return { at: Number(at), id };
+}
+
+export function nextPlainCursor(next: Keyset | null): string | null {
+  return next === null ? null : `${next.at}|${next.id}`;
 }

@@ -11,6 +11,7 @@ import { DeliveryHooks } from "./delivery_hooks.ts";
 import { DeferredWorks } from "./reactors/deferred.ts";
 import { OutboundDelivery } from "./reactors/deliver.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
+import { startPlatformReadTables } from "./queries/read_tables.ts";
 
 /** What the platform offers the features started after it. */
 export interface PlatformServices {
@@ -53,6 +54,10 @@ export const platformFeature: Feature = {
     const ownerNotices = new OwnerNotices({ runtime, bus, deferral });
     const services: PlatformServices = { deferral, delivery };
     return {
+      // The operator's lists' typed read tables (migration 0017).
+      projections: {
+        platform_read_tables: startPlatformReadTables({ bus, db: deps.db, env: deps.busPrefix }),
+      },
       // Closed newest first: the deferral, which the others defer into, last.
       reactors: { deferral, outbound, owner_notices: ownerNotices },
       // Attempts are I/O, so they run beside the actors, as soon as their timers say they are

@@ -172,8 +172,9 @@ export function deferredWorkView(r: DeferredWorkRow) {
 }
 
 const ParkedChangeItem = z.object({
-  projection: z.enum(["snapshots", "ledger"]).openapi({
-    description: "Where it could not be written: actor snapshots and events, or the ledger",
+  projection: z.enum(["snapshots", "ledger", "read_tables", "platform_read_tables"]).openapi({
+    description: "Where it could not be written: actor snapshots and events, the ledger, or " +
+      "the lists' typed read tables (the courier's, the platform's)",
   }),
   id: z.string().openapi({ description: "SHA-256 of the change as kept" }),
   subject: z.string().openapi({ description: "The bus subject of the change" }),

@@ -5,7 +5,7 @@
  * (another driver's run or shipment) is refused `not_found`, never forbidden: a driver does not
  * learn what exists.
  */
-import { sql } from "kysely";
+import { openRunIdsOfDriver } from "../queries/runs.ts";
 import {
   asRun,
   DRIVER_WAYBILL_INDEX,
@@ -57,16 +57,10 @@ async function onOpenRun(
   driverId: string,
   waybill: string,
 ) {
-  const rows = await deps.db.selectFrom("snapshots").select("id")
-    .where("type", "=", networkRunActor.type)
-    .where("tenant", "=", tenant)
-    .where(sql<string>`data->>'driver_id'`, "=", driverId)
-    .where(sql<string>`data->>'status'`, "<>", "closed")
-    .limit(DRIVER_RUNS_READ_MAX)
-    .execute();
+  const ids = await openRunIdsOfDriver(deps.db, tenant, driverId, DRIVER_RUNS_READ_MAX);
   const key = driverWaybillKey(driverId, waybill);
-  for (const r of rows) {
-    const got = await deps.runtime.read(networkRunActor, tenant, r.id, { kind: "get" });
+  for (const id of ids) {
+    const got = await deps.runtime.read(networkRunActor, tenant, id, { kind: "get" });
     if (!got.ok) continue;
     const entries = networkRunActor.indexes?.(asRun(got.reply)) ?? [];
     if (entries.some((e) => e.index === DRIVER_WAYBILL_INDEX && e.key === key)) return true;

@@ -101,7 +101,7 @@ interface FileRow {
   fx_rate: string | null;
   invoice_id: string | null;
   shipment_status: string | null;
-  delivered_at: string | null;
+  delivered_at: number | string | null;
   export_state: string;
   event_state: string | null;
   reported_state: string | null;
@@ -123,32 +123,28 @@ export async function billingCsvStream(
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
   const query = ledgerWithEvents(db)
+    // The client's code and the shipment's references come from their read tables (the
+    // snapshot's top level has no references: they sit under `references`).
     .leftJoin(
-      "snapshots as c",
-      (j) =>
-        j.on("c.type", "=", "courier_client").onRef("c.id", "=", "le.client_id")
-          .onRef("c.tenant", "=", "le.tenant"),
+      "courier_clients as c",
+      (j) => j.onRef("c.id", "=", "le.client_id").onRef("c.tenant", "=", "le.tenant"),
     )
     .leftJoin(
-      "snapshots as sh",
-      (j) =>
-        j.on("sh.type", "=", "shipment").onRef("sh.id", "=", "le.shipment")
-          .onRef("sh.tenant", "=", "le.tenant"),
+      "shipments as sh",
+      (j) => j.onRef("sh.id", "=", "le.shipment").onRef("sh.tenant", "=", "le.tenant"),
     )
     .select([
       "le.created_at",
       "le.client_id",
-      sql<string | null>`c.data->>'code'`.as("client_code"),
+      "c.code as client_code",
       "le.shipment",
-      sql<string | null>`sh.data->>'external_customer_code'`.as("external_customer_code"),
-      sql<string | null>`sh.data->>'external_billing_reference'`.as("external_billing_reference"),
+      "sh.external_customer_code",
+      "sh.external_billing_reference",
       "le.reference",
       "le.kind",
       "le.amount_minor",
       "le.currency",
-      sql<
-        string | null
-      >`case when le.kind = 'shipment' then sh.data->'pricing'->>'tax_minor' end`.as("tax_minor"),
+      sql<string | null>`case when le.kind = 'shipment' then sh.tax_minor end`.as("tax_minor"),
       "le.status",
       "le.payer",
       "le.recoverable",
@@ -159,8 +155,8 @@ export async function billingCsvStream(
       "le.original_currency",
       "le.fx_rate",
       "le.invoice_id",
-      sql<string | null>`sh.data->>'status'`.as("shipment_status"),
-      sql<string | null>`sh.data->>'delivered_at'`.as("delivered_at"),
+      "sh.status as shipment_status",
+      "sh.delivered_at",
       "le.export_state",
       ...eventColumns(),
     ])

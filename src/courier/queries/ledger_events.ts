@@ -17,16 +17,12 @@ import type { Database } from "../../db/schema.ts";
 export function ledgerWithEvents(db: Kysely<Database>) {
   return db.selectFrom("ledger_entries as le")
     .leftJoin(
-      "snapshots as ev",
-      (j) =>
-        j.on("ev.type", "=", "outbound_event").onRef("ev.id", "=", "le.event_id")
-          .onRef("ev.tenant", "=", "le.tenant"),
+      "outbound_events as ev",
+      (j) => j.onRef("ev.id", "=", "le.event_id").onRef("ev.tenant", "=", "le.tenant"),
     )
     .leftJoin(
-      "snapshots as rv",
-      (j) =>
-        j.on("rv.type", "=", "outbound_event").onRef("rv.id", "=", "le.resolved_event_id")
-          .onRef("rv.tenant", "=", "le.tenant"),
+      "outbound_events as rv",
+      (j) => j.onRef("rv.id", "=", "le.resolved_event_id").onRef("rv.tenant", "=", "le.tenant"),
     );
 }
 
@@ -35,15 +31,14 @@ export function ledgerWithEvents(db: Kysely<Database>) {
  * null when it has none) and the report columns (`eventReportOf` reads them as one report).
  */
 export function eventColumns() {
-  const ack = (alias: "ev" | "rv") => sql.raw(`${alias}.data->'acknowledgement'`);
   return [
-    // A charge's event is made just after its entry: until its snapshot lands it is pending.
+    // A charge's event is made just after its entry: until its row lands it is pending.
     sql<string | null>`case when le.event_id is null then null
-        else coalesce(ev.data->>'status', 'pending') end`.as("event_state"),
-    sql<string | null>`${ack("ev")}->>'reported_state'`.as("reported_state"),
-    sql<unknown>`${ack("ev")}->'external_references'`.as("external_references"),
-    sql<string | null>`${ack("rv")}->>'reported_state'`.as("resolved_reported_state"),
-    sql<unknown>`${ack("rv")}->'external_references'`.as("resolved_external_references"),
+        else coalesce(ev.status, 'pending') end`.as("event_state"),
+    "ev.reported_state",
+    "ev.external_references",
+    "rv.reported_state as resolved_reported_state",
+    "rv.external_references as resolved_external_references",
   ] as const;
 }
 

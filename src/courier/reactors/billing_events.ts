@@ -14,7 +14,6 @@
  */
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
 import { type BilledClient, COMPLETION_EVENTS, eventIdOf } from "../rules/billing_events.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 import { entryOfRow } from "../queries/ledger_rows.ts";
@@ -40,6 +39,8 @@ import { CompletionEvents } from "./billing_completions.ts";
 
 export { chargeEventIdOf, resolvedEventIdOf } from "./billing_charges.ts";
 export { LedgerCatchingUp } from "./billing_completions.ts";
+import { type ClosedShipment, closedShipments, shipmentSnapshots } from "../queries/shipments.ts";
+import { snapshotsHeld } from "../../db/snapshot_join.ts";
 
 /** An entry whose event is not projected this long after it was made is re-emitted. */
 export const SWEEP_AFTER_MS = 60_000;
@@ -178,7 +179,7 @@ export class BillingEvents {
    */
   sweepCompletions(db: Kysely<Database>, now: number): Promise<number> {
     return this.#completionRounds.pass(now, async (window) => {
-      const page = await completedShipments(db, window);
+      const page = await closedShipments(db, window, COMPLETION_SWEEP_PAGE_MAX);
       const swept = await sweepRows(
         await missingCompletions(db, page),
         (row) => ({ at: row.data.closed_at ?? 0, key: row.id }),
@@ -199,14 +200,6 @@ export class BillingEvents {
   }
 }
 
-/** A closed shipment as the completion sweep first reads it: without its snapshot. */
-interface ClosedShipment {
-  readonly id: string;
-  readonly tenant: string;
-  readonly status: string;
-  readonly closed_at: number;
-}
-
 /**
  * The snapshots of the shipments of `page` whose completion event the query side does not hold:
  * their ids derived, looked for at once, and only the missing ones read whole (the body is made
@@ -222,43 +215,8 @@ async function missingCompletions(
     return [{ ...r, eventId: eventIdOf("billing.completion", r.tenant, r.id, eventType) }];
   });
   if (wanted.length === 0) return [];
-  const found = new Set(
-    (await db.selectFrom("snapshots").select("id")
-      .where("type", "=", outboundEventActor.type)
-      .where("id", "in", wanted.map((w) => w.eventId))
-      .execute()).map((r) => r.id),
-  );
+  const found = await snapshotsHeld(db, outboundEventActor.type, wanted.map((w) => w.eventId));
   const missing = wanted.filter((w) => !found.has(w.eventId));
   if (missing.length === 0) return [];
-  const rows = await db.selectFrom("snapshots").select(["id", "tenant", "data"])
-    .where("type", "=", shipmentActor.type)
-    .where("id", "in", missing.map((m) => m.id))
-    .execute();
-  return rows.map((r) => ({ id: r.id, tenant: r.tenant, data: r.data as ShipmentSnapshot }));
-}
-
-/**
- * One page of the shipments closed within the window, in closing order, after its cursor
- * (migration 0009 indexes exactly this).
- */
-async function completedShipments(
-  db: Kysely<Database>,
-  w: SweepWindow<string>,
-): Promise<ClosedShipment[]> {
-  const closedAt = sql<string>`(data->>'closed_at')::bigint`;
-  let query = db.selectFrom("snapshots")
-    .select(["id", "tenant", sql<string>`data->>'status'`.as("status"), closedAt.as("closed_at")])
-    .where("type", "=", shipmentActor.type)
-    .where(sql<boolean>`data->>'closed_at' is not null`)
-    .where(closedAt, ">=", String(w.from))
-    .where(closedAt, "<", String(w.until));
-  if (w.after !== null) {
-    query = query.where(
-      sql<boolean>`(${closedAt}, id) > (${String(w.after.at)}::bigint, ${w.after.key})`,
-    );
-  }
-  const rows = await query.orderBy(closedAt).orderBy("id")
-    .limit(COMPLETION_SWEEP_PAGE_MAX)
-    .execute();
-  return rows.map((r) => ({ ...r, closed_at: Number(r.closed_at) }));
+  return await shipmentSnapshots(db, missing.map((m) => m.id));
 }

@@ -4,7 +4,7 @@
  * or a client's own webhook, signed with the client's own secret (never the courier's). A secret
  * replaced by a rotation still signs a second header until its grace period ends.
  */
-import { sql } from "kysely";
+import { eventsWaitingForEndpoint } from "../queries/billing_events.ts";
 import { businessActor, type PreviousSecret } from "../../../actors/platform/business/mod.ts";
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
@@ -69,24 +69,16 @@ export async function attemptWaitingEvents(
   let due = 0;
   let after = "";
   while (due < ENDPOINT_SET_EVENTS_MAX) {
-    let q = db.selectFrom("snapshots")
-      .select("id")
-      .where("tenant", "=", tenant)
-      .where("type", "=", outboundEventActor.type)
-      .where(sql<boolean>`data->>'status' = 'pending'`)
-      .where(sql<boolean>`data->'endpoint_missing_at' <> 'null'::jsonb`)
-      .where(sql<boolean>`data->'recipient'->>'kind' = ${recipient.kind}`)
-      .where("id", ">", after);
-    if (recipient.kind === "client") {
-      q = q.where(sql<boolean>`data->'recipient'->>'client_id' = ${recipient.client_id}`);
-    }
-    const rows = await q.orderBy("id").limit(ENDPOINT_SET_PAGE).execute();
-    if (rows.length === 0) break;
+    const ids = await eventsWaitingForEndpoint(db, tenant, recipient, {
+      after,
+      limit: ENDPOINT_SET_PAGE,
+    });
+    if (ids.length === 0) break;
     const answers = await Promise.all(
-      rows.map((r) => runtime.ask(outboundEventActor, tenant, r.id, { kind: "endpoint_set" })),
+      ids.map((id) => runtime.ask(outboundEventActor, tenant, id, { kind: "endpoint_set" })),
     );
     due += answers.filter((a) => a.ok).length;
-    after = rows.at(-1)!.id;
+    after = ids.at(-1)!;
   }
   return due;
 }

@@ -6,19 +6,12 @@
  * only ever marked with the first invoice of its period whose watermark reaches it, and paid
  * totals and account watermarks only grow; so a replayed or duplicated change changes nothing.
  */
-import { syncIdOf, writeFindingBad, WriteQueue } from "../../db/sync.ts";
-import { type ParkedHold, Parking } from "../../db/parked_changes.ts";
+import { BusProjection, type ProjectionOptions, type Reporter } from "../../db/bus_projection.ts";
+import type { ParkedHold } from "../../db/parked_changes.ts";
 import { expressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../../actors/courier/courier_client.ts";
 import type { Allocation, Invoice, LedgerEntry } from "../rules/ledger.ts";
-import {
-  type ActorChange,
-  type Bus,
-  type BusMessage,
-  subjectPattern,
-  type Subscription,
-} from "../../bus/bus.ts";
-import { parseChange } from "../../db/projection.ts";
+import type { ActorChange } from "../../bus/bus.ts";
 import { jsonb } from "../../db/json.ts";
 import type { Database } from "../../db/schema.ts";
 import { chargeEventIdOf, resolvedEventIdOf } from "./billing_events.ts";
@@ -26,19 +19,7 @@ import { chargeEventIdOf, resolvedEventIdOf } from "./billing_events.ts";
 /** The actor type whose changes carry the ledger. */
 const CLIENT_ACTOR_TYPE = "courier_client";
 
-export interface LedgerProjectorOptions {
-  readonly bus: Bus;
-  readonly db: Kysely<Database>;
-  /** The bus prefix (environment and deployment) whose changes it writes. */
-  readonly env: string;
-  /**
-   * Where a failed write (its change is also parked, see parked_changes.ts) or a reference
-   * conflict is reported; never thrown into the bus.
-   */
-  readonly onError?: (error: unknown, subject: string) => void;
-  /** Wait before retrying a write that failed for a transient reason (tests: 0). */
-  readonly retryDelayMs?: (attempt: number) => number;
-}
+export type LedgerProjectorOptions = ProjectionOptions;
 
 interface Owner {
   readonly tenant: string;
@@ -78,143 +59,72 @@ interface LedgerChange {
  * Writes changes in the order the bus delivers them, many per transaction, like the snapshot
  * `Projector`: a pipelined subscription hands over the next change without waiting for this
  * one's write, so a hot account's back-to-back changes are written in one transaction with
- * multi-row entry inserts. A change counts as handled for the bus's flush, and so for the
- * runtime's recovery markers, only once written: a crash before then republishes it.
+ * multi-row entry inserts. The lifecycle (queue, park, retry, sync, stop) is bus_projection.ts'.
  */
-export class LedgerProjector {
-  readonly #db: Kysely<Database>;
-  readonly #onError: (error: unknown, subject: string) => void;
-  readonly #queue: WriteQueue<LedgerChange>;
-  #subscription: Subscription | null;
-  readonly #parking: Parking;
-
+export class LedgerProjector extends BusProjection<LedgerChange> {
   constructor(options: LedgerProjectorOptions) {
-    this.#db = options.db;
-    this.#parking = new Parking({
-      db: options.db,
-      projection: "ledger",
-      write: (change) => this.#writeChanges([asLedgerChange(change)]),
-      report: (error, subject) => this.#report(error, subject),
-      // spec: courier 2.6 rule 5, 2.7: a parked entry is not counted as written by readers
-      // (ledger_watermarks.ts) while the account's later changes move its watermark on.
-      holdOf: (change) => holdOf(change as LedgerChange),
-    });
-    this.#queue = new WriteQueue(
-      {
+    const db = options.db;
+    super(options, {
+      name: "ledger",
+      type: CLIENT_ACTOR_TYPE,
+      limits: {
         itemsMax: LEDGER_BATCH_CHANGES_MAX,
         weightMax: LEDGER_BATCH_EVENTS_MAX,
         weightOf: (change) => change.events.length,
       },
-      (batch) => this.#writeReporting(batch),
-      { retryDelayMs: options.retryDelayMs },
-    );
-    this.#onError = options.onError ??
-      ((error, subject) => console.error(`ledger projection of ${subject} failed:`, error));
-    this.#subscription = options.bus.subscribe(
-      subjectPattern(options.env, "*", CLIENT_ACTOR_TYPE),
-      (message) => this.#receive(message),
-      { pipelined: true },
-    );
-  }
-
-  /** Resolves once every received change is written (or reported). */
-  idle(): Promise<void> {
-    return this.#queue.idle();
-  }
-
-  /**
-   * Stops receiving, then waits for the writes under way (and those queued before); changes the
-   * bus delivers later are dropped, and a write still failing is given up unanswered (its
-   * recovery marker republishes it after a restart). Leaves the database open.
-   */
-  async stop(): Promise<void> {
-    this.#subscription?.unsubscribe();
-    this.#subscription = null;
-    await this.#queue.stop();
-  }
-
-  /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
-  synced(id: string): Promise<void> {
-    return this.#queue.synced(id);
-  }
-
-  /** Queues a change that has ledger events; resolves once it is written (or reported). */
-  #receive(message: BusMessage): Promise<void> | void {
-    if (this.#subscription === null) return;
-    const sync = syncIdOf(message.payload);
-    if (sync !== null) return this.#queue.pushSync(sync);
-    let change: ActorChange;
-    try {
-      change = parseChange(message.payload);
-    } catch (error) {
-      this.#report(error, message.subject);
-      return;
-    }
-    if (change.type !== CLIENT_ACTOR_TYPE) return;
-    const events = change.events.map((e) => e.event).filter(isLedgerEvent);
-    if (events.length === 0) return;
-    const owner = { tenant: change.tenant, client_id: change.id };
-    return this.#queue.push({ owner, events, subject: message.subject });
-  }
-
-  /** Writes a batch; a failed one is written change by change, each failure reported. */
-  #writeReporting(batch: readonly LedgerChange[]): Promise<void> {
-    // A transient failure is written again by the queue, so no entry is lost from statements
-    // and exports (every write is idempotent, a replay changes nothing).
-    return writeFindingBad(
-      batch,
-      (changes) => this.#writeChanges(changes),
-      (error, change) => this.#parking.park(error, change.subject, change),
-    );
-  }
-
-  /** Writes the parked changes again (see parked_changes.ts); answers how many went in. */
-  retryParked(): Promise<number> {
-    return this.#parking.retry();
-  }
-
-  async #writeChanges(changes: readonly LedgerChange[]): Promise<void> {
-    this.#reportConflicts(changes, await this.#writeBatch(changes));
-  }
-
-  /** Writes the changes in one transaction; the references each one found held by another fact. */
-  #writeBatch(batch: readonly LedgerChange[]): Promise<string[][]> {
-    return this.#db.transaction().execute(async (trx) => {
-      const writer = new LedgerWriter(trx, batch.length);
-      for (const [i, change] of batch.entries()) {
-        for (const event of change.events) await writer.apply(i, change.owner, event);
-      }
-      await writer.flush();
-      await writer.writeWatermarks();
-      return writer.conflicts;
+      take: takeLedgerChange,
+      // A transient failure is written again by the queue, so no entry is lost from statements
+      // and exports (every write is idempotent, a replay changes nothing).
+      write: async (changes, report) =>
+        reportConflicts(changes, await writeBatch(db, changes), report),
+      parked: (change) => change,
+      unparked: asLedgerChange,
+      // spec: courier 2.6 rule 5, 2.7: a parked entry is not counted as written by readers
+      // (ledger_watermarks.ts) while the account's later changes move its watermark on.
+      holdOf,
     });
-  }
-
-  /** Conflicts are reported only once their transaction committed. */
-  #reportConflicts(batch: readonly LedgerChange[], conflicts: readonly string[][]): void {
-    for (const [i, change] of batch.entries()) {
-      for (const reference of conflicts[i] ?? []) {
-        this.#report(
-          new Error(
-            `another entry of client ${change.owner.client_id} holds reference ${reference}`,
-          ),
-          change.subject,
-        );
-      }
-    }
-  }
-
-  #report(error: unknown, subject: string): void {
-    try {
-      this.#onError(error, subject);
-    } catch (failure) {
-      console.error(`ledger projection of ${subject} failed, and so did onError:`, error, failure);
-    }
   }
 }
 
 export function startLedgerProjector(options: LedgerProjectorOptions): LedgerProjector {
   return new LedgerProjector(options);
+}
+
+/** The ledger events of a client account's change; null when it has none. */
+function takeLedgerChange(change: ActorChange, subject: string): LedgerChange | null {
+  if (change.type !== CLIENT_ACTOR_TYPE) return null;
+  const events = change.events.map((e) => e.event).filter(isLedgerEvent);
+  if (events.length === 0) return null;
+  return { owner: { tenant: change.tenant, client_id: change.id }, events, subject };
+}
+
+/** Writes the changes in one transaction; the references each one found held by another fact. */
+function writeBatch(db: Kysely<Database>, batch: readonly LedgerChange[]): Promise<string[][]> {
+  return db.transaction().execute(async (trx) => {
+    const writer = new LedgerWriter(trx, batch.length);
+    for (const [i, change] of batch.entries()) {
+      for (const event of change.events) await writer.apply(i, change.owner, event);
+    }
+    await writer.flush();
+    await writer.writeWatermarks();
+    return writer.conflicts;
+  });
+}
+
+/** Conflicts are reported only once their transaction committed. */
+function reportConflicts(
+  batch: readonly LedgerChange[],
+  conflicts: readonly string[][],
+  report: Reporter,
+): void {
+  for (const [i, change] of batch.entries()) {
+    for (const reference of conflicts[i] ?? []) {
+      report(
+        new Error(`another entry of client ${change.owner.client_id} holds reference ${reference}`),
+        change.subject,
+      );
+    }
+  }
 }
 
 /** A parked change as it was kept (parked_changes.ts); throws a TypeError if it is not one. */

@@ -1,11 +1,28 @@
 /**
  * Bus work that failed past its retries and waits on a durable timer (actors/platform/
- * deferred_work.ts), as the operator lists it, oldest first. The query side holds each
- * deferral's snapshot (every actor type is projected).
+ * deferred_work.ts), as the operator lists it, over the `deferred_work` read table (migration
+ * 0017), oldest deferred first.
  */
 import { type Kysely, sql } from "kysely";
-import { type DeferredWork, deferredWorkActor } from "../../../actors/platform/deferred_work.ts";
+import type { DeferredWork } from "../../../actors/platform/deferred_work.ts";
+import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
+
+interface DeferredWorkValues {
+  readonly status: string;
+  readonly deferred_at: number | null;
+}
+
+/** The `deferred_work` read table: one row per deferral. */
+export const deferredWorkTable: ReadTable<DeferredWorkValues> = {
+  table: "deferred_work",
+  actorType: "deferred_work",
+  columns: { status: "text", deferred_at: "bigint" },
+  rowOf: ({ status, deferred_at }) => {
+    if (typeof status !== "string") throw new TypeError("a deferral snapshot must have a status");
+    return { status, deferred_at: typeof deferred_at === "number" ? deferred_at : null };
+  },
+};
 
 export interface DeferredWorkRow {
   readonly id: string;
@@ -14,21 +31,22 @@ export interface DeferredWorkRow {
   readonly work: Omit<DeferredWork, "payload">;
 }
 
+/** The deferrals in `status`, oldest deferred first, without their messages; at most `limit`. */
 export async function listDeferredWork(
   db: Kysely<Database>,
   filter: { readonly status: "waiting" | "done"; readonly limit: number },
 ): Promise<DeferredWorkRow[]> {
-  const rows = await db.selectFrom("snapshots")
-    // Not the message itself (up to a shipment's whole change): what the listing shows.
+  const rows = await db.selectFrom("deferred_work")
     .select([
-      "tenant",
       "id",
-      sql<DeferredWork>`data - 'payload'`.as("data"),
+      "tenant",
+      // Not the message itself (up to a shipment's whole change): what the listing shows.
+      sql<DeferredWork | null>`(select s.data - 'payload' from snapshots s
+        where s.type = 'deferred_work' and s.id = deferred_work.id)`.as("data"),
     ])
-    .where("type", "=", deferredWorkActor.type)
-    .where(sql<string>`data->>'status'`, "=", filter.status)
-    .orderBy(sql`(data->>'deferred_at')::bigint`)
+    .where("status", "=", filter.status)
+    .orderBy("deferred_at")
     .limit(filter.limit)
     .execute();
-  return rows.map((r) => ({ id: r.id, tenant: r.tenant, work: r.data as DeferredWork }));
+  return rows.flatMap((r) => r.data === null ? [] : [{ id: r.id, tenant: r.tenant, work: r.data }]);
 }

@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 
 export interface ParkedChangeRow {
-  readonly projection: "snapshots" | "ledger";
+  readonly projection: "snapshots" | "ledger" | "read_tables" | "platform_read_tables";
   readonly digest: string;
   readonly subject: string;
   readonly attempts: number;

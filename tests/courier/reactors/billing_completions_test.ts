@@ -30,6 +30,8 @@ import {
   SWEEP_AFTER_MS,
 } from "../../../src/courier/reactors/billing_events.ts";
 import { startLedgerProjector } from "../../../src/courier/reactors/ledger_projection.ts";
+import { COURIER_READ_TABLES } from "../../../src/courier/queries/read_tables.ts";
+import { writeReadTables } from "../../../src/db/read_tables.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   bookWaybill,
@@ -260,15 +262,19 @@ Deno.test("completion sweep: pages through the closed shipments in closing order
     const missing = `WB-SWEEP-${COMPLETION_SWEEP_PAGE_MAX + 50}`;
     const waybills = Array.from({ length: count }, (_, i) => `WB-SWEEP-${i}`);
     const tenant = b.courier.business.id;
-    await upsertSnapshots(
+    const closed = waybills.map((w, i) => ({
+      type: shipmentActor.type,
+      id: w,
+      tenant,
+      version: 1,
+      data: { ...data, waybill: w, closed_at: data.closed_at - count + i },
+    }));
+    await upsertSnapshots(t.env.db, closed);
+    // And their rows of the read tables (migration 0016), as the projections write both.
+    await writeReadTables(
       t.env.db,
-      waybills.map((w, i) => ({
-        type: shipmentActor.type,
-        id: w,
-        tenant,
-        version: 1,
-        data: { ...data, waybill: w, closed_at: data.closed_at - count + i },
-      })),
+      new Map(COURIER_READ_TABLES.map((r) => [r.actorType, r])),
+      closed.map((c) => ({ ...c, env: "live", events: [], snapshot: c.data })),
     );
     await upsertSnapshots(
       t.env.db,

@@ -257,6 +257,25 @@ Deno.test("billing events: acknowledgements only move forward, paid is refused",
     })
   ));
 
+Deno.test("billing export: a shipment's row carries the client's code and the booking's references", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const waybill = await bookWaybill(t, client, {
+      external_customer_code: "CUST-7",
+      external_billing_reference: "BILL-3",
+    });
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    const csv = await billingCsv(t, courier, "GET", `client_id=${client.id}&from=${day}&to=${day}`);
+    const row = billingCsvRows(csv).find((r) => r["kind"] === "shipment")!;
+    assert.equal(row["waybill"], waybill);
+    assert.equal(row["external customer code"], "CUST-7");
+    assert.equal(row["external billing reference"], "BILL-3");
+    assert.match(row["client"]!, /^C[0-9a-f]{8}$/, "the client's code, not its id");
+    assert.equal(row["tax"], "10.92");
+  }));
+
 Deno.test("billing export: the preview changes nothing; the POST marks and its file shows them exported", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);

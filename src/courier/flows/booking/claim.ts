@@ -4,14 +4,12 @@
  * order. A claim held by a booking that stopped before its charge is taken over once that
  * booking's charge is fenced off (fence.ts).
  */
+import { bookedBefore } from "../../queries/shipments.ts";
 import type { CourierClient } from "../../../../actors/courier/courier_client.ts";
 import type { PriceOffer } from "../../../../actors/courier/price_offer.ts";
 import { claimId, referenceClaimActor } from "../../../../actors/courier/reference_claim.ts";
-import { shipmentActor } from "../../../../actors/courier/shipment.ts";
 import type { Deps } from "../../../environment.ts";
 import { refuse, Refused, type Rejection } from "../../../runtime/actor.ts";
-import { type Kysely, sql } from "kysely";
-import type { Database } from "../../../db/schema.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import { withdrawStopped } from "./fence.ts";
 import { type Booked, type BookingChoice, madeBefore } from "./replay.ts";
@@ -96,32 +94,4 @@ async function claimHolderWithdrawn(
   const at = refused.details?.claimed_at;
   const claimedAt = typeof at === "number" ? at : undefined;
   return await withdrawStopped(deps, courierId, heldReference, claimedAt) === "withdrawn";
-}
-
-/**
- * A shipment of this client booked under another waybill with the external reference a booking
- * claims (its client_order_reference, else its external_billing_reference), or null.
- */
-async function bookedBefore(
-  db: Kysely<Database>,
-  courierId: string,
-  clientId: string,
-  reference: string,
-  waybill: string,
-): Promise<string | null> {
-  // The expressions of snapshots_shipment_external_reference_idx (migration 0006).
-  const row = await db.selectFrom("snapshots").select("id")
-    .where("type", "=", shipmentActor.type)
-    .where("tenant", "=", courierId)
-    .where(sql<string>`data->>'client_id'`, "=", clientId)
-    .where(
-      sql<string>`coalesce(data->>'client_order_reference', data->>'external_billing_reference')`,
-      "=",
-      reference,
-    )
-    .where("id", "<>", waybill)
-    .orderBy(sql`(data->>'booked_at')::bigint`)
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id ?? null;
 }
