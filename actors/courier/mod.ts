@@ -4,7 +4,7 @@ import { courierClientActor } from "./courier_client.ts";
 import { priceOfferActor } from "./price_offer.ts";
 import { referenceClaimActor } from "./reference_claim.ts";
 import { bookingRequestActor } from "./booking_request.ts";
-import { shipmentActor } from "./shipment.ts";
+import { shipmentActor } from "./shipment/mod.ts";
 import { rateCardActor } from "./rate_card.ts";
 import { courierCatalogueActor } from "./courier_catalogue.ts";
 import { operationsViewsActor } from "./operations_views.ts";

@@ -5,7 +5,7 @@
  * in its service level's calendar timezone (2.8), on the injected clock. Read from the query side.
  */
 import { sql } from "kysely";
-import { shipmentActor } from "../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define } from "../../src/http/route.ts";

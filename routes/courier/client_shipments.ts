@@ -15,7 +15,7 @@
  */
 import { sql } from "kysely";
 import type { Context } from "hono";
-import { shipmentActor } from "../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { clientShipmentIn } from "../../src/courier/flows/shipments.ts";
 import {
   bookRequest,

@@ -15,7 +15,7 @@ import {
   customsCrossingActor,
   SUPPLY_DOCUMENTS_MAX,
 } from "../../actors/courier/customs_crossing.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import {
   crossingsOfShipment,
   getCrossing,

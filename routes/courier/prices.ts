@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import { balancesOf } from "../../actors/courier/client_ledger.ts";
-import { shipmentActor, type shipmentSearchView } from "../../actors/courier/shipment.ts";
+import { shipmentActor, type shipmentSearchView } from "../../actors/courier/shipment/mod.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
 import { waybillOf, waybillSpellings } from "../../src/courier/rules/waybill.ts";

@@ -19,7 +19,7 @@ import {
   claimWindowClosesAt,
   type CreditResult,
 } from "../../../actors/courier/claim.ts";
-import { termsOf } from "../../../actors/courier/shipment.ts";
+import { termsOf } from "../../../actors/courier/shipment/mod.ts";
 import { toMinor } from "../../domain/money.ts";
 import { derivedId } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";

@@ -20,7 +20,7 @@ import {
   type MoveInput,
   type Supply,
 } from "../../../actors/courier/customs_crossing.ts";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import { derivedId } from "../../domain/secrets.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";

@@ -21,7 +21,7 @@ import {
   type MoveInput,
   standsAt,
 } from "../../../actors/courier/customs_crossing.ts";
-import type { ScanInput } from "../../../actors/courier/shipment.ts";
+import type { ScanInput } from "../../../actors/courier/shipment/mod.ts";
 import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";

@@ -16,7 +16,7 @@ import {
   labSampleActor,
   type LabSampleCommand,
 } from "../../../actors/courier/lab_sample.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { postLaterCharge } from "./later_charges.ts";

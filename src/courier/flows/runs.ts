@@ -26,7 +26,7 @@ import {
 import type { Crossing } from "../../../actors/courier/customs_crossing.ts";
 import { asLabSample, labSampleActor } from "../../../actors/courier/lab_sample.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
-import type { ScanInput, Shipment } from "../../../actors/courier/shipment.ts";
+import type { ScanInput, Shipment } from "../../../actors/courier/shipment/mod.ts";
 import type { ScanEvent } from "../rules/lifecycle.ts";
 import { decimal } from "../../domain/money.ts";
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";

@@ -2,7 +2,7 @@
  * One row of the operations board (courier 4.4): a shipment as operations staff scan it, made
  * from the shipment's projected snapshot. Pure; shared by the list endpoint and the live board.
  */
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

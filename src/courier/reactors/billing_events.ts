@@ -33,7 +33,7 @@ import {
 } from "../../../actors/courier/courier_client.ts";
 import { SYSTEM_PRINCIPAL } from "../../../actors/courier/alert.ts";
 import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import {
   ADJUSTMENT_KINDS,
   type BilledClient,

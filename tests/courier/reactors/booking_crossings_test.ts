@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { customsCrossingActor } from "../../../actors/courier/customs_crossing.ts";
-import { type Shipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { bookingCrossingIdOf, openCrossing } from "../../../src/courier/flows/customs.ts";
 import { BookingCrossings } from "../../../src/courier/reactors/booking_crossings.ts";
 import { type BusMessage, subjectPattern } from "../../../src/bus/bus.ts";

@@ -7,7 +7,7 @@
 import type { CourierClient } from "../../../../actors/courier/courier_client.ts";
 import type { PriceOffer } from "../../../../actors/courier/price_offer.ts";
 import { claimId, referenceClaimActor } from "../../../../actors/courier/reference_claim.ts";
-import { shipmentActor } from "../../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../../actors/courier/shipment/mod.ts";
 import type { Deps } from "../../../environment.ts";
 import { refuse, Refused, type Rejection } from "../../../runtime/actor.ts";
 import { type Kysely, sql } from "kysely";
