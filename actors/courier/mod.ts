@@ -11,7 +11,7 @@ import { operationsViewsActor } from "./operations_views.ts";
 import { networkRunActor } from "./network_run.ts";
 import { alertActor } from "./alert.ts";
 import { evidenceFileActor } from "./evidence_file.ts";
-import { customsCrossingActor } from "./customs_crossing.ts";
+import { customsCrossingActor } from "./customs_crossing/mod.ts";
 import { labSampleActor } from "./lab_sample.ts";
 import { complianceChecklistActor } from "./compliance_checklists.ts";
 import { claimActor } from "./claim.ts";

@@ -14,7 +14,7 @@ import {
   type CustomsAction,
   customsCrossingActor,
   SUPPLY_DOCUMENTS_MAX,
-} from "../../actors/courier/customs_crossing.ts";
+} from "../../actors/courier/customs_crossing/mod.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import {
   crossingsOfShipment,

@@ -27,7 +27,7 @@ import {
   recordCrossing,
   vehicleLeft,
 } from "../../src/courier/flows/customs.ts";
-import { customsCrossingActor } from "../../actors/courier/customs_crossing.ts";
+import { customsCrossingActor } from "../../actors/courier/customs_crossing/mod.ts";
 import { raiseAlert } from "../../src/courier/flows/alerts.ts";
 import { driverIdOf } from "../../src/courier/flows/driver_access.ts";
 import { EVIDENCE_FILE_BYTES_MAX, storeEvidence } from "../../src/courier/flows/evidence.ts";

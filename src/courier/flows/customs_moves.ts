@@ -20,7 +20,7 @@ import {
   type CustomsMove,
   type MoveInput,
   standsAt,
-} from "../../../actors/courier/customs_crossing.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
 import type { ScanInput } from "../../../actors/courier/shipment/mod.ts";
 import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";

@@ -23,7 +23,7 @@ import {
   stopAnswer,
   withColdSlots,
 } from "../../../actors/courier/network_run.ts";
-import type { Crossing } from "../../../actors/courier/customs_crossing.ts";
+import type { Crossing } from "../../../actors/courier/customs_crossing/mod.ts";
 import { asLabSample, labSampleActor } from "../../../actors/courier/lab_sample.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import type { ScanInput, Shipment } from "../../../actors/courier/shipment/mod.ts";
