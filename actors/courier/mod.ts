@@ -12,7 +12,7 @@ import { networkRunActor } from "./network_run.ts";
 import { alertActor } from "./alert.ts";
 import { evidenceFileActor } from "./evidence_file.ts";
 import { customsCrossingActor } from "./customs_crossing/mod.ts";
-import { labSampleActor } from "./lab_sample.ts";
+import { labSampleActor } from "./lab_sample/mod.ts";
 import { complianceChecklistActor } from "./compliance_checklists.ts";
 import { claimActor } from "./claim.ts";
 import { clientStoreActor } from "./client_store.ts";

@@ -15,7 +15,7 @@ import {
   type LabSample,
   type LabSampleCommand,
   TEMPERATURE_UNITS,
-} from "../../actors/courier/lab_sample.ts";
+} from "../../actors/courier/lab_sample/mod.ts";
 import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
 import { askLabSample, labSampleCommand } from "../../src/courier/flows/lab.ts";
 import { profileLabSample } from "../../src/courier/flows/lab_profile.ts";

@@ -15,7 +15,7 @@ import {
   type LabSample,
   labSampleActor,
   type LabSampleCommand,
-} from "../../../actors/courier/lab_sample.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";

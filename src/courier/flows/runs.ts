@@ -24,7 +24,7 @@ import {
   withColdSlots,
 } from "../../../actors/courier/network_run.ts";
 import type { Crossing } from "../../../actors/courier/customs_crossing/mod.ts";
-import { asLabSample, labSampleActor } from "../../../actors/courier/lab_sample.ts";
+import { asLabSample, labSampleActor } from "../../../actors/courier/lab_sample/mod.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import type { ScanInput, Shipment } from "../../../actors/courier/shipment/mod.ts";
 import type { ScanEvent } from "../rules/lifecycle.ts";

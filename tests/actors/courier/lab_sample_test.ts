@@ -1,5 +1,5 @@
 /**
- * One laboratory sample (actors/courier/lab_sample.ts; courier 2.10 "temperature reading: value,
+ * One laboratory sample (actors/courier/lab_sample/mod.ts; courier 2.10 "temperature reading: value,
  * unit (C or F), source, device, time; append-only", 3.4 "laboratory handover: late sample,
  * out-of-range reading or broken seal: blocked until someone with runs:override records the
  * laboratory's decision", 7 "temperature readings need value, unit, source, device, time").
@@ -24,7 +24,7 @@ import {
   REJECTED_BY_LABORATORY,
   TEMPERATURE_ABS_MAX,
   withinRange,
-} from "../../../actors/courier/lab_sample.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
 
 const T0 = Date.parse("2026-11-02T08:00:00Z");
