@@ -14,7 +14,7 @@ import { evidenceFileActor } from "./evidence_file.ts";
 import { customsCrossingActor } from "./customs_crossing/mod.ts";
 import { labSampleActor } from "./lab_sample/mod.ts";
 import { complianceChecklistActor } from "./compliance_checklists.ts";
-import { claimActor } from "./claim.ts";
+import { claimActor } from "./claim/mod.ts";
 import { clientStoreActor } from "./client_store.ts";
 import { retailPacketActor } from "./retail_packet.ts";
 import { clientAddressActor } from "./client_address.ts";

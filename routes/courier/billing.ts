@@ -48,7 +48,7 @@ import {
   TEXT_CHARS_MAX,
 } from "../../src/courier/rules/ledger.ts";
 import { OUTBOUND_STATUSES } from "../../actors/platform/outbound_event/mod.ts";
-import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim.ts";
+import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim/mod.ts";
 import { decimal, formatMinor, numberText, toMinor } from "../../src/domain/money.ts";
 import { exportStateOf } from "../../src/courier/rules/billing_csv.ts";
 import { ADJUSTMENT_KINDS } from "../../src/courier/rules/billing_events.ts";

@@ -18,7 +18,7 @@ import {
   type ClaimOutcome,
   claimWindowClosesAt,
   type CreditResult,
-} from "../../../actors/courier/claim.ts";
+} from "../../../actors/courier/claim/mod.ts";
 import { termsOf } from "../../../actors/courier/shipment/mod.ts";
 import { toMinor } from "../../domain/money.ts";
 import { derivedId } from "../../domain/secrets.ts";
