@@ -59,6 +59,7 @@ const READING_REFUSALS = {
   ...NO_PROFILE,
   validation_failed: "a reading needs value, unit, source, device and time",
   invalid_temperature: "not a temperature, or a time in the future",
+  readings_limit: "the sample keeps as many readings as it may",
 };
 const ON_DRIVERS_RUNS = { not_found: "the shipment is on none of the driver's runs" };
 

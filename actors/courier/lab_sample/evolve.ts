@@ -1,5 +1,6 @@
 /** The sample's events applied. */
 import { unreachable } from "../../../src/runtime/actor.ts";
+import { readingDigest } from "./digests.ts";
 import { LAB_DECISIONS_IN_STATE_MAX, LAB_READINGS_IN_STATE_MAX } from "./limits.ts";
 import type { LabBlock, LabReading, LabSample, LabSampleEvent, LabSampleState } from "./types.ts";
 
@@ -16,6 +17,7 @@ function started(event: Extract<LabSampleEvent, { kind: "profiled" }>): LabSampl
     ticks_total: 0,
     readings: [],
     readings_total: 0,
+    reading_digests: [],
     out_of_range_total: 0,
     lowest_tenths: null,
     highest_tenths: null,
@@ -45,6 +47,7 @@ function withReading(state: LabSample, r: LabReading): LabSample {
     ...state,
     readings: [...state.readings, r].slice(-LAB_READINGS_IN_STATE_MAX),
     readings_total: state.readings_total + 1,
+    reading_digests: [...state.reading_digests, readingDigest(r)],
     out_of_range_total: state.out_of_range_total + (r.in_range === false ? 1 : 0),
     lowest_tenths: state.lowest_tenths === null ? t : Math.min(state.lowest_tenths, t),
     highest_tenths: state.highest_tenths === null ? t : Math.max(state.highest_tenths, t),

@@ -6,7 +6,9 @@
  */
 import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import { iso } from "../../../src/domain/iso.ts";
+import { LAB_READINGS_MAX } from "../../../src/limits.ts";
 import { noProfile, whole } from "./accepted.ts";
+import { readingDigest } from "./digests.ts";
 import { lateEvent } from "./lateness.ts";
 import {
   clip,
@@ -48,10 +50,13 @@ export function temperature(
   const { value, unit, time } = measured;
   const source = clip(measured.source, LAB_NAME_CHARS_MAX);
   const device = clip(measured.device, LAB_NAME_CHARS_MAX);
-  const same = state.readings.find((x) =>
-    x.device === device && x.time === time && x.value === value && x.unit === unit
-  );
-  if (same) return whole([]); // the same reading sent again is kept once
+  // spec: courier 2.10: append-only; the same reading sent again, however old, is kept once.
+  if (state.reading_digests.includes(readingDigest({ device, time, value, unit }))) {
+    return whole([]);
+  }
+  if (state.reading_digests.length >= LAB_READINGS_MAX) {
+    return reject("readings_limit", `a sample keeps at most ${LAB_READINGS_MAX} readings`);
+  }
   const { min_tenths: min, max_tenths: max } = state.profile;
   const ranged = min !== null || max !== null;
   const reading: LabReading = {

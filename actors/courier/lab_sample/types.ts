@@ -107,7 +107,13 @@ export interface LabSample {
   readonly ticks_total: number;
   /** The latest readings, oldest first, at most LAB_READINGS_IN_STATE_MAX. */
   readonly readings: readonly LabReading[];
+  /** Distinct readings kept: a reading sent again is not counted again. */
   readonly readings_total: number;
+  /**
+   * The digest of every reading kept (digests.ts), oldest first, at most LAB_READINGS_MAX: the
+   * same reading sent again however long after is known by it and kept once (courier 2.10).
+   */
+  readonly reading_digests: readonly string[];
   readonly out_of_range_total: number;
   readonly lowest_tenths: number | null;
   readonly highest_tenths: number | null;
