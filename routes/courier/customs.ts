@@ -75,7 +75,7 @@ const SCOPE_OF: Readonly<Record<CustomsAction, Scope>> = {
 
 const Text = (max: number) => z.string().trim().max(max);
 
-/** What supplying documents to a crossing can refuse (customs_crossing.ts supply). */
+/** What supplying documents to a crossing can refuse (customs_crossing/supply.ts). */
 const SUPPLY_REFUSALS = {
   validation_failed: "no document is named",
   crossing_closed: "the crossing is cleared or refused: no more documents",

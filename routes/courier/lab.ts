@@ -48,13 +48,13 @@ const Ref = z.object({ reference: Waybill });
 const NO_PROFILE = {
   lab_profile_missing: "the sample has no laboratory profile yet: set it first",
 };
-/** What ticking a checklist item can refuse (lab_sample.ts tick). */
+/** What ticking a checklist item can refuse (lab_sample/tick.ts). */
 const TICK_REFUSALS = {
   ...NO_PROFILE,
   unknown_checklist_item: "the profile's checklist has no such item",
   tick_items_limit: "the sample keeps as many tick items as it may",
 };
-/** What a temperature reading can refuse (lab_sample.ts temperature). */
+/** What a temperature reading can refuse (lab_sample/reading.ts). */
 const READING_REFUSALS = {
   ...NO_PROFILE,
   validation_failed: "a reading needs value, unit, source, device and time",

@@ -1,7 +1,7 @@
 /**
  * One customs crossing of one shipment (courier 2.10, 3.4, 4.5, 7): tenant = the courier's
  * business id, id = the crossing id (`xing_...`, deterministic per shipment and border stop, see
- * src/courier/customs.ts). It keeps what customs decided and why: the append-only documents
+ * src/courier/flows/customs.ts). It keeps what customs decided and why: the append-only documents
  * supplied, every move with its reason, customs reference or evidence, the duties paid, and when
  * the vehicle left and the shipment exited and entered.
  *
@@ -17,8 +17,8 @@
  * moved on completes nothing on the shipment (`standsAt`): it is past.
  *
  * A clearance's customs-administration fee, and duties the client pays, are due from the move's
- * own commit until the ledger confirms them booked (`charges_due`, src/courier/customs_charges.ts),
- * and due again at the crossing's `charge` timer, so a request that dies between the move and its
+ * own commit until the ledger confirms them booked (`charges_due`, booked by
+ * src/courier/reactors/customs_charges.ts), and due again at the crossing's `charge` timer, so a request that dies between the move and its
  * charge loses nothing, whether or not the move is ever sent again. Duties are the same duties
  * when their amount, currency, payer and evidence are (their optional reason aside).
  */

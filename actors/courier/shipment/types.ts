@@ -16,7 +16,10 @@ import type { PriceLine } from "../../../src/courier/rules/pricing.ts";
 import type { SettlementMode } from "../../../src/courier/rules/settlement.ts";
 import type { AlertKind } from "../alert.ts";
 
-/** spec: courier 2.3: rate-card version, inputs, service, every line, tax, currency, payer, promise. */
+/**
+ * spec: courier 2.3: rate-card version, inputs, service, every line, tax, currency, payer,
+ * promise.
+ */
 export interface FrozenPricing {
   readonly prices_reference: string;
   readonly rate_card_id: string;
