@@ -18,9 +18,10 @@
  *
  * A clearance's customs-administration fee, and duties the client pays, are due from the move's
  * own commit until the ledger confirms them booked (`charges_due`, booked by
- * src/courier/reactors/customs_charges.ts), and due again at the crossing's `charge` timer, so a request that dies between the move and its
- * charge loses nothing, whether or not the move is ever sent again. Duties are the same duties
- * when their amount, currency, payer and evidence are (their optional reason aside).
+ * src/courier/reactors/customs_charges.ts), and due again at the crossing's `charge` timer, so a
+ * request that dies between the move and its charge loses nothing, whether or not the move is
+ * ever sent again. Duties are the same duties when their amount, currency, payer and evidence
+ * are (their optional reason aside).
  */
 import type { ActorDefinition } from "../../../src/runtime/actor.ts";
 import { decide } from "./decide.ts";
