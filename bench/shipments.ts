@@ -3,7 +3,7 @@
  * per shipment; the time to evaluate every deadline after a clock jump of one day; and the time
  * from a restart until every shipment is served again. On a KV file, with the manual clock.
  */
-import { shipmentActor, type ShipmentBooking } from "../actors/courier/shipment.ts";
+import { shipmentActor, type ShipmentBooking } from "../actors/courier/shipment/mod.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { ManualClock } from "../src/runtime/clock.ts";
 import { KvActorStore } from "../src/runtime/kv_store.ts";

@@ -188,6 +188,26 @@ export const SCAN_CHARGE_RETRY_MS = 5 * 60_000;
  * working day, for ever.
  */
 export const SHIPMENT_OPEN_MS_MAX = 14 * 24 * 60 * 60 * 1000;
+/**
+ * Distinct temperature readings one laboratory sample keeps (courier 2.10: readings are
+ * append-only; the same reading sent twice is kept once, however long after): the sample keeps
+ * a digest of each to know it when it comes again. A reading every two minutes for the 14 days a
+ * shipment may stay open (10,080); past it a new reading is refused (`readings_limit`) rather
+ * than kept without its digest, where a logger's log sent again would count it twice.
+ */
+export const LAB_READINGS_MAX = SHIPMENT_OPEN_MS_MAX / (2 * 60_000);
+/**
+ * A reading's digest: 96 bits of SHA-256 in base64url. Two of LAB_READINGS_MAX readings share one
+ * with odds below 10^-21, so a reading is taken for another only as often as that.
+ */
+export const LAB_READING_DIGEST_CHARS = 16;
+/**
+ * A laboratory sample's stored state: one store value for what it held before (profile, ticks,
+ * decisions, its latest readings), and the digests of LAB_READINGS_MAX readings (each quoted, with
+ * its comma), split over several store values in the same commit.
+ */
+export const LAB_SAMPLE_STATE_BYTES_MAX = STATE_BYTES_MAX +
+  LAB_READINGS_MAX * (LAB_READING_DIGEST_CHARS + 3);
 
 /** Users of one courier client (courier 4.6): each is ~250 bytes of the client actor's state. */
 export const CLIENT_USERS_MAX = 50;

@@ -9,7 +9,7 @@
  * COD) reduces it.
  */
 import type { Context } from "hono";
-import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim.ts";
+import { CLAIM_CREDIT_PREFIX } from "../../actors/courier/claim/mod.ts";
 import { REFERENCE_CHARS_MAX, TEXT_CHARS_MAX } from "../../src/courier/rules/ledger.ts";
 import { numberText } from "../../src/domain/money.ts";
 import { asPosting } from "../../actors/courier/courier_client.ts";

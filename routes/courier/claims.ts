@@ -18,7 +18,7 @@ import {
   CLAIM_STATUSES,
   CLAIM_TEXT_CHARS_MAX,
   claimActor,
-} from "../../actors/courier/claim.ts";
+} from "../../actors/courier/claim/mod.ts";
 import { entryAsk } from "../../actors/courier/client_ledger.ts";
 import { type BookClaimNote, decideClaim, fileClaim } from "../../src/courier/flows/claims.ts";
 import { Refused } from "../../src/runtime/actor.ts";

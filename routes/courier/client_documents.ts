@@ -14,7 +14,7 @@ import { clientPackingSlipPdf } from "../../src/courier/rules/documents/client_p
 import type { DocumentResult } from "../../src/courier/rules/documents/facts.ts";
 import { labelPdf } from "../../src/courier/rules/documents/label.ts";
 import { waybillPdf } from "../../src/courier/rules/documents/waybill.ts";
-import type { Shipment } from "../../actors/courier/shipment.ts";
+import type { Shipment } from "../../actors/courier/shipment/mod.ts";
 import type { Api } from "../../src/http/app.ts";
 import { client, clientPrincipalOf } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";

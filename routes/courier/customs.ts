@@ -12,8 +12,8 @@ import {
   CUSTOMS_TEXT_CHARS_MAX,
   type CustomsAction,
   SUPPLY_DOCUMENTS_MAX,
-} from "../../actors/courier/customs_crossing.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+} from "../../actors/courier/customs_crossing/mod.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import {
   crossingsOfShipment,
   getCrossing,
@@ -74,7 +74,7 @@ const SCOPE_OF: Readonly<Record<CustomsAction, Scope>> = {
 
 const Text = (max: number) => z.string().trim().max(max);
 
-/** What supplying documents to a crossing can refuse (customs_crossing.ts supply). */
+/** What supplying documents to a crossing can refuse (customs_crossing/supply.ts). */
 const SUPPLY_REFUSALS = {
   validation_failed: "no document is named",
   crossing_closed: "the crossing is cleared or refused: no more documents",

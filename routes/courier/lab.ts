@@ -15,7 +15,7 @@ import {
   type LabSample,
   type LabSampleCommand,
   TEMPERATURE_UNITS,
-} from "../../actors/courier/lab_sample.ts";
+} from "../../actors/courier/lab_sample/mod.ts";
 import { assertDriverCarries } from "../../src/courier/flows/driver_access.ts";
 import { askLabSample, labSampleCommand } from "../../src/courier/flows/lab.ts";
 import { profileLabSample } from "../../src/courier/flows/lab_profile.ts";
@@ -48,17 +48,18 @@ const Ref = z.object({ reference: Waybill });
 const NO_PROFILE = {
   lab_profile_missing: "the sample has no laboratory profile yet: set it first",
 };
-/** What ticking a checklist item can refuse (lab_sample.ts tick). */
+/** What ticking a checklist item can refuse (lab_sample/tick.ts). */
 const TICK_REFUSALS = {
   ...NO_PROFILE,
   unknown_checklist_item: "the profile's checklist has no such item",
   tick_items_limit: "the sample keeps as many tick items as it may",
 };
-/** What a temperature reading can refuse (lab_sample.ts temperature). */
+/** What a temperature reading can refuse (lab_sample/reading.ts). */
 const READING_REFUSALS = {
   ...NO_PROFILE,
   validation_failed: "a reading needs value, unit, source, device and time",
   invalid_temperature: "not a temperature, or a time in the future",
+  readings_limit: "the sample keeps as many readings as it may",
 };
 const ON_DRIVERS_RUNS = { not_found: "the shipment is on none of the driver's runs" };
 

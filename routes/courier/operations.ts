@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
 import { operationsViewsActor } from "../../actors/courier/operations_views.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { recordScan } from "../../src/courier/flows/scans.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { HEALTHS, OWNER_ROLES, SCAN_EVENTS } from "../../src/courier/rules/lifecycle.ts";

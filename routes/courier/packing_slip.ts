@@ -3,7 +3,7 @@
  * Another courier's waybill is not found.
  */
 import { asBusiness, businessActor } from "../../actors/platform/business/mod.ts";
-import { asShipment, shipmentActor } from "../../actors/courier/shipment.ts";
+import { asShipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { shipmentFacts } from "../../src/courier/flows/documents.ts";
 import { packingSlipPdf } from "../../src/courier/rules/documents/courier_packing_slip.ts";
 import type { Api } from "../../src/http/app.ts";

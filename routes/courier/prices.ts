@@ -7,7 +7,7 @@ import { shipmentSearchPage, shipmentsHeld } from "../../src/courier/queries/shi
 import { quotePage } from "../../src/courier/queries/quotes.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { balancesOf } from "../../actors/courier/client_ledger.ts";
-import { type shipmentSearchView } from "../../actors/courier/shipment.ts";
+import { type shipmentSearchView } from "../../actors/courier/shipment/mod.ts";
 import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
 import { waybillOf } from "../../src/courier/rules/waybill.ts";

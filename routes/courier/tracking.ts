@@ -4,7 +4,7 @@
  * next, never customs notes, declared values, specimen data or anything about money.
  */
 import type { Context } from "hono";
-import { shipmentActor } from "../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { hashSecret } from "../../src/domain/secrets.ts";
 import { type Api, envelope, ok } from "../../src/http/app.ts";
 import { anonymous } from "../../src/http/guards.ts";

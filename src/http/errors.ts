@@ -110,6 +110,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   item_required: 422,
   unknown_checklist_item: 422,
   tick_items_limit: 422,
+  readings_limit: 422,
   note_required: 422,
   lab_profile_missing: 409,
   lab_profile_locked: 409,

@@ -5,7 +5,7 @@
  * made the change does them before it answers; each has a key of its condition, so however
  * often, and by whichever of the two, it is done once (src/courier/flows/runs/follow_ups.ts).
  */
-import type { ScanInput } from "../shipment.ts";
+import type { ScanInput } from "../shipment/mod.ts";
 import type { AlertKind } from "../alert.ts";
 import type { ChargeKind } from "../../../src/courier/rules/ledger.ts";
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";

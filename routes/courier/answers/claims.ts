@@ -9,7 +9,7 @@ import {
   CLAIM_OUTCOMES,
   CLAIM_STATUSES,
   type ClaimCredit,
-} from "../../../actors/courier/claim.ts";
+} from "../../../actors/courier/claim/mod.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import { z } from "../../../src/http/route.ts";

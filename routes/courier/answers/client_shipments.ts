@@ -3,7 +3,7 @@
  * of bulk and CSV booking, row by row.
  */
 import type { Context } from "hono";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import type { Booked, RowFailed } from "../../../src/courier/flows/booking/mod.ts";
 import { SCAN_EVENTS } from "../../../src/courier/rules/lifecycle.ts";
 import { iso } from "../../../src/domain/iso.ts";

@@ -8,7 +8,7 @@ import {
   CROSSING_STATUSES,
   CUSTOMS_ACTIONS,
   type CustomsMove,
-} from "../../../actors/courier/customs_crossing.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import { z } from "../../../src/http/route.ts";

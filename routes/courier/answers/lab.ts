@@ -11,7 +11,7 @@ import {
   REJECTED_BY_LABORATORY,
   SEAL_STATUSES,
   TEMPERATURE_UNITS,
-} from "../../../actors/courier/lab_sample.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull, UtcInstant } from "../../../src/http/schemas.ts";

@@ -6,7 +6,7 @@
 import type { AlertSummary } from "../../../actors/courier/alert.ts";
 import { ALERT_KINDS } from "../../../actors/courier/alert.ts";
 import type { SavedView } from "../../../actors/courier/operations_views.ts";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import { operationsRow } from "../../../src/courier/queries/operations_row.ts";
 import {
   HEADLINES,

@@ -2,7 +2,7 @@
  * Courier 2.3: a shipment as booked, with its frozen pricing and service terms, and as found by
  * search with its next obligation and health.
  */
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import {
   HEADLINES,
   HEALTHS,

@@ -3,7 +3,7 @@
  * notes, declared values, specimen data or money) and the public tracking link.
  */
 import type { Context } from "hono";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import { HEADLINES, type Milestone, STEPS } from "../../../src/courier/rules/lifecycle.ts";
 import { type AppEnv, publicBaseUrl } from "../../../src/http/context.ts";
 import { z } from "../../../src/http/route.ts";

@@ -18,8 +18,8 @@ import {
   type ClaimOutcome,
   claimWindowClosesAt,
   type CreditResult,
-} from "../../../actors/courier/claim.ts";
-import { termsOf } from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/claim/mod.ts";
+import { termsOf } from "../../../actors/courier/shipment/mod.ts";
 import { toMinor } from "../../domain/money.ts";
 import { derivedId } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";

@@ -19,8 +19,8 @@ import {
   type DocumentInput,
   type MoveInput,
   type Supply,
-} from "../../../actors/courier/customs_crossing.ts";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import { derivedId } from "../../domain/secrets.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { recordOnce, shipmentIn } from "./shipments.ts";

@@ -18,7 +18,7 @@ import {
   type CrossingChargeDue,
   type CustomsMove,
   dutySourceEvent,
-} from "../../../actors/courier/customs_crossing.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { askCrossing } from "./customs.ts";
 import { postLaterCharge } from "./later_charges.ts";

@@ -20,8 +20,8 @@ import {
   type CustomsMove,
   type MoveInput,
   standsAt,
-} from "../../../actors/courier/customs_crossing.ts";
-import type { ScanInput } from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
+import type { ScanInput } from "../../../actors/courier/shipment/mod.ts";
 import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";

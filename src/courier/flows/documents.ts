@@ -3,7 +3,7 @@
  * pure layouts in `src/domain/documents/`. The frozen pricing (courier 2.3) goes only into the
  * waybill's facts; labels and packing slips get none of it but the service.
  */
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import type { ShipmentFacts, WaybillFacts } from "../rules/documents/facts.ts";
 
 export interface DocumentContext {

@@ -15,8 +15,8 @@ import {
   type LabSample,
   labSampleActor,
   type LabSampleCommand,
-} from "../../../actors/courier/lab_sample.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { postLaterCharge } from "./later_charges.ts";

@@ -14,7 +14,7 @@ import type {
   LabChecklistRef,
   LabProfileInput,
   LabSample,
-} from "../../../actors/courier/lab_sample.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { askLabSample, bookColdChain, readShipment } from "./lab.ts";

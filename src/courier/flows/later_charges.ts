@@ -8,7 +8,7 @@ import { Refused } from "../../runtime/actor.ts";
 import { entryAsk } from "../../../actors/courier/client_ledger.ts";
 import { asClient, courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import { type ChargeKind, TEXT_CHARS_MAX } from "../rules/ledger.ts";
 import { scanCharge, type ScanEvent } from "../rules/lifecycle.ts";
 import { type RateCardTerms, versionInForce } from "../rules/rate_card.ts";

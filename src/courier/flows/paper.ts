@@ -3,7 +3,7 @@
  * shipment: the courier's name it is printed under.
  */
 import { asBusiness, businessActor } from "../../../actors/platform/business/mod.ts";
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { clientShipmentIn } from "./shipments.ts";

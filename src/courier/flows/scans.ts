@@ -8,7 +8,7 @@ import {
   type ScanInput,
   type Shipment,
   shipmentActor,
-} from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/shipment/mod.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";

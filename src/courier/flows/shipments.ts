@@ -9,7 +9,7 @@ import {
   type ScanInput,
   type Shipment,
   shipmentActor,
-} from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/shipment/mod.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
 

@@ -3,7 +3,7 @@
  * filed first; a page shows its claims as projected.
  */
 import type { Kysely } from "kysely";
-import type { Claim } from "../../../actors/courier/claim.ts";
+import type { Claim } from "../../../actors/courier/claim/mod.ts";
 import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";

@@ -4,7 +4,7 @@
  * shipment), both through `shipmentValues`, so the two can never show a shipment differently.
  * Pure.
  */
-import type { Shipment } from "../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -9,8 +9,8 @@
  * republishes the change at start; one still failing is deferred (src/bus/deferred.ts) and tried
  * again on a durable schedule until raised.
  */
-import type { AlertDue } from "../../../actors/courier/shipment.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import type { AlertDue } from "../../../actors/courier/shipment/mod.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";

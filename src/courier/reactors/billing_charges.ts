@@ -8,7 +8,7 @@
  * another), and a change whose events still fail is not deferred: the charge sweep
  * (BillingEvents.sweep) finds every entry whose event never reached the query side.
  */
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import {
   courierClientActor,
   type CourierClientEvent,

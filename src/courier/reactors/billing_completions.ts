@@ -15,7 +15,7 @@
  */
 import { asPosting } from "../../../actors/courier/courier_client.ts";
 import { SYSTEM_PRINCIPAL } from "../../../actors/courier/alert.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import {
   type BilledClient,
   COMPLETION_EVENTS,

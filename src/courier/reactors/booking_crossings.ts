@@ -14,7 +14,7 @@ import {
   type Shipment,
   shipmentActor,
   type ShipmentEvent,
-} from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/shipment/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";

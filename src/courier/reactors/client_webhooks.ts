@@ -11,7 +11,7 @@
  */
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
-import { shipmentActor, type ShipmentEvent } from "../../../actors/courier/shipment.ts";
+import { shipmentActor, type ShipmentEvent } from "../../../actors/courier/shipment/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../rules/billing_events.ts";

@@ -15,7 +15,7 @@ import {
   type Crossing,
   type CrossingChargeDue,
   customsCrossingActor,
-} from "../../../actors/courier/customs_crossing.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
 import { bookCrossingCharge } from "../flows/customs_charges.ts";
 import { confirmed, DueCharges, type DueChargesOptions } from "./due_charges.ts";
 

@@ -9,7 +9,7 @@
  * fails here is logged and stays due, and the shipment's durable `charge` timer makes it due again
  * (SCAN_CHARGE_RETRY_MS) until this handler confirms it booked.
  */
-import { type ChargeDue, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { type ChargeDue, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 import { confirmed, DueCharges, type DueChargesOptions } from "./due_charges.ts";
 import { bookScanCharge } from "../flows/later_charges.ts";

@@ -6,7 +6,7 @@
  * done. Run periodically beside the billing sweep (src/courier/mod.ts).
  */
 import { sql } from "kysely";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { SweepRounds, sweepRows, type SweepWindow } from "../../db/sweep_rounds.ts";
 import type { Deps } from "../../environment.ts";
 import {

@@ -1,5 +1,5 @@
 /**
- * A claim on a shipment (actors/courier/claim.ts; courier 2.4 claim terms and liability cover,
+ * A claim on a shipment (actors/courier/claim/mod.ts; courier 2.4 claim terms and liability cover,
  * 2.6 rule 5 credit notes, 4.6 `GET /client/claims`, 5 `claims:approve`): filed once per
  * shipment within its window and up to what the shipment stood for, decided once, its credit
  * settled once.
@@ -19,7 +19,7 @@ import {
   claimLimitOf,
   claimWindowClosesAt,
   creditReferenceOf,
-} from "../../../actors/courier/claim.ts";
+} from "../../../actors/courier/claim/mod.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
 
 const T0 = Date.parse("2026-11-02T08:00:00Z");

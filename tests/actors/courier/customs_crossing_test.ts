@@ -1,5 +1,5 @@
 /**
- * One customs crossing of one shipment (actors/courier/customs_crossing.ts; courier 2.10, 3.4,
+ * One customs crossing of one shipment (actors/courier/customs_crossing/mod.ts; courier 2.10, 3.4,
  * 4.5, 7): holds, refusals and requests for documents need a reason; a clearance needs the
  * customs reference; a release needs evidence; duties need amount, currency, payer and evidence;
  * the exit is recorded before the entry; a move sent again is a replay; the clearance's fee and
@@ -24,7 +24,7 @@ import {
   type MoveInput,
   standsAt,
   SUPPLY_DOCUMENTS_MAX,
-} from "../../../actors/courier/customs_crossing.ts";
+} from "../../../actors/courier/customs_crossing/mod.ts";
 import { CHARGE_TIMER } from "../../../src/courier/rules/charges_due.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";

@@ -1,5 +1,5 @@
 /**
- * One laboratory sample (actors/courier/lab_sample.ts; courier 2.10 "temperature reading: value,
+ * One laboratory sample (actors/courier/lab_sample/mod.ts; courier 2.10 "temperature reading: value,
  * unit (C or F), source, device, time; append-only", 3.4 "laboratory handover: late sample,
  * out-of-range reading or broken seal: blocked until someone with runs:override records the
  * laboratory's decision", 7 "temperature readings need value, unit, source, device, time").
@@ -13,9 +13,11 @@ import {
   handoverVerdict,
   isWholeTenths,
   LAB_DECISIONS_IN_STATE_MAX,
+  LAB_NAME_CHARS_MAX,
   LAB_READINGS_IN_STATE_MAX,
   LAB_TICK_ITEMS_MAX,
   type LabProfileInput,
+  type LabSample,
   labSampleActor,
   type LabSampleCommand,
   labSummaryOf,
@@ -24,8 +26,14 @@ import {
   REJECTED_BY_LABORATORY,
   TEMPERATURE_ABS_MAX,
   withinRange,
-} from "../../../actors/courier/lab_sample.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
+import {
+  LAB_READINGS_MAX,
+  LAB_SAMPLE_STATE_BYTES_MAX,
+  STATE_BYTES_MAX,
+} from "../../../src/limits.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
+import { openTestRuntime, type TestRuntime } from "../../runtime/fixtures.ts";
 
 const T0 = Date.parse("2026-11-02T08:00:00Z");
 const HOUR = 3_600_000;
@@ -268,13 +276,11 @@ Deno.test("lab sample: only the last readings are kept; the totals and extremes 
   assert.ok(JSON.stringify(s).length < 60_000, "within one stored value");
 });
 
-Deno.test("lab sample: KNOWN DEFECT: a reading older than the kept window, sent again, is recorded twice", () => {
-  // The header promises "the same reading sent twice (device, time, value, unit) is kept once",
-  // but only the last LAB_READINGS_IN_STATE_MAX readings are compared. A logger that uploads its
-  // log again after more readings than that appends the old ones again: readings_total and
-  // out_of_range_total grow, and an old out-of-range reading opens a block again after the
-  // laboratory's decision settled it. Today's behaviour is asserted so the suite stays green;
-  // when it is fixed, this test fails and should assert the reading is kept once.
+Deno.test("lab sample: a reading older than the kept window, sent again, is kept once", () => {
+  // spec: courier 2.10: readings are append-only; the same reading sent twice (device, time,
+  // value, unit) is kept once, however many came between: a logger that uploads its log again
+  // after more readings than the state shows counts nothing twice, and an old out-of-range
+  // reading does not open a block again after the laboratory's decision settled it.
   const h = profiled({ deadline_at: null });
   h.must(reading(9, { time: T0 - HOUR })); // out of range, blocks
   h.must(approveCommand("accept"));
@@ -283,10 +289,170 @@ Deno.test("lab sample: KNOWN DEFECT: a reading older than the kept window, sent 
   }
   assert.deepEqual(h.state!.blocks, []);
   const again = h.must(reading(9, { time: T0 - HOUR }));
-  assert.deepEqual(kinds(again.events), ["reading_recorded", "blocked"]); // today's behaviour
-  assert.equal(h.state!.readings_total, LAB_READINGS_IN_STATE_MAX + 2);
-  assert.equal(h.state!.out_of_range_total, 2);
-  assert.deepEqual(verdict(h).reasons, ["temperature_out_of_range"]);
+  assert.deepEqual(kinds(again.events), [], "kept once");
+  assert.equal(h.state!.readings_total, LAB_READINGS_IN_STATE_MAX + 1);
+  assert.equal(h.state!.out_of_range_total, 1);
+  assert.deepEqual(verdict(h).reasons, []);
+  // The same time and device with another value, or another unit, is another reading.
+  assert.deepEqual(kinds(h.must(reading(9.5, { time: T0 - HOUR })).events), [
+    "reading_recorded",
+    "blocked",
+  ]);
+  assert.deepEqual(kinds(h.must(reading(9, { time: T0 - HOUR, unit: "F" })).events), [
+    "reading_recorded",
+    "blocked",
+  ]);
+  assert.equal(h.state!.readings_total, LAB_READINGS_IN_STATE_MAX + 3);
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("lab sample: any readings sent with repeats are each kept once; the counts are the distinct readings'", () => {
+  const identity = fc.record({
+    device: fc.constantFrom("DL-7", "DL-8", "probe"),
+    // Minutes before T0: a repeat may come after more than LAB_READINGS_IN_STATE_MAX others.
+    minute: fc.integer({ min: 0, max: 400 }),
+    value: fc.constantFrom(-1, 0, 1.5, 4, 8, 8.04, 9, 46.4),
+    unit: fc.constantFrom("C" as const, "F" as const),
+  });
+  const key = (r: { device: string; minute: number; value: number; unit: string }) =>
+    `${r.device}|${r.minute}|${r.value}|${r.unit}`;
+  fc.assert(
+    fc.property(
+      // More distinct readings than the state shows, so that repeats come from beyond them.
+      fc.uniqueArray(identity, {
+        minLength: LAB_READINGS_IN_STATE_MAX + 1,
+        maxLength: LAB_READINGS_IN_STATE_MAX + 60,
+        selector: key,
+      }),
+      // Each step sends the next new reading, or again one sent before (any, however old).
+      fc.array(fc.option(fc.nat(), { freq: 3 }), { minLength: 100, maxLength: 400 }),
+      (distinct, steps) => {
+        const h = profiled({ deadline_at: null });
+        const sent: typeof distinct = [];
+        let next = 0;
+        for (const step of steps) {
+          if (step === null && next < distinct.length) sent.push(distinct[next++]!);
+          else if (next > 0) sent.push(distinct[(step ?? 0) % next]!);
+        }
+        // The rest, and the first again after all of them.
+        sent.push(...distinct.slice(next), distinct[0]!);
+        const recorded = new Map<string, number>();
+        for (const r of sent) {
+          const done = h.must(reading(r.value, {
+            device: r.device,
+            unit: r.unit,
+            time: T0 - r.minute * 60_000,
+          }));
+          if (done.events.some((e) => e.kind === "reading_recorded")) {
+            recorded.set(key(r), (recorded.get(key(r)) ?? 0) + 1);
+          }
+        }
+        assert.equal(recorded.size, distinct.length, "every distinct reading is kept");
+        assert.ok([...recorded.values()].every((n) => n === 1), "each once");
+        const s = h.state!;
+        assert.equal(s.readings_total, distinct.length);
+        const outside = distinct.filter((r) => !withinRange(r.value, r.unit, 20, 80));
+        assert.equal(s.out_of_range_total, outside.length);
+        const shown = s.readings.map((r) => `${r.device}|${r.time}|${r.value}|${r.unit}`);
+        assert.equal(new Set(shown).size, shown.length, "the latest readings hold no repeat");
+      },
+    ),
+    { numRuns: 50 },
+  );
+});
+
+Deno.test("lab sample: a sample keeps at most LAB_READINGS_MAX readings, a repeat still answered at the bound", () => {
+  const h = profiled({ min_temp_c: null, max_temp_c: null, deadline_at: null });
+  const long = "x".repeat(LAB_NAME_CHARS_MAX);
+  // Every text at its cap, a device of its own for each reading.
+  const deviceOf = (i: number) => long.slice(0, -6) + String(i).padStart(6, "0");
+  for (let i = 0; i < LAB_READINGS_MAX; i++) {
+    h.must(reading(4, { time: T0 - i * 60_000, source: long, device: deviceOf(i) }));
+  }
+  const s = h.state!;
+  assert.equal(s.readings_total, LAB_READINGS_MAX);
+  h.refused(
+    reading(4, { time: T0 + 1 }),
+    "readings_limit",
+    `a sample keeps at most ${LAB_READINGS_MAX} readings`,
+  );
+  const again = h.must(reading(4, { time: T0, source: long, device: deviceOf(0) }));
+  assert.deepEqual(again.events, [], "a repeat at the bound is kept once, not refused");
+  const bytes = new TextEncoder().encode(JSON.stringify(s)).length;
+  assert.ok(bytes < LAB_SAMPLE_STATE_BYTES_MAX, `${bytes} bytes stored at the bound`);
+});
+
+Deno.test("lab sample: one stored before the digests loads with its readings' digests", () => {
+  const h = profiled({ deadline_at: null });
+  for (let i = 0; i < 3; i++) h.must(reading(9 - i, { time: T0 - i * 60_000 }));
+  const { reading_digests: _, ...stored } = h.state!;
+  const loaded = labSampleActor.load!(structuredClone(stored), 1);
+  assert.deepEqual(loaded, h.state, "the digests of the readings it holds");
+  assert.deepEqual(labSampleActor.load!(structuredClone(h.state), 2), h.state);
+  assert.equal(labSampleActor.load!(null, 1), null);
+  // Loaded, a reading it holds sent again is kept once, and a new one counts on.
+  const after = new ActorHarness(labSampleActor, { now: T0, state: loaded });
+  assert.deepEqual(after.must(reading(8, { time: T0 - 60_000 })).events, []);
+  after.must(reading(5, { time: T0 - 10 * 60_000 }));
+  assert.equal(after.state!.readings_total, 4);
+});
+
+Deno.test("lab sample: a store written before the digests reopens; thousands of readings commit over several values", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/kv.sqlite`;
+  // What version 1 wrote: the same sample without digests.
+  const withoutDigests = (s: LabSample | null): LabSample | null => {
+    if (s === null) return null;
+    const { reading_digests: _, ...rest } = s;
+    return rest as LabSample;
+  };
+  const v1: typeof labSampleActor = {
+    ...labSampleActor,
+    version: 1,
+    decide: (s, c, ctx) => labSampleActor.decide(labSampleActor.load!(s, 1), c, ctx),
+    evolve: (s, e) => withoutDigests(labSampleActor.evolve(labSampleActor.load!(s, 1), e)),
+  };
+  delete (v1 as { load?: unknown }).load;
+  const send = async (rt: TestRuntime, command: LabSampleCommand, def = labSampleActor) => {
+    const r = await rt.runtime.ask(def, "biz_1", "WB1", command);
+    assert.ok(r.ok, JSON.stringify(r));
+    return asLabSample(r.reply);
+  };
+  const first = await openTestRuntime(path, { definitions: [v1] });
+  try {
+    first.clock.advanceBy(T0 - first.clock.now());
+    await send(first, profileCommand({ deadline_at: null }), v1);
+    for (let i = 0; i < 3; i++) await send(first, reading(4, { time: T0 - i * 60_000 }), v1);
+    const stored = await first.store.load({ type: "lab_sample", id: "WB1" });
+    assert.equal(stored?.record.v, 1);
+    assert.ok(!("reading_digests" in (stored?.record.state as object)), "stored without digests");
+  } finally {
+    await first.close();
+  }
+  const second = await openTestRuntime(path, { definitions: [labSampleActor] });
+  try {
+    second.clock.advanceBy(T0 - second.clock.now());
+    const again = await send(second, reading(4, { time: T0 - 60_000 }));
+    assert.equal(again.readings_total, 3, "a reading v1 kept, sent again: kept once");
+    assert.equal(again.reading_digests.length, 3);
+    // Past one store value (STATE_BYTES_MAX): the state is split over several in each commit.
+    const more = 3_500;
+    await Promise.all(
+      Array.from({ length: more }, (_, i) => send(second, reading(5, { time: T0 - i * 1_000 }))),
+    );
+  } finally {
+    await second.close();
+  }
+  const third = await openTestRuntime(path, { definitions: [labSampleActor] });
+  try {
+    third.clock.advanceBy(T0 - third.clock.now());
+    const s = await send(third, reading(5, { time: T0 - 1_000 }));
+    assert.equal(s.readings_total, 3 + 3_500);
+    assert.ok(JSON.stringify(s).length > STATE_BYTES_MAX, "more than one store value");
+  } finally {
+    await third.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("lab sample: the seal tick marks it intact, or broken for good by ok false or another seal id", () => {

@@ -5,7 +5,7 @@ import {
   shipmentActor,
   type ShipmentCommand,
   type ShipmentEvent,
-} from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/shipment/mod.ts";
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import type { TimerOp } from "../../../src/runtime/actor.ts";

@@ -14,7 +14,7 @@ import {
   isWithdrawn,
 } from "../../../actors/courier/courier_client.ts";
 import { type PriceOffer, priceOfferActor } from "../../../actors/courier/price_offer.ts";
-import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { asShipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import {
   completeStalledBooking,
   STOPPED_AFTER_CLAIM_MS,

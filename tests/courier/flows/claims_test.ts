@@ -4,7 +4,7 @@
  * ledger takes it, refuses it for good, or cannot take it now.
  */
 import assert from "node:assert/strict";
-import type { Claim } from "../../../actors/courier/claim.ts";
+import type { Claim } from "../../../actors/courier/claim/mod.ts";
 import {
   type BookClaimNote,
   type ClaimNote,

@@ -4,7 +4,7 @@
  * crossings a shipment lists.
  */
 import assert from "node:assert/strict";
-import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { asShipment, type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import {
   bookingCrossingIdOf,
   crossingsOfShipment,

@@ -14,7 +14,7 @@ import {
   type AlertDue,
   shipmentActor,
   type ShipmentEvent,
-} from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/shipment/mod.ts";
 import { accept, type ActorDefinition } from "../../../src/runtime/actor.ts";
 import { type ActorChange, subjectOf } from "../../../src/bus/bus.ts";
 import { MemoryBus } from "../../../src/bus/memory_bus.ts";

@@ -14,7 +14,7 @@ import {
   outboundEventActor,
   type OutboundEventEvent,
 } from "../../../actors/platform/outbound_event/mod.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { RetriesExhausted } from "../../../src/bus/retry.ts";
 import { upsertSnapshots } from "../../../src/db/projection.ts";
 import { eventIdOf } from "../../../src/courier/rules/billing_events.ts";

@@ -5,8 +5,8 @@
  * after a border stop opened a crossing of its own (deferred for hours) opens no second one.
  */
 import assert from "node:assert/strict";
-import { customsCrossingActor } from "../../../actors/courier/customs_crossing.ts";
-import { type Shipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { customsCrossingActor } from "../../../actors/courier/customs_crossing/mod.ts";
+import { type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { bookingCrossingIdOf, openCrossing } from "../../../src/courier/flows/customs.ts";
 import { BookingCrossings } from "../../../src/courier/reactors/booking_crossings.ts";
 import { type BusMessage, subjectPattern } from "../../../src/bus/bus.ts";

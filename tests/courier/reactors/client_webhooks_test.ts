@@ -9,7 +9,7 @@ import {
   outboundEventActor,
   type OutboundEventEvent,
 } from "../../../actors/platform/outbound_event/mod.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { eventIdOf } from "../../../src/courier/rules/billing_events.ts";
 import { ClientWebhooks } from "../../../src/courier/reactors/client_webhooks.ts";
 import { verifyV2, verifyV3 } from "../../../src/domain/signatures.ts";

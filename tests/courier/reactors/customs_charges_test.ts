@@ -6,7 +6,10 @@
  * crossing's retry, once.
  */
 import assert from "node:assert/strict";
-import { type Crossing, customsCrossingActor } from "../../../actors/courier/customs_crossing.ts";
+import {
+  type Crossing,
+  customsCrossingActor,
+} from "../../../actors/courier/customs_crossing/mod.ts";
 import { openCrossing } from "../../../src/courier/flows/customs.ts";
 import { bookCrossingCharge } from "../../../src/courier/flows/customs_charges.ts";
 import { CustomsCharges } from "../../../src/courier/reactors/customs_charges.ts";

@@ -10,7 +10,7 @@ import {
   type Shipment,
   shipmentActor,
   type ShipmentEvent,
-} from "../../../actors/courier/shipment.ts";
+} from "../../../actors/courier/shipment/mod.ts";
 import { bookScanCharge } from "../../../src/courier/flows/later_charges.ts";
 import { ScanCharges } from "../../../src/courier/reactors/scan_charges.ts";
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";

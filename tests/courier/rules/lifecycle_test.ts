@@ -295,7 +295,7 @@ Deno.test("milestones property: every accepted calendar and service level answer
         at_risk_pct: a.atRiskPct,
         calendar,
       };
-      // As booking does (src/courier/flows/booking/, actors/courier/shipment.ts).
+      // As booking does (src/courier/flows/booking/, actors/courier/shipment/mod.ts).
       const w = deliveryWindow(calendar, a.bookedAt, a.cutOff, a.transitDays);
       assert.ok(w.collection_on <= w.earliest_delivery && w.earliest_delivery < w.latest_delivery);
       assert.ok(w.collection_on >= bookedOn.toString());

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { deferredWorkActor, deferredWorkId } from "../../../actors/platform/deferred_work.ts";
-import { shipmentActor } from "../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { ActorChange, BusMessage } from "../../../src/bus/bus.ts";
 import { subjectPattern } from "../../../src/bus/bus.ts";
 import { DeferredWorks } from "../../../src/platform/reactors/deferred.ts";

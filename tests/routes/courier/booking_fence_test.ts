@@ -22,7 +22,7 @@ import {
   topUp,
 } from "../../helpers/courier.ts";
 import { type HeldAsk, holdAsk } from "../../helpers/faults.ts";
-import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { asShipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import {
   STOPPED_AFTER_CLAIM_MS,
   STOPPED_AFTER_EXPIRY_MS,

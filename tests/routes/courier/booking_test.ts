@@ -18,7 +18,7 @@ import {
   SERVICE_LEVELS_MAX,
 } from "../../../actors/courier/courier_catalogue.ts";
 import { priceOfferActor } from "../../../actors/courier/price_offer.ts";
-import { asShipment, shipmentActor } from "../../../actors/courier/shipment.ts";
+import { asShipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { claimId, referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
 import { commandKind, holdAsk } from "../../helpers/faults.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { approvedAmount, CLAIM_OUTCOMES, claimActor } from "../../../actors/courier/claim.ts";
+import { approvedAmount, CLAIM_OUTCOMES, claimActor } from "../../../actors/courier/claim/mod.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
 import {

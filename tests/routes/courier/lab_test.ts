@@ -15,7 +15,7 @@ import {
   labSampleActor,
   type LabSampleCommand,
   type LabSampleState,
-} from "../../../actors/courier/lab_sample.ts";
+} from "../../../actors/courier/lab_sample/mod.ts";
 import { CHECKLIST_ITEMS_MAX } from "../../../actors/courier/compliance_checklists.ts";
 import { labHandedOver, labHandoverAllowed } from "../../../src/courier/flows/lab.ts";
 import { STATE_BYTES_MAX } from "../../../src/limits.ts";

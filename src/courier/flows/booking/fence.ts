@@ -11,7 +11,7 @@ import {
   type PriceOffer,
   priceOfferActor,
 } from "../../../../actors/courier/price_offer.ts";
-import { shipmentActor } from "../../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../../actors/courier/shipment/mod.ts";
 import type { Deps } from "../../../environment.ts";
 import { orRefuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";

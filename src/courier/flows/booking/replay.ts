@@ -2,7 +2,11 @@
  * Courier 4.1, 7: the same booking again answers the booking it made (already_booked), unless
  * the request differs from the one booked.
  */
-import { asShipment, type Shipment, shipmentActor } from "../../../../actors/courier/shipment.ts";
+import {
+  asShipment,
+  type Shipment,
+  shipmentActor,
+} from "../../../../actors/courier/shipment/mod.ts";
 import { refuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 

@@ -5,7 +5,11 @@
  */
 import { bookingRequestActor } from "../../../../actors/courier/booking_request.ts";
 import { priceOfferActor } from "../../../../actors/courier/price_offer.ts";
-import { asShipment, type Shipment, shipmentActor } from "../../../../actors/courier/shipment.ts";
+import {
+  asShipment,
+  type Shipment,
+  shipmentActor,
+} from "../../../../actors/courier/shipment/mod.ts";
 import type { Deps } from "../../../environment.ts";
 import { Refused, reject, type Rejection } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";

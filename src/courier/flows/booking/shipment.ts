@@ -17,7 +17,7 @@ import {
   type Shipment,
   shipmentActor,
   type ShipmentBooking,
-} from "../../../../actors/courier/shipment.ts";
+} from "../../../../actors/courier/shipment/mod.ts";
 import { hashSecret, newSecret } from "../../../domain/secrets.ts";
 import { orRefuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";

@@ -11,7 +11,7 @@ import {
   isWithdrawn,
 } from "../../../../actors/courier/courier_client.ts";
 import { asOffer, priceOfferActor } from "../../../../actors/courier/price_offer.ts";
-import { shipmentActor } from "../../../../actors/courier/shipment.ts";
+import { shipmentActor } from "../../../../actors/courier/shipment/mod.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import { chargeKeyOf } from "./fence.ts";

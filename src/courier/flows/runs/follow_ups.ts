@@ -16,7 +16,7 @@ import {
   type StopAnswer,
   type StopChange,
 } from "../../../../actors/courier/network_run/mod.ts";
-import type { Crossing } from "../../../../actors/courier/customs_crossing.ts";
+import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { raiseAlert } from "../alerts.ts";

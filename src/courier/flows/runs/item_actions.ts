@@ -8,7 +8,7 @@ import {
   type Stop,
   waitingFollowUps,
 } from "../../../../actors/courier/network_run/mod.ts";
-import { customsCrossingActor } from "../../../../actors/courier/customs_crossing.ts";
+import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";

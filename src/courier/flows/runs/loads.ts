@@ -9,9 +9,9 @@ import {
   networkRunActor,
   withColdSlots,
 } from "../../../../actors/courier/network_run/mod.ts";
-import { asLabSample, labSampleActor } from "../../../../actors/courier/lab_sample.ts";
+import { asLabSample, labSampleActor } from "../../../../actors/courier/lab_sample/mod.ts";
 import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
-import type { Shipment } from "../../../../actors/courier/shipment.ts";
+import type { Shipment } from "../../../../actors/courier/shipment/mod.ts";
 import { orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 

@@ -1,0 +1,116 @@
+/**
+ * The crossing at its border (courier 3.4): opened for a shipment, presented at a run's border
+ * stop, the vehicle gone on without it, the exit and the entry recorded.
+ */
+import { accept, reject } from "../../../src/runtime/actor.ts";
+import { CUSTOMS_NAME_CHARS_MAX, text } from "./limits.ts";
+import type {
+  Crossing,
+  CrossingEvent,
+  CrossingOpening,
+  CrossingReply,
+  CrossingState,
+  Decided,
+  StopPresentation,
+} from "./types.ts";
+import { crossingOf } from "./views.ts";
+
+/** Opens the crossing once; the same shipment opening it again is answered the crossing. */
+export function open(
+  state: CrossingState,
+  o: CrossingOpening,
+  by: string,
+  now: number,
+): Decided {
+  if (state !== null) {
+    if (state.waybill !== o.waybill) {
+      return reject("already_exists", `crossing ${o.id} belongs to another shipment`);
+    }
+    return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
+  }
+  const fields = [o.waybill, o.client_id, o.country, o.to_country, o.border_post];
+  if (fields.some((f) => !f?.trim() || f.length > CUSTOMS_NAME_CHARS_MAX)) {
+    return reject(
+      "validation_failed",
+      "a crossing needs a waybill, client, country, to_country and border post",
+    );
+  }
+  const crossing: Crossing = {
+    ...o,
+    status: "presented",
+    opened_at: now,
+    opened_by: by,
+    documents: [],
+    supplies: [],
+    history: [],
+    duties: [],
+    customs_reference: null,
+    cleared_at: null,
+    released_at: null,
+    refused_at: null,
+    vehicle_left_at: null,
+    released_after_departure: false,
+    exit_at: null,
+    entry_at: null,
+    updated_at: now,
+  };
+  return accept<CrossingState, CrossingEvent, CrossingReply>(
+    [{ kind: "crossing_opened", crossing }],
+    (next) => crossingOf(next!, true),
+  );
+}
+
+/** The vehicle went on without the shipment, once. */
+export function vehicleLeft(state: Crossing, by: string, now: number): Decided {
+  if (state.vehicle_left_at !== null) return accept([], (next) => crossingOf(next!));
+  return accept([{ kind: "vehicle_left", at: now, by }], (next) => crossingOf(next!));
+}
+
+/** The border stop (3.4): the exit from one country, then the entry to the next. */
+export function recordCrossing(
+  state: Crossing,
+  side: "exit" | "entry",
+  by: string,
+  now: number,
+): Decided {
+  if (side === "exit") {
+    if (state.exit_at !== null) return accept([], (next) => crossingOf(next!));
+    return accept([{ kind: "crossed", side, at: now, by }], (next) => crossingOf(next!));
+  }
+  if (state.entry_at !== null) return accept([], (next) => crossingOf(next!));
+  if (state.exit_at === null) {
+    return reject(
+      "entry_before_exit",
+      `the exit from ${state.country} is recorded before the entry to ${state.to_country}`,
+    );
+  }
+  if (state.status === "refused") {
+    return reject("crossing_closed", `crossing ${state.id} was refused: no entry is recorded`);
+  }
+  return accept([{ kind: "crossed", side, at: now, by }], (next) => crossingOf(next!));
+}
+
+/**
+ * A crossing opened at booking (no stop yet) takes the first border stop it is presented at and
+ * that stop's post (CONTRACT: one crossing at booking), so presenting it opens no second crossing
+ * and books no second clearance. The same stop again is a replay; another stop is refused
+ * (`presented_elsewhere`): the shipment is crossing another border, a crossing of its own.
+ */
+export function present(state: Crossing, p: StopPresentation, now: number): Decided {
+  if (state.stop_id === p.stop_id && state.run_id === p.run_id) {
+    return accept([], () => crossingOf(state));
+  }
+  if (state.stop_id !== null) {
+    return reject(
+      "presented_elsewhere",
+      `crossing ${state.id} was presented at stop ${state.stop_id} of run ${state.run_id}`,
+    );
+  }
+  const at_stop = {
+    ...p,
+    border_post: text(p.border_post, CUSTOMS_NAME_CHARS_MAX) ?? state.border_post,
+    country: text(p.country, CUSTOMS_NAME_CHARS_MAX) ?? state.country,
+    to_country: text(p.to_country, CUSTOMS_NAME_CHARS_MAX) ?? state.to_country,
+  };
+  return accept([{ kind: "presented_at_stop", at_stop, at: now }], (next) => crossingOf(next!));
+}

@@ -1,0 +1,85 @@
+/**
+ * The sample's profile (courier 2.10, 3.4): type, laboratory, a range of whole tenths of °C (set,
+ * it makes the sample cold chain), deadline, seal and checklist. It may be replaced until first
+ * use or its deadline, then it is locked.
+ */
+import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
+import { whole } from "./accepted.ts";
+import { lateEvent } from "./lateness.ts";
+import { clip, LAB_BY_CHARS_MAX, LAB_NAME_CHARS_MAX, TEMPERATURE_ABS_MAX } from "./limits.ts";
+import { celsiusTenths, formatTenths, isWholeTenths } from "./temperatures.ts";
+import type {
+  Decided,
+  LabProfile,
+  LabProfileInput,
+  LabSampleCommand,
+  LabSampleState,
+} from "./types.ts";
+
+/** The profile as kept: texts clipped, bounds in tenths of °C; or why it is refused. */
+function normalProfile(input: LabProfileInput): LabProfile | Rejection {
+  const sampleType = clip(input.sample_type, LAB_NAME_CHARS_MAX);
+  if (sampleType === "") return reject("sample_type_required", "a profile needs a sample_type");
+  const bounds: (number | null)[] = [];
+  for (const bound of [input.min_temp_c, input.max_temp_c]) {
+    if (bound === null) {
+      bounds.push(null);
+      continue;
+    }
+    if (!isWholeTenths(bound) || Math.abs(bound) > TEMPERATURE_ABS_MAX) {
+      return reject(
+        "invalid_temperature_range",
+        `a range bound is a temperature in °C to at most one decimal: ${bound}`,
+      );
+    }
+    bounds.push(celsiusTenths(bound, "C"));
+  }
+  const [min, max] = bounds as [number | null, number | null];
+  if (min !== null && max !== null && min > max) {
+    return reject(
+      "invalid_temperature_range",
+      `min_temp_c must not be above max_temp_c: ${formatTenths(min)} > ${formatTenths(max)}`,
+    );
+  }
+  return {
+    sample_type: sampleType,
+    laboratory: input.laboratory === null ? null : clip(input.laboratory, 120),
+    min_tenths: min,
+    max_tenths: max,
+    deadline_at: input.deadline_at,
+    seal_id: input.seal_id === null ? null : clip(input.seal_id, LAB_NAME_CHARS_MAX),
+    checklist: input.checklist,
+  };
+}
+
+export function profile(
+  state: LabSampleState,
+  command: Extract<LabSampleCommand, { kind: "profile" }>,
+  ctx: Ctx,
+): Decided {
+  const next = normalProfile(command.profile);
+  if ("ok" in next) return next;
+  if (state !== null) {
+    if (JSON.stringify(state.profile) === JSON.stringify(next)) return whole([]);
+    // spec: courier 3.4: a late sample blocks until the laboratory decides. Once the deadline
+    // has passed the sample is late whether or not anyone recorded it yet, so a new profile
+    // cannot move the deadline (or drop it) and undo the lateness.
+    const used = state.readings_total + state.ticks_total + state.decisions_total > 0 ||
+      state.blocks.length > 0 || state.late_recorded || lateEvent(state, ctx.now).length > 0;
+    if (used) {
+      return reject(
+        "lab_profile_locked",
+        `the profile is fixed once ticks, readings or blocks are recorded or its deadline ` +
+          `has passed: ${state.waybill}`,
+      );
+    }
+  }
+  return whole([{
+    kind: "profiled",
+    waybill: command.waybill,
+    courier_id: command.courier_id,
+    profile: next,
+    by: clip(command.by, LAB_BY_CHARS_MAX),
+    at: ctx.now,
+  }]);
+}

@@ -1,0 +1,36 @@
+/**
+ * A courier shipment (courier 2.3): identified by its waybill, it keeps a frozen pricing snapshot
+ * and the service-level terms of the moment it was booked; nothing later rewrites them. It can
+ * stay open 1 to 14 days (courier 1.4): scans move its headline, per-piece custody and milestones
+ * (3.2); durable timers at each milestone's at-risk point and deadline, and after a silence,
+ * raise alerts (2.9) and move health; one at the end of the estimated delivery day moves the
+ * estimate on (2.3). Timers only ever raise alerts and move the estimate: they never cancel,
+ * release or complete a shipment (1.4).
+ */
+import type { ActorDefinition } from "../../../src/runtime/actor.ts";
+import { decide } from "./decide.ts";
+import { evolve } from "./evolve.ts";
+import { load } from "./load.ts";
+import type { ShipmentCommand, ShipmentEvent, ShipmentReply, ShipmentState } from "./types.ts";
+import { shipmentSearchView } from "./views.ts";
+
+export * from "./types.ts";
+export { startLifecycle, termsOf } from "./lifecycle.ts";
+export { SCAN_TEXT_CHARS_MAX, TRAIL_MAX } from "./record.ts";
+export { shipmentSearchView } from "./views.ts";
+
+export const shipmentActor: ActorDefinition<
+  ShipmentState,
+  ShipmentCommand,
+  ShipmentEvent,
+  ShipmentReply
+> = {
+  type: "shipment",
+  version: 2,
+  initial: null,
+  decide,
+  evolve,
+  load,
+  indexes: (s) => s === null ? [] : [{ index: "tracking", key: s.tracking_token_hash }],
+  project: (s) => s === null ? null : shipmentSearchView(s),
+};

@@ -1,0 +1,226 @@
+/**
+ * The shipment's state, commands, events and replies (courier 2.3, 3.2): the booking as frozen,
+ * the lifecycle that scans and checks move, and the later charges it keeps due.
+ */
+import type { Decision } from "../../../src/runtime/actor.ts";
+import type {
+  Headline,
+  Health,
+  Milestone,
+  OpenMilestone,
+  Owner,
+  ScanEvent,
+} from "../../../src/courier/rules/lifecycle.ts";
+import type { DueCharge } from "../../../src/courier/rules/charges_due.ts";
+import type { PriceLine } from "../../../src/courier/rules/pricing.ts";
+import type { SettlementMode } from "../../../src/courier/rules/settlement.ts";
+import type { AlertKind } from "../alert.ts";
+
+/**
+ * spec: courier 2.3: rate-card version, inputs, service, every line, tax, currency, payer,
+ * promise.
+ */
+export interface FrozenPricing {
+  readonly prices_reference: string;
+  readonly rate_card_id: string;
+  readonly rate_card_version: number;
+  readonly service: { readonly code: string; readonly name: string };
+  readonly chargeable_grams: number;
+  readonly lines: readonly PriceLine[];
+  readonly tax_minor: number;
+  readonly total_minor: number;
+  readonly currency: string;
+  readonly payer: "client";
+  readonly settlement_mode: SettlementMode;
+  readonly promise: {
+    readonly collection_on: string;
+    readonly earliest_delivery: string;
+    readonly latest_delivery: string;
+  };
+}
+
+export interface ShipmentParty {
+  readonly name: string | null;
+  readonly address: string | null;
+  readonly phone: string | null;
+  readonly lat: number | null;
+  readonly lng: number | null;
+}
+
+/** The shipment as booked: what the booking flow hands the actor. */
+export interface ShipmentBooking {
+  readonly waybill: string;
+  readonly courier_id: string;
+  readonly client_id: string;
+  readonly booked_at: number;
+  readonly booked_by: string;
+  readonly from_country: string;
+  readonly to_country: string;
+  readonly sender: ShipmentParty;
+  readonly recipient: ShipmentParty;
+  readonly parcels: readonly {
+    weight_kg: number;
+    length_cm: number;
+    width_cm: number;
+    height_cm: number;
+    /** What this parcel holds, when the booking says so per parcel (courier 4.6). */
+    contents?: string;
+  }[];
+  readonly contents: string | null;
+  readonly declared_value_minor: number | null;
+  readonly liability_cover: boolean;
+  readonly dangerous_goods_confirmed: boolean;
+  readonly references: {
+    readonly external_customer_code: string | null;
+    readonly external_billing_reference: string | null;
+    readonly client_order_reference: string | null;
+  };
+  readonly pricing: FrozenPricing;
+  /** spec: courier 2.8: the service level as it stood at booking. */
+  readonly service_terms: Readonly<Record<string, unknown>>;
+  /**
+   * The customer tracking link's token. Kept readable (not only hashed) because every read of the
+   * booking shows its tracking_url again (courier 4.1, Business API 2.2); found by its hash.
+   */
+  readonly tracking_token: string;
+  readonly tracking_token_hash: string;
+}
+
+/** One piece's custody (courier 3.2): who holds it and where. */
+export interface PieceCustody {
+  readonly id: string;
+  readonly holder: string | null;
+  readonly facility_id: string | null;
+  readonly last_scan_at: number | null;
+}
+
+/** One line of the full trail: every scan, custody move and status change. */
+export interface TrailEntry {
+  readonly at: number;
+  readonly event: ScanEvent;
+  readonly facility_id: string | null;
+  readonly holder: string | null;
+  readonly note: string | null;
+  readonly reason: string | null;
+  readonly pieces: readonly string[] | null;
+  readonly by: string;
+}
+
+export interface LastScan {
+  readonly event: ScanEvent;
+  readonly at: number;
+  readonly facility_id: string | null;
+  readonly note: string | null;
+}
+
+/** Where the shipment stands after booking (courier 1.4, 3.2). */
+export interface Lifecycle {
+  readonly status: Headline;
+  readonly health: Health;
+  readonly health_reason: string;
+  readonly pieces: readonly PieceCustody[];
+  readonly trail: readonly TrailEntry[];
+  readonly trail_total: number;
+  /** The last physical scan. */
+  readonly last_scan: LastScan | null;
+  readonly milestones: readonly OpenMilestone[];
+  readonly exception: { readonly reason: string; readonly at: number } | null;
+  readonly estimated_delivery_on: string;
+  readonly attempts: number;
+  readonly delivered_at: number | null;
+  readonly pod: { readonly received_by: string | null; readonly note: string | null } | null;
+  readonly closed_at: number | null;
+  /** Working days over the customs deadline already alerted (once per working day, 2.9). */
+  readonly customs_days_alerted: number;
+  /** When to count the working days over the customs deadline again (each local day start). */
+  readonly customs_check_at?: number | null;
+  /** The last-scan instant whose no-scan alert was raised (once per silence). */
+  readonly no_scan_raised_for: number | null;
+  /** Since when the pieces are in different places (null: together). */
+  readonly separated_since: number | null;
+  /** The next obligation (courier 4.4): the open milestone due first, its deadline and owner. */
+  readonly next_milestone: Milestone | null;
+  readonly next_due_at: number | null;
+  readonly next_owner: Owner | null;
+  /** The earliest deadline of any open milestone: overdue once it has passed. */
+  readonly first_due_at: number | null;
+}
+
+/**
+ * A later charge a scan caused (courier 2.6 rule 3), due on the client's account until the
+ * ledger has booked it: kept with the scan's own commit, so a request that dies after the scan
+ * still has it booked (scan_charges.ts), and booked again while it stays due.
+ */
+export interface ChargeDue extends DueCharge {
+  /** The scan and the failed attempts counted after it: what `scanCharge` prices. */
+  readonly scan: ScanEvent;
+  readonly attempts: number;
+  readonly by: string;
+}
+
+export interface Shipment extends ShipmentBooking, Lifecycle {
+  /** At most one per failed attempt and one return; absent (none) on shipments stored before. */
+  readonly charges_due?: readonly ChargeDue[];
+}
+
+export type ShipmentState = Shipment | null;
+
+/** A scan or custody move as operations, runs or drivers record it (courier 3.2). */
+export interface ScanInput {
+  readonly event: ScanEvent;
+  readonly facility_id?: string | null;
+  readonly holder?: string | null;
+  /** Piece ids; absent: every piece. */
+  readonly pieces?: readonly string[] | null;
+  readonly note?: string | null;
+  /** Required for an exception, lost or damaged, or a cancellation. */
+  readonly reason?: string | null;
+  /** Delivered: who received it (proof of delivery). */
+  readonly received_by?: string | null;
+  readonly by: string;
+}
+
+export type ShipmentCommand =
+  | { kind: "book"; shipment: ShipmentBooking }
+  | { kind: "record"; scan: ScanInput }
+  /** The ledger booked these charges (by source event): they are no longer due. */
+  | { kind: "confirm_charges"; source_events: readonly string[] }
+  | { kind: "get" };
+
+/** An alert the shipment's timers or scans call for; raised by the alert raiser (2.9). */
+export interface AlertDue {
+  readonly kind: AlertKind;
+  readonly condition_key: string;
+  readonly owner: string;
+  readonly message: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+export type ShipmentEvent =
+  | { kind: "shipment_booked"; shipment: Shipment }
+  /** A scan and what it changed: the lifecycle after it, carried whole (pure evolve). */
+  | { kind: "scanned"; entry: TrailEntry; lifecycle: Lifecycle }
+  /** A deadline passed or neared, or a silence ran long: the lifecycle after it. */
+  | { kind: "checked"; at: number; lifecycle: Lifecycle }
+  | { kind: "alert_due"; alert: AlertDue }
+  | { kind: "estimate_changed"; from: string; to: string; at: number }
+  /** The customer-facing stage moved (client webhook `shipment.<stage>`, courier 6.2). */
+  | { kind: "stage_reached"; stage: Headline; at: number; occurrence: number }
+  /** A later charge is due on the client's account: caused by a scan, or still due later. */
+  | { kind: "charge_due"; charge: ChargeDue }
+  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number };
+
+/** `book` answers whether this call made the shipment (false: it existed, a replay). */
+export interface Booking {
+  readonly shipment: Shipment;
+  readonly created: boolean;
+}
+
+export type ShipmentReply = Shipment | Booking;
+
+export function asShipment(reply: ShipmentReply): Shipment {
+  return "created" in reply ? reply.shipment : reply;
+}
+
+/** What a decision of the shipment answers: its events, or a refusal. */
+export type Decided = Decision<ShipmentState, ShipmentEvent, ShipmentReply>;
