@@ -287,8 +287,19 @@ function credentialSubjects(env: Environment, tenant: string, key: string): stri
 const WEB_FILES: Readonly<Record<string, string>> = {
   "board.html": "text/html; charset=utf-8",
   "board.js": "text/javascript; charset=utf-8",
+  "board_page.js": "text/javascript; charset=utf-8",
+  "board_text.js": "text/javascript; charset=utf-8",
+  "board_api.js": "text/javascript; charset=utf-8",
+  "board_session.js": "text/javascript; charset=utf-8",
+  "board_live.js": "text/javascript; charset=utf-8",
+  "board_render.js": "text/javascript; charset=utf-8",
+  "board_row.js": "text/javascript; charset=utf-8",
+  "board_alert_list.js": "text/javascript; charset=utf-8",
+  "board_alert_actions.js": "text/javascript; charset=utf-8",
   "board.css": "text/css; charset=utf-8",
 };
+/** The page's files under it (its script's modules and its style sheet), as the API lists them. */
+const PAGE_FILES = Object.keys(WEB_FILES).filter((name) => name !== "board.html");
 const WEB_DIR = new URL("../../src/web/", import.meta.url);
 const webCache = new Map<string, Uint8Array<ArrayBuffer>>();
 
@@ -363,7 +374,7 @@ function registerDocs(api: Api): void {
     summary: "The board page's script and style sheet",
     tags,
     security: [],
-    request: { params: z.object({ file: z.enum(["board.js", "board.css"]) }) },
+    request: { params: z.object({ file: z.enum(PAGE_FILES) }) },
     responses: {
       200: { description: "A static file of the page" },
       ...refusalResponses({ not_found: "no such file of the page", ...ADDRESS_LIMITED }),

@@ -1,0 +1,106 @@
+/**
+ * The CPU a bench's work cost, from Linux's /proc: the whole machine's, this process's (server
+ * and load generator) by kind of thread, and Postgres's, since they all share the machine's
+ * cores. Elsewhere there is no sample and the figure is left out.
+ */
+
+/** CPU time in ms: the whole machine's, this process's (server and load generator) and Postgres's. */
+export interface CpuSample {
+  readonly busy: number;
+  readonly idle: number;
+  readonly self: number;
+  readonly postgres: number;
+  /** This process's CPU by kind of thread (threadKind). */
+  readonly threads: ReadonlyMap<string, number>;
+}
+
+/**
+ * What a thread of this process does, by the name Linux shows for it: the server's JavaScript
+ * (`deno`), Deno KV's SQLite writer (`sw-0`), V8's background threads (mostly garbage
+ * collection). The load generator's Workers (`worker-N`) have ended by the second sample, so
+ * their CPU is in the process's total only.
+ */
+function threadKind(comm: string): string {
+  if (comm === "deno") return "server JS";
+  if (comm.startsWith("sw-")) return "KV store";
+  if (comm.startsWith("V8 ")) return "V8 background";
+  return "other";
+}
+
+/** User and system CPU of a /proc stat line, in ms (clock ticks of 10 ms). */
+function ticks(stat: string): number {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+/** The CPU of every Postgres process on the machine. */
+function postgresTicks(): number {
+  let postgres = 0;
+  for (const d of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(d.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${d.name}/stat`);
+      if (stat.includes("(postgres)")) postgres += ticks(stat);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return postgres;
+}
+
+/** This process's CPU by kind of thread. */
+function threadTicks(): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const t of Deno.readDirSync("/proc/self/task")) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
+      const kind = threadKind(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
+      threads.set(kind, (threads.get(kind) ?? 0) + ticks(stat));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return threads;
+}
+
+/** Reads Linux's /proc (clock ticks of 10 ms); null elsewhere, and the figure is left out. */
+export function cpuSample(): CpuSample | null {
+  try {
+    const all = Deno.readTextFileSync("/proc/stat").split("\n")[0]!.trim().split(/\s+/).slice(1)
+      .map(Number);
+    const postgres = postgresTicks();
+    const threads = threadTicks();
+    return {
+      busy: (all[0]! + all[1]! + all[2]! + all[4]! + all[5]! + all[6]!) * 10,
+      idle: all[3]! * 10,
+      self: ticks(Deno.readTextFileSync("/proc/self/stat")),
+      postgres,
+      threads,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CPU one booking cost while the load ran: all of it counts against the machine's two
+ * cores, whichever process spent it (the baseline's work is mostly in Postgres, ours in Deno).
+ */
+export function cpuPerBooking(
+  before: CpuSample | null,
+  after: CpuSample | null,
+  bookings: number,
+): string {
+  if (!before || !after) return "";
+  const per = (ms: number) => (ms / bookings).toFixed(2);
+  const busy = after.busy - before.busy;
+  const share = busy / (busy + after.idle - before.idle);
+  const threads = [...after.threads]
+    .map(([kind, ms]) => [kind, ms - (before.threads.get(kind) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, ms]) => `${kind} ${per(ms)}`);
+  return `; CPU ${per(busy)} ms per booking (this process ${per(after.self - before.self)}: ` +
+    `${threads.join(", ")}; Postgres ${per(after.postgres - before.postgres)}), ` +
+    `machine ${(share * 100).toFixed(0)}% busy`;
+}
