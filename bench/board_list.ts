@@ -7,7 +7,11 @@
  * booked over HTTP, with a few hundred open alerts among them.
  */
 import type { Kysely } from "kysely";
-import { shipmentActor, shipmentSearchView, startLifecycle } from "../actors/courier/shipment/mod.ts";
+import {
+  shipmentActor,
+  shipmentSearchView,
+  startLifecycle,
+} from "../actors/courier/shipment/mod.ts";
 import type { ActorChange } from "../src/bus/bus.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { COURIER_READ_TABLES } from "../src/courier/queries/read_tables.ts";
