@@ -39,6 +39,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";
 import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
+import { staticFiles } from "../../src/web/static.ts";
 import { alertView } from "./answers/alerts.ts";
 
 /** A board that connected without `?key=` has this long to send its auth message. */
@@ -300,29 +301,7 @@ const WEB_FILES: Readonly<Record<string, string>> = {
 };
 /** The page's files under it (its script's modules and its style sheet), as the API lists them. */
 const PAGE_FILES = Object.keys(WEB_FILES).filter((name) => name !== "board.html");
-const WEB_DIR = new URL("../../src/web/", import.meta.url);
-const webCache = new Map<string, Uint8Array<ArrayBuffer>>();
-
-const PAGE_HEADERS = {
-  "Cache-Control": "no-cache",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-  "X-Frame-Options": "DENY",
-  "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; " +
-    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; " +
-    "frame-ancestors 'none'",
-};
-
-async function webFile(name: string): Promise<Response> {
-  const type = WEB_FILES[name];
-  if (type === undefined) throw new ApiError("not_found", `no such board file: ${name}`);
-  let bytes = webCache.get(name);
-  if (bytes === undefined) {
-    bytes = await Deno.readFile(new URL(name, WEB_DIR));
-    webCache.set(name, bytes);
-  }
-  return new Response(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
-}
+const webFile = staticFiles("board", WEB_FILES);
 
 /** The page and its files are anyone's, counted per address (anonymous). */
 const ADDRESS_LIMITED = {
