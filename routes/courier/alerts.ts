@@ -20,7 +20,7 @@ import {
 import { alertEvidence, askAlert, resolveAlert } from "../../src/courier/flows/alerts.ts";
 import { EVIDENCE_FILE_BYTES_MAX, type EvidenceUpload } from "../../src/courier/flows/evidence.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -70,7 +70,8 @@ const ResolveBody = z.object({
 
 /** The caller's alert after `command`; another courier's does not exist for the caller. */
 function alertOf(c: Context<AppEnv>, id: string, command: Parameters<typeof askAlert>[3]) {
-  return askAlert(c.get("env").runtime, businessPrincipalOf(c).business.id, id, command);
+  const { env, tenant } = businessCall(c);
+  return askAlert(env.runtime, tenant, id, command);
 }
 
 export function alertRoutes(api: Api): void {
@@ -86,8 +87,8 @@ export function alertRoutes(api: Api): void {
     response: z.array(AlertAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
-    const courier = businessPrincipalOf(c).business.id;
-    const page = await alertPage(c.get("env").db, courier, query, {
+    const { env, tenant } = businessCall(c);
+    const page = await alertPage(env.db, tenant, query, {
       limit: query.limit,
       after: afterCursor(query.cursor),
     });
@@ -120,7 +121,7 @@ export function alertRoutes(api: Api): void {
     response: AlertDetailAnswer,
     refusals: RESOLVED,
   }, async (c, { params, body }) => {
-    const by = principalName(businessPrincipalOf(c));
+    const { by } = businessCall(c);
     return ok(c, alertDetailView(await alertOf(c, params.id, { kind: "assign", to: body.to, by })));
   });
 
@@ -135,7 +136,7 @@ export function alertRoutes(api: Api): void {
     response: AlertDetailAnswer,
     refusals: RESOLVED,
   }, async (c, { params }) => {
-    const by = principalName(businessPrincipalOf(c));
+    const { by } = businessCall(c);
     return ok(c, alertDetailView(await alertOf(c, params.id, { kind: "acknowledge", by })));
   });
 
@@ -160,11 +161,8 @@ export function alertRoutes(api: Api): void {
     const input = isMultipart(c)
       ? await resolveForm(c)
       : parse(ResolveBody, await readJson(c), "body") as z.infer<typeof ResolveBody>;
-    const p = businessPrincipalOf(c);
-    const alert = await resolveAlert(c.get("env").runtime, p.business.id, params.id, {
-      ...input,
-      by: principalName(p),
-    });
+    const { env, tenant, by } = businessCall(c);
+    const alert = await resolveAlert(env.runtime, tenant, params.id, { ...input, by });
     return ok(c, alertDetailView(alert));
   });
 
@@ -180,8 +178,8 @@ export function alertRoutes(api: Api): void {
     produces: "application/octet-stream",
     refusals: { not_found: "the alert was resolved without an evidence file" },
   }, async (c, { params }) => {
-    const tenant = businessPrincipalOf(c).business.id;
-    const found = await alertEvidence(c.get("env").runtime, tenant, params.id);
+    const { env, tenant } = businessCall(c);
+    const found = await alertEvidence(env.runtime, tenant, params.id);
     return evidenceResponse(found.file, found.bytes);
   });
 }

@@ -21,7 +21,7 @@ import { resolveFx } from "../../src/courier/flows/billing/fx.ts";
 import { issueInvoices } from "../../src/courier/flows/billing/invoices.ts";
 import { clientBilling } from "../../src/courier/flows/billing/view.ts";
 import { business, driver } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -78,8 +78,8 @@ const BOOKED_OTHERWISE = {
 
 /** The courier calling and the name its entries record. */
 function callerOf(c: Context<AppEnv>): BillingCaller {
-  const p = businessPrincipalOf(c);
-  return { courier: p.business.id, by: principalName(p) };
+  const { tenant, by } = businessCall(c);
+  return { courier: tenant, by };
 }
 
 /** The answer to a billing action that posted an entry: 201, or 200 when it was replayed. */
@@ -261,7 +261,8 @@ export function billingRoutes(api: Api): void {
     params: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits") }),
     produces: "application/octet-stream",
   }, async (c, { params }) => {
-    const found = await readEvidence(c.get("env").runtime, callerOf(c).courier, params.sha256);
+    const { env, tenant } = businessCall(c);
+    const found = await readEvidence(env.runtime, tenant, params.sha256);
     if (found === null) {
       throw new ApiError("not_found", `evidence file not found: ${params.sha256}`);
     }
@@ -296,10 +297,11 @@ export function billingRoutes(api: Api): void {
         reference_conflict: "the COD of the shipment was recorded before at another amount",
       },
     }, async (c, { params, body }) => {
+      const { env, principal } = businessCall(c);
       if (side === "driver") {
-        await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.waybill);
+        await assertDriverCarries(env, principal, params.waybill);
       }
-      const r = await recordCodCollected(c.get("env"), callerOf(c), params.waybill, body);
+      const r = await recordCodCollected(env, callerOf(c), params.waybill, body);
       return ok(c, codCollectedView(r), r.replayed ? 200 : 201);
     });
   }
@@ -376,7 +378,8 @@ export function billingRoutes(api: Api): void {
     query: z.object({ period: Period.optional() }),
     response: ClientBillingAnswer,
   }, async (c, { params, query }) => {
-    const b = await clientBilling(c.get("env"), callerOf(c).courier, params.client, query.period);
+    const { env, tenant } = businessCall(c);
+    const b = await clientBilling(env, tenant, params.client, query.period);
     return ok(c, clientBillingView(b));
   });
 }

@@ -24,7 +24,7 @@ import { afterPlainCursor, nextPlainCursor } from "../../src/http/cursor.ts";
 import { REPORTED_STATES } from "../../src/platform/rules/export_state.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -90,7 +90,8 @@ export function billingEventRoutes(api: Api): void {
     middleware: viewer,
     response: BillingEndpointAnswer,
   }, async (c) => {
-    return ok(c, await billingEndpointOf(c.get("env").runtime, callerOf(c).courier));
+    const { env, tenant } = businessCall(c);
+    return ok(c, await billingEndpointOf(env.runtime, tenant));
   });
 
   define(api, {
@@ -111,9 +112,8 @@ export function billingEventRoutes(api: Api): void {
     response: z.array(BillingEventAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
-    const p = businessPrincipalOf(c);
-    const env = c.get("env");
-    const page = await billingEventPage(env.db, p.business.id, query, {
+    const { env, tenant } = businessCall(c);
+    const page = await billingEventPage(env.db, tenant, query, {
       limit: query.limit,
       after: afterPlainCursor(query.cursor),
     });
@@ -133,7 +133,8 @@ export function billingEventRoutes(api: Api): void {
     params: EventParam,
     response: BillingEventDetailAnswer,
   }, async (c, { params }) => {
-    const event = await billingEventOf(c.get("env").runtime, callerOf(c).courier, params.event_id);
+    const { env, tenant } = businessCall(c);
+    const event = await billingEventOf(env.runtime, tenant, params.event_id);
     return ok(c, eventDetailView(event));
   });
 
@@ -194,7 +195,8 @@ export function billingEventRoutes(api: Api): void {
     produces: "text/csv",
     refusals: EXPORT_REFUSALS,
   }, async (c, { query }) => {
-    return csvResponse(await previewExport(c.get("env"), callerOf(c).courier, query));
+    const { env, tenant } = businessCall(c);
+    return csvResponse(await previewExport(env, tenant, query));
   });
 
   define(api, {
@@ -226,8 +228,8 @@ function definedOf<T extends object>(o: T): Partial<T> {
 
 /** The courier calling and the name its acts record. */
 function callerOf(c: Context<AppEnv>): BillingCaller {
-  const p = businessPrincipalOf(c);
-  return { courier: p.business.id, by: principalName(p) };
+  const { tenant, by } = businessCall(c);
+  return { courier: tenant, by };
 }
 
 function csvResponse({ csv, range }: ExportFile): Response {

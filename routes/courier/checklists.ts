@@ -16,7 +16,7 @@ import {
 } from "../../actors/courier/compliance_checklists.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
@@ -66,13 +66,8 @@ export function checklistRoutes(api: Api): void {
     paged: "offset",
     response: z.array(ChecklistListedAnswer),
   }, async (c, { query }) => {
-    const tenant = businessPrincipalOf(c).business.id;
-    const rows = await checklistPage<ChecklistSummary>(
-      c.get("env").db,
-      tenant,
-      query.supplier,
-      query,
-    );
+    const { env, tenant } = businessCall(c);
+    const rows = await checklistPage<ChecklistSummary>(env.db, tenant, query.supplier, query);
     return ok(c, rows.map(summaryView), 200, {
       limit: query.limit,
       offset: query.offset,
@@ -89,7 +84,7 @@ export function checklistRoutes(api: Api): void {
     params: z.object({ code: Code }),
     response: ChecklistAnswer,
   }, async (c, { params }) => {
-    const tenant = businessPrincipalOf(c).business.id;
+    const { tenant } = businessCall(c);
     const r = await ask(c, complianceChecklistActor, tenant, checklistId(tenant, params.code), {
       kind: "get",
     });
@@ -116,14 +111,13 @@ export function checklistRoutes(api: Api): void {
         "them; publish a new code",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const tenant = p.business.id;
+    const { tenant, by } = businessCall(c);
     const r = await ask(c, complianceChecklistActor, tenant, checklistId(tenant, body.code), {
       kind: "publish",
       courier_id: tenant,
       code: body.code,
       draft: { name: body.name, supplier: body.supplier, items: body.items },
-      by: principalName(p),
+      by,
     });
     return ok(
       c,

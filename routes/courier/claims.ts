@@ -23,7 +23,7 @@ import { entryAsk } from "../../actors/courier/client_ledger.ts";
 import { type BookClaimNote, decideClaim, fileClaim } from "../../src/courier/flows/claims.ts";
 import { Refused } from "../../src/runtime/actor.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -140,15 +140,15 @@ export function claimRoutes(api: Api): void {
       shipment_cancelled: "the shipment was cancelled: nothing was carried",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const r = await fileClaim(c.get("env").runtime, p.business.id, {
+    const { env, tenant, by } = businessCall(c);
+    const r = await fileClaim(env.runtime, tenant, {
       waybill: body.waybill,
       kind: body.kind,
       amount: body.amount,
       currency: body.currency,
       description: body.description,
       evidence: body.evidence ?? null,
-      by: principalName(p),
+      by,
     });
     return ok(c, claimView(r.claim), r.created ? 201 : 200);
   });
@@ -172,16 +172,16 @@ export function claimRoutes(api: Api): void {
       validation_failed: "a partial approval or a rejection without a reason",
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const claim = await decideClaim(c.get("env"), {
-      courier: p.business.id,
+    const { env, tenant, by } = businessCall(c);
+    const claim = await decideClaim(env, {
+      courier: tenant,
       id: params.id,
       bookNote: claimNote(c),
     }, {
       outcome: body.outcome,
       approved_amount: body.approved_amount,
       reason: body.reason ?? null,
-      by: principalName(p),
+      by,
     });
     return ok(c, claimView(claim));
   });
@@ -201,7 +201,7 @@ export function claimRoutes(api: Api): void {
     response: z.array(ClaimAnswer),
     paged: "cursor",
   }, async (c, { query }) => {
-    const page = await claimPage(c, businessPrincipalOf(c).business.id, query);
+    const page = await claimPage(c, businessCall(c).tenant, query);
     return ok(c, page.claims.map(claimView), 200, {
       limit: query.limit,
       next_cursor: page.next_cursor,
@@ -221,11 +221,8 @@ export function claimRoutes(api: Api): void {
     params: ClaimParam,
     response: ClaimAnswer,
   }, async (c, { params }) => {
-    const courier = businessPrincipalOf(c).business.id;
-    return ok(
-      c,
-      claimView(asClaim(await read(c, claimActor, courier, params.id, { kind: "get" }))),
-    );
+    const { tenant } = businessCall(c);
+    return ok(c, claimView(asClaim(await read(c, claimActor, tenant, params.id, { kind: "get" }))));
   });
 
   define(api, {

@@ -15,7 +15,8 @@ import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import { PACKET_ACTIONS } from "../../actors/courier/retail_packet.ts";
 import { movePacket, ownStore, registerStore } from "../../src/courier/flows/packets.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { principalName } from "../../src/platform/auth/principal.ts";
 import { client, clientPrincipalOf, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -98,10 +99,9 @@ export function clientStoreRoutes(api: Api): void {
       already_exists: "the client has a store with this code and another name or address",
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const office = { courierId: p.business.id, by: principalName(p) };
+    const { env, tenant, by } = businessCall(c);
     // Another courier's client, or none, is not found.
-    const r = await registerStore(c.get("env"), office, params.client, body);
+    const r = await registerStore(env, { courierId: tenant, by }, params.client, body);
     return ok(c, storeView(r.store, null), r.created ? 201 : 200);
   });
 
@@ -117,9 +117,9 @@ export function clientStoreRoutes(api: Api): void {
     paged: "cursor",
     response: z.array(StoreListedAnswer),
   }, async (c, { params, query }) => {
-    const courier = businessPrincipalOf(c).business.id;
-    await read(c, courierClientActor, courier, params.client, { kind: "get" });
-    const page = await storesOf(c, courier, params.client, query);
+    const { tenant } = businessCall(c);
+    await read(c, courierClientActor, tenant, params.client, { kind: "get" });
+    const page = await storesOf(c, tenant, params.client, query);
     return ok(c, page.data, 200, { limit: query.limit, next_cursor: page.next_cursor });
   });
 

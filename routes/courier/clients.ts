@@ -5,7 +5,7 @@
 import { asClient, clientView, courierClientActor } from "../../actors/courier/courier_client.ts";
 import { changeClientSettings, createClient } from "../../src/courier/flows/clients.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { clientKeyPrefix, courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -60,9 +60,8 @@ export function courierClientRoutes(api: Api): void {
       validation_failed: "the rate card named is not one of the courier's",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const env = c.get("env");
-    const office = { courierId: p.business.id, by: principalName(p) };
+    const { env, tenant, by } = businessCall(c);
+    const office = { courierId: tenant, by };
     // The required fields, typed as such; stripped of what was not sent, the rest are settings.
     const input = {
       ...stripUndefined(body),
@@ -86,9 +85,9 @@ export function courierClientRoutes(api: Api): void {
     params: ClientParam,
     response: CourierClientAnswer,
   }, async (c, { params }) => {
-    const courier = businessPrincipalOf(c).business.id;
+    const { tenant } = businessCall(c);
     const client = asClient(
-      await read(c, courierClientActor, courier, params.client, { kind: "get" }),
+      await read(c, courierClientActor, tenant, params.client, { kind: "get" }),
     );
     return ok(c, clientView(client));
   });
@@ -113,14 +112,9 @@ export function courierClientRoutes(api: Api): void {
       settings_changed: "the billing currency or rate card kept changing while this was checked",
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const office = { courierId: p.business.id, by: principalName(p) };
-    const changed = await changeClientSettings(
-      c.get("env"),
-      office,
-      params.client,
-      stripUndefined(body),
-    );
+    const { env, tenant, by } = businessCall(c);
+    const office = { courierId: tenant, by };
+    const changed = await changeClientSettings(env, office, params.client, stripUndefined(body));
     return ok(c, clientView(changed));
   });
 }

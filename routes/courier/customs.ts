@@ -29,12 +29,8 @@ import {
   businessRefusals,
   driver,
 } from "../../src/platform/auth/auth.ts";
-import {
-  businessPrincipalOf,
-  principalName,
-  requireScope,
-  setPrincipal,
-} from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { requireScope, setPrincipal } from "../../src/platform/auth/principal.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, asApiError } from "../../src/http/errors.ts";
@@ -162,7 +158,7 @@ export function customsRoutes(api: Api): void {
     params: z.object({ reference: Waybill }),
     response: ShipmentCustomsAnswer,
   }, async (c, { params }) => {
-    const tenant = businessPrincipalOf(c).business.id;
+    const { tenant } = businessCall(c);
     // Another courier's shipment does not exist for this one (404).
     const shipment = asShipment(
       await read(c, shipmentActor, tenant, params.reference, { kind: "get" }),
@@ -184,11 +180,11 @@ export function customsRoutes(api: Api): void {
     response: CustomsSuppliedAnswer,
     refusals: SUPPLY_REFUSALS,
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const r = await supplyDocuments(c.get("env").runtime, p.business.id, params.crossing, {
+    const { env, tenant, by } = businessCall(c);
+    const r = await supplyDocuments(env.runtime, tenant, params.crossing, {
       documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
       note: body.note ?? null,
-      by: principalName(p),
+      by,
     });
     return ok(c, { ...crossingView(r.crossing), supply: r.supply.n, replayed: r.replayed });
   });
@@ -221,9 +217,9 @@ export function customsRoutes(api: Api): void {
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    requireScope(p, SCOPE_OF[body.action]);
-    const r = await moveCrossing(c.get("env").runtime, p.business.id, params.crossing, {
+    const { env, principal, tenant, by } = businessCall(c);
+    requireScope(principal, SCOPE_OF[body.action]);
+    const r = await moveCrossing(env.runtime, tenant, params.crossing, {
       action: body.action,
       reason: body.reason ?? null,
       customs_reference: body.customs_reference ?? null,
@@ -231,7 +227,7 @@ export function customsRoutes(api: Api): void {
       amount: body.amount ?? null,
       currency: body.currency ?? null,
       payer: body.payer ?? null,
-      by: principalName(p),
+      by,
     });
     return ok(c, {
       ...crossingView(r.crossing),
@@ -257,21 +253,20 @@ export function customsRoutes(api: Api): void {
       not_found: "the crossing's shipment is on none of the driver's runs",
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const runtime = c.get("env").runtime;
-    const crossing = await getCrossing(runtime, p.business.id, params.crossing);
+    const { env, principal, tenant, by } = businessCall(c);
+    const crossing = await getCrossing(env.runtime, tenant, params.crossing);
     // spec: courier 4.5: limited to the driver's runs. A crossing the driver does not carry
     // answers as one that does not exist: its waybill is not the driver's to learn.
-    await assertDriverCarries(c.get("env"), p, crossing.waybill).catch((e) => {
+    await assertDriverCarries(env, principal, crossing.waybill).catch((e) => {
       if (asApiError(e)?.code === "not_found") {
         throw new ApiError("not_found", "customs crossing not found");
       }
       throw e;
     });
-    const r = await supplyDocuments(runtime, p.business.id, params.crossing, {
+    const r = await supplyDocuments(env.runtime, tenant, params.crossing, {
       documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
       note: body.note ?? null,
-      by: principalName(p),
+      by,
     });
     return ok(c, { ...driverCrossingView(r.crossing), supply: r.supply.n, replayed: r.replayed });
   });

@@ -22,7 +22,7 @@ import { profileLabSample } from "../../src/courier/flows/lab_profile.ts";
 import { LATER_CHARGE_REFUSALS } from "../../src/courier/flows/later_charges.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business, driver } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -108,10 +108,6 @@ export const LabProfiledAnswer = LabSampleAnswer.extend({
   cold_chain_charge: orNull(LedgerEntryAnswer),
 }).openapi("LabSampleProfiled");
 
-function tenantOf(c: Context<AppEnv>): string {
-  return businessPrincipalOf(c).business.id;
-}
-
 /** The sample as answered, with whether a handover may happen now. */
 function answer(c: Context<AppEnv>, s: LabSample) {
   return labView(s, c.get("env").clock.now());
@@ -119,12 +115,14 @@ function answer(c: Context<AppEnv>, s: LabSample) {
 
 /** A command on a sample of one of this courier's shipments (another's answers 404). */
 async function command(c: Context<AppEnv>, waybill: string, cmd: LabSampleCommand) {
-  return answer(c, await labSampleCommand(c.get("env").runtime, tenantOf(c), waybill, cmd));
+  const { env, tenant } = businessCall(c);
+  return answer(c, await labSampleCommand(env.runtime, tenant, waybill, cmd));
 }
 
 /** A command on a sample the signed-in driver carries (checked before). */
 async function driverCommand(c: Context<AppEnv>, waybill: string, cmd: LabSampleCommand) {
-  return answer(c, await askLabSample(c.get("env").runtime, tenantOf(c), waybill, cmd));
+  const { env, tenant } = businessCall(c);
+  return answer(c, await askLabSample(env.runtime, tenant, waybill, cmd));
 }
 
 function tickCommand(c: Context<AppEnv>, body: z.infer<typeof TickBody>): LabSampleCommand {
@@ -134,7 +132,7 @@ function tickCommand(c: Context<AppEnv>, body: z.infer<typeof TickBody>): LabSam
     ok: body.ok,
     note: body.note ?? null,
     seal_id: body.seal_id ?? null,
-    by: principalName(businessPrincipalOf(c)),
+    by: businessCall(c).by,
   };
 }
 
@@ -151,7 +149,7 @@ function temperatureCommand(
       device: body.device ?? null,
       time: body.time ? Date.parse(body.time) : null,
     },
-    by: principalName(businessPrincipalOf(c)),
+    by: businessCall(c).by,
   };
 }
 
@@ -179,8 +177,8 @@ export function labRoutes(api: Api): void {
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const r = await profileLabSample(c.get("env").runtime, p.business.id, {
+    const { env, tenant, by } = businessCall(c);
+    const r = await profileLabSample(env.runtime, tenant, {
       waybill: params.reference,
       profile: {
         sample_type: body.sample_type,
@@ -193,7 +191,7 @@ export function labRoutes(api: Api): void {
       checklist: body.checklist_code
         ? { code: body.checklist_code, version: body.checklist_version }
         : null,
-      by: principalName(p),
+      by,
     });
     return ok(c, {
       ...answer(c, r.sample),
@@ -261,7 +259,7 @@ export function labRoutes(api: Api): void {
         decision: body.decision,
         note: body.note,
         decided_by: body.by ?? null,
-        by: principalName(businessPrincipalOf(c)),
+        by: businessCall(c).by,
       }),
     );
   });
@@ -294,7 +292,8 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { ...TICK_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
-    await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.reference);
+    const { env, principal } = businessCall(c);
+    await assertDriverCarries(env, principal, params.reference);
     return ok(c, await driverCommand(c, params.reference, tickCommand(c, body)), 201);
   });
 
@@ -311,7 +310,8 @@ export function labRoutes(api: Api): void {
     response: LabSampleAnswer,
     refusals: { ...READING_REFUSALS, ...ON_DRIVERS_RUNS },
   }, async (c, { params, body }) => {
-    await assertDriverCarries(c.get("env"), businessPrincipalOf(c), params.reference);
+    const { env, principal } = businessCall(c);
+    await assertDriverCarries(env, principal, params.reference);
     return ok(c, await driverCommand(c, params.reference, temperatureCommand(c, body)), 201);
   });
 }

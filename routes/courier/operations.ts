@@ -22,7 +22,7 @@ import { shipmentByExternalReference } from "../../src/courier/queries/shipments
 import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -107,16 +107,15 @@ const ScanBody = z.object({
 
 /** A shipment of this courier by waybill or by any external reference. */
 async function findShipment(c: Context<AppEnv>, reference: string): Promise<Shipment> {
-  const env = c.get("env");
-  const courier = businessPrincipalOf(c).business.id;
+  const { env, tenant } = businessCall(c);
   // A waybill as typed (any case; src/http/schemas.ts Waybill); external references stay exact.
   for (const waybill of waybillSpellings(reference)) {
-    const direct = await env.runtime.read(shipmentActor, courier, waybill, { kind: "get" });
+    const direct = await env.runtime.read(shipmentActor, tenant, waybill, { kind: "get" });
     if (direct.ok) return asShipment(direct.reply);
   }
-  const found = await shipmentByExternalReference(env.db, courier, reference);
+  const found = await shipmentByExternalReference(env.db, tenant, reference);
   if (!found) throw new ApiError("not_found", `no shipment with waybill or reference ${reference}`);
-  return asShipment(await read(c, shipmentActor, courier, found, { kind: "get" }));
+  return asShipment(await read(c, shipmentActor, tenant, found, { kind: "get" }));
 }
 
 /** One shipment as operations read it: obligations, custody, trail, alerts, frozen terms. */
@@ -158,8 +157,8 @@ export function operationRoutes(api: Api): void {
       unknown_piece: "`pieces` names a piece the shipment does not have",
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const s = await recordScan(c.get("env").runtime, p.business.id, params.waybill, {
+    const { env, tenant, by } = businessCall(c);
+    const s = await recordScan(env.runtime, tenant, params.waybill, {
       event: body.event,
       facility_id: body.facility_id ?? null,
       holder: body.holder ?? null,
@@ -167,7 +166,7 @@ export function operationRoutes(api: Api): void {
       note: body.note ?? null,
       reason: body.reason ?? null,
       received_by: body.received_by ?? null,
-      by: principalName(p),
+      by,
     });
     return ok(c, await detailView(c, s), 201);
   });
@@ -184,8 +183,7 @@ export function operationRoutes(api: Api): void {
     paged: BoardMeta,
     refusals: { not_found: "no saved view by the name `view`" },
   }, async (c, { query }) => {
-    const env = c.get("env");
-    const tenant = businessPrincipalOf(c).business.id;
+    const { env, tenant } = businessCall(c);
     const now = env.clock.now();
     let filters: BoardFilters = query;
     if (query.view) {
@@ -216,7 +214,7 @@ export function operationRoutes(api: Api): void {
     middleware: view,
     response: z.array(SavedViewAnswer),
   }, async (c) => {
-    const tenant = businessPrincipalOf(c).business.id;
+    const { tenant } = businessCall(c);
     const { views } = await read(c, operationsViewsActor, tenant, tenant, { kind: "get" });
     return ok(c, views.map(savedViewView));
   });
@@ -238,10 +236,10 @@ export function operationRoutes(api: Api): void {
       views_full: "the courier already keeps as many saved views as it may; replace or delete one",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const state = await ask(c, operationsViewsActor, p.business.id, p.business.id, {
+    const { tenant, by } = businessCall(c);
+    const state = await ask(c, operationsViewsActor, tenant, tenant, {
       kind: "save",
-      view: { name: body.name, filters: definedFilters(body.filters), by: principalName(p) },
+      view: { name: body.name, filters: definedFilters(body.filters), by },
     });
     const saved = state.views.find((v) => v.name === body.name);
     if (!saved) throw new Error("save answers the saved view");
@@ -258,7 +256,7 @@ export function operationRoutes(api: Api): void {
     params: z.object({ name: Text(60) }),
     response: SavedViewDeletedAnswer,
   }, async (c, { params }) => {
-    const tenant = businessPrincipalOf(c).business.id;
+    const { tenant } = businessCall(c);
     await ask(c, operationsViewsActor, tenant, tenant, { kind: "delete", name: params.name });
     return ok(c, { deleted: params.name });
   });
@@ -279,8 +277,7 @@ export function operationRoutes(api: Api): void {
     }),
     response: OperationsReportAnswer,
   }, async (c, { query }) => {
-    const env = c.get("env");
-    const tenant = businessPrincipalOf(c).business.id;
+    const { env, tenant } = businessCall(c);
     const now = env.clock.now();
     // spec: courier 4.4: today is the courier's day, not UTC's: at 01:50 in Gaborone it is
     // already tomorrow there.

@@ -8,7 +8,7 @@ import { shipmentFacts } from "../../src/courier/flows/documents.ts";
 import { packingSlipPdf } from "../../src/courier/rules/documents/courier_packing_slip.ts";
 import type { Api } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { define, z } from "../../src/http/route.ts";
 import { Waybill } from "../../src/http/schemas.ts";
@@ -30,17 +30,17 @@ export function packingSlipRoutes(api: Api): void {
     params: z.object({ waybill: Waybill }),
     produces: "application/pdf",
   }, async (c, { params }) => {
-    const courierId = businessPrincipalOf(c).business.id;
+    const { env, tenant } = businessCall(c);
     const shipment = asShipment(
-      await read(c, shipmentActor, courierId, params.waybill, { kind: "get" }),
+      await read(c, shipmentActor, tenant, params.waybill, { kind: "get" }),
     );
-    const courier = asBusiness(await read(c, businessActor, courierId, courierId, { kind: "get" }));
+    const courier = asBusiness(await read(c, businessActor, tenant, tenant, { kind: "get" }));
     const pdf = await packingSlipPdf({
       ...shipmentFacts(shipment, {
         courierName: courier.profile.name,
         trackingUrl: trackingUrl(c, shipment.tracking_token),
       }),
-      printed_at: c.get("env").clock.now(),
+      printed_at: env.clock.now(),
     });
     return new Response(pdf, {
       headers: {

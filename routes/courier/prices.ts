@@ -12,7 +12,8 @@ import { decimal } from "../../src/domain/money.ts";
 import { available, creditUsed } from "../../src/courier/rules/settlement.ts";
 import { waybillOf } from "../../src/courier/rules/waybill.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { principalName } from "../../src/platform/auth/principal.ts";
 import {
   callerClient,
   client,
@@ -273,12 +274,12 @@ export function priceRoutes(api: Api): void {
       not_found: "courier_client_id is none of the courier's clients",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
+    const { env, tenant, by } = businessCall(c);
     const header = idempotencyHeader(c);
     const { courier_client_id, ...req } = body;
     const booked = await bookForClient(
-      c.get("env"),
-      { courierId: p.business.id, by: principalName(p) },
+      env,
+      { courierId: tenant, by },
       courier_client_id,
       req,
       header,
@@ -302,11 +303,11 @@ export function priceRoutes(api: Api): void {
     paged: "cursor",
     response: z.array(ShipmentFoundAnswer),
   }, async (c, { query }) => {
-    const courier = businessPrincipalOf(c).business.id;
+    const { env, tenant } = businessCall(c);
     const q = query.q;
     // spec: courier 4.1: exact references, only within the calling courier. A customer code
     // names many shipments: every one is found, newest first, page by page.
-    const page = await shipmentSearchPage(c.get("env").db, courier, q, {
+    const page = await shipmentSearchPage(env.db, tenant, q, {
       limit: query.limit,
       after: afterCursor(query.cursor),
     });

@@ -14,7 +14,7 @@ import {
   rateCardsOf,
 } from "../../src/courier/flows/rate_cards.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
@@ -122,8 +122,8 @@ const CardParam = z.object({ card: z.string().min(1).max(64) });
 const VersionParam = CardParam.extend({ version: wholeNumber(1, 1_000_000) });
 
 async function cardOf(c: Context<AppEnv>, card: string): Promise<RateCard> {
-  const courier = businessPrincipalOf(c).business.id;
-  return asRateCard(await read(c, rateCardActor, courier, card, { kind: "get" }));
+  const { tenant } = businessCall(c);
+  return asRateCard(await read(c, rateCardActor, tenant, card, { kind: "get" }));
 }
 
 function immutable(card: string, version?: number): ApiError {
@@ -150,9 +150,8 @@ export function rateCardRoutes(api: Api): void {
       catalogue_full: "the courier keeps as many rate cards as it may, or its catalogue is full",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const office = { courierId: p.business.id, by: principalName(p) };
-    const card = await publishRateCard(c.get("env"), office, body);
+    const { env, tenant, by } = businessCall(c);
+    const card = await publishRateCard(env, { courierId: tenant, by }, body);
     return ok(c, versionView(latestVersion(card)), 201);
   });
 
@@ -177,9 +176,8 @@ export function rateCardRoutes(api: Api): void {
         "publish a new rate card",
     },
   }, async (c, { params, body }) => {
-    const p = businessPrincipalOf(c);
-    const office = { courierId: p.business.id, by: principalName(p) };
-    const card = await publishVersion(c.get("env"), office, params.card, body);
+    const { env, tenant, by } = businessCall(c);
+    const card = await publishVersion(env, { courierId: tenant, by }, params.card, body);
     return ok(c, versionView(latestVersion(card)), 201);
   });
 
@@ -192,10 +190,9 @@ export function rateCardRoutes(api: Api): void {
     middleware: [business(), courierPlatform],
     response: z.array(RateCardAnswer),
   }, async (c) => {
-    const env = c.get("env");
-    const courier = businessPrincipalOf(c).business.id;
+    const { env, tenant } = businessCall(c);
     const now = env.clock.now();
-    const cards = (await rateCardsOf(env, courier)).map((card) => cardView(card, now));
+    const cards = (await rateCardsOf(env, tenant)).map((card) => cardView(card, now));
     return ok(c, cards);
   });
 

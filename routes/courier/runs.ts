@@ -12,7 +12,7 @@ import { isCurrencyCode } from "../../src/domain/iso_codes.ts";
 import { toMinor } from "../../src/domain/money.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business, driver } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError, validationFailed } from "../../src/http/errors.ts";
@@ -64,12 +64,12 @@ const StopParams = z.object({ run: Text(64), stop: Text(64) });
 
 /** Who calls, as the run flows take it. */
 function callerOf(c: Context<AppEnv>): flows.RunCaller {
-  const p = businessPrincipalOf(c);
+  const { principal, tenant, by } = businessCall(c);
   return {
-    tenant: p.business.id,
-    by: principalName(p),
-    scopes: p.scopes,
-    driver_id: p.kind === "driver" ? p.driver_id : null,
+    tenant,
+    by,
+    scopes: principal.scopes,
+    driver_id: principal.kind === "driver" ? principal.driver_id : null,
   };
 }
 
@@ -82,7 +82,7 @@ function driverIdOf(c: Context<AppEnv>): string {
 
 /** The view a caller gets: drivers never see values (courier 2.10). */
 function viewFor(c: Context<AppEnv>, run: Parameters<typeof runView>[0]) {
-  return businessPrincipalOf(c).kind === "driver" ? driverView(run) : runView(run);
+  return businessCall(c).principal.kind === "driver" ? driverView(run) : runView(run);
 }
 
 // Waybills as typed, in any case (src/http/schemas.ts Waybill; courier 2.3: the waybill
@@ -354,13 +354,8 @@ function driverRoutes(api: Api): void {
     middleware: asDriver,
     response: z.array(DriverRunListedAnswer),
   }, async (c) => {
-    const p = businessPrincipalOf(c);
-    const runs = await openRunsOfDriver<RunSummary>(
-      c.get("env").db,
-      p.business.id,
-      driverIdOf(c),
-      100,
-    );
+    const { env, tenant } = businessCall(c);
+    const runs = await openRunsOfDriver<RunSummary>(env.db, tenant, driverIdOf(c), 100);
     // Each run's standing; GET /driver/network-runs/{run} has its stops.
     return ok(c, runs.map(driverRunListView));
   });

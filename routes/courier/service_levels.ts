@@ -12,7 +12,7 @@ import {
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
 import { toBasisPoints } from "../../src/domain/money.ts";
 import { business } from "../../src/platform/auth/auth.ts";
-import { businessPrincipalOf, principalName } from "../../src/platform/auth/principal.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { validationFailed } from "../../src/http/errors.ts";
@@ -150,8 +150,8 @@ function listRoute(
     middleware: [business(), courierPlatform],
     response: z.array(item),
   }, async (c) => {
-    const courier = businessPrincipalOf(c).business.id;
-    return ok(c, view(await read(c, courierCatalogueActor, courier, courier, { kind: "get" })));
+    const { tenant } = businessCall(c);
+    return ok(c, view(await read(c, courierCatalogueActor, tenant, tenant, { kind: "get" })));
   });
 }
 
@@ -182,10 +182,9 @@ export function serviceLevelRoutes(api: Api): void {
       catalogue_full: "the courier keeps as many calendars as it may, or its catalogue is full",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const courier = p.business.id;
+    const { tenant, by } = businessCall(c);
     const id = newId("cal");
-    const catalogue = await ask(c, courierCatalogueActor, courier, courier, {
+    const catalogue = await ask(c, courierCatalogueActor, tenant, tenant, {
       kind: "add_calendar",
       calendar: {
         id,
@@ -196,7 +195,7 @@ export function serviceLevelRoutes(api: Api): void {
         working_days: [...body.working_days].sort((a, b) => a - b) as IsoWeekday[],
         holidays: [...new Set(body.holidays)].sort(),
       },
-      by: principalName(p),
+      by,
     });
     const added = addedOf(catalogue.calendars, id, "calendar");
     return ok(c, calendarView(added), 201);
@@ -227,8 +226,7 @@ export function serviceLevelRoutes(api: Api): void {
         "the courier keeps as many service levels as it may, or its catalogue is full",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const courier = p.business.id;
+    const { tenant, by } = businessCall(c);
     const { price_adjustment_pct, ...level } = body;
     const bp = price_adjustment_pct === undefined ? 0 : adjustmentBasisPoints(price_adjustment_pct);
     if (bp === null) {
@@ -238,10 +236,10 @@ export function serviceLevelRoutes(api: Api): void {
       }]);
     }
     const id = newId("svc");
-    const catalogue = await ask(c, courierCatalogueActor, courier, courier, {
+    const catalogue = await ask(c, courierCatalogueActor, tenant, tenant, {
       kind: "add_service_level",
       service_level: { id, ...level, price_adjustment_bp: bp },
-      by: principalName(p),
+      by,
     });
     const added = addedOf(catalogue.service_levels, id, "service level");
     return ok(c, serviceLevelView(added), 201);
@@ -270,13 +268,12 @@ export function serviceLevelRoutes(api: Api): void {
       catalogue_full: "the courier keeps as many facilities as it may, or its catalogue is full",
     },
   }, async (c, { body }) => {
-    const p = businessPrincipalOf(c);
-    const courier = p.business.id;
+    const { tenant, by } = businessCall(c);
     const id = newId("fac");
-    const catalogue = await ask(c, courierCatalogueActor, courier, courier, {
+    const catalogue = await ask(c, courierCatalogueActor, tenant, tenant, {
       kind: "add_facility",
       facility: { id, ...body },
-      by: principalName(p),
+      by,
     });
     const added = addedOf(catalogue.facilities, id, "facility");
     return ok(c, facilityView(added), 201);
