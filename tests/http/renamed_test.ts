@@ -12,11 +12,13 @@ const Run = renamedFields(
 );
 
 Deno.test("renamedFields: the spec's name and the former one read alike; other fields pass", () => {
-  fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string(), (kg, kind) => {
-    const named = Run.parse({ capacities: { kg }, kind });
-    assert.deepEqual(Run.parse({ capacity: { kg }, kind }), named);
-    assert.deepEqual(named, { capacities: { kg }, kind });
-  }));
+  fc.assert(
+    fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string(), (kg, kind) => {
+      const named = Run.parse({ capacities: { kg }, kind });
+      assert.deepEqual(Run.parse({ capacity: { kg }, kind }), named);
+      assert.deepEqual(named, { capacities: { kg }, kind });
+    }),
+  );
 });
 
 Deno.test("renamedFields: both names at once are refused 422 on the former name", () => {
