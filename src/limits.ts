@@ -100,12 +100,12 @@ export const BILLING_SWEEP_MS = 60_000;
  * attempt plus one per wait, ~5 s in all. Long enough to ride out a dropped connection, a busy
  * actor or a database failover's first seconds; short enough that a lasting failure holds its
  * one key (and the flush the runtime's recovery markers wait for) only briefly before it is
- * reported and deferred (src/bus/deferred.ts).
+ * reported and deferred (src/platform/reactors/deferred.ts).
  */
 export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [50, 250, 1_000, 4_000];
 /**
  * Work a bus worker still failed after those retries, or that a shutdown stopped, is kept
- * (actors/deferred_work.ts) and tried again after these waits (the webhook schedule of courier
+ * (actors/platform/deferred_work.ts) and tried again after these waits (the webhook schedule of courier
  * 8), then every 12 hours until done: unlike a webhook nobody answers, this is work the service
  * owes (an alert, an event, a crossing), so it is never given up; each failed try is logged.
  */
@@ -174,7 +174,7 @@ export const STALLED_BOOKING_LOOKBACK_MS = 31 * 24 * 60 * 60 * 1000;
 export const STALLED_BOOKINGS_PER_SWEEP = 100;
 /**
  * A later charge a scan caused and the ledger has not confirmed is booked again this long after
- * it came due, and as often after that (actors/shipment.ts `charges_due`): the scan's request and
+ * it came due, and as often after that (actors/courier/shipment/mod.ts `charges_due`): the scan's request and
  * its `charge_due` event book it within moments, so a charge still due has met a crash or a
  * failure; often enough that it waits minutes, rare enough that one refused for hours costs one
  * commit every few minutes.
@@ -182,7 +182,7 @@ export const STALLED_BOOKINGS_PER_SWEEP = 100;
 export const SCAN_CHARGE_RETRY_MS = 5 * 60_000;
 /**
  * spec: courier 1.4, 8: a shipment stays open 1 to 14 days. Its estimate follows the days (moves
- * on once its day is over, actors/shipment.ts) within that time only, or until its promised day
+ * on once its day is over, actors/courier/shipment/mod.ts) within that time only, or until its promised day
  * when that is later: a shipment left open past it (never handed over, never found, closed by
  * nobody) would otherwise wake every night and send its client shipment.estimate_changed every
  * working day, for ever.

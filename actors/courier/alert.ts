@@ -1,7 +1,7 @@
 /**
  * One alert (courier 2.9, 3.3, 4.4, 6.3): a condition raised once and owned by whoever must act.
  * Tenant = the courier's business id, id = the alert id (deterministic per condition, see
- * src/courier/alerts.ts). Actions: assign, acknowledge, resolve. Nothing dismisses an alert
+ * src/courier/flows/alerts.ts). Actions: assign, acknowledge, resolve. Nothing dismisses an alert
  * silently: resolving needs both a resolution text and evidence, and there is no delete.
  *
  * Status values (3.3 leaves them open): `open` when raised, `acknowledged` once someone said they
@@ -67,7 +67,7 @@ export interface AlertSubject {
   readonly id: string;
 }
 
-/** An uploaded evidence file, stored content-addressed (src/courier/evidence.ts). */
+/** An uploaded evidence file, stored content-addressed (src/courier/flows/evidence.ts). */
 export interface EvidenceFileRef {
   readonly sha256: string;
   readonly name: string;

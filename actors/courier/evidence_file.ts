@@ -7,7 +7,7 @@
  * state holds only the manifest (name, size, type, how many chunks are in), so an activated
  * file costs a few hundred bytes of memory and never nears the state size cap. Chunk events are
  * not put on the bus (`publishEvents: false`) and nothing is projected: file bytes never reach
- * the bus or Postgres. src/courier/evidence.ts writes and reads the chunks.
+ * the bus or Postgres. src/courier/flows/evidence.ts writes and reads the chunks.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 

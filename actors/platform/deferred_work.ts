@@ -6,7 +6,7 @@
  * ever lost: the message is here from the deferral's commit on, and every try sets the next one
  * before it is made, so a process that dies during a try leaves it due again.
  *
- * The worker itself runs in src/bus/deferred.ts, on this actor's `due` events; this actor only
+ * The worker itself runs in src/platform/reactors/deferred.ts, on this actor's `due` events; this actor only
  * keeps the message and the schedule. One actor per worker and message (`deferredWorkId`), so the
  * same failure deferred twice (two instances, a republished change) is kept once.
  */
@@ -14,7 +14,7 @@ import { accept, type ActorDefinition, unreachable } from "../../src/runtime/act
 import { DEFERRED_WORK_RETRY_MS } from "../../src/limits.ts";
 
 export interface DeferredWork {
-  /** The worker that failed (src/bus/deferred.ts names them); null before the first deferral. */
+  /** The worker that failed (src/platform/reactors/deferred.ts names them); null before the first deferral. */
   readonly worker: string | null;
   readonly subject: string | null;
   readonly payload: unknown;

@@ -2,7 +2,7 @@
  * The retail packet programme (courier 4.6 `GET /client/stores`, `POST /client/stores/{store}/
  * packets/{action}`): the courier registers a client's stores; the client lists them with packet
  * counts by state and moves packets through stock, sell, refund, activate, accept, hand-over
- * (actors/retail_packet.ts holds the machine). Another client's store does not exist for the
+ * (actors/courier/retail_packet.ts holds the machine). Another client's store does not exist for the
  * caller. Counts and lists come from the query side.
  */
 import type { Context } from "hono";

@@ -98,7 +98,7 @@ export interface KeyedSubscription {
   close(): Promise<void>;
 }
 
-/** A named worker whose failed work is deferred (src/bus/deferred.ts). */
+/** A named worker whose failed work is deferred (src/platform/reactors/deferred.ts). */
 export interface DeferredAs {
   readonly by: Deferral;
   /** The worker's name, stable across versions: deferred work waits under it. */

@@ -14,7 +14,7 @@
  *
  * Bounded (HANDLER_RETRY_DELAYS_MS): a lasting failure must not hold a flush, and so every
  * recovery marker, for ever. What still fails is reported and thrown (eachRetried), and the
- * worker's subscription defers the message (src/bus/deferred.ts): kept and tried again on a
+ * worker's subscription defers the message (src/platform/reactors/deferred.ts): kept and tried again on a
  * durable schedule.
  */
 import { HANDLER_RETRY_DELAYS_MS } from "../limits.ts";
@@ -57,7 +57,7 @@ export async function retried<T>(
  * The loop of a worker the bus feeds, over the units of work one message calls for (an alert,
  * an event, a crossing): each is retried (`retried`), each failure reported as it happens, and
  * all of them thrown once every unit was tried, so one failure never keeps the others from being
- * done; the message's subscription then defers it (src/bus/deferred.ts).
+ * done; the message's subscription then defers it (src/platform/reactors/deferred.ts).
  */
 export async function eachRetried<T>(
   units: readonly T[],

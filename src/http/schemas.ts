@@ -33,7 +33,7 @@ export const Email = z.email().max(EMAIL_CHARS_MAX).transform((e) => e.toLowerCa
 
 /**
  * A waybill as typed or scanned: read upper-case, since every waybill is upper-case letters and
- * digits (src/domain/waybill.ts) and people type them in lower case; search already does so.
+ * digits (src/courier/rules/waybill.ts) and people type them in lower case; search already does so.
  */
 export const Waybill = z.string().trim().min(1).max(64).transform((w) => w.toUpperCase())
   .openapi({ description: "Waybill (case does not matter)", example: "WB2222222222223" });
@@ -48,7 +48,7 @@ const LINES = /^(?:[^\p{Cc}]|[\t\n\r])*$/u;
  * where it is required). A control character is refused, naming the field: it is no text a person
  * writes, and JSON escapes it in six bytes (`\u0001`) where a text's bounds count characters, so a
  * body made of such text (a completion listing its adjustments, courier 2.7) outgrows the bound
- * it was made for (src/outbound/schedule.ts). With `lines`, tab, line feed and carriage return
+ * it was made for (src/platform/rules/delivery_schedule.ts). With `lines`, tab, line feed and carriage return
  * pass (two bytes each when escaped): a reason may run over lines, a reference or a path may not.
  * (An unpaired surrogate, no UTF-8 at all, is refused for every field: route.ts storableText.)
  */
@@ -91,7 +91,7 @@ export const Money = z.number().openapi({
   example: 88.92,
 });
 
-/** An instant in an answer: ISO 8601 in UTC with milliseconds (src/http/iso.ts). */
+/** An instant in an answer: ISO 8601 in UTC with milliseconds (src/domain/iso.ts). */
 export const UtcInstant = z.iso.datetime().openapi({ example: "2026-11-23T09:30:00.000Z" });
 
 /** A calendar day in an answer: `YYYY-MM-DD`. */

@@ -164,7 +164,7 @@ Deno.test("migrations: the completion sweep pages through closed shipments on th
   await using t = await openTestDatabase();
   const plan = await t.db.transaction().execute(async (trx) => {
     await sql`set local enable_seqscan = off`.execute(trx);
-    // The query of completedShipments (src/outbound/billing_events.ts), past its first page.
+    // The query of completedShipments (src/courier/reactors/billing_events.ts), past its first page.
     return await sql<{ "QUERY PLAN": string }>`explain
       select id, tenant, data->>'status' as status, (data->>'closed_at')::bigint as closed_at
       from snapshots
@@ -182,7 +182,7 @@ Deno.test("migrations: the charge sweep reads a round's entries on their index, 
   await using t = await openTestDatabase();
   const plan = await t.db.transaction().execute(async (trx) => {
     await sql`set local enable_seqscan = off`.execute(trx);
-    // The query of BillingEvents.sweep (src/outbound/billing_events.ts), past its first page.
+    // The query of BillingEvents.sweep (src/courier/reactors/billing_events.ts), past its first page.
     return await sql<{ "QUERY PLAN": string }>`explain
       select le.* from ledger_entries as le
       where le.event_id is not null

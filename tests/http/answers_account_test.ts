@@ -1,5 +1,5 @@
 /**
- * The documented success schemas (RouteSpec.response) of the operator API (routes/operator.ts)
+ * The documented success schemas (RouteSpec.response) of the operator API (routes/platform/operator.ts)
  * and the business account routes (routes/business/account.ts) against real answers, checked by
  * tests/helpers/documented.ts.
  */

@@ -5,7 +5,7 @@
  *
  * The cold-chain charge is booked when a profile marks the sample cold chain (a temperature range
  * is set), not at approval: the courier keeps it cold from then on, whatever the laboratory
- * decides. It is a later charge (src/courier/later_charges.ts) priced from the shipment's frozen
+ * decides. It is a later charge (src/courier/flows/later_charges.ts) priced from the shipment's frozen
  * rate card, source event `sample.cold_chain:<waybill>`, so setting the profile again, or a retry
  * after a failure, books it once; a fee of zero books nothing.
  */

@@ -6,7 +6,7 @@
  *
  * spec: courier 2.9: "each condition is raised once": a raise that fails is tried again within
  * the delivery (src/bus/retry.ts), so a transient failure loses no alert, and a crash meanwhile
- * republishes the change at start; one still failing is deferred (src/bus/deferred.ts) and tried
+ * republishes the change at start; one still failing is deferred (src/platform/reactors/deferred.ts) and tried
  * again on a durable schedule until raised.
  */
 import type { AlertDue } from "../../../actors/courier/shipment/mod.ts";

@@ -3,7 +3,7 @@
  * no ledger entry stands for: one per completed shipment, made from the shipments' changes on the
  * shared reactor base (src/bus/reactor.ts). One whose making fails is made again within the
  * delivery, which keeps the change's recovery marker until it is made; one still failing is
- * deferred (src/bus/deferred.ts) and made on a durable schedule; the completion sweep
+ * deferred (src/platform/reactors/deferred.ts) and made on a durable schedule; the completion sweep
  * (BillingEvents.sweepCompletions) covers the rest.
  *
  * Nor is an adjustment left out of the completion that lists them (courier 2.7): they are read
@@ -49,7 +49,7 @@ export interface CompletionEventsOptions extends ReactorOptions, OutboxOptions {
  * A completion's billing event waits for the query side: the client's account had booked entries
  * up to `needed` when the completion was first tried, and the ledger projection has written them
  * up to `projected` only. Thrown, so that the event is made again, within the delivery, then
- * deferred (src/bus/deferred.ts), then by the sweep, never made without them.
+ * deferred (src/platform/reactors/deferred.ts), then by the sweep, never made without them.
  */
 export class LedgerCatchingUp extends Error {
   override readonly name = "LedgerCatchingUp";

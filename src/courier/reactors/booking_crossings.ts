@@ -8,7 +8,7 @@
  *
  * Nothing is lost on the way: the runtime publishes the shipment's commit at least once
  * (recovery markers), an opening that fails is tried again within the delivery
- * (src/bus/retry.ts), and one still failing is deferred (src/bus/deferred.ts).
+ * (src/bus/retry.ts), and one still failing is deferred (src/platform/reactors/deferred.ts).
  */
 import {
   type Shipment,

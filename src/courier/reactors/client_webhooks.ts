@@ -7,7 +7,7 @@
  * An event whose making fails (the client read, the event's commit) is made again within the
  * delivery (src/bus/retry.ts): a transient failure loses no webhook event, and a crash meanwhile
  * republishes the change at start (courier 6.2: at-least-once delivery); one still failing is
- * deferred (src/bus/deferred.ts) and made on a durable schedule.
+ * deferred (src/platform/reactors/deferred.ts) and made on a durable schedule.
  */
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";

@@ -28,7 +28,7 @@ export interface ChargeShipment {
  * A stable event id from what the event is about: every instance, and every replay of the fact
  * that causes it, names the same event, so it is created and sent once (courier 6.1 "each is
  * sent once"). `evt_` and 26 hex digits (104 bits) of SHA-256; an event about a sequenced
- * waybill (src/domain/waybill.ts) is named after its number first, then 13 hex digits, so the
+ * waybill (src/courier/rules/waybill.ts) is named after its number first, then 13 hex digits, so the
  * store keeps a day's events side by side (no event was named so before such waybills existed).
  */
 export function eventIdOf(...parts: readonly string[]): string {

@@ -2,7 +2,7 @@
  * Later charges an actor keeps due in its own state until the ledger has booked them (courier 2.6
  * rules 2, 3): the shipment, for the charges its scans cause; the customs crossing, for a
  * clearance's fee. The commit that causes a charge records it due (a `charge_due` event, read by
- * the worker in src/courier/due_charges.ts) and arms the actor's `charge` timer; each time the
+ * the worker in src/courier/reactors/due_charges.ts) and arms the actor's `charge` timer; each time the
  * timer fires, what is still due is due again, until `confirm_charges` names it booked. The pure
  * part both actors share; each keeps its own command and event types.
  */

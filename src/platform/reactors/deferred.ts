@@ -1,5 +1,5 @@
 /**
- * Deferred work of the bus workers (actors/deferred_work.ts): a worker subscribed with a name
+ * Deferred work of the bus workers (actors/platform/deferred_work.ts): a worker subscribed with a name
  * (subscribeKeyed's `deferred`) whose work on a message still fails after its retries, or that a
  * shutdown stops before it is handled, has the message kept here and tried again on a durable
  * schedule until it is done. Before, such work was logged and counted handled: an alert, a client
@@ -57,7 +57,7 @@ export class DeferredWorks implements Deferral {
    * Keeps `message` for `worker` to try again (the worker has reported its failure). Its own
    * commit is retried like any handler's work; a deferral that still fails is thrown (the bus
    * logs it): the last resort, a store that takes no writes at all, or a message past the
-   * deferred state's bound (actors/deferred_work.ts, several times a shipment's).
+   * deferred state's bound (actors/platform/deferred_work.ts, several times a shipment's).
    */
   async defer(worker: string, message: BusMessage, error: unknown): Promise<void> {
     const change = message.payload as Partial<ActorChange>;

@@ -14,7 +14,7 @@
  * is at least once; raise it idempotently by event id), and `event_delivered` of an event that
  * waited for an endpoint, which calls `onDeliveredAfterWait` the same way (resolve its alert). An
  * alert whose raise fails is raised again within the delivery (src/bus/retry.ts), so a transient
- * failure loses none (courier 6.3), and one still failing is deferred (src/bus/deferred.ts) and
+ * failure loses none (courier 6.3), and one still failing is deferred (src/platform/reactors/deferred.ts) and
  * raised on a durable schedule. An attempt itself is outbound_attempt.ts; the alerts a change
  * raises, outbound_alerts.ts.
  */

@@ -8,7 +8,7 @@
  *
  * Nothing is lost on the way: the runtime publishes the business's commit at least once, a
  * recording that fails is tried again within the delivery (src/bus/retry.ts), and one still
- * failing is deferred (src/bus/deferred.ts).
+ * failing is deferred (src/platform/reactors/deferred.ts).
  */
 import {
   asBusiness,

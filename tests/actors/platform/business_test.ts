@@ -1,5 +1,5 @@
 /**
- * The business account (actors/platform/business.ts; Business API 4.3, 5, 8; CONTRACT operator
+ * The business account (actors/platform/business/mod.ts; Business API 4.3, 5, 8; CONTRACT operator
  * API): created with its owner and both features off; keys held as hashes and found by them;
  * partner keys revocable alone; portal people bounded by the plan, the owner kept; every change
  * an event naming who made it. (The webhook secret's logging is in webhook_secret_log_test.ts.)

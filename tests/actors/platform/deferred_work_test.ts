@@ -1,5 +1,5 @@
 /**
- * Deferred work (actors/deferred_work.ts): a deferral is kept once, tried on the schedule with
+ * Deferred work (actors/platform/deferred_work.ts): a deferral is kept once, tried on the schedule with
  * the next try set before each is made, and done ends it.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * One outbound event (actors/platform/outbound_event.ts; courier 3.1 "event delivery", 6.1, 6.2,
+ * One outbound event (actors/platform/outbound_event/mod.ts; courier 3.1 "event delivery", 6.1, 6.2,
  * 8): created once with its body fixed, tried at once and then after 1, 5, 30, 120 and 720
  * minutes counted from the first try, failed after that; retried hourly while no endpoint is set;
  * requeued from the first attempt; acknowledged forward only, one reference per state.

@@ -3,7 +3,7 @@
  * alert once. A raise that fails for a moment is raised again within the delivery, so the bus's
  * flush (which the runtime's recovery markers wait for) covers it; one that keeps failing is
  * reported after a bounded number of tries and never holds the flush for ever, and is deferred:
- * kept and raised by a later try on the clock (src/bus/deferred.ts).
+ * kept and raised by a later try on the clock (src/platform/reactors/deferred.ts).
  */
 import assert from "node:assert/strict";
 import { alertActor, type AlertEvent } from "../../../actors/courier/alert.ts";

@@ -1,5 +1,5 @@
 /**
- * Deferred work (src/bus/deferred.ts, actors/deferred_work.ts) holds whatever a worker failed
+ * Deferred work (src/platform/reactors/deferred.ts, actors/platform/deferred_work.ts) holds whatever a worker failed
  * on: a busy shipment's change, whose lifecycle travels twice (event and snapshot), is kept and
  * handed back whole to the worker's deferred try.
  */
