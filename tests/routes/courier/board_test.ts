@@ -336,6 +336,12 @@ Deno.test("board routes: no upgrade answers 426; the page and its files are serv
     const other = await fetch(`${s.http}/api/business/courier/board/..%2Fboard.ts`);
     assert.equal(other.status, 404);
     await other.body?.cancel();
+    // A name every object has is no file of the page either: 404, never a 500.
+    for (const name of ["constructor", "toString", "__proto__"]) {
+      const r = await fetch(`${s.http}/api/business/courier/board/${name}`);
+      assert.equal(r.status, 404, name);
+      await r.body?.cancel();
+    }
   }));
 
 /** A WebSocket handshake sent by hand, so that its answer's status and headers can be read. */
