@@ -1,6 +1,5 @@
 /** Fixtures shared by client_ledger_test.ts and client_ledger_cod_invoices_test.ts. */
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   type ClientSettings,
   courierClientActor,

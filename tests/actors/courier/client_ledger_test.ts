@@ -5,7 +5,6 @@
  * message, and the property that what the client owes is the sum of its posted entries.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   accountBalances,
   balancesOf,

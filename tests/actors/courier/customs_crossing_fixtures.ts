@@ -1,6 +1,5 @@
 /** Fixtures shared by customs_crossing_test.ts and customs_crossing_charges_test.ts. */
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   type CrossingCommand,
   type CrossingOpening,

@@ -6,7 +6,6 @@
  * client-paid duties stay due until the ledger confirms them.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   CROSSING_DOCUMENTS_MAX,
   type CrossingCommand,

@@ -1,6 +1,5 @@
 /** Fixtures shared by lab_sample_test.ts and lab_sample_handover_test.ts. */
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   type LabProfileInput,
   labSampleActor,

@@ -1,6 +1,5 @@
 /** The lab sample actor's seal and checklist ticks, lateness, the laboratory's decisions, the handover and the summary (courier 2.10); its profile and readings are in lab_sample_test.ts. */
 import assert from "node:assert/strict";
-import fc from "fast-check";
 import {
   asLabSample,
   handoverVerdict,
