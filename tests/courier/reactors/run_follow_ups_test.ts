@@ -5,7 +5,12 @@
  * makes them due again and the reactor does them, each once; the driver's retry changes nothing.
  */
 import assert from "node:assert/strict";
-import { RUN_FOLLOW_UP_RETRY_MS } from "../../../actors/courier/network_run/mod.ts";
+import {
+  type NetworkRun,
+  networkRunActor,
+  RUN_FOLLOW_UP_RETRY_MS,
+  type StoredRunEvent,
+} from "../../../actors/courier/network_run/mod.ts";
 import { importDataKey } from "../../../src/domain/secrets.ts";
 import { openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, newClient, newCourier, newDriver, topUp } from "../../helpers/courier.ts";
@@ -15,19 +20,25 @@ import { advance, until } from "../../helpers/receiver.ts";
 interface Made {
   readonly key: string;
   readonly token: string;
+  readonly tenant: string;
   readonly clientId: string;
+  readonly runId: string;
   readonly waybill: string;
   readonly path: string;
+  /** With `stops` collect stops: each one's waybill and action path. */
+  readonly waybills: readonly string[];
+  readonly paths: readonly string[];
   readonly now: number;
 }
 
-/** A courier charging 20 for an errand, its driver's run with a collect stop, under way. */
-async function collectUnderWay(t: TestEnv): Promise<Made> {
+/** A courier charging 20 for an errand, its driver's run with collect stops, under way. */
+async function collectUnderWay(t: TestEnv, stopCount = 1): Promise<Made> {
   const courier = await newCourier(t, { errand_fee: 20 });
   const client = await newClient(t, courier);
-  await topUp(t, courier, client, "500");
+  await topUp(t, courier, client, String(500 * stopCount));
   const driver = await newDriver(t, courier.business.id);
-  const waybill = await bookWaybill(t, client);
+  const waybills: string[] = [];
+  for (let i = 0; i < stopCount; i++) waybills.push(await bookWaybill(t, client));
   const key = courier.business.api_key;
   const post = async (path: string, body: unknown, status = 200) => {
     const r = await t.call("POST", path, { key, body });
@@ -38,21 +49,35 @@ async function collectUnderWay(t: TestEnv): Promise<Made> {
     facility_id: "GBE-HUB",
     kind: "collection",
     countries: ["BW"],
-    capacities: { kg: 100, m3: 2, pieces: 10 },
+    capacities: { kg: 100, m3: 2, pieces: 20 },
     driver_id: driver.id,
   }, 201);
-  const stops = (await post(`/business/network-runs/${run.id}/stops`, {
-    kind: "collect",
-    work_order: {
-      sender: "Molapo Pharmacy",
-      recipient: "Gaborone hub",
-      courier_client_id: client.id,
-      reserved: { kg: 5, m3: 0.1, pieces: 2 },
-    },
-  }, 201)).stops;
+  let stops: { id: string }[] = [];
+  for (let i = 0; i < stopCount; i++) {
+    stops = (await post(`/business/network-runs/${run.id}/stops`, {
+      kind: "collect",
+      work_order: {
+        sender: "Molapo Pharmacy",
+        recipient: "Gaborone hub",
+        courier_client_id: client.id,
+        reserved: { kg: 5, m3: 0.1, pieces: 2 },
+      },
+    }, 201)).stops;
+  }
   await post(`/business/network-runs/${run.id}/depart`, {});
-  const path = `/driver/network-runs/${run.id}/stops/${stops[0].id}/collect`;
-  return { key, token: driver.token, clientId: client.id, waybill, path, now: t.clock.now() };
+  const paths = stops.map((s) => `/driver/network-runs/${run.id}/stops/${s.id}/collect`);
+  return {
+    key,
+    token: driver.token,
+    tenant: courier.business.id,
+    clientId: client.id,
+    runId: run.id,
+    waybill: waybills[0]!,
+    path: paths[0]!,
+    waybills,
+    paths,
+    now: t.clock.now(),
+  };
 }
 
 async function collected(t: TestEnv, made: Made): Promise<number> {
@@ -110,5 +135,42 @@ Deno.test("run follow-ups: a collection a crash cut off after the run's commit i
   } finally {
     await second.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("run follow-ups: collections sent at once on one run are each told done, none left due, without the reactor", async () => {
+  const t = await openTestEnv();
+  try {
+    const made = await collectUnderWay(t, 6);
+    const answers = await Promise.all(made.paths.map((path, i) =>
+      t.call("POST", path, {
+        bearer: made.token,
+        body: { idempotency_key: `collect-${i}`, waybill: made.waybills[i] },
+      })
+    ));
+    for (const r of answers) assert.equal(r.status, 200, JSON.stringify(r.body));
+    const dueBatches = async () => {
+      const got = await t.env.runtime.read(networkRunActor, made.tenant, made.runId, {
+        kind: "get",
+      });
+      assert.ok(got.ok);
+      return (got.reply as NetworkRun).follow_ups_due ?? [];
+    };
+    // The tellings are not awaited by the answers: wait for the run to have heard them all.
+    await until(t, async () => (await dueBatches()).length === 0, "every batch told done");
+    const due: string[] = [], done: string[] = [];
+    for await (const { event } of t.env.runtime.events(networkRunActor, made.runId)) {
+      const e = event as StoredRunEvent;
+      if (e.kind === "follow_ups_due") due.push(e.batch);
+      if (e.kind === "follow_ups_done") done.push(...e.batches);
+      assert.notEqual(e.kind, "follow_ups_again", "nothing was left for the timer");
+    }
+    assert.equal(due.length, 6);
+    assert.deepEqual([...done].sort(), [...due].sort(), "each batch told done once");
+    for (const waybill of made.waybills) {
+      assert.equal(await collected(t, { ...made, waybill }), 1);
+    }
+  } finally {
+    await t.close();
   }
 });

@@ -17,7 +17,7 @@ import {
   type StopChange,
 } from "../../../../actors/courier/network_run/mod.ts";
 import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
-import { orRefuse, Refused } from "../../../runtime/actor.ts";
+import { Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { raiseAlert } from "../alerts.ts";
 import { recordCrossing, vehicleLeft } from "../customs.ts";
@@ -80,6 +80,9 @@ async function crossed(
 /**
  * Does the follow-ups of a change in order, then tells the run the batch it recorded is done
  * (none: a replay's, or a change that recorded none, and the run has nothing to be told).
+ * The telling is not awaited: the follow-ups are done when this returns, and a telling that is
+ * lost (a crash, a closed runtime) only leaves the batch due, which the run's follow-ups timer
+ * makes due again and the reactor redoes without effect (each follow-up is keyed).
  */
 export async function followThrough(
   runtime: ActorRuntime,
@@ -89,13 +92,46 @@ export async function followThrough(
   followUps: readonly FollowUp[],
 ): Promise<void> {
   for (const f of followUps) await performFollowUp(runtime, tenant, f);
-  if (batch === null) return;
-  orRefuse(
-    await runtime.ask(networkRunActor, tenant, runId, {
-      kind: "follow_ups_done",
-      batches: [batch],
-    }),
-  );
+  if (batch !== null) tellDone(runtime, tenant, runId, batch);
+}
+
+/** Batches done and not yet told, per runtime and run, while a telling is under way. */
+const untold = new WeakMap<ActorRuntime, Map<string, string[]>>();
+
+/**
+ * Tells the run `batch` is done. While a telling of the same run is under way, the batch waits
+ * and goes with the next one, so a run driven by many actions at once is told in a few commands
+ * instead of one per action (its mailbox is one at a time).
+ */
+function tellDone(runtime: ActorRuntime, tenant: string, runId: string, batch: string): void {
+  let runs = untold.get(runtime);
+  if (!runs) untold.set(runtime, runs = new Map());
+  const key = `${tenant}/${runId}`;
+  const waiting = runs.get(key);
+  if (waiting) {
+    waiting.push(batch);
+    return;
+  }
+  const pending = [batch];
+  runs.set(key, pending);
+  (async () => {
+    try {
+      while (pending.length > 0) {
+        const batches = pending.splice(0);
+        const r = await runtime.ask(networkRunActor, tenant, runId, {
+          kind: "follow_ups_done",
+          batches,
+        });
+        if (!r.ok) console.error(`follow-ups ${batches} of run ${runId} left due: ${r.message}`);
+      }
+    } finally {
+      // In the same turn as the last look at `pending`: a batch added later starts its own.
+      runs.delete(key);
+    }
+  })().catch((e) => {
+    // The runtime closed or failed: what was not told stays due for the follow-ups timer.
+    console.error(`follow-ups of run ${runId} left due:`, e);
+  });
 }
 
 /** A change to ask of a run, and the follow-ups it calls for, read from what it answers. */
