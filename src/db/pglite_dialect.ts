@@ -2,7 +2,7 @@
  * A Kysely dialect over embedded PGlite. PGlite is one Postgres session, so the driver hands out
  * its single connection to one holder at a time (a transaction keeps it from BEGIN to COMMIT).
  * Kysely 0.29 ships a PGliteDialect too; this one adds streaming (through a cursor, so CSV
- * exports run on both drivers) and owns the instance it closes.
+ * exports run on both drivers) and hands the instance back (`release`) when destroyed.
  */
 import type { PGlite } from "@electric-sql/pglite";
 import {
@@ -23,8 +23,13 @@ import {
 } from "kysely";
 
 export interface PGliteDialectConfig {
-  /** A ready instance; the dialect closes it when the Kysely instance is destroyed. */
+  /** A ready instance. */
   readonly pglite: PGlite;
+  /**
+   * What becomes of it when the Kysely instance is destroyed, once no query holds it: closed, or
+   * kept for another opener (pglite_memory.ts). Queries through this dialect are refused after.
+   */
+  readonly release: (pglite: PGlite) => Promise<void>;
 }
 
 export class PGliteDialect implements Dialect {
@@ -39,7 +44,7 @@ export class PGliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new PGliteDriver(this.#config.pglite);
+    return new PGliteDriver(this.#config.pglite, this.#config.release);
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -73,11 +78,14 @@ class Mutex {
 
 class PGliteDriver implements Driver {
   readonly #pglite: PGlite;
+  readonly #release: (pglite: PGlite) => Promise<void>;
   readonly #connection: PGliteConnection;
   readonly #mutex = new Mutex();
+  #destroyed = false;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, release: (pglite: PGlite) => Promise<void>) {
     this.#pglite = pglite;
+    this.#release = release;
     this.#connection = new PGliteConnection(pglite);
   }
 
@@ -87,7 +95,8 @@ class PGliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#mutex.lock();
-    if (this.#pglite.closed) {
+    // Destroyed: the instance may serve another opener now, in another schema.
+    if (this.#destroyed || this.#pglite.closed) {
       this.#mutex.unlock();
       throw new Error("PGlite is closed");
     }
@@ -132,11 +141,13 @@ class PGliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw(`release savepoint ${quoteIdent(name)}`));
   }
 
-  /** Waits for the current holder of the connection, then closes PGlite. */
+  /** Waits for the current holder of the connection, then releases the instance. */
   async destroy(): Promise<void> {
     await this.#mutex.lock();
     try {
-      if (!this.#pglite.closed) await this.#pglite.close();
+      if (this.#destroyed) return;
+      this.#destroyed = true;
+      await this.#release(this.#pglite);
     } finally {
       this.#mutex.unlock();
     }

@@ -1,0 +1,131 @@
+/**
+ * In-memory PGlite (the tests and the bench open hundreds): each open loads a database migrated
+ * once per process instead of running initdb and every migration again, and an instance its
+ * opener closed is kept, emptied, for the next opener when nothing but rows changed in it.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import { migrateToLatest } from "./migrate.ts";
+import { closePGlite, createPGlite, type PGliteSession, sessionOf } from "./pglite.ts";
+
+/** The schema the template is migrated in; an opener's schema takes its place by renaming. */
+const TEMPLATE_SCHEMA = "pglite_template";
+/** The schema of an instance kept for the next opener. */
+const IDLE_SCHEMA = "pglite_idle";
+/** Instances kept; each holds its WebAssembly memory. */
+const IDLE_MAX = 2;
+
+interface Template {
+  readonly dump: Blob;
+  /** The shape of its catalog (fingerprint), which a kept instance must still have. */
+  readonly shape: string;
+}
+
+let template: Promise<Template> | null = null;
+const idle: PGlite[] = [];
+
+export async function openInMemory(schema: string): Promise<PGliteSession> {
+  template ??= migratedTemplate().catch((error) => {
+    template = null;
+    throw error;
+  });
+  const { dump, shape } = await template;
+  const kept = idle.pop();
+  const pglite = kept ?? await createPGlite({ loadDataDir: dump });
+  try {
+    await takeSchema(pglite, kept ? IDLE_SCHEMA : TEMPLATE_SCHEMA, schema);
+  } catch (error) {
+    await pglite.close();
+    throw error;
+  }
+  return await sessionOf(pglite, schema, (p) => keepOrClose(p, schema, shape));
+}
+
+async function migratedTemplate(): Promise<Template> {
+  const pglite = await createPGlite({});
+  const handle = await sessionOf(pglite, TEMPLATE_SCHEMA, async () => {});
+  try {
+    await migrateToLatest(handle.db, TEMPLATE_SCHEMA);
+    await pglite.exec("discard all");
+    const shape = await fingerprint(pglite, TEMPLATE_SCHEMA);
+    return { dump: await pglite.dumpDataDir("none"), shape };
+  } finally {
+    await handle.close();
+    await pglite.close();
+  }
+}
+
+/** `from` takes the opener's name; functions that pinned their search_path pin the new name. */
+async function takeSchema(pglite: PGlite, from: string, schema: string): Promise<void> {
+  await pglite.exec(`drop schema if exists ${schema} cascade;
+    alter schema ${from} rename to ${schema};`);
+  const pinned = await pglite.query<{ f: string }>(
+    `select p.oid::regprocedure::text as f from pg_proc p
+      join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname = $1 and p.proconfig is not null`,
+    [schema],
+  );
+  for (const { f } of pinned.rows) {
+    await pglite.exec(`alter function ${f} set search_path to ${schema}`);
+  }
+}
+
+/** Kept for the next opener if there is room and it empties cleanly; closed otherwise. */
+async function keepOrClose(pglite: PGlite, schema: string, shape: string): Promise<void> {
+  if (pglite.closed) return;
+  if (idle.length < IDLE_MAX && await emptied(pglite, schema, shape)) {
+    idle.push(pglite);
+    return;
+  }
+  await closePGlite(pglite);
+}
+
+/**
+ * Empties the instance for another opener: its session as new (DISCARD ALL closes cursors and
+ * resets settings, and refuses inside a transaction), its catalog as the template's (a test that
+ * added a constraint or a table leaves it unfit), every table but the migrations' truncated.
+ */
+async function emptied(pglite: PGlite, schema: string, shape: string): Promise<boolean> {
+  try {
+    await pglite.exec("discard all");
+    if (await fingerprint(pglite, schema) !== shape) return false;
+    const { rows } = await pglite.query<{ t: string }>(
+      `select tablename as t from pg_tables
+        where schemaname = $1 and tablename not like 'kysely\\_%'`,
+      [schema],
+    );
+    const tables = rows.map((r) => `${schema}.${r.t}`).join(", ");
+    await pglite.exec(`truncate ${tables} restart identity;
+      alter schema ${schema} rename to ${IDLE_SCHEMA};`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The catalog's shape, whatever the schema is called: its schemas, relations, columns,
+ * constraints, triggers and functions.
+ */
+async function fingerprint(pglite: PGlite, schema: string): Promise<string> {
+  const { rows } = await pglite.query<{ x: string }>(
+    `with s as (select oid from pg_namespace where nspname = $1)
+    select x from (
+      select 'n ' || nspname as x from pg_namespace
+        where nspname not like 'pg\\_%' and nspname <> 'information_schema'
+      union all select 'r ' || relname || ' ' || relkind::text from pg_class
+        where relnamespace = (select oid from s)
+      union all select 'a ' || c.relname || '.' || a.attname || ' ' ||
+          format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text
+        from pg_attribute a join pg_class c on c.oid = a.attrelid
+        where c.relnamespace = (select oid from s) and a.attnum > 0 and not a.attisdropped
+      union all select 'c ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint
+        where connamespace = (select oid from s)
+      union all select 't ' || t.tgname || ' ' || c.relname from pg_trigger t
+        join pg_class c on c.oid = t.tgrelid where c.relnamespace = (select oid from s)
+      union all select 'f ' || proname || ' ' || md5(prosrc) from pg_proc
+        where pronamespace = (select oid from s)
+    ) shape`,
+    [schema],
+  );
+  return rows.map((r) => r.x.replaceAll(schema, "<schema>")).sort().join("\n");
+}
