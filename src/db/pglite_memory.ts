@@ -1,7 +1,8 @@
 /**
  * In-memory PGlite (the tests and the bench open hundreds): each open loads a database migrated
- * once per process instead of running initdb and every migration again, and an instance its
- * opener closed is kept, emptied, for the next opener when nothing but rows changed in it.
+ * once per process instead of running initdb and every migration again, and where the process
+ * asks for it (the tests), an instance its opener closed is kept, emptied, for the next opener
+ * when nothing but rows changed in it.
  */
 import type { PGlite } from "@electric-sql/pglite";
 import { migrateToLatest } from "./migrate.ts";
@@ -11,8 +12,16 @@ import { closePGlite, createPGlite, type PGliteSession, sessionOf } from "./pgli
 const TEMPLATE_SCHEMA = "pglite_template";
 /** The schema of an instance kept for the next opener. */
 const IDLE_SCHEMA = "pglite_idle";
-/** Instances kept; each holds its WebAssembly memory. */
-const IDLE_MAX = 2;
+/**
+ * Instances kept; each holds its WebAssembly memory, and a kept instance keeps the process
+ * running, so none are kept unless asked (keepClosedInstances).
+ */
+let idleMax = 0;
+
+/** Keeps up to `max` instances closed by their openers for the next (tests: one per worker). */
+export function keepClosedInstances(max: number): void {
+  idleMax = max;
+}
 
 interface Template {
   readonly dump: Blob;
@@ -72,7 +81,7 @@ async function takeSchema(pglite: PGlite, from: string, schema: string): Promise
 /** Kept for the next opener if there is room and it empties cleanly; closed otherwise. */
 async function keepOrClose(pglite: PGlite, schema: string, shape: string): Promise<void> {
   if (pglite.closed) return;
-  if (idle.length < IDLE_MAX && await emptied(pglite, schema, shape)) {
+  if (idle.length < idleMax && await emptied(pglite, schema, shape)) {
     idle.push(pglite);
     return;
   }
