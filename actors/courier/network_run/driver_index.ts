@@ -17,13 +17,15 @@ export function driverWaybillKey(driverId: string, waybill: string): string {
 export function driverIndexes(state: NetworkRunState): IndexEntry[] {
   if (state === null || state.driver_id === null || state.status === "closed") return [];
   const driver = state.driver_id;
+  // Whether each shipment has an item still with this run: one pass, as runs hold hundreds.
+  const kept = new Map<string, boolean>();
+  for (const i of state.items) {
+    kept.set(i.waybill, (kept.get(i.waybill) ?? false) || i.state !== "transferred");
+  }
   const waybills = new Set(state.items.map((i) => i.waybill));
   for (const s of state.stops) if (s.waybill) waybills.add(s.waybill);
   // A shipment transferred to another run is that run's driver's now (courier 4.5).
-  for (const w of waybills) {
-    const items = state.items.filter((i) => i.waybill === w);
-    if (items.length > 0 && items.every((i) => i.state === "transferred")) waybills.delete(w);
-  }
+  for (const [w, stays] of kept) if (!stays) waybills.delete(w);
   return [...waybills].map((w) => ({
     index: DRIVER_WAYBILL_INDEX,
     key: driverWaybillKey(driver, w),
