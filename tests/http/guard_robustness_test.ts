@@ -71,9 +71,41 @@ function maxLengthOf(schema: JsonSchema): number | null {
   return lengths.length > 0 ? Math.max(...lengths) : null;
 }
 
+/** Every declared field, nested ones too (an array's by its first item), with its path. */
+function declaredFields(schema: JsonSchema, at: string[] = []): [string[], JsonSchema][] {
+  if (at.length >= 4) return [];
+  return Object.entries(fieldsOf(schema)).flatMap(([k, field]) => {
+    const items = [field, ...(field.anyOf ?? []), ...(field.oneOf ?? [])]
+      .filter((b: JsonSchema) => b.type === "array" && b.items).map((b: JsonSchema) => b.items);
+    return [
+      [[...at, k], field] as [string[], JsonSchema],
+      ...declaredFields(field, [...at, k]),
+      ...items.flatMap((i: JsonSchema) => declaredFields(i, [...at, k, "0"])),
+    ];
+  });
+}
+
+/** `base` with `value` (JSON text) at `path`, the objects and arrays on the way made. */
+function withValue(base: unknown, path: readonly string[], value: string): string {
+  const PLACE = "\u0001";
+  const root = structuredClone(base ?? {}) as Record<string, unknown>;
+  let node: Record<string, unknown> = root;
+  for (const [i, k] of path.entries()) {
+    if (i === path.length - 1) {
+      node[k] = PLACE;
+    } else {
+      const next = node[k];
+      const fresh = /^\d+$/.test(path[i + 1]!) ? [] : {};
+      node[k] = next !== null && typeof next === "object" ? next : fresh;
+      node = node[k] as Record<string, unknown>;
+    }
+  }
+  return JSON.stringify(root).replace(JSON.stringify(PLACE), value);
+}
+
 /** Every bad body for the operation, named, as the text sent. */
 function badBodies(op: Operation): [string, string][] {
-  const base = sampleBody(op.body) as Record<string, unknown>;
+  const base = sampleBody(op.body);
   const out: [string, string][] = [
     ["an array", "[]"],
     ["a string", '"text"'],
@@ -82,22 +114,25 @@ function badBodies(op: Operation): [string, string][] {
     ["invalid JSON", '{"a":'],
     ["deep nesting", DEEP_ARRAY],
   ];
-  const withField = (k: string, v: string) =>
-    JSON.stringify({ ...base, [k]: "\u0001" }).replace('"\\u0001"', v);
-  // Parsing 10,000 levels is the cost: once at the top and once in a field is enough.
+  // Parsing 10,000 levels or a megabyte is the cost: once each is enough.
   let megabyte = false, deep = false;
-  for (const [k, schema] of Object.entries(fieldsOf(op.body))) {
+  for (const [path, schema] of declaredFields(op.body)) {
+    const k = path.join(".");
+    const types = typesOf(schema);
     const wrong = wrongValue(schema);
-    if (wrong !== null) out.push([`${k} of a wrong type`, withField(k, JSON.stringify(wrong))]);
-    if (!deep && !typesOf(schema).has("object") && typesOf(schema).size > 0) {
+    if (wrong !== null) {
+      out.push([`${k} of a wrong type`, withValue(base, path, JSON.stringify(wrong))]);
+    }
+    if (!deep && !types.has("object") && types.size > 0) {
       deep = true;
-      out.push([`${k} nested deep`, withField(k, DEEP_OBJECT)]);
+      out.push([`${k} nested deep`, withValue(base, path, DEEP_OBJECT)]);
     }
     const max = maxLengthOf(schema);
-    if (max !== null) out.push([`${k} over ${max}`, withField(k, `"${"x".repeat(max + 1)}"`)]);
-    else if (typesOf(schema).has("string") && !megabyte) {
+    if (max !== null) {
+      out.push([`${k} over ${max}`, withValue(base, path, `"${"x".repeat(max + 1)}"`)]);
+    } else if (types.has("string") && !megabyte) {
       megabyte = true;
-      out.push([`${k} of a megabyte`, withField(k, `"${MEGABYTE}"`)]);
+      out.push([`${k} of a megabyte`, withValue(base, path, `"${MEGABYTE}"`)]);
     }
   }
   return out;
