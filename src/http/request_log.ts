@@ -18,7 +18,9 @@ export function requestIdOf(header: string | undefined): string {
 }
 
 /** The first thing every request passes (createApp), outside `/api` too. */
-export function observeRequests(env: Environment): MiddlewareHandler {
+export function observeRequests(
+  env: Pick<Environment, "name" | "log" | "metrics">,
+): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header("X-Request-Id"));
@@ -28,13 +30,13 @@ export function observeRequests(env: Environment): MiddlewareHandler {
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;
-    env.metrics.requests.observe({ method: c.req.method, route, status: String(status) }, seconds);
+    env.metrics.observeRequest(c.req.method, route, status, seconds);
     logRequest(env, c as Context<AppEnv>, { requestId, route, status, seconds });
   };
 }
 
 function logRequest(
-  env: Environment,
+  env: Pick<Environment, "log">,
   c: Context<AppEnv>,
   r: { requestId: string; route: string; status: number; seconds: number },
 ): void {

@@ -40,6 +40,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #requestSeries = new Map<string, { observe(seconds: number): void }>();
+
+  /**
+   * One request answered: its series found by a plain string key, not by prom-client's hashing
+   * of a labels object at every request (bench/observability.ts). Bounded: routes are patterns.
+   */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.#requestSeries.get(key);
+    if (!series) {
+      series = this.requests.labels(method, route, String(status));
+      this.#requestSeries.set(key, series);
+    }
+    series.observe(seconds);
+  }
+
   /** A gauge read at each scrape; a failing read leaves it out of that scrape. */
   gauge(
     name: string,
