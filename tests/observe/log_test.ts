@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readConfig } from "../../src/config.ts";
 import { createLogger, stdoutDestination } from "../../src/observe/log.ts";
+import { logSweep } from "../../src/server.ts";
 
 /** A file that keeps what is written to it, a write at a time. */
 function fakeFile() {
@@ -59,4 +60,15 @@ Deno.test("config: LOG_LEVEL is info by default and must name a level", () => {
   assert.equal(readConfig({}).LOG_LEVEL, "info");
   assert.equal(readConfig({ LOG_LEVEL: "silent" }).LOG_LEVEL, "silent");
   assert.throws(() => readConfig({ LOG_LEVEL: "loud" }), /LOG_LEVEL/);
+});
+
+Deno.test("logSweep() logs a sweep that completed stalled work, and nothing for none", () => {
+  const lines: string[] = [];
+  const log = createLogger("info", { write: (l) => void lines.push(l) });
+  logSweep(log, "stalled booking sweep", 0);
+  logSweep(log, "stalled booking sweep", undefined);
+  logSweep(log, "stalled booking sweep", 2);
+  assert.deepEqual(lines.map((l) => JSON.parse(l)).map((l) => [l.event, l.sweep, l.completed]), [
+    ["sweep_completed", "stalled booking sweep", 2],
+  ]);
 });
