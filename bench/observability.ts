@@ -17,7 +17,7 @@ import { cpuSample } from "./cpu.ts";
 
 const ROUND_MS = 1_500;
 const ROUNDS = 4;
-const HTTP_ROUNDS = 2;
+const HTTP_ROUNDS = 4;
 const HTTP_LOOPS = 32;
 
 /** What every request passed before this issue: a fresh request id and the environment. */
