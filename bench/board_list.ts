@@ -6,6 +6,7 @@
  * seeded through the projections' own write path (snapshots, events and the read tables), not
  * booked over HTTP, with a few hundred open alerts among them.
  */
+import { silentLogger } from "../src/observe/log.ts";
 import type { Kysely } from "kysely";
 import {
   shipmentActor,
@@ -159,6 +160,7 @@ export async function boardListBench(): Promise<void> {
     dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
     operatorTokenHash: await hashSecret(OPERATOR),
     allowLoopbackWebhooks: false,
+    log: silentLogger(),
   });
   const where = databaseUrl ? "Postgres" : "embedded PGlite";
   try {

@@ -12,9 +12,11 @@
  *    deadlines (shipments.ts), the live board (board.ts), the operations board's list with
  *    50,000 open shipments (board_list.ts), runs (runs.ts), client bulk and CSV booking
  *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
+ * 5. What the request log and the metrics cost a hello-world route, with and without them in
+ *    the same run (observability.ts).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, outbound, shipments, board,
- * board_list, runs, client_booking or labels.
+ * board_list, runs, client_booking, labels or observability.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -31,6 +33,7 @@ import { boardListBench } from "./board_list.ts";
 import { runsBench } from "./runs.ts";
 import { clientBookingBench } from "./client_booking.ts";
 import { labelsBench } from "./labels.ts";
+import { observabilityBench } from "./observability.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -239,6 +242,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   runs: runsBench,
   client_booking: clientBookingBench,
   labels: labelsBench,
+  observability: observabilityBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -3,6 +3,7 @@
  * book (calendar, service level, rate card) and prepaid client accounts, each with its API key.
  * The booking bench loads it; the runs, board and client booking benches drive it too.
  */
+import { silentLogger } from "../src/observe/log.ts";
 import { courierClientActor } from "../actors/courier/courier_client.ts";
 import { openBus } from "../src/bus/mod.ts";
 import { issueCredential } from "../src/domain/credentials.ts";
@@ -64,6 +65,7 @@ export async function runtimeTarget(accounts: number): Promise<Target> {
     dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
     operatorTokenHash: await hashSecret(OPERATOR),
     allowLoopbackWebhooks: false,
+    log: silentLogger(),
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, o.app.fetch);
   const base = `http://127.0.0.1:${server.addr.port}`;

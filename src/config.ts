@@ -1,5 +1,6 @@
 /** Environment variables -> typed config (CONTRACT "Running"). The only place that reads Deno.env. */
 import { z } from "zod";
+import { LOG_LEVELS } from "./observe/log.ts";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 
@@ -48,6 +49,8 @@ const ConfigSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_URL: publicUrl.optional(),
   SANDBOX_PUBLIC_URL: publicUrl.optional(),
+  /** The least severe log lines written (one JSON line each on stdout); `silent` writes none. */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -7,6 +7,8 @@ import type { Bus } from "./bus/bus.ts";
 import type { Database } from "./db/schema.ts";
 import type { ActorRuntime } from "./runtime/runtime.ts";
 import type { Clock } from "./runtime/clock.ts";
+import type { Logger } from "./observe/log.ts";
+import type { Metrics } from "./observe/metrics.ts";
 
 export type EnvironmentName = "live" | "sandbox";
 
@@ -28,6 +30,10 @@ export interface Deps {
   /** Seals webhook signing secrets at rest. */
   readonly dataKey: CryptoKey;
   readonly allowLoopbackWebhooks: boolean;
+  /** The environment's log (its lines name the environment). */
+  readonly log: Logger;
+  /** The environment's own metrics registry (GET /metrics). */
+  readonly metrics: Metrics;
   /** Resolves once the query side holds every change committed before the call. */
   settle(): Promise<void>;
 }

@@ -23,6 +23,8 @@ export interface Projection {
   /** Writes again the changes it had to park; answers how many it wrote. */
   retryParked(): Promise<number>;
   stop(): Promise<void>;
+  /** Changes received and not yet written, and how long the oldest has waited (metrics). */
+  backlog?(): { changes: number; oldestMs: number };
 }
 
 /** What a feature's start is given: the environment's machinery and earlier features' services. */

@@ -9,8 +9,11 @@ import { type OpenEnvironment, openEnvironment } from "./server.ts";
 import type { EnvironmentName } from "./environment.ts";
 import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
+import { createLogger, stdoutDestination } from "./observe/log.ts";
 
 const config = readConfig();
+const stdout = stdoutDestination();
+const log = createLogger(config.LOG_LEVEL, stdout);
 await Deno.mkdir(config.DATA_DIR, { recursive: true });
 if (config.ALLOW_LOOPBACK_WEBHOOKS) {
   console.warn("WARNING: ALLOW_LOOPBACK_WEBHOOKS=1 lets webhooks reach 127.0.0.1 (tests only)");
@@ -41,6 +44,7 @@ for (const [name, port] of environments) {
     dataKey,
     operatorTokenHash,
     allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
+    log,
     ...publicUrlOf(name),
     ...(config.STRICT_REFUSALS
       ? {
@@ -66,6 +70,7 @@ async function shutdown(): Promise<void> {
   await Promise.all(servers.map((s) => s.shutdown()));
   for (const o of opened) await o.close();
   await bus.drain();
+  stdout.flush();
   Deno.exit(0);
 }
 Deno.addSignalListener("SIGINT", shutdown);

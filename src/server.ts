@@ -19,6 +19,9 @@ import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
+import { watchMachinery } from "./observe/gauges.ts";
+import type { Logger } from "./observe/log.ts";
+import { Metrics } from "./observe/metrics.ts";
 
 export interface EnvironmentOptions {
   readonly name: EnvironmentName;
@@ -43,6 +46,8 @@ export interface EnvironmentOptions {
   readonly undocumentedRefusal?: (u: UndocumentedRefusal) => void;
   /** The features to run; default FEATURES, all of them. */
   readonly features?: readonly Feature[];
+  /** The process's log; each line of this environment names it. */
+  readonly log: Logger;
 }
 
 export interface OpenEnvironment {
@@ -59,6 +64,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const features = o.features ?? FEATURES;
   const { store, database, busPrefix } = await openStores(o);
   const projector = startProjector({ bus: o.bus, db: database.db, env: busPrefix });
+  const log = o.log.child({ environment: o.name });
+  const metrics = new Metrics();
   const runtime = new ActorRuntime({
     env: o.name,
     busPrefix,
@@ -66,6 +73,11 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     bus: o.bus,
     clock: o.clock,
     definitions: features.flatMap((f) => f.actors),
+    onError: (err, where) => log.error({ err, where }, "runtime failure"),
+    onCommit: (writes, ms) => {
+      metrics.commitSize.observe(writes);
+      metrics.commitSeconds.observe(ms / 1000);
+    },
   });
   const projections: Record<string, Projection> = {};
   const writers = () => [projector, ...Object.values(projections)];
@@ -77,13 +89,20 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     db: database.db,
     dataKey: o.dataKey,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
+    log,
+    metrics,
     settle: () => settled(o.bus, busPrefix, writers()),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
   for (const p of parts) Object.assign(projections, p.projections);
+  watchMachinery(metrics, {
+    runtime,
+    bus: o.bus,
+    projections: () => ({ snapshots: projector, ...projections }),
+  });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
-  const loops = startLoops(parts, o.clock, writers());
+  const loops = startLoops(parts, o.clock, writers(), log);
   const env = httpEnvironment(o, deps, parts);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
   return {
@@ -180,24 +199,40 @@ async function startFeatures(
   return parts;
 }
 
+/** A sweep that completed stalled work says how much (a count of none is no news). */
+export function logSweep(log: Logger, sweep: string, done: unknown): void {
+  if (typeof done === "number" && done > 0) {
+    log.info({ event: "sweep_completed", sweep, completed: done }, "sweep completed stalled work");
+  }
+}
+
 /** The features' pumps every TIMER_POLL_MS, their sweeps and parked projections every sweep. */
 function startLoops(
   parts: readonly FeatureParts[],
   clock: Clock,
   projections: readonly Projection[],
+  log: Logger,
 ): { stop(): void } {
   const pumps = parts.flatMap((p) => Object.entries(p.pumps ?? {}));
   const sweeps = parts.flatMap((p) => Object.entries(p.sweeps ?? {}));
   const pumpLoop = setInterval(() => {
-    for (const [name, pump] of pumps) pump().catch((e) => console.error(`${name}:`, e));
+    for (const [name, pump] of pumps) {
+      pump().catch((err) => log.error({ err, pump: name }, "pump failed"));
+    }
   }, TIMER_POLL_MS);
   const sweepLoop = setInterval(() => {
     for (const [name, sweep] of sweeps) {
-      sweep(clock.now()).catch((e) => console.error(`${name}:`, e));
+      sweep(clock.now()).then(
+        (done) => logSweep(log, name, done),
+        (err) => log.error({ err, sweep: name }, "sweep failed"),
+      );
     }
     // Changes the projections could not write are tried again, in case the cause is gone.
     for (const p of projections) {
-      p.retryParked().catch((e) => console.error("parked projection changes:", e));
+      p.retryParked().then(
+        (written) => logSweep(log, "parked projection changes", written),
+        (err) => log.error({ err, sweep: "parked projection changes" }, "sweep failed"),
+      );
     }
   }, BILLING_SWEEP_MS);
   return {

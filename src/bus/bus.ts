@@ -39,6 +39,11 @@ export interface Bus {
   flush(): Promise<void>;
   /** Lets subscribers finish what they hold, then closes. */
   drain(): Promise<void>;
+  /**
+   * The bus lag: messages this instance's handlers have been given and not yet finished, one per
+   * handler (metrics). Absent where a bus cannot tell.
+   */
+  backlog?(): number;
 }
 
 /** Characters a subject token may not contain in NATS: separators, wildcards, white space. */

@@ -62,6 +62,10 @@ export class MemoryBus implements Bus {
     }
   }
 
+  backlog(): number {
+    return this.#pending.size;
+  }
+
   async drain(): Promise<void> {
     await this.flush();
     this.#closed = true;

@@ -183,6 +183,12 @@ export class NatsBus implements Bus {
     await Promise.all([...this.#deliveries].map((d) => d.until(d.queued)));
   }
 
+  backlog(): number {
+    let waiting = 0;
+    for (const d of this.#deliveries) waiting += d.queued - d.handled;
+    return waiting;
+  }
+
   drain(): Promise<void> {
     this.#drained ??= this.#drain();
     return this.#drained;

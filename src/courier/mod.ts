@@ -39,6 +39,7 @@ import { startLedgerProjector } from "./reactors/ledger_projection.ts";
 import { RunFollowUps } from "./reactors/run_follow_ups.ts";
 import { ScanCharges } from "./reactors/scan_charges.ts";
 import { startReadTables } from "./queries/read_tables.ts";
+import { logAlertsRaised, watchOpenAlerts } from "./observe.ts";
 
 export const courierFeature: Feature = {
   name: "courier",
@@ -78,6 +79,7 @@ export const courierFeature: Feature = {
     // The lists' typed read tables (migration 0016), from the actors' snapshots.
     const readTables = startReadTables({ bus, db, env: deps.busPrefix });
     const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral });
+    watchOpenAlerts(deps);
     return {
       projections: { ledger, read_tables: readTables },
       reactors: {
@@ -90,7 +92,8 @@ export const courierFeature: Feature = {
         client_webhooks: new ClientWebhooks({ runtime, bus, deferral }),
         booking_crossings: new BookingCrossings({ runtime, bus, deferral }),
         // What a run's change left due: the run's own timer makes it due again until done.
-        run_follow_ups: new RunFollowUps({ runtime, bus }),
+        run_follow_ups: new RunFollowUps({ runtime, bus, log: deps.log }),
+        alerts_raised_log: logAlertsRaised(deps),
       },
       // Charges and completed shipments whose billing event, or bookings whose shipment, a crash
       // or a failure outlasting the handlers' retries kept from being made are found on the

@@ -119,6 +119,11 @@ export class BusProjection<T> {
     await this.#queue.stop();
   }
 
+  /** Changes received and not yet written, and how long the oldest has waited (metrics). */
+  backlog(): { changes: number; oldestMs: number } {
+    return this.#queue.backlog();
+  }
+
   /** Resolves once every change published before the sentinel `id` is written (see sync.ts). */
   synced(id: string): Promise<void> {
     return this.#queue.synced(id);

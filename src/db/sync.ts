@@ -140,11 +140,23 @@ export class WriteQueue<T> {
   }
 
   push(item: T): Promise<void> {
-    return this.#push((written) => ({ item, written }));
+    return this.#push((written) => ({ item, written, since: performance.now() }));
   }
 
   pushSync(id: string): Promise<void> {
     return this.#push((written) => ({ sync: id, written }));
+  }
+
+  /** The projection lag: changes received and not yet written, and how long the oldest waits. */
+  backlog(): { changes: number; oldestMs: number } {
+    let changes = 0;
+    let oldest: number | null = null;
+    for (const q of this.#queue) {
+      if ("sync" in q) continue;
+      changes++;
+      oldest ??= q.since;
+    }
+    return { changes, oldestMs: oldest === null ? 0 : performance.now() - oldest };
   }
 
   /** Resolves once every change published before the sentinel `id` is written. */
@@ -222,5 +234,5 @@ export class WriteQueue<T> {
 }
 
 type Queued<T> =
-  | { readonly item: T; readonly written: () => void }
+  | { readonly item: T; readonly written: () => void; readonly since: number }
   | { readonly sync: string; readonly written: () => void };

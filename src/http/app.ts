@@ -1,7 +1,8 @@
 /**
  * The Hono app of one environment: `/health` outside the API, everything else under `/api`, the
  * `{success, data}` envelope, one error renderer, `X-Request-Id` and `X-Service-Environment` on
- * every response (Business API 2.2), request schemas feeding the OpenAPI document.
+ * every response (Business API 2.2) with a log line and metrics per request (request_log.ts),
+ * request schemas feeding the OpenAPI document.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
@@ -15,6 +16,7 @@ import { countUncounted } from "./guards.ts";
 import { allowedMethods, noSuchEndpoint } from "./no_endpoint.ts";
 import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
+import { observeRequests } from "./request_log.ts";
 
 export type Api = OpenAPIHono<AppEnv>;
 
@@ -46,11 +48,7 @@ export function createApp(
   options: AppOptions = {},
 ): Hono {
   const app = new Hono();
-  app.use("*", async (c, next) => {
-    c.header("X-Request-Id", crypto.randomUUID());
-    c.header("X-Service-Environment", env.name);
-    await next();
-  });
+  app.use("*", observeRequests(env));
   app.get("/health", (c) => ok(c, { status: "ok", environment: env.name }));
 
   const api = newRouter();
@@ -68,10 +66,10 @@ export function createApp(
   const refuse = (c: Context, e: ApiError) =>
     errorResponse(c, countUncounted(c, env.rateLimiter, e));
   api.notFound(noEndpoint);
-  api.onError((err, c) => renderError(c, err, refuse));
+  api.onError((err, c) => renderError(c, err, refuse, env));
   app.route("/api", api);
   app.notFound(noEndpoint);
-  app.onError((err, c) => renderError(c, err, refuse));
+  app.onError((err, c) => renderError(c, err, refuse, env));
   return app;
 }
 
@@ -115,6 +113,7 @@ function renderError(
   c: Context,
   err: Error,
   refuse: (c: Context, e: ApiError) => Response,
+  env: Environment,
 ): Response {
   const answer = asApiError(err);
   if (answer) return refuse(c, answer);
@@ -128,7 +127,7 @@ function renderError(
     );
   }
   const requestId = c.res.headers.get("X-Request-Id") ?? "unknown";
-  console.error(`request ${requestId} failed:`, err);
+  env.log.error({ err, request_id: requestId }, "request failed");
   // STYLE 4: never a stack trace to the client.
   return errorResponse(
     c,
@@ -143,6 +142,8 @@ export function errorResponse(c: Context, e: ApiError): Response {
   // CONTRACT "Errors": tracking endpoints answer `{success: false, error, message}`, whoever
   // refuses (the route, its guards, its request check).
   const field = (c as Context<AppEnv>).get("errorField") ?? "code";
+  // The request's log line names the code (request_log.ts).
+  (c as Context<AppEnv>).set("refusal", e.code);
   return c.json(
     envelope(c, { success: false, [field]: e.code, message: e.message, ...e.extra }),
     e.status as 400,

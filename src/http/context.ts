@@ -27,12 +27,14 @@ export interface AppEnv {
      * Who is calling, as the route's guard found it; its kinds are the features' own (the
      * platform's principal.ts reads it typed).
      */
-    principal: { readonly kind: string } | undefined;
+    principal: { readonly kind: string; readonly business?: { readonly id: string } } | undefined;
     /**
      * Where an error answer names its code: `error` on the tracking endpoints (CONTRACT
      * "Errors"), set by define() for a route with RouteSpec.errorField; otherwise `code`.
      */
     errorField: "error" | undefined;
+    /** The code of the refusal answered, for the request's log line (app.ts errorResponse). */
+    refusal: string | undefined;
   };
 }
 

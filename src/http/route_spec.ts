@@ -33,7 +33,7 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly body?: B;
   readonly status?: 200 | 201 | 202;
   /** A file answer instead of the JSON envelope (a PDF, a CSV), as the OpenAPI document says. */
-  readonly produces?: "application/pdf" | "text/csv" | "application/octet-stream";
+  readonly produces?: "application/pdf" | "text/csv" | "text/plain" | "application/octet-stream";
   /** A file the request carries instead of a JSON body: multipart field `file`, or the raw text. */
   readonly upload?: "text/csv" | "file";
   /**

@@ -5,6 +5,7 @@
  */
 import { PLATFORM_ACTORS } from "../../actors/platform/mod.ts";
 import { operatorRoutes } from "../../routes/platform/operator.ts";
+import { metricsRoutes } from "../../routes/platform/metrics.ts";
 import { accountRoutes } from "../../routes/business/account.ts";
 import type { Feature, FeatureDeps } from "../feature.ts";
 import { DeliveryHooks } from "./delivery_hooks.ts";
@@ -35,7 +36,7 @@ export function platformServices(deps: Pick<FeatureDeps, "services">): PlatformS
 export const platformFeature: Feature = {
   name: PLATFORM,
   actors: PLATFORM_ACTORS,
-  routers: [operatorRoutes, accountRoutes],
+  routers: [operatorRoutes, metricsRoutes, accountRoutes],
   start(deps) {
     const { runtime, bus } = deps;
     // Work the workers still fail after their retries is kept and tried again later.
@@ -48,6 +49,8 @@ export const platformFeature: Feature = {
       dataKey: deps.dataKey,
       clock: deps.clock,
       allowLoopback: deps.allowLoopbackWebhooks,
+      log: deps.log,
+      metrics: deps.metrics,
       ...delivery.callbacks(),
     });
     // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.

@@ -38,9 +38,19 @@ export class GroupCommitter {
   /** Figures for benchmarks and the health endpoint. */
   readonly stats = { commits: 0, writes: 0, commitMs: 0 };
 
-  constructor(store: ActorStore, options: { concurrency?: number } = {}) {
+  /** Told of each group committed: how many writes, in how many milliseconds (metrics). */
+  readonly #onCommit: ((writes: number, ms: number) => void) | undefined;
+
+  constructor(
+    store: ActorStore,
+    options: {
+      concurrency?: number;
+      onCommit?: ((writes: number, ms: number) => void) | undefined;
+    } = {},
+  ) {
     this.#store = store;
     this.#concurrency = options.concurrency ?? 1;
+    this.#onCommit = options.onCommit;
   }
 
   submit(write: ActorWrite): Promise<WriteResult> {
@@ -91,9 +101,11 @@ export class GroupCommitter {
       this.#inFlight--;
       this.#pump();
     }
-    this.stats.commitMs += performance.now() - started;
+    const ms = performance.now() - started;
+    this.stats.commitMs += ms;
     this.stats.commits++;
     this.stats.writes += group.length;
+    this.#onCommit?.(group.length, ms);
     if (result.ok || group.length === 1) {
       group.forEach((p, i) => p.resolve(toWriteResult(result, i)));
       return;

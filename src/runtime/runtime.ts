@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   /** Batch writes of many actors into one store transaction (default on). */
   readonly groupCommit?: boolean;
   readonly onError?: (error: unknown, where: string) => void;
+  /** Told of each group commit: how many actors' writes, in how many milliseconds (metrics). */
+  readonly onCommit?: (writes: number, ms: number) => void;
 }
 
 /** Remembered credential lookups; the map starts afresh past this (bounded memory). */
@@ -82,6 +84,7 @@ export class ActorRuntime {
       clock: options.clock,
       groupCommit: options.groupCommit !== false,
       onError: this.#onError,
+      onCommit: options.onCommit,
     });
     this.#markers = new MarkerSweeper({
       store: options.store,
@@ -197,6 +200,22 @@ export class ActorRuntime {
 
   get activeActors(): number {
     return this.#cells.size;
+  }
+
+  /** Commands waiting in the mailboxes of the actors in memory: all of them, and the most at one. */
+  mailboxDepth(): { waiting: number; deepest: number } {
+    let waiting = 0;
+    let deepest = 0;
+    for (const cell of this.#cells.values()) {
+      waiting += cell.mailbox.length;
+      if (cell.mailbox.length > deepest) deepest = cell.mailbox.length;
+    }
+    return { waiting, deepest };
+  }
+
+  /** How many timers are due by the clock's now and not yet fired, counted up to `limit`. */
+  async timersDue(limit: number): Promise<number> {
+    return (await this.#store.dueTimers(this.clock.now(), limit)).length;
   }
 
   /** Republishes events a crash may have kept off the bus, then starts the timer loop. */

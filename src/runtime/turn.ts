@@ -29,6 +29,8 @@ export interface TurnOptions {
   /** Batch writes of many actors into one store transaction. */
   readonly groupCommit: boolean;
   readonly onError: (error: unknown, where: string) => void;
+  /** Told of each group commit: its writes and milliseconds. */
+  readonly onCommit?: ((writes: number, ms: number) => void) | undefined;
 }
 
 export class Turns {
@@ -44,7 +46,9 @@ export class Turns {
     this.#bus = options.bus;
     this.#busPrefix = options.busPrefix;
     this.#clock = options.clock;
-    this.#committer = options.groupCommit ? new GroupCommitter(options.store) : null;
+    this.#committer = options.groupCommit
+      ? new GroupCommitter(options.store, { onCommit: options.onCommit })
+      : null;
     this.#onError = options.onError;
   }
 

@@ -10,6 +10,7 @@ import { keepClosedInstances } from "../../src/db/pglite_memory.ts";
 import type { EnvironmentName } from "../../src/environment.ts";
 import type { Api } from "../../src/http/app.ts";
 import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
+import { createLogger, type LogDestination } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
 
@@ -76,6 +77,11 @@ export async function openTestEnv(
     kvPath?: string;
     /** The key sealing secrets at rest; one of its own when absent. */
     dataKey?: CryptoKey;
+    /**
+     * Where the log's lines go, from level `info`; absent: nowhere (tests run quiet, so their
+     * output does not grow with every request).
+     */
+    log?: LogDestination;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -94,6 +100,9 @@ export async function openTestEnv(
     dataKey: options.dataKey ?? await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
     operatorTokenHash: await hashSecret(OPERATOR_TOKEN),
     allowLoopbackWebhooks: true,
+    log: options.log
+      ? createLogger("info", options.log)
+      : createLogger("silent", { write: () => {} }),
     ...(options.routers ? { extraRouters: options.routers } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.strictRefusals === false

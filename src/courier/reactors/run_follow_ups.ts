@@ -19,11 +19,14 @@ import {
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import { orRefuse } from "../../runtime/actor.ts";
+import type { Logger } from "../../observe/log.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { performFollowUp } from "../flows/runs/mod.ts";
 
 export interface RunFollowUpsOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
+  /** Where the work done again is logged (stalled work completed); nowhere when absent. */
+  readonly log?: Logger;
 }
 
 /** The batches of one run made due again. */
@@ -38,7 +41,16 @@ export class RunFollowUps extends UnitReactor<Again> {
       worker: "run_follow_ups",
       actorType: networkRunActor.type,
       unitsOf: dueAgain,
-      work: (again, change) => doBatches(options.runtime, change.tenant, change.id, again.batches),
+      work: async (again, change) => {
+        const done = await doBatches(options.runtime, change.tenant, change.id, again.batches);
+        options.log?.info({
+          event: "follow_ups_redone",
+          tenant_id: change.tenant,
+          run_id: change.id,
+          batches: again.batches,
+          follow_ups: done,
+        }, "run follow-ups done again");
+      },
       describe: (again, change) => `follow-ups ${again.batches.join(", ")} of run ${change.id}`,
     });
   }
@@ -52,13 +64,16 @@ function dueAgain(change: ActorChange): Again[] {
   });
 }
 
-/** Does the follow-ups of `batches`, read from the run's log, then tells the run they are done. */
+/**
+ * Does the follow-ups of `batches`, read from the run's log, then tells the run they are done;
+ * answers how many there were.
+ */
 async function doBatches(
   runtime: ActorRuntime,
   tenant: string,
   runId: string,
   batches: readonly string[],
-): Promise<void> {
+): Promise<number> {
   const followUps: FollowUp[] = [];
   for await (const { event } of runtime.events(networkRunActor, runId)) {
     const e = event as StoredRunEvent;
@@ -66,4 +81,5 @@ async function doBatches(
   }
   for (const f of followUps) await performFollowUp(runtime, tenant, f);
   orRefuse(await runtime.ask(networkRunActor, tenant, runId, { kind: "follow_ups_done", batches }));
+  return followUps.length;
 }

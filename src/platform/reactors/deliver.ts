@@ -29,8 +29,11 @@ import type { Clock } from "../../runtime/clock.ts";
 import { newId } from "../../runtime/ids.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { pinnedPost, type SendFn } from "../../outbound/pinned_post.ts";
+import { silentLogger } from "../../observe/log.ts";
+import { Metrics } from "../../observe/metrics.ts";
 import type { Resolve } from "../../outbound/url_guard.ts";
 import { type AlertCallbacks, alertsOf, type DueAlert } from "./outbound_alerts.ts";
+import { type AttemptObserver, observeAttempt, observeEventFailed } from "./outbound_log.ts";
 import {
   type AttemptDeps,
   type DeliveryTarget,
@@ -54,7 +57,8 @@ export const INFLIGHT_ATTEMPTS_MAX = 32;
  */
 export const TENANT_INFLIGHT_ATTEMPTS_MAX = 8;
 
-export interface OutboundDeliveryOptions extends ReactorOptions, AlertCallbacks {
+export interface OutboundDeliveryOptions
+  extends ReactorOptions, AlertCallbacks, Partial<AttemptObserver> {
   readonly runtime: ActorRuntime;
   /** The environment's data key, to unseal signing secrets for the moment of signing. */
   readonly dataKey: CryptoKey;
@@ -85,6 +89,8 @@ export class OutboundDelivery {
   readonly #o: OutboundDeliveryOptions;
   readonly #attempts: AttemptDeps;
   readonly #report: (error: unknown, where: string) => void;
+  /** Where attempts are logged and counted; nowhere when the options name none (tests). */
+  readonly #observer: AttemptObserver;
   readonly #due = new Map<string, Due>();
   /** Events (tenant/id) with an attempt under way from a pump, and how many per tenant. */
   readonly #running = new Set<string>();
@@ -97,6 +103,10 @@ export class OutboundDelivery {
   constructor(options: OutboundDeliveryOptions) {
     this.#o = options;
     this.#report = reporter(options, "outbound");
+    this.#observer = {
+      log: options.log ?? silentLogger(),
+      metrics: options.metrics ?? new Metrics(),
+    };
     this.#attempts = {
       dataKey: options.dataKey,
       clock: options.clock,
@@ -200,6 +210,9 @@ export class OutboundDelivery {
         kind: "endpoint_missing",
         due_at: hint.due_at,
       });
+      if (noted.ok && noted.reply) {
+        observeAttempt(this.#observer, tenant, noted.reply, null, { result: "no_endpoint" });
+      }
       return noted.ok;
     }
     const attemptId = newId("att");
@@ -217,6 +230,7 @@ export class OutboundDelivery {
       attemptId,
       target ?? undefined,
     );
+    observeAttempt(this.#observer, tenant, got.reply, attemptId, outcome);
     const recorded = await runtime.ask(outboundEventActor, tenant, id, {
       kind: "record_attempt",
       attempt_id: attemptId,
@@ -237,6 +251,9 @@ export class OutboundDelivery {
   /** An attempt the change made due is remembered for the next pump (a hint, bounded). */
   #noteDue(change: ActorChange): void {
     const kinds = change.events.map((e) => (e.event as { kind?: unknown }).kind);
+    if (kinds.includes("event_failed")) {
+      observeEventFailed(this.#observer, change.tenant, change.id);
+    }
     if (!kinds.includes("attempt_due")) return;
     const key = `${change.tenant}/${change.id}`;
     if (this.#due.size >= DUE_SET_MAX && !this.#due.has(key)) return;

@@ -1,0 +1,82 @@
+/**
+ * What every request leaves behind: its `X-Request-Id` (the caller's, when it is a safe one),
+ * one JSON log line (id, method, route pattern, status, duration, tenant, credential kind: never
+ * a key, a token, a secret or a body), a line for a refusal with its code, and its count and
+ * latency in the environment's metrics. The route pattern: the handler that answered, else the
+ * first route the path and method matched (a guard on a prefix refused before it).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { AppEnv, Environment } from "./context.ts";
+
+/** A request id the caller may choose: short, and nothing a log reader could be fooled by. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's `X-Request-Id` when it is safe to keep and echo; a fresh one otherwise. */
+export function requestIdOf(header: string | undefined): string {
+  return header !== undefined && SAFE_REQUEST_ID.test(header) ? header : crypto.randomUUID();
+}
+
+/** The first thing every request passes (createApp), outside `/api` too. */
+export function observeRequests(
+  env: Pick<Environment, "name" | "log" | "metrics">,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = requestIdOf(c.req.header("X-Request-Id"));
+    c.header("X-Request-Id", requestId);
+    c.header("X-Service-Environment", env.name);
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = routeOf(c);
+    const status = c.res.status;
+    env.metrics.observeRequest(c.req.method, route, status, seconds);
+    logRequest(env, c as Context<AppEnv>, { requestId, route, status, seconds });
+  };
+}
+
+function logRequest(
+  env: Pick<Environment, "log">,
+  c: Context<AppEnv>,
+  r: { requestId: string; route: string; status: number; seconds: number },
+): void {
+  const { log } = env;
+  const refusal = c.get("refusal");
+  if (log.isLevelEnabled("info")) {
+    const principal = c.get("principal");
+    log.info({
+      request_id: r.requestId,
+      method: c.req.method,
+      route: r.route,
+      status: r.status,
+      duration_ms: Math.round(r.seconds * 100_000) / 100,
+      tenant_id: principal?.business?.id ?? null,
+      credential: principal?.kind ?? null,
+    }, "request");
+    if (refusal && r.status < 500 && r.status !== 429) {
+      log.info(
+        { event: "refused", request_id: r.requestId, status: r.status, code: refusal },
+        "refused",
+      );
+    }
+  }
+  if (r.status === 429) {
+    log.warn(
+      { event: "rate_limited", request_id: r.requestId, code: refusal ?? null },
+      "rate limited",
+    );
+  }
+}
+
+/**
+ * The route pattern that answered (Hono's matched path, `/api/business/shipments/:reference`),
+ * never the URL: bounded in number, and free of ids and tokens. A request no route matched is
+ * `unmatched`.
+ */
+function routeOf(c: Context): string {
+  const routes = matchedRoutes(c);
+  const here = routes[c.req.routeIndex];
+  if (here && here.method !== "ALL") return here.path;
+  // Refused by a middleware before its route (a guard on a prefix): the route it stood before.
+  return routes.find((r) => r.method !== "ALL")?.path ?? "unmatched";
+}

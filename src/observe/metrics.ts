@@ -1,0 +1,88 @@
+/**
+ * The environment's metrics in the Prometheus text format (prom-client). Each environment has a
+ * registry of its own, never prom-client's global one: live and sandbox share a process, and so
+ * do the many environments of a test run. Counters and histograms move as things happen; gauges
+ * are read when the registry is scraped (`observe`).
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** A gauge's values at a scrape: one per label set (none: the gauge has no labels). */
+export type GaugeValues = number | readonly { labels: Record<string, string>; value: number }[];
+
+export class Metrics {
+  readonly registry = new Registry();
+  /** Requests by route pattern and status; `_count` is how many. */
+  readonly requests = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Requests answered, by method, route pattern and status, and how long each took",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  /** Writes of how many actors went to the store in one transaction (src/runtime/group_commit.ts). */
+  readonly commitSize = new Histogram({
+    name: "actor_group_commit_writes",
+    help: "Actor writes per group commit",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [this.registry],
+  });
+  readonly commitSeconds = new Histogram({
+    name: "actor_group_commit_duration_seconds",
+    help: "How long one group commit took the store",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+  /** Outbound webhook attempts by what came of them (src/platform/reactors/deliver.ts). */
+  readonly outbound = new Counter({
+    name: "outbound_deliveries_total",
+    help: "Outbound webhook attempts, by outcome (delivered, failed, no_endpoint)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
+  readonly #requestSeries = new Map<string, { observe(seconds: number): void }>();
+
+  /**
+   * One request answered: its series found by a plain string key, not by prom-client's hashing
+   * of a labels object at every request (bench/observability.ts). Bounded: routes are patterns.
+   */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.#requestSeries.get(key);
+    if (!series) {
+      series = this.requests.labels(method, route, String(status));
+      this.#requestSeries.set(key, series);
+    }
+    series.observe(seconds);
+  }
+
+  /** A gauge read at each scrape; a failing read leaves it out of that scrape. */
+  gauge(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    read: () =>
+      | Promise<
+        GaugeValues
+      >
+      | GaugeValues,
+  ): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const values = await read();
+        if (typeof values === "number") this.set(values);
+        else for (const v of values) this.set(v.labels, v.value);
+      },
+    });
+  }
+
+  /** The scrape: every metric in the text format, and its content type. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

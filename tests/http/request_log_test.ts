@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { requestIdOf } from "../../src/http/request_log.ts";
+import { logLines } from "../helpers/log_lines.ts";
+import { OPERATOR_TOKEN, withTestEnv } from "../helpers/test_env.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+Deno.test("request log: one line per request with its id, route pattern, status, tenant and credential", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const read = await t.call("GET", `/operator/businesses/${b.id}`, {
+      operator: true,
+      headers: { "X-Request-Id": "trace-abc.1:2" },
+    });
+    assert.equal(read.status, 200);
+    const profile = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(profile.status, 200);
+    const lines = log.all().filter((l) => l.msg === "request");
+    assert.equal(lines.length, 3);
+    const [, byOperator, byKey] = lines;
+    assert.equal(byOperator!.request_id, "trace-abc.1:2");
+    assert.equal(byOperator!.method, "GET");
+    // The pattern Hono matched, never the URL with its id.
+    assert.equal(byOperator!.route, "/api/operator/businesses/:id");
+    assert.equal(byOperator!.status, 200);
+    assert.equal(typeof byOperator!.duration_ms, "number");
+    assert.equal(byOperator!.credential, "operator");
+    assert.equal(byOperator!.tenant_id, null);
+    assert.equal(byOperator!.environment, "live");
+    assert.equal(byKey!.route, "/api/business/profile");
+    assert.equal(byKey!.tenant_id, b.id);
+    assert.equal(byKey!.credential, "business_key");
+    assert.equal(byKey!.request_id, profile.headers.get("X-Request-Id"));
+    assert.ok(!JSON.stringify(lines).includes(`/operator/businesses/${b.id}`));
+  }, { log: log.destination });
+});
+
+Deno.test("request log: no key, token, password or body in any line", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    await t.call("GET", "/business/profile", { key: b.api_key });
+    const login = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    assert.equal(login.status, 200);
+    // A wrong password is refused and logged as a refusal, the password still nowhere.
+    await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: "wrong-password-Zx81!" },
+    });
+    const text = log.raw.join("");
+    assert.ok(log.raw.length >= 4);
+    for (
+      const secret of [
+        b.api_key,
+        b.webhook_secret,
+        b.owner.password,
+        "wrong-password-Zx81!",
+        login.body.data.token,
+        OPERATOR_TOKEN,
+        b.owner.email,
+      ]
+    ) {
+      assert.ok(!text.includes(secret), `a log line holds ${secret.slice(0, 6)}...`);
+    }
+  }, { log: log.destination });
+});
+
+Deno.test("request log: a refusal is a line of its own, with its code and the request's id", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const r = await t.call("GET", "/business/profile", {
+      key: "sk_live_not_a_real_key_000000000000",
+      headers: { "X-Request-Id": "refused-1" },
+    });
+    assert.equal(r.status, 401);
+    const refused = log.all().filter((l) => l.event === "refused");
+    assert.deepEqual(
+      refused.map((l) => [l.request_id, l.status, l.code]),
+      [["refused-1", 401, "unauthenticated"]],
+    );
+    const request = log.all().find((l) => l.msg === "request" && l.request_id === "refused-1");
+    assert.equal(request?.status, 401);
+    assert.equal(request?.route, "/api/business/profile");
+  }, { log: log.destination });
+});
+
+Deno.test("request log: a path no route matches is logged as unmatched", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const r = await t.call("GET", "/no/such/thing/sk_live_secretish");
+    assert.equal(r.status, 404);
+    const line = log.all().find((l) => l.msg === "request");
+    assert.equal(line?.route, "unmatched");
+    assert.ok(!log.raw.join("").includes("sk_live_secretish"));
+  }, { log: log.destination });
+});
+
+Deno.test("X-Request-Id: a safe one is kept and echoed, an unsafe or missing one replaced", () =>
+  withTestEnv(async (t) => {
+    const kept = await t.call("GET", "/operator/clock", {
+      operator: true,
+      headers: { "X-Request-Id": "Abc-123_x.y:z" },
+    });
+    assert.equal(kept.headers.get("X-Request-Id"), "Abc-123_x.y:z");
+    for (const unsafe of ["a b", "x".repeat(129), "id<script>", "caf\u00e9"]) {
+      const r = await t.call("GET", "/operator/clock", {
+        operator: true,
+        headers: { "X-Request-Id": unsafe },
+      });
+      assert.match(r.headers.get("X-Request-Id")!, UUID, unsafe);
+    }
+    const none = await t.call("GET", "/operator/clock", { operator: true });
+    assert.match(none.headers.get("X-Request-Id")!, UUID);
+  }));
+
+Deno.test("requestIdOf() keeps exactly 1-128 characters of [A-Za-z0-9._:-]", () => {
+  const safe = fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/);
+  fc.assert(fc.property(safe, (id) => requestIdOf(id) === id));
+  fc.assert(
+    fc.property(
+      fc.string({ minLength: 0, maxLength: 200 }).filter((s) =>
+        !/^[A-Za-z0-9._:-]{1,128}$/.test(s)
+      ),
+      (id) => UUID.test(requestIdOf(id)),
+    ),
+  );
+  assert.match(requestIdOf(undefined), UUID);
+});

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { readConfig } from "../../src/config.ts";
+import { createLogger, stdoutDestination } from "../../src/observe/log.ts";
+import { logSweep } from "../../src/server.ts";
+
+/** A file that keeps what is written to it, a write at a time. */
+function fakeFile() {
+  const writes: string[] = [];
+  const decoder = new TextDecoder();
+  return {
+    writes,
+    writeSync(p: Uint8Array): number {
+      writes.push(decoder.decode(p));
+      return p.length;
+    },
+  };
+}
+
+Deno.test("stdoutDestination() holds lines and writes them together, all of them on flush", () => {
+  const file = fakeFile();
+  const out = stdoutDestination(file);
+  const log = createLogger("info", out, { environment: "live" });
+  log.info({ request_id: "r1" }, "request");
+  log.info({ request_id: "r2" }, "request");
+  assert.equal(file.writes.length, 0);
+  out.flush();
+  assert.equal(file.writes.length, 1);
+  const lines = file.writes[0]!.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => [l.request_id, l.environment, l.msg]), [
+    ["r1", "live", "request"],
+    ["r2", "live", "request"],
+  ]);
+  out.flush();
+  assert.equal(file.writes.length, 1, "an empty flush writes nothing");
+});
+
+Deno.test("stdoutDestination() writes at once when the lines held pass its buffer", () => {
+  const file = fakeFile();
+  const out = stdoutDestination(file);
+  const line = `${"x".repeat(999)}\n`;
+  for (let i = 0; i < 17; i++) out.write(line);
+  assert.equal(file.writes.length, 1);
+  assert.equal(file.writes[0]!.length, 17 * 1000);
+  out.flush();
+});
+
+Deno.test("createLogger() writes nothing below its level", () => {
+  const file = fakeFile();
+  const out = stdoutDestination(file);
+  const log = createLogger("warn", out);
+  log.info({ a: 1 }, "quiet");
+  log.warn({ a: 2 }, "heard");
+  out.flush();
+  assert.deepEqual(file.writes.join("").trimEnd().split("\n").map((l) => JSON.parse(l).msg), [
+    "heard",
+  ]);
+});
+
+Deno.test("config: LOG_LEVEL is info by default and must name a level", () => {
+  assert.equal(readConfig({}).LOG_LEVEL, "info");
+  assert.equal(readConfig({ LOG_LEVEL: "silent" }).LOG_LEVEL, "silent");
+  assert.throws(() => readConfig({ LOG_LEVEL: "loud" }), /LOG_LEVEL/);
+});
+
+Deno.test("logSweep() logs a sweep that completed stalled work, and nothing for none", () => {
+  const lines: string[] = [];
+  const log = createLogger("info", { write: (l) => void lines.push(l) });
+  logSweep(log, "stalled booking sweep", 0);
+  logSweep(log, "stalled booking sweep", undefined);
+  logSweep(log, "stalled booking sweep", 2);
+  assert.deepEqual(lines.map((l) => JSON.parse(l)).map((l) => [l.event, l.sweep, l.completed]), [
+    ["sweep_completed", "stalled booking sweep", 2],
+  ]);
+});
