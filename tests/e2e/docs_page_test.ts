@@ -11,7 +11,11 @@ import { getAbsoluteFSPath } from "swagger-ui-dist";
 import { launchChromium } from "../helpers/browser.ts";
 import { withTestEnv } from "../helpers/test_env.ts";
 
-const SHOW_MS = 15_000;
+/**
+ * Playwright's wait for what the page should show: the first draw of 100 and more operations by a
+ * software-rendered browser takes seconds, and many more on a machine busy with other test files.
+ */
+const SHOW_MS = 60_000;
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 interface Operation {
