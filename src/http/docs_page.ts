@@ -77,6 +77,8 @@ export function mountDocsPage(api: OpenAPIHono<AppEnv>): void {
     const { html, headers } = await page;
     return c.body(html, 200, headers);
   });
+  // The page's links are relative to `/api/docs`: with a trailing slash they would miss.
+  api.get(`${DOCS_PATH}/`, anonymous, (c) => c.redirect("../docs", 301));
   api.get(`${ASSETS}/:file`, anonymous, async (c) => {
     const file = c.req.param("file");
     const type = Object.hasOwn(ASSET_TYPES, file) ? ASSET_TYPES[file] : undefined;

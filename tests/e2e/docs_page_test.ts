@@ -65,6 +65,13 @@ for (const name of ["live", "sandbox"] as const) {
         const bytes = new Uint8Array(await asset.arrayBuffer());
         assert.deepEqual(bytes, await Deno.readFile(join(getAbsoluteFSPath(), file)), file);
       }
+      // A trailing slash is sent to the page itself, whose links are relative to it.
+      const slash = await raw(t.app, "/api/docs/");
+      assert.equal(slash.status, 301);
+      assert.equal(
+        new URL(slash.headers.get("Location")!, "http://127.0.0.1/api/docs/").pathname,
+        "/api/docs",
+      );
       // Only the page's own files: nothing else of the package (or beside it) is served.
       for (const other of ["package.json", "index.html", "..%2Fpackage.json"]) {
         const res = await raw(t.app, `/api/docs/assets/${other}`);
