@@ -1,9 +1,11 @@
 /**
  * The machine-readable contract (Business API 9.1): `/api-docs/openapi.json` (OpenAPI 3.1 built
- * from the route schemas, so it grows with every route) and `/api-docs/postman.json` made from it.
+ * from the route schemas, so it grows with every route), `/api-docs/postman.json` made from it,
+ * and the reference page a person reads it with (`/docs`).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Environment } from "./context.ts";
+import { mountDocsPage } from "./docs_page.ts";
 import { anonymous } from "./guards.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
 
@@ -46,6 +48,7 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
     anonymous,
     (c) => c.json(postmanCollection(document(publicBaseUrl(c)))),
   );
+  mountDocsPage(api);
 }
 
 interface PostmanItem {

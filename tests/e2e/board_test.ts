@@ -1,11 +1,13 @@
 /**
- * The live operations board in a real browser (ARCHITECTURE "Boards", courier 4.4): Debian's
- * Chromium driven by playwright-core against the app on a real HTTP server. The page shows the
- * courier's rows and open alerts, follows scans and alert actions live without a reload, and a
- * second courier's socket receives nothing of the first courier's shipments.
+ * The live operations board in a real browser (ARCHITECTURE "Boards", courier 4.4): Chromium
+ * (the system's, or the one an npm package ships: helpers/browser.ts) driven by playwright-core
+ * against the app on a real HTTP server. The page shows the courier's rows and open alerts,
+ * follows scans and alert actions live without a reload, and a second courier's socket receives
+ * nothing of the first courier's shipments.
  */
 import assert from "node:assert/strict";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../helpers/browser.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 import {
   type Client,
@@ -18,20 +20,11 @@ import {
 } from "../helpers/courier.ts";
 import { advance, until } from "../helpers/receiver.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const HOUR = 3600;
 /** Playwright's wait for anything the page should show. */
 const SHOW_MS = 15_000;
 /** How long the other courier's socket is watched for messages that must not come. */
 const QUIET_MS = 500;
-
-function hasChromium(): boolean {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-}
 
 async function book(t: TestEnv, client: Client, reference: string): Promise<string> {
   const p = await t.call("POST", "/client/prices", {
@@ -135,7 +128,6 @@ function row(page: Page, waybill: string, extra = "") {
 
 Deno.test({
   name: "board page: rows, counts, overdue and alerts; scans and alert actions arrive live",
-  ignore: !hasChromium(),
   // Playwright keeps its pipe to Chromium open between steps; everything is closed in finally.
   sanitizeResources: false,
   sanitizeOps: false,
@@ -162,7 +154,7 @@ Deno.test({
       let theirs: Awaited<ReturnType<typeof otherBoard>> | null = null;
       try {
         theirs = await otherBoard(origin, other.business.api_key);
-        browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+        browser = await launchChromium();
         const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
         const problems: string[] = [];
         page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));

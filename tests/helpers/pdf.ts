@@ -1,8 +1,9 @@
 /**
- * Reading the courier's PDFs back as a person or a scanner would: the text through poppler's
- * `pdftotext`, a page as pixels through `pdftoppm`, and a small Code 39 reader over bar widths,
- * from the rectangles a page draws or from one row of its pixels.
+ * Reading the courier's PDFs back as a person or a scanner would, with MuPDF (WebAssembly, from
+ * npm: no system binary): the text in reading order, a page as pixels, and a small Code 39
+ * reader over bar widths, from the rectangles a page draws or from one row of its pixels.
  */
+import * as mupdf from "mupdf";
 import { decodePDFRawStream, PDFArray, type PDFDocument, PDFRawStream, type PDFRef } from "pdf-lib";
 import {
   CODE39_ALPHABET,
@@ -10,33 +11,82 @@ import {
   CODE39_START_STOP,
 } from "../../src/domain/documents/code39.ts";
 
-const POPPLER = "/usr/bin";
+/** PDF user space is 72 units an inch. */
+const POINTS_PER_INCH = 72;
 
-async function run(cmd: string, args: string[]): Promise<Uint8Array> {
-  const out = await new Deno.Command(`${POPPLER}/${cmd}`, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .output();
-  if (!out.success) throw new Error(`${cmd} failed: ${new TextDecoder().decode(out.stderr)}`);
-  return out.stdout;
+function openPdf(bytes: Uint8Array): mupdf.Document {
+  return mupdf.Document.openDocument(bytes, "application/pdf");
 }
 
-/** The PDF's text in reading order (`pdftotext -layout file -`). */
-export async function pdfText(bytes: Uint8Array): Promise<string> {
-  const dir = await Deno.makeTempDir();
+interface TextLine {
+  readonly x: number;
+  readonly y: number;
+  readonly h: number;
+  readonly text: string;
+}
+
+/**
+ * One page's text laid out as rows: the lines MuPDF finds, those sharing a baseline joined left
+ * to right (a label and its value side by side stay on one row, as a person reads them).
+ */
+function pageLayoutText(page: mupdf.Page): string {
+  const json = JSON.parse(page.toStructuredText("preserve-whitespace").asJSON()) as {
+    blocks: { lines?: { bbox: { x: number; y: number; h: number }; text: string }[] }[];
+  };
+  const lines: TextLine[] = json.blocks.flatMap((b) =>
+    (b.lines ?? []).map((l) => ({ x: l.bbox.x, y: l.bbox.y, h: l.bbox.h, text: l.text }))
+  );
+  lines.sort((a, b) => a.y - b.y || a.x - b.x);
+  const rows: TextLine[][] = [];
+  for (const line of lines) {
+    const row = rows.at(-1);
+    const top = row?.[0];
+    if (row && top && Math.abs(line.y + line.h - (top.y + top.h)) < Math.min(line.h, top.h) / 2) {
+      row.push(line);
+    } else rows.push([line]);
+  }
+  return rows.map((row) => row.sort((a, b) => a.x - b.x).map((l) => l.text).join("  "))
+    .join("\n");
+}
+
+/** The PDF's text in reading order, each page followed by a form feed. */
+export function pdfText(bytes: Uint8Array): Promise<string> {
+  const doc = openPdf(bytes);
   try {
-    await Deno.writeFile(`${dir}/doc.pdf`, bytes);
-    return new TextDecoder().decode(await run("pdftotext", ["-layout", `${dir}/doc.pdf`, "-"]));
+    const pages: string[] = [];
+    for (let i = 0; i < doc.countPages(); i++) {
+      const page = doc.loadPage(i);
+      try {
+        pages.push(`${pageLayoutText(page)}\n\f`);
+      } finally {
+        page.destroy();
+      }
+    }
+    return Promise.resolve(pages.join(""));
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    doc.destroy();
   }
 }
 
-/** One page's text: pdftotext separates pages with a form feed. */
+/** One page's text: pdfText ends each page with a form feed. */
 export function pageTexts(text: string): string[] {
   return text.split("\f").slice(0, -1);
+}
+
+/** Page `page` (1-based) at `dpi`, in `colorspace`, without alpha. */
+function renderPixmap(bytes: Uint8Array, page: number, dpi: number, colorspace: mupdf.ColorSpace) {
+  const doc = openPdf(bytes);
+  try {
+    const p = doc.loadPage(page - 1);
+    try {
+      const scale = dpi / POINTS_PER_INCH;
+      return p.toPixmap(mupdf.Matrix.scale(scale, scale), colorspace, false, true);
+    } finally {
+      p.destroy();
+    }
+  } finally {
+    doc.destroy();
+  }
 }
 
 /** Renders page `page` (1-based) to `${prefix}.png` at `dpi`; answers the PNG's path. */
@@ -44,21 +94,12 @@ export async function renderPng(
   bytes: Uint8Array,
   o: { page: number; dpi: number; prefix: string },
 ): Promise<string> {
-  const pdf = `${o.prefix}.pdf`;
-  await Deno.writeFile(pdf, bytes);
-  const p = String(o.page);
-  await run("pdftoppm", [
-    "-png",
-    "-r",
-    String(o.dpi),
-    "-f",
-    p,
-    "-l",
-    p,
-    "-singlefile",
-    pdf,
-    o.prefix,
-  ]);
+  const pixmap = renderPixmap(bytes, o.page, o.dpi, mupdf.ColorSpace.DeviceRGB);
+  try {
+    await Deno.writeFile(`${o.prefix}.png`, pixmap.asPNG());
+  } finally {
+    pixmap.destroy();
+  }
   return `${o.prefix}.png`;
 }
 
@@ -68,33 +109,20 @@ export interface Gray {
   readonly pixels: Uint8Array;
 }
 
-/** Page `page` as 8-bit grey pixels (`pdftoppm -gray`, a binary PGM). */
-export async function renderGray(bytes: Uint8Array, o: { page: number; dpi: number }) {
-  const dir = await Deno.makeTempDir();
+/** Page `page` (1-based) as 8-bit grey pixels, one byte a pixel, row after row. */
+export function renderGray(bytes: Uint8Array, o: { page: number; dpi: number }): Promise<Gray> {
+  const pixmap = renderPixmap(bytes, o.page, o.dpi, mupdf.ColorSpace.DeviceGray);
   try {
-    await Deno.writeFile(`${dir}/doc.pdf`, bytes);
-    const p = String(o.page);
-    const args = ["-gray", "-r", String(o.dpi), "-f", p, "-l", p, "-singlefile"];
-    await run("pdftoppm", [...args, `${dir}/doc.pdf`, `${dir}/page`]);
-    return parsePgm(await Deno.readFile(`${dir}/page.pgm`));
+    const [width, height, stride] = [pixmap.getWidth(), pixmap.getHeight(), pixmap.getStride()];
+    const all = pixmap.getPixels();
+    const pixels = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      pixels.set(all.subarray(y * stride, y * stride + width), y * width);
+    }
+    return Promise.resolve({ width, height, pixels });
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    pixmap.destroy();
   }
-}
-
-function parsePgm(data: Uint8Array): Gray {
-  // Header: P5, width, height, maxval, each separated by whitespace, then one whitespace byte.
-  const fields: string[] = [];
-  let i = 0;
-  while (fields.length < 4) {
-    while (/\s/.test(String.fromCharCode(data[i]!))) i++;
-    let field = "";
-    while (!/\s/.test(String.fromCharCode(data[i]!))) field += String.fromCharCode(data[i++]!);
-    fields.push(field);
-  }
-  if (fields[0] !== "P5" || fields[3] !== "255") throw new Error(`not an 8-bit PGM: ${fields}`);
-  const [width, height] = [Number(fields[1]), Number(fields[2])];
-  return { width, height, pixels: data.subarray(i + 1, i + 1 + width * height) };
 }
 
 /**

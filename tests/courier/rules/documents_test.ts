@@ -1,6 +1,6 @@
 /**
  * The client's paper as pure functions (courier 4.6): label, waybill and packing slip from the
- * shipment's facts. Read back with pdf-lib, poppler's pdftotext and pdftoppm, and a Code 39
+ * shipment's facts. Read back with pdf-lib, MuPDF (text and rendered pixels), and a Code 39
  * reader over the bars each page draws: page counts, text, no money where none belongs, bytes
  * that repeat, barcodes that carry the waybill and the piece.
  */

@@ -1,7 +1,7 @@
 /**
  * Courier 4.6, the client's paper over HTTP: GET /client/shipments/{waybill}/label, /waybill and
  * /packing-slip answer PDFs of the caller's own shipment (another client's is not found). Read
- * back with pdf-lib and poppler: page counts, the waybill in the text, no money on the label or
+ * back with pdf-lib and MuPDF: page counts, the waybill in the text, no money on the label or
  * the slip, bars that carry waybill and piece; the label's first page is rendered to a PNG whose
  * path is printed, for a person to look at.
  */
