@@ -52,11 +52,43 @@ function envelopeOf(response: z.ZodType | undefined, paged: Paging | undefined) 
   });
 }
 
-const SECURITY: Record<Security, Record<string, string[]>[]> = {
-  operator: [{ bearer: [] }],
+/**
+ * The security scheme of each credential, as components.securitySchemes declares it (openapi.ts):
+ * the operator's and a driver's tokens are both bearer tokens, but never interchangeable.
+ */
+export const SECURITY_SCHEMES = {
+  operatorToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator token: `Authorization: Bearer <token>`",
+  },
+  businessKey: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Business-API-Key",
+    description: "The business key, a partner key or a portal session token",
+  },
+  clientKey: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Client-API-Key",
+    description: "A courier client's API key or a client user's session token",
+  },
+  driverToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "A driver's token: `Authorization: Bearer <token>`",
+  },
+} as const;
+
+type Requirement = { [scheme in keyof typeof SECURITY_SCHEMES]?: string[] };
+
+/** The security requirement of each kind of route (RouteSpec.security). */
+export const SECURITY: Record<Security, Requirement[]> = {
+  operator: [{ operatorToken: [] }],
   business: [{ businessKey: [] }],
   client: [{ clientKey: [] }],
-  driver: [{ bearer: [] }],
+  driver: [{ driverToken: [] }],
   public: [],
 };
 
@@ -175,8 +207,14 @@ function requestBody(
     body?: z.ZodType | undefined;
     upload?: "text/csv" | "file" | undefined;
     form?: { readonly files: readonly string[] } | undefined;
+    multipart?: z.ZodObject | undefined;
   },
 ) {
+  if (spec.multipart) {
+    return {
+      body: { required: true, content: { "multipart/form-data": { schema: spec.multipart } } },
+    };
+  }
   if (spec.upload) {
     const multipart = z.object({ file: Binary }).passthrough();
     return {
