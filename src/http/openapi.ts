@@ -6,8 +6,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Environment } from "./context.ts";
 import { anonymous } from "./guards.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
-import { METHODS, postmanCollection } from "./postman.ts";
-import { SECURITY_SCHEMES } from "./route_doc.ts";
+import { METHODS, type OpenApiDocument, SECURITY_SCHEMES } from "./openapi_shape.ts";
+import { postmanCollection } from "./postman.ts";
 
 const INFO = {
   title: "Courier operations engine",
@@ -18,8 +18,6 @@ const INFO = {
     "On live, a request with `X-Service-Test: true` answers 422 `test_mode_moved_to_sandbox` and " +
     "does nothing; the sandbox ignores the header.",
 };
-
-export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
 export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
   const registry = api.openAPIRegistry;

@@ -4,10 +4,7 @@
  * collection variable, and an example body sampled from its schema (its `example`s first).
  */
 import OpenAPISampler from "openapi-sampler";
-import type { OpenApiDocument } from "./openapi.ts";
-import type { SECURITY_SCHEMES } from "./route_doc.ts";
-
-export const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+import { METHODS, type OpenApiDocument, type SECURITY_SCHEMES } from "./openapi_shape.ts";
 
 /** The collection variable holding each security scheme's credential. */
 export const CREDENTIAL_VARIABLES: Record<keyof typeof SECURITY_SCHEMES, string> = {

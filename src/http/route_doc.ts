@@ -7,6 +7,7 @@ import type { Api } from "./app.ts";
 import { isKnownCode, statusOf } from "./errors.ts";
 import { BODY_TOO_LARGE, guardRefusals, mergeRefusals } from "./refusals.ts";
 import type { Paging, RouteSpec, Schema, Security } from "./route_spec.ts";
+import type { SECURITY_SCHEMES } from "./openapi_shape.ts";
 
 /** Business API 2.2: every sandbox answer says so; live answers carry no such field. */
 const SandboxMark = z.literal("sandbox").optional().openapi({
@@ -51,35 +52,6 @@ function envelopeOf(response: z.ZodType | undefined, paged: Paging | undefined) 
     environment: SandboxMark,
   });
 }
-
-/**
- * The security scheme of each credential, as components.securitySchemes declares it (openapi.ts):
- * the operator's and a driver's tokens are both bearer tokens, but never interchangeable.
- */
-export const SECURITY_SCHEMES = {
-  operatorToken: {
-    type: "http",
-    scheme: "bearer",
-    description: "The operator token: `Authorization: Bearer <token>`",
-  },
-  businessKey: {
-    type: "apiKey",
-    in: "header",
-    name: "X-Business-API-Key",
-    description: "The business key, a partner key or a portal session token",
-  },
-  clientKey: {
-    type: "apiKey",
-    in: "header",
-    name: "X-Client-API-Key",
-    description: "A courier client's API key or a client user's session token",
-  },
-  driverToken: {
-    type: "http",
-    scheme: "bearer",
-    description: "A driver's token: `Authorization: Bearer <token>`",
-  },
-} as const;
 
 type Requirement = { [scheme in keyof typeof SECURITY_SCHEMES]?: string[] };
 

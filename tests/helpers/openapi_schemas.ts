@@ -6,7 +6,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
-import { METHODS } from "../../src/http/postman.ts";
+import { METHODS } from "../../src/http/openapi_shape.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Doc = any;
