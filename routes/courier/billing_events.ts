@@ -51,7 +51,7 @@ const EventParam = z.object({ event_id: z.string().min(1).max(64) });
 const Bound = z.string().regex(
   /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/,
   "a date YYYY-MM-DD or an ISO 8601 timestamp",
-);
+).openapi({ example: "2026-01-01" });
 const ExportQuery = z.object({
   client_id: z.string().min(1).max(64).optional(),
   from: Bound.optional(),

@@ -22,7 +22,7 @@ import {
 import { principalName } from "../../src/platform/auth/principal.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, Email } from "../../src/http/schemas.ts";
+import { Country, Email, Phone } from "../../src/http/schemas.ts";
 import {
   addressView,
   ClientAddressAnswer,
@@ -47,8 +47,7 @@ const SaveAddress = z.object({
   label: Text(ADDRESS_LABEL_CHARS_MAX),
   name: Text(ADDRESS_NAME_CHARS_MAX),
   address: Text(ADDRESS_TEXT_CHARS_MAX),
-  phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567")
-    .optional(),
+  phone: Phone.optional(),
   country: Country,
   lat: z.number().min(-90).max(90).optional(),
   lng: z.number().min(-180).max(180).optional(),

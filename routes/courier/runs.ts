@@ -20,7 +20,7 @@ import { mergeRefusals } from "../../src/http/refusals.ts";
 import { renamedFields } from "../../src/http/renamed.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { Country, PlainText, Waybill } from "../../src/http/schemas.ts";
+import { Country, Currency, PlainText, Waybill } from "../../src/http/schemas.ts";
 import {
   DriverRunAnswer,
   DriverRunListedAnswer,
@@ -60,6 +60,19 @@ const Capacities = z.object({
 const IDEMPOTENCY_KEY_CHARS_MAX = 120;
 const IdempotencyKey = Text(IDEMPOTENCY_KEY_CHARS_MAX);
 const RunParam = z.object({ run: Text(64) });
+/** The expense form as the OpenAPI document shows it; expenseForm reads and checks it. */
+const ExpenseForm = z.object({
+  receipt: z.string().openapi({ format: "binary", description: "The receipt file (not empty)" }),
+  idempotency_key: IdempotencyKey.openapi({ example: "expense-fuel-1" }),
+  amount: z.string().openapi({
+    description: "A positive amount in the currency, in major units",
+    example: "250.00",
+  }),
+  currency: Currency,
+  note: z.string().optional().openapi({
+    description: "What the expense was for; no control characters but tab and line breaks",
+  }),
+});
 const StopParams = z.object({ run: Text(64), stop: Text(64) });
 
 /** Who calls, as the run flows take it. */
@@ -277,6 +290,7 @@ function workRoutes(api: Api): void {
     security: "business",
     middleware: operate,
     params: RunParam,
+    multipart: ExpenseForm,
     status: 201,
     response: NetworkRunAnswer,
     refusals: EXPENSE_REFUSALS,
@@ -385,6 +399,7 @@ function driverRoutes(api: Api): void {
     security: "driver",
     middleware: asDriver,
     params: RunParam,
+    multipart: ExpenseForm,
     status: 201,
     response: DriverRunAnswer,
     refusals: mergeRefusals(EXPENSE_REFUSALS, DRIVERS_RUN),

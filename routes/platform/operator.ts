@@ -12,7 +12,7 @@ import { distinct, stripUndefined } from "../../src/domain/objects.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ask, read } from "../../src/http/ask.ts";
 import { define, z } from "../../src/http/route.ts";
-import { Country, Currency, Email, wholeNumber } from "../../src/http/schemas.ts";
+import { Country, Currency, Email, Phone, wholeNumber } from "../../src/http/schemas.ts";
 import { operatorOnly } from "../../src/platform/auth/auth.ts";
 import { changeSettings, createBusiness } from "../../src/platform/flows/businesses.ts";
 import { advanceClock } from "../../src/platform/flows/clock.ts";
@@ -172,7 +172,7 @@ function credentialRoutes(api: Api): void {
       params: BusinessId,
       body: z.object({
         name: z.string().trim().min(1).max(200),
-        phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567"),
+        phone: Phone,
         vehicle_type_id: z.number().int().positive(),
       }),
       description: "The driver's token is shown only in this answer; the service keeps it hashed.",

@@ -8,6 +8,8 @@ import type { Environment } from "./context.ts";
 import { mountDocsPage } from "./docs_page.ts";
 import { anonymous } from "./guards.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
+import { METHODS, type OpenApiDocument, SECURITY_SCHEMES } from "./openapi_shape.ts";
+import { postmanCollection } from "./postman.ts";
 
 const INFO = {
   title: "Courier operations engine",
@@ -19,27 +21,17 @@ const INFO = {
     "does nothing; the sandbox ignores the header.",
 };
 
-type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
-
 export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
   const registry = api.openAPIRegistry;
-  registry.registerComponent("securitySchemes", "businessKey", {
-    type: "apiKey",
-    in: "header",
-    name: "X-Business-API-Key",
-  });
-  registry.registerComponent("securitySchemes", "clientKey", {
-    type: "apiKey",
-    in: "header",
-    name: "X-Client-API-Key",
-  });
-  registry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
+    registry.registerComponent("securitySchemes", name, scheme);
+  }
   const document = (origin: string): OpenApiDocument =>
-    api.getOpenAPI31Document({
+    withOperationIds(api.getOpenAPI31Document({
       openapi: "3.1.0",
       info: INFO,
       servers: [{ url: `${origin}/api`, description: env.name }],
-    });
+    }));
   // spec: business 8: rate headers on every response; anyone may read the contract, so it is
   // counted per address as other public calls are (and a document built per call is throttled).
   api.get("/api-docs/openapi.json", anonymous, (c) => c.json(document(publicBaseUrl(c))));
@@ -51,58 +43,26 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
   mountDocsPage(api);
 }
 
-interface PostmanItem {
-  name: string;
-  request: {
-    method: string;
-    header: { key: string; value: string }[];
-    url: { raw: string; host: string[]; path: string[] };
-    body?: { mode: "raw"; raw: string; options: { raw: { language: "json" } } };
-  };
+/**
+ * The operation's id, from its method and path alone, so it is the same in every run and every
+ * environment, and a client generated from one document keeps its names in the next:
+ * `post /business/network-runs/{run}/expenses` is `postBusinessNetworkRunsByRunExpenses`.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path.split("/").filter(Boolean).flatMap((segment) => {
+    const param = /^\{(.+)\}$/.exec(segment);
+    return param ? ["by", ...param[1]!.split(/[^A-Za-z0-9]+/)] : segment.split(/[^A-Za-z0-9]+/);
+  }).filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
 }
 
-/** A Postman v2.1 collection with the variable `apiKey` (Business API 9.1). */
-export function postmanCollection(doc: OpenApiDocument) {
-  const items: PostmanItem[] = [];
-  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
-    for (const method of ["get", "post", "put", "patch", "delete"] as const) {
-      const op =
-        (ops as Record<string, { summary?: string; requestBody?: unknown } | undefined>)[method];
-      if (!op) continue;
-      const segments = path.replace(/^\//, "").split("/").map((s) =>
-        s.replace(/^\{(.+)\}$/, ":$1")
-      );
-      items.push({
-        name: op.summary ?? `${method.toUpperCase()} ${path}`,
-        request: {
-          method: method.toUpperCase(),
-          header: [
-            { key: "X-Business-API-Key", value: "{{apiKey}}" },
-            { key: "Content-Type", value: "application/json" },
-          ],
-          url: { raw: `{{baseUrl}}/${segments.join("/")}`, host: ["{{baseUrl}}"], path: segments },
-          ...(op.requestBody
-            ? {
-              body: {
-                mode: "raw" as const,
-                raw: "{}",
-                options: { raw: { language: "json" as const } },
-              },
-            }
-            : {}),
-        },
-      });
+/** Gives every operation that declares none its operationIdOf. */
+function withOperationIds(doc: OpenApiDocument): OpenApiDocument {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, { operationId?: string } | undefined>)[method];
+      if (op && op.operationId === undefined) op.operationId = operationIdOf(method, path);
     }
   }
-  return {
-    info: {
-      name: doc.info.title,
-      schema: "https://schema.getpostman.com/json/collection/v2.1.0/collection.json",
-    },
-    variable: [
-      { key: "baseUrl", value: doc.servers?.[0]?.url ?? "" },
-      { key: "apiKey", value: "" },
-    ],
-    item: items,
-  };
+  return doc;
 }

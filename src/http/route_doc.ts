@@ -7,6 +7,7 @@ import type { Api } from "./app.ts";
 import { isKnownCode, statusOf } from "./errors.ts";
 import { BODY_TOO_LARGE, guardRefusals, mergeRefusals } from "./refusals.ts";
 import type { Paging, RouteSpec, Schema, Security } from "./route_spec.ts";
+import type { SECURITY_SCHEMES } from "./openapi_shape.ts";
 
 /** Business API 2.2: every sandbox answer says so; live answers carry no such field. */
 const SandboxMark = z.literal("sandbox").optional().openapi({
@@ -52,11 +53,14 @@ function envelopeOf(response: z.ZodType | undefined, paged: Paging | undefined) 
   });
 }
 
-const SECURITY: Record<Security, Record<string, string[]>[]> = {
-  operator: [{ bearer: [] }],
+type Requirement = { [scheme in keyof typeof SECURITY_SCHEMES]?: string[] };
+
+/** The security requirement of each kind of route (RouteSpec.security). */
+export const SECURITY: Record<Security, Requirement[]> = {
+  operator: [{ operatorToken: [] }],
   business: [{ businessKey: [] }],
   client: [{ clientKey: [] }],
-  driver: [{ bearer: [] }],
+  driver: [{ driverToken: [] }],
   public: [],
 };
 
@@ -175,8 +179,14 @@ function requestBody(
     body?: z.ZodType | undefined;
     upload?: "text/csv" | "file" | undefined;
     form?: { readonly files: readonly string[] } | undefined;
+    multipart?: z.ZodObject | undefined;
   },
 ) {
+  if (spec.multipart) {
+    return {
+      body: { required: true, content: { "multipart/form-data": { schema: spec.multipart } } },
+    };
+  }
   if (spec.upload) {
     const multipart = z.object({ file: Binary }).passthrough();
     return {

@@ -46,6 +46,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
    * by the same schema) and these file fields reach the handler as `files`, within `maxBytes`.
    */
   readonly form?: { readonly files: readonly string[]; readonly maxBytes: number };
+  /**
+   * A multipart form the handler reads itself (an expense with its receipt): its fields as the
+   * OpenAPI document shows the request body. Not checked by define: the handler checks them.
+   */
+  readonly multipart?: z.ZodObject;
   /** When the same request again answers 200 with the first answer: what makes it the same. */
   readonly replay?: string;
   /**

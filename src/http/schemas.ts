@@ -21,6 +21,13 @@ export const Country = z.string()
   })
   .openapi({ description: "ISO 3166-1 alpha-2 country code, upper case", example: "BW" });
 
+/** A phone number in international format (E.164: `+`, the country code, up to 15 digits). */
+export const Phone = z.string().regex(
+  /^\+[1-9]\d{6,14}$/,
+  "international format, e.g. +26771234567",
+)
+  .openapi({ description: "International format (E.164)", example: "+26771234567" });
+
 /** RFC 5321 4.5.3.1 (with the RFC 3696 erratum): an e-mail address is at most 254 characters. */
 export const EMAIL_CHARS_MAX = 254;
 
@@ -38,10 +45,16 @@ export const Email = z.email().max(EMAIL_CHARS_MAX).transform((e) => e.toLowerCa
 export const Waybill = z.string().trim().min(1).max(64).transform((w) => w.toUpperCase())
   .openapi({ description: "Waybill (case does not matter)", example: "WB2222222222223" });
 
-/** Text holding no control character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F). */
-const ONE_LINE = /^[^\p{Cc}]*$/u;
+/**
+ * Text holding no control character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F). Spelled as
+ * ranges without the `u` flag: the OpenAPI document shows the source as its `pattern`, which must
+ * be a valid ECMA-262 regex as written (a `\p{Cc}` class would need the flag, shown as `/u`).
+ */
+// deno-lint-ignore no-control-regex -- the control characters are what it refuses
+const ONE_LINE = /^[^\x00-\x1f\x7f-\x9f]*$/;
 /** As ONE_LINE, but for tab, line feed and carriage return: text that may run over lines. */
-const LINES = /^(?:[^\p{Cc}]|[\t\n\r])*$/u;
+// deno-lint-ignore no-control-regex -- as ONE_LINE
+const LINES = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$/;
 
 /**
  * Text a caller writes and the service keeps, trimmed, of at most `max` characters (add `.min(1)`

@@ -11,7 +11,14 @@ import { decimal } from "../../../src/domain/money.ts";
 import type { AppEnv } from "../../../src/http/context.ts";
 import { IdempotencyKey } from "../../../src/http/idempotency.ts";
 import { z } from "../../../src/http/route.ts";
-import { CalendarDay, Country, Currency, Money, UtcInstant } from "../../../src/http/schemas.ts";
+import {
+  CalendarDay,
+  Country,
+  Currency,
+  Money,
+  Phone,
+  UtcInstant,
+} from "../../../src/http/schemas.ts";
 import { Settlement } from "./schemas.ts";
 import { trackingUrl } from "./tracking.ts";
 
@@ -27,8 +34,7 @@ export const PriceRequest = z.object({
   sender_lat: z.number().min(-90).max(90).optional(),
   sender_lng: z.number().min(-180).max(180).optional(),
   recipient_name: Text(200).optional(),
-  recipient_phone: z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567")
-    .optional(),
+  recipient_phone: Phone.optional(),
   recipient_address: Text(500).optional(),
   recipient_lat: z.number().min(-90).max(90).optional(),
   recipient_lng: z.number().min(-180).max(180).optional(),

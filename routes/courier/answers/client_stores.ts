@@ -17,7 +17,7 @@ import {
 import { iso } from "../../../src/domain/iso.ts";
 import { type FieldError, validationFailed } from "../../../src/http/errors.ts";
 import { z } from "../../../src/http/route.ts";
-import { orNull, UtcInstant } from "../../../src/http/schemas.ts";
+import { orNull, Phone, UtcInstant } from "../../../src/http/schemas.ts";
 import { PACKETS_PER_STOCK_MAX } from "../../../src/limits.ts";
 
 export const Text = (max: number) => z.string().trim().min(1).max(max);
@@ -25,8 +25,6 @@ const PacketCode = z.string().trim().regex(
   PACKET_CODE_PATTERN,
   "1 to 40 letters, digits, dot, dash, underscore",
 );
-const Phone = z.string().regex(/^\+[1-9]\d{6,14}$/, "international format, e.g. +26771234567");
-
 /** One body for every action; which fields an action needs is checked below. */
 export const PacketActionBody = z.object({
   packet_code: PacketCode.optional(),
