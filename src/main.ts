@@ -9,7 +9,12 @@ import { type OpenEnvironment, openEnvironment } from "./server.ts";
 import type { EnvironmentName } from "./environment.ts";
 import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
+import { watchLauncher } from "./launcher.ts";
 
+let serving = false;
+let stopAsked = false;
+// Before anything slow, so a launcher stopped while the stores open is seen (launcher.ts).
+const stopWatch = await watchLauncher(() => void requestStop());
 const config = readConfig();
 await Deno.mkdir(config.DATA_DIR, { recursive: true });
 if (config.ALLOW_LOOPBACK_WEBHOOKS) {
@@ -62,11 +67,25 @@ function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
   return url === undefined ? {} : { publicUrl: url };
 }
 
+let stopping = false;
+
+/** Stops now when serving; when still opening, once opened (the stores are never cut mid-way). */
+function requestStop(): Promise<void> | undefined {
+  stopAsked = true;
+  return serving ? shutdown() : undefined;
+}
+
+/** Stops serving (requests under way are answered first), then closes the stores and the bus. */
 async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  stopWatch();
   await Promise.all(servers.map((s) => s.shutdown()));
   for (const o of opened) await o.close();
   await bus.drain();
   Deno.exit(0);
 }
-Deno.addSignalListener("SIGINT", shutdown);
-Deno.addSignalListener("SIGTERM", shutdown);
+Deno.addSignalListener("SIGINT", requestStop);
+Deno.addSignalListener("SIGTERM", requestStop);
+serving = true;
+if (stopAsked) await shutdown();
