@@ -10,7 +10,12 @@ import type { EnvironmentName } from "./environment.ts";
 import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { createLogger, stdoutDestination } from "./observe/log.ts";
+import { watchLauncher } from "./launcher.ts";
 
+let serving = false;
+let stopAsked = false;
+// Before anything slow, so a launcher stopped while the stores open is seen (launcher.ts).
+const stopWatch = await watchLauncher(() => void requestStop());
 const config = readConfig();
 const stdout = stdoutDestination();
 const log = createLogger(config.LOG_LEVEL, stdout);
@@ -66,12 +71,26 @@ function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
   return url === undefined ? {} : { publicUrl: url };
 }
 
+let stopping = false;
+
+/** Stops now when serving; when still opening, once opened (the stores are never cut mid-way). */
+function requestStop(): Promise<void> | undefined {
+  stopAsked = true;
+  return serving ? shutdown() : undefined;
+}
+
+/** Stops serving (requests under way are answered first), then closes the stores and the bus. */
 async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  stopWatch();
   await Promise.all(servers.map((s) => s.shutdown()));
   for (const o of opened) await o.close();
   await bus.drain();
   stdout.flush();
   Deno.exit(0);
 }
-Deno.addSignalListener("SIGINT", shutdown);
-Deno.addSignalListener("SIGTERM", shutdown);
+Deno.addSignalListener("SIGINT", requestStop);
+Deno.addSignalListener("SIGTERM", requestStop);
+serving = true;
+if (stopAsked) await shutdown();

@@ -258,7 +258,8 @@ export function clientApiRoutes(api: Api): void {
     const sealed = await seal(env.dataKey, secret, owner);
     await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "set_webhook",
-      url: body.url,
+      // What was checked is kept, never the text as sent (url_guard.ts).
+      url: verdict.url.href,
       secret: { ...sealed, key_id: keyId, created_at: env.clock.now() },
       by: principalName(p),
     });

@@ -37,6 +37,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   tracking_link_expired: 410,
   payload_too_large: 413,
   evidence_file_too_large: 413,
+  unsupported_media_type: 415,
   validation_failed: 422,
   prices_expired: 422,
   insufficient_balance: 422,

@@ -9,6 +9,7 @@ import type { AppEnv } from "./context.ts";
 import { validationFailed } from "./errors.ts";
 import type { Infer, RouteSpec, Schema } from "./route_spec.ts";
 import { boundedForm, boundedText, isMultipart } from "./upload.ts";
+import { requireJsonBody } from "./media_type.ts";
 
 /** A request's parts, parsed (RouteSpec's schemas). */
 export interface Input<P extends Schema, Q extends Schema, B extends Schema> {
@@ -36,10 +37,26 @@ export async function readRequest<P extends Schema, Q extends Schema, B extends 
   if (spec.form && isMultipart(c)) {
     sent = await readForm(c, spec.form, files);
   } else if (spec.body) {
+    requireJsonBody(c, spec.form ? "multipart/form-data" : undefined);
     sent = await readJson(c);
+  } else if (takesOptionalBody(spec) && c.req.raw.body !== null && !isMultipart(c)) {
+    // An action with nothing to read still refuses a body it cannot read, rather than act as if
+    // it were not there (the route may read it itself: readJson keeps the text for it).
+    requireJsonBody(c);
+    await readJson(c);
   }
   const body = (spec.body ? parse(spec.body, sent, "body") : undefined) as Infer<B>;
   return { params, query, body, files };
+}
+
+/**
+ * A route that changes something and declares no body, file or form: a body sent to it must
+ * still be JSON (some read an optional one themselves; a multipart one is theirs to read).
+ */
+export function takesOptionalBody(
+  spec: Pick<RouteSpec<Schema, Schema, Schema>, "method" | "body" | "upload" | "form">,
+): boolean {
+  return spec.method !== "get" && !spec.body && !spec.upload && !spec.form;
 }
 
 /**

@@ -6,6 +6,8 @@ import { z } from "@hono/zod-openapi";
 import type { Api } from "./app.ts";
 import { isKnownCode, statusOf } from "./errors.ts";
 import { BODY_TOO_LARGE, guardRefusals, mergeRefusals } from "./refusals.ts";
+import { UNSUPPORTED_MEDIA_TYPE } from "./media_type.ts";
+import { takesOptionalBody } from "./request.ts";
 import type { Paging, RouteSpec, Schema, Security } from "./route_spec.ts";
 import type { SECURITY_SCHEMES } from "./openapi_shape.ts";
 
@@ -105,6 +107,14 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
       ? { validation_failed: `${parts.join(" or ")} is missing or invalid; \`errors\` names each` }
       : {},
     spec.body || spec.upload ? BODY_TOO_LARGE : {},
+    spec.body ? UNSUPPORTED_MEDIA_TYPE : {},
+    takesOptionalBody(spec)
+      ? {
+        ...UNSUPPORTED_MEDIA_TYPE,
+        validation_failed: "a body was sent and it is not valid JSON",
+        ...BODY_TOO_LARGE,
+      }
+      : {},
     names.length > 0 && spec.notFound !== false
       ? { not_found: `the ${names.join(" or ")} named does not exist, or is not the caller's` }
       : {},

@@ -56,7 +56,19 @@ const NON_PUBLIC_SUFFIXES: ReadonlyMap<string, string> = new Map([
 /** What `localhost` stands for when loopback webhooks are allowed (tests and local runs). */
 const LOOPBACK_ADDRESSES = ["127.0.0.1", "::1"];
 
+/**
+ * Checks an address as written. On success `url.href` is what was checked, and what is kept: the
+ * URL parser drops tabs and line breaks and normalizes, so the text as sent is never stored.
+ */
 export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }): UrlVerdict {
+  // Control characters: the parser would drop some silently (a kept `\n` reaches a log or a
+  // header), so the address is refused rather than half-read.
+  // deno-lint-ignore no-control-regex
+  const control = /[\u0000-\u001f\u007f-\u009f]/.exec(raw);
+  if (control) {
+    const code = control[0].charCodeAt(0).toString(16).padStart(4, "0").toUpperCase();
+    return { ok: false, message: `control characters are not allowed in the URL: U+${code}` };
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -69,6 +81,10 @@ export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }
   const host = hostOf(url);
   if (isAllowedLoopback(url, options)) return { ok: true, url };
   if (url.protocol !== "https:") return { ok: false, message: `must be https: ${url.protocol}` };
+  // spec: courier 8, public HTTPS: the HTTPS port (an explicit :443 is dropped by the parser).
+  if (url.port !== "") {
+    return { ok: false, message: `must use the HTTPS port (443): ${url.port}` };
+  }
   if (isPrivateAddress(host)) return { ok: false, message: `not a public address: ${host}` };
   if (!isIpLiteral(host)) {
     const why = nonPublicName(host);

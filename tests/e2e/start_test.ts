@@ -3,73 +3,7 @@
  * files, schemas and keys; a key of one is refused by the other; state survives a restart.
  */
 import assert from "node:assert/strict";
-
-const OPERATOR_TOKEN = "op_e2e_operator_token_0123456789";
-const STARTUP_MS_MAX = 60_000;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-interface Server {
-  readonly live: string;
-  readonly sandbox: string;
-  stop(): Promise<void>;
-}
-
-async function start(dataDir: string): Promise<Server> {
-  const livePort = freePort();
-  const sandboxPort = freePort();
-  const env: Record<string, string> = {
-    PORT: String(livePort),
-    SANDBOX_PORT: String(sandboxPort),
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    OPERATOR_TOKEN,
-    // Every refusal answered must be one the OpenAPI document lists (route.ts strict mode).
-    STRICT_REFUSALS: "1",
-  };
-  const databaseUrl = Deno.env.get("DATABASE_URL");
-  const natsUrl = Deno.env.get("NATS_URL");
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  if (natsUrl) env.NATS_URL = natsUrl;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "src/main.ts"],
-    env,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const live = `http://127.0.0.1:${livePort}`;
-  const sandbox = `http://127.0.0.1:${sandboxPort}`;
-  const deadline = Date.now() + STARTUP_MS_MAX;
-  for (const base of [live, sandbox]) {
-    while (true) {
-      try {
-        const r = await fetch(`${base}/health`);
-        await r.body?.cancel();
-        if (r.ok) break;
-      } catch { /* not listening yet */ }
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        const err = await new Response(child.stderr).text();
-        assert.fail(`server did not start: ${err.slice(-2000)}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return {
-    live,
-    sandbox,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await child.stderr.cancel();
-    },
-  };
-}
+import { OPERATOR_TOKEN, startServer as start } from "../helpers/server_process.ts";
 
 async function call(
   base: string,

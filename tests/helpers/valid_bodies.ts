@@ -12,6 +12,11 @@ export const VALID_BODIES: Readonly<Record<string, unknown>> = {
     waybill: "WB2222222222223",
     evidence: "s3://slips/1.pdf",
   },
+  "POST /business/courier/clients/{client}/billing/resolve-fx": {
+    entry_reference: "probe-1",
+    rate: "1.5",
+    source: "Bank of Botswana",
+  },
   "POST /business/network-runs/{run}/stops": { kind: "deliver", waybill: "WB2222222222223" },
   "POST /business/network-runs/{run}/driver": { driver_id: null },
 };

@@ -430,3 +430,27 @@ Deno.test("checkDeliveryTarget: loopback only with the flag, and only http 127.0
   }
   assert.deepEqual(resolve.asked, ["public-loop.example.com"]);
 });
+
+Deno.test("url guard: control characters and ports other than HTTPS's are refused; the checked URL is kept", () => {
+  for (
+    const raw of [
+      "https://a.example.com/\tx",
+      "https://a.example.com/x\r\n",
+      "https://a\u007f.example.com/",
+    ]
+  ) {
+    assert.match(
+      refusedMessage(checkWebhookUrl(raw, { allowLoopback: false })),
+      /control characters/,
+    );
+  }
+  assert.match(
+    refusedMessage(checkWebhookUrl("https://a.example.com:8443/", { allowLoopback: false })),
+    /HTTPS port \(443\): 8443/,
+  );
+  const ok = checkWebhookUrl("https://A.example.com:443/x", { allowLoopback: false });
+  assert.equal(ok.ok && ok.url.href, "https://a.example.com/x");
+  // Loopback delivery in tests keeps its port.
+  const loop = checkWebhookUrl("http://127.0.0.1:9999/hook", { allowLoopback: true });
+  assert.equal(loop.ok, true);
+});

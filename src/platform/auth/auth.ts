@@ -19,6 +19,7 @@ import {
 } from "../../http/guards.ts";
 import { refusing } from "../../http/refusals.ts";
 import { authenticateBusiness, businessAccess, limitsOf } from "./credentials.ts";
+import { driverTokenPrefix } from "../flows/drivers.ts";
 import {
   type BusinessPrincipal,
   businessPrincipalOf,
@@ -98,6 +99,7 @@ export async function businessCredential(
  */
 export const driver: MiddlewareHandler<AppEnv> = refusing({
   ...credentialRefusals("the driver token (`Authorization: Bearer`)"),
+  sandbox_key_on_live: "a sandbox driver token was sent to live",
   ...PLAN_LIMITED,
 }, async (c, next) => {
   const env = c.get("env");
@@ -108,6 +110,12 @@ export const driver: MiddlewareHandler<AppEnv> = refusing({
       : new ApiError("unauthenticated", message);
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw refused("driver token missing");
+  if (env.name === "live" && token.startsWith(driverTokenPrefix("sandbox"))) {
+    throw new ApiError(
+      "sandbox_key_on_live",
+      `a sandbox driver token was sent to live; use a ${driverTokenPrefix("live")} token`,
+    );
+  }
   const hash = await hashSecret(token);
   const target = await env.runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== driverActor.type) throw refused("unknown driver token");

@@ -2,7 +2,7 @@
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { driverActor } from "../../../actors/platform/driver.ts";
 import { issueCredential } from "../../domain/credentials.ts";
-import type { Deps } from "../../environment.ts";
+import type { Deps, EnvironmentName } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 
@@ -12,6 +12,17 @@ export interface NewDriver {
   readonly vehicle_type_id: number;
 }
 
+/** Driver tokens before they said their environment; such tokens keep working. */
+export const DRIVER_TOKEN_PREFIX = "dt_";
+
+/**
+ * A driver token says its environment, as business and client keys do (Business API 5.2), so
+ * live can answer a sandbox one with sandbox_key_on_live.
+ */
+export function driverTokenPrefix(env: EnvironmentName): string {
+  return `${DRIVER_TOKEN_PREFIX}${env}_`;
+}
+
 /** A driver just registered: the bearer token is shown this once (kept hashed). */
 export interface DriverRegistered {
   readonly id: string;
@@ -19,14 +30,14 @@ export interface DriverRegistered {
 }
 
 export async function registerDriver(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "name">,
   businessId: string,
   input: NewDriver,
 ): Promise<DriverRegistered> {
   // An unknown business is not found, before any driver is made for it.
   orRefuse(await deps.runtime.read(businessActor, businessId, businessId, { kind: "get" }));
   const id = newId("drv");
-  const token = await issueCredential("dt_", deps.clock.now());
+  const token = await issueCredential(driverTokenPrefix(deps.name), deps.clock.now());
   orRefuse(
     await deps.runtime.ask(driverActor, businessId, id, {
       kind: "create",

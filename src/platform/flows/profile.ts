@@ -40,6 +40,7 @@ export async function changeProfile(
       "the company record needs the owner or a portal admin signed in",
     );
   }
+  let checked: { webhook_url?: string } = {};
   if (input.webhook_url) {
     const verdict = checkWebhookUrl(input.webhook_url, {
       allowLoopback: deps.allowLoopbackWebhooks,
@@ -47,8 +48,10 @@ export async function changeProfile(
     if (!verdict.ok) {
       throw new Refused(invalidFields([{ path: "webhook_url", message: verdict.message }]));
     }
+    // What was checked is kept, never the text as sent (url_guard.ts).
+    checked = { webhook_url: verdict.url.href };
   }
-  const { low_balance_threshold, ...rest } = stripUndefined(input);
+  const { low_balance_threshold, ...rest } = { ...stripUndefined(input), ...checked };
   const id = caller.business.id;
   const changes: Partial<Profile> = {
     ...rest,

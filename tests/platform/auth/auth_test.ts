@@ -443,3 +443,25 @@ Deno.test("auth: the operator's refused calls never throttle its address; a wron
     assert.equal(guess.status, 401);
     assert.equal(guess.headers.get("X-RateLimit-Remaining"), String(limit - 1));
   }));
+
+Deno.test("auth: a driver token says its environment; live answers a sandbox one sandbox_key_on_live", async () => {
+  let sandboxToken = "";
+  await withEnv(async (t) => {
+    const b = await t.createBusiness();
+    const d = await t.call("POST", `/operator/businesses/${b.id}/drivers`, {
+      operator: true,
+      body: { name: "Neo", phone: "+26771234567", vehicle_type_id: 1 },
+    });
+    sandboxToken = d.body.data.token;
+    assert.match(sandboxToken, /^dt_sandbox_/);
+    assert.equal((await t.call("GET", "/driver/probe", { bearer: sandboxToken })).status, 200);
+  }, "sandbox");
+  await withEnv(async (t) => {
+    const r = await t.call("GET", "/driver/probe", { bearer: sandboxToken });
+    assert.equal(r.status, 401);
+    assert.equal(r.body.code, "sandbox_key_on_live");
+    const unknown = await t.call("GET", "/driver/probe", { bearer: "dt_live_unknown000000" });
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.code, "unauthenticated");
+  });
+});

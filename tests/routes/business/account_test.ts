@@ -560,3 +560,30 @@ Deno.test("account: regenerating the API key ends a legacy unprefixed key too", 
       200,
     );
   }));
+
+Deno.test("account: a webhook URL keeps only what was checked: control characters and other ports are refused", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const patch = (webhook_url: string) =>
+      t.call("PATCH", "/business/profile", { key: b.api_key, body: { webhook_url } });
+    for (
+      const url of [
+        "https://hooks.example.com/a\tb",
+        "https://hooks.example.com/a\nX-Injected: 1",
+        "https://hooks.example.com/\u0000",
+        "https://hooks.example.com:8443/x",
+        "https://hooks.example.com:80/x",
+      ]
+    ) {
+      const bad = await patch(url);
+      assert.equal(bad.status, 422, JSON.stringify(url));
+      assert.equal(bad.body.code, "validation_failed");
+      assert.equal(bad.body.errors[0].path, "webhook_url");
+    }
+    const profile = await t.call("GET", "/business/profile", { key: b.api_key });
+    assert.equal(profile.body.data.webhook_url ?? null, null, "nothing refused was kept");
+    // What is kept is the address as checked, not the text as sent.
+    const kept = await patch("HTTPS://Hooks.Example.COM:443/x");
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    assert.equal(kept.body.data.webhook_url, "https://hooks.example.com/x");
+  }));

@@ -96,11 +96,12 @@ export async function setBillingEndpoint(
   caller: BillingCaller,
   sent: string | null,
 ): Promise<string | null> {
-  const url = sent?.trim() || null;
+  let url = sent?.trim() || null;
   if (url !== null) {
-    // Checked again, after DNS, at every attempt (url_guard.ts).
+    // Checked again, after DNS, at every attempt (url_guard.ts); what was checked is kept.
     const verdict = checkWebhookUrl(url, { allowLoopback: deps.allowLoopbackWebhooks });
     if (!verdict.ok) refuseField("url", verdict.message);
+    else url = verdict.url.href;
   }
   const r = await deps.runtime.ask(businessActor, caller.courier, caller.courier, {
     kind: "change_profile",

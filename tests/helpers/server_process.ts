@@ -1,0 +1,109 @@
+/**
+ * The server as a user starts it, in a child process on free ports: `deno run src/main.ts`, or
+ * `deno task start` as the README says, or under a wrapper process standing in for `npx` (which
+ * dies on SIGTERM without passing it on).
+ */
+import assert from "node:assert/strict";
+
+export const OPERATOR_TOKEN = "op_e2e_operator_token_0123456789";
+/** Opening both environments' embedded stores; far longer on a machine shared with others. */
+const STARTUP_MS_MAX = 240_000;
+
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+export interface Server {
+  readonly live: string;
+  readonly sandbox: string;
+  readonly livePort: number;
+  readonly child: Deno.ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** How it is started: `run` (default) `deno run src/main.ts`, `task` `deno task start`. */
+  readonly how?: "run" | "task" | "wrapped-task";
+  /** More settings (environment variables). */
+  readonly env?: Record<string, string>;
+}
+
+/** The repository's root, where `deno task start` is run. */
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** A process that runs `deno task start` and, like `npm exec`, dies on SIGTERM alone. */
+const WRAPPER = `
+const child = new Deno.Command(Deno.execPath(), { args: ["task", "start"], cwd: Deno.args[0] })
+  .spawn();
+await child.status;
+`;
+
+export async function startServer(dataDir: string, options: StartOptions = {}): Promise<Server> {
+  const livePort = freePort();
+  const sandboxPort = freePort();
+  const env: Record<string, string> = {
+    PORT: String(livePort),
+    SANDBOX_PORT: String(sandboxPort),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    OPERATOR_TOKEN,
+    // Every refusal answered must be one the OpenAPI document lists (route.ts strict mode).
+    STRICT_REFUSALS: "1",
+    ...options.env,
+  };
+  const databaseUrl = Deno.env.get("DATABASE_URL");
+  const natsUrl = Deno.env.get("NATS_URL");
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  if (natsUrl) env.NATS_URL = natsUrl;
+  const how = options.how ?? "run";
+  // `npm exec` marks what it runs with npm_command (src/launcher.ts watches such a launch).
+  if (how === "wrapped-task") env.npm_command = "exec";
+  const args = how === "run"
+    ? ["run", "--allow-all", "src/main.ts"]
+    : how === "task"
+    ? ["task", "start"]
+    : ["eval", WRAPPER, ROOT];
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const live = `http://127.0.0.1:${livePort}`;
+  const sandbox = `http://127.0.0.1:${sandboxPort}`;
+  const deadline = Date.now() + STARTUP_MS_MAX;
+  for (const base of [live, sandbox]) {
+    while (true) {
+      try {
+        const r = await fetch(`${base}/health`);
+        await r.body?.cancel();
+        if (r.ok) break;
+      } catch { /* not listening yet */ }
+      if (Date.now() > deadline) {
+        // SIGTERM, which `deno task` passes on (SIGKILL would leave the server behind it running).
+        child.kill("SIGTERM");
+        await child.status;
+        const err = await new Response(child.stderr).text();
+        assert.fail(`server did not start: ${err.slice(-2000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    live,
+    sandbox,
+    livePort,
+    child,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already ended */ }
+      await child.status;
+      await child.stderr.cancel();
+    },
+  };
+}
