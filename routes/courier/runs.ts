@@ -20,7 +20,7 @@ import { mergeRefusals } from "../../src/http/refusals.ts";
 import { renamedFields } from "../../src/http/renamed.ts";
 import { define, storableText, UNSTORABLE_TEXT, z } from "../../src/http/route.ts";
 import { boundedForm, isMultipart, MULTIPART_OVERHEAD_BYTES_MAX } from "../../src/http/upload.ts";
-import { Country, Currency, PlainText, Waybill } from "../../src/http/schemas.ts";
+import { Country, PlainText, Waybill } from "../../src/http/schemas.ts";
 import {
   DriverRunAnswer,
   DriverRunListedAnswer,
@@ -42,38 +42,20 @@ import {
   RUN_GROWS,
   STOP_ACTION_REFUSALS,
 } from "./answers/run_refusals.ts";
+import {
+  Capacities,
+  ExpenseForm,
+  IDEMPOTENCY_KEY_CHARS_MAX,
+  IdempotencyKey,
+  RunParam,
+  StopParams,
+  Text,
+} from "./answers/run_requests.ts";
 import { openRunsOfDriver } from "../../src/courier/queries/runs.ts";
 
 const tag = "Network runs";
 const operate = [business({ scope: "runs:operate" }), courierPlatform];
 const asDriver = [driver, courierPlatform];
-
-const Text = (max: number) => z.string().trim().min(1).max(max);
-/** spec: courier 2.10: a run's capacities, and a collect stop's reserved capacity. */
-const Capacities = z.object({
-  kg: z.number().nonnegative().max(100_000),
-  m3: z.number().nonnegative().max(1_000),
-  pieces: z.number().int().nonnegative().max(100_000),
-  cold_slots: z.number().int().nonnegative().max(1_000).default(0),
-});
-/** An idempotency_key, as long as every request's may be (the expense form's too). */
-const IDEMPOTENCY_KEY_CHARS_MAX = 120;
-const IdempotencyKey = Text(IDEMPOTENCY_KEY_CHARS_MAX);
-const RunParam = z.object({ run: Text(64) });
-/** The expense form as the OpenAPI document shows it; expenseForm reads and checks it. */
-const ExpenseForm = z.object({
-  receipt: z.string().openapi({ format: "binary", description: "The receipt file (not empty)" }),
-  idempotency_key: IdempotencyKey.openapi({ example: "expense-fuel-1" }),
-  amount: z.string().openapi({
-    description: "A positive amount in the currency, in major units",
-    example: "250.00",
-  }),
-  currency: Currency,
-  note: z.string().optional().openapi({
-    description: "What the expense was for; no control characters but tab and line breaks",
-  }),
-});
-const StopParams = z.object({ run: Text(64), stop: Text(64) });
 
 /** Who calls, as the run flows take it. */
 function callerOf(c: Context<AppEnv>): flows.RunCaller {
