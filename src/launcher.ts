@@ -7,8 +7,11 @@
  * other way (or without `ps`), signals arrive directly and nothing is watched.
  */
 
-/** How often the parent's parent is looked at: the bound on stopping after the launcher. */
-const LAUNCHER_POLL_MS = 250;
+/**
+ * How often the parent's parent is looked at: the bound on stopping after the launcher. Each
+ * look starts a `ps` process, for as long as the server runs, so not more than once a second.
+ */
+const LAUNCHER_POLL_MS = 1_000;
 
 /**
  * The parent process id of `pid` by `ps` (`/proc` is readable only with every permission);
