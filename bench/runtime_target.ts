@@ -59,6 +59,8 @@ export async function runtimeTarget(accounts: number): Promise<Target> {
     name: "live",
     kvPath: `${dir}/kv.sqlite`,
     ...(databaseUrl ? { databaseUrl } : {}),
+    // In memory, as before, but off the serving thread as a server's; 0 keeps it on the thread.
+    pgliteWorker: Deno.env.get("BENCH_PGLITE_WORKER") !== "0",
     schema,
     bus,
     clock: new SystemClock(),

@@ -31,6 +31,8 @@ export interface EnvironmentOptions {
   readonly databaseUrl?: string;
   /** PGlite's folder; in memory when absent. */
   readonly pgliteDir?: string;
+  /** PGlite in a worker, off the serving thread; default: on with `pgliteDir` (db.ts). */
+  readonly pgliteWorker?: boolean;
   /** The Postgres schema of this environment. */
   readonly schema: string;
   readonly bus: Bus;
@@ -141,6 +143,7 @@ async function openStores(o: EnvironmentOptions) {
     schema: o.schema,
     ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
     ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
+    ...(o.pgliteWorker === undefined ? {} : { worker: o.pgliteWorker }),
   });
   // Subjects name the environment and the store's own identity: instances sharing the store
   // hear each other, while another deployment on the same NATS (staging beside production, a

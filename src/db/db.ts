@@ -7,7 +7,8 @@ import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import { assertSchemaName, migrateToLatest } from "./migrate.ts";
 import { createPGlite, INT8_OID, parseInt8, sessionOf } from "./pglite.ts";
-import { openInMemory } from "./pglite_memory.ts";
+import { workerSessionOf } from "./pglite_worker_session.ts";
+import { openInMemory, openWorkerFromTemplate } from "./pglite_memory.ts";
 import type { Database } from "./schema.ts";
 
 export interface OpenDatabaseOptions {
@@ -17,6 +18,12 @@ export interface OpenDatabaseOptions {
   readonly dataDir?: string;
   /** The environment's schema: `public` for live, `sandbox` for sandbox. */
   readonly schema: string;
+  /**
+   * PGlite in a worker, off the calling thread (a server: its queries never wait on the
+   * projections' writes). Default: on with `dataDir`, off in memory (the tests' pooled
+   * instances). Ignored with `url`.
+   */
+  readonly worker?: boolean;
 }
 
 export interface DatabaseHandle {
@@ -32,9 +39,7 @@ const POSTGRES_POOL_MAX = 10;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   assertSchemaName(options.schema);
   const handle = options.url === undefined
-    ? await (options.dataDir === undefined
-      ? openInMemory(options.schema)
-      : sessionOf(await createPGlite({ dataDir: options.dataDir }), options.schema))
+    ? await openPGlite(options)
     : openPostgres(options.url, options.schema);
   try {
     await migrateToLatest(handle.db, options.schema);
@@ -43,6 +48,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
   return handle;
+}
+
+/** PGlite runs in a worker when asked, and by default when it has a data folder (a server). */
+export function pgliteInWorker(o: Pick<OpenDatabaseOptions, "dataDir" | "worker">): boolean {
+  return o.worker ?? o.dataDir !== undefined;
+}
+
+async function openPGlite(o: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const { dataDir, schema } = o;
+  if (pgliteInWorker(o)) {
+    return await (dataDir === undefined
+      ? openWorkerFromTemplate({ schema })
+      : workerSessionOf({ schema, dataDir }));
+  }
+  return await (dataDir === undefined
+    ? openInMemory(schema)
+    : sessionOf(await createPGlite({ dataDir }), schema));
 }
 
 function openPostgres(url: string, schema: string): DatabaseHandle {

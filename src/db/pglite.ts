@@ -21,26 +21,28 @@ export function parseInt8(text: string): number | bigint {
     : value;
 }
 
+/** `artifacts`: those compiled by another thread (a worker is handed the opener's). */
 export async function createPGlite(
   from: { dataDir?: string; loadDataDir?: Blob },
+  artifacts?: Artifacts,
 ): Promise<PGlite> {
   return await PGlite.create({
     ...from,
-    ...await pgliteArtifacts(),
+    ...artifacts ?? await pgliteArtifacts(),
     parsers: { [INT8_OID]: parseInt8 },
     // As postgres.js does: a value bound to json is always stringified.
     serializers: { [JSON_OID]: stringify, [JSONB_OID]: stringify },
   });
 }
 
-type Artifacts = Pick<PGliteOptions, "pgliteWasmModule" | "initdbWasmModule" | "fsBundle">;
+export type Artifacts = Pick<PGliteOptions, "pgliteWasmModule" | "initdbWasmModule" | "fsBundle">;
 let artifacts: Promise<Artifacts> | null = null;
 
 /**
  * PGlite's WebAssembly compiled and its file bundle read once per process, not at every open.
  * Where the package's files cannot be found, PGlite loads them itself.
  */
-function pgliteArtifacts(): Promise<Artifacts> {
+export function pgliteArtifacts(): Promise<Artifacts> {
   artifacts ??= (async () => {
     const dist = pathToFileURL(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
     const read = (name: string) => Deno.readFile(new URL(name, dist));

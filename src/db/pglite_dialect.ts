@@ -4,7 +4,6 @@
  * Kysely 0.29 ships a PGliteDialect too; this one adds streaming (through a cursor, so CSV
  * exports run on both drivers) and hands the instance back (`release`) when destroyed.
  */
-import type { PGlite } from "@electric-sql/pglite";
 import {
   AbortedTransactionError,
   CompiledQuery,
@@ -22,14 +21,30 @@ import {
   type TransactionSettings,
 } from "kysely";
 
+/** What the dialect needs of PGlite: the instance itself, or its proxy in a worker. */
+export interface PGliteTarget {
+  query<R>(sql: string, params?: unknown[]): Promise<{
+    rows: R[];
+    affectedRows?: number;
+    command?: string;
+  }>;
+  readonly closed: boolean;
+  readonly waitReady: Promise<void>;
+  /**
+   * Bumps when the session underneath was replaced (a worker restarted, pglite_proxy.ts): a
+   * transaction begun before is gone, so its later statements must not run outside it.
+   */
+  readonly generation?: number;
+}
+
 export interface PGliteDialectConfig {
   /** A ready instance. */
-  readonly pglite: PGlite;
+  readonly pglite: PGliteTarget;
   /**
    * What becomes of it when the Kysely instance is destroyed, once no query holds it: closed, or
    * kept for another opener (pglite_memory.ts). Queries through this dialect are refused after.
    */
-  readonly release: (pglite: PGlite) => Promise<void>;
+  readonly release: () => Promise<void>;
 }
 
 export class PGliteDialect implements Dialect {
@@ -77,13 +92,13 @@ class Mutex {
 }
 
 class PGliteDriver implements Driver {
-  readonly #pglite: PGlite;
-  readonly #release: (pglite: PGlite) => Promise<void>;
+  readonly #pglite: PGliteTarget;
+  readonly #release: () => Promise<void>;
   readonly #connection: PGliteConnection;
   readonly #mutex = new Mutex();
   #destroyed = false;
 
-  constructor(pglite: PGlite, release: (pglite: PGlite) => Promise<void>) {
+  constructor(pglite: PGliteTarget, release: () => Promise<void>) {
     this.#pglite = pglite;
     this.#release = release;
     this.#connection = new PGliteConnection(pglite);
@@ -116,17 +131,27 @@ class PGliteDriver implements Driver {
       if (settings.accessMode) text += ` ${settings.accessMode}`;
     }
     await connection.executeQuery(CompiledQuery.raw(text));
+    this.#connection.began();
   }
 
   async commitTransaction(): Promise<void> {
-    // Postgres answers COMMIT with ROLLBACK when an earlier statement aborted the transaction.
-    if (await this.#connection.command("commit") === "ROLLBACK") {
-      throw new AbortedTransactionError();
+    try {
+      // Postgres answers COMMIT with ROLLBACK when an earlier statement aborted the transaction.
+      if (await this.#connection.command("commit") === "ROLLBACK") {
+        throw new AbortedTransactionError();
+      }
+    } finally {
+      this.#connection.ended();
     }
   }
 
   async rollbackTransaction(): Promise<void> {
-    await this.#connection.command("rollback");
+    try {
+      // A session that ended took its transaction with it: there is nothing to roll back.
+      if (!this.#connection.lost()) await this.#connection.command("rollback");
+    } finally {
+      this.#connection.ended();
+    }
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -147,7 +172,7 @@ class PGliteDriver implements Driver {
     try {
       if (this.#destroyed) return;
       this.#destroyed = true;
-      await this.#release(this.#pglite);
+      await this.#release();
     } finally {
       this.#mutex.unlock();
     }
@@ -156,15 +181,45 @@ class PGliteDriver implements Driver {
 
 let cursorCount = 0;
 
-class PGliteConnection implements DatabaseConnection {
-  readonly #pglite: PGlite;
+/** A transaction rolled back by the session's end (transaction_rollback class): transient. */
+const SESSION_LOST_CODE = "40003";
 
-  constructor(pglite: PGlite) {
+class PGliteConnection implements DatabaseConnection {
+  readonly #pglite: PGliteTarget;
+  /** The session generation the open transaction began in; null outside a transaction. */
+  #transaction: number | null = null;
+
+  constructor(pglite: PGliteTarget) {
     this.#pglite = pglite;
   }
 
+  began(): void {
+    this.#transaction = this.#pglite.generation ?? 0;
+  }
+
+  ended(): void {
+    this.#transaction = null;
+  }
+
+  /** True in a transaction whose session ended (a restarted worker). */
+  lost(): boolean {
+    return this.#transaction !== null && this.#transaction !== (this.#pglite.generation ?? 0);
+  }
+
+  /** Refuses a statement of a transaction whose session is gone (it would run outside it). */
+  #query<R>(sql: string, params?: unknown[]) {
+    if (this.lost()) {
+      return Promise.reject(
+        Object.assign(new Error("the PGlite session of this transaction was restarted"), {
+          code: SESSION_LOST_CODE,
+        }),
+      );
+    }
+    return this.#pglite.query<R>(sql, params);
+  }
+
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.#pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    const result = await this.#query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
     const command = result.command?.toUpperCase();
     const counted = command === "INSERT" || command === "UPDATE" || command === "DELETE" ||
       command === "MERGE";
@@ -176,7 +231,7 @@ class PGliteConnection implements DatabaseConnection {
 
   /** Runs a statement without parameters; returns its command tag (`COMMIT`, `ROLLBACK`). */
   async command(text: string): Promise<string | undefined> {
-    return (await this.#pglite.query(text)).command?.toUpperCase();
+    return (await this.#query(text)).command?.toUpperCase();
   }
 
   /**
@@ -191,18 +246,18 @@ class PGliteConnection implements DatabaseConnection {
       throw new RangeError(`chunkSize must be a positive integer: ${chunkSize}`);
     }
     const cursor = `kysely_stream_${++cursorCount}`;
-    await this.#pglite.query(
+    await this.#query(
       `declare ${cursor} no scroll cursor with hold for ${compiledQuery.sql}`,
       [...compiledQuery.parameters],
     );
     try {
       while (true) {
-        const { rows } = await this.#pglite.query<R>(`fetch forward ${chunkSize} from ${cursor}`);
+        const { rows } = await this.#query<R>(`fetch forward ${chunkSize} from ${cursor}`);
         if (rows.length === 0) return;
         yield { rows };
       }
     } finally {
-      await this.#pglite.query(`close ${cursor}`);
+      await this.#query(`close ${cursor}`);
     }
   }
 }

@@ -7,6 +7,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { migrateToLatest } from "./migrate.ts";
 import { closePGlite, createPGlite, type PGliteSession, sessionOf } from "./pglite.ts";
+import { type PGliteWorkerSession, workerSessionOf } from "./pglite_worker_session.ts";
+import type { PGliteTarget } from "./pglite_dialect.ts";
 
 /** The schema the template is migrated in; an opener's schema takes its place by renaming. */
 const TEMPLATE_SCHEMA = "pglite_template";
@@ -33,11 +35,7 @@ let template: Promise<Template> | null = null;
 const idle: PGlite[] = [];
 
 export async function openInMemory(schema: string): Promise<PGliteSession> {
-  template ??= migratedTemplate().catch((error) => {
-    template = null;
-    throw error;
-  });
-  const { dump, shape } = await template;
+  const { dump, shape } = await migrated();
   const kept = idle.pop();
   const pglite = kept ?? await createPGlite({ loadDataDir: dump });
   try {
@@ -47,6 +45,32 @@ export async function openInMemory(schema: string): Promise<PGliteSession> {
     throw error;
   }
   return await sessionOf(pglite, schema, (p) => keepOrClose(p, schema, shape));
+}
+
+function migrated(): Promise<Template> {
+  template ??= migratedTemplate().catch((error) => {
+    template = null;
+    throw error;
+  });
+  return template;
+}
+
+/**
+ * PGlite in a worker started from the migrated template: in memory (the bench's embedded
+ * defaults), or in a data folder that is empty (tests of a server's worker, without initdb).
+ */
+export async function openWorkerFromTemplate(
+  options: { readonly schema: string; readonly dataDir?: string },
+): Promise<PGliteWorkerSession> {
+  const { dump } = await migrated();
+  const session = await workerSessionOf({ ...options, loadDataDir: dump });
+  try {
+    await takeSchema(session.worker, TEMPLATE_SCHEMA, options.schema);
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  return session;
 }
 
 async function migratedTemplate(): Promise<Template> {
@@ -64,9 +88,13 @@ async function migratedTemplate(): Promise<Template> {
 }
 
 /** `from` takes the opener's name; functions that pinned their search_path pin the new name. */
-async function takeSchema(pglite: PGlite, from: string, schema: string): Promise<void> {
-  await pglite.exec(`drop schema if exists ${schema} cascade;
-    alter schema ${from} rename to ${schema};`);
+async function takeSchema(
+  pglite: Pick<PGliteTarget, "query">,
+  from: string,
+  schema: string,
+): Promise<void> {
+  await pglite.query(`drop schema if exists ${schema} cascade`);
+  await pglite.query(`alter schema ${from} rename to ${schema}`);
   const pinned = await pglite.query<{ f: string }>(
     `select p.oid::regprocedure::text as f from pg_proc p
       join pg_namespace n on n.oid = p.pronamespace
@@ -74,7 +102,7 @@ async function takeSchema(pglite: PGlite, from: string, schema: string): Promise
     [schema],
   );
   for (const { f } of pinned.rows) {
-    await pglite.exec(`alter function ${f} set search_path to ${schema}`);
+    await pglite.query(`alter function ${f} set search_path to ${schema}`);
   }
 }
 

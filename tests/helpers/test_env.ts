@@ -75,6 +75,11 @@ export async function openTestEnv(
     strictRefusals?: boolean;
     /** A KV file to open instead of a store in memory (a restart opens it again). */
     kvPath?: string;
+    /**
+     * PGlite's data folder, as a started server's (its PGlite then runs in a worker): the query
+     * side is embedded even when DATABASE_URL is set.
+     */
+    pgliteDir?: string;
     /** The key sealing secrets at rest; one of its own when absent. */
     dataKey?: CryptoKey;
     /**
@@ -93,7 +98,7 @@ export async function openTestEnv(
   const opened = await openEnvironment({
     name,
     kvPath: options.kvPath ?? ":memory:",
-    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(options.pgliteDir ? { pgliteDir: options.pgliteDir } : databaseUrl ? { databaseUrl } : {}),
     schema,
     bus,
     clock,
@@ -151,7 +156,7 @@ export async function openTestEnv(
     },
     async close() {
       await opened.close();
-      if (databaseUrl) await dropTestSchema(databaseUrl, schema);
+      if (databaseUrl && !options.pgliteDir) await dropTestSchema(databaseUrl, schema);
       if (!options.bus) await bus.drain();
       if (undocumented.length > 0) {
         const seen = [...new Set(undocumented.map((u) => `${u.route}: ${u.code} (${u.status})`))];
