@@ -38,6 +38,8 @@ export const WORKER_STOPPED_CODE = "57P01";
 
 export class PGliteWorker {
   readonly #options: PGliteWorkerOptions;
+  /** The dump to start from, until the first open has it (not kept: it can be large). */
+  #loadDataDir: Blob | undefined;
   #worker!: Worker;
   #ready!: Promise<void>;
   /** Queued in this turn, not yet posted. */
@@ -52,6 +54,7 @@ export class PGliteWorker {
 
   private constructor(options: PGliteWorkerOptions) {
     this.#options = options;
+    this.#loadDataDir = options.loadDataDir;
     this.#start();
   }
 
@@ -119,7 +122,7 @@ export class PGliteWorker {
     this.#died(new Error("the PGlite worker was ended"));
   }
 
-  #start(first = true): void {
+  #start(): void {
     const worker = new Worker(new URL("./pglite_worker.ts", import.meta.url), { type: "module" });
     this.#worker = worker;
     this.#ready = new Promise<void>((resolve, reject) => {
@@ -136,14 +139,16 @@ export class PGliteWorker {
       this.#died(new Error(`the PGlite worker failed: ${e.message}`));
     };
     worker.onmessageerror = () => this.#died(new Error("a PGlite worker message was unreadable"));
-    const { dataDir, loadDataDir, schema, artifacts } = this.#options;
+    const { dataDir, schema, artifacts } = this.#options;
+    const loadDataDir = this.#loadDataDir;
+    // Again at a restart, it would overwrite what was written since.
+    this.#loadDataDir = undefined;
     this.#post({
       type: "open",
       schema,
       ...(artifacts === undefined ? {} : { artifacts }),
       ...(dataDir === undefined ? {} : { dataDir }),
-      // Again at a restart, it would overwrite what was written since.
-      ...(loadDataDir === undefined || !first ? {} : { loadDataDir }),
+      ...(loadDataDir === undefined ? {} : { loadDataDir }),
     });
   }
 
@@ -164,7 +169,7 @@ export class PGliteWorker {
     if (this.#options.dataDir === undefined) this.#gone = error;
     else {
       this.#restarts++;
-      this.#start(false);
+      this.#start();
     }
   }
 
