@@ -25,11 +25,14 @@ export interface Subscription {
 }
 
 export interface Bus {
-  /** Publishes a JSON payload. */
+  /**
+   * Publishes a JSON payload. The in-process bus hands subscribers this very object, frozen
+   * from here on: the publisher must not change it afterwards either.
+   */
   publish(subject: string, payload: unknown): Promise<void>;
   /**
    * `*` matches one token, a final `>` matches one or more (NATS wildcards). Handlers of one
-   * message may share its payload object: they must not change it.
+   * message share its payload object, deeply frozen: none can change what another sees.
    */
   subscribe(pattern: string, handler: BusHandler, options?: SubscribeOptions): Subscription;
   /**

@@ -9,11 +9,12 @@
  * of one process match the same changes (projections, billing, webhooks, alerts...). So handlers
  * share one NATS subscription per env (first subject token), a "feed": each message is received
  * and parsed once, then queued to every local handler whose pattern matches. Handlers share the
- * parsed payload and must not change it.
+ * parsed payload, frozen (frozen.ts) as on the in-process bus, so none can change it.
  */
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection, Subscription as NatsSubscription } from "@nats-io/transport-node";
 import type { Bus, BusHandler, BusMessage, SubscribeOptions, Subscription } from "./bus.ts";
+import { deepFreeze } from "./frozen.ts";
 import { handled, matches } from "./memory_bus.ts";
 
 const encoder = new TextEncoder();
@@ -228,7 +229,7 @@ function dispatch(
     if (!(own || d.started) || !matches(d.tokens, tokens)) continue;
     if (!message) {
       try {
-        message = { subject, payload: parse() };
+        message = { subject, payload: deepFreeze(parse()) };
       } catch (e) {
         console.error(`bus message on ${subject} is not JSON:`, e);
         return;

@@ -98,7 +98,7 @@ for (const impl of implementations) {
   const test = (name: string, fn: (bus: Bus, env: string) => Promise<void>) =>
     busTest(impl, name, fn);
 
-  test("publish then subscribe delivers a copy of the JSON payload", async (bus, env) => {
+  test("publish then subscribe delivers the JSON payload, frozen", async (bus, env) => {
     const received = collect(bus, subjectPattern(env, "biz_1", "shipment"));
     const subject = subjectOf(env, "biz_1", "shipment", "shp_1");
     const change: ActorChange = {
@@ -122,7 +122,38 @@ for (const impl of implementations) {
     assert.ok(message);
     assert.equal(message.subject, subject);
     assert.deepEqual(message.payload, change);
-    assert.notEqual(message.payload, change, "subscriber must not share the publisher's object");
+    assert.ok(Object.isFrozen(message.payload));
+  });
+
+  test("a subscriber cannot change what another subscriber sees", async (bus, env) => {
+    const pattern = subjectPattern(env, "biz_1", "shipment");
+    const refused: string[] = [];
+    bus.subscribe(pattern, (m) => {
+      const change = m.payload as { events: { event: { note: string } }[]; tags: string[] };
+      for (
+        const mutate of [
+          () => change.events[0]!.event.note = "changed",
+          () => change.tags.push("x"),
+        ]
+      ) {
+        try {
+          mutate();
+        } catch (e) {
+          refused.push((e as Error).name);
+        }
+      }
+    });
+    const seen = collect(bus, pattern);
+    const payload = { events: [{ seq: 1, at: 1, event: { note: "as published" } }], tags: ["a"] };
+    await bus.publish(subjectOf(env, "biz_1", "shipment", "shp_1"), payload);
+    await bus.flush();
+    await waitFor("one delivery", () => seen.length === 1);
+
+    assert.deepEqual(refused, ["TypeError", "TypeError"]);
+    assert.deepEqual(seen[0]?.payload, {
+      events: [{ seq: 1, at: 1, event: { note: "as published" } }],
+      tags: ["a"],
+    });
   });
 
   test("`*` matches exactly one token", async (bus, env) => {

@@ -15,7 +15,7 @@ import {
   type OpenMilestone,
 } from "../../../src/courier/rules/lifecycle.ts";
 import { addWorkingHours, workingDaysOver } from "../../../src/domain/working_hours.ts";
-import { alertDue, lifecycleOf, obligations, termsOf } from "./lifecycle.ts";
+import { alertDue, lifecycleChanges, lifecycleOf, obligations, termsOf } from "./lifecycle.ts";
 import {
   CUSTOMS_TIMER,
   ESTIMATE_TIMER,
@@ -190,7 +190,8 @@ function checked(state: Shipment, c: Checks, now: number): Decided {
     customs_check_at: c.customsCheck,
     ...obligations(c.milestones, state.status),
   };
-  const all: ShipmentEvent[] = [{ kind: "checked", at: now, lifecycle }, ...c.events];
+  const changed = lifecycleChanges(lifecycleOf(state), lifecycle);
+  const all: ShipmentEvent[] = [{ kind: "checked", at: now, changed }, ...c.events];
   if (c.estimate !== state.estimated_delivery_on) {
     all.push({
       kind: "estimate_changed",

@@ -1,7 +1,11 @@
-/** The shipment's events applied: the lifecycle a scan or check carries replaces the old. */
+/**
+ * The shipment's events applied: a scan adds its line to the trail and, as a check does, sets
+ * the lifecycle fields it changed. Events of earlier versions carry the lifecycle whole.
+ */
 import { unreachable } from "../../../src/runtime/actor.ts";
 import { withDue, withoutConfirmed } from "../../../src/courier/rules/charges_due.ts";
 import { chargesDueOf } from "./charges.ts";
+import { TRAIL_MAX } from "./record.ts";
 import type { ShipmentEvent, ShipmentState } from "./types.ts";
 
 export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentState {
@@ -9,9 +13,17 @@ export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentStat
     case "shipment_booked":
       return event.shipment;
     case "scanned":
+      if (state === null) throw new Error("shipment: scanned before booked");
+      if ("lifecycle" in event) return { ...state, ...event.lifecycle };
+      return {
+        ...state,
+        ...event.changed,
+        trail: [...state.trail, event.entry].slice(-TRAIL_MAX),
+        trail_total: state.trail_total + 1,
+      };
     case "checked":
-      if (state === null) throw new Error(`shipment: ${event.kind} before booked`);
-      return { ...state, ...event.lifecycle };
+      if (state === null) throw new Error("shipment: checked before booked");
+      return { ...state, ...("lifecycle" in event ? event.lifecycle : event.changed) };
     case "alert_due":
     case "estimate_changed":
     case "stage_reached":

@@ -13,7 +13,14 @@ import {
   promiseDueAt,
 } from "../../../src/courier/rules/lifecycle.ts";
 import type { AlertKind } from "../alert.ts";
-import type { Lifecycle, PieceCustody, Shipment, ShipmentBooking, ShipmentEvent } from "./types.ts";
+import type {
+  Lifecycle,
+  LifecycleChanges,
+  PieceCustody,
+  Shipment,
+  ShipmentBooking,
+  ShipmentEvent,
+} from "./types.ts";
 
 /** The terms deadlines need, from the frozen service terms (courier 2.8). */
 export function termsOf(s: ShipmentBooking): LifecycleTerms {
@@ -106,6 +113,19 @@ export function lifecycleOf(s: Shipment): Lifecycle {
     next_owner: s.next_owner,
     first_due_at: s.first_due_at,
   };
+}
+
+/**
+ * What an event carries of the lifecycle after a scan or check: the fields that changed (an
+ * unchanged one keeps its value, or the very object, from before), and always status and health.
+ */
+export function lifecycleChanges(before: Lifecycle, after: Lifecycle): LifecycleChanges {
+  const changed: Record<string, unknown> = { status: after.status, health: after.health };
+  for (const [key, value] of Object.entries(after)) {
+    if (key === "trail" || key === "trail_total") continue;
+    if (value !== before[key as keyof Lifecycle]) changed[key] = value;
+  }
+  return changed as LifecycleChanges;
 }
 
 /** The distinct places (facility and holder) the pieces are in. */

@@ -12,12 +12,12 @@ import { decide } from "./decide.ts";
 import { evolve } from "./evolve.ts";
 import { load } from "./load.ts";
 import type { ShipmentCommand, ShipmentEvent, ShipmentReply, ShipmentState } from "./types.ts";
-import { shipmentSearchView } from "./views.ts";
+import { loggedEvent, shipmentSearchView } from "./views.ts";
 
 export * from "./types.ts";
 export { startLifecycle, termsOf } from "./lifecycle.ts";
 export { SCAN_TEXT_CHARS_MAX, TRAIL_MAX } from "./record.ts";
-export { shipmentSearchView } from "./views.ts";
+export { loggedEvent, shipmentSearchView } from "./views.ts";
 
 export const shipmentActor: ActorDefinition<
   ShipmentState,
@@ -33,4 +33,6 @@ export const shipmentActor: ActorDefinition<
   load,
   indexes: (s) => s === null ? [] : [{ index: "tracking", key: s.tracking_token_hash }],
   project: (s) => s === null ? null : shipmentSearchView(s),
+  // The booked record is stored once, as the state (STATE_BYTES_MAX holds it), not again in the log.
+  logged: loggedEvent,
 };

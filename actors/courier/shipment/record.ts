@@ -17,7 +17,15 @@ import {
 } from "../../../src/courier/rules/lifecycle.ts";
 import { chargeRetry } from "../../../src/courier/rules/charges_due.ts";
 import { chargesDueOf } from "./charges.ts";
-import { alertDue, isSeparated, lifecycleOf, obligations, placesOf, termsOf } from "./lifecycle.ts";
+import {
+  alertDue,
+  isSeparated,
+  lifecycleChanges,
+  lifecycleOf,
+  obligations,
+  placesOf,
+  termsOf,
+} from "./lifecycle.ts";
 import { timersFor } from "./timers.ts";
 import type {
   ChargeDue,
@@ -217,7 +225,8 @@ function scanEvents(
   lifecycle: Lifecycle,
   now: number,
 ): { events: ShipmentEvent[]; due: ChargeDue | null } {
-  const events: ShipmentEvent[] = [{ kind: "scanned", entry, lifecycle }];
+  const changed = lifecycleChanges(lifecycleOf(state), lifecycle);
+  const events: ShipmentEvent[] = [{ kind: "scanned", entry, changed }];
   // spec: courier 2.6 rule 3: a redelivery or a return is a later charge, due from this commit on.
   const attempts = lifecycle.attempts;
   const charge = scanCharge({ waybill: state.waybill, attempts }, entry.event);

@@ -196,11 +196,23 @@ export interface AlertDue {
   readonly detail: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The lifecycle fields a scan or a check changed, the others left out (evolve keeps them), and
+ * always the status and health after it (a subscriber reports each event's standing, 2.12). The
+ * trail is never repeated: a scan's own line is its `entry`.
+ */
+export type LifecycleChanges =
+  & Partial<Omit<Lifecycle, "trail" | "trail_total">>
+  & Pick<Lifecycle, "status" | "health">;
+
 export type ShipmentEvent =
   | { kind: "shipment_booked"; shipment: Shipment }
-  /** A scan and what it changed: the lifecycle after it, carried whole (pure evolve). */
+  /** A scan and what it changed (pure evolve: the values decided, not the rule). */
+  | { kind: "scanned"; entry: TrailEntry; changed: LifecycleChanges }
+  /** A deadline passed or neared, or a silence ran long: what it changed. */
+  | { kind: "checked"; at: number; changed: LifecycleChanges }
+  /** Stored by earlier versions: the lifecycle after a scan or check, whole (still replayed). */
   | { kind: "scanned"; entry: TrailEntry; lifecycle: Lifecycle }
-  /** A deadline passed or neared, or a silence ran long: the lifecycle after it. */
   | { kind: "checked"; at: number; lifecycle: Lifecycle }
   | { kind: "alert_due"; alert: AlertDue }
   | { kind: "estimate_changed"; from: string; to: string; at: number }
@@ -209,6 +221,25 @@ export type ShipmentEvent =
   /** A later charge is due on the client's account: caused by a scan, or still due later. */
   | { kind: "charge_due"; charge: ChargeDue }
   | { kind: "charges_confirmed"; source_events: readonly string[]; at: number };
+
+/**
+ * `shipment_booked` as the log, the bus and the query side keep it: the commit's state holds the
+ * record and the change's snapshot carries it, so the event does not repeat it (the shipment is
+ * written once per commit); the booking's instant and standing, for subscribers that report it.
+ */
+export interface ShipmentBookedNotice {
+  readonly kind: "shipment_booked";
+  readonly waybill: string;
+  readonly booked_at: number;
+  readonly status: Headline;
+  readonly health: Health;
+}
+
+/**
+ * A shipment event as the log and the bus keep it (ActorDefinition.logged); logs of earlier
+ * versions hold the whole booked shipment.
+ */
+export type LoggedShipmentEvent = ShipmentEvent | ShipmentBookedNotice;
 
 /** `book` answers whether this call made the shipment (false: it existed, a replay). */
 export interface Booking {

@@ -11,20 +11,27 @@
  * (src/bus/retry.ts), and one still failing is deferred (src/platform/reactors/deferred.ts).
  */
 import {
+  type LoggedShipmentEvent,
   type Shipment,
   shipmentActor,
-  type ShipmentEvent,
 } from "../../../actors/courier/shipment/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { openBookingCrossing } from "../flows/customs.ts";
+import type { ShipmentSnapshot } from "../queries/operations_row.ts";
+
+/** What opening a booking's crossing needs of the shipment. */
+type Booked = Pick<
+  Shipment,
+  "courier_id" | "client_id" | "waybill" | "from_country" | "to_country" | "booked_by"
+>;
 
 export interface BookingCrossingsOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
 }
 
-export class BookingCrossings extends UnitReactor<Shipment> {
+export class BookingCrossings extends UnitReactor<Booked> {
   constructor(options: BookingCrossingsOptions) {
     super(options, {
       worker: "booking_crossings",
@@ -41,7 +48,7 @@ export class BookingCrossings extends UnitReactor<Shipment> {
  * at a border stop (which opened a crossing of its own when this one was missing) or closed. A
  * try deferred for hours must not give it a second crossing (CONTRACT: one at booking).
  */
-async function openUnlessPast(runtime: ActorRuntime, booked: Shipment): Promise<void> {
+async function openUnlessPast(runtime: ActorRuntime, booked: Booked): Promise<void> {
   const got = await runtime.read(shipmentActor, booked.courier_id, booked.waybill, {
     kind: "get",
   });
@@ -51,13 +58,12 @@ async function openUnlessPast(runtime: ActorRuntime, booked: Shipment): Promise<
   await openBookingCrossing(runtime, booked, booked.booked_by);
 }
 
-/** The cross-border shipments a change books. */
-function crossingsOf(change: ActorChange): Shipment[] {
+/** The cross-border shipment a change books: its snapshot (the booked event does not repeat it). */
+function crossingsOf(change: ActorChange): Booked[] {
   if (change.type !== shipmentActor.type) return [];
-  return change.events.flatMap(({ event }) => {
-    const e = event as ShipmentEvent;
-    return e.kind === "shipment_booked" && e.shipment.from_country !== e.shipment.to_country
-      ? [e.shipment]
-      : [];
-  });
+  const s = change.snapshot as ShipmentSnapshot | undefined;
+  const booked = change.events.some(({ event }) =>
+    (event as LoggedShipmentEvent).kind === "shipment_booked"
+  );
+  return booked && s && s.from_country !== s.to_country ? [s] : [];
 }

@@ -11,7 +11,7 @@
  */
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
-import { shipmentActor, type ShipmentEvent } from "../../../actors/courier/shipment/mod.ts";
+import { type LoggedShipmentEvent, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../rules/billing_events.ts";
@@ -110,9 +110,12 @@ function stagesOf(change: ActorChange): ShipmentStage[] {
   if (!s) return [];
   let standing: StandingAt = s;
   return change.events.flatMap(({ event }) => {
-    const e = event as ShipmentEvent;
-    if (e.kind === "shipment_booked") standing = e.shipment;
-    else if (e.kind === "scanned" || e.kind === "checked") standing = e.lifecycle;
+    const e = event as LoggedShipmentEvent;
+    // Logs of earlier versions carry the booked shipment and a scan's lifecycle whole.
+    if (e.kind === "shipment_booked") standing = "shipment" in e ? e.shipment : e;
+    else if (e.kind === "scanned" || e.kind === "checked") {
+      standing = "lifecycle" in e ? e.lifecycle : e.changed;
+    }
     const stage = stageOf(e, s, standing);
     return stage === null ? [] : [stage];
   });
@@ -124,7 +127,7 @@ function stagesOf(change: ActorChange): ShipmentStage[] {
  * and condition the shipment had then.
  */
 function stageOf(
-  e: ShipmentEvent,
+  e: LoggedShipmentEvent,
   s: ShipmentSnapshot,
   standing: StandingAt,
 ): ShipmentStage | null {
@@ -137,7 +140,12 @@ function stageOf(
   };
   switch (e.kind) {
     case "shipment_booked":
-      return { ...common, occurrence: "booked", stage: "booked", at: e.shipment.booked_at };
+      return {
+        ...common,
+        occurrence: "booked",
+        stage: "booked",
+        at: "shipment" in e ? e.shipment.booked_at : e.booked_at,
+      };
     case "stage_reached":
       return { ...common, occurrence: `${e.stage}:${e.occurrence}`, stage: e.stage, at: e.at };
     case "estimate_changed":

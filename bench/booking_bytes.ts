@@ -1,0 +1,102 @@
+/**
+ * Bytes one booking (price, then book) writes, by where they go: to Deno KV (records, events and
+ * kept replies, as the store measures them), on the bus (each change's JSON) and to the query
+ * side (the JSON text of the event rows and snapshots the projector keeps). A count, not a timing:
+ * run it before and after a change to the shapes of events or changes.
+ *
+ *   env -u DATABASE_URL -u NATS_URL deno run --allow-all bench/booking_bytes.ts [bookings]
+ */
+import { type Kysely, sql } from "kysely";
+import { MemoryBus } from "../src/bus/memory_bus.ts";
+import type { Bus } from "../src/bus/bus.ts";
+import type { Database } from "../src/db/schema.ts";
+import { KvActorStore } from "../src/runtime/kv_store.ts";
+import { storedBytes } from "../src/runtime/store.ts";
+import { bookShipment, newClient, newCourier, topUp } from "../tests/helpers/courier.ts";
+import { openTestEnv } from "../tests/helpers/test_env.ts";
+
+type Tally = Map<string, number>;
+
+function add(tally: Tally, key: string, n: number): void {
+  tally.set(key, (tally.get(key) ?? 0) + n);
+}
+
+/** Counts KV bytes by actor type: record, events and kept replies of every write committed. */
+function countKv(tally: Tally): () => void {
+  const proto = KvActorStore.prototype;
+  const commit = proto.commit;
+  proto.commit = function (writes) {
+    for (const w of writes) {
+      const replies = w.replies.reduce(
+        (n, r) => n + (r.reply === undefined ? 0 : storedBytes(JSON.stringify(r.reply))),
+        0,
+      );
+      add(tally, `${w.type} record`, w.recordBytes);
+      add(tally, `${w.type} events`, w.events.reduce((n, e) => n + e.bytes, 0));
+      add(tally, `${w.type} replies`, replies);
+    }
+    return commit.call(this, writes);
+  };
+  return () => proto.commit = commit;
+}
+
+/** The in-process bus, counting each change's JSON by actor type (the subject's third token). */
+function countingBus(tally: Tally): Bus {
+  const bus = new MemoryBus();
+  const publish = bus.publish.bind(bus);
+  bus.publish = (subject, payload) => {
+    add(tally, subject.split(".")[2] ?? subject, JSON.stringify(payload).length);
+    return publish(subject, payload);
+  };
+  return bus;
+}
+
+/** The JSON text the projector keeps: event rows and snapshots, by actor type. */
+async function querySide(db: Kysely<Database>): Promise<Map<string, number>> {
+  const rows = await sql<{ type: string; bytes: string }>`
+    select type, sum(bytes)::text as bytes from (
+      select type, octet_length(event::text) as bytes from actor_events
+      union all select type, octet_length(data::text) from snapshots
+    ) x group by type`.execute(db);
+  return new Map(rows.rows.map((r) => [r.type, Number(r.bytes)]));
+}
+
+async function main(bookings: number): Promise<void> {
+  const kv: Tally = new Map();
+  const bus: Tally = new Map();
+  const t = await openTestEnv({ bus: countingBus(bus) });
+  try {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "100000");
+    await t.settle();
+    const before = await querySide(t.env.db);
+    kv.clear();
+    bus.clear();
+    const restore = countKv(kv);
+    for (let i = 0; i < bookings; i++) await bookShipment(t, client);
+    await t.settle();
+    restore();
+    const after = await querySide(t.env.db);
+    const query: Tally = new Map();
+    for (const [type, n] of after) add(query, type, n - (before.get(type) ?? 0));
+    print("KV", kv, bookings);
+    print("bus", bus, bookings);
+    print("query side (actor_events + snapshots JSON)", query, bookings);
+  } finally {
+    await t.close();
+  }
+}
+
+function print(title: string, tally: Tally, bookings: number): void {
+  let total = 0;
+  console.log(`${title}, bytes per booking:`);
+  for (const [key, n] of [...tally].sort()) {
+    if (n === 0) continue;
+    total += n;
+    console.log(`  ${key}: ${Math.round(n / bookings)}`);
+  }
+  console.log(`  total: ${Math.round(total / bookings)}`);
+}
+
+if (import.meta.main) await main(Number(Deno.args[0] ?? 20));
