@@ -17,10 +17,11 @@
  * queues every client on the hot row's lock, and lowers the baseline by a third), and the ratio
  * is best against best, with the ratio at each client count beside it.
  */
-import { load } from "./booking_load.ts";
-import { runtimeTarget } from "./runtime_target.ts";
+import { load, type LoadFigures, loadFigures } from "./booking_load.ts";
+import { type Backend, environmentBackend, runtimeTarget } from "./runtime_target.ts";
 import { baselineTarget } from "./booking_baseline.ts";
 import { ceilingTarget } from "./booking_ceiling.ts";
+import { recordFigure } from "./summary.ts";
 
 // The runtime target, as the benches that drive it have imported it from here.
 export { operatorCall, runtimeTarget } from "./runtime_target.ts";
@@ -33,17 +34,74 @@ const CLIENT_COUNTS = Deno.env.get("BENCH_CLIENTS")
 const POOL_SIZES = [4, 10, 20];
 const ACCOUNTS = 1_000;
 
+/** What the runtime did at each client count. */
+type Runs = Map<number, LoadFigures>;
 /** Booking rates by client count. */
 type Rates = Map<number, number>;
 
+/**
+ * The embedded defaults (PGlite, the in-process bus), and Postgres (with NATS when NATS_URL is
+ * set) when DATABASE_URL is set: both in one run, each named in the summary. Unset, the Postgres
+ * figures are printed as NaN.
+ */
+function backends(): [string, Backend | null][] {
+  const env = environmentBackend();
+  return [
+    ["embedded", { databaseUrl: undefined, natsUrl: undefined }],
+    ["postgres", env.databaseUrl ? env : null],
+  ];
+}
+
 export async function bookingBench(options: { only?: "runtime-hot" } = {}): Promise<void> {
-  const ceiling = options.only ? 0 : await ceilingRate();
-  for (const [label, accounts] of [["one hot account", 1], ["1,000 accounts", ACCOUNTS]] as const) {
-    const ours = await runtimeRates(label, accounts);
-    if (options.only) return;
-    const theirs = await baselineRates(label, accounts);
-    printRatios(label, ours, theirs, ceiling);
+  if (options.only) {
+    await runtimeRuns("one hot account", 1, environmentBackend());
+    return;
   }
+  const ceiling = await ceilingRate();
+  recordFigure("booking_ceiling_per_s", ceiling);
+  for (const [name, backend] of backends()) {
+    for (
+      const [label, accounts, key] of [["one hot account", 1, "hot"], [
+        "1,000 accounts",
+        ACCOUNTS,
+        "1000",
+      ]] as const
+    ) {
+      if (!backend) {
+        console.log(`booking on ${name}: skipped (DATABASE_URL unset); its figures are NaN`);
+        recordBooking(`${key}`, name, new Map(), new Map(), ceiling);
+        continue;
+      }
+      const ours = await runtimeRuns(`${label}, ${name}`, accounts, backend);
+      const theirs = await baselineRates(`${label}, ${name}`, accounts, backend.databaseUrl);
+      printRatios(`${label}, ${name}`, rates(ours), theirs, ceiling);
+      recordBooking(key, name, ours, theirs, ceiling);
+    }
+  }
+}
+
+/** The summary's figures of one account spread on one backend, at the runtime's best count. */
+function recordBooking(key: string, backend: string, ours: Runs, theirs: Rates, ceiling: number) {
+  const best = [...ours.values()].reduce<LoadFigures | null>(
+    (a, b) => (a === null || b.rate > a.rate ? b : a),
+    null,
+  );
+  const baseline = theirs.size ? Math.max(...theirs.values()) : NaN;
+  const rate = best?.rate ?? NaN;
+  const figure = (name: string, value: number) =>
+    recordFigure(`booking_${key}_${name}_${backend}`, value);
+  figure("per_s", rate);
+  figure("ceiling_share", rate / ceiling);
+  figure("ratio", rate / baseline);
+  figure("p99_ms", best?.p99 ?? NaN);
+  // This process and Postgres: the machine's figure holds whatever else runs on it.
+  if (key === "hot") recordFigure(`booking_cpu_ms_${backend}`, best?.cpuMs ?? NaN);
+  else figure("cpu_ms", best?.cpuMs ?? NaN);
+  figure("machine_cpu_ms", best?.machineCpuMs ?? NaN);
+}
+
+function rates(runs: Runs): Rates {
+  return new Map([...runs].map(([clients, f]) => [clients, f.rate]));
 }
 
 /** One load Worker tops out before the server does: the ceiling is the best of several. */
@@ -65,13 +123,13 @@ async function ceilingRate(): Promise<number> {
   return ceiling;
 }
 
-async function runtimeRates(label: string, accounts: number): Promise<Rates> {
-  const ours: Rates = new Map();
-  const runtime = await runtimeTarget(accounts);
+async function runtimeRuns(label: string, accounts: number, backend: Backend): Promise<Runs> {
+  const ours: Runs = new Map();
+  const runtime = await runtimeTarget(accounts, backend);
   for (const clients of CLIENT_COUNTS) {
     ours.set(
       clients,
-      await load(`HTTP booking, runtime, ${label}, ${clients} clients`, runtime, clients),
+      await loadFigures(`HTTP booking, runtime, ${label}, ${clients} clients`, runtime, clients),
     );
   }
   await runtime.close();
@@ -79,12 +137,16 @@ async function runtimeRates(label: string, accounts: number): Promise<Rates> {
 }
 
 /** The baseline's best pool at each client count. */
-async function baselineRates(label: string, accounts: number): Promise<Rates> {
+async function baselineRates(
+  label: string,
+  accounts: number,
+  databaseUrl: string | undefined,
+): Promise<Rates> {
   const theirs: Rates = new Map();
   for (const clients of CLIENT_COUNTS) {
     // PGlite is one connection: there is no pool to tune.
-    for (const pool of Deno.env.get("DATABASE_URL") ? POOL_SIZES : [1]) {
-      const baseline = await baselineTarget(accounts, pool);
+    for (const pool of databaseUrl ? POOL_SIZES : [1]) {
+      const baseline = await baselineTarget(accounts, pool, databaseUrl);
       const rate = await load(
         `HTTP booking, ${baseline.label} transaction per booking, ${label}, ${clients} clients`,
         baseline,

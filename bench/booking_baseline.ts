@@ -50,8 +50,7 @@ interface Sql {
   label: string;
 }
 
-async function openSql(pool: number): Promise<Sql> {
-  const url = Deno.env.get("DATABASE_URL");
+async function openSql(pool: number, url: string | undefined): Promise<Sql> {
   if (url) {
     const sql = postgres(url, { max: pool, onnotice: () => {} });
     return {
@@ -68,7 +67,7 @@ async function openSql(pool: number): Promise<Sql> {
   const q = async (t: string, p?: unknown[]) =>
     (await db.query<Record<string, unknown>>(t, p)).rows;
   return {
-    label: "embedded PGlite (DATABASE_URL unset: not a fair baseline)",
+    label: "embedded PGlite (not a fair baseline)",
     unsafe: q,
     begin: (fn) =>
       db.transaction((tx) =>
@@ -85,8 +84,9 @@ class Refused extends Error {}
 export async function baselineTarget(
   accounts: number,
   pool: number,
+  databaseUrl: string | undefined = Deno.env.get("DATABASE_URL"),
 ): Promise<Target & { label: string }> {
-  const sql = await openSql(pool);
+  const sql = await openSql(pool, databaseUrl);
   const s = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
   await createTables(sql, s);
   const keys = await seedAccounts(sql, s, accounts);

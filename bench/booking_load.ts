@@ -3,7 +3,7 @@
  * many concurrent client loops spread over Workers (load_worker.ts), timed until the target has
  * caught up; it prints the rate, the latencies and the CPU each booking cost (cpu.ts).
  */
-import { cpuPerBooking, cpuSample } from "./cpu.ts";
+import { cpuMsPer, cpuPerBooking, cpuSample } from "./cpu.ts";
 
 export const BOOKINGS = Number(Deno.env.get("BENCH_BOOKINGS") ?? 2_000);
 
@@ -43,6 +43,17 @@ interface LoadResult {
   readonly error?: string;
 }
 
+/** What one load measured: bookings/s, latencies (ms) and CPU per booking (ms, cpu.ts). */
+export interface LoadFigures {
+  readonly rate: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** This process's and Postgres's. */
+  readonly cpuMs: number;
+  /** The whole machine's, other work on it included. */
+  readonly machineCpuMs: number;
+}
+
 /**
  * Runs BOOKINGS price-then-book flows from `clients` concurrent loops, spread over `workers`
  * Workers (the load generator's threads); prints the rate and the CPU each booking cost.
@@ -53,6 +64,16 @@ export async function load(
   clients: number,
   workers = 1,
 ): Promise<number> {
+  return (await loadFigures(label, target, clients, workers)).rate;
+}
+
+/** load(), answering every figure it printed. */
+export async function loadFigures(
+  label: string,
+  target: Target,
+  clients: number,
+  workers = 1,
+): Promise<LoadFigures> {
   const before = cpuSample();
   const started = performance.now();
   const results = await Promise.all(
@@ -68,13 +89,20 @@ export async function load(
   const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const refused = results.reduce((n, r) => n + r.refused, 0);
   const rate = BOOKINGS / seconds;
+  const cpu = cpuMsPer(before, after, BOOKINGS);
   console.log(
     `${label}: ${rate.toFixed(0)} bookings/s, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
       `p99 ${percentile(latencies, 0.99).toFixed(1)} ms (${refused} refused)` +
       (target.settle ? `, caught up ${lag.toFixed(0)} ms after the last answer` : "") +
       cpuPerBooking(before, after, BOOKINGS),
   );
-  return rate;
+  return {
+    rate,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    cpuMs: cpu.own,
+    machineCpuMs: cpu.machine,
+  };
 }
 
 /** Worker `i` of `workers`: its share of the bookings and of the client loops. */

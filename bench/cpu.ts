@@ -104,3 +104,19 @@ export function cpuPerBooking(
     `${threads.join(", ")}; Postgres ${per(after.postgres - before.postgres)}), ` +
     `machine ${(share * 100).toFixed(0)}% busy`;
 }
+
+/**
+ * CPU per booking in ms: this process's (server and load generator) and Postgres's, and the whole
+ * machine's. On a shared machine the latter holds other work too; NaN without /proc.
+ */
+export function cpuMsPer(
+  before: CpuSample | null,
+  after: CpuSample | null,
+  n: number,
+): { own: number; machine: number } {
+  if (!before || !after) return { own: NaN, machine: NaN };
+  return {
+    own: (after.self - before.self + after.postgres - before.postgres) / n,
+    machine: (after.busy - before.busy) / n,
+  };
+}

@@ -13,10 +13,15 @@
  *    50,000 open shipments (board_list.ts), runs (runs.ts), client bulk and CSV booking
  *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
  * 5. What the request log and the metrics cost a hello-world route, with and without them in
- *    the same run (observability.ts).
+ *    the same run (observability.ts); what each layer of the request path costs, from a bare
+ *    Hono route to a client's price request (request_path.ts).
+ *
+ * It ends with the summary block (summary.ts): one `name: value` line per goal figure of the
+ * parts that ran. The booking part runs on the embedded defaults and, when DATABASE_URL is set,
+ * on Postgres too (NATS when NATS_URL is set); unset, the `*_postgres` figures are NaN.
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, outbound, shipments, board,
- * board_list, runs, client_booking, labels or observability.
+ * board_list, runs, client_booking, labels, observability or request_path.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -34,6 +39,8 @@ import { runsBench } from "./runs.ts";
 import { clientBookingBench } from "./client_booking.ts";
 import { labelsBench } from "./labels.ts";
 import { observabilityBench } from "./observability.ts";
+import { requestPathBench } from "./request_path.ts";
+import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
 const PG_SECONDS = 5;
@@ -224,6 +231,8 @@ async function runtimeBench(): Promise<void> {
   const hot50 = await hotActor(50);
   const hot1000 = await hotActor(1_000);
   const baseline = await postgresBaseline();
+  recordFigure("runtime_hot_commands_per_s", hot50);
+  recordFigure("runtime_hot_ratio", hot50 / baseline);
   console.log(
     `ratio runtime/Postgres: ${(hot50 / baseline).toFixed(1)}x at 50 clients, ` +
       `${(hot1000 / baseline).toFixed(1)}x at 1,000 clients (target 20x)`,
@@ -243,6 +252,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   client_booking: clientBookingBench,
   labels: labelsBench,
   observability: observabilityBench,
+  request_path: requestPathBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);
@@ -253,3 +263,5 @@ if (only !== undefined && !(only in PARTS)) {
 for (const [name, part] of Object.entries(PARTS)) {
   if (only === undefined || only === name) await part();
 }
+// One `name: value` line per goal figure of the parts that ran, for scripts (summary.ts).
+console.log(summaryBlock());

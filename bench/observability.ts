@@ -14,6 +14,7 @@ import { observeRequests } from "../src/http/request_log.ts";
 import { createLogger, stdoutDestination } from "../src/observe/log.ts";
 import { Metrics } from "../src/observe/metrics.ts";
 import { cpuSample } from "./cpu.ts";
+import { recordFigure } from "./summary.ts";
 
 const ROUND_MS = 1_500;
 const ROUNDS = 4;
@@ -77,8 +78,9 @@ async function compare(
   return [best(a), best(b)];
 }
 
-function report(label: string, [without, withThem]: [Rate, Rate]): void {
+function report(label: string, figure: string, [without, withThem]: [Rate, Rate]): void {
   const cost = (1 - withThem.perSecond / without.perSecond) * 100;
+  recordFigure(figure, cost);
   const cpu = without.cpuUs !== null && withThem.cpuUs !== null
     ? `; CPU ${without.cpuUs.toFixed(1)} -> ${withThem.cpuUs.toFixed(1)} µs a request`
     : "";
@@ -96,7 +98,11 @@ export async function observabilityBench(): Promise<void> {
   const observed = helloApp(observeRequests(env));
   const local = (app: Hono) => () =>
     round(() => Promise.resolve(app.request("/api/hello/world")), 1);
-  report("in process", await compare(ROUNDS, local(plain), local(observed)));
+  report(
+    "in process",
+    "observability_cost_pct_in_process",
+    await compare(ROUNDS, local(plain), local(observed)),
+  );
 
   const serve = (app: Hono) =>
     Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
@@ -106,6 +112,7 @@ export async function observabilityBench(): Promise<void> {
   try {
     report(
       `HTTP, ${HTTP_LOOPS} clients`,
+      "observability_cost_pct_http",
       await compare(HTTP_ROUNDS, remote(servers[0]!), remote(servers[1]!)),
     );
   } finally {

@@ -14,6 +14,8 @@ import type { ActorRuntime } from "../src/runtime/runtime.ts";
 import { openEnvironment } from "../src/server.ts";
 import { dropSchema } from "../src/db/migrate.ts";
 import type { Target } from "./booking_load.ts";
+import type { Hono } from "hono";
+import type { Router } from "../src/feature.ts";
 
 const OPERATOR = "op_bench_operator_token_0123456789";
 
@@ -50,10 +52,29 @@ export async function operatorCall(
   return json.data;
 }
 
-export async function runtimeTarget(accounts: number): Promise<Target> {
+/** Where the query side and the bus are: the environment's settings unless named. */
+export interface Backend {
+  readonly databaseUrl: string | undefined;
+  readonly natsUrl: string | undefined;
+}
+
+export function environmentBackend(): Backend {
+  return { databaseUrl: Deno.env.get("DATABASE_URL"), natsUrl: Deno.env.get("NATS_URL") };
+}
+
+/** The runtime target, with its app for requests made in process (request_path.ts). */
+export interface RuntimeTarget extends Target {
+  readonly app: Hono;
+}
+
+export async function runtimeTarget(
+  accounts: number,
+  backend: Backend = environmentBackend(),
+  routers: readonly Router[] = [],
+): Promise<RuntimeTarget> {
   const dir = await Deno.makeTempDir();
-  const bus = await openBus(Deno.env.get("NATS_URL"));
-  const databaseUrl = Deno.env.get("DATABASE_URL");
+  const bus = await openBus(backend.natsUrl);
+  const databaseUrl = backend.databaseUrl;
   const schema = `bench_${crypto.randomUUID().slice(0, 8)}`;
   const o = await openEnvironment({
     name: "live",
@@ -68,12 +89,14 @@ export async function runtimeTarget(accounts: number): Promise<Target> {
     operatorTokenHash: await hashSecret(OPERATOR),
     allowLoopbackWebhooks: false,
     log: silentLogger(),
+    extraRouters: routers,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, o.app.fetch);
   const base = `http://127.0.0.1:${server.addr.port}`;
   const courier = await benchCourier(base);
   const keys = await prepaidClients(o.env.runtime, courier, accounts);
   return {
+    app: o.app,
     base,
     keys,
     businessKey: courier.businessKey,

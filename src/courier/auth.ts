@@ -18,6 +18,8 @@ import { ApiError } from "../http/errors.ts";
 import { credentialRefusals, PLAN_LIMITED, rateLimit } from "../http/guards.ts";
 import { PLATFORM_DISABLED, refusing } from "../http/refusals.ts";
 import { businessAccess, limitsOf } from "../platform/auth/credentials.ts";
+import { credentialCacheOf } from "../platform/auth/credential_cache.ts";
+import { type BusinessAccess, businessActor } from "../../actors/platform/business/mod.ts";
 import {
   businessPrincipalOf,
   type Principal,
@@ -98,13 +100,13 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
         `a sandbox client key was sent to live; use a ${clientKeyPrefix("live")} key`,
       );
     }
-    const identity = await clientIdentity(
+    const found = await clientCredential(
       c,
       await hashSecret(key),
       key.startsWith(CLIENT_SESSION_PREFIX),
     );
-    if (!identity) throw refused();
-    const access = await businessAccess(c, identity.business_id);
+    if (!found) throw refused();
+    const { identity, access } = found;
     setPrincipal(c, {
       kind: "client",
       business: access,
@@ -122,6 +124,58 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
     }
     await next();
   });
+}
+
+interface ClientCredential {
+  readonly identity: ClientIdentity;
+  readonly access: BusinessAccess;
+}
+
+/**
+ * The client and business a key's hash names: an API key is remembered until its client or its
+ * business changes in a way that may touch it (not a booking's charge); a session is read afresh,
+ * its expiry being a matter of time, not of a change.
+ */
+async function clientCredential(
+  c: Context<AppEnv>,
+  hash: string,
+  isSession: boolean,
+): Promise<ClientCredential | null> {
+  const cache = isSession ? undefined : credentialCacheOf(c.get("env").runtime);
+  const known = cache?.get<ClientCredential>("client", hash);
+  if (known) return known;
+  const epoch = cache?.epoch ?? 0;
+  const identity = await clientIdentity(c, hash, isSession);
+  if (!identity) return null;
+  const found = { identity, access: await businessAccess(c, identity.business_id) };
+  cache?.remember("client", hash, {
+    value: found,
+    owners: [
+      `${courierClientActor.type}/${identity.client_id}`,
+      `${businessActor.type}/${identity.business_id}`,
+    ],
+    epoch,
+  });
+  return found;
+}
+
+/**
+ * Client changes that leave its credentials as they were: a booking's charge, a top-up, its
+ * ledger, a reserved address. Any other (a rotated key, settings, people) drops them.
+ */
+const LEAVES_CREDENTIALS = new Set([
+  "booking_charged",
+  "topped_up",
+  "address_reserved",
+  "entry_posted",
+  "fx_resolved",
+  "payment_received",
+  "cod_remitted",
+]);
+
+/** For the credential cache: whether a change of a client may change one of its credentials. */
+export function clientCredentialsChanged(events: readonly unknown[]): boolean {
+  return events.some((e) => !LEAVES_CREDENTIALS.has((e as { kind: string }).kind));
 }
 
 async function clientIdentity(

@@ -27,6 +27,9 @@ import { clientPeopleRoutes } from "../../routes/courier/client_people.ts";
 import { clientManifestRoutes } from "../../routes/courier/client_manifest.ts";
 import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
+import { credentialCacheOf } from "../platform/auth/credential_cache.ts";
+import { courierClientActor } from "../../actors/courier/courier_client.ts";
+import { clientCredentialsChanged } from "./auth.ts";
 import { completeStalledBookings } from "./reactors/stalled_bookings.ts";
 import { ShipmentAlertRaiser } from "./reactors/alert_raiser.ts";
 import { BillingEvents } from "./reactors/billing_events.ts";
@@ -80,6 +83,7 @@ export const courierFeature: Feature = {
     const readTables = startReadTables({ bus, db, env: deps.busPrefix });
     const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral });
     watchOpenAlerts(deps);
+    credentialCacheOf(runtime)?.follow(courierClientActor.type, clientCredentialsChanged);
     return {
       projections: { ledger, read_tables: readTables },
       reactors: {

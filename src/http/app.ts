@@ -80,7 +80,8 @@ export function createApp(
 function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("env", env);
-    c.set("requestId", c.res.headers.get("X-Request-Id") ?? crypto.randomUUID());
+    // Set by observeRequests (request_log.ts) outside /api.
+    if (c.get("requestId") === undefined) c.set("requestId", crypto.randomUUID());
     const length = Number(c.req.header("Content-Length") ?? "0");
     // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
     const type = c.req.header("Content-Type") ?? "";
@@ -126,7 +127,7 @@ function renderError(
       }),
     );
   }
-  const requestId = c.res.headers.get("X-Request-Id") ?? "unknown";
+  const requestId = (c as Context<AppEnv>).get("requestId") ?? "unknown";
   env.log.error({ err, request_id: requestId }, "request failed");
   // STYLE 4: never a stack trace to the client.
   return errorResponse(
@@ -166,7 +167,10 @@ export function ok<T>(
  * are no envelopes and stay as they are).
  */
 export function envelope<B extends Record<string, unknown>>(c: Context, body: B): B {
-  // The header every answer gets first thing (createApp), outside /api too.
-  const sandbox = c.res.headers.get("X-Service-Environment") === "sandbox";
+  // The environment the API's requests carry (requestGate); outside /api (`/health`), the header
+  // every answer gets first thing (createApp). Reading `c.res` early costs a response (request_log).
+  const name = (c as Context<AppEnv>).get("env")?.name ??
+    c.res.headers.get("X-Service-Environment");
+  const sandbox = name === "sandbox";
   return sandbox ? { ...body, environment: "sandbox" } : body;
 }

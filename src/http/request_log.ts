@@ -26,6 +26,9 @@ export function observeRequests(
     const requestId = requestIdOf(c.req.header("X-Request-Id"));
     c.header("X-Request-Id", requestId);
     c.header("X-Service-Environment", env.name);
+    // Read back from the context, never from `c.res`: touching it before the handler answers
+    // makes Hono build a response, then copy it into the handler's (two more a request).
+    (c as Context<AppEnv>).set("requestId", requestId);
     await next();
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);

@@ -13,6 +13,9 @@ import { DeferredWorks } from "./reactors/deferred.ts";
 import { OutboundDelivery } from "./reactors/deliver.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
 import { startPlatformReadTables } from "./queries/read_tables.ts";
+import { startCredentialCache } from "./auth/credential_cache.ts";
+import { businessActor } from "../../actors/platform/business/mod.ts";
+import { driverActor } from "../../actors/platform/driver.ts";
 
 /** What the platform offers the features started after it. */
 export interface PlatformServices {
@@ -56,13 +59,17 @@ export const platformFeature: Feature = {
     // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
     const ownerNotices = new OwnerNotices({ runtime, bus, deferral });
     const services: PlatformServices = { deferral, delivery };
+    // Issue 36 item 5: credentials answered from memory until their actors change.
+    const credentials = startCredentialCache({ runtime, bus, busPrefix: deps.busPrefix });
+    credentials.follow(businessActor.type);
+    credentials.follow(driverActor.type);
     return {
       // The operator's lists' typed read tables (migration 0017).
       projections: {
         platform_read_tables: startPlatformReadTables({ bus, db: deps.db, env: deps.busPrefix }),
       },
       // Closed newest first: the deferral, which the others defer into, last.
-      reactors: { deferral, outbound, owner_notices: ownerNotices },
+      reactors: { deferral, outbound, owner_notices: ownerNotices, credentials },
       // Attempts are I/O, so they run beside the actors, as soon as their timers say they are
       // due. A pump may still be waiting on a slow endpoint when the next starts: the engine's
       // caps on attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold

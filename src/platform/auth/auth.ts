@@ -6,6 +6,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { driverActor } from "../../../actors/platform/driver.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { credentialCacheOf, type Owner } from "./credential_cache.ts";
 import { constantTimeEqual, hashSecret } from "../../domain/secrets.ts";
 import { PARTNER_SCOPES, type Scope } from "../rules/scopes.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -116,27 +118,46 @@ export const driver: MiddlewareHandler<AppEnv> = refusing({
       `a sandbox driver token was sent to live; use a ${driverTokenPrefix("live")} token`,
     );
   }
-  const hash = await hashSecret(token);
-  const target = await env.runtime.lookup("credential", hash, { cached: true });
-  if (!target || target.type !== driverActor.type) throw refused("unknown driver token");
-  const r = await env.runtime.read(driverActor, target.tenant, target.id, {
+  const principal = await driverPrincipal(c, await hashSecret(token));
+  if (!principal) throw refused("unknown driver token");
+  setPrincipal(c, principal);
+  rateLimit(c, principal.business.id, limitsOf(principal.business));
+  await next();
+});
+
+type DriverPrincipal = Extract<BusinessPrincipal, { kind: "driver" }>;
+
+/** The driver a token hash names, remembered until the driver or its business changes. */
+async function driverPrincipal(c: Context<AppEnv>, hash: string): Promise<DriverPrincipal | null> {
+  const runtime = c.get("env").runtime;
+  const cache = credentialCacheOf(runtime);
+  const known = cache?.get<DriverPrincipal>("driver", hash);
+  if (known) return known;
+  const epoch = cache?.epoch ?? 0;
+  const target = await runtime.lookup("credential", hash, { cached: true });
+  if (!target || target.type !== driverActor.type) return null;
+  const r = await runtime.read(driverActor, target.tenant, target.id, {
     kind: "authenticate",
     hash,
   });
   if (!r.ok) {
-    env.runtime.forget("credential", hash);
-    throw refused("unknown driver token");
+    runtime.forget("credential", hash);
+    return null;
   }
   const access = await businessAccess(c, r.reply.business_id);
-  setPrincipal(c, {
+  const found: DriverPrincipal = {
     kind: "driver",
     business: access,
     driver_id: r.reply.id,
     scopes: ["runs:operate"],
-  });
-  rateLimit(c, access.id, limitsOf(access));
-  await next();
-});
+  };
+  const owners: Owner[] = [
+    `${driverActor.type}/${target.id}`,
+    `${businessActor.type}/${access.id}`,
+  ];
+  cache?.remember("driver", hash, { value: found, owners, epoch });
+  return found;
+}
 
 /**
  * Business API 5.6: people and money leaving the account need the owner or a portal admin signed

@@ -13,6 +13,7 @@ import {
 } from "../../../actors/platform/business/mod.ts";
 import { SESSION_TENANT, sessionActor } from "../../../actors/platform/session.ts";
 import { hashSecret } from "../../domain/secrets.ts";
+import { credentialCacheOf } from "./credential_cache.ts";
 import { apiKeyPrefix } from "../../environment.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError, fromRejection } from "../../http/errors.ts";
@@ -47,6 +48,10 @@ export async function authenticateBusiness(
   }
   const hash = await hashSecret(key);
   if (key.startsWith(STAFF_TOKEN_PREFIX)) return await staffPrincipal(c, hash, refused);
+  const cache = credentialCacheOf(env.runtime);
+  const known = cache?.get<BusinessPrincipal>("business", hash);
+  if (known) return known;
+  const epoch = cache?.epoch ?? 0;
   const target = await env.runtime.lookup("credential", hash, { cached: true });
   if (!target || target.type !== businessActor.type) throw refused();
   const r = await env.runtime.read(businessActor, target.tenant, target.id, {
@@ -59,7 +64,13 @@ export async function authenticateBusiness(
   }
   const { access, principal } = r.reply;
   if (principal.as === "business_key" && principal.legacy && env.name !== "live") throw refused();
-  return fromAuthenticated(access, principal);
+  const found = fromAuthenticated(access, principal);
+  cache?.remember("business", hash, {
+    value: found,
+    owners: [`${businessActor.type}/${target.id}`],
+    epoch,
+  });
+  return found;
 }
 
 async function staffPrincipal(

@@ -1,0 +1,138 @@
+/**
+ * Who a credential is, remembered per credential (issue 36 item 5): a key seen before is answered
+ * from memory, keyed by its SHA-256, instead of asking its actors again on every request. An
+ * entry names the actors it was read from (its owners); a change of one of them on the bus, from
+ * this instance or another sharing it, drops every entry it owns at once, before the commit that
+ * changed it is answered (the runtime publishes, then replies). What the credential may do now
+ * (rate limits, the platform switch) is still checked on every request from the entry.
+ */
+import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../../bus/mod.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { constantTimeEqual } from "../../domain/secrets.ts";
+
+/** Credentials remembered; past this the map starts afresh (bounded memory, rare misses). */
+export const CREDENTIALS_CACHED_MAX = 10_000;
+
+/** An actor an entry was read from: `<type>/<id>`. */
+export type Owner = `${string}/${string}`;
+
+/**
+ * Whether a change of an actor may change what a credential it owns is (a key rotated or revoked,
+ * scopes, status, a suspended account): a change this answers false for keeps the entries.
+ */
+export type ChangesCredentials = (events: readonly unknown[]) => boolean;
+
+/**
+ * Which guard remembered an entry: a token one guard accepts is no credential for another (a
+ * driver's token sent as a business key), so each finds only its own.
+ */
+export type Guard = "business" | "client" | "driver";
+
+interface Entry {
+  readonly hash: string;
+  readonly value: unknown;
+  readonly owners: readonly Owner[];
+}
+
+export class CredentialCache {
+  readonly #entries = new Map<string, Entry>();
+  /** Entry keys by owner, so a change drops exactly its own. */
+  readonly #byOwner = new Map<Owner, Set<string>>();
+  readonly #subscriptions: Subscription[] = [];
+  readonly #bus: Bus;
+  readonly #busPrefix: string;
+  /** Moves on every drop: what was read before a drop is not remembered after it. */
+  #epoch = 0;
+
+  constructor(options: { bus: Bus; busPrefix: string }) {
+    this.#bus = options.bus;
+    this.#busPrefix = options.busPrefix;
+  }
+
+  /** Drops the entries of an actor of `type` whenever `changes` says its change may matter. */
+  follow(type: string, changes: ChangesCredentials = () => true): void {
+    const pattern = subjectPattern(this.#busPrefix, "*", type);
+    this.#subscriptions.push(this.#bus.subscribe(pattern, (message) => {
+      const change = message.payload as Partial<ActorChange>;
+      // The settle sentinel travels on matching subjects too: it changes nothing.
+      if (!Array.isArray(change.events)) return;
+      // Events left off the bus (publishEvents false) cannot be told apart: drop.
+      const events = change.events.map((e) => e.event);
+      if (events.length === 0 || changes(events)) this.drop(`${change.type}/${change.id}`);
+    }));
+  }
+
+  /** The moment to pass to `remember` for what is read from now on. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  get<T>(guard: Guard, hash: string): T | undefined {
+    const entry = this.#entries.get(`${guard}:${hash}`);
+    // The map found it by the hash; the comparison stays free of early exits all the same.
+    if (!entry || !constantTimeEqual(entry.hash, hash)) return undefined;
+    return entry.value as T;
+  }
+
+  /**
+   * Remembers what `hash` is, read from `owners` since `epoch`; nothing when an owner changed in
+   * between (the value may be older than the change that dropped it).
+   */
+  remember(
+    guard: Guard,
+    hash: string,
+    found: { value: unknown; owners: readonly Owner[]; epoch: number },
+  ): void {
+    if (found.epoch !== this.#epoch) return;
+    if (this.#entries.size >= CREDENTIALS_CACHED_MAX) this.clear();
+    const key = `${guard}:${hash}`;
+    this.#entries.set(key, { hash, value: found.value, owners: found.owners });
+    for (const owner of found.owners) {
+      let keys = this.#byOwner.get(owner);
+      if (!keys) this.#byOwner.set(owner, keys = new Set());
+      keys.add(key);
+    }
+  }
+
+  /** Forgets every credential read from this actor. */
+  drop(owner: Owner): void {
+    this.#epoch++;
+    const keys = this.#byOwner.get(owner);
+    if (!keys) return;
+    this.#byOwner.delete(owner);
+    for (const key of keys) this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  clear(): void {
+    this.#epoch++;
+    this.#entries.clear();
+    this.#byOwner.clear();
+  }
+
+  close(): Promise<void> {
+    for (const s of this.#subscriptions.splice(0)) s.unsubscribe();
+    this.clear();
+    return Promise.resolve();
+  }
+}
+
+/** The cache of each environment, by its runtime: the guards find it from their request. */
+const caches = new WeakMap<ActorRuntime, CredentialCache>();
+
+/** Starts the environment's cache (the platform feature does, before any request). */
+export function startCredentialCache(
+  options: { runtime: ActorRuntime; bus: Bus; busPrefix: string },
+): CredentialCache {
+  const cache = new CredentialCache(options);
+  caches.set(options.runtime, cache);
+  return cache;
+}
+
+/** The environment's cache; absent where no platform feature started one (nothing is cached). */
+export function credentialCacheOf(runtime: ActorRuntime): CredentialCache | undefined {
+  return caches.get(runtime);
+}
