@@ -21,7 +21,8 @@ export type OutboxHandler = (item: OutboxItem) => Promise<void>;
 export class Outboxes {
   readonly #store: ActorStore;
   readonly #onError: (error: unknown, where: string) => void;
-  readonly #handlers = new Map<string, OutboxHandler>();
+  /** The handlers of each outbox, the latest last: it handles the outbox (register). */
+  readonly #handlers = new Map<string, OutboxHandler[]>();
   /** Items being handled or waiting for a slot, by key: whether each was handled. */
   readonly #inflight = new Map<string, Promise<boolean>>();
   /**
@@ -30,6 +31,7 @@ export class Outboxes {
    */
   readonly #removed = new Set<string>();
   #active = 0;
+  #begun = 0;
   readonly #slots: (() => void)[] = [];
   /** Handled items to remove, in one store write for many. */
   #toRemove: { item: OutboxItem; done: () => void; fail: (e: unknown) => void }[] = [];
@@ -45,10 +47,31 @@ export class Outboxes {
     this.#onError = options.onError;
   }
 
-  /** Names the handler of one outbox; its stored items are found by the next sweep. */
-  register(outbox: string, handler: OutboxHandler): void {
-    if (this.#handlers.has(outbox)) throw new Error(`outbox handled twice: ${outbox}`);
-    this.#handlers.set(outbox, handler);
+  /** Handlings begun, ever (see ActorRuntime.outboxHandlings). */
+  get begun(): number {
+    return this.#begun;
+  }
+
+  /**
+   * Names the handler of one outbox; its stored items are found by the next sweep. A later
+   * handler takes over until it is released (a second instance of a reactor, in tests); the
+   * answer releases this one, and then its items wait in the store for the next handler.
+   */
+  register(outbox: string, handler: OutboxHandler): () => void {
+    const handlers = this.#handlers.get(outbox) ?? [];
+    this.#handlers.set(outbox, [...handlers, handler]);
+    return () => {
+      const left = (this.#handlers.get(outbox) ?? []).filter((h) => h !== handler);
+      if (left.length > 0) this.#handlers.set(outbox, left);
+      else this.#handlers.delete(outbox);
+    };
+  }
+
+  /** Resolves once no item is being handled (every handling begun before has ended). */
+  async idle(): Promise<void> {
+    while (this.#inflight.size > 0 || this.#sweep !== null) {
+      await Promise.all([this.#sweep, ...this.#inflight.values()]);
+    }
   }
 
   /** Items just committed are handled now (an outbox with no handler keeps them). */
@@ -76,7 +99,7 @@ export class Outboxes {
 
   async #sweepAll(): Promise<number> {
     let handled = 0;
-    for (const outbox of this.#handlers.keys()) {
+    for (const outbox of [...this.#handlers.keys()]) {
       // An item that failed this sweep is not tried again until the next one.
       const tried = new Set<string>();
       for (let round = 0; round < OUTBOX_SWEEP_ROUNDS_MAX && !this.#closed; round++) {
@@ -98,11 +121,12 @@ export class Outboxes {
     const known = this.#inflight.get(key);
     if (known) return known;
     if (this.#removed.has(key)) return Promise.resolve(true);
-    const handler = this.#handlers.get(item.outbox);
+    const handler = this.#handlers.get(item.outbox)?.at(-1);
     // Past the bound the item waits in the store, where the sweep finds it.
     if (!handler || this.#closed || this.#inflight.size >= OUTBOX_WAITING_MAX) {
       return Promise.resolve(false);
     }
+    this.#begun++;
     const handling = this.#slot()
       .then(() => this.#handle(handler, item))
       .finally(() => {

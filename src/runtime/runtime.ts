@@ -227,10 +227,20 @@ export class ActorRuntime {
   /**
    * Names the handler of one outbox (ActorDefinition.outbox): it is given each item once
    * committed, and again by a sweep when a crash or a failure left it. Idempotent, as an item may
-   * be handled twice; an item it throws on stays for the next sweep.
+   * be handled twice; an item it throws on stays for the next sweep. The answer releases it.
    */
-  handleOutbox(outbox: string, handler: OutboxHandler): void {
-    this.#outboxes.register(outbox, handler);
+  handleOutbox(outbox: string, handler: OutboxHandler): () => void {
+    return this.#outboxes.register(outbox, handler);
+  }
+
+  /** Outbox handlings begun since start: a settling sees whether any began meanwhile. */
+  get outboxHandlings(): number {
+    return this.#outboxes.begun;
+  }
+
+  /** Resolves once no outbox item is being handled (a test's or a close's settling). */
+  outboxesIdle(): Promise<void> {
+    return this.#outboxes.idle();
   }
 
   /** Hands every stored outbox item to its handler (outbox.ts); answers how many were handled. */
@@ -245,9 +255,12 @@ export class ActorRuntime {
   async start(options: { timerPollMs?: number } = {}): Promise<void> {
     await this.recoverUnpublished();
     await this.sweepOutboxes();
-    this.#outboxLoop = setInterval(() => {
-      this.sweepOutboxes().catch((e) => this.#onError(e, "outboxes"));
-    }, OUTBOX_SWEEP_MS);
+    // On a manual clock, items a failure left are tried again when time is advanced (timers).
+    if (this.clock.kind === "system") {
+      this.#outboxLoop = setInterval(() => {
+        this.sweepOutboxes().catch((e) => this.#onError(e, "outboxes"));
+      }, OUTBOX_SWEEP_MS);
+    }
     this.#sweepLoop = setInterval(() => {
       this.sweepMarkers().catch((e) => this.#onError(e, "recovery markers"));
     }, MARKER_SWEEP_MS);
@@ -271,6 +284,7 @@ export class ActorRuntime {
         for (const r of results) if (r.status === "rejected") this.#onError(r.reason, "timer");
         fired += due.length;
       }
+      if (this.clock.kind !== "system" && !this.#closed) await this.sweepOutboxes();
     } finally {
       this.#firing = false;
     }
