@@ -201,3 +201,32 @@ Deno.test("outbox: 300 sales to one actor at once each reach the handler exactly
     await rt.close();
   }
 });
+
+Deno.test("outbox: a later handler takes over until released; with none left the items wait in the store", async () => {
+  const rt = await open();
+  const first = recorder();
+  const second = recorder();
+  const releaseFirst = rt.runtime.handleOutbox(BILLING, first.handle);
+  const releaseSecond = rt.runtime.handleOutbox(BILLING, second.handle);
+  try {
+    assert.ok((await rt.runtime.ask(tillActor, T, "h1", { kind: "sell", amount: 1 })).ok);
+    await rt.runtime.outboxesIdle();
+    releaseSecond();
+    assert.ok((await rt.runtime.ask(tillActor, T, "h1", { kind: "sell", amount: 2 })).ok);
+    await rt.runtime.outboxesIdle();
+    assert.deepEqual(second.seen.map((i) => i.seq), [1]);
+    assert.deepEqual(first.seen.map((i) => i.seq), [2], "the first handles again");
+    const releaseThird = rt.runtime.handleOutbox(BILLING, second.handle);
+    releaseThird();
+    releaseSecond(); // released twice: nothing more
+    assert.ok((await rt.runtime.ask(tillActor, T, "h1", { kind: "sell", amount: 3 })).ok);
+    await rt.runtime.outboxesIdle();
+    assert.deepEqual(first.seen.map((i) => i.seq), [2, 3]);
+    releaseFirst();
+    assert.ok((await rt.runtime.ask(tillActor, T, "h1", { kind: "sell", amount: 4 })).ok);
+    assert.deepEqual((await rt.store.outboxItems(BILLING, 10)).map((i) => i.seq), [4]);
+    assert.equal(await rt.runtime.sweepOutboxes(), 0, "nobody to hand it to");
+  } finally {
+    await rt.close();
+  }
+});
