@@ -44,6 +44,18 @@ export const TIMER_POLL_MS = 250;
 export const MARKER_SWEEP_MS = 200;
 /** Markers removed in one store write (Deno KV: at most 100 checks per atomic operation). */
 export const MARKERS_PER_SWEEP_MAX = 90;
+/** How often outboxes are swept for items a crash or a failed handler left (outbox.ts). */
+export const OUTBOX_SWEEP_MS = 1_000;
+/** Outbox items read per sweep round (bounded loop and memory). */
+export const OUTBOX_SWEEP_ITEMS_MAX = 500;
+/** Sweep rounds per outbox in one sweep (bounded loop: a round reads OUTBOX_SWEEP_ITEMS_MAX). */
+export const OUTBOX_SWEEP_ROUNDS_MAX = 100;
+/** Outbox items handled or waiting in memory; past this, new ones wait in the store for a sweep. */
+export const OUTBOX_WAITING_MAX = 10_000;
+/** Outbox items handled at once across the runtime; more wait their turn (bounded work). */
+export const OUTBOX_DRAINS_MAX = 64;
+/** Largest outbox item payload, in stored bytes: one store value (64 KiB) with room for its key. */
+export const OUTBOX_ITEM_BYTES_MAX = 60_000;
 /** Due timers fired per scheduler pass (bounded loop). */
 export const TIMER_FIRE_BATCH_MAX = 500;
 

@@ -93,7 +93,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
     log,
     metrics,
-    settle: () => settled(o.bus, busPrefix, writers()),
+    settle: () => settled(o.bus, busPrefix, writers(), runtime),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
@@ -154,12 +154,24 @@ async function openStores(o: EnvironmentOptions) {
 }
 
 /** Resolves once every query-side writer holds every change committed before the call. */
-async function settled(bus: Bus, busPrefix: string, writers: readonly Projection[]) {
-  const id = crypto.randomUUID();
-  const synced = writers.map((p) => p.synced(id));
-  await bus.publish(syncSubject(busPrefix, id), { sync: id });
-  await bus.flush();
-  await Promise.all(synced);
+async function settled(
+  bus: Bus,
+  busPrefix: string,
+  writers: readonly Projection[],
+  runtime: ActorRuntime,
+) {
+  // What outboxes do (billing events being made) commits changes of its own, and a change on
+  // the bus may add outbox items: settled once a round began no handling (bounded).
+  for (let round = 0; round < 20; round++) {
+    const begun = runtime.outboxHandlings;
+    await runtime.outboxesIdle();
+    const id = crypto.randomUUID();
+    const synced = writers.map((p) => p.synced(id));
+    await bus.publish(syncSubject(busPrefix, id), { sync: id });
+    await bus.flush();
+    await Promise.all(synced);
+    if (runtime.outboxHandlings === begun) return;
+  }
 }
 
 /** The environment as its HTTP app sees it: the machinery, its limits and the features' parts. */

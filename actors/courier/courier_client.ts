@@ -34,6 +34,8 @@ import {
 } from "./client_ledger.ts";
 import { retire, secretMention } from "../../src/domain/credentials.ts";
 import type { CourierClient } from "./courier_client/state.ts";
+import { billingOutbox } from "./client_ledger/outbox.ts";
+import { keptClientReply } from "./courier_client/messages.ts";
 import type {
   BookingChargeReply,
   BookingWithdrawnReply,
@@ -62,6 +64,7 @@ export type {
   CourierClientEvent,
   CourierClientReply,
   CourierClientState,
+  KeptBookingCharge,
   ShipmentReferences,
 } from "./courier_client/messages.ts";
 export {
@@ -70,6 +73,7 @@ export {
   asPosting,
   asResolved,
   isWithdrawn,
+  keptClientReply,
 } from "./courier_client/messages.ts";
 
 function decide(
@@ -354,4 +358,7 @@ export const courierClientActor: ActorDefinition<
   // The webhook's secret, even sealed, stays in the state, off the log and the bus (as the
   // business's); events logged with it by earlier versions still evolve to the same state.
   logged: (e) => e.kind === "webhook_set" ? { ...e, secret: secretMention(e.secret) } : e,
+  // spec: courier 6.1: a charge's billing event is ordered in the charge's own commit.
+  outbox: billingOutbox,
+  keptReply: keptClientReply,
 };

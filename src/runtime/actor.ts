@@ -133,6 +133,19 @@ export interface ActorDefinition<S, C, E, R> {
    * at most 64 KiB and one commit keeps a batch's replies): a replay answers this kept form.
    */
   keptReply?(reply: R): R;
+  /**
+   * Follow-up work an event calls for (a billing event to send), added to a durable outbox in the
+   * same commit as the event: the outbox's handler (ActorRuntime.handleOutbox) does it after the
+   * commit, and a crash before it is done leaves the item for the sweep. `next`: the state after
+   * the event. Pure, like `evolve`; a handler must be idempotent (an item may be handled twice).
+   */
+  outbox?(event: E, next: S): readonly OutboxAdd[];
+}
+
+/** One item an event adds to an outbox: which outbox, and what its handler needs. */
+export interface OutboxAdd {
+  readonly outbox: string;
+  readonly payload: unknown;
 }
 
 // deno-lint-ignore no-explicit-any

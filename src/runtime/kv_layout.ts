@@ -8,6 +8,7 @@ import {
   type ActorKey,
   type ActorWrite,
   type IndexTarget,
+  type OutboxItem,
   storedBytes,
   type StoredEvent,
 } from "./store.ts";
@@ -19,6 +20,26 @@ export const TIMER = "t";
 export const REPLY = "r";
 export const UNPUBLISHED = "u";
 export const STATE_PART = "p";
+export const OUTBOX = "o";
+
+/** What is stored of an outbox item under outboxKey (the rest is in its key). */
+export interface StoredOutboxItem {
+  readonly tenant: string;
+  readonly at: number;
+  readonly payload: unknown;
+  readonly bytes: number;
+}
+
+/** Where an outbox item is stored: by outbox, so a sweep lists one outbox by prefix. */
+export function outboxKey(i: Pick<OutboxItem, "outbox" | "type" | "id" | "seq" | "n">): Deno.KvKey {
+  return [OUTBOX, i.outbox, i.type, i.id, i.seq, i.n];
+}
+
+/** The outbox item stored under `key` (outboxKey) as `value`. */
+export function outboxItemOf(key: Deno.KvKey, value: StoredOutboxItem): OutboxItem {
+  const [, outbox, type, id, seq, n] = key as [string, string, string, string, number, number];
+  return { outbox, type, id, seq, n, ...value };
+}
 
 /** Stored under the actor's key when its record is split into parts (STATE_PART_BYTES each). */
 export interface SplitRecord {
@@ -55,6 +76,9 @@ export interface EventEntry {
  */
 export const EVENT_ITEM_BYTES = 64;
 
+/** Bytes an outbox item's value keeps beside its payload (tenant, at, bytes and their names). */
+export const OUTBOX_ITEM_BYTES = 64;
+
 /** The mutations and checks of one write, added to an atomic operation. */
 export function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number): void {
   op.check({ key: [ACTOR, w.type, w.id], versionstamp: w.expected });
@@ -82,6 +106,15 @@ export function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: n
     else op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
   }
   if (w.unpublishedFrom !== null) op.set([UNPUBLISHED, w.type, w.id], w.unpublishedFrom);
+  for (const i of w.outbox ?? []) {
+    const value: StoredOutboxItem = {
+      tenant: i.tenant,
+      at: i.at,
+      payload: i.payload,
+      bytes: i.bytes,
+    };
+    op.set(outboxKey(i), value);
+  }
 }
 
 /** What one write adds to one atomic commit; `partsBefore`: the parts its record had. */
@@ -93,7 +126,7 @@ export function writeCost(
     Math.max(0, partsBefore - partsOf(w).length) + w.indexSet.length +
     w.indexDelete.length +
     w.timerSet.length + w.timerDelete.length + w.replies.length +
-    (w.unpublishedFrom === null ? 0 : 1);
+    (w.unpublishedFrom === null ? 0 : 1) + (w.outbox?.length ?? 0);
   const checks = 1 + (w.indexClaims?.length ?? 0);
   // What KV keeps, as the values are written: a split record's or event's UTF-8 parts (up to
   // three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes); and the
@@ -107,7 +140,12 @@ export function writeCost(
     (n, r) => n + (r.reply === undefined ? 0 : storedBytes(JSON.stringify(r.reply))),
     0,
   );
-  return { mutations, bytes: recordBytes + eventBytes + replyBytes + 256 * mutations, checks };
+  const outboxBytes = (w.outbox ?? []).reduce((n, i) => n + i.bytes + OUTBOX_ITEM_BYTES, 0);
+  return {
+    mutations,
+    bytes: recordBytes + eventBytes + replyBytes + outboxBytes + 256 * mutations,
+    checks,
+  };
 }
 
 /** The actor as the store names it among its split records. */

@@ -9,12 +9,16 @@ import {
   EVENTS,
   INDEX,
   joinParts,
+  OUTBOX,
+  outboxItemOf,
+  outboxKey,
   partsKey,
   partsOf,
   REPLY,
   type SplitEvent,
   type SplitRecord,
   STATE_PART,
+  type StoredOutboxItem,
   TIMER,
   UNPUBLISHED,
   writeCost,
@@ -27,6 +31,7 @@ import type {
   CommitResult,
   DueTimer,
   IndexTarget,
+  OutboxItem,
   StoredActor,
   StoredEvent,
 } from "./store.ts";
@@ -187,6 +192,22 @@ export class KvActorStore implements ActorStore {
     const done: boolean[] = [];
     for (const a of actors) done.push(actors.length > 1 && (await clear([a])).ok);
     return done;
+  }
+
+  async outboxItems(outbox: string, limit: number): Promise<OutboxItem[]> {
+    const found: OutboxItem[] = [];
+    const iter = this.#kv.list<StoredOutboxItem>({ prefix: [OUTBOX, outbox] }, { limit });
+    for await (const e of iter) found.push(outboxItemOf(e.key, e.value));
+    return found;
+  }
+
+  async removeOutboxItems(items: readonly OutboxItem[]): Promise<void> {
+    // Deno KV takes at most 1,000 mutations in one atomic operation.
+    for (let i = 0; i < items.length; i += 500) {
+      const op = this.#kv.atomic();
+      for (const item of items.slice(i, i + 500)) op.delete(outboxKey(item));
+      await op.commit();
+    }
   }
 
   /**

@@ -8,15 +8,17 @@ import {
   type AnyActorDefinition,
   asIfMissing,
   type Ctx,
+  type OutboxAdd,
   type Rejection,
   type TimerOp,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
-import { STATE_BYTES_MAX } from "../limits.ts";
+import { OUTBOX_ITEM_BYTES_MAX, STATE_BYTES_MAX } from "../limits.ts";
 import {
   type ActorKey,
   type ActorRecord,
   type ActorWrite,
+  type OutboxItem,
   storedBytes,
   type StoredEvent,
   type TimerRecord,
@@ -109,6 +111,7 @@ class BatchPlan {
   readonly #outcomes: Outcome[] = [];
   readonly #events: StoredEvent[] = [];
   readonly #replies: { key: string; reply: unknown; permanent: boolean }[] = [];
+  readonly #outbox: OutboxItem[] = [];
   readonly #timerSet: { name: string; at: number }[] = [];
   readonly #timerDelete: { name: string; at: number }[] = [];
   readonly #staleTimers: { name: string; at: number }[] = [];
@@ -141,16 +144,22 @@ class BatchPlan {
     const ctx: Ctx = { now: at, newId };
     let next = this.#state;
     let decision;
+    const adds: (readonly SizedAdd[])[] = [];
     try {
       decision = this.#def.decide(this.#state, command, ctx);
-      if (decision.ok) { for (const e of decision.events) next = this.#def.evolve(next, e); }
+      if (decision.ok) {
+        for (const e of decision.events) {
+          next = this.#def.evolve(next, e);
+          if (this.#def.outbox) adds.push(this.#def.outbox(e, next).map(sized));
+        }
+      }
     } catch (e) {
       // A broken invariant: this command fails, the state stays as it was.
       this.#outcomes.push({ ok: false, failure: asError(e) });
       return;
     }
     if (!decision.ok) this.#outcomes.push(decision);
-    else this.#accept(env, decision, next, at);
+    else this.#accept(env, decision, next, at, adds);
   }
 
   /** The command a due timer makes; undefined when the timer is stale (answered here). */
@@ -178,10 +187,17 @@ class BatchPlan {
     return env.command;
   }
 
-  #accept(env: Envelope, decision: Decided, next: unknown, at: number): void {
+  #accept(
+    env: Envelope,
+    decision: Decided,
+    next: unknown,
+    at: number,
+    adds: readonly (readonly SizedAdd[])[],
+  ): void {
     this.#applyTimers(decision.timers ?? []);
-    for (const event of decision.events) {
+    for (const [i, event] of decision.events.entries()) {
       this.#seq++;
+      this.#addOutbox(env.tenant, adds[i] ?? [], at);
       const kept = this.#def.logged ? this.#def.logged(event) : event;
       this.#events.push({
         seq: this.#seq,
@@ -202,6 +218,16 @@ class BatchPlan {
       this.#batchReplies.set(key, reply);
     }
     this.#outcomes.push({ ok: true, reply, replayed: false });
+  }
+
+  /** The items the event of seq `this.#seq` adds to outboxes (ActorDefinition.outbox). */
+  #addOutbox(asker: string, adds: readonly SizedAdd[], at: number): void {
+    const { type, id } = this.#cell.key;
+    const tenant = this.#tenant ?? asker;
+    const seq = this.#seq;
+    adds.forEach(({ outbox, payload, bytes }, n) => {
+      this.#outbox.push({ outbox, type, id, tenant, seq, n, at, payload, bytes });
+    });
   }
 
   #applyTimers(ops: readonly TimerOp[]): void {
@@ -274,6 +300,7 @@ class BatchPlan {
       recordJson,
       recordBytes,
       unpublishedFrom: publish ? unpublishedFrom(cell, events[0]!.seq) : null,
+      ...(this.#outbox.length > 0 ? { outbox: this.#outbox } : {}),
     };
   }
 }
@@ -291,6 +318,19 @@ function unpublishedFrom(cell: PlanInput, firstSeq: number): number | null {
     return Math.min(cell.markerFrom, firstSeq);
   }
   return firstSeq;
+}
+
+interface SizedAdd extends OutboxAdd {
+  readonly bytes: number;
+}
+
+/** An outbox item measured; one past a store value breaks the command that made it. */
+function sized(add: OutboxAdd): SizedAdd {
+  const bytes = storedBytes(JSON.stringify(add.payload) ?? "");
+  if (bytes > OUTBOX_ITEM_BYTES_MAX) {
+    throw new Error(`outbox item too large: ${bytes} bytes, max ${OUTBOX_ITEM_BYTES_MAX}`);
+  }
+  return { ...add, bytes };
 }
 
 export function asError(e: unknown): Error {

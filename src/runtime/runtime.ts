@@ -9,6 +9,7 @@ import {
   ACTORS_ACTIVE_MAX,
   MAILBOX_DEPTH_MAX,
   MARKER_SWEEP_MS,
+  OUTBOX_SWEEP_MS,
 } from "../limits.ts";
 import {
   type AnyActorDefinition,
@@ -21,13 +22,14 @@ import { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
 import { MarkerSweeper } from "./markers.ts";
+import { Outboxes, type OutboxHandler } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { prefetchSoon } from "./replies.ts";
 import type { ActorKey, ActorStore, IndexTarget, StoredEvent } from "./store.ts";
 import { Turns } from "./turn.ts";
 
-export { ActorFailure, type AskOptions, type AskResult };
+export { ActorFailure, type AskOptions, type AskResult, type OutboxHandler };
 
 export interface RuntimeOptions {
   /** `live` or `sandbox`. */
@@ -67,6 +69,8 @@ export class ActorRuntime {
   readonly #lookups = new Map<string, IndexTarget>();
   readonly #markers: MarkerSweeper;
   #sweepLoop: ReturnType<typeof setInterval> | undefined;
+  readonly #outboxes: Outboxes;
+  #outboxLoop: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -77,6 +81,7 @@ export class ActorRuntime {
     this.#bus = options.bus;
     for (const def of options.definitions) this.#defs.set(def.type, def);
     this.#onError = options.onError ?? ((e, where) => console.error(`runtime: ${where}:`, e));
+    this.#outboxes = new Outboxes({ store: options.store, onError: this.#onError });
     this.#turns = new Turns({
       store: options.store,
       bus: options.bus,
@@ -85,6 +90,7 @@ export class ActorRuntime {
       groupCommit: options.groupCommit !== false,
       onError: this.#onError,
       onCommit: options.onCommit,
+      onOutbox: (items) => this.#outboxes.committed(items),
     });
     this.#markers = new MarkerSweeper({
       store: options.store,
@@ -218,9 +224,43 @@ export class ActorRuntime {
     return (await this.#store.dueTimers(this.clock.now(), limit)).length;
   }
 
-  /** Republishes events a crash may have kept off the bus, then starts the timer loop. */
+  /**
+   * Names the handler of one outbox (ActorDefinition.outbox): it is given each item once
+   * committed, and again by a sweep when a crash or a failure left it. Idempotent, as an item may
+   * be handled twice; an item it throws on stays for the next sweep. The answer releases it.
+   */
+  handleOutbox(outbox: string, handler: OutboxHandler): () => void {
+    return this.#outboxes.register(outbox, handler);
+  }
+
+  /** Outbox handlings begun since start: a settling sees whether any began meanwhile. */
+  get outboxHandlings(): number {
+    return this.#outboxes.begun;
+  }
+
+  /** Resolves once no outbox item is being handled (a test's or a close's settling). */
+  outboxesIdle(): Promise<void> {
+    return this.#outboxes.idle();
+  }
+
+  /** Hands every stored outbox item to its handler (outbox.ts); answers how many were handled. */
+  sweepOutboxes(): Promise<number> {
+    return this.#outboxes.sweep();
+  }
+
+  /**
+   * Republishes events a crash may have kept off the bus, hands over the outbox items it left,
+   * then starts the timer loop.
+   */
   async start(options: { timerPollMs?: number } = {}): Promise<void> {
     await this.recoverUnpublished();
+    await this.sweepOutboxes();
+    // On a manual clock, items a failure left are tried again when time is advanced (timers).
+    if (this.clock.kind === "system") {
+      this.#outboxLoop = setInterval(() => {
+        this.sweepOutboxes().catch((e) => this.#onError(e, "outboxes"));
+      }, OUTBOX_SWEEP_MS);
+    }
     this.#sweepLoop = setInterval(() => {
       this.sweepMarkers().catch((e) => this.#onError(e, "recovery markers"));
     }, MARKER_SWEEP_MS);
@@ -244,6 +284,7 @@ export class ActorRuntime {
         for (const r of results) if (r.status === "rejected") this.#onError(r.reason, "timer");
         fired += due.length;
       }
+      if (this.clock.kind !== "system" && !this.#closed) await this.sweepOutboxes();
     } finally {
       this.#firing = false;
     }
@@ -265,6 +306,8 @@ export class ActorRuntime {
       if (!busy && !this.#firing) break;
       await new Promise((r) => setTimeout(r, 10));
     }
+    if (this.#outboxLoop !== undefined) clearInterval(this.#outboxLoop);
+    await this.#outboxes.close();
     await this.sweepMarkers(); // waits for a sweep under way, then
     await this.sweepMarkers(); // clears what that one did not see
   }

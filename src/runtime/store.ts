@@ -78,6 +78,24 @@ export interface ActorWrite extends ActorKey {
   readonly recordBytes: number;
   /** Set when these events are not yet known to be on the bus (recovery republishes them). */
   readonly unpublishedFrom: number | null;
+  /** Outbox items the events add, written in the same commit (ActorDefinition.outbox). */
+  readonly outbox?: readonly OutboxItem[];
+}
+
+/**
+ * An item of a durable outbox: named by the actor, the seq of the event that added it and its
+ * place among that event's items, so writing it again (a batch decided again) is the same item.
+ */
+export interface OutboxItem extends ActorKey {
+  readonly outbox: string;
+  readonly tenant: string;
+  readonly seq: number;
+  readonly n: number;
+  /** When the event was decided (epoch ms). */
+  readonly at: number;
+  readonly payload: unknown;
+  /** Its JSON's stored size, measured once when made (storedBytes). */
+  readonly bytes: number;
 }
 
 export type CommitResult =
@@ -109,6 +127,10 @@ export interface ActorStore {
    * events may still be on their way). Answers, per actor, whether it was cleared.
    */
   markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]>;
+  /** Items of one outbox, in the store's key order (by actor, then seq), at most `limit`. */
+  outboxItems(outbox: string, limit: number): Promise<OutboxItem[]>;
+  /** Removes handled outbox items (one that is gone already is no matter). */
+  removeOutboxItems(items: readonly OutboxItem[]): Promise<void>;
   /**
    * A random name of this store, made at its first use and the same for every instance that
    * shares it: what tells one deployment from another on a shared bus (src/server.ts).

@@ -19,7 +19,7 @@ import {
 } from "./plan.ts";
 import { publishChange } from "./publication.ts";
 import { storedReplies } from "./replies.ts";
-import type { ActorKey, ActorStore, ActorWrite } from "./store.ts";
+import type { ActorKey, ActorStore, ActorWrite, OutboxItem } from "./store.ts";
 
 export interface TurnOptions {
   readonly store: ActorStore;
@@ -31,6 +31,8 @@ export interface TurnOptions {
   readonly onError: (error: unknown, where: string) => void;
   /** Told of each group commit: its writes and milliseconds. */
   readonly onCommit?: ((writes: number, ms: number) => void) | undefined;
+  /** Given the outbox items of each write once committed (outbox.ts). */
+  readonly onOutbox?: ((items: readonly OutboxItem[]) => void) | undefined;
 }
 
 export class Turns {
@@ -40,6 +42,7 @@ export class Turns {
   readonly #clock: Clock;
   readonly #committer: GroupCommitter | null;
   readonly #onError: (error: unknown, where: string) => void;
+  readonly #onOutbox: ((items: readonly OutboxItem[]) => void) | undefined;
 
   constructor(options: TurnOptions) {
     this.#store = options.store;
@@ -50,6 +53,7 @@ export class Turns {
       ? new GroupCommitter(options.store, { onCommit: options.onCommit })
       : null;
     this.#onError = options.onError;
+    this.#onOutbox = options.onOutbox;
   }
 
   get commitStats(): { commits: number; writes: number; commitMs: number } {
@@ -178,6 +182,7 @@ export class Turns {
         this.#onError(e, "publish");
       });
     }
+    if (write.outbox && this.#onOutbox) this.#onOutbox(write.outbox);
     settle(batch, plan.outcomes);
   }
 }

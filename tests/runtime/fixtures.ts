@@ -1,7 +1,7 @@
 /** A small account actor for runtime tests: a balance, an append-only list, a reminder timer. */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import type { AnyActorDefinition, TimerFired } from "../../src/runtime/actor.ts";
-import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import { ActorRuntime, type OutboxHandler } from "../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
@@ -189,6 +189,8 @@ export async function openTestRuntime(
     groupCommit?: boolean;
     definitions?: readonly AnyActorDefinition[];
     env?: string;
+    /** Outbox handlers, named before the runtime starts (and sweeps them). */
+    outboxes?: Readonly<Record<string, OutboxHandler>>;
   } = {},
 ): Promise<TestRuntime> {
   const store = await KvActorStore.open(path);
@@ -203,6 +205,9 @@ export async function openTestRuntime(
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     onError: () => {},
   });
+  for (const [name, handler] of Object.entries(options.outboxes ?? {})) {
+    runtime.handleOutbox(name, handler);
+  }
   await runtime.start();
   return {
     runtime,

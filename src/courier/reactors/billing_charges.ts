@@ -1,18 +1,17 @@
 /**
  * Charge billing events (courier 2.7, 6.1): one event per charge entry of a client account, and
- * one `charge.resolved` per conversion that got its rate, made from the accounts' changes on the
- * bus. Each id is derived from the entry, so an entry reported twice is one event.
- *
- * Not on the shared reactor base (src/bus/reactor.ts): the events of one change are made
- * together, so that their commits share group commits (the base works a change's units one after
- * another), and a change whose events still fail is not deferred: the charge sweep
- * (BillingEvents.sweep) finds every entry whose event never reached the query side.
+ * one `charge.resolved` per conversion that got its rate. The account's commit that books the
+ * entry adds it to the `billing_charge` outbox (actors/courier/client_ledger/outbox.ts), in the
+ * same commit; this makes the event once the commit is done, and the runtime's outbox sweep hands
+ * over again what a crash or a failure left. Each id is derived from the entry, so an entry
+ * handed over twice is one event.
  */
 import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
+import type { CourierClientEvent } from "../../../actors/courier/courier_client.ts";
 import {
-  courierClientActor,
-  type CourierClientEvent,
-} from "../../../actors/courier/courier_client.ts";
+  BILLING_CHARGE_OUTBOX,
+  type BillingChargeItem,
+} from "../../../actors/courier/client_ledger/outbox.ts";
 import {
   type BilledClient,
   CHARGE_RESOLVED,
@@ -22,11 +21,8 @@ import {
   eventIdOf,
 } from "../rules/billing_events.ts";
 import { entryOf, type LedgerEntry } from "../rules/ledger.ts";
-import type { ActorChange, Bus } from "../../bus/bus.ts";
-import { subjectPattern } from "../../bus/bus.ts";
-import { type KeyedSubscription, subscribeKeyed } from "../../bus/keyed.ts";
-import { HANDLER_RETRY, retried, type RetryPolicy } from "../../bus/retry.ts";
-import { billedClientOf, createBillingEvent, type OutboxOptions } from "./billing_outbox.ts";
+import type { OutboxItem } from "../../runtime/store.ts";
+import { createBillingEvent, type OutboxOptions } from "./billing_outbox.ts";
 
 /**
  * The id of the billing event reporting `entry`, or null when the entry is no charge. A note's
@@ -50,31 +46,33 @@ export function resolvedEventIdOf(tenant: string, clientId: string, reference: s
   return eventIdOf("billing.resolved", tenant, clientId, reference);
 }
 
-export interface ChargeEventsOptions extends OutboxOptions {
-  readonly bus: Bus;
-  readonly retry?: RetryPolicy | undefined;
-  /** Where an event that still fails after its retries is reported. */
-  readonly report: (error: unknown, where: string) => void;
-}
-
-/** Makes the charge events of the client accounts' changes (`<env>.*.courier_client.*`). */
+/** Makes the charge events the client accounts' commits put in the `billing_charge` outbox. */
 export class ChargeEvents {
-  readonly #o: ChargeEventsOptions;
-  readonly #changes: KeyedSubscription;
+  readonly #o: OutboxOptions;
+  readonly #release: () => void;
+  readonly #handling = new Set<Promise<void>>();
 
-  constructor(options: ChargeEventsOptions) {
+  constructor(options: OutboxOptions) {
     this.#o = options;
-    // The events of many accounts are made side by side, one account's in order; taken one
-    // change at a time, accounts booking apart fell further behind with each booking.
-    this.#changes = subscribeKeyed(
-      options.bus,
-      subjectPattern(options.runtime.busPrefix, "*", courierClientActor.type),
-      (m) => this.#onChange(m.payload as ActorChange),
+    this.#release = options.runtime.handleOutbox(
+      BILLING_CHARGE_OUTBOX,
+      (item) => this.#tracked(this.#onItem(item)),
     );
   }
 
+  /** Stops taking items (they wait in the outbox) and waits for those being made. */
   async close(): Promise<void> {
-    await this.#changes.close();
+    this.#release();
+    await Promise.all([...this.#handling]);
+  }
+
+  async #tracked(work: Promise<void>): Promise<void> {
+    this.#handling.add(work);
+    try {
+      await work;
+    } finally {
+      this.#handling.delete(work);
+    }
   }
 
   /**
@@ -142,22 +140,10 @@ export class ChargeEvents {
     });
   }
 
-  async #onChange(change: ActorChange): Promise<void> {
-    if (change.type !== courierClientActor.type || !change.snapshot) return;
-    const client = billedClientOf(change.snapshot);
-    if (!client) return;
-    // The events of one change (a busy account's whole batch) are made together, so that their
-    // commits share group commits instead of taking one each, in turn.
-    await Promise.all(change.events.map(async ({ event }) => {
-      try {
-        await retried(
-          () => this.#onEvent(change.tenant, client, event as CourierClientEvent),
-          this.#o.retry ?? HANDLER_RETRY,
-        );
-      } catch (e) {
-        this.#o.report(e, `billing event of ${change.tenant}/${change.id}`);
-      }
-    }));
+  /** One item of the outbox; a failure is thrown (reported by the runtime, made at a sweep). */
+  async #onItem(item: OutboxItem): Promise<void> {
+    const { client, event } = item.payload as BillingChargeItem;
+    await this.#onEvent(item.tenant, client, event);
   }
 
   async #onEvent(tenant: string, client: BilledClient, event: CourierClientEvent): Promise<void> {

@@ -1,16 +1,16 @@
 /**
- * Billing events to the courier's system (courier 2.7, 3.1, 6.1): one event per charge, created
- * from the client accounts' ledger changes on the bus (billing_charges.ts), and one per completed
- * shipment, from the shipments' changes (billing_completions.ts), each handed to the delivery
- * engine as an `outbound_event` actor (billing_outbox.ts). Every id is derived from what the
- * event reports, so a replayed change, a second instance or a sweep creating the same event
- * again changes nothing ("each is sent once").
+ * Billing events to the courier's system (courier 2.7, 3.1, 6.1): one event per charge, ordered
+ * in the outbox of the client account's commit that books it (billing_charges.ts), and one per
+ * completed shipment, from the shipments' changes (billing_completions.ts), each handed to the
+ * delivery engine as an `outbound_event` actor (billing_outbox.ts). Every id is derived from
+ * what the event reports, so an item handed over twice, a second instance or a sweep creating
+ * the same event again changes nothing ("each is sent once").
  *
- * Nothing is lost between the ledger commit and the event: the ledger projector writes each
- * entry's event id beside it in Postgres (and, once a conversion is resolved, its
- * `charge.resolved` event's), and `sweep` re-creates the events of entries whose event never
- * reached the query side (a process that died between the two steps). Nor between a shipment's
- * completion and its event: `sweepCompletions` makes those missing from the query side.
+ * Nothing is lost between the ledger commit and the event: the outbox item is in that commit, and
+ * besides, the ledger projector writes each entry's event id beside it in Postgres (and, once a
+ * conversion is resolved, its `charge.resolved` event's), and `sweep` re-creates the events of
+ * entries whose event never reached the query side. Nor between a shipment's completion and its
+ * event: `sweepCompletions` makes those missing from the query side.
  */
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
@@ -86,7 +86,7 @@ export class BillingEvents {
   constructor(options: BillingEventsOptions) {
     this.#o = options;
     this.#error = reporter(options, "billing events");
-    this.#charges = new ChargeEvents({ ...options, report: this.#error });
+    this.#charges = new ChargeEvents(options);
     this.#completions = new CompletionEvents({ ...options, report: this.#error });
   }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  type BookingChargeReply,
   type ClientSettings,
   type CourierClient,
   courierClientActor,
@@ -9,6 +10,7 @@ import {
   type CourierClientReply,
   type CourierClientState,
   isWithdrawn,
+  keptClientReply,
 } from "../../../actors/courier/courier_client.ts";
 import {
   accountBalances,
@@ -1117,7 +1119,9 @@ Deno.test("client account runtime: a booking's charge and its withdrawal under o
     assert.ok(charged.ok && !isWithdrawn(charged.reply));
     const after = await withdraw("WB2");
     assert.ok(after.ok && after.replayed && !isWithdrawn(after.reply));
-    assert.deepEqual(after.reply, charged.reply);
+    // The charge as kept under the key: what completing the booking reads of it.
+    assert.ok(charged.ok && charged.reply);
+    assert.deepEqual(after.reply, keptClientReply(charged.reply));
     // Sent together, one of them commits first and the other is answered its reply.
     const both = await Promise.all([charge("WB3"), withdraw("WB3")]);
     assert.equal(new Set(both.map((r) => r.ok && isWithdrawn(r.reply))).size, 1);
@@ -1131,6 +1135,70 @@ Deno.test("client account runtime: a booking's charge and its withdrawal under o
     await bus.flush();
     store.close();
   }
+});
+
+Deno.test("client account: a booking's charge is kept small under its key, and its replay reads what completing the booking needs", async () => {
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock: new ManualClock(T0),
+    definitions: [courierClientActor],
+    onError: () => {},
+  });
+  await runtime.start();
+  try {
+    await runtime.ask(courierClientActor, "biz_1", "cli_1", {
+      kind: "create",
+      client: newClient("cli_1", "biz_1", {}),
+      by: "test",
+    });
+    const booking = { prices_reference: "prc_1", dangerous_goods_confirmed: false, by: "u" };
+    const charge = () =>
+      runtime.ask(courierClientActor, "biz_1", "cli_1", {
+        kind: "charge_booking",
+        waybill: "WB1",
+        amount_minor: 8_892,
+        currency: "BWP",
+        service_level: "express",
+        references: {
+          external_customer_code: "C-1",
+          external_billing_reference: null,
+          client_order_reference: "PO-1",
+        },
+        booking,
+        by: "u",
+      }, { idempotencyKey: "charge:WB1", permanent: true });
+    const first = await charge();
+    assert.ok(first.ok && !first.replayed);
+    const whole = first.reply as BookingChargeReply;
+    assert.equal(whole.entry.reference, "WB1", "the first answer is the whole charge");
+    const replay = await charge();
+    assert.ok(replay.ok && replay.replayed);
+    assert.deepEqual(replay.reply, {
+      entry: { created_at: T0 },
+      balances: { settlement_mode: whole.balances.settlement_mode },
+      service_level: "express",
+      booking,
+    });
+    const kept = await runtime.replyUnder(courierClientActor, "cli_1", "charge:WB1");
+    assert.deepEqual(kept?.reply, replay.reply);
+    const keptBytes = JSON.stringify(kept?.reply).length;
+    assert.ok(keptBytes < 200, `kept ${keptBytes} bytes`);
+    assert.ok(JSON.stringify(whole).length > 3 * keptBytes);
+  } finally {
+    await runtime.close();
+    await bus.flush();
+    store.close();
+  }
+});
+
+Deno.test("client account: replies other than a booking's charge are kept whole", () => {
+  const withdrawn = { withdrawn: "WB2" };
+  assert.equal(keptClientReply(withdrawn), withdrawn);
+  assert.equal(keptClientReply(undefined), undefined);
 });
 
 Deno.test("client settings: the settlement mode changes only with the balances settled", () => {

@@ -6,9 +6,9 @@
  */
 import {
   asClient,
-  type BookingChargeReply,
   courierClientActor,
   isWithdrawn,
+  type KeptBookingCharge,
 } from "../../../../actors/courier/courier_client.ts";
 import {
   asOffer,
@@ -177,7 +177,7 @@ async function chargeBooking(
   runtime: ActorRuntime,
   b: { offer: PriceOffer; option: OfferOption; waybill: string; claim: string | null },
   input: BookOfferInput,
-): Promise<BookingChargeReply> {
+): Promise<KeptBookingCharge> {
   const { offer, option, waybill } = b;
   const charged = await runtime.ask(courierClientActor, input.courierId, input.clientId, {
     kind: "charge_booking",
@@ -212,7 +212,8 @@ async function chargeBooking(
     );
   }
   // A retry of a booking charged before a crash: only the option that was charged is booked.
-  const reply = charged.reply as BookingChargeReply;
+  // A replay answers the charge as kept (KeptBookingCharge), a first charge the whole of it.
+  const reply = charged.reply as KeptBookingCharge;
   if (reply.service_level !== undefined && reply.service_level !== option.code) {
     reBooked(reply.service_level, waybill);
   }

@@ -5,8 +5,8 @@
  * itself, its retry, and the sweep that completes a booking stopped after its charge.
  */
 import type {
-  BookingChargeReply,
   CourierClient,
+  KeptBookingCharge,
 } from "../../../../actors/courier/courier_client.ts";
 import {
   type OfferOption,
@@ -31,7 +31,7 @@ export interface ChargedBooking {
   readonly option: OfferOption;
   readonly client: CourierClient;
   /** The charge as the account kept it (undefined: kept in an older shape). */
-  readonly charge: BookingChargeReply | undefined;
+  readonly charge: KeptBookingCharge | undefined;
   readonly waybill: string;
   readonly dangerousGoodsConfirmed: boolean;
   /** Who booked (audit). */

@@ -6,9 +6,9 @@
  */
 import {
   asClient,
-  type BookingChargeReply,
   courierClientActor,
   isWithdrawn,
+  type KeptBookingCharge,
 } from "../../../../actors/courier/courier_client.ts";
 import { asOffer, priceOfferActor } from "../../../../actors/courier/price_offer.ts";
 import { shipmentActor } from "../../../../actors/courier/shipment/mod.ts";
@@ -37,7 +37,7 @@ export async function completeStalledBooking(
   const kept = await runtime.replyUnder(courierClientActor, clientId, chargeKeyOf(waybill));
   // A withdrawn charge took nothing: there is no booking to complete (withdrawStopped).
   if (isWithdrawn(kept?.reply)) return false;
-  const charge = kept?.reply as BookingChargeReply | undefined;
+  const charge = kept?.reply as KeptBookingCharge | undefined;
   const origin = charge?.booking;
   const serviceLevel = charge?.service_level;
   // A charge kept before its request was recorded is completed by the client's retry only.

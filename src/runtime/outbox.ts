@@ -1,0 +1,206 @@
+/**
+ * Durable outboxes (STYLE "the transactional outbox"): the items an actor's events add
+ * (ActorDefinition.outbox) are written in the same commit as the events, handed to their outbox's
+ * handler once committed, and removed when it is done. A crash between the commit and the
+ * handling, or a handler that fails, leaves the item stored: the sweep (at start and every
+ * OUTBOX_SWEEP_MS) hands it over again. So an item may be handled twice (a crash after its handler,
+ * before its removal): every handler is idempotent. In one process an item is never handled twice
+ * at once: a sweep that finds an item being handled waits for that handling.
+ */
+import {
+  OUTBOX_DRAINS_MAX,
+  OUTBOX_SWEEP_ITEMS_MAX,
+  OUTBOX_SWEEP_ROUNDS_MAX,
+  OUTBOX_WAITING_MAX,
+} from "../limits.ts";
+import type { ActorStore, OutboxItem } from "./store.ts";
+
+/** Does what an item asks; throws when it could not (the item stays for the sweep). */
+export type OutboxHandler = (item: OutboxItem) => Promise<void>;
+
+export class Outboxes {
+  readonly #store: ActorStore;
+  readonly #onError: (error: unknown, where: string) => void;
+  /** The handlers of each outbox, the latest last: it handles the outbox (register). */
+  readonly #handlers = new Map<string, OutboxHandler[]>();
+  /** Items being handled or waiting for a slot, by key: whether each was handled. */
+  readonly #inflight = new Map<string, Promise<boolean>>();
+  /**
+   * Keys of items this process handled and removed lately (oldest first, bounded): a sweep whose
+   * read was made before a removal does not hand the item over again.
+   */
+  readonly #removed = new Set<string>();
+  #active = 0;
+  #begun = 0;
+  readonly #slots: (() => void)[] = [];
+  /** Handled items to remove, in one store write for many. */
+  #toRemove: { item: OutboxItem; done: () => void; fail: (e: unknown) => void }[] = [];
+  #removing = false;
+  #sweep: Promise<number> | null = null;
+  #closed = false;
+
+  constructor(options: {
+    store: ActorStore;
+    onError: (error: unknown, where: string) => void;
+  }) {
+    this.#store = options.store;
+    this.#onError = options.onError;
+  }
+
+  /** Handlings begun, ever (see ActorRuntime.outboxHandlings). */
+  get begun(): number {
+    return this.#begun;
+  }
+
+  /**
+   * Names the handler of one outbox; its stored items are found by the next sweep. A later
+   * handler takes over until it is released (a second instance of a reactor, in tests); the
+   * answer releases this one, and then its items wait in the store for the next handler.
+   */
+  register(outbox: string, handler: OutboxHandler): () => void {
+    const handlers = this.#handlers.get(outbox) ?? [];
+    this.#handlers.set(outbox, [...handlers, handler]);
+    return () => {
+      const left = (this.#handlers.get(outbox) ?? []).filter((h) => h !== handler);
+      if (left.length > 0) this.#handlers.set(outbox, left);
+      else this.#handlers.delete(outbox);
+    };
+  }
+
+  /** Resolves once no item is being handled (every handling begun before has ended). */
+  async idle(): Promise<void> {
+    while (this.#inflight.size > 0 || this.#sweep !== null) {
+      await Promise.all([this.#sweep, ...this.#inflight.values()]);
+    }
+  }
+
+  /** Items just committed are handled now (an outbox with no handler keeps them). */
+  committed(items: readonly OutboxItem[]): void {
+    for (const item of items) void this.#start(item);
+  }
+
+  /**
+   * Hands every stored item of every handled outbox to its handler; answers how many were
+   * handled. One sweep at a time: a caller during a sweep waits for it.
+   */
+  sweep(): Promise<number> {
+    this.#sweep ??= this.#sweepAll().finally(() => {
+      this.#sweep = null;
+    });
+    return this.#sweep;
+  }
+
+  /** Stops taking items and waits for those being handled (the rest stay stored). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#sweep;
+    await Promise.all([...this.#inflight.values()]);
+  }
+
+  async #sweepAll(): Promise<number> {
+    let handled = 0;
+    for (const outbox of [...this.#handlers.keys()]) {
+      // An item that failed this sweep is not tried again until the next one.
+      const tried = new Set<string>();
+      for (let round = 0; round < OUTBOX_SWEEP_ROUNDS_MAX && !this.#closed; round++) {
+        const items = await this.#store.outboxItems(outbox, OUTBOX_SWEEP_ITEMS_MAX);
+        const fresh = items.filter((i) => !tried.has(keyOf(i)));
+        if (fresh.length === 0) break;
+        for (const i of fresh) tried.add(keyOf(i));
+        const done = await Promise.all(fresh.map((i) => this.#start(i)));
+        handled += done.filter(Boolean).length;
+        if (items.length < OUTBOX_SWEEP_ITEMS_MAX) break;
+      }
+    }
+    return handled;
+  }
+
+  /** The item's handling, begun now or already under way; false when not handled. */
+  #start(item: OutboxItem): Promise<boolean> {
+    const key = keyOf(item);
+    const known = this.#inflight.get(key);
+    if (known) return known;
+    if (this.#removed.has(key)) return Promise.resolve(true);
+    const handler = this.#handlers.get(item.outbox)?.at(-1);
+    // Past the bound the item waits in the store, where the sweep finds it.
+    if (!handler || this.#closed || this.#inflight.size >= OUTBOX_WAITING_MAX) {
+      return Promise.resolve(false);
+    }
+    this.#begun++;
+    const handling = this.#slot()
+      .then(() => this.#handle(handler, item))
+      .finally(() => {
+        this.#inflight.delete(key);
+        this.#release();
+      });
+    this.#inflight.set(key, handling);
+    return handling;
+  }
+
+  async #handle(handler: OutboxHandler, item: OutboxItem): Promise<boolean> {
+    try {
+      await handler(item);
+    } catch (e) {
+      this.#onError(e, `outbox ${item.outbox} ${item.type} ${item.id} ${item.seq}`);
+      return false;
+    }
+    try {
+      await this.#remove(item);
+    } catch (e) {
+      // Handled, still stored: the sweep hands it over again, which the handler takes calmly.
+      this.#onError(e, `outbox ${item.outbox}: removing`);
+    }
+    return true;
+  }
+
+  #slot(): Promise<void> {
+    if (this.#active < OUTBOX_DRAINS_MAX) {
+      this.#active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#slots.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#slots.shift();
+    if (next) next(); // the slot passes on
+    else this.#active--;
+  }
+
+  /** Removes a handled item, with the others handled meanwhile, in one store write. */
+  #remove(item: OutboxItem): Promise<void> {
+    return new Promise((done, fail) => {
+      this.#toRemove.push({ item, done, fail });
+      if (!this.#removing) void this.#removeWaiting();
+    });
+  }
+
+  async #removeWaiting(): Promise<void> {
+    this.#removing = true;
+    while (this.#toRemove.length > 0) {
+      const batch = this.#toRemove;
+      this.#toRemove = [];
+      try {
+        await this.#store.removeOutboxItems(batch.map((r) => r.item));
+        for (const r of batch) {
+          this.#remember(keyOf(r.item));
+          r.done();
+        }
+      } catch (e) {
+        for (const r of batch) r.fail(e);
+      }
+    }
+    this.#removing = false;
+  }
+
+  #remember(key: string): void {
+    this.#removed.add(key);
+    if (this.#removed.size > OUTBOX_WAITING_MAX) {
+      this.#removed.delete(this.#removed.values().next().value!);
+    }
+  }
+}
+
+function keyOf(i: OutboxItem): string {
+  return `${i.outbox}\u0000${i.type}\u0000${i.id}\u0000${i.seq}\u0000${i.n}`;
+}
