@@ -6,7 +6,18 @@ export interface PlatformSettings {
   readonly price_hold_minutes: number;
   /** spec: business 3.1: prep orders are offered this many minutes before ready (default 12). */
   readonly prep_offer_lead_minutes: number;
+  /**
+   * Ports besides 443 that webhook and billing endpoint addresses may use (default none),
+   * checked when an address is saved and at every delivery attempt (src/outbound/url_guard.ts).
+   */
+  readonly webhook_ports: readonly number[];
 }
+
+const DEFAULTS: PlatformSettings = {
+  price_hold_minutes: 30,
+  prep_offer_lead_minutes: 12,
+  webhook_ports: [],
+};
 
 export const PLATFORM_TENANT = "platform";
 export const PLATFORM_SETTINGS_ID = "settings";
@@ -29,7 +40,9 @@ export const platformSettingsActor: ActorDefinition<
 > = {
   type: "platform_settings",
   version: 1,
-  initial: { price_hold_minutes: 30, prep_offer_lead_minutes: 12 },
+  initial: DEFAULTS,
+  // Settings stored before a setting existed take its default.
+  load: (stored) => ({ ...DEFAULTS, ...(stored as Partial<PlatformSettings>) }),
   decide(_state, command) {
     switch (command.kind) {
       case "change":

@@ -15,6 +15,7 @@ import {
 import { weakPasswordReason } from "../../src/domain/passwords.ts";
 import { PASSWORD_CHARS_MIN } from "../../src/limits.ts";
 import { checkWebhookUrl } from "../../src/outbound/url_guard.ts";
+import { webhookUrlRules } from "../../src/platform/flows/webhook_urls.ts";
 import { newId } from "../../src/runtime/ids.ts";
 import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import {
@@ -250,7 +251,7 @@ export function clientApiRoutes(api: Api): void {
     const p = requireClientAdmin(c, "set the webhook");
     const env = c.get("env");
     // spec: courier 8: public HTTPS only (and checked again, after DNS, at every attempt).
-    const verdict = checkWebhookUrl(body.url, { allowLoopback: env.allowLoopbackWebhooks });
+    const verdict = checkWebhookUrl(body.url, await webhookUrlRules(env));
     if (!verdict.ok) throw validationFailed([{ path: "url", message: verdict.message }]);
     const secret = newSecret("whsec_");
     const keyId = newId("whk");

@@ -22,6 +22,7 @@ import { creditWallet } from "../../src/platform/flows/wallet.ts";
 import { listDeferredWork } from "../../src/platform/queries/deferred_work.ts";
 import { listParkedChanges } from "../../src/platform/queries/parked_changes.ts";
 import { ALL_SCOPES } from "../../src/platform/rules/scopes.ts";
+import { unsafePort, WEBHOOK_PORTS_MAX } from "../../src/outbound/webhook_ports.ts";
 import { PatchBusiness, Scope } from "../../src/platform/schemas.ts";
 import {
   BusinessCreatedAnswer,
@@ -208,24 +209,45 @@ function credentialRoutes(api: Api): void {
   });
 }
 
+/**
+ * The ports webhook addresses may use besides 443: the whole list, replacing the one before (`[]`
+ * allows none). Never a port a request from inside could harm (webhook_ports.ts).
+ */
+const WebhookPorts = z.array(
+  z.number().int().superRefine((port, ctx) => {
+    const why = unsafePort(port);
+    if (why !== null) ctx.addIssue({ code: "custom", message: `${why}: ${port}` });
+  }),
+).max(WEBHOOK_PORTS_MAX).openapi({
+  description: "Ports besides 443 that webhook and billing endpoint URLs may use, checked when " +
+    "an address is saved and at every delivery attempt; the whole list (`[]`: none). Refused: " +
+    "ports below 1024 (443 needs no allowing) and the ports of data stores, brokers and control " +
+    "planes (22, 25, 2375, 3306, 5432, 6379, 6443, 9200, 11211, 27017...)",
+  example: [8443],
+});
+
 /** The service's own settings and its manual clock. */
 function serviceRoutes(api: Api): void {
   define(api, {
     method: "put",
     path: "/operator/settings",
-    summary: "Service settings: price hold and prep offer lead, in minutes",
+    summary: "Service settings: price hold and prep offer lead, in minutes; webhook ports",
     tag,
     security,
     middleware,
     body: z.object({
       price_hold_minutes: z.number().int().min(1).max(24 * 60),
       prep_offer_lead_minutes: z.number().int().min(0).max(24 * 60),
+      webhook_ports: WebhookPorts,
     }).partial(),
     response: PlatformSettingsAnswer,
   }, async (c, { body }) => {
     const settings = await ask(c, platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
       kind: "change",
-      changes: stripUndefined(body),
+      changes: stripUndefined({
+        ...body,
+        webhook_ports: body.webhook_ports && distinct(body.webhook_ports).sort((a, b) => a - b),
+      }),
       by: "operator",
     });
     return ok(c, settings);

@@ -78,4 +78,10 @@ export interface ActorChange {
   readonly version: number;
   readonly events: readonly { seq: number; at: number; event: unknown }[];
   readonly snapshot?: unknown;
+  /**
+   * The request whose commands made the change, when one did (X-Request-Id): reactors work on it
+   * in that request's scope (keyed.ts), so what they make names it too. Not kept in the store: a
+   * change published again after a crash names none.
+   */
+  readonly request_id?: string;
 }

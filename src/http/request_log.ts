@@ -7,6 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
+import { inRequest } from "../observe/request_scope.ts";
 import type { AppEnv, Environment } from "./context.ts";
 
 /** A request id the caller may choose: short, and nothing a log reader could be fooled by. */
@@ -29,7 +30,8 @@ export function observeRequests(
     // Read back from the context, never from `c.res`: touching it before the handler answers
     // makes Hono build a response, then copy it into the handler's (two more a request).
     (c as Context<AppEnv>).set("requestId", requestId);
-    await next();
+    // The commands it asks carry its id on to what follows them (an outbound attempt's line).
+    await inRequest(requestId, next);
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;

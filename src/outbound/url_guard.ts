@@ -1,15 +1,29 @@
 /**
  * Webhook addresses must be public HTTPS: no credentials, no private, loopback, link-local or
- * metadata address (shopping 2.1; courier 4.6). `checkWebhookUrl` checks the address as written
+ * metadata address (shopping 2.1; courier 4.6), on port 443 or another the operator allows
+ * (never an unsafe one: webhook_ports.ts). `checkWebhookUrl` checks the address as written
  * (when it is saved); `checkDeliveryTarget` repeats that and checks every address the name
  * resolves to, at every delivery attempt, so a name that later points inward (DNS rebinding) is
  * refused.
  */
 
+import { portAllowed } from "./webhook_ports.ts";
+
 export type UrlVerdict = { readonly ok: true; readonly url: URL } | {
   readonly ok: false;
   readonly message: string;
 };
+
+/** What an address is checked against, beside the fixed rules. */
+export interface UrlRules {
+  /** ALLOW_LOOPBACK_WEBHOOKS: http://127.0.0.1 and http://localhost (tests, local runs). */
+  readonly allowLoopback: boolean;
+  /**
+   * Ports besides 443 the operator allows (PUT /operator/settings `webhook_ports`). A port
+   * `unsafePort` names is refused even if listed.
+   */
+  readonly allowedPorts?: readonly number[] | undefined;
+}
 
 /** A resolver: every A and AAAA address of a host name. */
 export type Resolve = (host: string) => Promise<string[]>;
@@ -60,7 +74,7 @@ const LOOPBACK_ADDRESSES = ["127.0.0.1", "::1"];
  * Checks an address as written. On success `url.href` is what was checked, and what is kept: the
  * URL parser drops tabs and line breaks and normalizes, so the text as sent is never stored.
  */
-export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }): UrlVerdict {
+export function checkWebhookUrl(raw: string, options: UrlRules): UrlVerdict {
   // Control characters: the parser would drop some silently (a kept `\n` reaches a log or a
   // header), so the address is refused rather than half-read.
   // deno-lint-ignore no-control-regex
@@ -81,9 +95,13 @@ export function checkWebhookUrl(raw: string, options: { allowLoopback: boolean }
   const host = hostOf(url);
   if (isAllowedLoopback(url, options)) return { ok: true, url };
   if (url.protocol !== "https:") return { ok: false, message: `must be https: ${url.protocol}` };
-  // spec: courier 8, public HTTPS: the HTTPS port (an explicit :443 is dropped by the parser).
-  if (url.port !== "") {
-    return { ok: false, message: `must use the HTTPS port (443): ${url.port}` };
+  // spec: courier 8, public HTTPS: the HTTPS port (an explicit :443 is dropped by the parser),
+  // or another the operator allows.
+  if (url.port !== "" && !portAllowed(Number(url.port), options)) {
+    return {
+      ok: false,
+      message: `must use the HTTPS port (443) or a port the operator allows: ${url.port}`,
+    };
   }
   if (isPrivateAddress(host)) return { ok: false, message: `not a public address: ${host}` };
   if (!isIpLiteral(host)) {
@@ -111,9 +129,9 @@ function nonPublicName(host: string): string | null {
  */
 export async function checkDeliveryTarget(
   raw: string,
-  options: { allowLoopback: boolean; resolve?: Resolve },
+  options: UrlRules & { resolve?: Resolve | undefined },
 ): Promise<UrlVerdict & { addresses?: string[] }> {
-  const verdict = checkWebhookUrl(raw, { allowLoopback: options.allowLoopback });
+  const verdict = checkWebhookUrl(raw, options);
   if (!verdict.ok) return verdict;
   const { url } = verdict;
   const host = hostOf(url);

@@ -11,6 +11,7 @@ import type { Feature, FeatureDeps } from "../feature.ts";
 import { DeliveryHooks } from "./delivery_hooks.ts";
 import { DeferredWorks } from "./reactors/deferred.ts";
 import { OutboundDelivery } from "./reactors/deliver.ts";
+import { webhookPorts } from "./flows/webhook_urls.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
 import { startPlatformReadTables } from "./queries/read_tables.ts";
 import { startCredentialCache } from "./auth/credential_cache.ts";
@@ -52,6 +53,7 @@ export const platformFeature: Feature = {
       dataKey: deps.dataKey,
       clock: deps.clock,
       allowLoopback: deps.allowLoopbackWebhooks,
+      allowedPorts: () => webhookPorts(runtime),
       log: deps.log,
       metrics: deps.metrics,
       ...delivery.callbacks(),

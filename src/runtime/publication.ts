@@ -16,6 +16,8 @@ export interface Committed {
   readonly version: number;
   readonly events: readonly StoredEvent[];
   readonly state: unknown;
+  /** The request its commands came from, if one did (ActorChange.request_id). */
+  readonly requestId?: string | undefined;
 }
 
 export function publishChange(bus: Bus, busPrefix: string, c: Committed): Promise<void> {
@@ -30,6 +32,7 @@ export function publishChange(bus: Bus, busPrefix: string, c: Committed): Promis
       ? []
       : c.events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
     ...(def.project ? snapshotOf(def.project(c.state)) : {}),
+    ...(c.requestId === undefined ? {} : { request_id: c.requestId }),
   };
   return bus.publish(subjectOf(busPrefix, tenant, key.type, key.id), change);
 }

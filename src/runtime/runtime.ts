@@ -18,6 +18,7 @@ import {
   type CommandOf,
   type ReplyOf,
 } from "./actor.ts";
+import { currentRequestId, inRequest } from "../observe/request_scope.ts";
 import { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
@@ -358,6 +359,7 @@ export class ActorRuntime {
         permanent: options.permanent ?? false,
         fresh: options.fresh ?? false,
         timer: undefined,
+        requestId: currentRequestId(),
         resolve,
         reject,
       });
@@ -393,7 +395,9 @@ export class ActorRuntime {
   #run(cell: Cell): void {
     if (cell.running) return;
     cell.running = true;
-    this.#drain(cell)
+    // Outside the asker's request: the turn answers other requests too, and the subscribers its
+    // publication reaches in process would take them for this one's.
+    inRequest(undefined, () => this.#drain(cell))
       .catch((e) => this.#onError(e, `${cell.key.type} ${cell.key.id}`))
       .finally(() => {
         cell.running = false;

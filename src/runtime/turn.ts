@@ -176,6 +176,7 @@ export class Turns {
         version: write.record.seq,
         events: plan.events,
         state: plan.state,
+        requestId: requestOf(batch),
       }).catch((e) => {
         // Kept off the bus: the marker must not go until it is published again.
         cell.publishFailed = true;
@@ -192,6 +193,12 @@ function claimsOf(def: AnyActorDefinition, write: ActorWrite): { index: string; 
   const unique = def.uniqueIndexes;
   if (!unique || write.indexSet.length === 0) return [];
   return write.indexSet.filter((i) => unique.includes(i.index));
+}
+
+/** The request the batch came from; none when its commands came from several (or none). */
+function requestOf(batch: readonly Envelope[]): string | undefined {
+  const first = batch[0]?.requestId;
+  return batch.every((e) => e.requestId === first) ? first : undefined;
 }
 
 function settle(batch: Envelope[], outcomes: Outcome[]): void {

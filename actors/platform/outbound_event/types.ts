@@ -76,6 +76,8 @@ export interface OutboundEvent {
    * the outbox by client); absent on events made before it was kept.
    */
   readonly client_id?: string;
+  /** The request that caused the event (X-Request-Id), for its attempts' log lines. */
+  readonly request_id?: string;
   readonly status: OutboundStatus;
   readonly created_at: number;
   /** The latest attempts, oldest first, at most ATTEMPT_HISTORY_MAX. */
@@ -118,6 +120,7 @@ export interface NewOutboundEvent {
   readonly recipient?: Recipient;
   readonly entry?: EntryLink | null;
   readonly client_id?: string;
+  readonly request_id?: string;
 }
 
 export type OutboundEventCommand =

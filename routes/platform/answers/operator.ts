@@ -118,6 +118,10 @@ export const PlatformSettingsAnswer = z.object({
   prep_offer_lead_minutes: z.number().int().openapi({
     description: "How many minutes before it is ready a prep order is offered to drivers",
   }),
+  webhook_ports: z.array(z.number().int()).openapi({
+    description: "Ports besides 443 that webhook and billing endpoint URLs may use",
+    example: [8443],
+  }),
 }).openapi("PlatformSettings");
 
 export const ClockAnswer = z.object({

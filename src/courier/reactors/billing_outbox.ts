@@ -7,6 +7,7 @@
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
 import type { BilledClient } from "../rules/billing_events.ts";
+import { causedBy } from "../../observe/request_scope.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
 
@@ -47,6 +48,7 @@ export async function createBillingEvent(o: OutboxOptions, e: BillingEventMade):
       entry: e.entry === null ? null : { client_id: e.clientId, ...e.entry },
       // spec: courier 4.3: a completion is its shipment's client's too, for the outbox by client.
       client_id: e.clientId,
+      ...causedBy(),
     },
     endpoint_missing: target === null,
     // Derived from a change heard now: new unless the change is heard again, when the

@@ -15,6 +15,7 @@ import { type LoggedShipmentEvent, shipmentActor } from "../../../actors/courier
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../rules/billing_events.ts";
+import { causedBy } from "../../observe/request_scope.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 
@@ -85,6 +86,7 @@ async function emitStage(
         data: stage,
       }),
       recipient: { kind: "client", client_id: client.id },
+      ...causedBy(),
     },
   }, { fresh: true }); // derived from a stage heard now (see billing_events.ts)
   if (!created.ok && created.code !== "exists_with_different_body") {

@@ -9,6 +9,7 @@ import { formatMinor, toMinor } from "../../domain/money.ts";
 import { stripUndefined } from "../../domain/objects.ts";
 import type { Deps } from "../../environment.ts";
 import { checkWebhookUrl } from "../../outbound/url_guard.ts";
+import { webhookUrlRules } from "./webhook_urls.ts";
 import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { type BusinessPrincipal, principalName } from "../identity.ts";
@@ -42,9 +43,7 @@ export async function changeProfile(
   }
   let checked: { webhook_url?: string } = {};
   if (input.webhook_url) {
-    const verdict = checkWebhookUrl(input.webhook_url, {
-      allowLoopback: deps.allowLoopbackWebhooks,
-    });
+    const verdict = checkWebhookUrl(input.webhook_url, await webhookUrlRules(deps));
     if (!verdict.ok) {
       throw new Refused(invalidFields([{ path: "webhook_url", message: verdict.message }]));
     }

@@ -65,6 +65,8 @@ export interface OutboundDeliveryOptions
   readonly clock: Clock;
   /** ALLOW_LOOPBACK_WEBHOOKS: http://127.0.0.1 and http://localhost targets (tests, local runs). */
   readonly allowLoopback: boolean;
+  /** The ports the operator allows besides 443, read at every attempt (none when absent). */
+  readonly allowedPorts?: () => Promise<readonly number[]>;
   /** Sends one attempt; defaults to `pinnedPost`, connecting to the addresses just checked. */
   readonly send?: SendFn;
   /** DNS for the per-attempt target check; defaults to the system resolver. */
@@ -111,6 +113,7 @@ export class OutboundDelivery {
       dataKey: options.dataKey,
       clock: options.clock,
       allowLoopback: options.allowLoopback,
+      allowedPorts: options.allowedPorts,
       send: options.send ?? ((request) => pinnedPost(request)),
       resolve: options.resolve,
       targets: options.targets,

@@ -35,6 +35,8 @@ export interface AttemptDeps {
   readonly clock: Clock;
   /** ALLOW_LOOPBACK_WEBHOOKS: http://127.0.0.1 and http://localhost targets (tests, local runs). */
   readonly allowLoopback: boolean;
+  /** The ports the operator allows besides 443, read at every attempt (none when absent). */
+  readonly allowedPorts?: (() => Promise<readonly number[]>) | undefined;
   readonly send: SendFn;
   /** DNS for the per-attempt target check; defaults to the system resolver. */
   readonly resolve?: Resolve | undefined;
@@ -57,10 +59,18 @@ export async function sendAttempt(
     return failed(null, `target_lookup_failed: ${messageOf(e)}`);
   }
   if (target === null) return { result: "no_endpoint" };
-  // Checked again at every attempt: a name may have been pointed inward since it was saved.
+  let allowedPorts: readonly number[];
+  try {
+    allowedPorts = (await deps.allowedPorts?.()) ?? [];
+  } catch (e) {
+    return failed(null, `settings_lookup_failed: ${messageOf(e)}`);
+  }
+  // Checked again at every attempt: a name may have been pointed inward since it was saved, and
+  // the operator may have removed the port it uses.
   const verdict = await checkDeliveryTarget(target.url, {
     allowLoopback: deps.allowLoopback,
-    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    allowedPorts,
+    resolve: deps.resolve,
   });
   if (!verdict.ok) return failed(null, `url_refused: ${verdict.message}`);
   let headers: Record<string, string>;

@@ -3,9 +3,10 @@
  * the attempt, its outcome; a failure's kind, never its text, which may quote the target's
  * address, nor the body or the signature), and the count of attempts by outcome.
  *
- * The request that caused the event is not named: events are made by reactors from commits, long
- * after and apart from the request, and carry no request id. The event id is the link: the
- * tenant's API shows it with the resource it concerns.
+ * The request that caused the event is named when the event was made in its scope (a reactor at
+ * work on the change the request's commands made: src/observe/request_scope.ts); an event made
+ * otherwise (a sweep, a change republished after a crash) names none. The event id is the other
+ * link: the tenant's API shows it with the resource it concerns.
  */
 import type { AttemptOutcome, OutboundEvent } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Logger } from "../../observe/log.ts";
@@ -19,7 +20,7 @@ export interface AttemptObserver {
 export function observeAttempt(
   o: AttemptObserver,
   tenant: string,
-  event: Pick<OutboundEvent, "event_id" | "event_type" | "stream">,
+  event: Pick<OutboundEvent, "event_id" | "event_type" | "stream" | "request_id">,
   attemptId: string | null,
   outcome: AttemptOutcome,
 ): void {
@@ -31,6 +32,7 @@ export function observeAttempt(
     event_type: event.event_type,
     stream: event.stream,
     attempt_id: attemptId,
+    request_id: event.request_id ?? null,
     outcome: outcome.result,
     ...(outcome.result === "no_endpoint" ? {} : { http_status: outcome.http_status }),
     ...(outcome.result === "failed" ? { failure: failureKind(outcome.error) } : {}),

@@ -15,7 +15,11 @@ Deno.test("platform settings: the defaults are the documents' (price hold 30, pr
   const h = new ActorHarness(platformSettingsActor);
   const got = h.must({ kind: "get" });
   assert.deepEqual(got.events, []);
-  assert.deepEqual(got.reply, { price_hold_minutes: 30, prep_offer_lead_minutes: 12 });
+  assert.deepEqual(got.reply, {
+    price_hold_minutes: 30,
+    prep_offer_lead_minutes: 12,
+    webhook_ports: [],
+  });
 });
 
 Deno.test("platform settings: a change records what changed and by whom, and keeps the rest", () => {
@@ -26,11 +30,29 @@ Deno.test("platform settings: a change records what changed and by whom, and kee
     changes: { price_hold_minutes: 45 },
     by: "operator",
   }]);
-  assert.deepEqual(step.reply, { price_hold_minutes: 45, prep_offer_lead_minutes: 12 });
+  assert.deepEqual(step.reply, {
+    price_hold_minutes: 45,
+    prep_offer_lead_minutes: 12,
+    webhook_ports: [],
+  });
   h.must({ kind: "change", changes: { prep_offer_lead_minutes: 0 }, by: "operator" });
-  assert.deepEqual(h.state, { price_hold_minutes: 45, prep_offer_lead_minutes: 0 });
+  h.must({ kind: "change", changes: { webhook_ports: [8443] }, by: "operator" });
+  assert.deepEqual(h.state, {
+    price_hold_minutes: 45,
+    prep_offer_lead_minutes: 0,
+    webhook_ports: [8443],
+  });
   assert.deepEqual(platformSettingsActor.project!(h.state), h.state);
-  assert.deepEqual(kinds(h.log), ["platform_settings_changed", "platform_settings_changed"]);
+  assert.deepEqual(kinds(h.log), [
+    "platform_settings_changed",
+    "platform_settings_changed",
+    "platform_settings_changed",
+  ]);
+});
+
+Deno.test("platform settings: settings stored before webhook_ports existed load with none allowed", () => {
+  const stored = { price_hold_minutes: 45, prep_offer_lead_minutes: 5 };
+  assert.deepEqual(platformSettingsActor.load!(stored, 1), { ...stored, webhook_ports: [] });
 });
 
 Deno.test("platform settings: the state is the defaults overlaid by every change in order", () => {
@@ -38,6 +60,7 @@ Deno.test("platform settings: the state is the defaults overlaid by every change
     {
       price_hold_minutes: fc.integer({ min: 1, max: 1_440 }),
       prep_offer_lead_minutes: fc.integer({ min: 0, max: 1_440 }),
+      webhook_ports: fc.array(fc.integer({ min: 1024, max: 65_535 }), { maxLength: 3 }),
     },
     { requiredKeys: [] },
   );

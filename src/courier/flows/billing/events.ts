@@ -10,6 +10,7 @@ import {
 } from "../../../../actors/platform/outbound_event/mod.ts";
 import { REPORTED_STATES } from "../../../platform/rules/export_state.ts";
 import { checkWebhookUrl } from "../../../outbound/url_guard.ts";
+import { webhookUrlRules } from "../../../platform/flows/webhook_urls.ts";
 import { attemptWaitingEvents } from "../../reactors/delivery_targets.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
@@ -99,7 +100,7 @@ export async function setBillingEndpoint(
   let url = sent?.trim() || null;
   if (url !== null) {
     // Checked again, after DNS, at every attempt (url_guard.ts); what was checked is kept.
-    const verdict = checkWebhookUrl(url, { allowLoopback: deps.allowLoopbackWebhooks });
+    const verdict = checkWebhookUrl(url, await webhookUrlRules(deps));
     if (!verdict.ok) refuseField("url", verdict.message);
     else url = verdict.url.href;
   }

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { clientKey, DOMESTIC, newClient, newCourier, topUp } from "../../helpers/courier.ts";
+import { logLines } from "../../helpers/log_lines.ts";
+import { startReceiver } from "../../helpers/receiver.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+
+Deno.test("outbound log: a booking's webhook attempt names the booking request's X-Request-Id", async () => {
+  const receiver = startReceiver();
+  const log = logLines();
+  try {
+    await withTestEnv(async (t) => {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500.00");
+      const hook = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: receiver.url },
+      });
+      assert.equal(hook.status, 201);
+      const prices = await t.call("POST", "/client/prices", {
+        headers: { ...clientKey(client), "X-Request-Id": "prices-1" },
+        body: DOMESTIC,
+      });
+      assert.equal(prices.status, 200);
+      const booked = await t.call("POST", "/client/book", {
+        headers: { ...clientKey(client), "X-Request-Id": "abc" },
+        body: {
+          prices_reference: prices.body.data.prices_reference,
+          service_level: "express",
+          dangerous_goods_confirmed: false,
+        },
+      });
+      assert.equal(booked.status, 201);
+      assert.equal(booked.headers.get("X-Request-Id"), "abc");
+      for (let i = 0; i < 50 && receiver.deliveries.length === 0; i++) {
+        await t.settle();
+        await t.env.pump();
+      }
+      assert.equal(receiver.deliveries.length, 1);
+      const attempts = log.all().filter((l) => l.event === "outbound_attempt");
+      assert.deepEqual(
+        attempts.map((l) => [l.stream, l.outcome, l.request_id]),
+        [["client_webhook", "delivered", "abc"]],
+      );
+      assert.equal(
+        receiver.deliveries[0]!.headers.get("X-Service-Delivery"),
+        attempts[0]!.event_id,
+      );
+      // The request id rides on the event, not in the body sent.
+      assert.ok(!receiver.deliveries[0]!.body.includes("abc"));
+    }, { log: log.destination });
+  } finally {
+    await receiver.close();
+  }
+});
