@@ -3,6 +3,8 @@ import { parseCatalogue } from "../../../src/business/rules/catalogue.ts";
 import { DEFAULT_CATALOGUE } from "../../../src/business/rules/default_catalogue.ts";
 import { priceTrip } from "../../../src/business/rules/fare.ts";
 import { decimal } from "../../../src/domain/money.ts";
+import { FareEstimateAnswer } from "../../../routes/business/answers/reference_data.ts";
+import { documented } from "../../helpers/documented.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 
 const ESTIMATE = "/business/trip/fare-estimate";
@@ -24,7 +26,7 @@ Deno.test("fare estimate: answers the calculator's fare with the resolved vehicl
     const r = await t.call("GET", url({ ...TRIP, vehicle_type_id: "2", stops: "-24.63,25.92" }), {
       key: b.api_key,
     });
-    assert.equal(r.status, 200);
+    documented(FareEstimateAnswer, r, 200, "fare estimate");
     const parsed = parseCatalogue(DEFAULT_CATALOGUE);
     assert.ok(parsed.ok);
     const expected = priceTrip(
@@ -69,7 +71,7 @@ Deno.test("fare estimate: a vehicle too small for the goods follows each account
     assert.equal(patched.status, 200);
     const heavy = url({ ...TRIP, vehicle_type_id: "2", parcel_weight_kg: "400" });
     const up = await t.call("GET", heavy, { key: upgrading.api_key });
-    assert.equal(up.status, 200);
+    documented(FareEstimateAnswer, up, 200, "upgraded fare estimate");
     assert.equal(up.body.data.vehicle_class.name, "Panel van");
     assert.equal(up.body.data.vehicle_upgraded, true);
     assert.equal(up.body.data.parcel_size, "oversized");

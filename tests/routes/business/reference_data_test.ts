@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { DEFAULT_CATALOGUE } from "../../../src/business/rules/default_catalogue.ts";
+import {
+  CatalogueAnswer,
+  ParcelSizeAnswer,
+  VehicleTypeAnswer,
+  ZoneAnswer,
+} from "../../../routes/business/answers/reference_data.ts";
+import { documented } from "../../helpers/documented.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { z } from "../../../src/http/route.ts";
 import { invite, login } from "./account_fixtures.ts";
 
 const PATHS = ["/business/vehicle-types", "/business/parcel-sizes", "/business/zones"];
@@ -18,7 +26,7 @@ Deno.test("reference data: the default catalogue names vehicles, bands and zones
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
     const vehicles = await t.call("GET", "/business/vehicle-types", { key: b.api_key });
-    assert.equal(vehicles.status, 200);
+    documented(z.array(VehicleTypeAnswer), vehicles, 200, "vehicle types");
     assert.deepEqual(vehicles.body.data[1], {
       id: 2,
       name: "Car",
@@ -30,6 +38,7 @@ Deno.test("reference data: the default catalogue names vehicles, bands and zones
       load_height_cm: 50,
     });
     const sizes = await t.call("GET", "/business/parcel-sizes", { key: b.api_key });
+    documented(z.array(ParcelSizeAnswer), sizes, 200, "parcel sizes");
     assert.deepEqual(sizes.body.data.map((s: { size_key: string }) => s.size_key), [
       "small",
       "medium",
@@ -46,6 +55,7 @@ Deno.test("reference data: the default catalogue names vehicles, bands and zones
       amount: 10,
     });
     const zones = await t.call("GET", "/business/zones", { key: b.api_key });
+    documented(z.array(ZoneAnswer), zones, 200, "zones");
     const gaborone = zones.body.data.find((z: { id: string }) => z.id === "gaborone");
     assert.equal(gaborone.currency, "BWP");
     assert.deepEqual(gaborone.area, { center_lat: -24.6282, center_lng: 25.9231, radius_km: 40 });
@@ -82,7 +92,7 @@ Deno.test("reference data: the operator replaces the catalogue whole; every busi
   withTestEnv(async (t) => {
     const [a, b] = [await t.createBusiness(), await t.createBusiness()];
     const before = await t.call("GET", "/operator/business-catalogue", { operator: true });
-    assert.equal(before.status, 200);
+    documented(CatalogueAnswer, before, 200, "catalogue");
     assert.equal(before.body.data.version, 0);
     assert.equal(before.body.data.replaced_at, null);
     // What GET answers is what PUT takes: one zone fewer, Maun gone.
@@ -95,7 +105,7 @@ Deno.test("reference data: the operator replaces the catalogue whole; every busi
       })),
     };
     const put = await t.call("PUT", "/operator/business-catalogue", { operator: true, body: next });
-    assert.equal(put.status, 200);
+    documented(CatalogueAnswer, put, 200, "catalogue replaced");
     assert.equal(put.body.data.version, 1);
     assert.ok(put.body.data.replaced_at);
     for (const key of [a.api_key, b.api_key]) {
