@@ -163,6 +163,19 @@ Deno.test("vehicle resolution: the resolved vehicle always carries the goods and
     );
     assert.ok(v.payload_kg * 1_000 >= Math.round(kg * 1_000) - 1);
     assert.ok(r.resolution.parcel_size.eligible_vehicle_type_ids.includes(v.id));
+    const space = [v.load_length_cm, v.load_width_cm, v.load_height_cm];
+    let volume = 0;
+    for (const l of d.goods ?? []) {
+      volume += l.length_cm * l.width_cm * l.height_cm;
+      const floor = [l.length_cm, l.width_cm].sort((a, b) => a - b);
+      const fitsStanding = l.height_cm <= v.load_height_cm &&
+        floor[0]! <= Math.min(v.load_length_cm, v.load_width_cm) &&
+        floor[1]! <= Math.max(v.load_length_cm, v.load_width_cm);
+      const item = [l.length_cm, l.width_cm, l.height_cm].sort((a, b) => a - b);
+      const sorted = [...space].sort((a, b) => a - b);
+      assert.ok(l.upright ? fitsStanding : item.every((x, i) => x <= sorted[i]!), "item fits");
+    }
+    assert.ok(volume <= space[0]! * space[1]! * space[2]!, "the goods fit together");
     if (d.cargo_body_type) {
       assert.ok(BODY_TYPES.indexOf(v.body_type) >= BODY_TYPES.indexOf(d.cargo_body_type));
     }
