@@ -5,5 +5,6 @@
 import type { Feature } from "./feature.ts";
 import { platformFeature } from "./platform/mod.ts";
 import { courierFeature } from "./courier/mod.ts";
+import { businessFeature } from "./business/mod.ts";
 
-export const FEATURES: readonly Feature[] = [platformFeature, courierFeature];
+export const FEATURES: readonly Feature[] = [platformFeature, courierFeature, businessFeature];

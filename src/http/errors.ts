@@ -67,6 +67,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   employee_limit_reached: 422,
   owner_protected: 422,
   test_mode_moved_to_sandbox: 422,
+  // Business API 3.2, 7: vehicle resolution and fares.
+  vehicle_upgrade_refused: 422,
+  no_vehicle_fits: 422,
+  outside_service_area: 422,
   clock_not_manual: 422,
   currency_mismatch: 422,
   not_prepaid: 422,

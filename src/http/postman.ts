@@ -14,6 +14,13 @@ export const CREDENTIAL_VARIABLES: Record<keyof typeof SECURITY_SCHEMES, string>
   driverToken: "driverToken",
 };
 
+/** The sections of the Business API the business key reaches (its 4.1 and 4.3 rows). */
+const BUSINESS_API_TAGS: ReadonlySet<string> = new Set([
+  "Account",
+  "Reference data",
+  "Bookings and trips",
+]);
+
 /**
  * The folder of an operation: the document its credential belongs to. The business key's
  * routes are the Business API's account and the courier platform's (every other section).
@@ -29,7 +36,7 @@ function documentOf(security: string | undefined, tag: string): string {
     case "driverToken":
       return "Driver";
     default:
-      return tag === "Account" ? "Business" : "Courier";
+      return BUSINESS_API_TAGS.has(tag) ? "Business" : "Courier";
   }
 }
 

@@ -104,6 +104,23 @@ export const NOT_MONEY = new Set([
   "n",
   "supply",
   "items_count",
+  // Business API reference data and fare estimates (routes/business/answers/reference_data.ts).
+  "id",
+  "vehicle_type_id",
+  "payload_kg",
+  "load_length_cm",
+  "load_width_cm",
+  "load_height_cm",
+  "min_kg",
+  "max_kg",
+  "center_lat",
+  "center_lng",
+  "radius_km",
+  "road_factor",
+  "parcel_weight_min_kg",
+  "parcel_weight_max_kg",
+  "volumetric_weight_kg",
+  "distance_km",
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */

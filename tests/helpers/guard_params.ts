@@ -29,6 +29,16 @@ const NOT_RESOURCES = new Set([
   "period",
   "timezone",
   "supplier",
+  // Business API 4.1 fare-estimate: coordinates and goods, and a vehicle type of the shared
+  // catalogue (reference data every business reads alike).
+  "pickup_lat",
+  "pickup_lng",
+  "dest_lat",
+  "dest_lng",
+  "stops",
+  "vehicle_type_id",
+  "parcel_size",
+  "parcel_weight_kg",
 ]);
 
 /** The tenant's identifier a parameter names (Tenant.ids), by name and, for `id`, by path. */

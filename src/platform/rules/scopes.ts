@@ -22,12 +22,17 @@ export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }
 
-/** spec: courier 5 rule 1: the courier's own key with no stored scopes. */
+/**
+ * spec: courier 5 rule 1: the courier's own key with no stored scopes; and Business API 5.6: the
+ * integration key "books, tracks, cancels, reads", which is what a partner key's `deliveries`
+ * scope allows (5's table), so the key holds it (and a coordinator, who books and runs operations).
+ */
 export const BUSINESS_KEY_DEFAULT_SCOPES: readonly Scope[] = [
   "shipments:create",
   "shipments:view-own",
   "customs:submit-documents",
   "runs:operate",
+  "deliveries",
 ];
 
 /** spec: courier 5 rule 2: coordinators create, view, submit documents and operate. */

@@ -1,0 +1,106 @@
+/**
+ * Business API 4.1 GET /business/trip/fare-estimate: what a booking of these details would be
+ * billed now, by the calculator the booking uses (src/business/rules/fare.ts), with the vehicle it
+ * would get (2.2 declared and resolved fields, 3.2 the account's upgrade policy).
+ */
+import { BODY_TYPES, CAPACITY_CLASSES } from "../../src/business/rules/catalogue.ts";
+import { BOOKING_STOPS_MAX } from "../../src/business/rules/fare.ts";
+import { estimateFare } from "../../src/business/flows/fares.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { define, z } from "../../src/http/route.ts";
+import { wholeNumber } from "../../src/http/schemas.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { FareEstimateAnswer, fareEstimateView } from "./answers/reference_data.ts";
+
+/** A decimal number in a query from `min` to `max`, refused naming what came. */
+function decimalParam(min: number, max: number) {
+  return z.string().transform((text, ctx) => {
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a number from ${min} to ${max}: ${text.slice(0, 40)}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  }).openapi({ type: "number", minimum: min, maximum: max });
+}
+
+const Latitude = decimalParam(-90, 90);
+const Longitude = decimalParam(-180, 180);
+
+/** `lat,lng;lat,lng`: the stops between pickup and destination, in order. */
+const Stops = z.string().max(200).transform((text, ctx) => {
+  const stops = text.split(";").map((pair) => pair.split(",").map((x) => x.trim()));
+  const points = stops.map(([lat = "", lng = "", ...rest]) => {
+    const p = { lat: Number(lat), lng: Number(lng) };
+    const good = rest.length === 0 && lat !== "" && lng !== "" && Math.abs(p.lat) <= 90 &&
+      Math.abs(p.lng) <= 180;
+    return good ? p : null;
+  });
+  if (points.length > BOOKING_STOPS_MAX || points.some((p) => p === null)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `up to ${BOOKING_STOPS_MAX} stops as lat,lng separated by ;: ${text.slice(0, 60)}`,
+    });
+    return z.NEVER;
+  }
+  return points.filter((p) => p !== null);
+}).openapi({ type: "string", example: "-24.65,25.91;-24.66,25.93" });
+
+const FareQuery = z.object({
+  pickup_lat: Latitude,
+  pickup_lng: Longitude,
+  dest_lat: Latitude,
+  dest_lng: Longitude,
+  vehicle_type_id: wholeNumber(1, 1_000_000).optional(),
+  stops: Stops.optional(),
+  parcel_size: z.string().max(32).optional(),
+  parcel_weight_kg: decimalParam(0, 100_000).optional(),
+  cargo_body_type: z.enum(BODY_TYPES).optional(),
+  cargo_capacity_class: z.enum(CAPACITY_CLASSES).optional(),
+});
+
+export function fareRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/trip/fare-estimate",
+    summary: "The fare and vehicle a booking of these details would get now",
+    description: "The same calculator as POST /business/book: the pickup's zone prices the " +
+      "resolved vehicle class and parcel band over the road distance (great-circle distance " +
+      "times the road factor) and the stops, in the zone's currency. Without goods declared the " +
+      "smallest band and vehicle are priced; a vehicle_type_id smaller than the goods need " +
+      "follows the account's vehicle_upgrade_policy.",
+    tag: "Bookings and trips",
+    security: "business",
+    // spec: business 5: the deliveries scope reaches GET /business/trip/fare-estimate.
+    middleware: [business({ scope: "deliveries" })],
+    query: FareQuery,
+    response: FareEstimateAnswer,
+    refusals: {
+      outside_service_area: "no zone serves the pickup (GET /business/zones)",
+      vehicle_upgrade_refused: "vehicle_type_id is too small for the goods and the account's " +
+        "vehicle_upgrade_policy refuses the upgrade (or caps it at one size): the reason is given",
+      no_vehicle_fits: "no vehicle type can carry the goods declared",
+    },
+  }, async (c, { query }) => {
+    const { env, tenant } = businessCall(c);
+    const price = await estimateFare(env, tenant, {
+      route: {
+        pickup: { lat: query.pickup_lat, lng: query.pickup_lng },
+        stops: query.stops ?? [],
+        dest: { lat: query.dest_lat, lng: query.dest_lng },
+      },
+      declared: {
+        vehicle_type_id: query.vehicle_type_id,
+        parcel_size: query.parcel_size,
+        parcel_weight_kg: query.parcel_weight_kg,
+        cargo_body_type: query.cargo_body_type,
+        cargo_capacity_class: query.cargo_capacity_class,
+      },
+    });
+    return ok(c, fareEstimateView(price));
+  });
+}

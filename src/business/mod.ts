@@ -1,0 +1,15 @@
+/**
+ * The Business API (its document): companies book rides and deliveries from their own systems.
+ * So far its reference data and the one fare calculator; bookings and trips build on them.
+ */
+import { BUSINESS_ACTORS } from "../../actors/business/mod.ts";
+import { fareRoutes } from "../../routes/business/fares.ts";
+import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
+import type { Feature } from "../feature.ts";
+
+export const businessFeature: Feature = {
+  name: "business",
+  actors: BUSINESS_ACTORS,
+  routers: [referenceDataRoutes, fareRoutes],
+  start: () => ({}),
+};
