@@ -65,7 +65,11 @@ async function answer(queries: readonly WireQuery[]): Promise<void> {
     }
   }
   post({ type: "answers", answers });
-  if (fatal) throw fatal;
+  if (fatal) {
+    // After the answers, in order, so those that went in are not reported lost.
+    post({ type: "fatal", error: errorToWire(fatal) });
+    self.close();
+  }
 }
 
 /** Only what the dialect reads: the rest (blobs, row counts per statement) is not cloned. */
