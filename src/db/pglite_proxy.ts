@@ -131,6 +131,9 @@ export class PGliteWorker {
         if (m.type === "opened") resolve();
         else if (m.type === "failed") reject(errorFromWire(m.error));
         else if (m.type === "answers") this.#answered(m.answers);
+        else if (m.type === "fatal") {
+          this.#died(new Error(`PGlite aborted in its worker: ${m.error.message}`));
+        }
       };
     });
     this.#ready.catch(() => {}); // a failed open is the queries' error too (the worker says so)

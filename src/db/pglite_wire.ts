@@ -38,6 +38,8 @@ export type FromWorker =
   | { readonly type: "opened" }
   | { readonly type: "failed"; readonly error: WireError }
   | { readonly type: "answers"; readonly answers: readonly Answer[] }
+  /** PGlite's WebAssembly aborted: the instance is unusable and the worker ends. */
+  | { readonly type: "fatal"; readonly error: WireError }
   | { readonly type: "closed" };
 
 /** An error as plain data: its message, name and Postgres fields (`code`, `detail`...). */

@@ -16,6 +16,8 @@ import {
 } from "./pglite_wire.ts";
 
 let pglite: PGlite | null = null;
+/** Why PGlite did not open: each query is answered with it. */
+let openError: Error | null = null;
 let chain: Promise<void> = Promise.resolve();
 
 self.onmessage = (event: MessageEvent<ToWorker>) => {
@@ -39,6 +41,7 @@ async function handle(message: ToWorker): Promise<void> {
         await pglite.query(`set search_path to ${message.schema}`);
         post({ type: "opened" });
       } catch (error) {
+        openError = new Error(`PGlite could not open: ${errorToWire(error).message}`);
         post({ type: "failed", error: errorToWire(error) });
       }
       return;
@@ -56,7 +59,7 @@ async function answer(queries: readonly WireQuery[]): Promise<void> {
   let fatal: unknown = null;
   for (const q of queries) {
     try {
-      if (!pglite || fatal) throw fatal ?? new Error("PGlite is not open in the worker");
+      if (!pglite || fatal) throw fatal ?? openError ?? new Error("PGlite is not open");
       answers.push({ ok: true, results: resultsOf(await pglite.query(q.sql, [...q.params])) });
     } catch (error) {
       answers.push({ ok: false, error: errorToWire(error) });
@@ -65,7 +68,11 @@ async function answer(queries: readonly WireQuery[]): Promise<void> {
     }
   }
   post({ type: "answers", answers });
-  if (fatal) throw fatal;
+  if (fatal) {
+    // After the answers, in order, so those that went in are not reported lost.
+    post({ type: "fatal", error: errorToWire(fatal) });
+    self.close();
+  }
 }
 
 /** Only what the dialect reads: the rest (blobs, row counts per statement) is not cloned. */
