@@ -29,9 +29,12 @@ export async function readRequest<P extends Schema, Q extends Schema, B extends 
   spec: RouteSpec<P, Q, B>,
   queryNames: ReadonlySet<string> | null,
 ): Promise<Input<P, Q, B>> {
-  const params = parse(spec.params, c.req.param(), "params") as Infer<P>;
+  // Only the parts a route declares are read: Hono parses the path and query on each read.
+  const params = (spec.params ? parse(spec.params, c.req.param(), "params") : undefined) as Infer<
+    P
+  >;
   if (queryNames) refuseRepeated(c, queryNames);
-  const query = parse(spec.query, c.req.query(), "query") as Infer<Q>;
+  const query = (spec.query ? parse(spec.query, c.req.query(), "query") : undefined) as Infer<Q>;
   const files: Record<string, File> = {};
   let sent: unknown;
   if (spec.form && isMultipart(c)) {

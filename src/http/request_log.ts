@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { inRequest } from "../observe/request_scope.ts";
 import type { AppEnv, Environment } from "./context.ts";
+import { infoLine } from "../observe/log.ts";
 
 /** A request id the caller may choose: short, and nothing a log reader could be fooled by. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -49,7 +50,7 @@ function logRequest(
   const refusal = c.get("refusal");
   if (log.isLevelEnabled("info")) {
     const principal = c.get("principal");
-    log.info({
+    infoLine(log, {
       request_id: r.requestId,
       method: c.req.method,
       route: r.route,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readConfig } from "../../src/config.ts";
-import { createLogger, stdoutDestination } from "../../src/observe/log.ts";
+import { createLogger, infoLine, stdoutDestination } from "../../src/observe/log.ts";
 import { logSweep } from "../../src/server.ts";
 
 /** A file that keeps what is written to it, a write at a time. */
@@ -71,4 +71,39 @@ Deno.test("logSweep() logs a sweep that completed stalled work, and nothing for 
   assert.deepEqual(lines.map((l) => JSON.parse(l)).map((l) => [l.event, l.sweep, l.completed]), [
     ["sweep_completed", "stalled booking sweep", 2],
   ]);
+});
+
+Deno.test("infoLine() writes the line pino writes for the same fields, bindings and message", () => {
+  const lines: string[] = [];
+  const log = createLogger("info", { write: (l) => lines.push(l) }, { environment: "sandbox" });
+  const fields = {
+    request_id: "r1",
+    route: 'a "quoted" \\ route\n',
+    status: 200,
+    duration_ms: 1.25,
+    tenant_id: null,
+    ok: true,
+  };
+  log.info(fields, "request");
+  infoLine(log, fields, "request");
+  infoLine(log.child({ part: "x" }), {}, "bare");
+  assert.equal(lines.length, 3);
+  assert.ok(lines.every((l) => l.endsWith("\n") && l.indexOf("\n") === l.length - 1));
+  const [byPino, ours, child] = lines.map((l) => JSON.parse(l));
+  assert.equal(typeof ours.time, "number");
+  assert.deepEqual({ ...ours, time: 0 }, { ...byPino, time: 0 });
+  assert.deepEqual(Object.keys(ours), Object.keys(byPino));
+  assert.deepEqual({ ...child, time: 0 }, {
+    level: 30,
+    time: 0,
+    environment: "sandbox",
+    part: "x",
+    msg: "bare",
+  });
+});
+
+Deno.test("infoLine() writes nothing when the logger is above info", () => {
+  const lines: string[] = [];
+  infoLine(createLogger("warn", { write: (l) => lines.push(l) }), { a: 1 }, "request");
+  assert.deepEqual(lines, []);
 });

@@ -8,7 +8,6 @@
  */
 import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../../bus/mod.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { constantTimeEqual } from "../../domain/secrets.ts";
 
 /** Credentials remembered; past this the map starts afresh (bounded memory, rare misses). */
 export const CREDENTIALS_CACHED_MAX = 10_000;
@@ -70,7 +69,7 @@ export class CredentialCache {
   get<T>(guard: Guard, hash: string): T | undefined {
     const entry = this.#entries.get(`${guard}:${hash}`);
     // The map found it by the hash; the comparison stays free of early exits all the same.
-    if (!entry || !constantTimeEqual(entry.hash, hash)) return undefined;
+    if (!entry || !sameHash(entry.hash, hash)) return undefined;
     return entry.value as T;
   }
 
@@ -118,6 +117,17 @@ export class CredentialCache {
     this.clear();
     return Promise.resolve();
   }
+}
+
+/**
+ * Two hex hashes compared without an early exit, as constantTimeEqual does, but on the strings'
+ * own characters: encoding both to bytes first cost a remembered key some 3 µs a request.
+ */
+function sameHash(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 /** The cache of each environment, by its runtime: the guards find it from their request. */
