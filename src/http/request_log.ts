@@ -27,8 +27,13 @@ export function observeRequests(
     const requestId = requestIdOf(c.req.header("X-Request-Id"));
     c.header("X-Request-Id", requestId);
     c.header("X-Service-Environment", env.name);
-    // The commands it asks carry its id on to what follows them (an outbound attempt's line).
-    await inRequest(requestId, next);
+    env.metrics.requestsUnderWay++;
+    try {
+      // The commands it asks carry its id on to what follows them (an outbound attempt's line).
+      await inRequest(requestId, next);
+    } finally {
+      env.metrics.requestsUnderWay--;
+    }
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;
