@@ -263,3 +263,9 @@ export const EXPORT_BOUND_YEAR_MAX = 9999;
 export const REFERENCE_CHARS_MAX = 80;
 /** Reasons, evidence paths and source event names a ledger entry keeps (courier 2.6). */
 export const TEXT_CHARS_MAX = 500;
+/**
+ * A stop waits this long for the requests under way (an upload still being sent) before the
+ * servers are shut down: under Docker's 10 s stop timeout, the shortest of the usual supervisors'
+ * (Kubernetes 30 s, systemd 90 s), so the stores are still closed before a SIGKILL.
+ */
+export const STOP_DRAIN_MS_MAX = 8_000;

@@ -11,6 +11,7 @@ import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { createLogger, stdoutDestination } from "./observe/log.ts";
 import { watchLauncher } from "./launcher.ts";
+import { Draining } from "./http/draining.ts";
 
 let serving = false;
 let stopAsked = false;
@@ -36,6 +37,7 @@ if (config.SANDBOX_PORT !== 0) environments.push(["sandbox", config.SANDBOX_PORT
 
 const opened: OpenEnvironment[] = [];
 const servers: Deno.HttpServer[] = [];
+const draining = new Draining();
 for (const [name, port] of environments) {
   const dir = `${config.DATA_DIR}/${name}`;
   await Deno.mkdir(dir, { recursive: true });
@@ -63,7 +65,7 @@ for (const [name, port] of environments) {
     port,
     hostname: config.HOST,
     onListen: ({ hostname, port }) => console.log(`${name}: http://${hostname}:${port}/api`),
-  }, o.app.fetch));
+  }, draining.serve(o.app.fetch)));
 }
 
 function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
@@ -84,6 +86,8 @@ async function shutdown(): Promise<void> {
   if (stopping) return;
   stopping = true;
   stopWatch();
+  // Before shutdown(), which cuts the bodies still being received (src/http/draining.ts).
+  await draining.drain();
   await Promise.all(servers.map((s) => s.shutdown()));
   for (const o of opened) await o.close();
   await bus.drain();

@@ -31,8 +31,13 @@ export function observeRequests(
     // Read back from the context, never from `c.res`: touching it before the handler answers
     // makes Hono build a response, then copy it into the handler's (two more a request).
     (c as Context<AppEnv>).set("requestId", requestId);
-    // The commands it asks carry its id on to what follows them (an outbound attempt's line).
-    await inRequest(requestId, next);
+    env.metrics.requestsUnderWay++;
+    try {
+      // The commands it asks carry its id on to what follows them (an outbound attempt's line).
+      await inRequest(requestId, next);
+    } finally {
+      env.metrics.requestsUnderWay--;
+    }
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;

@@ -41,6 +41,17 @@ export class Metrics {
   });
 
   readonly #requestSeries = new Map<string, { observe(seconds: number): void }>();
+  /** Requests being answered now (request_log.ts): a number, read only when scraped. */
+  requestsUnderWay = 0;
+
+  constructor() {
+    this.gauge(
+      "http_requests_in_flight",
+      "Requests being answered now, the scrape itself included",
+      [],
+      () => this.requestsUnderWay,
+    );
+  }
 
   /**
    * One request answered: its series found by a plain string key, not by prom-client's hashing

@@ -4,7 +4,7 @@
  * port is freed within a bound.
  */
 import assert from "node:assert/strict";
-import { startServer } from "../helpers/server_process.ts";
+import { OPERATOR_TOKEN, startServer } from "../helpers/server_process.ts";
 
 /** A bound well above a clean stop (under a second) and well below a hang. */
 const STOP_MS_MAX = 20_000;
@@ -45,4 +45,87 @@ for (const how of ["task", "wrapped-task"] as const) {
       await Deno.remove(dataDir, { recursive: true });
     }
   });
+}
+
+Deno.test("stop: a request under way when SIGTERM comes is answered, then the server exits", async () => {
+  const dataDir = await Deno.makeTempDir();
+  const server = await startServer(dataDir);
+  try {
+    // A body the test is still sending: the request is under way until the test ends it.
+    let sendRest!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const json = JSON.stringify({
+          name: "Late Courier",
+          plan: "business",
+          currency: "BWP",
+          country: "BW",
+          owner_email: "owner@late.example.com",
+        });
+        const half = Math.floor(json.length / 2);
+        controller.enqueue(new TextEncoder().encode(json.slice(0, half)));
+        sendRest = () => {
+          controller.enqueue(new TextEncoder().encode(json.slice(half)));
+          controller.close();
+        };
+      },
+    });
+    const answer = fetch(`${server.live}/api/operator/businesses`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Authorization: `Bearer ${OPERATOR_TOKEN}`,
+      },
+      body,
+    });
+    // SIGTERM once the server is answering it (before, it would be no request under way).
+    assert.equal(await untilUnderWay(server.live), true, "the request never reached the server");
+    server.child.kill("SIGTERM");
+    const turnedAway = await stoppingAnswer(server.live);
+    sendRest();
+    const r = await answer;
+    const created = await r.json();
+    assert.equal(r.status, 201, JSON.stringify(created));
+    assert.match(created.data.id, /\S/);
+    // New requests were turned away while the one under way was still being sent.
+    assert.deepEqual(turnedAway, { status: 503, code: "service_stopping" });
+    const status = await server.child.status;
+    assert.equal(status.code, 0);
+  } finally {
+    await server.stop();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+/**
+ * The answer `/health` gives once the stop has begun (503 `service_stopping` while requests under
+ * way finish, src/http/draining.ts; `refused` once the port is closed), or null if it has not
+ * within STOP_MS_MAX.
+ */
+async function stoppingAnswer(
+  base: string,
+): Promise<{ status: number; code: unknown } | "refused" | null> {
+  const deadline = Date.now() + STOP_MS_MAX;
+  while (Date.now() < deadline) {
+    const r = await fetch(`${base}/health`).catch(() => null);
+    if (r === null) return "refused";
+    if (r.status !== 200) return { status: r.status, code: (await r.json()).code };
+    await r?.body?.cancel();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return null;
+}
+
+/** Whether the server reports a request under way besides the scrape asking, within STOP_MS_MAX. */
+async function untilUnderWay(base: string): Promise<boolean> {
+  const deadline = Date.now() + STOP_MS_MAX;
+  while (Date.now() < deadline) {
+    const r = await fetch(`${base}/api/metrics`, {
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    const line = (await r.text()).split("\n").find((l) => l.startsWith("http_requests_in_flight "));
+    if (Number(line?.split(" ")[1]) >= 2) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
 }

@@ -82,6 +82,8 @@ Deno.test("metrics: a scrape after a booking shows requests, commits, deliveries
       assert.equal(sample(after, 'alerts_open{kind="no_scan"}'), 1);
       assert.ok(sample(after, "timers_due")! > 0);
       assert.equal(sample(after, "actor_mailbox_commands"), 0);
+      // The scrape itself is the one request being answered.
+      assert.equal(sample(after, "http_requests_in_flight"), 1);
       assert.equal(sample(after, "bus_lag_messages"), 0);
       assert.equal(sample(after, 'projection_lag_changes{projection="snapshots"}'), 0);
       assert.equal(sample(after, 'projection_lag_seconds{projection="read_tables"}'), 0);

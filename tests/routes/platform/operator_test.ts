@@ -294,12 +294,20 @@ Deno.test("operator: a wallet credit's reference is kept for good, not for the r
 Deno.test("operator: settings are stored and validated", () =>
   withTestEnv(async (t) => {
     const before = await t.call("GET", "/operator/settings", { operator: true });
-    assert.deepEqual(before.body.data, { price_hold_minutes: 30, prep_offer_lead_minutes: 12 });
+    assert.deepEqual(before.body.data, {
+      price_hold_minutes: 30,
+      prep_offer_lead_minutes: 12,
+      webhook_ports: [],
+    });
     const r = await t.call("PUT", "/operator/settings", {
       operator: true,
       body: { price_hold_minutes: 45 },
     });
-    assert.deepEqual(r.body.data, { price_hold_minutes: 45, prep_offer_lead_minutes: 12 });
+    assert.deepEqual(r.body.data, {
+      price_hold_minutes: 45,
+      prep_offer_lead_minutes: 12,
+      webhook_ports: [],
+    });
     const bad = await t.call("PUT", "/operator/settings", {
       operator: true,
       body: { price_hold_minutes: -1 },

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { Draining } from "../../src/http/draining.ts";
+
+const INFO = {} as Deno.ServeHandlerInfo;
+
+Deno.test("draining: a stop waits for the requests under way and turns new ones away", async () => {
+  const draining = new Draining();
+  let finish!: () => void;
+  const held = new Promise<void>((resolve) => finish = resolve);
+  const handler = draining.serve(async (request) => {
+    if (request.url.endsWith("/slow")) await held;
+    return new Response("done", { status: 201 });
+  });
+  const slow = handler(new Request("http://s/slow"), INFO);
+  assert.equal(draining.underWay, 1);
+  let drained = false;
+  const drain = draining.drain().then(() => drained = true);
+  await Promise.resolve();
+  assert.equal(drained, false, "the stop went on with a request under way");
+
+  const late = await handler(
+    new Request("http://s/x", { headers: { "X-Request-Id": "late-1" } }),
+    INFO,
+  );
+  assert.equal(late.status, 503);
+  assert.equal(late.headers.get("Connection"), "close");
+  assert.equal(late.headers.get("X-Request-Id"), "late-1");
+  assert.equal(late.headers.get("Retry-After"), "5");
+  assert.deepEqual(await late.json(), {
+    success: false,
+    code: "service_stopping",
+    message: "the service is stopping: send the request again shortly",
+  });
+
+  finish();
+  assert.equal((await slow).status, 201);
+  await drain;
+  assert.equal(drained, true);
+  assert.equal(draining.underWay, 0);
+});
+
+Deno.test("draining: a stop with nothing under way goes on at once; a failed request is no longer counted", async () => {
+  const draining = new Draining();
+  const handler = draining.serve(() => Promise.reject(new Error("broken")));
+  await assert.rejects(async () => await handler(new Request("http://s/"), INFO), /broken/);
+  assert.equal(draining.underWay, 0);
+  await draining.drain();
+});
