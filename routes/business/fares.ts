@@ -51,6 +51,9 @@ const Stops = z.string().max(200).transform((text, ctx) => {
 }).openapi({ type: "string", example: "-24.65,25.91;-24.66,25.93" });
 
 const FareQuery = z.object({
+  type: z.enum(["parcel", "ride"]).optional().openapi({
+    description: "As when booking: a ride needs a vehicle that takes passengers. Default parcel",
+  }),
   pickup_lat: Latitude,
   pickup_lng: Longitude,
   dest_lat: Latitude,
@@ -94,6 +97,7 @@ export function fareRoutes(api: Api): void {
         dest: { lat: query.dest_lat, lng: query.dest_lng },
       },
       declared: {
+        type: query.type,
         vehicle_type_id: query.vehicle_type_id,
         parcel_size: query.parcel_size,
         parcel_weight_kg: query.parcel_weight_kg,

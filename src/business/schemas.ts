@@ -34,6 +34,9 @@ export const VehicleTypeInput = z.object({
   load_length_cm: Centimetres,
   load_width_cm: Centimetres,
   load_height_cm: Centimetres,
+  passenger_seats: z.number().int().min(0).max(100).openapi({
+    description: "Seats for passengers besides the driver; 0: the vehicle takes no rides",
+  }),
 }).openapi("VehicleTypeInput");
 
 export const ParcelSizeInput = z.object({

@@ -121,6 +121,7 @@ export const NOT_MONEY = new Set([
   "parcel_weight_max_kg",
   "volumetric_weight_kg",
   "distance_km",
+  "passenger_seats",
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */

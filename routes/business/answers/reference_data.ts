@@ -31,6 +31,9 @@ export const VehicleTypeAnswer = z.object({
   load_length_cm: z.number(),
   load_width_cm: z.number(),
   load_height_cm: z.number(),
+  passenger_seats: z.number().int().openapi({
+    description: "Seats for passengers besides the driver; 0: the vehicle takes no rides",
+  }),
 }).openapi("VehicleType");
 
 export const ParcelSizeAnswer = z.object({

@@ -32,6 +32,8 @@ export interface VehicleType {
   readonly load_length_cm: number;
   readonly load_width_cm: number;
   readonly load_height_cm: number;
+  /** Seats for passengers besides the driver: 0 for a vehicle that takes no rides. */
+  readonly passenger_seats: number;
 }
 
 /** What a parcel band adds to the fare in one zone, in that zone's currency. */

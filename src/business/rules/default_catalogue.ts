@@ -7,7 +7,8 @@ import type { CatalogueInput, VehicleType } from "./catalogue.ts";
 
 const VEHICLE_TYPES: readonly VehicleType[] = [
   vehicle(1, "Motorcycle", "closed", null, 15, [45, 40, 40]),
-  vehicle(2, "Car", "closed", null, 150, [100, 90, 50]),
+  // The one class that takes rides: four passengers besides the driver.
+  { ...vehicle(2, "Car", "closed", null, 150, [100, 90, 50]), passenger_seats: 4 },
   vehicle(3, "Panel van", "closed", "half_ton", 600, [180, 130, 120]),
   vehicle(4, "Bakkie", "open", "one_ton", 1_000, [180, 150, 100]),
   vehicle(5, "One-ton van", "closed", "one_ton", 1_000, [250, 160, 150]),
@@ -114,5 +115,6 @@ function vehicle(
     load_length_cm,
     load_width_cm,
     load_height_cm,
+    passenger_seats: 0,
   };
 }

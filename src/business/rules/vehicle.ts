@@ -31,6 +31,8 @@ export interface GoodsLine {
 
 /** What a booking declares about its load (business 2.1), all optional. */
 export interface Declared {
+  /** spec: business 2.1 type; a ride needs a vehicle that takes passengers. Default parcel. */
+  readonly type?: "ride" | "parcel" | undefined;
   readonly parcel_weight_kg?: number | undefined;
   readonly parcel_size?: string | undefined;
   readonly goods?: readonly GoodsLine[] | undefined;
@@ -90,6 +92,7 @@ interface Need {
   readonly lines: readonly GoodsLine[];
   readonly body: BodyType | undefined;
   readonly capacity: CapacityClass | undefined;
+  readonly ride: boolean;
 }
 
 export function resolveVehicle(c: Catalogue, d: Declared, policy: UpgradePolicy): Resolved {
@@ -191,12 +194,14 @@ function needOf(
       lines,
       body: d.cargo_body_type,
       capacity: d.cargo_capacity_class,
+      ride: d.type === "ride",
     },
   };
 }
 
 /** Why the vehicle cannot do the job, or null when it can. */
 function whyNot(v: VehicleType, n: Need): string | null {
+  if (n.ride && v.passenger_seats < 1) return `the ${v.name} takes no passengers`;
   if (n.grams > grams(v.payload_kg)) {
     return `the goods weigh ${n.grams / 1_000} kg, above the ${v.name}'s payload of ` +
       `${v.payload_kg} kg`;

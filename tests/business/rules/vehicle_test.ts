@@ -98,6 +98,17 @@ Deno.test("vehicle resolution: a vehicle_type_id too small follows the account's
   assert.equal(resolved({ parcel_weight_kg: 900, vehicle_type_id: 2 }).vehicle.name, "Bakkie");
 });
 
+Deno.test("vehicle resolution: a ride needs a vehicle that takes passengers", () => {
+  assert.equal(resolved({ type: "ride" }).vehicle.name, "Car");
+  const onMotorcycle = resolved({ type: "ride", vehicle_type_id: 1 });
+  assert.equal(onMotorcycle.vehicle.name, "Car");
+  assert.match(onMotorcycle.vehicle_upgrade_reason!, /Motorcycle takes no passengers/);
+  const refused = resolveVehicle(c, { type: "ride", vehicle_type_id: 1 }, "refuse");
+  assert.equal(!refused.ok && refused.code, "vehicle_upgrade_refused");
+  // A parcel on the same route still goes by motorcycle.
+  assert.equal(resolved({ type: "parcel" }).vehicle.name, "Motorcycle");
+});
+
 Deno.test("vehicle resolution: a larger vehicle_type_id than needed is kept, not downgraded", () => {
   const r = resolved({ parcel_weight_kg: 1, vehicle_type_id: 8 }, "refuse");
   assert.equal(r.vehicle.name, "Three-ton truck");
@@ -136,6 +147,7 @@ const line = fc.record({
 });
 
 const declared = fc.record({
+  type: fc.option(fc.constantFrom("ride" as const, "parcel" as const), { nil: undefined }),
   parcel_weight_kg: fc.option(fc.integer({ min: 0, max: 8_000_000 }).map((g) => g / 1_000), {
     nil: undefined,
   }),
@@ -163,6 +175,7 @@ Deno.test("vehicle resolution: the resolved vehicle always carries the goods and
     );
     assert.ok(v.payload_kg * 1_000 >= Math.round(kg * 1_000) - 1);
     assert.ok(r.resolution.parcel_size.eligible_vehicle_type_ids.includes(v.id));
+    if (d.type === "ride") assert.ok(v.passenger_seats >= 1);
     const space = [v.load_length_cm, v.load_width_cm, v.load_height_cm];
     let volume = 0;
     for (const l of d.goods ?? []) {

@@ -59,6 +59,8 @@ Deno.test("fare estimate: answers the calculator's fare with the resolved vehicl
     });
     assert.equal(r.body.data.parcel_size, "small");
     assert.equal(r.body.data.vehicle_upgraded, false);
+    const ride = await t.call("GET", url({ ...TRIP, type: "ride" }), { key: b.api_key });
+    assert.equal(ride.body.data.vehicle_class.name, "Car");
   }));
 
 Deno.test("fare estimate: a vehicle too small for the goods follows each account's own policy", () =>

@@ -36,6 +36,7 @@ Deno.test("reference data: the default catalogue names vehicles, bands and zones
       load_length_cm: 100,
       load_width_cm: 90,
       load_height_cm: 50,
+      passenger_seats: 4,
     });
     const sizes = await t.call("GET", "/business/parcel-sizes", { key: b.api_key });
     documented(z.array(ParcelSizeAnswer), sizes, 200, "parcel sizes");
