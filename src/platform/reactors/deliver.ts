@@ -234,11 +234,13 @@ export class OutboundDelivery {
       target ?? undefined,
     );
     observeAttempt(this.#observer, tenant, got.reply, attemptId, outcome);
+    // No idempotency key: the event itself knows its attempts by id (a report of one it holds
+    // changes nothing), so a reply kept in the store per attempt would serve no replay.
     const recorded = await runtime.ask(outboundEventActor, tenant, id, {
       kind: "record_attempt",
       attempt_id: attemptId,
       outcome,
-    }, { idempotencyKey: attemptId });
+    });
     if (!recorded.ok) this.#report(new Error(recorded.message), `record attempt ${id}`);
     return true;
   }
