@@ -68,8 +68,8 @@ export async function bookingBench(options: { only?: "runtime-hot" } = {}): Prom
       ]] as const
     ) {
       if (!backend) {
-        console.log(`booking on ${name}: skipped (DATABASE_URL unset); its figures are NaN`);
-        recordBooking(`${key}`, name, new Map(), new Map(), ceiling);
+        console.log(`booking, ${label}, ${name}: skipped (DATABASE_URL unset), NaN below`);
+        recordBooking(key, name, new Map(), new Map(), ceiling);
         continue;
       }
       const ours = await runtimeRuns(`${label}, ${name}`, accounts, backend);
