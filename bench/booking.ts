@@ -68,8 +68,8 @@ export async function bookingBench(options: { only?: "runtime-hot" } = {}): Prom
       ]] as const
     ) {
       if (!backend) {
-        console.log(`booking on ${name}: skipped (DATABASE_URL unset); its figures are NaN`);
-        recordBooking(`${key}`, name, new Map(), new Map(), ceiling);
+        console.log(`booking, ${label}, ${name}: skipped (DATABASE_URL unset), NaN below`);
+        recordBooking(key, name, new Map(), new Map(), ceiling);
         continue;
       }
       const ours = await runtimeRuns(`${label}, ${name}`, accounts, backend);
@@ -94,9 +94,11 @@ function recordBooking(key: string, backend: string, ours: Runs, theirs: Rates, 
   figure("ceiling_share", rate / ceiling);
   figure("ratio", rate / baseline);
   figure("p99_ms", best?.p99 ?? NaN);
-  // This process and Postgres: the machine's figure holds whatever else runs on it.
-  if (key === "hot") recordFigure(`booking_cpu_ms_${backend}`, best?.cpuMs ?? NaN);
-  else figure("cpu_ms", best?.cpuMs ?? NaN);
+  // This process, and Postgres when it is the query side: the machine's figure holds whatever
+  // else runs on it.
+  const cpu = best ? best.processCpuMs + (backend === "postgres" ? best.postgresCpuMs : 0) : NaN;
+  if (key === "hot") recordFigure(`booking_cpu_ms_${backend}`, cpu);
+  else figure("cpu_ms", cpu);
   figure("machine_cpu_ms", best?.machineCpuMs ?? NaN);
 }
 

@@ -48,8 +48,10 @@ export interface LoadFigures {
   readonly rate: number;
   readonly p50: number;
   readonly p99: number;
-  /** This process's and Postgres's. */
-  readonly cpuMs: number;
+  /** This process's (server and load generator). */
+  readonly processCpuMs: number;
+  /** Every Postgres process's on the machine. */
+  readonly postgresCpuMs: number;
   /** The whole machine's, other work on it included. */
   readonly machineCpuMs: number;
 }
@@ -100,7 +102,8 @@ export async function loadFigures(
     rate,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
-    cpuMs: cpu.own,
+    processCpuMs: cpu.process,
+    postgresCpuMs: cpu.postgres,
     machineCpuMs: cpu.machine,
   };
 }

@@ -106,17 +106,19 @@ export function cpuPerBooking(
 }
 
 /**
- * CPU per booking in ms: this process's (server and load generator) and Postgres's, and the whole
- * machine's. On a shared machine the latter holds other work too; NaN without /proc.
+ * CPU per booking in ms: this process's (server and load generator), every Postgres process's on
+ * the machine, and the whole machine's. On a shared machine the last two hold other work too (a
+ * Postgres process that ended between the samples even makes theirs fall); NaN without /proc.
  */
 export function cpuMsPer(
   before: CpuSample | null,
   after: CpuSample | null,
   n: number,
-): { own: number; machine: number } {
-  if (!before || !after) return { own: NaN, machine: NaN };
+): { process: number; postgres: number; machine: number } {
+  if (!before || !after) return { process: NaN, postgres: NaN, machine: NaN };
   return {
-    own: (after.self - before.self + after.postgres - before.postgres) / n,
+    process: (after.self - before.self) / n,
+    postgres: Math.max(0, after.postgres - before.postgres) / n,
     machine: (after.busy - before.busy) / n,
   };
 }
