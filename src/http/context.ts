@@ -35,6 +35,8 @@ export interface AppEnv {
     errorField: "error" | undefined;
     /** The code of the refusal answered, for the request's log line (app.ts errorResponse). */
     refusal: string | undefined;
+    /** The rate headers set (guards.ts), put back on an answer a route made itself. */
+    rateHeaders: readonly [remaining: string, reset: string] | undefined;
   };
 }
 

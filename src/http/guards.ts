@@ -71,8 +71,10 @@ function counted(
   kind: CounterKind,
 ): ApiError | null {
   const d = limiter.take(key, limits, kind);
-  c.header("X-RateLimit-Remaining", String(d.remaining));
-  c.header("X-RateLimit-Reset", String(d.reset));
+  const headers = [String(d.remaining), String(d.reset)] as const;
+  c.header("X-RateLimit-Remaining", headers[0]);
+  c.header("X-RateLimit-Reset", headers[1]);
+  (c as Context<AppEnv>).set("rateHeaders", headers);
   if (d.allowed) return null;
   return new ApiError(
     "rate_limited",

@@ -38,6 +38,11 @@ export function observeRequests(
     } finally {
       env.metrics.requestsUnderWay--;
     }
+    // A route answering with a Response it made (files, CSV, PDF) loses the headers set before
+    // one existed (Hono keeps them aside until then, and the early ones never read `c.res`).
+    if (!c.res.headers.has("X-Request-Id")) {
+      restoreHeaders(c as Context<AppEnv>, requestId, env.name);
+    }
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;
@@ -90,4 +95,16 @@ function routeOf(c: Context): string {
   if (here && here.method !== "ALL") return here.path;
   // Refused by a middleware before its route (a guard on a prefix): the route it stood before.
   return routes.find((r) => r.method !== "ALL")?.path ?? "unmatched";
+}
+
+/** Business API 8 and 9: the request id, environment and rate headers are on every answer. */
+function restoreHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
+  const headers = c.res.headers;
+  headers.set("X-Request-Id", requestId);
+  headers.set("X-Service-Environment", environment);
+  const rate = c.get("rateHeaders");
+  if (rate) {
+    headers.set("X-RateLimit-Remaining", rate[0]);
+    headers.set("X-RateLimit-Reset", rate[1]);
+  }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { clientKey, DOMESTIC, newClient, newCourier, topUp } from "../../helpers/courier.ts";
 import { logLines } from "../../helpers/log_lines.ts";
-import { startReceiver } from "../../helpers/receiver.ts";
+import { startReceiver, until } from "../../helpers/receiver.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 
 Deno.test("outbound log: a booking's webhook attempt names the booking request's X-Request-Id", async () => {
@@ -32,10 +32,7 @@ Deno.test("outbound log: a booking's webhook attempt names the booking request's
       });
       assert.equal(booked.status, 201);
       assert.equal(booked.headers.get("X-Request-Id"), "abc");
-      for (let i = 0; i < 50 && receiver.deliveries.length === 0; i++) {
-        await t.settle();
-        await t.env.pump();
-      }
+      await until(t, () => receiver.deliveries.length > 0, "the webhook's delivery");
       assert.equal(receiver.deliveries.length, 1);
       const attempts = log.all().filter((l) => l.event === "outbound_attempt");
       assert.deepEqual(
