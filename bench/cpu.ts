@@ -17,13 +17,15 @@ export interface CpuSample {
 /**
  * What a thread of this process does, by the name Linux shows for it: the server's JavaScript
  * (`deno`), Deno KV's SQLite writer (`sw-0`), V8's background threads (mostly garbage
- * collection). The load generator's Workers (`worker-N`) have ended by the second sample, so
- * their CPU is in the process's total only.
+ * collection), and Workers (`worker-N`): the load generator's have ended by the second sample
+ * (their CPU is in the process's total only), so a Worker still there is the server's embedded
+ * PGlite (src/db/pglite_worker.ts).
  */
 function threadKind(comm: string): string {
   if (comm === "deno") return "server JS";
   if (comm.startsWith("sw-")) return "KV store";
   if (comm.startsWith("V8 ")) return "V8 background";
+  if (comm.startsWith("worker-")) return "PGlite worker";
   return "other";
 }
 
