@@ -167,10 +167,7 @@ export function ok<T>(
  * are no envelopes and stay as they are).
  */
 export function envelope<B extends Record<string, unknown>>(c: Context, body: B): B {
-  // The environment the API's requests carry (requestGate); outside /api (`/health`), the header
-  // every answer gets first thing (createApp). Reading `c.res` early costs a response (request_log).
-  const name = (c as Context<AppEnv>).get("env")?.name ??
-    c.res.headers.get("X-Service-Environment");
-  const sandbox = name === "sandbox";
+  // Every request's, /health's too (request_log.ts observeRequests).
+  const sandbox = (c as Context<AppEnv>).get("environment") === "sandbox";
   return sandbox ? { ...body, environment: "sandbox" } : body;
 }

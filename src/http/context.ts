@@ -35,7 +35,9 @@ export interface AppEnv {
     errorField: "error" | undefined;
     /** The code of the refusal answered, for the request's log line (app.ts errorResponse). */
     refusal: string | undefined;
-    /** The rate headers set (guards.ts), put back on an answer a route made itself. */
+    /** The environment's name, for the envelope and the answer's header (request_log.ts). */
+    environment: string;
+    /** X-RateLimit-Remaining and -Reset of the request counted (guards.ts), for its answer. */
     rateHeaders: readonly [remaining: string, reset: string] | undefined;
   };
 }

@@ -71,10 +71,8 @@ function counted(
   kind: CounterKind,
 ): ApiError | null {
   const d = limiter.take(key, limits, kind);
-  const headers = [String(d.remaining), String(d.reset)] as const;
-  c.header("X-RateLimit-Remaining", headers[0]);
-  c.header("X-RateLimit-Reset", headers[1]);
-  (c as Context<AppEnv>).set("rateHeaders", headers);
+  // Put on the answer, whichever it is, by observeRequests (request_log.ts).
+  (c as Context<AppEnv>).set("rateHeaders", [String(d.remaining), String(d.reset)]);
   if (d.allowed) return null;
   return new ApiError(
     "rate_limited",
@@ -90,7 +88,7 @@ function counted(
  * it carries the headers too, and guessing keys is throttled (past the limit, 429 instead).
  */
 export function countUncounted(c: Context, limiter: RateLimiter, refusal: ApiError): ApiError {
-  if (c.res.headers.has("X-RateLimit-Remaining")) return refusal;
+  if ((c as Context<AppEnv>).get("rateHeaders")) return refusal;
   // The operator, once its token is checked, is a known caller that no plan limits: its refused
   // calls (a bad body, an unknown business) are no guessing, and never throttle its address.
   if ((c.get("principal") as { kind?: string } | undefined)?.kind === "operator") return refusal;

@@ -26,11 +26,10 @@ export function observeRequests(
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header("X-Request-Id"));
-    c.header("X-Request-Id", requestId);
-    c.header("X-Service-Environment", env.name);
-    // Read back from the context, never from `c.res`: touching it before the handler answers
-    // makes Hono build a response, then copy it into the handler's (two more a request).
+    // Read from the context, never from `c.res`: touching it before the handler answers makes
+    // Hono build a response, then copy it into the handler's (two more a request).
     (c as Context<AppEnv>).set("requestId", requestId);
+    (c as Context<AppEnv>).set("environment", env.name);
     env.metrics.requestsUnderWay++;
     try {
       // The commands it asks carry its id on to what follows them (an outbound attempt's line).
@@ -38,11 +37,7 @@ export function observeRequests(
     } finally {
       env.metrics.requestsUnderWay--;
     }
-    // A route answering with a Response it made (files, CSV, PDF) loses the headers set before
-    // one existed (Hono keeps them aside until then, and the early ones never read `c.res`).
-    if (!c.res.headers.has("X-Request-Id")) {
-      restoreHeaders(c as Context<AppEnv>, requestId, env.name);
-    }
+    answerHeaders(c as Context<AppEnv>, requestId, env.name);
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;
@@ -97,8 +92,13 @@ function routeOf(c: Context): string {
   return routes.find((r) => r.method !== "ALL")?.path ?? "unmatched";
 }
 
-/** Business API 8 and 9: the request id, environment and rate headers are on every answer. */
-function restoreHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
+/**
+ * Business API 8 and 9: the request id, environment and rate headers on every answer, set once on
+ * the answer itself, whoever made it (a route's own Response for a file, CSV or PDF, a refusal, a
+ * page). Set before it existed, Hono would keep them aside and drop them for a Response a route
+ * made itself.
+ */
+function answerHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
   const headers = c.res.headers;
   headers.set("X-Request-Id", requestId);
   headers.set("X-Service-Environment", environment);
