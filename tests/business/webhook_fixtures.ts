@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { accept, type ActorDefinition } from "../../src/runtime/actor.ts";
 import type { Feature } from "../../src/feature.ts";
+import type { LogDestination } from "../../src/observe/log.ts";
 import { FEATURES } from "../../src/features.ts";
 import {
   BUSINESS_WEBHOOK_OUTBOX,
@@ -37,8 +38,11 @@ const sourceFeature: Feature = {
 };
 
 /** Runs `fn` in an environment with the test source beside every product feature. */
-export function withWebhookEnv(fn: (t: TestEnv) => Promise<void>): Promise<void> {
-  return withTestEnv(fn, { features: [...FEATURES, sourceFeature] });
+export function withWebhookEnv(
+  fn: (t: TestEnv) => Promise<void>,
+  options: { readonly log?: LogDestination } = {},
+): Promise<void> {
+  return withTestEnv(fn, { features: [...FEATURES, sourceFeature], ...options });
 }
 
 /** A trip fact of `business`, as a trip actor would add it. */

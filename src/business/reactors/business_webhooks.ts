@@ -14,6 +14,7 @@
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Logger } from "../../observe/log.ts";
+import { Refused } from "../../runtime/actor.ts";
 import { causedBy } from "../../observe/request_scope.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
@@ -66,13 +67,27 @@ export class BusinessWebhooks {
       );
       return;
     }
-    await emitBusinessWebhook(this.#o.runtime, item.tenant, webhook);
+    try {
+      await emitBusinessWebhook(this.#o.runtime, item.tenant, webhook);
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      // Refused for good (an event without a name): handed over again it would be refused again
+      // at every sweep, so it is logged and let go.
+      this.#o.log.error(
+        { event: "business_webhook_refused", tenant_id: item.tenant, code: e.rejection.code },
+        "business webhook refused",
+      );
+    }
   }
 }
 
+/** Refusals of an event's creation that the same item would meet again. */
+const REFUSED_FOR_GOOD = new Set(["body_too_large", "invalid_event"]);
+
 /**
  * Makes (or finds made) the outbound event of one business webhook; answers it, or null when the
- * business has no webhook URL (nothing is made). A refused read or commit is thrown.
+ * business has no webhook URL (nothing is made). A creation refused for good is thrown as
+ * Refused; any other failed read or commit as an Error (tried again).
  */
 export async function emitBusinessWebhook(
   runtime: ActorRuntime,
@@ -101,6 +116,7 @@ export async function emitBusinessWebhook(
     },
     // Derived from an item handled now: new unless handled again (AskOptions.fresh).
   }, { fresh: true });
+  if (!created.ok && REFUSED_FOR_GOOD.has(created.code)) throw new Refused(created);
   if (!created.ok && created.code !== "exists_with_different_body") {
     throw new Error(`business webhook ${webhook.id}: ${created.code}: ${created.message}`);
   }

@@ -9,6 +9,8 @@ import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.
 import { emitBusinessWebhook } from "../../../src/business/reactors/business_webhooks.ts";
 import { webhookEventId } from "../../../src/business/rules/webhook_envelope.ts";
 import { hex } from "../../../src/domain/secrets.ts";
+import type { BusinessWebhookEvent } from "../../../src/business/rules/webhook_events.ts";
+import { logLines } from "../../helpers/log_lines.ts";
 import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { report, setWebhookUrl, tripItem, withWebhookEnv } from "../webhook_fixtures.ts";
@@ -211,3 +213,30 @@ Deno.test("business webhooks: no URL makes no webhook; a URL cleared later waits
       await receiver.close();
     }
   }));
+
+Deno.test("business webhooks: an item refused for good (no event name) is let go, not handed over again", async () => {
+  const lines = logLines();
+  const refused = () => lines.all().filter((l) => l.event === "business_webhook_refused");
+  await withWebhookEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await t.createBusiness();
+      await setWebhookUrl(t, b, receiver.url);
+      // A broken actor's item: an outbox item is at most 60,000 bytes, so a body is never too
+      // large; an event without a name is what the engine refuses for good.
+      const nameless = tripItem(b.id, "trip_48:created", { event: "" as BusinessWebhookEvent });
+      await report(t, b.id, nameless);
+      await t.settle();
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.sweepOutboxes();
+      assert.equal(await eventOf(t, b.id, webhookEventId(b.id, nameless.event_id)), null);
+      assert.equal(refused().length, 1, "refused once, then gone from the outbox");
+      assert.equal(refused()[0]!.code, "invalid_event");
+      const fine = tripItem(b.id, "trip_49:created");
+      await report(t, b.id, fine);
+      await until(t, () => receiver.effects.has(webhookEventId(b.id, fine.event_id)), "the next");
+    } finally {
+      await receiver.close();
+    }
+  }, { log: lines.destination });
+});
