@@ -142,8 +142,10 @@ function profileRoutes(api: Api): void {
     const b = await changeProfile(env, principal, body);
     // spec: courier 3.1, 6.1: billing events that waited for an endpoint (the webhook URL is the
     // billing endpoint's fallback) go now, not at their next hourly try.
+    // The same for the business's own webhooks (Business API 6) that waited for a URL.
     if (body.webhook_url) {
       await attemptWaitingEvents(env, b.id, { kind: "courier" });
+      await attemptWaitingEvents(env, b.id, { kind: "business" });
     }
     return ok(c, profileView(b, principal, env.name));
   });

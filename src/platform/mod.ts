@@ -11,6 +11,7 @@ import type { Feature, FeatureDeps } from "../feature.ts";
 import { DeliveryHooks } from "./delivery_hooks.ts";
 import { DeferredWorks } from "./reactors/deferred.ts";
 import { OutboundDelivery } from "./reactors/deliver.ts";
+import { businessWebhookTargets } from "./reactors/business_targets.ts";
 import { webhookPorts } from "./flows/webhook_urls.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
 import { startPlatformReadTables } from "./queries/read_tables.ts";
@@ -46,6 +47,8 @@ export const platformFeature: Feature = {
     // Work the workers still fail after their retries is kept and tried again later.
     const deferral = new DeferredWorks({ runtime, bus });
     const delivery = new DeliveryHooks();
+    // spec: business 6: a business's own webhook URL, asked before the features' recipients.
+    delivery.add({ targets: businessWebhookTargets(runtime, deps.clock) });
     const outbound = new OutboundDelivery({
       deferral,
       runtime,

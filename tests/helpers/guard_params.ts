@@ -75,6 +75,7 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       people: "person",
       alerts: "alert",
       claims: "claim",
+      "webhook-deliveries": "webhook_delivery",
     };
     const r = byCollection[before];
     assert.ok(r, `${nameOf(op)}: no identifier for {id} after /${before}: add it to this test`);

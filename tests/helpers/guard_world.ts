@@ -7,6 +7,9 @@ import assert from "node:assert/strict";
 import { raiseAlert } from "../../src/courier/flows/alerts.ts";
 import { storeEvidence } from "../../src/courier/flows/evidence.ts";
 import { COURIER_SCOPES } from "../../src/platform/rules/scopes.ts";
+import { outboundEventActor } from "../../actors/platform/outbound_event/mod.ts";
+import { businessWebhookOf } from "../../src/business/rules/webhook_envelope.ts";
+import { sampleTripCreated } from "../../src/business/rules/webhook_sample.ts";
 import {
   bookWaybill,
   type Client,
@@ -135,6 +138,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       body: { name: `${tag} late`, filters: { health: "late" } },
     }),
   ]);
+  const webhookDelivery = await waitingWebhook(t, biz.id, tag);
   await t.settle();
   const events = await ok(t, "GET", "/business/courier/billing/events", { key });
   const event = events[0]?.event_id ?? events[0]?.id;
@@ -164,10 +168,33 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       checklist: checklist.code,
       view: `${tag} late`,
       event,
+      webhook_delivery: webhookDelivery,
       rate_card: courier.rateCardId,
       rate_card_version: "1",
     },
   };
+}
+
+/**
+ * A business webhook of the tenant's, waiting for a webhook URL (none is set, so nothing is sent
+ * and the world stays still): as the delivery engine holds one made while the URL was set.
+ */
+async function waitingWebhook(t: TestEnv, business: string, tag: string): Promise<string> {
+  const item = sampleTripCreated({ business, currency: "BWP", now: 0, sample: tag });
+  const webhook = businessWebhookOf(business, item);
+  const r = await t.env.runtime.ask(outboundEventActor, business, webhook.id, {
+    kind: "create",
+    event: {
+      event_id: webhook.id,
+      stream: "business_webhook",
+      event_type: webhook.event,
+      raw_body: webhook.raw_body,
+      recipient: { kind: "business" },
+    },
+    endpoint_missing: true,
+  });
+  assert.ok(r.ok, JSON.stringify(r));
+  return webhook.id;
 }
 
 /**
@@ -188,6 +215,7 @@ export async function digest(t: TestEnv, w: Tenant): Promise<string> {
     ["/business/courier/operations/views", { key }],
     ["/business/courier/billing/events", { key }],
     ["/business/courier/billing/endpoint", { key }],
+    ["/business/webhook-deliveries", { key }],
     ["/business/courier/claims", { key }],
     ["/business/courier/alerts", { key }],
     ["/business/courier/rate-cards", { key }],

@@ -8,6 +8,7 @@ import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
 import { keepClosedInstances } from "../../src/db/pglite_memory.ts";
 import type { EnvironmentName } from "../../src/environment.ts";
+import type { Feature } from "../../src/feature.ts";
 import type { Api } from "../../src/http/app.ts";
 import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
 import { createLogger, type LogDestination } from "../../src/observe/log.ts";
@@ -87,6 +88,8 @@ export async function openTestEnv(
      * output does not grow with every request).
      */
     log?: LogDestination;
+    /** The features to run instead of all of them (a test adds a feature of its own). */
+    features?: readonly Feature[];
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -109,6 +112,7 @@ export async function openTestEnv(
       ? createLogger("info", options.log)
       : createLogger("silent", { write: () => {} }),
     ...(options.routers ? { extraRouters: options.routers } : {}),
+    ...(options.features ? { features: options.features } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.strictRefusals === false
       ? {}

@@ -5,18 +5,20 @@
 import type { SealedSecret } from "../../../src/domain/secrets.ts";
 import type { ReportedState } from "../../../src/platform/rules/export_state.ts";
 
-export type OutboundStream = "billing" | "client_webhook";
+export type OutboundStream = "billing" | "client_webhook" | "business_webhook";
 export const OUTBOUND_STATUSES = ["pending", "delivered", "failed"] as const;
 export type OutboundStatus = typeof OUTBOUND_STATUSES[number];
 
 /**
  * Whose endpoint receives the event, looked up at every attempt (so a courier that sets its
  * billing endpoint later, or rotates its secret, is honoured by the retries): the courier's
- * billing endpoint or else its webhook URL, or a client's webhook (courier 6.1, 6.2).
+ * billing endpoint or else its webhook URL, or a client's webhook (courier 6.1, 6.2), or the
+ * business's own webhook URL (Business API 6: its trip and wallet events).
  */
 export type Recipient =
   | { readonly kind: "courier" }
-  | { readonly kind: "client"; readonly client_id: string };
+  | { readonly kind: "client"; readonly client_id: string }
+  | { readonly kind: "business" };
 
 /** The ledger entry a billing event reports (courier 2.7, 3.1), for export and alerts. */
 export interface EntryLink {

@@ -33,6 +33,8 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
         previous: previousOf(b.webhook_secret_previous),
       };
     }
+    // A business's own webhooks are the platform's to resolve (business_targets.ts).
+    if (recipient.kind !== "client") return null;
     const got = await runtime.read(courierClientActor, tenant, recipient.client_id, {
       kind: "get",
     });
