@@ -84,7 +84,7 @@ export async function businessCredential(
   guard: BusinessGuard = {},
 ): Promise<BusinessPrincipal> {
   const principal = await authenticateBusiness(c, key.trim());
-  rateLimit(c, principal.business.id, limitsOf(principal.business));
+  await rateLimit(c, principal.business.id, limitsOf(principal.business));
   const held = guard.anyScope?.find((s) => principal.scopes.includes(s));
   if (guard.anyScope && !held) {
     throw new ApiError("scope_denied", `missing scope: one of ${guard.anyScope.join(", ")}`, {
@@ -121,7 +121,7 @@ export const driver: MiddlewareHandler<AppEnv> = refusing({
   const principal = await driverPrincipal(c, await hashSecret(token));
   if (!principal) throw refused("unknown driver token");
   setPrincipal(c, principal);
-  rateLimit(c, principal.business.id, limitsOf(principal.business));
+  await rateLimit(c, principal.business.id, limitsOf(principal.business));
   await next();
 });
 
