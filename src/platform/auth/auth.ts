@@ -103,7 +103,9 @@ export async function businessCredential(
  * partner key's scopes.
  */
 function partnerReach(c: Context<AppEnv>, guard: BusinessGuard): Scope | undefined {
-  const scope = partnerScopeOf(c.req.method, c.req.routePath);
+  // HEAD is answered by the GET route (RFC 9110 9.3.2), so it reaches what GET does.
+  const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+  const scope = partnerScopeOf(method, c.req.routePath);
   if (scope) return scope;
   const named = [...(guard.scope ? [guard.scope] : []), ...(guard.anyScope ?? [])];
   if (named.length > 0 && named.every((s) => !isPartnerScope(s))) return undefined;

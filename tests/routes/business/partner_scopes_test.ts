@@ -141,6 +141,11 @@ Deno.test("partner scopes: a route declared at an endpoint of 5's table is reach
     }
     assert.equal((await coupon(b.api_key)).status, 200);
     assert.equal((await checkout(b.api_key)).status, 200);
+    const head = await t.app.request("/api/business/checkouts/CHK-1", {
+      method: "HEAD",
+      headers: { "X-Business-API-Key": deliveries },
+    });
+    assert.equal(head.status, 200, "HEAD reaches what GET does");
   }, { routers: [declared] }));
 
 Deno.test("partner scopes: the table names each endpoint once, by method and path under /business", () => {
