@@ -9,7 +9,10 @@
  * 4. + the client key's authentication (courier/auth.ts client()), its identity remembered;
  * 5. the same with the remembered identity dropped before each request (what a cache miss costs);
  * 6. + a JSON body parsed and checked against the price request's zod schema;
- * 7. the real POST /client/prices (pricing, the offer written), for scale.
+ * 7. the real POST /client/prices (pricing, the offer written), for scale;
+ * 8. layer 4 with the plan limit counted in the query side as a deployment of several instances
+ *    counts it (shared_rate_limit.ts: one upsert; here PGlite, on Postgres a round trip), its
+ *    cost shown against layer 4.
  *
  * Rounds alternate over the layers, so load from other processes weighs on none more than
  * another; the figure is the serving thread's CPU a request over every round (Linux), with the
@@ -28,6 +31,7 @@ import { Metrics } from "../src/observe/metrics.ts";
 import { client } from "../src/courier/auth.ts";
 import { credentialCacheOf } from "../src/platform/auth/credential_cache.ts";
 import { PriceRequest } from "../routes/courier/answers/booking.ts";
+import { SharedRateCounter } from "../src/http/shared_rate_limit.ts";
 import { runtimeTarget } from "./runtime_target.ts";
 import { recordFigure } from "./summary.ts";
 
@@ -42,8 +46,11 @@ const PRICE_BODY = JSON.stringify({
   to_country: "BW",
 });
 
-/** The layers 3 to 6 as routes of the environment's own app. */
-function layerRoutes(dropIdentity: MiddlewareHandler<AppEnv>): (api: Api) => void {
+/** The layers 3 to 6 and 8 as routes of the environment's own app. */
+function layerRoutes(
+  dropIdentity: MiddlewareHandler<AppEnv>,
+  sharedCount: MiddlewareHandler<AppEnv>,
+): (api: Api) => void {
   return (api) => {
     const doc = { summary: "bench", tag: "Bench", security: "client" as const };
     define(
@@ -59,6 +66,11 @@ function layerRoutes(dropIdentity: MiddlewareHandler<AppEnv>): (api: Api) => voi
     define(
       api,
       { ...doc, method: "get", path: "/bench/client-miss", middleware: [dropIdentity, client()] },
+      (c) => ok(c, { ok: true }),
+    );
+    define(
+      api,
+      { ...doc, method: "get", path: "/bench/client-shared", middleware: [client(), sharedCount] },
       (c) => ok(c, { ok: true }),
     );
     define(api, {
@@ -127,7 +139,21 @@ export async function requestPathBench(): Promise<void> {
     credentialCacheOf(c.get("env").runtime)?.clear();
     await next();
   });
-  const target = await runtimeTarget(1, undefined, [layerRoutes(dropIdentity)]);
+  // What the guard counts besides the instance's memory, with the bench courier's limits.
+  let shared: SharedRateCounter | null = null;
+  const sharedCount = refusing({}, async (c, next) => {
+    const env = c.get("env");
+    shared ??= new SharedRateCounter({
+      db: env.db,
+      clock: env.clock,
+      fallback: env.rateLimiter,
+      log: env.log,
+    });
+    const d = await shared.take("bench", { perMinute: 1_000_000, perDay: 100_000_000 });
+    if (!d.allowed) throw new Error("request path bench: the shared count refused");
+    await next();
+  });
+  const target = await runtimeTarget(1, undefined, [layerRoutes(dropIdentity, sharedCount)]);
   const key = { "X-Client-API-Key": target.keys[0]! };
   const post = (path: string) =>
     target.app.request(path, {
@@ -137,7 +163,8 @@ export async function requestPathBench(): Promise<void> {
     });
   const bare = bareApp();
   const observed = bareApp(observe);
-  const layers: [string, string, () => Response | Promise<Response>][] = [
+  // [label, figure name, request, the layer its cost is shown against (default: the one before)]
+  const layers: [string, string, () => Response | Promise<Response>, string?][] = [
     ["bare Hono", "bare", () => bare.request("/api/bench/plain")],
     [
       "+ request log and metrics",
@@ -157,6 +184,12 @@ export async function requestPathBench(): Promise<void> {
     ],
     ["+ JSON body and zod (price request)", "body", () => post("/api/bench/client-body")],
     ["POST /client/prices (pricing, offer written)", "prices", () => post("/api/client/prices")],
+    [
+      "client key, plan limit in the query side (vs. client key)",
+      "shared_limit",
+      () => target.app.request("/api/bench/client-shared", { headers: key }),
+      "auth",
+    ],
   ];
   try {
     const rounds = new Map<string, Round[]>();
@@ -166,21 +199,22 @@ export async function requestPathBench(): Promise<void> {
       }
     }
     let previous: number | null = null;
-    for (const [label, name] of layers) {
+    const byName = new Map<string, number>();
+    for (const [label, name, , against] of layers) {
       const rs = rounds.get(label)!;
       // Wall time: the best round. CPU: the serving thread's over every round, which other
       // processes' load disturbs far less than the wall clock.
       const wall = Math.min(...rs.map((r) => r.wallUs / r.requests));
       const cpu = (rs.reduce((n, r) => n + r.cpuMs, 0) * 1000) /
         rs.reduce((n, r) => n + r.requests, 0);
-      const delta = previous === null
-        ? ""
-        : ` (${cpu >= previous ? "+" : ""}${(cpu - previous).toFixed(1)})`;
+      const base = against === undefined ? previous : byName.get(against) ?? null;
+      const delta = base === null ? "" : ` (${cpu >= base ? "+" : ""}${(cpu - base).toFixed(1)})`;
       console.log(
         `request path, ${label}: ${cpu.toFixed(1)} µs CPU a request${delta}, ` +
           `${wall.toFixed(1)} µs wall (best round)`,
       );
       recordFigure(`request_cpu_us_${name}`, cpu);
+      byName.set(name, cpu);
       previous = cpu;
     }
   } finally {

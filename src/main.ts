@@ -65,7 +65,7 @@ for (const [name, port] of environments) {
     port,
     hostname: config.HOST,
     onListen: ({ hostname, port }) => console.log(`${name}: http://${hostname}:${port}/api`),
-  }, draining.serve(o.app.fetch)));
+  }, draining.serve(o.app.fetch, name)));
 }
 
 function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {

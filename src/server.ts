@@ -3,8 +3,10 @@
  * and scheduler, and builds its HTTP app. main.ts opens two; tests open one in memory.
  */
 import type { Hono } from "hono";
+import type { Kysely } from "kysely";
 import type { Bus } from "./bus/bus.ts";
-import { openDatabase } from "./db/db.ts";
+import { type DatabaseHandle, openDatabase } from "./db/db.ts";
+import type { Database } from "./db/schema.ts";
 import { type Projector, startProjector } from "./db/projection.ts";
 import { syncSubject } from "./db/sync.ts";
 import type { Deps, EnvironmentName } from "./environment.ts";
@@ -14,6 +16,7 @@ import { FEATURES } from "./features.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { LoginThrottle } from "./http/login_throttle.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
+import { SharedRateCounter } from "./http/shared_rate_limit.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -33,6 +36,16 @@ export interface EnvironmentOptions {
   readonly pgliteDir?: string;
   /** PGlite in a worker, off the serving thread; default: on with `pgliteDir` (db.ts). */
   readonly pgliteWorker?: boolean;
+  /**
+   * Another instance's open query side, shared instead of opening one (tests: two instances of
+   * one deployment on one embedded PGlite); left open at close, its opener closes it.
+   */
+  readonly sharedDatabase?: Kysely<Database>;
+  /**
+   * Plan limits counted in the query side, so they hold across the instances sharing it
+   * (Business API 8); default: with `databaseUrl` or `sharedDatabase`. Off, in memory.
+   */
+  readonly sharedRateLimits?: boolean;
   /** The Postgres schema of this environment. */
   readonly schema: string;
   readonly bus: Bus;
@@ -139,7 +152,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
 /** The environment's actor store and query database, and the bus prefix naming its changes. */
 async function openStores(o: EnvironmentOptions) {
   const store = await KvActorStore.open(o.kvPath);
-  const database = await openDatabase({
+  const database = o.sharedDatabase ? borrowed(o.sharedDatabase) : await openDatabase({
     schema: o.schema,
     ...(o.databaseUrl ? { url: o.databaseUrl } : {}),
     ...(o.pgliteDir ? { dataDir: o.pgliteDir } : {}),
@@ -151,6 +164,11 @@ async function openStores(o: EnvironmentOptions) {
   // query side (ARCHITECTURE "Environments": a bus subject prefix of its own).
   const busPrefix = `${o.name}_${await store.identity()}`;
   return { store, database, busPrefix };
+}
+
+/** Another instance's query side: used as it is, and closed by that instance, not this one. */
+function borrowed(db: Kysely<Database>): Pick<DatabaseHandle, "db" | "close"> {
+  return { db, close: () => Promise.resolve() };
 }
 
 /** Resolves once every query-side writer holds every change committed before the call. */
@@ -181,11 +199,18 @@ function httpEnvironment(
   parts: readonly FeatureParts[],
 ): Environment {
   const pumps = parts.flatMap((p) => Object.values(p.pumps ?? {}));
+  const rateLimiter = new RateLimiter(o.clock);
+  // spec: business 8: instances sharing the query side share the plan limits' counts.
+  const shared = o.sharedRateLimits ??
+    (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);
   return {
     ...deps,
     operatorTokenHash: o.operatorTokenHash,
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
-    rateLimiter: new RateLimiter(o.clock),
+    rateLimiter,
+    planCounter: shared
+      ? new SharedRateCounter({ db: deps.db, clock: o.clock, fallback: rateLimiter, log: deps.log })
+      : rateLimiter,
     loginThrottle: new LoginThrottle(o.clock),
     reactors: Object.assign({}, ...parts.map((p) => p.reactors ?? {})),
     pump: async () => {

@@ -114,7 +114,7 @@ export function client(options: { passwordChange?: boolean } = {}): MiddlewareHa
       user: identity.user,
       scopes: CLIENT_SCOPES,
     });
-    rateLimit(c, `client:${identity.client_id}`, limitsOf(access));
+    await rateLimit(c, `client:${identity.client_id}`, limitsOf(access));
     if (!access.courier_platform_enabled) throw courierPlatformDisabled();
     if (identity.user?.must_change_password && !options.passwordChange) {
       throw new ApiError(

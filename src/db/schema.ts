@@ -36,6 +36,7 @@ export interface Database {
   checklists: ChecklistTable;
   deferred_work: DeferredWorkTable;
   courier_clients: CourierClientTable;
+  rate_counters: RateCounterTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -347,6 +348,19 @@ export interface CourierClientTable extends VersionedRow {
 export interface DeferredWorkTable extends VersionedRow {
   status: string;
   deferred_at: MaybeMillis;
+}
+
+/** A known caller's requests in its current windows, shared by instances (Business API 8). */
+export interface RateCounterTable {
+  key: string;
+  minute_window: number;
+  minute_count: number;
+  day_window: number;
+  day_count: number;
+  /** What the row's last update let through. */
+  granted: number;
+  per_minute: number;
+  per_day: number;
 }
 
 export type ShipmentRow = Selectable<ShipmentTable>;

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { Deps, Reactor } from "../environment.ts";
 import type { LoginThrottle } from "./login_throttle.ts";
-import type { RateLimiter } from "./rate_limit.ts";
+import type { PlanCounter, RateLimiter } from "./rate_limit.ts";
 
 /** An environment as its HTTP app sees it: the machinery, and what answering requests needs. */
 export interface Environment extends Deps {
@@ -10,7 +10,13 @@ export interface Environment extends Deps {
   readonly operatorTokenHash: string;
   /** `PUBLIC_URL` (or `SANDBOX_PUBLIC_URL`): the base of links handed out; request's own if unset. */
   readonly publicUrl?: string;
+  /** Addresses' counts, in this instance's memory (guards.ts). */
   readonly rateLimiter: RateLimiter;
+  /**
+   * Known callers' counts against their plan (Business API 8): `rateLimiter` on one instance, the
+   * shared query side when several may serve the deployment (shared_rate_limit.ts).
+   */
+  readonly planCounter: PlanCounter;
   /** Failed sign-ins per account and per address (courier 5, Business API 5). */
   readonly loginThrottle: LoginThrottle;
   /** The features' bus subscribers by name (FeatureParts.reactors). */

@@ -20,10 +20,13 @@ export class Draining {
     return this.#underWay;
   }
 
-  /** `handler` with its requests counted, and turned away once a stop has begun. */
-  serve(handler: Handler): Handler {
+  /**
+   * `handler` with its requests counted, and turned away once a stop has begun; `environment`
+   * names the environment it serves on those answers too (Business API 2.2).
+   */
+  serve(handler: Handler, environment?: string): Handler {
     return async (request, info) => {
-      if (this.#stopping) return stopping(request);
+      if (this.#stopping) return stopping(request, environment);
       this.#underWay++;
       try {
         return await handler(request, info);
@@ -49,18 +52,23 @@ export class Draining {
   }
 }
 
-/** The answer to a request that came after the stop began, in the error shape. */
-function stopping(request: Request): Response {
+/**
+ * The answer to a request that came after the stop began, in the error shape: as every answer,
+ * with X-Service-Environment, and `environment: sandbox` in the sandbox's (Business API 2.2).
+ */
+function stopping(request: Request, environment: string | undefined): Response {
   return Response.json({
     success: false,
     code: "service_stopping",
     message: "the service is stopping: send the request again shortly",
+    ...(environment === "sandbox" ? { environment } : {}),
   }, {
     status: 503,
     headers: {
       "Connection": "close",
       "Retry-After": "5",
       "X-Request-Id": requestIdOf(request.headers.get("X-Request-Id") ?? undefined),
+      ...(environment ? { "X-Service-Environment": environment } : {}),
     },
   });
 }

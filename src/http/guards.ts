@@ -8,7 +8,7 @@ import { getConnInfo } from "hono/deno";
 import { ANONYMOUS_RATE_LIMIT } from "../limits.ts";
 import { ApiError } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
-import type { CounterKind, Limits, RateLimiter } from "./rate_limit.ts";
+import type { Limits, RateDecision, RateLimiter } from "./rate_limit.ts";
 import { type Refusals, refusing } from "./refusals.ts";
 
 /**
@@ -47,30 +47,30 @@ export function bearerToken(header: string | undefined): string {
 export const anonymous: MiddlewareHandler<AppEnv> = refusing({
   rate_limited: "too many calls from this address; wait `Retry-After` seconds",
 }, async (c, next) => {
-  rateLimit(c, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT, "address");
+  const limiter = c.get("env").rateLimiter;
+  const key = `ip:${remoteAddress(c)}`;
+  const refusal = counted(
+    c,
+    limiter.take(key, ANONYMOUS_RATE_LIMIT, "address"),
+    ANONYMOUS_RATE_LIMIT,
+  );
+  if (refusal) throw refusal;
   await next();
 });
 
-/** Counts the request and sets X-RateLimit-* on whatever answer follows (Business API 8). */
-export function rateLimit(
-  c: Context<AppEnv>,
-  key: string,
-  limits: Limits,
-  kind: CounterKind = "caller",
-): void {
-  const refusal = counted(c, c.get("env").rateLimiter, key, limits, kind);
+/**
+ * Counts a known caller's request against its plan (Business API 8), across the instances that
+ * share the deployment's counts, and sets X-RateLimit-* on whatever answer follows.
+ */
+export async function rateLimit(c: Context<AppEnv>, key: string, limits: Limits): Promise<void> {
+  const taken = c.get("env").planCounter.take(key, limits);
+  // In memory (one instance) the decision is at hand: no turn of the event loop for it.
+  const refusal = counted(c, taken instanceof Promise ? await taken : taken, limits);
   if (refusal) throw refusal;
 }
 
-/** Counts one request of `key`, sets the rate headers, and answers the refusal once over. */
-function counted(
-  c: Context,
-  limiter: RateLimiter,
-  key: string,
-  limits: Limits,
-  kind: CounterKind,
-): ApiError | null {
-  const d = limiter.take(key, limits, kind);
+/** Sets the rate headers of a counted request, and answers its refusal once over the limit. */
+function counted(c: Context, d: RateDecision, limits: Limits): ApiError | null {
   // Put on the answer, whichever it is, by observeRequests (request_log.ts).
   (c as Context<AppEnv>).set("rateHeaders", [String(d.remaining), String(d.reset)]);
   if (d.allowed) return null;
@@ -92,8 +92,9 @@ export function countUncounted(c: Context, limiter: RateLimiter, refusal: ApiErr
   // The operator, once its token is checked, is a known caller that no plan limits: its refused
   // calls (a bad body, an unknown business) are no guessing, and never throttle its address.
   if ((c.get("principal") as { kind?: string } | undefined)?.kind === "operator") return refusal;
-  return counted(c, limiter, `ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT, "address") ??
-    refusal;
+  const key = `ip:${remoteAddress(c)}`;
+  const d = limiter.take(key, ANONYMOUS_RATE_LIMIT, "address");
+  return counted(c, d, ANONYMOUS_RATE_LIMIT) ?? refusal;
 }
 
 /** The caller's address from the socket (never from a header a caller can write). */

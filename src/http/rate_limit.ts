@@ -1,7 +1,8 @@
 /**
  * Rate limits per business (Business API 8): a per-minute and a per-day fixed window on the
- * injected clock. Counters live in this instance's memory, bounded without ever resetting a
- * known caller's day: a business's or a client's counter is dropped only once its day is over
+ * injected clock. Here, counters in this instance's memory (a deployment of several instances
+ * counts its known callers in the shared query side instead: shared_rate_limit.ts), bounded
+ * without ever resetting a known caller's day: a business's or a client's counter is dropped only once its day is over
  * (their number is bounded by the credentials that exist), while the counters of addresses
  * (callers without a known credential: anyone can call from many) are kept up to a bound, the
  * least recently counted address forgotten past it.
@@ -36,14 +37,50 @@ export interface RateDecision {
   readonly retryAfter: number;
 }
 
-interface Counter {
+/** The counts of one key's windows: `minute` and `day` are window numbers (windowsAt). */
+export interface Counter {
   minute: number;
   minuteCount: number;
   day: number;
   dayCount: number;
 }
 
-export class RateLimiter {
+/**
+ * Where a known caller's requests are counted: this instance's memory (RateLimiter), or the
+ * deployment's shared query side when several instances serve it (shared_rate_limit.ts).
+ */
+export interface PlanCounter {
+  take(key: string, limits: Limits): RateDecision | Promise<RateDecision>;
+}
+
+/** The fixed windows (minute and UTC day numbers since the epoch) that `now` falls in. */
+export function windowsAt(now: number): { minute: number; day: number } {
+  return { minute: Math.floor(now / MINUTE_MS), day: Math.floor(now / DAY_MS) };
+}
+
+/** What a count of the windows answers the request counted at `now` (allowed or not). */
+export function decisionOf(
+  now: number,
+  limits: Limits,
+  c: Readonly<Counter>,
+  allowed: boolean,
+): RateDecision {
+  const minuteLeft = limits.perMinute - c.minuteCount;
+  const dayLeft = limits.perDay - c.dayCount;
+  // spec: business 8: Retry-After and X-RateLimit-Reset name when a call is let through again:
+  // once the day is used up (limits lowered below its count too), that is the day's end.
+  const dayBinds = dayLeft <= 0 || dayLeft <= minuteLeft;
+  const resetAt = dayBinds ? (c.day + 1) * DAY_MS : (c.minute + 1) * MINUTE_MS;
+  return {
+    allowed,
+    remaining: Math.max(0, Math.min(minuteLeft, dayLeft)),
+    reset: Math.ceil(resetAt / 1000),
+    retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+  };
+}
+
+/** Counts in this instance's memory: the embedded defaults' one instance, and every address. */
+export class RateLimiter implements PlanCounter {
   readonly #clock: Clock;
   readonly #callers = new Map<string, Counter>();
   /** Least recently counted first (a counted address moves to the end). */
@@ -57,30 +94,16 @@ export class RateLimiter {
   /** Counts one request for `key` and says whether it may proceed. */
   take(key: string, limits: Limits, kind: CounterKind = "caller"): RateDecision {
     const now = this.#clock.now();
-    const minute = Math.floor(now / MINUTE_MS);
-    const day = Math.floor(now / DAY_MS);
+    const { minute, day } = windowsAt(now);
     const c = kind === "address" ? this.#address(key, day) : this.#caller(key, day);
     if (c.minute !== minute) Object.assign(c, { minute, minuteCount: 0 });
     if (c.day !== day) Object.assign(c, { day, dayCount: 0 });
-    const minuteReset = (minute + 1) * MINUTE_MS;
-    const dayReset = (day + 1) * DAY_MS;
     const allowed = c.minuteCount < limits.perMinute && c.dayCount < limits.perDay;
     if (allowed) {
       c.minuteCount++;
       c.dayCount++;
     }
-    const minuteLeft = limits.perMinute - c.minuteCount;
-    const dayLeft = limits.perDay - c.dayCount;
-    // spec: business 8: Retry-After and X-RateLimit-Reset name when a call is let through again:
-    // once the day is used up (limits lowered below its count too), that is the day's end.
-    const dayBinds = dayLeft <= 0 || dayLeft <= minuteLeft;
-    const resetAt = dayBinds ? dayReset : minuteReset;
-    return {
-      allowed,
-      remaining: Math.max(0, Math.min(minuteLeft, dayLeft)),
-      reset: Math.ceil(resetAt / 1000),
-      retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-    };
+    return decisionOf(now, limits, c, allowed);
   }
 
   /**

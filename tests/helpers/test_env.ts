@@ -34,6 +34,8 @@ export interface TestEnv extends OpenEnvironment {
    * 500 `undocumented_refusal`). close() fails while any is here, so none goes unseen.
    */
   readonly undocumented: UndocumentedRefusal[];
+  /** What a second instance of this deployment shares (openTestEnv `alongside`). */
+  readonly deployment: { readonly kvPath: string; readonly schema: string; readonly bus: Bus };
 }
 
 export interface CallOptions {
@@ -90,18 +92,36 @@ export async function openTestEnv(
     log?: LogDestination;
     /** The features to run instead of all of them (a test adds a feature of its own). */
     features?: readonly Feature[];
+    /**
+     * Another instance of that environment's deployment: its KV file (open it with `kvPath`),
+     * bus and query side (its Postgres schema, or its embedded PGlite), plan limits counted in
+     * it. Closing this one leaves them to the first.
+     */
+    alongside?: TestEnv;
+    /** Plan limits counted in the query side even on one embedded PGlite (server.ts). */
+    sharedRateLimits?: boolean;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
   const clock = new ManualClock();
-  const bus = options.bus ?? await openBus(Deno.env.get("NATS_URL"));
+  const peer = options.alongside;
+  if (peer && peer.deployment.kvPath === ":memory:") {
+    throw new Error("an instance alongside another shares its KV file: open the first with kvPath");
+  }
+  const bus = options.bus ?? peer?.deployment.bus ?? await openBus(Deno.env.get("NATS_URL"));
   const databaseUrl = Deno.env.get("DATABASE_URL");
-  const schema = `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const schema = peer?.deployment.schema ??
+    `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const kvPath = options.kvPath ?? peer?.deployment.kvPath ?? ":memory:";
   const undocumented: UndocumentedRefusal[] = [];
   const opened = await openEnvironment({
     name,
-    kvPath: options.kvPath ?? ":memory:",
+    kvPath,
     ...(options.pgliteDir ? { pgliteDir: options.pgliteDir } : databaseUrl ? { databaseUrl } : {}),
+    ...(peer && !databaseUrl ? { sharedDatabase: peer.env.db } : {}),
+    ...(options.sharedRateLimits === undefined
+      ? {}
+      : { sharedRateLimits: options.sharedRateLimits }),
     schema,
     bus,
     clock,
@@ -140,6 +160,7 @@ export async function openTestEnv(
     clock,
     call,
     undocumented,
+    deployment: { kvPath, schema, bus },
     settle: () => opened.env.settle(),
     async createBusiness(overrides = {}) {
       const r = await call("POST", "/operator/businesses", {
@@ -160,8 +181,8 @@ export async function openTestEnv(
     },
     async close() {
       await opened.close();
-      if (databaseUrl && !options.pgliteDir) await dropTestSchema(databaseUrl, schema);
-      if (!options.bus) await bus.drain();
+      if (databaseUrl && !options.pgliteDir && !peer) await dropTestSchema(databaseUrl, schema);
+      if (!options.bus && !peer) await bus.drain();
       if (undocumented.length > 0) {
         const seen = [...new Set(undocumented.map((u) => `${u.route}: ${u.code} (${u.status})`))];
         throw new Error(`refusals the OpenAPI document does not list:\n  ${seen.join("\n  ")}`);

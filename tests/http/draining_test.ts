@@ -46,3 +46,17 @@ Deno.test("draining: a stop with nothing under way goes on at once; a failed req
   assert.equal(draining.underWay, 0);
   await draining.drain();
 });
+
+Deno.test("draining: a turned-away request's answer names the environment, in the sandbox's body too", async () => {
+  const draining = new Draining();
+  const live = draining.serve(() => new Response("done"), "live");
+  const sandbox = draining.serve(() => new Response("done"), "sandbox");
+  await draining.drain();
+  const a = await live(new Request("http://s/x"), INFO);
+  const b = await sandbox(new Request("http://s/x"), INFO);
+  // spec: business 2.2: X-Service-Environment on every response; sandbox bodies say so.
+  assert.equal(a.headers.get("X-Service-Environment"), "live");
+  assert.equal((await a.json()).environment, undefined);
+  assert.equal(b.headers.get("X-Service-Environment"), "sandbox");
+  assert.equal((await b.json()).environment, "sandbox");
+});

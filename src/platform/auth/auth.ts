@@ -9,7 +9,7 @@ import { driverActor } from "../../../actors/platform/driver.ts";
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { credentialCacheOf, type Owner } from "./credential_cache.ts";
 import { constantTimeEqual, hashSecret } from "../../domain/secrets.ts";
-import { PARTNER_SCOPES, type Scope } from "../rules/scopes.ts";
+import { isPartnerScope, PARTNER_SCOPES, partnerScopeOf, type Scope } from "../rules/scopes.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
 import {
@@ -64,7 +64,8 @@ export function businessRefusals(guard: BusinessGuard = {}, header = "X-Business
     ? `the credential holds none of the scopes ${guard.anyScope.map((s) => `\`${s}\``).join(", ")}`
     : guard.scope
     ? `the credential lacks the scope \`${guard.scope}\``
-    : "a partner key: partner keys reach only endpoints that need a named scope";
+    : "a partner key outside its scopes: `deliveries` and `rewards` reach only the endpoints " +
+      "Business API 5 lists for them";
   return {
     ...credentialRefusals(header),
     sandbox_key_on_live: "a sandbox key was sent to live",
@@ -84,15 +85,35 @@ export async function businessCredential(
   guard: BusinessGuard = {},
 ): Promise<BusinessPrincipal> {
   const principal = await authenticateBusiness(c, key.trim());
-  rateLimit(c, principal.business.id, limitsOf(principal.business));
+  await rateLimit(c, principal.business.id, limitsOf(principal.business));
   const held = guard.anyScope?.find((s) => principal.scopes.includes(s));
   if (guard.anyScope && !held) {
     throw new ApiError("scope_denied", `missing scope: one of ${guard.anyScope.join(", ")}`, {
       scope: guard.anyScope[0],
     });
   }
-  requireScope(principal, guard.scope ?? held);
+  const reach = principal.kind === "partner" ? partnerReach(c, guard) : undefined;
+  requireScope(principal, guard.scope ?? held ?? reach);
   return principal;
+}
+
+/**
+ * spec: business 5: the scope a partner key needs here: the one whose endpoints (5's table)
+ * include this route, else a courier scope the route names; any other endpoint is outside every
+ * partner key's scopes.
+ */
+function partnerReach(c: Context<AppEnv>, guard: BusinessGuard): Scope | undefined {
+  // HEAD is answered by the GET route (RFC 9110 9.3.2), so it reaches what GET does.
+  const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+  const scope = partnerScopeOf(method, c.req.routePath);
+  if (scope) return scope;
+  const named = [...(guard.scope ? [guard.scope] : []), ...(guard.anyScope ?? [])];
+  if (named.length > 0 && named.every((s) => !isPartnerScope(s))) return undefined;
+  throw new ApiError(
+    "scope_denied",
+    "this endpoint is outside the partner key's scopes: `deliveries` and `rewards` reach only " +
+      "the endpoints Business API 5 lists for them",
+  );
 }
 
 /**
@@ -121,7 +142,7 @@ export const driver: MiddlewareHandler<AppEnv> = refusing({
   const principal = await driverPrincipal(c, await hashSecret(token));
   if (!principal) throw refused("unknown driver token");
   setPrincipal(c, principal);
-  rateLimit(c, principal.business.id, limitsOf(principal.business));
+  await rateLimit(c, principal.business.id, limitsOf(principal.business));
   await next();
 });
 

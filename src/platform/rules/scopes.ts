@@ -14,6 +14,80 @@ export const COURIER_SCOPES = [
 
 /** Business API 5.5: what a partner key may be given besides courier scopes. */
 export const PARTNER_SCOPES = ["deliveries", "rewards"] as const;
+export type PartnerScope = typeof PARTNER_SCOPES[number];
+
+export function isPartnerScope(value: string): value is PartnerScope {
+  return (PARTNER_SCOPES as readonly string[]).includes(value);
+}
+
+/**
+ * spec: business 5 (the scope table): exactly the endpoints each partner scope reaches, by method
+ * and path (a parameter's name is the spec's; any name matches). A route built at one of these
+ * is reached by the scope's partner keys as soon as it is declared behind business(); a partner
+ * key reaches no other Business API endpoint (a courier network's keys reach the courier routes
+ * their courier scopes name).
+ */
+export const PARTNER_SCOPE_ENDPOINTS: Readonly<Record<PartnerScope, readonly string[]>> = {
+  deliveries: [
+    "POST /business/book",
+    "POST /business/bulky/quote",
+    "GET /business/bulky/schema",
+    "POST /business/checkouts",
+    "GET /business/checkouts",
+    "GET /business/checkouts/{reference}",
+    "POST /business/checkouts/{reference}/cancel",
+    "POST /business/trips/{trip}/bulky/accept-quote",
+    "POST /business/trips/{trip}/bulky/authorise-disposal",
+    "POST /business/trips/{trip}/bulky/redeliver",
+    "POST /business/trips/{trip}/bulky/decline-quote",
+    "POST /business/trip/{reference}/ready",
+    "GET /business/trips",
+    "GET /business/trips/active",
+    "GET /business/trips/{trip}",
+    "POST /business/trips/{trip}/cancel",
+    "POST /business/trips/{trip}/tracking-link/rotate",
+    "POST /business/trips/{trip}/tracking-link/revoke",
+    "GET /business/trips/{trip}/label",
+    "GET /business/trips/{trip}/waybill",
+    "GET /business/trips/{trip}/receipt",
+    "GET /business/trips/{trip}/pick-list",
+    "GET /business/trips/{trip}/packing-slip",
+    "GET /business/trip/fare-estimate",
+    "GET /business/vehicle-types",
+    "GET /business/parcel-sizes",
+    "GET /business/zones",
+    "POST /business/geocode",
+  ],
+  rewards: [
+    "POST /business/coupons/validate",
+    "POST /business/coupons/redeem",
+    "POST /business/coupons/reverse",
+    "POST /business/gift-cards/balance",
+  ],
+};
+
+/**
+ * `GET /business/trips/{}`: an endpoint with its parameters unnamed, from a spec path
+ * (`{trip}`) or a router's (`:id`, `:id{[0-9]+}`), without the base address's `/api`.
+ */
+export function endpointKey(method: string, path: string): string {
+  const bare = path.replace(/^\/api(?=\/)/, "").replace(/\{[^/]*\}|:[^/]+/g, "{}");
+  return `${method.toUpperCase()} ${bare}`;
+}
+
+const PARTNER_SCOPE_BY_ENDPOINT: ReadonlyMap<string, PartnerScope> = new Map(
+  PARTNER_SCOPES.flatMap((scope) =>
+    PARTNER_SCOPE_ENDPOINTS[scope].map((e) => {
+      const [method, path] = e.split(" ");
+      return [endpointKey(method!, path!), scope] as const;
+    })
+  ),
+);
+
+/** The partner scope that reaches an endpoint (Business API 5's table), if one does. */
+export function partnerScopeOf(method: string, path: string): PartnerScope | undefined {
+  return PARTNER_SCOPE_BY_ENDPOINT.get(endpointKey(method, path));
+}
 
 export const ALL_SCOPES = [...COURIER_SCOPES, ...PARTNER_SCOPES] as const;
 export type Scope = typeof ALL_SCOPES[number];

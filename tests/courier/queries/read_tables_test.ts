@@ -226,6 +226,7 @@ Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots
   assert.deepEqual(await migrateToLatest(t.db, t.schema), [
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_rate_counters",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -28,13 +28,15 @@ function probes(api: Api): void {
     security: "business",
     middleware: [business({ scope: "billing:administer" })],
   }, (c) => ok(c, { reached: true }));
+  // An endpoint of Business API 5's deliveries table not built yet: declared behind business()
+  // naming no scope, the table alone lets deliveries partner keys reach it.
   define(api, {
     method: "get",
-    path: "/business/deliveries-probe",
+    path: "/business/checkouts",
     summary: "probe",
     tag: "Probe",
     security: "business",
-    middleware: [business({ scope: "deliveries" })],
+    middleware: [business()],
   }, (c) => ok(c, { reached: true }));
   define(api, {
     method: "get",
@@ -171,7 +173,7 @@ Deno.test("auth: a partner key reaches only its stored scopes and dies when revo
       body: { partner: "Connector", scopes: ["deliveries"] },
     });
     const key = pk.body.data.key;
-    assert.equal((await t.call("GET", "/business/deliveries-probe", { key })).status, 200);
+    assert.equal((await t.call("GET", "/business/checkouts", { key })).status, 200);
     for (
       const path of ["/business/profile", "/business/billing-probe", "/business/courier/probe"]
     ) {
@@ -180,7 +182,7 @@ Deno.test("auth: a partner key reaches only its stored scopes and dies when revo
       assert.equal(r.body.code, "scope_denied");
     }
     await t.call("DELETE", `/operator/partner-keys/${pk.body.data.id}`, { operator: true });
-    assert.equal((await t.call("GET", "/business/deliveries-probe", { key })).status, 401);
+    assert.equal((await t.call("GET", "/business/checkouts", { key })).status, 401);
     // The business key is unaffected.
     assert.equal((await t.call("GET", "/business/profile", { key: b.api_key })).status, 200);
   }));
