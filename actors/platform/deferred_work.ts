@@ -7,7 +7,9 @@
  * before it is made, so a process that dies during a try leaves it due again.
  *
  * The worker itself runs in src/platform/reactors/deferred.ts, on this actor's `due` events; this actor only
- * keeps the message and the schedule. One actor per worker and message (`deferredWorkId`), so the
+ * keeps the message and the schedule. Work refused for good (a refusal, not a failure: a run's
+ * follow-up its shipment will never take) is kept `parked` instead: shown to the operator with
+ * what refused it, and never tried again. One actor per worker and message (`deferredWorkId`), so the
  * same failure deferred twice (two instances, a republished change) is kept once.
  */
 import { accept, type ActorDefinition, unreachable } from "../../src/runtime/actor.ts";
@@ -18,7 +20,7 @@ export interface DeferredWork {
   readonly worker: string | null;
   readonly subject: string | null;
   readonly payload: unknown;
-  readonly status: "none" | "waiting" | "done";
+  readonly status: "none" | "waiting" | "done" | "parked";
   /** Tries made since it was deferred. */
   readonly attempts: number;
   readonly deferred_at: number | null;
@@ -31,6 +33,8 @@ export type DeferredWorkCommand =
   | { kind: "defer"; worker: string; subject: string; payload: unknown; error: string }
   | { kind: "done" }
   | { kind: "failed"; error: string }
+  /** Work refused for good: kept for the operator to see, never tried again. */
+  | { kind: "park"; worker: string; subject: string; payload: unknown; error: string }
   | { kind: "get" };
 
 export type DeferredWorkEvent =
@@ -44,7 +48,15 @@ export type DeferredWorkEvent =
   }
   | { kind: "due"; attempt: number; at: number }
   | { kind: "failed"; error: string }
-  | { kind: "done"; at: number };
+  | { kind: "done"; at: number }
+  | {
+    kind: "parked";
+    worker: string;
+    subject: string;
+    payload: unknown;
+    error: string;
+    at: number;
+  };
 
 const RETRY_TIMER = "retry";
 
@@ -102,6 +114,12 @@ export const deferredWorkActor: ActorDefinition<
       case "failed":
         if (state.status !== "waiting") return accept([], (s) => s);
         return accept([{ kind: "failed", error: command.error }], (s) => s);
+      case "park": {
+        // Parked already (the same refusal met again after a crash): kept once.
+        if (state.status !== "none") return accept([], (s) => s);
+        const { worker, subject, payload, error } = command;
+        return accept([{ kind: "parked", worker, subject, payload, error, at: ctx.now }], (s) => s);
+      }
       case "get":
         return accept([], (s) => s);
       case "timer": {
@@ -139,6 +157,17 @@ export const deferredWorkActor: ActorDefinition<
       case "done":
         // The message is no longer needed once its work is done.
         return { ...state, status: "done", payload: null, done_at: event.at };
+      case "parked":
+        return {
+          worker: event.worker,
+          subject: event.subject,
+          payload: event.payload,
+          status: "parked",
+          attempts: 1,
+          deferred_at: event.at,
+          last_error: event.error,
+          done_at: null,
+        };
       default:
         return unreachable(event);
     }

@@ -48,7 +48,7 @@ const security = "operator" as const;
 const middleware = [operatorOnly];
 
 const DeferredWorkQuery = z.object({
-  status: z.enum(["waiting", "done"]).default("waiting"),
+  status: z.enum(["waiting", "done", "parked"]).default("waiting"),
   limit: wholeNumber(1, 500).default(100),
 });
 
@@ -305,8 +305,10 @@ function stuckWorkRoutes(api: Api): void {
     path: "/operator/deferred-work",
     summary: "Bus work that failed past its retries and waits on a durable timer (a webhook " +
       "event, an alert, a charge from a scan), oldest first: `status=waiting` (default) or " +
-      "`done`. Each shows its worker, message subject, tries, when it was deferred and the " +
-      "last error, so stuck work is seen rather than only logged",
+      "`done`, or `parked`: work refused for good (a run's follow-up a shipment or an account " +
+      "will never take), never tried again. Each shows its worker, message subject, tries, " +
+      "when it was deferred or parked and the last error, so stuck work is seen rather than " +
+      "only logged",
     tag,
     security,
     middleware,

@@ -246,6 +246,8 @@ function followUpsOf(before: NetworkRun, after: NetworkRun, c: RunChange, now: n
       return follow.unloadFollowUps(after, c.facility_id ?? null, c.by);
     case "transfer":
       return follow.transferFollowUps(before, after, c);
+    case "transfer_in":
+      return follow.transferInFollowUps(before, after, c);
     case "report":
       return follow.reportFollowUps(after, c);
     case "stop_waiting":

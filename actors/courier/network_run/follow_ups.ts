@@ -9,6 +9,7 @@ import type { ScanInput } from "../shipment/mod.ts";
 import type { AlertKind } from "../alert.ts";
 import type { ChargeKind } from "../../../src/courier/rules/ledger.ts";
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";
+import type { TransferTarget } from "./commands.ts";
 import type { NetworkRun, Stop } from "./run.ts";
 
 /** A later charge a run's work causes (courier 2.6 rule 3); its source event books it once. */
@@ -55,7 +56,21 @@ export type FollowUp =
   | { readonly kind: "vehicle_left"; readonly crossing_id: string; readonly by: string }
   /** The laboratory sample was handed over at `at`. */
   | { readonly kind: "lab_handover"; readonly waybill: string; readonly at: number }
-  | { readonly kind: "alert"; readonly alert: RunAlert };
+  | { readonly kind: "alert"; readonly alert: RunAlert }
+  /**
+   * The run a transfer came from marks the items transferred to this one (courier 3.4), then
+   * does its own follow-ups; recorded by the run that took them, so a crash between the two
+   * runs' commits leaves no item on both. The one sending them refusing (an item ended there
+   * meanwhile), this run gives back what it took.
+   */
+  | {
+    readonly kind: "transfer_out";
+    readonly from_run: string;
+    readonly to_run: string;
+    readonly waybills: readonly string[];
+    readonly to: TransferTarget;
+    readonly by: string;
+  };
 
 /** The holder named on custody moves made by a run: its driver, else its vehicle. */
 export function holderOf(run: Pick<NetworkRun, "id" | "driver_id" | "vehicle">): string {

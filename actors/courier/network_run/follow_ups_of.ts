@@ -237,6 +237,26 @@ export function transferFollowUps(
   ];
 }
 
+/**
+ * What follows the target taking a transfer's items: the run they came from marks them
+ * transferred here, told what the target took (`before` and `after` it took them).
+ */
+export function transferInFollowUps(
+  before: NetworkRun,
+  after: NetworkRun,
+  c: Change<"transfer_in">,
+): FollowUp[] {
+  const waybills = c.items.map((i) => i.waybill);
+  return [{
+    kind: "transfer_out",
+    from_run: c.from_run,
+    to_run: after.id,
+    waybills,
+    to: transferTarget(before, after, waybills),
+    by: c.by,
+  }];
+}
+
 /** A later charge of a run's stop (courier 2.6 rule 3). */
 function stopCharge(
   runId: string,

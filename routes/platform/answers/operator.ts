@@ -149,7 +149,10 @@ const DeferredWorkItem = z.object({
   }),
   worker: z.string().openapi({ description: "The bus worker that failed" }),
   subject: z.string().openapi({ description: "The subject of the message it was working on" }),
-  status: z.enum(["waiting", "done"]),
+  status: z.enum(["waiting", "done", "parked"]).openapi({
+    description: "`parked`: refused for good (a run's follow-up its shipment or account will " +
+      "never take); kept to be seen, never tried again",
+  }),
   attempts: z.number().int().openapi({ description: "Tries made since it was deferred" }),
   deferred_at: UtcInstant,
   last_error: orNull(z.string()),

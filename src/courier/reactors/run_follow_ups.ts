@@ -9,19 +9,16 @@
  *
  * Once: every follow-up is keyed by its condition (a custody move's key, a charge's source event,
  * an alert's condition key), so one the request did already, or this reactor did before a crash,
- * is not done again. A batch that still fails stays due, and the timer makes it due again.
+ * is not done again. A batch that still fails stays due, and the timer makes it due again; a
+ * follow-up refused for good is parked (shown to the operator as parked deferred work) and the
+ * batch is told done, so it is not tried every few minutes for ever.
  */
-import {
-  type FollowUp,
-  networkRunActor,
-  type StoredRunEvent,
-} from "../../../actors/courier/network_run/mod.ts";
+import { networkRunActor, type StoredRunEvent } from "../../../actors/courier/network_run/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
-import { orRefuse } from "../../runtime/actor.ts";
 import type { Logger } from "../../observe/log.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
-import { performFollowUp } from "../flows/runs/mod.ts";
+import { redoBatches, RUN_FOLLOW_UPS_WORKER } from "../flows/runs/mod.ts";
 
 export interface RunFollowUpsOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
@@ -38,17 +35,23 @@ interface Again {
 export class RunFollowUps extends UnitReactor<Again> {
   constructor(options: RunFollowUpsOptions) {
     super(options, {
-      worker: "run_follow_ups",
+      worker: RUN_FOLLOW_UPS_WORKER,
       actorType: networkRunActor.type,
       unitsOf: dueAgain,
       work: async (again, change) => {
-        const done = await doBatches(options.runtime, change.tenant, change.id, again.batches);
+        const { done, parked } = await redoBatches(
+          options.runtime,
+          change.tenant,
+          change.id,
+          again.batches,
+        );
         options.log?.info({
           event: "follow_ups_redone",
           tenant_id: change.tenant,
           run_id: change.id,
           batches: again.batches,
           follow_ups: done,
+          parked,
         }, "run follow-ups done again");
       },
       describe: (again, change) => `follow-ups ${again.batches.join(", ")} of run ${change.id}`,
@@ -62,24 +65,4 @@ function dueAgain(change: ActorChange): Again[] {
     const e = event as StoredRunEvent;
     return e.kind === "follow_ups_again" ? [{ batches: e.batches }] : [];
   });
-}
-
-/**
- * Does the follow-ups of `batches`, read from the run's log, then tells the run they are done;
- * answers how many there were.
- */
-async function doBatches(
-  runtime: ActorRuntime,
-  tenant: string,
-  runId: string,
-  batches: readonly string[],
-): Promise<number> {
-  const followUps: FollowUp[] = [];
-  for await (const { event } of runtime.events(networkRunActor, runId)) {
-    const e = event as StoredRunEvent;
-    if (e.kind === "follow_ups_due" && batches.includes(e.batch)) followUps.push(...e.follow_ups);
-  }
-  for (const f of followUps) await performFollowUp(runtime, tenant, f);
-  orRefuse(await runtime.ask(networkRunActor, tenant, runId, { kind: "follow_ups_done", batches }));
-  return followUps.length;
 }

@@ -1,6 +1,6 @@
 /**
- * Bus work that failed past its retries and waits on a durable timer (actors/platform/
- * deferred_work.ts), as the operator lists it, over the `deferred_work` read table (migration
+ * Bus work that failed past its retries and waits on a durable timer, or was refused for good and
+ * is parked (actors/platform/deferred_work.ts), as the operator lists it, over the `deferred_work` read table (migration
  * 0017), oldest deferred first.
  */
 import { type Kysely, sql } from "kysely";
@@ -34,7 +34,7 @@ export interface DeferredWorkRow {
 /** The deferrals in `status`, oldest deferred first, without their messages; at most `limit`. */
 export async function listDeferredWork(
   db: Kysely<Database>,
-  filter: { readonly status: "waiting" | "done"; readonly limit: number },
+  filter: { readonly status: "waiting" | "done" | "parked"; readonly limit: number },
 ): Promise<DeferredWorkRow[]> {
   const rows = await db.selectFrom("deferred_work")
     .select([

@@ -213,6 +213,46 @@ Deno.test("network run: a step already made records nothing, and nothing is due"
   assert.deepEqual(decided(run, { kind: "depart", by: "t" }).events, []);
 });
 
+Deno.test("network run: a transfer's target records, with the items it took, that the run they came from must mark them", () => {
+  let run: NetworkRunState = created("drv_9");
+  run = applied(run, decided(run, { kind: "depart", by: "t" }).events);
+  const took = decided(run, {
+    kind: "transfer_in",
+    from_run: "run_0",
+    items: [{ waybill: "WB1", load: LOAD }],
+    by: "ops",
+  }, NOW + 60_000);
+  assert.equal(took.events[0]!.kind, "transferred_in");
+  // Under way, the item departs with the target (its boarding), held by the target's driver.
+  assert.deepEqual(dueOf(took.events).followUps, [{
+    kind: "transfer_out",
+    from_run: "run_0",
+    to_run: "run_1",
+    waybills: ["WB1"],
+    to: {
+      holder: "driver:drv_9",
+      boarded: [{
+        waybill: "WB1",
+        key: "run_1:boarded:WB1*1",
+        event: "departed",
+        holder: "driver:drv_9",
+      }],
+    },
+    by: "ops",
+  }]);
+  // Taken again (a retry), nothing more is recorded and nothing is due again.
+  const next = applied(run, took.events);
+  assert.deepEqual(
+    decided(next, {
+      kind: "transfer_in",
+      from_run: "run_0",
+      items: [{ waybill: "WB1", load: LOAD }],
+      by: "ops",
+    }).events,
+    [],
+  );
+});
+
 /** A command for the property below, by number: stops, departures, deliveries, reports. */
 function commandOf(n: number, pick: number): RunCommand {
   const wb = `WB${pick % 4}`;

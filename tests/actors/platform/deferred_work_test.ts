@@ -79,3 +79,28 @@ Deno.test("deferred work: one actor per worker and message version", () => {
   assert.notEqual(a, deferredWorkId("alert_raiser", "live.b.shipment.WB1", 8));
   assert.equal(a, deferredWorkId("alert_raiser", "live.b.shipment.WB1", 7));
 });
+
+Deno.test("deferred work: work refused for good is parked once, with its refusal, and never tried", () => {
+  const park: DeferredWorkCommand = {
+    kind: "park",
+    worker: "run_follow_ups",
+    subject: "live.biz_1.network_run.run_1",
+    payload: { run_id: "run_1", batch: "fu_1", follow_up: { kind: "alert" } },
+    error: "not_found: shipment not found: WB9",
+  };
+  const parked = step(deferredWorkActor.initial, park, 5_000);
+  assert.deepEqual(parked.timers, [], "no try is set");
+  assert.deepEqual(parked.state, {
+    worker: "run_follow_ups",
+    subject: "live.biz_1.network_run.run_1",
+    payload: { run_id: "run_1", batch: "fu_1", follow_up: { kind: "alert" } },
+    status: "parked",
+    attempts: 1,
+    deferred_at: 5_000,
+    last_error: "not_found: shipment not found: WB9",
+    done_at: null,
+  });
+  assert.equal(step(parked.state, park, 6_000).events.length, 0, "parked again: kept once");
+  assert.equal(step(parked.state, TIMER, 7_000).events.length, 0, "a stray timer tries nothing");
+  assert.equal(step(parked.state, { kind: "done" }, 7_000).events.length, 0);
+});

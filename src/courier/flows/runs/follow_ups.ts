@@ -5,77 +5,17 @@
  * a crash or a failure left due. Each is keyed by its condition, so it happens once.
  */
 import {
-  asRun,
-  carriedPieces,
-  deliversNext,
   type FollowUp,
-  holderOf,
   type NetworkRun,
   networkRunActor,
   type RunChange,
   type StopAnswer,
   type StopChange,
 } from "../../../../actors/courier/network_run/mod.ts";
-import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
-import { Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
-import { raiseAlert } from "../alerts.ts";
-import { recordCrossing, vehicleLeft } from "../customs.ts";
-import { labHandedOver } from "../lab.ts";
-import { postClientCharge, postLaterCharge } from "../later_charges.ts";
-import { recordOnce, shipmentIn } from "../shipments.ts";
 import { askRun, askStop } from "./ask.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
-
-/** Does one follow-up; a refusal is thrown (Refused), as the request answers it. */
-export async function performFollowUp(
-  runtime: ActorRuntime,
-  tenant: string,
-  f: FollowUp,
-): Promise<void> {
-  switch (f.kind) {
-    case "custody":
-      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan);
-      return;
-    case "charge": {
-      const s = await shipmentIn(runtime, tenant, f.waybill);
-      const r = await postLaterCharge(runtime, s, { ...f.charge, by: f.by });
-      if (r && !r.ok) throw new Refused(r);
-      return;
-    }
-    case "client_charge": {
-      const charge = { ...f.charge, by: f.by };
-      const r = await postClientCharge(runtime, tenant, f.client_id, charge, f.at);
-      if (r && !r.ok) throw new Refused(r);
-      return;
-    }
-    case "crossing":
-      return await crossed(runtime, tenant, f);
-    case "vehicle_left":
-      await vehicleLeft(runtime, tenant, f.crossing_id, f.by);
-      return;
-    case "lab_handover":
-      // A retry tells it again; the first handover recorded stands.
-      return await labHandedOver(runtime, tenant, f.waybill, f.at);
-    case "alert":
-      await raiseAlert(runtime, tenant, f.alert);
-      return;
-  }
-}
-
-/** The shipment's crossing records the side; a shipment customs refused stays behind. */
-async function crossed(
-  runtime: ActorRuntime,
-  tenant: string,
-  f: Extract<FollowUp, { kind: "crossing" }>,
-): Promise<void> {
-  try {
-    const crossing = await recordCrossing(runtime, tenant, f.crossing_id, f.side, f.by);
-    await outForDeliveryPastBorder(runtime, tenant, crossing, f.by);
-  } catch (e) {
-    if (!(e instanceof Refused && e.rejection.code === "crossing_closed")) throw e;
-  }
-}
+import { performFollowUp } from "./perform.ts";
 
 /**
  * Does the follow-ups of a change in order, then tells the run the batch it recorded is done
@@ -167,32 +107,4 @@ export async function stopAndFollow(
   const { answer, batch } = await askStop(deps, caller, runId, command, key, request);
   await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(answer));
   return answer;
-}
-
-/**
- * spec: courier 3.2 (delivery_attempt opens when out for delivery): a shipment a delivery run
- * takes across a border goes out for delivery once the vehicle has entered with it and customs
- * cleared or released it, whichever comes last, when no other border is left before its deliver
- * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
- */
-export async function outForDeliveryPastBorder(
-  runtime: ActorRuntime,
-  tenant: string,
-  crossing: Crossing,
-  by: string,
-): Promise<void> {
-  const settled = crossing.status === "cleared" || crossing.status === "released";
-  if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
-  if (crossing.run_id === null) return;
-  const got = await runtime.read(networkRunActor, tenant, crossing.run_id, { kind: "get" });
-  if (!got.ok) return;
-  const run = asRun(got.reply);
-  const aboard = run.items.some((i) => i.waybill === crossing.waybill && i.state === "on_board");
-  if (!aboard || !deliversNext(run, crossing.waybill)) return;
-  await recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:out_for_delivery`, {
-    event: "out_for_delivery",
-    holder: holderOf(run),
-    pieces: carriedPieces(run.stops, crossing.waybill),
-    by,
-  });
 }

@@ -3,7 +3,9 @@
  * transferred is an end state on this run only). The target takes them first, then this run
  * marks them transferred and records the custody moves that follow, then the moves are made: each
  * step is keyed (the request's idempotency_key, else what it transfers where) or repeats as
- * nothing, so a retry after a crash between two steps completes the rest and repeats none.
+ * nothing, so a retry completes the rest and repeats none. The target records with the items it
+ * took that this run must mark them (`transfer_out`, a follow-up): after a crash between the two
+ * runs' commits the run follow-ups reactor does it, without waiting for the caller to retry.
  */
 import {
   isEnded,
@@ -16,8 +18,9 @@ import {
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import { askRun, readRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
-import { changeAndFollow } from "./follow_ups.ts";
+import { changeAndFollow, followThrough } from "./follow_ups.ts";
 import { boardRun } from "./loads.ts";
+import { GIVEN_BACK } from "./perform.ts";
 import type { RunActionInput } from "./run_actions.ts";
 
 export async function transfer(
@@ -120,7 +123,7 @@ async function moveOver(
     const cold = await boardRun(deps.runtime, caller.tenant, i.waybill, toRun);
     carried.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
   }
-  const taken = (await askRun(
+  const { run: taken, batch } = await askRun(
     deps,
     caller,
     toRun,
@@ -132,7 +135,9 @@ async function moveOver(
     },
     `${run.id}:${key}`,
     request,
-  )).run;
+  );
+  // The target's follow-up (this run marking the items) is what this request does next.
+  const targetDone = () => followThrough(deps.runtime, caller.tenant, toRun, batch, []);
   const command = {
     kind: "transfer",
     waybills,
@@ -140,7 +145,7 @@ async function moveOver(
     to: transferTarget(target, taken, waybills),
     by: caller.by,
   } as const;
-  return await changeAndFollow(deps, caller, {
+  const after = await changeAndFollow(deps, caller, {
     runId: run.id,
     command,
     key,
@@ -148,12 +153,16 @@ async function moveOver(
     followUps: (next) => transferFollowUps(run, next, command),
   }).catch(async (e) => {
     // An item ended here after the check (delivered meanwhile): the target gives back what it
-    // took, so no shipment rides on two runs. A crash before this leaves the retry to do it.
+    // took, so no shipment rides on two runs. A crash before this leaves the target's follow-up
+    // to do it (network_run transfer_out).
     const code = e instanceof Refused ? e.rejection.code : null;
-    if (code === "not_transferable" || code === "not_on_run") {
+    if (code !== null && GIVEN_BACK.has(code)) {
       const waybills = t.open.map((i) => i.waybill);
       await giveBack(deps, caller, run.id, toRun, waybills, `${run.id}:${key}:undo`);
+      await targetDone();
     }
     throw e;
   });
+  await targetDone();
+  return after;
 }

@@ -1,0 +1,173 @@
+/**
+ * Doing one follow-up of a run's change (network_run follow_ups.ts), and doing again the batches
+ * a crash or a failure left due (the run follow-ups reactor): each is keyed by its condition, so
+ * whoever does it, however often, it happens once. A follow-up refused for good is parked, not
+ * tried again (parking.ts); a failure leaves its batch due.
+ */
+import {
+  asRun,
+  carriedPieces,
+  deliversNext,
+  type FollowUp,
+  holderOf,
+  networkRunActor,
+  type StoredRunEvent,
+} from "../../../../actors/courier/network_run/mod.ts";
+import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
+import { orRefuse, Refused } from "../../../runtime/actor.ts";
+import type { ActorRuntime } from "../../../runtime/runtime.ts";
+import { raiseAlert } from "../alerts.ts";
+import { recordCrossing, vehicleLeft } from "../customs.ts";
+import { labHandedOver } from "../lab.ts";
+import { postClientCharge, postLaterCharge } from "../later_charges.ts";
+import { recordOnce, shipmentIn } from "../shipments.ts";
+import { type FollowUpAt, lastingRefusal, parkFollowUp } from "./parking.ts";
+
+/** Does one follow-up; a refusal is thrown (Refused), as the request answers it. */
+export async function performFollowUp(
+  runtime: ActorRuntime,
+  tenant: string,
+  f: FollowUp,
+): Promise<void> {
+  switch (f.kind) {
+    case "custody":
+      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan);
+      return;
+    case "charge": {
+      const s = await shipmentIn(runtime, tenant, f.waybill);
+      const r = await postLaterCharge(runtime, s, { ...f.charge, by: f.by });
+      if (r && !r.ok) throw new Refused(r);
+      return;
+    }
+    case "client_charge": {
+      const charge = { ...f.charge, by: f.by };
+      const r = await postClientCharge(runtime, tenant, f.client_id, charge, f.at);
+      if (r && !r.ok) throw new Refused(r);
+      return;
+    }
+    case "crossing":
+      return await crossed(runtime, tenant, f);
+    case "vehicle_left":
+      await vehicleLeft(runtime, tenant, f.crossing_id, f.by);
+      return;
+    case "lab_handover":
+      // A retry tells it again; the first handover recorded stands.
+      return await labHandedOver(runtime, tenant, f.waybill, f.at);
+    case "alert":
+      await raiseAlert(runtime, tenant, f.alert);
+      return;
+    case "transfer_out":
+      return await transferredOut(runtime, tenant, f);
+  }
+}
+
+/** The shipment's crossing records the side; a shipment customs refused stays behind. */
+async function crossed(
+  runtime: ActorRuntime,
+  tenant: string,
+  f: Extract<FollowUp, { kind: "crossing" }>,
+): Promise<void> {
+  try {
+    const crossing = await recordCrossing(runtime, tenant, f.crossing_id, f.side, f.by);
+    await outForDeliveryPastBorder(runtime, tenant, crossing, f.by);
+  } catch (e) {
+    if (!(e instanceof Refused && e.rejection.code === "crossing_closed")) throw e;
+  }
+}
+
+/** The refusals of the run a transfer came from that make the target give back what it took. */
+export const GIVEN_BACK: ReadonlySet<string> = new Set(["not_transferable", "not_on_run"]);
+
+/**
+ * spec: courier 3.4: the run a transfer came from marks the items transferred to the run that
+ * took them (the transfer a crash cut off after the target took them), then its own follow-ups
+ * (the custody moves) are done; once marked, this changes nothing. When it refuses because an
+ * item ended there meanwhile, the target gives back what it took, so no shipment rides on two.
+ */
+async function transferredOut(
+  runtime: ActorRuntime,
+  tenant: string,
+  f: Extract<FollowUp, { kind: "transfer_out" }>,
+): Promise<void> {
+  const { from_run: fromRun, to_run: toRun, waybills, by } = f;
+  const command = { kind: "transfer", waybills, to_run: toRun, to: f.to, by } as const;
+  const r = await runtime.ask(networkRunActor, tenant, fromRun, command);
+  if (!r.ok) {
+    if (!GIVEN_BACK.has(r.code)) throw new Refused(r);
+    const undo = { kind: "transfer_in_undo", from_run: fromRun, waybills, by } as const;
+    orRefuse(await runtime.ask(networkRunActor, tenant, toRun, undo));
+    return;
+  }
+  const batch = "follow_ups" in r.reply ? r.reply.follow_ups : undefined;
+  if (batch !== undefined) await redoBatches(runtime, tenant, fromRun, [batch]);
+}
+
+/**
+ * Does the follow-ups of `batches`, read from the run's log, then tells the run they are done;
+ * answers how many there were and how many of them were parked. One refused for good is parked
+ * and the rest are done; a failure is thrown, leaving the batches due.
+ */
+export async function redoBatches(
+  runtime: ActorRuntime,
+  tenant: string,
+  runId: string,
+  batches: readonly string[],
+): Promise<{ done: number; parked: number }> {
+  const due = await dueFollowUps(runtime, runId, batches);
+  let parked = 0;
+  for (const at of due) {
+    try {
+      await performFollowUp(runtime, tenant, at.followUp);
+    } catch (e) {
+      const refusal = lastingRefusal(e);
+      if (refusal === null) throw e;
+      await parkFollowUp(runtime, tenant, at, refusal);
+      parked++;
+    }
+  }
+  orRefuse(await runtime.ask(networkRunActor, tenant, runId, { kind: "follow_ups_done", batches }));
+  return { done: due.length, parked };
+}
+
+/** The follow-ups the run recorded in `batches`, in order, each with where it was recorded. */
+async function dueFollowUps(
+  runtime: ActorRuntime,
+  runId: string,
+  batches: readonly string[],
+): Promise<FollowUpAt[]> {
+  const due: FollowUpAt[] = [];
+  for await (const { event } of runtime.events(networkRunActor, runId)) {
+    const e = event as StoredRunEvent;
+    if (e.kind !== "follow_ups_due" || !batches.includes(e.batch)) continue;
+    e.follow_ups.forEach((followUp, n) => due.push({ runId, batch: e.batch, n, followUp }));
+  }
+  return due;
+}
+
+/**
+ * spec: courier 3.2 (delivery_attempt opens when out for delivery): a shipment a delivery run
+ * takes across a border goes out for delivery once the vehicle has entered with it and customs
+ * cleared or released it, whichever comes last, when no other border is left before its deliver
+ * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
+ */
+export async function outForDeliveryPastBorder(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossing: Crossing,
+  by: string,
+): Promise<void> {
+  const settled = crossing.status === "cleared" || crossing.status === "released";
+  if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
+  if (crossing.run_id === null) return;
+  const got = await runtime.read(networkRunActor, tenant, crossing.run_id, { kind: "get" });
+  if (!got.ok) return;
+  const run = asRun(got.reply);
+  const aboard = run.items.some((i) => i.waybill === crossing.waybill && i.state === "on_board");
+  if (!aboard || !deliversNext(run, crossing.waybill)) return;
+  await recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:out_for_delivery`, {
+    event: "out_for_delivery",
+    holder: holderOf(run),
+    pieces: carriedPieces(run.stops, crossing.waybill),
+    by,
+  });
+}
