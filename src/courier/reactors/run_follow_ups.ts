@@ -42,7 +42,8 @@ export class RunFollowUps extends UnitReactor<Again> {
       actorType: networkRunActor.type,
       unitsOf: dueAgain,
       work: async (again, change) => {
-        const done = await doBatches(options.runtime, change.tenant, change.id, again.batches);
+        const { tenant, id, request_id } = change;
+        const done = await doBatches(options.runtime, tenant, id, again.batches, request_id);
         options.log?.info({
           event: "follow_ups_redone",
           tenant_id: change.tenant,
@@ -73,13 +74,14 @@ async function doBatches(
   tenant: string,
   runId: string,
   batches: readonly string[],
+  requestId: string | undefined,
 ): Promise<number> {
   const followUps: FollowUp[] = [];
   for await (const { event } of runtime.events(networkRunActor, runId)) {
     const e = event as StoredRunEvent;
     if (e.kind === "follow_ups_due" && batches.includes(e.batch)) followUps.push(...e.follow_ups);
   }
-  for (const f of followUps) await performFollowUp(runtime, tenant, f);
+  for (const f of followUps) await performFollowUp(runtime, tenant, f, requestId);
   orRefuse(await runtime.ask(networkRunActor, tenant, runId, { kind: "follow_ups_done", batches }));
   return followUps.length;
 }

@@ -27,15 +27,19 @@ import { recordOnce, shipmentIn } from "../shipments.ts";
 import { askRun, askStop } from "./ask.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 
-/** Does one follow-up; a refusal is thrown (Refused), as the request answers it. */
+/**
+ * Does one follow-up; a refusal is thrown (Refused), as the request answers it. `requestId`: the
+ * request whose change called for it, named by the shipment's change a custody move makes.
+ */
 export async function performFollowUp(
   runtime: ActorRuntime,
   tenant: string,
   f: FollowUp,
+  requestId?: string,
 ): Promise<void> {
   switch (f.kind) {
     case "custody":
-      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan);
+      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan, requestId);
       return;
     case "charge": {
       const s = await shipmentIn(runtime, tenant, f.waybill);
@@ -90,8 +94,9 @@ export async function followThrough(
   runId: string,
   batch: string | null,
   followUps: readonly FollowUp[],
+  requestId?: string,
 ): Promise<void> {
-  for (const f of followUps) await performFollowUp(runtime, tenant, f);
+  for (const f of followUps) await performFollowUp(runtime, tenant, f, requestId);
   if (batch !== null) tellDone(runtime, tenant, runId, batch);
 }
 
@@ -153,7 +158,8 @@ export async function changeAndFollow(
 ): Promise<NetworkRun> {
   const { runId, command, key, request } = asked;
   const { run, batch } = await askRun(deps, caller, runId, command, key, request);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(run));
+  const followUps = asked.followUps(run);
+  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps, deps.requestId);
   return run;
 }
 
@@ -165,7 +171,8 @@ export async function stopAndFollow(
 ): Promise<StopAnswer> {
   const { runId, command, key, request } = asked;
   const { answer, batch } = await askStop(deps, caller, runId, command, key, request);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(answer));
+  const followUps = asked.followUps(answer);
+  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps, deps.requestId);
   return answer;
 }
 
