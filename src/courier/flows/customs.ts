@@ -253,20 +253,21 @@ export interface SupplyOutcome {
 /**
  * Appends the documents (customs:submit-documents). Papers supplied while customs holds the
  * shipment or asked for them move the crossing back to `presented` and the shipment to
- * `documents_supplied` (waiting on customs again).
+ * `documents_supplied` (waiting on customs again). `requestId`: the request it is done for.
  */
 export async function supplyDocuments(
   runtime: ActorRuntime,
   tenant: string,
   crossingId: string,
   input: SupplyInput,
+  requestId?: string,
 ): Promise<SupplyOutcome> {
   const r = await askCrossing(runtime, tenant, crossingId, {
     kind: "supply",
     documents: input.documents,
     note: input.note ?? null,
     by: input.by,
-  });
+  }, requestId);
   if (r.kind !== "supplied") throw new Error(`crossing ${crossingId}: supply answered ${r.kind}`);
   const { crossing, supply } = r;
   if (supply.from_status === "held" || supply.from_status === "documents_requested") {
@@ -282,19 +283,24 @@ export async function supplyDocuments(
         note: `documents supplied: ${names.join(", ")}`,
         by: supply.by,
       },
+      requestId,
     );
   }
   return { crossing, supply, replayed: r.replayed };
 }
 
-/** The crossing actor's answer to `command`; its refusal thrown as Refused. */
+/**
+ * The crossing actor's answer to `command`, asked for request `requestId` if any; its refusal
+ * thrown as Refused.
+ */
 export async function askCrossing(
   runtime: ActorRuntime,
   tenant: string,
   crossingId: string,
   command: CrossingCommand,
+  requestId?: string,
 ): Promise<CrossingReply> {
-  const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command);
+  const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command, { requestId });
   if (!r.ok) throw new Refused(r);
   return r.reply;
 }

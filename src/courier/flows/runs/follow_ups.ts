@@ -54,7 +54,7 @@ export async function performFollowUp(
       return;
     }
     case "crossing":
-      return await crossed(runtime, tenant, f);
+      return await crossed(runtime, tenant, f, requestId);
     case "vehicle_left":
       await vehicleLeft(runtime, tenant, f.crossing_id, f.by);
       return;
@@ -72,10 +72,11 @@ async function crossed(
   runtime: ActorRuntime,
   tenant: string,
   f: Extract<FollowUp, { kind: "crossing" }>,
+  requestId: string | undefined,
 ): Promise<void> {
   try {
     const crossing = await recordCrossing(runtime, tenant, f.crossing_id, f.side, f.by);
-    await outForDeliveryPastBorder(runtime, tenant, crossing, f.by);
+    await outForDeliveryPastBorder(runtime, tenant, crossing, f.by, requestId);
   } catch (e) {
     if (!(e instanceof Refused && e.rejection.code === "crossing_closed")) throw e;
   }
@@ -181,12 +182,14 @@ export async function stopAndFollow(
  * takes across a border goes out for delivery once the vehicle has entered with it and customs
  * cleared or released it, whichever comes last, when no other border is left before its deliver
  * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
+ * `requestId`: the request the step is done for, if any.
  */
 export async function outForDeliveryPastBorder(
   runtime: ActorRuntime,
   tenant: string,
   crossing: Crossing,
   by: string,
+  requestId?: string,
 ): Promise<void> {
   const settled = crossing.status === "cleared" || crossing.status === "released";
   if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
@@ -201,5 +204,5 @@ export async function outForDeliveryPastBorder(
     holder: holderOf(run),
     pieces: carriedPieces(run.stops, crossing.waybill),
     by,
-  });
+  }, requestId);
 }
