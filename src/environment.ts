@@ -36,6 +36,12 @@ export interface Deps {
   readonly metrics: Metrics;
   /** Resolves once the query side holds every change committed before the call. */
   settle(): Promise<void>;
+  /**
+   * The request a flow works for (a route's env has it; a reactor's, a sweep's or a timer's
+   * none): the flow asks its commands with it (AskOptions.requestId), so the changes they make
+   * name the request, and so does what follows them (an outbound attempt's log line).
+   */
+  readonly requestId?: string | undefined;
 }
 
 /** Business API 5.2: keys are per environment. */

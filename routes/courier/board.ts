@@ -98,12 +98,15 @@ function messageOf(change: ActorChange, now: number): Record<string, unknown> | 
   return null;
 }
 
-/** Boards open per environment and courier (BOARD_SOCKETS_PER_COURIER_MAX). */
-const openBoards = new WeakMap<Environment, Map<string, number>>();
+/**
+ * Boards open per environment and courier (BOARD_SOCKETS_PER_COURIER_MAX), by its runtime: a
+ * request's env is its own copy (Deps.requestId).
+ */
+const openBoards = new WeakMap<Environment["runtime"], Map<string, number>>();
 
 function claimBoard(env: Environment, tenant: string): boolean {
-  const counts = openBoards.get(env) ?? new Map<string, number>();
-  openBoards.set(env, counts);
+  const counts = openBoards.get(env.runtime) ?? new Map<string, number>();
+  openBoards.set(env.runtime, counts);
   const n = counts.get(tenant) ?? 0;
   if (n >= BOARD_SOCKETS_PER_COURIER_MAX) return false;
   counts.set(tenant, n + 1);
@@ -111,7 +114,7 @@ function claimBoard(env: Environment, tenant: string): boolean {
 }
 
 function releaseBoard(env: Environment, tenant: string): void {
-  const counts = openBoards.get(env);
+  const counts = openBoards.get(env.runtime);
   const n = (counts?.get(tenant) ?? 1) - 1;
   if (n <= 0) counts?.delete(tenant);
   else counts?.set(tenant, n);

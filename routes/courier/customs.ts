@@ -185,7 +185,7 @@ export function customsRoutes(api: Api): void {
       documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
       note: body.note ?? null,
       by,
-    });
+    }, env.requestId);
     return ok(c, { ...crossingView(r.crossing), supply: r.supply.n, replayed: r.replayed });
   });
 
@@ -228,7 +228,7 @@ export function customsRoutes(api: Api): void {
       currency: body.currency ?? null,
       payer: body.payer ?? null,
       by,
-    });
+    }, env.requestId);
     return ok(c, {
       ...crossingView(r.crossing),
       move: moveView(r.move),
@@ -267,7 +267,7 @@ export function customsRoutes(api: Api): void {
       documents: body.documents.map((d) => ({ name: d.name, reference: d.reference ?? null })),
       note: body.note ?? null,
       by,
-    });
+    }, env.requestId);
     return ok(c, { ...driverCrossingView(r.crossing), supply: r.supply.n, replayed: r.replayed });
   });
 }

@@ -167,7 +167,7 @@ export function operationRoutes(api: Api): void {
       reason: body.reason ?? null,
       received_by: body.received_by ?? null,
       by,
-    });
+    }, env.requestId);
     return ok(c, await detailView(c, s), 201);
   });
 

@@ -6,7 +6,6 @@
  */
 import type { ActorChange, Bus, BusMessage } from "./bus.ts";
 import { eachRetried, type RetryPolicy } from "./retry.ts";
-import { inRequest } from "../observe/request_scope.ts";
 
 /** A worker's work on one message; throws when it is not (all) done. */
 export type WorkerRun = (message: BusMessage) => Promise<void>;
@@ -187,7 +186,7 @@ export function subscribeUnits<T>(w: UnitWorker<T>): KeyedSubscription {
     const change = m.payload as ActorChange;
     return eachRetried(
       w.unitsOf(change),
-      (unit) => inRequest(change.request_id, () => w.work(unit, change)),
+      (unit) => w.work(unit, change),
       (error, unit) => w.report(error, unit, change),
       `${w.worker} units of ${change.id}`,
       w.retry,

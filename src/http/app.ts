@@ -79,9 +79,10 @@ export function createApp(
  */
 function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("env", env);
     // Set by observeRequests (request_log.ts) outside /api.
     if (c.get("requestId") === undefined) c.set("requestId", crypto.randomUUID());
+    // The flows a route calls with it ask their commands for this request (Deps.requestId).
+    c.set("env", { ...env, requestId: c.get("requestId") });
     const length = Number(c.req.header("Content-Length") ?? "0");
     // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
     const type = c.req.header("Content-Type") ?? "";

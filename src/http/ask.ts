@@ -13,7 +13,10 @@ export async function ask<D extends AnyActorDefinition>(
   command: CommandOf<D>,
   options?: AskOptions,
 ): Promise<ReplyOf<D>> {
-  const r = await c.get("env").runtime.ask(def, tenant, id, command, options);
+  // The commands a route asks name its request, carried on to what follows them (an outbound
+  // attempt's log line).
+  const asked = { ...options, requestId: c.get("requestId") };
+  const r = await c.get("env").runtime.ask(def, tenant, id, command, asked);
   if (!r.ok) throw fromRejection(r);
   return r.reply;
 }

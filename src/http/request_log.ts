@@ -7,7 +7,6 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { inRequest } from "../observe/request_scope.ts";
 import type { AppEnv, Environment } from "./context.ts";
 import { infoLine } from "../observe/log.ts";
 
@@ -32,8 +31,7 @@ export function observeRequests(
     (c as Context<AppEnv>).set("environment", env.name);
     env.metrics.requestsUnderWay++;
     try {
-      // The commands it asks carry its id on to what follows them (an outbound attempt's line).
-      await inRequest(requestId, next);
+      await next();
     } finally {
       env.metrics.requestsUnderWay--;
     }

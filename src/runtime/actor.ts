@@ -247,4 +247,10 @@ export interface AskOptions {
    * again on the stored state.
    */
   readonly fresh?: boolean;
+  /**
+   * The request the command is asked for (its `X-Request-Id`), carried by hand rather than in an
+   * async context (which every promise of the process would then pay for): the change its commit
+   * publishes names it (ActorChange.request_id) when every command of the batch came from it.
+   */
+  readonly requestId?: string | undefined;
 }

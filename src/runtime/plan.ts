@@ -31,7 +31,7 @@ export interface Envelope {
   readonly permanent: boolean;
   readonly fresh: boolean;
   readonly timer: { readonly name: string; readonly at: number } | undefined;
-  /** The request the command came from (src/observe/request_scope.ts), for its change. */
+  /** The request the command came from (AskOptions.requestId), for its change. */
   readonly requestId?: string | undefined;
   readonly resolve: (r: AskResult<unknown>) => void;
   readonly reject: (e: Error) => void;

@@ -18,7 +18,6 @@ import {
   type CommandOf,
   type ReplyOf,
 } from "./actor.ts";
-import { currentRequestId, inRequest } from "../observe/request_scope.ts";
 import { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
@@ -359,7 +358,7 @@ export class ActorRuntime {
         permanent: options.permanent ?? false,
         fresh: options.fresh ?? false,
         timer: undefined,
-        requestId: currentRequestId(),
+        requestId: options.requestId,
         resolve,
         reject,
       });
@@ -395,9 +394,7 @@ export class ActorRuntime {
   #run(cell: Cell): void {
     if (cell.running) return;
     cell.running = true;
-    // Outside the asker's request: the turn answers other requests too, and the subscribers its
-    // publication reaches in process would take them for this one's.
-    inRequest(undefined, () => this.#drain(cell))
+    this.#drain(cell)
       .catch((e) => this.#onError(e, `${cell.key.type} ${cell.key.id}`))
       .finally(() => {
         cell.running = false;

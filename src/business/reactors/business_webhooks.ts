@@ -15,7 +15,6 @@ import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Logger } from "../../observe/log.ts";
 import { Refused } from "../../runtime/actor.ts";
-import { causedBy } from "../../observe/request_scope.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
 import { type BusinessWebhook, businessWebhookOf } from "../rules/webhook_envelope.ts";
@@ -112,7 +111,6 @@ export async function emitBusinessWebhook(
       raw_body: webhook.raw_body,
       // spec: business 6: the URL and secret are looked up, and the URL checked, at every attempt.
       recipient: { kind: "business" },
-      ...causedBy(),
     },
     // Derived from an item handled now: new unless handled again (AskOptions.fresh).
   }, { fresh: true });

@@ -162,7 +162,7 @@ export async function decideClaim(
 
 /** Books the pending credit note of a decided claim once, and records how that went. */
 async function settleCredit(
-  deps: Pick<Deps, "runtime" | "settle">,
+  deps: Pick<Deps, "runtime" | "settle" | "requestId">,
   claim: Claim,
   bookNote: BookClaimNote,
 ): Promise<Claim> {
@@ -173,7 +173,7 @@ async function settleCredit(
     await deps.runtime.ask(claimActor, claim.courier_id, claim.id, {
       kind: "settle_credit",
       result,
-    }),
+    }, { requestId: deps.requestId }),
   ));
 }
 

@@ -36,7 +36,7 @@ export interface Invitee {
 
 /** Invites a user with a temporary password, answered once with the user and the account. */
 export async function inviteUser(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   caller: ClientCaller,
   invitee: Invitee,
 ): Promise<{ user: ClientUser; account: CourierClient; password: string }> {
@@ -60,7 +60,7 @@ export async function inviteUser(
       kind: "add_user",
       user,
       by: caller.by,
-    }),
+    }, { requestId: deps.requestId }),
   ));
   return { user, account, password };
 }

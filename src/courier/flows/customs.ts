@@ -91,22 +91,24 @@ export interface OpenCrossingInput {
  * Presents the shipment at a border stop and records `presented_to_customs` on it: the crossing
  * it got at booking, the first time it reaches a border stop; else (another border, or booked
  * before crossings were opened at booking) a crossing of this stop's, opened once. Answers the
- * crossing id. Throws Refused `not_found` for another tenant's (or no) shipment.
+ * crossing id. Throws Refused `not_found` for another tenant's (or no) shipment. `requestId`: the
+ * request it is done for, if any.
  */
 export async function openCrossing(
   runtime: ActorRuntime,
   tenant: string,
   input: OpenCrossingInput,
+  requestId?: string,
 ): Promise<string> {
-  const id = await presentedCrossing(runtime, tenant, input);
+  const id = await presentedCrossing(runtime, tenant, input, requestId);
   await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented`, {
     event: "presented_to_customs",
     facility_id: input.border_post,
     holder: input.holder ?? null,
     note: `presented to customs at ${input.border_post}: crossing ${id}`,
     by: input.by,
-  });
-  await settledBeforePresentation(runtime, tenant, id, input);
+  }, requestId);
+  await settledBeforePresentation(runtime, tenant, id, input, requestId);
   return id;
 }
 
@@ -115,6 +117,7 @@ async function presentedCrossing(
   runtime: ActorRuntime,
   tenant: string,
   input: OpenCrossingInput,
+  requestId: string | undefined,
 ): Promise<string> {
   const shipment = await shipmentIn(runtime, tenant, input.waybill);
   const booked = bookingCrossingIdOf(tenant, input.waybill);
@@ -129,7 +132,7 @@ async function presentedCrossing(
         to_country: input.to_country,
         by: input.by,
       },
-    })
+    }, { requestId })
     : null;
   if (presented?.ok) return booked;
   const id = crossingIdOf(tenant, input.waybill, input.run_id, input.stop_id);
@@ -146,7 +149,7 @@ async function presentedCrossing(
       stop_id: input.stop_id,
     },
     by: input.by,
-  });
+  }, requestId);
   return id;
 }
 
@@ -162,6 +165,7 @@ async function settledBeforePresentation(
   tenant: string,
   id: string,
   input: OpenCrossingInput,
+  requestId: string | undefined,
 ): Promise<void> {
   const now = await shipmentIn(runtime, tenant, input.waybill);
   if (!now.milestones.some((m) => m.name === "customs_clearance")) return;
@@ -175,7 +179,7 @@ async function settledBeforePresentation(
       ? `cleared before presentation: customs reference ${crossing.customs_reference}`
       : "released before presentation",
     by: input.by,
-  });
+  }, requestId);
 }
 
 /** The crossing as it stands; Refused `not_found` for another tenant's (or no) crossing. */
@@ -253,20 +257,21 @@ export interface SupplyOutcome {
 /**
  * Appends the documents (customs:submit-documents). Papers supplied while customs holds the
  * shipment or asked for them move the crossing back to `presented` and the shipment to
- * `documents_supplied` (waiting on customs again).
+ * `documents_supplied` (waiting on customs again). `requestId`: the request it is done for.
  */
 export async function supplyDocuments(
   runtime: ActorRuntime,
   tenant: string,
   crossingId: string,
   input: SupplyInput,
+  requestId?: string,
 ): Promise<SupplyOutcome> {
   const r = await askCrossing(runtime, tenant, crossingId, {
     kind: "supply",
     documents: input.documents,
     note: input.note ?? null,
     by: input.by,
-  });
+  }, requestId);
   if (r.kind !== "supplied") throw new Error(`crossing ${crossingId}: supply answered ${r.kind}`);
   const { crossing, supply } = r;
   if (supply.from_status === "held" || supply.from_status === "documents_requested") {
@@ -282,19 +287,24 @@ export async function supplyDocuments(
         note: `documents supplied: ${names.join(", ")}`,
         by: supply.by,
       },
+      requestId,
     );
   }
   return { crossing, supply, replayed: r.replayed };
 }
 
-/** The crossing actor's answer to `command`; its refusal thrown as Refused. */
+/**
+ * The crossing actor's answer to `command`, asked for request `requestId` if any; its refusal
+ * thrown as Refused.
+ */
 export async function askCrossing(
   runtime: ActorRuntime,
   tenant: string,
   crossingId: string,
   command: CrossingCommand,
+  requestId?: string,
 ): Promise<CrossingReply> {
-  const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command);
+  const r = await runtime.ask(customsCrossingActor, tenant, crossingId, command, { requestId });
   if (!r.ok) throw new Refused(r);
   return r.reply;
 }

@@ -41,23 +41,27 @@ export interface MoveOutcome {
 
 /**
  * One customs move and what follows it on the shipment, the client's account and the alerts.
- * Scopes are the caller's to check.
+ * Scopes are the caller's to check. `requestId`: the request it is done for, if any.
  */
 export async function moveCrossing(
   runtime: ActorRuntime,
   tenant: string,
   crossingId: string,
   input: MoveInput,
+  requestId?: string,
 ): Promise<MoveOutcome> {
-  const r = await askCrossing(runtime, tenant, crossingId, { kind: "move", move: input });
+  const moved = { kind: "move", move: input } as const;
+  const r = await askCrossing(runtime, tenant, crossingId, moved, requestId);
   if (r.kind !== "moved") throw new Error(`crossing ${crossingId}: move answered ${r.kind}`);
   const { crossing, move } = r;
   // A hold or request answered again after customs moved on is past: its scan would put the
   // shipment back on hold.
   const past = r.replayed && !standsAt(crossing, move);
-  const chargeReference = past ? null : await followMove(runtime, tenant, crossing, move);
+  const chargeReference = past
+    ? null
+    : await followMove(runtime, tenant, crossing, move, requestId);
   if (move.action === "clear" || move.action === "release") {
-    await outForDeliveryPastBorder(runtime, tenant, crossing, move.by);
+    await outForDeliveryPastBorder(runtime, tenant, crossing, move.by, requestId);
   }
   return { crossing, move, replayed: r.replayed, charge_reference: chargeReference };
 }
@@ -68,13 +72,15 @@ async function followMove(
   tenant: string,
   crossing: Crossing,
   move: CustomsMove,
+  requestId: string | undefined,
 ): Promise<string | null> {
+  const key = `customs:${crossing.id}:move:${move.n}`;
   const on = (fields: Omit<ScanInput, "by" | "facility_id">) =>
-    recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:move:${move.n}`, {
+    recordOnce(runtime, tenant, crossing.waybill, key, {
       ...fields,
       facility_id: crossing.border_post,
       by: move.by,
-    });
+    }, requestId);
   switch (move.action) {
     case "hold":
       await on({ event: "customs_hold", reason: move.reason });

@@ -33,7 +33,7 @@ export interface StoreInput {
  * courier's client, or none, is not found.
  */
 export async function registerStore(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   office: { readonly courierId: string; readonly by: string },
   clientId: string,
   input: StoreInput,
@@ -46,7 +46,7 @@ export async function registerStore(
       kind: "register",
       store: { id, courier_id: courier, client_id: clientId, ...input },
       by: office.by,
-    }),
+    }, { requestId: deps.requestId }),
   );
   if (!("created" in r)) throw new Error("register answers whether it registered");
   return r;
@@ -74,7 +74,7 @@ export async function ownStore(
 
 /** One packet's move: the packet as it is after it, or the refusal. */
 export async function movePacket(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   caller: StoreClient,
   move: {
     readonly store: ClientStore;
@@ -97,6 +97,7 @@ export async function movePacket(
       details: move.details,
       by: caller.by,
     },
+    { requestId: deps.requestId },
   );
   return r.ok ? asPacketReply(r.reply) : r;
 }

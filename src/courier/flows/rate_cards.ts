@@ -75,7 +75,7 @@ export interface NextVersion extends TermsInput {
 
 /** Publishes a new card's version 1; omitted fees are 0 (DEFAULT_TERMS). */
 export async function publishRateCard(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   office: Office,
   input: NewRateCard,
 ): Promise<RateCard> {
@@ -93,7 +93,7 @@ export async function publishRateCard(
       kind: "register_rate_card",
       id,
       by: office.by,
-    }),
+    }, { requestId: deps.requestId }),
   );
   return asRateCard(orRefuse(
     await deps.runtime.ask(rateCardActor, courier, id, {
@@ -104,7 +104,7 @@ export async function publishRateCard(
       effective_from: from,
       terms,
       by: office.by,
-    }),
+    }, { requestId: deps.requestId }),
   ));
 }
 

@@ -18,17 +18,20 @@ import { bookScanCharge } from "./later_charges.ts";
  * answering. The scan is recorded with its charge due (reactors/scan_charges.ts books it again
  * until the ledger confirms), so a failed booking here is not the caller's to retry: a scan has
  * no idempotency key, and sending it again would record it twice. Refused as the shipment
- * refuses (closed, not cancellable, an unknown piece, a missing reason).
+ * refuses (closed, not cancellable, an unknown piece, a missing reason). `requestId`: the
+ * request it is recorded for (AskOptions.requestId).
  */
 export async function recordScan(
   runtime: ActorRuntime,
   tenant: string,
   waybill: string,
   scan: ScanInput,
+  requestId?: string,
 ): Promise<Shipment> {
-  const s = asShipment(
-    orRefuse(await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan })),
-  );
+  const asked = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan }, {
+    requestId,
+  });
+  const s = asShipment(orRefuse(asked));
   try {
     await bookScanCharge(runtime, s, scan.event, scan.by);
   } catch (e) {

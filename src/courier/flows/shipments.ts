@@ -41,7 +41,8 @@ export async function clientShipmentIn(
 
 /**
  * Records `scan` once per `key`, with the later charge it causes (a redelivery, a return);
- * answers the shipment, or null when it was already closed.
+ * answers the shipment, or null when it was already closed. `requestId`: the request it is
+ * recorded for (AskOptions.requestId), if any.
  */
 export async function recordOnce(
   runtime: ActorRuntime,
@@ -49,10 +50,12 @@ export async function recordOnce(
   waybill: string,
   key: string,
   scan: ScanInput,
+  requestId?: string,
 ): Promise<Shipment | null> {
   const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan }, {
     idempotencyKey: key,
     permanent: true,
+    requestId,
   });
   if (!r.ok) {
     if (r.code === "shipment_closed") return null;

@@ -78,7 +78,7 @@ export class CompletionEvents {
       unitsOf: completionsOf,
       work: (at, change) => {
         const s = change.snapshot as ShipmentSnapshot;
-        return this.emit(change.tenant, s, at ?? s.closed_at ?? 0);
+        return this.emit(change.tenant, s, at ?? s.closed_at ?? 0, change.request_id);
       },
       describe: (_at, change) => `completion event of ${change.id}`,
     });
@@ -89,7 +89,7 @@ export class CompletionEvents {
   }
 
   /** Courier 6.1: one event per completed shipment (delivered with POD, returned, cancelled). */
-  async emit(tenant: string, s: ShipmentSnapshot, at: number): Promise<void> {
+  async emit(tenant: string, s: ShipmentSnapshot, at: number, requestId?: string): Promise<void> {
     const eventType = COMPLETION_EVENTS[s.status as keyof typeof COMPLETION_EVENTS];
     if (!eventType) return;
     const account = await billedAccountOf(this.#o.runtime, tenant, s.client_id);
@@ -108,6 +108,7 @@ export class CompletionEvents {
       eventId,
       eventType,
       rawBody: completionBody({ eventId, eventType, at, client: account.client, s, adjustments }),
+      requestId,
     });
     this.#awaited.delete(eventId);
   }

@@ -7,7 +7,6 @@
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
 import type { BilledClient } from "../rules/billing_events.ts";
-import { causedBy } from "../../observe/request_scope.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
 
@@ -30,6 +29,8 @@ export interface BillingEventMade {
   readonly eventId: string;
   readonly eventType: string;
   readonly rawBody: string;
+  /** The request whose change it reports, named by its attempts' log lines; none from a sweep. */
+  readonly requestId?: string | undefined;
 }
 
 /** Creates the billing event, or finds it made; a failure to make it is thrown. */
@@ -48,7 +49,7 @@ export async function createBillingEvent(o: OutboxOptions, e: BillingEventMade):
       entry: e.entry === null ? null : { client_id: e.clientId, ...e.entry },
       // spec: courier 4.3: a completion is its shipment's client's too, for the outbox by client.
       client_id: e.clientId,
-      ...causedBy(),
+      ...(e.requestId === undefined ? {} : { request_id: e.requestId }),
     },
     endpoint_missing: target === null,
     // Derived from a change heard now: new unless the change is heard again, when the

@@ -15,7 +15,6 @@ import { type LoggedShipmentEvent, shipmentActor } from "../../../actors/courier
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import { clientWebhookBody, type ClientWebhookData, eventIdOf } from "../rules/billing_events.ts";
-import { causedBy } from "../../observe/request_scope.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 
@@ -43,7 +42,7 @@ export class ClientWebhooks extends UnitReactor<ShipmentStage> {
       worker: "client_webhooks",
       actorType: shipmentActor.type,
       unitsOf: stagesOf,
-      work: (stage, change) => emitStage(options.runtime, change.tenant, stage),
+      work: (stage, change) => emitStage(options.runtime, change.tenant, stage, change.request_id),
       describe: (stage) => `client webhook of ${stage.waybill}`,
     });
     this.#runtime = options.runtime;
@@ -58,10 +57,12 @@ export class ClientWebhooks extends UnitReactor<ShipmentStage> {
   }
 }
 
+/** `requestId`: the request whose change reached the stage, named by the event's attempts. */
 async function emitStage(
   runtime: ActorRuntime,
   tenant: string,
   stage: ShipmentStage,
+  requestId?: string,
 ): Promise<string | null> {
   const got = await runtime.read(courierClientActor, tenant, stage.client_id, { kind: "get" });
   // A refused read (a busy actor) is no answer that the client has no webhook: tried again.
@@ -86,7 +87,7 @@ async function emitStage(
         data: stage,
       }),
       recipient: { kind: "client", client_id: client.id },
-      ...causedBy(),
+      ...(requestId === undefined ? {} : { request_id: requestId }),
     },
   }, { fresh: true }); // derived from a stage heard now (see billing_events.ts)
   if (!created.ok && created.code !== "exists_with_different_body") {

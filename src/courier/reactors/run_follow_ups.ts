@@ -44,6 +44,7 @@ export class RunFollowUps extends UnitReactor<Again> {
           change.tenant,
           change.id,
           again.batches,
+          change.request_id,
         );
         options.log?.info({
           event: "follow_ups_redone",

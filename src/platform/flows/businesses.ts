@@ -45,7 +45,7 @@ export interface BusinessCreated {
  * wallets open with test money (Business API 8).
  */
 export async function createBusiness(
-  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey">,
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId">,
   input: NewBusiness,
 ): Promise<BusinessCreated> {
   if (await deps.runtime.lookup("staff_email", input.owner_email)) {
@@ -77,7 +77,7 @@ export async function createBusiness(
         key_id: newId("whk"),
         created_at: now,
       },
-    }),
+    }, { requestId: deps.requestId }),
   );
   if (deps.name === "sandbox") await openSandboxWallets(deps.runtime, id);
   return {
@@ -93,7 +93,7 @@ export async function createBusiness(
  * audit trail shows the changes as sent (settings_changed).
  */
 export async function changeSettings(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   businessId: string,
   changes: Partial<Settings>,
 ): Promise<Business> {
@@ -102,7 +102,7 @@ export async function changeSettings(
       kind: "change_settings",
       changes,
       by: "operator",
-    }),
+    }, { requestId: deps.requestId }),
   ));
 }
 

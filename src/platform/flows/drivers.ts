@@ -30,7 +30,7 @@ export interface DriverRegistered {
 }
 
 export async function registerDriver(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId">,
   businessId: string,
   input: NewDriver,
 ): Promise<DriverRegistered> {
@@ -42,7 +42,7 @@ export async function registerDriver(
     await deps.runtime.ask(driverActor, businessId, id, {
       kind: "create",
       driver: { id, business_id: businessId, ...input, token: token.record },
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { id, token: token.secret };
 }

@@ -20,7 +20,7 @@ export interface ApiKeyRotated {
 
 /** spec: business 4.3: rotates the integration key; the previous key is invalid at once. */
 export async function rotateApiKey(
-  deps: Pick<Deps, "name" | "runtime" | "clock">,
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<ApiKeyRotated> {
   const key = await issueCredential(apiKeyPrefix(deps.name), deps.clock.now());
@@ -30,7 +30,7 @@ export async function rotateApiKey(
       kind: "rotate_api_key",
       key: key.record,
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { api_key: key.secret, hint: key.record.hint };
 }
@@ -43,7 +43,7 @@ export interface WebhookSecretRotated {
 
 /** Rotates the webhook signing secret (the previous one signs beside it for a grace period). */
 export async function rotateWebhookSecret(
-  deps: Pick<Deps, "runtime" | "clock" | "dataKey">,
+  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<WebhookSecretRotated> {
   const secret = newSecret("whsec_");
@@ -55,7 +55,7 @@ export async function rotateWebhookSecret(
       kind: "rotate_webhook_secret",
       secret: { ...sealed, key_id: keyId, created_at: deps.clock.now() },
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { webhook_secret: secret, key_id: keyId };
 }
@@ -70,7 +70,7 @@ export interface PartnerKeyIssued {
 
 /** spec: business 5.5: a partner key with the scopes the merchant named, issued by the operator. */
 export async function issuePartnerKey(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   businessId: string,
   input: { readonly partner: string; readonly scopes: readonly Scope[] },
 ): Promise<PartnerKeyIssued> {
@@ -82,13 +82,16 @@ export async function issuePartnerKey(
       kind: "issue_partner_key",
       key: { ...key.record, id, partner, scopes },
       by: "operator",
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { id, key: key.secret, partner, scopes };
 }
 
 /** spec: business 5.5: revokes a partner key; the business and its other keys are unaffected. */
-export async function revokePartnerKey(deps: Pick<Deps, "runtime">, id: string): Promise<void> {
+export async function revokePartnerKey(
+  deps: Pick<Deps, "runtime" | "requestId">,
+  id: string,
+): Promise<void> {
   const owner = await deps.runtime.lookup("partner_key", id);
   if (!owner) refuse("not_found", `partner key not found: ${id}`);
   orRefuse(
@@ -96,6 +99,6 @@ export async function revokePartnerKey(deps: Pick<Deps, "runtime">, id: string):
       kind: "revoke_partner_key",
       id,
       by: "operator",
-    }),
+    }, { requestId: deps.requestId }),
   );
 }

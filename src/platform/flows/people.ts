@@ -37,7 +37,7 @@ export interface PersonInvited {
 
 /** Invites a person, within the plan's employee accounts; their e-mail signs in to one portal. */
 export async function invitePerson(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   caller: BusinessPrincipal,
   input: Invitation,
 ): Promise<PersonInvited> {
@@ -59,7 +59,7 @@ export async function invitePerson(
       },
       max: PLAN_EMPLOYEES_MAX[caller.business.plan],
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { id, email: input.email, portal_role: input.portal_role, password };
 }
@@ -69,7 +69,7 @@ export async function invitePerson(
  * to their open sessions at once. Answers the person as they now stand.
  */
 export async function changePerson(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   caller: StaffPrincipal,
   id: string,
   changes: { readonly name?: string | undefined; readonly portal_role?: InvitedRole | undefined },
@@ -89,7 +89,7 @@ export async function changePerson(
       staff_id: target.id,
       changes: staffChanges,
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   ));
   const changed = b.staff.find((s) => s.id === target.id);
   if (!changed) refuse("not_found", `portal person not found: ${target.id}`);
@@ -98,7 +98,7 @@ export async function changePerson(
 
 /** Removes a person: they can no longer sign in, and every session they hold is refused. */
 export async function removePerson(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   caller: StaffPrincipal,
   id: string,
 ): Promise<void> {
@@ -108,7 +108,7 @@ export async function removePerson(
       kind: "remove_staff",
       staff_id: target.id,
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   );
 }
 

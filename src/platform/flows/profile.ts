@@ -26,7 +26,7 @@ export interface ProfileChanges {
 
 /** Changes the profile; only what differs is recorded (and e-mailed, for the webhook address). */
 export async function changeProfile(
-  deps: Pick<Deps, "runtime" | "allowLoopbackWebhooks">,
+  deps: Pick<Deps, "runtime" | "allowLoopbackWebhooks" | "requestId">,
   caller: BusinessPrincipal,
   input: ProfileChanges,
 ): Promise<Business> {
@@ -65,7 +65,7 @@ export async function changeProfile(
       kind: "change_profile",
       changes,
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   ));
 }
 

@@ -24,7 +24,7 @@ export interface SignInAttempt {
 }
 
 export async function openSession(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   prefix: string,
   session: Omit<Session, "closed" | "expires_at">,
 ): Promise<OpenedSession> {
@@ -34,16 +34,19 @@ export async function openSession(
     await deps.runtime.ask(sessionActor, SESSION_TENANT, await hashSecret(token), {
       kind: "open",
       session: { ...session, expires_at: expiresAt },
-    }),
+    }, { requestId: deps.requestId }),
   );
   return { token, expires_at: new Date(expiresAt).toISOString() };
 }
 
 /** Signs out the session whose token was sent. */
-export async function closeSession(deps: Pick<Deps, "runtime">, token: string): Promise<void> {
+export async function closeSession(
+  deps: Pick<Deps, "runtime" | "requestId">,
+  token: string,
+): Promise<void> {
   orRefuse(
     await deps.runtime.ask(sessionActor, SESSION_TENANT, await hashSecret(token), {
       kind: "close",
-    }),
+    }, { requestId: deps.requestId }),
   );
 }

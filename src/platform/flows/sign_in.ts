@@ -12,7 +12,7 @@ import { type BusinessPrincipal, principalName, STAFF_TOKEN_PREFIX } from "../id
 import { businessOf } from "./businesses.ts";
 import { type OpenedSession, openSession, type SignInAttempt } from "./sessions.ts";
 
-type SessionDeps = Pick<Deps, "name" | "runtime" | "clock">;
+type SessionDeps = Pick<Deps, "name" | "runtime" | "clock" | "requestId">;
 
 /**
  * A portal person signs in. `begin` starts the throttle's count once the request may be tried
@@ -33,7 +33,7 @@ export async function signIn(
     ? await deps.runtime.ask(businessActor, owner.tenant, owner.id, {
       kind: "staff_for_login",
       email: input.email,
-    })
+    }, { requestId: deps.requestId })
     : null;
   const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
   const matches = await passwordMatches(input.password, login?.password_hash ?? null);
@@ -77,7 +77,7 @@ export async function changePassword(
       staff_id: me.id,
       password_hash: await hashPassword(input.new_password),
       by: principalName(caller),
-    }),
+    }, { requestId: deps.requestId }),
   );
   return await staffSession(deps, b.id, me.id, me.session_epoch + 1);
 }

@@ -3,9 +3,9 @@
  * the attempt, its outcome; a failure's kind, never its text, which may quote the target's
  * address, nor the body or the signature), and the count of attempts by outcome.
  *
- * The request that caused the event is named when the event was made in its scope (a reactor at
- * work on the change the request's commands made: src/observe/request_scope.ts); an event made
- * otherwise (a sweep, a change republished after a crash) names none. The event id is the other
+ * The request that caused the event is named when the event was made from the change the
+ * request's commands made (a reactor passes on ActorChange.request_id); an event made otherwise
+ * (a sweep, a change of several requests' commands) names none. The event id is the other
  * link: the tenant's API shows it with the resource it concerns.
  */
 import type { AttemptOutcome, OutboundEvent } from "../../../actors/platform/outbound_event/mod.ts";

@@ -11,6 +11,7 @@ import {
   openCrossing,
 } from "../../../src/courier/flows/customs.ts";
 import { moveCrossing } from "../../../src/courier/flows/customs_moves.ts";
+import { type ActorChange, subjectPattern } from "../../../src/bus/bus.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
   bookWaybill,
@@ -80,6 +81,25 @@ Deno.test("customs moves flow: a hold answered again after the clearance puts no
     const events = s.trail.map((e) => e.event);
     assert.equal(events.filter((e) => e === "customs_hold").length, 1);
     assert.equal(events.at(-1), "cleared");
+  }));
+
+Deno.test("customs moves flow: a move's changes name the request it was asked for, the shipment's too", () =>
+  withTestEnv(async (t) => {
+    const { tenant, waybill, crossing } = await presented(t);
+    const heard: ActorChange[] = [];
+    const sub = t.env.bus.subscribe(subjectPattern(t.env.runtime.busPrefix, tenant, "*"), (m) => {
+      heard.push(m.payload as ActorChange);
+    });
+    try {
+      const hold = { action: "hold", reason: "inspection", by: "customs" } as const;
+      await moveCrossing(t.env.runtime, tenant, crossing, hold, "req-hold");
+      await t.env.bus.flush();
+    } finally {
+      sub.unsubscribe();
+    }
+    const named = (id: string) => heard.filter((c) => c.id === id).map((c) => c.request_id);
+    assert.deepEqual(named(crossing), ["req-hold"]);
+    assert.deepEqual(named(waybill), ["req-hold"]);
   }));
 
 Deno.test("customs moves flow: a clearance sent twice books its fee once and names it both times", () =>

@@ -50,3 +50,47 @@ Deno.test("outbound log: a booking's webhook attempt names the booking request's
     await receiver.close();
   }
 });
+
+Deno.test("outbound log: a scan's webhook attempt names the scan request's X-Request-Id, the booking's its own", async () => {
+  const receiver = startReceiver();
+  const log = logLines();
+  try {
+    await withTestEnv(async (t) => {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500.00");
+      const hook = await t.call("POST", "/client/webhook", {
+        headers: clientKey(client),
+        body: { url: receiver.url },
+      });
+      assert.equal(hook.status, 201);
+      // Booked without an X-Request-Id: its webhook names the id the service gave the request.
+      const booked = await t.call("POST", "/client/shipments", {
+        headers: clientKey(client),
+        body: { ...DOMESTIC, service_level: "express", dangerous_goods_confirmed: false },
+      });
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      const bookingId = booked.headers.get("X-Request-Id");
+      await until(t, () => receiver.deliveries.length > 0, "the booking's delivery");
+      // spec: courier 4.4: the operations API's scan is recorded for its own request.
+      const scanned = await t.call(
+        "POST",
+        `/business/courier/shipments/${booked.body.data.waybill}/scans`,
+        {
+          key: courier.business.api_key,
+          headers: { "X-Request-Id": "scan-1" },
+          body: { event: "collected", holder: "Thabo" },
+        },
+      );
+      assert.equal(scanned.status, 201, JSON.stringify(scanned.body));
+      await until(t, () => receiver.deliveries.length > 1, "the scan's delivery");
+      const attempts = log.all().filter((l) => l.event === "outbound_attempt");
+      assert.deepEqual(
+        attempts.map((l) => [l.event_type, l.request_id]),
+        [["shipment.booked", bookingId], ["shipment.collected", "scan-1"]],
+      );
+    }, { log: log.destination });
+  } finally {
+    await receiver.close();
+  }
+});

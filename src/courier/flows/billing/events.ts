@@ -35,7 +35,7 @@ export async function billingEventOf(
 
 /** Sends a failed or pending event again from its first attempt; the reason is recorded. */
 export async function requeueEvent(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   caller: BillingCaller,
   eventId: string,
   reason: string,
@@ -45,7 +45,7 @@ export async function requeueEvent(
     kind: "requeue",
     reason,
     by: caller.by,
-  });
+  }, { requestId: deps.requestId });
   if (!r.ok) throw new Refused(r);
   if (!r.reply) throw new Error("requeue answers the event");
   return r.reply;
@@ -62,7 +62,7 @@ export interface Acknowledgement {
  * externally or reconciled, forward only (courier 3.1 rule 1); `paid` is refused (rule 2).
  */
 export async function acknowledgeEvent(
-  deps: Pick<Deps, "runtime">,
+  deps: Pick<Deps, "runtime" | "requestId">,
   caller: BillingCaller,
   eventId: string,
   report: Acknowledgement,
@@ -82,7 +82,7 @@ export async function acknowledgeEvent(
     state,
     external_reference: report.external_reference,
     by: caller.by,
-  });
+  }, { requestId: deps.requestId });
   if (!r.ok) throw new Refused(r);
   if (!r.reply) throw new Error("acknowledge answers the event");
   return r.reply;
@@ -93,7 +93,7 @@ export async function acknowledgeEvent(
  * public HTTPS. What waited for an endpoint goes now, not at its next hourly try (3.1).
  */
 export async function setBillingEndpoint(
-  deps: Pick<Deps, "runtime" | "db" | "settle" | "allowLoopbackWebhooks">,
+  deps: Pick<Deps, "runtime" | "db" | "settle" | "allowLoopbackWebhooks" | "requestId">,
   caller: BillingCaller,
   sent: string | null,
 ): Promise<string | null> {
@@ -108,7 +108,7 @@ export async function setBillingEndpoint(
     kind: "change_profile",
     changes: { billing_endpoint_url: url },
     by: caller.by,
-  });
+  }, { requestId: deps.requestId });
   if (!r.ok) throw new Refused(r);
   if (url !== null) await attemptWaitingEvents(deps, caller.courier, { kind: "courier" });
   return url;

@@ -55,7 +55,7 @@ export type NoteFields = Omit<
  * account's result; the entry missing or ambiguous is thrown (Refused).
  */
 export async function bookNote(
-  deps: Pick<Deps, "runtime" | "db" | "settle">,
+  deps: Pick<Deps, "runtime" | "db" | "settle" | "requestId">,
   courier: string,
   client: string,
   target: NoteTarget,
@@ -73,7 +73,7 @@ export async function bookNote(
       original,
       seen_seq,
       ...note(original),
-    }, options);
+    }, { ...options, requestId: deps.requestId });
     if (r.ok || r.code !== "ledger_catching_up" || read >= NOTE_READS_MAX) return r;
   }
 }

@@ -49,7 +49,7 @@ export interface BookOfferInput extends BookingChoice {
  * charges nothing and leaves the reference free.
  */
 export async function bookOffer(
-  deps: Pick<Deps, "runtime" | "clock" | "db">,
+  deps: Pick<Deps, "runtime" | "clock" | "db" | "requestId">,
   input: BookOfferInput,
 ): Promise<Booked> {
   const { runtime } = deps;
@@ -63,9 +63,10 @@ export async function bookOffer(
   ));
   const claimed = await claimReference(deps, { offer, client, waybill, choice: input });
   if ("booked" in claimed) return await crossingOpened(runtime, claimed.booked, input.by);
+  const { requestId } = deps;
   const charge = await chargeBooking(
     runtime,
-    { offer, option, waybill, claim: claimed.claim },
+    { offer, option, waybill, claim: claimed.claim, requestId },
     input,
   );
   const made = await completeBooking(runtime, {
@@ -76,6 +77,7 @@ export async function bookOffer(
     waybill,
     dangerousGoodsConfirmed: input.dangerousGoodsConfirmed,
     by: input.by,
+    requestId,
   });
   return made.created
     ? { shipment: made.shipment, already_booked: false }
@@ -175,7 +177,13 @@ async function unlessBooked(
  */
 async function chargeBooking(
   runtime: ActorRuntime,
-  b: { offer: PriceOffer; option: OfferOption; waybill: string; claim: string | null },
+  b: {
+    offer: PriceOffer;
+    option: OfferOption;
+    waybill: string;
+    claim: string | null;
+    requestId: string | undefined;
+  },
   input: BookOfferInput,
 ): Promise<KeptBookingCharge> {
   const { offer, option, waybill } = b;
@@ -196,7 +204,7 @@ async function chargeBooking(
       by: input.by,
     },
     by: input.by,
-  }, { idempotencyKey: chargeKeyOf(waybill), permanent: true });
+  }, { idempotencyKey: chargeKeyOf(waybill), permanent: true, requestId: b.requestId });
   if (!charged.ok || isWithdrawn(charged.reply)) {
     if (b.claim) {
       await runtime.ask(referenceClaimActor, input.courierId, b.claim, {

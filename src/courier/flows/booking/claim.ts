@@ -28,7 +28,7 @@ export interface Claimant {
  * Refuses duplicate_order when another booking holds the reference.
  */
 export async function claimReference(
-  deps: Pick<Deps, "runtime" | "clock" | "db">,
+  deps: Pick<Deps, "runtime" | "clock" | "db" | "requestId">,
   b: Claimant,
 ): Promise<{ readonly claim: string | null } | { readonly booked: Booked }> {
   const { runtime } = deps;
@@ -45,7 +45,7 @@ export async function claimReference(
       kind: "claim",
       waybill: earlier ?? b.waybill,
       ...(earlier === null ? { reference: b.offer.reference } : {}),
-    });
+    }, { requestId: deps.requestId });
   let claimed = await claimFor();
   // Nothing is ever lost: a booking that claimed the reference and stopped before its charge
   // (a crash between the two commits) holds it until its prices expire, or for
@@ -56,7 +56,7 @@ export async function claimReference(
     await runtime.ask(referenceClaimActor, courierId, claim, {
       kind: "release",
       waybill: claimed.details!.waybill as string,
-    });
+    }, { requestId: deps.requestId });
     claimed = await claimFor();
   }
   if (!claimed.ok || earlier !== null) {

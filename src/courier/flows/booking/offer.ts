@@ -83,7 +83,7 @@ export interface OfferKind {
 
 /** Prices every eligible service for a client and holds the offer (courier 2.2). */
 export async function makeOffer(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   client: CourierClient,
   body: PriceInput,
   given: OfferKind,
@@ -124,6 +124,7 @@ export async function makeOffer(
   };
   return asOffer(orRefuse(
     await runtime.ask(priceOfferActor, courier, reference, { kind: "make", offer }, {
+      requestId: deps.requestId,
       fresh: true,
     }),
   ));

@@ -24,7 +24,7 @@ import type { Booked } from "./replay.ts";
 
 export type { Caller } from "./request_identity.ts";
 
-type BookingDeps = Pick<Deps, "runtime" | "clock" | "db">;
+type BookingDeps = Pick<Deps, "runtime" | "clock" | "db" | "requestId">;
 
 /**
  * A request bookRequest books (courier 2.1 plus the booking fields of 4.1): a client's always
@@ -81,7 +81,7 @@ export async function bookRequest(
       kind: "begin",
       reference: await newOfferReference(deps.runtime, "prices"),
       fingerprint,
-    });
+    }, { requestId: deps.requestId });
     if (!begun.ok) {
       // Another request holds the identity; an attempt of it that can no longer book gives way.
       if (attempt === 0 && await releaseStale(deps, caller, id, begun)) continue;
@@ -174,7 +174,7 @@ async function afterRefusal(
   const freed = await deps.runtime.ask(bookingRequestActor, caller.courierId, bound.id, {
     kind: "release",
     reference,
-  });
+  }, { requestId: deps.requestId });
   // spec: courier 4.1: another attempt of the request took its identity over meanwhile (its
   // prices expired, withdrawStopped) and bound it to new prices: this attempt's refusal (a
   // claim of its reference the other holds: duplicate_order) is not the request's answer.

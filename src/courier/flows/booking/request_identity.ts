@@ -49,7 +49,7 @@ export async function shipmentOf(
  * stands for; freed, the charge would be left with no shipment and no request to complete it).
  */
 export async function releaseStale(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   caller: Pick<Caller, "courierId">,
   id: string,
   refused: Rejection,
@@ -64,7 +64,7 @@ export async function releaseStale(
   await deps.runtime.ask(bookingRequestActor, caller.courierId, id, {
     kind: "release",
     reference: held,
-  });
+  }, { requestId: deps.requestId });
   return true;
 }
 
@@ -75,7 +75,7 @@ export async function releaseStale(
  * identity). A request still under way, or one whose offer exists, keeps its identity.
  */
 async function stoppedBeforeOffer(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
   courierId: string,
   reference: string,
   begunAt: unknown,
@@ -83,7 +83,9 @@ async function stoppedBeforeOffer(
   if (typeof begunAt !== "number" || deps.clock.now() - begunAt <= STALLED_BEFORE_OFFER_MS) {
     return false;
   }
-  return (await deps.runtime.ask(priceOfferActor, courierId, reference, { kind: "void" })).ok;
+  return (await deps.runtime.ask(priceOfferActor, courierId, reference, { kind: "void" }, {
+    requestId: deps.requestId,
+  })).ok;
 }
 
 /** The same identity with another request: the booking it made, or the one still in flight. */

@@ -36,6 +36,8 @@ export interface ChargedBooking {
   readonly dangerousGoodsConfirmed: boolean;
   /** Who booked (audit). */
   readonly by: string;
+  /** The request that booked it, named by the shipment's change; none for the stalled sweep. */
+  readonly requestId?: string | undefined;
 }
 
 /**
@@ -75,7 +77,7 @@ async function makeShipment(
         settlementMode: charge?.balances?.settlement_mode ??
           charged.client.settings.settlement_mode,
       }),
-    }, { fresh: true }),
+    }, { fresh: true, requestId: charged.requestId }),
   );
   if (!("created" in booked)) throw new Error("book answers a booking");
   return booked;

@@ -97,7 +97,9 @@ export async function changeRun(
     caller.tenant,
     runId,
     keyed ? { kind: "keyed", request: digest, change: command } : command,
-    key ? { idempotencyKey: `run:${runId}:${key}`, permanent: true } : undefined,
+    key
+      ? { idempotencyKey: `run:${runId}:${key}`, permanent: true, requestId: deps.requestId }
+      : { requestId: deps.requestId },
   );
   const reply = orRefuse(r);
   const first = "request" in reply ? reply.request : undefined;

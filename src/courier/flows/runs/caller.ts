@@ -7,7 +7,7 @@ import { refuse } from "../../../runtime/actor.ts";
 import type { Deps } from "../../../environment.ts";
 
 /** What the run flows need of the environment. */
-export type RunDeps = Pick<Deps, "runtime" | "clock">;
+export type RunDeps = Pick<Deps, "runtime" | "clock" | "requestId">;
 
 /** The caller as the route's credential states it. */
 export interface RunCaller {

@@ -30,8 +30,9 @@ export async function followThrough(
   runId: string,
   batch: string | null,
   followUps: readonly FollowUp[],
+  requestId?: string,
 ): Promise<void> {
-  for (const f of followUps) await performFollowUp(runtime, tenant, f);
+  for (const f of followUps) await performFollowUp(runtime, tenant, f, requestId);
   if (batch !== null) tellDone(runtime, tenant, runId, batch);
 }
 
@@ -93,7 +94,8 @@ export async function changeAndFollow(
 ): Promise<NetworkRun> {
   const { runId, command, key, request } = asked;
   const { run, batch } = await askRun(deps, caller, runId, command, key, request);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(run));
+  const followUps = asked.followUps(run);
+  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps, deps.requestId);
   return run;
 }
 
@@ -105,6 +107,7 @@ export async function stopAndFollow(
 ): Promise<StopAnswer> {
   const { runId, command, key, request } = asked;
   const { answer, batch } = await askStop(deps, caller, runId, command, key, request);
-  await followThrough(deps.runtime, caller.tenant, runId, batch, asked.followUps(answer));
+  const followUps = asked.followUps(answer);
+  await followThrough(deps.runtime, caller.tenant, runId, batch, followUps, deps.requestId);
   return answer;
 }

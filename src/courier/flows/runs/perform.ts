@@ -23,15 +23,19 @@ import { postClientCharge, postLaterCharge } from "../later_charges.ts";
 import { recordOnce, shipmentIn } from "../shipments.ts";
 import { type FollowUpAt, lastingRefusal, parkFollowUp } from "./parking.ts";
 
-/** Does one follow-up; a refusal is thrown (Refused), as the request answers it. */
+/**
+ * Does one follow-up; a refusal is thrown (Refused), as the request answers it. `requestId`: the
+ * request whose change called for it, named by the shipment's change a custody move makes.
+ */
 export async function performFollowUp(
   runtime: ActorRuntime,
   tenant: string,
   f: FollowUp,
+  requestId?: string,
 ): Promise<void> {
   switch (f.kind) {
     case "custody":
-      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan);
+      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan, requestId);
       return;
     case "charge": {
       const s = await shipmentIn(runtime, tenant, f.waybill);
@@ -46,7 +50,7 @@ export async function performFollowUp(
       return;
     }
     case "crossing":
-      return await crossed(runtime, tenant, f);
+      return await crossed(runtime, tenant, f, requestId);
     case "vehicle_left":
       await vehicleLeft(runtime, tenant, f.crossing_id, f.by);
       return;
@@ -66,10 +70,11 @@ async function crossed(
   runtime: ActorRuntime,
   tenant: string,
   f: Extract<FollowUp, { kind: "crossing" }>,
+  requestId: string | undefined,
 ): Promise<void> {
   try {
     const crossing = await recordCrossing(runtime, tenant, f.crossing_id, f.side, f.by);
-    await outForDeliveryPastBorder(runtime, tenant, crossing, f.by);
+    await outForDeliveryPastBorder(runtime, tenant, crossing, f.by, requestId);
   } catch (e) {
     if (!(e instanceof Refused && e.rejection.code === "crossing_closed")) throw e;
   }
@@ -112,12 +117,13 @@ export async function redoBatches(
   tenant: string,
   runId: string,
   batches: readonly string[],
+  requestId?: string,
 ): Promise<{ done: number; parked: number }> {
   const due = await dueFollowUps(runtime, runId, batches);
   let parked = 0;
   for (const at of due) {
     try {
-      await performFollowUp(runtime, tenant, at.followUp);
+      await performFollowUp(runtime, tenant, at.followUp, requestId);
     } catch (e) {
       const refusal = lastingRefusal(e);
       if (refusal === null) throw e;
@@ -149,12 +155,14 @@ async function dueFollowUps(
  * takes across a border goes out for delivery once the vehicle has entered with it and customs
  * cleared or released it, whichever comes last, when no other border is left before its deliver
  * stop. Both steps call this; keyed by the crossing, so either, or a retry, moves it once.
+ * `requestId`: the request the step is done for, if any.
  */
 export async function outForDeliveryPastBorder(
   runtime: ActorRuntime,
   tenant: string,
   crossing: Crossing,
   by: string,
+  requestId?: string,
 ): Promise<void> {
   const settled = crossing.status === "cleared" || crossing.status === "released";
   if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
@@ -169,5 +177,5 @@ export async function outForDeliveryPastBorder(
     holder: holderOf(run),
     pieces: carriedPieces(run.stops, crossing.waybill),
     by,
-  });
+  }, requestId);
 }

@@ -70,7 +70,7 @@ export async function border(
         stop_id: stopId,
         holder: holderOf(run),
         by: caller.by,
-      }),
+      }, deps.requestId),
     );
   }
   const command = { kind: "stop_border", stop_id: stopId, crossings, by: caller.by } as const;

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import type { ActorChange } from "../../src/bus/bus.ts";
-import { inRequest } from "../../src/observe/request_scope.ts";
 import { accountActor, openTestRuntime } from "./fixtures.ts";
 
 const T = "biz_tenant";
 
-Deno.test("runtime: a change names the request its commands were asked in, and no other", async () => {
+Deno.test("runtime: a change names the request its commands were asked for, and no other", async () => {
   const rt = await openTestRuntime();
   const heard: ActorChange[] = [];
   const sub = rt.bus.subscribe("test.*.test_account.*", async (m) => {
@@ -17,18 +16,19 @@ Deno.test("runtime: a change names the request its commands were asked in, and n
     }
   });
   try {
-    await inRequest(
-      "req-1",
-      () => rt.runtime.ask(accountActor, T, "a1", { kind: "credit", amount: 5 }),
-    );
+    await rt.runtime.ask(accountActor, T, "a1", { kind: "credit", amount: 5 }, {
+      requestId: "req-1",
+    });
     await rt.runtime.ask(accountActor, T, "a2", { kind: "credit", amount: 5 });
+    const ask = (id: string, n: number, requestId: string) =>
+      rt.runtime.ask(accountActor, T, id, { kind: "append", n }, { requestId });
     // The first is decided alone, the two after it together: a batch of two requests names none.
     await Promise.all([
-      inRequest("req-2", () => rt.runtime.ask(accountActor, T, "a3", { kind: "append", n: 1 })),
-      inRequest("req-3", () => rt.runtime.ask(accountActor, T, "a3", { kind: "append", n: 2 })),
-      inRequest("req-5", () => rt.runtime.ask(accountActor, T, "a3", { kind: "append", n: 3 })),
-      inRequest("req-4", () => rt.runtime.ask(accountActor, T, "a4", { kind: "append", n: 1 })),
-      inRequest("req-4", () => rt.runtime.ask(accountActor, T, "a4", { kind: "append", n: 2 })),
+      ask("a3", 1, "req-2"),
+      ask("a3", 2, "req-3"),
+      ask("a3", 3, "req-5"),
+      ask("a4", 1, "req-4"),
+      ask("a4", 2, "req-4"),
     ]);
     await rt.bus.flush();
     const named = heard.map((c) => [c.id, c.events.length, c.request_id ?? null]);
