@@ -5,11 +5,13 @@
 import { BUSINESS_ACTORS } from "../../actors/business/mod.ts";
 import { fareRoutes } from "../../routes/business/fares.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
+import { tripsRoutes } from "../../routes/business/trips.ts";
+import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
 import type { Feature } from "../feature.ts";
 
 export const businessFeature: Feature = {
   name: "business",
   actors: BUSINESS_ACTORS,
-  routers: [referenceDataRoutes, fareRoutes],
-  start: () => ({}),
+  routers: [referenceDataRoutes, fareRoutes, tripsRoutes],
+  start: (deps) => ({ reactors: { booking_outboxes: startBookingOutboxes(deps) } }),
 };
