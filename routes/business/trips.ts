@@ -13,7 +13,11 @@ import {
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
+import { wholeNumber } from "../../src/http/schemas.ts";
+import { tripPage } from "../../src/business/queries/trips.ts";
 import { Refused } from "../../src/runtime/actor.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
@@ -29,12 +33,10 @@ const TripId = z.object({
 });
 const TripReference = z.object({ reference: z.string().min(1).max(40) });
 
-/** spec: business 8: Idempotency-Key up to 64 characters. */
+/** spec: business 8: Idempotency-Key up to 64 characters (the generic header takes 120). */
 function idempotencyKeyOf(c: Context<AppEnv>): string | null {
-  const raw = c.req.header("Idempotency-Key");
-  if (raw === undefined) return null;
-  const key = raw.trim();
-  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_CHARS_MAX) {
+  const key = idempotencyHeader(c);
+  if (key !== null && key.length > IDEMPOTENCY_KEY_CHARS_MAX) {
     const message = `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} characters`;
     throw new ApiError("validation_failed", `invalid request: Idempotency-Key: ${message}`, {
       errors: [{ path: "Idempotency-Key", message }],
@@ -110,6 +112,53 @@ function bookRoute(api: Api): void {
   });
 }
 
+/** spec: business 4.1: trips per page, at most. */
+const TRIPS_PAGE_MAX = 100;
+
+const TripsQuery = z.object({
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "YYYY-MM").optional(),
+  reference: z.string().trim().min(1).max(80).optional().openapi({
+    description: "The trip's reference or your external_reference, exactly",
+  }),
+  search: z.string().trim().min(1).max(100).optional().openapi({
+    description: "Part of the reference, passenger, an address or the external_reference",
+  }),
+  test: z.enum(["0", "1"]).optional(),
+  per_page: wholeNumber(1, TRIPS_PAGE_MAX).default(25),
+  cursor: z.string().max(200).optional(),
+});
+
+function listRoutes(api: Api): void {
+  for (const active of [false, true]) {
+    define(api, {
+      method: "get",
+      path: active ? "/business/trips/active" : "/business/trips",
+      summary: active ? "Trips in progress, newest first" : "Trips, newest first",
+      description: "From the trips' read table, which trails a booking by the projection lag; " +
+        "`meta.next_cursor` asks the next page. One trip reads the trip itself.",
+      tag,
+      security,
+      middleware: deliveries,
+      query: TripsQuery,
+      paged: "cursor",
+      response: z.array(TripAnswer),
+    }, async (c, { query }) => {
+      const { env, tenant } = businessCall(c);
+      const page = await tripPage(env.db, tenant, {
+        month: query.month,
+        reference: query.reference,
+        search: query.search,
+        test: query.test === undefined ? undefined : query.test === "1",
+        active,
+      }, { limit: query.per_page, after: afterCursor(query.cursor) });
+      return ok(c, page.rows.map((t) => tripView(c, t)), 200, {
+        limit: query.per_page,
+        next_cursor: nextCursor(page.next),
+      });
+    });
+  }
+}
+
 function tripRoutes(api: Api): void {
   define(api, {
     method: "get",
@@ -168,5 +217,7 @@ function tripRoutes(api: Api): void {
 
 export function tripsRoutes(api: Api): void {
   bookRoute(api);
+  // Before /business/trips/{id}: `active` is no trip.
+  listRoutes(api);
   tripRoutes(api);
 }

@@ -7,11 +7,22 @@ import { fareRoutes } from "../../routes/business/fares.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
 import { tripsRoutes } from "../../routes/business/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
+import { startBusinessReadTables } from "./queries/trips.ts";
 import type { Feature } from "../feature.ts";
 
 export const businessFeature: Feature = {
   name: "business",
   actors: BUSINESS_ACTORS,
   routers: [referenceDataRoutes, fareRoutes, tripsRoutes],
-  start: (deps) => ({ reactors: { booking_outboxes: startBookingOutboxes(deps) } }),
+  start: (deps) => ({
+    // The trips list's typed read table (migration 0018).
+    projections: {
+      business_read_tables: startBusinessReadTables({
+        bus: deps.bus,
+        db: deps.db,
+        env: deps.busPrefix,
+      }),
+    },
+    reactors: { booking_outboxes: startBookingOutboxes(deps) },
+  }),
 };

@@ -25,6 +25,15 @@ function thresholdMinor(account: Business, currency: string): number | null {
   return m.ok ? m.minor : null;
 }
 
+/** spec: CONTRACT operator API: a credit account may go down to -credit_limit. */
+function creditLimitMinor(account: Business, currency: string): number {
+  const text = account.settings.credit_limit ?? null;
+  if (account.settings.billing_type !== "credit" || text === null) return 0;
+  if (currency !== account.currency) return 0;
+  const m = toMinor(text, currency);
+  return m.ok ? m.minor : 0;
+}
+
 /**
  * Numbers, charges and creates the claimed trip; a refused charge (insufficient_balance) releases
  * the claim, so the reference stays free, and is thrown.
@@ -51,6 +60,7 @@ export async function completeBooking(
     currency: d.billing_currency,
     reference: `trip:${d.reference}`,
     by,
+    limit_minor: creditLimitMinor(account, d.billing_currency),
     ...(threshold === null ? {} : {
       low_balance: {
         threshold_minor: threshold,

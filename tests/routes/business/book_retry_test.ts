@@ -3,12 +3,7 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import { bookingReference } from "../../../src/business/rules/booking.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-
-const bwp = (balance: number) => ({
-  billing_type: "prepaid",
-  balances: [{ currency: "BWP", balance }],
-});
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("book retry: an external_reference replays its trip, conflicts on other details, for good", () =>
   withTestEnv(async (t) => {

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-
-const bwp = (balance: number) => ({
-  billing_type: "prepaid",
-  balances: [{ currency: "BWP", balance }],
-});
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("book: 201 with the trip of 2.2, charged once, read by id or reference; another business 404", () =>
   withTestEnv(async (t) => {
@@ -128,3 +123,32 @@ Deno.test("book: live refuses test flags and markers, alerting operations; the s
     assert.equal(r.body.environment, "sandbox");
   }, { name: "sandbox" });
 });
+
+Deno.test("book: bills what the fare estimate answers for the same route and goods", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "5000.00");
+    const cases = [
+      { vehicle_type_id: 2 },
+      { parcel_weight_kg: 30, stops: [{ address: "Stop", lat: -24.63, lng: 25.92 }] },
+      { type: "ride" },
+    ];
+    for (const extra of cases) {
+      const body: Record<string, unknown> = { ...PARCEL, ...extra };
+      const q = new URLSearchParams({
+        pickup_lat: String(PARCEL.pickup_lat),
+        pickup_lng: String(PARCEL.pickup_lng),
+        dest_lat: String(PARCEL.dest_lat),
+        dest_lng: String(PARCEL.dest_lng),
+        type: String(body.type),
+      });
+      if ("vehicle_type_id" in extra) q.set("vehicle_type_id", String(extra.vehicle_type_id));
+      if ("parcel_weight_kg" in extra) q.set("parcel_weight_kg", String(extra.parcel_weight_kg));
+      if ("stops" in extra) q.set("stops", "-24.63,25.92");
+      const estimate = await t.call("GET", `/business/trip/fare-estimate?${q}`, { key: b.api_key });
+      assert.equal(estimate.status, 200, JSON.stringify(estimate.body));
+      const booked = await book(t, b.api_key, body);
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      assert.equal(booked.body.data.billing_amount, estimate.body.data.billing_amount);
+      assert.deepEqual(booked.body.data.vehicle_class, estimate.body.data.vehicle_class);
+    }
+  }));

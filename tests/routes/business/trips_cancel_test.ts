@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
-import { walletActor } from "../../../actors/platform/wallet.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-
-const bwp = (balance: number) => ({
-  billing_type: "prepaid",
-  balances: [{ currency: "BWP", balance }],
-});
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("trips: cancel before collection refunds once; again already_cancelled; after collection 422", () =>
   withTestEnv(async (t) => {
@@ -28,9 +22,21 @@ Deno.test("trips: cancel before collection refunds once; again already_cancelled
     assert.equal(again.body.data.already_cancelled, true);
     await t.env.runtime.outboxesIdle();
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
-    const w = await t.env.runtime.read(walletActor, b.id, b.id, { kind: "get" });
-    assert.ok(w.ok);
-    assert.equal(w.reply.state.recent.filter((x) => x.reference.startsWith("refund:")).length, 1);
+    const listed = await t.call("GET", "/business/wallet/transactions", { key: b.api_key });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(
+      listed.body.data.map((x: { kind: string; reference: string }) => [x.kind, x.reference]),
+      [
+        ["credit", listed.body.data[0].reference],
+        ["debit", `trip:${ref}`],
+        ["credit", `refund:${ref}`],
+      ],
+    );
+    const after = listed.body.data[1].seq;
+    const page = await t.call("GET", `/business/wallet/transactions?after=${after}`, {
+      key: b.api_key,
+    });
+    assert.equal(page.body.data.length, 1);
 
     const second = await book(t, b.api_key, { ...PARCEL, handover_required: true });
     const ref2 = second.body.data.reference;
@@ -75,4 +81,33 @@ Deno.test("trips: wallet.low_balance is added to the outbox once below the thres
     } finally {
       release();
     }
+  }));
+
+Deno.test("trips: a credit account books within its credit limit, and no further", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "0");
+    const set = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { billing_type: "credit", credit_limit: 100 },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.data.billing_type, "credit");
+    assert.equal(set.body.data.credit_limit, 100);
+    const first = await book(t, b.api_key, PARCEL);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const fare = first.body.data.billing_amount;
+    const w = await balanceOf(t, b.api_key);
+    assert.deepEqual(w, {
+      billing_type: "credit",
+      credit_limit: 100,
+      balances: [{ currency: "BWP", balance: -fare }],
+    });
+    let booked = 1;
+    while ((booked + 1) * fare <= 100) {
+      assert.equal((await book(t, b.api_key, PARCEL)).status, 201);
+      booked++;
+    }
+    const over = await book(t, b.api_key, PARCEL);
+    assert.equal(over.status, 422);
+    assert.equal(over.body.code, "insufficient_balance");
   }));

@@ -39,3 +39,8 @@ export function book(
 ) {
   return t.call("POST", "/business/book", { key, body, headers });
 }
+
+/** GET /business/wallet of a prepaid business holding `balance` BWP. */
+export function bwp(balance: number) {
+  return { billing_type: "prepaid", credit_limit: null, balances: [{ currency: "BWP", balance }] };
+}
