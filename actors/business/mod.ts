@@ -1,5 +1,11 @@
 /** The Business API's actor types. */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
+import { tripActor } from "./trip/mod.ts";
+import { tripSequenceActor } from "./trip_sequence.ts";
 
-export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [businessCatalogueActor];
+export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
+  businessCatalogueActor,
+  tripActor,
+  tripSequenceActor,
+];

@@ -32,6 +32,8 @@ export const ALERT_KINDS = [
   "notification_failed",
   "billing_export_failed",
   "billing_endpoint_missing",
+  // Business API 7: a test order refused on live; the business's operations are alerted.
+  "test_booking_refused",
 ] as const;
 export type AlertKind = typeof ALERT_KINDS[number];
 

@@ -3,8 +3,14 @@
  * currency in integer minor units. Credits are idempotent by reference (the runtime's
  * idempotency key), so the same operator credit twice books once.
  */
-import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
-import { formatMinor } from "../../src/domain/money.ts";
+import {
+  accept,
+  type ActorDefinition,
+  type OutboxAdd,
+  reject,
+  unreachable,
+} from "../../src/runtime/actor.ts";
+import { decimal, formatMinor } from "../../src/domain/money.ts";
 
 export interface WalletTransaction {
   readonly id: string;
@@ -20,16 +26,48 @@ export interface WalletState {
   readonly balances: Readonly<Record<string, number>>;
   /** The most recent transactions; the full list is in the event log and Postgres. */
   readonly recent: readonly WalletTransaction[];
+  /**
+   * The threshold each currency fell below and was notified of (Business API 6 wallet.low_balance):
+   * notified once, and again only after the balance has risen to it.
+   */
+  readonly low?: Readonly<Record<string, number>>;
+}
+
+/** Who hears that a debit took the balance below the business's threshold, and how. */
+export interface LowBalanceWatch {
+  readonly threshold_minor: number;
+  readonly business_id: string;
+  /** The outbox of the business's webhook events (the wallet names no document). */
+  readonly outbox: string;
 }
 
 const RECENT_MAX = 50;
 
 export type WalletCommand =
   | { kind: "credit"; amount_minor: number; currency: string; reference: string; by: string }
-  | { kind: "debit"; amount_minor: number; currency: string; reference: string; by: string }
+  | {
+    kind: "debit";
+    amount_minor: number;
+    currency: string;
+    reference: string;
+    by: string;
+    /** How far below zero the balance may go (billing on credit); default 0. */
+    limit_minor?: number;
+    low_balance?: LowBalanceWatch;
+  }
   | { kind: "get" };
 
-export type WalletEvent = { kind: "wallet_transaction"; transaction: WalletTransaction };
+export type WalletEvent =
+  | { kind: "wallet_transaction"; transaction: WalletTransaction }
+  | {
+    kind: "low_balance_reached";
+    currency: string;
+    balance_minor: number;
+    threshold_minor: number;
+    watch: LowBalanceWatch;
+    at: number;
+  }
+  | { kind: "low_balance_cleared"; currency: string };
 
 export type WalletReply = { state: WalletState; transaction: WalletTransaction | null };
 
@@ -51,7 +89,8 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
           return reject("validation_failed", `amount must be positive: ${given}`);
         }
         const balance = state.balances[cur] ?? 0;
-        if (command.kind === "debit" && balance < command.amount_minor) {
+        const limit = command.kind === "debit" ? command.limit_minor ?? 0 : 0;
+        if (command.kind === "debit" && balance + limit < command.amount_minor) {
           return reject(
             "insufficient_balance",
             `wallet balance too low: available ${money(balance)}, needed ${
@@ -69,8 +108,12 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
           by,
           at: ctx.now,
         };
+        const after = balance + (kind === "credit" ? amount_minor : -amount_minor);
         return accept(
-          [{ kind: "wallet_transaction", transaction }],
+          [
+            { kind: "wallet_transaction", transaction },
+            ...lowBalance(state, command, after, ctx.now),
+          ],
           (s) => ({ state: s, transaction }),
         );
       }
@@ -82,12 +125,67 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
     }
   },
   evolve(state, event) {
+    if (event.kind === "low_balance_reached") {
+      return { ...state, low: { ...state.low, [event.currency]: event.threshold_minor } };
+    }
+    if (event.kind === "low_balance_cleared") {
+      const { [event.currency]: _, ...low } = state.low ?? {};
+      return { ...state, low };
+    }
     const t = event.transaction;
     const delta = t.kind === "credit" ? t.amount_minor : -t.amount_minor;
     return {
       balances: { ...state.balances, [t.currency]: (state.balances[t.currency] ?? 0) + delta },
       recent: [t, ...state.recent].slice(0, RECENT_MAX),
+      ...(state.low ? { low: state.low } : {}),
     };
   },
+  outbox: (e) => e.kind === "low_balance_reached" ? [lowBalanceItem(e)] : [],
   project: (s) => ({ balances: s.balances }),
 };
+
+/**
+ * spec: business 6 wallet.low_balance: a debit that takes the balance below the threshold is
+ * notified once; any transaction that brings it back to the threshold re-arms it.
+ */
+function lowBalance(
+  state: WalletState,
+  command: Extract<WalletCommand, { kind: "credit" | "debit" }>,
+  after: number,
+  at: number,
+): WalletEvent[] {
+  const cur = command.currency;
+  const notified = state.low?.[cur];
+  if (notified !== undefined) {
+    return after >= notified ? [{ kind: "low_balance_cleared", currency: cur }] : [];
+  }
+  const watch = command.kind === "debit" ? command.low_balance : undefined;
+  if (!watch || after >= watch.threshold_minor) return [];
+  return [{
+    kind: "low_balance_reached",
+    currency: cur,
+    balance_minor: after,
+    threshold_minor: watch.threshold_minor,
+    watch,
+    at,
+  }];
+}
+
+/** The business webhook item (Business API 2.7 envelope fields) of a low balance. */
+function lowBalanceItem(e: Extract<WalletEvent, { kind: "low_balance_reached" }>): OutboxAdd {
+  return {
+    outbox: e.watch.outbox,
+    payload: {
+      business_id: e.watch.business_id,
+      event_id: `wallet:${e.currency}:low_balance:${e.at}`,
+      event: "wallet.low_balance",
+      external_reference: null,
+      occurred_at: e.at,
+      data: {
+        currency: e.currency,
+        balance: decimal(e.balance_minor, e.currency),
+        threshold: decimal(e.threshold_minor, e.currency),
+      },
+    },
+  };
+}

@@ -2,10 +2,8 @@
  * Business API 4.3 account rows and 5 (authentication, who can do what): sign-in, profile, the
  * integration key, the webhook secret, portal people, the wallet balance and the audit trail.
  */
-import { walletActor } from "../../actors/platform/wallet.ts";
 import { apiKeyPrefix } from "../../src/environment.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { read } from "../../src/http/ask.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { anonymous, remoteAddress } from "../../src/http/guards.ts";
 import { beginLogin, beginPasswordCheck } from "../../src/http/login_throttle.ts";
@@ -18,6 +16,11 @@ import { businessOf } from "../../src/platform/flows/businesses.ts";
 import { rotateApiKey, rotateWebhookSecret } from "../../src/platform/flows/keys.ts";
 import { changePerson, invitePerson, removePerson } from "../../src/platform/flows/people.ts";
 import { changeProfile } from "../../src/platform/flows/profile.ts";
+import {
+  WALLET_TRANSACTIONS_PAGE_MAX,
+  walletOf,
+  walletTransactions,
+} from "../../src/platform/flows/wallet.ts";
 import { closeSession } from "../../src/platform/flows/sessions.ts";
 import { changePassword, signIn } from "../../src/platform/flows/sign_in.ts";
 import { STAFF_TOKEN_PREFIX } from "../../src/platform/identity.ts";
@@ -38,6 +41,8 @@ import {
   SignedOutAnswer,
   StaffSessionAnswer,
   WalletAnswer,
+  WalletTransactionAnswer,
+  walletTransactionView,
   walletView,
   WebhookSecretRegeneratedAnswer,
 } from "./answers/account.ts";
@@ -320,9 +325,26 @@ function moneyAndTrailRoutes(api: Api): void {
     middleware: [business(), portalAdmin],
     response: WalletAnswer,
   }, async (c) => {
-    const { tenant } = businessCall(c);
-    const w = await read(c, walletActor, tenant, tenant, { kind: "get" });
-    return ok(c, walletView(w.state));
+    const { env, tenant } = businessCall(c);
+    const w = await walletOf(env, tenant);
+    return ok(c, walletView(w.state, w.settings));
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/wallet/transactions",
+    summary: "The wallet's debits, credits and top-ups, oldest first",
+    description: "A trip's charge names `trip:<reference>`, its refund `refund:<reference>`. " +
+      `Up to ${WALLET_TRANSACTIONS_PAGE_MAX} a page: the next page is \`after\` the last \`seq\`.`,
+    tag,
+    security,
+    middleware: [business(), portalAdmin],
+    query: z.object({ after: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0) }),
+    response: z.array(WalletTransactionAnswer),
+  }, async (c, { query }) => {
+    const { env, tenant } = businessCall(c);
+    const page = await walletTransactions(env, tenant, query.after);
+    return ok(c, page.map(walletTransactionView));
   });
 
   define(api, {

@@ -1,21 +1,34 @@
 /**
  * The Business API (its document): companies book rides and deliveries from their own systems.
- * So far its reference data, the one fare calculator, and its webhooks (the outbox its actors add
- * events to, sent through the platform's delivery engine); bookings and trips build on them.
+ * Its reference data and the one fare calculator; bookings and trips (the trip actor, the
+ * booking flow and its sweep, the trips' typed read table); and its webhooks (the outbox its
+ * actors add events to, sent through the platform's delivery engine).
  */
 import { BUSINESS_ACTORS } from "../../actors/business/mod.ts";
 import { fareRoutes } from "../../routes/business/fares.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
+import { tripsRoutes } from "../../routes/business/trips.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import type { Feature } from "../feature.ts";
+import { startBusinessReadTables } from "./queries/trips.ts";
+import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
 import { BusinessWebhooks } from "./reactors/business_webhooks.ts";
 
 export const businessFeature: Feature = {
   name: "business",
   actors: BUSINESS_ACTORS,
-  routers: [referenceDataRoutes, fareRoutes, webhookRoutes],
+  routers: [referenceDataRoutes, fareRoutes, tripsRoutes, webhookRoutes],
   start: (deps) => ({
+    // The trips list's typed read table (migration 0019).
+    projections: {
+      business_read_tables: startBusinessReadTables({
+        bus: deps.bus,
+        db: deps.db,
+        env: deps.busPrefix,
+      }),
+    },
     reactors: {
+      booking_outboxes: startBookingOutboxes(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).
       business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
     },

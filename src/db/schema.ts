@@ -24,6 +24,7 @@ export interface Database {
   billing_exports: BillingExportTable;
   shipments: ShipmentTable;
   alerts: AlertTable;
+  business_trips: BusinessTripTable;
   claims: ClaimTable;
   network_runs: NetworkRunTable;
   outbound_events: OutboundEventTable;
@@ -153,7 +154,12 @@ export interface LedgerWatermarkTable {
  * (migration 0014); primary key (projection, digest).
  */
 export interface ParkedChangeTable {
-  projection: "snapshots" | "ledger" | "read_tables" | "platform_read_tables";
+  projection:
+    | "snapshots"
+    | "ledger"
+    | "read_tables"
+    | "platform_read_tables"
+    | "business_read_tables";
   /** SHA-256 of `payload`. */
   digest: string;
   subject: string;
@@ -254,6 +260,21 @@ export interface ShipmentTable extends VersionedRow {
 }
 
 /** An alert (courier 2.9) as its list, the board and the report filter it. */
+/** A Business API trip as its list filters and sorts it (migration 0019). */
+export interface BusinessTripTable extends VersionedRow {
+  number: Int8Column;
+  created_at: Millis;
+  /** `YYYY-MM` of created_at in UTC. */
+  month: string;
+  status: string;
+  /** 1 while the trip is not final (3.1), else 0. */
+  active: number;
+  is_test: number;
+  external_reference: string | null;
+  /** Lower-cased reference, passenger, addresses and external_reference. */
+  search: string;
+}
+
 export interface AlertTable extends VersionedRow {
   waybill: string | null;
   kind: string;

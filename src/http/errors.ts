@@ -67,6 +67,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   employee_limit_reached: 422,
   owner_protected: 422,
   test_mode_moved_to_sandbox: 422,
+  // Business API 3.1, 7: bookings and trips.
+  test_booking_refused: 422,
+  awaiting_handover: 422,
+  invalid_transition: 409,
   // Business API 3.2, 7: vehicle resolution and fares.
   vehicle_upgrade_refused: 422,
   no_vehicle_fits: 422,

@@ -3,7 +3,11 @@
  * operator changes a business's settings (CONTRACT "Operator API"), and the Business API's audit
  * trail shows those changes as sent (Business API 5.6). One schema, one OpenAPI component.
  */
-import { BULKY_SERVICES, VEHICLE_UPGRADE_POLICIES } from "../../actors/platform/business/mod.ts";
+import {
+  BILLING_TYPES,
+  BULKY_SERVICES,
+  VEHICLE_UPGRADE_POLICIES,
+} from "../../actors/platform/business/mod.ts";
 import { distinct } from "../domain/objects.ts";
 import { z } from "../http/route.ts";
 import { orNull } from "../http/schemas.ts";
@@ -27,5 +31,10 @@ export const PatchBusiness = z.object({
   }),
   rate_limit_per_day: orNull(z.number().int().positive().max(100_000_000)).openapi({
     description: "Enterprise plan: this business's limit a day; null: back to the plan's",
+  }),
+  billing_type: z.enum(BILLING_TYPES),
+  credit_limit: orNull(z.number().nonnegative().max(1_000_000_000)).openapi({
+    description: "How far below zero a credit account's wallet may go, in the business's " +
+      "currency; null: none",
   }),
 }).partial().openapi("OperatorPatchBusiness");

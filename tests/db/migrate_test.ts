@@ -12,6 +12,7 @@ const TABLES = [
   "audit_log",
   "billing_exports",
   "board_counts",
+  "business_trips",
   "checklists",
   "claims",
   "client_addresses",
@@ -63,6 +64,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0016_read_tables",
     "0017_more_read_tables",
     "0018_rate_counters",
+    "0019_business_trips",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -93,6 +95,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0016_read_tables",
     "0017_more_read_tables",
     "0018_rate_counters",
+    "0019_business_trips",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -232,6 +235,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0016_read_tables",
     "0017_more_read_tables",
     "0018_rate_counters",
+    "0019_business_trips",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -306,6 +310,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0016_read_tables",
     "0017_more_read_tables",
     "0018_rate_counters",
+    "0019_business_trips",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -332,6 +337,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0016_read_tables",
     "0017_more_read_tables",
     "0018_rate_counters",
+    "0019_business_trips",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

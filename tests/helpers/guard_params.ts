@@ -39,6 +39,11 @@ const NOT_RESOURCES = new Set([
   "vehicle_type_id",
   "parcel_size",
   "parcel_weight_kg",
+  // Business API 4.1 GET /business/trips: filters of the caller's own list.
+  "month",
+  "search",
+  "test",
+  "per_page",
 ]);
 
 /** The tenant's identifier a parameter names (Tenant.ids), by name and, for `id`, by path. */
@@ -48,7 +53,11 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
     ? {
       client: "client",
       waybill: "waybill",
-      reference: op.path.includes("/quotes/") ? "quote" : "waybill",
+      reference: op.path.includes("/quotes/")
+        ? "quote"
+        : op.path.startsWith("/business/trip/")
+        ? "trip"
+        : "waybill",
       sha256: "sha256",
       event_id: "event",
       name: "view",
@@ -76,6 +85,8 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       alerts: "alert",
       claims: "claim",
       "webhook-deliveries": "webhook_delivery",
+      // Business API 4.1: a trip's integer id or reference.
+      trips: "trip",
     };
     const r = byCollection[before];
     assert.ok(r, `${nameOf(op)}: no identifier for {id} after /${before}: add it to this test`);

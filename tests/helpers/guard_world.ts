@@ -139,6 +139,24 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
     }),
   ]);
   const webhookDelivery = await waitingWebhook(t, biz.id, tag);
+  // A Business API trip, paid from the business's wallet.
+  await ok(t, "POST", `/operator/businesses/${biz.id}/wallet`, {
+    operator: true,
+    body: { amount: "500.00", currency: "BWP", reference: `${tag}-wallet` },
+  });
+  const trip = await ok(t, "POST", "/business/book", {
+    key,
+    body: {
+      type: "parcel",
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      external_reference: `${tag}-TRIP-1`,
+    },
+  });
   await t.settle();
   const events = await ok(t, "GET", "/business/courier/billing/events", { key });
   const event = events[0]?.event_id ?? events[0]?.id;
@@ -171,6 +189,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       webhook_delivery: webhookDelivery,
       rate_card: courier.rateCardId,
       rate_card_version: "1",
+      trip: trip.reference,
     },
   };
 }
@@ -231,6 +250,7 @@ export async function digest(t: TestEnv, w: Tenant): Promise<string> {
     [`/business/shipments/${w.ids.waybill}/customs`, { key }],
     [`/business/shipments/${w.ids.waybill}/lab`, { key }],
     [`/business/courier/operations/${w.ids.waybill}`, { key }],
+    [`/business/trips/${w.ids.trip}`, { key }],
     ["/client/me", { headers: client }],
     ["/client/account", { headers: client }],
     ["/client/shipments", { headers: client }],

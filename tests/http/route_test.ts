@@ -14,6 +14,7 @@ const IDEMPOTENT = [
   ["post", "/business/shipments"],
   ["post", "/business/courier/clients/{client}/billing/correct"],
   ["post", "/business/courier/clients/{client}/invoice"],
+  ["post", "/business/book"],
 ] as const;
 
 Deno.test("routes: the OpenAPI document shows Idempotency-Key where a route honours it, and nowhere else", () =>

@@ -17,6 +17,8 @@ const DEFAULT_SETTINGS: Settings = {
   bulky_services_authorised: [],
   rate_limit_per_minute: null,
   rate_limit_per_day: null,
+  billing_type: "wallet",
+  credit_limit: null,
 };
 
 const OWN_LIMITS = ["rate_limit_per_minute", "rate_limit_per_day"] as const;

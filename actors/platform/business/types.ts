@@ -10,6 +10,9 @@ export type Plan = typeof PLANS[number];
 /** Business API 3.2: upgrade and bill (default), cap upgrades at one size, or refuse. */
 export const VEHICLE_UPGRADE_POLICIES = ["upgrade", "upgrade_one_size", "refuse"] as const;
 export type VehicleUpgradePolicy = typeof VEHICLE_UPGRADE_POLICIES[number];
+/** CONTRACT operator API: a business pays from its wallet, or on credit up to credit_limit. */
+export const BILLING_TYPES = ["wallet", "credit"] as const;
+export type BillingType = typeof BILLING_TYPES[number];
 /** The bulky-item services the operator may authorise for a business. */
 export const BULKY_SERVICES = ["assembly", "installation", "removal"] as const;
 
@@ -39,6 +42,10 @@ export interface Settings {
   readonly bulky_services_authorised: readonly string[];
   readonly rate_limit_per_minute: number | null;
   readonly rate_limit_per_day: number | null;
+  /** Absent on accounts made before it was a setting: wallet. */
+  readonly billing_type?: BillingType;
+  /** How far below zero a credit account's wallet may go, as decimal text in its currency. */
+  readonly credit_limit?: string | null;
 }
 
 export interface Profile {

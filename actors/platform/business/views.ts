@@ -37,6 +37,8 @@ export function publicView(b: Business) {
     country: b.country,
     created_at: new Date(b.created_at).toISOString(),
     ...b.settings,
+    billing_type: b.settings.billing_type ?? "wallet",
+    credit_limit: thresholdAmount(b.settings.credit_limit ?? null),
     webhook_url: b.profile.webhook_url,
     billing_contact: b.profile.billing_contact,
     low_balance_threshold: thresholdAmount(b.profile.low_balance_threshold),

@@ -5,10 +5,12 @@
 import {
   type Business,
   PLANS,
+  type Settings,
   type Staff,
   thresholdAmount,
 } from "../../../actors/platform/business/mod.ts";
-import type { WalletState } from "../../../actors/platform/wallet.ts";
+import type { WalletState, WalletTransaction } from "../../../actors/platform/wallet.ts";
+import { iso } from "../../../src/domain/iso.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import type { EnvironmentName } from "../../../src/environment.ts";
 import { z } from "../../../src/http/route.ts";
@@ -142,15 +144,53 @@ export const PortalPersonRemovedAnswer = z.object({
 }).openapi("PortalPersonRemoved");
 
 export const WalletAnswer = z.object({
-  billing_type: z.literal("prepaid"),
+  billing_type: z.enum(["prepaid", "credit"]).openapi({
+    description: "prepaid: bookings are paid from the balance; credit: it may go below zero " +
+      "down to -credit_limit",
+  }),
+  credit_limit: orNull(Money).openapi({ description: "On credit: in the business's currency" }),
   balances: z.array(
     z.object({ currency: Currency, balance: Money }).openapi("BusinessWalletBalance"),
   ).openapi({ description: "One per currency the wallet has held" }),
 }).openapi("BusinessWallet");
 
-export function walletView(w: WalletState) {
+export const WalletTransactionAnswer = z.object({
+  seq: z.number().int().openapi({
+    description: "Its place in the wallet's history: page with `after`",
+  }),
+  id: z.string(),
+  kind: z.enum(["credit", "debit"]),
+  amount: Money,
+  currency: Currency,
+  reference: z.string().openapi({
+    description: "The operator's reference, `trip:<trip reference>` for a trip's charge, " +
+      "`refund:<trip reference>` for its refund",
+  }),
+  by: z.string(),
+  at: UtcInstant,
+}).openapi("BusinessWalletTransaction");
+
+export function walletTransactionView(
+  e: { readonly seq: number; readonly transaction: WalletTransaction },
+): z.infer<typeof WalletTransactionAnswer> {
+  const t = e.transaction;
   return {
-    billing_type: "prepaid" as const,
+    seq: e.seq,
+    id: t.id,
+    kind: t.kind,
+    amount: decimal(t.amount_minor, t.currency),
+    currency: t.currency,
+    reference: t.reference,
+    by: t.by,
+    at: iso(t.at),
+  };
+}
+
+export function walletView(w: WalletState, s: Settings) {
+  const credit = s.billing_type === "credit";
+  return {
+    billing_type: credit ? "credit" as const : "prepaid" as const,
+    credit_limit: credit && s.credit_limit ? Number(s.credit_limit) : null,
     balances: Object.entries(w.balances).map(([currency, minor]) => ({
       currency,
       balance: decimal(minor, currency),

@@ -3,6 +3,7 @@
  * show, and the views that make them from what the flows, actors and queries give.
  */
 import {
+  BILLING_TYPES,
   BULKY_SERVICES,
   PLANS,
   VEHICLE_UPGRADE_POLICIES,
@@ -59,6 +60,11 @@ export const BusinessSettingsAnswer = z.object({
   rate_limit_per_day: orNull(z.number().int()).openapi({
     description: "Enterprise plan: this business's limit; null: the plan's (1,000,000 a day)",
   }),
+  billing_type: z.enum(BILLING_TYPES).openapi({
+    description: "wallet: bookings are paid from the wallet's balance; credit: the balance may " +
+      "go below zero down to -credit_limit",
+  }),
+  credit_limit: orNull(Money).openapi({ description: "In `currency`; null: none" }),
   webhook_url: orNull(z.string()),
   billing_contact: orNull(z.string()),
   low_balance_threshold: orNull(Money).openapi({
@@ -179,7 +185,13 @@ export function deferredWorkView(r: DeferredWorkRow) {
 }
 
 const ParkedChangeItem = z.object({
-  projection: z.enum(["snapshots", "ledger", "read_tables", "platform_read_tables"]).openapi({
+  projection: z.enum([
+    "snapshots",
+    "ledger",
+    "read_tables",
+    "platform_read_tables",
+    "business_read_tables",
+  ]).openapi({
     description: "Where it could not be written: actor snapshots and events, the ledger, or " +
       "the lists' typed read tables (the courier's, the platform's)",
   }),

@@ -18,7 +18,8 @@ import {
   temporaryPassword,
 } from "../../domain/secrets.ts";
 import { apiKeyPrefix, type Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { formatMinor, toMinor } from "../../domain/money.ts";
 import { newId } from "../../runtime/ids.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { openSandboxWallets } from "./wallet.ts";
@@ -95,8 +96,15 @@ export async function createBusiness(
 export async function changeSettings(
   deps: Pick<Deps, "runtime" | "requestId">,
   businessId: string,
-  changes: Partial<Settings>,
+  input: Partial<Omit<Settings, "credit_limit">> & { readonly credit_limit?: number | null },
 ): Promise<Business> {
+  const { credit_limit, ...rest } = input;
+  const changes: Partial<Settings> = credit_limit === undefined ? rest : {
+    ...rest,
+    credit_limit: credit_limit === null
+      ? null
+      : await creditLimitText(deps.runtime, businessId, credit_limit),
+  };
   return asBusiness(orRefuse(
     await deps.runtime.ask(businessActor, businessId, businessId, {
       kind: "change_settings",
@@ -104,6 +112,20 @@ export async function changeSettings(
       by: "operator",
     }, { requestId: deps.requestId }),
   ));
+}
+
+/** A credit limit as exact decimal text in the business's currency, or refused naming it. */
+async function creditLimitText(
+  runtime: ActorRuntime,
+  businessId: string,
+  value: number,
+): Promise<string> {
+  const { currency } = await businessOf(runtime, businessId);
+  const parsed = toMinor(value, currency);
+  if (!parsed.ok) {
+    throw new Refused(invalidFields([{ path: "credit_limit", message: parsed.message }]));
+  }
+  return formatMinor(parsed.minor, currency);
 }
 
 /** The business as it stands; refused as not found when there is none. */

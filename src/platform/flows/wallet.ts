@@ -4,10 +4,12 @@
  */
 import {
   walletActor,
+  type WalletEvent,
   type WalletReply,
+  type WalletState,
   type WalletTransaction,
 } from "../../../actors/platform/wallet.ts";
-import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { asBusiness, businessActor, type Settings } from "../../../actors/platform/business/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { formatMinor, toMinor } from "../../domain/money.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
@@ -94,4 +96,38 @@ function credit(
 
 function mention(t: WalletTransaction | null): string {
   return `${t ? formatMinor(t.amount_minor, t.currency) : "?"} ${t?.currency}`;
+}
+
+/** Transactions in one page of GET /business/wallet/transactions. */
+export const WALLET_TRANSACTIONS_PAGE_MAX = 200;
+
+/**
+ * spec: business 4.3 wallet/transactions: debits, credits and top-ups after `after` (the wallet's
+ * event seq), oldest first, from the wallet's own log: every transaction it ever booked.
+ */
+export async function walletTransactions(
+  deps: Pick<Deps, "runtime">,
+  businessId: string,
+  after: number,
+): Promise<{ readonly seq: number; readonly transaction: WalletTransaction }[]> {
+  const page: { seq: number; transaction: WalletTransaction }[] = [];
+  for await (const e of deps.runtime.events(walletActor, businessId, after + 1)) {
+    const event = e.event as WalletEvent;
+    if (event.kind !== "wallet_transaction") continue;
+    page.push({ seq: e.seq, transaction: event.transaction });
+    if (page.length >= WALLET_TRANSACTIONS_PAGE_MAX) break;
+  }
+  return page;
+}
+
+/** GET /business/wallet: the balances and how the business pays (its billing settings). */
+export async function walletOf(
+  deps: Pick<Deps, "runtime">,
+  businessId: string,
+): Promise<{ readonly state: WalletState; readonly settings: Settings }> {
+  const [w, account] = await Promise.all([
+    deps.runtime.read(walletActor, businessId, businessId, { kind: "get" }),
+    deps.runtime.read(businessActor, businessId, businessId, { kind: "get" }),
+  ]);
+  return { state: orRefuse(w).state, settings: asBusiness(orRefuse(account)).settings };
 }

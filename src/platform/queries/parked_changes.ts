@@ -3,10 +3,10 @@
  * operator lists them, oldest first.
  */
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database, ParkedChangeTable } from "../../db/schema.ts";
 
 export interface ParkedChangeRow {
-  readonly projection: "snapshots" | "ledger" | "read_tables" | "platform_read_tables";
+  readonly projection: ParkedChangeTable["projection"];
   readonly digest: string;
   readonly subject: string;
   readonly attempts: number;

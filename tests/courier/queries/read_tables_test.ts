@@ -20,6 +20,7 @@ import { checklistsTable } from "../../../src/courier/queries/checklists.ts";
 import { courierClientsTable } from "../../../src/courier/queries/courier_clients.ts";
 import { deferredWorkTable } from "../../../src/platform/queries/deferred_work.ts";
 import { openTestDatabase, type TestDatabase } from "../../db/helpers.ts";
+import { businessTripsTable } from "../../../src/business/queries/trips.ts";
 
 const DAY = Date.UTC(2026, 2, 2);
 
@@ -188,6 +189,22 @@ const OTHERS = [
     table: courierClientsTable,
     data: { id: "cli_1", code: "ACME", name: "Acme" },
   },
+  {
+    type: "business_trip",
+    id: "BK-1",
+    table: businessTripsTable,
+    data: {
+      id: 4,
+      reference: "BK-1",
+      created_at: DAY,
+      status: "cancelled",
+      is_test: false,
+      external_reference: "ORD-1",
+      passenger_name: "Neo Kgosi",
+      pickup: { address: "Main Mall", lat: 0, lng: 0 },
+      dest: { address: "Block 8", lat: 0, lng: 0 },
+    },
+  },
 ] as const;
 
 /** The rows of `table` by id, as a projection would compare them: facilities in order. */
@@ -201,7 +218,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -227,6 +244,7 @@ Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots
     "0016_read_tables",
     "0017_more_read_tables",
     "0018_rate_counters",
+    "0019_business_trips",
   ]);
 
   const stored = await rowsOf(t, "shipments");
@@ -250,6 +268,7 @@ Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots
   const parked = await t.db.selectFrom("parked_changes").select(["projection", "digest"])
     .orderBy("projection").orderBy("digest").execute();
   assert.deepEqual(parked, [
+    { projection: "business_read_tables", digest: "d1" },
     { projection: "ledger", digest: "d2" },
     { projection: "platform_read_tables", digest: "d1" },
     { projection: "read_tables", digest: "d1" },

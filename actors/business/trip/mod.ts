@@ -1,0 +1,32 @@
+/**
+ * The Business API trip actor (2.2, 3.1): tenant = the business, id = the trip's reference.
+ * Every status change happens here, one command at a time, and adds its webhook to the outbox in
+ * the same commit (outbox.ts).
+ */
+import type { ActorDefinition } from "../../../src/runtime/actor.ts";
+import { decideTrip } from "./decide.ts";
+import { evolveTrip } from "./evolve.ts";
+import { tripOutbox } from "./outbox.ts";
+import type { TripCommand, TripEvent, TripReply, TripState } from "./types.ts";
+
+export type * from "./types.ts";
+export { STALL_TIMER } from "./decide.ts";
+export { type RefundItem, type StalledItem, tripEventData } from "./outbox.ts";
+
+/** The index from a business's integer trip id to the trip (`<business>:<id>`). */
+export const TRIP_NUMBER_INDEX = "business_trip_number";
+
+export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripReply> = {
+  type: "business_trip",
+  noun: "trip",
+  version: 1,
+  initial: { phase: "free" },
+  decide: decideTrip,
+  evolve: evolveTrip,
+  outbox: tripOutbox,
+  indexes: (s) =>
+    s.phase === "booked"
+      ? [{ index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` }]
+      : [],
+  project: (s) => (s.phase === "booked" ? s.trip : null),
+};

@@ -1,0 +1,122 @@
+/**
+ * What follows a trip's committed change, added in the same commit (STYLE "transactional
+ * outbox"): the business webhook events of 6's table, the refund of a cancelled trip's charge, and
+ * the completion of a booking that stopped between its steps.
+ */
+import type { OutboxAdd } from "../../../src/runtime/actor.ts";
+import { decimal } from "../../../src/domain/money.ts";
+import {
+  BUSINESS_WEBHOOK_OUTBOX,
+  type BusinessWebhookEvent,
+  type BusinessWebhookItem,
+} from "../../../src/business/rules/webhook_events.ts";
+import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import type { Trip, TripEvent, TripState } from "./types.ts";
+
+/** The refund a cancellation owes (the trip's wallet charge), handed to the refund outbox. */
+export interface RefundItem {
+  readonly business_id: string;
+  readonly reference: string;
+}
+
+/** A booking claimed and not completed in time, handed to the completing sweep. */
+export interface StalledItem {
+  readonly business_id: string;
+  readonly reference: string;
+}
+
+/** The trip as webhooks carry it (2.2's fields that need no request to make). */
+export function tripEventData(t: Trip): Record<string, unknown> {
+  return {
+    id: t.id,
+    reference: t.reference,
+    status: t.status,
+    type: t.type,
+    external_reference: t.external_reference,
+    billing_amount: decimal(t.billing_amount_minor, t.billing_currency),
+    billing_currency: t.billing_currency,
+    is_test: t.is_test,
+    test: t.is_test,
+    returning: t.returning,
+    delivery_outcome: t.delivery_outcome,
+  };
+}
+
+function webhook(
+  t: Trip,
+  event: BusinessWebhookEvent,
+  at: number,
+  extra: Record<string, unknown> = {},
+): OutboxAdd {
+  const item: BusinessWebhookItem = {
+    business_id: t.business_id,
+    // One fact, one id: a second handling after a crash carries the same id.
+    event_id: `${t.reference}:${event}`,
+    event,
+    external_reference: t.external_reference,
+    occurred_at: at,
+    data: { ...tripEventData(t), ...extra },
+  };
+  return { outbox: BUSINESS_WEBHOOK_OUTBOX, payload: item };
+}
+
+/** spec: business 3.1 "Also" column and 6's table: the events each transition sends. */
+export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] {
+  if (e.kind === "booking_stalled" && next.phase === "booking") {
+    const { business_id, reference } = next.claim.draft;
+    const item: StalledItem = { business_id, reference };
+    return [{ outbox: BOOKING_STALLED_OUTBOX, payload: item }];
+  }
+  if (next.phase !== "booked") return [];
+  const t = next.trip;
+  switch (e.kind) {
+    case "trip_created":
+      return [webhook(t, "trip.created", t.created_at)];
+    case "trip_accepted":
+      return [webhook(t, "trip.accepted", e.at)];
+    case "trip_collected":
+      return [webhook(t, "trip.picked_up", e.at)];
+    case "trip_delivered":
+      return [
+        ...(e.age_verified ? [webhook(t, "trip.age_verified", e.at)] : []),
+        ...(e.cod_collected_minor === null ? [] : [webhook(t, "cod.collected", e.at, {
+          cod_collected_amount: decimal(e.cod_collected_minor, t.billing_currency),
+        })]),
+        webhook(t, "trip.completed", e.at, { delivery_outcome: "delivered", returned: false }),
+      ];
+    case "delivery_failed":
+      return e.id_refused
+        ? [webhook(t, "trip.age_verification_failed", e.at, {
+          age_verification_outcome: "refused",
+          reason: e.reason,
+        })]
+        : [webhook(t, "trip.delivery_failed", e.at, {
+          reason: e.reason,
+          return_reason: e.reason,
+          returning: true,
+        })];
+    case "return_completed":
+      return [webhook(t, "trip.completed", e.at, {
+        delivery_outcome: "returned",
+        returned: true,
+        return_reason: t.return_reason,
+      })];
+    case "trip_cancelled": {
+      const refund: RefundItem = { business_id: t.business_id, reference: t.reference };
+      return [
+        webhook(t, "trip.cancelled", e.at, {
+          cancelled_by: e.by,
+          reason: e.reason,
+          // The refund is owed in this commit and credited by its outbox: it will be made.
+          refund_status: e.refund_due ? "refunded" : "not_charged",
+          refund_amount: e.refund_due
+            ? decimal(e.refund_due.amount_minor, e.refund_due.currency)
+            : null,
+        }),
+        ...(e.refund_due ? [{ outbox: TRIP_REFUND_OUTBOX, payload: refund }] : []),
+      ];
+    }
+    default:
+      return [];
+  }
+}

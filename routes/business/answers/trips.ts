@@ -1,0 +1,141 @@
+/**
+ * What the booking and trip routes answer (Business API 2.2, 3.1, 7): the trip with its declared
+ * and resolved vehicle fields, amounts as decimals in the zone's currency, times in UTC.
+ */
+import type { Context } from "hono";
+import type { Trip } from "../../../actors/business/trip/mod.ts";
+import { TRIP_STATUS_FLAGS, TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
+import { iso } from "../../../src/domain/iso.ts";
+import { decimal } from "../../../src/domain/money.ts";
+import type { AppEnv } from "../../../src/http/context.ts";
+import { publicBaseUrl } from "../../../src/http/context.ts";
+import { z } from "../../../src/http/route.ts";
+import { orNull } from "../../../src/http/schemas.ts";
+import { VehicleFieldsAnswer } from "./reference_data.ts";
+
+const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
+
+export const TripAnswer = VehicleFieldsAnswer.extend({
+  id: z.number().int().openapi({ description: "Numbered per business from 1, in booking order" }),
+  reference: z.string().openapi({ example: "BK-7Q2M9X4K1C0D" }),
+  tracking_url: z.string(),
+  status: z.enum(TRIP_STATUSES),
+  cancellable: z.boolean(),
+  final: z.boolean(),
+  type: z.enum(["ride", "parcel"]),
+  segment: orNull(z.enum(["parcel", "cargo"])),
+  billing_amount: z.number(),
+  billing_currency: z.string(),
+  eta_minutes: z.number().int(),
+  chat_token: z.string(),
+  is_test: z.boolean(),
+  test: z.boolean(),
+  external_reference: orNull(z.string()),
+  passenger_name: orNull(z.string()),
+  passenger_phone: orNull(z.string()),
+  pickup_address: z.string(),
+  pickup_lat: z.number(),
+  pickup_lng: z.number(),
+  dest_address: z.string(),
+  dest_lat: z.number(),
+  dest_lng: z.number(),
+  stops: z.array(PlaceAnswer),
+  scheduled_at: orNull(z.string()),
+  prep_minutes: orNull(z.number().int()),
+  handover_required: z.boolean(),
+  ready_at: orNull(z.string()),
+  order_payload: orNull(z.record(z.string(), z.unknown())),
+  cod_amount: orNull(z.number()),
+  delivery_code: orNull(z.string()),
+  age_verification_required: z.boolean(),
+  expense_code: orNull(z.string()),
+  shop_deliver: z.boolean(),
+  parcel_weight_kg: orNull(z.number()),
+  distance_km: z.number(),
+  returning: z.boolean(),
+  delivery_outcome: orNull(z.enum(["delivered", "returned"])),
+  created_at: z.string(),
+  cancelled_at: orNull(z.string()),
+  cancelled_by: orNull(z.string()),
+  cancel_reason: orNull(z.string()),
+  refund_status: z.enum(["not_charged", "charged", "refunded"]),
+  replayed: z.boolean().optional().openapi({
+    description: "A retry of the same booking: the first trip",
+  }),
+  original_status: z.enum(TRIP_STATUSES).optional().openapi({
+    description: "On a replay of a cancelled booking: cancelled",
+  }),
+  replay_terminal: z.boolean().optional().openapi({
+    description: "On a replay of a cancelled booking: true; book again with a new reference",
+  }),
+  already_cancelled: z.boolean().optional(),
+}).openapi("Trip");
+
+const when = (ms: number | null) => (ms === null ? null : iso(ms));
+
+export function tripView(
+  c: Context<AppEnv>,
+  t: Trip,
+  o: { replayed?: boolean; already_cancelled?: boolean } = {},
+): z.infer<typeof TripAnswer> {
+  const money = (minor: number) => decimal(minor, t.billing_currency);
+  const flags = TRIP_STATUS_FLAGS[t.status];
+  return {
+    ...t.vehicle,
+    id: t.id,
+    reference: t.reference,
+    tracking_url: `${publicBaseUrl(c)}/api/trip-track/${t.tracking_token}`,
+    status: t.status,
+    cancellable: flags.cancellable,
+    final: flags.final,
+    type: t.type,
+    segment: t.segment,
+    billing_amount: money(t.billing_amount_minor),
+    billing_currency: t.billing_currency,
+    eta_minutes: t.eta_minutes,
+    chat_token: t.chat_token,
+    is_test: t.is_test,
+    test: t.is_test,
+    external_reference: t.external_reference,
+    passenger_name: t.passenger_name,
+    passenger_phone: t.passenger_phone,
+    pickup_address: t.pickup.address,
+    pickup_lat: t.pickup.lat,
+    pickup_lng: t.pickup.lng,
+    dest_address: t.dest.address,
+    dest_lat: t.dest.lat,
+    dest_lng: t.dest.lng,
+    stops: [...t.stops],
+    scheduled_at: when(t.scheduled_at),
+    prep_minutes: t.prep_minutes,
+    handover_required: t.handover_required,
+    ready_at: when(t.ready_at),
+    order_payload: t.order_payload,
+    cod_amount: t.cod_amount_minor === null ? null : money(t.cod_amount_minor),
+    delivery_code: t.delivery_code,
+    age_verification_required: t.age_verification_required,
+    expense_code: t.expense_code,
+    shop_deliver: t.shop_deliver,
+    parcel_weight_kg: t.parcel_weight_kg,
+    distance_km: t.distance_m / 1_000,
+    returning: t.returning,
+    delivery_outcome: t.delivery_outcome,
+    created_at: iso(t.created_at),
+    cancelled_at: when(t.cancelled_at),
+    cancelled_by: t.cancelled_by,
+    cancel_reason: t.cancel_reason,
+    refund_status: t.refund
+      ? "refunded"
+      : t.charge && t.status === "cancelled"
+      ? "refunded"
+      : t.charge
+      ? "charged"
+      : "not_charged",
+    ...(o.replayed ? { replayed: true } : {}),
+    // spec: business 7: the replay of a cancelled delivery says so.
+    ...(o.replayed && t.status === "cancelled"
+      ? { original_status: "cancelled" as const, replay_terminal: true }
+      : {}),
+    ...(o.already_cancelled ? { already_cancelled: true } : {}),
+  };
+}

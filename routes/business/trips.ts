@@ -1,0 +1,223 @@
+/**
+ * Business API 4.1 bookings and trips: POST /business/book (2.1, 7, appendix), the trip (2.2),
+ * its cancellation and ready mark (3.1). `{id}` is the integer id or the reference everywhere.
+ */
+import type { Context } from "hono";
+import { bookTrip } from "../../src/business/flows/book.ts";
+import { askTrip } from "../../src/business/flows/trips.ts";
+import {
+  BOOKING_RETRY_AFTER_SECONDS,
+  EXTERNAL_REFERENCE_CHARS_MAX,
+  IDEMPOTENCY_KEY_CHARS_MAX,
+} from "../../src/business/rules/booking.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
+import { define, z } from "../../src/http/route.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
+import { wholeNumber } from "../../src/http/schemas.ts";
+import { tripPage } from "../../src/business/queries/trips.ts";
+import { Refused } from "../../src/runtime/actor.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { BookRequest, toBookingRequest } from "../../src/business/booking_schema.ts";
+import { TripAnswer, tripView } from "./answers/trips.ts";
+
+const tag = "Bookings and trips";
+const security = "business" as const;
+// spec: business 5: the deliveries scope books, reads, cancels and marks ready.
+const deliveries = [business({ scope: "deliveries" })];
+const TripId = z.object({
+  id: z.string().min(1).max(40).openapi({ description: "The integer id or the reference" }),
+});
+const TripReference = z.object({ reference: z.string().min(1).max(40) });
+
+/** spec: business 8: Idempotency-Key up to 64 characters (the generic header takes 120). */
+function idempotencyKeyOf(c: Context<AppEnv>): string | null {
+  const key = idempotencyHeader(c);
+  if (key !== null && key.length > IDEMPOTENCY_KEY_CHARS_MAX) {
+    const message = `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} characters`;
+    throw new ApiError("validation_failed", `invalid request: Idempotency-Key: ${message}`, {
+      errors: [{ path: "Idempotency-Key", message }],
+    });
+  }
+  return key;
+}
+
+/** spec: business 7: in progress answers carry Retry-After (5 seconds). */
+function withRetryAfter(e: unknown): never {
+  if (
+    e instanceof Refused &&
+    (e.rejection.code === "booking_in_progress" || e.rejection.code === "request_in_progress")
+  ) {
+    throw new ApiError(e.rejection.code, e.rejection.message, { ...e.rejection.details }, {
+      "Retry-After": String(BOOKING_RETRY_AFTER_SECONDS),
+    });
+  }
+  throw e;
+}
+
+function bookRoute(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/book",
+    summary: "Book a ride or a delivery",
+    description: "Types ride and parcel (cargo: parcel with segment cargo). The trip is priced " +
+      "by the fare estimate's calculator and charged to the wallet in the same step; the same " +
+      `external_reference (at most ${EXTERNAL_REFERENCE_CHARS_MAX} characters), or without one ` +
+      "the same Idempotency-Key, with the same body answers the first trip (200, replayed). A " +
+      "refused booking leaves the reference free.",
+    tag,
+    security,
+    middleware: deliveries,
+    body: BookRequest,
+    status: 201,
+    replay: "The same external_reference (else Idempotency-Key) with the same body",
+    idempotencyKey: "Up to 64 characters; a body external_reference wins over it, and it never " +
+      "becomes the order's external_reference",
+    response: TripAnswer,
+    refusals: {
+      external_reference_conflict: "the external_reference was booked with other details: the " +
+        "original's reference is named, nothing changed",
+      booking_in_progress: "the first booking of this external_reference is still being " +
+        "processed: retry after `Retry-After` (5) seconds",
+      reference_conflict: "the Idempotency-Key was used with another body",
+      request_in_progress: "the first request with this Idempotency-Key is still running: retry " +
+        "after `Retry-After` seconds",
+      test_mode_moved_to_sandbox: "test, dry_run, X-Service-Test or sandbox_scenario on live",
+      test_booking_refused: "on live, a name, item, address or note starting with __TEST, " +
+        "[TEST], TEST ORDER or DO NOT DELIVER; operations is alerted",
+      insufficient_balance: "the wallet cannot pay the fare: nothing charged, the reference " +
+        "stays free",
+      vehicle_upgrade_refused: "vehicle_type_id is too small for the goods and the account " +
+        "refuses the upgrade (or caps it at one size): the reason is given",
+      no_vehicle_fits: "no vehicle type can carry the goods declared",
+      outside_service_area: "no zone serves the pickup (GET /business/zones)",
+    },
+  }, async (c, { body }) => {
+    const { env, tenant, by } = businessCall(c);
+    const idempotencyKey = idempotencyKeyOf(c);
+    const booked = await bookTrip(env, tenant, {
+      request: toBookingRequest(body),
+      body,
+      idempotencyKey,
+      by,
+    }).catch(withRetryAfter);
+    return ok(
+      c,
+      tripView(c, booked.trip, { replayed: booked.replayed }),
+      booked.replayed ? 200 : 201,
+    );
+  });
+}
+
+/** spec: business 4.1: trips per page, at most. */
+const TRIPS_PAGE_MAX = 100;
+
+const TripsQuery = z.object({
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "YYYY-MM").optional(),
+  reference: z.string().trim().min(1).max(80).optional().openapi({
+    description: "The trip's reference or your external_reference, exactly",
+  }),
+  search: z.string().trim().min(1).max(100).optional().openapi({
+    description: "Part of the reference, passenger, an address or the external_reference",
+  }),
+  test: z.enum(["0", "1"]).optional(),
+  per_page: wholeNumber(1, TRIPS_PAGE_MAX).default(25),
+  cursor: z.string().max(200).optional(),
+});
+
+function listRoutes(api: Api): void {
+  for (const active of [false, true]) {
+    define(api, {
+      method: "get",
+      path: active ? "/business/trips/active" : "/business/trips",
+      summary: active ? "Trips in progress, newest first" : "Trips, newest first",
+      description: "From the trips' read table, which trails a booking by the projection lag; " +
+        "`meta.next_cursor` asks the next page. One trip reads the trip itself.",
+      tag,
+      security,
+      middleware: deliveries,
+      query: TripsQuery,
+      paged: "cursor",
+      response: z.array(TripAnswer),
+    }, async (c, { query }) => {
+      const { env, tenant } = businessCall(c);
+      const page = await tripPage(env.db, tenant, {
+        month: query.month,
+        reference: query.reference,
+        search: query.search,
+        test: query.test === undefined ? undefined : query.test === "1",
+        active,
+      }, { limit: query.per_page, after: afterCursor(query.cursor) });
+      return ok(c, page.rows.map((t) => tripView(c, t)), 200, {
+        limit: query.per_page,
+        next_cursor: nextCursor(page.next),
+      });
+    });
+  }
+}
+
+function tripRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/trips/{id}",
+    summary: "One trip, by integer id or reference",
+    tag,
+    security,
+    middleware: deliveries,
+    params: TripId,
+    response: TripAnswer,
+  }, async (c, { params }) => {
+    const { env, tenant } = businessCall(c);
+    const r = await askTrip(env, tenant, params.id, { kind: "get" });
+    return ok(c, tripView(c, r.trip));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/trips/{id}/cancel",
+    summary: "Cancel a trip before collection; its wallet charge is refunded",
+    description: "Before collection: 200 and trip.cancelled (refund status, cancelled_by, " +
+      "reason). A second cancel answers 200 with already_cancelled: true.",
+    tag,
+    security,
+    middleware: deliveries,
+    params: TripId,
+    body: z.object({ reason: z.string().trim().max(500).optional() }).optional(),
+    response: TripAnswer,
+    refusals: { not_cancellable: "the trip was collected (active) or has completed" },
+  }, async (c, { params, body }) => {
+    const { env, tenant, by } = businessCall(c);
+    const r = await askTrip(env, tenant, params.id, {
+      kind: "cancel",
+      by,
+      reason: body?.reason ?? null,
+    });
+    return ok(c, tripView(c, r.trip, r.already_cancelled ? { already_cancelled: true } : {}));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/business/trip/{reference}/ready",
+    summary: "The order is packed and ready: releases the waiting driver",
+    description: "Calling it twice is harmless.",
+    tag,
+    security,
+    middleware: deliveries,
+    params: TripReference,
+    response: TripAnswer,
+  }, async (c, { params }) => {
+    const { env, tenant } = businessCall(c);
+    const r = await askTrip(env, tenant, params.reference, { kind: "ready" });
+    return ok(c, tripView(c, r.trip));
+  });
+}
+
+export function tripsRoutes(api: Api): void {
+  bookRoute(api);
+  // Before /business/trips/{id}: `active` is no trip.
+  listRoutes(api);
+  tripRoutes(api);
+}

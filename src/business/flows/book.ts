@@ -1,0 +1,230 @@
+/**
+ * POST /business/book (Business API 2.1, 3.1, 3.2, 7, appendix): checks what spans fields, prices
+ * the trip with the fare estimate's calculator, claims the booking's reference (the trip actor:
+ * replay, conflict or in progress), then numbers, charges and creates it (complete_booking.ts).
+ */
+import {
+  type Claim,
+  type KeyKind,
+  type Trip,
+  tripActor,
+  type TripDraft,
+} from "../../../actors/business/trip/mod.ts";
+import type { Business } from "../../../actors/platform/business/types.ts";
+import type { Deps } from "../../environment.ts";
+import { toMinor } from "../../domain/money.ts";
+import { newSecret } from "../../domain/secrets.ts";
+import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
+import { raiseAlert } from "../../courier/flows/alerts.ts";
+import {
+  bookingReference,
+  etaMinutes,
+  fingerprintOf,
+  scheduleOf,
+  testMarked,
+} from "../rules/booking.ts";
+import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
+import { priceTrip, type TripPrice } from "../rules/fare.ts";
+import { type GoodsLine, vehicleFields } from "../rules/vehicle.ts";
+import { catalogueOf } from "./fares.ts";
+import { completeBooking } from "./complete_booking.ts";
+
+export interface PlaceInput {
+  readonly address: string;
+  readonly lat: number;
+  readonly lng: number;
+}
+
+/** The booking body of 2.1 as the route parsed it (field shapes and ranges checked). */
+export interface BookingRequest {
+  readonly type: "ride" | "parcel";
+  readonly segment?: "parcel" | "cargo" | undefined;
+  readonly passenger_name?: string | undefined;
+  readonly passenger_phone?: string | undefined;
+  readonly pickup: PlaceInput;
+  readonly dest: PlaceInput;
+  readonly stops?: readonly PlaceInput[] | undefined;
+  readonly expense_code?: string | undefined;
+  readonly vehicle_type_id?: number | undefined;
+  readonly external_reference?: string | undefined;
+  readonly scheduled_at?: string | undefined;
+  readonly prep_minutes?: number | undefined;
+  readonly handover_required?: boolean | undefined;
+  readonly order_payload?: Readonly<Record<string, unknown>> | undefined;
+  readonly item_names?: readonly string[] | undefined;
+  readonly note?: string | undefined;
+  readonly cod_amount?: number | undefined;
+  readonly shop_deliver?: boolean | undefined;
+  readonly delivery_code?: string | undefined;
+  readonly age_verification_required?: boolean | undefined;
+  readonly parcel_weight_kg?: number | undefined;
+  readonly parcel_size?: string | undefined;
+  readonly cargo_body_type?: BodyType | undefined;
+  readonly cargo_capacity_class?: CapacityClass | undefined;
+  readonly goods?: readonly GoodsLine[] | undefined;
+  readonly sandbox_scenario?: string | undefined;
+  readonly test?: boolean | undefined;
+  readonly dry_run?: boolean | undefined;
+}
+
+export interface BookingInput {
+  readonly request: BookingRequest;
+  /** The body as sent: its fingerprint tells a retry from other details. */
+  readonly body: unknown;
+  readonly idempotencyKey: string | null;
+  readonly by: string;
+}
+
+export interface Booked {
+  readonly trip: Trip;
+  readonly replayed: boolean;
+}
+
+/** spec: business 7, 9.3: live refuses test flags and test markers; the sandbox ignores them. */
+async function refuseTestTraffic(deps: Pick<Deps, "runtime">, business: string, r: BookingRequest) {
+  if (r.test || r.dry_run) {
+    refuse(
+      "test_mode_moved_to_sandbox",
+      "test and dry_run are refused on live: book in the sandbox",
+    );
+  }
+  if (r.sandbox_scenario !== undefined) {
+    refuse(
+      "test_mode_moved_to_sandbox",
+      "sandbox_scenario is refused on live: book in the sandbox",
+    );
+  }
+  const marked = testMarked([
+    { path: "passenger_name", text: r.passenger_name },
+    { path: "pickup_address", text: r.pickup.address },
+    { path: "dest_address", text: r.dest.address },
+    ...(r.stops ?? []).map((s, i) => ({ path: `stops.${i}.address`, text: s.address })),
+    ...(r.item_names ?? []).map((n, i) => ({ path: `order_payload.items.${i}.name`, text: n })),
+    { path: "note", text: r.note },
+  ]);
+  if (!marked) return;
+  const message = `test booking refused on live: ${marked.path} starts with ${marked.marker}`;
+  // spec: business 7: "operations is alerted", once per distinct booking.
+  await raiseAlert(deps.runtime, business, {
+    kind: "test_booking_refused",
+    condition_key: fingerprintOf(r),
+    owner: "operations",
+    subject: { type: "business", id: business },
+    message,
+    detail: { path: marked.path, marker: marked.marker },
+  });
+  refuse("test_booking_refused", message, { path: marked.path });
+}
+
+function priced(deps: Pick<Deps, "runtime">, account: Business, r: BookingRequest) {
+  return catalogueOf(deps).then((catalogue) => {
+    const p = priceTrip(catalogue, {
+      pickup: r.pickup,
+      stops: r.stops ?? [],
+      dest: r.dest,
+    }, {
+      type: r.type,
+      vehicle_type_id: r.vehicle_type_id,
+      parcel_size: r.parcel_size,
+      parcel_weight_kg: r.parcel_weight_kg,
+      cargo_body_type: r.cargo_body_type,
+      cargo_capacity_class: r.cargo_capacity_class,
+      goods: r.goods,
+    }, account.settings.vehicle_upgrade_policy);
+    if (!p.ok) throw new Refused(p);
+    return p.price;
+  });
+}
+
+function draftOf(
+  r: BookingRequest,
+  o: {
+    business: string;
+    reference: string;
+    price: TripPrice;
+    scheduledAt: number | null;
+    test: boolean;
+  },
+): TripDraft {
+  const { fare, resolution } = o.price;
+  const cod = r.cod_amount === undefined ? null : toMinor(r.cod_amount, fare.currency);
+  if (cod && !cod.ok) {
+    throw new Refused(invalidFields([{ path: "cod_amount", message: cod.message }]));
+  }
+  const ext = r.external_reference ?? null;
+  return {
+    business_id: o.business,
+    reference: o.reference,
+    type: r.type,
+    segment: r.segment ?? null,
+    passenger_name: r.passenger_name ?? null,
+    passenger_phone: r.passenger_phone ?? null,
+    pickup: r.pickup,
+    stops: r.stops ?? [],
+    dest: r.dest,
+    external_reference: ext,
+    scheduled_at: o.scheduledAt,
+    prep_minutes: r.prep_minutes ?? null,
+    handover_required: r.handover_required ?? false,
+    // spec: business 2.1: external_reference is copied into order_payload.external_reference.
+    order_payload: r.order_payload ? { ...r.order_payload, external_reference: ext } : null,
+    cod_amount_minor: cod ? cod.minor : null,
+    delivery_code: r.delivery_code ?? null,
+    age_verification_required: r.age_verification_required ?? false,
+    expense_code: r.expense_code ?? null,
+    shop_deliver: r.shop_deliver ?? false,
+    parcel_weight_kg: r.parcel_weight_kg ?? null,
+    vehicle: vehicleFields(resolution),
+    billing_amount_minor: fare.amount_minor,
+    billing_currency: fare.currency,
+    fare_lines: fare.lines,
+    distance_m: fare.distance_m,
+    eta_minutes: etaMinutes(fare.distance_m),
+    chat_token: newSecret("chat_"),
+    tracking_token: newSecret("trk_"),
+    is_test: o.test,
+  };
+}
+
+/** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
+export async function bookTrip(
+  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  business: string,
+  input: BookingInput,
+): Promise<Booked> {
+  const r = input.request;
+  const live = deps.name === "live";
+  if (live) await refuseTestTraffic(deps, business, r);
+  const schedule = scheduleOf(r.scheduled_at, deps.clock.now());
+  if (!schedule.ok) {
+    throw new Refused(invalidFields([{ path: "scheduled_at", message: schedule.message }]));
+  }
+  const account = await businessOf(deps.runtime, business);
+  const price = await priced(deps, account, r);
+  // spec: business appendix 1, 2: a body external_reference wins over the header, and the
+  // header never becomes the order's external_reference.
+  const key: { kind: Exclude<KeyKind, "none">; value: string } | null = r.external_reference
+    ? { kind: "external_reference", value: r.external_reference }
+    : input.idempotencyKey
+    ? { kind: "idempotency_key", value: input.idempotencyKey }
+    : null;
+  const reference = bookingReference(business, key, () => crypto.randomUUID());
+  const draft = draftOf(r, { business, reference, price, scheduledAt: schedule.at, test: !live });
+  const fingerprint = fingerprintOf(input.body);
+  const claimed = orRefuse(
+    await deps.runtime.ask(tripActor, business, reference, {
+      kind: "claim",
+      claim: { draft, fingerprint, key_kind: key?.kind ?? "none" },
+    }, key ? {} : { fresh: true }),
+  );
+  if (claimed.phase === "booked") return { trip: claimed.trip, replayed: true };
+  if (claimed.phase !== "booking") refuse("internal_error", "the booking was not claimed");
+  const claim: Claim = {
+    draft,
+    fingerprint,
+    key_kind: key?.kind ?? "none",
+    claimed_at: claimed.claimed_at,
+  };
+  return { trip: await completeBooking(deps, account, claim, input.by), replayed: false };
+}

@@ -1,0 +1,115 @@
+/**
+ * The steps of a booking after its claim (Business API 2.1, appendix; 4.3 wallet): its number, its
+ * charge, its trip. Each is an ask under a key derived from the claim, so the request and the
+ * completing sweep (a booking stopped between two steps) run the same code and do each step once.
+ */
+import { type Claim, type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
+import { tripSequenceActor } from "../../../actors/business/trip_sequence.ts";
+import { walletActor } from "../../../actors/platform/wallet.ts";
+import type { Business } from "../../../actors/platform/business/types.ts";
+import type { Deps } from "../../environment.ts";
+import { toMinor } from "../../domain/money.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { BUSINESS_WEBHOOK_OUTBOX } from "../rules/webhook_events.ts";
+
+/** The key of one claim's steps: a later claim of a freed reference is another booking. */
+function stepKey(c: Claim): string {
+  return `${c.draft.reference}:${c.claimed_at}`;
+}
+
+/** spec: business 6: the profile's low_balance_threshold, in minor units of `currency`. */
+function thresholdMinor(account: Business, currency: string): number | null {
+  const text = account.profile.low_balance_threshold;
+  if (text === null || currency !== account.currency) return null;
+  const m = toMinor(text, currency);
+  return m.ok ? m.minor : null;
+}
+
+/** spec: CONTRACT operator API: a credit account may go down to -credit_limit. */
+function creditLimitMinor(account: Business, currency: string): number {
+  const text = account.settings.credit_limit ?? null;
+  if (account.settings.billing_type !== "credit" || text === null) return 0;
+  if (currency !== account.currency) return 0;
+  const m = toMinor(text, currency);
+  return m.ok ? m.minor : 0;
+}
+
+/**
+ * Numbers, charges and creates the claimed trip; a refused charge (insufficient_balance) releases
+ * the claim, so the reference stays free, and is thrown.
+ */
+export async function completeBooking(
+  deps: Pick<Deps, "runtime">,
+  account: Business,
+  claim: Claim,
+  by: string,
+): Promise<Trip> {
+  const { runtime } = deps;
+  const d = claim.draft, key = stepKey(claim), business = d.business_id;
+  const id = orRefuse(
+    await runtime.ask(tripSequenceActor, business, business, { kind: "next" }, {
+      idempotencyKey: `number:${key}`,
+      permanent: true,
+    }),
+  );
+  const threshold = thresholdMinor(account, d.billing_currency);
+  // spec: business 4.3, 7: charged inside the wallet's turn, or refused with nothing charged.
+  const charged = await runtime.ask(walletActor, business, business, {
+    kind: "debit",
+    amount_minor: d.billing_amount_minor,
+    currency: d.billing_currency,
+    reference: `trip:${d.reference}`,
+    by,
+    limit_minor: creditLimitMinor(account, d.billing_currency),
+    ...(threshold === null ? {} : {
+      low_balance: {
+        threshold_minor: threshold,
+        business_id: business,
+        outbox: BUSINESS_WEBHOOK_OUTBOX,
+      },
+    }),
+  }, { idempotencyKey: `charge:${key}`, permanent: true });
+  if (!charged.ok) {
+    await runtime.ask(tripActor, business, d.reference, {
+      kind: "release",
+      fingerprint: claim.fingerprint,
+    });
+    throw new Refused(charged);
+  }
+  const t = charged.reply.transaction;
+  const charge = {
+    transaction_id: t?.id ?? null,
+    amount_minor: d.billing_amount_minor,
+    currency: d.billing_currency,
+  };
+  const made = await runtime.ask(tripActor, business, d.reference, {
+    kind: "create",
+    fingerprint: claim.fingerprint,
+    id,
+    charge,
+  });
+  if (made.ok && made.reply.phase === "booked") return made.reply.trip;
+  // The claim was released meanwhile (the request's charge was refused while this one's went
+  // through): the charge is given back, so nobody pays for a trip that does not exist.
+  await refundCharge(deps, business, `stale:${key}`, charge, by);
+  throw new Refused(made.ok ? { ok: false, code: "not_found", message: "trip not found" } : made);
+}
+
+/** Credits a charge back once per `key` (a cancellation's refund, a stale charge). */
+export async function refundCharge(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  key: string,
+  charge: { readonly amount_minor: number; readonly currency: string },
+  by: string,
+) {
+  return orRefuse(
+    await deps.runtime.ask(walletActor, business, business, {
+      kind: "credit",
+      amount_minor: charge.amount_minor,
+      currency: charge.currency,
+      reference: `refund:${key}`,
+      by,
+    }, { idempotencyKey: `refund:${key}`, permanent: true }),
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * Business API 4.1 GET /business/trips and /business/trips/active: the `business_trips` read
+ * table (migration 0019), written by the `business_read_tables` projection from the trip actor's
+ * snapshots, newest first, a keyset page at a time.
+ */
+import type { Kysely } from "kysely";
+import type { Trip } from "../../../actors/business/trip/mod.ts";
+import type { ProjectionOptions } from "../../db/bus_projection.ts";
+import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
+import { type ReadTable, ReadTablesProjection } from "../../db/read_tables.ts";
+import type { Database } from "../../db/schema.ts";
+import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
+import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
+
+interface TripValues {
+  readonly number: number;
+  readonly created_at: number;
+  readonly month: string;
+  readonly status: string;
+  readonly active: number;
+  readonly is_test: number;
+  readonly external_reference: string | null;
+  readonly search: string;
+}
+
+/** What a search matches: reference, passenger, addresses and external_reference (spec 4.1). */
+export function searchTextOf(t: Trip): string {
+  return [t.reference, t.passenger_name, t.pickup.address, t.dest.address, t.external_reference]
+    .filter((x) => x !== null && x !== "").join(" ").toLowerCase();
+}
+
+export const businessTripsTable: ReadTable<TripValues> = {
+  table: "business_trips",
+  actorType: "business_trip",
+  columns: {
+    number: "bigint",
+    created_at: "bigint",
+    month: "text",
+    status: "text",
+    active: "integer",
+    is_test: "integer",
+    external_reference: "text",
+    search: "text",
+  },
+  rowOf: (snapshot) => {
+    const t = snapshot as unknown as Trip;
+    if (typeof t.reference !== "string" || typeof t.created_at !== "number") {
+      throw new TypeError("a trip snapshot must have a reference and created_at");
+    }
+    return {
+      number: t.id,
+      created_at: t.created_at,
+      month: new Date(t.created_at).toISOString().slice(0, 7),
+      status: t.status,
+      active: TRIP_STATUS_FLAGS[t.status as TripStatus]?.final ? 0 : 1,
+      is_test: t.is_test ? 1 : 0,
+      external_reference: t.external_reference,
+      search: searchTextOf(t),
+    };
+  },
+};
+
+export function startBusinessReadTables(options: ProjectionOptions): ReadTablesProjection {
+  return new ReadTablesProjection(options, "business_read_tables", [businessTripsTable]);
+}
+
+export interface TripFilters {
+  /** `YYYY-MM`, in UTC. */
+  readonly month?: string | undefined;
+  /** The trip's reference or the business's external_reference, exactly. */
+  readonly reference?: string | undefined;
+  /** Part of the reference, passenger, an address or the external_reference. */
+  readonly search?: string | undefined;
+  readonly test?: boolean | undefined;
+  readonly active?: boolean | undefined;
+}
+
+/** One page of a business's trips, newest first (then by reference). */
+export async function tripPage(
+  db: Kysely<Database>,
+  tenant: string,
+  filters: TripFilters,
+  page: PageRequest,
+): Promise<KeysetPage<Trip>> {
+  let q = db.selectFrom("business_trips")
+    .select(["id", "created_at", snapshotData("business_trip", "business_trips.id").as("data")])
+    .where("tenant", "=", tenant);
+  if (filters.month) q = q.where("month", "=", filters.month);
+  if (filters.reference) {
+    const ref = filters.reference;
+    q = q.where((eb) => eb.or([eb("id", "=", ref), eb("external_reference", "=", ref)]));
+  }
+  if (filters.search) {
+    const like = `%${filters.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    q = q.where("search", "like", like);
+  }
+  if (filters.test !== undefined) q = q.where("is_test", "=", filters.test ? 1 : 0);
+  if (filters.active) q = q.where("active", "=", 1);
+  const found = await keysetPage(
+    q,
+    { at: "business_trips.created_at", id: "business_trips.id", order: "desc" },
+    page,
+    (r) => ({ at: r.created_at, id: r.id }),
+  );
+  return { rows: snapshotsOf<Trip>(found.rows), next: found.next };
+}

@@ -1,0 +1,64 @@
+/**
+ * The work that follows a trip's commit (STYLE "transactional outbox"): a cancelled trip's charge
+ * credited back once (Business API 3.1 "wallet charges for the trip refunded"), and a booking that
+ * stopped between its claim, charge and trip completed by the same steps the request runs. Both
+ * handlers are idempotent: every step is an ask under a key derived from the trip.
+ */
+import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
+import type { Deps, Reactor } from "../../environment.ts";
+import { Refused } from "../../runtime/actor.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
+import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
+import { completeBooking, refundCharge } from "../flows/complete_booking.ts";
+
+/** The system, as wallet transactions and trails name it. */
+const BY = "system";
+
+/** Credits the cancelled trip's charge back once, and records the refund on the trip. */
+export async function refundCancelledTrip(deps: Pick<Deps, "runtime">, item: RefundItem) {
+  const read = await deps.runtime.read(tripActor, item.business_id, item.reference, {
+    kind: "get",
+  });
+  if (!read.ok || read.reply.phase !== "booked") return;
+  const { trip } = read.reply;
+  if (!trip.charge || trip.refund) return;
+  const credited = await refundCharge(deps, item.business_id, trip.reference, trip.charge, BY);
+  await deps.runtime.ask(tripActor, item.business_id, item.reference, {
+    kind: "refunded",
+    refund: { ...trip.charge, transaction_id: credited.transaction?.id ?? null },
+  });
+}
+
+/** Completes a booking claimed and not finished in time; a refused charge frees its reference. */
+export async function completeStalledBooking(deps: Pick<Deps, "runtime">, item: StalledItem) {
+  const state = await deps.runtime.read(tripActor, item.business_id, item.reference, {
+    kind: "claim_state",
+  });
+  if (!state.ok || state.reply.phase !== "booking" || !("claim" in state.reply)) return;
+  const account = await businessOf(deps.runtime, item.business_id);
+  try {
+    await completeBooking(deps, account, state.reply.claim, BY);
+  } catch (e) {
+    // A refused charge released the claim: nothing is left to complete.
+    if (!(e instanceof Refused)) throw e;
+  }
+}
+
+export function startBookingOutboxes(deps: Pick<Deps, "runtime">): Reactor {
+  const releases = [
+    deps.runtime.handleOutbox(
+      TRIP_REFUND_OUTBOX,
+      (i) => refundCancelledTrip(deps, i.payload as RefundItem),
+    ),
+    deps.runtime.handleOutbox(
+      BOOKING_STALLED_OUTBOX,
+      (i) => completeStalledBooking(deps, i.payload as StalledItem),
+    ),
+  ];
+  return {
+    close() {
+      for (const release of releases) release();
+      return Promise.resolve();
+    },
+  };
+}

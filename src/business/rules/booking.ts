@@ -1,0 +1,98 @@
+/**
+ * The booking's rules that span fields (Business API 2.1, 3.1, 7, 8, appendix): when a scheduled
+ * booking is dispatched, which texts are test traffic on live, and how one booking is named so
+ * every retry of it reaches the same trip.
+ */
+import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
+
+/** A claimed booking not completed in this long is handed to the completing sweep. */
+export const BOOKING_STALL_MS = 30_000;
+/** spec: business 7: booking_in_progress and request_in_progress answer Retry-After 5. */
+export const BOOKING_RETRY_AFTER_SECONDS = 5;
+/** spec: business 8: external_reference max 80 characters. */
+export const EXTERNAL_REFERENCE_CHARS_MAX = 80;
+/** spec: business 8: Idempotency-Key up to 64 characters. */
+export const IDEMPOTENCY_KEY_CHARS_MAX = 64;
+/** spec: business 3.1: a scheduled_at within the next 10 minutes is treated as now. */
+export const SCHEDULE_AS_NOW_MS = 10 * 60_000;
+/** spec: business 2.1: a scheduled_at without an offset is read as UTC+2 (Gaborone). */
+export const DEFAULT_OFFSET = "+02:00";
+
+/** The outbox of refunds owed by cancelled trips. */
+export const TRIP_REFUND_OUTBOX = "business_trip_refund";
+/** The outbox of bookings that stopped between their steps. */
+export const BOOKING_STALLED_OUTBOX = "business_booking_stalled";
+
+/** spec: business 7 test_booking_refused: the prefixes that mark a test order on live. */
+export const TEST_MARKERS = ["__TEST", "[TEST]", "TEST ORDER", "DO NOT DELIVER"] as const;
+
+/** The first marked text among `texts` (name, item, address, note), by its path; null: none. */
+export function testMarked(
+  texts: readonly { readonly path: string; readonly text: string | null | undefined }[],
+): { readonly path: string; readonly marker: string } | null {
+  for (const { path, text } of texts) {
+    const head = (text ?? "").trimStart().toUpperCase();
+    const marker = TEST_MARKERS.find((m) => head.startsWith(m));
+    if (marker) return { path, marker };
+  }
+  return null;
+}
+
+export type Schedule =
+  | { readonly ok: true; readonly at: number | null }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * spec: business 2.1, 3.1: scheduled_at with an offset, or read as UTC+2 without one; in the past
+ * refused; within 10 minutes dispatched now (null).
+ */
+export function scheduleOf(text: string | null | undefined, now: number): Schedule {
+  if (text === null || text === undefined) return { ok: true, at: null };
+  const hasOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(text.trim());
+  const local = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/.test(text.trim());
+  if (!hasOffset && !local) {
+    return { ok: false, message: `must be an ISO 8601 date and time: ${text.slice(0, 40)}` };
+  }
+  const at = Date.parse(hasOffset ? text.trim() : `${text.trim()}${DEFAULT_OFFSET}`);
+  if (!Number.isFinite(at)) return { ok: false, message: `not a valid time: ${text.slice(0, 40)}` };
+  if (at < now) return { ok: false, message: `is in the past: ${text.slice(0, 40)}` };
+  return { ok: true, at: at - now <= SCHEDULE_AS_NOW_MS ? null : at };
+}
+
+/** The text every retry of one booking sends: the body, field order aside. */
+export function fingerprintOf(body: unknown): string {
+  return sha256Hex(canonicalJson(body));
+}
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** `BK-` and 12 characters of Crockford base 32 from the first bytes of `hex`. */
+function referenceFromHex(hex: string): string {
+  let out = "";
+  for (let i = 0; i < 12; i++) out += ALPHABET[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 32];
+  return `BK-${out}`;
+}
+
+/**
+ * A booking's trip reference: derived from its business and external_reference (else its
+ * Idempotency-Key), so every retry names the same trip; random when it has neither (appendix 1:
+ * "without a reference a retry is a second delivery").
+ */
+export function bookingReference(
+  businessId: string,
+  key: { readonly kind: "external_reference" | "idempotency_key"; readonly value: string } | null,
+  random: () => string,
+): string {
+  if (key === null) return referenceFromHex(sha256Hex(random()));
+  return referenceFromHex(sha256Hex(`${businessId}\n${key.kind}\n${key.value}`));
+}
+
+/** An average town speed for the first estimate, before a driver and a route exist. */
+const ETA_METRES_PER_MINUTE = 500;
+/** spec: business 2.2 eta_minutes: at least a few minutes, however short the trip. */
+const ETA_MINUTES_MIN = 5;
+
+/** The minutes from pickup to destination at an average town speed. */
+export function etaMinutes(distanceM: number): number {
+  return Math.max(ETA_MINUTES_MIN, Math.ceil(distanceM / ETA_METRES_PER_MINUTE));
+}

@@ -1,0 +1,42 @@
+/**
+ * A trip's statuses (Business API 3.1) with their cancellable and final flags: the one table the
+ * trip actor, its answers and the OpenAPI document read.
+ */
+
+/** spec: business 3.1, every status. */
+export const TRIP_STATUSES = [
+  "pending",
+  "scheduled",
+  "queued",
+  "accepted",
+  "enroute",
+  "arrived",
+  "active",
+  "completed",
+  "cancelled",
+] as const;
+
+export type TripStatus = typeof TRIP_STATUSES[number];
+
+export interface StatusFlags {
+  readonly cancellable: boolean;
+  readonly final: boolean;
+}
+
+/** spec: business 3.1, the Cancellable and Final columns. */
+export const TRIP_STATUS_FLAGS: Readonly<Record<TripStatus, StatusFlags>> = {
+  pending: { cancellable: true, final: false },
+  scheduled: { cancellable: true, final: false },
+  queued: { cancellable: true, final: false },
+  accepted: { cancellable: true, final: false },
+  enroute: { cancellable: true, final: false },
+  arrived: { cancellable: true, final: false },
+  active: { cancellable: false, final: false },
+  completed: { cancellable: false, final: true },
+  cancelled: { cancellable: false, final: true },
+};
+
+/** spec: business 3.1: "enroute: older clients ... treat as accepted". */
+export function isAccepted(s: TripStatus): boolean {
+  return s === "accepted" || s === "enroute";
+}

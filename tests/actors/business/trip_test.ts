@@ -1,0 +1,219 @@
+// deno-lint-ignore-file no-explicit-any
+import assert from "node:assert/strict";
+import {
+  type Claim,
+  type Trip,
+  tripActor,
+  type TripDraft,
+} from "../../../actors/business/trip/mod.ts";
+import { TRIP_STATUS_FLAGS, TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
+import { BUSINESS_WEBHOOK_OUTBOX } from "../../../src/business/rules/webhook_events.ts";
+import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import { ActorHarness, kinds } from "../../helpers/actor.ts";
+
+const draft = (over: Partial<TripDraft> = {}): TripDraft => ({
+  business_id: "biz_1",
+  reference: "BK-0000000001",
+  type: "parcel",
+  segment: null,
+  passenger_name: "Neo",
+  passenger_phone: null,
+  pickup: { address: "Main Mall", lat: -24.65, lng: 25.9 },
+  stops: [],
+  dest: { address: "Block 8", lat: -24.6, lng: 25.93 },
+  external_reference: "ORD-1",
+  scheduled_at: null,
+  prep_minutes: null,
+  handover_required: false,
+  order_payload: null,
+  cod_amount_minor: null,
+  delivery_code: null,
+  age_verification_required: false,
+  expense_code: null,
+  shop_deliver: false,
+  parcel_weight_kg: null,
+  vehicle: {
+    parcel_size: "small",
+    parcel_size_label: "Small",
+    parcel_weight_min_kg: 0,
+    parcel_weight_max_kg: 5,
+    cargo_body_type: null,
+    cargo_capacity_class: null,
+    volumetric_weight_kg: null,
+    vehicle_class: { id: 1, name: "Motorbike", body_type: "open", capacity_class: null },
+    vehicle_upgraded: false,
+    vehicle_upgrade_reason: null,
+  },
+  billing_amount_minor: 4_500,
+  billing_currency: "BWP",
+  fare_lines: [],
+  distance_m: 6_000,
+  eta_minutes: 20,
+  chat_token: "chat",
+  tracking_token: "track",
+  is_test: false,
+  ...over,
+});
+
+const claimOf = (over: Partial<TripDraft> = {}): Omit<Claim, "claimed_at"> => ({
+  draft: draft(over),
+  fingerprint: "fp1",
+  key_kind: "external_reference",
+});
+
+const CHARGE = { transaction_id: "wtx_1", amount_minor: 4_500, currency: "BWP" };
+
+function fresh(): ActorHarness<any, any, any, any> {
+  return new ActorHarness(tripActor, { now: 1_000 });
+}
+
+function booked(over: Partial<TripDraft> = {}): ActorHarness<any, any, any, any> {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf(over) });
+  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+  return h;
+}
+
+/** The webhook events the outbox holds for the events of one step. */
+function webhooks(h: ActorHarness<any, any, any, any>, events: readonly unknown[]): string[] {
+  const out: string[] = [];
+  let s = h.def.initial;
+  for (const e of h.log) {
+    s = h.def.evolve(s, e);
+    if (!events.includes(e)) continue;
+    for (const add of tripActor.outbox!(e as never, s)) {
+      if (add.outbox === BUSINESS_WEBHOOK_OUTBOX) {
+        out.push((add.payload as { event: string }).event);
+      }
+    }
+  }
+  return out;
+}
+
+Deno.test("trip: every status of 3.1 with its cancellable and final flags", () => {
+  assert.deepEqual(TRIP_STATUSES.filter((s) => TRIP_STATUS_FLAGS[s].cancellable), [
+    "pending",
+    "scheduled",
+    "queued",
+    "accepted",
+    "enroute",
+    "arrived",
+  ]);
+  assert.deepEqual(TRIP_STATUSES.filter((s) => TRIP_STATUS_FLAGS[s].final), [
+    "completed",
+    "cancelled",
+  ]);
+});
+
+Deno.test("trip: the claim owns the reference; same details replay, others conflict, in progress waits", () => {
+  const h = fresh();
+  const first = h.must({ kind: "claim", claim: claimOf() });
+  assert.equal(first.reply.new_claim, true);
+  assert.equal(first.reply.claimed_at, 1_000);
+  assert.equal(first.timers[0]?.op, "set");
+  h.refused({ kind: "claim", claim: claimOf() }, "booking_in_progress");
+  h.refused(
+    { kind: "claim", claim: { ...claimOf(), fingerprint: "fp2" } },
+    "external_reference_conflict",
+  );
+  h.refused(
+    { kind: "claim", claim: { ...claimOf(), key_kind: "idempotency_key" } },
+    "request_in_progress",
+  );
+  const made = h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+  assert.deepEqual(kinds(made.events), ["trip_created"]);
+  assert.deepEqual(webhooks(h, made.events), ["trip.created"]);
+  const again = h.must({ kind: "claim", claim: claimOf() });
+  assert.equal(again.reply.replayed, true);
+  assert.equal(again.reply.trip.id, 7);
+  const other = h.refused(
+    { kind: "claim", claim: { ...claimOf(), key_kind: "idempotency_key", fingerprint: "x" } },
+    "reference_conflict",
+  );
+  assert.equal(other.details?.reference, "BK-0000000001");
+});
+
+Deno.test("trip: a released claim leaves the reference free for the next booking", () => {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf() });
+  assert.deepEqual(kinds(h.must({ kind: "release", fingerprint: "fp1" }).events), [
+    "booking_released",
+  ]);
+  h.refused({ kind: "get" }, "not_found");
+  const next = h.must({ kind: "claim", claim: { ...claimOf(), fingerprint: "fp9" } });
+  assert.equal(next.reply.new_claim, true);
+});
+
+Deno.test("trip: a stalled claim's timer hands it to the completing outbox", () => {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf() });
+  const fired = h.fire("booking_stalled");
+  assert.deepEqual(kinds(fired.events), ["booking_stalled"]);
+  const adds = tripActor.outbox!(fired.events[0]!, h.state);
+  assert.deepEqual(adds, [{
+    outbox: "business_booking_stalled",
+    payload: { business_id: "biz_1", reference: "BK-0000000001" },
+  }]);
+});
+
+Deno.test("trip: a delivery goes accepted, arrived, active, completed with its webhooks", () => {
+  const h = booked({ age_verification_required: true, cod_amount_minor: 10_000 });
+  assert.deepEqual(webhooks(h, h.must({ kind: "accept" }).events), ["trip.accepted"]);
+  assert.deepEqual(webhooks(h, h.must({ kind: "arrive" }).events), []);
+  assert.deepEqual(webhooks(h, h.must({ kind: "collect" }).events), ["trip.picked_up"]);
+  h.refused({ kind: "cancel", by: "api_key", reason: null }, "not_cancellable");
+  const done = h.must({ kind: "deliver" });
+  assert.deepEqual(webhooks(h, done.events), [
+    "trip.age_verified",
+    "cod.collected",
+    "trip.completed",
+  ]);
+  const t: Trip = h.state.trip;
+  assert.equal(t.status, "completed");
+  assert.equal(t.delivery_outcome, "delivered");
+  h.refused({ kind: "deliver" }, "invalid_transition");
+});
+
+Deno.test("trip: a failed delivery returns, and the return completes as returned", () => {
+  const h = booked();
+  h.must({ kind: "accept" });
+  h.must({ kind: "arrive" });
+  h.must({ kind: "collect" });
+  assert.deepEqual(webhooks(h, h.must({ kind: "fail", reason: "nobody home" }).events), [
+    "trip.delivery_failed",
+  ]);
+  h.refused({ kind: "deliver" }, "invalid_transition");
+  const back = h.must({ kind: "complete_return" });
+  assert.deepEqual(webhooks(h, back.events), ["trip.completed"]);
+  assert.equal(h.state.trip.delivery_outcome, "returned");
+});
+
+Deno.test("trip: handover_required waits for ready; ready twice is harmless", () => {
+  const h = booked({ handover_required: true, prep_minutes: 20 });
+  h.must({ kind: "accept" });
+  h.must({ kind: "arrive" });
+  h.refused({ kind: "collect" }, "awaiting_handover");
+  assert.deepEqual(kinds(h.must({ kind: "ready" }).events), ["trip_ready"]);
+  assert.deepEqual(kinds(h.must({ kind: "ready" }).events), []);
+  h.must({ kind: "collect" });
+  assert.equal(h.state.trip.status, "active");
+});
+
+Deno.test("trip: cancel before collection owes the refund once; again answers already_cancelled", () => {
+  const h = booked();
+  h.must({ kind: "accept" });
+  const c = h.must({ kind: "cancel", by: "api_key", reason: "customer changed mind" });
+  assert.deepEqual(webhooks(h, c.events), ["trip.cancelled"]);
+  const adds = tripActor.outbox!(c.events[0]!, h.state);
+  const cancelled = adds.find((a) => a.outbox === BUSINESS_WEBHOOK_OUTBOX)!.payload as any;
+  assert.equal(cancelled.data.cancelled_by, "api_key");
+  assert.equal(cancelled.data.refund_status, "refunded");
+  assert.equal(cancelled.external_reference, "ORD-1");
+  assert.deepEqual(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1);
+  const again = h.must({ kind: "cancel", by: "api_key", reason: null });
+  assert.equal(again.reply.already_cancelled, true);
+  assert.deepEqual(again.events, []);
+  h.must({ kind: "refunded", refund: CHARGE });
+  assert.deepEqual(h.must({ kind: "refunded", refund: CHARGE }).events, []);
+  assert.deepEqual(h.replayed(), h.state);
+});

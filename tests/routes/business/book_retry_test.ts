@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { walletActor } from "../../../actors/platform/wallet.ts";
+import { bookingReference } from "../../../src/business/rules/booking.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+Deno.test("book retry: an external_reference replays its trip, conflicts on other details, for good", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { ...PARCEL, external_reference: "ORD-7" };
+    const first = await book(t, b.api_key, body);
+    assert.equal(first.status, 201);
+    const again = await book(t, b.api_key, { ...body });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.replayed, true);
+    assert.equal(again.body.data.reference, first.body.data.reference);
+    const other = await book(t, b.api_key, { ...body, passenger_name: "Someone else" });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, "external_reference_conflict");
+    assert.ok(other.body.message.includes(first.body.data.reference));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - first.body.data.billing_amount));
+    const ref = first.body.data.reference;
+    assert.equal(
+      (await t.call("POST", `/business/trips/${ref}/cancel`, { key: b.api_key })).status,
+      200,
+    );
+    const replay = await book(t, b.api_key, body);
+    assert.equal(replay.status, 200);
+    assert.equal(replay.body.data.original_status, "cancelled");
+    assert.equal(replay.body.data.replay_terminal, true);
+  }));
+
+Deno.test("book retry: Idempotency-Key replays, conflicts, loses to a body reference, never becomes it", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const h = { "Idempotency-Key": "attempt-1" };
+    const first = await book(t, b.api_key, PARCEL, h);
+    assert.equal(first.status, 201);
+    assert.equal(first.body.data.external_reference, null);
+    const again = await book(t, b.api_key, PARCEL, h);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.replayed, true);
+    const other = await book(t, b.api_key, { ...PARCEL, passenger_name: "Mpho" }, h);
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, "reference_conflict");
+    // A body reference wins: the same key with a reference is another booking.
+    const withRef = await book(t, b.api_key, { ...PARCEL, external_reference: "ORD-9" }, h);
+    assert.equal(withRef.status, 201);
+    assert.notEqual(withRef.body.data.reference, first.body.data.reference);
+    const long = await book(t, b.api_key, PARCEL, { "Idempotency-Key": "k".repeat(65) });
+    assert.equal(long.body.code, "validation_failed");
+  }));
+
+Deno.test("book retry: in progress answers 409 with Retry-After 5", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { ...PARCEL, external_reference: "ORD-P" };
+    const reference = bookingReference(b.id, { kind: "external_reference", value: "ORD-P" }, () =>
+      "");
+    // A first attempt that claimed and has not finished.
+    const first = await book(t, b.api_key, { ...body, external_reference: "ORD-Q" });
+    const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
+      kind: "get",
+    });
+    assert.ok(read.ok && read.reply.phase === "booked");
+    const { trip } = read.reply;
+    const fingerprintOfBody =
+      (await import("../../../src/business/rules/booking.ts")).fingerprintOf;
+    const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
+      kind: "claim",
+      claim: {
+        draft: { ...trip, reference, external_reference: "ORD-P" },
+        fingerprint: fingerprintOfBody(body),
+        key_kind: "external_reference",
+      },
+    });
+    assert.ok(claimed.ok);
+    const r = await book(t, b.api_key, body);
+    assert.equal(r.status, 409);
+    assert.equal(r.body.code, "booking_in_progress");
+    assert.equal(r.headers.get("Retry-After"), "5");
+    const keyed = await book(t, b.api_key, PARCEL, { "Idempotency-Key": "k-run" });
+    assert.equal(keyed.status, 201);
+  }));
+
+Deno.test("book retry: insufficient balance charges nothing and leaves the reference free", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "1.00");
+    const body = { ...PARCEL, external_reference: "ORD-B" };
+    const poor = await book(t, b.api_key, body);
+    assert.equal(poor.status, 422);
+    assert.equal(poor.body.code, "insufficient_balance");
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1));
+    await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "999.00", currency: "BWP", reference: "top-up" },
+    });
+    const paid = await book(t, b.api_key, {
+      ...body,
+      passenger_name: "Other details are fine now",
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+  }));
+
+Deno.test("book retry: 100 identical requests at once make one trip and one charge", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { ...PARCEL, external_reference: "ORD-100" };
+    const all = await Promise.all(Array.from({ length: 100 }, () => book(t, b.api_key, body)));
+    const created = all.filter((r) => r.status === 201);
+    assert.equal(created.length, 1);
+    const refs = new Set(all.filter((r) => r.status < 300).map((r) => r.body.data.reference));
+    assert.equal(refs.size, 1);
+    for (const r of all) {
+      assert.ok([200, 201, 409].includes(r.status), JSON.stringify(r.body));
+      if (r.status === 409) assert.equal(r.body.code, "booking_in_progress");
+    }
+    const w = await t.env.runtime.read(walletActor, b.id, b.id, { kind: "get" });
+    assert.ok(w.ok);
+    assert.equal(w.reply.state.recent.filter((x) => x.kind === "debit").length, 1);
+  }));
+
+Deno.test("book retry: a booking stopped after its charge is completed by the sweep", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const first = await book(t, b.api_key, { ...PARCEL, external_reference: "ORD-S0" });
+    const read = await t.env.runtime.read(tripActor, b.id, first.body.data.reference, {
+      kind: "get",
+    });
+    assert.ok(read.ok && read.reply.phase === "booked");
+    const reference = bookingReference(
+      b.id,
+      { kind: "external_reference", value: "ORD-S" },
+      () => "",
+    );
+    const draft = { ...read.reply.trip, reference, external_reference: "ORD-S" };
+    // The request's steps up to its charge, then the process stops.
+    const claimed = await t.env.runtime.ask(tripActor, b.id, reference, {
+      kind: "claim",
+      claim: { draft, fingerprint: "fp", key_kind: "external_reference" },
+    });
+    assert.ok(claimed.ok && claimed.reply.phase === "booking");
+    const key = `${reference}:${claimed.reply.claimed_at}`;
+    const charged = await t.env.runtime.ask(walletActor, b.id, b.id, {
+      kind: "debit",
+      amount_minor: draft.billing_amount_minor,
+      currency: "BWP",
+      reference: `trip:${reference}`,
+      by: "api_key",
+    }, { idempotencyKey: `charge:${key}`, permanent: true });
+    assert.ok(charged.ok);
+    t.clock.advanceBy(31_000);
+    await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    const done = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.data.id, 2);
+    const w = await t.env.runtime.read(walletActor, b.id, b.id, { kind: "get" });
+    assert.ok(w.ok);
+    // Two bookings, two charges: the sweep did not charge again.
+    assert.equal(w.reply.state.recent.filter((x) => x.kind === "debit").length, 2);
+  }));

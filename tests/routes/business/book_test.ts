@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+Deno.test("book: 201 with the trip of 2.2, charged once, read by id or reference; another business 404", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const r = await book(t, b.api_key, {
+      ...PARCEL,
+      external_reference: "ORD-1",
+      order_payload: { store_name: "Molapo", items: [{ name: "Bread", qty: 2 }] },
+      cod_amount: 150,
+      delivery_code: "4411",
+      age_verification_required: true,
+      expense_code: "OPS",
+      prep_minutes: 20,
+      handover_required: true,
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const trip = r.body.data;
+    assert.equal(trip.id, 1);
+    assert.match(trip.reference, /^BK-[0-9A-Z]{12}$/);
+    assert.equal(trip.status, "pending");
+    assert.equal(trip.billing_currency, "BWP");
+    assert.equal(trip.is_test, false);
+    assert.equal(trip.test, false);
+    assert.equal(trip.order_payload.external_reference, "ORD-1");
+    assert.equal(trip.cod_amount, 150);
+    assert.equal(trip.vehicle_class.id, 1);
+    assert.ok(trip.tracking_url.includes("/trip-track/"));
+    assert.ok(trip.eta_minutes >= 5);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - trip.billing_amount));
+    const byId = await t.call("GET", "/business/trips/1", { key: b.api_key });
+    const byRef = await t.call("GET", `/business/trips/${trip.reference}`, { key: b.api_key });
+    assert.equal(byId.body.data.reference, trip.reference);
+    assert.deepEqual(byRef.body.data, byId.body.data);
+    const other = await fundedBusiness(t);
+    for (const id of ["1", trip.reference]) {
+      const seen = await t.call("GET", `/business/trips/${id}`, { key: other.api_key });
+      assert.equal(seen.status, 404);
+      const cancel = await t.call("POST", `/business/trips/${id}/cancel`, { key: other.api_key });
+      assert.equal(cancel.status, 404);
+    }
+    const second = await book(t, b.api_key, {
+      ...PARCEL,
+      type: "ride",
+      dropoff_address: "Airport",
+    });
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    assert.equal(second.body.data.id, 2);
+  }));
+
+Deno.test("book: each bad field named in one 422, nothing stored; cargo, 4 stops, past time refused", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const bad = await book(t, b.api_key, {
+      ...PARCEL,
+      type: "cargo",
+      pickup_lat: 100,
+      external_reference: "x".repeat(81),
+      stops: [1, 2, 3, 4].map((i) => ({ address: `Stop ${i}`, lat: -24.6, lng: 25.9 })),
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "validation_failed");
+    const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["external_reference", "pickup_lat", "stops", "type"]);
+    const past = await book(t, b.api_key, { ...PARCEL, scheduled_at: "2000-01-01T10:00:00" });
+    assert.equal(past.status, 422);
+    assert.equal(past.body.errors[0].path, "scheduled_at");
+    const noDest = await book(t, b.api_key, { ...PARCEL, dest_address: undefined });
+    assert.deepEqual(noDest.body.errors.map((e: { path: string }) => e.path), ["dest_address"]);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+  }));
+
+Deno.test("book: scheduled_at without an offset is UTC+2; within 10 minutes it is now", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const now = t.clock.now();
+    const local = new Date(now + 2 * 3_600_000 + 3_600_000).toISOString().slice(0, 19);
+    const later = await book(t, b.api_key, { ...PARCEL, scheduled_at: local });
+    assert.equal(later.body.data.status, "scheduled");
+    assert.equal(
+      Date.parse(later.body.data.scheduled_at),
+      Math.floor((now + 3_600_000) / 1000) * 1000,
+    );
+    const soon = new Date(now + 5 * 60_000).toISOString();
+    const r = await book(t, b.api_key, { ...PARCEL, scheduled_at: soon });
+    assert.equal(r.body.data.status, "pending");
+    assert.equal(r.body.data.scheduled_at, null);
+  }));
+
+Deno.test("book: live refuses test flags and markers, alerting operations; the sandbox ignores them", async () => {
+  await withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    for (const flags of [{ test: true }, { dry_run: true }, { sandbox_scenario: "delivered" }]) {
+      const r = await book(t, b.api_key, { ...PARCEL, ...flags });
+      assert.equal(r.body.code, "test_mode_moved_to_sandbox", JSON.stringify(flags));
+    }
+    const header = await book(t, b.api_key, PARCEL, { "X-Service-Test": "true" });
+    assert.equal(header.body.code, "test_mode_moved_to_sandbox");
+    const marked = await book(t, b.api_key, {
+      ...PARCEL,
+      external_reference: "ORD-T",
+      order_payload: { items: [{ name: "[TEST] bread", qty: 1 }] },
+    });
+    assert.equal(marked.status, 422);
+    assert.equal(marked.body.code, "test_booking_refused");
+    await t.settle();
+    const alerts = await t.env.db.selectFrom("alerts").select(["kind", "owner"])
+      .where("tenant", "=", b.id).execute();
+    assert.deepEqual(alerts, [{ kind: "test_booking_refused", owner: "operations" }]);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    // The reference is free: the order without the marker books.
+    const fine = await book(t, b.api_key, { ...PARCEL, external_reference: "ORD-T" });
+    assert.equal(fine.status, 201);
+  });
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await book(t, b.api_key, { ...PARCEL, test: true, passenger_name: "__TEST Neo" });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.is_test, true);
+    assert.equal(r.body.environment, "sandbox");
+  }, { name: "sandbox" });
+});
+
+Deno.test("book: bills what the fare estimate answers for the same route and goods", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "5000.00");
+    const cases = [
+      { vehicle_type_id: 2 },
+      { parcel_weight_kg: 30, stops: [{ address: "Stop", lat: -24.63, lng: 25.92 }] },
+      { type: "ride" },
+    ];
+    for (const extra of cases) {
+      const body: Record<string, unknown> = { ...PARCEL, ...extra };
+      const q = new URLSearchParams({
+        pickup_lat: String(PARCEL.pickup_lat),
+        pickup_lng: String(PARCEL.pickup_lng),
+        dest_lat: String(PARCEL.dest_lat),
+        dest_lng: String(PARCEL.dest_lng),
+        type: String(body.type),
+      });
+      if ("vehicle_type_id" in extra) q.set("vehicle_type_id", String(extra.vehicle_type_id));
+      if ("parcel_weight_kg" in extra) q.set("parcel_weight_kg", String(extra.parcel_weight_kg));
+      if ("stops" in extra) q.set("stops", "-24.63,25.92");
+      const estimate = await t.call("GET", `/business/trip/fare-estimate?${q}`, { key: b.api_key });
+      assert.equal(estimate.status, 200, JSON.stringify(estimate.body));
+      const booked = await book(t, b.api_key, body);
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      assert.equal(booked.body.data.billing_amount, estimate.body.data.billing_amount);
+      assert.deepEqual(booked.body.data.vehicle_class, estimate.body.data.vehicle_class);
+    }
+  }));

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+Deno.test("trips: cancel before collection refunds once; again already_cancelled; after collection 422", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const first = await book(t, b.api_key, { ...PARCEL, handover_required: true });
+    const ref = first.body.data.reference;
+    const c = await t.call("POST", "/business/trips/1/cancel", {
+      key: b.api_key,
+      body: { reason: "customer changed mind" },
+    });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    assert.equal(c.body.data.status, "cancelled");
+    assert.equal(c.body.data.cancel_reason, "customer changed mind");
+    await t.env.runtime.outboxesIdle();
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    const again = await t.call("POST", `/business/trips/${ref}/cancel`, { key: b.api_key });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.already_cancelled, true);
+    await t.env.runtime.outboxesIdle();
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    const listed = await t.call("GET", "/business/wallet/transactions", { key: b.api_key });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(
+      listed.body.data.map((x: { kind: string; reference: string }) => [x.kind, x.reference]),
+      [
+        ["credit", listed.body.data[0].reference],
+        ["debit", `trip:${ref}`],
+        ["credit", `refund:${ref}`],
+      ],
+    );
+    const after = listed.body.data[1].seq;
+    const page = await t.call("GET", `/business/wallet/transactions?after=${after}`, {
+      key: b.api_key,
+    });
+    assert.equal(page.body.data.length, 1);
+
+    const second = await book(t, b.api_key, { ...PARCEL, handover_required: true });
+    const ref2 = second.body.data.reference;
+    for (const kind of ["accept", "arrive"] as const) {
+      assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind })).ok);
+    }
+    const early = await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "collect" });
+    assert.ok(!early.ok && early.code === "awaiting_handover");
+    for (let i = 0; i < 2; i++) {
+      const ready = await t.call("POST", `/business/trip/${ref2}/ready`, { key: b.api_key });
+      assert.equal(ready.status, 200);
+      assert.ok(ready.body.data.ready_at);
+    }
+    assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "collect" })).ok);
+    const late = await t.call("POST", "/business/trips/2/cancel", { key: b.api_key });
+    assert.equal(late.status, 422);
+    assert.equal(late.body.code, "not_cancellable");
+  }));
+
+Deno.test("trips: wallet.low_balance is added to the outbox once below the threshold", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const p = await t.call("PATCH", "/business/profile", {
+      key: b.api_key,
+      body: { low_balance_threshold: 999 },
+    });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    const seen: unknown[] = [];
+    const release = t.env.runtime.handleOutbox("business_webhook", (i) => {
+      seen.push(i.payload);
+      return Promise.resolve();
+    });
+    try {
+      assert.equal((await book(t, b.api_key, PARCEL)).status, 201);
+      assert.equal((await book(t, b.api_key, PARCEL)).status, 201);
+      await t.env.runtime.outboxesIdle();
+      const low = seen.filter((x) => (x as { event: string }).event === "wallet.low_balance");
+      assert.equal(low.length, 1);
+      assert.equal((low[0] as { business_id: string }).business_id, b.id);
+      const created = seen.filter((x) => (x as { event: string }).event === "trip.created");
+      assert.equal(created.length, 2);
+    } finally {
+      release();
+    }
+  }));
+
+Deno.test("trips: a credit account books within its credit limit, and no further", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "0");
+    const set = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { billing_type: "credit", credit_limit: 100 },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.data.billing_type, "credit");
+    assert.equal(set.body.data.credit_limit, 100);
+    const first = await book(t, b.api_key, PARCEL);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const fare = first.body.data.billing_amount;
+    const w = await balanceOf(t, b.api_key);
+    assert.deepEqual(w, {
+      billing_type: "credit",
+      credit_limit: 100,
+      balances: [{ currency: "BWP", balance: -fare }],
+    });
+    let booked = 1;
+    while ((booked + 1) * fare <= 100) {
+      assert.equal((await book(t, b.api_key, PARCEL)).status, 201);
+      booked++;
+    }
+    const over = await book(t, b.api_key, PARCEL);
+    assert.equal(over.status, 422);
+    assert.equal(over.body.code, "insufficient_balance");
+  }));

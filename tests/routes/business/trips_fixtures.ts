@@ -1,0 +1,46 @@
+/** A business with money in its wallet, and a booking body of Business API 2.1, for trip tests. */
+import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
+
+// Gaborone: the Main Mall to Block 8.
+export const PARCEL = {
+  type: "parcel",
+  passenger_name: "Neo Kgosi",
+  passenger_phone: "+26771234567",
+  pickup_address: "Main Mall, Gaborone",
+  pickup_lat: -24.6545,
+  pickup_lng: 25.9086,
+  dest_address: "Plot 9, Block 8",
+  dest_lat: -24.6019,
+  dest_lng: 25.935,
+};
+
+export async function fundedBusiness(t: TestEnv, amount = "1000.00"): Promise<CreatedBusiness> {
+  const b = await t.createBusiness();
+  if (amount !== "0") {
+    const r = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount, currency: "BWP", reference: `fund-${crypto.randomUUID()}` },
+    });
+    if (r.status !== 201) throw new Error(`fund: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  return b;
+}
+
+export async function balanceOf(t: TestEnv, key: string): Promise<unknown> {
+  const r = await t.call("GET", "/business/wallet", { key });
+  return r.body.data;
+}
+
+export function book(
+  t: TestEnv,
+  key: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return t.call("POST", "/business/book", { key, body, headers });
+}
+
+/** GET /business/wallet of a prepaid business holding `balance` BWP. */
+export function bwp(balance: number) {
+  return { billing_type: "prepaid", credit_limit: null, balances: [{ currency: "BWP", balance }] };
+}

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+Deno.test("trips list: newest first, by reference, search and page; active leaves out ended trips", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const refs: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      t.clock.advanceBy(60_000);
+      const r = await book(t, b.api_key, {
+        ...PARCEL,
+        passenger_name: `Passenger ${i}`,
+        external_reference: `LIST-${i}`,
+      });
+      assert.equal(r.status, 201);
+      refs.push(r.body.data.reference);
+    }
+    await t.call("POST", "/business/trips/2/cancel", { key: b.api_key });
+    await t.settle();
+    const all = await t.call("GET", "/business/trips", { key: b.api_key });
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.deepEqual(all.body.data.map((x: { id: number }) => x.id), [3, 2, 1]);
+    const first = await t.call("GET", "/business/trips?per_page=2", { key: b.api_key });
+    assert.deepEqual(first.body.data.map((x: { id: number }) => x.id), [3, 2]);
+    const next = await t.call(
+      "GET",
+      `/business/trips?per_page=2&cursor=${first.body.meta.next_cursor}`,
+      {
+        key: b.api_key,
+      },
+    );
+    assert.deepEqual(next.body.data.map((x: { id: number }) => x.id), [1]);
+    assert.equal(next.body.meta.next_cursor, null);
+    const byRef = await t.call("GET", "/business/trips?reference=LIST-1", { key: b.api_key });
+    assert.deepEqual(byRef.body.data.map((x: { reference: string }) => x.reference), [refs[0]]);
+    const search = await t.call("GET", "/business/trips?search=passenger%203", { key: b.api_key });
+    assert.deepEqual(search.body.data.map((x: { id: number }) => x.id), [3]);
+    const month = new Date(t.clock.now()).toISOString().slice(0, 7);
+    const inMonth = await t.call("GET", `/business/trips?month=${month}&test=0`, {
+      key: b.api_key,
+    });
+    assert.equal(inMonth.body.data.length, 3);
+    const tests = await t.call("GET", "/business/trips?test=1", { key: b.api_key });
+    assert.equal(tests.body.data.length, 0);
+    const active = await t.call("GET", "/business/trips/active", { key: b.api_key });
+    assert.deepEqual(active.body.data.map((x: { id: number }) => x.id), [3, 1]);
+    const other = await fundedBusiness(t);
+    const theirs = await t.call("GET", "/business/trips?reference=LIST-1", { key: other.api_key });
+    assert.deepEqual(theirs.body.data, []);
+  }));
+
+Deno.test("trips: a partner key with scope deliveries books and reads; without it, scope_denied", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const keyOf = async (scopes: string[]) => {
+      const r = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+        operator: true,
+        body: { partner: "Shop connector", scopes },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.data.key as string;
+    };
+    const deliveries = await keyOf(["deliveries"]);
+    const booked = await book(t, deliveries, PARCEL);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const ref = booked.body.data.reference;
+    assert.equal((await t.call("GET", `/business/trips/${ref}`, { key: deliveries })).status, 200);
+    assert.equal((await t.call("GET", "/business/trips", { key: deliveries })).status, 200);
+    const ready = await t.call("POST", `/business/trip/${ref}/ready`, { key: deliveries });
+    assert.equal(ready.status, 200);
+    const cancel = await t.call("POST", `/business/trips/${ref}/cancel`, { key: deliveries });
+    assert.equal(cancel.status, 200);
+    const rewards = await keyOf(["rewards"]);
+    const refused = await book(t, rewards, PARCEL);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, "scope_denied");
+  }));
