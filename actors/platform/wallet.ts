@@ -6,6 +6,8 @@
 import {
   accept,
   type ActorDefinition,
+  type Ctx,
+  type Decision,
   type OutboxAdd,
   reject,
   unreachable,
@@ -78,45 +80,8 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
   decide(state, command, ctx) {
     switch (command.kind) {
       case "credit":
-      case "debit": {
-        // spec: courier 9.4: amounts are decimals in the stated currency, in refusals too.
-        const cur = command.currency;
-        const money = (minor: number) => `${formatMinor(minor, cur)} ${cur}`;
-        if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
-          const given = Number.isSafeInteger(command.amount_minor)
-            ? money(command.amount_minor)
-            : `${command.amount_minor}`;
-          return reject("validation_failed", `amount must be positive: ${given}`);
-        }
-        const balance = state.balances[cur] ?? 0;
-        const limit = command.kind === "debit" ? command.limit_minor ?? 0 : 0;
-        if (command.kind === "debit" && balance + limit < command.amount_minor) {
-          return reject(
-            "insufficient_balance",
-            `wallet balance too low: available ${money(balance)}, needed ${
-              money(command.amount_minor)
-            }`,
-          );
-        }
-        const { kind, amount_minor, currency, reference, by } = command;
-        const transaction = {
-          id: ctx.newId("wtx"),
-          kind,
-          amount_minor,
-          currency,
-          reference,
-          by,
-          at: ctx.now,
-        };
-        const after = balance + (kind === "credit" ? amount_minor : -amount_minor);
-        return accept(
-          [
-            { kind: "wallet_transaction", transaction },
-            ...lowBalance(state, command, after, ctx.now),
-          ],
-          (s) => ({ state: s, transaction }),
-        );
-      }
+      case "debit":
+        return transact(state, command, ctx);
       case "get":
       case "timer":
         return accept([], (s) => ({ state: s, transaction: null }));
@@ -143,6 +108,49 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
   outbox: (e) => e.kind === "low_balance_reached" ? [lowBalanceItem(e)] : [],
   project: (s) => ({ balances: s.balances }),
 };
+
+/** A credit, or a debit within the balance and the credit limit (Business API 4.3, 3.1). */
+function transact(
+  state: WalletState,
+  command: Extract<WalletCommand, { kind: "credit" | "debit" }>,
+  ctx: Ctx,
+): Decision<WalletState, WalletEvent, WalletReply> {
+  // spec: courier 9.4: amounts are decimals in the stated currency, in refusals too.
+  const cur = command.currency;
+  const money = (minor: number) => `${formatMinor(minor, cur)} ${cur}`;
+  if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
+    const given = Number.isSafeInteger(command.amount_minor)
+      ? money(command.amount_minor)
+      : `${command.amount_minor}`;
+    return reject("validation_failed", `amount must be positive: ${given}`);
+  }
+  const balance = state.balances[cur] ?? 0;
+  const limit = command.kind === "debit" ? command.limit_minor ?? 0 : 0;
+  if (command.kind === "debit" && balance + limit < command.amount_minor) {
+    return reject(
+      "insufficient_balance",
+      `wallet balance too low: available ${money(balance)}, needed ${money(command.amount_minor)}`,
+    );
+  }
+  const { kind, amount_minor, currency, reference, by } = command;
+  const transaction = {
+    id: ctx.newId("wtx"),
+    kind,
+    amount_minor,
+    currency,
+    reference,
+    by,
+    at: ctx.now,
+  };
+  const after = balance + (kind === "credit" ? amount_minor : -amount_minor);
+  return accept(
+    [
+      { kind: "wallet_transaction", transaction },
+      ...lowBalance(state, command, after, ctx.now),
+    ],
+    (s) => ({ state: s, transaction }),
+  );
+}
 
 /**
  * spec: business 6 wallet.low_balance: a debit that takes the balance below the threshold is
