@@ -261,7 +261,8 @@ function peopleRoutes(api: Api): void {
     status: 201,
     response: PortalPersonInvitedAnswer,
     refusals: {
-      email_taken: "a portal user already has this e-mail",
+      email_taken: "a portal user of any business already has this e-mail (it signs in alone); " +
+        "the same words whichever business holds it",
       employee_limit_reached: "the plan's employee accounts are all taken",
     },
   }, async (c, { body }) => {

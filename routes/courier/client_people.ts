@@ -83,7 +83,8 @@ export function clientPeopleRoutes(api: Api): void {
     response: InvitedUserAnswer,
     refusals: {
       client_admin_only: "the signed-in person is not a client administrator",
-      email_taken: "a client user already has this e-mail",
+      email_taken: "a client user of any courier already has this e-mail (it signs in alone); " +
+        "the same words whichever client holds it",
       client_users_limit: "the client has as many users as a client may",
     },
   }, async (c, { body }) => {

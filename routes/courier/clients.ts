@@ -55,7 +55,8 @@ export function courierClientRoutes(api: Api): void {
     response: ClientCreatedAnswer,
     refusals: {
       already_exists: "another of the courier's clients has this code",
-      email_taken: "a client user already has this e-mail",
+      email_taken: "a client user of any courier already has this e-mail (it signs in alone); " +
+        "the same words whichever client holds it",
       currency_mismatch: "the rate card prices in another currency than the billing currency",
       validation_failed: "the rate card named is not one of the courier's",
     },

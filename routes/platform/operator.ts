@@ -89,7 +89,7 @@ function businessRoutes(api: Api): void {
     body: CreateBusiness,
     status: 201,
     response: BusinessCreatedAnswer,
-    refusals: { email_taken: "a portal user already has the owner's e-mail" },
+    refusals: { email_taken: "a portal user of any business already has the owner's e-mail" },
   }, async (c, { body }) => ok(c, await createBusiness(c.get("env"), body), 201));
 
   define(api, {

@@ -2,6 +2,7 @@
  * Errors an integrator sees: a stable `code` and a message naming the problem (STYLE 3, 13). One
  * table maps each code to its HTTP status; domain refusals from actors pass through it.
  */
+import { EMAIL_TAKEN, emailTakenMessage } from "../domain/emails.ts";
 import { type FieldError, invalidFields, Refused, type Rejection } from "../runtime/actor.ts";
 
 export type { FieldError };
@@ -186,11 +187,18 @@ export function isKnownCode(code: string): boolean {
   return Object.hasOwn(STATUS_BY_CODE, code);
 }
 
-/** What a key taken in a unique index (ActorDefinition.uniqueIndexes) means to the caller. */
-const TAKEN: Readonly<Record<string, { code: string; what: string }>> = {
-  client_code: { code: "already_exists", what: "a client already has this code" },
-  client_email: { code: "email_taken", what: "a client user already has this e-mail" },
-  staff_email: { code: "email_taken", what: "a portal user already has this e-mail" },
+/**
+ * What a key taken in a unique index (ActorDefinition.uniqueIndexes) means to the caller: an
+ * e-mail in the same words as when the flow or the actor finds it held (src/domain/emails.ts).
+ */
+const TAKEN: Readonly<Record<string, { code: string; message: (key: string) => string }>> = {
+  // client_code keys are `courier:code`: the caller named only the code.
+  client_code: {
+    code: "already_exists",
+    message: (key) => `a client already has this code: ${key.slice(key.indexOf(":") + 1)}`,
+  },
+  client_email: { code: EMAIL_TAKEN, message: (key) => emailTakenMessage("client user", key) },
+  staff_email: { code: EMAIL_TAKEN, message: (key) => emailTakenMessage("portal user", key) },
 };
 
 /**
@@ -226,12 +234,7 @@ export function fromRejection(r: Rejection): ApiError {
     });
   }
   const taken = r.code === "index_taken" ? TAKEN[String(r.details?.index)] : undefined;
-  if (taken) {
-    // client_code keys are `courier:code`: the caller named only the code.
-    const key = String(r.details?.key ?? "");
-    const named = r.details?.index === "client_code" ? key.slice(key.indexOf(":") + 1) : key;
-    return new ApiError(taken.code, `${taken.what}: ${named}`);
-  }
+  if (taken) return new ApiError(taken.code, taken.message(String(r.details?.key ?? "")));
   return new ApiError(r.code, r.message, r.details ?? {});
 }
 

@@ -1,7 +1,9 @@
 /**
  * Group commit: the writes of many actors that arrive while a commit is in flight go to the store
  * together in the next one, within the store's per-transaction limits. A failed group is retried
- * write by write, so one actor's conflict never fails another's commit.
+ * write by write, so one actor's conflict never fails another's commit. Two writes claiming one
+ * unique key never share a group: the store checks every key before it writes any, so both
+ * claims would pass and both actors would hold the key; apart, the second fails its check.
  */
 import {
   GROUP_COMMIT_BYTES_MAX,
@@ -74,7 +76,10 @@ export class GroupCommitter {
     let bytes = 0;
     let checks = 0;
     let n = 0;
+    const claimed = new Set<string>();
     for (const p of this.#queue) {
+      const claims = claimKeys(p.write);
+      if (claims.some((c) => claimed.has(c))) break;
       const fits = fitsOneCommit({
         checks: checks + p.cost.checks,
         mutations: mutations + p.cost.mutations,
@@ -85,6 +90,7 @@ export class GroupCommitter {
       bytes += p.cost.bytes;
       checks += p.cost.checks;
       n++;
+      for (const c of claims) claimed.add(c);
       if (!fits) break; // a single oversized write goes alone and the store judges it
     }
     return this.#queue.splice(0, n);
@@ -126,6 +132,11 @@ export class GroupCommitter {
       return { ok: false, reason: "error", error: e instanceof Error ? e : new Error(String(e)) };
     }
   }
+}
+
+/** The unique keys a write claims (ActorWrite.indexClaims), each as one string. */
+function claimKeys(write: ActorWrite): string[] {
+  return (write.indexClaims ?? []).map((c) => `${c.index}\u0000${c.key}`);
 }
 
 function toWriteResult(result: CommitResult, i: number): WriteResult {

@@ -86,6 +86,8 @@ export class KvActorStore implements ActorStore {
   }
 
   async commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
+    // KV checks every key before it writes any: two claims of one key would both pass.
+    if (claimsAKeyTwice(writes)) return { ok: false, reason: "conflict" };
     for (let attempt = 0;; attempt++) {
       const op = this.#kv.atomic();
       for (const w of writes) addWrite(op, w, this.#parts.get(partsKey(w)) ?? 0);
@@ -284,3 +286,17 @@ function createWithPageSize(path: string, pageBytes: number): void {
 }
 
 const costCache = new WeakMap<ActorWrite, { mutations: number; bytes: number; checks: number }>();
+
+/** Whether two writes of one commit claim the same unique key (ActorWrite.indexClaims). */
+function claimsAKeyTwice(writes: readonly ActorWrite[]): boolean {
+  if (writes.length < 2) return false;
+  const seen = new Set<string>();
+  for (const w of writes) {
+    for (const c of w.indexClaims ?? []) {
+      const k = `${c.index}\u0000${c.key}`;
+      if (seen.has(k)) return true;
+      seen.add(k);
+    }
+  }
+  return false;
+}

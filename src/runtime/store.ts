@@ -110,7 +110,10 @@ export interface DueTimer extends ActorKey {
 
 export interface ActorStore {
   load(key: ActorKey): Promise<StoredActor | null>;
-  /** Writes every part or none; fails with `conflict` when any actor's version moved. */
+  /**
+   * Writes every part or none; fails with `conflict` when any actor's version moved, a claimed
+   * unique key is held, or two of the writes claim one key (one of them must lose).
+   */
   commit(writes: readonly ActorWrite[]): Promise<CommitResult>;
   /** Replies stored for idempotency keys of one actor. */
   replies(key: ActorKey, keys: readonly string[]): Promise<Map<string, unknown>>;

@@ -56,3 +56,32 @@ Deno.test("group commit: a store that throws is a failed commit for every writer
   assert.ok(!bad.ok && bad.reason === "error" && bad.error.message === "disk gone");
   assert.equal(good.ok, true);
 });
+
+/** A write claiming the given unique keys (ActorWrite.indexClaims) of the index `email`. */
+const claiming = (id: string, ...keys: string[]) =>
+  ({
+    id,
+    type: "t",
+    indexClaims: keys.map((key) => ({ index: "email", key })),
+  }) as unknown as ActorWrite;
+
+Deno.test("group commit: two writes claiming one unique key never share a group; others still join", async () => {
+  const log: string[] = [];
+  const { store, held } = heldStore(log);
+  const committer = new GroupCommitter(store);
+  const a = committer.submit(write("a"));
+  // While a is in flight: b and c claim x, d claims y. One commit checks every key before it
+  // writes any, so b and c together would both pass: c waits for the next group.
+  const rest = ["b", "c", "d"].map((id) =>
+    committer.submit(claiming(id, id === "d" ? "y" : "x")).then((r) => log.push(`${id} ${r.ok}`))
+  );
+  held[0]!.finish({ ok: true, versions: ["v1"] });
+  await a;
+  assert.deepEqual(log, ["commit a", "commit b"]);
+  held[1]!.finish({ ok: true, versions: ["v2"] });
+  await rest[0];
+  assert.deepEqual(log.slice(2), ["commit c+d", "b true"]);
+  held[2]!.finish({ ok: true, versions: ["v3", "v3"] });
+  await Promise.all(rest);
+  assert.deepEqual(log.slice(4), ["c true", "d true"]);
+});

@@ -3,6 +3,7 @@
  * key and webhook, its users signing in and invited, and its saved addresses.
  */
 import { accept, type Decision, reject, unreachable } from "../../../src/runtime/actor.ts";
+import { EMAIL_TAKEN, emailTakenMessage } from "../../../src/domain/emails.ts";
 import { constantTimeEqual } from "../../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../../../src/limits.ts";
 import type { ClientUser, CourierClient } from "./state.ts";
@@ -107,7 +108,8 @@ export function addUser(
   c: Extract<CourierClientCommand, { kind: "add_user" }>,
 ): Decision<CourierClientState, CourierClientEvent, CourierClientReply> {
   if (state.users.some((u) => u.email === c.user.email)) {
-    return reject("email_taken", `a user of this client already has this e-mail: ${c.user.email}`);
+    // The same words as when another client holds it (src/domain/emails.ts).
+    return reject(EMAIL_TAKEN, emailTakenMessage("client user", c.user.email));
   }
   if (state.users.length >= CLIENT_USERS_MAX) {
     return reject("client_users_limit", `a client has at most ${CLIENT_USERS_MAX} users`);

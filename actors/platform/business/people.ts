@@ -3,6 +3,7 @@
  * accounts, changed, removed, their passwords; and a person's sign-in and sessions. The account
  * keeps its owner: no change to people may leave it without one.
  */
+import { EMAIL_TAKEN, emailTakenMessage } from "../../../src/domain/emails.ts";
 import { reject } from "../../../src/runtime/actor.ts";
 import { ok, UNAUTHENTICATED } from "./accepted.ts";
 import type { Business, BusinessCommand, StaffChanges } from "./types.ts";
@@ -61,7 +62,7 @@ function addStaff(
 ) {
   const email = command.staff.email;
   if (state.staff.some((s) => s.email === email)) {
-    return reject("email_taken", `a portal user already has this e-mail: ${email}`);
+    return reject(EMAIL_TAKEN, emailTakenMessage("portal user", email));
   }
   if (state.staff.length >= command.max) {
     return reject(

@@ -15,6 +15,7 @@ import {
   type CourierClient,
   courierClientActor,
 } from "../../../actors/courier/courier_client.ts";
+import { EMAIL_TAKEN, emailTakenMessage } from "../../domain/emails.ts";
 import { hashPassword, temporaryPassword } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
@@ -42,7 +43,7 @@ export async function inviteUser(
 ): Promise<{ user: ClientUser; account: CourierClient; password: string }> {
   // An e-mail signs in to one client user anywhere (the client_email index).
   if (await deps.runtime.lookup("client_email", invitee.email)) {
-    refuse("email_taken", `a client user already has this e-mail: ${invitee.email}`);
+    refuse(EMAIL_TAKEN, emailTakenMessage("client user", invitee.email));
   }
   const password = temporaryPassword();
   const user: ClientUser = {

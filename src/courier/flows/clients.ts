@@ -10,6 +10,7 @@ import {
 } from "../../../actors/courier/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
 import { issueCredential } from "../../domain/credentials.ts";
+import { EMAIL_TAKEN, emailTakenMessage } from "../../domain/emails.ts";
 import { toMinor } from "../../domain/money.ts";
 import { hashPassword, temporaryPassword } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
@@ -64,7 +65,7 @@ export async function createClient(
     refuse("already_exists", `a client already has this code: ${input.code}`);
   }
   if (await runtime.lookup("client_email", input.email)) {
-    refuse("email_taken", `a client user already has this e-mail: ${input.email}`);
+    refuse(EMAIL_TAKEN, emailTakenMessage("client user", input.email));
   }
   const settings = settingsFrom(input, input.billing_currency);
   await checkRateCard(runtime, courier, input.rate_card_id, {

@@ -10,6 +10,7 @@ import {
   type Settings,
 } from "../../../actors/platform/business/mod.ts";
 import { issueCredential } from "../../domain/credentials.ts";
+import { EMAIL_TAKEN, emailTakenMessage } from "../../domain/emails.ts";
 import {
   hashPassword,
   newSecret,
@@ -50,7 +51,7 @@ export async function createBusiness(
   input: NewBusiness,
 ): Promise<BusinessCreated> {
   if (await deps.runtime.lookup("staff_email", input.owner_email)) {
-    refuse("email_taken", `a portal user already has this e-mail: ${input.owner_email}`);
+    refuse(EMAIL_TAKEN, emailTakenMessage("portal user", input.owner_email));
   }
   const now = deps.clock.now();
   const id = newId("biz");

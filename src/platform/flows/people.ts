@@ -9,6 +9,7 @@ import {
   type Staff,
   type StaffChanges,
 } from "../../../actors/platform/business/mod.ts";
+import { EMAIL_TAKEN, emailTakenMessage } from "../../domain/emails.ts";
 import { hashPassword, temporaryPassword } from "../../domain/secrets.ts";
 import { stripUndefined } from "../../domain/objects.ts";
 import type { Deps } from "../../environment.ts";
@@ -42,7 +43,7 @@ export async function invitePerson(
   input: Invitation,
 ): Promise<PersonInvited> {
   if (await deps.runtime.lookup("staff_email", input.email)) {
-    refuse("email_taken", `a portal user already has this e-mail: ${input.email}`);
+    refuse(EMAIL_TAKEN, emailTakenMessage("portal user", input.email));
   }
   const password = temporaryPassword();
   const id = newId("usr");
