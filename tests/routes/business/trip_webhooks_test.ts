@@ -16,8 +16,11 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
     try {
       const b = await fundedBusiness(t);
       const c = await fundedBusiness(t);
-      for (const [key, url] of [[b.api_key, receiver.url], [c.api_key, other.url]]) {
-        const r = await t.call("PATCH", "/business/profile", { key, body: { webhook_url: url } });
+      for (const [who, to] of [[b, receiver], [c, other]] as const) {
+        const r = await t.call("PATCH", "/business/profile", {
+          key: who.api_key,
+          body: { webhook_url: to.url },
+        });
         assert.equal(r.status, 200, JSON.stringify(r.body));
       }
       const booked = await book(t, b.api_key, { ...PARCEL, external_reference: "ORD-77" });
