@@ -19,6 +19,8 @@
  * raises, outbound_alerts.ts.
  */
 import {
+  type FirstAttempt,
+  type NewOutboundEvent,
   outboundEventActor,
   type OutboundEventSummary,
   type Recipient,
@@ -243,6 +245,23 @@ export class OutboundDelivery {
     });
     if (!recorded.ok) this.#report(new Error(recorded.message), `record attempt ${id}`);
     return true;
+  }
+
+  /**
+   * The first attempt of an event no actor holds yet, made at once to `target` by whoever is
+   * about to make the event (an outbox's handler, issue 36 item 2): signed, sent, logged and
+   * counted as any attempt; answers its id and outcome, which the caller records (a delivery-log
+   * row, or the actor made with it). Never throws: a failure is an outcome.
+   */
+  async attemptFirst(
+    tenant: string,
+    event: NewOutboundEvent,
+    target: DeliveryTarget,
+  ): Promise<FirstAttempt> {
+    const attemptId = newId("att");
+    const outcome = await sendAttempt(this.#attempts, tenant, event, attemptId, target);
+    observeAttempt(this.#observer, tenant, event, attemptId, outcome);
+    return { attempt_id: attemptId, outcome };
   }
 
   /** Stops taking due events and waits for the attempts under way (their leases cover a crash). */
