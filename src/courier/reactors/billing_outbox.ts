@@ -70,15 +70,17 @@ export async function createBillingEvent(o: OutboxOptions, e: BillingEventMade):
 export async function sendBillingEvent(o: OutboxOptions, e: BillingEventMade): Promise<void> {
   const { attemptFirst, db, runtime } = o;
   if (!attemptFirst || !db) return await createBillingEvent(o, e);
+  const event = newEventOf(e);
+  const target = await o.targets?.(e.tenant, COURIER).catch(() => undefined);
+  // None set: it waits for one (courier 3.1); a failed lookup: the engine looks again. Made as
+  // before, with no read first: a row already written is only a crash's, with the endpoint
+  // cleared since, and costs a second delivery of the same id, which receivers dedupe (6.1).
+  if (!target) return await make(o, e.tenant, event, { endpoint_missing: target === null });
   const held = await runtime.read(outboundEventActor, e.tenant, e.eventId, { kind: "get" });
   if (held.ok) return;
   if (held.code !== "not_found") {
     throw new Error(`billing event ${e.eventId}: ${held.code}: ${held.message}`);
   }
-  const event = newEventOf(e);
-  const target = await o.targets?.(e.tenant, COURIER).catch(() => undefined);
-  // None set: it waits for one (courier 3.1); a failed lookup: the engine looks again.
-  if (!target) return await make(o, e.tenant, event, { endpoint_missing: target === null });
   const createdAt = runtime.clock.now();
   const first = await attemptFirst(e.tenant, event, target);
   if (first.outcome.result === "delivered") {
