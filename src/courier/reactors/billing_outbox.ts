@@ -36,7 +36,7 @@ export interface OutboxOptions {
     tenant: string,
     event: NewOutboundEvent,
     target: DeliveryTarget,
-  ) => Promise<FirstAttempt>;
+  ) => Promise<FirstAttempt | null>;
   /** Where an event delivered at its first attempt is logged (outbound_log.ts). */
   readonly db?: Kysely<Database>;
 }
@@ -83,6 +83,8 @@ export async function sendBillingEvent(o: OutboxOptions, e: BillingEventMade): P
   }
   const createdAt = runtime.clock.now();
   const first = await attemptFirst(e.tenant, event, target);
+  // Not attempted (the tenant's first attempts are at their cap): the engine attempts it.
+  if (first === null) return await make(o, e.tenant, event, { endpoint_missing: false });
   if (first.outcome.result === "delivered") {
     const attempt = { ...first, at: runtime.clock.now() };
     const logged = await writeDeliveredLog(db, e.tenant, { event, created_at: createdAt, attempt })
