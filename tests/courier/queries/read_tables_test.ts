@@ -226,6 +226,7 @@ Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots
   assert.deepEqual(await migrateToLatest(t.db, t.schema), [
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_outbound_log",
   ]);
 
   const stored = await rowsOf(t, "shipments");
@@ -243,7 +244,11 @@ Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots
   for (const o of OTHERS) {
     const rows = await rowsOf(t, o.table.table);
     const values = o.table.rowOf(o.data as unknown as Record<string, unknown>);
-    assert.deepEqual(rows.get(o.id), { id: o.id, tenant: "ten", version: 3, ...values }, o.id);
+    // The projection's columns (outbound_events' delivery-log ones, migration 0018, are not).
+    const row = rows.get(o.id) as Record<string, unknown>;
+    const projected = ["id", "tenant", "version", ...Object.keys(o.table.columns)];
+    const kept = Object.fromEntries(projected.map((k) => [k, row?.[k]]));
+    assert.deepEqual(kept, { id: o.id, tenant: "ten", version: 3, ...values }, o.id);
   }
   assert.deepEqual([...(await rowsOf(t, "quotes")).keys()], ["PR-1"], "only quotations");
   const parked = await t.db.selectFrom("parked_changes").select(["projection", "digest"])
