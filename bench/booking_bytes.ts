@@ -1,8 +1,10 @@
 /**
  * Bytes one booking (price, then book) writes, by where they go: to Deno KV (records, events and
  * kept replies, as the store measures them), on the bus (each change's JSON) and to the query
- * side (the JSON text of the event rows and snapshots the projector keeps). A count, not a timing:
- * run it before and after a change to the shapes of events or changes.
+ * side (the JSON text of the event rows and snapshots the projector keeps), and the KV mutations
+ * (sets and deletes) and commits it takes, each charge's billing event delivered at once by the
+ * courier's billing endpoint (a receiver in this process). A count, not a timing: run it before
+ * and after a change to the shapes of events or changes.
  *
  *   env -u DATABASE_URL -u NATS_URL deno run --allow-all bench/booking_bytes.ts [bookings]
  */
@@ -14,6 +16,7 @@ import { KvActorStore } from "../src/runtime/kv_store.ts";
 import { storedBytes } from "../src/runtime/store.ts";
 import { bookShipment, newClient, newCourier, topUp } from "../tests/helpers/courier.ts";
 import { openTestEnv } from "../tests/helpers/test_env.ts";
+import { startReceiver, until } from "../tests/helpers/receiver.ts";
 
 type Tally = Map<string, number>;
 
@@ -40,6 +43,49 @@ function countKv(tally: Tally): () => void {
   return () => proto.commit = commit;
 }
 
+/**
+ * Counts KV mutations (each set and delete, in an atomic commit or alone) by the key's first part
+ * (`actor`, `events`, `timer`, `outbox`...), and atomic commits under `commits`.
+ */
+function countKvMutations(tally: Tally): () => void {
+  const atomic = Deno.AtomicOperation.prototype;
+  const kv = Deno.Kv.prototype;
+  const saved = {
+    set: atomic.set,
+    delete: atomic.delete,
+    commit: atomic.commit,
+    kvSet: kv.set,
+    kvDelete: kv.delete,
+  };
+  const kind = (key: Deno.KvKey) => String(key[0]);
+  atomic.set = function (key, ...rest) {
+    add(tally, `set ${kind(key)}`, 1);
+    return saved.set.call(this, key, ...rest);
+  };
+  atomic.delete = function (key) {
+    add(tally, `delete ${kind(key)}`, 1);
+    return saved.delete.call(this, key);
+  };
+  atomic.commit = function () {
+    add(tally, "commits", 1);
+    return saved.commit.call(this);
+  };
+  kv.set = function (key, ...rest) {
+    add(tally, `set ${kind(key)}`, 1);
+    add(tally, "commits", 1);
+    return saved.kvSet.call(this, key, ...rest);
+  };
+  kv.delete = function (key) {
+    add(tally, `delete ${kind(key)}`, 1);
+    add(tally, "commits", 1);
+    return saved.kvDelete.call(this, key);
+  };
+  return () => {
+    Object.assign(atomic, { set: saved.set, delete: saved.delete, commit: saved.commit });
+    Object.assign(kv, { set: saved.kvSet, delete: saved.kvDelete });
+  };
+}
+
 /** The in-process bus, counting each change's JSON by actor type (the subject's third token). */
 function countingBus(tally: Tally): Bus {
   const bus = new MemoryBus();
@@ -51,22 +97,31 @@ function countingBus(tally: Tally): Bus {
   return bus;
 }
 
-/** The JSON text the projector keeps: event rows and snapshots, by actor type. */
+/** The JSON text the projector keeps (event rows and snapshots, by actor type), and event rows. */
 async function querySide(db: Kysely<Database>): Promise<Map<string, number>> {
   const rows = await sql<{ type: string; bytes: string }>`
     select type, sum(bytes)::text as bytes from (
       select type, octet_length(event::text) as bytes from actor_events
       union all select type, octet_length(data::text) from snapshots
+      union all select 'outbound_events rows', octet_length(o::text) from outbound_events o
     ) x group by type`.execute(db);
   return new Map(rows.rows.map((r) => [r.type, Number(r.bytes)]));
 }
 
 async function main(bookings: number): Promise<void> {
   const kv: Tally = new Map();
+  const mutations: Tally = new Map();
   const bus: Tally = new Map();
   const t = await openTestEnv({ bus: countingBus(bus) });
+  // The usual course: the courier's billing endpoint answers each charge's event at once.
+  const receiver = startReceiver();
   try {
     const courier = await newCourier(t);
+    const set = await t.call("PUT", "/business/courier/billing/endpoint", {
+      key: courier.business.api_key,
+      body: { url: receiver.url },
+    });
+    if (set.status !== 200) throw new Error(`billing endpoint: ${set.status}`);
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "100000");
     await t.settle();
@@ -74,29 +129,36 @@ async function main(bookings: number): Promise<void> {
     kv.clear();
     bus.clear();
     const restore = countKv(kv);
+    const restoreMutations = countKvMutations(mutations);
     for (let i = 0; i < bookings; i++) await bookShipment(t, client);
+    await until(t, () => receiver.effects.size >= bookings, "every charge's event delivered");
     await t.settle();
+    restoreMutations();
     restore();
     const after = await querySide(t.env.db);
     const query: Tally = new Map();
     for (const [type, n] of after) add(query, type, n - (before.get(type) ?? 0));
     print("KV", kv, bookings);
+    print("KV mutations (sets and deletes) and commits", mutations, bookings, 10);
     print("bus", bus, bookings);
-    print("query side (actor_events + snapshots JSON)", query, bookings);
+    print("query side (actor_events + snapshots JSON, outbound_events rows)", query, bookings);
   } finally {
+    await receiver.close();
     await t.close();
   }
 }
 
-function print(title: string, tally: Tally, bookings: number): void {
+/** Per booking, rounded to 1/`scale` (bytes: whole; counts: tenths). */
+function print(title: string, tally: Tally, bookings: number, scale = 1): void {
   let total = 0;
-  console.log(`${title}, bytes per booking:`);
+  console.log(`${title}, ${scale === 1 ? "bytes " : ""}per booking:`);
+  const round = (n: number) => Math.round((n / bookings) * scale) / scale;
   for (const [key, n] of [...tally].sort()) {
     if (n === 0) continue;
-    total += n;
-    console.log(`  ${key}: ${Math.round(n / bookings)}`);
+    if (key !== "commits") total += n;
+    console.log(`  ${key}: ${round(n)}`);
   }
-  console.log(`  total: ${Math.round(total / bookings)}`);
+  console.log(`  total: ${round(total)}`);
 }
 
 if (import.meta.main) await main(Number(Deno.args[0] ?? 20));

@@ -33,6 +33,8 @@ import { clientCredentialsChanged } from "./auth.ts";
 import { completeStalledBookings } from "./reactors/stalled_bookings.ts";
 import { ShipmentAlertRaiser } from "./reactors/alert_raiser.ts";
 import { BillingEvents } from "./reactors/billing_events.ts";
+import { loggedEventOf } from "./queries/outbound_log.ts";
+import { outboundEventActor } from "../../actors/platform/outbound_event/mod.ts";
 import { BookingCrossings } from "./reactors/booking_crossings.ts";
 import { ClientWebhooks } from "./reactors/client_webhooks.ts";
 import { CustomsCharges } from "./reactors/customs_charges.ts";
@@ -74,14 +76,17 @@ export const courierFeature: Feature = {
   ],
   start(deps) {
     const { runtime, bus, db } = deps;
-    const { deferral, delivery } = platformServices(deps);
+    const { deferral, delivery, attemptFirst } = platformServices(deps);
     const targets = targetResolver(runtime, deps.clock);
     // spec: courier 6.1, 6.2: the courier's and its clients' endpoints; 6.3 their alerts.
     delivery.add({ targets, ...outboundAlerts(runtime, db) });
     const ledger = startLedgerProjector({ bus, db, env: deps.busPrefix });
     // The lists' typed read tables (migration 0016), from the actors' snapshots.
     const readTables = startReadTables({ bus, db, env: deps.busPrefix });
-    const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral });
+    // Issue 36 item 2: a charge's event delivered at its first attempt is a delivery-log row,
+    // which the runtime answers for the event's actor until a requeue or acknowledgement makes it.
+    runtime.coldSource(outboundEventActor.type, (tenant, id) => loggedEventOf(db, tenant, id));
+    const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral, attemptFirst });
     watchOpenAlerts(deps);
     credentialCacheOf(runtime)?.follow(courierClientActor.type, clientCredentialsChanged);
     return {

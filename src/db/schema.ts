@@ -311,6 +311,16 @@ export interface OutboundEventTable extends VersionedRow {
   reported_state: string | null;
   external_references: JsonbColumn<Readonly<Record<string, string>> | null>;
   created_at: Millis;
+  /**
+   * The delivery log of an event no actor holds (migration 0020): set only on a row its outbox's
+   * handler wrote, null on rows projected from an actor.
+   */
+  raw_body: string | null;
+  attempts: JsonbColumn<unknown>;
+  attempts_total: number | null;
+  next_attempt_at: MaybeMillis;
+  entry: JsonbColumn<unknown>;
+  request_id: string | null;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface PlatformServices {
   readonly deferral: DeferredWorks;
   /** Where features say where their recipients' events go and what a failure raises. */
   readonly delivery: DeliveryHooks;
+  /** The delivery engine's first attempt of an event not made yet (an outbox's handler). */
+  readonly attemptFirst: OutboundDelivery["attemptFirst"];
 }
 
 export const PLATFORM = "platform";
@@ -63,7 +65,11 @@ export const platformFeature: Feature = {
     });
     // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
     const ownerNotices = new OwnerNotices({ runtime, bus, deferral });
-    const services: PlatformServices = { deferral, delivery };
+    const services: PlatformServices = {
+      deferral,
+      delivery,
+      attemptFirst: (tenant, event, target) => outbound.attemptFirst(tenant, event, target),
+    };
     // Issue 36 item 5: credentials answered from memory until their actors change.
     const credentials = startCredentialCache({ runtime, bus, busPrefix: deps.busPrefix });
     credentials.follow(businessActor.type);

@@ -33,6 +33,11 @@ export class Cell {
   publishFailed = false;
   /** Loaded without a read, on the word of a `fresh` ask; cleared by the first commit or read. */
   assumedNew = false;
+  /**
+   * Found in neither the store nor its type's cold source (runtime.ts `coldSource`): read again
+   * at the next command, since the source may hold it by then; cleared by a load or a commit.
+   */
+  coldMiss = false;
   readonly mailbox: Envelope[] = [];
   running = false;
   /** Commits completed, and the replies the last few stored (newer than a read made before). */
@@ -60,14 +65,26 @@ export class Cell {
   /** Taken as new without a read (see AskOptions.fresh): the initial state, nothing stored. */
   assumeNew(): void {
     this.#reset();
+    this.coldMiss = false;
     this.marker = "none";
     this.markerFrom = null;
     this.loaded = true;
     this.assumedNew = true;
   }
 
+  /**
+   * Takes a state its type's cold source holds for an actor the store does not (a delivery-log
+   * row): committed as far as reads go, stored by its first commit.
+   */
+  loadCold(tenant: string, state: unknown): void {
+    this.loadFrom(null);
+    this.state = state;
+    this.tenant = tenant;
+  }
+
   /** Takes what the store holds (null: nothing) as the committed state. */
   loadFrom(stored: StoredActor | null): void {
+    this.coldMiss = false;
     if (stored === null) this.#reset();
     else {
       const r = stored.record;
@@ -93,6 +110,7 @@ export class Cell {
   /** Takes a committed write as the state, its replies as the latest remembered. */
   applyCommitted(plan: Plan, write: ActorWrite, version: string): void {
     this.assumedNew = false;
+    this.coldMiss = false;
     this.state = plan.state;
     this.seq = write.record.seq;
     this.tenant = write.record.tenant;

@@ -27,9 +27,9 @@ import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { prefetchSoon } from "./replies.ts";
 import type { ActorKey, ActorStore, IndexTarget, StoredEvent } from "./store.ts";
-import { Turns } from "./turn.ts";
+import { type ColdSource, Turns } from "./turn.ts";
 
-export { ActorFailure, type AskOptions, type AskResult, type OutboxHandler };
+export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
 
 export interface RuntimeOptions {
   /** `live` or `sandbox`. */
@@ -70,6 +70,7 @@ export class ActorRuntime {
   readonly #markers: MarkerSweeper;
   #sweepLoop: ReturnType<typeof setInterval> | undefined;
   readonly #outboxes: Outboxes;
+  readonly #coldSources = new Map<string, ColdSource>();
   #outboxLoop: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -91,6 +92,7 @@ export class ActorRuntime {
       onError: this.#onError,
       onCommit: options.onCommit,
       onOutbox: (items) => this.#outboxes.committed(items),
+      coldSource: (type) => this.#coldSources.get(type),
     });
     this.#markers = new MarkerSweeper({
       store: options.store,
@@ -231,6 +233,18 @@ export class ActorRuntime {
    */
   handleOutbox(outbox: string, handler: OutboxHandler): () => void {
     return this.#outboxes.register(outbox, handler);
+  }
+
+  /**
+   * Names where actors of `type` the store does not hold are found (a feature's delivery-log
+   * rows, written instead of an actor for work that needed none): an ask or read of such an actor
+   * is answered from that state, and its first commit stores it. The answer releases the source.
+   */
+  coldSource(type: string, source: ColdSource): () => void {
+    this.#coldSources.set(type, source);
+    return () => {
+      if (this.#coldSources.get(type) === source) this.#coldSources.delete(type);
+    };
   }
 
   /** Outbox handlings begun since start: a settling sees whether any began meanwhile. */

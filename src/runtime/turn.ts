@@ -33,7 +33,15 @@ export interface TurnOptions {
   readonly onCommit?: ((writes: number, ms: number) => void) | undefined;
   /** Given the outbox items of each write once committed (outbox.ts). */
   readonly onOutbox?: ((items: readonly OutboxItem[]) => void) | undefined;
+  /** Where an actor of a type is found when the store holds none (runtime.ts coldSource). */
+  readonly coldSource?: ((type: string) => ColdSource | undefined) | undefined;
 }
+
+/**
+ * The state of an actor the store does not hold, kept elsewhere by its type's feature (a
+ * delivery-log row), or null when there is none for this tenant and id.
+ */
+export type ColdSource = (tenant: string, id: string) => Promise<unknown | null>;
 
 export class Turns {
   readonly #store: ActorStore;
@@ -43,6 +51,7 @@ export class Turns {
   readonly #committer: GroupCommitter | null;
   readonly #onError: (error: unknown, where: string) => void;
   readonly #onOutbox: ((items: readonly OutboxItem[]) => void) | undefined;
+  readonly #coldSource: ((type: string) => ColdSource | undefined) | undefined;
 
   constructor(options: TurnOptions) {
     this.#store = options.store;
@@ -54,6 +63,7 @@ export class Turns {
       : null;
     this.#onError = options.onError;
     this.#onOutbox = options.onOutbox;
+    this.#coldSource = options.coldSource;
   }
 
   get commitStats(): { commits: number; writes: number; commitMs: number } {
@@ -104,7 +114,7 @@ export class Turns {
       if (!cell.loaded) {
         // A batch of only freshly minted ids may skip the read (see AskOptions.fresh).
         if (attempt === 0 && batch.every((e) => e.fresh)) cell.assumeNew();
-        else cell.loadFrom(await this.#store.load(cell.key));
+        else await this.#load(cell, batch);
       }
       const stored = await storedReplies(this.#store, cell, batch, attempt);
       const plan = planBatch(cell, batch, stored, () => this.#clock.now());
@@ -112,12 +122,32 @@ export class Turns {
         cell.loaded = false;
         return "again";
       }
+      // Nowhere yet: not remembered as missing, the cold source may hold it by the next command.
+      if (cell.coldMiss && plan.write === null) cell.loaded = false;
       return plan;
     } catch (e) {
       cell.loaded = false;
       fail(batch, e);
       return null;
     }
+  }
+
+  /**
+   * Loads the actor from the store, or, when the store holds none and its type has a cold source,
+   * from that source, as the first tenant of the batch it holds it for (another tenant's commands
+   * are then answered as for a missing actor, as for any actor).
+   */
+  async #load(cell: Cell, batch: readonly Envelope[]): Promise<void> {
+    const stored = await this.#store.load(cell.key);
+    const source = stored === null ? this.#coldSource?.(cell.key.type) : undefined;
+    if (source === undefined) return cell.loadFrom(stored);
+    for (const tenant of new Set(batch.map((e) => e.tenant))) {
+      if (tenant === "") continue; // a timer: only a stored actor has one
+      const state = await source(tenant, cell.key.id);
+      if (state !== null) return cell.loadCold(tenant, state);
+    }
+    cell.loadFrom(null);
+    cell.coldMiss = true;
   }
 
   /**

@@ -15,10 +15,12 @@ import {
   REQUEUE_REASON_CHARS_MAX,
 } from "../../../src/platform/rules/delivery_schedule.ts";
 import { ok } from "./accepted.ts";
+import { evolve } from "./evolve.ts";
 import {
   ATTEMPT_TIMER,
   type AttemptOutcome,
   type AttemptRecord,
+  type FirstAttempt,
   type NewOutboundEvent,
   type OutboundEvent,
   type OutboundEventEvent,
@@ -31,8 +33,43 @@ export function create(
   endpointKnownMissing: boolean,
   ctx: Ctx,
 ) {
+  const invalid = refusalOf(state, event);
+  if (invalid !== undefined) return invalid;
+  const created: OutboundEventEvent = { kind: "created", event, at: ctx.now };
+  if (endpointKnownMissing) return endpointMissing(ctx, [created]);
+  // The first attempt is due at once: said in the creating commit, with the timer one lease
+  // later (as when it fires), instead of a timer due now whose firing is a commit of its own.
+  return ok([created, { kind: "attempt_due", at: ctx.now }], [
+    { op: "set", name: ATTEMPT_TIMER, at: ctx.now + ATTEMPT_LEASE_MS },
+  ]);
+}
+
+/**
+ * Made with its first attempt already made (by an outbox's handler, issue 36 item 2): the attempt
+ * recorded as `record_attempt` records one, in the creating commit, so the retries (1, 5, 30, 120,
+ * 720 minutes, courier 3.1) count from it and no attempt is due at once.
+ */
+export function createAttempted(
+  state: OutboundEventState,
+  event: NewOutboundEvent,
+  first: FirstAttempt,
+  ctx: Ctx,
+) {
+  const invalid = refusalOf(state, event);
+  if (invalid !== undefined) return invalid;
+  const created: OutboundEventEvent = { kind: "created", event, at: ctx.now };
+  const recorded = recordAttempt(evolve(null, created), first.attempt_id, first.outcome, ctx);
+  if (!recorded.ok) return recorded;
+  return ok([created, ...recorded.events], recorded.timers ? [...recorded.timers] : undefined);
+}
+
+/**
+ * Why `event` is not made: ok([]) when it is made already with the same body (the same event
+ * again is a no-op), a refusal when another body holds its id or it is no valid event; undefined
+ * when it is made now.
+ */
+function refusalOf(state: OutboundEventState, event: NewOutboundEvent) {
   if (state !== null) {
-    // The same event again is a no-op; another body under the same id is refused.
     if (state.raw_body === event.raw_body && state.event_type === event.event_type) return ok([]);
     return reject("exists_with_different_body", `event exists: ${event.event_id}`);
   }
@@ -49,13 +86,7 @@ export function create(
   if ((event.target === undefined) === (event.recipient === undefined)) {
     return reject("invalid_event", "an event has either a target or a recipient");
   }
-  const created: OutboundEventEvent = { kind: "created", event, at: ctx.now };
-  if (endpointKnownMissing) return endpointMissing(ctx, [created]);
-  // The first attempt is due at once: said in the creating commit, with the timer one lease
-  // later (as when it fires), instead of a timer due now whose firing is a commit of its own.
-  return ok([created, { kind: "attempt_due", at: ctx.now }], [
-    { op: "set", name: ATTEMPT_TIMER, at: ctx.now + ATTEMPT_LEASE_MS },
-  ]);
+  return undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   attemptDue,
   claim,
   create,
+  createAttempted,
   endpointSet,
   noteEndpointMissing,
   recordAttempt,
@@ -22,7 +23,9 @@ export function decide(
 ) {
   switch (command.kind) {
     case "create":
-      return create(state, command.event, command.endpoint_missing === true, ctx);
+      return command.first_attempt
+        ? createAttempted(state, command.event, command.first_attempt, ctx)
+        : create(state, command.event, command.endpoint_missing === true, ctx);
     case "record_attempt":
       return recordAttempt(state, command.attempt_id, command.outcome, ctx);
     case "requeue":

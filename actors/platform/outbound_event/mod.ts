@@ -23,6 +23,7 @@ import type {
 
 export * from "./types.ts";
 export * from "./summary.ts";
+export * from "./log.ts";
 
 export const outboundEventActor: ActorDefinition<
   OutboundEventState,

@@ -52,6 +52,12 @@ export type AttemptOutcome =
     readonly error: string | null;
   };
 
+/** An attempt made before its event's actor existed: its id and outcome. */
+export interface FirstAttempt {
+  readonly attempt_id: string;
+  readonly outcome: AttemptOutcome;
+}
+
 export interface AttemptRecord {
   readonly attempt_id: string;
   readonly at: number;
@@ -135,6 +141,12 @@ export type OutboundEventCommand =
      * a commit of its own a moment later.
      */
     readonly endpoint_missing?: boolean;
+    /**
+     * The creator already made the first attempt (an outbox's handler, issue 36 item 2): it is
+     * recorded in the creating commit, which schedules the retries from it, instead of an
+     * attempt due at once.
+     */
+    readonly first_attempt?: FirstAttempt;
   }
   | {
     readonly kind: "record_attempt";

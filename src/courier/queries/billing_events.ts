@@ -3,14 +3,16 @@
  * the billing event outbox, newest first (courier 4.3), and the events waiting for an endpoint.
  */
 import type { Kysely } from "kysely";
-import type {
-  OutboundEventSummary,
-  Recipient,
+import {
+  type OutboundEventSummary,
+  type Recipient,
+  summaryOf,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
 import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
+import { LOG_COLUMNS, loggedEventOfRow } from "./outbound_log.ts";
 
 interface OutboundEventValues {
   readonly stream: string;
@@ -80,7 +82,7 @@ export async function billingEventPage(
   page: PageRequest,
 ): Promise<KeysetPage<OutboundEventSummary>> {
   let q = db.selectFrom("outbound_events")
-    .select(["id", "created_at", snapshotData("outbound_event", "outbound_events.id").as("data")])
+    .select([...LOG_COLUMNS, snapshotData("outbound_event", "outbound_events.id").as("data")])
     .where("tenant", "=", tenant)
     .where("stream", "=", "billing");
   if (filters.status) q = q.where("status", "=", filters.status);
@@ -92,7 +94,12 @@ export async function billingEventPage(
     page,
     (r) => ({ at: r.created_at, id: r.id }),
   );
-  return { rows: snapshotsOf<OutboundEventSummary>(found.rows), next: found.next };
+  // An event no actor holds is its delivery-log row (issue 36 item 2).
+  const rows = found.rows.map((r) => {
+    const logged = r.data === null || r.data === undefined ? loggedEventOfRow(r) : null;
+    return { data: logged ? summaryOf(logged) : r.data };
+  });
+  return { rows: snapshotsOf<OutboundEventSummary>(rows), next: found.next };
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from "../rules/billing_events.ts";
 import { entryOf, type LedgerEntry } from "../rules/ledger.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
-import { createBillingEvent, type OutboxOptions } from "./billing_outbox.ts";
+import { type OutboxOptions, sendBillingEvent } from "./billing_outbox.ts";
 
 /**
  * The id of the billing event reporting `entry`, or null when the entry is no charge. A note's
@@ -123,7 +123,7 @@ export class ChargeEvents {
     eventType: string,
     shipment?: ChargeShipment | null,
   ): Promise<void> {
-    await createBillingEvent(this.#o, {
+    await sendBillingEvent(this.#o, {
       tenant,
       clientId: client.id,
       entry: { reference: entry.reference, kind: entry.kind },

@@ -128,10 +128,11 @@ export class BillingEvents {
       column: "le.event_id" | "le.resolved_event_id",
     ) =>
       eb.not(eb.exists(
-        eb.selectFrom("snapshots as s")
+        // Its row: projected from its actor, or the delivery log of one no actor holds.
+        eb.selectFrom("outbound_events as o")
           .select(sql`1`.as("one"))
-          .where("s.type", "=", outboundEventActor.type)
-          .whereRef("s.id", "=", column),
+          .whereRef("o.id", "=", column)
+          .whereRef("o.tenant", "=", "le.tenant"),
       ));
     const resolutionMissing = (eb: Parameters<typeof missing>[0]) =>
       eb.and([eb("le.resolved_event_id", "is not", null), missing(eb, "le.resolved_event_id")]);

@@ -1,14 +1,23 @@
 /**
  * Where billing events are made (courier 6.1): each is an `outbound_event` actor handed to the
- * delivery engine, made under an id derived from what it reports, so making it again (a change
- * heard twice, the sweeper, a second instance) changes nothing; and the client it bills, read
- * from its account.
+ * delivery engine, or, for a charge's event delivered at its first attempt, a delivery-log row
+ * (issue 36 item 2). Each is made under an id derived from what it reports, so making it again (a
+ * change heard twice, the sweeper, a second instance) changes nothing; and the client it bills,
+ * read from its account.
  */
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
-import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
+import type { Kysely } from "kysely";
+import {
+  type FirstAttempt,
+  type NewOutboundEvent,
+  outboundEventActor,
+  type Recipient,
+} from "../../../actors/platform/outbound_event/mod.ts";
 import type { BilledClient } from "../rules/billing_events.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
+import type { Database } from "../../db/schema.ts";
+import { writeDeliveredLog } from "../queries/outbound_log.ts";
 
 /** What making billing events needs. */
 export interface OutboxOptions {
@@ -18,6 +27,17 @@ export interface OutboxOptions {
    * its first attempt already noted as finding none. Without it, the delivery engine finds out.
    */
   readonly targets?: (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
+  /**
+   * The delivery engine's first attempt (src/platform/reactors/deliver.ts): with it and `db`, a
+   * charge's event is sent by its outbox's handler before any actor is made (sendBillingEvent).
+   */
+  readonly attemptFirst?: (
+    tenant: string,
+    event: NewOutboundEvent,
+    target: DeliveryTarget,
+  ) => Promise<FirstAttempt | null>;
+  /** Where an event delivered at its first attempt is logged (outbound_log.ts). */
+  readonly db?: Kysely<Database>;
 }
 
 /** One billing event to make: its id, type and body as sent, and what it reports. */
@@ -35,30 +55,82 @@ export interface BillingEventMade {
 
 /** Creates the billing event, or finds it made; a failure to make it is thrown. */
 export async function createBillingEvent(o: OutboxOptions, e: BillingEventMade): Promise<void> {
-  const recipient: Recipient = { kind: "courier" };
+  const event = newEventOf(e);
   // A failed lookup leaves the first attempt to the delivery engine, which looks again.
-  const target = await o.targets?.(e.tenant, recipient).catch(() => undefined);
-  const created = await o.runtime.ask(outboundEventActor, e.tenant, e.eventId, {
+  const target = await o.targets?.(e.tenant, COURIER).catch(() => undefined);
+  await make(o, e.tenant, event, { endpoint_missing: target === null });
+}
+
+/**
+ * Sends a billing event made by an outbox's handler (issue 36 item 2): the first attempt is made
+ * here, and an event it delivers is one delivery-log row, no actor. An actor is made only to wait
+ * for an endpoint, or to own the retries of a failed first attempt. At least once: a crash before
+ * the row is written leaves the outbox item, whose handling sends again; an event found made
+ * (its actor, or its row, which the runtime reads as the actor) is not sent again.
+ */
+export async function sendBillingEvent(o: OutboxOptions, e: BillingEventMade): Promise<void> {
+  const { attemptFirst, db, runtime } = o;
+  if (!attemptFirst || !db) return await createBillingEvent(o, e);
+  const event = newEventOf(e);
+  const target = await o.targets?.(e.tenant, COURIER).catch(() => undefined);
+  // None set: it waits for one (courier 3.1); a failed lookup: the engine looks again. Made as
+  // before, with no read first: a row already written is only a crash's, with the endpoint
+  // cleared since, and costs a second delivery of the same id, which receivers dedupe (6.1).
+  if (!target) return await make(o, e.tenant, event, { endpoint_missing: target === null });
+  const held = await runtime.read(outboundEventActor, e.tenant, e.eventId, { kind: "get" });
+  if (held.ok) return;
+  if (held.code !== "not_found") {
+    throw new Error(`billing event ${e.eventId}: ${held.code}: ${held.message}`);
+  }
+  const createdAt = runtime.clock.now();
+  const first = await attemptFirst(e.tenant, event, target);
+  // Not attempted (the tenant's first attempts are at their cap): the engine attempts it.
+  if (first === null) return await make(o, e.tenant, event, { endpoint_missing: false });
+  if (first.outcome.result === "delivered") {
+    const attempt = { ...first, at: runtime.clock.now() };
+    const logged = await writeDeliveredLog(db, e.tenant, { event, created_at: createdAt, attempt })
+      .then(() => true, () => false);
+    if (logged) return;
+    // The query side refused the row: the actor holds the delivery instead (never sent twice).
+  }
+  // spec: courier 3.1: retried after 1, 5, 30, 120 and 720 minutes, counted from this attempt.
+  await make(o, e.tenant, event, { first_attempt: first });
+}
+
+const COURIER: Recipient = { kind: "courier" };
+
+function newEventOf(e: BillingEventMade): NewOutboundEvent {
+  return {
+    event_id: e.eventId,
+    stream: "billing",
+    event_type: e.eventType,
+    raw_body: e.rawBody,
+    recipient: COURIER,
+    entry: e.entry === null ? null : { client_id: e.clientId, ...e.entry },
+    // spec: courier 4.3: a completion is its shipment's client's too, for the outbox by client.
+    client_id: e.clientId,
+    ...(e.requestId === undefined ? {} : { request_id: e.requestId }),
+  };
+}
+
+/** Makes the event's actor, or finds it made; a failure to make it is thrown. */
+async function make(
+  o: OutboxOptions,
+  tenant: string,
+  event: NewOutboundEvent,
+  first: { endpoint_missing: boolean } | { first_attempt: FirstAttempt },
+): Promise<void> {
+  // Derived from a change heard now: new unless the change is heard again, when the commit's
+  // check finds the stored event (AskOptions.fresh).
+  const created = await o.runtime.ask(outboundEventActor, tenant, event.event_id, {
     kind: "create",
-    event: {
-      event_id: e.eventId,
-      stream: "billing",
-      event_type: e.eventType,
-      raw_body: e.rawBody,
-      recipient,
-      entry: e.entry === null ? null : { client_id: e.clientId, ...e.entry },
-      // spec: courier 4.3: a completion is its shipment's client's too, for the outbox by client.
-      client_id: e.clientId,
-      ...(e.requestId === undefined ? {} : { request_id: e.requestId }),
-    },
-    endpoint_missing: target === null,
-    // Derived from a change heard now: new unless the change is heard again, when the
-    // commit's check finds the stored event (AskOptions.fresh).
+    event,
+    ...first,
   }, { fresh: true });
   // The same event made twice with other bytes (a client renamed between two emissions) is
   // the event already made: it stands.
   if (!created.ok && created.code !== "exists_with_different_body") {
-    throw new Error(`billing event ${e.eventId}: ${created.code}: ${created.message}`);
+    throw new Error(`billing event ${event.event_id}: ${created.code}: ${created.message}`);
   }
 }
 

@@ -19,6 +19,8 @@
  * raises, outbound_alerts.ts.
  */
 import {
+  type FirstAttempt,
+  type NewOutboundEvent,
   outboundEventActor,
   type OutboundEventSummary,
   type Recipient,
@@ -98,6 +100,8 @@ export class OutboundDelivery {
   readonly #running = new Set<string>();
   readonly #tenantRunning = new Map<string, number>();
   readonly #inflight = new Set<Promise<unknown>>();
+  /** First attempts under way (attemptFirst), per tenant. */
+  readonly #firstRunning = new Map<string, number>();
   /** Tracked apart from attempts: close() waits for the alerts a change is raising. */
   readonly #changes: UnitReactor<DueAlert>;
   #closed = false;
@@ -243,6 +247,35 @@ export class OutboundDelivery {
     });
     if (!recorded.ok) this.#report(new Error(recorded.message), `record attempt ${id}`);
     return true;
+  }
+
+  /**
+   * The first attempt of an event no actor holds yet, made at once to `target` by whoever is
+   * about to make the event (an outbox's handler, issue 36 item 2): signed, sent, logged and
+   * counted as any attempt; answers its id and outcome, which the caller records (a delivery-log
+   * row, or the actor made with it). Never throws: a failure is an outcome. Null: not attempted,
+   * the tenant has TENANT_INFLIGHT_ATTEMPTS_MAX first attempts under way (an endpoint answering
+   * slowly holds no more of the outbox's handlers): the caller makes the event's actor, whose
+   * attempt the pumps make under their caps.
+   */
+  async attemptFirst(
+    tenant: string,
+    event: NewOutboundEvent,
+    target: DeliveryTarget,
+  ): Promise<FirstAttempt | null> {
+    const running = this.#firstRunning.get(tenant) ?? 0;
+    if (running >= TENANT_INFLIGHT_ATTEMPTS_MAX) return null;
+    this.#firstRunning.set(tenant, running + 1);
+    try {
+      const attemptId = newId("att");
+      const outcome = await sendAttempt(this.#attempts, tenant, event, attemptId, target);
+      observeAttempt(this.#observer, tenant, event, attemptId, outcome);
+      return { attempt_id: attemptId, outcome };
+    } finally {
+      const left = (this.#firstRunning.get(tenant) ?? 1) - 1;
+      if (left > 0) this.#firstRunning.set(tenant, left);
+      else this.#firstRunning.delete(tenant);
+    }
   }
 
   /** Stops taking due events and waits for the attempts under way (their leases cover a crash). */

@@ -43,11 +43,17 @@ export interface AttemptDeps {
   readonly targets?: TargetLookup | undefined;
 }
 
+/** What an attempt sends of an event: made (an actor's) or about to be (an outbox item's). */
+export type SendableEvent = Pick<
+  OutboundEvent,
+  "event_id" | "stream" | "event_type" | "raw_body" | "target" | "recipient"
+>;
+
 /** Makes one attempt of `event`; `known`: its target as already looked up for this attempt. */
 export async function sendAttempt(
   deps: AttemptDeps,
   tenant: string,
-  event: OutboundEvent,
+  event: SendableEvent,
   attemptId: string,
   known?: DeliveryTarget,
 ): Promise<AttemptOutcome> {
@@ -110,7 +116,7 @@ async function post(
 async function signedHeaders(
   deps: AttemptDeps,
   tenant: string,
-  event: OutboundEvent,
+  event: SendableEvent,
   target: DeliveryTarget,
   attemptId: string,
 ): Promise<Record<string, string>> {

@@ -245,6 +245,7 @@ Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapsho
     "0017_more_read_tables",
     "0018_rate_counters",
     "0019_business_trips",
+    "0020_outbound_log",
   ]);
 
   const stored = await rowsOf(t, "shipments");
@@ -262,7 +263,11 @@ Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapsho
   for (const o of OTHERS) {
     const rows = await rowsOf(t, o.table.table);
     const values = o.table.rowOf(o.data as unknown as Record<string, unknown>);
-    assert.deepEqual(rows.get(o.id), { id: o.id, tenant: "ten", version: 3, ...values }, o.id);
+    // The projection's columns (outbound_events' delivery-log ones, migration 0020, are not).
+    const row = rows.get(o.id) as Record<string, unknown>;
+    const projected = ["id", "tenant", "version", ...Object.keys(o.table.columns)];
+    const kept = Object.fromEntries(projected.map((k) => [k, row?.[k]]));
+    assert.deepEqual(kept, { id: o.id, tenant: "ten", version: 3, ...values }, o.id);
   }
   assert.deepEqual([...(await rowsOf(t, "quotes")).keys()], ["PR-1"], "only quotations");
   const parked = await t.db.selectFrom("parked_changes").select(["projection", "digest"])
