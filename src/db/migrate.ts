@@ -23,6 +23,7 @@ import * as m0016 from "../../migrations/0016_read_tables.ts";
 import * as m0017 from "../../migrations/0017_more_read_tables.ts";
 import * as m0018 from "../../migrations/0018_rate_counters.ts";
 import * as m0019 from "../../migrations/0019_business_trips.ts";
+import * as m0020 from "../../migrations/0020_business_trips_type.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -45,6 +46,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0017_more_read_tables", m0017],
   ["0018_rate_counters", m0018],
   ["0019_business_trips", m0019],
+  ["0020_business_trips_type", m0020],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -196,6 +196,7 @@ const OTHERS = [
     data: {
       id: 4,
       reference: "BK-1",
+      type: "ride",
       created_at: DAY,
       status: "cancelled",
       is_test: false,
@@ -245,6 +246,7 @@ Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapsho
     "0017_more_read_tables",
     "0018_rate_counters",
     "0019_business_trips",
+    "0020_business_trips_type",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -16,7 +16,8 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
     try {
       const b = await fundedBusiness(t);
       const c = await fundedBusiness(t);
-      for (const [key, url] of [[b.api_key, receiver.url], [c.api_key, other.url]]) {
+      const pairs: [string, string][] = [[b.api_key, receiver.url], [c.api_key, other.url]];
+      for (const [key, url] of pairs) {
         const r = await t.call("PATCH", "/business/profile", { key, body: { webhook_url: url } });
         assert.equal(r.status, 200, JSON.stringify(r.body));
       }
