@@ -8,7 +8,8 @@
  *    DATABASE_URL (embedded PGlite when unset, which is not a fair baseline and says so).
  * 3. The ratio; p50/p99 latency of one command; resident memory per 10,000 idle actors.
  * 4. Bookings over HTTP, with the CPU each cost and the ceiling of routes that book nothing
- *    (booking.ts), outbound events and the CSV export (outbound.ts), open shipments and their
+ *    (booking.ts), Business API bookings on a hot wallet, over 1,000 businesses and replayed
+ *    (business_book.ts), outbound events and the CSV export (outbound.ts), open shipments and their
  *    deadlines (shipments.ts), the live board (board.ts), the operations board's list with
  *    50,000 open shipments (board_list.ts), runs (runs.ts), client bulk and CSV booking
  *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
@@ -20,7 +21,7 @@
  * parts that ran. The booking part runs on the embedded defaults and, when DATABASE_URL is set,
  * on Postgres too (NATS when NATS_URL is set); unset, the `*_postgres` figures are NaN.
  *
- * BENCH_ONLY=<part> runs one part alone: runtime, booking, outbound, shipments, board,
+ * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, observability or request_path.
  */
 import postgres from "postgres";
@@ -31,6 +32,7 @@ import { KvActorStore } from "../src/runtime/kv_store.ts";
 import { SystemClock } from "../src/runtime/clock.ts";
 import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { bookingBench } from "./booking.ts";
+import { businessBookBench } from "./business_book.ts";
 import { outboundBench } from "./outbound.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
@@ -244,6 +246,7 @@ async function runtimeBench(): Promise<void> {
 const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   runtime: runtimeBench,
   booking: bookingBench,
+  business_book: businessBookBench,
   outbound: outboundBench,
   shipments: shipmentsBench,
   board: boardBench,

@@ -18,6 +18,9 @@ import { define, z } from "../../src/http/route.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
 import { tripPage } from "../../src/business/queries/trips.ts";
+import { tripsCsvStream } from "../../src/business/queries/trips_export.ts";
+import { TRIP_STATUSES } from "../../src/business/rules/trip_status.ts";
+import { rangeBound } from "../../src/domain/range_bound.ts";
 import { Refused } from "../../src/runtime/actor.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
@@ -159,6 +162,75 @@ function listRoutes(api: Api): void {
   }
 }
 
+/** spec: business 4.1: `from` and `to`, a day (whole, UTC) or an instant with its offset. */
+function Bound(edge: "start" | "end") {
+  return z.string().max(40).superRefine((text, ctx) => {
+    const bound = rangeBound(text, edge);
+    if (!bound.ok) ctx.addIssue({ code: "custom", message: bound.message });
+  }).openapi({ example: edge === "start" ? "2026-11-01" : "2026-11-30T18:00:00+02:00" });
+}
+
+/** A bound already checked by its schema, as epoch ms. */
+function boundAt(text: string | undefined, edge: "start" | "end"): number | null {
+  const bound = text === undefined ? null : rangeBound(text, edge);
+  return bound?.ok ? bound.at.getTime() : null;
+}
+
+const ExportQuery = z.object({
+  from: Bound("start").optional().openapi({
+    description: "Created at or after: YYYY-MM-DD (from 00:00 UTC) or an ISO 8601 instant",
+  }),
+  to: Bound("end").optional().openapi({
+    description: "Created at or before: YYYY-MM-DD (to the day's end, UTC) or an ISO 8601 instant",
+  }),
+  type: z.enum(["ride", "parcel"]).optional(),
+  status: z.enum(TRIP_STATUSES).optional(),
+}).superRefine((q, ctx) => {
+  const from = boundAt(q.from, "start");
+  const to = boundAt(q.to, "end");
+  if (from !== null && to !== null && to < from) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
+  }
+});
+
+function exportRoute(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/trips/export",
+    summary: "The trips as CSV, oldest first, matching from, to, type and status",
+    description: "Streamed from the trips' read table (which trails a booking by the projection " +
+      "lag) in bounded memory. Columns, in this order: reference, id, external_reference, type, " +
+      "segment, status, created_at, scheduled_at, completed_at, cancelled_at, passenger_name, " +
+      "passenger_phone, pickup_address, stops (how many), dest_address, vehicle_type_id, " +
+      "distance_km, billing_amount, billing_currency, refund_amount, expense_code, is_test. " +
+      "Times are ISO 8601 in UTC; amounts are decimals in billing_currency.",
+    tag,
+    security,
+    // spec: business 5: the deliveries scope does not list the export: a partner key is refused.
+    middleware: [business()],
+    query: ExportQuery,
+    produces: "text/csv",
+    refusals: {
+      validation_failed: "from or to is no day or instant, to is before from, or type or " +
+        "status is none of the documented values: each is named",
+    },
+  }, async (c, { query }) => {
+    const { env, tenant } = businessCall(c);
+    const csv = await tripsCsvStream(env.db, tenant, {
+      from: boundAt(query.from, "start"),
+      to: boundAt(query.to, "end"),
+      type: query.type ?? null,
+      status: query.status ?? null,
+    });
+    return new Response(csv, {
+      headers: {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": 'attachment; filename="trips.csv"',
+      },
+    });
+  });
+}
+
 function tripRoutes(api: Api): void {
   define(api, {
     method: "get",
@@ -219,5 +291,6 @@ export function tripsRoutes(api: Api): void {
   bookRoute(api);
   // Before /business/trips/{id}: `active` is no trip.
   listRoutes(api);
+  exportRoute(api);
   tripRoutes(api);
 }

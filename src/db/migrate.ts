@@ -24,6 +24,7 @@ import * as m0017 from "../../migrations/0017_more_read_tables.ts";
 import * as m0018 from "../../migrations/0018_rate_counters.ts";
 import * as m0019 from "../../migrations/0019_business_trips.ts";
 import * as m0020 from "../../migrations/0020_outbound_log.ts";
+import * as m0021 from "../../migrations/0021_business_trips_type.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -47,6 +48,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0018_rate_counters", m0018],
   ["0019_business_trips", m0019],
   ["0020_outbound_log", m0020],
+  ["0021_business_trips_type", m0021],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -266,6 +266,8 @@ export interface BusinessTripTable extends VersionedRow {
   created_at: Millis;
   /** `YYYY-MM` of created_at in UTC. */
   month: string;
+  /** `ride` or `parcel` (2.1). */
+  type: string;
   status: string;
   /** 1 while the trip is not final (3.1), else 0. */
   active: number;

@@ -24,3 +24,45 @@ export function spreadsheetSafe(cell: string): string {
 export function csvLines(rows: readonly (readonly string[])[]): string {
   return stringify(rows.map((row) => row.map(spreadsheetSafe)));
 }
+
+/**
+ * A CSV file as a stream: the header, then the rows as `rows` gives them, `chunk` at a time, so
+ * memory holds one chunk however long the file. Reads the first rows before answering: a query
+ * that fails does so before a 200 is sent, not as a file cut short after its header.
+ */
+export async function csvStream<R>(
+  header: readonly string[],
+  rows: AsyncIterable<R>,
+  cellsOf: (row: R) => readonly string[],
+  chunk: number,
+): Promise<ReadableStream<Uint8Array>> {
+  const encoder = new TextEncoder();
+  const source = rows[Symbol.asyncIterator]();
+  let ahead: IteratorResult<R> | null = await source.next();
+  let headerSent = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(csvLines([header])));
+        return;
+      }
+      const lines: (readonly string[])[] = [];
+      let done = false;
+      while (lines.length < chunk) {
+        const next = ahead ?? await source.next();
+        ahead = null;
+        if (next.done) {
+          done = true;
+          break;
+        }
+        lines.push(cellsOf(next.value));
+      }
+      if (lines.length > 0) controller.enqueue(encoder.encode(csvLines(lines)));
+      if (done) controller.close();
+    },
+    async cancel() {
+      await source.return?.();
+    },
+  });
+}

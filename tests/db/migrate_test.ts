@@ -66,6 +66,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0018_rate_counters",
     "0019_business_trips",
     "0020_outbound_log",
+    "0021_business_trips_type",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -98,6 +99,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0018_rate_counters",
     "0019_business_trips",
     "0020_outbound_log",
+    "0021_business_trips_type",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -239,6 +241,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0018_rate_counters",
     "0019_business_trips",
     "0020_outbound_log",
+    "0021_business_trips_type",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -315,6 +318,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0018_rate_counters",
     "0019_business_trips",
     "0020_outbound_log",
+    "0021_business_trips_type",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -343,6 +347,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0018_rate_counters",
     "0019_business_trips",
     "0020_outbound_log",
+    "0021_business_trips_type",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -16,6 +16,7 @@ interface TripValues {
   readonly number: number;
   readonly created_at: number;
   readonly month: string;
+  readonly type: string;
   readonly status: string;
   readonly active: number;
   readonly is_test: number;
@@ -36,6 +37,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
     number: "bigint",
     created_at: "bigint",
     month: "text",
+    type: "text",
     status: "text",
     active: "integer",
     is_test: "integer",
@@ -51,6 +53,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
       number: t.id,
       created_at: t.created_at,
       month: new Date(t.created_at).toISOString().slice(0, 7),
+      type: t.type,
       status: t.status,
       active: TRIP_STATUS_FLAGS[t.status as TripStatus]?.final ? 0 : 1,
       is_test: t.is_test ? 1 : 0,

@@ -196,6 +196,7 @@ const OTHERS = [
     data: {
       id: 4,
       reference: "BK-1",
+      type: "ride",
       created_at: DAY,
       status: "cancelled",
       is_test: false,
@@ -246,6 +247,7 @@ Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapsho
     "0018_rate_counters",
     "0019_business_trips",
     "0020_outbound_log",
+    "0021_business_trips_type",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -4,7 +4,7 @@
  * exported before the file is read, so an entry is never marked without being in the file.
  */
 import { billingCsvStream, type ExportRange, markExported } from "../../queries/billing_export.ts";
-import { EXPORT_BOUND_YEAR_MAX, EXPORT_BOUND_YEAR_MIN } from "../../../limits.ts";
+import { rangeBound } from "../../../domain/range_bound.ts";
 import { newId } from "../../../runtime/ids.ts";
 import type { Deps } from "../../../environment.ts";
 import { type BillingCaller, readAccount, refuseField } from "./account.ts";
@@ -66,22 +66,8 @@ async function exportRange(
 }
 
 function boundOf(text: string, edge: "start" | "end", path: string): Date {
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(text)
-    ? new Date(`${text}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}Z`)
-    : new Date(text);
-  if (Number.isNaN(date.getTime())) refuseField(path, "not a date");
-  // spec: courier 4.3: the range names calendar days; Date rolls 2026-11-31 into December, so a
-  // "November" file would take (and a POST mark) December's entries.
-  const [y, m, d] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d));
-  if (day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) {
-    refuseField(path, `no such day: ${text.slice(0, 10)}`);
-  }
-  // Checked here, so that the query never meets a time Postgres cannot hold (a 500 on POST, a
-  // cut-off file on GET).
-  const year = date.getUTCFullYear();
-  if (year < EXPORT_BOUND_YEAR_MIN || year > EXPORT_BOUND_YEAR_MAX) {
-    refuseField(path, `a date from ${EXPORT_BOUND_YEAR_MIN} to ${EXPORT_BOUND_YEAR_MAX}: ${text}`);
-  }
-  return date;
+  // spec: courier 4.3: the range names calendar days, each checked to exist.
+  const bound = rangeBound(text, edge);
+  if (!bound.ok) refuseField(path, bound.message);
+  return bound.at;
 }
