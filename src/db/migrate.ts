@@ -21,6 +21,7 @@ import * as m0014 from "../../migrations/0014_parked_changes.ts";
 import * as m0015 from "../../migrations/0015_parked_ledger_holds.ts";
 import * as m0016 from "../../migrations/0016_read_tables.ts";
 import * as m0017 from "../../migrations/0017_more_read_tables.ts";
+import * as m0018 from "../../migrations/0018_search_prefixes.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -41,6 +42,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0015_parked_ledger_holds", m0015],
   ["0016_read_tables", m0016],
   ["0017_more_read_tables", m0017],
+  ["0018_search_prefixes", m0018],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

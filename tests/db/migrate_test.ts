@@ -61,6 +61,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0015_parked_ledger_holds",
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_search_prefixes",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -90,6 +91,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0015_parked_ledger_holds",
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_search_prefixes",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -228,6 +230,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0015_parked_ledger_holds",
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_search_prefixes",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -301,6 +304,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0015_parked_ledger_holds",
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_search_prefixes",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -326,6 +330,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0015_parked_ledger_holds",
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_search_prefixes",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();
