@@ -201,7 +201,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -226,6 +226,7 @@ Deno.test("migrations 0016, 0017: the read tables are rebuilt from the snapshots
   assert.deepEqual(await migrateToLatest(t.db, t.schema), [
     "0016_read_tables",
     "0017_more_read_tables",
+    "0018_search_prefixes",
   ]);
 
   const stored = await rowsOf(t, "shipments");
