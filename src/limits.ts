@@ -261,6 +261,11 @@ export const EXPORT_BOUND_YEAR_MAX = 9999;
 
 /** Ledger entry references, invoice ids and waybills: short, stable strings (courier 2.6). */
 export const REFERENCE_CHARS_MAX = 80;
+/**
+ * Clients whose name a search's `q` starts with, looked up before the shipments: a short `q`
+ * matching more names is still answered by its references, and the shipments' IN list stays short.
+ */
+export const SEARCH_CLIENTS_MAX = 100;
 /** Reasons, evidence paths and source event names a ledger entry keeps (courier 2.6). */
 export const TEXT_CHARS_MAX = 500;
 /**

@@ -203,6 +203,11 @@ export function billingEventRoutes(api: Api): void {
     method: "post",
     path: "/business/courier/billing/export",
     summary: "The billing export file (CSV), one row per entry; marks pending entries exported",
+    description: "Marks the range's pending entries exported, and also any pending entry dated " +
+      "before `from` that an earlier export's range covered (it reached the ledger after that " +
+      "export): every entry goes out in exactly one export. The file is the range in stored " +
+      "states with those carried-over entries, less any entry that reached the ledger after " +
+      "this export marked (the next export takes it).",
     tag,
     security: "business",
     middleware: admin,

@@ -55,7 +55,10 @@ const BoardQuery = z.object({
   next_owner: z.enum(OWNER_ROLES).optional(),
   client_id: Text(64).optional(),
   facility_id: Text(120).optional(),
-  q: Text(120).optional(),
+  q: Text(120).openapi({
+    description: "Shipments whose waybill, external reference, consignee's or client's name " +
+      "starts with this, in any case",
+  }).optional(),
   overdue: z.enum(["0", "1"]).optional(),
   open_alerts: z.enum(["0", "1"]).optional(),
   include_closed: z.enum(["0", "1"]).optional(),

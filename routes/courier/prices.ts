@@ -290,8 +290,9 @@ export function priceRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: "/business/courier/shipments",
-    summary: "Find shipments by waybill, external customer code, billing or order reference " +
-      "(exact), newest booked first; `meta.next_cursor` pages on",
+    summary: "Find shipments whose waybill, external customer code, billing or order " +
+      "reference, consignee's or client's name starts with `q` (any case), newest booked " +
+      "first; `meta.next_cursor` pages on",
     tag,
     security: "business",
     middleware: [business({ scope: "shipments:view-own" }), courierPlatform],

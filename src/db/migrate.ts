@@ -25,6 +25,7 @@ import * as m0018 from "../../migrations/0018_rate_counters.ts";
 import * as m0019 from "../../migrations/0019_business_trips.ts";
 import * as m0020 from "../../migrations/0020_outbound_log.ts";
 import * as m0021 from "../../migrations/0021_business_trips_type.ts";
+import * as m0022 from "../../migrations/0022_search_prefixes.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -49,6 +50,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0019_business_trips", m0019],
   ["0020_outbound_log", m0020],
   ["0021_business_trips_type", m0021],
+  ["0022_search_prefixes", m0022],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -232,6 +232,8 @@ export interface ShipmentTable extends VersionedRow {
   external_customer_code: string | null;
   external_billing_reference: string | null;
   client_order_reference: string | null;
+  /** The consignee's name (the board's and the search's `q`). */
+  recipient_name: string | null;
   /** The most recently scanned piece's holder and facility. */
   custody_holder: string | null;
   custody_facility_id: string | null;
@@ -375,6 +377,8 @@ export interface ChecklistTable extends VersionedRow {
 /** A courier's client account: its code, for the billing export (courier 3.1). */
 export interface CourierClientTable extends VersionedRow {
   code: string;
+  /** The client's name (`q` on the board and the shipment search); null until projected. */
+  name: string | null;
 }
 
 /** Bus work deferred past its retries (the operator's list). */

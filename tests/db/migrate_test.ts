@@ -67,6 +67,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0019_business_trips",
     "0020_outbound_log",
     "0021_business_trips_type",
+    "0022_search_prefixes",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -100,6 +101,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0019_business_trips",
     "0020_outbound_log",
     "0021_business_trips_type",
+    "0022_search_prefixes",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -242,6 +244,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0019_business_trips",
     "0020_outbound_log",
     "0021_business_trips_type",
+    "0022_search_prefixes",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -319,6 +322,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0019_business_trips",
     "0020_outbound_log",
     "0021_business_trips_type",
+    "0022_search_prefixes",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -348,6 +352,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0019_business_trips",
     "0020_outbound_log",
     "0021_business_trips_type",
+    "0022_search_prefixes",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -5,6 +5,10 @@
  * The export state of an entry is kept here, not in an actor: an export of a million entries
  * marks them in one statement, and "exported" is a fact about the file the query side produced.
  * Each export is also recorded in `billing_exports` (who, when, which range, how many marked).
+ * The projection lags: an entry may reach `ledger_entries` after an export whose range covers its
+ * date. It is still pending, so the next POST of that client takes it, whatever its own range
+ * (`carriedOver`), and a POST's file leaves out what it found pending but did not take: every
+ * entry goes out in exactly one export, never in none.
  * What the courier's system reports back (acknowledged and beyond) is held by the entry's billing
  * event actor and read from its snapshot; the file shows the furthest of the two.
  */
@@ -41,7 +45,7 @@ export async function markExported(
   return await db.transaction().execute(async (trx) => {
     const result = await trx.updateTable("ledger_entries")
       .set({ export_state: "exported", exported_by: exportId, updated_at: sql<Date>`now()` })
-      .where((eb) => eb.and(rangeConditions(range, null)))
+      .where(takenConditions(range, "ledger_entries"))
       .where("export_state", "=", "pending")
       // spec: courier 2.6 rule 4: an entry awaiting its rate has no amount to book yet; once
       // resolved it is booked at its resolution and goes out, converted, in the export covering
@@ -76,6 +80,41 @@ function rangeConditions(range: ExportRange, alias: string | null): RawBuilder<S
   if (range.from !== null) conditions.push(sql<SqlBool>`${col("created_at")} >= ${range.from}`);
   if (range.to !== null) conditions.push(sql<SqlBool>`${col("created_at")} <= ${range.to}`);
   return conditions;
+}
+
+/**
+ * The entries a POST takes (when pending): those of its range, and those dated before its `from`
+ * that an earlier export's range covered: they reached the query side after that export, and no
+ * later range would hold them.
+ */
+function takenConditions(range: ExportRange, alias: string): RawBuilder<SqlBool> {
+  const within = sql.join(rangeConditions(range, alias), sql` and `);
+  if (range.from === null) return sql<SqlBool>`(${within})`;
+  const upTo = sql.join(rangeConditions({ ...range, from: null }, alias), sql` and `);
+  return sql<SqlBool>`((${within}) or (${upTo} and ${carriedOver(alias)}))`;
+}
+
+/** An earlier export's range covers the entry's date (the entry, still pending, missed it). */
+function carriedOver(alias: string): RawBuilder<SqlBool> {
+  const col = (name: string) => sql.ref(`${alias}.${name}`);
+  return sql<SqlBool>`exists (
+    select 1 from billing_exports x
+    where x.tenant = ${col("tenant")}
+      and (x.client_id is null or x.client_id = ${col("client_id")})
+      and (x.from_date is null or x.from_date::timestamptz <= ${col("created_at")})
+      and ${col("created_at")} <= least(x.as_of, coalesce(x.to_date::timestamptz, x.as_of)))`;
+}
+
+/**
+ * A POST's file (`exportId`): its range in stored states, less the entries it found pending but
+ * did not take (they reached the query side after its marking: the next export takes them, so
+ * they are in one file, not two), plus those it carried over from before its range.
+ */
+function fileConditions(range: ExportRange, exportId: string | null): RawBuilder<SqlBool> {
+  const within = sql.join(rangeConditions(range, "le"), sql` and `);
+  if (exportId === null) return sql<SqlBool>`(${within})`;
+  return sql<SqlBool>`((${within} and not (le.export_state = 'pending'
+    and le.status <> 'unresolved_fx')) or le.exported_by = ${exportId})`;
 }
 
 interface FileRow {
@@ -114,12 +153,14 @@ interface FileRow {
  * The file of a range as a stream of CSV text: the header, then one row per entry, oldest first,
  * each in its stored state (a POST's own file, made after its marking, shows its entries exported:
  * courier 3.1, pending to exported, one CSV row per entry).
+ * A POST's file is that of its export (`fileConditions`); a preview's (`exportId` null), the range.
  * Answers once the query has given its first rows: a query that fails does so before the
  * answer's 200 is sent, not as a file cut short after its header.
  */
 export async function billingCsvStream(
   db: Kysely<Database>,
   range: ExportRange,
+  exportId: string | null = null,
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
   const query = ledgerWithEvents(db)
@@ -160,7 +201,7 @@ export async function billingCsvStream(
       "le.export_state",
       ...eventColumns(),
     ])
-    .where((eb) => eb.and(rangeConditions(range, "le")));
+    .where(fileConditions(range, exportId));
   const rows = query.orderBy("le.created_at").orderBy("le.client_id").orderBy("le.seq")
     .stream(EXPORT_CHUNK_ROWS)[Symbol.asyncIterator]();
   let ahead: IteratorResult<unknown> | null = await rows.next();

@@ -6,15 +6,16 @@ import type { ReadTable } from "../../db/read_tables.ts";
 
 interface ClientValues {
   readonly code: string;
+  readonly name: string | null;
 }
 
 /** The `courier_clients` read table: one row per client account. */
 export const courierClientsTable: ReadTable<ClientValues> = {
   table: "courier_clients",
   actorType: "courier_client",
-  columns: { code: "text" },
-  rowOf: ({ code }) => {
+  columns: { code: "text", name: "text" },
+  rowOf: ({ code, name }) => {
     if (typeof code !== "string") throw new TypeError("a client snapshot must have a code");
-    return { code };
+    return { code, name: typeof name === "string" ? name : null };
   },
 };

@@ -7,6 +7,7 @@ import { type ExpressionBuilder, type Kysely, sql, type SqlBool } from "kysely";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database, ShipmentRow } from "../../db/schema.ts";
 import { waybillSpellings } from "../rules/waybill.ts";
+import { searchMatches, type ShipmentSearch, shipmentSearch } from "./search.ts";
 import {
   boardRow,
   type OperationsRow,
@@ -27,6 +28,7 @@ export const shipmentsTable: ReadTable<ShipmentValues> = {
     external_customer_code: "text",
     external_billing_reference: "text",
     client_order_reference: "text",
+    recipient_name: "text",
     custody_holder: "text",
     custody_facility_id: "text",
     facility_ids: "text[]",
@@ -79,9 +81,10 @@ export async function operationsBoard(
   healths: readonly string[],
 ): Promise<BoardPage> {
   const { now } = page;
+  const search = filters.q ? await shipmentSearch(db, tenant, filters.q) : null;
   const [rows, counts] = await Promise.all([
-    boardRows(db, tenant, filters, page),
-    countsByHealth(db, tenant, filters, now),
+    boardRows(db, tenant, filters, search, page),
+    countsByHealth(db, tenant, filters, search, now),
   ]);
   const byHealth: Record<string, number> = Object.fromEntries(healths.map((h) => [h, 0]));
   for (const r of counts) byHealth[String(r.health)] = r.n;
@@ -102,12 +105,13 @@ async function boardRows(
   db: Kysely<Database>,
   tenant: string,
   filters: BoardFilters,
+  search: ShipmentSearch | null,
   page: { readonly now: number; readonly limit: number; readonly offset: number },
 ): Promise<(ShipmentRow & { open_alerts: number })[]> {
   const rows = db.selectFrom("shipments").selectAll()
     // Each row's open alerts, from the alerts' index: no round trip of its own.
     .select((eb) => openAlerts(eb).as("open_alerts"))
-    .where((eb) => boardWhere(eb, tenant, filters, page.now, true))
+    .where((eb) => boardWhere(eb, tenant, { filters, search }, page.now, true))
     .orderBy(sql`first_due_at asc nulls last`)
     .orderBy("id")
     .limit(page.limit)
@@ -138,12 +142,13 @@ async function countsByHealth(
   db: Kysely<Database>,
   tenant: string,
   filters: BoardFilters,
+  search: ShipmentSearch | null,
   now: number,
 ): Promise<{ health: string | null; n: number }[]> {
   if (!countedAhead(filters)) {
     const rows = await db.selectFrom("shipments")
       .select((eb) => ["health", eb.fn.countAll<number>().as("n")])
-      .where((eb) => boardWhere(eb, tenant, filters, now, false))
+      .where((eb) => boardWhere(eb, tenant, { filters, search }, now, false))
       .groupBy("health")
       .execute();
     return rows.map((r) => ({ health: r.health, n: Number(r.n) }));
@@ -167,7 +172,7 @@ export function valuesOf(r: ShipmentRow): ShipmentValues {
 function boardWhere(
   eb: ExpressionBuilder<Database, "shipments">,
   tenant: string,
-  f: BoardFilters,
+  { filters: f, search }: { filters: BoardFilters; search: ShipmentSearch | null },
   now: number,
   withHealth: boolean,
 ) {
@@ -179,7 +184,8 @@ function boardWhere(
   if (f.facility_id) {
     conditions.push(eb(sql<SqlBool>`facility_ids @> array[${f.facility_id}]::text[]`, "=", true));
   }
-  if (f.q) conditions.push(referenceIs(eb, f.q));
+  // spec: courier 4.4 q: by prefix of a reference or a name, in any case (search.ts).
+  if (search) conditions.push(searchMatches(eb, search));
   if (f.overdue === "1") conditions.push(eb("first_due_at", "<=", now));
   if (f.open_alerts === "1") conditions.push(eb.exists(openAlertsOf(eb).select(sql`1`.as("one"))));
   return eb.and(conditions);

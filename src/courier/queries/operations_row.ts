@@ -54,6 +54,7 @@ export interface ShipmentValues {
   readonly external_customer_code: string | null;
   readonly external_billing_reference: string | null;
   readonly client_order_reference: string | null;
+  readonly recipient_name: string | null;
   readonly custody_holder: string | null;
   readonly custody_facility_id: string | null;
   readonly facility_ids: readonly string[];
@@ -99,6 +100,7 @@ export function shipmentValues(s: ShipmentSnapshot): ShipmentValues {
     external_customer_code: s.references?.external_customer_code ?? null,
     external_billing_reference: s.references?.external_billing_reference ?? null,
     client_order_reference: s.references?.client_order_reference ?? null,
+    recipient_name: s.recipient?.name ?? null,
     custody_holder: latest?.holder ?? null,
     custody_facility_id: latest?.facility_id ?? null,
     facility_ids: [...facilities].sort(),

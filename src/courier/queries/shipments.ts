@@ -9,6 +9,7 @@ import type { Kysely } from "kysely";
 import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
 import type { Database } from "../../db/schema.ts";
 import { referenceIs } from "./operations_board.ts";
+import { searchMatches, shipmentSearch } from "./search.ts";
 import type { ShipmentSnapshot } from "./operations_row.ts";
 import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 
@@ -40,17 +41,22 @@ export async function clientShipmentPage(
   return { rows: snapshotsOf<ShipmentSnapshot>(found.rows), next: found.next };
 }
 
-/** One page of a courier's shipments with this waybill or external reference, newest first. */
+/**
+ * One page of a courier's shipments whose waybill, external reference, consignee's or client's
+ * name starts with `q`, newest first.
+ */
 export async function shipmentSearchPage(
   db: Kysely<Database>,
   tenant: string,
   q: string,
   page: PageRequest,
 ): Promise<KeysetPage<ShipmentSnapshot>> {
-  // spec: courier 4.1: exact references, only within the calling courier.
+  // spec: courier 4.1: any reference, only within the calling courier; by prefix of a reference
+  // or a name, in any case (search.ts).
+  const search = await shipmentSearch(db, tenant, q);
   const query = db.selectFrom("shipments").select(["id", "booked_at", shipmentData()])
     .where("tenant", "=", tenant)
-    .where((eb) => referenceIs(eb, q));
+    .where((eb) => searchMatches(eb, search));
   const found = await keysetPage(query, NEWEST_BOOKED, page, bookedKey);
   return { rows: snapshotsOf<ShipmentSnapshot>(found.rows), next: found.next };
 }

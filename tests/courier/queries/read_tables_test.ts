@@ -219,7 +219,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0022: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -248,6 +248,7 @@ Deno.test("migrations 0016 to 0018: the read tables are rebuilt from the snapsho
     "0019_business_trips",
     "0020_outbound_log",
     "0021_business_trips_type",
+    "0022_search_prefixes",
   ]);
 
   const stored = await rowsOf(t, "shipments");

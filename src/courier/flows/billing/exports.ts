@@ -34,8 +34,9 @@ export async function previewExport(
 
 /**
  * Marks the range's pending entries exported, then streams the file from the same range: the
- * file shows them exported (courier 3.1). Should the file be lost, the same export (or the
- * preview) gives it again.
+ * file shows them exported (courier 3.1), with those an earlier export missed (the projection
+ * lags) and without those that arrived after the marking (the next export takes them). Should
+ * the file be lost, the preview of the same range gives its entries again.
  */
 export async function exportEntries(
   deps: Pick<Deps, "runtime" | "db" | "clock" | "settle">,
@@ -45,7 +46,8 @@ export async function exportEntries(
   const range = await exportRange(deps, caller.courier, input);
   const exportId = newId("exp");
   const marked = await markExported(deps.db, range, exportId, caller.by);
-  return { range, csv: await billingCsvStream(deps.db, range), export_id: exportId, marked };
+  const csv = await billingCsvStream(deps.db, range, exportId);
+  return { range, csv, export_id: exportId, marked };
 }
 
 /** The export range, after the query side has caught up with every committed entry. */
