@@ -198,7 +198,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
  * A business webhook of the tenant's, waiting for a webhook URL (none is set, so nothing is sent
  * and the world stays still): as the delivery engine holds one made while the URL was set.
  */
-async function waitingWebhook(t: TestEnv, business: string, tag: string): Promise<string> {
+export async function waitingWebhook(t: TestEnv, business: string, tag: string): Promise<string> {
   const item = sampleTripCreated({ business, currency: "BWP", now: 0, sample: tag });
   const webhook = businessWebhookOf(business, item);
   const r = await t.env.runtime.ask(outboundEventActor, business, webhook.id, {

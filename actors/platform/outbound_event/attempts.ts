@@ -144,10 +144,18 @@ export function requeue(state: OutboundEventState, reason: string, by: string, c
   ]);
 }
 
-export function claim(state: OutboundEventState, attemptId: string, ctx: Ctx) {
+export function claim(
+  state: OutboundEventState,
+  attemptId: string,
+  ctx: Ctx,
+  firstOnly = false,
+) {
   if (state === null) return reject("not_found", "outbound event not found");
   if (state.status !== "pending") {
     return reject("not_pending", `event is not pending: ${state.status}`);
+  }
+  if (firstOnly && state.round_attempts > 0) {
+    return reject("already_attempted", "another sender made the first attempt");
   }
   const held = state.claim;
   if (held && held.until > ctx.now && held.attempt_id !== attemptId) {

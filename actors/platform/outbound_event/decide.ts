@@ -31,7 +31,7 @@ export function decide(
     case "requeue":
       return requeue(state, command.reason, command.by, ctx);
     case "claim":
-      return claim(state, command.attempt_id, ctx);
+      return claim(state, command.attempt_id, ctx, command.first_only ?? false);
     case "endpoint_missing":
       return state === null ? NOT_FOUND : noteEndpointMissing(state, command.due_at, ctx);
     case "endpoint_set":

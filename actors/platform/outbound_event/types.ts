@@ -154,8 +154,12 @@ export type OutboundEventCommand =
     readonly outcome: AttemptOutcome;
   }
   | { readonly kind: "requeue"; readonly reason: string; readonly by: string }
-  /** Takes the event for one attempt; refused while another attempt holds it. */
-  | { readonly kind: "claim"; readonly attempt_id: string }
+  /**
+   * Takes the event for one attempt; refused while another attempt holds it. `first_only`: only
+   * for the round's first attempt (a sender making it at once, as POST /business/webhook-test
+   * does), refused `already_attempted` once another sender has made it.
+   */
+  | { readonly kind: "claim"; readonly attempt_id: string; readonly first_only?: boolean }
   /**
    * The attempt due at `due_at` found no endpoint, so nothing is sent and no claim is taken:
    * recorded once per due attempt, however many instances heard it.

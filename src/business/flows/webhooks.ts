@@ -81,10 +81,12 @@ export async function sendWebhookTest(
     }]));
   }
   const attemptId = newId("att");
-  // The claim makes this request the event's one sender, as the engine's pump does.
+  // The claim makes this request the event's one sender, as the engine's pump does; only for the
+  // first attempt, so a pump that made it meanwhile is not followed by a second one at once.
   const claimed = await runtime.ask(outboundEventActor, business, webhook.id, {
     kind: "claim",
     attempt_id: attemptId,
+    first_only: true,
   });
   if (!claimed.ok || !claimed.reply) {
     return { event: await webhookDeliveryOf(runtime, business, webhook.id), outcome: null };

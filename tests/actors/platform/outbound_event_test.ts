@@ -478,3 +478,16 @@ Deno.test("outbound event: the summary names the client and counts requeues of e
   assert.equal(summaryOf({ ...s, entry: null, client_id: undefined } as never).client_id, null);
   assert.throws(() => outboundEventActor.evolve(null, { kind: "attempt_due", at: T0 }));
 });
+
+Deno.test("outbound event: a claim for the first attempt only is refused once another sender made it", () => {
+  const h = created();
+  h.must({ kind: "claim", attempt_id: "att_1", first_only: true });
+  const again = created();
+  attempt(again, "att_pump", FAILED);
+  again.refused(
+    { kind: "claim", attempt_id: "att_test", first_only: true },
+    "already_attempted",
+    "another sender made the first attempt",
+  );
+  again.must({ kind: "claim", attempt_id: "att_test" }); // without it: the retry's sender
+});

@@ -32,7 +32,10 @@ Deno.test("outbound log: a booking's webhook attempt names the booking request's
       });
       assert.equal(booked.status, 201);
       assert.equal(booked.headers.get("X-Request-Id"), "abc");
-      await until(t, () => receiver.deliveries.length > 0, "the webhook's delivery");
+      // The attempt's line is written once the receiver has answered: wait for the line itself.
+      const attempted = (n: number) => () =>
+        log.all().filter((l) => l.event === "outbound_attempt").length >= n;
+      await until(t, attempted(1), "the webhook's attempt logged");
       assert.equal(receiver.deliveries.length, 1);
       const attempts = log.all().filter((l) => l.event === "outbound_attempt");
       assert.deepEqual(
@@ -72,6 +75,11 @@ Deno.test("outbound log: a scan's webhook attempt names the scan request's X-Req
       assert.equal(booked.status, 201, JSON.stringify(booked.body));
       const bookingId = booked.headers.get("X-Request-Id");
       await until(t, () => receiver.deliveries.length > 0, "the booking's delivery");
+      await until(
+        t,
+        () => log.all().filter((l) => l.event === "outbound_attempt").length >= 1,
+        "the booking's attempt logged",
+      );
       // spec: courier 4.4: the operations API's scan is recorded for its own request.
       const scanned = await t.call(
         "POST",
@@ -84,6 +92,11 @@ Deno.test("outbound log: a scan's webhook attempt names the scan request's X-Req
       );
       assert.equal(scanned.status, 201, JSON.stringify(scanned.body));
       await until(t, () => receiver.deliveries.length > 1, "the scan's delivery");
+      await until(
+        t,
+        () => log.all().filter((l) => l.event === "outbound_attempt").length >= 2,
+        "the scan's attempt logged",
+      );
       const attempts = log.all().filter((l) => l.event === "outbound_attempt");
       assert.deepEqual(
         attempts.map((l) => [l.event_type, l.request_id]),

@@ -9,6 +9,7 @@ import {
   topUp,
 } from "../../helpers/courier.ts";
 import { COURIER_SCOPES } from "../../../src/platform/rules/scopes.ts";
+import { waitingWebhook } from "../../helpers/guard_world.ts";
 
 /** An answer: its status and its body, parsed when JSON, else its text. */
 export interface Answer {
@@ -216,6 +217,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
+  const { trip, delivery } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -237,11 +239,41 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/courier/claims/{id}:id": claim.id as string,
       "/business/courier/claims/{id}/decide:id": claim.id as string,
       "/business/people/{id}:id": person.id,
+      "/business/trips/{id}:id": trip,
+      "/business/trips/{id}/cancel:id": trip,
+      "/business/trip/{reference}/ready:reference": trip,
+      "/business/webhook-deliveries/{id}:id": delivery,
+      "/business/webhook-deliveries/{id}/requeue:id": delivery,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
     } as Record<string, string>,
   };
+}
+
+/** A's Business API trip (paid from its wallet) and a business webhook of A's waiting for a URL. */
+async function businessThingsOfA(t: TestEnv, a: Courier) {
+  const funded = await t.call("POST", `/operator/businesses/${a.business.id}/wallet`, {
+    operator: true,
+    body: { amount: "500.00", currency: "BWP", reference: "a-trip-wallet" },
+  });
+  assert.equal(funded.status, 201, JSON.stringify(funded.body));
+  const booked = await t.call("POST", "/business/book", {
+    key: a.business.api_key,
+    body: {
+      type: "parcel",
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      external_reference: "A-TRIP-1",
+    },
+  });
+  assert.equal(booked.status, 201, JSON.stringify(booked.body));
+  const delivery = await waitingWebhook(t, a.business.id, "a-sweep");
+  return { trip: booked.body.data.reference as string, delivery };
 }
 
 /** Identifiers nobody holds, of the same shapes. */
@@ -278,6 +310,8 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/compliance-checklists/${ids.code}`,
     `/business/courier/operations/views`,
     `/business/courier/clients/${ids.client}/stores`,
+    `/business/trips/${ids["/business/trips/{id}:id"]}`,
+    `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
   ];
   const out: Record<string, unknown> = {};
   for (const p of paths) {

@@ -1408,8 +1408,18 @@ Deno.test("search: every shipment with a reference is found, newest first, page 
     });
     assert.equal(first.body.data.length, 50);
     assert.notEqual(first.body.meta.next_cursor, null);
-    // A part of a reference finds nothing; a bad cursor or limit is refused, naming it.
-    for (const q of ["CUST", "CUST-MAN", "%", "ORD-1%"]) {
+    // A prefix finds in any case (issue 42: search finds), still never another courier's;
+    // wildcards are taken literally; a bad cursor or limit is refused, naming it.
+    for (const q of ["CUST", "cust-man"]) {
+      const r = await t.call("GET", `/business/courier/shipments?q=${encodeURIComponent(q)}`, {
+        key: courier.business.api_key,
+      });
+      assert.equal(r.status, 200);
+      const found = r.body.data.map((s: { waybill: string }) => s.waybill);
+      assert.equal(found.length, 50, q);
+      assert.ok(found.every((w: string) => expected.includes(w)), q);
+    }
+    for (const q of ["%", "ORD-1%"]) {
       const r = await t.call("GET", `/business/courier/shipments?q=${encodeURIComponent(q)}`, {
         key: courier.business.api_key,
       });
