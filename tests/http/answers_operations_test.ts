@@ -386,7 +386,7 @@ Deno.test("answers: billing events, their endpoint, bodies, attempts and acknowl
       await advance(t, 0);
       await until(
         t,
-        async () => (await event(charge)).body.data.last_attempt.result === "failed",
+        async () => (await event(charge)).body.data.last_attempt?.result === "failed",
         "the failed attempt",
       );
       const failed = documented(BillingEventDetailAnswer, await event(charge), 200, "failed once");
