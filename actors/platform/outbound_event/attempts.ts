@@ -157,6 +157,11 @@ export function claim(
   if (firstOnly && state.round_attempts > 0) {
     return reject("already_attempted", "another sender made the first attempt");
   }
+  // An attempt heard late (its `attempt_due` crossed the bus while another sender made and
+  // recorded it) finds the next one scheduled later, and makes none now.
+  if (state.next_attempt_at !== null && state.next_attempt_at > ctx.now) {
+    return reject("not_due", `the next attempt is due at ${state.next_attempt_at}`);
+  }
   const held = state.claim;
   if (held && held.until > ctx.now && held.attempt_id !== attemptId) {
     return reject("claimed", `another attempt holds the event until ${held.until}`);

@@ -179,6 +179,20 @@ Deno.test("outbound event: one attempt holds the event for a lease; another is r
   );
 });
 
+Deno.test("outbound event: an attempt heard late, after another sender's failed one set the next, is refused not_due", () => {
+  const h = created();
+  attempt(h, "att_1", FAILED); // a sender made the first attempt; the retry is a minute later
+  const next = h.state!.next_attempt_at!;
+  assert.equal(next, T0 + RETRY_SCHEDULE_MINUTES[0]! * MINUTE);
+  h.refused(
+    { kind: "claim", attempt_id: "att_late" },
+    "not_due",
+    `the next attempt is due at ${next}`,
+  );
+  h.now = next;
+  h.must({ kind: "claim", attempt_id: "att_2" });
+});
+
 Deno.test("outbound event: a delivered attempt settles it and cancels the timer; a repeated report is a no-op", () => {
   const h = created();
   h.now = T0 + 2_000;
@@ -237,6 +251,7 @@ Deno.test("outbound event: a failed attempt's error is stored cut to its bound",
   const kept = h.state!.attempts[0]!.outcome;
   assert.equal(kept.result, "failed");
   assert.equal(kept.result === "failed" && kept.error, error.slice(0, ATTEMPT_ERROR_CHARS_MAX));
+  h.now = h.state!.next_attempt_at!;
   h.must({ kind: "claim", attempt_id: "att_2" });
   h.must({
     kind: "record_attempt",
@@ -273,6 +288,7 @@ Deno.test("outbound event: requeue needs a reason, never takes a delivered event
   assert.deepEqual(retry.events.at(-1), { kind: "retry_scheduled", at: first + MINUTE });
   assert.equal(h.state!.attempts_total, ATTEMPTS_MAX + 1);
 
+  h.now = h.state!.next_attempt_at!;
   attempt(h, "att_r2", DELIVERED);
   h.refused(
     { kind: "requeue", reason: "again", by: "staff:usr_1" },
@@ -377,6 +393,7 @@ Deno.test("outbound event: a delivery after waiting for an endpoint keeps when i
   h.now = T0 + NO_ENDPOINT_RETRY_MS;
   h.must({ kind: "endpoint_missing", due_at: h.now });
   h.now += 1_000;
+  h.must({ kind: "endpoint_set" }); // the recipient set one: the attempt is due now
   attempt(h, "att_1", DELIVERED);
   const s = h.state!;
   assert.equal(s.endpoint_missing_at, null);
@@ -489,5 +506,6 @@ Deno.test("outbound event: a claim for the first attempt only is refused once an
     "already_attempted",
     "another sender made the first attempt",
   );
+  again.now = again.state!.next_attempt_at!;
   again.must({ kind: "claim", attempt_id: "att_test" }); // without it: the retry's sender
 });
