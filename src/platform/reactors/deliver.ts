@@ -6,10 +6,14 @@
  * (`fireDueTimers`), but drops the reply, and an actor cannot do I/O. So the actor answers the
  * timer with an `attempt_due` event, which the runtime publishes on the bus after the commit; this
  * class subscribes to outbound_event changes and keeps the due (tenant, id) pairs in a bounded
- * in-memory set, which `pump()` drains. Nothing else is needed from the runtime, and nothing is
- * lost in a restart: the set is only a hint. The timer lives in KV and the actor re-arms it one
- * lease (ATTEMPT_LEASE_MS) ahead when it fires, so an attempt whose process died (or whose hint
- * was dropped from a full set) is due again and resumes from KV. The same feed carries
+ * in-memory set (due_set.ts), which `pump()` drains tenant by tenant and recipient by recipient in
+ * turn, within the bounds of delivery_limits.ts: one tenant's dead endpoint with thousands of
+ * pending events holds its share of the set and of the attempts under way, and delays no other
+ * tenant's event; a recipient's backlog made due at once goes out at a bounded rate (issue 42
+ * item 4). Nothing else is needed from the runtime, and nothing is lost in a restart: the set is
+ * only a hint. The timer lives in KV and the actor re-arms it one lease (ATTEMPT_LEASE_MS) ahead
+ * when it fires, so an attempt whose process died (or whose hint was left out of the set) is due
+ * again and resumes from KV. The same feed carries
  * `event_failed`, which raises `onFailed` after the commit (republished on recovery, so an alert
  * is at least once; raise it idempotently by event id), and `event_delivered` of an event that
  * waited for an endpoint, which calls `onDeliveredAfterWait` the same way (resolve its alert). An
@@ -23,7 +27,6 @@ import {
   type NewOutboundEvent,
   outboundEventActor,
   type OutboundEventSummary,
-  type Recipient,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, reporter, UnitReactor } from "../../bus/reactor.ts";
@@ -43,21 +46,20 @@ import {
   type TargetLookup,
 } from "./outbound_attempt.ts";
 
+import { type DeliveryLimits, deliveryLimits } from "./delivery_limits.ts";
+import { type Due, type DueHint, DueSet, recipientOf } from "./due_set.ts";
+import { RecipientRate } from "./recipient_rate.ts";
+
 // Where the documents read a target's shape (their target lookups).
 export type { DeliveryTarget } from "./outbound_attempt.ts";
-
-/** Due events remembered between pumps; past this a hint is dropped (its lease re-fires it). */
-export const DUE_SET_MAX = 10_000;
-/**
- * Attempts under way at once across every pump of the engine (pumps overlap: one starts each
- * TIMER_POLL_MS), each a socket and a body of up to OUTBOUND_BODY_BYTES_MAX: some 15 MB at most.
- */
-export const INFLIGHT_ATTEMPTS_MAX = 32;
-/**
- * Attempts under way at once for one tenant: a quarter of the engine, so a tenant whose endpoint
- * answers slowly holds at most this many sockets and the other slots stay free for other tenants.
- */
-export const TENANT_INFLIGHT_ATTEMPTS_MAX = 8;
+export type { DueHint } from "./due_set.ts";
+export {
+  DUE_SET_MAX,
+  INFLIGHT_ATTEMPTS_MAX,
+  RECIPIENT_ATTEMPTS_PER_SECOND_MAX,
+  TENANT_DUE_SET_MAX,
+  TENANT_INFLIGHT_ATTEMPTS_MAX,
+} from "./delivery_limits.ts";
 
 export interface OutboundDeliveryOptions
   extends ReactorOptions, AlertCallbacks, Partial<AttemptObserver> {
@@ -75,18 +77,8 @@ export interface OutboundDeliveryOptions
   readonly resolve?: Resolve;
   /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
   readonly targets?: TargetLookup;
-}
-
-interface Due {
-  readonly tenant: string;
-  readonly id: string;
-  readonly hint?: DueHint;
-}
-
-/** What the change that made an attempt due says of it: when, and to whom. */
-export interface DueHint {
-  readonly due_at: number;
-  readonly recipient: Recipient;
+  /** The engine's bounds; the production ones (delivery_limits.ts) for any not given. */
+  readonly limits?: Partial<DeliveryLimits>;
 }
 
 export class OutboundDelivery {
@@ -95,7 +87,10 @@ export class OutboundDelivery {
   readonly #report: (error: unknown, where: string) => void;
   /** Where attempts are logged and counted; nowhere when the options name none (tests). */
   readonly #observer: AttemptObserver;
-  readonly #due = new Map<string, Due>();
+  readonly #limits: DeliveryLimits;
+  readonly #due: DueSet;
+  /** Pumped attempts per recipient this second (RECIPIENT_ATTEMPTS_PER_SECOND_MAX). */
+  readonly #rate: RecipientRate;
   /** Events (tenant/id) with an attempt under way from a pump, and how many per tenant. */
   readonly #running = new Set<string>();
   readonly #tenantRunning = new Map<string, number>();
@@ -108,6 +103,9 @@ export class OutboundDelivery {
 
   constructor(options: OutboundDeliveryOptions) {
     this.#o = options;
+    this.#limits = deliveryLimits(options.limits);
+    this.#due = new DueSet(this.#limits);
+    this.#rate = new RecipientRate(this.#limits.recipientAttemptsPerSecondMax);
     this.#report = reporter(options, "outbound");
     this.#observer = {
       log: options.log ?? silentLogger(),
@@ -168,21 +166,30 @@ export class OutboundDelivery {
     }
   }
 
-  /** Due events that may start now, taken out of the due set and counted as under way. */
+  /**
+   * Due events that may start now, taken out of the due set in turn (tenant by tenant, recipient
+   * by recipient) and counted as under way.
+   */
   #startable(): [string, Due][] {
-    const picked: [string, Due][] = [];
-    if (this.#closed) return picked;
-    for (const [key, due] of this.#due) {
-      if (this.#running.size >= INFLIGHT_ATTEMPTS_MAX) break;
-      if (this.#running.has(key)) continue;
-      const tenantRunning = this.#tenantRunning.get(due.tenant) ?? 0;
-      if (tenantRunning >= TENANT_INFLIGHT_ATTEMPTS_MAX) continue;
-      this.#due.delete(key);
-      this.#running.add(key);
-      this.#tenantRunning.set(due.tenant, tenantRunning + 1);
-      picked.push([key, due]);
+    const room = this.#limits.inflightMax - this.#running.size;
+    if (this.#closed || room <= 0) return [];
+    return this.#due.take(room, (key, due) => this.#admit(key, due));
+  }
+
+  /** Whether `due` may start now, as its tenant's and recipient's caps allow; if so, counted. */
+  #admit(key: string, due: Due): boolean {
+    if (this.#running.has(key)) return false;
+    const tenantRunning = this.#tenantRunning.get(due.tenant) ?? 0;
+    if (tenantRunning >= this.#limits.tenantInflightMax) return false;
+    // A fixed target's retries are spread by their own schedules; a recipient's backlog may all
+    // be made due at once when it sets an endpoint (courier 3.1), so it goes out at a rate.
+    const recipient = recipientOf(due);
+    if (recipient !== "" && !this.#rate.take(`${due.tenant}/${recipient}`, this.#o.clock.now())) {
+      return false;
     }
-    return picked;
+    this.#running.add(key);
+    this.#tenantRunning.set(due.tenant, tenantRunning + 1);
+    return true;
   }
 
   /** One counted attempt; never rejects (a failure is reported), always frees its slot. */
@@ -264,7 +271,7 @@ export class OutboundDelivery {
     target: DeliveryTarget,
   ): Promise<FirstAttempt | null> {
     const running = this.#firstRunning.get(tenant) ?? 0;
-    if (running >= TENANT_INFLIGHT_ATTEMPTS_MAX) return null;
+    if (running >= this.#limits.tenantInflightMax) return null;
     this.#firstRunning.set(tenant, running + 1);
     try {
       const attemptId = newId("att");
@@ -294,12 +301,12 @@ export class OutboundDelivery {
     }
     if (!kinds.includes("attempt_due")) return;
     const key = `${change.tenant}/${change.id}`;
-    if (this.#due.size >= DUE_SET_MAX && !this.#due.has(key)) return;
     const due = change.events.findLast((e) =>
       (e.event as { kind?: unknown }).kind === "attempt_due"
     );
     const recipient = (change.snapshot as OutboundEventSummary | undefined)?.recipient;
-    this.#due.set(key, {
+    // Left out when its tenant holds its share or the set is full: its lease makes it due again.
+    this.#due.add(key, {
       tenant: change.tenant,
       id: change.id,
       ...(due && recipient ? { hint: { due_at: due.at, recipient } } : {}),
