@@ -27,8 +27,9 @@ export const TENANT_INFLIGHT_ATTEMPTS_MAX = 8;
  * client's webhook, the business's webhook), issue 42 item 4: an endpoint set hours into a wait
  * gets the backlog that ENDPOINT_SET_EVENTS_MAX makes due at once (10,000) over some eight
  * minutes, not as a burst that trips the receiver's own rate limit. Eight under way answered
- * within 400 ms make as many, so a healthy endpoint is not slowed. Events with a fixed target
- * are not bound by it: their retries are spread by their own schedules.
+ * within 400 ms make as many, so a healthy endpoint is not slowed. A try that finds no endpoint
+ * counts too (a lookup and a write). Events with a fixed target are not bound by it: their
+ * retries are spread by their own schedules.
  */
 export const RECIPIENT_ATTEMPTS_PER_SECOND_MAX = 20;
 
