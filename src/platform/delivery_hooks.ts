@@ -19,12 +19,15 @@ export interface DeliveryHook {
   readonly onFailed?: AlertCallback;
   readonly onEndpointMissing?: AlertCallback;
   readonly onDeliveredAfterWait?: AlertCallback;
+  readonly onFailedAfterWait?: AlertCallback;
 }
 
 type Callbacks = Pick<
   OutboundDeliveryOptions,
-  "targets" | "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait"
+  "targets" | AlertName
 >;
+
+type AlertName = "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait" | "onFailedAfterWait";
 
 /** Hooks added by features as they start, read by the engine at each attempt. */
 export class DeliveryHooks {
@@ -47,11 +50,12 @@ export class DeliveryHooks {
       onFailed: (tenant, event) => this.#each("onFailed", tenant, event),
       onEndpointMissing: (tenant, event) => this.#each("onEndpointMissing", tenant, event),
       onDeliveredAfterWait: (tenant, event) => this.#each("onDeliveredAfterWait", tenant, event),
+      onFailedAfterWait: (tenant, event) => this.#each("onFailedAfterWait", tenant, event),
     };
   }
 
   async #each(
-    name: "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait",
+    name: AlertName,
     ...args: Parameters<AlertCallback>
   ): Promise<void> {
     for (const h of this.#hooks) await h[name]?.(...args);

@@ -3,7 +3,7 @@
  * `notification_failed` when an event fails its whole schedule, and `billing_endpoint_missing`
  * when a billing event still has nowhere to go at its hourly retry and its entry has not gone out in
  * a CSV export either; the latter is resolved by the system once the entry is exported or the
- * event delivered.
+ * event delivered, or failed its schedule at an endpoint set since.
  * Each condition is raised once (the alert id derives from it); a requeued event that fails
  * again is a new condition.
  */
@@ -28,7 +28,10 @@ const ENDPOINT_MISSING_ALERTS_MAX = 100;
 export function outboundAlerts(
   runtime: ActorRuntime,
   db: Kysely<Database>,
-): Pick<OutboundDeliveryOptions, "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait"> {
+): Pick<
+  OutboundDeliveryOptions,
+  "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait" | "onFailedAfterWait"
+> {
   const exported = exportedLookup(db);
   return {
     onFailed: (tenant, event) => alertFailed(runtime, tenant, event),
@@ -40,7 +43,18 @@ export function outboundAlerts(
       // or it stays open for ever, one for the team to close by hand per event that waited.
       await resolveEndpointMissing(runtime, tenant, event.event_id, {
         resolution: "delivered to the billing endpoint or webhook URL set since (courier 3.1, 6.1)",
-        evidence: deliveryEvidence(event),
+        evidence: lastAttemptEvidence(event),
+      });
+    },
+    onFailedAfterWait: async (tenant, event) => {
+      if (event.stream !== "billing") return;
+      // spec: courier 2.9, 3.1 (issue 42 item 4): the event no longer waits for an endpoint: one
+      // was set and the whole schedule failed at it, which billing_export_failed now says; left
+      // open, the alert would tell the billing team to set an endpoint that is set.
+      await resolveEndpointMissing(runtime, tenant, event.event_id, {
+        resolution: "an endpoint was set since and the event failed its whole schedule there; " +
+          "raised as billing_export_failed (courier 3.1, 6.3)",
+        evidence: lastAttemptEvidence(event),
       });
     },
   };
@@ -122,20 +136,32 @@ async function alertEndpointMissing(
 }
 
 /**
- * The delivery as evidence: the attempt, its time and HTTP status; never the URL (it may carry a
- * token), the body sent, nor the receiver's answer.
+ * The last attempt as evidence (the delivering one, or the last failed one): its id, time and HTTP
+ * status or error; never the URL (it may carry a token), the body sent, nor the receiver's answer.
  */
-function deliveryEvidence(event: OutboundEventSummary): string {
+function lastAttemptEvidence(event: OutboundEventSummary): string {
+  // A settled event takes no attempt after the one that settled it: it is the change's last.
   const last = event.last_attempt;
-  // A delivered event takes no attempt after the delivering one: it is the change's last.
-  if (last?.outcome.result !== "delivered") return `${event.event_id} is marked delivered`;
-  return `${event.event_id} delivered by attempt ${last.attempt_id} at ` +
-    `${new Date(last.at).toISOString()}: HTTP ${last.outcome.http_status}`;
+  if (last === null || last.outcome.result === "no_endpoint") {
+    return `${event.event_id} is marked ${event.status}`;
+  }
+  const at = new Date(last.at).toISOString();
+  const outcome = last.outcome;
+  if (outcome.result === "delivered") {
+    return `${event.event_id} delivered by attempt ${last.attempt_id} at ${at}: ` +
+      `HTTP ${outcome.http_status}`;
+  }
+  // The error's kind only (`fetch_failed`, `timeout`): its text may name the URL.
+  const why = outcome.http_status === null
+    ? (outcome.error?.split(":")[0] ?? "no answer")
+    : `HTTP ${outcome.http_status}`;
+  return `${event.event_id} failed after ${event.attempts_total} attempts, the last ` +
+    `${last.attempt_id} at ${at}: ${why}`;
 }
 
 /**
  * Resolves the `billing_endpoint_missing` alert of an event whose entry went out in an export, or
- * that was delivered: spec: courier 2.9: never silently dismissed, so with a resolution and
+ * that was delivered or failed its schedule at an endpoint set since: spec: courier 2.9: never silently dismissed, so with a resolution and
  * evidence. Nothing when none was raised or it is resolved already.
  */
 async function resolveEndpointMissing(

@@ -5,10 +5,19 @@ import {
   type OutboundEventState,
   summaryOf,
 } from "../../../actors/platform/outbound_event/mod.ts";
+import { eventIdOf } from "../../../src/courier/rules/billing_events.ts";
 import { exportedLookup, outboundAlerts } from "../../../src/courier/reactors/delivery_alerts.ts";
 import { ATTEMPTS_MAX, REQUEUES_MAX } from "../../../src/platform/rules/delivery_schedule.ts";
-import { withTestEnv } from "../../helpers/test_env.ts";
-import { billingCsv, bookWaybill, newClient, newCourier, topUp } from "../../helpers/courier.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import {
+  billingCsv,
+  bookWaybill,
+  type Courier,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 
 Deno.test("alerting: entries asked about at once are each answered whether they went out in an export", () =>
   withTestEnv(async (t) => {
@@ -152,4 +161,72 @@ Deno.test("alerting: billing_endpoint_missing once per waiting spell: again only
     ]);
     await alerts.onEndpointMissing!(tenant, hourlyRetry());
     assert.deepEqual(await raised(), ["open", "resolved"]);
+  }));
+
+/** The courier's alerts of `kind` in `status`, as its team lists them. */
+async function alerts(t: TestEnv, courier: Courier, kind: string, status: string) {
+  await t.settle();
+  const r = await t.call("GET", `/business/courier/alerts?kind=${kind}&status=${status}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data as {
+    subject: { id: string };
+    resolution: string | null;
+    evidence: string | null;
+    resolved_by: string | null;
+  }[];
+}
+
+Deno.test("billing events: an endpoint alert is closed once its event fails its whole schedule at an endpoint set since", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      receiver.failFirst = 100;
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const waybill = await bookWaybill(t, client);
+      const eventId = await eventIdOf("billing", courier.business.id, client.id, waybill);
+      const state = async () => {
+        const got = await t.env.runtime.ask(outboundEventActor, courier.business.id, eventId, {
+          kind: "get",
+        });
+        return got.ok ? got.reply : undefined;
+      };
+      await until(t, async () => (await state()) !== undefined, "the billing event");
+      await advance(t, 0);
+      await until(t, async () => (await state())?.endpoint_missing_at != null, "no endpoint");
+      // The hourly try still finds none: the billing team is alerted to set one.
+      await advance(t, 60 * 60);
+      const open = () => alerts(t, courier, "billing_endpoint_missing", "open");
+      await until(t, async () => (await open()).length === 1, "the endpoint alert");
+
+      // An endpoint is set, and every attempt at it fails (1, 5, 30, 120, 720 minutes apart).
+      const set = await t.call("PUT", "/business/courier/billing/endpoint", {
+        key: courier.business.api_key,
+        body: { url: receiver.url },
+      });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      let attempts = 0;
+      for (const seconds of [0, 60, 4 * 60, 25 * 60, 90 * 60, 600 * 60]) {
+        await advance(t, seconds);
+        attempts++;
+        await until(t, () => receiver.deliveries.length >= attempts, `attempt ${attempts}`);
+      }
+      await until(t, async () => (await state())?.status === "failed", "failed");
+
+      // spec: courier 2.9, 3.1: it no longer waits for an endpoint: closed, never silently.
+      await until(t, async () => (await open()).length === 0, "the endpoint alert closed");
+      const [closed] = await alerts(t, courier, "billing_endpoint_missing", "resolved");
+      assert.equal(closed!.subject.id, eventId);
+      assert.match(closed!.resolution ?? "", /failed its whole schedule/);
+      assert.match(closed!.evidence ?? "", /failed after 6 attempts, the last .*: HTTP 5\d\d$/);
+      assert.ok(!closed!.evidence!.includes(receiver.url), "never the URL");
+      // spec: courier 3.1, 6.3: the failure is what operations is alerted of now.
+      const failed = await alerts(t, courier, "billing_export_failed", "open");
+      assert.deepEqual(failed.map((a) => a.subject.id), [eventId]);
+    } finally {
+      await receiver.close();
+    }
   }));
