@@ -13,11 +13,11 @@
  * item 4). Nothing else is needed from the runtime, and nothing is lost in a restart: the set is
  * only a hint. The timer lives in KV and the actor re-arms it one lease (ATTEMPT_LEASE_MS) ahead
  * when it fires, so an attempt whose process died (or whose hint was left out of the set) is due
- * again and resumes from KV. The same feed carries
- * `event_failed`, which raises `onFailed` after the commit (republished on recovery, so an alert
- * is at least once; raise it idempotently by event id), and `event_delivered` of an event that
- * waited for an endpoint, which calls `onDeliveredAfterWait` the same way (resolve its alert), as
- * `event_failed` of one calls `onFailedAfterWait` (its wait is over: close that alert). An
+ * again and resumes from KV. The same feed carries `event_failed`, which raises `onFailed` after
+ * the commit (republished on recovery, so an alert is at least once; raise it idempotently by
+ * event id), and `event_delivered` of an event that waited for an endpoint, which calls
+ * `onDeliveredAfterWait` the same way (resolve its alert), as `event_failed` of one calls
+ * `onFailedAfterWait` (its wait is over: close that alert). An
  * alert whose raise fails is raised again within the delivery (src/bus/retry.ts), so a transient
  * failure loses none (courier 6.3), and one still failing is deferred (src/platform/reactors/deferred.ts) and
  * raised on a durable schedule. An attempt itself is outbound_attempt.ts; the alerts a change

@@ -10,6 +10,8 @@ import { type Due, DueSet, recipientOf } from "../../../src/platform/reactors/du
 import { RecipientRate } from "../../../src/platform/reactors/recipient_rate.ts";
 import { ATTEMPT_LEASE_MS } from "../../../src/platform/rules/delivery_schedule.ts";
 import {
+  DELIVERY_LIMITS,
+  deliveryLimits,
   DUE_SET_MAX,
   RECIPIENT_ATTEMPTS_PER_SECOND_MAX,
   TENANT_DUE_SET_MAX,
@@ -137,4 +139,14 @@ Deno.test("delivery limits: a tenant's share of the due set holds a lease's wort
   // A backlog whose other hints wait for their lease never runs the set dry before they return.
   assert.ok(TENANT_DUE_SET_MAX >= RECIPIENT_ATTEMPTS_PER_SECOND_MAX * ATTEMPT_LEASE_MS / 1000);
   assert.ok(TENANT_DUE_SET_MAX * 2 <= DUE_SET_MAX, "two tenants' backlogs leave room for others");
+});
+
+Deno.test("delivery limits: those given replace the production ones; a bound below 1 is refused naming it", () => {
+  assert.deepEqual(deliveryLimits(), DELIVERY_LIMITS);
+  assert.deepEqual(deliveryLimits({ tenantDueSetMax: 5 }), {
+    ...DELIVERY_LIMITS,
+    tenantDueSetMax: 5,
+  });
+  assert.throws(() => deliveryLimits({ inflightMax: 0 }), /inflightMax .*: 0/);
+  assert.throws(() => deliveryLimits({ dueSetMax: 1.5 }), /dueSetMax .*: 1.5/);
 });
