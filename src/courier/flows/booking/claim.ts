@@ -79,6 +79,24 @@ export async function claimReference(
 }
 
 /**
+ * A booking whose charge was found withdrawn (another booking took its claim over, above) is
+ * answered, as a retry of it would be, the booking that holds the reference now: refused
+ * duplicate_order naming that waybill. Nothing when no other booking holds it.
+ */
+export async function refuseIfClaimedElsewhere(
+  deps: Pick<Deps, "runtime">,
+  courierId: string,
+  claim: string | null,
+  waybill: string,
+): Promise<void> {
+  if (claim === null) return;
+  const held = await deps.runtime.read(referenceClaimActor, courierId, claim, { kind: "get" });
+  const holder = held.ok ? held.reply?.waybill ?? null : null;
+  if (holder === null || holder === waybill) return;
+  refuse("duplicate_order", `external reference already booked: ${holder}`, { waybill: holder });
+}
+
+/**
  * Whether the claim's holder (refused: its waybill and offer reference) stopped before its
  * charge and had its charge withdrawn (withdrawStopped): it can never be charged now.
  */
