@@ -4,6 +4,7 @@
  * `compensation` entry; the ledger, the billing export and the client's money all show it.
  */
 import assert from "node:assert/strict";
+import { shipmentAdjustments } from "../../../src/courier/queries/adjustments.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import {
@@ -83,6 +84,18 @@ Deno.test("claims: compensation above the booked price is a compensation entry b
     assert.deepEqual(rows.map((r) => [r["kind"], r["description"], r["amount"], r["corrects"]]), [
       ["credit_note", "Credit note", (-price / 100).toFixed(2), booked.waybill],
       ["compensation", "Claim compensation", ((price - 500_000) / 100).toFixed(2), ""],
+    ]);
+    // The shipment's completion event lists both among its adjustments (courier 2.7).
+    const adjustments = await shipmentAdjustments(
+      t.env.db,
+      courier.business.id,
+      client.id,
+      booked.waybill,
+      10,
+    );
+    assert.deepEqual(adjustments.map((a) => [a.kind, a.amount_minor, a.corrects]), [
+      ["credit_note", -price, booked.waybill],
+      ["compensation", price - 500_000, null],
     ]);
     // The courier's statement lists it (courier 4.2), and no note corrects it: it is no price.
     const billing = await t.call("GET", `/business/courier/clients/${client.id}/billing`, {
