@@ -18,6 +18,7 @@ import {
 import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import { STOPPED_AFTER_CLAIM_MS } from "../../../src/courier/flows/booking/mod.ts";
 import { waybillOf } from "../../../src/courier/rules/waybill.ts";
+import { claimId, referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
 
 /** Express of DOMESTIC, once (see booking_test.ts for its lines). */
 const EXPRESS = 88.92;
@@ -145,4 +146,43 @@ Deno.test("quotes: a withdrawn quote booked again by a retry is the answer of it
     assert.equal(late.body.data.already_booked, true);
     assert.equal(late.body.data.waybill, waybill);
     await bookedOnceAs(t, client, quote, waybill);
+  }));
+
+Deno.test("book: a stopped booking's claim over a reference booked before the flag is taken over for that booking, and answers name it", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500.00");
+    const tenant = courier.business.id;
+    const ordered = { ...DOMESTIC, client_order_reference: "ORD-EARLY" };
+    const early = await bookPrices(t, client, ordered);
+    assert.equal(early.status, 201, JSON.stringify(early.body));
+    const set = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { unique_external_reference: true },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    // A booking that read the shipments before the early one reached them claimed the reference
+    // for itself, then stopped before its charge.
+    const r = await t.call("POST", "/client/prices", { headers: clientKey(client), body: ordered });
+    const stopped = r.body.data.prices_reference;
+    const claimed = await t.env.runtime.ask(
+      referenceClaimActor,
+      tenant,
+      claimId(client.id, "ORD-EARLY"),
+      { kind: "claim", waybill: waybillOf(tenant, stopped), reference: stopped },
+    );
+    assert.ok(claimed.ok);
+    t.clock.advanceBy(STOPPED_AFTER_CLAIM_MS + 1_000);
+    await t.settle();
+    // spec: courier 4.2, 7: the reference is the early booking's: every later booking, and the
+    // stopped one sent again, is its duplicate, never one of a waybill that will not exist.
+    const later = await bookPrices(t, client, ordered);
+    const retried = await book(t, client, "/client/book", { prices_reference: stopped });
+    for (const answer of [later, retried]) {
+      assert.equal(answer.status, 409, JSON.stringify(answer.body));
+      assert.equal(answer.body.code, "duplicate_order");
+      assert.equal(answer.body.waybill, early.body.data.waybill);
+    }
+    assert.equal(await balance(t, client), Number((500 - EXPRESS).toFixed(2)), "charged once");
   }));
