@@ -1,7 +1,10 @@
 /**
- * A held price offer or a formal quotation (courier 2.2, 4.1): immutable once made (rule 3);
- * only what it shows can be booked, and only until it expires. The waybill of its booking is
- * derived from its reference, so the same booking request again finds the same shipment.
+ * A held price offer or a formal quotation (courier 2.2, 4.1): its prices are immutable once made
+ * (rule 3); only what it shows can be booked, and only until it expires. The waybill of its
+ * booking is derived from its reference, so the same booking request again finds the same
+ * shipment. A quote whose booking was withdrawn (another booking took its place) is booked again
+ * under a copy of it (`rebooked_as`, src/courier/flows/booking/rebook.ts), since the withdrawn
+ * waybill can never be charged.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import type { PricedOption, PricingInput } from "../../src/courier/rules/pricing.ts";
@@ -57,6 +60,10 @@ export interface PriceOffer {
     readonly currency: string;
     readonly available_minor: number | null;
   };
+  /** On a quote: the copy its booking goes under now, its own booking having been withdrawn. */
+  readonly rebooked_as?: string;
+  /** On such a copy: the quote it books (it is not listed as a quote of its own). */
+  readonly rebooks?: string;
 }
 
 /**
@@ -73,11 +80,14 @@ export type PriceOfferState = PriceOffer | VoidedOffer | null;
 export type PriceOfferCommand =
   | { kind: "make"; offer: PriceOffer }
   | { kind: "void" }
+  /** The quote's booking under `withdrawn` was withdrawn: book it under `reference` from now. */
+  | { kind: "rebook"; withdrawn: string; reference: string }
   | { kind: "get" };
 
 export type PriceOfferEvent =
   | { kind: "offer_made"; offer: PriceOffer }
-  | { kind: "offer_voided"; at: number };
+  | { kind: "offer_voided"; at: number }
+  | { kind: "offer_rebooked"; reference: string };
 
 export type PriceOfferReply = PriceOffer | undefined;
 
@@ -104,6 +114,8 @@ function decide(
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
         state === null ? [{ kind: "offer_voided", at: ctx.now }] : [],
       );
+    case "rebook":
+      return rebook(state, command);
     case "get":
       if (state === null || isVoided(state)) return reject("not_found", OFFER_NOT_FOUND);
       return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>([], whole);
@@ -114,8 +126,35 @@ function decide(
   }
 }
 
-function evolve(_state: PriceOfferState, event: PriceOfferEvent): PriceOfferState {
-  return event.kind === "offer_made" ? event.offer : { voided_at: event.at };
+/**
+ * Moves a quote's booking off a withdrawn waybill once: the first of two bookings that found it
+ * withdrawn names the copy, the other is answered the quote as moved and books that copy.
+ */
+function rebook(state: PriceOfferState, c: Extract<PriceOfferCommand, { kind: "rebook" }>) {
+  if (state === null || isVoided(state)) return reject("not_found", OFFER_NOT_FOUND);
+  if (state.kind !== "quote" || state.rebooks !== undefined) {
+    return reject("not_a_quote", `only a saved quote is booked again: ${state.reference}`);
+  }
+  const events: PriceOfferEvent[] = (state.rebooked_as ?? state.reference) === c.withdrawn
+    ? [{ kind: "offer_rebooked", reference: c.reference }]
+    : [];
+  return accept<PriceOfferState, PriceOfferEvent, PriceOfferReply>(
+    events,
+    (s) => s === null || isVoided(s) ? undefined : s,
+  );
+}
+
+function evolve(state: PriceOfferState, event: PriceOfferEvent): PriceOfferState {
+  switch (event.kind) {
+    case "offer_made":
+      return event.offer;
+    case "offer_voided":
+      return { voided_at: event.at };
+    case "offer_rebooked":
+      return state === null || isVoided(state) ? state : { ...state, rebooked_as: event.reference };
+    default:
+      return unreachable(event);
+  }
 }
 
 function isVoided(state: PriceOffer | VoidedOffer): state is VoidedOffer {
@@ -184,8 +223,9 @@ export const priceOfferActor: ActorDefinition<
   publishEvents: false,
   logEvents: false,
   project: (s) =>
-    s === null || isVoided(s) || s.kind !== "quote" ? undefined : {
+    s === null || isVoided(s) || s.kind !== "quote" || s.rebooks !== undefined ? undefined : {
       reference: s.reference,
+      ...(s.rebooked_as === undefined ? {} : { rebooked_as: s.rebooked_as }),
       kind: s.kind,
       client_id: s.client_id,
       created_at: s.created_at,

@@ -19,7 +19,8 @@ export interface ReferenceClaim {
 
 export type ReferenceClaimCommand =
   | { kind: "claim"; waybill: string; reference?: string }
-  | { kind: "release"; waybill: string };
+  | { kind: "release"; waybill: string }
+  | { kind: "get" };
 
 export type ReferenceClaimEvent =
   | { kind: "claimed"; waybill: string; reference?: string; at?: number }
@@ -60,6 +61,8 @@ export const referenceClaimActor: ActorDefinition<
       case "release":
         if (state.waybill !== command.waybill) return accept([], (s) => s);
         return accept([{ kind: "released" }], (s) => s);
+      case "get":
+        return accept([], (s) => s);
       case "timer":
         return accept([]);
       default:

@@ -2,10 +2,10 @@
  * Claims (courier 4.6 `GET /client/claims`; 5 scope `claims:approve`; 2.4 claim terms). The
  * courier files a claim for a client's shipment (shipments:create or runs:operate) within the
  * claim window of the shipment's frozen rate card; a holder of claims:approve decides it once.
- * An approved amount becomes a credit note on the shipment's booked price (2.6 rule 5), booked
- * once under the claim's reference, in full even above the price (compensation, 2.4 liability
- * cover); when the ledger refuses it (say, an unresolved FX rate) the decision stands and the
- * claim says why no note was booked. The client sees its own claims
+ * An approved amount is booked once under the claim's reference, in full: a credit note on the
+ * shipment's booked price (2.6 rule 5) up to what it still holds, the rest a `compensation`
+ * entry (2.4 liability cover); when the ledger refuses it (say, an unresolved FX rate) the
+ * decision stands and the claim says why nothing was booked. The client sees its own claims
  * and their outcome.
  */
 import type { Context } from "hono";

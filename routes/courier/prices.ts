@@ -208,7 +208,7 @@ export function priceRoutes(api: Api): void {
       after: afterCursor(query.cursor),
     });
     const page = found.rows;
-    const waybills = page.map((d) => waybillOf(p.business.id, d.reference));
+    const waybills = page.map((d) => waybillOf(p.business.id, d.rebooked_as ?? d.reference));
     const booked = await shipmentsHeld(db, p.business.id, waybills);
     const now = c.get("env").clock.now();
     return ok(
@@ -224,7 +224,11 @@ export function priceRoutes(api: Api): void {
     path: "/client/quotes/{reference}/book",
     summary:
       "Book a saved quotation (held 7 days) at its price; the collection and delivery dates " +
-      "are those of the day it is booked (courier 2.8), as the answer states",
+      "are those of the day it is booked (courier 2.8), as the answer states. A booking of it " +
+      "that stopped before its charge while another booking took its external reference is " +
+      "answered, waking or sent again, as a duplicate of the booking holding the reference " +
+      "now; once the reference is free the quote is booked again, under a new waybill, " +
+      "while it holds",
     tag,
     security: "client",
     middleware: [client()],

@@ -26,9 +26,9 @@ export interface ClaimDecision {
 
 /**
  * The credit of an approved amount (courier 2.6 rule 5: a credit note pointing at the shipment's
- * booked price). `pending` until the ledger answered; `not_booked` names the ledger's refusal
- * (e.g. the shipment's FX rate is unresolved; compensation above the booked price is booked), and
- * the courier settles it another way.
+ * booked price, and above the price a `compensation` entry, 2.4). `pending` until the ledger
+ * answered; `not_booked` names the ledger's refusal (e.g. the shipment's FX rate is unresolved),
+ * and the courier settles it another way.
  */
 export type ClaimCredit =
   | { readonly state: "pending"; readonly reference: string; readonly amount_minor: number }

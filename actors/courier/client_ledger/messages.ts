@@ -58,9 +58,10 @@ export type LedgerCommand =
     reference?: string;
     evidence_path?: string | null;
     /**
-     * A credit note paying an approved claim (courier 2.4 liability cover, 4.6 claims): it is
+     * A credit paying an approved claim (courier 2.4 liability cover, 4.6 claims): it is
      * compensation, not a price correction, so it may exceed the entry's net (a covered loss is
-     * worth the declared value, not the price). Only for credit notes.
+     * worth the declared value, not the price): a credit note takes the entry to zero and the
+     * rest is a `compensation` entry, in one commit. Only for credits.
      */
     compensation?: boolean;
     by: string;

@@ -2,6 +2,7 @@
 import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import {
   chargeEffect,
+  compensationSplit,
   type EntryKind,
   entryOf,
   type EntryStatus,
@@ -34,6 +35,7 @@ export const NOT_CORRECTABLE: readonly EntryKind[] = [
   "cod_remitted",
   "debit_note",
   "credit_note",
+  "compensation",
 ];
 
 /** spec: courier 2.6 rule 5: a debit or credit note pointing at the original entry. */
@@ -50,9 +52,11 @@ export function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecis
   if (crowded) return crowded;
   const net = o.net_minor + notesInFlightOn(notes, o.kind, o.reference);
   // spec: courier 2.4 (liability cover on the declared value), 2.6 rule 5: a claim's approved
-  // compensation is credited in full as a note pointing at the shipment's entry, whatever the
-  // price was; only a price correction is bounded by what the entry still holds.
-  if (c.compensation !== true && net + c.amount_minor < 0) {
+  // amount is credited in full: a note up to what the entry still holds, the rest compensation.
+  const split = c.compensation === true
+    ? compensationSplit(net, c.amount_minor)
+    : { note_minor: c.amount_minor, above_minor: 0 };
+  if (net + split.note_minor < 0) {
     return reject(
       "correction_exceeds_entry",
       // spec: courier 4.2 correct (amount positive or negative): the refusal names the field and
@@ -62,44 +66,96 @@ export function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecis
       }, note ${formatMinor(c.amount_minor, o.currency)} ${o.currency}`,
     );
   }
-  const debit = c.amount_minor > 0;
-  const reference = c.reference ?? ctx.newId(debit ? "dn" : "cn");
+  const reference = c.reference ?? ctx.newId(c.amount_minor > 0 ? "dn" : "cn");
   if (badText(reference, REFERENCE_CHARS_MAX)) {
     return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
   }
-  const mode = state.settings.settlement_mode;
-  const status: EntryStatus = o.status === "external" ? "external" : statusFor(mode);
+  const events: Posted[] = [];
+  const seq = () => state.ledger.seq + events.length + 1;
+  if (split.note_minor !== 0) {
+    events.push(noteEvent(state, c, { reference, seq: seq(), amount: split.note_minor }, ctx));
+  }
+  if (split.above_minor !== 0) {
+    events.push(
+      compensationEvent(state, c, { reference, seq: seq(), amount: split.above_minor }, ctx),
+    );
+  }
+  return posted(events, events[0]!.entry, []);
+}
+
+/** The note itself: `amount` on the original, in its currency, whatever the account bills in. */
+function noteEvent(state: CourierClient, c: Correct, at: EntryAt, ctx: Ctx): Posted {
+  const { reference, seq, amount } = at;
+  const o = c.original;
+  const kind = amount > 0 ? "debit_note" : "credit_note";
   // spec: courier 2.6 rule 5, 4.2: the note is in the currency of the entry it corrects, whatever
   // the account bills in now; it counts in that currency's balances and invoice (evolveLedger).
-  const entry = entryOf({
+  return postedEntry(state, o.status, {
     reference,
-    seq: state.ledger.seq + 1,
-    kind: debit ? "debit_note" : "credit_note",
-    amount_minor: c.amount_minor,
+    seq,
+    kind,
+    amount_minor: amount,
     currency: o.currency,
-    status,
     recoverable: o.recoverable,
     reason: c.reason,
     evidence_path: c.evidence_path ?? null,
-    source_event: `${debit ? "debit_note" : "credit_note"}.issued:${reference}`,
+    source_event: `${kind}.issued:${reference}`,
     corrects: o.reference,
     corrects_kind: o.kind,
     shipment: o.shipment,
     created_at: ctx.now,
-  });
+  }, c);
+}
+
+/**
+ * A claim's compensation above the booked price (courier 2.4): an entry of its own, on the
+ * shipment but correcting nothing, so no note's bound counts it; never recoverable (no duties).
+ */
+function compensationEvent(state: CourierClient, c: Correct, at: EntryAt, ctx: Ctx): Posted {
+  const { reference, seq, amount } = at;
+  const o = c.original;
+  return postedEntry(state, o.status, {
+    reference,
+    seq,
+    kind: "compensation",
+    amount_minor: amount,
+    currency: o.currency,
+    reason: c.reason,
+    evidence_path: c.evidence_path ?? null,
+    source_event: `compensation.issued:${reference}`,
+    shipment: o.shipment,
+    created_at: ctx.now,
+  }, c);
+}
+
+type Posted = Extract<LedgerEvent, { kind: "entry_posted" }>;
+
+/** Where an entry of a correction goes: its reference, its seq and its signed amount. */
+interface EntryAt {
+  readonly reference: string;
+  readonly seq: number;
+  readonly amount: number;
+}
+
+/** An entry as the account posts it: external when its original is, else by settlement mode. */
+function postedEntry(
+  state: CourierClient,
+  originalStatus: EntryStatus,
+  fields: Omit<Parameters<typeof entryOf>[0], "status">,
+  c: Correct,
+): Posted {
+  const mode = state.settings.settlement_mode;
+  const status: EntryStatus = originalStatus === "external" ? "external" : statusFor(mode);
+  const entry = entryOf({ ...fields, status });
   const isPosted = status === "posted";
-  return posted(
-    [{
-      kind: "entry_posted",
-      entry,
-      effect: isPosted ? chargeEffect(mode, c.amount_minor, o.recoverable) : NO_EFFECT,
-      invoiceable: isPosted && mode === "credit",
-      by: c.by,
-      seen_seq: c.seen_seq,
-    }],
+  return {
+    kind: "entry_posted",
     entry,
-    [],
-  );
+    effect: isPosted ? chargeEffect(mode, entry.amount_minor, entry.recoverable) : NO_EFFECT,
+    invoiceable: isPosted && mode === "credit",
+    by: c.by,
+    seen_seq: c.seen_seq,
+  };
 }
 
 /** What no note may be: zero, without a reason, on money received or a note, before its rate. */
@@ -110,7 +166,7 @@ function noteRefusal(state: CourierClient, c: Correct): Rejection | null {
   }
   if (badText(c.reason, TEXT_CHARS_MAX)) return reject("reason_required", "a note needs a reason");
   if (NOT_CORRECTABLE.includes(o.kind)) {
-    const hint = o.kind === "debit_note" || o.kind === "credit_note"
+    const hint = o.kind === "debit_note" || o.kind === "credit_note" || o.kind === "compensation"
       ? "; correct the entry it points at"
       : "";
     return reject(

@@ -248,6 +248,8 @@ export const SavedQuoteAnswer = z.object({
 /** A quotation as projected (priceOfferActor.project). */
 export interface QuoteRow {
   reference: string;
+  /** The copy it is booked under since its first booking was withdrawn (flows/booking/rebook). */
+  rebooked_as?: string;
   valid_until: number;
   created_at: number;
   options: { code: string; total_minor: number; currency: string }[];

@@ -61,8 +61,11 @@ export function claimView(claim: Claim) {
 
 /** spec: courier 2.4, 2.6 rule 5: the credit note of an approved amount (creditView). */
 const ClaimCreditAnswer = z.object({
-  reference: z.string().openapi({ description: "The credit note's ledger reference" }),
-  amount: Money.openapi({ description: "In the claim's currency" }),
+  reference: z.string().openapi({
+    description: "The ledger reference of the credit: a credit_note on the booked price up to " +
+      "what it still holds and, for the rest, a compensation entry under the same reference",
+  }),
+  amount: Money.openapi({ description: "In the claim's currency: the whole approved amount" }),
   state: z.enum(["pending", "booked", "not_booked"]).openapi({
     description: "not_booked: the ledger refused it (code, message); the courier settles it " +
       "another way",

@@ -1,10 +1,10 @@
 /**
  * Claims (courier 2.4 claim terms, 2.6 rule 5, 4.6): the courier files a claim for a client's
  * shipment within the claim window of the shipment's frozen rate card, up to its cover; a holder
- * of claims:approve decides it once. An approved amount becomes a credit note on the shipment's
- * booked price, booked once under the claim's reference, in full even above the price
- * (compensation, 2.4 liability cover); when the ledger refuses it (say, an unresolved FX rate)
- * the decision stands and the claim says why no note was booked.
+ * of claims:approve decides it once. An approved amount is booked once under the claim's
+ * reference, in full: a credit note on the shipment's booked price up to what it still holds,
+ * the rest a `compensation` entry (2.4 liability cover; rules/ledger/compensation.ts); when the
+ * ledger refuses it (say, an unresolved FX rate) the decision stands and the claim says why.
  */
 import { orRefuse, refuse, Refused, type Rejection } from "../../runtime/actor.ts";
 import {
@@ -111,7 +111,10 @@ export interface ClaimNote {
   readonly reason: string;
   readonly reference: string;
   readonly evidence_path: string | null;
-  /** Compensation, not a price correction: not capped by the booked price (courier 2.4). */
+  /**
+   * Compensation, not a price correction: not capped by the booked price (courier 2.4); what
+   * the entry cannot take is booked as a `compensation` entry beside the note.
+   */
   readonly compensation: true;
   readonly by: string;
 }

@@ -25,6 +25,12 @@ import type { OutboxItem } from "../../runtime/store.ts";
 import { type OutboxOptions, sendBillingEvent } from "./billing_outbox.ts";
 
 /**
+ * Kinds whose reference may repeat another entry's: a note's is the caller's, and a claim's
+ * credit note and compensation share the claim's. The kind keeps their events apart.
+ */
+const NOTE_KINDS: ReadonlySet<string> = new Set(["debit_note", "credit_note", "compensation"]);
+
+/**
  * The id of the billing event reporting `entry`, or null when the entry is no charge. A note's
  * reference is the caller's own and may repeat another entry's (courier 2.6: a reference is
  * unique within its kind): its kind keeps its event apart. Other kinds keep the id they had.
@@ -35,7 +41,7 @@ export async function chargeEventIdOf(
   entry: LedgerEntry,
 ): Promise<string | null> {
   if (chargeEventType(entry) === null) return null;
-  if (entry.kind === "debit_note" || entry.kind === "credit_note") {
+  if (NOTE_KINDS.has(entry.kind)) {
     return await eventIdOf("billing", tenant, clientId, entry.reference, entry.kind);
   }
   return await eventIdOf("billing", tenant, clientId, entry.reference);

@@ -88,6 +88,7 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   payment: "Payment received",
   debit_note: "Debit note",
   credit_note: "Credit note",
+  compensation: "Claim compensation",
   cod_remitted: "Cash on delivery remitted",
 };
 

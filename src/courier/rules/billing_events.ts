@@ -72,6 +72,9 @@ export function chargeEventType(entry: LedgerEntry): string | null {
       return "debit_note.issued";
     case "credit_note":
       return "credit_note.issued";
+    // A claim's compensation above the booked price (courier 2.4): additive, like the two above.
+    case "compensation":
+      return "compensation.issued";
     case "cod_remitted":
       return "cod.remitted";
     case "top_up":
@@ -194,10 +197,16 @@ export const COMPLETION_EVENTS = {
 
 /**
  * The entries a completion event lists as the shipment's adjustments (courier 2.7): its later
- * charges (2.6 rule 3) and the debit and credit notes on it (rule 5). Money received (a remitted
- * COD names its waybill) changes no bill: it has its own event (`cod.remitted`).
+ * charges (2.6 rule 3), the debit and credit notes on it (rule 5) and a claim's compensation
+ * above its price (2.4). Money received (a remitted COD names its waybill) changes no bill: it
+ * has its own event (`cod.remitted`).
  */
-export const ADJUSTMENT_KINDS = [...CHARGE_KINDS, "debit_note", "credit_note"] as const;
+export const ADJUSTMENT_KINDS = [
+  ...CHARGE_KINDS,
+  "debit_note",
+  "credit_note",
+  "compensation",
+] as const;
 
 /** A later charge on the shipment, as the completion event lists it (courier 2.7). */
 export interface Adjustment {

@@ -30,6 +30,8 @@ export {
   notesSeen,
 } from "./ledger/notes_in_flight.ts";
 export type { NoteInFlight, NotesInFlight } from "./ledger/notes_in_flight.ts";
+export { compensationSplit } from "./ledger/compensation.ts";
+export type { CompensationSplit } from "./ledger/compensation.ts";
 export { dateOf, daysPastDue, dueOn, isPeriod, periodOf } from "./ledger/periods.ts";
 export { convertMinor, parseRate } from "./ledger/fx.ts";
 export type { ParsedRate } from "./ledger/fx.ts";

@@ -221,10 +221,25 @@ Deno.test("client ledger: a correction is a reasoned non-zero note on an entry t
     "correction_exceeds_entry",
     "amount: a credit note cannot take the entry below zero: net 100.00, note -100.01 BWP",
   );
-  // spec: courier 2.4: a claim's compensation may exceed what the entry still holds.
+  // spec: courier 2.4: a claim's compensation may exceed what the entry still holds: a credit
+  // note takes the entry to zero (2.6 rule 5), the rest is compensation, in one commit.
   const comp = h.must(correct(h, "CH-1", -25_000, { compensation: true, reference: "CLM-clm_1" }));
-  const note = entriesOf(comp.events)[0]!;
-  assert.deepEqual([note.kind, note.corrects, note.amount_minor], ["credit_note", "CH-1", -25_000]);
+  assert.deepEqual(
+    entriesOf(comp.events).map((e) => [e.kind, e.reference, e.corrects, e.amount_minor, e.seq]),
+    [["credit_note", "CLM-clm_1", "CH-1", -10_000, 2], [
+      "compensation",
+      "CLM-clm_1",
+      null,
+      -15_000,
+      3,
+    ]],
+  );
+  assert.equal(original(h, "CH-1").net_minor, 0);
+  // Nothing left on the entry: a second claim's credit is compensation alone.
+  const more = h.must(correct(h, "CH-1", -500, { compensation: true, reference: "CLM-clm_2" }));
+  assert.deepEqual(entriesOf(more.events).map((e) => [e.kind, e.amount_minor]), [
+    ["compensation", -500],
+  ]);
   h.must(pay(1_000, { reference: "PAY-X" }));
   h.refused(
     correct(h, "PAY-X", 100),
@@ -243,6 +258,7 @@ Deno.test("client ledger: a correction is a reasoned non-zero note on an entry t
     "cod_remitted",
     "debit_note",
     "credit_note",
+    "compensation",
   ]);
 });
 

@@ -132,3 +132,37 @@ Deno.test("price offer: a voided reference takes no offer, answers none, and a m
   const onOffer = priceOfferActor.decide(made, { kind: "void" }, ctx);
   assert.equal(onOffer.ok ? "voided" : onOffer.code, "already_exists");
 });
+
+Deno.test("price offer: a quote's booking moves off a withdrawn waybill once; held prices and copies are not booked again", () => {
+  const ctx = { now: 7, newId: (p: string) => `${p}_1` };
+  const quote = {
+    ...offer([option("express", { ...level("express") })], { [CALENDAR.id]: CALENDAR }),
+    reference: "qt_1",
+    kind: "quote" as const,
+  };
+  const rebook = (state: PriceOffer, withdrawn: string, reference: string) => {
+    const d = priceOfferActor.decide(state, { kind: "rebook", withdrawn, reference }, ctx);
+    assert.ok(d.ok, JSON.stringify(d));
+    let next: PriceOffer = state;
+    for (const e of d.events) next = priceOfferActor.evolve(next, e) as PriceOffer;
+    return next;
+  };
+  const moved = rebook(quote, "qt_1", "qt_2");
+  assert.equal(moved.rebooked_as, "qt_2");
+  // A second booking that found the same withdrawal is answered the copy the first named.
+  assert.equal(rebook(moved, "qt_1", "qt_3").rebooked_as, "qt_2");
+  // The copy's own booking withdrawn in turn moves it on.
+  assert.equal(rebook(moved, "qt_2", "qt_4").rebooked_as, "qt_4");
+  // Only the quote is listed: its copy is not a quotation of its own.
+  const copy = { ...quote, reference: "qt_2", rebooks: "qt_1" };
+  assert.equal(priceOfferActor.project!(copy), undefined);
+  assert.equal((priceOfferActor.project!(moved) as { rebooked_as?: string }).rebooked_as, "qt_2");
+  for (const s of [copy, { ...quote, kind: "prices" as const }]) {
+    const d = priceOfferActor.decide(
+      s,
+      { kind: "rebook", withdrawn: s.reference, reference: "x" },
+      ctx,
+    );
+    assert.equal(d.ok ? "rebooked" : d.code, "not_a_quote");
+  }
+});

@@ -135,5 +135,16 @@ Deno.test("billing flows: bookNote answers the account's refusal for its caller 
       entryAsk("note:CLM-true"),
     );
     assert.ok(paid.ok, JSON.stringify(paid));
-    assert.equal(asPosting(paid.reply).entry.amount_minor, -9_000);
+    // The note clears the entry (courier 2.6 rule 5); the rest is the claim's compensation (2.4).
+    assert.deepEqual(
+      [asPosting(paid.reply).entry.kind, asPosting(paid.reply).entry.amount_minor],
+      ["credit_note", -5_000],
+    );
+    await t.settle();
+    const booked = await t.env.db.selectFrom("ledger_entries").select(["kind", "amount_minor"])
+      .where("reference", "=", "CLM-true").orderBy("seq").execute();
+    assert.deepEqual(booked.map((e) => [e.kind, Number(e.amount_minor)]), [
+      ["credit_note", -5_000],
+      ["compensation", -4_000],
+    ]);
   }));

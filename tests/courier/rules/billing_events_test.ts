@@ -46,6 +46,7 @@ Deno.test("billing events: one event type per charge, as courier 6.1 names them"
     ["return", {}, "shipment.return:REF-1"],
     ["debit_note", {}, "debit_note.issued"],
     ["credit_note", {}, "credit_note.issued"],
+    ["compensation", {}, "compensation.issued"],
     ["cod_remitted", {}, "cod.remitted"],
     ["top_up", {}, null],
     ["payment", {}, null],

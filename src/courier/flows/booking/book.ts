@@ -23,12 +23,13 @@ import { orRefuse, refuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { waybillOf } from "../../rules/waybill.ts";
 import { openBookingCrossing } from "../customs.ts";
-import { claimReference } from "./claim.ts";
+import { claimReference, refuseIfClaimedElsewhere } from "./claim.ts";
 import { chargeKeyOf, keptCharge } from "./fence.ts";
 import { collectionMovedTo } from "./promise.ts";
 import { refuseFields } from "./refusals.ts";
 import { type Booked, type BookingChoice, madeBefore, reBooked, replayed } from "./replay.ts";
 import { completeBooking } from "./shipment.ts";
+import { offerBookedAs, rebookQuote } from "./rebook.ts";
 
 /** One booking of an offer's option, for its client. */
 export interface BookOfferInput extends BookingChoice {
@@ -42,19 +43,81 @@ export interface BookOfferInput extends BookingChoice {
   readonly quoteOnly?: boolean;
 }
 
+type BookingDeps = Pick<Deps, "runtime" | "clock" | "db" | "requestId">;
+
 /**
  * Books one option of an offer for its client. The waybill is derived from the offer, so two
  * commits (account charge, shipment) carry the whole booking and a retry after a crash between
  * them completes it with one charge. Throws the first refusal (Refused); a refused booking
- * charges nothing and leaves the reference free.
+ * charges nothing and leaves the reference free. A booking whose charge was withdrawn (another
+ * booking took its place, fence.ts) answers as its retry would: the booking that holds its
+ * external reference now, or, for a saved quote that still holds, a booking under a copy of it.
  */
-export async function bookOffer(
-  deps: Pick<Deps, "runtime" | "clock" | "db" | "requestId">,
+export async function bookOffer(deps: BookingDeps, input: BookOfferInput): Promise<Booked> {
+  const quote = await offerToBook(deps.runtime, input);
+  let offer = await offerBookedAs(deps, quote);
+  for (let tries = 1;; tries++) {
+    const booked = await bookAs(deps, offer, input);
+    if (!("withdrawn" in booked)) return booked;
+    offer = await afterWithdrawal(deps, quote, offer, booked, tries);
+  }
+}
+
+/** Bookings of one call under one quote: its own waybill, a copy another call made, its own. */
+const BOOKINGS_PER_CALL_MAX = 3;
+
+/**
+ * What a booking of `offer` whose charge was withdrawn answers, as its retry would: expired
+ * prices are expired; a quote another call booked again meanwhile is booked (or answered) under
+ * that copy; the booking that holds the external reference now is the answer (duplicate_order);
+ * a quote that still holds is booked again under a copy of its own; held prices are withdrawn.
+ */
+async function afterWithdrawal(
+  deps: BookingDeps,
+  quote: PriceOffer,
+  offer: PriceOffer,
+  booked: { readonly withdrawn: string | null; readonly waybill: string },
+  tries: number,
+): Promise<PriceOffer> {
+  const withdrawn = () =>
+    refuse(
+      "prices_expired",
+      "these prices can no longer be booked: their booking stopped before its charge and " +
+        "another booking took its place; ask for prices again",
+    );
+  // spec: courier 2.2 rule 2: expired prices are never booked, whatever else a retry finds.
+  if (deps.clock.now() > offer.valid_until || tries >= BOOKINGS_PER_CALL_MAX) withdrawn();
+  const rebookable = quote.kind === "quote" && quote.rebooks === undefined;
+  if (rebookable) {
+    // Another call booked the quote again meanwhile: its copy is this booking's answer too.
+    const now = await offerBookedAs(deps, await currentOffer(deps, quote));
+    if (now.reference !== offer.reference) return now;
+  }
+  // spec: courier 4.2, 7: the booking that took its external reference is the answer.
+  await refuseIfClaimedElsewhere(deps, offer.courier_id, booked.withdrawn, booked.waybill);
+  // spec: courier 4.1: a saved quote holds 7 days; its withdrawn waybill does not end it.
+  if (!rebookable) withdrawn();
+  return await offerBookedAs(deps, await rebookQuote(deps, quote, offer.reference));
+}
+
+/** The offer as it stands now (a quote may have been booked again since it was read). */
+async function currentOffer(deps: BookingDeps, offer: PriceOffer): Promise<PriceOffer> {
+  return asOffer(orRefuse(
+    await deps.runtime.read(priceOfferActor, offer.courier_id, offer.reference, { kind: "get" }),
+  ));
+}
+
+/**
+ * One booking of `offer`'s option (the offer itself, or the copy a quote is booked under now):
+ * booked, or its charge found withdrawn (with the claim it held, now released).
+ */
+async function bookAs(
+  deps: BookingDeps,
+  offer: PriceOffer,
   input: BookOfferInput,
-): Promise<Booked> {
+): Promise<Booked | { readonly withdrawn: string | null; readonly waybill: string }> {
   const { runtime } = deps;
-  const offer = await offerToBook(runtime, input);
-  const waybill = waybillOf(input.courierId, input.reference);
+  const waybill = waybillOf(input.courierId, offer.reference);
   const held = await heldOption(deps, offer, waybill, input);
   if ("booked" in held) return await crossingOpened(runtime, held.booked, input.by);
   const { option } = held;
@@ -69,6 +132,7 @@ export async function bookOffer(
     { offer, option, waybill, claim: claimed.claim, requestId },
     input,
   );
+  if (charge === "withdrawn") return { withdrawn: claimed.claim, waybill };
   const made = await completeBooking(runtime, {
     offer,
     option,
@@ -172,8 +236,9 @@ async function unlessBooked(
 /**
  * spec: courier 4.1: the charge, with the balance or credit check inside the client account
  * actor, under the booking's charge key. A booking whose charge was withdrawn first
- * (withdrawStopped: another booking took over what it held) is answered the withdrawal: refused,
- * it charges nothing and makes no shipment. A refused charge frees the reference it claimed.
+ * (withdrawStopped: another booking took over what it held) is answered the withdrawal: it
+ * charges nothing and makes no shipment. A refused or withdrawn charge frees the reference it
+ * claimed.
  */
 async function chargeBooking(
   runtime: ActorRuntime,
@@ -185,7 +250,7 @@ async function chargeBooking(
     requestId: string | undefined;
   },
   input: BookOfferInput,
-): Promise<KeptBookingCharge> {
+): Promise<KeptBookingCharge | "withdrawn"> {
   const { offer, option, waybill } = b;
   const charged = await runtime.ask(courierClientActor, input.courierId, input.clientId, {
     kind: "charge_booking",
@@ -199,7 +264,7 @@ async function chargeBooking(
       client_order_reference: offer.request.client_order_reference,
     },
     booking: {
-      prices_reference: input.reference,
+      prices_reference: offer.reference,
       dangerous_goods_confirmed: input.dangerousGoodsConfirmed,
       by: input.by,
     },
@@ -213,11 +278,7 @@ async function chargeBooking(
       });
     }
     if (!charged.ok) throw new Refused(charged);
-    refuse(
-      "prices_expired",
-      `these prices can no longer be booked: their booking stopped before its charge and ` +
-        `another booking took its place; ask for prices again`,
-    );
+    return "withdrawn";
   }
   // A retry of a booking charged before a crash: only the option that was charged is booked.
   // A replay answers the charge as kept (KeptBookingCharge), a first charge the whole of it.

@@ -51,8 +51,10 @@ export async function claimReference(
   // (a crash between the two commits) holds it until its prices expire, or for
   // STOPPED_AFTER_CLAIM_MS, and no longer: its charge is then withdrawn, so it can never be
   // charged, however late it wakes, and this booking takes the claim over, or the reference
-  // would be a duplicate of a shipment that does not exist (spec: courier 4.2).
-  if (!claimed.ok && earlier === null && await claimHolderWithdrawn(deps, courierId, claimed)) {
+  // would be a duplicate of a shipment that does not exist (spec: courier 4.2). So too when an
+  // earlier booking takes it (a holder that read the shipments before that booking reached
+  // them): the answers then name that booking, never a waybill that will not exist.
+  if (!claimed.ok && await claimHolderWithdrawn(deps, courierId, claimed)) {
     await runtime.ask(referenceClaimActor, courierId, claim, {
       kind: "release",
       waybill: claimed.details!.waybill as string,
@@ -76,6 +78,24 @@ export async function claimReference(
     });
   }
   return { claim };
+}
+
+/**
+ * A booking whose charge was found withdrawn (another booking took its claim over, above) is
+ * answered, as a retry of it would be, the booking that holds the reference now: refused
+ * duplicate_order naming that waybill. Nothing when no other booking holds it.
+ */
+export async function refuseIfClaimedElsewhere(
+  deps: Pick<Deps, "runtime">,
+  courierId: string,
+  claim: string | null,
+  waybill: string,
+): Promise<void> {
+  if (claim === null) return;
+  const held = await deps.runtime.read(referenceClaimActor, courierId, claim, { kind: "get" });
+  const holder = held.ok ? held.reply?.waybill ?? null : null;
+  if (holder === null || holder === waybill) return;
+  refuse("duplicate_order", `external reference already booked: ${holder}`, { waybill: holder });
 }
 
 /**

@@ -124,7 +124,8 @@ function frozenPricing(
   o: { now: number; settlementMode: CourierClient["settings"]["settlement_mode"] },
 ): ShipmentBooking["pricing"] {
   return {
-    prices_reference: offer.reference,
+    // A quote booked again under a copy (rebook.ts) names the quote the client saved.
+    prices_reference: offer.rebooks ?? offer.reference,
     rate_card_id: offer.rate_card.id,
     rate_card_version: offer.rate_card.version,
     service: { code: option.code, name: option.name },

@@ -26,6 +26,8 @@ export const ENTRY_KINDS = [
   "payment",
   "debit_note",
   "credit_note",
+  // A claim's approved amount above the booked price (courier 2.4 cover; rules/ledger/compensation).
+  "compensation",
   "cod_remitted",
 ] as const;
 
