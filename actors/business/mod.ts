@@ -1,11 +1,13 @@
 /** The Business API's actor types. */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
+import { poolDriverActor } from "./pool_driver.ts";
 import { tripActor } from "./trip/mod.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
+  poolDriverActor,
   tripActor,
   tripSequenceActor,
 ];

@@ -11,12 +11,24 @@ export interface PlatformSettings {
    * checked when an address is saved and at every delivery attempt (src/outbound/url_guard.ts).
    */
   readonly webhook_ports: readonly number[];
+  /** spec: business 1.2: an offer expires after this many seconds (default 30). */
+  readonly dispatch_offer_seconds: number;
+  /** spec: business 3.1: no acceptance this long after the first offer cancels (default 15). */
+  readonly dispatch_window_minutes: number;
+  /** spec: business 3.1: a scheduled trip is offered this long before scheduled_at (default 15). */
+  readonly schedule_offer_lead_minutes: number;
+  /** spec: business 2.4 rule 3: positions older than this are stale (default 60). */
+  readonly position_fresh_seconds: number;
 }
 
 const DEFAULTS: PlatformSettings = {
   price_hold_minutes: 30,
   prep_offer_lead_minutes: 12,
   webhook_ports: [],
+  dispatch_offer_seconds: 30,
+  dispatch_window_minutes: 15,
+  schedule_offer_lead_minutes: 15,
+  position_fresh_seconds: 60,
 };
 
 export const PLATFORM_TENANT = "platform";

@@ -231,7 +231,7 @@ function serviceRoutes(api: Api): void {
   define(api, {
     method: "put",
     path: "/operator/settings",
-    summary: "Service settings: price hold and prep offer lead, in minutes; webhook ports",
+    summary: "Service settings: price hold, prep and schedule offer leads, dispatch, freshness",
     tag,
     security,
     middleware,
@@ -239,6 +239,10 @@ function serviceRoutes(api: Api): void {
       price_hold_minutes: z.number().int().min(1).max(24 * 60),
       prep_offer_lead_minutes: z.number().int().min(0).max(24 * 60),
       webhook_ports: WebhookPorts,
+      dispatch_offer_seconds: z.number().int().min(5).max(10 * 60),
+      dispatch_window_minutes: z.number().int().min(1).max(24 * 60),
+      schedule_offer_lead_minutes: z.number().int().min(0).max(24 * 60),
+      position_fresh_seconds: z.number().int().min(5).max(60 * 60),
     }).partial(),
     response: PlatformSettingsAnswer,
   }, async (c, { body }) => {

@@ -9,16 +9,23 @@ import { fareRoutes } from "../../routes/business/fares.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
 import { tripsRoutes } from "../../routes/business/trips.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
-import type { Feature } from "../feature.ts";
+import { driverAppRoutes } from "../../routes/business/driver_app.ts";
+import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
 import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
 import { BusinessWebhooks } from "./reactors/business_webhooks.ts";
+import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
 
 export const businessFeature: Feature = {
   name: "business",
   actors: BUSINESS_ACTORS,
-  routers: [referenceDataRoutes, fareRoutes, tripsRoutes, webhookRoutes],
-  start: (deps) => ({
+  routers: [referenceDataRoutes, fareRoutes, tripsRoutes, webhookRoutes, driverAppRoutes],
+  start: (deps) => startBusiness(deps),
+};
+
+function startBusiness(deps: FeatureDeps): FeatureParts {
+  const positions = new LivePositions(deps.db);
+  return {
     // The trips list's typed read table (migration 0019).
     projections: {
       business_read_tables: startBusinessReadTables({
@@ -31,6 +38,9 @@ export const businessFeature: Feature = {
       booking_outboxes: startBookingOutboxes(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).
       business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
+      // spec: business 1.2: positions in memory at once, kept durably in batches.
+      [LIVE_POSITIONS]: positions,
     },
-  }),
-};
+    pumps: { [LIVE_POSITIONS]: () => positions.flush() },
+  };
+}

@@ -38,6 +38,7 @@ export interface Database {
   deferred_work: DeferredWorkTable;
   courier_clients: CourierClientTable;
   rate_counters: RateCounterTable;
+  driver_positions: DriverPositionTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -277,6 +278,18 @@ export interface BusinessTripTable extends VersionedRow {
   external_reference: string | null;
   /** Lower-cased reference, passenger, addresses and external_reference. */
   search: string;
+  /** The driver holding the trip (migration 0023). */
+  driver_id: string | null;
+}
+
+/** Drivers' positions, kept in batches (migration 0023): a trip's breadcrumb. */
+export interface DriverPositionTable {
+  driver_id: string;
+  at: Int8Column;
+  lat: number;
+  lng: number;
+  accuracy: number | null;
+  heading: number | null;
 }
 
 export interface AlertTable extends VersionedRow {

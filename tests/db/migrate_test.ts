@@ -20,6 +20,7 @@ const TABLES = [
   "courier_clients",
   "customs_crossings",
   "deferred_work",
+  "driver_positions",
   "invoices",
   "kysely_migration",
   "kysely_migration_lock",
@@ -68,6 +69,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0020_outbound_log",
     "0021_business_trips_type",
     "0022_search_prefixes",
+    "0023_trip_drivers",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -102,6 +104,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0020_outbound_log",
     "0021_business_trips_type",
     "0022_search_prefixes",
+    "0023_trip_drivers",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -245,6 +248,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0020_outbound_log",
     "0021_business_trips_type",
     "0022_search_prefixes",
+    "0023_trip_drivers",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -323,6 +327,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0020_outbound_log",
     "0021_business_trips_type",
     "0022_search_prefixes",
+    "0023_trip_drivers",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -353,6 +358,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0020_outbound_log",
     "0021_business_trips_type",
     "0022_search_prefixes",
+    "0023_trip_drivers",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -145,6 +145,7 @@ function create(
     charge: c.charge,
     ready_at: null,
     accepted_at: null,
+    driver: null,
     arrived_at: null,
     collected_at: null,
     completed_at: null,
@@ -210,8 +211,14 @@ function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
   const at = ctx.now;
   switch (a.kind) {
     case "accept":
+      // A retry of the holder's own acceptance (lost signal) answers the trip as it is.
+      if (t.driver !== null && t.driver.id === a.driver.id) return accept([], replyOf);
+      // spec: business 3.1: a trip never has two drivers.
+      if (t.driver !== null) {
+        return reject("already_accepted", `another driver accepted the trip: ${t.reference}`);
+      }
       if (!["pending", "scheduled", "queued"].includes(t.status)) return wrongStatus(t, "accept");
-      return accept([{ kind: "trip_accepted", at }], replyOf);
+      return accept([{ kind: "trip_accepted", at, driver: a.driver }], replyOf);
     case "arrive":
       if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
       return accept([{ kind: "trip_arrived", at }], replyOf);

@@ -31,7 +31,7 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
     case "trip_ready":
       return { ...t, ready_at: e.at };
     case "trip_accepted":
-      return { ...t, status: "accepted", accepted_at: e.at };
+      return { ...t, status: "accepted", accepted_at: e.at, driver: e.driver };
     case "trip_arrived":
       return { ...t, status: "arrived", arrived_at: e.at };
     case "trip_collected":

@@ -21,6 +21,13 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   noun: "trip",
   version: 1,
   initial: { phase: "free" },
+  // Trips stored before trips named their driver had none.
+  load: (stored) => {
+    const s = stored as TripState;
+    return s.phase === "booked" && s.trip.driver === undefined
+      ? { ...s, trip: { ...s.trip, driver: null } }
+      : s;
+  },
   decide: decideTrip,
   evolve: evolveTrip,
   outbox: tripOutbox,

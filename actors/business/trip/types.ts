@@ -55,6 +55,19 @@ export interface Money {
   readonly currency: string;
 }
 
+/**
+ * The driver a trip was accepted by (spec: business 2.4 driver_name, driver_phone, driver_plate,
+ * driver_color), copied at acceptance: the trip keeps who drove it whatever the driver changes.
+ */
+export interface TripDriver {
+  readonly id: string;
+  readonly name: string;
+  readonly phone: string | null;
+  readonly plate: string | null;
+  readonly color: string | null;
+  readonly vehicle_type_id: number;
+}
+
 export interface Trip extends TripDraft {
   /** spec: business 2.2: the integer id, numbered per business. */
   readonly id: number;
@@ -63,6 +76,8 @@ export interface Trip extends TripDraft {
   readonly charge: Money | null;
   readonly ready_at: number | null;
   readonly accepted_at: number | null;
+  /** Null until a driver accepts; one driver ever holds a trip at a time (spec: business 3.1). */
+  readonly driver: TripDriver | null;
   readonly arrived_at: number | null;
   readonly collected_at: number | null;
   readonly completed_at: number | null;
@@ -93,7 +108,7 @@ export type TripState =
   | { readonly phase: "booked"; readonly trip: Trip; readonly fingerprint: string };
 
 export type DriverAction =
-  | { kind: "accept" }
+  | { kind: "accept"; driver: TripDriver }
   | { kind: "arrive" }
   | { kind: "collect" }
   | { kind: "deliver"; cod_collected_amount_minor?: number }
@@ -119,7 +134,7 @@ export type TripEvent =
   | { kind: "booking_stalled"; at: number }
   | { kind: "trip_created"; trip: Trip }
   | { kind: "trip_ready"; at: number }
-  | { kind: "trip_accepted"; at: number }
+  | { kind: "trip_accepted"; at: number; driver: TripDriver }
   | { kind: "trip_arrived"; at: number }
   | { kind: "trip_collected"; at: number }
   | {

@@ -128,6 +128,19 @@ export const PlatformSettingsAnswer = z.object({
     description: "Ports besides 443 that webhook and billing endpoint URLs may use",
     example: [8443],
   }),
+  dispatch_offer_seconds: z.number().int().openapi({
+    description: "How long an offer waits for the driver's answer before the next driver",
+  }),
+  dispatch_window_minutes: z.number().int().openapi({
+    description: "No driver accepting within this many minutes of the first offer cancels the trip",
+  }),
+  schedule_offer_lead_minutes: z.number().int().openapi({
+    description: "How many minutes before scheduled_at a scheduled trip is offered",
+  }),
+  position_fresh_seconds: z.number().int().openapi({
+    description:
+      "A driver's position older than this is stale: no dispatch, location_is_fresh false",
+  }),
 }).openapi("PlatformSettings");
 
 export const ClockAnswer = z.object({

@@ -22,6 +22,8 @@ interface TripValues {
   readonly is_test: number;
   readonly external_reference: string | null;
   readonly search: string;
+  /** The driver holding the trip (the driver app's list, GET /driver/trips). */
+  readonly driver_id: string | null;
 }
 
 /** What a search matches: reference, passenger, addresses and external_reference (spec 4.1). */
@@ -43,6 +45,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
     is_test: "integer",
     external_reference: "text",
     search: "text",
+    driver_id: "text",
   },
   rowOf: (snapshot) => {
     const t = snapshot as unknown as Trip;
@@ -59,6 +62,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
       is_test: t.is_test ? 1 : 0,
       external_reference: t.external_reference,
       search: searchTextOf(t),
+      driver_id: t.driver?.id ?? null,
     };
   },
 };

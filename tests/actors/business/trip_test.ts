@@ -156,9 +156,34 @@ Deno.test("trip: a stalled claim's timer hands it to the completing outbox", () 
   }]);
 });
 
+const DRIVER = {
+  id: "pdr_1",
+  name: "Neo",
+  phone: "+26771000001",
+  plate: "B 123 ABC",
+  color: "white",
+  vehicle_type_id: 1,
+};
+
+Deno.test("trip: one driver holds it; the holder's retry answers the trip, another driver is refused", () => {
+  const h = booked();
+  const first = h.must({ kind: "accept", driver: DRIVER });
+  assert.deepEqual(kinds(first.events), ["trip_accepted"]);
+  assert.deepEqual(h.state.trip.driver, DRIVER);
+  assert.deepEqual(h.must({ kind: "accept", driver: DRIVER }).events, []);
+  h.refused(
+    { kind: "accept", driver: { ...DRIVER, id: "pdr_2" } },
+    "already_accepted",
+    "another driver accepted the trip: BK-0000000001",
+  );
+  assert.equal(h.state.trip.driver?.id, "pdr_1");
+});
+
 Deno.test("trip: a delivery goes accepted, arrived, active, completed with its webhooks", () => {
   const h = booked({ age_verification_required: true, cod_amount_minor: 10_000 });
-  assert.deepEqual(webhooks(h, h.must({ kind: "accept" }).events), ["trip.accepted"]);
+  assert.deepEqual(webhooks(h, h.must({ kind: "accept", driver: DRIVER }).events), [
+    "trip.accepted",
+  ]);
   assert.deepEqual(webhooks(h, h.must({ kind: "arrive" }).events), []);
   assert.deepEqual(webhooks(h, h.must({ kind: "collect" }).events), ["trip.picked_up"]);
   h.refused({ kind: "cancel", by: "api_key", reason: null }, "not_cancellable");
@@ -176,7 +201,7 @@ Deno.test("trip: a delivery goes accepted, arrived, active, completed with its w
 
 Deno.test("trip: a failed delivery returns, and the return completes as returned", () => {
   const h = booked();
-  h.must({ kind: "accept" });
+  h.must({ kind: "accept", driver: DRIVER });
   h.must({ kind: "arrive" });
   h.must({ kind: "collect" });
   assert.deepEqual(webhooks(h, h.must({ kind: "fail", reason: "nobody home" }).events), [
@@ -190,7 +215,7 @@ Deno.test("trip: a failed delivery returns, and the return completes as returned
 
 Deno.test("trip: handover_required waits for ready; ready twice is harmless", () => {
   const h = booked({ handover_required: true, prep_minutes: 20 });
-  h.must({ kind: "accept" });
+  h.must({ kind: "accept", driver: DRIVER });
   h.must({ kind: "arrive" });
   h.refused({ kind: "collect" }, "awaiting_handover");
   assert.deepEqual(kinds(h.must({ kind: "ready" }).events), ["trip_ready"]);
@@ -201,7 +226,7 @@ Deno.test("trip: handover_required waits for ready; ready twice is harmless", ()
 
 Deno.test("trip: cancel before collection owes the refund once; again answers already_cancelled", () => {
   const h = booked();
-  h.must({ kind: "accept" });
+  h.must({ kind: "accept", driver: DRIVER });
   const c = h.must({ kind: "cancel", by: "api_key", reason: "customer changed mind" });
   assert.deepEqual(webhooks(h, c.events), ["trip.cancelled"]);
   const adds = tripActor.outbox!(c.events[0]!, h.state);
@@ -216,4 +241,11 @@ Deno.test("trip: cancel before collection owes the refund once; again answers al
   h.must({ kind: "refunded", refund: CHARGE });
   assert.deepEqual(h.must({ kind: "refunded", refund: CHARGE }).events, []);
   assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip: a trip stored before trips named their driver loads with none", () => {
+  const h = booked();
+  const { driver: _, ...old } = h.state.trip;
+  const loaded = tripActor.load!({ phase: "booked", trip: old, fingerprint: "f" }, 1);
+  assert.equal(loaded.phase === "booked" && loaded.trip.driver, null);
 });

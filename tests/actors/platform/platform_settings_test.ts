@@ -11,6 +11,14 @@ import {
 } from "../../../actors/platform/platform_settings.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
 
+/** The dispatch settings' defaults (CONTRACT: PUT /operator/settings). */
+const DISPATCH = {
+  dispatch_offer_seconds: 30,
+  dispatch_window_minutes: 15,
+  schedule_offer_lead_minutes: 15,
+  position_fresh_seconds: 60,
+};
+
 Deno.test("platform settings: the defaults are the documents' (price hold 30, prep offer lead 12)", () => {
   const h = new ActorHarness(platformSettingsActor);
   const got = h.must({ kind: "get" });
@@ -19,6 +27,7 @@ Deno.test("platform settings: the defaults are the documents' (price hold 30, pr
     price_hold_minutes: 30,
     prep_offer_lead_minutes: 12,
     webhook_ports: [],
+    ...DISPATCH,
   });
 });
 
@@ -34,6 +43,7 @@ Deno.test("platform settings: a change records what changed and by whom, and kee
     price_hold_minutes: 45,
     prep_offer_lead_minutes: 12,
     webhook_ports: [],
+    ...DISPATCH,
   });
   h.must({ kind: "change", changes: { prep_offer_lead_minutes: 0 }, by: "operator" });
   h.must({ kind: "change", changes: { webhook_ports: [8443] }, by: "operator" });
@@ -41,6 +51,7 @@ Deno.test("platform settings: a change records what changed and by whom, and kee
     price_hold_minutes: 45,
     prep_offer_lead_minutes: 0,
     webhook_ports: [8443],
+    ...DISPATCH,
   });
   assert.deepEqual(platformSettingsActor.project!(h.state), h.state);
   assert.deepEqual(kinds(h.log), [
@@ -52,7 +63,11 @@ Deno.test("platform settings: a change records what changed and by whom, and kee
 
 Deno.test("platform settings: settings stored before webhook_ports existed load with none allowed", () => {
   const stored = { price_hold_minutes: 45, prep_offer_lead_minutes: 5 };
-  assert.deepEqual(platformSettingsActor.load!(stored, 1), { ...stored, webhook_ports: [] });
+  assert.deepEqual(platformSettingsActor.load!(stored, 1), {
+    ...stored,
+    webhook_ports: [],
+    ...DISPATCH,
+  });
 });
 
 Deno.test("platform settings: the state is the defaults overlaid by every change in order", () => {

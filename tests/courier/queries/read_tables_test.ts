@@ -219,7 +219,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016 to 0022: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0023: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -249,6 +249,7 @@ Deno.test("migrations 0016 to 0022: the read tables are rebuilt from the snapsho
     "0020_outbound_log",
     "0021_business_trips_type",
     "0022_search_prefixes",
+    "0023_trip_drivers",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -40,9 +40,16 @@ Deno.test("trips: cancel before collection refunds once; again already_cancelled
 
     const second = await book(t, b.api_key, { ...PARCEL, handover_required: true });
     const ref2 = second.body.data.reference;
-    for (const kind of ["accept", "arrive"] as const) {
-      assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind })).ok);
-    }
+    const driver = {
+      id: "pdr_1",
+      name: "Neo",
+      phone: null,
+      plate: null,
+      color: null,
+      vehicle_type_id: 1,
+    };
+    assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "accept", driver })).ok);
+    assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "arrive" })).ok);
     const early = await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "collect" });
     assert.ok(!early.ok && early.code === "awaiting_handover");
     for (let i = 0; i < 2; i++) {

@@ -298,6 +298,10 @@ Deno.test("operator: settings are stored and validated", () =>
       price_hold_minutes: 30,
       prep_offer_lead_minutes: 12,
       webhook_ports: [],
+      dispatch_offer_seconds: 30,
+      dispatch_window_minutes: 15,
+      schedule_offer_lead_minutes: 15,
+      position_fresh_seconds: 60,
     });
     const r = await t.call("PUT", "/operator/settings", {
       operator: true,
@@ -307,6 +311,10 @@ Deno.test("operator: settings are stored and validated", () =>
       price_hold_minutes: 45,
       prep_offer_lead_minutes: 12,
       webhook_ports: [],
+      dispatch_offer_seconds: 30,
+      dispatch_window_minutes: 15,
+      schedule_offer_lead_minutes: 15,
+      position_fresh_seconds: 60,
     });
     const bad = await t.call("PUT", "/operator/settings", {
       operator: true,
