@@ -11,9 +11,11 @@ import {
   type Rejection,
 } from "../../../src/runtime/actor.ts";
 import { unreachable } from "../../../src/runtime/actor.ts";
+import { formatMinor } from "../../../src/domain/money.ts";
 import { isAccepted } from "../../../src/business/rules/trip_status.ts";
 import {
   deliveryCodeMatches,
+  proofRequired,
   redispatchable,
   RETURN_DUE_MS,
   scanMatches,
@@ -162,19 +164,21 @@ function deliveryRefusal(
       `id_checked must be true on an age-restricted trip (else id_refused): ${t.reference}`,
     );
   }
-  // A delivery leaves goods with someone: the photo and signature prove it; a ride needs neither.
-  if (t.type === "parcel" && a.proof_photo === undefined) {
+  if (proofRequired(t.type) && a.proof_photo === undefined) {
     return reject("proof_photo_required", `proof_photo required: ${t.reference}`);
   }
-  if (t.type === "parcel" && a.signature === undefined) {
+  if (proofRequired(t.type) && a.signature === undefined) {
     return reject("signature_required", `signature required: ${t.reference}`);
   }
   if (t.cod_amount_minor !== null && a.cod_collected_amount_minor !== t.cod_amount_minor) {
+    const money = (minor: number | undefined) =>
+      minor === undefined
+        ? "none"
+        : `${formatMinor(minor, t.billing_currency)} ${t.billing_currency}`;
     return reject(
       "cod_amount_mismatch",
-      `cod_collected_amount must equal the COD amount: ${a.cod_collected_amount_minor ?? "none"} ` +
-        `minor units given, ${t.cod_amount_minor} due`,
-      { cod_amount_minor: t.cod_amount_minor },
+      `cod_collected_amount must equal the COD amount: ${money(a.cod_collected_amount_minor)} ` +
+        `given, ${money(t.cod_amount_minor)} due`,
     );
   }
   return null;

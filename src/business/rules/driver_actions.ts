@@ -45,3 +45,23 @@ export function deliveryCodeMatches(expected: string, given: string): boolean {
 export function redispatchable(dispatchBeganAt: number, windowMs: number, now: number): boolean {
   return now < dispatchBeganAt + windowMs;
 }
+
+/**
+ * A proof photo's or signature's image type, read from its first bytes (the declared type is the
+ * client's word): JPEG, PNG or WebP, else null.
+ */
+export function imageTypeOf(bytes: Uint8Array): "image/jpeg" | "image/png" | "image/webp" | null {
+  const starts = (sig: readonly number[], at = 0) => sig.every((b, i) => bytes[at + i] === b);
+  if (starts([0xff, 0xd8, 0xff])) return "image/jpeg";
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
+  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return "image/webp";
+  return null;
+}
+
+/**
+ * spec: business 3.1 "delivery done: proof photo and signature": a delivery leaves goods with
+ * someone and proves it; a ride carries a passenger, who needs neither.
+ */
+export function proofRequired(type: "ride" | "parcel"): boolean {
+  return type === "parcel";
+}
