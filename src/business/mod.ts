@@ -11,6 +11,7 @@ import { tripsRoutes } from "../../routes/business/trips.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import { driverAppRoutes } from "../../routes/business/driver_app.ts";
 import { driverTripsRoutes } from "../../routes/business/driver_trips.ts";
+import { custodyLabelRoutes } from "../../routes/business/custody_labels.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
 import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
@@ -27,6 +28,7 @@ export const businessFeature: Feature = {
     webhookRoutes,
     driverAppRoutes,
     driverTripsRoutes,
+    custodyLabelRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };

@@ -80,6 +80,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   proof_photo_required: 422,
   signature_required: 422,
   cod_amount_mismatch: 422,
+  custody_scanning_off: 404,
   invalid_transition: 409,
   // Business API 3.2, 7: vehicle resolution and fares.
   vehicle_upgrade_refused: 422,
