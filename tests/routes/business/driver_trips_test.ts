@@ -218,3 +218,26 @@ Deno.test("driver trips: cancel_by_driver puts the trip back; the list shows the
       second.reference,
     ]);
   }));
+
+Deno.test("driver trips: cancel_by_driver once the dispatch window passed ends the trip cancelled and refunded", () =>
+  withTestEnv(async (t) => {
+    const trip = await acceptedTrip(t);
+    const before = await t.call("GET", "/business/wallet", { key: trip.business.api_key });
+    t.clock.advanceBy(15 * 60_000);
+    const r = await act(t, trip, "cancel_by_driver", { reason: "vehicle broke down" });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.status, "cancelled");
+    const seen = await t.call("GET", `/business/trips/${trip.reference}`, {
+      key: trip.business.api_key,
+    });
+    assert.equal(seen.body.data.status, "cancelled");
+    assert.equal(seen.body.data.cancelled_by, "driver");
+    assert.equal(seen.body.data.cancel_reason, "vehicle broke down");
+    await t.settle();
+    const after = await t.call("GET", "/business/wallet", { key: trip.business.api_key });
+    const balance = (w: { body: { data: { balances: { balance: number }[] } } }) =>
+      w.body.data.balances[0]!.balance;
+    // Funded with 1000.00: the charge is credited back whole.
+    assert.ok(balance(before) < 1000);
+    assert.equal(balance(after), 1000, "refunded");
+  }));
