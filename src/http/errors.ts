@@ -71,6 +71,16 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // Business API 3.1, 7: bookings and trips.
   test_booking_refused: 422,
   awaiting_handover: 422,
+  // Business API 2.2, 3.1: what a driver's collection and delivery need, each naming its field.
+  scan_mismatch: 422,
+  force_reason_required: 422,
+  delivery_code_required: 422,
+  delivery_code_mismatch: 422,
+  id_check_required: 422,
+  proof_photo_required: 422,
+  signature_required: 422,
+  cod_amount_mismatch: 422,
+  custody_scanning_off: 404,
   invalid_transition: 409,
   // Business API 3.2, 7: vehicle resolution and fares.
   vehicle_upgrade_refused: 422,

@@ -33,6 +33,10 @@ export const PatchBusiness = z.object({
     description: "Enterprise plan: this business's limit a day; null: back to the plan's",
   }),
   billing_type: z.enum(BILLING_TYPES),
+  custody_scanning: z.boolean().openapi({
+    description: "Business API 2.2 custody scanning add-on: trips booked get a scan_code and " +
+      "an A6 label; the driver scans it at collection",
+  }),
   credit_limit: orNull(z.number().nonnegative().max(1_000_000_000)).openapi({
     description: "How far below zero a credit account's wallet may go, in the business's " +
       "currency; null: none",

@@ -55,7 +55,7 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       waybill: "waybill",
       reference: op.path.includes("/quotes/")
         ? "quote"
-        : op.path.startsWith("/business/trip/")
+        : op.path.startsWith("/business/trip/") || op.path.startsWith("/driver/trips/")
         ? "trip"
         : "waybill",
       sha256: "sha256",

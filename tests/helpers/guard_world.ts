@@ -21,6 +21,8 @@ import {
   topUp,
 } from "./courier.ts";
 import type { TestEnv } from "./test_env.ts";
+import { createPoolDriver } from "./pool_drivers.ts";
+import { acceptAs } from "./driver_trips.ts";
 
 export interface Tenant {
   readonly courier: Courier;
@@ -33,6 +35,10 @@ export interface Tenant {
   readonly driver: { id: string; token: string };
   /** Another driver of the same courier, on no run. */
   readonly driver2: { id: string; token: string };
+  /** A platform driver of the dispatch pool holding the tenant's Business API trip. */
+  readonly poolDriver: { id: string; token: string };
+  /** Another pool driver, holding no trip. */
+  readonly poolDriver2: { id: string; token: string };
   /** Identifiers by what they name (guard_isolation_test.ts maps parameters to these). */
   readonly ids: Readonly<Record<string, string>>;
 }
@@ -157,6 +163,8 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       external_reference: `${tag}-TRIP-1`,
     },
   });
+  const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
+  await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
   const events = await ok(t, "GET", "/business/courier/billing/events", { key });
   const event = events[0]?.event_id ?? events[0]?.id;
@@ -168,6 +176,8 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
     client2,
     driver,
     driver2,
+    poolDriver,
+    poolDriver2,
     ids: {
       business: biz.id,
       client: client.id,

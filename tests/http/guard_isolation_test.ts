@@ -51,6 +51,9 @@ function strangers(op: Operation, a: Tenant, b: Tenant): [string, Record<string,
       return [
         ["another courier's driver", bearer(b.driver.token)],
         ["another driver", bearer(a.driver2.token)],
+        // The dispatch pool's drivers (Business API trips) answer on the same security.
+        ["another tenant's pool driver", bearer(b.poolDriver.token)],
+        ["another pool driver", bearer(a.poolDriver2.token)],
       ];
     default:
       throw new Error(`${nameOf(op)}: no stranger for security ${op.security}`);

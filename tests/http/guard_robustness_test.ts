@@ -147,7 +147,10 @@ async function credentialOf(t: TestEnv, op: Operation, a: Tenant, url: string) {
       { "X-Business-API-Key": a.ownerToken },
     ],
     client: [{ "X-Client-API-Key": a.client.api_key }],
-    driver: [{ Authorization: `Bearer ${a.driver.token}` }],
+    driver: [
+      { Authorization: `Bearer ${a.driver.token}` },
+      { Authorization: `Bearer ${a.poolDriver.token}` },
+    ],
     public: [{}],
   }[op.security] ?? [];
   for (const headers of options) {

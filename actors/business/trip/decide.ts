@@ -7,20 +7,20 @@ import {
   type Ctx,
   type Decision,
   reject,
-  type Rejection,
   type TimerFired,
   unreachable,
 } from "../../../src/runtime/actor.ts";
-import { isAccepted, TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
+import { TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
-import type {
-  Claim,
-  DriverAction,
-  Trip,
-  TripCommand,
-  TripEvent,
-  TripReply,
-  TripState,
+import { drive, replyOf, tripNotFound } from "./drive.ts";
+import {
+  type Claim,
+  DRIVER_APP_DEFAULTS,
+  type Trip,
+  type TripCommand,
+  type TripEvent,
+  type TripReply,
+  type TripState,
 } from "./types.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
@@ -28,12 +28,7 @@ type D = Decision<TripState, TripEvent, TripReply>;
 /** The timer that hands a booking stopped between its steps to the completing sweep. */
 export const STALL_TIMER = "booking_stalled";
 
-export const replyOf = (s: TripState): TripReply =>
-  s.phase === "booked"
-    ? { phase: "booked", trip: s.trip }
-    : s.phase === "booking"
-    ? { phase: "booking", claimed_at: s.claim.claimed_at, new_claim: false, claim: s.claim }
-    : { phase: "free" };
+export { replyOf };
 
 export function decideTrip(state: TripState, command: TripCommand | TimerFired, ctx: Ctx): D {
   switch (command.kind) {
@@ -57,7 +52,9 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "accept":
     case "arrive":
     case "collect":
+    case "arrive_dropoff":
     case "deliver":
+    case "withdraw":
     case "fail":
     case "refuse_id":
     case "complete_return":
@@ -68,9 +65,7 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
   }
 }
 
-function notFound(): Rejection {
-  return reject("not_found", "trip not found");
-}
+const notFound = tripNotFound;
 
 /** spec: business appendix 1, 2: the first booking of a reference or key owns it for good. */
 function claim(state: TripState, c: Omit<Claim, "claimed_at">, ctx: Ctx): D {
@@ -156,6 +151,8 @@ function create(
     cancelled_by: null,
     cancel_reason: null,
     refund: null,
+    ...DRIVER_APP_DEFAULTS,
+    scan_code: c.scan_code ?? null,
   };
   return accept([{ kind: "trip_created", trip }], replyOf, [{ op: "cancel", name: STALL_TIMER }]);
 }
@@ -197,66 +194,4 @@ function cancel(t: Trip, c: { by: string; reason: string | null }, ctx: Ctx): D 
     reason: c.reason,
     refund_due: t.charge,
   }], replyOf);
-}
-
-function wrongStatus(t: Trip, action: string): Rejection {
-  return reject(
-    "invalid_transition",
-    `cannot ${action} a trip that is ${t.status}: ${t.reference}`,
-  );
-}
-
-/** The transitions a driver makes (spec: business 3.1 table). */
-function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
-  const at = ctx.now;
-  switch (a.kind) {
-    case "accept":
-      // A retry of the holder's own acceptance (lost signal) answers the trip as it is.
-      if (t.driver !== null && t.driver.id === a.driver.id) return accept([], replyOf);
-      // spec: business 3.1: a trip never has two drivers.
-      if (t.driver !== null) {
-        return reject("already_accepted", `another driver accepted the trip: ${t.reference}`);
-      }
-      if (!["pending", "scheduled", "queued"].includes(t.status)) return wrongStatus(t, "accept");
-      return accept([{ kind: "trip_accepted", at, driver: a.driver }], replyOf);
-    case "arrive":
-      if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
-      return accept([{ kind: "trip_arrived", at }], replyOf);
-    case "collect":
-      if (t.status !== "arrived") return wrongStatus(t, "collect");
-      if (t.handover_required && t.ready_at === null) {
-        return reject(
-          "awaiting_handover",
-          `the store has not marked the order ready: ${t.reference}`,
-        );
-      }
-      return accept([{ kind: "trip_collected", at }], replyOf);
-    case "deliver":
-      if (t.status !== "active" || t.returning) return wrongStatus(t, "deliver");
-      return accept([{
-        kind: "trip_delivered",
-        at,
-        age_verified: t.age_verification_required,
-        cod_collected_minor: t.cod_amount_minor === null
-          ? null
-          : a.cod_collected_amount_minor ?? t.cod_amount_minor,
-      }], replyOf);
-    case "fail":
-    case "refuse_id":
-      if (t.status !== "active" || t.returning) return wrongStatus(t, "fail");
-      if (a.kind === "refuse_id" && !t.age_verification_required) {
-        return wrongStatus(t, "refuse ID for");
-      }
-      return accept([{
-        kind: "delivery_failed",
-        at,
-        reason: a.reason,
-        id_refused: a.kind === "refuse_id",
-      }], replyOf);
-    case "complete_return":
-      if (t.status !== "active" || !t.returning) return wrongStatus(t, "complete the return of");
-      return accept([{ kind: "return_completed", at }], replyOf);
-    default:
-      return unreachable(a);
-  }
 }

@@ -35,15 +35,33 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
     case "trip_arrived":
       return { ...t, status: "arrived", arrived_at: e.at };
     case "trip_collected":
-      return { ...t, status: "active", collected_at: e.at };
+      return {
+        ...t,
+        status: "active",
+        collected_at: e.at,
+        scanned_at: e.scanned ? e.at : null,
+        collect_override: e.override_reason ? { at: e.at, reason: e.override_reason } : null,
+      };
+    case "trip_arrived_dropoff":
+      return { ...t, arrived_dropoff_at: e.at };
     case "trip_delivered":
-      return { ...t, status: "completed", completed_at: e.at, delivery_outcome: "delivered" };
+      return {
+        ...t,
+        status: "completed",
+        completed_at: e.at,
+        delivery_outcome: "delivered",
+        delivery_proof: e.proof ?? null,
+      };
     case "delivery_failed":
       return {
         ...t,
         returning: true,
         return_reason: e.id_refused ? "age_verification_refused" : e.reason,
+        return_due_at: e.return_due_at ?? null,
       };
+    case "driver_withdrew":
+      // spec: business 3.1: put back for another driver, as it was before acceptance.
+      return { ...t, status: "pending", driver: null, accepted_at: null, arrived_at: null };
     case "return_completed":
       return { ...t, status: "completed", completed_at: e.at, delivery_outcome: "returned" };
     case "trip_cancelled":

@@ -5,6 +5,7 @@
  */
 import type { OutboxAdd } from "../../../src/runtime/actor.ts";
 import { decimal } from "../../../src/domain/money.ts";
+import { iso } from "../../../src/domain/iso.ts";
 import {
   BUSINESS_WEBHOOK_OUTBOX,
   type BusinessWebhookEvent,
@@ -75,7 +76,11 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     case "trip_accepted":
       return [webhook(t, "trip.accepted", e.at)];
     case "trip_collected":
-      return [webhook(t, "trip.picked_up", e.at)];
+      return [webhook(t, "trip.picked_up", e.at, {
+        // spec: business 2.2: null on a forced collection, whose override names its reason.
+        scanned_at: iso(t.scanned_at),
+        collect_override_reason: t.collect_override?.reason ?? null,
+      })];
     case "trip_delivered":
       return [
         ...(e.age_verified ? [webhook(t, "trip.age_verified", e.at)] : []),
@@ -89,11 +94,14 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
         ? [webhook(t, "trip.age_verification_failed", e.at, {
           age_verification_outcome: "refused",
           reason: e.reason,
+          returning: true,
+          return_due_at: iso(t.return_due_at),
         })]
         : [webhook(t, "trip.delivery_failed", e.at, {
           reason: e.reason,
           return_reason: e.reason,
           returning: true,
+          return_due_at: iso(t.return_due_at),
         })];
     case "return_completed":
       return [webhook(t, "trip.completed", e.at, {

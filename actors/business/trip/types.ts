@@ -89,7 +89,44 @@ export interface Trip extends TripDraft {
   readonly cancel_reason: string | null;
   /** Set once the refund of the charge is credited back (the refund outbox). */
   readonly refund: Money | null;
+  /** spec: business 2.2: the custody token when the business has custody scanning, else null. */
+  readonly scan_code: string | null;
+  /** spec: business 2.2: null until the driver's scan matches; stays null on a forced collection. */
+  readonly scanned_at: number | null;
+  /** spec: business 3.1: a collection without a matching scan, with the driver's reason. */
+  readonly collect_override: { readonly at: number; readonly reason: string } | null;
+  /** The driver reached the drop-off (3.1 keeps status active meanwhile). */
+  readonly arrived_dropoff_at: number | null;
+  /** When a return started by a failed delivery or a refused ID is due back. */
+  readonly return_due_at: number | null;
+  /** What the driver recorded at the door (spec: business 3.1 "delivery done"). */
+  readonly delivery_proof: DeliveryProof | null;
 }
+
+/** A file a driver uploaded (a proof photo, a signature), stored content-addressed. */
+export interface FileRef {
+  readonly sha256: string;
+  readonly name: string;
+  readonly size: number;
+  readonly content_type: string;
+}
+
+export interface DeliveryProof {
+  readonly id_checked: boolean;
+  readonly proof_photo: FileRef | null;
+  readonly signature: FileRef | null;
+  readonly cod_collected_minor: number | null;
+}
+
+/** The fields a trip stored before the driver app gained them starts with. */
+export const DRIVER_APP_DEFAULTS = {
+  scan_code: null,
+  scanned_at: null,
+  collect_override: null,
+  arrived_dropoff_at: null,
+  return_due_at: null,
+  delivery_proof: null,
+} as const;
 
 /** Which retry contract a booking came under (appendix 1 or 2): it names its refusals. */
 export type KeyKind = "external_reference" | "idempotency_key" | "none";
@@ -107,19 +144,46 @@ export type TripState =
   | { readonly phase: "booking"; readonly claim: Claim }
   | { readonly phase: "booked"; readonly trip: Trip; readonly fingerprint: string };
 
+/**
+ * What a driver does (spec: business 3.1). `driver_id`, when given, must be the trip's driver:
+ * another driver's trip is not found, word for word as a missing one (CONTRACT "Driver app").
+ */
 export type DriverAction =
   | { kind: "accept"; driver: TripDriver }
-  | { kind: "arrive" }
-  | { kind: "collect" }
-  | { kind: "deliver"; cod_collected_amount_minor?: number }
-  | { kind: "fail"; reason: string }
-  | { kind: "refuse_id"; reason: string }
-  | { kind: "complete_return" };
+  | { kind: "arrive"; driver_id?: string }
+  | { kind: "collect"; driver_id?: string; scan_code?: string; force_reason?: string }
+  | { kind: "arrive_dropoff"; driver_id?: string }
+  | {
+    kind: "deliver";
+    driver_id?: string;
+    delivery_code?: string;
+    id_checked?: boolean;
+    proof_photo?: FileRef;
+    signature?: FileRef;
+    cod_collected_amount_minor?: number;
+  }
+  | { kind: "fail"; driver_id?: string; reason: string }
+  | { kind: "refuse_id"; driver_id?: string; reason: string }
+  | { kind: "complete_return"; driver_id?: string }
+  | {
+    kind: "withdraw";
+    driver_id: string;
+    reason: string;
+    /** The operator's dispatch window (dispatch_window_minutes), in ms. */
+    dispatch_window_ms: number;
+  };
 
 export type TripCommand =
   | { kind: "claim"; claim: Omit<Claim, "claimed_at"> }
   | { kind: "release"; fingerprint: string }
-  | { kind: "create"; fingerprint: string; id: number; charge: Money | null }
+  | {
+    kind: "create";
+    fingerprint: string;
+    id: number;
+    charge: Money | null;
+    /** spec: business 2.2: the custody token, when the business has custody scanning. */
+    scan_code?: string | null;
+  }
   | { kind: "ready" }
   | { kind: "cancel"; by: string; reason: string | null }
   | { kind: "refunded"; refund: Money }
@@ -136,14 +200,30 @@ export type TripEvent =
   | { kind: "trip_ready"; at: number }
   | { kind: "trip_accepted"; at: number; driver: TripDriver }
   | { kind: "trip_arrived"; at: number }
-  | { kind: "trip_collected"; at: number }
+  | {
+    kind: "trip_collected";
+    at: number;
+    /** Absent on events stored before custody scanning: as a forced collection without reason. */
+    scanned?: boolean;
+    override_reason?: string | null;
+  }
+  | { kind: "trip_arrived_dropoff"; at: number }
   | {
     kind: "trip_delivered";
     at: number;
     age_verified: boolean;
     cod_collected_minor: number | null;
+    proof?: DeliveryProof;
   }
-  | { kind: "delivery_failed"; at: number; reason: string; id_refused: boolean }
+  | {
+    kind: "delivery_failed";
+    at: number;
+    reason: string;
+    id_refused: boolean;
+    return_due_at?: number;
+  }
+  /** The driver gave the trip back before collection: it is dispatched again without them. */
+  | { kind: "driver_withdrew"; at: number; driver_id: string; reason: string }
   | { kind: "return_completed"; at: number }
   | {
     kind: "trip_cancelled";

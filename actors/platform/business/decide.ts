@@ -19,6 +19,7 @@ const DEFAULT_SETTINGS: Settings = {
   rate_limit_per_day: null,
   billing_type: "wallet",
   credit_limit: null,
+  custody_scanning: false,
 };
 
 const OWN_LIMITS = ["rate_limit_per_minute", "rate_limit_per_day"] as const;

@@ -46,6 +46,8 @@ export interface Settings {
   readonly billing_type?: BillingType;
   /** How far below zero a credit account's wallet may go, as decimal text in its currency. */
   readonly credit_limit?: string | null;
+  /** Business API 2.2 custody scanning add-on (CONTRACT PATCH); absent before it was: off. */
+  readonly custody_scanning?: boolean;
 }
 
 export interface Profile {

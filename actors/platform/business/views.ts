@@ -38,6 +38,7 @@ export function publicView(b: Business) {
     created_at: new Date(b.created_at).toISOString(),
     ...b.settings,
     billing_type: b.settings.billing_type ?? "wallet",
+    custody_scanning: b.settings.custody_scanning ?? false,
     credit_limit: thresholdAmount(b.settings.credit_limit ?? null),
     webhook_url: b.profile.webhook_url,
     billing_contact: b.profile.billing_contact,

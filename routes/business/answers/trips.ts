@@ -69,6 +69,18 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
     description: "On a replay of a cancelled booking: true; book again with a new reference",
   }),
   already_cancelled: z.boolean().optional(),
+  scan_code: z.string().optional().openapi({
+    description: "Custody scanning add-on only: the custody token (the driver's scanner takes " +
+      "it with or without the hyphen, in any case)",
+    example: "K7QM-2XPA",
+  }),
+  scanned_at: orNull(z.string()).optional().openapi({
+    description: "Custody scanning add-on only: null until the driver's scan matches; stays " +
+      "null on a forced collection",
+  }),
+  scan_label_url: z.string().optional().openapi({
+    description: "Custody scanning add-on only: the A6 PDF label (X-Business-API-Key)",
+  }),
 }).openapi("Trip");
 
 const when = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -137,5 +149,11 @@ export function tripView(
       ? { original_status: "cancelled" as const, replay_terminal: true }
       : {}),
     ...(o.already_cancelled ? { already_cancelled: true } : {}),
+    // spec: business 2.2: the custody fields only when the add-on is on.
+    ...(t.scan_code === null ? {} : {
+      scan_code: t.scan_code,
+      scanned_at: when(t.scanned_at),
+      scan_label_url: `${publicBaseUrl(c)}/api/business/trips/${t.reference}/label`,
+    }),
   };
 }

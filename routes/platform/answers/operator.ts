@@ -65,6 +65,9 @@ export const BusinessSettingsAnswer = z.object({
       "go below zero down to -credit_limit",
   }),
   credit_limit: orNull(Money).openapi({ description: "In `currency`; null: none" }),
+  custody_scanning: z.boolean().openapi({
+    description: "The custody scanning add-on (Business API 2.2)",
+  }),
   webhook_url: orNull(z.string()),
   billing_contact: orNull(z.string()),
   low_balance_threshold: orNull(Money).openapi({

@@ -3,6 +3,7 @@
  * charge, its trip. Each is an ask under a key derived from the claim, so the request and the
  * completing sweep (a booking stopped between two steps) run the same code and do each step once.
  */
+import { scanCodeOf } from "../rules/driver_actions.ts";
 import { type Claim, type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import { tripSequenceActor } from "../../../actors/business/trip_sequence.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
@@ -87,6 +88,8 @@ export async function completeBooking(
     fingerprint: claim.fingerprint,
     id,
     charge,
+    // spec: business 2.2: a custody token when the business has the scanning add-on.
+    scan_code: account.settings.custody_scanning ? scanCodeOf(d.reference) : null,
   });
   if (made.ok && made.reply.phase === "booked") return made.reply.trip;
   // The claim was released meanwhile (the request's charge was refused while this one's went

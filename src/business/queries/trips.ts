@@ -111,3 +111,26 @@ export async function tripPage(
   );
   return { rows: snapshotsOf<Trip>(found.rows), next: found.next };
 }
+
+/**
+ * One page of the trips a platform driver holds, across businesses, newest first (CONTRACT
+ * "Driver app" GET /driver/trips). A trip given back leaves the list once projected.
+ */
+export async function driverTripPage(
+  db: Kysely<Database>,
+  driverId: string,
+  page: PageRequest,
+): Promise<KeysetPage<Trip>> {
+  const q = db.selectFrom("business_trips")
+    .select(["id", "created_at", snapshotData("business_trip", "business_trips.id").as("data")])
+    .where("driver_id", "=", driverId);
+  const found = await keysetPage(
+    q,
+    { at: "business_trips.created_at", id: "business_trips.id", order: "desc" },
+    page,
+    (r) => ({ at: r.created_at, id: r.id }),
+  );
+  // The snapshot may be newer than the row: a trip given back since is not the driver's.
+  const rows = snapshotsOf<Trip>(found.rows).filter((t) => t.driver?.id === driverId);
+  return { rows, next: found.next };
+}

@@ -1,94 +1,12 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
-import {
-  type Claim,
-  type Trip,
-  tripActor,
-  type TripDraft,
-} from "../../../actors/business/trip/mod.ts";
+import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import { TRIP_STATUS_FLAGS, TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
 import { BUSINESS_WEBHOOK_OUTBOX } from "../../../src/business/rules/webhook_events.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
-import { ActorHarness, kinds } from "../../helpers/actor.ts";
-
-const draft = (over: Partial<TripDraft> = {}): TripDraft => ({
-  business_id: "biz_1",
-  reference: "BK-0000000001",
-  type: "parcel",
-  segment: null,
-  passenger_name: "Neo",
-  passenger_phone: null,
-  pickup: { address: "Main Mall", lat: -24.65, lng: 25.9 },
-  stops: [],
-  dest: { address: "Block 8", lat: -24.6, lng: 25.93 },
-  external_reference: "ORD-1",
-  scheduled_at: null,
-  prep_minutes: null,
-  handover_required: false,
-  order_payload: null,
-  cod_amount_minor: null,
-  delivery_code: null,
-  age_verification_required: false,
-  expense_code: null,
-  shop_deliver: false,
-  parcel_weight_kg: null,
-  vehicle: {
-    parcel_size: "small",
-    parcel_size_label: "Small",
-    parcel_weight_min_kg: 0,
-    parcel_weight_max_kg: 5,
-    cargo_body_type: null,
-    cargo_capacity_class: null,
-    volumetric_weight_kg: null,
-    vehicle_class: { id: 1, name: "Motorbike", body_type: "open", capacity_class: null },
-    vehicle_upgraded: false,
-    vehicle_upgrade_reason: null,
-  },
-  billing_amount_minor: 4_500,
-  billing_currency: "BWP",
-  fare_lines: [],
-  distance_m: 6_000,
-  eta_minutes: 20,
-  chat_token: "chat",
-  tracking_token: "track",
-  is_test: false,
-  ...over,
-});
-
-const claimOf = (over: Partial<TripDraft> = {}): Omit<Claim, "claimed_at"> => ({
-  draft: draft(over),
-  fingerprint: "fp1",
-  key_kind: "external_reference",
-});
-
-const CHARGE = { transaction_id: "wtx_1", amount_minor: 4_500, currency: "BWP" };
-
-function fresh(): ActorHarness<any, any, any, any> {
-  return new ActorHarness(tripActor, { now: 1_000 });
-}
-
-function booked(over: Partial<TripDraft> = {}): ActorHarness<any, any, any, any> {
-  const h = fresh();
-  h.must({ kind: "claim", claim: claimOf(over) });
-  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
-  return h;
-}
-
-/** The webhook events the outbox holds for the events of one step. */
-function webhooks(h: ActorHarness<any, any, any, any>, events: readonly unknown[]): string[] {
-  const out: string[] = [];
-  let s = h.def.initial;
-  for (const e of h.log) {
-    s = h.def.evolve(s, e);
-    if (!events.includes(e)) continue;
-    for (const add of tripActor.outbox!(e as never, s)) {
-      if (add.outbox === BUSINESS_WEBHOOK_OUTBOX) {
-        out.push((add.payload as { event: string }).event);
-      }
-    }
-  }
-  return out;
-}
+import { kinds } from "../../helpers/actor.ts";
+import { booked, CHARGE, claimOf, DRIVER, fresh, webhooks } from "./trip_fixtures.ts";
+import { FORCED, PROOF } from "./trip_fixtures.ts";
 
 Deno.test("trip: every status of 3.1 with its cancellable and final flags", () => {
   assert.deepEqual(TRIP_STATUSES.filter((s) => TRIP_STATUS_FLAGS[s].cancellable), [
@@ -156,15 +74,6 @@ Deno.test("trip: a stalled claim's timer hands it to the completing outbox", () 
   }]);
 });
 
-const DRIVER = {
-  id: "pdr_1",
-  name: "Neo",
-  phone: "+26771000001",
-  plate: "B 123 ABC",
-  color: "white",
-  vehicle_type_id: 1,
-};
-
 Deno.test("trip: one driver holds it; the holder's retry answers the trip, another driver is refused", () => {
   const h = booked();
   const first = h.must({ kind: "accept", driver: DRIVER });
@@ -185,9 +94,9 @@ Deno.test("trip: a delivery goes accepted, arrived, active, completed with its w
     "trip.accepted",
   ]);
   assert.deepEqual(webhooks(h, h.must({ kind: "arrive" }).events), []);
-  assert.deepEqual(webhooks(h, h.must({ kind: "collect" }).events), ["trip.picked_up"]);
+  assert.deepEqual(webhooks(h, h.must(FORCED).events), ["trip.picked_up"]);
   h.refused({ kind: "cancel", by: "api_key", reason: null }, "not_cancellable");
-  const done = h.must({ kind: "deliver" });
+  const done = h.must({ ...PROOF, id_checked: true, cod_collected_amount_minor: 10_000 });
   assert.deepEqual(webhooks(h, done.events), [
     "trip.age_verified",
     "cod.collected",
@@ -196,18 +105,18 @@ Deno.test("trip: a delivery goes accepted, arrived, active, completed with its w
   const t: Trip = h.state.trip;
   assert.equal(t.status, "completed");
   assert.equal(t.delivery_outcome, "delivered");
-  h.refused({ kind: "deliver" }, "invalid_transition");
+  h.refused(PROOF, "invalid_transition");
 });
 
 Deno.test("trip: a failed delivery returns, and the return completes as returned", () => {
   const h = booked();
   h.must({ kind: "accept", driver: DRIVER });
   h.must({ kind: "arrive" });
-  h.must({ kind: "collect" });
+  h.must(FORCED);
   assert.deepEqual(webhooks(h, h.must({ kind: "fail", reason: "nobody home" }).events), [
     "trip.delivery_failed",
   ]);
-  h.refused({ kind: "deliver" }, "invalid_transition");
+  h.refused(PROOF, "invalid_transition");
   const back = h.must({ kind: "complete_return" });
   assert.deepEqual(webhooks(h, back.events), ["trip.completed"]);
   assert.equal(h.state.trip.delivery_outcome, "returned");
@@ -217,10 +126,10 @@ Deno.test("trip: handover_required waits for ready; ready twice is harmless", ()
   const h = booked({ handover_required: true, prep_minutes: 20 });
   h.must({ kind: "accept", driver: DRIVER });
   h.must({ kind: "arrive" });
-  h.refused({ kind: "collect" }, "awaiting_handover");
+  h.refused(FORCED, "awaiting_handover");
   assert.deepEqual(kinds(h.must({ kind: "ready" }).events), ["trip_ready"]);
   assert.deepEqual(kinds(h.must({ kind: "ready" }).events), []);
-  h.must({ kind: "collect" });
+  h.must(FORCED);
   assert.equal(h.state.trip.status, "active");
 });
 
@@ -245,7 +154,9 @@ Deno.test("trip: cancel before collection owes the refund once; again answers al
 
 Deno.test("trip: a trip stored before trips named their driver loads with none", () => {
   const h = booked();
-  const { driver: _, ...old } = h.state.trip;
+  const { driver: _, scan_code: _s, delivery_proof: _p, ...old } = h.state.trip;
   const loaded = tripActor.load!({ phase: "booked", trip: old, fingerprint: "f" }, 1);
   assert.equal(loaded.phase === "booked" && loaded.trip.driver, null);
+  assert.equal(loaded.phase === "booked" && loaded.trip.scan_code, null);
+  assert.equal(loaded.phase === "booked" && loaded.trip.delivery_proof, null);
 });

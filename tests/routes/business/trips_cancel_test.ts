@@ -50,14 +50,15 @@ Deno.test("trips: cancel before collection refunds once; again already_cancelled
     };
     assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "accept", driver })).ok);
     assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "arrive" })).ok);
-    const early = await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "collect" });
+    const collect = { kind: "collect", force_reason: "no custody scanning" } as const;
+    const early = await t.env.runtime.ask(tripActor, b.id, ref2, collect);
     assert.ok(!early.ok && early.code === "awaiting_handover");
     for (let i = 0; i < 2; i++) {
       const ready = await t.call("POST", `/business/trip/${ref2}/ready`, { key: b.api_key });
       assert.equal(ready.status, 200);
       assert.ok(ready.body.data.ready_at);
     }
-    assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, { kind: "collect" })).ok);
+    assert.ok((await t.env.runtime.ask(tripActor, b.id, ref2, collect)).ok);
     const late = await t.call("POST", "/business/trips/2/cancel", { key: b.api_key });
     assert.equal(late.status, 422);
     assert.equal(late.body.code, "not_cancellable");

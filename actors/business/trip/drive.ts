@@ -1,0 +1,211 @@
+/**
+ * The transitions a driver makes (Business API 3.1's table, CONTRACT "Driver app"): accept,
+ * arrive, collect (custody scan or a recorded override), arrive at drop-off, deliver (code, ID,
+ * proof, COD), fail or refuse ID (the return starts), complete the return, give the trip back.
+ */
+import {
+  accept,
+  type Ctx,
+  type Decision,
+  reject,
+  type Rejection,
+} from "../../../src/runtime/actor.ts";
+import { unreachable } from "../../../src/runtime/actor.ts";
+import { formatMinor } from "../../../src/domain/money.ts";
+import { isAccepted } from "../../../src/business/rules/trip_status.ts";
+import {
+  deliveryCodeMatches,
+  proofRequired,
+  redispatchable,
+  RETURN_DUE_MS,
+  scanMatches,
+} from "../../../src/business/rules/driver_actions.ts";
+import type { DriverAction, Trip, TripEvent, TripReply, TripState } from "./types.ts";
+
+type D = Decision<TripState, TripEvent, TripReply>;
+
+export const replyOf = (s: TripState): TripReply =>
+  s.phase === "booked"
+    ? { phase: "booked", trip: s.trip }
+    : s.phase === "booking"
+    ? { phase: "booking", claimed_at: s.claim.claimed_at, new_claim: false, claim: s.claim }
+    : { phase: "free" };
+
+export function tripNotFound(): Rejection {
+  return reject("not_found", "trip not found");
+}
+
+function wrongStatus(t: Trip, action: string): Rejection {
+  return reject(
+    "invalid_transition",
+    `cannot ${action} a trip that is ${t.status}: ${t.reference}`,
+  );
+}
+
+/** spec: business 3.1 table: the transitions a driver makes. */
+export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
+  // CONTRACT "Driver app": another driver's trip answers as a missing one.
+  if (a.kind !== "accept" && a.driver_id !== undefined && t.driver?.id !== a.driver_id) {
+    return tripNotFound();
+  }
+  const at = ctx.now;
+  switch (a.kind) {
+    case "accept":
+      return acceptTrip(t, a.driver, at);
+    case "arrive":
+      if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
+      return accept([{ kind: "trip_arrived", at }], replyOf);
+    case "collect":
+      return collect(t, a, at);
+    case "arrive_dropoff":
+      if (t.status !== "active" || t.returning) return wrongStatus(t, "arrive at the drop-off of");
+      if (t.arrived_dropoff_at !== null) return accept([], replyOf);
+      return accept([{ kind: "trip_arrived_dropoff", at }], replyOf);
+    case "deliver":
+      return deliver(t, a, at);
+    case "fail":
+    case "refuse_id":
+      if (t.status !== "active" || t.returning) return wrongStatus(t, "fail");
+      if (a.kind === "refuse_id" && !t.age_verification_required) {
+        return wrongStatus(t, "refuse ID for");
+      }
+      return accept([{
+        kind: "delivery_failed",
+        at,
+        reason: a.reason,
+        id_refused: a.kind === "refuse_id",
+        return_due_at: at + RETURN_DUE_MS,
+      }], replyOf);
+    case "complete_return":
+      if (t.status !== "active" || !t.returning) return wrongStatus(t, "complete the return of");
+      return accept([{ kind: "return_completed", at }], replyOf);
+    case "withdraw":
+      return withdraw(t, a, at);
+    default:
+      return unreachable(a);
+  }
+}
+
+function acceptTrip(
+  t: Trip,
+  driver: Extract<DriverAction, { kind: "accept" }>["driver"],
+  at: number,
+): D {
+  // A retry of the holder's own acceptance (lost signal) answers the trip as it is.
+  if (t.driver !== null && t.driver.id === driver.id) return accept([], replyOf);
+  // spec: business 3.1: a trip never has two drivers.
+  if (t.driver !== null) {
+    return reject("already_accepted", `another driver accepted the trip: ${t.reference}`);
+  }
+  if (!["pending", "scheduled", "queued"].includes(t.status)) return wrongStatus(t, "accept");
+  return accept([{ kind: "trip_accepted", at, driver }], replyOf);
+}
+
+/** spec: business 2.2, 3.1: a matching scan, else (or without the add-on) a forced override. */
+function collect(t: Trip, a: Extract<DriverAction, { kind: "collect" }>, at: number): D {
+  if (t.status !== "arrived") return wrongStatus(t, "collect");
+  if (t.handover_required && t.ready_at === null) {
+    return reject("awaiting_handover", `the store has not marked the order ready: ${t.reference}`);
+  }
+  const scan = a.scan_code?.trim() || undefined;
+  const force = a.force_reason?.trim() || undefined;
+  if (scan !== undefined && t.scan_code !== null) {
+    if (!scanMatches(t.scan_code, scan)) {
+      return reject("scan_mismatch", `scan_code does not match the trip's custody label: ${scan}`);
+    }
+    return accept([{ kind: "trip_collected", at, scanned: true, override_reason: null }], replyOf);
+  }
+  if (force === undefined) {
+    return reject(
+      "force_reason_required",
+      t.scan_code === null
+        ? `force_reason required: the business has no custody scanning: ${t.reference}`
+        : `scan_code or force_reason required: ${t.reference}`,
+    );
+  }
+  return accept([{ kind: "trip_collected", at, scanned: false, override_reason: force }], replyOf);
+}
+
+/** spec: business 3.1 "delivery done": each requirement missing is refused, naming its field. */
+function deliver(t: Trip, a: Extract<DriverAction, { kind: "deliver" }>, at: number): D {
+  if (t.status !== "active" || t.returning) return wrongStatus(t, "deliver");
+  const missing = deliveryRefusal(t, a);
+  if (missing) return missing;
+  const cod = t.cod_amount_minor === null ? null : a.cod_collected_amount_minor ?? null;
+  return accept([{
+    kind: "trip_delivered",
+    at,
+    age_verified: t.age_verification_required,
+    cod_collected_minor: cod,
+    proof: {
+      id_checked: a.id_checked === true,
+      proof_photo: a.proof_photo ?? null,
+      signature: a.signature ?? null,
+      cod_collected_minor: cod,
+    },
+  }], replyOf);
+}
+
+function deliveryRefusal(
+  t: Trip,
+  a: Extract<DriverAction, { kind: "deliver" }>,
+): Rejection | null {
+  if (t.delivery_code !== null) {
+    if (a.delivery_code === undefined || a.delivery_code.trim() === "") {
+      return reject("delivery_code_required", `delivery_code required: ${t.reference}`);
+    }
+    if (!deliveryCodeMatches(t.delivery_code, a.delivery_code)) {
+      return reject("delivery_code_mismatch", `delivery_code does not match: ${t.reference}`);
+    }
+  }
+  if (t.age_verification_required && a.id_checked !== true) {
+    return reject(
+      "id_check_required",
+      `id_checked must be true on an age-restricted trip (else id_refused): ${t.reference}`,
+    );
+  }
+  if (proofRequired(t.type) && a.proof_photo === undefined) {
+    return reject("proof_photo_required", `proof_photo required: ${t.reference}`);
+  }
+  if (proofRequired(t.type) && a.signature === undefined) {
+    return reject("signature_required", `signature required: ${t.reference}`);
+  }
+  if (t.cod_amount_minor !== null && a.cod_collected_amount_minor !== t.cod_amount_minor) {
+    const money = (minor: number | undefined) =>
+      minor === undefined
+        ? "none"
+        : `${formatMinor(minor, t.billing_currency)} ${t.billing_currency}`;
+    return reject(
+      "cod_amount_mismatch",
+      `cod_collected_amount must equal the COD amount: ${money(a.cod_collected_amount_minor)} ` +
+        `given, ${money(t.cod_amount_minor)} due`,
+    );
+  }
+  return null;
+}
+
+/**
+ * spec: business 3.1 "accepted, driver cancels before collection: cancelled or put back for
+ * another driver; trip.cancelled when it ends".
+ */
+function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: number): D {
+  if (!["queued", "accepted", "enroute", "arrived"].includes(t.status)) {
+    return wrongStatus(t, "give back");
+  }
+  // The dispatch window counts from when the trip could first be offered.
+  const began = Math.max(t.created_at, t.ready_at ?? 0, t.scheduled_at ?? 0);
+  const withdrew: TripEvent = {
+    kind: "driver_withdrew",
+    at,
+    driver_id: a.driver_id,
+    reason: a.reason,
+  };
+  if (redispatchable(began, a.dispatch_window_ms, at)) return accept([withdrew], replyOf);
+  return accept([withdrew, {
+    kind: "trip_cancelled",
+    at,
+    by: "driver",
+    reason: a.reason,
+    refund_due: t.charge,
+  }], replyOf);
+}

@@ -1,0 +1,221 @@
+/**
+ * The driver app's trips (CONTRACT "Driver app"; Business API 3.1): a platform driver finds a
+ * trip by its reference alone (the trip's reference index: the read table lags) and acts on it
+ * through the trip actor. A trip that is not the driver's is not found, word for word as a
+ * missing one. Every action is asked under the driver's idempotency key, so a replay after lost
+ * signal answers the first answer.
+ */
+import {
+  type DriverAction,
+  type FileRef,
+  type Trip,
+  TRIP_REFERENCE_INDEX,
+  tripActor,
+} from "../../../actors/business/trip/mod.ts";
+import {
+  PLATFORM_SETTINGS_ID,
+  PLATFORM_TENANT,
+  platformSettingsActor,
+} from "../../../actors/platform/platform_settings.ts";
+import type { Deps } from "../../environment.ts";
+import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import {
+  EVIDENCE_FILE_BYTES_MAX,
+  type EvidenceUpload,
+  storeEvidence,
+} from "../../courier/flows/evidence.ts";
+import { toMinor } from "../../domain/money.ts";
+import { imageTypeOf } from "../rules/driver_actions.ts";
+
+/** CONTRACT "Driver app": the action names (the sandbox steps' names, Business API 4.4). */
+export const DRIVER_TRIP_ACTIONS = [
+  "arrive_pickup",
+  "pick_up",
+  "arrive_dropoff",
+  "deliver",
+  "fail_delivery",
+  "id_refused",
+  "complete_return",
+  "cancel_by_driver",
+] as const;
+
+export type DriverTripAction = typeof DRIVER_TRIP_ACTIONS[number];
+
+/** CONTRACT "Driver app": the actions that take a `reason`, which they need. */
+const REASON_REQUIRED: readonly DriverTripAction[] = [
+  "fail_delivery",
+  "id_refused",
+  "cancel_by_driver",
+];
+
+/** A proof photo or a signature: at most an evidence file's size. */
+export const PROOF_FILE_BYTES_MAX = EVIDENCE_FILE_BYTES_MAX;
+
+/** What an action's request carries, parsed (amounts in minor units, files not yet stored). */
+export interface DriverActionInput {
+  readonly idempotency_key: string;
+  readonly scan_code?: string | undefined;
+  readonly force_reason?: string | undefined;
+  readonly delivery_code?: string | undefined;
+  readonly id_checked?: boolean | undefined;
+  /** A decimal in the trip's currency, as the app sends it. */
+  readonly cod_collected_amount?: number | string | undefined;
+  readonly reason?: string | undefined;
+  readonly proof_photo?: ProofUpload | undefined;
+  readonly signature?: ProofUpload | undefined;
+}
+
+/** A proof file as uploaded, with the form field it came in. */
+export interface ProofUpload extends EvidenceUpload {
+  readonly field: "proof_photo" | "signature";
+}
+
+type TripDeps = Pick<Deps, "runtime" | "requestId">;
+
+function notFound(reference: string): never {
+  refuse("not_found", `trip not found: ${reference}`);
+}
+
+/** The trip the driver holds (CONTRACT "Driver app": 404 for any other). */
+export async function driverTrip(
+  deps: Pick<Deps, "runtime">,
+  driverId: string,
+  reference: string,
+): Promise<Trip> {
+  const found = await deps.runtime.lookup(TRIP_REFERENCE_INDEX, reference);
+  if (!found) notFound(reference);
+  const r = await deps.runtime.read(tripActor, found.tenant, found.id, { kind: "get" });
+  if (!r.ok || r.reply.phase !== "booked" || r.reply.trip.driver?.id !== driverId) {
+    notFound(reference);
+  }
+  return r.reply.trip;
+}
+
+/** spec: business 3.1 via CONTRACT "Driver app": one action of the driver on their trip. */
+export async function driverTripAction(
+  deps: TripDeps,
+  driverId: string,
+  reference: string,
+  action: DriverTripAction,
+  input: DriverActionInput,
+): Promise<Trip> {
+  const trip = await driverTrip(deps, driverId, reference);
+  const command = await commandOf(deps, trip, driverId, action, input);
+  const r = orRefuse(
+    await deps.runtime.ask(tripActor, trip.business_id, trip.reference, command, {
+      // One key space per driver: two drivers' keys never meet on one trip.
+      idempotencyKey: `driver:${driverId}:${input.idempotency_key}`,
+      requestId: deps.requestId,
+    }),
+  );
+  if (r.phase !== "booked") notFound(reference);
+  return r.trip;
+}
+
+async function commandOf(
+  deps: TripDeps,
+  trip: Trip,
+  driver_id: string,
+  action: DriverTripAction,
+  input: DriverActionInput,
+): Promise<DriverAction> {
+  const reason = input.reason ?? "";
+  if (REASON_REQUIRED.includes(action) && reason.trim() === "") {
+    throw new Refused(invalidFields([{ path: "reason", message: `required to ${action}` }]));
+  }
+  switch (action) {
+    case "arrive_pickup":
+      return { kind: "arrive", driver_id };
+    case "pick_up":
+      return {
+        kind: "collect",
+        driver_id,
+        ...(input.scan_code !== undefined ? { scan_code: input.scan_code } : {}),
+        ...(input.force_reason !== undefined ? { force_reason: input.force_reason } : {}),
+      };
+    case "arrive_dropoff":
+      return { kind: "arrive_dropoff", driver_id };
+    case "deliver":
+      return await deliverCommand(deps, trip, driver_id, input);
+    case "fail_delivery":
+      return { kind: "fail", driver_id, reason };
+    case "id_refused":
+      return { kind: "refuse_id", driver_id, reason };
+    case "complete_return":
+      return { kind: "complete_return", driver_id };
+    case "cancel_by_driver":
+      return {
+        kind: "withdraw",
+        driver_id,
+        reason,
+        dispatch_window_ms: (await dispatchWindowMinutes(deps)) * 60_000,
+      };
+  }
+}
+
+/** The proof files are stored (content-addressed, so a replay stores nothing twice) first. */
+async function deliverCommand(
+  deps: TripDeps,
+  trip: Trip,
+  driver_id: string,
+  input: DriverActionInput,
+): Promise<DriverAction> {
+  const proof_photo = await stored(deps, trip, driver_id, input.proof_photo);
+  const signature = await stored(deps, trip, driver_id, input.signature);
+  return {
+    kind: "deliver",
+    driver_id,
+    ...(input.delivery_code !== undefined ? { delivery_code: input.delivery_code } : {}),
+    ...(input.id_checked !== undefined ? { id_checked: input.id_checked } : {}),
+    ...(input.cod_collected_amount !== undefined
+      ? { cod_collected_amount_minor: codMinor(trip, input.cod_collected_amount) }
+      : {}),
+    ...(proof_photo ? { proof_photo } : {}),
+    ...(signature ? { signature } : {}),
+  };
+}
+
+/** The COD the driver says they took, exact, in the trip's currency. */
+function codMinor(trip: Trip, amount: number | string): number {
+  const parsed = toMinor(amount, trip.billing_currency);
+  if (!parsed.ok || parsed.minor < 0) {
+    const message = parsed.ok ? "must not be negative" : parsed.message;
+    throw new Refused(invalidFields([{ path: "cod_collected_amount", message }]));
+  }
+  return parsed.minor;
+}
+
+async function stored(
+  deps: TripDeps,
+  trip: Trip,
+  driverId: string,
+  upload: ProofUpload | undefined,
+): Promise<FileRef | null> {
+  if (upload === undefined) return null;
+  const type = imageTypeOf(upload.bytes);
+  if (type === null) {
+    throw new Refused(invalidFields([{
+      path: upload.field,
+      message: `must be a JPEG, PNG or WebP image: ${upload.content_type || "no type"} sent`,
+    }]));
+  }
+  // The business's file: kept under the trip's tenant, read back by the business.
+  const r = await storeEvidence(
+    deps.runtime,
+    trip.business_id,
+    { ...upload, content_type: type },
+    driverId,
+  );
+  if (!r.ok) throw new Refused(r);
+  return r.value;
+}
+
+/** spec: business 3.1 via CONTRACT PUT /operator/settings: dispatch_window_minutes. */
+async function dispatchWindowMinutes(deps: Pick<Deps, "runtime">): Promise<number> {
+  const s = orRefuse(
+    await deps.runtime.read(platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+      kind: "get",
+    }),
+  );
+  return s.dispatch_window_minutes;
+}

@@ -1,0 +1,204 @@
+// deno-lint-ignore-file no-explicit-any
+import assert from "node:assert/strict";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { RETURN_DUE_MS, scanCodeOf } from "../../../src/business/rules/driver_actions.ts";
+import { BUSINESS_WEBHOOK_OUTBOX } from "../../../src/business/rules/webhook_events.ts";
+import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import { ActorHarness, kinds } from "../../helpers/actor.ts";
+import {
+  booked,
+  CHARGE,
+  claimOf,
+  DRIVER,
+  FORCED,
+  PHOTO,
+  PROOF,
+  SIGNATURE,
+  webhooks,
+} from "./trip_fixtures.ts";
+import type { TripDraft } from "../../../actors/business/trip/mod.ts";
+
+const MINUTE = 60_000;
+const WINDOW = 15 * MINUTE;
+
+/** A trip at the pickup, its driver arrived. */
+function arrived(over: Partial<TripDraft> = {}, scan_code: string | null = null) {
+  const h = new ActorHarness(tripActor, { now: 1_000 }) as ActorHarness<any, any, any, any>;
+  h.must({ kind: "claim", claim: claimOf(over) });
+  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE, scan_code });
+  h.must({ kind: "accept", driver: DRIVER });
+  h.must({ kind: "arrive", driver_id: DRIVER.id });
+  return h;
+}
+
+/** The data of the webhook `event` the outbox holds for `step`'s events. */
+function payloadOf(h: ActorHarness<any, any, any, any>, events: readonly any[], event: string) {
+  for (const e of events) {
+    for (const add of tripActor.outbox!(e, h.state)) {
+      const p = add.payload as any;
+      if (add.outbox === BUSINESS_WEBHOOK_OUTBOX && p.event === event) return p.data;
+    }
+  }
+  assert.fail(`no ${event} webhook`);
+}
+
+Deno.test("trip drive: another driver's trip is not found, word for word as a missing one", () => {
+  const h = arrived();
+  for (const kind of ["arrive", "arrive_dropoff", "complete_return"]) {
+    h.refused({ kind, driver_id: "pdr_other" }, "not_found", "trip not found");
+  }
+  h.refused({ ...FORCED, driver_id: "pdr_other" }, "not_found", "trip not found");
+  assert.equal(h.state.trip.status, "arrived");
+});
+
+Deno.test("trip drive: a custody scan matches without the hyphen and in any case", () => {
+  const code = scanCodeOf("BK-0000000001");
+  assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+  const h = arrived({}, code);
+  h.refused({ kind: "collect", scan_code: "ZZZZ-ZZZZ" }, "scan_mismatch");
+  h.refused({ kind: "collect" }, "force_reason_required");
+  const step = h.must({ kind: "collect", scan_code: code.replace("-", "").toLowerCase() });
+  assert.equal(h.state.trip.scanned_at, 1_000);
+  assert.equal(h.state.trip.collect_override, null);
+  assert.equal(payloadOf(h, step.events, "trip.picked_up").scanned_at, "1970-01-01T00:00:01.000Z");
+});
+
+Deno.test("trip drive: a forced collection records its override and leaves scanned_at null", () => {
+  const h = arrived({}, scanCodeOf("BK-0000000001"));
+  const step = h.must({ kind: "collect", force_reason: "label torn" });
+  assert.equal(h.state.trip.scanned_at, null);
+  assert.deepEqual(h.state.trip.collect_override, { at: 1_000, reason: "label torn" });
+  const data = payloadOf(h, step.events, "trip.picked_up");
+  assert.equal(data.scanned_at, null);
+  assert.equal(data.collect_override_reason, "label torn");
+  const without = arrived();
+  without.refused({ kind: "collect", scan_code: "ABCD-EFGH" }, "force_reason_required");
+});
+
+Deno.test("trip drive: arrive_dropoff keeps status active and records when, once", () => {
+  const h = arrived();
+  h.refused({ kind: "arrive_dropoff" }, "invalid_transition");
+  h.must(FORCED);
+  h.must({ kind: "arrive_dropoff" });
+  assert.equal(h.state.trip.status, "active");
+  assert.equal(h.state.trip.arrived_dropoff_at, 1_000);
+  h.now += 5_000;
+  assert.deepEqual(h.must({ kind: "arrive_dropoff" }).events, []);
+  assert.equal(h.state.trip.arrived_dropoff_at, 1_000);
+});
+
+Deno.test("trip drive: deliver refuses each missing requirement, naming it, changing nothing", () => {
+  const h = arrived({
+    delivery_code: "4411",
+    age_verification_required: true,
+    cod_amount_minor: 15_000,
+  });
+  h.must(FORCED);
+  const full = {
+    ...PROOF,
+    delivery_code: "4411",
+    id_checked: true,
+    cod_collected_amount_minor: 15_000,
+  };
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{ delivery_code: undefined }, "delivery_code_required", /delivery_code/],
+    [{ delivery_code: "9999" }, "delivery_code_mismatch", /delivery_code/],
+    [{ id_checked: false }, "id_check_required", /id_checked/],
+    [{ proof_photo: undefined }, "proof_photo_required", /proof_photo/],
+    [{ signature: undefined }, "signature_required", /signature/],
+    [{ cod_collected_amount_minor: 14_000 }, "cod_amount_mismatch", /cod_collected_amount/],
+  ];
+  for (const [change, code, message] of cases) {
+    const command: any = { ...full, ...change };
+    for (const k of Object.keys(command)) if (command[k] === undefined) delete command[k];
+    h.refused(command, code, message);
+  }
+  assert.equal(h.state.trip.status, "active");
+  const done = h.must({ ...full, delivery_code: " 4411 " });
+  assert.deepEqual(webhooks(h, done.events), [
+    "trip.age_verified",
+    "cod.collected",
+    "trip.completed",
+  ]);
+  assert.deepEqual(h.state.trip.delivery_proof, {
+    id_checked: true,
+    proof_photo: PHOTO,
+    signature: SIGNATURE,
+    cod_collected_minor: 15_000,
+  });
+  assert.equal(payloadOf(h, done.events, "cod.collected").cod_collected_amount, 150);
+  assert.equal(payloadOf(h, done.events, "trip.completed").delivery_outcome, "delivered");
+});
+
+Deno.test("trip drive: a ride needs no proof photo nor signature", () => {
+  const h = arrived({ type: "ride" });
+  h.must(FORCED);
+  h.must({ kind: "deliver" });
+  assert.equal(h.state.trip.status, "completed");
+});
+
+Deno.test("trip drive: fail and id_refused start the return with return_due_at", () => {
+  const h = arrived({ age_verification_required: true });
+  h.must(FORCED);
+  const refused = h.must({ kind: "refuse_id", reason: "no ID shown" });
+  assert.deepEqual(webhooks(h, refused.events), ["trip.age_verification_failed"]);
+  assert.equal(h.state.trip.returning, true);
+  assert.equal(h.state.trip.return_due_at, 1_000 + RETURN_DUE_MS);
+  const data = payloadOf(h, refused.events, "trip.age_verification_failed");
+  assert.equal(data.age_verification_outcome, "refused");
+  assert.equal(data.return_due_at, new Date(1_000 + RETURN_DUE_MS).toISOString());
+  h.refused({ kind: "fail", reason: "again" }, "invalid_transition");
+  const back = h.must({ kind: "complete_return" });
+  const done = payloadOf(h, back.events, "trip.completed");
+  assert.equal(done.delivery_outcome, "returned");
+  assert.equal(done.returned, true);
+  assert.equal(done.return_reason, "age_verification_refused");
+});
+
+Deno.test("trip drive: the driver gives the trip back within the window: pending, no driver", () => {
+  const h = arrived();
+  const step = h.must({
+    kind: "withdraw",
+    driver_id: DRIVER.id,
+    reason: "flat tyre",
+    dispatch_window_ms: WINDOW,
+  });
+  assert.deepEqual(kinds(step.events), ["driver_withdrew"]);
+  assert.deepEqual(webhooks(h, step.events), []);
+  assert.equal(h.state.trip.status, "pending");
+  assert.equal(h.state.trip.driver, null);
+  // Another driver takes it; the one who gave it back is not its driver any more.
+  h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
+  h.refused({ kind: "arrive", driver_id: DRIVER.id }, "not_found");
+});
+
+Deno.test("trip drive: given back once the window closed, the trip ends cancelled and refunded", () => {
+  const h = arrived();
+  h.now += WINDOW;
+  const step = h.must({
+    kind: "withdraw",
+    driver_id: DRIVER.id,
+    reason: "flat tyre",
+    dispatch_window_ms: WINDOW,
+  });
+  assert.deepEqual(kinds(step.events), ["driver_withdrew", "trip_cancelled"]);
+  assert.equal(h.state.trip.status, "cancelled");
+  assert.equal(h.state.trip.cancelled_by, "driver");
+  const data = payloadOf(h, step.events, "trip.cancelled");
+  assert.equal(data.cancelled_by, "driver");
+  assert.equal(data.reason, "flat tyre");
+  const adds = step.events.flatMap((e: any) => tripActor.outbox!(e, h.state));
+  assert.equal(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1);
+});
+
+Deno.test("trip drive: no giving back after collection", () => {
+  const h = booked();
+  h.must({ kind: "accept", driver: DRIVER });
+  h.must({ kind: "arrive" });
+  h.must(FORCED);
+  h.refused(
+    { kind: "withdraw", driver_id: DRIVER.id, reason: "x", dispatch_window_ms: WINDOW },
+    "invalid_transition",
+  );
+  assert.deepEqual(h.replayed(), h.state);
+});
