@@ -10,6 +10,7 @@ import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
 import { tripsRoutes } from "../../routes/business/trips.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import { driverAppRoutes } from "../../routes/business/driver_app.ts";
+import { trackingRoutes } from "../../routes/business/tracking.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
 import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
@@ -19,7 +20,14 @@ import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
 export const businessFeature: Feature = {
   name: "business",
   actors: BUSINESS_ACTORS,
-  routers: [referenceDataRoutes, fareRoutes, tripsRoutes, webhookRoutes, driverAppRoutes],
+  routers: [
+    referenceDataRoutes,
+    fareRoutes,
+    tripsRoutes,
+    webhookRoutes,
+    driverAppRoutes,
+    trackingRoutes,
+  ],
   start: (deps) => startBusiness(deps),
 };
 

@@ -13,6 +13,7 @@ import {
 } from "../../../src/runtime/actor.ts";
 import { isAccepted, TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
+import { trackingLink } from "./tracking_link.ts";
 import type {
   Claim,
   DriverAction,
@@ -54,6 +55,8 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "ready":
     case "cancel":
     case "refunded":
+    case "rotate_tracking":
+    case "revoke_tracking":
     case "accept":
     case "arrive":
     case "collect":
@@ -156,6 +159,8 @@ function create(
     cancelled_by: null,
     cancel_reason: null,
     refund: null,
+    tracking_revoked_at: null,
+    retired_tracking_hashes: [],
   };
   return accept([{ kind: "trip_created", trip }], replyOf, [{ op: "cancel", name: STALL_TIMER }]);
 }
@@ -174,6 +179,9 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
       return cancel(t, command, ctx);
     case "refunded":
       return accept(t.refund ? [] : [{ kind: "trip_refunded", refund: command.refund }], replyOf);
+    case "rotate_tracking":
+    case "revoke_tracking":
+      return accept(trackingLink(t, command, ctx.now), replyOf);
     default:
       return drive(t, command, ctx);
   }

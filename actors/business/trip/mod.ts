@@ -7,33 +7,49 @@ import type { ActorDefinition } from "../../../src/runtime/actor.ts";
 import { decideTrip } from "./decide.ts";
 import { evolveTrip } from "./evolve.ts";
 import { tripOutbox } from "./outbox.ts";
-import type { TripCommand, TripEvent, TripReply, TripState } from "./types.ts";
+import { trackingKeys, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
+import type { Trip, TripCommand, TripEvent, TripReply, TripState } from "./types.ts";
 
 export type * from "./types.ts";
 export { STALL_TIMER } from "./decide.ts";
 export { type RefundItem, type StalledItem, tripEventData } from "./outbox.ts";
+export { trackingKey, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
 
 /** The index from a business's integer trip id to the trip (`<business>:<id>`). */
 export const TRIP_NUMBER_INDEX = "business_trip_number";
+/** The index from a reference to its trip, across businesses (public tracking and chat). */
+export const TRIP_REFERENCE_INDEX = "business_trip_reference";
 
 export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripReply> = {
   type: "business_trip",
   noun: "trip",
   version: 1,
   initial: { phase: "free" },
-  // Trips stored before trips named their driver had none.
+  // Trips stored before trips named their driver had none, nor a tracking link turned off.
   load: (stored) => {
     const s = stored as TripState;
-    return s.phase === "booked" && s.trip.driver === undefined
-      ? { ...s, trip: { ...s.trip, driver: null } }
-      : s;
+    if (s.phase !== "booked") return s;
+    const { driver, tracking_revoked_at, retired_tracking_hashes } = s.trip as Partial<Trip>;
+    return {
+      ...s,
+      trip: {
+        ...s.trip,
+        driver: driver ?? null,
+        tracking_revoked_at: tracking_revoked_at ?? null,
+        retired_tracking_hashes: retired_tracking_hashes ?? [],
+      },
+    };
   },
   decide: decideTrip,
   evolve: evolveTrip,
   outbox: tripOutbox,
   indexes: (s) =>
     s.phase === "booked"
-      ? [{ index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` }]
+      ? [
+        { index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` },
+        { index: TRIP_REFERENCE_INDEX, key: s.trip.reference },
+        ...trackingKeys(s.trip).map((key) => ({ index: TRIP_TRACKING_INDEX, key })),
+      ]
       : [],
   project: (s) => (s.phase === "booked" ? s.trip : null),
 };

@@ -89,6 +89,10 @@ export interface Trip extends TripDraft {
   readonly cancel_reason: string | null;
   /** Set once the refund of the charge is credited back (the refund outbox). */
   readonly refund: Money | null;
+  /** spec: business 2.4 rule 6: when the tracking link was turned off; null until then. */
+  readonly tracking_revoked_at: number | null;
+  /** Hashes of the tokens rotated away, oldest first (bounded): their holders hear 410. */
+  readonly retired_tracking_hashes: readonly string[];
 }
 
 /** Which retry contract a booking came under (appendix 1 or 2): it names its refusals. */
@@ -124,6 +128,9 @@ export type TripCommand =
   | { kind: "cancel"; by: string; reason: string | null }
   | { kind: "refunded"; refund: Money }
   | DriverAction
+  /** spec: business 2.4 rule 6: a new tracking token (made by the caller), or the link off. */
+  | { kind: "rotate_tracking"; token: string }
+  | { kind: "revoke_tracking" }
   | { kind: "get" }
   /** The booking's state, a claim in progress included (the completing sweep). */
   | { kind: "claim_state" };
@@ -152,7 +159,9 @@ export type TripEvent =
     reason: string | null;
     refund_due: Money | null;
   }
-  | { kind: "trip_refunded"; refund: Money };
+  | { kind: "trip_refunded"; refund: Money }
+  | { kind: "tracking_link_rotated"; at: number; token: string; retired_hashes: string[] }
+  | { kind: "tracking_link_revoked"; at: number };
 
 /** What the trip answers: the state, and what the booking's retry contract makes of it. */
 export type TripReply =
