@@ -11,6 +11,7 @@ import { tripsRoutes } from "../../routes/business/trips.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import { driverAppRoutes } from "../../routes/business/driver_app.ts";
 import { trackingRoutes } from "../../routes/business/tracking.ts";
+import { chatRoutes } from "../../routes/business/chat.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
 import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
@@ -27,6 +28,7 @@ export const businessFeature: Feature = {
     webhookRoutes,
     driverAppRoutes,
     trackingRoutes,
+    chatRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };

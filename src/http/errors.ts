@@ -38,6 +38,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   tracking_link_expired: 410,
   // Business API 4.1, 8: the chat closes on cancellation or 30 minutes after completion.
   chat_closed: 422,
+  chat_full: 422,
   payload_too_large: 413,
   evidence_file_too_large: 413,
   unsupported_media_type: 415,
