@@ -68,8 +68,12 @@ export async function trackedTrip(
   tokenOrReference: string,
 ): Promise<{ trip: Trip; scope: Scope }> {
   const key = trackingKey(tokenOrReference);
-  const byToken = await deps.runtime.lookup(TRIP_TRACKING_INDEX, key);
-  const target = byToken ?? await deps.runtime.lookup(TRIP_REFERENCE_INDEX, tokenOrReference);
+  // Remembered once found: a token's trip never changes, and the trip itself says whether the
+  // token is still its current one (a retired one answers 410 below).
+  const cached = { cached: true };
+  const byToken = await deps.runtime.lookup(TRIP_TRACKING_INDEX, key, cached);
+  const target = byToken ??
+    await deps.runtime.lookup(TRIP_REFERENCE_INDEX, tokenOrReference, cached);
   if (!target) refuse("not_found", NOT_FOUND);
   const r = orRefuse(await deps.runtime.read(tripActor, target.tenant, target.id, { kind: "get" }));
   if (r.phase !== "booked") refuse("not_found", NOT_FOUND);
