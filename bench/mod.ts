@@ -21,8 +21,10 @@
  * parts that ran. The booking part runs on the embedded defaults and, when DATABASE_URL is set,
  * on Postgres too (NATS when NATS_URL is set); unset, the `*_postgres` figures are NaN.
  *
+ * 6. Live tracking reads per second against accepted trips with fresh positions (tracking.ts).
+ *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
- * board_list, runs, client_booking, labels, observability or request_path.
+ * board_list, runs, client_booking, labels, observability, request_path or tracking.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -42,6 +44,7 @@ import { clientBookingBench } from "./client_booking.ts";
 import { labelsBench } from "./labels.ts";
 import { observabilityBench } from "./observability.ts";
 import { requestPathBench } from "./request_path.ts";
+import { trackingBench } from "./tracking.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -256,6 +259,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   labels: labelsBench,
   observability: observabilityBench,
   request_path: requestPathBench,
+  tracking: trackingBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -4,10 +4,12 @@ import { businessCatalogueActor } from "./catalogue.ts";
 import { poolDriverActor } from "./pool_driver.ts";
 import { tripActor } from "./trip/mod.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
+import { tripChatActor } from "./trip_chat.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
   poolDriverActor,
   tripActor,
   tripSequenceActor,
+  tripChatActor,
 ];

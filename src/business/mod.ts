@@ -12,6 +12,8 @@ import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import { driverAppRoutes } from "../../routes/business/driver_app.ts";
 import { driverTripsRoutes } from "../../routes/business/driver_trips.ts";
 import { custodyLabelRoutes } from "../../routes/business/custody_labels.ts";
+import { trackingRoutes } from "../../routes/business/tracking.ts";
+import { chatRoutes } from "../../routes/business/chat.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
 import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
@@ -27,6 +29,9 @@ export const businessFeature: Feature = {
     tripsRoutes,
     webhookRoutes,
     driverAppRoutes,
+    trackingRoutes,
+    // Before the driver's trip actions: /driver/trips/{reference}/chat is not an {action}.
+    chatRoutes,
     driverTripsRoutes,
     custodyLabelRoutes,
   ],

@@ -36,6 +36,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   fx_unresolved: 409,
   tracking_link_revoked: 410,
   tracking_link_expired: 410,
+  // Business API 4.1, 8: the chat closes on cancellation or 30 minutes after completion.
+  chat_closed: 422,
+  chat_full: 422,
   payload_too_large: 413,
   evidence_file_too_large: 413,
   unsupported_media_type: 415,

@@ -12,6 +12,7 @@ import {
 } from "../../../src/runtime/actor.ts";
 import { TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
+import { trackingLink } from "./tracking_link.ts";
 import { drive, replyOf, tripNotFound } from "./drive.ts";
 import {
   type Claim,
@@ -49,6 +50,8 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "ready":
     case "cancel":
     case "refunded":
+    case "rotate_tracking":
+    case "revoke_tracking":
     case "accept":
     case "arrive":
     case "collect":
@@ -153,6 +156,8 @@ function create(
     refund: null,
     ...DRIVER_APP_DEFAULTS,
     scan_code: c.scan_code ?? null,
+    tracking_revoked_at: null,
+    retired_tracking_hashes: [],
   };
   return accept([{ kind: "trip_created", trip }], replyOf, [{ op: "cancel", name: STALL_TIMER }]);
 }
@@ -171,6 +176,9 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
       return cancel(t, command, ctx);
     case "refunded":
       return accept(t.refund ? [] : [{ kind: "trip_refunded", refund: command.refund }], replyOf);
+    case "rotate_tracking":
+    case "revoke_tracking":
+      return accept(trackingLink(t, command, ctx.now), replyOf);
     default:
       return drive(t, command, ctx);
   }

@@ -74,6 +74,15 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
       };
     case "trip_refunded":
       return { ...t, refund: e.refund };
+    case "tracking_link_rotated":
+      return {
+        ...t,
+        tracking_token: e.token,
+        tracking_revoked_at: null,
+        retired_tracking_hashes: e.retired_hashes,
+      };
+    case "tracking_link_revoked":
+      return { ...t, tracking_revoked_at: e.at };
     default:
       return unreachable(e);
   }

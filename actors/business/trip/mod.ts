@@ -7,8 +7,10 @@ import type { ActorDefinition } from "../../../src/runtime/actor.ts";
 import { decideTrip } from "./decide.ts";
 import { evolveTrip } from "./evolve.ts";
 import { tripOutbox } from "./outbox.ts";
+import { trackingKeys, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
 import {
   DRIVER_APP_DEFAULTS,
+  type Trip,
   type TripCommand,
   type TripEvent,
   type TripReply,
@@ -18,12 +20,13 @@ import {
 export type * from "./types.ts";
 export { STALL_TIMER } from "./decide.ts";
 export { type RefundItem, type StalledItem, tripEventData } from "./outbox.ts";
+export { trackingKey, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
 
 /** The index from a business's integer trip id to the trip (`<business>:<id>`). */
 export const TRIP_NUMBER_INDEX = "business_trip_number";
 /**
- * The index from a trip's reference to its business (the driver app names a trip by reference
- * alone, and the read table lags the trip).
+ * The index from a trip's reference to its trip, across businesses (the driver app, public
+ * tracking and chat name a trip by reference alone, and the read table lags the trip).
  */
 export const TRIP_REFERENCE_INDEX = "business_trip_reference";
 
@@ -32,13 +35,22 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   noun: "trip",
   version: 1,
   initial: { phase: "free" },
-  // Trips stored before trips named their driver had none, nor the driver app's fields.
+  // Trips stored before trips named their driver had none, nor the driver app's fields, nor a
+  // tracking link turned off.
   load: (stored) => {
     const s = stored as TripState;
-    return s.phase === "booked" &&
-        (s.trip.delivery_proof === undefined || s.trip.driver === undefined)
-      ? { ...s, trip: { ...DRIVER_APP_DEFAULTS, ...s.trip, driver: s.trip.driver ?? null } }
-      : s;
+    if (s.phase !== "booked") return s;
+    const { driver, tracking_revoked_at, retired_tracking_hashes } = s.trip as Partial<Trip>;
+    return {
+      ...s,
+      trip: {
+        ...DRIVER_APP_DEFAULTS,
+        ...s.trip,
+        driver: driver ?? null,
+        tracking_revoked_at: tracking_revoked_at ?? null,
+        retired_tracking_hashes: retired_tracking_hashes ?? [],
+      },
+    };
   },
   decide: decideTrip,
   evolve: evolveTrip,
@@ -48,6 +60,7 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
       ? [
         { index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` },
         { index: TRIP_REFERENCE_INDEX, key: s.trip.reference },
+        ...trackingKeys(s.trip).map((key) => ({ index: TRIP_TRACKING_INDEX, key })),
       ]
       : [],
   project: (s) => (s.phase === "booked" ? s.trip : null),

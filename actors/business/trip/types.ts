@@ -101,6 +101,10 @@ export interface Trip extends TripDraft {
   readonly return_due_at: number | null;
   /** What the driver recorded at the door (spec: business 3.1 "delivery done"). */
   readonly delivery_proof: DeliveryProof | null;
+  /** spec: business 2.4 rule 6: when the tracking link was turned off; null until then. */
+  readonly tracking_revoked_at: number | null;
+  /** Hashes of the tokens rotated away, oldest first (bounded): their holders hear 410. */
+  readonly retired_tracking_hashes: readonly string[];
 }
 
 /** A file a driver uploaded (a proof photo, a signature), stored content-addressed. */
@@ -188,6 +192,9 @@ export type TripCommand =
   | { kind: "cancel"; by: string; reason: string | null }
   | { kind: "refunded"; refund: Money }
   | DriverAction
+  /** spec: business 2.4 rule 6: a new tracking token (made by the caller), or the link off. */
+  | { kind: "rotate_tracking"; token: string }
+  | { kind: "revoke_tracking" }
   | { kind: "get" }
   /** The booking's state, a claim in progress included (the completing sweep). */
   | { kind: "claim_state" };
@@ -232,7 +239,9 @@ export type TripEvent =
     reason: string | null;
     refund_due: Money | null;
   }
-  | { kind: "trip_refunded"; refund: Money };
+  | { kind: "trip_refunded"; refund: Money }
+  | { kind: "tracking_link_rotated"; at: number; token: string; retired_hashes: string[] }
+  | { kind: "tracking_link_revoked"; at: number };
 
 /** What the trip answers: the state, and what the booking's retry contract makes of it. */
 export type TripReply =

@@ -12,13 +12,20 @@ import { publicBaseUrl } from "../../../src/http/context.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull } from "../../../src/http/schemas.ts";
 import { VehicleFieldsAnswer } from "./reference_data.ts";
+import { linkTimes } from "../../../src/business/flows/tracking.ts";
+import { linkStatus } from "../../../src/business/rules/tracking.ts";
 
 const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
 
 export const TripAnswer = VehicleFieldsAnswer.extend({
   id: z.number().int().openapi({ description: "Numbered per business from 1, in booking order" }),
   reference: z.string().openapi({ example: "BK-7Q2M9X4K1C0D" }),
-  tracking_url: z.string(),
+  tracking_url: orNull(z.string()).openapi({
+    description: "The public tracking link (2.4); null while the link is revoked or expired",
+  }),
+  tracking_link_status: z.enum(["active", "revoked", "expired"]).openapi({
+    description: "revoked until rotated (POST /business/trips/{trip}/tracking-link/rotate)",
+  }),
   status: z.enum(TRIP_STATUSES),
   cancellable: z.boolean(),
   final: z.boolean(),
@@ -92,11 +99,16 @@ export function tripView(
 ): z.infer<typeof TripAnswer> {
   const money = (minor: number) => decimal(minor, t.billing_currency);
   const flags = TRIP_STATUS_FLAGS[t.status];
+  const link = linkStatus(linkTimes(t), c.get("env").clock.now());
   return {
     ...t.vehicle,
     id: t.id,
     reference: t.reference,
-    tracking_url: `${publicBaseUrl(c)}/api/trip-track/${t.tracking_token}`,
+    // spec: business 2.4 rule 6: reads answer tracking_url null while the link is off.
+    tracking_url: link === "active"
+      ? `${publicBaseUrl(c)}/api/trip-track/${t.tracking_token}`
+      : null,
+    tracking_link_status: link,
     status: t.status,
     cancellable: flags.cancellable,
     final: flags.final,

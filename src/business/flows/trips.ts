@@ -33,7 +33,10 @@ export async function askTrip(
   deps: Pick<Deps, "runtime">,
   business: string,
   idOrReference: string,
-  command: Extract<TripCommand, { kind: "get" | "ready" | "cancel" }>,
+  command: Extract<
+    TripCommand,
+    { kind: "get" | "ready" | "cancel" | "rotate_tracking" | "revoke_tracking" }
+  >,
 ): Promise<TripAnswer> {
   const reference = await tripReferenceOf(deps, business, idOrReference);
   const r = orRefuse(

@@ -1,0 +1,105 @@
+/**
+ * Business API 4.1, 8, the order chat: the customer with the trip's chat_token (public; errors
+ * `{success: false, error, message}` as the tracking endpoints), and the driver holding the trip
+ * from the driver app. 1 to 1,000 characters; 422 chat_closed after cancellation or 30 minutes
+ * after completion.
+ */
+import { customerParty, driverParty, postChat, readChat } from "../../src/business/flows/chat.ts";
+import { poolDriver, poolDriverOf } from "../../src/business/driver_auth.ts";
+import { CHAT_MESSAGE_CHARS_MAX, CHAT_MESSAGES_MAX } from "../../src/business/rules/chat.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { anonymous } from "../../src/http/guards.ts";
+import { define, z } from "../../src/http/route.ts";
+import { PlainText } from "../../src/http/schemas.ts";
+import { ChatAnswer, ChatMessageAnswer, chatMessageView, chatView } from "./answers/chat.ts";
+
+const tag = "Order chat";
+const Reference = z.object({ reference: z.string().min(1).max(40) });
+const Message = PlainText(CHAT_MESSAGE_CHARS_MAX, { lines: true }).min(1);
+const Token = z.string().min(1).max(200).openapi({ description: "The trip's chat_token" });
+
+const POST_REFUSALS = {
+  chat_closed: "the trip was cancelled, or completed over 30 minutes ago",
+  chat_full: `the chat holds its most messages (${CHAT_MESSAGES_MAX})`,
+};
+
+export function chatRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/trip-chat/{reference}",
+    summary: "Read the order chat (public, with the trip's chat_token)",
+    tag,
+    security: "public",
+    middleware: [anonymous],
+    params: Reference,
+    query: z.object({ token: Token }),
+    response: ChatAnswer,
+    errorField: "error",
+    refusals: { not_found: "no trip has this reference, or the token is not its chat_token" },
+  }, async (c, { params, query }) => {
+    const env = c.get("env");
+    const party = await customerParty(env, params.reference, query.token);
+    return ok(c, chatView(params.reference, await readChat(env, party)));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/trip-chat/{reference}",
+    summary: "Write to the order chat as the customer (public, with the trip's chat_token)",
+    tag,
+    security: "public",
+    middleware: [anonymous],
+    params: Reference,
+    body: z.object({ token: Token, message: Message }),
+    status: 201,
+    response: ChatMessageAnswer,
+    errorField: "error",
+    refusals: {
+      not_found: "no trip has this reference, or the token is not its chat_token",
+      ...POST_REFUSALS,
+    },
+  }, async (c, { params, body }) => {
+    const env = c.get("env");
+    const party = await customerParty(env, params.reference, body.token);
+    return ok(c, chatMessageView(await postChat(env, party, body.message)), 201);
+  });
+
+  driverChatRoutes(api);
+}
+
+/** spec: CONTRACT "Driver app": only the trip's driver; anyone else hears it does not exist. */
+function driverChatRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/driver/trips/{reference}/chat",
+    summary: "Read the order chat of a trip the driver holds",
+    tag,
+    security: "driver",
+    middleware: [poolDriver],
+    params: Reference,
+    response: ChatAnswer,
+  }, async (c, { params }) => {
+    const env = c.get("env");
+    const party = await driverParty(env, poolDriverOf(c), params.reference);
+    return ok(c, chatView(params.reference, await readChat(env, party)));
+  });
+
+  define(api, {
+    method: "post",
+    path: "/driver/trips/{reference}/chat",
+    summary: "Write to the order chat of a trip the driver holds",
+    tag,
+    security: "driver",
+    middleware: [poolDriver],
+    params: Reference,
+    body: z.object({ message: Message }),
+    status: 201,
+    response: ChatMessageAnswer,
+    refusals: POST_REFUSALS,
+  }, async (c, { params, body }) => {
+    const env = c.get("env");
+    const party = await driverParty(env, poolDriverOf(c), params.reference);
+    const message = await postChat(env, party, body.message);
+    return ok(c, chatMessageView(message), 201);
+  });
+}

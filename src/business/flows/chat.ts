@@ -1,0 +1,87 @@
+/**
+ * The order chat (Business API 4.1, 8): the customer holding the trip's chat_token and the trip's
+ * driver read and write one chat per trip. Another trip, a wrong token or a driver not holding
+ * the trip is answered as a trip that does not exist.
+ */
+import { type Trip, TRIP_REFERENCE_INDEX, tripActor } from "../../../actors/business/trip/mod.ts";
+import {
+  type ChatMessage,
+  type TripChat,
+  tripChatActor,
+} from "../../../actors/business/trip_chat.ts";
+import { constantTimeEqual } from "../../domain/secrets.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { type ChatAuthor, chatClosedReason } from "../rules/chat.ts";
+
+type ChatDeps = Pick<Deps, "runtime" | "clock">;
+
+/** Who is chatting, once checked: the trip and the side they write for. */
+export interface ChatParty {
+  readonly trip: Trip;
+  readonly from: ChatAuthor;
+}
+
+async function tripByReference(deps: ChatDeps, reference: string): Promise<Trip | null> {
+  const target = await deps.runtime.lookup(TRIP_REFERENCE_INDEX, reference);
+  if (!target) return null;
+  const r = await deps.runtime.read(tripActor, target.tenant, target.id, { kind: "get" });
+  return r.ok && r.reply.phase === "booked" ? r.reply.trip : null;
+}
+
+/** The customer: the trip's chat_token, compared in constant time. */
+export async function customerParty(
+  deps: ChatDeps,
+  reference: string,
+  token: string,
+): Promise<ChatParty> {
+  const trip = await tripByReference(deps, reference);
+  if (!trip || !constantTimeEqual(token, trip.chat_token)) {
+    refuse("not_found", `no trip has this chat link: ${reference}`);
+  }
+  return { trip, from: "customer" };
+}
+
+/** The driver holding the trip; any other driver hears the trip does not exist. */
+export async function driverParty(
+  deps: ChatDeps,
+  driverId: string,
+  reference: string,
+): Promise<ChatParty> {
+  const trip = await tripByReference(deps, reference);
+  if (!trip || trip.driver?.id !== driverId) refuse("not_found", `trip not found: ${reference}`);
+  return { trip, from: "driver" };
+}
+
+/** The chat so far, oldest first, and whether it still takes messages. */
+export async function readChat(
+  deps: ChatDeps,
+  party: ChatParty,
+): Promise<{ chat: TripChat; open: boolean }> {
+  const t = party.trip;
+  const r = orRefuse(
+    await deps.runtime.read(tripChatActor, t.business_id, t.reference, {
+      kind: "get",
+    }),
+  );
+  return { chat: r as TripChat, open: chatClosedReason(t, deps.clock.now()) === null };
+}
+
+/** spec: business 4.1: 422 after cancellation or 30 minutes after completion. */
+export async function postChat(
+  deps: ChatDeps,
+  party: ChatParty,
+  message: string,
+): Promise<ChatMessage> {
+  const t = party.trip;
+  const closed = chatClosedReason(t, deps.clock.now());
+  if (closed) refuse("chat_closed", `the chat is closed: ${closed}`);
+  const r = orRefuse(
+    await deps.runtime.ask(tripChatActor, t.business_id, t.reference, {
+      kind: "post",
+      from: party.from,
+      message,
+    }),
+  );
+  return r as ChatMessage;
+}

@@ -1,0 +1,34 @@
+/**
+ * The order chat's rules (Business API 4.1, 8): messages of 1 to 1,000 characters between the
+ * customer and the driver; the chat closes on cancellation or 30 minutes after completion.
+ */
+
+/** spec: business 8: chat message max 1000 characters. */
+export const CHAT_MESSAGE_CHARS_MAX = 1_000;
+
+/** spec: business 4.1, 8: the chat closes 30 minutes after completion. */
+export const CHAT_CLOSE_MINUTES_AFTER_COMPLETION = 30;
+
+/**
+ * Messages one trip's chat keeps, at most: a delivery's chat is a few lines ("at the gate"), so a
+ * hundred is far beyond a real one, and it bounds the chat's state (under 0.5 MB at 1,000
+ * four-byte characters each).
+ */
+export const CHAT_MESSAGES_MAX = 100;
+
+export type ChatAuthor = "customer" | "driver";
+
+/** Why the chat no longer takes messages, or null while it is open. */
+export function chatClosedReason(
+  t: { readonly status: string; readonly completed_at: number | null },
+  now: number,
+): string | null {
+  if (t.status === "cancelled") return "the trip was cancelled";
+  if (
+    t.completed_at !== null &&
+    now >= t.completed_at + CHAT_CLOSE_MINUTES_AFTER_COMPLETION * 60_000
+  ) {
+    return `the trip completed over ${CHAT_CLOSE_MINUTES_AFTER_COMPLETION} minutes ago`;
+  }
+  return null;
+}

@@ -1,0 +1,98 @@
+/**
+ * The public tracking view's rules (Business API 2.4): how long a tracking link lives, whether a
+ * position is fresh, when to poll again, and the ETA from the driver's position.
+ */
+import { greatCircleKm, type Point } from "../../domain/geo.ts";
+import type { CapacityClass } from "./catalogue.ts";
+
+/** spec: business 2.4 rule 2, 8: poll every 15 seconds while the trip is active. */
+export const TRACKING_POLL_SECONDS = 15;
+
+/**
+ * spec: business 2.4 rule 6: a link expires some days after the delivery is due: a week, so a
+ * customer can still look back at a delivery delayed over a weekend.
+ */
+export const TRACKING_LINK_DAYS_AFTER_DUE = 7;
+
+/**
+ * spec: business 2.4 rule 6: and closes shortly after the trip ends: an hour, long enough for the
+ * customer to see it arrived, short enough that an old link stops showing where anyone is.
+ */
+export const TRACKING_LINK_CLOSE_MINUTES_AFTER_END = 60;
+
+/** Retired tokens (rotated away) a trip remembers, so their holders hear 410 and not 404. */
+export const TRACKING_TOKENS_RETIRED_MAX = 5;
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+
+/** What the link's expiry depends on. */
+export interface LinkTimes {
+  readonly created_at: number;
+  readonly scheduled_at: number | null;
+  /** Minutes from pickup to destination estimated at booking. */
+  readonly eta_minutes: number;
+  /** When the trip completed or was cancelled; null while it runs. */
+  readonly ended_at: number | null;
+}
+
+/** When the delivery is due: its start (scheduled or booked) plus the booking's estimate. */
+export function dueAt(t: LinkTimes): number {
+  return (t.scheduled_at ?? t.created_at) + t.eta_minutes * MINUTE_MS;
+}
+
+/** spec: business 2.4 rule 6: the earlier of some days after due and shortly after the end. */
+export function linkExpiresAt(t: LinkTimes): number {
+  const afterDue = dueAt(t) + TRACKING_LINK_DAYS_AFTER_DUE * DAY_MS;
+  if (t.ended_at === null) return afterDue;
+  return Math.min(afterDue, t.ended_at + TRACKING_LINK_CLOSE_MINUTES_AFTER_END * MINUTE_MS);
+}
+
+export type LinkStatus = "active" | "revoked" | "expired";
+
+/** spec: business 2.4 rule 6: revoked until rotated; else expired past its time. */
+export function linkStatus(t: LinkTimes & { revoked_at: number | null }, now: number): LinkStatus {
+  if (t.revoked_at !== null) return "revoked";
+  return now >= linkExpiresAt(t) ? "expired" : "active";
+}
+
+/** The position's age in whole seconds (a device clock slightly ahead counts as 0). */
+export function ageSeconds(observedAt: number, now: number): number {
+  return Math.max(0, Math.floor((now - observedAt) / 1_000));
+}
+
+/** spec: business 2.4 rule 3: fresh within the same age limit as dispatch. */
+export function isFresh(observedAt: number, now: number, freshSeconds: number): boolean {
+  return ageSeconds(observedAt, now) <= freshSeconds;
+}
+
+/**
+ * Average town speeds per capacity class, in km/h. A small vehicle (motorcycle, car: no class)
+ * threads traffic best; a bigger truck is slower in town and through loading bays. These are
+ * planning figures for an estimate, not a routing engine.
+ */
+export const TOWN_SPEED_KMH: Readonly<Record<CapacityClass | "none", number>> = {
+  none: 30,
+  half_ton: 27,
+  one_ton: 25,
+  three_ton: 22,
+  eight_ton: 18,
+};
+
+/** An ETA is never shown below a minute: "arriving now" is 1. */
+const ETA_MINUTES_FLOOR = 1;
+
+/**
+ * spec: business 2.4 eta_minutes: from the driver's position to the target (the pickup before
+ * collection, the destination after) over the road (great circle times the road factor, as the
+ * fare calculator measures) at the vehicle class's town speed.
+ */
+export function etaFrom(
+  from: Point,
+  to: Point,
+  o: { readonly road_factor_bp: number; readonly capacity_class: CapacityClass | null },
+): number {
+  const roadKm = greatCircleKm(from, to) * o.road_factor_bp / 10_000;
+  const kmh = TOWN_SPEED_KMH[o.capacity_class ?? "none"];
+  return Math.max(ETA_MINUTES_FLOOR, Math.ceil(roadKm / kmh * 60));
+}

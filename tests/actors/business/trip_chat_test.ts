@@ -1,0 +1,20 @@
+import assert from "node:assert/strict";
+import { tripChatActor } from "../../../actors/business/trip_chat.ts";
+import { CHAT_MESSAGES_MAX } from "../../../src/business/rules/chat.ts";
+import { ActorHarness } from "../../helpers/actor.ts";
+
+Deno.test("trip chat: messages kept in order with author and time; full at CHAT_MESSAGES_MAX", () => {
+  const h = new ActorHarness(tripChatActor, { now: 1_000 });
+  h.must({ kind: "post", from: "customer", message: "hello" });
+  h.now = 2_000;
+  h.must({ kind: "post", from: "driver", message: "hi" });
+  assert.deepEqual(h.state.messages, [
+    { from: "customer", message: "hello", at: 1_000 },
+    { from: "driver", message: "hi", at: 2_000 },
+  ]);
+  for (let i = 2; i < CHAT_MESSAGES_MAX; i++) {
+    h.must({ kind: "post", from: "customer", message: `m${i}` });
+  }
+  h.refused({ kind: "post", from: "driver", message: "one too many" }, "chat_full");
+  assert.equal(h.state.messages.length, CHAT_MESSAGES_MAX);
+});

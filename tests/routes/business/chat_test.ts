@@ -1,0 +1,145 @@
+/**
+ * The order chat (Business API 4.1, 8): the customer with the chat_token and the trip's driver;
+ * 1 to 1,000 characters; closed on cancellation or 30 minutes after completion; a wrong token,
+ * another trip or another driver is 404 as a trip that does not exist.
+ */
+import assert from "node:assert/strict";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { acceptedTrip, type BookedTrip, bookedTrip } from "./tracking_fixtures.ts";
+
+function customerPost(t: TestEnv, b: BookedTrip, message: string, token = b.trip.chat_token) {
+  return t.call("POST", `/trip-chat/${b.trip.reference}`, { body: { token, message } });
+}
+
+function customerRead(t: TestEnv, b: BookedTrip, token = b.trip.chat_token) {
+  return t.call("GET", `/trip-chat/${b.trip.reference}?token=${encodeURIComponent(token)}`);
+}
+
+Deno.test("chat: the customer and the trip's driver write and read one chat, each message with who and when", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const first = await customerPost(t, b, "Please ring at the gate");
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const at1 = new Date(t.clock.now()).toISOString();
+    assert.deepEqual(first.body.data, {
+      from: "customer",
+      message: "Please ring at the gate",
+      at: at1,
+    });
+    t.clock.advanceBy(30_000);
+    const reply = await t.call("POST", `/driver/trips/${b.trip.reference}/chat`, {
+      bearer: b.driver.token,
+      body: { message: "On my way\nfive minutes" },
+    });
+    assert.equal(reply.status, 201, JSON.stringify(reply.body));
+    const at2 = new Date(t.clock.now()).toISOString();
+    const expected = {
+      reference: b.trip.reference,
+      open: true,
+      messages: [
+        { from: "customer", message: "Please ring at the gate", at: at1 },
+        { from: "driver", message: "On my way\nfive minutes", at: at2 },
+      ],
+    };
+    const read = await customerRead(t, b);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(read.body.data, expected);
+    const driverRead = await t.call("GET", `/driver/trips/${b.trip.reference}/chat`, {
+      bearer: b.driver.token,
+    });
+    assert.deepEqual(driverRead.body.data, expected);
+  }));
+
+Deno.test("chat: a message is 1 to 1,000 characters; a bad one changes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await bookedTrip(t);
+    for (const message of ["", "   ", "x".repeat(1_001)]) {
+      const r = await customerPost(t, b, message);
+      assert.equal(r.status, 422, message);
+      assert.equal(r.body.error, "validation_failed");
+      assert.equal(r.body.errors[0].path, "message");
+    }
+    assert.equal((await customerPost(t, b, "x".repeat(1_000))).status, 201);
+    assert.equal((await customerRead(t, b)).body.data.messages.length, 1);
+  }));
+
+Deno.test("chat: a wrong token, an unknown reference, another driver or no driver yet is 404 as a missing trip", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const other = await bookedTrip(t);
+    for (
+      const r of [
+        await customerRead(t, b, other.trip.chat_token),
+        await customerPost(t, b, "hello", "chat_wrong"),
+        await t.call("GET", `/trip-chat/BK-UNKNOWN0000?token=${b.trip.chat_token}`),
+      ]
+    ) {
+      assert.equal(r.status, 404);
+      assert.deepEqual(Object.keys(r.body).sort(), ["error", "message", "success"]);
+      assert.equal(r.body.error, "not_found");
+    }
+    const stranger = await createPoolDriver(t);
+    const missing = await t.call("GET", "/driver/trips/BK-UNKNOWN0000/chat", {
+      bearer: stranger.token,
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, "trip not found: BK-UNKNOWN0000");
+    for (
+      const [who, trip] of [[stranger, b], [b.driver, other]] as const
+    ) {
+      for (const method of ["GET", "POST"]) {
+        const r = await t.call(method, `/driver/trips/${trip.trip.reference}/chat`, {
+          bearer: who.token,
+          ...(method === "POST" ? { body: { message: "hi" } } : {}),
+        });
+        assert.equal(r.status, 404, `${method} ${trip.trip.reference}`);
+        assert.deepEqual(r.body, {
+          success: false,
+          code: "not_found",
+          message: `trip not found: ${trip.trip.reference}`,
+        });
+      }
+    }
+    assert.equal((await customerRead(t, b)).body.data.messages.length, 0);
+  }));
+
+Deno.test("chat: 422 chat_closed after cancellation; still readable, open false", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    assert.equal((await customerPost(t, b, "before")).status, 201);
+    const cancel = await t.call("POST", `/business/trips/${b.trip.reference}/cancel`, {
+      key: b.business.api_key,
+    });
+    assert.equal(cancel.status, 200);
+    const late = await customerPost(t, b, "after");
+    assert.equal(late.status, 422);
+    assert.equal(late.body.error, "chat_closed");
+    const driver = await t.call("POST", `/driver/trips/${b.trip.reference}/chat`, {
+      bearer: b.driver.token,
+      body: { message: "after" },
+    });
+    assert.equal(driver.status, 422);
+    assert.equal(driver.body.code, "chat_closed");
+    const read = (await customerRead(t, b)).body.data;
+    assert.equal(read.open, false);
+    assert.deepEqual(read.messages.map((m: { message: string }) => m.message), ["before"]);
+  }));
+
+Deno.test("chat: open up to 30 minutes after completion, closed from then on", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    for (const kind of ["arrive", "collect", "deliver"] as const) {
+      const r = await t.env.runtime.ask(tripActor, b.business.id, b.trip.reference, { kind });
+      assert.ok(r.ok, JSON.stringify(r));
+    }
+    t.clock.advanceBy(30 * 60_000 - 1);
+    assert.equal((await customerPost(t, b, "thank you")).status, 201);
+    t.clock.advanceBy(1);
+    const closed = await customerPost(t, b, "one more");
+    assert.equal(closed.status, 422);
+    assert.equal(closed.body.error, "chat_closed");
+    assert.equal((await customerRead(t, b)).body.data.open, false);
+  }));
