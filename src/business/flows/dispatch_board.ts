@@ -12,7 +12,7 @@ import {
 } from "../../../actors/platform/platform_settings.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import type { Deps } from "../../environment.ts";
-import { type OnlineDriver, onlineDrivers } from "../queries/pool_drivers.ts";
+import { type OnlineDriver, onlineDrivers, storedPositions } from "../queries/pool_drivers.ts";
 import { tripPage } from "../queries/trips.ts";
 import type { LivePositions, Position } from "../reactors/live_positions.ts";
 import { catalogueOf } from "./fares.ts";
@@ -43,9 +43,15 @@ export async function dispatchBoardState(
       kind: "get",
     }),
   ]);
+  // Memory first (this instance's pings, newest); the stored batches for the others.
+  const unheard = drivers.filter((d) => positions.latest(d.id) === null).map((d) => d.id);
+  const stored = await storedPositions(deps.db, unheard);
   return {
     trips: page.rows,
-    drivers: drivers.map((d) => ({ ...d, position: positions.latest(d.id) })),
+    drivers: drivers.map((d) => ({
+      ...d,
+      position: positions.latest(d.id) ?? stored.get(d.id) ?? null,
+    })),
     vehicle_types: catalogue.vehicle_types.map((v) => ({ id: v.id, name: v.name })),
     position_fresh_seconds: orRefuse(settings).position_fresh_seconds,
   };

@@ -4,6 +4,7 @@
  * from the pool_driver actor's snapshots.
  */
 import type { Kysely } from "kysely";
+import type { Position } from "../reactors/live_positions.ts";
 import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import type { ReadTable } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
@@ -55,4 +56,29 @@ export async function onlineDrivers(
     .limit(limit)
     .execute();
   return rows.map((r) => ({ ...r, version: Number(r.version) }));
+}
+
+/**
+ * The newest stored position of each of these drivers (the batches of `driver_positions`): for
+ * drivers whose pings reach another instance, or came before this one started.
+ */
+export async function storedPositions(
+  db: Kysely<Database>,
+  driverIds: readonly string[],
+): Promise<Map<string, Position>> {
+  if (driverIds.length === 0) return new Map();
+  const rows = await db.selectFrom("driver_positions")
+    .distinctOn("driver_id")
+    .select(["driver_id", "at", "lat", "lng", "accuracy", "heading"])
+    .where("driver_id", "in", [...driverIds])
+    .orderBy("driver_id")
+    .orderBy("at", "desc")
+    .execute();
+  return new Map(rows.map((r) => [r.driver_id, {
+    lat: r.lat,
+    lng: r.lng,
+    accuracy: r.accuracy,
+    heading: r.heading,
+    at: Number(r.at),
+  }]));
 }

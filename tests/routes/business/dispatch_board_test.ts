@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { tripActor, type TripDriver } from "../../../actors/business/trip/mod.ts";
 import { DispatchBoardFeed, dispatchMessageOf } from "../../../routes/business/dispatch_board.ts";
+import { DispatchBoardAnswer } from "../../../routes/business/answers/dispatch_board.ts";
+import { documentedData } from "../../helpers/documented.ts";
 import type { FeedSink } from "../../../src/web/feed.ts";
 import { createPoolDriver, onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
@@ -37,7 +39,7 @@ function tripDriver(id: string): TripDriver {
 async function stateOf(t: TestEnv, key: string) {
   const r = await t.call("GET", "/business/dispatch-board/state", { key });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data;
+  return documentedData(DispatchBoardAnswer, r, "the dispatch board's state");
 }
 
 Deno.test("dispatch board state: the business's trips in progress and drivers on shift; another business sees none", () =>
@@ -46,6 +48,17 @@ Deno.test("dispatch board state: the business's trips in progress and drivers on
     const other = await fundedBusiness(t);
     const driver = await onlineDriverAt(t, GABORONE.lat, GABORONE.lng);
     const offShift = await createPoolDriver(t, { name: "Kabo Off" });
+    // On shift, its pings heard by another instance: only the stored batch has its position.
+    const elsewhere = await createPoolDriver(t, { name: "Mpho Elsewhere" });
+    const shift = await t.call("PUT", "/driver/shift", {
+      bearer: elsewhere.token,
+      body: { online: true },
+    });
+    assert.equal(shift.status, 200, JSON.stringify(shift.body));
+    await t.env.db.insertInto("driver_positions").values([
+      { driver_id: elsewhere.id, at: 1_000, lat: -24.5, lng: 25.8, accuracy: null, heading: null },
+      { driver_id: elsewhere.id, at: 2_000, lat: -24.55, lng: 25.85, accuracy: 4, heading: 10 },
+    ]).execute();
     const pending = await bookOne(t, b.api_key);
     const accepted = await bookOne(t, b.api_key);
     const ask = await t.env.runtime.ask(tripActor, b.id, accepted, {
@@ -75,6 +88,14 @@ Deno.test("dispatch board state: the business's trips in progress and drivers on
     const shown = mine.drivers.find((d: { id: string }) => d.id === driver.id);
     assert.equal(shown.position.lat, GABORONE.lat);
     assert.equal(shown.phone, undefined, "never a driver's phone");
+    const far = mine.drivers.find((d: { id: string }) => d.id === elsewhere.id);
+    assert.deepEqual(far.position, {
+      lat: -24.55,
+      lng: 25.85,
+      accuracy: 4,
+      heading: 10,
+      at: "1970-01-01T00:00:02.000Z",
+    });
     assert.equal(mine.position_fresh_seconds, 60);
     assert.ok(mine.vehicle_types.some((v: { id: number }) => v.id === 1));
 
@@ -175,3 +196,52 @@ Deno.test("dispatch board message: a trip's waiting offer is shown; a snapshot i
   assert.equal(dispatchMessageOf(change("business_trip", null)), null);
   assert.equal(dispatchMessageOf(change("shipment", trip)), null);
 });
+
+/** A board socket from Deno, recording what it receives and how it closed. */
+function socket(url: string, key: string) {
+  const ws = new WebSocket(url);
+  // deno-lint-ignore no-explicit-any
+  const messages: any[] = [];
+  const closed = new Promise<number>((resolve) => ws.onclose = (e) => resolve(e.code));
+  ws.onopen = () => ws.send(JSON.stringify({ type: "auth", key }));
+  ws.onmessage = (e) => messages.push(JSON.parse(e.data));
+  return { ws, messages, closed };
+}
+
+Deno.test("dispatch board socket: a wrong key closes 4401, a partner key 4403; a business hears only its trips", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const other = await fundedBusiness(t);
+    const partner = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Shop", scopes: ["deliveries"] },
+    });
+    assert.equal(partner.status, 201, JSON.stringify(partner.body));
+    const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
+    const url = `ws://127.0.0.1:${server.addr.port}/api/business/dispatch-board/live`;
+    const sockets = [
+      socket(url, "sk_live_wrong"),
+      socket(url, partner.body.data.key),
+      socket(url, b.api_key),
+      socket(url, other.api_key),
+    ];
+    const [wrong, partnerKey, mine, theirs] = sockets;
+    try {
+      assert.equal(await wrong!.closed, 4401);
+      assert.equal(await partnerKey!.closed, 4403);
+      const isReady = (s: typeof mine) => s!.messages.some((m) => m.type === "ready");
+      await until(t, () => isReady(mine) && isReady(theirs), "both boards ready");
+      const reference = await bookOne(t, b.api_key);
+      await until(
+        t,
+        () => mine!.messages.some((m) => m.type === "trip" && m.trip.reference === reference),
+        "the booking on the business's board",
+      );
+      await t.settle();
+      assert.deepEqual(theirs!.messages.map((m) => m.type), ["ready"]);
+    } finally {
+      for (const s of sockets) if (s.ws.readyState !== WebSocket.CLOSED) s.ws.close();
+      await Promise.all(sockets.map((s) => s.closed));
+      await server.shutdown();
+    }
+  }));
