@@ -67,6 +67,19 @@ export function subjectPattern(env: string, tenant: string | "*", type: string |
     .join(".");
 }
 
+/**
+ * A live signal that is not a commit (a driver's newest position): `<env>.<tenant>.<topic>.<id>`
+ * and a fifth token, so no actor pattern (four tokens: projections, caches) ever hears one.
+ */
+export function signalSubject(env: string, tenant: string, topic: string, id: string): string {
+  return [env, tenant, topic, id, "signal"].map(token).join(".");
+}
+
+/** Every signal of one topic in one tenant. */
+export function signalPattern(env: string, tenant: string, topic: string): string {
+  return [token(env), token(tenant), token(topic), "*", "signal"].join(".");
+}
+
 /** The payload the runtime publishes after each commit of one actor. */
 export interface ActorChange {
   /** The runtime's bus prefix: its environment and deployment (src/runtime/runtime.ts). */

@@ -19,6 +19,8 @@ import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
 import { BusinessWebhooks } from "./reactors/business_webhooks.ts";
 import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
+import { PositionSignals } from "./reactors/position_signals.ts";
+import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -34,12 +36,14 @@ export const businessFeature: Feature = {
     chatRoutes,
     driverTripsRoutes,
     custodyLabelRoutes,
+    dispatchBoardRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
 
 function startBusiness(deps: FeatureDeps): FeatureParts {
   const positions = new LivePositions(deps.db);
+  const signals = new PositionSignals(positions, { bus: deps.bus, env: deps.busPrefix });
   return {
     // The trips list's typed read table (migration 0019).
     projections: {
@@ -55,7 +59,9 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
       // spec: business 1.2: positions in memory at once, kept durably in batches.
       [LIVE_POSITIONS]: positions,
+      // The dispatch board: each driver's newest position, coalesced per pump.
+      position_signals: signals,
     },
-    pumps: { [LIVE_POSITIONS]: () => positions.flush() },
+    pumps: { [LIVE_POSITIONS]: () => positions.flush(), position_signals: () => signals.publish() },
   };
 }

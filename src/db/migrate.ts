@@ -27,6 +27,7 @@ import * as m0020 from "../../migrations/0020_outbound_log.ts";
 import * as m0021 from "../../migrations/0021_business_trips_type.ts";
 import * as m0022 from "../../migrations/0022_search_prefixes.ts";
 import * as m0023 from "../../migrations/0023_trip_drivers.ts";
+import * as m0024 from "../../migrations/0024_pool_drivers.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -53,6 +54,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0021_business_trips_type", m0021],
   ["0022_search_prefixes", m0022],
   ["0023_trip_drivers", m0023],
+  ["0024_pool_drivers", m0024],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -39,6 +39,7 @@ export interface Database {
   courier_clients: CourierClientTable;
   rate_counters: RateCounterTable;
   driver_positions: DriverPositionTable;
+  pool_drivers: PoolDriverTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -280,6 +281,15 @@ export interface BusinessTripTable extends VersionedRow {
   search: string;
   /** The driver holding the trip (migration 0023). */
   driver_id: string | null;
+}
+
+/** A driver of the dispatch pool as the dispatch board lists drivers on shift (migration 0024). */
+export interface PoolDriverTable extends VersionedRow {
+  name: string;
+  vehicle_type_id: number;
+  zone_id: string;
+  /** 1 while on shift, else 0. */
+  online: number;
 }
 
 /** Drivers' positions, kept in batches (migration 0023): a trip's breadcrumb. */

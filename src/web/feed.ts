@@ -5,7 +5,13 @@
  * slow socket is left to drain while changes keep coalescing, and a feed too far behind is closed,
  * never let grow.
  */
-import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../bus/bus.ts";
+import {
+  type ActorChange,
+  type Bus,
+  signalPattern,
+  subjectPattern,
+  type Subscription,
+} from "../bus/bus.ts";
 
 /** Changes waiting for one feed; a feed this far behind is closed, never let grow. */
 export const FEED_PENDING_MAX = 2_000;
@@ -39,6 +45,18 @@ export interface FeedView {
   messageOf(change: ActorChange, now: number): Record<string, unknown> | null;
   /** The close code and reason of a feed that fell behind. */
   readonly behind: { readonly code: number; readonly reason: string };
+  /**
+   * Changes of other tenants it also shows (a business's board shows the platform's pool
+   * drivers), and signals (`signalSubject`) shaped as changes, such as a driver's position.
+   */
+  readonly also?: readonly FeedSource[];
+}
+
+/** Actor changes, or signals, of some types of one tenant. */
+export interface FeedSource {
+  readonly tenant: string;
+  readonly types: readonly string[];
+  readonly signal?: boolean;
 }
 
 /** One socket's subscription: changes of one tenant's actors of some types, coalesced and bounded. */
@@ -65,11 +83,14 @@ export class ChangeFeed {
 
   /** Subscribes, waits until the bus has the subscriptions, then says `ready`. */
   async start(): Promise<void> {
-    const { bus, env, tenant } = this.#o;
-    for (const type of this.#view.types) {
-      this.#subs.push(
-        bus.subscribe(subjectPattern(env, tenant, type), (m) => this.receive(m.payload)),
-      );
+    const { bus, env } = this.#o;
+    for (const source of this.#sources()) {
+      for (const type of source.types) {
+        const pattern = source.signal
+          ? signalPattern(env, source.tenant, type)
+          : subjectPattern(env, source.tenant, type);
+        this.#subs.push(bus.subscribe(pattern, (m) => this.receive(m.payload)));
+      }
     }
     await bus.flush();
     if (this.#stopped) return;
@@ -82,8 +103,11 @@ export class ChangeFeed {
   receive(payload: unknown): void {
     if (this.#stopped || !isChange(payload)) return;
     // Defensive: the subject pattern is per tenant, but never trust a subject alone.
-    if (payload.tenant !== this.#o.tenant || payload.env !== this.#o.env) return;
-    if (!this.#view.types.includes(payload.type)) return;
+    if (payload.env !== this.#o.env) return;
+    const shown = this.#sources().some((s) =>
+      s.tenant === payload.tenant && s.types.includes(payload.type)
+    );
+    if (!shown) return;
     const message = this.#view.messageOf(payload, this.#o.now());
     if (message === null) return;
     const key = `${payload.type}:${payload.id}`;
@@ -111,6 +135,10 @@ export class ChangeFeed {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#pending.clear();
+  }
+
+  #sources(): readonly FeedSource[] {
+    return [{ tenant: this.#o.tenant, types: this.#view.types }, ...this.#view.also ?? []];
   }
 
   #flush(): void {

@@ -29,6 +29,7 @@ const TABLES = [
   "network_runs",
   "outbound_events",
   "parked_changes",
+  "pool_drivers",
   "quotes",
   "rate_counters",
   "retail_packets",
@@ -70,6 +71,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0021_business_trips_type",
     "0022_search_prefixes",
     "0023_trip_drivers",
+    "0024_pool_drivers",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -105,6 +107,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0021_business_trips_type",
     "0022_search_prefixes",
     "0023_trip_drivers",
+    "0024_pool_drivers",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -249,6 +252,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0021_business_trips_type",
     "0022_search_prefixes",
     "0023_trip_drivers",
+    "0024_pool_drivers",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -328,6 +332,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0021_business_trips_type",
     "0022_search_prefixes",
     "0023_trip_drivers",
+    "0024_pool_drivers",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -359,6 +364,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0021_business_trips_type",
     "0022_search_prefixes",
     "0023_trip_drivers",
+    "0024_pool_drivers",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -34,6 +34,9 @@ export const NOT_MONEY = new Set([
   ...Object.keys(HOURS),
   "lat",
   "lng",
+  // The dispatch board's positions and vehicles (dispatch_board_test.ts).
+  "accuracy",
+  "heading",
   "weight_kg",
   "length_cm",
   "width_cm",

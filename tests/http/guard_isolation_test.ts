@@ -26,6 +26,8 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   "GET /s/{token}": "public tracking by token",
   // `key` is the caller's own credential, carried in the query for a browser's WebSocket.
   "GET /business/courier/operations/live": "the credential in the query",
+  // As the courier's board; its isolation is tested by dispatch_board_test.ts.
+  "GET /business/dispatch-board/live": "the credential in the query",
 };
 
 /** The operation's URL with `a`'s identifiers, or those `fill` makes of them; null: none. */

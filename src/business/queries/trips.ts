@@ -10,6 +10,7 @@ import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.t
 import { type ReadTable, ReadTablesProjection } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
 import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
+import { poolDriversTable } from "./pool_drivers.ts";
 import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
 
 interface TripValues {
@@ -68,7 +69,11 @@ export const businessTripsTable: ReadTable<TripValues> = {
 };
 
 export function startBusinessReadTables(options: ProjectionOptions): ReadTablesProjection {
-  return new ReadTablesProjection(options, "business_read_tables", [businessTripsTable]);
+  return new ReadTablesProjection(options, "business_read_tables", [
+    businessTripsTable,
+    // The dispatch board's drivers on shift (migration 0024).
+    poolDriversTable,
+  ]);
 }
 
 export interface TripFilters {

@@ -33,6 +33,7 @@ export class LivePositions implements Reactor {
   readonly #db: Kysely<Database>;
   readonly #latest = new Map<string, Position>();
   #pending: { driver_id: string; p: Position }[] = [];
+  readonly #watchers: ((driverId: string, newest: Position) => void)[] = [];
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(db: Kysely<Database>) {
@@ -50,8 +51,16 @@ export class LivePositions implements Reactor {
     if (this.#pending.length > POSITIONS_PENDING_MAX) {
       this.#pending = this.#pending.slice(this.#pending.length - POSITIONS_PENDING_MAX);
     }
-    if (newest !== null) this.#latest.set(driverId, newest);
+    if (newest !== null) {
+      this.#latest.set(driverId, newest);
+      for (const w of this.#watchers) w(driverId, newest);
+    }
     return newest;
+  }
+
+  /** Hears every driver's newest position as it is reported (the live views). */
+  watch(watcher: (driverId: string, newest: Position) => void): void {
+    this.#watchers.push(watcher);
   }
 
   /** The driver's newest position known to this instance. */

@@ -21,6 +21,7 @@ import { courierClientsTable } from "../../../src/courier/queries/courier_client
 import { deferredWorkTable } from "../../../src/platform/queries/deferred_work.ts";
 import { openTestDatabase, type TestDatabase } from "../../db/helpers.ts";
 import { businessTripsTable } from "../../../src/business/queries/trips.ts";
+import { poolDriversTable } from "../../../src/business/queries/pool_drivers.ts";
 
 const DAY = Date.UTC(2026, 2, 2);
 
@@ -206,6 +207,20 @@ const OTHERS = [
       dest: { address: "Block 8", lat: 0, lng: 0 },
     },
   },
+  {
+    type: "pool_driver",
+    id: "pdr_1",
+    table: poolDriversTable,
+    data: {
+      id: "pdr_1",
+      name: "Neo Kgosi",
+      phone: "+26771234567",
+      vehicle_type_id: 2,
+      zone_id: "gaborone",
+      online: true,
+      shift_changed_at: DAY,
+    },
+  },
 ] as const;
 
 /** The rows of `table` by id, as a projection would compare them: facilities in order. */
@@ -219,7 +234,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016 to 0023: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0024: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -250,6 +265,7 @@ Deno.test("migrations 0016 to 0023: the read tables are rebuilt from the snapsho
     "0021_business_trips_type",
     "0022_search_prefixes",
     "0023_trip_drivers",
+    "0024_pool_drivers",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -1,0 +1,242 @@
+/**
+ * The business's dispatch board (issue 38 item 7; Business API 1.2, 3.1): a page for the
+ * business's operations, like the courier's operations board (ARCHITECTURE "Boards"). It shows
+ * the business's trips by status, the pool's drivers on shift with their newest positions and the
+ * offers waiting, drawn on a map from coordinates, and follows them live.
+ *
+ * GET /business/dispatch-board/state: what the page opens with (X-Business-API-Key: the business
+ * key or a staff session token; partner keys are outside it).
+ * GET /business/dispatch-board/live (WebSocket): the credential as `?key=` or the first message
+ * `{"type": "auth", "key": "..."}` (src/web/live_socket.ts). Messages, one JSON text frame each:
+ *   {type: "ready", at}                    subscribed: every later change is on this socket
+ *   {type: "trip", version, trip}          one of the business's trips (DispatchBoardTrip)
+ *   {type: "driver", version, driver}      a pool driver's shift (DispatchBoardDriver, no position)
+ *   {type: "position", version, driver_id, position}   a driver's newest position
+ * Coalesced per trip and driver and pushed once per tick; a slow socket is left to drain
+ * (src/web/feed.ts). Close codes as the courier board's (CLOSE).
+ * GET /business/dispatch-board and /business/dispatch-board/{file}: the page, public static files.
+ */
+import type { Context } from "hono";
+import { upgradeWebSocket } from "hono/deno";
+import type { PoolDriver } from "../../actors/business/pool_driver.ts";
+import type { Trip } from "../../actors/business/trip/mod.ts";
+import { PLATFORM_TENANT } from "../../actors/platform/platform_settings.ts";
+import { dispatchBoardState } from "../../src/business/flows/dispatch_board.ts";
+import { livePositionsOf, type Position } from "../../src/business/reactors/live_positions.ts";
+import { DRIVER_POSITION } from "../../src/business/reactors/position_signals.ts";
+import type { ActorChange } from "../../src/bus/bus.ts";
+import { iso } from "../../src/domain/iso.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { anonymous } from "../../src/http/guards.ts";
+import { define, refusalResponses, z } from "../../src/http/route.ts";
+import { business, businessCredential, businessRefusals } from "../../src/platform/auth/auth.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { credentialSubjects } from "../../src/platform/auth/credential_subjects.ts";
+import type { BusinessPrincipal } from "../../src/platform/auth/principal.ts";
+import { ChangeFeed, type FeedOptions, type FeedSink } from "../../src/web/feed.ts";
+import {
+  CLOSE,
+  keylessByAddress,
+  LiveConnection,
+  type LivePage,
+} from "../../src/web/live_socket.ts";
+import { staticFiles } from "../../src/web/static.ts";
+import {
+  boardDriverView,
+  boardPositionView,
+  boardTripView,
+  DispatchBoardAnswer,
+} from "./answers/dispatch_board.ts";
+
+const PAGE_PATH = "/business/dispatch-board";
+const LIVE_PATH = `${PAGE_PATH}/live`;
+const STATE_PATH = `${PAGE_PATH}/state`;
+const TAG = "Dispatch board";
+const tags = [TAG];
+
+/** Boards open at once per business and environment (each holds three bus subscriptions). */
+export const DISPATCH_BOARDS_PER_BUSINESS_MAX = 250;
+/** An open board's credential is checked again this often: a revoked key or ended session stops. */
+export const DISPATCH_BOARD_RECHECK_MS = 5 * 60_000;
+
+/** The trip actor's type; the board shows its snapshots (the business's own tenant only). */
+const TRIP_TYPE = "business_trip";
+const DRIVER_TYPE = "pool_driver";
+
+/** One board's message for a change: a trip, a driver's shift or a driver's position. */
+export function dispatchMessageOf(change: ActorChange): Record<string, unknown> | null {
+  const snapshot = change.snapshot;
+  if (typeof snapshot !== "object" || snapshot === null) return null;
+  try {
+    switch (change.type) {
+      case TRIP_TYPE:
+        return { type: "trip", version: change.version, trip: boardTripView(snapshot as Trip) };
+      case DRIVER_TYPE: {
+        const { position: _none, ...driver } = boardDriverView(snapshot as PoolDriver, null);
+        return { type: "driver", version: change.version, driver };
+      }
+      case DRIVER_POSITION:
+        return {
+          type: "position",
+          version: change.version,
+          driver_id: change.id,
+          position: boardPositionView(snapshot as Position),
+        };
+    }
+  } catch (e) {
+    console.error(`dispatch board: ${change.type} ${change.id} cannot be shown:`, e);
+  }
+  return null;
+}
+
+/**
+ * One dispatch board's feed: the business's trips, and the platform's pool drivers and their
+ * positions (pool drivers take every business's trips).
+ */
+export class DispatchBoardFeed extends ChangeFeed {
+  constructor(sink: FeedSink, options: FeedOptions) {
+    super(sink, options, {
+      types: [TRIP_TYPE],
+      also: [
+        { tenant: PLATFORM_TENANT, types: [DRIVER_TYPE] },
+        { tenant: PLATFORM_TENANT, types: [DRIVER_POSITION], signal: true },
+      ],
+      messageOf: dispatchMessageOf,
+      behind: { code: CLOSE.behind, reason: "board fell behind; reload it" },
+    });
+  }
+}
+
+/** The credential as the header is checked; a partner key is outside the board. */
+function boardPrincipal(c: Context<AppEnv>, key: string): Promise<BusinessPrincipal> {
+  return businessCredential(c, key);
+}
+
+const DISPATCH_BOARD: LivePage<BusinessPrincipal> = {
+  name: "dispatch board",
+  authenticate: boardPrincipal,
+  tenantOf: (principal) => principal.business.id,
+  watchedSubjects: credentialSubjects,
+  feedOf: (sink, env, principal) =>
+    new DispatchBoardFeed(sink, {
+      bus: env.bus,
+      env: env.runtime.busPrefix,
+      tenant: principal.business.id,
+      now: () => env.clock.now(),
+    }),
+  socketsMax: DISPATCH_BOARDS_PER_BUSINESS_MAX,
+  recheckMs: DISPATCH_BOARD_RECHECK_MS,
+};
+
+/** Static files of the page: name to content type. Nothing else under src/web/ is served. */
+const WEB_FILES: Readonly<Record<string, string>> = {
+  "dispatch_board.html": "text/html; charset=utf-8",
+  "dispatch_board.js": "text/javascript; charset=utf-8",
+  "dispatch_board_live.js": "text/javascript; charset=utf-8",
+  "dispatch_board_map.js": "text/javascript; charset=utf-8",
+  "dispatch_board_render.js": "text/javascript; charset=utf-8",
+  "dispatch_board_page.js": "text/javascript; charset=utf-8",
+  "board_text.js": "text/javascript; charset=utf-8",
+  "board.css": "text/css; charset=utf-8",
+  "dispatch_board.css": "text/css; charset=utf-8",
+};
+const PAGE_FILES = Object.keys(WEB_FILES).filter((name) => name !== "dispatch_board.html");
+const webFile = staticFiles("dispatch board", WEB_FILES);
+
+const ADDRESS_LIMITED = {
+  rate_limited: "too many calls from this address; wait `Retry-After` seconds",
+};
+
+function registerDocs(api: Api): void {
+  api.openAPIRegistry.registerPath({
+    method: "get",
+    path: LIVE_PATH,
+    summary: "Live dispatch board (WebSocket): the business's trips, the pool's drivers on " +
+      "shift and their positions as they change. Credential as `?key=` or the first message " +
+      "`{type: auth, key}`; messages `ready`, `trip` {version, trip}, `driver` {version, " +
+      "driver}, `position` {version, driver_id, position}",
+    tags,
+    security: [{ businessKey: [] }],
+    request: {
+      query: z.object({
+        key: z.string().optional().openapi({
+          description: "The business key or staff session token; or send it as the first message",
+        }),
+      }),
+    },
+    responses: {
+      101: { description: "Switching to the WebSocket protocol" },
+      ...refusalResponses({
+        upgrade_required: "not a WebSocket request",
+        ...businessRefusals({}, "the key"),
+      }),
+      default: { description: "Error: `{success: false, code, message}`" },
+    },
+  });
+  api.openAPIRegistry.registerPath({
+    method: "get",
+    path: PAGE_PATH,
+    summary: "The dispatch board page (HTML); it signs in with the business's key",
+    tags,
+    security: [],
+    responses: {
+      200: { description: "The page, text/html" },
+      ...refusalResponses(ADDRESS_LIMITED),
+    },
+  });
+  api.openAPIRegistry.registerPath({
+    method: "get",
+    path: `${PAGE_PATH}/{file}`,
+    summary: "The dispatch board page's scripts and style sheets",
+    tags,
+    security: [],
+    request: { params: z.object({ file: z.enum(PAGE_FILES) }) },
+    responses: {
+      200: { description: "A static file of the page" },
+      ...refusalResponses({ not_found: "no such file of the page", ...ADDRESS_LIMITED }),
+    },
+  });
+}
+
+export function dispatchBoardRoutes(api: Api): void {
+  registerDocs(api);
+  define(api, {
+    method: "get",
+    path: STATE_PATH,
+    summary: "What the dispatch board opens with: trips in progress, drivers on shift",
+    description: "The business's trips in progress (from the trips' read table, which trails a " +
+      "booking by the projection lag) with their driver and waiting offer, and the pool's " +
+      "drivers on shift with their newest position. The live socket brings every later change.",
+    tag: TAG,
+    security: "business",
+    middleware: [business()],
+    response: DispatchBoardAnswer,
+  }, async (c) => {
+    const { env, tenant } = businessCall(c);
+    const state = await dispatchBoardState(env, livePositionsOf(env), tenant);
+    return ok(c, {
+      at: iso(env.clock.now()),
+      trips: state.trips.map((t) => boardTripView(t)),
+      drivers: state.drivers.map((d) => boardDriverView({ ...d, online: true }, d.position)),
+      vehicle_types: [...state.vehicle_types],
+      position_fresh_seconds: state.position_fresh_seconds,
+    });
+  });
+  // Registered before the page's files, whose `:file` would match "live".
+  api.get(LIVE_PATH, keylessByAddress, async (c) => {
+    if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
+      throw new ApiError(
+        "upgrade_required",
+        "the live dispatch board is a WebSocket: connect with ws:// or wss://",
+      );
+    }
+    const key = c.req.query("key");
+    const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };
+    return await upgradeWebSocket(c, new LiveConnection(c, DISPATCH_BOARD, early).events());
+  });
+  // spec: business 8: rate headers on every response; the page is anyone's, counted per address.
+  api.get(PAGE_PATH, anonymous, () => webFile("dispatch_board.html"));
+  api.get(`${PAGE_PATH}/:file`, anonymous, (c) => webFile(c.req.param("file")));
+}

@@ -1,0 +1,110 @@
+/**
+ * The business's dispatch board in a real browser (issue 38 item 7): Chromium (helpers/browser.ts)
+ * driven by playwright-core against the app on a real HTTP server. A booking, an acceptance and a
+ * driver's position reach the open page without a reload, on the map and in the lists.
+ */
+import assert from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { tripActor, type TripDriver } from "../../actors/business/trip/mod.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { onlineDriverAt } from "../helpers/pool_drivers.ts";
+import { withTestEnv } from "../helpers/test_env.ts";
+import { book, fundedBusiness, PARCEL } from "../routes/business/trips_fixtures.ts";
+
+/** Playwright's wait for anything the page should show. */
+const SHOW_MS = 15_000;
+
+Deno.test({
+  name: "dispatch board page: a booking, an acceptance and a position arrive live",
+  // Playwright keeps its pipe to Chromium open between steps; everything is closed in finally.
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withTestEnv(async (t) => {
+      const b = await fundedBusiness(t);
+      const driver = await onlineDriverAt(t, -24.64, 25.91, { name: "Kagiso Driver" });
+      await t.settle();
+
+      const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
+      const origin = `http://127.0.0.1:${server.addr.port}`;
+      let browser: Browser | null = null;
+      // The pump runs every TIMER_POLL_MS in a server; here it is turned by hand, as the page waits.
+      const pumping = setInterval(() => void t.env.pump().catch(() => {}), 100);
+      try {
+        browser = await launchChromium();
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const problems: string[] = [];
+        page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+        page.on("console", (m) => {
+          if (m.type() === "error") problems.push(`console: ${m.text()}`);
+        });
+        await page.goto(
+          `${origin}/api/business/dispatch-board#key=${encodeURIComponent(b.api_key)}`,
+        );
+        await page.locator('#connection[data-state="live"]').waitFor({ timeout: SHOW_MS });
+        const driverRow = page.locator(`tr[data-driver-id="${driver.id}"]`);
+        await driverRow.waitFor({ timeout: SHOW_MS });
+        assert.match(await driverRow.innerText(), /Kagiso Driver/);
+        assert.equal(new URL(page.url()).hash, "", "the key leaves the address bar");
+        await page.evaluate(() => {
+          (globalThis as Record<string, unknown>).boardMarker = "not reloaded";
+        });
+
+        // A booking appears as pending, on the map too.
+        const booked = await book(t, b.api_key, PARCEL);
+        assert.equal(booked.status, 201, JSON.stringify(booked.body));
+        const reference: string = booked.body.data.reference;
+        const trip = (status: string) =>
+          page.locator(`[data-status-column="${status}"] li[data-reference="${reference}"]`);
+        await trip("pending").waitFor({ timeout: SHOW_MS });
+        await page.locator(`[data-map-trip="${reference}"]`).waitFor({ timeout: SHOW_MS });
+
+        // Accepted by the driver: it moves to its status with the driver's name.
+        const accepted: TripDriver = {
+          id: driver.id,
+          name: "Kagiso Driver",
+          phone: null,
+          plate: null,
+          color: null,
+          vehicle_type_id: 1,
+        };
+        const ask = await t.env.runtime.ask(tripActor, b.id, reference, {
+          kind: "accept",
+          driver: accepted,
+        });
+        assert.ok(ask.ok);
+        await trip("accepted").waitFor({ timeout: SHOW_MS });
+        assert.match(await trip("accepted").innerText(), /Driver: Kagiso Driver/);
+        assert.equal(await trip("pending").count(), 0);
+
+        // The driver moves: the list and the map follow.
+        const moved = await t.call("POST", "/driver/positions", {
+          bearer: driver.token,
+          body: {
+            // Observed after the first one: the newest observation is the driver's position.
+            positions: [{
+              lat: -24.62,
+              lng: 25.93,
+              at: new Date(t.clock.now() + 1_000).toISOString(),
+            }],
+          },
+        });
+        assert.equal(moved.status, 200, JSON.stringify(moved.body));
+        await page.locator(`tr[data-driver-id="${driver.id}"][data-lat="-24.62"]`)
+          .waitFor({ timeout: SHOW_MS });
+        await page.locator(`[data-map-driver="${driver.id}"][data-lat="-24.62"]`)
+          .waitFor({ timeout: SHOW_MS });
+        assert.equal(
+          await page.evaluate(() => (globalThis as Record<string, unknown>).boardMarker),
+          "not reloaded",
+        );
+        assert.deepEqual(problems, []);
+        const shotPath = Deno.env.get("DISPATCH_BOARD_SCREENSHOT");
+        if (shotPath) await Deno.writeFile(shotPath, await page.screenshot({ fullPage: true }));
+      } finally {
+        clearInterval(pumping);
+        await browser?.close();
+        await server.shutdown();
+      }
+    }),
+});
