@@ -47,6 +47,12 @@ export interface FeatureParts {
   readonly sweeps?: Readonly<Record<string, (now: number) => Promise<unknown>>>;
   /** I/O run every TIMER_POLL_MS and after the manual clock moves (outbound attempts due). */
   readonly pumps?: Readonly<Record<string, () => Promise<unknown>>>;
+  /**
+   * Passes bringing data stored by earlier versions to today's rules, run at every start once the
+   * runtime runs, before a request is served. Each is idempotent (a second run changes nothing)
+   * and answers how many actors it changed.
+   */
+  readonly migrations?: Readonly<Record<string, () => Promise<number>>>;
   /** What later features may use of this one (FeatureDeps.services). */
   readonly services?: unknown;
 }

@@ -117,6 +117,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     projections: () => ({ snapshots: projector, ...projections }),
   });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
+  await migrateOldData(parts, log);
   const loops = startLoops(parts, o.clock, writers(), log);
   const env = httpEnvironment(o, deps, parts);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
@@ -237,6 +238,22 @@ async function startFeatures(
     parts.push(started);
   }
   return parts;
+}
+
+/**
+ * The features' passes over old data (FeatureParts.migrations), in order, each logged. One that
+ * fails is logged and left for the next start (each is idempotent): the service still serves.
+ */
+async function migrateOldData(parts: readonly FeatureParts[], log: Logger): Promise<void> {
+  for (const [name, migrate] of parts.flatMap((p) => Object.entries(p.migrations ?? {}))) {
+    const changed = await migrate().catch((err) => {
+      log.error({ err, migration: name }, "old data migration failed");
+      return 0;
+    });
+    if (changed > 0) {
+      log.info({ event: "old_data_migrated", migration: name, changed }, "old data migrated");
+    }
+  }
 }
 
 /** A sweep that completed stalled work says how much (a count of none is no news). */

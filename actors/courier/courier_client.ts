@@ -108,6 +108,7 @@ function decide(
       return topUp(state, command, ctx);
     case "rotate_api_key":
     case "set_webhook":
+    case "bind_webhook_seals":
     case "authenticate_key":
     case "authenticate_user":
     case "user_for_login":
@@ -248,6 +249,16 @@ function evolve(state: CourierClientState, event: CourierClientEvent): CourierCl
           previous: state.webhook ? retire(state.webhook.secret, event.secret.created_at) : null,
         },
       };
+    case "webhook_seals_bound":
+      if (!state.webhook) return state;
+      return {
+        ...state,
+        webhook: {
+          ...state.webhook,
+          secret: event.secret ?? state.webhook.secret,
+          previous: event.previous ?? state.webhook.previous,
+        },
+      };
     case "booking_charged":
       return {
         ...state,
@@ -338,6 +349,20 @@ export function clientView(c: CourierClient) {
   };
 }
 
+/**
+ * An event as the log and the bus keep it: a webhook's secret, even sealed, stays in the state
+ * (named by its key id and age elsewhere).
+ */
+function loggedEvent(e: CourierClientEvent): unknown {
+  if (e.kind === "webhook_set") return { ...e, secret: secretMention(e.secret) };
+  if (e.kind !== "webhook_seals_bound") return e;
+  return {
+    kind: e.kind,
+    secret: e.secret && secretMention(e.secret),
+    previous: e.previous && secretMention(e.previous),
+  };
+}
+
 export const courierClientActor: ActorDefinition<
   CourierClientState,
   CourierClientCommand,
@@ -357,7 +382,7 @@ export const courierClientActor: ActorDefinition<
   project: (s) => s === null ? null : clientView(s),
   // The webhook's secret, even sealed, stays in the state, off the log and the bus (as the
   // business's); events logged with it by earlier versions still evolve to the same state.
-  logged: (e) => e.kind === "webhook_set" ? { ...e, secret: secretMention(e.secret) } : e,
+  logged: loggedEvent,
   // spec: courier 6.1: a charge's billing event is ordered in the charge's own commit.
   outbox: billingOutbox,
   keptReply: keptClientReply,

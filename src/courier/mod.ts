@@ -2,6 +2,9 @@
  * The courier platform (courier platform API v1): its actors, its routes, and the reactors,
  * projection and sweeps that follow its commits.
  */
+import { nameClaimsFiledBefore } from "./flows/old_data/claims.ts";
+import { restateReturningShipments } from "./flows/old_data/returning.ts";
+import { bindClientSeals } from "./flows/old_data/seals.ts";
 import { COURIER_ACTORS } from "../../actors/courier/mod.ts";
 import { courierClientRoutes } from "../../routes/courier/clients.ts";
 import { clientApiRoutes } from "../../routes/courier/client_api.ts";
@@ -111,6 +114,14 @@ export const courierFeature: Feature = {
         "billing event sweep": (now) => billingEvents.sweep(db, now),
         "completion event sweep": (now) => billingEvents.sweepCompletions(db, now),
         "stalled booking sweep": (now) => completeStalledBookings(deps, now),
+      },
+      // Issue 42 item 9: records stored before earlier fixes, brought to today's rules.
+      migrations: {
+        "claims filed before one a shipment": () => nameClaimsFiledBefore(runtime),
+        "shipments stored returning before the returning rule": () =>
+          restateReturningShipments(runtime),
+        "client webhook seals made before seals were bound": () =>
+          bindClientSeals(runtime, deps.dataKey),
       },
     };
   },

@@ -1,6 +1,6 @@
 /** Issuing a credential: the secret is shown once; only its hash and a hint are kept. */
 import { WEBHOOK_SECRET_GRACE_MS } from "../limits.ts";
-import { hashSecret, newSecret, type SealedSecret } from "./secrets.ts";
+import { bindSeal, hashSecret, isBound, newSecret, type SealedSecret } from "./secrets.ts";
 
 export interface IssuedCredential {
   /** Shown to the caller once, never stored. */
@@ -41,4 +41,33 @@ export function secretMention(s: WebhookSecret): Pick<WebhookSecret, "key_id" | 
 /** The rotated-out secret as kept for its grace period. */
 export function retire(secret: WebhookSecret, rotatedAt: number): PreviousSecret {
   return { ...secret, expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS };
+}
+
+/**
+ * The held secret with its seal bound to its owner (`bound`, made by bindSeal from it), when the
+ * held seal is not bound yet and `bound` is the same secret (key id and age); else null: bound
+ * already, or rotated since `bound` was made (the rotation's seal is bound).
+ */
+export function withBoundSeal<T extends WebhookSecret>(
+  held: T | null | undefined,
+  bound: WebhookSecret | null,
+): T | null {
+  if (!held || !bound || isBound(held) || !isBound(bound)) return null;
+  if (held.key_id !== bound.key_id || held.created_at !== bound.created_at) return null;
+  return { ...held, v: bound.v, iv: bound.iv, data: bound.data };
+}
+
+/**
+ * A webhook's secret and the one before it with their seals bound to `owner` (sealOwner), for a
+ * `bind_webhook_seals` command; null when both are bound already (or absent).
+ */
+export async function boundSecrets(
+  key: CryptoKey,
+  held: { readonly secret: WebhookSecret | null; readonly previous: WebhookSecret | null },
+  owner: string,
+): Promise<{ secret: WebhookSecret | null; previous: WebhookSecret | null } | null> {
+  const bind = (s: WebhookSecret | null) =>
+    s === null || isBound(s) ? Promise.resolve(null) : bindSeal(key, s, owner);
+  const [secret, previous] = await Promise.all([bind(held.secret), bind(held.previous)]);
+  return secret === null && previous === null ? null : { secret, previous };
 }

@@ -127,6 +127,24 @@ export function sealOwner(purpose: SealPurpose, tenant: string, record: string):
   return JSON.stringify(["seal", purpose, tenant, record]);
 }
 
+/** Whether a seal is bound to its owner; one made before owners were bound (no `v`) is not. */
+export function isBound(sealed: SealedSecret): boolean {
+  return sealed.v === SEAL_VERSION;
+}
+
+/**
+ * The same secret sealed again, bound to `owner`: for a seal made before owners were bound,
+ * which unseals anywhere (old data). A bound seal is answered as it is.
+ */
+export async function bindSeal<T extends SealedSecret>(
+  key: CryptoKey,
+  sealed: T,
+  owner: string,
+): Promise<T> {
+  if (isBound(sealed)) return sealed;
+  return { ...sealed, ...(await seal(key, await unseal(key, sealed, owner), owner)) };
+}
+
 export async function importDataKey(raw: Uint8Array): Promise<CryptoKey> {
   return await crypto.subtle.importKey("raw", raw as BufferSource, "AES-GCM", false, [
     "encrypt",

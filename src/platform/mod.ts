@@ -3,6 +3,7 @@
  * businesses and their keys, people, drivers and wallets, sign-in, the settings, and the one
  * signed delivery engine for outbound events with the deferred work of every bus worker.
  */
+import { bindBusinessSeals } from "./flows/old_seals.ts";
 import { PLATFORM_ACTORS } from "../../actors/platform/mod.ts";
 import { operatorRoutes } from "../../routes/platform/operator.ts";
 import { metricsRoutes } from "../../routes/platform/metrics.ts";
@@ -86,6 +87,11 @@ export const platformFeature: Feature = {
       // caps on attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold
       // across pumps.
       pumps: { "outbound delivery": () => outbound.pump() },
+      // Issue 42 item 9: seals stored before they were bound to their owner, bound.
+      migrations: {
+        "business webhook seals made before seals were bound": () =>
+          bindBusinessSeals(runtime, deps.dataKey),
+      },
       services,
     };
   },

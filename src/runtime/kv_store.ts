@@ -34,6 +34,7 @@ import type {
   OutboxItem,
   StoredActor,
   StoredEvent,
+  StoredRecord,
 } from "./store.ts";
 
 /** Two processes on one KV file take turns at SQLite's write lock; about two seconds of tries. */
@@ -194,6 +195,24 @@ export class KvActorStore implements ActorStore {
     const done: boolean[] = [];
     for (const a of actors) done.push(actors.length > 1 && (await clear([a])).ok);
     return done;
+  }
+
+  async stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]> {
+    const found: StoredRecord[] = [];
+    const selector = after === null
+      ? { prefix: [ACTOR, type] }
+      : { prefix: [ACTOR, type], start: [ACTOR, type, after, ""] };
+    for await (const e of this.#kv.list<unknown>(selector, { limit })) {
+      const id = e.key[2] as string;
+      // A split record's parts are read as a load reads them.
+      const whole = e.value !== null && typeof e.value === "object" && "parts" in e.value
+        ? (await this.load({ type, id }))?.record
+        : typeof e.value === "string"
+        ? JSON.parse(e.value) as ActorRecord
+        : e.value as ActorRecord;
+      if (whole) found.push({ id, record: whole });
+    }
+    return found;
   }
 
   async outboxItems(outbox: string, limit: number): Promise<OutboxItem[]> {

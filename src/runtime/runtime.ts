@@ -26,7 +26,7 @@ import { Outboxes, type OutboxHandler } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { prefetchSoon } from "./replies.ts";
-import type { ActorKey, ActorStore, IndexTarget, StoredEvent } from "./store.ts";
+import type { ActorKey, ActorStore, IndexTarget, StoredEvent, StoredRecord } from "./store.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
@@ -200,6 +200,20 @@ export class ActorRuntime {
   /** The stored events of one actor from a sequence number on (trails, recovery). */
   events(def: AnyActorDefinition, id: string, fromSeq = 1): AsyncIterable<StoredEvent> {
     return this.#store.events({ type: def.type, id }, fromSeq);
+  }
+
+  /**
+   * Every stored actor of a definition's type, a page at a time in id order, as stored (before
+   * `load`): a pass that brings old data to today's rules finds its actors here.
+   */
+  async *stored(def: AnyActorDefinition, pageSize = 200): AsyncIterable<StoredRecord> {
+    let after: string | null = null;
+    for (;;) {
+      const page = await this.#store.stored(def.type, after, pageSize);
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
   }
 
   get commitStats(): { commits: number; writes: number; commitMs: number } {

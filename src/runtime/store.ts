@@ -27,6 +27,12 @@ export interface StoredActor {
   readonly version: string;
 }
 
+/** An actor's record as the store holds it, with its id. */
+export interface StoredRecord {
+  readonly id: string;
+  readonly record: ActorRecord;
+}
+
 export interface ActorKey {
   readonly type: string;
   readonly id: string;
@@ -139,6 +145,11 @@ export interface ActorStore {
    * shares it: what tells one deployment from another on a shared bus (src/server.ts).
    */
   identity(): Promise<string>;
+  /**
+   * One page of the stored actors of `type`, in id order after `after` (null: from the first),
+   * as stored (before their definition's `load`): what a pass over old data reads.
+   */
+  stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]>;
   /** Mutations and bytes a write adds to one atomic commit. */
   cost(write: ActorWrite): { mutations: number; bytes: number; checks: number };
   close(): void;

@@ -13,7 +13,6 @@ import {
   type ClaimBounds,
   type ClaimCommand,
   type ClaimFiling,
-  type ClaimState,
   type Decided,
 } from "./types.ts";
 
@@ -23,7 +22,7 @@ function sameFiling(a: ClaimFiling, b: ClaimFiling): boolean {
 }
 
 export function file(
-  state: ClaimState,
+  state: Claim | null,
   c: Extract<ClaimCommand, { kind: "file" }>,
   now: number,
 ): Decided {
@@ -49,7 +48,7 @@ export function file(
     decision: null,
     credit: null,
   };
-  return accept([{ kind: "claim_filed", claim }], (next) => ({ claim: next!, created: true }));
+  return accept([{ kind: "claim_filed", claim }], () => ({ claim, created: true }));
 }
 
 /** Why a new claim cannot be filed, in the order it is checked; null when it can. */

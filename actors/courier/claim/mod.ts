@@ -8,7 +8,13 @@
 import type { ActorDefinition } from "../../../src/runtime/actor.ts";
 import { decide } from "./decide.ts";
 import { evolve } from "./evolve.ts";
-import type { ClaimCommand, ClaimEvent, ClaimReply, ClaimState } from "./types.ts";
+import {
+  type ClaimCommand,
+  type ClaimEvent,
+  type ClaimReply,
+  type ClaimState,
+  isFiledAs,
+} from "./types.ts";
 
 export * from "./types.ts";
 export * from "./terms.ts";
@@ -20,5 +26,6 @@ export const claimActor: ActorDefinition<ClaimState, ClaimCommand, ClaimEvent, C
   initial: null,
   decide,
   evolve,
-  project: (s) => s === null ? undefined : s,
+  // A shipment's claim filed under another id is no claim of its own: nothing to list.
+  project: (s) => s === null || isFiledAs(s) ? undefined : s,
 };

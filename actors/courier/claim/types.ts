@@ -70,7 +70,21 @@ export interface Claim extends ClaimFiling {
   readonly credit: ClaimCredit | null;
 }
 
-export type ClaimState = Claim | null;
+/**
+ * What the shipment's own claim id holds when its claim was filed under another id, before a
+ * shipment had one claim (claimKeyOf): that claim's id, so filing again answers that claim.
+ */
+export interface ClaimFiledAs {
+  readonly filed_as: string;
+  readonly waybill: string;
+}
+
+export type ClaimState = Claim | ClaimFiledAs | null;
+
+/** Whether the state names a claim filed under another id (ClaimFiledAs). */
+export function isFiledAs(state: ClaimState): state is ClaimFiledAs {
+  return state !== null && "filed_as" in state;
+}
 
 export type CreditResult =
   | { readonly booked: true }
@@ -97,12 +111,15 @@ export type ClaimCommand =
     by: string;
   }
   | { kind: "settle_credit"; result: CreditResult }
+  /** The shipment's claim was filed under `claim_id` (old data: ClaimFiledAs). */
+  | { kind: "name_filed_claim"; claim_id: string; waybill: string }
   | { kind: "get" };
 
 export type ClaimEvent =
   | { kind: "claim_filed"; claim: Claim }
   | { kind: "claim_decided"; decision: ClaimDecision; credit: ClaimCredit | null }
-  | { kind: "credit_settled"; credit: ClaimCredit };
+  | { kind: "credit_settled"; credit: ClaimCredit }
+  | { kind: "filed_claim_named"; claim_id: string; waybill: string };
 
 /** `file` answers whether this call filed it (false: the same claim sent again). */
 export interface ClaimFiled {
@@ -110,12 +127,13 @@ export interface ClaimFiled {
   readonly created: boolean;
 }
 
-export type ClaimReply = Claim | ClaimFiled;
+export type ClaimReply = Claim | ClaimFiled | ClaimFiledAs;
 
 /** What a decision of the claim answers: its events, or a refusal. */
 export type Decided = Decision<ClaimState, ClaimEvent, ClaimReply>;
 
 /** The claim a reply names. */
 export function asClaim(reply: ClaimReply): Claim {
+  if ("filed_as" in reply) throw new Error(`claim filed as ${reply.filed_as}: ask that one`);
   return "created" in reply ? reply.claim : reply;
 }

@@ -4,6 +4,7 @@
  */
 import { accept, type Decision, reject, unreachable } from "../../../src/runtime/actor.ts";
 import { EMAIL_TAKEN, emailTakenMessage } from "../../../src/domain/emails.ts";
+import { withBoundSeal } from "../../../src/domain/credentials.ts";
 import { constantTimeEqual } from "../../../src/domain/secrets.ts";
 import { CLIENT_ADDRESSES_MAX, CLIENT_USERS_MAX } from "../../../src/limits.ts";
 import type { ClientUser, CourierClient } from "./state.ts";
@@ -31,6 +32,7 @@ export function decideAccess(
       kind:
         | "rotate_api_key"
         | "set_webhook"
+        | "bind_webhook_seals"
         | "authenticate_key"
         | "authenticate_user"
         | "user_for_login"
@@ -48,6 +50,13 @@ export function decideAccess(
         secret: command.secret,
         by: command.by,
       }]);
+    case "bind_webhook_seals": {
+      // Only seals still unbound and still held: binding again, or after a change, is nothing.
+      const secret = withBoundSeal(state.webhook?.secret, command.secret);
+      const previous = withBoundSeal(state.webhook?.previous, command.previous);
+      if (secret === null && previous === null) return ok([]);
+      return ok([{ kind: "webhook_seals_bound", secret, previous }]);
+    }
     case "authenticate_key":
       if (!constantTimeEqual(state.api_key.hash, command.hash)) return UNAUTHENTICATED;
       return ok([], () => ({ client_id: state.id, business_id: state.business_id, user: null }));

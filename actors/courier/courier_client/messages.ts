@@ -10,7 +10,7 @@ import {
   type LedgerEvent,
   type LedgerReply,
 } from "../client_ledger.ts";
-import type { KeyRecord, WebhookSecret } from "../../../src/domain/credentials.ts";
+import type { KeyRecord, PreviousSecret, WebhookSecret } from "../../../src/domain/credentials.ts";
 import type { ClientSettings, ClientUser, CourierClient } from "./state.ts";
 import type { SettlementMode } from "../../../src/courier/rules/settlement.ts";
 
@@ -54,6 +54,8 @@ export type CourierClientCommand =
   }
   | { kind: "rotate_api_key"; key: KeyRecord; by: string }
   | { kind: "set_webhook"; url: string; secret: WebhookSecret; by: string }
+  /** Old data: the webhook's secrets sealed before seals were bound, bound to this client. */
+  | { kind: "bind_webhook_seals"; secret: WebhookSecret | null; previous: WebhookSecret | null }
   | { kind: "authenticate_key"; hash: string }
   | { kind: "authenticate_user"; user_id: string; session_epoch: number }
   | { kind: "user_for_login"; email: string }
@@ -68,6 +70,7 @@ export type CourierClientEvent =
   | { kind: "settings_changed"; changes: Partial<ClientSettings>; by: string }
   | { kind: "api_key_rotated"; key: KeyRecord; by: string }
   | { kind: "webhook_set"; url: string; secret: WebhookSecret; by: string }
+  | { kind: "webhook_seals_bound"; secret: WebhookSecret | null; previous: PreviousSecret | null }
   | { kind: "password_changed"; user_id: string; password_hash: string; by: string }
   /** A client administrator invited a user (courier 4.6); the password is a temporary one. */
   | { kind: "user_added"; user: ClientUser; by: string }

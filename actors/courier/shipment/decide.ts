@@ -10,6 +10,7 @@ import { CHARGE_TIMER } from "../../../src/courier/rules/charges_due.ts";
 import { chargesDueAgain, confirmCharges } from "./charges.ts";
 import { check } from "./check.ts";
 import { startLifecycle } from "./lifecycle.ts";
+import { restated } from "./load.ts";
 import { record } from "./record.ts";
 import { timersFor } from "./timers.ts";
 import type { Decided, Shipment, ShipmentCommand, ShipmentState } from "./types.ts";
@@ -36,6 +37,9 @@ export function decide(
     case "confirm_charges":
       if (state === null) return reject("not_found", "shipment not found");
       return confirmCharges(state, command.source_events, ctx.now);
+    case "restate":
+      if (state === null) return reject("not_found", "shipment not found");
+      return restated(state, ctx.now);
     case "get":
       if (state === null) return reject("not_found", "shipment not found");
       return accept([], () => state);

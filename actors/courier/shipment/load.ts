@@ -1,7 +1,9 @@
 /** Shipments stored by earlier versions, loaded as today's rules leave them. */
 import { healthOf, openUnderRules } from "../../../src/courier/rules/lifecycle.ts";
-import { obligations, startLifecycle } from "./lifecycle.ts";
-import type { Shipment, ShipmentState } from "./types.ts";
+import { accept } from "../../../src/runtime/actor.ts";
+import { lifecycleOf, obligations, startLifecycle } from "./lifecycle.ts";
+import { rearm } from "./timers.ts";
+import type { Decided, Shipment, ShipmentState } from "./types.ts";
 
 /**
  * Version 1 knew only bookings: they start their lifecycle as booked. One stored returning before
@@ -22,4 +24,14 @@ export function load(stored: unknown, version: number): ShipmentState {
     health_reason: verdict.reason,
     ...obligations(milestones, s.status),
   };
+}
+
+/**
+ * The lifecycle as load left it, stated as a check (old data: a pass writes each shipment whose
+ * stored record today's rules would change), so the store, the log and the snapshot that the
+ * board reads say what is true now, without waiting for the next scan or check.
+ */
+export function restated(state: Shipment, now: number): Decided {
+  const { trail: _, trail_total: __, ...changed } = lifecycleOf(state);
+  return accept([{ kind: "checked", at: now, changed }], () => state, rearm(state, now));
 }

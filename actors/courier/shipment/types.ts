@@ -185,6 +185,8 @@ export type ShipmentCommand =
   | { kind: "record"; scan: ScanInput }
   /** The ledger booked these charges (by source event): they are no longer due. */
   | { kind: "confirm_charges"; source_events: readonly string[] }
+  /** Writes a shipment stored by an earlier version as load left it (restated, load.ts). */
+  | { kind: "restate" }
   | { kind: "get" };
 
 /** An alert the shipment's timers or scans call for; raised by the alert raiser (2.9). */

@@ -45,6 +45,7 @@ export function decide(
     case "rotate_api_key":
     case "import_legacy_key":
     case "rotate_webhook_secret":
+    case "bind_webhook_seals":
     case "issue_partner_key":
     case "revoke_partner_key":
       return decideKeys(state, command, ctx.now);

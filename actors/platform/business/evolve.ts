@@ -22,6 +22,12 @@ export function evolve(state: BusinessState, event: BusinessEvent): BusinessStat
         webhook_secret: event.secret,
         webhook_secret_previous: retire(state.webhook_secret, event.secret.created_at),
       };
+    case "webhook_seals_bound":
+      return {
+        ...state,
+        webhook_secret: event.secret ?? state.webhook_secret,
+        webhook_secret_previous: event.previous ?? state.webhook_secret_previous ?? null,
+      };
     case "partner_key_issued":
       return { ...state, partner_keys: [...state.partner_keys, event.key] };
     case "partner_key_revoked":

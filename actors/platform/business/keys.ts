@@ -3,6 +3,7 @@
  * unprefixed one), the webhook secret and partner keys, each held as a hash or sealed; and what a
  * key sent with a request authenticates as.
  */
+import { withBoundSeal } from "../../../src/domain/credentials.ts";
 import { constantTimeEqual } from "../../../src/domain/secrets.ts";
 import { reject } from "../../../src/runtime/actor.ts";
 import { type Accepted, ok, UNAUTHENTICATED } from "./accepted.ts";
@@ -16,6 +17,7 @@ type KeyCommand = Extract<
       | "rotate_api_key"
       | "import_legacy_key"
       | "rotate_webhook_secret"
+      | "bind_webhook_seals"
       | "issue_partner_key"
       | "revoke_partner_key";
   }
@@ -29,6 +31,13 @@ export function decideKeys(state: Business, command: KeyCommand, now: number) {
       return ok([{ kind: "legacy_key_imported", key: command.key, by: command.by }]);
     case "rotate_webhook_secret":
       return ok([{ kind: "webhook_secret_rotated", secret: command.secret, by: command.by }]);
+    case "bind_webhook_seals": {
+      // Only seals still unbound and still held: binding again, or after a rotation, is nothing.
+      const secret = withBoundSeal(state.webhook_secret, command.secret);
+      const previous = withBoundSeal(state.webhook_secret_previous, command.previous);
+      if (secret === null && previous === null) return ok([]);
+      return ok([{ kind: "webhook_seals_bound", secret, previous }]);
+    }
     case "issue_partner_key":
       return ok([{
         kind: "partner_key_issued",

@@ -99,6 +99,8 @@ export type BusinessCommand =
   | { kind: "rotate_api_key"; key: KeyRecord; by: By }
   | { kind: "import_legacy_key"; key: KeyRecord; by: By }
   | { kind: "rotate_webhook_secret"; secret: WebhookSecret; by: By }
+  /** Old data: the secrets sealed before seals were bound, bound to this business (bindSeal). */
+  | { kind: "bind_webhook_seals"; secret: WebhookSecret | null; previous: WebhookSecret | null }
   | { kind: "issue_partner_key"; key: Omit<PartnerKey, "revoked_at">; by: By }
   | { kind: "revoke_partner_key"; id: string; by: By }
   | { kind: "add_staff"; staff: Omit<Staff, "created_at" | "session_epoch">; max: number; by: By }
@@ -117,6 +119,7 @@ export type BusinessEvent =
   | { kind: "api_key_rotated"; key: KeyRecord; by: By }
   | { kind: "legacy_key_imported"; key: KeyRecord; by: By }
   | { kind: "webhook_secret_rotated"; secret: WebhookSecret; by: By }
+  | { kind: "webhook_seals_bound"; secret: WebhookSecret | null; previous: PreviousSecret | null }
   | { kind: "partner_key_issued"; key: PartnerKey; by: By }
   | { kind: "partner_key_revoked"; id: string; at: number; by: By }
   | { kind: "staff_added"; staff: Staff; by: By }

@@ -54,6 +54,12 @@ export function logged(e: BusinessEvent): unknown {
     }
     case "webhook_secret_rotated":
       return { ...e, secret: secretMention(e.secret) };
+    case "webhook_seals_bound":
+      return {
+        kind: e.kind,
+        secret: e.secret && secretMention(e.secret),
+        previous: e.previous && secretMention(e.previous),
+      };
     default:
       return e;
   }
@@ -85,6 +91,12 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
       return { by: event.by, detail: { hint: event.key.hint } };
     case "webhook_secret_rotated":
       return { by: event.by, detail: { key_id: event.secret.key_id } };
+    // Old data brought to today's rules at start: the service's own change, no person's.
+    case "webhook_seals_bound":
+      return {
+        by: "service",
+        detail: { key_ids: [event.secret, event.previous].flatMap((s) => s ? [s.key_id] : []) },
+      };
     case "partner_key_issued":
       return {
         by: event.by,

@@ -214,7 +214,8 @@ function auditEntry<A extends string, D extends z.ZodRawShape>(action: A, detail
     at: UtcInstant,
     action: z.literal(action),
     by: z.string().openapi({
-      description: "`operator`, `api_key`, `staff:<user id>` or `partner_key:<key id>`",
+      description: "`operator`, `api_key`, `staff:<user id>`, `partner_key:<key id>`, or " +
+        "`service` (the service's own change, such as old data brought to its rules at start)",
     }),
     detail: z.object(detail),
   });
@@ -227,6 +228,8 @@ export const AuditEntry = z.discriminatedUnion("action", [
   auditEntry("api_key_rotated", { hint: z.string() }),
   auditEntry("legacy_key_imported", { hint: z.string() }),
   auditEntry("webhook_secret_rotated", { key_id: z.string() }),
+  // The seals of these secrets bound to the business (made before seals were bound): same secrets.
+  auditEntry("webhook_seals_bound", { key_ids: z.array(z.string()) }),
   auditEntry("partner_key_issued", { id: z.string(), partner: z.string(), scopes: z.array(Scope) }),
   auditEntry("partner_key_revoked", { id: z.string() }),
   auditEntry("staff_added", { id: z.string(), email: z.string(), role: PortalRole }),

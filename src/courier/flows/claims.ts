@@ -76,30 +76,36 @@ export async function fileClaim(
     );
   }
   const terms = await frozenTerms(runtime, shipment);
+  const filing = (id: string) => ({
+    kind: "file" as const,
+    claim: {
+      id,
+      courier_id: courier,
+      client_id: shipment.client_id,
+      waybill: shipment.waybill,
+      kind: input.kind,
+      amount_minor: minorOf(input.amount, currency, "amount"),
+      currency,
+      description: input.description,
+      evidence: input.evidence,
+      window_closes_at: claimWindowClosesAt(
+        { ...shipment, calendar: termsOf(shipment).calendar },
+        terms.claim_window_days,
+      ),
+    },
+    // spec: courier 2.4: the cover frozen on the shipment, not today's card.
+    bounds: { ...claimLimitOf(shipment), cancelled: shipment.status === "cancelled" },
+    by: input.by,
+  });
   const id = claimIdOf(courier, shipment.waybill);
-  const reply = orRefuse(
-    await runtime.ask(claimActor, courier, id, {
-      kind: "file",
-      claim: {
-        id,
-        courier_id: courier,
-        client_id: shipment.client_id,
-        waybill: shipment.waybill,
-        kind: input.kind,
-        amount_minor: minorOf(input.amount, currency, "amount"),
-        currency,
-        description: input.description,
-        evidence: input.evidence,
-        window_closes_at: claimWindowClosesAt(
-          { ...shipment, calendar: termsOf(shipment).calendar },
-          terms.claim_window_days,
-        ),
-      },
-      // spec: courier 2.4: the cover frozen on the shipment, not today's card.
-      bounds: { ...claimLimitOf(shipment), cancelled: shipment.status === "cancelled" },
-      by: input.by,
-    }),
-  );
+  let reply = orRefuse(await runtime.ask(claimActor, courier, id, filing(id)));
+  // A claim filed under another id before a shipment had one (old data: nameClaimsFiledBefore) answers
+  // for the shipment: the same claim again, or claim_conflict naming it.
+  if ("filed_as" in reply) {
+    reply = orRefuse(
+      await runtime.ask(claimActor, courier, reply.filed_as, filing(reply.filed_as)),
+    );
+  }
   if (!("created" in reply)) throw new Error("file answers whether it filed");
   return reply;
 }

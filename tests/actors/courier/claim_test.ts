@@ -213,8 +213,8 @@ Deno.test("claim: an approval credits the whole claim through a credit note pend
   };
   const credit = { state: "pending", reference: "CLM-clm_1", amount_minor: 50_000 };
   assert.deepEqual(step.events, [{ kind: "claim_decided", decision, credit }]);
-  assert.equal(h.state!.status, "approved");
-  assert.deepEqual(h.state!.credit, credit);
+  assert.equal(asClaim(h.state!).status, "approved");
+  assert.deepEqual(asClaim(h.state!).credit, credit);
   assert.equal(creditReferenceOf("clm_1"), "CLM-clm_1");
   assert.ok(creditReferenceOf("clm_9").startsWith(CLAIM_CREDIT_PREFIX));
   h.now = T0 + 2 * DAY;
@@ -239,7 +239,7 @@ Deno.test("claim: a credit the ledger refused is kept with its refusal, for the 
     kind: "settle_credit",
     result: { booked: false, code: "unresolved_fx", message: "the shipment's rate is unresolved" },
   });
-  assert.deepEqual(h.state!.credit, {
+  assert.deepEqual(asClaim(h.state!).credit, {
     state: "not_booked",
     reference: "CLM-clm_1",
     amount_minor: 20_000,
@@ -267,8 +267,8 @@ Deno.test("claim: a partial approval needs an amount between zero and the claim,
   );
   h.refused(decideCommand("partly_approved", 20_000, " "), "reason_required");
   h.must(decideCommand("partly_approved", 20_000, "only the screen"));
-  assert.equal(h.state!.status, "partly_approved");
-  assert.equal(h.state!.decision?.approved_amount_minor, 20_000);
+  assert.equal(asClaim(h.state!).status, "partly_approved");
+  assert.equal(asClaim(h.state!).decision?.approved_amount_minor, 20_000);
 });
 
 Deno.test("claim: a rejection approves nothing, books no credit and needs a reason", () => {
@@ -280,8 +280,8 @@ Deno.test("claim: a rejection approves nothing, books no credit and needs a reas
   );
   h.refused(decideCommand("rejected"), "reason_required", "a rejection needs a reason");
   const step = h.must(decideCommand("rejected", 0, "packed badly"));
-  assert.equal(h.state!.status, "rejected");
-  assert.equal(h.state!.credit, null);
+  assert.equal(asClaim(h.state!).status, "rejected");
+  assert.equal(asClaim(h.state!).credit, null);
   assert.equal(step.events.length, 1);
   assert.deepEqual(h.must({ kind: "settle_credit", result: { booked: true } }).events, []);
 });

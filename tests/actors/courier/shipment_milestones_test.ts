@@ -215,6 +215,15 @@ Deno.test("shipment: one stored returning under the old rule loads owing the rec
   assert.equal(loaded.next_owner, "courier");
   const d = timerFired(loaded, "check", now + 5 * 24 * HOUR);
   assert.deepEqual(estimateMoves(d.events), []);
+  // Restated (old data, issue 42 item 9): one check event states the lifecycle load arrived at,
+  // so the old record with it applied is today's, and the snapshot the board reads says so.
+  const restated = applied(loaded, { kind: "restate" }, now + 4 * HOUR);
+  assert.deepEqual(restated.d.events.map((e) => e.kind), ["checked"]);
+  // (A lifecycle states customs_check_at even where an older record had none.)
+  assert.deepEqual(evolveAll(structuredClone(stored), restated.d.events), {
+    customs_check_at: null,
+    ...loaded,
+  });
 });
 
 Deno.test("shipment: cancelling is refused once a physical scan was recorded, the headline still booked", async () => {
