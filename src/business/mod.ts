@@ -15,16 +15,27 @@ import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
 import { BusinessWebhooks } from "./reactors/business_webhooks.ts";
 import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
+import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
+import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 
 export const businessFeature: Feature = {
   name: "business",
   actors: BUSINESS_ACTORS,
-  routers: [referenceDataRoutes, fareRoutes, tripsRoutes, webhookRoutes, driverAppRoutes],
+  routers: [
+    referenceDataRoutes,
+    fareRoutes,
+    tripsRoutes,
+    webhookRoutes,
+    driverAppRoutes,
+    dispatchRoutes,
+  ],
   start: (deps) => startBusiness(deps),
 };
 
 function startBusiness(deps: FeatureDeps): FeatureParts {
-  const positions = new LivePositions(deps.db);
+  // spec: business 3.1: every position reaches the dispatch index at once.
+  const dispatcher = new Dispatcher(deps);
+  const positions = new LivePositions(deps.db, (id, p) => dispatcher.moved(id, p));
   return {
     // The trips list's typed read table (migration 0019).
     projections: {
@@ -40,6 +51,7 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
       // spec: business 1.2: positions in memory at once, kept durably in batches.
       [LIVE_POSITIONS]: positions,
+      [DISPATCHER]: dispatcher,
     },
     pumps: { [LIVE_POSITIONS]: () => positions.flush() },
   };

@@ -72,6 +72,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   test_booking_refused: 422,
   awaiting_handover: 422,
   invalid_transition: 409,
+  // Business API 3.1: dispatch offers.
+  already_accepted: 409,
+  offer_expired: 409,
+  driver_busy: 409,
   // Business API 3.2, 7: vehicle resolution and fares.
   vehicle_upgrade_refused: 422,
   no_vehicle_fits: 422,

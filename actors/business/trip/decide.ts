@@ -13,6 +13,7 @@ import {
 } from "../../../src/runtime/actor.ts";
 import { isAccepted, TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
+import { ACCEPT_TIMERS, decideDispatch, dispatchTimer, refuseAccept } from "./dispatch.ts";
 import type {
   Claim,
   DriverAction,
@@ -44,6 +45,9 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "create":
       return create(state, command, ctx);
     case "timer":
+      if (state.phase === "booked") {
+        return dispatchTimer(state.trip, command.name, ctx) ?? accept([], replyOf);
+      }
       return state.phase === "booking"
         ? accept([{ kind: "booking_stalled", at: ctx.now }], replyOf)
         : accept([], replyOf);
@@ -61,6 +65,9 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "fail":
     case "refuse_id":
     case "complete_return":
+    case "offer":
+    case "decline":
+    case "offer_after":
       if (state.phase !== "booked") return notFound();
       return onTrip(state.trip, command, ctx);
     default:
@@ -146,6 +153,8 @@ function create(
     ready_at: null,
     accepted_at: null,
     driver: null,
+    offer: null,
+    dispatch: { first_offer_at: null, excluded: [], offer_after: null },
     arrived_at: null,
     collected_at: null,
     completed_at: null,
@@ -174,6 +183,10 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
       return cancel(t, command, ctx);
     case "refunded":
       return accept(t.refund ? [] : [{ kind: "trip_refunded", refund: command.refund }], replyOf);
+    case "offer":
+    case "decline":
+    case "offer_after":
+      return decideDispatch(t, command, ctx);
     default:
       return drive(t, command, ctx);
   }
@@ -218,7 +231,11 @@ function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
         return reject("already_accepted", `another driver accepted the trip: ${t.reference}`);
       }
       if (!["pending", "scheduled", "queued"].includes(t.status)) return wrongStatus(t, "accept");
-      return accept([{ kind: "trip_accepted", at, driver: a.driver }], replyOf);
+      return refuseAccept(t, a) ?? accept(
+        [{ kind: "trip_accepted", at, driver: a.driver, ...(a.queued ? { queued: true } : {}) }],
+        replyOf,
+        ACCEPT_TIMERS,
+      );
     case "arrive":
       if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
       return accept([{ kind: "trip_arrived", at }], replyOf);

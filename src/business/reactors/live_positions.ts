@@ -35,8 +35,15 @@ export class LivePositions implements Reactor {
   #pending: { driver_id: string; p: Position }[] = [];
   #flushing: Promise<void> = Promise.resolve();
 
-  constructor(db: Kysely<Database>) {
+  readonly #onMoved: (driverId: string, newest: Position) => void;
+
+  /** `onMoved`: told each driver's newest position at once (the dispatch index). */
+  constructor(
+    db: Kysely<Database>,
+    onMoved: (driverId: string, newest: Position) => void = () => {},
+  ) {
     this.#db = db;
+    this.#onMoved = onMoved;
   }
 
   /** Takes one driver's positions; answers the driver's newest one. */
@@ -50,7 +57,10 @@ export class LivePositions implements Reactor {
     if (this.#pending.length > POSITIONS_PENDING_MAX) {
       this.#pending = this.#pending.slice(this.#pending.length - POSITIONS_PENDING_MAX);
     }
-    if (newest !== null) this.#latest.set(driverId, newest);
+    if (newest !== null) {
+      this.#latest.set(driverId, newest);
+      this.#onMoved(driverId, newest);
+    }
     return newest;
   }
 
