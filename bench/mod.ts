@@ -21,8 +21,11 @@
  * parts that ran. The booking part runs on the embedded defaults and, when DATABASE_URL is set,
  * on Postgres too (NATS when NATS_URL is set); unset, the `*_postgres` figures are NaN.
  *
+ * 6. Dispatch (dispatch.ts): 10,000 drivers' positions absorbed per second and CPU per position;
+ *    the latency from a trip's creation to its offer to the nearest driver, 1,000 bookings at once.
+ *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
- * board_list, runs, client_booking, labels, observability or request_path.
+ * board_list, runs, client_booking, labels, observability, request_path or dispatch.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -42,6 +45,7 @@ import { clientBookingBench } from "./client_booking.ts";
 import { labelsBench } from "./labels.ts";
 import { observabilityBench } from "./observability.ts";
 import { requestPathBench } from "./request_path.ts";
+import { dispatchBench } from "./dispatch.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -256,6 +260,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   labels: labelsBench,
   observability: observabilityBench,
   request_path: requestPathBench,
+  dispatch: dispatchBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);
