@@ -2,7 +2,6 @@
  * Dispatch's pure rules (Business API 1.2, 3.1): which vehicle may take a trip, and when a trip
  * may first be offered.
  */
-import type { PlatformSettings } from "../../../actors/platform/platform_settings.ts";
 import { BODY_TYPES, CAPACITY_CLASSES, type VehicleType } from "./catalogue.ts";
 import type { VehicleFields } from "./vehicle.ts";
 
@@ -41,7 +40,11 @@ export interface OfferTiming {
   readonly ready_at: number | null;
 }
 
-type Leads = Pick<PlatformSettings, "prep_offer_lead_minutes" | "schedule_offer_lead_minutes">;
+/** The operator's leads (PUT /operator/settings). */
+interface Leads {
+  readonly prep_offer_lead_minutes: number;
+  readonly schedule_offer_lead_minutes: number;
+}
 
 const MINUTE_MS = 60_000;
 
