@@ -8,7 +8,7 @@ import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 /** Waits for the offer the dispatcher makes to this driver (it follows the booking's commit). */
 async function offerOf(t: TestEnv, token: string) {
@@ -101,4 +101,44 @@ Deno.test("dispatch: book -> offer to the nearest -> expire -> next driver -> ac
     } finally {
       await receiver.close();
     }
+  }));
+
+Deno.test("dispatch: a prep order waits for its time, a fresh position brings the driver, a decline is final, the window cancels by the system and refunds", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await onlineDriverAt(t, -24.650, 25.9086);
+    const booked = await book(t, b.api_key, { ...PARCEL, prep_minutes: 30 });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const reference = booked.body.data.reference;
+    await noOffer(t, d.token); // spec: business 3.1: offered at booking + 30 - 12 minutes.
+    await advance(t, 18 * 60);
+    await noOffer(t, d.token); // due, but the driver's position is 18 minutes old: unavailable.
+    const at = new Date(t.clock.now()).toISOString();
+    await t.call("POST", "/driver/positions", {
+      bearer: d.token,
+      body: { positions: [{ lat: -24.650, lng: 25.9086, accuracy: 5, heading: 0, at }] },
+    });
+    const offer = await offerOf(t, d.token);
+    assert.equal(offer.reference, reference);
+    const declined = await answer(t, d.token, offer.offer_id, "decline");
+    assert.equal(declined.status, 200, JSON.stringify(declined.body));
+    assert.equal(declined.body.data.outcome, "declined");
+    await noOffer(t, d.token); // never asked again for this trip
+    await advance(t, 15 * 60); // spec: business 3.1: dispatch_window_minutes from the first offer
+    await until(t, async () => {
+      const r = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      return r.body.data.status === "cancelled";
+    }, "the window's cancellation");
+    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(trip.body.data.cancelled_by, "system");
+    // The cancellation's refund puts the charge back in the wallet.
+    await until(
+      t,
+      async () => JSON.stringify(await balanceOf(t, b.api_key)) === JSON.stringify(bwp(1000)),
+      "the refund",
+    );
+    // Another business sees nothing of it.
+    const other = await fundedBusiness(t);
+    const hidden = await t.call("GET", `/business/trips/${reference}`, { key: other.api_key });
+    assert.equal(hidden.status, 404);
   }));
