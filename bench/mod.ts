@@ -22,9 +22,11 @@
  * on Postgres too (NATS when NATS_URL is set); unset, the `*_postgres` figures are NaN.
  *
  * 6. Live tracking reads per second against accepted trips with fresh positions (tracking.ts).
+ * 7. Dispatch (dispatch.ts): 10,000 drivers' positions absorbed per second and CPU per position;
+ *    the latency from a trip's creation to its offer to the nearest driver, 1,000 bookings at once.
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
- * board_list, runs, client_booking, labels, observability, request_path or tracking.
+ * board_list, runs, client_booking, labels, observability, request_path, tracking or dispatch.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -45,6 +47,7 @@ import { labelsBench } from "./labels.ts";
 import { observabilityBench } from "./observability.ts";
 import { requestPathBench } from "./request_path.ts";
 import { trackingBench } from "./tracking.ts";
+import { dispatchBench } from "./dispatch.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -260,6 +263,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   observability: observabilityBench,
   request_path: requestPathBench,
   tracking: trackingBench,
+  dispatch: dispatchBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -4,7 +4,14 @@
  * shift. Known by the hash of the bearer token the operator issued, under the platform tenant:
  * pool drivers take trips of every business, and a trip names its driver (TripDriver).
  */
-import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
+import {
+  accept,
+  type ActorDefinition,
+  type Ctx,
+  type Decision,
+  reject,
+  unreachable,
+} from "../../src/runtime/actor.ts";
 import { constantTimeEqual } from "../../src/domain/secrets.ts";
 import type { KeyRecord } from "../../src/domain/credentials.ts";
 
@@ -21,21 +28,56 @@ export interface PoolDriver {
   /** On shift: online drivers are offered trips (spec: business 1.2). */
   readonly online: boolean;
   readonly shift_changed_at: number | null;
+  /**
+   * The trips held (`<business>:<reference>`): the one under way and one queued behind it (spec:
+   * business 3.1 queued). A trip is taken here before the trip accepts the driver, so two trips
+   * never hold one driver.
+   */
+  readonly current: string | null;
+  readonly queued: string | null;
+  /** Taken and not yet confirmed by the trip's acceptance: settled by a timer if a crash cut in. */
+  readonly unconfirmed: readonly string[];
 }
 
 export type PoolDriverState = PoolDriver | null;
 
-export type NewPoolDriver = Omit<PoolDriver, "online" | "shift_changed_at">;
+export type NewPoolDriver = Omit<
+  PoolDriver,
+  "online" | "shift_changed_at" | "current" | "queued" | "unconfirmed"
+>;
+
+/** A take the trip's acceptance has not confirmed within this is settled (HOLD_OUTBOX). */
+export const HOLD_CONFIRM_MS = 60_000;
+/** The outbox a take left unconfirmed goes to: the settling flow completes or undoes it. */
+export const HOLD_OUTBOX = "pool_driver_hold";
+const HOLD_TIMER = "hold:";
+
+/** An unconfirmed take handed to the settling flow. */
+export interface HoldItem {
+  readonly driver_id: string;
+  readonly trip: string;
+}
 
 export type PoolDriverCommand =
   | { kind: "create"; driver: NewPoolDriver }
   | { kind: "authenticate"; hash: string }
   | { kind: "set_shift"; online: boolean }
-  | { kind: "get" };
+  | { kind: "get" }
+  | HoldCommand;
+
+/** The holding of trips (spec: business 3.1: two trips never hold one driver). */
+export type HoldCommand =
+  | { kind: "take"; trip: string }
+  | { kind: "confirm"; trip: string }
+  | { kind: "release"; trip: string };
 
 export type PoolDriverEvent =
   | { kind: "pool_driver_created"; driver: NewPoolDriver }
-  | { kind: "shift_changed"; online: boolean; at: number };
+  | { kind: "shift_changed"; online: boolean; at: number }
+  | { kind: "trip_taken"; trip: string; slot: "current" | "queued"; at: number }
+  | { kind: "hold_confirmed"; trip: string }
+  | { kind: "hold_unconfirmed"; trip: string; at: number }
+  | { kind: "trip_released"; trip: string; at: number };
 
 const NOT_FOUND = reject("not_found", "driver not found");
 
@@ -71,8 +113,13 @@ export const poolDriverActor: ActorDefinition<
         );
       case "get":
         return state === null ? NOT_FOUND : accept([], () => state);
+      case "take":
+      case "confirm":
+      case "release":
+        return state === null ? NOT_FOUND : hold(state, command, ctx);
       case "timer":
-        return accept([]);
+        if (state === null || !command.name.startsWith(HOLD_TIMER)) return accept([]);
+        return hold(state, { kind: "timer", trip: command.name.slice(HOLD_TIMER.length) }, ctx);
       default:
         return unreachable(command);
     }
@@ -80,14 +127,107 @@ export const poolDriverActor: ActorDefinition<
   evolve(state, event) {
     switch (event.kind) {
       case "pool_driver_created":
-        return { ...event.driver, online: false, shift_changed_at: null };
+        return {
+          ...event.driver,
+          online: false,
+          shift_changed_at: null,
+          current: null,
+          queued: null,
+          unconfirmed: [],
+        };
       case "shift_changed":
         if (state === null) throw new Error("shift_changed before pool_driver_created");
         return { ...state, online: event.online, shift_changed_at: event.at };
       default:
-        return unreachable(event);
+        if (state === null) throw new Error(`${event.kind} before pool_driver_created`);
+        return evolveHold(state, event);
     }
+  },
+  // Drivers stored before they held trips held none.
+  load: (stored) => {
+    const s = stored as PoolDriverState;
+    return s === null || s.unconfirmed !== undefined
+      ? s
+      : { ...s, current: null, queued: null, unconfirmed: [] };
+  },
+  outbox: (e, next) => {
+    if (e.kind !== "hold_unconfirmed" || next === null) return [];
+    const item: HoldItem = { driver_id: next.id, trip: e.trip };
+    return [{ outbox: HOLD_OUTBOX, payload: item }];
   },
   indexes: (s) => s === null ? [] : [{ index: "credential", key: s.token.hash }],
   project: (s) => s === null ? null : { ...s, token: undefined },
 };
+
+type D = Decision<PoolDriverState, PoolDriverEvent, PoolDriver>;
+
+/** spec: business 3.1: a driver holds at most a trip under way and one queued behind it. */
+function hold(s: PoolDriver, c: HoldCommand | { kind: "timer"; trip: string }, ctx: Ctx): D {
+  const held = s.current === c.trip || s.queued === c.trip;
+  const timer = `${HOLD_TIMER}${c.trip}`;
+  switch (c.kind) {
+    case "take":
+      // A retry of the same take (lost signal) answers the driver as they are.
+      if (held) return accept([], () => s);
+      if (s.current !== null && s.queued !== null) {
+        return reject("driver_busy", `the driver holds a trip and one queued: ${s.current}`);
+      }
+      return accept(
+        [{
+          kind: "trip_taken",
+          trip: c.trip,
+          slot: s.current === null ? "current" : "queued",
+          at: ctx.now,
+        }],
+        (n) => n as PoolDriver,
+        [{ op: "set", name: timer, at: ctx.now + HOLD_CONFIRM_MS }],
+      );
+    case "confirm":
+      if (!s.unconfirmed.includes(c.trip)) return accept([], () => s);
+      return accept([{ kind: "hold_confirmed", trip: c.trip }], (n) => n as PoolDriver, [
+        { op: "cancel", name: timer },
+      ]);
+    case "release":
+      if (!held) return accept([], () => s);
+      return accept(
+        [{ kind: "trip_released", trip: c.trip, at: ctx.now }],
+        (n) => n as PoolDriver,
+        [
+          { op: "cancel", name: timer },
+        ],
+      );
+    case "timer":
+      if (!s.unconfirmed.includes(c.trip)) return accept([], () => s);
+      return accept([{ kind: "hold_unconfirmed", trip: c.trip, at: ctx.now }], () => s);
+  }
+}
+
+function evolveHold(
+  s: PoolDriver,
+  e: Exclude<
+    PoolDriverEvent,
+    { kind: "pool_driver_created" | "shift_changed" }
+  >,
+): PoolDriver {
+  switch (e.kind) {
+    case "trip_taken":
+      return {
+        ...s,
+        [e.slot]: e.trip,
+        unconfirmed: [...s.unconfirmed, e.trip],
+      };
+    case "hold_confirmed":
+      return { ...s, unconfirmed: s.unconfirmed.filter((t) => t !== e.trip) };
+    case "hold_unconfirmed":
+      return s;
+    case "trip_released": {
+      const unconfirmed = s.unconfirmed.filter((t) => t !== e.trip);
+      // The queued trip moves up once the one under way is released.
+      return s.current === e.trip
+        ? { ...s, current: s.queued, queued: null, unconfirmed }
+        : { ...s, queued: s.queued === e.trip ? null : s.queued, unconfirmed };
+    }
+    default:
+      return unreachable(e);
+  }
+}

@@ -21,6 +21,8 @@ import { BusinessWebhooks } from "./reactors/business_webhooks.ts";
 import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
 import { PositionSignals } from "./reactors/position_signals.ts";
 import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
+import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
+import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -37,6 +39,7 @@ export const businessFeature: Feature = {
     driverTripsRoutes,
     custodyLabelRoutes,
     dispatchBoardRoutes,
+    dispatchRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
@@ -44,6 +47,9 @@ export const businessFeature: Feature = {
 function startBusiness(deps: FeatureDeps): FeatureParts {
   const positions = new LivePositions(deps.db);
   const signals = new PositionSignals(positions, { bus: deps.bus, env: deps.busPrefix });
+  // spec: business 3.1: every position reaches the dispatch index at once.
+  const dispatcher = new Dispatcher(deps);
+  positions.watch((id, p) => dispatcher.moved(id, p));
   return {
     // The trips list's typed read table (migration 0019).
     projections: {
@@ -61,6 +67,7 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       [LIVE_POSITIONS]: positions,
       // The dispatch board: each driver's newest position, coalesced per pump.
       position_signals: signals,
+      [DISPATCHER]: dispatcher,
     },
     pumps: { [LIVE_POSITIONS]: () => positions.flush(), position_signals: () => signals.publish() },
   };

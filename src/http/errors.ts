@@ -85,6 +85,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   cod_amount_mismatch: 422,
   custody_scanning_off: 404,
   invalid_transition: 409,
+  // Business API 3.1: dispatch offers.
+  already_accepted: 409,
+  offer_expired: 409,
+  driver_busy: 409,
   // Business API 3.2, 7: vehicle resolution and fares.
   vehicle_upgrade_refused: 422,
   no_vehicle_fits: 422,

@@ -12,6 +12,7 @@ import {
 } from "../../../src/runtime/actor.ts";
 import { TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
+import { decideDispatch, dispatchTimer } from "./dispatch.ts";
 import { trackingLink } from "./tracking_link.ts";
 import { drive, replyOf, tripNotFound } from "./drive.ts";
 import {
@@ -40,6 +41,9 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "create":
       return create(state, command, ctx);
     case "timer":
+      if (state.phase === "booked") {
+        return dispatchTimer(state.trip, command.name, ctx) ?? accept([], replyOf);
+      }
       return state.phase === "booking"
         ? accept([{ kind: "booking_stalled", at: ctx.now }], replyOf)
         : accept([], replyOf);
@@ -61,6 +65,9 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "fail":
     case "refuse_id":
     case "complete_return":
+    case "offer":
+    case "decline":
+    case "offer_after":
       if (state.phase !== "booked") return notFound();
       return onTrip(state.trip, command, ctx);
     default:
@@ -144,6 +151,8 @@ function create(
     ready_at: null,
     accepted_at: null,
     driver: null,
+    offer: null,
+    dispatch: { first_offer_at: null, excluded: [], offer_after: null },
     arrived_at: null,
     collected_at: null,
     completed_at: null,
@@ -179,6 +188,10 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
     case "rotate_tracking":
     case "revoke_tracking":
       return accept(trackingLink(t, command, ctx.now), replyOf);
+    case "offer":
+    case "decline":
+    case "offer_after":
+      return decideDispatch(t, command, ctx);
     default:
       return drive(t, command, ctx);
   }

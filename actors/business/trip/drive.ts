@@ -21,6 +21,7 @@ import {
   scanMatches,
 } from "../../../src/business/rules/driver_actions.ts";
 import type { DriverAction, Trip, TripEvent, TripReply, TripState } from "./types.ts";
+import { ACCEPT_TIMERS, refuseAccept } from "./dispatch.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
 
@@ -51,7 +52,7 @@ export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
   const at = ctx.now;
   switch (a.kind) {
     case "accept":
-      return acceptTrip(t, a.driver, at);
+      return acceptTrip(t, a, at);
     case "arrive":
       if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
       return accept([{ kind: "trip_arrived", at }], replyOf);
@@ -86,11 +87,8 @@ export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
   }
 }
 
-function acceptTrip(
-  t: Trip,
-  driver: Extract<DriverAction, { kind: "accept" }>["driver"],
-  at: number,
-): D {
+function acceptTrip(t: Trip, a: Extract<DriverAction, { kind: "accept" }>, at: number): D {
+  const { driver } = a;
   // A retry of the holder's own acceptance (lost signal) answers the trip as it is.
   if (t.driver !== null && t.driver.id === driver.id) return accept([], replyOf);
   // spec: business 3.1: a trip never has two drivers.
@@ -98,7 +96,12 @@ function acceptTrip(
     return reject("already_accepted", `another driver accepted the trip: ${t.reference}`);
   }
   if (!["pending", "scheduled", "queued"].includes(t.status)) return wrongStatus(t, "accept");
-  return accept([{ kind: "trip_accepted", at, driver }], replyOf);
+  // Only the driver the trip's offer waits for (or, without an offer id, when none waits).
+  return refuseAccept(t, a) ?? accept(
+    [{ kind: "trip_accepted", at, driver, ...(a.queued ? { queued: true } : {}) }],
+    replyOf,
+    ACCEPT_TIMERS,
+  );
 }
 
 /** spec: business 2.2, 3.1: a matching scan, else (or without the add-on) a forced override. */

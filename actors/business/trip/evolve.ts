@@ -31,7 +31,29 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
     case "trip_ready":
       return { ...t, ready_at: e.at };
     case "trip_accepted":
-      return { ...t, status: "accepted", accepted_at: e.at, driver: e.driver };
+      return {
+        ...t,
+        status: e.queued ? "queued" : "accepted",
+        accepted_at: e.at,
+        driver: e.driver,
+        offer: null,
+      };
+    case "trip_offered":
+      return {
+        ...t,
+        offer: e.offer,
+        dispatch: { ...t.dispatch, first_offer_at: t.dispatch.first_offer_at ?? e.at },
+      };
+    case "offer_ended":
+      return {
+        ...t,
+        offer: null,
+        dispatch: { ...t.dispatch, excluded: [...t.dispatch.excluded, e.driver_id] },
+      };
+    case "offer_after_set":
+      return { ...t, dispatch: { ...t.dispatch, offer_after: e.at } };
+    case "offer_due":
+      return t;
     case "trip_arrived":
       return { ...t, status: "arrived", arrived_at: e.at };
     case "trip_collected":
@@ -68,6 +90,7 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
       return {
         ...t,
         status: "cancelled",
+        offer: null,
         cancelled_at: e.at,
         cancelled_by: e.by,
         cancel_reason: e.reason,

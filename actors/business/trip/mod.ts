@@ -19,6 +19,10 @@ import {
 
 export type * from "./types.ts";
 export { STALL_TIMER } from "./decide.ts";
+export { dispatchable, DUE_TIMER, OFFER_TIMER, WINDOW_TIMER } from "./dispatch.ts";
+
+/** The index from a driver to the trip whose offer waits for them (one at a time). */
+export const DRIVER_OFFER_INDEX = "pool_driver_offer";
 export { type RefundItem, type StalledItem, tripEventData } from "./outbox.ts";
 export { trackingKey, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
 
@@ -35,20 +39,22 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   noun: "trip",
   version: 1,
   initial: { phase: "free" },
-  // Trips stored before trips named their driver had none, nor the driver app's fields, nor a
-  // tracking link turned off.
+  // Trips stored before trips named their driver, were dispatched, had the driver app's fields
+  // or a tracking link turned off, had none.
   load: (stored) => {
     const s = stored as TripState;
     if (s.phase !== "booked") return s;
-    const { driver, tracking_revoked_at, retired_tracking_hashes } = s.trip as Partial<Trip>;
+    const t = s.trip as Partial<Trip> & Trip;
     return {
       ...s,
       trip: {
         ...DRIVER_APP_DEFAULTS,
-        ...s.trip,
-        driver: driver ?? null,
-        tracking_revoked_at: tracking_revoked_at ?? null,
-        retired_tracking_hashes: retired_tracking_hashes ?? [],
+        ...t,
+        driver: t.driver ?? null,
+        offer: t.offer ?? null,
+        dispatch: t.dispatch ?? { first_offer_at: null, excluded: [], offer_after: null },
+        tracking_revoked_at: t.tracking_revoked_at ?? null,
+        retired_tracking_hashes: t.retired_tracking_hashes ?? [],
       },
     };
   },
@@ -56,12 +62,13 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   evolve: evolveTrip,
   outbox: tripOutbox,
   indexes: (s) =>
-    s.phase === "booked"
-      ? [
-        { index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` },
-        { index: TRIP_REFERENCE_INDEX, key: s.trip.reference },
-        ...trackingKeys(s.trip).map((key) => ({ index: TRIP_TRACKING_INDEX, key })),
-      ]
-      : [],
+    s.phase !== "booked" ? [] : [
+      { index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` },
+      { index: TRIP_REFERENCE_INDEX, key: s.trip.reference },
+      ...trackingKeys(s.trip).map((key) => ({ index: TRIP_TRACKING_INDEX, key })),
+      ...(s.trip.offer === null ? [] : [
+        { index: DRIVER_OFFER_INDEX, key: s.trip.offer.driver_id },
+      ]),
+    ],
   project: (s) => (s.phase === "booked" ? s.trip : null),
 };

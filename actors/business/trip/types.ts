@@ -68,6 +68,22 @@ export interface TripDriver {
   readonly vehicle_type_id: number;
 }
 
+/** The offer waiting now for one driver's answer (spec: business 3.1 dispatch). */
+export interface TripOffer {
+  readonly offer_id: string;
+  readonly driver_id: string;
+  readonly expires_at: number;
+}
+
+/** The trip's dispatch so far: the window counts from the first offer (spec: business 3.1). */
+export interface TripDispatch {
+  readonly first_offer_at: number | null;
+  /** Drivers who declined or let an offer expire: never asked again for this trip. */
+  readonly excluded: readonly string[];
+  /** A prep order or a scheduled trip is not offered before this (null: at once). */
+  readonly offer_after: number | null;
+}
+
 export interface Trip extends TripDraft {
   /** spec: business 2.2: the integer id, numbered per business. */
   readonly id: number;
@@ -78,6 +94,8 @@ export interface Trip extends TripDraft {
   readonly accepted_at: number | null;
   /** Null until a driver accepts; one driver ever holds a trip at a time (spec: business 3.1). */
   readonly driver: TripDriver | null;
+  readonly offer: TripOffer | null;
+  readonly dispatch: TripDispatch;
   readonly arrived_at: number | null;
   readonly collected_at: number | null;
   readonly completed_at: number | null;
@@ -153,7 +171,8 @@ export type TripState =
  * another driver's trip is not found, word for word as a missing one (CONTRACT "Driver app").
  */
 export type DriverAction =
-  | { kind: "accept"; driver: TripDriver }
+  /** `offer_id`: the offer answered; `queued`: the driver holds a trip this one follows. */
+  | { kind: "accept"; driver: TripDriver; offer_id?: string; queued?: boolean }
   | { kind: "arrive"; driver_id?: string }
   | { kind: "collect"; driver_id?: string; scan_code?: string; force_reason?: string }
   | { kind: "arrive_dropoff"; driver_id?: string }
@@ -195,6 +214,7 @@ export type TripCommand =
   /** spec: business 2.4 rule 6: a new tracking token (made by the caller), or the link off. */
   | { kind: "rotate_tracking"; token: string }
   | { kind: "revoke_tracking" }
+  | DispatchCommand
   | { kind: "get" }
   /** The booking's state, a claim in progress included (the completing sweep). */
   | { kind: "claim_state" };
@@ -205,7 +225,12 @@ export type TripEvent =
   | { kind: "booking_stalled"; at: number }
   | { kind: "trip_created"; trip: Trip }
   | { kind: "trip_ready"; at: number }
-  | { kind: "trip_accepted"; at: number; driver: TripDriver }
+  | { kind: "trip_accepted"; at: number; driver: TripDriver; queued?: boolean }
+  | { kind: "trip_offered"; at: number; offer: TripOffer }
+  /** The offer ended unanswered: declined or expired; the driver is never asked again. */
+  | { kind: "offer_ended"; at: number; offer_id: string; driver_id: string; declined: boolean }
+  | { kind: "offer_after_set"; at: number }
+  | { kind: "offer_due"; at: number }
   | { kind: "trip_arrived"; at: number }
   | {
     kind: "trip_collected";
@@ -242,6 +267,12 @@ export type TripEvent =
   | { kind: "trip_refunded"; refund: Money }
   | { kind: "tracking_link_rotated"; at: number; token: string; retired_hashes: string[] }
   | { kind: "tracking_link_revoked"; at: number };
+
+/** The dispatcher's commands (spec: business 3.1): the settings' times come with them. */
+export type DispatchCommand =
+  | { kind: "offer"; offer: TripOffer; window_ends_at: number }
+  | { kind: "decline"; offer_id: string; driver_id: string }
+  | { kind: "offer_after"; at: number };
 
 /** What the trip answers: the state, and what the booking's retry contract makes of it. */
 export type TripReply =

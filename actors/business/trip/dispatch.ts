@@ -1,0 +1,120 @@
+/**
+ * The trip's dispatch (Business API 3.1): one offer at a time, each ending accepted, declined or
+ * expired on the trip's own durable timer; a driver who declined or let an offer expire is never
+ * asked again; no acceptance within the dispatch window of the first offer cancels the trip
+ * (`cancelled_by: system`, refunded by the cancellation's outbox). The dispatcher picks the driver
+ * and brings the settings' times in the command: the trip only keeps the rules of its own state.
+ */
+import {
+  accept,
+  type Ctx,
+  type Decision,
+  reject,
+  type TimerOp,
+} from "../../../src/runtime/actor.ts";
+import type { DispatchCommand, Trip, TripEvent, TripReply, TripState } from "./types.ts";
+
+type D = Decision<TripState, TripEvent, TripReply>;
+
+/** The trip's dispatch timers. */
+export const OFFER_TIMER = "offer_expiry";
+export const WINDOW_TIMER = "dispatch_window";
+export const DUE_TIMER = "offer_due";
+
+/** spec: business 3.1: the statuses a driver can still be offered a trip in. */
+export function dispatchable(t: Trip): boolean {
+  return t.driver === null && (t.status === "pending" || t.status === "scheduled");
+}
+
+const replyOf = (s: TripState): TripReply =>
+  s.phase === "booked" ? { phase: "booked", trip: s.trip } : { phase: "free" };
+
+export function decideDispatch(t: Trip, c: DispatchCommand, ctx: Ctx): D {
+  switch (c.kind) {
+    case "offer":
+      return offer(t, c, ctx);
+    case "decline": {
+      // A replay of a decline, or of an offer that ended meanwhile, answers the trip as it is.
+      if (t.offer?.offer_id !== c.offer_id || t.offer.driver_id !== c.driver_id) {
+        return t.dispatch.excluded.includes(c.driver_id) ? accept([], replyOf) : offerGone();
+      }
+      return accept([ended(t, ctx.now, true)], replyOf, [{ op: "cancel", name: OFFER_TIMER }]);
+    }
+    case "offer_after":
+      if (t.dispatch.offer_after !== null || !dispatchable(t)) return accept([], replyOf);
+      return accept([{ kind: "offer_after_set", at: c.at }], replyOf, [
+        { op: "set", name: DUE_TIMER, at: c.at },
+      ]);
+  }
+}
+
+function offerGone() {
+  return reject("not_found", "offer not found");
+}
+
+function ended(t: Trip, at: number, declined: boolean): TripEvent {
+  const o = t.offer!;
+  return { kind: "offer_ended", at, offer_id: o.offer_id, driver_id: o.driver_id, declined };
+}
+
+function offer(t: Trip, c: Extract<DispatchCommand, { kind: "offer" }>, ctx: Ctx): D {
+  if (t.offer?.offer_id === c.offer.offer_id) return accept([], replyOf);
+  if (!dispatchable(t)) return reject("invalid_transition", `the trip is ${t.status}`);
+  if (t.offer !== null) return reject("offer_waiting", "the trip's offer is still waiting");
+  if (t.dispatch.excluded.includes(c.offer.driver_id)) {
+    return reject("driver_excluded", "the driver was already asked for this trip");
+  }
+  const timers: TimerOp[] = [{ op: "set", name: OFFER_TIMER, at: c.offer.expires_at }];
+  // spec: business 3.1: the window counts from the first offer.
+  if (t.dispatch.first_offer_at === null) {
+    timers.push({ op: "set", name: WINDOW_TIMER, at: c.window_ends_at });
+  }
+  return accept([{ kind: "trip_offered", at: ctx.now, offer: c.offer }], replyOf, timers);
+}
+
+/** A dispatch timer came due; false when the timer is not one of dispatch's. */
+export function dispatchTimer(t: Trip, name: string, ctx: Ctx): D | null {
+  switch (name) {
+    case OFFER_TIMER:
+      // An offer answered before its timer left nothing to expire.
+      return accept(t.offer === null ? [] : [ended(t, ctx.now, false)], replyOf);
+    case DUE_TIMER:
+      return accept(dispatchable(t) ? [{ kind: "offer_due", at: ctx.now }] : [], replyOf);
+    case WINDOW_TIMER:
+      if (!dispatchable(t)) return accept([], replyOf);
+      return accept(
+        [{
+          kind: "trip_cancelled",
+          at: ctx.now,
+          by: "system",
+          reason: "no driver accepted within the dispatch window",
+          refund_due: t.charge,
+        }],
+        replyOf,
+        [{ op: "cancel", name: OFFER_TIMER }],
+      );
+    default:
+      return null;
+  }
+}
+
+/** spec: business 3.1: only the driver offered may accept while an offer waits. */
+export function refuseAccept(
+  t: Trip,
+  a: { driver: { id: string }; offer_id?: string | undefined },
+): D | null {
+  if (a.offer_id === undefined) {
+    return t.offer !== null && t.offer.driver_id !== a.driver.id ? offerGone() : null;
+  }
+  if (t.offer?.offer_id === a.offer_id && t.offer.driver_id === a.driver.id) return null;
+  if (t.dispatch.excluded.includes(a.driver.id)) {
+    return reject("offer_expired", `the offer ended unanswered: ${a.offer_id}`);
+  }
+  return offerGone();
+}
+
+/** Timers an acceptance ends. */
+export const ACCEPT_TIMERS: readonly TimerOp[] = [
+  { op: "cancel", name: OFFER_TIMER },
+  { op: "cancel", name: WINDOW_TIMER },
+];

@@ -1,0 +1,165 @@
+/**
+ * Offers and their answers (Business API 3.1; CONTRACT "Driver app": GET /driver/offers, POST
+ * /driver/offers/{offer}/accept, /decline). Accepting is two steps: the pool driver takes the trip
+ * (refused when they hold one it cannot queue behind), then the trip accepts the driver (refused
+ * when another did, or the offer ended); a refused second step gives the trip back. A crash
+ * between the two is settled by the driver's hold timer (settleHold). Each ask is keyed by the
+ * offer, so a replay after lost signal answers the first answer.
+ */
+import { type HoldItem, poolDriverActor } from "../../../actors/business/pool_driver.ts";
+import {
+  DRIVER_OFFER_INDEX,
+  type Trip,
+  tripActor,
+  type TripDriver,
+} from "../../../actors/business/trip/mod.ts";
+import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
+import { base64url, fromBase64url } from "../../domain/secrets.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+
+type D = Pick<Deps, "runtime" | "requestId">;
+
+/** A trip named across businesses (a pool driver's holding). */
+export const tripKeyOf = (businessId: string, reference: string) => `${businessId}:${reference}`;
+
+/** An offer's id names its trip, so its answer reaches the trip after the offer has ended. */
+export function newOfferId(businessId: string, reference: string): string {
+  const trip = base64url(new TextEncoder().encode(`${businessId}\n${reference}`));
+  return `${newId("off")}.${trip}`;
+}
+
+function tripOfOffer(offerId: string): { business_id: string; reference: string } | null {
+  const part = offerId.split(".")[1];
+  if (!offerId.startsWith("off_") || !part) return null;
+  try {
+    const [business_id, reference] = new TextDecoder().decode(fromBase64url(part)).split("\n");
+    return business_id && reference ? { business_id, reference } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One wording for an offer that does not exist and another driver's (CONTRACT "Driver app"). */
+const notFound = (): never => refuse("not_found", "offer not found");
+
+/** The trip of an offer made to this driver, as it is now; 404 for anyone else's. */
+async function offeredTrip(deps: D, driverId: string, offerId: string): Promise<Trip> {
+  const of = tripOfOffer(offerId) ?? notFound();
+  const r = await deps.runtime.read(tripActor, of.business_id, of.reference, { kind: "get" });
+  if (!r.ok || r.reply.phase !== "booked") return notFound();
+  const t = r.reply.trip;
+  const mine = t.offer?.offer_id === offerId && t.offer.driver_id === driverId;
+  // Once answered, the offer stays the driver's: their trip, or one they let go.
+  if (!mine && t.driver?.id !== driverId && !t.dispatch.excluded.includes(driverId)) {
+    return notFound();
+  }
+  return t;
+}
+
+export interface OfferAnswer {
+  readonly offer_id: string;
+  readonly outcome: "accepted" | "declined";
+  readonly trip: Trip;
+}
+
+/** POST /driver/offers/{offer}/accept. */
+export async function acceptOffer(
+  deps: D,
+  driverId: string,
+  offerId: string,
+): Promise<OfferAnswer> {
+  const t = await offeredTrip(deps, driverId, offerId);
+  const opts = { idempotencyKey: `accept:${offerId}`, requestId: deps.requestId };
+  if (t.driver?.id !== driverId && t.offer?.offer_id !== offerId) {
+    refuse("offer_expired", `the offer ended unanswered: ${offerId}`);
+  }
+  const trip = tripKeyOf(t.business_id, t.reference);
+  const driver = orRefuse(
+    await deps.runtime.ask(
+      poolDriverActor,
+      PLATFORM_TENANT,
+      driverId,
+      { kind: "take", trip },
+      opts,
+    ),
+  );
+  const accepted = await deps.runtime.ask(tripActor, t.business_id, t.reference, {
+    kind: "accept",
+    driver: tripDriverOf(driver),
+    offer_id: offerId,
+    queued: driver.queued === trip,
+  }, opts);
+  const ask = (kind: "confirm" | "release") =>
+    deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, { kind, trip }, {
+      requestId: deps.requestId,
+    });
+  if (!accepted.ok || accepted.reply.phase !== "booked") {
+    await ask("release");
+    return orRefuse(accepted.ok ? notFound() : accepted);
+  }
+  await ask("confirm");
+  return { offer_id: offerId, outcome: "accepted", trip: accepted.reply.trip };
+}
+
+/** POST /driver/offers/{offer}/decline: the driver is not asked again for this trip. */
+export async function declineOffer(
+  deps: D,
+  driverId: string,
+  offerId: string,
+): Promise<OfferAnswer> {
+  const t = await offeredTrip(deps, driverId, offerId);
+  if (t.driver?.id === driverId) {
+    refuse("already_accepted", `the driver accepted this offer: ${offerId}`);
+  }
+  const r = orRefuse(
+    await deps.runtime.ask(tripActor, t.business_id, t.reference, {
+      kind: "decline",
+      offer_id: offerId,
+      driver_id: driverId,
+    }, { idempotencyKey: `decline:${offerId}`, requestId: deps.requestId }),
+  );
+  if (r.phase !== "booked") return notFound();
+  return { offer_id: offerId, outcome: "declined", trip: r.trip };
+}
+
+/** GET /driver/offers: the trip whose offer waits for this driver, if any. */
+export async function waitingOffer(deps: D, driverId: string): Promise<Trip | null> {
+  const at = await deps.runtime.lookup(DRIVER_OFFER_INDEX, driverId);
+  if (!at || at.type !== tripActor.type) return null;
+  const r = await deps.runtime.read(tripActor, at.tenant, at.id, { kind: "get" });
+  if (!r.ok || r.reply.phase !== "booked") return null;
+  const t = r.reply.trip;
+  return t.offer?.driver_id === driverId ? t : null;
+}
+
+/**
+ * A take the trip never confirmed (a crash between the two steps of acceptOffer): completed when
+ * the trip accepted the driver, else undone so the driver is free again.
+ */
+export async function settleHold(deps: Pick<Deps, "runtime">, item: HoldItem): Promise<void> {
+  const [businessId, ...rest] = item.trip.split(":");
+  const r = await deps.runtime.read(tripActor, businessId!, rest.join(":"), { kind: "get" });
+  const holds = r.ok && r.reply.phase === "booked" && r.reply.trip.driver?.id === item.driver_id &&
+    !["completed", "cancelled"].includes(r.reply.trip.status);
+  orRefuse(
+    await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, item.driver_id, {
+      kind: holds ? "confirm" : "release",
+      trip: item.trip,
+    }),
+  );
+}
+
+/** The driver as a trip keeps them (spec: business 2.4's driver fields). */
+function tripDriverOf(d: {
+  id: string;
+  name: string;
+  phone: string;
+  plate: string | null;
+  color: string | null;
+  vehicle_type_id: number;
+}): TripDriver {
+  const { id, name, phone, plate, color, vehicle_type_id } = d;
+  return { id, name, phone, plate, color, vehicle_type_id };
+}

@@ -1,0 +1,253 @@
+/**
+ * Dispatch (Business API 1.2, 3.1): a trip that needs a driver is offered to the nearest online
+ * driver of its zone whose vehicle fits, found through the spatial index; a driver has one offer
+ * at a time; a trip no driver can take waits here until one comes online, moves into range or
+ * is freed. What must survive a crash is the trip's: its offer, its timers (expiry, window, the
+ * time a prep order or a scheduled trip is due), all in the trip actor. This keeps only what the
+ * next choice needs, rebuilt from the changes it hears.
+ */
+import {
+  HOLD_OUTBOX,
+  type HoldItem,
+  type PoolDriver,
+  poolDriverActor,
+} from "../../../actors/business/pool_driver.ts";
+import { dispatchable, type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
+import {
+  PLATFORM_SETTINGS_ID,
+  PLATFORM_TENANT,
+  type PlatformSettings,
+  platformSettingsActor,
+} from "../../../actors/platform/platform_settings.ts";
+import type { ActorChange, Bus, Subscription } from "../../bus/bus.ts";
+import { subjectPattern } from "../../bus/bus.ts";
+import type { Deps, Reactor } from "../../environment.ts";
+import { orRefuse } from "../../runtime/actor.ts";
+import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
+import { offerDueAt, vehicleFits } from "../rules/dispatch.ts";
+import { catalogueOf } from "../flows/fares.ts";
+import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
+import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
+import type { Position } from "./live_positions.ts";
+
+/** Waiting trips tried for one freed driver, oldest first: a bound on the work of one ping. */
+export const WAITING_TRIES_MAX = 20;
+
+type DispatchDeps = Pick<Deps, "runtime" | "clock"> & {
+  readonly bus: Bus;
+  readonly busPrefix: string;
+  readonly onError?: (error: unknown, where: string) => void;
+};
+
+export class Dispatcher implements Reactor {
+  readonly index = new DriverIndex();
+  readonly #deps: DispatchDeps;
+  /** Trips waiting for a driver, by zone, oldest first. */
+  readonly #waiting = new Map<string, Map<string, Trip>>();
+  /** The driver each trip's waiting offer is for, and back. */
+  readonly #offerOf = new Map<string, string>();
+  readonly #tripOf = new Map<string, string>();
+  readonly #subs: Subscription[];
+  readonly #work = new Set<Promise<unknown>>();
+  readonly #release: () => void;
+
+  constructor(deps: DispatchDeps) {
+    this.#deps = deps;
+    const on = (type: string, tenant: string, f: (c: ActorChange) => Promise<void>) =>
+      deps.bus.subscribe(subjectPattern(deps.busPrefix, tenant, type), (m) => {
+        this.#track(f(m.payload as ActorChange));
+      });
+    this.#subs = [
+      on(tripActor.type, "*", (c) => this.#onTrip(c.snapshot as Trip | null)),
+      on(poolDriverActor.type, PLATFORM_TENANT, (c) => this.#onDriver(c.snapshot as PoolDriver)),
+    ];
+    // A take the trip never confirmed is completed or undone (spec: business 3.1).
+    this.#release = deps.runtime.handleOutbox(
+      HOLD_OUTBOX,
+      (i) => settleHold(deps, i.payload as HoldItem),
+    );
+  }
+
+  /** A driver's newest position (LivePositions): a driver moving into range may take a trip. */
+  moved(driverId: string, p: Position): void {
+    this.index.moved(driverId, p);
+    if (this.index.driver(driverId) === null) {
+      this.#track(this.#loadDriver(driverId));
+      return;
+    }
+    this.#track(this.#freed(driverId));
+  }
+
+  /** Trips waiting for a driver now (for the board and tests). */
+  waiting(): number {
+    let n = 0;
+    for (const z of this.#waiting.values()) n += z.size;
+    return n;
+  }
+
+  /** Resolves once the work under way is done (tests, bench). */
+  async idle(): Promise<void> {
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#subs) s.unsubscribe();
+    this.#release();
+    await this.idle();
+  }
+
+  #track(p: Promise<unknown>): void {
+    const w = p.catch((e) => this.#report(e)).finally(() => this.#work.delete(w));
+    this.#work.add(w);
+  }
+
+  #report(e: unknown): void {
+    if (this.#deps.onError) this.#deps.onError(e, "dispatch");
+    else console.error("dispatch:", e);
+  }
+
+  async #loadDriver(id: string): Promise<void> {
+    const r = await this.#deps.runtime.read(poolDriverActor, PLATFORM_TENANT, id, { kind: "get" });
+    if (r.ok) await this.#onDriver(r.reply);
+  }
+
+  async #onDriver(d: PoolDriver | null): Promise<void> {
+    if (!d) return;
+    const entry: IndexedDriver = {
+      id: d.id,
+      zone_id: d.zone_id,
+      vehicle_type_id: d.vehicle_type_id,
+      online: d.online,
+      full: d.current !== null && d.queued !== null,
+    };
+    this.index.setDriver(entry);
+    await this.#freed(d.id);
+  }
+
+  async #onTrip(t: Trip | null): Promise<void> {
+    if (!t) return;
+    const key = tripKeyOf(t.business_id, t.reference);
+    const before = this.#offerOf.get(key);
+    const now = t.offer?.driver_id;
+    if (before !== undefined && before !== now) this.#unreserve(key, before);
+    if (now !== undefined) this.#reserve(key, now);
+    if (!dispatchable(t) || t.offer !== null) this.#forget(key);
+    else await this.#dispatch(t);
+    // An ended trip frees its driver (a hold released twice is harmless).
+    if (t.driver && (t.status === "completed" || t.status === "cancelled")) {
+      await this.#deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, t.driver.id, {
+        kind: "release",
+        trip: key,
+      });
+    }
+    if (before !== undefined && before !== now) await this.#freed(before);
+  }
+
+  #reserve(key: string, driver: string): void {
+    this.#offerOf.set(key, driver);
+    this.#tripOf.set(driver, key);
+  }
+
+  #unreserve(key: string, driver: string): void {
+    if (this.#offerOf.get(key) === driver) this.#offerOf.delete(key);
+    if (this.#tripOf.get(driver) === key) this.#tripOf.delete(driver);
+  }
+
+  #forget(key: string): void {
+    for (const z of this.#waiting.values()) z.delete(key);
+  }
+
+  async #context(): Promise<{ settings: PlatformSettings; catalogue: Catalogue }> {
+    const [s, catalogue] = await Promise.all([
+      this.#deps.runtime.read(platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+        kind: "get",
+      }),
+      catalogueOf(this.#deps),
+    ]);
+    return { settings: orRefuse(s), catalogue };
+  }
+
+  /** Offers the trip to its nearest fitting driver, or keeps it waiting. */
+  async #dispatch(t: Trip): Promise<void> {
+    const { settings: s, catalogue } = await this.#context();
+    const key = tripKeyOf(t.business_id, t.reference);
+    const now = this.#deps.clock.now();
+    const d = t.dispatch;
+    // The trip's own window timer cancels it (spec: business 3.1).
+    if (d.first_offer_at !== null && now >= d.first_offer_at + s.dispatch_window_minutes * 60_000) {
+      return;
+    }
+    const due = offerDueAt(t, s);
+    if (due !== null && due > now) {
+      if (d.offer_after === null) await this.#ask(t, { kind: "offer_after", at: due });
+      return; // The trip's timer brings it back when due.
+    }
+    const zone = zoneAt(catalogue, t.pickup.lat, t.pickup.lng);
+    const resolved = vehicleTypeOf(catalogue, t.vehicle.vehicle_class.id);
+    if (!zone || !resolved || this.#offerOf.has(key)) return;
+    const driver = this.index.nearest({
+      zone_id: zone.id,
+      lat: t.pickup.lat,
+      lng: t.pickup.lng,
+      max_km: zone.area.radius_km * 2,
+      fresh_after: now - s.position_fresh_seconds * 1000,
+      now,
+      accept: (c) => {
+        const v = vehicleTypeOf(catalogue, c.vehicle_type_id);
+        return !this.#tripOf.has(c.id) && c.online && !c.full &&
+          !d.excluded.includes(c.id) && !!v && vehicleFits(v, resolved, t);
+      },
+    });
+    if (driver === null) {
+      const waiting = this.#waiting.get(zone.id) ?? new Map<string, Trip>();
+      this.#waiting.set(zone.id, waiting.set(key, t));
+      return;
+    }
+    this.#forget(key);
+    this.#reserve(key, driver);
+    const r = await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, {
+      kind: "offer",
+      offer: {
+        offer_id: newOfferId(t.business_id, t.reference),
+        driver_id: driver,
+        expires_at: now + s.dispatch_offer_seconds * 1000,
+      },
+      window_ends_at: now + s.dispatch_window_minutes * 60_000,
+    });
+    if (r.ok) return;
+    this.#unreserve(key, driver);
+    // The snapshot was older than the trip (a driver excluded since): try again on the trip as
+    // it is. Otherwise the trip moved on (accepted, cancelled) and its change says what follows.
+    if (r.code !== "driver_excluded") return;
+    const fresh = await this.#deps.runtime.read(tripActor, t.business_id, t.reference, {
+      kind: "get",
+    });
+    if (fresh.ok && fresh.reply.phase === "booked") await this.#onTrip(fresh.reply.trip);
+  }
+
+  async #ask(t: Trip, c: { kind: "offer_after"; at: number }): Promise<void> {
+    await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, c);
+  }
+
+  /** A driver who may take an offer now: the oldest waiting trips of their zone are tried. */
+  async #freed(driverId: string): Promise<void> {
+    const d = this.index.driver(driverId);
+    const waiting = d && this.#waiting.get(d.zone_id);
+    if (!d || !waiting || waiting.size === 0 || this.#tripOf.has(driverId)) return;
+    let tries = 0;
+    for (const t of [...waiting.values()]) {
+      if (++tries > WAITING_TRIES_MAX || this.#tripOf.has(driverId)) return;
+      await this.#dispatch(t);
+    }
+  }
+}
+
+/** The name the business feature gives its dispatcher among the environment's reactors. */
+export const DISPATCHER = "dispatcher";
+
+/** The environment's dispatcher (started by the business feature). */
+export function dispatcherOf(env: { readonly reactors: Readonly<Record<string, Reactor>> }) {
+  const d = env.reactors[DISPATCHER];
+  if (!(d instanceof Dispatcher)) throw new Error("the business feature is not started");
+  return d;
+}

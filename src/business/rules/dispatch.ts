@@ -1,0 +1,63 @@
+/**
+ * Dispatch's pure rules (Business API 1.2, 3.1): which vehicle may take a trip, and when a trip
+ * may first be offered.
+ */
+import { BODY_TYPES, CAPACITY_CLASSES, type VehicleType } from "./catalogue.ts";
+import type { VehicleFields } from "./vehicle.ts";
+
+/** What a trip needs of a vehicle: its resolved class, and passengers for a ride. */
+export interface VehicleNeed {
+  readonly type: "ride" | "parcel";
+  readonly vehicle: Pick<VehicleFields, "vehicle_class" | "cargo_body_type">;
+}
+
+const rank = (c: VehicleType["capacity_class"]) => c === null ? -1 : CAPACITY_CLASSES.indexOf(c);
+const bodyRank = (b: VehicleType["body_type"]) => BODY_TYPES.indexOf(b);
+
+/**
+ * spec: business 1.2: the driver's vehicle fits when it is the resolved vehicle or a larger one:
+ * a payload and capacity class at least the resolved vehicle's, a body at least the resolved
+ * body type, and seats for a ride. `resolved`: the catalogue's entry for the trip's vehicle.
+ */
+export function vehicleFits(
+  driver: VehicleType,
+  resolved: VehicleType,
+  need: VehicleNeed,
+): boolean {
+  if (driver.id === resolved.id) return true;
+  const body = need.vehicle.cargo_body_type ?? resolved.body_type;
+  return driver.payload_kg >= resolved.payload_kg &&
+    rank(driver.capacity_class) >= rank(resolved.capacity_class) &&
+    bodyRank(driver.body_type) >= bodyRank(body) &&
+    (need.type !== "ride" || driver.passenger_seats >= 1);
+}
+
+/** What of a trip decides when it is first offered. */
+export interface OfferTiming {
+  readonly created_at: number;
+  readonly scheduled_at: number | null;
+  readonly prep_minutes: number | null;
+  readonly ready_at: number | null;
+}
+
+/** The operator's leads (PUT /operator/settings). */
+interface Leads {
+  readonly prep_offer_lead_minutes: number;
+  readonly schedule_offer_lead_minutes: number;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * When the trip may first be offered; null when at once. spec: business 3.1: a merchant order
+ * with prep_minutes at booking time + prep_minutes - prep_offer_lead_minutes, or at once once
+ * ready; a scheduled trip schedule_offer_lead_minutes before scheduled_at.
+ */
+export function offerDueAt(t: OfferTiming, s: Leads): number | null {
+  if (t.ready_at !== null) return null;
+  if (t.scheduled_at !== null) return t.scheduled_at - s.schedule_offer_lead_minutes * MINUTE_MS;
+  if (t.prep_minutes !== null) {
+    return t.created_at + (t.prep_minutes - s.prep_offer_lead_minutes) * MINUTE_MS;
+  }
+  return null;
+}

@@ -1,0 +1,197 @@
+// deno-lint-ignore-file no-explicit-any
+/**
+ * The trip's dispatch (Business API 3.1), pure: one offer at a time on its own expiry timer; a
+ * declined or expired driver never asked again; only the driver offered accepts; the window from
+ * the first offer cancels the trip by the system with its refund; a prep order waits on its timer.
+ */
+import assert from "node:assert/strict";
+import {
+  type Claim,
+  DUE_TIMER,
+  OFFER_TIMER,
+  tripActor,
+  type TripDraft,
+  WINDOW_TIMER,
+} from "../../../actors/business/trip/mod.ts";
+import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import { ActorHarness, kinds } from "../../helpers/actor.ts";
+
+const draft = (over: Partial<TripDraft> = {}): TripDraft => ({
+  business_id: "biz_1",
+  reference: "BK-0000000001",
+  type: "parcel",
+  segment: null,
+  passenger_name: "Neo",
+  passenger_phone: null,
+  pickup: { address: "Main Mall", lat: -24.65, lng: 25.9 },
+  stops: [],
+  dest: { address: "Block 8", lat: -24.6, lng: 25.93 },
+  external_reference: "ORD-1",
+  scheduled_at: null,
+  prep_minutes: null,
+  handover_required: false,
+  order_payload: null,
+  cod_amount_minor: null,
+  delivery_code: null,
+  age_verification_required: false,
+  expense_code: null,
+  shop_deliver: false,
+  parcel_weight_kg: null,
+  vehicle: {
+    parcel_size: "small",
+    parcel_size_label: "Small",
+    parcel_weight_min_kg: 0,
+    parcel_weight_max_kg: 5,
+    cargo_body_type: null,
+    cargo_capacity_class: null,
+    volumetric_weight_kg: null,
+    vehicle_class: { id: 1, name: "Motorbike", body_type: "open", capacity_class: null },
+    vehicle_upgraded: false,
+    vehicle_upgrade_reason: null,
+  },
+  billing_amount_minor: 4_500,
+  billing_currency: "BWP",
+  fare_lines: [],
+  distance_m: 6_000,
+  eta_minutes: 20,
+  chat_token: "chat",
+  tracking_token: "track",
+  is_test: false,
+  ...over,
+});
+
+const claimOf = (over: Partial<TripDraft> = {}): Omit<Claim, "claimed_at"> => ({
+  draft: draft(over),
+  fingerprint: "fp1",
+  key_kind: "external_reference",
+});
+
+const CHARGE = { transaction_id: "wtx_1", amount_minor: 4_500, currency: "BWP" };
+
+function fresh(): ActorHarness<any, any, any, any> {
+  return new ActorHarness(tripActor, { now: 1_000 });
+}
+
+function booked(over: Partial<TripDraft> = {}): ActorHarness<any, any, any, any> {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf(over) });
+  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+  return h;
+}
+
+const driver = (id: string) => ({
+  id,
+  name: "Neo",
+  phone: "+26771234567",
+  plate: null,
+  color: null,
+  vehicle_type_id: 1,
+});
+
+const offer = (id: string, driver_id: string, expires_at: number) => ({
+  kind: "offer",
+  offer: { offer_id: id, driver_id, expires_at },
+  window_ends_at: 1_000 + 15 * 60_000,
+});
+
+Deno.test("trip dispatch: an offer waits alone, expires on its timer, and its driver is never asked again", () => {
+  const h = booked();
+  const step = h.must(offer("off_1", "d1", 31_000));
+  assert.deepEqual(step.timers, [
+    { op: "set", name: OFFER_TIMER, at: 31_000 },
+    { op: "set", name: WINDOW_TIMER, at: 1_000 + 15 * 60_000 },
+  ]);
+  assert.deepEqual(h.state.trip.offer, { offer_id: "off_1", driver_id: "d1", expires_at: 31_000 });
+  assert.equal(h.state.trip.dispatch.first_offer_at, 1_000);
+  assert.deepEqual(h.indexes().map((i) => i.index), ["business_trip_number", "pool_driver_offer"]);
+  h.refused(offer("off_2", "d2", 31_000), "offer_waiting");
+  h.now = 31_000;
+  assert.deepEqual(kinds(h.fire(OFFER_TIMER).events), ["offer_ended"]);
+  assert.equal(h.state.trip.offer, null);
+  assert.deepEqual(h.state.trip.dispatch.excluded, ["d1"]);
+  h.refused(offer("off_3", "d1", 61_000), "driver_excluded");
+  // The next offer keeps the window of the first.
+  const next = h.must(offer("off_4", "d2", 61_000));
+  assert.deepEqual(next.timers, [{ op: "set", name: OFFER_TIMER, at: 61_000 }]);
+  assert.equal(h.state.trip.dispatch.first_offer_at, 1_000);
+  // An expiry timer after the offer was answered ends nothing.
+  h.must({ kind: "decline", offer_id: "off_4", driver_id: "d2" });
+  assert.deepEqual(kinds(h.fire(OFFER_TIMER).events), []);
+  assert.deepEqual(h.state.trip.dispatch.excluded, ["d1", "d2"]);
+  // A replayed decline answers the trip as it is.
+  assert.deepEqual(
+    kinds(h.must({ kind: "decline", offer_id: "off_4", driver_id: "d2" }).events),
+    [],
+  );
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip dispatch: only the driver offered accepts, once; another driver is refused", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  h.refused({ kind: "accept", driver: driver("d2"), offer_id: "off_1" }, "not_found");
+  h.refused({ kind: "accept", driver: driver("d2") }, "not_found");
+  h.refused({ kind: "decline", offer_id: "off_1", driver_id: "d2" }, "not_found");
+  const step = h.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" });
+  assert.deepEqual(kinds(step.events), ["trip_accepted"]);
+  assert.deepEqual(step.timers, [
+    { op: "cancel", name: OFFER_TIMER },
+    { op: "cancel", name: WINDOW_TIMER },
+  ]);
+  assert.equal(h.state.trip.status, "accepted");
+  assert.equal(h.state.trip.offer, null);
+  assert.deepEqual(
+    kinds(h.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" }).events),
+    [],
+  );
+  h.refused({ kind: "accept", driver: driver("d2"), offer_id: "off_1" }, "already_accepted");
+  // The window's timer after an acceptance cancels nothing.
+  assert.deepEqual(kinds(h.fire(WINDOW_TIMER).events), []);
+});
+
+Deno.test("trip dispatch: accepted behind a trip under way, the trip is queued", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  h.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1", queued: true });
+  assert.equal(h.state.trip.status, "queued");
+});
+
+Deno.test("trip dispatch: an expired offer answered late is offer_expired", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  h.fire(OFFER_TIMER);
+  h.refused({ kind: "accept", driver: driver("d1"), offer_id: "off_1" }, "offer_expired");
+});
+
+Deno.test("trip dispatch: no acceptance within the window cancels the trip by the system and owes its refund", () => {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  h.now = 1_000 + 15 * 60_000;
+  const step = h.fire(WINDOW_TIMER);
+  assert.deepEqual(kinds(step.events), ["trip_cancelled"]);
+  assert.equal(h.state.trip.status, "cancelled");
+  assert.equal(h.state.trip.cancelled_by, "system");
+  assert.equal(h.state.trip.offer, null);
+  const outboxes = tripActor.outbox!(step.events[0], h.state).map((a) => a.outbox);
+  assert.ok(outboxes.includes(TRIP_REFUND_OUTBOX), "the cancellation's refund is owed");
+  h.refused(offer("off_2", "d2", 2_000_000), "invalid_transition");
+});
+
+Deno.test("trip dispatch: a prep order waits on its own timer, set once", () => {
+  const h = booked({ prep_minutes: 30 });
+  const at = 1_000 + 18 * 60_000;
+  const step = h.must({ kind: "offer_after", at });
+  assert.deepEqual(step.timers, [{ op: "set", name: DUE_TIMER, at }]);
+  assert.equal(h.state.trip.dispatch.offer_after, at);
+  assert.deepEqual(h.must({ kind: "offer_after", at: at + 1 }).timers, []);
+  h.now = at;
+  assert.deepEqual(kinds(h.fire(DUE_TIMER).events), ["offer_due"]);
+});
+
+Deno.test("trip dispatch: a trip stored before dispatch loads with none", () => {
+  const h = booked();
+  const { offer: _o, dispatch: _d, ...old } = h.state.trip;
+  const loaded: any = tripActor.load!({ ...h.state, trip: old }, 1);
+  assert.equal(loaded.trip.offer, null);
+  assert.deepEqual(loaded.trip.dispatch, { first_offer_at: null, excluded: [], offer_after: null });
+});

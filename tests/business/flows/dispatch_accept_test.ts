@@ -1,0 +1,122 @@
+/**
+ * Accepting offers under concurrency (Business API 3.1: two trips never hold one driver; a trip
+ * never has two drivers) and a crash between the two steps of an acceptance, settled by the
+ * driver's hold timer.
+ */
+import assert from "node:assert/strict";
+import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { acceptOffer, newOfferId, tripKeyOf } from "../../../src/business/flows/dispatch.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
+import { advance, until } from "../../helpers/receiver.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { book, fundedBusiness, PARCEL } from "../../routes/business/trips_fixtures.ts";
+
+/** A trip offered to the driver by hand (no driver is online: the dispatcher offers nothing). */
+async function offered(t: TestEnv, b: CreatedBusiness, driverId: string) {
+  const r = await book(t, b.api_key, PARCEL);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const reference = r.body.data.reference as string;
+  const offerId = newOfferId(b.id, reference);
+  const now = t.clock.now();
+  const o = await t.env.runtime.ask(tripActor, b.id, reference, {
+    kind: "offer",
+    offer: { offer_id: offerId, driver_id: driverId, expires_at: now + 30_000 },
+    window_ends_at: now + 15 * 60_000,
+  });
+  assert.ok(o.ok, JSON.stringify(o));
+  return { reference, offerId };
+}
+
+const driverState = async (t: TestEnv, id: string) => {
+  const r = await t.env.runtime.read(poolDriverActor, "platform", id, { kind: "get" });
+  assert.ok(r.ok);
+  return r.reply;
+};
+
+const outcome = (p: Promise<unknown>) =>
+  p.then(() => "ok", (e) => e instanceof Refused ? e.rejection.code : Promise.reject(e));
+
+Deno.test("dispatch accept: 10 offers accepted at once by one driver: one under way, one queued, the rest driver_busy", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await createPoolDriver(t);
+    const offers = [];
+    for (let i = 0; i < 10; i++) offers.push(await offered(t, b, d.id));
+    const results = await Promise.all(
+      offers.map((o) => outcome(acceptOffer(t.env, d.id, o.offerId))),
+    );
+    assert.equal(results.filter((r) => r === "ok").length, 2, results.join());
+    assert.equal(results.filter((r) => r === "driver_busy").length, 8, results.join());
+    const held = await driverState(t, d.id);
+    const statuses = [];
+    for (const o of offers) {
+      const r = await t.env.runtime.read(tripActor, b.id, o.reference, { kind: "get" });
+      assert.ok(r.ok && r.reply.phase === "booked");
+      if (r.reply.trip.driver !== null) statuses.push(r.reply.trip.status);
+    }
+    assert.deepEqual(statuses.sort(), ["accepted", "queued"]);
+    assert.ok(held.current !== null && held.queued !== null);
+    assert.deepEqual(held.unconfirmed, []);
+  }));
+
+Deno.test("dispatch accept: one offer accepted twice at once (retries): one driver, both answers the same", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await createPoolDriver(t);
+    const o = await offered(t, b, d.id);
+    const [a1, a2] = await Promise.all([
+      acceptOffer(t.env, d.id, o.offerId),
+      acceptOffer(t.env, d.id, o.offerId),
+    ]);
+    assert.equal(a1.trip.driver?.id, d.id);
+    assert.equal(a2.trip.driver?.id, d.id);
+    assert.equal(a1.trip.status, "accepted");
+    const held = await driverState(t, d.id);
+    assert.equal(held.current, tripKeyOf(b.id, o.reference));
+    assert.equal(held.queued, null, "the same trip is not held twice");
+  }));
+
+Deno.test("dispatch accept: a crash between the driver's take and the trip's acceptance is undone, or completed, by the hold timer", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const cut = await createPoolDriver(t);
+    const done = await createPoolDriver(t);
+    const first = await offered(t, b, cut.id);
+    const second = await offered(t, b, done.id);
+    // Cut after the take: the trip never accepted this driver.
+    const trip1 = tripKeyOf(b.id, first.reference);
+    assert.ok(
+      (await t.env.runtime.ask(poolDriverActor, "platform", cut.id, {
+        kind: "take",
+        trip: trip1,
+      })).ok,
+    );
+    // Cut after the trip's acceptance, before the confirmation.
+    const trip2 = tripKeyOf(b.id, second.reference);
+    assert.ok(
+      (await t.env.runtime.ask(poolDriverActor, "platform", done.id, {
+        kind: "take",
+        trip: trip2,
+      })).ok,
+    );
+    const held = await driverState(t, done.id);
+    assert.ok(
+      (await t.env.runtime.ask(tripActor, b.id, second.reference, {
+        kind: "accept",
+        driver: { ...held, phone: held.phone },
+        offer_id: second.offerId,
+      })).ok,
+    );
+
+    await advance(t, 61);
+    await until(t, async () => (await driverState(t, cut.id)).current === null, "the undone take");
+    await until(
+      t,
+      async () => (await driverState(t, done.id)).unconfirmed.length === 0,
+      "the completed take",
+    );
+    assert.equal((await driverState(t, done.id)).current, trip2);
+  }));

@@ -1,0 +1,144 @@
+/**
+ * Dispatch over HTTP (Business API 3.1; CONTRACT "Driver app" GET /driver/offers, POST
+ * /driver/offers/{offer}/accept, /decline): a booking is offered to the nearest driver, expires
+ * to the next, and is accepted with a trip.accepted webhook; another driver's offer is 404.
+ */
+import assert from "node:assert/strict";
+import { advance, startReceiver, until } from "../../helpers/receiver.ts";
+import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+/** Waits for the offer the dispatcher makes to this driver (it follows the booking's commit). */
+async function offerOf(t: TestEnv, token: string) {
+  let offer: Record<string, unknown> | null = null;
+  await until(t, async () => {
+    const r = await t.call("GET", "/driver/offers", { bearer: token });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    offer = r.body.data.offer;
+    return offer !== null;
+  }, "an offer");
+  return offer! as { offer_id: string; reference: string } & Record<string, unknown>;
+}
+
+async function noOffer(t: TestEnv, token: string) {
+  await t.settle();
+  const r = await t.call("GET", "/driver/offers", { bearer: token });
+  assert.equal(r.body.data.offer, null);
+}
+
+function answer(t: TestEnv, token: string, offer: string, outcome: string, key = "k1") {
+  return t.call("POST", `/driver/offers/${offer}/${outcome}`, {
+    bearer: token,
+    body: { idempotency_key: key },
+  });
+}
+
+Deno.test("dispatch: book -> offer to the nearest -> expire -> next driver -> accept -> trip.accepted", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await fundedBusiness(t);
+      await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { webhook_url: receiver.url },
+      });
+      // Near the Main Mall pickup (about 0.5 km), and farther (about 3 km).
+      const near = await onlineDriverAt(t, -24.650, 25.9086);
+      const far = await onlineDriverAt(t, -24.627, 25.9086);
+      const booked = await book(t, b.api_key, PARCEL);
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      const reference = booked.body.data.reference;
+
+      const first = await offerOf(t, near.token);
+      assert.equal(first.reference, reference);
+      assert.equal(first.pickup_distance_km, 0.5);
+      assert.equal("fare_lines" in first || "billing_amount" in first, false, "no fare lines");
+      await noOffer(t, far.token);
+      // Another driver's offer answers as one that does not exist, word for word.
+      const stranger = await answer(t, far.token, first.offer_id, "accept");
+      const fabricated = await answer(t, far.token, "off_nope.bm9wZQ", "accept");
+      assert.equal(stranger.status, 404);
+      assert.deepEqual(stranger.body, fabricated.body);
+
+      await advance(t, 31); // spec: business 3.1: dispatch_offer_seconds 30, then the next driver.
+      const second = await offerOf(t, far.token);
+      assert.notEqual(second.offer_id, first.offer_id);
+      await noOffer(t, near.token);
+      const late = await answer(t, near.token, first.offer_id, "accept");
+      assert.equal(late.status, 409);
+      assert.equal(late.body.code, "offer_expired");
+
+      const accepted = await answer(t, far.token, second.offer_id, "accept");
+      assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+      assert.deepEqual(accepted.body.data, {
+        offer_id: second.offer_id,
+        outcome: "accepted",
+        reference,
+        status: "accepted",
+      });
+      const replay = await answer(t, far.token, second.offer_id, "accept");
+      assert.deepEqual(replay.body.data, accepted.body.data, "a replay answers the first answer");
+      await noOffer(t, far.token);
+
+      await until(
+        t,
+        () => receiver.deliveries.some((d) => JSON.parse(d.body).event === "trip.accepted"),
+        "trip.accepted",
+      );
+      const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      assert.equal(trip.body.data.status, "accepted");
+      const me = await t.env.runtime.read(
+        (await import("../../../actors/business/pool_driver.ts")).poolDriverActor,
+        "platform",
+        far.id,
+        { kind: "get" },
+      );
+      assert.ok(me.ok);
+      assert.equal(me.reply.current, `${b.id}:${reference}`);
+      assert.deepEqual(me.reply.unconfirmed, []);
+    } finally {
+      await receiver.close();
+    }
+  }));
+
+Deno.test("dispatch: a prep order waits for its time, a fresh position brings the driver, a decline is final, the window cancels by the system and refunds", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await onlineDriverAt(t, -24.650, 25.9086);
+    const booked = await book(t, b.api_key, { ...PARCEL, prep_minutes: 30 });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const reference = booked.body.data.reference;
+    await noOffer(t, d.token); // spec: business 3.1: offered at booking + 30 - 12 minutes.
+    await advance(t, 18 * 60);
+    await noOffer(t, d.token); // due, but the driver's position is 18 minutes old: unavailable.
+    const at = new Date(t.clock.now()).toISOString();
+    await t.call("POST", "/driver/positions", {
+      bearer: d.token,
+      body: { positions: [{ lat: -24.650, lng: 25.9086, accuracy: 5, heading: 0, at }] },
+    });
+    const offer = await offerOf(t, d.token);
+    assert.equal(offer.reference, reference);
+    const declined = await answer(t, d.token, offer.offer_id, "decline");
+    assert.equal(declined.status, 200, JSON.stringify(declined.body));
+    assert.equal(declined.body.data.outcome, "declined");
+    await noOffer(t, d.token); // never asked again for this trip
+    await advance(t, 15 * 60); // spec: business 3.1: dispatch_window_minutes from the first offer
+    await until(t, async () => {
+      const r = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      return r.body.data.status === "cancelled";
+    }, "the window's cancellation");
+    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(trip.body.data.cancelled_by, "system");
+    // The cancellation's refund puts the charge back in the wallet.
+    await until(
+      t,
+      async () => JSON.stringify(await balanceOf(t, b.api_key)) === JSON.stringify(bwp(1000)),
+      "the refund",
+    );
+    // Another business sees nothing of it.
+    const other = await fundedBusiness(t);
+    const hidden = await t.call("GET", `/business/trips/${reference}`, { key: other.api_key });
+    assert.equal(hidden.status, 404);
+  }));
