@@ -20,17 +20,22 @@ export async function reindexStored(
 ): Promise<number> {
   let rewritten = 0;
   for (const def of defs) {
-    if (def.indexesChangedAt === undefined) continue;
+    const pass = reindexPass(def);
+    if (pass === null) continue;
     // A unique key would need its claim checked; no such index has changed shape.
     if ((def.uniqueIndexes ?? []).length > 0) {
       throw new Error(`${def.type}: unique indexes are not re-indexed at start`);
     }
-    const pass = `reindex:${def.type}:${def.indexesChangedAt}`;
     if (await store.passDone(pass)) continue;
     rewritten += await reindexType(store, def);
     await store.markPassDone(pass);
   }
   return rewritten;
+}
+
+/** The name the store keeps the definition's pass done under; null when it has none. */
+export function reindexPass(def: AnyActorDefinition): string | null {
+  return def.indexesChangedAt === undefined ? null : `reindex:${def.type}:${def.indexesChangedAt}`;
 }
 
 async function reindexType(store: ActorStore, def: AnyActorDefinition): Promise<number> {
