@@ -148,6 +148,9 @@ export class KvActorStore implements ActorStore {
   }
 
   async actorIds(type: string, after: string | null, limit: number): Promise<string[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`actor listing limit out of range: ${limit}`);
+    }
     const ids: string[] = [];
     const selector = after === null
       ? { prefix: [ACTOR, type] }

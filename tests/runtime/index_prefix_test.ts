@@ -87,6 +87,7 @@ Deno.test("kv store: the actors of a type are listed a page at a time after the 
     assert.deepEqual(await store.actorIds("run", "d", 2), ["e"]);
     assert.deepEqual(await store.actorIds("run", "e", 2), []);
     assert.deepEqual(await store.actorIds("nothing", null, 2), []);
+    await assert.rejects(() => store.actorIds("run", null, 0), RangeError);
   } finally {
     store.close();
   }
