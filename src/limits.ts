@@ -20,6 +20,13 @@ export const STATE_PART_BYTES = 60_000;
 /** Events of one commit are stored in chunks of at most this many stored bytes (64 KiB value cap). */
 export const EVENT_CHUNK_BYTES_MAX = 48_000;
 /**
+ * Index entries one prefix lookup reads at most: a driver's runs carrying one shipment are a
+ * handful, and a pass over an index pages through it (Deno KV lists 1,000 at a time).
+ */
+export const INDEX_PREFIX_LOOKUP_MAX = 1_000;
+/** Stored actors a re-index pass (src/runtime/reindex.ts) reads a page at a time. */
+export const REINDEX_PAGE_ACTORS = 100;
+/**
  * Deno KV: at most 100 checks in one atomic operation: one per actor in a group commit, and one
  * per unique index key it takes.
  */

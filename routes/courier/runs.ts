@@ -344,7 +344,7 @@ function driverRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: "/driver/network-runs",
-    summary: "The runs assigned to the signed-in driver",
+    summary: "The open runs assigned to the signed-in driver (a closed run is not listed)",
     tag,
     security: "driver",
     middleware: asDriver,
@@ -361,7 +361,7 @@ function driverRoutes(api: Api): void {
     {
       method: "get",
       path: "/driver/network-runs/{run}",
-      summary: "One of the driver's runs (no declared or customs values)",
+      summary: "One of the driver's open runs (no declared or customs values)",
       tag,
       security: "driver",
       middleware: asDriver,

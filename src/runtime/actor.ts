@@ -97,6 +97,12 @@ export interface ActorDefinition<S, C, E, R> {
    * when two actors take it at once: the commit checks the key is free.
    */
   readonly uniqueIndexes?: readonly string[];
+  /**
+   * The version at which `indexes` last changed the shape of its keys. An actor is indexed at
+   * each commit with events, so one unchanged since keeps entries of the old shape: the runtime's
+   * start rewrites them once for every stored actor of the type (src/runtime/reindex.ts).
+   */
+  readonly indexesChangedAt?: number;
   /** The snapshot that projections receive on the bus; omit secrets. Undefined: none is sent. */
   project?(state: S): unknown;
   /**

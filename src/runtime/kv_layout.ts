@@ -21,6 +21,8 @@ export const REPLY = "r";
 export const UNPUBLISHED = "u";
 export const STATE_PART = "p";
 export const OUTBOX = "o";
+/** One-time passes over the store completed (ActorStore.passDone). */
+export const PASS_DONE = "m";
 
 /** What is stored of an outbox item under outboxKey (the rest is in its key). */
 export interface StoredOutboxItem {

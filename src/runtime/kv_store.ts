@@ -1,6 +1,6 @@
 /** The actor store on Deno KV: a local SQLite file, or a KV Connect URL shared by instances. */
 import { DatabaseSync } from "node:sqlite";
-import { KV_PAGE_BYTES } from "../limits.ts";
+import { INDEX_PREFIX_LOOKUP_MAX, KV_PAGE_BYTES } from "../limits.ts";
 import { newId } from "./ids.ts";
 import {
   ACTOR,
@@ -14,6 +14,7 @@ import {
   outboxKey,
   partsKey,
   partsOf,
+  PASS_DONE,
   REPLY,
   type SplitEvent,
   type SplitRecord,
@@ -30,6 +31,7 @@ import type {
   ActorWrite,
   CommitResult,
   DueTimer,
+  IndexEntryFound,
   IndexTarget,
   OutboxItem,
   StoredActor,
@@ -125,6 +127,49 @@ export class KvActorStore implements ActorStore {
 
   async lookup(index: string, key: string): Promise<IndexTarget | null> {
     return (await this.#kv.get<IndexTarget>([INDEX, index, key])).value;
+  }
+
+  async lookupPrefix(index: string, prefix: string, limit: number): Promise<IndexEntryFound[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > INDEX_PREFIX_LOOKUP_MAX) {
+      throw new RangeError(`prefix lookup limit out of range: ${limit}`);
+    }
+    // The keys beginning with `prefix` are the first from `prefix` on, in key order: the list
+    // stops at the first other one.
+    const found: IndexEntryFound[] = [];
+    const iter = this.#kv.list<IndexTarget>(
+      { prefix: [INDEX, index], start: [INDEX, index, prefix] },
+      { limit },
+    );
+    for await (const e of iter) {
+      const key = e.key[2];
+      if (typeof key !== "string" || !key.startsWith(prefix)) break;
+      found.push({ key, target: e.value });
+    }
+    return found;
+  }
+
+  async actorIds(type: string, after: string | null, limit: number): Promise<string[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`actor listing limit out of range: ${limit}`);
+    }
+    const ids: string[] = [];
+    const selector = after === null
+      ? { prefix: [ACTOR, type] }
+      : { prefix: [ACTOR, type], start: [ACTOR, type, after] };
+    // One more than asked, as `start` includes `after` itself.
+    for await (const e of this.#kv.list(selector, { limit: limit + 1 })) {
+      const id = e.key[2];
+      if (typeof id === "string" && id !== after && ids.length < limit) ids.push(id);
+    }
+    return ids;
+  }
+
+  async passDone(name: string): Promise<boolean> {
+    return (await this.#kv.get([PASS_DONE, name])).versionstamp !== null;
+  }
+
+  async markPassDone(name: string): Promise<void> {
+    await this.#kv.set([PASS_DONE, name], true);
   }
 
   async dueTimers(until: number, limit: number): Promise<DueTimer[]> {

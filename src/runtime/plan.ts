@@ -13,6 +13,7 @@ import {
   type TimerOp,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
+import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
 import { OUTBOX_ITEM_BYTES_MAX, STATE_BYTES_MAX } from "../limits.ts";
 import {
   type ActorKey,
@@ -73,8 +74,6 @@ export interface PlanInput {
   /** The first seq the store's marker names, while this instance knows it is there. */
   readonly markerFrom: number | null;
 }
-
-const INDEX_SEPARATOR = "\u0000";
 
 export type AskResult<R> =
   | { readonly ok: true; readonly reply: R; readonly replayed: boolean }
@@ -294,8 +293,8 @@ class BatchPlan {
       expected: cell.version,
       record,
       events: def.logEvents === false ? [] : events,
-      indexSet: diff(indexes, cell.indexes).map(decodeIndex),
-      indexDelete: diff(cell.indexes, indexes).map(decodeIndex),
+      indexSet: indexesMissing(indexes, cell.indexes).map(decodeIndex),
+      indexDelete: indexesMissing(cell.indexes, indexes).map(decodeIndex),
       timerSet: this.#timerSet,
       timerDelete: this.#timerDelete,
       replies: this.#replies,
@@ -337,18 +336,4 @@ function sized(add: OutboxAdd): SizedAdd {
 
 export function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
-}
-
-function encodeIndexes(def: AnyActorDefinition, state: unknown): string[] {
-  return (def.indexes?.(state) ?? []).map((i) => `${i.index}${INDEX_SEPARATOR}${i.key}`);
-}
-
-function decodeIndex(encoded: string): { index: string; key: string } {
-  const at = encoded.indexOf(INDEX_SEPARATOR);
-  return { index: encoded.slice(0, at), key: encoded.slice(at + 1) };
-}
-
-function diff(a: readonly string[], b: readonly string[]): string[] {
-  const inB = new Set(b);
-  return a.filter((x) => !inB.has(x));
 }

@@ -26,7 +26,15 @@ import { Outboxes, type OutboxHandler } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { prefetchSoon } from "./replies.ts";
-import type { ActorKey, ActorStore, IndexTarget, StoredEvent, StoredRecord } from "./store.ts";
+import { reindexStored } from "./reindex.ts";
+import type {
+  ActorKey,
+  ActorStore,
+  IndexEntryFound,
+  IndexTarget,
+  StoredEvent,
+  StoredRecord,
+} from "./store.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
@@ -172,6 +180,11 @@ export class ActorRuntime {
     return found;
   }
 
+  /** Entries of `index` whose key begins with `prefix`, at most `limit` (ActorStore.lookupPrefix). */
+  lookupPrefix(index: string, prefix: string, limit: number): Promise<IndexEntryFound[]> {
+    return this.#store.lookupPrefix(index, prefix, limit);
+  }
+
   /**
    * Whether a command sent under `idempotencyKey` was committed by this actor, without sending
    * one: a retry that may no longer make the command (expired prices) still completes one made.
@@ -277,10 +290,12 @@ export class ActorRuntime {
   }
 
   /**
-   * Republishes events a crash may have kept off the bus, hands over the outbox items it left,
-   * then starts the timer loop.
+   * Rewrites index entries of an old shape, republishes events a crash may have kept off the
+   * bus, hands over the outbox items it left, then starts the timer loop.
    */
   async start(options: { timerPollMs?: number } = {}): Promise<void> {
+    // Before anything reads an index: entries of an old key shape are rewritten (reindex.ts).
+    await reindexStored(this.#store, this.#defs.values());
     await this.recoverUnpublished();
     await this.sweepOutboxes();
     // On a manual clock, items a failure left are tried again when time is advanced (timers).

@@ -42,6 +42,12 @@ export interface IndexTarget extends ActorKey {
   readonly tenant: string;
 }
 
+/** An index entry found by its key's prefix (ActorStore.lookupPrefix). */
+export interface IndexEntryFound {
+  readonly key: string;
+  readonly target: IndexTarget;
+}
+
 export interface StoredEvent {
   readonly seq: number;
   readonly at: number;
@@ -124,6 +130,18 @@ export interface ActorStore {
   /** Replies stored for idempotency keys of one actor. */
   replies(key: ActorKey, keys: readonly string[]): Promise<Map<string, unknown>>;
   lookup(index: string, key: string): Promise<IndexTarget | null>;
+  /**
+   * Entries of `index` whose key begins with `prefix`, in key order, at most `limit` (1 to
+   * INDEX_PREFIX_LOOKUP_MAX; RangeError otherwise): the actors a key's first parts name, as a run
+   * per driver and waybill.
+   */
+  lookupPrefix(index: string, prefix: string, limit: number): Promise<IndexEntryFound[]>;
+  /** Ids of the stored actors of `type` after `after` (null: from the first), in key order. */
+  actorIds(type: string, after: string | null, limit: number): Promise<string[]>;
+  /** Whether a one-time pass over the store (a re-index, reindex.ts) was completed. */
+  passDone(name: string): Promise<boolean>;
+  /** Records a one-time pass as completed, for every instance sharing the store. */
+  markPassDone(name: string): Promise<void>;
   /** Timers due at or before `until`, oldest first. */
   dueTimers(until: number, limit: number): Promise<DueTimer[]>;
   /** Removes a timer entry whose actor no longer holds it. */

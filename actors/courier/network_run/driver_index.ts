@@ -1,7 +1,11 @@
 /**
  * What a driver may touch (courier 4.5): the shipments of the runs assigned to them. A run
- * indexes each of its shipments under `driver_waybill` = `<driver>|<waybill>` while the run is
- * assigned to that driver, so the check (src/courier/flows/driver_access.ts) is one index read.
+ * indexes each of its shipments under `driver_waybill` = `<driver>|<waybill>|<run>` while the run
+ * is assigned to that driver and open, so the check (src/courier/flows/driver_access.ts) is one
+ * prefix read of `<driver>|<waybill>|`. Keyed per run: two runs of the driver carrying one
+ * shipment each hold their own entry, and the one reassigned or closed takes only its own away.
+ * (Until state version 3 the key was `<driver>|<waybill>`, shared by such runs; the runtime's
+ * start rewrote those entries, networkRunActor.indexesChangedAt.)
  */
 import type { IndexEntry } from "../../../src/runtime/actor.ts";
 import type { NetworkRunState } from "./run.ts";
@@ -9,8 +13,14 @@ import type { NetworkRunState } from "./run.ts";
 /** The index a run keeps for each shipment on it while a driver is assigned. */
 export const DRIVER_WAYBILL_INDEX = "driver_waybill";
 
-export function driverWaybillKey(driverId: string, waybill: string): string {
-  return `${driverId}|${waybill}`;
+/** The entry of one run carrying `waybill` for its driver. */
+export function driverWaybillKey(driverId: string, waybill: string, runId: string): string {
+  return `${driverWaybillPrefix(driverId, waybill)}${runId}`;
+}
+
+/** What the entries of every run of the driver carrying `waybill` begin with. */
+export function driverWaybillPrefix(driverId: string, waybill: string): string {
+  return `${driverId}|${waybill}|`;
 }
 
 /** The driver reaches the run's shipments while assigned to it and the run is open. */
@@ -28,6 +38,6 @@ export function driverIndexes(state: NetworkRunState): IndexEntry[] {
   for (const [w, stays] of kept) if (!stays) waybills.delete(w);
   return [...waybills].map((w) => ({
     index: DRIVER_WAYBILL_INDEX,
-    key: driverWaybillKey(driver, w),
+    key: driverWaybillKey(driver, w, state.id),
   }));
 }

@@ -21,7 +21,7 @@ export type { FollowUpEvent, RunEvent, RunOutcome } from "./events.ts";
 export type { LegacyRunEvent, StoredRunEvent } from "./legacy.ts";
 export * from "./follow_ups.ts";
 export * from "./follow_ups_of.ts";
-export { DRIVER_WAYBILL_INDEX, driverWaybillKey } from "./driver_index.ts";
+export { DRIVER_WAYBILL_INDEX, driverWaybillKey, driverWaybillPrefix } from "./driver_index.ts";
 export { type RunSummary, runSummary, type StopAnswer, stopAnswer } from "./summary.ts";
 export { asRun, runAt } from "./replay.ts";
 
@@ -29,7 +29,9 @@ export const networkRunActor: ActorDefinition<NetworkRunState, RunCommand, RunEv
   type: "network_run",
   noun: "run",
   // 2: events state outcomes; the state's shape is as version 1 kept it, loaded as it is.
-  version: 2,
+  // 3: the driver_waybill entries are keyed per run (driver_index.ts); the state is unchanged.
+  version: 3,
+  indexesChangedAt: 3,
   initial: null,
   decide,
   evolve,

@@ -94,5 +94,5 @@ export const EXPENSE_REFUSALS = {
   evidence_file_too_large: "the receipt is larger than an evidence file may be",
 };
 
-/** A run that is not the signed-in driver's answers as one that does not exist. */
-export const DRIVERS_RUN = { not_found: "the run is not assigned to the driver" };
+/** A run that is not the signed-in driver's, or is closed, answers as one that does not exist. */
+export const DRIVERS_RUN = { not_found: "the run is not assigned to the driver, or is closed" };

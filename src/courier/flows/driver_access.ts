@@ -1,16 +1,13 @@
 /**
  * What a driver may touch (courier 4.5): only runs assigned to that driver, and the shipments on
- * them. A run actor indexes each of its shipments under its driver (network_run driver_index.ts)
- * while the run is assigned to that driver, so the check is one index read. Anything else
- * (another driver's run or shipment) is refused `not_found`, never forbidden: a driver does not
- * learn what exists.
+ * them. A run actor indexes each of its shipments under its driver and itself (network_run
+ * driver_index.ts) while the run is assigned to that driver and open, so the check is one prefix
+ * read: any run of the driver carrying the shipment will do. Anything else (another driver's
+ * run or shipment) is refused `not_found`, never forbidden: a driver does not learn what exists.
  */
-import { openRunIdsOfDriver } from "../queries/runs.ts";
 import {
-  asRun,
   DRIVER_WAYBILL_INDEX,
-  driverWaybillKey,
-  networkRunActor,
+  driverWaybillPrefix,
 } from "../../../actors/courier/network_run/mod.ts";
 import { refuse } from "../../runtime/actor.ts";
 import type { Deps } from "../../environment.ts";
@@ -22,48 +19,22 @@ export interface DriverCaller {
   readonly driver_id?: string;
 }
 
-/** Refused `not_found` unless the signed-in driver has a run carrying `waybill`. */
+/** Refused `not_found` unless the signed-in driver has an open run carrying `waybill`. */
 export async function assertDriverCarries(
-  deps: Pick<Deps, "runtime" | "db">,
+  deps: Pick<Deps, "runtime">,
   caller: DriverCaller,
   waybill: string,
 ): Promise<void> {
   if (caller.kind !== "driver" || caller.driver_id === undefined) {
     refuse("unauthenticated", "a driver token is needed");
   }
-  const driverId = caller.driver_id;
-  const tenant = caller.business.id;
-  const found = await deps.runtime.lookup(
+  // One entry is enough: a driver's id is of one courier, so its entries are that tenant's
+  // (checked all the same).
+  const found = await deps.runtime.lookupPrefix(
     DRIVER_WAYBILL_INDEX,
-    driverWaybillKey(driverId, waybill),
+    driverWaybillPrefix(caller.driver_id, waybill),
+    1,
   );
-  if (found && found.tenant === tenant) return;
-  if (await onOpenRun(deps, tenant, driverId, waybill)) return;
+  if (found.some((e) => e.target.tenant === caller.business.id)) return;
   refuse("not_found", `no shipment ${waybill} on your runs`);
-}
-
-/** Open runs read when the index misses: as many as GET /driver/network-runs lists. */
-const DRIVER_RUNS_READ_MAX = 100;
-
-/**
- * The index keeps one entry per driver and waybill: two runs of the driver carrying the shipment
- * share it, and the one reassigned or closed deletes it for both. So a miss asks the driver's
- * open runs themselves, by the same rule the index follows (network_run driverIndexes), before
- * answering not found (courier 4.5: limited to runs assigned to that driver, every one of them).
- */
-async function onOpenRun(
-  deps: Pick<Deps, "runtime" | "db">,
-  tenant: string,
-  driverId: string,
-  waybill: string,
-) {
-  const ids = await openRunIdsOfDriver(deps.db, tenant, driverId, DRIVER_RUNS_READ_MAX);
-  const key = driverWaybillKey(driverId, waybill);
-  for (const id of ids) {
-    const got = await deps.runtime.read(networkRunActor, tenant, id, { kind: "get" });
-    if (!got.ok) continue;
-    const entries = networkRunActor.indexes?.(asRun(got.reply)) ?? [];
-    if (entries.some((e) => e.index === DRIVER_WAYBILL_INDEX && e.key === key)) return true;
-  }
-  return false;
 }

@@ -55,14 +55,3 @@ export async function openRunsOfDriver<RunSummary>(
     .execute();
   return snapshotsOf<RunSummary>(rows);
 }
-
-/** The ids of the runs assigned to a driver and not closed; at most `limit`. */
-export async function openRunIdsOfDriver(
-  db: Kysely<Database>,
-  tenant: string,
-  driverId: string,
-  limit: number,
-): Promise<string[]> {
-  const rows = await openRuns(db, tenant, driverId, limit).select("id").execute();
-  return rows.map((r) => r.id);
-}

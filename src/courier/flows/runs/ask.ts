@@ -25,11 +25,17 @@ export async function readRun(deps: RunDeps, tenant: string, runId: string): Pro
   return asRun(orRefuse(await deps.runtime.read(networkRunActor, tenant, runId, { kind: "get" })));
 }
 
-/** The run, for a driver only when it is assigned to them (else not found). */
+/**
+ * The run, for a driver only when it is assigned to them and open (else not found): spec:
+ * courier 4.5, a driver is limited to the runs assigned to them, and a closed run is no longer
+ * their work (their list shows open runs only; the shipments' entries go as the run closes).
+ */
 export async function runFor(deps: RunDeps, caller: RunCaller, runId: string): Promise<NetworkRun> {
   const run = await readRun(deps, caller.tenant, runId);
   // As a run that does not exist answers (network_run decide).
-  if (caller.driver_id !== null && run.driver_id !== caller.driver_id) {
+  if (
+    caller.driver_id !== null && (run.driver_id !== caller.driver_id || run.status === "closed")
+  ) {
     refuse("not_found", "network run not found");
   }
   return run;

@@ -1,0 +1,102 @@
+/**
+ * Rewriting stored index entries when a definition changes the shape of its keys
+ * (ActorDefinition.indexesChangedAt). The runtime indexes an actor at each commit with events,
+ * against the entries its record says it wrote, so an actor unchanged since keeps entries of the
+ * old shape. One pass at start reads every stored actor of such a type and, where its entries are
+ * not what today's definition derives, commits its record with today's (no events, guarded by
+ * its version: a writer that moved on meanwhile is read again). The pass is then marked done in
+ * the store, so later starts skip it; a crash midway leaves it to be done again, and an actor
+ * already rewritten is left as it is.
+ */
+import { CONFLICT_RETRIES_MAX, REINDEX_PAGE_ACTORS } from "../limits.ts";
+import type { AnyActorDefinition } from "./actor.ts";
+import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
+import type { ActorKey, ActorRecord, ActorStore, ActorWrite, StoredActor } from "./store.ts";
+
+/** Runs the pass of each definition whose keys changed shape, once; answers actors rewritten. */
+export async function reindexStored(
+  store: ActorStore,
+  defs: Iterable<AnyActorDefinition>,
+): Promise<number> {
+  let rewritten = 0;
+  for (const def of defs) {
+    const pass = reindexPass(def);
+    if (pass === null) continue;
+    // A unique key would need its claim checked; no such index has changed shape.
+    if ((def.uniqueIndexes ?? []).length > 0) {
+      throw new Error(`${def.type}: unique indexes are not re-indexed at start`);
+    }
+    if (await store.passDone(pass)) continue;
+    rewritten += await reindexType(store, def);
+    await store.markPassDone(pass);
+  }
+  return rewritten;
+}
+
+/** The name the store keeps the definition's pass done under; null when it has none. */
+export function reindexPass(def: AnyActorDefinition): string | null {
+  return def.indexesChangedAt === undefined ? null : `reindex:${def.type}:${def.indexesChangedAt}`;
+}
+
+async function reindexType(store: ActorStore, def: AnyActorDefinition): Promise<number> {
+  let rewritten = 0;
+  let after: string | null = null;
+  for (;;) {
+    const ids = await store.actorIds(def.type, after, REINDEX_PAGE_ACTORS);
+    for (const id of ids) {
+      if (await reindexOne(store, def, { type: def.type, id })) rewritten++;
+    }
+    if (ids.length < REINDEX_PAGE_ACTORS) return rewritten;
+    after = ids.at(-1)!;
+  }
+}
+
+/** Rewrites one actor's entries unless they are today's already; answers whether it did. */
+async function reindexOne(
+  store: ActorStore,
+  def: AnyActorDefinition,
+  key: ActorKey,
+): Promise<boolean> {
+  for (let attempt = 0; attempt <= CONFLICT_RETRIES_MAX; attempt++) {
+    const stored = await store.load(key);
+    if (stored === null) return false;
+    const write = reindexWrite(def, key, stored);
+    if (write === null) return false;
+    const result = await store.commit([write]);
+    if (result.ok) return true;
+    if (result.reason === "error") throw result.error;
+  }
+  throw new Error(`${key.type} ${key.id}: conflicts persist while re-indexing`);
+}
+
+/** The record with today's entries, and the entries to set and delete; null when unchanged. */
+function reindexWrite(
+  def: AnyActorDefinition,
+  key: ActorKey,
+  stored: StoredActor,
+): ActorWrite | null {
+  const r = stored.record;
+  // As a cell loads it (cell.ts), so the record is written in today's shape.
+  const state = def.load ? def.load(r.state, r.v) : r.state;
+  const indexes = encodeIndexes(def, state);
+  const set = indexesMissing(indexes, r.indexes);
+  const gone = indexesMissing(r.indexes, indexes);
+  if (set.length === 0 && gone.length === 0) return null;
+  const record: ActorRecord = { ...r, v: def.version, state, indexes };
+  const recordJson = JSON.stringify(record);
+  return {
+    type: key.type,
+    id: key.id,
+    expected: stored.version,
+    record,
+    events: [],
+    indexSet: set.map(decodeIndex),
+    indexDelete: gone.map(decodeIndex),
+    timerSet: [],
+    timerDelete: [],
+    replies: [],
+    recordJson,
+    recordBytes: recordJson.length,
+    unpublishedFrom: null,
+  };
+}
