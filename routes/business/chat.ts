@@ -34,7 +34,6 @@ export function chatRoutes(api: Api): void {
     params: Reference,
     query: z.object({ token: Token }),
     response: ChatAnswer,
-    errorField: "error",
     refusals: { not_found: "no trip has this reference, or the token is not its chat_token" },
   }, async (c, { params, query }) => {
     const env = c.get("env");
@@ -53,7 +52,6 @@ export function chatRoutes(api: Api): void {
     body: z.object({ token: Token, message: Message }),
     status: 201,
     response: ChatMessageAnswer,
-    errorField: "error",
     refusals: {
       not_found: "no trip has this reference, or the token is not its chat_token",
       ...POST_REFUSALS,

@@ -55,7 +55,7 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       waybill: "waybill",
       reference: op.path.includes("/quotes/")
         ? "quote"
-        : op.path.startsWith("/business/trip/") || op.path.startsWith("/driver/trips/")
+        : ["/business/trip/", "/driver/trips/", "/trip-chat/"].some((p) => op.path.startsWith(p))
         ? "trip"
         : "waybill",
       sha256: "sha256",
@@ -68,6 +68,10 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       crossing: "crossing",
       code: "checklist",
       store: "store",
+      // Business API 4.1: a trip's id or reference, its tracking token, a dispatch offer.
+      trip: "trip",
+      token: "tracking_token",
+      offer: "offer",
     }
     : {
       client_id: "client",

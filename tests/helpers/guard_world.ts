@@ -22,6 +22,7 @@ import {
 } from "./courier.ts";
 import type { TestEnv } from "./test_env.ts";
 import { createPoolDriver } from "./pool_drivers.ts";
+import { newOfferId } from "../../src/business/flows/dispatch.ts";
 import { acceptAs } from "./driver_trips.ts";
 
 export interface Tenant {
@@ -200,6 +201,8 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       rate_card: courier.rateCardId,
       rate_card_version: "1",
       trip: trip.reference,
+      tracking_token: String(trip.tracking_url).split("/").at(-1)!,
+      offer: newOfferId(biz.id, trip.reference),
     },
   };
 }

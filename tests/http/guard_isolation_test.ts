@@ -24,6 +24,11 @@ import { VALID_BODIES } from "../helpers/valid_bodies.ts";
 const EXCLUDED: Readonly<Record<string, string>> = {
   // The tracking token is itself the capability, handed to the recipient (tracking_test.ts).
   "GET /s/{token}": "public tracking by token",
+  // Business API 2.4 and 4.1: the tracking token, and the chat token sent with the reference, are
+  // themselves the capability (tracking_test.ts and chat_test.ts test a wrong one).
+  "GET /trip-track/{token}": "public tracking by token",
+  "GET /trip-chat/{reference}": "public chat with the chat token",
+  "POST /trip-chat/{reference}": "public chat with the chat token",
   // `key` is the caller's own credential, carried in the query for a browser's WebSocket.
   "GET /business/courier/operations/live": "the credential in the query",
   // As the courier's board; its isolation is tested by dispatch_board_test.ts.

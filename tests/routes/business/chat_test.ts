@@ -59,7 +59,7 @@ Deno.test("chat: a message is 1 to 1,000 characters; a bad one changes nothing",
     for (const message of ["", "   ", "x".repeat(1_001)]) {
       const r = await customerPost(t, b, message);
       assert.equal(r.status, 422, message);
-      assert.equal(r.body.error, "validation_failed");
+      assert.equal(r.body.code, "validation_failed");
       assert.equal(r.body.errors[0].path, "message");
     }
     assert.equal((await customerPost(t, b, "x".repeat(1_000))).status, 201);
@@ -78,8 +78,8 @@ Deno.test("chat: a wrong token, an unknown reference, another driver or no drive
       ]
     ) {
       assert.equal(r.status, 404);
-      assert.deepEqual(Object.keys(r.body).sort(), ["error", "message", "success"]);
-      assert.equal(r.body.error, "not_found");
+      assert.deepEqual(Object.keys(r.body).sort(), ["code", "message", "success"]);
+      assert.equal(r.body.code, "not_found");
     }
     const stranger = await createPoolDriver(t);
     const missing = await t.call("GET", "/driver/trips/BK-UNKNOWN0000/chat", {
@@ -116,7 +116,7 @@ Deno.test("chat: 422 chat_closed after cancellation; still readable, open false"
     assert.equal(cancel.status, 200);
     const late = await customerPost(t, b, "after");
     assert.equal(late.status, 422);
-    assert.equal(late.body.error, "chat_closed");
+    assert.equal(late.body.code, "chat_closed");
     const driver = await t.call("POST", `/driver/trips/${b.trip.reference}/chat`, {
       bearer: b.driver.token,
       body: { message: "after" },
@@ -131,8 +131,15 @@ Deno.test("chat: 422 chat_closed after cancellation; still readable, open false"
 Deno.test("chat: open up to 30 minutes after completion, closed from then on", () =>
   withTestEnv(async (t) => {
     const b = await acceptedTrip(t);
-    for (const kind of ["arrive", "collect", "deliver"] as const) {
-      const r = await t.env.runtime.ask(tripActor, b.business.id, b.trip.reference, { kind });
+    const file = { sha256: "0".repeat(64), name: "proof.png", size: 68, content_type: "image/png" };
+    for (
+      const command of [
+        { kind: "arrive" },
+        { kind: "collect", force_reason: "no scanner" },
+        { kind: "deliver", proof_photo: file, signature: file },
+      ] as const
+    ) {
+      const r = await t.env.runtime.ask(tripActor, b.business.id, b.trip.reference, command);
       assert.ok(r.ok, JSON.stringify(r));
     }
     t.clock.advanceBy(30 * 60_000 - 1);
@@ -140,6 +147,6 @@ Deno.test("chat: open up to 30 minutes after completion, closed from then on", (
     t.clock.advanceBy(1);
     const closed = await customerPost(t, b, "one more");
     assert.equal(closed.status, 422);
-    assert.equal(closed.body.error, "chat_closed");
+    assert.equal(closed.body.code, "chat_closed");
     assert.equal((await customerRead(t, b)).body.data.open, false);
   }));

@@ -137,8 +137,13 @@ Deno.test("trip-track: after collection the ETA is to the destination, at the ve
   withTestEnv(async (t) => {
     const b = await acceptedTrip(t);
     const { tripActor } = await import("../../../actors/business/trip/mod.ts");
-    for (const kind of ["arrive", "collect"] as const) {
-      const r = await t.env.runtime.ask(tripActor, b.business.id, b.trip.reference, { kind });
+    for (
+      const command of [{ kind: "arrive" }, {
+        kind: "collect",
+        force_reason: "no scanner",
+      }] as const
+    ) {
+      const r = await t.env.runtime.ask(tripActor, b.business.id, b.trip.reference, command);
       assert.ok(r.ok, JSON.stringify(r));
     }
     await report(t, b.driver.token, -24.62, 25.92);
