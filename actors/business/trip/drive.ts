@@ -195,8 +195,10 @@ function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: n
   if (!["queued", "accepted", "enroute", "arrived"].includes(t.status)) {
     return wrongStatus(t, "give back");
   }
-  // The dispatch window counts from when the trip could first be offered.
-  const began = Math.max(t.created_at, t.ready_at ?? 0, t.scheduled_at ?? 0);
+  // The dispatch window counts from the first offer (spec: business 3.1), else from when the
+  // trip could first be offered.
+  const began = t.dispatch.first_offer_at ??
+    Math.max(t.created_at, t.ready_at ?? 0, t.scheduled_at ?? 0);
   const withdrew: TripEvent = {
     kind: "driver_withdrew",
     at,

@@ -83,7 +83,15 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
       };
     case "driver_withdrew":
       // spec: business 3.1: put back for another driver, as it was before acceptance.
-      return { ...t, status: "pending", driver: null, accepted_at: null, arrived_at: null };
+      // The driver who gave it back is not asked again for it, as one who declined.
+      return {
+        ...t,
+        status: "pending",
+        driver: null,
+        accepted_at: null,
+        arrived_at: null,
+        dispatch: { ...t.dispatch, excluded: [...t.dispatch.excluded, e.driver_id] },
+      };
     case "return_completed":
       return { ...t, status: "completed", completed_at: e.at, delivery_outcome: "returned" };
     case "trip_cancelled":

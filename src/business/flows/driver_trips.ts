@@ -85,10 +85,13 @@ export async function driverTrip(
   const found = await deps.runtime.lookup(TRIP_REFERENCE_INDEX, reference);
   if (!found) notFound(reference);
   const r = await deps.runtime.read(tripActor, found.tenant, found.id, { kind: "get" });
-  if (!r.ok || r.reply.phase !== "booked" || r.reply.trip.driver?.id !== driverId) {
+  // spec (CONTRACT "Driver app"): a trip offered to the driver or assigned to them; acting on
+  // one merely offered is refused by the trip (its driver is another, or none).
+  const t = r.ok && r.reply.phase === "booked" ? r.reply.trip : null;
+  if (t === null || (t.driver?.id !== driverId && t.offer?.driver_id !== driverId)) {
     notFound(reference);
   }
-  return r.reply.trip;
+  return t;
 }
 
 /** spec: business 3.1 via CONTRACT "Driver app": one action of the driver on their trip. */

@@ -133,9 +133,15 @@ export class Dispatcher implements Reactor {
     if (now !== undefined) this.#reserve(key, now);
     if (!dispatchable(t) || t.offer !== null) this.#forget(key);
     else await this.#dispatch(t);
-    // An ended trip frees its driver (a hold released twice is harmless).
-    if (t.driver && (t.status === "completed" || t.status === "cancelled")) {
-      await this.#deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, t.driver.id, {
+    // An ended trip frees its driver, and a trip given back (pending again, its last excluded
+    // driver the one who gave it back) frees that one (a hold released twice is harmless).
+    const freed = t.driver && (t.status === "completed" || t.status === "cancelled")
+      ? t.driver.id
+      : t.driver === null && t.accepted_at === null && t.status === "pending"
+      ? t.dispatch.excluded.at(-1)
+      : undefined;
+    if (freed !== undefined) {
+      await this.#deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, freed, {
         kind: "release",
         trip: key,
       });

@@ -167,6 +167,8 @@ Deno.test("trip drive: the driver gives the trip back within the window: pending
   assert.deepEqual(webhooks(h, step.events), []);
   assert.equal(h.state.trip.status, "pending");
   assert.equal(h.state.trip.driver, null);
+  // spec: business 3.1: it goes to another driver: this one is not asked again for it.
+  assert.deepEqual(h.state.trip.dispatch.excluded, [DRIVER.id]);
   // Another driver takes it; the one who gave it back is not its driver any more.
   h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
   h.refused({ kind: "arrive", driver_id: DRIVER.id }, "not_found");

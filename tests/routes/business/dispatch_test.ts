@@ -56,6 +56,17 @@ Deno.test("dispatch: book -> offer to the nearest -> expire -> next driver -> ac
       assert.equal(first.pickup_distance_km, 0.5);
       assert.equal("fare_lines" in first || "billing_amount" in first, false, "no fare lines");
       await noOffer(t, far.token);
+      // The driver reads the trip offered to them, and acts on it only once accepted; another
+      // driver reads nothing of it (CONTRACT "Driver app").
+      const view = await t.call("GET", `/driver/trips/${reference}`, { bearer: near.token });
+      assert.equal(view.status, 200, JSON.stringify(view.body));
+      const hidden = await t.call("GET", `/driver/trips/${reference}`, { bearer: far.token });
+      assert.equal(hidden.status, 404);
+      const early = await t.call("POST", `/driver/trips/${reference}/arrive_pickup`, {
+        bearer: near.token,
+        body: { idempotency_key: "early-1" },
+      });
+      assert.equal(early.status, 404);
       // Another driver's offer answers as one that does not exist, word for word.
       const stranger = await answer(t, far.token, first.offer_id, "accept");
       const fabricated = await answer(t, far.token, "off_nope.bm9wZQ", "accept");
