@@ -70,5 +70,7 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       [DISPATCHER]: dispatcher,
     },
     pumps: { [LIVE_POSITIONS]: () => positions.flush(), position_signals: () => signals.publish() },
+    // A crash keeps no trip waiting for a driver in memory only (spec: business 3.1).
+    sweeps: { waiting_trips: () => dispatcher.sweep(deps.db) },
   };
 }

@@ -19,7 +19,9 @@ import {
   type PlatformSettings,
   platformSettingsActor,
 } from "../../../actors/platform/platform_settings.ts";
+import type { Kysely } from "kysely";
 import type { ActorChange, Bus, Subscription } from "../../bus/bus.ts";
+import type { Database } from "../../db/schema.ts";
 import { subjectPattern } from "../../bus/bus.ts";
 import type { Deps, Reactor } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
@@ -29,6 +31,9 @@ import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
 import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
 import type { Position } from "./live_positions.ts";
+
+/** Waiting trips one sweep takes up, oldest first (the next sweep takes the rest). */
+export const SWEEP_TRIPS_MAX = 500;
 
 /** Waiting trips tried for one freed driver, oldest first: a bound on the work of one ping. */
 export const WAITING_TRIES_MAX = 20;
@@ -76,6 +81,27 @@ export class Dispatcher implements Reactor {
       return;
     }
     this.#track(this.#freed(driverId));
+  }
+
+  /**
+   * Takes up again the trips the query side shows waiting for a driver with no offer: what a
+   * restart (or another instance) left only in a memory that is gone. A trip already waiting
+   * here, or with an offer or a due time of its own, is left to what holds it.
+   */
+  async sweep(db: Kysely<Database>): Promise<number> {
+    const rows = await db.selectFrom("business_trips").select(["tenant", "id"])
+      .where("status", "=", "pending").where("driver_id", "is", null).where("active", "=", 1)
+      .orderBy("created_at").limit(SWEEP_TRIPS_MAX).execute();
+    let taken = 0;
+    for (const row of rows) {
+      const key = tripKeyOf(row.tenant, row.id);
+      if (this.#offerOf.has(key) || [...this.#waiting.values()].some((z) => z.has(key))) continue;
+      const r = await this.#deps.runtime.read(tripActor, row.tenant, row.id, { kind: "get" });
+      if (!r.ok || r.reply.phase !== "booked" || r.reply.trip.offer !== null) continue;
+      await this.#onTrip(r.reply.trip);
+      taken++;
+    }
+    return taken;
   }
 
   /** Trips waiting for a driver now (for the board and tests). */
