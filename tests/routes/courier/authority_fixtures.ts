@@ -9,6 +9,7 @@ import {
   topUp,
 } from "../../helpers/courier.ts";
 import { COURIER_SCOPES } from "../../../src/platform/rules/scopes.ts";
+import { newOfferId } from "../../../src/business/flows/dispatch.ts";
 import { waitingWebhook } from "../../helpers/guard_world.ts";
 
 /** An answer: its status and its body, parsed when JSON, else its text. */
@@ -241,7 +242,11 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/people/{id}:id": person.id,
       "/business/trips/{id}:id": trip,
       "/business/trips/{id}/cancel:id": trip,
+      "/business/trips/{id}/label:id": trip,
       "/business/trip/{reference}/ready:reference": trip,
+      // Business API 2.4, 3.1: the tracking link of a trip, a dispatch offer of it.
+      trip,
+      offer: newOfferId(a.business.id, trip),
       "/business/webhook-deliveries/{id}:id": delivery,
       "/business/webhook-deliveries/{id}/requeue:id": delivery,
       code: "A-LIST",
@@ -277,6 +282,12 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
 }
 
 /** Identifiers nobody holds, of the same shapes. */
+/**
+ * The Business API's driver app (its pool drivers, another credential than a courier's run
+ * driver): swept by tests/http/guard_isolation_test.ts with pool drivers as strangers.
+ */
+export const POOL_DRIVER_PATH = /^\/driver\/(shift|me|positions|offers|trips)(\/|$)/;
+
 export const NOBODYS: Record<string, string> = {
   client: "cli_nobody000000000000000",
   card: "rc_nobody0000000000000000",
@@ -292,6 +303,8 @@ export const NOBODYS: Record<string, string> = {
   code: "NOBODY-LIST",
   name: "nobody-view",
   store: "sto_nobody000000000000000",
+  trip: "BK-NOBODY0000000",
+  offer: newOfferId("biz_nobody000000000000000", "BK-NOBODY0000000"),
 };
 
 /** What courier A reads of its own things: none may change when others call. */
