@@ -179,20 +179,6 @@ Deno.test("outbound event: one attempt holds the event for a lease; another is r
   );
 });
 
-Deno.test("outbound event: an attempt heard late, after another sender's failed one set the next, is refused not_due", () => {
-  const h = created();
-  attempt(h, "att_1", FAILED); // a sender made the first attempt; the retry is a minute later
-  const next = h.state!.next_attempt_at!;
-  assert.equal(next, T0 + RETRY_SCHEDULE_MINUTES[0]! * MINUTE);
-  h.refused(
-    { kind: "claim", attempt_id: "att_late" },
-    "not_due",
-    `the next attempt is due at ${next}`,
-  );
-  h.now = next;
-  h.must({ kind: "claim", attempt_id: "att_2" });
-});
-
 Deno.test("outbound event: a delivered attempt settles it and cancels the timer; a repeated report is a no-op", () => {
   const h = created();
   h.now = T0 + 2_000;
@@ -494,18 +480,4 @@ Deno.test("outbound event: the summary names the client and counts requeues of e
   assert.equal(requeuesTotal(older), 1);
   assert.equal(summaryOf({ ...s, entry: null, client_id: undefined } as never).client_id, null);
   assert.throws(() => outboundEventActor.evolve(null, { kind: "attempt_due", at: T0 }));
-});
-
-Deno.test("outbound event: a claim for the first attempt only is refused once another sender made it", () => {
-  const h = created();
-  h.must({ kind: "claim", attempt_id: "att_1", first_only: true });
-  const again = created();
-  attempt(again, "att_pump", FAILED);
-  again.refused(
-    { kind: "claim", attempt_id: "att_test", first_only: true },
-    "already_attempted",
-    "another sender made the first attempt",
-  );
-  again.now = again.state!.next_attempt_at!;
-  again.must({ kind: "claim", attempt_id: "att_test" }); // without it: the retry's sender
 });
