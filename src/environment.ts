@@ -42,6 +42,52 @@ export interface Deps {
    * name the request, and so does what follows them (an outbound attempt's log line).
    */
   readonly requestId?: string | undefined;
+  /**
+   * The sandbox as the live environment reaches it (Business API 4.4 credentials): wired by the
+   * composition root from the sandbox into live; absent on the sandbox itself and when the
+   * sandbox is off (SANDBOX_PORT=0).
+   */
+  readonly sandboxTwins?: SandboxTwins | undefined;
+}
+
+/** A live account as its sandbox twin copies it (Business API 4.4). */
+export interface TwinAccount {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: "starter" | "business" | "enterprise";
+  readonly currency: string;
+  readonly country: string;
+  readonly owner_email: string;
+}
+
+/** A partner sales channel's sandbox grant (Business API 5.9): its key is shown this once. */
+export interface StorefrontGrant {
+  readonly source: string;
+  readonly signing_key: string;
+  readonly algorithm: "HS256";
+  readonly audience: string;
+  readonly issuer: string;
+  readonly subject: string;
+  readonly events_url: string;
+}
+
+/** The twin's credentials, shown this once (kept hashed or sealed in the sandbox). */
+export interface TwinCredentials {
+  readonly base_url: string;
+  readonly api_key: string;
+  readonly webhook_secret: string;
+  readonly business_id: string;
+  /** The twin was made by this call (else its key, secret and channel key were rotated). */
+  readonly created: boolean;
+  readonly storefront: StorefrontGrant;
+}
+
+/**
+ * The narrow port from live to the sandbox environment: creates the account's twin the first
+ * time, rotates its credentials afterwards. Nothing else of the sandbox is reachable from live.
+ */
+export interface SandboxTwins {
+  provision(account: TwinAccount): Promise<TwinCredentials>;
 }
 
 /** Business API 5.2: keys are per environment. */

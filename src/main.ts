@@ -6,7 +6,8 @@ import { readConfig } from "./config.ts";
 import { openBus } from "./bus/mod.ts";
 import { ManualClock, SystemClock } from "./runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "./server.ts";
-import type { EnvironmentName } from "./environment.ts";
+import type { EnvironmentName, SandboxTwins } from "./environment.ts";
+import { sandboxTwinsOf } from "./business/flows/sandbox_credentials.ts";
 import { loadDataKey, loadOperatorTokenHash } from "./secrets_store.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { createLogger, stdoutDestination } from "./observe/log.ts";
@@ -32,8 +33,11 @@ const bus = await openBus(config.NATS_URL);
 const operatorTokenHash = await loadOperatorTokenHash(config.DATA_DIR, config.OPERATOR_TOKEN);
 const dataKey = await loadDataKey(config.DATA_DIR, config.SECRETS_KEY);
 
-const environments: [EnvironmentName, number][] = [["live", config.PORT]];
+// The sandbox opens first: live reaches it through the twins port (Business API 4.4 credentials).
+const environments: [EnvironmentName, number][] = [];
 if (config.SANDBOX_PORT !== 0) environments.push(["sandbox", config.SANDBOX_PORT]);
+environments.push(["live", config.PORT]);
+let sandboxTwins: SandboxTwins | undefined;
 
 const opened: OpenEnvironment[] = [];
 const servers: Deno.HttpServer[] = [];
@@ -53,6 +57,7 @@ for (const [name, port] of environments) {
     allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
     log,
     ...publicUrlOf(name),
+    ...(name === "live" && sandboxTwins ? { sandboxTwins } : {}),
     ...(config.STRICT_REFUSALS
       ? {
         undocumentedRefusal: (u: UndocumentedRefusal) =>
@@ -61,6 +66,7 @@ for (const [name, port] of environments) {
       : {}),
   });
   opened.push(o);
+  if (name === "sandbox") sandboxTwins = sandboxTwinsOf(o.env, baseUrlOf(name, port));
   servers.push(Deno.serve({
     port,
     hostname: config.HOST,
@@ -71,6 +77,12 @@ for (const [name, port] of environments) {
 function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
   const url = name === "live" ? config.PUBLIC_URL : config.SANDBOX_PUBLIC_URL;
   return url === undefined ? {} : { publicUrl: url };
+}
+
+/** The `/api` base handed to integrators: the public URL, else this machine's address. */
+function baseUrlOf(name: EnvironmentName, port: number): string {
+  const host = config.HOST === "0.0.0.0" ? "localhost" : config.HOST;
+  return `${publicUrlOf(name).publicUrl ?? `http://${host}:${port}`}/api`;
 }
 
 let stopping = false;
@@ -89,7 +101,8 @@ async function shutdown(): Promise<void> {
   // Before shutdown(), which cuts the bodies still being received (src/http/draining.ts).
   await draining.drain();
   await Promise.all(servers.map((s) => s.shutdown()));
-  for (const o of opened) await o.close();
+  // Live first: it reaches the sandbox through the twins port, never the other way.
+  for (const o of [...opened].reverse()) await o.close();
   await bus.drain();
   stdout.flush();
   Deno.exit(0);

@@ -9,7 +9,7 @@ import { type DatabaseHandle, openDatabase } from "./db/db.ts";
 import type { Database } from "./db/schema.ts";
 import { type Projector, startProjector } from "./db/projection.ts";
 import { syncSubject } from "./db/sync.ts";
-import type { Deps, EnvironmentName } from "./environment.ts";
+import type { Deps, EnvironmentName, SandboxTwins } from "./environment.ts";
 import type { Environment } from "./http/context.ts";
 import type { Feature, FeatureParts, Projection, Reactor } from "./feature.ts";
 import { FEATURES } from "./features.ts";
@@ -63,6 +63,8 @@ export interface EnvironmentOptions {
   readonly features?: readonly Feature[];
   /** The process's log; each line of this environment names it. */
   readonly log: Logger;
+  /** Live only: the sandbox environment's twins (Business API 4.4); absent, the sandbox is off. */
+  readonly sandboxTwins?: SandboxTwins;
 }
 
 export interface OpenEnvironment {
@@ -107,6 +109,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     log,
     metrics,
     settle: () => settled(o.bus, busPrefix, writers(), runtime),
+    ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);

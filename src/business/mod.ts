@@ -23,6 +23,8 @@ import { PositionSignals } from "./reactors/position_signals.ts";
 import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
 import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
+import { sandboxCredentialsRoutes } from "../../routes/business/sandbox_credentials.ts";
+import { sandboxChannelRoutes } from "../../routes/business/sandbox_channels.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -40,6 +42,8 @@ export const businessFeature: Feature = {
     custodyLabelRoutes,
     dispatchBoardRoutes,
     dispatchRoutes,
+    sandboxCredentialsRoutes,
+    sandboxChannelRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };

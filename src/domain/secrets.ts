@@ -117,7 +117,11 @@ export interface SealedSecret {
 const SEAL_VERSION = 2;
 
 /** What a secret is sealed for: each names its record's kind, so a seal fits that kind only. */
-export type SealPurpose = "business_webhook" | "client_webhook" | "outbound_target";
+export type SealPurpose =
+  | "business_webhook"
+  | "client_webhook"
+  | "outbound_target"
+  | "storefront_channel";
 
 /**
  * The owner a secret is sealed for: its purpose, the tenant, and the record holding it. The

@@ -11,6 +11,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   unauthenticated: 401,
   sandbox_key_on_live: 401,
   live_key_on_sandbox: 401,
+  // Business API 5.9: a storefront channel token that does not verify, by what is wrong.
+  channel_token_invalid: 401,
+  channel_token_expired: 401,
+  channel_token_wrong_audience: 401,
   scope_denied: 403,
   signed_in_admin_only: 403,
   portal_admin_only: 403,
@@ -71,6 +75,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   employee_limit_reached: 422,
   owner_protected: 422,
   test_mode_moved_to_sandbox: 422,
+  unknown_event_type: 422,
   // Business API 3.1, 7: bookings and trips.
   test_booking_refused: 422,
   awaiting_handover: 422,
@@ -175,6 +180,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // Strict mode only (tests): a route answered a refusal its OpenAPI entry does not list.
   undocumented_refusal: 500,
   actor_busy: 503,
+  // Business API 4.4: credentials asked of a deployment whose sandbox is off (SANDBOX_PORT=0).
+  sandbox_unavailable: 503,
   // Courier 2.6 rule 5: a note is judged once the statement has caught up with the account.
   ledger_catching_up: 503,
 };

@@ -7,7 +7,7 @@ import type { Hono } from "hono";
 import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
 import { keepClosedInstances } from "../../src/db/pglite_memory.ts";
-import type { EnvironmentName } from "../../src/environment.ts";
+import type { EnvironmentName, SandboxTwins } from "../../src/environment.ts";
 import type { Feature } from "../../src/feature.ts";
 import type { Api } from "../../src/http/app.ts";
 import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
@@ -100,6 +100,8 @@ export async function openTestEnv(
     alongside?: TestEnv;
     /** Plan limits counted in the query side even on one embedded PGlite (server.ts). */
     sharedRateLimits?: boolean;
+    /** Live: the sandbox it reaches for credentials (Business API 4.4; sandboxTwinsOf). */
+    sandboxTwins?: SandboxTwins;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -134,6 +136,7 @@ export async function openTestEnv(
     ...(options.routers ? { extraRouters: options.routers } : {}),
     ...(options.features ? { features: options.features } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
     ...(options.strictRefusals === false
       ? {}
       : { undocumentedRefusal: (u: UndocumentedRefusal) => undocumented.push(u) }),

@@ -49,12 +49,14 @@ export interface BusinessCreated {
 export async function createBusiness(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId">,
   input: NewBusiness,
+  /** The id to give it (a live account's sandbox twin takes the live id); default a new one. */
+  given?: { readonly id: string },
 ): Promise<BusinessCreated> {
   if (await deps.runtime.lookup("staff_email", input.owner_email)) {
     refuse(EMAIL_TAKEN, emailTakenMessage("portal user", input.owner_email));
   }
   const now = deps.clock.now();
-  const id = newId("biz");
+  const id = given?.id ?? newId("biz");
   const apiKey = await issueCredential(apiKeyPrefix(deps.name), now);
   const webhookSecret = newSecret("whsec_");
   const password = temporaryPassword();

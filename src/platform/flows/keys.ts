@@ -19,17 +19,25 @@ export interface ApiKeyRotated {
 }
 
 /** spec: business 4.3: rotates the integration key; the previous key is invalid at once. */
-export async function rotateApiKey(
+export function rotateApiKey(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<ApiKeyRotated> {
+  return rotateApiKeyOf(deps, caller.business.id, principalName(caller));
+}
+
+/** Rotates business `id`'s integration key for `by` (the caller, or the live account's twin). */
+export async function rotateApiKeyOf(
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
+  id: string,
+  by: string,
+): Promise<ApiKeyRotated> {
   const key = await issueCredential(apiKeyPrefix(deps.name), deps.clock.now());
-  const id = caller.business.id;
   orRefuse(
     await deps.runtime.ask(businessActor, id, id, {
       kind: "rotate_api_key",
       key: key.record,
-      by: principalName(caller),
+      by,
     }, { requestId: deps.requestId }),
   );
   return { api_key: key.secret, hint: key.record.hint };
@@ -42,19 +50,27 @@ export interface WebhookSecretRotated {
 }
 
 /** Rotates the webhook signing secret (the previous one signs beside it for a grace period). */
-export async function rotateWebhookSecret(
+export function rotateWebhookSecret(
   deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<WebhookSecretRotated> {
+  return rotateWebhookSecretOf(deps, caller.business.id, principalName(caller));
+}
+
+/** Rotates business `id`'s webhook signing secret for `by`. */
+export async function rotateWebhookSecretOf(
+  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
+  id: string,
+  by: string,
+): Promise<WebhookSecretRotated> {
   const secret = newSecret("whsec_");
   const keyId = newId("whk");
-  const id = caller.business.id;
   const sealed = await seal(deps.dataKey, secret, sealOwner("business_webhook", id, id));
   orRefuse(
     await deps.runtime.ask(businessActor, id, id, {
       kind: "rotate_webhook_secret",
       secret: { ...sealed, key_id: keyId, created_at: deps.clock.now() },
-      by: principalName(caller),
+      by,
     }, { requestId: deps.requestId }),
   );
   return { webhook_secret: secret, key_id: keyId };

@@ -1,0 +1,107 @@
+/**
+ * POST /business/sandbox/credentials (Business API 4.4, 8): a live account's sandbox twin. Live
+ * asks the sandbox through its one port (Deps.sandboxTwins); the sandbox makes the twin the first
+ * time (same name, plan, currency, country and owner e-mail; its id is the live id, so the twin is
+ * found with no index and a retry after a crash between the steps finds it), and afterwards
+ * rotates its key, webhook secret and channel key; its wallets are topped up each time.
+ */
+import { walletActor } from "../../../actors/platform/wallet.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { formatMinor } from "../../domain/money.ts";
+import type { Deps, SandboxTwins, TwinAccount, TwinCredentials } from "../../environment.ts";
+import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+import { businessOf, createBusiness } from "../../platform/flows/businesses.ts";
+import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
+import { creditWallet } from "../../platform/flows/wallet.ts";
+import {
+  CHANNEL_ALGORITHM,
+  CHANNEL_AUDIENCE,
+  refuseUnlessLive,
+  sandboxTopUpMinor,
+} from "../rules/sandbox.ts";
+import { grantStorefrontChannel } from "./sandbox_channels.ts";
+
+/** How the twin's changes are named in its audit trail. */
+const BY_LIVE = "live_credentials";
+
+/** On live: the caller's account's twin, made or rotated in the sandbox. */
+export async function sandboxCredentials(
+  deps: Pick<Deps, "name" | "runtime" | "sandboxTwins">,
+  businessId: string,
+): Promise<TwinCredentials> {
+  refuseUnlessLive(deps.name, "POST /business/sandbox/credentials");
+  if (!deps.sandboxTwins) {
+    refuse("sandbox_unavailable", "the sandbox is not running on this deployment");
+  }
+  const live = await businessOf(deps.runtime, businessId);
+  const owner = live.staff.find((s) => s.role === "owner");
+  // Broken invariant, not a refusal: the owner can be neither removed nor demoted.
+  if (!owner) throw new Error(`business without an owner: ${businessId}`);
+  return await deps.sandboxTwins.provision({
+    id: live.id,
+    name: live.profile.name,
+    plan: live.plan,
+    currency: live.currency,
+    country: live.country,
+    owner_email: owner.email,
+  });
+}
+
+/** The port live reaches the sandbox by: `deps` are the sandbox's, `baseUrl` its `/api` base. */
+export function sandboxTwinsOf(
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey">,
+  baseUrl: string,
+): SandboxTwins {
+  return { provision: (account) => provisionTwin(deps, baseUrl, account) };
+}
+
+async function provisionTwin(
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey">,
+  baseUrl: string,
+  account: TwinAccount,
+): Promise<TwinCredentials> {
+  const id = account.id;
+  const held = await deps.runtime.read(businessActor, id, id, { kind: "get" });
+  if (!held.ok && held.code !== "not_found") orRefuse(held);
+  const keys = held.ok
+    ? {
+      created: false,
+      api_key: (await rotateApiKeyOf(deps, id, BY_LIVE)).api_key,
+      webhook_secret: (await rotateWebhookSecretOf(deps, id, BY_LIVE)).webhook_secret,
+    }
+    : { created: true, ...(await createBusiness(deps, account, { id })) };
+  await topUpWallets(deps, id);
+  const channel = await grantStorefrontChannel(deps, id);
+  return {
+    base_url: baseUrl,
+    api_key: keys.api_key,
+    webhook_secret: keys.webhook_secret,
+    business_id: id,
+    created: keys.created,
+    storefront: {
+      ...channel,
+      algorithm: CHANNEL_ALGORITHM,
+      audience: CHANNEL_AUDIENCE,
+      issuer: channel.source,
+      subject: id,
+      events_url: `${baseUrl}/channel/${channel.source}/events`,
+    },
+  };
+}
+
+/** spec: business 8: each sandbox wallet below 10,000 back up to 100,000. */
+async function topUpWallets(deps: Pick<Deps, "runtime">, id: string): Promise<void> {
+  const wallet = orRefuse(await deps.runtime.read(walletActor, id, id, { kind: "get" }));
+  const reference = newId("sandbox-top-up");
+  for (const currency of Object.keys(SANDBOX_WALLET_OPENING_MINOR)) {
+    const minor = sandboxTopUpMinor(currency, wallet.state.balances[currency] ?? 0);
+    if (minor === 0) continue;
+    await creditWallet(deps, id, {
+      amount: formatMinor(minor, currency),
+      currency,
+      reference: `${reference}-${currency}`,
+    });
+  }
+}

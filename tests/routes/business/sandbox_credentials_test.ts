@@ -1,0 +1,122 @@
+/**
+ * POST /business/sandbox/credentials (Business API 4.4, 5.2, 5.6, 8): a live account's sandbox
+ * twin, made the first time and rotated afterwards, reached from live through the twins port.
+ */
+import assert from "node:assert/strict";
+import { walletActor } from "../../../actors/platform/wallet.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { invite, login } from "./account_fixtures.ts";
+import { balances, credentials, SANDBOX_BASE, withTwins } from "./sandbox_twin_fixtures.ts";
+
+Deno.test("sandbox credentials: the first call makes the twin with the live account's details and both wallets", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness({
+      name: "Molapo Stores",
+      plan: "starter",
+      currency: "ZAR",
+      country: "ZA",
+    });
+    const c = await credentials(live, b.api_key);
+    assert.equal(c.base_url, SANDBOX_BASE);
+    assert.equal(c.business_id, b.id);
+    assert.equal(c.created, true);
+    assert.match(c.api_key, /^sk_sandbox_/);
+    assert.match(c.webhook_secret, /^whsec_/);
+    assert.equal(c.storefront.source, `storefront-${b.id}`);
+    assert.equal(c.storefront.audience, "service-sandbox");
+    assert.equal(c.storefront.algorithm, "HS256");
+    assert.equal(c.storefront.issuer, c.storefront.source);
+    assert.equal(c.storefront.subject, b.id);
+    assert.equal(c.storefront.events_url, `${SANDBOX_BASE}/channel/${c.storefront.source}/events`);
+    assert.match(c.storefront.signing_key, /^chk_/);
+    const profile = await sandbox.call("GET", "/business/profile", { key: c.api_key });
+    assert.equal(profile.status, 200, JSON.stringify(profile.body));
+    assert.equal(profile.body.data.name, "Molapo Stores");
+    assert.equal(profile.body.data.plan, "starter");
+    assert.deepEqual(await balances(sandbox, c.api_key), { BWP: 100_000, ZAR: 100_000 });
+    assert.equal(profile.body.data.id, b.id);
+    assert.equal(profile.body.data.currency, "ZAR");
+    assert.equal(profile.body.data.country, "ZA");
+    // The owner's e-mail is the twin's owner's in the sandbox.
+    assert.ok(await sandbox.env.runtime.lookup("staff_email", b.owner.email));
+  }));
+
+Deno.test("sandbox credentials: a second call rotates: the old sandbox key is refused, the new works, wallets below 10,000 topped up", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const first = await credentials(live, b.api_key);
+    // BWP spent down to 9,999.99, ZAR to 10,000.00 exactly: only BWP is below 10,000.
+    for (const [currency, minor] of [["BWP", 9_000_001], ["ZAR", 9_000_000]] as const) {
+      const r = await sandbox.env.runtime.ask(walletActor, b.id, b.id, {
+        kind: "debit",
+        amount_minor: minor,
+        currency,
+        reference: `spend-${currency}`,
+        by: "test",
+      });
+      assert.ok(r.ok);
+    }
+    const second = await credentials(live, b.api_key);
+    assert.equal(second.created, false);
+    assert.equal(second.business_id, b.id);
+    assert.notEqual(second.api_key, first.api_key);
+    assert.notEqual(second.webhook_secret, first.webhook_secret);
+    assert.notEqual(second.storefront.signing_key, first.storefront.signing_key);
+    const old = await sandbox.call("GET", "/business/wallet", { key: first.api_key });
+    assert.equal(old.status, 401);
+    assert.equal(old.body.code, "live_key_on_sandbox");
+    assert.deepEqual(await balances(sandbox, second.api_key), { BWP: 100_000, ZAR: 10_000 });
+    // A third call finds nothing below 10,000 to top up.
+    const third = await credentials(live, b.api_key);
+    assert.deepEqual(await balances(sandbox, third.api_key), { BWP: 100_000, ZAR: 10_000 });
+  }));
+
+Deno.test("sandbox credentials: the twin's key on live is 401 sandbox_key_on_live; another live business gets its own twin", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const a = await live.createBusiness();
+    const b = await live.createBusiness();
+    const ca = await credentials(live, a.api_key);
+    const cb = await credentials(live, b.api_key);
+    assert.equal(cb.business_id, b.id);
+    assert.notEqual(cb.business_id, ca.business_id);
+    assert.equal(cb.created, true);
+    const onLive = await live.call("GET", "/business/profile", { key: ca.api_key });
+    assert.equal(onLive.status, 401);
+    assert.equal(onLive.body.code, "sandbox_key_on_live");
+    // Each twin's key reaches its own twin only.
+    for (const [c, id] of [[ca, a.id], [cb, b.id]] as const) {
+      const seen = await sandbox.call("GET", "/business/profile", { key: c.api_key });
+      assert.equal(seen.body.data.id, id);
+    }
+    const aAgain = await credentials(live, a.api_key);
+    assert.equal(aAgain.created, false);
+    assert.equal(aAgain.business_id, a.id);
+  }));
+
+Deno.test("sandbox credentials: owner, admin and the integration key may; a coordinator may not; on the sandbox it is 404", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const owner = await login(live, b.owner.email, b.owner.password);
+    assert.equal((await credentials(live, owner)).created, true);
+    const admin = await invite(live, owner, "admin");
+    assert.equal((await credentials(live, admin)).created, false);
+    const coordinator = await invite(live, owner, "coordinator");
+    const refused = await live.call("POST", "/business/sandbox/credentials", { key: coordinator });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, "portal_admin_only");
+    const twin = await credentials(live, b.api_key);
+    const onSandbox = await sandbox.call("POST", "/business/sandbox/credentials", {
+      key: twin.api_key,
+    });
+    assert.equal(onSandbox.status, 404);
+    assert.equal(onSandbox.body.code, "not_found");
+    assert.match(onSandbox.body.message, /live base/);
+  }));
+
+Deno.test("sandbox credentials: with the sandbox off the endpoint answers 503 sandbox_unavailable", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("POST", "/business/sandbox/credentials", { key: b.api_key });
+    assert.equal(r.status, 503);
+    assert.equal(r.body.code, "sandbox_unavailable");
+  }));
