@@ -72,6 +72,8 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       trip: "trip",
       token: "tracking_token",
       offer: "offer",
+      // Business API 5.9: a partner sales channel of the business's sandbox twin.
+      source: "channel",
     }
     : {
       client_id: "client",

@@ -3,6 +3,7 @@
  * a courier with two clients, two drivers and one of everything that has an identifier of its
  * own, built through the API as an integrator would, and a digest of what its credentials see.
  */
+import { storefrontSource } from "../../src/business/rules/sandbox.ts";
 import assert from "node:assert/strict";
 import { raiseAlert } from "../../src/courier/flows/alerts.ts";
 import { storeEvidence } from "../../src/courier/flows/evidence.ts";
@@ -203,6 +204,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       trip: trip.reference,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
+      channel: storefrontSource(biz.id),
     },
   };
 }

@@ -29,6 +29,9 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   "GET /trip-track/{token}": "public tracking by token",
   "GET /trip-chat/{reference}": "public chat with the chat token",
   "POST /trip-chat/{reference}": "public chat with the chat token",
+  // Business API 5.9: the channel's signed token is the capability (sandbox_channels_test.ts
+  // tests another business's token on this business's channel).
+  "POST /channel/{source}/events": "public, the channel token",
   // `key` is the caller's own credential, carried in the query for a browser's WebSocket.
   "GET /business/courier/operations/live": "the credential in the query",
   // As the courier's board; its isolation is tested by dispatch_board_test.ts.
