@@ -120,3 +120,16 @@ Deno.test("sandbox credentials: with the sandbox off the endpoint answers 503 sa
     assert.equal(r.status, 503);
     assert.equal(r.body.code, "sandbox_unavailable");
   }));
+
+Deno.test("sandbox credentials: an owner e-mail already signing in to another sandbox account is 409 email_taken, nothing made", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    await sandbox.createBusiness({ owner_email: b.owner.email });
+    const r = await live.call("POST", "/business/sandbox/credentials", { key: b.api_key });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.code, "email_taken");
+    assert.equal(
+      (await sandbox.call("GET", `/operator/businesses/${b.id}`, { operator: true })).status,
+      404,
+    );
+  }));
