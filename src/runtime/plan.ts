@@ -13,6 +13,7 @@ import {
   type TimerOp,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
+import { tooLarge } from "./too_large.ts";
 import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
 import { OUTBOX_ITEM_BYTES_MAX, STATE_BYTES_MAX } from "../limits.ts";
 import {
@@ -82,6 +83,16 @@ export type AskResult<R> =
 /** Thrown to the asker when a command broke an invariant or the store failed. */
 export class ActorFailure extends Error {
   override readonly name = "ActorFailure";
+}
+
+/**
+ * Thrown out of planning when the batch leaves a state larger than the actor's bound: the runtime
+ * answers the command that made it with `refusal` (turn.ts), and the others go on.
+ */
+export class StateTooLarge extends ActorFailure {
+  constructor(readonly refusal: Rejection) {
+    super(refusal.message);
+  }
 }
 
 export function planBatch(
@@ -283,8 +294,9 @@ class BatchPlan {
     const recordBytes = recordJson.length;
     const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
     if (recordBytes > bytesMax) {
-      throw new ActorFailure(
-        `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${bytesMax}`,
+      const limit = def.stateBytesMax === undefined ? "STATE_BYTES_MAX" : "stateBytesMax";
+      throw new StateTooLarge(
+        tooLarge(`the ${cell.key.type}'s state`, recordBytes, bytesMax, limit),
       );
     }
     return {

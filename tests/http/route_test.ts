@@ -234,6 +234,13 @@ Deno.test("routes: each operation lists by status the refusal codes it can answe
     );
     assert.deepEqual(codesOf(at("get", "/business/courier/clients/{client}", 404)), ["not_found"]);
     assert.deepEqual(codesOf(at("post", "/business/shipments", 413)), ["payload_too_large"]);
+    // A route that may write may find what it would store past a limit of the actor store.
+    assert.ok(codesOf(at("post", "/client/book", 422)).includes("too_large"));
+    const me422 = doc.paths["/client/me"].get.responses[422];
+    assert.ok(
+      me422 === undefined || !codesOf(me422).includes("too_large"),
+      "a read writes nothing",
+    );
     // Tracking names its own refusals in `error` (CONTRACT "Errors").
     const tracking = at("get", "/s/{token}", 404).content["application/json"].schema;
     assert.deepEqual(tracking.properties.error.enum, ["not_found"]);
