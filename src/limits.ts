@@ -52,6 +52,13 @@ export const STORE_KEY_BYTES_MAX = 2_048;
  * its JSON's bytes (numbers), so a reply under this fits one 64 KiB value as it is.
  */
 export const REPLY_INLINE_BYTES_MAX = 24_000;
+/**
+ * The largest bus message of one actor's change, in bytes of its JSON: NATS refuses a message past
+ * the server's max_payload, 1 MiB (1,048,576 bytes) by default, and the rest is left for its
+ * subject and headers. A change past it (events republished after a crash, many commits' worth)
+ * goes as several messages in order (src/runtime/bus_slices.ts).
+ */
+export const BUS_CHANGE_BYTES_MAX = 1_000_000;
 /** Commands one actor decides before its results are committed together. */
 export const ACTOR_BATCH_COMMANDS_MAX = 500;
 /** Commands queued at one actor beyond this are refused (back pressure, never unbounded memory). */

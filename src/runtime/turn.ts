@@ -222,6 +222,7 @@ export class Turns {
         events: plan.events,
         state: plan.state,
         requestId: requestOf(batch),
+        stateBytes: write.recordBytes,
       }).catch((e) => {
         // Kept off the bus: the marker must not go until it is published again.
         cell.publishFailed = true;
