@@ -86,10 +86,11 @@ export class ActorFailure extends Error {
 }
 
 /**
- * Thrown out of planning when the batch leaves a state larger than the actor's bound: the runtime
- * answers the command that made it with `refusal` (turn.ts), and the others go on.
+ * Thrown out of planning when a command makes what the store cannot keep in one value: an outbox
+ * item (that command is refused `refusal`, here), or a state past the actor's bound (the runtime
+ * finds the command that made it and refuses it, turn.ts). The others go on.
  */
-export class StateTooLarge extends ActorFailure {
+export class TooLarge extends ActorFailure {
   constructor(readonly refusal: Rejection) {
     super(refusal.message);
   }
@@ -167,7 +168,7 @@ class BatchPlan {
       }
     } catch (e) {
       // A broken invariant: this command fails, the state stays as it was.
-      this.#outcomes.push({ ok: false, failure: asError(e) });
+      this.#outcomes.push(e instanceof TooLarge ? e.refusal : { ok: false, failure: asError(e) });
       return;
     }
     if (!decision.ok) this.#outcomes.push(decision);
@@ -295,7 +296,7 @@ class BatchPlan {
     const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
     if (recordBytes > bytesMax) {
       const limit = def.stateBytesMax === undefined ? "STATE_BYTES_MAX" : "stateBytesMax";
-      throw new StateTooLarge(
+      throw new TooLarge(
         tooLarge(`the ${cell.key.type}'s state`, recordBytes, bytesMax, limit),
       );
     }
@@ -337,11 +338,12 @@ interface SizedAdd extends OutboxAdd {
   readonly bytes: number;
 }
 
-/** An outbox item measured; one past a store value breaks the command that made it. */
+/** An outbox item measured; one past a store value refuses the command that made it. */
 function sized(add: OutboxAdd): SizedAdd {
   const bytes = storedBytes(JSON.stringify(add.payload) ?? "");
   if (bytes > OUTBOX_ITEM_BYTES_MAX) {
-    throw new Error(`outbox item too large: ${bytes} bytes, max ${OUTBOX_ITEM_BYTES_MAX}`);
+    const max = OUTBOX_ITEM_BYTES_MAX;
+    throw new TooLarge(tooLarge("an outbox item", bytes, max, "OUTBOX_ITEM_BYTES_MAX"));
   }
   return { ...add, bytes };
 }

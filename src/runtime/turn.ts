@@ -16,7 +16,7 @@ import {
   type Outcome,
   type Plan,
   planBatch,
-  StateTooLarge,
+  TooLarge,
 } from "./plan.ts";
 import { publishChange } from "./publication.ts";
 import { storedReplies } from "./replies.ts";
@@ -81,7 +81,7 @@ export class Turns {
       const plan = await this.#plan(cell, batch, attempt);
       if (plan === "again") continue;
       if (plan === null) return;
-      if (plan instanceof StateTooLarge) return this.#tooLarge(cell, batch, plan.refusal);
+      if (plan instanceof TooLarge) return this.#tooLarge(cell, batch, plan.refusal);
       for (const t of plan.staleTimers) {
         await this.#store.dropTimer({ ...cell.key, ...t });
       }
@@ -116,14 +116,14 @@ export class Turns {
   /**
    * The batch decided on the actor's committed state (read first if not in memory). `again`: it
    * was decided on a state assumed new and wrote nothing, which proves nothing: decide it on the
-   * stored state. Null: it failed, and its commands were told. StateTooLarge: the state it leaves
+   * stored state. Null: it failed, and its commands were told. TooLarge: the state it leaves
    * is past the actor's bound (the actor keeps its committed state).
    */
   async #plan(
     cell: Cell,
     batch: Envelope[],
     attempt: number,
-  ): Promise<Plan | StateTooLarge | "again" | null> {
+  ): Promise<Plan | TooLarge | "again" | null> {
     try {
       if (!cell.loaded) {
         // A batch of only freshly minted ids may skip the read (see AskOptions.fresh).
@@ -140,7 +140,7 @@ export class Turns {
       if (cell.coldMiss && plan.write === null) cell.loaded = false;
       return plan;
     } catch (e) {
-      if (e instanceof StateTooLarge) return e;
+      if (e instanceof TooLarge) return e;
       cell.loaded = false;
       fail(batch, e);
       return null;
