@@ -104,9 +104,16 @@ export class Turns {
    * A batch whose outcome the store cannot keep: its state past the actor's bound, or its write
    * past one store transaction (a commit that would fail, and every command with it). More than
    * one command: decided again in halves, each committed in turn, down to the one that makes it
-   * so. That one alone is refused, nothing of it written: one actor's write is never split.
+   * so. That one alone is refused, nothing of it written: one actor's write is never split. A
+   * due timer's is reported and its entry dropped: deciding it again on the same state would be
+   * refused again, and it would fire at every pass of the scheduler.
    */
   async #tooLarge(cell: Cell, batch: Envelope[], refusal: Rejection): Promise<void> {
+    const timer = batch.length === 1 ? batch[0]!.timer : undefined;
+    if (timer !== undefined) {
+      await this.#store.dropTimer({ ...cell.key, ...timer });
+      this.#onError(new ActorFailure(refusal.message), `${cell.key.type} ${cell.key.id} timer`);
+    }
     if (batch.length === 1) return settle(batch, [refusal]);
     const half = Math.ceil(batch.length / 2);
     await this.#handle(cell, batch.slice(0, half));

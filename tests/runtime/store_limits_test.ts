@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { accountActor, notebookActor, openTestRuntime, type TestRuntime } from "./fixtures.ts";
-import type { Rejection } from "../../src/runtime/actor.ts";
+import { accept, type ActorDefinition, type Rejection } from "../../src/runtime/actor.ts";
 import { GROUP_COMMIT_BYTES_MAX, STATE_BYTES_MAX, STORE_KEY_BYTES_MAX } from "../../src/limits.ts";
 
 const T = "biz_tenant";
@@ -177,6 +177,56 @@ Deno.test("store limits: writes whose keys together pass the store's 80 KiB of k
       const found = await rt.runtime.lookup("test_email", `${id}@${"k".repeat(1_500)}`);
       assert.equal(found?.id, id);
     }
+  } finally {
+    await rt.close();
+  }
+});
+
+/** Sets a timer whose firing writes `chars` letters: its outcome is known only when it fires. */
+const reminder: ActorDefinition<
+  string,
+  { kind: "later"; at: number; chars: number } | { kind: "say"; text: string },
+  { kind: "said"; text: string },
+  string
+> = {
+  type: "test_reminder",
+  version: 1,
+  initial: "",
+  decide(_state, command) {
+    switch (command.kind) {
+      case "later":
+        return accept([], (s) => s, [{
+          op: "set",
+          name: "say",
+          at: command.at,
+          payload: command.chars,
+        }]);
+      case "say":
+        return accept([{ kind: "said", text: command.text }], (s) => s);
+      case "timer":
+        return accept([{ kind: "said", text: "x".repeat(Number(command.payload)) }]);
+    }
+  },
+  evolve: (_state, event) => event.text,
+};
+
+Deno.test("store limits: a due timer whose outcome is past the actor's bound is refused, reported and dropped, never fired again", async () => {
+  const rt = await openTestRuntime(":memory:", { definitions: [reminder] });
+  try {
+    const at = rt.clock.now() + 1_000;
+    const set = await rt.runtime.ask(reminder, T, "r", {
+      kind: "later",
+      at,
+      chars: 70_000,
+    });
+    assert.ok(set.ok);
+    rt.clock.advanceBy(2_000);
+    assert.equal(await rt.runtime.fireDueTimers(), 1, "fired once");
+    assert.equal(await rt.runtime.timersDue(10), 0, "and dropped");
+    assert.equal(await rt.runtime.fireDueTimers(), 0);
+    const next = await rt.runtime.ask(reminder, T, "r", { kind: "say", text: "still here" });
+    assert.ok(next.ok);
+    assert.equal(next.reply, "still here");
   } finally {
     await rt.close();
   }
