@@ -1,7 +1,8 @@
 /**
  * How the actor store lays an actor out in Deno KV (values at most 64 KiB): the keys, a record
  * split into parts when it outgrows one value, events in chunks (a large one split too), the
- * mutations one write adds to an atomic commit, and what they cost.
+ * kept replies split as a record is, and the mutations one write adds to an atomic commit (what
+ * they cost: kv_cost.ts).
  */
 import {
   EVENT_CHUNK_BYTES_MAX,
@@ -26,7 +27,7 @@ export const REPLY = "r";
 export const UNPUBLISHED = "u";
 export const STATE_PART = "p";
 export const OUTBOX = "o";
-/** The UTF-8 parts of a kept reply too large for one value (ReplyParts). */
+/** The UTF-8 parts of a kept reply too large for one value (keptRepliesOf). */
 export const REPLY_PART = "q";
 /** One-time passes over the store completed (ActorStore.passDone). */
 export const PASS_DONE = "m";

@@ -87,6 +87,10 @@ export class Turns {
       }
       if (plan.write === null) return settle(batch, plan.outcomes);
       const refusal = refusedAsTooLarge(this.#store.cost(plan.write));
+      if (refusal !== null && cell.assumedNew) {
+        cell.loaded = false; // decided on a state assumed new, which proves nothing
+        continue;
+      }
       if (refusal !== null) return this.#tooLarge(cell, batch, refusal);
       const write = await this.#withClaims(cell, batch, plan.write);
       if (write === null) return;
@@ -147,8 +151,10 @@ export class Turns {
       if (cell.coldMiss && plan.write === null) cell.loaded = false;
       return plan;
     } catch (e) {
-      if (e instanceof TooLarge) return e;
+      // Past a bound on the committed state: refused. On a state assumed new: decided again.
+      if (e instanceof TooLarge && !cell.assumedNew) return e;
       cell.loaded = false;
+      if (e instanceof TooLarge) return "again";
       fail(batch, e);
       return null;
     }

@@ -100,6 +100,12 @@ Deno.test("store limits: a state past its bound is refused too_large naming the 
     const state = await rt.runtime.ask(smallNotebook, T, "nb", { kind: "get" });
     assert.ok(state.ok);
     assert.deepEqual(state.reply, ["before", "after"]);
+    // A fresh id (decided on a state assumed new, then on the stored one) is refused the same.
+    const fresh = await rt.runtime.ask(smallNotebook, T, "nb_new", {
+      kind: "write",
+      text: "x".repeat(70_000),
+    }, { fresh: true });
+    assertTooLarge(fresh, "STATE_BYTES_MAX", STATE_BYTES_MAX);
     // An actor that raised its bound names its own.
     const past = await rt.runtime.ask(notebookActor, T, "nb", {
       kind: "write",
