@@ -139,7 +139,7 @@ export interface ActorStore {
    * unique key is held, or two of the writes claim one key (one of them must lose).
    */
   commit(writes: readonly ActorWrite[]): Promise<CommitResult>;
-  /** Replies stored for idempotency keys of one actor. */
+  /** Replies stored for idempotency keys of one actor, each whole however large it is. */
   replies(key: ActorKey, keys: readonly string[]): Promise<Map<string, unknown>>;
   lookup(index: string, key: string): Promise<IndexTarget | null>;
   /**
