@@ -33,8 +33,32 @@ export const REINDEX_PAGE_ACTORS = 100;
 export const GROUP_COMMIT_CHECKS_MAX = 100;
 /** Deno KV: at most 1,000 mutations in one atomic operation; keep a margin for the largest write. */
 export const GROUP_COMMIT_MUTATIONS_MAX = 900;
-/** Deno KV: at most 800 KiB of keys and values in one atomic operation. */
+/**
+ * Deno KV: at most 800 KiB (819,200 bytes) in one atomic operation, counting every key checked or
+ * written and each set's key and value; the margin covers what the estimate of a value (its JSON,
+ * kv_cost.ts writeCost) may fall short of V8's serialisation of it.
+ */
 export const GROUP_COMMIT_BYTES_MAX = 700_000;
+/**
+ * Deno KV: at most 80 KiB (81,920 bytes) of the keys set in one atomic operation, whatever their
+ * values: a group of many small writes (events, indexes, timers) meets this before the bytes.
+ */
+export const GROUP_COMMIT_KEY_BYTES_MAX = 72_000;
+/** Deno KV: a key is at most 2 KiB (2,048 bytes) as encoded; a longer one fails its commit. */
+export const STORE_KEY_BYTES_MAX = 2_048;
+/**
+ * A reply kept under an idempotency key whose JSON keeps more than this is stored as UTF-8 parts of
+ * STATE_PART_BYTES under its key, in the same commit: V8 serialises a value in up to about twice
+ * its JSON's bytes (numbers), so a reply under this fits one 64 KiB value as it is.
+ */
+export const REPLY_INLINE_BYTES_MAX = 24_000;
+/**
+ * The largest bus message of one actor's change, in bytes of its JSON: NATS refuses a message past
+ * the server's max_payload, 1 MiB (1,048,576 bytes) by default, and the rest is left for its
+ * subject and headers. A change past it (events republished after a crash, many commits' worth)
+ * goes as several messages in order (src/runtime/bus_slices.ts).
+ */
+export const BUS_CHANGE_BYTES_MAX = 1_000_000;
 /** Commands one actor decides before its results are committed together. */
 export const ACTOR_BATCH_COMMANDS_MAX = 500;
 /** Commands queued at one actor beyond this are refused (back pressure, never unbounded memory). */

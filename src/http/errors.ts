@@ -169,6 +169,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   no_rate_card: 422,
   no_service_levels: 422,
   amount_too_large: 422,
+  // What a request would store is past a limit of the actor store (src/runtime/too_large.ts).
+  too_large: 422,
   catalogue_full: 422,
   rate_card_currency_fixed: 422,
   effective_from_before_latest: 422,

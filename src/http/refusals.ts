@@ -19,6 +19,16 @@ export const BODY_TOO_LARGE: Refusals = {
   payload_too_large: "the request body is larger than this endpoint takes",
 };
 
+/**
+ * What a request would store is more than the actor store keeps (src/runtime/too_large.ts): an
+ * actor's state past its bound or one change past one commit; define adds it to every route that
+ * may write (any method but GET).
+ */
+export const STORED_TOO_LARGE: Refusals = {
+  too_large:
+    "what the request would store is larger than the store keeps; the message names the limit",
+};
+
 const BY_GUARD = new WeakMap<MiddlewareHandler<AppEnv>, Refusals>();
 
 /** Marks `guard` as answering `refusals`; define() refuses a guard not so marked. */

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Api } from "./app.ts";
 import { isKnownCode, statusOf } from "./errors.ts";
-import { BODY_TOO_LARGE, guardRefusals, mergeRefusals } from "./refusals.ts";
+import { BODY_TOO_LARGE, guardRefusals, mergeRefusals, STORED_TOO_LARGE } from "./refusals.ts";
 import { UNSUPPORTED_MEDIA_TYPE } from "./media_type.ts";
 import { takesOptionalBody } from "./request.ts";
 import type { Paging, RouteSpec, Schema, Security } from "./route_spec.ts";
@@ -108,6 +108,7 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
       : {},
     spec.body || spec.upload ? BODY_TOO_LARGE : {},
     spec.body ? UNSUPPORTED_MEDIA_TYPE : {},
+    spec.method === "get" ? {} : STORED_TOO_LARGE,
     takesOptionalBody(spec)
       ? {
         ...UNSUPPORTED_MEDIA_TYPE,

@@ -8,28 +8,59 @@
 import {
   GROUP_COMMIT_BYTES_MAX,
   GROUP_COMMIT_CHECKS_MAX,
+  GROUP_COMMIT_KEY_BYTES_MAX,
   GROUP_COMMIT_MUTATIONS_MAX,
+  STORE_KEY_BYTES_MAX,
 } from "../limits.ts";
-import type { ActorStore, ActorWrite, CommitResult } from "./store.ts";
+import type { Rejection } from "./actor.ts";
+import type { ActorStore, ActorWrite, CommitCost, CommitResult } from "./store.ts";
+import { tooLarge } from "./too_large.ts";
 
 export type WriteResult =
   | { readonly ok: true; readonly version: string }
   | { readonly ok: false; readonly reason: "conflict" }
   | { readonly ok: false; readonly reason: "error"; readonly error: Error };
 
-type Cost = ReturnType<ActorStore["cost"]>;
-
 interface Pending {
   readonly write: ActorWrite;
-  readonly cost: Cost;
+  readonly cost: CommitCost;
   readonly resolve: (r: WriteResult) => void;
 }
 
 /** Whether writes of this total cost fit one store transaction. */
-export function fitsOneCommit(cost: Cost): boolean {
+export function fitsOneCommit(cost: CommitCost): boolean {
   return cost.checks <= GROUP_COMMIT_CHECKS_MAX &&
     cost.mutations <= GROUP_COMMIT_MUTATIONS_MAX &&
-    cost.bytes <= GROUP_COMMIT_BYTES_MAX;
+    cost.bytes <= GROUP_COMMIT_BYTES_MAX &&
+    cost.keyBytes <= GROUP_COMMIT_KEY_BYTES_MAX &&
+    cost.keyMax <= STORE_KEY_BYTES_MAX;
+}
+
+/**
+ * The refusal of one command whose write alone passes a limit of one store transaction, naming
+ * the first it passes; null when it fits. One actor's write is never split: it is its atomicity.
+ */
+export function refusedAsTooLarge(cost: CommitCost): Rejection | null {
+  if (cost.keyMax > STORE_KEY_BYTES_MAX) {
+    return tooLarge("a key", cost.keyMax, STORE_KEY_BYTES_MAX, "STORE_KEY_BYTES_MAX");
+  }
+  const what = "the change";
+  if (cost.bytes > GROUP_COMMIT_BYTES_MAX) {
+    return tooLarge(what, cost.bytes, GROUP_COMMIT_BYTES_MAX, "GROUP_COMMIT_BYTES_MAX");
+  }
+  if (cost.keyBytes > GROUP_COMMIT_KEY_BYTES_MAX) {
+    const max = GROUP_COMMIT_KEY_BYTES_MAX;
+    return tooLarge(what, cost.keyBytes, max, "GROUP_COMMIT_KEY_BYTES_MAX", "bytes of keys");
+  }
+  if (cost.mutations > GROUP_COMMIT_MUTATIONS_MAX) {
+    const max = GROUP_COMMIT_MUTATIONS_MAX;
+    return tooLarge(what, cost.mutations, max, "GROUP_COMMIT_MUTATIONS_MAX", "writes");
+  }
+  if (cost.checks > GROUP_COMMIT_CHECKS_MAX) {
+    const max = GROUP_COMMIT_CHECKS_MAX;
+    return tooLarge(what, cost.checks, max, "GROUP_COMMIT_CHECKS_MAX", "checks");
+  }
+  return null;
 }
 
 export class GroupCommitter {
@@ -72,26 +103,27 @@ export class GroupCommitter {
 
   /** Takes writes from the head of the queue while they fit in one transaction. */
   #takeGroup(): Pending[] {
-    let mutations = 0;
-    let bytes = 0;
-    let checks = 0;
+    let total: CommitCost = { mutations: 0, bytes: 0, checks: 0, keyBytes: 0, keyMax: 0 };
     let n = 0;
     const claimed = new Set<string>();
     for (const p of this.#queue) {
       const claims = claimKeys(p.write);
       if (claims.some((c) => claimed.has(c))) break;
-      const fits = fitsOneCommit({
-        checks: checks + p.cost.checks,
-        mutations: mutations + p.cost.mutations,
-        bytes: bytes + p.cost.bytes,
-      });
+      const next: CommitCost = {
+        checks: total.checks + p.cost.checks,
+        mutations: total.mutations + p.cost.mutations,
+        bytes: total.bytes + p.cost.bytes,
+        keyBytes: total.keyBytes + p.cost.keyBytes,
+        keyMax: Math.max(total.keyMax, p.cost.keyMax),
+      };
+      const fits = fitsOneCommit(next);
       if (!fits && n > 0) break;
-      mutations += p.cost.mutations;
-      bytes += p.cost.bytes;
-      checks += p.cost.checks;
+      total = next;
       n++;
       for (const c of claims) claimed.add(c);
-      if (!fits) break; // a single oversized write goes alone and the store judges it
+      // A single oversized write goes alone and the store judges it (the runtime refuses one
+      // before it comes here: turn.ts).
+      if (!fits) break;
     }
     return this.#queue.splice(0, n);
   }

@@ -1,9 +1,15 @@
 /**
  * How the actor store lays an actor out in Deno KV (values at most 64 KiB): the keys, a record
  * split into parts when it outgrows one value, events in chunks (a large one split too), the
- * mutations one write adds to an atomic commit, and what they cost.
+ * kept replies split as a record is, and the mutations one write adds to an atomic commit (what
+ * they cost: kv_cost.ts).
  */
-import { EVENT_CHUNK_BYTES_MAX, IDEMPOTENCY_TTL_MS, STATE_PART_BYTES } from "../limits.ts";
+import {
+  EVENT_CHUNK_BYTES_MAX,
+  IDEMPOTENCY_TTL_MS,
+  REPLY_INLINE_BYTES_MAX,
+  STATE_PART_BYTES,
+} from "../limits.ts";
 import {
   type ActorKey,
   type ActorWrite,
@@ -21,6 +27,8 @@ export const REPLY = "r";
 export const UNPUBLISHED = "u";
 export const STATE_PART = "p";
 export const OUTBOX = "o";
+/** The UTF-8 parts of a kept reply too large for one value (keptRepliesOf). */
+export const REPLY_PART = "q";
 /** One-time passes over the store completed (ActorStore.passDone). */
 export const PASS_DONE = "m";
 
@@ -81,8 +89,15 @@ export const EVENT_ITEM_BYTES = 64;
 /** Bytes an outbox item's value keeps beside its payload (tenant, at, bytes and their names). */
 export const OUTBOX_ITEM_BYTES = 64;
 
+/** What addWrite uses of an atomic operation: a commit's, or a tally of one (kv_cost.ts). */
+export interface KvOps {
+  check(...checks: Deno.AtomicCheck[]): unknown;
+  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): unknown;
+  delete(key: Deno.KvKey): unknown;
+}
+
 /** The mutations and checks of one write, added to an atomic operation. */
-export function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: number): void {
+export function addWrite(op: KvOps, w: ActorWrite, partsBefore: number): void {
   op.check({ key: [ACTOR, w.type, w.id], versionstamp: w.expected });
   const parts = partsOf(w);
   // The record as the JSON text the runtime already made: a string is copied into the value as
@@ -103,9 +118,12 @@ export function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: n
   for (const i of w.indexSet) op.set([INDEX, i.index, i.key], target);
   for (const t of w.timerDelete) op.delete([TIMER, t.at, w.type, w.id, t.name]);
   for (const t of w.timerSet) op.set([TIMER, t.at, w.type, w.id, t.name], true);
-  for (const r of w.replies) {
-    if (r.permanent) op.set([REPLY, w.type, w.id, r.key], r.reply);
-    else op.set([REPLY, w.type, w.id, r.key], r.reply, { expireIn: IDEMPOTENCY_TTL_MS });
+  for (const r of keptRepliesOf(w)) {
+    // A reply and its parts expire together; a split one is read back only whole (kv_store.ts).
+    const options = r.permanent ? {} : { expireIn: IDEMPOTENCY_TTL_MS };
+    const head = r.parts.length === 0 ? r.reply : new Deno.KvU64(BigInt(r.parts.length));
+    op.set([REPLY, w.type, w.id, r.key], head, options);
+    r.parts.forEach((part, i) => op.set([REPLY_PART, w.type, w.id, r.key, i], part, options));
   }
   if (w.unpublishedFrom !== null) op.set([UNPUBLISHED, w.type, w.id], w.unpublishedFrom);
   for (const i of w.outbox ?? []) {
@@ -117,37 +135,6 @@ export function addWrite(op: Deno.AtomicOperation, w: ActorWrite, partsBefore: n
     };
     op.set(outboxKey(i), value);
   }
-}
-
-/** What one write adds to one atomic commit; `partsBefore`: the parts its record had. */
-export function writeCost(
-  w: ActorWrite,
-  partsBefore: number,
-): { mutations: number; bytes: number; checks: number } {
-  const mutations = 1 + eventEntriesOf(w).length + partsOf(w).length +
-    Math.max(0, partsBefore - partsOf(w).length) + w.indexSet.length +
-    w.indexDelete.length +
-    w.timerSet.length + w.timerDelete.length + w.replies.length +
-    (w.unpublishedFrom === null ? 0 : 1) + (w.outbox?.length ?? 0);
-  const checks = 1 + (w.indexClaims?.length ?? 0);
-  // What KV keeps, as the values are written: a split record's or event's UTF-8 parts (up to
-  // three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes); and the
-  // replies kept under idempotency keys (a whole reply each, unless keptReply trims it).
-  const parts = partsOf(w);
-  const recordBytes = parts.length > 0
-    ? parts.reduce((n, p) => n + p.length, 0)
-    : storedBytes(w.recordJson);
-  const eventBytes = eventEntriesOf(w).reduce((n, e) => n + e.bytes, 0);
-  const replyBytes = w.replies.reduce(
-    (n, r) => n + (r.reply === undefined ? 0 : storedBytes(JSON.stringify(r.reply))),
-    0,
-  );
-  const outboxBytes = (w.outbox ?? []).reduce((n, i) => n + i.bytes + OUTBOX_ITEM_BYTES, 0);
-  return {
-    mutations,
-    bytes: recordBytes + eventBytes + replyBytes + outboxBytes + 256 * mutations,
-    checks,
-  };
 }
 
 /** The actor as the store names it among its split records. */
@@ -190,6 +177,37 @@ export function joinParts(parts: readonly Uint8Array[]): string {
     at += b.length;
   }
   return new TextDecoder().decode(whole);
+}
+
+/** A reply kept under an idempotency key as it is stored: whole, or as parts (none if whole). */
+export interface KeptReply {
+  readonly key: string;
+  readonly reply: unknown;
+  readonly permanent: boolean;
+  readonly parts: readonly Uint8Array[];
+  /** What the store keeps of it: its parts' bytes, or its JSON's (storedBytes). */
+  readonly bytes: number;
+}
+
+const replyCache = new WeakMap<ActorWrite, KeptReply[]>();
+
+/**
+ * The write's kept replies as stored. One too large for a value is split as a record is, under
+ * the reply's key a KvU64 counting its parts: no reply is a KvU64 (replies are JSON data), so a
+ * reader tells one from the other. Its JSON is what the parts keep: a replay answers that.
+ */
+export function keptRepliesOf(w: ActorWrite): KeptReply[] {
+  let kept = replyCache.get(w);
+  if (kept) return kept;
+  kept = w.replies.map((r) => {
+    const json = r.reply === undefined ? undefined : JSON.stringify(r.reply);
+    const bytes = json === undefined ? 0 : storedBytes(json);
+    if (json === undefined || bytes <= REPLY_INLINE_BYTES_MAX) return { ...r, parts: [], bytes };
+    const parts = utf8Parts(json);
+    return { ...r, parts, bytes: parts.reduce((n, p) => n + p.length, 0) };
+  });
+  replyCache.set(w, kept);
+  return kept;
 }
 
 const entryCache = new WeakMap<ActorWrite, EventEntry[]>();

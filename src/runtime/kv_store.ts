@@ -16,19 +16,21 @@ import {
   partsOf,
   PASS_DONE,
   REPLY,
+  REPLY_PART,
   type SplitEvent,
   type SplitRecord,
   STATE_PART,
   type StoredOutboxItem,
   TIMER,
   UNPUBLISHED,
-  writeCost,
 } from "./kv_layout.ts";
+import { writeCost } from "./kv_cost.ts";
 import type {
   ActorKey,
   ActorRecord,
   ActorStore,
   ActorWrite,
+  CommitCost,
   CommitResult,
   DueTimer,
   IndexEntryFound,
@@ -118,11 +120,36 @@ export class KvActorStore implements ActorStore {
     for (let i = 0; i < keys.length; i += 10) {
       const part = keys.slice(i, i + 10);
       const entries = await this.#kv.getMany(part.map((k) => [REPLY, key.type, key.id, k]));
-      entries.forEach((e, j) => {
-        if (e.versionstamp !== null) found.set(part[j]!, e.value);
-      });
+      for (const [j, e] of entries.entries()) {
+        if (e.versionstamp === null) continue;
+        if (!(e.value instanceof Deno.KvU64)) found.set(part[j]!, e.value);
+        else {
+          // A reply too large for one value: its parts, written in the same commit (keptRepliesOf).
+          const whole = await this.#replyParts(key, part[j]!, Number(e.value.value));
+          if (whole !== null) found.set(part[j]!, whole.reply);
+        }
+      }
     }
     return found;
+  }
+
+  /**
+   * A split reply read back whole; null when a part is gone: it expired (a part may go a moment
+   * before its head), and the command is decided again as after any reply's expiry.
+   */
+  async #replyParts(key: ActorKey, reply: string, n: number): Promise<{ reply: unknown } | null> {
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < n; i += 10) {
+      const keys = Array.from(
+        { length: Math.min(10, n - i) },
+        (_, j) => [REPLY_PART, key.type, key.id, reply, i + j],
+      );
+      for (const e of await this.#kv.getMany<Uint8Array[]>(keys)) {
+        if (e.value === null) return null;
+        parts.push(e.value);
+      }
+    }
+    return { reply: JSON.parse(joinParts(parts)) };
   }
 
   async lookup(index: string, key: string): Promise<IndexTarget | null> {
@@ -280,7 +307,7 @@ export class KvActorStore implements ActorStore {
    * Mutations and bytes one write adds to an atomic operation, for the group committer (and the
    * runtime, which asks first whether a batch's write fits one: measured once per write).
    */
-  cost(w: ActorWrite): { mutations: number; bytes: number; checks: number } {
+  cost(w: ActorWrite): CommitCost {
     let cost = costCache.get(w);
     if (!cost) costCache.set(w, cost = writeCost(w, this.#parts.get(partsKey(w)) ?? 0));
     return cost;
@@ -349,7 +376,7 @@ function createWithPageSize(path: string, pageBytes: number): void {
   }
 }
 
-const costCache = new WeakMap<ActorWrite, { mutations: number; bytes: number; checks: number }>();
+const costCache = new WeakMap<ActorWrite, CommitCost>();
 
 /** Whether two writes of one commit claim the same unique key (ActorWrite.indexClaims). */
 function claimsAKeyTwice(writes: readonly ActorWrite[]): boolean {

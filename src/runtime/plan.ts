@@ -13,6 +13,7 @@ import {
   type TimerOp,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
+import { tooLarge } from "./too_large.ts";
 import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
 import { OUTBOX_ITEM_BYTES_MAX, STATE_BYTES_MAX } from "../limits.ts";
 import {
@@ -82,6 +83,17 @@ export type AskResult<R> =
 /** Thrown to the asker when a command broke an invariant or the store failed. */
 export class ActorFailure extends Error {
   override readonly name = "ActorFailure";
+}
+
+/**
+ * Thrown out of planning when a command makes what the store cannot keep in one value: an outbox
+ * item (that command is refused `refusal`, here), or a state past the actor's bound (the runtime
+ * finds the command that made it and refuses it, turn.ts). The others go on.
+ */
+export class TooLarge extends ActorFailure {
+  constructor(readonly refusal: Rejection) {
+    super(refusal.message);
+  }
 }
 
 export function planBatch(
@@ -156,7 +168,7 @@ class BatchPlan {
       }
     } catch (e) {
       // A broken invariant: this command fails, the state stays as it was.
-      this.#outcomes.push({ ok: false, failure: asError(e) });
+      this.#outcomes.push(e instanceof TooLarge ? e.refusal : { ok: false, failure: asError(e) });
       return;
     }
     if (!decision.ok) this.#outcomes.push(decision);
@@ -283,8 +295,9 @@ class BatchPlan {
     const recordBytes = recordJson.length;
     const bytesMax = def.stateBytesMax ?? STATE_BYTES_MAX;
     if (recordBytes > bytesMax) {
-      throw new ActorFailure(
-        `state of ${cell.key.type} ${cell.key.id} too large: ${recordBytes} bytes, max ${bytesMax}`,
+      const limit = def.stateBytesMax === undefined ? "STATE_BYTES_MAX" : "stateBytesMax";
+      throw new TooLarge(
+        tooLarge(`the ${cell.key.type}'s state`, recordBytes, bytesMax, limit),
       );
     }
     return {
@@ -325,11 +338,12 @@ interface SizedAdd extends OutboxAdd {
   readonly bytes: number;
 }
 
-/** An outbox item measured; one past a store value breaks the command that made it. */
+/** An outbox item measured; one past a store value refuses the command that made it. */
 function sized(add: OutboxAdd): SizedAdd {
   const bytes = storedBytes(JSON.stringify(add.payload) ?? "");
   if (bytes > OUTBOX_ITEM_BYTES_MAX) {
-    throw new Error(`outbox item too large: ${bytes} bytes, max ${OUTBOX_ITEM_BYTES_MAX}`);
+    const max = OUTBOX_ITEM_BYTES_MAX;
+    throw new TooLarge(tooLarge("an outbox item", bytes, max, "OUTBOX_ITEM_BYTES_MAX"));
   }
   return { ...add, bytes };
 }

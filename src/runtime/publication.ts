@@ -5,6 +5,7 @@
  */
 import { type ActorChange, type Bus, subjectOf } from "../bus/bus.ts";
 import type { AnyActorDefinition } from "./actor.ts";
+import { changeSlices } from "./bus_slices.ts";
 import type { ActorKey, ActorStore, StoredEvent } from "./store.ts";
 
 /** One actor's committed change, as its commit left it. */
@@ -18,9 +19,26 @@ export interface Committed {
   readonly state: unknown;
   /** The request its commands came from, if one did (ActorChange.request_id). */
   readonly requestId?: string | undefined;
+  /** Its stored record's JSON length, when known: a small change is never measured again. */
+  readonly stateBytes?: number;
 }
 
+/** Puts the change on the bus, as several messages if it is past one (bus_slices.ts). */
 export function publishChange(bus: Bus, busPrefix: string, c: Committed): Promise<void> {
+  return Promise.try(() => {
+    const change = changeOf(busPrefix, c);
+    const rough = c.stateBytes === undefined
+      ? undefined
+      : c.stateBytes + c.events.reduce((n, e) => n + e.bytes, 0);
+    const subject = subjectOf(busPrefix, c.tenant, c.key.type, c.key.id);
+    const slices = changeSlices(change, rough);
+    if (slices.length === 1) return bus.publish(subject, change);
+    // Published in one go, in order: the actor's next change cannot come between them.
+    return Promise.all(slices.map((s) => bus.publish(subject, s))).then(() => {});
+  });
+}
+
+function changeOf(busPrefix: string, c: Committed): ActorChange {
   const { def, key, tenant } = c;
   const change: ActorChange = {
     env: busPrefix,
@@ -34,7 +52,7 @@ export function publishChange(bus: Bus, busPrefix: string, c: Committed): Promis
     ...(def.project ? snapshotOf(def.project(c.state)) : {}),
     ...(c.requestId === undefined ? {} : { request_id: c.requestId }),
   };
-  return bus.publish(subjectOf(busPrefix, tenant, key.type, key.id), change);
+  return change;
 }
 
 function snapshotOf(snapshot: unknown): { snapshot?: unknown } {

@@ -110,6 +110,18 @@ export interface OutboxItem extends ActorKey {
   readonly bytes: number;
 }
 
+/** What writes add to one atomic commit, in the terms of the store's limits (src/limits.ts). */
+export interface CommitCost {
+  readonly mutations: number;
+  readonly checks: number;
+  /** Keys and values, as the store counts a commit's size. */
+  readonly bytes: number;
+  /** Bytes of the keys set, which the store bounds on their own. */
+  readonly keyBytes: number;
+  /** The longest key. */
+  readonly keyMax: number;
+}
+
 export type CommitResult =
   | { readonly ok: true; readonly versions: readonly string[] }
   | { readonly ok: false; readonly reason: "conflict" }
@@ -127,7 +139,7 @@ export interface ActorStore {
    * unique key is held, or two of the writes claim one key (one of them must lose).
    */
   commit(writes: readonly ActorWrite[]): Promise<CommitResult>;
-  /** Replies stored for idempotency keys of one actor. */
+  /** Replies stored for idempotency keys of one actor, each whole however large it is. */
   replies(key: ActorKey, keys: readonly string[]): Promise<Map<string, unknown>>;
   lookup(index: string, key: string): Promise<IndexTarget | null>;
   /**
@@ -168,7 +180,7 @@ export interface ActorStore {
    * as stored (before their definition's `load`): what a pass over old data reads.
    */
   stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]>;
-  /** Mutations and bytes a write adds to one atomic commit. */
-  cost(write: ActorWrite): { mutations: number; bytes: number; checks: number };
+  /** What a write adds to one atomic commit (the group committer sums them within its limits). */
+  cost(write: ActorWrite): CommitCost;
   close(): void;
 }

@@ -5,10 +5,10 @@
  */
 import type { Bus } from "../bus/bus.ts";
 import { CONFLICT_RETRIES_MAX } from "../limits.ts";
-import type { AnyActorDefinition } from "./actor.ts";
+import type { AnyActorDefinition, Rejection } from "./actor.ts";
 import type { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
-import { fitsOneCommit, GroupCommitter, type WriteResult } from "./group_commit.ts";
+import { GroupCommitter, refusedAsTooLarge, type WriteResult } from "./group_commit.ts";
 import {
   ActorFailure,
   asError,
@@ -16,6 +16,7 @@ import {
   type Outcome,
   type Plan,
   planBatch,
+  TooLarge,
 } from "./plan.ts";
 import { publishChange } from "./publication.ts";
 import { storedReplies } from "./replies.ts";
@@ -80,18 +81,17 @@ export class Turns {
       const plan = await this.#plan(cell, batch, attempt);
       if (plan === "again") continue;
       if (plan === null) return;
+      if (plan instanceof TooLarge) return this.#tooLarge(cell, batch, plan.refusal);
       for (const t of plan.staleTimers) {
         await this.#store.dropTimer({ ...cell.key, ...t });
       }
       if (plan.write === null) return settle(batch, plan.outcomes);
-      if (batch.length > 1 && !fitsOneCommit(this.#store.cost(plan.write))) {
-        // More than the store takes in one transaction (its commit would be refused, and every
-        // command with it): the batch is decided again in halves, each committed in turn.
-        const half = Math.ceil(batch.length / 2);
-        await this.#handle(cell, batch.slice(0, half));
-        await this.#handle(cell, batch.slice(half));
-        return;
+      const refusal = refusedAsTooLarge(this.#store.cost(plan.write));
+      if (refusal !== null && cell.assumedNew) {
+        cell.loaded = false; // decided on a state assumed new, which proves nothing
+        continue;
       }
+      if (refusal !== null) return this.#tooLarge(cell, batch, refusal);
       const write = await this.#withClaims(cell, batch, plan.write);
       if (write === null) return;
       const result = await this.#commit(write);
@@ -105,11 +105,36 @@ export class Turns {
   }
 
   /**
+   * A batch whose outcome the store cannot keep: its state past the actor's bound, or its write
+   * past one store transaction (a commit that would fail, and every command with it). More than
+   * one command: decided again in halves, each committed in turn, down to the one that makes it
+   * so. That one alone is refused, nothing of it written: one actor's write is never split. A
+   * due timer's is reported and its entry dropped: deciding it again on the same state would be
+   * refused again, and it would fire at every pass of the scheduler.
+   */
+  async #tooLarge(cell: Cell, batch: Envelope[], refusal: Rejection): Promise<void> {
+    const timer = batch.length === 1 ? batch[0]!.timer : undefined;
+    if (timer !== undefined) {
+      await this.#store.dropTimer({ ...cell.key, ...timer });
+      this.#onError(new ActorFailure(refusal.message), `${cell.key.type} ${cell.key.id} timer`);
+    }
+    if (batch.length === 1) return settle(batch, [refusal]);
+    const half = Math.ceil(batch.length / 2);
+    await this.#handle(cell, batch.slice(0, half));
+    await this.#handle(cell, batch.slice(half));
+  }
+
+  /**
    * The batch decided on the actor's committed state (read first if not in memory). `again`: it
    * was decided on a state assumed new and wrote nothing, which proves nothing: decide it on the
-   * stored state. Null: it failed, and its commands were told.
+   * stored state. Null: it failed, and its commands were told. TooLarge: the state it leaves
+   * is past the actor's bound (the actor keeps its committed state).
    */
-  async #plan(cell: Cell, batch: Envelope[], attempt: number): Promise<Plan | "again" | null> {
+  async #plan(
+    cell: Cell,
+    batch: Envelope[],
+    attempt: number,
+  ): Promise<Plan | TooLarge | "again" | null> {
     try {
       if (!cell.loaded) {
         // A batch of only freshly minted ids may skip the read (see AskOptions.fresh).
@@ -126,7 +151,10 @@ export class Turns {
       if (cell.coldMiss && plan.write === null) cell.loaded = false;
       return plan;
     } catch (e) {
+      // Past a bound on the committed state: refused. On a state assumed new: decided again.
+      if (e instanceof TooLarge && !cell.assumedNew) return e;
       cell.loaded = false;
+      if (e instanceof TooLarge) return "again";
       fail(batch, e);
       return null;
     }
@@ -207,6 +235,7 @@ export class Turns {
         events: plan.events,
         state: plan.state,
         requestId: requestOf(batch),
+        stateBytes: write.recordBytes,
       }).catch((e) => {
         // Kept off the bus: the marker must not go until it is published again.
         cell.publishFailed = true;

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { Api } from "../../src/http/app.ts";
 import { ok } from "../../src/http/app.ts";
-import { ApiError, isKnownCode, statusOf } from "../../src/http/errors.ts";
+import { ApiError, fromRejection, isKnownCode, statusOf } from "../../src/http/errors.ts";
+import { tooLarge } from "../../src/runtime/too_large.ts";
 import { define, z } from "../../src/http/route.ts";
 import { successes } from "../helpers/documented.ts";
 import { openTestEnv, withTestEnv } from "../helpers/test_env.ts";
@@ -234,6 +235,13 @@ Deno.test("routes: each operation lists by status the refusal codes it can answe
     );
     assert.deepEqual(codesOf(at("get", "/business/courier/clients/{client}", 404)), ["not_found"]);
     assert.deepEqual(codesOf(at("post", "/business/shipments", 413)), ["payload_too_large"]);
+    // A route that may write may find what it would store past a limit of the actor store.
+    assert.ok(codesOf(at("post", "/client/book", 422)).includes("too_large"));
+    const me422 = doc.paths["/client/me"].get.responses[422];
+    assert.ok(
+      me422 === undefined || !codesOf(me422).includes("too_large"),
+      "a read writes nothing",
+    );
     // Tracking names its own refusals in `error` (CONTRACT "Errors").
     const tracking = at("get", "/s/{token}", 404).content["application/json"].schema;
     assert.deepEqual(tracking.properties.error.enum, ["not_found"]);
@@ -276,12 +284,15 @@ function refusalProbe(api: Api): void {
     summary: "probe",
     tag: "Probe",
     security: "public",
-    params: z.object({ what: z.enum(["listed", "unlisted", "busy", "none"]) }),
+    params: z.object({ what: z.enum(["listed", "unlisted", "busy", "too_large", "none"]) }),
     refusals: { clock_not_manual: "the probe's own refusal" },
   }, (c, { params }) => {
     if (params.what === "listed") throw new ApiError("clock_not_manual", "listed");
     if (params.what === "unlisted") throw new ApiError("prices_expired", "not listed");
     if (params.what === "busy") throw new ApiError("actor_busy", "unforeseen");
+    if (params.what === "too_large") {
+      throw fromRejection(tooLarge("the probe's state", 70_075, 60_000, "STATE_BYTES_MAX"));
+    }
     return ok(c, { refused: false });
   });
 }
@@ -298,6 +309,16 @@ Deno.test("routes: in strict mode a refusal the route does not list answers 500 
     assert.deepEqual([invalid.status, invalid.body.code], [422, "validation_failed"]);
     // 5xx is the document's `default`: unforeseen, not checked.
     assert.equal((await probe("busy")).status, 503);
+    // Added by define to a route that may write: what it would store is past a store limit.
+    const big = await probe("too_large");
+    assert.deepEqual([big.status, big.body.code, big.body.limit, big.body.size, big.body.max], [
+      422,
+      "too_large",
+      "STATE_BYTES_MAX",
+      70_075,
+      60_000,
+    ]);
+    assert.equal(big.body.message, "the probe's state too large to store: 70075 bytes, max 60000");
     assert.deepEqual(t.undocumented, []);
     const unlisted = await probe("unlisted");
     assert.equal(unlisted.status, 500);

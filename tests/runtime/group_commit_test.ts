@@ -11,7 +11,7 @@ function heldStore(log: string[]) {
       log.push(`commit ${ids}`);
       return new Promise((finish) => held.push({ ids, finish }));
     },
-    cost: () => ({ mutations: 1, bytes: 1, checks: 1 }),
+    cost: () => ({ mutations: 1, bytes: 1, checks: 1, keyBytes: 1, keyMax: 1 }),
   } as unknown as ActorStore;
   return { store, held };
 }
@@ -45,7 +45,7 @@ Deno.test("group commit: a store that throws is a failed commit for every writer
       if (writes.some((w) => w.id === "bad")) return Promise.reject(new Error("disk gone"));
       return Promise.resolve({ ok: true, versions: writes.map(() => `v${calls}`) });
     },
-    cost: () => ({ mutations: 1, bytes: 1, checks: 1 }),
+    cost: () => ({ mutations: 1, bytes: 1, checks: 1, keyBytes: 1, keyMax: 1 }),
   } as unknown as ActorStore;
   const committer = new GroupCommitter(store);
   const [bad, good] = await Promise.all([

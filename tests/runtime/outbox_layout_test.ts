@@ -1,6 +1,7 @@
 /** How outbox items are laid out in KV and what they add to a commit (pure). */
 import assert from "node:assert/strict";
-import { outboxItemOf, outboxKey, writeCost } from "../../src/runtime/kv_layout.ts";
+import { outboxItemOf, outboxKey } from "../../src/runtime/kv_layout.ts";
+import { encodedKeyBytes, writeCost } from "../../src/runtime/kv_cost.ts";
 import type { ActorWrite, OutboxItem } from "../../src/runtime/store.ts";
 
 const item: OutboxItem = {
@@ -48,6 +49,8 @@ Deno.test("outbox layout: each item is one more mutation of the commit and weigh
   const withTwo = writeCost(writeWith([item, { ...item, n: 2, bytes: 1_000 }]), 0);
   assert.equal(withTwo.mutations, without.mutations + 2);
   assert.equal(withTwo.checks, without.checks);
-  // Each item: its payload, its value's other fields, and a mutation's share of the overhead.
-  assert.ok(withTwo.bytes >= without.bytes + 17 + 1_000 + 2 * 256);
+  // Each item: its payload, its value's other fields (64), a value's overhead (128), its key.
+  const keys = encodedKeyBytes(outboxKey(item)) + encodedKeyBytes(outboxKey({ ...item, n: 2 }));
+  assert.equal(withTwo.keyBytes, without.keyBytes + keys);
+  assert.ok(withTwo.bytes >= without.bytes + 17 + 1_000 + 2 * (64 + 128) + 2 * keys);
 });
