@@ -14,6 +14,7 @@ import {
 } from "../../src/runtime/actor.ts";
 import { constantTimeEqual } from "../../src/domain/secrets.ts";
 import type { KeyRecord } from "../../src/domain/credentials.ts";
+import { type HoldingItem, QUEUED_START_OUTBOX } from "../../src/business/rules/driver_holding.ts";
 
 export interface PoolDriver {
   readonly id: string;
@@ -77,7 +78,9 @@ export type PoolDriverEvent =
   | { kind: "trip_taken"; trip: string; slot: "current" | "queued"; at: number }
   | { kind: "hold_confirmed"; trip: string }
   | { kind: "hold_unconfirmed"; trip: string; at: number }
-  | { kind: "trip_released"; trip: string; at: number };
+  | { kind: "trip_released"; trip: string; at: number }
+  /** spec: business 3.1 queued: the trip under way was released; the queued one is now current. */
+  | { kind: "queued_moved_up"; trip: string; at: number };
 
 const NOT_FOUND = reject("not_found", "driver not found");
 
@@ -151,7 +154,13 @@ export const poolDriverActor: ActorDefinition<
       : { ...s, current: null, queued: null, unconfirmed: [] };
   },
   outbox: (e, next) => {
-    if (e.kind !== "hold_unconfirmed" || next === null) return [];
+    if (next === null) return [];
+    if (e.kind === "queued_moved_up") {
+      // The queued trip starts (queued to accepted) in its own turn, after this commit.
+      const item: HoldingItem = { driver_id: next.id, trip: e.trip };
+      return [{ outbox: QUEUED_START_OUTBOX, payload: item }];
+    }
+    if (e.kind !== "hold_unconfirmed") return [];
     const item: HoldItem = { driver_id: next.id, trip: e.trip };
     return [{ outbox: HOLD_OUTBOX, payload: item }];
   },
@@ -187,15 +196,17 @@ function hold(s: PoolDriver, c: HoldCommand | { kind: "timer"; trip: string }, c
       return accept([{ kind: "hold_confirmed", trip: c.trip }], (n) => n as PoolDriver, [
         { op: "cancel", name: timer },
       ]);
-    case "release":
+    case "release": {
       if (!held) return accept([], () => s);
-      return accept(
-        [{ kind: "trip_released", trip: c.trip, at: ctx.now }],
-        (n) => n as PoolDriver,
-        [
-          { op: "cancel", name: timer },
-        ],
-      );
+      const released: PoolDriverEvent = { kind: "trip_released", trip: c.trip, at: ctx.now };
+      // spec: business 3.1 queued: the queued trip moves up once the one under way ends.
+      const movedUp: PoolDriverEvent[] = s.current === c.trip && s.queued !== null
+        ? [{ kind: "queued_moved_up", trip: s.queued, at: ctx.now }]
+        : [];
+      return accept([released, ...movedUp], (n) => n as PoolDriver, [
+        { op: "cancel", name: timer },
+      ]);
+    }
     case "timer":
       if (!s.unconfirmed.includes(c.trip)) return accept([], () => s);
       return accept([{ kind: "hold_unconfirmed", trip: c.trip, at: ctx.now }], () => s);
@@ -219,6 +230,7 @@ function evolveHold(
     case "hold_confirmed":
       return { ...s, unconfirmed: s.unconfirmed.filter((t) => t !== e.trip) };
     case "hold_unconfirmed":
+    case "queued_moved_up":
       return s;
     case "trip_released": {
       const unconfirmed = s.unconfirmed.filter((t) => t !== e.trip);

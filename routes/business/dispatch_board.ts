@@ -12,6 +12,8 @@
  *   {type: "trip", version, trip}          one of the business's trips (DispatchBoardTrip)
  *   {type: "driver", version, driver}      a pool driver's shift (DispatchBoardDriver, no position)
  *   {type: "position", version, driver_id, position}   a driver's newest position
+ *   {type: "driver_left", driver_id}       the driver no longer holds or is offered its trips
+ * The drivers are those holding or offered one of the business's trips in progress, no other.
  * Coalesced per trip and driver and pushed once per tick; a slow socket is left to drain
  * (src/web/feed.ts). Close codes as the courier board's (CLOSE).
  * GET /business/dispatch-board and /business/dispatch-board/{file}: the page, public static files.
@@ -21,8 +23,18 @@ import { upgradeWebSocket } from "hono/deno";
 import type { PoolDriver } from "../../actors/business/pool_driver.ts";
 import type { Trip } from "../../actors/business/trip/mod.ts";
 import { PLATFORM_TENANT } from "../../actors/platform/platform_settings.ts";
-import { dispatchBoardState } from "../../src/business/flows/dispatch_board.ts";
-import { livePositionsOf, type Position } from "../../src/business/reactors/live_positions.ts";
+import {
+  boardDriver,
+  dispatchBoardState,
+  tripsInProgress,
+} from "../../src/business/flows/dispatch_board.ts";
+import { BoardDrivers } from "../../src/business/rules/board_drivers.ts";
+import type { Deps } from "../../src/environment.ts";
+import {
+  type LivePositions,
+  livePositionsOf,
+  type Position,
+} from "../../src/business/reactors/live_positions.ts";
 import { DRIVER_POSITION } from "../../src/business/reactors/position_signals.ts";
 import type { ActorChange } from "../../src/bus/bus.ts";
 import { iso } from "../../src/domain/iso.ts";
@@ -91,20 +103,75 @@ export function dispatchMessageOf(change: ActorChange): Record<string, unknown> 
   return null;
 }
 
+/** What a board's feed reads besides the bus: the drivers who come onto it. */
+export interface BoardFeedDeps extends Pick<Deps, "db" | "runtime"> {
+  readonly positions: LivePositions;
+}
+
 /**
- * One dispatch board's feed: the business's trips, and the platform's pool drivers and their
- * positions (pool drivers take every business's trips).
+ * One dispatch board's feed: the business's trips, and the pool drivers holding or offered one of
+ * them in progress with their positions (BoardDrivers), never another business's drivers. A
+ * driver who comes onto the board is sent with their newest position; one who leaves it (their
+ * trips ended, their offer went to another) is sent as `driver_left`.
  */
 export class DispatchBoardFeed extends ChangeFeed {
-  constructor(sink: FeedSink, options: FeedOptions) {
+  readonly #drivers: BoardDrivers;
+  readonly #deps: BoardFeedDeps;
+  readonly #tenant: string;
+
+  constructor(sink: FeedSink, options: FeedOptions, deps: BoardFeedDeps) {
+    const drivers = new BoardDrivers();
+    const self: { feed?: DispatchBoardFeed } = {};
     super(sink, options, {
       types: [TRIP_TYPE],
       also: [
         { tenant: PLATFORM_TENANT, types: [DRIVER_TYPE] },
         { tenant: PLATFORM_TENANT, types: [DRIVER_POSITION], signal: true },
       ],
-      messageOf: dispatchMessageOf,
+      messageOf: (change) => {
+        const feed = self.feed;
+        if (change.type === TRIP_TYPE) feed?.heard(change.snapshot as Trip | null);
+        else if (!drivers.has(change.id)) return null;
+        return dispatchMessageOf(change);
+      },
       behind: { code: CLOSE.behind, reason: "board fell behind; reload it" },
+    });
+    self.feed = this;
+    this.#drivers = drivers;
+    this.#deps = deps;
+    this.#tenant = options.tenant;
+  }
+
+  /** Learns the drivers of the trips in progress, then subscribes. */
+  override async start(): Promise<void> {
+    for (const t of await tripsInProgress(this.#deps, this.#tenant)) this.#drivers.trip(t);
+    await super.start();
+  }
+
+  /** A trip's change: the drivers it brings onto the board, or takes off it. */
+  heard(t: Trip | null): void {
+    if (t === null || typeof t !== "object" || typeof t.reference !== "string") return;
+    const { added, removed } = this.#drivers.trip(t);
+    for (const id of removed) {
+      this.push(`${DRIVER_TYPE}:${id}`, { type: "driver_left", driver_id: id });
+    }
+    for (const id of added) {
+      this.#introduce(id).catch((e) => console.error(`dispatch board: driver ${id}:`, e));
+    }
+  }
+
+  async #introduce(id: string): Promise<void> {
+    const found = await boardDriver(this.#deps, this.#deps.positions, id);
+    // Gone again meanwhile, or off shift (their shift message brings them when they come on).
+    if (found === null || !this.#drivers.has(id)) return;
+    const { position: _none, ...driver } = boardDriverView(found.driver, null);
+    this.push(`${DRIVER_TYPE}:${id}`, { type: "driver", driver });
+    if (found.position === null) return;
+    this.push(`${DRIVER_POSITION}:${id}`, {
+      type: "position",
+      version: found.position.at,
+      driver_id: id,
+      position: boardPositionView(found.position),
     });
   }
 }
@@ -125,7 +192,7 @@ const DISPATCH_BOARD: LivePage<BusinessPrincipal> = {
       env: env.runtime.busPrefix,
       tenant: principal.business.id,
       now: () => env.clock.now(),
-    }),
+    }, { db: env.db, runtime: env.runtime, positions: livePositionsOf(env) }),
   socketsMax: DISPATCH_BOARDS_PER_BUSINESS_MAX,
   recheckMs: DISPATCH_BOARD_RECHECK_MS,
 };
@@ -153,10 +220,11 @@ function registerDocs(api: Api): void {
   api.openAPIRegistry.registerPath({
     method: "get",
     path: LIVE_PATH,
-    summary: "Live dispatch board (WebSocket): the business's trips, the pool's drivers on " +
-      "shift and their positions as they change. Credential as `?key=` or the first message " +
-      "`{type: auth, key}`; messages `ready`, `trip` {version, trip}, `driver` {version, " +
-      "driver}, `position` {version, driver_id, position}",
+    summary: "Live dispatch board (WebSocket): the business's trips, and the pool drivers on " +
+      "shift holding or offered one of them, with their positions, as they change. Credential " +
+      "as `?key=` or the first message `{type: auth, key}`; messages `ready`, `trip` {version, " +
+      "trip}, `driver` {version, driver}, `position` {version, driver_id, position}, " +
+      "`driver_left` {driver_id}",
     tags,
     security: [{ businessKey: [] }],
     request: {
@@ -205,10 +273,11 @@ export function dispatchBoardRoutes(api: Api): void {
   define(api, {
     method: "get",
     path: STATE_PATH,
-    summary: "What the dispatch board opens with: trips in progress, drivers on shift",
+    summary: "What the dispatch board opens with: trips in progress, their drivers on shift",
     description: "The business's trips in progress (from the trips' read table, which trails a " +
-      "booking by the projection lag) with their driver and waiting offer, and the pool's " +
-      "drivers on shift with their newest position. The live socket brings every later change.",
+      "booking by the projection lag) with their driver and waiting offer, and the pool " +
+      "drivers on shift holding or offered one of them, with their newest position (no other " +
+      "driver). The live socket brings every later change.",
     tag: TAG,
     security: "business",
     middleware: [business()],

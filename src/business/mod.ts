@@ -12,6 +12,7 @@ import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import { driverAppRoutes } from "../../routes/business/driver_app.ts";
 import { driverTripsRoutes } from "../../routes/business/driver_trips.ts";
 import { custodyLabelRoutes } from "../../routes/business/custody_labels.ts";
+import { tripProofRoutes } from "../../routes/business/trip_proof.ts";
 import { trackingRoutes } from "../../routes/business/tracking.ts";
 import { chatRoutes } from "../../routes/business/chat.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
@@ -40,6 +41,7 @@ export const businessFeature: Feature = {
     chatRoutes,
     driverTripsRoutes,
     custodyLabelRoutes,
+    tripProofRoutes,
     dispatchBoardRoutes,
     dispatchRoutes,
     sandboxCredentialsRoutes,

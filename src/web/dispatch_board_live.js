@@ -14,6 +14,9 @@ import { scheduleRender } from "./dispatch_board_render.js";
 const CLOSE_UNAUTHENTICATED = 4401;
 const CLOSE_REFUSED = 4403;
 
+/** Trip statuses that are final (Business API 3.1): such a trip is off the board. */
+const ENDED = ["completed", "cancelled"];
+
 /** Set by the page: what to do when the key is refused. */
 export const hooks = { signOut: (_message) => {} };
 
@@ -64,7 +67,13 @@ function apply(message) {
     return;
   }
   if (message.type === "trip" && newer(`trip:${message.trip.reference}`, message.version)) {
-    state.trips.set(message.trip.reference, message.trip);
+    // An ended trip leaves the board, as it is not among the trips in progress it opens with.
+    if (ENDED.includes(message.trip.status)) state.trips.delete(message.trip.reference);
+    else state.trips.set(message.trip.reference, message.trip);
+  } else if (message.type === "driver_left") {
+    // No longer on one of the business's trips: not this board's to show.
+    state.drivers.delete(message.driver_id);
+    state.positions.delete(message.driver_id);
   } else if (message.type === "driver" && newer(`driver:${message.driver.id}`, message.version)) {
     const known = state.drivers.get(message.driver.id);
     // Off shift: off the board. The shift message carries no position: the known one stays.

@@ -110,7 +110,15 @@ export class ChangeFeed {
     if (!shown) return;
     const message = this.#view.messageOf(payload, this.#o.now());
     if (message === null) return;
-    const key = `${payload.type}:${payload.id}`;
+    this.push(`${payload.type}:${payload.id}`, message);
+  }
+
+  /**
+   * A message a view adds of its own (what a change made it show, read elsewhere), coalesced
+   * under `key` with the changes of the same thing and pushed on the next tick.
+   */
+  push(key: string, message: Record<string, unknown>): void {
+    if (this.#stopped) return;
     this.#pending.delete(key);
     this.#pending.set(key, JSON.stringify(message));
     if (this.#pending.size > (this.#o.pendingMax ?? FEED_PENDING_MAX)) {

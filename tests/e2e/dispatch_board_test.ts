@@ -1,7 +1,8 @@
 /**
  * The business's dispatch board in a real browser (issue 38 item 7): Chromium (helpers/browser.ts)
  * driven by playwright-core against the app on a real HTTP server. A booking, an acceptance and a
- * driver's position reach the open page without a reload, on the map and in the lists.
+ * driver's position reach the open page without a reload, on the map and in the lists; the trip
+ * ended leaves it; another business's driver never appears on it.
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
@@ -15,7 +16,8 @@ import { book, fundedBusiness, PARCEL } from "../routes/business/trips_fixtures.
 const SHOW_MS = 15_000;
 
 Deno.test({
-  name: "dispatch board page: a booking, an acceptance and a position arrive live",
+  name:
+    "dispatch board page: a booking, an acceptance and a position arrive live; an ended trip leaves; only the business's drivers",
   // Playwright keeps its pipe to Chromium open between steps; everything is closed in finally.
   sanitizeResources: false,
   sanitizeOps: false,
@@ -23,6 +25,9 @@ Deno.test({
     withTestEnv(async (t) => {
       const b = await fundedBusiness(t);
       const driver = await onlineDriverAt(t, -24.64, 25.91, { name: "Kagiso Driver" });
+      // Another business's driver, farther from the pickup: never on this business's board.
+      const other = await fundedBusiness(t);
+      const stranger = await onlineDriverAt(t, -24.67, 25.93, { name: "Tumelo Stranger" });
       await t.settle();
 
       const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
@@ -43,8 +48,11 @@ Deno.test({
         );
         await page.locator('#connection[data-state="live"]').waitFor({ timeout: SHOW_MS });
         const driverRow = page.locator(`tr[data-driver-id="${driver.id}"]`);
-        await driverRow.waitFor({ timeout: SHOW_MS });
-        assert.match(await driverRow.innerText(), /Kagiso Driver/);
+        const strangerShown = page.locator(
+          `[data-driver-id="${stranger.id}"], ` +
+            `[data-map-driver="${stranger.id}"]`,
+        );
+        assert.equal(await driverRow.count(), 0, "on none of the business's trips yet");
         assert.equal(new URL(page.url()).hash, "", "the key leaves the address bar");
         await page.evaluate(() => {
           (globalThis as Record<string, unknown>).boardMarker = "not reloaded";
@@ -58,6 +66,16 @@ Deno.test({
           page.locator(`[data-status-column="${status}"] li[data-reference="${reference}"]`);
         await trip("pending").waitFor({ timeout: SHOW_MS });
         await page.locator(`[data-map-trip="${reference}"]`).waitFor({ timeout: SHOW_MS });
+        // Offered it (the nearest driver), the driver comes onto the board.
+        await driverRow.waitFor({ timeout: SHOW_MS });
+        assert.match(await driverRow.innerText(), /Kagiso Driver/);
+        // The other business's booking goes to the other driver, who moves: not shown here.
+        assert.equal((await book(t, other.api_key, PARCEL)).status, 201);
+        const far = await t.call("POST", "/driver/positions", {
+          bearer: stranger.token,
+          body: { positions: [{ lat: -24.66, lng: 25.92, at: new Date(t.clock.now() + 500) }] },
+        });
+        assert.equal(far.status, 200, JSON.stringify(far.body));
 
         // Accepted by the driver: it moves to its status with the driver's name.
         const accepted: TripDriver = {
@@ -94,6 +112,19 @@ Deno.test({
           .waitFor({ timeout: SHOW_MS });
         await page.locator(`[data-map-driver="${driver.id}"][data-lat="-24.62"]`)
           .waitFor({ timeout: SHOW_MS });
+        // The trip ends: it leaves the board, and so does its driver.
+        const cancel = await t.call("POST", `/business/trips/${reference}/cancel`, {
+          key: b.api_key,
+          body: {},
+        });
+        assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+        await page.locator(`li[data-reference="${reference}"]`).waitFor({
+          state: "detached",
+          timeout: SHOW_MS,
+        });
+        await driverRow.waitFor({ state: "detached", timeout: SHOW_MS });
+        assert.equal(await page.locator(`[data-map-trip="${reference}"]`).count(), 0);
+        assert.equal(await strangerShown.count(), 0, "another business's driver, never");
         assert.equal(
           await page.evaluate(() => (globalThis as Record<string, unknown>).boardMarker),
           "not reloaded",

@@ -57,6 +57,7 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "rotate_tracking":
     case "revoke_tracking":
     case "accept":
+    case "start":
     case "arrive":
     case "collect":
     case "arrive_dropoff":

@@ -53,6 +53,9 @@ export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
   switch (a.kind) {
     case "accept":
       return acceptTrip(t, a, at);
+    case "start":
+      // Started already, or ended meanwhile (cancelled while queued): nothing to start.
+      return accept(t.status === "queued" ? [{ kind: "trip_started", at }] : [], replyOf);
     case "arrive":
       if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
       return accept([{ kind: "trip_arrived", at }], replyOf);

@@ -38,6 +38,8 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
         driver: e.driver,
         offer: null,
       };
+    case "trip_started":
+      return { ...t, status: "accepted" };
     case "trip_offered":
       return {
         ...t,

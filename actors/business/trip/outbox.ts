@@ -12,6 +12,11 @@ import {
   type BusinessWebhookItem,
 } from "../../../src/business/rules/webhook_events.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import {
+  DRIVER_RELEASE_OUTBOX,
+  type HoldingItem,
+  tripKeyOf,
+} from "../../../src/business/rules/driver_holding.ts";
 import type { Trip, TripEvent, TripState } from "./types.ts";
 
 /** The refund a cancellation owes (the trip's wallet charge), handed to the refund outbox. */
@@ -69,7 +74,25 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     return [{ outbox: BOOKING_STALLED_OUTBOX, payload: item }];
   }
   if (next.phase !== "booked") return [];
-  const t = next.trip;
+  return [...webhooks(e, next.trip), ...driverFreed(e, next.trip)];
+}
+
+/**
+ * spec: business 3.1 queued: a trip that ended or was given back no longer holds its driver, who
+ * may then start the trip queued behind it.
+ */
+function driverFreed(e: TripEvent, t: Trip): readonly OutboxAdd[] {
+  const driverId = e.kind === "driver_withdrew"
+    ? e.driver_id
+    : ["trip_delivered", "return_completed", "trip_cancelled"].includes(e.kind)
+    ? t.driver?.id
+    : undefined;
+  if (driverId === undefined) return [];
+  const item: HoldingItem = { driver_id: driverId, trip: tripKeyOf(t.business_id, t.reference) };
+  return [{ outbox: DRIVER_RELEASE_OUTBOX, payload: item }];
+}
+
+function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
   switch (e.kind) {
     case "trip_created":
       return [webhook(t, "trip.created", t.created_at)];

@@ -174,6 +174,8 @@ export type DriverAction =
   /** `offer_id`: the offer answered; `queued`: the driver holds a trip this one follows. */
   | { kind: "accept"; driver: TripDriver; offer_id?: string; queued?: boolean }
   | { kind: "arrive"; driver_id?: string }
+  /** spec: business 3.1 queued: the driver's trip under way ended; this one is theirs now. */
+  | { kind: "start"; driver_id: string }
   | { kind: "collect"; driver_id?: string; scan_code?: string; force_reason?: string }
   | { kind: "arrive_dropoff"; driver_id?: string }
   | {
@@ -227,6 +229,8 @@ export type TripEvent =
   | { kind: "trip_ready"; at: number }
   | { kind: "trip_accepted"; at: number; driver: TripDriver; queued?: boolean }
   | { kind: "trip_offered"; at: number; offer: TripOffer }
+  /** The queued trip became its driver's current one (spec: business 3.1 queued to accepted). */
+  | { kind: "trip_started"; at: number }
   /** The offer ended unanswered: declined or expired; the driver is never asked again. */
   | { kind: "offer_ended"; at: number; offer_id: string; driver_id: string; declined: boolean }
   | { kind: "offer_after_set"; at: number }

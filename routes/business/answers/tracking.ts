@@ -12,7 +12,10 @@ const StopAnswer = z.object({
   address: z.string(),
   lat: z.number(),
   lng: z.number(),
-  reached: z.boolean().openapi({ description: "The driver has passed it (collected after it)" }),
+  reached: z.boolean().openapi({
+    description: "The driver has passed it: came within 100 m of it after collection (and of " +
+      "the stops before it), or reached the destination",
+  }),
 });
 
 export const TripTrackAnswer = z.object({
@@ -63,9 +66,6 @@ export function tripTrackView(v: Tracking): TripTrack {
   const byToken = v.scope === "token";
   const d = t.driver;
   const p = v.position;
-  // A stop is reached once the parcel was collected and the trip moved past it; the trip keeps
-  // no per-stop arrival, so all are reached once it completed.
-  const reached = t.status === "completed";
   return {
     reference: t.reference,
     type: t.type,
@@ -76,7 +76,7 @@ export function tripTrackView(v: Tracking): TripTrack {
     pickup_address: byToken ? t.pickup.address : null,
     pickup_lat: byToken ? t.pickup.lat : null,
     pickup_lng: byToken ? t.pickup.lng : null,
-    stops: byToken ? t.stops.map((s) => ({ ...s, reached })) : [],
+    stops: byToken ? t.stops.map((s, i) => ({ ...s, reached: v.stops_reached[i] === true })) : [],
     dest_address: t.dest.address,
     dest_lat: t.dest.lat,
     dest_lng: t.dest.lng,

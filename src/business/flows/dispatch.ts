@@ -18,11 +18,11 @@ import { base64url, fromBase64url } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
+import { tripKeyOf } from "../rules/driver_holding.ts";
 
 type D = Pick<Deps, "runtime" | "requestId">;
 
-/** A trip named across businesses (a pool driver's holding). */
-export const tripKeyOf = (businessId: string, reference: string) => `${businessId}:${reference}`;
+export { tripKeyOf };
 
 /** An offer's id names its trip, so its answer reaches the trip after the offer has ended. */
 export function newOfferId(businessId: string, reference: string): string {

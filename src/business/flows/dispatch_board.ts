@@ -1,10 +1,12 @@
 /**
  * What a business's dispatch board opens with (Business API 1.2 and 3.1; the board of issue 38):
- * the business's trips in progress (the `business_trips` read table), the pool's drivers on shift
- * (the `pool_drivers` read table) with their newest positions known here, and the vehicle types'
- * names. The live socket brings every later change.
+ * the business's trips in progress (the `business_trips` read table), the pool drivers on shift
+ * holding or offered one of them (the `pool_drivers` read table) with their newest positions
+ * known here, and the vehicle types' names. The live socket brings every later change.
  */
 import type { Trip } from "../../../actors/business/trip/mod.ts";
+import { type PoolDriver, poolDriverActor } from "../../../actors/business/pool_driver.ts";
+import { newestStoredPosition } from "../queries/driver_positions.ts";
 import {
   PLATFORM_SETTINGS_ID,
   PLATFORM_TENANT,
@@ -15,12 +17,11 @@ import type { Deps } from "../../environment.ts";
 import { type OnlineDriver, onlineDrivers, storedPositions } from "../queries/pool_drivers.ts";
 import { tripPage } from "../queries/trips.ts";
 import type { LivePositions, Position } from "../reactors/live_positions.ts";
+import { boardDriverIds } from "../rules/board_drivers.ts";
 import { catalogueOf } from "./fares.ts";
 
 /** Trips a board opens with: its list page's largest; later ones arrive live. */
 export const BOARD_TRIPS_MAX = 500;
-/** Drivers on shift a board opens with (the map's dots). */
-export const BOARD_DRIVERS_MAX = 2_000;
 
 export interface DispatchBoardState {
   readonly trips: readonly Trip[];
@@ -35,19 +36,20 @@ export async function dispatchBoardState(
   positions: LivePositions,
   tenant: string,
 ): Promise<DispatchBoardState> {
-  const [page, drivers, catalogue, settings] = await Promise.all([
-    tripPage(deps.db, tenant, { active: true }, { limit: BOARD_TRIPS_MAX, after: null }),
-    onlineDrivers(deps.db, BOARD_DRIVERS_MAX),
+  const [trips, catalogue, settings] = await Promise.all([
+    tripsInProgress(deps, tenant),
     catalogueOf(deps),
     deps.runtime.read(platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
       kind: "get",
     }),
   ]);
+  // Only the drivers on the business's trips: where another's driver is is not its to see.
+  const drivers = await onlineDrivers(deps.db, [...new Set(trips.flatMap(boardDriverIds))]);
   // Memory first (this instance's pings, newest); the stored batches for the others.
   const unheard = drivers.filter((d) => positions.latest(d.id) === null).map((d) => d.id);
   const stored = await storedPositions(deps.db, unheard);
   return {
-    trips: page.rows,
+    trips,
     drivers: drivers.map((d) => ({
       ...d,
       position: positions.latest(d.id) ?? stored.get(d.id) ?? null,
@@ -55,4 +57,31 @@ export async function dispatchBoardState(
     vehicle_types: catalogue.vehicle_types.map((v) => ({ id: v.id, name: v.name })),
     position_fresh_seconds: orRefuse(settings).position_fresh_seconds,
   };
+}
+
+/** The business's trips in progress a board opens with (and its feed learns its drivers from). */
+export async function tripsInProgress(
+  deps: Pick<Deps, "db">,
+  tenant: string,
+): Promise<readonly Trip[]> {
+  const page = await tripPage(deps.db, tenant, { active: true }, {
+    limit: BOARD_TRIPS_MAX,
+    after: null,
+  });
+  return page.rows;
+}
+
+/**
+ * A pool driver who came onto the board (a trip of the business offered to them or accepted by
+ * them): who they are and their newest position, or null when off shift or unknown.
+ */
+export async function boardDriver(
+  deps: Pick<Deps, "db" | "runtime">,
+  positions: LivePositions,
+  driverId: string,
+): Promise<{ readonly driver: PoolDriver; readonly position: Position | null } | null> {
+  const r = await deps.runtime.read(poolDriverActor, PLATFORM_TENANT, driverId, { kind: "get" });
+  if (!r.ok || !r.reply.online) return null;
+  const position = positions.latest(driverId) ?? await newestStoredPosition(deps.db, driverId);
+  return { driver: r.reply, position };
 }

@@ -31,6 +31,7 @@ import {
   isFresh,
   linkExpiresAt,
   linkStatus,
+  stopsReached,
   TRACKING_POLL_SECONDS,
 } from "../rules/tracking.ts";
 
@@ -52,6 +53,8 @@ export interface Tracking {
   readonly eta_minutes: number | null;
   readonly poll_after_seconds: number | null;
   readonly route_polyline: string | null;
+  /** spec: business 2.4 stops[].reached, one per stop in order. */
+  readonly stops_reached: readonly boolean[];
   readonly link_expires_at: number;
 }
 
@@ -101,6 +104,7 @@ export async function tracking(deps: TrackingDeps, tokenOrReference: string): Pr
   // spec: business 2.4 rule 2: driver position null once ended.
   const position = is_active && trip.driver ? await driverPosition(deps, trip.driver.id) : null;
   const fresh = position ? await freshSeconds(deps) : null;
+  const points = await breadcrumbOf(deps, trip, now);
   return {
     trip,
     scope,
@@ -110,7 +114,14 @@ export async function tracking(deps: TrackingDeps, tokenOrReference: string): Pr
     location_is_fresh: position && fresh !== null ? isFresh(position.at, now, fresh) : null,
     eta_minutes: position ? await etaOf(deps, trip, position) : null,
     poll_after_seconds: is_active ? TRACKING_POLL_SECONDS : null,
-    route_polyline: await routePolyline(deps, trip, now),
+    // spec: business 2.4 rule 4: the stored breadcrumb since acceptance, else null.
+    route_polyline: points.length === 0 ? null : polyline.encode(points.map((p) => [p.lat, p.lng])),
+    stops_reached: stopsReached(trip.stops, {
+      // This instance's newest position too: a stop is shown passed before the batch is kept.
+      points: [...points, ...(position ? [position] : [])]
+        .filter((p) => trip.collected_at !== null && p.at >= trip.collected_at),
+      at_destination: trip.arrived_dropoff_at !== null || trip.status === "completed",
+    }),
     link_expires_at: linkExpiresAt(linkTimes(trip)),
   };
 }
@@ -140,12 +151,10 @@ async function etaOf(deps: TrackingDeps, trip: Trip, p: Position): Promise<numbe
   });
 }
 
-/** spec: business 2.4 rule 4: the stored breadcrumb since acceptance, else null. */
-async function routePolyline(deps: TrackingDeps, trip: Trip, now: number): Promise<string | null> {
-  if (!trip.driver || trip.accepted_at === null) return null;
-  const points = await breadcrumb(deps.db, trip.driver.id, trip.accepted_at, endedAt(trip) ?? now);
-  if (points.length === 0) return null;
-  return polyline.encode(points.map((p) => [p.lat, p.lng]));
+/** The driver's stored positions since acceptance, oldest first (none before a driver). */
+function breadcrumbOf(deps: TrackingDeps, trip: Trip, now: number) {
+  if (!trip.driver || trip.accepted_at === null) return Promise.resolve([]);
+  return breadcrumb(deps.db, trip.driver.id, trip.accepted_at, endedAt(trip) ?? now);
 }
 
 /** spec: business 2.4 rule 6: a new tracking token for the caller's trip; the old one is off. */

@@ -33,13 +33,14 @@ export async function breadcrumb(
   driverId: string,
   from: number,
   to: number,
-): Promise<{ lat: number; lng: number }[]> {
-  return await db.selectFrom("driver_positions")
-    .select(["lat", "lng"])
+): Promise<{ lat: number; lng: number; at: number }[]> {
+  const rows = await db.selectFrom("driver_positions")
+    .select(["lat", "lng", "at"])
     .where("driver_id", "=", driverId)
     .where("at", ">=", from)
     .where("at", "<=", to)
     .orderBy("at", "asc")
     .limit(BREADCRUMB_POINTS_MAX)
     .execute();
+  return rows.map((r) => ({ lat: r.lat, lng: r.lng, at: Number(r.at) }));
 }

@@ -43,17 +43,18 @@ export interface OnlineDriver {
   readonly zone_id: string;
 }
 
-/** The drivers on shift, at most `limit`, by id. */
+/** Those of these drivers who are on shift, by id. */
 export async function onlineDrivers(
   db: Kysely<Database>,
-  limit: number,
+  driverIds: readonly string[],
 ): Promise<OnlineDriver[]> {
+  if (driverIds.length === 0) return [];
   const rows = await db.selectFrom("pool_drivers")
     .select(["id", "version", "name", "vehicle_type_id", "zone_id"])
     .where("tenant", "=", PLATFORM_TENANT)
+    .where("id", "in", [...driverIds])
     .where("online", "=", 1)
     .orderBy("id")
-    .limit(limit)
     .execute();
   return rows.map((r) => ({ ...r, version: Number(r.version) }));
 }

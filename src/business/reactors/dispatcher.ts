@@ -29,6 +29,12 @@ import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
 import { offerDueAt, vehicleFits } from "../rules/dispatch.ts";
 import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
+import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
+import {
+  DRIVER_RELEASE_OUTBOX,
+  type HoldingItem,
+  QUEUED_START_OUTBOX,
+} from "../rules/driver_holding.ts";
 import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
 import type { Position } from "./live_positions.ts";
 
@@ -54,7 +60,7 @@ export class Dispatcher implements Reactor {
   readonly #tripOf = new Map<string, string>();
   readonly #subs: Subscription[];
   readonly #work = new Set<Promise<unknown>>();
-  readonly #release: () => void;
+  readonly #releases: (() => void)[];
 
   constructor(deps: DispatchDeps) {
     this.#deps = deps;
@@ -66,11 +72,19 @@ export class Dispatcher implements Reactor {
       on(tripActor.type, "*", (c) => this.#onTrip(c.snapshot as Trip | null)),
       on(poolDriverActor.type, PLATFORM_TENANT, (c) => this.#onDriver(c.snapshot as PoolDriver)),
     ];
-    // A take the trip never confirmed is completed or undone (spec: business 3.1).
-    this.#release = deps.runtime.handleOutbox(
-      HOLD_OUTBOX,
-      (i) => settleHold(deps, i.payload as HoldItem),
-    );
+    this.#releases = [
+      // A take the trip never confirmed is completed or undone (spec: business 3.1).
+      deps.runtime.handleOutbox(HOLD_OUTBOX, (i) => settleHold(deps, i.payload as HoldItem)),
+      // An ended trip frees its driver, whose queued trip then starts (spec: business 3.1).
+      deps.runtime.handleOutbox(
+        DRIVER_RELEASE_OUTBOX,
+        (i) => releaseDriver(deps, i.payload as HoldingItem),
+      ),
+      deps.runtime.handleOutbox(
+        QUEUED_START_OUTBOX,
+        (i) => startQueuedTrip(deps, i.payload as HoldingItem),
+      ),
+    ];
   }
 
   /** A driver's newest position (LivePositions): a driver moving into range may take a trip. */
@@ -118,7 +132,7 @@ export class Dispatcher implements Reactor {
 
   async close(): Promise<void> {
     for (const s of this.#subs) s.unsubscribe();
-    this.#release();
+    for (const release of this.#releases) release();
     await this.idle();
   }
 
@@ -159,19 +173,8 @@ export class Dispatcher implements Reactor {
     if (now !== undefined) this.#reserve(key, now);
     if (!dispatchable(t) || t.offer !== null) this.#forget(key);
     else await this.#dispatch(t);
-    // An ended trip frees its driver, and a trip given back (pending again, its last excluded
-    // driver the one who gave it back) frees that one (a hold released twice is harmless).
-    const freed = t.driver && (t.status === "completed" || t.status === "cancelled")
-      ? t.driver.id
-      : t.driver === null && t.accepted_at === null && t.status === "pending"
-      ? t.dispatch.excluded.at(-1)
-      : undefined;
-    if (freed !== undefined) {
-      await this.#deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, freed, {
-        kind: "release",
-        trip: key,
-      });
-    }
+    // An ended or given-back trip frees its driver through the trip's release outbox
+    // (flows/driver_holding.ts); the driver's change then tries the waiting trips.
     if (before !== undefined && before !== now) await this.#freed(before);
   }
 

@@ -96,3 +96,35 @@ export function etaFrom(
   const kmh = TOWN_SPEED_KMH[o.capacity_class ?? "none"];
   return Math.max(ETA_MINUTES_FLOOR, Math.ceil(roadKm / kmh * 60));
 }
+
+/**
+ * spec: business 2.4 stops[].reached: a stop is passed when the driver came this close to it. A
+ * phone's fix in town is good to some tens of metres and a driver stops at the kerb, not on the
+ * pin; 100 m is within the same street front, short of the next stop of a multi-drop (2.1: at
+ * most 3) in most towns.
+ */
+export const STOP_REACHED_METRES = 100;
+
+/** What the stops' progress is worked out from. */
+export interface StopProgress {
+  /** The driver's positions since collection, oldest first (stops come after the pickup). */
+  readonly points: readonly Point[];
+  /** The driver reached the destination (arrive_dropoff) or the trip completed. */
+  readonly at_destination: boolean;
+}
+
+/**
+ * spec: business 2.4 stops[].reached, in order: stop i is reached by a position that came within
+ * STOP_REACHED_METRES of it after the one that reached stop i-1; every stop once the driver is at
+ * the destination, which the stops come before.
+ */
+export function stopsReached(stops: readonly Point[], p: StopProgress): boolean[] {
+  if (p.at_destination) return stops.map(() => true);
+  const reached = stops.map(() => false);
+  let next = 0;
+  for (const point of p.points) {
+    if (next >= stops.length) break;
+    if (greatCircleKm(point, stops[next]!) * 1_000 <= STOP_REACHED_METRES) reached[next++] = true;
+  }
+  return reached;
+}

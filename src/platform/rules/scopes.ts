@@ -48,6 +48,8 @@ export const PARTNER_SCOPE_ENDPOINTS: Readonly<Record<PartnerScope, readonly str
     "POST /business/trips/{trip}/tracking-link/rotate",
     "POST /business/trips/{trip}/tracking-link/revoke",
     "GET /business/trips/{trip}/label",
+    // spec: business 5.5 deliveries allows "proof of delivery"; its row names no path for it.
+    "GET /business/trips/{trip}/proof/{file}",
     "GET /business/trips/{trip}/waybill",
     "GET /business/trips/{trip}/receipt",
     "GET /business/trips/{trip}/pick-list",

@@ -6,6 +6,8 @@ import {
   isFresh,
   linkExpiresAt,
   linkStatus,
+  STOP_REACHED_METRES,
+  stopsReached,
   TOWN_SPEED_KMH,
   TRACKING_LINK_CLOSE_MINUTES_AFTER_END,
   TRACKING_LINK_DAYS_AFTER_DUE,
@@ -98,4 +100,24 @@ Deno.test("trip tracking link: revoke once, rotate retires the old token's hash 
     token: "trk_b",
     retired_hashes: ["h2", "h3", "h4", "h5", sha256Hex("trk_a")],
   });
+});
+
+Deno.test("tracking: stops are reached in order, within 100 m, and all at the destination", () => {
+  const stops = [{ lat: -24.6282, lng: 25.9231 }, { lat: -24.6100, lng: 25.9300 }];
+  const near = (p: { lat: number; lng: number }, metres: number) => ({
+    lat: p.lat + metres / 111_195,
+    lng: p.lng,
+  });
+  const reached = (points: { lat: number; lng: number }[], at_destination = false) =>
+    stopsReached(stops, { points, at_destination });
+  assert.deepEqual(reached([]), [false, false]);
+  assert.deepEqual(reached([near(stops[0]!, 90)]), [true, false]);
+  assert.deepEqual(reached([near(stops[0]!, 150)]), [false, false], "150 m off is not there");
+  assert.equal(STOP_REACHED_METRES, 100);
+  // The second stop passed before the first is not reached until the first is.
+  assert.deepEqual(reached([near(stops[1]!, 10)]), [false, false]);
+  assert.deepEqual(reached([near(stops[1]!, 10), stops[0]!]), [true, false]);
+  assert.deepEqual(reached([stops[0]!, near(stops[1]!, -50)]), [true, true]);
+  assert.deepEqual(reached([], true), [true, true]);
+  assert.deepEqual(stopsReached([], { points: [stops[0]!], at_destination: false }), []);
 });

@@ -11,6 +11,7 @@ import type { FeedSink } from "../../../src/web/feed.ts";
 import { createPoolDriver, onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
+import { livePositionsOf } from "../../../src/business/reactors/live_positions.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 /** A board that keeps what it was sent. */
@@ -42,11 +43,17 @@ async function stateOf(t: TestEnv, key: string) {
   return documentedData(DispatchBoardAnswer, r, "the dispatch board's state");
 }
 
-Deno.test("dispatch board state: the business's trips in progress and drivers on shift; another business sees none", () =>
+/** The trip as its actor has it now. */
+async function tripNow(t: TestEnv, business: string, reference: string) {
+  const r = await t.env.runtime.read(tripActor, business, reference, { kind: "get" });
+  assert.ok(r.ok && r.reply.phase === "booked");
+  return r.reply.trip;
+}
+
+Deno.test("dispatch board state: the business's trips in progress and the drivers on them; no other driver", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const other = await fundedBusiness(t);
-    const driver = await onlineDriverAt(t, GABORONE.lat, GABORONE.lng);
     const offShift = await createPoolDriver(t, { name: "Kabo Off" });
     // On shift, its pings heard by another instance: only the stored batch has its position.
     const elsewhere = await createPoolDriver(t, { name: "Mpho Elsewhere" });
@@ -59,13 +66,23 @@ Deno.test("dispatch board state: the business's trips in progress and drivers on
       { driver_id: elsewhere.id, at: 1_000, lat: -24.5, lng: 25.8, accuracy: null, heading: null },
       { driver_id: elsewhere.id, at: 2_000, lat: -24.55, lng: 25.85, accuracy: 4, heading: 10 },
     ]).execute();
-    const pending = await bookOne(t, b.api_key);
     const accepted = await bookOne(t, b.api_key);
     const ask = await t.env.runtime.ask(tripActor, b.id, accepted, {
       kind: "accept",
-      driver: tripDriver(driver.id),
+      driver: tripDriver(elsewhere.id),
     });
-    assert.ok(ask.ok);
+    assert.ok(ask.ok, JSON.stringify(ask));
+    const pending = await bookOne(t, b.api_key);
+    // The only driver with a fresh position: the pending trip is offered to them.
+    const driver = await onlineDriverAt(t, GABORONE.lat, GABORONE.lng);
+    await until(
+      t,
+      async () => (await tripNow(t, b.id, pending)).offer?.driver_id === driver.id,
+      "the offer",
+    );
+    // On shift and on another business's trip only.
+    const stranger = await onlineDriverAt(t, GABORONE.lat, GABORONE.lng, { name: "Other's" });
+    await bookOne(t, other.api_key);
     await t.settle();
 
     const mine = await stateOf(t, b.api_key);
@@ -74,7 +91,7 @@ Deno.test("dispatch board state: the business's trips in progress and drivers on
     // deno-lint-ignore no-explicit-any
     const held = byRef.get(accepted) as any;
     assert.equal(held.status, "accepted");
-    assert.deepEqual(held.driver, { id: driver.id, name: "Neo Kgosi", vehicle_type_id: 1 });
+    assert.deepEqual(held.driver, { id: elsewhere.id, name: "Neo Kgosi", vehicle_type_id: 1 });
     assert.equal(held.offer, null);
     assert.deepEqual(held.pickup, {
       address: PARCEL.pickup_address,
@@ -82,9 +99,9 @@ Deno.test("dispatch board state: the business's trips in progress and drivers on
       lng: PARCEL.pickup_lng,
     });
     assert.equal(held.billing_amount, undefined, "no fares on the board");
-    const ids = mine.drivers.map((d: { id: string }) => d.id);
-    assert.ok(ids.includes(driver.id));
-    assert.ok(!ids.includes(offShift.id), "a driver off shift is not shown");
+    const ids = mine.drivers.map((d: { id: string }) => d.id).sort();
+    assert.deepEqual(ids, [driver.id, elsewhere.id].sort(), "the drivers on its trips only");
+    assert.ok(!ids.includes(offShift.id) && !ids.includes(stranger.id));
     const shown = mine.drivers.find((d: { id: string }) => d.id === driver.id);
     assert.equal(shown.position.lat, GABORONE.lat);
     assert.equal(shown.phone, undefined, "never a driver's phone");
@@ -100,12 +117,13 @@ Deno.test("dispatch board state: the business's trips in progress and drivers on
     assert.ok(mine.vehicle_types.some((v: { id: number }) => v.id === 1));
 
     const theirs = await stateOf(t, other.api_key);
-    assert.deepEqual(theirs.trips, []);
+    const theirIds = theirs.drivers.map((d: { id: string }) => d.id);
+    assert.ok(!theirIds.includes(driver.id) && !theirIds.includes(elsewhere.id), "not theirs");
     const anonymous = await t.call("GET", "/business/dispatch-board/state");
     assert.equal(anonymous.status, 401);
   }));
 
-Deno.test("dispatch board feed: trips of the business only, shifts, positions coalesced per driver", () =>
+Deno.test("dispatch board feed: trips of the business only, its drivers' positions coalesced, a driver leaves with the trip", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const other = await fundedBusiness(t);
@@ -115,7 +133,7 @@ Deno.test("dispatch board feed: trips of the business only, shifts, positions co
         env: t.env.runtime.busPrefix,
         tenant,
         now: () => t.clock.now(),
-      });
+      }, { db: t.env.db, runtime: t.env.runtime, positions: livePositionsOf(t.env) });
     const mine = new FakeSink();
     const theirs = new FakeSink();
     const feeds = [feedOf(b.id, mine), feedOf(other.id, theirs)];
@@ -123,7 +141,15 @@ Deno.test("dispatch board feed: trips of the business only, shifts, positions co
       for (const f of feeds) await f.start();
       const reference = await bookOne(t, b.api_key);
       const driver = await onlineDriverAt(t, GABORONE.lat, GABORONE.lng);
-      // Two reports before the next pump: one position, the newest, reaches the boards.
+      const has = (sink: FakeSink, f: (m: Record<string, unknown>) => boolean) => sink.sent.some(f);
+      // Offered the trip, the driver comes onto the business's board with their position.
+      await until(
+        t,
+        () =>
+          has(mine, (m) => m.type === "driver" && (m.driver as { id: string }).id === driver.id),
+        "the offered driver on the board",
+      );
+      // Two reports before the next pump: one position, the newest, reaches the board.
       const at = (s: number) => new Date(t.clock.now() + s * 1000).toISOString();
       const moved = await t.call("POST", "/driver/positions", {
         bearer: driver.token,
@@ -133,31 +159,32 @@ Deno.test("dispatch board feed: trips of the business only, shifts, positions co
       });
       assert.equal(moved.status, 200, JSON.stringify(moved.body));
       await t.env.pump();
-      const ask = await t.env.runtime.ask(tripActor, b.id, reference, {
-        kind: "accept",
-        driver: tripDriver(driver.id),
-      });
-      assert.ok(ask.ok);
-      const has = (sink: FakeSink, f: (m: Record<string, unknown>) => boolean) => sink.sent.some(f);
       await until(
         t,
         () =>
-          has(
-            mine,
-            (m) => m.type === "trip" && (m.trip as { status: string }).status === "accepted",
-          ),
-        "the acceptance on the board",
-      );
-      await until(t, () => has(theirs, (m) => m.type === "position"), "the other's positions");
-      const trips = mine.sent.filter((m) => m.type === "trip");
-      assert.ok(trips.every((m) => m.trip.reference === reference));
-      assert.ok(
-        has(mine, (m) => m.type === "driver" && (m.driver as { id: string }).id === driver.id),
+          has(mine, (m) => m.type === "position" && (m.position as { lat: number }).lat === -24.6),
+        "the newest position",
       );
       const positions = mine.sent.filter((m) => m.type === "position");
-      assert.deepEqual(positions.map((m) => [m.driver_id, m.position.lat]), [[driver.id, -24.6]]);
-      // Pool drivers are every business's; trips are never another business's.
-      assert.ok(theirs.sent.every((m) => m.type !== "trip"), JSON.stringify(theirs.sent));
+      assert.ok(positions.every((m) => m.driver_id === driver.id));
+      assert.ok(!positions.some((m) => m.position.lat === -24.61), "coalesced to the newest");
+      const trips = mine.sent.filter((m) => m.type === "trip");
+      assert.ok(trips.every((m) => m.trip.reference === reference));
+
+      // The trip ends: the driver leaves the board.
+      const cancel = await t.call("POST", `/business/trips/${reference}/cancel`, {
+        key: b.api_key,
+        body: {},
+      });
+      assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+      await until(
+        t,
+        () => has(mine, (m) => m.type === "driver_left" && m.driver_id === driver.id),
+        "the driver leaving",
+      );
+      await t.settle();
+      // Never another business's trips, nor its drivers or where they are.
+      assert.deepEqual(theirs.sent.map((m) => m.type), ["ready"], JSON.stringify(theirs.sent));
     } finally {
       for (const f of feeds) f.stop();
     }
@@ -208,7 +235,7 @@ function socket(url: string, key: string) {
   return { ws, messages, closed };
 }
 
-Deno.test("dispatch board socket: a wrong key closes 4401, a partner key 4403; a business hears only its trips", () =>
+Deno.test("dispatch board socket: a wrong key closes 4401, a partner key 4403; a business hears only its trips and their drivers", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const other = await fundedBusiness(t);
@@ -237,6 +264,20 @@ Deno.test("dispatch board socket: a wrong key closes 4401, a partner key 4403; a
         () => mine!.messages.some((m) => m.type === "trip" && m.trip.reference === reference),
         "the booking on the business's board",
       );
+      // A driver offered the business's trip, moving: on its board, never on another's.
+      const driver = await onlineDriverAt(t, GABORONE.lat, GABORONE.lng);
+      const moved = await t.call("POST", "/driver/positions", {
+        bearer: driver.token,
+        body: { positions: [{ lat: -24.6, lng: 25.9, at: new Date(t.clock.now() + 1_000) }] },
+      });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      await t.env.pump();
+      await until(
+        t,
+        () => mine!.messages.some((m) => m.type === "position" && m.driver_id === driver.id),
+        "the driver's position on the business's board",
+      );
+      await t.env.pump();
       await t.settle();
       assert.deepEqual(theirs!.messages.map((m) => m.type), ["ready"]);
     } finally {

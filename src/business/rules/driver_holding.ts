@@ -1,0 +1,28 @@
+/**
+ * The outboxes that move a pool driver's holding on (Business API 3.1 queued): a trip that ends
+ * (completed, returned, cancelled) or is given back frees its driver, and a driver freed of the
+ * trip under way starts the one queued behind it. Each is written in the commit of the fact, so a
+ * crash between the trip, the driver and the queued trip is completed by the outbox's sweep.
+ */
+
+/** A trip that no longer holds its driver: the driver's holding releases it. */
+export const DRIVER_RELEASE_OUTBOX = "business_driver_release";
+
+/** A queued trip that became the driver's current one: the trip moves from queued to accepted. */
+export const QUEUED_START_OUTBOX = "business_queued_start";
+
+/** The trip as a driver holds it (`<business>:<reference>`), and its driver, for either outbox. */
+export interface HoldingItem {
+  readonly driver_id: string;
+  readonly trip: string;
+}
+
+/** A trip named across businesses (a pool driver's holding). */
+export const tripKeyOf = (businessId: string, reference: string) => `${businessId}:${reference}`;
+
+/** The business and reference of a holding's trip key (a reference may hold a colon). */
+export function tripOfKey(key: string): { business_id: string; reference: string } | null {
+  const at = key.indexOf(":");
+  if (at <= 0 || at === key.length - 1) return null;
+  return { business_id: key.slice(0, at), reference: key.slice(at + 1) };
+}

@@ -1,0 +1,40 @@
+/**
+ * A business's dispatch board shows the pool drivers holding or offered its trips in progress,
+ * and no other (issue 38 item 7): each as long as one of its trips names them.
+ */
+import assert from "node:assert/strict";
+import { boardDriverIds, BoardDrivers } from "../../../src/business/rules/board_drivers.ts";
+
+const trip = (
+  reference: string,
+  status: "pending" | "accepted" | "completed" | "cancelled",
+  driver: string | null,
+  offered: string | null = null,
+) => ({
+  reference,
+  status,
+  driver: driver === null ? null : { id: driver },
+  offer: offered === null ? null : { driver_id: offered },
+});
+
+Deno.test("board drivers: a trip's driver and its offer's driver, none once it ended", () => {
+  assert.deepEqual(boardDriverIds(trip("A", "pending", null)), []);
+  assert.deepEqual(boardDriverIds(trip("A", "pending", null, "d1")), ["d1"]);
+  assert.deepEqual(boardDriverIds(trip("A", "accepted", "d1")), ["d1"]);
+  assert.deepEqual(boardDriverIds(trip("A", "completed", "d1")), []);
+});
+
+Deno.test("board drivers: a driver stays while any trip names them; offered elsewhere, gone", () => {
+  const b = new BoardDrivers();
+  assert.deepEqual(b.trip(trip("A", "pending", null, "d1")), { added: ["d1"], removed: [] });
+  // The offer expired and went to the next driver.
+  assert.deepEqual(b.trip(trip("A", "pending", null, "d2")), { added: ["d2"], removed: ["d1"] });
+  assert.equal(b.has("d1"), false);
+  assert.deepEqual(b.trip(trip("A", "accepted", "d2")), { added: [], removed: [] });
+  assert.deepEqual(b.trip(trip("B", "accepted", "d2")), { added: [], removed: [] });
+  assert.deepEqual(b.trip(trip("A", "completed", "d2")), { added: [], removed: [] });
+  assert.equal(b.has("d2"), true, "still on trip B");
+  assert.deepEqual(b.trip(trip("B", "cancelled", "d2")), { added: [], removed: ["d2"] });
+  assert.equal(b.has("d2"), false);
+  assert.deepEqual(b.trip(trip("B", "cancelled", "d2")), { added: [], removed: [] });
+});
