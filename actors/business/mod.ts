@@ -5,6 +5,7 @@ import { poolDriverActor } from "./pool_driver.ts";
 import { tripActor } from "./trip/mod.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
 import { tripChatActor } from "./trip_chat.ts";
+import { sandboxSignupActor } from "./sandbox_signup.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
@@ -12,4 +13,5 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   tripActor,
   tripSequenceActor,
   tripChatActor,
+  sandboxSignupActor,
 ];

@@ -23,14 +23,20 @@ export async function rotateApiKey(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<ApiKeyRotated> {
+  return await rotateApiKeyOf(deps, caller.business.id, principalName(caller));
+}
+
+/** Rotates a business's integration key on behalf of `by` (the account, or a sandbox sign-up). */
+export async function rotateApiKeyOf(
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "requestId">,
+  id: string,
+  by: string,
+): Promise<ApiKeyRotated> {
   const key = await issueCredential(apiKeyPrefix(deps.name), deps.clock.now());
-  const id = caller.business.id;
   orRefuse(
-    await deps.runtime.ask(businessActor, id, id, {
-      kind: "rotate_api_key",
-      key: key.record,
-      by: principalName(caller),
-    }, { requestId: deps.requestId }),
+    await deps.runtime.ask(businessActor, id, id, { kind: "rotate_api_key", key: key.record, by }, {
+      requestId: deps.requestId,
+    }),
   );
   return { api_key: key.secret, hint: key.record.hint };
 }
@@ -46,15 +52,23 @@ export async function rotateWebhookSecret(
   deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
   caller: BusinessPrincipal,
 ): Promise<WebhookSecretRotated> {
+  return await rotateWebhookSecretOf(deps, caller.business.id, principalName(caller));
+}
+
+/** Rotates a business's webhook signing secret on behalf of `by`. */
+export async function rotateWebhookSecretOf(
+  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "requestId">,
+  id: string,
+  by: string,
+): Promise<WebhookSecretRotated> {
   const secret = newSecret("whsec_");
   const keyId = newId("whk");
-  const id = caller.business.id;
   const sealed = await seal(deps.dataKey, secret, sealOwner("business_webhook", id, id));
   orRefuse(
     await deps.runtime.ask(businessActor, id, id, {
       kind: "rotate_webhook_secret",
       secret: { ...sealed, key_id: keyId, created_at: deps.clock.now() },
-      by: principalName(caller),
+      by,
     }, { requestId: deps.requestId }),
   );
   return { webhook_secret: secret, key_id: keyId };
