@@ -24,6 +24,7 @@ import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
 import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 import { sandboxSignupRoutes } from "../../routes/business/sandbox_signup.ts";
+import { sandboxWalletRoutes } from "../../routes/business/sandbox_wallet.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -42,6 +43,7 @@ export const businessFeature: Feature = {
     dispatchBoardRoutes,
     dispatchRoutes,
     sandboxSignupRoutes,
+    sandboxWalletRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
