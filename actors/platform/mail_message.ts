@@ -23,6 +23,9 @@ export interface MailMessage {
 
 export type MailMessageState = MailMessage | null;
 
+/** The index of messages by id, read by prefix (`<business>:`) to list a business's messages. */
+export const MAIL_BY_ID = "mail_message_id";
+
 export type MailMessageCommand =
   | { kind: "record"; message: Omit<MailMessage, "created_at"> }
   | { kind: "get" };
@@ -61,6 +64,9 @@ export const mailMessageActor: ActorDefinition<
   evolve(_state, event) {
     return withChannel(event.message);
   },
+  // Ids begin with the business they are about (`<business>:...`): its messages by prefix.
+  indexes: (s) => s === null ? [] : [{ index: MAIL_BY_ID, key: s.id }],
+  indexesChangedAt: 2,
   project: (s) => s === null ? null : { ...s, created_at: new Date(s.created_at).toISOString() },
 };
 

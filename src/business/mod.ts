@@ -25,6 +25,7 @@ import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 import { sandboxSignupRoutes } from "../../routes/business/sandbox_signup.ts";
 import { sandboxWalletRoutes } from "../../routes/business/sandbox_wallet.ts";
+import { sandboxMessageRoutes } from "../../routes/business/sandbox_messages.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -44,6 +45,7 @@ export const businessFeature: Feature = {
     dispatchRoutes,
     sandboxSignupRoutes,
     sandboxWalletRoutes,
+    sandboxMessageRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
