@@ -9,6 +9,10 @@ import {
   SandboxSignupVerifiedAnswer,
 } from "../../../routes/business/answers/sandbox_signup.ts";
 import { SANDBOX_CODE } from "../../../src/business/rules/sandbox.ts";
+import {
+  SANDBOX_SIGNUP_TENANT,
+  sandboxSignupActor,
+} from "../../../actors/business/sandbox_signup.ts";
 import { documentedData } from "../../helpers/documented.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import type { z } from "../../../src/http/route.ts";
@@ -117,3 +121,24 @@ Deno.test("sandbox sign-up: on live both routes answer 404 naming the sandbox ba
     assert.equal(v.status, 404);
     assert.match(v.body.message, /sandbox base/);
   }));
+
+Deno.test("sandbox sign-up: a code taken before a crash made the business: signing up again makes it", () =>
+  withTestEnv(async (t) => {
+    await signUp(t, "fa@example.com");
+    // The code is taken (the sign-up actor's step) and the process stops before the business.
+    const taken = await t.env.runtime.ask(
+      sandboxSignupActor,
+      SANDBOX_SIGNUP_TENANT,
+      "fa@example.com",
+      {
+        kind: "verify",
+        code: SANDBOX_CODE,
+      },
+    );
+    assert.ok(taken.ok && taken.reply.outcome === "verified");
+    await signUp(t, "fa@example.com");
+    const made = sandboxAnswer(SandboxSignupVerifiedAnswer, await verify(t, "fa@example.com"), 201);
+    assert.equal(made.business_id, taken.reply.business_id);
+    const profile = await t.call("GET", "/business/profile", { key: made.api_key });
+    assert.equal(profile.body.data.id, taken.reply.business_id);
+  }, sandbox));
