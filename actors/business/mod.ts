@@ -6,6 +6,7 @@ import { tripActor } from "./trip/mod.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
 import { tripChatActor } from "./trip_chat.ts";
 import { storefrontChannelActor } from "./sandbox_channels.ts";
+import { sandboxSignupActor } from "./sandbox_signup.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
@@ -14,4 +15,5 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   tripSequenceActor,
   tripChatActor,
   storefrontChannelActor,
+  sandboxSignupActor,
 ];

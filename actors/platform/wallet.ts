@@ -57,6 +57,17 @@ export type WalletCommand =
     limit_minor?: number;
     low_balance?: LowBalanceWatch;
   }
+  | {
+    /**
+     * Sets one currency's balance exactly (the sandbox test wallet, Business API 4.4): the
+     * difference is booked as a credit or a debit, so the ledger explains the new balance.
+     */
+    kind: "set_balance";
+    balance_minor: number;
+    currency: string;
+    reference: string;
+    by: string;
+  }
   | { kind: "get" };
 
 export type WalletEvent =
@@ -82,6 +93,8 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
       case "credit":
       case "debit":
         return transact(state, command, ctx);
+      case "set_balance":
+        return setBalance(state, command, ctx);
       case "get":
       case "timer":
         return accept([], (s) => ({ state: s, transaction: null }));
@@ -150,6 +163,22 @@ function transact(
     ],
     (s) => ({ state: s, transaction }),
   );
+}
+
+/** The adjustment that brings one balance to the value asked; none when it is already there. */
+function setBalance(
+  state: WalletState,
+  command: Extract<WalletCommand, { kind: "set_balance" }>,
+  ctx: Ctx,
+): Decision<WalletState, WalletEvent, WalletReply> {
+  const { balance_minor, currency, reference, by } = command;
+  if (!Number.isSafeInteger(balance_minor) || balance_minor < 0) {
+    return reject("validation_failed", `balance must not be negative: ${balance_minor}`);
+  }
+  const delta = balance_minor - (state.balances[currency] ?? 0);
+  if (delta === 0) return accept([], (s) => ({ state: s, transaction: null }));
+  const kind = delta > 0 ? "credit" : "debit";
+  return transact(state, { kind, amount_minor: Math.abs(delta), currency, reference, by }, ctx);
 }
 
 /**

@@ -26,6 +26,9 @@ import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 import { sandboxCredentialsRoutes } from "../../routes/business/sandbox_credentials.ts";
 import { sandboxChannelRoutes } from "../../routes/business/sandbox_channels.ts";
+import { sandboxSignupRoutes } from "../../routes/business/sandbox_signup.ts";
+import { sandboxWalletRoutes } from "../../routes/business/sandbox_wallet.ts";
+import { sandboxMessageRoutes } from "../../routes/business/sandbox_messages.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -46,6 +49,9 @@ export const businessFeature: Feature = {
     dispatchRoutes,
     sandboxCredentialsRoutes,
     sandboxChannelRoutes,
+    sandboxSignupRoutes,
+    sandboxWalletRoutes,
+    sandboxMessageRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };

@@ -38,6 +38,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   settings_changed: 409,
   cod_already_collected: 409,
   fx_unresolved: 409,
+  // Business API 4.4, 8: a sandbox sign-up code, valid 15 minutes for 5 tries.
+  signup_code_expired: 410,
+  signup_code_invalid: 422,
+  no_signup_pending: 422,
   tracking_link_revoked: 410,
   tracking_link_expired: 410,
   // Business API 4.1, 8: the chat closes on cancellation or 30 minutes after completion.

@@ -15,6 +15,8 @@ import { OutboundDelivery } from "./reactors/deliver.ts";
 import { businessWebhookTargets } from "./reactors/business_targets.ts";
 import { webhookPorts } from "./flows/webhook_urls.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
+import { egressPolicyOf, egressSend } from "../outbound/egress.ts";
+import { pinnedPost } from "../outbound/pinned_post.ts";
 import { startPlatformReadTables } from "./queries/read_tables.ts";
 import { startCredentialCache } from "./auth/credential_cache.ts";
 import { businessActor } from "../../actors/platform/business/mod.ts";
@@ -52,6 +54,8 @@ export const platformFeature: Feature = {
     const delivery = new DeliveryHooks();
     // spec: business 6: a business's own webhook URL, asked before the features' recipients.
     delivery.add({ targets: businessWebhookTargets(runtime, deps.clock) });
+    // spec: business 1.3: what may leave is the environment's one decision (egress.ts).
+    const egress = egressPolicyOf(deps.name);
     const outbound = new OutboundDelivery({
       deferral,
       runtime,
@@ -60,12 +64,13 @@ export const platformFeature: Feature = {
       clock: deps.clock,
       allowLoopback: deps.allowLoopbackWebhooks,
       allowedPorts: () => webhookPorts(runtime),
+      send: egressSend(egress, "webhook", (request) => pinnedPost(request)),
       log: deps.log,
       metrics: deps.metrics,
       ...delivery.callbacks(),
     });
     // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
-    const ownerNotices = new OwnerNotices({ runtime, bus, deferral });
+    const ownerNotices = new OwnerNotices({ runtime, bus, deferral, egress });
     const services: PlatformServices = {
       deferral,
       delivery,

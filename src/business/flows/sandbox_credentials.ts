@@ -71,7 +71,7 @@ async function provisionTwin(
       api_key: (await rotateApiKeyOf(deps, id, BY_LIVE)).api_key,
       webhook_secret: (await rotateWebhookSecretOf(deps, id, BY_LIVE)).webhook_secret,
     }
-    : { created: true, ...(await createBusiness(deps, account, { id })) };
+    : { created: true, ...(await createBusiness(deps, account, id)) };
   await topUpWallets(deps, id);
   const channel = await grantStorefrontChannel(deps, id);
   return {

@@ -11,6 +11,7 @@ import {
 } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { pinnedPost } from "../../outbound/pinned_post.ts";
+import { egressPolicyOf, egressSend } from "../../outbound/egress.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { webhookPorts } from "../../platform/flows/webhook_urls.ts";
 import { businessWebhookTargets } from "../../platform/reactors/business_targets.ts";
@@ -67,7 +68,10 @@ export interface WebhookTestResult {
  * schedule. 422 naming webhook_url when none is set.
  */
 export async function sendWebhookTest(
-  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics">,
+  deps: Pick<
+    Deps,
+    "name" | "runtime" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics"
+  >,
   business: string,
 ): Promise<WebhookTestResult> {
   const { runtime, clock } = deps;
@@ -98,7 +102,7 @@ export async function sendWebhookTest(
       clock,
       allowLoopback: deps.allowLoopbackWebhooks,
       allowedPorts: () => webhookPorts(runtime),
-      send: (request) => pinnedPost(request),
+      send: egressSend(egressPolicyOf(deps.name), "webhook", (request) => pinnedPost(request)),
       targets: async (tenant, recipient) => (await targets(tenant, recipient)) ?? null,
     },
     business,

@@ -8,6 +8,11 @@ import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
 /** spec: business 5.7: one-time, customer and driver codes in the sandbox. */
 export const SANDBOX_CODE = "123456";
 
+/** spec: business 8: a sandbox sign-up code is valid 15 minutes... */
+export const SANDBOX_SIGNUP_CODE_VALID_MS = 15 * 60_000;
+/** ...for 5 tries; then the sign-up is spent and a new POST /sandbox/signup starts again. */
+export const SANDBOX_SIGNUP_TRIES = 5;
+
 /** spec: business 5.9: the audience of a storefront channel token. */
 export const CHANNEL_AUDIENCE = "service-sandbox";
 

@@ -31,6 +31,8 @@ export interface NewBusiness {
   readonly currency: string;
   readonly country: string;
   readonly owner_email: string;
+  /** The owner's name; default: the e-mail. */
+  readonly owner_name?: string;
 }
 
 /** A new business's credentials, shown this once (the key and password are kept hashed). */
@@ -49,14 +51,13 @@ export interface BusinessCreated {
 export async function createBusiness(
   deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId">,
   input: NewBusiness,
-  /** The id to give it (a live account's sandbox twin takes the live id); default a new one. */
-  given?: { readonly id: string },
+  // A caller that must know the id before the business exists (a sandbox sign-up) names it.
+  id: string = newId("biz"),
 ): Promise<BusinessCreated> {
   if (await deps.runtime.lookup("staff_email", input.owner_email)) {
     refuse(EMAIL_TAKEN, emailTakenMessage("portal user", input.owner_email));
   }
   const now = deps.clock.now();
-  const id = given?.id ?? newId("biz");
   const apiKey = await issueCredential(apiKeyPrefix(deps.name), now);
   const webhookSecret = newSecret("whsec_");
   const password = temporaryPassword();
@@ -71,7 +72,7 @@ export async function createBusiness(
       owner: {
         id: newId("usr"),
         email: input.owner_email,
-        name: input.owner_email,
+        name: input.owner_name ?? input.owner_email,
         role: "owner",
         password_hash: await hashPassword(password),
       },

@@ -20,9 +20,12 @@ import { type MailMessage, mailMessageActor } from "../../../actors/platform/mai
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, UnitReactor } from "../../bus/reactor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { type EgressPolicy, messageDisposition } from "../../outbound/egress.ts";
 
 export interface OwnerNoticesOptions extends ReactorOptions {
   readonly runtime: ActorRuntime;
+  /** The environment's egress (egressPolicyOf): the sandbox records e-mails refused. */
+  readonly egress: EgressPolicy;
 }
 
 /** One change the owner is told of: the business event and its place in the business's log. */
@@ -40,26 +43,32 @@ export function noticeIdOf(businessId: string, seq: number): string {
 
 export class OwnerNotices extends UnitReactor<Notice> {
   readonly #runtime: ActorRuntime;
+  readonly #egress: EgressPolicy;
 
   constructor(options: OwnerNoticesOptions) {
     super(options, {
       worker: "owner_notices",
       actorType: businessActor.type,
       unitsOf: noticesOf,
-      work: (notice) => recordNotice(options.runtime, notice),
+      work: (notice) => recordNotice(options.runtime, options.egress, notice),
       describe: (notice) => `security notice ${noticeIdOf(notice.business_id, notice.seq)}`,
     });
     this.#runtime = options.runtime;
+    this.#egress = options.egress;
   }
 
   /** Records the e-mail of one notice to the owner, once; answers it. */
   record(notice: Notice): Promise<MailMessage> {
-    return recordNotice(this.#runtime, notice);
+    return recordNotice(this.#runtime, this.#egress, notice);
   }
 }
 
 /** Records the e-mail of one notice to the owner, once; answers it. */
-async function recordNotice(runtime: ActorRuntime, notice: Notice): Promise<MailMessage> {
+async function recordNotice(
+  runtime: ActorRuntime,
+  egress: EgressPolicy,
+  notice: Notice,
+): Promise<MailMessage> {
   const got = await runtime.read(businessActor, notice.business_id, notice.business_id, {
     kind: "get",
   });
@@ -74,6 +83,9 @@ async function recordNotice(runtime: ActorRuntime, notice: Notice): Promise<Mail
       id,
       to: owner.email,
       cause: notice.event.kind,
+      channel: "email",
+      // spec: business 1.3: refused at the sender in the sandbox, and kept so.
+      disposition: messageDisposition(egress, "email"),
       ...securityNotice(business, notice),
     },
   });

@@ -15,6 +15,8 @@ const MESSAGE: Omit<MailMessage, "created_at"> = {
   subject: "Your API key was changed",
   text: "The API key ending abcd was replaced.",
   cause: "api_key_rotated",
+  channel: "email",
+  disposition: { status: "queued" },
 };
 
 Deno.test("mail message: record keeps the message with the time it was recorded", () => {
@@ -52,4 +54,10 @@ Deno.test("mail message: the projection shows the time as ISO 8601", () => {
     created_at: "2026-11-02T08:00:00.000Z",
   });
   assert.equal(mailMessageActor.project!(null), null);
+});
+
+Deno.test("mail message: a version 1 message (e-mail only) loads as e-mail queued for a sender", () => {
+  const { channel: _c, disposition: _d, ...v1 } = { ...MESSAGE, created_at: T0 };
+  assert.deepEqual(mailMessageActor.load!(v1, 1), { ...MESSAGE, created_at: T0 });
+  assert.equal(mailMessageActor.load!(null, 1), null);
 });

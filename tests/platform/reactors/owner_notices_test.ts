@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { mailMessageActor } from "../../../actors/platform/mail_message.ts";
 import { OwnerNotices } from "../../../src/platform/reactors/owner_notices.ts";
+import { egressPolicyOf } from "../../../src/outbound/egress.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 
 interface Mail {
@@ -14,6 +15,8 @@ interface Mail {
   readonly subject: string;
   readonly text: string;
   readonly cause: string;
+  readonly channel: string;
+  readonly disposition: { readonly status: string; readonly reason?: string };
 }
 
 /** The business's outbox, oldest first, once every change so far has been heard. */
@@ -66,6 +69,11 @@ Deno.test("owner notices: a new API key, webhook secret and webhook address are 
     assert.ok(secretMail!.text.includes(b.owner.email), "names the person who changed it");
     assert.match(hookMail!.subject, /webhook address was changed/);
     assert.ok(hookMail!.text.includes("https://hooks.example.com/k"));
+    assert.deepEqual(mails.map((m) => [m.channel, m.disposition]), [
+      ["email", { status: "queued" }],
+      ["email", { status: "queued" }],
+      ["email", { status: "queued" }],
+    ]);
     const all = JSON.stringify(mails);
     for (const shown of [key.body.data.api_key, secret.body.data.webhook_secret, b.api_key]) {
       assert.ok(!all.includes(shown), "never a key or a secret");
@@ -100,7 +108,11 @@ Deno.test("owner notices: a request that changes no webhook address e-mails noth
 
 Deno.test("owner notices: a change heard twice (a second instance on the bus) is e-mailed once", () =>
   withTestEnv(async (t) => {
-    const second = new OwnerNotices({ runtime: t.env.runtime, bus: t.env.bus });
+    const second = new OwnerNotices({
+      runtime: t.env.runtime,
+      bus: t.env.bus,
+      egress: egressPolicyOf("live"),
+    });
     try {
       const b = await t.createBusiness();
       const r = await t.call("POST", "/business/api-key/regenerate", { key: b.api_key });
@@ -111,3 +123,15 @@ Deno.test("owner notices: a change heard twice (a second instance on the bus) is
       await second.close();
     }
   }));
+
+Deno.test("owner notices: in the sandbox the e-mail is kept, refused at the sender with why", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await t.call("POST", "/business/api-key/regenerate", { key: b.api_key });
+    assert.equal(r.status, 201);
+    const mails = await outbox(t, b.id);
+    assert.deepEqual(mails.map((m) => [m.cause, m.channel, m.disposition.status]), [
+      ["api_key_rotated", "email", "refused"],
+    ]);
+    assert.match(mails[0]!.disposition.reason!, /^email refused: the sandbox reaches no real/);
+  }, { name: "sandbox" }));
