@@ -6,6 +6,7 @@
  */
 import type { Api } from "./http/app.ts";
 import type { AnyActorDefinition } from "./runtime/actor.ts";
+import type { OldDataPass } from "./runtime/old_data.ts";
 import type { Deps, Reactor } from "./environment.ts";
 
 /** Mounts one section's routes on an environment's API. */
@@ -48,11 +49,11 @@ export interface FeatureParts {
   /** I/O run every TIMER_POLL_MS and after the manual clock moves (outbound attempts due). */
   readonly pumps?: Readonly<Record<string, () => Promise<unknown>>>;
   /**
-   * Passes bringing data stored by earlier versions to today's rules, run at every start once the
-   * runtime runs, before a request is served. Each is idempotent (a second run changes nothing)
-   * and answers how many actors it changed.
+   * Passes bringing data stored by earlier versions to today's rules, run once the runtime runs,
+   * before a request is served, once per pass version (src/runtime/old_data.ts: the read paths
+   * still take old data, as an older instance may write some afterwards).
    */
-  readonly migrations?: Readonly<Record<string, () => Promise<number>>>;
+  readonly migrations?: Readonly<Record<string, OldDataPass>>;
   /** What later features may use of this one (FeatureDeps.services). */
   readonly services?: unknown;
 }

@@ -21,6 +21,7 @@ import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
+import { runOldDataPasses } from "./runtime/old_data.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
 import { watchMachinery } from "./observe/gauges.ts";
 import type { Logger } from "./observe/log.ts";
@@ -120,7 +121,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     projections: () => ({ snapshots: projector, ...projections }),
   });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
-  await migrateOldData(parts, log);
+  await migrateOldData(runtime, parts, log);
   const loops = startLoops(parts, o.clock, writers(), log);
   const env = httpEnvironment(o, deps, parts);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
@@ -244,19 +245,20 @@ async function startFeatures(
 }
 
 /**
- * The features' passes over old data (FeatureParts.migrations), in order, each logged. One that
- * fails is logged and left for the next start (each is idempotent): the service still serves.
+ * The features' passes over old data (FeatureParts.migrations), in order, each once per version
+ * (old_data.ts), each logged. One that fails is logged and left for the next start.
  */
-async function migrateOldData(parts: readonly FeatureParts[], log: Logger): Promise<void> {
-  for (const [name, migrate] of parts.flatMap((p) => Object.entries(p.migrations ?? {}))) {
-    const changed = await migrate().catch((err) => {
-      log.error({ err, migration: name }, "old data migration failed");
-      return 0;
-    });
-    if (changed > 0) {
-      log.info({ event: "old_data_migrated", migration: name, changed }, "old data migrated");
-    }
-  }
+function migrateOldData(
+  runtime: ActorRuntime,
+  parts: readonly FeatureParts[],
+  log: Logger,
+): Promise<void> {
+  const passes = parts.flatMap((p) => Object.entries(p.migrations ?? {}));
+  return runOldDataPasses(runtime, passes, {
+    failed: (migration, err) => log.error({ err, migration }, "old data migration failed"),
+    changed: (migration, changed) =>
+      log.info({ event: "old_data_migrated", migration, changed }, "old data migrated"),
+  });
 }
 
 /** A sweep that completed stalled work says how much (a count of none is no news). */

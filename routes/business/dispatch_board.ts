@@ -206,6 +206,8 @@ const WEB_FILES: Readonly<Record<string, string>> = {
   "dispatch_board_render.js": "text/javascript; charset=utf-8",
   "dispatch_board_page.js": "text/javascript; charset=utf-8",
   "board_text.js": "text/javascript; charset=utf-8",
+  "board_shell.js": "text/javascript; charset=utf-8",
+  "board_feed.js": "text/javascript; charset=utf-8",
   "board.css": "text/css; charset=utf-8",
   "dispatch_board.css": "text/css; charset=utf-8",
 };

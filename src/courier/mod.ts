@@ -115,13 +115,21 @@ export const courierFeature: Feature = {
         "completion event sweep": (now) => billingEvents.sweepCompletions(db, now),
         "stalled booking sweep": (now) => completeStalledBookings(deps, now),
       },
-      // Issue 42 item 9: records stored before earlier fixes, brought to today's rules.
+      // Issue 42 item 9: records stored before earlier fixes, brought to today's rules, once
+      // per version; the shipment's load and unseal still take what an older instance writes.
       migrations: {
-        "claims filed before one a shipment": () => nameClaimsFiledBefore(runtime),
-        "shipments stored returning before the returning rule": () =>
-          restateReturningShipments(runtime),
-        "client webhook seals made before seals were bound": () =>
-          bindClientSeals(runtime, deps.dataKey),
+        "claims filed before one a shipment": {
+          version: 1,
+          run: () => nameClaimsFiledBefore(runtime),
+        },
+        "shipments stored returning before the returning rule": {
+          version: 1,
+          run: () => restateReturningShipments(runtime),
+        },
+        "client webhook seals made before seals were bound": {
+          version: 1,
+          run: () => bindClientSeals(runtime, deps.dataKey),
+        },
       },
     };
   },

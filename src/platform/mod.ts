@@ -92,10 +92,13 @@ export const platformFeature: Feature = {
       // caps on attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold
       // across pumps.
       pumps: { "outbound delivery": () => outbound.pump() },
-      // Issue 42 item 9: seals stored before they were bound to their owner, bound.
+      // Issue 42 item 9: seals stored before they were bound to their owner, bound once per
+      // version; unseal still takes an unbound seal an older instance writes afterwards.
       migrations: {
-        "business webhook seals made before seals were bound": () =>
-          bindBusinessSeals(runtime, deps.dataKey),
+        "business webhook seals made before seals were bound": {
+          version: 1,
+          run: () => bindBusinessSeals(runtime, deps.dataKey),
+        },
       },
       services,
     };

@@ -175,22 +175,6 @@ export class KvActorStore implements ActorStore {
     return found;
   }
 
-  async actorIds(type: string, after: string | null, limit: number): Promise<string[]> {
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new RangeError(`actor listing limit out of range: ${limit}`);
-    }
-    const ids: string[] = [];
-    const selector = after === null
-      ? { prefix: [ACTOR, type] }
-      : { prefix: [ACTOR, type], start: [ACTOR, type, after] };
-    // One more than asked, as `start` includes `after` itself.
-    for await (const e of this.#kv.list(selector, { limit: limit + 1 })) {
-      const id = e.key[2];
-      if (typeof id === "string" && id !== after && ids.length < limit) ids.push(id);
-    }
-    return ids;
-  }
-
   async passDone(name: string): Promise<boolean> {
     return (await this.#kv.get([PASS_DONE, name])).versionstamp !== null;
   }
@@ -270,6 +254,9 @@ export class KvActorStore implements ActorStore {
   }
 
   async stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`actor listing limit out of range: ${limit}`);
+    }
     const found: StoredRecord[] = [];
     const selector = after === null
       ? { prefix: [ACTOR, type] }

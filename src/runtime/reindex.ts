@@ -42,7 +42,10 @@ async function reindexType(store: ActorStore, def: AnyActorDefinition): Promise<
   let rewritten = 0;
   let after: string | null = null;
   for (;;) {
-    const ids = await store.actorIds(def.type, after, REINDEX_PAGE_ACTORS);
+    // The page's records are read again one by one: a rewrite must name the version it replaces.
+    const ids: string[] = (await store.stored(def.type, after, REINDEX_PAGE_ACTORS)).map((s) =>
+      s.id
+    );
     for (const id of ids) {
       if (await reindexOne(store, def, { type: def.type, id })) rewritten++;
     }

@@ -4,13 +4,7 @@
  * and publish only after the commit (ARCHITECTURE "Shape" 2-4). `ask()` is the only way in.
  */
 import type { Bus } from "../bus/bus.ts";
-import {
-  ACTOR_BATCH_COMMANDS_MAX,
-  ACTORS_ACTIVE_MAX,
-  MAILBOX_DEPTH_MAX,
-  MARKER_SWEEP_MS,
-  OUTBOX_SWEEP_MS,
-} from "../limits.ts";
+import { MARKER_SWEEP_MS, OUTBOX_SWEEP_MS } from "../limits.ts";
 import {
   type AnyActorDefinition,
   asIfMissing,
@@ -18,18 +12,18 @@ import {
   type CommandOf,
   type ReplyOf,
 } from "./actor.ts";
-import { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
 import { newId } from "./ids.ts";
+import { Mailboxes } from "./mailboxes.ts";
 import { MarkerSweeper } from "./markers.ts";
 import { Outboxes, type OutboxHandler } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
-import { prefetchSoon } from "./replies.ts";
 import { reindexStored } from "./reindex.ts";
 import type {
   ActorKey,
   ActorStore,
+  DueTimer,
   IndexEntryFound,
   IndexTarget,
   StoredEvent,
@@ -69,7 +63,7 @@ export class ActorRuntime {
   readonly #store: ActorStore;
   readonly #bus: Bus;
   readonly #defs = new Map<string, AnyActorDefinition>();
-  readonly #cells = new Map<string, Cell>();
+  readonly #mailboxes: Mailboxes;
   readonly #turns: Turns;
   readonly #onError: (error: unknown, where: string) => void;
   #timerLoop: ReturnType<typeof setInterval> | undefined;
@@ -102,11 +96,17 @@ export class ActorRuntime {
       onOutbox: (items) => this.#outboxes.committed(items),
       coldSource: (type) => this.#coldSources.get(type),
     });
+    this.#mailboxes = new Mailboxes({
+      store: options.store,
+      turns: this.#turns,
+      markers: () => this.#markers,
+      onError: this.#onError,
+    });
     this.#markers = new MarkerSweeper({
       store: options.store,
       bus: options.bus,
       onError: this.#onError,
-      cells: () => this.#cells.values(),
+      cells: () => this.#mailboxes.values(),
       republish: async (cell) => {
         const from = cell.markerFrom ?? 1;
         await republish(options.store, options.bus, this.busPrefix, cell.def, cell.key, from);
@@ -140,7 +140,7 @@ export class ActorRuntime {
     id: string,
     command: CommandOf<D>,
   ): Promise<AskResult<ReplyOf<D>>> {
-    const cell = this.#cells.get(`${def.type}/${id}`);
+    const cell = this.#mailboxes.peek(`${def.type}/${id}`);
     if (!this.#closed && cell && cell.def === def && cell.loaded && !cell.assumedNew) {
       if (cell.tenant !== null && cell.tenant !== tenant) {
         return Promise.resolve(asIfMissing(def, id, command, { now: this.clock.now(), newId }));
@@ -229,19 +229,29 @@ export class ActorRuntime {
     }
   }
 
+  /** Whether a one-time pass over the store was completed, by any instance (ActorStore.passDone). */
+  passDone(name: string): Promise<boolean> {
+    return this.#store.passDone(name);
+  }
+
+  /** Records a one-time pass as completed, for every instance sharing the store. */
+  markPassDone(name: string): Promise<void> {
+    return this.#store.markPassDone(name);
+  }
+
   get commitStats(): { commits: number; writes: number; commitMs: number } {
     return this.#turns.commitStats;
   }
 
   get activeActors(): number {
-    return this.#cells.size;
+    return this.#mailboxes.size;
   }
 
   /** Commands waiting in the mailboxes of the actors in memory: all of them, and the most at one. */
   mailboxDepth(): { waiting: number; deepest: number } {
     let waiting = 0;
     let deepest = 0;
-    for (const cell of this.#cells.values()) {
+    for (const cell of this.#mailboxes.values()) {
       waiting += cell.mailbox.length;
       if (cell.mailbox.length > deepest) deepest = cell.mailbox.length;
     }
@@ -345,7 +355,7 @@ export class ActorRuntime {
     if (this.#sweepLoop !== undefined) clearInterval(this.#sweepLoop);
     // Let every actor finish what it holds, then clear what can be cleared.
     for (let i = 0; i < 100; i++) {
-      const busy = [...this.#cells.values()].some((c) => !c.idle);
+      const busy = [...this.#mailboxes.values()].some((c) => !c.idle);
       if (!busy && !this.#firing) break;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -355,23 +365,9 @@ export class ActorRuntime {
     await this.sweepMarkers(); // clears what that one did not see
   }
 
-  #fireTimer(t: { type: string; id: string; name: string; at: number }): Promise<unknown> {
+  #fireTimer(t: DueTimer): Promise<unknown> {
     const def = this.#defs.get(t.type);
-    if (!def) return this.#store.dropTimer(t);
-    return new Promise((resolve, reject) => {
-      const cell = this.#cell(def, t);
-      cell.mailbox.push({
-        tenant: "",
-        command: null,
-        idempotencyKey: undefined,
-        permanent: false,
-        fresh: false,
-        timer: { name: t.name, at: t.at },
-        resolve,
-        reject,
-      });
-      this.#run(cell);
-    });
+    return def ? this.#mailboxes.fireTimer(def, t) : this.#store.dropTimer(t);
   }
 
   #enqueue(
@@ -385,72 +381,7 @@ export class ActorRuntime {
     if (this.#defs.get(def.type) !== def) {
       return Promise.reject(new ActorFailure(`actor type not registered: ${def.type}`));
     }
-    const cell = this.#cell(def, key);
-    if (cell.mailbox.length >= MAILBOX_DEPTH_MAX) {
-      return Promise.resolve({
-        ok: false,
-        code: "actor_busy",
-        message: `too many commands waiting for ${key.type} ${key.id}: ${cell.mailbox.length}`,
-      });
-    }
-    return new Promise((resolve, reject) => {
-      cell.mailbox.push({
-        tenant,
-        command,
-        idempotencyKey: options.idempotencyKey,
-        permanent: options.permanent ?? false,
-        fresh: options.fresh ?? false,
-        timer: undefined,
-        requestId: options.requestId,
-        resolve,
-        reject,
-      });
-      if (options.idempotencyKey !== undefined && cell.running && cell.loaded) {
-        prefetchSoon(this.#store, cell, cell.mailbox.at(-1)!);
-      }
-      this.#run(cell);
-    });
-  }
-
-  #cell(def: AnyActorDefinition, key: ActorKey): Cell {
-    const k = `${key.type}/${key.id}`;
-    let cell = this.#cells.get(k);
-    if (cell) {
-      // Map order is recency order: move to the back.
-      this.#cells.delete(k);
-      this.#cells.set(k, cell);
-      return cell;
-    }
-    cell = new Cell(def, { type: key.type, id: key.id });
-    this.#cells.set(k, cell);
-    if (this.#cells.size > ACTORS_ACTIVE_MAX) this.#evictIdle();
-    return cell;
-  }
-
-  #evictIdle(): void {
-    for (const [k, c] of this.#cells) {
-      if (this.#cells.size <= ACTORS_ACTIVE_MAX * 0.9) break;
-      if (c.idle && c.marker === "none") this.#cells.delete(k);
-    }
-  }
-
-  #run(cell: Cell): void {
-    if (cell.running) return;
-    cell.running = true;
-    this.#drain(cell)
-      .catch((e) => this.#onError(e, `${cell.key.type} ${cell.key.id}`))
-      .finally(() => {
-        cell.running = false;
-        if (cell.mailbox.length > 0) this.#run(cell);
-      });
-  }
-
-  async #drain(cell: Cell): Promise<void> {
-    while (cell.mailbox.length > 0) {
-      const batch = cell.mailbox.splice(0, cell.def.batchMax ?? ACTOR_BATCH_COMMANDS_MAX);
-      await this.#turns.handle(cell, batch);
-    }
-    if (cell.marker === "set") this.#markers.add(cell);
+    return this.#mailboxes.enqueue(def, key, tenant, command, options);
   }
 
   /**

@@ -148,8 +148,6 @@ export interface ActorStore {
    * per driver and waybill.
    */
   lookupPrefix(index: string, prefix: string, limit: number): Promise<IndexEntryFound[]>;
-  /** Ids of the stored actors of `type` after `after` (null: from the first), in key order. */
-  actorIds(type: string, after: string | null, limit: number): Promise<string[]>;
   /** Whether a one-time pass over the store (a re-index, reindex.ts) was completed. */
   passDone(name: string): Promise<boolean>;
   /** Records a one-time pass as completed, for every instance sharing the store. */
@@ -177,7 +175,8 @@ export interface ActorStore {
   identity(): Promise<string>;
   /**
    * One page of the stored actors of `type`, in id order after `after` (null: from the first),
-   * as stored (before their definition's `load`): what a pass over old data reads.
+   * as stored (before their definition's `load`): what a pass over old data or a re-index reads.
+   * At least one a page (RangeError otherwise).
    */
   stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]>;
   /** What a write adds to one atomic commit (the group committer sums them within its limits). */

@@ -4,7 +4,8 @@
 // never HTML. This module wires the page's controls; one idea a module:
 // board_page (elements and state), board_text, board_api, board_session (the key),
 // board_live (lists and the socket), board_render, board_row, board_alert_list,
-// board_alert_actions.
+// board_alert_actions; shared with the dispatch board: board_shell (sign-in, notice,
+// connection) and board_feed (socket, held messages, versions, one drawing a frame).
 import { el, HEALTHS, state } from "./board_page.js";
 import { h, human } from "./board_text.js";
 import { signIn, signOut, storedKey } from "./board_session.js";

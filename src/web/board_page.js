@@ -1,14 +1,12 @@
 // The operations board's page: its elements, what it holds, and the two lines it writes to
-// whatever it shows (the notice and the connection state).
+// whatever it shows (the notice and the connection state), on the shell both boards share.
+import { RETRY_MS_MIN, shellElements, shellLines } from "./board_shell.js";
 
 /** The API base: this page lives at <base>/business/courier/board. */
 export const API = location.pathname.replace(/\/business\/courier\/board\/?$/, "");
 /** The list endpoints' largest page. */
 export const ROWS_MAX = 500;
 export const ALERTS_MAX = 500;
-/** Reconnect after a dropped socket: 1 s, doubling to at most 30 s. */
-export const RETRY_MS_MIN = 1_000;
-export const RETRY_MS_MAX = 30_000;
 
 /** Health values (courier 3.2), most urgent first: the board's sort and count order. */
 export const HEALTHS = [
@@ -25,13 +23,7 @@ export const HEALTHS = [
 
 const $ = (id) => document.getElementById(id);
 export const el = {
-  connection: $("connection"),
-  signOut: $("sign-out"),
-  signIn: $("sign-in"),
-  key: $("key"),
-  signInError: $("sign-in-error"),
-  board: $("board"),
-  notice: $("notice"),
+  ...shellElements(),
   counts: $("counts"),
   health: $("filter-health"),
   owner: $("filter-owner"),
@@ -59,15 +51,6 @@ export const state = {
   retryTimer: null,
   /** Messages that arrive while the lists load; applied on top of them. */
   queued: null,
-  renderPending: false,
 };
 
-export function notify(message) {
-  el.notice.textContent = message;
-  el.notice.hidden = !message;
-}
-
-export function setConnection(kind, text) {
-  el.connection.dataset.state = kind;
-  el.connection.textContent = text;
-}
+export const { notify, setConnection } = shellLines(el);

@@ -4,15 +4,9 @@ import { el, HEALTHS, ROWS_MAX, state } from "./board_page.js";
 import { h, human } from "./board_text.js";
 import { rowElement } from "./board_row.js";
 import { renderAlerts } from "./board_alert_list.js";
+import { everyFrame } from "./board_feed.js";
 
-export function scheduleRender() {
-  if (state.renderPending) return;
-  state.renderPending = true;
-  requestAnimationFrame(() => {
-    state.renderPending = false;
-    render();
-  });
-}
+export const scheduleRender = everyFrame(render);
 
 function render() {
   renderCounts();

@@ -1,11 +1,9 @@
 // The dispatch board's page: its elements, what it holds, and the two lines it writes to
-// whatever it shows (the notice and the connection state).
+// whatever it shows (the notice and the connection state), on the shell both boards share.
+import { RETRY_MS_MIN, shellElements, shellLines } from "./board_shell.js";
 
 /** The API base: this page lives at <base>/business/dispatch-board. */
 export const API = location.pathname.replace(/\/business\/dispatch-board\/?$/, "");
-/** Reconnect after a dropped socket: 1 s, doubling to at most 30 s. */
-export const RETRY_MS_MIN = 1_000;
-export const RETRY_MS_MAX = 30_000;
 
 /** Trip statuses (Business API 3.1), in the order a trip moves through them. */
 export const STATUSES = [
@@ -22,13 +20,7 @@ export const STATUSES = [
 
 const $ = (id) => document.getElementById(id);
 export const el = {
-  connection: $("connection"),
-  signOut: $("sign-out"),
-  signIn: $("sign-in"),
-  key: $("key"),
-  signInError: $("sign-in-error"),
-  board: $("board"),
-  notice: $("notice"),
+  ...shellElements(),
   mapTrips: $("map-trips"),
   mapDrivers: $("map-drivers"),
   offers: $("offers"),
@@ -63,15 +55,7 @@ export const state = {
   queued: null,
 };
 
-export function notify(message) {
-  el.notice.textContent = message;
-  el.notice.hidden = !message;
-}
-
-export function setConnection(kind, text) {
-  el.connection.dataset.state = kind;
-  el.connection.textContent = text;
-}
+export const { notify, setConnection } = shellLines(el);
 
 /** The server's now, in ms. */
 export function serverNow() {

@@ -3,17 +3,9 @@
 import { el, serverNow, state, STATUSES } from "./dispatch_board_page.js";
 import { h, human } from "./board_text.js";
 import { drawMap } from "./dispatch_board_map.js";
+import { everyFrame } from "./board_feed.js";
 
-let pending = false;
-
-export function scheduleRender() {
-  if (pending) return;
-  pending = true;
-  requestAnimationFrame(() => {
-    pending = false;
-    render();
-  });
-}
+export const scheduleRender = everyFrame(render);
 
 function ageSeconds(iso) {
   return Math.max(0, Math.round((serverNow() - Date.parse(iso)) / 1000));

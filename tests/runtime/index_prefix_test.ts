@@ -82,12 +82,14 @@ Deno.test("kv store: the actors of a type are listed a page at a time after the 
     const ids = ["a", "b", "c", "d", "e"];
     assert.ok((await store.commit(ids.map((id) => indexing("run", id, "x", [])))).ok);
     assert.ok((await store.commit([indexing("runner", "z", "x", [])])).ok);
-    assert.deepEqual(await store.actorIds("run", null, 2), ["a", "b"]);
-    assert.deepEqual(await store.actorIds("run", "b", 2), ["c", "d"]);
-    assert.deepEqual(await store.actorIds("run", "d", 2), ["e"]);
-    assert.deepEqual(await store.actorIds("run", "e", 2), []);
-    assert.deepEqual(await store.actorIds("nothing", null, 2), []);
-    await assert.rejects(() => store.actorIds("run", null, 0), RangeError);
+    const page = async (type: string, after: string | null, limit: number) =>
+      (await store.stored(type, after, limit)).map((s) => s.id);
+    assert.deepEqual(await page("run", null, 2), ["a", "b"]);
+    assert.deepEqual(await page("run", "b", 2), ["c", "d"]);
+    assert.deepEqual(await page("run", "d", 2), ["e"]);
+    assert.deepEqual(await page("run", "e", 2), []);
+    assert.deepEqual(await page("nothing", null, 2), []);
+    await assert.rejects(() => store.stored("run", null, 0), RangeError);
   } finally {
     store.close();
   }

@@ -12,6 +12,7 @@ import { constantTimeEqual, hashSecret } from "../../domain/secrets.ts";
 import { isPartnerScope, PARTNER_SCOPES, partnerScopeOf, type Scope } from "../rules/scopes.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
+import { bearerCredential } from "../../http/bearer.ts";
 import {
   ADDRESS_LIMITED,
   bearerToken,
@@ -120,30 +121,15 @@ function partnerReach(c: Context<AppEnv>, guard: BusinessGuard): Scope | undefin
  * Authorization: Bearer <driver token> (courier 4.5). On the sandbox anything but a valid sandbox
  * driver token answers live_key_on_sandbox (CONTRACT errors: 401), as the other credentials do.
  */
-export const driver: MiddlewareHandler<AppEnv> = refusing({
-  ...credentialRefusals("the driver token (`Authorization: Bearer`)"),
-  sandbox_key_on_live: "a sandbox driver token was sent to live",
-  ...PLAN_LIMITED,
-}, async (c, next) => {
-  const env = c.get("env");
-  // Made only when thrown (an Error captures its stack).
-  const refused = (message: string) =>
-    env.name === "sandbox"
-      ? new ApiError("live_key_on_sandbox", "the sandbox accepts only sandbox driver tokens")
-      : new ApiError("unauthenticated", message);
-  const token = bearerToken(c.req.header("Authorization"));
-  if (!token) throw refused("driver token missing");
-  if (env.name === "live" && token.startsWith(driverTokenPrefix("sandbox"))) {
-    throw new ApiError(
-      "sandbox_key_on_live",
-      `a sandbox driver token was sent to live; use a ${driverTokenPrefix("live")} token`,
-    );
-  }
-  const principal = await driverPrincipal(c, await hashSecret(token));
-  if (!principal) throw refused("unknown driver token");
-  setPrincipal(c, principal);
-  await rateLimit(c, principal.business.id, limitsOf(principal.business));
-  await next();
+export const driver: MiddlewareHandler<AppEnv> = bearerCredential<DriverPrincipal>({
+  noun: "driver token",
+  prefix: driverTokenPrefix,
+  refusals: PLAN_LIMITED,
+  find: driverPrincipal,
+  async admit(c, principal) {
+    setPrincipal(c, principal);
+    await rateLimit(c, principal.business.id, limitsOf(principal.business));
+  },
 });
 
 type DriverPrincipal = Extract<BusinessPrincipal, { kind: "driver" }>;

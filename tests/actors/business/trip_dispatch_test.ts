@@ -6,78 +6,14 @@
  */
 import assert from "node:assert/strict";
 import {
-  type Claim,
   DUE_TIMER,
   OFFER_TIMER,
   tripActor,
-  type TripDraft,
   WINDOW_TIMER,
 } from "../../../actors/business/trip/mod.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
-import { ActorHarness, kinds } from "../../helpers/actor.ts";
-
-const draft = (over: Partial<TripDraft> = {}): TripDraft => ({
-  business_id: "biz_1",
-  reference: "BK-0000000001",
-  type: "parcel",
-  segment: null,
-  passenger_name: "Neo",
-  passenger_phone: null,
-  pickup: { address: "Main Mall", lat: -24.65, lng: 25.9 },
-  stops: [],
-  dest: { address: "Block 8", lat: -24.6, lng: 25.93 },
-  external_reference: "ORD-1",
-  scheduled_at: null,
-  prep_minutes: null,
-  handover_required: false,
-  order_payload: null,
-  cod_amount_minor: null,
-  delivery_code: null,
-  age_verification_required: false,
-  expense_code: null,
-  shop_deliver: false,
-  parcel_weight_kg: null,
-  vehicle: {
-    parcel_size: "small",
-    parcel_size_label: "Small",
-    parcel_weight_min_kg: 0,
-    parcel_weight_max_kg: 5,
-    cargo_body_type: null,
-    cargo_capacity_class: null,
-    volumetric_weight_kg: null,
-    vehicle_class: { id: 1, name: "Motorbike", body_type: "open", capacity_class: null },
-    vehicle_upgraded: false,
-    vehicle_upgrade_reason: null,
-  },
-  billing_amount_minor: 4_500,
-  billing_currency: "BWP",
-  fare_lines: [],
-  distance_m: 6_000,
-  eta_minutes: 20,
-  chat_token: "chat",
-  tracking_token: "track",
-  is_test: false,
-  ...over,
-});
-
-const claimOf = (over: Partial<TripDraft> = {}): Omit<Claim, "claimed_at"> => ({
-  draft: draft(over),
-  fingerprint: "fp1",
-  key_kind: "external_reference",
-});
-
-const CHARGE = { transaction_id: "wtx_1", amount_minor: 4_500, currency: "BWP" };
-
-function fresh(): ActorHarness<any, any, any, any> {
-  return new ActorHarness(tripActor, { now: 1_000 });
-}
-
-function booked(over: Partial<TripDraft> = {}): ActorHarness<any, any, any, any> {
-  const h = fresh();
-  h.must({ kind: "claim", claim: claimOf(over) });
-  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
-  return h;
-}
+import { kinds } from "../../helpers/actor.ts";
+import { booked } from "./trip_fixtures.ts";
 
 const driver = (id: string) => ({
   id,

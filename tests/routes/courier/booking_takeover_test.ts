@@ -20,7 +20,7 @@ import { STOPPED_AFTER_CLAIM_MS } from "../../../src/courier/flows/booking/mod.t
 import { waybillOf } from "../../../src/courier/rules/waybill.ts";
 import { claimId, referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
 
-/** Express of DOMESTIC, once (see booking_test.ts for its lines). */
+/** Express of DOMESTIC, once (see booking_prices_test.ts for its lines). */
 const EXPRESS = 88.92;
 
 async function ready(t: TestEnv): Promise<[Courier, Client]> {
