@@ -23,6 +23,7 @@ import { PositionSignals } from "./reactors/position_signals.ts";
 import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
 import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
+import { sandboxStepsRoutes } from "../../routes/business/sandbox_steps.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -40,6 +41,7 @@ export const businessFeature: Feature = {
     custodyLabelRoutes,
     dispatchBoardRoutes,
     dispatchRoutes,
+    sandboxStepsRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
