@@ -5,6 +5,8 @@ import { poolDriverActor } from "./pool_driver.ts";
 import { tripActor } from "./trip/mod.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
 import { tripChatActor } from "./trip_chat.ts";
+import { sandboxAutopilotActor } from "./sandbox_autopilot.ts";
+import { sandboxAutopilotSettingActor } from "./sandbox_autopilot_setting.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
@@ -12,4 +14,6 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   tripActor,
   tripSequenceActor,
   tripChatActor,
+  sandboxAutopilotActor,
+  sandboxAutopilotSettingActor,
 ];

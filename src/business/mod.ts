@@ -24,6 +24,8 @@ import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
 import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 import { sandboxStepsRoutes } from "../../routes/business/sandbox_steps.ts";
+import { sandboxAutopilotRoutes } from "../../routes/business/sandbox_autopilot.ts";
+import { startSandboxAutopilot } from "./reactors/sandbox_autopilot.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -42,6 +44,7 @@ export const businessFeature: Feature = {
     dispatchBoardRoutes,
     dispatchRoutes,
     sandboxStepsRoutes,
+    sandboxAutopilotRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
@@ -63,6 +66,8 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
     },
     reactors: {
       booking_outboxes: startBookingOutboxes(deps),
+      // spec: business 4.4: each autopiloted trip's due step, run once its timer's commit is done.
+      sandbox_autopilot: startSandboxAutopilot(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).
       business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
       // spec: business 1.2: positions in memory at once, kept durably in batches.

@@ -74,6 +74,17 @@ export async function sandboxStep(
   return { step, trip, webhooks: await stepWebhooks(deps, trip, seq) };
 }
 
+/** The step alone, without its webhooks: the autopilot's (its trip found by its reference). */
+export async function moveSandboxTrip(
+  deps: D,
+  business: string,
+  reference: string,
+  step: SandboxStep,
+  input: StepInput,
+): Promise<Trip> {
+  return await takeStep(deps, await sandboxTrip(deps, business, reference), step, input);
+}
+
 /** spec: business 4.4: the trip's reference, its integer id or the business's external_reference. */
 async function sandboxTrip(deps: D, business: string, given: string): Promise<Trip> {
   const candidates: string[] = [];
