@@ -25,8 +25,12 @@
  * 7. Dispatch (dispatch.ts): 10,000 drivers' positions absorbed per second and CPU per position;
  *    the latency from a trip's creation to its offer to the nearest driver, 1,000 bookings at once.
  *
+ * 8. The sandbox autopilot (sandbox_autopilot.ts): 1,000 trips at once running the delivered
+ *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
+ *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
- * board_list, runs, client_booking, labels, observability, request_path, tracking or dispatch.
+ * board_list, runs, client_booking, labels, observability, request_path, tracking, dispatch or
+ * sandbox_autopilot.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -48,6 +52,7 @@ import { observabilityBench } from "./observability.ts";
 import { requestPathBench } from "./request_path.ts";
 import { trackingBench } from "./tracking.ts";
 import { dispatchBench } from "./dispatch.ts";
+import { sandboxAutopilotBench } from "./sandbox_autopilot.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -264,6 +269,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   request_path: requestPathBench,
   tracking: trackingBench,
   dispatch: dispatchBench,
+  sandbox_autopilot: sandboxAutopilotBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

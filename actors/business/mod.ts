@@ -7,6 +7,8 @@ import { tripSequenceActor } from "./trip_sequence.ts";
 import { tripChatActor } from "./trip_chat.ts";
 import { storefrontChannelActor } from "./sandbox_channels.ts";
 import { sandboxSignupActor } from "./sandbox_signup.ts";
+import { sandboxAutopilotActor } from "./sandbox_autopilot.ts";
+import { sandboxAutopilotSettingActor } from "./sandbox_autopilot_setting.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
@@ -16,4 +18,6 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   tripChatActor,
   storefrontChannelActor,
   sandboxSignupActor,
+  sandboxAutopilotActor,
+  sandboxAutopilotSettingActor,
 ];

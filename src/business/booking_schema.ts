@@ -8,6 +8,7 @@ import type { BookingRequest } from "./flows/book.ts";
 import { EXTERNAL_REFERENCE_CHARS_MAX } from "./rules/booking.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "./rules/catalogue.ts";
 import { BOOKING_STOPS_MAX } from "./rules/fare.ts";
+import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 const Latitude = z.number().min(-90).max(90);
@@ -75,7 +76,10 @@ export const BookRequest = z.object({
   cargo_body_type: z.enum(BODY_TYPES).optional(),
   cargo_capacity_class: z.enum(CAPACITY_CLASSES).optional(),
   goods: z.array(Goods).max(100).optional(),
-  sandbox_scenario: Text(40).optional().openapi({ description: "Sandbox only; refused on live" }),
+  sandbox_scenario: z.enum(AUTOPILOT_SCENARIOS).optional().openapi({
+    description: "Sandbox only (refused on live): the autopilot scenario this booking runs " +
+      "(section 4.4), whatever PUT /business/sandbox/autopilot set; off runs none",
+  }),
   test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
   dry_run: z.boolean().optional().openapi({
     description: "Refused on live; ignored in the sandbox",

@@ -29,6 +29,9 @@ import { sandboxChannelRoutes } from "../../routes/business/sandbox_channels.ts"
 import { sandboxSignupRoutes } from "../../routes/business/sandbox_signup.ts";
 import { sandboxWalletRoutes } from "../../routes/business/sandbox_wallet.ts";
 import { sandboxMessageRoutes } from "../../routes/business/sandbox_messages.ts";
+import { sandboxStepsRoutes } from "../../routes/business/sandbox_steps.ts";
+import { sandboxAutopilotRoutes } from "../../routes/business/sandbox_autopilot.ts";
+import { startSandboxAutopilot } from "./reactors/sandbox_autopilot.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -52,6 +55,8 @@ export const businessFeature: Feature = {
     sandboxSignupRoutes,
     sandboxWalletRoutes,
     sandboxMessageRoutes,
+    sandboxStepsRoutes,
+    sandboxAutopilotRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
@@ -73,6 +78,8 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
     },
     reactors: {
       booking_outboxes: startBookingOutboxes(deps),
+      // spec: business 4.4: each autopiloted trip's due step, run once its timer's commit is done.
+      sandbox_autopilot: startSandboxAutopilot(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).
       business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
       // spec: business 1.2: positions in memory at once, kept durably in batches.

@@ -96,6 +96,12 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   invalid_transition: 409,
   // Business API 3.1: dispatch offers.
   already_accepted: 409,
+  // spec: business 7: sandbox steps out of order.
+  driver_not_assigned: 409,
+  no_return_in_progress: 409,
+  // spec: business 3.1: an offer waits for another driver, or the driver let this trip go.
+  offer_waiting: 409,
+  driver_excluded: 409,
   offer_expired: 409,
   driver_busy: 409,
   // Business API 3.2, 7: vehicle resolution and fares.

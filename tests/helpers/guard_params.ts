@@ -55,7 +55,10 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       waybill: "waybill",
       reference: op.path.includes("/quotes/")
         ? "quote"
-        : ["/business/trip/", "/driver/trips/", "/trip-chat/"].some((p) => op.path.startsWith(p))
+        : ["/business/trip/", "/business/sandbox/trips/", "/driver/trips/", "/trip-chat/"].some((
+            p,
+          ) => op.path.startsWith(p)
+          )
         ? "trip"
         : "waybill",
       sha256: "sha256",

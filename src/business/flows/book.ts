@@ -29,6 +29,8 @@ import { priceTrip, type TripPrice } from "../rules/fare.ts";
 import { type GoodsLine, vehicleFields } from "../rules/vehicle.ts";
 import { catalogueOf } from "./fares.ts";
 import { completeBooking } from "./complete_booking.ts";
+import { startAutopilot } from "./sandbox_autopilot.ts";
+import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
 
 export interface PlaceInput {
   readonly address: string;
@@ -63,7 +65,7 @@ export interface BookingRequest {
   readonly cargo_body_type?: BodyType | undefined;
   readonly cargo_capacity_class?: CapacityClass | undefined;
   readonly goods?: readonly GoodsLine[] | undefined;
-  readonly sandbox_scenario?: string | undefined;
+  readonly sandbox_scenario?: AutopilotScenario | undefined;
   readonly test?: boolean | undefined;
   readonly dry_run?: boolean | undefined;
 }
@@ -218,7 +220,11 @@ export async function bookTrip(
       claim: { draft, fingerprint, key_kind: key?.kind ?? "none" },
     }, key ? {} : { fresh: true }),
   );
-  if (claimed.phase === "booked") return { trip: claimed.trip, replayed: true };
+  if (claimed.phase === "booked") {
+    // spec: business 4.4: a retry starts what a crash before the start left unstarted.
+    if (!live) await startAutopilot(deps, business, reference, r.sandbox_scenario);
+    return { trip: claimed.trip, replayed: true };
+  }
   if (claimed.phase !== "booking") refuse("internal_error", "the booking was not claimed");
   const claim: Claim = {
     draft,
@@ -226,5 +232,7 @@ export async function bookTrip(
     key_kind: key?.kind ?? "none",
     claimed_at: claimed.claimed_at,
   };
-  return { trip: await completeBooking(deps, account, claim, input.by), replayed: false };
+  const trip = await completeBooking(deps, account, claim, input.by);
+  if (!live) await startAutopilot(deps, business, reference, r.sandbox_scenario);
+  return { trip, replayed: false };
 }

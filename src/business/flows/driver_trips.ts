@@ -72,6 +72,15 @@ export interface ProofUpload extends EvidenceUpload {
 
 type TripDeps = Pick<Deps, "runtime" | "requestId">;
 
+/** How an action is taken beyond its body. */
+export interface ActionOptions {
+  /**
+   * cancel_by_driver: whether the trip may be put back for another driver (default). The
+   * sandbox's simulated driver has no other driver behind it, so its trip ends (Business API 4.4).
+   */
+  readonly redispatch?: boolean;
+}
+
 function notFound(reference: string): never {
   refuse("not_found", `trip not found: ${reference}`);
 }
@@ -101,9 +110,10 @@ export async function driverTripAction(
   reference: string,
   action: DriverTripAction,
   input: DriverActionInput,
+  options: ActionOptions = {},
 ): Promise<Trip> {
   const trip = await driverTrip(deps, driverId, reference);
-  const command = await commandOf(deps, trip, driverId, action, input);
+  const command = await commandOf(deps, trip, driverId, action, input, options);
   const r = orRefuse(
     await deps.runtime.ask(tripActor, trip.business_id, trip.reference, command, {
       // One key space per driver: two drivers' keys never meet on one trip.
@@ -121,6 +131,7 @@ async function commandOf(
   driver_id: string,
   action: DriverTripAction,
   input: DriverActionInput,
+  options: ActionOptions,
 ): Promise<DriverAction> {
   const reason = input.reason ?? "";
   if (REASON_REQUIRED.includes(action) && reason.trim() === "") {
@@ -151,7 +162,9 @@ async function commandOf(
         kind: "withdraw",
         driver_id,
         reason,
-        dispatch_window_ms: (await dispatchWindowMinutes(deps)) * 60_000,
+        dispatch_window_ms: options.redispatch === false
+          ? 0
+          : (await dispatchWindowMinutes(deps)) * 60_000,
       };
   }
 }

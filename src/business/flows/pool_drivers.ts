@@ -20,6 +20,8 @@ export interface NewPoolDriverInput {
   readonly zone_id: string;
   readonly plate?: string | undefined;
   readonly color?: string | undefined;
+  /** A derived id (the sandbox's simulated driver of a trip); else a new one. */
+  readonly id?: string | undefined;
 }
 
 /** The driver's bearer token is shown this once (kept hashed). */
@@ -36,7 +38,7 @@ export async function registerPoolDriver(
     errors.push({ path: "zone_id", message: `no zone ${input.zone_id}` });
   }
   if (errors.length > 0) throw new Refused(invalidFields(errors));
-  const id = newId("pdr");
+  const id = input.id ?? newId("pdr");
   const token = await issueCredential(driverTokenPrefix(deps.name), deps.clock.now());
   orRefuse(
     await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, id, {

@@ -1,0 +1,138 @@
+/**
+ * The sandbox autopilot (Business API 4.4): a business's setting (PUT, GET
+ * /business/sandbox/autopilot), the scenario a booking starts (the setting's, or the booking's
+ * own `sandbox_scenario`), and the due step each trip's autopilot hands to its outbox, run through
+ * the same step flow as POST /business/sandbox/trips/{reference}/{step}.
+ */
+import {
+  AUTOPILOT_INDEX,
+  type AutopilotItem,
+  type AutopilotTrip,
+  sandboxAutopilotActor,
+} from "../../../actors/business/sandbox_autopilot.ts";
+import {
+  type AutopilotSetting,
+  sandboxAutopilotSettingActor,
+} from "../../../actors/business/sandbox_autopilot_setting.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { refuseUnlessSandbox } from "../rules/sandbox.ts";
+import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
+import { moveSandboxTrip } from "./sandbox_steps.ts";
+
+type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
+
+/** Trips GET lists of each kind, at most (the oldest references first). */
+export const AUTOPILOT_LIST_MAX = 100;
+
+export interface AutopilotView {
+  readonly setting: AutopilotSetting;
+  readonly moving: readonly AutopilotTrip[];
+  readonly gave_up: readonly AutopilotTrip[];
+}
+
+function onSandbox(deps: Pick<Deps, "name">): void {
+  refuseUnlessSandbox(deps.name, "/business/sandbox/autopilot");
+}
+
+/** PUT /business/sandbox/autopilot: trips booked from now on run `scenario` (`off`: none). */
+export async function setAutopilot(
+  deps: D,
+  business: string,
+  input: { readonly scenario: AutopilotScenario; readonly step_seconds: number },
+): Promise<AutopilotView> {
+  onSandbox(deps);
+  orRefuse(
+    await deps.runtime.ask(sandboxAutopilotSettingActor, business, business, {
+      kind: "set",
+      ...input,
+    }, { requestId: deps.requestId }),
+  );
+  return await autopilotOf(deps, business);
+}
+
+/** GET /business/sandbox/autopilot: the setting, the trips it moves and those it gave up on. */
+export async function autopilotOf(deps: D, business: string): Promise<AutopilotView> {
+  onSandbox(deps);
+  const setting = orRefuse(
+    await deps.runtime.read(sandboxAutopilotSettingActor, business, business, { kind: "get" }),
+  );
+  const [moving, gave_up] = await Promise.all([
+    listed(deps, business, "moving"),
+    listed(deps, business, "gave_up"),
+  ]);
+  return { setting, moving, gave_up };
+}
+
+async function listed(deps: D, business: string, status: "moving" | "gave_up") {
+  const found = await deps.runtime.lookupPrefix(
+    AUTOPILOT_INDEX,
+    `${business}:${status}:`,
+    AUTOPILOT_LIST_MAX,
+  );
+  const trips = await Promise.all(found.map(async (f) => {
+    const r = await deps.runtime.read(sandboxAutopilotActor, business, f.target.id, {
+      kind: "get",
+    });
+    return r.ok ? r.reply : null;
+  }));
+  // An index entry trails its actor by nothing, but a read races a step: keep what still holds.
+  return trips.filter((t): t is AutopilotTrip => t !== null && t.status === status);
+}
+
+/**
+ * spec: business 4.4: a sandbox booking runs its own `sandbox_scenario`, else the business's
+ * setting; `off` (or no setting) runs none. Started again by a booking's retry, it answers the
+ * first start, so a crash between the booking and this is completed by the retry.
+ */
+export async function startAutopilot(
+  deps: D,
+  business: string,
+  reference: string,
+  own: AutopilotScenario | undefined,
+): Promise<void> {
+  if (deps.name !== "sandbox") return;
+  const setting = orRefuse(
+    await deps.runtime.read(sandboxAutopilotSettingActor, business, business, { kind: "get" }),
+  );
+  const scenario = own ?? setting.scenario;
+  if (scenario === "off") return;
+  orRefuse(
+    await deps.runtime.ask(sandboxAutopilotActor, business, reference, {
+      kind: "start",
+      business_id: business,
+      reference,
+      scenario,
+      step_seconds: setting.step_seconds,
+    }, { requestId: deps.requestId }),
+  );
+}
+
+/**
+ * The autopilot outbox's handler: runs the due step as the step route would, and records its
+ * outcome on the trip's autopilot (which sets the next timer, or counts a refusal). Asked again
+ * after a crash, the step is answered under the same key and the outcome is recorded once.
+ */
+export async function runAutopilotStep(deps: D, item: AutopilotItem): Promise<void> {
+  const key = `autopilot:${item.reference}:${item.index}`;
+  let outcome: { kind: "step_done"; index: number } | {
+    kind: "step_refused";
+    index: number;
+    code: string;
+    message: string;
+  };
+  try {
+    await moveSandboxTrip(deps, item.business_id, item.reference, item.step, {
+      idempotency_key: key,
+    });
+    outcome = { kind: "step_done", index: item.index };
+  } catch (e) {
+    // Anything but a refusal (a store failure) is thrown: the outbox hands the item over again.
+    if (!(e instanceof Refused)) throw e;
+    const { code, message } = e.rejection;
+    outcome = { kind: "step_refused", index: item.index, code, message };
+  }
+  orRefuse(
+    await deps.runtime.ask(sandboxAutopilotActor, item.business_id, item.reference, outcome),
+  );
+}

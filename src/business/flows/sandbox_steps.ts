@@ -1,0 +1,205 @@
+/**
+ * The sandbox's simulation steps (Business API 4.4): POST /business/sandbox/trips/{reference}/
+ * {step}. A step is the driver app's command given by the trip's simulated driver, never a second
+ * implementation: assign_driver is the offer and its acceptance (sandbox_driver.ts), the other
+ * eight are driverTripAction as that driver, so every refusal a real driver meets is met here.
+ * The answer names the webhooks the step's commits added to the trip's outbox.
+ */
+import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
+import {
+  type Trip,
+  TRIP_NUMBER_INDEX,
+  tripActor,
+  type TripEvent,
+} from "../../../actors/business/trip/mod.ts";
+import { formatMinor } from "../../domain/money.ts";
+import type { Deps } from "../../environment.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
+import { refuse } from "../../runtime/actor.ts";
+import { newId } from "../../runtime/ids.ts";
+import { bookingReference } from "../rules/booking.ts";
+import { proofRequired } from "../rules/driver_actions.ts";
+import { refuseUnlessSandbox } from "../rules/sandbox.ts";
+import {
+  type SandboxStep,
+  SIMULATED_REASONS,
+  SIMULATED_SCAN_REASON,
+} from "../rules/sandbox_steps.ts";
+import { webhookEventId } from "../rules/webhook_envelope.ts";
+import { BUSINESS_WEBHOOK_OUTBOX, type BusinessWebhookItem } from "../rules/webhook_events.ts";
+import { type DriverActionInput, driverTripAction, type ProofUpload } from "./driver_trips.ts";
+import { assignSimulatedDriver } from "./sandbox_driver.ts";
+
+type D = Pick<Deps, "runtime" | "clock" | "name" | "requestId">;
+
+export interface StepInput {
+  readonly reason?: string | undefined;
+  /** deliver: the COD taken, a decimal; the declared amount when absent. */
+  readonly cod_collected_amount?: number | string | undefined;
+  /** The same key answers the first answer (the autopilot's retry after a crash); else new. */
+  readonly idempotency_key?: string | undefined;
+}
+
+/** A webhook's delivery as now known; `not_sent` when the business has no webhook URL. */
+export type StepWebhookStatus = "pending" | "delivered" | "failed" | "not_sent";
+
+export interface StepWebhook {
+  readonly event: string;
+  readonly event_id: string;
+  readonly status: StepWebhookStatus;
+}
+
+export interface StepOutcome {
+  readonly step: SandboxStep;
+  readonly trip: Trip;
+  readonly webhooks: readonly StepWebhook[];
+}
+
+/** spec: business 4.4: one simulation step on the caller's trip. */
+export async function sandboxStep(
+  deps: D,
+  business: string,
+  reference: string,
+  step: SandboxStep,
+  input: StepInput,
+): Promise<StepOutcome> {
+  refuseUnlessSandbox(deps.name, "POST /business/sandbox/trips/{reference}/{step}");
+  const before = await sandboxTrip(deps, business, reference);
+  const seq = await lastSeq(deps, before.reference);
+  const trip = await takeStep(deps, before, step, input);
+  return { step, trip, webhooks: await stepWebhooks(deps, trip, seq) };
+}
+
+/** The step alone, without its webhooks: the autopilot's (its trip found by its reference). */
+export async function moveSandboxTrip(
+  deps: D,
+  business: string,
+  reference: string,
+  step: SandboxStep,
+  input: StepInput,
+): Promise<Trip> {
+  return await takeStep(deps, await sandboxTrip(deps, business, reference), step, input);
+}
+
+/** spec: business 4.4: the trip's reference, its integer id or the business's external_reference. */
+async function sandboxTrip(deps: D, business: string, given: string): Promise<Trip> {
+  const candidates: string[] = [];
+  if (/^\d{1,15}$/.test(given)) {
+    const found = await deps.runtime.lookup(TRIP_NUMBER_INDEX, `${business}:${given}`);
+    if (found) candidates.push(found.id);
+  }
+  candidates.push(
+    given,
+    bookingReference(business, { kind: "external_reference", value: given }, () => given),
+  );
+  for (const reference of candidates) {
+    const r = await deps.runtime.read(tripActor, business, reference, { kind: "get" });
+    if (r.ok && r.reply.phase === "booked") return r.reply.trip;
+  }
+  refuse("not_found", `trip not found: ${given}`);
+}
+
+async function takeStep(deps: D, trip: Trip, step: SandboxStep, input: StepInput): Promise<Trip> {
+  if (step === "assign_driver") return await assignSimulatedDriver(deps, trip);
+  const driverId = trip.driver?.id;
+  if (driverId === undefined) {
+    refuse("driver_not_assigned", `${step} needs a driver: assign_driver first: ${trip.reference}`);
+  }
+  if (step === "complete_return" && !trip.returning) {
+    refuse(
+      "no_return_in_progress",
+      `complete_return needs a failed delivery or a refused ID first: ${trip.reference}`,
+    );
+  }
+  const action = actionInput(trip, step, input);
+  // The simulated driver has no other driver behind them: their cancellation ends the trip.
+  return await driverTripAction(deps, driverId, trip.reference, step, action, {
+    redispatch: false,
+  });
+}
+
+/** What the simulated driver sends: what the trip requires, and the body's reason and COD. */
+function actionInput(
+  trip: Trip,
+  step: Exclude<SandboxStep, "assign_driver">,
+  input: StepInput,
+): DriverActionInput {
+  const idempotency_key = `sandbox:${input.idempotency_key ?? newId("step")}`;
+  switch (step) {
+    case "pick_up":
+      return { idempotency_key, force_reason: SIMULATED_SCAN_REASON };
+    case "deliver":
+      return {
+        idempotency_key,
+        ...(trip.delivery_code !== null ? { delivery_code: trip.delivery_code } : {}),
+        ...(trip.age_verification_required ? { id_checked: true } : {}),
+        ...(proofRequired(trip.type)
+          ? { proof_photo: simulatedProof("proof_photo"), signature: simulatedProof("signature") }
+          : {}),
+        ...codOf(trip, input),
+      };
+    case "fail_delivery":
+    case "id_refused":
+    case "cancel_by_driver":
+      return { idempotency_key, reason: input.reason ?? SIMULATED_REASONS[step] };
+    default:
+      return { idempotency_key };
+  }
+}
+
+function codOf(trip: Trip, input: StepInput): { cod_collected_amount?: number | string } {
+  if (input.cod_collected_amount !== undefined) {
+    return { cod_collected_amount: input.cod_collected_amount };
+  }
+  return trip.cod_amount_minor === null
+    ? {}
+    : { cod_collected_amount: formatMinor(trip.cod_amount_minor, trip.billing_currency) };
+}
+
+/** A 1x1 PNG: the simulated driver's proof photo and signature. */
+const SIMULATED_PNG = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+  ),
+  (ch) => ch.charCodeAt(0),
+);
+
+function simulatedProof(field: ProofUpload["field"]): ProofUpload {
+  return { field, name: `sandbox_${field}.png`, content_type: "image/png", bytes: SIMULATED_PNG };
+}
+
+async function lastSeq(deps: D, reference: string): Promise<number> {
+  let seq = 0;
+  for await (const e of deps.runtime.events(tripActor, reference)) seq = e.seq;
+  return seq;
+}
+
+/** The webhooks the trip's outbox took from the events committed after `afterSeq`. */
+async function stepWebhooks(deps: D, trip: Trip, afterSeq: number): Promise<StepWebhook[]> {
+  const state = { phase: "booked" as const, trip, fingerprint: "" };
+  const items: BusinessWebhookItem[] = [];
+  for await (const e of deps.runtime.events(tripActor, trip.reference, afterSeq + 1)) {
+    for (const add of tripActor.outbox?.(e.event as TripEvent, state) ?? []) {
+      if (add.outbox === BUSINESS_WEBHOOK_OUTBOX) items.push(add.payload as BusinessWebhookItem);
+    }
+  }
+  if (items.length === 0) return [];
+  const account = await businessOf(deps.runtime, trip.business_id);
+  const hooked = account.profile.webhook_url !== null && account.profile.webhook_url !== "";
+  return await Promise.all(items.map(async (i) => {
+    const event_id = webhookEventId(trip.business_id, i.event_id);
+    return {
+      event: i.event,
+      event_id,
+      status: hooked ? await statusOf(deps, trip, event_id) : "not_sent",
+    };
+  }));
+}
+
+async function statusOf(deps: D, trip: Trip, eventId: string): Promise<StepWebhookStatus> {
+  const got = await deps.runtime.read(outboundEventActor, trip.business_id, eventId, {
+    kind: "get",
+  });
+  // Not made yet: the outbox's handler makes it once the commit is done.
+  return got.ok && got.reply ? got.reply.status : "pending";
+}

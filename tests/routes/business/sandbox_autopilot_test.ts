@@ -1,0 +1,151 @@
+/**
+ * Business API 4.4 autopilot: PUT/GET /business/sandbox/autopilot; trips booked afterwards run the
+ * scenario on durable timers moved by the manual clock (no sleeping), a booking's own
+ * sandbox_scenario wins, a refused step is tried 3 times and then left for manual moves, and a
+ * restart resumes the steps from the KV file.
+ */
+import assert from "node:assert/strict";
+import { advance } from "../../helpers/receiver.ts";
+import { openTestEnv, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+/** Moves the clock a step at a time, letting each due step's handler finish. */
+async function steps(t: TestEnv, n: number, seconds = 1): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await advance(t, seconds);
+    await t.env.runtime.outboxesIdle();
+  }
+}
+
+async function statusOf(t: TestEnv, key: string, reference: string): Promise<string> {
+  const r = await t.call("GET", `/business/trips/${reference}`, { key });
+  return r.body.data.status;
+}
+
+Deno.test("sandbox autopilot: the setting runs each trip booked afterwards; a booking's own scenario wins", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const put = await t.call("PUT", "/business/sandbox/autopilot", {
+      key: b.api_key,
+      body: { scenario: "delivered", step_seconds: 1 },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(
+      [put.body.data.scenario, put.body.data.step_seconds, put.body.data.moving],
+      ["delivered", 1, []],
+    );
+    const delivered = (await book(t, b.api_key, PARCEL)).body.data;
+    const cancelled =
+      (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "cancel_by_driver" }))
+        .body.data;
+    const manual = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "off" })).body.data;
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    const moving = got.body.data.moving.map((m: { reference: string }) => m.reference).sort();
+    assert.deepEqual(moving, [delivered.reference, cancelled.reference].sort());
+    assert.equal(got.body.data.moving[0].next_step, "assign_driver");
+
+    await steps(t, 2);
+    assert.equal(await statusOf(t, b.api_key, delivered.reference), "arrived");
+    await steps(t, 3);
+    assert.equal(await statusOf(t, b.api_key, delivered.reference), "completed");
+    assert.equal(await statusOf(t, b.api_key, cancelled.reference), "cancelled");
+    assert.equal(await statusOf(t, b.api_key, manual.reference), "pending", "off: left alone");
+    const after = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([after.body.data.moving, after.body.data.gave_up], [[], []]);
+
+    const off = await t.call("PUT", "/business/sandbox/autopilot", {
+      key: b.api_key,
+      body: { scenario: "off" },
+    });
+    assert.deepEqual([off.body.data.scenario, off.body.data.step_seconds], ["off", 5]);
+    const later = (await book(t, b.api_key, PARCEL)).body.data;
+    await steps(t, 2, 5);
+    assert.equal(await statusOf(t, b.api_key, later.reference), "pending", "off stops it");
+  }, { name: "sandbox" }));
+
+Deno.test("sandbox autopilot: a step the rules refuse is tried 3 times, then left for manual moves", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    // id_refused on a trip that is not age-restricted: the trip refuses the step.
+    const trip = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "id_refused" })).body
+      .data;
+    await steps(t, 4, 5);
+    assert.equal(await statusOf(t, b.api_key, trip.reference), "active");
+    await steps(t, 3, 5);
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual(got.body.data.moving, []);
+    const [gave] = got.body.data.gave_up;
+    assert.equal(gave.reference, trip.reference);
+    assert.equal(gave.tries, 3);
+    assert.equal(gave.next_step, "id_refused");
+    assert.equal(gave.refusal.code, "invalid_transition");
+    assert.match(gave.refusal.message, /refuse ID/);
+    await steps(t, 2, 5);
+    assert.equal(await statusOf(t, b.api_key, trip.reference), "active", "no more tries");
+    // Left for manual moves: the integrator finishes it by hand.
+    const done = await t.call("POST", `/business/sandbox/trips/${trip.reference}/fail_delivery`, {
+      key: b.api_key,
+      body: { reason: "taken over" },
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+  }, { name: "sandbox" }));
+
+Deno.test("sandbox autopilot: bad settings are refused naming the field; live does not serve it", async () => {
+  await withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    for (const body of [{ scenario: "delivered", step_seconds: 0 }, { scenario: "fly" }, {}]) {
+      const r = await t.call("PUT", "/business/sandbox/autopilot", { key: b.api_key, body });
+      assert.equal(r.status, 422, JSON.stringify(body));
+      assert.equal(r.body.code, "validation_failed");
+    }
+    const bad = await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "teleport" });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "validation_failed");
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([got.body.data.scenario, got.body.data.step_seconds], ["off", 5]);
+  }, { name: "sandbox" });
+  await withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    for (const method of ["PUT", "GET"]) {
+      const r = await t.call(method, "/business/sandbox/autopilot", {
+        key: b.api_key,
+        body: method === "PUT" ? { scenario: "delivered" } : undefined,
+      });
+      assert.equal(r.status, 404);
+      assert.match(r.body.message, /sandbox base/);
+    }
+  });
+});
+
+Deno.test("sandbox autopilot: a restart resumes the steps from the stored timers", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const first = await openTestEnv({ name: "sandbox", kvPath });
+    let key: string, reference: string, stoppedAt: number;
+    try {
+      const b = await fundedBusiness(first);
+      key = b.api_key;
+      await first.call("PUT", "/business/sandbox/autopilot", {
+        key,
+        body: { scenario: "delivered", step_seconds: 1 },
+      });
+      reference = (await book(first, key, PARCEL)).body.data.reference;
+      await steps(first, 2);
+      assert.equal(await statusOf(first, key, reference), "arrived");
+      stoppedAt = first.clock.now();
+    } finally {
+      await first.close();
+    }
+    const second = await openTestEnv({ name: "sandbox", kvPath });
+    try {
+      // The restarted process's clock reads on from where the first stopped.
+      second.clock.advanceBy(stoppedAt - second.clock.now());
+      await steps(second, 3);
+      assert.equal(await statusOf(second, key, reference), "completed");
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
