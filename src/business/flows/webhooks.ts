@@ -20,6 +20,7 @@ import { newId } from "../../runtime/ids.ts";
 import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { emitBusinessWebhook } from "../reactors/business_webhooks.ts";
+import { sandboxInboxReceivers } from "../reactors/sandbox_inbox.ts";
 import { sampleTripCreated } from "../rules/webhook_sample.ts";
 
 /** A business webhook of the caller's; another business's, or another stream's, is not found. */
@@ -67,7 +68,10 @@ export interface WebhookTestResult {
  * schedule. 422 naming webhook_url when none is set.
  */
 export async function sendWebhookTest(
-  deps: Pick<Deps, "runtime" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics">,
+  deps: Pick<
+    Deps,
+    "name" | "runtime" | "clock" | "dataKey" | "allowLoopbackWebhooks" | "log" | "metrics"
+  >,
   business: string,
 ): Promise<WebhookTestResult> {
   const { runtime, clock } = deps;
@@ -100,6 +104,8 @@ export async function sendWebhookTest(
       allowedPorts: () => webhookPorts(runtime),
       send: (request) => pinnedPost(request),
       targets: async (tenant, recipient) => (await targets(tenant, recipient)) ?? null,
+      // The sample reaches the sandbox inbox as every webhook does.
+      receivers: sandboxInboxReceivers(deps),
     },
     business,
     claimed.reply,
