@@ -3,17 +3,15 @@
  * share. The sandbox is the same code on its own environment; what is only there is decided
  * here, from the environment's name, once.
  */
-import type { EnvironmentName } from "../../environment.ts";
-
 /** spec: business 5.7: sandbox one-time codes, customer and driver codes. */
 export const SANDBOX_CODE = "123456";
 
 /**
- * The refusal of a sandbox-only endpoint (everything of 4.4 but the credentials) called on live:
+ * The refusal of a sandbox-only endpoint (`env`: the environment's name, Deps.name) (everything of 4.4 but the credentials) called on live:
  * it answers as a path nobody holds, and says where it is. Null on the sandbox.
  */
 export function sandboxOnlyRefusal(
-  env: EnvironmentName,
+  env: "live" | "sandbox",
 ): { readonly code: "not_found"; readonly message: string } | null {
   if (env === "sandbox") return null;
   return {
