@@ -129,8 +129,14 @@ async function receiveLocally(
   } catch (e) {
     return failed(null, `signing_failed: ${messageOf(e)}`);
   }
+  // Within the same time-out as a network attempt: a receiver that never answers frees the
+  // attempt's slot and is retried on the schedule, as an endpoint would be.
+  let timeout: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timeout = setTimeout(() => resolve("timeout"), ATTEMPT_TIMEOUT_MS);
+  });
   try {
-    await receiver({
+    const kept = receiver({
       tenant,
       attempt_id: attemptId,
       event_id: event.event_id,
@@ -138,8 +144,11 @@ async function receiveLocally(
       headers,
       body: event.raw_body,
     });
+    if (await Promise.race([kept, timedOut]) === "timeout") return failed(null, "timeout");
   } catch (e) {
     return failed(null, `receiver_failed: ${messageOf(e)}`);
+  } finally {
+    clearTimeout(timeout);
   }
   return { result: "delivered", http_status: 200, receiver: target.url };
 }
