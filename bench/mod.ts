@@ -24,13 +24,13 @@
  * 6. Live tracking reads per second against accepted trips with fresh positions (tracking.ts).
  * 7. Dispatch (dispatch.ts): 10,000 drivers' positions absorbed per second and CPU per position;
  *    the latency from a trip's creation to its offer to the nearest driver, 1,000 bookings at once.
- *
  * 8. The sandbox autopilot (sandbox_autopilot.ts): 1,000 trips at once running the delivered
  *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
+ * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
- * board_list, runs, client_booking, labels, observability, request_path, tracking, dispatch or
- * sandbox_autopilot.
+ * board_list, runs, client_booking, labels, observability, request_path, tracking, dispatch,
+ * sandbox_autopilot or sandbox_inbox.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -42,6 +42,7 @@ import { MemoryBus } from "../src/bus/memory_bus.ts";
 import { bookingBench } from "./booking.ts";
 import { businessBookBench } from "./business_book.ts";
 import { outboundBench } from "./outbound.ts";
+import { sandboxInboxBench } from "./sandbox_inbox.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
 import { boardListBench } from "./board_list.ts";
@@ -270,6 +271,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   tracking: trackingBench,
   dispatch: dispatchBench,
   sandbox_autopilot: sandboxAutopilotBench,
+  sandbox_inbox: sandboxInboxBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

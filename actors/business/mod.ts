@@ -2,6 +2,7 @@
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
 import { poolDriverActor } from "./pool_driver.ts";
+import { sandboxInboxActor } from "./sandbox_inbox.ts";
 import { tripActor } from "./trip/mod.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
 import { tripChatActor } from "./trip_chat.ts";
@@ -13,6 +14,7 @@ import { sandboxAutopilotSettingActor } from "./sandbox_autopilot_setting.ts";
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
   poolDriverActor,
+  sandboxInboxActor,
   tripActor,
   tripSequenceActor,
   tripChatActor,

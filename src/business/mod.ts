@@ -32,6 +32,12 @@ import { sandboxMessageRoutes } from "../../routes/business/sandbox_messages.ts"
 import { sandboxStepsRoutes } from "../../routes/business/sandbox_steps.ts";
 import { sandboxAutopilotRoutes } from "../../routes/business/sandbox_autopilot.ts";
 import { startSandboxAutopilot } from "./reactors/sandbox_autopilot.ts";
+import { sandboxInboxRoutes } from "../../routes/business/sandbox_inbox.ts";
+import { platformServices } from "../platform/mod.ts";
+import { startSandboxInbox } from "./queries/sandbox_inbox.ts";
+import { sandboxInboxReceivers } from "./reactors/sandbox_inbox.ts";
+import { SandboxReadiness } from "./reactors/sandbox_readiness.ts";
+import { servesSandbox } from "./rules/sandbox.ts";
 
 export const businessFeature: Feature = {
   name: "business",
@@ -57,6 +63,7 @@ export const businessFeature: Feature = {
     sandboxMessageRoutes,
     sandboxStepsRoutes,
     sandboxAutopilotRoutes,
+    sandboxInboxRoutes,
   ],
   start: (deps) => startBusiness(deps),
 };
@@ -67,6 +74,10 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
   // spec: business 3.1: every position reaches the dispatch index at once.
   const dispatcher = new Dispatcher(deps);
   positions.watch((id, p) => dispatcher.moved(id, p));
+  const { delivery, deferral } = platformServices(deps);
+  // spec: business 4.4: webhooks to the sandbox inbox are kept, not sent (one seam in the engine).
+  delivery.add({ receivers: sandboxInboxReceivers(deps) });
+  const onSandbox = servesSandbox(deps.name);
   return {
     // The trips list's typed read table (migration 0019).
     projections: {
@@ -75,6 +86,8 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
         db: deps.db,
         env: deps.busPrefix,
       }),
+      // The sandbox inbox's list (migration 0025).
+      sandbox_inbox: startSandboxInbox({ bus: deps.bus, db: deps.db, env: deps.busPrefix }),
     },
     reactors: {
       booking_outboxes: startBookingOutboxes(deps),
@@ -87,6 +100,16 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       // The dispatch board: each driver's newest position, coalesced per pump.
       position_signals: signals,
       [DISPATCHER]: dispatcher,
+      // spec: business appendix 3: what the business's own receiver handled (sandbox only).
+      ...(onSandbox
+        ? {
+          sandbox_readiness: new SandboxReadiness(deps, {
+            runtime: deps.runtime,
+            bus: deps.bus,
+            deferral,
+          }),
+        }
+        : {}),
     },
     pumps: { [LIVE_POSITIONS]: () => positions.flush(), position_signals: () => signals.publish() },
     // A crash keeps no trip waiting for a driver in memory only (spec: business 3.1).

@@ -40,6 +40,8 @@ export interface Database {
   rate_counters: RateCounterTable;
   driver_positions: DriverPositionTable;
   pool_drivers: PoolDriverTable;
+  sandbox_inbox: SandboxInboxTable;
+  sandbox_receiver_steps: SandboxReceiverStepTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -161,7 +163,8 @@ export interface ParkedChangeTable {
     | "ledger"
     | "read_tables"
     | "platform_read_tables"
-    | "business_read_tables";
+    | "business_read_tables"
+    | "sandbox_inbox";
   /** SHA-256 of `payload`. */
   digest: string;
   subject: string;
@@ -436,3 +439,24 @@ export type LedgerEntryRow = Selectable<LedgerEntryTable>;
 export type NewLedgerEntry = Insertable<LedgerEntryTable>;
 export type InvoiceRow = Selectable<InvoiceTable>;
 export type NewInvoice = Insertable<InvoiceTable>;
+
+/** A delivery the sandbox inbox received (migration 0025): the exact body and headers sent. */
+export interface SandboxInboxTable extends VersionedRow {
+  event: string;
+  event_id: string;
+  received_at: Millis;
+  headers: JsonbColumn;
+  body: string;
+}
+
+/**
+ * A webhook a business's own receiver answered 2xx that a going-live flow needs (migration 0025,
+ * Business API appendix 3); primary key (tenant, event_id).
+ */
+export interface SandboxReceiverStepTable {
+  event_id: string;
+  tenant: string;
+  step: string;
+  trip_reference: string;
+  delivered_at: Millis;
+}

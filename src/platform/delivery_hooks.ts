@@ -6,7 +6,7 @@
 import type { Recipient } from "../../actors/platform/outbound_event/mod.ts";
 import type { OutboundDeliveryOptions } from "./reactors/deliver.ts";
 import type { AlertCallback } from "./reactors/outbound_alerts.ts";
-import type { DeliveryTarget } from "./reactors/outbound_attempt.ts";
+import type { DeliveryTarget, LocalReceivers } from "./reactors/outbound_attempt.ts";
 
 /** Where a recipient's events go now: null, none is set; undefined, not this feature's. */
 export type TargetResolver = (
@@ -16,6 +16,8 @@ export type TargetResolver = (
 
 export interface DeliveryHook {
   readonly targets?: TargetResolver;
+  /** Target URLs that name a receiver built into the service (the sandbox inbox). */
+  readonly receivers?: LocalReceivers;
   readonly onFailed?: AlertCallback;
   readonly onEndpointMissing?: AlertCallback;
   readonly onDeliveredAfterWait?: AlertCallback;
@@ -24,7 +26,7 @@ export interface DeliveryHook {
 
 type Callbacks = Pick<
   OutboundDeliveryOptions,
-  "targets" | AlertName
+  "targets" | "receivers" | AlertName
 >;
 
 type AlertName = "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait" | "onFailedAfterWait";
@@ -46,6 +48,13 @@ export class DeliveryHooks {
           if (target !== undefined) return target;
         }
         return null;
+      },
+      receivers: (tenant, url) => {
+        for (const h of this.#hooks) {
+          const receiver = h.receivers?.(tenant, url);
+          if (receiver) return receiver;
+        }
+        return undefined;
       },
       onFailed: (tenant, event) => this.#each("onFailed", tenant, event),
       onEndpointMissing: (tenant, event) => this.#each("onEndpointMissing", tenant, event),

@@ -33,6 +33,8 @@ const TABLES = [
   "quotes",
   "rate_counters",
   "retail_packets",
+  "sandbox_inbox",
+  "sandbox_receiver_steps",
   "shipments",
   "snapshots",
 ];
@@ -72,6 +74,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0022_search_prefixes",
     "0023_trip_drivers",
     "0024_pool_drivers",
+    "0025_sandbox_inbox_readiness",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -108,6 +111,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0022_search_prefixes",
     "0023_trip_drivers",
     "0024_pool_drivers",
+    "0025_sandbox_inbox_readiness",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -253,6 +257,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0022_search_prefixes",
     "0023_trip_drivers",
     "0024_pool_drivers",
+    "0025_sandbox_inbox_readiness",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -333,6 +338,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0022_search_prefixes",
     "0023_trip_drivers",
     "0024_pool_drivers",
+    "0025_sandbox_inbox_readiness",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -365,6 +371,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0022_search_prefixes",
     "0023_trip_drivers",
     "0024_pool_drivers",
+    "0025_sandbox_inbox_readiness",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -43,7 +43,15 @@ export interface OutboundTarget {
 }
 
 export type AttemptOutcome =
-  | { readonly result: "delivered"; readonly http_status: number }
+  | {
+    readonly result: "delivered";
+    readonly http_status: number;
+    /**
+     * The built-in receiver that took the delivery instead of the network (the sandbox inbox,
+     * Business API 4.4); absent for a delivery an endpoint answered.
+     */
+    readonly receiver?: string;
+  }
   /** No endpoint is configured: nothing was sent; tried again hourly (courier 3.1). */
   | { readonly result: "no_endpoint" }
   | {

@@ -21,6 +21,7 @@ import { newId } from "../../runtime/ids.ts";
 import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { emitBusinessWebhook } from "../reactors/business_webhooks.ts";
+import { sandboxInboxReceivers } from "../reactors/sandbox_inbox.ts";
 import { sampleTripCreated } from "../rules/webhook_sample.ts";
 
 /** A business webhook of the caller's; another business's, or another stream's, is not found. */
@@ -104,6 +105,8 @@ export async function sendWebhookTest(
       allowedPorts: () => webhookPorts(runtime),
       send: egressSend(egressPolicyOf(deps.name), "webhook", (request) => pinnedPost(request)),
       targets: async (tenant, recipient) => (await targets(tenant, recipient)) ?? null,
+      // The sample reaches the sandbox inbox as every webhook does.
+      receivers: sandboxInboxReceivers(deps),
     },
     business,
     claimed.reply,

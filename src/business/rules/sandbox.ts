@@ -46,3 +46,21 @@ export function sandboxTopUpMinor(currency: string, balanceMinor: number): numbe
 export function storefrontSource(businessId: string): string {
   return `storefront-${businessId}`;
 }
+
+/** Whether the environment serves the sandbox's own endpoints and reactors (spec: business 4.4). */
+export function servesSandbox(env: "live" | "sandbox"): boolean {
+  return env === "sandbox";
+}
+
+/**
+ * The webhook URL that names the built-in inbox (Business API 4.4, 6 "the sandbox inbox can stand
+ * in"). Under `.invalid` (RFC 2606), so were it ever taken for a network address it would
+ * resolve nowhere: an inbox delivery can never leave the sandbox.
+ */
+export const SANDBOX_INBOX_URL = "https://inbox.sandbox.invalid/";
+
+/** Inbox deliveries kept per business, newest first; older ones are trimmed. */
+export const SANDBOX_INBOX_KEPT_MAX = 1_000;
+/** GET /business/sandbox/inbox `limit`: default and bounds. */
+export const SANDBOX_INBOX_LIST_DEFAULT = 20;
+export const SANDBOX_INBOX_LIST_MAX = 100;

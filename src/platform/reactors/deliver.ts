@@ -43,6 +43,7 @@ import { type AttemptObserver, observeAttempt, observeEventFailed } from "./outb
 import {
   type AttemptDeps,
   type DeliveryTarget,
+  type LocalReceivers,
   sendAttempt,
   type TargetLookup,
 } from "./outbound_attempt.ts";
@@ -78,6 +79,8 @@ export interface OutboundDeliveryOptions
   readonly resolve?: Resolve;
   /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
   readonly targets?: TargetLookup;
+  /** Target URLs that name a receiver built into the service (the sandbox inbox). */
+  readonly receivers?: LocalReceivers;
   /** The engine's bounds; the production ones (delivery_limits.ts) for any not given. */
   readonly limits?: Partial<DeliveryLimits>;
 }
@@ -120,6 +123,7 @@ export class OutboundDelivery {
       send: options.send ?? ((request) => pinnedPost(request)),
       resolve: options.resolve,
       targets: options.targets,
+      receivers: options.receivers,
     };
     // The alerts of many events are raised side by side (their export lookups share one
     // statement), one event's changes still in order; a deferred try raises the alerts only: the

@@ -28,6 +28,25 @@ export interface DeliveryTarget extends OutboundTarget {
 /** Where an event with a `recipient` goes now; null: no endpoint is configured. */
 export type TargetLookup = (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
 
+/**
+ * A receiver built into the service (the sandbox inbox, Business API 4.4): it takes a delivery as
+ * an endpoint would, the exact body and headers, with no network between. Resolves once the
+ * delivery is kept (the attempt is then delivered); throws when it could not be (failed).
+ */
+export type LocalReceiver = (delivery: LocalDelivery) => Promise<void>;
+
+export interface LocalDelivery {
+  readonly tenant: string;
+  readonly attempt_id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** The built-in receiver a target URL names, if any; undefined: the URL is a network one. */
+export type LocalReceivers = (tenant: string, url: string) => LocalReceiver | undefined;
+
 /** What an attempt is made with. */
 export interface AttemptDeps {
   /** The environment's data key, to unseal signing secrets for the moment of signing. */
@@ -41,6 +60,8 @@ export interface AttemptDeps {
   /** DNS for the per-attempt target check; defaults to the system resolver. */
   readonly resolve?: Resolve | undefined;
   readonly targets?: TargetLookup | undefined;
+  /** Targets that name a built-in receiver: signed as any, handed over instead of sent. */
+  readonly receivers?: LocalReceivers | undefined;
 }
 
 /** What an attempt sends of an event: made (an actor's) or about to be (an outbox item's). */
@@ -65,6 +86,8 @@ export async function sendAttempt(
     return failed(null, `target_lookup_failed: ${messageOf(e)}`);
   }
   if (target === null) return { result: "no_endpoint" };
+  const local = deps.receivers?.(tenant, target.url);
+  if (local) return await receiveLocally(deps, tenant, event, target, attemptId, local);
   let allowedPorts: readonly number[];
   try {
     allowedPorts = (await deps.allowedPorts?.()) ?? [];
@@ -86,6 +109,48 @@ export async function sendAttempt(
     return failed(null, `signing_failed: ${messageOf(e)}`);
   }
   return await post(deps.send, verdict.url, verdict.addresses ?? [], headers, event.raw_body);
+}
+
+/**
+ * The one seam for a built-in receiver: the same signed headers and raw body an endpoint would
+ * get, handed over in process (never a loopback request), answered as a 200 once kept.
+ */
+async function receiveLocally(
+  deps: AttemptDeps,
+  tenant: string,
+  event: SendableEvent,
+  target: DeliveryTarget,
+  attemptId: string,
+  receiver: LocalReceiver,
+): Promise<AttemptOutcome> {
+  let headers: Record<string, string>;
+  try {
+    headers = await signedHeaders(deps, tenant, event, target, attemptId);
+  } catch (e) {
+    return failed(null, `signing_failed: ${messageOf(e)}`);
+  }
+  // Within the same time-out as a network attempt: a receiver that never answers frees the
+  // attempt's slot and is retried on the schedule, as an endpoint would be.
+  let timeout: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timeout = setTimeout(() => resolve("timeout"), ATTEMPT_TIMEOUT_MS);
+  });
+  try {
+    const kept = receiver({
+      tenant,
+      attempt_id: attemptId,
+      event_id: event.event_id,
+      event_type: event.event_type,
+      headers,
+      body: event.raw_body,
+    });
+    if (await Promise.race([kept, timedOut]) === "timeout") return failed(null, "timeout");
+  } catch (e) {
+    return failed(null, `receiver_failed: ${messageOf(e)}`);
+  } finally {
+    clearTimeout(timeout);
+  }
+  return { result: "delivered", http_status: 200, receiver: target.url };
 }
 
 /** Sends to the addresses checked, never to a second lookup of the name, within the timeout. */

@@ -266,6 +266,7 @@ Deno.test("migrations 0016 to 0024: the read tables are rebuilt from the snapsho
     "0022_search_prefixes",
     "0023_trip_drivers",
     "0024_pool_drivers",
+    "0025_sandbox_inbox_readiness",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -1,0 +1,89 @@
+/**
+ * The sandbox inbox's list (Business API 4.4): the `sandbox_inbox` read table (migration 0025),
+ * written from the inbox delivery actors' snapshots and trimmed, in the same transaction, to the
+ * newest SANDBOX_INBOX_KEPT_MAX deliveries of each business the batch wrote to.
+ */
+import { type Kysely, sql, type Transaction } from "kysely";
+import { type InboxDelivery, sandboxInboxActor } from "../../../actors/business/sandbox_inbox.ts";
+import type { ActorChange } from "../../bus/bus.ts";
+import { BusProjection, parseChange, type ProjectionOptions } from "../../db/bus_projection.ts";
+import { jsonb } from "../../db/json.ts";
+import type { Database } from "../../db/schema.ts";
+import { SANDBOX_INBOX_KEPT_MAX } from "../rules/sandbox.ts";
+
+/** Changes written together when a backlog builds up (bodies of several KB each). */
+const INBOX_BATCH_MAX = 200;
+
+/** Projects inbox deliveries into `sandbox_inbox`; a delivery never changes once received. */
+export function startSandboxInbox(options: ProjectionOptions): BusProjection<ActorChange> {
+  return new BusProjection<ActorChange>(options, {
+    name: "sandbox_inbox",
+    // Every type, as the sync sentinels of settle() come on their own subject.
+    type: "*",
+    limits: { itemsMax: INBOX_BATCH_MAX },
+    take: (change) =>
+      change.type === sandboxInboxActor.type && isDelivery(change.snapshot) ? change : null,
+    write: async (changes) => {
+      await options.db.transaction().execute((trx) => writeDeliveries(trx, changes));
+    },
+    parked: (change) => change,
+    unparked: parseChange,
+  });
+}
+
+async function writeDeliveries(
+  trx: Transaction<Database>,
+  changes: readonly ActorChange[],
+): Promise<void> {
+  const rows = changes.map((c) => {
+    const d = c.snapshot as InboxDelivery;
+    return {
+      id: c.id,
+      tenant: c.tenant,
+      version: c.version,
+      event: d.event,
+      event_id: d.event_id,
+      received_at: d.received_at,
+      headers: jsonb(d.headers),
+      body: d.body,
+    };
+  });
+  await trx.insertInto("sandbox_inbox").values(rows)
+    .onConflict((oc) => oc.column("id").doNothing()).execute();
+  for (const tenant of new Set(changes.map((c) => c.tenant))) await trim(trx, tenant);
+}
+
+/** Deletes a business's deliveries beyond the newest SANDBOX_INBOX_KEPT_MAX. */
+async function trim(trx: Transaction<Database>, tenant: string): Promise<void> {
+  await sql`delete from sandbox_inbox where tenant = ${tenant} and (received_at, id) < (
+      select received_at, id from sandbox_inbox where tenant = ${tenant}
+      order by received_at desc, id desc offset ${SANDBOX_INBOX_KEPT_MAX - 1} limit 1)`
+    .execute(trx);
+}
+
+/** A business's newest inbox deliveries, newest first (then by id). */
+export async function inboxDeliveries(
+  db: Kysely<Database>,
+  tenant: string,
+  limit: number,
+): Promise<InboxDelivery[]> {
+  const rows = await db.selectFrom("sandbox_inbox")
+    .select(["id", "event", "event_id", "received_at", "headers", "body"])
+    .where("tenant", "=", tenant)
+    .orderBy("received_at", "desc").orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    event: r.event,
+    event_id: r.event_id,
+    received_at: Number(r.received_at),
+    headers: r.headers as Record<string, string>,
+    body: r.body,
+  }));
+}
+
+function isDelivery(x: unknown): x is InboxDelivery {
+  return typeof x === "object" && x !== null && typeof (x as InboxDelivery).body === "string" &&
+    typeof (x as InboxDelivery).received_at === "number";
+}
