@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import { bookTrip } from "../../src/business/flows/book.ts";
+import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { askTrip } from "../../src/business/flows/trips.ts";
 import {
   BOOKING_RETRY_AFTER_SECONDS,
@@ -101,7 +102,8 @@ function bookRoute(api: Api): void {
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);
     const idempotencyKey = idempotencyKeyOf(c);
-    const booked = await bookTrip(env, tenant, {
+    // spec: business 3.1: the dispatcher may offer the trip in its creation's commit.
+    const booked = await bookTrip({ ...env, offers: dispatcherOf(env) }, tenant, {
       request: toBookingRequest(body),
       body,
       idempotencyKey,

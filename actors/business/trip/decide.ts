@@ -8,11 +8,12 @@ import {
   type Decision,
   reject,
   type TimerFired,
+  type TimerOp,
   unreachable,
 } from "../../../src/runtime/actor.ts";
 import { TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
-import { decideDispatch, dispatchTimer } from "./dispatch.ts";
+import { decideDispatch, dispatchable, dispatchTimer, offerMade } from "./dispatch.ts";
 import { trackingLink } from "./tracking_link.ts";
 import { drive, replyOf, tripNotFound } from "./drive.ts";
 import {
@@ -169,7 +170,12 @@ function create(
     tracking_revoked_at: null,
     retired_tracking_hashes: [],
   };
-  return accept([{ kind: "trip_created", trip }], replyOf, [{ op: "cancel", name: STALL_TIMER }]);
+  const created: TripEvent = { kind: "trip_created", trip };
+  const stall: TimerOp = { op: "cancel", name: STALL_TIMER };
+  // spec: business 3.1: a trip due at once may be offered in its creation's commit.
+  if (!c.offer || !dispatchable(trip)) return accept([created], replyOf, [stall]);
+  const made = offerMade(trip, c.offer, ctx.now);
+  return accept([created, ...made.events], replyOf, [stall, ...made.timers]);
 }
 
 type TripOnly = Exclude<

@@ -12,7 +12,7 @@ import {
   reject,
   type TimerOp,
 } from "../../../src/runtime/actor.ts";
-import type { DispatchCommand, Trip, TripEvent, TripReply, TripState } from "./types.ts";
+import type { DispatchCommand, Trip, TripEvent, TripOffer, TripReply, TripState } from "./types.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
 
@@ -64,12 +64,25 @@ function offer(t: Trip, c: Extract<DispatchCommand, { kind: "offer" }>, ctx: Ctx
   if (t.dispatch.excluded.includes(c.offer.driver_id)) {
     return reject("driver_excluded", "the driver was already asked for this trip");
   }
+  const made = offerMade(t, c, ctx.now);
+  return accept(made.events, replyOf, made.timers);
+}
+
+/**
+ * The event and timers of an offer the trip may take (its checks made by the caller): the offer's
+ * expiry, and the dispatch window when it is the first. The trip's creation uses it too.
+ */
+export function offerMade(
+  t: Trip,
+  c: { offer: TripOffer; window_ends_at: number },
+  at: number,
+): { events: TripEvent[]; timers: TimerOp[] } {
   const timers: TimerOp[] = [{ op: "set", name: OFFER_TIMER, at: c.offer.expires_at }];
   // spec: business 3.1: the window counts from the first offer.
   if (t.dispatch.first_offer_at === null) {
     timers.push({ op: "set", name: WINDOW_TIMER, at: c.window_ends_at });
   }
-  return accept([{ kind: "trip_offered", at: ctx.now, offer: c.offer }], replyOf, timers);
+  return { events: [{ kind: "trip_offered", at, offer: c.offer }], timers };
 }
 
 /** A dispatch timer came due; false when the timer is not one of dispatch's. */

@@ -208,6 +208,11 @@ export type TripCommand =
     charge: Money | null;
     /** spec: business 2.2: the custody token, when the business has custody scanning. */
     scan_code?: string | null;
+    /**
+     * spec: business 3.1: the first offer, decided with the creation (the dispatcher chose and
+     * holds the driver), so it is committed with the trip and not behind another commit.
+     */
+    offer?: { offer: TripOffer; window_ends_at: number } | null;
   }
   | { kind: "ready" }
   | { kind: "cancel"; by: string; reason: string | null }

@@ -28,7 +28,7 @@ import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
 import { priceTrip, type TripPrice } from "../rules/fare.ts";
 import { type GoodsLine, vehicleFields } from "../rules/vehicle.ts";
 import { catalogueOf } from "./fares.ts";
-import { completeBooking } from "./complete_booking.ts";
+import { completeBooking, type CompleteDeps } from "./complete_booking.ts";
 import { startAutopilot } from "./sandbox_autopilot.ts";
 import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
 
@@ -191,7 +191,7 @@ function draftOf(
 
 /** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
 export async function bookTrip(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">,
   business: string,
   input: BookingInput,
 ): Promise<Booked> {

@@ -4,7 +4,14 @@
  * completing sweep (a booking stopped between two steps) run the same code and do each step once.
  */
 import { scanCodeOf } from "../rules/driver_actions.ts";
-import { type Claim, type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
+import {
+  type Claim,
+  type Money,
+  type Trip,
+  tripActor,
+  type TripDraft,
+  type TripOffer,
+} from "../../../actors/business/trip/mod.ts";
 import { tripSequenceActor } from "../../../actors/business/trip_sequence.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
@@ -12,6 +19,23 @@ import type { Deps } from "../../environment.ts";
 import { toMinor } from "../../domain/money.ts";
 import { orRefuse, Refused } from "../../runtime/actor.ts";
 import { BUSINESS_WEBHOOK_OUTBOX } from "../rules/webhook_events.ts";
+
+/** A trip's first offer as the dispatcher chooses it for the trip's creation. */
+export interface FirstOffer {
+  readonly offer: TripOffer;
+  readonly window_ends_at: number;
+}
+
+/** The dispatcher as a booking reaches it (reactors/dispatcher.ts). */
+export interface FirstOffers {
+  /** The first offer of a trip about to be created, its driver held; null: it waits. */
+  choose(draft: TripDraft): Promise<FirstOffer | null>;
+  /** The trip was not created with the offer chosen: its driver is free again. */
+  release(draft: TripDraft, driverId: string): void;
+}
+
+/** The steps' dependencies; without `offers` the dispatcher offers once it hears the trip. */
+export type CompleteDeps = Pick<Deps, "runtime"> & { readonly offers?: FirstOffers | undefined };
 
 /** The key of one claim's steps: a later claim of a freed reference is another booking. */
 function stepKey(c: Claim): string {
@@ -40,7 +64,7 @@ function creditLimitMinor(account: Business, currency: string): number {
  * the claim, so the reference stays free, and is thrown.
  */
 export async function completeBooking(
-  deps: Pick<Deps, "runtime">,
+  deps: CompleteDeps,
   account: Business,
   claim: Claim,
   by: string,
@@ -83,19 +107,43 @@ export async function completeBooking(
     amount_minor: d.billing_amount_minor,
     currency: d.billing_currency,
   };
-  const made = await runtime.ask(tripActor, business, d.reference, {
-    kind: "create",
-    fingerprint: claim.fingerprint,
-    id,
-    charge,
-    // spec: business 2.2: a custody token when the business has the scanning add-on.
-    scan_code: account.settings.custody_scanning ? scanCodeOf(d.reference) : null,
-  });
+  // spec: business 2.2: a custody token when the business has the scanning add-on.
+  const scan = account.settings.custody_scanning ? scanCodeOf(d.reference) : null;
+  const made = await createTrip(deps, claim, { id, charge, scan_code: scan });
   if (made.ok && made.reply.phase === "booked") return made.reply.trip;
   // The claim was released meanwhile (the request's charge was refused while this one's went
   // through): the charge is given back, so nobody pays for a trip that does not exist.
   await refundCharge(deps, business, `stale:${key}`, charge, by);
   throw new Refused(made.ok ? { ok: false, code: "not_found", message: "trip not found" } : made);
+}
+
+/**
+ * Creates the claimed trip, with its first offer when the dispatcher finds a driver now (spec:
+ * business 3.1): one commit makes the trip and offers it, so the offer does not queue behind the
+ * other bookings' commits. The driver is held for the offer from the choice; a trip not created
+ * with it (a replay, a refusal, a failure) gives the driver back.
+ */
+async function createTrip(
+  deps: CompleteDeps,
+  claim: Claim,
+  made: { id: number; charge: Money | null; scan_code: string | null },
+) {
+  const d = claim.draft;
+  const offers = deps.offers;
+  const first = offers ? await offers.choose(d) : null;
+  const created = await deps.runtime.ask(tripActor, d.business_id, d.reference, {
+    kind: "create",
+    fingerprint: claim.fingerprint,
+    ...made,
+    offer: first,
+  }).catch((e) => {
+    if (first) offers!.release(d, first.offer.driver_id);
+    throw e;
+  });
+  const kept = created.ok && created.reply.phase === "booked" &&
+    created.reply.trip.offer?.offer_id === first?.offer.offer_id;
+  if (first && !kept) offers!.release(d, first.offer.driver_id);
+  return created;
 }
 
 /** Credits a charge back once per `key` (a cancellation's refund, a stale charge). */

@@ -12,7 +12,12 @@ import {
   type PoolDriver,
   poolDriverActor,
 } from "../../../actors/business/pool_driver.ts";
-import { dispatchable, type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
+import {
+  dispatchable,
+  type Trip,
+  tripActor,
+  type TripDraft,
+} from "../../../actors/business/trip/mod.ts";
 import {
   PLATFORM_SETTINGS_ID,
   PLATFORM_TENANT,
@@ -29,6 +34,7 @@ import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
 import { offerDueAt, vehicleFits } from "../rules/dispatch.ts";
 import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
+import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
 import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
 import {
   DRIVER_RELEASE_OUTBOX,
@@ -50,7 +56,7 @@ type DispatchDeps = Pick<Deps, "runtime" | "clock"> & {
   readonly onError?: (error: unknown, where: string) => void;
 };
 
-export class Dispatcher implements Reactor {
+export class Dispatcher implements Reactor, FirstOffers {
   readonly index = new DriverIndex();
   readonly #deps: DispatchDeps;
   /** Trips waiting for a driver, by zone, oldest first. */
@@ -202,6 +208,58 @@ export class Dispatcher implements Reactor {
     return { settings: orRefuse(s), catalogue };
   }
 
+  /**
+   * spec: business 3.1: the first offer of a trip about to be created, due at once, to its nearest
+   * free fitting driver, who is held for it from now: the booking commits the offer with the trip
+   * (flows/complete_booking.ts), so it does not wait for the creation to come back on the bus.
+   * Null: the trip waits for this dispatcher to hear its creation, as any other.
+   */
+  async choose(d: TripDraft): Promise<FirstOffer | null> {
+    const { settings: s, catalogue } = await this.#context();
+    const now = this.#deps.clock.now();
+    const timing = { created_at: now, ready_at: null, ...d };
+    const due = offerDueAt(timing, s);
+    if (due !== null && due > now) return null;
+    const key = tripKeyOf(d.business_id, d.reference);
+    if (this.#offerOf.has(key)) return null;
+    const driver = this.#search({ ...d, excluded: [] }, s, catalogue, now)?.driver ?? null;
+    if (driver === null) return null;
+    this.#reserve(key, driver);
+    return offerOf(d, driver, s, now);
+  }
+
+  /** The trip was not created with the offer `choose` made: its driver is free again. */
+  release(d: TripDraft, driverId: string): void {
+    this.#unreserve(tripKeyOf(d.business_id, d.reference), driverId);
+    this.#track(this.#freed(driverId));
+  }
+
+  /** The zone of the pickup and its nearest free fitting driver (null: none); null: no zone. */
+  #search(
+    t: Pick<Trip, "pickup" | "type" | "vehicle"> & { readonly excluded: readonly string[] },
+    s: PlatformSettings,
+    catalogue: Catalogue,
+    now: number,
+  ): { zone: string; driver: string | null } | null {
+    const zone = zoneAt(catalogue, t.pickup.lat, t.pickup.lng);
+    const resolved = vehicleTypeOf(catalogue, t.vehicle.vehicle_class.id);
+    if (!zone || !resolved) return null;
+    const driver = this.index.nearest({
+      zone_id: zone.id,
+      lat: t.pickup.lat,
+      lng: t.pickup.lng,
+      max_km: zone.area.radius_km * 2,
+      fresh_after: now - s.position_fresh_seconds * 1000,
+      now,
+      accept: (c) => {
+        const v = vehicleTypeOf(catalogue, c.vehicle_type_id);
+        return !this.#tripOf.has(c.id) && c.online && !c.full &&
+          !t.excluded.includes(c.id) && !!v && vehicleFits(v, resolved, t);
+      },
+    });
+    return { zone: zone.id, driver };
+  }
+
   /** Offers the trip to its nearest fitting driver, or keeps it waiting. */
   async #dispatch(t: Trip): Promise<void> {
     const { settings: s, catalogue } = await this.#context();
@@ -217,37 +275,20 @@ export class Dispatcher implements Reactor {
       if (d.offer_after === null) await this.#ask(t, { kind: "offer_after", at: due });
       return; // The trip's timer brings it back when due.
     }
-    const zone = zoneAt(catalogue, t.pickup.lat, t.pickup.lng);
-    const resolved = vehicleTypeOf(catalogue, t.vehicle.vehicle_class.id);
-    if (!zone || !resolved || this.#offerOf.has(key)) return;
-    const driver = this.index.nearest({
-      zone_id: zone.id,
-      lat: t.pickup.lat,
-      lng: t.pickup.lng,
-      max_km: zone.area.radius_km * 2,
-      fresh_after: now - s.position_fresh_seconds * 1000,
-      now,
-      accept: (c) => {
-        const v = vehicleTypeOf(catalogue, c.vehicle_type_id);
-        return !this.#tripOf.has(c.id) && c.online && !c.full &&
-          !d.excluded.includes(c.id) && !!v && vehicleFits(v, resolved, t);
-      },
-    });
+    if (this.#offerOf.has(key)) return;
+    const found = this.#search({ ...t, excluded: d.excluded }, s, catalogue, now);
+    if (!found) return;
+    const driver = found.driver;
     if (driver === null) {
-      const waiting = this.#waiting.get(zone.id) ?? new Map<string, Trip>();
-      this.#waiting.set(zone.id, waiting.set(key, t));
+      const waiting = this.#waiting.get(found.zone) ?? new Map<string, Trip>();
+      this.#waiting.set(found.zone, waiting.set(key, t));
       return;
     }
     this.#forget(key);
     this.#reserve(key, driver);
     const r = await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, {
       kind: "offer",
-      offer: {
-        offer_id: newOfferId(t.business_id, t.reference),
-        driver_id: driver,
-        expires_at: now + s.dispatch_offer_seconds * 1000,
-      },
-      window_ends_at: now + s.dispatch_window_minutes * 60_000,
+      ...offerOf(t, driver, s, now),
     });
     if (r.ok) return;
     this.#unreserve(key, driver);
@@ -275,6 +316,23 @@ export class Dispatcher implements Reactor {
       await this.#dispatch(t);
     }
   }
+}
+
+/** spec: business 3.1: an offer to `driver` now, its expiry and the window it opens if first. */
+function offerOf(
+  t: { readonly business_id: string; readonly reference: string },
+  driver: string,
+  s: PlatformSettings,
+  now: number,
+): FirstOffer {
+  return {
+    offer: {
+      offer_id: newOfferId(t.business_id, t.reference),
+      driver_id: driver,
+      expires_at: now + s.dispatch_offer_seconds * 1000,
+    },
+    window_ends_at: now + s.dispatch_window_minutes * 60_000,
+  };
 }
 
 /** The name the business feature gives its dispatcher among the environment's reactors. */

@@ -131,3 +131,42 @@ Deno.test("trip dispatch: a trip stored before dispatch loads with none", () => 
   assert.equal(loaded.trip.offer, null);
   assert.deepEqual(loaded.trip.dispatch, { first_offer_at: null, excluded: [], offer_after: null });
 });
+
+Deno.test("trip dispatch: a first offer decided with the creation is committed with the trip, once", () => {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf() });
+  const first = offer("off_1", "d1", 31_000);
+  const step = h.must({
+    kind: "create",
+    fingerprint: "fp1",
+    id: 7,
+    charge: CHARGE,
+    offer: { offer: first.offer, window_ends_at: first.window_ends_at },
+  });
+  // spec: business 3.1: one commit makes the trip and its offer, with the offer's timers.
+  assert.deepEqual(kinds(step.events), ["trip_created", "trip_offered"]);
+  assert.deepEqual(step.timers, [
+    { op: "cancel", name: "booking_stalled" },
+    { op: "set", name: OFFER_TIMER, at: 31_000 },
+    { op: "set", name: WINDOW_TIMER, at: first.window_ends_at },
+  ]);
+  assert.equal(h.state.trip.status, "pending");
+  assert.deepEqual(h.state.trip.offer, first.offer);
+  assert.equal(h.state.trip.dispatch.first_offer_at, 1_000);
+  assert.ok(h.indexes().some((i) => i.index === "pool_driver_offer" && i.key === "d1"));
+  // A replayed creation carrying another offer changes nothing: the trip keeps its offer.
+  const again = offer("off_2", "d2", 31_000);
+  const replay = h.must({
+    kind: "create",
+    fingerprint: "fp1",
+    id: 7,
+    charge: CHARGE,
+    offer: { offer: again.offer, window_ends_at: again.window_ends_at },
+  });
+  assert.deepEqual(replay.events, []);
+  assert.equal(h.state.trip.offer.offer_id, "off_1");
+  // Without an offer the creation offers nothing: the dispatcher hears the trip.
+  const plain = booked();
+  assert.equal(plain.state.trip.offer, null);
+  assert.equal(plain.state.trip.dispatch.first_offer_at, null);
+});
