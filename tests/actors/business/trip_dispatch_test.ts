@@ -13,7 +13,7 @@ import {
 } from "../../../actors/business/trip/mod.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
 import { kinds } from "../../helpers/actor.ts";
-import { booked } from "./trip_fixtures.ts";
+import { booked, CHARGE, claimOf, fresh } from "./trip_fixtures.ts";
 
 const driver = (id: string) => ({
   id,
