@@ -29,17 +29,27 @@ export interface AutopilotTrip {
   readonly reference: string;
   readonly scenario: RunningScenario;
   readonly step_seconds: number;
+  /**
+   * Who started it: the business's setting (stopped when the setting is turned off) or the
+   * booking's own `sandbox_scenario` (runs to its end).
+   */
+  readonly source: AutopilotSource;
   /** The index in the scenario's steps of the next step to run. */
   readonly next: number;
   /** Refusals of the next step so far. */
   readonly tries: number;
-  /** moving: steps remain; done: all ran; gave_up: left for manual moves (spec: business 4.4). */
-  readonly status: "moving" | "done" | "gave_up";
+  /**
+   * moving: steps remain; done: all ran; gave_up: left for manual moves (spec: business 4.4);
+   * stopped: the setting that started it was turned off (`off` stops it).
+   */
+  readonly status: "moving" | "done" | "gave_up" | "stopped";
   readonly refusal: AutopilotRefusal | null;
   readonly started_at: number;
 }
 
 export type AutopilotState = AutopilotTrip | null;
+
+export type AutopilotSource = "setting" | "booking";
 
 /** A due step handed to the outbox's handler. */
 export interface AutopilotItem {
@@ -47,6 +57,7 @@ export interface AutopilotItem {
   readonly reference: string;
   readonly index: number;
   readonly step: SandboxStep;
+  readonly source: AutopilotSource;
 }
 
 export const AUTOPILOT_OUTBOX = "sandbox_autopilot";
@@ -61,8 +72,10 @@ export type AutopilotCommand =
     reference: string;
     scenario: RunningScenario;
     step_seconds: number;
+    source: AutopilotSource;
   }
   | { kind: "step_done"; index: number }
+  | { kind: "stop"; index: number }
   | { kind: "step_refused"; index: number; code: string; message: string }
   | { kind: "get" };
 
@@ -70,6 +83,7 @@ export type AutopilotEvent =
   | { kind: "autopilot_started"; trip: AutopilotTrip }
   | { kind: "step_due"; index: number; at: number }
   | { kind: "step_succeeded"; index: number; at: number }
+  | { kind: "autopilot_stopped"; index: number; at: number }
   | { kind: "step_refused"; refusal: AutopilotRefusal; gave_up: boolean };
 
 export function stepsOf(t: AutopilotTrip): readonly SandboxStep[] {
@@ -121,6 +135,12 @@ export const sandboxAutopilotActor: ActorDefinition<
           reply,
           state.next + 1 < stepsOf(state).length ? later() : [],
         );
+      case "stop":
+        // spec: business 4.4 "off stops it": the step due is not run; nothing more is due.
+        if (state === null || state.status !== "moving" || command.index !== state.next) {
+          return accept([], reply);
+        }
+        return accept([{ kind: "autopilot_stopped", index: command.index, at: ctx.now }], reply);
       case "step_refused": {
         if (state === null || state.status !== "moving" || command.index !== state.next) {
           return accept([], reply);
@@ -153,6 +173,8 @@ export const sandboxAutopilotActor: ActorDefinition<
         const status = next < stepsOf(state).length ? "moving" : "done";
         return { ...state, next, tries: 0, status, refusal: null };
       }
+      case "autopilot_stopped":
+        return { ...state, status: "stopped" };
       case "step_refused":
         return {
           ...state,
@@ -171,11 +193,12 @@ export const sandboxAutopilotActor: ActorDefinition<
       reference: next.reference,
       index: e.index,
       step: stepsOf(next)[e.index]!,
+      source: next.source,
     };
     return [{ outbox: AUTOPILOT_OUTBOX, payload: item }];
   },
   indexes: (s) =>
-    s === null || s.status === "done"
+    s === null || s.status === "done" || s.status === "stopped"
       ? []
       : [{ index: AUTOPILOT_INDEX, key: `${s.business_id}:${s.status}:${s.reference}` }],
 };

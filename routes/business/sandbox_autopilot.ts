@@ -99,7 +99,8 @@ const DESCRIPTION = "Sandbox base only (on live: 404 not_found). With a scenario
   "on durable timers: a restart resumes them, and the operator's clock advance moves them. A " +
   "booking's own sandbox_scenario runs for that booking instead. A step the trip's rules refuse " +
   `is tried ${AUTOPILOT_TRIES_MAX} times, then the trip is left for manual moves (gave_up, with ` +
-  "the refusal). off stops it for trips booked afterwards; trips under way finish.";
+  "the refusal). off stops it: trips the setting started stop before their next step; a " +
+  "booking's own sandbox_scenario runs to its end.";
 
 export function sandboxAutopilotRoutes(api: Api): void {
   define(api, {

@@ -16,7 +16,7 @@ import {
 } from "../../../actors/business/sandbox_autopilot_setting.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse, Refused } from "../../runtime/actor.ts";
-import { refuseUnlessSandbox } from "../rules/sandbox.ts";
+import { refuseUnlessSandbox, servesSandbox } from "../rules/sandbox.ts";
 import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
 import { moveSandboxTrip } from "./sandbox_steps.ts";
 
@@ -35,7 +35,10 @@ function onSandbox(deps: Pick<Deps, "name">): void {
   refuseUnlessSandbox(deps.name, "/business/sandbox/autopilot");
 }
 
-/** PUT /business/sandbox/autopilot: trips booked from now on run `scenario` (`off`: none). */
+/**
+ * PUT /business/sandbox/autopilot: trips booked from now on run `scenario`; `off` runs none and
+ * stops the trips the setting started at their next step (a booking's own scenario runs on).
+ */
 export async function setAutopilot(
   deps: D,
   business: string,
@@ -91,7 +94,7 @@ export async function startAutopilot(
   reference: string,
   own: AutopilotScenario | undefined,
 ): Promise<void> {
-  if (deps.name !== "sandbox") return;
+  if (!servesSandbox(deps.name)) return;
   const setting = orRefuse(
     await deps.runtime.read(sandboxAutopilotSettingActor, business, business, { kind: "get" }),
   );
@@ -104,6 +107,7 @@ export async function startAutopilot(
       reference,
       scenario,
       step_seconds: setting.step_seconds,
+      source: own === undefined ? "setting" : "booking",
     }, { requestId: deps.requestId }),
   );
 }
@@ -114,25 +118,43 @@ export async function startAutopilot(
  * after a crash, the step is answered under the same key and the outcome is recorded once.
  */
 export async function runAutopilotStep(deps: D, item: AutopilotItem): Promise<void> {
-  const key = `autopilot:${item.reference}:${item.index}`;
-  let outcome: { kind: "step_done"; index: number } | {
-    kind: "step_refused";
-    index: number;
-    code: string;
-    message: string;
-  };
+  const outcome = (await settingTurnedOff(deps, item))
+    ? { kind: "stop" as const, index: item.index }
+    : await stepOutcome(deps, item);
+  orRefuse(
+    await deps.runtime.ask(sandboxAutopilotActor, item.business_id, item.reference, outcome),
+  );
+}
+
+type StepOutcome = { kind: "step_done"; index: number } | {
+  kind: "step_refused";
+  index: number;
+  code: string;
+  message: string;
+};
+
+/** Runs the due step under a key of its own, so a run again after a crash answers the first. */
+async function stepOutcome(deps: D, item: AutopilotItem): Promise<StepOutcome> {
   try {
     await moveSandboxTrip(deps, item.business_id, item.reference, item.step, {
-      idempotency_key: key,
+      idempotency_key: `autopilot:${item.reference}:${item.index}`,
     });
-    outcome = { kind: "step_done", index: item.index };
+    return { kind: "step_done", index: item.index };
   } catch (e) {
     // Anything but a refusal (a store failure) is thrown: the outbox hands the item over again.
     if (!(e instanceof Refused)) throw e;
     const { code, message } = e.rejection;
-    outcome = { kind: "step_refused", index: item.index, code, message };
+    return { kind: "step_refused", index: item.index, code, message };
   }
-  orRefuse(
-    await deps.runtime.ask(sandboxAutopilotActor, item.business_id, item.reference, outcome),
+}
+
+/** spec: business 4.4 "off stops it": a trip the setting started stops once it is off. */
+async function settingTurnedOff(deps: D, item: AutopilotItem): Promise<boolean> {
+  if (item.source !== "setting") return false;
+  const setting = orRefuse(
+    await deps.runtime.read(sandboxAutopilotSettingActor, item.business_id, item.business_id, {
+      kind: "get",
+    }),
   );
+  return setting.scenario === "off";
 }

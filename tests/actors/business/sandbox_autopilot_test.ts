@@ -21,6 +21,7 @@ function started(scenario: RunningScenario = "delivered"): ActorHarness<any, any
     reference: "BK-1",
     scenario,
     step_seconds: 2,
+    source: "setting",
   });
   assert.deepEqual(s.timers, [{ op: "set", name: "step", at: 3_000 }]);
   return h;
@@ -89,4 +90,20 @@ Deno.test("sandbox autopilot: a step refused 3 times leaves the trip for manual 
   assert.deepEqual(h.indexes(), [{ index: AUTOPILOT_INDEX, key: "biz:gave_up:BK-1" }]);
   assert.deepEqual(kinds(h.fire("step").events), [], "given up: no step comes due");
   assert.deepEqual(kinds(h.must({ ...refused }).events), [], "an outcome after giving up");
+});
+
+Deno.test("sandbox autopilot: stopped at its due step, it runs nothing more and leaves the list", () => {
+  const h = started("delivered");
+  h.now += 2_000;
+  const [item] = due(h);
+  assert.equal((item!.payload as any).source, "setting");
+  // A stop for another step (a stale handler) changes nothing.
+  assert.deepEqual(kinds(h.must({ kind: "stop", index: 3 }).events), []);
+  const stopped = h.must({ kind: "stop", index: 0 });
+  assert.deepEqual(kinds(stopped.events), ["autopilot_stopped"]);
+  assert.deepEqual(stopped.timers, []);
+  assert.equal(h.state.status, "stopped");
+  assert.deepEqual(h.indexes(), []);
+  assert.deepEqual(kinds(h.fire("step").events), [], "a stray timer after the stop does nothing");
+  assert.deepEqual(kinds(h.must({ kind: "step_done", index: 0 }).events), []);
 });

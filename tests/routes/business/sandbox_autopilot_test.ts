@@ -63,6 +63,31 @@ Deno.test("sandbox autopilot: the setting runs each trip booked afterwards; a bo
     assert.equal(await statusOf(t, b.api_key, later.reference), "pending", "off stops it");
   }, { name: "sandbox" }));
 
+Deno.test("sandbox autopilot: off stops the trips the setting started at their next step; a booking's own scenario runs on", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    await t.call("PUT", "/business/sandbox/autopilot", {
+      key: b.api_key,
+      body: { scenario: "delivered", step_seconds: 1 },
+    });
+    const bySetting = (await book(t, b.api_key, PARCEL)).body.data;
+    const own = (await book(t, b.api_key, { ...PARCEL, sandbox_scenario: "delivered" })).body
+      .data;
+    await steps(t, 1);
+    assert.equal(await statusOf(t, b.api_key, bySetting.reference), "accepted");
+    const off = await t.call("PUT", "/business/sandbox/autopilot", {
+      key: b.api_key,
+      body: { scenario: "off" },
+    });
+    assert.equal(off.status, 200, JSON.stringify(off.body));
+    await steps(t, 6, 5);
+    // spec: business 4.4 "off stops it": left where it was, for manual moves.
+    assert.equal(await statusOf(t, b.api_key, bySetting.reference), "accepted");
+    assert.equal(await statusOf(t, b.api_key, own.reference), "completed");
+    const got = await t.call("GET", "/business/sandbox/autopilot", { key: b.api_key });
+    assert.deepEqual([got.body.data.moving, got.body.data.gave_up], [[], []]);
+  }, { name: "sandbox" }));
+
 Deno.test("sandbox autopilot: a step the rules refuse is tried 3 times, then left for manual moves", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
