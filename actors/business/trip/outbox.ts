@@ -17,6 +17,10 @@ import {
   type HoldingItem,
   tripKeyOf,
 } from "../../../src/business/rules/driver_holding.ts";
+import {
+  AUTOPILOT_START_OUTBOX,
+  type AutopilotStartItem,
+} from "../../../src/business/rules/sandbox_steps.ts";
 import type { Trip, TripEvent, TripState } from "./types.ts";
 
 /** The refund a cancellation owes (the trip's wallet charge), handed to the refund outbox. */
@@ -74,7 +78,19 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     return [{ outbox: BOOKING_STALLED_OUTBOX, payload: item }];
   }
   if (next.phase !== "booked") return [];
-  return [...webhooks(e, next.trip), ...driverFreed(e, next.trip)];
+  return [...webhooks(e, next.trip), ...driverFreed(e, next.trip), ...autopilotStart(e, next.trip)];
+}
+
+/** spec: business 4.4: a sandbox trip's autopilot starts from its creation's commit. */
+function autopilotStart(e: TripEvent, t: Trip): readonly OutboxAdd[] {
+  // Only a sandbox trip is a test trip (live refuses test flags: business 7, 9.3).
+  if (e.kind !== "trip_created" || !t.is_test) return [];
+  const item: AutopilotStartItem = {
+    business_id: t.business_id,
+    reference: t.reference,
+    scenario: t.sandbox_scenario ?? null,
+  };
+  return [{ outbox: AUTOPILOT_START_OUTBOX, payload: item }];
 }
 
 /**

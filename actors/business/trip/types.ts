@@ -4,6 +4,7 @@
  * (appendix 1, 2): the reference is derived from them, so every retry of one booking reaches this
  * actor, and its commands, one at a time, decide replay, conflict and in-progress.
  */
+import type { AutopilotScenario } from "../../../src/business/rules/sandbox_steps.ts";
 import type { TripStatus } from "../../../src/business/rules/trip_status.ts";
 import type { VehicleFields } from "../../../src/business/rules/vehicle.ts";
 import type { FareLine } from "../../../src/business/rules/fare.ts";
@@ -46,6 +47,8 @@ export interface TripDraft {
   readonly chat_token: string;
   readonly tracking_token: string;
   readonly is_test: boolean;
+  /** spec: business 4.4: the booking's own autopilot scenario (sandbox only; absent: none). */
+  readonly sandbox_scenario?: AutopilotScenario | undefined;
 }
 
 /** The wallet transaction that paid for a trip, or refunded it. */

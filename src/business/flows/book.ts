@@ -186,6 +186,7 @@ function draftOf(
     chat_token: newSecret("chat_"),
     tracking_token: newSecret("trk_"),
     is_test: o.test,
+    ...(r.sandbox_scenario === undefined ? {} : { sandbox_scenario: r.sandbox_scenario }),
   };
 }
 

@@ -1,14 +1,17 @@
 /**
- * The sandbox autopilot's outbox (Business API 4.4): each step a trip's autopilot timer brought
- * due is run once its commit is done, and again by the outbox's sweep after a crash (the step
- * flow answers a step already taken under the same key, so it is taken once).
+ * The sandbox autopilot's outboxes (Business API 4.4): a sandbox trip's start, handed over by its
+ * creation's commit (so a booking the stalled-booking sweep completed runs its scenario too), and
+ * each step a trip's autopilot timer brought due, run once its commit is done and again by the
+ * outbox's sweep after a crash (the step flow answers a step already taken under the same key, so
+ * it is taken once).
  */
 import {
   AUTOPILOT_OUTBOX,
   type AutopilotItem,
 } from "../../../actors/business/sandbox_autopilot.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { runAutopilotStep } from "../flows/sandbox_autopilot.ts";
+import { runAutopilotStep, startAutopilot } from "../flows/sandbox_autopilot.ts";
+import { AUTOPILOT_START_OUTBOX, type AutopilotStartItem } from "../rules/sandbox_steps.ts";
 
 export function startSandboxAutopilot(
   deps: Pick<Deps, "runtime" | "clock" | "name">,
@@ -17,9 +20,14 @@ export function startSandboxAutopilot(
     AUTOPILOT_OUTBOX,
     (i) => runAutopilotStep(deps, i.payload as AutopilotItem),
   );
+  const releaseStart = deps.runtime.handleOutbox(AUTOPILOT_START_OUTBOX, (i) => {
+    const item = i.payload as AutopilotStartItem;
+    return startAutopilot(deps, item.business_id, item.reference, item.scenario ?? undefined);
+  });
   return {
     close() {
       release();
+      releaseStart();
       return Promise.resolve();
     },
   };

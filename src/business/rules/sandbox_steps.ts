@@ -74,3 +74,17 @@ export const AUTOPILOT_TRIES_MAX = 3;
 export function isScenario(s: string): s is AutopilotScenario {
   return (AUTOPILOT_SCENARIOS as readonly string[]).includes(s);
 }
+
+/**
+ * A sandbox trip's creation hands its autopilot's start to this outbox in the creation's commit,
+ * so a booking completed by the stalled-booking sweep, or cut off by a crash before the booking
+ * flow started it, runs its scenario too (a second start answers the first).
+ */
+export const AUTOPILOT_START_OUTBOX = "sandbox_autopilot_start";
+
+export interface AutopilotStartItem {
+  readonly business_id: string;
+  readonly reference: string;
+  /** The booking's own `sandbox_scenario`; null: the business's setting decides. */
+  readonly scenario: AutopilotScenario | null;
+}

@@ -4,6 +4,7 @@ import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import { TRIP_STATUS_FLAGS, TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
 import { BUSINESS_WEBHOOK_OUTBOX } from "../../../src/business/rules/webhook_events.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import { AUTOPILOT_START_OUTBOX } from "../../../src/business/rules/sandbox_steps.ts";
 import { kinds } from "../../helpers/actor.ts";
 import { booked, CHARGE, claimOf, DRIVER, fresh, webhooks } from "./trip_fixtures.ts";
 import { FORCED, PROOF } from "./trip_fixtures.ts";
@@ -159,4 +160,24 @@ Deno.test("trip: a trip stored before trips named their driver loads with none",
   assert.equal(loaded.phase === "booked" && loaded.trip.driver, null);
   assert.equal(loaded.phase === "booked" && loaded.trip.scan_code, null);
   assert.equal(loaded.phase === "booked" && loaded.trip.delivery_proof, null);
+});
+
+Deno.test("trip: a sandbox trip's creation hands its autopilot's start to the outbox, with its own scenario; a live trip's does not", () => {
+  const startsOf = (over: Record<string, unknown>) => {
+    const h = fresh();
+    h.must({ kind: "claim", claim: claimOf(over) });
+    const step = h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+    const created = step.events.find((e: any) => e.kind === "trip_created");
+    return tripActor.outbox!(created, h.state)
+      .filter((a) => a.outbox === AUTOPILOT_START_OUTBOX)
+      .map((a) => a.payload);
+  };
+  assert.deepEqual(startsOf({}), [], "live: no test trip, no autopilot");
+  assert.deepEqual(startsOf({ is_test: true }), [
+    { business_id: "biz_1", reference: claimOf().draft.reference, scenario: null },
+  ]);
+  assert.deepEqual(
+    startsOf({ is_test: true, sandbox_scenario: "failed_delivery" }).map((p: any) => p.scenario),
+    ["failed_delivery"],
+  );
 });
