@@ -82,6 +82,20 @@ Deno.test("start: live and sandbox are separate environments and refuse each oth
     );
     assert.equal(cross.status, 404);
 
+    // spec: business 4.4: the live key makes its account's sandbox twin through main.ts's port,
+    // whose key works on the sandbox base it names.
+    const twin = await call(server.live, "POST", "/business/sandbox/credentials", {
+      "X-Business-API-Key": liveKey,
+    });
+    assert.equal(twin.status, 201, JSON.stringify(twin.body));
+    assert.match(twin.body.data.api_key, /^sk_sandbox_/);
+    assert.equal(twin.body.data.base_url, `${server.sandbox}/api`);
+    const twinProfile = await call(server.sandbox, "GET", "/business/profile", {
+      "X-Business-API-Key": twin.body.data.api_key,
+    });
+    assert.equal(twinProfile.status, 200, JSON.stringify(twinProfile.body));
+    assert.equal(twinProfile.body.data.id, live.body.data.id);
+
     // State survives a restart.
     await server.stop();
     server = await start(dataDir);
