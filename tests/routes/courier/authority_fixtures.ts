@@ -243,6 +243,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/trips/{id}:id": trip,
       "/business/trips/{id}/cancel:id": trip,
       "/business/trips/{id}/label:id": trip,
+      "/business/trips/{id}/proof/{file}:id": trip,
       "/business/trip/{reference}/ready:reference": trip,
       "/business/sandbox/trips/{reference}/{step}:reference": trip,
       // Business API 2.4, 3.1: the tracking link of a trip, a dispatch offer of it.
