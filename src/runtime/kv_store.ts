@@ -180,7 +180,7 @@ export class KvActorStore implements ActorStore {
   }
 
   async markPassDone(name: string): Promise<void> {
-    await this.#kv.set([PASS_DONE, name], true);
+    await lockRetried(() => this.#kv.set([PASS_DONE, name], true));
   }
 
   async dueTimers(until: number, limit: number): Promise<DueTimer[]> {
@@ -197,7 +197,7 @@ export class KvActorStore implements ActorStore {
   }
 
   async dropTimer(t: DueTimer): Promise<void> {
-    await this.#kv.delete([TIMER, t.at, t.type, t.id, t.name]);
+    await lockRetried(() => this.#kv.delete([TIMER, t.at, t.type, t.id, t.name]));
   }
 
   async *events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent> {
@@ -237,14 +237,15 @@ export class KvActorStore implements ActorStore {
   }
 
   async markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]> {
-    const clear = (group: readonly { key: ActorKey; version: string }[]) => {
-      const op = this.#kv.atomic();
-      for (const { key, version } of group) {
-        op.check({ key: [ACTOR, key.type, key.id], versionstamp: version })
-          .delete([UNPUBLISHED, key.type, key.id]);
-      }
-      return op.commit();
-    };
+    const clear = (group: readonly { key: ActorKey; version: string }[]) =>
+      lockRetried(() => {
+        const op = this.#kv.atomic();
+        for (const { key, version } of group) {
+          op.check({ key: [ACTOR, key.type, key.id], versionstamp: version })
+            .delete([UNPUBLISHED, key.type, key.id]);
+        }
+        return op.commit();
+      });
     if (actors.length === 0) return [];
     if ((await clear(actors)).ok) return actors.map(() => true);
     // Some actor moved on: clear the others one by one.
@@ -284,9 +285,11 @@ export class KvActorStore implements ActorStore {
   async removeOutboxItems(items: readonly OutboxItem[]): Promise<void> {
     // Deno KV takes at most 1,000 mutations in one atomic operation.
     for (let i = 0; i < items.length; i += 500) {
-      const op = this.#kv.atomic();
-      for (const item of items.slice(i, i + 500)) op.delete(outboxKey(item));
-      await op.commit();
+      await lockRetried(() => {
+        const op = this.#kv.atomic();
+        for (const item of items.slice(i, i + 500)) op.delete(outboxKey(item));
+        return op.commit();
+      });
     }
   }
 
@@ -323,6 +326,21 @@ export class KvActorStore implements ActorStore {
 
 function isLocked(error: unknown): boolean {
   return error instanceof Error && /database is locked|busy/i.test(error.message);
+}
+
+/**
+ * `write` again while another process (a second instance on the same KV file) holds the SQLite
+ * write lock: a lock is transient, never the write's outcome (issue 43: a recovery sweep failed on
+ * it instead of waiting).
+ */
+async function lockRetried<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(await waitedOutLock(error, attempt))) throw error;
+    }
+  }
 }
 
 /** Waits before another try when `error` is a lock and tries remain; answers whether it did. */
