@@ -4,6 +4,7 @@
  * applies an event's effect once however often it arrives (dedupe on the event id, never on the
  * attempt id).
  */
+import { outboundEventActor } from "../../actors/platform/outbound_event/mod.ts";
 import type { TestEnv } from "./test_env.ts";
 
 export interface Delivery {
@@ -83,4 +84,21 @@ export async function until(
 export async function advance(t: TestEnv, seconds: number): Promise<void> {
   const r = await t.call("POST", "/operator/clock/advance", { operator: true, body: { seconds } });
   if (r.status !== 200) throw new Error(`clock advance: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+/**
+ * Waits until the outbound event has `n` attempts recorded: a receiver sees an attempt before the
+ * engine records it, and the next retry is scheduled from the record, so a test that moves the
+ * clock waits for this, not for the receiver.
+ */
+export async function untilRecorded(
+  t: TestEnv,
+  tenant: string,
+  eventId: string,
+  n: number,
+): Promise<void> {
+  await until(t, async () => {
+    const got = await t.env.runtime.ask(outboundEventActor, tenant, eventId, { kind: "get" });
+    return got.ok && (got.reply?.attempts_total ?? 0) >= n;
+  }, `attempt ${n} of ${eventId} recorded`);
 }

@@ -187,9 +187,12 @@ export class OutboundDelivery {
     const tenantRunning = this.#tenantRunning.get(due.tenant) ?? 0;
     if (tenantRunning >= this.#limits.tenantInflightMax) return false;
     // A fixed target's retries are spread by their own schedules; a recipient's backlog may all
-    // be made due at once when it sets an endpoint (courier 3.1), so it goes out at a rate.
+    // be made due at once when it sets an endpoint (courier 3.1), so it goes out at a rate. An
+    // event's first attempt is live traffic, never held back by the rate (a healthy endpoint
+    // takes what it answers).
     const recipient = recipientOf(due);
-    if (recipient !== "" && !this.#rate.take(`${due.tenant}/${recipient}`, this.#o.clock.now())) {
+    const rated = recipient !== "" && due.hint?.backlog === true;
+    if (rated && !this.#rate.take(`${due.tenant}/${recipient}`, this.#o.clock.now())) {
       return false;
     }
     this.#running.add(key);
@@ -309,12 +312,15 @@ export class OutboundDelivery {
     const due = change.events.findLast((e) =>
       (e.event as { kind?: unknown }).kind === "attempt_due"
     );
-    const recipient = (change.snapshot as OutboundEventSummary | undefined)?.recipient;
+    const summary = change.snapshot as OutboundEventSummary | undefined;
+    const recipient = summary?.recipient;
+    const backlog = summary !== undefined && (summary.attempts_total > 0 ||
+      summary.endpoint_missing_at != null || summary.requeues_total > 0);
     // Left out when its tenant holds its share or the set is full: its lease makes it due again.
     this.#due.add(key, {
       tenant: change.tenant,
       id: change.id,
-      ...(due && recipient ? { hint: { due_at: due.at, recipient } } : {}),
+      ...(due && recipient ? { hint: { due_at: due.at, recipient, backlog } } : {}),
     });
   }
 }

@@ -23,13 +23,14 @@ export const INFLIGHT_ATTEMPTS_MAX = 32;
  */
 export const TENANT_INFLIGHT_ATTEMPTS_MAX = 8;
 /**
- * Pumped attempts started per second for one recipient of one tenant (the courier's endpoint, a
- * client's webhook, the business's webhook), issue 42 item 4: an endpoint set hours into a wait
- * gets the backlog that ENDPOINT_SET_EVENTS_MAX makes due at once (10,000) over some eight
- * minutes, not as a burst that trips the receiver's own rate limit. Eight under way answered
- * within 400 ms make as many, so a healthy endpoint is not slowed. A try that finds no endpoint
- * counts too (a lookup and a write). Events with a fixed target are not bound by it: their
- * retries are spread by their own schedules.
+ * Backlog attempts (retries, events that waited for an endpoint, requeues) started per second for
+ * one recipient of one tenant (the courier's endpoint, a client's webhook, the business's
+ * webhook), issue 42 item 4: an endpoint set hours into a wait gets the backlog that
+ * ENDPOINT_SET_EVENTS_MAX makes due at once (10,000) over some eight minutes, not as a burst that
+ * trips the receiver's own rate limit. A try that finds no endpoint counts too (a lookup and a
+ * write). An event's first attempt is not counted: live traffic to a healthy endpoint goes as fast
+ * as it answers (the in-flight caps bound it). Events with a fixed target are not bound by it:
+ * their retries are spread by their own schedules.
  */
 export const RECIPIENT_ATTEMPTS_PER_SECOND_MAX = 20;
 

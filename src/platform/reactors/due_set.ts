@@ -12,6 +12,11 @@ import type { Recipient } from "../../../actors/platform/outbound_event/mod.ts";
 export interface DueHint {
   readonly due_at: number;
   readonly recipient: Recipient;
+  /**
+   * Whether the attempt is owed from before (a retry, a wait for an endpoint, a requeue), not an
+   * event's first: only such a backlog goes out at the recipient's bounded rate.
+   */
+  readonly backlog: boolean;
 }
 
 /** An event known to be due. */

@@ -37,7 +37,13 @@ import {
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
-import { advance, type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
+import {
+  advance,
+  type Receiver,
+  startReceiver,
+  until,
+  untilRecorded,
+} from "../../helpers/receiver.ts";
 import { commandKind, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
 import { alertActor } from "../../../actors/courier/alert.ts";
 import { DeferredWorks } from "../../../src/platform/reactors/deferred.ts";
@@ -108,9 +114,9 @@ Deno.test("billing events: a charge is sent V3-signed, retried on the clock, ded
       const eventId = await bookedEvent(t, courier, client, waybill);
 
       await advance(t, 0);
-      await until(t, () => receiver.deliveries.length >= 1, "the first attempt");
+      await untilRecorded(t, courier.business.id, eventId, 1);
       await advance(t, 60); // +1 min: the first retry
-      await until(t, () => receiver.deliveries.length >= 2, "the first retry");
+      await untilRecorded(t, courier.business.id, eventId, 2);
       await advance(t, 4 * 60); // +5 min from the first try: the second retry succeeds
       await until(t, () => receiver.effects.has(eventId), "the delivery");
 
@@ -784,7 +790,7 @@ Deno.test("billing events: a failed schedule raises billing_export_failed; reque
       for (const seconds of [0, 60, 4 * 60, 25 * 60, 90 * 60, 600 * 60]) {
         await advance(t, seconds);
         expected++;
-        await until(t, () => receiver.deliveries.length >= expected, `attempt ${expected}`);
+        await untilRecorded(t, courier.business.id, eventId, expected);
       }
       const key = courier.business.api_key;
       const failedList = async () => {

@@ -20,7 +20,7 @@ import {
 function due(tenant: string, id: string, recipient?: Recipient): [string, Due] {
   return [
     `${tenant}/${id}`,
-    { tenant, id, ...(recipient ? { hint: { due_at: 0, recipient } } : {}) },
+    { tenant, id, ...(recipient ? { hint: { due_at: 0, recipient, backlog: false } } : {}) },
   ];
 }
 

@@ -224,3 +224,38 @@ Deno.test("OutboundDelivery: an endpoint set hours into a wait gets its backlog 
     await e.close();
   }
 });
+
+Deno.test("OutboundDelivery: a recipient's fresh events are live traffic, not held to the backlog's rate; their retries are", async () => {
+  const limits = { recipientAttemptsPerSecondMax: 3 };
+  let e: Engine | undefined = undefined;
+  const targets = async (tenant: string, _recipient: Recipient) => ({
+    url: `http://127.0.0.1:9${DEAD}`,
+    key_id: "key_1",
+    sealed_secret: await seal(
+      e!.dataKey,
+      "whsec_fair",
+      sealOwner("client_webhook", tenant, "cli_1"),
+    ),
+  });
+  e = await openEngine(limits, targets);
+  try {
+    const ids = Array.from({ length: 10 }, (_, i) => `evt_live${i}`);
+    for (const id of ids) {
+      await e.create("biz_a", {
+        event_id: id,
+        stream: "client_webhook",
+        event_type: "shipment.booked",
+        raw_body: `{"event_id":"${id}"}`,
+        recipient: { kind: "client", client_id: "cli_1" },
+      });
+    }
+    // Ten first attempts due in one second: all made in the first pump, past the rate of 3.
+    assert.equal(await e.step(), 10);
+    assert.equal(e.sent.length, 10);
+    // Each failed (a dead endpoint): their retries, a minute on, are a backlog, at the rate.
+    e.clock.advanceBy(60_000);
+    assert.equal(await e.step(), 3, "the retries due at once go at the bound");
+  } finally {
+    await e.close();
+  }
+});
