@@ -5,11 +5,22 @@
  */
 import * as mupdf from "mupdf";
 import { decodePDFRawStream, PDFArray, type PDFDocument, PDFRawStream, type PDFRef } from "pdf-lib";
-import {
-  CODE39_ALPHABET,
-  CODE39_PATTERNS,
-  CODE39_START_STOP,
-} from "../../src/domain/documents/code39.ts";
+
+/** Code 39 characters in table order (the start and stop `*` apart). */
+export const CODE39_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%";
+/**
+ * The standard Code 39 patterns the reader checks bars against, independent of the encoder: 9
+ * elements (bar, space, ... bar), most significant bit first, 1 for a wide element.
+ */
+// deno-fmt-ignore
+const CODE39_PATTERNS = [
+  0x034, 0x121, 0x061, 0x160, 0x031, 0x130, 0x070, 0x025, 0x124, 0x064, // 0-9
+  0x109, 0x049, 0x148, 0x019, 0x118, 0x058, 0x00D, 0x10C, 0x04C, 0x01C, // A-J
+  0x103, 0x043, 0x142, 0x013, 0x112, 0x052, 0x007, 0x106, 0x046, 0x016, // K-T
+  0x181, 0x0C1, 0x1C0, 0x091, 0x190, 0x0D0, 0x085, 0x184, 0x0C4, 0x0A8, // U-$
+  0x0A2, 0x08A, 0x02A, // /-%
+] as const;
+const CODE39_START_STOP = 0x094;
 
 /** PDF user space is 72 units an inch. */
 const POINTS_PER_INCH = 72;

@@ -1,6 +1,6 @@
 /**
  * What every document of the courier's paper starts from (courier 4.5, 4.6): the standard fonts,
- * fixed metadata, the Code 39 bars drawn as rectangles. Pure: pdf-lib in memory, no I/O, no clock.
+ * fixed metadata, barcode bars (encoded by bwip-js, `barcode.ts`) drawn as rectangles. Pure: pdf-lib in memory, no I/O, no clock.
  */
 import {
   fill,
@@ -44,7 +44,7 @@ export interface BarsBox {
 }
 
 /**
- * Code 39 modules (`code39Modules`) drawn as one filled rectangle per bar, after a quiet zone of
+ * Barcode modules (`barcode.ts`) drawn as one filled rectangle per bar, after a quiet zone of
  * ten narrow modules, as wide as the box allows.
  */
 export function drawBars(page: PDFPage, modules: string, box: BarsBox): void {

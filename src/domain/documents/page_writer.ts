@@ -118,7 +118,7 @@ export class PageWriter {
     this.y -= 4;
   }
 
-  /** Code 39 modules as bars across the line, `height` tall. */
+  /** Barcode modules (`barcode.ts`) as bars across the line, `height` tall. */
   bars(modules: string, o: { height: number; moduleMax: number }) {
     if (!this.room(o.height + 6)) return;
     this.y -= o.height;

@@ -12,7 +12,7 @@ import {
   type PDFRef,
   StandardFonts,
 } from "pdf-lib";
-import { code39Modules } from "../../../src/domain/documents/code39.ts";
+import { code39Modules } from "../../../src/domain/documents/barcode.ts";
 import { winAnsiText } from "../../../src/domain/documents/text.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import {
@@ -188,10 +188,10 @@ Deno.test("packing slip: without the courier platform or a credential it is refu
   }));
 
 Deno.test("code39Modules() encodes the standard patterns with start and stop", () => {
-  // Wide = 2 modules: the textbook strings, `*` = 100101101101, `A` = 110101001011.
-  assert.equal(code39Modules("A", 2), ["100101101101", "110101001011", "100101101101"].join("0"));
-  // Wide = 3 (the default): `*` is bar, wide space, bar, space, wide bar, space, wide bar...
-  assert.equal(code39Modules(""), ["100010111011101", "100010111011101"].join("0"));
+  // Wide = 3 modules: the textbook `*` = 100101101101 and `A` = 110101001011 with each wide
+  // element three modules: `*` is bar, wide space, bar, space, wide bar, space, wide bar...
+  const [star, a] = ["100010111011101", "111010100010111"];
+  assert.equal(code39Modules("A"), [star, a, star].join("0"));
   assert.equal(code39Modules("wb-1"), code39Modules("WB-1"));
   // Every symbol character: 3 of 9 elements wide, 15 modules, a narrow gap between.
   const all = code39Modules("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%");

@@ -5,7 +5,7 @@
  * the references. No money: the input has none. Pure: the same facts give the same bytes.
  */
 import { PageSizes } from "pdf-lib";
-import { code39Modules } from "../../../domain/documents/code39.ts";
+import { code39Modules } from "../../../domain/documents/barcode.ts";
 import { detailRows, footers, partyColumns } from "./blocks.ts";
 import { newDocument, saved } from "../../../domain/documents/draw.ts";
 import { type PageLayout, PageWriter } from "../../../domain/documents/page_writer.ts";

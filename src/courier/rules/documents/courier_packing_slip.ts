@@ -3,7 +3,7 @@
  * who sends what to whom and how many pieces, never a price, a declared value or any money.
  * Pure: the slip is laid out from the facts given; the same input gives the same bytes.
  */
-import { code39Modules } from "../../../domain/documents/code39.ts";
+import { code39Modules } from "../../../domain/documents/barcode.ts";
 import { detailRows, footers, partyColumns, table } from "./blocks.ts";
 import { newDocument, saved } from "../../../domain/documents/draw.ts";
 import { a4RunningLayout, PageWriter } from "../../../domain/documents/page_writer.ts";

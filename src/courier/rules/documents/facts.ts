@@ -3,7 +3,7 @@
  * copied out of its state. Labels and packing slips take `ShipmentFacts`, which has no money field,
  * so none can be printed; the waybill takes `WaybillFacts`, which adds the frozen pricing.
  */
-import { code39Unencodable } from "../../../domain/documents/code39.ts";
+import { code39Unencodable } from "../../../domain/documents/barcode.ts";
 
 /** A party as documents show it: any field may be missing (courier 2.1 leaves them optional). */
 export interface DocumentParty {

@@ -4,7 +4,7 @@
  * "piece n of N", both parties, the service, the route by country and the piece's weight. No money:
  * the input has none. Pure: the same facts give the same bytes.
  */
-import { code39Modules } from "../../../domain/documents/code39.ts";
+import { code39Modules } from "../../../domain/documents/barcode.ts";
 import { newDocument, saved } from "../../../domain/documents/draw.ts";
 import { type PageLayout, PageWriter } from "../../../domain/documents/page_writer.ts";
 import { clip, clippedLines, dateTime } from "../../../domain/documents/text.ts";

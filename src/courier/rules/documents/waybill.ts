@@ -5,7 +5,7 @@
  * is the client's own paper, so its own money is on it. Pure: the same facts give the same bytes.
  */
 import { formatMinor } from "../../../domain/money.ts";
-import { code39Modules } from "../../../domain/documents/code39.ts";
+import { code39Modules } from "../../../domain/documents/barcode.ts";
 import { detailRows, footers, partyColumns, table } from "./blocks.ts";
 import { newDocument, saved } from "../../../domain/documents/draw.ts";
 import { a4RunningLayout, PageWriter } from "../../../domain/documents/page_writer.ts";
