@@ -10,6 +10,7 @@ import { storefrontChannelActor } from "./sandbox_channels.ts";
 import { sandboxSignupActor } from "./sandbox_signup.ts";
 import { sandboxAutopilotActor } from "./sandbox_autopilot.ts";
 import { sandboxAutopilotSettingActor } from "./sandbox_autopilot_setting.ts";
+import { packingSlipSettingsActor } from "./packing_slip_settings.ts";
 
 export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   businessCatalogueActor,
@@ -22,4 +23,5 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   sandboxSignupActor,
   sandboxAutopilotActor,
   sandboxAutopilotSettingActor,
+  packingSlipSettingsActor,
 ];

@@ -13,6 +13,7 @@ import { driverAppRoutes } from "../../routes/business/driver_app.ts";
 import { driverTripsRoutes } from "../../routes/business/driver_trips.ts";
 import { custodyLabelRoutes } from "../../routes/business/custody_labels.ts";
 import { tripProofRoutes } from "../../routes/business/trip_proof.ts";
+import { tripDocumentRoutes } from "../../routes/business/trip_documents.ts";
 import { trackingRoutes } from "../../routes/business/tracking.ts";
 import { chatRoutes } from "../../routes/business/chat.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
@@ -54,6 +55,7 @@ export const businessFeature: Feature = {
     driverTripsRoutes,
     custodyLabelRoutes,
     tripProofRoutes,
+    tripDocumentRoutes,
     dispatchBoardRoutes,
     dispatchRoutes,
     sandboxCredentialsRoutes,

@@ -44,6 +44,8 @@ const NOT_RESOURCES = new Set([
   "search",
   "test",
   "per_page",
+  // Business API 4.1 packing slip: how many pieces to print.
+  "pieces",
 ]);
 
 /** The tenant's identifier a parameter names (Tenant.ids), by name and, for `id`, by path. */

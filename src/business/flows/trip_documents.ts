@@ -1,0 +1,123 @@
+/**
+ * A business's trip documents (Business API 4.1): the waybill, receipt, pick list and packing
+ * slip of one of its trips (`{id}`: the integer id or the reference), drawn from the trip's
+ * facts, the business's name and, for the packing slip, its settings (2.6).
+ */
+import { businessActor } from "../../../actors/platform/business/mod.ts";
+import {
+  packingSlipSettingsActor,
+  type PackingSlipSettingsState,
+} from "../../../actors/business/packing_slip_settings.ts";
+import type { Trip } from "../../../actors/business/trip/mod.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse } from "../../runtime/actor.ts";
+import { orderItems, piecesOf, type TripFacts } from "../rules/documents/facts.ts";
+import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
+import { pickListPdf } from "../rules/documents/pick_list.ts";
+import { receiptPdf } from "../rules/documents/receipt.ts";
+import { waybillPdf } from "../rules/documents/waybill.ts";
+import { askTrip } from "./trips.ts";
+
+export const TRIP_DOCUMENTS = ["waybill", "receipt", "pick-list", "packing-slip"] as const;
+export type TripDocument = typeof TRIP_DOCUMENTS[number];
+
+type D = Pick<Deps, "runtime">;
+
+/** The trip as its documents print it; no delivery code, no custody code. */
+export function tripFacts(t: Trip, sender: string | null): TripFacts {
+  const payload = t.order_payload;
+  const store = payload?.["store_name"];
+  const pieces = payload?.["pieces"];
+  const pickup = t.scheduled_at ??
+    (t.prep_minutes === null ? null : t.created_at + t.prep_minutes * 60_000);
+  return {
+    reference: t.reference,
+    order_number: t.external_reference ?? t.reference,
+    booked_at: t.created_at,
+    status: t.status,
+    service: t.segment === "cargo" ? "Cargo" : t.type === "ride" ? "Ride" : "Parcel delivery",
+    vehicle: t.vehicle.vehicle_class.name,
+    parcel_size: t.type === "parcel" ? t.vehicle.parcel_size_label : null,
+    weight_kg: t.parcel_weight_kg,
+    sender: { name: sender, phone: null, address: t.pickup.address },
+    recipient: { name: t.passenger_name, phone: t.passenger_phone, address: t.dest.address },
+    stops: t.stops.map((s) => s.address),
+    store_name: typeof store === "string" ? store : null,
+    pickup_at: pickup,
+    items: orderItems(payload, t.billing_currency),
+    pieces: typeof pieces === "number" && Number.isInteger(pieces) && pieces > 0 ? pieces : null,
+    currency: t.billing_currency,
+    cod_amount_minor: t.cod_amount_minor,
+    age_verification_required: t.age_verification_required,
+    handover_required: t.handover_required,
+    fare_lines: t.fare_lines,
+    billing_amount_minor: t.billing_amount_minor,
+    charged_minor: t.charge?.amount_minor ?? null,
+    refunded_minor: t.refund?.amount_minor ?? null,
+    distance_m: t.distance_m,
+  };
+}
+
+async function businessName(deps: D, business: string): Promise<string | null> {
+  const got = await deps.runtime.read(businessActor, business, business, { kind: "get" });
+  return got.ok && got.reply && "profile" in got.reply ? got.reply.profile.name : null;
+}
+
+/** spec: business 2.6: the settings the slips print with (defaults until the business sets them). */
+export async function packingSlipSettingsOf(
+  deps: D,
+  business: string,
+): Promise<PackingSlipSettingsState> {
+  return orRefuse(
+    await deps.runtime.read(packingSlipSettingsActor, business, business, { kind: "get" }),
+  );
+}
+
+/** spec: business 4.1: one of the trip's documents as PDF bytes. */
+export async function tripDocument(
+  deps: D,
+  business: string,
+  idOrReference: string,
+  o: { readonly document: TripDocument; readonly pieces?: number | undefined },
+): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
+  const { trip } = await askTrip(deps, business, idOrReference, { kind: "get" });
+  const facts = tripFacts(trip, await businessName(deps, business));
+  const pdf = await drawn(deps, business, facts, o);
+  return { reference: trip.reference, pdf };
+}
+
+async function drawn(
+  deps: D,
+  business: string,
+  facts: TripFacts,
+  o: { readonly document: TripDocument; readonly pieces?: number | undefined },
+): Promise<Uint8Array<ArrayBuffer>> {
+  switch (o.document) {
+    case "waybill":
+      return await waybillPdf(facts);
+    case "receipt":
+      return await receiptPdf(facts);
+    case "pick-list":
+      return await pickListPdf(facts);
+    case "packing-slip":
+      return await packingSlipPdf({
+        facts,
+        settings: await packingSlipSettingsOf(deps, business),
+        pieces: piecesOf(o.pieces, facts),
+      });
+  }
+}
+
+/** spec: business 2.6: PUT /business/packing-slip-settings; a field left out keeps its value. */
+export async function setPackingSlipSettings(
+  deps: Pick<Deps, "runtime" | "requestId">,
+  business: string,
+  input: { readonly show_prices?: boolean; readonly returns_note?: string | null },
+): Promise<PackingSlipSettingsState> {
+  return orRefuse(
+    await deps.runtime.ask(packingSlipSettingsActor, business, business, {
+      kind: "set",
+      ...input,
+    }, { requestId: deps.requestId }),
+  );
+}
