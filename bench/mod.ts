@@ -12,7 +12,9 @@
  *    (business_book.ts), outbound events and the CSV export (outbound.ts), open shipments and their
  *    deadlines (shipments.ts), the live board (board.ts), the operations board's list with
  *    50,000 open shipments (board_list.ts), runs (runs.ts), client bulk and CSV booking
- *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts).
+ *    (client_booking.ts), the client's label, waybill and packing slip PDFs (labels.ts), the
+ *    Business API's waybill, receipt, pick list, packing slip and label PDFs
+ *    (business_documents.ts).
  * 5. What the request log and the metrics cost a hello-world route, with and without them in
  *    the same run (observability.ts); what each layer of the request path costs, from a bare
  *    Hono route to a client's price request (request_path.ts).
@@ -29,8 +31,8 @@
  * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
- * board_list, runs, client_booking, labels, observability, request_path, tracking, dispatch,
- * sandbox_autopilot or sandbox_inbox.
+ * board_list, runs, client_booking, labels, business_documents, observability, request_path,
+ * tracking, dispatch, sandbox_autopilot or sandbox_inbox.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -49,6 +51,7 @@ import { boardListBench } from "./board_list.ts";
 import { runsBench } from "./runs.ts";
 import { clientBookingBench } from "./client_booking.ts";
 import { labelsBench } from "./labels.ts";
+import { businessDocumentsBench } from "./business_documents.ts";
 import { observabilityBench } from "./observability.ts";
 import { requestPathBench } from "./request_path.ts";
 import { trackingBench } from "./tracking.ts";
@@ -266,6 +269,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   runs: runsBench,
   client_booking: clientBookingBench,
   labels: labelsBench,
+  business_documents: businessDocumentsBench,
   observability: observabilityBench,
   request_path: requestPathBench,
   tracking: trackingBench,

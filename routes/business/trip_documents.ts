@@ -84,41 +84,53 @@ function settingsView(s: PackingSlipSettingsState): z.infer<typeof SettingsAnswe
   };
 }
 
+function pdfAnswer(doc: { reference: string; pdf: Uint8Array<ArrayBuffer> }, name: string) {
+  return new Response(doc.pdf, {
+    headers: {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `inline; filename="${doc.reference}-${name}.pdf"`,
+      "Cache-Control": "private, no-store",
+    },
+  });
+}
+
+const documentRoute = (d: typeof DOCUMENTS[number]) => ({
+  method: "get",
+  path: `/business/trips/{id}/${d.document}`,
+  summary: d.summary,
+  description: d.description,
+  tag,
+  security: "business",
+  middleware: [business({ scope: "deliveries" })],
+  params: z.object({ id: TripId }),
+  produces: "application/pdf",
+  refusals: { not_found: "no trip of the business has this id or reference" },
+} as const);
+
 export function tripDocumentRoutes(api: Api): void {
-  for (const d of DOCUMENTS) {
-    define(api, {
-      method: "get",
-      path: `/business/trips/{id}/${d.document}`,
-      summary: d.summary,
-      description: d.description,
-      tag,
-      security: "business",
-      middleware: [business({ scope: "deliveries" })],
-      params: z.object({ id: TripId }),
-      ...(d.document === "packing-slip"
-        ? {
-          query: z.object({
-            pieces: wholeNumber(1, PIECES_MAX).optional().openapi({
-              description: "How many pieces (one slip each); else order_payload.pieces, else 1",
-            }),
-          }),
-        }
-        : {}),
-      produces: "application/pdf",
-      refusals: { not_found: "no trip of the business has this id or reference" },
-    }, async (c, { params, query }) => {
+  for (const d of DOCUMENTS.filter((d) => d.document !== "packing-slip")) {
+    define(api, documentRoute(d), async (c, { params }) => {
       const { env, tenant } = businessCall(c);
-      const pieces = (query as { pieces?: number } | undefined)?.pieces;
-      const doc = await tripDocument(env, tenant, params.id, { document: d.document, pieces });
-      return new Response(doc.pdf, {
-        headers: {
-          "Content-Type": "application/pdf",
-          "Content-Disposition": `inline; filename="${doc.reference}-${d.document}.pdf"`,
-          "Cache-Control": "private, no-store",
-        },
-      });
+      const doc = await tripDocument(env, tenant, params.id, { document: d.document });
+      return pdfAnswer(doc, d.document);
     });
   }
+  const slip = DOCUMENTS.find((d) => d.document === "packing-slip")!;
+  define(api, {
+    ...documentRoute(slip),
+    query: z.object({
+      pieces: wholeNumber(1, PIECES_MAX).optional().openapi({
+        description: "How many pieces (one slip each); else order_payload.pieces, else 1",
+      }),
+    }),
+  }, async (c, { params, query }) => {
+    const { env, tenant } = businessCall(c);
+    const doc = await tripDocument(env, tenant, params.id, {
+      document: "packing-slip",
+      pieces: query.pieces,
+    });
+    return pdfAnswer(doc, "packing-slip");
+  });
   settingsRoutes(api);
 }
 

@@ -45,6 +45,7 @@ Deno.test("waybillPdf() shows parties, service and cash to collect, with the ref
       "2.5 kg",
       "150.50 BWP",
       "Check the recipient's photo ID",
+      "Collect once the store marks the order ready",
       "Received by",
     ]
   ) assert.ok(text.includes(want), `${want} in\n${text}`);

@@ -40,6 +40,7 @@ export async function waybillPdf(f: TripFacts): Promise<Uint8Array<ArrayBuffer>>
       f.cod_amount_minor === null ? "None" : money(f.cod_amount_minor, f.currency),
     ],
     ["At the door", f.age_verification_required ? "Check the recipient's photo ID" : "-"],
+    ["Handover", f.handover_required ? "Collect once the store marks the order ready" : "-"],
   ], { labelWidth: LABEL_WIDTH });
   w.rule();
   signatureLine(w, "Collected by (driver), date and time");
