@@ -19,7 +19,19 @@ const Item = z.object({
   name: Text(200),
   qty: z.number().int().min(1).max(10_000),
   qty_packed: z.number().int().min(0).max(10_000).optional(),
-  substitute: z.union([z.string().max(200), z.boolean()]).optional(),
+  substitute: z.union([z.string().max(200), z.boolean()]).optional().openapi({
+    description: "Once packed: the product packed instead (text); before: true or false, whether " +
+      "a substitute is welcome",
+  }),
+  // spec: business 4.1: what the pick list and the packing slip print of an item.
+  store: Text(200).optional().openapi({ description: "The item's store on a multi-store order" }),
+  aisle: z.union([Text(40), z.number().int().min(0).max(100_000)]).optional(),
+  barcode: Text(64).optional(),
+  sku: Text(64).optional(),
+  substitution_preference: Text(200).optional(),
+  unit_price: z.number().min(0).max(1_000_000).optional().openapi({
+    description: "In the billing currency; printed on packing slips only with show_prices",
+  }),
 }).loose();
 
 const OrderPayload = z.object({

@@ -16,7 +16,7 @@ export const ORDER_PAYLOAD = {
       barcode: "6001234567890",
       unit_price: 24.5,
     },
-    { name: "Bread", qty: 1, qty_packed: 1, aisle: "2", sku: "BRD-01", unit_price: "12.00" },
+    { name: "Bread", qty: 1, qty_packed: 1, aisle: "2", sku: "BRD-01", unit_price: 12 },
     {
       name: "Rooibos tea",
       qty: 3,

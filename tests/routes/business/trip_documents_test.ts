@@ -54,6 +54,13 @@ Deno.test("trip documents: each is a PDF by id or reference; none shows the deli
     const pick = await pdfText(await pdfOf(t, b.api_key, `/business/trips/${trip.id}/pick-list`));
     assert.doesNotMatch(pick, /\d+\.\d\d|BWP/);
     assert.ok(pick.includes("Rooibos tea") && pick.includes("6001234567890"));
+    // An item's printed fields are checked at booking: a price that is not an amount is refused.
+    const bad = await book(t, b.api_key, {
+      ...PARCEL,
+      order_payload: { items: [{ name: "Milk", qty: 1, unit_price: "cheap" }] },
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.errors[0].path, "order_payload.items.0.unit_price");
     const label = await pdfOf(t, b.api_key, `/business/trips/${trip.id}/label`);
     assert.equal(await scannedBarcode(label, { page: 1, symbology: "code128" }), trip.scan_code);
   }));
