@@ -153,7 +153,7 @@ function settingsRoutes(api: Api): void {
     path: "/business/packing-slip-settings",
     summary: "Set show_prices and the returns note of packing slips",
     description: "A field left out keeps its value. A returns note past " +
-      `${RETURNS_NOTE_CHARS_MAX} characters is refused (422 validation_failed) and nothing changes.`,
+      `${RETURNS_NOTE_CHARS_MAX} characters is refused (422 validation_failed); nothing changes.`,
     tag,
     security: "business",
     middleware: [business()],

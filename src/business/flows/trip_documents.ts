@@ -63,7 +63,7 @@ async function businessName(deps: D, business: string): Promise<string | null> {
   return got.ok && got.reply && "profile" in got.reply ? got.reply.profile.name : null;
 }
 
-/** spec: business 2.6: the settings the slips print with (defaults until the business sets them). */
+/** spec: business 2.6: the settings slips print with (defaults until the business sets them). */
 export async function packingSlipSettingsOf(
   deps: D,
   business: string,

@@ -28,7 +28,7 @@ export interface OrderItem {
   readonly aisle: string | null;
   /** `barcode`, else `sku`. */
   readonly code: string | null;
-  /** What the customer asked for if it is missing (`substitution_preference`, or `substitute: true/false`). */
+  /** If it is missing: `substitution_preference`, or `substitute` true or false before packing. */
   readonly preference: string | null;
   /** The product packed instead (`substitute` as text, once packed). */
   readonly substitute: string | null;
