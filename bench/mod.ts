@@ -29,10 +29,11 @@
  * 8. The sandbox autopilot (sandbox_autopilot.ts): 1,000 trips at once running the delivered
  *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
  * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
+ * 10. Shopping orders of 20 stores x 200 lines validated and booked per second (shopping_orders.ts).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
- * tracking, dispatch, sandbox_autopilot or sandbox_inbox.
+ * tracking, dispatch, sandbox_autopilot, sandbox_inbox or shopping_orders.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -45,6 +46,7 @@ import { bookingBench } from "./booking.ts";
 import { businessBookBench } from "./business_book.ts";
 import { outboundBench } from "./outbound.ts";
 import { sandboxInboxBench } from "./sandbox_inbox.ts";
+import { shoppingOrdersBench } from "./shopping_orders.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
 import { boardListBench } from "./board_list.ts";
@@ -276,6 +278,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   dispatch: dispatchBench,
   sandbox_autopilot: sandboxAutopilotBench,
   sandbox_inbox: sandboxInboxBench,
+  shopping_orders: shoppingOrdersBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -6,5 +6,11 @@ import type { Feature } from "./feature.ts";
 import { platformFeature } from "./platform/mod.ts";
 import { courierFeature } from "./courier/mod.ts";
 import { businessFeature } from "./business/mod.ts";
+import { shoppingFeature } from "./shopping/mod.ts";
 
-export const FEATURES: readonly Feature[] = [platformFeature, courierFeature, businessFeature];
+export const FEATURES: readonly Feature[] = [
+  platformFeature,
+  courierFeature,
+  businessFeature,
+  shoppingFeature,
+];

@@ -305,3 +305,26 @@ export const TEXT_CHARS_MAX = 500;
  * (Kubernetes 30 s, systemd 90 s), so the stores are still closed before a SIGKILL.
  */
 export const STOP_DRAIN_MS_MAX = 8_000;
+
+/** spec: shopping 8: stores in one shopping order. */
+export const SHOPPING_STORES_MAX = 20;
+/** spec: shopping 8: lines a store of a shopping order holds. */
+export const SHOPPING_LINES_MAX = 200;
+/** spec: shopping 8: external_order_id (and the other external ids) are 1 to 64 characters. */
+export const SHOPPING_EXTERNAL_ID_CHARS_MAX = 64;
+/** spec: shopping 8: the decision window, 5 minutes by default. */
+export const SHOPPING_ASK_TIMEOUT_MINUTES_DEFAULT = 5;
+/** A decision window longer than a day would hold a shopper in the store. */
+export const SHOPPING_ASK_TIMEOUT_MINUTES_MAX = 24 * 60;
+/** spec: shopping 8: a receipt link is valid at least 10 minutes, 24 hours by default. */
+export const SHOPPING_RECEIPT_TTL_MINUTES_MIN = 10;
+export const SHOPPING_RECEIPT_TTL_MINUTES_DEFAULT = 24 * 60;
+/** A receipt link valid a month at most: receivers copy the image on receipt (spec: shopping 6). */
+export const SHOPPING_RECEIPT_TTL_MINUTES_MAX = 31 * 24 * 60;
+/** spec: shopping 8: the delivery history shows the last 100 events. */
+export const SHOPPING_DELIVERY_HISTORY_MAX = 100;
+/**
+ * One store of a shopping order held by its own actor: 200 lines of up to a few hundred bytes
+ * each, above one store value (the store splits it over several in one commit).
+ */
+export const SHOPPING_STORE_STATE_BYTES_MAX = 400_000;

@@ -121,7 +121,8 @@ export type SealPurpose =
   | "business_webhook"
   | "client_webhook"
   | "outbound_target"
-  | "storefront_channel";
+  | "storefront_channel"
+  | "shopping_webhook";
 
 /**
  * The owner a secret is sealed for: its purpose, the tenant, and the record holding it. The

@@ -19,7 +19,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   signed_in_admin_only: 403,
   portal_admin_only: 403,
   courier_platform_disabled: 403,
-  shopping_fulfilment_disabled: 403,
+  // spec: shopping 7: the capability is not enabled for the account (the spec's own code).
+  SHOPPING_FULFILMENT_OFF: 403,
   password_change_required: 403,
   forbidden: 403,
   not_found: 404,

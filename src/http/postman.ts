@@ -21,6 +21,9 @@ const BUSINESS_API_TAGS: ReadonlySet<string> = new Set([
   "Bookings and trips",
 ]);
 
+/** The sections of the in-store shopping fulfilment document (its section 4). */
+const SHOPPING_TAGS: ReadonlySet<string> = new Set(["Shopping fulfilment"]);
+
 /**
  * The folder of an operation: the document its credential belongs to. The business key's
  * routes are the Business API's account and the courier platform's (every other section).
@@ -36,7 +39,11 @@ function documentOf(security: string | undefined, tag: string): string {
     case "driverToken":
       return "Driver";
     default:
-      return BUSINESS_API_TAGS.has(tag) ? "Business" : "Courier";
+      return BUSINESS_API_TAGS.has(tag)
+        ? "Business"
+        : SHOPPING_TAGS.has(tag)
+        ? "Shopping fulfilment"
+        : "Courier";
   }
 }
 

@@ -57,6 +57,9 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       waybill: "waybill",
       reference: op.path.includes("/quotes/")
         ? "quote"
+        // Shopping 4: a shopping order's trip reference.
+        : op.path.startsWith("/business/shopping-orders/")
+        ? "shopping_order"
         : ["/business/trip/", "/business/sandbox/trips/", "/driver/trips/", "/trip-chat/"].some((
             p,
           ) => op.path.startsWith(p)

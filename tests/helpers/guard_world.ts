@@ -165,6 +165,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       external_reference: `${tag}-TRIP-1`,
     },
   });
+  const shoppingOrder = await shoppingOrderOf(t, biz.id, key, tag);
   const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
   await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
@@ -202,6 +203,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       rate_card: courier.rateCardId,
       rate_card_version: "1",
       trip: trip.reference,
+      shopping_order: shoppingOrder,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
       channel: storefrontSource(biz.id),
@@ -266,6 +268,8 @@ export async function digest(t: TestEnv, w: Tenant): Promise<string> {
     [`/business/shipments/${w.ids.waybill}/lab`, { key }],
     [`/business/courier/operations/${w.ids.waybill}`, { key }],
     [`/business/trips/${w.ids.trip}`, { key }],
+    [`/business/shopping-orders/${w.ids.shopping_order}`, { key }],
+    ["/business/shopping-fulfilment", { key }],
     ["/client/me", { headers: client }],
     ["/client/account", { headers: client }],
     ["/client/shipments", { headers: client }],
@@ -282,4 +286,36 @@ export async function digest(t: TestEnv, w: Tenant): Promise<string> {
     return `${path} ${r.status} ${JSON.stringify(r.body)}`;
   }));
   return answers.join("\n");
+}
+
+/** Shopping 2.2: the tenant's shopping order (the capability enabled), by its trip reference. */
+async function shoppingOrderOf(t: TestEnv, business: string, key: string, tag: string) {
+  await ok(t, "PATCH", `/operator/businesses/${business}`, {
+    operator: true,
+    body: { shopping_fulfilment_enabled: true },
+  });
+  const order = await ok(t, "POST", "/business/shopping-orders", {
+    key,
+    body: {
+      pickup_address: "Game City, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      recipient_first_names: "Neo",
+      recipient_surname: "Kgosi",
+      recipient_phone: "+26771234567",
+      shopping: {
+        external_order_id: `${tag}-SHOP-1`,
+        stores: [{
+          external_fulfilment_id: "F1",
+          external_store_id: "S1",
+          estimated_amount: 20,
+          items: [{ external_item_id: "I1", name: "Bread", qty: 2 }],
+        }],
+      },
+    },
+  });
+  return order.reference as string;
 }

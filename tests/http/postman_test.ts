@@ -67,7 +67,15 @@ Deno.test("postman: folders per document and section, each request's credential 
     const folders = collection.item as Folder[];
     assert.deepEqual(
       folders.map((f) => f.name).sort(),
-      ["Business", "Client", "Courier", "Driver", "Platform (operator)", "Public"],
+      [
+        "Business",
+        "Client",
+        "Courier",
+        "Driver",
+        "Platform (operator)",
+        "Public",
+        "Shopping fulfilment",
+      ],
     );
     const requests = new Map<string, PostmanRequest>();
     for (const document of folders) {

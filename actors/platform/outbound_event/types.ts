@@ -5,7 +5,12 @@
 import type { SealedSecret } from "../../../src/domain/secrets.ts";
 import type { ReportedState } from "../../../src/platform/rules/export_state.ts";
 
-export type OutboundStream = "billing" | "client_webhook" | "business_webhook";
+export type OutboundStream =
+  | "billing"
+  | "client_webhook"
+  | "business_webhook"
+  // spec: shopping 6: a business's shopping events, to its shopping webhook URL.
+  | "shopping_webhook";
 export const OUTBOUND_STATUSES = ["pending", "delivered", "failed"] as const;
 export type OutboundStatus = typeof OUTBOUND_STATUSES[number];
 

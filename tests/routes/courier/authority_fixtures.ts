@@ -218,7 +218,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery } = await businessThingsOfA(t, a);
+  const { trip, delivery, order } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -255,6 +255,8 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       offer: newOfferId(a.business.id, trip),
       "/business/webhook-deliveries/{id}:id": delivery,
       "/business/webhook-deliveries/{id}/requeue:id": delivery,
+      // Shopping 4: A's shopping order.
+      "/business/shopping-orders/{reference}:reference": order,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
@@ -284,7 +286,44 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
   });
   assert.equal(booked.status, 201, JSON.stringify(booked.body));
   const delivery = await waitingWebhook(t, a.business.id, "a-sweep");
-  return { trip: booked.body.data.reference as string, delivery };
+  return {
+    trip: booked.body.data.reference as string,
+    delivery,
+    order: await shoppingOrderOfA(t, a),
+  };
+}
+
+/** Shopping 2.2: A's shopping order (the capability enabled for A), by its trip reference. */
+async function shoppingOrderOfA(t: TestEnv, a: Courier): Promise<string> {
+  await t.call("PATCH", `/operator/businesses/${a.business.id}`, {
+    operator: true,
+    body: { shopping_fulfilment_enabled: true },
+  });
+  const r = await t.call("POST", "/business/shopping-orders", {
+    key: a.business.api_key,
+    body: {
+      pickup_address: "Game City, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      recipient_first_names: "Neo",
+      recipient_surname: "Kgosi",
+      recipient_phone: "+26771234567",
+      shopping: {
+        external_order_id: "A-SHOP-1",
+        stores: [{
+          external_fulfilment_id: "F1",
+          external_store_id: "S1",
+          estimated_amount: 20,
+          items: [{ external_item_id: "I1", name: "Bread", qty: 2 }],
+        }],
+      },
+    },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data.reference as string;
 }
 
 /** Identifiers nobody holds, of the same shapes. */
@@ -331,6 +370,7 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/courier/clients/${ids.client}/stores`,
     `/business/trips/${ids["/business/trips/{id}:id"]}`,
     `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
+    `/business/shopping-orders/${ids["/business/shopping-orders/{reference}:reference"]}`,
   ];
   const out: Record<string, unknown> = {};
   for (const p of paths) {

@@ -49,6 +49,11 @@ Deno.test("authority sweep: another courier's identifiers answer as ids nobody h
         !["billing:administer", "billing:view-own", "runs:override"].includes(s)
       ),
     );
+    // Shopping 7: B may use shopping fulfilment, so only the tenant can refuse it (404).
+    await t.call("PATCH", `/operator/businesses/${b.business.id}`, {
+      operator: true,
+      body: { shopping_fulfilment_enabled: true },
+    });
     const client = await newClient(t, a);
     const { ids } = await ownedByA(t, a, client);
     const bDriver = await newDriver(t, b.business.id);

@@ -1,0 +1,146 @@
+/**
+ * A shopping order (shopping 1.1, 2.2): the merchant's order, the float and its stores, held
+ * under the reference of the shop-and-deliver trip it books. Tenant: the business; id: the trip
+ * reference. Each store's lines are a shopping_store actor's (store.ts), so a shopper's work on a
+ * line rewrites one store, not 4,000 lines.
+ *
+ * Booking is claimed first (the external_order_id taken, uniquely per business), then marked
+ * booked once the trip exists; a refused booking releases the claim, leaving the id free.
+ */
+import {
+  accept,
+  type ActorDefinition,
+  type Ctx,
+  type Decision,
+  type IndexEntry,
+  reject,
+  type TimerFired,
+  unreachable,
+} from "../../src/runtime/actor.ts";
+import type { OrderStore, ShoppingOrderDraft } from "../../src/shopping/rules/order.ts";
+
+/** A store as the order holds it: its lines are in the store's own actor (`store_id`). */
+export interface StoreSummary extends Omit<OrderStore, "items"> {
+  readonly store_id: string;
+  readonly lines: number;
+}
+
+export interface ShoppingOrder extends Omit<ShoppingOrderDraft, "stores"> {
+  readonly business_id: string;
+  readonly reference: string;
+  /** Names this claim's store actors, so a released claim's leftovers are never read again. */
+  readonly claim_id: string;
+  readonly fingerprint: string;
+  readonly phase: "booking" | "booked";
+  readonly stores: readonly StoreSummary[];
+  readonly claimed_at: number;
+  readonly booked_at: number | null;
+}
+
+export type ShoppingOrderState = ShoppingOrder | null;
+
+export type ShoppingOrderCommand =
+  | {
+    kind: "claim";
+    order: Omit<ShoppingOrder, "claim_id" | "phase" | "claimed_at" | "booked_at" | "stores">;
+    stores: readonly Omit<StoreSummary, "store_id">[];
+  }
+  | { kind: "booked" }
+  | { kind: "release"; claim_id: string }
+  | { kind: "get" };
+
+export type ShoppingOrderEvent =
+  | { kind: "order_claimed"; order: ShoppingOrder }
+  | { kind: "order_booked"; at: number }
+  | { kind: "claim_released"; claim_id: string; at: number };
+
+/** The unique index of external order ids, per business. */
+export const EXTERNAL_ORDER_INDEX = "shopping_external_order_id";
+
+export function externalOrderKey(business: string, externalOrderId: string | number): string {
+  return `${business}\n${String(externalOrderId)}`;
+}
+
+/** The id of a claim's `n`th store actor (array order). */
+export function storeActorId(claimId: string, n: number): string {
+  return `${claimId}.${n}`;
+}
+
+type Decided = Decision<ShoppingOrderState, ShoppingOrderEvent, ShoppingOrderState>;
+
+function decide(
+  state: ShoppingOrderState,
+  command: ShoppingOrderCommand | TimerFired,
+  ctx: Ctx,
+): Decided {
+  switch (command.kind) {
+    case "claim": {
+      // spec: shopping 4: a repeat replays; the trip's claim tells a retry from other details.
+      if (state) return accept([], () => state);
+      const claimId = ctx.newId("shc");
+      const order: ShoppingOrder = {
+        ...command.order,
+        claim_id: claimId,
+        phase: "booking",
+        stores: command.stores.map((s, n) => ({ ...s, store_id: storeActorId(claimId, n) })),
+        claimed_at: ctx.now,
+        booked_at: null,
+      };
+      return accept([{ kind: "order_claimed", order }], (s) => s);
+    }
+    case "booked":
+      if (!state) return reject("not_found", "shopping order not claimed");
+      if (state.phase === "booked") return accept([], () => state);
+      return accept([{ kind: "order_booked", at: ctx.now }], (s) => s);
+    case "release":
+      // Only the claim that was refused: a newer one, or a booked order, stays.
+      if (!state || state.claim_id !== command.claim_id || state.phase === "booked") {
+        return accept([], () => state);
+      }
+      return accept([{ kind: "claim_released", claim_id: command.claim_id, at: ctx.now }]);
+    case "get":
+      return accept([], () => state);
+    case "timer":
+      return accept([]);
+    default:
+      return unreachable(command);
+  }
+}
+
+function evolve(state: ShoppingOrderState, e: ShoppingOrderEvent): ShoppingOrderState {
+  switch (e.kind) {
+    case "order_claimed":
+      return e.order;
+    case "order_booked":
+      return state && { ...state, phase: "booked", booked_at: e.at };
+    case "claim_released":
+      return null;
+    default:
+      return unreachable(e);
+  }
+}
+
+function indexes(state: ShoppingOrderState): IndexEntry[] {
+  if (!state) return [];
+  return [{
+    index: EXTERNAL_ORDER_INDEX,
+    key: externalOrderKey(state.business_id, state.external_order_id),
+  }];
+}
+
+export const shoppingOrderActor: ActorDefinition<
+  ShoppingOrderState,
+  ShoppingOrderCommand,
+  ShoppingOrderEvent,
+  ShoppingOrderState
+> = {
+  type: "shopping_order",
+  noun: "shopping order",
+  version: 1,
+  initial: null,
+  decide,
+  evolve,
+  indexes,
+  // spec: shopping 2.2: external_order_id is unique per account, even under concurrent creates.
+  uniqueIndexes: [EXTERNAL_ORDER_INDEX],
+};

@@ -1,0 +1,214 @@
+/**
+ * POST and GET /business/shopping-orders (shopping 2.2, 4): an order checked whole, its
+ * external_order_id claimed (unique per account), its stores opened, then its shop-and-deliver
+ * trip booked through the Business API's booking flow. A refusal before the trip exists releases
+ * the claim: nothing booked, the reference and the order id free again. A crash between two steps
+ * leaves a claim that a retry of the same body completes (each step is idempotent).
+ */
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import type { Trip } from "../../../actors/business/trip/mod.ts";
+import {
+  EXTERNAL_ORDER_INDEX,
+  externalOrderKey,
+  type ShoppingOrder,
+  shoppingOrderActor,
+} from "../../../actors/shopping/order.ts";
+import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
+import { bookTrip } from "../../business/flows/book.ts";
+import type { CompleteDeps } from "../../business/flows/complete_booking.ts";
+import { bookingReference, fingerprintOf } from "../../business/rules/booking.ts";
+import type { Deps } from "../../environment.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
+import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import type { ActorRuntime } from "../../runtime/runtime.ts";
+import {
+  checkShoppingOrder,
+  type ShoppingOrderDraft,
+  type ShoppingOrderInput,
+} from "../rules/order.ts";
+
+/** The body of 2.2 as the route parsed it (shapes and counts checked). */
+export interface ShoppingOrderRequest extends ShoppingOrderInput {
+  readonly pickup_address: string;
+  readonly pickup_lat: number;
+  readonly pickup_lng: number;
+  readonly dest_address: string;
+  readonly dest_lat: number;
+  readonly dest_lng: number;
+  readonly scheduled_at?: string | undefined;
+  readonly notes?: string | undefined;
+  readonly delivery_code?: string | undefined;
+}
+
+/** An order with its stores' live state and its trip. */
+export interface ShoppingOrderLive {
+  readonly order: ShoppingOrder;
+  readonly stores: readonly ShoppingStore[];
+  readonly trip: Trip | null;
+}
+
+export type BookDeps = Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">;
+
+/** Books a shopping order, or answers the order a repeat of the same body made (`replayed`). */
+export async function createShoppingOrder(
+  deps: BookDeps,
+  business: string,
+  input: { readonly request: ShoppingOrderRequest; readonly body: unknown; readonly by: string },
+): Promise<{ readonly live: ShoppingOrderLive; readonly replayed: boolean }> {
+  const account = await businessOf(deps.runtime, business);
+  const checked = checkShoppingOrder(input.request, account.currency);
+  // spec: shopping 7: 422 naming the first problem; nothing is booked.
+  if (!checked.ok) throw new Refused(invalidFields([checked.error]));
+  const draft = checked.order;
+  const reference = bookingReference(
+    business,
+    { kind: "external_reference", value: draft.external_reference },
+    () => crypto.randomUUID(),
+  );
+  const fingerprint = fingerprintOf(input.body);
+  const order = await claim(deps.runtime, { business, reference, fingerprint, draft });
+  if (order.phase !== "booked") {
+    await openStores(deps.runtime, order, draft);
+    await bookOrderTrip(deps, order, input, draft);
+  }
+  const booked = orRefuse(
+    await deps.runtime.ask(shoppingOrderActor, business, reference, { kind: "booked" }),
+  );
+  return {
+    live: await liveOf(deps.runtime, booked!),
+    replayed: order.phase === "booked",
+  };
+}
+
+async function claim(
+  runtime: ActorRuntime,
+  o: { business: string; reference: string; fingerprint: string; draft: ShoppingOrderDraft },
+): Promise<ShoppingOrder> {
+  const { stores, ...header } = o.draft;
+  const r = await runtime.ask(shoppingOrderActor, o.business, o.reference, {
+    kind: "claim",
+    order: {
+      ...header,
+      business_id: o.business,
+      reference: o.reference,
+      fingerprint: o.fingerprint,
+    },
+    stores: stores.map(({ items, ...s }) => ({ ...s, lines: items.length })),
+  });
+  if (!r.ok && r.code === "index_taken") {
+    const held = await runtime.lookup(
+      EXTERNAL_ORDER_INDEX,
+      externalOrderKey(o.business, o.draft.external_order_id),
+    );
+    refuse(
+      "duplicate_order",
+      `shopping.external_order_id already used: ${o.draft.external_order_id}` +
+        (held ? ` (order ${held.id})` : ""),
+      held ? { reference: held.id } : {},
+    );
+  }
+  const order = orRefuse(r)!;
+  // spec: business appendix 1: the same external_reference with other details is a conflict.
+  if (order.fingerprint !== o.fingerprint) {
+    refuse(
+      "external_reference_conflict",
+      `external_reference ${order.external_reference} was booked with other details: ` +
+        `order ${order.reference}`,
+      { reference: order.reference },
+    );
+  }
+  return order;
+}
+
+async function openStores(runtime: ActorRuntime, order: ShoppingOrder, draft: ShoppingOrderDraft) {
+  await Promise.all(order.stores.map(async (s, n) =>
+    orRefuse(
+      await runtime.ask(shoppingStoreActor, order.business_id, s.store_id, {
+        kind: "open",
+        order_reference: order.reference,
+        store: draft.stores[n]!,
+      }),
+    )
+  ));
+}
+
+/** spec: shopping 1.1: an ordinary shop-and-deliver trip, booked by the Business API's flow. */
+async function bookOrderTrip(
+  deps: BookDeps,
+  order: ShoppingOrder,
+  input: { readonly request: ShoppingOrderRequest; readonly body: unknown; readonly by: string },
+  draft: ShoppingOrderDraft,
+): Promise<void> {
+  const r = input.request;
+  try {
+    await bookTrip(deps, order.business_id, {
+      request: {
+        type: "parcel",
+        passenger_name: `${r.recipient_first_names} ${r.recipient_surname}`,
+        passenger_phone: r.recipient_phone,
+        pickup: { address: r.pickup_address, lat: r.pickup_lat, lng: r.pickup_lng },
+        dest: { address: r.dest_address, lat: r.dest_lat, lng: r.dest_lng },
+        external_reference: draft.external_reference,
+        scheduled_at: r.scheduled_at,
+        note: r.notes,
+        delivery_code: r.delivery_code,
+        shop_deliver: true,
+        order_payload: { external_order_id: draft.external_order_id, stores: draft.stores.length },
+        item_names: draft.stores.flatMap((s) => s.items.map((i) => i.name)),
+      },
+      body: input.body,
+      idempotencyKey: null,
+      by: input.by,
+    });
+  } catch (e) {
+    if (e instanceof Refused) await releaseUnbooked(deps.runtime, order);
+    throw e;
+  }
+}
+
+/**
+ * A refused booking leaves the order id free (spec: shopping 7): the claim is released unless the
+ * trip is held (another request is booking it, or booked it).
+ */
+async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Promise<void> {
+  const trip = orRefuse(
+    await runtime.read(tripActor, order.business_id, order.reference, { kind: "claim_state" }),
+  );
+  if (trip.phase !== "free") return;
+  await runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
+    kind: "release",
+    claim_id: order.claim_id,
+  });
+}
+
+async function liveOf(runtime: ActorRuntime, order: ShoppingOrder): Promise<ShoppingOrderLive> {
+  const [stores, trip] = await Promise.all([
+    Promise.all(
+      order.stores.map(async (s) =>
+        orRefuse(
+          await runtime.read(shoppingStoreActor, order.business_id, s.store_id, { kind: "get" }),
+        )
+      ),
+    ),
+    runtime.read(tripActor, order.business_id, order.reference, { kind: "get" }),
+  ]);
+  return {
+    order,
+    stores: stores.flatMap((s) => s ? [s] : []),
+    trip: trip.ok && trip.reply.phase === "booked" ? trip.reply.trip : null,
+  };
+}
+
+/** spec: shopping 4: the live order; another account's or an unknown reference is not found. */
+export async function shoppingOrderOf(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+): Promise<ShoppingOrderLive> {
+  const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
+  const order = got.ok ? got.reply : null;
+  if (!order || order.phase !== "booked") {
+    refuse("not_found", `shopping order not found: ${reference}`);
+  }
+  return liveOf(deps.runtime, order);
+}

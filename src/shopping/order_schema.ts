@@ -1,0 +1,91 @@
+/**
+ * The shopping order body of shopping 2.2 as a schema: every field's shape and range, and the
+ * counts of section 8. What spans fields (unique ids, exact amounts, the float) is
+ * rules/order.ts's, checked before anything is booked.
+ */
+import { z } from "../http/route.ts";
+import { Phone } from "../http/schemas.ts";
+import {
+  SHOPPING_EXTERNAL_ID_CHARS_MAX,
+  SHOPPING_LINES_MAX,
+  SHOPPING_STORES_MAX,
+} from "../limits.ts";
+import { EXTERNAL_REFERENCE_CHARS_MAX } from "../business/rules/booking.ts";
+import { EXTERNAL_ID_PATTERN, SUBSTITUTION_PREFERENCES } from "./rules/order.ts";
+
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const Latitude = z.number().min(-90).max(90);
+const Longitude = z.number().min(-180).max(180);
+const Amount = z.number().min(0).max(1_000_000_000);
+const PATTERN_MESSAGE = `1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters of A-Z a-z 0-9 . _ : -`;
+
+/** spec: shopping 2.2: a string or a number, kept as sent; `[A-Za-z0-9._:-]{1,64}` as text. */
+const PatternedId = z.union([z.string(), z.number()])
+  .refine((v) => EXTERNAL_ID_PATTERN.test(String(v)), PATTERN_MESSAGE)
+  .openapi({ description: `A string or a number, echoed as sent; ${PATTERN_MESSAGE}` });
+
+/** An id without a pattern of its own: a string or a number, kept as sent. */
+const FreeId = z.union([Text(SHOPPING_EXTERNAL_ID_CHARS_MAX), z.number()])
+  .openapi({ description: "A string or a number, echoed as sent" });
+
+const Item = z.object({
+  external_item_id: PatternedId.openapi({
+    description: "Line id, unique across the order (a path segment of the decision endpoint: " +
+      `${PATTERN_MESSAGE}); never invented by the service`,
+  }),
+  name: Text(200),
+  qty: z.number().int("whole units").min(1).max(10_000),
+  unit_price: Amount.optional().openapi({ description: "Expected shelf price per unit" }),
+  barcode: Text(64).optional(),
+  image: z.url().max(2_000).optional().openapi({ description: "Product photo URL" }),
+});
+
+const Store = z.object({
+  external_fulfilment_id: PatternedId.openapi({ description: "Unique within the order" }),
+  external_store_id: FreeId,
+  store_name: Text(200).optional(),
+  sequence: z.number().int().min(1).max(1_000).optional().openapi({
+    description: "Shopping order; default is array order",
+  }),
+  estimated_amount: Amount.openapi({ description: "Expected spend at the store" }),
+  items: z.array(Item).min(1).max(SHOPPING_LINES_MAX).openapi({
+    description: `1 to ${SHOPPING_LINES_MAX} lines`,
+  }),
+});
+
+export const ShoppingOrderRequest = z.object({
+  pickup_address: Text(300),
+  pickup_lat: Latitude,
+  pickup_lng: Longitude,
+  dest_address: Text(300),
+  dest_lat: Latitude,
+  dest_lng: Longitude,
+  scheduled_at: Text(40).optional().openapi({
+    description: "ISO 8601, as for POST /business/book",
+  }),
+  notes: z.string().max(1_000).optional(),
+  delivery_code: Text(32).optional(),
+  payment_method: Text(40).optional(),
+  recipient_first_names: Text(200),
+  recipient_surname: Text(200),
+  recipient_phone: Phone,
+  purchase_amount: Amount.optional().openapi({
+    description: "Shelf money fronted to the shopper; defaults to the sum of estimated_amount; " +
+      "may not be lower",
+  }),
+  external_reference: Text(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
+    description: "Idempotency key of the booking; defaults to shopping.external_order_id",
+  }),
+  shopping: z.object({
+    external_order_id: PatternedId.openapi({ description: "Merchant order id" }),
+    external_location_id: FreeId.optional(),
+    substitution_preference: z.enum(SUBSTITUTION_PREFERENCES).optional().openapi({
+      description: "refund (default), match or ask",
+    }),
+    stores: z.array(Store).min(1).max(SHOPPING_STORES_MAX).openapi({
+      description: `1 to ${SHOPPING_STORES_MAX} stores`,
+    }),
+  }),
+}).openapi("ShoppingOrderRequest");
+
+export type ShoppingOrderBody = z.infer<typeof ShoppingOrderRequest>;

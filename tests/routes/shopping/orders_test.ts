@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf } from "../business/trips_fixtures.ts";
+import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
+
+Deno.test("shopping orders: 201 with the trip reference; GET shows every store and line, the float, the trip", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const body = orderBody(4711, { stores: 2, lines: 3 }, { purchase_amount: 150 });
+    body.shopping.stores[1]!.items[0]!.external_item_id = 99 as unknown as string;
+    const r = await createOrder(t, b.api_key, body);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const o = r.body.data;
+    assert.match(o.reference, /^BK-[0-9A-Z]{12}$/);
+    // spec: shopping 2.2: ids come back with the JSON type sent; the reference defaults to it.
+    assert.equal(o.external_order_id, 4711);
+    assert.equal(o.external_reference, "4711");
+    assert.equal(o.stores[1].items[0].external_item_id, 99);
+    assert.equal(o.stores[0].items[0].external_item_id, "0-0");
+    assert.deepEqual(o.float, {
+      currency: "BWP",
+      purchase_amount: 150,
+      estimated_amount: 120,
+      collected_amount: null,
+    });
+    assert.equal(o.substitution_preference, "refund");
+    assert.equal(o.trip.reference, o.reference);
+    assert.equal(o.trip.status, "pending");
+    const got = await t.call("GET", `/business/shopping-orders/${o.reference}`, { key: b.api_key });
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body.data, o);
+    assert.deepEqual(
+      got.body.data.stores.map((
+        s: { items: unknown[]; status: string },
+      ) => [s.items.length, s.status]),
+      [[3, "pending"], [3, "pending"]],
+    );
+    const trip = await t.call("GET", `/business/trips/${o.reference}`, { key: b.api_key });
+    assert.equal(trip.body.data.shop_deliver, true);
+    assert.equal(trip.body.data.passenger_name, "Neo Kgosi");
+  }));
+
+Deno.test("shopping orders: stores listed by sequence; a default sequence is array order", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const body = orderBody("ORD-SEQ", { stores: 0 }, {});
+    body.shopping.stores = [store("a", 1, { sequence: 5 }), store("b", 1), store("c", 1)];
+    const r = await createOrder(t, b.api_key, body);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const ids = r.body.data.stores.map((s: { external_fulfilment_id: string }) =>
+      s.external_fulfilment_id
+    );
+    assert.deepEqual(ids, ["F-b", "F-c", "F-a"]);
+  }));
+
+Deno.test("shopping orders: a repeat replays the first order (200), charged once", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const first = await createOrder(t, b.api_key, orderBody("ORD-R"));
+    assert.equal(first.status, 201);
+    const balance = await balanceOf(t, b.api_key);
+    const again = await createOrder(t, b.api_key, orderBody("ORD-R"));
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.replayed, true);
+    assert.equal(again.body.data.reference, first.body.data.reference);
+    assert.deepEqual(await balanceOf(t, b.api_key), balance);
+    // The same external_reference with other details is a conflict; nothing changes.
+    const other = await createOrder(t, b.api_key, orderBody("ORD-R", { lines: 3 }));
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, "external_reference_conflict");
+  }));
+
+Deno.test("shopping orders: 20 concurrent creates of one external_order_id: one wins", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const answers = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          createOrder(t, b.api_key, orderBody("ORD-RACE", {}, { external_reference: `ref-${i}` })),
+      ),
+    );
+    const created = answers.filter((a) => a.status === 201);
+    assert.equal(created.length, 1, JSON.stringify(answers.map((a) => a.status)));
+    const refused = answers.filter((a) => a.status === 409);
+    assert.equal(refused.length, 19);
+    for (const a of refused) {
+      assert.equal(a.body.code, "duplicate_order");
+      assert.match(a.body.message, /ORD-RACE/);
+    }
+    const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    await t.settle();
+    const listed = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(listed.body.data.length, 1, JSON.stringify(trips.body));
+    // The same body 20 times at once books one trip: the others replay or are told to retry.
+    const same = await Promise.all(
+      Array.from({ length: 20 }, () => createOrder(t, b.api_key, orderBody("ORD-SAME"))),
+    );
+    assert.equal(same.filter((a) => a.status === 201).length, 1);
+    for (const a of same) assert.ok([200, 201, 409].includes(a.status), JSON.stringify(a.body));
+    await t.settle();
+    const after = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(after.body.data.length, 2);
+  }));
+
+Deno.test("shopping orders: a refused booking leaves the order id free", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t, "0");
+    const poor = await createOrder(t, b.api_key, orderBody("ORD-POOR"));
+    assert.equal(poor.status, 422);
+    assert.equal(poor.body.code, "insufficient_balance");
+    await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "1000.00", currency: "BWP", reference: "fund-later" },
+    });
+    const again = await createOrder(
+      t,
+      b.api_key,
+      orderBody("ORD-POOR", {}, { external_reference: "other-ref" }),
+    );
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+  }));
+
+Deno.test("shopping orders: another account or an unknown reference is 404", () =>
+  withTestEnv(async (t) => {
+    const a = await shoppingBusiness(t);
+    const other = await shoppingBusiness(t);
+    const r = await createOrder(t, a.api_key, orderBody("ORD-A"));
+    const ref = r.body.data.reference;
+    const seen = await t.call("GET", `/business/shopping-orders/${ref}`, { key: other.api_key });
+    assert.equal(seen.status, 404);
+    assert.equal(seen.body.code, "not_found");
+    const unknown = await t.call("GET", "/business/shopping-orders/BK-000000000000", {
+      key: a.api_key,
+    });
+    assert.equal(unknown.status, 404);
+    // A plain trip of the account is no shopping order.
+    const plain = await t.call("POST", "/business/book", {
+      key: a.api_key,
+      body: { ...orderBody("x"), type: "parcel", shopping: undefined },
+    });
+    assert.equal(plain.status, 201, JSON.stringify(plain.body));
+    const asOrder = await t.call("GET", `/business/shopping-orders/${plain.body.data.reference}`, {
+      key: a.api_key,
+    });
+    assert.equal(asOrder.status, 404);
+    // The other account may use the same external_order_id: ids are per account.
+    const mine = await createOrder(t, other.api_key, orderBody("ORD-A"));
+    assert.equal(mine.status, 201, JSON.stringify(mine.body));
+  }));
