@@ -27,10 +27,12 @@
  * 8. The sandbox autopilot (sandbox_autopilot.ts): 1,000 trips at once running the delivered
  *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
  * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
+ * 10. Recurring deliveries (subscriptions.ts): occurrences booked per second when 10,000 fall due
+ *    at one clock advance.
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, observability, request_path, tracking, dispatch,
- * sandbox_autopilot or sandbox_inbox.
+ * sandbox_autopilot, sandbox_inbox or subscriptions.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -54,6 +56,7 @@ import { requestPathBench } from "./request_path.ts";
 import { trackingBench } from "./tracking.ts";
 import { dispatchBench } from "./dispatch.ts";
 import { sandboxAutopilotBench } from "./sandbox_autopilot.ts";
+import { subscriptionsBench } from "./subscriptions.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -272,6 +275,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   dispatch: dispatchBench,
   sandbox_autopilot: sandboxAutopilotBench,
   sandbox_inbox: sandboxInboxBench,
+  subscriptions: subscriptionsBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

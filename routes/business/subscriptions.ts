@@ -209,7 +209,8 @@ const ACTIONS = {
   pause: "Pause: no occurrence falls due until resumed (active only)",
   resume: "Resume: the next pickup still ahead falls due; the paused days are not delivered " +
     "(paused only)",
-  cancel: "Cancel for good: nothing more falls due; trips already booked stay booked",
+  cancel: "Cancel for good: nothing more falls due; trips already booked stay booked (cancel " +
+    "them with POST /business/trips/{id}/cancel), and an occurrence already due is still booked",
 } as const;
 
 function actionRoutes(api: Api): void {

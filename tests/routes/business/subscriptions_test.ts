@@ -16,10 +16,10 @@ import { startSubscriptionOccurrences } from "../../../src/business/reactors/sub
 
 const { type: _, ...delivery } = PARCEL;
 /** Tuesdays and Thursdays at 09:30 in the business's zone (Botswana: UTC+2). */
-export const WEEKLY = { ...delivery, days_of_week: [4, 2], pickup_time: "09:30" };
+const WEEKLY = { ...delivery, days_of_week: [4, 2], pickup_time: "09:30" };
 const HOUR = 3600;
 
-export function subscribe(
+function subscribe(
   t: TestEnv,
   key: string,
   body: Record<string, unknown> = WEEKLY,
@@ -29,7 +29,7 @@ export function subscribe(
 }
 
 /** Moves the clock, then waits for the occurrences it made due to be booked. */
-export async function advanceAndBook(t: TestEnv, seconds: number): Promise<void> {
+async function advanceAndBook(t: TestEnv, seconds: number): Promise<void> {
   await advance(t, seconds);
   await t.env.runtime.outboxesIdle();
 }

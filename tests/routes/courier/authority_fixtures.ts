@@ -218,7 +218,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery } = await businessThingsOfA(t, a);
+  const { trip, delivery, subscription } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -251,6 +251,11 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       offer: newOfferId(a.business.id, trip),
       "/business/webhook-deliveries/{id}:id": delivery,
       "/business/webhook-deliveries/{id}/requeue:id": delivery,
+      // Business API 4.2: A's recurring delivery.
+      "/business/subscriptions/{id}:id": subscription,
+      "/business/subscriptions/{id}/pause:id": subscription,
+      "/business/subscriptions/{id}/resume:id": subscription,
+      "/business/subscriptions/{id}/cancel:id": subscription,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
@@ -258,7 +263,10 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   };
 }
 
-/** A's Business API trip (paid from its wallet) and a business webhook of A's waiting for a URL. */
+/**
+ * A's Business API trip (paid from its wallet), a business webhook of A's waiting for a URL and a
+ * recurring delivery of A's.
+ */
 async function businessThingsOfA(t: TestEnv, a: Courier) {
   const funded = await t.call("POST", `/operator/businesses/${a.business.id}/wallet`, {
     operator: true,
@@ -280,7 +288,25 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
   });
   assert.equal(booked.status, 201, JSON.stringify(booked.body));
   const delivery = await waitingWebhook(t, a.business.id, "a-sweep");
-  return { trip: booked.body.data.reference as string, delivery };
+  const subscribed = await t.call("POST", "/business/subscriptions", {
+    key: a.business.api_key,
+    body: {
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      days_of_week: [2],
+      pickup_time: "09:30",
+    },
+  });
+  assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+  return {
+    trip: booked.body.data.reference as string,
+    delivery,
+    subscription: subscribed.body.data.id as string,
+  };
 }
 
 /** Identifiers nobody holds, of the same shapes. */
@@ -327,6 +353,7 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/courier/clients/${ids.client}/stores`,
     `/business/trips/${ids["/business/trips/{id}:id"]}`,
     `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
+    `/business/subscriptions/${ids["/business/subscriptions/{id}:id"]}`,
   ];
   const out: Record<string, unknown> = {};
   for (const p of paths) {
