@@ -30,10 +30,12 @@
  *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
  * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
  * 10. Shopping orders of 20 stores x 200 lines validated and booked per second (shopping_orders.ts).
+ * 11. Recurring deliveries (subscriptions.ts): occurrences booked per second when 10,000 fall due
+ *    at one clock advance.
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
- * tracking, dispatch, sandbox_autopilot, sandbox_inbox or shopping_orders.
+ * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders or subscriptions.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -59,6 +61,7 @@ import { requestPathBench } from "./request_path.ts";
 import { trackingBench } from "./tracking.ts";
 import { dispatchBench } from "./dispatch.ts";
 import { sandboxAutopilotBench } from "./sandbox_autopilot.ts";
+import { subscriptionsBench } from "./subscriptions.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -279,6 +282,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   sandbox_autopilot: sandboxAutopilotBench,
   sandbox_inbox: sandboxInboxBench,
   shopping_orders: shoppingOrdersBench,
+  subscriptions: subscriptionsBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

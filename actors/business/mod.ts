@@ -4,6 +4,7 @@ import { businessCatalogueActor } from "./catalogue.ts";
 import { poolDriverActor } from "./pool_driver.ts";
 import { sandboxInboxActor } from "./sandbox_inbox.ts";
 import { tripActor } from "./trip/mod.ts";
+import { subscriptionActor } from "./subscription.ts";
 import { tripSequenceActor } from "./trip_sequence.ts";
 import { tripChatActor } from "./trip_chat.ts";
 import { storefrontChannelActor } from "./sandbox_channels.ts";
@@ -17,6 +18,7 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   poolDriverActor,
   sandboxInboxActor,
   tripActor,
+  subscriptionActor,
   tripSequenceActor,
   tripChatActor,
   storefrontChannelActor,

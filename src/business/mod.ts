@@ -19,6 +19,8 @@ import { chatRoutes } from "../../routes/business/chat.ts";
 import type { Feature, FeatureDeps, FeatureParts } from "../feature.ts";
 import { startBusinessReadTables } from "./queries/trips.ts";
 import { startBookingOutboxes } from "./reactors/booking_outboxes.ts";
+import { startSubscriptionOccurrences } from "./reactors/subscription_occurrences.ts";
+import { subscriptionRoutes } from "../../routes/business/subscriptions.ts";
 import { BusinessWebhooks } from "./reactors/business_webhooks.ts";
 import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
 import { PositionSignals } from "./reactors/position_signals.ts";
@@ -47,6 +49,7 @@ export const businessFeature: Feature = {
     referenceDataRoutes,
     fareRoutes,
     tripsRoutes,
+    subscriptionRoutes,
     webhookRoutes,
     driverAppRoutes,
     trackingRoutes,
@@ -93,6 +96,8 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
     },
     reactors: {
       booking_outboxes: startBookingOutboxes(deps),
+      // spec: business 4.2: each due occurrence of a recurring delivery booked once.
+      subscription_occurrences: startSubscriptionOccurrences(deps),
       // spec: business 4.4: each autopiloted trip's due step, run once its timer's commit is done.
       sandbox_autopilot: startSandboxAutopilot(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).

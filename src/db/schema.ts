@@ -42,6 +42,7 @@ export interface Database {
   pool_drivers: PoolDriverTable;
   sandbox_inbox: SandboxInboxTable;
   sandbox_receiver_steps: SandboxReceiverStepTable;
+  business_subscriptions: BusinessSubscriptionTable;
 }
 
 /** The latest projected state of each actor; primary key (type, id). */
@@ -459,4 +460,11 @@ export interface SandboxReceiverStepTable {
   step: string;
   trip_reference: string;
   delivered_at: Millis;
+}
+
+/** Business API 4.2 recurring deliveries (migration 0026): the list's filter and order. */
+export interface BusinessSubscriptionTable extends VersionedRow {
+  created_at: Int8Column;
+  /** active, paused or cancelled. */
+  status: string;
 }

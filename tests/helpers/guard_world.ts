@@ -166,6 +166,19 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
     },
   });
   const shoppingOrder = await shoppingOrderOf(t, biz.id, key, tag);
+  const subscription = await ok(t, "POST", "/business/subscriptions", {
+    key,
+    body: {
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      days_of_week: [2],
+      pickup_time: "09:30",
+    },
+  });
   const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
   await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
@@ -204,6 +217,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       rate_card_version: "1",
       trip: trip.reference,
       shopping_order: shoppingOrder,
+      subscription: subscription.id,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
       channel: storefrontSource(biz.id),

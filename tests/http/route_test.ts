@@ -16,6 +16,7 @@ const IDEMPOTENT = [
   ["post", "/business/courier/clients/{client}/billing/correct"],
   ["post", "/business/courier/clients/{client}/invoice"],
   ["post", "/business/book"],
+  ["post", "/business/subscriptions"],
 ] as const;
 
 Deno.test("routes: the OpenAPI document shows Idempotency-Key where a route honours it, and nowhere else", () =>

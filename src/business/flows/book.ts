@@ -119,7 +119,8 @@ async function refuseTestTraffic(deps: Pick<Deps, "runtime">, business: string, 
   refuse("test_booking_refused", message, { path: marked.path });
 }
 
-function priced(deps: Pick<Deps, "runtime">, account: Business, r: BookingRequest) {
+/** The trip priced by the one fare calculator, or the refusal every booking of it would get. */
+export function priced(deps: Pick<Deps, "runtime">, account: Business, r: BookingRequest) {
   return catalogueOf(deps).then((catalogue) => {
     const p = priceTrip(catalogue, {
       pickup: r.pickup,

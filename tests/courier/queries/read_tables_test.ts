@@ -267,6 +267,7 @@ Deno.test("migrations 0016 to 0024: the read tables are rebuilt from the snapsho
     "0023_trip_drivers",
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
+    "0026_business_subscriptions",
   ]);
 
   const stored = await rowsOf(t, "shipments");

@@ -218,7 +218,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery, order } = await businessThingsOfA(t, a);
+  const { trip, delivery, order, subscription } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -257,6 +257,11 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/webhook-deliveries/{id}/requeue:id": delivery,
       // Shopping 4: A's shopping order.
       "/business/shopping-orders/{reference}:reference": order,
+      // Business API 4.2: A's recurring delivery.
+      "/business/subscriptions/{id}:id": subscription,
+      "/business/subscriptions/{id}/pause:id": subscription,
+      "/business/subscriptions/{id}/resume:id": subscription,
+      "/business/subscriptions/{id}/cancel:id": subscription,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
@@ -264,7 +269,10 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   };
 }
 
-/** A's Business API trip (paid from its wallet) and a business webhook of A's waiting for a URL. */
+/**
+ * A's Business API trip (paid from its wallet), a business webhook of A's waiting for a URL and a
+ * recurring delivery of A's.
+ */
 async function businessThingsOfA(t: TestEnv, a: Courier) {
   const funded = await t.call("POST", `/operator/businesses/${a.business.id}/wallet`, {
     operator: true,
@@ -290,7 +298,27 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
     trip: booked.body.data.reference as string,
     delivery,
     order: await shoppingOrderOfA(t, a),
+    subscription: await subscriptionOfA(t, a),
   };
+}
+
+/** Business API 4.2: A's recurring delivery. */
+async function subscriptionOfA(t: TestEnv, a: Courier): Promise<string> {
+  const subscribed = await t.call("POST", "/business/subscriptions", {
+    key: a.business.api_key,
+    body: {
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+      days_of_week: [2],
+      pickup_time: "09:30",
+    },
+  });
+  assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+  return subscribed.body.data.id as string;
 }
 
 /** Shopping 2.2: A's shopping order (the capability enabled for A), by its trip reference. */
@@ -371,6 +399,7 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/trips/${ids["/business/trips/{id}:id"]}`,
     `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
     `/business/shopping-orders/${ids["/business/shopping-orders/{reference}:reference"]}`,
+    `/business/subscriptions/${ids["/business/subscriptions/{id}:id"]}`,
   ];
   const out: Record<string, unknown> = {};
   for (const p of paths) {

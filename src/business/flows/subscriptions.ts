@@ -1,0 +1,153 @@
+/**
+ * Recurring deliveries (Business API 2.3, 4.2): a subscription is created once per
+ * Idempotency-Key, its delivery priced at creation (what every occurrence would be refused is
+ * refused now), and each occurrence its timer brings due is booked by the booking flow under a
+ * key derived from the subscription and the date, so a retry after a crash answers the same trip.
+ */
+import {
+  type NewSubscription,
+  type OccurrenceItem,
+  subscriptionActor,
+  type SubscriptionCommand,
+  type SubscriptionReply,
+} from "../../../actors/business/subscription.ts";
+import type { Deps } from "../../environment.ts";
+import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
+import { invalidFields, orRefuse, Refused } from "../../runtime/actor.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
+import { fingerprintOf, SCHEDULE_AS_NOW_MS } from "../rules/booking.ts";
+import {
+  countryTimeZone,
+  localDate,
+  localInstant,
+  occurrenceKey,
+  type SubscriptionSchedule,
+} from "../rules/subscription.ts";
+import { type BookingRequest, bookTrip, priced } from "./book.ts";
+
+export interface SubscriptionInput {
+  readonly segment: "parcel" | "cargo";
+  /** The booking each occurrence sends (2.1), without scheduled_at and external_reference. */
+  readonly delivery: BookingRequest;
+  readonly days_of_week: readonly number[];
+  readonly pickup_time: string;
+  readonly timezone?: string | undefined;
+  readonly starts_on?: string | undefined;
+  readonly external_reference?: string | undefined;
+  /** The body as sent: its fingerprint tells a retry from other details. */
+  readonly body: unknown;
+  readonly idempotencyKey: string | null;
+}
+
+/** Who books an occurrence, as trails name it. */
+const BY = "system";
+/** Refusals that a retry of the same booking resolves: the occurrence is tried again. */
+const PASSING = new Set(["booking_in_progress", "request_in_progress"]);
+
+/** The subscription's id: derived from the business and the Idempotency-Key, else random. */
+function subscriptionId(business: string, key: string | null): string {
+  const seed = key === null ? crypto.randomUUID() : `${business}\nsubscription\n${key}`;
+  return `sub_${sha256Hex(seed).slice(0, 24)}`;
+}
+
+/** Creates a subscription, or answers the one a retry of the same request made (`replayed`). */
+export async function createSubscription(
+  deps: Pick<Deps, "runtime" | "clock">,
+  business: string,
+  input: SubscriptionInput,
+): Promise<SubscriptionReply> {
+  const account = await businessOf(deps.runtime, business);
+  // Business API 2.3 "in the business's time zone": its country's, unless named.
+  const timezone = input.timezone ?? countryTimeZone(account.country);
+  if (timezone === null) {
+    throw new Refused(invalidFields([{
+      path: "timezone",
+      message: `required: the business's country has no single time zone: ${account.country}`,
+    }]));
+  }
+  await priced(deps, account, input.delivery);
+  const schedule: SubscriptionSchedule = {
+    days_of_week: [...new Set(input.days_of_week)].sort((a, b) => a - b),
+    pickup_time: input.pickup_time,
+    timezone,
+    starts_on: input.starts_on ?? localDate(timezone, deps.clock.now()),
+  };
+  const id = subscriptionId(business, input.idempotencyKey);
+  const subscription: NewSubscription = {
+    id,
+    business_id: business,
+    segment: input.segment,
+    schedule,
+    delivery: JSON.parse(canonicalJson(input.delivery)),
+    external_reference: input.external_reference ?? null,
+    fingerprint: fingerprintOf(input.body),
+  };
+  return orRefuse(
+    await deps.runtime.ask(
+      subscriptionActor,
+      business,
+      id,
+      { kind: "create", subscription },
+      input.idempotencyKey === null ? { fresh: true } : {},
+    ),
+  );
+}
+
+/** Asks one subscription of the business; another business's answers as a missing one. */
+export async function askSubscription(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  id: string,
+  command: SubscriptionCommand,
+): Promise<SubscriptionReply> {
+  return orRefuse(await deps.runtime.ask(subscriptionActor, business, id, command));
+}
+
+/**
+ * Books one due occurrence (the occurrence outbox's handler): once, under its derived key. A
+ * booking refused for good (the wallet, the vehicle) is recorded on the subscription and not
+ * tried again; a booking still in progress or a failure throws, and the sweep tries again.
+ */
+export async function bookOccurrence(
+  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  item: OccurrenceItem,
+): Promise<void> {
+  const read = await deps.runtime.read(
+    subscriptionActor,
+    item.business_id,
+    item.subscription_id,
+    { kind: "get" },
+  );
+  if (!read.ok) return;
+  const s = read.reply.subscription;
+  const record = s.occurrences.find((o) => o.date === item.date);
+  if (!record || record.status !== "booking") return;
+  const now = deps.clock.now();
+  const request: BookingRequest = {
+    ...(s.delivery as unknown as BookingRequest),
+    // spec: business 3.1: booked ahead as a scheduled trip; a missed day (the clock jumped or
+    // the service was down) is booked as now rather than refused as past.
+    ...(item.pickup_at - now > SCHEDULE_AS_NOW_MS
+      ? { scheduled_at: localInstant(s.schedule, item.pickup_at) }
+      : {}),
+    ...(s.external_reference ? { external_reference: `${s.external_reference}-${item.date}` } : {}),
+  };
+  let command: SubscriptionCommand;
+  try {
+    const booked = await bookTrip(deps, item.business_id, {
+      request,
+      // The same occurrence is the same booking, whenever it is retried.
+      body: { subscription: s.id, date: item.date },
+      idempotencyKey: occurrenceKey(s.id, item.date),
+      by: BY,
+    });
+    command = { kind: "occurrence_booked", date: item.date, trip_reference: booked.trip.reference };
+  } catch (e) {
+    if (!(e instanceof Refused) || PASSING.has(e.rejection.code)) throw e;
+    const { code, message } = e.rejection;
+    command = { kind: "occurrence_refused", date: item.date, code, message };
+  }
+  orRefuse(
+    await deps.runtime.ask(subscriptionActor, item.business_id, item.subscription_id, command),
+  );
+}

@@ -1,0 +1,272 @@
+/**
+ * Business API 4.2 recurring deliveries over HTTP: create (Idempotency-Key replay and conflict,
+ * 422s that create nothing), the list, pause, resume and cancel (409 on a bad transition), another
+ * business's 404, the partner scope's 403, and occurrences booked by the real runtime's timers on
+ * the manual clock: each day once, a week's jump books each missed day once, a refused wallet is
+ * reported and not retried.
+ */
+import assert from "node:assert/strict";
+import { advance } from "../../helpers/receiver.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { bookTrip } from "../../../src/business/flows/book.ts";
+import { occurrenceKey } from "../../../src/business/rules/subscription.ts";
+import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
+
+const { type: _, ...delivery } = PARCEL;
+/** Tuesdays and Thursdays at 09:30 in the business's zone (Botswana: UTC+2). */
+const WEEKLY = { ...delivery, days_of_week: [4, 2], pickup_time: "09:30" };
+const HOUR = 3600;
+
+function subscribe(
+  t: TestEnv,
+  key: string,
+  body: Record<string, unknown> = WEEKLY,
+  headers: Record<string, string> = {},
+) {
+  return t.call("POST", "/business/subscriptions", { key, body, headers });
+}
+
+/** Moves the clock, then waits for the occurrences it made due to be booked. */
+async function advanceAndBook(t: TestEnv, seconds: number): Promise<void> {
+  await advance(t, seconds);
+  await t.env.runtime.outboxesIdle();
+}
+
+Deno.test("subscriptions: create, replay by Idempotency-Key, conflict, read and list", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const headers = { "Idempotency-Key": "weekly-1" };
+    const created = await subscribe(t, b.api_key, WEEKLY, headers);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const s = created.body.data;
+    // The clock starts on Monday 2026-11-02 at 10:00 in Gaborone.
+    assert.deepEqual(
+      [s.status, s.segment, s.days_of_week, s.timezone, s.starts_on, s.next_occurrence],
+      ["active", "parcel", [2, 4], "Africa/Maputo", "2026-11-02", {
+        date: "2026-11-03",
+        pickup_at: "2026-11-03T09:30:00+02:00",
+      }],
+    );
+    assert.equal(s.delivery.dest_address, PARCEL.dest_address);
+    const again = await subscribe(t, b.api_key, WEEKLY, headers);
+    assert.deepEqual([again.status, again.body.data.id, again.body.data.replayed], [
+      200,
+      s.id,
+      true,
+    ]);
+    const other = await subscribe(t, b.api_key, { ...WEEKLY, pickup_time: "10:00" }, headers);
+    assert.deepEqual([other.status, other.body.code], [409, "reference_conflict"]);
+    await advance(t, 60);
+    const second = await subscribe(t, b.api_key, {
+      ...WEEKLY,
+      segment: "cargo",
+      days_of_week: [6],
+    });
+    assert.equal(second.status, 201);
+    assert.notEqual(second.body.data.id, s.id, "without a key every POST is a new subscription");
+
+    const one = await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key });
+    assert.deepEqual([one.status, one.body.data.id], [200, s.id]);
+    await t.settle();
+    const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
+    assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [second.body.data.id, s.id]);
+    await t.call("POST", `/business/subscriptions/${s.id}/pause`, { key: b.api_key });
+    await t.settle();
+    const paused = await t.call("GET", "/business/subscriptions?status=paused", {
+      key: b.api_key,
+    });
+    assert.deepEqual(paused.body.data.map((x: { id: string }) => x.id), [s.id]);
+  }));
+
+Deno.test("subscriptions: bad fields answer 422 naming each and create nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const bad = await subscribe(t, b.api_key, {
+      ...WEEKLY,
+      days_of_week: [0, 8],
+      pickup_time: "25:00",
+      timezone: "Mars/Olympus",
+      dest_lat: undefined,
+    });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, "validation_failed");
+    const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, [
+      "days_of_week.0",
+      "days_of_week.1",
+      "dest_lat",
+      "pickup_time",
+      "timezone",
+    ]);
+    const none = await subscribe(t, b.api_key, { ...WEEKLY, days_of_week: [] });
+    assert.equal(none.status, 422);
+    // A country with several zones: the subscription must name one.
+    const us = await t.createBusiness({ country: "US" });
+    await t.call("POST", `/operator/businesses/${us.id}/wallet`, {
+      operator: true,
+      body: { amount: "100.00", currency: "BWP", reference: "fund-us" },
+    });
+    const unnamed = await subscribe(t, us.api_key);
+    assert.deepEqual([unnamed.status, unnamed.body.errors], [422, [{
+      path: "timezone",
+      message: "required: the business's country has no single time zone: US",
+    }]]);
+    const named = await subscribe(t, us.api_key, { ...WEEKLY, timezone: "America/Chicago" });
+    assert.deepEqual([named.status, named.body.data.timezone], [201, "America/Chicago"]);
+    const far = await subscribe(t, b.api_key, { ...WEEKLY, pickup_lat: 60, pickup_lng: 10 });
+    assert.deepEqual([far.status, far.body.code], [422, "outside_service_area"]);
+    await t.settle();
+    const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
+    assert.deepEqual(list.body.data, [], "nothing refused was created");
+  }));
+
+Deno.test("subscriptions: pause, resume and cancel; a bad transition is 409; another business gets 404; a partner key 403", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    const act = (action: string, key = b.api_key) =>
+      t.call("POST", `/business/subscriptions/${s.id}/${action}`, { key });
+    const resumeActive = await act("resume");
+    assert.deepEqual([resumeActive.status, resumeActive.body.code], [409, "invalid_transition"]);
+    const paused = await act("pause");
+    assert.deepEqual([paused.status, paused.body.data.status, paused.body.data.next_occurrence], [
+      200,
+      "paused",
+      null,
+    ]);
+    assert.equal((await act("pause")).status, 409);
+    // Paused over Tuesday: nothing is booked; resumed, Thursday is next.
+    await advanceAndBook(t, 30 * HOUR);
+    const resumed = await act("resume");
+    assert.deepEqual(
+      [
+        resumed.body.data.status,
+        resumed.body.data.next_occurrence.date,
+        resumed.body.data.occurrences,
+      ],
+      ["active", "2026-11-05", []],
+    );
+    assert.equal((await act("cancel")).body.data.status, "cancelled");
+    for (const action of ["pause", "resume", "cancel"]) {
+      const r = await act(action);
+      assert.deepEqual([r.status, r.body.code], [409, "invalid_transition"], action);
+    }
+
+    const other = await fundedBusiness(t);
+    const read = await t.call("GET", `/business/subscriptions/${s.id}`, { key: other.api_key });
+    assert.deepEqual([read.status, read.body.code], [404, "not_found"]);
+    assert.equal((await act("pause", other.api_key)).status, 404);
+
+    const partner = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+      operator: true,
+      body: { partner: "Shopfront", scopes: ["deliveries"] },
+    });
+    const key = partner.body.data.key;
+    const denied = await subscribe(t, key);
+    assert.deepEqual([denied.status, denied.body.code], [403, "scope_denied"]);
+    const list = await t.call("GET", "/business/subscriptions", { key });
+    assert.equal(list.status, 403);
+  }));
+
+Deno.test("subscriptions: each due day books one scheduled trip; a week's jump books each missed day once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key, { ...WEEKLY, external_reference: "ORD-7" })).body.data;
+    // Tuesday 08:30 local: an hour before pickup, the trip is booked as scheduled.
+    await advanceAndBook(t, 22 * HOUR + 30 * 60);
+    const after = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+      .body.data;
+    assert.deepEqual(
+      after.occurrences.map((o: { date: string; status: string }) => [o.date, o.status]),
+      [
+        ["2026-11-03", "booked"],
+      ],
+    );
+    const trip = (await t.call("GET", `/business/trips/${after.occurrences[0].trip_reference}`, {
+      key: b.api_key,
+    })).body.data;
+    assert.deepEqual([trip.status, trip.scheduled_at, trip.external_reference], [
+      "scheduled",
+      "2026-11-03T07:30:00.000Z",
+      "ORD-7-2026-11-03",
+    ]);
+    // A week's jump: Thursday 5th and Tuesday 10th, each once; Thursday 12th still ahead.
+    await advanceAndBook(t, 7 * 24 * HOUR);
+    const week = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+      .body.data;
+    const dates = week.occurrences.map((o: { date: string }) => o.date);
+    assert.deepEqual(dates, ["2026-11-03", "2026-11-05", "2026-11-10"]);
+    assert.ok(week.occurrences.every((o: { status: string }) => o.status === "booked"));
+    assert.equal(week.next_occurrence.date, "2026-11-12");
+    await t.settle();
+    const trips = (await t.call("GET", "/business/trips", { key: b.api_key })).body.data;
+    assert.deepEqual(
+      trips.map((x: { external_reference: string }) => x.external_reference).sort(),
+      ["ORD-7-2026-11-03", "ORD-7-2026-11-05", "ORD-7-2026-11-10"],
+    );
+  }));
+
+Deno.test("subscriptions: an occurrence the wallet refuses is reported, not retried", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "0");
+    const s = (await subscribe(t, b.api_key)).body.data;
+    await advanceAndBook(t, 23 * HOUR);
+    await advanceAndBook(t, 60);
+    const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+      .body.data;
+    assert.equal(got.occurrences.length, 1);
+    assert.deepEqual([got.occurrences[0].status, got.occurrences[0].refusal.code], [
+      "refused",
+      "insufficient_balance",
+    ]);
+    assert.equal(await t.env.runtime.sweepOutboxes(), 0, "nothing left to retry");
+    assert.equal(got.status, "active", "the next days are still booked");
+  }));
+
+Deno.test("subscriptions: a crash between the timer and the booking is completed once by the sweep", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    // The handler is gone (a crash): the due occurrence stays in the outbox.
+    await t.env.reactors["subscription_occurrences"]!.close();
+    await advanceAndBook(t, 23 * HOUR);
+    const due = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+      .body.data.occurrences;
+    assert.deepEqual(due.map((o: { status: string }) => o.status), ["booking"]);
+    // The first attempt had booked the trip before the crash, and recorded nothing.
+    const first = await bookTrip(t.env, b.id, {
+      request: { ...PARCEL, type: "parcel", pickup: place("pickup"), dest: place("dest") },
+      body: { subscription: s.id, date: "2026-11-03" },
+      idempotencyKey: occurrenceKey(s.id, "2026-11-03"),
+      by: "system",
+    });
+    const handler = startSubscriptionOccurrences(t.env);
+    try {
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.outboxesIdle();
+      const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+        .body.data.occurrences;
+      assert.deepEqual(
+        got.map((o: { status: string; trip_reference: string }) => [
+          o.status,
+          o.trip_reference,
+        ]),
+        [["booked", first.trip.reference]],
+      );
+      await t.settle();
+      const trips = (await t.call("GET", "/business/trips", { key: b.api_key })).body.data;
+      assert.equal(trips.length, 1, "the retry answered the first trip");
+    } finally {
+      await handler.close();
+    }
+  }));
+
+function place(which: "pickup" | "dest") {
+  return {
+    address: PARCEL[`${which}_address`],
+    lat: PARCEL[`${which}_lat`],
+    lng: PARCEL[`${which}_lng`],
+  };
+}
