@@ -27,10 +27,12 @@
  * 8. The sandbox autopilot (sandbox_autopilot.ts): 1,000 trips at once running the delivered
  *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
  * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
+ * 10. Batches (batches.ts): batches of 50 stops booked per second; the driving order's tour
+ *     against the exact optimum on 12-stop batches (mean and worst ratio).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, observability, request_path, tracking, dispatch,
- * sandbox_autopilot or sandbox_inbox.
+ * sandbox_autopilot, sandbox_inbox or batches.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -43,6 +45,7 @@ import { bookingBench } from "./booking.ts";
 import { businessBookBench } from "./business_book.ts";
 import { outboundBench } from "./outbound.ts";
 import { sandboxInboxBench } from "./sandbox_inbox.ts";
+import { batchesBench } from "./batches.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
 import { boardListBench } from "./board_list.ts";
@@ -272,6 +275,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   dispatch: dispatchBench,
   sandbox_autopilot: sandboxAutopilotBench,
   sandbox_inbox: sandboxInboxBench,
+  batches: batchesBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -16,7 +16,8 @@ import { businessCall } from "../../src/platform/auth/caller.ts";
 import { BatchBody, toBatchRequest } from "../../src/business/batch_schema.ts";
 import { BatchAnswer, batchView } from "./answers/batches.ts";
 
-const tag = "Batches";
+// spec: business 4.2, the section's title (the Postman collection's Business folder).
+const tag = "Batches and subscriptions";
 const security = "business" as const;
 // spec: business 5: the deliveries scope's table names no batch endpoint, so a partner key
 // reaches none of these (403 scope_denied); the business's own key and staff do.

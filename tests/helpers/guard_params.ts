@@ -96,6 +96,8 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       "webhook-deliveries": "webhook_delivery",
       // Business API 4.1: a trip's integer id or reference.
       trips: "trip",
+      // Business API 4.2: a batch's id.
+      batches: "batch",
     };
     const r = byCollection[before];
     assert.ok(r, `${nameOf(op)}: no identifier for {id} after /${before}: add it to this test`);

@@ -1,5 +1,5 @@
 /**
- * A batch's driving order (Business API 2.3, issue: "cheapest insertion then 2-opt"): the driver
+ * A batch's driving order (Business API 2.3; cheapest insertion, then 2-opt and Or-opt): the driver
  * leaves the first pickup and calls at every stop once; the tour is an open path (no return).
  * Pure: distances come as a matrix, so the rule knows nothing of maps or of the batch.
  */
@@ -81,10 +81,62 @@ export function isTwoOptimal(d: Distances, order: readonly number[]): boolean {
   return true;
 }
 
-/** The driving order: cheapest insertion, then 2-opt. Point 0 first. */
+/** The longest run of stops Or-opt moves at once (the usual 1 to 3). */
+const OR_OPT_SEGMENT_MAX = 3;
+
+/** What taking o[i..k] out saves: its two edges, less the edge that closes the gap. */
+function removalGain(d: Distances, o: readonly number[], i: number, k: number): number {
+  const p = o[i - 1]!, next = o[k + 1];
+  if (next === undefined) return at(d, p, o[i]!);
+  return at(d, p, o[i]!) + at(d, o[k]!, next) - at(d, p, next);
+}
+
+/** What putting a run from `f` to `l` between a and b (undefined: the end) costs. */
+function insertionCost(d: Distances, a: number, b: number | undefined, f: number, l: number) {
+  return b === undefined ? at(d, a, f) : at(d, a, f) + at(d, l, b) - at(d, a, b);
+}
+
+/**
+ * One Or-opt move: the first run of 1 to 3 stops that, moved between two other stops or to the
+ * end (turned round or not), shortens the path; null when none does. The start stays first.
+ */
+function orOptMove(d: Distances, o: readonly number[]): number[] | null {
+  const n = o.length;
+  for (let size = 1; size <= OR_OPT_SEGMENT_MAX; size++) {
+    for (let i = 1; i + size <= n; i++) {
+      const k = i + size - 1, saved = removalGain(d, o, i, k);
+      // Each edge (o[m], o[m+1]) outside the run and its two neighbours' edges; m = n-1: the end.
+      for (let m = 0; m < n; m++) {
+        if (m >= i - 1 && m <= k) continue;
+        const a = o[m]!, b = m + 1 < n ? o[m + 1] : undefined;
+        const last = k === n - 1 ? o[i - 1]! : o[n - 1]!;
+        if (b === undefined && a !== last) continue;
+        for (const turned of [false, true]) {
+          const f = turned ? o[k]! : o[i]!, l = turned ? o[i]! : o[k]!;
+          if (saved - insertionCost(d, a, b, f, l) <= GAIN_EPSILON) continue;
+          const run = o.slice(i, k + 1);
+          if (turned) run.reverse();
+          const rest = [...o.slice(0, i), ...o.slice(k + 1)];
+          const at = rest.indexOf(a) + 1;
+          return [...rest.slice(0, at), ...run, ...rest.slice(at)];
+        }
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The driving order: cheapest insertion, then 2-opt and Or-opt in turn until neither shortens
+ * the path ("or better" than 2-opt alone). Point 0 first; the result is 2-opt-optimal.
+ */
 export function drivingOrder(d: Distances): number[] {
   if (d.length <= 2) return d.map((_, i) => i);
-  return twoOpt(d, cheapestInsertion(d));
+  let o = twoOpt(d, cheapestInsertion(d));
+  for (let moved = orOptMove(d, o); moved !== null; moved = orOptMove(d, o)) {
+    o = twoOpt(d, moved);
+  }
+  return o;
 }
 
 /** Held-Karp is exponential: a bound that keeps its table small (2^16 x 16 numbers). */

@@ -33,6 +33,7 @@ Deno.test("batches: 201 books each stop as a trip in the driving order, one vehi
       assert.equal(trip.body.data.parcel_size, s.parcel_size);
       assert.equal(trip.body.data.billing_amount, s.billing_amount);
       assert.equal(trip.body.data.passenger_name, LINE[s.index]!.recipient_name);
+      assert.deepEqual(trip.body.data.batch, { id: batch.id, position: s.position, stops: 3 });
       // The same stop booked alone with the batch's vehicle costs the same: one calculator.
       const alone = await fundedBusiness(t);
       const single = await book(t, alone.api_key, {
