@@ -32,10 +32,12 @@
  * 10. Shopping orders of 20 stores x 200 lines validated and booked per second (shopping_orders.ts).
  * 11. Recurring deliveries (subscriptions.ts): occurrences booked per second when 10,000 fall due
  *    at one clock advance.
+ * 12. Batches (batches.ts): batches of 50 stops booked per second; the driving order's tour
+ *     against the exact optimum on 12-stop batches (mean and worst ratio).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
- * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders or subscriptions.
+ * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, subscriptions or batches.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -49,6 +51,7 @@ import { businessBookBench } from "./business_book.ts";
 import { outboundBench } from "./outbound.ts";
 import { sandboxInboxBench } from "./sandbox_inbox.ts";
 import { shoppingOrdersBench } from "./shopping_orders.ts";
+import { batchesBench } from "./batches.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
 import { boardListBench } from "./board_list.ts";
@@ -283,6 +286,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   sandbox_inbox: sandboxInboxBench,
   shopping_orders: shoppingOrdersBench,
   subscriptions: subscriptionsBench,
+  batches: batchesBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -1,5 +1,6 @@
 /** The Business API's actor types. */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
+import { batchActor } from "./batch.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
 import { poolDriverActor } from "./pool_driver.ts";
 import { sandboxInboxActor } from "./sandbox_inbox.ts";
@@ -19,6 +20,7 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   sandboxInboxActor,
   tripActor,
   subscriptionActor,
+  batchActor,
   tripSequenceActor,
   tripChatActor,
   storefrontChannelActor,

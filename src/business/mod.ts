@@ -8,6 +8,7 @@ import { BUSINESS_ACTORS } from "../../actors/business/mod.ts";
 import { fareRoutes } from "../../routes/business/fares.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
 import { tripsRoutes } from "../../routes/business/trips.ts";
+import { batchRoutes } from "../../routes/business/batches.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
 import { driverAppRoutes } from "../../routes/business/driver_app.ts";
 import { driverTripsRoutes } from "../../routes/business/driver_trips.ts";
@@ -50,6 +51,7 @@ export const businessFeature: Feature = {
     fareRoutes,
     tripsRoutes,
     subscriptionRoutes,
+    batchRoutes,
     webhookRoutes,
     driverAppRoutes,
     trackingRoutes,

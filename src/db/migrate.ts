@@ -30,6 +30,7 @@ import * as m0023 from "../../migrations/0023_trip_drivers.ts";
 import * as m0024 from "../../migrations/0024_pool_drivers.ts";
 import * as m0025 from "../../migrations/0025_sandbox_inbox_readiness.ts";
 import * as m0026 from "../../migrations/0026_business_subscriptions.ts";
+import * as m0027 from "../../migrations/0027_business_batches.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -59,6 +60,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0024_pool_drivers", m0024],
   ["0025_sandbox_inbox_readiness", m0025],
   ["0026_business_subscriptions", m0026],
+  ["0027_business_batches", m0027],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -40,6 +40,7 @@ export interface Database {
   rate_counters: RateCounterTable;
   driver_positions: DriverPositionTable;
   pool_drivers: PoolDriverTable;
+  business_batches: BusinessBatchTable;
   sandbox_inbox: SandboxInboxTable;
   sandbox_receiver_steps: SandboxReceiverStepTable;
   business_subscriptions: BusinessSubscriptionTable;
@@ -285,6 +286,14 @@ export interface BusinessTripTable extends VersionedRow {
   search: string;
   /** The driver holding the trip (migration 0023). */
   driver_id: string | null;
+}
+
+/** A batch as GET /business/batches lists it (migration 0027), newest first. */
+export interface BusinessBatchTable extends VersionedRow {
+  created_at: Int8Column;
+  /** The batch's external_reference, else its batch_reference. */
+  external_reference: string | null;
+  stop_count: number;
 }
 
 /** A driver of the dispatch pool as the dispatch board lists drivers on shift (migration 0024). */

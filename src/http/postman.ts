@@ -19,6 +19,7 @@ const BUSINESS_API_TAGS: ReadonlySet<string> = new Set([
   "Account",
   "Reference data",
   "Bookings and trips",
+  "Batches and subscriptions",
 ]);
 
 /** The sections of the in-store shopping fulfilment document (its section 4). */

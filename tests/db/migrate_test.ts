@@ -12,6 +12,7 @@ const TABLES = [
   "audit_log",
   "billing_exports",
   "board_counts",
+  "business_batches",
   "business_subscriptions",
   "business_trips",
   "checklists",
@@ -77,6 +78,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
+    "0027_business_batches",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -115,6 +117,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
+    "0027_business_batches",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -262,6 +265,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
+    "0027_business_batches",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -344,6 +348,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
+    "0027_business_batches",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -378,6 +383,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
+    "0027_business_batches",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -103,6 +103,8 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       trips: "trip",
       // Business API 4.2: a recurring delivery.
       subscriptions: "subscription",
+      // Business API 4.2: a batch's id.
+      batches: "batch",
     };
     const r = byCollection[before];
     assert.ok(r, `${nameOf(op)}: no identifier for {id} after /${before}: add it to this test`);

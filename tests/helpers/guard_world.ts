@@ -179,6 +179,23 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       pickup_time: "09:30",
     },
   });
+  // A Business API batch of one stop (4.2).
+  const batch = await ok(t, "POST", "/business/batches", {
+    key,
+    body: {
+      segment: "parcel",
+      external_reference: `${tag}-BATCH-1`,
+      stops: [{
+        pickup_address: "Main Mall, Gaborone",
+        pickup_lat: -24.6545,
+        pickup_lng: 25.9086,
+        dest_address: "Plot 10, Block 8",
+        dest_lat: -24.602,
+        dest_lng: 25.936,
+        size: "s",
+      }],
+    },
+  });
   const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
   await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
@@ -221,6 +238,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
       channel: storefrontSource(biz.id),
+      batch: batch.id,
     },
   };
 }

@@ -15,6 +15,14 @@ export interface Place {
   readonly lng: number;
 }
 
+/** spec: business 2.3: the batch a trip is a stop of, and its place in the driving order. */
+export interface TripBatch {
+  readonly id: string;
+  /** 1 for the first stop the driver calls at. */
+  readonly position: number;
+  readonly stops: number;
+}
+
 /** What a booking decided before its charge: everything the trip is made of but its number. */
 export interface TripDraft {
   readonly business_id: string;
@@ -49,6 +57,8 @@ export interface TripDraft {
   readonly is_test: boolean;
   /** spec: business 4.4: the booking's own autopilot scenario (sandbox only; absent: none). */
   readonly sandbox_scenario?: AutopilotScenario | undefined;
+  /** A stop of a batch (absent: a booking of its own). */
+  readonly batch?: TripBatch | undefined;
 }
 
 /** The wallet transaction that paid for a trip, or refunded it. */

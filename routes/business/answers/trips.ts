@@ -88,6 +88,14 @@ export const TripAnswer = VehicleFieldsAnswer.extend({
   scan_label_url: z.string().optional().openapi({
     description: "Custody scanning add-on only: the A6 PDF label (X-Business-API-Key)",
   }),
+  batch: z.object({
+    id: z.string(),
+    position: z.number().int(),
+    stops: z.number().int(),
+  }).optional().openapi({
+    description: "A stop of a batch (POST /business/batches): the batch's id and the stop's " +
+      "place in the driving order (1 first) of its stops",
+  }),
 }).openapi("Trip");
 
 const when = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -161,6 +169,7 @@ export function tripView(
       ? { original_status: "cancelled" as const, replay_terminal: true }
       : {}),
     ...(o.already_cancelled ? { already_cancelled: true } : {}),
+    ...(t.batch === undefined ? {} : { batch: { ...t.batch } }),
     // spec: business 2.2: the custody fields only when the add-on is on.
     ...(t.scan_code === null ? {} : {
       scan_code: t.scan_code,

@@ -8,6 +8,7 @@ import {
   type KeyKind,
   type Trip,
   tripActor,
+  type TripBatch,
   type TripDraft,
 } from "../../../actors/business/trip/mod.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
@@ -68,6 +69,8 @@ export interface BookingRequest {
   readonly sandbox_scenario?: AutopilotScenario | undefined;
   readonly test?: boolean | undefined;
   readonly dry_run?: boolean | undefined;
+  /** The batch this booking is a stop of (spec: business 2.3), set by the batch's flow. */
+  readonly batch?: TripBatch | undefined;
 }
 
 export interface BookingInput {
@@ -84,7 +87,11 @@ export interface Booked {
 }
 
 /** spec: business 7, 9.3: live refuses test flags and test markers; the sandbox ignores them. */
-async function refuseTestTraffic(deps: Pick<Deps, "runtime">, business: string, r: BookingRequest) {
+export async function refuseTestTraffic(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  r: BookingRequest,
+) {
   if (r.test || r.dry_run) {
     refuse(
       "test_mode_moved_to_sandbox",
@@ -188,6 +195,7 @@ function draftOf(
     tracking_token: newSecret("trk_"),
     is_test: o.test,
     ...(r.sandbox_scenario === undefined ? {} : { sandbox_scenario: r.sandbox_scenario }),
+    ...(r.batch === undefined ? {} : { batch: r.batch }),
   };
 }
 

@@ -51,7 +51,7 @@ function thresholdMinor(account: Business, currency: string): number | null {
 }
 
 /** spec: CONTRACT operator API: a credit account may go down to -credit_limit. */
-function creditLimitMinor(account: Business, currency: string): number {
+export function creditLimitMinor(account: Business, currency: string): number {
   const text = account.settings.credit_limit ?? null;
   if (account.settings.billing_type !== "credit" || text === null) return 0;
   if (currency !== account.currency) return 0;

@@ -12,6 +12,7 @@ import type { Database } from "../../db/schema.ts";
 import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 import { poolDriversTable } from "./pool_drivers.ts";
 import { businessSubscriptionsTable } from "./subscriptions.ts";
+import { businessBatchesTable } from "./batches.ts";
 import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
 
 interface TripValues {
@@ -76,6 +77,8 @@ export function startBusinessReadTables(options: ProjectionOptions): ReadTablesP
     poolDriversTable,
     // Recurring deliveries (migration 0026).
     businessSubscriptionsTable,
+    // The batches list (migration 0027).
+    businessBatchesTable,
   ]);
 }
 

@@ -36,6 +36,7 @@ import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
 import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
+import { followLead, followsLead } from "../flows/batch_dispatch.ts";
 import {
   DRIVER_RELEASE_OUTBOX,
   type HoldingItem,
@@ -177,7 +178,9 @@ export class Dispatcher implements Reactor, FirstOffers {
     const now = t.offer?.driver_id;
     if (before !== undefined && before !== now) this.#unreserve(key, before);
     if (now !== undefined) this.#reserve(key, now);
-    if (!dispatchable(t) || t.offer !== null) this.#forget(key);
+    // spec: business 4.2: a batch's stops go to the driver of its first stop, never offered.
+    if (t.batch !== undefined) await followLead(this.#deps, t);
+    if (!dispatchable(t) || t.offer !== null || followsLead(t)) this.#forget(key);
     else await this.#dispatch(t);
     // An ended or given-back trip frees its driver through the trip's release outbox
     // (flows/driver_holding.ts); the driver's change then tries the waiting trips.
@@ -219,7 +222,7 @@ export class Dispatcher implements Reactor, FirstOffers {
     const now = this.#deps.clock.now();
     const timing = { created_at: now, ready_at: null, ...d };
     const due = offerDueAt(timing, s);
-    if (due !== null && due > now) return null;
+    if ((due !== null && due > now) || followsLead(d)) return null;
     const key = tripKeyOf(d.business_id, d.reference);
     if (this.#offerOf.has(key)) return null;
     const driver = this.#search({ ...d, excluded: [] }, s, catalogue, now)?.driver ?? null;

@@ -218,7 +218,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery, order, subscription } = await businessThingsOfA(t, a);
+  const { trip, delivery, order, subscription, batch } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -241,6 +241,8 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/courier/claims/{id}/decide:id": claim.id as string,
       "/business/people/{id}:id": person.id,
       "/business/trips/{id}:id": trip,
+      // Business API 4.2: A's batch.
+      "/business/batches/{id}:id": batch,
       "/business/trips/{id}/cancel:id": trip,
       "/business/trips/{id}/label:id": trip,
       "/business/trips/{id}/waybill:id": trip,
@@ -293,12 +295,30 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
     },
   });
   assert.equal(booked.status, 201, JSON.stringify(booked.body));
+  const batch = await t.call("POST", "/business/batches", {
+    key: a.business.api_key,
+    body: {
+      segment: "parcel",
+      external_reference: "A-BATCH-1",
+      stops: [{
+        pickup_address: "Main Mall, Gaborone",
+        pickup_lat: -24.6545,
+        pickup_lng: 25.9086,
+        dest_address: "Plot 10, Block 8",
+        dest_lat: -24.602,
+        dest_lng: 25.936,
+        size: "s",
+      }],
+    },
+  });
+  assert.equal(batch.status, 201, JSON.stringify(batch.body));
   const delivery = await waitingWebhook(t, a.business.id, "a-sweep");
   return {
     trip: booked.body.data.reference as string,
     delivery,
     order: await shoppingOrderOfA(t, a),
     subscription: await subscriptionOfA(t, a),
+    batch: batch.body.data.id as string,
   };
 }
 
@@ -397,6 +417,7 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/courier/operations/views`,
     `/business/courier/clients/${ids.client}/stores`,
     `/business/trips/${ids["/business/trips/{id}:id"]}`,
+    `/business/batches/${ids["/business/batches/{id}:id"]}`,
     `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
     `/business/shopping-orders/${ids["/business/shopping-orders/{reference}:reference"]}`,
     `/business/subscriptions/${ids["/business/subscriptions/{id}:id"]}`,

@@ -1,0 +1,141 @@
+/**
+ * A Business API batch (2.3, 4.2): up to 50 stops for one driver and one vehicle, each stop a trip
+ * of its own. Keyed by the batch's id, derived from its external_reference or batch_reference, so
+ * the actor is also the reference's claim: the first body owns it, the same body replays the
+ * batch, another body is refused. The stops' trips are booked after the claim under keys derived
+ * from the batch (the flow), so a retry after a crash between two stops books only what is missing.
+ */
+import {
+  accept,
+  type ActorDefinition,
+  type Ctx,
+  type Decision,
+  reject,
+  unreachable,
+} from "../../src/runtime/actor.ts";
+import type { VehicleFields } from "../../src/business/rules/vehicle.ts";
+import type { StopSize } from "../../src/business/rules/batch.ts";
+import type { Place } from "./trip/mod.ts";
+
+/** One stop as the batch decided it: its trip, its place in the driving order, its price. */
+export interface BatchStop {
+  /** The stop's index in the request (`stops[index]`). */
+  readonly index: number;
+  /** 1 for the first stop the driver calls at. */
+  readonly position: number;
+  readonly trip_reference: string;
+  readonly recipient_name: string | null;
+  readonly recipient_phone: string | null;
+  readonly pickup: Place;
+  readonly dest: Place;
+  readonly size: StopSize;
+  readonly parcel_size: string;
+  readonly weight_kg: number | null;
+  readonly billing_amount_minor: number;
+}
+
+/** What the batch's claim decided: everything but the trips' creation. */
+export interface BatchDraft {
+  readonly id: string;
+  readonly business_id: string;
+  readonly segment: "parcel" | "cargo";
+  readonly external_reference: string | null;
+  readonly batch_reference: string | null;
+  /** spec: business 4.2: one vehicle, fitted to the largest stop. */
+  readonly vehicle: VehicleFields;
+  readonly billing_currency: string;
+  readonly billing_amount_minor: number;
+  /** In the driving order. */
+  readonly stops: readonly BatchStop[];
+}
+
+export interface Batch extends BatchDraft {
+  readonly created_at: number;
+  /** When every stop's trip was booked; null while a stop is still being booked. */
+  readonly booked_at: number | null;
+}
+
+export type BatchState =
+  | { readonly phase: "free" }
+  | { readonly phase: "claimed"; readonly batch: Batch; readonly fingerprint: string };
+
+export type BatchCommand =
+  | { kind: "claim"; draft: BatchDraft; fingerprint: string }
+  | { kind: "booked" }
+  | { kind: "get" };
+
+export type BatchEvent =
+  | { kind: "batch_claimed"; batch: Batch; fingerprint: string }
+  | { kind: "batch_booked"; at: number };
+
+export interface BatchReply {
+  readonly batch: Batch;
+  /** The claim was made before this command: the same body again. */
+  readonly replayed: boolean;
+}
+
+type D = Decision<BatchState, BatchEvent, BatchReply>;
+
+const missing = () => reject("not_found", "batch not found");
+
+/** The batch as the state after a command holds it. */
+function replyOf(replayed: boolean) {
+  return (s: BatchState): BatchReply => {
+    if (s.phase === "free") throw new Error("a batch reply needs a claimed batch");
+    return { batch: s.batch, replayed };
+  };
+}
+
+function claim(s: BatchState, c: Extract<BatchCommand, { kind: "claim" }>, ctx: Ctx): D {
+  if (s.phase === "free") {
+    const batch: Batch = { ...c.draft, created_at: ctx.now, booked_at: null };
+    return accept([{ kind: "batch_claimed", batch, fingerprint: c.fingerprint }], replyOf(false));
+  }
+  // spec: business 4.2, 7: the batch reference with another body is a reference_conflict.
+  if (s.fingerprint !== c.fingerprint) {
+    return reject(
+      "reference_conflict",
+      `batch reference already used with other details: ${s.batch.id}`,
+      { id: s.batch.id },
+    );
+  }
+  return accept([], replyOf(true));
+}
+
+export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, BatchReply> = {
+  type: "business_batch",
+  noun: "batch",
+  version: 1,
+  initial: { phase: "free" },
+  decide(state, command, ctx) {
+    switch (command.kind) {
+      case "claim":
+        return claim(state, command, ctx);
+      case "booked":
+        if (state.phase === "free") return missing();
+        return accept(
+          state.batch.booked_at === null ? [{ kind: "batch_booked", at: ctx.now }] : [],
+          replyOf(false),
+        );
+      case "get":
+        return state.phase === "free" ? missing() : accept([], replyOf(false));
+      case "timer":
+        // The batch sets no timers; a stray one changes nothing.
+        return state.phase === "free" ? missing() : accept([], replyOf(false));
+      default:
+        return unreachable(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.kind) {
+      case "batch_claimed":
+        return { phase: "claimed", batch: event.batch, fingerprint: event.fingerprint };
+      case "batch_booked":
+        if (state.phase !== "claimed") return state;
+        return { ...state, batch: { ...state.batch, booked_at: event.at } };
+      default:
+        return unreachable(event);
+    }
+  },
+  project: (s) => (s.phase === "claimed" ? s.batch : null),
+};

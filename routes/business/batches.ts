@@ -1,0 +1,128 @@
+/**
+ * Business API 4.2 batches: POST /business/batches (2.3), the list with each stop's status, and
+ * one batch with its stops. Each stop is a trip of its own (GET /business/trips/{id}), dispatched,
+ * tracked and notified as any trip. `{id}` is the batch's id.
+ */
+import { bookBatch, readBatch, type StopTrips } from "../../src/business/flows/batches.ts";
+import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
+import { batchPage } from "../../src/business/queries/batches.ts";
+import { BATCH_STOPS_MAX } from "../../src/business/rules/batch.ts";
+import { type Api, ok } from "../../src/http/app.ts";
+import { define, z } from "../../src/http/route.ts";
+import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
+import { wholeNumber } from "../../src/http/schemas.ts";
+import { business } from "../../src/platform/auth/auth.ts";
+import { businessCall } from "../../src/platform/auth/caller.ts";
+import { BatchBody, toBatchRequest } from "../../src/business/batch_schema.ts";
+import { BatchAnswer, batchView } from "./answers/batches.ts";
+
+// spec: business 4.2, the section's title (the Postman collection's Business folder).
+const tag = "Batches and subscriptions";
+const security = "business" as const;
+// spec: business 5: the deliveries scope's table names no batch endpoint, so a partner key
+// reaches none of these (403 scope_denied); the business's own key and staff do.
+const guard = [business()];
+const BatchId = z.object({ id: z.string().min(1).max(40).openapi({ example: "BT-7Q2M9X4K1C0D" }) });
+
+/** Batches per page, at most. */
+const BATCHES_PAGE_MAX = 50;
+
+function createRoute(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/business/batches",
+    summary: "Book a batch of up to 50 stops for one driver and one vehicle",
+    description: `Up to ${BATCH_STOPS_MAX} stops, each booked as a trip of its own and priced on ` +
+      "its own size by the fare calculator, all with one vehicle fitted to the largest stop, " +
+      "put in a driving order (cheapest insertion, then 2-opt) from the first stop's pickup. " +
+      "The wallet pays each stop as a single booking; the whole batch must be affordable or " +
+      "nothing is created. The same external_reference (else batch_reference) with the same " +
+      "body answers the first batch (200, replayed); a retry also books any stop a failure left " +
+      "unbooked.",
+    tag,
+    security,
+    middleware: guard,
+    body: BatchBody,
+    status: 201,
+    replay: "The same external_reference (else batch_reference) with the same body",
+    response: BatchAnswer,
+    refusals: {
+      reference_conflict: "the batch reference was used with other details: the first batch's " +
+        "id is named, nothing changed",
+      no_vehicle_fits: "no vehicle type can carry a stop (named): nothing is created",
+      outside_service_area: "no zone serves a stop's pickup (named): nothing is created",
+      insufficient_balance: "the wallet cannot pay the whole batch: nothing is created",
+      test_booking_refused: "on live, a stop's name or address starting with __TEST, [TEST], " +
+        "TEST ORDER or DO NOT DELIVER: nothing is created; operations is alerted",
+      booking_in_progress: "a stop of the first request is still being booked: retry",
+      request_in_progress: "a stop of the first request is still being booked: retry",
+    },
+  }, async (c, { body }) => {
+    const { env, tenant, by } = businessCall(c);
+    const booked = await bookBatch({ ...env, offers: dispatcherOf(env) }, tenant, {
+      request: toBatchRequest(body),
+      body,
+      by,
+    });
+    const trips: StopTrips = new Map(
+      booked.trips.map((t) => [t.reference, { id: t.id, status: t.status }]),
+    );
+    const view = batchView(booked.batch, trips, { replayed: booked.replayed });
+    return ok(c, view, booked.replayed ? 200 : 201);
+  });
+}
+
+const BatchesQuery = z.object({
+  reference: z.string().trim().min(1).max(80).optional().openapi({
+    description: "The batch's id, or its external_reference (else batch_reference), exactly",
+  }),
+  per_page: wholeNumber(1, BATCHES_PAGE_MAX).default(20),
+  cursor: z.string().max(200).optional(),
+});
+
+function readRoutes(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/batches",
+    summary: "Batches, newest first, with each stop's status",
+    description: "From the batches' and trips' read tables, which trail a booking by the " +
+      "projection lag (a stop not yet projected shows booking); `meta.next_cursor` asks the " +
+      "next page. One batch reads the trips themselves.",
+    tag,
+    security,
+    middleware: guard,
+    query: BatchesQuery,
+    paged: "cursor",
+    response: z.array(BatchAnswer),
+  }, async (c, { query }) => {
+    const { env, tenant } = businessCall(c);
+    const page = await batchPage(env.db, tenant, { reference: query.reference }, {
+      limit: query.per_page,
+      after: afterCursor(query.cursor),
+    });
+    return ok(c, page.rows.map((b) => batchView(b, page.trips)), 200, {
+      limit: query.per_page,
+      next_cursor: nextCursor(page.next),
+    });
+  });
+
+  define(api, {
+    method: "get",
+    path: "/business/batches/{id}",
+    summary: "One batch with its stops in the driving order",
+    tag,
+    security,
+    middleware: guard,
+    params: BatchId,
+    response: BatchAnswer,
+  }, async (c, { params }) => {
+    const { env, tenant } = businessCall(c);
+    const { batch, trips } = await readBatch(env, tenant, params.id);
+    return ok(c, batchView(batch, trips));
+  });
+}
+
+export function batchRoutes(api: Api): void {
+  createRoute(api);
+  readRoutes(api);
+}

@@ -1,0 +1,186 @@
+/**
+ * POST /business/batches (Business API 2.3, 4.2): plans the batch (one vehicle fitted to the
+ * largest stop, each stop priced on its own size, the driving order), claims its reference, then
+ * books each stop as a trip through the single booking's flow under a key derived from the batch
+ * and the stop. A crash between two stops leaves the claim: the retry replays the stops booked and
+ * books the rest; each trip claimed and not completed is completed by the booking's own sweep.
+ */
+import {
+  type Batch,
+  batchActor,
+  type BatchDraft,
+  type BatchStop,
+} from "../../../actors/business/batch.ts";
+import { walletActor } from "../../../actors/platform/wallet.ts";
+import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
+import type { Business } from "../../../actors/platform/business/types.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { formatMinor } from "../../domain/money.ts";
+import { businessOf } from "../../platform/flows/businesses.ts";
+import { batchReference, parcelSizeOf, stopKey, type StopSize } from "../rules/batch.ts";
+import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
+import { bookingReference, fingerprintOf } from "../rules/booking.ts";
+import { vehicleFields } from "../rules/vehicle.ts";
+import { type BookingRequest, bookTrip, type PlaceInput, refuseTestTraffic } from "./book.ts";
+import { catalogueOf } from "./fares.ts";
+import { type CompleteDeps, creditLimitMinor } from "./complete_booking.ts";
+
+export interface BatchStopInput {
+  readonly recipient_name?: string | undefined;
+  readonly recipient_phone?: string | undefined;
+  readonly pickup: PlaceInput;
+  readonly dest: PlaceInput;
+  readonly size: StopSize;
+  readonly weight_kg?: number | undefined;
+}
+
+/** The batch body of 2.3 as the route parsed it. */
+export interface BatchRequest extends PlanCargo {
+  readonly segment: "parcel" | "cargo";
+  readonly stops: readonly BatchStopInput[];
+  readonly external_reference?: string | undefined;
+  readonly batch_reference?: string | undefined;
+}
+
+export interface BatchInput {
+  readonly request: BatchRequest;
+  /** The body as sent: its fingerprint tells a retry from other details. */
+  readonly body: unknown;
+  readonly by: string;
+}
+
+export interface BookedBatch {
+  readonly batch: Batch;
+  /** The stops' trips, in the driving order. */
+  readonly trips: readonly Trip[];
+  readonly replayed: boolean;
+}
+
+type BatchDeps = Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">;
+
+/** A stop as the single booking's flow takes it: a parcel with the batch's vehicle. */
+function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft): BookingRequest {
+  return {
+    type: "parcel",
+    segment: r.segment,
+    passenger_name: s.recipient_name ?? undefined,
+    passenger_phone: s.recipient_phone ?? undefined,
+    pickup: s.pickup,
+    dest: s.dest,
+    parcel_size: s.parcel_size,
+    parcel_weight_kg: s.weight_kg ?? undefined,
+    cargo_body_type: r.cargo_body_type,
+    cargo_capacity_class: r.cargo_capacity_class,
+    // spec: business 4.2: one vehicle for the batch, fitted to its largest stop.
+    vehicle_type_id: d.vehicle.vehicle_class.id,
+    batch: { id: d.id, position: s.position, stops: d.stops.length },
+  };
+}
+
+function draftOf(business: string, id: string, r: BatchRequest, plan: BatchPlan): BatchDraft {
+  const stops = plan.order.map((index, i): BatchStop => {
+    const s = r.stops[index]!;
+    const key = { kind: "idempotency_key" as const, value: stopKey(id, index) };
+    return {
+      index,
+      position: i + 1,
+      trip_reference: bookingReference(business, key, () => crypto.randomUUID()),
+      recipient_name: s.recipient_name ?? null,
+      recipient_phone: s.recipient_phone ?? null,
+      pickup: s.pickup,
+      dest: s.dest,
+      size: s.size,
+      parcel_size: parcelSizeOf(s.size),
+      weight_kg: s.weight_kg ?? null,
+      billing_amount_minor: plan.prices[index]!.fare.amount_minor,
+    };
+  });
+  return {
+    id,
+    business_id: business,
+    segment: r.segment,
+    external_reference: r.external_reference ?? null,
+    batch_reference: r.batch_reference ?? null,
+    vehicle: vehicleFields(plan.vehicle),
+    billing_currency: plan.currency,
+    billing_amount_minor: plan.total_minor,
+    stops,
+  };
+}
+
+/** spec: business 4.3, 7: the wallet pays the whole batch, or nothing is created. */
+async function checkFunds(deps: BatchDeps, account: Business, plan: BatchPlan) {
+  const id = account.id;
+  const wallet = orRefuse(await deps.runtime.read(walletActor, id, id, { kind: "get" }));
+  const available = (wallet.state.balances[plan.currency] ?? 0) +
+    creditLimitMinor(account, plan.currency);
+  if (available >= plan.total_minor) return;
+  refuse(
+    "insufficient_balance",
+    `insufficient balance for the batch: available ${formatMinor(available, plan.currency)} ` +
+      `${plan.currency}, needed ${formatMinor(plan.total_minor, plan.currency)} ${plan.currency}`,
+  );
+}
+
+/** Plans and checks a new batch: every refusal here leaves nothing created. */
+async function newDraft(deps: BatchDeps, business: string, id: string, r: BatchRequest) {
+  const account = await businessOf(deps.runtime, business);
+  const catalogue = await catalogueOf(deps);
+  const planned = planBatch(catalogue, r.stops, r, account.settings.vehicle_upgrade_policy);
+  if (!planned.ok) throw new Refused(planned);
+  const draft = draftOf(business, id, r, planned.plan);
+  if (deps.name === "live") {
+    for (const s of draft.stops) await refuseTestTraffic(deps, business, stopRequest(r, s, draft));
+  }
+  await checkFunds(deps, account, planned.plan);
+  return draft;
+}
+
+/** Books a batch, or answers the batch a retry of the same body made (`replayed`). */
+export async function bookBatch(
+  deps: BatchDeps,
+  business: string,
+  input: BatchInput,
+): Promise<BookedBatch> {
+  const r = input.request;
+  const key = r.external_reference ?? r.batch_reference ?? null;
+  const id = batchReference(business, key, () => crypto.randomUUID());
+  const fingerprint = fingerprintOf(input.body);
+  const known = await deps.runtime.read(batchActor, business, id, { kind: "get" });
+  // A claimed reference is the claim's to answer (replay or conflict), whatever has changed since.
+  const draft = known.ok ? known.reply.batch : await newDraft(deps, business, id, r);
+  const claimed = orRefuse(
+    await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }),
+  );
+  const batch = claimed.batch;
+  const trips = await Promise.all(batch.stops.map(async (s) => {
+    const booked = await bookTrip(deps, business, {
+      request: stopRequest(r, s, batch),
+      body: { batch: batch.id, fingerprint, stop: s.index },
+      idempotencyKey: stopKey(batch.id, s.index),
+      by: input.by,
+    });
+    return booked.trip;
+  }));
+  const done = batch.booked_at !== null
+    ? batch
+    : orRefuse(await deps.runtime.ask(batchActor, business, id, { kind: "booked" })).batch;
+  return { batch: done, trips, replayed: claimed.replayed };
+}
+
+/** A stop's trip now: its integer id and status; null while the stop is still being booked. */
+export type StopTrips = ReadonlyMap<string, { readonly id: number; readonly status: string }>;
+
+/** GET /business/batches/{id}: the batch and each stop's trip as it is now (the actors). */
+export async function readBatch(deps: Pick<Deps, "runtime">, business: string, id: string) {
+  const batch = orRefuse(await deps.runtime.read(batchActor, business, id, { kind: "get" })).batch;
+  const trips = new Map<string, { id: number; status: string }>();
+  await Promise.all(batch.stops.map(async (s) => {
+    const r = await deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" });
+    if (r.ok && r.reply.phase === "booked") {
+      trips.set(s.trip_reference, { id: r.reply.trip.id, status: r.reply.trip.status });
+    }
+  }));
+  return { batch, trips: trips as StopTrips };
+}

@@ -1,0 +1,68 @@
+/**
+ * A batch's rules (Business API 2.3, 4.2, 8): how a stop's size is named, how one batch and each
+ * of its stops are named so every retry reaches the same batch and the same trips, which stop
+ * sets the batch's one vehicle, and the driving order over the stops' destinations.
+ */
+import { greatCircleKm, type Point } from "../../domain/geo.ts";
+import { sha256Hex } from "../../domain/secrets.ts";
+import { drivingOrder } from "./tour.ts";
+
+/** spec: business 2.3, 8: up to 50 stops in a batch. */
+export const BATCH_STOPS_MAX = 50;
+
+/** spec: business 2.3: a stop's `size` in full, or its one- or two-letter short form. */
+export const STOP_SIZES = {
+  small: "small",
+  medium: "medium",
+  large: "large",
+  oversized: "oversized",
+  s: "small",
+  m: "medium",
+  l: "large",
+  xl: "oversized",
+} as const;
+
+export type StopSize = keyof typeof STOP_SIZES;
+
+/** The parcel size (the catalogue's size_key) a stop's `size` names. */
+export function parcelSizeOf(size: StopSize): string {
+  return STOP_SIZES[size];
+}
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+function code(hex: string): string {
+  let out = "";
+  for (let i = 0; i < 12; i++) out += ALPHABET[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 32];
+  return out;
+}
+
+/**
+ * A batch's id: derived from the business and its external_reference or batch_reference, so a
+ * retry reaches the same batch; random without one (a retry is then a second batch).
+ */
+export function batchReference(
+  businessId: string,
+  key: string | null,
+  random: () => string,
+): string {
+  return `BT-${code(sha256Hex(key === null ? random() : `${businessId}\nbatch\n${key}`))}`;
+}
+
+/**
+ * The key a stop's trip is booked under: the batch's and the stop's place in the request, so a
+ * retry after a crash between two stops books each missing one once and replays the others.
+ */
+export function stopKey(batch: string, index: number): string {
+  return `${batch}:${index}`;
+}
+
+/**
+ * The driving order (indexes of `dests`): from the first pickup, every destination once, by
+ * cheapest insertion then 2-opt over great-circle distances.
+ */
+export function stopOrder(start: Point, dests: readonly Point[]): number[] {
+  const points = [start, ...dests];
+  const d = points.map((a) => points.map((b) => greatCircleKm(a, b)));
+  return drivingOrder(d).slice(1).map((i) => i - 1);
+}

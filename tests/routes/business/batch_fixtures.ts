@@ -1,0 +1,35 @@
+/** A batch body of Business API 2.3 in Gaborone, for batch tests. */
+import type { TestEnv } from "../../helpers/test_env.ts";
+
+/** A stop from the Main Mall to a point `north` km north and `east` km east of it. */
+export function stop(
+  name: string,
+  size: string,
+  north: number,
+  east: number,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    recipient_name: name,
+    recipient_phone: "+26771234567",
+    pickup_address: "Main Mall, Gaborone",
+    pickup_lat: -24.6545,
+    pickup_lng: 25.9086,
+    dest_address: `${name}'s house`,
+    dest_lat: -24.6545 + north / 111,
+    dest_lng: 25.9086 + east / 101,
+    size,
+    ...extra,
+  };
+}
+
+/** Three stops along one road east: sent out of order, driven 1 km, 2 km, 3 km. */
+export const LINE = [
+  stop("Mpho", "s", 0, 3),
+  stop("Neo", "l", 0, 1, { weight_kg: 20 }),
+  stop("Kabo", "medium", 0, 2),
+];
+
+export function postBatch(t: TestEnv, key: string, body: Record<string, unknown>) {
+  return t.call("POST", "/business/batches", { key, body });
+}

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
+import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { fundedBusiness } from "./trips_fixtures.ts";
+import { postBatch, stop } from "./batch_fixtures.ts";
+
+async function quiet(t: TestEnv) {
+  for (let i = 0; i < 3; i++) {
+    await t.settle();
+    await dispatcherOf(t.env).idle();
+  }
+}
+
+async function offerFor(t: TestEnv, token: string) {
+  const r = await t.call("GET", "/driver/offers", { bearer: token });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.offer as { offer_id: string; reference: string } | null;
+}
+
+Deno.test("batches dispatch: only the first stop is offered; its driver is given every stop of the batch", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const near = await onlineDriverAt(t, -24.6540, 25.9086);
+    const other = await onlineDriverAt(t, -24.6500, 25.9086);
+    await quiet(t);
+    const r = await postBatch(t, b.api_key, {
+      segment: "parcel",
+      stops: [stop("A", "s", 0, 3), stop("B", "m", 0, 1), stop("C", "s", 0, 2)],
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const refs = r.body.data.stops.map((s: { trip_reference: string }) => s.trip_reference);
+    await quiet(t);
+    const offer = await offerFor(t, near.token);
+    assert.equal(offer?.reference, refs[0], "the first stop of the driving order is offered");
+    assert.equal(await offerFor(t, other.token), null, "no other stop is offered to anyone");
+    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
+      bearer: near.token,
+      body: { idempotency_key: "k1" },
+    });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await quiet(t);
+    for (const ref of refs) {
+      const trip = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
+      assert.ok(trip.ok && trip.reply.phase === "booked");
+      assert.equal(trip.reply.trip.driver?.id, near.id, `${ref} is the first stop's driver's`);
+      assert.equal(trip.reply.trip.status, "accepted");
+    }
+    assert.equal(await offerFor(t, other.token), null);
+    await t.settle();
+    const list = await t.call("GET", "/business/batches", { key: b.api_key });
+    assert.deepEqual(list.body.data[0].stops.map((s: { status: string }) => s.status), [
+      "accepted",
+      "accepted",
+      "accepted",
+    ]);
+  }));
