@@ -1,6 +1,8 @@
 /** The Business API's actor types. */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
+import { addressBookActor } from "./address_book.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
+import { checkoutActor } from "./checkout.ts";
 import { poolDriverActor } from "./pool_driver.ts";
 import { sandboxInboxActor } from "./sandbox_inbox.ts";
 import { tripActor } from "./trip/mod.ts";
@@ -22,4 +24,6 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   sandboxSignupActor,
   sandboxAutopilotActor,
   sandboxAutopilotSettingActor,
+  addressBookActor,
+  checkoutActor,
 ];

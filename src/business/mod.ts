@@ -6,6 +6,8 @@
  */
 import { BUSINESS_ACTORS } from "../../actors/business/mod.ts";
 import { fareRoutes } from "../../routes/business/fares.ts";
+import { geocodeRoutes } from "../../routes/business/geocode.ts";
+import { checkoutRoutes } from "../../routes/business/checkouts.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
 import { tripsRoutes } from "../../routes/business/trips.ts";
 import { webhookRoutes } from "../../routes/business/webhooks.ts";
@@ -45,6 +47,8 @@ export const businessFeature: Feature = {
   routers: [
     referenceDataRoutes,
     fareRoutes,
+    geocodeRoutes,
+    checkoutRoutes,
     tripsRoutes,
     webhookRoutes,
     driverAppRoutes,

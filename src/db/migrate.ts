@@ -29,6 +29,7 @@ import * as m0022 from "../../migrations/0022_search_prefixes.ts";
 import * as m0023 from "../../migrations/0023_trip_drivers.ts";
 import * as m0024 from "../../migrations/0024_pool_drivers.ts";
 import * as m0025 from "../../migrations/0025_sandbox_inbox_readiness.ts";
+import * as m0026 from "../../migrations/0026_business_checkouts.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -57,6 +58,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0023_trip_drivers", m0023],
   ["0024_pool_drivers", m0024],
   ["0025_sandbox_inbox_readiness", m0025],
+  ["0026_business_checkouts", m0026],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

@@ -25,6 +25,7 @@ export interface Database {
   shipments: ShipmentTable;
   alerts: AlertTable;
   business_trips: BusinessTripTable;
+  business_checkouts: BusinessCheckoutTable;
   claims: ClaimTable;
   network_runs: NetworkRunTable;
   outbound_events: OutboundEventTable;
@@ -284,6 +285,14 @@ export interface BusinessTripTable extends VersionedRow {
   search: string;
   /** The driver holding the trip (migration 0023). */
   driver_id: string | null;
+}
+
+/** A checkout as the checkouts list filters it (Business API 4.1, migration 0026). */
+export interface BusinessCheckoutTable extends VersionedRow {
+  created_at: Millis;
+  /** open, booking, booked, cancelled or expired. */
+  status: string;
+  cart_reference: string | null;
 }
 
 /** A driver of the dispatch pool as the dispatch board lists drivers on shift (migration 0024). */

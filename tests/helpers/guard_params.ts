@@ -44,6 +44,8 @@ const NOT_RESOURCES = new Set([
   "search",
   "test",
   "per_page",
+  // Business API 4.1 GET /business/checkouts: a filter of the caller's own list.
+  "cart_reference",
 ]);
 
 /** The tenant's identifier a parameter names (Tenant.ids), by name and, for `id`, by path. */
@@ -55,6 +57,8 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       waybill: "waybill",
       reference: op.path.includes("/quotes/")
         ? "quote"
+        : op.path.startsWith("/business/checkouts/")
+        ? "checkout"
         : ["/business/trip/", "/business/sandbox/trips/", "/driver/trips/", "/trip-chat/"].some((
             p,
           ) => op.path.startsWith(p)

@@ -165,6 +165,19 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       external_reference: `${tag}-TRIP-1`,
     },
   });
+  // Business API 4.1: a checkout held for a cart.
+  const checkout = await ok(t, "POST", "/business/checkouts", {
+    key,
+    body: {
+      cart_reference: `${tag}-CART-1`,
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+    },
+  });
   const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
   await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
@@ -202,6 +215,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       rate_card: courier.rateCardId,
       rate_card_version: "1",
       trip: trip.reference,
+      checkout: checkout.reference,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
       channel: storefrontSource(biz.id),
@@ -266,6 +280,7 @@ export async function digest(t: TestEnv, w: Tenant): Promise<string> {
     [`/business/shipments/${w.ids.waybill}/lab`, { key }],
     [`/business/courier/operations/${w.ids.waybill}`, { key }],
     [`/business/trips/${w.ids.trip}`, { key }],
+    [`/business/checkouts/${w.ids.checkout}`, { key }],
     ["/client/me", { headers: client }],
     ["/client/account", { headers: client }],
     ["/client/shipments", { headers: client }],

@@ -11,6 +11,7 @@ import { type ReadTable, ReadTablesProjection } from "../../db/read_tables.ts";
 import type { Database } from "../../db/schema.ts";
 import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 import { poolDriversTable } from "./pool_drivers.ts";
+import { businessCheckoutsTable } from "./checkouts.ts";
 import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
 
 interface TripValues {
@@ -73,6 +74,8 @@ export function startBusinessReadTables(options: ProjectionOptions): ReadTablesP
     businessTripsTable,
     // The dispatch board's drivers on shift (migration 0024).
     poolDriversTable,
+    // The checkouts list (migration 0026).
+    businessCheckoutsTable,
   ]);
 }
 

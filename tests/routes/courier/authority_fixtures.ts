@@ -218,7 +218,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery } = await businessThingsOfA(t, a);
+  const { trip, checkout, delivery } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -251,6 +251,8 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       offer: newOfferId(a.business.id, trip),
       "/business/webhook-deliveries/{id}:id": delivery,
       "/business/webhook-deliveries/{id}/requeue:id": delivery,
+      "/business/checkouts/{reference}:reference": checkout,
+      "/business/checkouts/{reference}/cancel:reference": checkout,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
@@ -279,8 +281,26 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
     },
   });
   assert.equal(booked.status, 201, JSON.stringify(booked.body));
+  // Business API 4.1: a checkout of A's, held.
+  const checkout = await t.call("POST", "/business/checkouts", {
+    key: a.business.api_key,
+    body: {
+      cart_reference: "A-CART-1",
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+    },
+  });
+  assert.equal(checkout.status, 201, JSON.stringify(checkout.body));
   const delivery = await waitingWebhook(t, a.business.id, "a-sweep");
-  return { trip: booked.body.data.reference as string, delivery };
+  return {
+    trip: booked.body.data.reference as string,
+    checkout: checkout.body.data.reference as string,
+    delivery,
+  };
 }
 
 /** Identifiers nobody holds, of the same shapes. */
@@ -306,6 +326,8 @@ export const NOBODYS: Record<string, string> = {
   name: "nobody-view",
   store: "sto_nobody000000000000000",
   trip: "BK-NOBODY0000000",
+  "/business/checkouts/{reference}:reference": "CO-NOBODY0000000",
+  "/business/checkouts/{reference}/cancel:reference": "CO-NOBODY0000000",
   offer: newOfferId("biz_nobody000000000000000", "BK-NOBODY0000000"),
 };
 
@@ -326,6 +348,7 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/courier/operations/views`,
     `/business/courier/clients/${ids.client}/stores`,
     `/business/trips/${ids["/business/trips/{id}:id"]}`,
+    `/business/checkouts/${ids["/business/checkouts/{reference}:reference"]}`,
     `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
   ];
   const out: Record<string, unknown> = {};
