@@ -35,7 +35,8 @@ import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { CheckoutAnswer, checkoutView } from "./answers/checkouts.ts";
 
-const tag = "Checkouts";
+// spec: business 4.1 lists checkouts among bookings and trips (the Postman folder follows it).
+const tag = "Bookings and trips";
 const security = "business" as const;
 // spec: business 5: the deliveries scope reaches checkouts (POST, GET, GET /{reference}, cancel).
 const deliveries = [business({ scope: "deliveries" })];

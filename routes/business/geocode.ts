@@ -13,9 +13,11 @@ import { GeocodeAnswer, geocodeView } from "./answers/geocode.ts";
 const GeocodeRequest = z.object({
   address: z.string().trim().min(1).max(300).optional().openapi({
     description: "Forward: the text to place (an address, a town, `town, country`)",
+    example: "Plot 9, Block 8, Gaborone",
   }),
   country: z.string().regex(/^[A-Za-z]{2}$/, "an ISO 3166-1 alpha-2 code").optional().openapi({
     description: "Forward: keep only towns of this country",
+    example: "BW",
   }),
   lat: z.number().min(-90).max(90).optional().openapi({ description: "Reverse, with lng" }),
   lng: z.number().min(-180).max(180).optional(),

@@ -12,6 +12,7 @@ const TABLES = [
   "audit_log",
   "billing_exports",
   "board_counts",
+  "business_checkouts",
   "business_trips",
   "checklists",
   "claims",
@@ -75,6 +76,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0023_trip_drivers",
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
+    "0026_business_checkouts",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -112,6 +114,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0023_trip_drivers",
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
+    "0026_business_checkouts",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -258,6 +261,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0023_trip_drivers",
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
+    "0026_business_checkouts",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -339,6 +343,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0023_trip_drivers",
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
+    "0026_business_checkouts",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -372,6 +377,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0023_trip_drivers",
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
+    "0026_business_checkouts",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

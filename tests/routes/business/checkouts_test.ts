@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { CheckoutAnswer } from "../../../routes/business/answers/checkouts.ts";
 import { TripAnswer } from "../../../routes/business/answers/trips.ts";
-import { documented } from "../../helpers/documented.ts";
-import { z } from "../../../src/http/route.ts";
+import { documented, listed } from "../../helpers/documented.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
@@ -166,7 +165,7 @@ Deno.test("checkouts: the list shows a business's own checkouts newest first, by
     await t.call("POST", `${CHECKOUTS}/${first.reference}/cancel`, { key: a.api_key });
     await t.settle();
     const all = await t.call("GET", CHECKOUTS, { key: a.api_key });
-    documented(z.array(CheckoutAnswer), all, 200, "checkouts list");
+    listed(CheckoutAnswer, all, "checkouts list");
     const refs = (r: { body: { data: { reference: string }[] } }) =>
       r.body.data.map((c) => c.reference);
     assert.deepEqual(refs(all), [second.reference, first.reference]);
