@@ -1,7 +1,9 @@
 /** The Business API's actor types. */
 import type { AnyActorDefinition } from "../../src/runtime/actor.ts";
 import { batchActor } from "./batch.ts";
+import { addressBookActor } from "./address_book.ts";
 import { businessCatalogueActor } from "./catalogue.ts";
+import { checkoutActor } from "./checkout.ts";
 import { poolDriverActor } from "./pool_driver.ts";
 import { sandboxInboxActor } from "./sandbox_inbox.ts";
 import { tripActor } from "./trip/mod.ts";
@@ -28,4 +30,6 @@ export const BUSINESS_ACTORS: readonly AnyActorDefinition[] = [
   sandboxAutopilotActor,
   sandboxAutopilotSettingActor,
   packingSlipSettingsActor,
+  addressBookActor,
+  checkoutActor,
 ];

@@ -2,8 +2,8 @@
  * Business API 4.1 bookings and trips: POST /business/book (2.1, 7, appendix), the trip (2.2),
  * its cancellation and ready mark (3.1). `{id}` is the integer id or the reference everywhere.
  */
-import type { Context } from "hono";
 import { bookTrip } from "../../src/business/flows/book.ts";
+import { bookCheckout } from "../../src/business/flows/checkouts.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { askTrip } from "../../src/business/flows/trips.ts";
 import {
@@ -12,7 +12,6 @@ import {
   IDEMPOTENCY_KEY_CHARS_MAX,
 } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -37,18 +36,6 @@ const TripId = z.object({
 });
 const TripReference = z.object({ reference: z.string().min(1).max(40) });
 
-/** spec: business 8: Idempotency-Key up to 64 characters (the generic header takes 120). */
-function idempotencyKeyOf(c: Context<AppEnv>): string | null {
-  const key = idempotencyHeader(c);
-  if (key !== null && key.length > IDEMPOTENCY_KEY_CHARS_MAX) {
-    const message = `1 to ${IDEMPOTENCY_KEY_CHARS_MAX} characters`;
-    throw new ApiError("validation_failed", `invalid request: Idempotency-Key: ${message}`, {
-      errors: [{ path: "Idempotency-Key", message }],
-    });
-  }
-  return key;
-}
-
 /** spec: business 7: in progress answers carry Retry-After (5 seconds). */
 function withRetryAfter(e: unknown): never {
   if (
@@ -71,7 +58,10 @@ function bookRoute(api: Api): void {
       "by the fare estimate's calculator and charged to the wallet in the same step; the same " +
       `external_reference (at most ${EXTERNAL_REFERENCE_CHARS_MAX} characters), or without one ` +
       "the same Idempotency-Key, with the same body answers the first trip (200, replayed). A " +
-      "refused booking leaves the reference free.",
+      "refused booking leaves the reference free. With checkout_reference the order books a " +
+      "checkout: its route, goods and held price (billed exactly as held), the trip named by the " +
+      "checkout unless an external_reference or Idempotency-Key names it; a refused booking " +
+      "gives the checkout's hold back.",
     tag,
     security,
     middleware: deliveries,
@@ -98,17 +88,23 @@ function bookRoute(api: Api): void {
         "refuses the upgrade (or caps it at one size): the reason is given",
       no_vehicle_fits: "no vehicle type can carry the goods declared",
       outside_service_area: "no zone serves the pickup (GET /business/zones)",
+      not_found: "checkout_reference names no checkout of this business",
+      checkout_expired: "checkout_reference names a checkout whose hold expired: open another",
+      checkout_cancelled: "checkout_reference names a cancelled checkout: open another",
+      checkout_booked: "checkout_reference names a checkout another booking (other details) " +
+        "booked or is booking: its trip_reference is given when booked",
+      address_not_found: "a place sent without coordinates has no candidate confident enough " +
+        "(0.6, POST /business/geocode): `errors` names its address field, nothing is booked",
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);
-    const idempotencyKey = idempotencyKeyOf(c);
+    const idempotencyKey = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
     // spec: business 3.1: the dispatcher may offer the trip in its creation's commit.
-    const booked = await bookTrip({ ...env, offers: dispatcherOf(env) }, tenant, {
-      request: toBookingRequest(body),
-      body,
-      idempotencyKey,
-      by,
-    }).catch(withRetryAfter);
+    const input = { request: toBookingRequest(body), body, idempotencyKey, by };
+    const deps = { ...env, offers: dispatcherOf(env) };
+    const booked = await (body.checkout_reference === undefined
+      ? bookTrip(deps, tenant, input)
+      : bookCheckout(deps, tenant, body.checkout_reference, input)).catch(withRetryAfter);
     return ok(
       c,
       tripView(c, booked.trip, { replayed: booked.replayed }),

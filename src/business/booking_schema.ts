@@ -10,10 +10,31 @@ import { BODY_TYPES, CAPACITY_CLASSES } from "./rules/catalogue.ts";
 import { BOOKING_STOPS_MAX } from "./rules/fare.ts";
 import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
 
-const Text = (max: number) => z.string().trim().min(1).max(max);
-const Latitude = z.number().min(-90).max(90);
-const Longitude = z.number().min(-180).max(180);
-const Stop = z.object({ address: Text(300), lat: Latitude, lng: Longitude });
+export const Text = (max: number) => z.string().trim().min(1).max(max);
+export const Latitude = z.number().min(-90).max(90);
+export const Longitude = z.number().min(-180).max(180);
+export const Stop = z.object({
+  address: Text(300),
+  lat: Latitude.optional(),
+  lng: Longitude.optional(),
+}).superRefine((s, ctx) => requirePair(s.lat, s.lng, ["lat", "lng"], ctx));
+
+export const GEOCODED =
+  "Optional: without the pair the address is geocoded (POST /business/geocode), " +
+  "or the booking refused 422 address_not_found naming it";
+
+/** Coordinates come as a pair or not at all: one alone is a mistake, not a request to geocode. */
+export function requirePair(
+  lat: number | undefined,
+  lng: number | undefined,
+  names: readonly [string, string],
+  ctx: z.RefinementCtx,
+): void {
+  if ((lat === undefined) === (lng === undefined)) return;
+  const missing = lat === undefined ? names[0] : names[1];
+  const other = lat === undefined ? names[1] : names[0];
+  ctx.addIssue({ code: "custom", path: [missing], message: `required with ${other}` });
+}
 
 const Item = z.object({
   name: Text(200),
@@ -57,14 +78,22 @@ export const BookRequest = z.object({
   segment: z.enum(["parcel", "cargo"]).optional(),
   passenger_name: Text(200).optional(),
   passenger_phone: Text(40).optional(),
-  pickup_address: Text(300),
-  pickup_lat: Latitude,
-  pickup_lng: Longitude,
+  checkout_reference: Text(40).optional().openapi({
+    description: "Books a checkout (POST /business/checkouts) at the price it holds: its route " +
+      "and goods are the checkout's, so pickup_*, dest_*, dropoff_*, stops, vehicle_type_id, " +
+      "parcel_*, cargo_* and goods are refused beside it. 409 checkout_expired, " +
+      "checkout_cancelled or checkout_booked when it is no longer held",
+  }),
+  pickup_address: Text(300).optional().openapi({
+    description: "Required unless checkout_reference",
+  }),
+  pickup_lat: Latitude.optional().openapi({ description: GEOCODED }),
+  pickup_lng: Longitude.optional(),
   dropoff_address: Text(300).optional(),
   dropoff_lat: Latitude.optional(),
   dropoff_lng: Longitude.optional(),
   dest_address: Text(300).optional(),
-  dest_lat: Latitude.optional(),
+  dest_lat: Latitude.optional().openapi({ description: GEOCODED }),
   dest_lng: Longitude.optional(),
   stops: z.array(Stop).max(BOOKING_STOPS_MAX).optional().openapi({
     description: `Up to ${BOOKING_STOPS_MAX} stops between pickup and destination, in order`,
@@ -97,6 +126,10 @@ export const BookRequest = z.object({
     description: "Refused on live; ignored in the sandbox",
   }),
 }).superRefine((b, ctx) => {
+  if (b.checkout_reference !== undefined) return refuseBesideCheckout(b, ctx);
+  if (b.pickup_address === undefined) {
+    ctx.addIssue({ code: "custom", path: ["pickup_address"], message: "required" });
+  }
   // spec: business 2.1: dropoff_* for a ride, dest_* for a delivery: one whole set.
   const dest = b.dest_address ?? b.dropoff_address;
   const lat = b.dest_lat ?? b.dropoff_lat, lng = b.dest_lng ?? b.dropoff_lng;
@@ -104,13 +137,41 @@ export const BookRequest = z.object({
   if (dest === undefined) {
     ctx.addIssue({ code: "custom", path: [`${prefix}_address`], message: "required" });
   }
-  if (lat === undefined) {
-    ctx.addIssue({ code: "custom", path: [`${prefix}_lat`], message: "required" });
-  }
-  if (lng === undefined) {
-    ctx.addIssue({ code: "custom", path: [`${prefix}_lng`], message: "required" });
-  }
+  requirePair(lat, lng, [`${prefix}_lat`, `${prefix}_lng`], ctx);
+  requirePair(b.pickup_lat, b.pickup_lng, ["pickup_lat", "pickup_lng"], ctx);
 });
+
+/** The fields a checkout decided: sent beside checkout_reference they would be dropped unseen. */
+const CHECKOUT_DECIDES = [
+  "pickup_address",
+  "pickup_lat",
+  "pickup_lng",
+  "dropoff_address",
+  "dropoff_lat",
+  "dropoff_lng",
+  "dest_address",
+  "dest_lat",
+  "dest_lng",
+  "stops",
+  "vehicle_type_id",
+  "parcel_size",
+  "parcel_weight_kg",
+  "cargo_body_type",
+  "cargo_capacity_class",
+  "goods",
+  "segment",
+] as const;
+
+function refuseBesideCheckout(b: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const field of CHECKOUT_DECIDES) {
+    if (b[field] === undefined) continue;
+    ctx.addIssue({
+      code: "custom",
+      path: [field],
+      message: "the checkout named by checkout_reference decides it: leave it out",
+    });
+  }
+}
 
 export type BookBody = z.infer<typeof BookRequest>;
 
@@ -119,11 +180,12 @@ export function toBookingRequest(b: BookBody): BookingRequest {
   const { pickup_address, pickup_lat, pickup_lng, order_payload, ...rest } = b;
   return {
     ...rest,
-    pickup: { address: pickup_address, lat: pickup_lat, lng: pickup_lng },
+    // With checkout_reference the places are the checkout's (the flow takes them from it).
+    pickup: { address: pickup_address ?? "", lat: pickup_lat, lng: pickup_lng },
     dest: {
-      address: (b.dest_address ?? b.dropoff_address)!,
-      lat: (b.dest_lat ?? b.dropoff_lat)!,
-      lng: (b.dest_lng ?? b.dropoff_lng)!,
+      address: b.dest_address ?? b.dropoff_address ?? "",
+      lat: b.dest_lat ?? b.dropoff_lat,
+      lng: b.dest_lng ?? b.dropoff_lng,
     },
     ...(order_payload ? { order_payload } : {}),
     item_names: (order_payload?.items ?? []).map((i) => i.name),

@@ -6,6 +6,8 @@
  */
 import { BUSINESS_ACTORS } from "../../actors/business/mod.ts";
 import { fareRoutes } from "../../routes/business/fares.ts";
+import { geocodeRoutes } from "../../routes/business/geocode.ts";
+import { checkoutRoutes } from "../../routes/business/checkouts.ts";
 import { referenceDataRoutes } from "../../routes/business/reference_data.ts";
 import { tripsRoutes } from "../../routes/business/trips.ts";
 import { batchRoutes } from "../../routes/business/batches.ts";
@@ -41,6 +43,7 @@ import { platformServices } from "../platform/mod.ts";
 import { startSandboxInbox } from "./queries/sandbox_inbox.ts";
 import { sandboxInboxReceivers } from "./reactors/sandbox_inbox.ts";
 import { SandboxReadiness } from "./reactors/sandbox_readiness.ts";
+import { AddressBookKeeper } from "./reactors/address_book.ts";
 import { servesSandbox } from "./rules/sandbox.ts";
 
 export const businessFeature: Feature = {
@@ -49,6 +52,8 @@ export const businessFeature: Feature = {
   routers: [
     referenceDataRoutes,
     fareRoutes,
+    geocodeRoutes,
+    checkoutRoutes,
     tripsRoutes,
     subscriptionRoutes,
     batchRoutes,
@@ -109,6 +114,8 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       // The dispatch board: each driver's newest position, coalesced per pump.
       position_signals: signals,
       [DISPATCHER]: dispatcher,
+      // spec: business 4.1 geocode: the places its trips named, saved once each trip commits.
+      address_book: new AddressBookKeeper(deps, { runtime: deps.runtime, bus: deps.bus, deferral }),
       // spec: business appendix 3: what the business's own receiver handled (sandbox only).
       ...(onSandbox
         ? {

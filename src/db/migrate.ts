@@ -31,6 +31,7 @@ import * as m0024 from "../../migrations/0024_pool_drivers.ts";
 import * as m0025 from "../../migrations/0025_sandbox_inbox_readiness.ts";
 import * as m0026 from "../../migrations/0026_business_subscriptions.ts";
 import * as m0027 from "../../migrations/0027_business_batches.ts";
+import * as m0028 from "../../migrations/0028_business_checkouts.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -61,6 +62,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0025_sandbox_inbox_readiness", m0025],
   ["0026_business_subscriptions", m0026],
   ["0027_business_batches", m0027],
+  ["0028_business_checkouts", m0028],
 ];
 
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */

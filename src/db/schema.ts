@@ -25,6 +25,7 @@ export interface Database {
   shipments: ShipmentTable;
   alerts: AlertTable;
   business_trips: BusinessTripTable;
+  business_checkouts: BusinessCheckoutTable;
   claims: ClaimTable;
   network_runs: NetworkRunTable;
   outbound_events: OutboundEventTable;
@@ -294,6 +295,14 @@ export interface BusinessBatchTable extends VersionedRow {
   /** The batch's external_reference, else its batch_reference. */
   external_reference: string | null;
   stop_count: number;
+}
+
+/** A checkout as the checkouts list filters it (Business API 4.1, migration 0028). */
+export interface BusinessCheckoutTable extends VersionedRow {
+  created_at: Millis;
+  /** open, booking, booked, cancelled or expired. */
+  status: string;
+  cart_reference: string | null;
 }
 
 /** A driver of the dispatch pool as the dispatch board lists drivers on shift (migration 0024). */

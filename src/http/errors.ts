@@ -48,6 +48,12 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // Business API 4.1, 8: the chat closes on cancellation or 30 minutes after completion.
   chat_closed: 422,
   chat_full: 422,
+  // Business API 4.1 checkouts: a held delivery option booked after it was released.
+  checkout_expired: 409,
+  checkout_cancelled: 409,
+  checkout_booked: 409,
+  // Business API 2.1, 4.1 geocode: a booking's place without coordinates nobody can place.
+  address_not_found: 422,
   payload_too_large: 413,
   evidence_file_too_large: 413,
   unsupported_media_type: 415,

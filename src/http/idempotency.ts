@@ -7,17 +7,16 @@ import { z } from "./route.ts";
 /** An idempotency key as the body carries it (1 to 120 characters, trimmed). */
 export const IdempotencyKey = z.string().trim().min(1).max(120);
 
-/** The `Idempotency-Key` header, checked like the body field. */
-export function idempotencyHeader(c: Context<AppEnv>): string | null {
+/** The `Idempotency-Key` header, checked like the body field (a document may allow fewer). */
+export function idempotencyHeader(c: Context<AppEnv>, max = 120): string | null {
   const raw = c.req.header("Idempotency-Key");
   if (raw === undefined) return null;
-  const parsed = IdempotencyKey.safeParse(raw);
+  const parsed = IdempotencyKey.max(max).safeParse(raw);
   if (!parsed.success) {
-    throw new ApiError(
-      "validation_failed",
-      "invalid request: Idempotency-Key: 1 to 120 characters",
-      { errors: [{ path: "Idempotency-Key", message: "1 to 120 characters" }] },
-    );
+    const message = `1 to ${max} characters`;
+    throw new ApiError("validation_failed", `invalid request: Idempotency-Key: ${message}`, {
+      errors: [{ path: "Idempotency-Key", message }],
+    });
   }
   return parsed.data;
 }

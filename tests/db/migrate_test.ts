@@ -14,6 +14,7 @@ const TABLES = [
   "board_counts",
   "business_batches",
   "business_subscriptions",
+  "business_checkouts",
   "business_trips",
   "checklists",
   "claims",
@@ -79,6 +80,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
     "0027_business_batches",
+    "0028_business_checkouts",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -118,6 +120,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
     "0027_business_batches",
+    "0028_business_checkouts",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -266,6 +269,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
     "0027_business_batches",
+    "0028_business_checkouts",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -349,6 +353,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
     "0027_business_batches",
+    "0028_business_checkouts",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -384,6 +389,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
     "0027_business_batches",
+    "0028_business_checkouts",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -129,6 +129,12 @@ export const NOT_MONEY = new Set([
   "volumetric_weight_kg",
   "distance_km",
   "passenger_seats",
+  // A trip's places and geocoding candidates (routes/business/answers/geocode.ts).
+  "pickup_lat",
+  "pickup_lng",
+  "dest_lat",
+  "dest_lng",
+  "confidence",
 ]);
 
 /** The paths of fields in `sent` that the schema's parse left out: fields it does not name. */

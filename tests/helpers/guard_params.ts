@@ -46,6 +46,8 @@ const NOT_RESOURCES = new Set([
   "per_page",
   // Business API 4.1 packing slip: how many pieces to print.
   "pieces",
+  // Business API 4.1 GET /business/checkouts: a filter of the caller's own list.
+  "cart_reference",
 ]);
 
 /** The tenant's identifier a parameter names (Tenant.ids), by name and, for `id`, by path. */
@@ -60,6 +62,8 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
         // Shopping 4: a shopping order's trip reference.
         : op.path.startsWith("/business/shopping-orders/")
         ? "shopping_order"
+        : op.path.startsWith("/business/checkouts/")
+        ? "checkout"
         : ["/business/trip/", "/business/sandbox/trips/", "/driver/trips/", "/trip-chat/"].some((
             p,
           ) => op.path.startsWith(p)

@@ -196,6 +196,19 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       }],
     },
   });
+  // Business API 4.1: a checkout held for a cart.
+  const checkout = await ok(t, "POST", "/business/checkouts", {
+    key,
+    body: {
+      cart_reference: `${tag}-CART-1`,
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+    },
+  });
   const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
   await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
@@ -235,6 +248,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       trip: trip.reference,
       shopping_order: shoppingOrder,
       subscription: subscription.id,
+      checkout: checkout.reference,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
       channel: storefrontSource(biz.id),
@@ -302,6 +316,7 @@ export async function digest(t: TestEnv, w: Tenant): Promise<string> {
     [`/business/trips/${w.ids.trip}`, { key }],
     [`/business/shopping-orders/${w.ids.shopping_order}`, { key }],
     ["/business/shopping-fulfilment", { key }],
+    [`/business/checkouts/${w.ids.checkout}`, { key }],
     ["/client/me", { headers: client }],
     ["/client/account", { headers: client }],
     ["/client/shipments", { headers: client }],

@@ -91,6 +91,11 @@ Deno.test("postman: folders per document and section, each request's credential 
     }
     const ops = operationsOf(doc);
     assert.equal(requests.size, ops.length);
+    // spec: business 4.1: checkouts and geocoding are in the Business folder, beside bookings.
+    const business = JSON.stringify(folders.find((f) => f.name === "Business"));
+    for (const path of ['"checkouts",":reference","cancel"', '"geocode"']) {
+      assert.ok(business.includes(path), `the Business folder has ${path}`);
+    }
     const checker = schemaChecker(doc);
     let bodies = 0;
     for (const { method, path, op } of ops) {

@@ -22,15 +22,15 @@ import { batchReference, parcelSizeOf, stopKey, type StopSize } from "../rules/b
 import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { vehicleFields } from "../rules/vehicle.ts";
-import { type BookingRequest, bookTrip, type PlaceInput, refuseTestTraffic } from "./book.ts";
+import { type BookingRequest, bookTrip, type Place, refuseTestTraffic } from "./book.ts";
 import { catalogueOf } from "./fares.ts";
 import { type CompleteDeps, creditLimitMinor } from "./complete_booking.ts";
 
 export interface BatchStopInput {
   readonly recipient_name?: string | undefined;
   readonly recipient_phone?: string | undefined;
-  readonly pickup: PlaceInput;
-  readonly dest: PlaceInput;
+  readonly pickup: Place;
+  readonly dest: Place;
   readonly size: StopSize;
   readonly weight_kg?: number | undefined;
 }

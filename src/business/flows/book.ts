@@ -29,11 +29,20 @@ import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
 import { priceTrip, type TripPrice } from "../rules/fare.ts";
 import { type GoodsLine, vehicleFields } from "../rules/vehicle.ts";
 import { catalogueOf } from "./fares.ts";
+import { locatePlaces } from "./geocode.ts";
 import { completeBooking, type CompleteDeps } from "./complete_booking.ts";
 import { startAutopilot } from "./sandbox_autopilot.ts";
 import type { AutopilotScenario } from "../rules/sandbox_steps.ts";
 
+/** A place as sent: without coordinates it is geocoded (spec: business 2.1, 4.1 geocode). */
 export interface PlaceInput {
+  readonly address: string;
+  readonly lat?: number | undefined;
+  readonly lng?: number | undefined;
+}
+
+/** A place on the map. */
+export interface Place {
   readonly address: string;
   readonly lat: number;
   readonly lng: number;
@@ -73,12 +82,26 @@ export interface BookingRequest {
   readonly batch?: TripBatch | undefined;
 }
 
+/** The request with every place on the map. */
+export type LocatedRequest = BookingRequest & {
+  readonly pickup: Place;
+  readonly dest: Place;
+  readonly stops: readonly Place[];
+};
+
 export interface BookingInput {
   readonly request: BookingRequest;
   /** The body as sent: its fingerprint tells a retry from other details. */
   readonly body: unknown;
   readonly idempotencyKey: string | null;
   readonly by: string;
+  /** spec: business 4.1 checkouts: the route and price a checkout held; billed as held. */
+  readonly held?: {
+    readonly price: TripPrice;
+    readonly pickup: Place;
+    readonly stops: readonly Place[];
+    readonly dest: Place;
+  };
 }
 
 export interface Booked {
@@ -127,11 +150,11 @@ export async function refuseTestTraffic(
 }
 
 /** The trip priced by the one fare calculator, or the refusal every booking of it would get. */
-export function priced(deps: Pick<Deps, "runtime">, account: Business, r: BookingRequest) {
+export function priced(deps: Pick<Deps, "runtime">, account: Business, r: LocatedRequest) {
   return catalogueOf(deps).then((catalogue) => {
     const p = priceTrip(catalogue, {
       pickup: r.pickup,
-      stops: r.stops ?? [],
+      stops: r.stops,
       dest: r.dest,
     }, {
       type: r.type,
@@ -148,7 +171,7 @@ export function priced(deps: Pick<Deps, "runtime">, account: Business, r: Bookin
 }
 
 function draftOf(
-  r: BookingRequest,
+  r: LocatedRequest,
   o: {
     business: string;
     reference: string;
@@ -171,7 +194,7 @@ function draftOf(
     passenger_name: r.passenger_name ?? null,
     passenger_phone: r.passenger_phone ?? null,
     pickup: r.pickup,
-    stops: r.stops ?? [],
+    stops: r.stops,
     dest: r.dest,
     external_reference: ext,
     scheduled_at: o.scheduledAt,
@@ -199,21 +222,40 @@ function draftOf(
   };
 }
 
+/** spec: business 2.1: places sent without coordinates are geocoded, or the booking refused. */
+export async function located(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  r: BookingRequest,
+): Promise<LocatedRequest> {
+  const stops = r.stops ?? [];
+  const prefix = r.type === "ride" ? "dropoff" : "dest";
+  const [pickup, dest, ...between] = await locatePlaces(deps, business, [
+    { path: "pickup_address", ...r.pickup },
+    { path: `${prefix}_address`, ...r.dest },
+    ...stops.map((s, i) => ({ path: `stops.${i}.address`, ...s })),
+  ]);
+  return { ...r, pickup: pickup!, dest: dest!, stops: between };
+}
+
 /** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
 export async function bookTrip(
   deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">,
   business: string,
   input: BookingInput,
 ): Promise<Booked> {
-  const r = input.request;
   const live = deps.name === "live";
-  if (live) await refuseTestTraffic(deps, business, r);
-  const schedule = scheduleOf(r.scheduled_at, deps.clock.now());
+  if (live) await refuseTestTraffic(deps, business, input.request);
+  const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
   if (!schedule.ok) {
     throw new Refused(invalidFields([{ path: "scheduled_at", message: schedule.message }]));
   }
   const account = await businessOf(deps.runtime, business);
-  const price = await priced(deps, account, r);
+  const { held } = input;
+  const r = held
+    ? { ...input.request, pickup: held.pickup, stops: held.stops, dest: held.dest }
+    : await located(deps, business, input.request);
+  const price = held ? held.price : await priced(deps, account, r);
   // spec: business appendix 1, 2: a body external_reference wins over the header, and the
   // header never becomes the order's external_reference.
   const key: { kind: Exclude<KeyKind, "none">; value: string } | null = r.external_reference

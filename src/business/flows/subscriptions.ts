@@ -23,7 +23,7 @@ import {
   occurrenceKey,
   type SubscriptionSchedule,
 } from "../rules/subscription.ts";
-import { type BookingRequest, bookTrip, priced } from "./book.ts";
+import { type BookingRequest, bookTrip, located, priced } from "./book.ts";
 
 export interface SubscriptionInput {
   readonly segment: "parcel" | "cargo";
@@ -65,7 +65,7 @@ export async function createSubscription(
       message: `required: the business's country has no single time zone: ${account.country}`,
     }]));
   }
-  await priced(deps, account, input.delivery);
+  await priced(deps, account, await located(deps, business, input.delivery));
   const schedule: SubscriptionSchedule = {
     days_of_week: [...new Set(input.days_of_week)].sort((a, b) => a - b),
     pickup_time: input.pickup_time,

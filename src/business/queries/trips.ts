@@ -13,6 +13,7 @@ import { snapshotData, snapshotsOf } from "../../db/snapshot_join.ts";
 import { poolDriversTable } from "./pool_drivers.ts";
 import { businessSubscriptionsTable } from "./subscriptions.ts";
 import { businessBatchesTable } from "./batches.ts";
+import { businessCheckoutsTable } from "./checkouts.ts";
 import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
 
 interface TripValues {
@@ -79,6 +80,8 @@ export function startBusinessReadTables(options: ProjectionOptions): ReadTablesP
     businessSubscriptionsTable,
     // The batches list (migration 0027).
     businessBatchesTable,
+    // The checkouts list (migration 0028).
+    businessCheckoutsTable,
   ]);
 }
 

@@ -22,6 +22,7 @@ import { deferredWorkTable } from "../../../src/platform/queries/deferred_work.t
 import { openTestDatabase, type TestDatabase } from "../../db/helpers.ts";
 import { businessTripsTable } from "../../../src/business/queries/trips.ts";
 import { poolDriversTable } from "../../../src/business/queries/pool_drivers.ts";
+import { businessCheckoutsTable } from "../../../src/business/queries/checkouts.ts";
 
 const DAY = Date.UTC(2026, 2, 2);
 
@@ -221,6 +222,17 @@ const OTHERS = [
       shift_changed_at: DAY,
     },
   },
+  {
+    type: "business_checkout",
+    id: "CO-000000000001",
+    table: businessCheckoutsTable,
+    data: {
+      reference: "CO-000000000001",
+      status: "cancelled",
+      cart_reference: "cart-1",
+      created_at: DAY,
+    },
+  },
 ] as const;
 
 /** The rows of `table` by id, as a projection would compare them: facilities in order. */
@@ -234,7 +246,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016 to 0024: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0028: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -268,6 +280,8 @@ Deno.test("migrations 0016 to 0024: the read tables are rebuilt from the snapsho
     "0024_pool_drivers",
     "0025_sandbox_inbox_readiness",
     "0026_business_subscriptions",
+    "0027_business_batches",
+    "0028_business_checkouts",
   ]);
 
   const stored = await rowsOf(t, "shipments");

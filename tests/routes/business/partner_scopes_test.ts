@@ -113,7 +113,7 @@ function declared(api: Api): void {
   for (
     const [method, path] of [["post", "/business/coupons/validate"], [
       "get",
-      "/business/checkouts/{reference}",
+      "/business/bulky/schema",
     ]] as const
   ) {
     define(api, {
@@ -133,7 +133,7 @@ Deno.test("partner scopes: a route declared at an endpoint of 5's table is reach
     const deliveries = await partnerKey(t, b.id, ["deliveries"]);
     const rewards = await partnerKey(t, b.id, ["rewards"]);
     const coupon = (key: string) => send(t, "POST", "/business/coupons/validate", { key });
-    const checkout = (key: string) => send(t, "GET", "/business/checkouts/CHK-1", { key });
+    const checkout = (key: string) => send(t, "GET", "/business/bulky/schema", { key });
     assert.equal((await coupon(rewards)).status, 200);
     assert.equal((await checkout(deliveries)).status, 200);
     for (const r of [await coupon(deliveries), await checkout(rewards)]) {
@@ -142,7 +142,7 @@ Deno.test("partner scopes: a route declared at an endpoint of 5's table is reach
     }
     assert.equal((await coupon(b.api_key)).status, 200);
     assert.equal((await checkout(b.api_key)).status, 200);
-    const head = await t.app.request("/api/business/checkouts/CHK-1", {
+    const head = await t.app.request("/api/business/bulky/schema", {
       method: "HEAD",
       headers: { "X-Business-API-Key": deliveries },
     });

@@ -218,7 +218,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery, order, subscription, batch } = await businessThingsOfA(t, a);
+  const { trip, delivery, order, subscription, batch, checkout } = await businessThingsOfA(t, a);
   return {
     driver,
     ids: {
@@ -264,6 +264,8 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/subscriptions/{id}/pause:id": subscription,
       "/business/subscriptions/{id}/resume:id": subscription,
       "/business/subscriptions/{id}/cancel:id": subscription,
+      "/business/checkouts/{reference}:reference": checkout,
+      "/business/checkouts/{reference}/cancel:reference": checkout,
       code: "A-LIST",
       name: "a-view",
       store: store.id as string,
@@ -312,6 +314,20 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
     },
   });
   assert.equal(batch.status, 201, JSON.stringify(batch.body));
+  // Business API 4.1: a checkout of A's, held.
+  const checkout = await t.call("POST", "/business/checkouts", {
+    key: a.business.api_key,
+    body: {
+      cart_reference: "A-CART-1",
+      pickup_address: "Main Mall, Gaborone",
+      pickup_lat: -24.6545,
+      pickup_lng: 25.9086,
+      dest_address: "Plot 9, Block 8",
+      dest_lat: -24.6019,
+      dest_lng: 25.935,
+    },
+  });
+  assert.equal(checkout.status, 201, JSON.stringify(checkout.body));
   const delivery = await waitingWebhook(t, a.business.id, "a-sweep");
   return {
     trip: booked.body.data.reference as string,
@@ -319,6 +335,7 @@ async function businessThingsOfA(t: TestEnv, a: Courier) {
     order: await shoppingOrderOfA(t, a),
     subscription: await subscriptionOfA(t, a),
     batch: batch.body.data.id as string,
+    checkout: checkout.body.data.reference as string,
   };
 }
 
@@ -397,6 +414,8 @@ export const NOBODYS: Record<string, string> = {
   name: "nobody-view",
   store: "sto_nobody000000000000000",
   trip: "BK-NOBODY0000000",
+  "/business/checkouts/{reference}:reference": "CO-NOBODY0000000",
+  "/business/checkouts/{reference}/cancel:reference": "CO-NOBODY0000000",
   offer: newOfferId("biz_nobody000000000000000", "BK-NOBODY0000000"),
 };
 
@@ -418,6 +437,7 @@ export async function snapshotOfA(t: TestEnv, a: Courier, ids: Record<string, st
     `/business/courier/clients/${ids.client}/stores`,
     `/business/trips/${ids["/business/trips/{id}:id"]}`,
     `/business/batches/${ids["/business/batches/{id}:id"]}`,
+    `/business/checkouts/${ids["/business/checkouts/{reference}:reference"]}`,
     `/business/webhook-deliveries/${ids["/business/webhook-deliveries/{id}:id"]}`,
     `/business/shopping-orders/${ids["/business/shopping-orders/{reference}:reference"]}`,
     `/business/subscriptions/${ids["/business/subscriptions/{id}:id"]}`,

@@ -1,0 +1,151 @@
+/**
+ * Checkouts (Business API 4.1): open one (the route placed and priced by the booking's calculator,
+ * held for a stated time), read, cancel, and book one: POST /business/book naming
+ * `checkout_reference` holds the checkout for its booking, books the trip at the price held, and
+ * marks the checkout booked; a refused booking gives the hold back. A crash between the steps
+ * leaves the checkout held for that booking: its retry (the same body) completes it.
+ */
+import {
+  type Checkout,
+  checkoutActor,
+  type CheckoutDraft,
+  type CheckoutGoods,
+  type CheckoutReply,
+} from "../../../actors/business/checkout.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { fingerprintOf } from "../rules/booking.ts";
+import { CHECKOUT_HOLD_MINUTES_DEFAULT, checkoutReference } from "../rules/checkout.ts";
+import { type Booked, type BookingInput, type BookingRequest, bookTrip } from "./book.ts";
+import type { CompleteDeps } from "./complete_booking.ts";
+import { estimateFare } from "./fares.ts";
+import { locatePlaces, type PlaceToLocate } from "./geocode.ts";
+
+export interface CheckoutRequest {
+  readonly cart_reference?: string | undefined;
+  readonly cart?: Readonly<Record<string, unknown>> | undefined;
+  readonly pickup: PlaceToLocate;
+  readonly stops: readonly PlaceToLocate[];
+  readonly dest: PlaceToLocate;
+  readonly goods: CheckoutGoods;
+  readonly hold_minutes?: number | undefined;
+}
+
+export interface OpenInput {
+  readonly request: CheckoutRequest;
+  readonly body: unknown;
+  readonly idempotencyKey: string | null;
+}
+
+/** Opens a checkout, or answers the one a retry of the same request opened (`replayed`). */
+export async function openCheckout(
+  deps: Pick<Deps, "runtime" | "clock">,
+  business: string,
+  input: OpenInput,
+): Promise<CheckoutReply> {
+  const r = input.request;
+  const [pickup, dest, ...stops] = await locatePlaces(deps, business, [
+    r.pickup,
+    r.dest,
+    ...r.stops,
+  ]);
+  const price = await estimateFare(deps, business, {
+    route: { pickup: pickup!, stops, dest: dest! },
+    declared: { type: "parcel", ...definedOf(r.goods) },
+  });
+  // spec: business 4.1: a retry of the same cart (else Idempotency-Key) reaches the same checkout.
+  const key = r.cart_reference
+    ? { kind: "cart_reference" as const, value: r.cart_reference }
+    : input.idempotencyKey
+    ? { kind: "idempotency_key" as const, value: input.idempotencyKey }
+    : null;
+  const reference = checkoutReference(business, key, () => crypto.randomUUID());
+  const minutes = r.hold_minutes ?? CHECKOUT_HOLD_MINUTES_DEFAULT;
+  const draft: CheckoutDraft = {
+    reference,
+    business_id: business,
+    cart_reference: r.cart_reference ?? null,
+    cart: r.cart ?? null,
+    pickup: pickup!,
+    stops,
+    dest: dest!,
+    goods: r.goods,
+    price,
+    expires_at: deps.clock.now() + minutes * 60_000,
+    fingerprint: fingerprintOf(input.body),
+  };
+  return orRefuse(
+    await deps.runtime.ask(checkoutActor, business, reference, { kind: "open", draft }, {
+      ...(key ? {} : { fresh: true }),
+    }),
+  );
+}
+
+/** The goods fields that were declared (null ones left out), as the fare calculator takes them. */
+function definedOf(g: CheckoutGoods) {
+  return Object.fromEntries(Object.entries(g).filter(([, v]) => v !== null)) as {
+    [K in keyof CheckoutGoods]?: Exclude<CheckoutGoods[K], null>;
+  };
+}
+
+export async function getCheckout(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+): Promise<Checkout> {
+  const r = await deps.runtime.read(checkoutActor, business, reference, { kind: "get" });
+  return orRefuse(r).checkout;
+}
+
+/** Releases an open checkout; one already released answers as it is (`replayed`). */
+export async function cancelCheckout(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+  reason: string | null,
+): Promise<CheckoutReply> {
+  return orRefuse(
+    await deps.runtime.ask(checkoutActor, business, reference, { kind: "cancel", reason }),
+  );
+}
+
+/** spec: business 4.1: books the checkout's delivery at the price it holds. */
+export async function bookCheckout(
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">,
+  business: string,
+  reference: string,
+  input: BookingInput,
+): Promise<Booked> {
+  const attempt = fingerprintOf(input.body);
+  const ask = (command: Parameters<typeof deps.runtime.ask<typeof checkoutActor>>[3]) =>
+    deps.runtime.ask(checkoutActor, business, reference, command).then(orRefuse);
+  const { checkout } = await ask({ kind: "hold_for_booking", attempt });
+  const request: BookingRequest = {
+    ...input.request,
+    ...definedOf(checkout.goods),
+    type: "parcel",
+    pickup: checkout.pickup,
+    stops: checkout.stops,
+    dest: checkout.dest,
+  };
+  const booked = await bookTrip(deps, business, {
+    ...input,
+    request,
+    // The trip is named by the checkout when the order names nothing else: a retry finds it.
+    idempotencyKey: input.idempotencyKey ?? `checkout:${reference}`,
+    held: {
+      price: checkout.price,
+      pickup: checkout.pickup,
+      stops: checkout.stops,
+      dest: checkout.dest,
+    },
+  }).catch(async (e) => {
+    // A refused booking gives the hold back; one still in progress keeps it for its retry.
+    if (e instanceof Refused && !e.rejection.code.endsWith("_in_progress")) {
+      await ask({ kind: "booking_refused", attempt });
+    }
+    throw e;
+  });
+  await ask({ kind: "booked", attempt, trip_reference: booked.trip.reference });
+  return booked;
+}

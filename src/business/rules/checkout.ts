@@ -1,0 +1,35 @@
+/**
+ * Checkouts (Business API 4.1 POST, GET /business/checkouts, GET /{reference}, POST
+ * /{reference}/cancel): a delivery option a shop shows at its checkout, priced by the fare
+ * calculator and held for a stated time for a cart; the order's booking names it
+ * (`checkout_reference` on POST /business/book) and is billed the price held.
+ */
+import { sha256Hex } from "../../domain/secrets.ts";
+
+/** A price is held this long unless the shop asks otherwise (the operator's price hold, 30). */
+export const CHECKOUT_HOLD_MINUTES_DEFAULT = 30;
+/** A price is held at most this long: a cart left for a day is priced again. */
+export const CHECKOUT_HOLD_MINUTES_MAX = 24 * 60;
+/** The expiry timer's name. */
+export const CHECKOUT_EXPIRY_TIMER = "checkout_expiry";
+
+export const CHECKOUT_STATUSES = ["open", "booking", "booked", "cancelled", "expired"] as const;
+export type CheckoutStatus = typeof CHECKOUT_STATUSES[number];
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * `CO-` and 12 characters of Crockford base 32: derived from the business and the shop's
+ * `cart_reference` (else its Idempotency-Key), so a retry reaches the same checkout; random
+ * without either.
+ */
+export function checkoutReference(
+  businessId: string,
+  key: { readonly kind: "cart_reference" | "idempotency_key"; readonly value: string } | null,
+  random: () => string,
+): string {
+  const hex = sha256Hex(key ? `${businessId}\n${key.kind}\n${key.value}` : random());
+  let out = "";
+  for (let i = 0; i < 12; i++) out += ALPHABET[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 32];
+  return `CO-${out}`;
+}

@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { CheckoutAnswer } from "../../../routes/business/answers/checkouts.ts";
+import { TripAnswer } from "../../../routes/business/answers/trips.ts";
+import { documented, listed } from "../../helpers/documented.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+
+const CHECKOUTS = "/business/checkouts";
+// Gaborone: the Main Mall to Block 8, a parcel of 3 kg.
+const CART = {
+  cart_reference: "cart-1001",
+  cart: { items: [{ name: "Sorghum 5 kg", qty: 1 }] },
+  pickup_address: PARCEL.pickup_address,
+  pickup_lat: PARCEL.pickup_lat,
+  pickup_lng: PARCEL.pickup_lng,
+  dest_address: PARCEL.dest_address,
+  dest_lat: PARCEL.dest_lat,
+  dest_lng: PARCEL.dest_lng,
+  parcel_weight_kg: 3,
+  hold_minutes: 20,
+};
+const ORDER = { type: "parcel", passenger_name: "Neo Kgosi", passenger_phone: "+26771234567" };
+
+function open(t: TestEnv, key: string, body: Record<string, unknown> = CART) {
+  return t.call("POST", CHECKOUTS, { key, body });
+}
+
+function advance(t: TestEnv, seconds: number) {
+  return t.call("POST", "/operator/clock/advance", { operator: true, body: { seconds } });
+}
+
+Deno.test("checkouts: a held option is priced as the fare estimate and booked at that price", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const opened = await open(t, b.api_key);
+    documented(CheckoutAnswer, opened, 201, "checkout opened");
+    const co = opened.body.data;
+    assert.equal(co.status, "open");
+    assert.match(co.reference, /^CO-[0-9A-Z]{12}$/);
+    assert.equal(co.expires_at, new Date(t.clock.now() + 20 * 60_000).toISOString());
+    const q = new URLSearchParams({
+      pickup_lat: String(PARCEL.pickup_lat),
+      pickup_lng: String(PARCEL.pickup_lng),
+      dest_lat: String(PARCEL.dest_lat),
+      dest_lng: String(PARCEL.dest_lng),
+      parcel_weight_kg: "3",
+    });
+    const estimate = await t.call("GET", `/business/trip/fare-estimate?${q}`, { key: b.api_key });
+    assert.equal(co.billing_amount, estimate.body.data.billing_amount);
+    assert.deepEqual(co.lines, estimate.body.data.lines);
+    const before = await balanceOf(t, b.api_key) as { balances: { balance: number }[] };
+    const booked = await book(t, b.api_key, { ...ORDER, checkout_reference: co.reference });
+    documented(TripAnswer, booked, 201, "booked from a checkout");
+    assert.equal(booked.body.data.billing_amount, co.billing_amount);
+    assert.equal(booked.body.data.dest_address, PARCEL.dest_address);
+    const after = await balanceOf(t, b.api_key) as { balances: { balance: number }[] };
+    assert.equal(
+      Math.round((before.balances[0]!.balance - after.balances[0]!.balance) * 100),
+      Math.round(co.billing_amount * 100),
+    );
+    const read = await t.call("GET", `${CHECKOUTS}/${co.reference}`, { key: b.api_key });
+    documented(CheckoutAnswer, read, 200, "checkout booked");
+    assert.equal(read.body.data.status, "booked");
+    assert.equal(read.body.data.trip_reference, booked.body.data.reference);
+    // The same order again is the same trip; another order cannot take the checkout.
+    const again = await book(t, b.api_key, { ...ORDER, checkout_reference: co.reference });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.reference, booked.body.data.reference);
+    const other = await book(t, b.api_key, {
+      ...ORDER,
+      passenger_name: "Someone Else",
+      checkout_reference: co.reference,
+    });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, "checkout_booked");
+    const cancel = await t.call("POST", `${CHECKOUTS}/${co.reference}/cancel`, { key: b.api_key });
+    assert.equal(cancel.status, 409);
+    assert.equal(cancel.body.code, "checkout_booked");
+  }));
+
+Deno.test("checkouts: expiry on the clock and cancel release the hold; booking either is 409", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const expiring = (await open(t, b.api_key)).body.data;
+    const cancelled = (await open(t, b.api_key, { ...CART, cart_reference: "cart-2" })).body.data;
+    await advance(t, 19 * 60);
+    const held = await t.call("GET", `${CHECKOUTS}/${expiring.reference}`, { key: b.api_key });
+    assert.equal(held.body.data.status, "open");
+    const c1 = await t.call("POST", `${CHECKOUTS}/${cancelled.reference}/cancel`, {
+      key: b.api_key,
+      body: { reason: "cart emptied" },
+    });
+    documented(CheckoutAnswer, c1, 200, "checkout cancelled");
+    assert.equal(c1.body.data.status, "cancelled");
+    assert.equal(c1.body.data.cancel_reason, "cart emptied");
+    const c2 = await t.call("POST", `${CHECKOUTS}/${cancelled.reference}/cancel`, {
+      key: b.api_key,
+    });
+    assert.equal(c2.body.data.replayed, true);
+    await advance(t, 60);
+    const gone = await t.call("GET", `${CHECKOUTS}/${expiring.reference}`, { key: b.api_key });
+    assert.equal(gone.body.data.status, "expired");
+    assert.equal(gone.body.data.released_at, gone.body.data.expires_at);
+    const before = await balanceOf(t, b.api_key);
+    for (const [co, code] of [[expiring, "checkout_expired"], [cancelled, "checkout_cancelled"]]) {
+      const r = await book(t, b.api_key, { ...ORDER, checkout_reference: co.reference });
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.equal(r.body.code, code);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), before, "nothing charged");
+  }));
+
+Deno.test("checkouts: the same cart is the same checkout, other details 409, a refused booking gives the hold back", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "0");
+    const first = await open(t, b.api_key);
+    const again = await open(t, b.api_key);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.replayed, true);
+    assert.equal(again.body.data.reference, first.body.data.reference);
+    const other = await open(t, b.api_key, { ...CART, parcel_weight_kg: 9 });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, "reference_conflict");
+    const keyed = (key: string) =>
+      t.call("POST", CHECKOUTS, {
+        key: b.api_key,
+        body: { ...CART, cart_reference: undefined },
+        headers: { "Idempotency-Key": key },
+      });
+    assert.equal(
+      (await keyed("k-1")).body.data.reference,
+      (await keyed("k-1")).body.data.reference,
+    );
+    const ref = first.body.data.reference;
+    const broke = await book(t, b.api_key, { ...ORDER, checkout_reference: ref });
+    assert.equal(broke.body.code, "insufficient_balance");
+    const read = await t.call("GET", `${CHECKOUTS}/${ref}`, { key: b.api_key });
+    assert.equal(read.body.data.status, "open");
+    const beside = await book(t, b.api_key, { ...PARCEL, checkout_reference: ref });
+    assert.equal(beside.status, 422);
+    assert.ok(beside.body.errors.some((e: { path: string }) => e.path === "dest_address"));
+  }));
+
+Deno.test("checkouts: another business's checkout is not found, to read, cancel or book", () =>
+  withTestEnv(async (t) => {
+    const [a, b] = [await fundedBusiness(t), await fundedBusiness(t)];
+    const ref = (await open(t, a.api_key)).body.data.reference;
+    const read = await t.call("GET", `${CHECKOUTS}/${ref}`, { key: b.api_key });
+    const cancel = await t.call("POST", `${CHECKOUTS}/${ref}/cancel`, { key: b.api_key });
+    const booked = await book(t, b.api_key, { ...ORDER, checkout_reference: ref });
+    for (const r of [read, cancel, booked]) {
+      assert.equal(r.status, 404, JSON.stringify(r.body));
+      assert.equal(r.body.code, "not_found");
+    }
+    const mine = await t.call("GET", `${CHECKOUTS}/${ref}`, { key: a.api_key });
+    assert.equal(mine.body.data.status, "open");
+  }));
+
+Deno.test("checkouts: the list shows a business's own checkouts newest first, by status and cart", () =>
+  withTestEnv(async (t) => {
+    const [a, b] = [await fundedBusiness(t), await fundedBusiness(t)];
+    const first = (await open(t, a.api_key)).body.data;
+    t.clock.advanceBy(1_000);
+    const second = (await open(t, a.api_key, { ...CART, cart_reference: "cart-2" })).body.data;
+    await t.call("POST", `${CHECKOUTS}/${first.reference}/cancel`, { key: a.api_key });
+    await t.settle();
+    const all = await t.call("GET", CHECKOUTS, { key: a.api_key });
+    listed(CheckoutAnswer, all, "checkouts list");
+    const refs = (r: { body: { data: { reference: string }[] } }) =>
+      r.body.data.map((c) => c.reference);
+    assert.deepEqual(refs(all), [second.reference, first.reference]);
+    const cancelled = await t.call("GET", `${CHECKOUTS}?status=cancelled`, { key: a.api_key });
+    assert.deepEqual(refs(cancelled), [first.reference]);
+    const byCart = await t.call("GET", `${CHECKOUTS}?cart_reference=cart-2`, { key: a.api_key });
+    assert.deepEqual(refs(byCart), [second.reference]);
+    const paged = await t.call("GET", `${CHECKOUTS}?per_page=1`, { key: a.api_key });
+    const next = await t.call(
+      "GET",
+      `${CHECKOUTS}?per_page=1&cursor=${paged.body.meta.next_cursor}`,
+      {
+        key: a.api_key,
+      },
+    );
+    assert.deepEqual([...refs(paged), ...refs(next)], [second.reference, first.reference]);
+    assert.deepEqual(refs(await t.call("GET", CHECKOUTS, { key: b.api_key })), []);
+  }));
