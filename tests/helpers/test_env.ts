@@ -6,7 +6,7 @@
 import type { Hono } from "hono";
 import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
-import { keepClosedInstances } from "../../src/db/pglite_memory.ts";
+import "./pglite_reuse.ts";
 import type { EnvironmentName, SandboxTwins } from "../../src/environment.ts";
 import type { Feature } from "../../src/feature.ts";
 import type { Api } from "../../src/http/app.ts";
@@ -14,10 +14,6 @@ import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
 import { createLogger, type LogDestination } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
-
-// A test's in-memory PGlite, once closed, serves the next test of the worker: about 40 ms to
-// open instead of a second (src/db/pglite_memory.ts).
-keepClosedInstances(2);
 
 export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
 
