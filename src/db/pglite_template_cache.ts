@@ -61,9 +61,9 @@ async function readTemplate(base: string): Promise<TemplateImage | null> {
     // The dump is renamed into place last, so with it the shape is there too.
     const bytes = await Deno.readFile(`${base}.tar`);
     return { dump: new Blob([bytes]), shape: await Deno.readTextFile(`${base}.shape`) };
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
+  } catch {
+    // None yet, or a folder that cannot be read: built, as without a folder.
+    return null;
   }
 }
 
