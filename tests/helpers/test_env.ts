@@ -17,6 +17,13 @@ import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
 
 export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
 
+/**
+ * PBKDF2 iterations of the passwords a test environment hashes: still PBKDF2 and still checked,
+ * at a hundredth of the production count (src/limits.ts PBKDF2_ITERATIONS), since the suite
+ * creates thousands of owners, staff and client users.
+ */
+export const TEST_PASSWORD_ITERATIONS = 1_000;
+
 export interface TestEnv extends OpenEnvironment {
   readonly clock: ManualClock;
   /** JSON request helper; returns status, headers and parsed body. */
@@ -133,6 +140,7 @@ export async function openTestEnv(
     ...(options.features ? { features: options.features } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
+    passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}
       : { undocumentedRefusal: (u: UndocumentedRefusal) => undocumented.push(u) }),
