@@ -48,6 +48,11 @@ export interface Deps {
    * sandbox is off (SANDBOX_PORT=0).
    */
   readonly sandboxTwins?: SandboxTwins | undefined;
+  /**
+   * PBKDF2 iterations of the passwords this environment hashes; absent: PBKDF2_ITERATIONS.
+   * Fewer only in tests, which create hundreds of owners and clients.
+   */
+  readonly passwordIterations?: number | undefined;
 }
 
 /** A live account as its sandbox twin copies it (Business API 4.4). */

@@ -66,6 +66,8 @@ export interface EnvironmentOptions {
   readonly log: Logger;
   /** Live only: the sandbox environment's twins (Business API 4.4); absent, the sandbox is off. */
   readonly sandboxTwins?: SandboxTwins;
+  /** Deps.passwordIterations (tests: fewer); absent, the production count. */
+  readonly passwordIterations?: number;
 }
 
 export interface OpenEnvironment {
@@ -111,6 +113,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     metrics,
     settle: () => settled(o.bus, busPrefix, writers(), runtime),
     ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
+    ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);

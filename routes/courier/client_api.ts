@@ -79,7 +79,11 @@ export function clientApiRoutes(api: Api): void {
       })
       : null;
     const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
-    const matches = await passwordMatches(body.password, login?.password_hash ?? null);
+    const matches = await passwordMatches(
+      body.password,
+      login?.password_hash ?? null,
+      env.passwordIterations,
+    );
     if (!matches || !target || !login) {
       attempt.failed();
       throw refused;
@@ -195,7 +199,7 @@ export function clientApiRoutes(api: Api): void {
     await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "change_password",
       user_id: p.user.id,
-      password_hash: await hashPassword(body.new_password),
+      password_hash: await hashPassword(body.new_password, c.var.env.passwordIterations),
       by: principalName(p),
     });
     return ok(

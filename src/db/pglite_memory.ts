@@ -9,6 +9,7 @@ import { migrateToLatest } from "./migrate.ts";
 import { closePGlite, createPGlite, type PGliteSession, sessionOf } from "./pglite.ts";
 import { type PGliteWorkerSession, workerSessionOf } from "./pglite_worker_session.ts";
 import type { PGliteTarget } from "./pglite_dialect.ts";
+import { cachedTemplate } from "./pglite_template_cache.ts";
 
 /** The schema the template is migrated in; an opener's schema takes its place by renaming. */
 const TEMPLATE_SCHEMA = "pglite_template";
@@ -23,6 +24,17 @@ let idleMax = 0;
 /** Keeps up to `max` instances closed by their openers for the next (tests: one per worker). */
 export function keepClosedInstances(max: number): void {
   idleMax = max;
+}
+
+/** Where the migrated template is kept between processes; unset: made once per process. */
+let templateDir: string | null = null;
+
+/**
+ * Keeps the migrated template in `dir` for other processes and isolates (the tests: each test
+ * file would otherwise migrate its own); pglite_template_cache.ts.
+ */
+export function keepTemplateIn(dir: string): void {
+  templateDir = dir;
 }
 
 interface Template {
@@ -48,10 +60,13 @@ export async function openInMemory(schema: string): Promise<PGliteSession> {
 }
 
 function migrated(): Promise<Template> {
-  template ??= migratedTemplate().catch((error) => {
-    template = null;
-    throw error;
-  });
+  const dir = templateDir;
+  template ??= (dir === null ? migratedTemplate() : cachedTemplate(dir, migratedTemplate)).catch(
+    (error) => {
+      template = null;
+      throw error;
+    },
+  );
   return template;
 }
 

@@ -61,11 +61,18 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** `pbkdf2$<iterations>$<salt b64url>$<hash b64url>` with a per-user salt. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * `pbkdf2$<iterations>$<salt b64url>$<hash b64url>` with a per-user salt. `iterations` is the
+ * environment's (Deps.passwordIterations: fewer only in tests); a hash names its own, so
+ * verifying needs none.
+ */
+export async function hashPassword(
+  password: string,
+  iterations: number = PBKDF2_ITERATIONS,
+): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(16));
-  const hash = await pbkdf2(password, salt, PBKDF2_ITERATIONS);
-  return `pbkdf2$${PBKDF2_ITERATIONS}$${base64url(salt)}$${base64url(hash)}`;
+  const hash = await pbkdf2(password, salt, iterations);
+  return `pbkdf2$${iterations}$${base64url(salt)}$${base64url(hash)}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -79,9 +86,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * Checks a password against a stored hash; with no hash (an unknown e-mail) it does the same
  * work and answers false, so sign-in timing does not tell which e-mails exist.
  */
-export async function passwordMatches(password: string, stored: string | null): Promise<boolean> {
+export async function passwordMatches(
+  password: string,
+  stored: string | null,
+  iterations: number = PBKDF2_ITERATIONS,
+): Promise<boolean> {
   if (stored !== null) return await verifyPassword(password, stored);
-  await pbkdf2(password, new Uint8Array(16), PBKDF2_ITERATIONS);
+  await pbkdf2(password, new Uint8Array(16), iterations);
   return false;
 }
 

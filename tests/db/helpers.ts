@@ -5,11 +5,7 @@
 import { sql } from "kysely";
 import { type DatabaseHandle, openDatabase } from "../../src/db/db.ts";
 import { dropSchema } from "../../src/db/migrate.ts";
-import { keepClosedInstances } from "../../src/db/pglite_memory.ts";
-
-// A test's in-memory PGlite, once closed, serves the next test of the worker: about 40 ms to
-// open instead of a second (src/db/pglite_memory.ts).
-keepClosedInstances(2);
+import "../helpers/pglite_reuse.ts";
 
 export interface TestDatabase extends DatabaseHandle, AsyncDisposable {
   readonly schema: string;

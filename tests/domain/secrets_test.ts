@@ -1,18 +1,23 @@
 /**
  * Sealed signing secrets are bound to their owner: a seal moved to another tenant's record, or to
  * another kind of record, fails to unseal; a seal made before owners were bound still unseals.
+ * Password hashes name their iterations, so a test environment's fewer still verify.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   base64url,
+  hashPassword,
   importDataKey,
+  passwordMatches,
   seal,
   type SealedSecret,
   sealOwner,
   type SealPurpose,
   unseal,
+  verifyPassword,
 } from "../../src/domain/secrets.ts";
+import { PBKDF2_ITERATIONS } from "../../src/limits.ts";
 
 const PURPOSES: SealPurpose[] = ["business_webhook", "client_webhook", "outbound_target"];
 
@@ -81,4 +86,17 @@ Deno.test("unseal(): a seal stored before owners were bound still unseals", asyn
   );
   const other = await importDataKey(crypto.getRandomValues(new Uint8Array(32)));
   await assert.rejects(unseal(other, stored, "x"), /does not unseal/);
+});
+
+Deno.test("hashPassword(): the production iterations unless given; a hash names its own count", async () => {
+  const production = await hashPassword("a long passphrase 2026");
+  assert.equal(production.split("$")[1], String(PBKDF2_ITERATIONS));
+  assert.equal(await verifyPassword("a long passphrase 2026", production), true);
+  // Tests' environments hash with fewer (Deps.passwordIterations): verified all the same.
+  const fewer = await hashPassword("a long passphrase 2026", 1_000);
+  assert.equal(fewer.split("$")[1], "1000");
+  assert.equal(await verifyPassword("a long passphrase 2026", fewer), true);
+  assert.equal(await verifyPassword("another passphrase 2026", fewer), false);
+  assert.equal(await passwordMatches("a long passphrase 2026", fewer, 1_000), true);
+  assert.equal(await passwordMatches("a long passphrase 2026", null, 1_000), false);
 });

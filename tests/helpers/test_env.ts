@@ -6,7 +6,7 @@
 import type { Hono } from "hono";
 import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
-import { keepClosedInstances } from "../../src/db/pglite_memory.ts";
+import "./pglite_reuse.ts";
 import type { EnvironmentName, SandboxTwins } from "../../src/environment.ts";
 import type { Feature } from "../../src/feature.ts";
 import type { Api } from "../../src/http/app.ts";
@@ -15,11 +15,14 @@ import { createLogger, type LogDestination } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
 
-// A test's in-memory PGlite, once closed, serves the next test of the worker: about 40 ms to
-// open instead of a second (src/db/pglite_memory.ts).
-keepClosedInstances(2);
-
 export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
+
+/**
+ * PBKDF2 iterations of the passwords a test environment hashes: still PBKDF2 and still checked,
+ * at a hundredth of the production count (src/limits.ts PBKDF2_ITERATIONS), since the suite
+ * creates thousands of owners, staff and client users.
+ */
+export const TEST_PASSWORD_ITERATIONS = 1_000;
 
 export interface TestEnv extends OpenEnvironment {
   readonly clock: ManualClock;
@@ -137,6 +140,7 @@ export async function openTestEnv(
     ...(options.features ? { features: options.features } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
+    passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}
       : { undocumentedRefusal: (u: UndocumentedRefusal) => undocumented.push(u) }),

@@ -37,7 +37,7 @@ export interface Invitee {
 
 /** Invites a user with a temporary password, answered once with the user and the account. */
 export async function inviteUser(
-  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId" | "passwordIterations">,
   caller: ClientCaller,
   invitee: Invitee,
 ): Promise<{ user: ClientUser; account: CourierClient; password: string }> {
@@ -51,7 +51,7 @@ export async function inviteUser(
     email: invitee.email,
     name: invitee.name,
     role: invitee.role,
-    password_hash: await hashPassword(password),
+    password_hash: await hashPassword(password, deps.passwordIterations),
     must_change_password: true,
     session_epoch: 0,
     created_at: deps.clock.now(),

@@ -54,7 +54,7 @@ export interface ClientCreated {
  * prefix) and a first user, a client administrator with a temporary password.
  */
 export async function createClient(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "passwordIterations">,
   office: Office,
   input: NewClientInput,
   keyPrefix: string,
@@ -100,7 +100,7 @@ export async function createClient(
           email: input.email,
           name: input.name,
           role: "client_admin",
-          password_hash: await hashPassword(password),
+          password_hash: await hashPassword(password, deps.passwordIterations),
           must_change_password: true,
           session_epoch: 0,
         }],

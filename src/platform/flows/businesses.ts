@@ -49,7 +49,7 @@ export interface BusinessCreated {
  * wallets open with test money (Business API 8).
  */
 export async function createBusiness(
-  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId">,
+  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey" | "requestId" | "passwordIterations">,
   input: NewBusiness,
   // A caller that must know the id before the business exists (a sandbox sign-up) names it.
   id: string = newId("biz"),
@@ -74,7 +74,7 @@ export async function createBusiness(
         email: input.owner_email,
         name: input.owner_name ?? input.owner_email,
         role: "owner",
-        password_hash: await hashPassword(password),
+        password_hash: await hashPassword(password, deps.passwordIterations),
       },
       api_key: apiKey.record,
       webhook_secret: {

@@ -38,7 +38,7 @@ export interface PersonInvited {
 
 /** Invites a person, within the plan's employee accounts; their e-mail signs in to one portal. */
 export async function invitePerson(
-  deps: Pick<Deps, "runtime" | "requestId">,
+  deps: Pick<Deps, "runtime" | "requestId" | "passwordIterations">,
   caller: BusinessPrincipal,
   input: Invitation,
 ): Promise<PersonInvited> {
@@ -56,7 +56,7 @@ export async function invitePerson(
         email: input.email,
         name: input.name,
         role: input.portal_role,
-        password_hash: await hashPassword(password),
+        password_hash: await hashPassword(password, deps.passwordIterations),
       },
       max: PLAN_EMPLOYEES_MAX[caller.business.plan],
       by: principalName(caller),

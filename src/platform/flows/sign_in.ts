@@ -12,7 +12,7 @@ import { type BusinessPrincipal, principalName, STAFF_TOKEN_PREFIX } from "../id
 import { businessOf } from "./businesses.ts";
 import { type OpenedSession, openSession, type SignInAttempt } from "./sessions.ts";
 
-type SessionDeps = Pick<Deps, "name" | "runtime" | "clock" | "requestId">;
+type SessionDeps = Pick<Deps, "name" | "runtime" | "clock" | "requestId" | "passwordIterations">;
 
 /**
  * A portal person signs in. `begin` starts the throttle's count once the request may be tried
@@ -36,7 +36,11 @@ export async function signIn(
     }, { requestId: deps.requestId })
     : null;
   const login = r?.ok && r.reply && "password_hash" in r.reply ? r.reply : null;
-  const matches = await passwordMatches(input.password, login?.password_hash ?? null);
+  const matches = await passwordMatches(
+    input.password,
+    login?.password_hash ?? null,
+    deps.passwordIterations,
+  );
   if (!matches || !owner || !login) {
     attempt.failed();
     refuse("unauthenticated", "e-mail or password is wrong");
@@ -75,7 +79,7 @@ export async function changePassword(
     await deps.runtime.ask(businessActor, b.id, b.id, {
       kind: "change_password",
       staff_id: me.id,
-      password_hash: await hashPassword(input.new_password),
+      password_hash: await hashPassword(input.new_password, deps.passwordIterations),
       by: principalName(caller),
     }, { requestId: deps.requestId }),
   );
