@@ -5,23 +5,18 @@
  * 2. the driving order's tour length against the exact optimum (Held-Karp) on random 12-stop
  *    batches in a town: the mean and the worst ratio.
  */
-import { openBus } from "../src/bus/mod.ts";
 import { greatCircleKm } from "../src/domain/geo.ts";
-import { hashSecret, importDataKey } from "../src/domain/secrets.ts";
-import { silentLogger } from "../src/observe/log.ts";
-import { SystemClock } from "../src/runtime/clock.ts";
-import { openEnvironment } from "../src/server.ts";
 import { drivingOrder, optimalLength, tourLength } from "../src/business/rules/tour.ts";
 import { recordFigure } from "./summary.ts";
+import { BENCH_OPERATOR, type BenchEnvironment, withBenchEnvironment } from "./bench_env.ts";
 
 const BATCHES = Number(Deno.env.get("BENCH_BATCHES") ?? 40);
 const CLIENTS = Number(Deno.env.get("BENCH_BATCH_CLIENTS") ?? 4);
 const STOPS = 50;
 const TOURS = Number(Deno.env.get("BENCH_TOURS") ?? 200);
 const TOUR_STOPS = 12;
-const OPERATOR = "op_bench_operator_token_0123456789";
 
-type Opened = Awaited<ReturnType<typeof openEnvironment>>;
+type Opened = BenchEnvironment;
 
 async function call(o: Opened, path: string, body: unknown, auth: HeadersInit) {
   const r = await o.app.request(`/api${path}`, {
@@ -77,12 +72,12 @@ async function bookingFigure(o: Opened): Promise<void> {
     currency: "BWP",
     country: "BW",
     owner_email: "bench-batches@example.com",
-  }, { Authorization: `Bearer ${OPERATOR}` });
+  }, { Authorization: `Bearer ${BENCH_OPERATOR}` });
   await call(o, `/operator/businesses/${biz.id}/wallet`, {
     amount: "100000000.00",
     currency: "BWP",
     reference: "bench",
-  }, { Authorization: `Bearer ${OPERATOR}` });
+  }, { Authorization: `Bearer ${BENCH_OPERATOR}` });
   const next = random(40);
   const bodies = Array.from({ length: BATCHES }, (_, n) => batchBody(n, next));
   const key = { "X-Business-API-Key": biz.api_key };
@@ -125,26 +120,9 @@ function tourFigure(): void {
 
 export async function batchesBench(): Promise<void> {
   tourFigure();
-  const dir = await Deno.makeTempDir();
-  const bus = await openBus(undefined);
-  const o = await openEnvironment({
-    name: "live",
-    kvPath: `${dir}/kv.sqlite`,
-    schema: `bench_${crypto.randomUUID().slice(0, 8)}`,
-    bus,
-    clock: new SystemClock(),
-    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
-    operatorTokenHash: await hashSecret(OPERATOR),
-    allowLoopbackWebhooks: false,
-    log: silentLogger(),
-  });
-  try {
+  await withBenchEnvironment("live", async (o) => {
     await bookingFigure(o);
-  } finally {
-    await o.close();
-    await bus.drain();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }
 
 if (import.meta.main) await batchesBench();

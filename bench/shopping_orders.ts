@@ -4,21 +4,16 @@
  * whole, the order id claimed, 20 store actors opened, the shop-and-deliver trip priced, charged
  * and created), a few at once, over several businesses so no one wallet is the only hot actor.
  */
-import { openBus } from "../src/bus/mod.ts";
-import { hashSecret, importDataKey } from "../src/domain/secrets.ts";
-import { silentLogger } from "../src/observe/log.ts";
-import { SystemClock } from "../src/runtime/clock.ts";
-import { openEnvironment } from "../src/server.ts";
 import { recordFigure } from "./summary.ts";
+import { BENCH_OPERATOR, type BenchEnvironment, withBenchEnvironment } from "./bench_env.ts";
 
 const ORDERS = Number(Deno.env.get("BENCH_SHOPPING_ORDERS") ?? 40);
 const CONCURRENCY = Number(Deno.env.get("BENCH_SHOPPING_CONCURRENCY") ?? 4);
 const BUSINESSES = 4;
 const STORES = 20;
 const LINES = 200;
-const OPERATOR = "op_bench_operator_token_0123456789";
 
-type Opened = Awaited<ReturnType<typeof openEnvironment>>;
+type Opened = BenchEnvironment;
 
 async function call(o: Opened, method: string, path: string, body: unknown, auth: HeadersInit) {
   const r = await o.app.request(`/api${path}`, {
@@ -32,7 +27,7 @@ async function call(o: Opened, method: string, path: string, body: unknown, auth
 }
 
 async function shoppingBusiness(o: Opened, i: number): Promise<string> {
-  const op = { Authorization: `Bearer ${OPERATOR}` };
+  const op = { Authorization: `Bearer ${BENCH_OPERATOR}` };
   const biz = await call(o, "POST", "/operator/businesses", {
     name: `Bench Shopping ${i}`,
     plan: "enterprise",
@@ -82,20 +77,7 @@ function order(n: number) {
 }
 
 export async function shoppingOrdersBench(): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  const bus = await openBus(undefined);
-  const o = await openEnvironment({
-    name: "live",
-    kvPath: `${dir}/kv.sqlite`,
-    schema: `bench_${crypto.randomUUID().slice(0, 8)}`,
-    bus,
-    clock: new SystemClock(),
-    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
-    operatorTokenHash: await hashSecret(OPERATOR),
-    allowLoopbackWebhooks: false,
-    log: silentLogger(),
-  });
-  try {
+  await withBenchEnvironment("live", async (o) => {
     const keys: string[] = [];
     for (let i = 0; i < BUSINESSES; i++) keys.push(await shoppingBusiness(o, i));
     const bodies = Array.from({ length: ORDERS }, (_, n) => order(n));
@@ -117,11 +99,7 @@ export async function shoppingOrdersBench(): Promise<void> {
         `validated and booked (${ORDERS} orders, ${CONCURRENCY} at once, ${seconds.toFixed(1)} s)`,
     );
     recordFigure("shopping_orders_20x200_per_second", perSecond);
-  } finally {
-    await o.close();
-    await bus.drain();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }
 
 if (import.meta.main) await shoppingOrdersBench();

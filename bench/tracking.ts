@@ -6,19 +6,14 @@
  * platform settings and the catalogue, takes the position from memory and the breadcrumb query.
  */
 import { tripActor } from "../actors/business/trip/mod.ts";
-import { openBus } from "../src/bus/mod.ts";
-import { hashSecret, importDataKey } from "../src/domain/secrets.ts";
-import { silentLogger } from "../src/observe/log.ts";
-import { SystemClock } from "../src/runtime/clock.ts";
-import { openEnvironment } from "../src/server.ts";
 import { recordFigure } from "./summary.ts";
+import { BENCH_OPERATOR, type BenchEnvironment, withBenchEnvironment } from "./bench_env.ts";
 
 const TRIPS = Number(Deno.env.get("BENCH_TRACKED_TRIPS") ?? 200);
 const READERS = 50;
 const SECONDS = 5;
-const OPERATOR = "op_bench_operator_token_0123456789";
 
-type App = Awaited<ReturnType<typeof openEnvironment>>["app"];
+type App = BenchEnvironment["app"];
 
 async function call(app: App, method: string, path: string, body: unknown, auth: HeadersInit) {
   const r = await app.request(`/api${path}`, {
@@ -32,8 +27,8 @@ async function call(app: App, method: string, path: string, body: unknown, auth:
 }
 
 /** A funded business with TRIPS accepted trips, each driver with a fresh position. */
-async function trackedTrips(o: Awaited<ReturnType<typeof openEnvironment>>): Promise<string[]> {
-  const op = { Authorization: `Bearer ${OPERATOR}` };
+async function trackedTrips(o: BenchEnvironment): Promise<string[]> {
+  const op = { Authorization: `Bearer ${BENCH_OPERATOR}` };
   const biz = await call(o.app, "POST", "/operator/businesses", {
     name: "Bench Deliveries",
     plan: "enterprise",
@@ -80,20 +75,7 @@ async function trackedTrips(o: Awaited<ReturnType<typeof openEnvironment>>): Pro
 }
 
 export async function trackingBench(): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  const bus = await openBus(undefined);
-  const o = await openEnvironment({
-    name: "live",
-    kvPath: `${dir}/kv.sqlite`,
-    schema: `bench_${crypto.randomUUID().slice(0, 8)}`,
-    bus,
-    clock: new SystemClock(),
-    dataKey: await importDataKey(crypto.getRandomValues(new Uint8Array(32))),
-    operatorTokenHash: await hashSecret(OPERATOR),
-    allowLoopbackWebhooks: false,
-    log: silentLogger(),
-  });
-  try {
+  await withBenchEnvironment("live", async (o) => {
     const tokens = await trackedTrips(o);
     let reads = 0;
     let failed = 0;
@@ -114,9 +96,5 @@ export async function trackingBench(): Promise<void> {
         `with fresh positions, ${READERS} readers in process (${failed} not 200)`,
     );
     recordFigure("tracking_reads_per_second", perSecond);
-  } finally {
-    await o.close();
-    await bus.drain();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }
