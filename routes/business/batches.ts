@@ -3,6 +3,7 @@
  * one batch with its stops. Each stop is a trip of its own (GET /business/trips/{id}), dispatched,
  * tracked and notified as any trip. `{id}` is the batch's id.
  */
+import { batchPackingSlips } from "../../src/business/flows/batch_documents.ts";
 import { bookBatch, readBatch, type StopTrips } from "../../src/business/flows/batches.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { batchPage } from "../../src/business/queries/batches.ts";
@@ -122,7 +123,45 @@ function readRoutes(api: Api): void {
   });
 }
 
+function packingSlipsRoute(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/business/batches/{id}/packing-slips",
+    summary: "Every stop's packing slip in one PDF, in the driving order",
+    description: "Each stop's slip as GET /business/trips/{id}/packing-slip prints it (the " +
+      "packing slip settings, pieces from its order_payload). With_labels=1 puts each stop's " +
+      "custody label (the scanning add-on) after its slip, to cut off and stick on the parcel; " +
+      "a batch booked without the add-on has none (404 custody_scanning_off). A stop still " +
+      "being booked has no slip yet.",
+    tag,
+    security,
+    middleware: guard,
+    params: BatchId,
+    query: z.object({
+      with_labels: z.enum(["0", "1"]).optional().openapi({
+        description: "1: each stop's custody label after its slip",
+      }),
+    }),
+    produces: "application/pdf",
+    refusals: {
+      not_found: "no batch of the business has this id",
+      custody_scanning_off: "with_labels=1 for a batch booked without the custody scanning add-on",
+    },
+  }, async (c, { params, query }) => {
+    const { env, tenant } = businessCall(c);
+    const doc = await batchPackingSlips(env, tenant, params.id, query.with_labels === "1");
+    return new Response(doc.pdf, {
+      headers: {
+        "Content-Type": "application/pdf",
+        "Content-Disposition": `inline; filename="${doc.reference}-packing-slips.pdf"`,
+        "Cache-Control": "private, no-store",
+      },
+    });
+  });
+}
+
 export function batchRoutes(api: Api): void {
   createRoute(api);
   readRoutes(api);
+  packingSlipsRoute(api);
 }

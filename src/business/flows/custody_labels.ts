@@ -6,6 +6,7 @@ import type { Deps } from "../../environment.ts";
 import { refuse } from "../../runtime/actor.ts";
 import { custodyLabelPdf } from "../rules/custody_label.ts";
 import { askTrip } from "./trips.ts";
+import type { Trip } from "../../../actors/business/trip/mod.ts";
 
 export async function custodyLabel(
   deps: Pick<Deps, "runtime">,
@@ -19,8 +20,16 @@ export async function custodyLabel(
       `the trip was booked without the custody scanning add-on, so it has no label: ${t.reference}`,
     );
   }
+  const pdf = await custodyLabelOf({ ...t, scan_code: t.scan_code });
+  return { reference: t.reference, pdf };
+}
+
+/** The custody label of a trip booked with the scanning add-on (its scan code as the barcode). */
+export function custodyLabelOf(
+  t: Trip & { readonly scan_code: string },
+): Promise<Uint8Array<ArrayBuffer>> {
   const store = t.order_payload?.["store_name"];
-  const pdf = await custodyLabelPdf({
+  return custodyLabelPdf({
     reference: t.reference,
     scan_code: t.scan_code,
     recipient: t.passenger_name,
@@ -28,5 +37,4 @@ export async function custodyLabel(
     store_name: typeof store === "string" ? store : null,
     booked_at: t.created_at,
   });
-  return { reference: t.reference, pdf };
 }

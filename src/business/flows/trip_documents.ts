@@ -58,7 +58,7 @@ export function tripFacts(t: Trip, sender: string | null): TripFacts {
   };
 }
 
-async function businessName(deps: D, business: string): Promise<string | null> {
+export async function businessName(deps: D, business: string): Promise<string | null> {
   const got = await deps.runtime.read(businessActor, business, business, { kind: "get" });
   return got.ok && got.reply && "profile" in got.reply ? got.reply.profile.name : null;
 }

@@ -243,6 +243,7 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/trips/{id}:id": trip,
       // Business API 4.2: A's batch.
       "/business/batches/{id}:id": batch,
+      "/business/batches/{id}/packing-slips:id": batch,
       "/business/trips/{id}/cancel:id": trip,
       "/business/trips/{id}/label:id": trip,
       "/business/trips/{id}/waybill:id": trip,
