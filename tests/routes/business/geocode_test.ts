@@ -2,10 +2,19 @@ import assert from "node:assert/strict";
 import { GeocodeAnswer } from "../../../routes/business/answers/geocode.ts";
 import { TripAnswer } from "../../../routes/business/answers/trips.ts";
 import { documented } from "../../helpers/documented.ts";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { until } from "../../helpers/receiver.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 const GEOCODE = "/business/geocode";
+
+/** Waits until the business's address book holds `address` (kept once its trip's creation commits). */
+async function saved(t: TestEnv, key: string, address: string): Promise<void> {
+  await until(t, async () => {
+    const r = await t.call("POST", GEOCODE, { key, body: { address } });
+    return r.body.data.candidates.some((c: { source: string }) => c.source === "saved_address");
+  }, `${address} in the address book`);
+}
 
 Deno.test("geocode: forward and reverse on known towns, best first, within the business's scope", () =>
   withTestEnv(async (t) => {
@@ -44,6 +53,7 @@ Deno.test("geocode: a business's own booked addresses come first, and only for t
   withTestEnv(async (t) => {
     const [a, other] = [await fundedBusiness(t), await fundedBusiness(t)];
     const booked = await book(t, a.api_key, { ...PARCEL, dest_address: "Plot 9, Block 8" });
+    await saved(t, a.api_key, "Plot 9, Block 8");
     assert.equal(booked.status, 201, JSON.stringify(booked.body));
     const mine = await t.call("POST", GEOCODE, {
       key: a.api_key,
@@ -68,6 +78,7 @@ Deno.test("geocode: a booking without coordinates is placed by its best candidat
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     await book(t, b.api_key, { ...PARCEL, dest_address: "Plot 9, Block 8" });
+    await saved(t, b.api_key, "Plot 9, Block 8");
     const { dest_lat: _, dest_lng: __, pickup_lat: ___, pickup_lng: ____, ...bare } = PARCEL;
     const r = await book(t, b.api_key, {
       ...bare,
