@@ -30,6 +30,11 @@ export interface Deps {
   /** Seals webhook signing secrets at rest. */
   readonly dataKey: CryptoKey;
   readonly allowLoopbackWebhooks: boolean;
+  /**
+   * The environment's address (without `/api`) for links made without a request, as a trip
+   * webhook's tracking_url: the configured public URL, else this machine's own address.
+   */
+  readonly linkBase: string;
   /** The environment's log (its lines name the environment). */
   readonly log: Logger;
   /** The environment's own metrics registry (GET /metrics). */

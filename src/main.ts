@@ -57,6 +57,7 @@ for (const [name, port] of environments) {
     allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
     log,
     ...publicUrlOf(name),
+    listenUrl: ownUrlOf(port),
     ...(name === "live" && sandboxTwins ? { sandboxTwins } : {}),
     ...(config.STRICT_REFUSALS
       ? {
@@ -81,8 +82,13 @@ function publicUrlOf(name: EnvironmentName): { publicUrl?: string } {
 
 /** The `/api` base handed to integrators: the public URL, else this machine's address. */
 function baseUrlOf(name: EnvironmentName, port: number): string {
+  return `${publicUrlOf(name).publicUrl ?? ownUrlOf(port)}/api`;
+}
+
+/** This machine's address for one environment's port. */
+function ownUrlOf(port: number): string {
   const host = config.HOST === "0.0.0.0" ? "localhost" : config.HOST;
-  return `${publicUrlOf(name).publicUrl ?? `http://${host}:${port}`}/api`;
+  return `http://${host}:${port}`;
 }
 
 let stopping = false;

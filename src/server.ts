@@ -56,6 +56,12 @@ export interface EnvironmentOptions {
   readonly allowLoopbackWebhooks: boolean;
   /** The environment's public address (CONTRACT "Running" plus README `PUBLIC_URL`). */
   readonly publicUrl?: string;
+  /**
+   * This machine's own address (`http://HOST:PORT`): links made without a request (a trip
+   * webhook's tracking_url) start with it when no public address is set. Absent (tests, in
+   * process): `http://localhost`, the address an in-process request without a host is given.
+   */
+  readonly listenUrl?: string;
   /** Routers mounted after the product's own (tests mount probes of shared guards). */
   readonly extraRouters?: readonly ((api: Api) => void)[];
   /** Strict mode (tests): each refusal a route answers that its document does not list. */
@@ -79,6 +85,9 @@ export interface OpenEnvironment {
   readonly projections: Readonly<Record<string, Projection>>;
   close(): Promise<void>;
 }
+
+/** The origin Hono gives a request made in process by path alone (`app.request("/api/...")`). */
+const IN_PROCESS_URL = "http://localhost";
 
 export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnvironment> {
   const features = o.features ?? FEATURES;
@@ -109,6 +118,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     db: database.db,
     dataKey: o.dataKey,
     allowLoopbackWebhooks: o.allowLoopbackWebhooks,
+    linkBase: o.publicUrl ?? o.listenUrl ?? IN_PROCESS_URL,
     log,
     metrics,
     settle: () => settled(o.bus, busPrefix, writers(), runtime),

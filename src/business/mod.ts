@@ -108,7 +108,11 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       // spec: business 4.4: each autopiloted trip's due step, run once its timer's commit is done.
       sandbox_autopilot: startSandboxAutopilot(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).
-      business_webhooks: new BusinessWebhooks({ runtime: deps.runtime, log: deps.log }),
+      business_webhooks: new BusinessWebhooks({
+        runtime: deps.runtime,
+        log: deps.log,
+        publicUrl: deps.linkBase,
+      }),
       // spec: business 1.2: positions in memory at once, kept durably in batches.
       [LIVE_POSITIONS]: positions,
       // The dispatch board: each driver's newest position, coalesced per pump.

@@ -24,7 +24,13 @@ export { dispatchable, DUE_TIMER, OFFER_TIMER, WINDOW_TIMER } from "./dispatch.t
 /** The index from a driver to the trip whose offer waits for them (one at a time). */
 export const DRIVER_OFFER_INDEX = "pool_driver_offer";
 export { type RefundItem, type StalledItem, tripEventData } from "./outbox.ts";
-export { trackingKey, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
+export {
+  endedAt,
+  linkTimes,
+  trackingKey,
+  trackingLinkStatus,
+  TRIP_TRACKING_INDEX,
+} from "./tracking_link.ts";
 
 /** The index from a business's integer trip id to the trip (`<business>:<id>`). */
 export const TRIP_NUMBER_INDEX = "business_trip_number";

@@ -21,6 +21,7 @@ import {
   AUTOPILOT_START_OUTBOX,
   type AutopilotStartItem,
 } from "../../../src/business/rules/sandbox_steps.ts";
+import { trackingLinkStatus } from "./tracking_link.ts";
 import type { Trip, TripEvent, TripState } from "./types.ts";
 
 /** The refund a cancellation owes (the trip's wallet charge), handed to the refund outbox. */
@@ -66,6 +67,8 @@ function webhook(
     external_reference: t.external_reference,
     occurred_at: at,
     data: { ...tripEventData(t), ...extra },
+    // spec: business 2.4 rule 6: the link as reads answered it when the fact happened.
+    tracking_token: trackingLinkStatus(t, at) === "active" ? t.tracking_token : null,
   };
   return { outbox: BUSINESS_WEBHOOK_OUTBOX, payload: item };
 }

@@ -4,7 +4,11 @@
  * told the link was turned off (410) rather than that no trip exists.
  */
 import { sha256Hex } from "../../../src/domain/secrets.ts";
-import { TRACKING_TOKENS_RETIRED_MAX } from "../../../src/business/rules/tracking.ts";
+import {
+  type LinkStatus,
+  linkStatus,
+  TRACKING_TOKENS_RETIRED_MAX,
+} from "../../../src/business/rules/tracking.ts";
 import type { Trip, TripCommand, TripEvent } from "./types.ts";
 
 /** The index from a tracking token's hash to its trip (current and retired tokens). */
@@ -34,4 +38,19 @@ export function trackingLink(
 /** Every tracking token key the trip answers to. */
 export function trackingKeys(t: Trip): string[] {
   return [trackingKey(t.tracking_token), ...t.retired_tracking_hashes];
+}
+
+/** When the trip ended (completed or cancelled), or null while it runs. */
+export function endedAt(t: Trip): number | null {
+  return t.completed_at ?? t.cancelled_at;
+}
+
+/** The times the link's expiry is counted from. */
+export function linkTimes(t: Trip) {
+  return { ...t, ended_at: endedAt(t), revoked_at: t.tracking_revoked_at };
+}
+
+/** spec: business 2.4 rule 6: whether the trip's link is on at `at` (reads and webhooks alike). */
+export function trackingLinkStatus(t: Trip, at: number): LinkStatus {
+  return linkStatus(linkTimes(t), at);
 }

@@ -3,7 +3,6 @@
  * and resolved vehicle fields, amounts as decimals in the zone's currency, times in UTC.
  */
 import type { Context } from "hono";
-import type { Trip } from "../../../actors/business/trip/mod.ts";
 import { TRIP_STATUS_FLAGS, TRIP_STATUSES } from "../../../src/business/rules/trip_status.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import { decimal } from "../../../src/domain/money.ts";
@@ -12,8 +11,8 @@ import { publicBaseUrl } from "../../../src/http/context.ts";
 import { z } from "../../../src/http/route.ts";
 import { orNull } from "../../../src/http/schemas.ts";
 import { VehicleFieldsAnswer } from "./reference_data.ts";
-import { linkTimes } from "../../../src/business/flows/tracking.ts";
-import { linkStatus } from "../../../src/business/rules/tracking.ts";
+import { trackingLinkStatus, type Trip } from "../../../actors/business/trip/mod.ts";
+import { tripTrackingUrl } from "../../../src/business/rules/tracking.ts";
 
 const PlaceAnswer = z.object({ address: z.string(), lat: z.number(), lng: z.number() });
 
@@ -107,15 +106,13 @@ export function tripView(
 ): z.infer<typeof TripAnswer> {
   const money = (minor: number) => decimal(minor, t.billing_currency);
   const flags = TRIP_STATUS_FLAGS[t.status];
-  const link = linkStatus(linkTimes(t), c.get("env").clock.now());
+  const link = trackingLinkStatus(t, c.get("env").clock.now());
   return {
     ...t.vehicle,
     id: t.id,
     reference: t.reference,
     // spec: business 2.4 rule 6: reads answer tracking_url null while the link is off.
-    tracking_url: link === "active"
-      ? `${publicBaseUrl(c)}/api/trip-track/${t.tracking_token}`
-      : null,
+    tracking_url: link === "active" ? tripTrackingUrl(publicBaseUrl(c), t.tracking_token) : null,
     tracking_link_status: link,
     status: t.status,
     cancellable: flags.cancellable,

@@ -6,7 +6,10 @@
 // @ts-types="@types/mapbox__polyline"
 import polyline from "@mapbox/polyline";
 import {
+  endedAt,
+  linkTimes,
   trackingKey,
+  trackingLinkStatus,
   type Trip,
   TRIP_REFERENCE_INDEX,
   TRIP_TRACKING_INDEX,
@@ -30,7 +33,6 @@ import {
   etaFrom,
   isFresh,
   linkExpiresAt,
-  linkStatus,
   stopsReached,
   TRACKING_POLL_SECONDS,
 } from "../rules/tracking.ts";
@@ -58,11 +60,6 @@ export interface Tracking {
   readonly link_expires_at: number;
 }
 
-/** When the trip ended (completed or cancelled), or null while it runs. */
-export function endedAt(t: Trip): number | null {
-  return t.completed_at ?? t.cancelled_at;
-}
-
 const NOT_FOUND = "no trip has this tracking link";
 
 /** The trip behind a token (scope token) or a reference (scope reference), or 404/410. */
@@ -83,17 +80,12 @@ export async function trackedTrip(
   const trip = r.trip;
   // spec: business 2.4 rule 6: a token rotated away was turned off, as a revoked one is.
   const retired = byToken !== null && trackingKey(trip.tracking_token) !== key;
-  const status = retired ? "revoked" : linkStatus(linkTimes(trip), deps.clock.now());
+  const status = retired ? "revoked" : trackingLinkStatus(trip, deps.clock.now());
   if (status === "revoked") {
     refuse("tracking_link_revoked", "the tracking link was turned off by the sender");
   }
   if (status === "expired") refuse("tracking_link_expired", "the tracking link has expired");
   return { trip, scope: byToken ? "token" : "reference" };
-}
-
-/** The times the link's expiry is counted from. */
-export function linkTimes(t: Trip) {
-  return { ...t, ended_at: endedAt(t), revoked_at: t.tracking_revoked_at };
 }
 
 /** spec: business 2.4: the whole view of a tracked trip. */

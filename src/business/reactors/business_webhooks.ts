@@ -17,12 +17,18 @@ import type { Logger } from "../../observe/log.ts";
 import { Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
-import { type BusinessWebhook, businessWebhookOf } from "../rules/webhook_envelope.ts";
+import {
+  type BusinessWebhook,
+  businessWebhookOf,
+  type EnvelopeOptions,
+} from "../rules/webhook_envelope.ts";
 import { BUSINESS_WEBHOOK_OUTBOX, type BusinessWebhookItem } from "../rules/webhook_events.ts";
 
 export interface BusinessWebhooksOptions {
   readonly runtime: ActorRuntime;
   readonly log: Logger;
+  /** The environment's address: a trip's tracking_url starts with it (Deps.linkBase). */
+  readonly publicUrl: string;
 }
 
 /** Makes the webhook events the actors' commits put in the business webhook outbox. */
@@ -67,7 +73,9 @@ export class BusinessWebhooks {
       return;
     }
     try {
-      await emitBusinessWebhook(this.#o.runtime, item.tenant, webhook);
+      await emitBusinessWebhook(this.#o.runtime, item.tenant, webhook, {
+        publicUrl: this.#o.publicUrl,
+      });
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       // Refused for good (an event without a name): handed over again it would be refused again
@@ -92,7 +100,7 @@ export async function emitBusinessWebhook(
   runtime: ActorRuntime,
   business: string,
   item: BusinessWebhookItem,
-  options: { readonly test?: boolean } = {},
+  options: EnvelopeOptions = {},
 ): Promise<BusinessWebhook | null> {
   const got = await runtime.read(businessActor, business, business, { kind: "get" });
   if (!got.ok && got.code !== "not_found") {

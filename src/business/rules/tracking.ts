@@ -50,6 +50,14 @@ export function linkExpiresAt(t: LinkTimes): number {
 
 export type LinkStatus = "active" | "revoked" | "expired";
 
+/**
+ * spec: business 2.2, 2.4: the trip's tracking_url: the public view of its token under the
+ * environment's address (`base`, without `/api`), as reads and webhooks both answer it.
+ */
+export function tripTrackingUrl(base: string, token: string): string {
+  return `${base}/api/trip-track/${token}`;
+}
+
 /** spec: business 2.4 rule 6: revoked until rotated; else expired past its time. */
 export function linkStatus(t: LinkTimes & { revoked_at: number | null }, now: number): LinkStatus {
   if (t.revoked_at !== null) return "revoked";

@@ -10,6 +10,7 @@
  * otherwise overwrite the envelope's.
  */
 import { derivedId } from "../../domain/secrets.ts";
+import { tripTrackingUrl } from "./tracking.ts";
 import type { BusinessWebhookItem } from "./webhook_events.ts";
 
 /** The id of the webhook of the fact `eventId` of `business`: stable for the fact reported. */
@@ -24,6 +25,13 @@ export interface BusinessWebhook {
   readonly raw_body: string;
 }
 
+export interface EnvelopeOptions {
+  /** The sample POST /business/webhook-test sends. */
+  readonly test?: boolean;
+  /** The environment's address (without `/api`): a trip's tracking_url starts with it. */
+  readonly publicUrl?: string;
+}
+
 /**
  * The envelope of one event: `{id, event, event_id, timestamp, external_reference, test, data}`.
  * `test` marks the sample POST /business/webhook-test sends (a receiver applies none of it).
@@ -31,7 +39,7 @@ export interface BusinessWebhook {
 export function businessWebhookOf(
   business: string,
   item: BusinessWebhookItem,
-  options: { readonly test?: boolean } = {},
+  options: EnvelopeOptions = {},
 ): BusinessWebhook {
   const id = webhookEventId(business, item.event_id);
   const body = {
@@ -42,7 +50,28 @@ export function businessWebhookOf(
     // spec: business 2.1, 2.7: every event carries the booking's external_reference.
     external_reference: item.external_reference,
     test: options.test === true,
-    data: item.data,
+    data: dataOf(item, options),
   };
   return { id, event: item.event, raw_body: JSON.stringify(body) };
+}
+
+/**
+ * spec: business 2.2, 2.4 rule 6: a trip's event carries its tracking_url, null while the link is
+ * off, placed after `reference` as 2.2 lists it; the other fields stay as the actor gave them.
+ */
+function dataOf(item: BusinessWebhookItem, options: EnvelopeOptions): Record<string, unknown> {
+  const token = item.tracking_token;
+  if (token === undefined) return { ...item.data };
+  if (token !== null && options.publicUrl === undefined) {
+    // A broken caller, not a value to send: a link without an address would be wrong for good.
+    throw new Error("a trip's webhook needs the environment's address for its tracking_url");
+  }
+  const url = token === null ? null : tripTrackingUrl(options.publicUrl!, token);
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item.data)) {
+    data[key] = value;
+    if (key === "reference") data.tracking_url = url;
+  }
+  if (!("tracking_url" in data)) data.tracking_url = url;
+  return data;
 }

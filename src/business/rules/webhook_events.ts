@@ -45,4 +45,13 @@ export interface BusinessWebhookItem {
   readonly occurred_at: number;
   /** The event's data: the trip representation of 2.2 plus the event's own fields. */
   readonly data: Readonly<Record<string, unknown>>;
+  /**
+   * spec: business 2.2, 2.4 rule 6: an event about a trip: its tracking token when the link was
+   * on as the fact happened, null when it was revoked or expired (as reads then answered). The
+   * envelope makes the data's `tracking_url` from it under the environment's address, which the
+   * trip actor does not know. The token is kept here only as long as the item, in the store that
+   * holds the trip's state, token included. Absent on events about no trip (and items stored
+   * before trips' webhooks carried their link).
+   */
+  readonly tracking_token?: string | null;
 }

@@ -181,3 +181,34 @@ Deno.test("trip: a sandbox trip's creation hands its autopilot's start to the ou
     ["failed_delivery"],
   );
 });
+
+/** The business webhook items the outbox takes from one step's events. */
+function webhookItems(h: ReturnType<typeof fresh>, events: readonly any[]): any[] {
+  return events.flatMap((e) => tripActor.outbox!(e, h.state))
+    .filter((a) => a.outbox === BUSINESS_WEBHOOK_OUTBOX)
+    .map((a) => a.payload);
+}
+
+Deno.test("trip: its webhooks carry the link's token while the link is on, null once revoked or expired", () => {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf() });
+  const created = h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+  const tokens = (events: readonly any[]) => webhookItems(h, events).map((i) => i.tracking_token);
+  assert.deepEqual(tokens(created.events), ["track"]);
+  assert.deepEqual(tokens(h.must({ kind: "accept", driver: DRIVER }).events), ["track"]);
+  h.must({ kind: "revoke_tracking" });
+  assert.deepEqual(tokens(h.must({ kind: "cancel", by: "api_key", reason: null }).events), [null]);
+
+  const r = booked();
+  r.must({ kind: "revoke_tracking" });
+  r.must({ kind: "rotate_tracking", token: "track2" });
+  const accepted = r.must({ kind: "accept", driver: DRIVER });
+  assert.deepEqual(webhookItems(r, accepted.events).map((i) => i.tracking_token), ["track2"]);
+  r.must({ kind: "arrive" });
+  r.must(FORCED);
+  // spec: business 2.4 rule 6: a week after the delivery was due the link has expired.
+  r.now += 8 * 86_400_000;
+  const late = webhookItems(r, r.must(PROOF).events);
+  assert.deepEqual(late.map((i) => [i.event, i.tracking_token]), [["trip.completed", null]]);
+  assert.equal("tracking_url" in late[0].data, false, "the envelope adds it, under its address");
+});

@@ -43,3 +43,18 @@ Deno.test("webhook envelope: the data's own id stays under data, the envelope's 
   });
   assert.equal(w.event, "trip.cancelled");
 });
+
+Deno.test("webhook envelope: a trip's event carries its tracking_url after reference, null while the link is off; other fields' bytes unchanged", () => {
+  const data = { id: 9, reference: "BK-1", status: "pending", reason: null };
+  const base = { ...item("BK-1:trip.created", data), tracking_token: "trk_abc" };
+  const on = businessWebhookOf("biz_a", base, { publicUrl: "https://track.example.com" });
+  const sent = JSON.parse(on.raw_body).data;
+  assert.deepEqual(Object.keys(sent), ["id", "reference", "tracking_url", "status", "reason"]);
+  assert.equal(sent.tracking_url, "https://track.example.com/api/trip-track/trk_abc");
+  const without = JSON.parse(businessWebhookOf("biz_a", item("BK-1:trip.created", data)).raw_body);
+  const { tracking_url: _, ...rest } = sent;
+  assert.equal(JSON.stringify(rest), JSON.stringify(without.data));
+  const off = businessWebhookOf("biz_a", { ...base, tracking_token: null });
+  assert.equal(JSON.parse(off.raw_body).data.tracking_url, null);
+  assert.throws(() => businessWebhookOf("biz_a", base), /environment's address/);
+});

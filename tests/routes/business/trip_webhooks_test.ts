@@ -1,12 +1,13 @@
 /**
  * Business API 6 end to end: a booking and its cancellation reach the business's webhook URL,
  * signed, each carrying the booking's external_reference (2.1, 2.7), with an id that stays the
- * same if the item is handled again; another business's URL gets nothing.
+ * same if the item is handled again; another business's URL gets nothing. Each carries the trip's
+ * tracking_url as reads answer it, null once the link is revoked (2.2, 2.4 rule 6).
  */
 import assert from "node:assert/strict";
 import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
-import { startReceiver, until } from "../../helpers/receiver.ts";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed, with the external_reference", () =>
@@ -48,9 +49,14 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
         assert.deepEqual(await verifyV2(b.webhook_secret, d.body, v2, ts), { ok: true });
       }
       const cancel = bodies.find((x) => x.event === "trip.cancelled");
+      const read = await t.call("GET", `/business/trips/${trip.id}`, { key: b.api_key });
+      assert.match(trip.tracking_url, /\/api\/trip-track\/trk_/);
+      assert.equal(read.body.data.tracking_url, trip.tracking_url);
+      for (const x of bodies) assert.equal(x.data.tracking_url, trip.tracking_url, x.event);
       assert.equal(cancel.data.reference, trip.reference);
       assert.equal(cancel.data.reason, "customer changed their mind");
       assert.equal(cancel.data.cancelled_by, "api_key", "the principal that cancelled");
+      await revokedThenCancelled(t, b.api_key, receiver);
       await t.settle();
       assert.equal(other.deliveries.length, 0, "another business's URL gets nothing");
     } finally {
@@ -58,3 +64,20 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
       await other.close();
     }
   }));
+
+/** spec: business 2.4 rule 6: a webhook after the link was revoked says tracking_url null. */
+async function revokedThenCancelled(t: TestEnv, key: string, receiver: Receiver) {
+  const booked = await book(t, key, { ...PARCEL, external_reference: "ORD-78" });
+  const trip = booked.body.data;
+  const revoked = await t.call("POST", `/business/trips/${trip.id}/tracking-link/revoke`, { key });
+  assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+  assert.equal(revoked.body.data.tracking_url, null);
+  const cancelled = await t.call("POST", `/business/trips/${trip.id}/cancel`, { key, body: {} });
+  assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+  await until(t, () => receiver.deliveries.length >= 4, "the second trip's two webhooks");
+  const sent = receiver.deliveries.map((d) => JSON.parse(d.body))
+    .filter((x) => x.data.reference === trip.reference);
+  const urlOf = (event: string) => sent.find((x) => x.event === event)?.data.tracking_url;
+  assert.equal(urlOf("trip.created"), trip.tracking_url, "on while it was booked");
+  assert.equal(urlOf("trip.cancelled"), null, "revoked before the cancellation");
+}
