@@ -42,6 +42,11 @@ export interface Deps {
   /** Resolves once the query side holds every change committed before the call. */
   settle(): Promise<void>;
   /**
+   * Resolves once the projections hold every change committed before the call, without waiting
+   * for outbox handlings as settle() does: what an outbox's handler may wait for.
+   */
+  projected(): Promise<void>;
+  /**
    * The request a flow works for (a route's env has it; a reactor's, a sweep's or a timer's
    * none): the flow asks its commands with it (AskOptions.requestId), so the changes they make
    * name the request, and so does what follows them (an outbound attempt's log line).

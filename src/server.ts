@@ -122,6 +122,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     log,
     metrics,
     settle: () => settled(o.bus, busPrefix, writers(), runtime),
+    projected: () => projected(o.bus, busPrefix, writers()),
     ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
     ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
   };
@@ -201,13 +202,18 @@ async function settled(
   for (let round = 0; round < 20; round++) {
     const begun = runtime.outboxHandlings;
     await runtime.outboxesIdle();
-    const id = crypto.randomUUID();
-    const synced = writers.map((p) => p.synced(id));
-    await bus.publish(syncSubject(busPrefix, id), { sync: id });
-    await bus.flush();
-    await Promise.all(synced);
+    await projected(bus, busPrefix, writers);
     if (runtime.outboxHandlings === begun) return;
   }
+}
+
+/** Resolves once every projection has taken the changes published before the call. */
+async function projected(bus: Bus, busPrefix: string, writers: readonly Projection[]) {
+  const id = crypto.randomUUID();
+  const synced = writers.map((p) => p.synced(id));
+  await bus.publish(syncSubject(busPrefix, id), { sync: id });
+  await bus.flush();
+  await Promise.all(synced);
 }
 
 /** The environment as its HTTP app sees it: the machinery, its limits and the features' parts. */

@@ -25,7 +25,6 @@ import { closeSession } from "../../src/platform/flows/sessions.ts";
 import { changePassword, signIn } from "../../src/platform/flows/sign_in.ts";
 import { STAFF_TOKEN_PREFIX } from "../../src/platform/identity.ts";
 import { businessKeyScopes } from "../../src/platform/rules/scopes.ts";
-import { attemptWaitingEvents } from "../../src/courier/reactors/delivery_targets.ts";
 import {
   ApiKeyAnswer,
   ApiKeyRegeneratedAnswer,
@@ -144,14 +143,9 @@ function profileRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const { env, principal } = businessCall(c);
+    // spec: courier 3.1, 6.1, business 6: events that waited for the webhook URL go now, handed
+    // to the endpoint-set outbox in the profile's commit (src/platform/reactors/endpoint_set.ts).
     const b = await changeProfile(env, principal, body);
-    // spec: courier 3.1, 6.1: billing events that waited for an endpoint (the webhook URL is the
-    // billing endpoint's fallback) go now, not at their next hourly try.
-    // The same for the business's own webhooks (Business API 6) that waited for a URL.
-    if (body.webhook_url) {
-      await attemptWaitingEvents(env, b.id, { kind: "courier" });
-      await attemptWaitingEvents(env, b.id, { kind: "business" });
-    }
     return ok(c, profileView(b, principal, env.name));
   });
 }

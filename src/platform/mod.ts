@@ -15,6 +15,7 @@ import { OutboundDelivery } from "./reactors/deliver.ts";
 import { businessWebhookTargets } from "./reactors/business_targets.ts";
 import { webhookPorts } from "./flows/webhook_urls.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
+import { startEndpointSetOutbox } from "./reactors/endpoint_set.ts";
 import { egressPolicyOf, egressSend } from "../outbound/egress.ts";
 import { pinnedPost } from "../outbound/pinned_post.ts";
 import { startPlatformReadTables } from "./queries/read_tables.ts";
@@ -86,7 +87,14 @@ export const platformFeature: Feature = {
         platform_read_tables: startPlatformReadTables({ bus, db: deps.db, env: deps.busPrefix }),
       },
       // Closed newest first: the deferral, which the others defer into, last.
-      reactors: { deferral, outbound, owner_notices: ownerNotices, credentials },
+      reactors: {
+        deferral,
+        outbound,
+        owner_notices: ownerNotices,
+        credentials,
+        // spec: courier 3.1, business 6: the events that waited for an endpoint set, made due.
+        endpoint_set: startEndpointSetOutbox(deps),
+      },
       // Attempts are I/O, so they run beside the actors, as soon as their timers say they are
       // due. A pump may still be waiting on a slow endpoint when the next starts: the engine's
       // caps on attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold

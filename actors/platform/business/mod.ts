@@ -2,11 +2,12 @@
  * The business account (Business API 4.3 account rows, 5; CONTRACT operator API): plan, the
  * operator's switches, the integration key, partner keys, portal people and the webhook. Keys are
  * held only as hashes; every change is an event naming who made it, so the event log is the audit
- * trail.
+ * trail. An endpoint set hands the events that waited for one to the outbox (outbox.ts).
  */
 import type { ActorDefinition, IndexEntry } from "../../../src/runtime/actor.ts";
 import { decide } from "./decide.ts";
 import { evolve } from "./evolve.ts";
+import { businessOutbox } from "./outbox.ts";
 import type { BusinessCommand, BusinessEvent, BusinessReply, BusinessState } from "./types.ts";
 import { logged, publicView } from "./views.ts";
 
@@ -40,6 +41,7 @@ export const businessActor: ActorDefinition<
   initial: null,
   decide,
   evolve,
+  outbox: businessOutbox,
   indexes,
   // An e-mail signs in to one portal user.
   uniqueIndexes: ["staff_email"],

@@ -1,11 +1,10 @@
 /**
  * Outbound events (courier 3.1, 6.1, 6.2) over the `outbound_events` read table (migration 0016):
- * the billing event outbox, newest first (courier 4.3), and the events waiting for an endpoint.
+ * the billing event outbox, newest first (courier 4.3).
  */
 import type { Kysely } from "kysely";
 import {
   type OutboundEventSummary,
-  type Recipient,
   summaryOf,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import { type KeysetPage, keysetPage, type PageRequest } from "../../db/keyset.ts";
@@ -100,25 +99,4 @@ export async function billingEventPage(
     return { data: logged ? summaryOf(logged) : r.data };
   });
   return { rows: snapshotsOf<OutboundEventSummary>(rows), next: found.next };
-}
-
-/**
- * Ids of a recipient's pending events that found no endpoint (courier 3.1), in id order after
- * `after`, at most `limit`.
- */
-export async function eventsWaitingForEndpoint(
-  db: Kysely<Database>,
-  tenant: string,
-  recipient: Recipient,
-  page: { readonly after: string; readonly limit: number },
-): Promise<string[]> {
-  let q = db.selectFrom("outbound_events").select("id")
-    .where("tenant", "=", tenant)
-    .where("status", "=", "pending")
-    .where("endpoint_missing_at", "is not", null)
-    .where("recipient_kind", "=", recipient.kind)
-    .where("id", ">", page.after);
-  if (recipient.kind === "client") q = q.where("recipient_client_id", "=", recipient.client_id);
-  const rows = await q.orderBy("id").limit(page.limit).execute();
-  return rows.map((r) => r.id);
 }

@@ -4,12 +4,9 @@
  * or a client's own webhook, signed with the client's own secret (never the courier's). A secret
  * replaced by a rotation still signs a second header until its grace period ends.
  */
-import { eventsWaitingForEndpoint } from "../queries/billing_events.ts";
 import { businessActor, type PreviousSecret } from "../../../actors/platform/business/mod.ts";
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
-import { outboundEventActor, type Recipient } from "../../../actors/platform/outbound_event/mod.ts";
-import type { Deps } from "../../environment.ts";
-import { ENDPOINT_SET_EVENTS_MAX } from "../../limits.ts";
+import type { Recipient } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
@@ -48,39 +45,4 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
       previous: previousOf(hook.previous),
     };
   };
-}
-
-/** Events made due at once per page of the search for events waiting for an endpoint. */
-const ENDPOINT_SET_PAGE = 200;
-
-/**
- * A recipient has just set an endpoint (the courier's billing endpoint or webhook URL; a client's
- * events are made only once it has a webhook): its events waiting for one are due now instead of
- * at their next hourly try
- * (courier 3.1), up to ENDPOINT_SET_EVENTS_MAX of them; any beyond keep their hourly try. Found on
- * the query side; each event re-checks that it still waits. Answers how many were found.
- */
-export async function attemptWaitingEvents(
-  env: Pick<Deps, "runtime" | "db" | "settle">,
-  tenant: string,
-  recipient: Recipient,
-): Promise<number> {
-  const { runtime, db } = env;
-  // An event noted a moment ago as finding no endpoint is found too, not left to its hour.
-  await env.settle();
-  let due = 0;
-  let after = "";
-  while (due < ENDPOINT_SET_EVENTS_MAX) {
-    const ids = await eventsWaitingForEndpoint(db, tenant, recipient, {
-      after,
-      limit: ENDPOINT_SET_PAGE,
-    });
-    if (ids.length === 0) break;
-    const answers = await Promise.all(
-      ids.map((id) => runtime.ask(outboundEventActor, tenant, id, { kind: "endpoint_set" })),
-    );
-    due += answers.filter((a) => a.ok).length;
-    after = ids.at(-1)!;
-  }
-  return due;
 }

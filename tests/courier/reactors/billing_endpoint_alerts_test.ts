@@ -21,6 +21,7 @@ import { DeferredWorks } from "../../../src/platform/reactors/deferred.ts";
 import { OutboundDelivery } from "../../../src/platform/reactors/deliver.ts";
 import { outboundAlerts } from "../../../src/courier/reactors/delivery_alerts.ts";
 import { targetResolver } from "../../../src/courier/reactors/delivery_targets.ts";
+import { endpointSet } from "../../../src/platform/reactors/endpoint_set.ts";
 import {
   bookedEvent,
   endpointAlerts,
@@ -70,8 +71,10 @@ Deno.test("billing events: with no endpoint the event waits, retries hourly and 
       );
       assert.equal((await alerts()).length, 1);
 
-      // Once an endpoint is set, the event goes at once, not at the next hourly try.
+      // Once an endpoint is set, the event goes at once, not at the next hourly try (made due by
+      // the endpoint-set outbox of the setting's commit).
       await setEndpoint(t, courier, receiver.url);
+      await t.settle();
       assert.equal((await state()).next_attempt_at, t.clock.now(), "due now");
       await advance(t, 0);
       await until(t, () => receiver.effects.has(eventId), "delivery after the endpoint is set");
@@ -80,7 +83,7 @@ Deno.test("billing events: with no endpoint the event waits, retries hourly and 
     })
   ));
 
-Deno.test("billing events: a business webhook URL set later sends the waiting events at once", () =>
+Deno.test("billing events: a business webhook URL set later sends the waiting events at once, once however often its outbox item is handed over", () =>
   withTestEnv((t) =>
     withReceiver(async (receiver) => {
       const { courier, eventId, state } = await waitingForEndpoint(t);
@@ -91,9 +94,31 @@ Deno.test("billing events: a business webhook URL set later sends the waiting ev
         body: { webhook_url: receiver.url },
       });
       assert.equal(r.status, 200, JSON.stringify(r.body));
+      // Made due by the endpoint-set outbox the profile's commit added, handled after it.
+      await t.settle();
       assert.equal((await state()).next_attempt_at, t.clock.now(), "due now");
+      // The sweep after a crash hands the item over again: nothing more is made due.
+      const item = {
+        business_id: courier.business.id,
+        recipients: ["courier", "business"] as const,
+      };
+      const changes = async () =>
+        (await Array.fromAsync(t.env.runtime.events(outboundEventActor, eventId))).length;
+      const before = await changes();
+      assert.equal(await endpointSet(t.env, item), 1, "found still waiting on the query side");
+      assert.equal(await changes(), before, "already due: nothing more is decided");
       await advance(t, 0);
       await until(t, () => receiver.effects.has(eventId), "delivered without the hour's wait");
+      await until(t, async () => (await state()).status === "delivered", "delivered");
+      await t.settle();
+      assert.equal(await endpointSet(t.env, item), 0, "delivered: nothing waits");
+      await advance(t, 60 * 60);
+      await t.settle();
+      assert.equal((await state()).attempts_total, 1, "sent once");
+      assert.equal(
+        receiver.deliveries.filter((d) => d.headers.get("X-Service-Event-Id") === eventId).length,
+        1,
+      );
     })
   ));
 Deno.test("billing events: an endpoint alert is resolved once its event is delivered to an endpoint set since, the delivery as evidence", () =>

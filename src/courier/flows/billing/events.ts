@@ -11,7 +11,6 @@ import {
 import { REPORTED_STATES } from "../../../platform/rules/export_state.ts";
 import { checkWebhookUrl } from "../../../outbound/url_guard.ts";
 import { webhookUrlRules } from "../../../platform/flows/webhook_urls.ts";
-import { attemptWaitingEvents } from "../../reactors/delivery_targets.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import type { Deps } from "../../../environment.ts";
@@ -90,10 +89,11 @@ export async function acknowledgeEvent(
 
 /**
  * Sets (or clears, with null) where the courier's billing events go (courier 6.1); a URL must be
- * public HTTPS. What waited for an endpoint goes now, not at its next hourly try (3.1).
+ * public HTTPS. What waited for an endpoint goes now, not at its next hourly try (3.1): the
+ * account's commit hands it to the endpoint-set outbox (src/platform/reactors/endpoint_set.ts).
  */
 export async function setBillingEndpoint(
-  deps: Pick<Deps, "runtime" | "db" | "settle" | "allowLoopbackWebhooks" | "requestId">,
+  deps: Pick<Deps, "runtime" | "allowLoopbackWebhooks" | "requestId">,
   caller: BillingCaller,
   sent: string | null,
 ): Promise<string | null> {
@@ -110,7 +110,6 @@ export async function setBillingEndpoint(
     by: caller.by,
   }, { requestId: deps.requestId });
   if (!r.ok) throw new Refused(r);
-  if (url !== null) await attemptWaitingEvents(deps, caller.courier, { kind: "courier" });
   return url;
 }
 
