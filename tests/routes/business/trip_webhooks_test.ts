@@ -6,11 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { verifyV1, verifyV2 } from "../../../src/domain/signatures.ts";
-import { type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
+import { startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
-Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed, with the external_reference", () =>
+Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed, with the external_reference and the tracking_url, null once revoked", () =>
   withTestEnv(async (t) => {
     const receiver = startReceiver();
     const other = startReceiver();
@@ -32,11 +32,14 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
         body: { reason: "customer changed their mind" },
       });
       assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
-      await until(t, () => receiver.deliveries.length >= 2, "the two trip webhooks");
+      const revoked = await revokedThenCancelled(t, b.api_key);
+      await until(t, () => receiver.deliveries.length >= 4, "the two trips' webhooks");
 
-      const bodies = receiver.deliveries.map((d) => JSON.parse(d.body));
+      const deliveries = receiver.deliveries
+        .filter((d) => JSON.parse(d.body).data.reference === trip.reference);
+      const bodies = deliveries.map((d) => JSON.parse(d.body));
       assert.deepEqual(bodies.map((x) => x.event).sort(), ["trip.cancelled", "trip.created"]);
-      for (const [i, d] of receiver.deliveries.entries()) {
+      for (const [i, d] of deliveries.entries()) {
         const body = bodies[i];
         assert.equal(body.external_reference, "ORD-77");
         assert.equal(body.id, body.event_id);
@@ -56,7 +59,12 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
       assert.equal(cancel.data.reference, trip.reference);
       assert.equal(cancel.data.reason, "customer changed their mind");
       assert.equal(cancel.data.cancelled_by, "api_key", "the principal that cancelled");
-      await revokedThenCancelled(t, b.api_key, receiver);
+      // spec: business 2.4 rule 6: a webhook after the link was revoked says tracking_url null.
+      const sent = receiver.deliveries.map((d) => JSON.parse(d.body))
+        .filter((x) => x.data.reference === revoked.reference);
+      const urlOf = (event: string) => sent.find((x) => x.event === event)?.data.tracking_url;
+      assert.equal(urlOf("trip.created"), revoked.tracking_url, "on while it was booked");
+      assert.equal(urlOf("trip.cancelled"), null, "revoked before the cancellation");
       await t.settle();
       assert.equal(other.deliveries.length, 0, "another business's URL gets nothing");
     } finally {
@@ -65,8 +73,8 @@ Deno.test("trip webhooks: trip.created and trip.cancelled reach the URL, signed,
     }
   }));
 
-/** spec: business 2.4 rule 6: a webhook after the link was revoked says tracking_url null. */
-async function revokedThenCancelled(t: TestEnv, key: string, receiver: Receiver) {
+/** A second trip whose tracking link is revoked before it is cancelled (business 2.4 rule 6). */
+async function revokedThenCancelled(t: TestEnv, key: string) {
   const booked = await book(t, key, { ...PARCEL, external_reference: "ORD-78" });
   const trip = booked.body.data;
   const revoked = await t.call("POST", `/business/trips/${trip.id}/tracking-link/revoke`, { key });
@@ -74,10 +82,5 @@ async function revokedThenCancelled(t: TestEnv, key: string, receiver: Receiver)
   assert.equal(revoked.body.data.tracking_url, null);
   const cancelled = await t.call("POST", `/business/trips/${trip.id}/cancel`, { key, body: {} });
   assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
-  await until(t, () => receiver.deliveries.length >= 4, "the second trip's two webhooks");
-  const sent = receiver.deliveries.map((d) => JSON.parse(d.body))
-    .filter((x) => x.data.reference === trip.reference);
-  const urlOf = (event: string) => sent.find((x) => x.event === event)?.data.tracking_url;
-  assert.equal(urlOf("trip.created"), trip.tracking_url, "on while it was booked");
-  assert.equal(urlOf("trip.cancelled"), null, "revoked before the cancellation");
+  return trip as { reference: string; tracking_url: string };
 }
