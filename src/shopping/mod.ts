@@ -7,11 +7,20 @@
 import { SHOPPING_ACTORS } from "../../actors/shopping/mod.ts";
 import { shoppingCapabilityRoutes } from "../../routes/shopping/capability.ts";
 import { shoppingOrderRoutes } from "../../routes/shopping/orders.ts";
+import { shoppingDecisionRoutes } from "../../routes/shopping/decisions.ts";
+import { shopperRoutes } from "../../routes/shopping/driver.ts";
+import { sandboxShopperRoutes } from "../../routes/shopping/sandbox.ts";
 import type { Feature } from "../feature.ts";
 
 export const shoppingFeature: Feature = {
   name: "shopping",
   actors: SHOPPING_ACTORS,
-  routers: [shoppingCapabilityRoutes, shoppingOrderRoutes],
+  routers: [
+    shoppingCapabilityRoutes,
+    shoppingOrderRoutes,
+    shoppingDecisionRoutes,
+    shopperRoutes,
+    sandboxShopperRoutes,
+  ],
   start: () => ({}),
 };
