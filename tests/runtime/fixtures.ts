@@ -3,6 +3,9 @@ import { accept, type ActorDefinition, reject, unreachable } from "../../src/run
 import type { AnyActorDefinition, TimerFired } from "../../src/runtime/actor.ts";
 import { ActorRuntime, type OutboxHandler } from "../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { PgActorStore } from "../../src/runtime/pg_store.ts";
+import type { ActorStore } from "../../src/runtime/store.ts";
+import postgres from "postgres";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import type { Bus } from "../../src/bus/bus.ts";
@@ -174,7 +177,7 @@ export const handleActor: ActorDefinition<
 
 export interface TestRuntime {
   runtime: ActorRuntime;
-  store: KvActorStore;
+  store: ActorStore;
   clock: ManualClock;
   bus: Bus;
   close(): Promise<void>;
@@ -193,7 +196,7 @@ export async function openTestRuntime(
     outboxes?: Readonly<Record<string, OutboxHandler>>;
   } = {},
 ): Promise<TestRuntime> {
-  const store = await KvActorStore.open(path);
+  const { store, drop } = await openTestStore(path);
   const clock = options.clock ?? new ManualClock();
   const bus = options.bus ?? new MemoryBus();
   const runtime = new ActorRuntime({
@@ -217,7 +220,36 @@ export async function openTestRuntime(
     async close() {
       await runtime.close();
       await bus.flush();
-      store.close();
+      await store.close();
+      await drop();
     },
   };
+}
+
+/**
+ * The store of a test runtime: Deno KV at `path`; with ACTOR_STORE=postgres and DATABASE_URL
+ * set, Postgres (the runtime's tests run on it, a run over both stores), in a schema of its own:
+ * a fresh one for `:memory:`, dropped at close; one named by the path for a file, so a restart
+ * finds its actors, left for the run to drop (`actor_store_rt_*`).
+ */
+async function openTestStore(path: string): Promise<{ store: ActorStore; drop(): Promise<void> }> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (Deno.env.get("ACTOR_STORE") !== "postgres" || url === undefined) {
+    return { store: await KvActorStore.open(path), drop: () => Promise.resolve() };
+  }
+  const inMemory = path === ":memory:";
+  const name = inMemory ? crypto.randomUUID() : await sha256Hex(path);
+  const schema = `actor_store_rt_${name.replaceAll("-", "").slice(0, 24)}`;
+  const store = await PgActorStore.open({ url, schema });
+  const drop = async () => {
+    if (!inMemory) return;
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`drop schema if exists "${schema}" cascade`).finally(() => sql.end());
+  };
+  return { store, drop };
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
