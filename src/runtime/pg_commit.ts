@@ -137,14 +137,18 @@ function tailStatements(writes: readonly ActorWrite[], now: number): Statement[]
   const expiry = now + IDEMPOTENCY_TTL_MS;
   return [
     {
-      text: `insert into actor_store_events (type, id, seq, at, bytes, event)
-        select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::int[],
-          $6::text[])`,
+      // The whole of what the runtime stored of each event (StoredEvent), as a JSON array.
+      text: `insert into actor_store_events (type, id, seq, last_seq, events)
+        select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[])`,
       columns: columnsOf(
-        writes.flatMap((w) =>
-          w.events.map((e) => [w.type, w.id, e.seq, e.at, e.bytes, JSON.stringify(e.event)])
-        ),
-        6,
+        writes.filter((w) => w.events.length > 0).map((w) => [
+          w.type,
+          w.id,
+          w.events[0]!.seq,
+          w.events[w.events.length - 1]!.seq,
+          JSON.stringify(w.events),
+        ]),
+        5,
       ),
     },
     {

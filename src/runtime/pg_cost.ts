@@ -4,7 +4,7 @@
  *
  * - `checks`: rows whose version or absence the commit checks (the actor, each unique key it
  *   claims): each is a row lock the transaction holds to its end.
- * - `mutations`: rows inserted, updated or deleted.
+ * - `mutations`: rows inserted, updated or deleted (the events of a write are one row).
  * - `bytes`: UTF-8 bytes of every value and key the transaction sends.
  * - `keyBytes`, `keyMax`: UTF-8 bytes of the keys set, and the longest: an index entry is one
  *   btree row of (index, key), which Postgres refuses past 2,704 bytes (STORE_KEY_BYTES_MAX
@@ -28,6 +28,8 @@ export function utf8Bytes(s: string): number {
 
 /** Bytes of the fixed-width columns a row carries beside its strings (seq, at, bytes, version). */
 const ROW_FIXED_BYTES = 24;
+/** What an event's JSON in a row of events carries beside the event: its seq, at and bytes. */
+const EVENT_FIELDS_BYTES = 64;
 
 const replyCache = new WeakMap<ActorWrite, (string | null)[]>();
 
@@ -52,10 +54,12 @@ export function pgWriteCost(w: ActorWrite): CommitCost {
     keyBytes += k;
     if (k > keyMax) keyMax = k;
   };
-  for (const e of w.events) {
+  if (w.events.length > 0) {
+    // One row of the commit's events: each event's JSON as measured once when made (storedBytes,
+    // at least its UTF-16 length), and its seq, at and bytes beside it.
     mutations++;
-    // The event's JSON as measured once when made (storedBytes: at least its UTF-16 length).
-    bytes += actor + e.bytes + ROW_FIXED_BYTES;
+    bytes += actor + ROW_FIXED_BYTES;
+    for (const e of w.events) bytes += e.bytes + EVENT_FIELDS_BYTES;
   }
   for (const i of w.indexSet) {
     mutations++;

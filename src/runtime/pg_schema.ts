@@ -16,13 +16,14 @@ export const PG_STORE_TABLES = [
     version bigint not null,
     record text not null,
     primary key (type, id))`,
+  // The events of one commit in one row (as Deno KV keeps them in a chunk): a commit of many
+  // events is one row written, and an actor's log is read a few rows at a time.
   `create table if not exists actor_store_events (
     type text collate "C" not null,
     id text collate "C" not null,
     seq bigint not null,
-    at bigint not null,
-    bytes integer not null,
-    event text not null,
+    last_seq bigint not null,
+    events text not null,
     primary key (type, id, seq))`,
   `create table if not exists actor_store_index (
     index text collate "C" not null,

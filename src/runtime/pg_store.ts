@@ -50,8 +50,8 @@ import type {
 
 /** Connections one store holds: the group committer sends one transaction at a time per env. */
 const PG_STORE_POOL_MAX = 8;
-/** Events read a page at a time when an actor's log is replayed. */
-const EVENTS_PAGE = 500;
+/** Rows of events (one commit's each) read at a time when an actor's log is replayed. */
+const EVENT_ROWS_PAGE = 100;
 /** Expired replies removed at most this often, and this many at once (a due-timer sweep does it). */
 const REPLY_SWEEP_MS = 60_000;
 const REPLY_SWEEP_ROWS = 1_000;
@@ -163,16 +163,17 @@ export class PgActorStore implements ActorStore {
   }
 
   async *events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent> {
-    for (let from = fromSeq;;) {
-      const rows = await this.#sql<{ seq: number; at: number; bytes: number; event: string }[]>`
-        select seq, at, bytes, event from actor_store_events
-        where type = ${key.type} and id = ${key.id} and seq >= ${from}
-        order by seq limit ${EVENTS_PAGE}`;
+    // Rows hold one commit's events each: those ending at or after fromSeq, a page at a time.
+    for (let after = fromSeq - 1;;) {
+      const rows = await this.#sql<{ last_seq: number; events: string }[]>`
+        select last_seq, events from actor_store_events
+        where type = ${key.type} and id = ${key.id} and last_seq > ${after}
+        order by seq limit ${EVENT_ROWS_PAGE}`;
       for (const r of rows) {
-        yield { seq: r.seq, at: r.at, bytes: r.bytes, event: JSON.parse(r.event) };
+        for (const e of JSON.parse(r.events) as StoredEvent[]) if (e.seq >= fromSeq) yield e;
       }
-      if (rows.length < EVENTS_PAGE) return;
-      from = rows[rows.length - 1]!.seq + 1;
+      if (rows.length < EVENT_ROWS_PAGE) return;
+      after = rows[rows.length - 1]!.last_seq;
     }
   }
 

@@ -183,7 +183,10 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
-/** A runtime on a KV file or `:memory:`, of the fixture actors unless `definitions` names others. */
+/**
+ * A runtime on a KV file or `:memory:` (or on Postgres: openTestStore), of the fixture actors
+ * unless `definitions` names others.
+ */
 export async function openTestRuntime(
   path = ":memory:",
   options: {
@@ -194,9 +197,11 @@ export async function openTestRuntime(
     env?: string;
     /** Outbox handlers, named before the runtime starts (and sweeps them). */
     outboxes?: Readonly<Record<string, OutboxHandler>>;
+    /** The store; default: Postgres with ACTOR_STORE=postgres and DATABASE_URL, else KV. */
+    store?: TestStoreKind;
   } = {},
 ): Promise<TestRuntime> {
-  const { store, drop } = await openTestStore(path);
+  const { store, drop } = await openTestStore(path, storeKindOf(options.store));
   const clock = options.clock ?? new ManualClock();
   const bus = options.bus ?? new MemoryBus();
   const runtime = new ActorRuntime({
@@ -226,27 +231,55 @@ export async function openTestRuntime(
   };
 }
 
+/** Which store a test runtime is on: ACTOR_STORE=postgres with DATABASE_URL set, else KV. */
+export type TestStoreKind = "kv" | "postgres";
+
+function storeKindOf(asked: TestStoreKind | undefined): TestStoreKind {
+  if (asked !== undefined) return asked;
+  const onPostgres = Deno.env.get("ACTOR_STORE") === "postgres" && Deno.env.has("DATABASE_URL");
+  return onPostgres ? "postgres" : "kv";
+}
+
 /**
- * The store of a test runtime: Deno KV at `path`; with ACTOR_STORE=postgres and DATABASE_URL
- * set, Postgres (the runtime's tests run on it, a run over both stores), in a schema of its own:
- * a fresh one for `:memory:`, dropped at close; one named by the path for a file, so a restart
- * finds its actors, left for the run to drop (`actor_store_rt_*`).
+ * A test runtime's store on Postgres is in a schema of its own: a fresh one for `:memory:`,
+ * dropped at close; for a file, one named by its path, so a restart finds its actors, dropped
+ * by dropTestStore(path) once the test is done with it.
  */
-async function openTestStore(path: string): Promise<{ store: ActorStore; drop(): Promise<void> }> {
+async function schemaOf(path: string): Promise<string> {
+  const name = path === ":memory:"
+    ? crypto.randomUUID().replaceAll("-", "")
+    : await sha256Hex(path);
+  return `actor_store_rt_${name.slice(0, 24)}`;
+}
+
+async function openTestStore(
+  path: string,
+  kind: TestStoreKind,
+): Promise<{ store: ActorStore; drop(): Promise<void> }> {
   const url = Deno.env.get("DATABASE_URL");
-  if (Deno.env.get("ACTOR_STORE") !== "postgres" || url === undefined) {
-    return { store: await KvActorStore.open(path), drop: () => Promise.resolve() };
-  }
-  const inMemory = path === ":memory:";
-  const name = inMemory ? crypto.randomUUID() : await sha256Hex(path);
-  const schema = `actor_store_rt_${name.replaceAll("-", "").slice(0, 24)}`;
+  if (kind === "kv") return { store: await KvActorStore.open(path), drop: () => Promise.resolve() };
+  if (url === undefined) throw new Error("a test store on Postgres needs DATABASE_URL");
+  const schema = await schemaOf(path);
   const store = await PgActorStore.open({ url, schema });
-  const drop = async () => {
-    if (!inMemory) return;
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
-    await sql.unsafe(`drop schema if exists "${schema}" cascade`).finally(() => sql.end());
-  };
+  const drop = () => path === ":memory:" ? dropSchemaAt(url, schema) : Promise.resolve();
   return { store, drop };
+}
+
+/** Drops what the test runtimes on `path` stored in Postgres (none on Deno KV). */
+export async function dropTestStore(path: string, kind?: TestStoreKind): Promise<void> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (storeKindOf(kind) === "postgres" && url !== undefined) {
+    await dropSchemaAt(url, await schemaOf(path));
+  }
+}
+
+async function dropSchemaAt(url: string, schema: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await sql.end();
+  }
 }
 
 async function sha256Hex(text: string): Promise<string> {
