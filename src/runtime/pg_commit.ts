@@ -127,14 +127,14 @@ function statementsOf(writes: readonly ActorWrite[], now: number): Statement[] {
         5,
       ),
     },
-    ...tailStatements(writes, now),
+    ...logStatements(writes),
+    ...keptStatements(writes, now),
   ];
   return statements.filter((s) => (s.columns[0]?.length ?? 0) > 0);
 }
 
-/** The rows that follow the actors and their indexes: events, timers, replies, markers, outbox. */
-function tailStatements(writes: readonly ActorWrite[], now: number): Statement[] {
-  const expiry = now + IDEMPOTENCY_TTL_MS;
+/** The rows of an actor's log and schedule: its events, its timers. */
+function logStatements(writes: readonly ActorWrite[]): Statement[] {
   return [
     {
       // The whole of what the runtime stored of each event (StoredEvent), as a JSON array.
@@ -169,6 +169,13 @@ function tailStatements(writes: readonly ActorWrite[], now: number): Statement[]
         4,
       ),
     },
+  ];
+}
+
+/** The rows kept for after the commit: replies, unpublished markers, outbox items. */
+function keptStatements(writes: readonly ActorWrite[], now: number): Statement[] {
+  const expiry = now + IDEMPOTENCY_TTL_MS;
+  return [
     {
       text: `insert into actor_store_replies (type, id, key, reply, expires_at)
         select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])

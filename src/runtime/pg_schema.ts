@@ -7,7 +7,7 @@
  */
 import type postgres from "postgres";
 
-/** The store's layout version; a change of a table adds a statement here, never edits one. */
+/** The statements making the store's tables, each `if not exists`: opening a made store changes none. */
 export const PG_STORE_TABLES = [
   // One row per actor: its record as JSON text, and the version a write must name (compare-and-set).
   `create table if not exists actor_store_actors (
@@ -69,19 +69,6 @@ export const PG_STORE_TABLES = [
   `create table if not exists actor_store_identity (
     one boolean primary key default true check (one),
     identity text not null)`,
-] as const;
-
-/** The store's tables, in the order they are dropped (tests, and a store given up). */
-export const PG_STORE_TABLE_NAMES = [
-  "actor_store_actors",
-  "actor_store_events",
-  "actor_store_index",
-  "actor_store_timers",
-  "actor_store_replies",
-  "actor_store_unpublished",
-  "actor_store_outbox",
-  "actor_store_passes",
-  "actor_store_identity",
 ] as const;
 
 /** Tries of the creation when another instance makes the same tables at the same moment. */
