@@ -4,18 +4,21 @@
  * `ACTOR_STORE=postgres` (src/config.ts); its tables (pg_schema.ts) are made on open in the
  * environment's schema, prefixed `actor_store_`.
  *
- * Meant for Postgres 13 and later, and for the engines that speak its protocol and SQL while
- * spreading the data over machines: CockroachDB (23.1 and later), YugabyteDB (2.18 and later,
- * YSQL) and Citus (the tables distributed by `type`, or kept on the coordinator). What it needs
- * of them, and nothing more:
+ * Meant for Postgres (13 and later; tested on 15) and for the engines that speak its protocol
+ * and SQL while spreading the data over machines: CockroachDB and YugabyteDB (YSQL), and Citus
+ * with these tables left on the coordinator (distributing them is not designed here: a commit
+ * touches rows of many actors). Only Postgres is tested. What it needs of an engine, and nothing
+ * more:
  *
  * - a transaction that writes all of its rows or none (every write of a group commit);
  * - a row-level compare-and-set: `update ... where version = $expected` that changes no row
  *   once another transaction changed it (Postgres re-reads a row changed under READ COMMITTED;
- *   CockroachDB and YugabyteDB answer a serialization failure under SERIALIZABLE, or SNAPSHOT /
- *   REPEATABLE READ), and `insert ... on conflict do nothing` that inserts no row when one
- *   exists or is being inserted;
- * - `select ... for share`, so a marker is cleared only while its actor stays at a version;
+ *   CockroachDB and YugabyteDB, under SERIALIZABLE or snapshot isolation, fail the later writer
+ *   with a serialization failure), and `insert ... on conflict do nothing` that inserts no row
+ *   when one exists or is being inserted;
+ * - `select ... for share` honoured as a lock, or SERIALIZABLE (where clearing a marker and a
+ *   newer commit's rewrite of it conflict), so a marker is cleared only while its actor stays at
+ *   the version named;
  * - text in the "C" collation (byte order), `unnest` of arrays, and `on conflict do update`.
  *
  * Any lost race (a unique violation, 40001, 40P01) is answered as a `conflict`, which the runtime

@@ -183,6 +183,25 @@ export const conformanceMore: Case[] = [
       }),
   }),
   (f) => ({
+    name:
+      "a marker cleared while a newer commit of its actor lands is never lost: that commit's stays",
+    fn: () =>
+      withStore(f, async (one, place) => {
+        const two = await place.open();
+        let version = await committed(one, writeOf("acct", "m", null, { unpublishedFrom: 1 }));
+        for (let seq = 2; seq < 12; seq++) {
+          const [cleared, next] = await Promise.all([
+            one.markPublished([{ key: { type: "acct", id: "m" }, version }]),
+            two.commit([writeOf("acct", "m", version, { seq, unpublishedFrom: seq })]),
+          ]);
+          assert.ok(next.ok, `round ${seq}`);
+          version = next.versions[0]!;
+          const markers = await one.unpublished(10);
+          assert.deepEqual(markers, [{ type: "acct", id: "m", from: seq }], `${cleared}`);
+        }
+      }),
+  }),
+  (f) => ({
     name: "a write's cost grows with what it writes and checks: claims, events, bytes and keys",
     fn: () =>
       withStore(f, (store) => {
