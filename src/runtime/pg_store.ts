@@ -51,6 +51,8 @@ import type {
   StoredRecord,
 } from "./store.ts";
 
+/** Postgres's type id of int8 (bigint). */
+const INT8_OID = 20;
 /** Connections one store holds: the group committer sends one transaction at a time per env. */
 const PG_STORE_POOL_MAX = 8;
 /** Rows of events (one commit's each) read at a time when an actor's log is replayed. */
@@ -86,7 +88,12 @@ export class PgActorStore implements ActorStore {
       connection: { search_path: o.schema },
       // Numbers the store keeps (seq, at, versions) fit a double exactly.
       types: {
-        bigint: { to: 20, from: [20], serialize: (v: number) => String(v), parse: Number },
+        bigint: {
+          to: INT8_OID,
+          from: [INT8_OID],
+          serialize: (v: number) => String(v),
+          parse: Number,
+        },
       },
       onnotice: () => {},
     });
