@@ -36,11 +36,13 @@
  *    at one clock advance.
  * 12. Batches (batches.ts): batches of 50 stops booked per second; the driving order's tour
  *     against the exact optimum on 12-stop batches (mean and worst ratio).
+ * 13. The actor store (actor_store.ts): commands and group commits per second of one hot actor
+ *     and of 1,000 actors, on Deno KV and on Postgres (DATABASE_URL; NaN when unset).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
  * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, shopping_decisions,
- * subscriptions or batches.
+ * subscriptions, batches or actor_store.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -69,6 +71,7 @@ import { trackingBench } from "./tracking.ts";
 import { dispatchBench } from "./dispatch.ts";
 import { sandboxAutopilotBench } from "./sandbox_autopilot.ts";
 import { subscriptionsBench } from "./subscriptions.ts";
+import { actorStoreBench } from "./actor_store.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -292,6 +295,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   shopping_decisions: shoppingDecisionsBench,
   subscriptions: subscriptionsBench,
   batches: batchesBench,
+  actor_store: actorStoreBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -39,6 +39,13 @@ const ConfigSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.string().min(1).optional(),
   NATS_URL: z.string().min(1).optional(),
+  /**
+   * Where actors are stored (ARCHITECTURE "Growing past one machine"): `kv`, a Deno KV file under
+   * DATA_DIR; `postgres`, tables in each environment's schema (src/runtime/pg_store.ts) at
+   * ACTOR_STORE_URL, else DATABASE_URL.
+   */
+  ACTOR_STORE: z.enum(["kv", "postgres"]).default("kv"),
+  ACTOR_STORE_URL: z.string().min(1).optional(),
   OPERATOR_TOKEN: z.string().min(16).optional(),
   CLOCK: z.enum(["system", "manual"]).default("system"),
   ALLOW_LOOPBACK_WEBHOOKS: flag.default(false),
@@ -51,9 +58,22 @@ const ConfigSchema = z.object({
   SANDBOX_PUBLIC_URL: publicUrl.optional(),
   /** The least severe log lines written (one JSON line each on stdout); `silent` writes none. */
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+}).superRefine((c, ctx) => {
+  if (c.ACTOR_STORE === "postgres" && !c.ACTOR_STORE_URL && !c.DATABASE_URL) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["ACTOR_STORE"],
+      message: "postgres needs ACTOR_STORE_URL or DATABASE_URL",
+    });
+  }
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** The Postgres URL of the actor store when it is on Postgres; undefined on Deno KV. */
+export function actorStoreUrl(c: Config): string | undefined {
+  return c.ACTOR_STORE === "postgres" ? c.ACTOR_STORE_URL ?? c.DATABASE_URL : undefined;
+}
 
 export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
   const parsed = ConfigSchema.safeParse(env);

@@ -2,7 +2,7 @@
  * The composition root: reads config, opens live and sandbox, serves each on its port
  * (CONTRACT "Running"). `deno task start`.
  */
-import { readConfig } from "./config.ts";
+import { actorStoreUrl, readConfig } from "./config.ts";
 import { openBus } from "./bus/mod.ts";
 import { ManualClock, SystemClock } from "./runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "./server.ts";
@@ -39,6 +39,7 @@ if (config.SANDBOX_PORT !== 0) environments.push(["sandbox", config.SANDBOX_PORT
 environments.push(["live", config.PORT]);
 let sandboxTwins: SandboxTwins | undefined;
 
+const storeUrl = actorStoreUrl(config);
 const opened: OpenEnvironment[] = [];
 const servers: Deno.HttpServer[] = [];
 const draining = new Draining();
@@ -48,6 +49,7 @@ for (const [name, port] of environments) {
   const o = await openEnvironment({
     name,
     kvPath: `${dir}/kv.sqlite`,
+    ...(storeUrl ? { actorStoreUrl: storeUrl } : {}),
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { pgliteDir: `${dir}/pg` }),
     schema: name === "live" ? "public" : "sandbox",
     bus,

@@ -21,6 +21,7 @@ import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
+import { PgActorStore } from "./runtime/pg_store.ts";
 import { runOldDataPasses } from "./runtime/old_data.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
 import { watchMachinery } from "./observe/gauges.ts";
@@ -31,6 +32,11 @@ export interface EnvironmentOptions {
   readonly name: EnvironmentName;
   /** A KV file path, `:memory:`, or a KV Connect URL. */
   readonly kvPath: string;
+  /**
+   * The actor store on Postgres at this URL, its tables in `schema` (pg_store.ts), instead of
+   * Deno KV at `kvPath` (config `ACTOR_STORE=postgres`).
+   */
+  readonly actorStoreUrl?: string;
   /** Postgres URL; embedded PGlite when absent. */
   readonly databaseUrl?: string;
   /** PGlite's folder; in memory when absent. */
@@ -162,7 +168,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await runtime.close();
       await o.bus.flush();
       for (const w of writers()) await w.stop();
-      store.close();
+      await store.close();
       await database.close();
     },
   };
@@ -170,7 +176,9 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
 
 /** The environment's actor store and query database, and the bus prefix naming its changes. */
 async function openStores(o: EnvironmentOptions) {
-  const store = await KvActorStore.open(o.kvPath);
+  const store = o.actorStoreUrl === undefined
+    ? await KvActorStore.open(o.kvPath)
+    : await PgActorStore.open({ url: o.actorStoreUrl, schema: o.schema });
   const database = o.sharedDatabase ? borrowed(o.sharedDatabase) : await openDatabase({
     schema: o.schema,
     ...(o.databaseUrl ? { url: o.databaseUrl } : {}),

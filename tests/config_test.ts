@@ -1,6 +1,6 @@
 /** Settings from the environment (CONTRACT "Running", README "Settings"). */
 import assert from "node:assert/strict";
-import { readConfig } from "../src/config.ts";
+import { actorStoreUrl, readConfig } from "../src/config.ts";
 
 Deno.test("config: PUBLIC_URL is kept as a bare base address, a trailing slash dropped", () => {
   assert.equal(readConfig({}).PUBLIC_URL, undefined);
@@ -27,5 +27,27 @@ Deno.test("config: a PUBLIC_URL that is no bare http(s) address stops the start,
       assert.match(e.message, /^invalid configuration: PUBLIC_URL: /);
       return true;
     }, bad);
+  }
+});
+
+Deno.test("config: ACTOR_STORE chooses Deno KV by default, Postgres at ACTOR_STORE_URL or DATABASE_URL; a bad one stops the start", () => {
+  assert.equal(readConfig({}).ACTOR_STORE, "kv");
+  assert.equal(actorStoreUrl(readConfig({ DATABASE_URL: "postgres://db/q" })), undefined);
+  const pg = { ACTOR_STORE: "postgres", DATABASE_URL: "postgres://db/q" };
+  assert.equal(actorStoreUrl(readConfig(pg)), "postgres://db/q");
+  assert.equal(
+    actorStoreUrl(readConfig({ ...pg, ACTOR_STORE_URL: "postgres://crdb/actors" })),
+    "postgres://crdb/actors",
+  );
+  for (
+    const [bad, problem] of [
+      [{ ACTOR_STORE: "postgres" }, /^invalid configuration: ACTOR_STORE: postgres needs/],
+      [{ ACTOR_STORE: "mysql" }, /^invalid configuration: ACTOR_STORE: /],
+    ] as const
+  ) {
+    assert.throws(() => readConfig(bad), (e: Error) => {
+      assert.match(e.message, problem);
+      return true;
+    });
   }
 });

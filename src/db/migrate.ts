@@ -91,7 +91,7 @@ export function createMigrator<DB>(db: Kysely<DB>, schema: string): Migrator {
  * looks at every schema's tables to find its own, and a schema dropped meanwhile (another
  * process's test ending) fails that look. Instances starting together migrate one at a time.
  */
-const SCHEMAS_LOCK_KEY = 0x6d696772;
+export const SCHEMAS_LOCK_KEY = 0x6d696772;
 
 /** Creates `schema` if missing and runs every pending migration; returns the names it ran. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, schema: string): Promise<string[]> {

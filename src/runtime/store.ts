@@ -181,5 +181,6 @@ export interface ActorStore {
   stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]>;
   /** What a write adds to one atomic commit (the group committer sums them within its limits). */
   cost(write: ActorWrite): CommitCost;
-  close(): void;
+  /** Closes the store; a store with connections to end answers once they are (Postgres). */
+  close(): void | Promise<void>;
 }

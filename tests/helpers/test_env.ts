@@ -1,7 +1,8 @@
 /**
  * A whole environment for HTTP tests, in process (`app.request()`): in-memory KV, the real NATS
  * and Postgres when NATS_URL / DATABASE_URL are set (in a fresh schema dropped at the end),
- * otherwise the in-process bus and embedded PGlite. The clock is manual.
+ * otherwise the in-process bus and embedded PGlite; the actors too in that schema with
+ * ACTOR_STORE=postgres. The clock is manual.
  */
 import type { Hono } from "hono";
 import { type Bus, openBus } from "../../src/bus/mod.ts";
@@ -119,9 +120,12 @@ export async function openTestEnv(
     `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const kvPath = options.kvPath ?? peer?.deployment.kvPath ?? ":memory:";
   const undocumented: UndocumentedRefusal[] = [];
+  // ACTOR_STORE=postgres: actors in the test's schema too (dropped with it), as a server would.
+  const onPostgres = Deno.env.get("ACTOR_STORE") === "postgres" && databaseUrl !== undefined;
   const opened = await openEnvironment({
     name,
     kvPath,
+    ...(onPostgres ? { actorStoreUrl: databaseUrl } : {}),
     ...(options.pgliteDir ? { pgliteDir: options.pgliteDir } : databaseUrl ? { databaseUrl } : {}),
     ...(peer && !databaseUrl ? { sharedDatabase: peer.env.db } : {}),
     ...(options.sharedRateLimits === undefined

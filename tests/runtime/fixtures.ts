@@ -3,6 +3,10 @@ import { accept, type ActorDefinition, reject, unreachable } from "../../src/run
 import type { AnyActorDefinition, TimerFired } from "../../src/runtime/actor.ts";
 import { ActorRuntime, type OutboxHandler } from "../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { PgActorStore } from "../../src/runtime/pg_store.ts";
+import type { ActorStore } from "../../src/runtime/store.ts";
+import postgres from "postgres";
+import { SCHEMAS_LOCK_KEY } from "../../src/db/migrate.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import type { Bus } from "../../src/bus/bus.ts";
@@ -174,13 +178,16 @@ export const handleActor: ActorDefinition<
 
 export interface TestRuntime {
   runtime: ActorRuntime;
-  store: KvActorStore;
+  store: ActorStore;
   clock: ManualClock;
   bus: Bus;
   close(): Promise<void>;
 }
 
-/** A runtime on a KV file or `:memory:`, of the fixture actors unless `definitions` names others. */
+/**
+ * A runtime on a KV file or `:memory:` (or on Postgres: openTestStore), of the fixture actors
+ * unless `definitions` names others.
+ */
 export async function openTestRuntime(
   path = ":memory:",
   options: {
@@ -191,9 +198,11 @@ export async function openTestRuntime(
     env?: string;
     /** Outbox handlers, named before the runtime starts (and sweeps them). */
     outboxes?: Readonly<Record<string, OutboxHandler>>;
+    /** The store; default: Postgres with ACTOR_STORE=postgres and DATABASE_URL, else KV. */
+    store?: TestStoreKind;
   } = {},
 ): Promise<TestRuntime> {
-  const store = await KvActorStore.open(path);
+  const { store, drop } = await openTestStore(path, storeKindOf(options.store));
   const clock = options.clock ?? new ManualClock();
   const bus = options.bus ?? new MemoryBus();
   const runtime = new ActorRuntime({
@@ -217,7 +226,69 @@ export async function openTestRuntime(
     async close() {
       await runtime.close();
       await bus.flush();
-      store.close();
+      await store.close();
+      await drop();
     },
   };
+}
+
+/** Which store a test runtime is on: ACTOR_STORE=postgres with DATABASE_URL set, else KV. */
+export type TestStoreKind = "kv" | "postgres";
+
+function storeKindOf(asked: TestStoreKind | undefined): TestStoreKind {
+  if (asked !== undefined) return asked;
+  const onPostgres = Deno.env.get("ACTOR_STORE") === "postgres" && Deno.env.has("DATABASE_URL");
+  return onPostgres ? "postgres" : "kv";
+}
+
+/**
+ * A test runtime's store on Postgres is in a schema of its own: a fresh one for `:memory:`,
+ * dropped at close; for a file, one named by its path, so a restart finds its actors, dropped
+ * by dropTestStore(path) once the test is done with it.
+ */
+async function schemaOf(path: string): Promise<string> {
+  const name = path === ":memory:"
+    ? crypto.randomUUID().replaceAll("-", "")
+    : await sha256Hex(path);
+  return `actor_store_rt_${name.slice(0, 24)}`;
+}
+
+async function openTestStore(
+  path: string,
+  kind: TestStoreKind,
+): Promise<{ store: ActorStore; drop(): Promise<void> }> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (kind === "kv") return { store: await KvActorStore.open(path), drop: () => Promise.resolve() };
+  if (url === undefined) throw new Error("a test store on Postgres needs DATABASE_URL");
+  const schema = await schemaOf(path);
+  const store = await PgActorStore.open({ url, schema });
+  const drop = () => path === ":memory:" ? dropSchemaAt(url, schema) : Promise.resolve();
+  return { store, drop };
+}
+
+/** Drops what the test runtimes on `path` stored in Postgres (none on Deno KV). */
+export async function dropTestStore(path: string, kind?: TestStoreKind): Promise<void> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (storeKindOf(kind) === "postgres" && url !== undefined) {
+    await dropSchemaAt(url, await schemaOf(path));
+  }
+}
+
+async function dropSchemaAt(url: string, schema: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    // In turn with migrations (SCHEMAS_LOCK_KEY): their look at the catalog fails on a schema
+    // dropped meanwhile.
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${SCHEMAS_LOCK_KEY})`;
+      await tx.unsafe(`drop schema if exists "${schema}" cascade`);
+    });
+  } finally {
+    await sql.end();
+  }
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -4,7 +4,13 @@
  * split or refused `too_large` before the store is asked: no commit fails, every actor goes on.
  */
 import assert from "node:assert/strict";
-import { accountActor, notebookActor, openTestRuntime, type TestRuntime } from "./fixtures.ts";
+import {
+  accountActor,
+  dropTestStore,
+  notebookActor,
+  openTestRuntime,
+  type TestRuntime,
+} from "./fixtures.ts";
 import { accept, type ActorDefinition, type Rejection } from "../../src/runtime/actor.ts";
 import { GROUP_COMMIT_BYTES_MAX, STATE_BYTES_MAX, STORE_KEY_BYTES_MAX } from "../../src/limits.ts";
 
@@ -86,10 +92,29 @@ const STORES: readonly {
   readonly name: string;
   readonly open: typeof openTestRuntime;
   readonly entriesUnder?: (path: string, prefix: Deno.KvKey) => Promise<number>;
-}[] = [{ name: "kv", open: openTestRuntime, entriesUnder: kvEntriesUnder }];
+  /** Removes what was stored for `path` (a file the test removes itself). */
+  readonly drop?: (path: string) => Promise<void>;
+  /** Skipped: the store's server is not there. */
+  readonly ignore?: boolean;
+}[] = [
+  {
+    name: "kv",
+    open: (path, o) => openTestRuntime(path, { ...o, store: "kv" }),
+    entriesUnder: kvEntriesUnder,
+  },
+  {
+    name: "pg",
+    open: (path, o) => openTestRuntime(path, { ...o, store: "postgres" }),
+    drop: (path) => dropTestStore(path, "postgres"),
+    ignore: !Deno.env.has("DATABASE_URL"),
+  },
+];
 
 for (const s of STORES) {
-  Deno.test(`store limits (${s.name}): a kept reply larger than one store value is split, and replayed whole after a restart`, async () => {
+  const test = (name: string, fn: () => Promise<void>) =>
+    Deno.test({ name, ignore: s.ignore ?? false, fn });
+
+  test(`store limits (${s.name}): a kept reply larger than one store value is split, and replayed whole after a restart`, async () => {
     const dir = await Deno.makeTempDir();
     const path = `${dir}/kv.sqlite`;
     // About 140,000 bytes as stored, past Latin-1: parts end mid-character, only the whole decodes.
@@ -123,11 +148,12 @@ for (const s of STORES) {
       assert.deepEqual(state.reply, [text], "written once: the key replayed its reply");
     } finally {
       await second.close();
+      await s.drop?.(path);
       await Deno.remove(dir, { recursive: true });
     }
   });
 
-  Deno.test(`store limits (${s.name}): a state past its bound is refused too_large naming the limit; the batch's other commands commit and the actor goes on`, async () => {
+  test(`store limits (${s.name}): a state past its bound is refused too_large naming the limit; the batch's other commands commit and the actor goes on`, async () => {
     const rt = await s.open(":memory:", { definitions });
     const errors = storeErrors(rt);
     try {
@@ -159,7 +185,7 @@ for (const s of STORES) {
     }
   });
 
-  Deno.test(`store limits (${s.name}): one command whose change is past one commit is refused too_large before the store sees it; the actor goes on`, async () => {
+  test(`store limits (${s.name}): one command whose change is past one commit is refused too_large before the store sees it; the actor goes on`, async () => {
     const rt = await s.open(":memory:", { definitions });
     const errors = storeErrors(rt);
     try {
@@ -184,7 +210,7 @@ for (const s of STORES) {
     }
   });
 
-  Deno.test(`store limits (${s.name}): a key past the store's 2 KiB is refused too_large, and nothing of the command is written`, async () => {
+  test(`store limits (${s.name}): a key past the store's 2 KiB is refused too_large, and nothing of the command is written`, async () => {
     const rt = await s.open(":memory:", { definitions });
     const errors = storeErrors(rt);
     try {
@@ -204,7 +230,7 @@ for (const s of STORES) {
     }
   });
 
-  Deno.test(`store limits (${s.name}): writes whose keys together pass the store's 80 KiB of keys go in several commits, never tried together`, async () => {
+  test(`store limits (${s.name}): writes whose keys together pass the store's 80 KiB of keys go in several commits, never tried together`, async () => {
     const rt = await s.open(":memory:", { definitions });
     const errors = storeErrors(rt);
     try {
@@ -232,7 +258,7 @@ for (const s of STORES) {
     }
   });
 
-  Deno.test(`store limits (${s.name}): a due timer whose outcome is past the actor's bound is refused, reported and dropped, never fired again`, async () => {
+  test(`store limits (${s.name}): a due timer whose outcome is past the actor's bound is refused, reported and dropped, never fired again`, async () => {
     const rt = await s.open(":memory:", { definitions: [reminder] });
     try {
       const at = rt.clock.now() + 1_000;

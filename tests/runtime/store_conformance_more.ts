@@ -1,0 +1,227 @@
+/**
+ * The store conformance suite's cases of what follows a commit (store_conformance.ts): events,
+ * timers in due order, outbox items in key order, unpublished markers, and what a write costs.
+ */
+import assert from "node:assert/strict";
+import type { OutboxItem } from "../../src/runtime/store.ts";
+import {
+  type Case,
+  committed,
+  eventsFrom,
+  eventsOf,
+  withStore,
+  writeOf,
+} from "./store_conformance_kit.ts";
+
+function itemOf(type: string, id: string, seq: number, n: number, payload: unknown): OutboxItem {
+  return {
+    outbox: "billing",
+    type,
+    id,
+    tenant: "biz_1",
+    seq,
+    n,
+    at: 1_700_000_000_000 + seq,
+    payload,
+    bytes: JSON.stringify(payload).length,
+  };
+}
+
+export const conformanceMore: Case[] = [
+  (f) => ({
+    name: "events are read back in seq order from any seq, many and large ones whole",
+    fn: () =>
+      withStore(f, async (store) => {
+        const key = { type: "log", id: "l1" };
+        // 1,200 small events in one commit, then one of 70 KB past Latin-1 (past a KV value).
+        const v = await committed(
+          store,
+          writeOf("log", "l1", null, { seq: 1_200, events: eventsOf(1, 1_200) }),
+        );
+        const wide = "€".repeat(70_000);
+        await committed(
+          store,
+          writeOf("log", "l1", v, { seq: 1_202, events: eventsOf(1_201, 1_202, wide) }),
+        );
+        const all = await eventsFrom(store, key);
+        assert.equal(all.length, 1_202);
+        assert.deepEqual(all.slice(0, 2), [{ n: 1 }, { n: 2 }]);
+        assert.deepEqual(all[1_201], { n: 1_202, text: wide });
+        const tail = [];
+        for await (const e of store.events(key, 1_199)) tail.push(e);
+        assert.deepEqual(tail.map((e) => e.seq), [1_199, 1_200, 1_201, 1_202]);
+        assert.equal(tail[0]!.at, 1_000 + 1_198);
+        assert.equal(tail[3]!.bytes, eventsOf(1_202, 1_202, wide)[0]!.bytes);
+        assert.deepEqual(await eventsFrom(store, { type: "log", id: "none" }), []);
+      }),
+  }),
+  (f) => ({
+    name: "due timers come oldest first, up to the time and the limit; deleted or dropped ones go",
+    fn: () =>
+      withStore(f, async (store) => {
+        const a = await committed(
+          store,
+          writeOf("acct", "a", null, {
+            timerSet: [{ name: "late", at: 300 }, { name: "early", at: 100 }],
+          }),
+        );
+        await committed(
+          store,
+          writeOf("acct", "b", null, {
+            timerSet: [{ name: "x", at: 100 }, { name: "y", at: 200 }, { name: "z", at: 900 }],
+          }),
+        );
+        const names = async (until: number, limit: number) =>
+          (await store.dueTimers(until, limit)).map((t) => `${t.at} ${t.id} ${t.name}`);
+        assert.deepEqual(await names(300, 10), ["100 a early", "100 b x", "200 b y", "300 a late"]);
+        assert.deepEqual(await names(300, 2), ["100 a early", "100 b x"]);
+        assert.deepEqual(await names(99, 10), []);
+        const [first] = await store.dueTimers(100, 1);
+        assert.deepEqual(first, { at: 100, type: "acct", id: "a", name: "early" });
+        // Moved by its actor's next write; another dropped by the scheduler.
+        await committed(
+          store,
+          writeOf("acct", "a", a, {
+            seq: 2,
+            timerDelete: [{ name: "early", at: 100 }],
+            timerSet: [{ name: "early", at: 250 }],
+          }),
+        );
+        await store.dropTimer({ at: 100, type: "acct", id: "b", name: "x" });
+        assert.deepEqual(await names(1_000, 10), [
+          "200 b y",
+          "250 a early",
+          "300 a late",
+          "900 b z",
+        ]);
+      }),
+  }),
+  (f) => ({
+    name: "outbox items come by actor then seq, written again are the same item, removed go",
+    fn: () =>
+      withStore(f, async (store) => {
+        const c2 = await committed(
+          store,
+          writeOf("client", "c2", null, {
+            outbox: [
+              itemOf("client", "c2", 10, 1, { e: "c2-10-1" }),
+              itemOf("client", "c2", 2, 1, 2),
+            ],
+          }),
+        );
+        await committed(
+          store,
+          writeOf("client", "c1", null, {
+            outbox: [
+              itemOf("client", "c1", 5, 2, { e: "c1-5-2" }),
+              itemOf("client", "c1", 5, 1, { e: "c1-5-1" }),
+              { ...itemOf("client", "c1", 1, 1, "other"), outbox: "webhooks" },
+            ],
+          }),
+        );
+        const order = async (limit: number) =>
+          (await store.outboxItems("billing", limit)).map((i) => `${i.id} ${i.seq} ${i.n}`);
+        // Numbers sort as numbers (2 before 10), not as text.
+        assert.deepEqual(await order(10), ["c1 5 1", "c1 5 2", "c2 2 1", "c2 10 1"]);
+        assert.deepEqual(await order(2), ["c1 5 1", "c1 5 2"]);
+        const [whole] = await store.outboxItems("billing", 1);
+        assert.deepEqual(whole, itemOf("client", "c1", 5, 1, { e: "c1-5-1" }));
+        assert.equal((await store.outboxItems("webhooks", 10)).length, 1);
+        // The same item written again (a batch decided again) is still one item.
+        await committed(
+          store,
+          writeOf("client", "c2", c2, { seq: 2, outbox: [itemOf("client", "c2", 2, 1, 2)] }),
+        );
+        assert.equal((await store.outboxItems("billing", 10)).length, 4);
+        await store.removeOutboxItems([
+          itemOf("client", "c1", 5, 1, null),
+          itemOf("client", "c2", 10, 1, null),
+          itemOf("client", "c9", 1, 1, null),
+        ]);
+        await store.removeOutboxItems([]);
+        assert.deepEqual(await order(10), ["c1 5 2", "c2 2 1"]);
+      }),
+  }),
+  (f) => ({
+    name: "unpublished markers: listed, cleared only for actors still at the version named",
+    fn: () =>
+      withStore(f, async (store) => {
+        const a1 = await committed(store, writeOf("acct", "a", null, { unpublishedFrom: 1 }));
+        const b1 = await committed(store, writeOf("acct", "b", null, { unpublishedFrom: 1 }));
+        const c1 = await committed(store, writeOf("acct", "c", null, { unpublishedFrom: 1 }));
+        // b moves on (its newer events on their way): its marker names where they begin.
+        const b2 = await committed(
+          store,
+          writeOf("acct", "b", b1, { seq: 2, unpublishedFrom: 1, events: eventsOf(1, 2) }),
+        );
+        assert.deepEqual(await store.unpublished(10), [
+          { type: "acct", id: "a", from: 1 },
+          { type: "acct", id: "b", from: 1 },
+          { type: "acct", id: "c", from: 1 },
+        ]);
+        assert.equal((await store.unpublished(2)).length, 2);
+        const done = await store.markPublished([
+          { key: { type: "acct", id: "a" }, version: a1 },
+          { key: { type: "acct", id: "b" }, version: b1 },
+        ]);
+        assert.deepEqual(done, [true, false]);
+        assert.deepEqual((await store.unpublished(10)).map((u) => u.id), ["b", "c"]);
+        assert.deepEqual(
+          await store.markPublished([{ key: { type: "acct", id: "b" }, version: b2 }]),
+          [
+            true,
+          ],
+        );
+        assert.deepEqual(await store.markPublished([]), []);
+        assert.deepEqual(
+          await store.markPublished([{ key: { type: "acct", id: "c" }, version: c1 }]),
+          [
+            true,
+          ],
+        );
+        assert.deepEqual(await store.unpublished(10), []);
+      }),
+  }),
+  (f) => ({
+    name:
+      "a marker cleared while a newer commit of its actor lands is never lost: that commit's stays",
+    fn: () =>
+      withStore(f, async (one, place) => {
+        const two = await place.open();
+        let version = await committed(one, writeOf("acct", "m", null, { unpublishedFrom: 1 }));
+        for (let seq = 2; seq < 12; seq++) {
+          const [cleared, next] = await Promise.all([
+            one.markPublished([{ key: { type: "acct", id: "m" }, version }]),
+            two.commit([writeOf("acct", "m", version, { seq, unpublishedFrom: seq })]),
+          ]);
+          assert.ok(next.ok, `round ${seq}`);
+          version = next.versions[0]!;
+          const markers = await one.unpublished(10);
+          assert.deepEqual(markers, [{ type: "acct", id: "m", from: seq }], `${cleared}`);
+        }
+      }),
+  }),
+  (f) => ({
+    name: "a write's cost grows with what it writes and checks: claims, events, bytes and keys",
+    fn: () =>
+      withStore(f, (store) => {
+        const plain = store.cost(writeOf("acct", "a", null));
+        const key = { index: "email", key: `${"k".repeat(1_000)}@x` };
+        const claiming = store.cost(
+          writeOf("acct", "a", null, { indexSet: [key], indexClaims: [key] }),
+        );
+        assert.equal(claiming.checks, plain.checks + 1);
+        assert.ok(claiming.mutations > plain.mutations);
+        assert.ok(claiming.keyBytes >= plain.keyBytes + 1_000);
+        assert.ok(claiming.keyMax >= 1_000);
+        const heavy = store.cost(
+          writeOf("acct", "a", null, { events: eventsOf(1, 3, "z".repeat(100_000)) }),
+        );
+        assert.ok(heavy.bytes >= plain.bytes + 300_000, `${heavy.bytes}`);
+        assert.ok(heavy.mutations > plain.mutations);
+        const stateful = store.cost(writeOf("acct", "a", null, { state: "s".repeat(50_000) }));
+        assert.ok(stateful.bytes >= plain.bytes + 50_000);
+        return Promise.resolve();
+      }),
+  }),
+];
