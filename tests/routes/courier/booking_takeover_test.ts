@@ -2,7 +2,9 @@
  * A booking that stopped before its charge while holding its external reference, once another
  * booking took the reference over (courier 4.1, 4.2, 7; src/courier/flows/booking/claim.ts,
  * fence.ts, rebook.ts): it answers as its retry would, the booking that holds the reference now;
- * a saved quote that still holds can be booked again under a new waybill.
+ * a saved quote that still holds can be booked again under a new waybill. And a request whose
+ * identity another attempt of it took over (flows/booking/request.ts): the call waking after
+ * answers the request's one booking, already booked.
  */
 import assert from "node:assert/strict";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
@@ -16,9 +18,13 @@ import {
   topUp,
 } from "../../helpers/courier.ts";
 import { commandKind, holdAsk } from "../../helpers/faults.ts";
-import { STOPPED_AFTER_CLAIM_MS } from "../../../src/courier/flows/booking/mod.ts";
+import {
+  STOPPED_AFTER_CLAIM_MS,
+  STOPPED_AFTER_EXPIRY_MS,
+} from "../../../src/courier/flows/booking/mod.ts";
 import { waybillOf } from "../../../src/courier/rules/waybill.ts";
 import { claimId, referenceClaimActor } from "../../../actors/courier/reference_claim.ts";
+import { priceOfferActor } from "../../../actors/courier/price_offer.ts";
 
 /** Express of DOMESTIC, once (see booking_prices_test.ts for its lines). */
 const EXPRESS = 88.92;
@@ -185,4 +191,95 @@ Deno.test("book: a stopped booking's claim over a reference booked before the fl
       assert.equal(answer.body.waybill, early.body.data.waybill);
     }
     assert.equal(await balance(t, client), Number((500 - EXPRESS).toFixed(2)), "charged once");
+  }));
+
+const HOLD_MS = 30 * 60_000;
+
+function post(t: TestEnv, client: Client, body: Record<string, unknown>) {
+  return t.call("POST", "/client/shipments", { headers: clientKey(client), body });
+}
+
+/**
+ * The first call of `body`: held before making its first prices while they expire (refused, it
+ * prices again), then held at `step` with its second prices while the clock moves to `to`, where
+ * a retry of the request books; then let go. Answers the waybill the retry booked.
+ */
+async function stalledSecondAttempt(
+  t: TestEnv,
+  client: Client,
+  body: Record<string, unknown>,
+  step: (type: string, command: unknown) => boolean,
+  to: number,
+): Promise<string> {
+  const make = holdAsk(t.env.runtime, commandKind("make", priceOfferActor.type));
+  const first = post(t, client, body);
+  await make.reached;
+  t.clock.advanceBy(HOLD_MS + 1_000);
+  const held = holdAsk(t.env.runtime, step);
+  make.open();
+  await held.reached;
+  t.clock.advanceBy(to - t.clock.now());
+  const retry = await post(t, client, body);
+  assert.equal(retry.status, 201, JSON.stringify(retry.body));
+  held.open();
+  const late = await first;
+  // spec: courier 4.1: the woken call answers the request's one booking, already booked.
+  assert.equal(late.status, 200, JSON.stringify(late.body));
+  assert.equal(late.body.data.already_booked, true);
+  assert.equal(late.body.data.waybill, retry.body.data.waybill);
+  return retry.body.data.waybill;
+}
+
+/** spec: courier 7: another request of the reference is a duplicate order of `waybill`. */
+async function refusedAsDuplicate(t: TestEnv, client: Client, order: string, waybill: string) {
+  const ordered = { ...DOMESTIC, client_order_reference: order };
+  for (
+    const other of [
+      { ...ordered, service_level: "economy" }, // the same identity with another request
+      { ...ordered, service_level: "express", idempotency_key: `other-${order}` }, // its own key
+    ]
+  ) {
+    const answer = await post(t, client, other);
+    assert.equal(answer.status, 409, JSON.stringify(answer.body));
+    assert.equal(answer.body.code, "duplicate_order");
+    assert.equal(answer.body.waybill, waybill);
+  }
+}
+
+async function shipments(t: TestEnv, client: Client): Promise<string[]> {
+  await t.settle();
+  const r = await t.call("GET", "/client/shipments?limit=100", { headers: clientKey(client) });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.map((s: { waybill: string }) => s.waybill).sort();
+}
+
+Deno.test("booking request: a call stalled on its second prices while a retry took its identity over answers the retry's booking", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const claim = commandKind("claim", referenceClaimActor.type);
+    const charge = commandKind("charge_booking");
+    // The cut-off (14:00 in Gaborone, 12:00 UTC) overtakes the second prices, held at their
+    // claim: the retry's booking holds the reference when the call claims it.
+    const one = { ...DOMESTIC, service_level: "express", client_order_reference: "ORD-MOVED-1" };
+    const cut = Date.parse("2026-11-02T12:01:00Z");
+    const a = await stalledSecondAttempt(t, client, one, claim, cut);
+    await refusedAsDuplicate(t, client, "ORD-MOVED-1", a);
+    // The cut-off overtakes them within their hold, held before their charge: the retry took the
+    // claim over, and the charge is answered the withdrawal (the claim is the retry's booking's).
+    t.clock.advanceBy(Date.parse("2026-11-03T11:20:00Z") - t.clock.now());
+    const two = { ...one, client_order_reference: "ORD-MOVED-2" };
+    const b = await stalledSecondAttempt(t, client, two, charge, cut + 24 * 3_600_000);
+    await refusedAsDuplicate(t, client, "ORD-MOVED-2", b);
+    assert.deepEqual(await shipments(t, client), [a, b].sort());
+    assert.equal(await balance(t, client), Number((500 - 2 * EXPRESS).toFixed(2)), "once each");
+
+    // An idempotency key, no claim: their hold passes before their charge, withdrawn by the retry
+    // (the call answered prices_expired before).
+    const plain = await newClient(t, courier);
+    await topUp(t, courier, plain, "500.00");
+    const three = { ...DOMESTIC, service_level: "express", idempotency_key: "moved-3" };
+    const past = t.clock.now() + 2 * HOLD_MS + STOPPED_AFTER_EXPIRY_MS + 60_000;
+    const c = await stalledSecondAttempt(t, plain, three, charge, past);
+    assert.deepEqual(await shipments(t, plain), [c]);
+    assert.equal(await balance(t, plain), Number((500 - EXPRESS).toFixed(2)), "charged once");
   }));

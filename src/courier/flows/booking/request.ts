@@ -177,13 +177,28 @@ async function afterRefusal(
   }, { requestId: deps.requestId });
   // spec: courier 4.1: another attempt of the request took its identity over meanwhile (its
   // prices expired, withdrawStopped) and bound it to new prices: this attempt's refusal (a
-  // claim of its reference the other holds: duplicate_order) is not the request's answer.
-  // Begun again, it answers the booking the identity holds, or that it is in progress.
-  if (attempt === 0 && freed.ok && freed.reply?.reference !== undefined) return "again";
+  // claim of its reference the other holds: duplicate_order; its charge withdrawn, after which
+  // the claim is the other's or the prices are expired) is not the request's answer. Begun
+  // again, it answers the booking the identity holds, or that it is in progress. So whichever
+  // attempt this is: one that priced again (its first prices expired) is as late as the first.
+  if (freed.ok && freed.reply?.reference !== undefined) return beginAgain(bound);
   // A retry found its first attempt's prices expired unbooked, or the cut-off overtook this
   // call's own prices (never shown to the caller): price it again, once.
   if (expired && attempt === 0) return "again";
   throw e;
+}
+
+/**
+ * Attempts of one call at most: its first, one priced again (its prices expired, or its
+ * reference voided), and those that answer what another attempt of the request bound its
+ * identity to meanwhile. An identity moved on at every attempt is being booked by others.
+ */
+const ATTEMPTS_PER_CALL_MAX = 4;
+
+/** "again" for one more attempt of the call, while it has one left. */
+function beginAgain(bound: Bound): "again" {
+  if (bound.attempt + 1 >= ATTEMPTS_PER_CALL_MAX) throw inProgress(bound.identity);
+  return "again";
 }
 
 async function book(deps: BookingDeps, caller: Caller, req: BookingRequest, reference: string) {
