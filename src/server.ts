@@ -113,6 +113,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     metrics,
     settle: () => settled(o.bus, busPrefix, writers(), runtime),
     ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
