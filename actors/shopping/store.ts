@@ -1,112 +1,175 @@
 /**
  * One store of a shopping order (shopping 2.2, 2.3, 3): its lines and their live state. Tenant:
  * the business; id: the order claim's store id (order.ts storeActorId). Opened once with the
- * order's lines; the shopper's outcomes, decisions and the store's collection are its later
- * commands (shopping 3: line outcome found, substituted or unavailable; store collected or
- * unavailable), each an event stating what was decided.
+ * order's lines; the shopper's outcomes, the customer's decisions and the store's collection are
+ * its later commands, each an event stating what was decided. A line under preference `ask`
+ * waits for the customer on a durable timer; what the merchant hears of (a decision needed, the
+ * store's part ended) is added to SHOPPING_EVENT_OUTBOX in the commit of the change.
  */
 import {
   accept,
   type ActorDefinition,
   type Ctx,
-  type Decision,
+  type OutboxAdd,
+  reject,
   type TimerFired,
   unreachable,
 } from "../../src/runtime/actor.ts";
 import { SHOPPING_STORE_STATE_BYTES_MAX } from "../../src/limits.ts";
-import type { ExternalId, OrderLine, OrderStore } from "../../src/shopping/rules/order.ts";
+import type { ExternalId } from "../../src/shopping/rules/order.ts";
+import { SHOPPING_EVENT_OUTBOX, type ShoppingEventItem } from "../../src/shopping/rules/events.ts";
+import {
+  decideLine,
+  expireDecision,
+  recordLine,
+  storeCollect,
+  storeUnavailable,
+} from "./store_work.ts";
+import {
+  type Decided,
+  openLine,
+  type ShoppingLine,
+  type ShoppingStore,
+  type ShoppingStoreCommand,
+  type ShoppingStoreEvent,
+  type ShoppingStoreState,
+} from "./store_types.ts";
 
-/** spec: shopping 3: a store is collected or unavailable; pending until the shopper says. */
-export type StoreStatus = "pending" | "collected" | "unavailable";
-/** spec: shopping 3: a line is found, substituted or unavailable; pending until then. */
-export type LineOutcome = "pending" | "found" | "substituted" | "unavailable";
-export type DecidedBy = "shopper" | "customer" | "preference";
+export * from "./store_types.ts";
 
-export interface Substitute {
-  readonly name: string;
-  readonly barcode: string | null;
-  readonly unit_price_minor: number | null;
-}
-
-export interface ShoppingLine extends OrderLine {
-  readonly outcome: LineOutcome;
-  readonly qty_found: number | null;
-  readonly unit_price_paid_minor: number | null;
-  readonly substitute: Substitute | null;
-  readonly decided_by: DecidedBy | null;
-}
-
-export interface ShoppingStore extends Omit<OrderStore, "items"> {
-  readonly order_reference: string;
-  readonly status: StoreStatus;
-  readonly collected_amount_minor: number | null;
-  readonly lines: readonly ShoppingLine[];
-  readonly opened_at: number;
-}
-
-export type ShoppingStoreState = ShoppingStore | null;
-
-export type ShoppingStoreCommand =
-  | { kind: "open"; order_reference: string; store: OrderStore }
-  | { kind: "get" };
-
-export type ShoppingStoreEvent = { kind: "store_opened"; store: ShoppingStore };
-
-/** A line as the order opens it: nothing found yet. */
-function openLine(l: OrderLine): ShoppingLine {
-  return {
-    ...l,
-    outcome: "pending",
-    qty_found: null,
-    unit_price_paid_minor: null,
-    substitute: null,
-    decided_by: null,
+function open(
+  state: ShoppingStoreState,
+  command: Extract<ShoppingStoreCommand, { kind: "open" }>,
+  ctx: Ctx,
+): Decided {
+  // A retry of the order's creation opens it again: the first opening stands.
+  if (state) return accept([], () => state);
+  const { items, ...store } = command.store;
+  const opened: ShoppingStore = {
+    ...store,
+    business_id: command.business_id,
+    store_id: command.store_id,
+    order_reference: command.order_reference,
+    substitution_preference: command.substitution_preference,
+    status: "pending",
+    collected_amount_minor: null,
+    receipt_photo: null,
+    finished_at: null,
+    lines: items.map(openLine),
+    opened_at: ctx.now,
   };
+  return accept([{ kind: "store_opened", store: opened }], (s) => s);
 }
-
-/** The line of this store with that id, as sent or as its text. */
-export function lineOf(s: ShoppingStore, id: ExternalId): ShoppingLine | undefined {
-  return s.lines.find((l) => String(l.external_item_id) === String(id));
-}
-
-type Decided = Decision<ShoppingStoreState, ShoppingStoreEvent, ShoppingStoreState>;
 
 function decide(
   state: ShoppingStoreState,
   command: ShoppingStoreCommand | TimerFired,
   ctx: Ctx,
 ): Decided {
+  if (command.kind === "open") return open(state, command, ctx);
+  if (command.kind === "get") return accept([], () => state);
+  if (!state) {
+    return command.kind === "timer" ? accept([]) : reject("not_found", "shopping store not found");
+  }
   switch (command.kind) {
-    case "open": {
-      // A retry of the order's creation opens it again: the first opening stands.
-      if (state) return accept([], () => state);
-      const { items, ...store } = command.store;
-      const opened: ShoppingStore = {
-        ...store,
-        order_reference: command.order_reference,
-        status: "pending",
-        collected_amount_minor: null,
-        lines: items.map(openLine),
-        opened_at: ctx.now,
-      };
-      return accept([{ kind: "store_opened", store: opened }], (s) => s);
-    }
-    case "get":
-      return accept([], () => state);
+    case "record_line":
+      return recordLine(state, command, ctx);
+    case "collect":
+      return storeCollect(state, command, ctx);
+    case "mark_unavailable":
+      return storeUnavailable(state, ctx);
+    case "decide":
+      return decideLine(state, command, ctx);
     case "timer":
-      return accept([]);
+      return expireDecision(state, command, ctx);
     default:
       return unreachable(command);
   }
 }
 
-function evolve(_state: ShoppingStoreState, e: ShoppingStoreEvent): ShoppingStoreState {
+function withLine(
+  s: ShoppingStore,
+  id: ExternalId,
+  change: (l: ShoppingLine) => ShoppingLine,
+): ShoppingStore {
+  const key = String(id);
+  return {
+    ...s,
+    lines: s.lines.map((l) => String(l.external_item_id) === key ? change(l) : l),
+  };
+}
+
+function evolve(state: ShoppingStoreState, e: ShoppingStoreEvent): ShoppingStoreState {
+  if (e.kind === "store_opened") return e.store;
+  if (!state) return state;
   switch (e.kind) {
-    case "store_opened":
-      return e.store;
+    case "line_recorded": {
+      const { kind: _, external_item_id, at, ...outcome } = e;
+      return withLine(state, external_item_id, (l) => ({ ...l, ...outcome, recorded_at: at }));
+    }
+    case "decision_awaited": {
+      const { kind: _k, external_item_id, at, event_id: _e, ...awaited } = e;
+      return withLine(state, external_item_id, (l) => ({
+        ...l,
+        ...awaited,
+        outcome: "awaiting_decision",
+        recorded_at: at,
+      }));
+    }
+    case "store_collected":
+      return {
+        ...state,
+        status: "collected",
+        collected_amount_minor: e.collected_amount_minor,
+        receipt_photo: e.receipt_photo,
+        finished_at: e.at,
+      };
+    case "store_unavailable": {
+      const ids = new Set(e.lines.map(String));
+      const lines = state.lines.map((l): ShoppingLine =>
+        ids.has(String(l.external_item_id))
+          ? {
+            ...l,
+            outcome: "unavailable",
+            qty_found: 0,
+            unit_price_paid_minor: null,
+            substitute: null,
+            decided_by: "shopper",
+            recorded_at: e.at,
+          }
+          : l
+      );
+      return { ...state, status: "unavailable", lines, finished_at: e.at };
+    }
     default:
-      return unreachable(e.kind);
+      return unreachable(e);
   }
+}
+
+/** spec: shopping 3, 6: what the merchant hears of, added in the commit of the change. */
+function outbox(e: ShoppingStoreEvent, next: ShoppingStoreState): readonly OutboxAdd[] {
+  if (!next) return [];
+  const of = { business_id: next.business_id, order_reference: next.order_reference };
+  let item: ShoppingEventItem;
+  switch (e.kind) {
+    case "decision_awaited":
+      item = {
+        kind: "decision_needed",
+        ...of,
+        store_id: next.store_id,
+        external_item_id: e.external_item_id,
+        event_id: e.event_id,
+        decide_by: e.decide_by,
+      };
+      break;
+    case "store_collected":
+    case "store_unavailable":
+      item = { kind: "store_finished", ...of, store_id: next.store_id, event_id: e.event_id };
+      break;
+    default:
+      return [];
+  }
+  return [{ outbox: SHOPPING_EVENT_OUTBOX, payload: item }];
 }
 
 export const shoppingStoreActor: ActorDefinition<
@@ -121,12 +184,12 @@ export const shoppingStoreActor: ActorDefinition<
   initial: null,
   decide,
   evolve,
+  outbox,
   stateBytesMax: SHOPPING_STORE_STATE_BYTES_MAX,
   // The opening's lines are the state's: the log and the bus keep which store opened, once.
-  logged: (e) => ({
-    kind: e.kind,
-    order_reference: e.store.order_reference,
-    lines: e.store.lines.length,
-  }),
+  logged: (e) =>
+    e.kind === "store_opened"
+      ? { kind: e.kind, order_reference: e.store.order_reference, lines: e.store.lines.length }
+      : e,
   publishEvents: false,
 };

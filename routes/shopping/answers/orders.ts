@@ -22,14 +22,19 @@ const LineAnswer = z.object({
   unit_price: Amount,
   barcode: z.string().nullable(),
   image: z.string().nullable(),
-  outcome: z.enum(["pending", "found", "substituted", "unavailable"]).openapi({
-    description: "pending until the shopper records the line",
+  outcome: z.enum(["pending", "awaiting_decision", "found", "substituted", "unavailable"]).openapi({
+    description: "pending until the shopper records the line; awaiting_decision while a " +
+      "substitute under preference `ask` waits for the customer's decision (until decide_by)",
   }),
   qty_found: z.number().int().nullable(),
   unit_price_paid: Amount,
   substitute: z.object({ name: z.string(), barcode: z.string().nullable(), unit_price: Amount })
     .nullable(),
   decided_by: z.enum(["shopper", "customer", "preference"]).nullable(),
+  decide_by: UtcInstant.nullable().openapi({
+    description: "While awaiting_decision: the end of the customer's decision window (POST " +
+      "/business/shopping-orders/{reference}/items/{external_item_id}/decision); else null",
+  }),
 }).openapi("ShoppingOrderLine");
 
 const StoreAnswer = z.object({
@@ -42,6 +47,12 @@ const StoreAnswer = z.object({
   }),
   estimated_amount: z.number(),
   collected_amount: Amount,
+  receipt_photo_received: z.boolean().openapi({
+    description: "Whether the till receipt's photo was uploaded with the collection",
+  }),
+  finished_at: UtcInstant.nullable().openapi({
+    description: "When the store was collected or marked unavailable",
+  }),
   items: z.array(LineAnswer),
 }).openapi("ShoppingOrderStore");
 
@@ -85,6 +96,7 @@ function lineView(l: ShoppingLine, currency: string) {
       unit_price: money(l.substitute.unit_price_minor),
     },
     decided_by: l.decided_by,
+    decide_by: l.outcome === "awaiting_decision" && l.decide_by !== null ? iso(l.decide_by) : null,
   };
 }
 
@@ -99,6 +111,8 @@ function storeView(s: ShoppingStore, currency: string) {
     collected_amount: s.collected_amount_minor === null
       ? null
       : decimal(s.collected_amount_minor, currency),
+    receipt_photo_received: s.receipt_photo !== null,
+    finished_at: s.finished_at === null ? null : iso(s.finished_at),
     items: s.lines.map((l) => lineView(l, currency)),
   };
 }

@@ -126,6 +126,9 @@ async function openStores(runtime: ActorRuntime, order: ShoppingOrder, draft: Sh
       await runtime.ask(shoppingStoreActor, order.business_id, s.store_id, {
         kind: "open",
         order_reference: order.reference,
+        business_id: order.business_id,
+        store_id: s.store_id,
+        substitution_preference: order.substitution_preference,
         store: draft.stores[n]!,
       }),
     )
