@@ -47,7 +47,7 @@ export async function handleShoppingItem(deps: EventDeps, item: ShoppingEventIte
   const recorded = orRefuse(
     await deps.runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
       kind: "record_store",
-      store: { ...store, store_id: item.store_id },
+      store,
     }),
   )!;
   const sending = await sendsNow(deps, order.business_id);
@@ -70,19 +70,13 @@ async function sendsNow(deps: EventDeps, business: string): Promise<{ ttl_ms: nu
   return { ttl_ms: got.receipt_url_ttl_minutes * 60_000 };
 }
 
-/** The time the store's part ended, as the store recorded it (else when it is reported). */
-function finishedAt(store: ShoppingStore, now: number): number {
-  const at = (store as { finished_at?: number | null }).finished_at;
-  return typeof at === "number" ? at : now;
-}
-
 async function storeCollected(
   deps: EventDeps,
   o: { order: ShoppingOrder; store: ShoppingStore; event_id: string; sending: { ttl_ms: number } },
 ) {
   const { order, store } = o;
   const now = deps.clock.now();
-  const photo = (store as { receipt_photo?: { sha256: string } | null }).receipt_photo ?? null;
+  const photo = store.receipt_photo;
   // spec: shopping 6: valid receipt_url_ttl_minutes from the event's making.
   const url = photo && store.status === "collected"
     ? await signedLink(deps, order.business_id, {
@@ -99,7 +93,8 @@ async function storeCollected(
       order,
       store,
       receipt_photo_url: url,
-      at: finishedAt(store, now),
+      // The moment the store's part ended, the same however often the event is made.
+      at: store.finished_at ?? now,
     }),
   );
 }

@@ -17,7 +17,7 @@ export interface FinishedLine {
   readonly external_item_id: ExternalId;
   readonly qty: number;
   readonly unit_price_minor: number | null;
-  readonly outcome: "pending" | "found" | "substituted" | "unavailable";
+  readonly outcome: "pending" | "awaiting_decision" | "found" | "substituted" | "unavailable";
   readonly qty_found: number | null;
 }
 
@@ -61,7 +61,7 @@ export interface Reconciliation {
 
 /** How many units of a line were supplied: found or substituted as counted, else none. */
 export function qtySupplied(l: FinishedLine): number {
-  if (l.outcome === "unavailable" || l.outcome === "pending") return 0;
+  if (l.outcome !== "found" && l.outcome !== "substituted") return 0;
   return Math.min(l.qty, l.qty_found ?? l.qty);
 }
 
