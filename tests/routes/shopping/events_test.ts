@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { verifyV2 } from "../../../src/domain/signatures.ts";
+import { pdfText } from "../../helpers/pdf.ts";
 import { advance, type Delivery, startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { collect, fetchLink, markUnavailable, recordLine, storeIdsOf } from "./events_fixtures.ts";
@@ -185,6 +186,11 @@ async function checkBasket(
   assert.equal(slip.status, 200);
   assert.equal(slip.type, "application/pdf");
   assert.equal(new TextDecoder().decode(slip.bytes.subarray(0, 5)), "%PDF-");
+  // spec: business 4.1: ordered against packed, the substitution, what is missing (refunded).
+  const text = await pdfText(slip.bytes);
+  for (const part of ["Item 0 0", "Other brand", "Missing (refunded)", "2 x Item 1 1"]) {
+    assert.ok(text.includes(part), `${part} in ${text}`);
+  }
   const order = await t.call("GET", `/business/shopping-orders/${o.reference}`, { key: o.key });
   const r = order.body.data.float.reconciliation;
   assert.equal(r.spent_amount, 31.5);
