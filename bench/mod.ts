@@ -29,7 +29,9 @@
  * 8. The sandbox autopilot (sandbox_autopilot.ts): 1,000 trips at once running the delivered
  *    scenario with step_seconds 1 under the manual clock; trips run to completion per second.
  * 9. Webhooks per second delivered to the sandbox inbox and listed (sandbox_inbox.ts).
- * 10. Shopping orders of 20 stores x 200 lines validated and booked per second (shopping_orders.ts).
+ * 10. Shopping orders of 20 stores x 200 lines validated and booked per second (shopping_orders.ts);
+ *     decision windows expiring per second when 10,000 expire at one clock advance
+ *     (shopping_decisions.ts).
  * 11. Recurring deliveries (subscriptions.ts): occurrences booked per second when 10,000 fall due
  *    at one clock advance.
  * 12. Batches (batches.ts): batches of 50 stops booked per second; the driving order's tour
@@ -37,7 +39,8 @@
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
- * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, subscriptions or batches.
+ * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, shopping_decisions,
+ * subscriptions or batches.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -51,6 +54,7 @@ import { businessBookBench } from "./business_book.ts";
 import { outboundBench } from "./outbound.ts";
 import { sandboxInboxBench } from "./sandbox_inbox.ts";
 import { shoppingOrdersBench } from "./shopping_orders.ts";
+import { shoppingDecisionsBench } from "./shopping_decisions.ts";
 import { batchesBench } from "./batches.ts";
 import { shipmentsBench } from "./shipments.ts";
 import { boardBench } from "./board.ts";
@@ -285,6 +289,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   sandbox_autopilot: sandboxAutopilotBench,
   sandbox_inbox: sandboxInboxBench,
   shopping_orders: shoppingOrdersBench,
+  shopping_decisions: shoppingDecisionsBench,
   subscriptions: subscriptionsBench,
   batches: batchesBench,
 };

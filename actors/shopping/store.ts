@@ -19,6 +19,7 @@ import { SHOPPING_STORE_STATE_BYTES_MAX } from "../../src/limits.ts";
 import type { ExternalId } from "../../src/shopping/rules/order.ts";
 import { SHOPPING_EVENT_OUTBOX, type ShoppingEventItem } from "../../src/shopping/rules/events.ts";
 import {
+  closeWindow,
   decideLine,
   expireDecision,
   recordLine,
@@ -80,6 +81,8 @@ function decide(
       return storeUnavailable(state, ctx);
     case "decide":
       return decideLine(state, command, ctx);
+    case "close_window":
+      return closeWindow(state, command, ctx);
     case "timer":
       return expireDecision(state, command, ctx);
     default:

@@ -77,9 +77,12 @@ export type ShoppingStoreCommand =
     report: LineReport;
     ask_timeout_ms: number;
   }
-  | { kind: "collect"; collected_amount_minor: number; receipt_photo: ReceiptPhoto }
+  // receipt_photo null: none was uploaded (refused, after what the store itself refuses).
+  | { kind: "collect"; collected_amount_minor: number; receipt_photo: ReceiptPhoto | null }
   | { kind: "mark_unavailable" }
   | { kind: "decide"; external_item_id: ExternalId; decision: CustomerDecision }
+  // The sandbox's simulated timeout: the window of a line awaiting a decision closes now.
+  | { kind: "close_window"; external_item_id: ExternalId }
   | { kind: "get" };
 
 /** A line's outcome as decided, whoever decided it. */

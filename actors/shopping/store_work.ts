@@ -127,21 +127,43 @@ export function decideLine(s: ShoppingStore, c: Command<"decide">, ctx: Ctx): De
 }
 
 /** spec: shopping 3: no answer in time: unavailable, decided_by preference, refunded. */
+function windowEnded(line: ShoppingLine, ctx: Ctx): Decided {
+  return accept(
+    [{
+      kind: "line_recorded",
+      external_item_id: line.external_item_id,
+      outcome: "unavailable",
+      qty_found: 0,
+      unit_price_paid_minor: null,
+      substitute: null,
+      decided_by: "preference",
+      at: ctx.now,
+    }],
+    after,
+    [{ op: "cancel", name: decisionTimer(line.external_item_id) }],
+  );
+}
+
+/** The window's timer: a line still awaiting at its deadline is refunded; else nothing. */
 export function expireDecision(s: ShoppingStore, timer: TimerFired, ctx: Ctx): Decided {
   const line = s.lines.find((l) =>
     decisionTimer(l.external_item_id) === timer.name && l.outcome === "awaiting_decision"
   );
   if (!line || line.decide_by === null || ctx.now < line.decide_by) return accept([]);
-  return accept([{
-    kind: "line_recorded",
-    external_item_id: line.external_item_id,
-    outcome: "unavailable",
-    qty_found: 0,
-    unit_price_paid_minor: null,
-    substitute: null,
-    decided_by: "preference",
-    at: ctx.now,
-  }]);
+  return windowEnded(line, ctx);
+}
+
+/** The sandbox's timeout step: the window closes now, as its timer would close it. */
+export function closeWindow(s: ShoppingStore, c: Command<"close_window">, ctx: Ctx): Decided {
+  const line = lineOf(s, c.external_item_id);
+  if (!line) return unknownLine(s, c.external_item_id);
+  if (line.outcome !== "awaiting_decision") {
+    return reject(
+      "not_awaiting_decision",
+      `item ${String(line.external_item_id)} is not awaiting a decision: ${line.outcome}`,
+    );
+  }
+  return windowEnded(line, ctx);
 }
 
 /**
@@ -164,6 +186,12 @@ export function storeCollect(s: ShoppingStore, c: Command<"collect">, ctx: Ctx):
     return reject(
       "nothing_found",
       "every item of this store is unavailable: mark the store unavailable instead",
+    );
+  }
+  if (c.receipt_photo === null) {
+    return reject(
+      "receipt_photo_required",
+      "collecting a store needs its till receipt: a receipt_photo",
     );
   }
   return accept([{

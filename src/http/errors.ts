@@ -45,6 +45,19 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   settings_changed: 409,
   cod_already_collected: 409,
   fx_unresolved: 409,
+  // spec: shopping 3 (CONTRACT "Driver app"): the shopper's work on a store, in sequence, once.
+  store_out_of_sequence: 409,
+  store_finished: 409,
+  line_finished: 409,
+  decision_pending: 409,
+  lines_pending: 409,
+  nothing_found: 409,
+  items_found: 409,
+  substitute_required: 422,
+  receipt_photo_required: 422,
+  // spec: shopping 3, 7: a decision for a line not awaiting one, or after its window closed.
+  not_awaiting_decision: 409,
+  decision_window_closed: 409,
   // Business API 4.4, 8: a sandbox sign-up code, valid 15 minutes for 5 tries.
   signup_code_expired: 410,
   signup_code_invalid: 422,

@@ -8,6 +8,9 @@ import { SHOPPING_ACTORS } from "../../actors/shopping/mod.ts";
 import { shoppingCapabilityRoutes } from "../../routes/shopping/capability.ts";
 import { shoppingLinkRoutes } from "../../routes/shopping/links.ts";
 import { shoppingOrderRoutes } from "../../routes/shopping/orders.ts";
+import { shoppingDecisionRoutes } from "../../routes/shopping/decisions.ts";
+import { shopperRoutes } from "../../routes/shopping/driver.ts";
+import { sandboxShopperRoutes } from "../../routes/shopping/sandbox.ts";
 import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
@@ -16,7 +19,14 @@ import { ShoppingEvents } from "./reactors/shopping_events.ts";
 export const shoppingFeature: Feature = {
   name: "shopping",
   actors: SHOPPING_ACTORS,
-  routers: [shoppingCapabilityRoutes, shoppingOrderRoutes, shoppingLinkRoutes],
+  routers: [
+    shoppingCapabilityRoutes,
+    shoppingOrderRoutes,
+    shoppingDecisionRoutes,
+    shopperRoutes,
+    sandboxShopperRoutes,
+    shoppingLinkRoutes,
+  ],
   start(deps) {
     // spec: shopping 6: the business's shopping webhook, resolved at every attempt.
     platformServices(deps).delivery.add({ targets: shoppingWebhookTargets(deps.runtime) });

@@ -59,8 +59,9 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       waybill: "waybill",
       reference: op.path.includes("/quotes/")
         ? "quote"
-        // Shopping 4: a shopping order's trip reference.
-        : op.path.startsWith("/business/shopping-orders/")
+        // Shopping 4: a shopping order's trip reference (its shopper's and sandbox's too).
+        : ["/business/shopping-orders/", "/business/sandbox/shopping-orders/", "/driver/shopping/"]
+            .some((p) => op.path.startsWith(p))
         ? "shopping_order"
         : op.path.startsWith("/business/checkouts/")
         ? "checkout"
@@ -86,6 +87,9 @@ export function resourceOf(op: Operation, p: Param, where: "path" | "query"): st
       offer: "offer",
       // Business API 5.9: a partner sales channel of the business's sandbox twin.
       source: "channel",
+      // Shopping 3, 4: a store and a line of the shopping order.
+      external_fulfilment_id: "shopping_store",
+      external_item_id: "shopping_item",
     }
     : {
       client_id: "client",

@@ -247,6 +247,9 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       rate_card_version: "1",
       trip: trip.reference,
       shopping_order: shoppingOrder,
+      // Shopping 3, 4: the order's store and line (shoppingOrderOf's).
+      shopping_store: "F1",
+      shopping_item: "I1",
       subscription: subscription.id,
       checkout: checkout.reference,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,

@@ -38,7 +38,7 @@ const LineAnswer = z.object({
   }),
 }).openapi("ShoppingOrderLine");
 
-const StoreAnswer = z.object({
+export const StoreAnswer = z.object({
   external_fulfilment_id: ExternalId,
   external_store_id: ExternalId,
   store_name: z.string().nullable(),
@@ -104,7 +104,7 @@ function lineView(l: ShoppingLine, currency: string) {
   };
 }
 
-function storeView(s: ShoppingStore, currency: string) {
+export function storeView(s: ShoppingStore, currency: string) {
   return {
     external_fulfilment_id: s.external_fulfilment_id,
     external_store_id: s.external_store_id,

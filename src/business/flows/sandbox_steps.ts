@@ -156,8 +156,8 @@ function codOf(trip: Trip, input: StepInput): { cod_collected_amount?: number | 
     : { cod_collected_amount: formatMinor(trip.cod_amount_minor, trip.billing_currency) };
 }
 
-/** A 1x1 PNG: the simulated driver's proof photo and signature. */
-const SIMULATED_PNG = Uint8Array.from(
+/** A 1x1 PNG: the simulated driver's proof photo and signature, and a shopper's till receipt. */
+export const SIMULATED_PNG = Uint8Array.from(
   atob(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
   ),

@@ -5,6 +5,7 @@
  */
 import { reject, type Rejection } from "../../runtime/actor.ts";
 import { invalidFields } from "../../runtime/actor.ts";
+import { sumMinor } from "../../domain/money.ts";
 import type { ExternalId, SubstitutionPreference } from "./order.ts";
 
 /** spec: shopping 3: a line is found, substituted or unavailable. */
@@ -133,5 +134,22 @@ export function windowClosed(id: ExternalId): Rejection {
   return reject(
     "decision_window_closed",
     `the decision window closed and the item was refunded: ${String(id)}`,
+  );
+}
+
+/**
+ * What the lines bought cost at the till: qty_found times unit_price_paid over the found and
+ * substituted lines (the sandbox's simulated till amount when none is given).
+ */
+export function tillAmountMinor(
+  lines: readonly {
+    readonly outcome: string;
+    readonly qty_found: number | null;
+    readonly unit_price_paid_minor: number | null;
+  }[],
+): number {
+  return sumMinor(
+    lines.filter((l) => l.outcome === "found" || l.outcome === "substituted")
+      .map((l) => (l.qty_found ?? 0) * (l.unit_price_paid_minor ?? 0)),
   );
 }

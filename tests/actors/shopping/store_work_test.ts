@@ -204,6 +204,7 @@ Deno.test("shopping store actor: collected once every line is settled, with its 
   h.must(record("b", missing));
   h.must(record("c", found(1)));
   h.refused({ kind: "mark_unavailable" }, "items_found", /collect the store/);
+  h.refused({ ...collect, receipt_photo: null }, "receipt_photo_required");
   h.now = 9_000;
   h.must(collect);
   assert.equal(h.state!.status, "collected");

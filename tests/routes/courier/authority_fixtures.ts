@@ -37,7 +37,7 @@ export async function send(
   const res = await t.app.request(`/api${path}`, {
     method,
     headers,
-    ...(withBody ? { body: JSON.stringify(BODY) } : {}),
+    ...(withBody ? { body: JSON.stringify(bodyFor(path)) } : {}),
   });
   const text = await res.text();
   try {
@@ -155,6 +155,11 @@ export const BODY = {
   packet_code: "PKT-1",
 };
 
+/** BODY, but a shopper's line takes its own outcome (shopping 3), not a claim's. */
+function bodyFor(path: string): typeof BODY {
+  return /\/shopping(-orders)?\/[^/]+\/stores\//.test(path) ? { ...BODY, outcome: "found" } : BODY;
+}
+
 /** Courier A's things, each with an identifier of its own. */
 export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const key = a.business.api_key;
@@ -260,6 +265,11 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
       "/business/webhook-deliveries/{id}/requeue:id": delivery,
       // Shopping 4: A's shopping order.
       "/business/shopping-orders/{reference}:reference": order,
+      // Shopping 3, 4: its decision, its shopper's driver app and sandbox steps, store F1, line I1.
+      "/business/shopping-orders/{reference}/items/{external_item_id}/decision:reference": order,
+      ...Object.fromEntries(SHOPPER_PATHS.map((p) => [`${p}:reference`, order])),
+      external_fulfilment_id: "F1",
+      external_item_id: "I1",
       // Business API 4.2: A's recurring delivery.
       "/business/subscriptions/{id}:id": subscription,
       "/business/subscriptions/{id}/pause:id": subscription,
@@ -392,12 +402,25 @@ async function shoppingOrderOfA(t: TestEnv, a: Courier): Promise<string> {
   return r.body.data.reference as string;
 }
 
+/** Shopping 3: the shopper's paths of a shopping order (driver app and sandbox). */
+const SHOPPER_PATHS = [
+  "/driver/shopping/{reference}",
+  "/business/sandbox/shopping-orders/{reference}",
+]
+  .flatMap((base) => [
+    `${base}/stores/{external_fulfilment_id}/items/{external_item_id}`,
+    `${base}/stores/{external_fulfilment_id}/collect`,
+    `${base}/stores/{external_fulfilment_id}/unavailable`,
+  ]).concat(
+    "/business/sandbox/shopping-orders/{reference}/items/{external_item_id}/close_decision_window",
+  );
+
 /** Identifiers nobody holds, of the same shapes. */
 /**
  * The Business API's driver app (its pool drivers, another credential than a courier's run
  * driver): swept by tests/http/guard_isolation_test.ts with pool drivers as strangers.
  */
-export const POOL_DRIVER_PATH = /^\/driver\/(shift|me|positions|offers|trips)(\/|$)/;
+export const POOL_DRIVER_PATH = /^\/driver\/(shift|me|positions|offers|trips|shopping)(\/|$)/;
 
 export const NOBODYS: Record<string, string> = {
   client: "cli_nobody000000000000000",
@@ -418,6 +441,9 @@ export const NOBODYS: Record<string, string> = {
   "/business/checkouts/{reference}:reference": "CO-NOBODY0000000",
   "/business/checkouts/{reference}/cancel:reference": "CO-NOBODY0000000",
   offer: newOfferId("biz_nobody000000000000000", "BK-NOBODY0000000"),
+  // Shopping 3, 4: a store and a line of an order nobody holds (the reference names nobody's).
+  external_fulfilment_id: "F1",
+  external_item_id: "I1",
 };
 
 /** What courier A reads of its own things: none may change when others call. */

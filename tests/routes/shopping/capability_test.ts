@@ -14,6 +14,8 @@ const ENDPOINTS: readonly [string, string, unknown][] = [
   ["GET", `${SETTINGS}/deliveries`, undefined],
   ["POST", "/business/shopping-orders", orderBody("ORD-OFF")],
   ["GET", "/business/shopping-orders/BK-000000000000", undefined],
+  ["POST", "/business/shopping-orders/BK-000000000000/items/I1/decision", { decision: "accept" }],
+  ["POST", "/business/sandbox/shopping-orders/BK-000000000000/stores/F1/unavailable", {}],
 ];
 
 Deno.test("shopping fulfilment: every endpoint answers 403 SHOPPING_FULFILMENT_OFF until the operator enables it", () =>

@@ -1,0 +1,241 @@
+/**
+ * The shopper's work on the driver app (shopping 3; CONTRACT "Driver app"): each line found,
+ * substituted or unavailable, each store collected with its till amount and receipt photo or
+ * marked unavailable, stores worked in `sequence`. The trip is found as the driver app finds it
+ * (404 unless offered or assigned to the driver), the store through the order, and the change is
+ * one ask of the store actor under the driver's idempotency key, so a replay after lost signal
+ * answers the first answer. The sandbox's shopper steps call these same functions.
+ */
+import type { Trip } from "../../../actors/business/trip/mod.ts";
+import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping/order.ts";
+import {
+  type ReceiptPhoto,
+  type ShoppingStore,
+  shoppingStoreActor,
+  type ShoppingStoreCommand,
+} from "../../../actors/shopping/store.ts";
+import { driverTrip } from "../../business/flows/driver_trips.ts";
+import { imageTypeOf } from "../../business/rules/driver_actions.ts";
+import { type EvidenceUpload, storeEvidence } from "../../courier/flows/evidence.ts";
+import { toMinor } from "../../domain/money.ts";
+import type { Deps } from "../../environment.ts";
+import { type FieldError, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import type { LineReport, ReportedOutcome } from "../rules/shopper.ts";
+import { shoppingCapabilityOf } from "./capability.ts";
+
+type ShopperDeps = Pick<Deps, "runtime" | "requestId">;
+
+/** spec: shopping 3: one line's outcome as the app sends it (decimals in the order's currency). */
+export interface LineInput {
+  readonly idempotency_key: string;
+  readonly outcome: ReportedOutcome;
+  readonly qty_found?: number | undefined;
+  readonly unit_price_paid?: number | string | undefined;
+  readonly substitute?: {
+    readonly name: string;
+    readonly barcode?: string | undefined;
+    readonly unit_price?: number | string | undefined;
+  } | undefined;
+}
+
+export interface CollectInput {
+  readonly idempotency_key: string;
+  readonly collected_amount: number | string;
+  readonly receipt_photo?: EvidenceUpload | undefined;
+}
+
+/** A store after the shopper's change, with the currency its amounts are in. */
+export interface WorkedStore {
+  readonly store: ShoppingStore;
+  readonly currency: string;
+}
+
+/** Where a store of the driver's shopping order stands, found for one command. */
+interface Target {
+  readonly trip: Trip;
+  readonly order: ShoppingOrder;
+  readonly store: ShoppingStore;
+}
+
+/** spec: business 3.1: the shopper buys between accepting the trip and collecting it. */
+const SHOPPING_STATUSES: readonly string[] = ["accepted", "enroute", "arrived"];
+
+/** spec: shopping 3: one line found, substituted or unavailable. */
+export async function recordShoppingLine(
+  deps: ShopperDeps,
+  driverId: string,
+  at: { reference: string; external_fulfilment_id: string; external_item_id: string },
+  input: LineInput,
+): Promise<WorkedStore> {
+  const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
+  const report = reportOf(input, t.order.currency);
+  const settings = await shoppingCapabilityOf(deps, t.order.business_id);
+  return await askStore(deps, driverId, t, input.idempotency_key, {
+    kind: "record_line",
+    external_item_id: at.external_item_id,
+    report,
+    // spec: shopping 2.1, 3: the window is the setting as read when the line starts waiting.
+    ask_timeout_ms: settings.ask_timeout_minutes * 60_000,
+  });
+}
+
+/** spec: shopping 3: the store collected with its till amount and receipt photo. */
+export async function collectShoppingStore(
+  deps: ShopperDeps,
+  driverId: string,
+  at: { reference: string; external_fulfilment_id: string },
+  input: CollectInput,
+): Promise<WorkedStore> {
+  const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
+  const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
+  const receipt_photo = input.receipt_photo === undefined
+    ? null
+    : await storedReceipt(deps, t, driverId, input.receipt_photo);
+  return await askStore(deps, driverId, t, input.idempotency_key, {
+    kind: "collect",
+    collected_amount_minor: amount,
+    receipt_photo,
+  });
+}
+
+/** spec: shopping 3: nothing could be bought at the store. */
+export async function markShoppingStoreUnavailable(
+  deps: ShopperDeps,
+  driverId: string,
+  at: { reference: string; external_fulfilment_id: string },
+  input: { readonly idempotency_key: string },
+): Promise<WorkedStore> {
+  const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
+  return await askStore(deps, driverId, t, input.idempotency_key, { kind: "mark_unavailable" });
+}
+
+async function askStore(
+  deps: ShopperDeps,
+  driverId: string,
+  t: Target,
+  key: string,
+  command: ShoppingStoreCommand,
+): Promise<WorkedStore> {
+  const store = orRefuse(
+    await deps.runtime.ask(shoppingStoreActor, t.order.business_id, t.store.store_id, command, {
+      // One key space per driver, as the trip actions' (driver_trips.ts).
+      idempotencyKey: `shopper:${driverId}:${key}`,
+      requestId: deps.requestId,
+    }),
+  );
+  return { store: store!, currency: t.order.currency };
+}
+
+/**
+ * The driver's shopping order and the store named, checked: the trip is the driver's and not yet
+ * collected, and every store before this one in `sequence` is finished (spec: shopping 2.2
+ * "shopping order"; an out-of-sequence store is refused 409 store_out_of_sequence).
+ */
+async function shopperTarget(
+  deps: ShopperDeps,
+  driverId: string,
+  reference: string,
+  fulfilmentId: string,
+): Promise<Target> {
+  const trip = await driverTrip(deps, driverId, reference);
+  const got = await deps.runtime.read(shoppingOrderActor, trip.business_id, trip.reference, {
+    kind: "get",
+  });
+  const order = got.ok ? got.reply : null;
+  if (!order || order.phase !== "booked") {
+    refuse("not_found", `shopping order not found: ${reference}`);
+  }
+  if (trip.driver?.id !== driverId || !SHOPPING_STATUSES.includes(trip.status)) {
+    refuse(
+      "invalid_transition",
+      `the trip is not being shopped by this driver: ${trip.status}` +
+        (trip.driver?.id === driverId ? "" : " (accept it first)"),
+    );
+  }
+  const stores = await storesInSequence(deps, order);
+  const n = stores.findIndex((s) => String(s.external_fulfilment_id) === fulfilmentId);
+  if (n < 0) refuse("not_found", `no store ${fulfilmentId} in shopping order ${reference}`);
+  const before = stores.slice(0, n).find((s) => s.status === "pending");
+  if (before) {
+    refuse(
+      "store_out_of_sequence",
+      `store ${String(before.external_fulfilment_id)} comes first in the shopping sequence: ` +
+        "collect it or mark it unavailable before this one",
+    );
+  }
+  return { trip, order, store: stores[n]! };
+}
+
+/** The order's stores by `sequence`, equal ones in array order (as GET lists them). */
+export async function storesInSequence(
+  deps: Pick<Deps, "runtime">,
+  order: ShoppingOrder,
+): Promise<ShoppingStore[]> {
+  const stores = await Promise.all(order.stores.map(async (s) =>
+    orRefuse(
+      await deps.runtime.read(shoppingStoreActor, order.business_id, s.store_id, { kind: "get" }),
+    )
+  ));
+  return stores.flatMap((s) => s ? [s] : []).sort((a, b) => a.sequence - b.sequence);
+}
+
+function minorOf(amount: number | string, currency: string, path: string): number {
+  const parsed = toMinor(amount, currency);
+  if (parsed.ok && parsed.minor >= 0) return parsed.minor;
+  const message = parsed.ok ? "must not be negative" : parsed.message;
+  throw new Refused(invalidFields([{ path, message }]));
+}
+
+/** The report in minor units of the order's currency; a bad amount is 422 naming its field. */
+function reportOf(input: LineInput, currency: string): LineReport {
+  const errors: FieldError[] = [];
+  const money = (v: number | string | undefined, path: string): number | null => {
+    if (v === undefined) return null;
+    try {
+      return minorOf(v, currency, path);
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      errors.push({ path, message: e.rejection.message });
+      return null;
+    }
+  };
+  const paid = money(input.unit_price_paid, "unit_price_paid");
+  const s = input.substitute;
+  const substitute = s && {
+    name: s.name,
+    barcode: s.barcode ?? null,
+    unit_price_minor: money(s.unit_price, "substitute.unit_price"),
+  };
+  if (errors.length > 0) throw new Refused(invalidFields(errors));
+  return {
+    outcome: input.outcome,
+    qty_found: input.qty_found ?? null,
+    unit_price_paid_minor: paid,
+    // Only a substitution carries one; a stray substitute on another outcome is ignored.
+    substitute: input.outcome === "substituted" ? substitute ?? null : null,
+  };
+}
+
+/** The receipt image, kept in the business's evidence store as a trip's proof photo is. */
+async function storedReceipt(
+  deps: ShopperDeps,
+  t: Target,
+  driverId: string,
+  upload: EvidenceUpload,
+): Promise<ReceiptPhoto> {
+  const type = imageTypeOf(upload.bytes);
+  if (type === null) {
+    throw new Refused(invalidFields([{
+      path: "receipt_photo",
+      message: `must be a JPEG, PNG or WebP image: ${upload.content_type || "no type"} sent`,
+    }]));
+  }
+  const r = await storeEvidence(
+    deps.runtime,
+    t.order.business_id,
+    { ...upload, content_type: type },
+    driverId,
+  );
+  if (!r.ok) throw new Refused(r);
+  return { sha256: r.value.sha256, content_type: type };
+}

@@ -1,0 +1,210 @@
+/**
+ * Shopping 3 on the driver app (CONTRACT "Driver app"): the shopper records lines, collects a
+ * store with its receipt photo or marks it unavailable, in sequence, with replays answering the
+ * first answer; the customer's decisions within the window, and the window's durable timer.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import { acceptAs, pngFile } from "../../helpers/driver_trips.ts";
+import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
+
+/** A shopping order of the preference given, accepted by a new pool driver. */
+async function shoppedOrder(t: TestEnv, id: string, preference: string) {
+  const b = await shoppingBusiness(t);
+  const r = await createOrder(
+    t,
+    b.api_key,
+    orderBody(id, { stores: 2, lines: 2, shopping: { substitution_preference: preference } }),
+  );
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const reference = r.body.data.reference as string;
+  const driver = await createPoolDriver(t);
+  return { b, reference, driver, accept: () => acceptAs(t, b.id, reference, driver.id) };
+}
+
+function line(t: TestEnv, token: string, path: string, body: Record<string, unknown>) {
+  return t.call("POST", `/driver/shopping/${path}`, { bearer: token, body });
+}
+
+const SUBSTITUTE = { name: "Store brand milk", barcode: "6001", unit_price: 9.5 };
+
+Deno.test("shopper: lines recorded in sequence, a replay answers the first answer, stores collected with a receipt or unavailable", () =>
+  withTestEnv(async (t) => {
+    const o = await shoppedOrder(t, "ORD-SHOP", "match");
+    const token = o.driver.token;
+    const at = (store: string, item?: string) =>
+      `${o.reference}/stores/F-${store}` + (item === undefined ? "" : `/items/${item}`);
+    const found = {
+      idempotency_key: "k1",
+      outcome: "found",
+      qty_found: 2,
+      unit_price_paid: "10.50",
+    };
+    // Not offered to the driver: not found; offered trips are acted on once accepted.
+    assert.equal((await line(t, token, at("0", "0-0"), found)).status, 404);
+    await o.accept();
+    const stranger = await createPoolDriver(t);
+    assert.equal((await line(t, stranger.token, at("0", "0-0"), found)).status, 404);
+    const early = await line(t, token, at("1", "1-0"), found);
+    assert.equal(early.status, 409);
+    assert.equal(early.body.code, "store_out_of_sequence");
+    assert.match(early.body.message, /store F-0 comes first/);
+
+    const first = await line(t, token, at("0", "0-0"), found);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const item = first.body.data.items[0];
+    assert.deepEqual([item.outcome, item.qty_found, item.unit_price_paid, item.decided_by], [
+      "found",
+      2,
+      10.5,
+      "shopper",
+    ]);
+    // spec (CONTRACT "Driver app"): the same key answers the first answer, whatever it says now.
+    const replay = await line(t, token, at("0", "0-0"), { ...found, outcome: "unavailable" });
+    assert.equal(replay.status, 200);
+    assert.deepEqual(replay.body.data, first.body.data);
+    const again = await line(t, token, at("0", "0-0"), { ...found, idempotency_key: "k2" });
+    assert.equal(again.body.code, "line_finished");
+    const refusals: [Record<string, unknown>, number, string][] = [
+      [{ outcome: "substituted", qty_found: 1, unit_price_paid: 9 }, 422, "substitute_required"],
+      [{ outcome: "found", qty_found: 3, unit_price_paid: 9 }, 422, "validation_failed"],
+      [{ outcome: "found", qty_found: 1.5, unit_price_paid: 9 }, 422, "validation_failed"],
+      [{ outcome: "found", qty_found: 1, unit_price_paid: "9.001" }, 422, "validation_failed"],
+      [{ outcome: "found", qty_found: 1 }, 422, "validation_failed"],
+      [{ outcome: "lost", qty_found: 1 }, 422, "validation_failed"],
+    ];
+    for (const [body, status, code] of refusals) {
+      const r = await line(t, token, at("0", "0-1"), {
+        idempotency_key: crypto.randomUUID(),
+        ...body,
+      });
+      assert.deepEqual([r.status, r.body.code], [status, code], JSON.stringify(r.body));
+    }
+    const noReceipt = await t.call("POST", `/driver/shopping/${at("0")}/collect`, {
+      bearer: token,
+      body: { idempotency_key: "c0", collected_amount: "30.50" },
+    });
+    assert.equal(noReceipt.body.code, "lines_pending");
+    const sub = await line(t, token, at("0", "0-1"), {
+      idempotency_key: "k3",
+      outcome: "substituted",
+      qty_found: 1,
+      unit_price_paid: 9.5,
+      substitute: SUBSTITUTE,
+    });
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    assert.deepEqual(sub.body.data.items[1].substitute, SUBSTITUTE);
+    assert.equal(sub.body.data.items[1].decided_by, "preference");
+
+    const collect = (form: FormData) =>
+      t.call("POST", `/driver/shopping/${at("0")}/collect`, { bearer: token, body: form });
+    const form = (file?: File) => {
+      const f = new FormData();
+      f.set("idempotency_key", "c1");
+      f.set("collected_amount", "30.50");
+      if (file) f.set("receipt_photo", file);
+      return f;
+    };
+    assert.equal((await collect(form())).body.code, "receipt_photo_required");
+    const text = new File([new TextEncoder().encode("not an image")], "r.txt", {
+      type: "text/plain",
+    });
+    assert.equal((await collect(form(text))).body.code, "validation_failed");
+    const collected = await collect(form(pngFile("receipt.png")));
+    assert.equal(collected.status, 200, JSON.stringify(collected.body));
+    assert.equal(collected.body.data.status, "collected");
+    assert.equal(collected.body.data.collected_amount, 30.5);
+    assert.equal(collected.body.data.receipt_photo_received, true);
+    assert.equal((await collect(form(pngFile("receipt.png")))).status, 200, "a replay");
+    const twice = await line(t, token, at("0", "0-1"), { ...found, idempotency_key: "k4" });
+    assert.equal(twice.body.code, "store_finished");
+
+    const gone = await t.call("POST", `/driver/shopping/${at("1")}/unavailable`, {
+      bearer: token,
+      body: { idempotency_key: "u1" },
+    });
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    const got = await t.call("GET", `/business/shopping-orders/${o.reference}`, {
+      key: o.b.api_key,
+    });
+    const stores = got.body.data.stores;
+    assert.deepEqual(stores.map((s: { status: string }) => s.status), ["collected", "unavailable"]);
+    assert.deepEqual(
+      stores[1].items.map((
+        i: { outcome: string; decided_by: string },
+      ) => [i.outcome, i.decided_by]),
+      [["unavailable", "shopper"], ["unavailable", "shopper"]],
+    );
+    assert.equal(got.body.data.float.collected_amount, 30.5);
+    assert.ok(stores[0].finished_at);
+  }));
+
+Deno.test("shopper: under ask the customer decides within the window; no answer in time refunds the item on the timer", () =>
+  withTestEnv(async (t) => {
+    const o = await shoppedOrder(t, "ORD-ASK", "ask");
+    await o.accept();
+    const key = o.b.api_key;
+    const put = await t.call("PUT", "/business/shopping-fulfilment", {
+      key,
+      body: { ask_timeout_minutes: 2 },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const substitute = (item: string) =>
+      line(t, o.driver.token, `${o.reference}/stores/F-0/items/${item}`, {
+        idempotency_key: `s-${item}`,
+        outcome: "substituted",
+        qty_found: 2,
+        unit_price_paid: 9.5,
+        substitute: SUBSTITUTE,
+      });
+    const asked = await substitute("0-0");
+    assert.equal(asked.status, 200, JSON.stringify(asked.body));
+    const waiting = asked.body.data.items[0];
+    assert.equal(waiting.outcome, "awaiting_decision");
+    assert.equal(waiting.decide_by, new Date(t.clock.now() + 2 * 60_000).toISOString());
+    const decide = (item: string, decision: string, as = key) =>
+      t.call("POST", `/business/shopping-orders/${o.reference}/items/${item}/decision`, {
+        key: as,
+        body: { decision },
+      });
+    const other = await shoppingBusiness(t);
+    assert.equal((await decide("0-0", "accept", other.api_key)).status, 404);
+    assert.equal((await decide("nope", "accept")).status, 404);
+    assert.equal((await decide("0-1", "accept")).body.code, "not_awaiting_decision");
+    assert.equal((await decide("0-0", "maybe")).body.code, "validation_failed");
+    t.clock.advanceBy(60_000);
+    const yes = await decide("0-0", "accept");
+    assert.equal(yes.status, 200, JSON.stringify(yes.body));
+    const decided = yes.body.data.stores[0].items[0];
+    assert.deepEqual([decided.outcome, decided.decided_by, decided.decide_by], [
+      "substituted",
+      "customer",
+      null,
+    ]);
+    const late = await decide("0-0", "reject");
+    assert.equal(late.status, 409);
+    assert.equal(late.body.code, "not_awaiting_decision");
+
+    await substitute("0-1");
+    const blocked = await t.call("POST", `/driver/shopping/${o.reference}/stores/F-0/unavailable`, {
+      bearer: o.driver.token,
+      body: { idempotency_key: "u" },
+    });
+    assert.equal(blocked.body.code, "decision_pending");
+    // spec: shopping 3: no answer in time: the durable timer makes it unavailable, refunded.
+    t.clock.advanceBy(2 * 60_000);
+    await t.env.runtime.fireDueTimers();
+    const closed = await decide("0-1", "accept");
+    assert.equal(closed.status, 409);
+    assert.equal(closed.body.code, "decision_window_closed");
+    assert.match(closed.body.message, /decision window closed and the item was refunded/);
+    const got = await t.call("GET", `/business/shopping-orders/${o.reference}`, { key });
+    const expired = got.body.data.stores[0].items[1];
+    assert.deepEqual([expired.outcome, expired.decided_by, expired.qty_found], [
+      "unavailable",
+      "preference",
+      0,
+    ]);
+  }));
