@@ -50,13 +50,6 @@ export async function collect(
   assert.ok(r.ok, JSON.stringify(r));
 }
 
-export async function markUnavailable(t: TestEnv, business: string, store: string) {
-  const r = await t.env.runtime.ask(shoppingStoreActor, business, store, {
-    kind: "mark_unavailable",
-  });
-  assert.ok(r.ok, JSON.stringify(r));
-}
-
 /** A link's answer, fetched in process by its path (the test's PUBLIC_URL is not served). */
 export async function fetchLink(t: TestEnv, url: string) {
   const u = new URL(url);

@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
-import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { verifyV2 } from "../../../src/domain/signatures.ts";
 import { pdfText } from "../../helpers/pdf.ts";
-import { advance, type Delivery, startReceiver, until } from "../../helpers/receiver.ts";
+import {
+  advance,
+  type Delivery,
+  startReceiver,
+  until,
+  untilRecorded,
+} from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { collect, fetchLink, markUnavailable, recordLine, storeIdsOf } from "./events_fixtures.ts";
+import { acceptAs, pngFile } from "../../helpers/driver_trips.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import { collect, fetchLink, recordLine, storeIdsOf } from "./events_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
 
 const SETTINGS = "/business/shopping-fulfilment";
@@ -21,29 +28,45 @@ async function balance(t: TestEnv, key: string): Promise<number> {
   return w.body.data.balances.find((b: { currency: string }) => b.currency === "BWP").balance;
 }
 
-/** Store 0: one line found, one substituted under `ask` and accepted, collected; store 1 gone. */
-async function shopTheOrder(t: TestEnv, business: string, reference: string) {
-  const [s0, s1] = await storeIdsOf(t, business, reference);
-  await recordLine(t, business, s0!, "0-0", {
+/**
+ * Through the driver app and the customer's route: store 0 has one line found and one substituted
+ * under `ask` and accepted, and is collected with a receipt photo; store 1 is unavailable.
+ */
+async function shopTheOrder(t: TestEnv, o: { business: string; key: string; reference: string }) {
+  const driver = await createPoolDriver(t);
+  await acceptAs(t, o.business, o.reference, driver.id);
+  const shop = async (path: string, body: unknown) => {
+    const r = await t.call("POST", `/driver/shopping/${o.reference}/stores/${path}`, {
+      bearer: driver.token,
+      body,
+    });
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+  };
+  await shop("F-0/items/0-0", {
+    idempotency_key: "l0",
     outcome: "found",
     qty_found: 2,
-    unit_price_paid_minor: 975,
-    substitute: null,
+    unit_price_paid: 9.75,
   });
-  await recordLine(t, business, s0!, "0-1", {
+  await shop("F-0/items/0-1", {
+    idempotency_key: "l1",
     outcome: "substituted",
     qty_found: 1,
-    unit_price_paid_minor: 1_200,
-    substitute: { name: "Other brand", barcode: "6001", unit_price_minor: 1_200 },
+    unit_price_paid: 12,
+    substitute: { name: "Other brand", barcode: "6001", unit_price: 12 },
   });
-  // The customer accepts within the window.
-  const decided = await t.env.runtime.ask(shoppingStoreActor, business, s0!, {
-    kind: "decide",
-    external_item_id: "0-1",
-    decision: "accept",
-  });
-  assert.ok(decided.ok, JSON.stringify(decided));
-  return { s0: s0!, s1: s1! };
+  const decided = await t.call(
+    "POST",
+    `/business/shopping-orders/${o.reference}/items/0-1/decision`,
+    { key: o.key, body: { decision: "accept" } },
+  );
+  assert.equal(decided.status, 200, JSON.stringify(decided.body));
+  const form = new FormData();
+  form.set("idempotency_key", "c0");
+  form.set("collected_amount", "31.50");
+  form.set("receipt_photo", pngFile("receipt.png"));
+  await shop("F-0/collect", form);
+  await shop("F-1/unavailable", { idempotency_key: "u1" });
 }
 
 function events(deliveries: Delivery[], name: string) {
@@ -78,10 +101,12 @@ Deno.test("shopping events: signed V2 only to the shopping webhook; a retry keep
       assert.match(early.body.message, /stores finished: 0 of 2/);
       const before = await balance(t, key);
       receiver.failFirst = 1;
-      const { s0, s1 } = await shopTheOrder(t, b.id, reference);
-      await collect(t, b.id, s0, { amount_minor: 3_150, photo: PHOTO });
-      await markUnavailable(t, b.id, s1);
+      await shopTheOrder(t, { business: b.id, key, reference });
       await until(t, () => receiver.deliveries.length >= 4, "four first attempts");
+      // The retry is scheduled from the recorded attempt: wait for each record, then move on.
+      for (const d of receiver.deliveries) {
+        await untilRecorded(t, b.id, d.headers.get("X-Service-Delivery")!, 1);
+      }
       assert.ok(receiver.deliveries.every((d) => d.status === 500));
       // spec: shopping 4: a rotation is in force at once, for retries of older events too.
       const second = (await t.call("POST", `${SETTINGS}/secret/rotate`, { key })).body.data;
@@ -155,8 +180,8 @@ async function checkEvents(
   // spec: shopping 6: the link serves the bytes uploaded, with their type.
   const receipt = await fetchLink(t, got.store.receipt_photo_url);
   assert.equal(receipt.status, 200);
-  assert.equal(receipt.type, "image/jpeg");
-  assert.deepEqual(receipt.bytes, PHOTO);
+  assert.equal(receipt.type, "image/png");
+  assert.deepEqual(receipt.bytes, new Uint8Array(await pngFile("receipt.png").arrayBuffer()));
   const url: string = got.store.receipt_photo_url;
   assert.ok(url.startsWith("https://shop.example/api/shopping/links/"));
   const altered = url.slice(0, -3) + (url.endsWith("A") ? "B" : "A") + url.slice(-2);
