@@ -35,6 +35,12 @@ const StorePath = z.object({
 });
 
 export function shopperRoutes(api: Api): void {
+  lineRoute(api);
+  collectRoute(api);
+  unavailableRoute(api);
+}
+
+function lineRoute(api: Api): void {
   define(api, {
     method: "post",
     path: "/driver/shopping/{reference}/stores/{external_fulfilment_id}/items/{external_item_id}",
@@ -62,7 +68,9 @@ export function shopperRoutes(api: Api): void {
     const worked = await recordShoppingLine(c.get("env"), poolDriverOf(c), params, body);
     return ok(c, storeView(worked.store, worked.currency));
   });
+}
 
+function collectRoute(api: Api): void {
   define(api, {
     method: "post",
     path: "/driver/shopping/{reference}/stores/{external_fulfilment_id}/collect",
@@ -101,7 +109,9 @@ export function shopperRoutes(api: Api): void {
     });
     return ok(c, storeView(worked.store, worked.currency));
   });
+}
 
+function unavailableRoute(api: Api): void {
   define(api, {
     method: "post",
     path: "/driver/shopping/{reference}/stores/{external_fulfilment_id}/unavailable",

@@ -62,6 +62,13 @@ function answer(step: typeof STEPS[number], live: ShoppingOrderLive) {
 }
 
 export function sandboxShopperRoutes(api: Api): void {
+  lineStepRoute(api);
+  collectStepRoute(api);
+  unavailableStepRoute(api);
+  closeWindowStepRoute(api);
+}
+
+function lineStepRoute(api: Api): void {
   define(api, {
     method: "post",
     path: `${BASE}/stores/{external_fulfilment_id}/items/{external_item_id}`,
@@ -86,7 +93,9 @@ export function sandboxShopperRoutes(api: Api): void {
     const { env, tenant } = businessCall(c);
     return ok(c, answer("item", await sandboxShoppingLine(env, tenant, params, body)));
   });
+}
 
+function collectStepRoute(api: Api): void {
   define(api, {
     method: "post",
     path: `${BASE}/stores/{external_fulfilment_id}/collect`,
@@ -129,7 +138,9 @@ export function sandboxShopperRoutes(api: Api): void {
     });
     return ok(c, answer("collect", live));
   });
+}
 
+function unavailableStepRoute(api: Api): void {
   define(api, {
     method: "post",
     path: `${BASE}/stores/{external_fulfilment_id}/unavailable`,
@@ -150,7 +161,9 @@ export function sandboxShopperRoutes(api: Api): void {
     const { env, tenant } = businessCall(c);
     return ok(c, answer("unavailable", await sandboxStoreUnavailable(env, tenant, params, body)));
   });
+}
 
+function closeWindowStepRoute(api: Api): void {
   define(api, {
     method: "post",
     path: `${BASE}/items/{external_item_id}/close_decision_window`,

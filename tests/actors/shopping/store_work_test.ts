@@ -170,8 +170,18 @@ Deno.test("shopping store actor: reject makes the line unavailable by the custom
     { kind: "decide", external_item_id: "b", decision: "accept" },
     "decision_window_closed",
   );
+  // The sandbox's timeout closes a waiting window at once, as the timer does.
+  h.must(record("c", substituted));
+  const closed = h.must({ kind: "close_window", external_item_id: "c" });
+  assert.deepEqual(closed.timers, [{ op: "cancel", name: "decision:c" }]);
+  assert.deepEqual([line(h, "c").outcome, line(h, "c").decided_by], ["unavailable", "preference"]);
+  h.refused({ kind: "close_window", external_item_id: "c" }, "not_awaiting_decision");
+  h.refused(
+    { kind: "decide", external_item_id: "c", decision: "accept" },
+    "decision_window_closed",
+  );
   // A line never asked about awaits nothing; an unknown line is not found.
-  h.refused({ kind: "decide", external_item_id: "c", decision: "accept" }, "not_awaiting_decision");
+  h.refused({ kind: "decide", external_item_id: 1, decision: "accept" }, "not_awaiting_decision");
   h.refused({ kind: "decide", external_item_id: "zz", decision: "accept" }, "not_found");
   assert.deepEqual(h.replayed(), h.state);
 });
