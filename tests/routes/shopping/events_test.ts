@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { verifyV2 } from "../../../src/domain/signatures.ts";
+import { handleShoppingItem } from "../../../src/shopping/flows/events.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import {
   advance,
@@ -258,6 +259,15 @@ Deno.test("shopping events: without a webhook URL none are made, yet the float r
       const o = await t.call("GET", `/business/shopping-orders/${reference}`, { key: b.api_key });
       return o.body.data.float.reconciliation?.settled === true;
     }, "the basket settled");
+    assert.equal(Math.round((before - await balance(t, b.api_key)) * 100), 2_010);
+    // The item handed over again (a crash before its removal) repeats nothing: one debit.
+    await handleShoppingItem(t.env, {
+      kind: "store_finished",
+      business_id: b.id,
+      order_reference: reference,
+      store_id: s0!,
+      event_id: "evt_again",
+    });
     assert.equal(Math.round((before - await balance(t, b.api_key)) * 100), 2_010);
     await t.settle();
     const listed = await t.call("GET", `${SETTINGS}/deliveries`, { key: b.api_key });
