@@ -13,6 +13,7 @@ import {
   collectShoppingStore,
   markShoppingStoreUnavailable,
   recordShoppingLine,
+  shopperOrder,
 } from "../../src/shopping/flows/shopper.ts";
 import {
   DriverCollectBody,
@@ -35,9 +36,37 @@ const StorePath = z.object({
 });
 
 export function shopperRoutes(api: Api): void {
+  viewRoute(api);
   lineRoute(api);
   collectRoute(api);
   unavailableRoute(api);
+}
+
+const ShopperOrderAnswer = z.object({
+  reference: z.string().openapi({ description: "The trip reference" }),
+  currency: z.string(),
+  stores: z.array(StoreAnswer).openapi({ description: "In shopping order (sequence)" }),
+}).openapi("ShopperOrder");
+
+function viewRoute(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/driver/shopping/{reference}",
+    summary: "The shopper's list: the order's stores in sequence, each line's live state",
+    tag,
+    security,
+    middleware,
+    params: StorePath.pick({ reference: true }),
+    response: ShopperOrderAnswer,
+    refusals: { not_found: SHOPPER_REFUSALS.not_found! },
+  }, async (c, { params }) => {
+    const o = await shopperOrder(c.get("env"), poolDriverOf(c), params.reference);
+    return ok(c, {
+      reference: o.reference,
+      currency: o.currency,
+      stores: o.stores.map((s) => storeView(s, o.currency)),
+    });
+  });
 }
 
 function lineRoute(api: Api): void {

@@ -60,6 +60,43 @@ interface Target {
 /** spec: business 3.1: the shopper buys between accepting the trip and collecting it. */
 const SHOPPING_STATUSES: readonly string[] = ["accepted", "enroute", "arrived"];
 
+/** The shopper's view: the stores to buy at, in sequence, with their lines' live state. */
+export interface ShopperOrder {
+  readonly reference: string;
+  readonly currency: string;
+  readonly stores: readonly ShoppingStore[];
+}
+
+/** CONTRACT "Driver app": the order of a trip offered or assigned to the driver (else 404). */
+export async function shopperOrder(
+  deps: Pick<Deps, "runtime">,
+  driverId: string,
+  reference: string,
+): Promise<ShopperOrder> {
+  const trip = await driverTrip(deps, driverId, reference);
+  const order = await bookedOrder(deps, trip, reference);
+  return {
+    reference: trip.reference,
+    currency: order.currency,
+    stores: await storesInSequence(deps, order),
+  };
+}
+
+async function bookedOrder(
+  deps: Pick<Deps, "runtime">,
+  trip: Trip,
+  reference: string,
+): Promise<ShoppingOrder> {
+  const got = await deps.runtime.read(shoppingOrderActor, trip.business_id, trip.reference, {
+    kind: "get",
+  });
+  const order = got.ok ? got.reply : null;
+  if (!order || order.phase !== "booked") {
+    refuse("not_found", `shopping order not found: ${reference}`);
+  }
+  return order;
+}
+
 /** spec: shopping 3: one line found, substituted or unavailable. */
 export async function recordShoppingLine(
   deps: ShopperDeps,
@@ -138,13 +175,7 @@ async function shopperTarget(
   fulfilmentId: string,
 ): Promise<Target> {
   const trip = await driverTrip(deps, driverId, reference);
-  const got = await deps.runtime.read(shoppingOrderActor, trip.business_id, trip.reference, {
-    kind: "get",
-  });
-  const order = got.ok ? got.reply : null;
-  if (!order || order.phase !== "booked") {
-    refuse("not_found", `shopping order not found: ${reference}`);
-  }
+  const order = await bookedOrder(deps, trip, reference);
   if (trip.driver?.id !== driverId || !SHOPPING_STATUSES.includes(trip.status)) {
     refuse(
       "invalid_transition",

@@ -46,7 +46,18 @@ Deno.test("shopper: lines recorded in sequence, a replay answers the first answe
     };
     // Not offered to the driver: not found; offered trips are acted on once accepted.
     assert.equal((await line(t, token, at("0", "0-0"), found)).status, 404);
+    const list = () => t.call("GET", `/driver/shopping/${o.reference}`, { bearer: token });
+    assert.equal((await list()).status, 404);
     await o.accept();
+    const shown = await list();
+    assert.equal(shown.status, 200, JSON.stringify(shown.body));
+    assert.deepEqual(
+      shown.body.data.stores.map((s: { external_fulfilment_id: string; items: unknown[] }) => [
+        s.external_fulfilment_id,
+        s.items.length,
+      ]),
+      [["F-0", 2], ["F-1", 2]],
+    );
     const stranger = await createPoolDriver(t);
     assert.equal((await line(t, stranger.token, at("0", "0-0"), found)).status, 404);
     const early = await line(t, token, at("1", "1-0"), found);
