@@ -39,6 +39,11 @@ export interface Deps {
   readonly log: Logger;
   /** The environment's own metrics registry (GET /metrics). */
   readonly metrics: Metrics;
+  /**
+   * Where the world reaches this environment, without `/api` (PUBLIC_URL): links a reactor
+   * hands out start with it; absent, they start with `http://localhost` (a developer's machine).
+   */
+  readonly publicUrl?: string;
   /** Resolves once the query side holds every change committed before the call. */
   settle(): Promise<void>;
   /**

@@ -321,6 +321,8 @@ export const SHOPPING_RECEIPT_TTL_MINUTES_MIN = 10;
 export const SHOPPING_RECEIPT_TTL_MINUTES_DEFAULT = 24 * 60;
 /** A receipt link valid a month at most: receivers copy the image on receipt (spec: shopping 6). */
 export const SHOPPING_RECEIPT_TTL_MINUTES_MAX = 31 * 24 * 60;
+/** A signed shopping link's token (claims and MAC, base64url): far above any link made. */
+export const SHOPPING_LINK_CHARS_MAX = 1_024;
 /** spec: shopping 8: the delivery history shows the last 100 events. */
 export const SHOPPING_DELIVERY_HISTORY_MAX = 100;
 /**

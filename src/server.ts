@@ -130,6 +130,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     settle: () => settled(o.bus, busPrefix, writers(), runtime),
     projected: () => projected(o.bus, busPrefix, writers()),
     ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.

@@ -18,6 +18,14 @@ import {
   unreachable,
 } from "../../src/runtime/actor.ts";
 import type { OrderStore, ShoppingOrderDraft } from "../../src/shopping/rules/order.ts";
+import {
+  basketComplete,
+  type FinishedStore,
+  reconcile,
+  type Reconciliation,
+  type StorePart,
+  storePart,
+} from "../../src/shopping/rules/float.ts";
 
 /** A store as the order holds it: its lines are in the store's own actor (`store_id`). */
 export interface StoreSummary extends Omit<OrderStore, "items"> {
@@ -35,6 +43,20 @@ export interface ShoppingOrder extends Omit<ShoppingOrderDraft, "stores"> {
   readonly stores: readonly StoreSummary[];
   readonly claimed_at: number;
   readonly booked_at: number | null;
+  /** Each finished store's part of the float, by store id (absent on orders stored before). */
+  readonly parts?: Readonly<Record<string, StorePart>>;
+  /** Set once every store is finished: the float reconciled (absent or null before). */
+  readonly basket?: Basket | null;
+}
+
+/** spec: business 6 `shopping.basket_collected`: the basket complete and its float reconciled. */
+export interface Basket {
+  /** The event_id of `shopping.basket_collected`, the same however often it is made. */
+  readonly event_id: string;
+  readonly reconciliation: Reconciliation;
+  readonly collected_at: number;
+  /** The wallet's debit of the goods, once made (null: not yet, or nothing to charge). */
+  readonly settlement: { readonly transaction_id: string | null; readonly at: number } | null;
 }
 
 export type ShoppingOrderState = ShoppingOrder | null;
@@ -47,12 +69,19 @@ export type ShoppingOrderCommand =
   }
   | { kind: "booked" }
   | { kind: "release"; claim_id: string }
+  /** A store's part ended (its outbox item handled): recorded once; the last completes it. */
+  | { kind: "record_store"; store: FinishedStore }
+  /** The goods were charged to the wallet (or there was nothing to charge). */
+  | { kind: "record_settlement"; transaction_id: string | null }
   | { kind: "get" };
 
 export type ShoppingOrderEvent =
   | { kind: "order_claimed"; order: ShoppingOrder }
   | { kind: "order_booked"; at: number }
-  | { kind: "claim_released"; claim_id: string; at: number };
+  | { kind: "claim_released"; claim_id: string; at: number }
+  | { kind: "store_recorded"; part: StorePart }
+  | { kind: "basket_collected"; event_id: string; reconciliation: Reconciliation; at: number }
+  | { kind: "settlement_recorded"; transaction_id: string | null; at: number };
 
 /** The unique index of external order ids, per business. */
 export const EXTERNAL_ORDER_INDEX = "shopping_external_order_id";
@@ -98,6 +127,15 @@ function decide(
         return accept([], () => state);
       }
       return accept([{ kind: "claim_released", claim_id: command.claim_id, at: ctx.now }]);
+    case "record_store":
+      return recordStore(state, command.store, ctx);
+    case "record_settlement":
+      if (!state?.basket) return reject("basket_not_collected", "the basket is not collected yet");
+      if (state.basket.settlement) return accept([], () => state);
+      return accept(
+        [{ kind: "settlement_recorded", transaction_id: command.transaction_id, at: ctx.now }],
+        (s) => s,
+      );
     case "get":
       return accept([], () => state);
     case "timer":
@@ -105,6 +143,33 @@ function decide(
     default:
       return unreachable(command);
   }
+}
+
+/**
+ * spec: shopping 1.1: a finished store's part, once; when it is the last, the basket is collected
+ * and the float reconciled in the same commit (a repeat changes nothing and answers the order).
+ */
+function recordStore(state: ShoppingOrderState, store: FinishedStore, ctx: Ctx): Decided {
+  if (!state || state.phase !== "booked") return reject("not_found", "shopping order not found");
+  const ids = state.stores.map((s) => s.store_id);
+  if (!ids.includes(store.store_id)) {
+    return reject("not_found", `no store of this order: ${store.store_id}`);
+  }
+  const parts = state.parts ?? {};
+  if (parts[store.store_id]) return accept([], () => state);
+  const part = storePart(store);
+  if (!part) return reject("store_not_finished", `store not finished: ${store.store_id}`);
+  const events: ShoppingOrderEvent[] = [{ kind: "store_recorded", part }];
+  const after = { ...parts, [part.store_id]: part };
+  if (basketComplete(ids, after)) {
+    events.push({
+      kind: "basket_collected",
+      event_id: ctx.newId("evt"),
+      reconciliation: reconcile(state.purchase_amount_minor, ids.map((id) => after[id]!)),
+      at: ctx.now,
+    });
+  }
+  return accept(events, (s) => s);
 }
 
 function evolve(state: ShoppingOrderState, e: ShoppingOrderEvent): ShoppingOrderState {
@@ -115,6 +180,25 @@ function evolve(state: ShoppingOrderState, e: ShoppingOrderEvent): ShoppingOrder
       return state && { ...state, phase: "booked", booked_at: e.at };
     case "claim_released":
       return null;
+    case "store_recorded":
+      return state && { ...state, parts: { ...state.parts, [e.part.store_id]: e.part } };
+    case "basket_collected":
+      return state && {
+        ...state,
+        basket: {
+          event_id: e.event_id,
+          reconciliation: e.reconciliation,
+          collected_at: e.at,
+          settlement: null,
+        },
+      };
+    case "settlement_recorded":
+      return state?.basket
+        ? {
+          ...state,
+          basket: { ...state.basket, settlement: { transaction_id: e.transaction_id, at: e.at } },
+        }
+        : state;
     default:
       return unreachable(e);
   }

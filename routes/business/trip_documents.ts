@@ -58,7 +58,9 @@ const DOCUMENTS: readonly {
       "until sent) with its substitution (`substitute` as text), what is missing (refunded), " +
       "piece n of N (N from ?pieces=N, else order_payload.pieces, else 1), the returns note and " +
       "a signature line. Unit prices (`unit_price` in billing_currency), amounts and refunds " +
-      "only when show_prices is on. Never a delivery or pickup code.",
+      "only when show_prices is on. Never a delivery or pickup code. A shopping order's slip " +
+      "lists its stores' lines (packed: found or substituted as counted) and is ready once its " +
+      "basket is collected (409 basket_not_collected before).",
   },
 ];
 
@@ -118,6 +120,10 @@ export function tripDocumentRoutes(api: Api): void {
   const slip = DOCUMENTS.find((d) => d.document === "packing-slip")!;
   define(api, {
     ...documentRoute(slip),
+    refusals: {
+      not_found: "no trip of the business has this id or reference",
+      basket_not_collected: "a shopping order's slip is ready once its basket is collected",
+    },
     query: z.object({
       pieces: wholeNumber(1, PIECES_MAX).optional().openapi({
         description: "How many pieces (one slip each); else order_payload.pieces, else 1",

@@ -105,7 +105,14 @@ export function shoppingCapabilityRoutes(api: Api): void {
     path: `${PATH}/deliveries`,
     summary: `The last ${SHOPPING_DELIVERY_HISTORY_MAX} shopping events sent, newest first, ` +
       "with their state, attempts and last error",
-    description: "Follows the service's changes within the projection lag (GET /api/metrics).",
+    description: "Events: shopping.store_collected (every store whose part ended, an " +
+      "unavailable one with store.status unavailable), shopping.decision_required (a line " +
+      "under `ask` awaits the customer until decide_by), shopping.basket_collected (every " +
+      "store finished: the float reconciled, a signed packing_slip_url). Signed V2 only " +
+      "(X-Service-Timestamp, X-Service-Delivery = event_id on every retry, X-Service-Event, " +
+      "X-Service-Signature-V2) with the secret held at each attempt. None is made while the " +
+      "capability is off or no webhook_url or secret is set (sending false). Follows the " +
+      "service's changes within the projection lag (GET /api/metrics).",
     tag,
     security,
     middleware,

@@ -82,7 +82,15 @@ export const courierFeature: Feature = {
     const { deferral, delivery, attemptFirst } = platformServices(deps);
     const targets = targetResolver(runtime, deps.clock);
     // spec: courier 6.1, 6.2: the courier's and its clients' endpoints; 6.3 their alerts.
-    delivery.add({ targets, ...outboundAlerts(runtime, db) });
+    // Only the courier's and its clients' recipients: another document's (the business's
+    // shopping webhook) is left to its own hook (undefined lets the next one answer).
+    delivery.add({
+      targets: (tenant, r) =>
+        r.kind === "courier" || r.kind === "client"
+          ? targets(tenant, r)
+          : Promise.resolve(undefined),
+      ...outboundAlerts(runtime, db),
+    });
     const ledger = startLedgerProjector({ bus, db, env: deps.busPrefix });
     // The lists' typed read tables (migration 0016), from the actors' snapshots.
     const readTables = startReadTables({ bus, db, env: deps.busPrefix });

@@ -133,7 +133,8 @@ export type SealPurpose =
   | "client_webhook"
   | "outbound_target"
   | "storefront_channel"
-  | "shopping_webhook";
+  | "shopping_webhook"
+  | "shopping_link";
 
 /**
  * The owner a secret is sealed for: its purpose, the tenant, and the record holding it. The

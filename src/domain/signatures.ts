@@ -181,6 +181,32 @@ export async function v2Headers(delivery: WebhookDelivery): Promise<WebhookDeliv
   };
 }
 
+/** The headers of shopping 6, exactly: V2 only, no other signature and no grace-period header. */
+export type ShoppingDeliveryHeaders = {
+  readonly "Content-Type": "application/json";
+  readonly "X-Service-Timestamp": string;
+  readonly "X-Service-Delivery": string;
+  readonly "X-Service-Event": string;
+  readonly "X-Service-Signature-V2": string;
+};
+
+/**
+ * spec: shopping 6, 9: a shopping event is signed with V2 only, under the secret held at the
+ * attempt (a rotation is in force at once, so no previous secret signs).
+ */
+export async function shoppingHeaders(
+  delivery: Omit<WebhookDelivery, "previous">,
+): Promise<ShoppingDeliveryHeaders> {
+  const { secret, rawBody, timestamp } = delivery;
+  return {
+    "Content-Type": "application/json",
+    "X-Service-Timestamp": timestampText(timestamp),
+    "X-Service-Delivery": delivery.deliveryId,
+    "X-Service-Event": delivery.event,
+    "X-Service-Signature-V2": await signV2(secret, rawBody, timestamp),
+  };
+}
+
 /** Secrets a receiver holds; several during a rotation. */
 export type SecretList = string | readonly string[];
 

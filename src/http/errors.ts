@@ -21,6 +21,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   courier_platform_disabled: 403,
   // spec: shopping 7: the capability is not enabled for the account (the spec's own code).
   SHOPPING_FULFILMENT_OFF: 403,
+  // spec: shopping 6: a signed link (receipt photo, packing slip) past its time, or altered.
+  link_expired: 403,
+  link_invalid: 403,
   password_change_required: 403,
   forbidden: 403,
   not_found: 404,
@@ -30,6 +33,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   email_taken: 409,
   index_taken: 409,
   duplicate_order: 409,
+  // Issue 41 item 7: the packing slip of a shopping order exists once its basket is collected.
+  basket_not_collected: 409,
+  store_not_finished: 409,
   external_reference_conflict: 409,
   booking_in_progress: 409,
   reference_conflict: 409,

@@ -1,16 +1,20 @@
 /**
  * The in-store shopping fulfilment document: a merchant's order that one shopper buys across up
  * to 20 stores and delivers in one shop-and-deliver trip (booked by the Business API's flow).
- * Its capability settings and orders; the shopper's work, decisions, events and receipts build on
- * the order's store actors.
+ * Its capability settings and orders; the events of the stores' work through the one delivery
+ * engine (to the business's shopping webhook), the float's reconciliation and the signed links.
  */
 import { SHOPPING_ACTORS } from "../../actors/shopping/mod.ts";
 import { shoppingCapabilityRoutes } from "../../routes/shopping/capability.ts";
+import { shoppingLinkRoutes } from "../../routes/shopping/links.ts";
 import { shoppingOrderRoutes } from "../../routes/shopping/orders.ts";
 import { shoppingDecisionRoutes } from "../../routes/shopping/decisions.ts";
 import { shopperRoutes } from "../../routes/shopping/driver.ts";
 import { sandboxShopperRoutes } from "../../routes/shopping/sandbox.ts";
 import type { Feature } from "../feature.ts";
+import { platformServices } from "../platform/mod.ts";
+import { shoppingWebhookTargets } from "./flows/targets.ts";
+import { ShoppingEvents } from "./reactors/shopping_events.ts";
 
 export const shoppingFeature: Feature = {
   name: "shopping",
@@ -21,6 +25,12 @@ export const shoppingFeature: Feature = {
     shoppingDecisionRoutes,
     shopperRoutes,
     sandboxShopperRoutes,
+    shoppingLinkRoutes,
   ],
-  start: () => ({}),
+  start(deps) {
+    // spec: shopping 6: the business's shopping webhook, resolved at every attempt.
+    platformServices(deps).delivery.add({ targets: shoppingWebhookTargets(deps.runtime) });
+    // spec: shopping 2.3, 6: each store change's events made once its commit is done.
+    return { reactors: { shopping_events: new ShoppingEvents(deps) } };
+  },
 };

@@ -32,6 +32,9 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   // Business API 5.9: the channel's signed token is the capability (sandbox_channels_test.ts
   // tests another business's token on this business's channel).
   "POST /channel/{source}/events": "public, the channel token",
+  // Shopping 6: the signed link is itself the capability, handed to the merchant in its own
+  // event (events_test.ts and links_test.ts test an altered and an expired one).
+  "GET /shopping/links/{token}": "public, the signed link",
   // `key` is the caller's own credential, carried in the query for a browser's WebSocket.
   "GET /business/courier/operations/live": "the credential in the query",
   // As the courier's board; its isolation is tested by dispatch_board_test.ts.

@@ -18,12 +18,14 @@ export type OutboundStatus = typeof OUTBOUND_STATUSES[number];
  * Whose endpoint receives the event, looked up at every attempt (so a courier that sets its
  * billing endpoint later, or rotates its secret, is honoured by the retries): the courier's
  * billing endpoint or else its webhook URL, or a client's webhook (courier 6.1, 6.2), or the
- * business's own webhook URL (Business API 6: its trip and wallet events).
+ * business's own webhook URL (Business API 6: its trip and wallet events), or the business's
+ * shopping webhook URL (shopping 6: signed V2 only, with the `shf_` secret held then).
  */
 export type Recipient =
   | { readonly kind: "courier" }
   | { readonly kind: "client"; readonly client_id: string }
-  | { readonly kind: "business" };
+  | { readonly kind: "business" }
+  | { readonly kind: "shopping" };
 
 /** The ledger entry a billing event reports (courier 2.7, 3.1), for export and alerts. */
 export interface EntryLink {

@@ -8,6 +8,7 @@ import { iso } from "../../../src/domain/iso.ts";
 import { z } from "../../../src/http/route.ts";
 import { UtcInstant } from "../../../src/http/schemas.ts";
 import type { ShoppingOrderLive } from "../../../src/shopping/flows/orders.ts";
+import { ReconciliationAnswer, reconciliationView } from "./float.ts";
 import { SUBSTITUTION_PREFERENCES } from "../../../src/shopping/rules/order.ts";
 
 const ExternalId = z.union([z.string(), z.number()]).openapi({
@@ -70,6 +71,9 @@ export const ShoppingOrderAnswer = z.object({
     estimated_amount: z.number().openapi({ description: "The sum of the stores' estimates" }),
     collected_amount: Amount.openapi({
       description: "Spent at the stores collected so far; null before the first",
+    }),
+    reconciliation: ReconciliationAnswer.nullable().openapi({
+      description: "Null until every store is collected or unavailable (the basket collected)",
     }),
   }),
   trip: z.object({ reference: z.string(), id: z.number().int(), status: z.string() }).nullable(),
@@ -141,6 +145,7 @@ export function shoppingOrderView(
       collected_amount: collected.length === 0
         ? null
         : decimal(collected.reduce((a, b) => a + b, 0), c),
+      reconciliation: reconciliationView(order),
     },
     trip: trip && { reference: trip.reference, id: trip.id, status: trip.status },
     stores: stores.map((s) => storeView(s, c)),

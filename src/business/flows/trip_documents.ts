@@ -16,6 +16,7 @@ import { packingSlipPdf } from "../rules/documents/packing_slip.ts";
 import { pickListPdf } from "../rules/documents/pick_list.ts";
 import { receiptPdf } from "../rules/documents/receipt.ts";
 import { waybillPdf } from "../rules/documents/waybill.ts";
+import { shoppingSlipItems } from "./shopping_slip.ts";
 import { askTrip } from "./trips.ts";
 
 export const TRIP_DOCUMENTS = ["waybill", "receipt", "pick-list", "packing-slip"] as const;
@@ -81,7 +82,12 @@ export async function tripDocument(
   o: { readonly document: TripDocument; readonly pieces?: number | undefined },
 ): Promise<{ readonly reference: string; readonly pdf: Uint8Array<ArrayBuffer> }> {
   const { trip } = await askTrip(deps, business, idOrReference, { kind: "get" });
-  const facts = tripFacts(trip, await businessName(deps, business));
+  let facts = tripFacts(trip, await businessName(deps, business));
+  if (o.document === "packing-slip" && trip.shop_deliver) {
+    // spec: business 4.1: a shopping order's slip lists its stores' lines once collected.
+    const items = await shoppingSlipItems(deps, business, trip.reference);
+    if (items) facts = { ...facts, items };
+  }
   const pdf = await drawn(deps, business, facts, o);
   return { reference: trip.reference, pdf };
 }

@@ -11,7 +11,7 @@ import type {
   Recipient,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import { sealOwner, unseal } from "../../domain/secrets.ts";
-import { v2Headers, v3Headers } from "../../domain/signatures.ts";
+import { shoppingHeaders, v2Headers, v3Headers } from "../../domain/signatures.ts";
 import type { SendFn } from "../../outbound/pinned_post.ts";
 import { checkDeliveryTarget, type Resolve } from "../../outbound/url_guard.ts";
 import type { Clock } from "../../runtime/clock.ts";
@@ -177,7 +177,10 @@ async function post(
   }
 }
 
-/** The signature headers: v3 for billing events (courier 6.1), v2 for client webhooks (6.2). */
+/**
+ * The signature headers: v3 for billing events (courier 6.1), v2 for client webhooks (6.2), V2
+ * only for shopping events (shopping 6).
+ */
 async function signedHeaders(
   deps: AttemptDeps,
   tenant: string,
@@ -194,6 +197,16 @@ async function signedHeaders(
     }
     : null;
   const timestamp = Math.floor(deps.clock.now() / 1000);
+  if (event.stream === "shopping_webhook") {
+    // spec: shopping 6: V2 only, the event_id as X-Service-Delivery on every retry.
+    return await shoppingHeaders({
+      secret,
+      event: event.event_type,
+      deliveryId: event.event_id,
+      timestamp,
+      rawBody: event.raw_body,
+    });
+  }
   if (event.stream === "billing") {
     return await v3Headers({
       secret,
@@ -227,6 +240,8 @@ export function secretOwnerOf(
   if (event.recipient?.kind === "client") {
     return sealOwner("client_webhook", tenant, event.recipient.client_id);
   }
+  // spec: shopping 2.1: the `shf_` secret, sealed for the business's shopping settings.
+  if (event.recipient?.kind === "shopping") return sealOwner("shopping_webhook", tenant, tenant);
   return sealOwner("business_webhook", tenant, tenant);
 }
 

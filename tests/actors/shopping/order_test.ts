@@ -59,3 +59,69 @@ Deno.test("shopping order actor: a refused booking releases its own claim only, 
   assert.equal(h.state?.phase, "booked");
   new ActorHarness(shoppingOrderActor).refused({ kind: "booked" }, "not_found", /not claimed/);
 });
+
+Deno.test("shopping order actor: each finished store recorded once; the last collects the basket and reconciles the float", () => {
+  const h = new ActorHarness(shoppingOrderActor);
+  const two = {
+    ...CLAIM,
+    stores: [CLAIM.stores[0]!, { ...CLAIM.stores[0]!, external_fulfilment_id: "F2" }],
+  };
+  const claimed = h.must(two).reply!;
+  const [a, b] = claimed.stores.map((s) => s.store_id);
+  const line = {
+    external_item_id: "L1",
+    qty: 2,
+    unit_price_minor: 1_000,
+    outcome: "found" as const,
+    qty_found: 2,
+  };
+  const finished = {
+    store_id: a!,
+    status: "collected" as const,
+    estimated_amount_minor: 4_000,
+    collected_amount_minor: 2_150,
+    lines: [line],
+  };
+  h.refused({ kind: "record_store", store: finished }, "not_found");
+  h.must({ kind: "booked" });
+  h.refused(
+    { kind: "record_store", store: { ...finished, status: "pending" } },
+    "store_not_finished",
+  );
+  h.refused({ kind: "record_store", store: { ...finished, store_id: "x.9" } }, "not_found");
+  h.refused({ kind: "record_settlement", transaction_id: null }, "basket_not_collected");
+  const first = h.must({ kind: "record_store", store: finished });
+  assert.deepEqual(first.events.map((e) => e.kind), ["store_recorded"]);
+  assert.equal(first.reply?.basket ?? null, null);
+  // A second handling of the same item records nothing more.
+  assert.deepEqual(h.must({ kind: "record_store", store: finished }).events, []);
+  h.now = 7_000;
+  const last = h.must({
+    kind: "record_store",
+    store: {
+      ...finished,
+      store_id: b!,
+      status: "unavailable",
+      collected_amount_minor: null,
+      lines: [{ ...line, outcome: "unavailable", qty_found: 0 }],
+    },
+  });
+  assert.deepEqual(last.events.map((e) => e.kind), ["store_recorded", "basket_collected"]);
+  assert.deepEqual(last.reply?.basket?.reconciliation, {
+    purchase_minor: 5_000,
+    estimated_minor: 8_000,
+    spent_minor: 2_150,
+    difference_minor: -5_850,
+    float_returned_minor: 2_850,
+    refund_minor: 2_000,
+    charge_minor: 2_150,
+  });
+  assert.equal(last.reply?.basket?.collected_at, 7_000);
+  const eventId = last.reply?.basket?.event_id;
+  assert.ok(eventId);
+  h.must({ kind: "record_settlement", transaction_id: "wtx_1" });
+  assert.deepEqual(h.must({ kind: "record_settlement", transaction_id: "wtx_2" }).events, []);
+  assert.deepEqual(h.state?.basket?.settlement, { transaction_id: "wtx_1", at: 7_000 });
+  assert.equal(h.state?.basket?.event_id, eventId, "the basket's event id is kept");
+  assert.deepEqual(h.replayed(), h.state);
+});

@@ -163,7 +163,7 @@ async function shoppingEvent(t: TestEnv, business: string, id: string, at: numbe
       stream: "shopping_webhook",
       event_type: "shopping.store_collected",
       raw_body: JSON.stringify({ event: "shopping.store_collected", event_id: id }),
-      recipient: { kind: "business" },
+      recipient: { kind: "shopping" },
     },
     first_attempt: {
       attempt_id: `att_${id}`,

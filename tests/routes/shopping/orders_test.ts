@@ -22,6 +22,7 @@ Deno.test("shopping orders: 201 with the trip reference; GET shows every store a
       purchase_amount: 150,
       estimated_amount: 120,
       collected_amount: null,
+      reconciliation: null,
     });
     assert.equal(o.substitution_preference, "refund");
     assert.equal(o.trip.reference, o.reference);

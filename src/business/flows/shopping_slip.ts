@@ -1,0 +1,54 @@
+/**
+ * The packing slip of a shopping order's trip (Business API 4.1: "for shopping orders ready once
+ * the basket is collected"): its lines from the order's stores, ordered against packed (found or
+ * substituted as counted), the substitute's name, and what is missing (refunded). Before the
+ * basket is collected it answers 409 `basket_not_collected`, naming how many stores are finished.
+ */
+import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
+import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
+import type { Deps } from "../../environment.ts";
+import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { qtySupplied } from "../../shopping/rules/float.ts";
+import type { OrderItem } from "../rules/documents/facts.ts";
+
+/** The slip's items of the shopping order booked as `reference`; null: the trip is not one. */
+export async function shoppingSlipItems(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+): Promise<OrderItem[] | null> {
+  const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
+  const order = got.ok ? got.reply : null;
+  if (!order || order.phase !== "booked") return null;
+  if (!order.basket) {
+    const finished = Object.keys(order.parts ?? {}).length;
+    refuse(
+      "basket_not_collected",
+      `packing slip not ready: the basket is not collected yet (stores finished: ${finished} ` +
+        `of ${order.stores.length})`,
+    );
+  }
+  const stores = await Promise.all(order.stores.map(async (s) =>
+    orRefuse(
+      await deps.runtime.read(shoppingStoreActor, business, s.store_id, { kind: "get" }),
+    )
+  ));
+  const preference = order.substitution_preference;
+  return stores.flatMap((s) => s ? itemsOf(s, preference) : []);
+}
+
+function itemsOf(s: ShoppingStore, preference: string): OrderItem[] {
+  const store = s.store_name ?? String(s.external_store_id);
+  return [...s.lines].map((l) => ({
+    name: l.name,
+    qty: l.qty,
+    // spec: business 4.1: ordered against packed; a substitute is packed in the line's place.
+    qty_packed: qtySupplied(l),
+    store,
+    aisle: null,
+    code: l.barcode,
+    preference,
+    substitute: l.substitute?.name ?? null,
+    unit_price_minor: l.unit_price_minor,
+  }));
+}
