@@ -31,6 +31,7 @@ import {
 } from "../rules/event_bodies.ts";
 import type { ShoppingEventItem } from "../rules/events.ts";
 import { shoppingTargetOf } from "./targets.ts";
+import { askTrip } from "../../business/flows/trips.ts";
 import { signedLink } from "./links.ts";
 
 export type EventDeps = Pick<Deps, "runtime" | "clock" | "dataKey" | "publicUrl">;
@@ -132,6 +133,8 @@ async function basketCollected(
 ) {
   const basket = order.basket!;
   if (!basket.settlement) await settle(deps, order);
+  // The basket is the trip's handover: the shopper may pick it up from now on (twice is harmless).
+  await askTrip(deps, order.business_id, order.reference, { kind: "ready" });
   if (!sending) return;
   const url = await signedLink(
     deps,

@@ -156,6 +156,9 @@ async function bookOrderTrip(
         note: r.notes,
         delivery_code: r.delivery_code,
         shop_deliver: true,
+        // spec: shopping 1.1: one trip delivers the whole basket, so the driver picks it up only
+        // once every store is finished (the basket's handling marks the trip ready).
+        handover_required: true,
         order_payload: { external_order_id: draft.external_order_id, stores: draft.stores.length },
         item_names: draft.stores.flatMap((s) => s.items.map((i) => i.name)),
       },

@@ -10,7 +10,7 @@ import {
   untilRecorded,
 } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { acceptAs, pngFile } from "../../helpers/driver_trips.ts";
+import { acceptAs, act, pngFile } from "../../helpers/driver_trips.ts";
 import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import { collect, fetchLink, recordLine, storeIdsOf } from "./events_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
@@ -36,6 +36,11 @@ async function balance(t: TestEnv, key: string): Promise<number> {
 async function shopTheOrder(t: TestEnv, o: { business: string; key: string; reference: string }) {
   const driver = await createPoolDriver(t);
   await acceptAs(t, o.business, o.reference, driver.id);
+  const trip = { reference: o.reference, driver };
+  assert.equal((await act(t, trip, "arrive_pickup")).status, 200);
+  // The basket is the trip's handover: nothing to pick up before every store is finished.
+  const early = await act(t, trip, "pick_up", { force_reason: "no label" });
+  assert.equal(early.body.code, "awaiting_handover", JSON.stringify(early.body));
   const shop = async (path: string, body: unknown) => {
     const r = await t.call("POST", `/driver/shopping/${o.reference}/stores/${path}`, {
       bearer: driver.token,
@@ -68,6 +73,7 @@ async function shopTheOrder(t: TestEnv, o: { business: string; key: string; refe
   form.set("receipt_photo", pngFile("receipt.png"));
   await shop("F-0/collect", form);
   await shop("F-1/unavailable", { idempotency_key: "u1" });
+  return trip;
 }
 
 function events(deliveries: Delivery[], name: string) {
@@ -102,8 +108,11 @@ Deno.test("shopping events: signed V2 only to the shopping webhook; a retry keep
       assert.match(early.body.message, /stores finished: 0 of 2/);
       const before = await balance(t, key);
       receiver.failFirst = 1;
-      await shopTheOrder(t, { business: b.id, key, reference });
+      const trip = await shopTheOrder(t, { business: b.id, key, reference });
       await until(t, () => receiver.deliveries.length >= 4, "four first attempts");
+      // The basket collected (its event is made after the trip is marked ready): picked up.
+      const picked = await act(t, trip, "pick_up", { idempotency_key: "p2", force_reason: "x" });
+      assert.equal(picked.status, 200, JSON.stringify(picked.body));
       // The retry is scheduled from the recorded attempt: wait for each record, then move on.
       for (const d of receiver.deliveries) {
         await untilRecorded(t, b.id, d.headers.get("X-Service-Delivery")!, 1);
