@@ -72,7 +72,7 @@ export function pngFile(name = "proof.png"): File {
 /** POST /driver/trips/{reference}/{action} as JSON. */
 export function act(
   t: TestEnv,
-  trip: AcceptedTrip,
+  trip: Pick<AcceptedTrip, "reference" | "driver">,
   action: string,
   body: Record<string, unknown> = {},
 ) {
