@@ -29,6 +29,7 @@ import type {
   StoredEvent,
   StoredRecord,
 } from "./store.ts";
+import { TimerFiring } from "./timer_firing.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
@@ -67,7 +68,7 @@ export class ActorRuntime {
   readonly #turns: Turns;
   readonly #onError: (error: unknown, where: string) => void;
   #timerLoop: ReturnType<typeof setInterval> | undefined;
-  #firing = false;
+  readonly #timers: TimerFiring;
   readonly #lookups = new Map<string, IndexTarget>();
   readonly #markers: MarkerSweeper;
   #sweepLoop: ReturnType<typeof setInterval> | undefined;
@@ -101,6 +102,14 @@ export class ActorRuntime {
       turns: this.#turns,
       markers: () => this.#markers,
       onError: this.#onError,
+    });
+    this.#timers = new TimerFiring({
+      store: options.store,
+      clock: options.clock,
+      fire: (t) => this.#fireTimer(t),
+      onError: this.#onError,
+      closed: () => this.#closed,
+      sweepOutboxes: () => this.sweepOutboxes(),
     });
     this.#markers = new MarkerSweeper({
       store: options.store,
@@ -324,24 +333,12 @@ export class ActorRuntime {
     }
   }
 
-  /** Fires every timer due by the clock's now, repeatedly, until none is due. */
-  async fireDueTimers(): Promise<number> {
-    if (this.#firing) return 0;
-    this.#firing = true;
-    let fired = 0;
-    try {
-      for (let round = 0; round < 1_000 && !this.#closed; round++) {
-        const due = await this.#store.dueTimers(this.clock.now(), 500);
-        if (due.length === 0) break;
-        const results = await Promise.allSettled(due.map((t) => this.#fireTimer(t)));
-        for (const r of results) if (r.status === "rejected") this.#onError(r.reason, "timer");
-        fired += due.length;
-      }
-      if (this.clock.kind !== "system" && !this.#closed) await this.sweepOutboxes();
-    } finally {
-      this.#firing = false;
-    }
-    return fired;
+  /**
+   * Fires every timer due by the clock's now, repeatedly, until none is due. A caller during a
+   * firing waits for it and one more (timer_firing.ts): never answered at once while timers wait.
+   */
+  fireDueTimers(): Promise<number> {
+    return this.#timers.fire();
   }
 
   /** Republishes the changes a crash kept off the bus (publication.ts). */
@@ -356,7 +353,7 @@ export class ActorRuntime {
     // Let every actor finish what it holds, then clear what can be cleared.
     for (let i = 0; i < 100; i++) {
       const busy = [...this.#mailboxes.values()].some((c) => !c.idle);
-      if (!busy && !this.#firing) break;
+      if (!busy && this.#timers.idle) break;
       await new Promise((r) => setTimeout(r, 10));
     }
     if (this.#outboxLoop !== undefined) clearInterval(this.#outboxLoop);
