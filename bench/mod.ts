@@ -308,3 +308,6 @@ for (const [name, part] of Object.entries(PARTS)) {
 }
 // One `name: value` line per goal figure of the parts that ran, for scripts (summary.ts).
 console.log(summaryBlock());
+// PGlite's WebAssembly keeps re-arming a timer after its environment has closed, so the process
+// would not end by itself once every part is done.
+Deno.exit(0);
