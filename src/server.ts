@@ -22,6 +22,7 @@ import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { PgActorStore } from "./runtime/pg_store.ts";
+import type { ActorStore } from "./runtime/store.ts";
 import { runOldDataPasses } from "./runtime/old_data.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
 import { watchMachinery } from "./observe/gauges.ts";
@@ -101,19 +102,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const projector = startProjector({ bus: o.bus, db: database.db, env: busPrefix });
   const log = o.log.child({ environment: o.name });
   const metrics = new Metrics();
-  const runtime = new ActorRuntime({
-    env: o.name,
-    busPrefix,
-    store,
-    bus: o.bus,
-    clock: o.clock,
-    definitions: features.flatMap((f) => f.actors),
-    onError: (err, where) => log.error({ err, where }, "runtime failure"),
-    onCommit: (writes, ms) => {
-      metrics.commitSize.observe(writes);
-      metrics.commitSeconds.observe(ms / 1000);
-    },
-  });
+  const runtime = runtimeOf(o, { store, busPrefix, features, log, metrics });
   const projections: Record<string, Projection> = {};
   const writers = () => [projector, ...Object.values(projections)];
   const deps: Deps = {
@@ -173,6 +162,32 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
       await database.close();
     },
   };
+}
+
+/** The environment's actor runtime over its store, its failures logged and its commits measured. */
+function runtimeOf(
+  o: EnvironmentOptions,
+  p: {
+    store: ActorStore;
+    busPrefix: string;
+    features: readonly Feature[];
+    log: Logger;
+    metrics: Metrics;
+  },
+): ActorRuntime {
+  return new ActorRuntime({
+    env: o.name,
+    busPrefix: p.busPrefix,
+    store: p.store,
+    bus: o.bus,
+    clock: o.clock,
+    definitions: p.features.flatMap((f) => f.actors),
+    onError: (err, where) => p.log.error({ err, where }, "runtime failure"),
+    onCommit: (writes, ms) => {
+      p.metrics.commitSize.observe(writes);
+      p.metrics.commitSeconds.observe(ms / 1000);
+    },
+  });
 }
 
 /** The environment's actor store and query database, and the bus prefix naming its changes. */
