@@ -24,6 +24,11 @@ const POOL_SCHEMAS_MAX = 32;
 const POOL_LOCK_KEY = 0x706f6f6c;
 const POOL_PREFIX = "tpool_";
 const POOL_NAME = /^tpool_[0-9a-f]{16}_\d+$/;
+/**
+ * How long another version's schema lies unclaimed before a new schema of this version drops it:
+ * long enough that two checkouts testing side by side on one server do not drop each other's.
+ */
+const STALE_VERSION_MS = 60 * 60 * 1000;
 
 export interface ClaimedSchema {
   readonly schema: string;
@@ -37,8 +42,14 @@ type PoolDb = Kysely<unknown>;
  * A pooled schema, migrated and empty, the caller's until it releases it; null when all are
  * claimed or the code cannot be digested (the caller makes a schema of its own).
  */
-export async function claimSchema(url: string): Promise<ClaimedSchema | null> {
-  const version = await poolVersion();
+export async function claimSchema(
+  url: string,
+  options: {
+    /** 16 hex digits naming the pool (a test of the pool: one of its own); default: the code's. */
+    readonly version?: string;
+  } = {},
+): Promise<ClaimedSchema | null> {
+  const version = options.version ?? await poolVersion();
   if (version === null) return null;
   // One connection, holding the claim's session lock for as long as the schema is used.
   const client = postgres(url, { max: 1, onnotice: () => {} });
@@ -89,18 +100,26 @@ async function prepare(
   const { rows } = await sql<{ mark: string | null }>`
     select obj_description(oid, 'pg_namespace') as mark from pg_namespace
     where nspname = ${schema}`.execute(db);
-  const mark = rows[0]?.mark ?? null;
-  if (mark === null || mark !== await shapeDigest(client, schema)) {
+  const shape = markOf(rows[0]?.mark ?? null)?.shape;
+  const fit = shape !== undefined && shape === await shapeDigest(client, schema);
+  if (!fit) {
     await dropSchema(db, schema);
     // As the environment's connections have it (db.ts): some migrations name tables unqualified.
     await sql`set search_path to ${sql.id(schema)}`.execute(db);
     await migrateToLatest(db, schema);
-    // Recorded last: a schema without its mark (a crash while migrating) is made again.
-    const made = await shapeDigest(client, schema);
-    await sql`comment on schema ${sql.id(schema)} is ${sql.lit(made)}`.execute(db);
-    await dropOtherVersions(db, version);
   }
+  // Marked last: a schema without its mark (a crash while migrating) is made again.
+  const mark = `${fit ? shape : await shapeDigest(client, schema)} ${Date.now()}`;
+  await sql`comment on schema ${sql.id(schema)} is ${sql.lit(mark)}`.execute(db);
+  if (!fit) await dropOtherVersions(db, version);
   await empty(db, schema);
+}
+
+/** A schema's mark: the digest of the shape it was migrated to, and when it was last claimed. */
+function markOf(mark: string | null): { shape: string; claimedAt: number } | null {
+  const [shape, at] = mark?.split(" ") ?? [];
+  const claimedAt = Number(at);
+  return shape && Number.isSafeInteger(claimedAt) ? { shape, claimedAt } : null;
 }
 
 async function shapeDigest(client: postgres.Sql, schema: string): Promise<string> {
@@ -113,28 +132,42 @@ async function shapeDigest(client: postgres.Sql, schema: string): Promise<string
   return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
 
-/** Every table but the migrations' bookkeeping, in one TRUNCATE: as a new schema. */
+/**
+ * Every table but the migrations' bookkeeping emptied, as in a new schema, by one TRUNCATE of
+ * those that hold rows: truncating a table makes its files anew, several times the cost of
+ * finding it empty, and a test writes to a few of them.
+ */
 async function empty(db: PoolDb, schema: string): Promise<void> {
   const { rows } = await sql<{ t: string }>`
     select tablename as t from pg_tables
     where schemaname = ${schema} and tablename not like 'kysely\\_%'`.execute(db);
   if (rows.length === 0) return;
-  const tables = rows.map((r) => sql.table(`${schema}.${r.t}`));
+  const holding = await sql<{ t: string }>`${
+    sql.join(
+      rows.map((r) =>
+        sql`select ${r.t} as t where exists (select from ${sql.table(`${schema}.${r.t}`)})`
+      ),
+      sql` union all `,
+    )
+  }`.execute(db);
+  if (holding.rows.length === 0) return;
+  const tables = holding.rows.map((r) => sql.table(`${schema}.${r.t}`));
   await sql`truncate ${sql.join(tables)} restart identity`.execute(db);
 }
 
 /**
- * Drops the pool's schemas of other versions that nobody holds (made by older migrations), when
- * this version's pool grows: another version in use meanwhile only makes its schemas again.
+ * Drops the pool's schemas of other versions (made by other migrations) that nobody holds and
+ * nobody claimed for STALE_VERSION_MS, when this version's pool grows.
  */
 async function dropOtherVersions(db: PoolDb, version: string): Promise<void> {
-  const { rows } = await sql<{ name: string }>`
-    select nspname as name from pg_namespace where starts_with(nspname, ${POOL_PREFIX})`
-    .execute(db);
-  const others = rows.map((r) => r.name).filter((name) =>
-    POOL_NAME.test(name) && !name.startsWith(`${POOL_PREFIX}${version}_`)
+  const { rows } = await sql<{ name: string; mark: string | null }>`
+    select nspname as name, obj_description(oid, 'pg_namespace') as mark from pg_namespace
+    where starts_with(nspname, ${POOL_PREFIX})`.execute(db);
+  const stale = rows.filter(({ name, mark }) =>
+    POOL_NAME.test(name) && !name.startsWith(`${POOL_PREFIX}${version}_`) &&
+    (markOf(mark)?.claimedAt ?? 0) < Date.now() - STALE_VERSION_MS
   );
-  for (const name of others) {
+  for (const { name } of stale) {
     if (!await tryLock(db, name)) continue;
     try {
       await dropSchema(db, name);
