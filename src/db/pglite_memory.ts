@@ -6,6 +6,7 @@
  */
 import type { PGlite } from "@electric-sql/pglite";
 import { catalogShape } from "./catalog_shape.ts";
+import { emptyingStatement } from "./emptying.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { closePGlite, createPGlite, type PGliteSession, sessionOf } from "./pglite.ts";
 import { type PGliteWorkerSession, workerSessionOf } from "./pglite_worker_session.ts";
@@ -135,19 +136,17 @@ async function keepOrClose(pglite: PGlite, schema: string, shape: string): Promi
 /**
  * Empties the instance for another opener: its session as new (DISCARD ALL closes cursors and
  * resets settings, and refuses inside a transaction), its catalog as the template's (a test that
- * added a constraint or a table leaves it unfit), every table but the migrations' truncated.
+ * added a constraint or a table leaves it unfit), every table but the migrations' emptied
+ * (emptying.ts).
  */
 async function emptied(pglite: PGlite, schema: string, shape: string): Promise<boolean> {
   try {
     await pglite.exec("discard all");
     if (await fingerprint(pglite, schema) !== shape) return false;
-    const { rows } = await pglite.query<{ t: string }>(
-      `select tablename as t from pg_tables
-        where schemaname = $1 and tablename not like 'kysely\\_%'`,
-      [schema],
-    );
-    const tables = rows.map((r) => `${schema}.${r.t}`).join(", ");
-    await pglite.exec(`truncate ${tables} restart identity;
+    const query = async <R>(text: string, params: readonly string[]) =>
+      (await pglite.query<R>(text, [...params])).rows;
+    const truncate = await emptyingStatement(query, schema);
+    await pglite.exec(`${truncate ?? ""};
       alter schema ${schema} rename to ${IDLE_SCHEMA};`);
     return true;
   } catch {

@@ -11,6 +11,7 @@ import { Kysely, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import { catalogShape } from "../../src/db/catalog_shape.ts";
+import { emptyingStatement } from "../../src/db/emptying.ts";
 import { dropSchema, migrateToLatest } from "../../src/db/migrate.ts";
 import { templateDigest } from "../../src/db/pglite_template_cache.ts";
 import { hex } from "../../src/domain/secrets.ts";
@@ -112,7 +113,7 @@ async function prepare(
   const mark = `${fit ? shape : await shapeDigest(client, schema)} ${Date.now()}`;
   await sql`comment on schema ${sql.id(schema)} is ${sql.lit(mark)}`.execute(db);
   if (!fit) await dropOtherVersions(db, version);
-  await empty(db, schema);
+  await empty(client, schema);
 }
 
 /** A schema's mark: the digest of the shape it was migrated to, and when it was last claimed. */
@@ -132,27 +133,14 @@ async function shapeDigest(client: postgres.Sql, schema: string): Promise<string
   return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
 
-/**
- * Every table but the migrations' bookkeeping emptied, as in a new schema, by one TRUNCATE of
- * those that hold rows: truncating a table makes its files anew, several times the cost of
- * finding it empty, and a test writes to a few of them.
- */
-async function empty(db: PoolDb, schema: string): Promise<void> {
-  const { rows } = await sql<{ t: string }>`
-    select tablename as t from pg_tables
-    where schemaname = ${schema} and tablename not like 'kysely\\_%'`.execute(db);
-  if (rows.length === 0) return;
-  const holding = await sql<{ t: string }>`${
-    sql.join(
-      rows.map((r) =>
-        sql`select ${r.t} as t where exists (select from ${sql.table(`${schema}.${r.t}`)})`
-      ),
-      sql` union all `,
-    )
-  }`.execute(db);
-  if (holding.rows.length === 0) return;
-  const tables = holding.rows.map((r) => sql.table(`${schema}.${r.t}`));
-  await sql`truncate ${sql.join(tables)} restart identity`.execute(db);
+/** Every table but the migrations' bookkeeping emptied, as in a new schema (emptying.ts). */
+async function empty(client: postgres.Sql, schema: string): Promise<void> {
+  const query = async <R>(
+    text: string,
+    params: readonly string[],
+  ) => [...await client.unsafe<R[]>(text, [...params])];
+  const truncate = await emptyingStatement(query, schema);
+  if (truncate !== null) await client.unsafe(truncate);
 }
 
 /**
