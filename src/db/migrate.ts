@@ -65,6 +65,9 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0028_business_checkouts", m0028],
 ];
 
+/** Kysely's bookkeeping table (its default name), in each migrated schema. */
+const MIGRATION_TABLE = "kysely_migration";
+
 /** Unquoted Postgres identifiers only, so a schema name never needs escaping anywhere. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -83,6 +86,7 @@ export function createMigrator<DB>(db: Kysely<DB>, schema: string): Migrator {
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },
     migrationTableSchema: schema,
+    migrationTableName: MIGRATION_TABLE,
   });
 }
 
@@ -95,6 +99,9 @@ export const SCHEMAS_LOCK_KEY = 0x6d696772;
 
 /** Creates `schema` if missing and runs every pending migration; returns the names it ran. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, schema: string): Promise<string[]> {
+  // Nothing pending (a restart, a test's pooled schema): answered without the lock, and without
+  // the migrator's look at every schema's tables, which a schema dropped meanwhile fails.
+  if (await migrated(db, schema)) return [];
   return await underSchemasLock(db, async (conn) => {
     await ensureSchema(conn, schema);
     const { error, results } = await createMigrator(conn, schema).migrateToLatest();
@@ -119,6 +126,17 @@ export async function migrateSchemaTo<DB>(
   target: Parameters<Migrator["migrateTo"]>[0],
 ): Promise<MigrationResultSet> {
   return await underSchemasLock(db, (conn) => createMigrator(conn, schema).migrateTo(target));
+}
+
+/** Whether `schema` has run exactly every migration, in order (read without failing a query). */
+async function migrated<DB>(db: Kysely<DB>, schema: string): Promise<boolean> {
+  const table = `${schema}.${MIGRATION_TABLE}`;
+  const found = await sql<{ found: boolean }>`
+    select to_regclass(${table}) is not null as found`.execute(db);
+  if (found.rows[0]?.found !== true) return false;
+  const { rows } = await sql<{ name: string }>`
+    select name from ${sql.table(table)} order by name`.execute(db);
+  return rows.length === MIGRATIONS.length && rows.every((r, i) => r.name === MIGRATIONS[i]![0]);
 }
 
 /** Runs `fn` holding the schemas lock (SCHEMAS_LOCK_KEY) on one connection. */

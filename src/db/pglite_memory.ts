@@ -5,6 +5,8 @@
  * when nothing but rows changed in it.
  */
 import type { PGlite } from "@electric-sql/pglite";
+import { catalogShape } from "./catalog_shape.ts";
+import { emptyingStatement } from "./emptying.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { closePGlite, createPGlite, type PGliteSession, sessionOf } from "./pglite.ts";
 import { type PGliteWorkerSession, workerSessionOf } from "./pglite_worker_session.ts";
@@ -134,19 +136,17 @@ async function keepOrClose(pglite: PGlite, schema: string, shape: string): Promi
 /**
  * Empties the instance for another opener: its session as new (DISCARD ALL closes cursors and
  * resets settings, and refuses inside a transaction), its catalog as the template's (a test that
- * added a constraint or a table leaves it unfit), every table but the migrations' truncated.
+ * added a constraint or a table leaves it unfit), every table but the migrations' emptied
+ * (emptying.ts).
  */
 async function emptied(pglite: PGlite, schema: string, shape: string): Promise<boolean> {
   try {
     await pglite.exec("discard all");
     if (await fingerprint(pglite, schema) !== shape) return false;
-    const { rows } = await pglite.query<{ t: string }>(
-      `select tablename as t from pg_tables
-        where schemaname = $1 and tablename not like 'kysely\\_%'`,
-      [schema],
-    );
-    const tables = rows.map((r) => `${schema}.${r.t}`).join(", ");
-    await pglite.exec(`truncate ${tables} restart identity;
+    const query = async <R>(text: string, params: readonly string[]) =>
+      (await pglite.query<R>(text, [...params])).rows;
+    const truncate = await emptyingStatement(query, schema);
+    await pglite.exec(`${truncate ?? ""};
       alter schema ${schema} rename to ${IDLE_SCHEMA};`);
     return true;
   } catch {
@@ -154,30 +154,9 @@ async function emptied(pglite: PGlite, schema: string, shape: string): Promise<b
   }
 }
 
-/**
- * The catalog's shape, whatever the schema is called: its schemas, relations, columns,
- * constraints, triggers and functions.
- */
+/** The catalog's shape (catalog_shape.ts), with its schemas: the instance is the tests' alone. */
 async function fingerprint(pglite: PGlite, schema: string): Promise<string> {
-  const { rows } = await pglite.query<{ x: string }>(
-    `with s as (select oid from pg_namespace where nspname = $1)
-    select x from (
-      select 'n ' || nspname as x from pg_namespace
-        where nspname not like 'pg\\_%' and nspname <> 'information_schema'
-      union all select 'r ' || relname || ' ' || relkind::text from pg_class
-        where relnamespace = (select oid from s)
-      union all select 'a ' || c.relname || '.' || a.attname || ' ' ||
-          format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text
-        from pg_attribute a join pg_class c on c.oid = a.attrelid
-        where c.relnamespace = (select oid from s) and a.attnum > 0 and not a.attisdropped
-      union all select 'c ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint
-        where connamespace = (select oid from s)
-      union all select 't ' || t.tgname || ' ' || c.relname from pg_trigger t
-        join pg_class c on c.oid = t.tgrelid where c.relnamespace = (select oid from s)
-      union all select 'f ' || proname || ' ' || md5(prosrc) from pg_proc
-        where pronamespace = (select oid from s)
-    ) shape`,
-    [schema],
-  );
-  return rows.map((r) => r.x.replaceAll(schema, "<schema>")).sort().join("\n");
+  const query = async (text: string, params: readonly string[]) =>
+    (await pglite.query<{ x: string }>(text, [...params])).rows;
+  return await catalogShape(query, schema, { schemas: true });
 }

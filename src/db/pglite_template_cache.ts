@@ -31,8 +31,11 @@ export async function cachedTemplate(
   return made;
 }
 
-/** What the template is made of; null when the code is not in files. */
-async function templateDigest(): Promise<string | null> {
+/**
+ * What the template is made of; null when the code is not in files. The tests' pooled Postgres
+ * schemas are named by it too (tests/helpers/schema_pool.ts): made by the same migrations.
+ */
+export async function templateDigest(): Promise<string | null> {
   try {
     const migrations = new URL("../../migrations/", import.meta.url);
     const names: string[] = [];
@@ -41,6 +44,7 @@ async function templateDigest(): Promise<string | null> {
       ...names.sort().map((n) => new URL(n, migrations)),
       new URL("./migrate.ts", import.meta.url),
       new URL("./pglite_memory.ts", import.meta.url),
+      new URL("./catalog_shape.ts", import.meta.url),
       new URL("./pglite.ts", import.meta.url),
     ];
     const parts = [

@@ -15,6 +15,7 @@ import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
 import { createLogger, type LogDestination } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
+import { claimSchema } from "./schema_pool.ts";
 
 export const OPERATOR_TOKEN = "op_test_operator_token_0123456789";
 
@@ -116,7 +117,9 @@ export async function openTestEnv(
   }
   const bus = options.bus ?? peer?.deployment.bus ?? await openBus(Deno.env.get("NATS_URL"));
   const databaseUrl = Deno.env.get("DATABASE_URL");
-  const schema = peer?.deployment.schema ??
+  // A migrated schema from the pool (schema_pool.ts) rather than one migrated for this test.
+  const pooled = databaseUrl && !options.pgliteDir && !peer ? await claimSchema(databaseUrl) : null;
+  const schema = peer?.deployment.schema ?? pooled?.schema ??
     `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const kvPath = options.kvPath ?? peer?.deployment.kvPath ?? ":memory:";
   const undocumented: UndocumentedRefusal[] = [];
@@ -148,6 +151,9 @@ export async function openTestEnv(
     ...(options.strictRefusals === false
       ? {}
       : { undocumentedRefusal: (u: UndocumentedRefusal) => undocumented.push(u) }),
+  }).catch(async (error) => {
+    await pooled?.release();
+    throw error;
   });
   const app: Hono = opened.app;
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
@@ -192,7 +198,10 @@ export async function openTestEnv(
     },
     async close() {
       await opened.close();
-      if (databaseUrl && !options.pgliteDir && !peer) await dropTestSchema(databaseUrl, schema);
+      if (pooled) await pooled.release();
+      else if (databaseUrl && !options.pgliteDir && !peer) {
+        await dropTestSchema(databaseUrl, schema);
+      }
       if (!options.bus && !peer) await bus.drain();
       if (undocumented.length > 0) {
         const seen = [...new Set(undocumented.map((u) => `${u.route}: ${u.code} (${u.status})`))];
