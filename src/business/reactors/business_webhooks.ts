@@ -11,6 +11,7 @@
  * webhook, courier 6.2): nothing is kept for it; a URL cleared later leaves events already made
  * waiting, retried hourly, as the engine does for every recipient.
  */
+import { OutboxHandling } from "../../runtime/outbox_handling.ts";
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import type { Logger } from "../../observe/log.ts";
@@ -34,30 +35,20 @@ export interface BusinessWebhooksOptions {
 /** Makes the webhook events the actors' commits put in the business webhook outbox. */
 export class BusinessWebhooks {
   readonly #o: BusinessWebhooksOptions;
-  readonly #release: () => void;
-  readonly #handling = new Set<Promise<unknown>>();
+  readonly #handling: OutboxHandling;
 
   constructor(options: BusinessWebhooksOptions) {
     this.#o = options;
-    this.#release = options.runtime.handleOutbox(
+    this.#handling = new OutboxHandling(
+      options.runtime,
       BUSINESS_WEBHOOK_OUTBOX,
-      (item) => this.#tracked(this.#onItem(item)),
+      (item) => this.#onItem(item),
     );
   }
 
   /** Stops taking items (they wait in the outbox) and waits for those being made. */
-  async close(): Promise<void> {
-    this.#release();
-    await Promise.all([...this.#handling]);
-  }
-
-  async #tracked(work: Promise<unknown>): Promise<void> {
-    this.#handling.add(work);
-    try {
-      await work;
-    } finally {
-      this.#handling.delete(work);
-    }
+  close(): Promise<void> {
+    return this.#handling.close();
   }
 
   /** One item; a failure is thrown (the item stays and the runtime's sweep hands it over again). */

@@ -6,6 +6,7 @@
  * over again what a crash or a failure left. Each id is derived from the entry, so an entry
  * handed over twice is one event.
  */
+import { OutboxHandling } from "../../runtime/outbox_handling.ts";
 import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import type { CourierClientEvent } from "../../../actors/courier/courier_client.ts";
 import {
@@ -55,30 +56,20 @@ export function resolvedEventIdOf(tenant: string, clientId: string, reference: s
 /** Makes the charge events the client accounts' commits put in the `billing_charge` outbox. */
 export class ChargeEvents {
   readonly #o: OutboxOptions;
-  readonly #release: () => void;
-  readonly #handling = new Set<Promise<void>>();
+  readonly #handling: OutboxHandling;
 
   constructor(options: OutboxOptions) {
     this.#o = options;
-    this.#release = options.runtime.handleOutbox(
+    this.#handling = new OutboxHandling(
+      options.runtime,
       BILLING_CHARGE_OUTBOX,
-      (item) => this.#tracked(this.#onItem(item)),
+      (item) => this.#onItem(item),
     );
   }
 
   /** Stops taking items (they wait in the outbox) and waits for those being made. */
-  async close(): Promise<void> {
-    this.#release();
-    await Promise.all([...this.#handling]);
-  }
-
-  async #tracked(work: Promise<void>): Promise<void> {
-    this.#handling.add(work);
-    try {
-      await work;
-    } finally {
-      this.#handling.delete(work);
-    }
+  close(): Promise<void> {
+    return this.#handling.close();
   }
 
   /**

@@ -5,6 +5,7 @@
  * one delivery engine (src/platform/reactors/deliver.ts). A failure leaves the item in the outbox;
  * the runtime hands it over again and the idempotent steps finish it.
  */
+import { OutboxHandling } from "../../runtime/outbox_handling.ts";
 import type { Logger } from "../../observe/log.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
 import { type EventDeps, handleShoppingItem } from "../flows/events.ts";
@@ -12,30 +13,20 @@ import { SHOPPING_EVENT_OUTBOX, type ShoppingEventItem } from "../rules/events.t
 
 export class ShoppingEvents {
   readonly #deps: EventDeps & { readonly log: Logger };
-  readonly #release: () => void;
-  readonly #handling = new Set<Promise<unknown>>();
+  readonly #handling: OutboxHandling;
 
   constructor(deps: EventDeps & { readonly log: Logger }) {
     this.#deps = deps;
-    this.#release = deps.runtime.handleOutbox(
+    this.#handling = new OutboxHandling(
+      deps.runtime,
       SHOPPING_EVENT_OUTBOX,
-      (item) => this.#tracked(this.#onItem(item)),
+      (item) => this.#onItem(item),
     );
   }
 
   /** Stops taking items (they wait in the outbox) and waits for those being handled. */
-  async close(): Promise<void> {
-    this.#release();
-    await Promise.all([...this.#handling]);
-  }
-
-  async #tracked(work: Promise<unknown>): Promise<void> {
-    this.#handling.add(work);
-    try {
-      await work;
-    } finally {
-      this.#handling.delete(work);
-    }
+  close(): Promise<void> {
+    return this.#handling.close();
   }
 
   async #onItem(item: OutboxItem): Promise<void> {
