@@ -67,17 +67,17 @@ export async function createShoppingOrder(
   );
   const fingerprint = fingerprintOf(input.body);
   const order = await claim(deps.runtime, { business, reference, fingerprint, draft });
-  if (order.phase !== "booked") {
+  // A repeat that found the order still booking may find its trip booked by the first request
+  // meanwhile: it replays that booking too (spec: shopping 4: a repeat replays).
+  let replayed = order.phase === "booked";
+  if (!replayed) {
     await openStores(deps.runtime, order, draft);
-    await bookOrderTrip(deps, order, input, draft);
+    replayed = await bookOrderTrip(deps, order, input, draft);
   }
   const booked = orRefuse(
     await deps.runtime.ask(shoppingOrderActor, business, reference, { kind: "booked" }),
   );
-  return {
-    live: await liveOf(deps.runtime, booked!),
-    replayed: order.phase === "booked",
-  };
+  return { live: await liveOf(deps.runtime, booked!), replayed };
 }
 
 async function claim(
@@ -135,16 +135,19 @@ async function openStores(runtime: ActorRuntime, order: ShoppingOrder, draft: Sh
   ));
 }
 
-/** spec: shopping 1.1: an ordinary shop-and-deliver trip, booked by the Business API's flow. */
+/**
+ * spec: shopping 1.1: an ordinary shop-and-deliver trip, booked by the Business API's flow;
+ * answers whether the trip was booked before (by another request of the same order).
+ */
 async function bookOrderTrip(
   deps: BookDeps,
   order: ShoppingOrder,
   input: { readonly request: ShoppingOrderRequest; readonly body: unknown; readonly by: string },
   draft: ShoppingOrderDraft,
-): Promise<void> {
+): Promise<boolean> {
   const r = input.request;
   try {
-    await bookTrip(deps, order.business_id, {
+    const { replayed } = await bookTrip(deps, order.business_id, {
       request: {
         type: "parcel",
         passenger_name: `${r.recipient_first_names} ${r.recipient_surname}`,
@@ -166,6 +169,7 @@ async function bookOrderTrip(
       idempotencyKey: null,
       by: input.by,
     });
+    return replayed;
   } catch (e) {
     if (e instanceof Refused) await releaseUnbooked(deps.runtime, order);
     throw e;

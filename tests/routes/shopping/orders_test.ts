@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
 
@@ -102,6 +103,17 @@ Deno.test("shopping orders: 20 concurrent creates of one external_order_id: one 
     await t.settle();
     const after = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
     assert.equal(after.body.data.length, 2);
+    // A repeat that finds the order still booking, its trip booked meanwhile by the first
+    // request (held before it marks the order booked), replays that booking.
+    const held = holdAsk(t.env.runtime, commandKind("booked", "shopping_order"));
+    const first = createOrder(t, b.api_key, orderBody("ORD-HELD"));
+    await held.reached;
+    const repeat = await createOrder(t, b.api_key, orderBody("ORD-HELD"));
+    held.open();
+    const made = await first;
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(repeat.status, 200, JSON.stringify(repeat.body));
+    assert.equal(repeat.body.data.reference, made.body.data.reference);
   }));
 
 Deno.test("shopping orders: a refused booking leaves the order id free", () =>
