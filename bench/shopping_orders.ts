@@ -4,6 +4,7 @@
  * whole, the order id claimed, 20 store actors opened, the shop-and-deliver trip priced, charged
  * and created), a few at once, over several businesses so no one wallet is the only hot actor.
  */
+import { orderBody } from "../tests/helpers/shopping_orders.ts";
 import { recordFigure } from "./summary.ts";
 import { BENCH_OPERATOR, type BenchEnvironment, withBenchEnvironment } from "./bench_env.ts";
 
@@ -47,18 +48,8 @@ async function shoppingBusiness(o: Opened, i: number): Promise<string> {
 }
 
 function order(n: number) {
-  return {
-    pickup_address: "Game City, Gaborone",
-    pickup_lat: -24.6545,
-    pickup_lng: 25.9086,
-    dest_address: "Plot 9, Block 8",
-    dest_lat: -24.6019,
-    dest_lng: 25.935,
-    recipient_first_names: "Neo",
-    recipient_surname: "Kgosi",
-    recipient_phone: "+26771234567",
+  return orderBody(`BENCH-${n}`, {
     shopping: {
-      external_order_id: `BENCH-${n}`,
       stores: Array.from({ length: STORES }, (_, s) => ({
         external_fulfilment_id: `F-${n}-${s}`,
         external_store_id: `S-${s}`,
@@ -73,7 +64,7 @@ function order(n: number) {
         })),
       })),
     },
-  };
+  });
 }
 
 export async function shoppingOrdersBench(): Promise<void> {

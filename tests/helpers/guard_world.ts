@@ -25,6 +25,7 @@ import type { TestEnv } from "./test_env.ts";
 import { createPoolDriver } from "./pool_drivers.ts";
 import { newOfferId } from "../../src/business/flows/dispatch.ts";
 import { acceptAs } from "./driver_trips.ts";
+import { orderBody } from "./shopping_orders.ts";
 
 export interface Tenant {
   readonly courier: Courier;
@@ -146,69 +147,7 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       body: { name: `${tag} late`, filters: { health: "late" } },
     }),
   ]);
-  const webhookDelivery = await waitingWebhook(t, biz.id, tag);
-  // A Business API trip, paid from the business's wallet.
-  await ok(t, "POST", `/operator/businesses/${biz.id}/wallet`, {
-    operator: true,
-    body: { amount: "500.00", currency: "BWP", reference: `${tag}-wallet` },
-  });
-  const trip = await ok(t, "POST", "/business/book", {
-    key,
-    body: {
-      type: "parcel",
-      pickup_address: "Main Mall, Gaborone",
-      pickup_lat: -24.6545,
-      pickup_lng: 25.9086,
-      dest_address: "Plot 9, Block 8",
-      dest_lat: -24.6019,
-      dest_lng: 25.935,
-      external_reference: `${tag}-TRIP-1`,
-    },
-  });
-  const shoppingOrder = await shoppingOrderOf(t, biz.id, key, tag);
-  const subscription = await ok(t, "POST", "/business/subscriptions", {
-    key,
-    body: {
-      pickup_address: "Main Mall, Gaborone",
-      pickup_lat: -24.6545,
-      pickup_lng: 25.9086,
-      dest_address: "Plot 9, Block 8",
-      dest_lat: -24.6019,
-      dest_lng: 25.935,
-      days_of_week: [2],
-      pickup_time: "09:30",
-    },
-  });
-  // A Business API batch of one stop (4.2).
-  const batch = await ok(t, "POST", "/business/batches", {
-    key,
-    body: {
-      segment: "parcel",
-      external_reference: `${tag}-BATCH-1`,
-      stops: [{
-        pickup_address: "Main Mall, Gaborone",
-        pickup_lat: -24.6545,
-        pickup_lng: 25.9086,
-        dest_address: "Plot 10, Block 8",
-        dest_lat: -24.602,
-        dest_lng: 25.936,
-        size: "s",
-      }],
-    },
-  });
-  // Business API 4.1: a checkout held for a cart.
-  const checkout = await ok(t, "POST", "/business/checkouts", {
-    key,
-    body: {
-      cart_reference: `${tag}-CART-1`,
-      pickup_address: "Main Mall, Gaborone",
-      pickup_lat: -24.6545,
-      pickup_lng: 25.9086,
-      dest_address: "Plot 9, Block 8",
-      dest_lat: -24.6019,
-      dest_lng: 25.935,
-    },
-  });
+  const { trip, ...business } = await businessThingsOf(t, biz.id, key, tag);
   const [poolDriver, poolDriver2] = await Promise.all([createPoolDriver(t), createPoolDriver(t)]);
   await acceptAs(t, biz.id, trip.reference, poolDriver.id);
   await t.settle();
@@ -242,20 +181,20 @@ export async function newTenant(t: TestEnv, tag: string): Promise<Tenant> {
       checklist: checklist.code,
       view: `${tag} late`,
       event,
-      webhook_delivery: webhookDelivery,
+      webhook_delivery: business.delivery,
       rate_card: courier.rateCardId,
       rate_card_version: "1",
       trip: trip.reference,
-      shopping_order: shoppingOrder,
+      shopping_order: business.order,
       // Shopping 3, 4: the order's store and line (shoppingOrderOf's).
       shopping_store: "F1",
       shopping_item: "I1",
-      subscription: subscription.id,
-      checkout: checkout.reference,
+      subscription: business.subscription,
+      checkout: business.checkout,
       tracking_token: String(trip.tracking_url).split("/").at(-1)!,
       offer: newOfferId(biz.id, trip.reference),
       channel: storefrontSource(biz.id),
-      batch: batch.id,
+      batch: business.batch,
     },
   };
 }
@@ -344,28 +283,85 @@ async function shoppingOrderOf(t: TestEnv, business: string, key: string, tag: s
     operator: true,
     body: { shopping_fulfilment_enabled: true },
   });
+  const stores = [{
+    external_fulfilment_id: "F1",
+    external_store_id: "S1",
+    estimated_amount: 20,
+    items: [{ external_item_id: "I1", name: "Bread", qty: 2 }],
+  }];
   const order = await ok(t, "POST", "/business/shopping-orders", {
     key,
-    body: {
-      pickup_address: "Game City, Gaborone",
-      pickup_lat: -24.6545,
-      pickup_lng: 25.9086,
-      dest_address: "Plot 9, Block 8",
-      dest_lat: -24.6019,
-      dest_lng: 25.935,
-      recipient_first_names: "Neo",
-      recipient_surname: "Kgosi",
-      recipient_phone: "+26771234567",
-      shopping: {
-        external_order_id: `${tag}-SHOP-1`,
-        stores: [{
-          external_fulfilment_id: "F1",
-          external_store_id: "S1",
-          estimated_amount: 20,
-          items: [{ external_item_id: "I1", name: "Bread", qty: 2 }],
-        }],
-      },
-    },
+    body: orderBody(`${tag}-SHOP-1`, { shopping: { stores } }),
   });
   return order.reference as string;
+}
+
+/** A Business API route in Gaborone (Main Mall to Block 8): the sweeps' trips are booked on it. */
+const ROUTE = {
+  pickup_address: "Main Mall, Gaborone",
+  pickup_lat: -24.6545,
+  pickup_lng: 25.9086,
+  dest_address: "Plot 9, Block 8",
+  dest_lat: -24.6019,
+  dest_lng: 25.935,
+};
+
+/** A business's Business API things, one of each kind the sweeps address by id. */
+export interface BusinessThings {
+  /** A trip paid from the business's wallet. */
+  readonly trip: { readonly reference: string; readonly tracking_url: string };
+  /** A business webhook waiting for a URL (waitingWebhook). */
+  readonly delivery: string;
+  readonly order: string;
+  readonly subscription: string;
+  readonly batch: string;
+  readonly checkout: string;
+}
+
+/**
+ * One of each Business API thing of a business: a trip (its wallet funded first), a waiting
+ * webhook, a shopping order (2.2), a recurring delivery and a batch of one stop (4.2), a checkout
+ * held for a cart (4.1).
+ */
+export async function businessThingsOf(
+  t: TestEnv,
+  business: string,
+  key: string,
+  tag: string,
+): Promise<BusinessThings> {
+  const delivery = await waitingWebhook(t, business, tag);
+  await ok(t, "POST", `/operator/businesses/${business}/wallet`, {
+    operator: true,
+    body: { amount: "500.00", currency: "BWP", reference: `${tag}-wallet` },
+  });
+  const trip = await ok(t, "POST", "/business/book", {
+    key,
+    body: { type: "parcel", ...ROUTE, external_reference: `${tag}-TRIP-1` },
+  });
+  const order = await shoppingOrderOf(t, business, key, tag);
+  const subscription = await ok(t, "POST", "/business/subscriptions", {
+    key,
+    body: { ...ROUTE, days_of_week: [2], pickup_time: "09:30" },
+  });
+  const stop = { ...ROUTE, dest_address: "Plot 10, Block 8", dest_lat: -24.602, dest_lng: 25.936 };
+  const batch = await ok(t, "POST", "/business/batches", {
+    key,
+    body: {
+      segment: "parcel",
+      external_reference: `${tag}-BATCH-1`,
+      stops: [{ ...stop, size: "s" }],
+    },
+  });
+  const checkout = await ok(t, "POST", "/business/checkouts", {
+    key,
+    body: { cart_reference: `${tag}-CART-1`, ...ROUTE },
+  });
+  return {
+    trip,
+    delivery,
+    order,
+    subscription: subscription.id,
+    batch: batch.id,
+    checkout: checkout.reference,
+  };
 }

@@ -10,7 +10,7 @@ import {
 } from "../../helpers/courier.ts";
 import { COURIER_SCOPES } from "../../../src/platform/rules/scopes.ts";
 import { newOfferId } from "../../../src/business/flows/dispatch.ts";
-import { businessThingsOfA, SHOPPER_PATHS } from "./authority_business_fixtures.ts";
+import { businessThingsOf } from "../../helpers/guard_world.ts";
 
 /** An answer: its status and its body, parsed when JSON, else its text. */
 export interface Answer {
@@ -223,7 +223,9 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
   const event = events.body.data[0]?.event_id as string;
   assert.ok(event, JSON.stringify(events.body));
   const person = await inviteCoordinator(t, a);
-  const { trip, delivery, order, subscription, batch, checkout } = await businessThingsOfA(t, a);
+  const business = await businessThingsOf(t, a.business.id, a.business.api_key, "A");
+  const { delivery, order, subscription, batch, checkout } = business;
+  const trip = business.trip.reference;
   return {
     driver,
     ids: {
@@ -283,6 +285,19 @@ export async function ownedByA(t: TestEnv, a: Courier, client: Client) {
     } as Record<string, string>,
   };
 }
+
+/** Shopping 3: the shopper's paths of a shopping order (driver app and sandbox). */
+export const SHOPPER_PATHS = [
+  "/driver/shopping/{reference}",
+  "/business/sandbox/shopping-orders/{reference}",
+]
+  .flatMap((base) => [
+    `${base}/stores/{external_fulfilment_id}/items/{external_item_id}`,
+    `${base}/stores/{external_fulfilment_id}/collect`,
+    `${base}/stores/{external_fulfilment_id}/unavailable`,
+  ]).concat(
+    "/business/sandbox/shopping-orders/{reference}/items/{external_item_id}/close_decision_window",
+  );
 
 /**
  * The Business API's driver app (its pool drivers, another credential than a courier's run
