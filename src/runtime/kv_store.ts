@@ -25,20 +25,21 @@ import {
   UNPUBLISHED,
 } from "./kv_layout.ts";
 import { writeCost } from "./kv_cost.ts";
-import type {
-  ActorKey,
-  ActorRecord,
-  ActorStore,
-  ActorWrite,
-  CommitCost,
-  CommitResult,
-  DueTimer,
-  IndexEntryFound,
-  IndexTarget,
-  OutboxItem,
-  StoredActor,
-  StoredEvent,
-  StoredRecord,
+import {
+  type ActorKey,
+  type ActorRecord,
+  type ActorStore,
+  type ActorWrite,
+  claimsAKeyTwice,
+  type CommitCost,
+  type CommitResult,
+  type DueTimer,
+  type IndexEntryFound,
+  type IndexTarget,
+  type OutboxItem,
+  type StoredActor,
+  type StoredEvent,
+  type StoredRecord,
 } from "./store.ts";
 
 /** Two processes on one KV file take turns at SQLite's write lock; about two seconds of tries. */
@@ -382,17 +383,3 @@ function createWithPageSize(path: string, pageBytes: number): void {
 }
 
 const costCache = new WeakMap<ActorWrite, CommitCost>();
-
-/** Whether two writes of one commit claim the same unique key (ActorWrite.indexClaims). */
-function claimsAKeyTwice(writes: readonly ActorWrite[]): boolean {
-  if (writes.length < 2) return false;
-  const seen = new Set<string>();
-  for (const w of writes) {
-    for (const c of w.indexClaims ?? []) {
-      const k = `${c.index}\u0000${c.key}`;
-      if (seen.has(k)) return true;
-      seen.add(k);
-    }
-  }
-  return false;
-}

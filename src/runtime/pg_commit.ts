@@ -15,7 +15,7 @@
 import type postgres from "postgres";
 import { IDEMPOTENCY_TTL_MS } from "../limits.ts";
 import { replyTextsOf } from "./pg_cost.ts";
-import type { ActorWrite, CommitResult } from "./store.ts";
+import { type ActorWrite, claimsAKeyTwice, type CommitResult } from "./store.ts";
 
 /** SQLSTATEs of a race lost: unique violation, serialization failure, deadlock. */
 const RACE_LOST = new Set(["23505", "40001", "40P01"]);
@@ -252,17 +252,4 @@ function lastOf(rows: readonly unknown[][], keyWidth: number): unknown[][] {
   const byKey = new Map<string, unknown[]>();
   for (const r of rows) byKey.set(JSON.stringify(r.slice(0, keyWidth)), r);
   return [...byKey.values()];
-}
-
-/** Whether two writes of one commit claim the same unique key (ActorWrite.indexClaims). */
-function claimsAKeyTwice(writes: readonly ActorWrite[]): boolean {
-  const seen = new Set<string>();
-  for (const w of writes) {
-    for (const c of w.indexClaims ?? []) {
-      const k = `${c.index}\u0000${c.key}`;
-      if (seen.has(k)) return true;
-      seen.add(k);
-    }
-  }
-  return false;
 }

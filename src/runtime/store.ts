@@ -184,3 +184,20 @@ export interface ActorStore {
   /** Closes the store; a store with connections to end answers once they are (Postgres). */
   close(): void | Promise<void>;
 }
+
+/**
+ * Whether two writes of one commit claim the same unique key (ActorWrite.indexClaims): the commit
+ * must fail, whichever store makes it (ActorStore.commit).
+ */
+export function claimsAKeyTwice(writes: readonly ActorWrite[]): boolean {
+  if (writes.length < 2) return false;
+  const seen = new Set<string>();
+  for (const w of writes) {
+    for (const c of w.indexClaims ?? []) {
+      const k = `${c.index}\u0000${c.key}`;
+      if (seen.has(k)) return true;
+      seen.add(k);
+    }
+  }
+  return false;
+}
