@@ -15,6 +15,7 @@ import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
+import { RouteFields, Text } from "../../src/business/booking_schema.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
@@ -25,9 +26,6 @@ const security = "business" as const;
 // spec: business 5: no partner scope lists subscriptions: a partner key is refused.
 const guard = [business()];
 
-const Text = (max: number) => z.string().trim().min(1).max(max);
-const Latitude = z.number().min(-90).max(90);
-const Longitude = z.number().min(-180).max(180);
 /** Leaves room for `-YYYY-MM-DD` within external_reference's 80 characters (business 8). */
 const SUBSCRIPTION_REFERENCE_CHARS_MAX = 69;
 
@@ -53,12 +51,7 @@ const SubscriptionRequest = z.object({
   }),
   passenger_name: Text(200).optional(),
   passenger_phone: Text(40).optional(),
-  pickup_address: Text(300),
-  pickup_lat: Latitude,
-  pickup_lng: Longitude,
-  dest_address: Text(300),
-  dest_lat: Latitude,
-  dest_lng: Longitude,
+  ...RouteFields,
   expense_code: Text(100).optional(),
   vehicle_type_id: z.number().int().min(1).max(1_000_000).optional(),
   parcel_weight_kg: z.number().positive().max(100_000).optional(),

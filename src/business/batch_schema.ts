@@ -4,25 +4,18 @@
  * the prices, the wallet) is the flow's.
  */
 import { z } from "../http/route.ts";
+import { RouteFields, Text } from "./booking_schema.ts";
 import type { BatchRequest } from "./flows/batches.ts";
 import { EXTERNAL_REFERENCE_CHARS_MAX } from "./rules/booking.ts";
 import { BATCH_STOPS_MAX, STOP_SIZES, type StopSize } from "./rules/batch.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "./rules/catalogue.ts";
 
-const Text = (max: number) => z.string().trim().min(1).max(max);
-const Latitude = z.number().min(-90).max(90);
-const Longitude = z.number().min(-180).max(180);
 const SIZES = Object.keys(STOP_SIZES) as [StopSize, ...StopSize[]];
 
 const BatchStopRequest = z.object({
   recipient_name: Text(200).optional(),
   recipient_phone: Text(40).optional(),
-  pickup_address: Text(300),
-  pickup_lat: Latitude,
-  pickup_lng: Longitude,
-  dest_address: Text(300),
-  dest_lat: Latitude,
-  dest_lng: Longitude,
+  ...RouteFields,
   size: z.enum(SIZES, { message: `one of ${SIZES.join(", ")}` }).openapi({
     description: "small, medium, large, oversized; also s, m, l, xl (not parcel_size)",
   }),

@@ -13,6 +13,15 @@ import { AUTOPILOT_SCENARIOS } from "./rules/sandbox_steps.ts";
 export const Text = (max: number) => z.string().trim().min(1).max(max);
 export const Latitude = z.number().min(-90).max(90);
 export const Longitude = z.number().min(-180).max(180);
+/** A pickup and a destination with their coordinates, as batches, orders and subscriptions take. */
+export const RouteFields = {
+  pickup_address: Text(300),
+  pickup_lat: Latitude,
+  pickup_lng: Longitude,
+  dest_address: Text(300),
+  dest_lat: Latitude,
+  dest_lng: Longitude,
+};
 export const Stop = z.object({
   address: Text(300),
   lat: Latitude.optional(),

@@ -4,6 +4,7 @@
  * rules/order.ts's, checked before anything is booked.
  */
 import { z } from "../http/route.ts";
+import { RouteFields, Text } from "../business/booking_schema.ts";
 import { Phone } from "../http/schemas.ts";
 import {
   SHOPPING_EXTERNAL_ID_CHARS_MAX,
@@ -13,9 +14,6 @@ import {
 import { EXTERNAL_REFERENCE_CHARS_MAX } from "../business/rules/booking.ts";
 import { EXTERNAL_ID_PATTERN, SUBSTITUTION_PREFERENCES } from "./rules/order.ts";
 
-const Text = (max: number) => z.string().trim().min(1).max(max);
-const Latitude = z.number().min(-90).max(90);
-const Longitude = z.number().min(-180).max(180);
 const Amount = z.number().min(0).max(1_000_000_000);
 const PATTERN_MESSAGE = `1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters of A-Z a-z 0-9 . _ : -`;
 
@@ -54,12 +52,7 @@ const Store = z.object({
 });
 
 export const ShoppingOrderRequest = z.object({
-  pickup_address: Text(300),
-  pickup_lat: Latitude,
-  pickup_lng: Longitude,
-  dest_address: Text(300),
-  dest_lat: Latitude,
-  dest_lng: Longitude,
+  ...RouteFields,
   scheduled_at: Text(40).optional().openapi({
     description: "ISO 8601, as for POST /business/book",
   }),
