@@ -59,6 +59,12 @@ export const REPLY_INLINE_BYTES_MAX = 24_000;
  * goes as several messages in order (src/runtime/bus_slices.ts).
  */
 export const BUS_CHANGE_BYTES_MAX = 1_000_000;
+/**
+ * Partitions actors are hashed onto (src/runtime/placement.ts). Fixed for the life of a store:
+ * changing it moves actors between partitions. 64 spreads over a few dozen instances while a
+ * lease sweep stays small.
+ */
+export const PARTITIONS = 64;
 /** Commands one actor decides before its results are committed together. */
 export const ACTOR_BATCH_COMMANDS_MAX = 500;
 /** Commands queued at one actor beyond this are refused (back pressure, never unbounded memory). */

@@ -29,6 +29,7 @@ import type {
   StoredEvent,
   StoredRecord,
 } from "./store.ts";
+import { type Placement, WholePlacement } from "./placement.ts";
 import { TimerFiring } from "./timer_firing.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   readonly onError?: (error: unknown, where: string) => void;
   /** Told of each group commit: how many actors' writes, in how many milliseconds (metrics). */
   readonly onCommit?: (writes: number, ms: number) => void;
+  /** Which partitions this instance holds (default: all of them, one instance alone). */
+  readonly placement?: Placement;
 }
 
 /** Remembered credential lookups; the map starts afresh past this (bounded memory). */
@@ -61,6 +64,7 @@ export class ActorRuntime {
   readonly env: string;
   readonly busPrefix: string;
   readonly clock: Clock;
+  readonly placement: Placement;
   readonly #store: ActorStore;
   readonly #bus: Bus;
   readonly #defs = new Map<string, AnyActorDefinition>();
@@ -81,6 +85,7 @@ export class ActorRuntime {
     this.env = options.env;
     this.busPrefix = options.busPrefix ?? options.env;
     this.clock = options.clock;
+    this.placement = options.placement ?? new WholePlacement();
     this.#store = options.store;
     this.#bus = options.bus;
     for (const def of options.definitions) this.#defs.set(def.type, def);
