@@ -65,6 +65,12 @@ export const BUS_CHANGE_BYTES_MAX = 1_000_000;
  * lease sweep stays small.
  */
 export const PARTITIONS = 64;
+/**
+ * Partitions an instance above its fair share gives up at each renewal (src/runtime/leases.ts):
+ * a newly started instance gets its share within PARTITIONS / 8 renewals, while the partitions
+ * moving at once (their actors read afresh by the taker) stay few.
+ */
+export const LEASES_RELEASED_PER_RENEWAL = 8;
 /** Commands one actor decides before its results are committed together. */
 export const ACTOR_BATCH_COMMANDS_MAX = 500;
 /** Commands queued at one actor beyond this are refused (back pressure, never unbounded memory). */

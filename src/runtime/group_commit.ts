@@ -19,6 +19,7 @@ import { tooLarge } from "./too_large.ts";
 export type WriteResult =
   | { readonly ok: true; readonly version: string }
   | { readonly ok: false; readonly reason: "conflict" }
+  | { readonly ok: false; readonly reason: "fenced"; readonly partition: number }
   | { readonly ok: false; readonly reason: "error"; readonly error: Error };
 
 interface Pending {

@@ -7,6 +7,7 @@
 import {
   addWrite,
   eventEntriesOf,
+  FENCE,
   keptRepliesOf,
   type KvOps,
   OUTBOX_ITEM_BYTES,
@@ -24,6 +25,8 @@ const VALUE_OVERHEAD_BYTES = 128;
 export function writeCost(w: ActorWrite, partsBefore: number): CommitCost {
   const tally = new Tally();
   addWrite(tally, w, partsBefore);
+  // Its lease checked by the commit (kv_leases.ts): counted for each write, at most once needed.
+  if (w.fence) tally.check({ key: [FENCE, w.fence.partition], versionstamp: null });
   // What KV keeps of the values as they are written: a split record's or event's UTF-8 parts (up
   // to three bytes a UTF-16 unit), else two bytes a unit past Latin-1 (storedBytes).
   const parts = partsOf(w);

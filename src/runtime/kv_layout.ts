@@ -31,6 +31,12 @@ export const OUTBOX = "o";
 export const REPLY_PART = "q";
 /** One-time passes over the store completed (ActorStore.passDone). */
 export const PASS_DONE = "m";
+/** A partition's lease: holder, epoch and expiry (kv_leases.ts). */
+export const LEASE = "l";
+/** A partition's holder and epoch alone, changed only by a take: what a fenced commit checks. */
+export const FENCE = "f";
+/** An instance's presence: alive until the time it holds. */
+export const PRESENCE = "n";
 
 /** What is stored of an outbox item under outboxKey (the rest is in its key). */
 export interface StoredOutboxItem {

@@ -25,6 +25,7 @@ import {
   UNPUBLISHED,
 } from "./kv_layout.ts";
 import { writeCost } from "./kv_cost.ts";
+import { KvLeases } from "./kv_leases.ts";
 import {
   type ActorKey,
   type ActorRecord,
@@ -50,9 +51,11 @@ export class KvActorStore implements ActorStore {
   readonly #kv: Deno.Kv;
   /** Parts each split actor has stored, so a write that needs fewer deletes the rest. */
   readonly #parts = new Map<string, number>();
+  readonly leases: KvLeases;
 
   private constructor(kv: Deno.Kv) {
     this.#kv = kv;
+    this.leases = new KvLeases(kv, lockRetried);
   }
 
   /** Opens a KV file path, `:memory:`, or a KV Connect URL. */
@@ -94,11 +97,16 @@ export class KvActorStore implements ActorStore {
   async commit(writes: readonly ActorWrite[]): Promise<CommitResult> {
     // KV checks every key before it writes any: two claims of one key would both pass.
     if (claimsAKeyTwice(writes)) return { ok: false, reason: "conflict" };
+    // Fenced writes (leases.ts): their leases checked in the same atomic operation.
+    const fenced = writes.some((w) => w.fence);
+    const fences = fenced ? await this.leases.checksOf(writes) : [];
+    if (!Array.isArray(fences)) return fences;
     for (let attempt = 0;; attempt++) {
-      const op = this.#kv.atomic();
+      const op = this.#kv.atomic().check(...fences);
       for (const w of writes) addWrite(op, w, this.#parts.get(partsKey(w)) ?? 0);
       try {
         const result = await op.commit();
+        if (!result.ok && fenced) return await this.leases.failed(writes);
         if (!result.ok) return { ok: false, reason: "conflict" };
         for (const w of writes) {
           const n = partsOf(w).length;

@@ -8,6 +8,7 @@ import { ACTOR_BATCH_COMMANDS_MAX, ACTORS_ACTIVE_MAX, MAILBOX_DEPTH_MAX } from "
 import type { AnyActorDefinition, AskOptions } from "./actor.ts";
 import { Cell } from "./cell.ts";
 import type { MarkerSweeper } from "./markers.ts";
+import { partitionOf } from "./placement.ts";
 import type { AskResult } from "./plan.ts";
 import { prefetchSoon } from "./replies.ts";
 import type { ActorKey, ActorStore, DueTimer } from "./store.ts";
@@ -39,6 +40,18 @@ export class Mailboxes {
 
   get size(): number {
     return this.#cells.size;
+  }
+
+  /**
+   * Forgets what memory holds of the actors of `partitions` (a lease lost or taken, leases.ts):
+   * each is read afresh from the store at its next command, and the idle ones are let go.
+   */
+  forgetPartitions(partitions: ReadonlySet<number>): void {
+    for (const [k, c] of this.#cells) {
+      if (!partitions.has(partitionOf(c.key))) continue;
+      c.loaded = false;
+      if (c.idle && c.marker === "none") this.#cells.delete(k);
+    }
   }
 
   /** Adds a command to its actor's mailbox; refused `actor_busy` past MAILBOX_DEPTH_MAX. */

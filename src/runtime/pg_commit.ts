@@ -15,13 +15,26 @@
 import type postgres from "postgres";
 import { IDEMPOTENCY_TTL_MS } from "../limits.ts";
 import { replyTextsOf } from "./pg_cost.ts";
-import { type ActorWrite, claimsAKeyTwice, type CommitResult } from "./store.ts";
+import {
+  type ActorWrite,
+  claimsAKeyTwice,
+  type CommitResult,
+  type Fence,
+  fencesOf,
+} from "./store.ts";
 
 /** SQLSTATEs of a race lost: unique violation, serialization failure, deadlock. */
 const RACE_LOST = new Set(["23505", "40001", "40P01"]);
 
 /** Thrown inside the transaction to roll it back when a compare-and-set missed. */
 class VersionMoved extends Error {}
+
+/** Thrown inside the transaction to roll it back when a write's lease moved on (pg_leases.ts). */
+class LeaseMoved extends Error {
+  constructor(readonly partition: number) {
+    super(`lease of partition ${partition} moved`);
+  }
+}
 
 /** What the transaction was asked to do, as one array per column of each statement. */
 type Statement = { readonly text: string; readonly columns: unknown[][]; readonly rows?: number };
@@ -37,7 +50,12 @@ export async function commitWrites(
   now: number,
 ): Promise<CommitResult> {
   if (claimsAKeyTwice(writes)) return { ok: false, reason: "conflict" };
-  const statements = statementsOf(writes, now);
+  const fences = fencesOf(writes);
+  // The leases first: locked before any write, so a take waits for this commit or fences it.
+  const statements = [
+    ...fences.length > 0 ? [fenceStatement(fences)] : [],
+    ...statementsOf(writes, now),
+  ];
   try {
     await sql.begin(async (tx) => {
       // Sent together without waiting for each answer: the transaction's statements pipelined.
@@ -45,6 +63,7 @@ export async function commitWrites(
         tx.unsafe(s.text, s.columns.map((c) => tx.array(c as string[])) as never[])
       );
       const results = await Promise.allSettled(sent);
+      if (fences.length > 0) checkFences(results[0]!, fences);
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
       results.forEach((r, i) => {
@@ -59,6 +78,9 @@ export async function commitWrites(
     });
     return { ok: true, versions: writes.map((w) => versionAfter(w.expected)) };
   } catch (error) {
+    if (error instanceof LeaseMoved) {
+      return { ok: false, reason: "fenced", partition: error.partition };
+    }
     if (error instanceof VersionMoved || RACE_LOST.has((error as { code?: string }).code ?? "")) {
       return { ok: false, reason: "conflict" };
     }
@@ -68,6 +90,27 @@ export async function commitWrites(
       error: error instanceof Error ? error : new Error(String(error)),
     };
   }
+}
+
+/** The lease rows still held at the fences' holders and epochs, locked to the commit's end. */
+function fenceStatement(fences: readonly Fence[]): Statement {
+  return {
+    text: `select l.partition from actor_store_leases l
+      join unnest($1::int[], $2::text[], $3::bigint[]) as f(partition, holder, epoch)
+        on l.partition = f.partition and l.holder = f.holder and l.epoch = f.epoch
+      for share of l`,
+    columns: columnsOf(fences.map((f) => [f.partition, f.holder, f.epoch]), 3),
+  };
+}
+
+/** Throws LeaseMoved naming a fence whose lease row was not found at its holder and epoch. */
+function checkFences(result: PromiseSettledResult<unknown>, fences: readonly Fence[]): void {
+  if (result.status === "rejected") throw result.reason;
+  const held = new Set((result.value as { partition: number }[]).map((r) => r.partition));
+  const moved = fences.find((f) => !held.has(f.partition));
+  // Two fences of one partition: one of them at least is stale.
+  if (moved === undefined && held.size === fences.length) return;
+  throw new LeaseMoved(moved?.partition ?? fences[0]!.partition);
 }
 
 /** The statements of one commit, in the order they run; those with nothing to do left out. */

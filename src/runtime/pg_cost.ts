@@ -91,6 +91,7 @@ export function pgWriteCost(w: ActorWrite): CommitCost {
     key(k);
     bytes += k + utf8Bytes(o.tenant) + o.bytes + ROW_FIXED_BYTES;
   }
-  const checks = 1 + (w.indexClaims?.length ?? 0);
+  // Its lease row, locked by the commit (pg_commit.ts fenceStatement): counted for each write.
+  const checks = 1 + (w.indexClaims?.length ?? 0) + (w.fence ? 1 : 0);
   return { mutations, checks, bytes, keyBytes, keyMax };
 }

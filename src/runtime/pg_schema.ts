@@ -66,6 +66,16 @@ export const PG_STORE_TABLES = [
     payload text not null,
     primary key (outbox, type, id, seq, n))`,
   `create table if not exists actor_store_passes (name text collate "C" primary key)`,
+  // A partition's lease (pg_leases.ts): a commit of its actors locks the row (for share) and
+  // checks holder and epoch, so a take waits for it and every later commit of the old epoch fails.
+  `create table if not exists actor_store_leases (
+    partition integer primary key,
+    holder text not null,
+    epoch bigint not null,
+    expires bigint not null)`,
+  `create table if not exists actor_store_instances (
+    instance text collate "C" primary key,
+    until bigint not null)`,
   `create table if not exists actor_store_identity (
     one boolean primary key default true check (one),
     identity text not null)`,

@@ -34,6 +34,7 @@ import { assertSchemaName } from "../db/migrate.ts";
 import { newId } from "./ids.ts";
 import { commitWrites } from "./pg_commit.ts";
 import { pgWriteCost } from "./pg_cost.ts";
+import { PgLeases } from "./pg_leases.ts";
 import { createStoreTables } from "./pg_schema.ts";
 import type {
   ActorKey,
@@ -74,10 +75,12 @@ export class PgActorStore implements ActorStore {
   readonly #sql: postgres.Sql;
   readonly #now: () => number;
   #replySweptAt = 0;
+  readonly leases: PgLeases;
 
   private constructor(sql: postgres.Sql, now: () => number) {
     this.#sql = sql;
     this.#now = now;
+    this.leases = new PgLeases(sql);
   }
 
   /** Connects, and makes the store's tables when they are missing. */

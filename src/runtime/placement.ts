@@ -27,6 +27,11 @@ export interface Placement {
   ownerOf(partition: number): string | undefined;
   /** Told whenever this instance gains or loses a partition; answers the unsubscribe. */
   onChange(listener: (partition: number, held: boolean) => void): () => void;
+  /**
+   * Set when partitions are leased in the actor store (leases.ts): every commit then carries its
+   * partition's epoch (ActorWrite.fence) and the store refuses it once the lease moved on.
+   */
+  readonly fences?: boolean;
 }
 
 /** One instance holding every partition under epoch 0, for good. */

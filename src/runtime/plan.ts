@@ -86,6 +86,16 @@ export class ActorFailure extends Error {
 }
 
 /**
+ * A command for an actor whose partition this instance does not hold (any more): nothing was
+ * decided or written, and it is to be sent to the partition's holder (Placement.ownerOf).
+ */
+export class NotHeld extends ActorFailure {
+  constructor(readonly partition: number) {
+    super(`partition ${partition} is not held by this instance: its lease moved`);
+  }
+}
+
+/**
  * Thrown out of planning when a command makes what the store cannot keep in one value: an outbox
  * item (that command is refused `refusal`, here), or a state past the actor's bound (the runtime
  * finds the command that made it and refuses it, turn.ts). The others go on.

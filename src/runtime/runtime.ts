@@ -17,7 +17,7 @@ import { newId } from "./ids.ts";
 import { Mailboxes } from "./mailboxes.ts";
 import { MarkerSweeper } from "./markers.ts";
 import { Outboxes, type OutboxHandler } from "./outbox.ts";
-import { ActorFailure, type AskResult } from "./plan.ts";
+import { ActorFailure, type AskResult, NotHeld } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { reindexStored } from "./reindex.ts";
 import type {
@@ -30,10 +30,18 @@ import type {
   StoredRecord,
 } from "./store.ts";
 import { type Placement, WholePlacement } from "./placement.ts";
+import { Fencing } from "./fencing.ts";
 import { TimerFiring } from "./timer_firing.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
-export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
+export {
+  ActorFailure,
+  type AskOptions,
+  type AskResult,
+  type ColdSource,
+  NotHeld,
+  type OutboxHandler,
+};
 
 export interface RuntimeOptions {
   /** `live` or `sandbox`. */
@@ -80,6 +88,8 @@ export class ActorRuntime {
   readonly #coldSources = new Map<string, ColdSource>();
   #outboxLoop: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /** Set when the placement's partitions are leased (fencing.ts). */
+  readonly #fencing: Fencing | null;
 
   constructor(options: RuntimeOptions) {
     this.env = options.env;
@@ -101,6 +111,7 @@ export class ActorRuntime {
       onCommit: options.onCommit,
       onOutbox: (items) => this.#outboxes.committed(items),
       coldSource: (type) => this.#coldSources.get(type),
+      fence: this.placement.fences ? (key) => this.#fencing!.fenceOf(key) : undefined,
     });
     this.#mailboxes = new Mailboxes({
       store: options.store,
@@ -126,6 +137,9 @@ export class ActorRuntime {
         await republish(options.store, options.bus, this.busPrefix, cell.def, cell.key, from);
       },
     });
+    this.#fencing = this.placement.fences
+      ? new Fencing(this.placement, (moved) => this.#mailboxes.forgetPartitions(moved))
+      : null;
   }
 
   /** Sends one command to one actor and waits for its committed reply. */
@@ -155,7 +169,9 @@ export class ActorRuntime {
     command: CommandOf<D>,
   ): Promise<AskResult<ReplyOf<D>>> {
     const cell = this.#mailboxes.peek(`${def.type}/${id}`);
-    if (!this.#closed && cell && cell.def === def && cell.loaded && !cell.assumedNew) {
+    // Leased: answered from memory only while the lease holds (else `ask` refuses it, NotHeld).
+    const held = this.#fencing === null || (cell !== undefined && this.#fencing.holds(cell.key));
+    if (!this.#closed && cell && held && cell.def === def && cell.loaded && !cell.assumedNew) {
       if (cell.tenant !== null && cell.tenant !== tenant) {
         return Promise.resolve(asIfMissing(def, id, command, { now: this.clock.now(), newId }));
       }

@@ -92,6 +92,53 @@ export interface ActorWrite extends ActorKey {
   readonly unpublishedFrom: number | null;
   /** Outbox items the events add, written in the same commit (ActorDefinition.outbox). */
   readonly outbox?: readonly OutboxItem[];
+  /**
+   * The lease under which this instance holds the actor's partition (leases.ts): the commit
+   * lands only while the lease is still this holder's at this epoch. Absent: not fenced (one
+   * instance alone, WholePlacement).
+   */
+  readonly fence?: Fence;
+}
+
+/** A partition as one holder holds it, at one epoch (issue 43: a stale owner's commits fail). */
+export interface Fence {
+  readonly partition: number;
+  readonly holder: string;
+  readonly epoch: number;
+}
+
+/** A partition's lease as the store keeps it. */
+export interface Lease {
+  readonly partition: number;
+  /** The holder that took it last; null when it was never taken. */
+  readonly holder: string | null;
+  /** Rises by one at every take; 0 when never taken. */
+  readonly epoch: number;
+  /** Held until then (epoch ms); at or before now the lease is free to take. */
+  readonly expires: number;
+}
+
+/**
+ * Partition leases and instance presence, kept in the actor store so that its commits can check
+ * them atomically (a fenced commit fails in the same operation as its writes).
+ */
+export interface LeaseStore {
+  /** Every partition's lease, in partition order (one never taken: holder null, epoch 0). */
+  all(): Promise<Lease[]>;
+  /**
+   * Takes `partition` for `holder` until `expires` when its lease is free or expired at `now`
+   * (compare-and-set): the epoch rises by one. Null when another holder's lease is live.
+   */
+  take(partition: number, holder: string, now: number, expires: number): Promise<Lease | null>;
+  /** Extends the leases `holder` still holds at the epochs named; answers the partitions extended. */
+  renew(holder: string, held: readonly Fence[], expires: number): Promise<number[]>;
+  /** Ends the leases `holder` still holds at the epochs named: free at once, epochs kept. */
+  release(holder: string, held: readonly Fence[]): Promise<void>;
+  /**
+   * Records `instance` alive until `until` (one at or before `now` removes it) and answers the
+   * instances alive at `now`, in name order.
+   */
+  presence(instance: string, now: number, until: number): Promise<string[]>;
 }
 
 /**
@@ -125,6 +172,8 @@ export interface CommitCost {
 export type CommitResult =
   | { readonly ok: true; readonly versions: readonly string[] }
   | { readonly ok: false; readonly reason: "conflict" }
+  /** A write's fence no longer holds: its partition's lease moved on (nothing was written). */
+  | { readonly ok: false; readonly reason: "fenced"; readonly partition: number }
   | { readonly ok: false; readonly reason: "error"; readonly error: Error };
 
 export interface DueTimer extends ActorKey {
@@ -136,7 +185,8 @@ export interface ActorStore {
   load(key: ActorKey): Promise<StoredActor | null>;
   /**
    * Writes every part or none; fails with `conflict` when any actor's version moved, a claimed
-   * unique key is held, or two of the writes claim one key (one of them must lose).
+   * unique key is held, or two of the writes claim one key (one of them must lose); with `fenced`
+   * when a write's fence is no longer its partition's lease (checked first, in the same commit).
    */
   commit(writes: readonly ActorWrite[]): Promise<CommitResult>;
   /** Replies stored for idempotency keys of one actor, each whole however large it is. */
@@ -181,6 +231,8 @@ export interface ActorStore {
   stored(type: string, after: string | null, limit: number): Promise<StoredRecord[]>;
   /** What a write adds to one atomic commit (the group committer sums them within its limits). */
   cost(write: ActorWrite): CommitCost;
+  /** The partitions' leases and the instances' presence (leases.ts). */
+  readonly leases: LeaseStore;
   /** Closes the store; a store with connections to end answers once they are (Postgres). */
   close(): void | Promise<void>;
 }
@@ -200,4 +252,16 @@ export function claimsAKeyTwice(writes: readonly ActorWrite[]): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The distinct fences of a commit's writes: each checked once, whatever number of its writes
+ * name it (two fences of one partition cannot both hold, and the commit is fenced).
+ */
+export function fencesOf(writes: readonly ActorWrite[]): Fence[] {
+  const distinct = new Map<string, Fence>();
+  for (const { fence: f } of writes) {
+    if (f) distinct.set(`${f.partition}\u0000${f.holder}\u0000${f.epoch}`, f);
+  }
+  return [...distinct.values()];
 }

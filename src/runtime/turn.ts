@@ -13,6 +13,7 @@ import {
   ActorFailure,
   asError,
   type Envelope,
+  NotHeld,
   type Outcome,
   type Plan,
   planBatch,
@@ -20,7 +21,7 @@ import {
 } from "./plan.ts";
 import { publishChange } from "./publication.ts";
 import { storedReplies } from "./replies.ts";
-import type { ActorKey, ActorStore, ActorWrite, OutboxItem } from "./store.ts";
+import type { ActorKey, ActorStore, ActorWrite, Fence, OutboxItem } from "./store.ts";
 
 export interface TurnOptions {
   readonly store: ActorStore;
@@ -36,6 +37,11 @@ export interface TurnOptions {
   readonly onOutbox?: ((items: readonly OutboxItem[]) => void) | undefined;
   /** Where an actor of a type is found when the store holds none (runtime.ts coldSource). */
   readonly coldSource?: ((type: string) => ColdSource | undefined) | undefined;
+  /**
+   * The lease an actor's commits carry, or the partition when this instance does not hold it
+   * (leases.ts); absent when partitions are not leased (one instance alone).
+   */
+  readonly fence?: ((key: ActorKey) => Fence | number) | undefined;
 }
 
 /**
@@ -53,6 +59,7 @@ export class Turns {
   readonly #onError: (error: unknown, where: string) => void;
   readonly #onOutbox: ((items: readonly OutboxItem[]) => void) | undefined;
   readonly #coldSource: ((type: string) => ColdSource | undefined) | undefined;
+  readonly #fence: ((key: ActorKey) => Fence | number) | undefined;
 
   constructor(options: TurnOptions) {
     this.#store = options.store;
@@ -65,6 +72,7 @@ export class Turns {
     this.#onError = options.onError;
     this.#onOutbox = options.onOutbox;
     this.#coldSource = options.coldSource;
+    this.#fence = options.fence;
   }
 
   get commitStats(): { commits: number; writes: number; commitMs: number } {
@@ -78,6 +86,12 @@ export class Turns {
 
   async #handle(cell: Cell, batch: Envelope[]): Promise<void> {
     for (let attempt = 0;; attempt++) {
+      // Decided only where its partition is held: never from the memory of a lease lost.
+      const fence = this.#fence?.(cell.key);
+      if (typeof fence === "number") {
+        cell.loaded = false;
+        return fail(batch, new NotHeld(fence));
+      }
       const plan = await this.#plan(cell, batch, attempt);
       if (plan === "again") continue;
       if (plan === null) return;
@@ -86,18 +100,20 @@ export class Turns {
         await this.#store.dropTimer({ ...cell.key, ...t });
       }
       if (plan.write === null) return settle(batch, plan.outcomes);
-      const refusal = refusedAsTooLarge(this.#store.cost(plan.write));
+      const planned = fence === undefined ? plan.write : { ...plan.write, fence };
+      const refusal = refusedAsTooLarge(this.#store.cost(planned));
       if (refusal !== null && cell.assumedNew) {
         cell.loaded = false; // decided on a state assumed new, which proves nothing
         continue;
       }
       if (refusal !== null) return this.#tooLarge(cell, batch, refusal);
-      const write = await this.#withClaims(cell, batch, plan.write);
+      const write = await this.#withClaims(cell, batch, planned);
       if (write === null) return;
       const result = await this.#commit(write);
       if (result.ok) return this.#committed(cell, batch, plan, write, result.version);
       cell.loaded = false; // another writer moved on, or the store failed: reload the truth
       if (result.reason === "error") return fail(batch, result.error);
+      if (result.reason === "fenced") return fail(batch, new NotHeld(result.partition));
       if (attempt >= CONFLICT_RETRIES_MAX) {
         return fail(batch, new ActorFailure(`${cell.key.type} ${cell.key.id}: conflicts persist`));
       }

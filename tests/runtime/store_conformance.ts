@@ -15,11 +15,12 @@ import {
   withStore,
   writeOf,
 } from "./store_conformance_kit.ts";
+import { conformanceLeases } from "./store_conformance_leases.ts";
 import { conformanceMore } from "./store_conformance_more.ts";
 
 /** Registers every case of the suite for one store. */
 export function storeConformance(f: StoreFactory): void {
-  for (const c of [...CASES, ...conformanceMore]) {
+  for (const c of [...CASES, ...conformanceMore, ...conformanceLeases]) {
     const { name, fn } = c(f);
     Deno.test({ name: `store conformance (${f.name}): ${name}`, ignore: f.ignore ?? false, fn });
   }
