@@ -132,15 +132,24 @@ export class KvLeases implements LeaseStore {
     for (let i = 0; i < held.length; i += 10) {
       const part = held.slice(i, i + 10);
       const entries = await this.#kv.getMany<StoredLease[]>(part.map((f) => [LEASE, f.partition]));
-      for (const [j, e] of entries.entries()) {
-        const f = part[j]!;
-        if (e.value === null || e.value.holder !== holder || e.value.epoch !== f.epoch) continue;
-        const value = { ...e.value, expires };
-        const r = await this.#retried(() => this.#kv.atomic().check(e).set(e.key, value).commit());
-        if (r.ok) done.push(f.partition);
+      const still = entries.filter((e, j) =>
+        e.value !== null && e.value.holder === holder && e.value.epoch === part[j]!.epoch
+      );
+      const extend = (group: typeof still) => {
+        const op = this.#kv.atomic();
+        for (const e of group) op.check(e).set(e.key, { ...e.value!, expires });
+        return this.#retried(() => op.commit());
+      };
+      // The chunk in one operation; one lease moved meanwhile: each alone.
+      if (still.length > 0 && (await extend(still)).ok) {
+        done.push(...still.map((e) => e.key[1] as number));
+        continue;
+      }
+      for (const e of still.length > 1 ? still : []) {
+        if ((await extend([e])).ok) done.push(e.key[1] as number);
       }
     }
-    return done;
+    return done.sort((a, b) => a - b);
   }
 }
 

@@ -90,7 +90,7 @@ export class Turns {
       const fence = this.#fence?.(cell.key);
       if (typeof fence === "number") {
         cell.loaded = false;
-        return fail(batch, new NotHeld(fence));
+        return notHeld(batch, fence);
       }
       const plan = await this.#plan(cell, batch, attempt);
       if (plan === "again") continue;
@@ -113,7 +113,7 @@ export class Turns {
       if (result.ok) return this.#committed(cell, batch, plan, write, result.version);
       cell.loaded = false; // another writer moved on, or the store failed: reload the truth
       if (result.reason === "error") return fail(batch, result.error);
-      if (result.reason === "fenced") return fail(batch, new NotHeld(result.partition));
+      if (result.reason === "fenced") return notHeld(batch, result.partition);
       if (attempt >= CONFLICT_RETRIES_MAX) {
         return fail(batch, new ActorFailure(`${cell.key.type} ${cell.key.id}: conflicts persist`));
       }
@@ -282,6 +282,11 @@ function settle(batch: Envelope[], outcomes: Outcome[]): void {
     if ("failure" in o) env.reject(new ActorFailure(o.failure.message, { cause: o.failure }));
     else env.resolve(o);
   });
+}
+
+/** Refused as a whole, recognisably: to be asked again of the partition's holder. */
+function notHeld(batch: Envelope[], partition: number): void {
+  for (const env of batch) env.reject(new NotHeld(partition));
 }
 
 function fail(batch: Envelope[], e: unknown): void {

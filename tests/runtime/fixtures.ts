@@ -5,6 +5,7 @@ import { ActorRuntime, type OutboxHandler } from "../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
 import { PgActorStore } from "../../src/runtime/pg_store.ts";
 import type { ActorStore } from "../../src/runtime/store.ts";
+import type { Placement } from "../../src/runtime/placement.ts";
 import postgres from "postgres";
 import { SCHEMAS_LOCK_KEY } from "../../src/db/migrate.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
@@ -200,6 +201,8 @@ export async function openTestRuntime(
     outboxes?: Readonly<Record<string, OutboxHandler>>;
     /** The store; default: Postgres with ACTOR_STORE=postgres and DATABASE_URL, else KV. */
     store?: TestStoreKind;
+    /** The placement, made on the runtime's store (leases); default: one instance holds all. */
+    placement?: (store: ActorStore) => Placement;
   } = {},
 ): Promise<TestRuntime> {
   const { store, drop } = await openTestStore(path, storeKindOf(options.store));
@@ -212,6 +215,7 @@ export async function openTestRuntime(
     clock,
     definitions: options.definitions ?? [accountActor, notebookActor, receiptActor, handleActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+    ...(options.placement ? { placement: options.placement(store) } : {}),
     onError: () => {},
   });
   for (const [name, handler] of Object.entries(options.outboxes ?? {})) {
@@ -274,7 +278,8 @@ export async function dropTestStore(path: string, kind?: TestStoreKind): Promise
   }
 }
 
-async function dropSchemaAt(url: string, schema: string): Promise<void> {
+/** Drops a Postgres schema a test made, in turn with migrations. */
+export async function dropSchemaAt(url: string, schema: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     // In turn with migrations (SCHEMAS_LOCK_KEY): their look at the catalog fails on a schema
