@@ -46,6 +46,16 @@ const ConfigSchema = z.object({
    */
   ACTOR_STORE: z.enum(["kv", "postgres"]).default("kv"),
   ACTOR_STORE_URL: z.string().min(1).optional(),
+  /**
+   * Which partitions of actors this instance holds (src/runtime/leases.ts): `whole`, all of them
+   * (one instance alone); `leased`, a fair share leased in the actor store, shared with the other
+   * instances on that store (issue 43).
+   */
+  PLACEMENT: z.enum(["whole", "leased"]).default("whole"),
+  /** How long a partition's lease lasts unrenewed: a dead instance's are taken within it. */
+  LEASE_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
+  /** This instance's name among the instances (leased placement); default: host and a random part. */
+  INSTANCE_NAME: z.string().min(1).max(100).optional(),
   OPERATOR_TOKEN: z.string().min(16).optional(),
   CLOCK: z.enum(["system", "manual"]).default("system"),
   ALLOW_LOOPBACK_WEBHOOKS: flag.default(false),
@@ -73,6 +83,29 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** The Postgres URL of the actor store when it is on Postgres; undefined on Deno KV. */
 export function actorStoreUrl(c: Config): string | undefined {
   return c.ACTOR_STORE === "postgres" ? c.ACTOR_STORE_URL ?? c.DATABASE_URL : undefined;
+}
+
+/** What a leased placement is made of (src/runtime/leases.ts). */
+export interface LeasedSettings {
+  readonly instance: string;
+  readonly leaseMs: number;
+}
+
+/**
+ * The leased placement's settings, undefined for one instance alone (PLACEMENT=whole). Unnamed,
+ * an instance is its host and a random part: a restarted process is a new holder, whose epochs
+ * fence whatever the one before it left in flight.
+ */
+export function leasedSettingsOf(c: Config, host: string): LeasedSettings | undefined {
+  if (c.PLACEMENT !== "leased") return undefined;
+  const random = Array.from(
+    crypto.getRandomValues(new Uint8Array(4)),
+    (b) => b.toString(16).padStart(2, "0"),
+  );
+  return {
+    instance: c.INSTANCE_NAME ?? `${host}-${random.join("")}`,
+    leaseMs: c.LEASE_SECONDS * 1000,
+  };
 }
 
 export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {

@@ -2,7 +2,7 @@
  * The composition root: reads config, opens live and sandbox, serves each on its port
  * (CONTRACT "Running"). `deno task start`.
  */
-import { actorStoreUrl, readConfig } from "./config.ts";
+import { actorStoreUrl, leasedSettingsOf, readConfig } from "./config.ts";
 import { openBus } from "./bus/mod.ts";
 import { ManualClock, SystemClock } from "./runtime/clock.ts";
 import { type OpenEnvironment, openEnvironment } from "./server.ts";
@@ -40,6 +40,8 @@ environments.push(["live", config.PORT]);
 let sandboxTwins: SandboxTwins | undefined;
 
 const storeUrl = actorStoreUrl(config);
+// One name for both environments: each leases the partitions of its own store.
+const leased = leasedSettingsOf(config, Deno.hostname());
 const opened: OpenEnvironment[] = [];
 const servers: Deno.HttpServer[] = [];
 const draining = new Draining();
@@ -58,6 +60,7 @@ for (const [name, port] of environments) {
     operatorTokenHash,
     allowLoopbackWebhooks: config.ALLOW_LOOPBACK_WEBHOOKS,
     log,
+    ...(leased ? { leased } : {}),
     ...publicUrlOf(name),
     listenUrl: ownUrlOf(port),
     ...(name === "live" && sandboxTwins ? { sandboxTwins } : {}),

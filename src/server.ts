@@ -25,6 +25,9 @@ import { PgActorStore } from "./runtime/pg_store.ts";
 import type { ActorStore } from "./runtime/store.ts";
 import { runOldDataPasses } from "./runtime/old_data.ts";
 import { ActorRuntime } from "./runtime/runtime.ts";
+import { LeasedPlacement } from "./runtime/leases.ts";
+import type { LeasedSettings } from "./config.ts";
+import { watchLeases } from "./observe/lease_metrics.ts";
 import { watchMachinery } from "./observe/gauges.ts";
 import type { Logger } from "./observe/log.ts";
 import { Metrics } from "./observe/metrics.ts";
@@ -73,6 +76,11 @@ export interface EnvironmentOptions {
   readonly extraRouters?: readonly ((api: Api) => void)[];
   /** Strict mode (tests): each refusal a route answers that its document does not list. */
   readonly undocumentedRefusal?: (u: UndocumentedRefusal) => void;
+  /**
+   * Partitions leased in the actor store with the instances sharing it (PLACEMENT=leased);
+   * absent, this instance holds every partition.
+   */
+  readonly leased?: LeasedSettings;
   /** The features to run; default FEATURES, all of them. */
   readonly features?: readonly Feature[];
   /** The process's log; each line of this environment names it. */
@@ -102,7 +110,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   const projector = startProjector({ bus: o.bus, db: database.db, env: busPrefix });
   const log = o.log.child({ environment: o.name });
   const metrics = new Metrics();
-  const runtime = runtimeOf(o, { store, busPrefix, features, log, metrics });
+  const placement = await placementOf(o, store, metrics, log);
+  const runtime = runtimeOf(o, { store, busPrefix, features, log, metrics, placement });
   const projections: Record<string, Projection> = {};
   const writers = () => [projector, ...Object.values(projections)];
   const deps: Deps = {
@@ -156,6 +165,8 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
         for (const r of Object.values<Reactor>(p.reactors ?? {}).reverse()) await r.close();
       }
       await runtime.close();
+      // Every lease given up at once: the other instances take the partitions without waiting.
+      await placement?.close();
       await o.bus.flush();
       for (const w of writers()) await w.stop();
       await store.close();
@@ -173,6 +184,7 @@ function runtimeOf(
     features: readonly Feature[];
     log: Logger;
     metrics: Metrics;
+    placement: LeasedPlacement | undefined;
   },
 ): ActorRuntime {
   return new ActorRuntime({
@@ -182,12 +194,35 @@ function runtimeOf(
     bus: o.bus,
     clock: o.clock,
     definitions: p.features.flatMap((f) => f.actors),
+    ...(p.placement ? { placement: p.placement } : {}),
     onError: (err, where) => p.log.error({ err, where }, "runtime failure"),
     onCommit: (writes, ms) => {
       p.metrics.commitSize.observe(writes);
       p.metrics.commitSeconds.observe(ms / 1000);
     },
   });
+}
+
+/**
+ * The leased placement (PLACEMENT=leased) on the environment's store, its first share taken and
+ * renewing; undefined when this instance holds every partition.
+ */
+async function placementOf(
+  o: EnvironmentOptions,
+  store: ActorStore,
+  metrics: Metrics,
+  log: Logger,
+): Promise<LeasedPlacement | undefined> {
+  if (o.leased === undefined) return undefined;
+  const placement: LeasedPlacement = new LeasedPlacement({
+    store: store.leases,
+    clock: o.clock,
+    ...o.leased,
+    observe: watchLeases(metrics, () => placement),
+    onError: (err, where) => log.error({ err, where }, "lease failure"),
+  });
+  await placement.start();
+  return placement;
 }
 
 /** The environment's actor store and query database, and the bus prefix naming its changes. */

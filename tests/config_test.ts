@@ -1,6 +1,6 @@
 /** Settings from the environment (CONTRACT "Running", README "Settings"). */
 import assert from "node:assert/strict";
-import { actorStoreUrl, readConfig } from "../src/config.ts";
+import { actorStoreUrl, leasedSettingsOf, readConfig } from "../src/config.ts";
 
 Deno.test("config: PUBLIC_URL is kept as a bare base address, a trailing slash dropped", () => {
   assert.equal(readConfig({}).PUBLIC_URL, undefined);
@@ -49,5 +49,30 @@ Deno.test("config: ACTOR_STORE chooses Deno KV by default, Postgres at ACTOR_STO
       assert.match(e.message, problem);
       return true;
     });
+  }
+});
+
+Deno.test("config: PLACEMENT is one instance alone by default; leased takes LEASE_SECONDS and a name", () => {
+  assert.equal(leasedSettingsOf(readConfig({}), "host"), undefined);
+  const leased = leasedSettingsOf(readConfig({ PLACEMENT: "leased" }), "host");
+  assert.equal(leased?.leaseMs, 10_000);
+  assert.match(leased?.instance ?? "", /^host-[0-9a-f]{8}$/);
+  // Each start is a new holder: its name differs from the last one's.
+  assert.notEqual(
+    leasedSettingsOf(readConfig({ PLACEMENT: "leased" }), "host")?.instance,
+    leased?.instance,
+  );
+  assert.deepEqual(
+    leasedSettingsOf(
+      readConfig({ PLACEMENT: "leased", LEASE_SECONDS: "30", INSTANCE_NAME: "b1" }),
+      "h",
+    ),
+    { instance: "b1", leaseMs: 30_000 },
+  );
+  for (const bad of [{ PLACEMENT: "sharded" }, { LEASE_SECONDS: "0" }, { LEASE_SECONDS: "ten" }]) {
+    assert.throws(
+      () => readConfig(bad),
+      /^Error: invalid configuration: (PLACEMENT|LEASE_SECONDS): /,
+    );
   }
 });

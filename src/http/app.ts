@@ -17,6 +17,7 @@ import { allowedMethods, noSuchEndpoint } from "./no_endpoint.ts";
 import { mountDocs } from "./openapi.ts";
 import { checkRefusals, type UndocumentedRefusal } from "./refusals.ts";
 import { observeRequests } from "./request_log.ts";
+import { partitionsHeld } from "../runtime/placement.ts";
 
 export type Api = OpenAPIHono<AppEnv>;
 
@@ -49,7 +50,14 @@ export function createApp(
 ): Hono {
   const app = new Hono();
   app.use("*", observeRequests(env));
-  app.get("/health", (c) => ok(c, { status: "ok", environment: env.name }));
+  // Which instance answers, and the partitions of actors it holds (issue 43 item 6).
+  app.get("/health", (c) =>
+    ok(c, {
+      status: "ok",
+      environment: env.name,
+      instance: env.runtime.placement.instance,
+      partitions: partitionsHeld(env.runtime.placement),
+    }));
 
   const api = newRouter();
   api.use("*", requestGate(env));

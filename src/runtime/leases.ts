@@ -8,7 +8,7 @@
  */
 import { LEASES_RELEASED_PER_RENEWAL } from "../limits.ts";
 import type { Clock } from "./clock.ts";
-import type { Placement } from "./placement.ts";
+import { partitionsHeld, type Placement } from "./placement.ts";
 import type { Fence, Lease, LeaseStore } from "./store.ts";
 
 /** What the leases report as they move (metrics). */
@@ -100,9 +100,9 @@ export class LeasedPlacement implements Placement {
     return this.held(partition) !== undefined ? this.instance : this.#owners[partition];
   }
 
-  /** The partitions held now, in order (GET /health). */
+  /** The partitions held now, in order. */
   heldPartitions(): number[] {
-    return [...this.#held.keys()].filter((p) => this.held(p) !== undefined).sort((a, b) => a - b);
+    return partitionsHeld(this);
   }
 
   onChange(listener: (partition: number, held: boolean) => void): () => void {

@@ -18,6 +18,13 @@ export function partitionOf(key: ActorKey): number {
   return h % PARTITIONS;
 }
 
+/** The partitions `placement` holds now, in order (GET /health, the lease metrics). */
+export function partitionsHeld(placement: Placement): number[] {
+  const held: number[] = [];
+  for (let p = 0; p < PARTITIONS; p++) if (placement.held(p) !== undefined) held.push(p);
+  return held;
+}
+
 export interface Placement {
   /** This instance's name, unique among running instances. */
   readonly instance: string;

@@ -4,6 +4,7 @@
  * otherwise the in-process bus and embedded PGlite; the actors too in that schema with
  * ACTOR_STORE=postgres. The clock is manual.
  */
+import type { LeasedSettings } from "../../src/config.ts";
 import type { Hono } from "hono";
 import { type Bus, openBus } from "../../src/bus/mod.ts";
 import { hashSecret, importDataKey } from "../../src/domain/secrets.ts";
@@ -107,6 +108,8 @@ export async function openTestEnv(
     sharedRateLimits?: boolean;
     /** Live: the sandbox it reaches for credentials (Business API 4.4; sandboxTwinsOf). */
     sandboxTwins?: SandboxTwins;
+    /** Partitions leased in the actor store (PLACEMENT=leased); absent: it holds them all. */
+    leased?: LeasedSettings;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -147,6 +150,7 @@ export async function openTestEnv(
     ...(options.features ? { features: options.features } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
+    ...(options.leased ? { leased: options.leased } : {}),
     passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}
