@@ -17,7 +17,7 @@ import { newId } from "./ids.ts";
 import { Mailboxes } from "./mailboxes.ts";
 import { MarkerSweeper } from "./markers.ts";
 import { Outboxes, type OutboxHandler } from "./outbox.ts";
-import { ActorFailure, type AskResult, NotHeld } from "./plan.ts";
+import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { reindexStored } from "./reindex.ts";
 import type {
@@ -34,14 +34,7 @@ import { Fencing } from "./fencing.ts";
 import { TimerFiring } from "./timer_firing.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
-export {
-  ActorFailure,
-  type AskOptions,
-  type AskResult,
-  type ColdSource,
-  NotHeld,
-  type OutboxHandler,
-};
+export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
 
 export interface RuntimeOptions {
   /** `live` or `sandbox`. */

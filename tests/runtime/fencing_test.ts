@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { LeasedPlacement } from "../../src/runtime/leases.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
-import { NotHeld } from "../../src/runtime/runtime.ts";
+import { NotHeld } from "../../src/runtime/plan.ts";
 import { accountActor, dropTestStore, openTestRuntime, type TestStoreKind } from "./fixtures.ts";
 
 const LEASE_MS = 10_000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { PARTITIONS } from "../../src/limits.ts";
-import { partitionOf, WholePlacement } from "../../src/runtime/placement.ts";
+import { partitionOf, partitionsHeld, WholePlacement } from "../../src/runtime/placement.ts";
 
 Deno.test("placement: an actor's partition is stable, in range and spreads actors evenly", () => {
   fc.assert(fc.property(fc.string(), fc.string(), (type, id) => {
@@ -23,4 +23,16 @@ Deno.test("placement: one instance alone holds every partition", () => {
     assert.equal(p.held(i), 0);
     assert.equal(p.ownerOf(i), "a");
   }
+});
+
+Deno.test("placement: the partitions held are listed in order, none when nothing is held", () => {
+  assert.deepEqual(partitionsHeld(new WholePlacement("a")), [...Array(PARTITIONS).keys()]);
+  const odd = {
+    instance: "b",
+    held: (p: number) => p % 2 === 1 ? 3 : undefined,
+    ownerOf: () => "b",
+    onChange: () => () => {},
+  };
+  assert.deepEqual(partitionsHeld(odd), [...Array(PARTITIONS / 2).keys()].map((i) => 2 * i + 1));
+  assert.deepEqual(partitionsHeld({ ...odd, held: () => undefined }), []);
 });
