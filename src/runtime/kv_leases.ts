@@ -22,6 +22,9 @@ interface StoredLease {
   readonly expires: number;
 }
 
+/** Leases written in one atomic operation: a check and two sets each, within KV's 100 checks. */
+const LEASES_PER_OPERATION = 50;
+
 /** A write tried again while another process holds the SQLite write lock (kv_store.ts). */
 type Retried = <T>(write: () => Promise<T>) => Promise<T>;
 
@@ -48,19 +51,19 @@ export class KvLeases implements LeaseStore {
     return found;
   }
 
-  async take(partition: number, holder: string, now: number, expires: number) {
-    const seen = await this.#kv.get<StoredLease>([LEASE, partition]);
-    if (seen.value !== null && seen.value.expires > now) return null;
-    const epoch = (seen.value?.epoch ?? 0) + 1;
-    const done = await this.#retried(() =>
-      this.#kv.atomic().check(seen)
-        .set([LEASE, partition], { holder, epoch, expires })
-        .set([FENCE, partition], { holder, epoch })
-        .commit()
-    );
-    if (!done.ok) return null;
-    this.#fences.set(partition, { partition, holder, epoch, versionstamp: done.versionstamp });
-    return { partition, holder, epoch, expires };
+  async take(partitions: readonly number[], holder: string, now: number, expires: number) {
+    const seen = await this.#leases(partitions);
+    const free = seen.filter((e) => e.value === null || e.value.expires <= now);
+    const taken = await this.#inGroups(free, (op, e) => {
+      const epoch = (e.value?.epoch ?? 0) + 1;
+      op.set(e.key, { holder, epoch, expires }).set([FENCE, e.key[1] as number], { holder, epoch });
+    });
+    return taken.map(({ entry, versionstamp }) => {
+      const partition = entry.key[1] as number;
+      const epoch = (entry.value?.epoch ?? 0) + 1;
+      this.#fences.set(partition, { partition, holder, epoch, versionstamp });
+      return { partition, holder, epoch, expires };
+    });
   }
 
   renew(holder: string, held: readonly Fence[], expires: number): Promise<number[]> {
@@ -127,29 +130,54 @@ export class KvLeases implements LeaseStore {
 
   /** Sets the expiry of the leases `holder` still holds at the epochs named (compare-and-set). */
   async #extend(holder: string, held: readonly Fence[], expires: number): Promise<number[]> {
-    const done: number[] = [];
-    // Deno KV reads at most 10 keys at once.
-    for (let i = 0; i < held.length; i += 10) {
-      const part = held.slice(i, i + 10);
-      const entries = await this.#kv.getMany<StoredLease[]>(part.map((f) => [LEASE, f.partition]));
-      const still = entries.filter((e, j) =>
-        e.value !== null && e.value.holder === holder && e.value.epoch === part[j]!.epoch
-      );
-      const extend = (group: typeof still) => {
-        const op = this.#kv.atomic();
-        for (const e of group) op.check(e).set(e.key, { ...e.value!, expires });
-        return this.#retried(() => op.commit());
-      };
-      // The chunk in one operation; one lease moved meanwhile: each alone.
-      if (still.length > 0 && (await extend(still)).ok) {
-        done.push(...still.map((e) => e.key[1] as number));
-        continue;
-      }
-      for (const e of still.length > 1 ? still : []) {
-        if ((await extend([e])).ok) done.push(e.key[1] as number);
-      }
+    const epochs = new Map(held.map((f) => [f.partition, f.epoch]));
+    const seen = await this.#leases(held.map((f) => f.partition));
+    const still = seen.filter((e) =>
+      e.value !== null && e.value.holder === holder &&
+      e.value.epoch === epochs.get(e.key[1] as number)
+    );
+    const done = await this.#inGroups(still, (op, e) => op.set(e.key, { ...e.value!, expires }));
+    return done.map(({ entry }) => entry.key[1] as number);
+  }
+
+  /** The lease entries of `partitions`, in partition order (Deno KV reads 10 keys at once). */
+  async #leases(partitions: readonly number[]): Promise<Deno.KvEntryMaybe<StoredLease>[]> {
+    const ordered = [...new Set(partitions)].sort((a, b) => a - b);
+    const found: Deno.KvEntryMaybe<StoredLease>[] = [];
+    for (let i = 0; i < ordered.length; i += 10) {
+      const keys = ordered.slice(i, i + 10).map((p) => [LEASE, p]);
+      found.push(...await this.#kv.getMany<StoredLease[]>(keys));
     }
-    return done.sort((a, b) => a - b);
+    return found;
+  }
+
+  /**
+   * Writes `write` of each entry where it is still as read, LEASES_PER_OPERATION in one atomic
+   * operation; a group where one moved meanwhile is tried entry by entry. Answers those written.
+   */
+  async #inGroups<T extends Deno.KvEntryMaybe<StoredLease>>(
+    entries: readonly T[],
+    write: (op: Deno.AtomicOperation, entry: T) => void,
+  ): Promise<{ entry: T; versionstamp: string }[]> {
+    const done: { entry: T; versionstamp: string }[] = [];
+    const commit = async (group: readonly T[]) => {
+      const r = await this.#retried(() => {
+        const op = this.#kv.atomic();
+        for (const e of group) {
+          op.check(e);
+          write(op, e);
+        }
+        return op.commit();
+      });
+      if (r.ok) { for (const entry of group) done.push({ entry, versionstamp: r.versionstamp }); }
+      return r.ok;
+    };
+    for (let i = 0; i < entries.length; i += LEASES_PER_OPERATION) {
+      const group = entries.slice(i, i + LEASES_PER_OPERATION);
+      if (await commit(group)) continue;
+      for (const e of group.length > 1 ? group : []) await commit([e]);
+    }
+    return done;
   }
 }
 

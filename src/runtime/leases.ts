@@ -188,10 +188,9 @@ export class LeasedPlacement implements Placement {
   }
 
   async #take(partitions: readonly number[], leases: readonly Lease[], now: number, until: number) {
-    for (const p of partitions) {
-      if (this.#closed) return;
-      const lease = await this.#o.store.take(p, this.instance, now, until);
-      if (lease === null) continue; // another instance was first
+    if (partitions.length === 0 || this.#closed) return;
+    for (const lease of await this.#o.store.take(partitions, this.instance, now, until)) {
+      const p = lease.partition;
       this.#held.set(p, { epoch: lease.epoch, until });
       this.#owners[p] = this.instance;
       const before = leases[p];

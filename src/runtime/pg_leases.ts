@@ -34,15 +34,20 @@ export class PgLeases implements LeaseStore {
     return found;
   }
 
-  async take(partition: number, holder: string, now: number, expires: number) {
-    const [row] = await this.#sql<{ epoch: number }[]>`
+  async take(partitions: readonly number[], holder: string, now: number, expires: number) {
+    if (partitions.length === 0) return [];
+    // In partition order, as every instance takes them: two takes never wait on each other in a
+    // cycle.
+    const ordered = [...partitions].sort((a, b) => a - b);
+    const rows = await this.#sql<{ partition: number; epoch: number }[]>`
       insert into actor_store_leases as l (partition, holder, epoch, expires)
-      values (${partition}, ${holder}, 1, ${expires})
+      select p, ${holder}, 1, ${expires} from unnest(${this.#sql.array(ordered)}::int[]) as p
       on conflict (partition) do update
         set holder = excluded.holder, epoch = l.epoch + 1, expires = excluded.expires
         where l.expires <= ${now}
-      returning epoch`;
-    return row ? { partition, holder, epoch: row.epoch, expires } : null;
+      returning partition, epoch`;
+    return rows.map((r) => ({ partition: r.partition, holder, epoch: r.epoch, expires }))
+      .sort((a, b) => a.partition - b.partition);
   }
 
   renew(holder: string, held: readonly Fence[], expires: number): Promise<number[]> {

@@ -126,10 +126,16 @@ export interface LeaseStore {
   /** Every partition's lease, in partition order (one never taken: holder null, epoch 0). */
   all(): Promise<Lease[]>;
   /**
-   * Takes `partition` for `holder` until `expires` when its lease is free or expired at `now`
-   * (compare-and-set): the epoch rises by one. Null when another holder's lease is live.
+   * Takes each of `partitions` for `holder` until `expires` whose lease is free or expired at
+   * `now` (compare-and-set): its epoch rises by one. Answers the leases taken, in partition order
+   * (not those another holder's live lease keeps, nor those another instance took first).
    */
-  take(partition: number, holder: string, now: number, expires: number): Promise<Lease | null>;
+  take(
+    partitions: readonly number[],
+    holder: string,
+    now: number,
+    expires: number,
+  ): Promise<Lease[]>;
   /** Extends the leases `holder` still holds at the epochs named; answers the partitions extended. */
   renew(holder: string, held: readonly Fence[], expires: number): Promise<number[]>;
   /** Ends the leases `holder` still holds at the epochs named: free at once, epochs kept. */

@@ -6,6 +6,7 @@
  * when DATABASE_URL is set.
  */
 import assert from "node:assert/strict";
+import { PARTITIONS } from "../../src/limits.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { LeasedPlacement } from "../../src/runtime/leases.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
@@ -17,7 +18,7 @@ const LEASE_MS = 10_000;
 for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[]) {
   Deno.test({
     name:
-      `fencing (${kind}): a stale owner's commit is refused and its write does not land; the new owner's does`,
+      `fencing (${kind}): a stale owner's commit is refused and its write does not land, the new owner's does; memory of a moved partition is forgotten`,
     ignore: kind === "postgres" && !Deno.env.has("DATABASE_URL"),
     async fn() {
       const dir = await Deno.makeTempDir();
@@ -60,6 +61,9 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
           amount: 5,
         });
         assert.ok(credited.ok && credited.reply.balance === 5);
+        // Another actor `a` holds in memory, and is not asked again before its lease moves.
+        const other = "acct_remembered";
+        await ra.runtime.ask(accountActor, "biz_1", other, { kind: "credit", amount: 1 });
         // `b` holds nothing: it refuses, deciding nothing, and names the partition.
         const refused = await rb.runtime.ask(accountActor, "biz_1", id, {
           kind: "credit",
@@ -91,6 +95,14 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
         assert.deepEqual(a!.heldPartitions(), []);
         assert.equal(a!.ownerOf(partition), "b");
         await assert.rejects(ra.runtime.read(accountActor, "biz_1", id, { kind: "get" }), NotHeld);
+        // `b` changes the other actor, then stops; `a` takes everything back and reads the actor
+        // afresh: its memory from before the move is forgotten, never answered from.
+        await rb.runtime.ask(accountActor, "biz_1", other, { kind: "credit", amount: 10 });
+        await b!.close();
+        await a!.renew();
+        assert.equal(a!.heldPartitions().length, PARTITIONS);
+        const read = await ra.runtime.read(accountActor, "biz_1", other, { kind: "get" });
+        assert.ok(read.ok && read.reply.balance === 11, JSON.stringify(read));
       } finally {
         await a?.close();
         await b?.close();

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { PARTITIONS } from "../../src/limits.ts";
-import type { Fence } from "../../src/runtime/store.ts";
+import type { Fence, Lease, LeaseStore } from "../../src/runtime/store.ts";
 import {
   type Case,
   committed,
@@ -20,6 +20,19 @@ const LEASE_MS = 10_000;
 
 const fenced = (partition: number) => ({ ok: false, reason: "fenced", partition });
 
+/** One partition's lease taken, or null when it was not (LeaseStore.take of one). */
+async function takeOne(
+  leases: LeaseStore,
+  partition: number,
+  holder: string,
+  now: number,
+  expires: number,
+): Promise<Lease | null> {
+  const taken = await leases.take([partition], holder, now, expires);
+  assert.ok(taken.length <= 1);
+  return taken[0] ?? null;
+}
+
 export const conformanceLeases: Case[] = [
   (f) => ({
     name:
@@ -31,42 +44,58 @@ export const conformanceLeases: Case[] = [
         const all = await leases.all();
         assert.equal(all.length, PARTITIONS);
         assert.deepEqual(all[5], { partition: 5, holder: null, epoch: 0, expires: 0 });
-        const a = await leases.take(5, "a", T0, T0 + LEASE_MS);
+        const a = await takeOne(leases, 5, "a", T0, T0 + LEASE_MS);
         assert.deepEqual(a, { partition: 5, holder: "a", epoch: 1, expires: T0 + LEASE_MS });
         // Live: nobody takes it, whichever instance asks.
-        assert.equal(await other.take(5, "b", T0 + LEASE_MS - 1, T0 + 2 * LEASE_MS), null);
-        assert.equal(await leases.take(5, "a", T0 + 1, T0 + 2 * LEASE_MS), null);
+        assert.equal(await takeOne(other, 5, "b", T0 + LEASE_MS - 1, T0 + 2 * LEASE_MS), null);
+        assert.equal(await takeOne(leases, 5, "a", T0 + 1, T0 + 2 * LEASE_MS), null);
         // Renewed by its holder at its epoch only.
         assert.deepEqual(await other.renew("b", [{ ...a!, holder: "b" }], T0 + 3 * LEASE_MS), []);
         assert.deepEqual(await other.renew("a", [{ ...a!, epoch: 2 }], T0 + 3 * LEASE_MS), []);
         assert.deepEqual(await other.renew("a", [a!], T0 + 2 * LEASE_MS), [5]);
-        assert.equal(await other.take(5, "b", T0 + 2 * LEASE_MS - 1, T0 + 3 * LEASE_MS), null);
+        assert.equal(await takeOne(other, 5, "b", T0 + 2 * LEASE_MS - 1, T0 + 3 * LEASE_MS), null);
         // Expired: taken over, the epoch one higher; the old holder renews it no more.
-        const b = await other.take(5, "b", T0 + 2 * LEASE_MS, T0 + 3 * LEASE_MS);
+        const b = await takeOne(other, 5, "b", T0 + 2 * LEASE_MS, T0 + 3 * LEASE_MS);
         assert.deepEqual(b, { partition: 5, holder: "b", epoch: 2, expires: T0 + 3 * LEASE_MS });
         assert.deepEqual(await leases.renew("a", [a!], T0 + 4 * LEASE_MS), []);
         assert.deepEqual((await leases.all())[5], b);
         // A release by another, or at another epoch, changes nothing; by its holder, frees it.
         await leases.release("a", [a!, { ...b!, holder: "a" }]);
-        assert.equal(await leases.take(5, "a", T0 + 2 * LEASE_MS + 1, T0 + 4 * LEASE_MS), null);
+        assert.equal(await takeOne(leases, 5, "a", T0 + 2 * LEASE_MS + 1, T0 + 4 * LEASE_MS), null);
         await other.release("b", [b!]);
-        const again = await leases.take(5, "a", T0 + 2 * LEASE_MS + 1, T0 + 4 * LEASE_MS);
+        const again = await takeOne(leases, 5, "a", T0 + 2 * LEASE_MS + 1, T0 + 4 * LEASE_MS);
         assert.equal(again?.epoch, 3);
         // Other partitions are untouched.
         assert.deepEqual((await other.all()).filter((l) => l.holder !== null), [again]);
+        // Many at once: those free or expired are taken, a live one is left to its holder.
+        const now = T0 + 2 * LEASE_MS + 2;
+        const many = await other.take([12, 5, 4, 63], "b", now, now + LEASE_MS);
+        assert.deepEqual(many.map((l) => [l.partition, l.holder, l.epoch]), [
+          [4, "b", 1],
+          [12, "b", 1],
+          [63, "b", 1],
+        ]);
+        assert.deepEqual(await leases.take([4, 5], "a", now, now + LEASE_MS), []);
       }),
   }),
   (f) => ({
-    name: "two instances taking one free partition at once: exactly one gets it",
+    name: "two instances taking free partitions at once: each is taken by exactly one",
     fn: () =>
       withStore(f, async (store, place) => {
         const two = await place.open();
         for (let p = 0; p < 6; p++) {
           const got = await Promise.all(
-            [store, two].map((s, i) => s.leases.take(p, `i${i}`, T0, T0 + LEASE_MS)),
+            [store, two].map((s, i) => takeOne(s.leases, p, `i${i}`, T0, T0 + LEASE_MS)),
           );
           assert.equal(got.filter((l) => l !== null).length, 1, JSON.stringify(got));
         }
+        // Both reaching for all the others at once: each taken by exactly one of them.
+        const rest = [...Array(PARTITIONS).keys()].slice(6);
+        const [x, y] = await Promise.all(
+          [store, two].map((s, i) => s.leases.take(rest, `i${i}`, T0, T0 + LEASE_MS)),
+        );
+        const taken = [...x!, ...y!].map((l) => l.partition).sort((a, b) => a - b);
+        assert.deepEqual(taken, rest);
       }),
   }),
   (f) => ({
@@ -90,12 +119,12 @@ export const conformanceLeases: Case[] = [
     fn: () =>
       withStore(f, async (one, place) => {
         const two = await place.open();
-        const a = (await one.leases.take(3, "a", T0, T0 + LEASE_MS))!;
+        const a = (await takeOne(one.leases, 3, "a", T0, T0 + LEASE_MS))!;
         const fenceA: Fence = { partition: 3, holder: "a", epoch: a.epoch };
         const v1 = await committed(one, writeOf("acct", "x", null, { fence: fenceA }));
         // Unfenced writes of other actors never read a lease.
         await committed(one, writeOf("acct", "y", null));
-        const b = (await two.leases.take(3, "b", T0 + LEASE_MS, T0 + 2 * LEASE_MS))!;
+        const b = (await takeOne(two.leases, 3, "b", T0 + LEASE_MS, T0 + 2 * LEASE_MS))!;
         const stale = writeOf("acct", "x", v1, {
           seq: 2,
           fence: fenceA,
@@ -111,7 +140,7 @@ export const conformanceLeases: Case[] = [
         assert.deepEqual(await eventsFrom(one, { type: "acct", id: "x" }), []);
         assert.deepEqual(await one.dueTimers(10, 10), []);
         // A group touching another partition held by `a` still fails whole.
-        const held = (await one.leases.take(4, "a", T0 + LEASE_MS, T0 + 2 * LEASE_MS))!;
+        const held = (await takeOne(one.leases, 4, "a", T0 + LEASE_MS, T0 + 2 * LEASE_MS))!;
         const fresh = writeOf("acct", "z", null, {
           fence: { partition: 4, holder: "a", epoch: held.epoch },
         });
