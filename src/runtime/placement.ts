@@ -39,6 +39,11 @@ export interface Placement {
    * partition's epoch (ActorWrite.fence) and the store refuses it once the lease moved on.
    */
   readonly fences?: boolean;
+  /**
+   * Renews what this instance holds now: after a manual clock's jump (its leases, counted by
+   * that clock, would lapse at once, with no timer to renew them).
+   */
+  renew?(): Promise<void>;
 }
 
 /** One instance holding every partition under epoch 0, for good. */

@@ -23,6 +23,8 @@ export async function advanceClock(
     refuse("clock_not_manual", "the clock can be advanced only with CLOCK=manual");
   }
   clock.advanceBy(seconds * 1000);
+  // Leases are counted by this clock: renewed at once, or they would lapse at the jump.
+  await deps.runtime.placement.renew?.();
   const fired = await deps.runtime.fireDueTimers();
   await deps.bus.flush();
   await deps.pump(); // deliveries whose attempt came due
