@@ -136,7 +136,7 @@ export class LeasedPlacement implements Placement {
   /** Stops renewing, gives up every partition held and leaves (a clean shutdown). */
   async close(): Promise<void> {
     this.stop();
-    await this.#renewing;
+    await this.#renewing?.catch(() => {}); // its failure was reported; what it holds goes now
     this.#closed = true;
     const held = this.#fences();
     this.#lose(held.map((f) => f.partition));
