@@ -92,12 +92,16 @@ export async function commitWrites(
   }
 }
 
-/** The lease rows still held at the fences' holders and epochs, locked to the commit's end. */
+/**
+ * The lease rows still held at the fences' holders and epochs, locked to the commit's end, in
+ * partition order as a take updates them (pg_leases.ts): neither waits on the other in a cycle.
+ */
 function fenceStatement(fences: readonly Fence[]): Statement {
   return {
     text: `select l.partition from actor_store_leases l
       join unnest($1::int[], $2::text[], $3::bigint[]) as f(partition, holder, epoch)
         on l.partition = f.partition and l.holder = f.holder and l.epoch = f.epoch
+      order by l.partition
       for share of l`,
     columns: columnsOf(fences.map((f) => [f.partition, f.holder, f.epoch]), 3),
   };

@@ -159,4 +159,36 @@ export const conformanceLeases: Case[] = [
         await committed(two, writeOf("acct", "w", null, { fence: fenceB }));
       }),
   }),
+  (f) => ({
+    name:
+      "commits racing a take of their partitions: each lands or is refused `fenced`, and none after it",
+    fn: () =>
+      withStore(f, async (one, place) => {
+        const two = await place.open();
+        const held = await one.leases.take([3, 4], "a", T0, T0 + LEASE_MS);
+        const [f3, f4] = held.map((l): Fence => ({
+          partition: l.partition,
+          holder: "a",
+          epoch: l.epoch,
+        }));
+        const commits = Array.from({ length: 12 }, (_, i) =>
+          one.commit([
+            writeOf("acct", `r${i}`, null, { fence: f3! }),
+            writeOf("acct", `s${i}`, null, { fence: f4! }),
+          ]));
+        const [taken] = await Promise.all([
+          two.leases.take([3, 4], "b", T0 + LEASE_MS, T0 + 2 * LEASE_MS),
+          ...commits,
+        ]);
+        assert.deepEqual(taken!.map((l) => l.partition), [3, 4]);
+        for (const r of await Promise.all(commits)) {
+          assert.ok(
+            r.ok || (r.reason === "fenced" && [3, 4].includes(r.partition)),
+            JSON.stringify(r),
+          );
+        }
+        const late = await one.commit([writeOf("acct", "late", null, { fence: f4! })]);
+        assert.deepEqual(late, fenced(4));
+      }),
+  }),
 ];
