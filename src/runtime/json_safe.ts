@@ -2,7 +2,7 @@
  * The rule for what crosses between instances (a forwarded command, its reply: forwarding.ts):
  * plain JSON values only, so what arrives is what was sent. Null, booleans, strings, finite
  * numbers, arrays and plain objects; an object's undefined field is simply absent on arrival, as
- * is an undefined reply. Never a Date, Map, Set, bigint, class instance or non-finite number,
+ * is an undefined reply, and -0 arrives as 0 (the same amount). Never a Date, Map, Set, bigint, class instance or non-finite number,
  * which JSON would change or refuse on the way.
  */
 
