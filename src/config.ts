@@ -1,5 +1,6 @@
 /** Environment variables -> typed config (CONTRACT "Running"). The only place that reads Deno.env. */
 import { z } from "zod";
+import { FORWARD_WAIT_MS } from "./limits.ts";
 import { LOG_LEVELS } from "./observe/log.ts";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
@@ -46,6 +47,11 @@ const ConfigSchema = z.object({
    */
   ACTOR_STORE: z.enum(["kv", "postgres"]).default("kv"),
   ACTOR_STORE_URL: z.string().min(1).optional(),
+  /**
+   * How long an ask for an actor held by another instance keeps looking for its holder while
+   * none answers (a lease moving) before it fails 503 `partition_unavailable` (forwarding.ts).
+   */
+  FORWARD_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(FORWARD_WAIT_MS),
   OPERATOR_TOKEN: z.string().min(16).optional(),
   CLOCK: z.enum(["system", "manual"]).default("system"),
   ALLOW_LOOPBACK_WEBHOOKS: flag.default(false),

@@ -1,6 +1,7 @@
 /** Settings from the environment (CONTRACT "Running", README "Settings"). */
 import assert from "node:assert/strict";
 import { actorStoreUrl, readConfig } from "../src/config.ts";
+import { FORWARD_WAIT_MS } from "../src/limits.ts";
 
 Deno.test("config: PUBLIC_URL is kept as a bare base address, a trailing slash dropped", () => {
   assert.equal(readConfig({}).PUBLIC_URL, undefined);
@@ -49,5 +50,13 @@ Deno.test("config: ACTOR_STORE chooses Deno KV by default, Postgres at ACTOR_STO
       assert.match(e.message, problem);
       return true;
     });
+  }
+});
+
+Deno.test("config: FORWARD_WAIT_MS bounds how long a forward looks for a holder; a bad one stops the start", () => {
+  assert.equal(readConfig({}).FORWARD_WAIT_MS, FORWARD_WAIT_MS);
+  assert.equal(readConfig({ FORWARD_WAIT_MS: "250" }).FORWARD_WAIT_MS, 250);
+  for (const bad of ["-1", "1.5", "soon", "600001"]) {
+    assert.throws(() => readConfig({ FORWARD_WAIT_MS: bad }), /FORWARD_WAIT_MS/, bad);
   }
 });

@@ -14,6 +14,7 @@ import type { Api } from "../../src/http/app.ts";
 import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
 import { createLogger, type LogDestination } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import type { Placement } from "../../src/runtime/placement.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
 import { claimSchema } from "./schema_pool.ts";
 
@@ -107,6 +108,8 @@ export async function openTestEnv(
     sharedRateLimits?: boolean;
     /** Live: the sandbox it reaches for credentials (Business API 4.4; sandboxTwinsOf). */
     sandboxTwins?: SandboxTwins;
+    /** The partitions this instance holds (forwarding tests); absent, all of them. */
+    placement?: Placement;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -147,6 +150,7 @@ export async function openTestEnv(
     ...(options.features ? { features: options.features } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
+    ...(options.placement ? { placement: options.placement } : {}),
     passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}
