@@ -113,6 +113,7 @@ export class Forwarding {
    * partition that comes here meanwhile is answered here.
    */
   async forward(call: Forwarded): Promise<AskResult<unknown>> {
+    if (this.#closed) throw new ActorFailure("runtime is closed");
     // What JSON cannot carry would arrive changed: refused here, never altered on the way.
     assertJsonSafe(call.command, "command");
     const partition = partitionOf({ type: call.type, id: call.id });

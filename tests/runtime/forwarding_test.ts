@@ -12,7 +12,7 @@ import { asApiError } from "../../src/http/errors.ts";
 import type { ForwardObserved } from "../../src/runtime/forwarding.ts";
 import { PartitionUnavailable } from "../../src/runtime/forwarding.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
-import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import { ActorFailure, ActorRuntime } from "../../src/runtime/runtime.ts";
 import { ForwardCluster, idOwnedBy } from "../helpers/forward_placement.ts";
 import { accountActor, openTestRuntime, type TestRuntime } from "./fixtures.ts";
 
@@ -246,6 +246,12 @@ Deno.test("forwarding: a command JSON would change is refused before it is sent"
   } finally {
     await x.close();
   }
+  // A closed instance forwards nothing either, as it asks nothing.
+  await assert.rejects(
+    () =>
+      x.rt.b!.ask(accountActor, T, idOwnedBy(x.cluster, accountActor.type, "a"), { kind: "get" }),
+    new ActorFailure("runtime is closed"),
+  );
 });
 
 Deno.test("forwarding: one instance alone serves and forwards nothing", async () => {
