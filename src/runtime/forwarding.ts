@@ -41,7 +41,11 @@ type Answer =
  */
 export class PartitionUnavailable extends ActorFailure {
   readonly code = "partition_unavailable";
-  constructor(readonly partition: number, message: string) {
+  /**
+   * `actor`: its type and id, for the log only; the message, which a caller reads, names none
+   * (an id may be derived from what a caller must not learn).
+   */
+  constructor(readonly partition: number, readonly actor: string, message: string) {
     super(message);
   }
 }
@@ -134,10 +138,10 @@ export class Forwarding {
       if (left <= 0) {
         const owner = this.#o.placement.ownerOf(partition) ?? "none";
         throw this.#failed(
-          partition,
+          call,
           started,
-          `partition ${partition} of ${call.type} ${call.id} has no instance answering for it ` +
-            `(last seen owner: ${owner}); try again shortly`,
+          `no instance answers for partition ${partition} (last seen held by ${owner}), as ` +
+            `when its lease moves; try again shortly`,
         );
       }
       await new Promise((r) => setTimeout(r, Math.min(BACKOFF_MS[attempt] ?? 200, left)));
@@ -155,19 +159,20 @@ export class Forwarding {
       // The holder may have made the call: only a retry under the same idempotency key is safe.
       if (e instanceof RequestTimeout) {
         throw this.#failed(
-          partition,
+          call,
           started,
-          `the instance holding ${call.type} ${call.id} did not answer within ` +
-            `${e.timeoutMs} ms; the outcome is unknown: retry with the same Idempotency-Key`,
+          `the instance holding partition ${partition} did not answer within ${e.timeoutMs} ms; ` +
+            `the outcome is unknown: retry with the same Idempotency-Key`,
         );
       }
       throw e;
     }
   }
 
-  #failed(partition: number, started: number, message: string): PartitionUnavailable {
+  #failed(call: Forwarded, started: number, message: string): PartitionUnavailable {
     this.#observe("sent", "failed", started);
-    return new PartitionUnavailable(partition, message);
+    const partition = partitionOf({ type: call.type, id: call.id });
+    return new PartitionUnavailable(partition, `${call.type} ${call.id}`, message);
   }
 
   #serve(partition: number): void {

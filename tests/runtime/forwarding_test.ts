@@ -5,12 +5,16 @@
  * set (one connection per instance, as separate processes would have).
  */
 import assert from "node:assert/strict";
-import type { Bus } from "../../src/bus/bus.ts";
+import { type Bus, partitionSubject } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { NatsBus } from "../../src/bus/nats_bus.ts";
 import { asApiError } from "../../src/http/errors.ts";
-import type { ForwardObserved } from "../../src/runtime/forwarding.ts";
-import { PartitionUnavailable } from "../../src/runtime/forwarding.ts";
+import {
+  type Forwarded,
+  Forwarding,
+  type ForwardObserved,
+  PartitionUnavailable,
+} from "../../src/runtime/forwarding.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
 import { ActorFailure, ActorRuntime } from "../../src/runtime/runtime.ts";
 import { ForwardCluster, idOwnedBy } from "../helpers/forward_placement.ts";
@@ -217,7 +221,9 @@ Deno.test("forwarding: with no holder the forward fails within its bound, 503 pa
     const took = performance.now() - started;
     assert.ok(error instanceof PartitionUnavailable);
     assert.equal(error.partition, p);
-    assert.match(error.message, new RegExp(`partition ${p} of test_account ${id} has no instance`));
+    assert.equal(error.actor, `test_account ${id}`);
+    assert.match(error.message, new RegExp(`^no instance answers for partition ${p} \\(`));
+    assert.ok(!error.message.includes(id), "the caller is told no actor's id");
     assert.ok(took >= 40 && took < 1_000, `bounded: ${took} ms`);
     const answer = asApiError(error);
     assert.equal(answer?.status, 503);
@@ -268,5 +274,50 @@ Deno.test("forwarding: one instance alone serves and forwards nothing", async ()
     assert.deepEqual(served, []);
   } finally {
     await rt.close();
+  }
+});
+
+Deno.test("forwarding: a holder that does not answer in time fails the forward at once, its outcome unknown", async () => {
+  const cluster = new ForwardCluster(() => "z");
+  const bus = new MemoryBus();
+  const seen: ForwardObserved[] = [];
+  const forwarding = new Forwarding({
+    bus,
+    busPrefix: "fwd_stuck",
+    placement: cluster.placement("a"),
+    local: () => Promise.reject(new Error("nothing is held here")),
+    released: () => {},
+    timeoutMs: 20,
+    onForward: (o) => seen.push(o),
+  });
+  const id = idOwnedBy(cluster, accountActor.type, "z");
+  const p = partitionOf({ type: accountActor.type, id });
+  const asked: unknown[] = [];
+  // `z` takes the request and never answers (stuck behind a long commit, or gone mid-way).
+  const stuck = bus.serve(partitionSubject("fwd_stuck", p), (payload) => {
+    asked.push(payload);
+    return new Promise(() => {});
+  });
+  try {
+    const call: Forwarded = {
+      kind: "ask",
+      type: accountActor.type,
+      tenant: T,
+      id,
+      command: { kind: "get" },
+      options: { idempotencyKey: "k" },
+    };
+    const error = await forwarding.forward(call).then(
+      () => assert.fail("no answer came"),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof PartitionUnavailable);
+    assert.match(error.message, /did not answer within 20 ms; the outcome is unknown/);
+    assert.equal(asked.length, 1, "not sent again: the holder may have made it");
+    assert.deepEqual(asked[0], call);
+    assert.deepEqual(seen.map((o) => o.outcome), ["failed"]);
+  } finally {
+    stuck.unsubscribe();
+    forwarding.close();
   }
 });
