@@ -110,6 +110,8 @@ export async function openTestEnv(
     sandboxTwins?: SandboxTwins;
     /** The partitions this instance holds (forwarding tests); absent, all of them. */
     placement?: Placement;
+    /** How long a forward looks for a holder (EnvironmentOptions.forwardWaitMs). */
+    forwardWaitMs?: number;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -151,6 +153,7 @@ export async function openTestEnv(
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
     ...(options.placement ? { placement: options.placement } : {}),
+    ...(options.forwardWaitMs === undefined ? {} : { forwardWaitMs: options.forwardWaitMs }),
     passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}

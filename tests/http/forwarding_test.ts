@@ -8,14 +8,21 @@ import assert from "node:assert/strict";
 import { businessActor } from "../../actors/platform/business/mod.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
 import { ForwardCluster } from "../helpers/forward_placement.ts";
+import { logLines } from "../helpers/log_lines.ts";
 import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
 
 Deno.test("forwarding: an API key rotated through one instance is refused through the other at once; answers are the same through either", async () => {
   const dir = await Deno.makeTempDir({ prefix: "forwarding_" });
   const cluster = new ForwardCluster();
+  const log = logLines();
   const a = await openTestEnv({ kvPath: `${dir}/kv.sqlite3`, placement: cluster.placement("a") });
   try {
-    const b = await openTestEnv({ alongside: a, placement: cluster.placement("b") });
+    const b = await openTestEnv({
+      alongside: a,
+      placement: cluster.placement("b"),
+      forwardWaitMs: 30,
+      log: log.destination,
+    });
     try {
       const biz = await a.createBusiness();
       const holder = cluster.ownerOf(partitionOf({ type: businessActor.type, id: biz.id }));
@@ -44,6 +51,20 @@ Deno.test("forwarding: an API key rotated through one instance is refused throug
       assert.deepEqual(refused.body, (await profile(h, key2)).body, "the same refusal");
       assert.equal((await profile(o, again.body.data.api_key)).status, 200);
 
+      // Nobody holds the business a moment (its lease moving): 503 with Retry-After once the
+      // bounded wait is over; the log names the actor, the answer does not.
+      const p = partitionOf({ type: businessActor.type, id: biz.id });
+      cluster.move(p, undefined);
+      const moving = await profile(b, again.body.data.api_key);
+      assert.equal(moving.status, 503, JSON.stringify(moving.body));
+      assert.equal(moving.body.code, "partition_unavailable");
+      assert.equal(moving.headers.get("Retry-After"), "1");
+      assert.ok(!JSON.stringify(moving.body).includes(biz.id));
+      const warned = log.all().find((l) => l.partition === p);
+      assert.equal(warned?.actor, `business ${biz.id}`);
+      cluster.move(p, holder);
+      assert.equal((await profile(b, again.body.data.api_key)).status, 200);
+
       // Each instance counts what it sent and served.
       const scraped = `${(await a.env.metrics.scrape()).body}${
         (await b.env.metrics.scrape()).body
@@ -51,6 +72,7 @@ Deno.test("forwarding: an API key rotated through one instance is refused throug
       assert.match(scraped, /actor_forwards_total\{role="sent",outcome="ok"\} [1-9]/);
       assert.match(scraped, /actor_forwards_total\{role="served",outcome="ok"\} [1-9]/);
       assert.match(scraped, /actor_forward_duration_seconds_count\{role="sent"\} [1-9]/);
+      assert.match(scraped, /actor_forwards_total\{role="sent",outcome="failed"\} 1/);
     } finally {
       await b.close();
     }
