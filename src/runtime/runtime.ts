@@ -143,7 +143,7 @@ export class ActorRuntime {
     });
   }
 
-  /** Sends one command to one actor and waits for its committed reply. */
+  /** Sends one command to one actor and waits for its reply, from its holder (forwarding.ts). */
   ask<D extends AnyActorDefinition>(
     def: D,
     tenant: string,
@@ -163,7 +163,7 @@ export class ActorRuntime {
    * committed state, without waiting behind the commands in its mailbox. Linearizable: every
    * reply already given was for a committed state, so this read sees each of them; a command
    * still in flight is simply ordered after it. A command that would write (events or timers)
-   * or an actor not in memory goes through `ask` as usual.
+   * or an actor not in memory takes its turn as an ask does; held elsewhere, it is forwarded.
    */
   read<D extends AnyActorDefinition>(
     def: D,
@@ -179,6 +179,7 @@ export class ActorRuntime {
     return this.#readHere(def, tenant, id, command) as Promise<AskResult<ReplyOf<D>>>;
   }
 
+  /** A read where the actor is held: from memory (memory_read.ts), else in its turn. */
   #readHere(def: AnyActorDefinition, tenant: string, id: string, command: unknown) {
     const cell = this.#closed ? undefined : this.#mailboxes.peek(`${def.type}/${id}`);
     const answered = cell && readInMemory(cell, def, tenant, id, command, this.clock.now());
