@@ -1,5 +1,6 @@
 /** Environment variables -> typed config (CONTRACT "Running"). The only place that reads Deno.env. */
 import { z } from "zod";
+import { FORWARD_WAIT_MS } from "./limits.ts";
 import { LOG_LEVELS } from "./observe/log.ts";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
@@ -56,6 +57,11 @@ const ConfigSchema = z.object({
   LEASE_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
   /** This instance's name among the instances (leased placement); default: host and a random part. */
   INSTANCE_NAME: z.string().min(1).max(100).optional(),
+  /**
+   * How long an ask for an actor held by another instance keeps looking for its holder while
+   * none answers (a lease moving) before it fails 503 `partition_unavailable` (forwarding.ts).
+   */
+  FORWARD_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(FORWARD_WAIT_MS),
   OPERATOR_TOKEN: z.string().min(16).optional(),
   CLOCK: z.enum(["system", "manual"]).default("system"),
   ALLOW_LOOPBACK_WEBHOOKS: flag.default(false),

@@ -71,6 +71,16 @@ export const PARTITIONS = 64;
  * moving at once (their actors read afresh by the taker) stay few.
  */
 export const LEASES_RELEASED_PER_RENEWAL = 8;
+/**
+ * How long one forwarded ask waits for its holder's answer (src/runtime/forwarding.ts): past
+ * it the caller is told the outcome is unknown, as a retry with its idempotency key settles.
+ */
+export const FORWARD_TIMEOUT_MS = 5_000;
+/**
+ * How long a forward keeps looking for a holder while nobody answers for the partition (a
+ * lease moving) before it fails 503 `partition_unavailable`; the FORWARD_WAIT_MS setting.
+ */
+export const FORWARD_WAIT_MS = 5_000;
 /** Commands one actor decides before its results are committed together. */
 export const ACTOR_BATCH_COMMANDS_MAX = 500;
 /** Commands queued at one actor beyond this are refused (back pressure, never unbounded memory). */

@@ -52,6 +52,7 @@ for (const [name, port] of environments) {
     name,
     kvPath: `${dir}/kv.sqlite`,
     ...(storeUrl ? { actorStoreUrl: storeUrl } : {}),
+    forwardWaitMs: config.FORWARD_WAIT_MS,
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { pgliteDir: `${dir}/pg` }),
     schema: name === "live" ? "public" : "sandbox",
     bus,

@@ -31,6 +31,7 @@ import { watchLeases } from "./observe/lease_metrics.ts";
 import { watchMachinery } from "./observe/gauges.ts";
 import type { Logger } from "./observe/log.ts";
 import { Metrics } from "./observe/metrics.ts";
+import type { Placement } from "./runtime/placement.ts";
 
 export interface EnvironmentOptions {
   readonly name: EnvironmentName;
@@ -89,6 +90,13 @@ export interface EnvironmentOptions {
   readonly sandboxTwins?: SandboxTwins;
   /** Deps.passwordIterations (tests: fewer); absent, the production count. */
   readonly passwordIterations?: number;
+  /**
+   * Which partitions of the actors this instance holds (src/runtime/placement.ts); absent, all of
+   * them: one instance alone. Asks for the others are forwarded to their holder.
+   */
+  readonly placement?: Placement;
+  /** How long a forward looks for a holder before 503 (the FORWARD_WAIT_MS setting). */
+  readonly forwardWaitMs?: number;
 }
 
 export interface OpenEnvironment {
@@ -199,6 +207,12 @@ function runtimeOf(
     onCommit: (writes, ms) => {
       p.metrics.commitSize.observe(writes);
       p.metrics.commitSeconds.observe(ms / 1000);
+    },
+    ...(o.placement ? { placement: o.placement } : {}),
+    ...(o.forwardWaitMs === undefined ? {} : { forwardWaitMs: o.forwardWaitMs }),
+    onForward: (f) => {
+      p.metrics.forwards.labels(f.role, f.outcome).inc();
+      p.metrics.forwardSeconds.labels(f.role).observe(f.ms / 1000);
     },
   });
 }

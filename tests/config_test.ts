@@ -1,6 +1,7 @@
 /** Settings from the environment (CONTRACT "Running", README "Settings"). */
 import assert from "node:assert/strict";
 import { actorStoreUrl, leasedSettingsOf, readConfig } from "../src/config.ts";
+import { FORWARD_WAIT_MS } from "../src/limits.ts";
 
 Deno.test("config: PUBLIC_URL is kept as a bare base address, a trailing slash dropped", () => {
   assert.equal(readConfig({}).PUBLIC_URL, undefined);
@@ -74,5 +75,13 @@ Deno.test("config: PLACEMENT is one instance alone by default; leased takes LEAS
       () => readConfig(bad),
       /^Error: invalid configuration: (PLACEMENT|LEASE_SECONDS): /,
     );
+  }
+});
+
+Deno.test("config: FORWARD_WAIT_MS bounds how long a forward looks for a holder; a bad one stops the start", () => {
+  assert.equal(readConfig({}).FORWARD_WAIT_MS, FORWARD_WAIT_MS);
+  assert.equal(readConfig({ FORWARD_WAIT_MS: "250" }).FORWARD_WAIT_MS, 250);
+  for (const bad of ["-1", "1.5", "soon", "600001"]) {
+    assert.throws(() => readConfig({ FORWARD_WAIT_MS: bad }), /FORWARD_WAIT_MS/, bad);
   }
 });

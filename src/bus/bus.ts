@@ -24,6 +24,25 @@ export interface Subscription {
   unsubscribe(): void;
 }
 
+/** Answers one request (`Bus.serve`): a JSON payload in, a JSON answer out. */
+export type RequestHandler = (payload: unknown) => Promise<unknown>;
+
+/** Nobody serves the subject asked: the request reached no handler and nothing was done. */
+export class NoResponders extends Error {
+  override readonly name = "NoResponders";
+  constructor(readonly subject: string) {
+    super(`no responders on ${subject}`);
+  }
+}
+
+/** No answer came within the time asked: the handler may or may not have run. */
+export class RequestTimeout extends Error {
+  override readonly name = "RequestTimeout";
+  constructor(readonly subject: string, readonly timeoutMs: number) {
+    super(`no answer on ${subject} within ${timeoutMs} ms`);
+  }
+}
+
 export interface Bus {
   /**
    * Publishes a JSON payload. The in-process bus hands subscribers this very object, frozen
@@ -43,6 +62,17 @@ export interface Bus {
   /** Lets subscribers finish what they hold, then closes. */
   drain(): Promise<void>;
   /**
+   * Sends a JSON payload to whoever serves `subject` and answers its JSON answer (NATS
+   * request/reply). Refused `NoResponders` when nobody serves it, `RequestTimeout` past
+   * `timeoutMs`; when several serve it, the first answer wins.
+   */
+  request(subject: string, payload: unknown, options: { timeoutMs: number }): Promise<unknown>;
+  /**
+   * Answers the requests sent to `subject` (no wildcards) until unsubscribed. A handler that
+   * throws leaves the request unanswered (its sender times out): answer failures as values.
+   */
+  serve(subject: string, handler: RequestHandler): Subscription;
+  /**
    * The bus lag: messages this instance's handlers have been given and not yet finished, one per
    * handler (metrics). Absent where a bus cannot tell.
    */
@@ -59,6 +89,18 @@ function token(value: string): string {
 
 export function subjectOf(env: string, tenant: string, type: string, id: string): string {
   return [env, tenant, type, id].map(token).join(".");
+}
+
+/**
+ * Where the holder of one partition answers forwarded asks (src/runtime/forwarding.ts). Its own
+ * first token keeps forwards off every change feed (`<env>.>`), whose subscribers would else
+ * each receive a copy of every forward.
+ */
+export function partitionSubject(busPrefix: string, partition: number): string {
+  if (!Number.isInteger(partition) || partition < 0) {
+    throw new RangeError(`not a partition: ${partition}`);
+  }
+  return ["forward", token(busPrefix), String(partition)].join(".");
 }
 
 /** Every actor of one type in one tenant (`*` for every tenant). */

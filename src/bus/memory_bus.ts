@@ -3,7 +3,16 @@
  * delivered as published, never copied: it is frozen (frozen.ts) and every subscriber shares it.
  */
 import { deepFreeze } from "./frozen.ts";
-import type { Bus, BusHandler, BusMessage, SubscribeOptions, Subscription } from "./bus.ts";
+import {
+  type Bus,
+  type BusHandler,
+  type BusMessage,
+  NoResponders,
+  type RequestHandler,
+  RequestTimeout,
+  type SubscribeOptions,
+  type Subscription,
+} from "./bus.ts";
 
 interface Sub {
   readonly tokens: readonly string[];
@@ -21,6 +30,7 @@ const FLUSH_ROUNDS_MAX = 8;
 
 export class MemoryBus implements Bus {
   #subs = new Set<Sub>();
+  #servers = new LocalServers();
   #pending = new Set<Promise<void>>();
   #closed = false;
 
@@ -71,10 +81,65 @@ export class MemoryBus implements Bus {
     return this.#pending.size;
   }
 
+  request(subject: string, payload: unknown, options: { timeoutMs: number }): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new Error("bus is closed"));
+    return this.#servers.request(subject, payload, options.timeoutMs) ??
+      Promise.reject(new NoResponders(subject));
+  }
+
+  serve(subject: string, handler: RequestHandler): Subscription {
+    if (this.#closed) throw new Error("bus is closed");
+    return this.#servers.serve(subject, handler);
+  }
+
   async drain(): Promise<void> {
     await this.flush();
     this.#closed = true;
     this.#subs.clear();
+    this.#servers.clear();
+  }
+}
+
+/**
+ * Request handlers of one process by subject; several while a partition moves (the first answer
+ * wins, as on NATS). A request crosses as the wire would carry it (a JSON copy each way), so what
+ * could not cross NATS cannot cross here either.
+ */
+export class LocalServers {
+  readonly #handlers = new Map<string, Set<RequestHandler>>();
+
+  serve(subject: string, handler: RequestHandler): Subscription {
+    let handlers = this.#handlers.get(subject);
+    if (!handlers) this.#handlers.set(subject, handlers = new Set());
+    const mine = handlers;
+    mine.add(handler);
+    return {
+      unsubscribe: () => {
+        mine.delete(handler);
+        if (mine.size === 0 && this.#handlers.get(subject) === mine) this.#handlers.delete(subject);
+      },
+    };
+  }
+
+  /** The first answer of the subject's handlers; undefined when none serves it here. */
+  request(subject: string, payload: unknown, timeoutMs: number): Promise<unknown> | undefined {
+    const handlers = [...this.#handlers.get(subject) ?? []];
+    if (handlers.length === 0) return undefined;
+    const json = JSON.stringify(payload);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RequestTimeout(subject, timeoutMs)), timeoutMs);
+      for (const handler of handlers) {
+        // A handler that throws answers nothing, as on NATS: the sender times out.
+        Promise.try(() => handler(JSON.parse(json))).then((answer) => {
+          clearTimeout(timer);
+          resolve(JSON.parse(JSON.stringify(answer ?? null)));
+        }, (e) => console.error(`request handler for ${subject} failed:`, e));
+      }
+    });
+  }
+
+  clear(): void {
+    this.#handlers.clear();
   }
 }
 

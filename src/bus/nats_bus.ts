@@ -11,11 +11,20 @@
  * and parsed once, then queued to every local handler whose pattern matches. Handlers share the
  * parsed payload, frozen (frozen.ts) as on the in-process bus, so none can change it.
  */
-import { connect } from "@nats-io/transport-node";
+import { connect, errors } from "@nats-io/transport-node";
 import type { NatsConnection, Subscription as NatsSubscription } from "@nats-io/transport-node";
-import type { Bus, BusHandler, BusMessage, SubscribeOptions, Subscription } from "./bus.ts";
+import {
+  type Bus,
+  type BusHandler,
+  type BusMessage,
+  NoResponders,
+  type RequestHandler,
+  RequestTimeout,
+  type SubscribeOptions,
+  type Subscription,
+} from "./bus.ts";
 import { deepFreeze } from "./frozen.ts";
-import { handled, matches } from "./memory_bus.ts";
+import { handled, LocalServers, matches } from "./memory_bus.ts";
 
 const encoder = new TextEncoder();
 
@@ -102,6 +111,8 @@ export class NatsBus implements Bus {
   /** By NATS subject (`feedSubject`). */
   #feeds = new Map<string, Feed>();
   #deliveries = new Set<Delivery>();
+  /** This connection's own request handlers: `noEcho` keeps its own requests from NATS's. */
+  #servers = new LocalServers();
   #drained: Promise<void> | undefined;
 
   /** `nc` must be connected with `noEcho` (see `connect`). */
@@ -166,6 +177,54 @@ export class NatsBus implements Bus {
           this.#feeds.delete(subject);
           joined.sub.unsubscribe();
         }
+      },
+    };
+  }
+
+  /**
+   * NATS request/reply: the server answers at once when no subscription has the subject (no
+   * responders), which tells "nobody holds it" apart from "the holder is slow" (a timeout).
+   */
+  async request(
+    subject: string,
+    payload: unknown,
+    options: { timeoutMs: number },
+  ): Promise<unknown> {
+    // Served by this very connection (two environments of one process, a test's two runtimes):
+    // answered here, as publish hands our own handlers their messages.
+    const here = this.#servers.request(subject, payload, options.timeoutMs);
+    if (here) return await here;
+    try {
+      const msg = await this.#nc.request(subject, encoder.encode(JSON.stringify(payload)), {
+        timeout: options.timeoutMs,
+      });
+      return msg.json<unknown>();
+    } catch (e) {
+      if (e instanceof errors.RequestError && e.isNoResponders()) throw new NoResponders(subject);
+      if (e instanceof errors.TimeoutError) throw new RequestTimeout(subject, options.timeoutMs);
+      throw e;
+    }
+  }
+
+  /**
+   * Answers each request in turn as it comes, concurrently (a forwarded ask waits on its actor,
+   * never on another actor's); a handler that throws leaves the request unanswered.
+   */
+  serve(subject: string, handler: RequestHandler): Subscription {
+    if (this.#nc.isClosed() || this.#nc.isDraining()) throw new Error("bus is closed");
+    const sub = this.#nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return console.error(`serving ${subject} failed:`, err);
+        Promise.try(() => handler(msg.json<unknown>()))
+          .then((answer) => msg.respond(encoder.encode(JSON.stringify(answer ?? null))))
+          .catch((e) => console.error(`request handler for ${subject} failed:`, e));
+      },
+    });
+    const local = this.#servers.serve(subject, handler);
+    return {
+      unsubscribe: () => {
+        local.unsubscribe();
+        sub.unsubscribe();
       },
     };
   }

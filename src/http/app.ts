@@ -11,6 +11,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Environment } from "./context.ts";
 import { REQUEST_BODY_BYTES_MAX, UPLOAD_BODY_BYTES_MAX } from "../limits.ts";
 import { ApiError, asApiError, validationFailed } from "./errors.ts";
+import { PartitionUnavailable } from "../runtime/forwarding.ts";
 import type { AppEnv } from "./context.ts";
 import { countUncounted } from "./guards.ts";
 import { allowedMethods, noSuchEndpoint } from "./no_endpoint.ts";
@@ -126,6 +127,14 @@ function renderError(
   env: Environment,
 ): Response {
   const answer = asApiError(err);
+  if (err instanceof PartitionUnavailable) {
+    // The caller is told the partition; the log names the actor, for whoever runs the cluster.
+    const requestId = (c as Context<AppEnv>).get("requestId");
+    env.log.warn(
+      { actor: err.actor, partition: err.partition, request_id: requestId },
+      err.message,
+    );
+  }
   if (answer) return refuse(c, answer);
   if (err instanceof HTTPException && err.status < 500) {
     // Hono's own refusals: malformed JSON and the like.

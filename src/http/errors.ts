@@ -4,6 +4,7 @@
  */
 import { EMAIL_TAKEN, emailTakenMessage } from "../domain/emails.ts";
 import { type FieldError, invalidFields, Refused, type Rejection } from "../runtime/actor.ts";
+import { PartitionUnavailable } from "../runtime/forwarding.ts";
 
 export type { FieldError };
 
@@ -218,6 +219,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // Strict mode only (tests): a route answered a refusal its OpenAPI entry does not list.
   undocumented_refusal: 500,
   actor_busy: 503,
+  // Issue 43: no instance answered for the actor's partition in time (a lease moving).
+  partition_unavailable: 503,
   // Business API 4.4: credentials asked of a deployment whose sandbox is off (SANDBOX_PORT=0).
   sandbox_unavailable: 503,
   // Courier 2.6 rule 5: a note is judged once the statement has caught up with the account.
@@ -300,10 +303,16 @@ export function fromRejection(r: Rejection): ApiError {
   return new ApiError(r.code, r.message, r.details ?? {});
 }
 
+/** Seconds a caller waits before asking again for a partition nobody answered for. */
+const PARTITION_RETRY_S = 1;
+
 /** An error as an answer: an ApiError itself, a domain refusal (Refused) as its rejection. */
 export function asApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof Refused) return fromRejection(err.rejection);
+  if (err instanceof PartitionUnavailable) {
+    return new ApiError(err.code, err.message, {}, { "Retry-After": String(PARTITION_RETRY_S) });
+  }
   return null;
 }
 

@@ -40,6 +40,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Asks and reads forwarded to the instance holding their actor (src/runtime/forwarding.ts):
+   * `sent` by this one or `served` for another, by outcome (ok, not_owner, failed).
+   */
+  readonly forwards = new Counter({
+    name: "actor_forwards_total",
+    help: "Forwarded asks and reads, by role (sent, served) and outcome (ok, not_owner, failed)",
+    labelNames: ["role", "outcome"] as const,
+    registers: [this.registry],
+  });
+  /** How long a forward took: `sent`, as the asker waited; `served`, the holder's own part. */
+  readonly forwardSeconds = new Histogram({
+    name: "actor_forward_duration_seconds",
+    help: "How long forwarded asks and reads took, by role (sent, served)",
+    labelNames: ["role"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [this.registry],
+  });
+
   readonly #requestSeries = new Map<string, { observe(seconds: number): void }>();
   /** Requests being answered now (request_log.ts): a number, read only when scraped. */
   requestsUnderWay = 0;

@@ -4,6 +4,7 @@
  */
 import type { AnyActorDefinition } from "./actor.ts";
 import type { Envelope, Plan } from "./plan.ts";
+import { partitionOf } from "./placement.ts";
 import type { ActorKey, ActorWrite, StoredActor, TimerRecord } from "./store.ts";
 
 /** Commits whose replies an actor keeps in memory, to complete a read made ahead of them. */
@@ -51,6 +52,12 @@ export class Cell {
   constructor(readonly def: AnyActorDefinition, readonly key: ActorKey) {
     this.state = def.initial;
   }
+
+  /** The actor's partition (placement.ts), found when first asked: only placement asks it. */
+  get partition(): number {
+    return this.#partition ??= partitionOf(this.key);
+  }
+  #partition: number | undefined;
 
   /** `type/id`: the actor's name among the runtime's cells. */
   get name(): string {

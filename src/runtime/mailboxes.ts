@@ -38,6 +38,29 @@ export class Mailboxes {
     return this.#cells.values();
   }
 
+  /** Commands waiting in the mailboxes of the actors in memory: all of them, and the most at one. */
+  depth(): { waiting: number; deepest: number } {
+    let waiting = 0;
+    let deepest = 0;
+    for (const cell of this.#cells.values()) {
+      waiting += cell.mailbox.length;
+      if (cell.mailbox.length > deepest) deepest = cell.mailbox.length;
+    }
+    return { waiting, deepest };
+  }
+
+  /**
+   * A partition this instance no longer holds: its next holder may change its actors, so what
+   * memory holds of them is no longer the truth; each is read again from the store should the
+   * partition come back. A turn under way still commits under its version check; only its
+   * next turn reads the store first.
+   */
+  release(partition: number): void {
+    for (const cell of this.#cells.values()) {
+      if (cell.partition === partition) cell.loaded = false;
+    }
+  }
+
   get size(): number {
     return this.#cells.size;
   }

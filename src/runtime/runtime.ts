@@ -5,23 +5,18 @@
  */
 import type { Bus } from "../bus/bus.ts";
 import { MARKER_SWEEP_MS, OUTBOX_SWEEP_MS } from "../limits.ts";
-import {
-  type AnyActorDefinition,
-  asIfMissing,
-  type AskOptions,
-  type CommandOf,
-  type ReplyOf,
-} from "./actor.ts";
+import { type AnyActorDefinition, type AskOptions, type CommandOf, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
-import { newId } from "./ids.ts";
+import { Forwarding, type ForwardObserved } from "./forwarding.ts";
+import { Lookups } from "./lookups.ts";
 import { Mailboxes } from "./mailboxes.ts";
+import { readInMemory } from "./memory_read.ts";
 import { MarkerSweeper } from "./markers.ts";
 import { Outboxes, type OutboxHandler } from "./outbox.ts";
 import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { reindexStored } from "./reindex.ts";
 import type {
-  ActorKey,
   ActorStore,
   DueTimer,
   IndexEntryFound,
@@ -56,10 +51,11 @@ export interface RuntimeOptions {
   readonly onCommit?: (writes: number, ms: number) => void;
   /** Which partitions this instance holds (default: all of them, one instance alone). */
   readonly placement?: Placement;
+  /** Forwards to other instances (forwarding.ts): how long to look for a holder, in ms. */
+  readonly forwardWaitMs?: number;
+  /** Told of each forward sent or served (metrics). */
+  readonly onForward?: (o: ForwardObserved) => void;
 }
-
-/** Remembered credential lookups; the map starts afresh past this (bounded memory). */
-const LOOKUP_CACHE_MAX = 50_000;
 
 export class ActorRuntime {
   readonly env: string;
@@ -74,12 +70,14 @@ export class ActorRuntime {
   readonly #onError: (error: unknown, where: string) => void;
   #timerLoop: ReturnType<typeof setInterval> | undefined;
   readonly #timers: TimerFiring;
-  readonly #lookups = new Map<string, IndexTarget>();
+  readonly #lookups = new Lookups();
   readonly #markers: MarkerSweeper;
   #sweepLoop: ReturnType<typeof setInterval> | undefined;
   readonly #outboxes: Outboxes;
   readonly #coldSources = new Map<string, ColdSource>();
   #outboxLoop: ReturnType<typeof setInterval> | undefined;
+  /** Undefined under WholePlacement: one instance alone forwards nothing. */
+  readonly #forwarding: Forwarding | undefined;
   #closed = false;
   /** Set when the placement's partitions are leased (fencing.ts). */
   readonly #fencing: Fencing | null;
@@ -133,9 +131,26 @@ export class ActorRuntime {
     this.#fencing = this.placement.fences
       ? new Fencing(this.placement, (moved) => this.#mailboxes.forgetPartitions(moved))
       : null;
+    this.#forwarding = this.placement instanceof WholePlacement ? undefined : new Forwarding({
+      bus: options.bus,
+      busPrefix: this.busPrefix,
+      placement: this.placement,
+      ...(options.forwardWaitMs === undefined ? {} : { waitMs: options.forwardWaitMs }),
+      ...(options.onForward === undefined ? {} : { onForward: options.onForward }),
+      released: (partition) => this.#mailboxes.release(partition),
+      local: (call) => {
+        const def = this.#defs.get(call.type);
+        if (!def) {
+          return Promise.reject(new ActorFailure(`actor type not registered: ${call.type}`));
+        }
+        return call.kind === "read"
+          ? this.#readHere(def, call.tenant, call.id, call.command)
+          : this.#enqueue(def, call.tenant, call.id, call.command, call.options);
+      },
+    });
   }
 
-  /** Sends one command to one actor and waits for its committed reply. */
+  /** Sends one command to one actor and waits for its reply, from its holder (forwarding.ts). */
   ask<D extends AnyActorDefinition>(
     def: D,
     tenant: string,
@@ -143,9 +158,12 @@ export class ActorRuntime {
     command: CommandOf<D>,
     options: AskOptions = {},
   ): Promise<AskResult<ReplyOf<D>>> {
-    return this.#enqueue(def, { type: def.type, id }, tenant, command, options) as Promise<
-      AskResult<ReplyOf<D>>
-    >;
+    const f = this.#forwarding;
+    // Clustered, always through the forwarding: a lease lost mid-call is retried at its holder.
+    const answer = f !== undefined
+      ? f.forward({ kind: "ask", type: def.type, tenant, id, command, options })
+      : this.#enqueue(def, tenant, id, command, options);
+    return answer as Promise<AskResult<ReplyOf<D>>>;
   }
 
   /**
@@ -153,7 +171,7 @@ export class ActorRuntime {
    * committed state, without waiting behind the commands in its mailbox. Linearizable: every
    * reply already given was for a committed state, so this read sees each of them; a command
    * still in flight is simply ordered after it. A command that would write (events or timers)
-   * or an actor not in memory goes through `ask` as usual.
+   * or an actor not in memory takes its turn as an ask does; held elsewhere, it is forwarded.
    */
   read<D extends AnyActorDefinition>(
     def: D,
@@ -161,25 +179,20 @@ export class ActorRuntime {
     id: string,
     command: CommandOf<D>,
   ): Promise<AskResult<ReplyOf<D>>> {
-    const cell = this.#mailboxes.peek(`${def.type}/${id}`);
+    const f = this.#forwarding;
+    const answer = f !== undefined
+      ? f.forward({ kind: "read", type: def.type, tenant, id, command, options: {} })
+      : this.#readHere(def, tenant, id, command);
+    return answer as Promise<AskResult<ReplyOf<D>>>;
+  }
+
+  /** A read where the actor is held: from memory (memory_read.ts), else in its turn. */
+  #readHere(def: AnyActorDefinition, tenant: string, id: string, command: unknown) {
+    const cell = this.#closed ? undefined : this.#mailboxes.peek(`${def.type}/${id}`);
     // Leased: answered from memory only while the lease holds (else `ask` refuses it, NotHeld).
-    const held = this.#fencing === null || (cell !== undefined && this.#fencing.holds(cell.key));
-    if (!this.#closed && cell && held && cell.def === def && cell.loaded && !cell.assumedNew) {
-      if (cell.tenant !== null && cell.tenant !== tenant) {
-        return Promise.resolve(asIfMissing(def, id, command, { now: this.clock.now(), newId }));
-      }
-      try {
-        const d = def.decide(cell.state, command, { now: this.clock.now(), newId });
-        if (!d.ok) return Promise.resolve(d);
-        if (d.events.length === 0 && (d.timers?.length ?? 0) === 0) {
-          const reply = d.reply ? d.reply(cell.state, { seq: cell.seq }) : undefined;
-          return Promise.resolve({ ok: true, reply: reply as ReplyOf<D>, replayed: false });
-        }
-      } catch {
-        // Decided in turn instead, where a failure is reported as it always is.
-      }
-    }
-    return this.ask(def, tenant, id, command);
+    const held = cell !== undefined && (this.#fencing === null || this.#fencing.holds(cell.key));
+    const answered = held && readInMemory(cell, def, tenant, id, command, this.clock.now());
+    return answered ? Promise.resolve(answered) : this.#enqueue(def, tenant, id, command, {});
   }
 
   /**
@@ -190,16 +203,10 @@ export class ActorRuntime {
   async lookup(index: string, key: string, options: { cached?: boolean } = {}): Promise<
     IndexTarget | null
   > {
-    const k = `${index}\u0000${key}`;
-    if (options.cached) {
-      const hit = this.#lookups.get(k);
-      if (hit) return hit;
-    }
+    const hit = options.cached ? this.#lookups.get(index, key) : undefined;
+    if (hit) return hit;
     const found = await this.#store.lookup(index, key);
-    if (found && options.cached) {
-      if (this.#lookups.size >= LOOKUP_CACHE_MAX) this.#lookups.clear();
-      this.#lookups.set(k, found);
-    }
+    if (found && options.cached) this.#lookups.remember(index, key, found);
     return found;
   }
 
@@ -230,7 +237,7 @@ export class ActorRuntime {
 
   /** Drops a remembered lookup (the actor refused the key). */
   forget(index: string, key: string): void {
-    this.#lookups.delete(`${index}\u0000${key}`);
+    this.#lookups.forget(index, key);
   }
 
   /** The stored events of one actor from a sequence number on (trails, recovery). */
@@ -272,13 +279,7 @@ export class ActorRuntime {
 
   /** Commands waiting in the mailboxes of the actors in memory: all of them, and the most at one. */
   mailboxDepth(): { waiting: number; deepest: number } {
-    let waiting = 0;
-    let deepest = 0;
-    for (const cell of this.#mailboxes.values()) {
-      waiting += cell.mailbox.length;
-      if (cell.mailbox.length > deepest) deepest = cell.mailbox.length;
-    }
-    return { waiting, deepest };
+    return this.#mailboxes.depth();
   }
 
   /** How many timers are due by the clock's now and not yet fired, counted up to `limit`. */
@@ -331,6 +332,7 @@ export class ActorRuntime {
     await reindexStored(this.#store, this.#defs.values());
     await this.recoverUnpublished();
     await this.sweepOutboxes();
+    this.#forwarding?.start();
     // On a manual clock, items a failure left are tried again when time is advanced (timers).
     if (this.clock.kind === "system") {
       this.#outboxLoop = setInterval(() => {
@@ -362,6 +364,7 @@ export class ActorRuntime {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#forwarding?.close();
     if (this.#timerLoop !== undefined) clearInterval(this.#timerLoop);
     if (this.#sweepLoop !== undefined) clearInterval(this.#sweepLoop);
     // Let every actor finish what it holds, then clear what can be cleared.
@@ -383,8 +386,8 @@ export class ActorRuntime {
 
   #enqueue(
     def: AnyActorDefinition,
-    key: ActorKey,
     tenant: string,
+    id: string,
     command: unknown,
     options: AskOptions,
   ): Promise<AskResult<unknown>> {
@@ -392,7 +395,7 @@ export class ActorRuntime {
     if (this.#defs.get(def.type) !== def) {
       return Promise.reject(new ActorFailure(`actor type not registered: ${def.type}`));
     }
-    return this.#mailboxes.enqueue(def, key, tenant, command, options);
+    return this.#mailboxes.enqueue(def, { type: def.type, id }, tenant, command, options);
   }
 
   /**

@@ -82,6 +82,9 @@ export function heldBus(bus: Bus): HeldBus {
         }, options),
       flush: () => bus.flush(),
       drain: () => bus.drain(),
+      // Requests (forwarded asks) are answers, not changes: never held.
+      request: (subject, payload, options) => bus.request(subject, payload, options),
+      serve: (subject, handler) => bus.serve(subject, handler),
     },
     hold() {
       held = true;

@@ -15,6 +15,7 @@ import type { Api } from "../../src/http/app.ts";
 import type { UndocumentedRefusal } from "../../src/http/refusals.ts";
 import { createLogger, type LogDestination } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
+import type { Placement } from "../../src/runtime/placement.ts";
 import { type OpenEnvironment, openEnvironment } from "../../src/server.ts";
 import { claimSchema } from "./schema_pool.ts";
 
@@ -110,6 +111,10 @@ export async function openTestEnv(
     sandboxTwins?: SandboxTwins;
     /** Partitions leased in the actor store (PLACEMENT=leased); absent: it holds them all. */
     leased?: LeasedSettings;
+    /** The partitions this instance holds (forwarding tests); absent, all of them. */
+    placement?: Placement;
+    /** How long a forward looks for a holder (EnvironmentOptions.forwardWaitMs). */
+    forwardWaitMs?: number;
   } = {},
 ): Promise<TestEnv> {
   const name = options.name ?? "live";
@@ -151,6 +156,8 @@ export async function openTestEnv(
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.sandboxTwins ? { sandboxTwins: options.sandboxTwins } : {}),
     ...(options.leased ? { leased: options.leased } : {}),
+    ...(options.placement ? { placement: options.placement } : {}),
+    ...(options.forwardWaitMs === undefined ? {} : { forwardWaitMs: options.forwardWaitMs }),
     passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(options.strictRefusals === false
       ? {}

@@ -3,7 +3,13 @@
  * order, each newer than the one before, the last at the change's version.
  */
 import assert from "node:assert/strict";
-import type { ActorChange, Bus, BusHandler, SubscribeOptions } from "../../src/bus/bus.ts";
+import type {
+  ActorChange,
+  Bus,
+  BusHandler,
+  RequestHandler,
+  SubscribeOptions,
+} from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { accept, type ActorDefinition } from "../../src/runtime/actor.ts";
 import { changeSlices } from "../../src/runtime/bus_slices.ts";
@@ -90,6 +96,12 @@ class Flaky implements Bus {
   }
   drain() {
     return this.bus.drain();
+  }
+  request(subject: string, payload: unknown, options: { timeoutMs: number }) {
+    return this.bus.request(subject, payload, options);
+  }
+  serve(subject: string, handler: RequestHandler) {
+    return this.bus.serve(subject, handler);
   }
 }
 

@@ -1,7 +1,11 @@
 /** A small account actor for runtime tests: a balance, an append-only list, a reminder timer. */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import type { AnyActorDefinition, TimerFired } from "../../src/runtime/actor.ts";
-import { ActorRuntime, type OutboxHandler } from "../../src/runtime/runtime.ts";
+import {
+  ActorRuntime,
+  type OutboxHandler,
+  type RuntimeOptions,
+} from "../../src/runtime/runtime.ts";
 import { KvActorStore } from "../../src/runtime/kv_store.ts";
 import { PgActorStore } from "../../src/runtime/pg_store.ts";
 import type { ActorStore } from "../../src/runtime/store.ts";
@@ -203,6 +207,8 @@ export async function openTestRuntime(
     store?: TestStoreKind;
     /** The placement, made on the runtime's store (leases); default: one instance holds all. */
     placement?: (store: ActorStore) => Placement;
+    /** Where this runtime stands among several (forwarding tests). */
+    placed?: Pick<RuntimeOptions, "placement" | "forwardWaitMs" | "onForward">;
   } = {},
 ): Promise<TestRuntime> {
   const { store, drop } = await openTestStore(path, storeKindOf(options.store));
@@ -216,6 +222,7 @@ export async function openTestRuntime(
     definitions: options.definitions ?? [accountActor, notebookActor, receiptActor, handleActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     ...(options.placement ? { placement: options.placement(store) } : {}),
+    ...options.placed,
     onError: () => {},
   });
   for (const [name, handler] of Object.entries(options.outboxes ?? {})) {

@@ -3,7 +3,13 @@
  * recovery marker stays until the change is on the bus, and the marker sweep publishes it again.
  */
 import assert from "node:assert/strict";
-import type { ActorChange, Bus, BusHandler, SubscribeOptions } from "../../src/bus/bus.ts";
+import type {
+  ActorChange,
+  Bus,
+  BusHandler,
+  RequestHandler,
+  SubscribeOptions,
+} from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
 import { accountActor, openTestRuntime } from "./fixtures.ts";
 
@@ -28,6 +34,12 @@ class BrokenFor implements Bus {
   }
   drain() {
     return this.#bus.drain();
+  }
+  request(subject: string, payload: unknown, options: { timeoutMs: number }) {
+    return this.#bus.request(subject, payload, options);
+  }
+  serve(subject: string, handler: RequestHandler) {
+    return this.#bus.serve(subject, handler);
   }
 }
 

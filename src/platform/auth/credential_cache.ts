@@ -5,9 +5,15 @@
  * this instance or another sharing it, drops every entry it owns at once, before the commit that
  * changed it is answered (the runtime publishes, then replies). What the credential may do now
  * (rate limits, the platform switch) is still checked on every request from the entry.
+ *
+ * Among several instances (issue 43 item 2) an instance remembers only credentials whose actors'
+ * partitions it holds, and an entry holds only while it keeps them under the same epoch: a
+ * change can only be made by the holder, which drops the entry before it answers, so a key
+ * rotated through any instance is refused by every instance at once. The others ask the holder.
  */
 import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../../bus/mod.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { partitionOf, type Placement, WholePlacement } from "../../runtime/placement.ts";
 
 /** Credentials remembered; past this the map starts afresh (bounded memory, rare misses). */
 export const CREDENTIALS_CACHED_MAX = 10_000;
@@ -31,6 +37,8 @@ interface Entry {
   readonly hash: string;
   readonly value: unknown;
   readonly owners: readonly Owner[];
+  /** The owners' partitions and the epochs they were held under (none on one instance alone). */
+  readonly held: readonly { readonly partition: number; readonly epoch: number }[];
 }
 
 export class CredentialCache {
@@ -40,12 +48,16 @@ export class CredentialCache {
   readonly #subscriptions: Subscription[] = [];
   readonly #bus: Bus;
   readonly #busPrefix: string;
+  /** Undefined on one instance alone (WholePlacement), which holds everything for good. */
+  readonly #placement: Placement | undefined;
   /** Moves on every drop: what was read before a drop is not remembered after it. */
   #epoch = 0;
 
-  constructor(options: { bus: Bus; busPrefix: string }) {
+  constructor(options: { bus: Bus; busPrefix: string; placement?: Placement }) {
     this.#bus = options.bus;
     this.#busPrefix = options.busPrefix;
+    const placement = options.placement;
+    this.#placement = placement instanceof WholePlacement ? undefined : placement;
   }
 
   /** Drops the entries of an actor of `type` whenever `changes` says its change may matter. */
@@ -67,9 +79,16 @@ export class CredentialCache {
   }
 
   get<T>(guard: Guard, hash: string): T | undefined {
-    const entry = this.#entries.get(`${guard}:${hash}`);
+    const key = `${guard}:${hash}`;
+    const entry = this.#entries.get(key);
     // The map found it by the hash; the comparison stays free of early exits all the same.
     if (!entry || !sameHash(entry.hash, hash)) return undefined;
+    const placement = this.#placement;
+    // A partition let go (even if taken back since): another instance may have changed it.
+    if (placement && entry.held.some((h) => placement.held(h.partition) !== h.epoch)) {
+      this.#entries.delete(key);
+      return undefined;
+    }
     return entry.value as T;
   }
 
@@ -83,14 +102,31 @@ export class CredentialCache {
     found: { value: unknown; owners: readonly Owner[]; epoch: number },
   ): void {
     if (found.epoch !== this.#epoch) return;
+    const held = this.#heldOf(found.owners);
+    if (held === null) return;
     if (this.#entries.size >= CREDENTIALS_CACHED_MAX) this.clear();
     const key = `${guard}:${hash}`;
-    this.#entries.set(key, { hash, value: found.value, owners: found.owners });
+    this.#entries.set(key, { hash, value: found.value, owners: found.owners, held });
     for (const owner of found.owners) {
       let keys = this.#byOwner.get(owner);
       if (!keys) this.#byOwner.set(owner, keys = new Set());
       keys.add(key);
     }
+  }
+
+  /** The owners' partitions and epochs; null when this instance does not hold one of them. */
+  #heldOf(owners: readonly Owner[]): Entry["held"] | null {
+    const placement = this.#placement;
+    if (!placement) return [];
+    const held = [];
+    for (const owner of owners) {
+      const slash = owner.indexOf("/");
+      const partition = partitionOf({ type: owner.slice(0, slash), id: owner.slice(slash + 1) });
+      const epoch = placement.held(partition);
+      if (epoch === undefined) return null;
+      held.push({ partition, epoch });
+    }
+    return held;
   }
 
   /** Forgets every credential read from this actor. */
@@ -137,7 +173,7 @@ const caches = new WeakMap<ActorRuntime, CredentialCache>();
 export function startCredentialCache(
   options: { runtime: ActorRuntime; bus: Bus; busPrefix: string },
 ): CredentialCache {
-  const cache = new CredentialCache(options);
+  const cache = new CredentialCache({ ...options, placement: options.runtime.placement });
   caches.set(options.runtime, cache);
   return cache;
 }
