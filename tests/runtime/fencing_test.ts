@@ -2,15 +2,16 @@
  * Fencing (src/runtime/fencing.ts, issue 43 item 2): two runtimes on one store under leased
  * placements. A stale owner (its clock behind, so it still counts on a lease another instance
  * took over) has its commit refused by the store: its write does not land, the new owner's does;
- * and an instance answers nothing for a partition it does not hold. On Deno KV, and on Postgres
- * when DATABASE_URL is set.
+ * and an instance answers nothing for a partition it does not hold. Each runtime has a bus of its
+ * own, so a forward finds no holder and fails at once (forwardWaitMs 0), naming the partition. On
+ * Deno KV, and on Postgres when DATABASE_URL is set.
  */
 import assert from "node:assert/strict";
 import { PARTITIONS } from "../../src/limits.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { LeasedPlacement } from "../../src/runtime/leases.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
-import { NotHeld } from "../../src/runtime/plan.ts";
+import { PartitionUnavailable } from "../../src/runtime/forwarding.ts";
 import { accountActor, dropTestStore, openTestRuntime, type TestStoreKind } from "./fixtures.ts";
 
 const LEASE_MS = 10_000;
@@ -31,6 +32,7 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
       const ra = await openTestRuntime(path, {
         store: kind,
         clock: clockA,
+        placed: { forwardWaitMs: 0 },
         placement: (store) =>
           a = new LeasedPlacement({
             store: store.leases,
@@ -42,6 +44,7 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
       const rb = await openTestRuntime(path, {
         store: kind,
         clock: clockB,
+        placed: { forwardWaitMs: 0 },
         placement: (store) =>
           b = new LeasedPlacement({
             store: store.leases,
@@ -64,14 +67,20 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
         // Another actor `a` holds in memory, and is not asked again before its lease moves.
         const other = "acct_remembered";
         await ra.runtime.ask(accountActor, "biz_1", other, { kind: "credit", amount: 1 });
-        // `b` holds nothing: it refuses, deciding nothing, and names the partition.
+        // `b` holds nothing and finds no holder: it decides nothing and names the partition.
         const refused = await rb.runtime.ask(accountActor, "biz_1", id, {
           kind: "credit",
           amount: 1,
         })
           .catch((e) => e);
-        assert.ok(refused instanceof NotHeld && refused.partition === partition, String(refused));
-        await assert.rejects(rb.runtime.read(accountActor, "biz_1", id, { kind: "get" }), NotHeld);
+        assert.ok(
+          refused instanceof PartitionUnavailable && refused.partition === partition,
+          String(refused),
+        );
+        await assert.rejects(
+          rb.runtime.read(accountActor, "biz_1", id, { kind: "get" }),
+          PartitionUnavailable,
+        );
         // `b`'s clock passes `a`'s lease: `b` takes every partition over.
         clockB.advanceBy(LEASE_MS);
         await b!.renew();
@@ -80,7 +89,7 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
         // `a` decides on its memory, but the store refuses the commit: nothing of it lands.
         await assert.rejects(
           ra.runtime.ask(accountActor, "biz_1", id, { kind: "credit", amount: 100 }),
-          (e) => e instanceof NotHeld && e.partition === partition,
+          (e) => e instanceof PartitionUnavailable && e.partition === partition,
         );
         const byB = await rb.runtime.ask(accountActor, "biz_1", id, { kind: "credit", amount: 2 });
         assert.ok(byB.ok && byB.reply.balance === 7, JSON.stringify(byB));
@@ -94,7 +103,10 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
         await a!.renew();
         assert.deepEqual(a!.heldPartitions(), []);
         assert.equal(a!.ownerOf(partition), "b");
-        await assert.rejects(ra.runtime.read(accountActor, "biz_1", id, { kind: "get" }), NotHeld);
+        await assert.rejects(
+          ra.runtime.read(accountActor, "biz_1", id, { kind: "get" }),
+          PartitionUnavailable,
+        );
         // `b` changes the other actor, then stops; `a` takes everything back and reads the actor
         // afresh: its memory from before the move is forgotten, never answered from.
         await rb.runtime.ask(accountActor, "biz_1", other, { kind: "credit", amount: 10 });
