@@ -37,6 +37,17 @@ export class Mailboxes {
     return this.#cells.values();
   }
 
+  /** Commands waiting in the mailboxes: all of them, and the most at one. */
+  depth(): { waiting: number; deepest: number } {
+    let waiting = 0;
+    let deepest = 0;
+    for (const cell of this.#cells.values()) {
+      waiting += cell.mailbox.length;
+      if (cell.mailbox.length > deepest) deepest = cell.mailbox.length;
+    }
+    return { waiting, deepest };
+  }
+
   get size(): number {
     return this.#cells.size;
   }

@@ -6,7 +6,13 @@
  * changed it is answered (the runtime publishes, then replies). What the credential may do now
  * (rate limits, the platform switch) is still checked on every request from the entry.
  */
-import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../../bus/mod.ts";
+import {
+  type ActorChange,
+  type Bus,
+  EVERY_INSTANCE,
+  subjectPattern,
+  type Subscription,
+} from "../../bus/bus.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
 /** Credentials remembered; past this the map starts afresh (bounded memory, rare misses). */
@@ -51,6 +57,8 @@ export class CredentialCache {
   /** Drops the entries of an actor of `type` whenever `changes` says its change may matter. */
   follow(type: string, changes: ChangesCredentials = () => true): void {
     const pattern = subjectPattern(this.#busPrefix, "*", type);
+    // Every instance keeps its own entries: each hears every change (issue 43 item 3).
+    const handledBy = EVERY_INSTANCE;
     this.#subscriptions.push(this.#bus.subscribe(pattern, (message) => {
       const change = message.payload as Partial<ActorChange>;
       // The settle sentinel travels on matching subjects too: it changes nothing.
@@ -58,7 +66,7 @@ export class CredentialCache {
       // Events left off the bus (publishEvents false) cannot be told apart: drop.
       const events = change.events.map((e) => e.event);
       if (events.length === 0 || changes(events)) this.drop(`${change.type}/${change.id}`);
-    }));
+    }, { handledBy }));
   }
 
   /** The moment to pass to `remember` for what is read from now on. */
