@@ -37,7 +37,7 @@ export interface World {
   holder(key: ActorKey): Instance;
   /** Moves one partition to `to`: both sides are told (Placement.onChange). */
   move(partition: number, to: "a" | "b"): void;
-  /** Starts both runtimes (after the test's handlers are subscribed). */
+  /** Starts both runtimes (after the test's handlers are subscribed, which it flushes). */
   start(): Promise<void>;
   /** Flushes both buses until both instances' handlers are done. */
   flush(): Promise<void>;
@@ -86,6 +86,8 @@ export async function openWorld(
     holder: (key) => placements.a.held(partitionOf(key)) === undefined ? b : a,
     move: placements.move,
     start: async () => {
+      // Every subscription made so far reaches the server before a change is published.
+      await flush();
       for (const i of both) await i.runtime.start();
     },
     flush,
