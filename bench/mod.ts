@@ -40,11 +40,13 @@
  *     and of 1,000 actors, on Deno KV and on Postgres (DATABASE_URL; NaN when unset).
  * 14. Forwarding (forwarding.ts): asks forwarded per second to the instance holding their actor,
  *     and the latency a forward adds (p50, p99): two processes over NATS when NATS_URL is set.
+ * 15. An idle second instance (idle_instance.ts): its CPU per 1,000 changes of the first, on NATS
+ *     (NATS_URL; NaN when unset).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
  * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, shopping_decisions,
- * subscriptions, batches, actor_store or forwarding.
+ * subscriptions, batches, actor_store, forwarding or idle_instance.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -75,6 +77,7 @@ import { sandboxAutopilotBench } from "./sandbox_autopilot.ts";
 import { subscriptionsBench } from "./subscriptions.ts";
 import { actorStoreBench } from "./actor_store.ts";
 import { forwardingBench } from "./forwarding.ts";
+import { idleInstanceBench } from "./idle_instance.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -300,6 +303,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   batches: batchesBench,
   actor_store: actorStoreBench,
   forwarding: forwardingBench,
+  idle_instance: idleInstanceBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

@@ -115,11 +115,17 @@ const IN_PROCESS_URL = "http://localhost";
 export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnvironment> {
   const features = o.features ?? FEATURES;
   const { store, database, busPrefix } = await openStores(o);
-  const projector = startProjector({ bus: o.bus, db: database.db, env: busPrefix });
   const log = o.log.child({ environment: o.name });
   const metrics = new Metrics();
   const placement = await placementOf(o, store, metrics, log);
   const runtime = runtimeOf(o, { store, busPrefix, features, log, metrics, placement });
+  // Each change written once, by its actor's holder (issue 43 item 3).
+  const projector = startProjector({
+    bus: o.bus,
+    db: database.db,
+    env: busPrefix,
+    handledBy: runtime.placement,
+  });
   const projections: Record<string, Projection> = {};
   const writers = () => [projector, ...Object.values(projections)];
   const deps: Deps = {

@@ -6,7 +6,36 @@
 export interface BusMessage {
   readonly subject: string;
   readonly payload: unknown;
+  /**
+   * The partition of the actor whose change this is (src/runtime/placement.ts), when the
+   * publisher named one: a subscription handled by the partition's holder takes it only there.
+   */
+  readonly partition?: number;
 }
+
+/** What a publisher says of a message beside its subject and payload. */
+export interface PublishOptions {
+  /** The partition of the changed actor (partitionOf): see SubscribeOptions.handledBy. */
+  readonly partition?: number;
+}
+
+/** Which partitions this instance holds (a Placement answers it): an epoch for each held one. */
+export interface Holding {
+  held(partition: number): number | undefined;
+}
+
+/**
+ * Who handles a message of a partition (issue 43 item 3: work done once). A `Holding`: only the
+ * instance holding the message's partition, so the work a change calls for (a projection's row,
+ * a reactor's event, a webhook) is done once across the cluster, in order per actor.
+ * `EVERY_INSTANCE`: each instance, for state every instance keeps of its own (a cache that must
+ * stay fresh, a board's socket). A message naming no partition (a sync sentinel, a live signal)
+ * reaches every matching handler either way.
+ */
+export type HandledBy = Holding | typeof EVERY_INSTANCE;
+
+/** Each instance handles the message (HandledBy). */
+export const EVERY_INSTANCE = "every instance";
 
 export type BusHandler = (message: BusMessage) => void | Promise<void>;
 
@@ -18,6 +47,8 @@ export interface SubscribeOptions {
    * (projections), whose work must still be covered by a flush.
    */
   readonly pipelined?: boolean;
+  /** Who handles a message of a partition (HandledBy); absent: every instance. */
+  readonly handledBy?: HandledBy;
 }
 
 export interface Subscription {
@@ -48,7 +79,7 @@ export interface Bus {
    * Publishes a JSON payload. The in-process bus hands subscribers this very object, frozen
    * from here on: the publisher must not change it afterwards either.
    */
-  publish(subject: string, payload: unknown): Promise<void>;
+  publish(subject: string, payload: unknown, options?: PublishOptions): Promise<void>;
   /**
    * `*` matches one token, a final `>` matches one or more (NATS wildcards). Handlers of one
    * message share its payload object, deeply frozen: none can change what another sees.
@@ -77,6 +108,17 @@ export interface Bus {
    * handler (metrics). Absent where a bus cannot tell.
    */
   backlog?(): number;
+}
+
+/** Whether a handler `handledBy` takes a message of `partition` on this instance. */
+export function handledHere(
+  handledBy: HandledBy | undefined,
+  partition: number | undefined,
+): boolean {
+  if (partition === undefined || handledBy === undefined || handledBy === EVERY_INSTANCE) {
+    return true;
+  }
+  return handledBy.held(partition) !== undefined;
 }
 
 /** Characters a subject token may not contain in NATS: separators, wildcards, white space. */

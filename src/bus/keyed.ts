@@ -4,7 +4,7 @@
  * billing event, raising an alert), which taken one at a time fall further behind with every
  * booking once bookings come faster than one round trip each.
  */
-import type { ActorChange, Bus, BusMessage } from "./bus.ts";
+import type { ActorChange, Bus, BusMessage, HandledBy } from "./bus.ts";
 import { eachRetried, type RetryPolicy } from "./retry.ts";
 
 /** A worker's work on one message; throws when it is not (all) done. */
@@ -119,13 +119,15 @@ export interface DeferredAs {
  * Subscribes `run` to `pattern` through a KeyedHandler (pipelined): different keys side by side,
  * one key's messages in order. With `deferred`, a message whose `run` throws (its work still
  * failing after its own retries), or that a close leaves waiting, is kept and tried again later
- * instead of being counted handled and lost.
+ * instead of being counted handled and lost. `handledBy`: who handles a change (bus.ts HandledBy;
+ * absent, every instance).
  */
 export function subscribeKeyed(
   bus: Bus,
   pattern: string,
   run: (message: BusMessage) => Promise<void>,
   deferred?: DeferredAs,
+  handledBy?: HandledBy,
 ): KeyedSubscription {
   let keyed: KeyedHandler;
   if (deferred) {
@@ -146,7 +148,11 @@ export function subscribeKeyed(
       },
     );
   } else keyed = new KeyedHandler(run);
-  const subscription = bus.subscribe(pattern, keyed.handle, { pipelined: true });
+  const subscription = bus.subscribe(
+    pattern,
+    keyed.handle,
+    handledBy === undefined ? { pipelined: true } : { pipelined: true, handledBy },
+  );
   return {
     async close() {
       subscription.unsubscribe();
@@ -174,6 +180,8 @@ export interface UnitWorker<T> {
    * late (noting an attempt due). A deferred try does the units only.
    */
   readonly observe?: ((change: ActorChange) => void) | undefined;
+  /** Who handles a change (bus.ts HandledBy): a worker's, the partition's holder alone. */
+  readonly handledBy?: HandledBy | undefined;
 }
 
 /**
@@ -211,5 +219,6 @@ export function subscribeUnits<T>(w: UnitWorker<T>): KeyedSubscription {
         wants: (m) => w.unitsOf(m.payload as ActorChange).length > 0,
       }
       : undefined,
+    w.handledBy,
   );
 }

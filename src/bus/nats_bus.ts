@@ -10,14 +10,30 @@
  * share one NATS subscription per env (first subject token), a "feed": each message is received
  * and parsed once, then queued to every local handler whose pattern matches. Handlers share the
  * parsed payload, frozen (frozen.ts) as on the in-process bus, so none can change it.
+ *
+ * Work done once (issue 43 item 3): a change travels with its actor's partition in a header
+ * (PARTITION_HEADER), and a handler the partition's holder alone runs (SubscribeOptions.handledBy)
+ * is not given a change of a partition this instance does not hold. The header is read before the
+ * JSON: a change no handler here takes (an idle instance's share of another's bookings) is dropped
+ * unparsed. Chosen over NATS queue groups, which spread one subject's messages over the members at
+ * random (one actor's changes would lose their order and their holder), and over a subject per
+ * partition, which would change every subject and pattern while the per-instance handlers (caches,
+ * boards) must hear every change anyway.
  */
-import { connect, errors } from "@nats-io/transport-node";
-import type { NatsConnection, Subscription as NatsSubscription } from "@nats-io/transport-node";
+import { connect, errors, headers } from "@nats-io/transport-node";
+import type {
+  MsgHdrs,
+  NatsConnection,
+  Subscription as NatsSubscription,
+} from "@nats-io/transport-node";
 import {
   type Bus,
   type BusHandler,
   type BusMessage,
+  type HandledBy,
+  handledHere,
   NoResponders,
+  type PublishOptions,
   type RequestHandler,
   RequestTimeout,
   type SubscribeOptions,
@@ -27,6 +43,30 @@ import { deepFreeze } from "./frozen.ts";
 import { handled, LocalServers, matches } from "./memory_bus.ts";
 
 const encoder = new TextEncoder();
+
+/** The header naming a change's partition (BusMessage.partition), in decimal. */
+export const PARTITION_HEADER = "Actor-Partition";
+
+/** One header set per partition, made once: every change of a partition carries the same. */
+const partitionHeaders = new Map<number, MsgHdrs>();
+
+function headersOf(partition: number): MsgHdrs {
+  let h = partitionHeaders.get(partition);
+  if (!h) {
+    h = headers();
+    h.set(PARTITION_HEADER, String(partition));
+    partitionHeaders.set(partition, h);
+  }
+  return h;
+}
+
+/** The partition a received message names; undefined when none (or not a number). */
+function partitionOfHeaders(h: MsgHdrs | undefined): number | undefined {
+  const text = h?.get(PARTITION_HEADER);
+  if (!text) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
 
 /** One handler of this instance: its own queue, so a slow handler holds up only itself. */
 class Delivery {
@@ -46,6 +86,7 @@ class Delivery {
     readonly tokens: readonly string[],
     readonly handler: BusHandler,
     readonly pipelined: boolean,
+    readonly handledBy: HandledBy | undefined,
   ) {}
 
   push(message: BusMessage): void {
@@ -127,13 +168,18 @@ export class NatsBus implements Bus {
     );
   }
 
-  publish(subject: string, payload: unknown): Promise<void> {
+  publish(subject: string, payload: unknown, options: PublishOptions = {}): Promise<void> {
     // Promise.try turns a synchronous refusal (closed connection, bad subject) into a rejection.
     return Promise.try(() => {
       const json = JSON.stringify(payload);
-      this.#nc.publish(subject, encoder.encode(json));
+      const { partition } = options;
+      this.#nc.publish(
+        subject,
+        encoder.encode(json),
+        partition === undefined ? undefined : { headers: headersOf(partition) },
+      );
       // Our own handlers, each subscribed before this call, in publish order.
-      dispatch(this.#deliveries, subject, () => JSON.parse(json), true);
+      dispatch(this.#deliveries, { subject, partition, own: true }, () => JSON.parse(json));
     });
   }
 
@@ -143,7 +189,12 @@ export class NatsBus implements Bus {
     if (tokens.some((t, i) => t === "" || /\s/.test(t) || (t === ">" && i < tokens.length - 1))) {
       throw new RangeError(`invalid subject pattern: ${pattern}`);
     }
-    const delivery = new Delivery(tokens, handler, options.pipelined ?? false);
+    const delivery = new Delivery(
+      tokens,
+      handler,
+      options.pipelined ?? false,
+      options.handledBy,
+    );
     const subject = feedSubject(tokens);
     let feed = this.#feeds.get(subject);
     if (feed) {
@@ -157,7 +208,11 @@ export class NatsBus implements Bus {
         // A callback runs as each message is parsed: nothing is received and not yet queued.
         callback: (err, msg) => {
           if (err) console.error(`bus subscription to ${subject} failed:`, err);
-          else dispatch(deliveries, msg.subject, () => msg.json<unknown>(), false);
+          else {
+            const partition = partitionOfHeaders(msg.headers);
+            const from = { subject: msg.subject, partition, own: false };
+            dispatch(deliveries, from, () => msg.json<unknown>());
+          }
         },
       });
       feed = { sub, deliveries };
@@ -278,17 +333,20 @@ function feedSubject(tokens: readonly string[]): string {
  */
 function dispatch(
   deliveries: ReadonlySet<Delivery>,
-  subject: string,
+  from: { subject: string; partition: number | undefined; own: boolean },
   parse: () => unknown,
-  own: boolean,
 ): void {
+  const { subject, partition, own } = from;
   const tokens = subject.split(".");
   let message: BusMessage | undefined;
   for (const d of deliveries) {
     if (!(own || d.started) || !matches(d.tokens, tokens)) continue;
+    // Work done once (issue 43 item 3): a holder's handler takes only held partitions' changes.
+    if (!handledHere(d.handledBy, partition)) continue;
     if (!message) {
       try {
-        message = { subject, payload: deepFreeze(parse()) };
+        const payload = deepFreeze(parse());
+        message = partition === undefined ? { subject, payload } : { subject, payload, partition };
       } catch (e) {
         console.error(`bus message on ${subject} is not JSON:`, e);
         return;

@@ -4,16 +4,22 @@
  * crossing, a webhook event). Units are retried within the delivery, a unit still failing is
  * reported and its change deferred under the worker's name (src/bus/keyed.ts), so a crash or a
  * failure of minutes loses nothing, and work is idempotent by what it reports.
+ *
+ * A reactor's work is done once across the cluster (issue 43 item 3): it takes only the changes
+ * of the partitions its runtime's placement holds (bus.ts HandledBy), in order per actor.
  */
-import type { ActorChange, Bus } from "./bus.ts";
+import type { ActorChange, Bus, Holding } from "./bus.ts";
 import { subjectPattern } from "./bus.ts";
 import { type Deferral, type KeyedSubscription, subscribeUnits } from "./keyed.ts";
 import type { RetryPolicy } from "./retry.ts";
 
 /** What every reactor is built with. */
 export interface ReactorOptions {
-  /** The runtime whose changes it hears (its bus prefix names them). */
-  readonly runtime: { readonly busPrefix: string };
+  /**
+   * The runtime whose changes it hears (its bus prefix names them), and the partitions it holds:
+   * the reactor handles those changes only (absent: every change, one instance alone).
+   */
+  readonly runtime: { readonly busPrefix: string; readonly placement?: Holding };
   readonly bus: Bus;
   /** Where a unit still failing after its retries is reported; `console.error` by default. */
   readonly onError?: (error: unknown, where: string) => void;
@@ -71,6 +77,7 @@ export class UnitReactor<T> {
       retry: options.retry,
       deferral: options.deferral,
       observe: reaction.observe ? (change) => reaction.observe!(change) : undefined,
+      handledBy: options.runtime.placement,
     });
   }
 

@@ -90,16 +90,19 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
   // spec: business 4.4: webhooks to the sandbox inbox are kept, not sent (one seam in the engine).
   delivery.add({ receivers: sandboxInboxReceivers(deps) });
   const onSandbox = servesSandbox(deps.name);
+  // Each change projected once, by its actor's holder (issue 43 item 3).
+  const projecting = {
+    bus: deps.bus,
+    db: deps.db,
+    env: deps.busPrefix,
+    handledBy: deps.runtime.placement,
+  };
   return {
     // The trips list's typed read table (migration 0019).
     projections: {
-      business_read_tables: startBusinessReadTables({
-        bus: deps.bus,
-        db: deps.db,
-        env: deps.busPrefix,
-      }),
+      business_read_tables: startBusinessReadTables(projecting),
       // The sandbox inbox's list (migration 0025).
-      sandbox_inbox: startSandboxInbox({ bus: deps.bus, db: deps.db, env: deps.busPrefix }),
+      sandbox_inbox: startSandboxInbox(projecting),
     },
     reactors: {
       booking_outboxes: startBookingOutboxes(deps),

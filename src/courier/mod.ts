@@ -91,9 +91,19 @@ export const courierFeature: Feature = {
           : Promise.resolve(undefined),
       ...outboundAlerts(runtime, db),
     });
-    const ledger = startLedgerProjector({ bus, db, env: deps.busPrefix });
+    const ledger = startLedgerProjector({
+      bus,
+      db,
+      env: deps.busPrefix,
+      handledBy: runtime.placement,
+    });
     // The lists' typed read tables (migration 0016), from the actors' snapshots.
-    const readTables = startReadTables({ bus, db, env: deps.busPrefix });
+    const readTables = startReadTables({
+      bus,
+      db,
+      env: deps.busPrefix,
+      handledBy: runtime.placement,
+    });
     // Issue 36 item 2: a charge's event delivered at its first attempt is a delivery-log row,
     // which the runtime answers for the event's actor until a requeue or acknowledgement makes it.
     runtime.coldSource(outboundEventActor.type, (tenant, id) => loggedEventOf(db, tenant, id));

@@ -26,7 +26,7 @@ export function logAlertsRaised(deps: FeatureDeps): Reactor {
         waybill: e.alert.waybill,
       }, "alert raised");
     }
-  });
+  }, { handledBy: deps.runtime.placement }); // logged once, by the alert's holder (issue 43 item 3)
   return {
     close() {
       sub.unsubscribe();

@@ -8,12 +8,17 @@
  * A change counts as handled for the bus's flush, and so for the runtime's recovery markers, only
  * once it is written or parked: a crash before then republishes it (product rule: nothing is
  * ever lost).
+ *
+ * Each change is written once across the cluster (issue 43 item 3): by the instance holding its
+ * actor's partition (ProjectionOptions.handledBy), so two instances never race to upsert one row
+ * (Postgres deadlocked on it, 40P01), and one actor's changes stay in order.
  */
 import type { Kysely } from "kysely";
 import {
   type ActorChange,
   type Bus,
   type BusMessage,
+  type HandledBy,
   subjectPattern,
   type Subscription,
 } from "../bus/bus.ts";
@@ -34,6 +39,11 @@ export interface ProjectionOptions {
   readonly onError?: (error: unknown, subject: string) => void;
   /** Wait before retrying a write that failed for a transient reason (tests: 0). */
   readonly retryDelayMs?: (attempt: number) => number;
+  /**
+   * Who writes a change (bus.ts HandledBy): the runtime's placement, the holder of its actor's
+   * partition. Absent: every change (one instance alone, tests).
+   */
+  readonly handledBy?: HandledBy;
 }
 
 /** What one projection writes, and how. */
@@ -99,7 +109,9 @@ export class BusProjection<T> {
     this.#subscription = options.bus.subscribe(
       subjectPattern(options.env, "*", writer.type),
       (message) => this.#receive(message),
-      { pipelined: true },
+      options.handledBy === undefined
+        ? { pipelined: true }
+        : { pipelined: true, handledBy: options.handledBy },
     );
   }
 

@@ -84,7 +84,12 @@ export const platformFeature: Feature = {
     return {
       // The operator's lists' typed read tables (migration 0017).
       projections: {
-        platform_read_tables: startPlatformReadTables({ bus, db: deps.db, env: deps.busPrefix }),
+        platform_read_tables: startPlatformReadTables({
+          bus,
+          db: deps.db,
+          env: deps.busPrefix,
+          handledBy: runtime.placement,
+        }),
       },
       // Closed newest first: the deferral, which the others defer into, last.
       reactors: {

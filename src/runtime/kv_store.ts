@@ -1,6 +1,6 @@
 /** The actor store on Deno KV: a local SQLite file, or a KV Connect URL shared by instances. */
-import { DatabaseSync } from "node:sqlite";
 import { INDEX_PREFIX_LOOKUP_MAX, KV_PAGE_BYTES } from "../limits.ts";
+import { createWithPageSize, isNewLocalFile, lockRetried, waitedOutLock } from "./kv_file.ts";
 import { newId } from "./ids.ts";
 import {
   ACTOR,
@@ -26,6 +26,7 @@ import {
 } from "./kv_layout.ts";
 import { writeCost } from "./kv_cost.ts";
 import { KvLeases } from "./kv_leases.ts";
+import { partitionOf } from "./placement.ts";
 import {
   type ActorKey,
   type ActorRecord,
@@ -35,6 +36,7 @@ import {
   type CommitCost,
   type CommitResult,
   type DueTimer,
+  type HeldPartitions,
   type IndexEntryFound,
   type IndexTarget,
   type OutboxItem,
@@ -43,8 +45,6 @@ import {
   type StoredRecord,
 } from "./store.ts";
 
-/** Two processes on one KV file take turns at SQLite's write lock; about two seconds of tries. */
-const LOCKED_RETRIES_MAX = 40;
 const IDENTITY = "store_identity";
 
 export class KvActorStore implements ActorStore {
@@ -192,15 +192,20 @@ export class KvActorStore implements ActorStore {
     await lockRetried(() => this.#kv.set([PASS_DONE, name], true));
   }
 
-  async dueTimers(until: number, limit: number): Promise<DueTimer[]> {
+  async dueTimers(until: number, limit: number, held?: HeldPartitions): Promise<DueTimer[]> {
     const due: DueTimer[] = [];
+    if (held?.length === 0) return due;
     const iter = this.#kv.list<true>(
       { start: [TIMER], end: [TIMER, until + 1] },
-      { limit },
+      // Filtered here, in memory (one instance on a KV file): read on until `limit` are kept.
+      held === undefined ? { limit } : {},
     );
+    const holds = holding(held);
     for await (const entry of iter) {
       const [, at, type, id, name] = entry.key as [string, number, string, string, string];
+      if (!holds({ type, id })) continue;
       due.push({ at, type, id, name });
+      if (due.length >= limit) break;
     }
     return due;
   }
@@ -236,11 +241,19 @@ export class KvActorStore implements ActorStore {
     }
   }
 
-  async unpublished(limit: number): Promise<(ActorKey & { from: number })[]> {
+  async unpublished(
+    limit: number,
+    held?: HeldPartitions,
+  ): Promise<(ActorKey & { from: number })[]> {
     const found: (ActorKey & { from: number })[] = [];
-    for await (const e of this.#kv.list<number>({ prefix: [UNPUBLISHED] }, { limit })) {
+    if (held?.length === 0) return found;
+    const holds = holding(held);
+    const iter = this.#kv.list<number>({ prefix: [UNPUBLISHED] }, held ? {} : { limit });
+    for await (const e of iter) {
       const [, type, id] = e.key as [string, string, string];
+      if (!holds({ type, id })) continue;
       found.push({ type, id, from: e.value });
+      if (found.length >= limit) break;
     }
     return found;
   }
@@ -284,10 +297,20 @@ export class KvActorStore implements ActorStore {
     return found;
   }
 
-  async outboxItems(outbox: string, limit: number): Promise<OutboxItem[]> {
+  async outboxItems(outbox: string, limit: number, held?: HeldPartitions): Promise<OutboxItem[]> {
     const found: OutboxItem[] = [];
-    const iter = this.#kv.list<StoredOutboxItem>({ prefix: [OUTBOX, outbox] }, { limit });
-    for await (const e of iter) found.push(outboxItemOf(e.key, e.value));
+    if (held?.length === 0) return found;
+    const holds = holding(held);
+    const iter = this.#kv.list<StoredOutboxItem>(
+      { prefix: [OUTBOX, outbox] },
+      held ? {} : { limit },
+    );
+    for await (const e of iter) {
+      const item = outboxItemOf(e.key, e.value);
+      if (!holds(item)) continue;
+      found.push(item);
+      if (found.length >= limit) break;
+    }
     return found;
   }
 
@@ -333,61 +356,11 @@ export class KvActorStore implements ActorStore {
   }
 }
 
-function isLocked(error: unknown): boolean {
-  return error instanceof Error && /database is locked|busy/i.test(error.message);
-}
-
-/**
- * `write` again while another process (a second instance on the same KV file) holds the SQLite
- * write lock: a lock is transient, never the write's outcome (issue 43: a recovery sweep failed on
- * it instead of waiting).
- */
-async function lockRetried<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 0;; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!(await waitedOutLock(error, attempt))) throw error;
-    }
-  }
-}
-
-/** Waits before another try when `error` is a lock and tries remain; answers whether it did. */
-async function waitedOutLock(error: unknown, attempt: number): Promise<boolean> {
-  if (!isLocked(error) || attempt >= LOCKED_RETRIES_MAX) return false;
-  await new Promise((r) => setTimeout(r, 2 ** Math.min(attempt, 6)));
-  return true;
-}
-
-/** A local KV file that does not exist yet (not `:memory:`, not a KV Connect URL). */
-function isNewLocalFile(path: string): boolean {
-  if (path === ":memory:" || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return false;
-  try {
-    Deno.statSync(path);
-    return false;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return true;
-    throw e;
-  }
-}
-
-/**
- * Deno KV keeps SQLite's default 4 KiB page, which a booking's values (a shipment record and its
- * event, 3 KB each) overflow: every write also reads and writes overflow pages, and the store's
- * thread spends a third more per booking. A database's page size is fixed when its first table is
- * made, and Deno KV keeps the one it finds: so a new file is made first, with KV_PAGE_BYTES pages
- * and write-ahead logging as Deno KV would set. A file made meanwhile by another process keeps
- * its own page size (SQLite ignores the pragma once the file has tables).
- */
-function createWithPageSize(path: string, pageBytes: number): void {
-  const db = new DatabaseSync(path);
-  try {
-    db.exec(`PRAGMA page_size = ${pageBytes}; PRAGMA journal_mode = WAL;`);
-    // The page size is written with the first page: make one, and leave the file empty.
-    db.exec("CREATE TABLE IF NOT EXISTS page_size_set (x); DROP TABLE page_size_set;");
-  } finally {
-    db.close();
-  }
+/** Whether an actor is in the `held` partitions (all of them when undefined). */
+function holding(held: HeldPartitions): (key: ActorKey) => boolean {
+  if (held === undefined) return () => true;
+  const set = new Set(held);
+  return (key) => set.has(partitionOf(key));
 }
 
 const costCache = new WeakMap<ActorWrite, CommitCost>();

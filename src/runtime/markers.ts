@@ -2,12 +2,14 @@
  * Removing the store's recovery markers of idle actors whose events are on the bus, many per
  * store write. Beside the actors, not in their turn: each removal is guarded by the actor's
  * version, and a commit made meanwhile writes the marker again, so no event is ever left
- * unprotected.
+ * unprotected. A marker is cleared only while its actor's partition is held here: the holder's
+ * handlers alone take its changes (issue 43 item 3), so one whose partition moved keeps its marker
+ * for the new holder's sweep to republish.
  */
 import type { Bus } from "../bus/bus.ts";
 import { MARKERS_PER_SWEEP_MAX } from "../limits.ts";
 import type { Cell } from "./cell.ts";
-import type { ActorStore } from "./store.ts";
+import type { ActorKey, ActorStore } from "./store.ts";
 
 interface Clearing {
   readonly cell: Cell;
@@ -22,6 +24,8 @@ export class MarkerSweeper {
   readonly #cells: () => Iterable<Cell>;
   /** Publishes again the changes from an actor's marker on (a publication of them failed). */
   readonly #republish: (cell: Cell) => Promise<void>;
+  /** Whether this instance holds the actor's partition now. */
+  readonly #holds: (key: ActorKey) => boolean;
   /** Idle actors whose recovery markers can go at the next sweep. */
   readonly #toClear = new Map<string, Cell>();
   /** Actors whose changes could not be published again this sweep: tried at the next one. */
@@ -34,12 +38,14 @@ export class MarkerSweeper {
     onError: (error: unknown, where: string) => void;
     cells: () => Iterable<Cell>;
     republish: (cell: Cell) => Promise<void>;
+    holds?: (key: ActorKey) => boolean;
   }) {
     this.#store = options.store;
     this.#bus = options.bus;
     this.#onError = options.onError;
     this.#cells = options.cells;
     this.#republish = options.republish;
+    this.#holds = options.holds ?? (() => true);
   }
 
   /** The actor has set its marker and gone idle: its marker may go at the next sweep. */
@@ -78,6 +84,7 @@ export class MarkerSweeper {
     for (const [k, cell] of this.#toClear) {
       this.#toClear.delete(k);
       if (!cell.idle || cell.marker !== "set" || cell.version === null) continue;
+      if (!this.#holds(cell.key)) continue; // the new holder's sweep republishes it
       cell.marker = "clearing";
       cells.push({ cell, version: cell.version });
       if (cells.length >= MARKERS_PER_SWEEP_MAX) break;
@@ -92,7 +99,9 @@ export class MarkerSweeper {
     await this.#bus.flush();
     // An actor that committed meanwhile wrote its marker again: left out, so that its moved
     // version does not fail the whole removal (which then clears the others one by one).
-    const still = cells.filter((c) => c.cell.marker === "clearing" && c.cell.version === c.version);
+    const still = cells.filter((c) =>
+      c.cell.marker === "clearing" && c.cell.version === c.version && this.#holds(c.cell.key)
+    );
     for (const c of cells) {
       // Moved on without a new marker (a commit with nothing for the bus): the next sweep.
       if (c.cell.marker === "clearing" && !still.includes(c)) {

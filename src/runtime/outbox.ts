@@ -6,6 +6,10 @@
  * OUTBOX_SWEEP_MS) hands it over again. So an item may be handled twice (a crash after its handler,
  * before its removal): every handler is idempotent. In one process an item is never handled twice
  * at once: a sweep that finds an item being handled waits for that handling.
+ *
+ * Across instances, an item is handled by the holder of its actor's partition (issue 43 item 3):
+ * the sweeps read the held partitions' items only, and an item committed here whose partition
+ * moved meanwhile is left to its new holder, whose sweep of the partition gained finds it.
  */
 import {
   OUTBOX_DRAINS_MAX,
@@ -13,7 +17,7 @@ import {
   OUTBOX_SWEEP_ROUNDS_MAX,
   OUTBOX_WAITING_MAX,
 } from "../limits.ts";
-import type { ActorStore, OutboxItem } from "./store.ts";
+import type { ActorKey, ActorStore, HeldPartitions, OutboxItem } from "./store.ts";
 
 /** Does what an item asks; throws when it could not (the item stays for the sweep). */
 export type OutboxHandler = (item: OutboxItem) => Promise<void>;
@@ -38,13 +42,20 @@ export class Outboxes {
   #removing = false;
   #sweep: Promise<number> | null = null;
   #closed = false;
+  readonly #held: () => HeldPartitions;
+  readonly #holds: (key: ActorKey) => boolean;
 
   constructor(options: {
     store: ActorStore;
     onError: (error: unknown, where: string) => void;
+    /** The partitions this instance holds (undefined: all), and whether it holds an actor's. */
+    held?: () => HeldPartitions;
+    holds?: (key: ActorKey) => boolean;
   }) {
     this.#store = options.store;
     this.#onError = options.onError;
+    this.#held = options.held ?? (() => undefined);
+    this.#holds = options.holds ?? (() => true);
   }
 
   /** Handlings begun, ever (see ActorRuntime.outboxHandlings). */
@@ -76,7 +87,7 @@ export class Outboxes {
 
   /** Items just committed are handled now (an outbox with no handler keeps them). */
   committed(items: readonly OutboxItem[]): void {
-    for (const item of items) void this.#start(item);
+    for (const item of items) if (this.#holds(item)) void this.#start(item);
   }
 
   /**
@@ -84,10 +95,19 @@ export class Outboxes {
    * handled. One sweep at a time: a caller during a sweep waits for it.
    */
   sweep(): Promise<number> {
-    this.#sweep ??= this.#sweepAll().finally(() => {
+    this.#sweep ??= this.#sweepAll(this.#held()).finally(() => {
       this.#sweep = null;
     });
     return this.#sweep;
+  }
+
+  /**
+   * Hands over the stored items of these partitions only (just gained), after the sweep under
+   * way: an item that sweep is handling is waited for, never handled twice at once.
+   */
+  async sweepPartitions(partitions: readonly number[]): Promise<number> {
+    await this.#sweep;
+    return await this.#sweepAll(partitions);
   }
 
   /** Stops taking items and waits for those being handled (the rest stay stored). */
@@ -97,13 +117,13 @@ export class Outboxes {
     await Promise.all([...this.#inflight.values()]);
   }
 
-  async #sweepAll(): Promise<number> {
+  async #sweepAll(held: HeldPartitions): Promise<number> {
     let handled = 0;
     for (const outbox of [...this.#handlers.keys()]) {
       // An item that failed this sweep is not tried again until the next one.
       const tried = new Set<string>();
       for (let round = 0; round < OUTBOX_SWEEP_ROUNDS_MAX && !this.#closed; round++) {
-        const items = await this.#store.outboxItems(outbox, OUTBOX_SWEEP_ITEMS_MAX);
+        const items = await this.#store.outboxItems(outbox, OUTBOX_SWEEP_ITEMS_MAX, held);
         const fresh = items.filter((i) => !tried.has(keyOf(i)));
         if (fresh.length === 0) break;
         for (const i of fresh) tried.add(keyOf(i));

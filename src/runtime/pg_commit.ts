@@ -15,6 +15,7 @@
 import type postgres from "postgres";
 import { IDEMPOTENCY_TTL_MS } from "../limits.ts";
 import { replyTextsOf } from "./pg_cost.ts";
+import { partitionOf } from "./placement.ts";
 import {
   type ActorWrite,
   claimsAKeyTwice,
@@ -208,12 +209,13 @@ function logStatements(writes: readonly ActorWrite[]): Statement[] {
       ),
     },
     {
-      text: `insert into actor_store_timers (at, type, id, name)
-        select * from unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+      // Its partition, so the holder alone fires it (issue 43 item 3).
+      text: `insert into actor_store_timers (at, type, id, name, partition)
+        select * from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::smallint[])
         on conflict do nothing`,
       columns: columnsOf(
-        writes.flatMap((w) => w.timerSet.map((t) => [t.at, w.type, w.id, t.name])),
-        4,
+        writes.flatMap((w) => w.timerSet.map((t) => [t.at, w.type, w.id, t.name, partitionOf(w)])),
+        5,
       ),
     },
   ];
@@ -245,24 +247,26 @@ function keptStatements(writes: readonly ActorWrite[], now: number): Statement[]
       ),
     },
     {
-      text: `insert into actor_store_unpublished (type, id, from_seq)
-        select * from unnest($1::text[], $2::text[], $3::bigint[])
-        on conflict (type, id) do update set from_seq = excluded.from_seq`,
+      text: `insert into actor_store_unpublished (type, id, from_seq, partition)
+        select * from unnest($1::text[], $2::text[], $3::bigint[], $4::smallint[])
+        on conflict (type, id) do update
+          set from_seq = excluded.from_seq, partition = excluded.partition`,
       columns: columnsOf(
         writes.filter((w) => w.unpublishedFrom !== null).map((
           w,
-        ) => [w.type, w.id, w.unpublishedFrom]),
-        3,
+        ) => [w.type, w.id, w.unpublishedFrom, partitionOf(w)]),
+        4,
       ),
     },
     {
       // The same item written again (a batch decided again) is the same item.
-      text: `insert into actor_store_outbox (outbox, type, id, seq, n, tenant, at, bytes, payload)
+      text: `insert into actor_store_outbox
+          (outbox, type, id, seq, n, tenant, at, bytes, payload, partition)
         select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::int[],
-          $6::text[], $7::bigint[], $8::int[], $9::text[])
+          $6::text[], $7::bigint[], $8::int[], $9::text[], $10::smallint[])
         on conflict (outbox, type, id, seq, n) do update
           set tenant = excluded.tenant, at = excluded.at, bytes = excluded.bytes,
-            payload = excluded.payload`,
+            payload = excluded.payload, partition = excluded.partition`,
       columns: columnsOf(
         lastOf(
           writes.flatMap((w) =>
@@ -276,11 +280,12 @@ function keptStatements(writes: readonly ActorWrite[], now: number): Statement[]
               o.at,
               o.bytes,
               JSON.stringify(o.payload),
+              partitionOf(o),
             ])
           ),
           5,
         ),
-        9,
+        10,
       ),
     },
   ];

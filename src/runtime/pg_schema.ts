@@ -4,6 +4,11 @@
  * the store's, not a migration of the query side (migrations/). Every key column is text in the
  * "C" collation, so keys sort as Deno KV sorts them (by their UTF-8 bytes): prefix lookups, the
  * listing of stored actors and outbox items come in the same order on either store.
+ *
+ * What a sweep reads (due timers, recovery markers, outbox items) carries its actor's partition
+ * (placement.ts), set at write, so an instance reads those of the partitions it holds only (issue
+ * 43 item 3). Added to a store made before it by `add column if not exists`: its rows written
+ * before keep a null partition, which every instance reads, as all did then.
  */
 import type postgres from "postgres";
 
@@ -39,6 +44,8 @@ export const PG_STORE_TABLES = [
     id text collate "C" not null,
     name text collate "C" not null,
     primary key (at, type, id, name))`,
+  `alter table actor_store_timers add column if not exists partition smallint`,
+  `create index if not exists actor_store_timers_partition on actor_store_timers (partition, at)`,
   // `reply` null: a reply of no value (undefined); `expires_at` null: kept for good.
   `create table if not exists actor_store_replies (
     type text collate "C" not null,
@@ -54,6 +61,9 @@ export const PG_STORE_TABLES = [
     id text collate "C" not null,
     from_seq bigint not null,
     primary key (type, id))`,
+  `alter table actor_store_unpublished add column if not exists partition smallint`,
+  `create index if not exists actor_store_unpublished_partition
+    on actor_store_unpublished (partition)`,
   `create table if not exists actor_store_outbox (
     outbox text collate "C" not null,
     type text collate "C" not null,
@@ -65,6 +75,9 @@ export const PG_STORE_TABLES = [
     bytes integer not null,
     payload text not null,
     primary key (outbox, type, id, seq, n))`,
+  `alter table actor_store_outbox add column if not exists partition smallint`,
+  `create index if not exists actor_store_outbox_partition
+    on actor_store_outbox (outbox, partition)`,
   `create table if not exists actor_store_passes (name text collate "C" primary key)`,
   // A partition's lease (pg_leases.ts): a commit of its actors locks the row (for share) and
   // checks holder and epoch, so a take waits for it and every later commit of the old epoch fails.

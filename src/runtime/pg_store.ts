@@ -44,6 +44,7 @@ import type {
   CommitCost,
   CommitResult,
   DueTimer,
+  HeldPartitions,
   IndexEntryFound,
   IndexTarget,
   OutboxItem,
@@ -162,10 +163,11 @@ export class PgActorStore implements ActorStore {
     await this.#sql`insert into actor_store_passes (name) values (${name}) on conflict do nothing`;
   }
 
-  async dueTimers(until: number, limit: number): Promise<DueTimer[]> {
+  async dueTimers(until: number, limit: number, held?: HeldPartitions): Promise<DueTimer[]> {
     await this.#sweepReplies();
+    if (held?.length === 0) return [];
     const rows = await this.#sql<DueTimer[]>`
-      select at, type, id, name from actor_store_timers where at <= ${until}
+      select at, type, id, name from actor_store_timers where at <= ${until} ${this.#in(held)}
       order by at, type, id, name limit ${limit}`;
     return rows.map((r) => ({ at: r.at, type: r.type, id: r.id, name: r.name }));
   }
@@ -190,9 +192,13 @@ export class PgActorStore implements ActorStore {
     }
   }
 
-  async unpublished(limit: number): Promise<(ActorKey & { from: number })[]> {
+  async unpublished(
+    limit: number,
+    held?: HeldPartitions,
+  ): Promise<(ActorKey & { from: number })[]> {
+    if (held?.length === 0) return [];
     const rows = await this.#sql<(ActorKey & { from: number })[]>`
-      select type, id, from_seq as "from" from actor_store_unpublished
+      select type, id, from_seq as "from" from actor_store_unpublished where true ${this.#in(held)}
       order by type, id limit ${limit}`;
     return rows.map((r) => ({ type: r.type, id: r.id, from: r.from }));
   }
@@ -218,10 +224,11 @@ export class PgActorStore implements ActorStore {
     return actors.map((a) => done.has(`${a.key.type}\u0000${a.key.id}`));
   }
 
-  async outboxItems(outbox: string, limit: number): Promise<OutboxItem[]> {
+  async outboxItems(outbox: string, limit: number, held?: HeldPartitions): Promise<OutboxItem[]> {
+    if (held?.length === 0) return [];
     const rows = await this.#sql<(Omit<OutboxItem, "payload"> & { payload: string })[]>`
       select outbox, type, id, seq, n, tenant, at, bytes, payload from actor_store_outbox
-      where outbox = ${outbox} order by type, id, seq, n limit ${limit}`;
+      where outbox = ${outbox} ${this.#in(held)} order by type, id, seq, n limit ${limit}`;
     return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
   }
 
@@ -269,6 +276,16 @@ export class PgActorStore implements ActorStore {
   /** Closes every connection once the statements under way are answered. */
   async close(): Promise<void> {
     await this.#sql.end({ timeout: 5 });
+  }
+
+  /**
+   * The condition on a sweep's rows that keeps the `held` partitions' (pg_schema.ts): a row of
+   * no partition, written before partitions were, is every instance's as it was then.
+   */
+  #in(held: HeldPartitions): postgres.PendingQuery<postgres.Row[]> {
+    if (held === undefined) return this.#sql``;
+    return this.#sql`and (partition = any(${this.#sql.array([...held])}::smallint[])
+      or partition is null)`;
   }
 
   /** Expired replies go (Deno KV drops them itself): a bounded batch, now and then. */

@@ -6,7 +6,8 @@
 import { type ActorChange, type Bus, subjectOf } from "../bus/bus.ts";
 import type { AnyActorDefinition } from "./actor.ts";
 import { changeSlices } from "./bus_slices.ts";
-import type { ActorKey, ActorStore, StoredEvent } from "./store.ts";
+import { partitionOf } from "./placement.ts";
+import type { ActorKey, ActorStore, HeldPartitions, StoredEvent } from "./store.ts";
 
 /** One actor's committed change, as its commit left it. */
 export interface Committed {
@@ -31,10 +32,12 @@ export function publishChange(bus: Bus, busPrefix: string, c: Committed): Promis
       ? undefined
       : c.stateBytes + c.events.reduce((n, e) => n + e.bytes, 0);
     const subject = subjectOf(busPrefix, c.tenant, c.key.type, c.key.id);
+    // Named, so the work it calls for is done by the partition's holder alone (issue 43 item 3).
+    const options = { partition: partitionOf(c.key) };
     const slices = changeSlices(change, rough);
-    if (slices.length === 1) return bus.publish(subject, change);
+    if (slices.length === 1) return bus.publish(subject, change, options);
     // Published in one go, in order: the actor's next change cannot come between them.
-    return Promise.all(slices.map((s) => bus.publish(subject, s))).then(() => {});
+    return Promise.all(slices.map((s) => bus.publish(subject, s, options))).then(() => {});
   });
 }
 
@@ -93,21 +96,32 @@ export async function republish(
 /**
  * Publishes again the changes of every actor whose recovery marker is still set (a crash came
  * between its commit and the bus), each once it is on the bus clearing its marker. Answers how
- * many actors it republished.
+ * many actors it republished. With `scope`, those of the partitions this instance holds only
+ * (issue 43 item 3): a marker is cleared only while its partition is still held, as the holder's
+ * handlers alone take the change; one lost meanwhile is its new holder's to republish.
  */
 export async function recoverUnpublished(
   store: ActorStore,
   bus: Bus,
   busPrefix: string,
   defs: ReadonlyMap<string, AnyActorDefinition>,
+  scope?: { readonly held: HeldPartitions; readonly holds: (key: ActorKey) => boolean },
 ): Promise<number> {
   let republished = 0;
+  // Markers left set on purpose: a batch of only these ends the recovery.
+  const left = new Set<string>();
   for (let round = 0; round < 10_000; round++) {
-    const batch = await store.unpublished(100);
-    if (batch.length === 0) break;
+    const batch = await store.unpublished(100, scope?.held);
+    if (batch.every((u) => left.has(`${u.type}/${u.id}`))) break;
     for (const u of batch) {
+      const k = `${u.type}/${u.id}`;
+      if (left.has(k)) continue;
       const version = await republish(store, bus, busPrefix, defs.get(u.type), u, u.from);
-      if (version === null) continue;
+      // Gone (or of no type run here), or its partition lost meanwhile: left as it is.
+      if (version === null || (scope && !scope.holds(u))) {
+        left.add(k);
+        continue;
+      }
       await store.markPublished([{ key: u, version }]);
       republished++;
     }

@@ -4,7 +4,6 @@
  * and publish only after the commit (ARCHITECTURE "Shape" 2-4). `ask()` is the only way in.
  */
 import type { Bus } from "../bus/bus.ts";
-import { MARKER_SWEEP_MS, OUTBOX_SWEEP_MS } from "../limits.ts";
 import { type AnyActorDefinition, type AskOptions, type CommandOf, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
 import { Forwarding, type ForwardObserved } from "./forwarding.ts";
@@ -17,6 +16,7 @@ import { ActorFailure, type AskResult } from "./plan.ts";
 import { recoverUnpublished, republish } from "./publication.ts";
 import { reindexStored } from "./reindex.ts";
 import type {
+  ActorKey,
   ActorStore,
   DueTimer,
   IndexEntryFound,
@@ -26,7 +26,9 @@ import type {
 } from "./store.ts";
 import { type Placement, WholePlacement } from "./placement.ts";
 import { Fencing } from "./fencing.ts";
+import { GainedSweeps, heldPartitions, holdsActor } from "./held.ts";
 import { TimerFiring } from "./timer_firing.ts";
+import { SweepLoops } from "./sweep_loops.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
@@ -68,16 +70,15 @@ export class ActorRuntime {
   readonly #mailboxes: Mailboxes;
   readonly #turns: Turns;
   readonly #onError: (error: unknown, where: string) => void;
-  #timerLoop: ReturnType<typeof setInterval> | undefined;
   readonly #timers: TimerFiring;
   readonly #lookups = new Lookups();
   readonly #markers: MarkerSweeper;
-  #sweepLoop: ReturnType<typeof setInterval> | undefined;
   readonly #outboxes: Outboxes;
   readonly #coldSources = new Map<string, ColdSource>();
-  #outboxLoop: ReturnType<typeof setInterval> | undefined;
   /** Undefined under WholePlacement: one instance alone forwards nothing. */
   readonly #forwarding: Forwarding | undefined;
+  readonly #loops = new SweepLoops();
+  readonly #gains: GainedSweeps;
   #closed = false;
   /** Set when the placement's partitions are leased (fencing.ts). */
   readonly #fencing: Fencing | null;
@@ -91,7 +92,16 @@ export class ActorRuntime {
     this.#bus = options.bus;
     for (const def of options.definitions) this.#defs.set(def.type, def);
     this.#onError = options.onError ?? ((e, where) => console.error(`runtime: ${where}:`, e));
-    this.#outboxes = new Outboxes({ store: options.store, onError: this.#onError });
+    // Timers, outbox items and lost changes are this instance's in the partitions it holds.
+    const held = () => heldPartitions(this.placement);
+    const holds = (key: ActorKey) => holdsActor(this.placement, key);
+    this.#outboxes = new Outboxes({ store: options.store, onError: this.#onError, held, holds });
+    // A partition gained: its lost changes, its outbox items, the timers due (held.ts).
+    this.#gains = new GainedSweeps(async (ps) => {
+      await this.recoverUnpublished(ps);
+      await this.#outboxes.sweepPartitions(ps);
+      await this.fireDueTimers();
+    }, this.#onError);
     this.#turns = new Turns({
       store: options.store,
       bus: options.bus,
@@ -117,6 +127,7 @@ export class ActorRuntime {
       onError: this.#onError,
       closed: () => this.#closed,
       sweepOutboxes: () => this.sweepOutboxes(),
+      held,
     });
     this.#markers = new MarkerSweeper({
       store: options.store,
@@ -127,6 +138,7 @@ export class ActorRuntime {
         const from = cell.markerFrom ?? 1;
         await republish(options.store, options.bus, this.busPrefix, cell.def, cell.key, from);
       },
+      holds,
     });
     this.#fencing = this.placement.fences
       ? new Fencing(this.placement, (moved) => this.#mailboxes.forgetPartitions(moved))
@@ -284,7 +296,8 @@ export class ActorRuntime {
 
   /** How many timers are due by the clock's now and not yet fired, counted up to `limit`. */
   async timersDue(limit: number): Promise<number> {
-    return (await this.#store.dueTimers(this.clock.now(), limit)).length;
+    const held = heldPartitions(this.placement);
+    return (await this.#store.dueTimers(this.clock.now(), limit, held)).length;
   }
 
   /**
@@ -330,23 +343,12 @@ export class ActorRuntime {
   async start(options: { timerPollMs?: number } = {}): Promise<void> {
     // Before anything reads an index: entries of an old key shape are rewritten (reindex.ts).
     await reindexStored(this.#store, this.#defs.values());
+    // What a partition's old holder left is finished here once it is gained (held.ts).
+    this.#gains.follow(this.placement);
     await this.recoverUnpublished();
     await this.sweepOutboxes();
     this.#forwarding?.start();
-    // On a manual clock, items a failure left are tried again when time is advanced (timers).
-    if (this.clock.kind === "system") {
-      this.#outboxLoop = setInterval(() => {
-        this.sweepOutboxes().catch((e) => this.#onError(e, "outboxes"));
-      }, OUTBOX_SWEEP_MS);
-    }
-    this.#sweepLoop = setInterval(() => {
-      this.sweepMarkers().catch((e) => this.#onError(e, "recovery markers"));
-    }, MARKER_SWEEP_MS);
-    if (this.clock.kind === "system" && options.timerPollMs !== undefined) {
-      this.#timerLoop = setInterval(() => {
-        this.fireDueTimers().catch((e) => this.#onError(e, "timers"));
-      }, options.timerPollMs);
-    }
+    this.#loops.start(this, this.#onError, options.timerPollMs);
   }
 
   /**
@@ -358,22 +360,28 @@ export class ActorRuntime {
   }
 
   /** Republishes the changes a crash kept off the bus (publication.ts). */
-  recoverUnpublished(): Promise<number> {
-    return recoverUnpublished(this.#store, this.#bus, this.busPrefix, this.#defs);
+  recoverUnpublished(held = heldPartitions(this.placement)): Promise<number> {
+    const holds = (key: ActorKey) => holdsActor(this.placement, key);
+    return recoverUnpublished(this.#store, this.#bus, this.busPrefix, this.#defs, { held, holds });
+  }
+
+  /** Resolves once the sweeps of the partitions gained so far are done (tests). */
+  gainsSwept(): Promise<void> {
+    return this.#gains.idle();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     this.#forwarding?.close();
-    if (this.#timerLoop !== undefined) clearInterval(this.#timerLoop);
-    if (this.#sweepLoop !== undefined) clearInterval(this.#sweepLoop);
+    await this.#gains.close();
+    this.#loops.stopTimersAndMarkers();
     // Let every actor finish what it holds, then clear what can be cleared.
     for (let i = 0; i < 100; i++) {
       const busy = [...this.#mailboxes.values()].some((c) => !c.idle);
       if (!busy && this.#timers.idle) break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    if (this.#outboxLoop !== undefined) clearInterval(this.#outboxLoop);
+    this.#loops.stopOutboxes();
     await this.#outboxes.close();
     await this.sweepMarkers(); // waits for a sweep under way, then
     await this.sweepMarkers(); // clears what that one did not see

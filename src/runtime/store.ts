@@ -187,6 +187,13 @@ export interface DueTimer extends ActorKey {
   readonly at: number;
 }
 
+/**
+ * The partitions a sweep covers (src/runtime/placement.ts): those this instance holds, so timers
+ * fire, outbox items are handled and lost changes republished by the holder alone (issue 43 item
+ * 3); undefined, every partition (one instance alone).
+ */
+export type HeldPartitions = readonly number[] | undefined;
+
 export interface ActorStore {
   load(key: ActorKey): Promise<StoredActor | null>;
   /**
@@ -208,20 +215,23 @@ export interface ActorStore {
   passDone(name: string): Promise<boolean>;
   /** Records a one-time pass as completed, for every instance sharing the store. */
   markPassDone(name: string): Promise<void>;
-  /** Timers due at or before `until`, oldest first. */
-  dueTimers(until: number, limit: number): Promise<DueTimer[]>;
+  /** Timers due at or before `until`, oldest first; of the `held` partitions' actors only. */
+  dueTimers(until: number, limit: number, held?: HeldPartitions): Promise<DueTimer[]>;
   /** Removes a timer entry whose actor no longer holds it. */
   dropTimer(timer: DueTimer): Promise<void>;
   events(key: ActorKey, fromSeq: number): AsyncIterable<StoredEvent>;
-  /** Actors whose last events may not have reached the bus. */
-  unpublished(limit: number): Promise<(ActorKey & { from: number })[]>;
+  /** Actors whose last events may not have reached the bus; in the `held` partitions only. */
+  unpublished(limit: number, held?: HeldPartitions): Promise<(ActorKey & { from: number })[]>;
   /**
    * Clears each actor's marker if the actor is still at `version` (no newer commit, whose
    * events may still be on their way). Answers, per actor, whether it was cleared.
    */
   markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]>;
-  /** Items of one outbox, in the store's key order (by actor, then seq), at most `limit`. */
-  outboxItems(outbox: string, limit: number): Promise<OutboxItem[]>;
+  /**
+   * Items of one outbox, in the store's key order (by actor, then seq), at most `limit`; those of
+   * the `held` partitions' actors only.
+   */
+  outboxItems(outbox: string, limit: number, held?: HeldPartitions): Promise<OutboxItem[]>;
   /** Removes handled outbox items (one that is gone already is no matter). */
   removeOutboxItems(items: readonly OutboxItem[]): Promise<void>;
   /**

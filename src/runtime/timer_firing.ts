@@ -7,7 +7,7 @@
  * wait as long as the loop ran (issue 39: the sandbox inbox bench stalled so).
  */
 import type { Clock } from "./clock.ts";
-import type { ActorStore, DueTimer } from "./store.ts";
+import type { ActorStore, DueTimer, HeldPartitions } from "./store.ts";
 
 /** Due timers read per store listing, and listings per firing (one firing's work is bounded). */
 const TIMERS_PER_ROUND = 500;
@@ -23,6 +23,8 @@ export interface TimerFiringDeps {
   readonly closed: () => boolean;
   /** The outbox sweep, after each firing on a manual clock (no sweep loop runs there). */
   readonly sweepOutboxes: () => Promise<unknown>;
+  /** The partitions whose timers this instance fires: those it holds (issue 43 item 3). */
+  readonly held: () => HeldPartitions;
 }
 
 export class TimerFiring {
@@ -59,7 +61,7 @@ export class TimerFiring {
     const { store, clock, onError, closed } = this.#deps;
     let fired = 0;
     for (let round = 0; round < ROUNDS_MAX && !closed(); round++) {
-      const due = await store.dueTimers(clock.now(), TIMERS_PER_ROUND);
+      const due = await store.dueTimers(clock.now(), TIMERS_PER_ROUND, this.#deps.held());
       if (due.length === 0) break;
       const results = await Promise.allSettled(due.map((t) => this.#deps.fire(t)));
       for (const r of results) if (r.status === "rejected") onError(r.reason, "timer");

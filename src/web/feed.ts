@@ -8,6 +8,7 @@
 import {
   type ActorChange,
   type Bus,
+  EVERY_INSTANCE,
   signalPattern,
   subjectPattern,
   type Subscription,
@@ -89,7 +90,9 @@ export class ChangeFeed {
         const pattern = source.signal
           ? signalPattern(env, source.tenant, type)
           : subjectPattern(env, source.tenant, type);
-        this.#subs.push(bus.subscribe(pattern, (m) => this.receive(m.payload)));
+        // This instance's socket: it hears every change, whoever holds it (issue 43 item 3).
+        const handledBy = EVERY_INSTANCE;
+        this.#subs.push(bus.subscribe(pattern, (m) => this.receive(m.payload), { handledBy }));
       }
     }
     await bus.flush();

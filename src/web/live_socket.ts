@@ -8,7 +8,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { WSContext, WSEvents } from "hono/ws";
-import type { Subscription } from "../bus/bus.ts";
+import { EVERY_INSTANCE, type Subscription } from "../bus/bus.ts";
 import type { AppEnv, Environment } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 import { anonymous } from "../http/guards.ts";
@@ -193,7 +193,8 @@ export class LiveConnection<P> {
       void page.authenticate(this.#c, key).catch((e) => this.#refuse(sink, e));
     this.#recheck = setInterval(checkAgain, page.recheckMs);
     this.#watches = page.watchedSubjects(env, tenant, key)
-      .map((subject) => env.bus.subscribe(subject, checkAgain));
+      // This instance's socket: every change is heard here, whoever holds it (issue 43 item 3).
+      .map((subject) => env.bus.subscribe(subject, checkAgain, { handledBy: EVERY_INSTANCE }));
     const feed = page.feedOf(sink, env, principal);
     this.#feed = feed;
     feed.start().catch((e) => {

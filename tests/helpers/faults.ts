@@ -74,7 +74,7 @@ export function heldBus(bus: Bus): HeldBus {
   const kept: { readonly handler: BusHandler; readonly message: BusMessage }[] = [];
   return {
     bus: {
-      publish: (subject, payload) => bus.publish(subject, payload),
+      publish: (subject, payload, options) => bus.publish(subject, payload, options),
       subscribe: (pattern, handler, options) =>
         bus.subscribe(pattern, (message) => {
           if (!held) return handler(message);

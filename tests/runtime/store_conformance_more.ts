@@ -3,6 +3,7 @@
  * timers in due order, outbox items in key order, unpublished markers, and what a write costs.
  */
 import assert from "node:assert/strict";
+import { partitionOf } from "../../src/runtime/placement.ts";
 import type { OutboxItem } from "../../src/runtime/store.ts";
 import {
   type Case,
@@ -199,6 +200,37 @@ export const conformanceMore: Case[] = [
           const markers = await one.unpublished(10);
           assert.deepEqual(markers, [{ type: "acct", id: "m", from: seq }], `${cleared}`);
         }
+      }),
+  }),
+  (f) => ({
+    name: "sweeps read the held partitions' timers, markers and outbox items only (issue 43)",
+    fn: () =>
+      withStore(f, async (store) => {
+        const ids = ["h0", "h1", "h2", "h3", "h4", "h5"];
+        for (const [i, id] of ids.entries()) {
+          await committed(
+            store,
+            writeOf("acct", id, null, {
+              timerSet: [{ name: "t", at: 100 + i }],
+              unpublishedFrom: 1,
+              outbox: [itemOf("acct", id, 1, 1, i)],
+            }),
+          );
+        }
+        const held = [...new Set(ids.slice(0, 3).map((id) => partitionOf({ type: "acct", id })))];
+        const mine = ids.filter((id) => held.includes(partitionOf({ type: "acct", id })));
+        assert.ok(mine.length >= 3 && mine.length < ids.length, `${held}`);
+        const timers = async (limit: number, h?: readonly number[]) =>
+          (await store.dueTimers(1_000, limit, h)).map((t) => t.id);
+        assert.deepEqual(await timers(10, held), mine);
+        assert.deepEqual(await timers(2, held), mine.slice(0, 2), "oldest first, up to the limit");
+        assert.deepEqual(await timers(10), ids, "every partition's when none is named");
+        assert.deepEqual(await timers(10, []), []);
+        assert.deepEqual((await store.unpublished(10, held)).map((u) => u.id), mine);
+        assert.deepEqual((await store.unpublished(10, [])).length, 0);
+        assert.deepEqual((await store.outboxItems("billing", 10, held)).map((i) => i.id), mine);
+        assert.deepEqual((await store.outboxItems("billing", 1, held)).map((i) => i.id), [mine[0]]);
+        assert.equal((await store.outboxItems("billing", 10)).length, ids.length);
       }),
   }),
   (f) => ({

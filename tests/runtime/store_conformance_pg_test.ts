@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { SCHEMAS_LOCK_KEY } from "../../src/db/migrate.ts";
-import { IDEMPOTENCY_TTL_MS } from "../../src/limits.ts";
+import { IDEMPOTENCY_TTL_MS, PARTITIONS } from "../../src/limits.ts";
+import { partitionOf } from "../../src/runtime/placement.ts";
 import { PgActorStore } from "../../src/runtime/pg_store.ts";
 import type { ActorStore } from "../../src/runtime/store.ts";
 import { storeConformance } from "./store_conformance.ts";
@@ -82,6 +83,43 @@ Deno.test({
         await sql.end();
       }
     } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "pg store: a store made before partitions gains their column on open; its rows of no partition are every instance's",
+  ignore: url === undefined,
+  async fn() {
+    const schema = newSchema();
+    let store = await PgActorStore.open({ url: url!, schema });
+    const sql = postgres(url!, { max: 1, onnotice: () => {} });
+    try {
+      await committed(
+        store,
+        writeOf("acct", "old", null, { timerSet: [{ name: "t", at: 5 }], unpublishedFrom: 1 }),
+      );
+      // As a store made before the column: its rows have none.
+      for (const table of ["actor_store_timers", "actor_store_unpublished", "actor_store_outbox"]) {
+        await sql.unsafe(`alter table "${schema}".${table} drop column partition`);
+      }
+      await store.close();
+      store = await PgActorStore.open({ url: url!, schema });
+      const other = [(partitionOf({ type: "acct", id: "old" }) + 1) % PARTITIONS];
+      assert.deepEqual((await store.dueTimers(10, 10, other)).map((t) => t.id), ["old"]);
+      assert.deepEqual((await store.unpublished(10, other)).map((u) => u.id), ["old"]);
+      await committed(store, writeOf("acct", "new", null, { timerSet: [{ name: "t", at: 5 }] }));
+      const held = [partitionOf({ type: "acct", id: "new" })];
+      assert.deepEqual((await store.dueTimers(10, 10, held)).map((t) => t.id).sort(), [
+        "new",
+        "old",
+      ]);
+      assert.deepEqual((await store.dueTimers(10, 10, other)).map((t) => t.id), ["old"]);
+    } finally {
+      await sql.end();
       await store.close();
       await dropSchema(schema);
     }

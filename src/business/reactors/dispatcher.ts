@@ -25,9 +25,10 @@ import {
   platformSettingsActor,
 } from "../../../actors/platform/platform_settings.ts";
 import type { Kysely } from "kysely";
-import type { ActorChange, Bus, Subscription } from "../../bus/bus.ts";
+import type { ActorChange, Bus, HandledBy, Subscription } from "../../bus/bus.ts";
 import type { Database } from "../../db/schema.ts";
-import { subjectPattern } from "../../bus/bus.ts";
+import { EVERY_INSTANCE, subjectPattern } from "../../bus/bus.ts";
+import { partitionOf } from "../../runtime/placement.ts";
 import type { Deps, Reactor } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
@@ -71,13 +72,26 @@ export class Dispatcher implements Reactor, FirstOffers {
 
   constructor(deps: DispatchDeps) {
     this.#deps = deps;
-    const on = (type: string, tenant: string, f: (c: ActorChange) => Promise<void>) =>
+    const on = (
+      type: string,
+      tenant: string,
+      handledBy: HandledBy,
+      f: (c: ActorChange) => Promise<void>,
+    ) =>
       deps.bus.subscribe(subjectPattern(deps.busPrefix, tenant, type), (m) => {
         this.#track(f(m.payload as ActorChange));
-      });
+      }, { handledBy });
+    const placement = deps.runtime.placement;
     this.#subs = [
-      on(tripActor.type, "*", (c) => this.#onTrip(c.snapshot as Trip | null)),
-      on(poolDriverActor.type, PLATFORM_TENANT, (c) => this.#onDriver(c.snapshot as PoolDriver)),
+      // A trip is dispatched by its holder alone (issue 43 item 3): one offer at a time.
+      on(tripActor.type, "*", placement, (c) => this.#onTrip(c.snapshot as Trip | null)),
+      // Every instance keeps its own index of the drivers: each hears every driver's change.
+      on(
+        poolDriverActor.type,
+        PLATFORM_TENANT,
+        EVERY_INSTANCE,
+        (c) => this.#onDriver(c.snapshot as PoolDriver),
+      ),
     ];
     this.#releases = [
       // A take the trip never confirmed is completed or undone (spec: business 3.1).
@@ -114,7 +128,10 @@ export class Dispatcher implements Reactor, FirstOffers {
       .where("status", "=", "pending").where("driver_id", "is", null).where("active", "=", 1)
       .orderBy("created_at").limit(SWEEP_TRIPS_MAX).execute();
     let taken = 0;
+    const placement = this.#deps.runtime.placement;
     for (const row of rows) {
+      // Another instance's trip is its holder's to take up (issue 43 item 3).
+      if (placement.held(partitionOf({ type: tripActor.type, id: row.id })) === undefined) continue;
       const key = tripKeyOf(row.tenant, row.id);
       if (this.#offerOf.has(key) || [...this.#waiting.values()].some((z) => z.has(key))) continue;
       const r = await this.#deps.runtime.read(tripActor, row.tenant, row.id, { kind: "get" });

@@ -14,6 +14,9 @@
  */
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
+import { courierClientActor } from "../../../actors/courier/courier_client.ts";
+import { shipmentActor } from "../../../actors/courier/shipment/mod.ts";
+import { holdsActor } from "../../runtime/held.ts";
 import { type BilledClient, COMPLETION_EVENTS, eventIdOf } from "../rules/billing_events.ts";
 import type { ShipmentSnapshot } from "../queries/operations_row.ts";
 import { entryOfRow } from "../queries/ledger_rows.ts";
@@ -95,6 +98,11 @@ export class BillingEvents {
     await Promise.all([this.#charges.close(), this.#completions.close()]);
   }
 
+  /** Whether a swept row's actor is held here: another's is its holder's (issue 43 item 3). */
+  #mine(type: string, id: string): boolean {
+    return holdsActor(this.#o.runtime.placement, { type, id });
+  }
+
   /** The client billed, or null when there is none; a refused read (a busy actor) throws. */
   async #clientOf(tenant: string, clientId: string): Promise<BilledClient | null> {
     return (await billedAccountOf(this.#o.runtime, tenant, clientId))?.client ?? null;
@@ -152,6 +160,7 @@ export class BillingEvents {
       rows,
       (row) => ({ at: row.created_at.getTime(), key: row.event_id! }),
       async (row) => {
+        if (!this.#mine(courierClientActor.type, row.client_id)) return false;
         const key = `${row.tenant}/${row.client_id}`;
         if (!clients.has(key)) clients.set(key, await this.#clientOf(row.tenant, row.client_id));
         const client = clients.get(key);
@@ -185,6 +194,7 @@ export class BillingEvents {
         await missingCompletions(db, page),
         (row) => ({ at: row.data.closed_at ?? 0, key: row.id }),
         async (row) => {
+          if (!this.#mine(shipmentActor.type, row.id)) return false;
           await this.#completions.emit(row.tenant, row.data, row.data.closed_at ?? 0);
           return true;
         },

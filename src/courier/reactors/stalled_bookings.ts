@@ -16,6 +16,7 @@ import {
   SWEEP_DEEP_EVERY_MS,
 } from "../../limits.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import { holdsActor } from "../../runtime/held.ts";
 import { completeStalledBooking } from "../flows/booking/mod.ts";
 
 /** Each environment's rounds of the stalled booking sweep: charges by time, after the waybill. */
@@ -55,11 +56,14 @@ export function completeStalledBookings(
       rows,
       (row) => ({ at: row.created_at.getTime(), key: row.shipment! }),
       (row) =>
-        completeStalledBooking(runtime, {
-          courierId: row.tenant,
-          clientId: row.client_id,
-          waybill: row.shipment!,
-        }),
+        // Another instance's shipment is completed by its holder's sweep (issue 43 item 3).
+        holdsActor(runtime.placement, { type: shipmentActor.type, id: row.shipment! })
+          ? completeStalledBooking(runtime, {
+            courierId: row.tenant,
+            clientId: row.client_id,
+            waybill: row.shipment!,
+          })
+          : Promise.resolve(false),
       (e, row) => console.error(`completing the stalled booking ${row.shipment}:`, e),
     );
   });

@@ -11,7 +11,13 @@
  * change can only be made by the holder, which drops the entry before it answers, so a key
  * rotated through any instance is refused by every instance at once. The others ask the holder.
  */
-import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../../bus/mod.ts";
+import {
+  type ActorChange,
+  type Bus,
+  EVERY_INSTANCE,
+  subjectPattern,
+  type Subscription,
+} from "../../bus/bus.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { partitionOf, type Placement, WholePlacement } from "../../runtime/placement.ts";
 
@@ -63,6 +69,8 @@ export class CredentialCache {
   /** Drops the entries of an actor of `type` whenever `changes` says its change may matter. */
   follow(type: string, changes: ChangesCredentials = () => true): void {
     const pattern = subjectPattern(this.#busPrefix, "*", type);
+    // Every instance keeps its own entries: each hears every change (issue 43 item 3).
+    const handledBy = EVERY_INSTANCE;
     this.#subscriptions.push(this.#bus.subscribe(pattern, (message) => {
       const change = message.payload as Partial<ActorChange>;
       // The settle sentinel travels on matching subjects too: it changes nothing.
@@ -70,7 +78,7 @@ export class CredentialCache {
       // Events left off the bus (publishEvents false) cannot be told apart: drop.
       const events = change.events.map((e) => e.event);
       if (events.length === 0 || changes(events)) this.drop(`${change.type}/${change.id}`);
-    }));
+    }, { handledBy }));
   }
 
   /** The moment to pass to `remember` for what is read from now on. */
