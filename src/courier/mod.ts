@@ -5,6 +5,7 @@
 import { nameClaimsFiledBefore } from "./flows/old_data/claims.ts";
 import { restateReturningShipments } from "./flows/old_data/returning.ts";
 import { bindClientSeals } from "./flows/old_data/seals.ts";
+import { fillChargedEntries } from "./flows/old_data/charged_entries.ts";
 import { COURIER_ACTORS } from "../../actors/courier/mod.ts";
 import { courierClientRoutes } from "../../routes/courier/clients.ts";
 import { clientApiRoutes } from "../../routes/courier/client_api.ts";
@@ -144,6 +145,11 @@ export const courierFeature: Feature = {
         "client webhook seals made before seals were bound": {
           version: 1,
           run: () => bindClientSeals(runtime, deps.dataKey),
+        },
+        // Issue 34 item 2: notes are judged on charged entries, told by each commit since.
+        "entries booked before charged entries were told": {
+          version: 1,
+          run: () => fillChargedEntries(runtime),
         },
       },
     };

@@ -29,6 +29,7 @@ import type {
   ChargedEntryEvent,
   ChargedEntryReply,
   ChargedEntryState,
+  Filled,
   HeldEntry,
   LapsePayload,
   NoteToReserve,
@@ -52,6 +53,8 @@ export function decide(
       return book(state, c);
     case "count_note":
       return countNote(state, c);
+    case "fill":
+      return fill(state, c);
     case "reserve":
       return reserve(state, c, ctx);
     case "release":
@@ -78,15 +81,27 @@ function book(state: ChargedEntryState, c: Extract<ChargedEntryCommand, { kind: 
   }]);
 }
 
+/** Entries read from the account's log: those of kinds not held yet are taken as read. */
+function fill(state: ChargedEntryState, c: Extract<ChargedEntryCommand, { kind: "fill" }>): D {
+  const missing = c.entries.filter((e) => !state?.entries.some((h) => h.kind === e.kind));
+  const filled = (): Filled => ({ filled: missing.length });
+  if (missing.length === 0) return accept([], filled);
+  return accept([{
+    kind: "entries_filled",
+    client: c.client,
+    reference: c.reference,
+    entries: missing,
+  }], filled);
+}
+
 /** A note its account posted on the entry: counted, and its reservation (if any) confirmed. */
 function countNote(
   state: ChargedEntryState,
   c: Extract<ChargedEntryCommand, { kind: "count_note" }>,
 ): D {
+  const entry = state === null ? undefined : noteTarget(state, c.corrects_kind);
   // Filled from the account's log after it was posted: already counted there.
-  if (state === null || c.seq <= state.filled_through) return accept([]);
-  const entry = noteTarget(state, c.corrects_kind);
-  if (entry === undefined) return accept([]);
+  if (entry === undefined || c.seq <= entry.counted_through) return accept([]);
   const counted: ChargedEntryEvent = {
     kind: "note_counted",
     entry_kind: entry.kind,

@@ -28,6 +28,11 @@ export interface HeldEntry extends EntryFacts {
   /** The sum of the notes booked on it, and how many there are. */
   readonly notes_minor: number;
   readonly notes: number;
+  /**
+   * The notes on it up to this account seq were counted from the account's log (an entry booked
+   * before accounts told their charged entries, filled there); a later one is told. 0: none.
+   */
+  readonly counted_through: number;
   /** Notes reserved and not yet confirmed, oldest first (at most NOTE_RESERVATIONS_MAX). */
   readonly reservations: readonly Reservation[];
 }
@@ -36,11 +41,6 @@ export interface ChargedEntry {
   readonly client: string;
   readonly reference: string;
   readonly entries: readonly HeldEntry[];
-  /**
-   * The account's entries up to this seq were read from its log when the entry was filled there
-   * (an entry booked before the account fed its entries); a note at or below it is counted.
-   */
-  readonly filled_through: number;
 }
 
 export type ChargedEntryState = ChargedEntry | null;
@@ -75,12 +75,15 @@ export type ChargedEntryCommand =
     /** The reservation its posting confirms, if it was reserved. */
     key?: string | undefined;
   }
+  /** Entries read from the account's log: those of kinds not held yet are taken as read. */
+  | { kind: "fill"; client: string; reference: string; entries: readonly HeldEntry[] }
   | ({ kind: "reserve" } & NoteToReserve)
   | { kind: "release"; entry_kind: EntryKind; key: string; at: number }
   | { kind: "get" };
 
 export type ChargedEntryEvent =
   | { kind: "entry_booked"; client: string; reference: string; entry: EntryFacts }
+  | { kind: "entries_filled"; client: string; reference: string; entries: readonly HeldEntry[] }
   | { kind: "note_counted"; entry_kind: EntryKind; seq: number; amount_minor: number; key?: string }
   | { kind: "note_reserved"; entry_kind: EntryKind; reservation: Reservation }
   | { kind: "reservation_released"; entry_kind: EntryKind; key: string }
@@ -93,7 +96,12 @@ export interface Reserved {
   readonly reservation: NoteReservation;
 }
 
-export type ChargedEntryReply = ChargedEntry | Reserved | null;
+/** A fill's reply: how many entries it took (none: every one was held already). */
+export interface Filled {
+  readonly filled: number;
+}
+
+export type ChargedEntryReply = ChargedEntry | Reserved | Filled | null;
 
 /** The timer that resolves the reservation `key` once its request can no longer post it. */
 export interface LapsePayload {

@@ -37,7 +37,7 @@ export function chargedEntryOf(id: string): { client: string; reference: string 
 
 /** An entry first held: no note on it yet. */
 export function heldEntry(facts: EntryFacts): HeldEntry {
-  return { ...facts, notes_minor: 0, notes: 0, reservations: [] };
+  return { ...facts, notes_minor: 0, notes: 0, counted_through: 0, reservations: [] };
 }
 
 /** Entries in kind order, as a refusal naming several lists them. */
@@ -48,18 +48,25 @@ export function byKind(entries: readonly HeldEntry[]): HeldEntry[] {
 function evolve(state: ChargedEntryState, event: ChargedEntryEvent): ChargedEntryState {
   if (event.kind === "entry_booked") {
     const base: ChargedEntry = state ??
-      { client: event.client, reference: event.reference, entries: [], filled_through: 0 };
+      { client: event.client, reference: event.reference, entries: [] };
     const held = base.entries.find((e) => e.kind === event.entry.kind);
     const next = held ? { ...held, ...event.entry } : heldEntry(event.entry);
     const rest = base.entries.filter((e) => e.kind !== event.entry.kind);
     return { ...base, entries: byKind([...rest, next]) };
+  }
+  if (event.kind === "entries_filled") {
+    const base = state ?? { client: event.client, reference: event.reference, entries: [] };
+    return { ...base, entries: byKind([...base.entries, ...event.entries]) };
   }
   if (state === null) throw new Error(`${event.kind} before entry_booked`);
   return { ...state, entries: state.entries.map((e) => withEvent(e, event)) };
 }
 
 /** One entry after an event on it (an event on another kind leaves it as it is). */
-function withEvent(e: HeldEntry, event: Exclude<ChargedEntryEvent, { kind: "entry_booked" }>) {
+function withEvent(
+  e: HeldEntry,
+  event: Exclude<ChargedEntryEvent, { kind: "entry_booked" | "entries_filled" }>,
+) {
   if (e.kind !== event.entry_kind) return e;
   switch (event.kind) {
     case "note_counted":

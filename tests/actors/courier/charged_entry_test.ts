@@ -11,6 +11,7 @@ import {
   chargedEntryId,
   chargedEntryOf,
   type EntryFacts,
+  heldEntry,
   lapseTimer,
   NOTE_LAPSE_OUTBOX,
   type Reserved,
@@ -170,9 +171,15 @@ Deno.test("charged entry: its timer hands a reservation still held to the outbox
   assert.deepEqual(stale.events, []);
 });
 
-Deno.test("charged entry: a note the account's log already held is not counted twice; a second kind and a resolved conversion are held", () => {
+Deno.test("charged entry: a note the account's log already held is not counted twice; entries filled from the log and a second kind are held", () => {
   const h = entry();
-  h.state = { ...h.state!, filled_through: 7 };
+  h.must({
+    kind: "fill",
+    client: "cli_1",
+    reference: "W-1",
+    entries: [{ ...heldEntry({ ...FACTS, kind: "duties" }), counted_through: 7 }],
+  });
+  h.state = { ...h.state!, entries: h.state!.entries.map((e) => ({ ...e, counted_through: 7 })) };
   const note = {
     kind: "count_note" as const,
     client: "cli_1",
@@ -182,14 +189,22 @@ Deno.test("charged entry: a note the account's log already held is not counted t
   };
   assert.deepEqual(h.must({ ...note, seq: 7 }).events, []);
   h.must({ ...note, seq: 8 });
-  assert.equal(h.state!.entries[0]!.notes, 1);
+  assert.equal(h.state!.entries.find((e) => e.kind === "waiting")!.notes, 1);
   h.must({
     kind: "book",
     client: "cli_1",
     reference: "W-1",
     entry: { ...FACTS, kind: "redelivery", seq: 9 },
   });
-  assert.deepEqual(h.state!.entries.map((e) => e.kind), ["redelivery", "waiting"]);
+  assert.deepEqual(h.state!.entries.map((e) => e.kind), ["duties", "redelivery", "waiting"]);
+  // Filled again from the log (the pass run twice, or after the feed): what is held stands.
+  const again = h.must({
+    kind: "fill",
+    client: "cli_1",
+    reference: "W-1",
+    entries: [heldEntry(FACTS)],
+  });
+  assert.deepEqual(again.events, []);
   // Told again (an outbox item handled twice): nothing new.
   assert.deepEqual(
     h.must({ kind: "book", client: "cli_1", reference: "W-1", entry: FACTS }).events,

@@ -17,6 +17,8 @@ import { NOTE_RESERVATION_LAPSE_MS } from "../../../src/limits.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { CHARGED_ENTRY_OUTBOX } from "../../../actors/courier/client_ledger/entry_outbox.ts";
 import { account, charge, must, refused } from "./billing_helpers.ts";
+import { entryAsk } from "../../../actors/courier/client_ledger.ts";
+import { fillChargedEntries } from "../../../src/courier/flows/old_data/charged_entries.ts";
 
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -122,24 +124,7 @@ Deno.test("billing notes: entries the charged entries were never told of are rea
     try {
       await charge(t, a, "W-1", 5_000);
       await charge(t, a, "W-1", 2_000, { kind: "redelivery" });
-      // A note the account judged before notes were reserved: on the entry as read then.
-      await must(t, a.caller.courier, a.client, {
-        kind: "correct",
-        original: {
-          reference: "W-1",
-          kind: "waiting",
-          amount_minor: 5_000,
-          currency: "BWP",
-          status: "posted",
-          recoverable: false,
-          shipment: null,
-          net_minor: 5_000,
-        },
-        seen_seq: 2,
-        amount_minor: -1_000,
-        reason: "old",
-        by: "test",
-      });
+      await oldNote(t, a, "W-1", -1_000);
       const both = { ...note, amount: "-1.00" };
       await refused(correctEntry(t.env, a.caller, a.client, both, null), "reference_conflict");
       const waiting = { ...note, entry_kind: "waiting" as const };
@@ -158,4 +143,53 @@ Deno.test("billing notes: entries the charged entries were never told of are rea
       ["redelivery", 0, 0, []],
       ["waiting", 2, -5_000, []],
     ]);
+
+    // Booked before any account told its charged entries (nothing in the outbox), then a payment
+    // quoting the reference, told: the pass at start fills the entry and its notes from the log.
+    const b = await account(t);
+    const untold = t.env.runtime.handleOutbox(CHARGED_ENTRY_OUTBOX, () => Promise.resolve());
+    try {
+      await charge(t, b, "W-OLD", 5_000);
+      await oldNote(t, b, "W-OLD", -1_000);
+    } finally {
+      untold();
+    }
+    await must(t, b.caller.courier, b.client, {
+      kind: "payment",
+      amount_minor: 100,
+      currency: "BWP",
+      reference: "W-OLD",
+      by: "test",
+    }, entryAsk("payment:W-OLD"));
+    await t.settle();
+    assert.ok(await fillChargedEntries(t.env.runtime) >= 1);
+    assert.equal(await fillChargedEntries(t.env.runtime), 0, "filled once");
+    const old = { entry_reference: "W-OLD", reason: "refund" };
+    await refused(
+      correctEntry(t.env, b.caller, b.client, { ...old, amount: "-40.01" }, null),
+      "correction_exceeds_entry",
+    );
+    await correctEntry(t.env, b.caller, b.client, { ...old, amount: "-40.00" }, null);
+    assert.deepEqual(await booked(t, b, "W-OLD"), [2, -5_000]);
   }));
+
+/** A note the account judged before notes were reserved: on the entry as read then. */
+function oldNote(t: TestEnv, a: Account, reference: string, amount_minor: number) {
+  return must(t, a.caller.courier, a.client, {
+    kind: "correct",
+    original: {
+      reference,
+      kind: "waiting",
+      amount_minor: 5_000,
+      currency: "BWP",
+      status: "posted",
+      recoverable: false,
+      shipment: null,
+      net_minor: 5_000,
+    },
+    seen_seq: 0,
+    amount_minor,
+    reason: "old",
+    by: "test",
+  });
+}
