@@ -35,6 +35,11 @@ export function chargedEntryOf(id: string): { client: string; reference: string 
   return { client: id.slice(0, at), reference: id.slice(at + 1) };
 }
 
+/** The key under which the note of account seq `seq` is counted once on its entry. */
+export function countKey(seq: number): string {
+  return `note:${seq}`;
+}
+
 /** An entry first held: no note on it yet. */
 export function heldEntry(facts: EntryFacts): HeldEntry {
   return { ...facts, notes_minor: 0, notes: 0, counted_through: 0, reservations: [] };

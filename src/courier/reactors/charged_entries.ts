@@ -12,6 +12,7 @@ import type { OutboxItem } from "../../runtime/store.ts";
 import {
   chargedEntryActor,
   chargedEntryId,
+  countKey,
   type LapseItem,
   NOTE_LAPSE_OUTBOX,
 } from "../../../actors/courier/charged_entry/mod.ts";
@@ -22,11 +23,6 @@ import {
 } from "../../../actors/courier/client_ledger/entry_outbox.ts";
 import { courierClientActor } from "../../../actors/courier/courier_client.ts";
 import type { LedgerEntry } from "../rules/ledger.ts";
-
-/** The charged entry's key under which the note of account seq `seq` is counted once. */
-export function countKey(seq: number): string {
-  return `note:${seq}`;
-}
 
 /** Feeds the charged entries and resolves lapsed reservations, until closed. */
 export class ChargedEntries {

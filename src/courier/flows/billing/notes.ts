@@ -21,11 +21,11 @@ import {
   type ChargedEntry,
   chargedEntryActor,
   chargedEntryId,
+  countKey,
   type HeldEntry,
   type Reserved,
 } from "../../../../actors/courier/charged_entry/mod.ts";
 import { otherAdjustments } from "../../queries/note_targets.ts";
-import { countKey } from "../../reactors/charged_entries.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { AskOptions, AskResult } from "../../../runtime/runtime.ts";
 import type { Deps } from "../../../environment.ts";
