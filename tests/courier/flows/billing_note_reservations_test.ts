@@ -9,6 +9,7 @@ import {
   type ChargedEntry,
   chargedEntryActor,
   chargedEntryId,
+  type Reserved,
 } from "../../../actors/courier/charged_entry/mod.ts";
 import { asClient, courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { correctEntry } from "../../../src/courier/flows/billing/notes.ts";
@@ -73,7 +74,7 @@ Deno.test("billing notes: 20 credit notes sent at once on an entry whose net all
     assert.equal(asClient(got.reply).money.receivable_minor, 0);
   }));
 
-Deno.test("billing notes: a request that died after its reservation is released by the entry's timer, and its retry completes it once", () =>
+Deno.test("billing notes: a request that died after its reservation is resolved by the entry's timer (released, or counted once if posted), and its retry completes it once", () =>
   withTestEnv(async (t) => {
     const a = await account(t);
     await charge(t, a, "W-1", 5_000);
@@ -110,6 +111,57 @@ Deno.test("billing notes: a request that died after its reservation is released 
     const entry = (await held(t, a, "W-1")).entries[0]!;
     assert.deepEqual([entry.notes, entry.notes_minor, entry.reservations], [2, -5_000, []]);
     assert.equal((await correctEntry(t.env, a.caller, a.client, retry, null)).replayed, true);
+
+    // A third was posted, but its answer was lost and the account's word to the entry waits:
+    // the timer finds it posted under its key and counts it; the word, handled later, adds none.
+    await charge(t, a, "W-2", 5_000);
+    await t.settle();
+    const waits = t.env.runtime.handleOutbox(
+      CHARGED_ENTRY_OUTBOX,
+      () => Promise.reject(new Error("the account's word waits")),
+    );
+    try {
+      const key = entryAsk("note:CN-LOST");
+      const reserved = await t.env.runtime.ask(
+        chargedEntryActor,
+        a.caller.courier,
+        chargedEntryId(a.client, "W-2"),
+        {
+          kind: "reserve",
+          key: key.idempotencyKey!,
+          entry_kind: "waiting",
+          currency: "BWP",
+          amount_minor: -1_000,
+          reason: "refund",
+          other_adjustments: 0,
+        },
+      );
+      assert.ok(reserved.ok);
+      const { original, reservation } = reserved.reply as Reserved;
+      await must(t, a.caller.courier, a.client, {
+        kind: "correct",
+        original,
+        seen_seq: 0,
+        reservation,
+        amount_minor: -1_000,
+        reason: "refund",
+        reference: "CN-LOST",
+        by: "test",
+      }, key);
+      t.clock.advanceBy(NOTE_RESERVATION_LAPSE_MS);
+      await t.env.runtime.fireDueTimers();
+      await t.settle();
+    } finally {
+      waits();
+    }
+    const counted = async () => {
+      const e = (await held(t, a, "W-2")).entries[0]!;
+      return [e.notes, e.notes_minor, e.reservations];
+    };
+    assert.deepEqual(await counted(), [1, -1_000, []]);
+    await t.env.runtime.sweepOutboxes();
+    assert.deepEqual(await counted(), [1, -1_000, []]);
+    assert.deepEqual(await booked(t, a, "W-2"), [1, -1_000]);
   }));
 
 Deno.test("billing notes: entries the charged entries were never told of are read from the account's log; told later, nothing counts twice", () =>
