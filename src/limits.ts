@@ -206,6 +206,22 @@ export const COMPLETION_ADJUSTMENTS_MAX = 200;
  */
 export const NOTE_ADJUSTMENTS_MAX = COMPLETION_ADJUSTMENTS_MAX / 2;
 /**
+ * A debit or credit note reserved on its charged entry is posted by the account within this
+ * time of its reservation, or not at all (courier 2.6 rule 5): a request that died between the
+ * two leaves a reservation the entry's timer can then resolve for certain.
+ */
+export const NOTE_POST_WITHIN_MS = 60_000;
+/**
+ * When a reservation not yet confirmed is resolved (posted: confirmed, else released): past
+ * NOTE_POST_WITHIN_MS with a margin for the clocks of two instances.
+ */
+export const NOTE_RESERVATION_LAPSE_MS = 3 * NOTE_POST_WITHIN_MS;
+/**
+ * Notes being booked on one entry at once: each waits for its account's posting, a few
+ * milliseconds; more are asked to retry (a bound on the entry's state, STATE_BYTES_MAX).
+ */
+export const NOTE_RESERVATIONS_MAX = 40;
+/**
  * Completions whose billing event waits for the query side to hold what their client's account
  * had booked (BillingEvents): one instance keeps the entry seq each waits for between its tries.
  * Past this the oldest is forgotten, and read afresh at its next try. About 100 bytes each.

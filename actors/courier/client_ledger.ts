@@ -28,6 +28,7 @@ export type {
   LedgerCommand,
   LedgerEvent,
   LedgerReply,
+  NoteReservation,
   OriginalEntry,
   OtherCurrencyBalances,
 } from "./client_ledger/messages.ts";

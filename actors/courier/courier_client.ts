@@ -35,6 +35,7 @@ import {
 import { retire, secretMention } from "../../src/domain/credentials.ts";
 import type { CourierClient } from "./courier_client/state.ts";
 import { billingOutbox } from "./client_ledger/outbox.ts";
+import { chargedEntryOutbox } from "./client_ledger/entry_outbox.ts";
 import { keptClientReply } from "./courier_client/messages.ts";
 import type {
   BookingChargeReply,
@@ -383,7 +384,8 @@ export const courierClientActor: ActorDefinition<
   // The webhook's secret, even sealed, stays in the state, off the log and the bus (as the
   // business's); events logged with it by earlier versions still evolve to the same state.
   logged: loggedEvent,
-  // spec: courier 6.1: a charge's billing event is ordered in the charge's own commit.
-  outbox: billingOutbox,
+  // spec: courier 6.1: a charge's billing event is ordered in the charge's own commit; 2.6 rule
+  // 5: so is the word to the charged entry a note on it is judged by.
+  outbox: (event, next) => [...billingOutbox(event, next), ...chargedEntryOutbox(event, next)],
   keptReply: keptClientReply,
 };

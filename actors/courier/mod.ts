@@ -20,6 +20,7 @@ import { retailPacketActor } from "./retail_packet.ts";
 import { clientAddressActor } from "./client_address.ts";
 import { waybillSequenceActor } from "./waybill_sequence.ts";
 import { shipmentRunsActor } from "./shipment_runs.ts";
+import { chargedEntryActor } from "./charged_entry/mod.ts";
 
 export const COURIER_ACTORS: readonly AnyActorDefinition[] = [
   courierClientActor,
@@ -42,4 +43,5 @@ export const COURIER_ACTORS: readonly AnyActorDefinition[] = [
   clientAddressActor,
   waybillSequenceActor,
   shipmentRunsActor,
+  chargedEntryActor,
 ];

@@ -198,7 +198,8 @@ export function billingRoutes(api: Api): void {
         "points at",
       fx_unresolved: "the entry awaits its FX rate: resolve it first",
       correction_exceeds_entry: "a credit note would take the entry below zero",
-      ledger_catching_up: "notes on the entry await the statement; retry once it has caught up",
+      ledger_catching_up: "as many notes on the entry are being booked as it holds at once, or " +
+        "the note's reservation lapsed: retry",
       adjustments_limit: "the entry's shipment has as many adjustments as a note may join: its " +
         "completion event lists every one",
       ...TOO_LARGE,

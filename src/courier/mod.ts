@@ -5,6 +5,7 @@
 import { nameClaimsFiledBefore } from "./flows/old_data/claims.ts";
 import { restateReturningShipments } from "./flows/old_data/returning.ts";
 import { bindClientSeals } from "./flows/old_data/seals.ts";
+import { fillChargedEntries } from "./flows/old_data/charged_entries.ts";
 import { COURIER_ACTORS } from "../../actors/courier/mod.ts";
 import { courierClientRoutes } from "../../routes/courier/clients.ts";
 import { clientApiRoutes } from "../../routes/courier/client_api.ts";
@@ -48,6 +49,9 @@ import { RunFollowUps } from "./reactors/run_follow_ups.ts";
 import { ScanCharges } from "./reactors/scan_charges.ts";
 import { startReadTables } from "./queries/read_tables.ts";
 import { logAlertsRaised, watchOpenAlerts } from "./observe.ts";
+import { ChargedEntries } from "./reactors/charged_entries.ts";
+import { chargedEntryFill } from "./flows/billing/entry_fill.ts";
+import { chargedEntryActor } from "../../actors/courier/charged_entry/mod.ts";
 
 export const courierFeature: Feature = {
   name: "courier",
@@ -107,6 +111,9 @@ export const courierFeature: Feature = {
     // Issue 36 item 2: a charge's event delivered at its first attempt is a delivery-log row,
     // which the runtime answers for the event's actor until a requeue or acknowledgement makes it.
     runtime.coldSource(outboundEventActor.type, (tenant, id) => loggedEventOf(db, tenant, id));
+    // spec: courier 2.6 rule 5: an entry booked before accounts told their charged entries is
+    // read from its account's log on first use.
+    runtime.coldSource(chargedEntryActor.type, chargedEntryFill(runtime));
     const billingEvents = new BillingEvents({ runtime, bus, db, targets, deferral, attemptFirst });
     watchOpenAlerts(deps);
     credentialCacheOf(runtime)?.follow(courierClientActor.type, clientCredentialsChanged);
@@ -123,6 +130,7 @@ export const courierFeature: Feature = {
         booking_crossings: new BookingCrossings({ runtime, bus, deferral }),
         // What a run's change left due: the run's own timer makes it due again until done.
         run_follow_ups: new RunFollowUps({ runtime, bus, log: deps.log }),
+        charged_entries: new ChargedEntries({ runtime }),
         alerts_raised_log: logAlertsRaised(deps),
       },
       // Charges and completed shipments whose billing event, or bookings whose shipment, a crash
@@ -147,6 +155,11 @@ export const courierFeature: Feature = {
         "client webhook seals made before seals were bound": {
           version: 1,
           run: () => bindClientSeals(runtime, deps.dataKey),
+        },
+        // Issue 34 item 2: notes are judged on charged entries, told by each commit since.
+        "entries booked before charged entries were told": {
+          version: 1,
+          run: () => fillChargedEntries(runtime),
         },
       },
     };

@@ -64,6 +64,11 @@ export type LedgerCommand =
      * rest is a `compensation` entry, in one commit. Only for credits.
      */
     compensation?: boolean;
+    /**
+     * The note's reservation on its charged entry (actors/courier/charged_entry/): `original`
+     * came from there, with every note booked or being booked on it, and `seen_seq` is unread.
+     */
+    reservation?: NoteReservation;
     by: string;
   }
   | { kind: "cod_collected"; waybill: string; amount_minor: number; currency: string; by: string }
@@ -80,6 +85,14 @@ export type LedgerCommand =
      */
     invoiced_currencies?: readonly string[];
   };
+
+/** A note held on its charged entry until the account posts it (courier 2.6 rule 5). */
+export interface NoteReservation {
+  /** The note's idempotency key: the same request reserves, and posts, under it. */
+  readonly key: string;
+  /** When it was reserved: the account posts it within NOTE_POST_WITHIN_MS only. */
+  readonly at: number;
+}
 
 export interface OriginalEntry {
   readonly reference: string;
@@ -130,6 +143,8 @@ export type LedgerEvent =
     by: string;
     /** A note: the Postgres watermark it was judged against (absent on older notes). */
     seen_seq?: number;
+    /** A note reserved on its charged entry: the reservation's key, which the posting confirms. */
+    reservation?: string;
   }
   | {
     kind: "fx_resolved";

@@ -2,8 +2,6 @@
 import { type Ctx, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import {
   chargeEffect,
-  compensationSplit,
-  type EntryKind,
   entryOf,
   type EntryStatus,
   type LedgerBook,
@@ -15,57 +13,41 @@ import {
   notesInFlightOn,
   notesSeen,
   REFERENCE_CHARS_MAX,
-  TEXT_CHARS_MAX,
 } from "../../../src/courier/rules/ledger.ts";
-import { formatMinor } from "../../../src/domain/money.ts";
-import { COMPLETION_ADJUSTMENTS_MAX, NOTE_ADJUSTMENTS_MAX } from "../../../src/limits.ts";
+import {
+  adjustmentsRefusal,
+  compensationRefusal,
+  fxUnresolved,
+  NOT_CORRECTABLE,
+  noteRefusal,
+  noteSplit,
+} from "../../../src/courier/rules/ledger/note_checks.ts";
+import { NOTE_POST_WITHIN_MS } from "../../../src/limits.ts";
 import type { CourierClient } from "../courier_client/state.ts";
 import type { LedgerCommand, LedgerEvent, OriginalEntry } from "./messages.ts";
 import { badText, type LedgerDecision, posted, statusFor } from "./decisions.ts";
 
 type Correct = Extract<LedgerCommand, { kind: "correct" }>;
 
-/**
- * Money received is never corrected by a note; nor is a note: a note points at the original entry
- * (spec: courier 2.6 rule 5), whose net with all its notes a credit note never takes below zero.
- */
-export const NOT_CORRECTABLE: readonly EntryKind[] = [
-  "top_up",
-  "payment",
-  "cod_remitted",
-  "debit_note",
-  "credit_note",
-  "compensation",
-];
+export { NOT_CORRECTABLE };
 
 /** spec: courier 2.6 rule 5: a debit or credit note pointing at the original entry. */
 export function correct(state: CourierClient, c: Correct, ctx: Ctx): LedgerDecision {
   const o = c.original;
-  const refused = noteRefusal(state, c);
+  const refused = noteRefusal(o, c) ?? unresolvedRefusal(state, o);
   if (refused) return refused;
-  const notes = notesKnown(state, c);
+  const notes = c.reservation === undefined ? notesKnown(state, c) : reservationHeld(c, ctx);
   if ("ok" in notes) return notes;
-  if (c.compensation === true && c.amount_minor > 0) {
-    return reject("invalid_amount", "compensation is a credit note: a negative amount");
-  }
-  const crowded = adjustmentsRefusal(o, notes);
+  const crowded = compensationRefusal(c) ?? adjustmentsRefusal(
+    o.shipment,
+    (o.shipment_adjustments ?? 0) + (o.shipment === null ? 0 : notesInFlightFor(notes, o.shipment)),
+  );
   if (crowded) return crowded;
   const net = o.net_minor + notesInFlightOn(notes, o.kind, o.reference);
   // spec: courier 2.4 (liability cover on the declared value), 2.6 rule 5: a claim's approved
   // amount is credited in full: a note up to what the entry still holds, the rest compensation.
-  const split = c.compensation === true
-    ? compensationSplit(net, c.amount_minor)
-    : { note_minor: c.amount_minor, above_minor: 0 };
-  if (net + split.note_minor < 0) {
-    return reject(
-      "correction_exceeds_entry",
-      // spec: courier 4.2 correct (amount positive or negative): the refusal names the field and
-      // speaks the amounts as the caller sent them, in the currency's decimals, not minor units.
-      `amount: a credit note cannot take the entry below zero: net ${
-        formatMinor(net, o.currency)
-      }, note ${formatMinor(c.amount_minor, o.currency)} ${o.currency}`,
-    );
-  }
+  const split = noteSplit({ ...o, net_minor: net }, c);
+  if ("ok" in split) return split;
   const reference = c.reference ?? ctx.newId(c.amount_minor > 0 ? "dn" : "cn");
   if (badText(reference, REFERENCE_CHARS_MAX)) {
     return reject("invalid_reference", `a reference has 1 to ${REFERENCE_CHARS_MAX} characters`);
@@ -154,32 +136,18 @@ function postedEntry(
     effect: isPosted ? chargeEffect(mode, entry.amount_minor, entry.recoverable) : NO_EFFECT,
     invoiceable: isPosted && mode === "credit",
     by: c.by,
-    seen_seq: c.seen_seq,
+    // A reserved note is judged on its charged entry, not on the statement: no watermark is kept.
+    ...(c.reservation === undefined
+      ? { seen_seq: c.seen_seq }
+      : { reservation: c.reservation.key }),
   };
 }
 
-/** What no note may be: zero, without a reason, on money received or a note, before its rate. */
-function noteRefusal(state: CourierClient, c: Correct): Rejection | null {
-  const o = c.original;
-  if (!Number.isSafeInteger(c.amount_minor) || c.amount_minor === 0) {
-    return reject("invalid_amount", "a correction is a non-zero amount");
-  }
-  if (badText(c.reason, TEXT_CHARS_MAX)) return reject("reason_required", "a note needs a reason");
-  if (NOT_CORRECTABLE.includes(o.kind)) {
-    const hint = o.kind === "debit_note" || o.kind === "credit_note" || o.kind === "compensation"
-      ? "; correct the entry it points at"
-      : "";
-    return reject(
-      "not_correctable",
-      `a ${o.kind} entry is not corrected by a note${hint}: ${o.reference}`,
-    );
-  }
-  if (
-    o.status === "unresolved_fx" || state.ledger.unresolved.some((u) => u.reference === o.reference)
-  ) {
-    return reject("fx_unresolved", `resolve the FX rate of the entry first: ${o.reference}`);
-  }
-  return null;
+/** A charge the account still holds awaiting its rate (courier 2.6 rule 3). */
+function unresolvedRefusal(state: CourierClient, o: OriginalEntry): Rejection | null {
+  return state.ledger.unresolved.some((u) => u.reference === o.reference)
+    ? fxUnresolved(o.reference)
+    : null;
 }
 
 /**
@@ -208,24 +176,20 @@ function notesKnown(state: CourierClient, c: Correct): NotesInFlight | Rejection
   return notes;
 }
 
-/** spec: courier 2.7: notes on a shipment stop short of what its completion event lists. */
-function adjustmentsRefusal(o: OriginalEntry, notes: NotesInFlight): Rejection | null {
-  // spec: courier 2.7: a shipment's completion event lists every adjustment, up to a bound the
-  // charges its work books must never meet: notes stop halfway (NOTE_ADJUSTMENTS_MAX), counted
-  // with those the statement does not hold yet.
-  if (o.shipment !== null) {
-    const adjustments = (o.shipment_adjustments ?? 0) +
-      notesInFlightFor(notes, o.shipment);
-    if (adjustments >= NOTE_ADJUSTMENTS_MAX) {
-      return reject(
-        "adjustments_limit",
-        `shipment ${o.shipment} has ${adjustments} adjustments; a note joins fewer than ` +
-          `${NOTE_ADJUSTMENTS_MAX} (its completion event lists every one, at most ` +
-          `${COMPLETION_ADJUSTMENTS_MAX}, charges from its work included)`,
-      );
-    }
+/**
+ * A note reserved on its charged entry (actors/courier/charged_entry/): the entry's net came from
+ * there, exact, with every note booked or being booked on it, so no note in flight is added. A
+ * reservation past NOTE_POST_WITHIN_MS may have lapsed and been released: reserve it again.
+ */
+function reservationHeld(c: Correct, ctx: Ctx): NotesInFlight | Rejection {
+  const at = c.reservation!.at;
+  if (ctx.now > at + NOTE_POST_WITHIN_MS) {
+    return reject(
+      "ledger_catching_up",
+      `the note's reservation on ${c.original.reference} lapsed before its posting; send it again`,
+    );
   }
-  return null;
+  return NO_NOTES_IN_FLIGHT;
 }
 
 /** A note judged against Postgres' watermark waits in state until Postgres is seen holding it. */

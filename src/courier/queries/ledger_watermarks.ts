@@ -1,10 +1,10 @@
 /**
- * How far the query side holds a client account's ledger (courier 2.6 rule 5, 2.7): every entry
+ * How far the query side holds a client account's ledger (courier 2.7): every entry
  * the account booked up to this seq is in `ledger_entries`, or was kept out and reported (a
  * reference another fact holds). It is the account's watermark (migration 0013), which the
  * account's later changes move on, stopped just before the first entry of any change of it that
  * is parked (parked_changes.ts, migration 0015): a parked entry is not written yet, and a reader
- * that counted it so would judge a credit note without it, or send a completion without it.
+ * that counted it so would send a completion without it.
  * Once the change goes in its row is let go, in the same round, and the watermark stands again.
  */
 import { type Expression, type Kysely, sql } from "kysely";
@@ -34,28 +34,4 @@ export async function ledgerWatermark(
     heldWatermark(sql.val(tenant), sql.val(clientId))
   } as seq`.execute(db);
   return Number(rows[0]?.seq ?? 0);
-}
-
-/**
- * Whether a parked change of the account (parked_changes.ts) hands out an entry of `reference`:
- * it exists, but is not on the query side yet. Read only when the entry was not found there.
- */
-export async function isEntryParked(
-  db: Kysely<Database>,
-  tenant: string,
-  clientId: string,
-  reference: string,
-): Promise<boolean> {
-  const rows = await db.selectFrom("parked_changes").select("payload")
-    .where("projection", "=", "ledger")
-    .where("tenant", "=", tenant)
-    .where("actor_id", "=", clientId)
-    .where("holds_seq", "is not", null)
-    .execute();
-  return rows.some((row) => {
-    const change = JSON.parse(row.payload) as {
-      events?: { entry?: { reference?: unknown } | null }[];
-    };
-    return (change.events ?? []).some((e) => e?.entry?.reference === reference);
-  });
 }

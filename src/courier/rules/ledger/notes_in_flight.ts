@@ -1,7 +1,9 @@
 /**
- * Notes in flight (courier 2.6 rule 5): a credit note may not take its entry below zero. The
- * entry and the notes on it are read from Postgres, which lags the account. The account keeps the
- * notes Postgres may not hold yet, and judges each note against those too, one command at a
+ * Notes in flight (courier 2.6 rule 5): a credit note may not take its entry below zero. A note
+ * is judged on its charged entry (actors/courier/charged_entry/) before its account posts it; a
+ * note sent without that reservation (by an instance older than it, during a rolling deploy)
+ * carries its entry as read from Postgres, which lags the account. For those the account keeps
+ * the notes Postgres may not hold yet, and judges each note against those too, one command at a
  * time: two notes sent together are judged against each other.
  */
 import type { EntryKind } from "./entries.ts";
