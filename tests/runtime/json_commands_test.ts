@@ -28,6 +28,7 @@ import { clientAddressActor } from "../../actors/courier/client_address.ts";
 import { clientStoreActor } from "../../actors/courier/client_store.ts";
 import { complianceChecklistActor } from "../../actors/courier/compliance_checklists.ts";
 import { courierCatalogueActor } from "../../actors/courier/courier_catalogue.ts";
+import { chargedEntryActor } from "../../actors/courier/charged_entry/mod.ts";
 import { courierClientActor } from "../../actors/courier/courier_client.ts";
 import { customsCrossingActor } from "../../actors/courier/customs_crossing/mod.ts";
 import { evidenceFileActor } from "../../actors/courier/evidence_file.ts";
@@ -96,6 +97,7 @@ const ACTORS = [
   clientStoreActor,
   complianceChecklistActor,
   courierCatalogueActor,
+  chargedEntryActor,
   courierClientActor,
   customsCrossingActor,
   evidenceFileActor,
