@@ -54,8 +54,8 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
     STRICT_REFUSALS: "1",
     ...options.env,
   };
-  const databaseUrl = Deno.env.get("DATABASE_URL");
-  const natsUrl = Deno.env.get("NATS_URL");
+  const databaseUrl = options.env?.DATABASE_URL ?? Deno.env.get("DATABASE_URL");
+  const natsUrl = options.env?.NATS_URL ?? Deno.env.get("NATS_URL");
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   if (natsUrl) env.NATS_URL = natsUrl;
   const how = options.how ?? "run";

@@ -1,0 +1,285 @@
+/**
+ * Three instances on one Postgres and one NATS (issue 43 item 5), as an operator runs them:
+ * processes on loopback with `ACTOR_STORE=postgres` and `PLACEMENT=leased`. Bookings through all
+ * three on one hot wallet while one instance is killed with SIGKILL and then started again:
+ * nothing answered is lost, nothing is doubled, exactly N of a balance covering N are booked and
+ * the balance is exact to the cent; a write acknowledged by one instance is read by the others at
+ * once; a rotated key is refused by every instance at once; the dead one's partitions are taken
+ * over within the lease's bound. Needs the real servers (DATABASE_URL and NATS_URL): the embedded
+ * defaults are one instance by design.
+ */
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { OPERATOR_TOKEN, type Server, startServer } from "../helpers/server_process.ts";
+import { PARTITIONS } from "../../src/limits.ts";
+
+const DATABASE_URL = Deno.env.get("DATABASE_URL");
+const NATS_URL = Deno.env.get("NATS_URL");
+const LEASE_SECONDS = 2;
+/** Takeover: the lease running out, a renewal of each survivor, with room for a loaded CI. */
+const TAKEOVER_MS_MAX = LEASE_SECONDS * 1000 * 3 + 10_000;
+/** Bookings the wallet pays for exactly; more are asked for. */
+const COVERED = 24;
+const ASKED = COVERED + 12;
+
+const BOOK = {
+  type: "parcel",
+  passenger_name: "Neo Kgosi",
+  passenger_phone: "+26771234567",
+  pickup_address: "Main Mall, Gaborone",
+  pickup_lat: -24.6545,
+  pickup_lng: 25.9086,
+  dest_address: "Plot 9, Block 8",
+  dest_lat: -24.6019,
+  dest_lng: 25.935,
+  parcel_weight_kg: 2.5,
+};
+
+interface Answer {
+  readonly status: number;
+  // deno-lint-ignore no-explicit-any
+  readonly body: any;
+}
+
+const OPERATOR = { Authorization: `Bearer ${OPERATOR_TOKEN}` };
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = OPERATOR,
+): Promise<Answer> {
+  const r = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { "Content-Type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A fresh database for the cluster, so its leases and actors meet nobody else's. */
+async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `cluster_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+async function heldBy(server: Server): Promise<number[]> {
+  try {
+    const r = await fetch(`${server.live}/health`);
+    const h = await r.json();
+    return h.partitions ?? [];
+  } catch {
+    return [];
+  }
+}
+
+/** Waits until the instances hold every partition between them, each once; the time it took. */
+async function spread(servers: readonly Server[], boundMs: number): Promise<number> {
+  const start = Date.now();
+  while (true) {
+    const held = (await Promise.all(servers.map(heldBy))).flat();
+    if (held.length === PARTITIONS && new Set(held).size === PARTITIONS) return Date.now() - start;
+    if (Date.now() - start > boundMs) {
+      assert.fail(`partitions not spread within ${boundMs} ms: ${held.length} held`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function minorOf(amount: string | number): number {
+  return Math.round(Number(amount) * 100);
+}
+
+async function balanceThrough(server: Server, key: string): Promise<number> {
+  const w = await call(server.live, "GET", "/business/wallet", undefined, {
+    "X-Business-API-Key": key,
+  });
+  assert.equal(w.status, 200, JSON.stringify(w.body));
+  return minorOf(w.body.data.balances[0].balance);
+}
+
+/**
+ * One booking under its Idempotency-Key, as a careful client makes it: a connection lost or a
+ * 503 is asked again, under the same key, through the next instance standing.
+ */
+async function book(
+  servers: () => readonly Server[],
+  first: number,
+  key: string,
+  idempotencyKey: string,
+): Promise<Answer> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const all = servers();
+    const server = all[(first + attempt) % all.length]!;
+    try {
+      const a = await call(server.live, "POST", "/business/book", BOOK, {
+        "X-Business-API-Key": key,
+        "Idempotency-Key": idempotencyKey,
+      });
+      if (a.status !== 503 && !(a.status === 409 && a.body?.code === "request_in_progress")) {
+        return a;
+      }
+    } catch { /* that instance is gone: the next one */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.fail(`booking ${idempotencyKey} never answered`);
+}
+
+Deno.test({
+  name:
+    "cluster: three instances, one killed and started again: nothing lost or doubled, balance exact, no stale read, a rotated key refused everywhere",
+  ignore: !DATABASE_URL || !NATS_URL,
+  async fn() {
+    const db = await freshDatabase(DATABASE_URL!);
+    const env = {
+      DATABASE_URL: db.url,
+      ACTOR_STORE: "postgres",
+      PLACEMENT: "leased",
+      LEASE_SECONDS: String(LEASE_SECONDS),
+      FORWARD_WAIT_MS: String(TAKEOVER_MS_MAX),
+      SECRETS_KEY: "cluster-test-secrets-key-0123456789abcdefghij",
+      SANDBOX_PORT: "0",
+    };
+    const dirs: string[] = [];
+    const live: Server[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        dirs.push(await Deno.makeTempDir());
+        live.push(await startServer(dirs[i]!, { env }));
+      }
+      await spread(live, TAKEOVER_MS_MAX);
+      const [a, b, c] = live as [Server, Server, Server];
+
+      // A business made through a, its limits through b, its wallet through c.
+      const made = await call(a.live, "POST", "/operator/businesses", {
+        name: "Cluster Shop",
+        plan: "enterprise",
+        currency: "BWP",
+        country: "BW",
+        owner_email: `cluster-${crypto.randomUUID()}@example.com`,
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const biz = made.body.data;
+      const limits = await call(b.live, "PATCH", `/operator/businesses/${biz.id}`, {
+        rate_limit_per_minute: 1_000_000,
+        rate_limit_per_day: 100_000_000,
+      });
+      assert.equal(limits.status, 200, JSON.stringify(limits.body));
+      const topUp = (amountMinor: number, reference: string, through: Server) =>
+        call(through.live, "POST", `/operator/businesses/${biz.id}/wallet`, {
+          amount: (amountMinor / 100).toFixed(2),
+          currency: "BWP",
+          reference,
+        });
+      assert.equal((await topUp(100_000, "first", c)).status, 201);
+      let key: string = biz.api_key;
+
+      // No stale read: what one instance acknowledged, the others read at once.
+      const firstTrip = await book(() => [a], 0, key, "first-trip");
+      assert.equal(firstTrip.status, 201, JSON.stringify(firstTrip.body));
+      const fare = minorOf(firstTrip.body.data.billing_amount);
+      for (const s of [b, c]) {
+        const read = await call(
+          s.live,
+          "GET",
+          `/business/trips/${firstTrip.body.data.reference}`,
+          undefined,
+          { "X-Business-API-Key": key },
+        );
+        assert.equal(read.status, 200, JSON.stringify(read.body));
+        assert.equal(await balanceThrough(s, key), 100_000 - fare);
+      }
+      // The wallet then covers exactly COVERED bookings, seen as such through every instance.
+      assert.equal((await topUp(COVERED * fare - (100_000 - fare), "second", b)).status, 201);
+      for (const s of live) assert.equal(await balanceThrough(s, key), COVERED * fare);
+
+      // ASKED bookings through all three; c is killed with SIGKILL once some are answered.
+      let standing: Server[] = [a, b, c];
+      let answered = 0;
+      const killed = (async () => {
+        while (answered < ASKED / 4) await new Promise((r) => setTimeout(r, 20));
+        c.child.kill("SIGKILL");
+        standing = [a, b];
+        return Date.now();
+      })();
+      const answers = await Promise.all(
+        Array.from(
+          { length: ASKED },
+          (_, i) =>
+            book(() => standing, i, key, `burst-${i}`).then((r) => {
+              answered++;
+              return r;
+            }),
+        ),
+      );
+      const killedAt = await killed;
+      const takeover = await spread([a, b], TAKEOVER_MS_MAX);
+      const booked = answers.filter((r) => r.status === 201 || r.status === 200);
+      const refused = answers.filter((r) => r.status === 422);
+      assert.deepEqual(
+        [...new Set(answers.map((r) => `${r.status} ${r.body?.code ?? ""}`.trim()))].sort(),
+        ["201", "422 insufficient_balance"].filter((s) =>
+          answers.some((r) => `${r.status} ${r.body?.code ?? ""}`.trim() === s)
+        ),
+        "only bookings and refusals for the balance",
+      );
+      assert.equal(booked.length, COVERED, "exactly the bookings the balance covers");
+      assert.equal(refused.length, ASKED - COVERED);
+      const references = booked.map((r) => r.body.data.reference as string);
+      assert.equal(new Set(references).size, COVERED, "no booking answered twice");
+      assert.equal(await balanceThrough(a, key), 0, "the balance to the cent");
+
+      // Nothing answered is lost: each booked trip is read, through each instance standing.
+      for (const [i, ref] of references.entries()) {
+        const s = standing[i % standing.length]!;
+        const read = await call(s.live, "GET", `/business/trips/${ref}`, undefined, {
+          "X-Business-API-Key": key,
+        });
+        assert.equal(read.status, 200, `${ref}: ${JSON.stringify(read.body)}`);
+      }
+
+      // c started again takes its share back; the three hold every partition once.
+      dirs.push(await Deno.makeTempDir());
+      const c2 = await startServer(dirs[3]!, { env });
+      live.push(c2);
+      standing = [a, b, c2];
+      await spread(standing, TAKEOVER_MS_MAX * 2);
+      assert.ok((await heldBy(c2)).length > 0, "the new instance holds a share");
+
+      // A key rotated through b: the old one is refused by every instance at once.
+      const rotated = await call(b.live, "POST", "/business/api-key/regenerate", {}, {
+        "X-Business-API-Key": key,
+      });
+      assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+      const old = key;
+      key = rotated.body.data.api_key;
+      for (const s of standing) {
+        const refusedOld = await call(s.live, "GET", "/business/wallet", undefined, {
+          "X-Business-API-Key": old,
+        });
+        assert.equal(refusedOld.status, 401, JSON.stringify(refusedOld.body));
+        assert.equal(await balanceThrough(s, key), 0);
+      }
+      console.log(
+        `cluster: partitions taken over ${takeover} ms after the kill (lease ${LEASE_SECONDS} s); ` +
+          `bookings answered ${killedAt ? "across the kill" : ""}`,
+      );
+    } finally {
+      for (const s of live) await s.stop().catch(() => {});
+      await db.drop();
+      for (const d of dirs) await Deno.remove(d, { recursive: true }).catch(() => {});
+    }
+  },
+});
