@@ -66,6 +66,7 @@ export class Mailboxes {
         fresh: options.fresh ?? false,
         timer: undefined,
         requestId: options.requestId,
+        urgent: options.urgent ?? false,
         resolve,
         reject,
       });
