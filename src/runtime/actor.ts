@@ -259,4 +259,10 @@ export interface AskOptions {
    * publishes names it (ActorChange.request_id) when every command of the batch came from it.
    */
   readonly requestId?: string | undefined;
+  /**
+   * Committed ahead of ordinary writes (the group commit's urgent lane, group_commit.ts): a step
+   * someone waits on that must not queue behind a burst of other commits, such as a dispatch
+   * offer behind a burst of bookings' commits (issue 38). Keep it to small, rare writes.
+   */
+  readonly urgent?: boolean;
 }

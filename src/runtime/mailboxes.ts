@@ -102,6 +102,7 @@ export class Mailboxes {
         fresh: options.fresh ?? false,
         timer: undefined,
         requestId: options.requestId,
+        urgent: options.urgent ?? false,
         resolve,
         reject,
       });

@@ -35,6 +35,8 @@ export interface Envelope {
   readonly timer: { readonly name: string; readonly at: number } | undefined;
   /** The request the command came from (AskOptions.requestId), for its change. */
   readonly requestId?: string | undefined;
+  /** Its write goes in the group commit's urgent lane (AskOptions.urgent). */
+  readonly urgent?: boolean;
   readonly resolve: (r: AskResult<unknown>) => void;
   readonly reject: (e: Error) => void;
   /** The stored reply under the idempotency key, read ahead while the actor was busy. */

@@ -107,9 +107,9 @@ export class Turns {
         continue;
       }
       if (refusal !== null) return this.#tooLarge(cell, batch, refusal);
-      const write = await this.#withClaims(cell, batch, planned);
+      const write = await this.#withClaims(cell, batch, planned, attempt);
       if (write === null) return;
-      const result = await this.#commit(write);
+      const result = await this.#commit(write, batch.some((e) => e.urgent));
       if (result.ok) return this.#committed(cell, batch, plan, write, result.version);
       cell.loaded = false; // another writer moved on, or the store failed: reload the truth
       if (result.reason === "error") return fail(batch, result.error);
@@ -196,11 +196,19 @@ export class Turns {
 
   /**
    * The write with the unique keys it takes, each found free (the commit checks they still
-   * are). Null when another actor holds one: the batch is then answered here.
+   * are). Null when another actor holds one: the batch is then answered here. An urgent batch's
+   * first attempt reads nothing (a read waits behind the commits in flight): the commit's check
+   * alone guards the keys, and a failed one brings the next attempt here, which reads them.
    */
-  async #withClaims(cell: Cell, batch: Envelope[], write: ActorWrite): Promise<ActorWrite | null> {
+  async #withClaims(
+    cell: Cell,
+    batch: Envelope[],
+    write: ActorWrite,
+    attempt: number,
+  ): Promise<ActorWrite | null> {
     const claims = claimsOf(cell.def, write);
     if (claims.length === 0) return write;
+    if (attempt === 0 && batch.some((e) => e.urgent)) return { ...write, indexClaims: claims };
     const held = await this.#heldClaims(cell.key, claims);
     if (held.taken === null) return { ...write, indexClaims: held.free };
     // Refused alone: the command that takes the key is found by deciding one at a time.
@@ -232,8 +240,8 @@ export class Turns {
     return { taken: null, free };
   }
 
-  #commit(write: ActorWrite): Promise<WriteResult> {
-    if (this.#committer) return this.#committer.submit(write);
+  #commit(write: ActorWrite, urgent: boolean): Promise<WriteResult> {
+    if (this.#committer) return this.#committer.submit(write, { urgent });
     return this.#store.commit([write]).then((r) =>
       r.ok ? { ok: true, version: r.versions[0]! } : r
     );

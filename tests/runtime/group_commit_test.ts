@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { GroupCommitter } from "../../src/runtime/group_commit.ts";
+import { GROUP_COMMIT_MUTATIONS_MAX } from "../../src/limits.ts";
 import type { ActorStore, ActorWrite, CommitResult } from "../../src/runtime/store.ts";
 
 /** A store whose commits finish when the test says; it records what happened in order. */
@@ -84,4 +85,25 @@ Deno.test("group commit: two writes claiming one unique key never share a group;
   held[2]!.finish({ ok: true, versions: ["v3", "v3"] });
   await Promise.all(rest);
   assert.deepEqual(log.slice(4), ["c true", "d true"]);
+});
+
+Deno.test("group commit: an urgent write goes in the next group ahead of the queue a burst built", async () => {
+  const log: string[] = [];
+  const { store, held } = heldStore(log);
+  // Two writes fill a group: the queue behind `a` is three groups long.
+  const half = Math.floor(GROUP_COMMIT_MUTATIONS_MAX / 2);
+  store.cost = () => ({ mutations: half, bytes: 1, checks: 1, keyBytes: 1, keyMax: 1 });
+  const committer = new GroupCommitter(store);
+  const all = [committer.submit(write("a"))];
+  for (const id of ["q1", "q2", "q3", "q4"]) all.push(committer.submit(write(id)));
+  all.push(committer.submit(write("u1"), { urgent: true }));
+  assert.deepEqual(log, ["commit a"]);
+  for (let i = 0; i < 4; i++) {
+    held[i]!.finish({ ok: true, versions: held[i]!.ids.split("+").map(() => `v${i}`) });
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  // The urgent write waited for the commit in flight only; the queue kept its order.
+  assert.deepEqual(log, ["commit a", "commit u1+q1", "commit q2+q3", "commit q4"]);
+  held[3]!.finish({ ok: true, versions: ["v3"] });
+  assert.ok((await Promise.all(all)).every((r) => r.ok));
 });

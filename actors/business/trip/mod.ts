@@ -67,6 +67,9 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   decide: decideTrip,
   evolve: evolveTrip,
   outbox: tripOutbox,
+  // spec: business 3.1: one offer at a time per driver, whichever instance's dispatcher makes it
+  // (each knows every driver's position): a second trip's offer to a driver is `index_taken`.
+  uniqueIndexes: [DRIVER_OFFER_INDEX],
   indexes: (s) =>
     s.phase !== "booked" ? [] : [
       { index: TRIP_NUMBER_INDEX, key: `${s.trip.business_id}:${s.trip.id}` },

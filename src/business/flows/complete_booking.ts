@@ -131,18 +131,23 @@ async function createTrip(
   const d = claim.draft;
   const offers = deps.offers;
   const first = offers ? await offers.choose(d) : null;
-  const created = await deps.runtime.ask(tripActor, d.business_id, d.reference, {
-    kind: "create",
-    fingerprint: claim.fingerprint,
-    ...made,
-    offer: first,
-  }).catch((e) => {
+  const create = (offer: FirstOffer | null) =>
+    deps.runtime.ask(tripActor, d.business_id, d.reference, {
+      kind: "create",
+      fingerprint: claim.fingerprint,
+      ...made,
+      offer,
+    });
+  const created = await create(first).catch((e) => {
     if (first) offers!.release(d, first.offer.driver_id);
     throw e;
   });
   const kept = created.ok && created.reply.phase === "booked" &&
     created.reply.trip.offer?.offer_id === first?.offer.offer_id;
   if (first && !kept) offers!.release(d, first.offer.driver_id);
+  // Another instance's offer to that driver committed first (one at a time, spec: business 3.1):
+  // the trip is created without it and waits for the dispatcher, as one with no driver near.
+  if (first && !created.ok && created.code === "index_taken") return await create(null);
   return created;
 }
 

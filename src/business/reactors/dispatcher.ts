@@ -299,19 +299,19 @@ export class Dispatcher implements Reactor, FirstOffers {
     const found = this.#search({ ...t, excluded: d.excluded }, s, catalogue, now);
     if (!found) return;
     const driver = found.driver;
-    if (driver === null) {
-      const waiting = this.#waiting.get(found.zone) ?? new Map<string, Trip>();
-      this.#waiting.set(found.zone, waiting.set(key, t));
-      return;
-    }
+    if (driver === null) return this.#wait(found.zone, key, t);
     this.#forget(key);
     this.#reserve(key, driver);
+    // Urgent: the offer commits ahead of a burst's booking commits (issue 38: p99 under 50 ms).
     const r = await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, {
       kind: "offer",
       ...offerOf(t, driver, s, now),
-    });
+    }, { urgent: true });
     if (r.ok) return;
     this.#unreserve(key, driver);
+    // Another instance offered that driver a trip first (spec: business 3.1: one offer at a time
+    // per driver): this one waits, tried again as drivers of its zone move or are freed.
+    if (r.code === "index_taken") return this.#wait(found.zone, key, t);
     // The snapshot was older than the trip (a driver excluded since): try again on the trip as
     // it is. Otherwise the trip moved on (accepted, cancelled) and its change says what follows.
     if (r.code !== "driver_excluded") return;
@@ -319,6 +319,12 @@ export class Dispatcher implements Reactor, FirstOffers {
       kind: "get",
     });
     if (fresh.ok && fresh.reply.phase === "booked") await this.#onTrip(fresh.reply.trip);
+  }
+
+  /** Keeps the trip waiting for a driver of its zone, oldest first. */
+  #wait(zone: string, key: string, t: Trip): void {
+    const waiting = this.#waiting.get(zone) ?? new Map<string, Trip>();
+    this.#waiting.set(zone, waiting.set(key, t));
   }
 
   async #ask(t: Trip, c: { kind: "offer_after"; at: number }): Promise<void> {

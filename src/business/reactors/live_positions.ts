@@ -5,8 +5,9 @@
  * every 5 s. A batch is written at each pump (every TIMER_POLL_MS and after the manual clock
  * moves) and at close; a failed write keeps its rows for the next pump.
  *
- * Memory is this instance's: a driver's pings reach the instance that serves them. What another
- * instance must know (dispatch, tracking) reads what is written here.
+ * A driver's pings reach the instance that serves them; every other instance absorbs the newest
+ * one from its signal on the bus (position_signals.ts), at most one pump later, so dispatch and
+ * tracking through any instance see it. Only the instance that heard a ping writes it.
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
@@ -23,6 +24,8 @@ export interface Position {
   readonly at: number;
 }
 
+type Watcher = (driverId: string, newest: Position) => void;
+
 /** Rows waiting for their batch; past this the oldest are dropped (the newest stays in memory). */
 export const POSITIONS_PENDING_MAX = 200_000;
 
@@ -33,7 +36,10 @@ export class LivePositions implements Reactor {
   readonly #db: Kysely<Database>;
   readonly #latest = new Map<string, Position>();
   #pending: { driver_id: string; p: Position }[] = [];
-  readonly #watchers: ((driverId: string, newest: Position) => void)[] = [];
+  /** Hear every newest position, reported here or absorbed from another instance. */
+  readonly #watchers: Watcher[] = [];
+  /** Hear this instance's reports only: what it publishes to the others. */
+  readonly #reportWatchers: Watcher[] = [];
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(db: Kysely<Database>) {
@@ -53,14 +59,31 @@ export class LivePositions implements Reactor {
     }
     if (newest !== null) {
       this.#latest.set(driverId, newest);
+      for (const w of this.#reportWatchers) w(driverId, newest);
       for (const w of this.#watchers) w(driverId, newest);
     }
     return newest;
   }
 
-  /** Hears every driver's newest position as it is reported (the live views). */
-  watch(watcher: (driverId: string, newest: Position) => void): void {
-    this.#watchers.push(watcher);
+  /**
+   * Another instance's newest position of a driver (its signal): kept, and heard by the watchers,
+   * when observed after the one known here (spec: business 1.2: the newest observed wins), else
+   * ignored, as is this instance's own signal coming back. Answers whether it was kept.
+   */
+  absorb(driverId: string, p: Position): boolean {
+    const known = this.#latest.get(driverId);
+    if (known !== undefined && known.at >= p.at) return false;
+    this.#latest.set(driverId, p);
+    for (const w of this.#watchers) w(driverId, p);
+    return true;
+  }
+
+  /**
+   * Hears every driver's newest position as it changes (dispatch, the live views): reported here
+   * or absorbed; with `reportedHere`, this instance's reports only (what it publishes).
+   */
+  watch(watcher: Watcher, options: { readonly reportedHere?: boolean } = {}): void {
+    (options.reportedHere ? this.#reportWatchers : this.#watchers).push(watcher);
   }
 
   /** The driver's newest position known to this instance. */

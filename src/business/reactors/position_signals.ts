@@ -4,9 +4,19 @@
  * signal (`signalSubject`, never an actor change, so no projection writes it), at most once per
  * pump (every TIMER_POLL_MS): the reports a driver makes between two pumps are coalesced into the
  * newest one, so the bus carries at most one message per driver per pump, whatever the pings.
+ *
+ * Every instance absorbs the signals into its own LivePositions (the newest observed wins), so a
+ * dispatcher or a tracking read on one instance sees a position posted through another within one
+ * pump. Only this instance's reports are published: an absorbed position is never sent again.
  */
 import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
-import { type ActorChange, type Bus, signalSubject } from "../../bus/bus.ts";
+import {
+  type ActorChange,
+  type Bus,
+  signalPattern,
+  signalSubject,
+  type Subscription,
+} from "../../bus/bus.ts";
 import type { Reactor } from "../../environment.ts";
 import type { LivePositions, Position } from "./live_positions.ts";
 
@@ -26,10 +36,22 @@ export class PositionSignals implements Reactor {
   readonly #o: PositionSignalsOptions;
   /** Newest unpublished position per driver, in the order they were first reported. */
   #waiting = new Map<string, Position>();
+  readonly #absorbing: Subscription;
 
   constructor(positions: LivePositions, options: PositionSignalsOptions) {
     this.#o = options;
-    positions.watch((driverId, newest) => this.#waiting.set(driverId, newest));
+    positions.watch((driverId, newest) => this.#waiting.set(driverId, newest), {
+      reportedHere: true,
+    });
+    // Every instance's signals, this one's too (the bus cannot leave them out): its own come
+    // back no newer than what it holds, and are ignored.
+    this.#absorbing = options.bus.subscribe(
+      signalPattern(options.env, PLATFORM_TENANT, DRIVER_POSITION),
+      (m) => {
+        const c = m.payload as ActorChange;
+        if (isPosition(c.snapshot)) positions.absorb(c.id, c.snapshot);
+      },
+    );
   }
 
   /** Publishes what was reported since the last pump, one message per driver. */
@@ -61,7 +83,17 @@ export class PositionSignals implements Reactor {
 
   close(): Promise<void> {
     // Live views only: nothing to keep when the bus is closing.
+    this.#absorbing.unsubscribe();
     this.#waiting.clear();
     return Promise.resolve();
   }
+}
+
+/** A signal's position as another instance published it (JSON over NATS: checked, not trusted). */
+function isPosition(x: unknown): x is Position {
+  if (typeof x !== "object" || x === null) return false;
+  const p = x as Record<string, unknown>;
+  const orNull = (v: unknown) => v === null || Number.isFinite(v);
+  return Number.isFinite(p.lat) && Number.isFinite(p.lng) && Number.isFinite(p.at) &&
+    orNull(p.accuracy) && orNull(p.heading);
 }

@@ -1,6 +1,6 @@
 /**
- * Accepting offers under concurrency (Business API 3.1: two trips never hold one driver; a trip
- * never has two drivers) and a crash between the two steps of an acceptance, settled by the
+ * Offers and acceptances under concurrency (Business API 3.1: one offer at a time per driver; two
+ * trips never hold one driver; a trip never has two drivers) and a crash between the two steps of an acceptance, settled by the
  * driver's hold timer.
  */
 import assert from "node:assert/strict";
@@ -14,18 +14,29 @@ import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "../../routes/business/trips_fixtures.ts";
 
-/** A trip offered to the driver by hand (no driver is online: the dispatcher offers nothing). */
-async function offered(t: TestEnv, b: CreatedBusiness, driverId: string) {
+/** A booked trip (no driver is online: the dispatcher offers nothing). */
+async function booked(t: TestEnv, b: CreatedBusiness): Promise<string> {
   const r = await book(t, b.api_key, PARCEL);
   assert.equal(r.status, 201, JSON.stringify(r.body));
-  const reference = r.body.data.reference as string;
-  const offerId = newOfferId(b.id, reference);
+  return r.body.data.reference as string;
+}
+
+/** Offers the trip to the driver by hand, as a dispatcher does; answers the offer's id too. */
+async function offerTo(t: TestEnv, b: CreatedBusiness, reference: string, driverId: string) {
   const now = t.clock.now();
+  const offerId = newOfferId(b.id, reference);
   const o = await t.env.runtime.ask(tripActor, b.id, reference, {
     kind: "offer",
     offer: { offer_id: offerId, driver_id: driverId, expires_at: now + 30_000 },
     window_ends_at: now + 15 * 60_000,
   });
+  return { o, offerId };
+}
+
+/** A trip offered to the driver by hand. */
+async function offered(t: TestEnv, b: CreatedBusiness, driverId: string) {
+  const reference = await booked(t, b);
+  const { o, offerId } = await offerTo(t, b, reference, driverId);
   assert.ok(o.ok, JSON.stringify(o));
   return { reference, offerId };
 }
@@ -39,26 +50,32 @@ const driverState = async (t: TestEnv, id: string) => {
 const outcome = (p: Promise<unknown>) =>
   p.then(() => "ok", (e) => e instanceof Refused ? e.rejection.code : Promise.reject(e));
 
-Deno.test("dispatch accept: 10 offers accepted at once by one driver: one under way, one queued, the rest driver_busy", () =>
+Deno.test("dispatch accept: 10 trips offered one driver at once (as by dispatchers of several instances): one offer, one trip held", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const d = await createPoolDriver(t);
-    const offers = [];
-    for (let i = 0; i < 10; i++) offers.push(await offered(t, b, d.id));
+    const trips: string[] = [];
+    for (let i = 0; i < 10; i++) trips.push(await booked(t, b));
+    // spec: business 3.1: one offer at a time per driver, kept by the store, not by one memory.
+    const made = await Promise.all(trips.map((r) => offerTo(t, b, r, d.id)));
+    const answers = made.map(({ o }) => o.ok || o.code);
+    assert.equal(answers.filter((a) => a === true).length, 1, answers.join());
+    assert.equal(answers.filter((a) => a === "index_taken").length, 9, answers.join());
     const results = await Promise.all(
-      offers.map((o) => outcome(acceptOffer(t.env, d.id, o.offerId))),
+      made.map(({ offerId }) => outcome(acceptOffer(t.env, d.id, offerId))),
     );
-    assert.equal(results.filter((r) => r === "ok").length, 2, results.join());
-    assert.equal(results.filter((r) => r === "driver_busy").length, 8, results.join());
+    assert.equal(results.filter((r) => r === "ok").length, 1, results.join());
+    // The offers the store refused were never made: to the driver they do not exist.
+    assert.equal(results.filter((r) => r === "not_found").length, 9, results.join());
     const held = await driverState(t, d.id);
     const statuses = [];
-    for (const o of offers) {
-      const r = await t.env.runtime.read(tripActor, b.id, o.reference, { kind: "get" });
-      assert.ok(r.ok && r.reply.phase === "booked");
-      if (r.reply.trip.driver !== null) statuses.push(r.reply.trip.status);
+    for (const r of trips) {
+      const got = await t.env.runtime.read(tripActor, b.id, r, { kind: "get" });
+      assert.ok(got.ok && got.reply.phase === "booked");
+      if (got.reply.trip.driver !== null) statuses.push(got.reply.trip.status);
     }
-    assert.deepEqual(statuses.sort(), ["accepted", "queued"]);
-    assert.ok(held.current !== null && held.queued !== null);
+    assert.deepEqual(statuses, ["accepted"]);
+    assert.ok(held.current !== null && held.queued === null);
     assert.deepEqual(held.unconfirmed, []);
   }));
 

@@ -1,6 +1,6 @@
 /**
  * A trip waiting for a driver lives in the dispatcher's memory (Business API 3.1): a restart, or
- * another instance whose drivers report to it, knows nothing of it until the sweep takes it up
+ * another instance that never heard its booking, knows nothing of it until the sweep takes it up
  * from the query side, so no pending trip is left waiting in a memory that is gone.
  */
 import assert from "node:assert/strict";
@@ -20,6 +20,9 @@ Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken 
     assert.equal(dispatcherOf(first.env).waiting(), 1, "no driver: the trip waits in memory");
     // Its events are on the bus: the second instance's start republishes none of them.
     await first.env.runtime.sweepMarkers();
+    // The first stands for an instance whose memory is gone: it hears no driver's position from
+    // here on (else it would offer the trip itself once the driver's signal reached it).
+    await first.env.reactors["position_signals"]!.close();
     const second = await openTestEnv({ alongside: first });
     try {
       // The driver works from the second instance, which never heard of the trip's booking.
