@@ -13,6 +13,7 @@ import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import {
   type ActorChange,
   type Bus,
+  EVERY_INSTANCE,
   signalPattern,
   signalSubject,
   type Subscription,
@@ -51,6 +52,8 @@ export class PositionSignals implements Reactor {
         const c = m.payload as ActorChange;
         if (isPosition(c.snapshot)) positions.absorb(c.id, c.snapshot);
       },
+      // Every instance keeps every driver's newest position (dispatch, tracking).
+      { handledBy: EVERY_INSTANCE },
     );
   }
 
