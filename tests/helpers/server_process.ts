@@ -76,7 +76,8 @@ export async function startServer(dataDir: string, options: StartOptions = {}): 
   const live = `http://127.0.0.1:${livePort}`;
   const sandbox = `http://127.0.0.1:${sandboxPort}`;
   const deadline = Date.now() + STARTUP_MS_MAX;
-  for (const base of [live, sandbox]) {
+  // SANDBOX_PORT 0: no sandbox is served (src/main.ts).
+  for (const base of options.env?.SANDBOX_PORT === "0" ? [live] : [live, sandbox]) {
     while (true) {
       try {
         const r = await fetch(`${base}/health`);
