@@ -42,7 +42,7 @@ export function packingSlipRoutes(api: Api): void {
       }),
       printed_at: env.clock.now(),
     });
-    return new Response(pdf, {
+    return c.body(pdf, {
       headers: {
         "Content-Type": "application/pdf",
         "Content-Disposition": `inline; filename="packing-slip-${shipment.waybill}.pdf"`,

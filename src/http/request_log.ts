@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv, Environment } from "./context.ts";
-import { infoLine } from "../observe/log.ts";
+import { requestLine } from "../observe/log.ts";
 
 /** A request id the caller may choose: short, and nothing a log reader could be fooled by. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,38 +22,45 @@ export function requestIdOf(header: string | undefined): string {
 export function observeRequests(
   env: Pick<Environment, "name" | "log" | "metrics">,
 ): MiddlewareHandler {
+  const { name, log, metrics } = env;
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header("X-Request-Id"));
     // Read from the context, never from `c.res`: touching it before the handler answers makes
     // Hono build a response, then copy it into the handler's (two more a request).
     (c as Context<AppEnv>).set("requestId", requestId);
-    (c as Context<AppEnv>).set("environment", env.name);
-    env.metrics.requestsUnderWay++;
+    (c as Context<AppEnv>).set("environment", name);
+    // Business API 8 and 9: on every answer. Set before the handler, Hono builds the answer with
+    // them (routes answer through the context: c.json, c.body). Set on the answer afterwards, they
+    // cost a request over HTTP more than its log line and metrics: reading a Response's headers
+    // makes Deno drop the answer it had prepared natively and send it the slow way.
+    c.header("X-Request-Id", requestId);
+    c.header("X-Service-Environment", name);
+    metrics.requestsUnderWay++;
     try {
       await next();
     } finally {
-      env.metrics.requestsUnderWay--;
+      metrics.requestsUnderWay--;
     }
-    answerHeaders(c as Context<AppEnv>, requestId, env.name);
+    const status = c.res.status;
+    // A WebSocket's upgrade is the one answer Deno makes, not the context (a board's socket).
+    if (status === 101) upgradeHeaders(c as Context<AppEnv>, requestId, name);
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
-    const status = c.res.status;
-    env.metrics.observeRequest(c.req.method, route, status, seconds);
-    logRequest(env, c as Context<AppEnv>, { requestId, route, status, seconds });
+    metrics.observeRequest(c.req.method, route, status, seconds);
+    logRequest(log, c as Context<AppEnv>, { requestId, route, status, seconds });
   };
 }
 
 function logRequest(
-  env: Pick<Environment, "log">,
+  log: Environment["log"],
   c: Context<AppEnv>,
   r: { requestId: string; route: string; status: number; seconds: number },
 ): void {
-  const { log } = env;
   const refusal = c.get("refusal");
   if (log.isLevelEnabled("info")) {
     const principal = c.get("principal");
-    infoLine(log, {
+    requestLine(log, {
       request_id: r.requestId,
       method: c.req.method,
       route: r.route,
@@ -61,7 +68,7 @@ function logRequest(
       duration_ms: Math.round(r.seconds * 100_000) / 100,
       tenant_id: principal?.business?.id ?? null,
       credential: principal?.kind ?? null,
-    }, "request");
+    });
     if (refusal && r.status < 500 && r.status !== 429) {
       log.info(
         { event: "refused", request_id: r.requestId, status: r.status, code: refusal },
@@ -91,12 +98,10 @@ function routeOf(c: Context): string {
 }
 
 /**
- * Business API 8 and 9: the request id, environment and rate headers on every answer, set once on
- * the answer itself, whoever made it (a route's own Response for a file, CSV or PDF, a refusal, a
- * page). Set before it existed, Hono would keep them aside and drop them for a Response a route
- * made itself.
+ * Business API 8 and 9 on a WebSocket's upgrade, which Deno made without the headers set before
+ * it: the request id, environment and rate headers (guards.ts counted).
  */
-function answerHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
+function upgradeHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
   const headers = c.res.headers;
   headers.set("X-Request-Id", requestId);
   headers.set("X-Service-Environment", environment);

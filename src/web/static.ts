@@ -2,6 +2,7 @@
  * A page's static files, served from src/web/ by an allow-list of names (nothing else there is
  * served), read once and kept, with headers that let the page run its own scripts only.
  */
+import type { Context } from "hono";
 import { ApiError } from "../http/errors.ts";
 
 const WEB_DIR = new URL("./", import.meta.url);
@@ -20,9 +21,9 @@ const PAGE_HEADERS = {
 export function staticFiles(
   what: string,
   types: Readonly<Record<string, string>>,
-): (name: string) => Promise<Response> {
+): (c: Context, name: string) => Promise<Response> {
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
-  return async (name) => {
+  return async (c, name) => {
     const type = Object.hasOwn(types, name) ? types[name] : undefined;
     if (type === undefined) throw new ApiError("not_found", `no such ${what} file: ${name}`);
     let bytes = cache.get(name);
@@ -30,6 +31,7 @@ export function staticFiles(
       bytes = await Deno.readFile(new URL(name, WEB_DIR));
       cache.set(name, bytes);
     }
-    return new Response(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
+    // Through the context, so the answer carries the headers set before it (request_log.ts).
+    return c.body(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
   };
 }

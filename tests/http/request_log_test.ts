@@ -129,3 +129,47 @@ Deno.test("requestIdOf() keeps exactly 1-128 characters of [A-Za-z0-9._:-]", () 
   );
   assert.match(requestIdOf(undefined), UUID);
 });
+
+Deno.test("X-Request-Id: answers a route makes itself (a page, the metrics scrape) carry the id, environment and rate headers", () =>
+  withTestEnv(async (t) => {
+    const page = await t.app.request("/api/business/courier/board", {
+      headers: { "X-Request-Id": "page-1" },
+    });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("Content-Type")!, /^text\/html/);
+    await page.arrayBuffer();
+    assert.equal(page.headers.get("X-Request-Id"), "page-1");
+    assert.equal(page.headers.get("X-Service-Environment"), "live");
+    // The page is anyone's, counted against the caller's address (guards.ts anonymous).
+    assert.ok(page.headers.get("X-RateLimit-Remaining"));
+    const scrape = await t.app.request("/api/metrics", {
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    assert.equal(scrape.status, 200);
+    assert.match(
+      await scrape.text(),
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/business\/courier\/board",status="200"\} 1/,
+    );
+    assert.match(scrape.headers.get("X-Request-Id")!, UUID);
+    assert.equal(scrape.headers.get("X-Service-Environment"), "live");
+  }));
+
+Deno.test("X-Request-Id: routes answer through the context, never with a Response of their own", async () => {
+  // The headers set before a route (request_log.ts) are on what c.json and c.body build; a
+  // Response a route builds itself would go without them.
+  const root = new URL("../../", import.meta.url);
+  const found: string[] = [];
+  const walk = async (dir: URL, rel: string) => {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory) await walk(new URL(`${e.name}/`, dir), `${rel}${e.name}/`);
+      else if (e.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(new URL(e.name, dir));
+        if (text.includes("new Response(")) found.push(`${rel}${e.name}`);
+      }
+    }
+  };
+  await walk(new URL("routes/", root), "routes/");
+  await walk(new URL("src/", root), "src/");
+  // A multipart body read with the platform's parser: a request's, not an answer.
+  assert.deepEqual(found, ["src/http/upload.ts"]);
+});
