@@ -2,7 +2,7 @@
  * What the request log and the metrics cost (issue 35 "Measured, not asserted"): a hello-world
  * route's requests per second with them (request_log.ts: a log line at `info` to a buffered file,
  * the request's latency in its histogram) and without (the request id and environment headers
- * only, as before), in the same run.
+ * only), in the same run.
  *
  * In process (`app.request`, no socket): the cost's largest share of a request, an upper bound.
  * Over HTTP on loopback (Deno.serve): what a client sees. Its load comes from a Worker, so the
@@ -26,11 +26,17 @@ const ROUNDS = 6;
 const HTTP_ROUNDS = 10;
 const HTTP_LOOPS = 32;
 
-/** What every request passed before this issue: a fresh request id and the environment. */
+/**
+ * The request id and environment headers alone, set as request_log.ts sets them: on the answer,
+ * after the handler. Set before it (Hono's c.header, the baseline until now), they cost a request
+ * over HTTP some 3 µs more (a Headers object built, checked and copied into the answer), a
+ * difference that was counted in the request log's favour.
+ */
 const bare: MiddlewareHandler = async (c, next) => {
-  c.header("X-Request-Id", crypto.randomUUID());
-  c.header("X-Service-Environment", "live");
+  const requestId = crypto.randomUUID();
   await next();
+  c.res.headers.set("X-Request-Id", requestId);
+  c.res.headers.set("X-Service-Environment", "live");
 };
 
 function helloApp(first: MiddlewareHandler): Hono {

@@ -150,7 +150,7 @@ function packingSlipsRoute(api: Api): void {
   }, async (c, { params, query }) => {
     const { env, tenant } = businessCall(c);
     const doc = await batchPackingSlips(env, tenant, params.id, query.with_labels === "1");
-    return c.body(doc.pdf, {
+    return new Response(doc.pdf, {
       headers: {
         "Content-Type": "application/pdf",
         "Content-Disposition": `inline; filename="${doc.reference}-packing-slips.pdf"`,

@@ -27,7 +27,7 @@ export function custodyLabelRoutes(api: Api): void {
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
     const label = await custodyLabel(env, tenant, params.id);
-    return c.body(label.pdf, {
+    return new Response(label.pdf, {
       headers: {
         "Content-Type": "application/pdf",
         "Content-Disposition": `inline; filename="${label.reference}-label.pdf"`,

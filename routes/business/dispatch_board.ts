@@ -308,6 +308,6 @@ export function dispatchBoardRoutes(api: Api): void {
     return await upgradeWebSocket(c, new LiveConnection(c, DISPATCH_BOARD, early).events());
   });
   // spec: business 8: rate headers on every response; the page is anyone's, counted per address.
-  api.get(PAGE_PATH, anonymous, (c) => webFile(c, "dispatch_board.html"));
-  api.get(`${PAGE_PATH}/:file`, anonymous, (c) => webFile(c, c.req.param("file")));
+  api.get(PAGE_PATH, anonymous, () => webFile("dispatch_board.html"));
+  api.get(`${PAGE_PATH}/:file`, anonymous, (c) => webFile(c.req.param("file")));
 }

@@ -10,7 +10,6 @@ import {
   tripDocument,
 } from "../../src/business/flows/trip_documents.ts";
 import { PIECES_MAX, RETURNS_NOTE_CHARS_MAX } from "../../src/business/rules/documents/facts.ts";
-import type { Context } from "hono";
 import { iso } from "../../src/domain/iso.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -87,12 +86,8 @@ function settingsView(s: PackingSlipSettingsState): z.infer<typeof SettingsAnswe
   };
 }
 
-function pdfAnswer(
-  c: Context,
-  doc: { reference: string; pdf: Uint8Array<ArrayBuffer> },
-  name: string,
-) {
-  return c.body(doc.pdf, {
+function pdfAnswer(doc: { reference: string; pdf: Uint8Array<ArrayBuffer> }, name: string) {
+  return new Response(doc.pdf, {
     headers: {
       "Content-Type": "application/pdf",
       "Content-Disposition": `inline; filename="${doc.reference}-${name}.pdf"`,
@@ -119,7 +114,7 @@ export function tripDocumentRoutes(api: Api): void {
     define(api, documentRoute(d), async (c, { params }) => {
       const { env, tenant } = businessCall(c);
       const doc = await tripDocument(env, tenant, params.id, { document: d.document });
-      return pdfAnswer(c, doc, d.document);
+      return pdfAnswer(doc, d.document);
     });
   }
   const slip = DOCUMENTS.find((d) => d.document === "packing-slip")!;
@@ -140,7 +135,7 @@ export function tripDocumentRoutes(api: Api): void {
       document: "packing-slip",
       pieces: query.pieces,
     });
-    return pdfAnswer(c, doc, "packing-slip");
+    return pdfAnswer(doc, "packing-slip");
   });
   settingsRoutes(api);
 }

@@ -32,8 +32,7 @@ export function tripProofRoutes(api: Api): void {
     const { env, tenant } = businessCall(c);
     const f = await tripProofFile(env, tenant, params.id, params.file);
     const ext = f.content_type.split("/")[1] ?? "bin";
-    // Read from the store into memory of its own, never a SharedArrayBuffer.
-    return c.body(f.bytes as Uint8Array<ArrayBuffer>, {
+    return new Response(f.bytes as BodyInit, {
       headers: {
         "Content-Type": f.content_type,
         "Content-Length": String(f.bytes.length),

@@ -220,7 +220,7 @@ function exportRoute(api: Api): void {
       type: query.type ?? null,
       status: query.status ?? null,
     });
-    return c.body(csv, {
+    return new Response(csv, {
       headers: {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Disposition": 'attachment; filename="trips.csv"',

@@ -180,7 +180,7 @@ export function alertRoutes(api: Api): void {
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
     const found = await alertEvidence(env.runtime, tenant, params.id);
-    return evidenceResponse(c, found.file, found.bytes);
+    return evidenceResponse(found.file, found.bytes);
   });
 }
 

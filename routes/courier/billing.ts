@@ -266,7 +266,7 @@ export function billingRoutes(api: Api): void {
     if (found === null) {
       throw new ApiError("not_found", `evidence file not found: ${params.sha256}`);
     }
-    return evidenceResponse(c, { ...found.file, sha256: params.sha256 }, found.bytes);
+    return evidenceResponse({ ...found.file, sha256: params.sha256 }, found.bytes);
   });
 
   // spec: courier 2.6 rule 6: COD collected at delivery awaits remittance (it reduces what the

@@ -196,7 +196,7 @@ export function billingEventRoutes(api: Api): void {
     refusals: EXPORT_REFUSALS,
   }, async (c, { query }) => {
     const { env, tenant } = businessCall(c);
-    return csvResponse(c, await previewExport(env, tenant, query));
+    return csvResponse(await previewExport(env, tenant, query));
   });
 
   define(api, {
@@ -219,9 +219,10 @@ export function billingEventRoutes(api: Api): void {
     refusals: EXPORT_REFUSALS,
   }, async (c, { query, body }) => {
     const file = await exportEntries(c.get("env"), callerOf(c), { ...query, ...definedOf(body) });
-    c.header("X-Export-Id", file.export_id);
-    c.header("X-Entries-Marked", String(file.marked));
-    return csvResponse(c, file);
+    const response = csvResponse(file);
+    response.headers.set("X-Export-Id", file.export_id);
+    response.headers.set("X-Entries-Marked", String(file.marked));
+    return response;
   });
 }
 
@@ -236,9 +237,9 @@ function callerOf(c: Context<AppEnv>): BillingCaller {
   return { courier: tenant, by };
 }
 
-function csvResponse(c: Context, { csv, range }: ExportFile): Response {
+function csvResponse({ csv, range }: ExportFile): Response {
   const name = `billing-${range.client_id ?? "all"}-${range.as_of.toISOString().slice(0, 10)}.csv`;
-  return c.body(csv, {
+  return new Response(csv, {
     headers: {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="${name}"`,

@@ -212,6 +212,6 @@ export function boardRoutes(api: Api): void {
     return await upgradeWebSocket(c, new LiveConnection(c, COURIER_BOARD, early).events());
   });
   // spec: business 8: rate headers on every response; the page is anyone's, counted per address.
-  api.get(PAGE_PATH, anonymous, (c) => webFile(c, "board.html"));
-  api.get(`${PAGE_PATH}/:file`, anonymous, (c) => webFile(c, c.req.param("file")));
+  api.get(PAGE_PATH, anonymous, () => webFile("board.html"));
+  api.get(`${PAGE_PATH}/:file`, anonymous, (c) => webFile(c.req.param("file")));
 }

@@ -93,7 +93,7 @@ export function clientDocumentRoutes(api: Api): void {
       }
       const made = await doc.make(shipment, context);
       if (!made.ok) throw new ApiError(made.code, made.message);
-      return c.body(made.pdf, {
+      return new Response(made.pdf, {
         headers: {
           "Content-Type": "application/pdf",
           "Content-Disposition": `inline; filename="${shipment.waybill}-${doc.name}.pdf"`,

@@ -42,7 +42,7 @@ export function packingSlipRoutes(api: Api): void {
       }),
       printed_at: env.clock.now(),
     });
-    return c.body(pdf, {
+    return new Response(pdf, {
       headers: {
         "Content-Type": "application/pdf",
         "Content-Disposition": `inline; filename="packing-slip-${shipment.waybill}.pdf"`,

@@ -25,6 +25,6 @@ export function metricsRoutes(api: Api): void {
     produces: "text/plain",
   }, async (c) => {
     const { body, contentType } = await c.get("env").metrics.scrape();
-    return c.body(body, { headers: { "Content-Type": contentType } });
+    return new Response(body, { headers: { "Content-Type": contentType } });
   });
 }

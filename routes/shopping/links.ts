@@ -33,7 +33,7 @@ export function shoppingLinkRoutes(api: Api): void {
     },
   }, async (c, { params }) => {
     const file = await openLink(c.get("env"), params.token);
-    return c.body(file.bytes, {
+    return new Response(file.bytes, {
       headers: {
         "Content-Type": file.content_type,
         "Content-Disposition": `inline; filename="${file.name.replace(/["\\\r\n]/g, "")}"`,

@@ -71,12 +71,8 @@ export async function rateLimit(c: Context<AppEnv>, key: string, limits: Limits)
 
 /** Sets the rate headers of a counted request, and answers its refusal once over the limit. */
 function counted(c: Context, d: RateDecision, limits: Limits): ApiError | null {
-  // On whatever answer follows, made through the context (request_log.ts); kept for a socket's
-  // upgrade, which Deno makes, and to know the request counted (countUncounted).
-  const rate = [String(d.remaining), String(d.reset)] as const;
-  (c as Context<AppEnv>).set("rateHeaders", rate);
-  c.header("X-RateLimit-Remaining", rate[0]);
-  c.header("X-RateLimit-Reset", rate[1]);
+  // Put on the answer, whichever it is, by observeRequests (request_log.ts).
+  (c as Context<AppEnv>).set("rateHeaders", [String(d.remaining), String(d.reset)]);
   if (d.allowed) return null;
   return new ApiError(
     "rate_limited",

@@ -22,41 +22,34 @@ export function requestIdOf(header: string | undefined): string {
 export function observeRequests(
   env: Pick<Environment, "name" | "log" | "metrics">,
 ): MiddlewareHandler {
-  const { name, log, metrics } = env;
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header("X-Request-Id"));
     // Read from the context, never from `c.res`: touching it before the handler answers makes
     // Hono build a response, then copy it into the handler's (two more a request).
     (c as Context<AppEnv>).set("requestId", requestId);
-    (c as Context<AppEnv>).set("environment", name);
-    // Business API 8 and 9: on every answer. Set before the handler, Hono builds the answer with
-    // them (routes answer through the context: c.json, c.body). Set on the answer afterwards, they
-    // cost a request over HTTP more than its log line and metrics: reading a Response's headers
-    // makes Deno drop the answer it had prepared natively and send it the slow way.
-    c.header("X-Request-Id", requestId);
-    c.header("X-Service-Environment", name);
-    metrics.requestsUnderWay++;
+    (c as Context<AppEnv>).set("environment", env.name);
+    env.metrics.requestsUnderWay++;
     try {
       await next();
     } finally {
-      metrics.requestsUnderWay--;
+      env.metrics.requestsUnderWay--;
     }
-    const status = c.res.status;
-    // A WebSocket's upgrade is the one answer Deno makes, not the context (a board's socket).
-    if (status === 101) upgradeHeaders(c as Context<AppEnv>, requestId, name);
+    answerHeaders(c as Context<AppEnv>, requestId, env.name);
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
-    metrics.observeRequest(c.req.method, route, status, seconds);
-    logRequest(log, c as Context<AppEnv>, { requestId, route, status, seconds });
+    const status = c.res.status;
+    env.metrics.observeRequest(c.req.method, route, status, seconds);
+    logRequest(env, c as Context<AppEnv>, { requestId, route, status, seconds });
   };
 }
 
 function logRequest(
-  log: Environment["log"],
+  env: Pick<Environment, "log">,
   c: Context<AppEnv>,
   r: { requestId: string; route: string; status: number; seconds: number },
 ): void {
+  const { log } = env;
   const refusal = c.get("refusal");
   if (log.isLevelEnabled("info")) {
     const principal = c.get("principal");
@@ -98,10 +91,13 @@ function routeOf(c: Context): string {
 }
 
 /**
- * Business API 8 and 9 on a WebSocket's upgrade, which Deno made without the headers set before
- * it: the request id, environment and rate headers (guards.ts counted).
+ * Business API 8 and 9: the request id, environment and rate headers on every answer, set once on
+ * the answer itself, whoever made it (a route's own Response for a file, CSV or PDF, a refusal, a
+ * page). Set before it existed, Hono would keep them aside and drop them for a Response a route
+ * made itself; and over HTTP a request cost some 3 µs more, in a Headers object built for them
+ * and copied into the answer, than setting them here does (bench/observability.ts).
  */
-function upgradeHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
+function answerHeaders(c: Context<AppEnv>, requestId: string, environment: string): void {
   const headers = c.res.headers;
   headers.set("X-Request-Id", requestId);
   headers.set("X-Service-Environment", environment);

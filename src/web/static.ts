@@ -2,7 +2,6 @@
  * A page's static files, served from src/web/ by an allow-list of names (nothing else there is
  * served), read once and kept, with headers that let the page run its own scripts only.
  */
-import type { Context } from "hono";
 import { ApiError } from "../http/errors.ts";
 
 const WEB_DIR = new URL("./", import.meta.url);
@@ -21,9 +20,9 @@ const PAGE_HEADERS = {
 export function staticFiles(
   what: string,
   types: Readonly<Record<string, string>>,
-): (c: Context, name: string) => Promise<Response> {
+): (name: string) => Promise<Response> {
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
-  return async (c, name) => {
+  return async (name) => {
     const type = Object.hasOwn(types, name) ? types[name] : undefined;
     if (type === undefined) throw new ApiError("not_found", `no such ${what} file: ${name}`);
     let bytes = cache.get(name);
@@ -31,7 +30,6 @@ export function staticFiles(
       bytes = await Deno.readFile(new URL(name, WEB_DIR));
       cache.set(name, bytes);
     }
-    // Through the context, so the answer carries the headers set before it (request_log.ts).
-    return c.body(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
+    return new Response(bytes, { headers: { ...PAGE_HEADERS, "Content-Type": type } });
   };
 }

@@ -1,17 +1,14 @@
 /** Evidence files as downloads (courier 4.4: an alert's evidence; 2.6: a ledger entry's). */
-import type { Context } from "hono";
 
 /**
  * An evidence file as a download: its own name and type, never sniffed as something else, with
  * its hash so the reader can check it against the `file:sha256:<hex>` reference it came from.
  */
 export function evidenceResponse(
-  c: Context,
   file: { readonly name: string; readonly content_type: string; readonly sha256: string },
   bytes: Uint8Array,
 ): Response {
-  // Read from the store into memory of its own, never a SharedArrayBuffer.
-  return c.body(bytes as Uint8Array<ArrayBuffer>, {
+  return new Response(bytes as BodyInit, {
     headers: {
       "Content-Type": file.content_type || "application/octet-stream",
       "Content-Length": String(bytes.length),
