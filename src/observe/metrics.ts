@@ -5,6 +5,7 @@
  * are read when the registry is scraped (`observe`).
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { RequestHistogram } from "./request_histogram.ts";
 
 /** A gauge's values at a scrape: one per label set (none: the gauge has no labels). */
 export type GaugeValues = number | readonly { labels: Record<string, string>; value: number }[];
@@ -12,13 +13,7 @@ export type GaugeValues = number | readonly { labels: Record<string, string>; va
 export class Metrics {
   readonly registry = new Registry();
   /** Requests by route pattern and status; `_count` is how many. */
-  readonly requests = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Requests answered, by method, route pattern and status, and how long each took",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  readonly requests = new RequestHistogram(this.registry);
   /** Writes of how many actors went to the store in one transaction (src/runtime/group_commit.ts). */
   readonly commitSize = new Histogram({
     name: "actor_group_commit_writes",
@@ -58,8 +53,6 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     registers: [this.registry],
   });
-
-  readonly #requestSeries = new Map<string, { observe(seconds: number): void }>();
   /** Requests being answered now (request_log.ts): a number, read only when scraped. */
   requestsUnderWay = 0;
 
@@ -72,18 +65,9 @@ export class Metrics {
     );
   }
 
-  /**
-   * One request answered: its series found by a plain string key, not by prom-client's hashing
-   * of a labels object at every request (bench/observability.ts). Bounded: routes are patterns.
-   */
+  /** One request answered (request_log.ts). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let series = this.#requestSeries.get(key);
-    if (!series) {
-      series = this.requests.labels(method, route, String(status));
-      this.#requestSeries.set(key, series);
-    }
-    series.observe(seconds);
+    this.requests.record(method, route, status, seconds);
   }
 
   /** A gauge read at each scrape; a failing read leaves it out of that scrape. */

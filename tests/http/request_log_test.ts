@@ -129,3 +129,27 @@ Deno.test("requestIdOf() keeps exactly 1-128 characters of [A-Za-z0-9._:-]", () 
   );
   assert.match(requestIdOf(undefined), UUID);
 });
+
+Deno.test("X-Request-Id: answers a route makes itself (a page, the metrics scrape) carry the id, environment and rate headers", () =>
+  withTestEnv(async (t) => {
+    const page = await t.app.request("/api/business/courier/board", {
+      headers: { "X-Request-Id": "page-1" },
+    });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("Content-Type")!, /^text\/html/);
+    await page.arrayBuffer();
+    assert.equal(page.headers.get("X-Request-Id"), "page-1");
+    assert.equal(page.headers.get("X-Service-Environment"), "live");
+    // The page is anyone's, counted against the caller's address (guards.ts anonymous).
+    assert.ok(page.headers.get("X-RateLimit-Remaining"));
+    const scrape = await t.app.request("/api/metrics", {
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    assert.equal(scrape.status, 200);
+    assert.match(
+      await scrape.text(),
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/business\/courier\/board",status="200"\} 1/,
+    );
+    assert.match(scrape.headers.get("X-Request-Id")!, UUID);
+    assert.equal(scrape.headers.get("X-Service-Environment"), "live");
+  }));

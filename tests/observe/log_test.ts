@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readConfig } from "../../src/config.ts";
-import { createLogger, infoLine, stdoutDestination } from "../../src/observe/log.ts";
+import { createLogger, infoLine, requestLine, stdoutDestination } from "../../src/observe/log.ts";
 import { logSweep } from "../../src/server.ts";
 
 /** A file that keeps what is written to it, a write at a time. */
@@ -42,6 +42,18 @@ Deno.test("stdoutDestination() writes at once when the lines held pass its buffe
   assert.equal(file.writes.length, 1);
   assert.equal(file.writes[0]!.length, 17 * 1000);
   out.flush();
+});
+
+Deno.test("stdoutDestination() writes UTF-8 whole, in a short write and in one over its buffer", () => {
+  const file = fakeFile();
+  const out = stdoutDestination(file);
+  const short = "caf\u00e9 \u{1F69A} \u2014 ok\n";
+  out.write(short);
+  out.flush();
+  // Past what its own buffer holds encoded (three bytes a character at most): encoded apart.
+  const long = `${"\u20AC".repeat(40_000)}\n`;
+  out.write(long);
+  assert.deepEqual(file.writes, [short, long]);
 });
 
 Deno.test("createLogger() writes nothing below its level", () => {
@@ -100,6 +112,57 @@ Deno.test("infoLine() writes the line pino writes for the same fields, bindings 
     part: "x",
     msg: "bare",
   });
+});
+
+Deno.test("requestLine() writes the line pino writes for the same fields, bindings and message", () => {
+  const lines: string[] = [];
+  const log = createLogger("info", { write: (l) => lines.push(l) }, { environment: "live" });
+  const cases = [
+    {
+      request_id: "0f8fad5b-d9cb-469f-a165-70867728950e",
+      method: "GET",
+      route: "/api/business/shipments/:reference",
+      status: 200,
+      duration_ms: 0.37,
+      tenant_id: "biz_1",
+      credential: "business_key",
+    },
+    {
+      request_id: "trace-abc.1:2",
+      method: "POST",
+      route: 'a "quoted" \\ route\n',
+      status: 422,
+      duration_ms: 12,
+      tenant_id: 'odd "tenant"',
+      credential: null,
+    },
+    {
+      request_id: "x",
+      method: "DELETE",
+      route: "unmatched",
+      status: 404,
+      duration_ms: 1234.56,
+      tenant_id: null,
+      credential: "operator",
+    },
+  ];
+  for (const fields of cases) {
+    log.info(fields, "request");
+    requestLine(log, fields);
+    // Twice: the second line's strings come from those kept by the first.
+    requestLine(log, fields);
+  }
+  assert.equal(lines.length, 9);
+  for (let i = 0; i < cases.length; i++) {
+    const [byPino, ours, again] = lines.slice(i * 3, i * 3 + 3).map((l) => JSON.parse(l));
+    assert.equal(typeof ours.time, "number");
+    assert.deepEqual({ ...ours, time: 0 }, { ...byPino, time: 0 });
+    assert.deepEqual(Object.keys(ours), Object.keys(byPino));
+    assert.deepEqual({ ...again, time: 0 }, { ...byPino, time: 0 });
+  }
+  const quiet: string[] = [];
+  requestLine(createLogger("warn", { write: (l) => quiet.push(l) }), cases[0]!);
+  assert.deepEqual(quiet, []);
 });
 
 Deno.test("infoLine() writes nothing when the logger is above info", () => {
