@@ -84,6 +84,20 @@ export type WalletEvent =
 
 export type WalletReply = { state: WalletState; transaction: WalletTransaction | null };
 
+/**
+ * What a transaction's idempotency key keeps of its reply: the transaction and the balances it
+ * left, all that a replay's callers read (the charge's transaction id, a credit's new balance).
+ * Not the recent transactions: kept for ever, one a charge, they were some 8 KB a business booking
+ * (issue 36: replies kept for idempotency are small); a `get` answers them.
+ */
+export function keptWalletReply(reply: WalletReply): WalletReply {
+  const { transaction, state } = reply;
+  return {
+    state: { balances: state.balances, recent: transaction ? [transaction] : [] },
+    transaction,
+  };
+}
+
 export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEvent, WalletReply> = {
   type: "wallet",
   version: 1,
@@ -120,6 +134,7 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
   },
   outbox: (e) => e.kind === "low_balance_reached" ? [lowBalanceItem(e)] : [],
   project: (s) => ({ balances: s.balances }),
+  keptReply: keptWalletReply,
 };
 
 /** A credit, or a debit within the balance and the credit limit (Business API 4.3, 3.1). */

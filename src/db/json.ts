@@ -11,3 +11,8 @@ export function jsonb<T>(value: T): RawBuilder<T> {
   if (text === undefined) throw new TypeError(`value is not JSON: ${typeof value}`);
   return sql<T>`cast(${text} as text)::jsonb`;
 }
+
+/** A JSON text made already (as JSON.stringify answers it), bound as jsonb() binds a value. */
+export function jsonbText<T>(text: string): RawBuilder<T> {
+  return sql<T>`cast(${text} as text)::jsonb`;
+}

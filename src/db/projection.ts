@@ -5,7 +5,8 @@
 import { type Kysely, sql } from "kysely";
 import type { ActorChange } from "../bus/bus.ts";
 import { BusProjection, parseChange, type ProjectionOptions } from "./bus_projection.ts";
-import { jsonb } from "./json.ts";
+import { jsonb, jsonbText } from "./json.ts";
+import { jsonTextOf } from "../bus/json_text.ts";
 import type { Database } from "./schema.ts";
 
 export { parseChange };
@@ -93,8 +94,24 @@ function eventsInsert(rows: ReturnType<typeof eventRows>) {
     insert into actor_events (type, id, tenant, seq, at, kind, event)
     select r->>'type', r->>'id', r->>'tenant', (r->>'seq')::integer, (r->>'at')::timestamptz,
       r->>'kind', r->'event'
-    from jsonb_array_elements(${jsonb(rows)}) r
+    from jsonb_array_elements(${jsonbText(eventRowsJson(rows))}) r
     on conflict (type, id, seq) do nothing`;
+}
+
+/**
+ * JSON.stringify(rows), each event's text taken as the runtime made it when the event was
+ * decided (json_text.ts): the events are most of a change's bytes.
+ */
+function eventRowsJson(rows: ReturnType<typeof eventRows>): string {
+  const text = (v: unknown) => JSON.stringify(v);
+  return `[${
+    rows.map((r) => {
+      const event = jsonTextOf(r.event);
+      return `{"type":${text(r.type)},"id":${text(r.id)},"tenant":${text(r.tenant)},` +
+        `"seq":${r.seq},"at":${text(r.at)},"kind":${text(r.kind)}` +
+        (event === undefined ? "}" : `,"event":${event}}`);
+    }).join(",")
+  }]`;
 }
 
 /** The event's `kind` tag (STYLE 2), or `unknown` for an untagged event. */

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import type { ActorChange } from "../../src/bus/bus.ts";
 import { subjectOf } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { keepJsonText } from "../../src/bus/json_text.ts";
 import { appendEvents, Projector, upsertSnapshot } from "../../src/db/projection.ts";
 import { blockTable, macrotask, openTestDatabase, settled, type TestDatabase } from "./helpers.ts";
 
@@ -103,6 +104,26 @@ Deno.test("appendEvents(): appending the same events again adds nothing", async 
     [4, "unknown", null],
   ]);
   assert.equal(rows[0]?.at.getTime(), Date.UTC(2026, 0, 1));
+});
+
+Deno.test("appendEvents(): an event's JSON text kept when it was decided is the one written", async () => {
+  await using t = await openTestDatabase();
+  const decided = { kind: "created", note: "gate 2, ünïcødé", lines: [{ n: 1 }] };
+  // The runtime keeps the text it made when the event was decided; a different text here shows
+  // that the projection writes the kept one instead of making its own.
+  keepJsonText(decided, JSON.stringify({ ...decided, lines: [{ n: 2 }] }));
+  const other = { kind: "paid", amount: "12.50" };
+  await appendEvents(t.db, {
+    type: "order",
+    id: "o2",
+    tenant: "ten",
+    events: [{ seq: 1, at: 0, event: decided }, { seq: 2, at: 1, event: other }],
+  });
+  const rows = await eventsOf(t, "order", "o2");
+  assert.deepEqual(rows.map((r) => [r.kind, r.event]), [
+    ["created", { ...decided, lines: [{ n: 2 }] }],
+    ["paid", other],
+  ]);
 });
 
 function change(id: string, version: number, snapshot?: unknown): ActorChange {

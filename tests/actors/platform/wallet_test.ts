@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
 import { walletActor, type WalletState } from "../../../actors/platform/wallet.ts";
+import { MemoryBus } from "../../../src/bus/memory_bus.ts";
+import { ManualClock } from "../../../src/runtime/clock.ts";
+import { KvActorStore } from "../../../src/runtime/kv_store.ts";
+import { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { ActorHarness, kinds, replay } from "../../helpers/actor.ts";
 
 const ctx = { now: Date.parse("2026-11-02T08:00:00Z"), newId: (p: string) => `${p}_1` };
@@ -78,4 +82,52 @@ Deno.test("wallet: low_balance is added to the outbox once, and again only after
   assert.equal(low(h.must(debit(2_000)).events).length, 1);
   const stored = JSON.parse(JSON.stringify(h.log));
   assert.deepEqual(replay(walletActor, stored, { balances: { BWP: 10_000 }, recent: [] }), h.state);
+});
+
+Deno.test("wallet: a charge's key keeps its transaction and balances, not the recent transactions", async () => {
+  const store = await KvActorStore.open(":memory:");
+  const bus = new MemoryBus();
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus,
+    clock: new ManualClock(ctx.now),
+    definitions: [walletActor],
+    onError: () => {},
+  });
+  await runtime.start();
+  try {
+    const ask = (kind: "credit" | "debit", amount_minor: number, reference: string) =>
+      runtime.ask(walletActor, "biz_1", "biz_1", {
+        kind,
+        amount_minor,
+        currency: "BWP",
+        reference,
+        by: "test",
+      }, { idempotencyKey: `${kind}:${reference}`, permanent: true });
+    assert.ok((await ask("credit", 100_000, "T-0")).ok);
+    for (let i = 1; i <= 60; i++) assert.ok((await ask("debit", 100, `trip:R-${i}`)).ok);
+    const first = await ask("debit", 250, "trip:R-61");
+    assert.ok(first.ok && !first.replayed);
+    assert.equal(first.reply.state.recent.length, 50, "the first answer is the whole wallet");
+    const again = await ask("debit", 250, "trip:R-61");
+    assert.ok(again.ok && again.replayed);
+    // What a replay's callers read: the transaction (its id) and the balance it left.
+    assert.deepEqual(again.reply.transaction, first.reply.transaction);
+    assert.deepEqual(again.reply.state.balances, { BWP: 100_000 - 6_000 - 250 });
+    const kept = await runtime.replyUnder(walletActor, "biz_1", "debit:trip:R-61");
+    assert.deepEqual(kept?.reply, again.reply);
+    const keptBytes = JSON.stringify(kept?.reply).length;
+    assert.ok(keptBytes < 400, `kept ${keptBytes} bytes`);
+    assert.ok(JSON.stringify(first.reply).length > 10 * keptBytes);
+    // The wallet itself still holds and answers its recent transactions.
+    const got = await runtime.read(walletActor, "biz_1", "biz_1", { kind: "get" });
+    assert.ok(got.ok);
+    assert.equal(got.reply.state.recent.length, 50);
+    assert.equal(got.reply.state.balances.BWP, 100_000 - 6_000 - 250);
+  } finally {
+    await runtime.close();
+    await bus.flush();
+    store.close();
+  }
 });
