@@ -6,13 +6,12 @@
  * version, outbox key or derived id, so an item the old holder was still finishing is harmless.
  */
 import { PARTITIONS } from "../limits.ts";
-import { partitionOf, type Placement } from "./placement.ts";
+import { partitionOf, partitionsHeld, type Placement } from "./placement.ts";
 import type { ActorKey, HeldPartitions } from "./store.ts";
 
 /** The partitions `placement` holds now; undefined when it holds every one (nothing to filter). */
 export function heldPartitions(placement: Placement): HeldPartitions {
-  const held: number[] = [];
-  for (let p = 0; p < PARTITIONS; p++) if (placement.held(p) !== undefined) held.push(p);
+  const held = partitionsHeld(placement);
   return held.length === PARTITIONS ? undefined : held;
 }
 

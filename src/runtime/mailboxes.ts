@@ -49,18 +49,6 @@ export class Mailboxes {
     return { waiting, deepest };
   }
 
-  /**
-   * A partition this instance no longer holds: its next holder may change its actors, so what
-   * memory holds of them is no longer the truth; each is read again from the store should the
-   * partition come back. A turn under way still commits under its version check; only its
-   * next turn reads the store first.
-   */
-  release(partition: number): void {
-    for (const cell of this.#cells.values()) {
-      if (cell.partition === partition) cell.loaded = false;
-    }
-  }
-
   get size(): number {
     return this.#cells.size;
   }

@@ -149,7 +149,7 @@ export class ActorRuntime {
       placement: this.placement,
       ...(options.forwardWaitMs === undefined ? {} : { waitMs: options.forwardWaitMs }),
       ...(options.onForward === undefined ? {} : { onForward: options.onForward }),
-      released: (partition) => this.#mailboxes.release(partition),
+      released: (partition) => this.#mailboxes.forgetPartitions(new Set([partition])),
       local: (call) => {
         const def = this.#defs.get(call.type);
         if (!def) {
