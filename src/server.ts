@@ -17,6 +17,7 @@ import { type Api, createApp } from "./http/app.ts";
 import { LoginThrottle } from "./http/login_throttle.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { SharedRateCounter } from "./http/shared_rate_limit.ts";
+import { SharedLoginThrottle } from "./http/shared_login_throttle.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -248,18 +249,24 @@ function httpEnvironment(
 ): Environment {
   const pumps = parts.flatMap((p) => Object.values(p.pumps ?? {}));
   const rateLimiter = new RateLimiter(o.clock);
-  // spec: business 8: instances sharing the query side share the plan limits' counts.
+  const loginThrottle = new LoginThrottle(o.clock);
+  // spec: business 8: instances sharing the query side share the plan limits' counts, and
+  // (issue 43 item 4) every other count: addresses' calls, failed sign-ins.
   const shared = o.sharedRateLimits ??
     (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);
+  const common = { db: deps.db, clock: o.clock, log: deps.log };
   return {
     ...deps,
     operatorTokenHash: o.operatorTokenHash,
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     rateLimiter,
-    planCounter: shared
-      ? new SharedRateCounter({ db: deps.db, clock: o.clock, fallback: rateLimiter, log: deps.log })
-      : rateLimiter,
-    loginThrottle: new LoginThrottle(o.clock),
+    planCounter: shared ? new SharedRateCounter({ ...common, fallback: rateLimiter }) : rateLimiter,
+    addressCounter: shared
+      ? new SharedRateCounter({ ...common, fallback: rateLimiter, kind: "address" })
+      : { take: (key, limits) => rateLimiter.take(key, limits, "address") },
+    loginThrottle: shared
+      ? new SharedLoginThrottle({ ...common, fallback: loginThrottle })
+      : loginThrottle,
     reactors: Object.assign({}, ...parts.map((p) => p.reactors ?? {})),
     pump: async () => {
       await Promise.all(pumps.map((pump) => pump()));
