@@ -5,8 +5,15 @@
  * this instance or another sharing it, drops every entry it owns at once, before the commit that
  * changed it is answered (the runtime publishes, then replies). What the credential may do now
  * (rate limits, the platform switch) is still checked on every request from the entry.
+ *
+ * Only what this instance holds is remembered (issue 43 items 2 and 4): an entry read from an
+ * actor whose partition another instance holds would go stale between that instance's commit and
+ * the change reaching this one, so a raised rate limit or a rotated key would wait on the bus.
+ * Those are read from their holder on every request instead, and a partition lost drops what was
+ * remembered of its actors. One instance alone (WholePlacement) holds all: nothing changes there.
  */
 import { type ActorChange, type Bus, subjectPattern, type Subscription } from "../../bus/mod.ts";
+import { partitionOf, type Placement, WholePlacement } from "../../runtime/placement.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
 /** Credentials remembered; past this the map starts afresh (bounded memory, rare misses). */
@@ -40,12 +47,18 @@ export class CredentialCache {
   readonly #subscriptions: Subscription[] = [];
   readonly #bus: Bus;
   readonly #busPrefix: string;
+  readonly #placement: Placement;
+  readonly #unfollowPlacement: () => void;
   /** Moves on every drop: what was read before a drop is not remembered after it. */
   #epoch = 0;
 
-  constructor(options: { bus: Bus; busPrefix: string }) {
+  constructor(options: { bus: Bus; busPrefix: string; placement?: Placement }) {
     this.#bus = options.bus;
     this.#busPrefix = options.busPrefix;
+    this.#placement = options.placement ?? new WholePlacement();
+    this.#unfollowPlacement = this.#placement.onChange((partition, held) => {
+      if (!held) this.#dropPartition(partition);
+    });
   }
 
   /** Drops the entries of an actor of `type` whenever `changes` says its change may matter. */
@@ -83,6 +96,7 @@ export class CredentialCache {
     found: { value: unknown; owners: readonly Owner[]; epoch: number },
   ): void {
     if (found.epoch !== this.#epoch) return;
+    if (!found.owners.every((owner) => this.#holds(owner))) return;
     if (this.#entries.size >= CREDENTIALS_CACHED_MAX) this.clear();
     const key = `${guard}:${hash}`;
     this.#entries.set(key, { hash, value: found.value, owners: found.owners });
@@ -106,6 +120,20 @@ export class CredentialCache {
     return this.#entries.size;
   }
 
+  /** Whether this instance holds the partition of the actor `owner` names. */
+  #holds(owner: Owner): boolean {
+    return this.#placement.held(partitionOfOwner(owner)) !== undefined;
+  }
+
+  /** Forgets what was read from the actors of a partition this instance no longer holds. */
+  #dropPartition(partition: number): void {
+    // Read before the loss, remembered after it: not kept either (the epoch moves).
+    this.#epoch++;
+    for (const owner of [...this.#byOwner.keys()]) {
+      if (partitionOfOwner(owner) === partition) this.drop(owner);
+    }
+  }
+
   clear(): void {
     this.#epoch++;
     this.#entries.clear();
@@ -113,10 +141,16 @@ export class CredentialCache {
   }
 
   close(): Promise<void> {
+    this.#unfollowPlacement();
     for (const s of this.#subscriptions.splice(0)) s.unsubscribe();
     this.clear();
     return Promise.resolve();
   }
+}
+
+function partitionOfOwner(owner: Owner): number {
+  const slash = owner.indexOf("/");
+  return partitionOf({ type: owner.slice(0, slash), id: owner.slice(slash + 1) });
 }
 
 /**
@@ -137,7 +171,7 @@ const caches = new WeakMap<ActorRuntime, CredentialCache>();
 export function startCredentialCache(
   options: { runtime: ActorRuntime; bus: Bus; busPrefix: string },
 ): CredentialCache {
-  const cache = new CredentialCache(options);
+  const cache = new CredentialCache({ ...options, placement: options.runtime.placement });
   caches.set(options.runtime, cache);
   return cache;
 }
