@@ -38,11 +38,13 @@
  *     against the exact optimum on 12-stop batches (mean and worst ratio).
  * 13. The actor store (actor_store.ts): commands and group commits per second of one hot actor
  *     and of 1,000 actors, on Deno KV and on Postgres (DATABASE_URL; NaN when unset).
+ * 14. Counters (counters.ts): a plan limit's take in memory and shared on Postgres (latency of
+ *     one, takes per second of many at once), and a failed sign-in's shared count.
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
  * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, shopping_decisions,
- * subscriptions, batches or actor_store.
+ * subscriptions, batches, actor_store or counters.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -72,6 +74,7 @@ import { dispatchBench } from "./dispatch.ts";
 import { sandboxAutopilotBench } from "./sandbox_autopilot.ts";
 import { subscriptionsBench } from "./subscriptions.ts";
 import { actorStoreBench } from "./actor_store.ts";
+import { countersBench } from "./counters.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -296,6 +299,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   subscriptions: subscriptionsBench,
   batches: batchesBench,
   actor_store: actorStoreBench,
+  counters: countersBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);
