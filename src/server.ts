@@ -16,8 +16,8 @@ import { FEATURES } from "./features.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { LoginThrottle } from "./http/login_throttle.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { SharedRateCounter } from "./http/shared_rate_limit.ts";
-import { SharedLoginThrottle } from "./http/shared_login_throttle.ts";
+import { SharedRateCounter, sweepRateCounters } from "./http/shared_rate_limit.ts";
+import { SharedLoginThrottle, sweepLoginThrottles } from "./http/shared_login_throttle.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -51,8 +51,9 @@ export interface EnvironmentOptions {
    */
   readonly sharedDatabase?: Kysely<Database>;
   /**
-   * Plan limits counted in the query side, so they hold across the instances sharing it
-   * (Business API 8); default: with `databaseUrl` or `sharedDatabase`. Off, in memory.
+   * Plan limits, addresses' calls and failed sign-ins counted in the query side, so they hold
+   * across the instances sharing it (Business API 8, issue 43 item 4); default: with
+   * `databaseUrl` or `sharedDatabase`. Off, in memory.
    */
   readonly sharedRateLimits?: boolean;
   /** The Postgres schema of this environment. */
@@ -133,7 +134,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   await migrateOldData(runtime, parts, log);
-  const loops = startLoops(parts, o.clock, writers(), log);
+  const loops = startLoops(parts, o.clock, writers(), log, counterSweeps(o, database.db));
   const env = httpEnvironment(o, deps, parts);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
   return {
@@ -250,10 +251,7 @@ function httpEnvironment(
   const pumps = parts.flatMap((p) => Object.values(p.pumps ?? {}));
   const rateLimiter = new RateLimiter(o.clock);
   const loginThrottle = new LoginThrottle(o.clock);
-  // spec: business 8: instances sharing the query side share the plan limits' counts, and
-  // (issue 43 item 4) every other count: addresses' calls, failed sign-ins.
-  const shared = o.sharedRateLimits ??
-    (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);
+  const shared = sharesCounters(o);
   const common = { db: deps.db, clock: o.clock, log: deps.log };
   return {
     ...deps,
@@ -318,15 +316,35 @@ export function logSweep(log: Logger, sweep: string, done: unknown): void {
   }
 }
 
+/**
+ * spec: business 8: instances sharing the query side share the plan limits' counts, and (issue
+ * 43 item 4) every other count: addresses' calls, failed sign-ins.
+ */
+function sharesCounters(o: EnvironmentOptions): boolean {
+  return o.sharedRateLimits ?? (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);
+}
+
+/** The shared counters' rows that count nothing any more, deleted with the other sweeps. */
+function counterSweeps(o: EnvironmentOptions, db: Kysely<Database>): [string, Sweep][] {
+  if (!sharesCounters(o)) return [];
+  return [
+    ["rate counters", (now) => sweepRateCounters(db, now)],
+    ["login throttles", (now) => sweepLoginThrottles(db, now)],
+  ];
+}
+
+type Sweep = (now: number) => Promise<unknown>;
+
 /** The features' pumps every TIMER_POLL_MS, their sweeps and parked projections every sweep. */
 function startLoops(
   parts: readonly FeatureParts[],
   clock: Clock,
   projections: readonly Projection[],
   log: Logger,
+  more: readonly [string, Sweep][],
 ): { stop(): void } {
   const pumps = parts.flatMap((p) => Object.entries(p.pumps ?? {}));
-  const sweeps = parts.flatMap((p) => Object.entries(p.sweeps ?? {}));
+  const sweeps = [...parts.flatMap((p) => Object.entries(p.sweeps ?? {})), ...more];
   const pumpLoop = setInterval(() => {
     for (const [name, pump] of pumps) {
       pump().catch((err) => log.error({ err, pump: name }, "pump failed"));

@@ -9,9 +9,10 @@
  * answers them, the arithmetic here, then the rows written back. Sign-ins are rare and each costs
  * a password hash far dearer than these round trips, so exactness is bought before speed: two
  * instances beginning the last free attempt of one account at once are told apart by the row's
- * lock. Rows whose counts no longer matter are deleted as they empty, and swept (SWEEP_MS) when
- * left by a crash. When the database fails, this instance counts in its memory until it answers
- * again (sign-ins keep working; the counts then hold per instance).
+ * lock. Rows whose counts no longer matter are deleted as they empty, and those a crash left are
+ * deleted by the environment's sweep (sweepLoginThrottles). When the database fails, this instance
+ * counts in its memory until it answers again (sign-ins keep working; the counts then hold per
+ * instance).
  */
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
@@ -29,8 +30,6 @@ import {
   waitSecondsOf,
 } from "./login_windows.ts";
 
-/** How often an instance sweeps the rows a crash left (an attempt never reported). */
-const SWEEP_MS = 60 * 60 * 1000;
 /** Rows one sweep statement deletes at most (a bounded statement); more wait for the next. */
 const SWEEP_ROWS_MAX = 1_000;
 
@@ -50,7 +49,6 @@ type Change<T> = (
 
 export class SharedLoginThrottle implements SignInCounter {
   readonly #o: SharedLoginThrottleOptions;
-  #sweepAt = Number.NEGATIVE_INFINITY;
   #failing = false;
 
   constructor(options: SharedLoginThrottleOptions) {
@@ -107,7 +105,6 @@ export class SharedLoginThrottle implements SignInCounter {
         this.#o.log.info({ event: "login_throttles_back" }, "login throttles back");
       }
       this.#failing = false;
-      this.#sweep(now);
       return answer;
     } catch (err) {
       if (!this.#failing) {
@@ -119,18 +116,6 @@ export class SharedLoginThrottle implements SignInCounter {
       this.#failing = true;
       return inMemory(this.#o.fallback);
     }
-  }
-
-  /** Deletes, at most every SWEEP_MS, rows nothing of which counts any more (liveEntry). */
-  #sweep(now: number): void {
-    if (now < this.#sweepAt) return;
-    this.#sweepAt = now + SWEEP_MS;
-    sweepLoginThrottles(this.#o.db, now).catch((err) => {
-      this.#o.log.warn(
-        { event: "login_throttles_sweep_failed", err },
-        "login throttle sweep failed",
-      );
-    });
   }
 }
 

@@ -12,7 +12,8 @@
  * the database fails, this instance counts in its memory until it answers again (the service
  * keeps answering; the limit then holds per instance). Addresses calling without a known
  * credential are counted the same way (their own rows, `kind` "address"), so anonymous calls too
- * are limited across the instances. Rows of days gone count nothing: swept every SWEEP_MS.
+ * are limited across the instances. Rows of days gone count nothing: the environment's sweep
+ * deletes them (sweepRateCounters).
  */
 import { CompiledQuery, type Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
@@ -32,8 +33,6 @@ import {
 const IN_FLIGHT_MAX = 4;
 /** Callers' rows one statement counts (a bounded statement); more wait for the next. */
 const ROWS_PER_STATEMENT_MAX = 500;
-/** How often an instance deletes the rows of days gone (each instance: a crash loses none). */
-const SWEEP_MS = 60 * 60 * 1000;
 /** Rows one sweep statement deletes at most (a bounded statement); more wait for the next. */
 const SWEEP_ROWS_MAX = 5_000;
 
@@ -58,7 +57,6 @@ export class SharedRateCounter implements PlanCounter {
   #waiting: Waiting[] = [];
   #inFlight = 0;
   #failing = false;
-  #sweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: SharedRateCounterOptions) {
     this.#o = options;
@@ -106,7 +104,6 @@ export class SharedRateCounter implements PlanCounter {
       if (this.#failing) this.#o.log.info({ event: "rate_counters_back" }, "rate counters back");
       this.#failing = false;
       for (const [key, waiting] of batch) answer(now, waiting, rows.get(key));
-      this.#sweep(now);
     } catch (err) {
       if (!this.#failing) {
         this.#o.log.warn(
@@ -119,15 +116,6 @@ export class SharedRateCounter implements PlanCounter {
         w.resolve(this.#o.fallback.take(w.key, w.limits, this.#o.kind));
       }
     }
-  }
-
-  /** Deletes, at most every SWEEP_MS, the rows of days before `now`'s. */
-  #sweep(now: number): void {
-    if (now < this.#sweepAt) return;
-    this.#sweepAt = now + SWEEP_MS;
-    sweepRateCounters(this.#o.db, now).catch((err) => {
-      this.#o.log.warn({ event: "rate_counters_sweep_failed", err }, "rate counter sweep failed");
-    });
   }
 }
 
