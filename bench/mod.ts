@@ -42,11 +42,13 @@
  *     and the latency a forward adds (p50, p99): two processes over NATS when NATS_URL is set.
  * 15. An idle second instance (idle_instance.ts): its CPU per 1,000 changes of the first, on NATS
  *     (NATS_URL; NaN when unset).
+ * 16. Counters (counters.ts): a plan limit's take in memory and shared on Postgres (latency of
+ *     one, takes per second of many at once), and a failed sign-in's shared count.
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
  * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, shopping_decisions,
- * subscriptions, batches, actor_store, forwarding or idle_instance.
+ * subscriptions, batches, actor_store, forwarding, idle_instance or counters.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -78,6 +80,7 @@ import { subscriptionsBench } from "./subscriptions.ts";
 import { actorStoreBench } from "./actor_store.ts";
 import { forwardingBench } from "./forwarding.ts";
 import { idleInstanceBench } from "./idle_instance.ts";
+import { countersBench } from "./counters.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -304,6 +307,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   actor_store: actorStoreBench,
   forwarding: forwardingBench,
   idle_instance: idleInstanceBench,
+  counters: countersBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

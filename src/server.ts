@@ -16,7 +16,8 @@ import { FEATURES } from "./features.ts";
 import { type Api, createApp } from "./http/app.ts";
 import { LoginThrottle } from "./http/login_throttle.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { SharedRateCounter } from "./http/shared_rate_limit.ts";
+import { SharedRateCounter, sweepRateCounters } from "./http/shared_rate_limit.ts";
+import { SharedLoginThrottle, sweepLoginThrottles } from "./http/shared_login_throttle.ts";
 import type { UndocumentedRefusal } from "./http/refusals.ts";
 import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -54,8 +55,9 @@ export interface EnvironmentOptions {
    */
   readonly sharedDatabase?: Kysely<Database>;
   /**
-   * Plan limits counted in the query side, so they hold across the instances sharing it
-   * (Business API 8); default: with `databaseUrl` or `sharedDatabase`. Off, in memory.
+   * Plan limits, addresses' calls and failed sign-ins counted in the query side, so they hold
+   * across the instances sharing it (Business API 8, issue 43 item 4); default: with
+   * `databaseUrl` or `sharedDatabase`. Off, in memory.
    */
   readonly sharedRateLimits?: boolean;
   /** The Postgres schema of this environment. */
@@ -155,7 +157,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   });
   await runtime.start(o.clock.kind === "system" ? { timerPollMs: TIMER_POLL_MS } : {});
   await migrateOldData(runtime, parts, log);
-  const loops = startLoops(parts, o.clock, writers(), log);
+  const loops = startLoops(parts, o.clock, writers(), log, counterSweeps(o, database.db));
   const env = httpEnvironment(o, deps, parts);
   const routers = [...features.flatMap((f) => f.routers), ...(o.extraRouters ?? [])];
   return {
@@ -303,18 +305,21 @@ function httpEnvironment(
 ): Environment {
   const pumps = parts.flatMap((p) => Object.values(p.pumps ?? {}));
   const rateLimiter = new RateLimiter(o.clock);
-  // spec: business 8: instances sharing the query side share the plan limits' counts.
-  const shared = o.sharedRateLimits ??
-    (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);
+  const loginThrottle = new LoginThrottle(o.clock);
+  const shared = sharesCounters(o);
+  const common = { db: deps.db, clock: o.clock, log: deps.log };
   return {
     ...deps,
     operatorTokenHash: o.operatorTokenHash,
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     rateLimiter,
-    planCounter: shared
-      ? new SharedRateCounter({ db: deps.db, clock: o.clock, fallback: rateLimiter, log: deps.log })
-      : rateLimiter,
-    loginThrottle: new LoginThrottle(o.clock),
+    planCounter: shared ? new SharedRateCounter({ ...common, fallback: rateLimiter }) : rateLimiter,
+    addressCounter: shared
+      ? new SharedRateCounter({ ...common, fallback: rateLimiter, kind: "address" })
+      : { take: (key, limits) => rateLimiter.take(key, limits, "address") },
+    loginThrottle: shared
+      ? new SharedLoginThrottle({ ...common, fallback: loginThrottle })
+      : loginThrottle,
     reactors: Object.assign({}, ...parts.map((p) => p.reactors ?? {})),
     pump: async () => {
       await Promise.all(pumps.map((pump) => pump()));
@@ -366,15 +371,35 @@ export function logSweep(log: Logger, sweep: string, done: unknown): void {
   }
 }
 
+/**
+ * spec: business 8: instances sharing the query side share the plan limits' counts, and (issue
+ * 43 item 4) every other count: addresses' calls, failed sign-ins.
+ */
+function sharesCounters(o: EnvironmentOptions): boolean {
+  return o.sharedRateLimits ?? (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);
+}
+
+/** The shared counters' rows that count nothing any more, deleted with the other sweeps. */
+function counterSweeps(o: EnvironmentOptions, db: Kysely<Database>): [string, Sweep][] {
+  if (!sharesCounters(o)) return [];
+  return [
+    ["rate counters", (now) => sweepRateCounters(db, now)],
+    ["login throttles", (now) => sweepLoginThrottles(db, now)],
+  ];
+}
+
+type Sweep = (now: number) => Promise<unknown>;
+
 /** The features' pumps every TIMER_POLL_MS, their sweeps and parked projections every sweep. */
 function startLoops(
   parts: readonly FeatureParts[],
   clock: Clock,
   projections: readonly Projection[],
   log: Logger,
+  more: readonly [string, Sweep][],
 ): { stop(): void } {
   const pumps = parts.flatMap((p) => Object.entries(p.pumps ?? {}));
-  const sweeps = parts.flatMap((p) => Object.entries(p.sweeps ?? {}));
+  const sweeps = [...parts.flatMap((p) => Object.entries(p.sweeps ?? {})), ...more];
   const pumpLoop = setInterval(() => {
     for (const [name, pump] of pumps) {
       pump().catch((err) => log.error({ err, pump: name }, "pump failed"));

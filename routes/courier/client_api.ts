@@ -70,7 +70,12 @@ export function clientApiRoutes(api: Api): void {
     const env = c.get("env");
     const refused = new ApiError("unauthenticated", "e-mail or password is wrong");
     // spec: courier 5: repeated failures wait, per account and per address (429 rate_limited).
-    const attempt = beginLogin(c.var.env.loginThrottle, "client", body.email, remoteAddress(c));
+    const attempt = await beginLogin(
+      c.var.env.loginThrottle,
+      "client",
+      body.email,
+      remoteAddress(c),
+    );
     const target = await env.runtime.lookup("client_email", body.email);
     const r = target
       ? await env.runtime.ask(courierClientActor, target.tenant, target.id, {
@@ -85,10 +90,10 @@ export function clientApiRoutes(api: Api): void {
       env.passwordIterations,
     );
     if (!matches || !target || !login) {
-      attempt.failed();
+      await attempt.failed();
       throw refused;
     }
-    attempt.succeeded();
+    await attempt.succeeded();
     // Told only to someone who knows the password, so it says nothing about who has an account.
     await requireCourierPlatform(c, target.tenant);
     return ok(
@@ -175,7 +180,7 @@ export function clientApiRoutes(api: Api): void {
     }
     // spec: courier 5: a held session must not guess the password faster than sign-in may (429
     // rate_limited with Retry-After), counted per person apart from failed sign-ins.
-    const attempt = beginPasswordCheck(c.var.env.loginThrottle, "client", p.user.id);
+    const attempt = await beginPasswordCheck(c.var.env.loginThrottle, "client", p.user.id);
     const login = await ask(c, courierClientActor, p.business.id, p.client_id, {
       kind: "user_for_login",
       email: p.user.email,
@@ -184,10 +189,10 @@ export function clientApiRoutes(api: Api): void {
       throw new ApiError("unauthenticated", "user not found");
     }
     if (!(await verifyPassword(body.current_password, login.password_hash))) {
-      attempt.failed();
+      await attempt.failed();
       throw validationFailed([{ path: "current_password", message: "does not match" }]);
     }
-    attempt.succeeded();
+    await attempt.succeeded();
     const weak = weakPasswordReason(body.new_password, p.user.email);
     if (weak) throw validationFailed([{ path: "new_password", message: weak }]);
     if (body.new_password === body.current_password) {

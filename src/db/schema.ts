@@ -39,6 +39,7 @@ export interface Database {
   deferred_work: DeferredWorkTable;
   courier_clients: CourierClientTable;
   rate_counters: RateCounterTable;
+  login_throttles: LoginThrottleTable;
   driver_positions: DriverPositionTable;
   pool_drivers: PoolDriverTable;
   business_batches: BusinessBatchTable;
@@ -443,6 +444,17 @@ export interface RateCounterTable {
   granted: number;
   per_minute: number;
   per_day: number;
+}
+
+/** Failed sign-ins of one key, shared by a deployment's instances (login_windows.ts LoginEntry). */
+export interface LoginThrottleTable {
+  key: string;
+  failures: number;
+  /** Epoch ms, as the other instants of the row. */
+  last_failure_at: number;
+  wait_until: number;
+  pending: number;
+  pending_since: number;
 }
 
 export type ShipmentRow = Selectable<ShipmentTable>;

@@ -72,8 +72,12 @@ export function createApp(
     if (TRACKING_PATH.test(c.req.path)) (c as Context<AppEnv>).set("errorField", "error");
     return refuse(c, noSuchEndpoint(c, allowed(c.req.path)));
   };
-  const refuse = (c: Context, e: ApiError) =>
-    errorResponse(c, countUncounted(c, env.rateLimiter, e));
+  const refuse = (c: Context, e: ApiError): Response | Promise<Response> => {
+    const counted = countUncounted(c, env.addressCounter, e);
+    return counted instanceof Promise
+      ? counted.then((answer) => errorResponse(c, answer))
+      : errorResponse(c, counted);
+  };
   api.notFound(noEndpoint);
   api.onError((err, c) => renderError(c, err, refuse, env));
   app.route("/api", api);
@@ -123,9 +127,9 @@ function isTestFlag(value: string | undefined): boolean {
 function renderError(
   c: Context,
   err: Error,
-  refuse: (c: Context, e: ApiError) => Response,
+  refuse: (c: Context, e: ApiError) => Response | Promise<Response>,
   env: Environment,
-): Response {
+): Response | Promise<Response> {
   const answer = asApiError(err);
   if (err instanceof PartitionUnavailable) {
     // The caller is told the partition; the log names the actor, for whoever runs the cluster.

@@ -1,7 +1,7 @@
 /** The Hono context variables every route can read. */
 import type { Context } from "hono";
 import type { Deps, Reactor } from "../environment.ts";
-import type { LoginThrottle } from "./login_throttle.ts";
+import type { SignInCounter } from "./login_throttle.ts";
 import type { PlanCounter, RateLimiter } from "./rate_limit.ts";
 
 /** An environment as its HTTP app sees it: the machinery, and what answering requests needs. */
@@ -10,15 +10,23 @@ export interface Environment extends Deps {
   readonly operatorTokenHash: string;
   /** `PUBLIC_URL` (or `SANDBOX_PUBLIC_URL`): the base of links handed out; request's own if unset. */
   readonly publicUrl?: string;
-  /** Addresses' counts, in this instance's memory (guards.ts). */
+  /** This instance's own counts in memory: the counters below on one instance. */
   readonly rateLimiter: RateLimiter;
   /**
    * Known callers' counts against their plan (Business API 8): `rateLimiter` on one instance, the
    * shared query side when several may serve the deployment (shared_rate_limit.ts).
    */
   readonly planCounter: PlanCounter;
-  /** Failed sign-ins per account and per address (courier 5, Business API 5). */
-  readonly loginThrottle: LoginThrottle;
+  /**
+   * Addresses' counts, calling without a known credential (guards.ts): in memory on one
+   * instance, in the shared query side as `planCounter` is.
+   */
+  readonly addressCounter: PlanCounter;
+  /**
+   * Failed sign-ins per account and per address (courier 5, Business API 5): in memory on one
+   * instance, in the shared query side as `planCounter` is (shared_login_throttle.ts).
+   */
+  readonly loginThrottle: SignInCounter;
   /** The features' bus subscribers by name (FeatureParts.reactors). */
   readonly reactors: Readonly<Record<string, Reactor>>;
   /** Runs the features' pumps once: outbound attempts now due (after the manual clock moved). */

@@ -8,7 +8,7 @@ import { getConnInfo } from "hono/deno";
 import { ANONYMOUS_RATE_LIMIT } from "../limits.ts";
 import { ApiError } from "./errors.ts";
 import type { AppEnv } from "./context.ts";
-import type { Limits, RateDecision, RateLimiter } from "./rate_limit.ts";
+import type { Limits, PlanCounter, RateDecision } from "./rate_limit.ts";
 import { type Refusals, refusing } from "./refusals.ts";
 
 /**
@@ -47,13 +47,10 @@ export function bearerToken(header: string | undefined): string {
 export const anonymous: MiddlewareHandler<AppEnv> = refusing({
   rate_limited: "too many calls from this address; wait `Retry-After` seconds",
 }, async (c, next) => {
-  const limiter = c.get("env").rateLimiter;
-  const key = `ip:${remoteAddress(c)}`;
-  const refusal = counted(
-    c,
-    limiter.take(key, ANONYMOUS_RATE_LIMIT, "address"),
-    ANONYMOUS_RATE_LIMIT,
-  );
+  const taken = c.get("env").addressCounter.take(`ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT);
+  // In memory (one instance) the decision is at hand: no turn of the event loop for it.
+  const d = taken instanceof Promise ? await taken : taken;
+  const refusal = counted(c, d, ANONYMOUS_RATE_LIMIT);
   if (refusal) throw refusal;
   await next();
 });
@@ -87,14 +84,20 @@ function counted(c: Context, d: RateDecision, limits: Limits): ApiError | null {
  * or missing key, an unknown endpoint) counts against the caller's address, as sign-in does: so
  * it carries the headers too, and guessing keys is throttled (past the limit, 429 instead).
  */
-export function countUncounted(c: Context, limiter: RateLimiter, refusal: ApiError): ApiError {
+export function countUncounted(
+  c: Context,
+  counter: PlanCounter,
+  refusal: ApiError,
+): ApiError | Promise<ApiError> {
   if ((c as Context<AppEnv>).get("rateHeaders")) return refusal;
   // The operator, once its token is checked, is a known caller that no plan limits: its refused
   // calls (a bad body, an unknown business) are no guessing, and never throttle its address.
   if ((c.get("principal") as { kind?: string } | undefined)?.kind === "operator") return refusal;
-  const key = `ip:${remoteAddress(c)}`;
-  const d = limiter.take(key, ANONYMOUS_RATE_LIMIT, "address");
-  return counted(c, d, ANONYMOUS_RATE_LIMIT) ?? refusal;
+  const taken = counter.take(`ip:${remoteAddress(c)}`, ANONYMOUS_RATE_LIMIT);
+  if (taken instanceof Promise) {
+    return taken.then((d) => counted(c, d, ANONYMOUS_RATE_LIMIT) ?? refusal);
+  }
+  return counted(c, taken, ANONYMOUS_RATE_LIMIT) ?? refusal;
 }
 
 /** The caller's address from the socket (never from a header a caller can write). */

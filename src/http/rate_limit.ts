@@ -1,11 +1,12 @@
 /**
  * Rate limits per business (Business API 8): a per-minute and a per-day fixed window on the
  * injected clock. Here, counters in this instance's memory (a deployment of several instances
- * counts its known callers in the shared query side instead: shared_rate_limit.ts), bounded
- * without ever resetting a known caller's day: a business's or a client's counter is dropped only once its day is over
- * (their number is bounded by the credentials that exist), while the counters of addresses
- * (callers without a known credential: anyone can call from many) are kept up to a bound, the
- * least recently counted address forgotten past it.
+ * counts its known callers and addresses in the shared query side instead:
+ * shared_rate_limit.ts), bounded without ever resetting a known caller's day: a business's or a
+ * client's counter is dropped only once its day is over (their number is bounded by the
+ * credentials that exist), while the counters of addresses (callers without a known credential:
+ * anyone can call from many) are kept up to a bound, the least recently counted address forgotten
+ * past it.
  */
 import type { Clock } from "../runtime/clock.ts";
 
@@ -46,8 +47,9 @@ export interface Counter {
 }
 
 /**
- * Where a known caller's requests are counted: this instance's memory (RateLimiter), or the
- * deployment's shared query side when several instances serve it (shared_rate_limit.ts).
+ * Where a known caller's (or an address's) requests are counted: this instance's memory
+ * (RateLimiter), or the deployment's shared query side when several instances serve it
+ * (shared_rate_limit.ts).
  */
 export interface PlanCounter {
   take(key: string, limits: Limits): RateDecision | Promise<RateDecision>;

@@ -10,13 +10,17 @@
  * IN_FLIGHT_MAX statements are under way, the requests arriving wait for the next one and go in
  * it together (one row per caller, the count carried), as the runtime's group commit does. When
  * the database fails, this instance counts in its memory until it answers again (the service
- * keeps answering; the limit then holds per instance).
+ * keeps answering; the limit then holds per instance). Addresses calling without a known
+ * credential are counted the same way (their own rows, `kind` "address"), so anonymous calls too
+ * are limited across the instances. Rows of days gone count nothing: the environment's sweep
+ * deletes them (sweepRateCounters).
  */
 import { CompiledQuery, type Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Logger } from "../observe/log.ts";
 import type { Clock } from "../runtime/clock.ts";
 import {
+  type CounterKind,
   decisionOf,
   type Limits,
   type PlanCounter,
@@ -29,6 +33,8 @@ import {
 const IN_FLIGHT_MAX = 4;
 /** Callers' rows one statement counts (a bounded statement); more wait for the next. */
 const ROWS_PER_STATEMENT_MAX = 500;
+/** Rows one sweep statement deletes at most (a bounded statement); more wait for the next. */
+const SWEEP_ROWS_MAX = 5_000;
 
 interface Waiting {
   readonly key: string;
@@ -42,6 +48,8 @@ export interface SharedRateCounterOptions {
   /** Counts in memory while the database fails. */
   readonly fallback: RateLimiter;
   readonly log: Logger;
+  /** Who the keys count (the fallback's memory keeps addresses bounded); default "caller". */
+  readonly kind?: CounterKind;
 }
 
 export class SharedRateCounter implements PlanCounter {
@@ -105,9 +113,34 @@ export class SharedRateCounter implements PlanCounter {
       }
       this.#failing = true;
       for (const w of [...batch.values()].flat()) {
-        w.resolve(this.#o.fallback.take(w.key, w.limits));
+        w.resolve(this.#o.fallback.take(w.key, w.limits, this.#o.kind));
       }
     }
+  }
+}
+
+/**
+ * Deletes the rows whose day is before `now`'s: nothing in them counts (a row's counts start
+ * afresh in a newer window), SWEEP_ROWS_MAX a statement, until none is left. Answers how many.
+ */
+export async function sweepRateCounters(db: Kysely<Database>, now: number): Promise<number> {
+  const { day } = windowsAt(now);
+  let swept = 0;
+  for (;;) {
+    // The day tested again outside the subquery: a row counted into today since is kept.
+    const { numDeletedRows } = await db.deleteFrom("rate_counters")
+      .where(
+        "key",
+        "in",
+        (q) =>
+          q.selectFrom("rate_counters").select("key").where("day_window", "<", day)
+            .limit(SWEEP_ROWS_MAX),
+      )
+      .where("day_window", "<", day)
+      .executeTakeFirst();
+    const n = Number(numDeletedRows);
+    swept += n;
+    if (n < SWEEP_ROWS_MAX) return swept;
   }
 }
 

@@ -29,6 +29,7 @@ const TABLES = [
   "kysely_migration_lock",
   "ledger_entries",
   "ledger_watermarks",
+  "login_throttles",
   "network_runs",
   "outbound_events",
   "parked_changes",
@@ -81,6 +82,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0026_business_subscriptions",
     "0027_business_batches",
     "0028_business_checkouts",
+    "0029_shared_counters",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -121,6 +123,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0026_business_subscriptions",
     "0027_business_batches",
     "0028_business_checkouts",
+    "0029_shared_counters",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -270,6 +273,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0026_business_subscriptions",
     "0027_business_batches",
     "0028_business_checkouts",
+    "0029_shared_counters",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -354,6 +358,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0026_business_subscriptions",
     "0027_business_batches",
     "0028_business_checkouts",
+    "0029_shared_counters",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -390,6 +395,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0026_business_subscriptions",
     "0027_business_batches",
     "0028_business_checkouts",
+    "0029_shared_counters",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

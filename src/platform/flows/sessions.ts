@@ -19,8 +19,9 @@ export interface OpenedSession {
  * account and per address): the flow says how the check went.
  */
 export interface SignInAttempt {
-  failed(): void;
-  succeeded(): void;
+  /** Counted before the flow answers (a throttle shared by instances counts in its database). */
+  failed(): void | Promise<void>;
+  succeeded(): void | Promise<void>;
 }
 
 export async function openSession(

@@ -21,13 +21,13 @@ type SessionDeps = Pick<Deps, "name" | "runtime" | "clock" | "requestId" | "pass
 export async function signIn(
   deps: SessionDeps,
   input: { readonly email: string; readonly password: string },
-  begin: () => SignInAttempt,
+  begin: () => SignInAttempt | Promise<SignInAttempt>,
 ): Promise<OpenedSession> {
   // spec: business 5.2: the sandbox refuses portal sign-ins.
   if (deps.name === "sandbox") {
     refuse("live_key_on_sandbox", "portal sign-in is not available on the sandbox");
   }
-  const attempt = begin();
+  const attempt = await begin();
   const owner = await deps.runtime.lookup("staff_email", input.email);
   const r = owner
     ? await deps.runtime.ask(businessActor, owner.tenant, owner.id, {
@@ -42,10 +42,10 @@ export async function signIn(
     deps.passwordIterations,
   );
   if (!matches || !owner || !login) {
-    attempt.failed();
+    await attempt.failed();
     refuse("unauthenticated", "e-mail or password is wrong");
   }
-  attempt.succeeded();
+  await attempt.succeeded();
   return await staffSession(deps, owner.id, login.staff_id, login.session_epoch);
 }
 
@@ -58,7 +58,7 @@ export async function changePassword(
   deps: SessionDeps,
   caller: BusinessPrincipal,
   input: { readonly current_password: string; readonly new_password: string },
-  begin: (staffId: string) => SignInAttempt,
+  begin: (staffId: string) => SignInAttempt | Promise<SignInAttempt>,
 ): Promise<OpenedSession> {
   if (caller.kind !== "staff") {
     refuse("signed_in_admin_only", "changing a password needs a person signed in");
@@ -67,12 +67,12 @@ export async function changePassword(
   const me = b.staff.find((s) => s.id === caller.staff_id);
   if (!me) refuse("unauthenticated", "portal user not found");
   // As for client people (courier 5): guesses wait per person, weak passwords are refused.
-  const attempt = begin(me.id);
+  const attempt = await begin(me.id);
   if (!(await verifyPassword(input.current_password, me.password_hash))) {
-    attempt.failed();
+    await attempt.failed();
     throw new Refused(invalidFields([{ path: "current_password", message: "does not match" }]));
   }
-  attempt.succeeded();
+  await attempt.succeeded();
   const weak = weakPasswordReason(input.new_password, me.email);
   if (weak) throw new Refused(invalidFields([{ path: "new_password", message: weak }]));
   orRefuse(

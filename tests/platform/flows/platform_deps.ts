@@ -101,5 +101,9 @@ export function refusedAs(code: string, more?: (r: Rejection) => boolean) {
 /** A sign-in attempt that records what the flow said of it. */
 export function countedAttempt(): SignInAttempt & { said: string[] } {
   const said: string[] = [];
-  return { said, failed: () => said.push("failed"), succeeded: () => said.push("succeeded") };
+  return {
+    said,
+    failed: () => void said.push("failed"),
+    succeeded: () => void said.push("succeeded"),
+  };
 }
