@@ -4,9 +4,9 @@
  * three on one hot wallet while one instance is killed with SIGKILL and then started again:
  * nothing answered is lost, nothing is doubled, exactly N of a balance covering N are booked and
  * the balance is exact to the cent; a write acknowledged by one instance is read by the others at
- * once; a rotated key is refused by every instance at once; the dead one's partitions are taken
- * over within the lease's bound. Needs the real servers (DATABASE_URL and NATS_URL): the embedded
- * defaults are one instance by design.
+ * once; a rotated key is refused, and a plan's limit changed binds, on every instance at once;
+ * the dead one's partitions are taken over within the lease's bound. Needs the real servers
+ * (DATABASE_URL and NATS_URL): the embedded defaults are one instance by design.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -289,6 +289,20 @@ Deno.test({
         assert.equal(refusedOld.status, 401, JSON.stringify(refusedOld.body));
         assert.equal(await balanceThrough(s, key), 0);
       }
+      // A plan's limit lowered through a binds every instance at once, and raised through b too.
+      const limit = (perMinute: number, through: Server) =>
+        call(through.live, "PATCH", `/operator/businesses/${biz.id}`, {
+          rate_limit_per_minute: perMinute,
+        });
+      assert.equal((await limit(1, a)).status, 200);
+      for (const s of standing) {
+        const limited = await call(s.live, "GET", "/business/wallet", undefined, {
+          "X-Business-API-Key": key,
+        });
+        assert.equal(limited.status, 429, JSON.stringify(limited.body));
+      }
+      assert.equal((await limit(1_000_000, b)).status, 200);
+      for (const s of standing) assert.equal(await balanceThrough(s, key), 0);
       console.log(`cluster: a and b held every partition ${tookOver} ms after c was killed`);
     } finally {
       for (const s of live) await s.stop().catch(() => {});
