@@ -44,11 +44,14 @@
  *     (NATS_URL; NaN when unset).
  * 16. Counters (counters.ts): a plan limit's take in memory and shared on Postgres (latency of
  *     one, takes per second of many at once), and a failed sign-in's shared count.
+ * 17. Several instances (cluster.ts): bookings/s on one hot wallet through one, two and three
+ *     instances, and the time from killing one of three to its partitions held and a booking
+ *     answered again (DATABASE_URL and NATS_URL; NaN when unset).
  *
  * BENCH_ONLY=<part> runs one part alone: runtime, booking, business_book, outbound, shipments, board,
  * board_list, runs, client_booking, labels, business_documents, observability, request_path,
  * tracking, dispatch, sandbox_autopilot, sandbox_inbox, shopping_orders, shopping_decisions,
- * subscriptions, batches, actor_store, forwarding, idle_instance or counters.
+ * subscriptions, batches, actor_store, forwarding, idle_instance, counters or cluster.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -81,6 +84,7 @@ import { actorStoreBench } from "./actor_store.ts";
 import { forwardingBench } from "./forwarding.ts";
 import { idleInstanceBench } from "./idle_instance.ts";
 import { countersBench } from "./counters.ts";
+import { clusterBench } from "./cluster.ts";
 import { recordFigure, summaryBlock } from "./summary.ts";
 
 const HOT_COMMANDS = 40_000;
@@ -308,6 +312,7 @@ const PARTS: Readonly<Record<string, () => Promise<void>>> = {
   forwarding: forwardingBench,
   idle_instance: idleInstanceBench,
   counters: countersBench,
+  cluster: clusterBench,
 };
 
 console.log(`bench on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`);

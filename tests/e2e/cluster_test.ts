@@ -9,9 +9,8 @@
  * (DATABASE_URL and NATS_URL): the embedded defaults are one instance by design.
  */
 import assert from "node:assert/strict";
-import postgres from "postgres";
-import { OPERATOR_TOKEN, type Server, startServer } from "../helpers/server_process.ts";
-import { PARTITIONS } from "../../src/limits.ts";
+import { type Server, startServer } from "../helpers/server_process.ts";
+import { type Answer, BOOK, call, clusterEnv, freshDatabase, spread } from "../helpers/cluster.ts";
 import { BOOKING_STALL_MS } from "../../src/business/rules/booking.ts";
 
 const DATABASE_URL = Deno.env.get("DATABASE_URL");
@@ -22,92 +21,6 @@ const TAKEOVER_MS_MAX = LEASE_SECONDS * 1000 * 3 + 10_000;
 /** Bookings the wallet pays for exactly; more are asked for. */
 const COVERED = 24;
 const ASKED = COVERED + 12;
-
-const BOOK = {
-  type: "parcel",
-  passenger_name: "Neo Kgosi",
-  passenger_phone: "+26771234567",
-  pickup_address: "Main Mall, Gaborone",
-  pickup_lat: -24.6545,
-  pickup_lng: 25.9086,
-  dest_address: "Plot 9, Block 8",
-  dest_lat: -24.6019,
-  dest_lng: 25.935,
-  parcel_weight_kg: 2.5,
-};
-
-interface Answer {
-  readonly status: number;
-  // deno-lint-ignore no-explicit-any
-  readonly body: any;
-}
-
-const OPERATOR = { Authorization: `Bearer ${OPERATOR_TOKEN}` };
-
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = OPERATOR,
-): Promise<Answer> {
-  const r = await fetch(`${base}/api${path}`, {
-    method,
-    headers: { "Content-Type": "application/json", ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
-
-/** A fresh database for the cluster, so its leases and actors meet nobody else's. */
-async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `cluster_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}
-
-async function heldBy(server: Server): Promise<number[]> {
-  try {
-    const r = await fetch(`${server.live}/health`);
-    const h = await r.json();
-    return h.data?.partitions ?? [];
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Waits until the instances hold every partition between them, each once, and each instance at
- * least what the others' fair shares leave; answers the time it took.
- */
-async function spread(servers: readonly Server[], boundMs: number): Promise<number> {
-  const start = Date.now();
-  // Each takes up to the ceiling of a fair share, so the last may hold what the others leave.
-  const share = Math.ceil(PARTITIONS / servers.length);
-  const floor = PARTITIONS - (servers.length - 1) * share;
-  while (true) {
-    const each = await Promise.all(servers.map(heldBy));
-    const held = each.flat();
-    const fair = each.every((h) => h.length >= floor);
-    if (fair && held.length === PARTITIONS && new Set(held).size === PARTITIONS) {
-      return Date.now() - start;
-    }
-    if (Date.now() - start > boundMs) {
-      assert.fail(`partitions not spread within ${boundMs} ms: ${held.length} held`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function minorOf(amount: string | number): number {
   return Math.round(Number(amount) * 100);
@@ -162,16 +75,7 @@ Deno.test({
   ignore: !DATABASE_URL || !NATS_URL,
   async fn() {
     const db = await freshDatabase(DATABASE_URL!);
-    const env = {
-      DATABASE_URL: db.url,
-      ACTOR_STORE: "postgres",
-      PLACEMENT: "leased",
-      LEASE_SECONDS: String(LEASE_SECONDS),
-      FORWARD_WAIT_MS: String(TAKEOVER_MS_MAX),
-      // 32 bytes, base64url: every instance seals and opens secrets alike.
-      SECRETS_KEY: "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
-      SANDBOX_PORT: "0",
-    };
+    const env = clusterEnv(db.url, LEASE_SECONDS, TAKEOVER_MS_MAX);
     const dirs: string[] = [];
     const live: Server[] = [];
     try {

@@ -1,0 +1,113 @@
+/**
+ * Several instances of the server on one Postgres and one NATS, as processes on loopback
+ * (ACTOR_STORE=postgres, PLACEMENT=leased): a fresh database, their settings, and whether they
+ * hold every partition between them. For the cluster test and the cluster bench.
+ */
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { PARTITIONS } from "../../src/limits.ts";
+import { OPERATOR_TOKEN, type Server } from "./server_process.ts";
+
+/** The settings every instance of one cluster shares. */
+export function clusterEnv(
+  databaseUrl: string,
+  leaseSeconds: number,
+  forwardWaitMs: number,
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    ACTOR_STORE: "postgres",
+    PLACEMENT: "leased",
+    LEASE_SECONDS: String(leaseSeconds),
+    FORWARD_WAIT_MS: String(forwardWaitMs),
+    // 32 bytes, base64url: every instance seals and opens secrets alike.
+    SECRETS_KEY: "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA",
+    SANDBOX_PORT: "0",
+  };
+}
+
+export const BOOK = {
+  type: "parcel",
+  passenger_name: "Neo Kgosi",
+  passenger_phone: "+26771234567",
+  pickup_address: "Main Mall, Gaborone",
+  pickup_lat: -24.6545,
+  pickup_lng: 25.9086,
+  dest_address: "Plot 9, Block 8",
+  dest_lat: -24.6019,
+  dest_lng: 25.935,
+  parcel_weight_kg: 2.5,
+};
+
+export interface Answer {
+  readonly status: number;
+  // deno-lint-ignore no-explicit-any
+  readonly body: any;
+}
+
+export const OPERATOR = { Authorization: `Bearer ${OPERATOR_TOKEN}` };
+
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = OPERATOR,
+): Promise<Answer> {
+  const r = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { "Content-Type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A fresh database for the cluster, so its leases and actors meet nobody else's. */
+export async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `cluster_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export async function heldBy(server: Server): Promise<number[]> {
+  try {
+    const r = await fetch(`${server.live}/health`);
+    const h = await r.json();
+    return h.data?.partitions ?? [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Waits until the instances hold every partition between them, each once, and each instance at
+ * least what the others' fair shares leave; answers the time it took.
+ */
+export async function spread(servers: readonly Server[], boundMs: number): Promise<number> {
+  const start = Date.now();
+  // Each takes up to the ceiling of a fair share, so the last may hold what the others leave.
+  const share = Math.ceil(PARTITIONS / servers.length);
+  const floor = PARTITIONS - (servers.length - 1) * share;
+  while (true) {
+    const each = await Promise.all(servers.map(heldBy));
+    const held = each.flat();
+    const fair = each.every((h) => h.length >= floor);
+    if (fair && held.length === PARTITIONS && new Set(held).size === PARTITIONS) {
+      return Date.now() - start;
+    }
+    if (Date.now() - start > boundMs) {
+      assert.fail(`partitions not spread within ${boundMs} ms: ${held.length} held`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
