@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { PARTITIONS } from "../../src/limits.ts";
 import { OPERATOR_TOKEN, type Server } from "./server_process.ts";
+import { PARCEL } from "../routes/business/trips_fixtures.ts";
 
 /** The settings every instance of one cluster shares. */
 export function clusterEnv(
@@ -26,18 +27,8 @@ export function clusterEnv(
   };
 }
 
-export const BOOK = {
-  type: "parcel",
-  passenger_name: "Neo Kgosi",
-  passenger_phone: "+26771234567",
-  pickup_address: "Main Mall, Gaborone",
-  pickup_lat: -24.6545,
-  pickup_lng: 25.9086,
-  dest_address: "Plot 9, Block 8",
-  dest_lat: -24.6019,
-  dest_lng: 25.935,
-  parcel_weight_kg: 2.5,
-};
+/** A parcel across Gaborone, of 2.5 kg. */
+export const BOOK = { ...PARCEL, parcel_weight_kg: 2.5 };
 
 export interface Answer {
   readonly status: number;
