@@ -166,9 +166,13 @@ export class OutboundDelivery {
    * event skipped for a cap, or whose attempt is still under way, stays due for a later start.
    */
   async pump(): Promise<number> {
-    await this.#reserve();
     let attempted = 0;
     const mine = new Set<Promise<void>>();
+    // The shared pace's budget is taken beside the first selection: first attempts never wait
+    // on the database; the backlog is selected again once its budget is in.
+    let reserving = this.#reserve()?.then(() => {
+      reserving = undefined;
+    });
     while (true) {
       for (const [key, due] of this.#startable()) {
         const run: Promise<void> = this.#run(key, due).then((made) => {
@@ -177,21 +181,22 @@ export class OutboundDelivery {
         });
         mine.add(run);
       }
-      if (mine.size === 0) return attempted;
-      // A finished attempt frees a slot, its tenant's too: look again.
-      await Promise.race(mine);
+      if (mine.size === 0 && reserving === undefined) return attempted;
+      // A finished attempt frees a slot, its tenant's too, and a budget taken lets the backlog
+      // go: look again.
+      await Promise.race(reserving ? [...mine, reserving] : mine);
     }
   }
 
   /**
-   * A pace shared across instances is given the backlog waiting here before the selection, which
-   * stays synchronous and spends only the budget taken (issue 43 item 4); the in-memory pace
-   * needs nothing.
+   * A pace shared across instances is given the backlog waiting here, while the selection, which
+   * stays synchronous, spends only the budget taken (issue 43 item 4); undefined when there is
+   * nothing to take (the in-memory pace needs nothing).
    */
-  async #reserve(): Promise<void> {
-    if (this.#rate.reserve === undefined || this.#closed) return;
+  #reserve(): Promise<void> | undefined {
+    if (this.#rate.reserve === undefined || this.#closed) return undefined;
     const waiting = this.#due.backlogs();
-    if (waiting.size > 0) await this.#rate.reserve(waiting, this.#o.clock.now());
+    return waiting.size > 0 ? this.#rate.reserve(waiting, this.#o.clock.now()) : undefined;
   }
 
   /**

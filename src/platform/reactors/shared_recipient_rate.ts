@@ -43,6 +43,8 @@ export class SharedRecipientRate implements RecipientPace {
   readonly #budget = new Map<string, number>();
   /** Tokens of #second spent here, per recipient: never asked for again within the second. */
   readonly #spent = new Map<string, number>();
+  /** The statement under way, if any. */
+  #reserving: Promise<void> | undefined;
 
   constructor(options: SharedRecipientRateOptions) {
     this.#o = options;
@@ -60,7 +62,18 @@ export class SharedRecipientRate implements RecipientPace {
     return true;
   }
 
-  async reserve(waiting: ReadonlyMap<string, number>, now: number): Promise<void> {
+  /**
+   * One statement at a time: a pump starting while one is under way waits for it (a database
+   * answering slowly is sent no pile of statements, one every pump).
+   */
+  reserve(waiting: ReadonlyMap<string, number>, now: number): Promise<void> {
+    this.#reserving ??= this.#reserveNow(waiting, now).finally(() => {
+      this.#reserving = undefined;
+    });
+    return this.#reserving;
+  }
+
+  async #reserveNow(waiting: ReadonlyMap<string, number>, now: number): Promise<void> {
     const second = Math.floor(now / 1000);
     this.#begin(second);
     const asked = new Map<string, number>();

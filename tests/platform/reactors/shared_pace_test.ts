@@ -3,9 +3,12 @@
  * instances, each holding half the partitions, pace one recipient's backlog spread over both out
  * of one Postgres, so it gets the bound a second in all, not the bound per instance. Postgres
  * only (DATABASE_URL): on the embedded defaults each instance paces in its memory, as
- * fair_pump_test.ts shows.
+ * fair_pump_test.ts shows, and so does each while the database fails.
  */
 import assert from "node:assert/strict";
+import { Kysely } from "kysely";
+import { PostgresJSDialect } from "kysely-postgres-js";
+import postgres from "postgres";
 import {
   type NewOutboundEvent,
   outboundEventActor,
@@ -19,6 +22,7 @@ import {
   sweepRecipientRates,
 } from "../../../src/platform/reactors/shared_recipient_rate.ts";
 import { createLogger } from "../../../src/observe/log.ts";
+import type { Database } from "../../../src/db/schema.ts";
 import { openTestDatabase } from "../../db/helpers.ts";
 import { idsIn } from "../../helpers/once_placement.ts";
 import { type Instance, openWorld } from "../../runtime/work_once_world.ts";
@@ -155,4 +159,25 @@ Deno.test({
     const left = await db.db.selectFrom("recipient_rate_counters").select("key").execute();
     assert.deepEqual(left, []);
   },
+});
+
+Deno.test("SharedRecipientRate: with the database failing, each instance paces in its memory", async () => {
+  // A Postgres no one listens on: every statement fails to connect.
+  const client = postgres("postgres://postgres@127.0.0.1:1/postgres", {
+    max: 1,
+    connect_timeout: 1,
+    onnotice: () => {},
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
+  try {
+    const rate = new SharedRecipientRate({ db, perSecond: PER_SECOND, log: quiet });
+    const now = 1_800_000_000_000;
+    assert.equal(rate.take("t1/courier", now), false, "no budget taken yet");
+    await rate.reserve(new Map([["t1/courier", 10]]), now);
+    let sent = 0;
+    while (rate.take("t1/courier", now)) sent++;
+    assert.equal(sent, PER_SECOND, "the bound, counted here");
+  } finally {
+    await db.destroy();
+  }
 });
