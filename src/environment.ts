@@ -44,6 +44,11 @@ export interface Deps {
    * hands out start with it; absent, they start with `http://localhost` (a developer's machine).
    */
   readonly publicUrl?: string;
+  /**
+   * Counters are kept in the query side, shared with the other instances on it (issue 43 item
+   * 4), not in this instance's memory; absent, in memory.
+   */
+  readonly sharesCounters?: boolean;
   /** Resolves once the query side holds every change committed before the call. */
   settle(): Promise<void>;
   /**

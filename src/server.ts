@@ -55,9 +55,9 @@ export interface EnvironmentOptions {
    */
   readonly sharedDatabase?: Kysely<Database>;
   /**
-   * Plan limits, addresses' calls and failed sign-ins counted in the query side, so they hold
-   * across the instances sharing it (Business API 8, issue 43 item 4); default: with
-   * `databaseUrl` or `sharedDatabase`. Off, in memory.
+   * Plan limits, addresses' calls, failed sign-ins and the outbound backlog's pace counted in the
+   * query side, so they hold across the instances sharing it (Business API 8, issue 43 item 4);
+   * default: with `databaseUrl` or `sharedDatabase`. Off, in memory.
    */
   readonly sharedRateLimits?: boolean;
   /** The Postgres schema of this environment. */
@@ -146,6 +146,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
     ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
+    sharesCounters: sharesCounters(o),
   };
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
@@ -373,7 +374,7 @@ export function logSweep(log: Logger, sweep: string, done: unknown): void {
 
 /**
  * spec: business 8: instances sharing the query side share the plan limits' counts, and (issue
- * 43 item 4) every other count: addresses' calls, failed sign-ins.
+ * 43 item 4) every other count: addresses' calls, failed sign-ins, the outbound backlog's pace.
  */
 function sharesCounters(o: EnvironmentOptions): boolean {
   return o.sharedRateLimits ?? (o.databaseUrl !== undefined || o.sharedDatabase !== undefined);

@@ -40,6 +40,7 @@ export interface Database {
   courier_clients: CourierClientTable;
   rate_counters: RateCounterTable;
   login_throttles: LoginThrottleTable;
+  recipient_rate_counters: RecipientRateCounterTable;
   driver_positions: DriverPositionTable;
   pool_drivers: PoolDriverTable;
   business_batches: BusinessBatchTable;
@@ -444,6 +445,16 @@ export interface RateCounterTable {
   granted: number;
   per_minute: number;
   per_day: number;
+}
+
+/** A recipient's pumped backlog attempts in its latest second, shared by instances (0030). */
+export interface RecipientRateCounterTable {
+  key: string;
+  /** Seconds since the epoch. */
+  second: number;
+  sent: number;
+  /** What the row's last update granted. */
+  granted: number;
 }
 
 /** Failed sign-ins of one key, shared by a deployment's instances (login_windows.ts LoginEntry). */

@@ -12,6 +12,7 @@ import type { Feature, FeatureDeps } from "../feature.ts";
 import { DeliveryHooks } from "./delivery_hooks.ts";
 import { DeferredWorks } from "./reactors/deferred.ts";
 import { OutboundDelivery } from "./reactors/deliver.ts";
+import { sweepRecipientRates } from "./reactors/shared_recipient_rate.ts";
 import { businessWebhookTargets } from "./reactors/business_targets.ts";
 import { webhookPorts } from "./flows/webhook_urls.ts";
 import { OwnerNotices } from "./reactors/owner_notices.ts";
@@ -69,6 +70,8 @@ export const platformFeature: Feature = {
       log: deps.log,
       metrics: deps.metrics,
       ...delivery.callbacks(),
+      // Issue 43 item 4: a recipient's backlog paced across the instances sharing the query side.
+      ...(deps.sharesCounters ? { paceDb: deps.db } : {}),
     });
     // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
     const ownerNotices = new OwnerNotices({ runtime, bus, deferral, egress });
@@ -105,6 +108,10 @@ export const platformFeature: Feature = {
       // caps on attempts under way (INFLIGHT_ATTEMPTS_MAX, TENANT_INFLIGHT_ATTEMPTS_MAX) hold
       // across pumps.
       pumps: { "outbound delivery": () => outbound.pump() },
+      // The shared pace's rows of seconds gone count nothing: deleted with the other sweeps.
+      sweeps: deps.sharesCounters
+        ? { "recipient rate counters": (now) => sweepRecipientRates(deps.db, now) }
+        : {},
       // Issue 42 item 9: seals stored before they were bound to their owner, bound once per
       // version; unseal still takes an unbound seal an older instance writes afterwards.
       migrations: {

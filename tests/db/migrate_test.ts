@@ -36,6 +36,7 @@ const TABLES = [
   "pool_drivers",
   "quotes",
   "rate_counters",
+  "recipient_rate_counters",
   "retail_packets",
   "sandbox_inbox",
   "sandbox_receiver_steps",
@@ -83,6 +84,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0027_business_batches",
     "0028_business_checkouts",
     "0029_shared_counters",
+    "0030_recipient_rate_counters",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -124,6 +126,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0027_business_batches",
     "0028_business_checkouts",
     "0029_shared_counters",
+    "0030_recipient_rate_counters",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -274,6 +277,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0027_business_batches",
     "0028_business_checkouts",
     "0029_shared_counters",
+    "0030_recipient_rate_counters",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -359,6 +363,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0027_business_batches",
     "0028_business_checkouts",
     "0029_shared_counters",
+    "0030_recipient_rate_counters",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -396,6 +401,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0027_business_batches",
     "0028_business_checkouts",
     "0029_shared_counters",
+    "0030_recipient_rate_counters",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -10,7 +10,7 @@
  * turn, within the bounds of delivery_limits.ts: one tenant's dead endpoint with thousands of
  * pending events holds its share of the set and of the attempts under way, and delays no other
  * tenant's event; a recipient's backlog made due at once goes out at a bounded rate (issue 42
- * item 4). Nothing else is needed from the runtime, and nothing is lost in a restart: the set is
+ * item 4), in all across the instances sharing a query side (issue 43 item 4). Nothing else is needed from the runtime, and nothing is lost in a restart: the set is
  * only a hint. The timer lives in KV and the actor re-arms it one lease (ATTEMPT_LEASE_MS) ahead
  * when it fires, so an attempt whose process died (or whose hint was left out of the set) is due
  * again and resumes from KV. The same feed carries `event_failed`, which raises `onFailed` after
@@ -32,6 +32,8 @@ import {
 import type { ActorChange } from "../../bus/bus.ts";
 import { type ReactorOptions, reporter, UnitReactor } from "../../bus/reactor.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import type { Database } from "../../db/schema.ts";
+import type { Kysely } from "kysely";
 import { newId } from "../../runtime/ids.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { pinnedPost, type SendFn } from "../../outbound/pinned_post.ts";
@@ -50,7 +52,8 @@ import {
 
 import { type DeliveryLimits, deliveryLimits } from "./delivery_limits.ts";
 import { type Due, type DueHint, DueSet, recipientOf } from "./due_set.ts";
-import { RecipientRate } from "./recipient_rate.ts";
+import { type RecipientPace, RecipientRate } from "./recipient_rate.ts";
+import { SharedRecipientRate } from "./shared_recipient_rate.ts";
 
 // Where the documents read a target's shape (their target lookups).
 export type { DeliveryTarget } from "./outbound_attempt.ts";
@@ -83,6 +86,11 @@ export interface OutboundDeliveryOptions
   readonly receivers?: LocalReceivers;
   /** The engine's bounds; the production ones (delivery_limits.ts) for any not given. */
   readonly limits?: Partial<DeliveryLimits>;
+  /**
+   * The query side the instances of a deployment share: a recipient's backlog is paced there,
+   * across them (shared_recipient_rate.ts, issue 43 item 4); absent, in this instance's memory.
+   */
+  readonly paceDb?: Kysely<Database>;
 }
 
 export class OutboundDelivery {
@@ -94,7 +102,7 @@ export class OutboundDelivery {
   readonly #limits: DeliveryLimits;
   readonly #due: DueSet;
   /** Pumped attempts per recipient this second (RECIPIENT_ATTEMPTS_PER_SECOND_MAX). */
-  readonly #rate: RecipientRate;
+  readonly #rate: RecipientPace;
   /** Events (tenant/id) with an attempt under way from a pump, and how many per tenant. */
   readonly #running = new Set<string>();
   readonly #tenantRunning = new Map<string, number>();
@@ -109,12 +117,15 @@ export class OutboundDelivery {
     this.#o = options;
     this.#limits = deliveryLimits(options.limits);
     this.#due = new DueSet(this.#limits);
-    this.#rate = new RecipientRate(this.#limits.recipientAttemptsPerSecondMax);
     this.#report = reporter(options, "outbound");
     this.#observer = {
       log: options.log ?? silentLogger(),
       metrics: options.metrics ?? new Metrics(),
     };
+    const perSecond = this.#limits.recipientAttemptsPerSecondMax;
+    this.#rate = options.paceDb
+      ? new SharedRecipientRate({ db: options.paceDb, perSecond, log: this.#observer.log })
+      : new RecipientRate(perSecond);
     this.#attempts = {
       dataKey: options.dataKey,
       clock: options.clock,
@@ -157,6 +168,11 @@ export class OutboundDelivery {
   async pump(): Promise<number> {
     let attempted = 0;
     const mine = new Set<Promise<void>>();
+    // The shared pace's budget is taken beside the first selection: first attempts never wait
+    // on the database; the backlog is selected again once its budget is in.
+    let reserving = this.#reserve()?.then(() => {
+      reserving = undefined;
+    });
     while (true) {
       for (const [key, due] of this.#startable()) {
         const run: Promise<void> = this.#run(key, due).then((made) => {
@@ -165,10 +181,22 @@ export class OutboundDelivery {
         });
         mine.add(run);
       }
-      if (mine.size === 0) return attempted;
-      // A finished attempt frees a slot, its tenant's too: look again.
-      await Promise.race(mine);
+      if (mine.size === 0 && reserving === undefined) return attempted;
+      // A finished attempt frees a slot, its tenant's too, and a budget taken lets the backlog
+      // go: look again.
+      await Promise.race(reserving ? [...mine, reserving] : mine);
     }
+  }
+
+  /**
+   * A pace shared across instances is given the backlog waiting here, while the selection, which
+   * stays synchronous, spends only the budget taken (issue 43 item 4); undefined when there is
+   * nothing to take (the in-memory pace needs nothing).
+   */
+  #reserve(): Promise<void> | undefined {
+    if (this.#rate.reserve === undefined || this.#closed) return undefined;
+    const waiting = this.#due.backlogs();
+    return waiting.size > 0 ? this.#rate.reserve(waiting, this.#o.clock.now()) : undefined;
   }
 
   /**

@@ -60,6 +60,23 @@ export class DueSet {
   }
 
   /**
+   * The backlog dues (DueHint.backlog) held per `tenant/recipient`, the key the engine paces
+   * them by: what a pace shared across instances takes a budget for before a pump.
+   */
+  backlogs(): Map<string, number> {
+    const waiting = new Map<string, number>();
+    for (const [tenant, queues] of this.#tenants) {
+      for (const [recipient, queue] of queues) {
+        if (recipient === "") continue; // a fixed target's retries are not paced
+        let count = 0;
+        for (const due of queue.values()) if (due.hint?.backlog === true) count++;
+        if (count > 0) waiting.set(`${tenant}/${recipient}`, count);
+      }
+    }
+    return waiting;
+  }
+
+  /**
    * Remembers `due` under `key` (the same key again replaces it in place); answers false when it
    * is left out: its tenant holds its share, or the set is full and no tenant holds more.
    */

@@ -3,7 +3,20 @@
  * 4): a backlog made due at once (an endpoint set hours into a wait) goes out at a bounded rate.
  * Counted by the clock's second, on the injected clock; only this second's counts are kept.
  */
-export class RecipientRate {
+
+/**
+ * The pace the engine's synchronous selection asks (deliver.ts): `take` decides at once. A pace
+ * shared by several instances (shared_recipient_rate.ts) is given, before a pump, the backlog
+ * waiting per recipient (`reserve`), and takes from the database the budget `take` then spends.
+ */
+export interface RecipientPace {
+  /** Counts one attempt to `recipient` at `now`; false, counting none, when none may go now. */
+  take(recipient: string, now: number): boolean;
+  /** Before a pump: `waiting` backlog attempts per recipient (never rejects). */
+  reserve?(waiting: ReadonlyMap<string, number>, now: number): Promise<void>;
+}
+
+export class RecipientRate implements RecipientPace {
   readonly #perSecond: number;
   #second = Number.NaN;
   readonly #counts = new Map<string, number>();
@@ -12,7 +25,6 @@ export class RecipientRate {
     this.#perSecond = perSecond;
   }
 
-  /** Counts one attempt to `recipient` at `now`; false, counting none, when its second's are spent. */
   take(recipient: string, now: number): boolean {
     const second = Math.floor(now / 1000);
     if (second !== this.#second) {
