@@ -243,6 +243,7 @@ async function placementOf(
     ...o.leased,
     observe: watchLeases(metrics, () => placement),
     onError: (err, where) => log.error({ err, where }, "lease failure"),
+    ...(o.bus.reachable ? { reachable: () => o.bus.reachable!() } : {}),
   });
   await placement.start();
   return placement;

@@ -108,6 +108,11 @@ export interface Bus {
    * handler (metrics). Absent where a bus cannot tell.
    */
   backlog?(): number;
+  /**
+   * Whether the bus reaches its server now (NATS: false from a disconnect until it reconnects).
+   * An instance cut off from the others holds no partition (leases.ts). Absent: always.
+   */
+  reachable?(): boolean;
 }
 
 /** Whether a handler `handledBy` takes a message of `partition` on this instance. */

@@ -159,9 +159,24 @@ export class NatsBus implements Bus {
   /** `nc` must be connected with `noEcho` (see `connect`). */
   constructor(nc: NatsConnection) {
     this.#nc = nc;
+    void this.#followStatus();
   }
 
   /** `servers` is one URL or a comma-separated list, as in NATS_URL. */
+  #reachable = true;
+
+  reachable(): boolean {
+    return this.#reachable && !this.#nc.isClosed();
+  }
+
+  /** Disconnected until reconnected: what `reachable` answers. */
+  async #followStatus(): Promise<void> {
+    for await (const s of this.#nc.status()) {
+      if (s.type === "disconnect") this.#reachable = false;
+      else if (s.type === "reconnect") this.#reachable = true;
+    }
+  }
+
   static async connect(servers: string): Promise<NatsBus> {
     return new NatsBus(
       await connect({ servers: servers.split(",").map((s) => s.trim()), noEcho: true }),

@@ -28,6 +28,12 @@ export interface LeasedOptions {
   readonly leaseMs: number;
   readonly observe?: LeaseObserver;
   readonly onError?: (error: unknown, where: string) => void;
+  /**
+   * Whether this instance reaches the others now (the bus). Cut off, it renews nothing and takes
+   * nothing: its leases run out by its own clock, so it stops answering for its partitions no
+   * later than another instance may take them (the store's expiry). Absent: always.
+   */
+  readonly reachable?: () => boolean;
 }
 
 /** An instance's fair share of the partitions among `live` instances (itself among them). */
@@ -146,6 +152,7 @@ export class LeasedPlacement implements Placement {
   }
 
   async #renew(): Promise<void> {
+    if (this.#o.reachable?.() === false) return this.#lose(this.#expired());
     const { store, clock, leaseMs } = this.#o;
     const now = clock.now();
     const until = now + leaseMs;
@@ -199,6 +206,12 @@ export class LeasedPlacement implements Placement {
       }
       this.#tell(p, true);
     }
+  }
+
+  /** The partitions whose lease ran out by this clock, still listed as held. */
+  #expired(): number[] {
+    const now = this.#o.clock.now();
+    return [...this.#held].filter(([, h]) => h.until <= now).map(([p]) => p);
   }
 
   #lose(partitions: readonly number[]): void {

@@ -163,3 +163,57 @@ for (const kind of ["kv", "pg"] as const) {
     },
   });
 }
+
+Deno.test("leases: an instance cut off from the others renews nothing, stops holding at its lease's end, and the others take over then", async () => {
+  const place = storesOn("kv");
+  const clock = new ManualClock();
+  let reachable = true;
+  try {
+    const a = new LeasedPlacement({
+      store: (await place.open()).leases,
+      clock,
+      instance: "a",
+      leaseMs: LEASE_MS,
+      reachable: () => reachable,
+    });
+    const lost: number[] = [];
+    a.onChange((p, held) => held || lost.push(p));
+    await a.start();
+    const b = new LeasedPlacement({
+      store: (await place.open()).leases,
+      clock,
+      instance: "b",
+      leaseMs: LEASE_MS,
+    });
+    await b.start();
+    assert.equal(a.heldPartitions().length, PARTITIONS);
+    // Cut off: a renews nothing, yet holds what its leases still cover by its own clock.
+    reachable = false;
+    clock.advanceBy(3_000);
+    await a.renew();
+    await b.renew();
+    assert.equal(a.heldPartitions().length, PARTITIONS);
+    assert.deepEqual(b.heldPartitions(), []);
+    // At the lease's end a holds nothing (and says so) before b may take anything.
+    clock.advanceBy(LEASE_MS - 3_001);
+    assert.equal(a.heldPartitions().length, PARTITIONS);
+    clock.advanceBy(1);
+    assert.deepEqual(a.heldPartitions(), []);
+    await a.renew();
+    assert.equal(lost.length, PARTITIONS);
+    await b.renew();
+    assert.equal(b.heldPartitions().length, PARTITIONS);
+    // Reached again: a takes a share back as a newcomer does.
+    reachable = true;
+    for (let i = 0; i < 8 && a.heldPartitions().length < PARTITIONS / 2; i++) {
+      clock.advanceBy(LEASE_MS / 3);
+      await a.renew();
+      await b.renew();
+    }
+    assert.equal(a.heldPartitions().length, PARTITIONS / 2);
+    await a.close();
+    await b.close();
+  } finally {
+    await place.close();
+  }
+});
