@@ -23,12 +23,10 @@ import { BILLING_SWEEP_MS, TIMER_POLL_MS } from "./limits.ts";
 import type { Clock } from "./runtime/clock.ts";
 import { KvActorStore } from "./runtime/kv_store.ts";
 import { PgActorStore } from "./runtime/pg_store.ts";
-import type { ActorStore } from "./runtime/store.ts";
 import { runOldDataPasses } from "./runtime/old_data.ts";
-import { ActorRuntime } from "./runtime/runtime.ts";
-import { LeasedPlacement } from "./runtime/leases.ts";
+import type { ActorRuntime } from "./runtime/runtime.ts";
+import { placementOf, runtimeOf } from "./environment_runtime.ts";
 import type { LeasedSettings } from "./config.ts";
-import { watchLeases } from "./observe/lease_metrics.ts";
 import { watchMachinery } from "./observe/gauges.ts";
 import type { Logger } from "./observe/log.ts";
 import { Metrics } from "./observe/metrics.ts";
@@ -130,24 +128,7 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   });
   const projections: Record<string, Projection> = {};
   const writers = () => [projector, ...Object.values(projections)];
-  const deps: Deps = {
-    name: o.name,
-    runtime,
-    clock: o.clock,
-    bus: o.bus,
-    db: database.db,
-    dataKey: o.dataKey,
-    allowLoopbackWebhooks: o.allowLoopbackWebhooks,
-    linkBase: o.publicUrl ?? o.listenUrl ?? IN_PROCESS_URL,
-    log,
-    metrics,
-    settle: () => settled(o.bus, busPrefix, writers(), runtime),
-    projected: () => projected(o.bus, busPrefix, writers()),
-    ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
-    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
-    ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
-    sharesCounters: sharesCounters(o),
-  };
+  const deps = depsOf(o, { runtime, db: database.db, busPrefix, log, metrics, writers });
   // Started before the runtime, so events it republishes at start reach every reactor.
   const parts = await startFeatures(features, deps, busPrefix);
   for (const p of parts) Object.assign(projections, p.projections);
@@ -192,61 +173,36 @@ export async function openEnvironment(o: EnvironmentOptions): Promise<OpenEnviro
   };
 }
 
-/** The environment's actor runtime over its store, its failures logged and its commits measured. */
-function runtimeOf(
+/** What the features are given: the environment's runtime, bus, database and settings. */
+function depsOf(
   o: EnvironmentOptions,
   p: {
-    store: ActorStore;
+    runtime: ActorRuntime;
+    db: Deps["db"];
     busPrefix: string;
-    features: readonly Feature[];
     log: Logger;
     metrics: Metrics;
-    placement: LeasedPlacement | undefined;
+    writers: () => Projection[];
   },
-): ActorRuntime {
-  return new ActorRuntime({
-    env: o.name,
-    busPrefix: p.busPrefix,
-    store: p.store,
+): Deps {
+  return {
+    name: o.name,
+    runtime: p.runtime,
+    clock: o.clock,
     bus: o.bus,
-    clock: o.clock,
-    definitions: p.features.flatMap((f) => f.actors),
-    ...(p.placement ? { placement: p.placement } : {}),
-    onError: (err, where) => p.log.error({ err, where }, "runtime failure"),
-    onCommit: (writes, ms) => {
-      p.metrics.commitSize.observe(writes);
-      p.metrics.commitSeconds.observe(ms / 1000);
-    },
-    ...(o.placement ? { placement: o.placement } : {}),
-    ...(o.forwardWaitMs === undefined ? {} : { forwardWaitMs: o.forwardWaitMs }),
-    onForward: (f) => {
-      p.metrics.forwards.labels(f.role, f.outcome).inc();
-      p.metrics.forwardSeconds.labels(f.role).observe(f.ms / 1000);
-    },
-  });
-}
-
-/**
- * The leased placement (PLACEMENT=leased) on the environment's store, its first share taken and
- * renewing; undefined when this instance holds every partition.
- */
-async function placementOf(
-  o: EnvironmentOptions,
-  store: ActorStore,
-  metrics: Metrics,
-  log: Logger,
-): Promise<LeasedPlacement | undefined> {
-  if (o.leased === undefined) return undefined;
-  const placement: LeasedPlacement = new LeasedPlacement({
-    store: store.leases,
-    clock: o.clock,
-    ...o.leased,
-    observe: watchLeases(metrics, () => placement),
-    onError: (err, where) => log.error({ err, where }, "lease failure"),
-    ...(o.bus.reachable ? { reachable: () => o.bus.reachable!() } : {}),
-  });
-  await placement.start();
-  return placement;
+    db: p.db,
+    dataKey: o.dataKey,
+    allowLoopbackWebhooks: o.allowLoopbackWebhooks,
+    linkBase: o.publicUrl ?? o.listenUrl ?? IN_PROCESS_URL,
+    log: p.log,
+    metrics: p.metrics,
+    settle: () => settled(o.bus, p.busPrefix, p.writers(), p.runtime),
+    projected: () => projected(o.bus, p.busPrefix, p.writers()),
+    ...(o.sandboxTwins ? { sandboxTwins: o.sandboxTwins } : {}),
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
+    ...(o.passwordIterations ? { passwordIterations: o.passwordIterations } : {}),
+    sharesCounters: sharesCounters(o),
+  };
 }
 
 /** The environment's actor store and query database, and the bus prefix naming its changes. */

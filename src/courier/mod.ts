@@ -29,7 +29,7 @@ import { claimRoutes } from "../../routes/courier/claims.ts";
 import { clientStoreRoutes } from "../../routes/courier/client_stores.ts";
 import { clientPeopleRoutes } from "../../routes/courier/client_people.ts";
 import { clientManifestRoutes } from "../../routes/courier/client_manifest.ts";
-import type { Feature } from "../feature.ts";
+import type { Feature, FeatureDeps } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { credentialCacheOf } from "../platform/auth/credential_cache.ts";
 import { courierClientActor } from "../../actors/courier/courier_client.ts";
@@ -52,6 +52,7 @@ import { logAlertsRaised, watchOpenAlerts } from "./observe.ts";
 import { ChargedEntries } from "./reactors/charged_entries.ts";
 import { chargedEntryFill } from "./flows/billing/entry_fill.ts";
 import { chargedEntryActor } from "../../actors/courier/charged_entry/mod.ts";
+import type { OldDataPass } from "../runtime/old_data.ts";
 
 export const courierFeature: Feature = {
   name: "courier",
@@ -141,27 +142,34 @@ export const courierFeature: Feature = {
         "completion event sweep": (now) => billingEvents.sweepCompletions(db, now),
         "stalled booking sweep": (now) => completeStalledBookings(deps, now),
       },
-      // Issue 42 item 9: records stored before earlier fixes, brought to today's rules, once
-      // per version; the shipment's load and unseal still take what an older instance writes.
-      migrations: {
-        "claims filed before one a shipment": {
-          version: 1,
-          run: () => nameClaimsFiledBefore(runtime),
-        },
-        "shipments stored returning before the returning rule": {
-          version: 1,
-          run: () => restateReturningShipments(runtime),
-        },
-        "client webhook seals made before seals were bound": {
-          version: 1,
-          run: () => bindClientSeals(runtime, deps.dataKey),
-        },
-        // Issue 34 item 2: notes are judged on charged entries, told by each commit since.
-        "entries booked before charged entries were told": {
-          version: 1,
-          run: () => fillChargedEntries(runtime),
-        },
-      },
+      migrations: oldDataPasses(deps),
     };
   },
 };
+
+/**
+ * Issue 42 item 9: records stored before earlier fixes, brought to today's rules, once per
+ * version; the shipment's load and unseal still take what an older instance writes.
+ */
+function oldDataPasses(deps: FeatureDeps): Record<string, OldDataPass> {
+  const { runtime } = deps;
+  return {
+    "claims filed before one a shipment": {
+      version: 1,
+      run: () => nameClaimsFiledBefore(runtime),
+    },
+    "shipments stored returning before the returning rule": {
+      version: 1,
+      run: () => restateReturningShipments(runtime),
+    },
+    "client webhook seals made before seals were bound": {
+      version: 1,
+      run: () => bindClientSeals(runtime, deps.dataKey),
+    },
+    // Issue 34 item 2: notes are judged on charged entries, told by each commit since.
+    "entries booked before charged entries were told": {
+      version: 1,
+      run: () => fillChargedEntries(runtime),
+    },
+  };
+}

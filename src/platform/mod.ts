@@ -58,21 +58,7 @@ export const platformFeature: Feature = {
     delivery.add({ targets: businessWebhookTargets(runtime, deps.clock) });
     // spec: business 1.3: what may leave is the environment's one decision (egress.ts).
     const egress = egressPolicyOf(deps.name);
-    const outbound = new OutboundDelivery({
-      deferral,
-      runtime,
-      bus,
-      dataKey: deps.dataKey,
-      clock: deps.clock,
-      allowLoopback: deps.allowLoopbackWebhooks,
-      allowedPorts: () => webhookPorts(runtime),
-      send: egressSend(egress, "webhook", (request) => pinnedPost(request)),
-      log: deps.log,
-      metrics: deps.metrics,
-      ...delivery.callbacks(),
-      // Issue 43 item 4: a recipient's backlog paced across the instances sharing the query side.
-      ...(deps.sharesCounters ? { paceDb: deps.db } : {}),
-    });
+    const outbound = outboundOf(deps, deferral, delivery, egress);
     // Business API 5.6: the owner is e-mailed of a changed key, webhook secret or webhook address.
     const ownerNotices = new OwnerNotices({ runtime, bus, deferral, egress });
     const services: PlatformServices = {
@@ -124,3 +110,28 @@ export const platformFeature: Feature = {
     };
   },
 };
+
+/** The outbound delivery engine of the environment (spec: courier 6, business 6). */
+function outboundOf(
+  deps: FeatureDeps,
+  deferral: DeferredWorks,
+  delivery: DeliveryHooks,
+  egress: ReturnType<typeof egressPolicyOf>,
+): OutboundDelivery {
+  const { runtime, bus } = deps;
+  return new OutboundDelivery({
+    deferral,
+    runtime,
+    bus,
+    dataKey: deps.dataKey,
+    clock: deps.clock,
+    allowLoopback: deps.allowLoopbackWebhooks,
+    allowedPorts: () => webhookPorts(runtime),
+    send: egressSend(egress, "webhook", (request) => pinnedPost(request)),
+    log: deps.log,
+    metrics: deps.metrics,
+    ...delivery.callbacks(),
+    // Issue 43 item 4: a recipient's backlog paced across the instances sharing the query side.
+    ...(deps.sharesCounters ? { paceDb: deps.db } : {}),
+  });
+}

@@ -6,7 +6,7 @@
 import type { Bus } from "../bus/bus.ts";
 import { type AnyActorDefinition, type AskOptions, type CommandOf, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
-import { Forwarding, type ForwardObserved } from "./forwarding.ts";
+import { type Forwarded, Forwarding, type ForwardObserved } from "./forwarding.ts";
 import { Lookups } from "./lookups.ts";
 import { Mailboxes } from "./mailboxes.ts";
 import { readInMemory } from "./memory_read.ts";
@@ -150,16 +150,17 @@ export class ActorRuntime {
       ...(options.forwardWaitMs === undefined ? {} : { waitMs: options.forwardWaitMs }),
       ...(options.onForward === undefined ? {} : { onForward: options.onForward }),
       released: (partition) => this.#mailboxes.forgetPartitions(new Set([partition])),
-      local: (call) => {
-        const def = this.#defs.get(call.type);
-        if (!def) {
-          return Promise.reject(new ActorFailure(`actor type not registered: ${call.type}`));
-        }
-        return call.kind === "read"
-          ? this.#readHere(def, call.tenant, call.id, call.command)
-          : this.#enqueue(def, call.tenant, call.id, call.command, call.options);
-      },
+      local: (call) => this.#here(call),
     });
+  }
+
+  /** A forwarded call, made here where its partition is held. */
+  #here(call: Forwarded): Promise<AskResult<unknown>> {
+    const def = this.#defs.get(call.type);
+    if (!def) return Promise.reject(new ActorFailure(`actor type not registered: ${call.type}`));
+    return call.kind === "read"
+      ? this.#readHere(def, call.tenant, call.id, call.command)
+      : this.#enqueue(def, call.tenant, call.id, call.command, call.options);
   }
 
   /** Sends one command to one actor and waits for its reply, from its holder (forwarding.ts). */

@@ -69,144 +69,173 @@ async function book(
   assert.fail(`booking ${idempotencyKey} never answered: ${last}`);
 }
 
+interface Shop {
+  readonly id: string;
+  key: string;
+  topUp(amountMinor: number, reference: string, through: Server): Promise<void>;
+}
+
+/** A business made through a, its limits set through b, its wallet filled through c. */
+async function shopAcross(a: Server, b: Server, c: Server): Promise<Shop> {
+  const made = await call(a.live, "POST", "/operator/businesses", {
+    name: "Cluster Shop",
+    plan: "enterprise",
+    currency: "BWP",
+    country: "BW",
+    owner_email: `cluster-${crypto.randomUUID()}@example.com`,
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const id = made.body.data.id;
+  const limits = await call(b.live, "PATCH", `/operator/businesses/${id}`, {
+    rate_limit_per_minute: 1_000_000,
+    rate_limit_per_day: 100_000_000,
+  });
+  assert.equal(limits.status, 200, JSON.stringify(limits.body));
+  const shop: Shop = {
+    id,
+    key: made.body.data.api_key,
+    async topUp(amountMinor, reference, through) {
+      const r = await call(through.live, "POST", `/operator/businesses/${id}/wallet`, {
+        amount: (amountMinor / 100).toFixed(2),
+        currency: "BWP",
+        reference,
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    },
+  };
+  await shop.topUp(100_000, "first", c);
+  return shop;
+}
+
+/**
+ * No stale read: a trip booked through a is read through b and c at once, and the balance it
+ * left; then the wallet is filled to cover exactly COVERED bookings. Answers the fare.
+ */
+async function firstTripRead(shop: Shop, [a, b, c]: readonly Server[]): Promise<number> {
+  const first = await book(() => [a!], 0, shop.key, "first-trip");
+  assert.equal(first.status, 201, JSON.stringify(first.body));
+  const fare = minorOf(first.body.data.billing_amount);
+  for (const s of [b!, c!]) {
+    const read = await call(
+      s.live,
+      "GET",
+      `/business/trips/${first.body.data.reference}`,
+      undefined,
+      {
+        "X-Business-API-Key": shop.key,
+      },
+    );
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.equal(await balanceThrough(s, shop.key), 100_000 - fare);
+  }
+  await shop.topUp(COVERED * fare - (100_000 - fare), "second", b!);
+  for (const s of [a!, b!, c!]) assert.equal(await balanceThrough(s, shop.key), COVERED * fare);
+  return fare;
+}
+
+/**
+ * ASKED bookings through all three, the last killed with SIGKILL once a quarter are answered:
+ * exactly COVERED booked, none twice, the balance 0.00, every booked trip read back through the
+ * instances standing. Answers the ms from the kill to the others holding every partition.
+ */
+async function burstAcrossKill(shop: Shop, servers: readonly Server[]): Promise<number> {
+  let standing = [...servers];
+  let answered = 0;
+  const takeover = (async () => {
+    while (answered < ASKED / 4) await new Promise((r) => setTimeout(r, 20));
+    standing.at(-1)!.child.kill("SIGKILL");
+    standing = standing.slice(0, -1);
+    return await spread(standing, TAKEOVER_MS_MAX);
+  })();
+  const answers = await Promise.all(Array.from({ length: ASKED }, async (_, i) => {
+    const r = await book(() => standing, i, shop.key, `burst-${i}`);
+    answered++;
+    return r;
+  }));
+  const tookOver = await takeover;
+  // 200: a retry's replay of a booking the killed instance had made (Business API 8).
+  for (const k of new Set(answers.map((r) => `${r.status} ${r.body?.code ?? ""}`.trim()))) {
+    assert.ok(["200", "201", "422 insufficient_balance"].includes(k), `answered ${k}`);
+  }
+  const booked = answers.filter((r) => r.status === 201 || r.status === 200);
+  assert.equal(booked.length, COVERED, "exactly the bookings the balance covers");
+  assert.equal(answers.filter((r) => r.status === 422).length, ASKED - COVERED);
+  const references = booked.map((r) => r.body.data.reference as string);
+  assert.equal(new Set(references).size, COVERED, "no booking answered twice");
+  assert.equal(await balanceThrough(standing[0]!, shop.key), 0, "the balance to the cent");
+  // Nothing answered is lost: each booked trip is read, through each instance standing.
+  for (const [i, ref] of references.entries()) {
+    const read = await call(
+      standing[i % standing.length]!.live,
+      "GET",
+      `/business/trips/${ref}`,
+      undefined,
+      {
+        "X-Business-API-Key": shop.key,
+      },
+    );
+    assert.equal(read.status, 200, `${ref}: ${JSON.stringify(read.body)}`);
+  }
+  return tookOver;
+}
+
+/**
+ * A key rotated through b is refused by every instance at once; a plan's limit lowered through
+ * a binds every instance at once, and raised through b, too.
+ */
+async function bindsEverywhere(shop: Shop, servers: readonly Server[]): Promise<void> {
+  const [a, b] = servers as [Server, Server];
+  const old = shop.key;
+  const rotated = await call(b.live, "POST", "/business/api-key/regenerate", {}, {
+    "X-Business-API-Key": old,
+  });
+  assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+  shop.key = rotated.body.data.api_key;
+  const wallet = (s: Server, key: string) =>
+    call(s.live, "GET", "/business/wallet", undefined, { "X-Business-API-Key": key });
+  for (const s of servers) {
+    const refusedOld = await wallet(s, old);
+    assert.equal(refusedOld.status, 401, JSON.stringify(refusedOld.body));
+    assert.equal(await balanceThrough(s, shop.key), 0);
+  }
+  const limit = (perMinute: number, through: Server) =>
+    call(through.live, "PATCH", `/operator/businesses/${shop.id}`, {
+      rate_limit_per_minute: perMinute,
+    });
+  assert.equal((await limit(1, a)).status, 200);
+  for (const s of servers) {
+    const limited = await wallet(s, shop.key);
+    assert.equal(limited.status, 429, JSON.stringify(limited.body));
+  }
+  assert.equal((await limit(1_000_000, b)).status, 200);
+  for (const s of servers) assert.equal(await balanceThrough(s, shop.key), 0);
+}
+
 Deno.test({
   name:
-    "cluster: three instances, one killed and started again: nothing lost or doubled, balance exact, no stale read, a rotated key refused everywhere",
+    "cluster: three instances, one killed and started again: nothing lost or doubled, balance exact, no stale read, a rotated key and a changed limit bind everywhere",
   ignore: !DATABASE_URL || !NATS_URL,
   async fn() {
     const db = await freshDatabase(DATABASE_URL!);
     const env = clusterEnv(db.url, LEASE_SECONDS, TAKEOVER_MS_MAX);
     const dirs: string[] = [];
     const live: Server[] = [];
-    try {
-      for (let i = 0; i < 3; i++) {
-        dirs.push(await Deno.makeTempDir());
-        live.push(await startServer(dirs[i]!, { env }));
-      }
-      await spread(live, TAKEOVER_MS_MAX);
-      const [a, b, c] = live as [Server, Server, Server];
-
-      // A business made through a, its limits through b, its wallet through c.
-      const made = await call(a.live, "POST", "/operator/businesses", {
-        name: "Cluster Shop",
-        plan: "enterprise",
-        currency: "BWP",
-        country: "BW",
-        owner_email: `cluster-${crypto.randomUUID()}@example.com`,
-      });
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-      const biz = made.body.data;
-      const limits = await call(b.live, "PATCH", `/operator/businesses/${biz.id}`, {
-        rate_limit_per_minute: 1_000_000,
-        rate_limit_per_day: 100_000_000,
-      });
-      assert.equal(limits.status, 200, JSON.stringify(limits.body));
-      const topUp = (amountMinor: number, reference: string, through: Server) =>
-        call(through.live, "POST", `/operator/businesses/${biz.id}/wallet`, {
-          amount: (amountMinor / 100).toFixed(2),
-          currency: "BWP",
-          reference,
-        });
-      assert.equal((await topUp(100_000, "first", c)).status, 201);
-      let key: string = biz.api_key;
-
-      // No stale read: what one instance acknowledged, the others read at once.
-      const firstTrip = await book(() => [a], 0, key, "first-trip");
-      assert.equal(firstTrip.status, 201, JSON.stringify(firstTrip.body));
-      const fare = minorOf(firstTrip.body.data.billing_amount);
-      for (const s of [b, c]) {
-        const read = await call(
-          s.live,
-          "GET",
-          `/business/trips/${firstTrip.body.data.reference}`,
-          undefined,
-          { "X-Business-API-Key": key },
-        );
-        assert.equal(read.status, 200, JSON.stringify(read.body));
-        assert.equal(await balanceThrough(s, key), 100_000 - fare);
-      }
-      // The wallet then covers exactly COVERED bookings, seen as such through every instance.
-      assert.equal((await topUp(COVERED * fare - (100_000 - fare), "second", b)).status, 201);
-      for (const s of live) assert.equal(await balanceThrough(s, key), COVERED * fare);
-
-      // ASKED bookings through all three; c is killed with SIGKILL once some are answered.
-      let standing: Server[] = [a, b, c];
-      let answered = 0;
-      // The time from the kill to a and b holding every partition: the lease's bound.
-      const takeover = (async () => {
-        while (answered < ASKED / 4) await new Promise((r) => setTimeout(r, 20));
-        c.child.kill("SIGKILL");
-        standing = [a, b];
-        return await spread([a, b], TAKEOVER_MS_MAX);
-      })();
-      const answers = await Promise.all(
-        Array.from(
-          { length: ASKED },
-          (_, i) =>
-            book(() => standing, i, key, `burst-${i}`).then((r) => {
-              answered++;
-              return r;
-            }),
-        ),
-      );
-      const tookOver = await takeover;
-      const booked = answers.filter((r) => r.status === 201 || r.status === 200);
-      const refused = answers.filter((r) => r.status === 422);
-      // 200: a retry's replay of a booking the killed instance had made (Business API 8).
-      const kinds = new Set(answers.map((r) => `${r.status} ${r.body?.code ?? ""}`.trim()));
-      for (const k of kinds) {
-        assert.ok(["200", "201", "422 insufficient_balance"].includes(k), `answered ${k}`);
-      }
-      assert.equal(booked.length, COVERED, "exactly the bookings the balance covers");
-      assert.equal(refused.length, ASKED - COVERED);
-      const references = booked.map((r) => r.body.data.reference as string);
-      assert.equal(new Set(references).size, COVERED, "no booking answered twice");
-      assert.equal(await balanceThrough(a, key), 0, "the balance to the cent");
-
-      // Nothing answered is lost: each booked trip is read, through each instance standing.
-      for (const [i, ref] of references.entries()) {
-        const s = standing[i % standing.length]!;
-        const read = await call(s.live, "GET", `/business/trips/${ref}`, undefined, {
-          "X-Business-API-Key": key,
-        });
-        assert.equal(read.status, 200, `${ref}: ${JSON.stringify(read.body)}`);
-      }
-
-      // c started again takes its share back; the three hold every partition once.
+    const start = async () => {
       dirs.push(await Deno.makeTempDir());
-      const c2 = await startServer(dirs[3]!, { env });
-      live.push(c2);
-      standing = [a, b, c2];
-      await spread(standing, TAKEOVER_MS_MAX * 2);
-
-      // A key rotated through b: the old one is refused by every instance at once.
-      const rotated = await call(b.live, "POST", "/business/api-key/regenerate", {}, {
-        "X-Business-API-Key": key,
-      });
-      assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
-      const old = key;
-      key = rotated.body.data.api_key;
-      for (const s of standing) {
-        const refusedOld = await call(s.live, "GET", "/business/wallet", undefined, {
-          "X-Business-API-Key": old,
-        });
-        assert.equal(refusedOld.status, 401, JSON.stringify(refusedOld.body));
-        assert.equal(await balanceThrough(s, key), 0);
-      }
-      // A plan's limit lowered through a binds every instance at once, and raised through b too.
-      const limit = (perMinute: number, through: Server) =>
-        call(through.live, "PATCH", `/operator/businesses/${biz.id}`, {
-          rate_limit_per_minute: perMinute,
-        });
-      assert.equal((await limit(1, a)).status, 200);
-      for (const s of standing) {
-        const limited = await call(s.live, "GET", "/business/wallet", undefined, {
-          "X-Business-API-Key": key,
-        });
-        assert.equal(limited.status, 429, JSON.stringify(limited.body));
-      }
-      assert.equal((await limit(1_000_000, b)).status, 200);
-      for (const s of standing) assert.equal(await balanceThrough(s, key), 0);
+      live.push(await startServer(dirs.at(-1)!, { env }));
+      return live.at(-1)!;
+    };
+    try {
+      // One at a time: the first migrates the database.
+      const [a, b, c] = [await start(), await start(), await start()];
+      await spread([a, b, c], TAKEOVER_MS_MAX);
+      const shop = await shopAcross(a, b, c);
+      await firstTripRead(shop, [a, b, c]);
+      const tookOver = await burstAcrossKill(shop, [a, b, c]);
+      // c started again takes its share back; the three hold every partition once.
+      const c2 = await start();
+      await spread([a, b, c2], TAKEOVER_MS_MAX * 2);
+      await bindsEverywhere(shop, [a, b, c2]);
       console.log(`cluster: a and b held every partition ${tookOver} ms after c was killed`);
     } finally {
       for (const s of live) await s.stop().catch(() => {});
