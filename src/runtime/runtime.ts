@@ -6,7 +6,8 @@
 import type { Bus } from "../bus/bus.ts";
 import { type AnyActorDefinition, type AskOptions, type CommandOf, type ReplyOf } from "./actor.ts";
 import type { Clock } from "./clock.ts";
-import { type Forwarded, Forwarding, type ForwardObserved } from "./forwarding.ts";
+import { type Forwarded, Forwarding } from "./forwarding.ts";
+import type { RuntimeOptions } from "./runtime_options.ts";
 import { Lookups } from "./lookups.ts";
 import { Mailboxes } from "./mailboxes.ts";
 import { readInMemory } from "./memory_read.ts";
@@ -32,32 +33,7 @@ import { SweepLoops } from "./sweep_loops.ts";
 import { type ColdSource, Turns } from "./turn.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
-
-export interface RuntimeOptions {
-  /** `live` or `sandbox`. */
-  readonly env: string;
-  /**
-   * The first token of every bus subject this runtime publishes, and the `env` its changes
-   * carry: the environment and its deployment (src/server.ts), so deployments sharing one NATS
-   * never hear each other. Default: `env`.
-   */
-  readonly busPrefix?: string;
-  readonly store: ActorStore;
-  readonly bus: Bus;
-  readonly clock: Clock;
-  readonly definitions: readonly AnyActorDefinition[];
-  /** Batch writes of many actors into one store transaction (default on). */
-  readonly groupCommit?: boolean;
-  readonly onError?: (error: unknown, where: string) => void;
-  /** Told of each group commit: how many actors' writes, in how many milliseconds (metrics). */
-  readonly onCommit?: (writes: number, ms: number) => void;
-  /** Which partitions this instance holds (default: all of them, one instance alone). */
-  readonly placement?: Placement;
-  /** Forwards to other instances (forwarding.ts): how long to look for a holder, in ms. */
-  readonly forwardWaitMs?: number;
-  /** Told of each forward sent or served (metrics). */
-  readonly onForward?: (o: ForwardObserved) => void;
-}
+export type { RuntimeOptions };
 
 export class ActorRuntime {
   readonly env: string;
