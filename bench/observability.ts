@@ -19,6 +19,7 @@ import type { MiddlewareHandler } from "hono";
 import { observeRequests } from "../src/http/request_log.ts";
 import { createLogger, stdoutDestination } from "../src/observe/log.ts";
 import { Metrics } from "../src/observe/metrics.ts";
+import { threadCpuMs } from "./cpu.ts";
 import { recordFigure } from "./summary.ts";
 
 const ROUND_MS = 1_000;
@@ -46,25 +47,6 @@ function helloApp(first: MiddlewareHandler): Hono {
   api.get("/hello/:name", (c) => c.json({ success: true, data: { hello: c.req.param("name") } }));
   app.route("/api", api);
   return app;
-}
-
-/**
- * The serving thread's CPU so far, ms: Linux's scheduler statistics (nanoseconds), else its
- * /proc stat (ticks of 10 ms); NaN elsewhere.
- */
-function threadCpuMs(): number {
-  try {
-    return Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]) / 1e6;
-  } catch {
-    // No scheduler statistics in this kernel: the coarser ticks.
-  }
-  try {
-    const stat = Deno.readTextFileSync("/proc/thread-self/stat");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return NaN;
-  }
 }
 
 interface Round {

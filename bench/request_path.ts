@@ -33,6 +33,7 @@ import { credentialCacheOf } from "../src/platform/auth/credential_cache.ts";
 import { PriceRequest } from "../routes/courier/answers/booking.ts";
 import { SharedRateCounter } from "../src/http/shared_rate_limit.ts";
 import { runtimeTarget } from "./runtime_target.ts";
+import { threadCpuMs } from "./cpu.ts";
 import { recordFigure } from "./summary.ts";
 
 const ROUND_MS = 500;
@@ -81,17 +82,6 @@ function layerRoutes(
       body: PriceRequest,
     }, (c, { body }) => ok(c, { parcels: body.parcels.length }));
   };
-}
-
-/** The serving thread's CPU so far, ms (Linux /proc, ticks of 10 ms); NaN elsewhere. */
-function threadCpuMs(): number {
-  try {
-    const stat = Deno.readTextFileSync("/proc/thread-self/stat");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return NaN;
-  }
 }
 
 interface Round {

@@ -15,9 +15,10 @@ import { SharedRateCounter, sweepRateCounters } from "../../src/http/shared_rate
 import { LOGIN_FAILURE_WINDOW_MS } from "../../src/limits.ts";
 import { createLogger } from "../../src/observe/log.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
-import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
+import type { TestEnv } from "../helpers/test_env.ts";
 import { uniqueSchema } from "../db/helpers.ts";
 import { claimSchema } from "../helpers/schema_pool.ts";
+import { withTwoInstances } from "../helpers/two_instances.ts";
 
 const url = Deno.env.get("DATABASE_URL");
 const quiet = createLogger("silent", { write: () => {} });
@@ -40,23 +41,6 @@ async function ownSchema(): Promise<{ schema: string; done(db: DatabaseHandle): 
       }
     },
   };
-}
-
-/** Runs `fn` on two instances of one deployment, both on the manual clock's same start. */
-async function withTwoInstances(fn: (a: TestEnv, b: TestEnv) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "shared_counters_" });
-  const a = await openTestEnv({ kvPath: `${dir}/kv.sqlite3`, sharedRateLimits: true });
-  try {
-    const b = await openTestEnv({ alongside: a });
-    try {
-      await fn(a, b);
-    } finally {
-      await b.close();
-    }
-  } finally {
-    await a.close();
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 function signIn(t: TestEnv, email: string, password: string) {

@@ -4,29 +4,13 @@
  * side of its own (its windows, clock skew, a failing database).
  */
 import assert from "node:assert/strict";
-import { openTestEnv, type TestEnv } from "../helpers/test_env.ts";
+import type { TestEnv } from "../helpers/test_env.ts";
 import { openDatabase } from "../../src/db/db.ts";
 import { RateLimiter } from "../../src/http/rate_limit.ts";
 import { SharedRateCounter } from "../../src/http/shared_rate_limit.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { createLogger } from "../../src/observe/log.ts";
-
-/** Runs `fn` on two instances of one deployment, both on the manual clock's same start. */
-async function withTwoInstances(fn: (a: TestEnv, b: TestEnv) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "two_instances_" });
-  const a = await openTestEnv({ kvPath: `${dir}/kv.sqlite3`, sharedRateLimits: true });
-  try {
-    const b = await openTestEnv({ alongside: a });
-    try {
-      await fn(a, b);
-    } finally {
-      await b.close();
-    }
-  } finally {
-    await a.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+import { withTwoInstances } from "../helpers/two_instances.ts";
 
 Deno.test("shared rate limit: Starter's 30 a minute hold across two instances, the 31st refused on either", () =>
   withTwoInstances(async (a, b) => {
