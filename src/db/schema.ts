@@ -3,6 +3,11 @@
  * themselves are made by `migrations/`, which never import this file.
  */
 import type { ColumnType, Expression, Generated, Insertable, Selectable } from "kysely";
+import type {
+  LoginThrottleTable,
+  RateCounterTable,
+  RecipientRateCounterTable,
+} from "./counter_tables.ts";
 
 /**
  * A jsonb column: reads as the parsed value; writes only through an expression, normally
@@ -432,40 +437,6 @@ export interface CourierClientTable extends VersionedRow {
 export interface DeferredWorkTable extends VersionedRow {
   status: string;
   deferred_at: MaybeMillis;
-}
-
-/** A known caller's requests in its current windows, shared by instances (Business API 8). */
-export interface RateCounterTable {
-  key: string;
-  minute_window: number;
-  minute_count: number;
-  day_window: number;
-  day_count: number;
-  /** What the row's last update let through. */
-  granted: number;
-  per_minute: number;
-  per_day: number;
-}
-
-/** A recipient's pumped backlog attempts in its latest second, shared by instances (0030). */
-export interface RecipientRateCounterTable {
-  key: string;
-  /** Seconds since the epoch. */
-  second: number;
-  sent: number;
-  /** What the row's last update granted. */
-  granted: number;
-}
-
-/** Failed sign-ins of one key, shared by a deployment's instances (login_windows.ts LoginEntry). */
-export interface LoginThrottleTable {
-  key: string;
-  failures: number;
-  /** Epoch ms, as the other instants of the row. */
-  last_failure_at: number;
-  wait_until: number;
-  pending: number;
-  pending_since: number;
 }
 
 export type ShipmentRow = Selectable<ShipmentTable>;

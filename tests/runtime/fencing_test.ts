@@ -27,38 +27,31 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
       // Two clocks: `b`'s runs ahead, so `b` finds `a`'s leases expired while `a` still counts
       // on them (what a paused process or a skewed clock makes).
       const [clockA, clockB] = [new ManualClock(), new ManualClock()];
-      let a: LeasedPlacement | undefined;
-      let b: LeasedPlacement | undefined;
-      const ra = await openTestRuntime(path, {
-        store: kind,
-        clock: clockA,
-        placed: { forwardWaitMs: 0 },
-        placement: (store) =>
-          a = new LeasedPlacement({
-            store: store.leases,
-            clock: clockA,
-            instance: "a",
-            leaseMs: LEASE_MS,
-          }),
-      });
-      const rb = await openTestRuntime(path, {
-        store: kind,
-        clock: clockB,
-        placed: { forwardWaitMs: 0 },
-        placement: (store) =>
-          b = new LeasedPlacement({
-            store: store.leases,
-            clock: clockB,
-            instance: "b",
-            leaseMs: LEASE_MS,
-          }),
-      });
+      // An instance: its runtime on the shared store, under its own leased placement.
+      const instance = async (name: string, clock: ManualClock) => {
+        let placement: LeasedPlacement | undefined;
+        const r = await openTestRuntime(path, {
+          store: kind,
+          clock,
+          placed: { forwardWaitMs: 0 },
+          placement: (store) =>
+            placement = new LeasedPlacement({
+              store: store.leases,
+              clock,
+              instance: name,
+              leaseMs: LEASE_MS,
+            }),
+        });
+        return [r, placement!] as const;
+      };
+      const [ra, a] = await instance("a", clockA);
+      const [rb, b] = await instance("b", clockB);
       try {
-        await a!.start();
-        await b!.start();
+        await a.start();
+        await b.start();
         const id = "acct_fenced";
         const partition = partitionOf({ type: accountActor.type, id });
-        assert.equal(a!.held(partition), 1);
+        assert.equal(a.held(partition), 1);
         const credited = await ra.runtime.ask(accountActor, "biz_1", id, {
           kind: "credit",
           amount: 5,
@@ -83,9 +76,9 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
         );
         // `b`'s clock passes `a`'s lease: `b` takes every partition over.
         clockB.advanceBy(LEASE_MS);
-        await b!.renew();
-        assert.equal(b!.held(partition), 2);
-        assert.equal(a!.held(partition), 1); // `a` does not know yet
+        await b.renew();
+        assert.equal(b.held(partition), 2);
+        assert.equal(a.held(partition), 1); // `a` does not know yet
         // `a` decides on its memory, but the store refuses the commit: nothing of it lands.
         await assert.rejects(
           ra.runtime.ask(accountActor, "biz_1", id, { kind: "credit", amount: 100 }),
@@ -100,9 +93,9 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
           amount: 2,
         }]);
         // At its next renewal `a` finds its leases gone: it holds and answers nothing.
-        await a!.renew();
-        assert.deepEqual(a!.heldPartitions(), []);
-        assert.equal(a!.ownerOf(partition), "b");
+        await a.renew();
+        assert.deepEqual(a.heldPartitions(), []);
+        assert.equal(a.ownerOf(partition), "b");
         await assert.rejects(
           ra.runtime.read(accountActor, "biz_1", id, { kind: "get" }),
           PartitionUnavailable,
@@ -110,14 +103,14 @@ for (const kind of ["kv", "postgres"] as const satisfies readonly TestStoreKind[
         // `b` changes the other actor, then stops; `a` takes everything back and reads the actor
         // afresh: its memory from before the move is forgotten, never answered from.
         await rb.runtime.ask(accountActor, "biz_1", other, { kind: "credit", amount: 10 });
-        await b!.close();
-        await a!.renew();
-        assert.equal(a!.heldPartitions().length, PARTITIONS);
+        await b.close();
+        await a.renew();
+        assert.equal(a.heldPartitions().length, PARTITIONS);
         const read = await ra.runtime.read(accountActor, "biz_1", other, { kind: "get" });
         assert.ok(read.ok && read.reply.balance === 11, JSON.stringify(read));
       } finally {
-        await a?.close();
-        await b?.close();
+        await a.close();
+        await b.close();
         await ra.close();
         await rb.close();
         await dropTestStore(path, kind);
