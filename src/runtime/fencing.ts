@@ -3,6 +3,7 @@
  * commit carries its partition's lease (store.ts Fence), a command for a partition not held is
  * refused before it is decided, and what memory holds of a partition gained or lost is forgotten.
  */
+import { holdsActor } from "./held.ts";
 import { partitionOf, type Placement } from "./placement.ts";
 import type { ActorKey, Fence } from "./store.ts";
 
@@ -27,7 +28,7 @@ export class Fencing {
 
   /** Whether this instance holds the actor's partition now. */
   holds(key: ActorKey): boolean {
-    return this.#placement.held(partitionOf(key)) !== undefined;
+    return holdsActor(this.#placement, key);
   }
 
   /**
