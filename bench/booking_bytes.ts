@@ -97,12 +97,11 @@ function countingBus(tally: Tally): Bus {
   return bus;
 }
 
-/** The JSON text the projector keeps (event rows and snapshots, by actor type), and event rows. */
+/** The JSON text the query side keeps: snapshots by actor type, and outbound event rows. */
 async function querySide(db: Kysely<Database>): Promise<Map<string, number>> {
   const rows = await sql<{ type: string; bytes: string }>`
     select type, sum(bytes)::text as bytes from (
-      select type, octet_length(event::text) as bytes from actor_events
-      union all select type, octet_length(data::text) from snapshots
+      select type, octet_length(data::text) as bytes from snapshots
       union all select 'outbound_events rows', octet_length(o::text) from outbound_events o
     ) x group by type`.execute(db);
   return new Map(rows.rows.map((r) => [r.type, Number(r.bytes)]));
@@ -141,7 +140,7 @@ async function main(bookings: number): Promise<void> {
     print("KV", kv, bookings);
     print("KV mutations (sets and deletes) and commits", mutations, bookings, 10);
     print("bus", bus, bookings);
-    print("query side (actor_events + snapshots JSON, outbound_events rows)", query, bookings);
+    print("query side (snapshots JSON, outbound_events rows)", query, bookings);
   } finally {
     await receiver.close();
     await t.close();

@@ -34,6 +34,7 @@ import * as m0027 from "../../migrations/0027_business_batches.ts";
 import * as m0028 from "../../migrations/0028_business_checkouts.ts";
 import * as m0029 from "../../migrations/0029_shared_counters.ts";
 import * as m0030 from "../../migrations/0030_recipient_rate_counters.ts";
+import * as m0031 from "../../migrations/0031_drop_actor_events.ts";
 
 /** Every migration, oldest first; each name starts with a sortable number. */
 const MIGRATIONS: readonly (readonly [string, Migration])[] = [
@@ -67,6 +68,7 @@ const MIGRATIONS: readonly (readonly [string, Migration])[] = [
   ["0028_business_checkouts", m0028],
   ["0029_shared_counters", m0029],
   ["0030_recipient_rate_counters", m0030],
+  ["0031_drop_actor_events", m0031],
 ];
 
 /** Kysely's bookkeeping table (its default name), in each migrated schema. */

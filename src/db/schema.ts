@@ -20,7 +20,6 @@ export type Int8Column = ColumnType<number, number, number>;
 
 export interface Database {
   snapshots: SnapshotTable;
-  actor_events: ActorEventTable;
   audit_log: AuditLogTable;
   ledger_entries: LedgerEntryTable;
   ledger_watermarks: LedgerWatermarkTable;
@@ -63,18 +62,6 @@ export interface SnapshotTable {
   version: Int8Column;
   data: JsonbColumn;
   updated_at: Generated<Date>;
-}
-
-/** Every event of every actor, in order: trails, reports, audit. Primary key (type, id, seq). */
-export interface ActorEventTable {
-  type: string;
-  id: string;
-  tenant: string;
-  seq: ColumnType<number, number, never>;
-  at: ColumnType<Date, Date, never>;
-  /** The event's `kind` tag. */
-  kind: ColumnType<string, string, never>;
-  event: ColumnType<unknown, Expression<unknown>, never>;
 }
 
 /** Who did what, when, in which tenant. */
@@ -444,8 +431,6 @@ export type AlertRow = Selectable<AlertTable>;
 export type BillingExportRow = Selectable<BillingExportTable>;
 export type SnapshotRow = Selectable<SnapshotTable>;
 export type NewSnapshot = Insertable<SnapshotTable>;
-export type ActorEventRow = Selectable<ActorEventTable>;
-export type NewActorEvent = Insertable<ActorEventTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type NewAuditLog = Insertable<AuditLogTable>;
 export type LedgerEntryRow = Selectable<LedgerEntryTable>;

@@ -13,7 +13,6 @@ import {
   type TimerOp,
 } from "./actor.ts";
 import { newId } from "./ids.ts";
-import { keepJsonText } from "../bus/json_text.ts";
 import { tooLarge } from "./too_large.ts";
 import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
 import { OUTBOX_ITEM_BYTES_MAX, STATE_BYTES_MAX } from "../limits.ts";
@@ -226,8 +225,6 @@ class BatchPlan {
       this.#addOutbox(env.tenant, adds[i] ?? [], at);
       const kept = this.#def.logged ? this.#def.logged(event) : event;
       const json = JSON.stringify(kept);
-      // The projection writes the same text (json_text.ts) instead of making it again.
-      keepJsonText(kept, json);
       this.#events.push({ seq: this.#seq, at, event: kept, bytes: storedBytes(json) });
     }
     if (decision.events.length > 0 && this.#tenant === null) this.#tenant = env.tenant;

@@ -7,7 +7,6 @@ import { upsertSnapshot } from "../../src/db/projection.ts";
 import { openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
 
 const TABLES = [
-  "actor_events",
   "alerts",
   "audit_log",
   "billing_exports",
@@ -85,6 +84,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0028_business_checkouts",
     "0029_shared_counters",
     "0030_recipient_rate_counters",
+    "0031_drop_actor_events",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -127,6 +127,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0028_business_checkouts",
     "0029_shared_counters",
     "0030_recipient_rate_counters",
+    "0031_drop_actor_events",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -278,6 +279,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0028_business_checkouts",
     "0029_shared_counters",
     "0030_recipient_rate_counters",
+    "0031_drop_actor_events",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -364,6 +366,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0028_business_checkouts",
     "0029_shared_counters",
     "0030_recipient_rate_counters",
+    "0031_drop_actor_events",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -402,6 +405,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0028_business_checkouts",
     "0029_shared_counters",
     "0030_recipient_rate_counters",
+    "0031_drop_actor_events",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

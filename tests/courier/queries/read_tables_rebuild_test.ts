@@ -185,7 +185,7 @@ async function rowsOf(t: TestDatabase, table: string): Promise<Map<string, unkno
   }));
 }
 
-Deno.test("migrations 0016 to 0030: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
+Deno.test("migrations 0016 to 0031: the read tables are rebuilt from the snapshots as the projection maps them", async () => {
   await using t = await openTestDatabase();
   const down = await migrateSchemaTo(t.db, t.schema, "0015_parked_ledger_holds");
   assert.equal(down.error, undefined);
@@ -223,6 +223,7 @@ Deno.test("migrations 0016 to 0030: the read tables are rebuilt from the snapsho
     "0028_business_checkouts",
     "0029_shared_counters",
     "0030_recipient_rate_counters",
+    "0031_drop_actor_events",
   ]);
 
   const stored = await rowsOf(t, "shipments");
