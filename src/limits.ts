@@ -158,6 +158,12 @@ export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
  * any beyond keep their hourly try. 200 asks at a time, a second or two at this bound.
  */
 export const ENDPOINT_SET_EVENTS_MAX = 10_000;
+/**
+ * A busy projection begins a batch at most this often (src/db/sync.ts WriteQueue): each write is a
+ * round trip with a fixed cost (a worker thread woken, a statement planned and committed), so
+ * under load fewer and larger batches cost less (issue 36 item 1), for at most this much more lag.
+ */
+export const PROJECTION_WRITE_PACE_MS = 20;
 /** How often charges whose billing event is missing are looked for (see BillingEvents.sweep). */
 export const BILLING_SWEEP_MS = 60_000;
 /**

@@ -3,6 +3,7 @@
  * projection after them (one publisher's messages arrive in order, on NATS as in process), so
  * when a projection has written everything before the sentinel, a reader can rely on it.
  */
+import { PROJECTION_WRITE_PACE_MS } from "../limits.ts";
 
 const SYNC_TENANT = "__sync";
 /** Matches every projection's subscription, the ledger's (`*.courier_client.*`) included. */
@@ -124,19 +125,29 @@ export class WriteQueue<T> {
   readonly #limits: BatchLimits<T>;
   readonly #write: (batch: T[]) => Promise<void>;
   readonly #delayMs: (attempt: number) => number;
+  readonly #paceMs: number;
   readonly #syncs = new SyncWaiters();
   #queue: Queued<T>[] = [];
   #writing: Promise<void> | null = null;
   #stopping = false;
+  /** When the last batch began (performance.now), for the pace. */
+  #lastWrite = -Infinity;
+  /** Ends the pace's wait early: a sync (a flush) is never held back. */
+  #endPace: (() => void) | null = null;
 
   constructor(
     limits: BatchLimits<T>,
     write: (batch: T[]) => Promise<void>,
-    options: { retryDelayMs?: ((attempt: number) => number) | undefined } = {},
+    options: {
+      retryDelayMs?: ((attempt: number) => number) | undefined;
+      /** The pace (PROJECTION_WRITE_PACE_MS unless given). */
+      paceMs?: number | undefined;
+    } = {},
   ) {
     this.#limits = limits;
     this.#write = write;
     this.#delayMs = options.retryDelayMs ?? retryDelayMs;
+    this.#paceMs = options.paceMs ?? PROJECTION_WRITE_PACE_MS;
   }
 
   push(item: T): Promise<void> {
@@ -176,12 +187,15 @@ export class WriteQueue<T> {
    */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#endPace?.();
     await this.idle();
   }
 
   #push(entry: (written: () => void) => Queued<T>): Promise<void> {
     const { promise, resolve } = Promise.withResolvers<void>();
-    this.#queue.push(entry(resolve));
+    const queued = entry(resolve);
+    this.#queue.push(queued);
+    if ("sync" in queued) this.#endPace?.();
     this.#kick();
     return promise;
   }
@@ -196,6 +210,24 @@ export class WriteQueue<T> {
     });
   }
 
+  /**
+   * Waits while the last batch began less than the pace ago, unless the queue
+   * holds a full batch or a sync, or the queue is stopping: what arrives meanwhile joins the batch.
+   */
+  async #pace(): Promise<void> {
+    const wait = this.#lastWrite + this.#paceMs - performance.now();
+    if (wait <= 0 || this.#stopping || this.#queue.length >= this.#limits.itemsMax) return;
+    if (this.#queue.some((q) => "sync" in q)) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      this.#endPace = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#endPace = null;
+  }
+
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
       const head = this.#queue[0]!;
@@ -205,6 +237,7 @@ export class WriteQueue<T> {
         head.written();
         continue;
       }
+      await this.#pace();
       const { itemsMax, weightMax = Infinity, weightOf = () => 0 } = this.#limits;
       const batch: T[] = [];
       let weight = 0;
@@ -215,6 +248,7 @@ export class WriteQueue<T> {
         batch.push(q.item);
         weight += w;
       }
+      this.#lastWrite = performance.now();
       for (let attempt = 0;; attempt++) {
         try {
           await this.#write(batch);

@@ -81,3 +81,26 @@ Deno.test("writeFindingBad: one bad item is reported and the others written; a t
     /simulated 40P01/,
   );
 });
+
+Deno.test("WriteQueue: a busy queue's next batch waits out the pace and takes what came meanwhile; a sync is not held back", async () => {
+  const written: number[][] = [];
+  // A pace far longer than the test: only a sync ends its last wait.
+  const queue = new WriteQueue<number>({ itemsMax: 10 }, (batch) => {
+    written.push([...batch]);
+    return Promise.resolve();
+  }, { paceMs: 60_000 });
+  await queue.push(1);
+  // Right after a batch: 2 waits for the pace, and 3, pushed a macrotask later, joins it.
+  const two = queue.push(2);
+  await new Promise((r) => setTimeout(r, 0));
+  const three = queue.push(3);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(written, [[1]], "2 waits out the pace");
+
+  // A sync pushed while the pace is waited out ends the wait: a flush is never held back.
+  const synced = queue.synced("flush");
+  queue.pushSync("flush");
+  await Promise.all([two, three, synced]);
+  assert.deepEqual(written, [[1], [2, 3]]);
+  await queue.stop();
+});
