@@ -43,6 +43,8 @@ export class Cell {
   running = false;
   /** Commits completed, and the replies the last few stored (newer than a read made before). */
   committed = 0;
+  /** When the last commit landed (performance.now): a marker this fresh may be written again. */
+  committedAt = 0;
   recentReplies: { readonly n: number; readonly replies: ReadonlyMap<string, unknown> }[] = [];
   /** The newest commit whose replies are no longer kept. */
   forgottenUpTo = 0;
@@ -124,6 +126,7 @@ export class Cell {
     this.timers = { ...write.record.timers };
     this.indexes = write.record.indexes;
     this.version = version;
+    this.committedAt = performance.now();
     if (plan.publish && write.unpublishedFrom !== null) {
       this.marker = "set";
       this.markerFrom = write.unpublishedFrom;

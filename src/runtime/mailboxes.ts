@@ -149,6 +149,8 @@ export class Mailboxes {
       .finally(() => {
         cell.running = false;
         if (cell.mailbox.length > 0) this.#run(cell);
+        // Idle now: a sweep that takes it finds it idle (while running, one would drop it).
+        else if (cell.marker === "set") this.#o.markers().add(cell);
       });
   }
 
@@ -157,6 +159,5 @@ export class Mailboxes {
       const batch = cell.mailbox.splice(0, cell.def.batchMax ?? ACTOR_BATCH_COMMANDS_MAX);
       await this.#o.turns.handle(cell, batch);
     }
-    if (cell.marker === "set") this.#o.markers().add(cell);
   }
 }

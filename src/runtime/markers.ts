@@ -53,19 +53,24 @@ export class MarkerSweeper {
     this.#toClear.set(cell.name, cell);
   }
 
-  /** One sweep at a time; a caller during a sweep waits for it (a close must not outrun it). */
-  sweep(): Promise<number> {
-    this.#sweep ??= this.#sweepOnce().finally(() => {
+  /**
+   * One sweep at a time; a caller during a sweep waits for it (a close must not outrun it).
+   * `minAgeMs`: an actor that committed more recently keeps its marker for a later sweep, since
+   * it may well commit again at once (a booking's trip, claimed then created), and a marker
+   * cleared in between is written again (two more writes of the store).
+   */
+  sweep(minAgeMs = 0): Promise<number> {
+    this.#sweep ??= this.#sweepOnce(minAgeMs).finally(() => {
       this.#sweep = null;
     });
     return this.#sweep;
   }
 
-  async #sweepOnce(): Promise<number> {
+  async #sweepOnce(minAgeMs: number): Promise<number> {
     try {
       let cleared = 0;
       while (this.#toClear.size > 0) {
-        const cells = this.#takeIdle();
+        const cells = this.#takeIdle(performance.now() - minAgeMs);
         if (cells.length > 0) cleared += await this.#clear(cells);
       }
       return cleared;
@@ -78,13 +83,20 @@ export class MarkerSweeper {
     }
   }
 
-  /** Up to MARKERS_PER_SWEEP_MAX idle actors whose marker is set, marked `clearing`. */
-  #takeIdle(): Clearing[] {
+  /**
+   * Up to MARKERS_PER_SWEEP_MAX idle actors whose marker is set, marked `clearing`; one that
+   * committed after `before` is left for the next sweep.
+   */
+  #takeIdle(before: number): Clearing[] {
     const cells: Clearing[] = [];
     for (const [k, cell] of this.#toClear) {
       this.#toClear.delete(k);
       if (!cell.idle || cell.marker !== "set" || cell.version === null) continue;
       if (!this.#holds(cell.key)) continue; // the new holder's sweep republishes it
+      if (cell.committedAt > before) {
+        this.#retryLater.push(cell);
+        continue;
+      }
       cell.marker = "clearing";
       cells.push({ cell, version: cell.version });
       if (cells.length >= MARKERS_PER_SWEEP_MAX) break;

@@ -384,10 +384,10 @@ export class ActorRuntime {
   }
 
   /**
-   * Removes the recovery markers of idle actors whose events are on the bus (markers.ts); a
-   * caller during a sweep waits for it.
+   * Removes the recovery markers of idle actors whose events are on the bus (markers.ts), of
+   * those that committed at least `minAgeMs` ago; a caller during a sweep waits for it.
    */
-  sweepMarkers(): Promise<number> {
-    return this.#markers.sweep();
+  sweepMarkers(minAgeMs = 0): Promise<number> {
+    return this.#markers.sweep(minAgeMs);
   }
 }

@@ -10,7 +10,7 @@ import type { Clock } from "./clock.ts";
 export interface SweepWork {
   readonly clock: Clock;
   sweepOutboxes(): Promise<unknown>;
-  sweepMarkers(): Promise<unknown>;
+  sweepMarkers(minAgeMs?: number): Promise<unknown>;
   fireDueTimers(): Promise<unknown>;
 }
 
@@ -31,7 +31,9 @@ export class SweepLoops {
     if (w.clock.kind === "system") {
       this.#outboxes = every(OUTBOX_SWEEP_MS, () => w.sweepOutboxes(), "outboxes");
     }
-    this.#markers = every(MARKER_SWEEP_MS, () => w.sweepMarkers(), "recovery markers");
+    // An actor that committed within the last interval is left to the next (markers.ts).
+    const markers = () => w.sweepMarkers(MARKER_SWEEP_MS);
+    this.#markers = every(MARKER_SWEEP_MS, markers, "recovery markers");
     if (w.clock.kind === "system" && timerPollMs !== undefined) {
       this.#timers = every(timerPollMs, () => w.fireDueTimers(), "timers");
     }
