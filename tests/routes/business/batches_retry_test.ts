@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import { bookBatch } from "../../../src/business/flows/batches.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { BatchBody, toBatchRequest } from "../../../src/business/batch_schema.ts";
 import { flakyRuntime } from "../../helpers/faults.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -17,7 +18,7 @@ Deno.test("batches retry: a crash between two stops' trips leaves a claim the re
       fails: (type, c) => type === "business_trip" && (c as { kind: string }).kind === "create",
     });
     await assert.rejects(
-      bookBatch({ ...t.env, runtime: flaky.runtime }, b.id, {
+      bookBatch({ ...t.env, runtime: flaky.runtime, numbers: tripNumbersOf(t.env) }, b.id, {
         request: toBatchRequest(body),
         body,
         by: "api_key",
