@@ -58,6 +58,7 @@ export function nextBlockSize(size: number, lastedMs: number): number {
  * Hands out each business's numbers from its block; a booking that finds the block used up waits
  * for the one reservation in flight for that business (never two at once), which asks for enough
  * numbers for everybody waiting, so a burst costs one reservation per block, not per booking.
+ * Holds one entry (a few numbers) per business booked through this instance.
  */
 export class TripNumberBlocks implements TripNumbers, Reactor {
   readonly #blocks = new Map<string, Block>();
