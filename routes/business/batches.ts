@@ -6,6 +6,7 @@
 import { batchPackingSlips } from "../../src/business/flows/batch_documents.ts";
 import { bookBatch, readBatch, type StopTrips } from "../../src/business/flows/batches.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
+import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { batchPage } from "../../src/business/queries/batches.ts";
 import { BATCH_STOPS_MAX } from "../../src/business/rules/batch.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -60,11 +61,15 @@ function createRoute(api: Api): void {
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);
-    const booked = await bookBatch({ ...env, offers: dispatcherOf(env) }, tenant, {
-      request: toBatchRequest(body),
-      body,
-      by,
-    });
+    const booked = await bookBatch(
+      { ...env, offers: dispatcherOf(env), numbers: tripNumbersOf(env) },
+      tenant,
+      {
+        request: toBatchRequest(body),
+        body,
+        by,
+      },
+    );
     const trips: StopTrips = new Map(
       booked.trips.map((t) => [t.reference, { id: t.id, status: t.status }]),
     );

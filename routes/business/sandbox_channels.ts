@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { ChannelEvent, channelOrderBooking } from "../../src/business/channel_schema.ts";
 import { bookChannelOrder, channelBusiness } from "../../src/business/flows/sandbox_channels.ts";
+import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { anonymous, bearerToken } from "../../src/http/guards.ts";
@@ -64,7 +65,7 @@ export function sandboxChannelRoutes(api: Api): void {
   }, async (c, { params, body }) => {
     const env = c.get("env");
     const business = c.get("principal")!.business!.id;
-    const booked = await bookChannelOrder(env, business, {
+    const booked = await bookChannelOrder({ ...env, numbers: tripNumbersOf(env) }, business, {
       source: params.source,
       type: body.type,
       request: body.order ? channelOrderBooking(params.source, body.order) : null,

@@ -5,6 +5,7 @@
 import { bookTrip } from "../../src/business/flows/book.ts";
 import { bookCheckout } from "../../src/business/flows/checkouts.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
+import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { askTrip } from "../../src/business/flows/trips.ts";
 import {
   BOOKING_RETRY_AFTER_SECONDS,
@@ -101,7 +102,7 @@ function bookRoute(api: Api): void {
     const idempotencyKey = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
     // spec: business 3.1: the dispatcher may offer the trip in its creation's commit.
     const input = { request: toBookingRequest(body), body, idempotencyKey, by };
-    const deps = { ...env, offers: dispatcherOf(env) };
+    const deps = { ...env, offers: dispatcherOf(env), numbers: tripNumbersOf(env) };
     const booked = await (body.checkout_reference === undefined
       ? bookTrip(deps, tenant, input)
       : bookCheckout(deps, tenant, body.checkout_reference, input)).catch(withRetryAfter);

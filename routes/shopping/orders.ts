@@ -4,6 +4,7 @@
  * state). Both answer 403 SHOPPING_FULFILMENT_OFF until the operator enables the capability.
  */
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
+import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { BOOKING_RETRY_AFTER_SECONDS } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -65,11 +66,15 @@ export function shoppingOrderRoutes(api: Api): void {
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);
-    const made = await createShoppingOrder({ ...env, offers: dispatcherOf(env) }, tenant, {
-      request: body,
-      body,
-      by,
-    }).catch(withRetryAfter);
+    const made = await createShoppingOrder(
+      { ...env, offers: dispatcherOf(env), numbers: tripNumbersOf(env) },
+      tenant,
+      {
+        request: body,
+        body,
+        by,
+      },
+    ).catch(withRetryAfter);
     return ok(c, shoppingOrderView(made.live, made.replayed), made.replayed ? 200 : 201);
   });
 

@@ -29,6 +29,7 @@ import { LIVE_POSITIONS, LivePositions } from "./reactors/live_positions.ts";
 import { PositionSignals } from "./reactors/position_signals.ts";
 import { dispatchBoardRoutes } from "../../routes/business/dispatch_board.ts";
 import { DISPATCHER, Dispatcher } from "./reactors/dispatcher.ts";
+import { reserveFromSequence, TRIP_NUMBERS, TripNumberBlocks } from "./flows/trip_numbers.ts";
 import { dispatchRoutes } from "../../routes/business/dispatch.ts";
 import { sandboxCredentialsRoutes } from "../../routes/business/sandbox_credentials.ts";
 import { sandboxChannelRoutes } from "../../routes/business/sandbox_channels.ts";
@@ -85,6 +86,9 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
   const signals = new PositionSignals(positions, { bus: deps.bus, env: deps.busPrefix });
   // spec: business 3.1: every position reaches the dispatch index at once.
   const dispatcher = new Dispatcher(deps);
+  // spec: business 2.2: trip ids from blocks this instance reserved, one allocator per environment.
+  const numbers = new TripNumberBlocks(reserveFromSequence(deps), () => deps.clock.now());
+  const booking = { ...deps, numbers };
   positions.watch((id, p) => dispatcher.moved(id, p));
   const { delivery, deferral } = platformServices(deps);
   // spec: business 4.4: webhooks to the sandbox inbox are kept, not sent (one seam in the engine).
@@ -105,9 +109,11 @@ function startBusiness(deps: FeatureDeps): FeatureParts {
       sandbox_inbox: startSandboxInbox(projecting),
     },
     reactors: {
-      booking_outboxes: startBookingOutboxes(deps),
+      // First, so closed last: the bookings of the reactors below take their numbers from it.
+      [TRIP_NUMBERS]: numbers,
+      booking_outboxes: startBookingOutboxes(booking),
       // spec: business 4.2: each due occurrence of a recurring delivery booked once.
-      subscription_occurrences: startSubscriptionOccurrences(deps),
+      subscription_occurrences: startSubscriptionOccurrences(booking),
       // spec: business 4.4: each autopiloted trip's due step, run once its timer's commit is done.
       sandbox_autopilot: startSandboxAutopilot(deps),
       // spec: business 6: each event sent once its transition commits (the outbox's handler).

@@ -162,6 +162,9 @@ async function burstAcrossKill(shop: Shop, servers: readonly Server[]): Promise<
   assert.equal(answers.filter((r) => r.status === 422).length, ASKED - COVERED);
   const references = booked.map((r) => r.body.data.reference as string);
   assert.equal(new Set(references).size, COVERED, "no booking answered twice");
+  // Each instance numbers from blocks of the one sequence it reserved (Business API 2.2 `id`).
+  const ids = booked.map((r) => r.body.data.id as number);
+  assert.equal(new Set(ids).size, COVERED, `trip ids unique across the instances: ${ids}`);
   assert.equal(await balanceThrough(standing[0]!, shop.key), 0, "the balance to the cent");
   // Nothing answered is lost: each booked trip is read, through each instance standing.
   for (const [i, ref] of references.entries()) {
@@ -175,6 +178,7 @@ async function burstAcrossKill(shop: Shop, servers: readonly Server[]): Promise<
       },
     );
     assert.equal(read.status, 200, `${ref}: ${JSON.stringify(read.body)}`);
+    assert.equal(read.body.data.id, ids[i]);
   }
   return tookOver;
 }

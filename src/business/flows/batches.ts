@@ -57,7 +57,9 @@ export interface BookedBatch {
   readonly replayed: boolean;
 }
 
-type BatchDeps = Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">;
+type BatchDeps =
+  & Pick<Deps, "runtime" | "clock" | "name">
+  & Pick<CompleteDeps, "offers" | "numbers">;
 
 /** A stop as the single booking's flow takes it: a parcel with the batch's vehicle. */
 function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft): BookingRequest {

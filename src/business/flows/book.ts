@@ -240,7 +240,7 @@ export async function located(
 
 /** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
 export async function bookTrip(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">,
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   input: BookingInput,
 ): Promise<Booked> {

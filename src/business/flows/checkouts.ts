@@ -111,7 +111,7 @@ export async function cancelCheckout(
 
 /** spec: business 4.1: books the checkout's delivery at the price it holds. */
 export async function bookCheckout(
-  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">,
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   reference: string,
   input: BookingInput,

@@ -1,7 +1,13 @@
 /**
- * The steps of a booking after its claim (Business API 2.1, appendix; 4.3 wallet): its number, its
- * charge, its trip. Each is an ask under a key derived from the claim, so the request and the
- * completing sweep (a booking stopped between two steps) run the same code and do each step once.
+ * The steps of a booking after its claim (Business API 2.1, appendix; 4.3 wallet): its charge, its
+ * number, its trip. The charge and the trip are asks under keys derived from the claim, so the
+ * request and the completing sweep (a booking stopped between two steps) run the same code and do
+ * each once. The number is taken from this instance's block (trip_numbers.ts), not asked under a
+ * key: it is decided once, by the trip's `create` commit. A crash before that commit leaves the
+ * claim, and the sweep completes it with a number of its own (the first one is a gap); a second
+ * completion of the same claim (the request's and the sweep's) gets `booked` with the first's
+ * trip from the trip actor, so the number it took is only a gap. Numbers stay unique (business
+ * 2.2 `id`): every number comes from a block the sequence reserved once.
  */
 import { scanCodeOf } from "../rules/driver_actions.ts";
 import {
@@ -12,13 +18,13 @@ import {
   type TripDraft,
   type TripOffer,
 } from "../../../actors/business/trip/mod.ts";
-import { tripSequenceActor } from "../../../actors/business/trip_sequence.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
 import type { Deps } from "../../environment.ts";
 import { toMinor } from "../../domain/money.ts";
 import { orRefuse, Refused } from "../../runtime/actor.ts";
 import { BUSINESS_WEBHOOK_OUTBOX } from "../rules/webhook_events.ts";
+import type { TripNumbers } from "./trip_numbers.ts";
 
 /** A trip's first offer as the dispatcher chooses it for the trip's creation. */
 export interface FirstOffer {
@@ -34,8 +40,14 @@ export interface FirstOffers {
   release(draft: TripDraft, driverId: string): void;
 }
 
-/** The steps' dependencies; without `offers` the dispatcher offers once it hears the trip. */
-export type CompleteDeps = Pick<Deps, "runtime"> & { readonly offers?: FirstOffers | undefined };
+/**
+ * The steps' dependencies: the environment's trip numbers; without `offers` the dispatcher offers
+ * once it hears the trip.
+ */
+export type CompleteDeps = Pick<Deps, "runtime"> & {
+  readonly offers?: FirstOffers | undefined;
+  readonly numbers: TripNumbers;
+};
 
 /** The key of one claim's steps: a later claim of a freed reference is another booking. */
 function stepKey(c: Claim): string {
@@ -60,7 +72,7 @@ export function creditLimitMinor(account: Business, currency: string): number {
 }
 
 /**
- * Numbers, charges and creates the claimed trip; a refused charge (insufficient_balance) releases
+ * Charges, numbers and creates the claimed trip; a refused charge (insufficient_balance) releases
  * the claim, so the reference stays free, and is thrown.
  */
 export async function completeBooking(
@@ -71,12 +83,6 @@ export async function completeBooking(
 ): Promise<Trip> {
   const { runtime } = deps;
   const d = claim.draft, key = stepKey(claim), business = d.business_id;
-  const id = orRefuse(
-    await runtime.ask(tripSequenceActor, business, business, { kind: "next" }, {
-      idempotencyKey: `number:${key}`,
-      permanent: true,
-    }),
-  );
   const threshold = thresholdMinor(account, d.billing_currency);
   // spec: business 4.3, 7: charged inside the wallet's turn, or refused with nothing charged.
   const charged = await runtime.ask(walletActor, business, business, {
@@ -109,6 +115,9 @@ export async function completeBooking(
   };
   // spec: business 2.2: a custody token when the business has the scanning add-on.
   const scan = account.settings.custody_scanning ? scanCodeOf(d.reference) : null;
+  // Taken once the charge went through, so a refused charge leaves no gap; a second
+  // completion's number is a gap (see above).
+  const id = await deps.numbers.take(business);
   const made = await createTrip(deps, claim, { id, charge, scan_code: scan });
   if (made.ok && made.reply.phase === "booked") return made.reply.trip;
   // The claim was released meanwhile (the request's charge was refused while this one's went

@@ -13,6 +13,7 @@ import {
 import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import { base64url, seal, sealOwner, unseal } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
+import type { CompleteDeps } from "./complete_booking.ts";
 import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import {
@@ -112,7 +113,7 @@ export const CHANNEL_EVENT_TYPES = ["order.created"] as const;
  * external_reference (a repeated event answers the first trip, replayed).
  */
 export function bookChannelOrder(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
   businessId: string,
   input: {
     readonly source: string;

@@ -12,6 +12,7 @@ import {
   type SubscriptionReply,
 } from "../../../actors/business/subscription.ts";
 import type { Deps } from "../../environment.ts";
+import type { CompleteDeps } from "./complete_booking.ts";
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
 import { invalidFields, orRefuse, Refused } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
@@ -109,7 +110,7 @@ export async function askSubscription(
  * tried again; a booking still in progress or a failure throws, and the sweep tries again.
  */
 export async function bookOccurrence(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
   item: OccurrenceItem,
 ): Promise<void> {
   const read = await deps.runtime.read(

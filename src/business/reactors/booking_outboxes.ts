@@ -9,7 +9,7 @@ import type { Deps, Reactor } from "../../environment.ts";
 import { Refused } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
-import { completeBooking, refundCharge } from "../flows/complete_booking.ts";
+import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";
 
 /** The system, as wallet transactions and trails name it. */
 const BY = "system";
@@ -30,7 +30,7 @@ export async function refundCancelledTrip(deps: Pick<Deps, "runtime">, item: Ref
 }
 
 /** Completes a booking claimed and not finished in time; a refused charge frees its reference. */
-export async function completeStalledBooking(deps: Pick<Deps, "runtime">, item: StalledItem) {
+export async function completeStalledBooking(deps: CompleteDeps, item: StalledItem) {
   const state = await deps.runtime.read(tripActor, item.business_id, item.reference, {
     kind: "claim_state",
   });
@@ -44,7 +44,7 @@ export async function completeStalledBooking(deps: Pick<Deps, "runtime">, item: 
   }
 }
 
-export function startBookingOutboxes(deps: Pick<Deps, "runtime">): Reactor {
+export function startBookingOutboxes(deps: CompleteDeps): Reactor {
   const releases = [
     deps.runtime.handleOutbox(
       TRIP_REFUND_OUTBOX,

@@ -6,10 +6,11 @@
 import type { OccurrenceItem } from "../../../actors/business/subscription.ts";
 import type { Deps, Reactor } from "../../environment.ts";
 import { bookOccurrence } from "../flows/subscriptions.ts";
+import type { CompleteDeps } from "../flows/complete_booking.ts";
 import { OCCURRENCE_OUTBOX } from "../rules/subscription.ts";
 
 export function startSubscriptionOccurrences(
-  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
 ): Reactor {
   const release = deps.runtime.handleOutbox(
     OCCURRENCE_OUTBOX,

@@ -47,7 +47,9 @@ export interface ShoppingOrderLive {
   readonly trip: Trip | null;
 }
 
-export type BookDeps = Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers">;
+export type BookDeps =
+  & Pick<Deps, "runtime" | "clock" | "name">
+  & Pick<CompleteDeps, "offers" | "numbers">;
 
 /** Books a shopping order, or answers the order a repeat of the same body made (`replayed`). */
 export async function createShoppingOrder(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type BookingRequest, bookTrip } from "../../../src/business/flows/book.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { estimateFare } from "../../../src/business/flows/fares.ts";
 import { DEFAULT_CATALOGUE } from "../../../src/business/rules/default_catalogue.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
@@ -82,7 +83,12 @@ Deno.test("fare estimate = booked billing_amount for the same points in a zone a
           (p) => p.fare.amount_minor,
         );
         const billed = await outcome(
-          bookTrip(t.env, b.id, { request, body: request, idempotencyKey: null, by: "test" }),
+          bookTrip({ ...t.env, numbers: tripNumbersOf(t.env) }, b.id, {
+            request,
+            body: request,
+            idempotencyKey: null,
+            by: "test",
+          }),
           (x) => x.trip.billing_amount_minor,
         );
         // The same amount, or the same refusal (goods no vehicle carries are refused by both).

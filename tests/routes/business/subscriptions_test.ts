@@ -11,6 +11,7 @@ import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 import { bookTrip } from "../../../src/business/flows/book.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { occurrenceKey } from "../../../src/business/rules/subscription.ts";
 import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
 
@@ -236,13 +237,14 @@ Deno.test("subscriptions: a crash between the timer and the booking is completed
       .body.data.occurrences;
     assert.deepEqual(due.map((o: { status: string }) => o.status), ["booking"]);
     // The first attempt had booked the trip before the crash, and recorded nothing.
-    const first = await bookTrip(t.env, b.id, {
+    const booking = { ...t.env, numbers: tripNumbersOf(t.env) };
+    const first = await bookTrip(booking, b.id, {
       request: { ...PARCEL, type: "parcel", pickup: place("pickup"), dest: place("dest") },
       body: { subscription: s.id, date: "2026-11-03" },
       idempotencyKey: occurrenceKey(s.id, "2026-11-03"),
       by: "system",
     });
-    const handler = startSubscriptionOccurrences(t.env);
+    const handler = startSubscriptionOccurrences(booking);
     try {
       await t.env.runtime.sweepOutboxes();
       await t.env.runtime.outboxesIdle();
