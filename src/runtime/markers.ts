@@ -31,6 +31,8 @@ export class MarkerSweeper {
   /** Actors whose changes could not be published again this sweep: tried at the next one. */
   readonly #retryLater: Cell[] = [];
   #sweep: Promise<number> | null = null;
+  /** The minimum age the sweep under way leaves markers at. */
+  #sweepAge = 0;
 
   constructor(options: {
     store: ActorStore;
@@ -59,11 +61,17 @@ export class MarkerSweeper {
    * it may well commit again at once (a booking's trip, claimed then created), and a marker
    * cleared in between is written again (two more writes of the store).
    */
-  sweep(minAgeMs = 0): Promise<number> {
-    this.#sweep ??= this.#sweepOnce(minAgeMs).finally(() => {
+  async sweep(minAgeMs = 0): Promise<number> {
+    // One under way that leaves younger markers than asked for is waited out, then one more.
+    while (this.#sweep) {
+      if (this.#sweepAge <= minAgeMs) return await this.#sweep;
+      await this.#sweep;
+    }
+    this.#sweepAge = minAgeMs;
+    this.#sweep = this.#sweepOnce(minAgeMs).finally(() => {
       this.#sweep = null;
     });
-    return this.#sweep;
+    return await this.#sweep;
   }
 
   async #sweepOnce(minAgeMs: number): Promise<number> {
