@@ -1,9 +1,9 @@
 /**
  * The JSON text of an event, made once. The runtime writes each event's JSON to measure it when
- * the event is decided; the projection of the change into the query side wrote it again (a
- * business booking's trip_created repeats the trip: most of the projection's CPU). An event is
- * never changed once decided (the bus freezes it, frozen.ts), so its text holds for as long as
- * the object lives; a WeakMap keeps it no longer than that.
+ * the event is decided; the projection of the change into the query side wrote it again (most
+ * of its CPU, when a business booking's trip_created repeated the whole trip). An event is never
+ * changed once decided (the bus freezes it, frozen.ts), so its text holds for as long as the
+ * object lives; a WeakMap keeps it no longer than that.
  */
 
 const texts = new WeakMap<object, string>();
