@@ -15,12 +15,13 @@ import { TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
 import { decideDispatch, dispatchable, dispatchTimer, offerMade } from "./dispatch.ts";
 import { trackingLink } from "./tracking_link.ts";
+import { createdTrip } from "./creation.ts";
 import { drive, replyOf, tripNotFound } from "./drive.ts";
 import {
   type Claim,
-  DRIVER_APP_DEFAULTS,
   type Trip,
   type TripCommand,
+  type TripCreation,
   type TripEvent,
   type TripReply,
   type TripState,
@@ -143,34 +144,16 @@ function create(
   if (state.phase === "booked") return accept([], replyOf);
   if (state.phase === "free" || state.claim.fingerprint !== c.fingerprint) return notFound();
   const d = state.claim.draft;
-  const trip: Trip = {
-    ...d,
+  const creation: TripCreation = {
     id: c.id,
     // spec: business 3.1: booked for later until offered shortly before scheduled_at.
     status: d.scheduled_at !== null ? "scheduled" : "pending",
     created_at: ctx.now,
     charge: c.charge,
-    ready_at: null,
-    accepted_at: null,
-    driver: null,
-    offer: null,
-    dispatch: { first_offer_at: null, excluded: [], offer_after: null },
-    arrived_at: null,
-    collected_at: null,
-    completed_at: null,
-    returning: false,
-    return_reason: null,
-    delivery_outcome: null,
-    cancelled_at: null,
-    cancelled_by: null,
-    cancel_reason: null,
-    refund: null,
-    ...DRIVER_APP_DEFAULTS,
     scan_code: c.scan_code ?? null,
-    tracking_revoked_at: null,
-    retired_tracking_hashes: [],
   };
-  const created: TripEvent = { kind: "trip_created", trip };
+  const trip = createdTrip(d, creation);
+  const created: TripEvent = { kind: "trip_created", ...creation };
   const stall: TimerOp = { op: "cancel", name: STALL_TIMER };
   // spec: business 3.1: a trip due at once may be offered in its creation's commit.
   if (!c.offer || !dispatchable(trip)) return accept([created], replyOf, [stall]);

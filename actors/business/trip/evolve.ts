@@ -1,5 +1,6 @@
 /** The trip's state after each event: applies what was decided, never a rule. */
 import { unreachable } from "../../../src/runtime/actor.ts";
+import { createdTrip } from "./creation.ts";
 import type { Trip, TripEvent, TripState } from "./types.ts";
 
 export function evolveTrip(state: TripState, event: TripEvent): TripState {
@@ -11,14 +12,23 @@ export function evolveTrip(state: TripState, event: TripEvent): TripState {
     case "booking_stalled":
       return state;
     case "trip_created":
-      return {
-        phase: "booked",
-        trip: event.trip,
-        fingerprint: state.phase === "booking" ? state.claim.fingerprint : "",
-      };
+      return created(state, event);
     default:
       return state.phase === "booked" ? { ...state, trip: evolveBooked(state.trip, event) } : state;
   }
+}
+
+type Created = Extract<TripEvent, { kind: "trip_created" }>;
+
+/** The claim's draft made a trip with what the creation decided. */
+function created(state: TripState, e: Created): TripState {
+  const fingerprint = state.phase === "booking" ? state.claim.fingerprint : "";
+  // A creation stored before its event carried only what changed holds the whole trip.
+  if ("trip" in e) return { phase: "booked", trip: e.trip, fingerprint };
+  // decide creates only from a claim: without one there is no draft to make a trip of.
+  if (state.phase !== "booking") return state;
+  const { kind: _, ...creation } = e;
+  return { phase: "booked", trip: createdTrip(state.claim.draft, creation), fingerprint };
 }
 
 type OnTrip = Exclude<

@@ -7,6 +7,7 @@ import type { ActorDefinition } from "../../../src/runtime/actor.ts";
 import { decideTrip } from "./decide.ts";
 import { evolveTrip } from "./evolve.ts";
 import { tripOutbox } from "./outbox.ts";
+import { noDispatch } from "./creation.ts";
 import { trackingKeys, TRIP_TRACKING_INDEX } from "./tracking_link.ts";
 import {
   DRIVER_APP_DEFAULTS,
@@ -58,7 +59,7 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
         ...t,
         driver: t.driver ?? null,
         offer: t.offer ?? null,
-        dispatch: t.dispatch ?? { first_offer_at: null, excluded: [], offer_after: null },
+        dispatch: t.dispatch ?? noDispatch(),
         tracking_revoked_at: t.tracking_revoked_at ?? null,
         retired_tracking_hashes: t.retired_tracking_hashes ?? [],
       },

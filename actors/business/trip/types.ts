@@ -138,6 +138,18 @@ export interface Trip extends TripDraft {
   readonly retired_tracking_hashes: readonly string[];
 }
 
+/**
+ * What a trip's creation decided beyond its claim's draft (spec: business 2.2, 3.1): every other
+ * field of the trip is the draft's or starts empty (creation.ts).
+ */
+export interface TripCreation {
+  readonly id: number;
+  readonly status: TripStatus;
+  readonly created_at: number;
+  readonly charge: Money | null;
+  readonly scan_code: string | null;
+}
+
 /** A file a driver uploaded (a proof photo, a signature), stored content-addressed. */
 export interface FileRef {
   readonly sha256: string;
@@ -243,6 +255,9 @@ export type TripEvent =
   | { kind: "booking_claimed"; claim: Claim }
   | { kind: "booking_released"; at: number }
   | { kind: "booking_stalled"; at: number }
+  /** The claim became a trip: what the creation decided (the draft is the claim's event's). */
+  | ({ kind: "trip_created" } & TripCreation)
+  /** A creation stored before its event carried only what changed: the whole trip. */
   | { kind: "trip_created"; trip: Trip }
   | { kind: "trip_ready"; at: number }
   | { kind: "trip_accepted"; at: number; driver: TripDriver; queued?: boolean }
