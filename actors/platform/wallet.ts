@@ -26,8 +26,6 @@ export interface WalletTransaction {
 
 export interface WalletState {
   readonly balances: Readonly<Record<string, number>>;
-  /** The most recent transactions; the full list is in the event log and Postgres. */
-  readonly recent: readonly WalletTransaction[];
   /**
    * The threshold each currency fell below and was notified of (Business API 6 wallet.low_balance):
    * notified once, and again only after the balance has risen to it.
@@ -42,8 +40,6 @@ export interface LowBalanceWatch {
   /** The outbox of the business's webhook events (the wallet names no document). */
   readonly outbox: string;
 }
-
-const RECENT_MAX = 50;
 
 export type WalletCommand =
   | { kind: "credit"; amount_minor: number; currency: string; reference: string; by: string }
@@ -86,22 +82,18 @@ export type WalletReply = { state: WalletState; transaction: WalletTransaction |
 
 /**
  * What a transaction's idempotency key keeps of its reply: the transaction and the balances it
- * left, all that a replay's callers read (the charge's transaction id, a credit's new balance).
- * Not the recent transactions: kept for ever, one a charge, they were some 8 KB a business booking
- * (issue 36: replies kept for idempotency are small); a `get` answers them.
+ * left, all that a replay's callers read (the charge's transaction id, a credit's new balance);
+ * kept for ever, one a charge (issue 36: replies kept for idempotency are small).
  */
 export function keptWalletReply(reply: WalletReply): WalletReply {
   const { transaction, state } = reply;
-  return {
-    state: { balances: state.balances, recent: transaction ? [transaction] : [] },
-    transaction,
-  };
+  return { state: { balances: state.balances }, transaction };
 }
 
 export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEvent, WalletReply> = {
   type: "wallet",
   version: 1,
-  initial: { balances: {}, recent: [] },
+  initial: { balances: {} },
   decide(state, command, ctx) {
     switch (command.kind) {
       case "credit":
@@ -126,9 +118,10 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
     }
     const t = event.transaction;
     const delta = t.kind === "credit" ? t.amount_minor : -t.amount_minor;
+    // The transactions themselves are the event log's (GET /business/wallet/transactions reads
+    // it): a list of them here would be written again at every charge, and nothing reads it.
     return {
       balances: { ...state.balances, [t.currency]: (state.balances[t.currency] ?? 0) + delta },
-      recent: [t, ...state.recent].slice(0, RECENT_MAX),
       ...(state.low ? { low: state.low } : {}),
     };
   },

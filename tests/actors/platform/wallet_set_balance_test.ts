@@ -11,7 +11,7 @@ const set = (balance_minor: number) => ({
 });
 
 Deno.test("wallet: set_balance books the difference as a credit or a debit, none when equal", () => {
-  const h = new ActorHarness(walletActor, { state: { balances: { BWP: 1_000 }, recent: [] } });
+  const h = new ActorHarness(walletActor, { state: { balances: { BWP: 1_000 } } });
   const up = h.must(set(2_500));
   assert.deepEqual(up.events.map((e) => e.kind === "wallet_transaction" && e.transaction.kind), [
     "credit",

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { walletActor } from "../../../actors/platform/wallet.ts";
 import { bookBatch } from "../../../src/business/flows/batches.ts";
 import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { BatchBody, toBatchRequest } from "../../../src/business/batch_schema.ts";
 import { flakyRuntime } from "../../helpers/faults.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, bwp, fundedBusiness } from "./trips_fixtures.ts";
+import { balanceOf, bwp, debitsOf, fundedBusiness } from "./trips_fixtures.ts";
 import { LINE, postBatch } from "./batch_fixtures.ts";
 
 Deno.test("batches retry: a crash between two stops' trips leaves a claim the retry completes, each stop booked and charged once", () =>
@@ -48,8 +47,6 @@ Deno.test("batches retry: a crash between two stops' trips leaves a claim the re
     // numbered it anew (trip ids are unique, gaps allowed: Business API 2.2 `id`).
     assert.deepEqual(ids, [2, 3, 4]);
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
-    const w = await t.env.runtime.read(walletActor, b.id, b.id, { kind: "get" });
-    assert.ok(w.ok);
-    assert.equal(w.reply.state.recent.filter((x) => x.kind === "debit").length, 3);
+    assert.equal(await debitsOf(t, b.id), 3);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - retry.body.data.billing_amount));
   }));

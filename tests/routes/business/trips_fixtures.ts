@@ -1,4 +1,5 @@
 /** A business with money in its wallet, and a booking body of Business API 2.1, for trip tests. */
+import { walletActor, type WalletEvent } from "../../../actors/platform/wallet.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
 
 // Gaborone: the Main Mall to Block 8.
@@ -24,6 +25,16 @@ export async function fundedBusiness(t: TestEnv, amount = "1000.00"): Promise<Cr
     if (r.status !== 201) throw new Error(`fund: ${r.status} ${JSON.stringify(r.body)}`);
   }
   return b;
+}
+
+/** The debits the business's wallet made, from its event log. */
+export async function debitsOf(t: TestEnv, businessId: string): Promise<number> {
+  let n = 0;
+  for await (const e of t.env.runtime.events(walletActor, businessId)) {
+    const event = e.event as WalletEvent;
+    if (event.kind === "wallet_transaction" && event.transaction.kind === "debit") n++;
+  }
+  return n;
 }
 
 export async function balanceOf(t: TestEnv, key: string): Promise<unknown> {
