@@ -19,6 +19,7 @@ import { storedBytes } from "../src/runtime/store.ts";
 import { bookShipment, newClient, newCourier, topUp } from "../tests/helpers/courier.ts";
 import { openTestEnv, type TestEnv } from "../tests/helpers/test_env.ts";
 import { startReceiver, until } from "../tests/helpers/receiver.ts";
+import { BOOK_BODY } from "./business_book.ts";
 
 type Tally = Map<string, number>;
 
@@ -168,19 +169,6 @@ async function courierBookings(t: TestEnv, tallies: Tallies, bookings: number): 
   }
 }
 
-/** A parcel across Gaborone (Business API 2.1), priced by the default catalogue. */
-const PARCEL = {
-  type: "parcel",
-  passenger_name: "Neo Kgosi",
-  passenger_phone: "+26771234567",
-  pickup_address: "Main Mall, Gaborone",
-  pickup_lat: -24.6545,
-  pickup_lng: 25.9086,
-  dest_address: "Plot 9, Block 8",
-  dest_lat: -24.6019,
-  dest_lng: 25.935,
-};
-
 /** Business API bookings (POST /business/book), each with its own external_reference. */
 async function businessBookings(t: TestEnv, tallies: Tallies, bookings: number): Promise<void> {
   const b = await t.createBusiness();
@@ -193,7 +181,7 @@ async function businessBookings(t: TestEnv, tallies: Tallies, bookings: number):
     for (let i = 0; i < bookings; i++) {
       const r = await t.call("POST", "/business/book", {
         key: b.api_key,
-        body: { ...PARCEL, external_reference: `BYTES-${i}` },
+        body: { ...BOOK_BODY, external_reference: `BYTES-${i}` },
       });
       if (r.status !== 201) throw new Error(`book: ${r.status} ${JSON.stringify(r.body)}`);
     }

@@ -14,8 +14,8 @@ import { recordFigure } from "./summary.ts";
 const CLIENTS = Number(Deno.env.get("BENCH_CLIENTS") ?? 50);
 const BUSINESSES = 1_000;
 
-/** A parcel across Gaborone, priced by the default catalogue. */
-const BOOK_BODY = {
+/** A parcel across Gaborone, priced by the default catalogue (booking_bytes.ts books it too). */
+export const BOOK_BODY = {
   type: "parcel",
   passenger_name: "Neo Kgosi",
   passenger_phone: "+26771234567",
