@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import {
+  billingAction,
   type Client,
   clientKey,
   type Courier,
@@ -24,6 +25,18 @@ export async function ready(
 /** Lets the projections catch up with what was committed. */
 export function settle(t: TestEnv): Promise<void> {
   return t.settle();
+}
+
+/** POST resolve-fx: the entry's conversion at `rate`, quoting its source (courier 2.6). */
+export function resolveFx(
+  t: TestEnv,
+  courier: Courier,
+  client: Client,
+  entry_reference: string,
+  rate: unknown,
+  source = "Bank of Botswana",
+) {
+  return billingAction(t, courier, client, "resolve-fx", { entry_reference, rate, source });
 }
 
 export function invoice(t: TestEnv, courier: Courier, client: Client, period: string) {
