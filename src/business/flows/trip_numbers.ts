@@ -39,9 +39,9 @@ interface Block {
   end: number;
   /** The size of the next reservation. */
   size: number;
-  reserved_at: number;
+  reservedAt: number;
   /** When the block's last number was taken (null: not used up). */
-  spent_at: number | null;
+  spentAt: number | null;
   /** Bookings waiting for the reservation in flight, in booking order. */
   readonly waiting: Waiter[];
   reserving: boolean;
@@ -95,8 +95,8 @@ export class TripNumberBlocks implements TripNumbers, Reactor {
       next: 0,
       end: 0,
       size: TRIP_BLOCK_FIRST,
-      reserved_at: 0,
-      spent_at: null,
+      reservedAt: 0,
+      spentAt: null,
       waiting: [],
       reserving: false,
     };
@@ -106,7 +106,7 @@ export class TripNumberBlocks implements TripNumbers, Reactor {
 
   #give(b: Block): number {
     const n = b.next++;
-    if (b.next === b.end) b.spent_at = this.#now();
+    if (b.next === b.end) b.spentAt = this.#now();
     return n;
   }
 
@@ -115,13 +115,13 @@ export class TripNumberBlocks implements TripNumbers, Reactor {
     b.reserving = true;
     try {
       while (b.waiting.length > 0) {
-        if (b.spent_at !== null) b.size = nextBlockSize(b.size, b.spent_at - b.reserved_at);
+        if (b.spentAt !== null) b.size = nextBlockSize(b.size, b.spentAt - b.reservedAt);
         const count = Math.min(Math.max(b.size, b.waiting.length), TRIP_BLOCK_MAX);
         const first = await this.#reserve(business, count);
         b.next = first;
         b.end = first + count;
-        b.reserved_at = this.#now();
-        b.spent_at = null;
+        b.reservedAt = this.#now();
+        b.spentAt = null;
         while (b.waiting.length > 0 && b.next < b.end) b.waiting.shift()!.resolve(this.#give(b));
       }
     } catch (e) {

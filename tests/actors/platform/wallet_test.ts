@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { walletActor, type WalletState } from "../../../actors/platform/wallet.ts";
-import { MemoryBus } from "../../../src/bus/memory_bus.ts";
 import { ManualClock } from "../../../src/runtime/clock.ts";
-import { KvActorStore } from "../../../src/runtime/kv_store.ts";
-import { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { ActorHarness, kinds, replay } from "../../helpers/actor.ts";
+import { openTestRuntime } from "../../runtime/fixtures.ts";
 
 const ctx = { now: Date.parse("2026-11-02T08:00:00Z"), newId: (p: string) => `${p}_1` };
 
@@ -85,17 +83,11 @@ Deno.test("wallet: low_balance is added to the outbox once, and again only after
 });
 
 Deno.test("wallet: a charge's key keeps its transaction and balances; the wallet keeps no list of transactions", async () => {
-  const store = await KvActorStore.open(":memory:");
-  const bus = new MemoryBus();
-  const runtime = new ActorRuntime({
-    env: "test",
-    store,
-    bus,
+  const rt = await openTestRuntime(":memory:", {
     clock: new ManualClock(ctx.now),
     definitions: [walletActor],
-    onError: () => {},
   });
-  await runtime.start();
+  const { runtime } = rt;
   try {
     const ask = (kind: "credit" | "debit", amount_minor: number, reference: string) =>
       runtime.ask(walletActor, "biz_1", "biz_1", {
@@ -127,8 +119,6 @@ Deno.test("wallet: a charge's key keeps its transaction and balances; the wallet
     for await (const e of runtime.events(walletActor, "biz_1")) logged.push(e.event);
     assert.equal(logged.length, 62);
   } finally {
-    await runtime.close();
-    await bus.flush();
-    store.close();
+    await rt.close();
   }
 });
