@@ -39,6 +39,8 @@ export interface ProjectionOptions {
   readonly onError?: (error: unknown, subject: string) => void;
   /** Wait before retrying a write that failed for a transient reason (tests: 0). */
   readonly retryDelayMs?: (attempt: number) => number;
+  /** How often a busy projection begins a batch (sync.ts WriteQueue; PROJECTION_WRITE_PACE_MS). */
+  readonly paceMs?: number;
   /**
    * Who writes a change (bus.ts HandledBy): the runtime's placement, the holder of its actor's
    * partition. Absent: every change (one instance alone, tests).
@@ -104,7 +106,7 @@ export class BusProjection<T> {
         ...(weightOf === undefined ? {} : { weightOf: (r: Received<T>) => weightOf(r.item) }),
       },
       (batch) => this.#write(batch),
-      { retryDelayMs: options.retryDelayMs },
+      { retryDelayMs: options.retryDelayMs, paceMs: options.paceMs },
     );
     this.#subscription = options.bus.subscribe(
       subjectPattern(options.env, "*", writer.type),

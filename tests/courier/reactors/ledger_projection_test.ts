@@ -105,6 +105,8 @@ async function withProjector(run: (s: Setup) => Promise<void>): Promise<void> {
     db: t.db.withPlugin(counter.plugin),
     env: "live",
     onError: (e, subject) => errors.push([e instanceof Error ? e.message : String(e), subject]),
+    // asOneBatch lets its first change's write start alone: no pace merges it into the batch.
+    paceMs: 0,
   });
   try {
     await run({ t, bus, projector, errors, counter });
