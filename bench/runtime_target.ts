@@ -105,9 +105,8 @@ export async function runtimeTarget(
     async close() {
       const st = o.env.runtime.commitStats;
       console.log(
-        `  (${st.commits} KV commits of ${st.writes} actor writes, ${
-          (st.commitMs / st.commits).toFixed(2)
-        } ms each)`,
+        `  (${st.commits} KV commits of ${st.writes} actor writes: ${st.mutations} mutations, ` +
+          `${(st.bytes / 1e6).toFixed(1)} MB; ${(st.commitMs / st.commits).toFixed(2)} ms each)`,
       );
       await server.shutdown();
       await o.env.settle();

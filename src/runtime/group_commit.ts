@@ -68,6 +68,15 @@ export function refusedAsTooLarge(cost: CommitCost): Rejection | null {
   return null;
 }
 
+/** Groups committed, the writes in them and what those cost the store (CommitCost). */
+export interface CommitStats {
+  commits: number;
+  writes: number;
+  commitMs: number;
+  mutations: number;
+  bytes: number;
+}
+
 export class GroupCommitter {
   readonly #store: ActorStore;
   readonly #queue: Pending[] = [];
@@ -76,7 +85,7 @@ export class GroupCommitter {
   #inFlight = 0;
   readonly #concurrency: number;
   /** Figures for benchmarks and the health endpoint. */
-  readonly stats = { commits: 0, writes: 0, commitMs: 0 };
+  readonly stats: CommitStats = { commits: 0, writes: 0, commitMs: 0, mutations: 0, bytes: 0 };
 
   /** Told of each group committed: how many writes, in how many milliseconds (metrics). */
   readonly #onCommit: ((writes: number, ms: number) => void) | undefined;
@@ -135,6 +144,10 @@ export class GroupCommitter {
     this.stats.commitMs += ms;
     this.stats.commits++;
     this.stats.writes += group.length;
+    for (const p of group) {
+      this.stats.mutations += p.cost.mutations;
+      this.stats.bytes += p.cost.bytes;
+    }
     this.#onCommit?.(group.length, ms);
     if (result.ok || group.length === 1) {
       group.forEach((p, i) => p.resolve(toWriteResult(result, i)));

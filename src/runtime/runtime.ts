@@ -31,6 +31,7 @@ import { GainedSweeps, heldPartitions, holdsActor } from "./held.ts";
 import { TimerFiring } from "./timer_firing.ts";
 import { SweepLoops } from "./sweep_loops.ts";
 import { type ColdSource, Turns } from "./turn.ts";
+import type { CommitStats } from "./group_commit.ts";
 
 export { ActorFailure, type AskOptions, type AskResult, type ColdSource, type OutboxHandler };
 export type { RuntimeOptions };
@@ -258,7 +259,7 @@ export class ActorRuntime {
     return this.#store.markPassDone(name);
   }
 
-  get commitStats(): { commits: number; writes: number; commitMs: number } {
+  get commitStats(): CommitStats {
     return this.#turns.commitStats;
   }
 

@@ -8,7 +8,12 @@ import { CONFLICT_RETRIES_MAX } from "../limits.ts";
 import type { AnyActorDefinition, Rejection } from "./actor.ts";
 import type { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
-import { GroupCommitter, refusedAsTooLarge, type WriteResult } from "./group_commit.ts";
+import {
+  type CommitStats,
+  GroupCommitter,
+  refusedAsTooLarge,
+  type WriteResult,
+} from "./group_commit.ts";
 import {
   ActorFailure,
   asError,
@@ -75,8 +80,8 @@ export class Turns {
     this.#fence = options.fence;
   }
 
-  get commitStats(): { commits: number; writes: number; commitMs: number } {
-    return this.#committer?.stats ?? { commits: 0, writes: 0, commitMs: 0 };
+  get commitStats(): CommitStats {
+    return this.#committer?.stats ?? { commits: 0, writes: 0, commitMs: 0, mutations: 0, bytes: 0 };
   }
 
   /** Decides, commits and answers one batch of the actor's commands. */

@@ -34,6 +34,14 @@ Deno.test("group commit: the next group goes to the store before the last one's 
   held[1]!.finish({ ok: true, versions: ["v2", "v2"] });
   await Promise.all([b, c]);
   assert.deepEqual(log.slice(3), ["b true", "c true"]);
+  // What the bench reports: groups, writes, and the store's cost of them (one each here).
+  const { commits, writes, mutations, bytes } = committer.stats;
+  assert.deepEqual({ commits, writes, mutations, bytes }, {
+    commits: 2,
+    writes: 3,
+    mutations: 3,
+    bytes: 3,
+  });
 });
 
 Deno.test("group commit: a store that throws is a failed commit for every writer, and the next group still goes", async () => {
