@@ -80,5 +80,7 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
         { index: DRIVER_OFFER_INDEX, key: s.trip.offer.driver_id },
       ]),
     ],
-  project: (s) => (s.phase === "booked" ? s.trip : null),
+  // A trip is seen once booked, and stays booked: before, a claim (or a released one) has no
+  // row to write or clear, so its changes carry no snapshot (a refused booking leaves no row).
+  project: (s) => (s.phase === "booked" ? s.trip : undefined),
 };

@@ -92,6 +92,11 @@ Deno.test("book retry: insufficient balance charges nothing and leaves the refer
     assert.equal(poor.status, 422);
     assert.equal(poor.body.code, "insufficient_balance");
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1));
+    // A trip that was never booked leaves nothing on the query side (its claim projects none).
+    await t.settle();
+    const rows = await t.env.db.selectFrom("snapshots").select("id")
+      .where("type", "=", tripActor.type).where("tenant", "=", b.id).execute();
+    assert.deepEqual(rows, []);
     await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
       operator: true,
       body: { amount: "999.00", currency: "BWP", reference: "top-up" },
