@@ -111,6 +111,11 @@ export interface ActorDefinition<S, C, E, R> {
    */
   readonly publishEvents?: boolean;
   /**
+   * The events downstream needs, when not all of them: the others stay in the log only, and a
+   * change left with none and no snapshot is not sent. Default: every event.
+   */
+  onBus?(event: E): boolean;
+  /**
    * False for actors whose state says everything and never changes after creation (a held
    * offer): events are applied but not stored in the log, halving what each commit writes.
    */

@@ -14,6 +14,7 @@ import {
 } from "./actor.ts";
 import { newId } from "./ids.ts";
 import { tooLarge } from "./too_large.ts";
+import { busEvents } from "./publication.ts";
 import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
 import { OUTBOX_ITEM_BYTES_MAX, STATE_BYTES_MAX } from "../limits.ts";
 import {
@@ -281,7 +282,7 @@ class BatchPlan {
     const def = this.#def;
     // A change with nothing for downstream (events kept off the bus, no snapshot) is not sent.
     const publish = events.length > 0 &&
-      (def.publishEvents !== false || def.project?.(state) !== undefined);
+      (busEvents(def, events).length > 0 || def.project?.(state) !== undefined);
     const write = this.#write(this.#tenant ?? batch[0]!.tenant, publish);
     return { outcomes, events, write, state, staleTimers, publish };
   }

@@ -49,13 +49,20 @@ function changeOf(busPrefix: string, c: Committed): ActorChange {
     type: key.type,
     id: key.id,
     version: c.version,
-    events: def.publishEvents === false
-      ? []
-      : c.events.map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
+    events: busEvents(def, c.events).map((e) => ({ seq: e.seq, at: e.at, event: e.event })),
     ...(def.project ? snapshotOf(def.project(c.state)) : {}),
     ...(c.requestId === undefined ? {} : { request_id: c.requestId }),
   };
   return change;
+}
+
+/** The events of a change that go on the bus (ActorDefinition.publishEvents and onBus). */
+export function busEvents(
+  def: AnyActorDefinition,
+  events: readonly StoredEvent[],
+): readonly StoredEvent[] {
+  if (def.publishEvents === false) return [];
+  return def.onBus ? events.filter((e) => def.onBus!(e.event)) : events;
 }
 
 function snapshotOf(snapshot: unknown): { snapshot?: unknown } {

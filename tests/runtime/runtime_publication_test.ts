@@ -222,6 +222,42 @@ Deno.test("runtime: a commit with nothing for downstream (events off the bus, no
   }
 });
 
+/** A receipt whose private ones stay in its log: only public ones go on the bus. */
+const noticeActor = {
+  ...receiptActor,
+  type: "test_notice",
+  logEvents: true,
+  publishEvents: true,
+  onBus: (e: { public: boolean }) => e.public,
+  project: () => undefined,
+};
+
+Deno.test("runtime: onBus puts only the events it names on the bus; a change with none of them and no snapshot is not sent", async () => {
+  const rt = await openTestRuntime(undefined, { definitions: [noticeActor] });
+  const seen: ActorChange[] = [];
+  const sub = rt.bus.subscribe("test.*.test_notice.*", (m) => {
+    seen.push(m.payload as ActorChange);
+  });
+  try {
+    const make = (text: string, pub: boolean) =>
+      rt.runtime.ask(noticeActor, T, "n1", { kind: "make", text, public: pub });
+    assert.ok((await make("draft", false)).ok);
+    assert.deepEqual(await rt.store.unpublished(10), [], "no marker for a change never sent");
+    assert.ok((await make("posted", true)).ok);
+    assert.ok((await make("draft again", false)).ok);
+    await rt.bus.flush();
+    assert.deepEqual(seen.map((c) => [c.version, c.events.map((e) => e.event)]), [
+      [2, [{ kind: "made", text: "posted", public: true }]],
+    ]);
+    const logged: number[] = [];
+    for await (const e of rt.runtime.events(noticeActor, "n1")) logged.push(e.seq);
+    assert.deepEqual(logged, [1, 2, 3], "every event stays in the log");
+  } finally {
+    sub.unsubscribe();
+    await rt.close();
+  }
+});
+
 Deno.test("runtime: a marker swept with a minimum age stays while its actor committed more recently, and goes at a later sweep", async () => {
   const rt = await openTestRuntime();
   try {

@@ -41,6 +41,13 @@ export const TRIP_NUMBER_INDEX = "business_trip_number";
  */
 export const TRIP_REFERENCE_INDEX = "business_trip_reference";
 
+/** A booking's events before its trip exists (onBus). */
+const IN_PROGRESS: ReadonlySet<string> = new Set([
+  "booking_claimed",
+  "booking_released",
+  "booking_stalled",
+]);
+
 export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripReply> = {
   type: "business_trip",
   noun: "trip",
@@ -68,6 +75,10 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   decide: decideTrip,
   evolve: evolveTrip,
   outbox: tripOutbox,
+  // Nobody downstream reacts to a booking in progress (its claim, release or stall go by the
+  // flow and the stall outbox): they stay in the trip's log, and a claim's change, with no
+  // snapshot either, is not put on the bus at all.
+  onBus: (e) => !IN_PROGRESS.has(e.kind),
   // spec: business 3.1: one offer at a time per driver, whichever instance's dispatcher makes it
   // (each knows every driver's position): a second trip's offer to a driver is `index_taken`.
   uniqueIndexes: [DRIVER_OFFER_INDEX],

@@ -142,3 +142,15 @@ Deno.test("trip created: the trip.created webhook keeps its bytes, with an offer
       '"delivery_outcome":null}}',
   );
 });
+
+Deno.test("trip created: a booking in progress stays off the bus; the trip's own events go on it", () => {
+  const h = fresh();
+  const claimed = h.must({ kind: "claim", claim: claimOf({}) }).events;
+  const created = h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE }).events;
+  const onBus = (e: TripEvent) => tripActor.onBus!(e);
+  assert.deepEqual(claimed.map((e: TripEvent) => [e.kind, onBus(e)]), [["booking_claimed", false]]);
+  assert.deepEqual(created.map((e: TripEvent) => [e.kind, onBus(e)]), [["trip_created", true]]);
+  // And nothing is projected before the trip exists: a claim's change is not sent at all.
+  assert.equal(tripActor.project!({ phase: "free" }), undefined);
+  assert.ok(tripActor.project!(h.state) !== undefined);
+});
