@@ -84,6 +84,8 @@ export async function completeBooking(
   const { runtime } = deps;
   const d = claim.draft, key = stepKey(claim), business = d.business_id;
   const threshold = thresholdMinor(account, d.billing_currency);
+  // The trip's number is reserved beside the charge, taken once the charge went through.
+  deps.numbers.ready(business);
   // spec: business 4.3, 7: charged inside the wallet's turn, or refused with nothing charged.
   const charged = await runtime.ask(walletActor, business, business, {
     kind: "debit",

@@ -21,6 +21,11 @@ export const TRIP_BLOCK_SLOW_MS = 60_000;
 
 /** Where completeBooking takes a trip's number (its `id`). */
 export interface TripNumbers {
+  /**
+   * Starts reserving the next block of `business` if it has no number left, so that the take
+   * that follows (after the booking's charge) finds one instead of waiting for a reservation.
+   */
+  ready(business: string): void;
   /** The next number of `business` on this instance. */
   take(business: string): Promise<number>;
 }
@@ -70,6 +75,17 @@ export class TripNumberBlocks implements TripNumbers, Reactor {
     this.#now = now;
   }
 
+  /**
+   * The reservation a booking would wait for after its charge, begun beside the charge instead:
+   * for a business booking now and then, one round trip fewer on each booking's way. Numbers are
+   * still taken after the charge, so a refused one leaves its number to the next booking.
+   */
+  ready(business: string): void {
+    const b = this.#blocks.get(business) ?? this.#open(business);
+    if (b.next < b.end || b.reserving) return;
+    void this.#fill(business, b, true);
+  }
+
   take(business: string): Promise<number> {
     const b = this.#blocks.get(business) ?? this.#open(business);
     if (b.waiting.length === 0 && b.next < b.end) return Promise.resolve(this.#give(b));
@@ -110,11 +126,14 @@ export class TripNumberBlocks implements TripNumbers, Reactor {
     return n;
   }
 
-  /** Reserves until nobody waits; a failed reservation fails the bookings waiting for it. */
-  async #fill(business: string, b: Block): Promise<void> {
+  /**
+   * Reserves until nobody waits (once at least when `ahead`: for the bookings to come); a failed
+   * reservation fails the bookings waiting for it.
+   */
+  async #fill(business: string, b: Block, ahead = false): Promise<void> {
     b.reserving = true;
     try {
-      while (b.waiting.length > 0) {
+      for (let once = ahead; once || b.waiting.length > 0; once = false) {
         if (b.spentAt !== null) b.size = nextBlockSize(b.size, b.spentAt - b.reservedAt);
         const count = Math.min(Math.max(b.size, b.waiting.length), TRIP_BLOCK_MAX);
         const first = await this.#reserve(business, count);

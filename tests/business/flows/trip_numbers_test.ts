@@ -118,3 +118,43 @@ Deno.test("trip numbers: a failed reservation fails the bookings waiting for it,
   assert.equal(await numbers.take("b1"), 1);
   assert.equal(seq.inFlight, 0);
 });
+
+Deno.test("trip numbers: ready() reserves beside the charge; the take after it waits for that reservation, not another", async () => {
+  const seq = new Sequences();
+  const numbers = new TripNumberBlocks(seq.reserve, () => 0);
+  seq.hold();
+  numbers.ready("b1");
+  numbers.ready("b1"); // one reservation in flight at a time
+  assert.deepEqual(seq.asked, [{ business: "b1", count: 1 }]);
+  const taken = numbers.take("b1");
+  seq.release();
+  assert.equal(await taken, 1);
+  assert.equal(seq.asked.length, 1);
+  // A refused charge takes nothing: what was reserved ahead is the next booking's (a block of
+  // 2 now, the first used up at once).
+  numbers.ready("b1");
+  numbers.ready("b1");
+  assert.equal(await numbers.take("b1"), 2);
+  assert.deepEqual(seq.asked.at(-1), { business: "b1", count: 2 });
+  // A number left in the block: nothing to reserve.
+  const before = seq.asked.length;
+  numbers.ready("b1");
+  assert.equal(seq.asked.length, before);
+  assert.equal(await numbers.take("b1"), 3);
+  numbers.ready("b1");
+  assert.equal(seq.asked.length, before + 1);
+  assert.equal(await numbers.take("b1"), 4);
+});
+
+Deno.test("trip numbers: a reservation begun ahead that fails fails nobody; the next take reserves again", async () => {
+  const seq = new Sequences();
+  const numbers = new TripNumberBlocks(seq.reserve, () => 0);
+  seq.failNext = true;
+  numbers.ready("b1");
+  // Its failure is handled within the allocator: no booking waited, nothing is left rejected.
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(seq.asked.length, 1);
+  assert.equal(await numbers.take("b1"), 1);
+  assert.equal(seq.asked.length, 2);
+  assert.equal(seq.inFlight, 0);
+});
