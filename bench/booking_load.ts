@@ -3,7 +3,7 @@
  * many concurrent client loops spread over Workers (load_worker.ts), timed until the target has
  * caught up; it prints the rate, the latencies and the CPU each booking cost (cpu.ts).
  */
-import { cpuMsPer, cpuPerBooking, cpuSample } from "./cpu.ts";
+import { cpuMsPer, cpuPerBooking, cpuSample, loadThreads } from "./cpu.ts";
 
 export const BOOKINGS = Number(Deno.env.get("BENCH_BOOKINGS") ?? 2_000);
 
@@ -40,6 +40,10 @@ interface LoadResult {
   readonly seconds: number;
   readonly latencies: number[];
   readonly refused: number;
+  /** The CPU the Worker's own thread spent (threadCpuMs): the client's. */
+  readonly cpuMs?: number;
+  /** The Worker's thread (threadId), named the load generator's in the CPU by thread. */
+  readonly tid?: string | null;
   readonly error?: string;
 }
 
@@ -54,6 +58,8 @@ export interface LoadFigures {
   readonly postgresCpuMs: number;
   /** The whole machine's, other work on it included. */
   readonly machineCpuMs: number;
+  /** The load generator's (its Workers' threads, within this process's): the client's share. */
+  readonly loadCpuMs: number;
 }
 
 /**
@@ -82,6 +88,8 @@ export async function loadFigures(
     Array.from({ length: workers }, (_, i) => loadWorker(target, clients, workers, i)),
   );
   const answered = performance.now();
+  // Before the second sample: it names their threads (loadThreads).
+  const loadCpuMs = loadCpuPer(results, BOOKINGS);
   await target.settle?.();
   const lag = performance.now() - answered;
   const seconds = (performance.now() - started) / 1000;
@@ -96,7 +104,7 @@ export async function loadFigures(
     `${label}: ${rate.toFixed(0)} bookings/s, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
       `p99 ${percentile(latencies, 0.99).toFixed(1)} ms (${refused} refused)` +
       (target.settle ? `, caught up ${lag.toFixed(0)} ms after the last answer` : "") +
-      cpuPerBooking(before, after, BOOKINGS),
+      cpuPerBooking(before, after, BOOKINGS) + loadCpuNote(loadCpuMs),
   );
   return {
     rate,
@@ -105,7 +113,36 @@ export async function loadFigures(
     processCpuMs: cpu.process,
     postgresCpuMs: cpu.postgres,
     machineCpuMs: cpu.machine,
+    loadCpuMs,
   };
+}
+
+/**
+ * What the server side spent a booking, ms: this process's CPU but its load generator's, and
+ * Postgres's (the query side's, or the baseline's store). The client's CPU is the load
+ * generator's, not the booking's.
+ */
+export function serverCpuMs(f: LoadFigures): number {
+  return f.processCpuMs - f.loadCpuMs + f.postgresCpuMs;
+}
+
+/**
+ * The load Workers' own CPU per booking, ms (NaN when one could not read its thread's); their
+ * threads are named the load generator's from here on (loadThreads).
+ */
+export function loadCpuPer(
+  results: readonly { cpuMs?: number; tid?: string | null }[],
+  bookings: number,
+): number {
+  for (const r of results) if (r.tid) loadThreads.add(r.tid);
+  return results.reduce((n, r) => n + (r.cpuMs ?? NaN), 0) / bookings;
+}
+
+/** The load generator's part of this process's CPU, as the load lines print it. */
+export function loadCpuNote(loadCpuMs: number): string {
+  return Number.isNaN(loadCpuMs)
+    ? ""
+    : `; the load generator's part of this process: ${loadCpuMs.toFixed(2)}`;
 }
 
 /** Worker `i` of `workers`: its share of the bookings and of the client loops. */

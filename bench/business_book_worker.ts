@@ -2,7 +2,9 @@
  * The business booking load generator, run in a Worker so it does not take the server's thread:
  * POST /business/book from many concurrent loops, the keys taken in turn, answering the latencies.
  * With `replay_key`, every request sends that Idempotency-Key: the first books, the rest replay.
+ * It answers the CPU its own thread spent too: the client's, not the server's.
  */
+import { threadCpuMs, threadId } from "./cpu.ts";
 
 interface Job {
   readonly base: string;
@@ -17,6 +19,7 @@ async function run(job: Job) {
   let next = 0;
   let refused = 0;
   const latencies: number[] = [];
+  const cpu = threadCpuMs();
   await Promise.all(Array.from({ length: job.clients }, async () => {
     while (next < job.bookings) {
       const key = job.keys[next++ % job.keys.length]!;
@@ -38,7 +41,7 @@ async function run(job: Job) {
       latencies.push(performance.now() - t0);
     }
   }));
-  return { latencies, refused };
+  return { latencies, refused, cpuMs: threadCpuMs() - cpu, tid: threadId() };
 }
 
 /// <reference lib="deno.worker" />

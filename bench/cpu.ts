@@ -15,13 +15,30 @@ export interface CpuSample {
 }
 
 /**
+ * The threads of the load generator's Workers (their ids, as each reports its own: threadId):
+ * a Worker that has not ended by the second sample is one of these or the server's embedded
+ * PGlite, and Linux names both `worker-N`.
+ */
+export const loadThreads = new Set<string>();
+
+/** The calling thread's id (Linux), or null elsewhere. */
+export function threadId(): string | null {
+  try {
+    return Deno.readLinkSync("/proc/thread-self").split("/").at(-1) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * What a thread of this process does, by the name Linux shows for it: the server's JavaScript
  * (`deno`), Deno KV's SQLite writer (`sw-0`), V8's background threads (mostly garbage
- * collection), and Workers (`worker-N`): the load generator's have ended by the second sample
- * (their CPU is in the process's total only), so a Worker still there is the server's embedded
- * PGlite (src/db/pglite_worker.ts).
+ * collection), and Workers (`worker-N`): the load generator's (loadThreads; one that ended
+ * before the second sample is in the process's total only), else the server's embedded PGlite
+ * (src/db/pglite_worker.ts).
  */
-function threadKind(comm: string): string {
+function threadKind(comm: string, tid: string): string {
+  if (loadThreads.has(tid)) return "load generator";
   if (comm === "deno") return "server JS";
   if (comm.startsWith("sw-")) return "KV store";
   if (comm.startsWith("V8 ")) return "V8 background";
@@ -56,7 +73,7 @@ function threadTicks(): Map<string, number> {
   for (const t of Deno.readDirSync("/proc/self/task")) {
     try {
       const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
-      const kind = threadKind(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
+      const kind = threadKind(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), t.name);
       threads.set(kind, (threads.get(kind) ?? 0) + ticks(stat));
     } catch {
       // The thread ended meanwhile.

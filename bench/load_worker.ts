@@ -1,7 +1,9 @@
 /**
  * The booking load generator, run in a Worker so it does not take the server's thread:
- * `prices` then `book`, from many concurrent loops, answering the latencies.
+ * `prices` then `book`, from many concurrent loops, answering the latencies and the CPU its own
+ * thread spent (the client's share of the process's CPU, which is not the server's).
  */
+import { threadCpuMs, threadId } from "./cpu.ts";
 
 interface Job {
   readonly base: string;
@@ -25,6 +27,7 @@ async function run(job: Job) {
   let refused = 0;
   const latencies: number[] = [];
   const start = performance.now();
+  const cpu = threadCpuMs();
   await Promise.all(Array.from({ length: job.clients }, async () => {
     while (next < job.bookings) {
       const key = job.keys[next++ % job.keys.length]!;
@@ -41,7 +44,14 @@ async function run(job: Job) {
       latencies.push(performance.now() - t0);
     }
   }));
-  return { seconds: (performance.now() - start) / 1000, latencies, refused };
+  const cpuMs = threadCpuMs() - cpu;
+  return {
+    seconds: (performance.now() - start) / 1000,
+    latencies,
+    refused,
+    cpuMs,
+    tid: threadId(),
+  };
 }
 
 /// <reference lib="deno.worker" />
