@@ -39,6 +39,12 @@ export class Cell {
    * at the next command, since the source may hold it by then; cleared by a load or a commit.
    */
   coldMiss = false;
+  /**
+   * Taken from its type's cold source, not the store: read again at the next command unless a
+   * commit stored it, since the source's row may change meanwhile (a waiting event's retry noted
+   * there); cleared by a load or a commit.
+   */
+  cold = false;
   readonly mailbox: Envelope[] = [];
   running = false;
   /** Commits completed, and the replies the last few stored (newer than a read made before). */
@@ -75,6 +81,7 @@ export class Cell {
   assumeNew(): void {
     this.#reset();
     this.coldMiss = false;
+    this.cold = false;
     this.marker = "none";
     this.markerFrom = null;
     this.loaded = true;
@@ -89,11 +96,13 @@ export class Cell {
     this.loadFrom(null);
     this.state = state;
     this.tenant = tenant;
+    this.cold = true;
   }
 
   /** Takes what the store holds (null: nothing) as the committed state. */
   loadFrom(stored: StoredActor | null): void {
     this.coldMiss = false;
+    this.cold = false;
     if (stored === null) this.#reset();
     else {
       const r = stored.record;
@@ -120,6 +129,7 @@ export class Cell {
   applyCommitted(plan: Plan, write: ActorWrite, version: string): void {
     this.assumedNew = false;
     this.coldMiss = false;
+    this.cold = false;
     this.state = plan.state;
     this.seq = write.record.seq;
     this.tenant = write.record.tenant;

@@ -168,8 +168,9 @@ export class Turns {
         cell.loaded = false;
         return "again";
       }
-      // Nowhere yet: not remembered as missing, the cold source may hold it by the next command.
-      if (cell.coldMiss && plan.write === null) cell.loaded = false;
+      // Nowhere yet: not remembered as missing, the cold source may hold it by the next command;
+      // or held there alone, where it may change: read again at the next command.
+      if ((cell.coldMiss || cell.cold) && plan.write === null) cell.loaded = false;
       return plan;
     } catch (e) {
       // Past a bound on the committed state: refused. On a state assumed new: decided again.

@@ -1,7 +1,8 @@
 /**
  * An actor type's cold source (ActorRuntime.coldSource): an actor the store does not hold is
  * answered from the state the source keeps for its tenant, stored by its first commit; another
- * tenant finds nothing; a miss is not remembered, so a state the source gains later is found.
+ * tenant finds nothing; a miss is not remembered, so a state the source gains later is found;
+ * nor is a state held there alone, so a change made there is read by the next command.
  */
 import assert from "node:assert/strict";
 import { accountActor, type AccountState, openTestRuntime } from "./fixtures.ts";
@@ -67,6 +68,36 @@ Deno.test("runtime: a cold source's miss is not remembered; a state it gains lat
     const later = await rt.runtime.read(accountActor, "t1", "a2", { kind: "get" });
     assert.ok(later.ok);
     assert.equal(later.reply.balance, 7);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("runtime: a state held by the cold source alone is read again: a change made there is found", async () => {
+  const rt = await openTestRuntime();
+  const rows = new Map<string, AccountState>([["t1/a3", account(5)]]);
+  rt.runtime.coldSource(
+    accountActor.type,
+    (tenant, id) => Promise.resolve(rows.get(`${tenant}/${id}`) ?? null),
+  );
+  try {
+    const first = await rt.runtime.ask(accountActor, "t1", "a3", { kind: "get" });
+    assert.ok(first.ok);
+    assert.equal(first.reply.balance, 5);
+    // The source's row changes (a waiting event's hourly retry noted there): read as it is now.
+    rows.set("t1/a3", account(9));
+    const read = await rt.runtime.read(accountActor, "t1", "a3", { kind: "get" });
+    assert.ok(read.ok);
+    assert.equal(read.reply.balance, 9);
+    // A command decides on the row as it is now, and its commit stores the actor.
+    rows.set("t1/a3", account(11));
+    const credited = await rt.runtime.ask(accountActor, "t1", "a3", { kind: "credit", amount: 1 });
+    assert.ok(credited.ok);
+    assert.equal(credited.reply.balance, 12);
+    rows.set("t1/a3", account(100));
+    const stored = await rt.runtime.read(accountActor, "t1", "a3", { kind: "get" });
+    assert.ok(stored.ok);
+    assert.equal(stored.reply.balance, 12, "stored now: the store's, not the source's");
   } finally {
     await rt.close();
   }
