@@ -42,10 +42,13 @@ Deno.test("batches retry: a crash between two stops' trips leaves a claim the re
       "pending",
       "pending",
     ]);
-    const ids = retry.body.data.stops.map((s: { trip_id: number }) => s.trip_id).sort();
+    const ids = retry.body.data.stops.map((s: { trip_id: number }) => s.trip_id)
+      .sort((a: number, b: number) => a - b);
     // The cut stop's number (1) was taken before its trip's commit failed: a gap; its completion
-    // numbered it anew (trip ids are unique, gaps allowed: Business API 2.2 `id`).
-    assert.deepEqual(ids, [2, 3, 4]);
+    // numbered it anew (trip ids are unique, gaps allowed: Business API 2.2 `id`). Which number:
+    // the timer's completion and the retry's may both take one, and the first to commit wins.
+    assert.deepEqual(ids.slice(0, 2), [2, 3]);
+    assert.ok(ids[2] > 3, `the cut stop numbered anew: ${ids}`);
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
     assert.equal(await debitsOf(t, b.id), 3);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - retry.body.data.billing_amount));
