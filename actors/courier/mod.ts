@@ -21,6 +21,7 @@ import { clientAddressActor } from "./client_address.ts";
 import { waybillSequenceActor } from "./waybill_sequence.ts";
 import { shipmentRunsActor } from "./shipment_runs.ts";
 import { chargedEntryActor } from "./charged_entry/mod.ts";
+import { billingWaitActor } from "./billing_wait.ts";
 
 export const COURIER_ACTORS: readonly AnyActorDefinition[] = [
   courierClientActor,
@@ -44,4 +45,5 @@ export const COURIER_ACTORS: readonly AnyActorDefinition[] = [
   waybillSequenceActor,
   shipmentRunsActor,
   chargedEntryActor,
+  billingWaitActor,
 ];

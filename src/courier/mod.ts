@@ -37,6 +37,7 @@ import { clientCredentialsChanged } from "./auth.ts";
 import { completeStalledBookings } from "./reactors/stalled_bookings.ts";
 import { ShipmentAlertRaiser } from "./reactors/alert_raiser.ts";
 import { BillingEvents } from "./reactors/billing_events.ts";
+import { startBillingWait } from "./reactors/billing_wait.ts";
 import { loggedEventOf } from "./queries/outbound_log.ts";
 import { outboundEventActor } from "../../actors/platform/outbound_event/mod.ts";
 import { BookingCrossings } from "./reactors/booking_crossings.ts";
@@ -89,12 +90,13 @@ export const courierFeature: Feature = {
     // spec: courier 6.1, 6.2: the courier's and its clients' endpoints; 6.3 their alerts.
     // Only the courier's and its clients' recipients: another document's (the business's
     // shopping webhook) is left to its own hook (undefined lets the next one answer).
+    const alerts = outboundAlerts(runtime, db);
     delivery.add({
       targets: (tenant, r) =>
         r.kind === "courier" || r.kind === "client"
           ? targets(tenant, r)
           : Promise.resolve(undefined),
-      ...outboundAlerts(runtime, db),
+      ...alerts,
     });
     const ledger = startLedgerProjector({
       bus,
@@ -132,6 +134,14 @@ export const courierFeature: Feature = {
         // What a run's change left due: the run's own timer makes it due again until done.
         run_follow_ups: new RunFollowUps({ runtime, bus, log: deps.log }),
         charged_entries: new ChargedEntries({ runtime }),
+        // spec: courier 3.1: the hourly retry of the charge events that wait for an endpoint.
+        billing_wait: startBillingWait({
+          runtime,
+          db,
+          targets,
+          onEndpointMissing: async (tenant, event) =>
+            await alerts.onEndpointMissing?.(tenant, event),
+        }),
         alerts_raised_log: logAlertsRaised(deps),
       },
       // Charges and completed shipments whose billing event, or bookings whose shipment, a crash

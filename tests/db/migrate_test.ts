@@ -85,6 +85,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
     "0029_shared_counters",
     "0030_recipient_rate_counters",
     "0031_drop_actor_events",
+    "0032_waiting_charge_events",
   ]);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
@@ -128,6 +129,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
     "0029_shared_counters",
     "0030_recipient_rate_counters",
     "0031_drop_actor_events",
+    "0032_waiting_charge_events",
   ]);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
@@ -280,6 +282,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "0029_shared_counters",
     "0030_recipient_rate_counters",
     "0031_drop_actor_events",
+    "0032_waiting_charge_events",
   ]);
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
@@ -367,6 +370,7 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
     "0029_shared_counters",
     "0030_recipient_rate_counters",
     "0031_drop_actor_events",
+    "0032_waiting_charge_events",
   ]);
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
@@ -406,6 +410,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
     "0029_shared_counters",
     "0030_recipient_rate_counters",
     "0031_drop_actor_events",
+    "0032_waiting_charge_events",
   ]);
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();

@@ -22,6 +22,7 @@ import { tripActor } from "../../actors/business/trip/mod.ts";
 import { tripChatActor } from "../../actors/business/trip_chat.ts";
 import { tripSequenceActor } from "../../actors/business/trip_sequence.ts";
 import { alertActor } from "../../actors/courier/alert.ts";
+import { billingWaitActor } from "../../actors/courier/billing_wait.ts";
 import { bookingRequestActor } from "../../actors/courier/booking_request.ts";
 import { claimActor } from "../../actors/courier/claim/mod.ts";
 import { clientAddressActor } from "../../actors/courier/client_address.ts";
@@ -91,6 +92,7 @@ const ACTORS = [
   tripChatActor,
   tripSequenceActor,
   alertActor,
+  billingWaitActor,
   bookingRequestActor,
   claimActor,
   clientAddressActor,

@@ -195,6 +195,20 @@ export function endpointSet(state: OutboundEvent, ctx: Ctx) {
   ]);
 }
 
+/**
+ * The hourly retry of an event waiting as a delivery-log row (log.ts) found an endpoint set
+ * since: due now. A row has no timer of its own, so even one due already is made due here; one
+ * no longer waiting (attempted, settled or under way since) is left as it is.
+ */
+export function dueNow(state: OutboundEventState, ctx: Ctx) {
+  if (state === null) return reject("not_found", "outbound event not found");
+  const held = (state.claim?.until ?? -Infinity) > ctx.now;
+  if (state.status !== "pending" || held || state.endpoint_missing_at == null) return ok([]);
+  return ok([{ kind: "retry_scheduled", at: ctx.now }], [
+    { op: "set", name: ATTEMPT_TIMER, at: ctx.now },
+  ]);
+}
+
 /** The `attempt` timer fired: an attempt is due, and the timer is set one lease later. */
 export function attemptDue(state: OutboundEventState, timer: string, ctx: Ctx) {
   // Stale or unknown timers of a settled event do nothing.

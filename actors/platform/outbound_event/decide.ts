@@ -7,6 +7,7 @@ import {
   claim,
   create,
   createAttempted,
+  dueNow,
   endpointSet,
   noteEndpointMissing,
   recordAttempt,
@@ -42,6 +43,8 @@ export function decide(
       return state === null ? NOT_FOUND : ok([]);
     case "timer":
       return attemptDue(state, command.name, ctx);
+    case "due":
+      return dueNow(state, ctx);
     default:
       return unreachable(command);
   }

@@ -1,10 +1,12 @@
 /**
- * An outbound event delivered at its first attempt, kept as one delivery-log row instead of an
- * actor (issue 36 item 2): the outbox handler makes the attempt before any actor exists, and
- * only a failure, a missing endpoint, a requeue or an acknowledgement makes the actor. The row
- * holds what the actor would have held; its state is the actor's own events applied, so a read of
- * the row answers exactly what the actor would have answered, and an actor made from it later
- * starts from that state.
+ * Outbound events no actor holds (issue 36 item 2), each kept as one row of the delivery log:
+ * one delivered at its first attempt (the outbox handler made the attempt before any actor
+ * existed), and a charge's event made while its recipient has no endpoint, which waits (courier
+ * 3.1) and is retried hourly with the other waiting events of its courier (billing_wait.ts), not
+ * on a timer of its own. The row holds what the actor would have held: its state is the actor's
+ * own events applied, so a read of the row answers exactly what the actor would have answered,
+ * and an actor made from it later (an endpoint set, a requeue, an acknowledgement) starts from
+ * that state.
  */
 import { evolve } from "./evolve.ts";
 import type { AttemptRecord, NewOutboundEvent, OutboundEvent } from "./types.ts";
@@ -17,6 +19,16 @@ export interface DeliveredAtFirst {
   readonly attempt: AttemptRecord;
 }
 
+/** What a delivery-log row keeps of an event waiting for an endpoint (nothing sent yet). */
+export interface WaitingForEndpoint {
+  readonly event: NewOutboundEvent;
+  readonly created_at: number;
+  /** When its last try (its creation, then each hourly retry) found no endpoint. */
+  readonly missing_at: number;
+  /** When it is tried again. */
+  readonly retry_at: number;
+}
+
 /** The state the actor would hold: made, its first attempt recorded, delivered. */
 export function stateOfLog(log: DeliveredAtFirst): OutboundEvent {
   if (log.attempt.outcome.result !== "delivered") {
@@ -25,4 +37,11 @@ export function stateOfLog(log: DeliveredAtFirst): OutboundEvent {
   const made = evolve(null, { kind: "created", event: log.event, at: log.created_at });
   const recorded = evolve(made, { kind: "attempt_recorded", attempt: log.attempt });
   return evolve(recorded, { kind: "event_delivered", at: log.attempt.at })!;
+}
+
+/** The state the actor would hold: made with no endpoint, noted missing at its last try. */
+export function stateOfWaiting(log: WaitingForEndpoint): OutboundEvent {
+  const made = evolve(null, { kind: "created", event: log.event, at: log.created_at });
+  const missing = { kind: "endpoint_missing", at: log.missing_at, retry_at: log.retry_at } as const;
+  return evolve(made, missing)!;
 }

@@ -185,6 +185,11 @@ export type OutboundEventCommand =
    * hourly try (courier 3.1). Nothing for an event that is not waiting for an endpoint.
    */
   | { readonly kind: "endpoint_set" }
+  /**
+   * The hourly retry of an event waiting as a delivery-log row (no actor, so no timer of its
+   * own) found an endpoint set since: an attempt is due now.
+   */
+  | { readonly kind: "due" }
   | {
     readonly kind: "acknowledge";
     readonly state: ReportedState;

@@ -18,6 +18,8 @@ import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
 import type { Database } from "../../db/schema.ts";
 import { writeDeliveredLog } from "../queries/outbound_log.ts";
+import { NO_ENDPOINT_RETRY_MS } from "../../platform/rules/delivery_schedule.ts";
+import { WaitingRows } from "./waiting_rows.ts";
 
 /** What making billing events needs. */
 export interface OutboxOptions {
@@ -36,8 +38,10 @@ export interface OutboxOptions {
     event: NewOutboundEvent,
     target: DeliveryTarget,
   ) => Promise<FirstAttempt | null>;
-  /** Where an event delivered at its first attempt is logged (outbound_log.ts). */
+  /** Where an event delivered at its first attempt, or waiting, is logged (outbound_log.ts). */
   readonly db?: Kysely<Database>;
+  /** Where the waiting rows of many charges are written together (waiting_rows.ts). */
+  readonly waiting?: WaitingRows;
 }
 
 /** One billing event to make: its id, type and body as sent, and what it reports. */
@@ -63,8 +67,9 @@ export async function createBillingEvent(o: OutboxOptions, e: BillingEventMade):
 
 /**
  * Sends a billing event made by an outbox's handler (issue 36 item 2): the first attempt is made
- * here, and an event it delivers is one delivery-log row, no actor. An actor is made only to wait
- * for an endpoint, or to own the retries of a failed first attempt. At least once: a crash before
+ * here, and an event it delivers is one delivery-log row, no actor; so is one made while there
+ * is no endpoint (it waits). An actor is made only to own the retries of a failed first attempt
+ * (or when the query side refuses the row). At least once: a crash before
  * the row is written leaves the outbox item, whose handling sends again; an event found made
  * (its actor, or its row, which the runtime reads as the actor) is not sent again.
  */
@@ -73,10 +78,12 @@ export async function sendBillingEvent(o: OutboxOptions, e: BillingEventMade): P
   if (!attemptFirst || !db) return await createBillingEvent(o, e);
   const event = newEventOf(e);
   const target = await o.targets?.(e.tenant, COURIER).catch(() => undefined);
-  // None set: it waits for one (courier 3.1); a failed lookup: the engine looks again. Made as
-  // before, with no read first: a row already written is only a crash's, with the endpoint
-  // cleared since, and costs a second delivery of the same id, which receivers dedupe (6.1).
-  if (!target) return await make(o, e.tenant, event, { endpoint_missing: target === null });
+  // None set: it waits for one (courier 3.1), as a row retried with the courier's others.
+  if (target === null) return await wait(o, e.tenant, event);
+  // A failed lookup: the engine looks again. Made as before, with no read first: a row already
+  // written is only a crash's, with the endpoint cleared since, and costs a second delivery of
+  // the same id, which receivers dedupe (6.1).
+  if (!target) return await make(o, e.tenant, event, { endpoint_missing: false });
   const held = await runtime.read(outboundEventActor, e.tenant, e.eventId, { kind: "get" });
   if (held.ok) return;
   if (held.code !== "not_found") {
@@ -98,6 +105,20 @@ export async function sendBillingEvent(o: OutboxOptions, e: BillingEventMade): P
 }
 
 const COURIER: Recipient = { kind: "courier" };
+
+/**
+ * An event made while the courier has no endpoint (courier 3.1): a delivery-log row, tried again
+ * in an hour by the courier's `billing_wait` timer, armed with it (a pass, not a timer, per
+ * event; waiting_rows.ts writes the rows of one commit's charges together). The query side
+ * refusing the row, the event is made an actor waiting as before. A row or an actor already made
+ * (a handling again) stands.
+ */
+async function wait(o: OutboxOptions, tenant: string, event: NewOutboundEvent): Promise<void> {
+  const now = o.runtime.clock.now();
+  const log = { event, created_at: now, missing_at: now, retry_at: now + NO_ENDPOINT_RETRY_MS };
+  const rows = o.waiting ?? new WaitingRows(o.runtime, o.db!);
+  if (!(await rows.add(tenant, log))) await make(o, tenant, event, { endpoint_missing: true });
+}
 
 function newEventOf(e: BillingEventMade): NewOutboundEvent {
   return {

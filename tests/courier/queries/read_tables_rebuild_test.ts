@@ -224,6 +224,7 @@ Deno.test("migrations 0016 to 0031: the read tables are rebuilt from the snapsho
     "0029_shared_counters",
     "0030_recipient_rate_counters",
     "0031_drop_actor_events",
+    "0032_waiting_charge_events",
   ]);
 
   const stored = await rowsOf(t, "shipments");
