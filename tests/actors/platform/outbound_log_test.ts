@@ -7,24 +7,14 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   ATTEMPT_TIMER,
-  type NewOutboundEvent,
   outboundEventActor,
   stateOfLog,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import { RETRY_SCHEDULE_MINUTES } from "../../../src/platform/rules/delivery_schedule.ts";
 import { ActorHarness } from "../../helpers/actor.ts";
+import { EVENT, T0 } from "./outbound_log_fixtures.ts";
 
-const T0 = Date.parse("2026-11-02T08:00:00Z");
 const MINUTE = 60_000;
-const EVENT: NewOutboundEvent = {
-  event_id: "evt_1",
-  stream: "billing",
-  event_type: "shipment.booked",
-  raw_body: JSON.stringify({ api_version: "v1", event_id: "evt_1", amount: "65.50" }),
-  recipient: { kind: "courier" },
-  entry: { client_id: "cli_1", reference: "WB1", kind: "shipment" },
-  client_id: "cli_1",
-};
 const FAILED = { result: "failed", http_status: 503, error: "unavailable" } as const;
 const DELIVERED = { result: "delivered", http_status: 200 } as const;
 

@@ -8,25 +8,15 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   ATTEMPT_TIMER,
-  type NewOutboundEvent,
   outboundEventActor,
   stateOfWaiting,
 } from "../../../actors/platform/outbound_event/mod.ts";
 import { BILLING_WAIT_OUTBOX, billingWaitActor } from "../../../actors/courier/billing_wait.ts";
 import { NO_ENDPOINT_RETRY_MS } from "../../../src/platform/rules/delivery_schedule.ts";
 import { ActorHarness } from "../../helpers/actor.ts";
+import { EVENT, T0 } from "./outbound_log_fixtures.ts";
 
-const T0 = Date.parse("2026-11-02T08:00:00Z");
 const HOUR = NO_ENDPOINT_RETRY_MS;
-const EVENT: NewOutboundEvent = {
-  event_id: "evt_1",
-  stream: "billing",
-  event_type: "shipment.booked",
-  raw_body: JSON.stringify({ api_version: "v1", event_id: "evt_1", amount: "65.50" }),
-  recipient: { kind: "courier" },
-  entry: { client_id: "cli_1", reference: "WB1", kind: "shipment" },
-  client_id: "cli_1",
-};
 
 Deno.test("outbound event: a waiting row reads as the actor made with no endpoint and retried hourly", () => {
   fc.assert(fc.property(fc.nat({ max: 30 }), (retries) => {
