@@ -74,3 +74,44 @@ export function settled(p: Promise<unknown>): () => boolean {
 }
 
 export const macrotask = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every migration, in the order they apply (src/db/migrate.ts). */
+export const MIGRATIONS = [
+  "0001_initial",
+  "0002_ledger",
+  "0003_billing_outbox",
+  "0004_client_lists",
+  "0005_ledger_entry_kind",
+  "0006_shipment_external_reference",
+  "0007_payment_allocations",
+  "0008_booking_charges",
+  "0009_shipment_closed",
+  "0010_charge_events",
+  "0011_resolution_events",
+  "0012_resolved_charges",
+  "0013_ledger_watermarks",
+  "0014_parked_changes",
+  "0015_parked_ledger_holds",
+  "0016_read_tables",
+  "0017_more_read_tables",
+  "0018_rate_counters",
+  "0019_business_trips",
+  "0020_outbound_log",
+  "0021_business_trips_type",
+  "0022_search_prefixes",
+  "0023_trip_drivers",
+  "0024_pool_drivers",
+  "0025_sandbox_inbox_readiness",
+  "0026_business_subscriptions",
+  "0027_business_batches",
+  "0028_business_checkouts",
+  "0029_shared_counters",
+  "0030_recipient_rate_counters",
+  "0031_drop_actor_events",
+  "0032_waiting_charge_events",
+];
+
+/** The migrations after `name`, as a schema migrated to it applies them to reach the latest. */
+export function after(name: string): string[] {
+  return MIGRATIONS.slice(MIGRATIONS.indexOf(name) + 1);
+}

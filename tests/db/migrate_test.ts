@@ -4,7 +4,7 @@ import { NO_MIGRATIONS } from "kysely/migration";
 import { openDatabase } from "../../src/db/db.ts";
 import { dropSchema, migrateSchemaTo, migrateToLatest } from "../../src/db/migrate.ts";
 import { upsertSnapshot } from "../../src/db/projection.ts";
-import { openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
+import { after, MIGRATIONS, openTestDatabase, tablesIn, uniqueSchema } from "./helpers.ts";
 
 const TABLES = [
   "alerts",
@@ -53,40 +53,7 @@ Deno.test("migrateToLatest() run twice: the second run does nothing and keeps th
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
   const applied = await sql<{ name: string }>`
     select name from ${sql.table(`${t.schema}.kysely_migration`)}`.execute(t.db);
-  assert.deepEqual(applied.rows.map((r) => r.name), [
-    "0001_initial",
-    "0002_ledger",
-    "0003_billing_outbox",
-    "0004_client_lists",
-    "0005_ledger_entry_kind",
-    "0006_shipment_external_reference",
-    "0007_payment_allocations",
-    "0008_booking_charges",
-    "0009_shipment_closed",
-    "0010_charge_events",
-    "0011_resolution_events",
-    "0012_resolved_charges",
-    "0013_ledger_watermarks",
-    "0014_parked_changes",
-    "0015_parked_ledger_holds",
-    "0016_read_tables",
-    "0017_more_read_tables",
-    "0018_rate_counters",
-    "0019_business_trips",
-    "0020_outbound_log",
-    "0021_business_trips_type",
-    "0022_search_prefixes",
-    "0023_trip_drivers",
-    "0024_pool_drivers",
-    "0025_sandbox_inbox_readiness",
-    "0026_business_subscriptions",
-    "0027_business_batches",
-    "0028_business_checkouts",
-    "0029_shared_counters",
-    "0030_recipient_rate_counters",
-    "0031_drop_actor_events",
-    "0032_waiting_charge_events",
-  ]);
+  assert.deepEqual(applied.rows.map((r) => r.name), MIGRATIONS);
   const rows = await t.db.selectFrom("snapshots").select(["id", "version"]).execute();
   assert.deepEqual(rows, [{ id: "o1", version: 1 }]);
 });
@@ -97,40 +64,7 @@ Deno.test("migrations: down drops every table of the schema and up makes them ag
   assert.equal(down.error, undefined);
   assert.deepEqual(await tablesIn(t, t.schema), ["kysely_migration", "kysely_migration_lock"]);
 
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
-    "0001_initial",
-    "0002_ledger",
-    "0003_billing_outbox",
-    "0004_client_lists",
-    "0005_ledger_entry_kind",
-    "0006_shipment_external_reference",
-    "0007_payment_allocations",
-    "0008_booking_charges",
-    "0009_shipment_closed",
-    "0010_charge_events",
-    "0011_resolution_events",
-    "0012_resolved_charges",
-    "0013_ledger_watermarks",
-    "0014_parked_changes",
-    "0015_parked_ledger_holds",
-    "0016_read_tables",
-    "0017_more_read_tables",
-    "0018_rate_counters",
-    "0019_business_trips",
-    "0020_outbound_log",
-    "0021_business_trips_type",
-    "0022_search_prefixes",
-    "0023_trip_drivers",
-    "0024_pool_drivers",
-    "0025_sandbox_inbox_readiness",
-    "0026_business_subscriptions",
-    "0027_business_batches",
-    "0028_business_checkouts",
-    "0029_shared_counters",
-    "0030_recipient_rate_counters",
-    "0031_drop_actor_events",
-    "0032_waiting_charge_events",
-  ]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), MIGRATIONS);
   assert.deepEqual(await tablesIn(t, t.schema), TABLES);
 });
 
@@ -254,36 +188,7 @@ Deno.test("migrations: 0005 keys entries by kind too and names the kind a note c
     "the old key: one per reference",
   );
 
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
-    "0005_ledger_entry_kind",
-    "0006_shipment_external_reference",
-    "0007_payment_allocations",
-    "0008_booking_charges",
-    "0009_shipment_closed",
-    "0010_charge_events",
-    "0011_resolution_events",
-    "0012_resolved_charges",
-    "0013_ledger_watermarks",
-    "0014_parked_changes",
-    "0015_parked_ledger_holds",
-    "0016_read_tables",
-    "0017_more_read_tables",
-    "0018_rate_counters",
-    "0019_business_trips",
-    "0020_outbound_log",
-    "0021_business_trips_type",
-    "0022_search_prefixes",
-    "0023_trip_drivers",
-    "0024_pool_drivers",
-    "0025_sandbox_inbox_readiness",
-    "0026_business_subscriptions",
-    "0027_business_batches",
-    "0028_business_checkouts",
-    "0029_shared_counters",
-    "0030_recipient_rate_counters",
-    "0031_drop_actor_events",
-    "0032_waiting_charge_events",
-  ]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), after("0004_client_lists"));
   await row("WB-1", 3, "payment", null).execute(t.db);
   const rows = await t.db.selectFrom("ledger_entries").select([
     "reference",
@@ -344,34 +249,10 @@ Deno.test("migrations: 0007 keeps allocations on ledger rows; rows from before h
       period, kind, amount_minor, currency, status, payer, recoverable, created_at)
     values ('ten', 'c1', 'EFT-1', 1, '2026-01', 'payment', -100, 'BWP', 'posted', 'client',
       false, now())`.execute(t.db);
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
-    "0007_payment_allocations",
-    "0008_booking_charges",
-    "0009_shipment_closed",
-    "0010_charge_events",
-    "0011_resolution_events",
-    "0012_resolved_charges",
-    "0013_ledger_watermarks",
-    "0014_parked_changes",
-    "0015_parked_ledger_holds",
-    "0016_read_tables",
-    "0017_more_read_tables",
-    "0018_rate_counters",
-    "0019_business_trips",
-    "0020_outbound_log",
-    "0021_business_trips_type",
-    "0022_search_prefixes",
-    "0023_trip_drivers",
-    "0024_pool_drivers",
-    "0025_sandbox_inbox_readiness",
-    "0026_business_subscriptions",
-    "0027_business_batches",
-    "0028_business_checkouts",
-    "0029_shared_counters",
-    "0030_recipient_rate_counters",
-    "0031_drop_actor_events",
-    "0032_waiting_charge_events",
-  ]);
+  assert.deepEqual(
+    await migrateToLatest(t.db, t.schema),
+    after("0006_shipment_external_reference"),
+  );
   const [row] = await t.db.selectFrom("ledger_entries").select(["reference", "allocations"])
     .execute();
   assert.deepEqual(row, { reference: "EFT-1", allocations: null });
@@ -390,28 +271,7 @@ Deno.test("migrations: 0013 starts each account's ledger watermark at its highes
   await row("c1", "WB-1", 1).execute(t.db);
   await row("c1", "WB-2", 3).execute(t.db);
   await row("c2", "WB-3", 1).execute(t.db);
-  assert.deepEqual(await migrateToLatest(t.db, t.schema), [
-    "0013_ledger_watermarks",
-    "0014_parked_changes",
-    "0015_parked_ledger_holds",
-    "0016_read_tables",
-    "0017_more_read_tables",
-    "0018_rate_counters",
-    "0019_business_trips",
-    "0020_outbound_log",
-    "0021_business_trips_type",
-    "0022_search_prefixes",
-    "0023_trip_drivers",
-    "0024_pool_drivers",
-    "0025_sandbox_inbox_readiness",
-    "0026_business_subscriptions",
-    "0027_business_batches",
-    "0028_business_checkouts",
-    "0029_shared_counters",
-    "0030_recipient_rate_counters",
-    "0031_drop_actor_events",
-    "0032_waiting_charge_events",
-  ]);
+  assert.deepEqual(await migrateToLatest(t.db, t.schema), after("0012_resolved_charges"));
   const marks = await t.db.selectFrom("ledger_watermarks").select(["client_id", "seq"])
     .orderBy("client_id").execute();
   assert.deepEqual(marks, [{ client_id: "c1", seq: 3 }, { client_id: "c2", seq: 1 }]);
