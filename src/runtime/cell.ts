@@ -35,14 +35,9 @@ export class Cell {
   /** Loaded without a read, on the word of a `fresh` ask; cleared by the first commit or read. */
   assumedNew = false;
   /**
-   * Found in neither the store nor its type's cold source (runtime.ts `coldSource`): read again
-   * at the next command, since the source may hold it by then; cleared by a load or a commit.
-   */
-  coldMiss = false;
-  /**
-   * Taken from its type's cold source, not the store: read again at the next command unless a
-   * commit stored it, since the source's row may change meanwhile (a waiting event's retry noted
-   * there); cleared by a load or a commit.
+   * Not in the store: taken from its type's cold source (a delivery-log row), or found in neither.
+   * Read again at the next command unless a commit stored it, since the source may hold it by
+   * then, or hold it changed (a waiting event's retry noted there); cleared by a load or a commit.
    */
   cold = false;
   readonly mailbox: Envelope[] = [];
@@ -80,7 +75,6 @@ export class Cell {
   /** Taken as new without a read (see AskOptions.fresh): the initial state, nothing stored. */
   assumeNew(): void {
     this.#reset();
-    this.coldMiss = false;
     this.cold = false;
     this.marker = "none";
     this.markerFrom = null;
@@ -101,7 +95,6 @@ export class Cell {
 
   /** Takes what the store holds (null: nothing) as the committed state. */
   loadFrom(stored: StoredActor | null): void {
-    this.coldMiss = false;
     this.cold = false;
     if (stored === null) this.#reset();
     else {
@@ -128,7 +121,6 @@ export class Cell {
   /** Takes a committed write as the state, its replies as the latest remembered. */
   applyCommitted(plan: Plan, write: ActorWrite, version: string): void {
     this.assumedNew = false;
-    this.coldMiss = false;
     this.cold = false;
     this.state = plan.state;
     this.seq = write.record.seq;

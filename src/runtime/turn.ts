@@ -168,9 +168,9 @@ export class Turns {
         cell.loaded = false;
         return "again";
       }
-      // Nowhere yet: not remembered as missing, the cold source may hold it by the next command;
-      // or held there alone, where it may change: read again at the next command.
-      if ((cell.coldMiss || cell.cold) && plan.write === null) cell.loaded = false;
+      // Not in the store: neither remembered as missing (the cold source may hold it by the next
+      // command) nor as the source held it (it may change there): read again at the next command.
+      if (cell.cold && plan.write === null) cell.loaded = false;
       return plan;
     } catch (e) {
       // Past a bound on the committed state: refused. On a state assumed new: decided again.
@@ -197,7 +197,7 @@ export class Turns {
       if (state !== null) return cell.loadCold(tenant, state);
     }
     cell.loadFrom(null);
-    cell.coldMiss = true;
+    cell.cold = true;
   }
 
   /**

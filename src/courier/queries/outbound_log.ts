@@ -152,7 +152,7 @@ export function loggedEventOfRow(row: LogRow): OutboundEvent | null {
     ...(row.client_id === null ? {} : { client_id: row.client_id }),
     ...(row.request_id === null ? {} : { request_id: row.request_id }),
   };
-  // Nothing attempted: an event waiting for an endpoint (writeWaitingLog).
+  // Nothing attempted: an event waiting for an endpoint (writeWaitingLogs).
   if (attempts.length === 0) {
     return stateOfWaiting({
       event,

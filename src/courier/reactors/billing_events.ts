@@ -44,7 +44,7 @@ export { chargeEventIdOf, resolvedEventIdOf } from "./billing_charges.ts";
 export { LedgerCatchingUp } from "./billing_completions.ts";
 import { type ClosedShipment, closedShipments, shipmentSnapshots } from "../queries/shipments.ts";
 import { snapshotsHeld } from "../../db/snapshot_join.ts";
-import { WaitingRows } from "./waiting_rows.ts";
+import { waitingRows } from "./waiting_rows.ts";
 
 /** An entry whose event is not projected this long after it was made is re-emitted. */
 export const SWEEP_AFTER_MS = 60_000;
@@ -90,7 +90,7 @@ export class BillingEvents {
   constructor(options: BillingEventsOptions) {
     this.#o = options;
     this.#error = reporter(options, "billing events");
-    const waiting = new WaitingRows(options.runtime, options.db);
+    const waiting = waitingRows(options.runtime, options.db);
     this.#charges = new ChargeEvents({ ...options, waiting });
     this.#completions = new CompletionEvents({ ...options, report: this.#error });
   }

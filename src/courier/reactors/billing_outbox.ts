@@ -19,7 +19,7 @@ import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
 import type { Database } from "../../db/schema.ts";
 import { writeDeliveredLog } from "../queries/outbound_log.ts";
 import { NO_ENDPOINT_RETRY_MS } from "../../platform/rules/delivery_schedule.ts";
-import { WaitingRows } from "./waiting_rows.ts";
+import { type WaitingRows, waitingRows } from "./waiting_rows.ts";
 
 /** What making billing events needs. */
 export interface OutboxOptions {
@@ -116,8 +116,8 @@ const COURIER: Recipient = { kind: "courier" };
 async function wait(o: OutboxOptions, tenant: string, event: NewOutboundEvent): Promise<void> {
   const now = o.runtime.clock.now();
   const log = { event, created_at: now, missing_at: now, retry_at: now + NO_ENDPOINT_RETRY_MS };
-  const rows = o.waiting ?? new WaitingRows(o.runtime, o.db!);
-  if (!(await rows.add(tenant, log))) await make(o, tenant, event, { endpoint_missing: true });
+  const write = o.waiting ?? waitingRows(o.runtime, o.db!);
+  if (!(await write({ tenant, log }))) await make(o, tenant, event, { endpoint_missing: true });
 }
 
 function newEventOf(e: BillingEventMade): NewOutboundEvent {

@@ -16,6 +16,7 @@ import {
 import { alertActor, SYSTEM_PRINCIPAL } from "../../../actors/courier/alert.ts";
 import { alertIdOf, raiseAlert } from "../flows/alerts.ts";
 import type { Database } from "../../db/schema.ts";
+import { type TurnBatch, turnBatch } from "../../db/turn_batch.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import type { OutboundDeliveryOptions } from "../../platform/reactors/deliver.ts";
 
@@ -206,44 +207,28 @@ const LOOKUPS_PER_SELECT_MAX = 500;
  * go to Postgres as one statement: every billing event of a busy courier without an endpoint asks,
  * and one round trip each cost more than the rest of its alerting.
  */
-export function exportedLookup(db: Kysely<Database>): (entry: EntryKey) => Promise<boolean> {
-  const waiting: {
-    entry: EntryKey;
-    resolve: (v: boolean) => void;
-    reject: (e: unknown) => void;
-  }[] = [];
-  const run = async () => {
-    const batch = waiting.splice(0, LOOKUPS_PER_SELECT_MAX);
-    if (waiting.length > 0) setTimeout(run, 0);
-    try {
-      const rows = await db.selectFrom("ledger_entries")
-        .select(["tenant", "client_id", "reference", "kind", "export_state"])
-        .where((eb) =>
-          eb(
-            eb.refTuple("tenant", "client_id", "reference"),
-            "in",
-            batch.map(({ entry: e }) => eb.tuple(e.tenant, e.client_id, e.reference)),
-          )
+export function exportedLookup(db: Kysely<Database>): TurnBatch<EntryKey, boolean> {
+  return turnBatch(LOOKUPS_PER_SELECT_MAX, async (batch) => {
+    const rows = await db.selectFrom("ledger_entries")
+      .select(["tenant", "client_id", "reference", "kind", "export_state"])
+      .where((eb) =>
+        eb(
+          eb.refTuple("tenant", "client_id", "reference"),
+          "in",
+          batch.map((e) => eb.tuple(e.tenant, e.client_id, e.reference)),
         )
-        .execute();
-      const byEntry = Map.groupBy(rows, (r) => keyOf(r));
-      for (const { entry: e, resolve } of batch) {
-        // A reference is unique within its kind only; a link made before it named the kind
-        // names none.
-        const found = (byEntry.get(keyOf(e)) ?? []).filter((r) =>
-          e.kind === undefined || r.kind === e.kind
-        );
-        resolve(found.length > 0 && found.every((r) => r.export_state !== "pending"));
-      }
-    } catch (error) {
-      for (const w of batch) w.reject(error);
-    }
-  };
-  return (entry) =>
-    new Promise((resolve, reject) => {
-      waiting.push({ entry, resolve, reject });
-      if (waiting.length === 1) setTimeout(run, 0);
+      )
+      .execute();
+    const byEntry = Map.groupBy(rows, (r) => keyOf(r));
+    return batch.map((e) => {
+      // A reference is unique within its kind only; a link made before it named the kind
+      // names none.
+      const found = (byEntry.get(keyOf(e)) ?? []).filter((r) =>
+        e.kind === undefined || r.kind === e.kind
+      );
+      return found.length > 0 && found.every((r) => r.export_state !== "pending");
     });
+  });
 }
 
 function keyOf(e: { tenant: string; client_id: string; reference: string }): string {
