@@ -115,7 +115,10 @@ async function madeDue(runtime: ActorRuntime, tenant: string, rows: readonly Log
 
 /**
  * Still no endpoint: each event's retry is noted, and what it raises raised first, so a refused
- * alert leaves the page due for the pass handed over again (raising is idempotent).
+ * alert leaves the page due for the pass handed over again (raising is idempotent). The page's
+ * events are raised together, not one after another: each is its own alert, and asked in one
+ * turn, their export lookups go to the query side as one statement (exportedLookup) and their
+ * alerts' reads and writes in shared commits, where one by one a page cost a round trip each.
  */
 async function stillMissing(
   o: BillingWaitOptions,
@@ -124,9 +127,9 @@ async function stillMissing(
   now: number,
 ): Promise<void> {
   const retryAt = now + NO_ENDPOINT_RETRY_MS;
-  for (const row of rows) {
+  await Promise.all(rows.map((row) => {
     const state = loggedEventOfRow({ ...row, endpoint_missing_at: now, next_attempt_at: retryAt });
-    if (state) await o.onEndpointMissing(tenant, summaryOf(state));
-  }
+    return state ? o.onEndpointMissing(tenant, summaryOf(state)) : undefined;
+  }));
   await noteWaitingRetry(o.db, tenant, rows.map((r) => r.id), { now, retryAt });
 }

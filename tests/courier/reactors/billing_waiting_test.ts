@@ -10,6 +10,8 @@ import type { Kysely } from "kysely";
 import { billingWaitActor } from "../../../actors/courier/billing_wait.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { sendBillingEvent } from "../../../src/courier/reactors/billing_outbox.ts";
+import { retryWaiting } from "../../../src/courier/reactors/billing_wait.ts";
+import { writeWaitingLogs } from "../../../src/courier/queries/outbound_log.ts";
 import type { Database } from "../../../src/db/schema.ts";
 import { NO_ENDPOINT_RETRY_MS } from "../../../src/platform/rules/delivery_schedule.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
@@ -21,6 +23,7 @@ import {
   setEndpoint,
   withReceiver,
 } from "./billing_events_fixtures.ts";
+import { EVENT } from "../../actors/platform/outbound_log_fixtures.ts";
 
 /** The event's row, and whether an actor holds it (its snapshot is projected). */
 async function held(t: TestEnv, courier: Courier, id: string) {
@@ -150,4 +153,42 @@ Deno.test("billing events: the query side refusing a waiting row, the event wait
     assert.equal(got.reply.next_attempt_at, t.clock.now() + NO_ENDPOINT_RETRY_MS);
     assert.equal((await held(t, courier, "evt_refused_row")).actor, true);
     assert.equal(await waitingAt(t, courier), null, "no pass needed: the actor has its timer");
+  }));
+
+Deno.test("billing events: a pass raises its page's alerts together, so their lookups share statements and commits", () =>
+  withTestEnv(async (t) => {
+    const tenant = "biz_waiting_page";
+    const now = t.clock.now();
+    const ids = ["evt_p1", "evt_p2", "evt_p3"];
+    await writeWaitingLogs(
+      t.env.db,
+      ids.map((event_id) => ({
+        tenant,
+        log: { event: { ...EVENT, event_id }, created_at: now, missing_at: now, retry_at: now },
+      })),
+    );
+    let inFlight = 0;
+    let most = 0;
+    const raised: string[] = [];
+    const retried = await retryWaiting(
+      {
+        runtime: t.env.runtime,
+        db: t.env.db,
+        targets: () => Promise.resolve(null),
+        onEndpointMissing: async (_tenant, event) => {
+          most = Math.max(most, ++inFlight);
+          await Promise.resolve();
+          raised.push(event.event_id);
+          inFlight--;
+        },
+      },
+      tenant,
+      now,
+    );
+    assert.equal(retried, 3);
+    assert.deepEqual(raised.sort(), ids);
+    assert.equal(most, 3, "the page's three raised at once, not one after another");
+    const rows = await t.env.db.selectFrom("outbound_events").select("next_attempt_at")
+      .where("tenant", "=", tenant).execute();
+    assert.deepEqual(rows.map((r) => r.next_attempt_at), ids.map(() => now + NO_ENDPOINT_RETRY_MS));
   }));
