@@ -139,8 +139,7 @@ export const courierFeature: Feature = {
           runtime,
           db,
           targets,
-          onEndpointMissing: async (tenant, event) =>
-            await alerts.onEndpointMissing?.(tenant, event),
+          onEndpointMissing: alerts.onEndpointMissing,
         }),
         alerts_raised_log: logAlertsRaised(deps),
       },

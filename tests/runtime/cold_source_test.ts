@@ -14,14 +14,21 @@ const account = (balance: number): AccountState => ({
   email: null,
 });
 
-Deno.test("runtime: an actor the store lacks is answered from its cold source and stored by its first commit", async () => {
-  const rt = await openTestRuntime();
-  const rows = new Map<string, AccountState>([["t1/a1", account(50)]]);
-  const asked: string[] = [];
+type TestRuntime = Awaited<ReturnType<typeof openTestRuntime>>;
+
+/** The accounts' cold source: `rows` by `tenant/id`, each lookup noted in `asked`. */
+function rowSource(rt: TestRuntime, rows: Map<string, AccountState>, asked: string[] = []) {
   rt.runtime.coldSource(accountActor.type, (tenant, id) => {
     asked.push(`${tenant}/${id}`);
     return Promise.resolve(rows.get(`${tenant}/${id}`) ?? null);
   });
+}
+
+Deno.test("runtime: an actor the store lacks is answered from its cold source and stored by its first commit", async () => {
+  const rt = await openTestRuntime();
+  const rows = new Map<string, AccountState>([["t1/a1", account(50)]]);
+  const asked: string[] = [];
+  rowSource(rt, rows, asked);
   try {
     const got = await rt.runtime.read(accountActor, "t1", "a1", { kind: "get" });
     assert.ok(got.ok);
@@ -56,10 +63,7 @@ Deno.test("runtime: an actor the store lacks is answered from its cold source an
 Deno.test("runtime: a cold source's miss is not remembered; a state it gains later is found", async () => {
   const rt = await openTestRuntime();
   const rows = new Map<string, AccountState>();
-  rt.runtime.coldSource(
-    accountActor.type,
-    (tenant, id) => Promise.resolve(rows.get(`${tenant}/${id}`) ?? null),
-  );
+  rowSource(rt, rows);
   try {
     const first = await rt.runtime.read(accountActor, "t1", "a2", { kind: "get" });
     assert.ok(first.ok);
@@ -76,10 +80,7 @@ Deno.test("runtime: a cold source's miss is not remembered; a state it gains lat
 Deno.test("runtime: a state held by the cold source alone is read again: a change made there is found", async () => {
   const rt = await openTestRuntime();
   const rows = new Map<string, AccountState>([["t1/a3", account(5)]]);
-  rt.runtime.coldSource(
-    accountActor.type,
-    (tenant, id) => Promise.resolve(rows.get(`${tenant}/${id}`) ?? null),
-  );
+  rowSource(rt, rows);
   try {
     const first = await rt.runtime.ask(accountActor, "t1", "a3", { kind: "get" });
     assert.ok(first.ok);

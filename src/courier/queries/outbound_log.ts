@@ -170,7 +170,7 @@ function parsed(value: unknown): unknown {
 }
 
 /** A courier's waiting rows, as the hourly retry reads them: nothing attempted, not an actor's. */
-function waitingRows(db: Kysely<Database>, tenant: string) {
+function waitingOf(db: Kysely<Database>, tenant: string) {
   return db.selectFrom("outbound_events")
     .where("tenant", "=", tenant)
     .where("version", "=", LOG_VERSION)
@@ -189,7 +189,7 @@ export async function waitingDue(
   limit: number,
   after: { readonly at: number; readonly id: string } | null = null,
 ): Promise<LogRow[]> {
-  let q = waitingRows(db, tenant).select(LOG_COLUMNS).where("next_attempt_at", "<=", now);
+  let q = waitingOf(db, tenant).select(LOG_COLUMNS).where("next_attempt_at", "<=", now);
   if (after) {
     q = q.where((eb) =>
       eb.or([
@@ -223,7 +223,7 @@ export async function noteWaitingRetry(
 
 /** When a courier's next waiting row is due; null when none waits. */
 export async function nextWaitingAt(db: Kysely<Database>, tenant: string): Promise<number | null> {
-  const row = await waitingRows(db, tenant)
+  const row = await waitingOf(db, tenant)
     .select((eb) => eb.fn.min("next_attempt_at").as("at"))
     .executeTakeFirst();
   return row?.at == null ? null : Number(row.at);

@@ -19,7 +19,7 @@ import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
 import type { Database } from "../../db/schema.ts";
 import { writeDeliveredLog } from "../queries/outbound_log.ts";
 import { NO_ENDPOINT_RETRY_MS } from "../../platform/rules/delivery_schedule.ts";
-import { type WaitingRows, waitingRows } from "./waiting_rows.ts";
+import type { WaitingRows } from "./waiting_rows.ts";
 
 /** What making billing events needs. */
 export interface OutboxOptions {
@@ -74,12 +74,13 @@ export async function createBillingEvent(o: OutboxOptions, e: BillingEventMade):
  * (its actor, or its row, which the runtime reads as the actor) is not sent again.
  */
 export async function sendBillingEvent(o: OutboxOptions, e: BillingEventMade): Promise<void> {
-  const { attemptFirst, db, runtime } = o;
-  if (!attemptFirst || !db) return await createBillingEvent(o, e);
+  const { attemptFirst, db, waiting, runtime } = o;
+  // The delivery log's pieces (its table and the batcher of its waiting rows), or actors.
+  if (!attemptFirst || !db || !waiting) return await createBillingEvent(o, e);
   const event = newEventOf(e);
   const target = await o.targets?.(e.tenant, COURIER).catch(() => undefined);
   // None set: it waits for one (courier 3.1), as a row retried with the courier's others.
-  if (target === null) return await wait(o, e.tenant, event);
+  if (target === null) return await wait(o, waiting, e.tenant, event);
   // A failed lookup: the engine looks again. Made as before, with no read first: a row already
   // written is only a crash's, with the endpoint cleared since, and costs a second delivery of
   // the same id, which receivers dedupe (6.1).
@@ -113,10 +114,14 @@ const COURIER: Recipient = { kind: "courier" };
  * refusing the row, the event is made an actor waiting as before. A row or an actor already made
  * (a handling again) stands.
  */
-async function wait(o: OutboxOptions, tenant: string, event: NewOutboundEvent): Promise<void> {
+async function wait(
+  o: OutboxOptions,
+  write: WaitingRows,
+  tenant: string,
+  event: NewOutboundEvent,
+): Promise<void> {
   const now = o.runtime.clock.now();
   const log = { event, created_at: now, missing_at: now, retry_at: now + NO_ENDPOINT_RETRY_MS };
-  const write = o.waiting ?? waitingRows(o.runtime, o.db!);
   if (!(await write({ tenant, log }))) await make(o, tenant, event, { endpoint_missing: true });
 }
 

@@ -17,7 +17,6 @@ import {
 } from "../../../actors/courier/billing_wait.ts";
 import {
   outboundEventActor,
-  type OutboundEventSummary,
   type Recipient,
   summaryOf,
 } from "../../../actors/platform/outbound_event/mod.ts";
@@ -25,6 +24,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Reactor } from "../../environment.ts";
 import type { DeliveryTarget } from "../../platform/reactors/deliver.ts";
+import type { AlertCallback } from "../../platform/reactors/outbound_alerts.ts";
 import { NO_ENDPOINT_RETRY_MS } from "../../platform/rules/delivery_schedule.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import {
@@ -51,7 +51,7 @@ export interface BillingWaitOptions {
   /** The courier's endpoint, or null when none is set (delivery_targets.ts). */
   readonly targets: (tenant: string, recipient: Recipient) => Promise<DeliveryTarget | null>;
   /** What an actor's retry that finds no endpoint raises (delivery_alerts.ts). */
-  readonly onEndpointMissing: (tenant: string, event: OutboundEventSummary) => Promise<void>;
+  readonly onEndpointMissing: AlertCallback;
 }
 
 /** Handles the passes the couriers' `billing_wait` timers hand over. */

@@ -29,9 +29,11 @@ const ENDPOINT_MISSING_ALERTS_MAX = 100;
 export function outboundAlerts(
   runtime: ActorRuntime,
   db: Kysely<Database>,
-): Pick<
-  OutboundDeliveryOptions,
-  "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait" | "onFailedAfterWait"
+): Required<
+  Pick<
+    OutboundDeliveryOptions,
+    "onFailed" | "onEndpointMissing" | "onDeliveredAfterWait" | "onFailedAfterWait"
+  >
 > {
   const exported = exportedLookup(db);
   return {

@@ -11,6 +11,7 @@ import { billingWaitActor } from "../../../actors/courier/billing_wait.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { sendBillingEvent } from "../../../src/courier/reactors/billing_outbox.ts";
 import { retryWaiting } from "../../../src/courier/reactors/billing_wait.ts";
+import { waitingRows } from "../../../src/courier/reactors/waiting_rows.ts";
 import { writeWaitingLogs } from "../../../src/courier/queries/outbound_log.ts";
 import type { Database } from "../../../src/db/schema.ts";
 import { NO_ENDPOINT_RETRY_MS } from "../../../src/platform/rules/delivery_schedule.ts";
@@ -135,6 +136,7 @@ Deno.test("billing events: the query side refusing a waiting row, the event wait
     await sendBillingEvent({
       runtime: t.env.runtime,
       db: refusing,
+      waiting: waitingRows(t.env.runtime, refusing),
       targets: () => Promise.resolve(null),
       attemptFirst: () => Promise.resolve(null),
     }, {
