@@ -160,21 +160,16 @@ const GRANTED = `least(excluded.granted, greatest(0, least(excluded.per_minute -
   excluded.per_day - ${DAY_COUNT})))`;
 
 /**
- * The upsert of `rows` callers, its text made once per number of rows: written out, not built,
- * since Kysely's builder costs more CPU than the rest of a remembered caller's request path.
+ * The upsert of a batch of callers, one text whatever their number (their rows in one JSON
+ * parameter, json.ts insertRows says why): written out, not built, since Kysely's builder costs
+ * more CPU than the rest of a remembered caller's request path.
  */
-// One text per number of rows up to ROWS_PER_STATEMENT_MAX: bounded.
-const statements = new Map<number, string>();
-function upsertOf(rows: number): string {
-  let text = statements.get(rows);
-  if (text) return text;
-  const values = Array.from({ length: rows }, (_, i) => {
-    const p = (n: number) => `$${i * 6 + n}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(3)}, ${p(3)}, ${p(5)}, ${p(6)})`;
-  });
-  text = `insert into rate_counters as r
+const UPSERT = `insert into rate_counters as r
     (key, minute_window, minute_count, day_window, day_count, granted, per_minute, per_day)
-    values ${values.join(", ")}
+    select a.key, a.minute_window, a.asked, a.day_window, a.asked, a.asked, a.per_minute,
+      a.per_day
+    from jsonb_to_recordset(cast($1 as text)::jsonb) as a(key text, minute_window integer,
+      asked integer, day_window integer, per_minute integer, per_day integer)
     on conflict (key) do update set
       minute_window = greatest(r.minute_window, excluded.minute_window),
       minute_count = ${MINUTE_COUNT} + ${GRANTED},
@@ -184,9 +179,6 @@ function upsertOf(rows: number): string {
       per_minute = excluded.per_minute,
       per_day = excluded.per_day
     returning ${COLUMNS}`;
-  statements.set(rows, text);
-  return text;
-}
 
 /**
  * One upsert for the batch: per caller, as many of its requests as both windows have room for
@@ -199,13 +191,20 @@ async function countRows(
   batch: Map<string, Waiting[]>,
 ): Promise<Map<string, CountedRow & { key: string }>> {
   const { minute, day } = windowsAt(now);
-  const parameters = [...batch].flatMap(([key, waiting]) => {
+  const asked = [...batch].map(([key, waiting]) => {
     const limits = waiting[waiting.length - 1]!.limits;
     const asked = Math.min(waiting.length, limits.perMinute, limits.perDay);
-    return [key, minute, asked, day, limits.perMinute, limits.perDay];
+    return {
+      key,
+      minute_window: minute,
+      asked,
+      day_window: day,
+      per_minute: limits.perMinute,
+      per_day: limits.perDay,
+    };
   });
   const { rows } = await db.executeQuery<CountedRow & { key: string }>(
-    CompiledQuery.raw(upsertOf(batch.size), parameters),
+    CompiledQuery.raw(UPSERT, [JSON.stringify(asked)]),
   );
   return new Map(rows.map((r) => [r.key, r]));
 }

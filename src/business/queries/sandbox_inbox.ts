@@ -7,7 +7,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { type InboxDelivery, sandboxInboxActor } from "../../../actors/business/sandbox_inbox.ts";
 import type { ActorChange } from "../../bus/bus.ts";
 import { BusProjection, parseChange, type ProjectionOptions } from "../../db/bus_projection.ts";
-import { jsonb } from "../../db/json.ts";
+import { insertRows } from "../../db/json.ts";
 import type { Database } from "../../db/schema.ts";
 import { SANDBOX_INBOX_KEPT_MAX } from "../rules/sandbox.ts";
 
@@ -44,11 +44,11 @@ async function writeDeliveries(
       event: d.event,
       event_id: d.event_id,
       received_at: d.received_at,
-      headers: jsonb(d.headers),
+      headers: d.headers,
       body: d.body,
     };
   });
-  await trx.insertInto("sandbox_inbox").values(rows)
+  await insertRows(trx, "sandbox_inbox", rows)
     .onConflict((oc) => oc.column("id").doNothing()).execute();
   for (const tenant of new Set(changes.map((c) => c.tenant))) await trim(trx, tenant);
 }

@@ -10,6 +10,7 @@
  * tracking through any instance see it. Only the instance that heard a ping writes it.
  */
 import type { Kysely } from "kysely";
+import { insertRows } from "../../db/json.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Reactor } from "../../environment.ts";
 
@@ -29,7 +30,7 @@ type Watcher = (driverId: string, newest: Position) => void;
 /** Rows waiting for their batch; past this the oldest are dropped (the newest stays in memory). */
 export const POSITIONS_PENDING_MAX = 200_000;
 
-/** Rows per insert: well under Postgres's 65,535 parameters (6 a row). */
+/** Rows per insert (one JSON parameter, insertRows): a bounded statement. */
 const ROWS_PER_INSERT = 5_000;
 
 export class LivePositions implements Reactor {
@@ -112,7 +113,7 @@ export class LivePositions implements Reactor {
           heading: p.heading,
         }));
         // A position sent twice (a retry after lost signal) is one row.
-        await this.#db.insertInto("driver_positions").values(rows)
+        await insertRows(this.#db, "driver_positions", rows)
           .onConflict((oc) => oc.columns(["driver_id", "at"]).doNothing()).execute();
       }
     } catch (e) {

@@ -7,7 +7,7 @@
  * and the runtime makes the actor from it when a requeue, an acknowledgement or an endpoint set
  * changes it (its cold source).
  */
-import { type Kysely, type Selectable, sql } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import {
   type AttemptRecord,
   type DeliveredAtFirst,
@@ -19,7 +19,7 @@ import {
   stateOfWaiting,
   type WaitingForEndpoint,
 } from "../../../actors/platform/outbound_event/mod.ts";
-import { jsonb } from "../../db/json.ts";
+import { insertRows } from "../../db/json.ts";
 import type { Database } from "../../db/schema.ts";
 
 /**
@@ -34,13 +34,13 @@ export async function writeDeliveredLog(
   tenant: string,
   log: DeliveredAtFirst,
 ): Promise<void> {
-  await db.insertInto("outbound_events").values(logRow(tenant, log.event, {
+  await insertRows(db, "outbound_events", [logRow(tenant, log.event, {
     status: "delivered",
     created_at: log.created_at,
     attempts: [log.attempt],
     endpoint_missing_at: null,
     next_attempt_at: null,
-  })).onConflict((c) => c.column("id").doNothing()).execute();
+  })]).onConflict((c) => c.column("id").doNothing()).execute();
 }
 
 /**
@@ -61,11 +61,11 @@ export async function writeWaitingLogs(
       next_attempt_at: log.retry_at,
     })
   );
-  await db.insertInto("outbound_events").values(rows)
+  await insertRows(db, "outbound_events", rows)
     .onConflict((c) => c.column("id").doNothing()).execute();
 }
 
-/** A delivery-log row: the event as made, with what its course so far left. */
+/** A delivery-log row (insertRows' JSON): the event as made, with what its course so far left. */
 function logRow(
   tenant: string,
   event: NewOutboundEvent,
@@ -90,13 +90,13 @@ function logRow(
     recipient_client_id: recipient?.kind === "client" ? recipient.client_id : null,
     endpoint_missing_at: course.endpoint_missing_at,
     reported_state: null,
-    external_references: sql`null`,
+    external_references: null,
     created_at: course.created_at,
     raw_body: event.raw_body,
-    attempts: jsonb(course.attempts),
+    attempts: course.attempts,
     attempts_total: course.attempts.length,
     next_attempt_at: course.next_attempt_at,
-    entry: event.entry ? jsonb(event.entry) : sql`null`,
+    entry: event.entry ?? null,
     request_id: event.request_id ?? null,
   };
 }

@@ -3,7 +3,7 @@
  * marks, the invoice covering an entry written after it, what payments paid, and the check that a
  * row a change updates is written already (else the change parks behind the earlier one).
  */
-import { expressionBuilder, sql, type Transaction } from "kysely";
+import { type Expression, expressionBuilder, sql, type Transaction } from "kysely";
 import type { Allocation, Invoice } from "../rules/ledger.ts";
 import type { Database } from "../../db/schema.ts";
 
@@ -29,14 +29,46 @@ export function coveringInvoice(
   seq: number,
 ) {
   // A subquery of the statement that writes the entry, not a statement of its own.
-  return periodInvoices(owner, period, currency)
-    .where("watermark", ">=", seq)
+  return coveringInvoiceOf({ ...owner, period, currency, seq });
+}
+
+/** A value, or an expression of the statement (a column of the row it writes). */
+type Operand<T> = T | Expression<T>;
+
+/**
+ * coveringInvoice of the entry row `r` an insert reads (insertRows), when it is posted and
+ * invoiceable; null for every other entry.
+ */
+export const COVERING_INVOICE_OF_ROW = sql<string | null>`case
+  when r.invoiceable and r.status = 'posted' then (${
+  coveringInvoiceOf({
+    tenant: sql.ref("r.tenant"),
+    client_id: sql.ref("r.client_id"),
+    period: sql.ref("r.period"),
+    currency: sql.ref("r.currency"),
+    seq: sql.ref("r.seq"),
+  })
+}) end`;
+
+function coveringInvoiceOf(e: {
+  readonly tenant: Operand<string>;
+  readonly client_id: Operand<string>;
+  readonly period: Operand<string>;
+  readonly currency: Operand<string>;
+  readonly seq: Operand<number>;
+}) {
+  return periodInvoices(e, e.period, e.currency)
+    .where("watermark", ">=", e.seq)
     .orderBy("watermark")
     .limit(1);
 }
 
 /** The ids of a client's invoices of one period and currency, as a subquery. */
-function periodInvoices(owner: Owner, period: string, currency: string) {
+function periodInvoices(
+  owner: { readonly tenant: Operand<string>; readonly client_id: Operand<string> },
+  period: Operand<string>,
+  currency: Operand<string>,
+) {
   return expressionBuilder<Database, never>().selectFrom("invoices").select("id")
     .where("tenant", "=", owner.tenant)
     .where("client_id", "=", owner.client_id)

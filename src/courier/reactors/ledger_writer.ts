@@ -6,11 +6,12 @@
 import { sql, type Transaction } from "kysely";
 import type { CourierClientEvent } from "../../../actors/courier/courier_client.ts";
 import type { Allocation, LedgerEntry } from "../rules/ledger.ts";
-import { jsonb } from "../../db/json.ts";
+import { insertRows } from "../../db/json.ts";
 import type { Database } from "../../db/schema.ts";
 import { chargeEventIdOf, resolvedEventIdOf } from "./billing_events.ts";
 import {
   assertWritten,
+  COVERING_INVOICE_OF_ROW,
   coveringInvoice,
   insertInvoice,
   type Owner,
@@ -19,10 +20,7 @@ import {
 
 export type { Owner };
 
-/**
- * Rows per entry INSERT: at most 31 parameters each (an invoiceable entry's covering invoice
- * takes 6) stays below Postgres' 65,535 per statement.
- */
+/** Rows per entry INSERT (one JSON parameter, insertRows): a bounded statement. */
 const ENTRIES_PER_INSERT_MAX = 1_000;
 /** Keys per conflict SELECT: 4 parameters each. */
 const KEYS_PER_SELECT_MAX = 1_000;
@@ -148,8 +146,7 @@ export class LedgerWriter {
   async writeWatermarks(): Promise<void> {
     const rows = [...this.#seen.values()];
     if (rows.length === 0) return;
-    await this.#trx.insertInto("ledger_watermarks")
-      .values(rows)
+    await insertRows(this.#trx, "ledger_watermarks", rows)
       .onConflict((oc) =>
         oc.columns(["tenant", "client_id"])
           .doUpdateSet({ seq: (eb) => eb.ref("excluded.seq") })
@@ -182,8 +179,12 @@ export class LedgerWriter {
     const inserted = new Set<string>();
     for (let i = 0; i < fresh.length; i += ENTRIES_PER_INSERT_MAX) {
       const chunk = fresh.slice(i, i + ENTRIES_PER_INSERT_MAX);
-      const rows = await this.#trx.insertInto("ledger_entries")
-        .values(await Promise.all(chunk.map(entryRow)))
+      const entries = await Promise.all(chunk.map(entryRow));
+      // spec: courier 2.6 rule 5, 4.2: a posted, invoiceable entry goes on the invoice already
+      // written that covers it.
+      const rows = await insertRows(this.#trx, "ledger_entries", entries, {
+        invoice_id: COVERING_INVOICE_OF_ROW,
+      })
         .onConflict((oc) => oc.columns(["tenant", "client_id", "reference", "kind"]).doNothing())
         .returning(["tenant", "client_id", "kind", "reference"])
         .execute();
@@ -289,16 +290,12 @@ async function entryRow(p: PendingEntry) {
     fx_source: e.fx_source,
     corrects: e.corrects,
     corrects_kind: e.corrects_kind ?? null,
-    allocations: p.allocations === null ? null : jsonb(
-      p.allocations.map((a) => ({ invoice_id: a.invoice_id, amount_minor: a.amount_minor })),
-    ),
+    allocations: p.allocations === null
+      ? null
+      : p.allocations.map((a) => ({ invoice_id: a.invoice_id, amount_minor: a.amount_minor })),
     shipment: e.shipment,
     created_at: new Date(e.created_at),
     charged_at: e.charged_at == null ? null : new Date(e.charged_at),
-    // spec: courier 2.6 rule 5, 4.2: on the invoice already written that covers it.
-    invoice_id: p.invoiceable && e.status === "posted"
-      ? coveringInvoice(owner, e.period, e.currency, e.seq)
-      : null,
     external_reference: null,
     event_id: await chargeEventIdOf(owner.tenant, owner.client_id, e),
   };

@@ -124,25 +124,18 @@ const SENT = "(case when r.second >= excluded.second then r.sent else 0 end)";
 /** excluded.granted is what is asked; the room left in the row's second bounds it. */
 const GRANTED = `least(excluded.granted, greatest(0, $1::integer - ${SENT}))`;
 
-/** The upsert of `rows` recipients, its text made once per number of rows (bounded). */
-const statements = new Map<number, string>();
-function upsertOf(rows: number): string {
-  let text = statements.get(rows);
-  if (text) return text;
-  const values = Array.from({ length: rows }, (_, i) => {
-    const p = (n: number) => `$${i * 3 + n + 1}`;
-    return `(${p(1)}, ${p(2)}::bigint, ${p(3)}::integer, ${p(3)}::integer)`;
-  });
-  text = `insert into recipient_rate_counters as r (key, second, sent, granted)
-    values ${values.join(", ")}
+/**
+ * The upsert of a batch of recipients, one text whatever their number (their rows in one JSON
+ * parameter, $2; json.ts insertRows says why).
+ */
+const UPSERT = `insert into recipient_rate_counters as r (key, second, sent, granted)
+    select a.key, a.second, a.asked, a.asked
+    from jsonb_to_recordset(cast($2 as text)::jsonb) as a(key text, second bigint, asked integer)
     on conflict (key) do update set
       second = greatest(r.second, excluded.second),
       sent = ${SENT} + ${GRANTED},
       granted = ${GRANTED}
     returning key, granted`;
-  statements.set(rows, text);
-  return text;
-}
 
 /**
  * One upsert: per recipient, as many of the asked tokens as its second has room for are counted
@@ -155,9 +148,9 @@ async function grantRows(
   perSecond: number,
   rows: readonly (readonly [string, number])[],
 ): Promise<Map<string, number>> {
-  const parameters = [perSecond, ...rows.flatMap(([key, asked]) => [key, second, asked])];
+  const asked = JSON.stringify(rows.map(([key, asked]) => ({ key, second, asked })));
   const { rows: answered } = await db.executeQuery<{ key: string; granted: number }>(
-    CompiledQuery.raw(upsertOf(rows.length), parameters),
+    CompiledQuery.raw(UPSERT, [perSecond, asked]),
   );
   return new Map(answered.map((r) => [r.key, Number(r.granted)]));
 }
