@@ -126,6 +126,15 @@ export function refuseAccept(
   return offerGone();
 }
 
+/**
+ * spec: business 3.1 "put back for another driver" and "pending, no driver answers: cancelled by
+ * system": a trip given back inside its window is dispatched again until that window ends, then
+ * cancelled as one nobody took. Its acceptance cancelled the window's timer: this sets it again.
+ */
+export function windowReopened(endsAt: number): TimerOp {
+  return { op: "set", name: WINDOW_TIMER, at: endsAt };
+}
+
 /** Timers an acceptance ends. */
 export const ACCEPT_TIMERS: readonly TimerOp[] = [
   { op: "cancel", name: OFFER_TIMER },

@@ -21,7 +21,7 @@ import {
   scanMatches,
 } from "../../../src/business/rules/driver_actions.ts";
 import type { DriverAction, Trip, TripEvent, TripReply, TripState } from "./types.ts";
-import { ACCEPT_TIMERS, refuseAccept } from "./dispatch.ts";
+import { ACCEPT_TIMERS, refuseAccept, windowReopened } from "./dispatch.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
 
@@ -208,7 +208,13 @@ function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: n
     driver_id: a.driver_id,
     reason: a.reason,
   };
-  if (redispatchable(began, a.dispatch_window_ms, at)) return accept([withdrew], replyOf);
+  // spec: business 3.1: inside the window, pending again and offered to other drivers until the
+  // window ends, when its timer cancels it by the system if nobody took it.
+  if (redispatchable(began, a.dispatch_window_ms, at)) {
+    return accept([withdrew], replyOf, [windowReopened(began + a.dispatch_window_ms)]);
+  }
+  // After the window nobody may be offered it (a pending trip past its window is cancelled): the
+  // giving back ends it now, the driver's cancellation, refunded (spec: business 3.1).
   return accept([withdrew, {
     kind: "trip_cancelled",
     at,

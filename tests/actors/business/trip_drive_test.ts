@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
-import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { OFFER_TIMER, tripActor, WINDOW_TIMER } from "../../../actors/business/trip/mod.ts";
 import { RETURN_DUE_MS, scanCodeOf } from "../../../src/business/rules/driver_actions.ts";
 import { BUSINESS_WEBHOOK_OUTBOX } from "../../../src/business/rules/webhook_events.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
@@ -172,6 +172,63 @@ Deno.test("trip drive: the driver gives the trip back within the window: pending
   // Another driver takes it; the one who gave it back is not its driver any more.
   h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
   h.refused({ kind: "arrive", driver_id: DRIVER.id }, "not_found");
+});
+
+Deno.test("trip drive: given back inside the window, offered to others until it ends, then cancelled by the system and refunded", () => {
+  const h = booked();
+  const offer = (offer_id: string, driver_id: string) => ({
+    kind: "offer",
+    offer: { offer_id, driver_id, expires_at: h.now + 30_000 },
+    window_ends_at: h.now + WINDOW,
+  });
+  h.must(offer("off_1", DRIVER.id));
+  h.must({ kind: "accept", driver: DRIVER, offer_id: "off_1" });
+  h.now += 2 * MINUTE;
+  const back = h.must({
+    kind: "withdraw",
+    driver_id: DRIVER.id,
+    reason: "flat tyre",
+    dispatch_window_ms: WINDOW,
+  });
+  // spec: business 3.1: the acceptance cancelled the window's timer: the put-back sets it again
+  // at the end of the window of the first offer, not a fresh one.
+  assert.deepEqual(back.timers, [{ op: "set", name: WINDOW_TIMER, at: 1_000 + WINDOW }]);
+  // Put back for another driver: one is offered it; the driver who gave it back is not.
+  h.refused(offer("off_2", DRIVER.id), "driver_excluded");
+  h.must(offer("off_3", "pdr_2"));
+  h.now += 30_000;
+  assert.deepEqual(kinds(h.fire(OFFER_TIMER).events), ["offer_ended"]);
+  h.now = 1_000 + WINDOW;
+  const end = h.fire(WINDOW_TIMER);
+  assert.deepEqual(kinds(end.events), ["trip_cancelled"]);
+  assert.equal(h.state.trip.status, "cancelled");
+  assert.equal(h.state.trip.cancelled_by, "system");
+  assert.deepEqual(webhooks(h, end.events), ["trip.cancelled"]);
+  const adds = end.events.flatMap((e: any) => tripActor.outbox!(e, h.state));
+  assert.equal(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1, "refund owed");
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip drive: a trip given back and taken by another driver is not ended by the window", () => {
+  // Accepted with no offer made: its window counts from when it could first be offered.
+  const h = arrived();
+  h.now += 5 * MINUTE;
+  const back = h.must({
+    kind: "withdraw",
+    driver_id: DRIVER.id,
+    reason: "flat tyre",
+    dispatch_window_ms: WINDOW,
+  });
+  assert.deepEqual(back.timers, [{ op: "set", name: WINDOW_TIMER, at: 1_000 + WINDOW }]);
+  const taken = h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
+  assert.deepEqual(taken.timers, [
+    { op: "cancel", name: OFFER_TIMER },
+    { op: "cancel", name: WINDOW_TIMER },
+  ]);
+  // Were the window's timer to fire all the same, it finds the trip accepted: nothing ends.
+  h.now = 1_000 + WINDOW;
+  assert.deepEqual(kinds(h.fire(WINDOW_TIMER).events), []);
+  assert.equal(h.state.trip.status, "accepted");
 });
 
 Deno.test("trip drive: given back once the window closed, the trip ends cancelled and refunded", () => {

@@ -1,7 +1,8 @@
 /**
  * Dispatch over HTTP (Business API 3.1; CONTRACT "Driver app" GET /driver/offers, POST
  * /driver/offers/{offer}/accept, /decline): a booking is offered to the nearest driver, expires
- * to the next, and is accepted with a trip.accepted webhook; another driver's offer is 404.
+ * to the next, and is accepted with a trip.accepted webhook; another driver's offer is 404; a trip
+ * given back goes to another driver until the first offer's window ends, then is cancelled.
  */
 import assert from "node:assert/strict";
 import { advance, startReceiver, until } from "../../helpers/receiver.ts";
@@ -152,4 +153,44 @@ Deno.test("dispatch: a prep order waits for its time, a fresh position brings th
     const other = await fundedBusiness(t);
     const hidden = await t.call("GET", `/business/trips/${reference}`, { key: other.api_key });
     assert.equal(hidden.status, 404);
+  }));
+
+Deno.test("dispatch: a trip its driver gives back is offered to another driver, and when nobody takes it the window cancels it by the system and refunds", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const first = await onlineDriverAt(t, -24.650, 25.9086);
+    const booked = await book(t, b.api_key, PARCEL);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const reference = booked.body.data.reference;
+    const offer = await offerOf(t, first.token);
+    assert.equal(offer.reference, reference);
+    const accepted = await answer(t, first.token, offer.offer_id, "accept");
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await advance(t, 120);
+    const back = await t.call("POST", `/driver/trips/${reference}/cancel_by_driver`, {
+      bearer: first.token,
+      body: { idempotency_key: "cbd-1", reason: "flat tyre" },
+    });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    assert.equal(back.body.data.status, "pending");
+    // spec: business 3.1 "put back for another driver": the next driver in range is offered it.
+    const other = await onlineDriverAt(t, -24.651, 25.9086);
+    const again = await offerOf(t, other.token);
+    assert.equal(again.reference, reference);
+    await noOffer(t, first.token);
+    const declined = await answer(t, other.token, again.offer_id, "decline");
+    assert.equal(declined.status, 200, JSON.stringify(declined.body));
+    // The window of the first offer ends 13 minutes on: nobody took the trip.
+    await advance(t, 13 * 60);
+    await until(t, async () => {
+      const r = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      return r.body.data.status === "cancelled";
+    }, "the window's cancellation");
+    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(trip.body.data.cancelled_by, "system");
+    await until(
+      t,
+      async () => JSON.stringify(await balanceOf(t, b.api_key)) === JSON.stringify(bwp(1000)),
+      "the refund",
+    );
   }));
