@@ -9,7 +9,9 @@ import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { batchPage } from "../../src/business/queries/batches.ts";
 import { BATCH_STOPS_MAX } from "../../src/business/rules/batch.ts";
+import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
 import { wholeNumber } from "../../src/http/schemas.ts";
@@ -38,19 +40,22 @@ function createRoute(api: Api): void {
       "its own size by the fare calculator, all with one vehicle fitted to the largest stop, " +
       "put in a driving order (cheapest insertion, then 2-opt) from the first stop's pickup. " +
       "The wallet pays each stop as a single booking; the whole batch must be affordable or " +
-      "nothing is created. The same external_reference (else batch_reference) with the same " +
-      "body answers the first batch (200, replayed); a retry also books any stop a failure left " +
-      "unbooked.",
+      "nothing is created. The same external_reference (else batch_reference, else " +
+      "Idempotency-Key) with the same body answers the first batch (200, replayed); a retry " +
+      "also books any stop a failure left unbooked.",
     tag,
     security,
     middleware: guard,
     body: BatchBody,
     status: 201,
-    replay: "The same external_reference (else batch_reference) with the same body",
+    replay: "The same external_reference (else batch_reference, else Idempotency-Key) with the " +
+      "same body",
+    idempotencyKey: "Up to 64 characters; a body external_reference or batch_reference wins " +
+      "over it",
     response: BatchAnswer,
     refusals: {
-      reference_conflict: "the batch reference was used with other details: the first batch's " +
-        "id is named, nothing changed",
+      reference_conflict: "the batch reference (or Idempotency-Key) was used with other " +
+        "details: the first batch's id is named, nothing changed",
       no_vehicle_fits: "no vehicle type can carry a stop (named): nothing is created",
       outside_service_area: "no zone serves a stop's pickup (named): nothing is created",
       insufficient_balance: "the wallet cannot pay the whole batch: nothing is created",
@@ -61,14 +66,12 @@ function createRoute(api: Api): void {
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);
+    // spec: business 8: the header is up to 64 characters, as on POST /business/book.
+    const idempotencyKey = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
     const booked = await bookBatch(
       { ...env, offers: dispatcherOf(env), numbers: tripNumbersOf(env) },
       tenant,
-      {
-        request: toBatchRequest(body),
-        body,
-        by,
-      },
+      { request: toBatchRequest(body), body, idempotencyKey, by },
     );
     const trips: StopTrips = new Map(
       booked.trips.map((t) => [t.reference, { id: t.id, status: t.status }]),

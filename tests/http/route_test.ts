@@ -16,6 +16,7 @@ const IDEMPOTENT = [
   ["post", "/business/courier/clients/{client}/billing/correct"],
   ["post", "/business/courier/clients/{client}/invoice"],
   ["post", "/business/book"],
+  ["post", "/business/batches"],
   ["post", "/business/subscriptions"],
   ["post", "/business/checkouts"],
 ] as const;

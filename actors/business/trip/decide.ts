@@ -19,6 +19,7 @@ import { createdTrip } from "./creation.ts";
 import { drive, replyOf, tripNotFound } from "./drive.ts";
 import {
   type Claim,
+  type KeyKind,
   type Trip,
   type TripCommand,
   type TripCreation,
@@ -53,6 +54,8 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
       return state.phase === "free" ? notFound() : accept([], replyOf);
     case "claim_state":
       return accept([], replyOf);
+    case "replay":
+      return state.phase === "free" ? accept([], replyOf) : retried(state, command);
     case "ready":
     case "cancel":
     case "refunded":
@@ -82,17 +85,23 @@ const notFound = tripNotFound;
 
 /** spec: business appendix 1, 2: the first booking of a reference or key owns it for good. */
 function claim(state: TripState, c: Omit<Claim, "claimed_at">, ctx: Ctx): D {
+  if (state.phase !== "free") return retried(state, c);
+  return accept(
+    [{ kind: "booking_claimed", claim: { ...c, claimed_at: ctx.now } }],
+    (s) =>
+      s.phase === "booking"
+        ? { phase: "booking", claimed_at: s.claim.claimed_at, new_claim: true, claim: s.claim }
+        : replyOf(s),
+    [{ op: "set", name: STALL_TIMER, at: ctx.now + BOOKING_STALL_MS }],
+  );
+}
+
+/** spec: business 7, appendix 1, 2: a held reference or key: replay, conflict or in progress. */
+function retried(
+  state: Exclude<TripState, { phase: "free" }>,
+  c: { readonly fingerprint: string; readonly key_kind: KeyKind },
+): D {
   const byRef = c.key_kind === "external_reference";
-  if (state.phase === "free") {
-    return accept(
-      [{ kind: "booking_claimed", claim: { ...c, claimed_at: ctx.now } }],
-      (s) =>
-        s.phase === "booking"
-          ? { phase: "booking", claimed_at: s.claim.claimed_at, new_claim: true, claim: s.claim }
-          : replyOf(s),
-      [{ op: "set", name: STALL_TIMER, at: ctx.now + BOOKING_STALL_MS }],
-    );
-  }
   const held = state.phase === "booking" ? state.claim.fingerprint : state.fingerprint;
   const reference = state.phase === "booking" ? state.claim.draft.reference : state.trip.reference;
   if (held !== c.fingerprint) {
@@ -163,7 +172,7 @@ function create(
 
 type TripOnly = Exclude<
   TripCommand,
-  { kind: "claim" | "release" | "create" | "get" | "claim_state" }
+  { kind: "claim" | "release" | "create" | "get" | "claim_state" | "replay" }
 >;
 
 function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {

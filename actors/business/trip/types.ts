@@ -249,7 +249,12 @@ export type TripCommand =
   | DispatchCommand
   | { kind: "get" }
   /** The booking's state, a claim in progress included (the completing sweep). */
-  | { kind: "claim_state" };
+  | { kind: "claim_state" }
+  /**
+   * What a retry of a keyed booking gets, without claiming: the first trip (replayed), in
+   * progress or conflict as a claim answers them; free when no booking holds the key.
+   */
+  | { kind: "replay"; fingerprint: string; key_kind: KeyKind };
 
 export type TripEvent =
   | { kind: "booking_claimed"; claim: Claim }

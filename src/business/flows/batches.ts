@@ -18,7 +18,13 @@ import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { formatMinor } from "../../domain/money.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
-import { batchReference, parcelSizeOf, stopKey, type StopSize } from "../rules/batch.ts";
+import {
+  type BatchKey,
+  batchReference,
+  parcelSizeOf,
+  stopKey,
+  type StopSize,
+} from "../rules/batch.ts";
 import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { vehicleFields } from "../rules/vehicle.ts";
@@ -47,6 +53,8 @@ export interface BatchInput {
   readonly request: BatchRequest;
   /** The body as sent: its fingerprint tells a retry from other details. */
   readonly body: unknown;
+  /** The `Idempotency-Key` header (spec: business appendix 2), when sent. */
+  readonly idempotencyKey: string | null;
   readonly by: string;
 }
 
@@ -139,6 +147,18 @@ async function newDraft(deps: BatchDeps, business: string, id: string, r: BatchR
   return draft;
 }
 
+/**
+ * spec: business 2.3, appendix 2: the body's external_reference (else batch_reference) wins over
+ * the Idempotency-Key header.
+ */
+function keyOf(input: BatchInput): BatchKey | null {
+  const body = input.request.external_reference ?? input.request.batch_reference;
+  if (body !== undefined) return { kind: "reference", value: body };
+  return input.idempotencyKey === null
+    ? null
+    : { kind: "idempotency_key", value: input.idempotencyKey };
+}
+
 /** Books a batch, or answers the batch a retry of the same body made (`replayed`). */
 export async function bookBatch(
   deps: BatchDeps,
@@ -146,8 +166,7 @@ export async function bookBatch(
   input: BatchInput,
 ): Promise<BookedBatch> {
   const r = input.request;
-  const key = r.external_reference ?? r.batch_reference ?? null;
-  const id = batchReference(business, key, () => crypto.randomUUID());
+  const id = batchReference(business, keyOf(input), () => crypto.randomUUID());
   const fingerprint = fingerprintOf(input.body);
   const known = await deps.runtime.read(batchActor, business, id, { kind: "get" });
   // A claimed reference is the claim's to answer (replay or conflict), whatever has changed since.

@@ -238,12 +238,63 @@ export async function located(
   return { ...r, pickup: pickup!, dest: dest!, stops: between };
 }
 
+/** The key a booking is named by, if any (spec: business appendix 1, 2). */
+type BookingKey = { readonly kind: Exclude<KeyKind, "none">; readonly value: string };
+
+/**
+ * spec: business appendix 1, 2: a body external_reference wins over the header, and the header
+ * never becomes the order's external_reference.
+ */
+function keyOf(input: BookingInput): BookingKey | null {
+  const ext = input.request.external_reference;
+  if (ext) return { kind: "external_reference", value: ext };
+  return input.idempotencyKey ? { kind: "idempotency_key", value: input.idempotencyKey } : null;
+}
+
+/**
+ * spec: business 7, appendix 2: a retry of a keyed booking is answered by the trip that holds the
+ * key (replayed, in progress or conflict) before anything that may have changed since the first
+ * attempt (the clock against scheduled_at, geocoding, prices, settings) is checked again. Null:
+ * no booking holds the key, so this one claims it.
+ */
+async function heldTrip(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  o: { reference: string; key: BookingKey; fingerprint: string },
+): Promise<Trip | null> {
+  const held = orRefuse(
+    await deps.runtime.read(tripActor, business, o.reference, {
+      kind: "replay",
+      fingerprint: o.fingerprint,
+      key_kind: o.key.kind,
+    }),
+  );
+  return held.phase === "booked" ? held.trip : null;
+}
+
+/** The first trip answered again; a sandbox retry starts what a crash left unstarted (4.4). */
+async function replayed(
+  deps: Pick<Deps, "runtime" | "clock" | "name">,
+  business: string,
+  trip: Trip,
+  scenario: AutopilotScenario | undefined,
+): Promise<Booked> {
+  if (deps.name !== "live") await startAutopilot(deps, business, trip.reference, scenario);
+  return { trip, replayed: true };
+}
+
 /** Books a trip, or answers the trip a retry of the same booking made (`replayed`). */
 export async function bookTrip(
   deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   input: BookingInput,
 ): Promise<Booked> {
+  const key = keyOf(input);
+  const reference = bookingReference(business, key, () => crypto.randomUUID());
+  const fingerprint = fingerprintOf(input.body);
+  const scenario = input.request.sandbox_scenario;
+  const first = key ? await heldTrip(deps, business, { reference, key, fingerprint }) : null;
+  if (first) return replayed(deps, business, first, scenario);
   const live = deps.name === "live";
   if (live) await refuseTestTraffic(deps, business, input.request);
   const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
@@ -256,35 +307,19 @@ export async function bookTrip(
     ? { ...input.request, pickup: held.pickup, stops: held.stops, dest: held.dest }
     : await located(deps, business, input.request);
   const price = held ? held.price : await priced(deps, account, r);
-  // spec: business appendix 1, 2: a body external_reference wins over the header, and the
-  // header never becomes the order's external_reference.
-  const key: { kind: Exclude<KeyKind, "none">; value: string } | null = r.external_reference
-    ? { kind: "external_reference", value: r.external_reference }
-    : input.idempotencyKey
-    ? { kind: "idempotency_key", value: input.idempotencyKey }
-    : null;
-  const reference = bookingReference(business, key, () => crypto.randomUUID());
   const draft = draftOf(r, { business, reference, price, scheduledAt: schedule.at, test: !live });
-  const fingerprint = fingerprintOf(input.body);
+  const key_kind = key?.kind ?? "none";
   const claimed = orRefuse(
     await deps.runtime.ask(tripActor, business, reference, {
       kind: "claim",
-      claim: { draft, fingerprint, key_kind: key?.kind ?? "none" },
+      claim: { draft, fingerprint, key_kind },
     }, key ? {} : { fresh: true }),
   );
-  if (claimed.phase === "booked") {
-    // spec: business 4.4: a retry starts what a crash before the start left unstarted.
-    if (!live) await startAutopilot(deps, business, reference, r.sandbox_scenario);
-    return { trip: claimed.trip, replayed: true };
-  }
+  // Another attempt booked it between the read and the claim: the claim answers the replay.
+  if (claimed.phase === "booked") return replayed(deps, business, claimed.trip, scenario);
   if (claimed.phase !== "booking") refuse("internal_error", "the booking was not claimed");
-  const claim: Claim = {
-    draft,
-    fingerprint,
-    key_kind: key?.kind ?? "none",
-    claimed_at: claimed.claimed_at,
-  };
+  const claim: Claim = { draft, fingerprint, key_kind, claimed_at: claimed.claimed_at };
   const trip = await completeBooking(deps, account, claim, input.by);
-  if (!live) await startAutopilot(deps, business, reference, r.sandbox_scenario);
+  if (!live) await startAutopilot(deps, business, reference, scenario);
   return { trip, replayed: false };
 }

@@ -37,16 +37,26 @@ function code(hex: string): string {
   return out;
 }
 
+/** What names a batch: its body's external_reference (else batch_reference), else the header. */
+export interface BatchKey {
+  readonly kind: "reference" | "idempotency_key";
+  readonly value: string;
+}
+
 /**
- * A batch's id: derived from the business and its external_reference or batch_reference, so a
- * retry reaches the same batch; random without one (a retry is then a second batch).
+ * A batch's id: derived from the business and its external_reference or batch_reference (else its
+ * Idempotency-Key), so a retry reaches the same batch; random without one (a retry is then a
+ * second batch). The header has a namespace of its own, so it never names a body reference's
+ * batch; a body reference keeps the derivation batches were stored under.
  */
 export function batchReference(
   businessId: string,
-  key: string | null,
+  key: BatchKey | null,
   random: () => string,
 ): string {
-  return `BT-${code(sha256Hex(key === null ? random() : `${businessId}\nbatch\n${key}`))}`;
+  if (key === null) return `BT-${code(sha256Hex(random()))}`;
+  const space = key.kind === "reference" ? "batch" : "batch_idempotency_key";
+  return `BT-${code(sha256Hex(`${businessId}\n${space}\n${key.value}`))}`;
 }
 
 /**

@@ -52,6 +52,24 @@ Deno.test("trip: the claim owns the reference; same details replay, others confl
   assert.equal(other.details?.reference, "BK-0000000001");
 });
 
+Deno.test("trip: a replay answers a retry as a claim would, and claims nothing", () => {
+  const h = fresh();
+  const replay = { kind: "replay", fingerprint: "fp1", key_kind: "external_reference" };
+  const free = h.must(replay);
+  assert.equal(free.reply.phase, "free");
+  assert.deepEqual([free.events, free.timers], [[], []]);
+  h.must({ kind: "claim", claim: claimOf() });
+  h.refused(replay, "booking_in_progress");
+  h.refused({ ...replay, key_kind: "idempotency_key" }, "request_in_progress");
+  h.refused({ ...replay, fingerprint: "fp2" }, "external_reference_conflict");
+  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+  const again = h.must(replay);
+  assert.deepEqual(again.events, []);
+  assert.equal(again.reply.replayed, true);
+  assert.equal(again.reply.trip.id, 7);
+  h.refused({ ...replay, key_kind: "idempotency_key", fingerprint: "x" }, "reference_conflict");
+});
+
 Deno.test("trip: a released claim leaves the reference free for the next booking", () => {
   const h = fresh();
   h.must({ kind: "claim", claim: claimOf() });

@@ -67,9 +67,16 @@ Deno.test("batch rules: sizes and their short forms; references derived from the
     ["s", "m", "l", "xl", "small", "oversized"].map((s) => parcelSizeOf(s as "s")),
     ["small", "medium", "large", "oversized", "small", "oversized"],
   );
-  const a = batchReference("biz_1", "EOD-1", () => "x");
-  assert.equal(a, batchReference("biz_1", "EOD-1", () => "y"));
-  assert.notEqual(a, batchReference("biz_2", "EOD-1", () => "x"));
+  const ref = { kind: "reference", value: "EOD-1" } as const;
+  const a = batchReference("biz_1", ref, () => "x");
+  assert.equal(a, batchReference("biz_1", ref, () => "y"));
+  assert.notEqual(a, batchReference("biz_2", ref, () => "x"));
+  // A body reference keeps the id batches were stored under; the header has its own space.
+  assert.equal(a, "BT-603S7H7555FX");
+  assert.notEqual(
+    a,
+    batchReference("biz_1", { kind: "idempotency_key", value: "EOD-1" }, () => "x"),
+  );
   assert.notEqual(
     batchReference("biz_1", null, () => "x"),
     batchReference("biz_1", null, () => "y"),

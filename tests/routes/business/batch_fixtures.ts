@@ -30,6 +30,11 @@ export const LINE = [
   stop("Kabo", "medium", 0, 2),
 ];
 
-export function postBatch(t: TestEnv, key: string, body: Record<string, unknown>) {
-  return t.call("POST", "/business/batches", { key, body });
+export function postBatch(
+  t: TestEnv,
+  key: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return t.call("POST", "/business/batches", { key, body, headers });
 }

@@ -20,6 +20,7 @@ Deno.test("batches retry: a crash between two stops' trips leaves a claim the re
       bookBatch({ ...t.env, runtime: flaky.runtime, numbers: tripNumbersOf(t.env) }, b.id, {
         request: toBatchRequest(body),
         body,
+        idempotencyKey: null,
         by: "api_key",
       }),
       /injected failure/,
@@ -52,4 +53,50 @@ Deno.test("batches retry: a crash between two stops' trips leaves a claim the re
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
     assert.equal(await debitsOf(t, b.id), 3);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - retry.body.data.billing_amount));
+  }));
+
+Deno.test("batches retry: the same Idempotency-Key and body replays the first batch, charged once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { segment: "parcel", stops: LINE };
+    const h = { "Idempotency-Key": "batch-attempt-1" };
+    const first = await postBatch(t, b.api_key, body, h);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const retry = await postBatch(t, b.api_key, body, h);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.replayed, true);
+    assert.equal(retry.body.data.id, first.body.data.id);
+    assert.deepEqual(
+      retry.body.data.stops.map((s: { trip_id: number }) => s.trip_id),
+      first.body.data.stops.map((s: { trip_id: number }) => s.trip_id),
+    );
+    assert.equal(await debitsOf(t, b.id), LINE.length);
+    // spec: business 7: the key with another body is a reference_conflict; nothing charged.
+    const other = await postBatch(t, b.api_key, { ...body, stops: LINE.slice(1) }, h);
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    assert.ok(other.body.message.includes(first.body.data.id));
+    // spec: business 8: the key is up to 64 characters, as on POST /business/book.
+    const long = await postBatch(t, b.api_key, body, { "Idempotency-Key": "k".repeat(65) });
+    assert.equal(long.status, 422);
+    assert.equal(long.body.code, "validation_failed");
+    assert.equal(await debitsOf(t, b.id), LINE.length);
+  }));
+
+Deno.test("batches retry: a body reference wins over the Idempotency-Key, and never shares its batch", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { segment: "parcel", stops: LINE };
+    const h = { "Idempotency-Key": "EOD-7" };
+    const byKey = await postBatch(t, b.api_key, body, h);
+    assert.equal(byKey.status, 201, JSON.stringify(byKey.body));
+    // The same key with a body reference is another batch (appendix 2: the body wins).
+    const byRef = await postBatch(t, b.api_key, { ...body, batch_reference: "EOD-7" }, h);
+    assert.equal(byRef.status, 201, JSON.stringify(byRef.body));
+    assert.notEqual(byRef.body.data.id, byKey.body.data.id);
+    // The body reference's batch is its own, whatever header its retry carries.
+    const again = await postBatch(t, b.api_key, { ...body, batch_reference: "EOD-7" });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.id, byRef.body.data.id);
+    assert.equal(await debitsOf(t, b.id), 2 * LINE.length);
   }));

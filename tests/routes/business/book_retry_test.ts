@@ -162,3 +162,60 @@ Deno.test("book retry: a booking stopped after its charge is completed by the sw
     // Two bookings, two charges: the sweep did not charge again.
     assert.equal(await debitsOf(t, b.id), 2);
   }));
+
+Deno.test("book retry: a retry after scheduled_at passed replays the booked trip (external_reference, Idempotency-Key)", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const at = new Date(t.clock.now() + 5 * 60_000).toISOString();
+    const byRef = { ...PARCEL, external_reference: "ORD-SCHED-1", scheduled_at: at };
+    const byKey = { ...PARCEL, passenger_name: "Mpho", scheduled_at: at };
+    const h = { "Idempotency-Key": "sched-attempt-1" };
+    const firstByRef = await book(t, b.api_key, byRef);
+    const firstByKey = await book(t, b.api_key, byKey, h);
+    assert.equal(firstByRef.status, 201, JSON.stringify(firstByRef.body));
+    assert.equal(firstByKey.status, 201, JSON.stringify(firstByKey.body));
+    t.clock.advanceBy(6 * 60_000);
+    // spec: business 7, appendix 2: the first result, not a 422 for a time now past.
+    const replays = [
+      { first: firstByRef, retry: await book(t, b.api_key, byRef) },
+      { first: firstByKey, retry: await book(t, b.api_key, byKey, h) },
+    ];
+    for (const { first, retry } of replays) {
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.data.replayed, true);
+      assert.equal(retry.body.data.reference, first.body.data.reference);
+    }
+    assert.equal(await debitsOf(t, b.id), 2);
+    // Other details under a held key are its conflict, whatever else is wrong with them now.
+    const other = await book(t, b.api_key, { ...byKey, passenger_name: "Neo" }, h);
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "reference_conflict");
+    // A new booking is checked as ever: the same time is in the past for it.
+    const late = await book(t, b.api_key, { ...byRef, external_reference: "ORD-SCHED-2" });
+    assert.equal(late.status, 422);
+    assert.equal(late.body.errors[0].path, "scheduled_at");
+    assert.equal(await debitsOf(t, b.id), 2);
+  }));
+
+Deno.test("book retry: a retry after the account stopped allowing upgrades replays the upgraded trip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const heavy = { ...PARCEL, vehicle_type_id: 2, parcel_weight_kg: 400 };
+    const body = { ...heavy, external_reference: "ORD-UP-1" };
+    const first = await book(t, b.api_key, body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.data.vehicle_upgraded, true);
+    const patched = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { vehicle_upgrade_policy: "refuse" },
+    });
+    assert.equal(patched.status, 200);
+    // spec: business appendix 2: the first result, whatever the settings say now.
+    const retry = await book(t, b.api_key, body);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.data.replayed, true);
+    assert.equal(retry.body.data.reference, first.body.data.reference);
+    const fresh = await book(t, b.api_key, { ...heavy, external_reference: "ORD-UP-2" });
+    assert.equal(fresh.body.code, "vehicle_upgrade_refused");
+    assert.equal(await debitsOf(t, b.id), 1);
+  }));
