@@ -9,7 +9,12 @@ import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
 import { batchPage } from "../../src/business/queries/batches.ts";
 import { BATCH_STOPS_MAX } from "../../src/business/rules/batch.ts";
-import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
+import {
+  BOOKING_RETRY_AFTER_SECONDS,
+  IDEMPOTENCY_KEY_CHARS_MAX,
+  IN_PROGRESS_CODES,
+} from "../../src/business/rules/booking.ts";
+import { retryAfter } from "../../src/http/errors.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -27,6 +32,9 @@ const security = "business" as const;
 // reaches none of these (403 scope_denied); the business's own key and staff do.
 const guard = [business()];
 const BatchId = z.object({ id: z.string().min(1).max(40).openapi({ example: "BT-7Q2M9X4K1C0D" }) });
+
+// spec: business 7: a stop still being booked answers Retry-After (5 seconds).
+const withRetryAfter = retryAfter(IN_PROGRESS_CODES, BOOKING_RETRY_AFTER_SECONDS);
 
 /** Batches per page, at most. */
 const BATCHES_PAGE_MAX = 50;
@@ -72,7 +80,7 @@ function createRoute(api: Api): void {
       { ...env, offers: dispatcherOf(env), numbers: tripNumbersOf(env) },
       tenant,
       { request: toBatchRequest(body), body, idempotencyKey, by },
-    );
+    ).catch(withRetryAfter);
     const trips: StopTrips = new Map(
       booked.trips.map((t) => [t.reference, { id: t.id, status: t.status }]),
     );

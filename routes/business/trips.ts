@@ -11,9 +11,10 @@ import {
   BOOKING_RETRY_AFTER_SECONDS,
   EXTERNAL_REFERENCE_CHARS_MAX,
   IDEMPOTENCY_KEY_CHARS_MAX,
+  IN_PROGRESS_CODES,
 } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { retryAfter } from "../../src/http/errors.ts";
 import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { define, z } from "../../src/http/route.ts";
 import { afterCursor, nextCursor } from "../../src/http/cursor.ts";
@@ -22,7 +23,6 @@ import { tripPage } from "../../src/business/queries/trips.ts";
 import { tripsCsvStream } from "../../src/business/queries/trips_export.ts";
 import { TRIP_STATUSES } from "../../src/business/rules/trip_status.ts";
 import { rangeBound } from "../../src/domain/range_bound.ts";
-import { Refused } from "../../src/runtime/actor.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { BookRequest, toBookingRequest } from "../../src/business/booking_schema.ts";
@@ -37,18 +37,8 @@ const TripId = z.object({
 });
 const TripReference = z.object({ reference: z.string().min(1).max(40) });
 
-/** spec: business 7: in progress answers carry Retry-After (5 seconds). */
-function withRetryAfter(e: unknown): never {
-  if (
-    e instanceof Refused &&
-    (e.rejection.code === "booking_in_progress" || e.rejection.code === "request_in_progress")
-  ) {
-    throw new ApiError(e.rejection.code, e.rejection.message, { ...e.rejection.details }, {
-      "Retry-After": String(BOOKING_RETRY_AFTER_SECONDS),
-    });
-  }
-  throw e;
-}
+// spec: business 7: in progress answers carry Retry-After (5 seconds).
+const withRetryAfter = retryAfter(IN_PROGRESS_CODES, BOOKING_RETRY_AFTER_SECONDS);
 
 function bookRoute(api: Api): void {
   define(api, {

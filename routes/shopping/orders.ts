@@ -5,13 +5,15 @@
  */
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
-import { BOOKING_RETRY_AFTER_SECONDS } from "../../src/business/rules/booking.ts";
+import {
+  BOOKING_RETRY_AFTER_SECONDS,
+  IN_PROGRESS_CODES,
+} from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { retryAfter } from "../../src/http/errors.ts";
 import { define, z } from "../../src/http/route.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
-import { Refused } from "../../src/runtime/actor.ts";
 import { shoppingFulfilment } from "../../src/shopping/auth.ts";
 import { createShoppingOrder, shoppingOrderOf } from "../../src/shopping/flows/orders.ts";
 import { ShoppingOrderRequest } from "../../src/shopping/order_schema.ts";
@@ -23,15 +25,8 @@ const security = "business" as const;
 const middleware = [business({ scope: "deliveries" }), shoppingFulfilment];
 const OrderReference = z.object({ reference: z.string().min(1).max(40) });
 
-/** spec: business 7: a booking still in progress answers Retry-After (5 seconds). */
-function withRetryAfter(e: unknown): never {
-  if (e instanceof Refused && e.rejection.code === "booking_in_progress") {
-    throw new ApiError(e.rejection.code, e.rejection.message, { ...e.rejection.details }, {
-      "Retry-After": String(BOOKING_RETRY_AFTER_SECONDS),
-    });
-  }
-  throw e;
-}
+// spec: business 7: a booking still in progress answers Retry-After (5 seconds).
+const withRetryAfter = retryAfter(IN_PROGRESS_CODES, BOOKING_RETRY_AFTER_SECONDS);
 
 export function shoppingOrderRoutes(api: Api): void {
   define(api, {

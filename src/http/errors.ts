@@ -319,3 +319,18 @@ export function asApiError(err: unknown): ApiError | null {
 export function validationFailed(errors: readonly FieldError[]): ApiError {
   return fromRejection(invalidFields(errors));
 }
+
+/**
+ * For a route's `.catch`: a refusal with one of `codes` rethrown with `Retry-After: seconds`
+ * (an answer that says when to ask again, such as a request still in progress); anything else
+ * rethrown as it is.
+ */
+export function retryAfter(codes: readonly string[], seconds: number): (e: unknown) => never {
+  return (e) => {
+    if (e instanceof Refused && codes.includes(e.rejection.code)) {
+      const { code, message, details } = e.rejection;
+      throw new ApiError(code, message, { ...details }, { "Retry-After": String(seconds) });
+    }
+    throw e;
+  };
+}

@@ -9,6 +9,8 @@ import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
 export const BOOKING_STALL_MS = 30_000;
 /** spec: business 7: booking_in_progress and request_in_progress answer Retry-After 5. */
 export const BOOKING_RETRY_AFTER_SECONDS = 5;
+/** spec: business 7: the answers of a booking still in progress (they carry Retry-After). */
+export const IN_PROGRESS_CODES = ["booking_in_progress", "request_in_progress"] as const;
 /** spec: business 8: external_reference max 80 characters. */
 export const EXTERNAL_REFERENCE_CHARS_MAX = 80;
 /** spec: business 8: Idempotency-Key up to 64 characters. */

@@ -31,6 +31,8 @@ Deno.test("batches retry: a crash between two stops' trips leaves a claim the re
     const early = await postBatch(t, b.api_key, raw);
     assert.equal(early.status, 409, JSON.stringify(early.body));
     assert.equal(early.body.code, "request_in_progress");
+    // spec: business 7: an answer in progress says when to ask again.
+    assert.equal(early.headers.get("Retry-After"), "5");
     // The claim's timer completes the cut stop; the retry then answers the whole batch.
     t.clock.advanceBy(31_000);
     await t.env.runtime.fireDueTimers();
