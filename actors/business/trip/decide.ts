@@ -53,7 +53,7 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "get":
       return state.phase === "free" ? notFound() : accept([], replyOf);
     case "claim_state":
-      return accept([], replyOf);
+      return accept([], claimStateOf);
     case "replay":
       return state.phase === "free" ? accept([], replyOf) : retried(state, command);
     case "ready":
@@ -82,6 +82,16 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
 }
 
 const notFound = tripNotFound;
+
+/**
+ * The booking's state with the fingerprint that holds the reference, booked too: a flow that
+ * booked through this reference tells its own booking from another's (spec: business appendix 1).
+ */
+function claimStateOf(s: TripState): TripReply {
+  return s.phase === "booked"
+    ? { phase: "booked", trip: s.trip, fingerprint: s.fingerprint }
+    : replyOf(s);
+}
 
 /** spec: business appendix 1, 2: the first booking of a reference or key owns it for good. */
 function claim(state: TripState, c: Omit<Claim, "claimed_at">, ctx: Ctx): D {

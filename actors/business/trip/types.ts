@@ -328,6 +328,8 @@ export type TripReply =
   | {
     readonly phase: "booked";
     readonly trip: Trip;
+    /** The booking's body fingerprint: only the `claim_state` read answers it. */
+    readonly fingerprint?: string;
     readonly replayed?: boolean;
     readonly already_cancelled?: boolean;
   };

@@ -179,14 +179,21 @@ async function bookOrderTrip(
 }
 
 /**
- * A refused booking leaves the order id free (spec: shopping 7): the claim is released unless the
- * trip is held (another request is booking it, or booked it).
+ * A refused booking leaves the order id free (spec: business appendix 1 "A refused booking leaves
+ * the reference free"; shopping 2.2): the claim is released unless this order's own booking holds
+ * the trip (another request of the same body is booking it, or booked it). A trip free, or held
+ * by a booking of other details, means this order got no trip: its id must not stay taken.
  */
 async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Promise<void> {
   const trip = orRefuse(
     await runtime.read(tripActor, order.business_id, order.reference, { kind: "claim_state" }),
   );
-  if (trip.phase !== "free") return;
+  const holder = trip.phase === "booking"
+    ? trip.claim.fingerprint
+    : trip.phase === "booked"
+    ? trip.fingerprint
+    : null;
+  if (holder === order.fingerprint) return;
   await runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
     kind: "release",
     claim_id: order.claim_id,

@@ -81,6 +81,18 @@ Deno.test("trip: a released claim leaves the reference free for the next booking
   assert.equal(next.reply.new_claim, true);
 });
 
+Deno.test("trip: claim_state names the fingerprint holding the reference, booking or booked", () => {
+  const h = fresh();
+  assert.equal(h.must({ kind: "claim_state" }).reply.phase, "free");
+  h.must({ kind: "claim", claim: claimOf() });
+  assert.equal(h.must({ kind: "claim_state" }).reply.claim.fingerprint, "fp1");
+  h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE });
+  const held = h.must({ kind: "claim_state" }).reply;
+  assert.deepEqual([held.phase, held.fingerprint], ["booked", "fp1"]);
+  // Only this read answers it: the trip's other replies stay as they were.
+  assert.equal("fingerprint" in h.must({ kind: "get" }).reply, false);
+});
+
 Deno.test("trip: a stalled claim's timer hands it to the completing outbox", () => {
   const h = fresh();
   h.must({ kind: "claim", claim: claimOf() });

@@ -134,6 +134,42 @@ Deno.test("shopping orders: a refused booking leaves the order id free", () =>
     assert.equal(again.status, 201, JSON.stringify(again.body));
   }));
 
+Deno.test("shopping orders: an order refused for a taken external_reference leaves its external_order_id free", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const plain = await t.call("POST", "/business/book", {
+      key: b.api_key,
+      body: { ...orderBody("x"), type: "parcel", shopping: undefined, external_reference: "ORD-X" },
+    });
+    assert.equal(plain.status, 201, JSON.stringify(plain.body));
+    // spec: business appendix 1: the reference is the plain trip's; nothing is booked.
+    for (let n = 0; n < 2; n++) {
+      const refused = await createOrder(t, b.api_key, orderBody("ORD-X"));
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, "external_reference_conflict");
+    }
+    // A refused booking leaves the order id free: the same order under its own reference books.
+    const retry = await createOrder(
+      t,
+      b.api_key,
+      orderBody("ORD-X", {}, { external_reference: "ORD-X-shop" }),
+    );
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.notEqual(retry.body.data.reference, plain.body.data.reference);
+    // Now the id is the booked order's, and the plain trip is no shopping order.
+    const again = await createOrder(t, b.api_key, orderBody("ORD-X"));
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "duplicate_order");
+    assert.equal(again.body.reference, retry.body.data.reference);
+    const asOrder = await t.call("GET", `/business/shopping-orders/${plain.body.data.reference}`, {
+      key: b.api_key,
+    });
+    assert.equal(asOrder.status, 404);
+    await t.settle();
+    const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(trips.body.data.length, 2, JSON.stringify(trips.body));
+  }));
+
 Deno.test("shopping orders: another account or an unknown reference is 404", () =>
   withTestEnv(async (t) => {
     const a = await shoppingBusiness(t);
