@@ -22,9 +22,18 @@ const PatternedId = z.union([z.string(), z.number()])
   .refine((v) => EXTERNAL_ID_PATTERN.test(String(v)), PATTERN_MESSAGE)
   .openapi({ description: `A string or a number, echoed as sent; ${PATTERN_MESSAGE}` });
 
-/** An id without a pattern of its own: a string or a number, kept as sent. */
-const FreeId = z.union([Text(SHOPPING_EXTERNAL_ID_CHARS_MAX), z.number()])
-  .openapi({ description: "A string or a number, echoed as sent" });
+/**
+ * An id without a pattern of its own: a string or a number, kept as sent, spaces included (spec:
+ * shopping 2.2 "stored as received"); one of only spaces names nothing and is refused, as before.
+ */
+const FreeId = z.union([
+  z.string().max(SHOPPING_EXTERNAL_ID_CHARS_MAX)
+    .refine((v) => v.trim() !== "", "must not be empty or only spaces"),
+  z.number(),
+]).openapi({
+  description: `A string (1 to ${SHOPPING_EXTERNAL_ID_CHARS_MAX} characters, not only spaces) ` +
+    "or a number, stored and echoed exactly as sent",
+});
 
 const Item = z.object({
   external_item_id: PatternedId.openapi({

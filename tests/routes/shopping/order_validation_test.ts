@@ -40,6 +40,19 @@ const CASES: readonly [string, (b: Body) => void, string][] = [
     (b.shopping.stores[0]!.items[0] as { external_item_id: unknown }).external_item_id = 7;
     b.shopping.stores[1]!.items[0]!.external_item_id = "7";
   }, "shopping.stores.1.items.0.external_item_id"],
+  // spec: shopping 2.2: free ids are kept as received, yet one of only spaces names nothing.
+  ["external_store_id of only spaces", (b) => {
+    b.shopping.stores[0]!.external_store_id = "   ";
+  }, "shopping.stores.0.external_store_id"],
+  ["external_store_id empty", (b) => {
+    b.shopping.stores[1]!.external_store_id = "";
+  }, "shopping.stores.1.external_store_id"],
+  ["external_store_id of 65 characters, spaces counted", (b) => {
+    b.shopping.stores[0]!.external_store_id = ` ${"s".repeat(63)} `;
+  }, "shopping.stores.0.external_store_id"],
+  ["external_location_id of only spaces", (b) => {
+    (b.shopping as { external_location_id?: unknown }).external_location_id = " \t ";
+  }, "shopping.external_location_id"],
   [
     "a fractional qty",
     (b) => b.shopping.stores[0]!.items[1]!.qty = 1.5,

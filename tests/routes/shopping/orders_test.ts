@@ -42,6 +42,33 @@ Deno.test("shopping orders: 201 with the trip reference; GET shows every store a
     assert.equal(trip.body.data.passenger_name, "Neo Kgosi");
   }));
 
+Deno.test("shopping orders: external_store_id and external_location_id are kept exactly as received", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const body = orderBody("ORD-IDS", { stores: 2, lines: 1 });
+    // spec: shopping 2.2: "External ids are stored as received and echoed with the JSON type sent".
+    body.shopping.stores[0]!.external_store_id = " 0042 ";
+    (body.shopping.stores[1] as { external_store_id: unknown }).external_store_id = 42;
+    (body.shopping as Record<string, unknown>).external_location_id = "MALL 7 ";
+    const r = await createOrder(t, b.api_key, body);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const got = await t.call("GET", `/business/shopping-orders/${r.body.data.reference}`, {
+      key: b.api_key,
+    });
+    assert.equal(got.status, 200);
+    const ids = got.body.data.stores.map((s: { external_store_id: unknown }) =>
+      s.external_store_id
+    );
+    assert.deepEqual(ids, [" 0042 ", 42]);
+    assert.equal(got.body.data.external_location_id, "MALL 7 ");
+    // 64 characters are taken, the spaces counted as sent.
+    const long = orderBody("ORD-IDS-64", { stores: 1, lines: 1 });
+    long.shopping.stores[0]!.external_store_id = ` ${"s".repeat(62)} `;
+    const taken = await createOrder(t, b.api_key, long);
+    assert.equal(taken.status, 201, JSON.stringify(taken.body));
+    assert.equal(taken.body.data.stores[0].external_store_id, ` ${"s".repeat(62)} `);
+  }));
+
 Deno.test("shopping orders: stores listed by sequence; a default sequence is array order", () =>
   withTestEnv(async (t) => {
     const b = await shoppingBusiness(t);
