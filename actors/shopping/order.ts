@@ -13,11 +13,13 @@ import {
   type Ctx,
   type Decision,
   type IndexEntry,
+  type OutboxAdd,
   reject,
   type TimerFired,
   unreachable,
 } from "../../src/runtime/actor.ts";
 import type { OrderStore, ShoppingOrderDraft } from "../../src/shopping/rules/order.ts";
+import { BASKET_WEBHOOK_OUTBOX, type BasketWebhookItem } from "../../src/shopping/rules/events.ts";
 import {
   basketComplete,
   type FinishedStore,
@@ -212,6 +214,19 @@ function indexes(state: ShoppingOrderState): IndexEntry[] {
   }];
 }
 
+/**
+ * spec: business 6 `shopping.basket_collected` (to the business webhook): handed over in the
+ * commit that collects the basket, so it is sent if and only if the basket was collected.
+ */
+function outbox(e: ShoppingOrderEvent, next: ShoppingOrderState): readonly OutboxAdd[] {
+  if (e.kind !== "basket_collected" || !next) return [];
+  const item: BasketWebhookItem = {
+    business_id: next.business_id,
+    order_reference: next.reference,
+  };
+  return [{ outbox: BASKET_WEBHOOK_OUTBOX, payload: item }];
+}
+
 export const shoppingOrderActor: ActorDefinition<
   ShoppingOrderState,
   ShoppingOrderCommand,
@@ -225,6 +240,7 @@ export const shoppingOrderActor: ActorDefinition<
   decide,
   evolve,
   indexes,
+  outbox,
   // spec: shopping 2.2: external_order_id is unique per account, even under concurrent creates.
   uniqueIndexes: [EXTERNAL_ORDER_INDEX],
 };

@@ -2,7 +2,8 @@
  * The in-store shopping fulfilment document: a merchant's order that one shopper buys across up
  * to 20 stores and delivers in one shop-and-deliver trip (booked by the Business API's flow).
  * Its capability settings and orders; the events of the stores' work through the one delivery
- * engine (to the business's shopping webhook), the float's reconciliation and the signed links.
+ * engine (to the business's shopping webhook), the float's reconciliation and the signed links,
+ * and the collected basket's event to the business webhook (Business API 6).
  */
 import { SHOPPING_ACTORS } from "../../actors/shopping/mod.ts";
 import { shoppingCapabilityRoutes } from "../../routes/shopping/capability.ts";
@@ -15,6 +16,7 @@ import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
 import { ShoppingEvents } from "./reactors/shopping_events.ts";
+import { BasketWebhooks } from "./reactors/basket_webhooks.ts";
 
 export const shoppingFeature: Feature = {
   name: "shopping",
@@ -30,7 +32,13 @@ export const shoppingFeature: Feature = {
   start(deps) {
     // spec: shopping 6: the business's shopping webhook, resolved at every attempt.
     platformServices(deps).delivery.add({ targets: shoppingWebhookTargets(deps.runtime) });
-    // spec: shopping 2.3, 6: each store change's events made once its commit is done.
-    return { reactors: { shopping_events: new ShoppingEvents(deps) } };
+    // spec: shopping 2.3, 6: each store change's events made once its commit is done; business
+    // 6: the collected basket's event to the business webhook once the order's commit is done.
+    return {
+      reactors: {
+        shopping_events: new ShoppingEvents(deps),
+        basket_webhooks: new BasketWebhooks(deps),
+      },
+    };
   },
 };

@@ -9,7 +9,8 @@
  * 2. its `shopping.store_collected` event is made, with a signed receipt link;
  * 3. once the basket is collected, the goods are charged to the wallet (one debit, keyed by the
  *    order) and the settlement recorded, and `shopping.basket_collected` is made with a signed
- *    packing slip link.
+ *    packing slip link (to the shopping webhook; the order's own commit hands the same event to
+ *    the business webhook: basket_webhook.ts).
  *
  * An event is made only while the business's shopping events are sent (the operator's switch on,
  * a webhook URL and a secret set): otherwise none is kept for it, as for a client without a
@@ -24,6 +25,7 @@ import type { Deps } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import {
   basketCollectedEvent,
+  type BasketFacts,
   decisionRequiredEvent,
   type ShoppingEvent,
   shoppingEventId,
@@ -65,10 +67,15 @@ async function bookedOrder(deps: EventDeps, business: string, reference: string)
 /** The receipt links' life (at least 10 minutes) when events are sent now; null: none are. */
 async function sendsNow(deps: EventDeps, business: string): Promise<{ ttl_ms: number } | null> {
   if (!(await shoppingTargetOf(deps.runtime, business))) return null;
+  return { ttl_ms: await linkLifeMs(deps, business) };
+}
+
+/** spec: shopping 6: a signed link's life, receipt_url_ttl_minutes (24 hours by default). */
+export async function linkLifeMs(deps: Pick<EventDeps, "runtime">, business: string) {
   const got = orRefuse(
     await deps.runtime.read(shoppingCapabilityActor, business, business, { kind: "get" }),
   );
-  return { ttl_ms: got.receipt_url_ttl_minutes * 60_000 };
+  return got.receipt_url_ttl_minutes * 60_000;
 }
 
 async function storeCollected(
@@ -136,28 +143,38 @@ async function basketCollected(
   // The basket is the trip's handover: the shopper may pick it up from now on (twice is harmless).
   await askTrip(deps, order.business_id, order.reference, { kind: "ready" });
   if (!sending) return;
+  const facts = await basketFactsOf(deps, order, sending.ttl_ms);
+  await made(
+    deps,
+    order.business_id,
+    basketCollectedEvent({ id: shoppingEventId(order.business_id, basket.event_id), ...facts }),
+  );
+}
+
+/** The collected basket's event fields, with a packing slip link valid `ttlMs` from now. */
+export async function basketFactsOf(
+  deps: EventDeps,
+  order: ShoppingOrder,
+  ttlMs: number,
+): Promise<BasketFacts> {
+  const basket = order.basket!;
   const url = await signedLink(
     deps,
     order.business_id,
     { kind: "packing_slip", reference: order.reference },
-    deps.clock.now() + sending.ttl_ms,
+    deps.clock.now() + ttlMs,
   );
   const stores = order.stores.map((s) => ({
     external_fulfilment_id: s.external_fulfilment_id,
     status: order.parts?.[s.store_id]?.status ?? "pending",
   }));
-  await made(
-    deps,
-    order.business_id,
-    basketCollectedEvent({
-      id: shoppingEventId(order.business_id, basket.event_id),
-      order,
-      stores,
-      reconciliation: basket.reconciliation,
-      packing_slip_url: url,
-      at: basket.collected_at,
-    }),
-  );
+  return {
+    order,
+    stores,
+    reconciliation: basket.reconciliation,
+    packing_slip_url: url,
+    at: basket.collected_at,
+  };
 }
 
 /**

@@ -135,19 +135,25 @@ export function decisionRequiredEvent(o: {
   });
 }
 
-/** Business API 6: the basket collected, its float reconciled, with a signed packing slip link. */
-export function basketCollectedEvent(o: {
-  readonly id: string;
-  readonly order: EventOrder;
+/** What `shopping.basket_collected` reports, on the shopping stream and the business webhook. */
+export interface BasketFacts {
+  readonly order: EventOrder & { readonly external_reference: string };
   readonly stores: readonly { readonly external_fulfilment_id: ExternalId; status: string }[];
   readonly reconciliation: Reconciliation;
   readonly packing_slip_url: string;
   readonly at: number;
-}): ShoppingEvent {
+}
+
+/**
+ * Business API 6: the basket collected, its float reconciled, with a signed packing slip link;
+ * the business's external_reference as every event carries it (Business API 2.7).
+ */
+export function basketCollectedFields(o: BasketFacts): Record<string, unknown> {
   const c = o.order.currency;
   const r = o.reconciliation;
-  return made(o.id, BASKET_COLLECTED, {
+  return {
     external_order_id: o.order.external_order_id,
+    external_reference: o.order.external_reference,
     trip_reference: o.order.reference,
     stores: o.stores.map((s) => ({
       external_fulfilment_id: s.external_fulfilment_id,
@@ -165,5 +171,10 @@ export function basketCollectedEvent(o: {
     },
     packing_slip_url: o.packing_slip_url,
     at: new Date(o.at).toISOString(),
-  });
+  };
+}
+
+/** The basket's event on the shopping stream. */
+export function basketCollectedEvent(o: BasketFacts & { readonly id: string }): ShoppingEvent {
+  return made(o.id, BASKET_COLLECTED, basketCollectedFields(o));
 }

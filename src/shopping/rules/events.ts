@@ -26,3 +26,17 @@ export type ShoppingEventItem =
     event_id: string;
     decide_by: number;
   };
+
+/**
+ * The outbox the order actor fills in the commit that collects the basket: its handler sends
+ * `shopping.basket_collected` to the business webhook (Business API 6), once per basket. The
+ * event's packing slip link is signed by the handler (the link key is sealed, its life a setting),
+ * so the order's commit hands over only which basket.
+ */
+export const BASKET_WEBHOOK_OUTBOX = "shopping_basket_webhook";
+
+/** The basket of the order `order_reference` of `business_id` was collected. */
+export interface BasketWebhookItem {
+  readonly business_id: string;
+  readonly order_reference: string;
+}

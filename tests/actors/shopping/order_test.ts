@@ -5,6 +5,7 @@ import {
   shoppingOrderActor,
   type ShoppingOrderCommand,
 } from "../../../actors/shopping/order.ts";
+import { BASKET_WEBHOOK_OUTBOX } from "../../../src/shopping/rules/events.ts";
 
 const CLAIM: Extract<ShoppingOrderCommand, { kind: "claim" }> = {
   kind: "claim",
@@ -117,6 +118,12 @@ Deno.test("shopping order actor: each finished store recorded once; the last col
     charge_minor: 2_150,
   });
   assert.equal(last.reply?.basket?.collected_at, 7_000);
+  // spec: business 6: the basket's business webhook is handed over in the commit that collects it.
+  const outbox = last.events.map((e) => shoppingOrderActor.outbox!(e, h.state));
+  assert.deepEqual(outbox, [[], [{
+    outbox: BASKET_WEBHOOK_OUTBOX,
+    payload: { business_id: "biz_1", order_reference: "BK-1" },
+  }]]);
   const eventId = last.reply?.basket?.event_id;
   assert.ok(eventId);
   h.must({ kind: "record_settlement", transaction_id: "wtx_1" });

@@ -214,6 +214,9 @@ async function checkBasket(
   o: { key: string; reference: string; before: number; receiptUrl: string; ok: Delivery[] },
 ) {
   const basket = JSON.parse(events(o.ok, "shopping.basket_collected")[0]!.body);
+  // spec: business 2.7: the business's external_reference (here defaulted to the order id).
+  assert.equal(basket.external_reference, "ORD-EV");
+  assert.equal(basket.trip_reference, o.reference);
   assert.deepEqual(basket.float, {
     currency: "BWP",
     purchase_amount: 80,
