@@ -16,7 +16,6 @@ import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
 import { ShoppingEvents } from "./reactors/shopping_events.ts";
-import { BasketWebhooks } from "./reactors/basket_webhooks.ts";
 
 export const shoppingFeature: Feature = {
   name: "shopping",
@@ -37,7 +36,6 @@ export const shoppingFeature: Feature = {
     return {
       reactors: {
         shopping_events: new ShoppingEvents(deps),
-        basket_webhooks: new BasketWebhooks(deps),
       },
     };
   },

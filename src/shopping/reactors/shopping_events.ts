@@ -1,45 +1,80 @@
 /**
- * The handler of the shopping event outbox (shopping 2.3, 6; issue 41 items 5 and 7): each item
- * the store actor adds in the commit of a change (a store's part ended, a line awaits a decision)
- * is handed to flows/events.ts, which records it on the order and makes its events through the
- * one delivery engine (src/platform/reactors/deliver.ts). A failure leaves the item in the outbox;
- * the runtime hands it over again and the idempotent steps finish it.
+ * The handlers of the shopping outboxes, each item added by an actor in the commit of a change:
+ * - the shopping event outbox (shopping 2.3, 6; issue 41 items 5 and 7): a store's part ended or
+ *   a line awaits a decision, handed to flows/events.ts, which records it on the order and makes
+ *   its events through the one delivery engine (src/platform/reactors/deliver.ts);
+ * - the basket webhook outbox (Business API 6 `shopping.basket_collected`): a basket collected,
+ *   handed to flows/basket_webhook.ts, which makes the business webhook event.
+ * A failure leaves the item in its outbox; the runtime hands it over again and the idempotent
+ * steps finish it.
  */
 import { OutboxHandling } from "../../runtime/outbox_handling.ts";
 import type { Logger } from "../../observe/log.ts";
+import { Refused } from "../../runtime/actor.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
+import { sendBasketWebhook } from "../flows/basket_webhook.ts";
 import { type EventDeps, handleShoppingItem } from "../flows/events.ts";
-import { SHOPPING_EVENT_OUTBOX, type ShoppingEventItem } from "../rules/events.ts";
+import {
+  BASKET_WEBHOOK_OUTBOX,
+  type BasketWebhookItem,
+  SHOPPING_EVENT_OUTBOX,
+  type ShoppingEventItem,
+} from "../rules/events.ts";
 
 export class ShoppingEvents {
   readonly #deps: EventDeps & { readonly log: Logger };
-  readonly #handling: OutboxHandling;
+  readonly #events: OutboxHandling;
+  readonly #baskets: OutboxHandling;
 
   constructor(deps: EventDeps & { readonly log: Logger }) {
     this.#deps = deps;
-    this.#handling = new OutboxHandling(
+    this.#events = new OutboxHandling(
       deps.runtime,
       SHOPPING_EVENT_OUTBOX,
-      (item) => this.#onItem(item),
+      (item) => this.#onEvent(item),
+    );
+    this.#baskets = new OutboxHandling(
+      deps.runtime,
+      BASKET_WEBHOOK_OUTBOX,
+      (item) => this.#onBasket(item),
     );
   }
 
-  /** Stops taking items (they wait in the outbox) and waits for those being handled. */
-  close(): Promise<void> {
-    return this.#handling.close();
+  /** Stops taking items (they wait in the outboxes) and waits for those being handled. */
+  async close(): Promise<void> {
+    await Promise.all([this.#events.close(), this.#baskets.close()]);
   }
 
-  async #onItem(item: OutboxItem): Promise<void> {
+  async #onEvent(item: OutboxItem): Promise<void> {
     const event = item.payload as ShoppingEventItem;
-    if (event.business_id !== item.tenant) {
-      // The tenant whose actor committed the change is the only recipient ever: an item naming
-      // another business is a broken actor, dropped rather than sent across tenants.
-      this.#deps.log.error(
-        { event: "shopping_event_dropped", tenant_id: item.tenant, event_id: event.event_id },
-        "shopping event item names another business",
-      );
-      return;
-    }
+    const log = { tenant_id: item.tenant, event_id: event.event_id };
+    if (!this.#own(item, event.business_id, "shopping_event_dropped", log)) return;
     await handleShoppingItem(this.#deps, event);
+  }
+
+  async #onBasket(item: OutboxItem): Promise<void> {
+    const basket = item.payload as BasketWebhookItem;
+    const log = { tenant_id: item.tenant, order_reference: basket.order_reference };
+    if (!this.#own(item, basket.business_id, "basket_webhook_dropped", log)) return;
+    try {
+      await sendBasketWebhook(this.#deps, basket);
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      // Refused for good (emitBusinessWebhook): handed over again it would be refused again.
+      this.#deps.log.error(
+        { event: "basket_webhook_refused", ...log, code: e.rejection.code },
+        "basket webhook refused",
+      );
+    }
+  }
+
+  /**
+   * The tenant whose actor committed the change is the only recipient ever: an item naming
+   * another business is a broken actor, dropped (and logged) rather than sent across tenants.
+   */
+  #own(item: OutboxItem, business: string, event: string, log: object): boolean {
+    if (business === item.tenant) return true;
+    this.#deps.log.error({ event, ...log }, "shopping outbox item names another business");
+    return false;
   }
 }
