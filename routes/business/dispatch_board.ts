@@ -11,9 +11,13 @@
  *   {type: "ready", at}                    subscribed: every later change is on this socket
  *   {type: "trip", version, trip}          one of the business's trips (DispatchBoardTrip)
  *   {type: "driver", version, driver}      a pool driver's shift (DispatchBoardDriver, no position)
- *   {type: "position", version, driver_id, position}   a driver's newest position
+ *   {type: "position", version, driver_id, position}   a driver's newest position; position null
+ *                                          (no version): none to show now, the shown one cleared
+ *                                          (their trips here wait queued behind another trip)
  *   {type: "driver_left", driver_id}       the driver no longer holds or is offered its trips
- * The drivers are those holding or offered one of the business's trips in progress, no other.
+ * The drivers are those holding or offered one of the business's trips in progress, no other; a
+ * driver whose trips here are queued behind their trip under way is shown without a position
+ * (spec: business 3.1 queued: where they are belongs to that trip, maybe another business's).
  * Coalesced per trip and driver and pushed once per tick; a slow socket is left to drain
  * (src/web/feed.ts). Close codes as the courier board's (CLOSE).
  * GET /business/dispatch-board and /business/dispatch-board/{file}: the page, public static files.
@@ -26,9 +30,10 @@ import { PLATFORM_TENANT } from "../../actors/platform/platform_settings.ts";
 import {
   boardDriver,
   dispatchBoardState,
+  newestPosition,
   tripsInProgress,
 } from "../../src/business/flows/dispatch_board.ts";
-import { BoardDrivers } from "../../src/business/rules/board_drivers.ts";
+import { boardDriverIds, BoardDrivers } from "../../src/business/rules/board_drivers.ts";
 import type { Deps } from "../../src/environment.ts";
 import {
   type LivePositions,
@@ -132,6 +137,10 @@ export class DispatchBoardFeed extends ChangeFeed {
         const feed = self.feed;
         if (change.type === TRIP_TYPE) feed?.heard(change.snapshot as Trip | null);
         else if (!drivers.has(change.id)) return null;
+        else if (change.type === DRIVER_POSITION && !drivers.sees(change.id, observedAt(change))) {
+          // spec: business 3.1 queued: observed on the driver's trip under way, maybe another's.
+          return null;
+        }
         return dispatchMessageOf(change);
       },
       behind: { code: CLOSE.behind, reason: "board fell behind; reload it" },
@@ -148,15 +157,27 @@ export class DispatchBoardFeed extends ChangeFeed {
     await super.start();
   }
 
-  /** A trip's change: the drivers it brings onto the board, or takes off it. */
+  /**
+   * A trip's change: the drivers it brings onto the board, or takes off it, and those staying
+   * whose position the board may now see, or no longer (a trip of theirs queued or started).
+   */
   heard(t: Trip | null): void {
     if (t === null || typeof t !== "object" || typeof t.reference !== "string") return;
+    const named = new Set([...this.#drivers.named(t.reference), ...boardDriverIds(t)]);
+    const before = new Map([...named].map((id) => [id, this.#drivers.since(id)]));
     const { added, removed } = this.#drivers.trip(t);
     for (const id of removed) {
       this.push(`${DRIVER_TYPE}:${id}`, { type: "driver_left", driver_id: id });
     }
     for (const id of added) {
       this.#introduce(id).catch((e) => console.error(`dispatch board: driver ${id}:`, e));
+    }
+    for (const [id, since] of before) {
+      if (added.includes(id) || !this.#drivers.has(id) || this.#drivers.since(id) === since) {
+        continue;
+      }
+      newestPosition(this.#deps, this.#deps.positions, id).then((p) => this.#locate(id, p))
+        .catch((e) => console.error(`dispatch board: driver ${id}:`, e));
     }
   }
 
@@ -166,14 +187,31 @@ export class DispatchBoardFeed extends ChangeFeed {
     if (found === null || !this.#drivers.has(id)) return;
     const { position: _none, ...driver } = boardDriverView(found.driver, null);
     this.push(`${DRIVER_TYPE}:${id}`, { type: "driver", driver });
-    if (found.position === null) return;
-    this.push(`${DRIVER_POSITION}:${id}`, {
-      type: "position",
-      version: found.position.at,
-      driver_id: id,
-      position: boardPositionView(found.position),
-    });
+    if (found.position !== null && this.#drivers.sees(id, found.position.at)) {
+      this.#locate(id, found.position);
+    }
   }
+
+  /**
+   * The driver's position as the board may see it now: the newest, or null (spec: business 3.1
+   * queued: none observed on their trip under way), which clears the one shown.
+   */
+  #locate(id: string, p: Position | null): void {
+    if (!this.#drivers.has(id)) return;
+    const key = `${DRIVER_POSITION}:${id}`;
+    if (p === null || !this.#drivers.sees(id, p.at)) {
+      this.push(key, { type: "position", driver_id: id, position: null });
+      return;
+    }
+    const position = boardPositionView(p);
+    this.push(key, { type: "position", version: p.at, driver_id: id, position });
+  }
+}
+
+/** When a position signal's position was observed (NaN when it carries none: never seen). */
+function observedAt(change: ActorChange): number {
+  const at = (change.snapshot as { at?: unknown } | null)?.at;
+  return typeof at === "number" ? at : NaN;
 }
 
 /** The credential as the header is checked; a partner key is outside the board. */
@@ -225,8 +263,9 @@ function registerDocs(api: Api): void {
     summary: "Live dispatch board (WebSocket): the business's trips, and the pool drivers on " +
       "shift holding or offered one of them, with their positions, as they change. Credential " +
       "as `?key=` or the first message `{type: auth, key}`; messages `ready`, `trip` {version, " +
-      "trip}, `driver` {version, driver}, `position` {version, driver_id, position}, " +
-      "`driver_left` {driver_id}",
+      "trip}, `driver` {version, driver}, `position` {version, driver_id, position} (position " +
+      "null: none to show now, as while the driver's trips here wait queued behind another " +
+      "trip), `driver_left` {driver_id}",
     tags,
     security: [{ businessKey: [] }],
     request: {
@@ -279,7 +318,8 @@ export function dispatchBoardRoutes(api: Api): void {
     description: "The business's trips in progress (from the trips' read table, which trails a " +
       "booking by the projection lag) with their driver and waiting offer, and the pool " +
       "drivers on shift holding or offered one of them, with their newest position (no other " +
-      "driver). The live socket brings every later change.",
+      "driver; null while the driver's trips here wait queued behind another trip). The live " +
+      "socket brings every later change.",
     tag: TAG,
     security: "business",
     middleware: [business()],

@@ -45,11 +45,13 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
         ...t,
         status: e.queued ? "queued" : "accepted",
         accepted_at: e.at,
+        // spec: business 3.1 queued: a queued trip starts once the driver's current one ends.
+        started_at: e.queued ? null : e.at,
         driver: e.driver,
         offer: null,
       };
     case "trip_started":
-      return { ...t, status: "accepted" };
+      return { ...t, status: "accepted", started_at: e.at };
     case "trip_offered":
       return {
         ...t,
@@ -101,6 +103,7 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
         status: "pending",
         driver: null,
         accepted_at: null,
+        started_at: null,
         arrived_at: null,
         dispatch: { ...t.dispatch, excluded: [...t.dispatch.excluded, e.driver_id] },
       };

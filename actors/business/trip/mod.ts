@@ -54,7 +54,8 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   version: 1,
   initial: { phase: "free" },
   // Trips stored before trips named their driver, were dispatched, had the driver app's fields
-  // or a tracking link turned off, had none.
+  // or a tracking link turned off, had none; before they kept their start, a trip not queued
+  // began at its acceptance (what it showed then).
   load: (stored) => {
     const s = stored as TripState;
     if (s.phase !== "booked") return s;
@@ -69,6 +70,11 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
         dispatch: t.dispatch ?? noDispatch(),
         tracking_revoked_at: t.tracking_revoked_at ?? null,
         retired_tracking_hashes: t.retired_tracking_hashes ?? [],
+        started_at: t.started_at !== undefined
+          ? t.started_at
+          : t.status === "queued"
+          ? null
+          : t.accepted_at ?? null,
       },
     };
   },

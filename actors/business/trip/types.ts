@@ -105,6 +105,12 @@ export interface Trip extends TripDraft {
   readonly charge: Money | null;
   readonly ready_at: number | null;
   readonly accepted_at: number | null;
+  /**
+   * When the driver began this trip: its acceptance, or for one accepted queued behind the
+   * driver's trip under way, when it became theirs (spec: business 3.1 queued to accepted); null
+   * before and while queued. Where the driver was before it is not this trip's (2.4).
+   */
+  readonly started_at: number | null;
   /** Null until a driver accepts; one driver ever holds a trip at a time (spec: business 3.1). */
   readonly driver: TripDriver | null;
   readonly offer: TripOffer | null;

@@ -35,7 +35,9 @@ export const TripTrackAnswer = z.object({
   driver_phone: orNull(z.string()),
   driver_plate: orNull(z.string()),
   driver_color: orNull(z.string()),
-  driver_lat: orNull(z.number()),
+  driver_lat: orNull(z.number()).openapi({
+    description: "Null while the trip is queued behind the driver's current trip",
+  }),
   driver_lng: orNull(z.number()),
   eta_minutes: orNull(z.number().int()).openapi({
     description: "From the driver's position to the pickup (before collection) or destination",
@@ -52,7 +54,9 @@ export const TripTrackAnswer = z.object({
     description: "15 while active; null once the trip ended: stop polling",
   }),
   route_polyline: orNull(z.string()).openapi({
-    description: "The driver's stored breadcrumb since acceptance, encoded polyline (precision 5)",
+    description: "The driver's stored breadcrumb since the trip began (its acceptance, or its " +
+      "start for a trip queued behind the driver's current one; null while queued), encoded " +
+      "polyline (precision 5)",
   }),
   link_expires_at: z.string(),
 }).openapi("TripTracking");

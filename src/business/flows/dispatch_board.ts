@@ -2,7 +2,8 @@
  * What a business's dispatch board opens with (Business API 1.2 and 3.1; the board of issue 38):
  * the business's trips in progress (the `business_trips` read table), the pool drivers on shift
  * holding or offered one of them (the `pool_drivers` read table) with their newest positions
- * known here, and the vehicle types' names. The live socket brings every later change.
+ * known here (none of a driver whose trips here wait queued behind another: rules/board_drivers),
+ * and the vehicle types' names. The live socket brings every later change.
  */
 import type { Trip } from "../../../actors/business/trip/mod.ts";
 import { type PoolDriver, poolDriverActor } from "../../../actors/business/pool_driver.ts";
@@ -17,7 +18,7 @@ import type { Deps } from "../../environment.ts";
 import { type OnlineDriver, onlineDrivers, storedPositions } from "../queries/pool_drivers.ts";
 import { tripPage } from "../queries/trips.ts";
 import type { LivePositions, Position } from "../reactors/live_positions.ts";
-import { boardDriverIds } from "../rules/board_drivers.ts";
+import { BoardDrivers } from "../rules/board_drivers.ts";
 import { catalogueOf } from "./fares.ts";
 
 /** Trips a board opens with: its list page's largest; later ones arrive live. */
@@ -44,16 +45,20 @@ export async function dispatchBoardState(
     }),
   ]);
   // Only the drivers on the business's trips: where another's driver is is not its to see.
-  const drivers = await onlineDrivers(deps.db, [...new Set(trips.flatMap(boardDriverIds))]);
+  const board = new BoardDrivers();
+  for (const t of trips) board.trip(t);
+  const drivers = await onlineDrivers(deps.db, board.ids());
   // Memory first (this instance's pings, newest); the stored batches for the others.
   const unheard = drivers.filter((d) => positions.latest(d.id) === null).map((d) => d.id);
   const stored = await storedPositions(deps.db, unheard);
+  const seen = (d: OnlineDriver) => {
+    const p = positions.latest(d.id) ?? stored.get(d.id) ?? null;
+    // spec: business 3.1 queued: none observed on the driver's trip under way, maybe another's.
+    return p !== null && board.sees(d.id, p.at) ? p : null;
+  };
   return {
     trips,
-    drivers: drivers.map((d) => ({
-      ...d,
-      position: positions.latest(d.id) ?? stored.get(d.id) ?? null,
-    })),
+    drivers: drivers.map((d) => ({ ...d, position: seen(d) })),
     vehicle_types: catalogue.vehicle_types.map((v) => ({ id: v.id, name: v.name })),
     position_fresh_seconds: orRefuse(settings).position_fresh_seconds,
   };
@@ -82,6 +87,14 @@ export async function boardDriver(
 ): Promise<{ readonly driver: PoolDriver; readonly position: Position | null } | null> {
   const r = await deps.runtime.read(poolDriverActor, PLATFORM_TENANT, driverId, { kind: "get" });
   if (!r.ok || !r.reply.online) return null;
-  const position = positions.latest(driverId) ?? await newestStoredPosition(deps.db, driverId);
-  return { driver: r.reply, position };
+  return { driver: r.reply, position: await newestPosition(deps, positions, driverId) };
+}
+
+/** The driver's newest position: this instance's, else the newest stored one. */
+export async function newestPosition(
+  deps: Pick<Deps, "db">,
+  positions: LivePositions,
+  driverId: string,
+): Promise<Position | null> {
+  return positions.latest(driverId) ?? await newestStoredPosition(deps.db, driverId);
 }

@@ -33,6 +33,7 @@ import {
   etaFrom,
   isFresh,
   linkExpiresAt,
+  locationSince,
   stopsReached,
   TRACKING_POLL_SECONDS,
 } from "../rules/tracking.ts";
@@ -94,7 +95,7 @@ export async function tracking(deps: TrackingDeps, tokenOrReference: string): Pr
   const now = deps.clock.now();
   const is_active = !TRIP_STATUS_FLAGS[trip.status].final;
   // spec: business 2.4 rule 2: driver position null once ended.
-  const position = is_active && trip.driver ? await driverPosition(deps, trip.driver.id) : null;
+  const position = is_active ? await driverPosition(deps, trip) : null;
   const fresh = position ? await freshSeconds(deps) : null;
   const points = await breadcrumbOf(deps, trip, now);
   return {
@@ -106,7 +107,7 @@ export async function tracking(deps: TrackingDeps, tokenOrReference: string): Pr
     location_is_fresh: position && fresh !== null ? isFresh(position.at, now, fresh) : null,
     eta_minutes: position ? await etaOf(deps, trip, position) : null,
     poll_after_seconds: is_active ? TRACKING_POLL_SECONDS : null,
-    // spec: business 2.4 rule 4: the stored breadcrumb since acceptance, else null.
+    // spec: business 2.4 rule 4: the stored breadcrumb since the trip began, else null.
     route_polyline: points.length === 0 ? null : polyline.encode(points.map((p) => [p.lat, p.lng])),
     stops_reached: stopsReached(trip.stops, {
       // This instance's newest position too: a stop is shown passed before the batch is kept.
@@ -118,9 +119,16 @@ export async function tracking(deps: TrackingDeps, tokenOrReference: string): Pr
   };
 }
 
-/** This instance's newest position of the driver, else the newest stored one. */
-async function driverPosition(deps: TrackingDeps, driverId: string): Promise<Position | null> {
-  return deps.positions.latest(driverId) ?? await newestStoredPosition(deps.db, driverId);
+/**
+ * This instance's newest position of the trip's driver, else the newest stored one; null while
+ * it is not the trip's to show (spec: business 3.1 queued: observed on the driver's other trip).
+ */
+async function driverPosition(deps: TrackingDeps, trip: Trip): Promise<Position | null> {
+  const since = locationSince(trip);
+  if (!trip.driver || since === null) return null;
+  const id = trip.driver.id;
+  const newest = deps.positions.latest(id) ?? await newestStoredPosition(deps.db, id);
+  return newest !== null && newest.at >= since ? newest : null;
 }
 
 /** spec: business 2.4 rule 3: the same age limit as dispatch (operator setting). */
@@ -143,10 +151,15 @@ async function etaOf(deps: TrackingDeps, trip: Trip, p: Position): Promise<numbe
   });
 }
 
-/** The driver's stored positions since acceptance, oldest first (none before a driver). */
+/**
+ * The driver's stored positions since the trip began, oldest first: since acceptance, or since a
+ * queued trip started (none while queued: spec: business 3.1), never before a driver.
+ */
 function breadcrumbOf(deps: TrackingDeps, trip: Trip, now: number) {
-  if (!trip.driver || trip.accepted_at === null) return Promise.resolve([]);
-  return breadcrumb(deps.db, trip.driver.id, trip.accepted_at, endedAt(trip) ?? now);
+  const since = locationSince(trip);
+  if (!trip.driver || trip.accepted_at === null || since === null) return Promise.resolve([]);
+  const from = Math.max(trip.accepted_at, since);
+  return breadcrumb(deps.db, trip.driver.id, from, endedAt(trip) ?? now);
 }
 
 /** spec: business 2.4 rule 6: a new tracking token for the caller's trip; the old one is off. */

@@ -2,57 +2,103 @@
  * Which pool drivers a business's dispatch board may show (issue 38 item 7; Business API 1.2):
  * only those holding or offered one of the business's trips in progress. Pool drivers take every
  * business's trips, and where one is while on another business's trip is not this business's to
- * see. A trip's driver and the driver its waiting offer is for; none once the trip ended.
+ * see. A trip's driver and the driver its waiting offer is for; none once the trip ended. A driver
+ * whose only trips of the business wait queued behind their trip under way is on the board without
+ * a position (spec: business 3.1 queued): where they are belongs to that trip.
  */
-import { TRIP_STATUS_FLAGS, type TripStatus } from "./trip_status.ts";
+import { locationSince, SEEN_ANY_TIME, type TripStart } from "./tracking.ts";
+import { TRIP_STATUS_FLAGS } from "./trip_status.ts";
 
 /** What of a trip names its drivers. */
-export interface TripDrivers {
+export interface TripDrivers extends TripStart {
   readonly reference: string;
-  readonly status: TripStatus;
   readonly driver: { readonly id: string } | null;
   readonly offer?: { readonly driver_id: string } | null;
 }
 
+/** A driver a trip brings onto the board, and from when the board may see where they are. */
+export interface BoardSighting {
+  readonly id: string;
+  /** A position observed then or later is shown; null: none (rules/tracking.ts locationSince). */
+  readonly since: number | null;
+}
+
+/** The earlier of two sightings' times; null only when both are null. */
+function earlier(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+/** The drivers a trip in progress brings onto its business's board, with their sightings. */
+export function boardSightings(t: TripDrivers): BoardSighting[] {
+  if (TRIP_STATUS_FLAGS[t.status].final) return [];
+  const since = new Map<string, number | null>();
+  if (t.driver) since.set(t.driver.id, locationSince(t));
+  // Offered the trip: shown with their newest position, as before any acceptance.
+  if (t.offer?.driver_id) since.set(t.offer.driver_id, SEEN_ANY_TIME);
+  return [...since].map(([id, s]) => ({ id, since: s }));
+}
+
 /** The drivers a trip in progress brings onto its business's board. */
 export function boardDriverIds(t: TripDrivers): string[] {
-  if (TRIP_STATUS_FLAGS[t.status].final) return [];
-  const ids = [t.driver?.id, t.offer?.driver_id].filter((id): id is string => !!id);
-  return [...new Set(ids)];
+  return boardSightings(t).map((s) => s.id);
 }
 
 /** One board's drivers, kept from the trips it hears: each driver as long as a trip names them. */
 export class BoardDrivers {
   readonly #byTrip = new Map<string, readonly string[]>();
-  readonly #trips = new Map<string, number>();
+  /** Per driver on the board: each trip naming them, with its sighting. */
+  readonly #sightings = new Map<string, Map<string, number | null>>();
 
   /** A trip as it is now; answers the drivers it brought onto the board and took off it. */
   trip(t: TripDrivers): { added: string[]; removed: string[] } {
     const before = this.#byTrip.get(t.reference) ?? [];
-    const now = boardDriverIds(t);
+    const now = boardSightings(t);
     if (now.length === 0) this.#byTrip.delete(t.reference);
-    else this.#byTrip.set(t.reference, now);
+    else this.#byTrip.set(t.reference, now.map((s) => s.id));
     const added: string[] = [];
     const removed: string[] = [];
-    for (const id of now) {
-      if (before.includes(id)) continue;
-      const n = this.#trips.get(id) ?? 0;
-      this.#trips.set(id, n + 1);
-      if (n === 0) added.push(id);
+    for (const s of now) {
+      const of = this.#sightings.get(s.id);
+      if (of === undefined) {
+        this.#sightings.set(s.id, new Map([[t.reference, s.since]]));
+        added.push(s.id);
+      } else of.set(t.reference, s.since);
     }
     for (const id of before) {
-      if (now.includes(id)) continue;
-      const n = (this.#trips.get(id) ?? 1) - 1;
-      if (n > 0) this.#trips.set(id, n);
-      else {
-        this.#trips.delete(id);
-        removed.push(id);
-      }
+      const of = this.#sightings.get(id);
+      if (of === undefined || now.some((s) => s.id === id)) continue;
+      of.delete(t.reference);
+      if (of.size > 0) continue;
+      this.#sightings.delete(id);
+      removed.push(id);
     }
     return { added, removed };
   }
 
   has(driverId: string): boolean {
-    return this.#trips.has(driverId);
+    return this.#sightings.has(driverId);
+  }
+
+  /** The drivers on the board. */
+  ids(): string[] {
+    return [...this.#sightings.keys()];
+  }
+
+  /** The drivers the board's trip names now. */
+  named(reference: string): readonly string[] {
+    return this.#byTrip.get(reference) ?? [];
+  }
+
+  /** From when the board may see where the driver is: the earliest of their trips'; null: not. */
+  since(driverId: string): number | null {
+    let since: number | null = null;
+    for (const s of this.#sightings.get(driverId)?.values() ?? []) since = earlier(since, s);
+    return since;
+  }
+
+  /** Whether the board may show this position of the driver, observed at `at`. */
+  sees(driverId: string, at: number): boolean {
+    const since = this.since(driverId);
+    return since !== null && at >= since;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { greatCircleKm, type Point } from "../../domain/geo.ts";
 import type { CapacityClass } from "./catalogue.ts";
+import type { TripStatus } from "./trip_status.ts";
 
 /** spec: business 2.4 rule 2, 8: poll every 15 seconds while the trip is active. */
 export const TRACKING_POLL_SECONDS = 15;
@@ -72,6 +73,31 @@ export function ageSeconds(observedAt: number, now: number): number {
 /** spec: business 2.4 rule 3: fresh within the same age limit as dispatch. */
 export function isFresh(observedAt: number, now: number, freshSeconds: number): boolean {
   return ageSeconds(observedAt, now) <= freshSeconds;
+}
+
+/** What of a trip says since when its driver's whereabouts are the trip's (spec: business 3.1). */
+export interface TripStart {
+  readonly status: TripStatus;
+  readonly accepted_at?: number | null | undefined;
+  /** Absent on a trip stored before it was kept: as its acceptance. */
+  readonly started_at?: number | null | undefined;
+}
+
+/** Any position of the driver may be shown: one not queued behind another trip (today's view). */
+export const SEEN_ANY_TIME = -Infinity;
+
+/**
+ * spec: business 2.4, 3.1 queued: from when the trip's viewers may see where its driver is (a
+ * position observed then or later), null: not now. Never while the trip waits queued behind the
+ * driver's trip under way, nor for one that never left the queue: the driver's position then is
+ * that trip's, maybe another business's customer's door. From its start once a queued trip
+ * starts; for a trip not queued, any position (SEEN_ANY_TIME), as from its acceptance.
+ */
+export function locationSince(t: TripStart): number | null {
+  const accepted = t.accepted_at ?? null;
+  const started = t.started_at === undefined ? accepted : t.started_at;
+  if (t.status === "queued" || (started === null && accepted !== null)) return null;
+  return started !== null && accepted !== null && started > accepted ? started : SEEN_ANY_TIME;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
 import {
   DRIVER_RELEASE_OUTBOX,
   QUEUED_START_OUTBOX,
@@ -46,6 +47,34 @@ Deno.test("trip queued: starts as its driver's current trip, once, with no secon
   assert.deepEqual(kinds(h.must({ kind: "start", driver_id: DRIVER.id }).events), []);
   h.must({ kind: "arrive", driver_id: DRIVER.id });
   assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip queued: kept unstarted while queued, started when it becomes the driver's; a trip accepted outright starts at acceptance", () => {
+  const h = queued();
+  assert.equal(h.state.trip.started_at, null);
+  h.now = 5_000;
+  h.must({ kind: "start", driver_id: DRIVER.id });
+  assert.equal(h.state.trip.started_at, 5_000);
+  assert.deepEqual(h.replayed(), h.state);
+  const outright = booked();
+  outright.must({ kind: "accept", driver: DRIVER });
+  assert.equal(outright.state.trip.started_at, outright.state.trip.accepted_at);
+  outright.must({
+    kind: "withdraw",
+    driver_id: DRIVER.id,
+    reason: "flat tyre",
+    dispatch_window_ms: 15 * 60_000,
+  });
+  assert.equal(outright.state.trip.started_at, null, "given back: no one's trip");
+});
+
+Deno.test("trip queued: a trip stored before its start was kept starts at its acceptance, unless still queued", () => {
+  const stored = (status: string) => {
+    const { started_at: _, ...trip } = { ...booked().state.trip, status, accepted_at: 1_000 };
+    return tripActor.load!({ phase: "booked", trip, fingerprint: "fp" }, 1) as any;
+  };
+  assert.equal(stored("accepted").trip.started_at, 1_000);
+  assert.equal(stored("queued").trip.started_at, null);
 });
 
 Deno.test("trip queued: a trip cancelled while queued is not started", () => {

@@ -38,3 +38,28 @@ Deno.test("board drivers: a driver stays while any trip names them; offered else
   assert.equal(b.has("d2"), false);
   assert.deepEqual(b.trip(trip("B", "cancelled", "d2")), { added: [], removed: [] });
 });
+
+Deno.test("board drivers: a driver only on trips queued here is on the board unseen; from the start on, seen", () => {
+  const b = new BoardDrivers();
+  const queued = {
+    reference: "A",
+    status: "queued" as const,
+    driver: { id: "d1" },
+    accepted_at: 1_000,
+    started_at: null,
+  };
+  assert.deepEqual(b.trip(queued), { added: ["d1"], removed: [] });
+  assert.equal(b.since("d1"), null);
+  assert.equal(b.sees("d1", 9_000), false);
+  assert.deepEqual(b.trip({ ...queued, status: "accepted", started_at: 5_000 }), {
+    added: [],
+    removed: [],
+  });
+  assert.equal(b.sees("d1", 4_999), false, "observed on the trip before");
+  assert.equal(b.sees("d1", 5_000), true);
+  // Offered another trip of the business: seen as an offered driver is.
+  b.trip({ reference: "B", status: "pending", driver: null, offer: { driver_id: "d1" } });
+  assert.equal(b.sees("d1", 1), true);
+  assert.deepEqual(b.ids(), ["d1"]);
+  assert.deepEqual(b.named("B"), ["d1"]);
+});

@@ -6,12 +6,15 @@ import {
   isFresh,
   linkExpiresAt,
   linkStatus,
+  locationSince,
+  SEEN_ANY_TIME,
   STOP_REACHED_METRES,
   stopsReached,
   TOWN_SPEED_KMH,
   TRACKING_LINK_CLOSE_MINUTES_AFTER_END,
   TRACKING_LINK_DAYS_AFTER_DUE,
 } from "../../../src/business/rules/tracking.ts";
+import type { TripStatus } from "../../../src/business/rules/trip_status.ts";
 import { greatCircleKm } from "../../../src/domain/geo.ts";
 import { trackingLink } from "../../../actors/business/trip/tracking_link.ts";
 import type { Trip } from "../../../actors/business/trip/mod.ts";
@@ -120,4 +123,19 @@ Deno.test("tracking: stops are reached in order, within 100 m, and all at the de
   assert.deepEqual(reached([stops[0]!, near(stops[1]!, -50)]), [true, true]);
   assert.deepEqual(reached([], true), [true, true]);
   assert.deepEqual(stopsReached([], { points: [stops[0]!], at_destination: false }), []);
+});
+
+Deno.test("tracking location: none of a queued trip's driver; a started one's from its start; otherwise any", () => {
+  const at = (status: TripStatus, started_at?: number | null) =>
+    locationSince({
+      status,
+      accepted_at: 1_000,
+      ...(started_at === undefined ? {} : { started_at }),
+    });
+  assert.equal(at("queued", null), null);
+  assert.equal(at("cancelled", null), null, "cancelled while queued: never the driver's");
+  assert.equal(at("accepted", 5_000), 5_000);
+  assert.equal(at("completed", 5_000), 5_000);
+  assert.equal(at("accepted", 1_000), SEEN_ANY_TIME, "accepted outright");
+  assert.equal(at("active"), SEEN_ANY_TIME, "stored before the start was kept");
 });

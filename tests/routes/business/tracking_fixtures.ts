@@ -1,6 +1,10 @@
-/** A booked trip accepted by a pool driver, for the tracking and chat tests (Business API 2.4). */
+/**
+ * A booked trip accepted by a pool driver, for the tracking and chat tests (Business API 2.4), and
+ * a driver's trip of one business with another business's queued behind it (3.1 queued).
+ */
 import assert from "node:assert/strict";
 import { tripActor, type TripDriver } from "../../../actors/business/trip/mod.ts";
+import { act, pngFile } from "../../helpers/driver_trips.ts";
 import { type CreatedPoolDriver, onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
@@ -72,4 +76,72 @@ export async function report(t: TestEnv, token: string, lat: number, lng: number
     body: { positions: [{ lat, lng, accuracy: 5, heading: 90, at }] },
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
+}
+
+/** GET /driver/offers and accepts the offer waiting there; answers the trip accepted. */
+// deno-lint-ignore no-explicit-any
+export async function acceptWaiting(t: TestEnv, token: string): Promise<any> {
+  await t.env.runtime.outboxesIdle();
+  const o = await t.call("GET", "/driver/offers", { bearer: token });
+  assert.ok(o.body.data.offer, JSON.stringify(o.body));
+  const a = await t.call("POST", `/driver/offers/${o.body.data.offer.offer_id}/accept`, {
+    bearer: token,
+    body: { idempotency_key: crypto.randomUUID() },
+  });
+  assert.equal(a.status, 200, JSON.stringify(a.body));
+  return a.body.data;
+}
+
+/** Business A's customer's door: where A's trip goes, which no one else may see. */
+export const A_DOOR = { dest_address: "A's customer", dest_lat: -24.6401, dest_lng: 25.9402 };
+
+/**
+ * spec: business 3.1 queued: a pool driver on business A's trip who then accepted business B's,
+ * which waits queued behind it, both dispatched through offers.
+ */
+export interface QueuedBehindAnother {
+  readonly driver: CreatedPoolDriver;
+  readonly a: BookedTrip;
+  readonly b: BookedTrip;
+}
+
+export async function queuedBehindAnother(
+  t: TestEnv,
+  options: { readonly opened?: (b: CreatedBusiness) => Promise<void> } = {},
+): Promise<QueuedBehindAnother> {
+  const driver = await onlineDriverAt(t, PARCEL.pickup_lat, PARCEL.pickup_lng);
+  const booked = async (dest: Record<string, unknown>): Promise<BookedTrip> => {
+    const business = await fundedBusiness(t);
+    // Before its booking: a board opened by the business, say.
+    await options.opened?.(business);
+    const r = await book(t, business.api_key, { ...PARCEL, ...dest });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return { business, trip: r.body.data, token: tokenOf(r.body.data.tracking_url) };
+  };
+  const a = await booked(A_DOOR);
+  assert.equal((await acceptWaiting(t, driver.token)).status, "accepted");
+  const b = await booked({});
+  assert.equal((await acceptWaiting(t, driver.token)).status, "queued");
+  return { driver, a, b };
+}
+
+/** The driver delivers the trip through the driver app: pickup, forced collection, the door. */
+export async function deliverBy(t: TestEnv, d: CreatedPoolDriver, reference: string) {
+  const step = async (action: string, body: Record<string, unknown> = {}) => {
+    const r = await act(t, { reference, driver: d }, action, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  };
+  await step("arrive_pickup");
+  await step("pick_up", { force_reason: "no label" });
+  await step("arrive_dropoff");
+  const proof = new FormData();
+  proof.set("idempotency_key", "deliver-1");
+  proof.set("proof_photo", pngFile("door.png"));
+  proof.set("signature", pngFile("sig.png"));
+  const done = await t.call("POST", `/driver/trips/${reference}/deliver`, {
+    bearer: d.token,
+    body: proof,
+  });
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.equal(done.body.data.status, "completed");
 }
