@@ -74,6 +74,7 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "offer":
     case "decline":
     case "offer_after":
+    case "window_ended":
       if (state.phase !== "booked") return notFound();
       return onTrip(state.trip, command, ctx);
     default:
@@ -200,6 +201,7 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
     case "offer":
     case "decline":
     case "offer_after":
+    case "window_ended":
       return decideDispatch(t, command, ctx);
     default:
       return drive(t, command, ctx);

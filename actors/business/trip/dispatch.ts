@@ -2,7 +2,8 @@
  * The trip's dispatch (Business API 3.1): one offer at a time, each ending accepted, declined or
  * expired on the trip's own durable timer; a driver who declined or let an offer expire is never
  * asked again; no acceptance within the dispatch window of the first offer cancels the trip
- * (`cancelled_by: system`, refunded by the cancellation's outbox). The dispatcher picks the driver
+ * (`cancelled_by: system`, refunded by the cancellation's outbox), on its timer or, for a trip
+ * left without one, when the dispatcher finds the window over. The dispatcher picks the driver
  * and brings the settings' times in the command: the trip only keeps the rules of its own state.
  */
 import {
@@ -45,6 +46,13 @@ export function decideDispatch(t: Trip, c: DispatchCommand, ctx: Ctx): D {
       return accept([{ kind: "offer_after_set", at: c.at }], replyOf, [
         { op: "set", name: DUE_TIMER, at: c.at },
       ]);
+    case "window_ended":
+      // Not before the window ends, nor for a trip never offered: its window has not begun (a
+      // prep order or a scheduled trip waiting for its time is not ended by this).
+      if (t.dispatch.first_offer_at === null || ctx.now < c.window_ends_at) {
+        return accept([], replyOf);
+      }
+      return windowEnded(t, ctx.now);
   }
 }
 
@@ -94,21 +102,31 @@ export function dispatchTimer(t: Trip, name: string, ctx: Ctx): D | null {
     case DUE_TIMER:
       return accept(dispatchable(t) ? [{ kind: "offer_due", at: ctx.now }] : [], replyOf);
     case WINDOW_TIMER:
-      if (!dispatchable(t)) return accept([], replyOf);
-      return accept(
-        [{
-          kind: "trip_cancelled",
-          at: ctx.now,
-          by: "system",
-          reason: "no driver accepted within the dispatch window",
-          refund_due: t.charge,
-        }],
-        replyOf,
-        [{ op: "cancel", name: OFFER_TIMER }],
-      );
+      return windowEnded(t, ctx.now);
     default:
       return null;
   }
+}
+
+/**
+ * spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system", its charge
+ * refunded (the cancellation's outbox): the end of the window, by its timer or the dispatcher's
+ * `window_ended`. A trip taken or ended meanwhile is left as it is, so the second of the two to
+ * come finds nothing to end.
+ */
+function windowEnded(t: Trip, at: number): D {
+  if (!dispatchable(t)) return accept([], replyOf);
+  return accept(
+    [{
+      kind: "trip_cancelled",
+      at,
+      by: "system",
+      reason: "no driver accepted within the dispatch window",
+      refund_due: t.charge,
+    }],
+    replyOf,
+    [{ op: "cancel", name: OFFER_TIMER }],
+  );
 }
 
 /** spec: business 3.1: only the driver offered may accept while an offer waits. */

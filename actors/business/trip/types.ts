@@ -320,7 +320,14 @@ export type TripEvent =
 export type DispatchCommand =
   | { kind: "offer"; offer: TripOffer; window_ends_at: number }
   | { kind: "decline"; offer_id: string; driver_id: string }
-  | { kind: "offer_after"; at: number };
+  | { kind: "offer_after"; at: number }
+  /**
+   * spec: business 3.1: the dispatch window ended at `window_ends_at` (the first offer plus the
+   * operator's dispatch_window_minutes): a trip still waiting for a driver ends as its window's
+   * timer ends it. For a trip left with no such timer: one given back inside its window by code
+   * that did not set the timer again.
+   */
+  | { kind: "window_ended"; window_ends_at: number };
 
 /** What the trip answers: the state, and what the booking's retry contract makes of it. */
 export type TripReply =

@@ -14,6 +14,7 @@ import {
 } from "../../../actors/business/pool_driver.ts";
 import {
   dispatchable,
+  type DispatchCommand,
   type Trip,
   tripActor,
   type TripDraft,
@@ -286,9 +287,15 @@ export class Dispatcher implements Reactor, FirstOffers {
     const key = tripKeyOf(t.business_id, t.reference);
     const now = this.#deps.clock.now();
     const d = t.dispatch;
-    // The trip's own window timer cancels it (spec: business 3.1).
-    if (d.first_offer_at !== null && now >= d.first_offer_at + s.dispatch_window_minutes * 60_000) {
-      return;
+    // spec: business 3.1 "pending, no driver answers: cancelled by system": offered no more once
+    // the first offer's window is over. Its timer ends the trip, but one given back inside the
+    // window by code that did not set the timer again has none: the trip is asked to end it (a
+    // trip taken meanwhile, or whose timer ended it first, is left as it is).
+    const windowEndsAt = d.first_offer_at === null
+      ? null
+      : d.first_offer_at + s.dispatch_window_minutes * 60_000;
+    if (windowEndsAt !== null && now >= windowEndsAt) {
+      return this.#ask(t, { kind: "window_ended", window_ends_at: windowEndsAt });
     }
     const due = offerDueAt(t, s);
     if (due !== null && due > now) {
@@ -327,7 +334,10 @@ export class Dispatcher implements Reactor, FirstOffers {
     this.#waiting.set(zone, waiting.set(key, t));
   }
 
-  async #ask(t: Trip, c: { kind: "offer_after"; at: number }): Promise<void> {
+  async #ask(
+    t: Trip,
+    c: Extract<DispatchCommand, { kind: "offer_after" | "window_ended" }>,
+  ): Promise<void> {
     await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, c);
   }
 

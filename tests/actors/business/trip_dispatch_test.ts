@@ -13,7 +13,7 @@ import {
 } from "../../../actors/business/trip/mod.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
 import { kinds } from "../../helpers/actor.ts";
-import { booked, CHARGE, claimOf, fresh } from "./trip_fixtures.ts";
+import { booked, CHARGE, claimOf, fresh, webhooks } from "./trip_fixtures.ts";
 
 const driver = (id: string) => ({
   id,
@@ -169,4 +169,72 @@ Deno.test("trip dispatch: a first offer decided with the creation is committed w
   const plain = booked();
   assert.equal(plain.state.trip.offer, null);
   assert.equal(plain.state.trip.dispatch.first_offer_at, null);
+});
+
+/** The window's end of the offers `offer` makes (the first at 1_000, a 15 minute window). */
+const WINDOW_ENDS_AT = 1_000 + 15 * 60_000;
+
+/**
+ * A trip given back inside its window as the give-back once left it: pending again, its window's
+ * timer cancelled by the acceptance and not set again (the events are the same; only the timer
+ * the give-back sets today, left out here, differs).
+ */
+function givenBack() {
+  const h = booked();
+  h.must(offer("off_1", "d1", 31_000));
+  h.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" });
+  h.now = 121_000;
+  h.must({ kind: "withdraw", driver_id: "d1", reason: "flat tyre", dispatch_window_ms: 900_000 });
+  assert.equal(h.state.trip.status, "pending");
+  return h;
+}
+
+Deno.test("trip dispatch: window_ended cancels a trip still waiting past its window by the system and owes its refund, once", () => {
+  const h = givenBack();
+  h.now = WINDOW_ENDS_AT + 60_000;
+  const step = h.must({ kind: "window_ended", window_ends_at: WINDOW_ENDS_AT });
+  assert.deepEqual(kinds(step.events), ["trip_cancelled"]);
+  // The decision of the window's timer (spec: business 3.1 "no driver answers").
+  assert.deepEqual(step.events[0], {
+    kind: "trip_cancelled",
+    at: WINDOW_ENDS_AT + 60_000,
+    by: "system",
+    reason: "no driver accepted within the dispatch window",
+    refund_due: CHARGE,
+  });
+  assert.deepEqual(step.timers, [{ op: "cancel", name: OFFER_TIMER }]);
+  assert.equal(h.state.trip.status, "cancelled");
+  assert.equal(h.state.trip.cancelled_by, "system");
+  assert.deepEqual(webhooks(h, step.events), ["trip.cancelled"]);
+  const adds = step.events.flatMap((e: any) => tripActor.outbox!(e, h.state));
+  assert.equal(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1, "refund owed");
+  // Asked again, or the window's timer firing as well: nothing more ends.
+  assert.deepEqual(h.must({ kind: "window_ended", window_ends_at: WINDOW_ENDS_AT }).events, []);
+  assert.deepEqual(h.fire(WINDOW_TIMER).events, []);
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip dispatch: window_ended ends nothing before the window ends, nor a trip taken meanwhile", () => {
+  const h = givenBack();
+  h.now = WINDOW_ENDS_AT - 1;
+  assert.deepEqual(h.must({ kind: "window_ended", window_ends_at: WINDOW_ENDS_AT }).events, []);
+  assert.equal(h.state.trip.status, "pending");
+  // Offered to another driver, who accepts: the window's end finds the trip accepted.
+  h.must(offer("off_2", "d2", WINDOW_ENDS_AT + 29_999));
+  h.must({ kind: "accept", driver: driver("d2"), offer_id: "off_2" });
+  h.now = WINDOW_ENDS_AT + 60_000;
+  assert.deepEqual(h.must({ kind: "window_ended", window_ends_at: WINDOW_ENDS_AT }).events, []);
+  assert.equal(h.state.trip.status, "accepted");
+  assert.equal(h.state.trip.driver.id, "d2");
+});
+
+Deno.test("trip dispatch: window_ended ends no trip never offered: a prep order or a scheduled trip waits for its time", () => {
+  // spec: business 3.1: a prep order stays pending and does not expire until it is offered.
+  for (const over of [{ prep_minutes: 30 }, { scheduled_at: 1_000 + 120 * 60_000 }]) {
+    const h = booked(over);
+    h.now = WINDOW_ENDS_AT + 60 * 60_000;
+    const step = h.must({ kind: "window_ended", window_ends_at: WINDOW_ENDS_AT });
+    assert.deepEqual(step.events, []);
+    assert.equal(h.state.trip.status, over.scheduled_at ? "scheduled" : "pending");
+  }
 });

@@ -1,13 +1,17 @@
 /**
  * A trip waiting for a driver lives in the dispatcher's memory (Business API 3.1): a restart, or
  * another instance that never heard its booking, knows nothing of it until the sweep takes it up
- * from the query side, so no pending trip is left waiting in a memory that is gone.
+ * from the query side, so no pending trip is left waiting in a memory that is gone. A pending trip
+ * found past its dispatch window with no timer to end it is cancelled by the system, refunded.
  */
 import assert from "node:assert/strict";
+import { tripActor, WINDOW_TIMER } from "../../../actors/business/trip/mod.ts";
 import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
+import { KvActorStore } from "../../../src/runtime/kv_store.ts";
+import { advance, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
-import { openTestEnv } from "../../helpers/test_env.ts";
-import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken up and offered", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
@@ -35,6 +39,109 @@ Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken 
       await dispatcherOf(second.env).idle();
       assert.equal((await offer())?.reference, booked.body.data.reference);
       // Taken up once: the next sweep finds it offered.
+      await second.settle();
+      assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 0);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
+
+/**
+ * A trip given back inside its window, stored as the give-back once left it: the same events, but
+ * no window timer (its acceptance cancelled it, and that give-back did not set it again). Written
+ * by hand into the KV file: no rule runs.
+ */
+async function givenBackWithoutTimer(t: TestEnv, kvPath: string, key: string): Promise<string> {
+  const booked = await book(t, key, PARCEL);
+  assert.equal(booked.status, 201, JSON.stringify(booked.body));
+  const reference = booked.body.data.reference as string;
+  const driver = await onlineDriverAt(t, PARCEL.pickup_lat, PARCEL.pickup_lng);
+  let offer: { offer_id: string } | null = null;
+  await until(t, async () => {
+    offer = (await t.call("GET", "/driver/offers", { bearer: driver.token })).body.data.offer;
+    return offer !== null;
+  }, "the offer");
+  const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
+    bearer: driver.token,
+    body: { idempotency_key: "k1" },
+  });
+  assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+  // Inside the window: pending again, for another driver (spec: business 3.1).
+  const back = await t.call("POST", `/driver/trips/${reference}/cancel_by_driver`, {
+    bearer: driver.token,
+    body: { idempotency_key: "k2", reason: "flat tyre" },
+  });
+  assert.equal(back.body.data.status, "pending", JSON.stringify(back.body));
+  await t.settle();
+  // Its changes are on the bus: another instance's start republishes none of them.
+  await t.env.runtime.sweepMarkers();
+  const store = await KvActorStore.open(kvPath);
+  try {
+    const at = { type: tripActor.type, id: reference };
+    const stored = (await store.load(at))!;
+    const { [WINDOW_TIMER]: timer, ...timers } = stored.record.timers;
+    assert.ok(timer, "today's give-back sets the window's timer again");
+    const record = { ...stored.record, timers };
+    const recordJson = JSON.stringify(record);
+    const r = await store.commit([{
+      ...at,
+      expected: stored.version,
+      record,
+      events: [],
+      indexSet: [],
+      indexDelete: [],
+      timerSet: [],
+      timerDelete: [{ name: WINDOW_TIMER, at: timer.at }],
+      replies: [],
+      recordJson,
+      recordBytes: recordJson.length,
+      unpublishedFrom: null,
+    }]);
+    assert.ok(r.ok, "written as the old give-back left it");
+  } finally {
+    store.close();
+  }
+  return reference;
+}
+
+Deno.test("dispatch sweep: a trip left pending past its window with no timer is cancelled by the system and refunded", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const first = await openTestEnv({ kvPath });
+  try {
+    const b = await fundedBusiness(first);
+    const reference = await givenBackWithoutTimer(first, kvPath, b.api_key);
+    // An instance of the deployment started on that store, its dispatcher's memory empty.
+    const second = await openTestEnv({ alongside: first });
+    try {
+      const trip = async () => {
+        const r = await second.env.runtime.read(tripActor, b.id, reference, { kind: "get" });
+        assert.ok(r.ok && r.reply.phase === "booked");
+        return r.reply.trip;
+      };
+      // The window counts from the first offer: 15 minutes on, nothing ends the trip.
+      await advance(second, 15 * 60);
+      await second.settle();
+      assert.equal((await trip()).status, "pending", "no timer ends it");
+      assert.notDeepEqual(await balanceOf(second, b.api_key), bwp(1000), "its charge is held");
+      // spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system".
+      assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
+      await dispatcherOf(second.env).idle();
+      await until(second, async () => (await trip()).status === "cancelled", "the cancellation");
+      const read = await second.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      assert.equal(read.body.data.status, "cancelled", JSON.stringify(read.body));
+      assert.equal(read.body.data.cancelled_by, "system");
+      // The cancellation's refund puts the charge back in the wallet.
+      await until(
+        second,
+        async () =>
+          JSON.stringify(await balanceOf(second, b.api_key)) === JSON.stringify(bwp(1000)),
+        "the refund",
+      );
+      // Ended: the next sweep finds nothing pending.
       await second.settle();
       assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 0);
     } finally {
