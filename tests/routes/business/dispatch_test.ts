@@ -36,6 +36,24 @@ function answer(t: TestEnv, token: string, offer: string, outcome: string, key =
   });
 }
 
+/**
+ * Waits for the window's cancellation of the trip (spec: business 3.1 "no driver answers":
+ * cancelled by the system) and for its refund to put the charge back (the wallet had 1000).
+ */
+async function cancelledBySystemAndRefunded(t: TestEnv, key: string, reference: string) {
+  await until(t, async () => {
+    const r = await t.call("GET", `/business/trips/${reference}`, { key });
+    return r.body.data.status === "cancelled";
+  }, "the window's cancellation");
+  const trip = await t.call("GET", `/business/trips/${reference}`, { key });
+  assert.equal(trip.body.data.cancelled_by, "system");
+  await until(
+    t,
+    async () => JSON.stringify(await balanceOf(t, key)) === JSON.stringify(bwp(1000)),
+    "the refund",
+  );
+}
+
 Deno.test("dispatch: book -> offer to the nearest -> expire -> next driver -> accept -> trip.accepted", () =>
   withTestEnv(async (t) => {
     const receiver = startReceiver();
@@ -137,18 +155,7 @@ Deno.test("dispatch: a prep order waits for its time, a fresh position brings th
     assert.equal(declined.body.data.outcome, "declined");
     await noOffer(t, d.token); // never asked again for this trip
     await advance(t, 15 * 60); // spec: business 3.1: dispatch_window_minutes from the first offer
-    await until(t, async () => {
-      const r = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
-      return r.body.data.status === "cancelled";
-    }, "the window's cancellation");
-    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
-    assert.equal(trip.body.data.cancelled_by, "system");
-    // The cancellation's refund puts the charge back in the wallet.
-    await until(
-      t,
-      async () => JSON.stringify(await balanceOf(t, b.api_key)) === JSON.stringify(bwp(1000)),
-      "the refund",
-    );
+    await cancelledBySystemAndRefunded(t, b.api_key, reference);
     // Another business sees nothing of it.
     const other = await fundedBusiness(t);
     const hidden = await t.call("GET", `/business/trips/${reference}`, { key: other.api_key });
@@ -182,15 +189,5 @@ Deno.test("dispatch: a trip its driver gives back is offered to another driver, 
     assert.equal(declined.status, 200, JSON.stringify(declined.body));
     // The window of the first offer ends 13 minutes on: nobody took the trip.
     await advance(t, 13 * 60);
-    await until(t, async () => {
-      const r = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
-      return r.body.data.status === "cancelled";
-    }, "the window's cancellation");
-    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
-    assert.equal(trip.body.data.cancelled_by, "system");
-    await until(
-      t,
-      async () => JSON.stringify(await balanceOf(t, b.api_key)) === JSON.stringify(bwp(1000)),
-      "the refund",
-    );
+    await cancelledBySystemAndRefunded(t, b.api_key, reference);
   }));
