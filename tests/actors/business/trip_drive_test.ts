@@ -20,6 +20,13 @@ import type { TripDraft } from "../../../actors/business/trip/mod.ts";
 
 const MINUTE = 60_000;
 const WINDOW = 15 * MINUTE;
+/** The driver gives the trip back ("flat tyre"), under the window of WINDOW. */
+const GIVE_BACK = {
+  kind: "withdraw",
+  driver_id: DRIVER.id,
+  reason: "flat tyre",
+  dispatch_window_ms: WINDOW,
+} as const;
 
 /** A trip at the pickup, its driver arrived. */
 function arrived(over: Partial<TripDraft> = {}, scan_code: string | null = null) {
@@ -157,12 +164,7 @@ Deno.test("trip drive: fail and id_refused start the return with return_due_at",
 
 Deno.test("trip drive: the driver gives the trip back within the window: pending, no driver", () => {
   const h = arrived();
-  const step = h.must({
-    kind: "withdraw",
-    driver_id: DRIVER.id,
-    reason: "flat tyre",
-    dispatch_window_ms: WINDOW,
-  });
+  const step = h.must(GIVE_BACK);
   assert.deepEqual(kinds(step.events), ["driver_withdrew"]);
   assert.deepEqual(webhooks(h, step.events), []);
   assert.equal(h.state.trip.status, "pending");
@@ -184,12 +186,7 @@ Deno.test("trip drive: given back inside the window, offered to others until it 
   h.must(offer("off_1", DRIVER.id));
   h.must({ kind: "accept", driver: DRIVER, offer_id: "off_1" });
   h.now += 2 * MINUTE;
-  const back = h.must({
-    kind: "withdraw",
-    driver_id: DRIVER.id,
-    reason: "flat tyre",
-    dispatch_window_ms: WINDOW,
-  });
+  const back = h.must(GIVE_BACK);
   // spec: business 3.1: the acceptance cancelled the window's timer: the put-back sets it again
   // at the end of the window of the first offer, not a fresh one.
   assert.deepEqual(back.timers, [{ op: "set", name: WINDOW_TIMER, at: 1_000 + WINDOW }]);
@@ -213,12 +210,7 @@ Deno.test("trip drive: a trip given back and taken by another driver is not ende
   // Accepted with no offer made: its window counts from when it could first be offered.
   const h = arrived();
   h.now += 5 * MINUTE;
-  const back = h.must({
-    kind: "withdraw",
-    driver_id: DRIVER.id,
-    reason: "flat tyre",
-    dispatch_window_ms: WINDOW,
-  });
+  const back = h.must(GIVE_BACK);
   assert.deepEqual(back.timers, [{ op: "set", name: WINDOW_TIMER, at: 1_000 + WINDOW }]);
   const taken = h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
   assert.deepEqual(taken.timers, [
@@ -234,12 +226,7 @@ Deno.test("trip drive: a trip given back and taken by another driver is not ende
 Deno.test("trip drive: given back once the window closed, the trip ends cancelled and refunded", () => {
   const h = arrived();
   h.now += WINDOW;
-  const step = h.must({
-    kind: "withdraw",
-    driver_id: DRIVER.id,
-    reason: "flat tyre",
-    dispatch_window_ms: WINDOW,
-  });
+  const step = h.must(GIVE_BACK);
   assert.deepEqual(kinds(step.events), ["driver_withdrew", "trip_cancelled"]);
   assert.equal(h.state.trip.status, "cancelled");
   assert.equal(h.state.trip.cancelled_by, "driver");

@@ -7,22 +7,11 @@ import assert from "node:assert/strict";
 import { DispatchBoardAnswer } from "../../../routes/business/answers/dispatch_board.ts";
 import { DispatchBoardFeed } from "../../../routes/business/dispatch_board.ts";
 import { livePositionsOf } from "../../../src/business/reactors/live_positions.ts";
-import type { FeedSink } from "../../../src/web/feed.ts";
 import { documentedData } from "../../helpers/documented.ts";
 import { until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { A_DOOR, deliverBy, queuedBehindAnother, report } from "./tracking_fixtures.ts";
-
-/** A board that keeps what it was sent. */
-class FakeSink implements FeedSink {
-  // deno-lint-ignore no-explicit-any
-  readonly sent: any[] = [];
-  bufferedAmount = 0;
-  send(text: string) {
-    this.sent.push(JSON.parse(text));
-  }
-  close() {}
-}
+import { FakeSink } from "../../helpers/feed_sink.ts";
 
 // deno-lint-ignore no-explicit-any
 type Message = any;

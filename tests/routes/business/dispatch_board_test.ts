@@ -7,23 +7,12 @@ import { tripActor, type TripDriver } from "../../../actors/business/trip/mod.ts
 import { DispatchBoardFeed, dispatchMessageOf } from "../../../routes/business/dispatch_board.ts";
 import { DispatchBoardAnswer } from "../../../routes/business/answers/dispatch_board.ts";
 import { documentedData } from "../../helpers/documented.ts";
-import type { FeedSink } from "../../../src/web/feed.ts";
 import { createPoolDriver, onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { until } from "../../helpers/receiver.ts";
 import { livePositionsOf } from "../../../src/business/reactors/live_positions.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-
-/** A board that keeps what it was sent. */
-class FakeSink implements FeedSink {
-  // deno-lint-ignore no-explicit-any
-  readonly sent: any[] = [];
-  bufferedAmount = 0;
-  send(text: string) {
-    this.sent.push(JSON.parse(text));
-  }
-  close() {}
-}
+import { FakeSink } from "../../helpers/feed_sink.ts";
 
 const GABORONE = { lat: -24.6282, lng: 25.9231 };
 

@@ -22,6 +22,16 @@ import {
 } from "./tracking_fixtures.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
+/** B's trip queued behind A's, its driver heard at A's customer's door 5 seconds ago. */
+async function queuedWhileAtADoor(t: TestEnv) {
+  const q = await queuedBehindAnother(t);
+  t.clock.advanceBy(10_000);
+  await report(t, q.driver.token, A_DOOR.dest_lat, A_DOOR.dest_lng);
+  await t.env.pump();
+  t.clock.advanceBy(5_000);
+  return q;
+}
+
 // deno-lint-ignore no-explicit-any
 async function view(t: TestEnv, token: string): Promise<any> {
   const r = await t.call("GET", `/trip-track/${token}`);
@@ -103,11 +113,7 @@ Deno.test("trip-track: a queued trip names its driver, with no position, ETA or 
 
 Deno.test("trip-track: a queued trip that starts shows its driver from then on; its breadcrumb holds nothing from the trip before", () =>
   withTestEnv(async (t) => {
-    const q = await queuedBehindAnother(t);
-    t.clock.advanceBy(10_000);
-    await report(t, q.driver.token, A_DOOR.dest_lat, A_DOOR.dest_lng);
-    await t.env.pump();
-    t.clock.advanceBy(5_000);
+    const q = await queuedWhileAtADoor(t);
     await deliverBy(t, q.driver, q.a.trip.reference);
     await until(t, async () => (await statusOf(t, q.b)) === "accepted", "B's trip starting");
     // Started, nothing heard since: the newest position was observed at A's customer's door.
@@ -129,11 +135,7 @@ Deno.test("trip-track: a queued trip that starts shows its driver from then on; 
 
 Deno.test("trip-track: a trip cancelled while queued shows no breadcrumb of the trip it waited behind", () =>
   withTestEnv(async (t) => {
-    const q = await queuedBehindAnother(t);
-    t.clock.advanceBy(10_000);
-    await report(t, q.driver.token, A_DOOR.dest_lat, A_DOOR.dest_lng);
-    await t.env.pump();
-    t.clock.advanceBy(5_000);
+    const q = await queuedWhileAtADoor(t);
     const cancel = await t.call("POST", `/business/trips/${q.b.trip.reference}/cancel`, {
       key: q.b.business.api_key,
       body: {},

@@ -4,21 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { MemoryBus } from "../../../src/bus/memory_bus.ts";
-import { BoardFeed, type BoardSink, CLOSE } from "../../../routes/courier/board.ts";
-
-/** A board that keeps what it was sent. */
-class FakeSink implements BoardSink {
-  // deno-lint-ignore no-explicit-any
-  readonly sent: any[] = [];
-  readonly closes: { code: number; reason: string }[] = [];
-  bufferedAmount = 0;
-  send(text: string) {
-    this.sent.push(JSON.parse(text));
-  }
-  close(code: number, reason: string) {
-    this.closes.push({ code, reason });
-  }
-}
+import { BoardFeed, CLOSE } from "../../../routes/courier/board.ts";
+import { FakeSink } from "../../helpers/feed_sink.ts";
 
 function alertChange(tenant: string, id: string, version: number, status = "open") {
   return {
