@@ -71,6 +71,8 @@ export type NewSubscription = Omit<
 
 export type SubscriptionCommand =
   | { kind: "create"; subscription: NewSubscription }
+  /** A keyed retry's first read: the first subscription, or its conflict; changes nothing. */
+  | { kind: "replay"; fingerprint: string }
   | { kind: "get" }
   | { kind: "pause" }
   | { kind: "resume" }
@@ -141,19 +143,21 @@ function transition(
   }
 }
 
+/** spec: business appendix 2: the same key and body answers the first; another body 409. */
+function retried(s: Subscription, fingerprint: string): SubscriptionDecision {
+  return s.fingerprint === fingerprint
+    ? accept<SubscriptionState, SubscriptionEvent, SubscriptionReply>([], replyOf(true))
+    : reject("reference_conflict", "the Idempotency-Key was used with another body", {
+      id: s.id,
+    });
+}
+
 function create(
   state: SubscriptionState,
   c: { subscription: NewSubscription },
   now: number,
 ): SubscriptionDecision {
-  if (state !== null) {
-    // spec: business appendix 2: the same key and body answers the first; another body 409.
-    return state.fingerprint === c.subscription.fingerprint
-      ? accept<SubscriptionState, SubscriptionEvent, SubscriptionReply>([], replyOf(true))
-      : reject("reference_conflict", "the Idempotency-Key was used with another body", {
-        id: state.id,
-      });
-  }
+  if (state !== null) return retried(state, c.subscription.fingerprint);
   const next = firstOccurrence(c.subscription.schedule, now, null);
   const subscription: Subscription = {
     ...c.subscription,
@@ -188,6 +192,8 @@ function decideExisting(
   switch (command.kind) {
     case "create":
       return unreachable(command as never);
+    case "replay":
+      return retried(s, command.fingerprint);
     case "get":
       return accept<SubscriptionState, SubscriptionEvent, SubscriptionReply>([], replyOf(false));
     case "pause":

@@ -51,12 +51,36 @@ function subscriptionId(business: string, key: string | null): string {
   return `sub_${sha256Hex(seed).slice(0, 24)}`;
 }
 
+/**
+ * spec: business 7, appendix 2: a retry of a keyed create is answered by the subscription that
+ * holds the key (replayed, or 409 reference_conflict for another body) before anything that may
+ * have changed since the first attempt (geocoding, prices, the vehicle upgrade setting, today's
+ * date) is checked again. Null: no subscription holds the key, so this one creates it.
+ */
+async function heldSubscription(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  o: { id: string; fingerprint: string },
+): Promise<SubscriptionReply | null> {
+  const held = await deps.runtime.read(subscriptionActor, business, o.id, {
+    kind: "replay",
+    fingerprint: o.fingerprint,
+  });
+  return !held.ok && held.code === "not_found" ? null : orRefuse(held);
+}
+
 /** Creates a subscription, or answers the one a retry of the same request made (`replayed`). */
 export async function createSubscription(
   deps: Pick<Deps, "runtime" | "clock">,
   business: string,
   input: SubscriptionInput,
 ): Promise<SubscriptionReply> {
+  const id = subscriptionId(business, input.idempotencyKey);
+  const fingerprint = fingerprintOf(input.body);
+  if (input.idempotencyKey !== null) {
+    const first = await heldSubscription(deps, business, { id, fingerprint });
+    if (first) return first;
+  }
   const account = await businessOf(deps.runtime, business);
   // Business API 2.3 "in the business's time zone": its country's, unless named.
   const timezone = input.timezone ?? countryTimeZone(account.country);
@@ -73,7 +97,6 @@ export async function createSubscription(
     timezone,
     starts_on: input.starts_on ?? localDate(timezone, deps.clock.now()),
   };
-  const id = subscriptionId(business, input.idempotencyKey);
   const subscription: NewSubscription = {
     id,
     business_id: business,
@@ -81,7 +104,7 @@ export async function createSubscription(
     schedule,
     delivery: JSON.parse(canonicalJson(input.delivery)),
     external_reference: input.external_reference ?? null,
-    fingerprint: fingerprintOf(input.body),
+    fingerprint,
   };
   return orRefuse(
     await deps.runtime.ask(

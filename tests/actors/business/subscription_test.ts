@@ -1,8 +1,8 @@
 /**
  * The subscription actor (Business API 4.2): each listed day falls due once however the clock
  * moves (jumps of up to a week, daylight-saving changes, a restart that replays the log), pause,
- * resume and cancel refuse a bad transition with 409 invalid_transition, and an occurrence's
- * outcome is recorded once.
+ * resume and cancel refuse a bad transition with 409 invalid_transition, an occurrence's
+ * outcome is recorded once, and a create again or a retry's replay read answers the first.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -206,7 +206,13 @@ Deno.test("subscription actor: a create again answers the first with the same bo
     { kind: "create", subscription: { ...fresh(), fingerprint: "other" } },
     "reference_conflict",
   );
+  // The retry's read answers the same, and changes nothing.
+  const replay = h.must({ kind: "replay", fingerprint: "f1" });
+  assert.deepEqual([replay.events, replay.timers, replay.reply!.replayed], [[], [], true]);
+  assert.equal(replay.reply!.subscription.id, "sub_1");
+  h.refused({ kind: "replay", fingerprint: "other" }, "reference_conflict");
   const none: Harness = new ActorHarness(subscriptionActor);
   none.refused({ kind: "get" }, "not_found");
   none.refused({ kind: "cancel" }, "not_found");
+  none.refused({ kind: "replay", fingerprint: "f1" }, "not_found");
 });

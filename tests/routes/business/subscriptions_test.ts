@@ -1,9 +1,9 @@
 /**
  * Business API 4.2 recurring deliveries over HTTP: create (Idempotency-Key replay and conflict,
- * 422s that create nothing), the list, pause, resume and cancel (409 on a bad transition), another
- * business's 404, the partner scope's 403, and occurrences booked by the real runtime's timers on
- * the manual clock: each day once, a week's jump books each missed day once, a refused wallet is
- * reported and not retried.
+ * answered before a changed setting is checked again; 422s that create nothing), the list, pause,
+ * resume and cancel (409 on a bad transition), another business's 404, the partner scope's 403,
+ * and occurrences booked by the real runtime's timers on the manual clock: each day once, a week's
+ * jump books each missed day once, a refused wallet is reported and not retried.
  */
 import assert from "node:assert/strict";
 import { advance } from "../../helpers/receiver.ts";
@@ -272,3 +272,30 @@ function place(which: "pickup" | "dest") {
     lng: PARCEL[`${which}_lng`],
   };
 }
+
+Deno.test("subscriptions: a keyed retry after the account stopped allowing upgrades replays the first subscription", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const heavy = { ...WEEKLY, vehicle_type_id: 2, parcel_weight_kg: 400 };
+    const headers = { "Idempotency-Key": "weekly-heavy-1" };
+    const first = await subscribe(t, b.api_key, heavy, headers);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const patched = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { vehicle_upgrade_policy: "refuse" },
+    });
+    assert.equal(patched.status, 200);
+    // spec: business appendix 2: the first result, whatever the settings say now.
+    const retry = await subscribe(t, b.api_key, heavy, headers);
+    assert.deepEqual([retry.status, retry.body.data?.id, retry.body.data?.replayed], [
+      200,
+      first.body.data.id,
+      true,
+    ], JSON.stringify(retry.body));
+    // Other details under the held key are its conflict, whatever else is wrong with them now.
+    const other = await subscribe(t, b.api_key, { ...heavy, pickup_time: "10:00" }, headers);
+    assert.deepEqual([other.status, other.body.code], [409, "reference_conflict"]);
+    // A new subscription is checked as ever.
+    const fresh = await subscribe(t, b.api_key, heavy, { "Idempotency-Key": "weekly-heavy-2" });
+    assert.deepEqual([fresh.status, fresh.body.code], [422, "vehicle_upgrade_refused"]);
+  }));
