@@ -82,6 +82,11 @@ export type RunOutcome =
     stop_id: string;
     collected: Collected;
     item: RunItem;
+    /**
+     * The stop's errand is charged with this collection (its first), to this shipment's client;
+     * absent: it books none (a later collection, or one recorded before errands were per stop).
+     */
+    errand_waybill?: string;
     entry: HistoryEntry;
   }
   | { kind: "stop_failed"; stop_id: string; status: "failed" | "refused"; entry: HistoryEntry }
@@ -251,6 +256,7 @@ function appliedAtStop(run: NetworkRun, e: StopOutcome): NetworkRun {
           ...s,
           status: "done",
           collected: [...s.collected, e.collected],
+          ...(e.errand_waybill === undefined ? {} : { errand_waybill: e.errand_waybill }),
         })),
         items: [...run.items, e.item],
       };

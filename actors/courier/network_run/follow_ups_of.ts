@@ -296,32 +296,34 @@ export function deliverFollowUps(
 /**
  * Labels naming some of the shipment's pieces collect those pieces only (the shipment raises
  * pieces_separated, courier 2.9); the stop collects a waybill once, so its custody moves once
- * whatever idempotency_key is sent. A collection books an errand charge.
+ * whatever idempotency_key is sent. spec: courier 2.6 rules 2, 3, 6.1 `run.collected:{stop}`:
+ * the stop's errand is one charge, booked with the collection the stop charged it with (its
+ * first, `errand_waybill`) on that shipment's client, and only with that one, so a later
+ * collection, or one replayed, never books a second.
  */
 export function collectFollowUps(
   run: Pick<NetworkRun, "id" | "driver_id" | "vehicle">,
   stop: Stop,
   c: Change<"stop_collect">,
 ): FollowUp[] {
-  return [
-    custody(c.waybill, `${run.id}:${stop.id}:collect:${c.waybill}`, {
-      event: "collected",
-      holder: holderOf(run),
-      pieces: carriedPieces([stop], c.waybill),
-      by: c.by,
+  const moved = custody(c.waybill, `${run.id}:${stop.id}:collect:${c.waybill}`, {
+    event: "collected",
+    holder: holderOf(run),
+    pieces: carriedPieces([stop], c.waybill),
+    by: c.by,
+  });
+  if (stop.errand_waybill !== c.waybill) return [moved];
+  return [moved, {
+    kind: "charge",
+    waybill: c.waybill,
+    charge: stopCharge(run.id, stop.id, {
+      kind: "errand",
+      reference: `COL-${stop.id}`,
+      reason: `collected at stop ${stop.id}`,
+      source_event: `run.collected:${stop.id}`,
     }),
-    {
-      kind: "charge",
-      waybill: c.waybill,
-      charge: stopCharge(run.id, stop.id, {
-        kind: "errand",
-        reference: `COL-${stop.id}-${c.waybill}`,
-        reason: `collected at stop ${stop.id}`,
-        source_event: `run.collected:${stop.id}:${c.waybill}`,
-      }),
-      by: c.by,
-    },
-  ];
+    by: c.by,
+  }];
 }
 
 /**

@@ -4,8 +4,9 @@
  * the whole run (`changed {run}`, version 1's first form). The runtime loads a run from its
  * stored state, never from its log, so only an answer rebuilt from the log (replay.ts runAt) reads
  * these: an `applied` change is decided again, on the run as it stood, by the rules it was
- * decided by (today's, which those runs were last written under), and a change those rules no
- * longer accept is refused to the caller of runAt, who answers the run as it stands instead.
+ * decided by (today's, which those runs were last written under, but for the errand each of
+ * their collections was charged: chargedThen), and a change those rules no longer accept is
+ * refused to the caller of runAt, who answers the run as it stands instead.
  */
 import type { RunChange } from "./commands.ts";
 import { step } from "./decide.ts";
@@ -40,5 +41,16 @@ function appliedOutcomes(run: NetworkRun, change: RunChange, at: number): readon
   if (r === SAME || !Array.isArray(r)) {
     throw new Error(`run change no longer applies: ${change.kind}`);
   }
-  return r;
+  return r.map(chargedThen);
+}
+
+/**
+ * A collection recorded then was charged its own errand, by the rules of then
+ * (`run.collected:{stop}:{waybill}`): read again, it charges the stop's errand with none, so a
+ * replay rebuilt from it books no second errand at the stop (courier 2.6 rule 2).
+ */
+function chargedThen(outcome: RunOutcome): RunOutcome {
+  if (outcome.kind !== "stop_collected") return outcome;
+  const { errand_waybill: _errand, ...then } = outcome;
+  return then;
 }

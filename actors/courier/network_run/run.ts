@@ -106,6 +106,13 @@ export interface Stop {
    * not charge a second client. Absent on stops kept before it was.
    */
   readonly waiting_waybill?: string | null;
+  /**
+   * collect: the shipment whose client the stop's errand was charged to (courier 6.1
+   * `run.collected:{stop}`, one per stop), the stop's first collection. Internal. Absent on a
+   * stop that collected before it was kept: those collections were each charged an errand then
+   * (`run.collected:{stop}:{waybill}`), and the stop books no errand more.
+   */
+  readonly errand_waybill?: string;
 }
 
 /** One shipment a collect stop collected, each piece labelled (courier 2.10). */

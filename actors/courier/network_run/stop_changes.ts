@@ -104,11 +104,15 @@ export function collect(run: NetworkRun, c: Change<"stop_collect">, now: number)
   if (total) {
     return reject("capacity_exceeded", `the run's ${total} capacity would be exceeded`);
   }
+  // spec: courier 6.1 `run.collected:{stop}`, one event per charge: the stop's errand is charged
+  // once, with its first collection; the later ones at the stop book none.
+  const first = stop.collected.length === 0;
   return [{
     kind: "stop_collected",
     stop_id: stop.id,
     collected: { waybill: c.waybill, labels: c.labels, load },
     item: { waybill: c.waybill, state: "on_board", load, exception: null, stop_id: stop.id },
+    ...(first ? { errand_waybill: c.waybill } : {}),
     entry: entry("collect", c.by, now, over ? `over reserved: ${c.override_reason}` : c.waybill),
   }];
 }

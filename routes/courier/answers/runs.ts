@@ -229,8 +229,10 @@ export function loadView(l: Load) {
 }
 
 function stopView(s: Stop) {
+  // Which collection the stop's errand was charged with is the run's own record (internal).
+  const { errand_waybill: _errand, ...fields } = s;
   return {
-    ...s,
+    ...fields,
     work_order: s.work_order
       ? { ...s.work_order, reserved: loadView(s.work_order.reserved) }
       : null,

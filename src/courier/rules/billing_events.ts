@@ -61,7 +61,8 @@ export function chargeEventType(entry: LedgerEntry): string | null {
     case "cold_chain":
       return "sample.cold_chain";
     case "errand":
-      // Collections and other stop work the runs book (courier 2.6 rule 3).
+      // A collect stop's errand, one per stop (courier 6.1 `run.collected:{stop}`, 2.6 rule 3).
+      // Entries booked before errands were per stop keep the type they were sent with.
       return named("run.collected", entry.reference);
     // Courier 6.1 names no type for these two; a new event type is an additive change (9 rule 2).
     case "redelivery":

@@ -189,9 +189,9 @@ Deno.test("network run: a collection records the item and its custody move and e
       waybill: "WB9",
       charge: {
         kind: "errand",
-        reference: "COL-c1-WB9",
+        reference: "COL-c1",
         reason: "collected at stop c1",
-        source_event: "run.collected:c1:WB9",
+        source_event: "run.collected:c1",
         evidence_path: "run:run_1/stop:c1",
       },
       by: "driver:drv_1",

@@ -180,7 +180,9 @@ Deno.test("runs: the same collect sent three times books one collection and one 
     const charges = entries.filter((e) => e.kind === "errand");
     assert.equal(charges.length, 1);
     assert.equal(Number(charges[0]!.amount_minor), 2000);
-    assert.equal(charges[0]!.source_event, `run.collected:${stop}:${waybill}`);
+    // spec: courier 6.1 `run.collected:{stop}`: one errand per stop, named by the stop.
+    assert.equal(charges[0]!.source_event, `run.collected:${stop}`);
+    assert.equal(charges[0]!.reference, `COL-${stop}`);
     const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
       key: courier.business.api_key,
     });
