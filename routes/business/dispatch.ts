@@ -39,12 +39,14 @@ export function dispatchRoutes(api: Api): void {
       summary: outcome === "accept"
         ? "Accept the offer: the trip is the driver's (queued behind a trip under way)"
         : "Decline the offer: the driver is not asked again for this trip",
-      description: "A replay (lost signal) answers the first answer.",
+      description: "A replay (lost signal) with the same idempotency_key from the same driver " +
+        "answers the first answer, whatever happened to the trip since.",
       tag,
       security: "driver",
       middleware: [poolDriver],
       params: OfferParam,
       body: Answer,
+      replay: "The same idempotency_key from the same driver",
       response: OfferOutcomeAnswer,
       refusals: outcome === "accept"
         ? {
@@ -53,12 +55,12 @@ export function dispatchRoutes(api: Api): void {
           driver_busy: "the driver holds a trip and one queued",
         }
         : { already_accepted: "the driver accepted this offer" },
-    }, async (c, { params }) => {
+    }, async (c, { params, body }) => {
       const env = c.get("env");
       const driver = poolDriverOf(c);
       const a = outcome === "accept"
-        ? await acceptOffer(env, driver, params.offer)
-        : await declineOffer(env, driver, params.offer);
+        ? await acceptOffer(env, driver, params.offer, body)
+        : await declineOffer(env, driver, params.offer, body);
       return ok(c, {
         offer_id: a.offer_id,
         outcome: a.outcome,

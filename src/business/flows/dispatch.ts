@@ -3,8 +3,9 @@
  * /driver/offers/{offer}/accept, /decline). Accepting is two steps: the pool driver takes the trip
  * (refused when they hold one it cannot queue behind), then the trip accepts the driver (refused
  * when another did, or the offer ended); a refused second step gives the trip back. A crash
- * between the two is settled by the driver's hold timer (settleHold). Each ask is keyed by the
- * offer, so a replay after lost signal answers the first answer.
+ * between the two is settled by the driver's hold timer (settleHold). The take is keyed by the
+ * offer; the trip's answer by the driver's idempotency_key, so a replay after lost signal answers
+ * the first answer, read before the offer is checked (driver_replays.ts).
  */
 import { type HoldItem, poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import {
@@ -19,6 +20,7 @@ import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { tripKeyOf } from "../rules/driver_holding.ts";
+import { keptTrip, replayOr } from "./driver_replays.ts";
 
 type D = Pick<Deps, "runtime" | "requestId">;
 
@@ -64,33 +66,72 @@ export interface OfferAnswer {
   readonly trip: Trip;
 }
 
-/** POST /driver/offers/{offer}/accept. */
+/** What an answer to an offer carries (CONTRACT "Driver app"). */
+export interface OfferAnswerInput {
+  readonly idempotency_key: string;
+}
+
+type Outcome = OfferAnswer["outcome"];
+
+/**
+ * The trip's key for the driver's answer: the driver's own key, scoped to the offer, the outcome
+ * and the driver, so one driver's key never finds another's answer.
+ */
+function answerKey(outcome: Outcome, offerId: string, driverId: string, key: string): string {
+  return `${outcome}:${offerId}:driver:${driverId}:${key}`;
+}
+
+/** The answer first given under `key`, read without checking the offer (driver_replays.ts). */
+async function keptAnswer(
+  deps: D,
+  offerId: string,
+  outcome: Outcome,
+  key: string,
+): Promise<OfferAnswer | null> {
+  const of = tripOfOffer(offerId);
+  const trip = of && await keptTrip(deps, of.reference, key);
+  return trip ? { offer_id: offerId, outcome, trip } : null;
+}
+
+/** POST /driver/offers/{offer}/accept; a replay answers the first answer (CONTRACT). */
 export async function acceptOffer(
   deps: D,
   driverId: string,
   offerId: string,
+  input: OfferAnswerInput,
+): Promise<OfferAnswer> {
+  const key = answerKey("accepted", offerId, driverId, input.idempotency_key);
+  return await replayOr(
+    () => keptAnswer(deps, offerId, "accepted", key),
+    () => takeAndAccept(deps, driverId, offerId, key),
+  );
+}
+
+/** The two steps, checked: the driver takes the trip, then the trip accepts the driver. */
+async function takeAndAccept(
+  deps: D,
+  driverId: string,
+  offerId: string,
+  key: string,
 ): Promise<OfferAnswer> {
   const t = await offeredTrip(deps, driverId, offerId);
-  const opts = { idempotencyKey: `accept:${offerId}`, requestId: deps.requestId };
   if (t.driver?.id !== driverId && t.offer?.offer_id !== offerId) {
     refuse("offer_expired", `the offer ended unanswered: ${offerId}`);
   }
   const trip = tripKeyOf(t.business_id, t.reference);
   const driver = orRefuse(
-    await deps.runtime.ask(
-      poolDriverActor,
-      PLATFORM_TENANT,
-      driverId,
-      { kind: "take", trip },
-      opts,
-    ),
+    await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, { kind: "take", trip }, {
+      // The driver's own actor: any retry of this offer takes the trip once.
+      idempotencyKey: `accept:${offerId}`,
+      requestId: deps.requestId,
+    }),
   );
   const accepted = await deps.runtime.ask(tripActor, t.business_id, t.reference, {
     kind: "accept",
     driver: tripDriverOf(driver),
     offer_id: offerId,
     queued: driver.queued === trip,
-  }, opts);
+  }, { idempotencyKey: key, requestId: deps.requestId });
   const ask = (kind: "confirm" | "release") =>
     deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, { kind, trip }, {
       requestId: deps.requestId,
@@ -103,25 +144,32 @@ export async function acceptOffer(
   return { offer_id: offerId, outcome: "accepted", trip: accepted.reply.trip };
 }
 
-/** POST /driver/offers/{offer}/decline: the driver is not asked again for this trip. */
+/**
+ * POST /driver/offers/{offer}/decline: the driver is not asked again for this trip; a replay
+ * answers the first answer (CONTRACT "Driver app").
+ */
 export async function declineOffer(
   deps: D,
   driverId: string,
   offerId: string,
+  input: OfferAnswerInput,
 ): Promise<OfferAnswer> {
-  const t = await offeredTrip(deps, driverId, offerId);
-  if (t.driver?.id === driverId) {
-    refuse("already_accepted", `the driver accepted this offer: ${offerId}`);
-  }
-  const r = orRefuse(
-    await deps.runtime.ask(tripActor, t.business_id, t.reference, {
-      kind: "decline",
-      offer_id: offerId,
-      driver_id: driverId,
-    }, { idempotencyKey: `decline:${offerId}`, requestId: deps.requestId }),
-  );
-  if (r.phase !== "booked") return notFound();
-  return { offer_id: offerId, outcome: "declined", trip: r.trip };
+  const key = answerKey("declined", offerId, driverId, input.idempotency_key);
+  return await replayOr<OfferAnswer>(() => keptAnswer(deps, offerId, "declined", key), async () => {
+    const t = await offeredTrip(deps, driverId, offerId);
+    if (t.driver?.id === driverId) {
+      refuse("already_accepted", `the driver accepted this offer: ${offerId}`);
+    }
+    const r = orRefuse(
+      await deps.runtime.ask(tripActor, t.business_id, t.reference, {
+        kind: "decline",
+        offer_id: offerId,
+        driver_id: driverId,
+      }, { idempotencyKey: key, requestId: deps.requestId }),
+    );
+    if (r.phase !== "booked") return notFound();
+    return { offer_id: offerId, outcome: "declined", trip: r.trip };
+  });
 }
 
 /** GET /driver/offers: the trip whose offer waits for this driver, if any. */

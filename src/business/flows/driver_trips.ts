@@ -3,7 +3,7 @@
  * trip by its reference alone (the trip's reference index: the read table lags) and acts on it
  * through the trip actor. A trip that is not the driver's is not found, word for word as a
  * missing one. Every action is asked under the driver's idempotency key, so a replay after lost
- * signal answers the first answer.
+ * signal answers the first answer, whatever happened to the trip since (driver_replays.ts).
  */
 import {
   type DriverAction,
@@ -26,6 +26,7 @@ import {
 } from "../../courier/flows/evidence.ts";
 import { toMinor } from "../../domain/money.ts";
 import { imageTypeOf } from "../rules/driver_actions.ts";
+import { keptTrip, replayOr } from "./driver_replays.ts";
 
 /** CONTRACT "Driver app": the action names (the sandbox steps' names, Business API 4.4). */
 export const DRIVER_TRIP_ACTIONS = [
@@ -112,17 +113,22 @@ export async function driverTripAction(
   input: DriverActionInput,
   options: ActionOptions = {},
 ): Promise<Trip> {
-  const trip = await driverTrip(deps, driverId, reference);
-  const command = await commandOf(deps, trip, driverId, action, input, options);
-  const r = orRefuse(
-    await deps.runtime.ask(tripActor, trip.business_id, trip.reference, command, {
-      // One key space per driver: two drivers' keys never meet on one trip.
-      idempotencyKey: `driver:${driverId}:${input.idempotency_key}`,
-      requestId: deps.requestId,
-    }),
-  );
-  if (r.phase !== "booked") notFound(reference);
-  return r.trip;
+  // One key space per driver: two drivers' keys never meet on one trip.
+  const key = `driver:${driverId}:${input.idempotency_key}`;
+  // CONTRACT "Driver app": a replay answers the first answer, even once the trip is no longer
+  // the driver's (given back, completed, cancelled): read before the trip is checked.
+  return await replayOr(() => keptTrip(deps, reference, key), async () => {
+    const trip = await driverTrip(deps, driverId, reference);
+    const command = await commandOf(deps, trip, driverId, action, input, options);
+    const r = orRefuse(
+      await deps.runtime.ask(tripActor, trip.business_id, trip.reference, command, {
+        idempotencyKey: key,
+        requestId: deps.requestId,
+      }),
+    );
+    if (r.phase !== "booked") notFound(reference);
+    return r.trip;
+  });
 }
 
 async function commandOf(

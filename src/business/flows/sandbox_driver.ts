@@ -62,7 +62,8 @@ export async function assignSimulatedDriver(deps: D, trip: Trip): Promise<Trip> 
   const offerId = trip.offer?.driver_id === driverId
     ? trip.offer.offer_id
     : await offerTo(deps, trip, driverId);
-  return (await acceptOffer(deps, driverId, offerId)).trip;
+  // The offer is new each time, and the key is scoped to it: a retry of this offer replays.
+  return (await acceptOffer(deps, driverId, offerId, { idempotency_key: "assign_driver" })).trip;
 }
 
 /** spec: business 3.1: the offer as the dispatcher makes it, with the operator's times. */

@@ -4,9 +4,10 @@
  * marked unavailable, stores worked in `sequence`. The trip is found as the driver app finds it
  * (404 unless offered or assigned to the driver), the store through the order, and the change is
  * one ask of the store actor under the driver's idempotency key, so a replay after lost signal
- * answers the first answer. The sandbox's shopper steps call these same functions.
+ * answers the first answer, whatever happened since. The sandbox's shopper steps call these same
+ * functions.
  */
-import type { Trip } from "../../../actors/business/trip/mod.ts";
+import { type Trip, TRIP_REFERENCE_INDEX } from "../../../actors/business/trip/mod.ts";
 import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import {
   type ReceiptPhoto,
@@ -15,6 +16,7 @@ import {
   type ShoppingStoreCommand,
 } from "../../../actors/shopping/store.ts";
 import { driverTrip } from "../../business/flows/driver_trips.ts";
+import { replayOr } from "../../business/flows/driver_replays.ts";
 import { imageTypeOf } from "../../business/rules/driver_actions.ts";
 import { type EvidenceUpload, storeEvidence } from "../../courier/flows/evidence.ts";
 import { toMinor } from "../../domain/money.ts";
@@ -104,15 +106,16 @@ export async function recordShoppingLine(
   at: { reference: string; external_fulfilment_id: string; external_item_id: string },
   input: LineInput,
 ): Promise<WorkedStore> {
-  const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
-  const report = reportOf(input, t.order.currency);
-  const settings = await shoppingCapabilityOf(deps, t.order.business_id);
-  return await askStore(deps, driverId, t, input.idempotency_key, {
-    kind: "record_line",
-    external_item_id: at.external_item_id,
-    report,
-    // spec: shopping 2.1, 3: the window is the setting as read when the line starts waiting.
-    ask_timeout_ms: settings.ask_timeout_minutes * 60_000,
+  return await shopperAction(deps, driverId, at, input.idempotency_key, async (t) => {
+    const report = reportOf(input, t.order.currency);
+    const settings = await shoppingCapabilityOf(deps, t.order.business_id);
+    return {
+      kind: "record_line",
+      external_item_id: at.external_item_id,
+      report,
+      // spec: shopping 2.1, 3: the window is the setting as read when the line starts waiting.
+      ask_timeout_ms: settings.ask_timeout_minutes * 60_000,
+    };
   });
 }
 
@@ -123,15 +126,12 @@ export async function collectShoppingStore(
   at: { reference: string; external_fulfilment_id: string },
   input: CollectInput,
 ): Promise<WorkedStore> {
-  const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
-  const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
-  const receipt_photo = input.receipt_photo === undefined
-    ? null
-    : await storedReceipt(deps, t, driverId, input.receipt_photo);
-  return await askStore(deps, driverId, t, input.idempotency_key, {
-    kind: "collect",
-    collected_amount_minor: amount,
-    receipt_photo,
+  return await shopperAction(deps, driverId, at, input.idempotency_key, async (t) => {
+    const amount = minorOf(input.collected_amount, t.order.currency, "collected_amount");
+    const receipt_photo = input.receipt_photo === undefined
+      ? null
+      : await storedReceipt(deps, t, driverId, input.receipt_photo);
+    return { kind: "collect", collected_amount_minor: amount, receipt_photo };
   });
 }
 
@@ -142,25 +142,61 @@ export async function markShoppingStoreUnavailable(
   at: { reference: string; external_fulfilment_id: string },
   input: { readonly idempotency_key: string },
 ): Promise<WorkedStore> {
-  const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
-  return await askStore(deps, driverId, t, input.idempotency_key, { kind: "mark_unavailable" });
+  return await shopperAction(
+    deps,
+    driverId,
+    at,
+    input.idempotency_key,
+    () => Promise.resolve({ kind: "mark_unavailable" }),
+  );
 }
 
-async function askStore(
+/**
+ * One change of a store, asked of the store actor under the driver's key. CONTRACT "Driver app":
+ * a replay answers the first answer, read before the trip and the store are checked, so a store
+ * collected before the trip was (or the trip ended) still answers as it did (driver_replays.ts).
+ */
+async function shopperAction(
   deps: ShopperDeps,
   driverId: string,
-  t: Target,
+  at: { reference: string; external_fulfilment_id: string },
   key: string,
-  command: ShoppingStoreCommand,
+  commandOf: (t: Target) => Promise<ShoppingStoreCommand>,
 ): Promise<WorkedStore> {
-  const store = orRefuse(
-    await deps.runtime.ask(shoppingStoreActor, t.order.business_id, t.store.store_id, command, {
-      // One key space per driver, as the trip actions' (driver_trips.ts).
-      idempotencyKey: `shopper:${driverId}:${key}`,
-      requestId: deps.requestId,
-    }),
+  // One key space per driver, as the trip actions' (driver_trips.ts).
+  const storeKey = `shopper:${driverId}:${key}`;
+  return await replayOr(() => keptStore(deps, at, storeKey), async () => {
+    const t = await shopperTarget(deps, driverId, at.reference, at.external_fulfilment_id);
+    const command = await commandOf(t);
+    const store = orRefuse(
+      await deps.runtime.ask(shoppingStoreActor, t.order.business_id, t.store.store_id, command, {
+        idempotencyKey: storeKey,
+        requestId: deps.requestId,
+      }),
+    );
+    return { store: store!, currency: t.order.currency };
+  });
+}
+
+/** The store as first answered under `key`, if it was; a read that decides nothing. */
+async function keptStore(
+  deps: Pick<Deps, "runtime">,
+  at: { reference: string; external_fulfilment_id: string },
+  key: string,
+): Promise<WorkedStore | null> {
+  const trip = await deps.runtime.lookup(TRIP_REFERENCE_INDEX, at.reference);
+  if (!trip) return null;
+  const got = await deps.runtime.read(shoppingOrderActor, trip.tenant, at.reference, {
+    kind: "get",
+  });
+  const order = got.ok ? got.reply : null;
+  const s = order?.stores.find((s) =>
+    String(s.external_fulfilment_id) === at.external_fulfilment_id
   );
-  return { store: store!, currency: t.order.currency };
+  const kept = order && s
+    ? await deps.runtime.replyUnder(shoppingStoreActor, s.store_id, key)
+    : null;
+  return kept?.reply ? { store: kept.reply, currency: order!.currency } : null;
 }
 
 /**

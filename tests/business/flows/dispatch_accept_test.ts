@@ -62,7 +62,9 @@ Deno.test("dispatch accept: 10 trips offered one driver at once (as by dispatche
     assert.equal(answers.filter((a) => a === true).length, 1, answers.join());
     assert.equal(answers.filter((a) => a === "index_taken").length, 9, answers.join());
     const results = await Promise.all(
-      made.map(({ offerId }) => outcome(acceptOffer(t.env, d.id, offerId))),
+      made.map(({ offerId }) =>
+        outcome(acceptOffer(t.env, d.id, offerId, { idempotency_key: "k1" }))
+      ),
     );
     assert.equal(results.filter((r) => r === "ok").length, 1, results.join());
     // The offers the store refused were never made: to the driver they do not exist.
@@ -85,8 +87,8 @@ Deno.test("dispatch accept: one offer accepted twice at once (retries): one driv
     const d = await createPoolDriver(t);
     const o = await offered(t, b, d.id);
     const [a1, a2] = await Promise.all([
-      acceptOffer(t.env, d.id, o.offerId),
-      acceptOffer(t.env, d.id, o.offerId),
+      acceptOffer(t.env, d.id, o.offerId, { idempotency_key: "k1" }),
+      acceptOffer(t.env, d.id, o.offerId, { idempotency_key: "k1" }),
     ]);
     assert.equal(a1.trip.driver?.id, d.id);
     assert.equal(a2.trip.driver?.id, d.id);

@@ -27,7 +27,7 @@ async function accepted(t: TestEnv, b: CreatedBusiness, driverId: string) {
     window_ends_at: now + 15 * 60_000,
   });
   assert.ok(o.ok, JSON.stringify(o));
-  await acceptOffer(t.env, driverId, offerId);
+  await acceptOffer(t.env, driverId, offerId, { idempotency_key: "k1" });
   return reference;
 }
 
