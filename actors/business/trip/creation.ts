@@ -21,6 +21,7 @@ export function createdTrip(d: TripDraft, c: TripCreation): Trip {
     charge: c.charge,
     ready_at: null,
     accepted_at: null,
+    acceptances: 0,
     started_at: null,
     driver: null,
     offer: null,

@@ -99,9 +99,11 @@ function acceptTrip(t: Trip, a: Extract<DriverAction, { kind: "accept" }>, at: n
     return reject("already_accepted", `another driver accepted the trip: ${t.reference}`);
   }
   if (!["pending", "scheduled", "queued"].includes(t.status)) return wrongStatus(t, "accept");
+  // spec: business 3.1: a trip given back is accepted again, each acceptance a fact of its own.
+  const acceptance = t.acceptances + 1;
   // Only the driver the trip's offer waits for (or, without an offer id, when none waits).
   return refuseAccept(t, a) ?? accept(
-    [{ kind: "trip_accepted", at, driver, ...(a.queued ? { queued: true } : {}) }],
+    [{ kind: "trip_accepted", at, driver, acceptance, ...(a.queued ? { queued: true } : {}) }],
     replyOf,
     ACCEPT_TIMERS,
   );

@@ -45,6 +45,7 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
         ...t,
         status: e.queued ? "queued" : "accepted",
         accepted_at: e.at,
+        acceptances: e.acceptance ?? t.acceptances + 1,
         // spec: business 3.1 queued: a queued trip starts once the driver's current one ends.
         started_at: e.queued ? null : e.at,
         driver: e.driver,

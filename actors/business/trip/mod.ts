@@ -48,6 +48,17 @@ const IN_PROGRESS: ReadonlySet<string> = new Set([
   "booking_stalled",
 ]);
 
+/**
+ * The acceptances of a trip stored before they were counted, as far as its trip.accepted ids go:
+ * every acceptance then sent the first's id, so one held or given back (its driver excluded)
+ * counts 1 and the next gets an id of its own; one never accepted counts 0. A trip whose
+ * excluded drivers only declined counts 1 too: its first acceptance gets a numbered id, once.
+ */
+function acceptancesBefore(t: Partial<Trip>): number {
+  const accepted = (t.accepted_at ?? null) !== null;
+  return accepted || (t.dispatch?.excluded.length ?? 0) > 0 ? 1 : 0;
+}
+
 export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripReply> = {
   type: "business_trip",
   noun: "trip",
@@ -55,7 +66,8 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
   initial: { phase: "free" },
   // Trips stored before trips named their driver, were dispatched, had the driver app's fields
   // or a tracking link turned off, had none; before they kept their start, a trip not queued
-  // began at its acceptance (what it showed then).
+  // began at its acceptance (what it showed then); before they counted their acceptances, see
+  // acceptancesBefore.
   load: (stored) => {
     const s = stored as TripState;
     if (s.phase !== "booked") return s;
@@ -70,6 +82,7 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
         dispatch: t.dispatch ?? noDispatch(),
         tracking_revoked_at: t.tracking_revoked_at ?? null,
         retired_tracking_hashes: t.retired_tracking_hashes ?? [],
+        acceptances: t.acceptances ?? acceptancesBefore(t),
         started_at: t.started_at !== undefined
           ? t.started_at
           : t.status === "queued"

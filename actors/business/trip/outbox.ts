@@ -53,16 +53,26 @@ export function tripEventData(t: Trip): Record<string, unknown> {
   };
 }
 
+/**
+ * The id of a trip's fact (spec: business 6: receivers dedupe on `id`): one fact, one id, so a
+ * second handling after a crash carries the same id. A fact that happens again on one trip (3.1:
+ * a trip given back is accepted again) numbers its later occurrences; the first keeps the id it
+ * always had, so an event sent before is never sent again under another.
+ */
+function tripEventId(reference: string, event: BusinessWebhookEvent, occurrence = 1) {
+  return occurrence > 1 ? `${reference}:${event}:${occurrence}` : `${reference}:${event}`;
+}
+
 function webhook(
   t: Trip,
   event: BusinessWebhookEvent,
   at: number,
   extra: Record<string, unknown> = {},
+  occurrence = 1,
 ): OutboxAdd {
   const item: BusinessWebhookItem = {
     business_id: t.business_id,
-    // One fact, one id: a second handling after a crash carries the same id.
-    event_id: `${t.reference}:${event}`,
+    event_id: tripEventId(t.reference, event, occurrence),
     event,
     external_reference: t.external_reference,
     occurred_at: at,
@@ -111,12 +121,16 @@ function driverFreed(e: TripEvent, t: Trip): readonly OutboxAdd[] {
   return [{ outbox: DRIVER_RELEASE_OUTBOX, payload: item }];
 }
 
+/**
+ * Only an acceptance happens twice on one trip (3.1: given back before collection, it is
+ * accepted again); every other event leaves a status its trip never returns to, once each.
+ */
 function webhooks(e: TripEvent, t: Trip): readonly OutboxAdd[] {
   switch (e.kind) {
     case "trip_created":
       return [webhook(t, "trip.created", t.created_at)];
     case "trip_accepted":
-      return [webhook(t, "trip.accepted", e.at)];
+      return [webhook(t, "trip.accepted", e.at, {}, e.acceptance ?? t.acceptances)];
     case "trip_collected":
       return [webhook(t, "trip.picked_up", e.at, {
         // spec: business 2.2: null on a forced collection, whose override names its reason.

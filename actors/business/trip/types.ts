@@ -106,6 +106,11 @@ export interface Trip extends TripDraft {
   readonly ready_at: number | null;
   readonly accepted_at: number | null;
   /**
+   * How many times a driver accepted the trip: one given back is accepted again (spec: business
+   * 3.1), and each acceptance is a trip.accepted of its own (6), numbered by this count.
+   */
+  readonly acceptances: number;
+  /**
    * When the driver began this trip: its acceptance, or for one accepted queued behind the
    * driver's trip under way, when it became theirs (spec: business 3.1 queued to accepted); null
    * before and while queued. Where the driver was before it is not this trip's (2.4).
@@ -271,7 +276,14 @@ export type TripEvent =
   /** A creation stored before its event carried only what changed: the whole trip. */
   | { kind: "trip_created"; trip: Trip }
   | { kind: "trip_ready"; at: number }
-  | { kind: "trip_accepted"; at: number; driver: TripDriver; queued?: boolean }
+  | {
+    kind: "trip_accepted";
+    at: number;
+    driver: TripDriver;
+    queued?: boolean;
+    /** The trip's nth acceptance, 1 the first (absent on events stored before they were counted). */
+    acceptance?: number;
+  }
   | { kind: "trip_offered"; at: number; offer: TripOffer }
   /** The queued trip became its driver's current one (spec: business 3.1 queued to accepted). */
   | { kind: "trip_started"; at: number }

@@ -42,6 +42,7 @@ Deno.test("trip created: the event carries what the creation decided, the trip i
     charge: CHARGE,
     ready_at: null,
     accepted_at: null,
+    acceptances: 0,
     started_at: null,
     driver: null,
     offer: null,

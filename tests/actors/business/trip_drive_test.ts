@@ -248,3 +248,59 @@ Deno.test("trip drive: no giving back after collection", () => {
   );
   assert.deepEqual(h.replayed(), h.state);
 });
+
+/** The event ids of the webhooks the outbox holds for one step's events. */
+function eventIds(h: ActorHarness<any, any, any, any>, events: readonly any[]): string[] {
+  return events.flatMap((e) => tripActor.outbox!(e, h.state))
+    .filter((a) => a.outbox === BUSINESS_WEBHOOK_OUTBOX)
+    .map((a) => `${(a.payload as any).event} ${(a.payload as any).event_id}`);
+}
+
+Deno.test("trip drive: each acceptance of a trip given back is a trip.accepted of its own id; the first keeps its id", () => {
+  const h = booked();
+  const ref = h.state.trip.reference;
+  const first = h.must({ kind: "accept", driver: DRIVER });
+  assert.deepEqual(eventIds(h, first.events), [`trip.accepted ${ref}:trip.accepted`]);
+  // The holder's retry of its own acceptance (lost signal) is no new fact.
+  assert.deepEqual(h.must({ kind: "accept", driver: DRIVER }).events, []);
+  // spec: business 3.1 "put back for another driver", then accepted again, at the same moment.
+  h.must(GIVE_BACK);
+  const second = h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
+  assert.equal(second.events[0].acceptance, 2);
+  assert.deepEqual(eventIds(h, second.events), [`trip.accepted ${ref}:trip.accepted:2`]);
+  h.must({ ...GIVE_BACK, driver_id: "pdr_2" });
+  const third = h.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_3" }, queued: true });
+  assert.deepEqual(eventIds(h, third.events), [`trip.accepted ${ref}:trip.accepted:3`]);
+  h.must({ kind: "start", driver_id: "pdr_3" });
+  h.must({ kind: "arrive", driver_id: "pdr_3" });
+  // Collected once: trip.picked_up keeps the id it always had.
+  const collected = h.must({ ...FORCED, driver_id: "pdr_3" });
+  assert.deepEqual(eventIds(h, collected.events), [`trip.picked_up ${ref}:trip.picked_up`]);
+  assert.equal(h.state.trip.acceptances, 3);
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip drive: a trip stored before acceptances were counted never reuses a trip.accepted id sent", () => {
+  const stored = (h: ActorHarness<any, any, any, any>) => {
+    const { acceptances: _, ...trip } = h.state.trip;
+    return tripActor.load!(JSON.parse(JSON.stringify({ ...h.state, trip })), 1);
+  };
+  // Never accepted: its first acceptance sends the first's id.
+  const waiting = booked();
+  const never = new ActorHarness(tripActor, { now: 2_000, state: stored(waiting) });
+  const ref = waiting.state.trip.reference;
+  const taken = never.must({ kind: "accept", driver: DRIVER });
+  assert.deepEqual(eventIds(never, taken.events), [`trip.accepted ${ref}:trip.accepted`]);
+  // Accepted then (the first's id sent), or given back since: the next acceptance has its own.
+  const held = booked();
+  held.must({ kind: "accept", driver: DRIVER });
+  const givenBack = booked();
+  givenBack.must({ kind: "accept", driver: DRIVER });
+  givenBack.must(GIVE_BACK);
+  for (const [h, back] of [[held, true], [givenBack, false]] as const) {
+    const loaded = new ActorHarness(tripActor, { now: 2_000, state: stored(h) });
+    if (back) loaded.must(GIVE_BACK);
+    const again = loaded.must({ kind: "accept", driver: { ...DRIVER, id: "pdr_2" } });
+    assert.deepEqual(eventIds(loaded, again.events), [`trip.accepted ${ref}:trip.accepted:2`]);
+  }
+});

@@ -191,3 +191,56 @@ Deno.test("dispatch: a trip its driver gives back is offered to another driver, 
     await advance(t, 13 * 60);
     await cancelledBySystemAndRefunded(t, b.api_key, reference);
   }));
+
+/** The bodies of one event the receiver holds, in the order they came. */
+const sentOf = (r: { deliveries: { body: string }[] }, event: string) =>
+  r.deliveries.map((d) => JSON.parse(d.body)).filter((x) => x.event === event);
+
+Deno.test("dispatch: a trip given back and accepted by another driver sends a second trip.accepted, its own id", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await fundedBusiness(t);
+      await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { webhook_url: receiver.url },
+      });
+      const first = await onlineDriverAt(t, -24.650, 25.9086);
+      const booked = await book(t, b.api_key, PARCEL);
+      assert.equal(booked.status, 201, JSON.stringify(booked.body));
+      const reference = booked.body.data.reference;
+      const offer = await offerOf(t, first.token);
+      assert.equal((await answer(t, first.token, offer.offer_id, "accept", "a1")).status, 200);
+      await until(t, () => sentOf(receiver, "trip.accepted").length === 1, "trip.accepted");
+      await advance(t, 60);
+      const back = await t.call("POST", `/driver/trips/${reference}/cancel_by_driver`, {
+        bearer: first.token,
+        body: { idempotency_key: "cbd-1", reason: "flat tyre" },
+      });
+      assert.equal(back.body.data.status, "pending", JSON.stringify(back.body));
+      // spec: business 3.1 "put back for another driver": the second driver's acceptance is a
+      // fact of its own (6 "a driver accepted"), under an id of its own (receivers dedupe on id).
+      const other = await onlineDriverAt(t, -24.651, 25.9086);
+      const again = await offerOf(t, other.token);
+      assert.equal(again.reference, reference);
+      await advance(t, 5);
+      assert.equal((await answer(t, other.token, again.offer_id, "accept", "a2")).status, 200);
+      const steps = [["arrive_pickup", {}], ["pick_up", { force_reason: "no scanner" }]] as const;
+      for (const [action, body] of steps) {
+        const r = await t.call("POST", `/driver/trips/${reference}/${action}`, {
+          bearer: other.token,
+          body: { idempotency_key: `${action}-2`, ...body },
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+      }
+      await until(t, () => sentOf(receiver, "trip.picked_up").length === 1, "trip.picked_up");
+      await t.settle();
+      await t.env.pump();
+      const accepted = sentOf(receiver, "trip.accepted");
+      assert.equal(new Set(accepted.map((x) => x.id)).size, 2, JSON.stringify(accepted));
+      assert.deepEqual(accepted.map((x) => x.data.reference), [reference, reference]);
+      assert.ok(accepted[0].timestamp < accepted[1].timestamp, "each at its own acceptance");
+    } finally {
+      await receiver.close();
+    }
+  }));
