@@ -51,7 +51,11 @@ export type WalletCommand =
     by: string;
     /** How far below zero the balance may go (billing on credit); default 0. */
     limit_minor?: number;
-    low_balance?: LowBalanceWatch;
+    /**
+     * Who hears that this debit took the balance below the business's threshold; null when none
+     * is set. Never left out: every debit of a business wallet is watched (Business API 6).
+     */
+    low_balance: LowBalanceWatch | null;
   }
   | {
     /**
@@ -63,6 +67,8 @@ export type WalletCommand =
     currency: string;
     reference: string;
     by: string;
+    /** The watch of the debit it may book (as a debit's). */
+    low_balance: LowBalanceWatch | null;
   }
   | { kind: "get" };
 
@@ -179,14 +185,18 @@ function setBalance(
   command: Extract<WalletCommand, { kind: "set_balance" }>,
   ctx: Ctx,
 ): Decision<WalletState, WalletEvent, WalletReply> {
-  const { balance_minor, currency, reference, by } = command;
+  const { balance_minor, currency, reference, by, low_balance } = command;
   if (!Number.isSafeInteger(balance_minor) || balance_minor < 0) {
     return reject("validation_failed", `balance must not be negative: ${balance_minor}`);
   }
   const delta = balance_minor - (state.balances[currency] ?? 0);
   if (delta === 0) return accept([], (s) => ({ state: s, transaction: null }));
-  const kind = delta > 0 ? "credit" : "debit";
-  return transact(state, { kind, amount_minor: Math.abs(delta), currency, reference, by }, ctx);
+  const booked = { amount_minor: Math.abs(delta), currency, reference, by };
+  return transact(
+    state,
+    delta > 0 ? { kind: "credit", ...booked } : { kind: "debit", ...booked, low_balance },
+    ctx,
+  );
 }
 
 /**
@@ -204,7 +214,7 @@ function lowBalance(
   if (notified !== undefined) {
     return after >= notified ? [{ kind: "low_balance_cleared", currency: cur }] : [];
   }
-  const watch = command.kind === "debit" ? command.low_balance : undefined;
+  const watch = command.kind === "debit" ? command.low_balance : null;
   if (!watch || after >= watch.threshold_minor) return [];
   return [{
     kind: "low_balance_reached",

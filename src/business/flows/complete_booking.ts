@@ -23,7 +23,7 @@ import type { Business } from "../../../actors/platform/business/types.ts";
 import type { Deps } from "../../environment.ts";
 import { toMinor } from "../../domain/money.ts";
 import { orRefuse, Refused } from "../../runtime/actor.ts";
-import { BUSINESS_WEBHOOK_OUTBOX } from "../rules/webhook_events.ts";
+import { lowBalanceWatch } from "./low_balance.ts";
 import type { TripNumbers } from "./trip_numbers.ts";
 
 /** A trip's first offer as the dispatcher chooses it for the trip's creation. */
@@ -54,14 +54,6 @@ function stepKey(c: Claim): string {
   return `${c.draft.reference}:${c.claimed_at}`;
 }
 
-/** spec: business 6: the profile's low_balance_threshold, in minor units of `currency`. */
-function thresholdMinor(account: Business, currency: string): number | null {
-  const text = account.profile.low_balance_threshold;
-  if (text === null || currency !== account.currency) return null;
-  const m = toMinor(text, currency);
-  return m.ok ? m.minor : null;
-}
-
 /** spec: CONTRACT operator API: a credit account may go down to -credit_limit. */
 export function creditLimitMinor(account: Business, currency: string): number {
   const text = account.settings.credit_limit ?? null;
@@ -83,7 +75,6 @@ export async function completeBooking(
 ): Promise<Trip> {
   const { runtime } = deps;
   const d = claim.draft, key = stepKey(claim), business = d.business_id;
-  const threshold = thresholdMinor(account, d.billing_currency);
   // The trip's number is reserved beside the charge, taken once the charge went through.
   deps.numbers.ready(business);
   // spec: business 4.3, 7: charged inside the wallet's turn, or refused with nothing charged.
@@ -94,13 +85,7 @@ export async function completeBooking(
     reference: `trip:${d.reference}`,
     by,
     limit_minor: creditLimitMinor(account, d.billing_currency),
-    ...(threshold === null ? {} : {
-      low_balance: {
-        threshold_minor: threshold,
-        business_id: business,
-        outbox: BUSINESS_WEBHOOK_OUTBOX,
-      },
-    }),
+    low_balance: lowBalanceWatch(account, d.billing_currency),
   }, { idempotencyKey: `charge:${key}`, permanent: true });
   if (!charged.ok) {
     await runtime.ask(tripActor, business, d.reference, {

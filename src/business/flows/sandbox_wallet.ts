@@ -10,6 +10,7 @@ import { invalidFields, orRefuse, Refused } from "../../runtime/actor.ts";
 import { refuseUnlessSandbox } from "../rules/sandbox.ts";
 import { walletOf } from "../../platform/flows/wallet.ts";
 import { catalogueOf } from "./fares.ts";
+import { lowBalanceWatchOf } from "./low_balance.ts";
 
 export interface SandboxWalletInput {
   readonly currency: string;
@@ -47,6 +48,8 @@ export async function setSandboxWallet(
       currency,
       reference: "sandbox:set_balance",
       by: "sandbox",
+      // spec: business 6 wallet.low_balance: a balance set lower is a debit like any other.
+      low_balance: await lowBalanceWatchOf(deps.runtime, businessId, currency),
     }, { requestId: deps.requestId }),
   );
   return await walletOf(deps, businessId);

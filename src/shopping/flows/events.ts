@@ -34,6 +34,7 @@ import {
 import type { ShoppingEventItem } from "../rules/events.ts";
 import { shoppingTargetOf } from "./targets.ts";
 import { askTrip } from "../../business/flows/trips.ts";
+import { lowBalanceWatchOf } from "../../business/flows/low_balance.ts";
 import { signedLink } from "./links.ts";
 
 export type EventDeps = Pick<Deps, "runtime" | "clock" | "dataKey" | "publicUrl">;
@@ -194,6 +195,8 @@ async function settle(deps: EventDeps, order: ShoppingOrder) {
         reference: `shopping:${order.reference}`,
         by: "shopping_float",
         limit_minor: Number.MAX_SAFE_INTEGER,
+        // spec: business 6 wallet.low_balance: the goods are a debit as a trip's charge is.
+        low_balance: await lowBalanceWatchOf(deps.runtime, order.business_id, order.currency),
       }, { idempotencyKey: `shopping_goods:${order.reference}`, permanent: true }),
     );
     transactionId = debited.transaction?.id ?? null;

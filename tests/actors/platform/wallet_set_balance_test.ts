@@ -8,6 +8,7 @@ const set = (balance_minor: number) => ({
   currency: "BWP",
   reference: "sandbox:set_balance",
   by: "sandbox",
+  low_balance: null,
 });
 
 Deno.test("wallet: set_balance books the difference as a credit or a debit, none when equal", () => {
@@ -24,4 +25,19 @@ Deno.test("wallet: set_balance books the difference as a credit or a debit, none
   assert.equal(h.must(set(0)).events.length, 0);
   h.refused(set(-1), "validation_failed");
   assert.equal(h.state.balances.BWP, 0);
+});
+
+Deno.test("wallet: a set_balance that books a debit below the threshold adds wallet.low_balance, once", () => {
+  const h = new ActorHarness(walletActor, { state: { balances: { BWP: 10_000 } } });
+  const low_balance = { threshold_minor: 5_000, business_id: "biz_1", outbox: "business_webhook" };
+  const watched = (balance_minor: number) => ({ ...set(balance_minor), low_balance });
+  const events = (balance_minor: number) => h.must(watched(balance_minor)).events;
+  const sent = (e: readonly unknown[]) =>
+    e.flatMap((x) => walletActor.outbox!(x as never, h.state))
+      .map((a) => (a.payload as { event: string }).event);
+  // spec: business 6 wallet.low_balance: a debit like any other, whatever booked it.
+  assert.deepEqual(sent(events(4_000)), ["wallet.low_balance"]);
+  assert.deepEqual(sent(events(3_000)), []);
+  assert.deepEqual(events(6_000).map((e) => e.kind), ["wallet_transaction", "low_balance_cleared"]);
+  assert.equal(sent(events(1_000)).length, 1);
 });

@@ -13,6 +13,7 @@ function refusal(state: WalletState, amount_minor: number, currency: string): st
     currency,
     reference: "R-1",
     by: "test",
+    low_balance: null,
   }, ctx);
   assert.ok(!d.ok, JSON.stringify(d));
   return d.message;
@@ -41,6 +42,7 @@ Deno.test("wallet: a debit may go below zero within its credit limit, and no fur
     reference: `R-${amount_minor}`,
     by: "test",
     limit_minor: 5_000,
+    low_balance: null,
   });
   h.must(debit(5_500));
   assert.equal(h.state.balances.BWP, -4_500);
@@ -96,6 +98,7 @@ Deno.test("wallet: a charge's key keeps its transaction and balances; the wallet
         currency: "BWP",
         reference,
         by: "test",
+        low_balance: null,
       }, { idempotencyKey: `${kind}:${reference}`, permanent: true });
     assert.ok((await ask("credit", 100_000, "T-0")).ok);
     for (let i = 1; i <= 60; i++) assert.ok((await ask("debit", 100, `trip:R-${i}`)).ok);

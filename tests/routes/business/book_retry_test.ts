@@ -151,6 +151,7 @@ Deno.test("book retry: a booking stopped after its charge is completed by the sw
       currency: "BWP",
       reference: `trip:${reference}`,
       by: "api_key",
+      low_balance: null,
     }, { idempotencyKey: `charge:${key}`, permanent: true });
     assert.ok(charged.ok);
     t.clock.advanceBy(31_000);

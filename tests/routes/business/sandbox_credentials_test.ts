@@ -53,6 +53,7 @@ Deno.test("sandbox credentials: a second call rotates: the old sandbox key is re
         currency,
         reference: `spend-${currency}`,
         by: "test",
+        low_balance: null,
       });
       assert.ok(r.ok);
     }

@@ -124,3 +124,42 @@ Deno.test("shopping basket: without a business webhook URL no basket event is ma
     const events = listed.body.data.map((e: { event: string }) => e.event);
     assert.ok(!events.includes("shopping.basket_collected"), JSON.stringify(events));
   }));
+
+/** The business's BWP balance, as GET /business/wallet answers it. */
+async function bwpBalance(t: TestEnv, key: string): Promise<number> {
+  const r = await t.call("GET", "/business/wallet", { key });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.balances.find((x: { currency: string }) => x.currency === "BWP").balance;
+}
+
+Deno.test("shopping basket: the goods' debit that takes the wallet below the threshold sends wallet.low_balance", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await shoppingBusiness(t);
+      await setWebhookUrl(t, b, receiver.url);
+      const made = await createOrder(t, b.api_key, orderBody("ORD-LB", { stores: 1, lines: 1 }));
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      // The threshold 10.00 below the balance after the booking: the goods (20.00) cross it.
+      const thresholdMinor = Math.round((await bwpBalance(t, b.api_key)) * 100) - 1_000;
+      const threshold = thresholdMinor / 100, after = (thresholdMinor - 1_000) / 100;
+      const p = await t.call("PATCH", "/business/profile", {
+        key: b.api_key,
+        body: { low_balance_threshold: threshold },
+      });
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+      await shopOneStore(t, b.id, made.body.data.reference);
+      const low = () =>
+        receiver.deliveries.map((d) => JSON.parse(d.body))
+          .filter((x) => x.event === "wallet.low_balance");
+      // spec: business 6 "wallet fell below the configured threshold", whatever the debit was for.
+      await until(t, () => low().length > 0, "wallet.low_balance");
+      await t.settle();
+      await t.env.pump();
+      assert.equal(new Set(low().map((x) => x.id)).size, 1, "sent once");
+      assert.deepEqual(low()[0].data, { currency: "BWP", balance: after, threshold });
+      assert.equal(await bwpBalance(t, b.api_key), after);
+    } finally {
+      await receiver.close();
+    }
+  }));
