@@ -67,6 +67,7 @@ function createRoute(api: Api): void {
       no_vehicle_fits: "no vehicle type can carry a stop (named): nothing is created",
       outside_service_area: "no zone serves a stop's pickup (named): nothing is created",
       insufficient_balance: "the wallet cannot pay the whole batch: nothing is created",
+      test_mode_moved_to_sandbox: "test, dry_run or X-Service-Test on live: nothing is created",
       test_booking_refused: "on live, a stop's name or address starting with __TEST, [TEST], " +
         "TEST ORDER or DO NOT DELIVER: nothing is created; operations is alerted",
       booking_in_progress: "a stop of the first request is still being booked: retry",

@@ -60,6 +60,11 @@ const SubscriptionRequest = z.object({
   cargo_capacity_class: z.enum(CAPACITY_CLASSES).optional(),
   delivery_code: Text(32).optional(),
   note: z.string().max(1_000).optional(),
+  // spec: business 7, 9.3: as on POST /business/book.
+  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
+  dry_run: z.boolean().optional().openapi({
+    description: "Refused on live; ignored in the sandbox",
+  }),
 });
 
 type SubscriptionBody = z.infer<typeof SubscriptionRequest>;
@@ -73,6 +78,8 @@ function deliveryOf(b: SubscriptionBody) {
     timezone: _t,
     starts_on: _s,
     external_reference: _e,
+    test: _x,
+    dry_run: _y,
     pickup_address,
     pickup_lat,
     pickup_lng,
@@ -127,6 +134,9 @@ function createRoute(api: Api): void {
       vehicle_upgrade_refused: "vehicle_type_id is too small and the account refuses the upgrade",
       no_vehicle_fits: "no vehicle type can carry the parcel or cargo declared",
       outside_service_area: "no zone serves the pickup (GET /business/zones)",
+      test_mode_moved_to_sandbox: "test, dry_run or X-Service-Test on live: nothing is created",
+      test_booking_refused: "on live, a name, address or note starting with __TEST, [TEST], " +
+        "TEST ORDER or DO NOT DELIVER: nothing is created; operations is alerted",
     },
   }, async (c, { body }) => {
     const { env, tenant } = businessCall(c);
@@ -138,6 +148,8 @@ function createRoute(api: Api): void {
       timezone: body.timezone,
       starts_on: body.starts_on,
       external_reference: body.external_reference,
+      test: body.test,
+      dry_run: body.dry_run,
       body,
       idempotencyKey: idempotencyKeyOf(c),
     });

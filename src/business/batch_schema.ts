@@ -33,6 +33,11 @@ export const BatchBody = z.object({
   batch_reference: Text(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
     description: "Used when external_reference is absent; either makes a retry replay the batch",
   }),
+  // spec: business 7, 9.3: as on POST /business/book.
+  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
+  dry_run: z.boolean().optional().openapi({
+    description: "Refused on live; ignored in the sandbox",
+  }),
 }).openapi("BatchRequest");
 
 export type BatchBodyValue = z.infer<typeof BatchBody>;

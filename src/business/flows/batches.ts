@@ -28,7 +28,14 @@ import {
 import { type BatchPlan, planBatch, type PlanCargo } from "../rules/batch_plan.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { vehicleFields } from "../rules/vehicle.ts";
-import { type BookingRequest, bookTrip, type Place, refuseTestTraffic } from "./book.ts";
+import {
+  type BookingRequest,
+  bookTrip,
+  type Place,
+  refuseTestFlags,
+  refuseTestTraffic,
+  type TestFlags,
+} from "./book.ts";
 import { catalogueOf } from "./fares.ts";
 import { type CompleteDeps, creditLimitMinor } from "./complete_booking.ts";
 
@@ -42,7 +49,7 @@ export interface BatchStopInput {
 }
 
 /** The batch body of 2.3 as the route parsed it. */
-export interface BatchRequest extends PlanCargo {
+export interface BatchRequest extends PlanCargo, TestFlags {
   readonly segment: "parcel" | "cargo";
   readonly stops: readonly BatchStopInput[];
   readonly external_reference?: string | undefined;
@@ -135,6 +142,8 @@ async function checkFunds(deps: BatchDeps, account: Business, plan: BatchPlan) {
 
 /** Plans and checks a new batch: every refusal here leaves nothing created. */
 async function newDraft(deps: BatchDeps, business: string, id: string, r: BatchRequest) {
+  // spec: business 7, 9.3: live refuses the test flags before the batch is planned or charged.
+  if (deps.name === "live") refuseTestFlags(r);
   const account = await businessOf(deps.runtime, business);
   const catalogue = await catalogueOf(deps);
   const planned = planBatch(catalogue, r.stops, r, account.settings.vehicle_upgrade_policy);

@@ -48,8 +48,14 @@ export interface Place {
   readonly lng: number;
 }
 
+/** The test flags of 2.1, also taken by a batch (2.3) and a subscription (4.2). */
+export interface TestFlags {
+  readonly test?: boolean | undefined;
+  readonly dry_run?: boolean | undefined;
+}
+
 /** The booking body of 2.1 as the route parsed it (field shapes and ranges checked). */
-export interface BookingRequest {
+export interface BookingRequest extends TestFlags {
   readonly type: "ride" | "parcel";
   readonly segment?: "parcel" | "cargo" | undefined;
   readonly passenger_name?: string | undefined;
@@ -76,8 +82,6 @@ export interface BookingRequest {
   readonly cargo_capacity_class?: CapacityClass | undefined;
   readonly goods?: readonly GoodsLine[] | undefined;
   readonly sandbox_scenario?: AutopilotScenario | undefined;
-  readonly test?: boolean | undefined;
-  readonly dry_run?: boolean | undefined;
   /** The batch this booking is a stop of (spec: business 2.3), set by the batch's flow. */
   readonly batch?: TripBatch | undefined;
 }
@@ -109,18 +113,26 @@ export interface Booked {
   readonly replayed: boolean;
 }
 
-/** spec: business 7, 9.3: live refuses test flags and test markers; the sandbox ignores them. */
-export async function refuseTestTraffic(
-  deps: Pick<Deps, "runtime">,
-  business: string,
-  r: BookingRequest,
-) {
+/**
+ * spec: business 7: "422 test_mode_moved_to_sandbox | test, dry_run or X-Service-Test: true on
+ * live" (the header is refused for every request in src/http/app.ts). Called on live only.
+ */
+export function refuseTestFlags(r: TestFlags): void {
   if (r.test || r.dry_run) {
     refuse(
       "test_mode_moved_to_sandbox",
       "test and dry_run are refused on live: book in the sandbox",
     );
   }
+}
+
+/** spec: business 7, 9.3: live refuses test flags and test markers; the sandbox ignores them. */
+export async function refuseTestTraffic(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  r: BookingRequest,
+) {
+  refuseTestFlags(r);
   if (r.sandbox_scenario !== undefined) {
     refuse(
       "test_mode_moved_to_sandbox",

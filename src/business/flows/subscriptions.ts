@@ -24,9 +24,17 @@ import {
   occurrenceKey,
   type SubscriptionSchedule,
 } from "../rules/subscription.ts";
-import { type BookingRequest, bookTrip, located, priced } from "./book.ts";
+import {
+  type BookingRequest,
+  bookTrip,
+  located,
+  priced,
+  refuseTestTraffic,
+  type TestFlags,
+} from "./book.ts";
 
-export interface SubscriptionInput {
+/** The request; its test flags are refused on live and not kept (business 7). */
+export interface SubscriptionInput extends TestFlags {
   readonly segment: "parcel" | "cargo";
   /** The booking each occurrence sends (2.1), without scheduled_at and external_reference. */
   readonly delivery: BookingRequest;
@@ -71,7 +79,7 @@ async function heldSubscription(
 
 /** Creates a subscription, or answers the one a retry of the same request made (`replayed`). */
 export async function createSubscription(
-  deps: Pick<Deps, "runtime" | "clock">,
+  deps: Pick<Deps, "runtime" | "clock" | "name">,
   business: string,
   input: SubscriptionInput,
 ): Promise<SubscriptionReply> {
@@ -80,6 +88,13 @@ export async function createSubscription(
   if (input.idempotencyKey !== null) {
     const first = await heldSubscription(deps, business, { id, fingerprint });
     if (first) return first;
+  }
+  // spec: business 7, 9.3: live refuses test flags and test markers as POST /business/book
+  // does (after a replay, as there), at creation rather than at each occurrence; the sandbox
+  // ignores them.
+  if (deps.name === "live") {
+    const { test, dry_run } = input;
+    await refuseTestTraffic(deps, business, { ...input.delivery, test, dry_run });
   }
   const account = await businessOf(deps.runtime, business);
   // Business API 2.3 "in the business's time zone": its country's, unless named.

@@ -163,3 +163,43 @@ Deno.test("batches: a deliveries partner key is refused (5's table names no batc
     assert.equal((await t.call("GET", "/business/batches", { key })).status, 403);
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
   }));
+
+// spec: business 7: "422 test_mode_moved_to_sandbox | test, dry_run or X-Service-Test: true on
+// live"; 9.3: "live refuses test flags and test markers".
+Deno.test("batches: live refuses test, dry_run and X-Service-Test with 422 test_mode_moved_to_sandbox, nothing booked or charged; the sandbox ignores them", async () => {
+  await withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const sent: [Record<string, unknown>, Record<string, string>][] = [
+      [{ test: true }, {}],
+      [{ dry_run: true }, {}],
+      [{}, { "X-Service-Test": "true" }],
+    ];
+    for (const [flags, headers] of sent) {
+      const body = { segment: "parcel", stops: LINE, external_reference: "T-1", ...flags };
+      const r = await postBatch(t, b.api_key, body, headers);
+      const what = JSON.stringify([flags, headers]);
+      assert.equal(r.status, 422, `${what}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "test_mode_moved_to_sandbox", what);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000), "nothing charged");
+    await t.settle();
+    const list = await t.call("GET", "/business/batches", { key: b.api_key });
+    assert.deepEqual(list.body.data, [], "no batch created");
+    assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+    // The reference is free: the batch without the flags books.
+    const fine = await postBatch(t, b.api_key, {
+      segment: "parcel",
+      stops: LINE,
+      external_reference: "T-1",
+    });
+    assert.equal(fine.status, 201, JSON.stringify(fine.body));
+  });
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const r = await postBatch(t, b.api_key, { segment: "parcel", stops: LINE, test: true }, {
+      "X-Service-Test": "true",
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.stop_count, 3);
+  }, { name: "sandbox" });
+});

@@ -123,6 +123,40 @@ Deno.test("subscriptions: bad fields answer 422 naming each and create nothing",
     assert.deepEqual(list.body.data, [], "nothing refused was created");
   }));
 
+// spec: business 7, 9.3: live refuses test flags and test markers, as POST /business/book does.
+Deno.test("subscriptions: live refuses test flags (422 test_mode_moved_to_sandbox) and test markers (422 test_booking_refused, operations alerted), nothing created; the sandbox ignores them", async () => {
+  await withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const sent: [Record<string, unknown>, Record<string, string>][] = [
+      [{ test: true }, {}],
+      [{ dry_run: true }, {}],
+      [{}, { "X-Service-Test": "true" }],
+    ];
+    for (const [flags, headers] of sent) {
+      const r = await subscribe(t, b.api_key, { ...WEEKLY, ...flags }, headers);
+      const what = JSON.stringify([flags, headers]);
+      assert.deepEqual([r.status, r.body.code], [422, "test_mode_moved_to_sandbox"], what);
+    }
+    const marked = await subscribe(t, b.api_key, { ...WEEKLY, passenger_name: "__TEST Neo" });
+    assert.deepEqual([marked.status, marked.body.code], [422, "test_booking_refused"]);
+    assert.match(marked.body.message, /passenger_name starts with __TEST/);
+    await t.settle();
+    const alerts = await t.env.db.selectFrom("alerts").select(["kind", "owner"])
+      .where("tenant", "=", b.id).execute();
+    assert.deepEqual(alerts, [{ kind: "test_booking_refused", owner: "operations" }]);
+    const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
+    assert.deepEqual(list.body.data, [], "nothing created");
+  });
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const body = { ...WEEKLY, passenger_name: "__TEST Neo", test: true, dry_run: true };
+    const r = await subscribe(t, b.api_key, body, { "X-Service-Test": "true" });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.delivery.passenger_name, "__TEST Neo");
+    assert.ok(!("test" in r.body.data.delivery), "the flags are not kept");
+  }, { name: "sandbox" });
+});
+
 Deno.test("subscriptions: pause, resume and cancel; a bad transition is 409; another business gets 404; a partner key 403", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
