@@ -6,10 +6,14 @@
 import OpenAPISampler from "openapi-sampler";
 import { METHODS, type OpenApiDocument, type SECURITY_SCHEMES } from "./openapi_shape.ts";
 
-/** The collection variable holding each security scheme's credential. */
+/**
+ * The collection variable holding each security scheme's credential. The business key's is
+ * `apiKey` (business 9.1: "a ready-made request collection ... (variable apiKey)"); each request
+ * still sends only its own scheme's credential.
+ */
 export const CREDENTIAL_VARIABLES: Record<keyof typeof SECURITY_SCHEMES, string> = {
   operatorToken: "operatorToken",
-  businessKey: "businessApiKey",
+  businessKey: "apiKey",
   clientKey: "clientApiKey",
   driverToken: "driverToken",
 };

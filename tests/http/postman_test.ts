@@ -62,7 +62,7 @@ Deno.test("postman: folders per document and section, each request's credential 
     const { body: collection } = await t.call("GET", "/api-docs/postman.json");
     assert.deepEqual(
       collection.variable.map((v: { key: string }) => v.key).sort(),
-      ["baseUrl", "businessApiKey", "clientApiKey", "driverToken", "operatorToken"],
+      ["apiKey", "baseUrl", "clientApiKey", "driverToken", "operatorToken"],
     );
     const folders = collection.item as Folder[];
     assert.deepEqual(
@@ -103,7 +103,7 @@ Deno.test("postman: folders per document and section, each request's credential 
       assert.ok(r, `${method} ${path} is in the collection`);
       const scheme = Object.keys(op.security?.[0] ?? {})[0];
       assert.deepEqual(sentAuth(r), expectedAuth(doc, scheme), `${method} ${path}`);
-      // No request names a credential in a header of its own (the old {{apiKey}} on all).
+      // No request names a credential in a header of its own: its auth sends its scheme's.
       assert.ok(!r.header.some((h) => /api-key|authorization/i.test(h.key)), `${method} ${path}`);
       // Each path parameter has an example value.
       for (const v of r.url.variable) assert.notEqual(v.value, "", `${method} ${path}: ${v.key}`);
@@ -124,6 +124,11 @@ Deno.test("postman: folders per document and section, each request's credential 
       }
     }
     assert.ok(bodies > 50);
+    // spec: business 9.1: "(variable apiKey)": the Business requests send the key from it.
+    assert.deepEqual(sentAuth(requests.get("post /business/book")!), {
+      header: "X-Business-API-Key",
+      value: "{{apiKey}}",
+    });
     // The expense form names its receipt as a file.
     const expense = requests.get("post /driver/network-runs/{run}/expenses")!;
     assert.deepEqual(

@@ -319,7 +319,7 @@ Deno.test("account: the OpenAPI document and the Postman collection grow with th
     }
     assert.ok(doc.body.paths["/operator/businesses"].post.requestBody);
     const postman = await t.call("GET", "/api-docs/postman.json");
-    assert.ok(postman.body.variable.some((v: { key: string }) => v.key === "businessApiKey"));
+    assert.ok(postman.body.variable.some((v: { key: string }) => v.key === "apiKey"));
     // A folder per document, a folder per section within it, and the requests in those.
     const requests = postman.body.item.flatMap((d: { item: { item: unknown[] }[] }) =>
       d.item.flatMap((s) => s.item)
