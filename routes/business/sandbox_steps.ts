@@ -5,7 +5,7 @@
  */
 import { sandboxStep } from "../../src/business/flows/sandbox_steps.ts";
 import { SANDBOX_STEPS } from "../../src/business/rules/sandbox_steps.ts";
-import { type Api, ok } from "../../src/http/app.ts";
+import { type Api, okBeside } from "../../src/http/app.ts";
 import { define, z } from "../../src/http/route.ts";
 import { PlainText } from "../../src/http/schemas.ts";
 import { business } from "../../src/platform/auth/auth.ts";
@@ -24,18 +24,29 @@ const StepBody = z.object({
     }),
 });
 
-const StepAnswer = z.object({
-  environment: z.literal("sandbox"),
+/**
+ * spec: business 4.4: "Answer: 200 `{success, environment: sandbox, step, trip {reference,
+ * status, returning, ...}, webhooks[{event, event_id, status}]}`": at the top level as written,
+ * and under `data` too.
+ */
+const StepFields = z.object({
   step: z.enum(SANDBOX_STEPS),
   trip: TripAnswer,
-  webhooks: z.array(z.object({
-    event: z.string(),
-    event_id: z.string().openapi({ description: "The webhook's id (its X-Service-Delivery)" }),
-    status: z.enum(["pending", "delivered", "failed", "not_sent"]).openapi({
-      description: "As now known: pending until its first attempt is answered 2xx (delivered) or " +
-        "its retries run out (failed); not_sent when the business has no webhook URL",
-    }),
-  })),
+  webhooks: z.array(
+    z.object({
+      event: z.string(),
+      event_id: z.string().openapi({ description: "The webhook's id (its X-Service-Delivery)" }),
+      status: z.enum(["pending", "delivered", "failed", "not_sent"]).openapi({
+        description:
+          "As now known: pending until its first attempt is answered 2xx (delivered) or " +
+          "its retries run out (failed); not_sent when the business has no webhook URL",
+      }),
+    }).openapi("SandboxStepWebhook"),
+  ),
+});
+
+const StepAnswer = StepFields.extend({
+  environment: z.literal("sandbox"),
 }).openapi("SandboxStepResult");
 
 export function sandboxStepsRoutes(api: Api): void {
@@ -53,7 +64,9 @@ export function sandboxStepsRoutes(api: Api): void {
       "checks the ID of an age-restricted trip, attaches a proof photo and signature and the COD " +
       "(cod_collected_amount, else the declared amount); cancel_by_driver ends the trip " +
       "cancelled by the driver (no other driver takes it in the sandbox). `webhooks` are the " +
-      "events the step added to the trip's webhooks, with their delivery status as now known.",
+      "events the step added to the trip's webhooks, with their delivery status as now known. " +
+      "`step`, `trip` and `webhooks` are answered at the top level, as the Business API writes " +
+      "the answer, and the same under `data` (with `environment`): read either.",
     tag,
     security: "business",
     middleware: [business()],
@@ -65,6 +78,7 @@ export function sandboxStepsRoutes(api: Api): void {
     }),
     body: StepBody,
     response: StepAnswer,
+    beside: StepFields,
     refusals: {
       not_found: "no trip of yours by this reference, id or external_reference; or called on " +
         "live (the sandbox endpoints are on the sandbox base)",
@@ -83,11 +97,7 @@ export function sandboxStepsRoutes(api: Api): void {
   }, async (c, { params, body }) => {
     const { env, tenant } = businessCall(c);
     const r = await sandboxStep(env, tenant, params.reference, params.step, body);
-    return ok(c, {
-      environment: "sandbox" as const,
-      step: r.step,
-      trip: tripView(c, r.trip),
-      webhooks: [...r.webhooks],
-    });
+    const fields = { step: r.step, trip: tripView(c, r.trip), webhooks: [...r.webhooks] };
+    return okBeside(c, { environment: "sandbox" as const, ...fields }, fields);
   });
 }

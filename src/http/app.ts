@@ -173,6 +173,14 @@ export function errorResponse(c: Context, e: ApiError): Response {
   );
 }
 
+/**
+ * A success whose `top` fields are answered at the top level beside `data` as well, where the
+ * spec writes the answer so (RouteSpec.beside).
+ */
+export function okBeside<T>(c: Context, data: T, top: Record<string, unknown>): Response {
+  return c.json(envelope(c, { success: true, ...top, data }), 200);
+}
+
 /** The success envelope `{success: true, data}`, with `meta` for a page of a list. */
 export function ok<T>(
   c: Context,

@@ -8,7 +8,7 @@ import { isKnownCode, statusOf } from "./errors.ts";
 import { BODY_TOO_LARGE, guardRefusals, mergeRefusals, STORED_TOO_LARGE } from "./refusals.ts";
 import { UNSUPPORTED_MEDIA_TYPE } from "./media_type.ts";
 import { takesOptionalBody } from "./request.ts";
-import type { Paging, RouteSpec, Schema, Security } from "./route_spec.ts";
+import type { RouteSpec, Schema, Security } from "./route_spec.ts";
 import type { SECURITY_SCHEMES } from "./openapi_shape.ts";
 
 /** Business API 2.2: every sandbox answer says so; live answers carry no such field. */
@@ -40,16 +40,18 @@ export const OffsetPageMeta = z.object({
 }).openapi("OffsetPageMeta");
 
 /**
- * The success envelope as the OpenAPI document shows it: `data` as the route declares it, and
- * `meta` on a paged list.
+ * The success envelope as the OpenAPI document shows it: `data` as the route declares it,
+ * `meta` on a paged list, and the fields a route also answers beside `data` (RouteSpec.beside).
  */
-function envelopeOf(response: z.ZodType | undefined, paged: Paging | undefined) {
+function envelopeOf(spec: RouteSpec<Schema, Schema, Schema>) {
+  const { paged } = spec;
   const meta = paged === undefined
     ? {}
     : { meta: paged === "cursor" ? PageMeta : paged === "offset" ? OffsetPageMeta : paged };
   return z.object({
     success: z.literal(true),
-    data: response ?? z.unknown(),
+    ...spec.beside?.shape,
+    data: spec.response ?? z.unknown(),
     ...meta,
     environment: SandboxMark,
   });
@@ -261,7 +263,7 @@ export function registerRoute(
 /** The success answers: the file or the envelope, and the replay's or the other status's. */
 function successResponses(spec: RouteSpec<Schema, Schema, Schema>) {
   const status = spec.status ?? 200;
-  const success = envelopeOf(spec.response, spec.paged);
+  const success = envelopeOf(spec);
   return {
     [status]: spec.produces
       ? {

@@ -66,6 +66,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   /** A list answered a page at a time: the envelope carries `meta` (PageMeta, OffsetPageMeta). */
   readonly paged?: Paging;
   /**
+   * Fields answered at the top level beside `data` as well, where the spec writes the answer so
+   * (Business API 4.4's step answer): the handler answers them with okBeside (app.ts).
+   */
+  readonly beside?: z.ZodObject;
+  /**
    * The route's own refusals (courier 7): each code its handler, and what it asks, can answer,
    * with when. define adds its guards' refusals, `validation_failed` for a request with parts,
    * `payload_too_large` for one with a body and `not_found` for one with path parameters.

@@ -205,3 +205,43 @@ Deno.test("sandbox steps: the driver's cancellation ends the trip; refusals; ano
     assert.equal(after.body.data.status, "pending", "nothing changed on live");
   });
 });
+
+// spec: business 4.4: "Answer: 200 `{success, environment: sandbox, step, trip {reference, status,
+// returning, ...}, webhooks[{event, event_id, status}]}`"; the same fields stay under `data`.
+Deno.test("sandbox steps: the answer is {success, environment, step, trip, webhooks} at the top level, and the same under data; the OpenAPI document shows both", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const trip = (await book(t, b.api_key, PARCEL)).body.data;
+    const r = await step(t, b.api_key, trip.reference, "assign_driver");
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(Object.keys(r.body).sort(), [
+      "data",
+      "environment",
+      "step",
+      "success",
+      "trip",
+      "webhooks",
+    ]);
+    assert.deepEqual([r.body.success, r.body.environment, r.body.step], [
+      true,
+      "sandbox",
+      "assign_driver",
+    ]);
+    assert.deepEqual(
+      [r.body.trip.reference, r.body.trip.status, r.body.trip.returning],
+      [trip.reference, "accepted", false],
+    );
+    assert.deepEqual(r.body.webhooks.map((w: { event: string }) => w.event), ["trip.accepted"]);
+    assert.deepEqual(r.body.data, { environment: "sandbox", ...pick(r.body) });
+    const { body: doc } = await t.call("GET", "/api-docs/openapi.json");
+    const answer = doc.paths["/business/sandbox/trips/{reference}/{step}"].post.responses["200"]
+      .content["application/json"].schema;
+    for (const field of ["step", "trip", "webhooks", "data"]) {
+      assert.ok(answer.properties[field], field);
+      assert.ok(answer.required.includes(field), field);
+    }
+  }, { name: "sandbox" }));
+
+function pick({ step, trip, webhooks }: Record<string, unknown>) {
+  return { step, trip, webhooks };
+}
