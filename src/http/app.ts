@@ -67,8 +67,9 @@ export function createApp(
   mountDocs(api, env);
   const allowed = allowedMethods(api, "/api");
   const noEndpoint = (c: Context) => {
-    // CONTRACT "Errors": a tracking link (GET /s/{token}) mangled on its way to the customer (a
-    // trailing slash, a cut-off token, another method) still answers in the tracking shape.
+    // CONTRACT "Errors", business 7: a tracking link (TRACKING_PATH) mangled on its way to the
+    // customer (a trailing slash, a cut-off token, another method) still answers in the tracking
+    // shape.
     if (TRACKING_PATH.test(c.req.path)) (c as Context<AppEnv>).set("errorField", "error");
     return refuse(c, noSuchEndpoint(c, allowed(c.req.path)));
   };
@@ -116,8 +117,11 @@ function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The public tracking links' paths (courier 4.4 `GET /s/{token}`), whatever follows. */
-const TRACKING_PATH = /^\/api\/s(\/|$)/;
+/**
+ * The public tracking links' paths, whatever follows: courier 2.11 `GET /s/{token}`, business 2.4
+ * and 4.1 `GET /trip-track/{reference or token}`, and 2.4's reference links `/track/<reference>`.
+ */
+const TRACKING_PATH = /^\/api\/(s|trip-track|track)(\/|$)/;
 
 /** The header `X-Service-Test: true` (header values are read case-insensitively). */
 function isTestFlag(value: string | undefined): boolean {

@@ -1,6 +1,7 @@
 /**
  * GET /trip-track/{token} (Business API 2.4): every field and nothing else, the driver's
- * position and its freshness, the ETA, the stored breadcrumb, the reference scope.
+ * position and its freshness, the ETA, the stored breadcrumb, the reference scope, and a mangled
+ * link's errors in the tracking shape (business 7).
  */
 // @ts-types="@types/mapbox__polyline"
 import polyline from "@mapbox/polyline";
@@ -307,4 +308,37 @@ Deno.test("trip-track: an unknown token is 404 in the tracking shape; another bu
       }
     }
     assert.equal((await t.call("GET", `/trip-track/${b.token}`)).status, 200);
+  }));
+
+// spec: business 7: "the tracking endpoints use `{success: false, error: <code>, message}`", a
+// link mangled on its way to the customer too (a trailing slash, no token, another method).
+Deno.test("trip-track: a mangled tracking link answers in the tracking shape, error and no code", () =>
+  withTestEnv(async (t) => {
+    const b = await bookedTrip(t);
+    const cases: [string, string, number, string][] = [
+      ["GET", `/trip-track/${b.token}/`, 404, "not_found"],
+      ["GET", "/trip-track", 404, "not_found"],
+      ["POST", `/trip-track/${b.token}`, 405, "method_not_allowed"],
+      ["DELETE", `/trip-track/${b.trip.reference}`, 405, "method_not_allowed"],
+      ["GET", `/track/${b.trip.reference}/x`, 404, "not_found"],
+      ["GET", `/s/${b.token}/`, 404, "not_found"],
+    ];
+    for (const [method, path, status, error] of cases) {
+      const r = await t.call(method, path);
+      const what = `${method} ${path}: ${JSON.stringify(r.body)}`;
+      assert.equal(r.status, status, what);
+      assert.deepEqual(
+        [r.body.success, r.body.error, "code" in r.body],
+        [false, error, false],
+        what,
+      );
+      assert.equal(typeof r.body.message, "string", what);
+    }
+    // Other paths keep the `code` shape.
+    const other = await t.call("GET", "/trips-track/x");
+    assert.deepEqual([other.status, other.body.code, "error" in other.body], [
+      404,
+      "not_found",
+      false,
+    ]);
   }));
