@@ -158,6 +158,29 @@ export function holdAsk(
 }
 
 /**
+ * Fails every ask of the runtime that `picks` chooses, before it reaches its actor, until the
+ * answer is called: as a process dying before that step leaves the work, each time, so the
+ * caller's chain of asks stops there. Every other ask goes through.
+ */
+export function failAsks(
+  runtime: ActorRuntime,
+  picks: (type: string, command: unknown) => boolean,
+): () => void {
+  let failing = true;
+  const ask = runtime.ask.bind(runtime);
+  runtime.ask = ((...args: Parameters<typeof ask>) => {
+    const [def, , id, command] = args;
+    if (failing && picks(def.type, command)) {
+      return Promise.reject(new Error(`injected failure: ${def.type} ${id}`));
+    }
+    return ask(...args);
+  }) as typeof runtime.ask;
+  return () => {
+    failing = false;
+  };
+}
+
+/**
  * Picks asks by their command's kind, and by the actor's type when given (for `holdAsk` and
  * `Faults.fails`).
  */

@@ -13,6 +13,8 @@ import {
 } from "../../../src/business/rules/webhook_events.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
 import {
+  BATCH_START_OUTBOX,
+  type BatchStartItem,
   DRIVER_RELEASE_OUTBOX,
   type HoldingItem,
   tripKeyOf,
@@ -91,7 +93,12 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     return [{ outbox: BOOKING_STALLED_OUTBOX, payload: item }];
   }
   if (next.phase !== "booked") return [];
-  return [...webhooks(e, next.trip), ...driverFreed(e, next.trip), ...autopilotStart(e, next.trip)];
+  return [
+    ...webhooks(e, next.trip),
+    ...driverFreed(e, next.trip),
+    ...batchStart(e, next.trip),
+    ...autopilotStart(e, next.trip),
+  ];
 }
 
 /** spec: business 4.4: a sandbox trip's autopilot starts from its creation's commit. */
@@ -119,6 +126,23 @@ function driverFreed(e: TripEvent, t: Trip): readonly OutboxAdd[] {
   if (driverId === undefined) return [];
   const item: HoldingItem = { driver_id: driverId, trip: tripKeyOf(t.business_id, t.reference) };
   return [{ outbox: DRIVER_RELEASE_OUTBOX, payload: item }];
+}
+
+/**
+ * spec: business 2.3, 3.1 queued: a batch's stops wait queued behind their driver's trip under way
+ * with the batch's first stop, and start with it: its start starts the others, and a stop given
+ * queued is started at once should the first have started meanwhile.
+ */
+function batchStart(e: TripEvent, t: Trip): readonly OutboxAdd[] {
+  if (t.batch === undefined) return [];
+  const item: BatchStartItem = { business_id: t.business_id, batch_id: t.batch.id };
+  if (e.kind === "trip_started" && t.batch.position === 1) {
+    return [{ outbox: BATCH_START_OUTBOX, payload: item }];
+  }
+  if (e.kind === "trip_accepted" && e.queued && t.batch.position > 1) {
+    return [{ outbox: BATCH_START_OUTBOX, payload: { ...item, stop: t.reference } }];
+  }
+  return [];
 }
 
 /**

@@ -38,8 +38,10 @@ import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
 import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
-import { followLead, followsLead } from "../flows/batch_dispatch.ts";
+import { followLead, followsLead, startWithLead } from "../flows/batch_dispatch.ts";
 import {
+  BATCH_START_OUTBOX,
+  type BatchStartItem,
   DRIVER_RELEASE_OUTBOX,
   type HoldingItem,
   QUEUED_START_OUTBOX,
@@ -105,6 +107,11 @@ export class Dispatcher implements Reactor, FirstOffers {
       deps.runtime.handleOutbox(
         QUEUED_START_OUTBOX,
         (i) => startQueuedTrip(deps, i.payload as HoldingItem),
+      ),
+      // A batch's stops queued with its first stop start with it (spec: business 2.3, 3.1).
+      deps.runtime.handleOutbox(
+        BATCH_START_OUTBOX,
+        (i) => startWithLead(deps, i.payload as BatchStartItem),
       ),
     ];
   }

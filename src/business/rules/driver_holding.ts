@@ -1,7 +1,8 @@
 /**
  * The outboxes that move a pool driver's holding on (Business API 3.1 queued): a trip that ends
- * (completed, returned, cancelled) or is given back frees its driver, and a driver freed of the
- * trip under way starts the one queued behind it. Each is written in the commit of the fact, so a
+ * (completed, returned, cancelled) or is given back frees its driver, a driver freed of the trip
+ * under way starts the one queued behind it, and a batch's first stop that starts so starts the
+ * batch's other stops, queued with it (2.3, 4.2). Each is written in the commit of the fact, so a
  * crash between the trip, the driver and the queued trip is completed by the outbox's sweep.
  */
 
@@ -10,6 +11,20 @@ export const DRIVER_RELEASE_OUTBOX = "business_driver_release";
 
 /** A queued trip that became the driver's current one: the trip moves from queued to accepted. */
 export const QUEUED_START_OUTBOX = "business_queued_start";
+
+/**
+ * spec: business 2.3, 3.1 queued: a batch's stops queued behind their driver's trip under way
+ * start with the batch's first stop: its start (every other stop), or a stop given queued (that
+ * one, should the first have started meanwhile).
+ */
+export const BATCH_START_OUTBOX = "business_batch_start";
+
+/** The batch whose stops start with its first stop; `stop`: only that one (absent: all). */
+export interface BatchStartItem {
+  readonly business_id: string;
+  readonly batch_id: string;
+  readonly stop?: string;
+}
 
 /** The trip as a driver holds it (`<business>:<reference>`), and its driver, for either outbox. */
 export interface HoldingItem {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import {
+  BATCH_START_OUTBOX,
   DRIVER_RELEASE_OUTBOX,
   QUEUED_START_OUTBOX,
 } from "../../../src/business/rules/driver_holding.ts";
@@ -66,6 +67,57 @@ Deno.test("trip queued: kept unstarted while queued, started when it becomes the
     dispatch_window_ms: 15 * 60_000,
   });
   assert.equal(outright.state.trip.started_at, null, "given back: no one's trip");
+});
+
+Deno.test("trip queued: started in the millisecond it was accepted, it starts after its acceptance", () => {
+  const h = queued();
+  const step = h.must({ kind: "start", driver_id: DRIVER.id });
+  assert.deepEqual(step.events, [{ kind: "trip_started", at: 1_001 }]);
+  assert.ok(h.state.trip.started_at > h.state.trip.accepted_at, "read as once queued");
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+const batchStarts = (h: ActorHarness<any, any, any, any>, events: readonly any[]) =>
+  outboxOf(h, events).filter(([o]) => o === BATCH_START_OUTBOX).map(([, p]) => p);
+
+Deno.test("trip queued: a batch's first stop that starts hands its batch to the start outbox; a stop given queued hands itself", () => {
+  const batch = (position: number) => ({ id: "bat_1", position, stops: 3 });
+  const first = booked({ batch: batch(1) });
+  const queuedFirst = first.must({ kind: "accept", driver: DRIVER, queued: true });
+  assert.deepEqual(batchStarts(first, queuedFirst.events), []);
+  first.now = 5_000;
+  const started = first.must({ kind: "start", driver_id: DRIVER.id });
+  assert.deepEqual(batchStarts(first, started.events), [{
+    business_id: "biz_1",
+    batch_id: "bat_1",
+  }]);
+
+  const other = booked({ batch: batch(2) });
+  const given = other.must({ kind: "accept", driver: DRIVER, queued: true });
+  assert.deepEqual(batchStarts(other, given.events), [
+    { business_id: "biz_1", batch_id: "bat_1", stop: other.state.trip.reference },
+  ]);
+  assert.deepEqual(
+    batchStarts(other, other.must({ kind: "start", driver_id: DRIVER.id }).events),
+    [],
+  );
+
+  // Not queued behind another trip (the batch as before), or no batch: nothing to start.
+  const outright = booked({ batch: batch(1) });
+  assert.deepEqual(
+    batchStarts(outright, outright.must({ kind: "accept", driver: DRIVER }).events),
+    [],
+  );
+  const follows = booked({ batch: batch(2) });
+  assert.deepEqual(
+    batchStarts(follows, follows.must({ kind: "accept", driver: DRIVER }).events),
+    [],
+  );
+  const single = queued();
+  assert.deepEqual(
+    batchStarts(single, single.must({ kind: "start", driver_id: DRIVER.id }).events),
+    [],
+  );
 });
 
 Deno.test("trip queued: a trip stored before its start was kept starts at its acceptance, unless still queued", () => {

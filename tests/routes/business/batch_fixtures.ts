@@ -1,4 +1,5 @@
 /** A batch body of Business API 2.3 in Gaborone, for batch tests. */
+import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 
 /** A stop from the Main Mall to a point `north` km north and `east` km east of it. */
@@ -37,4 +38,12 @@ export function postBatch(
   headers: Record<string, string> = {},
 ) {
   return t.call("POST", "/business/batches", { key, body, headers });
+}
+
+/** Until the bus, the outboxes and the dispatcher are done (a batch's stops given to its driver). */
+export async function quiet(t: TestEnv) {
+  for (let i = 0; i < 3; i++) {
+    await t.settle();
+    await dispatcherOf(t.env).idle();
+  }
 }

@@ -1,17 +1,9 @@
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
-import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { fundedBusiness } from "./trips_fixtures.ts";
-import { postBatch, stop } from "./batch_fixtures.ts";
-
-async function quiet(t: TestEnv) {
-  for (let i = 0; i < 3; i++) {
-    await t.settle();
-    await dispatcherOf(t.env).idle();
-  }
-}
+import { postBatch, quiet, stop } from "./batch_fixtures.ts";
 
 async function offerFor(t: TestEnv, token: string) {
   const r = await t.call("GET", "/driver/offers", { bearer: token });

@@ -4,25 +4,21 @@
  * trip, with no position until the trip starts, on the opening state and the live feed alike.
  */
 import assert from "node:assert/strict";
-import { DispatchBoardAnswer } from "../../../routes/business/answers/dispatch_board.ts";
 import { DispatchBoardFeed } from "../../../routes/business/dispatch_board.ts";
 import { livePositionsOf } from "../../../src/business/reactors/live_positions.ts";
-import { documentedData } from "../../helpers/documented.ts";
 import { until } from "../../helpers/receiver.ts";
-import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { A_DOOR, deliverBy, queuedBehindAnother, report } from "./tracking_fixtures.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import {
+  A_DOOR,
+  boardDriver,
+  deliverBy,
+  queuedBehindAnother,
+  report,
+} from "./tracking_fixtures.ts";
 import { FakeSink } from "../../helpers/feed_sink.ts";
 
 // deno-lint-ignore no-explicit-any
 type Message = any;
-
-/** The business's board state's entry for the driver. */
-async function boardDriver(t: TestEnv, key: string, driverId: string): Promise<Message> {
-  const r = await t.call("GET", "/business/dispatch-board/state", { key });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  const state = documentedData(DispatchBoardAnswer, r, "the dispatch board's state");
-  return state.drivers.find((d: { id: string }) => d.id === driverId);
-}
 
 const isDoor = (p: { lat: number; lng: number } | null) =>
   p !== null && p.lat === A_DOOR.dest_lat && p.lng === A_DOOR.dest_lng;

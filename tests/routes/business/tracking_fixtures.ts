@@ -1,9 +1,14 @@
 /**
  * A booked trip accepted by a pool driver, for the tracking and chat tests (Business API 2.4), and
- * a driver's trip of one business with another business's queued behind it (3.1 queued).
+ * a driver's trip of one business with another business's queued behind it (3.1 queued), with
+ * what its tracking link and its business's board show of the driver.
  */
+// @ts-types="@types/mapbox__polyline"
+import polyline from "@mapbox/polyline";
 import assert from "node:assert/strict";
 import { tripActor, type TripDriver } from "../../../actors/business/trip/mod.ts";
+import { DispatchBoardAnswer } from "../../../routes/business/answers/dispatch_board.ts";
+import { documentedData } from "../../helpers/documented.ts";
 import { act, pngFile } from "../../helpers/driver_trips.ts";
 import { type CreatedPoolDriver, onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
@@ -144,4 +149,28 @@ export async function deliverBy(t: TestEnv, d: CreatedPoolDriver, reference: str
   });
   assert.equal(done.status, 200, JSON.stringify(done.body));
   assert.equal(done.body.data.status, "completed");
+}
+
+/** GET /trip-track/{token} (or a reference): the tracking view. */
+// deno-lint-ignore no-explicit-any
+export async function trackingView(t: TestEnv, token: string): Promise<any> {
+  const r = await t.call("GET", `/trip-track/${token}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+/** Every coordinate a tracking view gives of where the driver is or was. */
+// deno-lint-ignore no-explicit-any
+export function driverPoints(v: any): [number, number][] {
+  const line: [number, number][] = v.route_polyline ? polyline.decode(v.route_polyline) : [];
+  return v.driver_lat === null ? line : [...line, [v.driver_lat, v.driver_lng]];
+}
+
+/** The business's dispatch board state's entry for the driver (undefined: not on its board). */
+// deno-lint-ignore no-explicit-any
+export async function boardDriver(t: TestEnv, key: string, driverId: string): Promise<any> {
+  const r = await t.call("GET", "/business/dispatch-board/state", { key });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const state = documentedData(DispatchBoardAnswer, r, "the dispatch board's state");
+  return state.drivers.find((d: { id: string }) => d.id === driverId);
 }

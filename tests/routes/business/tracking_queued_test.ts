@@ -16,9 +16,11 @@ import {
   acceptWaiting,
   type BookedTrip,
   deliverBy,
+  driverPoints,
   queuedBehindAnother,
   report,
   tokenOf,
+  trackingView as view,
 } from "./tracking_fixtures.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
@@ -32,24 +34,10 @@ async function queuedWhileAtADoor(t: TestEnv) {
   return q;
 }
 
-// deno-lint-ignore no-explicit-any
-async function view(t: TestEnv, token: string): Promise<any> {
-  const r = await t.call("GET", `/trip-track/${token}`);
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data;
-}
-
 async function statusOf(t: TestEnv, b: BookedTrip): Promise<string> {
   const r = await t.env.runtime.read(tripActor, b.business.id, b.trip.reference, { kind: "get" });
   assert.ok(r.ok && r.reply.phase === "booked");
   return r.reply.trip.status;
-}
-
-/** Every coordinate the view gives of where the driver is or was. */
-// deno-lint-ignore no-explicit-any
-function driverPoints(v: any): [number, number][] {
-  const line: [number, number][] = v.route_polyline ? polyline.decode(v.route_polyline) : [];
-  return v.driver_lat === null ? line : [...line, [v.driver_lat, v.driver_lng]];
 }
 
 const atDoor = ([lat, lng]: [number, number]) => lat === A_DOOR.dest_lat && lng === A_DOOR.dest_lng;
