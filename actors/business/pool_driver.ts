@@ -70,7 +70,9 @@ export type PoolDriverCommand =
 export type HoldCommand =
   | { kind: "take"; trip: string }
   | { kind: "confirm"; trip: string }
-  | { kind: "release"; trip: string };
+  | { kind: "release"; trip: string }
+  /** spec: business 2.3, 3.1 queued: the batch's next stop queued with `trip` holds its place. */
+  | { kind: "pass"; trip: string; to: string };
 
 export type PoolDriverEvent =
   | { kind: "pool_driver_created"; driver: NewPoolDriver }
@@ -79,6 +81,8 @@ export type PoolDriverEvent =
   | { kind: "hold_confirmed"; trip: string }
   | { kind: "hold_unconfirmed"; trip: string; at: number }
   | { kind: "trip_released"; trip: string; at: number }
+  /** The held `trip` left; `to`, queued with it, holds its slot (started at once if current). */
+  | { kind: "hold_passed"; trip: string; to: string; slot: "current" | "queued"; at: number }
   /** spec: business 3.1 queued: the trip under way was released; the queued one is now current. */
   | { kind: "queued_moved_up"; trip: string; at: number };
 
@@ -120,6 +124,8 @@ export const poolDriverActor: ActorDefinition<
       case "confirm":
       case "release":
         return state === null ? NOT_FOUND : hold(state, command, ctx);
+      case "pass":
+        return state === null ? NOT_FOUND : pass(state, command, ctx);
       case "timer":
         if (state === null || !command.name.startsWith(HOLD_TIMER)) return accept([]);
         return hold(state, { kind: "timer", trip: command.name.slice(HOLD_TIMER.length) }, ctx);
@@ -155,9 +161,12 @@ export const poolDriverActor: ActorDefinition<
   },
   outbox: (e, next) => {
     if (next === null) return [];
-    if (e.kind === "queued_moved_up") {
+    if (e.kind === "queued_moved_up" || (e.kind === "hold_passed" && e.slot === "current")) {
       // The queued trip starts (queued to accepted) in its own turn, after this commit.
-      const item: HoldingItem = { driver_id: next.id, trip: e.trip };
+      const item: HoldingItem = {
+        driver_id: next.id,
+        trip: e.kind === "hold_passed" ? e.to : e.trip,
+      };
       return [{ outbox: QUEUED_START_OUTBOX, payload: item }];
     }
     if (e.kind !== "hold_unconfirmed") return [];
@@ -171,7 +180,11 @@ export const poolDriverActor: ActorDefinition<
 type D = Decision<PoolDriverState, PoolDriverEvent, PoolDriver>;
 
 /** spec: business 3.1: a driver holds at most a trip under way and one queued behind it. */
-function hold(s: PoolDriver, c: HoldCommand | { kind: "timer"; trip: string }, ctx: Ctx): D {
+function hold(
+  s: PoolDriver,
+  c: Exclude<HoldCommand, { kind: "pass" }> | { kind: "timer"; trip: string },
+  ctx: Ctx,
+): D {
   const held = s.current === c.trip || s.queued === c.trip;
   const timer = `${HOLD_TIMER}${c.trip}`;
   switch (c.kind) {
@@ -213,6 +226,25 @@ function hold(s: PoolDriver, c: HoldCommand | { kind: "timer"; trip: string }, c
   }
 }
 
+/**
+ * spec: business 2.3, 3.1 queued: a batch's held stop left (cancelled, given back) while the
+ * batch's next stop waits queued with it: that stop takes its slot, so the driver's committed
+ * work keeps its place and starts when the trip under way ends (at once if it already has). A
+ * trip not held passes nothing (done before, or never held); `to` held already: a release.
+ */
+function pass(s: PoolDriver, c: Extract<HoldCommand, { kind: "pass" }>, ctx: Ctx): D {
+  const slot = s.current === c.trip ? "current" : s.queued === c.trip ? "queued" : null;
+  if (slot === null) return accept([], () => s);
+  if (s.current === c.to || s.queued === c.to) {
+    return hold(s, { kind: "release", trip: c.trip }, ctx);
+  }
+  return accept(
+    [{ kind: "hold_passed", trip: c.trip, to: c.to, slot, at: ctx.now }],
+    (n) => n as PoolDriver,
+    [{ op: "cancel", name: `${HOLD_TIMER}${c.trip}` }],
+  );
+}
+
 function evolveHold(
   s: PoolDriver,
   e: Exclude<
@@ -232,6 +264,12 @@ function evolveHold(
     case "hold_unconfirmed":
     case "queued_moved_up":
       return s;
+    case "hold_passed":
+      return {
+        ...s,
+        [e.slot]: e.to,
+        unconfirmed: s.unconfirmed.filter((t) => t !== e.trip),
+      };
     case "trip_released": {
       const unconfirmed = s.unconfirmed.filter((t) => t !== e.trip);
       // The queued trip moves up once the one under way is released.

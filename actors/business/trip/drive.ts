@@ -58,10 +58,11 @@ export function drive(t: Trip, a: DriverAction, ctx: Ctx): D {
       if (t.status !== "queued") return accept([], replyOf);
       // Later than its acceptance, even within its millisecond: a trip started when it was
       // accepted reads as never queued (rules/tracking.ts locationSince), seen at any time.
-      return accept(
-        [{ kind: "trip_started", at: Math.max(at, (t.accepted_at ?? at) + 1) }],
-        replyOf,
-      );
+      return accept([{
+        kind: "trip_started",
+        at: Math.max(at, (t.accepted_at ?? at) + 1),
+        ...(a.with_batch ? { with_batch: true } : {}),
+      }], replyOf);
     case "arrive":
       if (!isAccepted(t.status)) return wrongStatus(t, "arrive at");
       return accept([{ kind: "trip_arrived", at }], replyOf);

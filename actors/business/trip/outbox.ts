@@ -13,7 +13,9 @@ import {
 } from "../../../src/business/rules/webhook_events.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
 import {
+  BATCH_HOLD_OUTBOX,
   BATCH_START_OUTBOX,
+  type BatchHoldItem,
   type BatchStartItem,
   DRIVER_RELEASE_OUTBOX,
   type HoldingItem,
@@ -124,20 +126,42 @@ function driverFreed(e: TripEvent, t: Trip): readonly OutboxAdd[] {
     ? t.driver?.id
     : undefined;
   if (driverId === undefined) return [];
+  if (holdPasses(e, t) && t.batch !== undefined) {
+    const item: BatchHoldItem = {
+      business_id: t.business_id,
+      batch_id: t.batch.id,
+      driver_id: driverId,
+      stop: t.reference,
+    };
+    return [{ outbox: BATCH_HOLD_OUTBOX, payload: item }];
+  }
   const item: HoldingItem = { driver_id: driverId, trip: tripKeyOf(t.business_id, t.reference) };
   return [{ outbox: DRIVER_RELEASE_OUTBOX, payload: item }];
 }
 
 /**
+ * spec: business 2.3, 3.1 queued: a batch's stop cancelled in the queue, or given back, may be the
+ * one its driver holds for the batch's other stops queued with it: the hold passes to the next of
+ * them (released when none is left). A stop that started has started the others already.
+ */
+function holdPasses(e: TripEvent, t: Trip): boolean {
+  if (t.batch === undefined || t.batch.stops < 2) return false;
+  // Given back, its start is no longer known (as before acceptance): the handler looks.
+  return e.kind === "driver_withdrew" || (e.kind === "trip_cancelled" && t.started_at === null);
+}
+
+/**
  * spec: business 2.3, 3.1 queued: a batch's stops wait queued behind their driver's trip under way
- * with the batch's first stop, and start with it: its start starts the others, and a stop given
- * queued is started at once should the first have started meanwhile.
+ * with the stop the driver holds (the first, or the next once it left), and start with it: its
+ * start starts the driver's others, and a stop given queued is started at once should the batch
+ * have started meanwhile.
  */
 function batchStart(e: TripEvent, t: Trip): readonly OutboxAdd[] {
   if (t.batch === undefined) return [];
   const item: BatchStartItem = { business_id: t.business_id, batch_id: t.batch.id };
-  if (e.kind === "trip_started" && t.batch.position === 1) {
-    return [{ outbox: BATCH_START_OUTBOX, payload: item }];
+  // A stop started with the batch (not held itself) starts no others.
+  if (e.kind === "trip_started" && !e.with_batch && t.driver !== null) {
+    return [{ outbox: BATCH_START_OUTBOX, payload: { ...item, driver_id: t.driver.id } }];
   }
   if (e.kind === "trip_accepted" && e.queued && t.batch.position > 1) {
     return [{ outbox: BATCH_START_OUTBOX, payload: { ...item, stop: t.reference } }];

@@ -210,8 +210,11 @@ export type DriverAction =
   /** `offer_id`: the offer answered; `queued`: the driver holds a trip this one follows. */
   | { kind: "accept"; driver: TripDriver; offer_id?: string; queued?: boolean }
   | { kind: "arrive"; driver_id?: string }
-  /** spec: business 3.1 queued: the driver's trip under way ended; this one is theirs now. */
-  | { kind: "start"; driver_id: string }
+  /**
+   * spec: business 3.1 queued: the driver's trip under way ended; this one is theirs now.
+   * `with_batch`: started with the stop of its batch the driver held (2.3), not held itself.
+   */
+  | { kind: "start"; driver_id: string; with_batch?: boolean }
   | { kind: "collect"; driver_id?: string; scan_code?: string; force_reason?: string }
   | { kind: "arrive_dropoff"; driver_id?: string }
   | {
@@ -286,7 +289,7 @@ export type TripEvent =
   }
   | { kind: "trip_offered"; at: number; offer: TripOffer }
   /** The queued trip became its driver's current one (spec: business 3.1 queued to accepted). */
-  | { kind: "trip_started"; at: number }
+  | { kind: "trip_started"; at: number; with_batch?: boolean }
   /** The offer ended unanswered: declined or expired; the driver is never asked again. */
   | { kind: "offer_ended"; at: number; offer_id: string; driver_id: string; declined: boolean }
   | { kind: "offer_after_set"; at: number }

@@ -8,13 +8,19 @@
  * A first stop accepted queued behind its driver's trip under way, maybe another business's (3.1
  * queued), has the other stops given queued too, and they start with it (BATCH_START_OUTBOX): till
  * then where the driver is belongs to that trip, on none of the batch's tracking links or board.
+ * The driver holds one stop for them all (pool_driver.ts): should it leave while queued (cancelled,
+ * given back), the hold passes to the next stop queued with it (BATCH_HOLD_OUTBOX), which then
+ * leads: it starts when the trip under way ends, and the others with it.
  */
-import { batchActor } from "../../../actors/business/batch.ts";
+import { batchActor, type BatchStop } from "../../../actors/business/batch.ts";
+import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { type Trip, tripActor, type TripDriver } from "../../../actors/business/trip/mod.ts";
+import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse } from "../../runtime/actor.ts";
-import type { BatchStartItem } from "../rules/driver_holding.ts";
+import { type BatchHoldItem, type BatchStartItem, tripKeyOf } from "../rules/driver_holding.ts";
 import { locationSince, SEEN_ANY_TIME } from "../rules/tracking.ts";
+import { releaseDriver } from "./driver_holding.ts";
 
 type D = Pick<Deps, "runtime">;
 
@@ -51,6 +57,31 @@ async function stopsOf(deps: D, business: string, batchId: string) {
   return batch.ok ? batch.reply.batch.stops : null;
 }
 
+/** spec: business 3.1: a stop cancelled before it started: it holds no work of its driver's. */
+function endedQueued(t: Trip): boolean {
+  return t.status === "cancelled" && t.started_at === null;
+}
+
+/**
+ * The stop the batch's others follow: the first in the driving order, `except` aside, with a
+ * driver (`driverId` when named) that did not end in the queue. The first stop, but for one
+ * cancelled in the queue or given back.
+ */
+async function leadOf(
+  deps: D,
+  business: string,
+  stops: readonly BatchStop[],
+  of: { readonly driverId?: string; readonly except?: string },
+): Promise<Trip | null> {
+  for (const s of stops) {
+    if (s.trip_reference === of.except) continue;
+    const t = await tripOf(deps, business, s.trip_reference);
+    if (t === null || t.driver === null || endedQueued(t)) continue;
+    if (of.driverId === undefined || t.driver.id === of.driverId) return t;
+  }
+  return null;
+}
+
 /**
  * The batch's stops follow its first stop's driver: `t` is a stop just heard on the bus. Answers
  * how many stops were given to the driver.
@@ -69,29 +100,89 @@ export async function followLead(deps: D, t: Trip): Promise<number> {
     return given;
   }
   if (t.driver !== null || t.status !== "pending") return 0;
-  const lead = await tripOf(deps, t.business_id, stops[0]!.trip_reference);
+  // The first stop's driver; once it left in the queue, the driver of the stop that leads since.
+  const lead = await leadOf(deps, t.business_id, stops, { except: t.reference });
   if (lead === null || lead.driver === null) return 0;
   return await giveTo(deps, t.business_id, t.reference, lead.driver, leadQueued(lead)) ? 1 : 0;
 }
 
 /**
- * spec: business 2.3, 3.1 queued: the batch's stops given queued start once its first stop has
- * started (BATCH_START_OUTBOX's handler): every other stop, or the one item names. A first stop
- * still queued, or ended in the queue, starts none; a stop not queued, or another driver's, is
- * left as it is (trip `start`), so a second handling changes nothing.
+ * spec: business 2.3, 3.1 queued: the batch's stops given queued start once the stop their driver
+ * holds has started (BATCH_START_OUTBOX's handler): every other stop of that driver, or the one
+ * the item names, given queued, once the batch has started for its driver. A stop not queued, or
+ * another driver's, is left as it is (trip `start`), so a second handling changes nothing.
  */
 export async function startWithLead(deps: D, item: BatchStartItem): Promise<void> {
   const stops = await stopsOf(deps, item.business_id, item.batch_id);
   if (stops === null) return;
-  const lead = await tripOf(deps, item.business_id, stops[0]!.trip_reference);
-  if (lead === null || lead.driver === null || lead.started_at === null) return;
-  const refs = item.stop !== undefined ? [item.stop] : stops.slice(1).map((s) => s.trip_reference);
-  for (const ref of refs) {
-    const r = await deps.runtime.ask(tripActor, item.business_id, ref, {
-      kind: "start",
-      driver_id: lead.driver.id,
-    });
-    // Not this driver's stop (not given yet, given back, taken by another): nothing to start.
-    if (!r.ok && r.code !== "not_found") orRefuse(r);
+  if (item.stop !== undefined) return await startGiven(deps, item.business_id, stops, item.stop);
+  // An item stored before it named the driver: the first stop's, once started.
+  let driverId = item.driver_id;
+  if (driverId === undefined) {
+    const lead = await tripOf(deps, item.business_id, stops[0]!.trip_reference);
+    if (lead === null || lead.driver === null || lead.started_at === null) return;
+    driverId = lead.driver.id;
   }
+  for (const s of stops) await startStop(deps, item.business_id, s.trip_reference, driverId);
+}
+
+/** A stop given queued starts at once if the stop its driver's batch follows has started. */
+async function startGiven(deps: D, business: string, stops: readonly BatchStop[], ref: string) {
+  const stop = await tripOf(deps, business, ref);
+  if (stop === null || stop.driver === null || stop.status !== "queued") return;
+  const driverId = stop.driver.id;
+  const lead = await leadOf(deps, business, stops, { driverId, except: ref });
+  if (lead === null || lead.started_at === null) return;
+  await startStop(deps, business, ref, driverId);
+}
+
+async function startStop(deps: D, business: string, ref: string, driverId: string) {
+  const r = await deps.runtime.ask(tripActor, business, ref, {
+    kind: "start",
+    driver_id: driverId,
+    with_batch: true,
+  });
+  // Not this driver's stop (not given yet, given back, taken by another): nothing to start.
+  if (!r.ok && r.code !== "not_found") orRefuse(r);
+}
+
+/**
+ * spec: business 2.3, 3.1 queued: the batch's stop `item.stop` left its driver (BATCH_HOLD_OUTBOX's
+ * handler). If the driver held it, the hold passes to the first stop still queued with them, in
+ * the driving order, which leads from then; with none, it is released. A stop that also left
+ * before the hold reached it passes it on. A stop not held passes nothing, so a second handling
+ * changes nothing.
+ */
+export async function passHold(deps: D, item: BatchHoldItem): Promise<void> {
+  const key = (ref: string) => tripKeyOf(item.business_id, ref);
+  const stops = await stopsOf(deps, item.business_id, item.batch_id) ?? [];
+  let from = item.stop;
+  for (let i = 0; i <= stops.length; i++) {
+    const next = await queuedWith(deps, item, stops, from);
+    if (next === null) {
+      return await releaseDriver(deps, { driver_id: item.driver_id, trip: key(from) });
+    }
+    const held = orRefuse(
+      await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, item.driver_id, {
+        kind: "pass",
+        trip: key(from),
+        to: key(next),
+      }),
+    );
+    // `from` was not held (another stop, or handled before): nothing passed.
+    if (held.current !== key(next) && held.queued !== key(next)) return;
+    const now = await tripOf(deps, item.business_id, next);
+    if (now !== null && now.driver?.id === item.driver_id && !endedQueued(now)) return;
+    from = next;
+  }
+}
+
+/** The first of the batch's stops, `from` aside, queued with the item's driver. */
+async function queuedWith(deps: D, item: BatchHoldItem, stops: readonly BatchStop[], from: string) {
+  for (const s of stops) {
+    if (s.trip_reference === from) continue;
+    const t = await tripOf(deps, item.business_id, s.trip_reference);
+    if (t?.status === "queued" && t.driver?.id === item.driver_id) return s.trip_reference;
+  }
+  return null;
 }

@@ -38,9 +38,11 @@ import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
 import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
-import { followLead, followsLead, startWithLead } from "../flows/batch_dispatch.ts";
+import { followLead, followsLead, passHold, startWithLead } from "../flows/batch_dispatch.ts";
 import {
+  BATCH_HOLD_OUTBOX,
   BATCH_START_OUTBOX,
+  type BatchHoldItem,
   type BatchStartItem,
   DRIVER_RELEASE_OUTBOX,
   type HoldingItem,
@@ -108,10 +110,15 @@ export class Dispatcher implements Reactor, FirstOffers {
         QUEUED_START_OUTBOX,
         (i) => startQueuedTrip(deps, i.payload as HoldingItem),
       ),
-      // A batch's stops queued with its first stop start with it (spec: business 2.3, 3.1).
+      // A batch's stops queued with the stop their driver holds start with it (business 2.3, 3.1).
       deps.runtime.handleOutbox(
         BATCH_START_OUTBOX,
         (i) => startWithLead(deps, i.payload as BatchStartItem),
+      ),
+      // A batch's stop that left its driver passes the hold to the next queued with it.
+      deps.runtime.handleOutbox(
+        BATCH_HOLD_OUTBOX,
+        (i) => passHold(deps, i.payload as BatchHoldItem),
       ),
     ];
   }

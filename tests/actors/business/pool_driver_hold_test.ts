@@ -9,6 +9,7 @@ import {
   HOLD_OUTBOX,
   poolDriverActor,
 } from "../../../actors/business/pool_driver.ts";
+import { QUEUED_START_OUTBOX } from "../../../src/business/rules/driver_holding.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
 
 function driver(): ActorHarness<any, any, any, any> {
@@ -57,4 +58,35 @@ Deno.test("pool driver: a confirmed take is settled; an unconfirmed one goes to 
   assert.deepEqual(poolDriverActor.outbox!(due.events[0], h.state), [
     { outbox: HOLD_OUTBOX, payload: { driver_id: "pdr_1", trip: "biz:B" } },
   ]);
+});
+
+Deno.test("pool driver: a held batch stop that left passes its slot to the next stop, started at once if current; a stop not held passes nothing", () => {
+  const h = driver();
+  h.must({ kind: "take", trip: "a:T" });
+  h.must({ kind: "take", trip: "b:S1" });
+  // spec: business 2.3, 3.1 queued: the queued stop left; the next stop waits in its place.
+  const queued = h.must({ kind: "pass", trip: "b:S1", to: "b:S2" });
+  assert.deepEqual(kinds(queued.events), ["hold_passed"]);
+  assert.deepEqual(queued.timers, [{ op: "cancel", name: "hold:b:S1" }]);
+  assert.deepEqual(poolDriverActor.outbox!(queued.events[0], h.state), []);
+  assert.deepEqual([h.state.current, h.state.queued, h.state.unconfirmed], ["a:T", "b:S2", [
+    "a:T",
+  ]]);
+  // Again, or from a stop not held: nothing.
+  assert.deepEqual(kinds(h.must({ kind: "pass", trip: "b:S1", to: "b:S2" }).events), []);
+  assert.deepEqual(kinds(h.must({ kind: "pass", trip: "b:S3", to: "b:S4" }).events), []);
+  // The trip under way ended: the stop moved up and left before it started.
+  h.must({ kind: "release", trip: "a:T" });
+  const current = h.must({ kind: "pass", trip: "b:S2", to: "b:S3" });
+  assert.equal(h.state.current, "b:S3");
+  assert.deepEqual(poolDriverActor.outbox!(current.events[0], h.state), [
+    { outbox: QUEUED_START_OUTBOX, payload: { driver_id: "pdr_1", trip: "b:S3" } },
+  ]);
+  // To a stop held already: a release.
+  h.must({ kind: "take", trip: "c:X" });
+  assert.deepEqual(kinds(h.must({ kind: "pass", trip: "c:X", to: "b:S3" }).events), [
+    "trip_released",
+  ]);
+  assert.deepEqual([h.state.current, h.state.queued], ["b:S3", null]);
+  assert.deepEqual(h.replayed(), h.state);
 });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import {
+  BATCH_HOLD_OUTBOX,
   BATCH_START_OUTBOX,
   DRIVER_RELEASE_OUTBOX,
   QUEUED_START_OUTBOX,
@@ -80,7 +81,7 @@ Deno.test("trip queued: started in the millisecond it was accepted, it starts af
 const batchStarts = (h: ActorHarness<any, any, any, any>, events: readonly any[]) =>
   outboxOf(h, events).filter(([o]) => o === BATCH_START_OUTBOX).map(([, p]) => p);
 
-Deno.test("trip queued: a batch's first stop that starts hands its batch to the start outbox; a stop given queued hands itself", () => {
+Deno.test("trip queued: a batch's stop its driver holds that starts hands its batch and driver to the start outbox; a stop given queued hands itself", () => {
   const batch = (position: number) => ({ id: "bat_1", position, stops: 3 });
   const first = booked({ batch: batch(1) });
   const queuedFirst = first.must({ kind: "accept", driver: DRIVER, queued: true });
@@ -90,6 +91,7 @@ Deno.test("trip queued: a batch's first stop that starts hands its batch to the 
   assert.deepEqual(batchStarts(first, started.events), [{
     business_id: "biz_1",
     batch_id: "bat_1",
+    driver_id: DRIVER.id,
   }]);
 
   const other = booked({ batch: batch(2) });
@@ -97,9 +99,17 @@ Deno.test("trip queued: a batch's first stop that starts hands its batch to the 
   assert.deepEqual(batchStarts(other, given.events), [
     { business_id: "biz_1", batch_id: "bat_1", stop: other.state.trip.reference },
   ]);
+  // Started with the batch: it starts no others.
+  const withBatch = other.must({ kind: "start", driver_id: DRIVER.id, with_batch: true });
+  assert.deepEqual(withBatch.events, [{ kind: "trip_started", at: 1_001, with_batch: true }]);
+  assert.deepEqual(batchStarts(other, withBatch.events), []);
+  assert.deepEqual(other.replayed(), other.state);
+  // The next stop, holding the driver once the first left in the queue, starts the others too.
+  const next = booked({ batch: batch(2) });
+  next.must({ kind: "accept", driver: DRIVER, queued: true });
   assert.deepEqual(
-    batchStarts(other, other.must({ kind: "start", driver_id: DRIVER.id }).events),
-    [],
+    batchStarts(next, next.must({ kind: "start", driver_id: DRIVER.id }).events),
+    [{ business_id: "biz_1", batch_id: "bat_1", driver_id: DRIVER.id }],
   );
 
   // Not queued behind another trip (the batch as before), or no batch: nothing to start.
@@ -118,6 +128,43 @@ Deno.test("trip queued: a batch's first stop that starts hands its batch to the 
     batchStarts(single, single.must({ kind: "start", driver_id: DRIVER.id }).events),
     [],
   );
+});
+
+const holds = (h: ActorHarness<any, any, any, any>, events: readonly any[]) =>
+  outboxOf(h, events).filter(([o]) => o === BATCH_HOLD_OUTBOX || o === DRIVER_RELEASE_OUTBOX);
+
+Deno.test("trip queued: a batch's stop cancelled in the queue or given back passes its driver's hold on; one cancelled once started releases it", () => {
+  const stop = (position: number) => booked({ batch: { id: "bat_1", position, stops: 3 } });
+  const hold = (h: ActorHarness<any, any, any, any>) => [BATCH_HOLD_OUTBOX, {
+    business_id: "biz_1",
+    batch_id: "bat_1",
+    driver_id: DRIVER.id,
+    stop: h.state.trip.reference,
+  }];
+  const cancelled = stop(1);
+  cancelled.must({ kind: "accept", driver: DRIVER, queued: true });
+  const c = cancelled.must({ kind: "cancel", by: "business", reason: null });
+  assert.deepEqual(holds(cancelled, c.events), [hold(cancelled)]);
+
+  const given = stop(2);
+  given.must({ kind: "accept", driver: DRIVER, queued: true });
+  const back = given.must({
+    kind: "withdraw",
+    driver_id: DRIVER.id,
+    reason: "van full",
+    dispatch_window_ms: 15 * 60_000,
+  });
+  assert.deepEqual(holds(given, back.events), [hold(given)]);
+
+  // Started, it started the others: a release, as a trip of its own.
+  const started = stop(1);
+  started.must({ kind: "accept", driver: DRIVER, queued: true });
+  started.must({ kind: "start", driver_id: DRIVER.id });
+  const s = started.must({ kind: "cancel", by: "business", reason: null });
+  assert.deepEqual(holds(started, s.events), [[DRIVER_RELEASE_OUTBOX, {
+    driver_id: DRIVER.id,
+    trip: `biz_1:${started.state.trip.reference}`,
+  }]]);
 });
 
 Deno.test("trip queued: a trip stored before its start was kept starts at its acceptance, unless still queued", () => {

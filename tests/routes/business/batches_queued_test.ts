@@ -2,10 +2,13 @@
  * A batch (Business API 2.3, 4.2) taken by a pool driver still on another business's trip: its
  * first stop waits queued behind that trip (3.1 queued), and so does every other stop, so none of
  * the batch's tracking links (2.4) nor its business's board shows where the driver is until the
- * batch starts with its first stop; from then, only positions observed since.
+ * batch starts with its first stop; from then, only positions observed since. The first stop
+ * cancelled or given back while queued, the driver's hold passes to the next stop, which leads.
  */
 import assert from "node:assert/strict";
+import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
 import { BATCH_START_OUTBOX } from "../../../src/business/rules/driver_holding.ts";
 import { failAsks } from "../../helpers/faults.ts";
@@ -185,4 +188,117 @@ Deno.test("batches queued: stops given only once the first stop started start at
     await onB(t, q);
     const since = [...ON_B, ON_B[1]];
     assert.deepEqual(await seen(t, tokens), [since, since, since]);
+  }));
+
+/** The trips the driver holds: under way, and queued behind it (references, B's without key). */
+async function holding(t: TestEnv, q: BatchBehindAnother): Promise<(string | null)[]> {
+  const r = await t.env.runtime.read(poolDriverActor, PLATFORM_TENANT, q.driver.id, {
+    kind: "get",
+  });
+  assert.ok(r.ok);
+  const ref = (k: string | null) => k === null ? null : k.slice(k.indexOf(":") + 1);
+  return [ref(r.reply.current), ref(r.reply.queued)];
+}
+
+async function cancelStop(t: TestEnv, q: BatchBehindAnother, ref: string) {
+  const r = await t.call("POST", `/business/trips/${ref}/cancel`, { key: q.b.api_key, body: {} });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.data.status, "cancelled");
+}
+
+/** The driver gives the stop back (3.1: put back for another driver inside the window). */
+async function giveBack(t: TestEnv, q: BatchBehindAnother, ref: string) {
+  const r = await t.call("POST", `/driver/trips/${ref}/cancel_by_driver`, {
+    bearer: q.driver.token,
+    body: { idempotency_key: `back-${ref}`, reason: "parcel not ready" },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.data.status, "pending");
+}
+
+/** After A is delivered, the stops left with the driver start, the next stop leading. */
+async function nextLeads(t: TestEnv, q: BatchBehindAnother, first: string) {
+  assert.deepEqual(await statuses(t, q), [first, "queued", "queued"]);
+  // spec: business 2.3, 3.1 queued: the driver's hold passed to the next stop, still queued.
+  assert.deepEqual(await holding(t, q), [q.a, q.refs[1]]);
+  await deliverBy(t, q.driver, q.a);
+  await until(t, async () => {
+    const [, ...rest] = await statuses(t, q);
+    return rest.every((s) => s === "accepted");
+  }, "the next stop's start, and the last's with it");
+  assert.deepEqual(await holding(t, q), [q.refs[1], null]);
+}
+
+Deno.test("batches queued: the first stop cancelled by the business while queued passes the driver's hold to the next stop, and the rest start when the trip under way ends", () =>
+  withTestEnv(async (t) => {
+    const q = await batchBehindAnother(t);
+    await quiet(t);
+    await cancelStop(t, q, q.refs[0]!);
+    await quiet(t);
+    await nextLeads(t, q, "cancelled");
+    assert.deepEqual((await statuses(t, q))[0], "cancelled");
+  }));
+
+Deno.test("batches queued: the first stop given back by the driver while queued is offered again, and the driver's other stops start when the trip under way ends", () =>
+  withTestEnv(async (t) => {
+    const q = await batchBehindAnother(t);
+    await quiet(t);
+    await giveBack(t, q, q.refs[0]!);
+    await quiet(t);
+    await nextLeads(t, q, "pending");
+  }));
+
+Deno.test("batches queued: every stop cancelled while queued leaves nothing queued nor held", () =>
+  withTestEnv(async (t) => {
+    const q = await batchBehindAnother(t);
+    await quiet(t);
+    for (const ref of q.refs) await cancelStop(t, q, ref);
+    await quiet(t);
+    assert.deepEqual(await statuses(t, q), ["cancelled", "cancelled", "cancelled"]);
+    assert.deepEqual(await holding(t, q), [q.a, null]);
+    await deliverBy(t, q.driver, q.a);
+    await quiet(t);
+    assert.deepEqual(await holding(t, q), [null, null]);
+  }));
+
+/** The driver's hold on a trip passed on (the hold outbox's step). */
+const passing = (type: string, c: unknown) =>
+  type === poolDriverActor.type && (c as { kind: string }).kind === "pass";
+
+Deno.test("batches queued: a crash between the first stop's cancellation and the hold's passing is completed by the outbox's sweep", () =>
+  withTestEnv(async (t) => {
+    const q = await batchBehindAnother(t);
+    await quiet(t);
+    const restarted = failAsks(t.env.runtime, passing);
+    await cancelStop(t, q, q.refs[0]!);
+    await quiet(t);
+    // Cut before the hold passed: the driver holds the cancelled stop, nothing released.
+    assert.deepEqual(await holding(t, q), [q.a, q.refs[0]]);
+    restarted();
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    await nextLeads(t, q, "cancelled");
+  }));
+
+Deno.test("batches queued: the first stop cancelled once moved up, before its start, passes the trip under way to the next stop, which starts at once", () =>
+  withTestEnv(async (t) => {
+    const q = await batchBehindAnother(t);
+    await quiet(t);
+    // The first stop's start is cut (a crash after A's release moved it up).
+    const restarted = failAsks(
+      t.env.runtime,
+      (type, c) => type === tripActor.type && (c as { kind: string }).kind === "start",
+    );
+    await deliverBy(t, q.driver, q.a);
+    await quiet(t);
+    assert.deepEqual(await holding(t, q), [q.refs[0], null]);
+    assert.deepEqual(await statuses(t, q), ["queued", "queued", "queued"]);
+    await cancelStop(t, q, q.refs[0]!);
+    restarted();
+    await t.env.runtime.sweepOutboxes();
+    await until(t, async () => {
+      const [, ...rest] = await statuses(t, q);
+      return rest.every((s) => s === "accepted");
+    }, "the next stop's start");
+    assert.deepEqual(await holding(t, q), [q.refs[1], null]);
   }));
