@@ -2,8 +2,10 @@
  * A Business API batch (2.3, 4.2): up to 50 stops for one driver and one vehicle, each stop a trip
  * of its own. Keyed by the batch's id, derived from its external_reference or batch_reference, so
  * the actor is also the reference's claim: the first body owns it, the same body replays the
- * batch, another body is refused. The stops' trips are booked after the claim under keys derived
- * from the batch (the flow), so a retry after a crash between two stops books only what is missing.
+ * batch, another body is refused; a claim whose money the wallet refused is released, so the
+ * reference stays free (spec: business 7 insufficient_balance). The stops' trips are booked after
+ * the claim under keys derived from the batch (the flow), so a retry after a crash between two
+ * stops books only what is missing.
  */
 import {
   accept,
@@ -62,11 +64,14 @@ export type BatchState =
 export type BatchCommand =
   | { kind: "claim"; draft: BatchDraft; fingerprint: string }
   | { kind: "booked" }
+  /** The claim `created_at` made, freed while no stop is booked (its money was refused). */
+  | { kind: "release"; fingerprint: string; created_at: number }
   | { kind: "get" };
 
 export type BatchEvent =
   | { kind: "batch_claimed"; batch: Batch; fingerprint: string }
-  | { kind: "batch_booked"; at: number };
+  | { kind: "batch_booked"; at: number }
+  | { kind: "batch_released"; at: number };
 
 export interface BatchReply {
   readonly batch: Batch;
@@ -102,6 +107,20 @@ function claim(s: BatchState, c: Extract<BatchCommand, { kind: "claim" }>, ctx: 
   return accept([], replyOf(true));
 }
 
+/**
+ * spec: business 7 insufficient_balance, appendix 1: a batch refused for its money leaves its
+ * reference free. Only the claim named (a later one is another attempt's) and only before booked.
+ */
+function release(s: BatchState, c: Extract<BatchCommand, { kind: "release" }>, ctx: Ctx): D {
+  if (s.phase === "free") return missing();
+  const mine = s.fingerprint === c.fingerprint && s.batch.created_at === c.created_at;
+  if (!mine || s.batch.booked_at !== null) return accept([], replyOf(false));
+  return accept([{ kind: "batch_released", at: ctx.now }], () => ({
+    batch: s.batch,
+    replayed: false,
+  }));
+}
+
 export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, BatchReply> = {
   type: "business_batch",
   noun: "batch",
@@ -117,6 +136,8 @@ export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, B
           state.batch.booked_at === null ? [{ kind: "batch_booked", at: ctx.now }] : [],
           replyOf(false),
         );
+      case "release":
+        return release(state, command, ctx);
       case "get":
         return state.phase === "free" ? missing() : accept([], replyOf(false));
       case "timer":
@@ -133,6 +154,8 @@ export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, B
       case "batch_booked":
         if (state.phase !== "claimed") return state;
         return { ...state, batch: { ...state.batch, booked_at: event.at } };
+      case "batch_released":
+        return { phase: "free" };
       default:
         return unreachable(event);
     }

@@ -1,7 +1,9 @@
 /**
  * A business's wallet (Business API 4.3 wallet; CONTRACT operator wallet credit): balances per
  * currency in integer minor units. Credits are idempotent by reference (the runtime's
- * idempotency key), so the same operator credit twice books once.
+ * idempotency key), so the same operator credit twice books once. A hold reserves part of the
+ * money for one purpose (a batch's stops, Business API 4.2, 7): no other debit may spend it, the
+ * debits naming it draw from it, and what is left goes back when it is released or expires.
  */
 import {
   accept,
@@ -12,79 +14,22 @@ import {
   reject,
   unreachable,
 } from "../../src/runtime/actor.ts";
-import { decimal, formatMinor } from "../../src/domain/money.ts";
+import { decimal } from "../../src/domain/money.ts";
+import {
+  drawnOf,
+  expire,
+  freeMinor,
+  notPositive,
+  release,
+  replyOf,
+  reserve,
+  tooLow,
+  withHolds,
+} from "./wallet_holds.ts";
+import type { WalletCommand, WalletEvent, WalletReply, WalletState } from "./wallet_types.ts";
 
-export interface WalletTransaction {
-  readonly id: string;
-  readonly kind: "credit" | "debit";
-  readonly amount_minor: number;
-  readonly currency: string;
-  readonly reference: string;
-  readonly by: string;
-  readonly at: number;
-}
-
-export interface WalletState {
-  readonly balances: Readonly<Record<string, number>>;
-  /**
-   * The threshold each currency fell below and was notified of (Business API 6 wallet.low_balance):
-   * notified once, and again only after the balance has risen to it.
-   */
-  readonly low?: Readonly<Record<string, number>>;
-}
-
-/** Who hears that a debit took the balance below the business's threshold, and how. */
-export interface LowBalanceWatch {
-  readonly threshold_minor: number;
-  readonly business_id: string;
-  /** The outbox of the business's webhook events (the wallet names no document). */
-  readonly outbox: string;
-}
-
-export type WalletCommand =
-  | { kind: "credit"; amount_minor: number; currency: string; reference: string; by: string }
-  | {
-    kind: "debit";
-    amount_minor: number;
-    currency: string;
-    reference: string;
-    by: string;
-    /** How far below zero the balance may go (billing on credit); default 0. */
-    limit_minor?: number;
-    /**
-     * Who hears that this debit took the balance below the business's threshold; null when none
-     * is set. Never left out: every debit of a business wallet is watched (Business API 6).
-     */
-    low_balance: LowBalanceWatch | null;
-  }
-  | {
-    /**
-     * Sets one currency's balance exactly (the sandbox test wallet, Business API 4.4): the
-     * difference is booked as a credit or a debit, so the ledger explains the new balance.
-     */
-    kind: "set_balance";
-    balance_minor: number;
-    currency: string;
-    reference: string;
-    by: string;
-    /** The watch of the debit it may book (as a debit's). */
-    low_balance: LowBalanceWatch | null;
-  }
-  | { kind: "get" };
-
-export type WalletEvent =
-  | { kind: "wallet_transaction"; transaction: WalletTransaction }
-  | {
-    kind: "low_balance_reached";
-    currency: string;
-    balance_minor: number;
-    threshold_minor: number;
-    watch: LowBalanceWatch;
-    at: number;
-  }
-  | { kind: "low_balance_cleared"; currency: string };
-
-export type WalletReply = { state: WalletState; transaction: WalletTransaction | null };
+export type * from "./wallet_types.ts";
+export { freeMinor, heldMinor } from "./wallet_holds.ts";
 
 /**
  * What a transaction's idempotency key keeps of its reply: the transaction and the balances it
@@ -107,58 +52,102 @@ export const walletActor: ActorDefinition<WalletState, WalletCommand, WalletEven
         return transact(state, command, ctx);
       case "set_balance":
         return setBalance(state, command, ctx);
-      case "get":
+      case "reserve":
+        return reserve(state, command, ctx);
+      case "release":
+        return release(state, command.hold, ctx);
       case "timer":
-        return accept([], (s) => ({ state: s, transaction: null }));
+        return expire(state, command.payload, ctx);
+      case "get":
+        return accept([], replyOf);
       default:
         return unreachable(command);
     }
   },
   evolve(state, event) {
-    if (event.kind === "low_balance_reached") {
-      return { ...state, low: { ...state.low, [event.currency]: event.threshold_minor } };
+    switch (event.kind) {
+      case "low_balance_reached":
+        return { ...state, low: { ...state.low, [event.currency]: event.threshold_minor } };
+      case "low_balance_cleared": {
+        const { [event.currency]: _, ...low } = state.low ?? {};
+        return { ...state, low };
+      }
+      case "hold_placed": {
+        const { currency, amount_minor, expires_at } = event;
+        return withHolds(state, {
+          ...state.holds,
+          [event.hold]: { currency, amount_minor, expires_at },
+        });
+      }
+      case "hold_released": {
+        const { [event.hold]: _, ...holds } = state.holds ?? {};
+        return withHolds(state, holds);
+      }
+      case "wallet_transaction":
+        return posted(state, event);
+      default:
+        return unreachable(event);
     }
-    if (event.kind === "low_balance_cleared") {
-      const { [event.currency]: _, ...low } = state.low ?? {};
-      return { ...state, low };
-    }
-    const t = event.transaction;
-    const delta = t.kind === "credit" ? t.amount_minor : -t.amount_minor;
-    // The transactions themselves are the event log's (GET /business/wallet/transactions reads
-    // it): a list of them here would be written again at every charge, and nothing reads it.
-    return {
-      balances: { ...state.balances, [t.currency]: (state.balances[t.currency] ?? 0) + delta },
-      ...(state.low ? { low: state.low } : {}),
-    };
   },
   outbox: (e) => e.kind === "low_balance_reached" ? [lowBalanceItem(e)] : [],
   project: (s) => ({ balances: s.balances }),
   keptReply: keptWalletReply,
 };
 
-/** A credit, or a debit within the balance and the credit limit (Business API 4.3, 3.1). */
+/** A transaction's effect on its balance, and on the hold it drew from. */
+function posted(
+  state: WalletState,
+  event: Extract<WalletEvent, { kind: "wallet_transaction" }>,
+): WalletState {
+  const t = event.transaction;
+  const delta = t.kind === "credit" ? t.amount_minor : -t.amount_minor;
+  // The transactions themselves are the event log's (GET /business/wallet/transactions reads
+  // it): a list of them here would be written again at every charge, and nothing reads it.
+  const next = {
+    ...state,
+    balances: { ...state.balances, [t.currency]: (state.balances[t.currency] ?? 0) + delta },
+  };
+  const hold = event.drawn && state.holds?.[event.drawn.hold];
+  if (!event.drawn || !hold) return next;
+  const left = { ...hold, amount_minor: hold.amount_minor - event.drawn.amount_minor };
+  return withHolds(next, { ...state.holds, [event.drawn.hold]: left });
+}
+
+/**
+ * A credit, or a debit within the free money and the credit limit (Business API 4.3, 3.1): the
+ * part its hold pays was set aside for it, the rest must not spend another hold's money.
+ */
 function transact(
   state: WalletState,
   command: Extract<WalletCommand, { kind: "credit" | "debit" }>,
   ctx: Ctx,
 ): Decision<WalletState, WalletEvent, WalletReply> {
-  // spec: courier 9.4: amounts are decimals in the stated currency, in refusals too.
-  const cur = command.currency;
-  const money = (minor: number) => `${formatMinor(minor, cur)} ${cur}`;
-  if (!Number.isSafeInteger(command.amount_minor) || command.amount_minor <= 0) {
-    const given = Number.isSafeInteger(command.amount_minor)
-      ? money(command.amount_minor)
-      : `${command.amount_minor}`;
-    return reject("validation_failed", `amount must be positive: ${given}`);
+  const cur = command.currency, amount = command.amount_minor;
+  if (!Number.isSafeInteger(amount) || amount <= 0) return notPositive(amount, cur);
+  if (command.kind === "credit") return post(state, command, null, ctx);
+  const drawn = drawnOf(state, command, amount);
+  const fromFree = amount - (drawn?.amount_minor ?? 0);
+  if (fromFree > 0 && freeMinor(state, cur, command.limit_minor ?? 0) < fromFree) {
+    return tooLow(state, cur, fromFree);
   }
-  const balance = state.balances[cur] ?? 0;
-  const limit = command.kind === "debit" ? command.limit_minor ?? 0 : 0;
-  if (command.kind === "debit" && balance + limit < command.amount_minor) {
-    return reject(
-      "insufficient_balance",
-      `wallet balance too low: available ${money(balance)}, needed ${money(command.amount_minor)}`,
-    );
-  }
+  return post(state, command, drawn, ctx);
+}
+
+/**
+ * One transaction to book, as a credit or a debit command asks it: a debit always carries its
+ * low-balance watch (a watch or null), whether its hold or the free money pays it.
+ */
+type Posting =
+  | Extract<WalletCommand, { kind: "credit" }>
+  | Omit<Extract<WalletCommand, { kind: "debit" }>, "limit_minor" | "hold">;
+
+/** Books one transaction (checked by the caller), with the low-balance notice it calls for. */
+function post(
+  state: WalletState,
+  command: Posting,
+  drawn: { hold: string; amount_minor: number } | null,
+  ctx: Ctx,
+): Decision<WalletState, WalletEvent, WalletReply> {
   const { kind, amount_minor, currency, reference, by } = command;
   const transaction = {
     id: ctx.newId("wtx"),
@@ -169,17 +158,21 @@ function transact(
     by,
     at: ctx.now,
   };
-  const after = balance + (kind === "credit" ? amount_minor : -amount_minor);
+  const after = (state.balances[currency] ?? 0) +
+    (kind === "credit" ? amount_minor : -amount_minor);
   return accept(
     [
-      { kind: "wallet_transaction", transaction },
+      { kind: "wallet_transaction", transaction, ...(drawn ? { drawn } : {}) },
       ...lowBalance(state, command, after, ctx.now),
     ],
     (s) => ({ state: s, transaction }),
   );
 }
 
-/** The adjustment that brings one balance to the value asked; none when it is already there. */
+/**
+ * The adjustment that brings one balance to the value asked; none when it is already there. The
+ * sandbox's test wallet (4.4) is set as asked, whatever holds it has.
+ */
 function setBalance(
   state: WalletState,
   command: Extract<WalletCommand, { kind: "set_balance" }>,
@@ -190,11 +183,12 @@ function setBalance(
     return reject("validation_failed", `balance must not be negative: ${balance_minor}`);
   }
   const delta = balance_minor - (state.balances[currency] ?? 0);
-  if (delta === 0) return accept([], (s) => ({ state: s, transaction: null }));
+  if (delta === 0) return accept([], replyOf);
   const booked = { amount_minor: Math.abs(delta), currency, reference, by };
-  return transact(
+  return post(
     state,
     delta > 0 ? { kind: "credit", ...booked } : { kind: "debit", ...booked, low_balance },
+    null,
     ctx,
   );
 }
@@ -205,7 +199,7 @@ function setBalance(
  */
 function lowBalance(
   state: WalletState,
-  command: Extract<WalletCommand, { kind: "credit" | "debit" }>,
+  command: Posting,
   after: number,
   at: number,
 ): WalletEvent[] {

@@ -1,17 +1,21 @@
 /**
  * POST /business/batches (Business API 2.3, 4.2): plans the batch (one vehicle fitted to the
- * largest stop, each stop priced on its own size, the driving order), claims its reference, then
+ * largest stop, each stop priced on its own size, the driving order), claims its reference, holds
+ * its total in the wallet (refused: the claim is released, nothing is created or charged), then
  * books each stop as a trip through the single booking's flow under a key derived from the batch
- * and the stop. A crash between two stops leaves the claim: the retry replays the stops booked and
- * books the rest; each trip claimed and not completed is completed by the booking's own sweep.
+ * and the stop, each paid from the hold; what is left of it is then released. A crash between two
+ * stops leaves the claim and the hold: the retry replays the stops booked and books the rest; each
+ * trip claimed and not completed is completed by the booking's own sweep; the hold's timer frees
+ * what a batch never retried leaves.
  */
 import {
   type Batch,
   batchActor,
   type BatchDraft,
+  type BatchReply,
   type BatchStop,
 } from "../../../actors/business/batch.ts";
-import { walletActor } from "../../../actors/platform/wallet.ts";
+import { freeMinor, walletActor } from "../../../actors/platform/wallet.ts";
 import { type Trip, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
 import type { Deps } from "../../environment.ts";
@@ -19,6 +23,8 @@ import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { formatMinor } from "../../domain/money.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import {
+  BATCH_HOLD_MS,
+  batchHold,
   type BatchKey,
   batchReference,
   parcelSizeOf,
@@ -126,18 +132,65 @@ function draftOf(business: string, id: string, r: BatchRequest, plan: BatchPlan)
   };
 }
 
-/** spec: business 4.3, 7: the wallet pays the whole batch, or nothing is created. */
+/**
+ * spec: business 4.3, 7: a batch the free money (balance and credit limit, less what holds keep)
+ * cannot pay is refused before its claim. A plain read: the hold after the claim decides.
+ */
 async function checkFunds(deps: BatchDeps, account: Business, plan: BatchPlan) {
   const id = account.id;
   const wallet = orRefuse(await deps.runtime.read(walletActor, id, id, { kind: "get" }));
-  const available = (wallet.state.balances[plan.currency] ?? 0) +
-    creditLimitMinor(account, plan.currency);
+  const limit = creditLimitMinor(account, plan.currency);
+  const available = freeMinor(wallet.state, plan.currency, limit);
   if (available >= plan.total_minor) return;
   refuse(
     "insufficient_balance",
     `insufficient balance for the batch: available ${formatMinor(available, plan.currency)} ` +
       `${plan.currency}, needed ${formatMinor(plan.total_minor, plan.currency)} ${plan.currency}`,
   );
+}
+
+/** What the stops not booked yet cost (a stop still being booked counts: it may not be paid). */
+async function unbookedMinor(deps: BatchDeps, business: string, batch: Batch) {
+  const owed = await Promise.all(batch.stops.map(async (s) => {
+    const r = await deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" });
+    return r.ok && r.reply.phase === "booked" ? 0 : s.billing_amount_minor;
+  }));
+  return owed.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * spec: business 4.2, 7: the batch's money is held in the wallet's own turn before any stop is
+ * booked, so another booking cannot spend it meanwhile and no stop's charge is refused; refused,
+ * nothing is created and the claim this request made is released (the reference stays free). A
+ * retry finds the hold its first try placed; once that has expired, it holds what is still owed.
+ */
+async function holdFunds(deps: BatchDeps, business: string, claimed: BatchReply, fp: string) {
+  const batch = claimed.batch, currency = batch.billing_currency;
+  const owed = claimed.replayed
+    ? await unbookedMinor(deps, business, batch)
+    : batch.billing_amount_minor;
+  if (owed === 0) return;
+  const account = await businessOf(deps.runtime, business);
+  const held = await deps.runtime.ask(walletActor, business, business, {
+    kind: "reserve",
+    hold: batchHold(batch.id),
+    amount_minor: owed,
+    currency,
+    limit_minor: creditLimitMinor(account, currency),
+    hold_ms: BATCH_HOLD_MS,
+  });
+  if (held.ok) return;
+  // A claim an earlier try made may have stops booked: it stays, for a retry once funded.
+  if (!claimed.replayed) {
+    orRefuse(
+      await deps.runtime.ask(batchActor, business, batch.id, {
+        kind: "release",
+        fingerprint: fp,
+        created_at: batch.created_at,
+      }),
+    );
+  }
+  throw new Refused(held);
 }
 
 /** Plans and checks a new batch: every refusal here leaves nothing created. */
@@ -184,6 +237,7 @@ export async function bookBatch(
     await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }),
   );
   const batch = claimed.batch;
+  if (batch.booked_at === null) await holdFunds(deps, business, claimed, fingerprint);
   const trips = await Promise.all(batch.stops.map(async (s) => {
     const booked = await bookTrip(deps, business, {
       request: stopRequest(r, s, batch),
@@ -196,6 +250,13 @@ export async function bookBatch(
   const done = batch.booked_at !== null
     ? batch
     : orRefuse(await deps.runtime.ask(batchActor, business, id, { kind: "booked" })).batch;
+  // Every stop is paid: what is left of the hold (none, unless a price moved) is free again.
+  orRefuse(
+    await deps.runtime.ask(walletActor, business, business, {
+      kind: "release",
+      hold: batchHold(id),
+    }),
+  );
   return { batch: done, trips, replayed: claimed.replayed };
 }
 

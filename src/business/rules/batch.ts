@@ -68,6 +68,21 @@ export function stopKey(batch: string, index: number): string {
 }
 
 /**
+ * The wallet hold a batch's stops are paid from (spec: business 4.2, 7: the whole batch is paid,
+ * or refused with nothing charged): one per batch, so a retry finds the one its first try placed.
+ */
+export function batchHold(batch: string): string {
+  return `batch:${batch}`;
+}
+
+/**
+ * How long a batch's hold outlives its placing, at most: its stops are booked in seconds, a stop
+ * cut by a crash is completed by its claim's timer (BOOKING_STALL_MS, 30 s) and a client retries
+ * after 5 s (spec: business 7 Retry-After); a batch abandoned half-way then frees what is left.
+ */
+export const BATCH_HOLD_MS = 15 * 60_000;
+
+/**
  * The driving order (indexes of `dests`): from the first pickup, every destination once, by
  * cheapest insertion then 2-opt over great-circle distances.
  */
