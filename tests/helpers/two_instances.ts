@@ -1,21 +1,35 @@
 /** Two test environments of one deployment: one store, database and bus, counters shared. */
 import { openTestEnv, type TestEnv } from "./test_env.ts";
 
-/** Runs `fn` on two instances of one deployment, both on the manual clock's same start. */
-export async function withTwoInstances(
-  fn: (a: TestEnv, b: TestEnv) => Promise<void>,
+/**
+ * Runs `before` on an instance whose store is the file `kvPath`, then `after` on a second
+ * instance of its deployment started only then, with what `before` made; closes both.
+ */
+export async function thenAnotherInstance<T>(
+  before: (first: TestEnv, kvPath: string) => Promise<T>,
+  after: (second: TestEnv, made: T) => Promise<void>,
+  options: { readonly sharedRateLimits?: boolean } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "two_instances_" });
-  const a = await openTestEnv({ kvPath: `${dir}/kv.sqlite3`, sharedRateLimits: true });
+  const kvPath = `${dir}/kv.sqlite3`;
+  const first = await openTestEnv({ kvPath, ...options });
   try {
-    const b = await openTestEnv({ alongside: a });
+    const made = await before(first, kvPath);
+    const second = await openTestEnv({ alongside: first });
     try {
-      await fn(a, b);
+      await after(second, made);
     } finally {
-      await b.close();
+      await second.close();
     }
   } finally {
-    await a.close();
+    await first.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Runs `fn` on two instances of one deployment, both on the manual clock's same start. */
+export function withTwoInstances(fn: (a: TestEnv, b: TestEnv) => Promise<void>): Promise<void> {
+  return thenAnotherInstance((a) => Promise.resolve(a), (b, a) => fn(a, b), {
+    sharedRateLimits: true,
+  });
 }

@@ -9,64 +9,25 @@ import {
   collectFollowUps,
   type FollowUp,
   type NetworkRun,
-  networkRunActor,
   type NetworkRunState,
   runAt,
   type RunChange,
-  type RunCommand,
   type RunEvent,
   type StoredRunEvent,
 } from "../../../actors/courier/network_run/mod.ts";
-import type { Acceptance, Ctx } from "../../../src/runtime/actor.ts";
+import {
+  applied,
+  c1Errand,
+  collectStop,
+  creation,
+  decided,
+  LOAD,
+  NOW,
+} from "./network_run_fixtures.ts";
 
-const NOW = Date.parse("2026-11-02T08:00:00Z");
-let ids = 0;
-const ctx: Ctx = { now: NOW, newId: (p) => `${p}_${++ids}` };
-const LOAD = { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 };
 const RESERVED = { grams: 10_000, cm3: 10_000, pieces: 10, cold_slots: 0 };
-
-function decided(
-  state: NetworkRunState,
-  command: RunCommand,
-): Acceptance<NetworkRunState, RunEvent, unknown> {
-  const d = networkRunActor.decide(state, command, ctx);
-  assert.ok(d.ok, JSON.stringify(d));
-  return d as Acceptance<NetworkRunState, RunEvent, unknown>;
-}
-
-function applied(state: NetworkRunState, events: readonly RunEvent[]): NetworkRunState {
-  return events.reduce(networkRunActor.evolve, state);
-}
-
-const CREATE: RunCommand = {
-  kind: "create",
-  run: {
-    id: "run_1",
-    courier_id: "biz_1",
-    facility_id: "GBE-HUB",
-    kind: "collection",
-    countries: ["BW"],
-    capacity: { grams: 100_000, cm3: 1_000_000, pieces: 50, cold_slots: 0 },
-    vehicle: "B 123 ABC",
-    driver_id: "drv_1",
-  },
-  by: "ops",
-};
-
-const ADD_COLLECT: RunCommand = {
-  kind: "add_stop",
-  stop: {
-    id: "c1",
-    kind: "collect",
-    waybill: null,
-    work_order: { sender: "A", recipient: "B", courier_client_id: "cli_1", reserved: RESERVED },
-    country: null,
-    to_country: null,
-    border_post: null,
-    load: LOAD,
-  },
-  by: "ops",
-};
+const CREATE = creation("collection");
+const ADD_COLLECT = collectStop("c1", RESERVED);
 
 function collecting(waybill: string): Extract<RunChange, { kind: "stop_collect" }> {
   return {
@@ -98,18 +59,7 @@ function chargesOf(run: NetworkRun, waybill: string): FollowUp[] {
   return collectFollowUps(run, stop, collecting(waybill)).filter((f) => f.kind === "charge");
 }
 
-const ERRAND: FollowUp = {
-  kind: "charge",
-  waybill: "WB1",
-  charge: {
-    kind: "errand",
-    reference: "COL-c1",
-    reason: "collected at stop c1",
-    source_event: "run.collected:c1",
-    evidence_path: "run:run_1/stop:c1",
-  },
-  by: "driver:drv_1",
-};
+const ERRAND = c1Errand("WB1");
 
 Deno.test("network run: a collect stop charges one errand, run.collected:<stop>, with its first collection only", () => {
   let run: NetworkRunState = withCollectStop();

@@ -18,43 +18,20 @@ import {
   type RunEvent,
   type StoredRunEvent,
 } from "../../../actors/courier/network_run/mod.ts";
-import type { Acceptance, Ctx, TimerOp } from "../../../src/runtime/actor.ts";
-
-const NOW = Date.parse("2026-11-02T08:00:00Z");
-let ids = 0;
-const ctx = (now = NOW): Ctx => ({ now, newId: (p) => `${p}_${++ids}` });
-const LOAD = { grams: 1000, cm3: 1000, pieces: 1, cold_slots: 0 };
-type Accepted = Acceptance<NetworkRunState, RunEvent, unknown>;
-
-function decided(state: NetworkRunState, command: RunCommand, now = NOW): Accepted {
-  const d = networkRunActor.decide(state, command, ctx(now));
-  assert.ok(d.ok, JSON.stringify(d));
-  return d as Accepted;
-}
-
-function applied(state: NetworkRunState, events: readonly RunEvent[]): NetworkRunState {
-  return events.reduce(networkRunActor.evolve, state);
-}
-
-function creation(driver: string | null = "drv_1"): RunCommand {
-  return {
-    kind: "create",
-    run: {
-      id: "run_1",
-      courier_id: "biz_1",
-      facility_id: "GBE-HUB",
-      kind: "delivery",
-      countries: ["BW"],
-      capacity: { grams: 100_000, cm3: 1_000_000, pieces: 50, cold_slots: 0 },
-      vehicle: "B 123 ABC",
-      driver_id: driver,
-    },
-    by: "ops",
-  };
-}
+import type { TimerOp } from "../../../src/runtime/actor.ts";
+import {
+  applied,
+  c1Errand,
+  collectStop,
+  creation,
+  ctx,
+  decided,
+  LOAD,
+  NOW,
+} from "./network_run_fixtures.ts";
 
 function created(driver: string | null = "drv_1"): NetworkRun {
-  return applied(null, decided(null, creation(driver)).events)!;
+  return applied(null, decided(null, creation("delivery", driver)).events)!;
 }
 
 function stop(id: string, waybill: string): RunCommand {
@@ -148,25 +125,8 @@ Deno.test("network run: follow-ups said done leave the run; the timer makes what
 
 Deno.test("network run: a collection records the item and its custody move and errand charge; a failed collection charges the work order's client", () => {
   let run: NetworkRunState = created();
-  const collectStop: RunCommand = {
-    kind: "add_stop",
-    stop: {
-      id: "c1",
-      kind: "collect",
-      waybill: null,
-      work_order: { sender: "A", recipient: "B", courier_client_id: "cli_1", reserved: LOAD },
-      country: null,
-      to_country: null,
-      border_post: null,
-      load: LOAD,
-    },
-    by: "ops",
-  };
-  run = applied(run, decided(run, collectStop).events);
-  run = applied(
-    run,
-    decided(run, { ...collectStop, stop: { ...collectStop.stop, id: "c2" } }).events,
-  );
+  run = applied(run, decided(run, collectStop("c1", LOAD)).events);
+  run = applied(run, decided(run, collectStop("c2", LOAD)).events);
   const collected = decided(run, {
     kind: "stop_collect",
     stop_id: "c1",
@@ -184,18 +144,7 @@ Deno.test("network run: a collection records the item and its custody move and e
       key: "custody:run_1:c1:collect:WB9:WB9",
       scan: { event: "collected", holder: "driver:drv_1", pieces: ["WB9-1"], by: "driver:drv_1" },
     },
-    {
-      kind: "charge",
-      waybill: "WB9",
-      charge: {
-        kind: "errand",
-        reference: "COL-c1",
-        reason: "collected at stop c1",
-        source_event: "run.collected:c1",
-        evidence_path: "run:run_1/stop:c1",
-      },
-      by: "driver:drv_1",
-    },
+    c1Errand("WB9"),
   ]);
   const failed = decided(run, { kind: "stop_fail", stop_id: "c2", reason: "closed", by: "ops" });
   assert.deepEqual(dueOf(failed.events).followUps.map((f) => [f.kind, "at" in f ? f.at : null]), [
@@ -290,7 +239,7 @@ function commandOf(n: number, pick: number): RunCommand {
 
 Deno.test("network run: its log reads to the run it decided, and a log of `applied` changes reads to the same run", () => {
   fc.assert(fc.property(fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }), (steps) => {
-    const start = decided(null, creation()).events;
+    const start = decided(null, creation("delivery")).events;
     let run = applied(null, start);
     const log: StoredRunEvent[] = [...start];
     const legacy: StoredRunEvent[] = [...start];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL, TEST_FLAGS } from "./trips_fixtures.ts";
 import { LINE, postBatch, stop } from "./batch_fixtures.ts";
 
 Deno.test("batches: 201 books each stop as a trip in the driving order, one vehicle for the largest, each priced on its own size", () =>
@@ -169,12 +169,7 @@ Deno.test("batches: a deliveries partner key is refused (5's table names no batc
 Deno.test("batches: live refuses test, dry_run and X-Service-Test with 422 test_mode_moved_to_sandbox, nothing booked or charged; the sandbox ignores them", async () => {
   await withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
-    const sent: [Record<string, unknown>, Record<string, string>][] = [
-      [{ test: true }, {}],
-      [{ dry_run: true }, {}],
-      [{}, { "X-Service-Test": "true" }],
-    ];
-    for (const [flags, headers] of sent) {
+    for (const [flags, headers] of TEST_FLAGS) {
       const body = { segment: "parcel", stops: LINE, external_reference: "T-1", ...flags };
       const r = await postBatch(t, b.api_key, body, headers);
       const what = JSON.stringify([flags, headers]);

@@ -10,16 +10,20 @@ import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
 import { KvActorStore } from "../../../src/runtime/kv_store.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
-import { openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { thenAnotherInstance } from "../../helpers/two_instances.ts";
+import { balanceOf, bookedReference, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
-Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken up and offered", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const first = await openTestEnv({ kvPath });
-  try {
+/** Once all is settled, the instance's next sweep takes up no trip. */
+async function nothingToSweep(t: TestEnv) {
+  await t.settle();
+  assert.equal(await dispatcherOf(t.env).sweep(t.env.db), 0);
+}
+
+Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken up and offered", () =>
+  thenAnotherInstance(async (first) => {
     const b = await fundedBusiness(first);
-    const booked = await book(first, b.api_key, PARCEL);
-    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const reference = await bookedReference(first, b.api_key);
     await first.settle();
     assert.equal(dispatcherOf(first.env).waiting(), 1, "no driver: the trip waits in memory");
     // Its events are on the bus: the second instance's start republishes none of them.
@@ -27,28 +31,20 @@ Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken 
     // The first stands for an instance whose memory is gone: it hears no driver's position from
     // here on (else it would offer the trip itself once the driver's signal reached it).
     await first.env.reactors["position_signals"]!.close();
-    const second = await openTestEnv({ alongside: first });
-    try {
-      // The driver works from the second instance, which never heard of the trip's booking.
-      const d = await onlineDriverAt(second, PARCEL.pickup_lat, PARCEL.pickup_lng);
-      const offer = async () =>
-        (await second.call("GET", "/driver/offers", { bearer: d.token })).body.data.offer;
-      await dispatcherOf(second.env).idle();
-      assert.equal(await offer(), null, "no offer before the sweep");
-      assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
-      await dispatcherOf(second.env).idle();
-      assert.equal((await offer())?.reference, booked.body.data.reference);
-      // Taken up once: the next sweep finds it offered.
-      await second.settle();
-      assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 0);
-    } finally {
-      await second.close();
-    }
-  } finally {
-    await first.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
-});
+    return reference;
+  }, async (second, reference) => {
+    // The driver works from the second instance, which never heard of the trip's booking.
+    const d = await onlineDriverAt(second, PARCEL.pickup_lat, PARCEL.pickup_lng);
+    const offer = async () =>
+      (await second.call("GET", "/driver/offers", { bearer: d.token })).body.data.offer;
+    await dispatcherOf(second.env).idle();
+    assert.equal(await offer(), null, "no offer before the sweep");
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
+    await dispatcherOf(second.env).idle();
+    assert.equal((await offer())?.reference, reference);
+    // Taken up once: the next sweep finds it offered.
+    await nothingToSweep(second);
+  }));
 
 /**
  * A trip given back inside its window, stored as the give-back once left it: the same events, but
@@ -56,9 +52,7 @@ Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken 
  * by hand into the KV file: no rule runs.
  */
 async function givenBackWithoutTimer(t: TestEnv, kvPath: string, key: string): Promise<string> {
-  const booked = await book(t, key, PARCEL);
-  assert.equal(booked.status, 201, JSON.stringify(booked.body));
-  const reference = booked.body.data.reference as string;
+  const reference = await bookedReference(t, key);
   const driver = await onlineDriverAt(t, PARCEL.pickup_lat, PARCEL.pickup_lng);
   let offer: { offer_id: string } | null = null;
   await until(t, async () => {
@@ -108,47 +102,35 @@ async function givenBackWithoutTimer(t: TestEnv, kvPath: string, key: string): P
   return reference;
 }
 
-Deno.test("dispatch sweep: a trip left pending past its window with no timer is cancelled by the system and refunded", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const first = await openTestEnv({ kvPath });
-  try {
+Deno.test("dispatch sweep: a trip left pending past its window with no timer is cancelled by the system and refunded", () =>
+  thenAnotherInstance(async (first, kvPath) => {
     const b = await fundedBusiness(first);
-    const reference = await givenBackWithoutTimer(first, kvPath, b.api_key);
+    return { b, reference: await givenBackWithoutTimer(first, kvPath, b.api_key) };
+  }, async (second, { b, reference }) => {
     // An instance of the deployment started on that store, its dispatcher's memory empty.
-    const second = await openTestEnv({ alongside: first });
-    try {
-      const trip = async () => {
-        const r = await second.env.runtime.read(tripActor, b.id, reference, { kind: "get" });
-        assert.ok(r.ok && r.reply.phase === "booked");
-        return r.reply.trip;
-      };
-      // The window counts from the first offer: 15 minutes on, nothing ends the trip.
-      await advance(second, 15 * 60);
-      await second.settle();
-      assert.equal((await trip()).status, "pending", "no timer ends it");
-      assert.notDeepEqual(await balanceOf(second, b.api_key), bwp(1000), "its charge is held");
-      // spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system".
-      assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
-      await dispatcherOf(second.env).idle();
-      await until(second, async () => (await trip()).status === "cancelled", "the cancellation");
-      const read = await second.call("GET", `/business/trips/${reference}`, { key: b.api_key });
-      assert.equal(read.body.data.status, "cancelled", JSON.stringify(read.body));
-      assert.equal(read.body.data.cancelled_by, "system");
-      // The cancellation's refund puts the charge back in the wallet.
-      await until(
-        second,
-        async () =>
-          JSON.stringify(await balanceOf(second, b.api_key)) === JSON.stringify(bwp(1000)),
-        "the refund",
-      );
-      // Ended: the next sweep finds nothing pending.
-      await second.settle();
-      assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 0);
-    } finally {
-      await second.close();
-    }
-  } finally {
-    await first.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
-});
+    const trip = async () => {
+      const r = await second.env.runtime.read(tripActor, b.id, reference, { kind: "get" });
+      assert.ok(r.ok && r.reply.phase === "booked");
+      return r.reply.trip;
+    };
+    // The window counts from the first offer: 15 minutes on, nothing ends the trip.
+    await advance(second, 15 * 60);
+    await second.settle();
+    assert.equal((await trip()).status, "pending", "no timer ends it");
+    assert.notDeepEqual(await balanceOf(second, b.api_key), bwp(1000), "its charge is held");
+    // spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system".
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
+    await dispatcherOf(second.env).idle();
+    await until(second, async () => (await trip()).status === "cancelled", "the cancellation");
+    const read = await second.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(read.body.data.status, "cancelled", JSON.stringify(read.body));
+    assert.equal(read.body.data.cancelled_by, "system");
+    // The cancellation's refund puts the charge back in the wallet.
+    await until(
+      second,
+      async () => JSON.stringify(await balanceOf(second, b.api_key)) === JSON.stringify(bwp(1000)),
+      "the refund",
+    );
+    // Ended: the next sweep finds nothing pending.
+    await nothingToSweep(second);
+  }));

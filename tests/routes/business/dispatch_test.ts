@@ -9,7 +9,14 @@ import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import {
+  balanceOf,
+  bookedReference,
+  bwp,
+  fundedBusiness,
+  hooked,
+  PARCEL,
+} from "./trips_fixtures.ts";
 
 /** Waits for the offer the dispatcher makes to this driver (it follows the booking's commit). */
 async function offerOf(t: TestEnv, token: string) {
@@ -36,6 +43,24 @@ function answer(t: TestEnv, token: string, offer: string, outcome: string, key =
   });
 }
 
+/** The trip's driver gives it back (cancel_by_driver, a flat tyre): pending again. */
+async function givenBack(t: TestEnv, token: string, reference: string) {
+  const back = await t.call("POST", `/driver/trips/${reference}/cancel_by_driver`, {
+    bearer: token,
+    body: { idempotency_key: "cbd-1", reason: "flat tyre" },
+  });
+  assert.equal(back.status, 200, JSON.stringify(back.body));
+  assert.equal(back.body.data.status, "pending", JSON.stringify(back.body));
+}
+
+/** Another driver comes online near the pickup and is offered the trip: that driver, the offer. */
+async function offeredToAnother(t: TestEnv, reference: string) {
+  const other = await onlineDriverAt(t, -24.651, 25.9086);
+  const again = await offerOf(t, other.token);
+  assert.equal(again.reference, reference);
+  return { other, again };
+}
+
 /**
  * Waits for the window's cancellation of the trip (spec: business 3.1 "no driver answers":
  * cancelled by the system) and for its refund to put the charge back (the wallet had 1000).
@@ -58,17 +83,11 @@ Deno.test("dispatch: book -> offer to the nearest -> expire -> next driver -> ac
   withTestEnv(async (t) => {
     const receiver = startReceiver();
     try {
-      const b = await fundedBusiness(t);
-      await t.call("PATCH", "/business/profile", {
-        key: b.api_key,
-        body: { webhook_url: receiver.url },
-      });
+      const b = await hooked(t, receiver);
       // Near the Main Mall pickup (about 0.5 km), and farther (about 3 km).
       const near = await onlineDriverAt(t, -24.650, 25.9086);
       const far = await onlineDriverAt(t, -24.627, 25.9086);
-      const booked = await book(t, b.api_key, PARCEL);
-      assert.equal(booked.status, 201, JSON.stringify(booked.body));
-      const reference = booked.body.data.reference;
+      const reference = await bookedReference(t, b.api_key);
 
       const first = await offerOf(t, near.token);
       assert.equal(first.reference, reference);
@@ -137,9 +156,7 @@ Deno.test("dispatch: a prep order waits for its time, a fresh position brings th
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const d = await onlineDriverAt(t, -24.650, 25.9086);
-    const booked = await book(t, b.api_key, { ...PARCEL, prep_minutes: 30 });
-    assert.equal(booked.status, 201, JSON.stringify(booked.body));
-    const reference = booked.body.data.reference;
+    const reference = await bookedReference(t, b.api_key, { ...PARCEL, prep_minutes: 30 });
     await noOffer(t, d.token); // spec: business 3.1: offered at booking + 30 - 12 minutes.
     await advance(t, 18 * 60);
     await noOffer(t, d.token); // due, but the driver's position is 18 minutes old: unavailable.
@@ -166,24 +183,15 @@ Deno.test("dispatch: a trip its driver gives back is offered to another driver, 
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const first = await onlineDriverAt(t, -24.650, 25.9086);
-    const booked = await book(t, b.api_key, PARCEL);
-    assert.equal(booked.status, 201, JSON.stringify(booked.body));
-    const reference = booked.body.data.reference;
+    const reference = await bookedReference(t, b.api_key);
     const offer = await offerOf(t, first.token);
     assert.equal(offer.reference, reference);
     const accepted = await answer(t, first.token, offer.offer_id, "accept");
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     await advance(t, 120);
-    const back = await t.call("POST", `/driver/trips/${reference}/cancel_by_driver`, {
-      bearer: first.token,
-      body: { idempotency_key: "cbd-1", reason: "flat tyre" },
-    });
-    assert.equal(back.status, 200, JSON.stringify(back.body));
-    assert.equal(back.body.data.status, "pending");
+    await givenBack(t, first.token, reference);
     // spec: business 3.1 "put back for another driver": the next driver in range is offered it.
-    const other = await onlineDriverAt(t, -24.651, 25.9086);
-    const again = await offerOf(t, other.token);
-    assert.equal(again.reference, reference);
+    const { other, again } = await offeredToAnother(t, reference);
     await noOffer(t, first.token);
     const declined = await answer(t, other.token, again.offer_id, "decline");
     assert.equal(declined.status, 200, JSON.stringify(declined.body));
@@ -200,29 +208,17 @@ Deno.test("dispatch: a trip given back and accepted by another driver sends a se
   withTestEnv(async (t) => {
     const receiver = startReceiver();
     try {
-      const b = await fundedBusiness(t);
-      await t.call("PATCH", "/business/profile", {
-        key: b.api_key,
-        body: { webhook_url: receiver.url },
-      });
+      const b = await hooked(t, receiver);
       const first = await onlineDriverAt(t, -24.650, 25.9086);
-      const booked = await book(t, b.api_key, PARCEL);
-      assert.equal(booked.status, 201, JSON.stringify(booked.body));
-      const reference = booked.body.data.reference;
+      const reference = await bookedReference(t, b.api_key);
       const offer = await offerOf(t, first.token);
       assert.equal((await answer(t, first.token, offer.offer_id, "accept", "a1")).status, 200);
       await until(t, () => sentOf(receiver, "trip.accepted").length === 1, "trip.accepted");
       await advance(t, 60);
-      const back = await t.call("POST", `/driver/trips/${reference}/cancel_by_driver`, {
-        bearer: first.token,
-        body: { idempotency_key: "cbd-1", reason: "flat tyre" },
-      });
-      assert.equal(back.body.data.status, "pending", JSON.stringify(back.body));
+      await givenBack(t, first.token, reference);
       // spec: business 3.1 "put back for another driver": the second driver's acceptance is a
       // fact of its own (6 "a driver accepted"), under an id of its own (receivers dedupe on id).
-      const other = await onlineDriverAt(t, -24.651, 25.9086);
-      const again = await offerOf(t, other.token);
-      assert.equal(again.reference, reference);
+      const { other, again } = await offeredToAnother(t, reference);
       await advance(t, 5);
       assert.equal((await answer(t, other.token, again.offer_id, "accept", "a2")).status, 200);
       const steps = [["arrive_pickup", {}], ["pick_up", { force_reason: "no scanner" }]] as const;

@@ -6,21 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
-import { type CreatedBusiness, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { book, fundedBusiness, hooked, PARCEL } from "./trips_fixtures.ts";
 
 const step = (t: TestEnv, key: string, ref: string | number, name: string, body = {}) =>
   t.call("POST", `/business/sandbox/trips/${ref}/${name}`, { key, body });
-
-async function hooked(t: TestEnv, receiver: Receiver): Promise<CreatedBusiness> {
-  const b = await fundedBusiness(t);
-  const r = await t.call("PATCH", "/business/profile", {
-    key: b.api_key,
-    body: { webhook_url: receiver.url },
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return b;
-}
 
 /** Runs `names` in order, each 200, answering the events each step named. */
 async function run(t: TestEnv, key: string, ref: string | number, names: string[], body = {}) {

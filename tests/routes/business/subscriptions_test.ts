@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { advance } from "../../helpers/receiver.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { fundedBusiness, PARCEL, TEST_FLAGS } from "./trips_fixtures.ts";
 import { bookTrip } from "../../../src/business/flows/book.ts";
 import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { occurrenceKey } from "../../../src/business/rules/subscription.ts";
@@ -127,12 +127,7 @@ Deno.test("subscriptions: bad fields answer 422 naming each and create nothing",
 Deno.test("subscriptions: live refuses test flags (422 test_mode_moved_to_sandbox) and test markers (422 test_booking_refused, operations alerted), nothing created; the sandbox ignores them", async () => {
   await withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
-    const sent: [Record<string, unknown>, Record<string, string>][] = [
-      [{ test: true }, {}],
-      [{ dry_run: true }, {}],
-      [{}, { "X-Service-Test": "true" }],
-    ];
-    for (const [flags, headers] of sent) {
+    for (const [flags, headers] of TEST_FLAGS) {
       const r = await subscribe(t, b.api_key, { ...WEEKLY, ...flags }, headers);
       const what = JSON.stringify([flags, headers]);
       assert.deepEqual([r.status, r.body.code], [422, "test_mode_moved_to_sandbox"], what);

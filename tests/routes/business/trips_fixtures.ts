@@ -1,5 +1,7 @@
 /** A business with money in its wallet, and a booking body of Business API 2.1, for trip tests. */
+import assert from "node:assert/strict";
 import { walletActor, type WalletEvent } from "../../../actors/platform/wallet.ts";
+import type { Receiver } from "../../helpers/receiver.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
 
 // Gaborone: the Main Mall to Block 8.
@@ -15,6 +17,13 @@ export const PARCEL = {
   dest_lng: 25.935,
 };
 
+/** The ways a request says it is a test (business 7, 9.3): a body flag, or the header. */
+export const TEST_FLAGS: readonly [Record<string, unknown>, Record<string, string>][] = [
+  [{ test: true }, {}],
+  [{ dry_run: true }, {}],
+  [{}, { "X-Service-Test": "true" }],
+];
+
 export async function fundedBusiness(t: TestEnv, amount = "1000.00"): Promise<CreatedBusiness> {
   const b = await t.createBusiness();
   if (amount !== "0") {
@@ -24,6 +33,17 @@ export async function fundedBusiness(t: TestEnv, amount = "1000.00"): Promise<Cr
     });
     if (r.status !== 201) throw new Error(`fund: ${r.status} ${JSON.stringify(r.body)}`);
   }
+  return b;
+}
+
+/** A funded business whose webhooks go to `receiver`. */
+export async function hooked(t: TestEnv, receiver: Receiver): Promise<CreatedBusiness> {
+  const b = await fundedBusiness(t);
+  const r = await t.call("PATCH", "/business/profile", {
+    key: b.api_key,
+    body: { webhook_url: receiver.url },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
   return b;
 }
 
@@ -49,6 +69,17 @@ export function book(
   headers: Record<string, string> = {},
 ) {
   return t.call("POST", "/business/book", { key, body, headers });
+}
+
+/** Books `body` for the business of `key`, which must answer 201; answers the trip's reference. */
+export async function bookedReference(
+  t: TestEnv,
+  key: string,
+  body: Record<string, unknown> = PARCEL,
+): Promise<string> {
+  const booked = await book(t, key, body);
+  assert.equal(booked.status, 201, JSON.stringify(booked.body));
+  return booked.body.data.reference as string;
 }
 
 /** GET /business/wallet of a prepaid business holding `balance` BWP. */

@@ -19,12 +19,7 @@ import {
 } from "../../helpers/courier.ts";
 import { DRIVER_WAYBILL_INDEX } from "../../../actors/courier/network_run/mod.ts";
 import { writeOldShapeEntries } from "../../helpers/old_run_entries.ts";
-
-async function post(t: TestEnv, courier: Courier, path: string, body: unknown, status = 200) {
-  const r = await t.call("POST", path, { key: courier.business.api_key, body });
-  assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
-  return r.body;
-}
+import { newRun, post } from "./runs_fixtures.ts";
 
 interface Scene {
   readonly courier: Courier;
@@ -46,14 +41,7 @@ async function twoRunsOneShipment(t: TestEnv): Promise<Scene> {
   const waybill = await bookWaybill(t, client);
   const runs: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const run = (await post(t, courier, "/business/network-runs", {
-      facility_id: "GBE-HUB",
-      kind: "linehaul",
-      countries: ["BW"],
-      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 0 },
-      vehicle: `B 12${i} ABC`,
-      driver_id: mine.id,
-    }, 201)).data.id as string;
+    const run = await newRun(t, courier, { vehicle: `B 12${i} ABC`, driver_id: mine.id });
     await post(t, courier, `/business/network-runs/${run}/stops`, {
       kind: "deliver",
       waybill,

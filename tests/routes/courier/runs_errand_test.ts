@@ -15,32 +15,12 @@ import {
   newCourier,
   topUp,
 } from "../../helpers/courier.ts";
-
-async function post(t: TestEnv, courier: Courier, path: string, body: unknown, status = 200) {
-  const r = await t.call("POST", path, { key: courier.business.api_key, body });
-  assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
-  return r.body;
-}
+import { collectStop, newRun, post } from "./runs_fixtures.ts";
 
 /** A linehaul run with a collect stop of the client's work order: the run and the stop. */
 async function runWithCollectStop(t: TestEnv, courier: Courier, client: Client) {
-  const run = (await post(t, courier, "/business/network-runs", {
-    facility_id: "GBE-HUB",
-    kind: "linehaul",
-    countries: ["BW"],
-    capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 0 },
-    vehicle: "B 123 ABC",
-  }, 201)).data.id as string;
-  const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
-    kind: "collect",
-    work_order: {
-      sender: "Molapo Pharmacy",
-      recipient: "Gaborone hub",
-      courier_client_id: client.id,
-      reserved: { kg: 10, pieces: 4, m3: 0.1 },
-    },
-  }, 201);
-  return { run, stop: added.data.stops.at(-1).id as string };
+  const run = await newRun(t, courier);
+  return { run, stop: await collectStop(t, courier, run, client, { kg: 10, pieces: 4 }) };
 }
 
 /** The types of the billing events whose type starts with `run.collected`. */

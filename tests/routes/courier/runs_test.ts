@@ -25,6 +25,7 @@ import {
   newDriver,
   topUp,
 } from "../../helpers/courier.ts";
+import { collectStop, newRun, post } from "./runs_fixtures.ts";
 
 async function ready(t: TestEnv): Promise<[Courier, Client]> {
   const courier = await newCourier(t, {
@@ -35,42 +36,6 @@ async function ready(t: TestEnv): Promise<[Courier, Client]> {
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "2000");
   return [courier, client];
-}
-
-async function newRun(t: TestEnv, courier: Courier, extra: Record<string, unknown> = {}) {
-  const r = await t.call("POST", "/business/network-runs", {
-    key: courier.business.api_key,
-    body: {
-      facility_id: "GBE-HUB",
-      kind: "linehaul",
-      countries: ["BW"],
-      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 0 },
-      vehicle: "B 123 ABC",
-      ...extra,
-    },
-  });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  return r.body.data.id as string;
-}
-
-/** A collect stop for the client's work order, reserving `kg` and `pieces`; answers its id. */
-async function collectStop(
-  t: TestEnv,
-  courier: Courier,
-  run: string,
-  client: Client,
-  reserved: { kg: number; pieces: number },
-): Promise<string> {
-  const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
-    kind: "collect",
-    work_order: {
-      sender: "Molapo Pharmacy",
-      recipient: "Gaborone hub",
-      courier_client_id: client.id,
-      reserved: { ...reserved, m3: 0.1 },
-    },
-  }, 201);
-  return added.data.stops.at(-1).id;
 }
 
 /** A run with a deliver stop for each of `count` new shipments of the client. */
@@ -93,12 +58,6 @@ async function deliverStops(t: TestEnv, courier: Courier, run: string, waybills:
       201,
     );
   }
-}
-
-async function post(t: TestEnv, courier: Courier, path: string, body: unknown, status = 200) {
-  const r = await t.call("POST", path, { key: courier.business.api_key, body });
-  assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
-  return r.body;
 }
 
 async function ledger(t: TestEnv, courier: Courier, client: Client) {
