@@ -36,7 +36,88 @@ type OnTrip = Exclude<
   { kind: "booking_claimed" | "booking_released" | "booking_stalled" | "trip_created" }
 >;
 
+/** A trip's events until a driver is on it: readiness, offers, acceptances, a give-back. */
+type OnDispatch = Extract<
+  OnTrip,
+  {
+    kind:
+      | "trip_ready"
+      | "trip_accepted"
+      | "trip_started"
+      | "trip_offered"
+      | "offer_ended"
+      | "offer_after_set"
+      | "offer_due"
+      | "driver_withdrew";
+  }
+>;
+
 function evolveBooked(t: Trip, e: OnTrip): Trip {
+  switch (e.kind) {
+    case "trip_ready":
+    case "trip_accepted":
+    case "trip_started":
+    case "trip_offered":
+    case "offer_ended":
+    case "offer_after_set":
+    case "offer_due":
+    case "driver_withdrew":
+      return evolveDispatch(t, e);
+    case "trip_arrived":
+      return { ...t, status: "arrived", arrived_at: e.at };
+    case "trip_collected":
+      return {
+        ...t,
+        status: "active",
+        collected_at: e.at,
+        scanned_at: e.scanned ? e.at : null,
+        collect_override: e.override_reason ? { at: e.at, reason: e.override_reason } : null,
+      };
+    case "trip_arrived_dropoff":
+      return { ...t, arrived_dropoff_at: e.at };
+    case "trip_delivered":
+      return {
+        ...t,
+        status: "completed",
+        completed_at: e.at,
+        delivery_outcome: "delivered",
+        delivery_proof: e.proof ?? null,
+      };
+    case "delivery_failed":
+      return {
+        ...t,
+        returning: true,
+        return_reason: e.id_refused ? "age_verification_refused" : e.reason,
+        return_due_at: e.return_due_at ?? null,
+      };
+    case "return_completed":
+      return { ...t, status: "completed", completed_at: e.at, delivery_outcome: "returned" };
+    case "trip_cancelled":
+      return {
+        ...t,
+        status: "cancelled",
+        offer: null,
+        cancelled_at: e.at,
+        cancelled_by: e.by,
+        cancel_reason: e.reason,
+      };
+    case "trip_refunded":
+      return { ...t, refund: e.refund };
+    case "tracking_link_rotated":
+      return {
+        ...t,
+        tracking_token: e.token,
+        tracking_revoked_at: null,
+        retired_tracking_hashes: e.retired_hashes,
+      };
+    case "tracking_link_revoked":
+      return { ...t, tracking_revoked_at: e.at };
+    default:
+      return unreachable(e);
+  }
+}
+
+function evolveDispatch(t: Trip, e: OnDispatch): Trip {
   switch (e.kind) {
     case "trip_ready":
       return { ...t, ready_at: e.at };
@@ -69,33 +150,6 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
       return { ...t, dispatch: { ...t.dispatch, offer_after: e.at } };
     case "offer_due":
       return t;
-    case "trip_arrived":
-      return { ...t, status: "arrived", arrived_at: e.at };
-    case "trip_collected":
-      return {
-        ...t,
-        status: "active",
-        collected_at: e.at,
-        scanned_at: e.scanned ? e.at : null,
-        collect_override: e.override_reason ? { at: e.at, reason: e.override_reason } : null,
-      };
-    case "trip_arrived_dropoff":
-      return { ...t, arrived_dropoff_at: e.at };
-    case "trip_delivered":
-      return {
-        ...t,
-        status: "completed",
-        completed_at: e.at,
-        delivery_outcome: "delivered",
-        delivery_proof: e.proof ?? null,
-      };
-    case "delivery_failed":
-      return {
-        ...t,
-        returning: true,
-        return_reason: e.id_refused ? "age_verification_refused" : e.reason,
-        return_due_at: e.return_due_at ?? null,
-      };
     case "driver_withdrew":
       // spec: business 3.1: put back for another driver, as it was before acceptance.
       // The driver who gave it back is not asked again for it, as one who declined.
@@ -108,28 +162,6 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
         arrived_at: null,
         dispatch: { ...t.dispatch, excluded: [...t.dispatch.excluded, e.driver_id] },
       };
-    case "return_completed":
-      return { ...t, status: "completed", completed_at: e.at, delivery_outcome: "returned" };
-    case "trip_cancelled":
-      return {
-        ...t,
-        status: "cancelled",
-        offer: null,
-        cancelled_at: e.at,
-        cancelled_by: e.by,
-        cancel_reason: e.reason,
-      };
-    case "trip_refunded":
-      return { ...t, refund: e.refund };
-    case "tracking_link_rotated":
-      return {
-        ...t,
-        tracking_token: e.token,
-        tracking_revoked_at: null,
-        retired_tracking_hashes: e.retired_hashes,
-      };
-    case "tracking_link_revoked":
-      return { ...t, tracking_revoked_at: e.at };
     default:
       return unreachable(e);
   }
