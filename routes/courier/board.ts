@@ -131,6 +131,7 @@ const WEB_FILES: Readonly<Record<string, string>> = {
   "board_row.js": "text/javascript; charset=utf-8",
   "board_alert_list.js": "text/javascript; charset=utf-8",
   "board_alert_actions.js": "text/javascript; charset=utf-8",
+  "board_alert_order.js": "text/javascript; charset=utf-8",
   "board.css": "text/css; charset=utf-8",
 };
 /** The page's files under it (its script's modules and its style sheet), as the API lists them. */

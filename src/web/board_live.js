@@ -3,6 +3,7 @@
 import { ALERTS_MAX, API, el, notify, ROWS_MAX, setConnection, state } from "./board_page.js";
 import { api, refused } from "./board_api.js";
 import { held, hold, liveSocket, newer, release, socketUrl } from "./board_feed.js";
+import { alertNewer } from "./board_alert_order.js";
 import { scheduleRender } from "./board_render.js";
 import { signOut } from "./board_session.js";
 
@@ -17,6 +18,7 @@ export async function loadAll() {
     ]);
     state.rows = new Map(rows.data.map((r) => [r.waybill, r]));
     state.alerts = new Map([...open.data, ...acknowledged.data].map((a) => [a.id, a]));
+    for (const a of state.alerts.values()) alertNewer(alertProgress, a);
     const more = rows.data.length >= ROWS_MAX ? ` (the first ${ROWS_MAX})` : "";
     el.table.dataset.limited = more ? "true" : "false";
     release(state, apply);
@@ -46,10 +48,14 @@ function applyRow(row, version) {
 }
 
 export function applyAlert(alert) {
+  if (!alertNewer(alertProgress, alert)) return;
   if (alert.status === "resolved") state.alerts.delete(alert.id);
   else state.alerts.set(alert.id, alert);
   scheduleRender();
 }
+
+/** The copy of each alert the board keeps is the one furthest along (board_alert_order.js). */
+const alertProgress = new Map();
 
 export const connect = liveSocket({
   url: () => socketUrl(API, "/business/courier/operations/live"),
