@@ -1,7 +1,17 @@
-/** What the network run tests share: the courier's POSTs, a run, a collect stop on it. */
+/**
+ * What the network run tests share: the courier's POSTs, a courier and client ready, runs with
+ * collect and deliver stops, and what a shipment's trail, milestones and ledger show.
+ */
 import assert from "node:assert/strict";
 import type { TestEnv } from "../../helpers/test_env.ts";
-import type { Client, Courier } from "../../helpers/courier.ts";
+import {
+  bookWaybill,
+  type Client,
+  type Courier,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
 
 /** POST `path` with the courier's key, which must answer `status`; answers the body. */
 export async function post(
@@ -51,4 +61,69 @@ export async function collectStop(
     },
   }, 201);
   return added.data.stops.at(-1).id;
+}
+
+/** A courier with errand, failed-collection and waiting fees, and a client topped up with 2000. */
+export async function ready(t: TestEnv): Promise<[Courier, Client]> {
+  const courier = await newCourier(t, {
+    errand_fee: 20,
+    failed_collection_fee: 15,
+    waiting_fee: 10,
+  });
+  const client = await newClient(t, courier);
+  await topUp(t, courier, client, "2000");
+  return [courier, client];
+}
+
+/** A run with a deliver stop for each of `count` new shipments of the client. */
+export async function deliveryRun(t: TestEnv, courier: Courier, client: Client, count = 1) {
+  const run = await newRun(t, courier);
+  const waybills: string[] = [];
+  for (let i = 0; i < count; i++) waybills.push(await bookWaybill(t, client));
+  await deliverStops(t, courier, run, waybills);
+  return { run, waybill: waybills[0]!, waybills };
+}
+
+/** A deliver stop on the run for each shipment, in order. */
+export async function deliverStops(t: TestEnv, courier: Courier, run: string, waybills: string[]) {
+  for (const waybill of waybills) {
+    await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops`,
+      { kind: "deliver", waybill },
+      201,
+    );
+  }
+}
+
+/** The client's ledger entries as the query side holds them, once it caught up. */
+export async function ledger(t: TestEnv, courier: Courier, client: Client) {
+  await t.settle();
+  return await t.env.db.selectFrom("ledger_entries").selectAll()
+    .where("tenant", "=", courier.business.id)
+    .where("client_id", "=", client.id)
+    .execute();
+}
+
+/** The events of a shipment's trail, in order. */
+export async function trailOf(t: TestEnv, courier: Courier, waybill: string): Promise<string[]> {
+  const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.trail.map((e: { event: string }) => e.event);
+}
+
+/** The open milestones of a shipment, by name in order. */
+export async function milestonesOf(
+  t: TestEnv,
+  courier: Courier,
+  waybill: string,
+): Promise<string[]> {
+  const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+    key: courier.business.api_key,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.obligations.map((o: { milestone: string }) => o.milestone).sort();
 }
