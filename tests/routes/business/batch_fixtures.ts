@@ -1,5 +1,9 @@
 /** A batch body of Business API 2.3 in Gaborone, for batch tests. */
+import { BatchBody, toBatchRequest } from "../../../src/business/batch_schema.ts";
+import { bookBatch } from "../../../src/business/flows/batches.ts";
+import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
+import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 
 /** A stop from the Main Mall to a point `north` km north and `east` km east of it. */
@@ -46,4 +50,20 @@ export async function quiet(t: TestEnv) {
     await t.settle();
     await dispatcherOf(t.env).idle();
   }
+}
+
+/** Books the batch `raw` for the business through `runtime` (a faulty one, to cut it short). */
+export function bookBatchThrough(
+  t: TestEnv,
+  runtime: ActorRuntime,
+  businessId: string,
+  raw: Record<string, unknown>,
+) {
+  const body = BatchBody.parse(raw);
+  return bookBatch({ ...t.env, runtime, numbers: tripNumbersOf(t.env) }, businessId, {
+    request: toBatchRequest(body),
+    body,
+    idempotencyKey: null,
+    by: "api_key",
+  });
 }

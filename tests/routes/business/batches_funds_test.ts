@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
 import { walletActor, type WalletEvent } from "../../../actors/platform/wallet.ts";
-import { bookBatch } from "../../../src/business/flows/batches.ts";
-import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
-import { BatchBody, toBatchRequest } from "../../../src/business/batch_schema.ts";
 import { BATCH_HOLD_MS } from "../../../src/business/rules/batch.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { commandKind, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
 import { until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, book, bwp, debitsOf, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-import { postBatch, stop } from "./batch_fixtures.ts";
+import { bookBatchThrough, postBatch, stop } from "./batch_fixtures.ts";
 
 const STOPS = [stop("A", "s", 0, 1), stop("B", "s", 0, 2), stop("C", "s", 0, 3)];
 
@@ -138,21 +135,12 @@ Deno.test("batches funds: a crash between the hold and the stops keeps the money
     const total = await totalOf(t);
     const b = await fundedBusiness(t, total.toFixed(2));
     const raw = { segment: "parcel", stops: STOPS, external_reference: "EOD-HOLD" };
-    const body = BatchBody.parse(raw);
     // The process dies after the hold, before any stop's trip is claimed.
     const flaky = flakyRuntime(t.env.runtime, {
       fails: commandKind("claim", "business_trip"),
       times: STOPS.length,
     });
-    await assert.rejects(
-      bookBatch({ ...t.env, runtime: flaky.runtime, numbers: tripNumbersOf(t.env) }, b.id, {
-        request: toBatchRequest(body),
-        body,
-        idempotencyKey: null,
-        by: "api_key",
-      }),
-      /injected failure/,
-    );
+    await assert.rejects(bookBatchThrough(t, flaky.runtime, b.id, raw), /injected failure/);
     // The first stop's failure answers the request; the others' claims fail as they come.
     await until(t, () => flaky.failed() === STOPS.length, "every stop's claim to fail");
     const holds = Object.values(await holdsOf(t, b.id));

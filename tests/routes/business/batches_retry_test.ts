@@ -1,30 +1,18 @@
 import assert from "node:assert/strict";
-import { bookBatch } from "../../../src/business/flows/batches.ts";
-import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
-import { BatchBody, toBatchRequest } from "../../../src/business/batch_schema.ts";
-import { flakyRuntime } from "../../helpers/faults.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, bwp, debitsOf, fundedBusiness } from "./trips_fixtures.ts";
-import { LINE, postBatch } from "./batch_fixtures.ts";
+import { bookBatchThrough, LINE, postBatch } from "./batch_fixtures.ts";
 
 Deno.test("batches retry: a crash between two stops' trips leaves a claim the retry completes, each stop booked and charged once", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
     const raw = { segment: "parcel", stops: LINE, external_reference: "EOD-CRASH" };
-    const body = BatchBody.parse(raw);
     // The process fails creating one stop's trip (after its number and charge).
     const flaky = flakyRuntime(t.env.runtime, {
-      fails: (type, c) => type === "business_trip" && (c as { kind: string }).kind === "create",
+      fails: commandKind("create", "business_trip"),
     });
-    await assert.rejects(
-      bookBatch({ ...t.env, runtime: flaky.runtime, numbers: tripNumbersOf(t.env) }, b.id, {
-        request: toBatchRequest(body),
-        body,
-        idempotencyKey: null,
-        by: "api_key",
-      }),
-      /injected failure/,
-    );
+    await assert.rejects(bookBatchThrough(t, flaky.runtime, b.id, raw), /injected failure/);
     assert.equal(flaky.failed(), 1);
     await t.env.runtime.outboxesIdle();
     // While the cut stop's claim is fresh, a retry is told to wait.
