@@ -149,10 +149,12 @@ export async function refuseTestTraffic(
   ]);
   if (!marked) return;
   const message = `test booking refused on live: ${marked.path} starts with ${marked.marker}`;
-  // spec: business 7: "operations is alerted", once per distinct booking.
+  // spec: business 7: "operations is alerted", once per distinct booking of this business. An
+  // alert's id is one across tenants (src/courier/flows/alerts.ts): keyed by the body alone, the
+  // same marked order from a second business named the first's alert and answered 500.
   await raiseAlert(deps.runtime, business, {
     kind: "test_booking_refused",
-    condition_key: fingerprintOf(r),
+    condition_key: `${business}:${fingerprintOf(r)}`,
     owner: "operations",
     subject: { type: "business", id: business },
     message,

@@ -152,3 +152,25 @@ Deno.test("book: bills what the fare estimate answers for the same route and goo
       assert.deepEqual(booked.body.data.vehicle_class, estimate.body.data.vehicle_class);
     }
   }));
+
+// spec: business 7, courier 2.9: each business's operations are alerted of its own test order;
+// the alert's id is kept per business, so the same marked order from two businesses is two alerts.
+Deno.test("book: the same test-marked order on live from two businesses refuses both 422 and alerts each its own operations", () =>
+  withTestEnv(async (t) => {
+    const [a, b] = [await fundedBusiness(t), await fundedBusiness(t)];
+    const body = { ...PARCEL, passenger_name: "__TEST Neo" };
+    for (const business of [a, b]) {
+      const r = await book(t, business.api_key, body);
+      assert.deepEqual([r.status, r.body.code], [422, "test_booking_refused"], business.id);
+    }
+    await t.settle();
+    for (const business of [a, b]) {
+      const alerts = await t.env.db.selectFrom("alerts").select(["kind", "owner"])
+        .where("tenant", "=", business.id).execute();
+      assert.deepEqual(
+        alerts,
+        [{ kind: "test_booking_refused", owner: "operations" }],
+        business.id,
+      );
+    }
+  }));
