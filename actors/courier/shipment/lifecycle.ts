@@ -133,10 +133,14 @@ export function placesOf(pieces: readonly PieceCustody[]): string[] {
   return [...new Set(pieces.map((p) => `${p.facility_id ?? "-"}|${p.holder ?? "-"}`))];
 }
 
-/** Pieces scanned at least once and now in more than one place (courier 2.9 pieces_separated). */
+/**
+ * spec: courier 2.9 pieces_separated: the pieces are in more than one place once any has moved.
+ * A piece no scan has moved is still where it was booked from: collected without it, the other
+ * is in another place, as the board's count of places (4.4) says. Before, only pieces scanned
+ * were compared, so a piece left at the sender raised nothing at all.
+ */
 export function isSeparated(pieces: readonly PieceCustody[]): boolean {
-  const scanned = pieces.filter((p) => p.last_scan_at !== null);
-  return scanned.length > 1 && placesOf(scanned).length > 1;
+  return pieces.some((p) => p.last_scan_at !== null) && placesOf(pieces).length > 1;
 }
 
 /** An alert the shipment calls for (2.9), keyed by its waybill and condition. */

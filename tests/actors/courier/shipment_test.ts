@@ -8,6 +8,7 @@ import {
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { newId } from "../../../src/runtime/ids.ts";
+import { operationsRow } from "../../../src/courier/queries/operations_row.ts";
 import { openTestRuntime } from "../../runtime/fixtures.ts";
 import {
   applied,
@@ -125,9 +126,10 @@ Deno.test("shipment: a piece received at a facility is held there, no longer by 
   };
   const separations = (d: { events: readonly ShipmentEvent[] }) =>
     d.events.filter((e) => e.kind === "alert_due" && e.alert.kind === "pieces_separated").length;
-  // Two drivers collect a piece each: the pieces are in two places.
-  scan({ event: "collected", holder: "driver:A", pieces: [one] });
-  assert.equal(separations(scan({ event: "collected", holder: "driver:B", pieces: [two] })), 1);
+  // Two drivers collect a piece each: the pieces are in two places from the first collection
+  // (the other still with the sender), one separation.
+  assert.equal(separations(scan({ event: "collected", holder: "driver:A", pieces: [one] })), 1);
+  assert.equal(separations(scan({ event: "collected", holder: "driver:B", pieces: [two] })), 0);
   assert.notEqual(s.separated_since, null);
   // Both received at the hub: the hub holds them, together again.
   scan({ event: "received_at_depot", facility_id: "GBE-HUB" });
@@ -142,6 +144,28 @@ Deno.test("shipment: a piece received at a facility is held there, no longer by 
     s.pieces.map((p) => [p.holder, p.facility_id]),
     [["driver:C", null], ["driver:C", null]],
   );
+});
+
+// spec: courier 2.9 pieces_separated, 4.4 (pieces: count, number of places): a piece no scan has
+// moved is still where it was booked from; one collected without it is in another place.
+Deno.test("shipment: a piece collected while another stays with the sender raises pieces_separated once, as the board counts two places", async () => {
+  const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+  let s = await booked({ parcels: [parcel, parcel] });
+  const [one, two] = s.pieces.map((p) => p.id) as [string, string];
+  let now = s.booked_at + HOUR;
+  const scan = (input: Omit<ScanInput, "by">) => {
+    const { d, next } = applied(s, { kind: "record", scan: { ...input, by: "ops" } }, now);
+    s = next;
+    now += HOUR;
+    return d.events.filter((e) => e.kind === "alert_due" && e.alert.kind === "pieces_separated");
+  };
+  assert.equal(scan({ event: "collected", holder: "driver:A", pieces: [one] }).length, 1);
+  assert.equal(operationsRow(s, now, null).pieces.places, 2);
+  assert.notEqual(s.separated_since, null);
+  // The piece left behind collected by another driver: the same separation, not raised again.
+  assert.equal(scan({ event: "collected", holder: "driver:B", pieces: [two] }).length, 0);
+  scan({ event: "received_at_depot", facility_id: "GBE-HUB" });
+  assert.equal(s.separated_since, null, "together again at the hub");
 });
 
 Deno.test("shipment: an estimated day over undelivered moves the estimate to the next working day, once", async () => {
