@@ -18,6 +18,7 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
   return async (tenant: string, recipient: Recipient): Promise<DeliveryTarget | null> => {
     if (recipient.kind === "courier") {
       const got = await runtime.read(businessActor, tenant, tenant, { kind: "get" });
+      refusedRead(got, `business ${tenant}`);
       if (!got.ok || !got.reply || !("profile" in got.reply)) return null;
       const b = got.reply;
       // spec: courier 6.1: the billing endpoint, or else the business webhook URL.
@@ -35,6 +36,7 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
     const got = await runtime.read(courierClientActor, tenant, recipient.client_id, {
       kind: "get",
     });
+    refusedRead(got, `client ${recipient.client_id}`);
     if (!got.ok || !got.reply || !("settings" in got.reply)) return null;
     const hook = got.reply.webhook;
     if (!hook) return null;
@@ -45,4 +47,14 @@ export function targetResolver(runtime: ActorRuntime, clock: Clock) {
       previous: previousOf(hook.previous),
     };
   };
+}
+
+/**
+ * spec: courier 3.1: a refused read (a busy actor) is no answer that no endpoint is set: thrown,
+ * so the attempt fails and is retried on the schedule, and no wait or endpoint alert is noted.
+ */
+function refusedRead(got: { ok: boolean; code?: string; message?: string }, what: string) {
+  if (!got.ok && got.code !== "not_found") {
+    throw new Error(`${what}: ${got.code}: ${got.message}`);
+  }
 }

@@ -8,9 +8,11 @@
 import assert from "node:assert/strict";
 import type { Kysely } from "kysely";
 import { billingWaitActor } from "../../../actors/courier/billing_wait.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { sendBillingEvent } from "../../../src/courier/reactors/billing_outbox.ts";
 import { retryWaiting } from "../../../src/courier/reactors/billing_wait.ts";
+import { targetResolver } from "../../../src/courier/reactors/delivery_targets.ts";
 import { waitingRows } from "../../../src/courier/reactors/waiting_rows.ts";
 import { writeWaitingLogs } from "../../../src/courier/queries/outbound_log.ts";
 import type { Database } from "../../../src/db/schema.ts";
@@ -18,6 +20,7 @@ import { NO_ENDPOINT_RETRY_MS } from "../../../src/platform/rules/delivery_sched
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, type Courier, newClient, newCourier, topUp } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
+import { commandKind, flakyRuntime } from "../../helpers/faults.ts";
 import {
   bookedEvent,
   endpointAlerts,
@@ -194,3 +197,44 @@ Deno.test("billing events: a pass raises its page's alerts together, so their lo
       .where("tenant", "=", tenant).execute();
     assert.deepEqual(rows.map((r) => r.next_attempt_at), ids.map(() => now + NO_ENDPOINT_RETRY_MS));
   }));
+
+Deno.test("billing events: a busy courier account is no missing endpoint: a pass notes nothing and raises no alert", () =>
+  withTestEnv((t) =>
+    withReceiver(async (receiver) => {
+      const courier = await newCourier(t);
+      const client = await newClient(t, courier);
+      await topUp(t, courier, client, "500");
+      const id = await bookedEvent(t, courier, client, await bookWaybill(t, client));
+      t.clock.advanceBy(2 * NO_ENDPOINT_RETRY_MS);
+      await setEndpoint(t, courier, receiver.url);
+      const before = await held(t, courier, id);
+      // The courier's account answers actor_busy once, as a full mailbox does.
+      const busy = flakyRuntime(t.env.runtime, {
+        fails: commandKind("get", businessActor.type),
+        refuse: true,
+      });
+      const raised: string[] = [];
+      const pass = {
+        runtime: t.env.runtime,
+        db: t.env.db,
+        targets: targetResolver(busy.runtime, t.clock),
+        onEndpointMissing: (_tenant: string, event: { event_id: string }) => {
+          raised.push(event.event_id);
+          return Promise.resolve();
+        },
+      };
+      // spec: courier 3.1: "no billing endpoint set" is not known, so the pass is handed over
+      // again rather than noting a retry an hour away and alerting billing_endpoint_missing.
+      await assert.rejects(retryWaiting(pass, courier.business.id, t.clock.now()));
+      assert.equal(busy.failed(), 1);
+      assert.deepEqual(raised, []);
+      const after = await held(t, courier, id);
+      assert.equal(after.next_attempt_at, before.next_attempt_at);
+      assert.equal(after.endpoint_missing_at, before.endpoint_missing_at);
+      // Handed over again, the account answers: the event is made due and sent.
+      await retryWaiting(pass, courier.business.id, t.clock.now());
+      await advance(t, 0);
+      await until(t, () => receiver.effects.has(id), "the delivery");
+      assert.deepEqual(raised, []);
+    })
+  ));
