@@ -125,7 +125,11 @@ export function recordAttempt(
   if (outcome.result === "delivered") {
     return ok([recorded, { kind: "event_delivered", at: ctx.now }], [cancel]);
   }
-  const next = nextAttemptAt(state.round_attempts + 1, state.round_started_at ?? ctx.now);
+  const next = nextAttemptAt(
+    state.round_attempts + 1,
+    state.round_started_at ?? ctx.now,
+    ctx.now,
+  );
   if (next === null) return ok([recorded, { kind: "event_failed", at: ctx.now }], [cancel]);
   return ok([recorded, { kind: "retry_scheduled", at: next }], [
     { op: "set", name: ATTEMPT_TIMER, at: next },

@@ -74,15 +74,26 @@ const MINUTE_MS = 60_000;
 
 /**
  * When the next attempt is due after `attemptsMade` attempts of the current round have failed,
- * the first of them at `firstAttemptAt` (epoch ms); null when the schedule is spent (`failed`).
- * Offsets count from the first attempt, so attempts fall at +0, +1, +5, +30, +120 and +720 min.
+ * the first of them at `firstAttemptAt` and the last at `now` (epoch ms); null when the schedule
+ * is spent (`failed`). Offsets count from the first attempt, so attempts fall at +0, +1, +5, +30,
+ * +120 and +720 min. A retry whose time has passed (the event waited for an endpoint, or the
+ * service was down) follows `now` by the schedule's gap instead: spec: courier 6.1, retries come
+ * "after" their minutes, never several at once.
  */
-export function nextAttemptAt(attemptsMade: number, firstAttemptAt: number): number | null {
+export function nextAttemptAt(
+  attemptsMade: number,
+  firstAttemptAt: number,
+  now: number,
+): number | null {
   if (!Number.isSafeInteger(attemptsMade) || attemptsMade < 1) {
     throw new RangeError(`attempts made must be a whole number >= 1: ${attemptsMade}`);
   }
   const minutes = RETRY_SCHEDULE_MINUTES[attemptsMade - 1];
-  return minutes === undefined ? null : firstAttemptAt + minutes * MINUTE_MS;
+  if (minutes === undefined) return null;
+  const due = firstAttemptAt + minutes * MINUTE_MS;
+  if (due > now) return due;
+  const gap = minutes - (RETRY_SCHEDULE_MINUTES[attemptsMade - 2] ?? 0);
+  return now + gap * MINUTE_MS;
 }
 
 /** Cuts a text to `max` characters (error messages and reasons are stored bounded). */

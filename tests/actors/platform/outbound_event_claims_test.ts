@@ -63,3 +63,29 @@ Deno.test("outbound event: a claim for the first attempt only is refused once an
   again.now = again.state!.next_attempt_at!;
   again.must({ kind: "claim", attempt_id: "att_test" }); // without it: the retry's sender
 });
+
+Deno.test("outbound event: retries whose times passed while it waited for an endpoint are spaced from the attempt made, never at once", () => {
+  const h = created();
+  attempt(h, "att_1", FAILED); // at T0; the retry is due at T0 + 1 min
+  h.now = T0 + MINUTE;
+  h.must({ kind: "claim", attempt_id: "att_2" });
+  h.must({ kind: "record_attempt", attempt_id: "att_2", outcome: { result: "no_endpoint" } });
+  // Three hours on an endpoint is set: the retries of +5, +30 and +120 minutes are past.
+  h.now = T0 + 3 * 60 * MINUTE;
+  h.must({ kind: "endpoint_set" });
+  // spec: courier 6.1: retried "after 1, 5, 30, 120 and 720 minutes": a retry whose time has
+  // passed follows the attempt just made by the schedule's gap, not at once (a burst spending
+  // the schedule in a second); one still ahead keeps its time, counted from the first try.
+  const gaps = [5 - 1, 30 - 5, 120 - 30];
+  for (const [n, gap] of gaps.entries()) {
+    attempt(h, `att_${n + 3}`, FAILED);
+    assert.equal(h.state!.next_attempt_at, h.now + gap * MINUTE);
+    h.refused({ kind: "claim", attempt_id: `att_burst_${n}` }, "not_due", /due at/);
+    h.now = h.state!.next_attempt_at!;
+  }
+  attempt(h, "att_6", FAILED);
+  assert.equal(h.state!.next_attempt_at, T0 + RETRY_SCHEDULE_MINUTES[4]! * MINUTE);
+  h.now = h.state!.next_attempt_at!;
+  attempt(h, "att_7", FAILED);
+  assert.deepEqual([h.state!.status, h.state!.round_attempts], ["failed", 6]);
+});

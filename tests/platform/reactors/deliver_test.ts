@@ -186,11 +186,11 @@ function setup() {
 
 Deno.test("retry schedule: attempts at +1, +5, +30, +120, +720 min from the first, then none", () => {
   const t0 = 1_000_000;
-  const offsets = [1, 2, 3, 4, 5].map((n) => nextAttemptAt(n, t0));
+  const offsets = [1, 2, 3, 4, 5].map((n) => nextAttemptAt(n, t0, t0));
   assert.deepEqual(offsets, RETRY_SCHEDULE_MINUTES.map((m) => t0 + m * MINUTE));
-  assert.equal(nextAttemptAt(6, t0), null);
+  assert.equal(nextAttemptAt(6, t0, t0), null);
   assert.equal(ATTEMPTS_MAX, 6);
-  assert.throws(() => nextAttemptAt(0, t0), RangeError);
+  assert.throws(() => nextAttemptAt(0, t0, t0), RangeError);
 });
 
 Deno.test("outbound event actor: requeue needs a reason and is refused once delivered", () => {
