@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, newClient, newCourier, postCharge, topUp } from "../../helpers/courier.ts";
 import { until } from "../../helpers/receiver.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
+import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 
 Deno.test("billing events list: a cursor whose time no store can hold is refused 422, never a 500", () =>
   withTestEnv(async (t) => {
@@ -37,4 +39,38 @@ Deno.test("billing events list: a cursor whose time no store can hold is refused
     assert.equal(second.status, 200, JSON.stringify(second.body));
     assert.equal(second.body.data.length, 1);
     assert.notEqual(second.body.data[0].event_id, first.body.data[0].event_id);
+  }));
+
+Deno.test("billing events: an acknowledgement or requeue while the event is busy answers 503, never 404", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    await bookWaybill(t, client);
+    const key = courier.business.api_key;
+    const listed = async () =>
+      (await t.call("GET", "/business/courier/billing/events", { key })).body.data;
+    await until(t, async () => (await t.settle(), await listed()).length === 1, "the event");
+    const [event] = await listed();
+    const path = `/business/courier/billing/events/${event.event_id}`;
+    const asks = [
+      { path: `${path}/acknowledge`, body: { state: "acknowledged", external_reference: "R-1" } },
+      { path: `${path}/requeue`, body: { reason: "resend" } },
+    ];
+    for (const ask of asks) {
+      // The event's actor answers actor_busy once, as a full mailbox does.
+      const failed = await whileFlaky(t.env, {
+        fails: commandKind("get", outboundEventActor.type),
+        refuse: true,
+      }, async () => {
+        const r = await t.call("POST", ask.path, { key, body: ask.body });
+        // spec: courier 4.3: the event exists; a 404 would tell the courier's system to give up
+        // an acknowledgement it must send again.
+        assert.equal(r.status, 503, `${ask.path}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, "actor_busy");
+      });
+      assert.equal(failed, 1);
+      const again = await t.call("POST", ask.path, { key, body: ask.body });
+      assert.equal(again.status, 200, `${ask.path}: ${JSON.stringify(again.body)}`);
+    }
   }));

@@ -25,6 +25,9 @@ export async function billingEventOf(
   // One answer for every event that is not this courier's billing event: a missing id, a client
   // webhook, another courier's (courier 1.1: it tells nothing of what exists elsewhere).
   const got = await runtime.read(outboundEventActor, courier, eventId, { kind: "get" });
+  // A read refused for a moment (a busy actor) is no answer that the event does not exist: a
+  // 404 would tell the courier's system to give up an acknowledgement it must send again.
+  if (!got.ok && got.code !== "not_found") throw new Refused(got);
   const event = got.ok ? got.reply as OutboundEvent | null : null;
   if (!event || event.stream !== "billing") {
     refuse("not_found", `billing event not found: ${eventId}`);
