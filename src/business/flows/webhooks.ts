@@ -31,6 +31,8 @@ export async function webhookDeliveryOf(
   id: string,
 ): Promise<OutboundEvent> {
   const got = await runtime.read(outboundEventActor, business, id, { kind: "get" });
+  // A read refused for a moment (a busy actor) is no answer that the delivery does not exist.
+  if (!got.ok && got.code !== "not_found") throw new Refused(got);
   const event = got.ok ? got.reply ?? null : null;
   // One answer for a missing id, a courier billing event, another business's (spec: business 5).
   if (!event || event.stream !== "business_webhook") {

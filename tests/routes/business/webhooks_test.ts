@@ -9,7 +9,9 @@ import {
   WebhookDeliveryAnswer,
   WebhookTestAnswer,
 } from "../../../routes/business/answers/webhooks.ts";
+import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { documented, listed } from "../../helpers/documented.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
 import { advance, startReceiver, until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 
@@ -157,6 +159,39 @@ Deno.test("webhook deliveries: another business reads, requeues and lists none o
       const list = await t.call("GET", "/business/webhook-deliveries", { key: other.api_key });
       assert.deepEqual(list.body.data, []);
       assert.deepEqual(receiver.deliveries.map((d) => d.path), ["/"]);
+    } finally {
+      await receiver.close();
+    }
+  }));
+
+Deno.test("webhook deliveries: read or requeued while the delivery is busy answers 503, never 404", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      const b = await t.createBusiness();
+      await setUrl(t, b.api_key, receiver.url);
+      receiver.failFirst = 1;
+      const sent = await t.call("POST", "/business/webhook-test", { key: b.api_key });
+      const path = `/business/webhook-deliveries/${sent.body.data.delivery.id}`;
+      const asks = [
+        { method: "GET" as const, path, body: undefined },
+        { method: "POST" as const, path: `${path}/requeue`, body: { reason: "resend" } },
+      ];
+      for (const ask of asks) {
+        // The delivery's actor answers actor_busy once, as a full mailbox does.
+        const failed = await whileFlaky(t.env, {
+          fails: commandKind("get", outboundEventActor.type),
+          refuse: true,
+        }, async () => {
+          const r = await t.call(ask.method, ask.path, { key: b.api_key, body: ask.body });
+          // spec: business 4.3, 6: the delivery exists; a 404 says it never did.
+          assert.equal(r.status, 503, `${ask.path}: ${JSON.stringify(r.body)}`);
+          assert.equal(r.body.code, "actor_busy");
+        });
+        assert.equal(failed, 1);
+        const again = await t.call(ask.method, ask.path, { key: b.api_key, body: ask.body });
+        assert.equal(again.status, 200, `${ask.path}: ${JSON.stringify(again.body)}`);
+      }
     } finally {
       await receiver.close();
     }
