@@ -158,6 +158,8 @@ export function operationRoutes(api: Api): void {
       shipment_closed: "the shipment is delivered, returned or cancelled: nothing more is recorded",
       not_cancellable: "a cancellation of a shipment already in the courier's hands",
       unknown_piece: "`pieces` names a piece the shipment does not have",
+      pieces_incomplete: "delivered or returned with `pieces` naming only some of the shipment's " +
+        "pieces: a scan that closes the shipment names every piece or none",
     },
   }, async (c, { params, body }) => {
     const { env, tenant, by } = businessCall(c);

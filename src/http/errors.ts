@@ -99,6 +99,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   lab_handover_blocked: 422,
   invalid_scan: 422,
   unknown_piece: 422,
+  pieces_incomplete: 422,
   views_full: 422,
   shipment_closed: 409,
   not_requeueable: 422,

@@ -94,6 +94,18 @@ function admit(
   const pieces = scan.pieces && scan.pieces.length > 0 ? [...new Set(scan.pieces)] : null;
   const unknown = pieces?.find((p) => !known.has(p));
   if (unknown) return reject("unknown_piece", `no such piece on ${state.waybill}: ${unknown}`);
+  // spec: courier 2.3, 2.9: each piece has its own custody. A scan that closes the shipment
+  // (delivered, returned) for some pieces would close it with the others still out, and no
+  // pieces_separated could ever be raised for them: it names every piece, or none.
+  const left = pieces && closes(step) ? state.pieces.filter((p) => !pieces.includes(p.id)) : [];
+  if (left.length > 0) {
+    return reject(
+      "pieces_incomplete",
+      `${scan.event} closes ${state.waybill} and names every piece or none; not named: ${
+        left.map((p) => p.id).join(", ")
+      }`,
+    );
+  }
   const entry: TrailEntry = {
     at: now,
     event: scan.event,
@@ -105,6 +117,11 @@ function admit(
     by: scan.by,
   };
   return { ok: true, step, entry };
+}
+
+/** Whether the step closes the shipment (nothing more is recorded after it). */
+function closes(step: Step): boolean {
+  return step.headline !== undefined && FINAL_HEADLINES.has(step.headline);
 }
 
 /** Whether the scan touches the piece (no pieces named: every piece). */

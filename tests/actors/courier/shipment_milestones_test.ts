@@ -255,6 +255,33 @@ Deno.test("shipment: cancelling is refused once a physical scan was recorded, th
   assert.ok(cancel(s).ok);
 });
 
+Deno.test("shipment: delivered or returned naming some of its pieces is refused; the shipment stays open (courier 2.3, 2.9)", async () => {
+  const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+  let s = await booked({ parcels: [parcel, parcel] });
+  const now = s.booked_at + HOUR;
+  s = applied(s, {
+    kind: "record",
+    scan: { event: "collected", holder: "driver 7", by: "test" },
+  }, now).next;
+  const [first, second] = s.pieces.map((p) => p.id);
+  for (const event of ["delivered", "returned"] as const) {
+    const d = shipmentActor.decide(s, {
+      kind: "record",
+      scan: { event, pieces: [first!], by: "test" },
+    }, { now: now + HOUR, newId });
+    assert.ok(!d.ok && d.code === "pieces_incomplete", `${event}: ${JSON.stringify(d)}`);
+    assert.match(d.message, new RegExp(second!));
+  }
+  // Every piece named, or none, closes it as before.
+  const all = applied(s, {
+    kind: "record",
+    scan: { event: "delivered", pieces: [second!, first!], by: "test" },
+  }, now + HOUR).next;
+  assert.equal(all.status, "delivered");
+  const back = applied(s, { kind: "record", scan: { event: "returned", by: "test" } }, now).next;
+  assert.equal(back.status, "returned");
+});
+
 // ---- Property: random scan sequences against the milestone table of courier 3.2.
 
 /** spec: courier 3.2 milestone table, "Opens" column, read event by event. */
