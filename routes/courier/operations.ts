@@ -10,7 +10,12 @@ import { operationsViewsActor } from "../../actors/courier/operations_views.ts";
 import { asShipment, type Shipment, shipmentActor } from "../../actors/courier/shipment/mod.ts";
 import { recordScan } from "../../src/courier/flows/scans.ts";
 import { isValidTimeZone } from "../../src/domain/calendar.ts";
-import { HEALTHS, OWNER_ROLES, SCAN_EVENTS } from "../../src/courier/rules/lifecycle.ts";
+import {
+  HEALTHS,
+  OWNER_ROLES,
+  SCAN_EVENTS,
+  type ScanEvent,
+} from "../../src/courier/rules/lifecycle.ts";
 import { operationsBoard } from "../../src/courier/queries/operations_board.ts";
 import {
   alertCounts,
@@ -23,6 +28,8 @@ import { waybillSpellings } from "../../src/courier/rules/waybill.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { business } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
+import { businessPrincipalOf, requireScope } from "../../src/platform/auth/principal.ts";
+import type { Scope } from "../../src/platform/rules/scopes.ts";
 import { courierPlatform } from "../../src/courier/auth.ts";
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -108,6 +115,17 @@ const ScanBody = z.object({
   received_by: Text(120).nullable().optional(),
 });
 
+/**
+ * spec: courier 1.5, 5: authority is the caller's scopes, whichever endpoint records the step:
+ * customs' clearance or release needs customs:approve, as POST /business/customs/{crossing}/move
+ * does, and papers supplied customs:submit-documents, as .../supply does; the rest runs:operate.
+ */
+const SCAN_SCOPE: Partial<Record<ScanEvent, Scope>> = {
+  cleared: "customs:approve",
+  released: "customs:approve",
+  documents_supplied: "customs:submit-documents",
+};
+
 /** A shipment of this courier by waybill or by any external reference. */
 async function findShipment(c: Context<AppEnv>, reference: string): Promise<Shipment> {
   const { env, tenant } = businessCall(c);
@@ -158,11 +176,15 @@ export function operationRoutes(api: Api): void {
       shipment_closed: "the shipment is delivered, returned or cancelled: nothing more is recorded",
       not_cancellable: "a cancellation of a shipment already in the courier's hands",
       unknown_piece: "`pieces` names a piece the shipment does not have",
+      scope_denied: "`cleared` or `released` without the scope `customs:approve`, " +
+        "`documents_supplied` without `customs:submit-documents`",
       pieces_incomplete: "delivered or returned with `pieces` naming only some of the shipment's " +
         "pieces: a scan that closes the shipment names every piece or none",
     },
   }, async (c, { params, body }) => {
     const { env, tenant, by } = businessCall(c);
+    const needs = SCAN_SCOPE[body.event];
+    if (needs) requireScope(businessPrincipalOf(c), needs);
     const s = await recordScan(env.runtime, tenant, params.waybill, {
       event: body.event,
       facility_id: body.facility_id ?? null,

@@ -1,7 +1,15 @@
 /** Authority sweep of scopes, walked from the OpenAPI document (courier 1.5, 5): every endpoint that names a scope refuses a credential holding every scope but that one with 403 scope_denied naming it, and the courier's own key with no stored scopes, or a coordinator, never approves, overrides or administers billing (courier 5 "Who gets which scopes" rule 1). */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { courierWithScopes, newClient, newCourier } from "../../helpers/courier.ts";
+import {
+  bookWaybill,
+  courierWithScopes,
+  grantScopes,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
+import { type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { COURIER_SCOPES, PARTNER_SCOPES } from "../../../src/platform/rules/scopes.ts";
 import {
   BODY,
@@ -163,4 +171,44 @@ Deno.test("authority sweep: a courier with no stored scopes is refused the same 
       assert.equal(r.status, 403, `${path}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.code, "scope_denied", path);
     }
+  }));
+
+Deno.test("authority: a scan records customs' clearance or release only with customs:approve, papers supplied only with customs:submit-documents (courier 5)", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const waybill = await bookWaybill(t, client);
+    const scan = (key: string, event: string) =>
+      t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body: { event } });
+    // The courier's own key operates runs, yet never approves at customs by default.
+    for (const event of ["cleared", "released"]) {
+      const r = await scan(courier.business.api_key, event);
+      assert.equal(r.status, 403, `${event}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "scope_denied");
+      assert.match(r.body.message, /customs:approve/);
+    }
+    const issued = await t.call(
+      "POST",
+      `/operator/businesses/${courier.business.id}/partner-keys`,
+      {
+        operator: true,
+        body: { partner: "runs only", scopes: ["runs:operate"] },
+      },
+    );
+    assert.equal(issued.status, 201, JSON.stringify(issued.body));
+    const runsOnly = issued.body.data.key as string;
+    const supplied = await scan(runsOnly, "documents_supplied");
+    assert.equal(supplied.status, 403, JSON.stringify(supplied.body));
+    assert.match(supplied.body.message, /customs:submit-documents/);
+    // Nothing was recorded: the shipment is still booked, with no line in its trail.
+    const got = await t.env.runtime.read(shipmentActor, courier.business.id, waybill, {
+      kind: "get",
+    });
+    assert.ok(got.ok);
+    assert.equal((got.reply as Shipment).status, "booked");
+    assert.equal((got.reply as Shipment).trail_total, 0);
+    assert.equal((await scan(runsOnly, "collected")).status, 201);
+    await grantScopes(t, courier, "customs:approve");
+    assert.equal((await scan(courier.business.api_key, "cleared")).status, 201);
   }));

@@ -11,6 +11,7 @@ import {
   type Client,
   clientKey,
   type Courier,
+  grantScopes,
   newClient,
   newCourier,
   topUp,
@@ -372,6 +373,7 @@ Deno.test("operations: customs holds for papers, waits, is exceeded once per wor
       async () => (await alerts(t, courier, "?kind=customs_wait_exceeded")).length === 2,
       "day 2",
     );
+    await grantScopes(t, courier, "customs:approve");
     await scan(t, courier, waybill, { event: "cleared" });
     row = (await board(t, courier)).data[0]!;
     assert.equal(row["status"], "cleared");

@@ -10,6 +10,7 @@ import {
   type Client,
   clientKey,
   type Courier,
+  grantScopes,
   newClient,
   newCourier,
   topUp,
@@ -78,6 +79,7 @@ Deno.test("tracking: the public view shows progress and never customs notes, val
     ) {
       assert.ok(!text.includes(forbidden), `tracking view shows ${forbidden}: ${text}`);
     }
+    await grantScopes(t, courier, "customs:approve");
     await scan(t, courier, waybill, { event: "cleared" });
     await scan(t, courier, waybill, { event: "out_for_delivery" });
     await scan(t, courier, waybill, { event: "delivery_attempted" });
