@@ -327,3 +327,55 @@ Deno.test("shipment: an estimate follows the days within the shipment's open tim
   assert.equal(at, null, "no timer left once every check is done");
   assert.ok(fired < 40, `checks fired: ${fired}`);
 });
+
+Deno.test("shipment: some pieces collected and the others left with the sender are separated (courier 2.9)", async () => {
+  const parcel = { weight_kg: 1, length_cm: 10, width_cm: 10, height_cm: 10 };
+  let s = await booked({ parcels: [parcel, parcel] });
+  const [one, two] = s.pieces.map((p) => p.id) as [string, string];
+  const now = s.booked_at + HOUR;
+  const separations = (d: { events: readonly ShipmentEvent[] }) =>
+    d.events.filter((e) => e.kind === "alert_due" && e.alert.kind === "pieces_separated").length;
+  // A scan at no place moves no piece anywhere: nothing is apart.
+  const noPlace = applied(
+    s,
+    { kind: "record", scan: { event: "scan", pieces: [one], by: "ops" } },
+    now,
+  );
+  assert.equal(separations(noPlace.d), 0);
+  const { d, next } = applied(s, {
+    kind: "record",
+    scan: { event: "collected", holder: "driver:A", pieces: [one], by: "ops" },
+  }, now);
+  assert.equal(separations(d), 1, "the second piece is still with the sender");
+  assert.notEqual(next.separated_since, null);
+  // The second piece collected by the same driver: together again.
+  s = applied(next, {
+    kind: "record",
+    scan: { event: "collected", holder: "driver:A", pieces: [two], by: "ops" },
+  }, now + HOUR).next;
+  assert.equal(s.separated_since, null);
+});
+
+Deno.test("shipment: reported lost or damaged, its estimate stops moving; found again, it moves on (courier 2.3, 2.11)", async () => {
+  let s = await booked();
+  const now = s.booked_at + HOUR;
+  s = applied(s, {
+    kind: "record",
+    scan: { event: "lost_or_damaged", reason: "not found at the hub", by: "test" },
+  }, now).next;
+  const estimate = s.estimated_delivery_on;
+  // Days on, past every estimated day: no new estimate told to the client for a lost parcel.
+  for (const day of ["2026-11-03", "2026-11-04", "2026-11-05"]) {
+    const d = timerFired(s, "check", dayOver(day));
+    assert.deepEqual(estimateMoves(d.events), [], day);
+    s = evolveAll(s, d.events);
+    assert.equal(s.estimated_delivery_on, estimate);
+  }
+  // Found and received at a depot: the estimate moves again, to a day not yet over.
+  s = applied(s, {
+    kind: "record",
+    scan: { event: "received_at_depot", facility_id: "GBE-HUB", by: "test" },
+  }, dayOver("2026-11-05") + HOUR).next;
+  const d = timerFired(s, "check", dayOver("2026-11-06"));
+  assert.deepEqual(estimateMoves(d.events), [[estimate, "2026-11-09"]]);
+});

@@ -5,11 +5,12 @@ import { dayEndsAt } from "./days.ts";
 
 /**
  * spec: courier 2.3, 3.2: whether the delivery estimate still moves (and estimate_changed goes to
- * the client). Not while the parcel goes back to the sender: it will not be delivered, so a
- * nightly move of its delivery day would tell the client something untrue.
+ * the client). Not while the parcel goes back to the sender, nor while it is reported lost or
+ * damaged (2.11: expected on no day): it will not be delivered as planned, so a nightly move of
+ * its delivery day would tell the client something untrue. Found again, it moves on.
  */
 export function deliveryEstimateMoves(status: Headline): boolean {
-  return status !== "returning";
+  return status !== "returning" && status !== "lost_or_damaged";
 }
 
 /** The delivery estimate after a setback: the next working day after `now`, never earlier. */
