@@ -27,6 +27,8 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   // Business API 2.4 and 4.1: the tracking token, and the chat token sent with the reference, are
   // themselves the capability (tracking_test.ts and chat_test.ts test a wrong one).
   "GET /trip-track/{token}": "public tracking by token",
+  // Business API 2.4 rule 5: a reference link is public by design, reduced (tracking_test.ts).
+  "GET /track/{reference}": "public reduced tracking by reference",
   "GET /trip-chat/{reference}": "public chat with the chat token",
   "POST /trip-chat/{reference}": "public chat with the chat token",
   // Business API 5.9: the channel's signed token is the capability (sandbox_channels_test.ts

@@ -63,16 +63,25 @@ export interface Tracking {
 
 const NOT_FOUND = "no trip has this tracking link";
 
+/**
+ * What a link may name: a token or a reference (`/trip-track/`), or a reference alone (2.4 rule
+ * 5's `/track/<reference>`, whose view is the reduced one whatever it is sent).
+ */
+export type LinkKind = "token_or_reference" | "reference";
+
 /** The trip behind a token (scope token) or a reference (scope reference), or 404/410. */
 export async function trackedTrip(
   deps: TrackingDeps,
   tokenOrReference: string,
+  kind: LinkKind = "token_or_reference",
 ): Promise<{ trip: Trip; scope: Scope }> {
   const key = trackingKey(tokenOrReference);
   // Remembered once found: a token's trip never changes, and the trip itself says whether the
   // token is still its current one (a retired one answers 410 below).
   const cached = { cached: true };
-  const byToken = await deps.runtime.lookup(TRIP_TRACKING_INDEX, key, cached);
+  const byToken = kind === "reference"
+    ? null
+    : await deps.runtime.lookup(TRIP_TRACKING_INDEX, key, cached);
   const target = byToken ??
     await deps.runtime.lookup(TRIP_REFERENCE_INDEX, tokenOrReference, cached);
   if (!target) refuse("not_found", NOT_FOUND);
@@ -90,8 +99,12 @@ export async function trackedTrip(
 }
 
 /** spec: business 2.4: the whole view of a tracked trip. */
-export async function tracking(deps: TrackingDeps, tokenOrReference: string): Promise<Tracking> {
-  const { trip, scope } = await trackedTrip(deps, tokenOrReference);
+export async function tracking(
+  deps: TrackingDeps,
+  tokenOrReference: string,
+  kind: LinkKind = "token_or_reference",
+): Promise<Tracking> {
+  const { trip, scope } = await trackedTrip(deps, tokenOrReference, kind);
   const now = deps.clock.now();
   const is_active = !TRIP_STATUS_FLAGS[trip.status].final;
   // spec: business 2.4 rule 2: driver position null once ended.

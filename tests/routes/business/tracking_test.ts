@@ -215,6 +215,33 @@ Deno.test("trip-track: a reference shows scope reference with no pickup and no s
     assert.equal(v.driver_name, "Neo Kgosi");
   }));
 
+// spec: business 2.4 rule 5: reference links (`/track/<reference>`) keep working, reduced.
+Deno.test("trip-track: a reference link /track/{reference} shows the reduced view; a token there is not found", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const r = await t.call("GET", `/track/${b.trip.reference}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const v = r.body.data;
+    assert.deepEqual(Object.keys(v).sort(), [...FIELDS_2_4].sort());
+    assert.deepEqual([v.reference, v.scope, v.pickup_address, v.pickup_lat, v.stops], [
+      b.trip.reference,
+      "reference",
+      null,
+      null,
+      [],
+    ]);
+    assert.equal(v.dest_address, PARCEL.dest_address);
+    // A reference link names a reference: the token's full view stays behind the token's link.
+    const byToken = await t.call("GET", `/track/${b.token}`);
+    assert.deepEqual([byToken.status, byToken.body.error], [404, "not_found"]);
+    const revoke = await t.call("POST", `/business/trips/${b.trip.id}/tracking-link/revoke`, {
+      key: b.business.api_key,
+    });
+    assert.equal(revoke.status, 200);
+    const gone = await t.call("GET", `/track/${b.trip.reference}`);
+    assert.deepEqual([gone.status, gone.body.error], [410, "tracking_link_revoked"]);
+  }));
+
 Deno.test("trip-track: once ended, no polling and no driver position; the link closes an hour after (410 expired)", () =>
   withTestEnv(async (t) => {
     const b = await acceptedTrip(t);
