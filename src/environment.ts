@@ -83,6 +83,11 @@ export interface TwinAccount {
   readonly currency: string;
   readonly country: string;
   readonly owner_email: string;
+  /**
+   * The operator's settings of the live account (add-ons, policies, scopes, limits), as its
+   * business actor holds them: the twin's are made the same (Business API 1.3, 9.4).
+   */
+  readonly settings: Readonly<Record<string, unknown>>;
 }
 
 /** A partner sales channel's sandbox grant (Business API 5.9): its key is shown this once. */

@@ -17,7 +17,9 @@ export function sandboxCredentialsRoutes(api: Api): void {
     summary: "Create or rotate the account's sandbox twin (live key, live base)",
     description: "The first call makes the twin in the sandbox (the same name, plan, currency, " +
       "country and owner e-mail; its id is the live account's), with wallets of 100,000 BWP " +
-      "and 100,000 ZAR. Each later call rotates its sk_sandbox_ key (the previous one stops " +
+      "and 100,000 ZAR. The twin has the operator's settings of the live account (custody " +
+      "scanning, vehicle upgrade policy, capabilities, scopes, billing), set again on each " +
+      "call. Each later call rotates its sk_sandbox_ key (the previous one stops " +
       "working at once), its webhook secret and its storefront channel key, and tops each " +
       "wallet below 10,000 up to 100,000. An integration key, the owner or a portal admin may " +
       "call it. On the sandbox base it answers 404.",

@@ -6,7 +6,8 @@
  * rotates its key, webhook secret and channel key; its wallets are topped up each time.
  */
 import { walletActor } from "../../../actors/platform/wallet.ts";
-import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { asBusiness, businessActor, type Settings } from "../../../actors/platform/business/mod.ts";
+import { canonicalJson } from "../../domain/secrets.ts";
 import { formatMinor } from "../../domain/money.ts";
 import type { Deps, SandboxTwins, TwinAccount, TwinCredentials } from "../../environment.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
@@ -46,6 +47,7 @@ export async function sandboxCredentials(
     currency: live.currency,
     country: live.country,
     owner_email: owner.email,
+    settings: { ...live.settings },
   });
 }
 
@@ -72,6 +74,7 @@ async function provisionTwin(
       webhook_secret: (await rotateWebhookSecretOf(deps, id, BY_LIVE)).webhook_secret,
     }
     : { created: true, ...(await createBusiness(deps, account, id)) };
+  await mirrorSettings(deps, id, account.settings);
   await topUpWallets(deps, id);
   const channel = await grantStorefrontChannel(deps, id);
   return {
@@ -89,6 +92,30 @@ async function provisionTwin(
       events_url: `${baseUrl}/channel/${channel.source}/events`,
     },
   };
+}
+
+/**
+ * spec: business 1.3, 9.4: the twin runs as the live account does (going live changes only the
+ * base address and the key), so the operator's settings of the live account are the twin's: set
+ * when it is made and again on each call, as they may have changed on live since.
+ */
+async function mirrorSettings(
+  deps: Pick<Deps, "runtime">,
+  id: string,
+  settings: TwinAccount["settings"],
+): Promise<void> {
+  const twin = asBusiness(
+    orRefuse(await deps.runtime.read(businessActor, id, id, { kind: "get" })),
+  );
+  const changes = settings as Partial<Settings>;
+  if (canonicalJson({ ...twin.settings, ...changes }) === canonicalJson(twin.settings)) return;
+  orRefuse(
+    await deps.runtime.ask(businessActor, id, id, {
+      kind: "change_settings",
+      changes,
+      by: BY_LIVE,
+    }),
+  );
 }
 
 /** spec: business 8: each sandbox wallet below 10,000 back up to 100,000. */

@@ -3,10 +3,13 @@
  * twin, made the first time and rotated afterwards, reached from live through the twins port.
  */
 import assert from "node:assert/strict";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { invite, login } from "./account_fixtures.ts";
 import { balances, credentials, SANDBOX_BASE, withTwins } from "./sandbox_twin_fixtures.ts";
+import { book, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("sandbox credentials: the first call makes the twin with the live account's details and both wallets", () =>
   withTwins(async ({ live, sandbox }) => {
@@ -133,4 +136,37 @@ Deno.test("sandbox credentials: an owner e-mail already signing in to another sa
       (await sandbox.call("GET", `/operator/businesses/${b.id}`, { operator: true })).status,
       404,
     );
+  }));
+
+/** The operator's settings of the business `id` as its environment holds them. */
+async function settingsIn(t: TestEnv, id: string) {
+  const r = await t.env.runtime.read(businessActor, id, id, { kind: "get" });
+  assert.ok(r.ok && r.reply && "settings" in r.reply, JSON.stringify(r));
+  return r.reply.settings;
+}
+
+// spec: business 1.3, 4.4, 9.4: the twin runs the same code for the same account: going live
+// changes only the base address and the key, so the add-ons and policies the operator set on
+// live are the twin's too, made or rotated.
+Deno.test("sandbox credentials: the twin has the live account's operator settings, followed on each call", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const patch = (body: Record<string, unknown>) =>
+      live.call("PATCH", `/operator/businesses/${b.id}`, { operator: true, body });
+    const set = await patch({
+      custody_scanning: true,
+      vehicle_upgrade_policy: "refuse",
+      shopping_fulfilment_enabled: true,
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const first = await credentials(live, b.api_key);
+    assert.deepEqual(await settingsIn(sandbox, b.id), await settingsIn(live, b.id));
+    const booked = await book(sandbox, first.api_key, PARCEL);
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(typeof booked.body.data.scan_code, "string", "custody scanning on, as on live");
+    assert.equal((await patch({ custody_scanning: false })).status, 200);
+    await credentials(live, b.api_key);
+    const twin = await settingsIn(sandbox, b.id);
+    assert.deepEqual(twin, await settingsIn(live, b.id));
+    assert.equal(twin.custody_scanning, false);
   }));
