@@ -11,7 +11,7 @@ import { canonicalJson } from "../../domain/secrets.ts";
 import { formatMinor } from "../../domain/money.ts";
 import type { Deps, SandboxTwins, TwinAccount, TwinCredentials } from "../../environment.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { businessOf, createBusiness } from "../../platform/flows/businesses.ts";
 import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
@@ -26,6 +26,9 @@ import { grantStorefrontChannel } from "./sandbox_channels.ts";
 
 /** How the twin's changes are named in its audit trail. */
 const BY_LIVE = "live_credentials";
+
+type TwinKeys = { created: boolean; api_key: string; webhook_secret: string };
+type TwinDeps = Pick<Deps, "name" | "runtime" | "clock" | "dataKey">;
 
 /** On live: the caller's account's twin, made or rotated in the sandbox. */
 export async function sandboxCredentials(
@@ -53,27 +56,19 @@ export async function sandboxCredentials(
 
 /** The port live reaches the sandbox by: `deps` are the sandbox's, `baseUrl` its `/api` base. */
 export function sandboxTwinsOf(
-  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey">,
+  deps: TwinDeps,
   baseUrl: string,
 ): SandboxTwins {
   return { provision: (account) => provisionTwin(deps, baseUrl, account) };
 }
 
 async function provisionTwin(
-  deps: Pick<Deps, "name" | "runtime" | "clock" | "dataKey">,
+  deps: TwinDeps,
   baseUrl: string,
   account: TwinAccount,
 ): Promise<TwinCredentials> {
   const id = account.id;
-  const held = await deps.runtime.read(businessActor, id, id, { kind: "get" });
-  if (!held.ok && held.code !== "not_found") orRefuse(held);
-  const keys = held.ok
-    ? {
-      created: false,
-      api_key: (await rotateApiKeyOf(deps, id, BY_LIVE)).api_key,
-      webhook_secret: (await rotateWebhookSecretOf(deps, id, BY_LIVE)).webhook_secret,
-    }
-    : { created: true, ...(await createBusiness(deps, account, id)) };
+  const keys = (await twinExists(deps, id)) ? await rotated(deps, id) : await made(deps, account);
   await mirrorSettings(deps, id, account.settings);
   await topUpWallets(deps, id);
   const channel = await grantStorefrontChannel(deps, id);
@@ -92,6 +87,34 @@ async function provisionTwin(
       events_url: `${baseUrl}/channel/${channel.source}/events`,
     },
   };
+}
+
+async function twinExists(deps: Pick<Deps, "runtime">, id: string): Promise<boolean> {
+  const held = await deps.runtime.read(businessActor, id, id, { kind: "get" });
+  if (!held.ok && held.code !== "not_found") orRefuse(held);
+  return held.ok;
+}
+
+async function rotated(deps: TwinDeps, id: string): Promise<TwinKeys> {
+  return {
+    created: false,
+    api_key: (await rotateApiKeyOf(deps, id, BY_LIVE)).api_key,
+    webhook_secret: (await rotateWebhookSecretOf(deps, id, BY_LIVE)).webhook_secret,
+  };
+}
+
+/**
+ * The twin made; or, when a call at the same time made it first (its id or its owner's e-mail
+ * then taken by that twin), rotated, as a call after it would (spec: business 4.4 "creates or
+ * rotates"). A refusal with no twin made (the e-mail is another sandbox account's) stands.
+ */
+async function made(deps: TwinDeps, account: TwinAccount): Promise<TwinKeys> {
+  try {
+    return { created: true, ...(await createBusiness(deps, account, account.id)) };
+  } catch (e) {
+    if (!(e instanceof Refused) || !(await twinExists(deps, account.id))) throw e;
+    return await rotated(deps, account.id);
+  }
 }
 
 /**

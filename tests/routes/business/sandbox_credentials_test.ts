@@ -170,3 +170,26 @@ Deno.test("sandbox credentials: the twin has the live account's operator setting
     assert.deepEqual(twin, await settingsIn(live, b.id));
     assert.equal(twin.custody_scanning, false);
   }));
+
+// Two requests at once: the twin is made once and the other call rotates it, as one after the
+// other would (business 4.4 "creates or rotates"), never a refusal of the account's own twin.
+Deno.test("sandbox credentials: two first calls at once make the twin once; the other rotates it", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const both = await Promise.all(
+      [1, 2].map(() => live.call("POST", "/business/sandbox/credentials", { key: b.api_key })),
+    );
+    assert.deepEqual(
+      both.map((r) => r.status),
+      [201, 201],
+      JSON.stringify(both.map((r) => r.body)),
+    );
+    const made = both.map((r) => r.body.data.created).sort();
+    assert.deepEqual(made, [false, true]);
+    const working = [];
+    for (const r of both) {
+      const seen = await sandbox.call("GET", "/business/profile", { key: r.body.data.api_key });
+      if (seen.status === 200) working.push(seen.body.data.id);
+    }
+    assert.deepEqual(working, [b.id], "the key of the later rotation works, on the one twin");
+  }));
