@@ -96,6 +96,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   invalid_transfer: 422,
   run_not_departed: 422,
   exit_before_entry: 422,
+  border_not_presented: 409,
+  border_refused: 409,
   lab_handover_blocked: 422,
   invalid_scan: 422,
   unknown_piece: 422,

@@ -38,14 +38,34 @@ export function border(run: NetworkRun, c: Change<"stop_border">, now: number): 
   }];
 }
 
+/**
+ * spec: courier 3.4: customs records a border stop cleared or refused once the driver presented
+ * it, and a stop customs refused is never cleared after all (its shipments were presented to no
+ * one, or turned back). Null: customs may decide.
+ */
+function customsMayDecide(stop: Stop) {
+  if (stop.status === "pending") {
+    return reject(
+      "border_not_presented",
+      `border stop ${stop.id} is not presented yet: the driver records border first`,
+    );
+  }
+  if (stop.status === "refused") {
+    return reject("border_refused", `border stop ${stop.id} was refused: it cannot be crossed`);
+  }
+  return null;
+}
+
 export function cross(run: NetworkRun, c: Change<"stop_cross">, now: number): Step {
   const stop = stopOf(run, c.stop_id);
   if (!stop || stop.kind !== "checkpoint") return reject("not_found", `no checkpoint ${c.stop_id}`);
+  if ((c.side === "exit" ? stop.exit_at : stop.entry_at) !== null) return SAME;
+  const unsettled = customsMayDecide(stop);
+  if (unsettled) return unsettled;
   // spec: courier 3.4: the exit is recorded before the entry.
   if (c.side === "entry" && stop.exit_at === null) {
     return reject("exit_before_entry", "record the exit before the entry");
   }
-  if ((c.side === "exit" ? stop.exit_at : stop.entry_at) !== null) return SAME;
   return [{
     kind: "stop_crossed",
     stop_id: stop.id,
@@ -124,6 +144,8 @@ export function fail(run: NetworkRun, c: Change<"stop_fail">, now: number): Step
   // spec: courier 3.4: a border stop customs turns back is refused, not failed.
   const failed = stop.kind === "checkpoint" ? "refused" : "failed";
   if (stop.status === failed) return SAME;
+  const unpresented = stop.kind === "checkpoint" && stop.status === "pending";
+  if (unpresented) return customsMayDecide(stop)!;
   // A delivery, collection or crossing that was made stays made: failing it afterwards would
   // leave the stop saying failed while its shipment says delivered (courier 3.4).
   if (stop.status === "done" || stop.status === "cleared") {

@@ -1,0 +1,48 @@
+/**
+ * Network runs at customs (courier 3.4, 4.5): customs decides a border stop only once the driver
+ * presented it, and a refused stop is never crossed; a shipment customs holds is not delivered.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
+import { deliverStops, newRun, post, ready, trailOf } from "./runs_fixtures.ts";
+
+Deno.test("runs: customs clears or refuses a border stop only once it is presented; a refused stop is never cleared", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Tlokweng",
+    }, 201)).data.stops.at(-1).id;
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const at = (action: string) => `/business/network-runs/${run}/stops/${checkpoint}/${action}`;
+    // spec: courier 3.4: the driver presents; customs then records cleared or refused.
+    for (const [action, body] of [["cross", { side: "exit" }], ["fail", { reason: "papers" }]]) {
+      const early = await post(t, courier, at(action as string), body, 409);
+      assert.equal(early.code, "border_not_presented", JSON.stringify(early));
+    }
+    const stopNow = async () => {
+      const r = await t.call("GET", `/business/network-runs/${run}`, {
+        key: courier.business.api_key,
+      });
+      return r.body.data.stops.find((s: { id: string }) => s.id === checkpoint);
+    };
+    assert.equal((await stopNow()).status, "pending");
+    assert.equal((await stopNow()).exit_at, null);
+    await post(t, courier, at("border"), {});
+    await post(t, courier, at("fail"), { reason: "vehicle papers expired" });
+    for (const side of ["exit", "entry"]) {
+      const r = await post(t, courier, at("cross"), { side }, 409);
+      assert.equal(r.code, "border_refused", JSON.stringify(r));
+    }
+    const stop = await stopNow();
+    assert.equal(stop.status, "refused");
+    assert.equal(stop.exit_at, null);
+    assert.ok(!(await trailOf(t, courier, waybill)).includes("out_for_delivery"));
+  }));
