@@ -98,6 +98,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   exit_before_entry: 422,
   border_not_presented: 409,
   border_refused: 409,
+  held_by_customs: 409,
   lab_handover_blocked: 422,
   invalid_scan: 422,
   unknown_piece: 422,

@@ -46,3 +46,41 @@ Deno.test("runs: customs clears or refuses a border stop only once it is present
     assert.equal(stop.exit_at, null);
     assert.ok(!(await trailOf(t, courier, waybill)).includes("out_for_delivery"));
   }));
+
+Deno.test("runs: a shipment customs holds, asks papers for or refused is not delivered; released, it is", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const held = await bookWaybill(t, client, { to_country: "ZA" });
+    const refused = await bookWaybill(t, client, { to_country: "ZA" });
+    await deliverStops(t, courier, run, [held, refused]);
+    const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data.stops
+      .map((s: { id: string }) => s.id) as string[];
+    const crossingOf = async (waybill: string) => {
+      const r = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+        key: courier.business.api_key,
+      });
+      return r.body.data.crossings[0].id as string;
+    };
+    const move = async (waybill: string, body: Record<string, unknown>) =>
+      await post(t, courier, `/business/customs/${await crossingOf(waybill)}/move`, body);
+    const deliver = (n: number, status: number) =>
+      post(t, courier, `/business/network-runs/${run}/stops/${stops[n]}/deliver`, {
+        received_by: "Kagiso",
+      }, status);
+    // spec: courier 3.4: a shipment held by customs stays held; it moves on once let go.
+    await move(held, { action: "hold", reason: "x-ray" });
+    assert.equal((await deliver(0, 409)).code, "held_by_customs");
+    await move(held, { action: "request_documents", reason: "invoice" });
+    assert.equal((await deliver(0, 409)).code, "held_by_customs");
+    await move(refused, { action: "refuse", reason: "prohibited goods" });
+    assert.equal((await deliver(1, 409)).code, "held_by_customs");
+    for (const waybill of [held, refused]) {
+      assert.ok(!(await trailOf(t, courier, waybill)).includes("delivered"), waybill);
+    }
+    await move(held, { action: "release", evidence: "release note 4411" });
+    const delivered = await deliver(0, 200);
+    assert.equal(delivered.data.stop.status, "done");
+    assert.equal((await trailOf(t, courier, held)).at(-1), "delivered");
+  }));

@@ -8,7 +8,11 @@ import {
   type Stop,
   waitingFollowUps,
 } from "../../../../actors/courier/network_run/mod.ts";
-import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
+import {
+  type Crossing,
+  type CrossingStatus,
+  customsCrossingActor,
+} from "../../../../actors/courier/customs_crossing/mod.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";
@@ -27,7 +31,8 @@ export async function report(
     invalid([{ path: "note", message: "a report names the waybill, the condition and a note" }]);
   }
   if (
-    body.condition === "customs_hold" && !(await heldByCustoms(deps, caller, run, body.waybill))
+    body.condition === "customs_hold" &&
+    (await customsHolding(deps, caller, run, body.waybill, HELD_OR_REFUSED)) === null
   ) {
     invalid([{
       path: "condition",
@@ -50,12 +55,31 @@ export async function report(
   });
 }
 
+/** The crossing statuses a report of customs_hold names. */
+const HELD_OR_REFUSED: ReadonlySet<CrossingStatus> = new Set(["held", "refused"]);
+
 /**
- * Whether customs holds or refused the shipment (spec: courier 3.4 "customs hold (held by
- * customs)"): its crossing opened at booking, or one opened at a border stop of this run, read
- * from the crossing actors (the decision does not wait for the projection).
+ * The crossing statuses that keep a shipment where customs has it (spec: courier 3.4 "customs
+ * hold (held by customs)"): held, held for papers, or turned back.
  */
-async function heldByCustoms(deps: RunDeps, caller: RunCaller, run: NetworkRun, waybill: string) {
+export const CUSTOMS_HOLDS: ReadonlySet<CrossingStatus> = new Set([
+  "held",
+  "documents_requested",
+  "refused",
+]);
+
+/**
+ * The first of the shipment's crossings whose status is one of `holding`, or null: its crossing
+ * opened at booking, or one opened at a border stop of this run, read from the crossing actors
+ * (the decision does not wait for the projection).
+ */
+export async function customsHolding(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  waybill: string,
+  holding: ReadonlySet<CrossingStatus>,
+): Promise<Crossing | null> {
   const tenant = caller.tenant;
   const ids = [
     bookingCrossingIdOf(tenant, waybill),
@@ -64,10 +88,10 @@ async function heldByCustoms(deps: RunDeps, caller: RunCaller, run: NetworkRun, 
   ];
   for (const id of ids) {
     const got = await deps.runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
-    const status = got.ok && got.reply ? got.reply.crossing.status : null;
-    if (status === "held" || status === "refused") return true;
+    const crossing = got.ok && got.reply ? got.reply.crossing : null;
+    if (crossing && holding.has(crossing.status)) return crossing;
   }
-  return false;
+  return null;
 }
 
 export async function waiting(

@@ -19,7 +19,7 @@ import { shipmentIn } from "../shipments.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 import { stopAndFollow } from "./follow_ups.ts";
-import { stopShipment } from "./item_actions.ts";
+import { CUSTOMS_HOLDS, customsHolding, stopShipment } from "./item_actions.ts";
 import { runLoadOf } from "./loads.ts";
 
 /** A stop action's request as the route read it (courier 4.5). */
@@ -110,8 +110,25 @@ export async function deliver(
   stopId: string,
   body: StopActionInput,
 ): Promise<StopAnswer> {
-  const { stop, key } = await stopAt(deps, caller, { runId, stopId, action: "deliver" }, body);
+  const { run, stop, key } = await stopAt(
+    deps,
+    caller,
+    { runId, stopId, action: "deliver" },
+    body,
+  );
   if (stop.kind !== "deliver" || !stop.waybill) refuse("not_found", `no deliver stop ${stopId}`);
+  // spec: courier 3.4: a shipment customs holds stays held (its end state on the run is customs
+  // hold); it is delivered once customs lets it go. A replay of a delivery made answers as it did.
+  const held = stop.status === "done"
+    ? null
+    : await customsHolding(deps, caller, run, stop.waybill, CUSTOMS_HOLDS);
+  if (held) {
+    refuse(
+      "held_by_customs",
+      `${stop.waybill} is held by customs and cannot be delivered: crossing ${held.id} is ` +
+        `${held.status}`,
+    );
+  }
   // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
   // is recorded (not only when it says lab_handover); a replay of a delivery made finds the stop
   // done and answers as it did.
