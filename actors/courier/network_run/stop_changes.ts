@@ -105,6 +105,11 @@ export function collect(run: NetworkRun, c: Change<"stop_collect">, now: number)
     return reject("not_found", `no collect stop ${c.stop_id}`);
   }
   if (stop.collected.some((x) => x.waybill === c.waybill)) return SAME;
+  // spec: courier 3.4: a shipment is one item on a run, in one state (as add_stop refuses a
+  // deliver stop for one on it): collected again elsewhere it would be carried, and counted, twice.
+  if (run.items.some((i) => i.waybill === c.waybill && !isEnded(i))) {
+    return reject("already_on_run", `${c.waybill} is already on this run`);
+  }
   const load = coldLoad(run, c.waybill, c.load);
   const collected = stop.collected.reduce((sum, x) => addLoad(sum, x.load), load);
   const over = overCapacity(collected, stop.work_order.reserved);

@@ -79,6 +79,8 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   held_by_customs: "deliver: customs holds the shipment, asked for its papers, or refused it",
   lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
   item_ended: "deliver or fail: the shipment has its end state on this run",
+  already_on_run: "collect: the shipment is already on the run (collected at another stop, or " +
+    "delivered by one of its stops)",
   over_reserved: "collect: more than the work order reserved, without a reason",
   capacity_exceeded: "collect: the run's capacity would be exceeded",
   unknown_piece: "collect: labels name a piece the shipment does not have",

@@ -30,6 +30,8 @@ Deno.test("runs: an idempotency_key sent again with another request is refused 4
     const mine = await bookWaybill(t, client);
     const theirs = await bookWaybill(t, other);
     const spare = await bookWaybill(t, client);
+    // Collected below: not one of the run's deliveries, which are on it already.
+    const picked = await bookWaybill(t, client);
     await deliverStops(t, courier, run, [mine, theirs]);
     const checkpoint = {
       kind: "checkpoint",
@@ -98,7 +100,7 @@ Deno.test("runs: an idempotency_key sent again with another request is refused 4
       courier,
       `/business/network-runs/${run}/stops/${collectStop}/collect`,
       {
-        waybill: mine,
+        waybill: picked,
         idempotency_key: "c1",
       },
     );
@@ -107,7 +109,7 @@ Deno.test("runs: an idempotency_key sent again with another request is refused 4
         bearer: driver.token,
         body,
       });
-    const replay = await driverCollect({ waybill: mine, idempotency_key: "c1" });
+    const replay = await driverCollect({ waybill: picked, idempotency_key: "c1" });
     assert.equal(replay.status, 200, JSON.stringify(replay.body));
     const labelled = (stop: { collected: { waybill: string; labels: string[] }[] }) =>
       stop.collected.map((x) => `${x.waybill} ${x.labels}`);
@@ -116,7 +118,7 @@ Deno.test("runs: an idempotency_key sent again with another request is refused 4
     assert.equal(swapped.status, 409, JSON.stringify(swapped.body));
     assert.equal(swapped.body.code, "idempotency_key_reused");
     const errands = (await ledger(t, courier, client)).filter((e) => e.kind === "errand");
-    assert.deepEqual(errands.map((e) => e.shipment), [mine]);
+    assert.deepEqual(errands.map((e) => e.shipment), [picked]);
     const ship = await t.call("GET", `/business/courier/operations/${spare}`, {
       key: courier.business.api_key,
     });
