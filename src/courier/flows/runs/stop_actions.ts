@@ -10,8 +10,10 @@ import {
   deliverFollowUps,
   failFollowUps,
   holderOf,
+  type NetworkRun,
   type StopAnswer,
 } from "../../../../actors/courier/network_run/mod.ts";
+import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
 import { refuse } from "../../../runtime/actor.ts";
 import { openCrossing } from "../customs.ts";
 import { labHandoverAllowed } from "../lab.ts";
@@ -117,32 +119,8 @@ export async function deliver(
     body,
   );
   if (stop.kind !== "deliver" || !stop.waybill) refuse("not_found", `no deliver stop ${stopId}`);
-  // spec: courier 3.4: a shipment customs holds stays held (its end state on the run is customs
-  // hold); it is delivered once customs lets it go. A replay of a delivery made answers as it did.
-  const held = stop.status === "done"
-    ? null
-    : await customsHolding(deps, caller, run, stop.waybill, CUSTOMS_HOLDS);
-  if (held) {
-    refuse(
-      "held_by_customs",
-      `${stop.waybill} is held by customs and cannot be delivered: crossing ${held.id} is ` +
-        `${held.status}`,
-    );
-  }
-  // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
-  // is recorded (not only when it says lab_handover); a replay of a delivery made finds the stop
-  // done and answers as it did.
-  if (stop.status !== "done") {
-    const allowed = await labHandoverAllowed(deps.runtime, caller.tenant, stop.waybill);
-    if (!allowed.ok) {
-      refuse(
-        "lab_handover_blocked",
-        `the laboratory handover waits for the laboratory's decision: ${
-          allowed.reasons.join("; ")
-        }`,
-      );
-    }
-  }
+  // A replay of a delivery made finds the stop done and answers as it did.
+  if (stop.status !== "done") await deliverable(deps, caller, run, stop.waybill);
   const command = {
     kind: "stop_deliver",
     stop_id: stopId,
@@ -158,6 +136,39 @@ export async function deliver(
     request: body,
     followUps: () => deliverFollowUps(runId, stop, command, deps.clock.now()),
   });
+}
+
+/**
+ * Refuses the delivery of a shipment that cannot be delivered now: one already closed (another
+ * run delivered it, or it was returned or cancelled), one customs holds, or a laboratory sample
+ * that waits for the laboratory's decision.
+ */
+async function deliverable(deps: RunDeps, caller: RunCaller, run: NetworkRun, waybill: string) {
+  // spec: courier 3.4: an item's end state is what happened to it on this run; a shipment
+  // delivered by another run was not delivered by this one (the run reports it instead).
+  const shipment = await shipmentIn(deps.runtime, caller.tenant, waybill);
+  if (FINAL_HEADLINES.has(shipment.status)) {
+    refuse("shipment_closed", `${waybill} is ${shipment.status} already and cannot be delivered`);
+  }
+  // spec: courier 3.4: a shipment customs holds stays held (its end state on the run is customs
+  // hold); it is delivered once customs lets it go.
+  const held = await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS);
+  if (held) {
+    refuse(
+      "held_by_customs",
+      `${waybill} is held by customs and cannot be delivered: crossing ${held.id} is ` +
+        `${held.status}`,
+    );
+  }
+  // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
+  // is recorded (not only when it says lab_handover).
+  const allowed = await labHandoverAllowed(deps.runtime, caller.tenant, waybill);
+  if (!allowed.ok) {
+    refuse(
+      "lab_handover_blocked",
+      `the laboratory handover waits for the laboratory's decision: ${allowed.reasons.join("; ")}`,
+    );
+  }
 }
 
 export async function collect(

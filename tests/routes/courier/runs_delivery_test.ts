@@ -1,0 +1,46 @@
+/**
+ * A shipment's delivery by a run (courier 3.2, 3.4): a shipment another run delivered is not
+ * delivered again, and the stop that would is left to be reported.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { bookWaybill } from "../../helpers/courier.ts";
+import { deliverStops, newRun, post, ready, trailOf } from "./runs_fixtures.ts";
+
+Deno.test("runs: a shipment another run delivered is not delivered again; that run reports it instead", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [first, second] = [await newRun(t, courier), await newRun(t, courier)];
+    const waybill = await bookWaybill(t, client);
+    const stopOf = async (run: string) => {
+      await deliverStops(t, courier, run, [waybill]);
+      return (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+        .stops[0].id as string;
+    };
+    const [a, b] = [await stopOf(first), await stopOf(second)];
+    const deliver = (run: string, stop: string, status: number) =>
+      post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
+        idempotency_key: `d-${stop}`,
+        received_by: "Kagiso",
+      }, status);
+    const delivered = await deliver(first, a, 200);
+    // spec: courier 3.4: an item's end state is what happened to it; the second run did not
+    // deliver the shipment, so it does not say so.
+    const again = await deliver(second, b, 409);
+    assert.equal(again.code, "shipment_closed", JSON.stringify(again));
+    assert.match(again.message, /delivered/);
+    const run = (await t.call("GET", `/business/network-runs/${second}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.equal(run.stops[0].status, "pending");
+    assert.deepEqual(run.items.map((i: { state: string }) => i.state), ["on_board"]);
+    // The first run's delivery sent again (lost signal) answers as it did.
+    assert.deepEqual(await deliver(first, a, 200), delivered);
+    const trail = await trailOf(t, courier, waybill);
+    assert.equal(trail.filter((e) => e === "delivered").length, 1, trail.join());
+    await post(t, courier, `/business/network-runs/${second}/report`, {
+      waybill,
+      condition: "missing",
+      note: "delivered by another run",
+    });
+  }));
