@@ -1,11 +1,20 @@
 /**
- * A shipment's delivery by a run (courier 3.2, 3.4): a shipment another run delivered is not
- * delivered again, and the stop that would is left to be reported.
+ * A shipment that ended (courier 3.2, 3.4): one another run delivered is not delivered again, and
+ * the stop that would is left to be reported; one delivered is not collected (nor charged an
+ * errand) again.
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
-import { deliverStops, newRun, post, ready, trailOf } from "./runs_fixtures.ts";
+import {
+  collectStop,
+  deliverStops,
+  ledger,
+  newRun,
+  post,
+  ready,
+  trailOf,
+} from "./runs_fixtures.ts";
 
 Deno.test("runs: a shipment another run delivered is not delivered again; that run reports it instead", () =>
   withTestEnv(async (t) => {
@@ -43,4 +52,33 @@ Deno.test("runs: a shipment another run delivered is not delivered again; that r
       condition: "missing",
       note: "delivered by another run",
     });
+  }));
+
+Deno.test("runs: a delivered shipment is not collected, nor its errand charged", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const first = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    await deliverStops(t, courier, first, [waybill]);
+    const stop = (await post(t, courier, `/business/network-runs/${first}/depart`, {})).data
+      .stops[0].id;
+    await post(t, courier, `/business/network-runs/${first}/stops/${stop}/deliver`, {});
+    const second = await newRun(t, courier);
+    const collect = await collectStop(t, courier, second, client, { kg: 5, pieces: 2 });
+    const refused = await post(
+      t,
+      courier,
+      `/business/network-runs/${second}/stops/${collect}/collect`,
+      { waybill },
+      409,
+    );
+    assert.equal(refused.code, "shipment_closed", JSON.stringify(refused));
+    const run = (await t.call("GET", `/business/network-runs/${second}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.deepEqual(run.items, []);
+    assert.equal(run.stops[0].status, "pending");
+    // spec: courier 2.6 rule 3: an errand is charged for a collection made; none was.
+    const kinds = (await ledger(t, courier, client)).map((e) => e.kind);
+    assert.ok(!kinds.includes("errand"), kinds.join());
   }));

@@ -187,6 +187,12 @@ export async function collect(
   if (s.client_id !== stop.work_order.courier_client_id) {
     invalid([{ path: "waybill", message: "the shipment is not the work order's client's" }]);
   }
+  // spec: courier 2.6 rule 3, 3.4: a shipment delivered, returned or cancelled is not collected,
+  // nor its errand charged; a collection made (replayed) answers as it did.
+  const made = stop.collected.some((x) => x.waybill === body.waybill);
+  if (!made && FINAL_HEADLINES.has(s.status)) {
+    refuse("shipment_closed", `${s.waybill} is ${s.status} already and cannot be collected`);
+  }
   // spec: courier 4.5: more than reserved needs runs:override and a reason.
   if (body.reason) needScope(caller, "runs:override");
   const command = {
