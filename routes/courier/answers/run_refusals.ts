@@ -37,6 +37,8 @@ export const RUN_ACTION_REFUSALS = {
     not_on_run: "transfer or report: a waybill named is not on the run",
     not_transferable: "transfer: a waybill has its end state on the run",
     capacity_exceeded: "transfer: the items exceed to_run's capacity",
+    held_by_customs: "transfer: customs holds a shipment named, asked for its papers, or " +
+      "refused it (report it customs_hold)",
   },
   report: {
     ...KEYED_CHANGE,

@@ -1,6 +1,7 @@
 /**
  * Network runs at customs (courier 3.4, 4.5): customs decides a border stop only once the driver
- * presented it, and a refused stop is never crossed; a shipment customs holds is not delivered.
+ * presented it, and a refused stop is never crossed; a shipment customs holds is neither
+ * delivered nor transferred to another run.
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -83,4 +84,39 @@ Deno.test("runs: a shipment customs holds, asks papers for or refused is not del
     const delivered = await deliver(0, 200);
     assert.equal(delivered.data.stop.status, "done");
     assert.equal((await trailOf(t, courier, held)).at(-1), "delivered");
+  }));
+
+Deno.test("runs: a shipment customs holds is not transferred to another run; reported customs_hold, the run closes", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    const crossing = customs.body.data.crossings[0].id;
+    await post(t, courier, `/business/customs/${crossing}/move`, {
+      action: "hold",
+      reason: "inspection",
+    });
+    // spec: courier 3.4: held by customs, the shipment stays where customs has it.
+    const moved = await post(t, courier, `/business/network-runs/${run}/transfer`, {
+      waybills: [waybill],
+      to_run: other,
+    }, 409);
+    assert.equal(moved.code, "held_by_customs", JSON.stringify(moved));
+    const target = (await t.call("GET", `/business/network-runs/${other}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.deepEqual(target.items, []);
+    assert.ok(!(await trailOf(t, courier, waybill)).includes("scan"));
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill,
+      condition: "customs_hold",
+      note: "held at Tlokweng",
+    });
+    await post(t, courier, `/business/network-runs/${run}/close`, {});
   }));
