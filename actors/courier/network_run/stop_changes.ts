@@ -26,10 +26,25 @@ function stopOf(run: NetworkRun, id: string): Stop | undefined {
   return run.stops.find((s) => s.id === id);
 }
 
+/**
+ * spec: courier 3.4: the driver presents the vehicle with what it carries, so only a run under
+ * way presents a border stop: one still at its depot carries nothing yet (its shipments are
+ * planned), and a stop presented empty, then cleared, would let them by customs. Null: it may.
+ */
+export function presentable(run: NetworkRun) {
+  if (run.status === "departed") return null;
+  return reject(
+    "run_not_departed",
+    `a border stop is presented by a run under way: run ${run.id} is ${run.status}`,
+  );
+}
+
 export function border(run: NetworkRun, c: Change<"stop_border">, now: number): Step {
   const stop = stopOf(run, c.stop_id);
   if (!stop || stop.kind !== "checkpoint") return reject("not_found", `no checkpoint ${c.stop_id}`);
   if (stop.status !== "pending") return SAME;
+  const early = presentable(run);
+  if (early) return early;
   return [{
     kind: "stop_presented",
     stop_id: stop.id,

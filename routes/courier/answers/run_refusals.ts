@@ -73,6 +73,7 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   validation_failed: "cross without side; collect without waybill, or of a shipment not the " +
     "work order's client's; fail without reason, or naming a waybill not of the stop",
   exit_before_entry: "cross: the entry before the exit",
+  run_not_departed: "border: the run is not under way (not departed, or arrived)",
   border_not_presented: "cross, or fail at a checkpoint: the border stop was not presented yet",
   border_refused: "cross: customs refused the border stop",
   // A shipment's crossing records the exit after the stop does: an exit stopped between the two

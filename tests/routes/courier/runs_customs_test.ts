@@ -48,6 +48,31 @@ Deno.test("runs: customs clears or refuses a border stop only once it is present
     assert.ok(!(await trailOf(t, courier, waybill)).includes("out_for_delivery"));
   }));
 
+Deno.test("runs: a border stop is presented only by a run under way, so no shipment passes customs unseen", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Tlokweng",
+    }, 201)).data.stops.at(-1).id;
+    await deliverStops(t, courier, run, [waybill]);
+    const at = `/business/network-runs/${run}/stops/${checkpoint}`;
+    // spec: courier 3.4: the driver presents the vehicle with what it carries; a run still at
+    // its depot carries nothing yet, and a stop presented empty would let its shipments by.
+    const early = await post(t, courier, `${at}/border`, {}, 422);
+    assert.equal(early.code, "run_not_departed", JSON.stringify(early));
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const presented = await post(t, courier, `${at}/border`, {});
+    assert.equal(presented.data.stop.status, "presented");
+    assert.equal(presented.data.stop.crossings.length, 1);
+    assert.ok((await trailOf(t, courier, waybill)).includes("presented_to_customs"));
+  }));
+
 Deno.test("runs: a shipment customs holds, asks papers for or refused is not delivered; released, it is", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

@@ -11,10 +11,11 @@ import {
   failFollowUps,
   holderOf,
   type NetworkRun,
+  presentable,
   type StopAnswer,
 } from "../../../../actors/courier/network_run/mod.ts";
 import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
-import { refuse } from "../../../runtime/actor.ts";
+import { refuse, Refused } from "../../../runtime/actor.ts";
 import { openCrossing } from "../customs.ts";
 import { labHandoverAllowed } from "../lab.ts";
 import { shipmentIn } from "../shipments.ts";
@@ -60,6 +61,9 @@ export async function border(
 ): Promise<StopAnswer> {
   const { run, stop, key } = await stopAt(deps, caller, { runId, stopId, action: "border" }, body);
   if (stop.kind !== "checkpoint") refuse("not_found", `no checkpoint ${stopId}`);
+  // Before any shipment is presented to customs (the run decides it again in turn).
+  const early = stop.status === "pending" ? presentable(run) : null;
+  if (early) throw new Refused(early);
   const crossings: string[] = [];
   for (const i of run.items.filter((i) => i.state === "on_board")) {
     crossings.push(
