@@ -447,6 +447,22 @@ Deno.test("runs: a departure sent again after the run arrived or unloaded answer
     ]);
   }));
 
+Deno.test("runs: an arrival sent again after the run unloaded answers the run as it stands", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill } = await deliveryRun(t, courier, client);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    await post(t, courier, `/business/network-runs/${run}/unload`, {});
+    // The driver's arrival sent again without an idempotency_key (lost signal, delivered late).
+    const late = await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    assert.equal(late.data.status, "unloaded");
+    assert.deepEqual(await trailOf(t, courier, waybill), [
+      "out_for_delivery",
+      "received_at_destination",
+    ]);
+  }));
+
 Deno.test("runs: a departure sent again after its record left the run's history moves no shipment again", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
