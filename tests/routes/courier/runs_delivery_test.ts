@@ -1,7 +1,7 @@
 /**
  * A shipment that ended (courier 3.2, 3.4): one another run delivered is not delivered again, and
- * the stop that would is left to be reported; one delivered is not collected (nor charged an
- * errand) again.
+ * the stop that would is left to be reported; one delivered is neither planned on a run again
+ * nor collected (nor charged an errand).
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -81,4 +81,33 @@ Deno.test("runs: a delivered shipment is not collected, nor its errand charged",
     // spec: courier 2.6 rule 3: an errand is charged for a collection made; none was.
     const kinds = (await ledger(t, courier, client)).map((e) => e.kind);
     assert.ok(!kinds.includes("errand"), kinds.join());
+  }));
+
+Deno.test("runs: a delivered shipment is not planned for delivery on another run", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const first = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    const add = { kind: "deliver", waybill, idempotency_key: "plan-1" };
+    const planned = await post(t, courier, `/business/network-runs/${first}/stops`, add, 201);
+    const stop = (await post(t, courier, `/business/network-runs/${first}/depart`, {})).data
+      .stops[0].id;
+    await post(t, courier, `/business/network-runs/${first}/stops/${stop}/deliver`, {});
+    const second = await newRun(t, courier);
+    const refused = await post(t, courier, `/business/network-runs/${second}/stops`, add, 409);
+    assert.equal(refused.code, "shipment_closed", JSON.stringify(refused));
+    const run = (await t.call("GET", `/business/network-runs/${second}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.deepEqual([run.stops, run.items], [[], []]);
+    // On the run that delivered it, the stop added before, sent again, answers as it did.
+    const again = await t.call("POST", `/business/network-runs/${first}/stops`, {
+      key: courier.business.api_key,
+      body: add,
+    });
+    assert.ok(again.status < 300, JSON.stringify(again.body));
+    assert.deepEqual(
+      again.body.data.stops.map((s: { id: string }) => s.id),
+      planned.data.stops.map((s: { id: string }) => s.id),
+    );
   }));

@@ -12,6 +12,7 @@ import {
 import { courierClientActor } from "../../../../actors/courier/courier_client.ts";
 import { driverActor } from "../../../../actors/platform/driver.ts";
 import { refuse } from "../../../runtime/actor.ts";
+import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
 import { derivedId, newId } from "../../../runtime/ids.ts";
 import { type EvidenceUpload, storeEvidence } from "../evidence.ts";
 import { shipmentIn } from "../shipments.ts";
@@ -119,6 +120,14 @@ async function stopLoad(
   if (body.kind === "deliver") {
     if (!body.waybill) invalid([{ path: "waybill", message: "required" }]);
     const s = await shipmentIn(deps.runtime, caller.tenant, body.waybill);
+    // spec: courier 3.4: a shipment delivered, returned or cancelled is not planned for delivery
+    // again; the stop that delivered it on this run, added again, answers as before.
+    if (FINAL_HEADLINES.has(s.status)) {
+      const run = await readRun(deps, caller.tenant, runId);
+      if (!run.items.some((i) => i.waybill === s.waybill)) {
+        refuse("shipment_closed", `${s.waybill} is ${s.status} already: no stop delivers it`);
+      }
+    }
     load = await runLoadOf(deps.runtime, caller.tenant, s, runId);
   }
   if (body.kind === "collect" && !body.work_order) {
