@@ -1,6 +1,7 @@
 /**
  * The crossing at its border (courier 3.4): opened for a shipment, presented at a run's border
- * stop, the vehicle gone on without it, the exit and the entry recorded.
+ * stop, the vehicle gone on without it, the exit and the entry recorded (an entry while customs
+ * holds the shipment is the vehicle going on without it).
  */
 import { accept, reject } from "../../../src/runtime/actor.ts";
 import { CUSTOMS_NAME_CHARS_MAX, text } from "./limits.ts";
@@ -86,6 +87,12 @@ export function recordCrossing(
   }
   if (state.status === "refused") {
     return reject("crossing_closed", `crossing ${state.id} was refused: no entry is recorded`);
+  }
+  // spec: courier 3.4, 2.9: the vehicle enters without what customs holds (for papers too): the
+  // shipment stays at the border, so a release later awaits collection and sends nothing out
+  // for delivery on the run that went on.
+  if (state.status === "held" || state.status === "documents_requested") {
+    return vehicleLeft(state, by, now);
   }
   return accept([{ kind: "crossed", side, at: now, by }], (next) => crossingOf(next!));
 }

@@ -145,3 +145,51 @@ Deno.test("runs: a shipment customs holds is not transferred to another run; rep
     });
     await post(t, courier, `/business/network-runs/${run}/close`, {});
   }));
+
+Deno.test("runs: a shipment customs holds when the vehicle enters stays behind; released, it awaits collection", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const [held, along] = [
+      await bookWaybill(t, client, { to_country: "ZA" }),
+      await bookWaybill(t, client, { to_country: "ZA" }),
+    ];
+    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "checkpoint",
+      country: "BW",
+      to_country: "ZA",
+      border_post: "Tlokweng",
+    }, 201)).data.stops.at(-1).id;
+    await deliverStops(t, courier, run, [held, along]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const at = `/business/network-runs/${run}/stops/${checkpoint}`;
+    await post(t, courier, `${at}/border`, {});
+    const crossingOf = async (waybill: string) => {
+      const r = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+        key: courier.business.api_key,
+      });
+      return r.body.data.crossings[0];
+    };
+    const moveHeld = async (body: Record<string, unknown>) =>
+      await post(t, courier, `/business/customs/${(await crossingOf(held)).id}/move`, body);
+    await moveHeld({ action: "hold", reason: "x-ray" });
+    await post(t, courier, `${at}/cross`, { side: "exit" });
+    await post(t, courier, `${at}/cross`, { side: "entry" });
+    // spec: courier 3.4, 2.9: the vehicle goes on; what customs holds stays at the border.
+    const stayed = await crossingOf(held);
+    assert.equal(stayed.entry_at, null, JSON.stringify(stayed));
+    assert.notEqual(stayed.vehicle_left_at, null, JSON.stringify(stayed));
+    assert.notEqual((await crossingOf(along)).entry_at, null);
+    await moveHeld({ action: "release", evidence: "release note 4411" });
+    assert.ok(!(await trailOf(t, courier, held)).includes("out_for_delivery"));
+    await t.settle();
+    const raised = await t.call(
+      "GET",
+      "/business/courier/alerts?kind=released_awaiting_collection",
+      {
+        key: courier.business.api_key,
+      },
+    );
+    assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [held]);
+  }));
