@@ -193,3 +193,28 @@ Deno.test("runs: a shipment customs holds when the vehicle enters stays behind; 
     );
     assert.deepEqual(raised.body.data.map((a: { waybill: string }) => a.waybill), [held]);
   }));
+
+Deno.test("runs: a shipment customs holds for papers is reported customs_hold, and the run closes", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    await post(t, courier, `/business/customs/${customs.body.data.crossings[0].id}/move`, {
+      action: "request_documents",
+      reason: "commercial invoice",
+    });
+    // spec: courier 3.4: held by customs (for papers) is its end state on the run.
+    const reported = await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill,
+      condition: "customs_hold",
+      note: "awaiting the invoice at Tlokweng",
+    });
+    assert.equal(reported.data.items[0].state, "customs_hold");
+    const closed = await post(t, courier, `/business/network-runs/${run}/close`, {});
+    assert.equal(closed.data.status, "closed");
+  }));

@@ -32,7 +32,7 @@ export async function report(
   }
   if (
     body.condition === "customs_hold" &&
-    (await customsHolding(deps, caller, run, body.waybill, HELD_OR_REFUSED)) === null
+    (await customsHolding(deps, caller, run, body.waybill, CUSTOMS_HOLDS)) === null
   ) {
     invalid([{
       path: "condition",
@@ -54,9 +54,6 @@ export async function report(
     followUps: (next) => reportFollowUps(next, command),
   });
 }
-
-/** The crossing statuses a report of customs_hold names. */
-const HELD_OR_REFUSED: ReadonlySet<CrossingStatus> = new Set(["held", "refused"]);
 
 /**
  * The crossing statuses that keep a shipment where customs has it (spec: courier 3.4 "customs
