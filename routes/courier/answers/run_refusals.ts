@@ -81,7 +81,8 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   entry_before_exit: "cross: the entry, while a shipment's crossing has no exit recorded",
   shipment_closed: "deliver or collect: the shipment is delivered (by another run), returned " +
     "or cancelled already",
-  held_by_customs: "deliver: customs holds the shipment, asked for its papers, or refused it",
+  held_by_customs: "deliver, or fail at a deliver stop: customs holds the shipment, asked for " +
+    "its papers, or refused it",
   lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
   item_ended: "deliver or fail: the shipment has its end state on this run",
   already_on_run: "collect: the shipment is already on the run (collected at another stop, or " +

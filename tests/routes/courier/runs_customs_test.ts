@@ -1,7 +1,7 @@
 /**
  * Network runs at customs (courier 3.4, 4.5): customs decides a border stop only once the driver
  * presented it, and a refused stop is never crossed; a shipment customs holds is neither
- * delivered nor transferred to another run.
+ * delivered, attempted, nor transferred to another run.
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -217,4 +217,28 @@ Deno.test("runs: a shipment customs holds for papers is reported customs_hold, a
     assert.equal(reported.data.items[0].state, "customs_hold");
     const closed = await post(t, courier, `/business/network-runs/${run}/close`, {});
     assert.equal(closed.data.status, "closed");
+  }));
+
+Deno.test("runs: no delivery is attempted of a shipment customs holds, so no redelivery is owed", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    await deliverStops(t, courier, run, [waybill]);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id;
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    await post(t, courier, `/business/customs/${customs.body.data.crossings[0].id}/move`, {
+      action: "hold",
+      reason: "x-ray",
+    });
+    // spec: courier 3.2, 3.4: the recipient was never offered it: no attempt, no redelivery.
+    const failed = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/fail`, {
+      reason: "not on board",
+    }, 409);
+    assert.equal(failed.code, "held_by_customs", JSON.stringify(failed));
+    const trail = await trailOf(t, courier, waybill);
+    assert.ok(!trail.includes("delivery_attempted"), trail.join());
   }));

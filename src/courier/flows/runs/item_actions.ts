@@ -14,6 +14,7 @@ import {
   customsCrossingActor,
 } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
+import { refuse } from "../../../runtime/actor.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
@@ -64,6 +65,28 @@ export const CUSTOMS_HOLDS: ReadonlySet<CrossingStatus> = new Set([
   "documents_requested",
   "refused",
 ]);
+
+/**
+ * Refuses `held_by_customs` when customs holds the shipment (CUSTOMS_HOLDS): it cannot be `done`
+ * (delivered, attempted, transferred) while held. `hint` says what to do instead, if anything.
+ */
+export async function refuseIfHeld(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  waybill: string,
+  done: string,
+  hint = "",
+): Promise<void> {
+  const held = await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS);
+  if (held) {
+    refuse(
+      "held_by_customs",
+      `${waybill} is held by customs and cannot be ${done}: crossing ${held.id} is ` +
+        `${held.status}${hint}`,
+    );
+  }
+}
 
 /**
  * The first of the shipment's crossings whose status is one of `holding`, or null: its crossing

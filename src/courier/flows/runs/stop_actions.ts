@@ -22,7 +22,7 @@ import { shipmentIn } from "../shipments.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 import { stopAndFollow } from "./follow_ups.ts";
-import { CUSTOMS_HOLDS, customsHolding, stopShipment } from "./item_actions.ts";
+import { refuseIfHeld, stopShipment } from "./item_actions.ts";
 import { runLoadOf } from "./loads.ts";
 
 /** A stop action's request as the route read it (courier 4.5). */
@@ -156,14 +156,7 @@ async function deliverable(deps: RunDeps, caller: RunCaller, run: NetworkRun, wa
   }
   // spec: courier 3.4: a shipment customs holds stays held (its end state on the run is customs
   // hold); it is delivered once customs lets it go.
-  const held = await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS);
-  if (held) {
-    refuse(
-      "held_by_customs",
-      `${waybill} is held by customs and cannot be delivered: crossing ${held.id} is ` +
-        `${held.status}`,
-    );
-  }
+  await refuseIfHeld(deps, caller, run, waybill, "delivered");
   // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
   // is recorded (not only when it says lab_handover).
   const allowed = await labHandoverAllowed(deps.runtime, caller.tenant, waybill);
@@ -230,6 +223,11 @@ export async function fail(
   if (!body.reason) invalid([{ path: "reason", message: "required" }]);
   if (stop.kind === "collect" && body.waybill) {
     await stopShipment(deps, caller, run, stop, body.waybill);
+  }
+  // spec: courier 3.2, 3.4: a shipment customs holds was never offered to its recipient: no
+  // attempt is recorded (nor a redelivery owed). A failure recorded, sent again, answers as it did.
+  if (stop.kind === "deliver" && stop.waybill && stop.status !== "failed") {
+    await refuseIfHeld(deps, caller, run, stop.waybill, "attempted");
   }
   const command = {
     kind: "stop_fail",

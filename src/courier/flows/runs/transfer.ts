@@ -20,7 +20,7 @@ import { askRun, readRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
 import { changeAndFollow, followThrough } from "./follow_ups.ts";
 import { boardRun } from "./loads.ts";
-import { CUSTOMS_HOLDS, customsHolding } from "./item_actions.ts";
+import { refuseIfHeld } from "./item_actions.ts";
 import { GIVEN_BACK } from "./perform.ts";
 import type { RunActionInput } from "./run_actions.ts";
 
@@ -54,14 +54,7 @@ export async function transfer(
   // spec: courier 3.4: a shipment customs holds stays where customs has it: its end state on this
   // run is customs hold (report), never a transfer that moves its custody to another run.
   for (const i of open) {
-    const held = await customsHolding(deps, caller, run, i.waybill, CUSTOMS_HOLDS);
-    if (held) {
-      refuse(
-        "held_by_customs",
-        `${i.waybill} is held by customs and cannot be transferred: crossing ${held.id} is ` +
-          `${held.status}; report it customs_hold`,
-      );
-    }
+    await refuseIfHeld(deps, caller, run, i.waybill, "transferred", "; report it customs_hold");
   }
   return await moveOver(deps, caller, { run, target, open, waybills, body });
 }
