@@ -2,7 +2,7 @@
 import { unreachable } from "../../../src/runtime/actor.ts";
 import { withDue, withoutConfirmed } from "../../../src/courier/rules/charges_due.ts";
 import { chargesDueOf } from "./charges.ts";
-import { AWAITING_PAPERS } from "./transitions.ts";
+import { AWAITING_PAPERS_BEFORE } from "./transitions.ts";
 import type { CrossingEvent, CrossingState } from "./types.ts";
 
 export function evolve(state: CrossingState, event: CrossingEvent): CrossingState {
@@ -12,7 +12,8 @@ export function evolve(state: CrossingState, event: CrossingEvent): CrossingStat
     case "documents_supplied":
       return {
         ...state,
-        status: AWAITING_PAPERS.has(state.status) ? "presented" : state.status,
+        status: event.status ??
+          (AWAITING_PAPERS_BEFORE.has(state.status) ? "presented" : state.status),
         supplies: [...state.supplies, event.supply],
         documents: [...state.documents, ...event.documents],
         updated_at: event.supply.at,

@@ -1,6 +1,7 @@
 /**
  * Documents supplied to a crossing (courier 2.10, 7): append-only; papers customs asked for, once
- * supplied, move a held crossing back to presented. The same papers again are a retry.
+ * supplied, move the crossing back to presented (a plain hold stands until customs moves). The
+ * same papers again are a retry.
  */
 import { accept, reject } from "../../../src/runtime/actor.ts";
 import { checked } from "./accepted.ts";
@@ -68,10 +69,15 @@ export function supply(
     by: c.by,
     at: now,
   }));
-  return checked(state, [{ kind: "documents_supplied", supply: record, documents }], (next) => ({
-    kind: "supplied",
-    crossing: next!,
-    supply: record,
-    replayed: false,
-  }));
+  const status = resumes ? "presented" : state.status;
+  return checked(
+    state,
+    [{ kind: "documents_supplied", supply: record, documents, status }],
+    (next) => ({
+      kind: "supplied",
+      crossing: next!,
+      supply: record,
+      replayed: false,
+    }),
+  );
 }

@@ -27,8 +27,15 @@ const DUTIES_ONLY: ReadonlySet<CustomsAction> = new Set(["duties"]);
 /** The moves a crossing takes at most once (ALLOWED_AFTER never lets them follow themselves). */
 const ONCE: ReadonlySet<CustomsAction> = new Set(["clear", "release", "refuse"]);
 
-/** The statuses papers supplied move back to presented. */
-export const AWAITING_PAPERS: ReadonlySet<CrossingStatus> = new Set([
+/**
+ * The statuses papers supplied move back to presented: customs asked for them (courier 3.2:
+ * customs_documents opens when customs holds for papers). A plain hold (an inspection) is
+ * customs' own: papers are kept, and it stands until customs moves.
+ */
+export const AWAITING_PAPERS: ReadonlySet<CrossingStatus> = new Set(["documents_requested"]);
+
+/** What AWAITING_PAPERS was when supplies did not record the status they left (evolve.ts). */
+export const AWAITING_PAPERS_BEFORE: ReadonlySet<CrossingStatus> = new Set([
   "held",
   "documents_requested",
 ]);

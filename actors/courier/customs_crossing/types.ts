@@ -162,7 +162,17 @@ export interface StopPresentation {
 
 export type CrossingEvent =
   | { kind: "crossing_opened"; crossing: Crossing }
-  | { kind: "documents_supplied"; supply: Supply; documents: readonly SuppliedDocument[] }
+  | {
+    kind: "documents_supplied";
+    supply: Supply;
+    documents: readonly SuppliedDocument[];
+    /**
+     * The status the supply left: presented when the papers customs asked for came, else as it
+     * was. Absent on supplies recorded before it was kept (then held or documents_requested went
+     * back to presented, as the rule of then: evolve.ts).
+     */
+    status?: CrossingStatus;
+  }
   | { kind: "moved"; move: CustomsMove; status: CrossingStatus; duty: Duty | null }
   | { kind: "vehicle_left"; at: number; by: string }
   | { kind: "crossed"; side: "exit" | "entry"; at: number; by: string }

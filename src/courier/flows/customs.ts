@@ -3,7 +3,7 @@
  * stop, presented, crossed (exit, entry), left behind by the vehicle, and supplied with papers.
  * The crossing actor decides each step; what follows on the shipment is keyed by the step, so a
  * retry after a lost answer or a crash between two steps applies each exactly once:
- * presented -> `presented_to_customs`; papers supplied while held -> `documents_supplied`.
+ * presented -> `presented_to_customs`; papers customs asked for -> `documents_supplied`.
  * Customs' own moves are customs_moves.ts, the charges they book customs_charges.ts.
  *
  * Refusals are thrown as domain refusals (Refused: the route renders them; other callers read
@@ -255,9 +255,9 @@ export interface SupplyOutcome {
 }
 
 /**
- * Appends the documents (customs:submit-documents). Papers supplied while customs holds the
- * shipment or asked for them move the crossing back to `presented` and the shipment to
- * `documents_supplied` (waiting on customs again). `requestId`: the request it is done for.
+ * Appends the documents (customs:submit-documents). Papers customs asked for move the crossing
+ * back to `presented` and the shipment to `documents_supplied` (waiting on customs again); a
+ * plain hold stands until customs moves. `requestId`: the request it is done for.
  */
 export async function supplyDocuments(
   runtime: ActorRuntime,
@@ -274,7 +274,8 @@ export async function supplyDocuments(
   }, requestId);
   if (r.kind !== "supplied") throw new Error(`crossing ${crossingId}: supply answered ${r.kind}`);
   const { crossing, supply } = r;
-  if (supply.from_status === "held" || supply.from_status === "documents_requested") {
+  // Only papers customs asked for put it back with customs; a plain hold stands (supply.ts).
+  if (supply.from_status === "documents_requested") {
     const names = crossing.documents.filter((d) => d.supply === supply.n).map((d) => d.name);
     await recordOnce(
       runtime,

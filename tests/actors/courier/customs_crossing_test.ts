@@ -202,8 +202,13 @@ Deno.test("customs crossing: a hold answered again after customs moved on is rec
   const h = opened();
   const hold = moved(h.must(HOLD).reply).move;
   assert.ok(standsAt(h.state!, hold));
+  // spec: courier 3.2: a plain hold is customs' own: papers are kept, the hold stands.
   h.must(supply(["invoice"]));
-  assert.equal(h.state!.status, "presented", "papers supplied: presented again");
+  assert.equal(h.state!.status, "held", "papers supplied to a plain hold: still held");
+  assert.ok(standsAt(h.state!, hold));
+  h.must(move({ action: "request_documents", reason: "certificate" }));
+  h.must(supply(["certificate"]));
+  assert.equal(h.state!.status, "presented", "papers asked for supplied: presented again");
   assert.ok(!standsAt(h.state!, hold));
   const late = h.must(HOLD);
   assert.deepEqual(late.events, [], "the same hold again is the one recorded");
@@ -216,7 +221,7 @@ Deno.test("customs crossing: a hold answered again after customs moved on is rec
   assert.ok(standsAt(h.state!, clear), "a clearance always stands");
 });
 
-Deno.test("customs crossing: supplies append documents; from held or requested they present it again", () => {
+Deno.test("customs crossing: supplies append documents; the papers customs asked for present it again", () => {
   const h = opened();
   h.must(move({ action: "request_documents", reason: "certificate" }));
   h.now = T0 + 5_000;
@@ -247,6 +252,26 @@ Deno.test("customs crossing: supplies append documents; from held or requested t
   h.must(supply(["Packing list"]));
   assert.equal(h.state!.supplies.length, 2);
   assert.equal(h.state!.documents.length, 3, "append-only");
+});
+
+Deno.test("customs crossing: a supply recorded before it kept its status is read as it was then", () => {
+  const h = opened();
+  h.must(HOLD);
+  const supply = { n: 1, note: null, from_status: "held" as const, by: "agent", at: T0 };
+  // Recorded under the rule of then (papers lifted any hold), without the status it left.
+  const then = customsCrossingActor.evolve(h.state, {
+    kind: "documents_supplied",
+    supply,
+    documents: [],
+  });
+  assert.equal(then!.status, "presented");
+  const now = customsCrossingActor.evolve(h.state, {
+    kind: "documents_supplied",
+    supply,
+    documents: [],
+    status: "held",
+  });
+  assert.equal(now!.status, "held");
 });
 
 Deno.test("customs crossing: supplies are bounded and closed once cleared or refused", () => {

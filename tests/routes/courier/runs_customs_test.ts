@@ -242,3 +242,36 @@ Deno.test("runs: no delivery is attempted of a shipment customs holds, so no red
     const trail = await trailOf(t, courier, waybill);
     assert.ok(!trail.includes("delivery_attempted"), trail.join());
   }));
+
+Deno.test("runs: papers supplied during a plain customs hold leave it held; only customs lets it go", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    await deliverStops(t, courier, run, [waybill]);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id;
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    const crossing = customs.body.data.crossings[0].id;
+    await post(t, courier, `/business/customs/${crossing}/move`, {
+      action: "hold",
+      reason: "x-ray inspection",
+    });
+    // spec: courier 3.2: a plain hold is customs' (customs_documents opens only for papers); the
+    // courier's papers are kept, and the hold stands until customs moves.
+    const supplied = await post(t, courier, `/business/customs/${crossing}/supply`, {
+      documents: [{ name: "commercial invoice" }],
+    });
+    assert.equal(supplied.data.status, "held", JSON.stringify(supplied));
+    assert.equal(supplied.data.documents.length, 1);
+    const deliver = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
+      received_by: "Kagiso",
+    }, 409);
+    assert.equal(deliver.code, "held_by_customs");
+    const ship = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(ship.body.data.status, "customs_hold");
+  }));
