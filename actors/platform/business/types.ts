@@ -75,6 +75,11 @@ export interface Business {
   readonly webhook_secret_previous?: PreviousSecret | null;
   readonly partner_keys: readonly PartnerKey[];
   readonly staff: readonly Staff[];
+  /**
+   * A live account's twin in the sandbox (Business API 4.4), made by POST
+   * /business/sandbox/credentials; absent on every other account.
+   */
+  readonly sandbox_twin?: true;
 }
 
 export type BusinessState = Business | null;
@@ -93,6 +98,7 @@ export type BusinessCommand =
     owner: Omit<Staff, "created_at" | "session_epoch">;
     api_key: KeyRecord;
     webhook_secret: WebhookSecret;
+    sandbox_twin?: true;
   }
   | { kind: "change_settings"; changes: Partial<Settings>; by: By }
   | { kind: "change_profile"; changes: Partial<Profile>; by: By }

@@ -104,13 +104,14 @@ async function rotated(deps: TwinDeps, id: string): Promise<TwinKeys> {
 }
 
 /**
- * The twin made; or, when a call at the same time made it first (its id or its owner's e-mail
- * then taken by that twin), rotated, as a call after it would (spec: business 4.4 "creates or
- * rotates"). A refusal with no twin made (the e-mail is another sandbox account's) stands.
+ * The twin made; or, when a call at the same time made it first (its id then taken), rotated, as
+ * a call after it would (spec: business 4.4 "creates or rotates"). The twin holds no claim to
+ * its owner's e-mail, so a sandbox account that signed it up first never refuses it.
  */
 async function made(deps: TwinDeps, account: TwinAccount): Promise<TwinKeys> {
+  const twin = { ...account, sandbox_twin: true };
   try {
-    return { created: true, ...(await createBusiness(deps, account, account.id)) };
+    return { created: true, ...(await createBusiness(deps, twin, account.id)) };
   } catch (e) {
     if (!(e instanceof Refused) || !(await twinExists(deps, account.id))) throw e;
     return await rotated(deps, account.id);

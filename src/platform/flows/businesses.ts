@@ -33,6 +33,8 @@ export interface NewBusiness {
   readonly owner_email: string;
   /** The owner's name; default: the e-mail. */
   readonly owner_name?: string;
+  /** A live account's sandbox twin: its owner's e-mail is not its own alone (Business API 4.4). */
+  readonly sandbox_twin?: boolean;
 }
 
 /** A new business's credentials, shown this once (the key and password are kept hashed). */
@@ -54,7 +56,7 @@ export async function createBusiness(
   // A caller that must know the id before the business exists (a sandbox sign-up) names it.
   id: string = newId("biz"),
 ): Promise<BusinessCreated> {
-  if (await deps.runtime.lookup("staff_email", input.owner_email)) {
+  if (!input.sandbox_twin && await deps.runtime.lookup("staff_email", input.owner_email)) {
     refuse(EMAIL_TAKEN, emailTakenMessage("portal user", input.owner_email));
   }
   const now = deps.clock.now();
@@ -82,6 +84,7 @@ export async function createBusiness(
         key_id: newId("whk"),
         created_at: now,
       },
+      ...(input.sandbox_twin ? { sandbox_twin: true as const } : {}),
     }, { requestId: deps.requestId }),
   );
   if (deps.name === "sandbox") await openSandboxWallets(deps.runtime, id);

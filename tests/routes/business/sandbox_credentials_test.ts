@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
+import { SANDBOX_CODE } from "../../../src/business/rules/sandbox.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { invite, login } from "./account_fixtures.ts";
@@ -41,7 +42,9 @@ Deno.test("sandbox credentials: the first call makes the twin with the live acco
     assert.equal(profile.body.data.currency, "ZAR");
     assert.equal(profile.body.data.country, "ZA");
     // The owner's e-mail is the twin's owner's in the sandbox.
-    assert.ok(await sandbox.env.runtime.lookup("staff_email", b.owner.email));
+    const twin = await sandbox.env.runtime.read(businessActor, b.id, b.id, { kind: "get" });
+    assert.ok(twin.ok && twin.reply && "staff" in twin.reply);
+    assert.equal(twin.reply.staff[0]?.email, b.owner.email);
   }));
 
 Deno.test("sandbox credentials: a second call rotates: the old sandbox key is refused, the new works, wallets below 10,000 topped up", () =>
@@ -125,18 +128,72 @@ Deno.test("sandbox credentials: with the sandbox off the endpoint answers 503 sa
     assert.equal(r.body.code, "sandbox_unavailable");
   }));
 
-Deno.test("sandbox credentials: an owner e-mail already signing in to another sandbox account is 409 email_taken, nothing made", () =>
+// spec: business 4.4, 5.2: sign-up codes are always 123456, so anyone signs up any e-mail; the
+// sandbox signs no one in to the portal, so the twin needs no hold of its owner's e-mail, and an
+// account that took it first must neither stop the twin (made, rotated) nor reach it.
+Deno.test("sandbox credentials: sandbox accounts holding the owner's e-mail never stop the twin, and neither reaches the other", () =>
   withTwins(async ({ live, sandbox }) => {
     const b = await live.createBusiness();
-    await sandbox.createBusiness({ owner_email: b.owner.email });
-    const r = await live.call("POST", "/business/sandbox/credentials", { key: b.api_key });
-    assert.equal(r.status, 409, JSON.stringify(r.body));
-    assert.equal(r.body.code, "email_taken");
-    assert.equal(
-      (await sandbox.call("GET", `/operator/businesses/${b.id}`, { operator: true })).status,
-      404,
+    const signedUp = await signUpWith(sandbox, b.owner.email.toUpperCase());
+    // Two first calls at once: one twin, made once, the other rotating it.
+    const both = await Promise.all(
+      [1, 2].map(() => live.call("POST", "/business/sandbox/credentials", { key: b.api_key })),
     );
+    assert.deepEqual(
+      both.map((r) => r.status),
+      [201, 201],
+      JSON.stringify(both.map((r) => r.body)),
+    );
+    assert.deepEqual(both.map((r) => r.body.data.created).sort(), [false, true]);
+    const rotated = await credentials(live, b.api_key);
+    assert.equal(rotated.created, false);
+    assert.equal(rotated.business_id, b.id);
+    const again = await signUpWith(sandbox, b.owner.email);
+    assert.equal(again.business_id, signedUp.business_id, "a sign-up rotates its own account");
+    for (
+      const [key, id] of [
+        [rotated.api_key, b.id],
+        [again.api_key, signedUp.business_id],
+      ]
+    ) {
+      const seen = await sandbox.call("GET", "/business/profile", { key });
+      assert.equal(seen.status, 200, JSON.stringify(seen.body));
+      assert.equal(seen.body.data.id, id);
+    }
+    assert.notEqual(signedUp.business_id, b.id);
+    const twin = await sandbox.env.runtime.read(businessActor, b.id, b.id, { kind: "get" });
+    assert.ok(twin.ok && twin.reply && "staff" in twin.reply);
+    assert.deepEqual(twin.reply.staff.map((s) => [s.role, s.email]), [["owner", b.owner.email]]);
+    const signIn = await sandbox.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: b.owner.password },
+    });
+    assert.equal(signIn.status, 401);
+    assert.equal(signIn.body.code, "live_key_on_sandbox");
   }));
+
+Deno.test("sandbox credentials: an account the operator made on the sandbox with the owner's e-mail does not stop the twin", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const other = await sandbox.createBusiness({ owner_email: b.owner.email });
+    const c = await credentials(live, b.api_key);
+    assert.equal(c.created, true);
+    assert.equal(c.business_id, b.id);
+    for (const [key, id] of [[c.api_key, b.id], [other.api_key, other.id]]) {
+      const seen = await sandbox.call("GET", "/business/profile", { key });
+      assert.equal(seen.body.data.id, id);
+    }
+  }));
+
+/** A sandbox sign-up of `email`, verified with the sandbox code: its business and key. */
+async function signUpWith(sandbox: TestEnv, email: string) {
+  const person = { first_names: "Ann", surname: "Lee", company: "Lee Couriers", email };
+  assert.equal((await sandbox.call("POST", "/sandbox/signup", { body: person })).status, 202);
+  const v = await sandbox.call("POST", "/sandbox/signup/verify", {
+    body: { email, code: SANDBOX_CODE },
+  });
+  assert.equal(v.status, 201, JSON.stringify(v.body));
+  return v.body.data as { business_id: string; api_key: string };
+}
 
 /** The operator's settings of the business `id` as its environment holds them. */
 async function settingsIn(t: TestEnv, id: string) {

@@ -16,6 +16,7 @@ import {
 import { documentedData } from "../../helpers/documented.ts";
 import { type Answer, type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import type { z } from "../../../src/http/route.ts";
+import { credentials, withTwins } from "./sandbox_twin_fixtures.ts";
 
 const sandbox = { name: "sandbox" as const };
 const person = { first_names: "Ann", surname: "Lee", company: "Lee Couriers" };
@@ -142,3 +143,27 @@ Deno.test("sandbox sign-up: a code taken before a crash made the business: signi
     const profile = await t.call("GET", "/business/profile", { key: made.api_key });
     assert.equal(profile.body.data.id, taken.reply.business_id);
   }, sandbox));
+
+// spec: business 4.4: a live account's twin holds no claim to its owner's e-mail (the sandbox
+// signs no one in to the portal), so a sign-up of that e-mail makes its own account, which
+// neither reaches the twin nor is reached by it.
+Deno.test("sandbox sign-up: an e-mail a live account's twin has as owner signs up its own account", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness();
+    const twin = await credentials(live, b.api_key);
+    await signUp(sandbox, b.owner.email);
+    const made = sandboxAnswer(
+      SandboxSignupVerifiedAnswer,
+      await verify(sandbox, b.owner.email),
+      201,
+    );
+    assert.notEqual(made.business_id, b.id);
+    const rotated = await credentials(live, b.api_key);
+    for (const [key, id] of [[made.api_key, made.business_id], [rotated.api_key, b.id]]) {
+      const seen = await sandbox.call("GET", "/business/profile", { key });
+      assert.equal(seen.status, 200, JSON.stringify(seen.body));
+      assert.equal(seen.body.data.id, id);
+    }
+    const old = await sandbox.call("GET", "/business/profile", { key: twin.api_key });
+    assert.equal(old.status, 401);
+  }));
