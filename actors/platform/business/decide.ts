@@ -42,6 +42,8 @@ export function decide(
     }
     case "change_profile":
       return changeProfile(state, command);
+    case "mark_sandbox_twin":
+      return ok(state.sandbox_twin ? [] : [{ kind: "sandbox_twin_marked", by: command.by }]);
     case "rotate_api_key":
     case "import_legacy_key":
     case "rotate_webhook_secret":

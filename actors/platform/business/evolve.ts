@@ -11,6 +11,9 @@ export function evolve(state: BusinessState, event: BusinessEvent): BusinessStat
       return { ...state, settings: { ...state.settings, ...event.changes } };
     case "profile_changed":
       return { ...state, profile: { ...state.profile, ...event.changes } };
+    // Its people's e-mails are no longer claimed (indexes in mod.ts).
+    case "sandbox_twin_marked":
+      return { ...state, sandbox_twin: true };
     // spec: business 4.3: the previous key is invalid at once: a legacy unprefixed key as well.
     case "api_key_rotated":
       return { ...state, api_key: event.key, legacy_api_key: null };

@@ -101,6 +101,8 @@ export type BusinessCommand =
     sandbox_twin?: true;
   }
   | { kind: "change_settings"; changes: Partial<Settings>; by: By }
+  /** Old data: a twin made before twins were marked (`sandbox_twin`), marked as one. */
+  | { kind: "mark_sandbox_twin"; by: By }
   | { kind: "change_profile"; changes: Partial<Profile>; by: By }
   | { kind: "rotate_api_key"; key: KeyRecord; by: By }
   | { kind: "import_legacy_key"; key: KeyRecord; by: By }
@@ -121,6 +123,7 @@ export type BusinessCommand =
 export type BusinessEvent =
   | { kind: "business_created"; business: Business }
   | { kind: "settings_changed"; changes: Partial<Settings>; by: By }
+  | { kind: "sandbox_twin_marked"; by: By }
   | { kind: "profile_changed"; changes: Partial<Profile>; by: By }
   | { kind: "api_key_rotated"; key: KeyRecord; by: By }
   | { kind: "legacy_key_imported"; key: KeyRecord; by: By }

@@ -75,6 +75,8 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
       };
     case "settings_changed":
       return { by: event.by, detail: { changes: event.changes } };
+    case "sandbox_twin_marked":
+      return { by: event.by, detail: {} };
     case "profile_changed": {
       const { low_balance_threshold, ...changes } = event.changes;
       return {

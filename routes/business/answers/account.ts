@@ -225,6 +225,8 @@ export const AuditEntry = z.discriminatedUnion("action", [
   auditEntry("business_created", { name: z.string(), plan: z.enum(PLANS) }),
   auditEntry("settings_changed", { changes: PatchBusiness }),
   auditEntry("profile_changed", { changes: ProfileChanges }),
+  // A sandbox twin made before twins were marked, marked by its live account's credentials call.
+  auditEntry("sandbox_twin_marked", {}),
   auditEntry("api_key_rotated", { hint: z.string() }),
   auditEntry("legacy_key_imported", { hint: z.string() }),
   auditEntry("webhook_secret_rotated", { key_id: z.string() }),

@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import { SANDBOX_CODE } from "../../../src/business/rules/sandbox.ts";
+import { createBusiness } from "../../../src/platform/flows/businesses.ts";
+import { AuditLogAnswer } from "../../../routes/business/answers/account.ts";
+import { documentedData } from "../../helpers/documented.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { invite, login } from "./account_fixtures.ts";
@@ -182,6 +185,34 @@ Deno.test("sandbox credentials: an account the operator made on the sandbox with
       const seen = await sandbox.call("GET", "/business/profile", { key });
       assert.equal(seen.body.data.id, id);
     }
+  }));
+
+// A twin made before twins held no e-mail still holds its owner's: the next credentials call
+// lets it go, so a sign-up of that e-mail is no longer refused for ever (business 4.4, 5.2).
+Deno.test("sandbox credentials: a twin made when twins held their owner's e-mail lets it go on the next call", () =>
+  withTwins(async ({ live, sandbox }) => {
+    const b = await live.createBusiness({ name: "Old Twin Co" });
+    // As the twin was made before: the live id, the owner's e-mail held by its owner.
+    await createBusiness(sandbox.env, {
+      name: "Old Twin Co",
+      plan: "starter",
+      currency: "BWP",
+      country: "BW",
+      owner_email: b.owner.email,
+    }, b.id);
+    assert.ok(await sandbox.env.runtime.lookup("staff_email", b.owner.email));
+    const c = await credentials(live, b.api_key);
+    assert.equal(c.created, false);
+    assert.equal(await sandbox.env.runtime.lookup("staff_email", b.owner.email), null);
+    const signedUp = await signUpWith(sandbox, b.owner.email);
+    assert.notEqual(signedUp.business_id, b.id);
+    const again = await credentials(live, b.api_key);
+    const seen = await sandbox.call("GET", "/business/profile", { key: again.api_key });
+    assert.equal(seen.body.data.id, b.id);
+    const trail = await sandbox.call("GET", "/business/audit-log", { key: again.api_key });
+    const entries = documentedData(AuditLogAnswer, trail, "audit log").entries;
+    const marked = entries.filter((e: { action: string }) => e.action === "sandbox_twin_marked");
+    assert.deepEqual(marked.map((e: { by: string }) => e.by), ["live_credentials"]);
   }));
 
 /** A sandbox sign-up of `email`, verified with the sandbox code: its business and key. */
