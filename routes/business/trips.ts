@@ -82,8 +82,8 @@ function bookRoute(api: Api): void {
       not_found: "checkout_reference names no checkout of this business",
       checkout_expired: "checkout_reference names a checkout whose hold expired: open another",
       checkout_cancelled: "checkout_reference names a cancelled checkout: open another",
-      checkout_booked: "checkout_reference names a checkout another booking (other details) " +
-        "booked or is booking: its trip_reference is given when booked",
+      checkout_booked: "checkout_reference names a checkout another booking (other details, or " +
+        "another Idempotency-Key) booked or is booking: its trip_reference is given when booked",
       address_not_found: "a place sent without coordinates has no candidate confident enough " +
         "(0.6, POST /business/geocode): `errors` names its address field, nothing is booked",
     },

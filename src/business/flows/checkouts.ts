@@ -109,14 +109,26 @@ export async function cancelCheckout(
   );
 }
 
-/** spec: business 4.1: books the checkout's delivery at the price it holds. */
+/**
+ * What tells one booking of a checkout from another: its body and, when no external_reference
+ * names the trip, its Idempotency-Key (appendix 2: one value per attempt). The body alone let an
+ * order sent again under a new key through the hold and book a second trip at the held price.
+ */
+function attemptOf(input: BookingInput): string {
+  const key = input.request.external_reference ? null : input.idempotencyKey;
+  return key === null
+    ? fingerprintOf(input.body)
+    : fingerprintOf({ body: input.body, idempotency_key: key });
+}
+
+/** spec: business 4.1: books the checkout's delivery at the price it holds, once. */
 export async function bookCheckout(
   deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "offers" | "numbers">,
   business: string,
   reference: string,
   input: BookingInput,
 ): Promise<Booked> {
-  const attempt = fingerprintOf(input.body);
+  const attempt = attemptOf(input);
   const ask = (command: Parameters<typeof deps.runtime.ask<typeof checkoutActor>>[3]) =>
     deps.runtime.ask(checkoutActor, business, reference, command).then(orRefuse);
   const { checkout } = await ask({ kind: "hold_for_booking", attempt });

@@ -184,3 +184,26 @@ Deno.test("checkouts: the list shows a business's own checkouts newest first, by
     assert.deepEqual([...refs(paged), ...refs(next)], [second.reference, first.reference]);
     assert.deepEqual(refs(await t.call("GET", CHECKOUTS, { key: b.api_key })), []);
   }));
+
+Deno.test("checkouts: one checkout books one trip; the same order under another Idempotency-Key is 409, charged once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const co = (await open(t, b.api_key)).body.data;
+    const before = await balanceOf(t, b.api_key) as { balances: { balance: number }[] };
+    const order = { ...ORDER, checkout_reference: co.reference };
+    const first = await book(t, b.api_key, order, { "Idempotency-Key": "order-1" });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const retry = await book(t, b.api_key, order, { "Idempotency-Key": "order-1" });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.body.data.reference, first.body.data.reference);
+    const second = await book(t, b.api_key, order, { "Idempotency-Key": "order-2" });
+    assert.equal(second.status, 409, JSON.stringify(second.body));
+    assert.equal(second.body.code, "checkout_booked");
+    assert.equal(second.body.trip_reference, first.body.data.reference);
+    const after = await balanceOf(t, b.api_key) as { balances: { balance: number }[] };
+    assert.equal(
+      Math.round((before.balances[0]!.balance - after.balances[0]!.balance) * 100),
+      Math.round(co.billing_amount * 100),
+      "the held price is charged once",
+    );
+  }));
