@@ -9,7 +9,7 @@
  * trip from the trip actor, so the number it took is only a gap. Numbers stay unique (business
  * 2.2 `id`): every number comes from a block the sequence reserved once.
  */
-import { scanCodeOf } from "../rules/driver_actions.ts";
+import { newScanCode } from "../rules/driver_actions.ts";
 import {
   type Claim,
   type Money,
@@ -105,7 +105,7 @@ export async function completeBooking(
     currency: d.billing_currency,
   };
   // spec: business 2.2: a custody token when the business has the scanning add-on.
-  const scan = account.settings.custody_scanning ? scanCodeOf(d.reference) : null;
+  const scan = account.settings.custody_scanning ? newScanCode() : null;
   // Taken once the charge went through, so a refused charge leaves no gap; a second
   // completion's number is a gap (see above).
   const id = await deps.numbers.take(business);

@@ -3,7 +3,6 @@
  * scan matches the custody token, when a return is due, and how long a trip a driver gave back
  * may still be dispatched.
  */
-import { sha256 } from "../../domain/secrets.ts";
 
 /** A failed delivery's goods are due back at the store within this (a working afternoon). */
 export const RETURN_DUE_MS = 4 * 60 * 60_000;
@@ -14,15 +13,15 @@ const SCAN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const SCAN_HALF_CHARS = 4;
 
 /**
- * spec: business 2.2: the custody token, derived from the trip's reference so a booking's retry
- * gives the same token (`ABCD-EFGH`).
+ * spec: business 2.2: the custody token, random: only the label carries it, so a scan shows the
+ * driver held the bag. Derived from the reference, as it was, anyone who read the reference could
+ * work it out and "scan" without the bag. A booking's retry answers the trip made, token and all.
  */
-export function scanCodeOf(reference: string): string {
-  const bytes = sha256(`scan:${reference}`);
+export function newScanCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(SCAN_HALF_CHARS * 2));
   let code = "";
-  for (let i = 0; i < SCAN_HALF_CHARS * 2; i++) {
-    code += SCAN_ALPHABET[bytes[i]! % SCAN_ALPHABET.length];
-  }
+  // 256 is a multiple of the alphabet's 32 characters: every character is as likely.
+  for (const b of bytes) code += SCAN_ALPHABET[b % SCAN_ALPHABET.length];
   return `${code.slice(0, SCAN_HALF_CHARS)}-${code.slice(SCAN_HALF_CHARS)}`;
 }
 

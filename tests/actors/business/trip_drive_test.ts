@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
 import { OFFER_TIMER, tripActor, WINDOW_TIMER } from "../../../actors/business/trip/mod.ts";
-import { RETURN_DUE_MS, scanCodeOf } from "../../../src/business/rules/driver_actions.ts";
+import { newScanCode, RETURN_DUE_MS } from "../../../src/business/rules/driver_actions.ts";
 import { BUSINESS_WEBHOOK_OUTBOX } from "../../../src/business/rules/webhook_events.ts";
 import { TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
@@ -59,7 +59,7 @@ Deno.test("trip drive: another driver's trip is not found, word for word as a mi
 });
 
 Deno.test("trip drive: a custody scan matches without the hyphen and in any case", () => {
-  const code = scanCodeOf("BK-0000000001");
+  const code = newScanCode();
   assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
   const h = arrived({}, code);
   h.refused({ kind: "collect", scan_code: "ZZZZ-ZZZZ" }, "scan_mismatch");
@@ -71,7 +71,7 @@ Deno.test("trip drive: a custody scan matches without the hyphen and in any case
 });
 
 Deno.test("trip drive: a forced collection records its override and leaves scanned_at null", () => {
-  const h = arrived({}, scanCodeOf("BK-0000000001"));
+  const h = arrived({}, newScanCode());
   const step = h.must({ kind: "collect", force_reason: "label torn" });
   assert.equal(h.state.trip.scanned_at, null);
   assert.deepEqual(h.state.trip.collect_override, { at: 1_000, reason: "label torn" });

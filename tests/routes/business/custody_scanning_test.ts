@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { A6_SIZE } from "../../../src/business/rules/custody_label.ts";
+import { sha256 } from "../../../src/domain/secrets.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { acceptedTrip, act } from "../../helpers/driver_trips.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
@@ -106,4 +107,31 @@ Deno.test("custody scanning: the driver's scan matches without the hyphen in any
     const after = await t.call("GET", `/business/trips/${trip.reference}`, { key: b.api_key });
     assert.equal(after.body.data.scanned_at, ok.body.data.scanned_at);
     assert.equal(after.body.data.status, "active");
+  }));
+
+/** The token as anyone who read the trip's reference could work it out (sha256 of the reference). */
+function derivedFromReference(reference: string): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  const bytes = sha256(`scan:${reference}`);
+  const code = Array.from(bytes.slice(0, 8), (b) => alphabet[b % alphabet.length]).join("");
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+Deno.test("custody scanning: the custody token cannot be worked out from the trip's reference", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { custody_scanning: true },
+    });
+    const trip = await acceptedTrip(t, {}, b);
+    const booked = await t.call("GET", `/business/trips/${trip.reference}`, { key: b.api_key });
+    const code: string = booked.body.data.scan_code;
+    assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    const forged = derivedFromReference(trip.reference);
+    assert.notEqual(code, forged, "a driver who knows the reference could scan without the bag");
+    await act(t, trip, "arrive_pickup");
+    const pickUp = await act(t, trip, "pick_up", { scan_code: forged, idempotency_key: "forged" });
+    assert.equal(pickUp.status, 422);
+    assert.equal(pickUp.body.code, "scan_mismatch");
   }));
