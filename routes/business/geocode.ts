@@ -43,7 +43,8 @@ export function geocodeRoutes(api: Api): void {
     description: "Forward with `address`, reverse with `lat` and `lng`; no network is used. " +
       "Candidates come best first with a `confidence` from 0 to 1. The business's saved " +
       "addresses (the places its bookings named, most recent 100) come before the gazetteer: the " +
-      "same address is 0.99, one starting with the text 0.85. Gazetteer towns (GeoNames) named by " +
+      "same address is 0.99, one starting with the text's whole words (or that the text starts " +
+      "with) 0.85. Gazetteer towns (GeoNames) named by " +
       "the whole text score up to 0.9, by one comma-separated part up to 0.7, shared by " +
       "population between towns of one name. Reverse: saved addresses within 1 km and towns " +
       "within 50 km, confidence falling with distance. POST /business/book places a stop sent " +

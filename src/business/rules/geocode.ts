@@ -72,9 +72,15 @@ export function buildGazetteer(towns: readonly Town[]): Gazetteer {
 
 const round = (x: number) => Math.round(x * 1_000) / 1_000;
 
+/** Whether normalized `text` begins with the whole words of normalized `start`. */
+function startsWithWords(text: string, start: string): boolean {
+  return text.startsWith(`${start} `);
+}
+
 /**
  * Saved places whose address matches the text: the same address (in any case or punctuation) is
- * near certain; one that starts with the text, or that the text starts with, likely.
+ * near certain; one that starts with the text, or that the text starts with, likely, by whole
+ * words: "Plot 1" is not the start of "Plot 12" (a booking would be placed at the wrong plot).
  */
 function savedMatches(text: string, saved: readonly SavedPlace[]): Candidate[] {
   const q = normalize(text);
@@ -82,7 +88,7 @@ function savedMatches(text: string, saved: readonly SavedPlace[]): Candidate[] {
   const out: Candidate[] = [];
   for (const p of saved) {
     const a = normalize(p.address);
-    const confidence = a === q ? 0.99 : a.startsWith(q) || q.startsWith(a) ? 0.85 : 0;
+    const confidence = a === q ? 0.99 : startsWithWords(a, q) || startsWithWords(q, a) ? 0.85 : 0;
     if (confidence > 0) {
       out.push({ ...p, confidence, source: "saved_address", country: null });
     }

@@ -94,3 +94,21 @@ Deno.test("gazetteer: the package's towns place known cities forward and reverse
   const [near] = reverseGeocode({ lat: -21.17, lng: 27.51 }, sources);
   assert.equal(near?.address, "Francistown, BW");
 });
+
+Deno.test("geocode rules: a saved address and the text match by whole words, never part of a number or word", () => {
+  const plot12 = { address: "Plot 12, Block 8, Gaborone", lat: -24.61, lng: 25.93 };
+  const plot1 = { address: "Plot 1", lat: -24.7, lng: 25.8 };
+  const source = (saved: { address: string; lat: number; lng: number }[]) => ({
+    saved,
+    gazetteer: small,
+  });
+  const savedOf = (text: string, saved: { address: string; lat: number; lng: number }[]) =>
+    forwardGeocode(text, source(saved)).filter((c) => c.source === "saved_address");
+  assert.deepEqual(savedOf("Plot 1", [plot12]), [], "Plot 1 is not Plot 12");
+  assert.deepEqual(savedOf("Plot 12, Mogoditshane", [plot1]), [], "Plot 12 is not Plot 1");
+  assert.deepEqual(savedOf("Blo", [plot12]), []);
+  const [start] = savedOf("Plot 12", [plot12]);
+  assert.equal(start?.confidence, 0.85, "a saved address starting with the text's words");
+  const [longer] = savedOf("Plot 1, Gaborone", [plot1]);
+  assert.equal(longer?.confidence, 0.85);
+});

@@ -110,3 +110,15 @@ Deno.test("geocode: a booking whose stop nobody can place is refused 422 naming 
     const trips = await t.call("GET", "/business/trips", { key: b.api_key });
     assert.equal(trips.body.data.length, 0);
   }));
+
+Deno.test("geocode: a booking without coordinates is not placed at a saved address that only shares its first characters", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    await book(t, b.api_key, { ...PARCEL, dest_address: "Plot 12, Block 8" });
+    await saved(t, b.api_key, "Plot 12, Block 8");
+    const { dest_lat: _, dest_lng: __, ...bare } = PARCEL;
+    const r = await book(t, b.api_key, { ...bare, dest_address: "Plot 1" });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, "address_not_found");
+    assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ["dest_address"]);
+  }));
