@@ -1,5 +1,11 @@
 /** The operator's service-wide settings (CONTRACT: PUT /operator/settings). One per environment. */
-import { accept, type ActorDefinition, unreachable } from "../../src/runtime/actor.ts";
+import {
+  accept,
+  type ActorDefinition,
+  invalidFields,
+  type Rejection,
+  unreachable,
+} from "../../src/runtime/actor.ts";
 
 export interface PlatformSettings {
   /** spec: courier 2.2 rule 2, 8: prices are held this many minutes (default 30). */
@@ -55,10 +61,10 @@ export const platformSettingsActor: ActorDefinition<
   initial: DEFAULTS,
   // Settings stored before a setting existed take its default.
   load: (stored) => ({ ...DEFAULTS, ...(stored as Partial<PlatformSettings>) }),
-  decide(_state, command) {
+  decide(state, command) {
     switch (command.kind) {
       case "change":
-        return accept(
+        return clash({ ...state, ...command.changes }) ?? accept(
           [{ kind: "platform_settings_changed", changes: command.changes, by: command.by }],
           (s) => s,
         );
@@ -74,3 +80,17 @@ export const platformSettingsActor: ActorDefinition<
   },
   project: (s) => s,
 };
+
+/**
+ * Settings that are each within bounds but refuse each other as a whole: a dispatch window
+ * shorter than one offer would cancel a trip (business 3.1 "no driver answers") while its first
+ * driver may still accept.
+ */
+function clash(s: PlatformSettings): Rejection | null {
+  if (s.dispatch_window_minutes * 60 >= s.dispatch_offer_seconds) return null;
+  return invalidFields([{
+    path: "dispatch_window_minutes",
+    message: `the dispatch window (${s.dispatch_window_minutes} min) must last at least one ` +
+      `offer (dispatch_offer_seconds ${s.dispatch_offer_seconds})`,
+  }]);
+}

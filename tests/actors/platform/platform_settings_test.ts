@@ -96,3 +96,34 @@ Deno.test("platform settings: a timer changes nothing", () => {
   assert.deepEqual(h.fire("x").events, []);
   assert.equal(h.state, platformSettingsActor.initial);
 });
+
+Deno.test("platform settings: a dispatch window shorter than one offer is refused, whichever part changes, and nothing changes", () => {
+  const h = new ActorHarness(platformSettingsActor);
+  // One at a time each within bounds, together they would end a trip inside its first offer.
+  h.must({ kind: "change", changes: { dispatch_window_minutes: 1 }, by: "operator" });
+  const longer = h.refused(
+    { kind: "change", changes: { dispatch_offer_seconds: 61 }, by: "operator" },
+    "validation_failed",
+    /dispatch_window_minutes.*at least one offer/,
+  );
+  assert.deepEqual(longer.details, {
+    errors: [{
+      path: "dispatch_window_minutes",
+      message: "the dispatch window (1 min) must last at least one offer " +
+        "(dispatch_offer_seconds 61)",
+    }],
+  });
+  h.must({ kind: "change", changes: { dispatch_offer_seconds: 60 }, by: "operator" });
+  // Both parts in one change are judged together.
+  h.must({
+    kind: "change",
+    changes: { dispatch_window_minutes: 10, dispatch_offer_seconds: 600 },
+    by: "operator",
+  });
+  h.refused(
+    { kind: "change", changes: { dispatch_window_minutes: 9 }, by: "operator" },
+    "validation_failed",
+  );
+  assert.equal(h.state.dispatch_window_minutes, 10);
+  assert.equal(h.state.dispatch_offer_seconds, 600);
+});

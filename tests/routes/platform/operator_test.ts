@@ -321,6 +321,16 @@ Deno.test("operator: settings are stored and validated", () =>
       body: { price_hold_minutes: -1 },
     });
     assert.equal(bad.status, 422);
+    // A window shorter than one offer: 422 naming the setting, and the settings as they were.
+    const clash = await t.call("PUT", "/operator/settings", {
+      operator: true,
+      body: { dispatch_window_minutes: 1, dispatch_offer_seconds: 90 },
+    });
+    assert.equal(clash.status, 422);
+    assert.equal(clash.body.code, "validation_failed");
+    assert.equal(clash.body.errors[0].path, "dispatch_window_minutes");
+    const after = await t.call("GET", "/operator/settings", { operator: true });
+    assert.deepEqual(after.body.data, r.body.data);
   }));
 
 Deno.test("operator: the manual clock advances and fires due timers before answering", () =>
