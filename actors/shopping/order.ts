@@ -69,7 +69,8 @@ export type ShoppingOrderCommand =
     order: Omit<ShoppingOrder, "claim_id" | "phase" | "claimed_at" | "booked_at" | "stores">;
     stores: readonly Omit<StoreSummary, "store_id">[];
   }
-  | { kind: "booked" }
+  /** The trip is booked; with the booking's fingerprint, only the order that booked it is. */
+  | { kind: "booked"; fingerprint?: string }
   | { kind: "release"; claim_id: string }
   /** A store's part ended (its outbox item handled): recorded once; the last completes it. */
   | { kind: "record_store"; store: FinishedStore }
@@ -122,6 +123,10 @@ function decide(
     case "booked":
       if (!state) return reject("not_found", "shopping order not claimed");
       if (state.phase === "booked") return accept([], () => state);
+      // Another claim of the id (other details) did not book this trip: it stays as it is.
+      if (command.fingerprint !== undefined && command.fingerprint !== state.fingerprint) {
+        return accept([], () => state);
+      }
       return accept([{ kind: "order_booked", at: ctx.now }], (s) => s);
     case "release":
       // Only the claim that was refused: a newer one, or a booked order, stays.

@@ -11,7 +11,12 @@ import {
   type BusinessWebhookEvent,
   type BusinessWebhookItem,
 } from "../../../src/business/rules/webhook_events.ts";
-import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../../../src/business/rules/booking.ts";
+import {
+  BOOKING_STALLED_OUTBOX,
+  SHOP_TRIP_BOOKED_OUTBOX,
+  type ShopTripBookedItem,
+  TRIP_REFUND_OUTBOX,
+} from "../../../src/business/rules/booking.ts";
 import {
   BATCH_HOLD_OUTBOX,
   BATCH_START_OUTBOX,
@@ -100,7 +105,22 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     ...driverFreed(e, next.trip),
     ...batchStart(e, next.trip),
     ...autopilotStart(e, next.trip),
+    ...shopTripBooked(e, next.trip, next.fingerprint),
   ];
+}
+
+/**
+ * spec: shopping 1.1, 2.2: a shop-and-deliver trip's creation completes the shopping order that
+ * booked it (a crash between the two steps of the order's flow leaves it to this outbox).
+ */
+function shopTripBooked(e: TripEvent, t: Trip, fingerprint: string): readonly OutboxAdd[] {
+  if (e.kind !== "trip_created" || !t.shop_deliver) return [];
+  const item: ShopTripBookedItem = {
+    business_id: t.business_id,
+    reference: t.reference,
+    fingerprint,
+  };
+  return [{ outbox: SHOP_TRIP_BOOKED_OUTBOX, payload: item }];
 }
 
 /** spec: business 4.4: a sandbox trip's autopilot starts from its creation's commit. */

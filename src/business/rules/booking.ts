@@ -24,6 +24,19 @@ export const DEFAULT_OFFSET = "+02:00";
 export const TRIP_REFUND_OUTBOX = "business_trip_refund";
 /** The outbox of bookings that stopped between their steps. */
 export const BOOKING_STALLED_OUTBOX = "business_booking_stalled";
+/**
+ * The outbox of shop-and-deliver trips created (shopping 1.1): the shopping order that booked the
+ * trip is marked booked from the trip's own commit, so a crash before the order flow marks it
+ * leaves no charged trip whose order its shopper and merchant cannot see.
+ */
+export const SHOP_TRIP_BOOKED_OUTBOX = "business_shop_trip_booked";
+
+/** A shop-and-deliver trip created, with the fingerprint of the booking that made it. */
+export interface ShopTripBookedItem {
+  readonly business_id: string;
+  readonly reference: string;
+  readonly fingerprint: string;
+}
 
 /** spec: business 7 test_booking_refused: the prefixes that mark a test order on live. */
 export const TEST_MARKERS = ["__TEST", "[TEST]", "TEST ORDER", "DO NOT DELIVER"] as const;

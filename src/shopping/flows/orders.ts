@@ -3,7 +3,8 @@
  * external_order_id claimed (unique per account), its stores opened, then its shop-and-deliver
  * trip booked through the Business API's booking flow. A refusal before the trip exists releases
  * the claim: nothing booked, the reference and the order id free again. A crash between two steps
- * leaves a claim that a retry of the same body completes (each step is idempotent).
+ * leaves a claim that a retry of the same body completes (each step is idempotent); once the trip
+ * is created, its commit's outbox marks the order booked without a retry (orderTripBooked).
  */
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Trip } from "../../../actors/business/trip/mod.ts";
@@ -16,7 +17,11 @@ import {
 import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { bookTrip } from "../../business/flows/book.ts";
 import type { CompleteDeps } from "../../business/flows/complete_booking.ts";
-import { bookingReference, fingerprintOf } from "../../business/rules/booking.ts";
+import {
+  bookingReference,
+  fingerprintOf,
+  type ShopTripBookedItem,
+} from "../../business/rules/booking.ts";
 import type { Deps } from "../../environment.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
@@ -197,6 +202,21 @@ async function releaseUnbooked(runtime: ActorRuntime, order: ShoppingOrder): Pro
   await runtime.ask(shoppingOrderActor, order.business_id, order.reference, {
     kind: "release",
     claim_id: order.claim_id,
+  });
+}
+
+/**
+ * spec: shopping 1.1, 2.2: a shop-and-deliver trip created completes the order that booked it
+ * (same fingerprint): its shopper can work it and the merchant read it, whether or not the request
+ * lived to mark it. A trip booked outside an order (no order, or another claim's) changes nothing.
+ */
+export async function orderTripBooked(
+  runtime: ActorRuntime,
+  item: ShopTripBookedItem,
+): Promise<void> {
+  await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
+    kind: "booked",
+    fingerprint: item.fingerprint,
   });
 }
 

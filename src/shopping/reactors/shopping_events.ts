@@ -4,7 +4,9 @@
  *   a line awaits a decision, handed to flows/events.ts, which records it on the order and makes
  *   its events through the one delivery engine (src/platform/reactors/deliver.ts);
  * - the basket webhook outbox (Business API 6 `shopping.basket_collected`): a basket collected,
- *   handed to flows/basket_webhook.ts, which makes the business webhook event.
+ *   handed to flows/basket_webhook.ts, which makes the business webhook event;
+ * - the shop trip outbox (shopping 1.1): a shop-and-deliver trip created, whose order is marked
+ *   booked by flows/orders.ts (a crash before the order's flow marked it leaves it to this).
  * A failure leaves the item in its outbox; the runtime hands it over again and the idempotent
  * steps finish it.
  */
@@ -14,6 +16,8 @@ import { Refused } from "../../runtime/actor.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
 import { sendBasketWebhook } from "../flows/basket_webhook.ts";
 import { type EventDeps, handleShoppingItem } from "../flows/events.ts";
+import { orderTripBooked } from "../flows/orders.ts";
+import { SHOP_TRIP_BOOKED_OUTBOX, type ShopTripBookedItem } from "../../business/rules/booking.ts";
 import {
   BASKET_WEBHOOK_OUTBOX,
   type BasketWebhookItem,
@@ -25,6 +29,7 @@ export class ShoppingEvents {
   readonly #deps: EventDeps & { readonly log: Logger };
   readonly #events: OutboxHandling;
   readonly #baskets: OutboxHandling;
+  readonly #trips: OutboxHandling;
 
   constructor(deps: EventDeps & { readonly log: Logger }) {
     this.#deps = deps;
@@ -38,11 +43,16 @@ export class ShoppingEvents {
       BASKET_WEBHOOK_OUTBOX,
       (item) => this.#onBasket(item),
     );
+    this.#trips = new OutboxHandling(
+      deps.runtime,
+      SHOP_TRIP_BOOKED_OUTBOX,
+      (item) => this.#onTrip(item),
+    );
   }
 
   /** Stops taking items (they wait in the outboxes) and waits for those being handled. */
   async close(): Promise<void> {
-    await Promise.all([this.#events.close(), this.#baskets.close()]);
+    await Promise.all([this.#events.close(), this.#baskets.close(), this.#trips.close()]);
   }
 
   async #onEvent(item: OutboxItem): Promise<void> {
@@ -50,6 +60,13 @@ export class ShoppingEvents {
     const log = { tenant_id: item.tenant, event_id: event.event_id };
     if (!this.#own(item, event.business_id, "shopping_event_dropped", log)) return;
     await handleShoppingItem(this.#deps, event);
+  }
+
+  async #onTrip(item: OutboxItem): Promise<void> {
+    const trip = item.payload as ShopTripBookedItem;
+    const log = { tenant_id: item.tenant, order_reference: trip.reference };
+    if (!this.#own(item, trip.business_id, "shop_trip_dropped", log)) return;
+    await orderTripBooked(this.#deps.runtime, trip);
   }
 
   async #onBasket(item: OutboxItem): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { commandKind, holdAsk } from "../../helpers/faults.ts";
+import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
 
@@ -141,6 +141,59 @@ Deno.test("shopping orders: 20 concurrent creates of one external_order_id: one 
     assert.equal(made.status, 201, JSON.stringify(made.body));
     assert.equal(repeat.status, 200, JSON.stringify(repeat.body));
     assert.equal(repeat.body.data.reference, made.body.data.reference);
+  }));
+
+Deno.test("shopping orders: a crash after the trip is booked leaves an order its trip's commit completes, without a retry (the booking sweep too)", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const before = await balanceOf(t, b.api_key);
+    // The process dies after the trip was booked (and charged), before the order is marked booked.
+    const failed = await whileFlaky(t.env, {
+      fails: commandKind("booked", "shopping_order"),
+      times: Infinity,
+    }, async () => {
+      const cut = await createOrder(t, b.api_key, orderBody("ORD-CUT"));
+      assert.equal(cut.status, 500, JSON.stringify(cut.body));
+    });
+    assert.equal(failed, 1);
+    await t.settle();
+    const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(trips.body.data.length, 1, JSON.stringify(trips.body));
+    const reference = trips.body.data[0].reference;
+    assert.notDeepEqual(await balanceOf(t, b.api_key), before);
+    // spec: shopping 1.1, 2.2: the charged trip's order is there for its shopper and the merchant.
+    const order = await t.call("GET", `/business/shopping-orders/${reference}`, {
+      key: b.api_key,
+    });
+    assert.equal(order.status, 200, JSON.stringify(order.body));
+    assert.equal(order.body.data.reference, reference);
+    // A retry of the same body replays it, charged once.
+    const charged = await balanceOf(t, b.api_key);
+    const again = await createOrder(t, b.api_key, orderBody("ORD-CUT"));
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.reference, reference);
+    assert.deepEqual(await balanceOf(t, b.api_key), charged);
+    // The process dies before the trip is created: the booking's sweep completes (and charges)
+    // the trip, and with it the order.
+    await whileFlaky(
+      t.env,
+      { fails: commandKind("create", "business_trip"), times: Infinity },
+      async () => {
+        const cut = await createOrder(t, b.api_key, orderBody("ORD-SWEPT"));
+        assert.equal(cut.status, 500, JSON.stringify(cut.body));
+      },
+    );
+    t.clock.advanceBy(31_000);
+    await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    await t.settle();
+    const listed = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    const swept = listed.body.data.find((x: { reference: string }) => x.reference !== reference);
+    assert.ok(swept, JSON.stringify(listed.body));
+    const sweptOrder = await t.call("GET", `/business/shopping-orders/${swept.reference}`, {
+      key: b.api_key,
+    });
+    assert.equal(sweptOrder.status, 200, JSON.stringify(sweptOrder.body));
   }));
 
 Deno.test("shopping orders: a refused booking leaves the order id free", () =>
