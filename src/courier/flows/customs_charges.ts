@@ -7,7 +7,8 @@
  *   that dies before booking it loses nothing;
  * - duties the client pays book a recoverable entry kept apart from revenue (`DUT-<crossing>-<n>`,
  *   source event `customs.duties:<crossing>`, `:<n>` from the second duty on); duties the account
- *   refuses to book are taken back off the crossing before the refusal is thrown. Duties another
+ *   refuses to book are taken back off the crossing before the refusal is thrown (an account too
+ *   busy to answer refused nothing: they stay due). Duties another
  *   payer settles (the recipient, the courier) are recorded on the crossing only: the client is
  *   not charged for them.
  */
@@ -23,6 +24,7 @@ import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { askCrossing } from "./customs.ts";
 import { postLaterCharge } from "./later_charges.ts";
 import { shipmentIn } from "./shipments.ts";
+import { lastingRefusal } from "./runs/parking.ts";
 
 /**
  * Books a charge the crossing keeps due (reactors/customs_charges.ts), throwing when it was not
@@ -112,10 +114,14 @@ export async function bookDuty(
     },
   );
   if (booked && !booked.ok) {
+    const refused = new Refused(booked);
+    // An account too busy or catching up has refused nothing: the duties stay recorded and due,
+    // booked by their retry or the crossing's charge timer (courier 2.6 rules 2, 3).
+    if (lastingRefusal(refused) === null) throw refused;
     // Product rule: a refusal changes nothing: the crossing claims no duty the client was not
     // charged; the same duties sent again once the account takes them are recorded and booked.
     await askCrossing(runtime, tenant, crossing.id, { kind: "withdraw_duty", move });
-    throw new Refused(booked);
+    throw refused;
   }
   return reference;
 }

@@ -889,6 +889,47 @@ Deno.test("customs: a clearance whose fee a crash kept off the account is booked
     ]);
   }));
 
+Deno.test("customs: duties the client's account was too busy to take stay on the crossing and are booked once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = await present(t, courier, waybill);
+    const duty = {
+      action: "duties",
+      amount: "40",
+      currency: "BWP",
+      payer: "client",
+      evidence: "SARS receipt 9100",
+    };
+    // The client's account answers actor_busy (its mailbox full) while the duties are recorded:
+    // not now is no refusal, so the duties the courier paid stay on the crossing, due.
+    await whileFlaky(t.env, {
+      fails: (type, command) =>
+        type === "courier_client" && (command as { kind: string }).kind === "post_charge",
+      times: Infinity,
+      refuse: true,
+    }, async () => {
+      const busy = await move(t, courier, id, duty, 503);
+      assert.equal(busy.code, "actor_busy");
+    });
+    const [held] = await crossings(t, courier, waybill);
+    assert.deepEqual(held!.duties.map((d) => [d.amount, d.payer]), [[40, "client"]]);
+    // Nobody sends the duties again: they are booked once time passes (courier 2.6 rules 2, 3).
+    await advance(t, SCAN_CHARGE_RETRY_MS / 1000);
+    await until(
+      t,
+      async () => (await ledger(t, courier, "duties")).length > 0,
+      "the duties booked",
+    );
+    const again = await move(t, courier, id, duty);
+    assert.equal(again.data.replayed, true);
+    assert.equal(again.data.charge_reference, `DUT-${id}-1`);
+    await advance(t, SCAN_CHARGE_RETRY_MS / 1000);
+    const duties = await ledger(t, courier, "duties");
+    assert.deepEqual(duties.map((d) => [d.reference, d.amount_minor]), [[`DUT-${id}-1`, 4000]]);
+  }));
+
 Deno.test("customs: a hold sent again after the crossing moved on answers the hold recorded and changes nothing", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
