@@ -181,6 +181,30 @@ export function failAsks(
 }
 
 /**
+ * Answers `actor_busy` (a full mailbox) to the first `times` asks of the runtime that `picks`
+ * chooses, before they reach their actor, whoever asks (a request, a reactor, a sweep); every
+ * other ask goes through. Answers how many were refused so far.
+ */
+export function busyAsks(
+  runtime: ActorRuntime,
+  picks: (type: string, command: unknown) => boolean,
+  times: number,
+): () => number {
+  let refused = 0;
+  const ask = runtime.ask.bind(runtime);
+  runtime.ask = ((...args: Parameters<typeof ask>) => {
+    const [def, , id, command] = args;
+    if (refused < times && picks(def.type, command)) {
+      refused++;
+      const message = `injected busy ${refused}: ${def.type} ${id}`;
+      return Promise.resolve({ ok: false, code: "actor_busy", message });
+    }
+    return ask(...args);
+  }) as typeof runtime.ask;
+  return () => refused;
+}
+
+/**
  * Picks asks by their command's kind, and by the actor's type when given (for `holdAsk` and
  * `Faults.fails`).
  */

@@ -111,6 +111,9 @@ export async function completeBooking(
   const id = await deps.numbers.take(business);
   const made = await createTrip(deps, claim, { id, charge, scan_code: scan });
   if (made.ok && made.reply.phase === "booked") return made.reply.trip;
+  // Not now (the trip's mailbox full): the claim still holds, and its sweep creates the trip
+  // under the same charge, so the charge is kept (given back, the trip would run unpaid).
+  if (!made.ok && made.code !== "not_found") throw new Refused(made);
   // The claim was released meanwhile (the request's charge was refused while this one's went
   // through): the charge is given back, so nobody pays for a trip that does not exist.
   await refundCharge(deps, business, `stale:${key}`, charge, by);

@@ -6,7 +6,7 @@
  */
 import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { Refused } from "../../runtime/actor.ts";
+import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
 import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";
@@ -39,8 +39,9 @@ export async function completeStalledBooking(deps: CompleteDeps, item: StalledIt
   try {
     await completeBooking(deps, account, state.reply.claim, BY);
   } catch (e) {
-    // A refused charge released the claim: nothing is left to complete.
-    if (!(e instanceof Refused)) throw e;
+    // A refused charge released the claim: nothing is left to complete. A "not now" (an actor
+    // too busy) left it, maybe charged: thrown, so the outbox hands the item over again.
+    if (lastingRefusal(e) === null) throw e;
   }
 }
 

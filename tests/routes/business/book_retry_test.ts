@@ -3,6 +3,7 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import { bookingReference } from "../../../src/business/rules/booking.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { busyAsks, commandKind } from "../../helpers/faults.ts";
 import { balanceOf, book, bwp, debitsOf, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("book retry: an external_reference replays its trip, conflicts on other details, for good", () =>
@@ -162,6 +163,30 @@ Deno.test("book retry: a booking stopped after its charge is completed by the sw
     assert.equal(done.body.data.id, 2);
     // Two bookings, two charges: the sweep did not charge again.
     assert.equal(await debitsOf(t, b.id), 2);
+  }));
+
+Deno.test("book retry: a trip too busy to be created keeps its charge, and the sweep (tried again while busy) creates it charged once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { ...PARCEL, external_reference: "ORD-BUSY" };
+    // The trip's mailbox is full when its creation is asked: not now, not refused. So it is
+    // still when the booking's sweep first completes it: the sweep tries again.
+    const refused = busyAsks(t.env.runtime, commandKind("create", tripActor.type), 2);
+    const busy = await book(t, b.api_key, body);
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    assert.equal(busy.body.code, "actor_busy");
+    t.clock.advanceBy(31_000);
+    await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    assert.equal(refused(), 2);
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    const replay = await book(t, b.api_key, body);
+    assert.equal(replay.status, 200, JSON.stringify(replay.body));
+    // spec: business 4.3: the trip that exists is paid for, once.
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - replay.body.data.billing_amount));
+    await t.env.runtime.outboxesIdle();
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - replay.body.data.billing_amount));
   }));
 
 Deno.test("book retry: a retry after scheduled_at passed replays the booked trip (external_reference, Idempotency-Key)", () =>
