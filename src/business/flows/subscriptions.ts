@@ -32,6 +32,7 @@ import {
   refuseTestTraffic,
   type TestFlags,
 } from "./book.ts";
+import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
 
 /** The request; its test flags are refused on live and not kept (business 7). */
 export interface SubscriptionInput extends TestFlags {
@@ -145,7 +146,8 @@ export async function askSubscription(
 /**
  * Books one due occurrence (the occurrence outbox's handler): once, under its derived key. A
  * booking refused for good (the wallet, the vehicle) is recorded on the subscription and not
- * tried again; a booking still in progress or a failure throws, and the sweep tries again.
+ * tried again; a booking still in progress, an actor too busy or a failure throws, and the sweep
+ * tries again.
  */
 export async function bookOccurrence(
   deps: Pick<Deps, "runtime" | "clock" | "name"> & Pick<CompleteDeps, "numbers">,
@@ -182,7 +184,8 @@ export async function bookOccurrence(
     });
     command = { kind: "occurrence_booked", date: item.date, trip_reference: booked.trip.reference };
   } catch (e) {
-    if (!(e instanceof Refused) || PASSING.has(e.rejection.code)) throw e;
+    // A "not now" (an actor too busy) refused nothing: thrown, so the occurrence is tried again.
+    if (!(e instanceof Refused) || PASSING.has(e.rejection.code) || !lastingRefusal(e)) throw e;
     const { code, message } = e.rejection;
     command = { kind: "occurrence_refused", date: item.date, code, message };
   }

@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { advance } from "../../helpers/receiver.ts";
+import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { walletActor } from "../../../actors/platform/wallet.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { fundedBusiness, PARCEL, TEST_FLAGS } from "./trips_fixtures.ts";
@@ -253,6 +255,21 @@ Deno.test("subscriptions: an occurrence the wallet refuses is reported, not retr
     ]);
     assert.equal(await t.env.runtime.sweepOutboxes(), 0, "nothing left to retry");
     assert.equal(got.status, "active", "the next days are still booked");
+  }));
+
+Deno.test("subscriptions: an occurrence met by a busy wallet is tried again and booked, not reported refused", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    // The wallet's mailbox is full when the occurrence is charged: not now, not refused.
+    const refused = busyAsks(t.env.runtime, commandKind("debit", walletActor.type), 1);
+    await advanceAndBook(t, 23 * HOUR);
+    assert.equal(refused(), 1);
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+      .body.data;
+    assert.deepEqual(got.occurrences.map((o: { status: string }) => o.status), ["booked"]);
   }));
 
 Deno.test("subscriptions: a crash between the timer and the booking is completed once by the sweep", () =>
