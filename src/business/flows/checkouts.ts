@@ -19,6 +19,7 @@ import { CHECKOUT_HOLD_MINUTES_DEFAULT, checkoutReference } from "../rules/check
 import { type Booked, type BookingInput, type BookingRequest, bookTrip } from "./book.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
 import { estimateFare } from "./fares.ts";
+import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
 import { locatePlaces, type PlaceToLocate } from "./geocode.ts";
 
 export interface CheckoutRequest {
@@ -152,8 +153,12 @@ export async function bookCheckout(
       dest: checkout.dest,
     },
   }).catch(async (e) => {
-    // A refused booking gives the hold back; one still in progress keeps it for its retry.
-    if (e instanceof Refused && !e.rejection.code.endsWith("_in_progress")) {
+    // A refused booking gives the hold back; one still in progress, or met by an actor too busy
+    // (its claim, maybe its charge, stand: the booking's sweep may yet make the trip), keeps it
+    // for its retry, so the checkout books once.
+    if (
+      e instanceof Refused && !e.rejection.code.endsWith("_in_progress") && lastingRefusal(e)
+    ) {
       await ask({ kind: "booking_refused", attempt });
     }
     throw e;

@@ -3,7 +3,9 @@ import { CheckoutAnswer } from "../../../routes/business/answers/checkouts.ts";
 import { TripAnswer } from "../../../routes/business/answers/trips.ts";
 import { documented, listed } from "../../helpers/documented.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
 
 const CHECKOUTS = "/business/checkouts";
 // Gaborone: the Main Mall to Block 8, a parcel of 3 kg.
@@ -139,6 +141,41 @@ Deno.test("checkouts: the same cart is the same checkout, other details 409, a r
     const beside = await book(t, b.api_key, { ...PARCEL, checkout_reference: ref });
     assert.equal(beside.status, 422);
     assert.ok(beside.body.errors.some((e: { path: string }) => e.path === "dest_address"));
+  }));
+
+Deno.test("checkouts: a booking whose trip was too busy to be created keeps the checkout for it; one trip, charged once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const co = (await open(t, b.api_key)).body.data;
+    const order = { ...ORDER, checkout_reference: co.reference };
+    // The trip's mailbox is full when its creation is asked: the claim and its charge stand,
+    // and the booking's sweep creates the trip.
+    const refused = busyAsks(t.env.runtime, commandKind("create", tripActor.type), 1);
+    const busy = await book(t, b.api_key, order);
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    assert.equal(refused(), 1);
+    // spec: business 4.1: the checkout books once: another order cannot take it meanwhile.
+    const other = await book(t, b.api_key, {
+      ...order,
+      passenger_name: "Someone Else",
+      external_reference: "ORD-OTHER",
+    });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, "checkout_booked");
+    await advance(t, 31);
+    await t.env.runtime.outboxesIdle();
+    const again = await book(t, b.api_key, order);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    const read = await t.call("GET", `${CHECKOUTS}/${co.reference}`, { key: b.api_key });
+    assert.equal(read.body.data.status, "booked");
+    assert.equal(read.body.data.trip_reference, again.body.data.reference);
+    await t.settle();
+    const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(trips.body.data.length, 1, JSON.stringify(trips.body));
+    assert.deepEqual(
+      await balanceOf(t, b.api_key),
+      bwp(1000 - again.body.data.billing_amount),
+    );
   }));
 
 Deno.test("checkouts: another business's checkout is not found, to read, cancel or book", () =>
