@@ -7,6 +7,7 @@
 import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps, Reactor } from "../../environment.ts";
 import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
+import { orRefuse } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
 import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";
@@ -23,10 +24,14 @@ export async function refundCancelledTrip(deps: Pick<Deps, "runtime">, item: Ref
   const { trip } = read.reply;
   if (!trip.charge || trip.refund) return;
   const credited = await refundCharge(deps, item.business_id, trip.reference, trip.charge, BY);
-  await deps.runtime.ask(tripActor, item.business_id, item.reference, {
-    kind: "refunded",
-    refund: { ...trip.charge, transaction_id: credited.transaction?.id ?? null },
-  });
+  // Not recorded (the trip too busy): thrown, so the item is handed over again; the credit,
+  // under its key, is not made twice.
+  orRefuse(
+    await deps.runtime.ask(tripActor, item.business_id, item.reference, {
+      kind: "refunded",
+      refund: { ...trip.charge, transaction_id: credited.transaction?.id ?? null },
+    }),
+  );
 }
 
 /** Completes a booking claimed and not finished in time; a refused charge frees its reference. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { busyAsks, commandKind } from "../../helpers/faults.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 Deno.test("trips: cancel before collection refunds once; again already_cancelled; after collection 422", () =>
@@ -118,4 +119,23 @@ Deno.test("trips: a credit account books within its credit limit, and no further
     const over = await book(t, b.api_key, PARCEL);
     assert.equal(over.status, 422);
     assert.equal(over.body.code, "insufficient_balance");
+  }));
+
+Deno.test("trips: a refund whose trip was too busy to record it is recorded by the outbox's next handling, credited once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const ref = (await book(t, b.api_key, PARCEL)).body.data.reference;
+    // The trip's mailbox is full when the refund credited is recorded on it: not now.
+    const refused = busyAsks(t.env.runtime, commandKind("refunded", tripActor.type), 1);
+    const c = await t.call("POST", `/business/trips/${ref}/cancel`, { key: b.api_key });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    await t.env.runtime.outboxesIdle();
+    assert.equal(refused(), 1);
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    const read = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
+    assert.ok(read.ok && read.reply.phase === "booked");
+    // spec: business 3.1: the trip keeps the refund made for it, with its wallet transaction.
+    assert.notEqual(read.reply.trip.refund?.transaction_id ?? null, null);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
   }));
