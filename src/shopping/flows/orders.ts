@@ -214,10 +214,13 @@ export async function orderTripBooked(
   runtime: ActorRuntime,
   item: ShopTripBookedItem,
 ): Promise<void> {
-  await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
+  const r = await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
     kind: "booked",
     fingerprint: item.fingerprint,
   });
+  // No order claimed this reference: nothing to complete. Anything else (a busy order) is thrown,
+  // so the item is handed over again.
+  if (!r.ok && r.code !== "not_found") orRefuse(r);
 }
 
 async function liveOf(runtime: ActorRuntime, order: ShoppingOrder): Promise<ShoppingOrderLive> {

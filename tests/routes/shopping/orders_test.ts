@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
 
@@ -173,6 +173,21 @@ Deno.test("shopping orders: a crash after the trip is booked leaves an order its
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.body.data.reference, reference);
     assert.deepEqual(await balanceOf(t, b.api_key), charged);
+    // The order is too busy when the trip's commit completes it: its outbox hands it over again.
+    const refused = busyAsks(t.env.runtime, commandKind("booked", "shopping_order"), 2);
+    const busy = await createOrder(t, b.api_key, orderBody("ORD-BUSY"));
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    await t.env.runtime.outboxesIdle();
+    assert.equal(refused(), 2);
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    await t.settle();
+    const all = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    const made = all.body.data.find((x: { reference: string }) => x.reference !== reference);
+    const busyOrder = await t.call("GET", `/business/shopping-orders/${made.reference}`, {
+      key: b.api_key,
+    });
+    assert.equal(busyOrder.status, 200, JSON.stringify(busyOrder.body));
     // The process dies before the trip is created: the booking's sweep completes (and charges)
     // the trip, and with it the order.
     await whileFlaky(
@@ -188,7 +203,9 @@ Deno.test("shopping orders: a crash after the trip is booked leaves an order its
     await t.env.runtime.outboxesIdle();
     await t.settle();
     const listed = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
-    const swept = listed.body.data.find((x: { reference: string }) => x.reference !== reference);
+    const swept = listed.body.data.find((x: { reference: string }) =>
+      x.reference !== reference && x.reference !== made.reference
+    );
     assert.ok(swept, JSON.stringify(listed.body));
     const sweptOrder = await t.call("GET", `/business/shopping-orders/${swept.reference}`, {
       key: b.api_key,
