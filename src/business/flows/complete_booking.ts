@@ -92,10 +92,13 @@ export async function completeBooking(
     low_balance: lowBalanceWatch(account, d.billing_currency),
   }, { idempotencyKey: `charge:${key}`, permanent: true });
   if (!charged.ok) {
-    await runtime.ask(tripActor, business, d.reference, {
+    const released = await runtime.ask(tripActor, business, d.reference, {
       kind: "release",
       fingerprint: claim.fingerprint,
     });
+    // Not released (the trip's mailbox full): the claim stands and its sweep may yet book it, so
+    // the caller is told "not now" and its retry finds what happened, never "nothing booked".
+    if (!released.ok) throw new Refused(released);
     throw new Refused(charged);
   }
   const t = charged.reply.transaction;

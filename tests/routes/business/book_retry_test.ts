@@ -245,3 +245,32 @@ Deno.test("book retry: a retry after the account stopped allowing upgrades repla
     assert.equal(fresh.body.code, "vehicle_upgrade_refused");
     assert.equal(await debitsOf(t, b.id), 1);
   }));
+
+Deno.test("book retry: a refused charge whose claim was too busy to release is not told nothing booked; what the sweep books, the retry finds", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "0");
+    const body = { ...PARCEL, external_reference: "ORD-POOR" };
+    // The charge is refused (nothing in the wallet) and the claim's release meets a full mailbox:
+    // the claim stands, so "nothing booked" (422) would be untrue once the sweep books it.
+    const refused = busyAsks(t.env.runtime, commandKind("release", tripActor.type), 1);
+    const busy = await book(t, b.api_key, body);
+    assert.equal(refused(), 1);
+    assert.equal(busy.status, 503, JSON.stringify(busy.body));
+    assert.equal(busy.body.code, "actor_busy");
+    // Money arrives, and the booking's sweep completes the claim that stood.
+    const funded = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "1000.00", currency: "BWP", reference: "fund-later" },
+    });
+    assert.equal(funded.status, 201);
+    t.clock.advanceBy(31_000);
+    await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    await t.env.runtime.sweepOutboxes();
+    await t.env.runtime.outboxesIdle();
+    // The retry is answered with the trip that exists, paid once.
+    const retry = await book(t, b.api_key, body);
+    assert.ok(retry.status === 200 || retry.status === 201, JSON.stringify(retry.body));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - retry.body.data.billing_amount));
+    assert.equal(await debitsOf(t, b.id), 1);
+  }));
