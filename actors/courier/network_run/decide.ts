@@ -21,6 +21,8 @@ import {
   type NetworkRunState,
   RUN_FOLLOW_UP_RETRY_MS,
   RUN_STATE_BUDGET,
+  TRIP_ENDED_GRACE_MS,
+  TRIP_ENDED_TIMER,
 } from "./run.ts";
 import * as runs from "./run_changes.ts";
 import { SAME, type Step } from "./step.ts";
@@ -69,7 +71,7 @@ export function decide(
     case "get":
       return accept<S, RunEvent, RunReply>([], (s) => s!);
     case "timer":
-      return c.name === FOLLOW_UPS_TIMER ? dueAgain(state, ctx.now) : accept([], ack);
+      return timerFired(state, c.name, ctx);
     case "follow_ups_done":
       return followUpsDone(state, c.batches);
     default:
@@ -117,7 +119,10 @@ function changed(
     );
   }
   const followUps = followUpsOf(state, next, c, ctx.now);
-  if (followUps.length === 0) return accept<S, RunEvent, RunReply>(r, replyFor(c));
+  const own = timersOf(c, ctx.now);
+  if (followUps.length === 0) {
+    return accept<S, RunEvent, RunReply>(r, replyFor(c), own.length > 0 ? own : undefined);
+  }
   const batch = ctx.newId("fu");
   const reply = replyFor(c);
   // The first batch due arms the retry; one already due has armed it.
@@ -125,6 +130,48 @@ function changed(
   return accept<S, RunEvent, RunReply>(
     [...r, { kind: "follow_ups_due", batch, follow_ups: followUps }],
     (s, at) => ({ ...reply(s, at), follow_ups: batch }),
+    [...timers, ...own],
+  );
+}
+
+/**
+ * The run's own timers a recorded change sets (each by its name, so none replaces another): the
+ * arrival's look, the grace after it, for what is still on board (courier 2.9 leg_trip_ended).
+ * A run that arrived before this look was made raised the alerts with its arrival (its arrival's
+ * follow-ups in the log hold them), so it needs none.
+ */
+function timersOf(c: RunChange, now: number): TimerOp[] {
+  if (c.kind !== "arrive") return [];
+  return [{ op: "set", name: TRIP_ENDED_TIMER, at: now + TRIP_ENDED_GRACE_MS }];
+}
+
+function timerFired(
+  run: NetworkRun,
+  name: string | undefined,
+  ctx: Ctx,
+): Decision<S, RunEvent, RunReply> {
+  if (name === FOLLOW_UPS_TIMER) return dueAgain(run, ctx.now);
+  if (name === TRIP_ENDED_TIMER) return tripEnded(run, ctx);
+  return accept<S, RunEvent, RunReply>([], ack);
+}
+
+/**
+ * spec: courier 2.9 leg_trip_ended: the grace after the arrival passed with shipments still on
+ * board. No request is there to raise the alerts, so their batch is due again at once (the run
+ * follow-ups reactor raises them) and the retry is armed as for any batch; each alert's condition
+ * key raises it once, however often this is recorded.
+ */
+function tripEnded(run: NetworkRun, ctx: Ctx): Decision<S, RunEvent, RunReply> {
+  const followUps = follow.tripEndedFollowUps(run);
+  if (followUps.length === 0) return accept<S, RunEvent, RunReply>([], ack);
+  const batch = ctx.newId("fu");
+  const timers: TimerOp[] = (run.follow_ups_due ?? []).length === 0 ? [retry(ctx.now)] : [];
+  return accept<S, RunEvent, RunReply>(
+    [
+      { kind: "follow_ups_due", batch, follow_ups: followUps },
+      { kind: "follow_ups_again", batches: [batch] },
+    ],
+    ack,
     timers,
   );
 }

@@ -96,8 +96,9 @@ export type RunOutcome =
  * The outbox of a change (courier 2.6 rule 3, 3.4): the work that must follow it beyond the run
  * (custody moves, charges, crossings, a laboratory handover, an alert), recorded in the same
  * commit. The request that made the change does it and says so (`follow_ups_done`); what is
- * still due when the run's follow-ups timer fires is due again (`follow_ups_again`), and the run
- * follow-ups reactor does it from the log (src/courier/reactors/run_follow_ups.ts). Each
+ * still due when the run's follow-ups timer fires is due again (`follow_ups_again`), as is at once
+ * what its leg_trip_ended look records (no request is there to do it), and the run follow-ups
+ * reactor does it from the log (src/courier/reactors/run_follow_ups.ts). Each
  * follow-up has the key of its condition, so it is done once whoever does it, however often.
  */
 export type FollowUpEvent =

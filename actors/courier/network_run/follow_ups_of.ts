@@ -48,14 +48,13 @@ export function departureFollowUps(run: NetworkRun, by: string, fallbackKey: str
 
 /**
  * spec: courier 3.2: linehaul closes on arrival for what the run carried on a trunk leg (what it
- * delivers stays out for delivery), keyed by the boarding. 2.9 leg_trip_ended: the trip ended and
- * these shipments were not told where they are (an unload, delivery or report tells them).
+ * delivers stays out for delivery), keyed by the boarding. The unload, deliveries and reports
+ * follow the arrival: leg_trip_ended waits for the grace (tripEndedFollowUps).
  */
 export function arrivalFollowUps(run: NetworkRun, by: string): FollowUp[] {
-  const onBoard = run.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
-  const moves = onBoard
-    .filter((w) => departureEvent(run, w) !== "out_for_delivery")
-    .map((w) =>
+  return run.items
+    .filter((i) => i.state === "on_board" && departureEvent(run, i.waybill) !== "out_for_delivery")
+    .map(({ waybill: w }) =>
       custody(w, `${run.id}:arrival:${boarding(run, w)}`, {
         event: "arrived",
         holder: holderOf(run),
@@ -63,7 +62,17 @@ export function arrivalFollowUps(run: NetworkRun, by: string): FollowUp[] {
         by,
       })
     );
-  const alerts = onBoard.map((w): FollowUp => ({
+}
+
+/**
+ * spec: courier 2.9 leg_trip_ended: the run arrived and, the grace after it, these shipments are
+ * still on board: nothing (an unload, delivery, report or transfer) told them where they are.
+ * One condition per shipment on the run (it arrives once), so however often it is looked for,
+ * each is raised once.
+ */
+export function tripEndedFollowUps(run: NetworkRun): FollowUp[] {
+  const onBoard = run.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
+  return [...new Set(onBoard)].map((w): FollowUp => ({
     kind: "alert",
     alert: {
       kind: "leg_trip_ended",
@@ -71,11 +80,11 @@ export function arrivalFollowUps(run: NetworkRun, by: string): FollowUp[] {
       owner: "courier",
       subject: { type: "shipment", id: w },
       waybill: w,
-      message: `run ${run.id} arrived with ${w} on board and no unload or delivery recorded for it`,
+      message: `run ${run.id} arrived with ${w} still on board: no unload, delivery, report ` +
+        `or transfer has told it where it is`,
       detail: { run_id: run.id },
     },
   }));
-  return [...moves, ...alerts];
 }
 
 /**

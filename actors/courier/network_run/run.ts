@@ -23,6 +23,14 @@ export const RUN_STATE_BYTES_MAX = 400_000;
 export const RUN_FOLLOW_UP_RETRY_MS = 5 * 60_000;
 /** The run's timer that makes what is still due due again. */
 export const FOLLOW_UPS_TIMER = "follow_ups";
+/**
+ * How long a shipment may stay on board after its run arrived before leg_trip_ended is raised for
+ * it (courier 2.9; the spec names no time): the unload, delivery or report follows the arrival
+ * within a facility's turn, so one still on board 2 hours later was forgotten.
+ */
+export const TRIP_ENDED_GRACE_MS = 2 * 60 * 60_000;
+/** The run's timer that, the grace after its arrival, looks for shipments still on board. */
+export const TRIP_ENDED_TIMER = "trip_ended";
 /** Actions kept in state; the event log keeps every one. */
 export const RUN_HISTORY_MAX = 20;
 export const RUN_TEXT_CHARS_MAX = 500;

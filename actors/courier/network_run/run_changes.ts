@@ -120,10 +120,10 @@ export function departure(run: NetworkRun, by: string, now: number) {
 }
 
 export function arrive(run: NetworkRun, c: Change<"arrive">, now: number): Step {
-  // The arrival sent again changes nothing: its retry raises the alerts a crash kept from
-  // following it (product rule: a crash between two steps leaves state a retry completes); sent
-  // again after the unload (which follows only an arrival), it answers the run as it stands, as a
-  // departure sent again does.
+  // The arrival sent again changes nothing (nor moves its look for leg_trip_ended): its retry
+  // does the custody moves a crash kept from following it (product rule: a crash between two
+  // steps leaves state a retry completes); sent again after the unload (which follows only an
+  // arrival), it answers the run as it stands, as a departure sent again does.
   if (run.status === "arrived" || run.status === "unloaded") return SAME;
   if (run.status !== "departed") {
     return reject("run_not_departed", `a run arrives after it departs: ${run.status}`);

@@ -17,6 +17,8 @@ import {
   type RunCommand,
   type RunEvent,
   type StoredRunEvent,
+  TRIP_ENDED_GRACE_MS,
+  TRIP_ENDED_TIMER,
 } from "../../../actors/courier/network_run/mod.ts";
 import type { TimerOp } from "../../../src/runtime/actor.ts";
 import {
@@ -121,6 +123,54 @@ Deno.test("network run: follow-ups said done leave the run; the timer makes what
   assert.deepEqual(decided(run, { kind: "follow_ups_done", batches: [b] }).events, []);
   const idle = decided(run, { kind: "timer", name: FOLLOW_UPS_TIMER, payload: undefined } as never);
   assert.deepEqual([idle.events, idle.timers ?? []], [[], []]);
+});
+
+Deno.test("network run: an arrival raises no leg_trip_ended; its own timer, the grace after, raises one for each shipment still on board, beside the follow-ups retry", () => {
+  let run: NetworkRunState = created();
+  for (const [id, wb] of [["s1", "WB1"], ["s2", "WB2"], ["s3", "WB3"]] as const) {
+    run = applied(run, decided(run, stop(id, wb)).events);
+  }
+  run = applied(run, decided(run, { kind: "depart", by: "t" }).events);
+  const arrivedAt = NOW + 3_600_000;
+  const arrival = decided(run, { kind: "arrive", by: "t" }, arrivedAt);
+  const kinds = (events: readonly RunEvent[]) =>
+    events.flatMap((e) => e.kind === "follow_ups_due" ? e.follow_ups.map((f) => f.kind) : []);
+  assert.deepEqual(kinds(arrival.events), [], "spec: courier 2.9: the unload follows the arrival");
+  // Its own timer, by name: the departure's batch still due keeps the retry it armed.
+  const check = { op: "set", name: TRIP_ENDED_TIMER, at: arrivedAt + TRIP_ENDED_GRACE_MS };
+  assert.deepEqual(arrival.timers, [check]);
+  run = applied(run, arrival.events);
+  assert.deepEqual(decided(run, { kind: "arrive", by: "t" }).timers ?? [], [], "arrives once");
+  run = applied(run, decided(run, { kind: "unload", waybills: ["WB1"], by: "t" }).events);
+  run = applied(
+    run,
+    decided(run, { kind: "report", waybill: "WB2", condition: "damaged", note: "torn", by: "t" })
+      .events,
+  );
+  // Each change's follow-ups told done: the retry is not armed.
+  const done = { kind: "follow_ups_done", batches: run!.follow_ups_due! } as const;
+  run = applied(run, decided(run, done).events);
+  const fire = { kind: "timer", name: TRIP_ENDED_TIMER, payload: undefined } as never;
+  const firedAt = check.at;
+  const fired = decided(run, fire, firedAt);
+  const { batch, followUps } = dueOf(fired.events);
+  assert.deepEqual(
+    followUps.map((f) => f.kind === "alert" ? [f.alert.kind, f.alert.condition_key] : f.kind),
+    [["leg_trip_ended", "run_1:WB3:trip_ended"]],
+  );
+  // Nobody's request raises it: due again at once, the retry armed as for any batch.
+  assert.deepEqual(fired.events.at(-1), { kind: "follow_ups_again", batches: [batch] });
+  assert.deepEqual(fired.timers, [{
+    op: "set",
+    name: FOLLOW_UPS_TIMER,
+    at: firedAt + RUN_FOLLOW_UP_RETRY_MS,
+  }]);
+  // Fired again, it names the same condition, which the alert raises once.
+  const twice = dueOf(decided(applied(run, fired.events), fire, firedAt + 1).events);
+  assert.deepEqual(twice.followUps, followUps);
+  // Nothing on board: nothing to raise.
+  run = applied(run, decided(run, { kind: "unload", waybills: null, by: "t" }).events);
+  assert.deepEqual(decided(run, fire, firedAt).events, []);
 });
 
 Deno.test("network run: a collection records the item and its custody move and errand charge; a failed collection charges the work order's client", () => {

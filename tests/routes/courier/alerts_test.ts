@@ -4,6 +4,8 @@ import { raiseAlert, type RaiseAlertInput } from "../../../src/courier/flows/ale
 import { EVIDENCE_FILE_BYTES_MAX } from "../../../src/courier/flows/evidence.ts";
 import { sha256Hex } from "../../../src/domain/secrets.ts";
 import { ALERT_DETAIL_BYTES_MAX } from "../../../actors/courier/alert.ts";
+import { TRIP_ENDED_GRACE_MS } from "../../../actors/courier/network_run/mod.ts";
+import { advance } from "../../helpers/receiver.ts";
 import {
   bookWaybill,
   courierWithScopes,
@@ -411,7 +413,8 @@ Deno.test("alerts: leg_unassigned and leg_trip_ended raised by two requests at o
     }, 201)).id as string;
     const waybills = [await bookWaybill(t, client), await bookWaybill(t, client)];
     // spec: courier 2.9: each condition is raised once, however many requests bring it at once:
-    // two stops added to a run with no driver, then two arrivals of the run.
+    // two stops added to a run with no driver, then two arrivals of the run, left on board for
+    // the grace after it (leg_trip_ended).
     await Promise.all(
       waybills.map((waybill) =>
         post(`/business/network-runs/${run}/stops`, { kind: "deliver", waybill }, 201)
@@ -419,6 +422,7 @@ Deno.test("alerts: leg_unassigned and leg_trip_ended raised by two requests at o
     );
     await post(`/business/network-runs/${run}/depart`, {});
     await Promise.all([1, 2].map(() => post(`/business/network-runs/${run}/arrive`, {})));
+    await advance(t, TRIP_ENDED_GRACE_MS / 1000);
     await t.settle();
     const unassigned = await list(t, key, "?kind=leg_unassigned");
     assert.equal(unassigned.body.data.length, 1);

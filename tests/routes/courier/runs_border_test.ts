@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { until } from "../../helpers/receiver.ts";
-import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
+import { advance, until } from "../../helpers/receiver.ts";
+import { networkRunActor, TRIP_ENDED_GRACE_MS } from "../../../actors/courier/network_run/mod.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import { bookWaybill, newClient, newCourier, newDriver, topUp } from "../../helpers/courier.ts";
 import {
@@ -92,6 +92,9 @@ Deno.test("runs: a border stop presents to customs, exit before entry; leg alert
     });
     assert.equal(ship.body.data.status, "customs_processing");
     await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    assert.deepEqual(await alerts("leg_trip_ended"), [], "the unload follows the arrival");
+    // spec: courier 2.9: still on board the grace after the arrival, nothing told it where it is.
+    await advance(t, TRIP_ENDED_GRACE_MS / 1000);
     const ended = await alerts("leg_trip_ended");
     assert.deepEqual(ended.map((a) => a.waybill), [waybill]);
   }));

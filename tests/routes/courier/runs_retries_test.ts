@@ -8,6 +8,8 @@ import { withTestEnv } from "../../helpers/test_env.ts";
 import { forgetStopAnswers } from "../../../src/courier/flows/runs/mod.ts";
 import { flakyRuntime, whileFlaky } from "../../helpers/faults.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
+import { TRIP_ENDED_GRACE_MS } from "../../../actors/courier/network_run/mod.ts";
+import { advance } from "../../helpers/receiver.ts";
 import { bookWaybill, newClient, newDriver, topUp } from "../../helpers/courier.ts";
 import {
   collectStop,
@@ -378,27 +380,28 @@ Deno.test("runs: a departure a crash cut short is completed by its retry, moving
     assert.deepEqual(await trail(b), ["out_for_delivery", "exception"]);
   }));
 
-Deno.test("runs: an arrival whose alerts a crash kept from being raised is completed by its retry", () =>
+Deno.test("runs: an arrival sent again arms no second look: leg_trip_ended is raised once, the grace after the first", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
     const { run, waybill } = await deliveryRun(t, courier, client);
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
-    // The process dies after the run arrived, before leg_trip_ended was raised.
-    await whileFlaky(t.env, {
-      fails: (type, command) =>
-        type === "alert" &&
-        (command as { alert?: { kind: string } }).alert?.kind === "leg_trip_ended",
-    }, async () => {
-      await post(t, courier, `/business/network-runs/${run}/arrive`, {}, 500);
-    });
-    // Sent again without an idempotency_key: the arrival recorded answers, the alert is raised.
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    await advance(t, TRIP_ENDED_GRACE_MS / 2000);
+    // Sent again without an idempotency_key: the arrival recorded answers, its grace unmoved.
     const again = await post(t, courier, `/business/network-runs/${run}/arrive`, {});
     assert.equal(again.data.status, "arrived");
-    await t.settle();
-    const r = await t.call("GET", "/business/courier/alerts?kind=leg_trip_ended", {
-      key: courier.business.api_key,
-    });
-    assert.deepEqual(r.body.data.map((a: { waybill: string }) => a.waybill), [waybill]);
+    const ended = async () => {
+      await t.settle();
+      const r = await t.call("GET", "/business/courier/alerts?kind=leg_trip_ended", {
+        key: courier.business.api_key,
+      });
+      return r.body.data.map((a: { waybill: string }) => a.waybill);
+    };
+    assert.deepEqual(await ended(), []);
+    await advance(t, TRIP_ENDED_GRACE_MS / 2000);
+    assert.deepEqual(await ended(), [waybill]);
+    await advance(t, TRIP_ENDED_GRACE_MS / 1000);
+    assert.deepEqual(await ended(), [waybill]);
     // A run that has not departed still cannot arrive.
     const other = await newRun(t, courier);
     const refused = await post(t, courier, `/business/network-runs/${other}/arrive`, {}, 422);
