@@ -8,25 +8,52 @@
  * first (the profile finds the run and reserves its cold slots there) or sees the flag (its load
  * counts them). `cold_chain` false says nothing by itself: the laboratory sample is read then
  * (samples profiled before this actor existed).
+ *
+ * It also names the one run a shipment is planned on for delivery (courier 3.4: one shipment,
+ * one run that carries it out), claimed in its turn, so of two runs planning it at once one wins.
+ * A claim is replaced only by a caller that names it, once the run holding it has let it go
+ * (src/courier/flows/runs/planning.ts).
  */
-import { accept, type ActorDefinition, unreachable } from "../../src/runtime/actor.ts";
+import {
+  accept,
+  type ActorDefinition,
+  type Decision,
+  reject,
+  unreachable,
+} from "../../src/runtime/actor.ts";
 
 /** Runs kept per shipment, the most recent last; one that boarded more is long off the first. */
 export const SHIPMENT_RUNS_MAX = 20;
 
+/** The run a shipment is planned on for delivery, and its claim's number. */
+export interface PlannedOn {
+  readonly run_id: string;
+  readonly claim: number;
+}
+
 export interface ShipmentRuns {
   readonly runs: readonly string[];
   readonly cold_chain: boolean;
+  /** Absent or null: planned on no run (or only before claims were kept). */
+  readonly planned_on?: PlannedOn | null;
+  /** Claims made so far, so each has its own number. */
+  readonly claims?: number;
 }
 
 export type ShipmentRunsCommand =
   | { kind: "board"; run_id: string }
   | { kind: "cold_chain"; cold: boolean }
+  /**
+   * The shipment is planned on run_id: refused `planned_on_another_run` while another run holds
+   * the claim, unless `replacing` names that claim (the run holding it let it go).
+   */
+  | { kind: "plan"; run_id: string; replacing?: number }
   | { kind: "get" };
 
 export type ShipmentRunsEvent =
   | { kind: "boarded"; run_id: string }
-  | { kind: "cold_chain_set"; cold: boolean };
+  | { kind: "cold_chain_set"; cold: boolean }
+  | { kind: "planned"; planned_on: PlannedOn };
 
 /** Every reply is the state after the command, with the flag as it stood before it. */
 export interface ShipmentRunsReply extends ShipmentRuns {
@@ -52,6 +79,8 @@ export const shipmentRunsActor: ActorDefinition<
       case "cold_chain":
         if (state.cold_chain === command.cold) return accept([], reply);
         return accept([{ kind: "cold_chain_set", cold: command.cold }], reply);
+      case "plan":
+        return plan(state, command, reply);
       case "get":
       case "timer":
         return accept([], reply);
@@ -65,6 +94,32 @@ export const shipmentRunsActor: ActorDefinition<
         return { ...state, runs: [...state.runs, event.run_id].slice(-SHIPMENT_RUNS_MAX) };
       case "cold_chain_set":
         return { ...state, cold_chain: event.cold };
+      case "planned":
+        return { ...state, planned_on: event.planned_on, claims: event.planned_on.claim };
     }
   },
 };
+
+/** spec: courier 3.4: one run plans a shipment's delivery; a claim its run let go is replaced. */
+function plan(
+  state: ShipmentRuns,
+  c: Extract<ShipmentRunsCommand, { kind: "plan" }>,
+  reply: (next: ShipmentRuns) => ShipmentRunsReply,
+): Decision<ShipmentRuns, ShipmentRunsEvent, ShipmentRunsReply> {
+  const held = state.planned_on ?? null;
+  if (held?.run_id === c.run_id) {
+    return accept<ShipmentRuns, ShipmentRunsEvent, ShipmentRunsReply>([], reply);
+  }
+  if (held !== null && held.claim !== c.replacing) {
+    return reject(
+      "planned_on_another_run",
+      `the shipment is planned on run ${held.run_id}`,
+      { ...held },
+    );
+  }
+  const planned_on = { run_id: c.run_id, claim: (state.claims ?? 0) + 1 };
+  return accept<ShipmentRuns, ShipmentRunsEvent, ShipmentRunsReply>([{
+    kind: "planned",
+    planned_on,
+  }], reply);
+}

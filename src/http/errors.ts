@@ -87,6 +87,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   run_closed: 409,
   run_full: 422,
   already_on_run: 409,
+  planned_on_another_run: 409,
   stop_already_done: 409,
   item_ended: 409,
   invalid_order: 422,

@@ -25,7 +25,16 @@ export interface TransferTarget {
 
 export type RunCommand =
   | { kind: "create"; run: NewRun; by: string }
-  | { kind: "add_stop"; stop: NewStop; by: string }
+  | {
+    kind: "add_stop";
+    stop: NewStop;
+    /**
+     * A deliver stop's claim on its shipment (src/courier/flows/runs/planning.ts): refused when
+     * this run let that claim go (another run planned the shipment since).
+     */
+    claim?: string | null;
+    by: string;
+  }
   | { kind: "assign_driver"; driver_id: string | null; by: string }
   | { kind: "depart"; by: string }
   | { kind: "arrive"; by: string }
@@ -64,6 +73,12 @@ export type RunCommand =
     by: string;
   }
   | { kind: "close"; by: string }
+  /**
+   * Another run plans the shipment for delivery (courier 3.4): refused while this run has it
+   * open; else `claim`, the claim this run held on it, is let go for good (an add_stop still
+   * under way with it is refused).
+   */
+  | { kind: "let_go"; waybill: string; claim: string; by: string }
   | {
     kind: "expense";
     key: string;

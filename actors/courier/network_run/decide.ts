@@ -208,6 +208,7 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
   "report",
   "transfer",
   "transfer_in",
+  "let_go",
   "expense",
 ]);
 
@@ -251,6 +252,8 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       return items.transferInUndo(run, c, now);
     case "report":
       return items.report(run, c, now);
+    case "let_go":
+      return items.letGo(run, c, now);
     default:
       return stopChange(run, c, now);
   }

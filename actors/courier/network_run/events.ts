@@ -13,6 +13,7 @@ import {
   type HistoryEntry,
   type NetworkRun,
   type NetworkRunState,
+  RELEASED_CLAIMS_MAX,
   RUN_HISTORY_MAX,
   type RunItem,
   type RunStatus,
@@ -54,6 +55,8 @@ export type RunOutcome =
     entry: HistoryEntry;
   }
   | { kind: "closed"; at: number; entry: HistoryEntry }
+  /** The run let its claim on a shipment go: another run plans it (courier 3.4). */
+  | { kind: "claim_released"; waybill: string; claim: string; entry: HistoryEntry }
   | { kind: "expense_recorded"; expense: Expense; entry: HistoryEntry }
   | {
     kind: "cold_chain_counted";
@@ -174,6 +177,7 @@ function applied(run: NetworkRun, e: Change): NetworkRun {
     case "transfer_in_undone":
     case "reported":
     case "closed":
+    case "claim_released":
     case "expense_recorded":
     case "cold_chain_counted":
       return appliedLater(run, e);
@@ -191,6 +195,7 @@ type Later = Extract<
       | "transfer_in_undone"
       | "reported"
       | "closed"
+      | "claim_released"
       | "expense_recorded"
       | "cold_chain_counted";
   }
@@ -217,6 +222,11 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
       };
     case "closed":
       return { ...run, status: "closed", closed_at: e.at };
+    case "claim_released":
+      return {
+        ...run,
+        released_claims: [...(run.released_claims ?? []), e.claim].slice(-RELEASED_CLAIMS_MAX),
+      };
     case "expense_recorded":
       return { ...run, expenses: [...run.expenses, e.expense] };
     case "cold_chain_counted": {

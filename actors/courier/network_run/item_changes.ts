@@ -109,3 +109,27 @@ export function report(run: NetworkRun, c: Change<"report">, now: number): Step 
     entry: entry("report", c.by, now, `${c.waybill}: ${c.condition}`),
   }];
 }
+
+/**
+ * spec: courier 3.4: a shipment is planned on one run at a time. This run lets its claim on it go
+ * unless it has the shipment open (planned, on board, unloaded, without its end state); a closed
+ * run has none open and adds nothing more.
+ */
+export function letGo(run: NetworkRun, c: Change<"let_go">, now: number): Step {
+  if (run.status === "closed") return SAME;
+  if (run.items.some((i) => i.waybill === c.waybill && !isEnded(i))) {
+    return reject(
+      "planned_on_another_run",
+      `${c.waybill} is planned on run ${run.id}: it can be planned on another once it has its ` +
+        `end state there or that run closes`,
+      { run_id: run.id },
+    );
+  }
+  if ((run.released_claims ?? []).includes(c.claim)) return SAME;
+  return [{
+    kind: "claim_released",
+    waybill: c.waybill,
+    claim: c.claim,
+    entry: entry("let_go", c.by, now, c.waybill),
+  }];
+}

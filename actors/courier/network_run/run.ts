@@ -34,6 +34,11 @@ export const TRIP_ENDED_TIMER = "trip_ended";
 /** Actions kept in state; the event log keeps every one. */
 export const RUN_HISTORY_MAX = 20;
 export const RUN_TEXT_CHARS_MAX = 500;
+/**
+ * Claims let go kept per run: one is only needed while the request that made it may still be
+ * under way (moments), and each run lets go of few.
+ */
+export const RELEASED_CLAIMS_MAX = 100;
 
 /** Capacity and load in exact integer units: grams, cubic centimetres, pieces, cold slots. */
 export interface Load {
@@ -191,6 +196,12 @@ export interface NetworkRun {
    * Internal; absent on runs kept before it was.
    */
   readonly follow_ups_due?: readonly string[];
+  /**
+   * The claims on shipments (planning.ts) this run let go to another run, the newest
+   * RELEASED_CLAIMS_MAX: a deliver stop still under way with one is refused. Internal; absent on
+   * runs kept before it was.
+   */
+  readonly released_claims?: readonly string[];
 }
 
 export type NetworkRunState = NetworkRun | null;
@@ -208,6 +219,7 @@ export type NewRun = Omit<
   | "unassigned_times"
   | "cold_chain_waybills"
   | "follow_ups_due"
+  | "released_claims"
 >;
 
 export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {

@@ -41,6 +41,13 @@ export function addStop(run: NetworkRun, c: Change<"add_stop">, now: number): St
     return reject("run_full", `a run has at most ${STOPS_MAX} stops`);
   }
   if (run.stops.some((s) => s.id === c.stop.id)) return SAME;
+  // spec: courier 3.4: a claim this run let go means another run plans the shipment now.
+  if (c.claim && (run.released_claims ?? []).includes(c.claim)) {
+    return reject(
+      "planned_on_another_run",
+      `${c.stop.waybill} is planned on another run since: run ${run.id} let it go`,
+    );
+  }
   const { load: given, ...fields } = c.stop;
   const load = coldLoad(run, fields.waybill, given);
   const stop: Stop = {

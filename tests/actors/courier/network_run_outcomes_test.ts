@@ -309,3 +309,21 @@ Deno.test("network run: its log reads to the run it decided, and a log of `appli
     assert.deepEqual(readRun, decidedRun);
   }));
 });
+
+Deno.test("network run: a claim is let go only while the run has not the shipment open, and an add with it is then refused", () => {
+  const run = created();
+  const claimed = { ...stop("stop_1", "WB1"), claim: "WB1#1" } as RunCommand;
+  const letGo = { kind: "let_go", waybill: "WB1", claim: "WB1#1", by: "ops" } as const;
+  // spec: courier 3.4: planned here, it is this run's: another run may not take it.
+  const planned = applied(run, decided(run, claimed).events)!;
+  const kept = networkRunActor.decide(planned, letGo, ctx());
+  assert.equal(kept.ok ? null : kept.code, "planned_on_another_run");
+  // Not added yet (a request under way): let go for good, and the add under way is refused.
+  const released = applied(run, decided(run, letGo).events)!;
+  assert.deepEqual(released.released_claims, ["WB1#1"]);
+  assert.deepEqual(decided(released, letGo).events, []);
+  const late = networkRunActor.decide(released, claimed, ctx());
+  assert.equal(late.ok ? null : late.code, "planned_on_another_run");
+  const fresh = { ...stop("stop_2", "WB1"), claim: "WB1#3" } as RunCommand;
+  assert.ok(networkRunActor.decide(released, fresh, ctx()).ok);
+});

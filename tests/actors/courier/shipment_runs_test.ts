@@ -52,3 +52,22 @@ Deno.test("shipment runs: at most SHIPMENT_RUNS_MAX runs are kept, the most rece
     { numRuns: 30 },
   );
 });
+
+Deno.test("shipment runs: one run plans the shipment; another takes the claim only naming it", () => {
+  const h = new ActorHarness(shipmentRunsActor);
+  const first = h.must({ kind: "plan", run_id: "run_1" });
+  assert.deepEqual(first.reply?.planned_on, { run_id: "run_1", claim: 1 });
+  // The same run again (a retry) has the same claim.
+  assert.deepEqual(h.must({ kind: "plan", run_id: "run_1" }).events, []);
+  // spec: courier 3.4: another run is refused, told the run and the claim it would replace.
+  const refused = shipmentRunsActor.decide(h.state, { kind: "plan", run_id: "run_2" }, h.ctx());
+  assert.deepEqual(refused.ok ? null : [refused.code, refused.details], [
+    "planned_on_another_run",
+    { run_id: "run_1", claim: 1 },
+  ]);
+  const stale = { kind: "plan", run_id: "run_2", replacing: 7 } as const;
+  assert.equal(shipmentRunsActor.decide(h.state, stale, h.ctx()).ok, false);
+  const taken = h.must({ kind: "plan", run_id: "run_2", replacing: 1 });
+  assert.deepEqual(taken.reply?.planned_on, { run_id: "run_2", claim: 2 });
+  assert.deepEqual(h.replayed(), h.state);
+});

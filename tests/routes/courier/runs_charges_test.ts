@@ -276,6 +276,12 @@ Deno.test("runs: a redelivery after a failed attempt and a return each book thei
     await scan("out_for_delivery");
     await scan("out_for_delivery");
     const second = await newRun(t, courier);
+    // spec: courier 3.4: the first run hands it over (transferred, its end state there), so the
+    // second run plans its delivery.
+    await post(t, courier, `/business/network-runs/${run}/transfer`, {
+      waybills: [again],
+      to_run: second,
+    });
     await post(t, courier, `/business/network-runs/${second}/stops`, {
       kind: "deliver",
       waybill: again,

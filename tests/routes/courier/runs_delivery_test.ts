@@ -1,11 +1,13 @@
 /**
  * A shipment that ended (courier 3.2, 3.4): one another run delivered is not delivered again, and
  * the stop that would is left to be reported; one delivered is neither planned on a run again
- * nor collected (nor charged an errand).
+ * nor collected (nor charged an errand). One planned on an open run is planned on no other.
  */
 import assert from "node:assert/strict";
-import { withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill } from "../../helpers/courier.ts";
+import { networkRunActor, NO_LOAD } from "../../../actors/courier/network_run/mod.ts";
+import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { bookWaybill, type Courier } from "../../helpers/courier.ts";
 import {
   collectStop,
   deliverStops,
@@ -21,8 +23,11 @@ Deno.test("runs: a shipment another run delivered is not delivered again; that r
     const [courier, client] = await ready(t);
     const [first, second] = [await newRun(t, courier), await newRun(t, courier)];
     const waybill = await bookWaybill(t, client);
+    // Planned on both runs before one run's claim on a shipment was kept (the second's stop is
+    // written as it was then, with no claim): the delivery is still checked.
     const stopOf = async (run: string) => {
-      await deliverStops(t, courier, run, [waybill]);
+      if (run === first) await deliverStops(t, courier, run, [waybill]);
+      else await plannedBeforeClaims(t, courier, run, waybill);
       return (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
         .stops[0].id as string;
     };
@@ -110,4 +115,108 @@ Deno.test("runs: a delivered shipment is not planned for delivery on another run
       again.body.data.stops.map((s: { id: string }) => s.id),
       planned.data.stops.map((s: { id: string }) => s.id),
     );
+  }));
+
+/** A deliver stop added as runs added them before claims were kept (none taken). */
+async function plannedBeforeClaims(t: TestEnv, courier: Courier, run: string, waybill: string) {
+  const stop = {
+    id: `stop_${run}_old`,
+    kind: "deliver",
+    waybill,
+    work_order: null,
+    country: null,
+    to_country: null,
+    border_post: null,
+    load: NO_LOAD,
+  } as const;
+  const r = await t.env.runtime.ask(networkRunActor, courier.business.id, run, {
+    kind: "add_stop",
+    stop,
+    by: "api_key",
+  });
+  assert.ok(r.ok, JSON.stringify(r));
+}
+
+/** Adds a deliver stop for the shipment on the run; answers the route's answer. */
+function planOn(t: TestEnv, courier: Courier, run: string, waybill: string, key?: string) {
+  return t.call("POST", `/business/network-runs/${run}/stops`, {
+    key: courier.business.api_key,
+    body: { kind: "deliver", waybill, ...(key ? { idempotency_key: key } : {}) },
+  });
+}
+
+/** The run's items, as waybill and state. */
+async function itemsOf(t: TestEnv, courier: Courier, run: string) {
+  const r = await t.call("GET", `/business/network-runs/${run}`, {
+    key: courier.business.api_key,
+  });
+  return r.body.data.items.map((i: { waybill: string; state: string }) => [i.waybill, i.state]);
+}
+
+Deno.test("runs: a shipment planned on an open run is not planned on another (409 planned_on_another_run)", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [first, second, third] = [
+      await newRun(t, courier),
+      await newRun(t, courier),
+      await newRun(t, courier),
+    ];
+    const waybill = await bookWaybill(t, client);
+    assert.equal((await planOn(t, courier, first, waybill)).status, 201);
+    // spec: courier 3.4: one shipment, one run that carries it: two drivers never carry it out.
+    const refused = await planOn(t, courier, second, waybill);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "planned_on_another_run");
+    assert.match(refused.body.message, new RegExp(first));
+    assert.deepEqual(await itemsOf(t, courier, second), []);
+    // A transfer moves it on purpose: the run that took it plans its delivery, no other does.
+    await post(t, courier, `/business/network-runs/${first}/transfer`, {
+      waybills: [waybill],
+      to_run: third,
+    });
+    const elsewhere = await planOn(t, courier, second, waybill);
+    assert.equal(elsewhere.status, 409, JSON.stringify(elsewhere.body));
+    assert.match(elsewhere.body.message, new RegExp(third));
+    assert.equal((await planOn(t, courier, third, waybill)).status, 201);
+    assert.deepEqual(await itemsOf(t, courier, third), [[waybill, "planned"]]);
+    // Once the run that has it gives it an end state, another run may plan it.
+    await post(t, courier, `/business/network-runs/${third}/report`, {
+      waybill,
+      condition: "damaged",
+      note: "crushed at the depot",
+    });
+    assert.equal((await planOn(t, courier, second, waybill)).status, 201);
+  }));
+
+Deno.test("runs: two runs planning one shipment at once: exactly one plans it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const runs = [await newRun(t, courier), await newRun(t, courier)];
+    const waybill = await bookWaybill(t, client);
+    const answers = await Promise.all(runs.map((run) => planOn(t, courier, run, waybill)));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [201, 409], JSON.stringify(answers.map((a) => a.body)));
+    const winner = runs[answers.findIndex((a) => a.status === 201)]!;
+    const loser = answers.find((a) => a.status === 409)!;
+    assert.equal(loser.body.code, "planned_on_another_run");
+    assert.match(loser.body.message, new RegExp(`planned on run ${winner}`));
+    const carried = await Promise.all(runs.map((run) => itemsOf(t, courier, run)));
+    assert.equal(carried.flat().length, 1, JSON.stringify(carried));
+  }));
+
+Deno.test("runs: a plan a crash cut off before the run added it blocks no other run; its retry is refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [first, second] = [await newRun(t, courier), await newRun(t, courier)];
+    const waybill = await bookWaybill(t, client);
+    // The first run's claim on the shipment, recorded before a crash kept the run from adding it.
+    const tenant = courier.business.id;
+    const claim = { kind: "plan", run_id: first } as const;
+    assert.ok((await t.env.runtime.ask(shipmentRunsActor, tenant, waybill, claim)).ok);
+    assert.equal((await planOn(t, courier, second, waybill, "p-2")).status, 201);
+    const late = await planOn(t, courier, first, waybill, "p-1");
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "planned_on_another_run");
+    assert.deepEqual(await itemsOf(t, courier, first), []);
+    assert.deepEqual(await itemsOf(t, courier, second), [[waybill, "planned"]]);
   }));

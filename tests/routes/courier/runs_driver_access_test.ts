@@ -19,7 +19,7 @@ import {
 } from "../../helpers/courier.ts";
 import { DRIVER_WAYBILL_INDEX } from "../../../actors/courier/network_run/mod.ts";
 import { writeOldShapeEntries } from "../../helpers/old_run_entries.ts";
-import { newRun, post } from "./runs_fixtures.ts";
+import { collectStop, newRun, post } from "./runs_fixtures.ts";
 
 interface Scene {
   readonly courier: Courier;
@@ -31,7 +31,10 @@ interface Scene {
   readonly waybill: string;
 }
 
-/** Two runs of one driver, each with a deliver stop for one shipment (a lab sample). */
+/**
+ * Two runs of one driver carrying one shipment (a lab sample): the first plans its delivery, the
+ * second collected it (courier 3.4: one run plans a shipment's delivery at a time).
+ */
 async function twoRunsOneShipment(t: TestEnv): Promise<Scene> {
   const courier = await newCourier(t);
   const client = await newClient(t, courier);
@@ -41,13 +44,14 @@ async function twoRunsOneShipment(t: TestEnv): Promise<Scene> {
   const waybill = await bookWaybill(t, client);
   const runs: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const run = await newRun(t, courier, { vehicle: `B 12${i} ABC`, driver_id: mine.id });
-    await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "deliver",
-      waybill,
-    }, 201);
-    runs.push(run);
+    runs.push(await newRun(t, courier, { vehicle: `B 12${i} ABC`, driver_id: mine.id }));
   }
+  await post(t, courier, `/business/network-runs/${runs[0]}/stops`, {
+    kind: "deliver",
+    waybill,
+  }, 201);
+  const collect = await collectStop(t, courier, runs[1]!, client, { kg: 5, pieces: 2 });
+  await post(t, courier, `/business/network-runs/${runs[1]}/stops/${collect}/collect`, { waybill });
   await post(t, courier, `/business/shipments/${waybill}/lab/profile`, { sample_type: "blood" });
   return { courier, client, mine, other, first: runs[0]!, second: runs[1]!, waybill };
 }

@@ -215,7 +215,11 @@ Deno.test("runs: a driver keeps a shipment on one run when another run of theirs
     const second = await newRun(t, courier, { driver_id: mine.id });
     const waybill = await bookWaybill(t, client);
     await deliverStops(t, courier, first, [waybill]);
-    await deliverStops(t, courier, second, [waybill]);
+    // The second run collects it (courier 3.4: one run plans its delivery; another may carry it).
+    const collect = await collectStop(t, courier, second, client, { kg: 5, pieces: 2 });
+    await post(t, courier, `/business/network-runs/${second}/stops/${collect}/collect`, {
+      waybill,
+    });
     await post(t, courier, `/business/shipments/${waybill}/lab/profile`, { sample_type: "blood" });
     await post(t, courier, `/business/network-runs/${first}/driver`, { driver_id: other.id });
     await t.settle();

@@ -20,6 +20,7 @@ import { askRun, readRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
 import { changeAndFollow } from "./follow_ups.ts";
 import { runLoadOf } from "./loads.ts";
+import { lostClaim, planDelivery } from "./planning.ts";
 
 /** Capacities in the units a run is described in (courier 2.10: kg, m3, pieces, cold slots). */
 export interface Capacities {
@@ -109,24 +110,32 @@ export type NewStopInput = {
   readonly idempotency_key?: string | undefined;
 };
 
-/** What a stop is checked for before the run takes it; its load. */
+/**
+ * What a stop is checked for before the run takes it: its load, and a deliver stop's claim on its
+ * shipment (null: none taken, the stop was added before under its key).
+ */
 async function stopLoad(
   deps: RunDeps,
   caller: RunCaller,
-  runId: string,
+  at: { runId: string; stopId: string },
   body: NewStopInput,
-): Promise<Load> {
-  let load = NO_LOAD;
+): Promise<{ load: Load; claim: string | null }> {
+  const { runId } = at;
+  let load = NO_LOAD, claim = null;
   if (body.kind === "deliver") {
     if (!body.waybill) invalid([{ path: "waybill", message: "required" }]);
     const s = await shipmentIn(deps.runtime, caller.tenant, body.waybill);
+    const run = await readRun(deps, caller.tenant, runId);
+    const added = run.stops.some((x) => x.id === at.stopId);
     // spec: courier 3.4: a shipment delivered, returned or cancelled is not planned for delivery
     // again; the stop that delivered it on this run, added again, answers as before.
-    if (FINAL_HEADLINES.has(s.status)) {
-      const run = await readRun(deps, caller.tenant, runId);
-      if (!run.items.some((i) => i.waybill === s.waybill)) {
-        refuse("shipment_closed", `${s.waybill} is ${s.status} already: no stop delivers it`);
-      }
+    if (FINAL_HEADLINES.has(s.status) && !run.items.some((i) => i.waybill === s.waybill)) {
+      refuse("shipment_closed", `${s.waybill} is ${s.status} already: no stop delivers it`);
+    }
+    // spec: courier 3.4: one run plans a shipment's delivery at a time; a stop added before under
+    // its key answers as before.
+    if (!added && !FINAL_HEADLINES.has(s.status)) {
+      claim = await planDelivery(deps, caller, runId, s.waybill);
     }
     load = await runLoadOf(deps.runtime, caller.tenant, s, runId);
   }
@@ -144,7 +153,7 @@ async function stopLoad(
   if (body.kind === "checkpoint" && (!body.country || !body.to_country || !body.border_post)) {
     invalid([{ path: "border_post", message: "country, to_country and border_post are required" }]);
   }
-  return load;
+  return { load, claim };
 }
 
 export async function addStop(
@@ -153,11 +162,11 @@ export async function addStop(
   runId: string,
   body: NewStopInput,
 ): Promise<NetworkRun> {
-  const load = await stopLoad(deps, caller, runId, body);
   // A retry under the same key names the same stop, so it finishes what its first attempt left
   // undone (the boarding move) instead of adding a second stop.
   const key = body.idempotency_key ? `add_stop:${body.idempotency_key}` : null;
   const stopId = key ? derivedId("stop", `${runId}\u0000${key}`) : newId("stop");
+  const { load, claim } = await stopLoad(deps, caller, { runId, stopId }, body);
   return await changeAndFollow(deps, caller, {
     runId,
     command: {
@@ -174,12 +183,13 @@ export async function addStop(
         border_post: body.border_post ?? null,
         load,
       },
+      claim,
       by: caller.by,
     },
     key,
     request: body,
     followUps: (run) => stopAddedFollowUps(run, stopId, caller.by),
-  });
+  }).catch((e) => lostClaim(deps, caller, body.waybill, e));
 }
 
 export interface ExpenseInput {

@@ -1,0 +1,132 @@
+/**
+ * Planning a shipment's delivery on a run (courier 3.4: one shipment, one run that carries it
+ * out). The shipment's runs actor holds the claim, taken in its turn, so of two runs planning it
+ * at once one wins. Another run takes the claim over only once the run holding it has let it go
+ * in that run's turn (network_run let_go): refused while it has the shipment open, else the claim
+ * is kept there as let go, so an add still under way with it is refused. A crash between the
+ * claim and the run's add leaves a claim its retry finds (the same run: the same claim) and that
+ * blocks no other run (its run has not the shipment: it lets go).
+ */
+import {
+  asRun,
+  isEnded,
+  type NetworkRun,
+  networkRunActor,
+} from "../../../../actors/courier/network_run/mod.ts";
+import {
+  type PlannedOn,
+  SHIPMENT_RUNS_MAX,
+  shipmentRunsActor,
+} from "../../../../actors/courier/shipment_runs.ts";
+import { refuse, Refused } from "../../../runtime/actor.ts";
+import type { RunCaller, RunDeps } from "./caller.ts";
+
+/** Takeovers tried before giving up, when other runs keep taking the claim meanwhile. */
+const PLAN_TRIES = 3;
+
+/** The claim's token as a run keeps it (the shipment, the claim's number). */
+function claimToken(waybill: string, claim: number): string {
+  return `${waybill}#${claim}`;
+}
+
+function plannedElsewhere(waybill: string, runId: string): never {
+  refuse(
+    "planned_on_another_run",
+    `${waybill} is planned on run ${runId}: it can be planned on another once it has its end ` +
+      `state there (delivered, transferred, reported) or that run closes`,
+  );
+}
+
+/**
+ * Claims the shipment for delivery on run `runId`; answers the claim the run's add_stop carries.
+ * Refused `planned_on_another_run`, naming the run, while another run has it open.
+ */
+export async function planDelivery(
+  deps: RunDeps,
+  caller: RunCaller,
+  runId: string,
+  waybill: string,
+): Promise<string> {
+  let replacing: number | undefined;
+  for (let tries = 0; tries <= PLAN_TRIES; tries++) {
+    const command = {
+      kind: "plan",
+      run_id: runId,
+      ...(replacing === undefined ? {} : { replacing }),
+    } as const;
+    const r = await deps.runtime.ask(shipmentRunsActor, caller.tenant, waybill, command);
+    if (r.ok) return claimToken(waybill, r.reply.planned_on!.claim);
+    if (r.code !== "planned_on_another_run") throw new Refused(r);
+    const held = r.details as unknown as PlannedOn;
+    await letGo(deps, caller, { held, runId, waybill });
+    replacing = held.claim;
+  }
+  return plannedElsewhere(waybill, runId);
+}
+
+/**
+ * The run holding the claim lets it go, or the refusal names the run that has the shipment open:
+ * that run, or the run it transferred the shipment on to (read first, so no claim is let go for a
+ * takeover refused).
+ */
+async function letGo(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { held: PlannedOn; runId: string; waybill: string },
+): Promise<void> {
+  const { held, runId, waybill } = at;
+  const keeper = await keeperOf(deps, caller.tenant, held.run_id, { runId, waybill });
+  if (keeper !== null) plannedElsewhere(waybill, keeper);
+  const command = {
+    kind: "let_go",
+    waybill,
+    claim: claimToken(waybill, held.claim),
+    by: caller.by,
+  } as const;
+  const r = await deps.runtime.ask(networkRunActor, caller.tenant, held.run_id, command);
+  if (r.ok || r.code === "not_found") return;
+  if (r.code === "planned_on_another_run") plannedElsewhere(waybill, held.run_id);
+  throw new Refused(r);
+}
+
+/**
+ * The run that has the shipment open, from `start` along the transfers that moved it on (a
+ * transfer moves it on purpose, the claim staying behind), or null: none but `runId` has it.
+ */
+async function keeperOf(
+  deps: RunDeps,
+  tenant: string,
+  start: string,
+  to: { runId: string; waybill: string },
+): Promise<string | null> {
+  let at: string | undefined = start;
+  for (let hops = 0; at && at !== to.runId && hops < SHIPMENT_RUNS_MAX; hops++) {
+    const got = await deps.runtime.read(networkRunActor, tenant, at, { kind: "get" });
+    if (!got.ok) return null;
+    const run: NetworkRun = asRun(got.reply);
+    const items = run.items.filter((i) => i.waybill === to.waybill);
+    if (items.some((i) => !isEnded(i))) return run.id;
+    const last = items.at(-1);
+    at = last?.state === "transferred" ? last.to_run : undefined;
+  }
+  return null;
+}
+
+/**
+ * Rethrows `e`; a deliver stop refused because its run let its claim go (another run planned the
+ * shipment meanwhile) is refused naming the run that plans it now.
+ */
+export async function lostClaim(
+  deps: RunDeps,
+  caller: RunCaller,
+  waybill: string | undefined,
+  e: unknown,
+): Promise<never> {
+  if (!(e instanceof Refused) || e.rejection.code !== "planned_on_another_run" || !waybill) {
+    throw e;
+  }
+  const r = await deps.runtime.read(shipmentRunsActor, caller.tenant, waybill, { kind: "get" });
+  const holder = r.ok ? r.reply.planned_on?.run_id : undefined;
+  if (holder) plannedElsewhere(waybill, holder);
+  throw e;
+}
