@@ -214,6 +214,8 @@ export function customsRoutes(api: Api): void {
       crossing_closed: "the crossing's status allows no such move (refused: nothing more; " +
         "cleared and released: only duties)",
       customs_moves_limit: "the crossing keeps no more moves or duties",
+      delivery_under_way: "hold, refusal, document request: runs kept recording the shipment's " +
+        "delivery while it was tried; send it again",
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {

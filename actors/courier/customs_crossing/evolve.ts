@@ -66,6 +66,10 @@ export function evolve(state: CrossingState, event: CrossingEvent): CrossingStat
         charges_due: chargesDueOf(state).filter((c) => c.move !== event.move),
         updated_at: event.at,
       };
+    case "delivery_reserved":
+      return { ...state, delivery_under_way: event.delivery };
+    case "delivery_voided":
+      return { ...state, delivery_under_way: null };
     default:
       return unreachable(event);
   }

@@ -15,6 +15,7 @@ import { chargeRetry } from "../../../src/courier/rules/charges_due.ts";
 import { isCurrencyCode } from "../../../src/domain/iso_codes.ts";
 import { toMinor } from "../../../src/domain/money.ts";
 import { checked } from "./accepted.ts";
+import { deliveryGate } from "./delivery.ts";
 import { chargesDueOf, clearanceSourceEvent, dutySourceEvent } from "./charges.ts";
 import {
   CROSSING_DUTIES_MAX,
@@ -93,8 +94,10 @@ export function move(state: Crossing, m: MoveInput, now: number): Decided {
   }
   const duty = dutyOf(state, candidate);
   if (duty !== null && "ok" in duty) return duty;
+  const gate = deliveryGate(state, m);
+  if ("ok" in gate) return gate;
   const { events, timers } = moveEvents(state, candidate, duty, now);
-  return checked(state, events, (next) => ({
+  return checked(state, [...gate.voided, ...events], (next) => ({
     kind: "moved",
     crossing: next!,
     move: candidate,

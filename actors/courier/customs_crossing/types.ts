@@ -106,6 +106,18 @@ export interface Crossing extends CrossingOpening {
   readonly updated_at: number;
   /** Charges its moves caused that the ledger has not confirmed; absent on older crossings. */
   readonly charges_due?: readonly CrossingChargeDue[];
+  /**
+   * A run's stop recording the shipment's delivery (or attempt) right now (delivery.ts): a hold
+   * waits until that run voided it. Internal; absent or null: none.
+   */
+  readonly delivery_under_way?: DeliveryUnderWay | null;
+}
+
+/** The delivery a run's stop is recording, by its token (src/courier/flows/runs/customs_gate). */
+export interface DeliveryUnderWay {
+  readonly token: string;
+  readonly run_id: string;
+  readonly stop_id: string;
 }
 
 /**
@@ -129,6 +141,8 @@ export interface MoveInput {
   readonly currency?: string | null;
   readonly payer?: string | null;
   readonly by: string;
+  /** The delivery under way this move follows: the run voided it (delivery.ts). */
+  readonly voiding?: string | null;
 }
 
 export interface DocumentInput {
@@ -147,6 +161,8 @@ export type CrossingCommand =
   | { kind: "confirm_charges"; source_events: readonly string[] }
   /** The client's account refused the duties this move recorded: they are taken back. */
   | { kind: "withdraw_duty"; move: CustomsMove }
+  /** A run's stop is about to record the delivery or attempt: refused while customs holds it. */
+  | { kind: "reserve_delivery"; delivery: DeliveryUnderWay }
   | { kind: "get" };
 
 /** The border stop a crossing opened at booking is presented at, with the post it names. */
@@ -180,7 +196,9 @@ export type CrossingEvent =
   /** A later charge is due on the client's account: caused by a move, or still due later. */
   | { kind: "charge_due"; charge: CrossingChargeDue }
   | { kind: "charges_confirmed"; source_events: readonly string[]; at: number }
-  | { kind: "duty_withdrawn"; move: number; at: number };
+  | { kind: "duty_withdrawn"; move: number; at: number }
+  | { kind: "delivery_reserved"; delivery: DeliveryUnderWay }
+  | { kind: "delivery_voided"; token: string };
 
 /** Every reply names the crossing; moves and supplies also say which one and whether it was new. */
 export type CrossingReply =

@@ -103,6 +103,8 @@ export type RunCommand =
     /** Proof of delivery (courier 3.2): who received it, and a note. */
     received_by?: string | null;
     note?: string | null;
+    /** The crossings' reservation it records under (src/courier/flows/runs/customs_gate.ts). */
+    gate?: string | null;
     by: string;
   }
   | {
@@ -121,8 +123,15 @@ export type RunCommand =
     reason: string;
     /** A failed collection's shipment, charged on its card; absent: the work order's client. */
     waybill?: string | null;
+    /** A deliver stop's: the crossings' reservation it records under (customs_gate.ts). */
+    gate?: string | null;
     by: string;
   }
+  /**
+   * Customs holds the shipment of the stop while its delivery was under way with `gate`: that
+   * delivery, or attempt, is refused from now on (courier 3.4); refused once the stop recorded it.
+   */
+  | { kind: "void_delivery"; stop_id: string; gate: string; by: string }
   | {
     kind: "stop_waiting";
     stop_id: string;

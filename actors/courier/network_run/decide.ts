@@ -275,6 +275,8 @@ function stopChange(run: NetworkRun, c: StopAction, now: number): Step {
       return stops.fail(run, c, now);
     case "stop_waiting":
       return stops.waiting(run, c, now);
+    case "void_delivery":
+      return stops.voidDelivery(run, c, now);
     default:
       return unreachable(c);
   }

@@ -93,7 +93,9 @@ export type RunOutcome =
     entry: HistoryEntry;
   }
   | { kind: "stop_failed"; stop_id: string; status: "failed" | "refused"; entry: HistoryEntry }
-  | { kind: "stop_wait_charged"; stop_id: string; waybill: string; entry: HistoryEntry };
+  | { kind: "stop_wait_charged"; stop_id: string; waybill: string; entry: HistoryEntry }
+  /** Customs held the shipment while the stop's delivery was under way: it was voided. */
+  | { kind: "delivery_voided"; stop_id: string; voids: number; entry: HistoryEntry };
 
 /**
  * The outbox of a change (courier 2.6 rule 3, 3.4): the work that must follow it beyond the run
@@ -275,6 +277,8 @@ function appliedAtStop(run: NetworkRun, e: StopOutcome): NetworkRun {
       return atStop(run, e.stop_id, (s) => ({ ...s, status: e.status }));
     case "stop_wait_charged":
       return atStop(run, e.stop_id, (s) => ({ ...s, waiting_waybill: e.waybill }));
+    case "delivery_voided":
+      return { ...run, delivery_voids: { ...run.delivery_voids, [e.stop_id]: e.voids } };
   }
 }
 

@@ -202,6 +202,12 @@ export interface NetworkRun {
    * runs kept before it was.
    */
   readonly released_claims?: readonly string[];
+  /**
+   * Per deliver stop, how many of its deliveries under way customs voided: one recorded under an
+   * earlier reservation is refused (src/courier/flows/runs/customs_gate.ts). Internal; absent on
+   * runs kept before it was.
+   */
+  readonly delivery_voids?: Readonly<Record<string, number>>;
 }
 
 export type NetworkRunState = NetworkRun | null;
@@ -220,6 +226,7 @@ export type NewRun = Omit<
   | "cold_chain_waybills"
   | "follow_ups_due"
   | "released_claims"
+  | "delivery_voids"
 >;
 
 export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {

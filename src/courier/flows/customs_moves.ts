@@ -18,9 +18,12 @@
 import {
   type Crossing,
   type CustomsMove,
+  type DeliveryUnderWay,
   type MoveInput,
   standsAt,
 } from "../../../actors/courier/customs_crossing/mod.ts";
+import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
+import { Refused } from "../../runtime/actor.ts";
 import type { ScanInput } from "../../../actors/courier/shipment/mod.ts";
 import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
@@ -50,8 +53,7 @@ export async function moveCrossing(
   input: MoveInput,
   requestId?: string,
 ): Promise<MoveOutcome> {
-  const moved = { kind: "move", move: input } as const;
-  const r = await askCrossing(runtime, tenant, crossingId, moved, requestId);
+  const r = await askMove(runtime, tenant, crossingId, input, requestId);
   if (r.kind !== "moved") throw new Error(`crossing ${crossingId}: move answered ${r.kind}`);
   const { crossing, move } = r;
   // A hold or request answered again after customs moved on is past: its scan would put the
@@ -65,6 +67,52 @@ export async function moveCrossing(
   }
   return { crossing, move, replayed: r.replayed, charge_reference: chargeReference };
 }
+
+/** Tries before a move that keeps meeting new deliveries under way is refused. */
+const MOVE_TRIES = 3;
+
+/**
+ * Asks the crossing for the move. spec: courier 3.4: a hold meeting a stop's delivery under way
+ * has that run void it first (a delivery it recorded already stands), then names it, so the stop
+ * recording after is refused (actors/courier/customs_crossing/delivery.ts).
+ */
+async function askMove(
+  runtime: ActorRuntime,
+  tenant: string,
+  crossingId: string,
+  input: MoveInput,
+  requestId: string | undefined,
+) {
+  let voiding: string | null = null;
+  for (let tries = 1;; tries++) {
+    const move = voiding === null ? input : { ...input, voiding };
+    try {
+      return await askCrossing(runtime, tenant, crossingId, { kind: "move", move }, requestId);
+    } catch (e) {
+      const code = e instanceof Refused ? e.rejection.code : null;
+      if (code !== "delivery_under_way" || tries >= MOVE_TRIES) throw e;
+      const under = (e as Refused).rejection.details as unknown as DeliveryUnderWay;
+      await voidDelivery(runtime, tenant, under, input.by);
+      voiding = under.token;
+    }
+  }
+}
+
+/** The run voids the stop's delivery under way; one it recorded already stands. */
+async function voidDelivery(
+  runtime: ActorRuntime,
+  tenant: string,
+  under: DeliveryUnderWay,
+  by: string,
+): Promise<void> {
+  const command = { kind: "void_delivery", stop_id: under.stop_id, gate: under.token, by } as const;
+  const r = await runtime.ask(networkRunActor, tenant, under.run_id, command);
+  if (r.ok || VOID_MOOT.has(r.code)) return;
+  throw new Refused(r);
+}
+
+/** The run's refusals that leave nothing to void: the step stands, or there is no such stop. */
+const VOID_MOOT: ReadonlySet<string> = new Set(["stop_already_done", "run_closed", "not_found"]);
 
 /** What a move does to the shipment, the account and the alerts; answers the charge booked. */
 async function followMove(

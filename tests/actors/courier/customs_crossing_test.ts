@@ -316,3 +316,27 @@ Deno.test("customs crossing: texts are trimmed and cut to their bounds", () => {
   assert.equal(c.customs_reference, ref.slice(0, CUSTOMS_NAME_CHARS_MAX));
   assert.equal(c.reason, null);
 });
+
+Deno.test("customs crossing: a hold meeting a delivery under way waits until its run voided it; a held shipment reserves none", () => {
+  const h = opened();
+  const delivery = { token: "run_1:stop_1:0", run_id: "run_1", stop_id: "stop_1" };
+  const reserve = { kind: "reserve_delivery", delivery } as const;
+  assert.deepEqual(kinds(h.must(reserve).events), ["delivery_reserved"]);
+  assert.deepEqual(h.must(reserve).events, []);
+  // spec: courier 3.4: the hold names the run to void the delivery first; nothing is held yet.
+  const refused = h.refused(HOLD, "delivery_under_way");
+  assert.deepEqual(refused.details, delivery);
+  assert.equal(h.state!.status, "presented");
+  const stale = move({ action: "hold", reason: "inspection", voiding: "run_1:stop_1:7" });
+  h.refused(stale, "delivery_under_way");
+  const voided = move({ action: "hold", reason: "inspection", voiding: delivery.token });
+  assert.deepEqual(kinds(h.must(voided).events), ["delivery_voided", "moved"]);
+  assert.equal(h.state!.status, "held");
+  assert.equal(h.state!.delivery_under_way, null);
+  h.refused(reserve, "held_by_customs");
+  // A clearance or release never waits for a delivery.
+  h.must(RELEASE);
+  h.must(reserve);
+  assert.deepEqual(kinds(h.must(CLEAR).events), ["moved", "charge_due"]);
+  assert.deepEqual(h.replayed(), h.state);
+});

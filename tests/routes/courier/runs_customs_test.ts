@@ -1,10 +1,15 @@
 /**
  * Network runs at customs (courier 3.4, 4.5): customs decides a border stop only once the driver
  * presented it, and a refused stop is never crossed; a shipment customs holds is neither
- * delivered, attempted, nor transferred to another run.
+ * delivered, attempted, nor transferred to another run, not even when the hold lands while the
+ * delivery is being recorded.
  */
 import assert from "node:assert/strict";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import type { RunCommand } from "../../../actors/courier/network_run/mod.ts";
+import { deliver, fail } from "../../../src/courier/flows/runs/mod.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
+import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { deliverStops, newRun, post, ready, trailOf } from "./runs_fixtures.ts";
 
@@ -274,4 +279,85 @@ Deno.test("runs: papers supplied during a plain customs hold leave it held; only
       key: courier.business.api_key,
     });
     assert.equal(ship.body.data.status, "customs_hold");
+  }));
+
+/**
+ * The environment's own runtime, except that `before` runs once just before the first ask of a
+ * run's change of `kind` goes through: what another request does between a flow's checks and
+ * its record. Nothing stands in for KV, the bus or Postgres.
+ */
+function runtimeWithGap(t: TestEnv, kind: string, before: () => Promise<unknown>): ActorRuntime {
+  let done = false;
+  return new Proxy(t.env.runtime, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "ask") return value.bind(target);
+      return async (...args: unknown[]) => {
+        const [def, , , command] = args as [{ type: string }, string, string, RunCommand];
+        const change = command.kind === "keyed" ? command.change : command;
+        if (!done && def.type === "network_run" && change.kind === kind) {
+          done = true;
+          await before();
+        }
+        return await value.apply(target, args);
+      };
+    },
+  });
+}
+
+Deno.test("runs: a customs hold landing between the delivery's checks and its record is not missed", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybills = [
+      await bookWaybill(t, client, { to_country: "ZA" }),
+      await bookWaybill(t, client, { to_country: "ZA" }),
+    ];
+    await deliverStops(t, courier, run, waybills);
+    const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops.map((s: { id: string }) => s.id) as string[];
+    const move = async (waybill: string, body: Record<string, unknown>) => {
+      const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+        key: courier.business.api_key,
+      });
+      const crossing = customs.body.data.crossings[0].id as string;
+      return await post(t, courier, `/business/customs/${crossing}/move`, body);
+    };
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const steps = [["stop_deliver", deliver], ["stop_fail", fail]] as const;
+    for (const [n, [kind, step]] of steps.entries()) {
+      const waybill = waybills[n]!;
+      const hold = () => move(waybill, { action: "hold", reason: "x-ray" });
+      const runtime = runtimeWithGap(t, kind, hold);
+      const body = { received_by: "Kagiso", reason: "nobody home" };
+      const answer = await step({ ...t.env, runtime }, caller, run, stops[n]!, body).then(
+        () => "recorded",
+        (e) => e instanceof Refused ? e.rejection.code : String(e),
+      );
+      // spec: courier 3.4: held by customs, it is neither delivered nor attempted.
+      assert.equal(answer, "held_by_customs", kind);
+      const trail = await trailOf(t, courier, waybill);
+      assert.ok(
+        !trail.includes("delivered") && !trail.includes("delivery_attempted"),
+        trail.join(),
+      );
+      assert.equal(trail.at(-1), "customs_hold", trail.join());
+    }
+    const now = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.deepEqual(now.stops.map((s: { status: string }) => s.status), ["pending", "pending"]);
+    // Released, it is delivered.
+    await move(waybills[0]!, { action: "release", evidence: "release note 4411" });
+    const delivered = await post(
+      t,
+      courier,
+      `/business/network-runs/${run}/stops/${stops[0]}/deliver`,
+      {
+        received_by: "Kagiso",
+      },
+    );
+    assert.equal(delivered.data.stop.status, "done");
   }));

@@ -101,17 +101,21 @@ export async function customsHolding(
   holding: ReadonlySet<CrossingStatus>,
 ): Promise<Crossing | null> {
   const tenant = caller.tenant;
-  const ids = [
-    bookingCrossingIdOf(tenant, waybill),
-    ...run.stops.filter((s) => s.kind === "checkpoint")
-      .map((s) => crossingIdOf(tenant, waybill, run.id, s.id)),
-  ];
-  for (const id of ids) {
+  for (const id of crossingIdsOf(tenant, run, waybill)) {
     const got = await deps.runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
     const crossing = got.ok && got.reply ? got.reply.crossing : null;
     if (crossing && holding.has(crossing.status)) return crossing;
   }
   return null;
+}
+
+/** The shipment's crossings a run reads: the one opened at booking, one per border stop. */
+export function crossingIdsOf(tenant: string, run: NetworkRun, waybill: string): string[] {
+  return [
+    bookingCrossingIdOf(tenant, waybill),
+    ...run.stops.filter((s) => s.kind === "checkpoint")
+      .map((s) => crossingIdOf(tenant, waybill, run.id, s.id)),
+  ];
 }
 
 export async function waiting(

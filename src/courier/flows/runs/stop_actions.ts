@@ -20,6 +20,7 @@ import { openCrossing } from "../customs.ts";
 import { labHandoverAllowed } from "../lab.ts";
 import { shipmentIn } from "../shipments.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
+import { passCustoms } from "./customs_gate.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 import { stopAndFollow } from "./follow_ups.ts";
 import { refuseIfHeld, stopShipment } from "./item_actions.ts";
@@ -124,13 +125,19 @@ export async function deliver(
   );
   if (stop.kind !== "deliver" || !stop.waybill) refuse("not_found", `no deliver stop ${stopId}`);
   // A replay of a delivery made finds the stop done and answers as it did.
-  if (stop.status !== "done") await deliverable(deps, caller, run, stop.waybill);
+  let gate = null;
+  if (stop.status !== "done") {
+    await deliverable(deps, caller, run, stop.waybill);
+    // spec: courier 3.4: a hold landing from now on voids this delivery (customs_gate.ts).
+    gate = await passCustoms(deps, caller, { run, stop, waybill: stop.waybill }, "delivered");
+  }
   const command = {
     kind: "stop_deliver",
     stop_id: stopId,
     lab_handover: body.lab_handover ?? false,
     received_by: body.received_by ?? null,
     note: body.note ?? null,
+    gate,
     by: caller.by,
   } as const;
   return await stopAndFollow(deps, caller, {
@@ -226,14 +233,17 @@ export async function fail(
   }
   // spec: courier 3.2, 3.4: a shipment customs holds was never offered to its recipient: no
   // attempt is recorded (nor a redelivery owed). A failure recorded, sent again, answers as it did.
+  let gate = null;
   if (stop.kind === "deliver" && stop.waybill && stop.status !== "failed") {
     await refuseIfHeld(deps, caller, run, stop.waybill, "attempted");
+    gate = await passCustoms(deps, caller, { run, stop, waybill: stop.waybill }, "attempted");
   }
   const command = {
     kind: "stop_fail",
     stop_id: stopId,
     reason: body.reason,
     waybill: body.waybill ?? null,
+    gate,
     by: caller.by,
   } as const;
   return await stopAndFollow(deps, caller, {

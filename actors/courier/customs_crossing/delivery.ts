@@ -1,0 +1,53 @@
+/**
+ * A hold and a delivery, one after the other (courier 3.4: a shipment customs holds is neither
+ * delivered nor attempted). A run's stop reserves the crossing before it records the delivery
+ * (refused while customs holds, asked papers for, or refused the shipment); a hold, request for
+ * papers or refusal meeting a delivery under way waits until that run voided it in its own turn
+ * (so the stop, recording after, is refused), then names it (`voiding`). A delivery the run
+ * recorded first stands, and the hold follows it as before.
+ */
+import { accept, reject, type Rejection } from "../../../src/runtime/actor.ts";
+import type { Crossing, CrossingEvent, Decided, DeliveryUnderWay, MoveInput } from "./types.ts";
+import { crossingOf } from "./views.ts";
+
+/** The statuses customs keeps the shipment in (src/courier/flows/runs CUSTOMS_HOLDS). */
+const HOLDING: ReadonlySet<Crossing["status"]> = new Set([
+  "held",
+  "documents_requested",
+  "refused",
+]);
+/** The moves that keep it. */
+const HOLDS: ReadonlySet<MoveInput["action"]> = new Set(["hold", "request_documents", "refuse"]);
+
+export function reserveDelivery(state: Crossing, delivery: DeliveryUnderWay): Decided {
+  if (HOLDING.has(state.status)) {
+    return reject(
+      "held_by_customs",
+      `crossing ${state.id} is ${state.status}: customs holds ${state.waybill}`,
+    );
+  }
+  if (state.delivery_under_way?.token === delivery.token) {
+    return accept([], (next) => crossingOf(next!));
+  }
+  return accept([{ kind: "delivery_reserved", delivery }], (next) => crossingOf(next!));
+}
+
+/**
+ * Null: the move may be decided. A hold meeting a delivery under way is refused, naming it,
+ * unless it names the delivery its run voided; then that delivery is no longer under way.
+ */
+export function deliveryGate(
+  state: Crossing,
+  m: MoveInput,
+): Rejection | { readonly voided: CrossingEvent[] } {
+  const under = state.delivery_under_way ?? null;
+  if (under === null || !HOLDS.has(m.action)) return { voided: [] };
+  if (m.voiding === under.token) {
+    return { voided: [{ kind: "delivery_voided", token: under.token }] };
+  }
+  return reject(
+    "delivery_under_way",
+    `run ${under.run_id} is recording the delivery of ${state.waybill} at stop ${under.stop_id}`,
+    { ...under },
+  );
+}
