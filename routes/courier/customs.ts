@@ -215,7 +215,7 @@ export function customsRoutes(api: Api): void {
         "cleared and released: only duties)",
       customs_moves_limit: "the crossing keeps no more moves or duties",
       delivery_under_way: "hold, refusal, document request: runs kept recording the shipment's " +
-        "delivery while it was tried; send it again",
+        "delivery or transfer while it was tried; send it again",
       ...LATER_CHARGE_REFUSALS,
     },
   }, async (c, { params, body }) => {

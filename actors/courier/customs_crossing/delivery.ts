@@ -1,10 +1,10 @@
 /**
- * A hold and a delivery, one after the other (courier 3.4: a shipment customs holds is neither
- * delivered nor attempted). A run's stop reserves the crossing before it records the delivery
- * (refused while customs holds, asked papers for, or refused the shipment); a hold, request for
- * papers or refusal meeting a delivery under way waits until that run voided it in its own turn
- * (so the stop, recording after, is refused), then names it (`voiding`). A delivery the run
- * recorded first stands, and the hold follows it as before.
+ * A hold and a run's step on the shipment, one after the other (courier 3.4: a shipment customs
+ * holds is neither delivered, attempted, nor moved to another run). The run's request reserves
+ * the crossing before the run records the step (refused while customs holds, asked papers for,
+ * or refused the shipment); a hold, request for papers or refusal meeting a step under way waits
+ * until that run voided it in its own turn (so the step, recorded after, is refused), then names
+ * it (`voiding`). A step the run recorded first stands, and the hold follows it as before.
  */
 import { accept, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import type { Crossing, CrossingEvent, Decided, DeliveryUnderWay, MoveInput } from "./types.ts";
@@ -47,7 +47,7 @@ export function deliveryGate(
   }
   return reject(
     "delivery_under_way",
-    `run ${under.run_id} is recording the delivery of ${state.waybill} at stop ${under.stop_id}`,
+    `run ${under.run_id} is recording the delivery or transfer of ${state.waybill}`,
     { ...under },
   );
 }

@@ -107,17 +107,20 @@ export interface Crossing extends CrossingOpening {
   /** Charges its moves caused that the ledger has not confirmed; absent on older crossings. */
   readonly charges_due?: readonly CrossingChargeDue[];
   /**
-   * A run's stop recording the shipment's delivery (or attempt) right now (delivery.ts): a hold
-   * waits until that run voided it. Internal; absent or null: none.
+   * A run recording a step on the shipment right now (delivery.ts: delivered, attempted,
+   * transferred): a hold waits until that run voided it. Internal; absent or null: none.
    */
   readonly delivery_under_way?: DeliveryUnderWay | null;
 }
 
-/** The delivery a run's stop is recording, by its token (src/courier/flows/runs/customs_gate). */
+/**
+ * A step a run is recording on the shipment (delivered, attempted, transferred), by its token
+ * (src/courier/flows/runs/customs_gate.ts).
+ */
 export interface DeliveryUnderWay {
   readonly token: string;
   readonly run_id: string;
-  readonly stop_id: string;
+  readonly waybill: string;
 }
 
 /**
@@ -161,7 +164,7 @@ export type CrossingCommand =
   | { kind: "confirm_charges"; source_events: readonly string[] }
   /** The client's account refused the duties this move recorded: they are taken back. */
   | { kind: "withdraw_duty"; move: CustomsMove }
-  /** A run's stop is about to record the delivery or attempt: refused while customs holds it. */
+  /** A run is about to record a step on the shipment: refused while customs holds it. */
   | { kind: "reserve_delivery"; delivery: DeliveryUnderWay }
   | { kind: "get" };
 

@@ -51,6 +51,8 @@ export type RunCommand =
     waybills: readonly string[];
     to_run: string;
     to: TransferTarget;
+    /** Per waybill, the crossings' reservation it records under (customs_gate.ts). */
+    gates?: Readonly<Record<string, string>> | null;
     by: string;
   }
   /** The items another run transfers to this one: it carries them on (courier 3.4). */
@@ -58,6 +60,8 @@ export type RunCommand =
     kind: "transfer_in";
     from_run: string;
     items: readonly { waybill: string; load: Load }[];
+    /** The gates the run sending them records the transfer under (customs_gate.ts). */
+    gates?: Readonly<Record<string, string>> | null;
     by: string;
   }
   /**
@@ -128,10 +132,10 @@ export type RunCommand =
     by: string;
   }
   /**
-   * Customs holds the shipment of the stop while its delivery was under way with `gate`: that
-   * delivery, or attempt, is refused from now on (courier 3.4); refused once the stop recorded it.
+   * Customs holds the shipment while a step on it (delivery, attempt, transfer) was under way
+   * with `gate`: that step is refused from now on (courier 3.4); refused once it was recorded.
    */
-  | { kind: "void_delivery"; stop_id: string; gate: string; by: string }
+  | { kind: "void_delivery"; waybill: string; gate: string; by: string }
   | {
     kind: "stop_waiting";
     stop_id: string;

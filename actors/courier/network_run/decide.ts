@@ -12,6 +12,7 @@ import {
 } from "../../../src/runtime/actor.ts";
 import type { RunChange, RunCommand, RunReply } from "./commands.ts";
 import { evolve, type RunEvent } from "./events.ts";
+import { voidDelivery } from "./customs_gate.ts";
 import type { FollowUp } from "./follow_ups.ts";
 import * as follow from "./follow_ups_of.ts";
 import * as items from "./item_changes.ts";
@@ -254,6 +255,8 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       return items.report(run, c, now);
     case "let_go":
       return items.letGo(run, c, now);
+    case "void_delivery":
+      return voidDelivery(run, c, now);
     default:
       return stopChange(run, c, now);
   }
@@ -275,8 +278,7 @@ function stopChange(run: NetworkRun, c: StopAction, now: number): Step {
       return stops.fail(run, c, now);
     case "stop_waiting":
       return stops.waiting(run, c, now);
-    case "void_delivery":
-      return stops.voidDelivery(run, c, now);
+
     default:
       return unreachable(c);
   }

@@ -94,8 +94,8 @@ export type RunOutcome =
   }
   | { kind: "stop_failed"; stop_id: string; status: "failed" | "refused"; entry: HistoryEntry }
   | { kind: "stop_wait_charged"; stop_id: string; waybill: string; entry: HistoryEntry }
-  /** Customs held the shipment while the stop's delivery was under way: it was voided. */
-  | { kind: "delivery_voided"; stop_id: string; voids: number; entry: HistoryEntry };
+  /** Customs held the shipment while a step on it was under way: that step was voided. */
+  | { kind: "delivery_voided"; waybill: string; voids: number; entry: HistoryEntry };
 
 /**
  * The outbox of a change (courier 2.6 rule 3, 3.4): the work that must follow it beyond the run
@@ -180,6 +180,7 @@ function applied(run: NetworkRun, e: Change): NetworkRun {
     case "reported":
     case "closed":
     case "claim_released":
+    case "delivery_voided":
     case "expense_recorded":
     case "cold_chain_counted":
       return appliedLater(run, e);
@@ -198,6 +199,7 @@ type Later = Extract<
       | "reported"
       | "closed"
       | "claim_released"
+      | "delivery_voided"
       | "expense_recorded"
       | "cold_chain_counted";
   }
@@ -229,6 +231,8 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
         ...run,
         released_claims: [...(run.released_claims ?? []), e.claim].slice(-RELEASED_CLAIMS_MAX),
       };
+    case "delivery_voided":
+      return { ...run, delivery_voids: { ...run.delivery_voids, [e.waybill]: e.voids } };
     case "expense_recorded":
       return { ...run, expenses: [...run.expenses, e.expense] };
     case "cold_chain_counted": {
@@ -277,8 +281,6 @@ function appliedAtStop(run: NetworkRun, e: StopOutcome): NetworkRun {
       return atStop(run, e.stop_id, (s) => ({ ...s, status: e.status }));
     case "stop_wait_charged":
       return atStop(run, e.stop_id, (s) => ({ ...s, waiting_waybill: e.waybill }));
-    case "delivery_voided":
-      return { ...run, delivery_voids: { ...run.delivery_voids, [e.stop_id]: e.voids } };
   }
 }
 

@@ -69,6 +69,8 @@ export type FollowUp =
     readonly to_run: string;
     readonly waybills: readonly string[];
     readonly to: TransferTarget;
+    /** The gates the transfer is recorded under there (customs_gate.ts); absent: none. */
+    readonly gates?: Readonly<Record<string, string>> | null;
     readonly by: string;
   };
 

@@ -262,6 +262,7 @@ export function transferInFollowUps(
     to_run: after.id,
     waybills,
     to: transferTarget(before, after, waybills),
+    ...(c.gates ? { gates: c.gates } : {}),
     by: c.by,
   }];
 }

@@ -20,6 +20,7 @@ import {
   RUN_TEXT_CHARS_MAX,
   type RunItem,
 } from "./run.ts";
+import { voidedGate } from "./customs_gate.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
 type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
@@ -42,6 +43,10 @@ export function transfer(run: NetworkRun, c: Change<"transfer">, now: number): S
   }
   const items = itemsWhere(run, (i) => c.waybills.includes(i.waybill) && !isEnded(i));
   if (items.length === 0) return SAME;
+  for (const [waybill, gate] of Object.entries(c.gates ?? {})) {
+    const voided = voidedGate(run, waybill, gate);
+    if (voided) return voided;
+  }
   return [{
     kind: "transferred",
     to_run: c.to_run,

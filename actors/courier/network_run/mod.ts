@@ -24,7 +24,8 @@ export * from "./follow_ups_of.ts";
 export { DRIVER_WAYBILL_INDEX, driverWaybillKey, driverWaybillPrefix } from "./driver_index.ts";
 export { type RunSummary, runSummary, type StopAnswer, stopAnswer } from "./summary.ts";
 export { asRun, runAt } from "./replay.ts";
-export { deliveryGateOf, presentable } from "./stop_changes.ts";
+export { presentable } from "./stop_changes.ts";
+export { deliveryGateOf } from "./customs_gate.ts";
 
 export const networkRunActor: ActorDefinition<NetworkRunState, RunCommand, RunEvent, RunReply> = {
   type: "network_run",

@@ -203,8 +203,8 @@ export interface NetworkRun {
    */
   readonly released_claims?: readonly string[];
   /**
-   * Per deliver stop, how many of its deliveries under way customs voided: one recorded under an
-   * earlier reservation is refused (src/courier/flows/runs/customs_gate.ts). Internal; absent on
+   * Per waybill, how many of the steps under way on it (delivery, attempt, transfer) customs
+   * voided: one recorded under an earlier gate is refused (customs_gate.ts). Internal; absent on
    * runs kept before it was.
    */
   readonly delivery_voids?: Readonly<Record<string, number>>;

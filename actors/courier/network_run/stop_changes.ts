@@ -18,6 +18,7 @@ import {
   reservedOpen,
   type Stop,
 } from "./run.ts";
+import { voidedGate } from "./customs_gate.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
 type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
@@ -96,7 +97,7 @@ export function deliver(run: NetworkRun, c: Change<"stop_deliver">, now: number)
     return reject("not_found", `no deliver stop ${c.stop_id}`);
   }
   if (stop.status === "done") return SAME;
-  const voided = voidedGate(run, stop, c.gate);
+  const voided = voidedGate(run, stop.waybill, c.gate);
   if (voided) return voided;
   // A shipment transferred off this run is the other run's to deliver (courier 3.4: an end state
   // stays as it ended); its stop here cannot deliver it.
@@ -166,7 +167,7 @@ export function fail(run: NetworkRun, c: Change<"stop_fail">, now: number): Step
   // spec: courier 3.4: a border stop customs turns back is refused, not failed.
   const failed = stop.kind === "checkpoint" ? "refused" : "failed";
   if (stop.status === failed) return SAME;
-  const voided = voidedGate(run, stop, c.gate);
+  const voided = stop.waybill ? voidedGate(run, stop.waybill, c.gate) : null;
   if (voided) return voided;
   const unpresented = stop.kind === "checkpoint" && stop.status === "pending";
   if (unpresented) return customsMayDecide(stop)!;
@@ -215,39 +216,5 @@ export function waiting(run: NetworkRun, c: Change<"stop_waiting">, now: number)
     stop_id: stop.id,
     waybill: c.waybill,
     entry: entry("waiting", c.by, now, c.waybill),
-  }];
-}
-
-/** The gate's token for the stop's delivery: the run, the stop, and the voids so far. */
-export function deliveryGateOf(run: NetworkRun, stopId: string): string {
-  return `${run.id}:${stopId}:${run.delivery_voids?.[stopId] ?? 0}`;
-}
-
-/**
- * spec: courier 3.4: a shipment customs holds is neither delivered nor attempted. A delivery
- * recorded under a reservation customs voided meanwhile (it held the shipment) is refused.
- */
-function voidedGate(run: NetworkRun, stop: Stop, gate: string | null | undefined) {
-  if (!gate || gate === deliveryGateOf(run, stop.id)) return null;
-  return reject(
-    "held_by_customs",
-    `${stop.waybill} is held by customs: customs held it while stop ${stop.id} was recording it`,
-  );
-}
-
-/** Customs holds the stop's shipment: its delivery under way under `gate` is voided. */
-export function voidDelivery(run: NetworkRun, c: Change<"void_delivery">, now: number): Step {
-  const stop = stopOf(run, c.stop_id);
-  if (!stop) return reject("not_found", `no stop ${c.stop_id}`);
-  // A delivery recorded stands (the hold follows it); a failed stop may still deliver later.
-  if (stop.status === "done") {
-    return reject("stop_already_done", `stop ${stop.id} delivered it already`);
-  }
-  if (c.gate !== deliveryGateOf(run, stop.id)) return SAME;
-  return [{
-    kind: "delivery_voided",
-    stop_id: stop.id,
-    voids: (run.delivery_voids?.[stop.id] ?? 0) + 1,
-    entry: entry("delivery_voided", c.by, now, stop.waybill),
   }];
 }

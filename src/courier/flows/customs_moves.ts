@@ -72,9 +72,10 @@ export async function moveCrossing(
 const MOVE_TRIES = 3;
 
 /**
- * Asks the crossing for the move. spec: courier 3.4: a hold meeting a stop's delivery under way
- * has that run void it first (a delivery it recorded already stands), then names it, so the stop
- * recording after is refused (actors/courier/customs_crossing/delivery.ts).
+ * Asks the crossing for the move. spec: courier 3.4: a hold meeting a run's step under way on the
+ * shipment (delivery, attempt, transfer) has that run void it first (one it recorded already
+ * stands), then names it, so the step recorded after is refused
+ * (actors/courier/customs_crossing/delivery.ts).
  */
 async function askMove(
   runtime: ActorRuntime,
@@ -98,21 +99,21 @@ async function askMove(
   }
 }
 
-/** The run voids the stop's delivery under way; one it recorded already stands. */
+/** The run voids the step under way on the shipment; one it recorded already stands. */
 async function voidDelivery(
   runtime: ActorRuntime,
   tenant: string,
   under: DeliveryUnderWay,
   by: string,
 ): Promise<void> {
-  const command = { kind: "void_delivery", stop_id: under.stop_id, gate: under.token, by } as const;
+  const command = { kind: "void_delivery", waybill: under.waybill, gate: under.token, by } as const;
   const r = await runtime.ask(networkRunActor, tenant, under.run_id, command);
   if (r.ok || VOID_MOOT.has(r.code)) return;
   throw new Refused(r);
 }
 
-/** The run's refusals that leave nothing to void: the step stands, or there is no such stop. */
-const VOID_MOOT: ReadonlySet<string> = new Set(["stop_already_done", "run_closed", "not_found"]);
+/** The run's refusals that leave nothing to void: the step stands, or the run holds no such. */
+const VOID_MOOT: ReadonlySet<string> = new Set(["item_ended", "run_closed", "not_found"]);
 
 /** What a move does to the shipment, the account and the alerts; answers the charge booked. */
 async function followMove(

@@ -319,7 +319,7 @@ Deno.test("customs crossing: texts are trimmed and cut to their bounds", () => {
 
 Deno.test("customs crossing: a hold meeting a delivery under way waits until its run voided it; a held shipment reserves none", () => {
   const h = opened();
-  const delivery = { token: "run_1:stop_1:0", run_id: "run_1", stop_id: "stop_1" };
+  const delivery = { token: "run_1:WB1:0", run_id: "run_1", waybill: "WB1" };
   const reserve = { kind: "reserve_delivery", delivery } as const;
   assert.deepEqual(kinds(h.must(reserve).events), ["delivery_reserved"]);
   assert.deepEqual(h.must(reserve).events, []);
@@ -327,7 +327,7 @@ Deno.test("customs crossing: a hold meeting a delivery under way waits until its
   const refused = h.refused(HOLD, "delivery_under_way");
   assert.deepEqual(refused.details, delivery);
   assert.equal(h.state!.status, "presented");
-  const stale = move({ action: "hold", reason: "inspection", voiding: "run_1:stop_1:7" });
+  const stale = move({ action: "hold", reason: "inspection", voiding: "run_1:WB1:7" });
   h.refused(stale, "delivery_under_way");
   const voided = move({ action: "hold", reason: "inspection", voiding: delivery.token });
   assert.deepEqual(kinds(h.must(voided).events), ["delivery_voided", "moved"]);

@@ -331,10 +331,10 @@ Deno.test("network run: a claim is let go only while the run has not the shipmen
 Deno.test("network run: a delivery or attempt recorded under a gate customs voided is refused; once delivered, nothing is voided", () => {
   const run = applied(created(), decided(created(), stop("stop_1", "WB1")).events)!;
   const left = applied(run, decided(run, { kind: "depart", by: "drv" }).events)!;
-  const gate = "run_1:stop_1:0";
-  const voiding = { kind: "void_delivery", stop_id: "stop_1", gate, by: "customs" } as const;
+  const gate = "run_1:WB1:0";
+  const voiding = { kind: "void_delivery", waybill: "WB1", gate, by: "customs" } as const;
   const voided = applied(left, decided(left, voiding).events)!;
-  assert.deepEqual(voided.delivery_voids, { stop_1: 1 });
+  assert.deepEqual(voided.delivery_voids, { WB1: 1 });
   assert.deepEqual(decided(voided, voiding).events, []);
   // spec: courier 3.4: held by customs meanwhile, it is neither delivered nor attempted.
   const deliver = { kind: "stop_deliver", stop_id: "stop_1", lab_handover: false, by: "drv" };
@@ -350,8 +350,8 @@ Deno.test("network run: a delivery or attempt recorded under a gate customs void
     const d = networkRunActor.decide(voided, c as RunCommand, ctx());
     assert.equal(d.ok ? null : d.code, "held_by_customs", c.kind);
   }
-  const fresh = decided(voided, { ...deliver, gate: "run_1:stop_1:1" } as RunCommand);
+  const fresh = decided(voided, { ...deliver, gate: "run_1:WB1:1" } as RunCommand);
   const done = applied(voided, fresh.events)!;
-  const late = networkRunActor.decide(done, { ...voiding, gate: "run_1:stop_1:1" }, ctx());
-  assert.equal(late.ok ? null : late.code, "stop_already_done");
+  const late = networkRunActor.decide(done, { ...voiding, gate: "run_1:WB1:1" }, ctx());
+  assert.equal(late.ok ? null : late.code, "item_ended");
 });

@@ -4,16 +4,26 @@
  * must mark them transferred (`transfer_out`), and its follow-ups timer has the run follow-ups
  * reactor do it (as after a restart: the timer is durable), custody moved once; a retry then
  * changes nothing. When the item
- * ended on the first run meanwhile, the reactor has the target give it back instead.
+ * ended on the first run meanwhile, or customs held it meanwhile, the reactor has the target give
+ * it back instead.
  */
 import assert from "node:assert/strict";
+import { customsCrossingActor } from "../../../actors/courier/customs_crossing/mod.ts";
 import {
+  deliveryGateOf,
   type NetworkRun,
   networkRunActor,
   RUN_FOLLOW_UP_RETRY_MS,
 } from "../../../actors/courier/network_run/mod.ts";
 import { openTestEnv, type TestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill, type Courier, newClient, newCourier, topUp } from "../../helpers/courier.ts";
+import {
+  bookWaybill,
+  type Courier,
+  grantScopes,
+  newClient,
+  newCourier,
+  topUp,
+} from "../../helpers/courier.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 
@@ -33,11 +43,11 @@ interface Made {
 }
 
 /** Two runs of a courier; the first, under way, carries one shipment to deliver. */
-async function twoRuns(t: TestEnv): Promise<Made> {
+async function twoRuns(t: TestEnv, booking: Record<string, unknown> = {}): Promise<Made> {
   const courier = await newCourier(t);
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "500");
-  const waybill = await bookWaybill(t, client);
+  const waybill = await bookWaybill(t, client, booking);
   const run = async () =>
     (await post(t, courier, "/business/network-runs", {
       facility_id: "GBE-HUB",
@@ -148,6 +158,55 @@ Deno.test("run transfer: a transfer cut off after the target took an item that w
     );
     assert.deepEqual(states(await runOf(t, made, made.to)), [], "given back");
     assert.deepEqual(states(await runOf(t, made, made.from)), [[made.waybill, "delivered"]]);
+    assert.equal(await transferScans(t, made), 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("run transfer: a transfer cut off after the target took an item customs then held is given back by the target's follow-up", async () => {
+  const t = await openTestEnv();
+  try {
+    const made = await twoRuns(t, { to_country: "ZA" });
+    await grantScopes(t, made.courier, "customs:approve");
+    const tenant = made.courier.business.id;
+    // Only the first steps are committed: the crossing reserved under the first run's gate for
+    // the shipment, and the target taking it under that gate (src/courier/flows/runs transfer).
+    const gate = deliveryGateOf(await runOf(t, made, made.from), made.waybill);
+    const customs = await t.call("GET", `/business/shipments/${made.waybill}/customs`, {
+      key: made.courier.business.api_key,
+    });
+    const crossing = customs.body.data.crossings[0].id as string;
+    const delivery = { token: gate, run_id: made.from, waybill: made.waybill };
+    const reserved = await t.env.runtime.ask(customsCrossingActor, tenant, crossing, {
+      kind: "reserve_delivery",
+      delivery,
+    });
+    assert.ok(reserved.ok, JSON.stringify(reserved));
+    const took = await t.env.runtime.ask(networkRunActor, tenant, made.to, {
+      kind: "transfer_in",
+      from_run: made.from,
+      items: [{
+        waybill: made.waybill,
+        load: { grams: 2500, cm3: 6000, pieces: 1, cold_slots: 0 },
+      }],
+      gates: { [made.waybill]: gate },
+      by: "test",
+    });
+    assert.ok(took.ok, JSON.stringify(took));
+    // spec: courier 3.4: customs holds it before the first run marked it transferred.
+    await post(t, made.courier, `/business/customs/${crossing}/move`, {
+      action: "hold",
+      reason: "x-ray",
+    });
+    await advance(t, RUN_FOLLOW_UP_RETRY_MS / 1000);
+    await until(
+      t,
+      async () => (await runOf(t, made, made.to)).follow_ups_due?.length === 0,
+      "the target's follow-up done",
+    );
+    assert.deepEqual(states(await runOf(t, made, made.to)), [], "given back");
+    assert.deepEqual(states(await runOf(t, made, made.from)), [[made.waybill, "on_board"]]);
     assert.equal(await transferScans(t, made), 0);
   } finally {
     await t.close();

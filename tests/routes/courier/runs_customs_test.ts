@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { RunCommand } from "../../../actors/courier/network_run/mod.ts";
-import { deliver, fail } from "../../../src/courier/flows/runs/mod.ts";
+import { deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
@@ -360,4 +360,40 @@ Deno.test("runs: a customs hold landing between the delivery's checks and its re
       },
     );
     assert.equal(delivered.data.stop.status, "done");
+  }));
+
+Deno.test("runs: a customs hold landing while a transfer is recorded is not missed; the other run gives it back", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    const crossing = customs.body.data.crossings[0].id as string;
+    const hold = () =>
+      post(t, courier, `/business/customs/${crossing}/move`, { action: "hold", reason: "x-ray" });
+    const runtime = runtimeWithGap(t, "transfer", hold);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const body = { waybills: [waybill], to_run: other };
+    const answer = await transfer({ ...t.env, runtime }, caller, run, body).then(
+      () => "transferred",
+      (e) => e instanceof Refused ? e.rejection.code : String(e),
+    );
+    // spec: courier 3.4: held by customs, it stays where customs has it.
+    assert.equal(answer, "held_by_customs");
+    const itemsOf = async (id: string) =>
+      (await t.call("GET", `/business/network-runs/${id}`, { key: courier.business.api_key }))
+        .body.data.items.map((i: { state: string }) => i.state);
+    assert.deepEqual(await itemsOf(run), ["on_board"]);
+    assert.deepEqual(await itemsOf(other), []);
+    await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill,
+      condition: "customs_hold",
+      note: "held at Tlokweng",
+    });
+    await post(t, courier, `/business/network-runs/${run}/close`, {});
   }));

@@ -1,36 +1,33 @@
 /**
- * A stop's delivery or attempt and a customs hold, one after the other (courier 3.4: a shipment
- * customs holds is neither delivered nor attempted). The checks read before the run records the
- * step would miss a hold landing in between: so the stop first reserves each of the shipment's
- * crossings under a token (refused while customs holds it), and the run records the step only
- * under that token. A hold meeting the reservation has the run void it first, in the run's turn
+ * A run's step on a shipment (delivered, attempted, transferred) and a customs hold, one after
+ * the other (courier 3.4: a shipment customs holds is neither delivered, attempted, nor moved to
+ * another run). The checks read before the run records the step would miss a hold landing in
+ * between: so the request first reserves each of the shipment's crossings under the run's gate
+ * for it (refused while customs holds it), and the run records the step only under that gate. A
+ * hold meeting the reservation has the run void the gate first, in the run's turn
  * (actors/courier/customs_crossing/delivery.ts; src/courier/flows/customs_moves.ts): the step
  * then recorded under it is refused. A reservation a crash or a refusal left blocks nothing: the
  * next hold voids it.
  */
-import {
-  deliveryGateOf,
-  type NetworkRun,
-  type Stop,
-} from "../../../../actors/courier/network_run/mod.ts";
+import { deliveryGateOf, type NetworkRun } from "../../../../actors/courier/network_run/mod.ts";
 import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 import { crossingIdsOf } from "./item_actions.ts";
 
 /**
- * Reserves the shipment's crossings for the stop's step; answers the token the run's step
+ * Reserves the shipment's crossings for the run's step on it; answers the gate the run's step
  * carries. Refused `held_by_customs` when customs holds it (`done`: what it cannot be).
  */
 export async function passCustoms(
   deps: RunDeps,
   caller: RunCaller,
-  at: { run: NetworkRun; stop: Stop; waybill: string },
+  at: { run: NetworkRun; waybill: string },
   done: string,
 ): Promise<string> {
-  const { run, stop, waybill } = at;
-  const token = deliveryGateOf(run, stop.id);
-  const delivery = { token, run_id: run.id, stop_id: stop.id };
+  const { run, waybill } = at;
+  const token = deliveryGateOf(run, waybill);
+  const delivery = { token, run_id: run.id, waybill };
   for (const id of crossingIdsOf(caller.tenant, run, waybill)) {
     const r = await deps.runtime.ask(customsCrossingActor, caller.tenant, id, {
       kind: "reserve_delivery",

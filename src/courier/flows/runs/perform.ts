@@ -80,8 +80,15 @@ async function crossed(
   }
 }
 
-/** The refusals of the run a transfer came from that make the target give back what it took. */
-export const GIVEN_BACK: ReadonlySet<string> = new Set(["not_transferable", "not_on_run"]);
+/**
+ * The refusals of the run a transfer came from that make the target give back what it took: an
+ * item ended there meanwhile, or customs held it meanwhile (courier 3.4).
+ */
+export const GIVEN_BACK: ReadonlySet<string> = new Set([
+  "not_transferable",
+  "not_on_run",
+  "held_by_customs",
+]);
 
 /**
  * spec: courier 3.4: the run a transfer came from marks the items transferred to the run that
@@ -95,7 +102,14 @@ async function transferredOut(
   f: Extract<FollowUp, { kind: "transfer_out" }>,
 ): Promise<void> {
   const { from_run: fromRun, to_run: toRun, waybills, by } = f;
-  const command = { kind: "transfer", waybills, to_run: toRun, to: f.to, by } as const;
+  const command = {
+    kind: "transfer",
+    waybills,
+    to_run: toRun,
+    to: f.to,
+    gates: f.gates ?? null,
+    by,
+  } as const;
   const r = await runtime.ask(networkRunActor, tenant, fromRun, command);
   if (!r.ok) {
     if (!GIVEN_BACK.has(r.code)) throw new Refused(r);

@@ -129,7 +129,7 @@ export async function deliver(
   if (stop.status !== "done") {
     await deliverable(deps, caller, run, stop.waybill);
     // spec: courier 3.4: a hold landing from now on voids this delivery (customs_gate.ts).
-    gate = await passCustoms(deps, caller, { run, stop, waybill: stop.waybill }, "delivered");
+    gate = await passCustoms(deps, caller, { run, waybill: stop.waybill }, "delivered");
   }
   const command = {
     kind: "stop_deliver",
@@ -236,7 +236,7 @@ export async function fail(
   let gate = null;
   if (stop.kind === "deliver" && stop.waybill && stop.status !== "failed") {
     await refuseIfHeld(deps, caller, run, stop.waybill, "attempted");
-    gate = await passCustoms(deps, caller, { run, stop, waybill: stop.waybill }, "attempted");
+    gate = await passCustoms(deps, caller, { run, waybill: stop.waybill }, "attempted");
   }
   const command = {
     kind: "stop_fail",

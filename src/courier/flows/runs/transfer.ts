@@ -20,6 +20,7 @@ import { askRun, readRun, runFor } from "./ask.ts";
 import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
 import { changeAndFollow, followThrough } from "./follow_ups.ts";
 import { boardRun } from "./loads.ts";
+import { passCustoms } from "./customs_gate.ts";
 import { refuseIfHeld } from "./item_actions.ts";
 import { GIVEN_BACK } from "./perform.ts";
 import type { RunActionInput } from "./run_actions.ts";
@@ -53,10 +54,13 @@ export async function transfer(
   const open = await transferable(deps, caller, run, waybills, toRun);
   // spec: courier 3.4: a shipment customs holds stays where customs has it: its end state on this
   // run is customs hold (report), never a transfer that moves its custody to another run.
+  const gates: Record<string, string> = {};
   for (const i of open) {
     await refuseIfHeld(deps, caller, run, i.waybill, "transferred", "; report it customs_hold");
+    // A hold landing from now on voids this transfer of it (customs_gate.ts).
+    gates[i.waybill] = await passCustoms(deps, caller, { run, waybill: i.waybill }, "transferred");
   }
-  return await moveOver(deps, caller, { run, target, open, waybills, body });
+  return await moveOver(deps, caller, { run, target, open, waybills, gates, body });
 }
 
 /**
@@ -112,6 +116,7 @@ async function moveOver(
     target: NetworkRun;
     open: NetworkRun["items"];
     waybills: readonly string[];
+    gates: Readonly<Record<string, string>>;
     body: RunActionInput;
   },
 ): Promise<NetworkRun> {
@@ -137,6 +142,7 @@ async function moveOver(
       kind: "transfer_in",
       from_run: run.id,
       items: carried,
+      gates: t.gates,
       by: caller.by,
     },
     `${run.id}:${key}`,
@@ -149,6 +155,7 @@ async function moveOver(
     waybills,
     to_run: toRun,
     to: transferTarget(target, taken, waybills),
+    gates: t.gates,
     by: caller.by,
   } as const;
   const after = await changeAndFollow(deps, caller, {
@@ -158,8 +165,8 @@ async function moveOver(
     request,
     followUps: (next) => transferFollowUps(run, next, command),
   }).catch(async (e) => {
-    // An item ended here after the check (delivered meanwhile): the target gives back what it
-    // took, so no shipment rides on two runs. A crash before this leaves the target's follow-up
+    // An item ended here after the check (delivered meanwhile), or customs held it meanwhile:
+    // the target gives back what it took, so no shipment rides on two runs. A crash before this leaves the target's follow-up
     // to do it (network_run transfer_out).
     const code = e instanceof Refused ? e.rejection.code : null;
     if (code !== null && GIVEN_BACK.has(code)) {
