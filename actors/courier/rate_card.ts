@@ -6,7 +6,11 @@
  * The currency is fixed by version 1. Tenant: the courier business id; id: `rc_...`.
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
-import type { RateCardTerms, RateCardVersion } from "../../src/courier/rules/rate_card.ts";
+import {
+  type RateCardTerms,
+  type RateCardVersion,
+  sameTerms,
+} from "../../src/courier/rules/rate_card.ts";
 import { STATE_BYTES_MAX } from "../../src/limits.ts";
 
 /** A card's versions all live in its state: five years of monthly changes; then a new card. */
@@ -131,6 +135,17 @@ function publishVersion(
       { latest_version: latest.version },
     );
   }
+  // A version the same as the latest would only bury the one a client was priced on. Judged here,
+  // in the card's own turn: judged on a read before it, a retry racing its first send (or any two
+  // sent at once) published the same version twice.
+  const terms = { ...latest.terms, ...command.changes };
+  if ((command.name ?? latest.name) === latest.name && sameTerms(terms, latest.terms)) {
+    const message =
+      `nothing to publish: every term and the name are those of version ${latest.version}`;
+    return reject("validation_failed", `invalid request: body: ${message}`, {
+      errors: [{ path: "body", message }],
+    });
+  }
   if (state.versions.length >= RATE_CARD_VERSIONS_MAX) {
     return reject(
       "rate_card_full",
@@ -143,7 +158,7 @@ function publishVersion(
     name: command.name ?? latest.name,
     effective_from: command.effective_from,
     published_at: now,
-    terms: { ...latest.terms, ...command.changes },
+    terms,
   };
   return checked(state, [{ kind: "version_published", version, by: command.by }]);
 }

@@ -3,7 +3,6 @@
  * Amounts arrive as decimals and are held in minor units, percentages in basis points, weights
  * in grams; every bad field is named at once. A published version is never changed.
  */
-import { isDeepStrictEqual } from "node:util";
 import { courierCatalogueActor } from "../../../actors/courier/courier_catalogue.ts";
 import { asRateCard, type RateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
 import { formatMinor, toBasisPoints, toMinor } from "../../domain/money.ts";
@@ -120,18 +119,8 @@ export async function publishVersion(
     orRefuse(await runtime.read(rateCardActor, office.courierId, cardId, { kind: "get" })),
   );
   const terms = termsFrom(input, current.currency);
+  // The card refuses a version that changes nothing (validation_failed), in its own turn.
   const changes = input.currency === undefined ? terms : { ...terms, currency: input.currency };
-  // A version the same as the latest would only bury the one a client was priced on.
-  const latest = latestVersion(current);
-  if (
-    (input.name ?? latest.name) === latest.name &&
-    isDeepStrictEqual({ ...latest.terms, ...changes }, latest.terms)
-  ) {
-    refuseFields([{
-      path: "body",
-      message: `nothing to publish: every term and the name are those of version ${latest.version}`,
-    }]);
-  }
   return asRateCard(orRefuse(
     await runtime.ask(rateCardActor, office.courierId, cardId, {
       kind: "publish_version",

@@ -91,3 +91,20 @@ export function versionInForce(
   }
   return best;
 }
+
+/**
+ * Whether two versions' terms are the same, term by term and corridor by corridor (in order): a
+ * version whose terms and name are its latest's changes nothing (courier 4.2).
+ */
+export function sameTerms(a: RateCardTerms, b: RateCardTerms): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof RateCardTerms>;
+  for (const key of keys) {
+    if (key !== "corridors" && a[key] !== b[key]) return false;
+  }
+  return a.corridors.length === b.corridors.length &&
+    a.corridors.every((c, i) => {
+      const d = b.corridors[i];
+      return d !== undefined && c.from === d.from && c.to === d.to &&
+        c.base_charge === d.base_charge && c.per_kg === d.per_kg && c.label === d.label;
+    });
+}

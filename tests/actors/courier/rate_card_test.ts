@@ -10,6 +10,7 @@ import {
 import {
   inForceFrom,
   type RateCardTerms,
+  sameTerms,
   versionInForce,
 } from "../../../src/courier/rules/rate_card.ts";
 
@@ -218,11 +219,35 @@ Deno.test("rate card actor: the currency is fixed by version 1", () => {
   const same = run(card, {
     kind: "publish_version",
     effective_from: T0 + 1,
-    changes: { currency: "BWP" },
+    changes: { currency: "BWP", per_kg: 1 },
     by: "api_key",
   });
   assert.equal(same.rejected, null);
   assert.equal(same.state?.versions[1]?.terms.currency, "BWP");
+});
+
+Deno.test("rate card actor: a version whose terms and name are the latest's is refused (validation_failed, naming the body); a new name or one changed term is a version", () => {
+  const card = published();
+  const publish = (changes: Partial<RateCardTerms>, name?: string) =>
+    run(card, {
+      kind: "publish_version",
+      effective_from: T0 + DAY,
+      changes,
+      ...(name === undefined ? {} : { name }),
+      by: "api_key",
+    });
+  for (const changes of [{}, { per_kg: TERMS.per_kg }, { corridors: [...TERMS.corridors] }]) {
+    const same = publish(changes, "Standard 2026");
+    assert.equal(same.rejected?.code, "validation_failed", JSON.stringify(changes));
+    assert.match(same.rejected?.message ?? "", /nothing to publish: .* version 1/);
+    assert.deepEqual(same.rejected?.details?.errors, [{
+      path: "body",
+      message: "nothing to publish: every term and the name are those of version 1",
+    }]);
+  }
+  assert.equal(publish({}, "Retail 2027").rejected, null);
+  assert.equal(publish({ per_kg: TERMS.per_kg + 1 }).rejected, null);
+  assert.equal(publish({ corridors: [] }).rejected, null);
 });
 
 Deno.test("rate card actor: commands on a card never published answer not_found", () => {
@@ -242,7 +267,7 @@ Deno.test("rate card actor: versions are capped so the card fits in one stored s
     const r = run(card, {
       kind: "publish_version",
       effective_from: T0 + i,
-      changes: { corridors: [] },
+      changes: { per_kg: i },
       by: "api_key",
     });
     assert.equal(r.rejected, null, `version ${i + 1}`);
@@ -252,7 +277,7 @@ Deno.test("rate card actor: versions are capped so the card fits in one stored s
   const over = run(card, {
     kind: "publish_version",
     effective_from: T0 + DAY,
-    changes: {},
+    changes: { per_kg: 0 },
     by: "api_key",
   });
   assert.equal(over.rejected?.code, "rate_card_full");
@@ -272,7 +297,7 @@ Deno.test("rate card actor: a version too large to store beside the others is re
     const r = run(card, {
       kind: "publish_version",
       effective_from: T0 + i,
-      changes: { corridors },
+      changes: { corridors, per_kg: i },
       by: "api_key",
     });
     refused = r.rejected;
@@ -315,6 +340,13 @@ Deno.test("rate card actor: any run of publications keeps every version, carries
           assert.deepEqual(r.state!.versions.slice(0, before.length), before);
           if (from < effective) {
             assert.equal(r.rejected?.code, "effective_from_before_latest");
+            assert.equal(r.state!.versions.length, before.length);
+            continue;
+          }
+          // spec: courier 4.2: a version that changes nothing is refused in the card's own turn.
+          const merged = { ...before.at(-1)!.terms, ...s.changes };
+          if (sameTerms(merged, before.at(-1)!.terms)) {
+            assert.equal(r.rejected?.code, "validation_failed");
             assert.equal(r.state!.versions.length, before.length);
             continue;
           }

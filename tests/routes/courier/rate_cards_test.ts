@@ -277,6 +277,31 @@ Deno.test("rate cards API: a version that changes nothing is refused and not pub
     assert.equal(renamed.status, 201, "a new name alone is a change");
   }));
 
+Deno.test("rate cards API: the same version sent five times at once (a retry racing its first send) publishes one; the others are refused as changing nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await courier(t);
+    const v1 = await publish(t, b);
+    const path = `/business/courier/rate-cards/${v1.id}/versions`;
+    const answers = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () => t.call("POST", path, { key: b.api_key, body: { per_kg: 15 } }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(
+      statuses,
+      [201, 422, 422, 422, 422],
+      JSON.stringify(answers.map((r) => r.body)),
+    );
+    for (const r of answers.filter((r) => r.status === 422)) {
+      assert.equal(r.body.code, "validation_failed");
+      assert.match(r.body.message, /nothing to publish: .* version 2/);
+    }
+    const [card] = await list(t, b);
+    assert.deepEqual(card.versions.map((v: { version: number }) => v.version), [1, 2]);
+  }));
+
 Deno.test("rate cards API: PUT, PATCH and DELETE on a card or a version answer 409", () =>
   withTestEnv(async (t) => {
     const b = await courier(t);
