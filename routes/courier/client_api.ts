@@ -168,7 +168,8 @@ export function clientApiRoutes(api: Api): void {
     }),
     response: ClientSessionAnswer,
     refusals: {
-      unauthenticated: "the client's API key was sent: a signed-in person is needed",
+      unauthenticated: "the client's API key was sent: a signed-in person is needed; or another " +
+        "session of the person changed the password meanwhile (this session is signed out)",
       validation_failed: "current_password does not match; new_password is weak or the " +
         "current one",
       rate_limited: "repeated wrong current passwords: wait `Retry-After` seconds",
@@ -205,6 +206,8 @@ export function clientApiRoutes(api: Api): void {
       kind: "change_password",
       user_id: p.user.id,
       password_hash: await hashPassword(body.new_password, c.var.env.passwordIterations),
+      // Only under the epoch the current password was checked in (a change meanwhile: 401).
+      session_epoch: login.session_epoch,
       by: principalName(p),
     });
     return ok(

@@ -78,9 +78,17 @@ export function decideAccess(
         session_epoch: user.session_epoch,
       }));
     }
-    case "change_password":
-      if (!state.users.some((u) => u.id === command.user_id)) {
-        return reject("not_found", `user not found: ${command.user_id}`);
+    case "change_password": {
+      const user = state.users.find((u) => u.id === command.user_id);
+      if (!user) return reject("not_found", `user not found: ${command.user_id}`);
+      // spec: courier 5: a change signs the person's other sessions out. One checked under an
+      // epoch that has moved since (another session changed it meanwhile) is such a session's: it
+      // would overwrite a password just set, and answer a session already ended.
+      if (user.session_epoch !== command.session_epoch) {
+        return reject(
+          "unauthenticated",
+          "the session was signed out: the password was changed meanwhile; sign in again",
+        );
       }
       return ok([{
         kind: "password_changed",
@@ -88,6 +96,7 @@ export function decideAccess(
         password_hash: command.password_hash,
         by: command.by,
       }]);
+    }
     default:
       return unreachable(command);
   }

@@ -59,7 +59,14 @@ export type CourierClientCommand =
   | { kind: "authenticate_key"; hash: string }
   | { kind: "authenticate_user"; user_id: string; session_epoch: number }
   | { kind: "user_for_login"; email: string }
-  | { kind: "change_password"; user_id: string; password_hash: string; by: string }
+  | {
+    kind: "change_password";
+    user_id: string;
+    password_hash: string;
+    /** The session epoch the current password was checked under: the change holds only then. */
+    session_epoch: number;
+    by: string;
+  }
   | { kind: "add_user"; user: ClientUser; by: string }
   | { kind: "reserve_address"; address_id: string; by: string }
   | { kind: "get" }

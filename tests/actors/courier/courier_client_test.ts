@@ -324,3 +324,30 @@ Deno.test("client account: a note on a note is refused: a correction points at t
   assert.equal(a.client.money.receivable_minor, 0, "never below what was charged");
   assert.equal(sumOf(postedEntries(a.events)), 0);
 });
+
+Deno.test("client users: a password change checked under a session epoch that has moved is refused unauthenticated and changes nothing", () => {
+  const a = new Account();
+  a.must({
+    kind: "add_user",
+    user: {
+      id: "cus_1",
+      email: "dispatch@example.com",
+      name: "Dispatch",
+      role: "client_admin",
+      password_hash: "hash-0",
+      must_change_password: true,
+      session_epoch: 0,
+    },
+    by: "test",
+  });
+  const change = (password_hash: string) =>
+    a.send({ kind: "change_password", user_id: "cus_1", password_hash, session_epoch: 0, by: "t" });
+  assert.equal(change("hash-1").ok, true);
+  // spec: courier 5: the first change signed the other sessions (epoch 0) out.
+  const late = change("hash-2");
+  assert.equal(late.ok, false);
+  assert.equal(!late.ok && late.code, "unauthenticated");
+  const user = a.client.users.find((u) => u.id === "cus_1");
+  assert.equal(user?.password_hash, "hash-1");
+  assert.equal(user?.session_epoch, 1);
+});
