@@ -29,8 +29,16 @@ export function decidePeople(state: Business, command: PeopleCommand, now: numbe
     case "add_staff":
       return addStaff(state, command, now);
     case "change_password": {
-      if (!state.staff.some((s) => s.id === command.staff_id)) {
-        return reject("not_found", `portal user not found: ${command.staff_id}`);
+      const staff = state.staff.find((s) => s.id === command.staff_id);
+      if (!staff) return reject("not_found", `portal user not found: ${command.staff_id}`);
+      // spec: business 5: a change signs the person's other sessions out. One checked under an
+      // epoch that has moved since (another session changed it meanwhile) is such a session's: it
+      // would overwrite a password just set, and answer a session already ended.
+      if (staff.session_epoch !== command.session_epoch) {
+        return reject(
+          "unauthenticated",
+          "the session was signed out: the password was changed meanwhile; sign in again",
+        );
       }
       return ok([{
         kind: "password_changed",

@@ -112,7 +112,14 @@ export type BusinessCommand =
   | { kind: "issue_partner_key"; key: Omit<PartnerKey, "revoked_at">; by: By }
   | { kind: "revoke_partner_key"; id: string; by: By }
   | { kind: "add_staff"; staff: Omit<Staff, "created_at" | "session_epoch">; max: number; by: By }
-  | { kind: "change_password"; staff_id: string; password_hash: string; by: By }
+  | {
+    kind: "change_password";
+    staff_id: string;
+    password_hash: string;
+    /** The session epoch the current password was checked under: the change holds only then. */
+    session_epoch: number;
+    by: By;
+  }
   | { kind: "change_staff"; staff_id: string; changes: StaffChanges; by: By }
   | { kind: "remove_staff"; staff_id: string; by: By }
   | { kind: "authenticate_key"; hash: string }

@@ -80,6 +80,8 @@ export async function changePassword(
       kind: "change_password",
       staff_id: me.id,
       password_hash: await hashPassword(input.new_password, deps.passwordIterations),
+      // Only under the epoch the current password was checked in (a change meanwhile: 401).
+      session_epoch: me.session_epoch,
       by: principalName(caller),
     }, { requestId: deps.requestId }),
   );

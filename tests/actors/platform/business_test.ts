@@ -340,14 +340,28 @@ Deno.test("business actor: sign-in finds a person by e-mail; a password change s
     kind: "change_password",
     staff_id: "usr_2",
     password_hash: "hash-new",
+    session_epoch: 0,
     by: "staff:usr_2",
   });
   assert.deepEqual(auditDetail(changed.events[0]!).detail, { staff_id: "usr_2" });
   assert.ok(!JSON.stringify(auditDetail(changed.events[0]!)).includes("hash-new"));
   h.refused({ kind: "authenticate_staff", staff_id: "usr_2", session_epoch: 0 }, "unauthenticated");
   h.must({ kind: "authenticate_staff", staff_id: "usr_2", session_epoch: 1 });
+  // Checked under the epoch before that change (another session's, at the same time): refused,
+  // the password just set kept.
   h.refused(
-    { kind: "change_password", staff_id: "usr_9", password_hash: "x", by: "x" },
+    {
+      kind: "change_password",
+      staff_id: "usr_2",
+      password_hash: "hash-other",
+      session_epoch: 0,
+      by: "staff:usr_2",
+    },
+    "unauthenticated",
+  );
+  assert.equal(h.state!.staff.find((s) => s.id === "usr_2")!.password_hash, "hash-new");
+  h.refused(
+    { kind: "change_password", staff_id: "usr_9", password_hash: "x", session_epoch: 0, by: "x" },
     "not_found",
     "portal user not found: usr_9",
   );

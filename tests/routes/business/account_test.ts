@@ -265,6 +265,37 @@ Deno.test("account: changing a password signs out the other devices", () =>
     );
   }));
 
+Deno.test("account: two sessions of one person changing the password at once: one change stands and its new session works; the other is refused 401 and changes nothing", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const sessions = [
+      await login(t, b.owner.email, b.owner.password),
+      await login(t, b.owner.email, b.owner.password),
+    ];
+    const wanted = ["first-new-pass-81", "second-new-pass-82"];
+    const answers = await Promise.all(
+      sessions.map((key, i) =>
+        t.call("POST", "/business/change-password", {
+          key,
+          body: { current_password: b.owner.password, new_password: wanted[i] },
+        })
+      ),
+    );
+    const won = answers.findIndex((r) => r.status === 200);
+    assert.notEqual(won, -1, JSON.stringify(answers.map((r) => r.body)));
+    const lost = 1 - won;
+    // spec: business 5: the change ends the other sessions; the one that lost was one of them.
+    assert.equal(answers[lost]!.status, 401, JSON.stringify(answers[lost]!.body));
+    assert.equal(answers[lost]!.body.code, "unauthenticated");
+    const me = await t.call("GET", "/business/profile", { key: answers[won]!.body.data.token });
+    assert.equal(me.status, 200, "the session answered with the change works");
+    await login(t, b.owner.email, wanted[won]!);
+    const other = await t.call("POST", "/business/login", {
+      body: { email: b.owner.email, password: wanted[lost] },
+    });
+    assert.equal(other.status, 401, "the refused change set nothing");
+  }));
+
 Deno.test("account: a staff password change refuses weak passwords and throttles wrong guesses, as for client people", () =>
   withTestEnv(async (t) => {
     const b = await t.createBusiness();
