@@ -119,6 +119,11 @@ export type RunCommand =
     load: Load;
     /** runs:override held and a reason given: collecting more than reserved is allowed. */
     override_reason: string | null;
+    /**
+     * The collection's claim on its shipment (src/courier/flows/runs/planning.ts): refused when
+     * this run let that claim go (another run planned the shipment since). Absent: none taken.
+     */
+    claim?: string | null;
     by: string;
   }
   | {

@@ -9,6 +9,7 @@ import {
   addLoad,
   boardingState,
   coldLoad,
+  holdsOpen,
   isEnded,
   ITEMS_MAX,
   itemsWhere,
@@ -117,12 +118,12 @@ export function report(run: NetworkRun, c: Change<"report">, now: number): Step 
 
 /**
  * spec: courier 3.4: a shipment is planned on one run at a time. This run lets its claim on it go
- * unless it has the shipment open (planned, on board, unloaded, without its end state); a closed
- * run has none open and adds nothing more.
+ * unless it has the shipment open (planned, on board, unloaded for a stop here, without its end
+ * state: holdsOpen); a closed run has none open and adds nothing more.
  */
 export function letGo(run: NetworkRun, c: Change<"let_go">, now: number): Step {
   if (run.status === "closed") return SAME;
-  if (run.items.some((i) => i.waybill === c.waybill && !isEnded(i))) {
+  if (holdsOpen(run, c.waybill)) {
     return reject(
       "planned_on_another_run",
       `${c.waybill} is planned on run ${run.id}: it can be planned on another once it has its ` +

@@ -266,6 +266,19 @@ export function isEnded(i: RunItem): boolean {
   return (END_STATES as readonly string[]).includes(i.state);
 }
 
+/**
+ * Whether the run has the shipment open, so it keeps its claim on it (courier 3.4: one run carries
+ * a shipment out at a time): an item without its end state, except one unloaded at a depot that
+ * no deliver stop here is for (collected or carried in, handed over there: a trunk's work is done,
+ * another run plans its delivery).
+ */
+export function holdsOpen(run: NetworkRun, waybill: string): boolean {
+  const delivers = run.stops.some((s) => s.kind === "deliver" && s.waybill === waybill);
+  return run.items.some((i) =>
+    i.waybill === waybill && !isEnded(i) && (i.state !== "unloaded" || delivers)
+  );
+}
+
 /** Whether the run waits for a driver: it has stops and none is assigned (courier 2.9). */
 export function isUnassigned(run: NetworkRun): boolean {
   return run.driver_id === null && run.stops.length > 0 && run.status !== "closed";

@@ -123,6 +123,13 @@ export function collect(run: NetworkRun, c: Change<"stop_collect">, now: number)
     return reject("not_found", `no collect stop ${c.stop_id}`);
   }
   if (stop.collected.some((x) => x.waybill === c.waybill)) return SAME;
+  // spec: courier 3.4: a claim this run let go means another run plans the shipment now.
+  if (c.claim && (run.released_claims ?? []).includes(c.claim)) {
+    return reject(
+      "planned_on_another_run",
+      `${c.waybill} is planned on another run since: run ${run.id} let it go`,
+    );
+  }
   // spec: courier 3.4: a shipment is one item on a run, in one state (as add_stop refuses a
   // deliver stop for one on it): collected again elsewhere it would be carried, and counted, twice.
   if (run.items.some((i) => i.waybill === c.waybill && !isEnded(i))) {

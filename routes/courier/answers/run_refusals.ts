@@ -87,6 +87,8 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   item_ended: "deliver or fail: the shipment has its end state on this run",
   already_on_run: "collect: the shipment is already on the run (collected at another stop, or " +
     "delivered by one of its stops)",
+  planned_on_another_run: "collect: another open run plans or carries the shipment (named in " +
+    "the message) and has not given it its end state",
   over_reserved: "collect: more than the work order reserved, without a reason",
   capacity_exceeded: "collect: the run's capacity would be exceeded",
   unknown_piece: "collect: labels name a piece the shipment does not have",

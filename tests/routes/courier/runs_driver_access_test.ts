@@ -32,8 +32,9 @@ interface Scene {
 }
 
 /**
- * Two runs of one driver carrying one shipment (a lab sample): the first plans its delivery, the
- * second collected it (courier 3.4: one run plans a shipment's delivery at a time).
+ * Two runs of one driver carrying one shipment (a lab sample): the second collected it and
+ * unloaded it at the depot, then the first plans its delivery (courier 3.4: one run carries a
+ * shipment out at a time; a trunk's item unloaded at a depot lets another run plan it).
  */
 async function twoRunsOneShipment(t: TestEnv): Promise<Scene> {
   const courier = await newCourier(t);
@@ -46,12 +47,15 @@ async function twoRunsOneShipment(t: TestEnv): Promise<Scene> {
   for (let i = 0; i < 2; i++) {
     runs.push(await newRun(t, courier, { vehicle: `B 12${i} ABC`, driver_id: mine.id }));
   }
+  const collect = await collectStop(t, courier, runs[1]!, client, { kg: 5, pieces: 2 });
+  await post(t, courier, `/business/network-runs/${runs[1]}/stops/${collect}/collect`, { waybill });
+  for (const step of ["depart", "arrive", "unload"]) {
+    await post(t, courier, `/business/network-runs/${runs[1]}/${step}`, {});
+  }
   await post(t, courier, `/business/network-runs/${runs[0]}/stops`, {
     kind: "deliver",
     waybill,
   }, 201);
-  const collect = await collectStop(t, courier, runs[1]!, client, { kg: 5, pieces: 2 });
-  await post(t, courier, `/business/network-runs/${runs[1]}/stops/${collect}/collect`, { waybill });
   await post(t, courier, `/business/shipments/${waybill}/lab/profile`, { sample_type: "blood" });
   return { courier, client, mine, other, first: runs[0]!, second: runs[1]!, waybill };
 }

@@ -214,12 +214,16 @@ Deno.test("runs: a driver keeps a shipment on one run when another run of theirs
     const first = await newRun(t, courier, { driver_id: mine.id });
     const second = await newRun(t, courier, { driver_id: mine.id });
     const waybill = await bookWaybill(t, client);
-    await deliverStops(t, courier, first, [waybill]);
-    // The second run collects it (courier 3.4: one run plans its delivery; another may carry it).
+    // The second run collects it and unloads it at the depot, then the first plans its delivery
+    // (courier 3.4: one run carries a shipment out at a time).
     const collect = await collectStop(t, courier, second, client, { kg: 5, pieces: 2 });
     await post(t, courier, `/business/network-runs/${second}/stops/${collect}/collect`, {
       waybill,
     });
+    for (const step of ["depart", "arrive", "unload"]) {
+      await post(t, courier, `/business/network-runs/${second}/${step}`, {});
+    }
+    await deliverStops(t, courier, first, [waybill]);
     await post(t, courier, `/business/shipments/${waybill}/lab/profile`, { sample_type: "blood" });
     await post(t, courier, `/business/network-runs/${first}/driver`, { driver_id: other.id });
     await t.settle();

@@ -6,10 +6,15 @@
  * is kept there as let go, so an add still under way with it is refused. A crash between the
  * claim and the run's add leaves a claim its retry finds (the same run: the same claim) and that
  * blocks no other run (its run has not the shipment: it lets go).
+ *
+ * A collection takes the same claim (stop_actions.ts collect): a shipment collected on a run is
+ * carried out by that run until it ends its item there or unloads it at a depot (holdsOpen).
+ * Shipments collected before collections took claims hold none: another run plans them as it
+ * did then, and the next collection or deliver stop for them claims them.
  */
 import {
   asRun,
-  isEnded,
+  holdsOpen,
   type NetworkRun,
   networkRunActor,
 } from "../../../../actors/courier/network_run/mod.ts";
@@ -38,8 +43,9 @@ function plannedElsewhere(waybill: string, runId: string): never {
 }
 
 /**
- * Claims the shipment for delivery on run `runId`; answers the claim the run's add_stop carries.
- * Refused `planned_on_another_run`, naming the run, while another run has it open.
+ * Claims the shipment for delivery on run `runId`; answers the claim the run's add_stop (or
+ * stop_collect) carries. Refused `planned_on_another_run`, naming the run, while another run has
+ * it open.
  */
 export async function planDelivery(
   deps: RunDeps,
@@ -104,9 +110,8 @@ async function keeperOf(
     const got = await deps.runtime.read(networkRunActor, tenant, at, { kind: "get" });
     if (!got.ok) return null;
     const run: NetworkRun = asRun(got.reply);
-    const items = run.items.filter((i) => i.waybill === to.waybill);
-    if (items.some((i) => !isEnded(i))) return run.id;
-    const last = items.at(-1);
+    if (holdsOpen(run, to.waybill)) return run.id;
+    const last = run.items.filter((i) => i.waybill === to.waybill).at(-1);
     at = last?.state === "transferred" ? last.to_run : undefined;
   }
   return null;

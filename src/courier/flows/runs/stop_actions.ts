@@ -25,6 +25,7 @@ import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 import { stopAndFollow } from "./follow_ups.ts";
 import { refuseIfHeld, stopShipment } from "./item_actions.ts";
 import { runLoadOf } from "./loads.ts";
+import { lostClaim, planDelivery } from "./planning.ts";
 
 /** A stop action's request as the route read it (courier 4.5). */
 export type StopActionInput = {
@@ -199,6 +200,9 @@ export async function collect(
   }
   // spec: courier 4.5: more than reserved needs runs:override and a reason.
   if (body.reason) needScope(caller, "runs:override");
+  // spec: courier 3.4: one run carries a shipment out at a time: the collection claims it as a
+  // deliver stop does (planning.ts); a collection made, sent again, answers as it did.
+  const claim = made ? null : await planDelivery(deps, caller, runId, s.waybill);
   const command = {
     kind: "stop_collect",
     stop_id: stopId,
@@ -207,6 +211,7 @@ export async function collect(
     labels: body.labels ?? s.pieces.map((x) => x.id),
     load: await runLoadOf(deps.runtime, caller.tenant, s, runId),
     override_reason: body.reason ?? null,
+    claim,
     by: caller.by,
   } as const;
   return await stopAndFollow(deps, caller, {
@@ -215,7 +220,7 @@ export async function collect(
     key,
     request: body,
     followUps: (answer) => collectFollowUps(answer.run, answer.stop, command),
-  });
+  }).catch((e) => lostClaim(deps, caller, s.waybill, e));
 }
 
 export async function fail(
