@@ -17,6 +17,8 @@ import { boardRoutes } from "../../routes/courier/board.ts";
 import { operationRoutes } from "../../routes/courier/operations.ts";
 import { trackingRoutes } from "../../routes/courier/tracking.ts";
 import { runRoutes } from "../../routes/courier/runs.ts";
+import { runActionRoutes } from "../../routes/courier/run_actions.ts";
+import { driverRunRoutes } from "../../routes/courier/driver_runs.ts";
 import { rateCardRoutes } from "../../routes/courier/rate_cards.ts";
 import { serviceLevelRoutes } from "../../routes/courier/service_levels.ts";
 import { alertRoutes } from "../../routes/courier/alerts.ts";
@@ -69,7 +71,10 @@ export const courierFeature: Feature = {
     boardRoutes,
     operationRoutes,
     trackingRoutes,
+    // In this order: a run's /stops, /driver and /expenses are registered before its /{action}.
     runRoutes,
+    runActionRoutes,
+    driverRunRoutes,
     rateCardRoutes,
     serviceLevelRoutes,
     alertRoutes,
