@@ -10,6 +10,7 @@ import { networkRunActor, TRIP_ENDED_GRACE_MS } from "../../../actors/courier/ne
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import { bookWaybill, newClient, newCourier, newDriver, topUp } from "../../helpers/courier.ts";
 import {
+  checkpointStop,
   collectStop,
   deliverStops,
   ledger,
@@ -431,12 +432,7 @@ Deno.test("runs: a shipment the run delivers past a border goes out for delivery
     // a: cleared before the vehicle enters; b: entered first, cleared afterwards.
     const a = await bookWaybill(t, client, { to_country: "ZA" });
     const b = await bookWaybill(t, client, { to_country: "ZA" });
-    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "checkpoint",
-      country: "BW",
-      to_country: "ZA",
-      border_post: "Tlokweng",
-    }, 201)).data.stops.at(-1).id;
+    const checkpoint = await checkpointStop(t, courier, run);
     await deliverStops(t, courier, run, [a, b]);
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
     const crossings = (await post(

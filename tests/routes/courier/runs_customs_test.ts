@@ -10,21 +10,21 @@ import { deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts"
 import { Refused } from "../../../src/runtime/actor.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
-import { deliverStops, newRun, post, ready, trailOf } from "./runs_fixtures.ts";
+import { bookWaybill } from "../../helpers/courier.ts";
+import {
+  checkpointStop,
+  crossBorderRun,
+  deliverStops,
+  newRun,
+  post,
+  ready,
+  trailOf,
+} from "./runs_fixtures.ts";
 
 Deno.test("runs: customs clears or refuses a border stop only once it is presented; a refused stop is never cleared", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
-    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "checkpoint",
-      country: "BW",
-      to_country: "ZA",
-      border_post: "Tlokweng",
-    }, 201)).data.stops.at(-1).id;
+    const { courier, run, waybill } = await crossBorderRun(t, 1, { customs: true });
+    const checkpoint = await checkpointStop(t, courier, run);
     await deliverStops(t, courier, run, [waybill]);
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
     const at = (action: string) => `/business/network-runs/${run}/stops/${checkpoint}/${action}`;
@@ -55,16 +55,8 @@ Deno.test("runs: customs clears or refuses a border stop only once it is present
 
 Deno.test("runs: a border stop is presented only by a run under way, so no shipment passes customs unseen", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
-    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "checkpoint",
-      country: "BW",
-      to_country: "ZA",
-      border_post: "Tlokweng",
-    }, 201)).data.stops.at(-1).id;
+    const { courier, run, waybill } = await crossBorderRun(t, 1, { customs: true });
+    const checkpoint = await checkpointStop(t, courier, run);
     await deliverStops(t, courier, run, [waybill]);
     const at = `/business/network-runs/${run}/stops/${checkpoint}`;
     // spec: courier 3.4: the driver presents the vehicle with what it carries; a run still at
@@ -80,11 +72,8 @@ Deno.test("runs: a border stop is presented only by a run under way, so no shipm
 
 Deno.test("runs: a shipment customs holds, asks papers for or refused is not delivered; released, it is", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const held = await bookWaybill(t, client, { to_country: "ZA" });
-    const refused = await bookWaybill(t, client, { to_country: "ZA" });
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [held, refused] = waybills as [string, string];
     await deliverStops(t, courier, run, [held, refused]);
     const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data.stops
       .map((s: { id: string }) => s.id) as string[];
@@ -153,19 +142,9 @@ Deno.test("runs: a shipment customs holds is not transferred to another run; rep
 
 Deno.test("runs: a shipment customs holds when the vehicle enters stays behind; released, it awaits collection", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const [held, along] = [
-      await bookWaybill(t, client, { to_country: "ZA" }),
-      await bookWaybill(t, client, { to_country: "ZA" }),
-    ];
-    const checkpoint = (await post(t, courier, `/business/network-runs/${run}/stops`, {
-      kind: "checkpoint",
-      country: "BW",
-      to_country: "ZA",
-      border_post: "Tlokweng",
-    }, 201)).data.stops.at(-1).id;
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [held, along] = waybills as [string, string];
+    const checkpoint = await checkpointStop(t, courier, run);
     await deliverStops(t, courier, run, [held, along]);
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
     const at = `/business/network-runs/${run}/stops/${checkpoint}`;
@@ -201,9 +180,7 @@ Deno.test("runs: a shipment customs holds when the vehicle enters stays behind; 
 
 Deno.test("runs: a shipment customs holds for papers is reported customs_hold, and the run closes", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    const { courier, run, waybill } = await crossBorderRun(t, 1);
     await deliverStops(t, courier, run, [waybill]);
     await post(t, courier, `/business/network-runs/${run}/depart`, {});
     const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
@@ -226,9 +203,7 @@ Deno.test("runs: a shipment customs holds for papers is reported customs_hold, a
 
 Deno.test("runs: no delivery is attempted of a shipment customs holds, so no redelivery is owed", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    const { courier, run, waybill } = await crossBorderRun(t, 1);
     await deliverStops(t, courier, run, [waybill]);
     const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
       .stops[0].id;
@@ -250,9 +225,7 @@ Deno.test("runs: no delivery is attempted of a shipment customs holds, so no red
 
 Deno.test("runs: papers supplied during a plain customs hold leave it held; only customs lets it go", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybill = await bookWaybill(t, client, { to_country: "ZA" });
+    const { courier, run, waybill } = await crossBorderRun(t, 1);
     await deliverStops(t, courier, run, [waybill]);
     const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
       .stops[0].id;
@@ -308,13 +281,7 @@ function runtimeWithGap(t: TestEnv, kind: string, before: () => Promise<unknown>
 
 Deno.test("runs: a customs hold landing between the delivery's checks and its record is not missed", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const waybills = [
-      await bookWaybill(t, client, { to_country: "ZA" }),
-      await bookWaybill(t, client, { to_country: "ZA" }),
-    ];
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
     await deliverStops(t, courier, run, waybills);
     const stops = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
       .stops.map((s: { id: string }) => s.id) as string[];

@@ -8,6 +8,7 @@ import {
   bookWaybill,
   type Client,
   type Courier,
+  grantScopes,
   newClient,
   newCourier,
   topUp,
@@ -73,6 +74,30 @@ export async function ready(t: TestEnv): Promise<[Courier, Client]> {
   const client = await newClient(t, courier);
   await topUp(t, courier, client, "2000");
   return [courier, client];
+}
+
+/**
+ * A courier and client ready, a run from Botswana into South Africa (not yet departed) and
+ * `count` shipments for South Africa; the courier may approve at customs when `customs`.
+ */
+export async function crossBorderRun(t: TestEnv, count: number, o: { customs?: boolean } = {}) {
+  const [courier, client] = await ready(t);
+  if (o.customs) await grantScopes(t, courier, "customs:approve");
+  const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+  const waybills: string[] = [];
+  for (let i = 0; i < count; i++) waybills.push(await bookWaybill(t, client, { to_country: "ZA" }));
+  return { courier, client, run, waybill: waybills[0]!, waybills };
+}
+
+/** A border stop (Botswana to South Africa at Tlokweng) added to the run; answers its id. */
+export async function checkpointStop(t: TestEnv, courier: Courier, run: string): Promise<string> {
+  const added = await post(t, courier, `/business/network-runs/${run}/stops`, {
+    kind: "checkpoint",
+    country: "BW",
+    to_country: "ZA",
+    border_post: "Tlokweng",
+  }, 201);
+  return added.data.stops.at(-1).id;
 }
 
 /** A run with a deliver stop for each of `count` new shipments of the client. */
