@@ -17,6 +17,7 @@ import {
   ledger,
   move,
   present,
+  presented,
   ready,
   shipment,
   supply,
@@ -24,10 +25,7 @@ import {
 
 Deno.test("customs: a release after the vehicle left awaits collection; entry only after exit", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, client, waybill, id } = await presented(t, { customs: true });
     const tenant = courier.business.id;
 
     await assert.rejects(

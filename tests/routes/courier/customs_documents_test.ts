@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill, grantScopes, newCourier, newDriver } from "../../helpers/courier.ts";
+import { bookWaybill, newCourier, newDriver } from "../../helpers/courier.ts";
 import { until } from "../../helpers/receiver.ts";
 import { openCrossing } from "../../../src/courier/flows/customs.ts";
 import { asApiError } from "../../../src/http/errors.ts";
@@ -16,17 +16,14 @@ import {
   crossings,
   ledger,
   move,
-  present,
-  ready,
+  presented,
   shipment,
   supply,
 } from "./customs_fixtures.ts";
 
 Deno.test("customs: a plain hold waits on customs; only a request for documents puts papers on the courier", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, client, waybill, id } = await presented(t);
     const customsObligations = async () =>
       (await shipment(t, courier, waybill)).obligations
         .filter((o) => o.milestone.startsWith("customs"))
@@ -77,10 +74,7 @@ Deno.test("customs: a plain hold waits on customs; only a request for documents 
 
 Deno.test("customs: a request for documents waits on the courier, papers put it back with customs, one clearance charge", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, client, waybill, id } = await presented(t, { customs: true });
 
     const asked = await move(t, courier, id, {
       action: "request_documents",
@@ -159,9 +153,7 @@ Deno.test("customs: a request for documents waits on the courier, papers put it 
 
 Deno.test("customs: another courier finds nothing; a driver supplies only for what they carry", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t);
     const other = await newCourier(t);
     const key = other.business.api_key;
     assert.equal(
@@ -232,9 +224,7 @@ Deno.test("customs: another courier finds nothing; a driver supplies only for wh
 
 Deno.test("customs: a driver not carrying the shipment gets the 404 of a crossing that does not exist, naming no waybill", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t);
     const driver = await newDriver(t, courier.business.id);
     const body = { documents: [{ name: "commercial invoice" }] };
     const unknown = await t.call("POST", "/driver/customs/xing_none/supply", {

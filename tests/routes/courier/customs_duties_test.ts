@@ -5,27 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { billingAction, bookWaybill, grantScopes, postCharge } from "../../helpers/courier.ts";
+import { billingAction, postCharge } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { UNRESOLVED_FX_MAX } from "../../../src/courier/rules/ledger.ts";
 import { whileFlaky } from "../../helpers/faults.ts";
-import {
-  billingEvent,
-  CROSS_BORDER,
-  crossings,
-  ledger,
-  move,
-  present,
-  ready,
-} from "./customs_fixtures.ts";
+import { billingEvent, crossings, ledger, move, presented } from "./customs_fixtures.ts";
 
 Deno.test("customs: duties paid for the client are recoverable, apart from revenue; others are not charged", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, client, waybill, id } = await presented(t, { customs: true });
     const duty = {
       action: "duties",
       amount: "125.50",
@@ -89,10 +78,7 @@ Deno.test("customs: duties paid for the client are recoverable, apart from reven
 
 Deno.test("customs: duties the client's account was too busy to take stay on the crossing and are booked once", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     const duty = {
       action: "duties",
       amount: "40",
@@ -130,9 +116,7 @@ Deno.test("customs: duties the client's account was too busy to take stay on the
 
 Deno.test("customs: duties the client's account refuses are not recorded on the crossing; sent again once it takes them, booked once", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, client, waybill, id } = await presented(t);
     // The account holds as many charges awaiting an FX rate as it keeps (size bound: 80).
     for (let n = 1; n <= UNRESOLVED_FX_MAX; n++) {
       await postCharge(t, courier, client, {
@@ -184,9 +168,7 @@ Deno.test("customs: duties the client's account refuses are not recorded on the 
 
 Deno.test("customs: duties whose charge a crash kept off the account are booked once without the duties sent again", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t);
     const duty = {
       action: "duties",
       amount: "125.50",
@@ -228,9 +210,7 @@ Deno.test("customs: duties whose charge a crash kept off the account are booked 
 
 Deno.test("customs: the same duties sent again in other words are the duties recorded, booked once", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t);
     const duty = {
       action: "duties",
       amount: "125.50",

@@ -7,9 +7,11 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import {
+  bookWaybill,
   type Client,
   type Courier,
   DOMESTIC,
+  grantScopes,
   newClient,
   newCourier,
   topUp,
@@ -43,6 +45,18 @@ export function present(t: TestEnv, courier: Courier, waybill: string, stop = "s
     stop_id: stop,
     by: "driver:test",
   });
+}
+
+/**
+ * A courier and client ready, a cross-border shipment booked and presented at Tlokweng (its
+ * crossing `id`); the courier may approve at customs when `customs`.
+ */
+export async function presented(t: TestEnv, o: { customs?: boolean } = {}) {
+  const [courier, client] = await ready(t);
+  if (o.customs) await grantScopes(t, courier, "customs:approve");
+  const waybill = await bookWaybill(t, client, CROSS_BORDER);
+  const id = await present(t, courier, waybill);
+  return { courier, client, waybill, id };
 }
 
 /** POSTs a customs move on the crossing, which must answer `status`; answers the body. */

@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { vehicleLeft } from "../../../src/courier/flows/customs.ts";
@@ -13,21 +12,16 @@ import { whileFlaky } from "../../helpers/faults.ts";
 import {
   alerts,
   billingEvent,
-  CROSS_BORDER,
   crossings,
   ledger,
   move,
-  present,
-  ready,
+  presented,
   shipment,
 } from "./customs_fixtures.ts";
 
 Deno.test("customs: a clearance whose fee a crash kept off the account is completed by its retry, also after the release", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     const clear = { action: "clear", customs_reference: "SARS-88" };
     // The process dies after the crossing recorded the clearance, before the fee was booked.
     const failed = await whileFlaky(t.env, {
@@ -64,10 +58,7 @@ Deno.test("customs: a clearance whose fee a crash kept off the account is comple
 
 Deno.test("customs: a release whose scan and alert a crash lost is completed by its retry, also after the clearance", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     await vehicleLeft(t.env.runtime, courier.business.id, id, "driver:test");
     const release = { action: "release", evidence: "release RN-90" };
     // The process dies after the crossing recorded the release, before the shipment heard it.
@@ -93,10 +84,7 @@ Deno.test("customs: a release whose scan and alert a crash lost is completed by 
 
 Deno.test("customs: a clearance whose fee a crash kept off the account is booked once without the clearance sent again", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, id } = await presented(t, { customs: true });
     // The process dies after the crossing recorded the clearance, before the fee was booked.
     const failed = await whileFlaky(t.env, {
       fails: (type, command) =>

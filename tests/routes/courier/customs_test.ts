@@ -6,27 +6,23 @@
  */
 import assert from "node:assert/strict";
 import { postChunked, withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
+import { grantScopes } from "../../helpers/courier.ts";
 import { recordCrossing } from "../../../src/courier/flows/customs.ts";
 import { asApiError } from "../../../src/http/errors.ts";
 import {
   billingEvent,
-  CROSS_BORDER,
   crossings,
   ledger,
   move,
   present,
-  ready,
+  presented,
   shipment,
   supply,
 } from "./customs_fixtures.ts";
 
 Deno.test("customs: each move needs its facts; a refused move changes nothing", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     assert.match(id, /^xing_[0-9a-f]{24}$/);
     assert.equal(await present(t, courier, waybill), id, "opening again is the same crossing");
     const s = await shipment(t, courier, waybill);
@@ -103,10 +99,7 @@ Deno.test("customs: each move needs its facts; a refused move changes nothing", 
 
 Deno.test("customs: a reason, customs reference or evidence a charge keeps is refused 422 with a control character; nothing moves", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     const duty = {
       action: "duties",
       amount: "125.50",
@@ -144,9 +137,7 @@ Deno.test("customs: a reason, customs reference or evidence a charge keeps is re
 
 Deno.test("customs: a move past the request cap is refused 413 also when it declares no length, and nothing moves", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t);
     const bytes = new TextEncoder().encode(
       JSON.stringify({ action: "hold", reason: "x".repeat(2_000_000) }),
     );
@@ -162,9 +153,7 @@ Deno.test("customs: a move past the request cap is refused 413 also when it decl
 
 Deno.test("customs: clear, release and refuse need customs:approve; holds need runs:operate", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, id } = await presented(t);
     for (
       const body of [
         { action: "clear", customs_reference: "SARS-1" },
@@ -188,10 +177,7 @@ Deno.test("customs: clear, release and refuse need customs:approve; holds need r
 
 Deno.test("customs: a refusal is an exception on the shipment and ends the crossing", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     const refused = await move(t, courier, id, { action: "refuse", reason: "prohibited goods" });
     assert.equal(refused.data.status, "refused");
     const s = await shipment(t, courier, waybill);
@@ -224,10 +210,7 @@ Deno.test("customs: a refusal is an exception on the shipment and ends the cross
 
 Deno.test("customs: a hold sent again after the crossing moved on answers the hold recorded and changes nothing", () =>
   withTestEnv(async (t) => {
-    const [courier, client] = await ready(t);
-    await grantScopes(t, courier, "customs:approve");
-    const waybill = await bookWaybill(t, client, CROSS_BORDER);
-    const id = await present(t, courier, waybill);
+    const { courier, waybill, id } = await presented(t, { customs: true });
     const hold = { action: "hold", reason: "x-ray inspection" };
     const ask = { action: "request_documents", reason: "commercial invoice missing" };
     const held = await move(t, courier, id, hold);
