@@ -62,6 +62,11 @@ export type RunCommand =
     items: readonly { waybill: string; load: Load }[];
     /** The gates the run sending them records the transfer under (customs_gate.ts). */
     gates?: Readonly<Record<string, string>> | null;
+    /**
+     * Per waybill, the claim that passed to this run with the transfer (src/courier/flows/runs/
+     * planning.ts passClaim): refused when this run let it go (another run plans it since).
+     */
+    claims?: Readonly<Record<string, string>> | null;
     by: string;
   }
   /**

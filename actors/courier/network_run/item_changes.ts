@@ -61,6 +61,15 @@ export function transferIn(run: NetworkRun, c: Change<"transfer_in">, now: numbe
   const carried = (w: string) => run.items.some((i) => i.waybill === w && !isEnded(i));
   const added = c.items.filter((x) => !carried(x.waybill));
   if (added.length === 0) return SAME;
+  // spec: courier 3.4: a claim this run let go means another run plans the shipment now.
+  const lost = added.find((x) => (run.released_claims ?? []).includes(c.claims?.[x.waybill] ?? ""));
+  if (lost) {
+    return reject(
+      "planned_on_another_run",
+      `${lost.waybill} is planned on another run since: run ${run.id} let it go`,
+      { waybill: lost.waybill },
+    );
+  }
   if (run.items.length + added.length > ITEMS_MAX) {
     return reject("run_full", `a run carries at most ${ITEMS_MAX} items`);
   }

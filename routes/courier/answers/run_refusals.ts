@@ -39,6 +39,8 @@ export const RUN_ACTION_REFUSALS = {
     capacity_exceeded: "transfer: the items exceed to_run's capacity",
     held_by_customs: "transfer: customs holds a shipment named, asked for its papers, or " +
       "refused it (report it customs_hold)",
+    planned_on_another_run: "transfer: a shipment named was handed over here and another run " +
+      "has it open (planned or on board) now",
   },
   report: {
     ...KEYED_CHANGE,

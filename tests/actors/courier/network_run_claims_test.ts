@@ -1,8 +1,8 @@
 /**
  * A run's claim on a shipment it collected (courier 3.4: one run carries a shipment out at a
  * time): kept while the run has it on board, let go once it is unloaded at a depot with no deliver
- * stop here for it; a collection still under way with a claim let go is refused. Pure: no store,
- * no HTTP.
+ * stop here for it; a collection or a transfer in still under way with a claim let go is refused.
+ * Pure: no store, no HTTP.
  */
 import assert from "node:assert/strict";
 import {
@@ -63,4 +63,21 @@ Deno.test("network run: a collection under a claim the run let go is refused; on
   assert.equal(refusal(released, collecting("WB1#2")), null);
   const made = after(collecting("WB1#1"));
   assert.deepEqual(decided(made, collecting("WB1#1")).events, []);
+});
+
+Deno.test("network run: a transfer in under a claim the run let go is refused; under one it holds it is taken once", () => {
+  const taking = (claim: string): RunCommand => ({
+    kind: "transfer_in",
+    from_run: "run_a",
+    items: [{ waybill: "WB2", load: LOAD }],
+    claims: { WB2: claim },
+    by: "ops",
+  });
+  // spec: courier 3.4: the claim passed here was let go before the items came: another run
+  // plans the shipment now, so this run takes nothing.
+  const released = after({ ...LET_GO, waybill: "WB2", claim: "WB2#2" });
+  assert.equal(refusal(released, taking("WB2#2")), "planned_on_another_run");
+  const took = applied(released, decided(released, taking("WB2#3")).events)!;
+  assert.deepEqual(took.items.map((i) => i.waybill), ["WB2"]);
+  assert.deepEqual(decided(took, taking("WB2#3")).events, [], "the same transfer again");
 });

@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { customsCrossingActor } from "../../../actors/courier/customs_crossing/mod.ts";
+import { type PlannedOn, shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import {
   deliveryGateOf,
   type NetworkRun,
@@ -183,6 +184,17 @@ Deno.test("run transfer: a transfer cut off after the target took an item custom
       delivery,
     });
     assert.ok(reserved.ok, JSON.stringify(reserved));
+    // The claim passed to the target first (courier 3.4: planning.ts passClaim).
+    const claimed = async () => {
+      const r = await t.env.runtime.read(shipmentRunsActor, tenant, made.waybill, { kind: "get" });
+      return r.ok ? r.reply.planned_on as PlannedOn : null;
+    };
+    const passed = await t.env.runtime.ask(shipmentRunsActor, tenant, made.waybill, {
+      kind: "plan",
+      run_id: made.to,
+      replacing: (await claimed())!.claim,
+    });
+    assert.ok(passed.ok, JSON.stringify(passed));
     const took = await t.env.runtime.ask(networkRunActor, tenant, made.to, {
       kind: "transfer_in",
       from_run: made.from,
@@ -208,6 +220,8 @@ Deno.test("run transfer: a transfer cut off after the target took an item custom
     assert.deepEqual(states(await runOf(t, made, made.to)), [], "given back");
     assert.deepEqual(states(await runOf(t, made, made.from)), [[made.waybill, "on_board"]]);
     assert.equal(await transferScans(t, made), 0);
+    // The first run still has it on board: its claim came back, so no other run plans it.
+    assert.equal((await claimed())?.run_id, made.from);
   } finally {
     await t.close();
   }

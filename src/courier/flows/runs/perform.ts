@@ -22,6 +22,7 @@ import { labHandedOver } from "../lab.ts";
 import { postClientCharge, postLaterCharge } from "../later_charges.ts";
 import { recordOnce, shipmentIn } from "../shipments.ts";
 import { type FollowUpAt, lastingRefusal, parkFollowUp } from "./parking.ts";
+import { claimBack } from "./planning.ts";
 
 /**
  * Does one follow-up; a refusal is thrown (Refused), as the request answers it. `requestId`: the
@@ -115,6 +116,10 @@ async function transferredOut(
     if (!GIVEN_BACK.has(r.code)) throw new Refused(r);
     const undo = { kind: "transfer_in_undo", from_run: fromRun, waybills, by } as const;
     orRefuse(await runtime.ask(networkRunActor, tenant, toRun, undo));
+    // The claims that passed to the target come back (courier 3.4: the shipment stays here).
+    for (const waybill of waybills) {
+      await claimBack(runtime, tenant, { from: fromRun, to: toRun, waybill });
+    }
     return;
   }
   const batch = "follow_ups" in r.reply ? r.reply.follow_ups : undefined;

@@ -11,6 +11,11 @@
  * carried out by that run until it ends its item there or unloads it at a depot (holdsOpen).
  * Shipments collected before collections took claims hold none: another run plans them as it
  * did then, and the next collection or deliver stop for them claims them.
+ *
+ * A transfer passes the claim to its target before the target takes the shipment (passClaim), so
+ * a run that handed a shipment over and saw another run plan it transfers it nowhere; a transfer
+ * refused after that gives the claim back (claimBack). Claims left on a run that transferred the
+ * shipment before this still follow the transfer chain (keeperOf).
  */
 import {
   asRun,
@@ -24,6 +29,7 @@ import {
   shipmentRunsActor,
 } from "../../../../actors/courier/shipment_runs.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
+import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 
 /** Takeovers tried before giving up, when other runs keep taking the claim meanwhile. */
@@ -68,6 +74,59 @@ export async function planDelivery(
     replacing = held.claim;
   }
   return plannedElsewhere(waybill, runId);
+}
+
+/**
+ * spec: courier 3.4: a transfer moves the shipment on purpose, so its claim passes from run `from`
+ * to run `to` (answers the claim `to`'s transfer_in carries). The claim is first made `from`'s as
+ * a deliver stop would take it: refused `planned_on_another_run`, naming the run, while another
+ * run has the shipment open (one `from` handed over that another run planned since). `to` holding
+ * it already is this transfer again.
+ */
+export async function passClaim(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { from: string; to: string; waybill: string },
+): Promise<string> {
+  const { from, to, waybill } = at;
+  let replacing: number | undefined;
+  for (let tries = 0; tries <= PLAN_TRIES; tries++) {
+    const command = {
+      kind: "plan",
+      run_id: to,
+      ...(replacing === undefined ? {} : { replacing }),
+    } as const;
+    const r = await deps.runtime.ask(shipmentRunsActor, caller.tenant, waybill, command);
+    if (r.ok) return claimToken(waybill, r.reply.planned_on!.claim);
+    if (r.code !== "planned_on_another_run") throw new Refused(r);
+    const held = r.details as unknown as PlannedOn;
+    if (held.run_id === from) {
+      replacing = held.claim;
+      continue;
+    }
+    await planDelivery(deps, caller, from, waybill);
+    replacing = undefined;
+  }
+  return plannedElsewhere(waybill, from);
+}
+
+/**
+ * A transfer refused after its claim passed to run `to` (the target took nothing, or gave it
+ * back): the claim returns to run `from`, which still has the shipment, unless another run took
+ * it over meanwhile or `to` has the shipment open (it took it with an earlier transfer).
+ */
+export async function claimBack(
+  runtime: ActorRuntime,
+  tenant: string,
+  at: { from: string; to: string; waybill: string },
+): Promise<void> {
+  const r = await runtime.read(shipmentRunsActor, tenant, at.waybill, { kind: "get" });
+  const held = r.ok ? r.reply.planned_on ?? null : null;
+  if (held?.run_id !== at.to) return;
+  const to = await runtime.read(networkRunActor, tenant, at.to, { kind: "get" });
+  if (to.ok && holdsOpen(asRun(to.reply), at.waybill)) return;
+  const command = { kind: "plan", run_id: at.from, replacing: held.claim } as const;
+  await runtime.ask(shipmentRunsActor, tenant, at.waybill, command);
 }
 
 /**

@@ -23,6 +23,7 @@ import { boardRun } from "./loads.ts";
 import { passCustoms } from "./customs_gate.ts";
 import { refuseIfHeld } from "./item_actions.ts";
 import { GIVEN_BACK } from "./perform.ts";
+import { claimBack, lostClaim, passClaim } from "./planning.ts";
 import type { RunActionInput } from "./run_actions.ts";
 
 export async function transfer(
@@ -60,7 +61,17 @@ export async function transfer(
     // A hold landing from now on voids this transfer of it (customs_gate.ts).
     gates[i.waybill] = await passCustoms(deps, caller, { run, waybill: i.waybill }, "transferred");
   }
-  return await moveOver(deps, caller, { run, target, open, waybills, gates, body });
+  // spec: courier 3.4: one run carries a shipment out: its claim passes to the target, refused
+  // when this run handed the shipment over and another run plans it now (planning.ts).
+  const claims: Record<string, string> = {};
+  for (const i of open) {
+    claims[i.waybill] = await passClaim(deps, caller, {
+      from: run.id,
+      to: toRun,
+      waybill: i.waybill,
+    });
+  }
+  return await moveOver(deps, caller, { run, target, open, waybills, gates, claims, body });
 }
 
 /**
@@ -94,7 +105,10 @@ async function transferable(
   return open;
 }
 
-/** The target gives back what a transfer this run refused took (one item ended here). */
+/**
+ * The target gives back what a transfer this run refused took (one item ended here), and the
+ * claims that passed to it come back.
+ */
 async function giveBack(
   deps: RunDeps,
   caller: RunCaller,
@@ -105,21 +119,33 @@ async function giveBack(
 ) {
   const command = { kind: "transfer_in_undo", from_run: fromRun, waybills, by: caller.by } as const;
   await askRun(deps, caller, toRun, command, key);
+  await claimsBack(deps, caller.tenant, fromRun, toRun, waybills);
+}
+
+/** The claims that passed to the target of a transfer refused come back (planning.ts claimBack). */
+async function claimsBack(
+  deps: RunDeps,
+  tenant: string,
+  from: string,
+  to: string,
+  waybills: readonly string[],
+) {
+  for (const waybill of waybills) await claimBack(deps.runtime, tenant, { from, to, waybill });
+}
+
+/** A transfer checked: the items still open here, their customs gates and passed claims. */
+interface Moving {
+  readonly run: NetworkRun;
+  readonly target: NetworkRun;
+  readonly open: NetworkRun["items"];
+  readonly waybills: readonly string[];
+  readonly gates: Readonly<Record<string, string>>;
+  readonly claims: Readonly<Record<string, string>>;
+  readonly body: RunActionInput;
 }
 
 /** The target takes the open items, then this run marks them transferred; then custody moves. */
-async function moveOver(
-  deps: RunDeps,
-  caller: RunCaller,
-  t: {
-    run: NetworkRun;
-    target: NetworkRun;
-    open: NetworkRun["items"];
-    waybills: readonly string[];
-    gates: Readonly<Record<string, string>>;
-    body: RunActionInput;
-  },
-): Promise<NetworkRun> {
+async function moveOver(deps: RunDeps, caller: RunCaller, t: Moving): Promise<NetworkRun> {
   const { run, target, waybills, body } = t;
   const toRun = target.id;
   // The custody move is keyed by what moves where, whatever key the request sends.
@@ -127,27 +153,7 @@ async function moveOver(
   const key = body.idempotency_key ? `transfer:${toRun}:${body.idempotency_key}` : moved;
   // The caller's key with another request is refused before the target takes anything.
   const request = body.idempotency_key ? body : undefined;
-  // Boarding is recorded before the target counts the items, so a cold-chain profile set from
-  // now on finds the target too (coldChainOnRuns); one set since this run was read counts here.
-  const carried = [];
-  for (const i of t.open) {
-    const cold = await boardRun(deps.runtime, caller.tenant, i.waybill, toRun);
-    carried.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
-  }
-  const { run: taken, batch } = await askRun(
-    deps,
-    caller,
-    toRun,
-    {
-      kind: "transfer_in",
-      from_run: run.id,
-      items: carried,
-      gates: t.gates,
-      by: caller.by,
-    },
-    `${run.id}:${key}`,
-    request,
-  );
+  const { run: taken, batch } = await takeIn(deps, caller, t, `${run.id}:${key}`, request);
   // The target's follow-up (this run marking the items) is what this request does next.
   const targetDone = () => followThrough(deps.runtime, caller.tenant, toRun, batch, []);
   const command = {
@@ -178,4 +184,35 @@ async function moveOver(
   });
   await targetDone();
   return after;
+}
+
+/**
+ * The target takes the open items under their gates and the claims that passed to it. Refused,
+ * it took nothing: the claims come back, and one it let go meanwhile (courier 3.4: another run
+ * plans the shipment now) is refused naming that run.
+ */
+async function takeIn(
+  deps: RunDeps,
+  caller: RunCaller,
+  t: Moving,
+  key: string,
+  request: RunActionInput | undefined,
+) {
+  const toRun = t.target.id;
+  // Boarding is recorded before the target counts the items, so a cold-chain profile set from
+  // now on finds the target too (coldChainOnRuns); one set since this run was read counts here.
+  const items = [];
+  for (const i of t.open) {
+    const cold = await boardRun(deps.runtime, caller.tenant, i.waybill, toRun);
+    items.push({ waybill: i.waybill, load: withColdSlots(i.load, cold) });
+  }
+  const { gates, claims } = t;
+  const { by } = caller;
+  const command = { kind: "transfer_in", from_run: t.run.id, items, gates, claims, by } as const;
+  return await askRun(deps, caller, toRun, command, key, request).catch(async (e) => {
+    if (!(e instanceof Refused)) throw e;
+    await claimsBack(deps, caller.tenant, t.run.id, toRun, t.open.map((i) => i.waybill));
+    const lost = e.rejection.details?.waybill;
+    return await lostClaim(deps, caller, typeof lost === "string" ? lost : undefined, e);
+  });
 }
