@@ -29,6 +29,8 @@ export const SHIPMENT_RUNS_MAX = 20;
 export interface PlannedOn {
   readonly run_id: string;
   readonly claim: number;
+  /** The run a transfer passed the claim from: it has the shipment until the target takes it. */
+  readonly from_run?: string;
 }
 
 export interface ShipmentRuns {
@@ -47,7 +49,7 @@ export type ShipmentRunsCommand =
    * The shipment is planned on run_id: refused `planned_on_another_run` while another run holds
    * the claim, unless `replacing` names that claim (the run holding it let it go).
    */
-  | { kind: "plan"; run_id: string; replacing?: number }
+  | { kind: "plan"; run_id: string; replacing?: number; from_run?: string }
   | { kind: "get" };
 
 export type ShipmentRunsEvent =
@@ -117,7 +119,11 @@ function plan(
       { ...held },
     );
   }
-  const planned_on = { run_id: c.run_id, claim: (state.claims ?? 0) + 1 };
+  const planned_on = {
+    run_id: c.run_id,
+    claim: (state.claims ?? 0) + 1,
+    ...(c.from_run ? { from_run: c.from_run } : {}),
+  };
   return accept<ShipmentRuns, ShipmentRunsEvent, ShipmentRunsReply>([{
     kind: "planned",
     planned_on,

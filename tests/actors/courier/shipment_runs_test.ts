@@ -71,3 +71,20 @@ Deno.test("shipment runs: one run plans the shipment; another takes the claim on
   assert.deepEqual(taken.reply?.planned_on, { run_id: "run_2", claim: 2 });
   assert.deepEqual(h.replayed(), h.state);
 });
+
+Deno.test("shipment runs: a claim a transfer passes on names the run it came from until taken over", () => {
+  const h = new ActorHarness(shipmentRunsActor);
+  h.must({ kind: "plan", run_id: "run_1" });
+  // spec: courier 3.4: run_1 has the shipment until run_2 takes it (planning.ts passClaim).
+  const passed = h.must({ kind: "plan", run_id: "run_2", replacing: 1, from_run: "run_1" });
+  assert.deepEqual(passed.reply?.planned_on, { run_id: "run_2", claim: 2, from_run: "run_1" });
+  const refused = shipmentRunsActor.decide(h.state, { kind: "plan", run_id: "run_3" }, h.ctx());
+  assert.deepEqual(refused.ok ? null : refused.details, {
+    run_id: "run_2",
+    claim: 2,
+    from_run: "run_1",
+  });
+  const back = h.must({ kind: "plan", run_id: "run_1", replacing: 2 });
+  assert.deepEqual(back.reply?.planned_on, { run_id: "run_1", claim: 3 });
+  assert.deepEqual(h.replayed(), h.state);
+});

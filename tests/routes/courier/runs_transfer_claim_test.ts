@@ -156,3 +156,24 @@ Deno.test("runs transfer claim: two transfers of a shipment on board at once: on
     assert.deepEqual(await itemsOf(t, courier, e), [[waybill, "planned"]]);
     assert.equal(await claimOf(t, courier, waybill), e);
   }));
+
+Deno.test("runs transfer claim: a claim passed to the target before a crash kept it from taking the shipment leaves the shipment with the run that has it; the retry completes", () =>
+  withTestEnv(async (t) => {
+    const { courier, trunk, waybill } = await trunkWith(t, false);
+    const [to, other] = [await newRun(t, courier), await newRun(t, courier)];
+    const tenant = courier.business.id;
+    // Only the first step is committed: the claim passes to the target (planning.ts passClaim).
+    const held = await t.env.runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
+    const claim = held.ok ? held.reply.planned_on!.claim : 0;
+    const pass = { kind: "plan", run_id: to, replacing: claim, from_run: trunk } as const;
+    assert.ok((await t.env.runtime.ask(shipmentRunsActor, tenant, waybill, pass)).ok);
+    // spec: courier 3.4: the trunk's driver still has it on board: no other run plans it.
+    const planned = await planOn(t, courier, other, waybill);
+    assert.equal(planned.status, 409, JSON.stringify(planned.body));
+    assert.match(planned.body.message, new RegExp(trunk));
+    assert.deepEqual(await itemsOf(t, courier, other), []);
+    const moved = await transferOn(t, courier, trunk, to, waybill);
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.deepEqual(await itemsOf(t, courier, to), [[waybill, "planned"]]);
+    assert.equal(await claimOf(t, courier, waybill), to);
+  }));

@@ -94,6 +94,7 @@ export async function passClaim(
     const command = {
       kind: "plan",
       run_id: to,
+      from_run: from,
       ...(replacing === undefined ? {} : { replacing }),
     } as const;
     const r = await deps.runtime.ask(shipmentRunsActor, caller.tenant, waybill, command);
@@ -142,6 +143,10 @@ async function letGo(
   const { held, runId, waybill } = at;
   const keeper = await keeperOf(deps, caller.tenant, held.run_id, { runId, waybill });
   if (keeper !== null) plannedElsewhere(waybill, keeper);
+  // A claim a transfer passed on before its target took the shipment (a crash between): the run
+  // it came from still has the shipment until then.
+  const sender = held.from_run && await keeperOf(deps, caller.tenant, held.from_run, at);
+  if (sender) plannedElsewhere(waybill, sender);
   const command = {
     kind: "let_go",
     waybill,
