@@ -109,8 +109,8 @@ function workRoutes(api: Api): void {
           "with another courier's client, a checkpoint without country, to_country and border_post",
         not_found: "deliver: no shipment by that waybill",
         already_on_run: "deliver: the shipment is already on the run",
-        planned_on_another_run: "deliver: another open run plans the shipment (named in the " +
-          "message) and has not given it its end state",
+        planned_on_another_run: "deliver: another open run plans or carries the shipment " +
+          "(named in the message) and has not given it its end state",
         shipment_closed: "deliver: the shipment is delivered, returned or cancelled already",
         capacity_exceeded: "the stop's load or reservation exceeds the run's capacity",
       },
