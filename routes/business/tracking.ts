@@ -50,28 +50,7 @@ export function trackingRoutes(api: Api): void {
     return ok(c, tripTrackView(view));
   });
 
-  // spec: business 2.4 rule 5: reference links keep working with the reduced view.
-  define(api, {
-    method: "get",
-    path: "/track/{reference}",
-    summary: "Public tracking view by reference link (2.4 rule 5): reduced, to be switched off",
-    description: "The view of GET /trip-track/{token} with scope reference: no pickup and no " +
-      "stops. Integrations use tracking_url instead; a tracking token here is not found.",
-    tag,
-    security: "public",
-    middleware: [anonymous],
-    params: z.object({
-      reference: z.string().min(1).max(200).openapi({ description: "The trip's reference" }),
-    }),
-    response: TripTrackAnswer,
-    errorField: "error",
-    refusals: { not_found: "no trip has this reference", ...LINK_GONE },
-  }, async (c, { params }) => {
-    const env = c.get("env");
-    const positions = livePositionsOf(env);
-    const view = await tracking({ ...env, positions }, params.reference, "reference");
-    return ok(c, tripTrackView(view));
-  });
+  referenceLinkRoute(api);
 
   for (const action of ["rotate", "revoke"] as const) {
     define(api, {
@@ -98,4 +77,29 @@ export function trackingRoutes(api: Api): void {
       return ok(c, tripView(c, trip));
     });
   }
+}
+
+/** spec: business 2.4 rule 5: reference links keep working with the reduced view. */
+function referenceLinkRoute(api: Api): void {
+  define(api, {
+    method: "get",
+    path: "/track/{reference}",
+    summary: "Public tracking view by reference link (2.4 rule 5): reduced, to be switched off",
+    description: "The view of GET /trip-track/{token} with scope reference: no pickup and no " +
+      "stops. Integrations use tracking_url instead; a tracking token here is not found.",
+    tag,
+    security: "public",
+    middleware: [anonymous],
+    params: z.object({
+      reference: z.string().min(1).max(200).openapi({ description: "The trip's reference" }),
+    }),
+    response: TripTrackAnswer,
+    errorField: "error",
+    refusals: { not_found: "no trip has this reference", ...LINK_GONE },
+  }, async (c, { params }) => {
+    const env = c.get("env");
+    const positions = livePositionsOf(env);
+    const view = await tracking({ ...env, positions }, params.reference, "reference");
+    return ok(c, tripTrackView(view));
+  });
 }

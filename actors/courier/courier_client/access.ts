@@ -78,28 +78,36 @@ export function decideAccess(
         session_epoch: user.session_epoch,
       }));
     }
-    case "change_password": {
-      const user = state.users.find((u) => u.id === command.user_id);
-      if (!user) return reject("not_found", `user not found: ${command.user_id}`);
-      // spec: courier 5: a change signs the person's other sessions out. One checked under an
-      // epoch that has moved since (another session changed it meanwhile) is such a session's: it
-      // would overwrite a password just set, and answer a session already ended.
-      if (user.session_epoch !== command.session_epoch) {
-        return reject(
-          "unauthenticated",
-          "the session was signed out: the password was changed meanwhile; sign in again",
-        );
-      }
-      return ok([{
-        kind: "password_changed",
-        user_id: command.user_id,
-        password_hash: command.password_hash,
-        by: command.by,
-      }]);
-    }
+    case "change_password":
+      return changePassword(state, command);
     default:
       return unreachable(command);
   }
+}
+
+/**
+ * spec: courier 5: a change signs the person's other sessions out. One checked under an epoch that
+ * has moved since (another session changed it meanwhile) is such a session's: it would overwrite a
+ * password just set, and answer a session already ended.
+ */
+function changePassword(
+  state: CourierClient,
+  command: Extract<CourierClientCommand, { kind: "change_password" }>,
+): D {
+  const user = state.users.find((u) => u.id === command.user_id);
+  if (!user) return reject("not_found", `user not found: ${command.user_id}`);
+  if (user.session_epoch !== command.session_epoch) {
+    return reject(
+      "unauthenticated",
+      "the session was signed out: the password was changed meanwhile; sign in again",
+    );
+  }
+  return ok([{
+    kind: "password_changed",
+    user_id: command.user_id,
+    password_hash: command.password_hash,
+    by: command.by,
+  }]);
 }
 
 /** spec: courier 4.6: a saved address, counted against the address book's bound. */
