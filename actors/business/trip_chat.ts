@@ -1,12 +1,14 @@
 /**
  * A trip's order chat (Business API 4.1, 8): tenant = the business, id = the trip's reference.
  * It keeps who wrote each message and when; whether the chat is still open is the trip's to say
- * (the chat flow reads it first), and a full chat refuses more (CHAT_MESSAGES_MAX).
+ * (the chat flow reads it first), and a side that wrote its share refuses more
+ * (CHAT_MESSAGES_PER_AUTHOR_MAX).
  */
 import { accept, type ActorDefinition, reject, unreachable } from "../../src/runtime/actor.ts";
 import {
   CHAT_MESSAGE_CHARS_MAX,
   CHAT_MESSAGES_MAX,
+  CHAT_MESSAGES_PER_AUTHOR_MAX,
   type ChatAuthor,
 } from "../../src/business/rules/chat.ts";
 
@@ -37,6 +39,10 @@ export type TripChatReply = ChatMessage | TripChat;
 /** Four bytes a character at most, and room for the fields around each message. */
 const MESSAGE_BYTES_MAX = CHAT_MESSAGE_CHARS_MAX * 4 + 200;
 
+function written(state: TripChat, from: ChatAuthor): number {
+  return state.messages.filter((m) => m.from === from).length;
+}
+
 export const tripChatActor: ActorDefinition<
   TripChat,
   TripChatCommand,
@@ -50,10 +56,11 @@ export const tripChatActor: ActorDefinition<
   decide(state, command, ctx) {
     switch (command.kind) {
       case "post":
-        if (state.messages.length >= CHAT_MESSAGES_MAX) {
+        // Counted per side: one party filling the chat must not silence the other.
+        if (written(state, command.from) >= CHAT_MESSAGES_PER_AUTHOR_MAX) {
           return reject(
             "chat_full",
-            `the chat holds its most messages: ${CHAT_MESSAGES_MAX}`,
+            `the ${command.from} wrote its most messages: ${CHAT_MESSAGES_PER_AUTHOR_MAX}`,
           );
         }
         return accept(

@@ -6,7 +6,10 @@
  */
 import { customerParty, driverParty, postChat, readChat } from "../../src/business/flows/chat.ts";
 import { poolDriver, poolDriverOf } from "../../src/business/driver_auth.ts";
-import { CHAT_MESSAGE_CHARS_MAX, CHAT_MESSAGES_MAX } from "../../src/business/rules/chat.ts";
+import {
+  CHAT_MESSAGE_CHARS_MAX,
+  CHAT_MESSAGES_PER_AUTHOR_MAX,
+} from "../../src/business/rules/chat.ts";
 import { type Api, ok } from "../../src/http/app.ts";
 import { anonymous } from "../../src/http/guards.ts";
 import { define, z } from "../../src/http/route.ts";
@@ -20,7 +23,8 @@ const Token = z.string().min(1).max(200).openapi({ description: "The trip's chat
 
 const POST_REFUSALS = {
   chat_closed: "the trip was cancelled, or completed over 30 minutes ago",
-  chat_full: `the chat holds its most messages (${CHAT_MESSAGES_MAX})`,
+  chat_full: `the caller's side wrote its most messages (${CHAT_MESSAGES_PER_AUTHOR_MAX}); ` +
+    "the other side can still write",
 };
 
 export function chatRoutes(api: Api): void {

@@ -16,6 +16,12 @@ export const CHAT_CLOSE_MINUTES_AFTER_COMPLETION = 30;
  */
 export const CHAT_MESSAGES_MAX = 100;
 
+/**
+ * Messages each side may write, at most: half the chat each, so the customer (an unauthenticated
+ * holder of the chat_token) can never fill the chat and silence the driver, nor the other way.
+ */
+export const CHAT_MESSAGES_PER_AUTHOR_MAX = CHAT_MESSAGES_MAX / 2;
+
 export type ChatAuthor = "customer" | "driver";
 
 /** Why the chat no longer takes messages, or null while it is open. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { tripChatActor } from "../../../actors/business/trip_chat.ts";
-import { CHAT_MESSAGES_MAX } from "../../../src/business/rules/chat.ts";
+import { CHAT_MESSAGES_PER_AUTHOR_MAX } from "../../../src/business/rules/chat.ts";
 import { ActorHarness } from "../../helpers/actor.ts";
 
-Deno.test("trip chat: messages kept in order with author and time; full at CHAT_MESSAGES_MAX", () => {
+Deno.test("trip chat: messages kept in order with author and time", () => {
   const h = new ActorHarness(tripChatActor, { now: 1_000 });
   h.must({ kind: "post", from: "customer", message: "hello" });
   h.now = 2_000;
@@ -12,9 +12,18 @@ Deno.test("trip chat: messages kept in order with author and time; full at CHAT_
     { from: "customer", message: "hello", at: 1_000 },
     { from: "driver", message: "hi", at: 2_000 },
   ]);
-  for (let i = 2; i < CHAT_MESSAGES_MAX; i++) {
+});
+
+Deno.test("trip chat: each side has its own CHAT_MESSAGES_PER_AUTHOR_MAX; a full side never blocks the other", () => {
+  const h = new ActorHarness(tripChatActor, { now: 1_000 });
+  for (let i = 0; i < CHAT_MESSAGES_PER_AUTHOR_MAX; i++) {
     h.must({ kind: "post", from: "customer", message: `m${i}` });
   }
+  const full = h.refused({ kind: "post", from: "customer", message: "one too many" }, "chat_full");
+  assert.match(full.message, /customer/);
+  for (let i = 0; i < CHAT_MESSAGES_PER_AUTHOR_MAX; i++) {
+    h.must({ kind: "post", from: "driver", message: `d${i}` });
+  }
   h.refused({ kind: "post", from: "driver", message: "one too many" }, "chat_full");
-  assert.equal(h.state.messages.length, CHAT_MESSAGES_MAX);
+  assert.equal(h.state.messages.length, 2 * CHAT_MESSAGES_PER_AUTHOR_MAX);
 });

@@ -5,13 +5,23 @@
  */
 import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { CHAT_MESSAGES_PER_AUTHOR_MAX } from "../../../src/business/rules/chat.ts";
 import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { acceptedTrip, type BookedTrip, bookedTrip } from "./tracking_fixtures.ts";
 
+type AcceptedTrip = Awaited<ReturnType<typeof acceptedTrip>>;
+
 function customerPost(t: TestEnv, b: BookedTrip, message: string, token = b.trip.chat_token) {
   return t.call("POST", `/trip-chat/${b.trip.reference}`, { body: { token, message } });
+}
+
+function driverPost(t: TestEnv, b: AcceptedTrip, message: string) {
+  return t.call("POST", `/driver/trips/${b.trip.reference}/chat`, {
+    bearer: b.driver.token,
+    body: { message },
+  });
 }
 
 function customerRead(t: TestEnv, b: BookedTrip, token = b.trip.chat_token) {
@@ -149,4 +159,22 @@ Deno.test("chat: open up to 30 minutes after completion, closed from then on", (
     assert.equal(closed.status, 422);
     assert.equal(closed.body.code, "chat_closed");
     assert.equal((await customerRead(t, b)).body.data.open, false);
+  }));
+
+Deno.test("chat: the customer filling its share never silences the driver; 422 chat_full names the side that is full", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    for (let i = 0; i < CHAT_MESSAGES_PER_AUTHOR_MAX; i++) {
+      const r = await customerPost(t, b, `where are you ${i}`);
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    }
+    const full = await customerPost(t, b, "one more");
+    assert.equal(full.status, 422);
+    assert.equal(full.body.code, "chat_full");
+    assert.match(full.body.message, /customer/);
+    const driver = await driverPost(t, b, "at the gate");
+    assert.equal(driver.status, 201, JSON.stringify(driver.body));
+    const read = (await customerRead(t, b)).body.data;
+    assert.equal(read.messages.length, CHAT_MESSAGES_PER_AUTHOR_MAX + 1);
+    assert.equal(read.messages.at(-1).message, "at the gate");
   }));
