@@ -10,7 +10,9 @@ import {
   CHAT_MESSAGE_CHARS_MAX,
   CHAT_MESSAGES_PER_AUTHOR_MAX,
 } from "../../src/business/rules/chat.ts";
+import { IDEMPOTENCY_KEY_CHARS_MAX } from "../../src/business/rules/booking.ts";
 import { type Api, ok } from "../../src/http/app.ts";
+import { idempotencyHeader } from "../../src/http/idempotency.ts";
 import { anonymous } from "../../src/http/guards.ts";
 import { define, z } from "../../src/http/route.ts";
 import { PlainText } from "../../src/http/schemas.ts";
@@ -21,7 +23,15 @@ const Reference = z.object({ reference: z.string().min(1).max(40) });
 const Message = PlainText(CHAT_MESSAGE_CHARS_MAX, { lines: true }).min(1);
 const Token = z.string().min(1).max(200).openapi({ description: "The trip's chat_token" });
 
+/** spec: business 8: Idempotency-Key up to 64 characters, scoped to the trip and the author. */
+const POST_REPLAY = {
+  replay: "The same Idempotency-Key with the same message: the first message, nothing posted again",
+  idempotencyKey: "Up to 64 characters, the author's own on this trip; the same key with " +
+    "another message is refused",
+} as const;
+
 const POST_REFUSALS = {
+  reference_conflict: "the Idempotency-Key posted another message: nothing changed",
   chat_closed: "the trip was cancelled, or completed over 30 minutes ago",
   chat_full: `the caller's side wrote its most messages (${CHAT_MESSAGES_PER_AUTHOR_MAX}); ` +
     "the other side can still write",
@@ -55,6 +65,7 @@ export function chatRoutes(api: Api): void {
     params: Reference,
     body: z.object({ token: Token, message: Message }),
     status: 201,
+    ...POST_REPLAY,
     response: ChatMessageAnswer,
     refusals: {
       not_found: "no trip has this reference, or the token is not its chat_token",
@@ -62,8 +73,10 @@ export function chatRoutes(api: Api): void {
     },
   }, async (c, { params, body }) => {
     const env = c.get("env");
+    const key = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
     const party = await customerParty(env, params.reference, body.token);
-    return ok(c, chatMessageView(await postChat(env, party, body.message)), 201);
+    const posted = await postChat(env, party, body.message, key);
+    return ok(c, chatMessageView(posted), posted.replayed ? 200 : 201);
   });
 
   driverChatRoutes(api);
@@ -96,12 +109,14 @@ function driverChatRoutes(api: Api): void {
     params: Reference,
     body: z.object({ message: Message }),
     status: 201,
+    ...POST_REPLAY,
     response: ChatMessageAnswer,
     refusals: POST_REFUSALS,
   }, async (c, { params, body }) => {
     const env = c.get("env");
+    const key = idempotencyHeader(c, IDEMPOTENCY_KEY_CHARS_MAX);
     const party = await driverParty(env, poolDriverOf(c), params.reference);
-    const message = await postChat(env, party, body.message);
-    return ok(c, chatMessageView(message), 201);
+    const posted = await postChat(env, party, body.message, key);
+    return ok(c, chatMessageView(posted), posted.replayed ? 200 : 201);
   });
 }

@@ -5,7 +5,7 @@
  */
 import { type Trip, TRIP_REFERENCE_INDEX, tripActor } from "../../../actors/business/trip/mod.ts";
 import {
-  type ChatMessage,
+  type PostedMessage,
   type TripChat,
   tripChatActor,
 } from "../../../actors/business/trip_chat.ts";
@@ -67,12 +67,16 @@ export async function readChat(
   return { chat: r as TripChat, open: chatClosedReason(t, deps.clock.now()) === null };
 }
 
-/** spec: business 4.1: 422 after cancellation or 30 minutes after completion. */
+/**
+ * spec: business 4.1: 422 after cancellation or 30 minutes after completion. Under an
+ * Idempotency-Key (the trip's and the author's) a post sent again answers the first message.
+ */
 export async function postChat(
   deps: ChatDeps,
   party: ChatParty,
   message: string,
-): Promise<ChatMessage> {
+  key: string | null = null,
+): Promise<PostedMessage> {
   const t = party.trip;
   const closed = chatClosedReason(t, deps.clock.now());
   if (closed) refuse("chat_closed", `the chat is closed: ${closed}`);
@@ -81,7 +85,8 @@ export async function postChat(
       kind: "post",
       from: party.from,
       message,
+      ...(key === null ? {} : { key }),
     }),
   );
-  return r as ChatMessage;
+  return r as PostedMessage;
 }

@@ -27,3 +27,21 @@ Deno.test("trip chat: each side has its own CHAT_MESSAGES_PER_AUTHOR_MAX; a full
   h.refused({ kind: "post", from: "driver", message: "one too many" }, "chat_full");
   assert.equal(h.state.messages.length, 2 * CHAT_MESSAGES_PER_AUTHOR_MAX);
 });
+
+Deno.test("trip chat: a post sent again under its key answers the first message and adds none; another message under it is a conflict; keys are per side", () => {
+  const h = new ActorHarness(tripChatActor, { now: 1_000 });
+  const first = h.must({ kind: "post", from: "driver", message: "at the gate", key: "k1" });
+  h.now = 5_000;
+  const again = h.must({ kind: "post", from: "driver", message: "at the gate", key: "k1" });
+  assert.deepEqual(again.events, []);
+  assert.deepEqual(again.reply, { ...first.reply, replayed: true });
+  assert.equal(first.reply && "replayed" in first.reply && first.reply.replayed, false);
+  h.refused(
+    { kind: "post", from: "driver", message: "something else", key: "k1" },
+    "reference_conflict",
+  );
+  h.must({ kind: "post", from: "customer", message: "at the gate", key: "k1" });
+  h.must({ kind: "post", from: "driver", message: "at the gate" });
+  h.must({ kind: "post", from: "driver", message: "at the gate" });
+  assert.equal(h.state.messages.length, 4);
+});

@@ -178,3 +178,48 @@ Deno.test("chat: the customer filling its share never silences the driver; 422 c
     assert.equal(read.messages.length, CHAT_MESSAGES_PER_AUTHOR_MAX + 1);
     assert.equal(read.messages.at(-1).message, "at the gate");
   }));
+
+Deno.test("chat: a POST sent again with its Idempotency-Key answers the first message (200) and posts nothing more; another message under it is 409", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const ref = b.trip.reference;
+    const driverSend = (message: string, key: string) =>
+      t.call("POST", `/driver/trips/${ref}/chat`, {
+        bearer: b.driver.token,
+        headers: { "Idempotency-Key": key },
+        body: { message },
+      });
+    const customerSend = (message: string, key: string) =>
+      t.call("POST", `/trip-chat/${ref}`, {
+        headers: { "Idempotency-Key": key },
+        body: { token: b.trip.chat_token, message },
+      });
+    const first = await driverSend("at the gate", "k-1");
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    t.clock.advanceBy(5_000);
+    const again = await driverSend("at the gate", "k-1");
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual(again.body.data, first.body.data);
+    const other = await driverSend("something else", "k-1");
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, "reference_conflict");
+    // The key is the driver's: the customer's own key of the same value is its own message.
+    const c1 = await customerSend("at the gate", "k-1");
+    assert.equal(c1.status, 201, JSON.stringify(c1.body));
+    const c2 = await customerSend("at the gate", "k-1");
+    assert.equal(c2.status, 200);
+    assert.deepEqual(c2.body.data, c1.body.data);
+    const long = await customerSend("hi", "x".repeat(65));
+    assert.equal(long.status, 422);
+    assert.equal(long.body.code, "validation_failed");
+    assert.equal((await customerSend("hi", "x".repeat(64))).status, 201);
+    // Without the header every POST is a message, as before.
+    assert.equal((await driverPost(t, b, "at the gate")).status, 201);
+    const read = (await customerRead(t, b)).body.data;
+    assert.deepEqual(read.messages.map((m: { message: string }) => m.message), [
+      "at the gate",
+      "at the gate",
+      "hi",
+      "at the gate",
+    ]);
+  }));
