@@ -223,3 +223,18 @@ Deno.test("chat: a POST sent again with its Idempotency-Key answers the first me
       "at the gate",
     ]);
   }));
+
+Deno.test("chat: the same Idempotency-Key sent twice at once posts one message (one 201, one 200 with the same message)", () =>
+  withTestEnv(async (t) => {
+    const b = await acceptedTrip(t);
+    const send = () =>
+      t.call("POST", `/driver/trips/${b.trip.reference}/chat`, {
+        bearer: b.driver.token,
+        headers: { "Idempotency-Key": "lost-signal-1" },
+        body: { message: "at the gate" },
+      });
+    const both = await Promise.all([send(), send()]);
+    assert.deepEqual(both.map((r) => r.status).sort(), [200, 201]);
+    assert.deepEqual(both[0]!.body.data, both[1]!.body.data);
+    assert.equal((await customerRead(t, b)).body.data.messages.length, 1);
+  }));
