@@ -63,6 +63,8 @@ export type PoolDriverCommand =
   | { kind: "create"; driver: NewPoolDriver }
   | { kind: "authenticate"; hash: string }
   | { kind: "set_shift"; online: boolean }
+  /** The operator replaces the token (a phone lost, a token leaked): the old one stops at once. */
+  | { kind: "rotate_token"; token: KeyRecord }
   | { kind: "get" }
   | HoldCommand;
 
@@ -77,6 +79,7 @@ export type HoldCommand =
 export type PoolDriverEvent =
   | { kind: "pool_driver_created"; driver: NewPoolDriver }
   | { kind: "shift_changed"; online: boolean; at: number }
+  | { kind: "token_rotated"; token: KeyRecord }
   | { kind: "trip_taken"; trip: string; slot: "current" | "queued"; at: number }
   | { kind: "hold_confirmed"; trip: string }
   | { kind: "hold_unconfirmed"; trip: string; at: number }
@@ -118,6 +121,9 @@ export const poolDriverActor: ActorDefinition<
           [{ kind: "shift_changed", online: command.online, at: ctx.now }],
           (s) => s as PoolDriver,
         );
+      case "rotate_token":
+        if (state === null) return NOT_FOUND;
+        return accept([{ kind: "token_rotated", token: command.token }], (s) => s as PoolDriver);
       case "get":
         return state === null ? NOT_FOUND : accept([], () => state);
       case "take":
@@ -147,6 +153,9 @@ export const poolDriverActor: ActorDefinition<
       case "shift_changed":
         if (state === null) throw new Error("shift_changed before pool_driver_created");
         return { ...state, online: event.online, shift_changed_at: event.at };
+      case "token_rotated":
+        if (state === null) throw new Error("token_rotated before pool_driver_created");
+        return { ...state, token: event.token };
       default:
         if (state === null) throw new Error(`${event.kind} before pool_driver_created`);
         return evolveHold(state, event);
@@ -249,7 +258,7 @@ function evolveHold(
   s: PoolDriver,
   e: Exclude<
     PoolDriverEvent,
-    { kind: "pool_driver_created" | "shift_changed" }
+    { kind: "pool_driver_created" | "shift_changed" | "token_rotated" }
   >,
 ): PoolDriver {
   switch (e.kind) {

@@ -17,9 +17,13 @@ export type DriverState = Driver | null;
 export type DriverCommand =
   | { kind: "create"; driver: Driver }
   | { kind: "authenticate"; hash: string }
+  /** The operator replaces the token (a phone lost, a token leaked): the old one stops at once. */
+  | { kind: "rotate_token"; token: KeyRecord }
   | { kind: "get" };
 
-export type DriverEvent = { kind: "driver_created"; driver: Driver };
+export type DriverEvent =
+  | { kind: "driver_created"; driver: Driver }
+  | { kind: "token_rotated"; token: KeyRecord };
 
 export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEvent, Driver> = {
   type: "driver",
@@ -35,6 +39,10 @@ export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEven
           return reject("unauthenticated", "unknown driver token");
         }
         return accept([], () => state);
+      case "rotate_token":
+        // Another business's driver is missing here too (the runtime asks as if missing).
+        if (state === null) return reject("not_found", "driver not found");
+        return accept([{ kind: "token_rotated", token: command.token }], (s) => s as Driver);
       case "get":
         if (state === null) return reject("not_found", "driver not found");
         return accept([], () => state);
@@ -44,8 +52,10 @@ export const driverActor: ActorDefinition<DriverState, DriverCommand, DriverEven
         return unreachable(command);
     }
   },
-  evolve(_state, event) {
-    return event.driver;
+  evolve(state, event) {
+    if (event.kind === "driver_created") return event.driver;
+    if (state === null) throw new Error("token_rotated before driver_created");
+    return { ...state, token: event.token };
   },
   indexes: (s) => s === null ? [] : [{ index: "credential", key: s.token.hash }],
   project: (s) => s === null ? null : { ...s, token: undefined },

@@ -6,7 +6,11 @@
 import { PLATFORM_TENANT } from "../../actors/platform/platform_settings.ts";
 import { poolDriverActor } from "../../actors/business/pool_driver.ts";
 import { poolDriver, poolDriverOf } from "../../src/business/driver_auth.ts";
-import { registerPoolDriver, setShift } from "../../src/business/flows/pool_drivers.ts";
+import {
+  registerPoolDriver,
+  rotatePoolDriverToken,
+  setShift,
+} from "../../src/business/flows/pool_drivers.ts";
 import { livePositionsOf } from "../../src/business/reactors/live_positions.ts";
 import { iso } from "../../src/domain/iso.ts";
 import { type Api, ok } from "../../src/http/app.ts";
@@ -58,6 +62,21 @@ export function driverAppRoutes(api: Api): void {
     status: 201,
     response: PoolDriverRegisteredAnswer,
   }, async (c, { body }) => ok(c, await registerPoolDriver(c.get("env"), body), 201));
+
+  define(api, {
+    method: "post",
+    path: "/operator/drivers/{id}/token",
+    summary: "Replace a platform driver's bearer token; answers the new one once",
+    description: "The old token is refused from the very next request on (401); the driver's " +
+      "shift and trips stay. The new token is shown only in this answer; the service keeps it " +
+      "hashed.",
+    tag,
+    security: "operator",
+    middleware: [operatorOnly],
+    params: z.object({ id: z.string().min(1).max(64) }),
+    status: 201,
+    response: PoolDriverRegisteredAnswer,
+  }, async (c, { params }) => ok(c, await rotatePoolDriverToken(c.get("env"), params.id), 201));
 
   define(
     api,

@@ -16,7 +16,7 @@ import { Country, Currency, Email, Phone, wholeNumber } from "../../src/http/sch
 import { operatorOnly } from "../../src/platform/auth/auth.ts";
 import { changeSettings, createBusiness } from "../../src/platform/flows/businesses.ts";
 import { advanceClock } from "../../src/platform/flows/clock.ts";
-import { registerDriver } from "../../src/platform/flows/drivers.ts";
+import { registerDriver, rotateDriverToken } from "../../src/platform/flows/drivers.ts";
 import { issuePartnerKey, revokePartnerKey } from "../../src/platform/flows/keys.ts";
 import { creditWallet } from "../../src/platform/flows/wallet.ts";
 import { listDeferredWork } from "../../src/platform/queries/deferred_work.ts";
@@ -70,6 +70,7 @@ const CreateBusiness = z.object({
 export function operatorRoutes(api: Api): void {
   businessRoutes(api);
   credentialRoutes(api);
+  driverTokenRoutes(api);
   serviceRoutes(api);
   stuckWorkRoutes(api);
 }
@@ -207,6 +208,34 @@ function credentialRoutes(api: Api): void {
     const credit = await creditWallet(c.get("env"), params.id, body);
     return ok(c, walletCreditView(credit), credit.replayed ? 200 : 201);
   });
+}
+
+const DriverOfBusiness = z.object({
+  id: z.string().min(1).max(64),
+  driver: z.string().min(1).max(64),
+});
+
+/** A run driver's token replaced: a phone lost or a token leaked stops at once. */
+function driverTokenRoutes(api: Api): void {
+  define(
+    api,
+    {
+      method: "post",
+      path: "/operator/businesses/{id}/drivers/{driver}/token",
+      summary: "Replace a run driver's bearer token; answers the new one once",
+      tag,
+      security,
+      middleware,
+      params: DriverOfBusiness,
+      description: "The old token is refused from the very next request on (401). The new token " +
+        "is shown only in this answer; the service keeps it hashed. Another business's driver is " +
+        "not found.",
+      status: 201,
+      response: DriverRegisteredAnswer,
+    },
+    async (c, { params }) =>
+      ok(c, await rotateDriverToken(c.get("env"), params.id, params.driver), 201),
+  );
 }
 
 /**

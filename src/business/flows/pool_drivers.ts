@@ -58,6 +58,24 @@ export async function registerPoolDriver(
   return { id, token: token.secret };
 }
 
+/**
+ * Replaces a pool driver's token (a phone lost, a token leaked): the new one is shown this once
+ * (kept hashed) and the old one is refused from the next request on; shift and trips stay.
+ */
+export async function rotatePoolDriverToken(
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId">,
+  driverId: string,
+): Promise<{ readonly id: string; readonly token: string }> {
+  const token = await issueCredential(driverTokenPrefix(deps.name), deps.clock.now());
+  orRefuse(
+    await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, {
+      kind: "rotate_token",
+      token: token.record,
+    }, { requestId: deps.requestId }),
+  );
+  return { id: driverId, token: token.secret };
+}
+
 /** PUT /driver/shift: on or off shift; an offline driver is offered nothing. */
 export async function setShift(
   deps: Pick<Deps, "runtime" | "requestId">,

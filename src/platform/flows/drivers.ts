@@ -46,3 +46,23 @@ export async function registerDriver(
   );
   return { id, token: token.secret };
 }
+
+/**
+ * Replaces a driver's token (a phone lost, a token leaked): the new one is shown this once (kept
+ * hashed) and the old one is refused from the next request on, as a rotated business key is
+ * (Business API 4.3). Another business's driver is not found.
+ */
+export async function rotateDriverToken(
+  deps: Pick<Deps, "runtime" | "clock" | "name" | "requestId">,
+  businessId: string,
+  driverId: string,
+): Promise<DriverRegistered> {
+  const token = await issueCredential(driverTokenPrefix(deps.name), deps.clock.now());
+  orRefuse(
+    await deps.runtime.ask(driverActor, businessId, driverId, {
+      kind: "rotate_token",
+      token: token.record,
+    }, { requestId: deps.requestId }),
+  );
+  return { id: driverId, token: token.secret };
+}

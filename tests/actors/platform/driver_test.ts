@@ -76,3 +76,21 @@ Deno.test("driver actor: found under its token hash; the projection never carrie
   assert.equal(projected.name, DRIVER.name);
   assert.equal(driverActor.project!(null), null);
 });
+
+Deno.test("driver actor: rotate_token replaces the token: only the new hash authenticates and indexes it", () => {
+  const h = created();
+  const token = { hash: "c".repeat(64), hint: "abcd", created_at: 2_000 };
+  const step = h.must({ kind: "rotate_token", token });
+  assert.deepEqual(step.events, [{ kind: "token_rotated", token }]);
+  assert.deepEqual(h.state, { ...DRIVER, token });
+  assert.deepEqual(h.replayed(), { ...DRIVER, token });
+  h.refused({ kind: "authenticate", hash: DRIVER.token.hash }, "unauthenticated");
+  assert.deepEqual(h.must({ kind: "authenticate", hash: token.hash }).reply, { ...DRIVER, token });
+  assert.deepEqual(h.indexes(), [{ index: "credential", key: token.hash }]);
+  // No driver (or another business's, which the runtime asks as if missing): not found.
+  new ActorHarness(driverActor).refused(
+    { kind: "rotate_token", token },
+    "not_found",
+    "driver not found",
+  );
+});
