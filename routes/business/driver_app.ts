@@ -42,41 +42,7 @@ const PositionInput = z.object({
 });
 
 export function driverAppRoutes(api: Api): void {
-  define(api, {
-    method: "post",
-    path: "/operator/drivers",
-    summary: "Register a platform driver of the dispatch pool; answers the bearer token once",
-    description: "A platform driver takes Business API trips in its zone with its vehicle type. " +
-      "The token is shown only in this answer; the service keeps it hashed.",
-    tag,
-    security: "operator",
-    middleware: [operatorOnly],
-    body: z.object({
-      name: z.string().trim().min(1).max(200),
-      phone: Phone,
-      vehicle_type_id: z.number().int().positive(),
-      zone_id: z.string().trim().min(1).max(64),
-      plate: z.string().trim().min(1).max(20).optional(),
-      color: z.string().trim().min(1).max(40).optional(),
-    }),
-    status: 201,
-    response: PoolDriverRegisteredAnswer,
-  }, async (c, { body }) => ok(c, await registerPoolDriver(c.get("env"), body), 201));
-
-  define(api, {
-    method: "post",
-    path: "/operator/drivers/{id}/token",
-    summary: "Replace a platform driver's bearer token; answers the new one once",
-    description: "The old token is refused from the very next request on (401); the driver's " +
-      "shift and trips stay. The new token is shown only in this answer; the service keeps it " +
-      "hashed.",
-    tag,
-    security: "operator",
-    middleware: [operatorOnly],
-    params: z.object({ id: z.string().min(1).max(64) }),
-    status: 201,
-    response: PoolDriverRegisteredAnswer,
-  }, async (c, { params }) => ok(c, await rotatePoolDriverToken(c.get("env"), params.id), 201));
+  poolDriverRoutes(api);
 
   define(
     api,
@@ -147,4 +113,43 @@ export function driverAppRoutes(api: Api): void {
     const latest = livePositionsOf(env).report(poolDriverOf(c), positions);
     return ok(c, { accepted: positions.length, latest_at: iso(latest!.at) });
   });
+}
+
+/** The operator's platform drivers: registered with a token, and the token replaced. */
+function poolDriverRoutes(api: Api): void {
+  define(api, {
+    method: "post",
+    path: "/operator/drivers",
+    summary: "Register a platform driver of the dispatch pool; answers the bearer token once",
+    description: "A platform driver takes Business API trips in its zone with its vehicle type. " +
+      "The token is shown only in this answer; the service keeps it hashed.",
+    tag,
+    security: "operator",
+    middleware: [operatorOnly],
+    body: z.object({
+      name: z.string().trim().min(1).max(200),
+      phone: Phone,
+      vehicle_type_id: z.number().int().positive(),
+      zone_id: z.string().trim().min(1).max(64),
+      plate: z.string().trim().min(1).max(20).optional(),
+      color: z.string().trim().min(1).max(40).optional(),
+    }),
+    status: 201,
+    response: PoolDriverRegisteredAnswer,
+  }, async (c, { body }) => ok(c, await registerPoolDriver(c.get("env"), body), 201));
+
+  define(api, {
+    method: "post",
+    path: "/operator/drivers/{id}/token",
+    summary: "Replace a platform driver's bearer token; answers the new one once",
+    description: "The old token is refused from the very next request on (401); the driver's " +
+      "shift and trips stay. The new token is shown only in this answer; the service keeps it " +
+      "hashed.",
+    tag,
+    security: "operator",
+    middleware: [operatorOnly],
+    params: z.object({ id: z.string().min(1).max(64) }),
+    status: 201,
+    response: PoolDriverRegisteredAnswer,
+  }, async (c, { params }) => ok(c, await rotatePoolDriverToken(c.get("env"), params.id), 201));
 }
