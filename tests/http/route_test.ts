@@ -19,6 +19,8 @@ const IDEMPOTENT = [
   ["post", "/business/batches"],
   ["post", "/business/subscriptions"],
   ["post", "/business/checkouts"],
+  ["post", "/driver/trips/{reference}/chat"],
+  ["post", "/trip-chat/{reference}"],
 ] as const;
 
 Deno.test("routes: the OpenAPI document shows Idempotency-Key where a route honours it, and nowhere else", () =>
