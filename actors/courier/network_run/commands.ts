@@ -5,6 +5,7 @@
  */
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";
 import type { Load, NetworkRun, NewRun, NewStop, RunStatus } from "./run.ts";
+import type { ClientFee } from "./follow_ups.ts";
 import type { StopAnswer } from "./summary.ts";
 
 /** What the run a transfer goes to tells of the items it took: who holds them, how they left. */
@@ -137,6 +138,11 @@ export type RunCommand =
     reason: string;
     /** A failed collection's shipment, charged on its card; absent: the work order's client. */
     waybill?: string | null;
+    /**
+     * Without a shipment: the work order's client's failed-collection fee in force now (null:
+     * none), decided before the run records the failure, so its charge books the same whenever.
+     */
+    fee?: ClientFee | null;
     /** A deliver stop's: the crossings' reservation it records under (customs_gate.ts). */
     gate?: string | null;
     by: string;

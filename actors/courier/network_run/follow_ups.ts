@@ -21,6 +21,12 @@ export interface RunCharge {
   readonly source_event: string;
 }
 
+/** A fee of a client's rate card as it stood when the fact happened, in minor units. */
+export interface ClientFee {
+  readonly amount_minor: number;
+  readonly currency: string;
+}
+
 /** An alert a run raises (courier 2.9); its condition key raises it once. */
 export interface RunAlert {
   readonly kind: AlertKind;
@@ -37,11 +43,16 @@ export type FollowUp =
   | { readonly kind: "custody"; readonly waybill: string; readonly key: string; scan: ScanInput }
   /** A charge on the shipment's client, priced on the shipment's frozen rate card. */
   | { readonly kind: "charge"; readonly waybill: string; readonly charge: RunCharge; by: string }
-  /** A charge no shipment carries, on the work order's client, priced on its card at `at`. */
+  /**
+   * A charge no shipment carries, on the work order's client: `fee` is its card's fee in force
+   * when the fact happened (null: none, nothing booked). Absent (recorded before it was carried):
+   * priced on the client's card of the moment at `at`.
+   */
   | {
     readonly kind: "client_charge";
     readonly client_id: string;
     readonly charge: RunCharge;
+    readonly fee?: ClientFee | null;
     readonly at: number;
     readonly by: string;
   }

@@ -366,6 +366,7 @@ export function failFollowUps(
       kind: "client_charge",
       client_id: stop.work_order.courier_client_id,
       charge,
+      ...(c.fee !== undefined ? { fee: c.fee } : {}),
       at,
       by: c.by,
     },

@@ -9,6 +9,7 @@ import { entryAsk } from "../../../actors/courier/client_ledger.ts";
 import { asClient, courierClientActor } from "../../../actors/courier/courier_client.ts";
 import { asRateCard, rateCardActor } from "../../../actors/courier/rate_card.ts";
 import type { Shipment } from "../../../actors/courier/shipment/mod.ts";
+import type { ClientFee } from "../../../actors/courier/network_run/mod.ts";
 import { type ChargeKind, TEXT_CHARS_MAX } from "../rules/ledger.ts";
 import { scanCharge, type ScanEvent } from "../rules/lifecycle.ts";
 import { type RateCardTerms, versionInForce } from "../rules/rate_card.ts";
@@ -133,17 +134,17 @@ export function reasonWithin(reason: string): string {
 }
 
 /**
- * Books a later charge that no shipment carries (a failed collection picks nothing up) on the
- * client named by the work, priced on the client's rate card in force now. A client with no card
- * in force, or a fee of zero, books nothing (answers null).
+ * The fee of `kind` on the client's rate card in force at `now`, in minor units; null when the
+ * client has no card, or no version in force then. Read when the fact happens, so its charge
+ * books the same whenever it is booked (courier 2.6 rules 1, 2).
  */
-export async function postClientCharge(
+export async function clientFeeAt(
   runtime: ActorRuntime,
   courierId: string,
   clientId: string,
-  charge: LaterCharge,
+  kind: ChargeKind,
   now: number,
-): Promise<AskResult<CourierClientReply> | null> {
+): Promise<ClientFee | null> {
   const account = await runtime.read(courierClientActor, courierId, clientId, { kind: "get" });
   if (!account.ok) throw new Refused(account);
   const cardId = asClient(account.reply).settings.rate_card_id;
@@ -151,10 +152,37 @@ export async function postClientCharge(
   const card = await runtime.read(rateCardActor, courierId, cardId, { kind: "get" });
   if (!card.ok) throw new Refused(card);
   const terms = versionInForce(asRateCard(card.reply).versions, now)?.terms;
-  const field = FEE_OF[charge.kind];
-  const amount = terms && field ? Number(terms[field] ?? 0) : 0;
-  if (!terms || !amount) return null;
-  return await askCharge(runtime, courierId, clientId, null, charge, amount, terms.currency);
+  const field = FEE_OF[kind];
+  if (!terms || !field) return null;
+  return { amount_minor: Number(terms[field] ?? 0), currency: terms.currency };
+}
+
+/**
+ * Books a later charge that no shipment carries (a failed collection picks nothing up) on the
+ * client named by the work, at `fee`, the client's fee in force when it happened. A fee of
+ * zero, or none, books nothing (answers null). `fee` undefined: a follow-up recorded before the
+ * fee was carried keeps its behaviour then, the client's card of the moment priced at `at`.
+ */
+export async function postClientCharge(
+  runtime: ActorRuntime,
+  courierId: string,
+  clientId: string,
+  charge: LaterCharge,
+  priced: { readonly fee?: ClientFee | null; readonly at: number },
+): Promise<AskResult<CourierClientReply> | null> {
+  const fee = priced.fee !== undefined
+    ? priced.fee
+    : await clientFeeAt(runtime, courierId, clientId, charge.kind, priced.at);
+  if (!fee || !fee.amount_minor) return null;
+  return await askCharge(
+    runtime,
+    courierId,
+    clientId,
+    null,
+    charge,
+    fee.amount_minor,
+    fee.currency,
+  );
 }
 
 /**

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { TEXT_CHARS_MAX } from "../../../src/courier/rules/ledger.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { until } from "../../helpers/receiver.ts";
+import { advance, until } from "../../helpers/receiver.ts";
+import { commandKind, whileFlaky } from "../../helpers/faults.ts";
+import { RUN_FOLLOW_UP_RETRY_MS } from "../../../actors/courier/network_run/mod.ts";
 import { outboundEventActor } from "../../../actors/platform/outbound_event/mod.ts";
 import { bookWaybill, newClient, newCourier, topUp } from "../../helpers/courier.ts";
 import {
@@ -362,5 +364,50 @@ Deno.test("runs: a stop that is done cannot fail afterwards; nothing changes", (
     assert.ok(
       !ship.body.data.trail.some((e: { event: string }) => e.event === "delivery_attempted"),
       JSON.stringify(ship.body.data.trail),
+    );
+  }));
+
+Deno.test("runs: a failed collection's fee cut off by a crash books the fee of the card in force when it failed, once, after the client's card changed", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const fail = `/business/network-runs/${run}/stops/${stop}/fail`;
+    const body = { reason: "sender's shop closed", idempotency_key: "fail-crash" };
+    // The process dies after the run recorded the failure, before the client's account booked it.
+    await whileFlaky(t.env, { fails: commandKind("post_charge", "courier_client") }, async () => {
+      await post(t, courier, fail, body, 500);
+    });
+    // Before the retry, the courier gives the client another card with another fee.
+    const card = await post(t, courier, "/business/courier/rate-cards", {
+      name: "Dearer 2027",
+      currency: "BWP",
+      base_charge: 50,
+      per_kg: 10,
+      included_kg: 1,
+      volumetric_divisor: 5000,
+      minimum_charge: 40,
+      tax_pct: 14,
+      tax_inclusive: false,
+      tax_label: "VAT",
+      failed_collection_fee: 99,
+    }, 201);
+    const assigned = await t.call("PATCH", `/business/courier/clients/${client.id}`, {
+      key: courier.business.api_key,
+      body: { rate_card_id: card.data.id },
+    });
+    assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
+    // spec: courier 2.6 rules 1, 2: the retry and the follow-ups reactor book the fee in force
+    // when the collection failed, once.
+    await post(t, courier, fail, body);
+    const booked = async () =>
+      (await ledger(t, courier, client)).filter((e) => e.kind === "failed_collection");
+    await advance(t, RUN_FOLLOW_UP_RETRY_MS / 500);
+    await until(t, async () => (await booked()).length > 0, "the failed collection's fee");
+    await advance(t, RUN_FOLLOW_UP_RETRY_MS / 500);
+    const failed = await booked();
+    assert.deepEqual(
+      failed.map((e) => [Number(e.amount_minor), e.source_event]),
+      [[1500, `run.collection_failed:${stop}`]],
     );
   }));

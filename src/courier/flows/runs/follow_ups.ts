@@ -15,7 +15,7 @@ import {
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { askRun, askStop } from "./ask.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
-import { performFollowUp } from "./perform.ts";
+import { performFollowUp, redoBatches } from "./perform.ts";
 
 /**
  * Does the follow-ups of a change in order, then tells the run the batch it recorded is done
@@ -84,6 +84,11 @@ export interface Asked<C, A> {
   /** What the caller sent under its key (another request under the same key is refused). */
   readonly request?: Readonly<Record<string, unknown>> | undefined;
   readonly followUps: (answer: A) => readonly FollowUp[];
+  /**
+   * Whether a replay does the follow-ups the run recorded with the first (read from its log)
+   * rather than `followUps`: for those priced when the fact happened (a failed collection's fee).
+   */
+  readonly recorded?: boolean;
 }
 
 /** Asks the run for a change, then does its follow-ups (followThrough): the run after it. */
@@ -107,6 +112,10 @@ export async function stopAndFollow(
 ): Promise<StopAnswer> {
   const { runId, command, key, request } = asked;
   const { answer, batch } = await askStop(deps, caller, runId, command, key, request);
+  if (asked.recorded && batch !== null) {
+    await redoBatches(deps.runtime, caller.tenant, runId, [batch], deps.requestId);
+    return answer;
+  }
   const followUps = asked.followUps(answer);
   await followThrough(deps.runtime, caller.tenant, runId, batch, followUps, deps.requestId);
   return answer;

@@ -46,7 +46,7 @@ export async function performFollowUp(
     }
     case "client_charge": {
       const charge = { ...f.charge, by: f.by };
-      const r = await postClientCharge(runtime, tenant, f.client_id, charge, f.at);
+      const r = await postClientCharge(runtime, tenant, f.client_id, charge, f);
       if (r && !r.ok) throw new Refused(r);
       return;
     }

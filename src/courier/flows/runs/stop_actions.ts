@@ -5,6 +5,7 @@
  * handover), each once by its key.
  */
 import {
+  type ClientFee,
   collectFollowUps,
   crossFollowUps,
   deliverFollowUps,
@@ -12,12 +13,14 @@ import {
   holderOf,
   type NetworkRun,
   presentable,
+  type Stop,
   type StopAnswer,
 } from "../../../../actors/courier/network_run/mod.ts";
 import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import { openCrossing } from "../customs.ts";
 import { labHandoverAllowed } from "../lab.ts";
+import { clientFeeAt } from "../later_charges.ts";
 import { shipmentIn } from "../shipments.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
 import { passCustoms } from "./customs_gate.ts";
@@ -243,12 +246,15 @@ export async function fail(
     await refuseIfHeld(deps, caller, run, stop.waybill, "attempted");
     gate = await passCustoms(deps, caller, { run, waybill: stop.waybill }, "attempted");
   }
+  const charged = stop.kind === "collect" && !body.waybill && stop.work_order !== null;
+  const fee = charged ? await failedCollectionFee(deps, caller, stop) : undefined;
   const command = {
     kind: "stop_fail",
     stop_id: stopId,
     reason: body.reason,
     waybill: body.waybill ?? null,
     gate,
+    ...(fee !== undefined ? { fee } : {}),
     by: caller.by,
   } as const;
   return await stopAndFollow(deps, caller, {
@@ -256,6 +262,32 @@ export async function fail(
     command,
     key,
     request: body,
+    // A failure sent again books the fee the run recorded with the first: priced now, it could
+    // be another card's (courier 2.6 rules 1, 2).
+    recorded: charged && fee === undefined,
     followUps: () => failFollowUps(runId, stop, command, deps.clock.now()),
   });
+}
+
+/**
+ * spec: courier 2.6 rules 1, 2, 6.1 `run.collection_failed:{stop}`: a failed collection that
+ * picked nothing up is charged the fee of the work order's client's card in force when it
+ * failed, decided before the run records the failure and recorded with it, so a retry after a
+ * crash, or the reactor, books the same amount after the client's card changed. Undefined: the
+ * stop had failed already (its fee was recorded then).
+ */
+async function failedCollectionFee(
+  deps: RunDeps,
+  caller: RunCaller,
+  stop: Stop,
+): Promise<ClientFee | null | undefined> {
+  if (stop.status === "failed" || !stop.work_order) return undefined;
+  const client = stop.work_order.courier_client_id;
+  return await clientFeeAt(
+    deps.runtime,
+    caller.tenant,
+    client,
+    "failed_collection",
+    deps.clock.now(),
+  );
 }
