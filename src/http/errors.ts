@@ -100,6 +100,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   border_not_presented: 409,
   border_refused: 409,
   held_by_customs: 409,
+  scan_out_of_order: 409,
   lab_handover_blocked: 422,
   invalid_scan: 422,
   unknown_piece: 422,

@@ -33,7 +33,7 @@ export function decide(
     }
     case "record":
       if (state === null) return reject("not_found", "shipment not found");
-      return record(state, command.scan, ctx.now);
+      return record(state, command.scan, ctx.now, command.ordered === true);
     case "confirm_charges":
       if (state === null) return reject("not_found", "shipment not found");
       return confirmCharges(state, command.source_events, ctx.now);

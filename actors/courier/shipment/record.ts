@@ -59,9 +59,11 @@ function clipText(v: string | null | undefined): string | null {
   return t ? t.slice(0, SCAN_TEXT_CHARS_MAX) : null;
 }
 
-export function record(state: Shipment, scan: ScanInput, now: number): Decided {
+export function record(state: Shipment, scan: ScanInput, now: number, ordered = false): Decided {
   const admitted = admit(state, scan, now);
   if (!admitted.ok) return admitted;
+  const order = ordered ? outOfOrder(state, scan.event) : null;
+  if (order) return order;
   const { step, entry } = admitted;
   const lifecycle = lifecycleAfter(state, scan, step, entry, now);
   const { events, due } = scanEvents(state, entry, lifecycle, now);
@@ -117,6 +119,24 @@ function admit(
     by: scan.by,
   };
   return { ok: true, step, entry };
+}
+
+/**
+ * spec: courier 3.2 (transitions not shown), 2.6 rule 3: only the scans that would owe a later
+ * charge for what cannot have happened are refused. An attempt is made out for delivery (scanned
+ * again while its redelivery is open, it is the same attempt); a return needs a parcel the
+ * courier has had (a shipment it could still cancel never left the sender).
+ */
+function outOfOrder(state: Shipment, event: ScanEvent): Rejection | null {
+  const attempt = event === "delivery_attempted" &&
+    state.status !== "out_for_delivery" && state.status !== "awaiting_redelivery";
+  const returned = event === "returned" && isCancellable(state);
+  if (!attempt && !returned) return null;
+  return reject(
+    "scan_out_of_order",
+    `${event} cannot follow the shipment's headline: ${state.waybill} is ${state.status}` +
+      (returned ? " and never left the sender" : ", not out for delivery"),
+  );
 }
 
 /** Whether the step closes the shipment (nothing more is recorded after it). */

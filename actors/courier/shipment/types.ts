@@ -182,7 +182,11 @@ export interface ScanInput {
 
 export type ShipmentCommand =
   | { kind: "book"; shipment: ShipmentBooking }
-  | { kind: "record"; scan: ScanInput }
+  /**
+   * `ordered`: a scan operations report by hand (courier 4.4), refused when it cannot follow the
+   * headline (record.ts outOfOrder); runs and customs moves record what their own steps saw.
+   */
+  | { kind: "record"; scan: ScanInput; ordered?: boolean }
   /** The ledger booked these charges (by source event): they are no longer due. */
   | { kind: "confirm_charges"; source_events: readonly string[] }
   /** Writes a shipment stored by an earlier version as load left it (restated, load.ts). */

@@ -28,7 +28,11 @@ export async function recordScan(
   scan: ScanInput,
   requestId?: string,
 ): Promise<Shipment> {
-  const asked = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan }, {
+  const asked = await runtime.ask(shipmentActor, tenant, waybill, {
+    kind: "record",
+    scan,
+    ordered: true,
+  }, {
     requestId,
   });
   const s = asShipment(orRefuse(asked));

@@ -1,0 +1,39 @@
+/**
+ * Scans operations record that cannot have happened from the shipment's headline (courier 3.2,
+ * 2.6 rule 3, 4.4): refused 409 and nothing changes, so no later charge follows them.
+ */
+import assert from "node:assert/strict";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { bookWaybill } from "../../helpers/courier.ts";
+import { ready, scan } from "./operations_fixtures.ts";
+
+Deno.test("operations scans: a delivery attempt on a shipment never out for delivery is refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    await scan(t, courier, waybill, { event: "collected" });
+    const refused = await scan(t, courier, waybill, { event: "delivery_attempted" }, 409);
+    assert.equal(refused.code, "scan_out_of_order");
+    assert.match(refused.message, /collected/);
+    const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(r.body.data.status, "collected");
+    assert.equal(r.body.data.attempts, 0);
+    assert.equal(r.body.data.trail_total, 1);
+    // The attempt once out for delivery is recorded, and scanned again it is the same attempt.
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
+    await scan(t, courier, waybill, { event: "delivery_attempted" });
+    await scan(t, courier, waybill, { event: "delivery_attempted" });
+  }));
+
+Deno.test("operations scans: returned on a shipment the courier never had is refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    const refused = await scan(t, courier, waybill, { event: "returned" }, 409);
+    assert.equal(refused.code, "scan_out_of_order");
+    await scan(t, courier, waybill, { event: "collected" });
+    await scan(t, courier, waybill, { event: "returning" });
+    await scan(t, courier, waybill, { event: "returned" });
+  }));
