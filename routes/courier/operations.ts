@@ -178,6 +178,9 @@ export function operationRoutes(api: Api): void {
       unknown_piece: "`pieces` names a piece the shipment does not have",
       scope_denied: "`cleared` or `released` without the scope `customs:approve`, " +
         "`documents_supplied` without `customs:submit-documents`",
+      held_by_customs: "`out_for_delivery`, `delivery_attempted` or `delivered` while customs " +
+        "holds the shipment (its headline customs_hold, or its crossing held, asked for papers " +
+        "or refused)",
       scan_out_of_order: "a scan that cannot follow the headline and would owe a later charge: " +
         "`delivery_attempted` not out for delivery, `returned` on a shipment never collected",
       pieces_incomplete: "delivered or returned with `pieces` naming only some of the shipment's " +

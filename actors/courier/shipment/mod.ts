@@ -16,7 +16,7 @@ import { loggedEvent, shipmentSearchView } from "./views.ts";
 
 export * from "./types.ts";
 export { startLifecycle, termsOf } from "./lifecycle.ts";
-export { SCAN_TEXT_CHARS_MAX, TRAIL_MAX } from "./record.ts";
+export { DELIVERY_SCANS, SCAN_TEXT_CHARS_MAX, TRAIL_MAX } from "./record.ts";
 export { loggedEvent, shipmentSearchView } from "./views.ts";
 
 export const shipmentActor: ActorDefinition<

@@ -38,6 +38,13 @@ import type {
   TrailEntry,
 } from "./types.ts";
 
+/** Scans that move a parcel on to its recipient: none while customs holds it. */
+export const DELIVERY_SCANS: ReadonlySet<ScanEvent> = new Set([
+  "out_for_delivery",
+  "delivery_attempted",
+  "delivered",
+]);
+
 /** Trail lines kept in state; `trail_total` counts all (the event log keeps every one). */
 export const TRAIL_MAX = 200;
 /** Scan texts (notes, reasons, holders, facility ids) are short. */
@@ -128,6 +135,13 @@ function admit(
  * courier has had (a shipment it could still cancel never left the sender).
  */
 function outOfOrder(state: Shipment, event: ScanEvent): Rejection | null {
+  // spec: courier 3.4: a parcel customs holds does not move on (as runs refuse, refuseIfHeld).
+  if (state.status === "customs_hold" && DELIVERY_SCANS.has(event)) {
+    return reject(
+      "held_by_customs",
+      `${state.waybill} is held by customs and cannot be ${event}: its headline is customs_hold`,
+    );
+  }
   const attempt = event === "delivery_attempted" &&
     state.status !== "out_for_delivery" && state.status !== "awaiting_redelivery";
   const returned = event === "returned" && isCancellable(state);

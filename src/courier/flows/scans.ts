@@ -5,6 +5,7 @@
  */
 import {
   asShipment,
+  DELIVERY_SCANS,
   type ScanInput,
   type Shipment,
   shipmentActor,
@@ -12,6 +13,8 @@ import {
 import { orRefuse } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
+import { bookingCrossingIdOf } from "./customs.ts";
+import { crossingHolding, CUSTOMS_HOLDS, refuseHeld } from "./runs/item_actions.ts";
 
 /**
  * Records one scan on the tenant's shipment and books the later charge it causes before
@@ -28,6 +31,12 @@ export async function recordScan(
   scan: ScanInput,
   requestId?: string,
 ): Promise<Shipment> {
+  if (DELIVERY_SCANS.has(scan.event)) {
+    // spec: courier 3.4: the crossing opened at booking holds it (held, papers, refused).
+    const ids = [bookingCrossingIdOf(tenant, waybill)];
+    const held = await crossingHolding(runtime, tenant, ids, CUSTOMS_HOLDS);
+    refuseHeld(held, waybill, scan.event);
+  }
   const asked = await runtime.ask(shipmentActor, tenant, waybill, {
     kind: "record",
     scan,

@@ -4,8 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { bookWaybill } from "../../helpers/courier.ts";
+import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { ready, scan } from "./operations_fixtures.ts";
+import { CROSS_BORDER, move } from "./customs_fixtures.ts";
+import { bookingCrossingIdOf } from "../../../src/courier/flows/customs.ts";
 
 Deno.test("operations scans: a delivery attempt on a shipment never out for delivery is refused", () =>
   withTestEnv(async (t) => {
@@ -36,4 +38,39 @@ Deno.test("operations scans: returned on a shipment the courier never had is ref
     await scan(t, courier, waybill, { event: "collected" });
     await scan(t, courier, waybill, { event: "returning" });
     await scan(t, courier, waybill, { event: "returned" });
+  }));
+
+Deno.test("operations scans: a parcel customs holds is not out for delivery, attempted or delivered", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const waybill = await bookWaybill(t, client);
+    for (const event of ["collected", "departed_to_border", "presented_to_customs"]) {
+      await scan(t, courier, waybill, { event });
+    }
+    await scan(t, courier, waybill, { event: "customs_hold", reason: "inspection" });
+    for (const event of ["out_for_delivery", "delivery_attempted", "delivered"]) {
+      const refused = await scan(t, courier, waybill, { event }, 409);
+      assert.equal(refused.code, "held_by_customs", event);
+      assert.match(refused.message, /held by customs/);
+    }
+    const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(r.body.data.status, "customs_hold");
+    await grantScopes(t, courier, "customs:approve");
+    await scan(t, courier, waybill, { event: "cleared" });
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
+  }));
+
+Deno.test("operations scans: a parcel whose booking crossing customs refused is not delivered", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve");
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = bookingCrossingIdOf(courier.business.id, waybill);
+    await move(t, courier, id, { action: "refuse", reason: "prohibited goods" });
+    await scan(t, courier, waybill, { event: "collected" });
+    const refused = await scan(t, courier, waybill, { event: "delivered" }, 409);
+    assert.equal(refused.code, "held_by_customs");
+    assert.match(refused.message, new RegExp(`crossing ${id} is refused`));
   }));

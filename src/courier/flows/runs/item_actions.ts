@@ -15,6 +15,7 @@ import {
 } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
 import { refuse } from "../../../runtime/actor.ts";
+import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
@@ -78,7 +79,11 @@ export async function refuseIfHeld(
   done: string,
   hint = "",
 ): Promise<void> {
-  const held = await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS);
+  refuseHeld(await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS), waybill, done, hint);
+}
+
+/** Refuses `held_by_customs` when `held` (a crossing in CUSTOMS_HOLDS) holds the shipment. */
+export function refuseHeld(held: Crossing | null, waybill: string, done: string, hint = "") {
   if (held) {
     refuse(
       "held_by_customs",
@@ -100,9 +105,19 @@ export async function customsHolding(
   waybill: string,
   holding: ReadonlySet<CrossingStatus>,
 ): Promise<Crossing | null> {
-  const tenant = caller.tenant;
-  for (const id of crossingIdsOf(tenant, run, waybill)) {
-    const got = await deps.runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
+  const ids = crossingIdsOf(caller.tenant, run, waybill);
+  return await crossingHolding(deps.runtime, caller.tenant, ids, holding);
+}
+
+/** The first of the crossings `ids` whose status is one of `holding`, or null. */
+export async function crossingHolding(
+  runtime: ActorRuntime,
+  tenant: string,
+  ids: readonly string[],
+  holding: ReadonlySet<CrossingStatus>,
+): Promise<Crossing | null> {
+  for (const id of ids) {
+    const got = await runtime.read(customsCrossingActor, tenant, id, { kind: "get" });
     const crossing = got.ok && got.reply ? got.reply.crossing : null;
     if (crossing && holding.has(crossing.status)) return crossing;
   }
