@@ -182,7 +182,8 @@ export function operationRoutes(api: Api): void {
         "holds the shipment (its headline customs_hold, or its crossing held, asked for papers " +
         "or refused)",
       scan_out_of_order: "a scan that cannot follow the headline and would owe a later charge: " +
-        "`delivery_attempted` not out for delivery, `returned` on a shipment never collected",
+        "`delivery_attempted` not out for delivery, `returned` on a shipment never collected, " +
+        "`documents_supplied`, `cleared` or `released` on a shipment with no customs crossing",
       pieces_incomplete: "delivered or returned with `pieces` naming only some of the shipment's " +
         "pieces: a scan that closes the shipment names every piece or none",
     },

@@ -45,6 +45,31 @@ export const DELIVERY_SCANS: ReadonlySet<ScanEvent> = new Set([
   "delivered",
 ]);
 
+/** Scans that claim what customs did: only of a shipment with a crossing. */
+const CUSTOMS_OUTCOMES: ReadonlySet<ScanEvent> = new Set([
+  "documents_supplied",
+  "cleared",
+  "released",
+]);
+
+/** Headlines and milestones of a customs step the shipment was presented to (courier 3.2). */
+const CUSTOMS_HEADLINES: ReadonlySet<string> = new Set([
+  "at_border",
+  "customs_processing",
+  "customs_hold",
+  "cleared",
+]);
+
+/**
+ * Whether the shipment has a customs crossing: cross-border, its crossing opens at booking
+ * (CONTRACT: one crossing at booking; customs may clear it before presentation), or a customs
+ * step recorded by scans (at the border, presented, held, cleared, papers owed).
+ */
+function hasCrossing(state: Shipment): boolean {
+  return state.from_country !== state.to_country || CUSTOMS_HEADLINES.has(state.status) ||
+    state.milestones.some((m) => m.name === "customs_clearance" || m.name === "customs_documents");
+}
+
 /** Trail lines kept in state; `trail_total` counts all (the event log keeps every one). */
 export const TRAIL_MAX = 200;
 /** Scan texts (notes, reasons, holders, facility ids) are short. */
@@ -140,6 +165,13 @@ function outOfOrder(state: Shipment, event: ScanEvent): Rejection | null {
     return reject(
       "held_by_customs",
       `${state.waybill} is held by customs and cannot be ${event}: its headline is customs_hold`,
+    );
+  }
+  if (CUSTOMS_OUTCOMES.has(event) && !hasCrossing(state)) {
+    return reject(
+      "scan_out_of_order",
+      `${event} needs a customs crossing: ${state.waybill} is ${state.status} with no customs ` +
+        `crossing (domestic, never presented to customs)`,
     );
   }
   const attempt = event === "delivery_attempted" &&

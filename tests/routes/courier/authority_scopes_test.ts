@@ -11,6 +11,7 @@ import {
 } from "../../helpers/courier.ts";
 import { type Shipment, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { COURIER_SCOPES, PARTNER_SCOPES } from "../../../src/platform/rules/scopes.ts";
+import { CROSS_BORDER } from "./customs_fixtures.ts";
 import {
   BODY,
   coordinatorOf,
@@ -178,7 +179,8 @@ Deno.test("authority: a scan records customs' clearance or release only with cus
     const courier = await newCourier(t);
     const client = await newClient(t, courier);
     await topUp(t, courier, client, "500");
-    const waybill = await bookWaybill(t, client);
+    // Cross-border: its crossing opens at booking, so a customs outcome may be scanned on it.
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
     const scan = (key: string, event: string) =>
       t.call("POST", `/business/courier/shipments/${waybill}/scans`, { key, body: { event } });
     // The courier's own key operates runs, yet never approves at customs by default.

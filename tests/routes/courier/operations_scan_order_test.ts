@@ -74,3 +74,19 @@ Deno.test("operations scans: a parcel whose booking crossing customs refused is 
     assert.equal(refused.code, "held_by_customs");
     assert.match(refused.message, new RegExp(`crossing ${id} is refused`));
   }));
+
+Deno.test("operations scans: a customs outcome on a shipment with no crossing is refused", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await grantScopes(t, courier, "customs:approve", "customs:submit-documents");
+    const waybill = await bookWaybill(t, client);
+    await scan(t, courier, waybill, { event: "collected" });
+    for (const event of ["cleared", "released", "documents_supplied"]) {
+      const refused = await scan(t, courier, waybill, { event }, 409);
+      assert.equal(refused.code, "scan_out_of_order", event);
+      assert.match(refused.message, /no customs crossing/);
+    }
+    // A cross-border shipment has its crossing from booking: customs may clear it early.
+    const abroad = await bookWaybill(t, client, CROSS_BORDER);
+    await scan(t, courier, abroad, { event: "cleared" });
+  }));
