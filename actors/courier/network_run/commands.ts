@@ -5,8 +5,13 @@
  */
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";
 import type { Load, NetworkRun, NewRun, NewStop, RunStatus } from "./run.ts";
-import type { ClientFee } from "./follow_ups.ts";
 import type { StopAnswer } from "./summary.ts";
+
+/** A fee of a client's rate card as it stood when the fact happened, in minor units. */
+export interface ClientFee {
+  readonly amount_minor: number;
+  readonly currency: string;
+}
 
 /** What the run a transfer goes to tells of the items it took: who holds them, how they left. */
 export interface TransferTarget {

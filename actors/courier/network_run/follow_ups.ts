@@ -9,7 +9,7 @@ import type { ScanInput } from "../shipment/mod.ts";
 import type { AlertKind } from "../alert.ts";
 import type { ChargeKind } from "../../../src/courier/rules/ledger.ts";
 import type { ScanEvent } from "../../../src/courier/rules/lifecycle.ts";
-import type { TransferTarget } from "./commands.ts";
+import type { ClientFee, TransferTarget } from "./commands.ts";
 import type { NetworkRun, Stop } from "./run.ts";
 
 /** A later charge a run's work causes (courier 2.6 rule 3); its source event books it once. */
@@ -19,12 +19,6 @@ export interface RunCharge {
   readonly reason: string;
   readonly evidence_path: string | null;
   readonly source_event: string;
-}
-
-/** A fee of a client's rate card as it stood when the fact happened, in minor units. */
-export interface ClientFee {
-  readonly amount_minor: number;
-  readonly currency: string;
 }
 
 /** An alert a run raises (courier 2.9); its condition key raises it once. */
