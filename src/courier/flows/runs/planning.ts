@@ -27,6 +27,7 @@ import {
   type PlannedOn,
   SHIPMENT_RUNS_MAX,
   shipmentRunsActor,
+  type ShipmentRunsCommand,
 } from "../../../../actors/courier/shipment_runs.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
@@ -61,19 +62,34 @@ export async function planDelivery(
 ): Promise<string> {
   let replacing: number | undefined;
   for (let tries = 0; tries <= PLAN_TRIES; tries++) {
-    const command = {
-      kind: "plan",
-      run_id: runId,
-      ...(replacing === undefined ? {} : { replacing }),
-    } as const;
-    const r = await deps.runtime.ask(shipmentRunsActor, caller.tenant, waybill, command);
-    if (r.ok) return claimToken(waybill, r.reply.planned_on!.claim);
-    if (r.code !== "planned_on_another_run") throw new Refused(r);
-    const held = r.details as unknown as PlannedOn;
-    await letGo(deps, caller, { held, runId, waybill });
-    replacing = held.claim;
+    const asked = await askPlan(deps, caller, waybill, { run_id: runId, replacing });
+    if ("token" in asked) return asked.token;
+    await letGo(deps, caller, { held: asked.held, runId, waybill });
+    replacing = asked.held.claim;
   }
   return plannedElsewhere(waybill, runId);
+}
+
+/**
+ * Asks the shipment's runs actor for the claim: its token once taken, or the claim another run
+ * holds (refused `planned_on_another_run`); any other refusal is thrown.
+ */
+async function askPlan(
+  deps: RunDeps,
+  caller: RunCaller,
+  waybill: string,
+  plan: { run_id: string; replacing: number | undefined; from_run?: string },
+): Promise<{ token: string } | { held: PlannedOn }> {
+  const command: Extract<ShipmentRunsCommand, { kind: "plan" }> = {
+    kind: "plan",
+    run_id: plan.run_id,
+    ...(plan.from_run === undefined ? {} : { from_run: plan.from_run }),
+    ...(plan.replacing === undefined ? {} : { replacing: plan.replacing }),
+  };
+  const r = await deps.runtime.ask(shipmentRunsActor, caller.tenant, waybill, command);
+  if (r.ok) return { token: claimToken(waybill, r.reply.planned_on!.claim) };
+  if (r.code !== "planned_on_another_run") throw new Refused(r);
+  return { held: r.details as unknown as PlannedOn };
 }
 
 /**
@@ -91,18 +107,10 @@ export async function passClaim(
   const { from, to, waybill } = at;
   let replacing: number | undefined;
   for (let tries = 0; tries <= PLAN_TRIES; tries++) {
-    const command = {
-      kind: "plan",
-      run_id: to,
-      from_run: from,
-      ...(replacing === undefined ? {} : { replacing }),
-    } as const;
-    const r = await deps.runtime.ask(shipmentRunsActor, caller.tenant, waybill, command);
-    if (r.ok) return claimToken(waybill, r.reply.planned_on!.claim);
-    if (r.code !== "planned_on_another_run") throw new Refused(r);
-    const held = r.details as unknown as PlannedOn;
-    if (held.run_id === from) {
-      replacing = held.claim;
+    const asked = await askPlan(deps, caller, waybill, { run_id: to, from_run: from, replacing });
+    if ("token" in asked) return asked.token;
+    if (asked.held.run_id === from) {
+      replacing = asked.held.claim;
       continue;
     }
     await planDelivery(deps, caller, from, waybill);
@@ -182,20 +190,23 @@ async function keeperOf(
 }
 
 /**
- * Rethrows `e`; a deliver stop refused because its run let its claim go (another run planned the
- * shipment meanwhile) is refused naming the run that plans it now.
+ * Rethrows `e`; a step of run `runId` refused because the run let its claim go (another run
+ * planned the shipment meanwhile) is refused naming the run that plans it now. While that run is
+ * still taking the claim over, the claim still names `runId`: the run's own refusal ("run ... let
+ * it go") is answered then, never a message naming the refused run as the one planning it.
  */
 export async function lostClaim(
   deps: RunDeps,
   caller: RunCaller,
-  waybill: string | undefined,
+  at: { runId: string; waybill: string | undefined },
   e: unknown,
 ): Promise<never> {
+  const { runId, waybill } = at;
   if (!(e instanceof Refused) || e.rejection.code !== "planned_on_another_run" || !waybill) {
     throw e;
   }
   const r = await deps.runtime.read(shipmentRunsActor, caller.tenant, waybill, { kind: "get" });
   const holder = r.ok ? r.reply.planned_on?.run_id : undefined;
-  if (holder) plannedElsewhere(waybill, holder);
+  if (holder && holder !== runId) plannedElsewhere(waybill, holder);
   throw e;
 }

@@ -189,7 +189,7 @@ export async function addStop(
     key,
     request: body,
     followUps: (run) => stopAddedFollowUps(run, stopId, caller.by),
-  }).catch((e) => lostClaim(deps, caller, body.waybill, e));
+  }).catch((e) => lostClaim(deps, caller, { runId, waybill: body.waybill }, e));
 }
 
 export interface ExpenseInput {

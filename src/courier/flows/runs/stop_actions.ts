@@ -223,7 +223,7 @@ export async function collect(
     key,
     request: body,
     followUps: (answer) => collectFollowUps(answer.run, answer.stop, command),
-  }).catch((e) => lostClaim(deps, caller, s.waybill, e));
+  }).catch((e) => lostClaim(deps, caller, { runId, waybill: s.waybill }, e));
 }
 
 export async function fail(

@@ -213,6 +213,7 @@ async function takeIn(
     if (!(e instanceof Refused)) throw e;
     await claimsBack(deps, caller.tenant, t.run.id, toRun, t.open.map((i) => i.waybill));
     const lost = e.rejection.details?.waybill;
-    return await lostClaim(deps, caller, typeof lost === "string" ? lost : undefined, e);
+    const waybill = typeof lost === "string" ? lost : undefined;
+    return await lostClaim(deps, caller, { runId: toRun, waybill }, e);
   });
 }
