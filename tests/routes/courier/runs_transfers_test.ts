@@ -111,13 +111,7 @@ Deno.test("runs: a shipment transferred on is delivered by its new run, which th
     const [courier, client] = await ready(t);
     const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
     const a = await bookWaybill(t, client);
-    await post(
-      t,
-      courier,
-      `/business/network-runs/${from}/stops`,
-      { kind: "deliver", waybill: a },
-      201,
-    );
+    await deliverStops(t, courier, from, [a]);
     const old = (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops[0];
     await post(t, courier, `/business/network-runs/${from}/transfer`, {
       waybills: [a],
@@ -146,13 +140,7 @@ Deno.test("runs: a shipment transferred on is delivered by its new run, which th
     // There and back and there again, without keys: each transfer moves it.
     const b = await bookWaybill(t, client);
     const [x, y] = [await newRun(t, courier), await newRun(t, courier)];
-    await post(
-      t,
-      courier,
-      `/business/network-runs/${x}/stops`,
-      { kind: "deliver", waybill: b },
-      201,
-    );
+    await deliverStops(t, courier, x, [b]);
     await post(t, courier, `/business/network-runs/${x}/transfer`, { waybills: [b], to_run: y });
     await post(t, courier, `/business/network-runs/${y}/transfer`, { waybills: [b], to_run: x });
     await post(t, courier, `/business/network-runs/${x}/transfer`, { waybills: [b], to_run: y });
@@ -168,13 +156,7 @@ Deno.test("runs: a transfer whose item ended on its run after the target took it
     const [courier, client] = await ready(t);
     const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
     const a = await bookWaybill(t, client);
-    await post(
-      t,
-      courier,
-      `/business/network-runs/${from}/stops`,
-      { kind: "deliver", waybill: a },
-      201,
-    );
+    await deliverStops(t, courier, from, [a]);
     const stop =
       (await post(t, courier, `/business/network-runs/${from}/depart`, {})).data.stops[0];
     // A transfer stopped after the target took the item; the item was delivered meanwhile.
