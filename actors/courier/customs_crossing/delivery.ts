@@ -10,8 +10,11 @@ import { accept, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import type { Crossing, CrossingEvent, Decided, DeliveryUnderWay, MoveInput } from "./types.ts";
 import { crossingOf } from "./views.ts";
 
-/** The statuses customs keeps the shipment in (src/courier/flows/runs CUSTOMS_HOLDS). */
-const HOLDING: ReadonlySet<Crossing["status"]> = new Set([
+/**
+ * The crossing statuses that keep a shipment where customs has it (spec: courier 3.4 "customs
+ * hold (held by customs)"): held, held for papers, or turned back.
+ */
+export const CUSTOMS_HOLDS: ReadonlySet<Crossing["status"]> = new Set([
   "held",
   "documents_requested",
   "refused",
@@ -20,7 +23,7 @@ const HOLDING: ReadonlySet<Crossing["status"]> = new Set([
 const HOLDS: ReadonlySet<MoveInput["action"]> = new Set(["hold", "request_documents", "refuse"]);
 
 export function reserveDelivery(state: Crossing, delivery: DeliveryUnderWay): Decided {
-  if (HOLDING.has(state.status)) {
+  if (CUSTOMS_HOLDS.has(state.status)) {
     return reject(
       "held_by_customs",
       `crossing ${state.id} is ${state.status}: customs holds ${state.waybill}`,

@@ -39,6 +39,7 @@ export {
   SUPPLY_DOCUMENTS_MAX,
 } from "./limits.ts";
 export { clearanceSourceEvent, dutySourceEvent } from "./charges.ts";
+export { CUSTOMS_HOLDS } from "./delivery.ts";
 export { standsAt } from "./transitions.ts";
 export { crossingSummary } from "./views.ts";
 

@@ -10,11 +10,12 @@ import {
   type Shipment,
   shipmentActor,
 } from "../../../actors/courier/shipment/mod.ts";
+import { CUSTOMS_HOLDS } from "../../../actors/courier/customs_crossing/mod.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
 import { bookingCrossingIdOf } from "./customs.ts";
-import { crossingHolding, CUSTOMS_HOLDS, refuseHeld } from "./runs/item_actions.ts";
+import { crossingHolding, refuseHeld } from "./runs/item_actions.ts";
 
 /**
  * Records one scan on the tenant's shipment and books the later charge it causes before

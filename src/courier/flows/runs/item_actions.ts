@@ -11,6 +11,7 @@ import {
 import {
   type Crossing,
   type CrossingStatus,
+  CUSTOMS_HOLDS,
   customsCrossingActor,
 } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
@@ -58,18 +59,8 @@ export async function report(
 }
 
 /**
- * The crossing statuses that keep a shipment where customs has it (spec: courier 3.4 "customs
- * hold (held by customs)"): held, held for papers, or turned back.
- */
-export const CUSTOMS_HOLDS: ReadonlySet<CrossingStatus> = new Set([
-  "held",
-  "documents_requested",
-  "refused",
-]);
-
-/**
  * Refuses `held_by_customs` when customs holds the shipment (CUSTOMS_HOLDS): it cannot be `done`
- * (delivered, attempted, transferred) while held. `hint` says what to do instead, if anything.
+ * while held. A read, no write: the step's own reservation (customs_gate.ts) closes the race.
  */
 export async function refuseIfHeld(
   deps: RunDeps,
@@ -77,9 +68,8 @@ export async function refuseIfHeld(
   run: NetworkRun,
   waybill: string,
   done: string,
-  hint = "",
 ): Promise<void> {
-  refuseHeld(await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS), waybill, done, hint);
+  refuseHeld(await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS), waybill, done);
 }
 
 /** Refuses `held_by_customs` when `held` (a crossing in CUSTOMS_HOLDS) holds the shipment. */

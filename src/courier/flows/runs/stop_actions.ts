@@ -166,7 +166,8 @@ async function deliverable(deps: RunDeps, caller: RunCaller, run: NetworkRun, wa
     refuse("shipment_closed", `${waybill} is ${shipment.status} already and cannot be delivered`);
   }
   // spec: courier 3.4: a shipment customs holds stays held (its end state on the run is customs
-  // hold); it is delivered once customs lets it go.
+  // hold); it is delivered once customs lets it go. Read here so the hold is the refusal named
+  // before the laboratory's; the delivery's reservation (passCustoms) then closes the race.
   await refuseIfHeld(deps, caller, run, waybill, "delivered");
   // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
   // is recorded (not only when it says lab_handover).
@@ -243,7 +244,6 @@ export async function fail(
   // attempt is recorded (nor a redelivery owed). A failure recorded, sent again, answers as it did.
   let gate = null;
   if (stop.kind === "deliver" && stop.waybill && stop.status !== "failed") {
-    await refuseIfHeld(deps, caller, run, stop.waybill, "attempted");
     gate = await passCustoms(deps, caller, { run, waybill: stop.waybill }, "attempted");
   }
   const charged = stop.kind === "collect" && !body.waybill && stop.work_order !== null;

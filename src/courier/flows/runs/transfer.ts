@@ -21,7 +21,6 @@ import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
 import { changeAndFollow, followThrough } from "./follow_ups.ts";
 import { boardRun } from "./loads.ts";
 import { passCustoms } from "./customs_gate.ts";
-import { refuseIfHeld } from "./item_actions.ts";
 import { GIVEN_BACK } from "./perform.ts";
 import { claimBack, lostClaim, passClaim } from "./planning.ts";
 import type { RunActionInput } from "./run_actions.ts";
@@ -57,9 +56,9 @@ export async function transfer(
   // run is customs hold (report), never a transfer that moves its custody to another run.
   const gates: Record<string, string> = {};
   for (const i of open) {
-    await refuseIfHeld(deps, caller, run, i.waybill, "transferred", "; report it customs_hold");
     // A hold landing from now on voids this transfer of it (customs_gate.ts).
-    gates[i.waybill] = await passCustoms(deps, caller, { run, waybill: i.waybill }, "transferred");
+    const at = { run, waybill: i.waybill };
+    gates[i.waybill] = await passCustoms(deps, caller, at, "transferred (report it customs_hold)");
   }
   // spec: courier 3.4: one run carries a shipment out: its claim passes to the target, refused
   // when this run handed the shipment over and another run plans it now (planning.ts).
