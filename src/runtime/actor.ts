@@ -208,6 +208,22 @@ export function unreachable(x: never): never {
   throw new Error(`unreachable: ${JSON.stringify(x)}`);
 }
 
+/**
+ * Refusals that say "not now", not "never" (answered 5xx): the actor was too busy to take the
+ * command, the ledger is catching up, the service failed. Work that meets one is tried again.
+ */
+export const NOT_NOW_CODES: ReadonlySet<string> = new Set([
+  "actor_busy",
+  "ledger_catching_up",
+  "internal_error",
+]);
+
+/** The refusal an error is when it is one for good; null for a failure worth a retry. */
+export function lastingRefusal(error: unknown): Rejection | null {
+  if (!(error instanceof Refused)) return null;
+  return NOT_NOW_CODES.has(error.rejection.code) ? null : error.rejection;
+}
+
 /** An actor's not-found refusal, in the caller's words (a 404 names no internal type). */
 export function notFound(
   def: { readonly type: string; readonly noun?: string },

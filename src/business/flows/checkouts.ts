@@ -13,13 +13,12 @@ import {
   type CheckoutReply,
 } from "../../../actors/business/checkout.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
 import { fingerprintOf } from "../rules/booking.ts";
 import { CHECKOUT_HOLD_MINUTES_DEFAULT, checkoutReference } from "../rules/checkout.ts";
 import { type Booked, type BookingInput, type BookingRequest, bookTrip } from "./book.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
 import { estimateFare } from "./fares.ts";
-import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
 import { locatePlaces, type PlaceToLocate } from "./geocode.ts";
 
 export interface CheckoutRequest {

@@ -14,7 +14,7 @@ import {
 import type { Deps } from "../../environment.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
-import { invalidFields, orRefuse, Refused } from "../../runtime/actor.ts";
+import { invalidFields, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { fingerprintOf, SCHEDULE_AS_NOW_MS } from "../rules/booking.ts";
 import {
@@ -32,7 +32,6 @@ import {
   refuseTestTraffic,
   type TestFlags,
 } from "./book.ts";
-import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
 
 /** The request; its test flags are refused on live and not kept (business 7). */
 export interface SubscriptionInput extends TestFlags {

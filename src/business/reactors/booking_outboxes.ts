@@ -6,8 +6,7 @@
  */
 import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps, Reactor } from "../../environment.ts";
-import { lastingRefusal } from "../../courier/flows/runs/parking.ts";
-import { orRefuse } from "../../runtime/actor.ts";
+import { lastingRefusal, orRefuse } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
 import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";

@@ -6,7 +6,7 @@
  * the rest a `compensation` entry (2.4 liability cover; rules/ledger/compensation.ts); when the
  * ledger refuses it (say, an unresolved FX rate) the decision stands and the claim says why.
  */
-import { orRefuse, refuse, Refused, type Rejection } from "../../runtime/actor.ts";
+import { NOT_NOW_CODES, orRefuse, refuse, Refused, type Rejection } from "../../runtime/actor.ts";
 import {
   asClaim,
   type Claim,
@@ -186,16 +186,6 @@ async function settleCredit(
   ));
 }
 
-/**
- * Refusals that say "not now", not "never": the actor is busy, the statement is catching up with
- * the account, or the service failed (those answered 5xx).
- */
-const NOT_NOW: ReadonlySet<string> = new Set([
-  "actor_busy",
-  "ledger_catching_up",
-  "internal_error",
-]);
-
 /** spec: courier 2.6 rule 5: a credit note pointing at the shipment's booked price entry. */
 async function creditNote(
   deps: Pick<Deps, "settle">,
@@ -217,7 +207,7 @@ async function creditNote(
     });
   } catch (e) {
     const refused = e instanceof Refused ? e.rejection : null;
-    if (refused && !NOT_NOW.has(refused.code)) {
+    if (refused && !NOT_NOW_CODES.has(refused.code)) {
       return { booked: false, code: refused.code, message: refused.message };
     }
     throw e;
@@ -226,6 +216,6 @@ async function creditNote(
   // A ledger that cannot take the note for the moment (busy, catching up) has not refused it:
   // the credit stays pending and the decision sent again books it (product rule: a retry
   // completes what was left undone; spec: courier 2.6 rule 5).
-  if (NOT_NOW.has(r.code)) throw new Refused(r);
+  if (NOT_NOW_CODES.has(r.code)) throw new Refused(r);
   return { booked: false, code: r.code, message: r.message };
 }

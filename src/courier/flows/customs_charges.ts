@@ -12,7 +12,7 @@
  *   payer settles (the recipient, the courier) are recorded on the crossing only: the client is
  *   not charged for them.
  */
-import { Refused } from "../../runtime/actor.ts";
+import { lastingRefusal, Refused } from "../../runtime/actor.ts";
 import {
   clearanceSourceEvent,
   type Crossing,
@@ -24,7 +24,6 @@ import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { askCrossing } from "./customs.ts";
 import { postLaterCharge } from "./later_charges.ts";
 import { shipmentIn } from "./shipments.ts";
-import { lastingRefusal } from "./runs/parking.ts";
 
 /**
  * Books a charge the crossing keeps due (reactors/customs_charges.ts), throwing when it was not

@@ -9,7 +9,7 @@ export { askRun, forgetStopAnswers, readRun, requestDigest, runFor } from "./ask
 export { type FieldError, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 export { followThrough } from "./follow_ups.ts";
 export { outForDeliveryPastBorder, performFollowUp, redoBatches } from "./perform.ts";
-export { lastingRefusal, RUN_FOLLOW_UPS_WORKER } from "./parking.ts";
+export { RUN_FOLLOW_UPS_WORKER } from "./parking.ts";
 export { boardRun, coldChainOnRuns, runLoadOf, shipmentLoad } from "./loads.ts";
 export {
   arrive,

@@ -9,27 +9,11 @@ import type { FollowUp } from "../../../../actors/courier/network_run/mod.ts";
 import { networkRunActor } from "../../../../actors/courier/network_run/mod.ts";
 import { deferredWorkActor, deferredWorkId } from "../../../../actors/platform/deferred_work.ts";
 import { subjectOf } from "../../../bus/bus.ts";
-import { Refused, type Rejection } from "../../../runtime/actor.ts";
+import { type Rejection } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 
 /** The worker parked follow-ups are listed under (the run follow-ups reactor's name). */
 export const RUN_FOLLOW_UPS_WORKER = "run_follow_ups";
-
-/**
- * Refusals that say "not now", not "never" (answered 5xx): the actor was too busy to take the
- * command, the ledger is catching up, the service failed. Tried again, never parked.
- */
-const NOT_NOW: ReadonlySet<string> = new Set([
-  "actor_busy",
-  "ledger_catching_up",
-  "internal_error",
-]);
-
-/** The refusal an error is when it is one for good; null for a failure worth a retry. */
-export function lastingRefusal(error: unknown): Rejection | null {
-  if (!(error instanceof Refused)) return null;
-  return NOT_NOW.has(error.rejection.code) ? null : error.rejection;
-}
 
 /** Where a follow-up was recorded: its run, its batch and its place in the batch. */
 export interface FollowUpAt {

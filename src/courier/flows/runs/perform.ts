@@ -14,14 +14,14 @@ import {
   type StoredRunEvent,
 } from "../../../../actors/courier/network_run/mod.ts";
 import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
-import { orRefuse, Refused } from "../../../runtime/actor.ts";
+import { lastingRefusal, orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { raiseAlert } from "../alerts.ts";
 import { recordCrossing, vehicleLeft } from "../customs.ts";
 import { labHandedOver } from "../lab.ts";
 import { postClientCharge, postLaterCharge } from "../later_charges.ts";
 import { recordOnce, shipmentIn } from "../shipments.ts";
-import { type FollowUpAt, lastingRefusal, parkFollowUp } from "./parking.ts";
+import { type FollowUpAt, parkFollowUp } from "./parking.ts";
 import { claimBack } from "./planning.ts";
 
 /**
