@@ -218,6 +218,16 @@ export const NOT_NOW_CODES: ReadonlySet<string> = new Set([
   "internal_error",
 ]);
 
+/**
+ * A read's reply, or null when its actor says not found; any other refusal (a busy actor, a
+ * failure) is thrown: "not now" is no answer that nothing is there.
+ */
+export function foundOrNull<R>(r: { readonly ok: true; readonly reply: R } | Rejection): R | null {
+  if (r.ok) return r.reply;
+  if (r.code === "not_found") return null;
+  throw new Refused(r);
+}
+
 /** The refusal an error is when it is one for good; null for a failure worth a retry. */
 export function lastingRefusal(error: unknown): Rejection | null {
   if (!(error instanceof Refused)) return null;

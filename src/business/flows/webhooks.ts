@@ -18,7 +18,7 @@ import { businessWebhookTargets } from "../../platform/reactors/business_targets
 import { observeAttempt } from "../../platform/reactors/outbound_log.ts";
 import { sendAttempt } from "../../platform/reactors/outbound_attempt.ts";
 import { newId } from "../../runtime/ids.ts";
-import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { emitBusinessWebhook } from "../reactors/business_webhooks.ts";
 import { sandboxInboxReceivers } from "../reactors/sandbox_inbox.ts";
@@ -32,8 +32,7 @@ export async function webhookDeliveryOf(
 ): Promise<OutboundEvent> {
   const got = await runtime.read(outboundEventActor, business, id, { kind: "get" });
   // A read refused for a moment (a busy actor) is no answer that the delivery does not exist.
-  if (!got.ok && got.code !== "not_found") throw new Refused(got);
-  const event = got.ok ? got.reply ?? null : null;
+  const event = foundOrNull(got) ?? null;
   // One answer for a missing id, a courier billing event, another business's (spec: business 5).
   if (!event || event.stream !== "business_webhook") {
     refuse("not_found", `webhook delivery not found: ${id}`);

@@ -9,7 +9,7 @@ import { tripDocument } from "../../business/flows/trip_documents.ts";
 import { readEvidence } from "../../courier/flows/evidence.ts";
 import type { Deps } from "../../environment.ts";
 import { newSecret, seal, sealOwner, unseal } from "../../domain/secrets.ts";
-import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import {
   type LinkClaims,
   linkClaimsOf,
@@ -33,8 +33,7 @@ async function linkKey(
   });
   // spec: shopping 6: only an expired or altered link answers 403; a read refused for a moment
   // (a busy actor) is no verdict on the link, and making a key then would race the one held.
-  if (!got.ok && got.code !== "not_found") throw new Refused(got);
-  let sealed = got.ok ? got.reply.link_key ?? null : null;
+  let sealed = foundOrNull(got)?.link_key ?? null;
   if (!sealed && make) {
     const held = orRefuse(
       await deps.runtime.ask(shoppingCapabilityActor, business, business, {

@@ -11,7 +11,7 @@ import {
 import { REPORTED_STATES } from "../../../platform/rules/export_state.ts";
 import { checkWebhookUrl } from "../../../outbound/url_guard.ts";
 import { webhookUrlRules } from "../../../platform/flows/webhook_urls.ts";
-import { refuse, Refused } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import type { Deps } from "../../../environment.ts";
 import { type BillingCaller, refuseField } from "./account.ts";
@@ -27,8 +27,7 @@ export async function billingEventOf(
   const got = await runtime.read(outboundEventActor, courier, eventId, { kind: "get" });
   // A read refused for a moment (a busy actor) is no answer that the event does not exist: a
   // 404 would tell the courier's system to give up an acknowledgement it must send again.
-  if (!got.ok && got.code !== "not_found") throw new Refused(got);
-  const event = got.ok ? got.reply as OutboundEvent | null : null;
+  const event = foundOrNull(got) as OutboundEvent | null;
   if (!event || event.stream !== "billing") {
     refuse("not_found", `billing event not found: ${eventId}`);
   }
