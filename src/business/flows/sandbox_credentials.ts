@@ -11,7 +11,7 @@ import { canonicalJson } from "../../domain/secrets.ts";
 import { formatMinor } from "../../domain/money.ts";
 import type { Deps, SandboxTwins, TwinAccount, TwinCredentials } from "../../environment.ts";
 import { SANDBOX_WALLET_OPENING_MINOR } from "../../limits.ts";
-import { orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { businessOf, createBusiness } from "../../platform/flows/businesses.ts";
 import { rotateApiKeyOf, rotateWebhookSecretOf } from "../../platform/flows/keys.ts";
@@ -90,9 +90,7 @@ async function provisionTwin(
 }
 
 async function twinExists(deps: Pick<Deps, "runtime">, id: string): Promise<boolean> {
-  const held = await deps.runtime.read(businessActor, id, id, { kind: "get" });
-  if (!held.ok && held.code !== "not_found") orRefuse(held);
-  return held.ok;
+  return foundOrNull(await deps.runtime.read(businessActor, id, id, { kind: "get" })) !== null;
 }
 
 async function rotated(deps: TwinDeps, id: string): Promise<TwinKeys> {

@@ -24,7 +24,7 @@ import {
 } from "../../business/rules/booking.ts";
 import type { Deps } from "../../environment.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
-import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import {
   checkShoppingOrder,
@@ -214,13 +214,14 @@ export async function orderTripBooked(
   runtime: ActorRuntime,
   item: ShopTripBookedItem,
 ): Promise<void> {
-  const r = await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
-    kind: "booked",
-    fingerprint: item.fingerprint,
-  });
   // No order claimed this reference: nothing to complete. Anything else (a busy order) is thrown,
   // so the item is handed over again.
-  if (!r.ok && r.code !== "not_found") orRefuse(r);
+  foundOrNull(
+    await runtime.ask(shoppingOrderActor, item.business_id, item.reference, {
+      kind: "booked",
+      fingerprint: item.fingerprint,
+    }),
+  );
 }
 
 async function liveOf(runtime: ActorRuntime, order: ShoppingOrder): Promise<ShoppingOrderLive> {
