@@ -86,6 +86,8 @@ function bookRoute(api: Api): void {
         "another Idempotency-Key) booked or is booking: its trip_reference is given when booked",
       address_not_found: "a place sent without coordinates has no candidate confident enough " +
         "(0.6, POST /business/geocode): `errors` names its address field, nothing is booked",
+      checkout_released: "this booking stopped before its charge and the checkout's sweep gave " +
+        "its hold back: nothing charged, book it again",
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);

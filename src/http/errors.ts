@@ -72,6 +72,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   checkout_expired: 409,
   checkout_cancelled: 409,
   checkout_booked: 409,
+  // A booking's hold given back by the checkout's sweep after it stopped before its charge.
+  checkout_released: 409,
   // Business API 2.1, 4.1 geocode: a booking's place without coordinates nobody can place.
   address_not_found: 422,
   payload_too_large: 413,

@@ -195,6 +195,17 @@ export interface Claim {
   readonly fingerprint: string;
   readonly key_kind: KeyKind;
   readonly claimed_at: number;
+  /**
+   * The checkout the booking holds (Business API 4.1): the claim charges only once the checkout
+   * let it through, so a booking whose hold the checkout's sweep gave back never charges.
+   */
+  readonly checkout?: ClaimCheckout;
+}
+
+/** A checkout a booking holds, and the booking (its attempt) that holds it. */
+export interface ClaimCheckout {
+  readonly reference: string;
+  readonly attempt: string;
 }
 
 export type TripState =

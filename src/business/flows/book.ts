@@ -5,6 +5,7 @@
  */
 import {
   type Claim,
+  type ClaimCheckout,
   type KeyKind,
   type Trip,
   tripActor,
@@ -105,6 +106,8 @@ export interface BookingInput {
     readonly pickup: Place;
     readonly stops: readonly Place[];
     readonly dest: Place;
+    /** The checkout the booking holds: its trip's claim charges only while it is held. */
+    readonly checkout?: ClaimCheckout;
   };
 }
 
@@ -253,13 +256,13 @@ export async function located(
 }
 
 /** The key a booking is named by, if any (spec: business appendix 1, 2). */
-type BookingKey = { readonly kind: Exclude<KeyKind, "none">; readonly value: string };
+export type BookingKey = { readonly kind: Exclude<KeyKind, "none">; readonly value: string };
 
 /**
  * spec: business appendix 1, 2: a body external_reference wins over the header, and the header
  * never becomes the order's external_reference.
  */
-function keyOf(input: BookingInput): BookingKey | null {
+export function keyOf(input: BookingInput): BookingKey | null {
   const ext = input.request.external_reference;
   if (ext) return { kind: "external_reference", value: ext };
   return input.idempotencyKey ? { kind: "idempotency_key", value: input.idempotencyKey } : null;
@@ -323,16 +326,23 @@ export async function bookTrip(
   const price = held ? held.price : await priced(deps, account, r);
   const draft = draftOf(r, { business, reference, price, scheduledAt: schedule.at, test: !live });
   const key_kind = key?.kind ?? "none";
+  const checkout = held?.checkout;
+  const asked: Omit<Claim, "claimed_at"> = {
+    draft,
+    fingerprint,
+    key_kind,
+    ...(checkout ? { checkout } : {}),
+  };
   const claimed = orRefuse(
     await deps.runtime.ask(tripActor, business, reference, {
       kind: "claim",
-      claim: { draft, fingerprint, key_kind },
+      claim: asked,
     }, key ? {} : { fresh: true }),
   );
   // Another attempt booked it between the read and the claim: the claim answers the replay.
   if (claimed.phase === "booked") return replayed(deps, business, claimed.trip, scenario);
   if (claimed.phase !== "booking") refuse("internal_error", "the booking was not claimed");
-  const claim: Claim = { draft, fingerprint, key_kind, claimed_at: claimed.claimed_at };
+  const claim: Claim = { ...asked, claimed_at: claimed.claimed_at };
   const trip = await completeBooking(deps, account, claim, input.by);
   if (!live) await startAutopilot(deps, business, reference, scenario);
   return { trip, replayed: false };

@@ -3,7 +3,8 @@
  * held for a stated time), read, cancel, and book one: POST /business/book naming
  * `checkout_reference` holds the checkout for its booking, books the trip at the price held, and
  * marks the checkout booked; a refused booking gives the hold back. A crash between the steps
- * leaves the checkout held for that booking: its retry (the same body) completes it.
+ * leaves the checkout held for that booking: its retry (the same body) completes it, and if none
+ * comes, the checkout's sweep (sweepStalledCheckout) completes it or gives the hold back.
  */
 import {
   type Checkout,
@@ -11,12 +12,14 @@ import {
   type CheckoutDraft,
   type CheckoutGoods,
   type CheckoutReply,
+  type CheckoutStalledItem,
 } from "../../../actors/business/checkout.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
 import { lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
-import { fingerprintOf } from "../rules/booking.ts";
+import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { CHECKOUT_HOLD_MINUTES_DEFAULT, checkoutReference } from "../rules/checkout.ts";
-import { type Booked, type BookingInput, type BookingRequest, bookTrip } from "./book.ts";
+import { type Booked, type BookingInput, type BookingRequest, bookTrip, keyOf } from "./book.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
 import { estimateFare } from "./fares.ts";
 import { locatePlaces, type PlaceToLocate } from "./geocode.ts";
@@ -131,7 +134,14 @@ export async function bookCheckout(
   const attempt = attemptOf(input);
   const ask = (command: Parameters<typeof deps.runtime.ask<typeof checkoutActor>>[3]) =>
     deps.runtime.ask(checkoutActor, business, reference, command).then(orRefuse);
-  const { checkout } = await ask({ kind: "hold_for_booking", attempt });
+  // The trip is named by the checkout when the order names nothing else: a retry finds it.
+  const keyed = { ...input, idempotencyKey: input.idempotencyKey ?? `checkout:${reference}` };
+  // Where the trip will be, so the checkout's sweep finds it if this request stops.
+  const trip = {
+    reference: bookingReference(business, keyOf(keyed), () => crypto.randomUUID()),
+    fingerprint: fingerprintOf(input.body),
+  };
+  const { checkout } = await ask({ kind: "hold_for_booking", attempt, trip });
   const request: BookingRequest = {
     ...input.request,
     ...definedOf(checkout.goods),
@@ -141,15 +151,14 @@ export async function bookCheckout(
     dest: checkout.dest,
   };
   const booked = await bookTrip(deps, business, {
-    ...input,
+    ...keyed,
     request,
-    // The trip is named by the checkout when the order names nothing else: a retry finds it.
-    idempotencyKey: input.idempotencyKey ?? `checkout:${reference}`,
     held: {
       price: checkout.price,
       pickup: checkout.pickup,
       stops: checkout.stops,
       dest: checkout.dest,
+      checkout: { reference, attempt },
     },
   }).catch(async (e) => {
     // A refused booking gives the hold back; one still in progress, or met by an actor too busy
@@ -164,4 +173,35 @@ export async function bookCheckout(
   });
   await ask({ kind: "booked", attempt, trip_reference: booked.trip.reference });
   return booked;
+}
+
+/**
+ * The sweep of a booking that stopped while holding its checkout (spec: business 4.1, 7: a crash
+ * between two steps leaves state that a retry or a sweep completes). Its trip booked: the checkout
+ * is marked booked, as the request would have. Its trip's claim let through to its charge: the
+ * trip's own sweep completes it, and the next look finds the outcome. Anything else: the hold is
+ * given back; the fence (confirm_claim) keeps a late wake-up of the request from charging after.
+ */
+export async function sweepStalledCheckout(
+  deps: Pick<Deps, "runtime">,
+  item: CheckoutStalledItem,
+): Promise<void> {
+  const { runtime } = deps;
+  const got = await runtime.read(checkoutActor, item.business_id, item.reference, { kind: "get" });
+  if (!got.ok) return;
+  const { status, booking_attempt: attempt, booking_trip: trip } = got.reply.checkout;
+  if (status !== "booking" || attempt === null || !trip) return;
+  const ask = (command: Parameters<typeof runtime.ask<typeof checkoutActor>>[3]) =>
+    runtime.ask(checkoutActor, item.business_id, item.reference, command).then(orRefuse);
+  const made = orRefuse(
+    await runtime.read(tripActor, item.business_id, trip.reference, { kind: "claim_state" }),
+  );
+  if (made.phase === "booked" && made.fingerprint === trip.fingerprint) {
+    await ask({ kind: "booked", attempt, trip_reference: made.trip.reference });
+    return;
+  }
+  const charging = made.phase === "booking" && made.claim.fingerprint === trip.fingerprint &&
+    made.claim.claimed_at === trip.claimed_at;
+  if (charging) return;
+  await ask({ kind: "release_stalled", attempt, claimed_at: trip.claimed_at });
 }

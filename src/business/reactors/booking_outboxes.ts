@@ -10,6 +10,9 @@ import { lastingRefusal, orRefuse } from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { BOOKING_STALLED_OUTBOX, TRIP_REFUND_OUTBOX } from "../rules/booking.ts";
 import { completeBooking, type CompleteDeps, refundCharge } from "../flows/complete_booking.ts";
+import { sweepStalledCheckout } from "../flows/checkouts.ts";
+import type { CheckoutStalledItem } from "../../../actors/business/checkout.ts";
+import { CHECKOUT_STALLED_OUTBOX } from "../rules/checkout.ts";
 
 /** The system, as wallet transactions and trails name it. */
 const BY = "system";
@@ -58,6 +61,11 @@ export function startBookingOutboxes(deps: CompleteDeps): Reactor {
     deps.runtime.handleOutbox(
       BOOKING_STALLED_OUTBOX,
       (i) => completeStalledBooking(deps, i.payload as StalledItem),
+    ),
+    // spec: business 4.1: a booking stopped while holding its checkout, completed or given back.
+    deps.runtime.handleOutbox(
+      CHECKOUT_STALLED_OUTBOX,
+      (i) => sweepStalledCheckout(deps, i.payload as CheckoutStalledItem),
     ),
   ];
   return {

@@ -12,6 +12,16 @@ export const CHECKOUT_HOLD_MINUTES_DEFAULT = 30;
 export const CHECKOUT_HOLD_MINUTES_MAX = 24 * 60;
 /** The expiry timer's name. */
 export const CHECKOUT_EXPIRY_TIMER = "checkout_expiry";
+/** The timer that hands a booking of the checkout stopped between its steps to the sweep. */
+export const CHECKOUT_STALL_TIMER = "checkout_booking_stalled";
+/** The outbox of the sweep that completes or releases a stalled booking of a checkout. */
+export const CHECKOUT_STALLED_OUTBOX = "business_checkout_stalled";
+/**
+ * How long a booking may hold a checkout before the sweep looks at it, and again after each look
+ * while its trip is being made: past the trip's own stall (BOOKING_STALL_MS, 30 s), so a claimed
+ * trip is completed by its sweep first and the checkout's sweep only finds the outcome.
+ */
+export const CHECKOUT_BOOKING_STALL_MS = 2 * 60_000;
 
 export const CHECKOUT_STATUSES = ["open", "booking", "booked", "cancelled", "expired"] as const;
 export type CheckoutStatus = typeof CHECKOUT_STATUSES[number];

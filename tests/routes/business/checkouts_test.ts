@@ -4,8 +4,10 @@ import { TripAnswer } from "../../../routes/business/answers/trips.ts";
 import { documented, listed } from "../../helpers/documented.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, failAsks, holdAsk } from "../../helpers/faults.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { checkoutActor } from "../../../actors/business/checkout.ts";
+import { walletActor } from "../../../actors/platform/wallet.ts";
 
 const CHECKOUTS = "/business/checkouts";
 // Gaborone: the Main Mall to Block 8, a parcel of 3 kg.
@@ -243,4 +245,89 @@ Deno.test("checkouts: one checkout books one trip; the same order under another 
       Math.round(co.billing_amount * 100),
       "the held price is charged once",
     );
+  }));
+
+/** Past the checkout's stalled-booking bound (2 minutes): its sweep looks at the booking. */
+const STALL_SECONDS = 121;
+
+function statusOf(t: TestEnv, key: string, reference: string) {
+  return t.call("GET", `${CHECKOUTS}/${reference}`, { key }).then((r) => r.body.data);
+}
+
+Deno.test("checkouts: a booking that stopped after holding the checkout is given back by its sweep; nothing charged, the checkout books again", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const co = (await open(t, b.api_key)).body.data;
+    const order = { ...ORDER, checkout_reference: co.reference };
+    // The process dies after the hold, before the trip's claim; the client never retries.
+    const stop = failAsks(t.env.runtime, commandKind("claim", tripActor.type));
+    const crashed = await book(t, b.api_key, order);
+    stop();
+    assert.equal(crashed.status, 500, JSON.stringify(crashed.body));
+    assert.equal((await statusOf(t, b.api_key, co.reference)).status, "booking");
+    await advance(t, STALL_SECONDS);
+    await t.env.runtime.outboxesIdle();
+    const given = await statusOf(t, b.api_key, co.reference);
+    assert.equal(given.status, "open", JSON.stringify(given));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    const other = await book(t, b.api_key, { ...order, passenger_name: "Someone Else" });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - co.billing_amount));
+  }));
+
+Deno.test("checkouts: a booking that stopped after its claim or its trip is completed by the sweeps as the retry would; one trip, charged once", async () => {
+  // The process dies before the charge (after the checkout let the claim through), or after the
+  // trip was made, before the checkout was marked booked.
+  for (const [kind, type] of [["debit", walletActor.type], ["booked", checkoutActor.type]]) {
+    await withTestEnv(async (t) => {
+      const b = await fundedBusiness(t);
+      const co = (await open(t, b.api_key)).body.data;
+      const order = { ...ORDER, checkout_reference: co.reference };
+      const stop = failAsks(t.env.runtime, commandKind(kind!, type));
+      const crashed = await book(t, b.api_key, order);
+      stop();
+      assert.equal(crashed.status, 500, `${kind}: ${JSON.stringify(crashed.body)}`);
+      for (let n = 0; n < 2; n++) {
+        await advance(t, STALL_SECONDS);
+        await t.env.runtime.outboxesIdle();
+      }
+      const done = await statusOf(t, b.api_key, co.reference);
+      assert.equal(done.status, "booked", `${kind}: ${JSON.stringify(done)}`);
+      await t.settle();
+      const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+      assert.equal(trips.body.data.length, 1, JSON.stringify(trips.body));
+      assert.equal(done.trip_reference, trips.body.data[0].reference);
+      assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - co.billing_amount));
+      const again = await book(t, b.api_key, order);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.data.reference, done.trip_reference);
+    });
+  }
+});
+
+Deno.test("checkouts: a slow booking woken after the sweep gave its hold back charges nothing and books no trip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const co = (await open(t, b.api_key)).body.data;
+    const order = { ...ORDER, checkout_reference: co.reference };
+    // The request stalls between the hold and the trip's claim, however long the clock moves.
+    const slow = holdAsk(t.env.runtime, commandKind("claim", tripActor.type));
+    const pending = book(t, b.api_key, order);
+    await slow.reached;
+    await advance(t, STALL_SECONDS);
+    await t.env.runtime.outboxesIdle();
+    assert.equal((await statusOf(t, b.api_key, co.reference)).status, "open");
+    slow.open();
+    const late = await pending;
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "checkout_released");
+    await t.settle();
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(trips.body.data.length, 0, JSON.stringify(trips.body));
+    assert.equal((await statusOf(t, b.api_key, co.reference)).status, "open");
+    // Its retry books it, once.
+    const retried = await book(t, b.api_key, order);
+    assert.equal(retried.status, 201, JSON.stringify(retried.body));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - co.billing_amount));
   }));
