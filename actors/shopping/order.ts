@@ -16,10 +16,18 @@ import {
   type OutboxAdd,
   reject,
   type TimerFired,
+  type TimerOp,
   unreachable,
 } from "../../src/runtime/actor.ts";
 import type { OrderStore, ShoppingOrderDraft } from "../../src/shopping/rules/order.ts";
-import { BASKET_WEBHOOK_OUTBOX, type BasketWebhookItem } from "../../src/shopping/rules/events.ts";
+import {
+  BASKET_WEBHOOK_OUTBOX,
+  type BasketWebhookItem,
+  ORDER_BOOKING_STALL_MS,
+  ORDER_STALL_TIMER,
+  ORDER_STALLED_OUTBOX,
+  type OrderStalledItem,
+} from "../../src/shopping/rules/events.ts";
 import {
   basketComplete,
   type FinishedStore,
@@ -45,6 +53,8 @@ export interface ShoppingOrder extends Omit<ShoppingOrderDraft, "stores"> {
   readonly stores: readonly StoreSummary[];
   readonly claimed_at: number;
   readonly booked_at: number | null;
+  /** The trip's claim let through to its charge (confirm_claim); absent or null: none yet. */
+  readonly trip_claimed_at?: number | null;
   /** Each finished store's part of the float, by store id (absent on orders stored before). */
   readonly parts?: Readonly<Record<string, StorePart>>;
   /** Set once every store is finished: the float reconciled (absent or null before). */
@@ -72,6 +82,13 @@ export type ShoppingOrderCommand =
   /** The trip is booked; with the booking's fingerprint, only the order that booked it is. */
   | { kind: "booked"; fingerprint?: string }
   | { kind: "release"; claim_id: string }
+  /** The trip's claim of this order's booking asks leave to charge: refused once released. */
+  | { kind: "confirm_claim"; claim_id: string; claimed_at: number }
+  /**
+   * The sweep found no trip claim of this booking on its way to a charge: the claim is released,
+   * unless a trip claim other than the one it saw (`claimed_at`) was let through meanwhile.
+   */
+  | { kind: "release_stalled"; claim_id: string; claimed_at: number | null }
   /** A store's part ended (its outbox item handled): recorded once; the last completes it. */
   | { kind: "record_store"; store: FinishedStore }
   /** The goods were charged to the wallet (or there was nothing to charge). */
@@ -82,6 +99,8 @@ export type ShoppingOrderEvent =
   | { kind: "order_claimed"; order: ShoppingOrder }
   | { kind: "order_booked"; at: number }
   | { kind: "claim_released"; claim_id: string; at: number }
+  | { kind: "trip_claim_confirmed"; claimed_at: number }
+  | { kind: "order_booking_stalled"; at: number }
   | { kind: "store_recorded"; part: StorePart }
   | { kind: "basket_collected"; event_id: string; reconciliation: Reconciliation; at: number }
   | { kind: "settlement_recorded"; transaction_id: string | null; at: number };
@@ -118,7 +137,11 @@ function decide(
         claimed_at: ctx.now,
         booked_at: null,
       };
-      return accept([{ kind: "order_claimed", order }], (s) => s);
+      // A crash between two steps leaves state that a retry or a sweep completes: the sweep
+      // looks at a booking still holding the order id after the bound (spec: shopping 2.2).
+      return accept([{ kind: "order_claimed", order }], (s) => s, [
+        { op: "set", name: ORDER_STALL_TIMER, at: ctx.now + ORDER_BOOKING_STALL_MS },
+      ]);
     }
     case "booked":
       if (!state) return reject("not_found", "shopping order not claimed");
@@ -127,13 +150,21 @@ function decide(
       if (command.fingerprint !== undefined && command.fingerprint !== state.fingerprint) {
         return accept([], () => state);
       }
-      return accept([{ kind: "order_booked", at: ctx.now }], (s) => s);
+      return accept([{ kind: "order_booked", at: ctx.now }], (s) => s, [STALL_CANCEL]);
     case "release":
       // Only the claim that was refused: a newer one, or a booked order, stays.
       if (!state || state.claim_id !== command.claim_id || state.phase === "booked") {
         return accept([], () => state);
       }
-      return accept([{ kind: "claim_released", claim_id: command.claim_id, at: ctx.now }]);
+      return accept(
+        [{ kind: "claim_released", claim_id: command.claim_id, at: ctx.now }],
+        undefined,
+        [STALL_CANCEL],
+      );
+    case "confirm_claim":
+      return confirmClaim(state, command.claim_id, command.claimed_at);
+    case "release_stalled":
+      return releaseStalled(state, command.claim_id, command.claimed_at, ctx);
     case "record_store":
       return recordStore(state, command.store, ctx);
     case "record_settlement":
@@ -146,10 +177,56 @@ function decide(
     case "get":
       return accept([], () => state);
     case "timer":
-      return accept([]);
+      if (command.name !== ORDER_STALL_TIMER || state?.phase !== "booking") return accept([]);
+      // Handed to the sweep, and looked at again later while it is still booking.
+      return accept([{ kind: "order_booking_stalled", at: ctx.now }], undefined, [
+        { op: "set", name: ORDER_STALL_TIMER, at: ctx.now + ORDER_BOOKING_STALL_MS },
+      ]);
     default:
       return unreachable(command);
   }
+}
+
+const STALL_CANCEL: TimerOp = { op: "cancel", name: ORDER_STALL_TIMER };
+
+/**
+ * The fence (as courier 4.1's withdrawn charge): the trip's claim of this order's booking charges
+ * only once the order let it through, never after the sweep released the claim; the order
+ * decides one command at a time, so of the two the first wins and the other is told.
+ */
+function confirmClaim(state: ShoppingOrderState, claimId: string, claimedAt: number): Decided {
+  if (!state || state.claim_id !== claimId) {
+    return reject(
+      "shopping_order_released",
+      "the booking of this shopping order stopped before its charge and was released: " +
+        "nothing booked, send the order again",
+    );
+  }
+  if (state.phase === "booked" || state.trip_claimed_at === claimedAt) {
+    return accept([], () => state);
+  }
+  return accept([{ kind: "trip_claim_confirmed", claimed_at: claimedAt }], (s) => s);
+}
+
+/**
+ * The sweep releases the claim of a booking it found with no trip on its way to a charge, unless a
+ * trip claim other than the one it saw (`claimedAt`) was let through since it looked.
+ */
+function releaseStalled(
+  state: ShoppingOrderState,
+  claimId: string,
+  claimedAt: number | null,
+  ctx: Ctx,
+): Decided {
+  if (
+    !state || state.claim_id !== claimId || state.phase !== "booking" ||
+    (state.trip_claimed_at ?? null) !== claimedAt
+  ) {
+    return accept([], () => state);
+  }
+  return accept([{ kind: "claim_released", claim_id: claimId, at: ctx.now }], () => null, [
+    STALL_CANCEL,
+  ]);
 }
 
 /**
@@ -187,6 +264,10 @@ function evolve(state: ShoppingOrderState, e: ShoppingOrderEvent): ShoppingOrder
       return state && { ...state, phase: "booked", booked_at: e.at };
     case "claim_released":
       return null;
+    case "trip_claim_confirmed":
+      return state && { ...state, trip_claimed_at: e.claimed_at };
+    case "order_booking_stalled":
+      return state;
     case "store_recorded":
       return state && { ...state, parts: { ...state.parts, [e.part.store_id]: e.part } };
     case "basket_collected":
@@ -224,6 +305,10 @@ function indexes(state: ShoppingOrderState): IndexEntry[] {
  * commit that collects the basket, so it is sent if and only if the basket was collected.
  */
 function outbox(e: ShoppingOrderEvent, next: ShoppingOrderState): readonly OutboxAdd[] {
+  if (e.kind === "order_booking_stalled" && next) {
+    const stalled: OrderStalledItem = { business_id: next.business_id, reference: next.reference };
+    return [{ outbox: ORDER_STALLED_OUTBOX, payload: stalled }];
+  }
   if (e.kind !== "basket_collected" || !next) return [];
   const item: BasketWebhookItem = {
     business_id: next.business_id,

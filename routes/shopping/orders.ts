@@ -58,6 +58,8 @@ export function shoppingOrderRoutes(api: Api): void {
       no_vehicle_fits: "no vehicle type can carry the order",
       vehicle_upgrade_refused: "the account refuses the vehicle the order needs",
       outside_service_area: "no zone serves the pickup (GET /business/zones)",
+      shopping_order_released: "this request stopped before its charge and the order's sweep " +
+        "released it: nothing charged, the order id free; send the order again",
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);

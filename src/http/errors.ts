@@ -58,6 +58,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   receipt_photo_required: 422,
   // spec: shopping 3, 7: a decision for a line not awaiting one, or after its window closed.
   not_awaiting_decision: 409,
+  // A shopping order's booking released by its sweep after it stopped before its charge.
+  shopping_order_released: 409,
   decision_window_closed: 409,
   // Business API 4.4, 8: a sandbox sign-up code, valid 15 minutes for 5 tries.
   signup_code_expired: 410,

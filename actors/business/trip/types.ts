@@ -196,17 +196,17 @@ export interface Claim {
   readonly key_kind: KeyKind;
   readonly claimed_at: number;
   /**
-   * The checkout the booking holds (Business API 4.1): the claim charges only once the checkout
-   * let it through, so a booking whose hold the checkout's sweep gave back never charges.
+   * What the booking books for (a checkout, Business API 4.1; a shopping order, shopping 2.2):
+   * the claim charges only once that let it through, so a booking whose hold a sweep gave back
+   * (it stopped between two steps) never charges afterwards.
    */
-  readonly checkout?: ClaimCheckout;
+  readonly gate?: ClaimGate;
 }
 
-/** A checkout a booking holds, and the booking (its attempt) that holds it. */
-export interface ClaimCheckout {
-  readonly reference: string;
-  readonly attempt: string;
-}
+/** A checkout (and the booking's attempt holding it), or a shopping order's claim, at the gate. */
+export type ClaimGate =
+  | { readonly kind: "checkout"; readonly reference: string; readonly attempt: string }
+  | { readonly kind: "shopping_order"; readonly claim_id: string };
 
 export type TripState =
   | { readonly phase: "free" }

@@ -5,7 +5,7 @@
  */
 import {
   type Claim,
-  type ClaimCheckout,
+  type ClaimGate,
   type KeyKind,
   type Trip,
   tripActor,
@@ -100,14 +100,14 @@ export interface BookingInput {
   readonly body: unknown;
   readonly idempotencyKey: string | null;
   readonly by: string;
+  /** What the booking books for: its trip's claim charges only once that let it through. */
+  readonly gate?: ClaimGate;
   /** spec: business 4.1 checkouts: the route and price a checkout held; billed as held. */
   readonly held?: {
     readonly price: TripPrice;
     readonly pickup: Place;
     readonly stops: readonly Place[];
     readonly dest: Place;
-    /** The checkout the booking holds: its trip's claim charges only while it is held. */
-    readonly checkout?: ClaimCheckout;
   };
 }
 
@@ -326,12 +326,12 @@ export async function bookTrip(
   const price = held ? held.price : await priced(deps, account, r);
   const draft = draftOf(r, { business, reference, price, scheduledAt: schedule.at, test: !live });
   const key_kind = key?.kind ?? "none";
-  const checkout = held?.checkout;
+  const gate = input.gate;
   const asked: Omit<Claim, "claimed_at"> = {
     draft,
     fingerprint,
     key_kind,
-    ...(checkout ? { checkout } : {}),
+    ...(gate ? { gate } : {}),
   };
   const claimed = orRefuse(
     await deps.runtime.ask(tripActor, business, reference, {

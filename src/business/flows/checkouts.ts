@@ -158,8 +158,8 @@ export async function bookCheckout(
       pickup: checkout.pickup,
       stops: checkout.stops,
       dest: checkout.dest,
-      checkout: { reference, attempt },
     },
+    gate: { kind: "checkout", reference, attempt },
   }).catch(async (e) => {
     // A refused booking gives the hold back; one still in progress, or met by an actor too busy
     // (its claim, maybe its charge, stand: the booking's sweep may yet make the trip), keeps it

@@ -19,11 +19,11 @@ import {
   type TripOffer,
 } from "../../../actors/business/trip/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
-import { checkoutActor } from "../../../actors/business/checkout.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
 import type { Deps } from "../../environment.ts";
 import { toMinor } from "../../domain/money.ts";
-import { NOT_NOW_CODES, orRefuse, Refused } from "../../runtime/actor.ts";
+import { orRefuse, Refused } from "../../runtime/actor.ts";
+import { passGate } from "./claim_gates.ts";
 import { lowBalanceWatch } from "./low_balance.ts";
 import { batchHold } from "../rules/batch.ts";
 import type { TripNumbers } from "./trip_numbers.ts";
@@ -77,7 +77,7 @@ export async function completeBooking(
 ): Promise<Trip> {
   const { runtime } = deps;
   const d = claim.draft, key = stepKey(claim), business = d.business_id;
-  await checkoutLetsThrough(deps, claim);
+  await passGate(deps, claim);
   // The trip's number is reserved beside the charge, taken once the charge went through.
   deps.numbers.ready(business);
   // spec: business 4.3, 7: charged inside the wallet's turn, or refused with nothing charged.
@@ -123,31 +123,6 @@ export async function completeBooking(
   // through): the charge is given back, so nobody pays for a trip that does not exist.
   await refundCharge(deps, business, `stale:${key}`, charge, by);
   throw new Refused(made.ok ? { ok: false, code: "not_found", message: "trip not found" } : made);
-}
-
-/**
- * spec: business 4.1: a claim of a booking that holds a checkout charges only once the checkout
- * let it through; one whose hold its sweep gave back (the booking stopped) is released, charging
- * nothing, so a late wake-up of the stopped request, or the trip's own sweep, cannot book it.
- */
-async function checkoutLetsThrough(deps: CompleteDeps, claim: Claim): Promise<void> {
-  const co = claim.checkout;
-  if (!co) return;
-  const business = claim.draft.business_id;
-  const confirmed = await deps.runtime.ask(checkoutActor, business, co.reference, {
-    kind: "confirm_claim",
-    attempt: co.attempt,
-    claimed_at: claim.claimed_at,
-  });
-  if (confirmed.ok) return;
-  // Not now (the checkout too busy): the claim stands for a retry or the trip's sweep.
-  if (NOT_NOW_CODES.has(confirmed.code)) throw new Refused(confirmed);
-  const released = await deps.runtime.ask(tripActor, business, claim.draft.reference, {
-    kind: "release",
-    fingerprint: claim.fingerprint,
-  });
-  if (!released.ok) throw new Refused(released);
-  throw new Refused(confirmed);
 }
 
 /**

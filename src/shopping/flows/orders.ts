@@ -13,6 +13,7 @@ import {
   externalOrderKey,
   type ShoppingOrder,
   shoppingOrderActor,
+  type ShoppingOrderCommand,
 } from "../../../actors/shopping/order.ts";
 import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { bookTrip } from "../../business/flows/book.ts";
@@ -26,6 +27,7 @@ import type { Deps } from "../../environment.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { foundOrNull, invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
+import type { OrderStalledItem } from "../rules/events.ts";
 import {
   checkShoppingOrder,
   type ShoppingOrderDraft,
@@ -175,6 +177,8 @@ async function bookOrderTrip(
       body: input.body,
       idempotencyKey: null,
       by: input.by,
+      // spec: shopping 2.2: the trip charges only while this claim holds the order id.
+      gate: { kind: "shopping_order", claim_id: order.claim_id },
     });
     return replayed;
   } catch (e) {
@@ -222,6 +226,39 @@ export async function orderTripBooked(
       fingerprint: item.fingerprint,
     }),
   );
+}
+
+/**
+ * The sweep of a booking that stopped while holding the order id (a crash between two steps
+ * leaves state that a retry or a sweep completes). Its trip booked: the order is booked, as the
+ * request would have. Its trip's claim let through to its charge: the trip's own sweep completes
+ * it, and the next look finds the outcome. Anything else (no trip claim, a released one, another
+ * booking's): the claim is released and the order id freed; the fence (confirm_claim) keeps a
+ * late wake-up of the request from charging after.
+ */
+export async function sweepStalledOrder(
+  runtime: ActorRuntime,
+  item: OrderStalledItem,
+): Promise<void> {
+  const got = await runtime.read(shoppingOrderActor, item.business_id, item.reference, {
+    kind: "get",
+  });
+  const order = foundOrNull(got);
+  if (!order || order.phase !== "booking") return;
+  const made = orRefuse(
+    await runtime.read(tripActor, order.business_id, order.reference, { kind: "claim_state" }),
+  );
+  const ask = (command: ShoppingOrderCommand) =>
+    runtime.ask(shoppingOrderActor, order.business_id, order.reference, command).then(orRefuse);
+  if (made.phase === "booked" && made.fingerprint === order.fingerprint) {
+    await ask({ kind: "booked", fingerprint: order.fingerprint });
+    return;
+  }
+  const seen = order.trip_claimed_at ?? null;
+  const charging = made.phase === "booking" && made.claim.fingerprint === order.fingerprint &&
+    made.claim.claimed_at === seen;
+  if (charging) return;
+  await ask({ kind: "release_stalled", claim_id: order.claim_id, claimed_at: seen });
 }
 
 async function liveOf(runtime: ActorRuntime, order: ShoppingOrder): Promise<ShoppingOrderLive> {

@@ -16,11 +16,13 @@ import { Refused } from "../../runtime/actor.ts";
 import type { OutboxItem } from "../../runtime/store.ts";
 import { sendBasketWebhook } from "../flows/basket_webhook.ts";
 import { type EventDeps, handleShoppingItem } from "../flows/events.ts";
-import { orderTripBooked } from "../flows/orders.ts";
+import { orderTripBooked, sweepStalledOrder } from "../flows/orders.ts";
 import { SHOP_TRIP_BOOKED_OUTBOX, type ShopTripBookedItem } from "../../business/rules/booking.ts";
 import {
   BASKET_WEBHOOK_OUTBOX,
   type BasketWebhookItem,
+  ORDER_STALLED_OUTBOX,
+  type OrderStalledItem,
   SHOPPING_EVENT_OUTBOX,
   type ShoppingEventItem,
 } from "../rules/events.ts";
@@ -30,6 +32,7 @@ export class ShoppingEvents {
   readonly #events: OutboxHandling;
   readonly #baskets: OutboxHandling;
   readonly #trips: OutboxHandling;
+  readonly #stalled: OutboxHandling;
 
   constructor(deps: EventDeps & { readonly log: Logger }) {
     this.#deps = deps;
@@ -48,11 +51,18 @@ export class ShoppingEvents {
       SHOP_TRIP_BOOKED_OUTBOX,
       (item) => this.#onTrip(item),
     );
+    this.#stalled = new OutboxHandling(
+      deps.runtime,
+      ORDER_STALLED_OUTBOX,
+      (item) => this.#onStalled(item),
+    );
   }
 
   /** Stops taking items (they wait in the outboxes) and waits for those being handled. */
   async close(): Promise<void> {
-    await Promise.all([this.#events.close(), this.#baskets.close(), this.#trips.close()]);
+    await Promise.all(
+      [this.#events, this.#baskets, this.#trips, this.#stalled].map((h) => h.close()),
+    );
   }
 
   async #onEvent(item: OutboxItem): Promise<void> {
@@ -67,6 +77,13 @@ export class ShoppingEvents {
     const log = { tenant_id: item.tenant, order_reference: trip.reference };
     if (!this.#own(item, trip.business_id, "shop_trip_dropped", log)) return;
     await orderTripBooked(this.#deps.runtime, trip);
+  }
+
+  async #onStalled(item: OutboxItem): Promise<void> {
+    const order = item.payload as OrderStalledItem;
+    const log = { tenant_id: item.tenant, order_reference: order.reference };
+    if (!this.#own(item, order.business_id, "stalled_order_dropped", log)) return;
+    await sweepStalledOrder(this.#deps.runtime, order);
   }
 
   async #onBasket(item: OutboxItem): Promise<void> {

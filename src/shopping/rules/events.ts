@@ -40,3 +40,23 @@ export interface BasketWebhookItem {
   readonly business_id: string;
   readonly order_reference: string;
 }
+
+/**
+ * The outbox the order actor fills when its booking still holds the order id past the bound (a
+ * crash between two steps): its handler completes the order from its trip or releases the claim.
+ */
+export const ORDER_STALLED_OUTBOX = "shopping_order_stalled";
+/** The timer that hands a booking of the order stopped between its steps to that sweep. */
+export const ORDER_STALL_TIMER = "order_booking_stalled";
+/**
+ * How long a booking may hold the order id before the sweep looks at it, and again after each
+ * look while its trip is being made: past the trip's own stall (30 s), so a claimed trip is
+ * completed by its sweep first and the order's sweep only finds the outcome.
+ */
+export const ORDER_BOOKING_STALL_MS = 2 * 60_000;
+
+/** A stalled booking of the order `reference` of `business_id`. */
+export interface OrderStalledItem {
+  readonly business_id: string;
+  readonly reference: string;
+}
