@@ -331,3 +331,35 @@ Deno.test("checkouts: a slow booking woken after the sweep gave its hold back ch
     assert.equal(retried.status, 201, JSON.stringify(retried.body));
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - co.billing_amount));
   }));
+
+Deno.test("checkouts: a second request of a booking whose first was refused cannot book the checkout given back; one checkout, one trip", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "0");
+    const co = (await open(t, b.api_key)).body.data;
+    const order = { ...ORDER, checkout_reference: co.reference };
+    // Request B holds the checkout and stalls before its trip's claim; request A (the same body)
+    // shares the hold, is refused for the wallet and gives the hold back.
+    const slow = holdAsk(t.env.runtime, commandKind("claim", tripActor.type));
+    const pending = book(t, b.api_key, order);
+    await slow.reached;
+    const refused = await book(t, b.api_key, order);
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "insufficient_balance");
+    assert.equal((await statusOf(t, b.api_key, co.reference)).status, "open");
+    await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "1000.00", currency: "BWP", reference: "fund-later" },
+    });
+    slow.open();
+    const late = await pending;
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "checkout_released");
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    // The checkout given back books once, for whichever order holds it next.
+    const other = await book(t, b.api_key, { ...order, passenger_name: "Someone Else" });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    await t.settle();
+    const trips = await t.call("GET", "/business/trips?per_page=100", { key: b.api_key });
+    assert.equal(trips.body.data.length, 1, JSON.stringify(trips.body));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - co.billing_amount));
+  }));

@@ -96,3 +96,30 @@ Deno.test("shopping orders: a slow booking woken after the sweep released its or
     assert.equal(retried.status, 201, JSON.stringify(retried.body));
     assert.equal((await tripsOf(t, b.api_key)).length, 1);
   }));
+
+Deno.test("shopping orders: a second request of an order whose first was refused cannot book a trip for the released order", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t, "0");
+    // Request B claims the order with A (the same body) and stalls before its trip's claim; A is
+    // refused for the wallet and releases the claim.
+    const slow = holdAsk(t.env.runtime, commandKind("claim", tripActor.type));
+    const pending = createOrder(t, b.api_key, orderBody("ORD-TWICE"));
+    await slow.reached;
+    const refused = await createOrder(t, b.api_key, orderBody("ORD-TWICE"));
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "insufficient_balance");
+    await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: "1000.00", currency: "BWP", reference: "fund-later" },
+    });
+    const before = await balanceOf(t, b.api_key);
+    slow.open();
+    const late = await pending;
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal(late.body.code, "shopping_order_released");
+    assert.deepEqual(await balanceOf(t, b.api_key), before);
+    assert.equal((await tripsOf(t, b.api_key)).length, 0);
+    const again = await createOrder(t, b.api_key, orderBody("ORD-TWICE"));
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal((await tripsOf(t, b.api_key)).length, 1);
+  }));
