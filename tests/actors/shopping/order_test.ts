@@ -5,7 +5,12 @@ import {
   shoppingOrderActor,
   type ShoppingOrderCommand,
 } from "../../../actors/shopping/order.ts";
-import { BASKET_WEBHOOK_OUTBOX } from "../../../src/shopping/rules/events.ts";
+import {
+  BASKET_WEBHOOK_OUTBOX,
+  ORDER_BOOKING_STALL_MS,
+  ORDER_STALL_TIMER,
+  ORDER_STALLED_OUTBOX,
+} from "../../../src/shopping/rules/events.ts";
 
 const CLAIM: Extract<ShoppingOrderCommand, { kind: "claim" }> = {
   kind: "claim",
@@ -130,5 +135,45 @@ Deno.test("shopping order actor: each finished store recorded once; the last col
   assert.deepEqual(h.must({ kind: "record_settlement", transaction_id: "wtx_2" }).events, []);
   assert.deepEqual(h.state?.basket?.settlement, { transaction_id: "wtx_1", at: 7_000 });
   assert.equal(h.state?.basket?.event_id, eventId, "the basket's event id is kept");
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("shopping order actor: a stalled booking is handed to the sweep; a trip claim it let through is never released, and one released never charges", () => {
+  const h = new ActorHarness(shoppingOrderActor, { now: 0 });
+  const claimed = h.must(CLAIM);
+  assert.deepEqual(claimed.timers, [
+    { op: "set", name: ORDER_STALL_TIMER, at: ORDER_BOOKING_STALL_MS },
+  ]);
+  const claimId = claimed.reply!.claim_id;
+  h.now = ORDER_BOOKING_STALL_MS;
+  const stalled = h.fire(ORDER_STALL_TIMER);
+  assert.deepEqual(stalled.events, [{ kind: "order_booking_stalled", at: ORDER_BOOKING_STALL_MS }]);
+  assert.deepEqual(stalled.timers, [
+    { op: "set", name: ORDER_STALL_TIMER, at: 2 * ORDER_BOOKING_STALL_MS },
+  ]);
+  assert.deepEqual(stalled.events.map((e) => shoppingOrderActor.outbox!(e, h.state)), [[{
+    outbox: ORDER_STALLED_OUTBOX,
+    payload: { business_id: "biz_1", reference: "BK-1" },
+  }]]);
+  // The trip's claim 7 was let through after the sweep looked (and saw none): it stands.
+  h.must({ kind: "confirm_claim", claim_id: claimId, claimed_at: 7 });
+  assert.deepEqual(
+    h.must({ kind: "release_stalled", claim_id: claimId, claimed_at: null }).events,
+    [],
+  );
+  assert.equal(h.state?.phase, "booking");
+  // That claim was released (a refused charge) and the sweep saw it: the order id is freed.
+  h.must({ kind: "release_stalled", claim_id: claimId, claimed_at: 7 });
+  assert.equal(h.state, null);
+  assert.deepEqual(h.indexes(), []);
+  h.refused({ kind: "confirm_claim", claim_id: claimId, claimed_at: 9 }, "shopping_order_released");
+  // A newer claim of the reference is not the old booking's.
+  const next = h.must(CLAIM).reply!;
+  h.refused({ kind: "confirm_claim", claim_id: claimId, claimed_at: 9 }, "shopping_order_released");
+  h.must({ kind: "booked" });
+  assert.deepEqual(
+    h.must({ kind: "confirm_claim", claim_id: next.claim_id, claimed_at: 9 }).events,
+    [],
+  );
   assert.deepEqual(h.replayed(), h.state);
 });
