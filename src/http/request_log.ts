@@ -13,6 +13,27 @@ import { requestLine } from "../observe/log.ts";
 /** A request id the caller may choose: short, and nothing a log reader could be fooled by. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * The methods a request's line and its metrics name as they are. A request line's method is any
+ * token the caller writes (Deno serves them all): as a label each would be a new series, so a
+ * caller could grow the scrape and the memory behind it without end (issue: metrics labels
+ * bounded, never the caller's text).
+ */
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+]);
+
+/** The request's method for its line and metrics: a known one, else `OTHER`. */
+export function methodLabel(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : "OTHER";
+}
+
 /** The caller's `X-Request-Id` when it is safe to keep and echo; a fresh one otherwise. */
 export function requestIdOf(header: string | undefined): string {
   return header !== undefined && SAFE_REQUEST_ID.test(header) ? header : crypto.randomUUID();
@@ -39,15 +60,16 @@ export function observeRequests(
     const seconds = (performance.now() - started) / 1000;
     const route = routeOf(c);
     const status = c.res.status;
-    env.metrics.observeRequest(c.req.method, route, status, seconds);
-    logRequest(env, c as Context<AppEnv>, { requestId, route, status, seconds });
+    const method = methodLabel(c.req.method);
+    env.metrics.observeRequest(method, route, status, seconds);
+    logRequest(env, c as Context<AppEnv>, { requestId, method, route, status, seconds });
   };
 }
 
 function logRequest(
   env: Pick<Environment, "log">,
   c: Context<AppEnv>,
-  r: { requestId: string; route: string; status: number; seconds: number },
+  r: { requestId: string; method: string; route: string; status: number; seconds: number },
 ): void {
   const { log } = env;
   const refusal = c.get("refusal");
@@ -55,7 +77,7 @@ function logRequest(
     const principal = c.get("principal");
     requestLine(log, {
       request_id: r.requestId,
-      method: c.req.method,
+      method: r.method,
       route: r.route,
       status: r.status,
       duration_ms: Math.round(r.seconds * 100_000) / 100,

@@ -153,3 +153,26 @@ Deno.test("X-Request-Id: answers a route makes itself (a page, the metrics scrap
     assert.match(scrape.headers.get("X-Request-Id")!, UUID);
     assert.equal(scrape.headers.get("X-Service-Environment"), "live");
   }));
+
+Deno.test("request log and metrics: a method no route knows is `OTHER`, never the caller's text", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    // A request line's method is any token the caller writes (Deno serves them all): as a label
+    // each would be a new series, and a caller could fill the scrape and the memory behind it.
+    const methods = ["SK_LIVE_SECRETISH", "PROPFIND", "X1", "X2"];
+    for (const method of methods) {
+      const r = await t.app.request("/api/business/profile", { method });
+      assert.ok(r.status >= 400 && r.status < 500, `${method}: ${r.status}`);
+      await r.body?.cancel();
+    }
+    const scrape = await t.app.request("/api/metrics", {
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    const text = await scrape.text();
+    for (const method of methods) assert.ok(!text.includes(method), `${method} is a label`);
+    assert.match(text, /http_request_duration_seconds_count\{method="OTHER",[^}]*\} 4/);
+    const lines = log.all().filter((l) => l.msg === "request" && l.method !== "GET");
+    assert.deepEqual(lines.map((l) => l.method), ["OTHER", "OTHER", "OTHER", "OTHER"]);
+    assert.ok(!log.raw.join("").includes("SK_LIVE_SECRETISH"));
+  }, { log: log.destination });
+});
