@@ -195,6 +195,12 @@ export class LiveConnection<P> {
     this.#watches = page.watchedSubjects(env, tenant, key)
       // This instance's socket: every change is heard here, whoever holds it (issue 43 item 3).
       .map((subject) => env.bus.subscribe(subject, checkAgain, { handledBy: EVERY_INSTANCE }));
+    // A credential ended between its check and these watches (a key rotated, a session signed
+    // out meanwhile) would be heard by none of them: checked once more once they hear everything
+    // (business 4.3: a rotated key is invalid at once).
+    env.bus.flush().then(() => {
+      if (!this.#closed) checkAgain();
+    }, (e) => this.#refuse(sink, e));
     const feed = page.feedOf(sink, env, principal);
     this.#feed = feed;
     feed.start().catch((e) => {

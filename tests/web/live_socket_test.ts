@@ -1,0 +1,103 @@
+/**
+ * A live page's socket (src/web/live_socket.ts) with a stand-in page whose check is the real
+ * X-Business-API-Key check (GET /business/profile) and whose watched subjects are the real
+ * credential's: a credential that ends while it is being checked never keeps a page open.
+ */
+import assert from "node:assert/strict";
+import type { Context } from "hono";
+import type { WSContext } from "hono/ws";
+import type { AppEnv } from "../../src/http/context.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { credentialSubjects } from "../../src/platform/auth/credential_subjects.ts";
+import { ChangeFeed } from "../../src/web/feed.ts";
+import { CLOSE, LiveConnection, type LivePage } from "../../src/web/live_socket.ts";
+import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
+
+/** How long a page that must close is given to do so. */
+const WAIT_MS = 5_000;
+
+/** A socket's stand-in: what it was sent and how it was closed. */
+function socket() {
+  let closed: (c: { code: number; reason: string }) => void = () => {};
+  const s = {
+    sent: [] as string[],
+    closed: new Promise<{ code: number; reason: string }>((resolve) => closed = resolve),
+    ws: {
+      readyState: 1,
+      send: (text: string) => void s.sent.push(text),
+      close: (code: number, reason: string) => {
+        s.ws.readyState = 3;
+        closed({ code, reason });
+      },
+      raw: undefined,
+    },
+  };
+  return s;
+}
+
+/** How the socket closed, or null when it was still open after WAIT_MS. */
+function closedWithin(closed: Promise<{ code: number; reason: string }>) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), WAIT_MS));
+  return Promise.race([closed, late]).finally(() => clearTimeout(timer));
+}
+
+/** A page checking `key` as the header is; `between` runs once, after the first check passed. */
+function page(t: TestEnv, between: () => Promise<void>): LivePage<{ tenant: string }> {
+  let first = true;
+  return {
+    name: "test page",
+    async authenticate(_c, key) {
+      const r = await t.call("GET", "/business/profile", { key });
+      if (r.status !== 200) throw new ApiError("unauthenticated", "the key is no longer valid");
+      if (first) {
+        first = false;
+        await between();
+      }
+      return { tenant: r.body.data.id as string };
+    },
+    tenantOf: (p) => p.tenant,
+    watchedSubjects: credentialSubjects,
+    feedOf: (sink, env, p) =>
+      new ChangeFeed(sink, {
+        bus: env.bus,
+        env: env.runtime.busPrefix,
+        tenant: p.tenant,
+        now: () => env.clock.now(),
+      }, {
+        types: ["shipment"],
+        messageOf: () => null,
+        behind: { code: CLOSE.behind, reason: "behind" },
+      }),
+    socketsMax: 10,
+    recheckMs: 60 * 60_000,
+  };
+}
+
+Deno.test("live socket: a key rotated while the page checks it closes the page with 4401, not at the next recheck", () =>
+  withTestEnv(async (t) => {
+    const business = await t.createBusiness();
+    const rotate = async () => {
+      const r = await t.call("POST", "/business/api-key/regenerate", { key: business.api_key });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    };
+    const c = { get: (name: string) => name === "env" ? t.env : undefined };
+    const s = socket();
+    const connection = new LiveConnection(
+      c as unknown as Context<AppEnv>,
+      page(t, rotate),
+      null,
+    );
+    const events = connection.events();
+    const ws = s.ws as unknown as WSContext<WebSocket>;
+    events.onOpen?.(new Event("open"), ws);
+    events.onMessage?.(
+      new MessageEvent("message", {
+        data: JSON.stringify({ type: "auth", key: business.api_key }),
+      }),
+      ws,
+    );
+    const closed = await closedWithin(s.closed);
+    events.onClose?.(new CloseEvent("close"), ws);
+    assert.equal(closed?.code, CLOSE.unauthenticated, "the page stayed open on a rotated key");
+  }));
