@@ -154,9 +154,24 @@ export class LiveConnection<P> {
   }
 
   #refuse(sink: FeedSink, e: unknown): void {
-    if (!(e instanceof ApiError)) console.error(`${this.#page.name}: authenticating failed:`, e);
+    if (e instanceof ApiError) this.#logRefusal(e);
+    else console.error(`${this.#page.name}: authenticating failed:`, e);
     this.#feed?.stop();
     sink.close(closeCodeOf(e), e instanceof ApiError ? e.message : "internal error");
+  }
+
+  /**
+   * Issue (the operator's eyes): a refusal is a line with its code, as an HTTP one is
+   * (request_log.ts); the upgrade answered 101, so its request line says nothing of it.
+   */
+  #logRefusal(e: ApiError): void {
+    this.#env.log.info({
+      event: "refused",
+      request_id: this.#c.get("requestId"),
+      status: e.status,
+      code: e.code,
+      page: this.#page.name,
+    }, "refused");
   }
 
   async #authenticate(sink: FeedSink, data: string): Promise<void> {

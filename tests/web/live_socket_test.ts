@@ -11,6 +11,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { credentialSubjects } from "../../src/platform/auth/credential_subjects.ts";
 import { ChangeFeed } from "../../src/web/feed.ts";
 import { CLOSE, LiveConnection, type LivePage } from "../../src/web/live_socket.ts";
+import { logLines } from "../helpers/log_lines.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 
 /** How long a page that must close is given to do so. */
@@ -74,6 +75,29 @@ function page(t: TestEnv, between: () => Promise<void>): LivePage<{ tenant: stri
   };
 }
 
+/** A connection of `live` signing in with `key` by its first message; how it closed (or null). */
+async function signIn(
+  t: TestEnv,
+  live: LivePage<{ tenant: string }>,
+  s: ReturnType<typeof socket>,
+  key: string,
+  requestId = "live-1",
+) {
+  const vars: Record<string, unknown> = { env: t.env, requestId };
+  const c = { get: (name: string) => vars[name] };
+  const connection = new LiveConnection(c as unknown as Context<AppEnv>, live, null);
+  const events = connection.events();
+  const ws = s.ws as unknown as WSContext<WebSocket>;
+  events.onOpen?.(new Event("open"), ws);
+  events.onMessage?.(
+    new MessageEvent("message", { data: JSON.stringify({ type: "auth", key }) }),
+    ws,
+  );
+  const closed = await closedWithin(s.closed);
+  events.onClose?.(new CloseEvent("close"), ws);
+  return closed;
+}
+
 Deno.test("live socket: a key rotated while the page checks it closes the page with 4401, not at the next recheck", () =>
   withTestEnv(async (t) => {
     const business = await t.createBusiness();
@@ -81,23 +105,24 @@ Deno.test("live socket: a key rotated while the page checks it closes the page w
       const r = await t.call("POST", "/business/api-key/regenerate", { key: business.api_key });
       assert.equal(r.status, 201, JSON.stringify(r.body));
     };
-    const c = { get: (name: string) => name === "env" ? t.env : undefined };
     const s = socket();
-    const connection = new LiveConnection(
-      c as unknown as Context<AppEnv>,
-      page(t, rotate),
-      null,
-    );
-    const events = connection.events();
-    const ws = s.ws as unknown as WSContext<WebSocket>;
-    events.onOpen?.(new Event("open"), ws);
-    events.onMessage?.(
-      new MessageEvent("message", {
-        data: JSON.stringify({ type: "auth", key: business.api_key }),
-      }),
-      ws,
-    );
-    const closed = await closedWithin(s.closed);
-    events.onClose?.(new CloseEvent("close"), ws);
+    const closed = await signIn(t, page(t, rotate), s, business.api_key);
     assert.equal(closed?.code, CLOSE.unauthenticated, "the page stayed open on a rotated key");
   }));
+
+Deno.test("live socket: a credential refused by the auth message is a log line with its code and the upgrade's request id, never the key", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const s = socket();
+    const wrong = "sk_live_not_a_key_0000000000000000";
+    const closed = await signIn(t, page(t, () => Promise.resolve()), s, wrong, "upgrade-7");
+    assert.equal(closed?.code, CLOSE.unauthenticated);
+    // The stand-in's own check (GET /business/profile) leaves its lines too, under its own id.
+    const refused = log.all().filter((l) => l.event === "refused" && l.request_id === "upgrade-7");
+    assert.deepEqual(
+      refused.map((l) => [l.request_id, l.status, l.code]),
+      [["upgrade-7", 401, "unauthenticated"]],
+    );
+    assert.ok(!log.raw.join("").includes(wrong));
+  }, { log: log.destination });
+});
