@@ -176,3 +176,20 @@ Deno.test("request log and metrics: a method no route knows is `OTHER`, never th
     assert.ok(!log.raw.join("").includes("SK_LIVE_SECRETISH"));
   }, { log: log.destination });
 });
+
+Deno.test("request log: a known credential's refusal (scope denied) names its tenant and credential kind", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    // The business key holds no billing scope (courier 5 rule 1).
+    const r = await t.call("GET", "/business/courier/billing/events", {
+      key: b.api_key,
+      headers: { "X-Request-Id": "scope-1" },
+    });
+    assert.equal(r.status, 403, JSON.stringify(r.body));
+    assert.equal(r.body.code, "scope_denied");
+    const line = log.all().find((l) => l.msg === "request" && l.request_id === "scope-1");
+    assert.equal(line?.tenant_id, b.id);
+    assert.equal(line?.credential, "business_key");
+  }, { log: log.destination });
+});

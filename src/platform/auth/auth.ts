@@ -86,6 +86,9 @@ export async function businessCredential(
   guard: BusinessGuard = {},
 ): Promise<BusinessPrincipal> {
   const principal = await authenticateBusiness(c, key.trim());
+  // Known from here: a refusal that follows (rate limit, scope) is logged with its tenant and
+  // credential kind, as its request line must say (request_log.ts).
+  setPrincipal(c, principal);
   await rateLimit(c, principal.business.id, limitsOf(principal.business));
   const held = guard.anyScope?.find((s) => principal.scopes.includes(s));
   if (guard.anyScope && !held) {
