@@ -6,7 +6,8 @@
  *
  * GET /business/dispatch-board/state: what the page opens with (X-Business-API-Key: the business
  * key or a staff session token; partner keys are outside it).
- * GET /business/dispatch-board/live (WebSocket): the credential as `?key=` or the first message
+ * GET /business/dispatch-board/live (WebSocket): the credential in the X-Business-API-Key header
+ * or as `?key=` with the upgrade, or as the first message
  * `{"type": "auth", "key": "..."}` (src/web/live_socket.ts). Messages, one JSON text frame each:
  *   {type: "ready", at}                    subscribed: every later change is on this socket
  *   {type: "trip", version, trip}          one of the business's trips (DispatchBoardTrip)
@@ -58,6 +59,7 @@ import {
   keylessByAddress,
   LiveConnection,
   type LivePage,
+  upgradeKey,
 } from "../../src/web/live_socket.ts";
 import { staticFiles } from "../../src/web/static.ts";
 import {
@@ -70,6 +72,8 @@ import {
 const PAGE_PATH = "/business/dispatch-board";
 const LIVE_PATH = `${PAGE_PATH}/live`;
 const STATE_PATH = `${PAGE_PATH}/state`;
+/** The header the upgrade may carry the credential in, as the OpenAPI security declares. */
+const KEY_HEADER = "X-Business-API-Key";
 const TAG = "Dispatch board";
 const tags = [TAG];
 
@@ -262,7 +266,8 @@ function registerDocs(api: Api): void {
     path: LIVE_PATH,
     summary: "Live dispatch board (WebSocket): the business's trips, and the pool drivers on " +
       "shift holding or offered one of them, with their positions, as they change. Credential " +
-      "as `?key=` or the first message `{type: auth, key}`; messages `ready`, `trip` {version, " +
+      "in the X-Business-API-Key header, as `?key=` or as the first message `{type: auth, key}`; " +
+      "messages `ready`, `trip` {version, " +
       "trip}, `driver` {version, driver}, `position` {version, driver_id, position} (position " +
       "null: none to show now, as while the driver's trips here wait queued behind another " +
       "trip), `driver_left` {driver_id}",
@@ -336,14 +341,14 @@ export function dispatchBoardRoutes(api: Api): void {
     });
   });
   // Registered before the page's files, whose `:file` would match "live".
-  api.get(LIVE_PATH, keylessByAddress, async (c) => {
+  api.get(LIVE_PATH, keylessByAddress(KEY_HEADER), async (c) => {
     if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
       throw new ApiError(
         "upgrade_required",
         "the live dispatch board is a WebSocket: connect with ws:// or wss://",
       );
     }
-    const key = c.req.query("key");
+    const key = upgradeKey(c, KEY_HEADER);
     const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };
     return await upgradeWebSocket(c, new LiveConnection(c, DISPATCH_BOARD, early).events());
   });

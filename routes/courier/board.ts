@@ -4,7 +4,8 @@
  *
  * GET /business/courier/operations/live (WebSocket). The credential, checked as the
  * X-Business-API-Key header is (business key or staff session token; scope shipments:view-own;
- * courier platform on), comes as `?key=` or, to keep it out of URLs and logs, as the first
+ * courier platform on), comes in that header or as `?key=` with the upgrade (a browser can send
+ * neither header), or, to keep it out of URLs and logs, as the first
  * message `{"type": "auth", "key": "..."}`; it is checked again at every change of the courier's
  * account (a key rotated or revoked, a password changed, the platform switched off) and of the
  * staff session it names (signed out, expired), and every BOARD_RECHECK_MS.
@@ -41,6 +42,7 @@ import {
   keylessByAddress,
   LiveConnection,
   type LivePage,
+  upgradeKey,
 } from "../../src/web/live_socket.ts";
 import { alertView } from "./answers/alerts.ts";
 
@@ -53,6 +55,8 @@ export { CLOSE };
 
 const LIVE_PATH = "/business/courier/operations/live";
 const PAGE_PATH = "/business/courier/board";
+/** The header the upgrade may carry the credential in, as the OpenAPI security declares. */
+const KEY_HEADER = "X-Business-API-Key";
 const SCOPE = "shipments:view-own";
 
 /** The socket a board's feed writes to: a WebSocket, or a test's stand-in. */
@@ -149,7 +153,8 @@ function registerDocs(api: Api): void {
     method: "get",
     path: LIVE_PATH,
     summary: "Live board (WebSocket): the courier's shipment rows and alerts as they change. " +
-      "Credential as `?key=` or the first message `{type: auth, key}`; messages `ready`, " +
+      "Credential as the X-Business-API-Key header, `?key=` or the first message " +
+      "`{type: auth, key}`; messages `ready`, " +
       "`shipment` {version, row}, `alert` {version, alert}",
     tags,
     security: [{ businessKey: [] }],
@@ -162,7 +167,7 @@ function registerDocs(api: Api): void {
     },
     responses: {
       101: { description: "Switching to the WebSocket protocol" },
-      // With `?key=` the credential is refused before the upgrade; sent as a message, by a close.
+      // Sent with the upgrade, the credential is refused before it; sent as a message, by a close.
       ...refusalResponses({
         upgrade_required: "not a WebSocket request",
         ...businessRefusals({ scope: SCOPE }, "the key"),
@@ -199,7 +204,7 @@ function registerDocs(api: Api): void {
 export function boardRoutes(api: Api): void {
   registerDocs(api);
   // Registered before GET /business/courier/operations/{reference}, which would match "live".
-  api.get(LIVE_PATH, keylessByAddress, async (c) => {
+  api.get(LIVE_PATH, keylessByAddress(KEY_HEADER), async (c) => {
     if ((c.req.header("Upgrade") ?? "").toLowerCase() !== "websocket") {
       // Thrown, so that the refusal counts against the address and carries the rate headers
       // (spec: business 8: on every response), as any refusal of an unknown caller does.
@@ -208,7 +213,7 @@ export function boardRoutes(api: Api): void {
         "the live board is a WebSocket: connect with ws:// or wss://",
       );
     }
-    const key = c.req.query("key");
+    const key = upgradeKey(c, KEY_HEADER);
     const early = key === undefined ? null : { principal: await boardPrincipal(c, key), key };
     return await upgradeWebSocket(c, new LiveConnection(c, COURIER_BOARD, early).events());
   });

@@ -1,6 +1,6 @@
 /**
- * One live page's WebSocket (ARCHITECTURE "Boards"): authenticated before the upgrade (`?key=`)
- * or by its first message `{"type": "auth", "key": "..."}` (keeping the key out of URLs and logs),
+ * One live page's WebSocket (ARCHITECTURE "Boards"): authenticated before the upgrade (`?key=`
+ * or the page's credential header) or by its first message `{"type": "auth", "key": "..."}` (keeping the key out of URLs and logs),
  * then fed by a ChangeFeed of the caller's tenant. The credential is checked again whenever one of
  * the subjects it rests on changes (a key rotated, a session ended) and every recheck interval.
  * Sockets are counted per environment, page and tenant. The page's route says who may open one
@@ -226,10 +226,20 @@ export class LiveConnection<P> {
 }
 
 /**
- * spec: business 8: an upgrade without `?key=` names no caller until its first message: it is
- * anyone's, counted and throttled per address as the page is (429 past the limit, before the
- * upgrade), so sockets cannot be opened without limit. A wrong key is counted there as any
- * refused credential is; a known key counts against its business.
+ * The credential sent with the upgrade: `?key=` (a browser's WebSocket cannot set headers), else
+ * the page's credential header, as its OpenAPI security declares; undefined: it comes as the
+ * first message.
  */
-export const keylessByAddress: MiddlewareHandler<AppEnv> = (c, next) =>
-  c.req.query("key") === undefined ? anonymous(c, next) : next();
+export function upgradeKey(c: Context, header: string): string | undefined {
+  return c.req.query("key") ?? c.req.header(header);
+}
+
+/**
+ * spec: business 8: an upgrade without a key (upgradeKey) names no caller until its first
+ * message: it is anyone's, counted and throttled per address as the page is (429 past the limit,
+ * before the upgrade), so sockets cannot be opened without limit. A wrong key is counted there as
+ * any refused credential is; a known key counts against its business.
+ */
+export function keylessByAddress(header: string): MiddlewareHandler<AppEnv> {
+  return (c, next) => upgradeKey(c, header) === undefined ? anonymous(c, next) : next();
+}

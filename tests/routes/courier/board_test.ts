@@ -50,8 +50,8 @@ class TestBoard {
   readonly closed: Promise<{ code: number; reason: string }>;
   #waiters = new Set<() => void>();
 
-  constructor(url: string, firstMessage?: string) {
-    this.ws = new WebSocket(url);
+  constructor(url: string, firstMessage?: string, headers?: Record<string, string>) {
+    this.ws = headers ? new WebSocket(url, { headers }) : new WebSocket(url);
     this.opened = new Promise((resolve) => {
       this.ws.onopen = () => {
         if (firstMessage !== undefined) this.ws.send(firstMessage);
@@ -347,6 +347,7 @@ Deno.test("board routes: no upgrade answers 426; the page and its files are serv
 async function handshake(
   s: Served,
   query = "",
+  extraHeaders = "",
 ): Promise<{ status: number; headers: Headers; body: string }> {
   const { hostname, port, host } = new URL(s.http);
   const conn = await Deno.connect({ hostname, port: Number(port) });
@@ -354,7 +355,8 @@ async function handshake(
     await conn.write(new TextEncoder().encode(
       `GET /api/business/courier/operations/live${query} HTTP/1.1\r\nHost: ${host}\r\n` +
         "Upgrade: websocket\r\nConnection: Upgrade\r\n" +
-        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
+        `${extraHeaders}\r\n`,
     ));
     let text = "";
     const buf = new Uint8Array(16_384);
@@ -410,4 +412,20 @@ Deno.test("board socket: upgrades without a key, or with a wrong one, count agai
     // The next minute starts afresh.
     t.clock.advanceBy(60_000);
     assert.equal((await handshake(s)).status, 101);
+  }));
+
+Deno.test("board socket: the key in the X-Business-API-Key header of the upgrade, as the document's security says, opens the board; a wrong one is refused before it", () =>
+  withServer(async (t, s, boards) => {
+    const [courier, client] = await ready(t);
+    const waybill = await book(t, client);
+    const wrong = await handshake(s, "", "X-Business-API-Key: sk_live_not_a_key\r\n");
+    assert.equal(wrong.status, 401);
+    assert.equal(JSON.parse(wrong.body).code, "unauthenticated");
+    const board = new TestBoard(s.ws, undefined, {
+      "X-Business-API-Key": courier.business.api_key,
+    });
+    boards.push(board);
+    await board.next((m) => m.type === "ready", "ready");
+    await scan(t, courier, waybill, "collected");
+    await board.next((m) => m.type === "shipment" && m.row.waybill === waybill, "the row");
   }));
