@@ -127,7 +127,7 @@ export class LiveConnection<P> {
   #onOpen(sink: FeedSink): void {
     if (this.#early) return this.#open(sink, this.#early.principal, this.#early.key);
     this.#authTimer = setTimeout(
-      () => sink.close(CLOSE.unauthenticated, "no auth message in time"),
+      () => this.#refuse(sink, new ApiError("unauthenticated", "no auth message in time")),
       LIVE_AUTH_WAIT_MS,
     );
   }
@@ -183,8 +183,8 @@ export class LiveConnection<P> {
       if (m.type === "auth" && typeof m.key === "string") key = m.key;
     } catch { /* not JSON: refused below */ }
     if (key === "") {
-      sink.close(CLOSE.unauthenticated, 'the first message must be {"type":"auth","key":"..."}');
-      return;
+      const refusal = 'the first message must be {"type":"auth","key":"..."}';
+      return this.#refuse(sink, new ApiError("unauthenticated", refusal));
     }
     try {
       this.#open(sink, await this.#page.authenticate(this.#c, key), key);

@@ -75,12 +75,17 @@ function page(t: TestEnv, between: () => Promise<void>): LivePage<{ tenant: stri
   };
 }
 
-/** A connection of `live` signing in with `key` by its first message; how it closed (or null). */
+/** The page's auth message for `key`. */
+function auth(key: string): string {
+  return JSON.stringify({ type: "auth", key });
+}
+
+/** A connection of `live` sent `first` as its first message; how it closed (or null). */
 async function signIn(
   t: TestEnv,
   live: LivePage<{ tenant: string }>,
   s: ReturnType<typeof socket>,
-  key: string,
+  first: string,
   requestId = "live-1",
 ) {
   const vars: Record<string, unknown> = { env: t.env, requestId };
@@ -89,10 +94,7 @@ async function signIn(
   const events = connection.events();
   const ws = s.ws as unknown as WSContext<WebSocket>;
   events.onOpen?.(new Event("open"), ws);
-  events.onMessage?.(
-    new MessageEvent("message", { data: JSON.stringify({ type: "auth", key }) }),
-    ws,
-  );
+  events.onMessage?.(new MessageEvent("message", { data: first }), ws);
   const closed = await closedWithin(s.closed);
   events.onClose?.(new CloseEvent("close"), ws);
   return closed;
@@ -106,7 +108,7 @@ Deno.test("live socket: a key rotated while the page checks it closes the page w
       assert.equal(r.status, 201, JSON.stringify(r.body));
     };
     const s = socket();
-    const closed = await signIn(t, page(t, rotate), s, business.api_key);
+    const closed = await signIn(t, page(t, rotate), s, auth(business.api_key));
     assert.equal(closed?.code, CLOSE.unauthenticated, "the page stayed open on a rotated key");
   }));
 
@@ -115,7 +117,7 @@ Deno.test("live socket: a credential refused by the auth message is a log line w
   await withTestEnv(async (t) => {
     const s = socket();
     const wrong = "sk_live_not_a_key_0000000000000000";
-    const closed = await signIn(t, page(t, () => Promise.resolve()), s, wrong, "upgrade-7");
+    const closed = await signIn(t, page(t, () => Promise.resolve()), s, auth(wrong), "upgrade-7");
     assert.equal(closed?.code, CLOSE.unauthenticated);
     // The stand-in's own check (GET /business/profile) leaves its lines too, under its own id.
     const refused = log.all().filter((l) => l.event === "refused" && l.request_id === "upgrade-7");
@@ -124,5 +126,22 @@ Deno.test("live socket: a credential refused by the auth message is a log line w
       [["upgrade-7", 401, "unauthenticated"]],
     );
     assert.ok(!log.raw.join("").includes(wrong));
+  }, { log: log.destination });
+});
+
+Deno.test("live socket: a first message that is no auth message is a refusal line too", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    for (const [i, first] of ['{"type":"hello"}', "not json", auth("")].entries()) {
+      const live = page(t, () => Promise.resolve());
+      const closed = await signIn(t, live, socket(), first, `bad-${i}`);
+      assert.equal(closed?.code, CLOSE.unauthenticated);
+    }
+    const refused = log.all().filter((l) => l.event === "refused");
+    assert.deepEqual(refused.map((l) => [l.request_id, l.status, l.code]), [
+      ["bad-0", 401, "unauthenticated"],
+      ["bad-1", 401, "unauthenticated"],
+      ["bad-2", 401, "unauthenticated"],
+    ]);
   }, { log: log.destination });
 });
