@@ -107,6 +107,7 @@ export class LiveConnection<P> {
   #recheck: ReturnType<typeof setInterval> | undefined;
   #watches: Subscription[] = [];
   #authenticating = false;
+  #refused = false;
   #closed = false;
 
   constructor(c: Context<AppEnv>, page: LivePage<P>, early: EarlyCredential<P> | null) {
@@ -144,19 +145,28 @@ export class LiveConnection<P> {
 
   #onClose(): void {
     this.#closed = true;
+    this.#stop();
+    if (this.#claimed !== null) releaseSocket(this.#env, this.#claimed);
+    this.#claimed = null;
+  }
+
+  /** No more checks, watches or changes: the socket is closing. */
+  #stop(): void {
     clearTimeout(this.#authTimer);
     clearInterval(this.#recheck);
     for (const w of this.#watches) w.unsubscribe();
     this.#watches = [];
     this.#feed?.stop();
-    if (this.#claimed !== null) releaseSocket(this.#env, this.#claimed);
-    this.#claimed = null;
   }
 
   #refuse(sink: FeedSink, e: unknown): void {
+    // Refused once: the checks still under way, or a change heard before the close ends, would
+    // refuse (and log, and count) again.
+    if (this.#refused) return;
+    this.#refused = true;
     if (e instanceof ApiError) this.#logRefusal(e);
     else console.error(`${this.#page.name}: authenticating failed:`, e);
-    this.#feed?.stop();
+    this.#stop();
     sink.close(closeCodeOf(e), e instanceof ApiError ? e.message : "internal error");
   }
 
@@ -194,7 +204,7 @@ export class LiveConnection<P> {
   }
 
   #open(sink: FeedSink, principal: P, key: string): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#refused) return;
     const env = this.#env;
     const page = this.#page;
     const tenant = page.tenantOf(principal);
@@ -214,7 +224,7 @@ export class LiveConnection<P> {
     // out meanwhile) would be heard by none of them: checked once more once they hear everything
     // (business 4.3: a rotated key is invalid at once).
     env.bus.flush().then(() => {
-      if (!this.#closed) checkAgain();
+      if (!this.#closed && !this.#refused) checkAgain();
     }, (e) => this.#refuse(sink, e));
     const feed = page.feedOf(sink, env, principal);
     this.#feed = feed;

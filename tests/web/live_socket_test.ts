@@ -12,6 +12,7 @@ import { credentialSubjects } from "../../src/platform/auth/credential_subjects.
 import { ChangeFeed } from "../../src/web/feed.ts";
 import { CLOSE, LiveConnection, type LivePage } from "../../src/web/live_socket.ts";
 import { logLines } from "../helpers/log_lines.ts";
+import { until } from "../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 
 /** How long a page that must close is given to do so. */
@@ -143,5 +144,36 @@ Deno.test("live socket: a first message that is no auth message is a refusal lin
       ["bad-1", 401, "unauthenticated"],
       ["bad-2", 401, "unauthenticated"],
     ]);
+  }, { log: log.destination });
+});
+
+Deno.test("live socket: a page refused once stops checking: later changes before its close add no refusal", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const business = await t.createBusiness();
+    const s = socket();
+    const vars: Record<string, unknown> = { env: t.env, requestId: "once-1" };
+    const c = { get: (name: string) => vars[name] };
+    const live = page(t, () => Promise.resolve());
+    const events = new LiveConnection(c as unknown as Context<AppEnv>, live, null).events();
+    const ws = s.ws as unknown as WSContext<WebSocket>;
+    events.onOpen?.(new Event("open"), ws);
+    events.onMessage?.(new MessageEvent("message", { data: auth(business.api_key) }), ws);
+    await until(t, () => s.sent.some((m) => JSON.parse(m).type === "ready"), "ready");
+    const regenerate = await t.call("POST", "/business/api-key/regenerate", {
+      key: business.api_key,
+    });
+    assert.equal(regenerate.status, 201);
+    assert.equal((await closedWithin(s.closed))?.code, CLOSE.unauthenticated);
+    // The close handshake has not ended (no onClose yet); the account changes again meanwhile.
+    const patched = await t.call("PATCH", `/operator/businesses/${business.id}`, {
+      operator: true,
+      body: { courier_platform_enabled: true },
+    });
+    assert.equal(patched.status, 200);
+    await t.settle();
+    events.onClose?.(new CloseEvent("close"), ws);
+    const refused = log.all().filter((l) => l.event === "refused" && l.request_id === "once-1");
+    assert.equal(refused.length, 1, JSON.stringify(refused));
   }, { log: log.destination });
 });
