@@ -1,8 +1,9 @@
 /**
  * One live page's WebSocket (ARCHITECTURE "Boards"): authenticated before the upgrade (`?key=`
- * or the page's credential header) or by its first message `{"type": "auth", "key": "..."}` (keeping the key out of URLs and logs),
- * then fed by a ChangeFeed of the caller's tenant. The credential is checked again whenever one of
- * the subjects it rests on changes (a key rotated, a session ended) and every recheck interval.
+ * or the page's credential header) or by its first message `{"type": "auth", "key": "..."}`
+ * (keeping the key out of URLs and logs), then fed by a ChangeFeed of the caller's tenant. The
+ * credential is checked again whenever one of the subjects it rests on changes (a key rotated, a
+ * session ended) and every recheck interval.
  * Sockets are counted per environment, page and tenant. The page's route says who may open one
  * and what the feed shows; this is the socket's life.
  */
