@@ -8,7 +8,13 @@ import { DRIVER_APP_DEFAULTS, type Trip, type TripCreation, type TripDraft } fro
 
 /** A trip not yet offered to anyone (spec: business 3.1 dispatch). */
 export function noDispatch(): Trip["dispatch"] {
-  return { first_offer_at: null, excluded: [], offer_after: null };
+  return {
+    first_offer_at: null,
+    window_ends_at: null,
+    window_ms: null,
+    excluded: [],
+    offer_after: null,
+  };
 }
 
 /** The trip a creation makes of the draft: what it did not decide starts empty. */
@@ -25,7 +31,7 @@ export function createdTrip(d: TripDraft, c: TripCreation): Trip {
     started_at: null,
     driver: null,
     offer: null,
-    dispatch: noDispatch(),
+    dispatch: c.dispatch ?? noDispatch(),
     arrived_at: null,
     collected_at: null,
     completed_at: null,

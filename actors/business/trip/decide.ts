@@ -13,7 +13,14 @@ import {
 } from "../../../src/runtime/actor.ts";
 import { TRIP_STATUS_FLAGS } from "../../../src/business/rules/trip_status.ts";
 import { BOOKING_STALL_MS } from "../../../src/business/rules/booking.ts";
-import { decideDispatch, dispatchable, dispatchTimer, offerMade } from "./dispatch.ts";
+import {
+  bookedDispatch,
+  decideDispatch,
+  dispatchable,
+  dispatchTimer,
+  offerMade,
+  readyWindow,
+} from "./dispatch.ts";
 import { trackingLink } from "./tracking_link.ts";
 import { createdTrip } from "./creation.ts";
 import { drive, replyOf, tripNotFound } from "./drive.ts";
@@ -164,7 +171,7 @@ function create(
   if (state.phase === "booked") return accept([], replyOf);
   if (state.phase === "free" || state.claim.fingerprint !== c.fingerprint) return notFound();
   const d = state.claim.draft;
-  const creation: TripCreation = {
+  const decided: TripCreation = {
     id: c.id,
     // spec: business 3.1: booked for later until offered shortly before scheduled_at.
     status: d.scheduled_at !== null ? "scheduled" : "pending",
@@ -172,13 +179,16 @@ function create(
     charge: c.charge,
     scan_code: c.scan_code ?? null,
   };
+  // spec: business 3.1: its window begins when it is first due to be offered, on its own timer.
+  const timed = c.times ? bookedDispatch(createdTrip(d, decided), c.times) : null;
+  const creation = timed ? { ...decided, dispatch: timed.dispatch } : decided;
   const trip = createdTrip(d, creation);
   const created: TripEvent = { kind: "trip_created", ...creation };
-  const stall: TimerOp = { op: "cancel", name: STALL_TIMER };
+  const timers: TimerOp[] = [{ op: "cancel", name: STALL_TIMER }, ...(timed?.timers ?? [])];
   // spec: business 3.1: a trip due at once may be offered in its creation's commit.
-  if (!c.offer || !dispatchable(trip)) return accept([created], replyOf, [stall]);
+  if (!c.offer || !dispatchable(trip)) return accept([created], replyOf, timers);
   const made = offerMade(trip, c.offer, ctx.now);
-  return accept([created, ...made.events], replyOf, [stall, ...made.timers]);
+  return accept([created, ...made.events], replyOf, [...timers, ...made.timers]);
 }
 
 type TripOnly = Exclude<
@@ -188,9 +198,15 @@ type TripOnly = Exclude<
 
 function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
   switch (command.kind) {
-    case "ready":
+    case "ready": {
       // spec: business 3.1: calling ready twice is harmless.
-      return accept(t.ready_at === null ? [{ kind: "trip_ready", at: ctx.now }] : [], replyOf);
+      if (t.ready_at !== null) return accept([], replyOf);
+      const w = readyWindow(t, ctx.now);
+      if (w === null) return accept([{ kind: "trip_ready", at: ctx.now }], replyOf);
+      return accept([{ kind: "trip_ready", at: ctx.now, window_ends_at: w.ends_at }], replyOf, [
+        w.timer,
+      ]);
+    }
     case "cancel":
       return cancel(t, command, ctx);
     case "refunded":

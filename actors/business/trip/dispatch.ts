@@ -1,10 +1,11 @@
 /**
  * The trip's dispatch (Business API 3.1): one offer at a time, each ending accepted, declined or
  * expired on the trip's own durable timer; a driver who declined or let an offer expire is never
- * asked again; no acceptance within the dispatch window of the first offer cancels the trip
- * (`cancelled_by: system`, refunded by the cancellation's outbox), on its timer or, for a trip
- * left without one, when the dispatcher finds the window over. The dispatcher picks the driver
- * and brings the settings' times in the command: the trip only keeps the rules of its own state.
+ * asked again; no acceptance within the dispatch window, begun when the trip is first due to be
+ * offered, cancels the trip (`cancelled_by: system`, refunded by the cancellation's outbox), on
+ * its timer or, for a trip left without one, when the dispatcher finds the window over. The
+ * dispatcher picks the driver and the commands bring the settings' times: the trip only keeps
+ * the rules of its own state.
  */
 import {
   accept,
@@ -13,7 +14,16 @@ import {
   reject,
   type TimerOp,
 } from "../../../src/runtime/actor.ts";
-import type { DispatchCommand, Trip, TripEvent, TripOffer, TripReply, TripState } from "./types.ts";
+import { type DispatchTimes, dispatchWindow } from "../../../src/business/rules/dispatch.ts";
+import type {
+  DispatchCommand,
+  Trip,
+  TripDispatch,
+  TripEvent,
+  TripOffer,
+  TripReply,
+  TripState,
+} from "./types.ts";
 
 type D = Decision<TripState, TripEvent, TripReply>;
 
@@ -46,14 +56,49 @@ export function decideDispatch(t: Trip, c: DispatchCommand, ctx: Ctx): D {
       return accept([{ kind: "offer_after_set", at: c.at }], replyOf, [
         { op: "set", name: DUE_TIMER, at: c.at },
       ]);
-    case "window_ended":
-      // Not before the window ends, nor for a trip never offered: its window has not begun (a
-      // prep order or a scheduled trip waiting for its time is not ended by this).
-      if (t.dispatch.first_offer_at === null || ctx.now < c.window_ends_at) {
-        return accept([], replyOf);
-      }
+    case "window_ended": {
+      // The trip's own window when decided at booking; else one counted from the first offer,
+      // not begun for a trip never offered (a prep order or a scheduled trip waiting for its
+      // time is not ended by this).
+      const ends = t.dispatch.window_ends_at ??
+        (t.dispatch.first_offer_at === null ? null : c.window_ends_at);
+      if (ends === null || ctx.now < ends) return accept([], replyOf);
       return windowEnded(t, ctx.now);
+    }
   }
+}
+
+/**
+ * spec: business 3.1: a trip's dispatch decided at its booking: when it is first due to be
+ * offered (a prep order's or a scheduled trip's due timer) and when its window ends, on the
+ * trip's own timer, so a trip no driver is ever offered (none online or in range) ends too.
+ */
+export function bookedDispatch(
+  t: Trip,
+  times: DispatchTimes,
+): { dispatch: TripDispatch; timers: TimerOp[] } {
+  const w = dispatchWindow(t, times);
+  const timers: TimerOp[] = [{ op: "set", name: WINDOW_TIMER, at: w.window_ends_at }];
+  if (w.offer_after !== null) timers.push({ op: "set", name: DUE_TIMER, at: w.offer_after });
+  return {
+    dispatch: {
+      ...t.dispatch,
+      offer_after: w.offer_after,
+      window_ends_at: w.window_ends_at,
+      window_ms: times.dispatch_window_minutes * 60_000,
+    },
+    timers,
+  };
+}
+
+/**
+ * spec: business 3.1: a prep order marked ready is due at once: one ready before its offer time
+ * begins its window now (its new end and timer); null when the window stays as it is.
+ */
+export function readyWindow(t: Trip, at: number): { ends_at: number; timer: TimerOp } | null {
+  const { window_ends_at: ends, window_ms: ms } = t.dispatch;
+  if (!dispatchable(t) || ends === null || ms === null || at + ms >= ends) return null;
+  return { ends_at: at + ms, timer: { op: "set", name: WINDOW_TIMER, at: at + ms } };
 }
 
 function offerGone() {
@@ -86,8 +131,9 @@ export function offerMade(
   at: number,
 ): { events: TripEvent[]; timers: TimerOp[] } {
   const timers: TimerOp[] = [{ op: "set", name: OFFER_TIMER, at: c.offer.expires_at }];
-  // spec: business 3.1: the window counts from the first offer.
-  if (t.dispatch.first_offer_at === null) {
+  // spec: business 3.1: a trip stored before its window was decided at booking counts it from
+  // the first offer.
+  if (t.dispatch.first_offer_at === null && t.dispatch.window_ends_at === null) {
     timers.push({ op: "set", name: WINDOW_TIMER, at: c.window_ends_at });
   }
   return { events: [{ kind: "trip_offered", at, offer: c.offer }], timers };

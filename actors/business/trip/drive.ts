@@ -207,10 +207,11 @@ function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: n
   if (!["queued", "accepted", "enroute", "arrived"].includes(t.status)) {
     return wrongStatus(t, "give back");
   }
-  // The dispatch window counts from the first offer (spec: business 3.1), else from when the
-  // trip could first be offered.
+  // spec: business 3.1: the window decided at booking; a trip stored before counts it from the
+  // first offer, else from when the trip could first be offered.
   const began = t.dispatch.first_offer_at ??
     Math.max(t.created_at, t.ready_at ?? 0, t.scheduled_at ?? 0);
+  const endsAt = t.dispatch.window_ends_at ?? began + a.dispatch_window_ms;
   const withdrew: TripEvent = {
     kind: "driver_withdrew",
     at,
@@ -219,8 +220,8 @@ function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: n
   };
   // spec: business 3.1: inside the window, pending again and offered to other drivers until the
   // window ends, when its timer cancels it by the system if nobody took it.
-  if (redispatchable(began, a.dispatch_window_ms, at)) {
-    return accept([withdrew], replyOf, [windowReopened(began + a.dispatch_window_ms)]);
+  if (a.redispatch !== false && redispatchable(endsAt, at)) {
+    return accept([withdrew], replyOf, [windowReopened(endsAt)]);
   }
   // After the window nobody may be offered it (a pending trip past its window is cancelled): the
   // giving back ends it now, the driver's cancellation, refunded (spec: business 3.1).

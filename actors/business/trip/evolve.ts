@@ -120,7 +120,13 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
 function evolveDispatch(t: Trip, e: OnDispatch): Trip {
   switch (e.kind) {
     case "trip_ready":
-      return { ...t, ready_at: e.at };
+      return {
+        ...t,
+        ready_at: e.at,
+        dispatch: e.window_ends_at === undefined
+          ? t.dispatch
+          : { ...t.dispatch, window_ends_at: e.window_ends_at },
+      };
     case "trip_accepted":
       return {
         ...t,

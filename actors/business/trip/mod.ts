@@ -79,7 +79,8 @@ export const tripActor: ActorDefinition<TripState, TripCommand, TripEvent, TripR
         ...t,
         driver: t.driver ?? null,
         offer: t.offer ?? null,
-        dispatch: t.dispatch ?? noDispatch(),
+        // Stored before the window was decided at booking: counted from the first offer.
+        dispatch: { ...noDispatch(), ...t.dispatch },
         tracking_revoked_at: t.tracking_revoked_at ?? null,
         retired_tracking_hashes: t.retired_tracking_hashes ?? [],
         acceptances: t.acceptances ?? acceptancesBefore(t),

@@ -8,6 +8,7 @@ import type { AutopilotScenario } from "../../../src/business/rules/sandbox_step
 import type { TripStatus } from "../../../src/business/rules/trip_status.ts";
 import type { VehicleFields } from "../../../src/business/rules/vehicle.ts";
 import type { FareLine } from "../../../src/business/rules/fare.ts";
+import type { DispatchTimes } from "../../../src/business/rules/dispatch.ts";
 
 export interface Place {
   readonly address: string;
@@ -88,9 +89,16 @@ export interface TripOffer {
   readonly expires_at: number;
 }
 
-/** The trip's dispatch so far: the window counts from the first offer (spec: business 3.1). */
+/**
+ * The trip's dispatch so far. spec: business 3.1: the window counts from when the trip is first
+ * due to be offered (decided at booking); a trip stored before counts it from its first offer.
+ */
 export interface TripDispatch {
   readonly first_offer_at: number | null;
+  /** When no acceptance by then cancels the trip by the system (null: stored before, see above). */
+  readonly window_ends_at: number | null;
+  /** The window's length decided at booking, in ms: a prep order marked ready early begins it. */
+  readonly window_ms: number | null;
   /** Drivers who declined or let an offer expire: never asked again for this trip. */
   readonly excluded: readonly string[];
   /** A prep order or a scheduled trip is not offered before this (null: at once). */
@@ -159,6 +167,8 @@ export interface TripCreation {
   readonly created_at: number;
   readonly charge: Money | null;
   readonly scan_code: string | null;
+  /** When it is first offered and its window ends (absent on creations stored before). */
+  readonly dispatch?: TripDispatch;
 }
 
 /** A file a driver uploaded (a proof photo, a signature), stored content-addressed. */
@@ -246,6 +256,8 @@ export type DriverAction =
     reason: string;
     /** The operator's dispatch window (dispatch_window_minutes), in ms. */
     dispatch_window_ms: number;
+    /** false: the trip ends, never put back (the sandbox's simulated driver, business 4.4). */
+    redispatch?: boolean;
   };
 
 export type TripCommand =
@@ -263,6 +275,11 @@ export type TripCommand =
      * holds the driver), so it is committed with the trip and not behind another commit.
      */
     offer?: { offer: TripOffer; window_ends_at: number } | null;
+    /**
+     * spec: business 3.1: the operator's dispatch times now: when the trip is first due to be
+     * offered and its window's end follow from them (absent: the window begins at a first offer).
+     */
+    times?: DispatchTimes;
   }
   | { kind: "ready" }
   | { kind: "cancel"; by: string; reason: string | null }
@@ -289,7 +306,8 @@ export type TripEvent =
   | ({ kind: "trip_created" } & TripCreation)
   /** A creation stored before its event carried only what changed: the whole trip. */
   | { kind: "trip_created"; trip: Trip }
-  | { kind: "trip_ready"; at: number }
+  /** `window_ends_at`: a prep order ready before its offer time begins its window now. */
+  | { kind: "trip_ready"; at: number; window_ends_at?: number }
   | {
     kind: "trip_accepted";
     at: number;
@@ -348,10 +366,11 @@ export type DispatchCommand =
   | { kind: "decline"; offer_id: string; driver_id: string }
   | { kind: "offer_after"; at: number }
   /**
-   * spec: business 3.1: the dispatch window ended at `window_ends_at` (the first offer plus the
-   * operator's dispatch_window_minutes): a trip still waiting for a driver ends as its window's
-   * timer ends it. For a trip left with no such timer: one given back inside its window by code
-   * that did not set the timer again.
+   * spec: business 3.1: the dispatch window ended: a trip still waiting for a driver ends as its
+   * window's timer ends it. The trip's own window when decided at booking; for a trip stored
+   * before, `window_ends_at` (the first offer plus the operator's dispatch_window_minutes). For a
+   * trip left with no such timer: one given back inside its window by code that did not set the
+   * timer again.
    */
   | { kind: "window_ended"; window_ends_at: number };
 

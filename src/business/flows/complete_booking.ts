@@ -19,6 +19,12 @@ import {
   type TripOffer,
 } from "../../../actors/business/trip/mod.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
+import {
+  PLATFORM_SETTINGS_ID,
+  PLATFORM_TENANT,
+  platformSettingsActor,
+} from "../../../actors/platform/platform_settings.ts";
+import type { DispatchTimes } from "../rules/dispatch.ts";
 import type { Business } from "../../../actors/platform/business/types.ts";
 import type { Deps } from "../../environment.ts";
 import { toMinor } from "../../domain/money.ts";
@@ -139,12 +145,14 @@ async function createTrip(
   const d = claim.draft;
   const offers = deps.offers;
   const first = offers ? await offers.choose(d) : null;
+  const times = await dispatchTimes(deps);
   const create = (offer: FirstOffer | null) =>
     deps.runtime.ask(tripActor, d.business_id, d.reference, {
       kind: "create",
       fingerprint: claim.fingerprint,
       ...made,
       offer,
+      times,
     });
   const created = await create(first).catch((e) => {
     if (first) offers!.release(d, first.offer.driver_id);
@@ -157,6 +165,20 @@ async function createTrip(
   // the trip is created without it and waits for the dispatcher, as one with no driver near.
   if (first && !created.ok && created.code === "index_taken") return await create(null);
   return created;
+}
+
+/**
+ * spec: business 3.1, CONTRACT PUT /operator/settings: the times a trip's dispatch is decided
+ * with at its creation (when it is first due to be offered, when its window ends).
+ */
+async function dispatchTimes(deps: Pick<Deps, "runtime">): Promise<DispatchTimes> {
+  const s = orRefuse(
+    await deps.runtime.read(platformSettingsActor, PLATFORM_TENANT, PLATFORM_SETTINGS_ID, {
+      kind: "get",
+    }),
+  );
+  const { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes } = s;
+  return { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes };
 }
 
 /** Credits a charge back once per `key` (a cancellation's refund, a stale charge). */

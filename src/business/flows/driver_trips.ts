@@ -171,6 +171,7 @@ async function commandOf(
         dispatch_window_ms: options.redispatch === false
           ? 0
           : (await dispatchWindowMinutes(deps)) * 60_000,
+        ...(options.redispatch === false ? { redispatch: false } : {}),
       };
   }
 }

@@ -302,16 +302,17 @@ export class Dispatcher implements Reactor, FirstOffers {
     const now = this.#deps.clock.now();
     const d = t.dispatch;
     // spec: business 3.1 "pending, no driver answers: cancelled by system": offered no more once
-    // the first offer's window is over. Its timer ends the trip, but one given back inside the
-    // window by code that did not set the timer again has none: the trip is asked to end it (a
-    // trip taken meanwhile, or whose timer ended it first, is left as it is).
-    const windowEndsAt = d.first_offer_at === null
-      ? null
-      : d.first_offer_at + s.dispatch_window_minutes * 60_000;
+    // the window (decided at booking; for a trip stored before, from the first offer) is over.
+    // Its timer ends the trip, but one given back inside the window by code that did not set the
+    // timer again has none: the trip is asked to end it (a trip taken meanwhile, or whose timer
+    // ended it first, is left as it is).
+    const windowEndsAt = d.window_ends_at ??
+      (d.first_offer_at === null ? null : d.first_offer_at + s.dispatch_window_minutes * 60_000);
     if (windowEndsAt !== null && now >= windowEndsAt) {
       return this.#ask(t, { kind: "window_ended", window_ends_at: windowEndsAt });
     }
-    const due = offerDueAt(t, s);
+    // The due time decided at booking, whatever the leads are now (its window counts from it).
+    const due = t.ready_at === null && d.offer_after !== null ? d.offer_after : offerDueAt(t, s);
     if (due !== null && due > now) {
       if (d.offer_after === null) await this.#ask(t, { kind: "offer_after", at: due });
       return; // The trip's timer brings it back when due.

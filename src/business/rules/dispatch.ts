@@ -41,7 +41,7 @@ export interface OfferTiming {
 }
 
 /** The operator's leads (PUT /operator/settings). */
-interface Leads {
+export interface Leads {
   readonly prep_offer_lead_minutes: number;
   readonly schedule_offer_lead_minutes: number;
 }
@@ -60,4 +60,25 @@ export function offerDueAt(t: OfferTiming, s: Leads): number | null {
     return t.created_at + (t.prep_minutes - s.prep_offer_lead_minutes) * MINUTE_MS;
   }
   return null;
+}
+
+/** The operator's times a trip's dispatch is decided with at booking (PUT /operator/settings). */
+export interface DispatchTimes extends Leads {
+  readonly dispatch_window_minutes: number;
+}
+
+/**
+ * spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system": the
+ * dispatch window begins when the trip is first due to be offered (at once, the prep order's
+ * offer time, the scheduled trip's offer time), whether or not any driver is there to offer it
+ * to; never before (a prep order "stays pending and does not expire" until then).
+ */
+export function dispatchWindow(
+  t: OfferTiming,
+  s: DispatchTimes,
+): { readonly offer_after: number | null; readonly window_ends_at: number } {
+  const due = offerDueAt(t, s);
+  const offerAfter = due !== null && due > t.created_at ? due : null;
+  const window = s.dispatch_window_minutes * MINUTE_MS;
+  return { offer_after: offerAfter, window_ends_at: (offerAfter ?? t.created_at) + window };
 }

@@ -39,10 +39,10 @@ export function deliveryCodeMatches(expected: string, given: string): boolean {
 
 /**
  * spec: business 3.1 "driver cancels before collection: cancelled or put back for another
- * driver": put back while the dispatch window, counted from when dispatch began, is open.
+ * driver": put back while the dispatch window is open.
  */
-export function redispatchable(dispatchBeganAt: number, windowMs: number, now: number): boolean {
-  return now < dispatchBeganAt + windowMs;
+export function redispatchable(windowEndsAt: number, now: number): boolean {
+  return now < windowEndsAt;
 }
 
 /**

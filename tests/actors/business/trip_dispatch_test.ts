@@ -129,7 +129,13 @@ Deno.test("trip dispatch: a trip stored before dispatch loads with none", () => 
   const { offer: _o, dispatch: _d, ...old } = h.state.trip;
   const loaded: any = tripActor.load!({ ...h.state, trip: old }, 1);
   assert.equal(loaded.trip.offer, null);
-  assert.deepEqual(loaded.trip.dispatch, { first_offer_at: null, excluded: [], offer_after: null });
+  assert.deepEqual(loaded.trip.dispatch, {
+    first_offer_at: null,
+    window_ends_at: null,
+    window_ms: null,
+    excluded: [],
+    offer_after: null,
+  });
 });
 
 Deno.test("trip dispatch: a first offer decided with the creation is committed with the trip, once", () => {
@@ -237,4 +243,97 @@ Deno.test("trip dispatch: window_ended ends no trip never offered: a prep order 
     assert.deepEqual(step.events, []);
     assert.equal(h.state.trip.status, over.scheduled_at ? "scheduled" : "pending");
   }
+});
+
+/** The operator's dispatch times at booking (CONTRACT PUT /operator/settings defaults). */
+const TIMES = {
+  prep_offer_lead_minutes: 12,
+  schedule_offer_lead_minutes: 15,
+  dispatch_window_minutes: 15,
+};
+
+/** A trip booked at 1_000 with the operator's dispatch times, as a booking creates it. */
+function bookedWithTimes(over: Record<string, unknown> = {}) {
+  const h = fresh();
+  h.must({ kind: "claim", claim: claimOf(over) });
+  const step = h.must({ kind: "create", fingerprint: "fp1", id: 7, charge: CHARGE, times: TIMES });
+  return { h, step };
+}
+
+Deno.test("trip dispatch: a trip never offered is cancelled by the system when the window from its booking ends, its refund owed once", () => {
+  // spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system": the
+  // window begins when the trip is first due to be offered (at once here), not at a first offer
+  // that never comes (no driver online or in range).
+  const { h, step } = bookedWithTimes();
+  const ends = 1_000 + 15 * 60_000;
+  assert.ok(
+    step.timers.some((x: any) => x.op === "set" && x.name === WINDOW_TIMER && x.at === ends),
+    JSON.stringify(step.timers),
+  );
+  assert.equal(h.state.trip.dispatch.window_ends_at, ends);
+  h.now = ends;
+  const end = h.fire(WINDOW_TIMER);
+  assert.deepEqual(kinds(end.events), ["trip_cancelled"]);
+  assert.equal(h.state.trip.status, "cancelled");
+  assert.equal(h.state.trip.cancelled_by, "system");
+  assert.deepEqual(webhooks(h, end.events), ["trip.cancelled"]);
+  const adds = end.events.flatMap((e: any) => tripActor.outbox!(e, h.state));
+  assert.equal(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1, "refund owed");
+  assert.deepEqual(h.fire(WINDOW_TIMER).events, [], "ended once");
+  assert.deepEqual(h.replayed(), h.state);
+});
+
+Deno.test("trip dispatch: an offer after booking keeps the window begun at booking", () => {
+  const { h } = bookedWithTimes();
+  h.now = 5 * 60_000;
+  const made = h.must(offer("off_1", "d1", h.now + 30_000));
+  assert.deepEqual(made.timers, [{ op: "set", name: OFFER_TIMER, at: h.now + 30_000 }]);
+  assert.equal(h.state.trip.dispatch.window_ends_at, 1_000 + 15 * 60_000);
+});
+
+Deno.test("trip dispatch: a prep order's window begins at its offer time, not before; marked ready early it begins then", () => {
+  // spec: business 3.1: a prep order stays pending and does not expire until offered at booking
+  // + prep_minutes - 12, or at once when marked ready.
+  const { h, step } = bookedWithTimes({ prep_minutes: 30 });
+  const due = 1_000 + 18 * 60_000;
+  const ends = due + 15 * 60_000;
+  assert.deepEqual(
+    step.timers.filter((x: any) => x.op === "set").map((x: any) => [x.name, x.at]).sort(),
+    [[WINDOW_TIMER, ends], [DUE_TIMER, due]].sort(),
+  );
+  assert.equal(h.state.trip.dispatch.offer_after, due);
+  // The window counted from booking would have ended: nothing ends.
+  h.now = 1_000 + 16 * 60_000;
+  assert.deepEqual(h.must({ kind: "window_ended", window_ends_at: h.now - 1 }).events, []);
+  assert.equal(h.state.trip.status, "pending");
+  h.now = ends;
+  assert.deepEqual(kinds(h.fire(WINDOW_TIMER).events), ["trip_cancelled"]);
+
+  const early = bookedWithTimes({ prep_minutes: 30 }).h;
+  early.now = 1_000 + 5 * 60_000;
+  const ready = early.must({ kind: "ready" });
+  assert.deepEqual(ready.timers, [{
+    op: "set",
+    name: WINDOW_TIMER,
+    at: early.now + 15 * 60_000,
+  }]);
+  assert.equal(early.state.trip.dispatch.window_ends_at, early.now + 15 * 60_000);
+  assert.deepEqual(early.replayed(), early.state);
+});
+
+Deno.test("trip dispatch: a scheduled trip's window begins at its offer time before scheduled_at", () => {
+  const scheduled = 1_000 + 120 * 60_000;
+  const { h, step } = bookedWithTimes({ scheduled_at: scheduled });
+  const due = scheduled - 15 * 60_000;
+  assert.ok(step.timers.some((x: any) => x.name === DUE_TIMER && x.at === due));
+  assert.equal(h.state.trip.dispatch.window_ends_at, due + 15 * 60_000);
+  assert.equal(h.state.trip.status, "scheduled");
+});
+
+Deno.test("trip dispatch: a trip stored before its window was decided at booking loads without one", () => {
+  const h = booked();
+  const { window_ends_at: _w, window_ms: _m, ...old } = h.state.trip.dispatch;
+  const loaded: any = tripActor.load!({ ...h.state, trip: { ...h.state.trip, dispatch: old } }, 1);
+  assert.equal(loaded.trip.dispatch.window_ends_at, null);
+  assert.equal(loaded.trip.dispatch.window_ms, null);
 });

@@ -161,6 +161,13 @@ Deno.test("batches funds: a crash between the hold and the stops keeps the money
 
 Deno.test("batches funds: a hold expires when its batch stalls; a retry holds what is still owed and books the rest once", () =>
   withTestEnv(async (t) => {
+    // The stops booked have no driver: a dispatch window longer than the hold keeps them pending
+    // (spec: business 3.1 "no driver answers" would otherwise cancel and refund them).
+    const w = await t.call("PUT", "/operator/settings", {
+      operator: true,
+      body: { dispatch_window_minutes: 60 },
+    });
+    assert.equal(w.status, 200, JSON.stringify(w.body));
     const b = await fundedBusiness(t, "1000.00");
     const raw = { segment: "parcel", stops: STOPS, external_reference: "EOD-STALL" };
     const twoPaid = answered(t.env.runtime, commandKind("create", "business_trip"), 2);

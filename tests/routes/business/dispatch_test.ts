@@ -240,3 +240,30 @@ Deno.test("dispatch: a trip given back and accepted by another driver sends a se
       await receiver.close();
     }
   }));
+
+Deno.test("dispatch: a trip no driver is ever offered is cancelled by the system when its window ends, refunded once, with trip.cancelled", () =>
+  withTestEnv(async (t) => {
+    const receiver = startReceiver();
+    try {
+      // No driver online at all: the trip is never offered (spec: business 3.1 "pending, no
+      // driver answers: cancelled with cancelled_by system"; its wallet charge refunded).
+      const b = await hooked(t, receiver);
+      const reference = await bookedReference(t, b.api_key);
+      assert.notDeepEqual(await balanceOf(t, b.api_key), bwp(1000), "charged at booking");
+      await advance(t, 14 * 60);
+      const still = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+      assert.equal(still.body.data.status, "pending");
+      await advance(t, 60); // dispatch_window_minutes 15 from booking
+      await cancelledBySystemAndRefunded(t, b.api_key, reference);
+      await until(t, () => sentOf(receiver, "trip.cancelled").length === 1, "trip.cancelled");
+      const [cancelled] = sentOf(receiver, "trip.cancelled");
+      assert.equal(cancelled.data.cancelled_by, "system");
+      assert.equal(cancelled.data.refund_status, "refunded");
+      await advance(t, 60 * 60);
+      await t.settle();
+      assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000), "refunded once");
+      assert.equal(sentOf(receiver, "trip.cancelled").length, 1);
+    } finally {
+      await receiver.close();
+    }
+  }));
