@@ -17,7 +17,7 @@ import {
 import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
 import { base64url, fromBase64url } from "../../domain/secrets.ts";
 import type { Deps } from "../../environment.ts";
-import { orRefuse, refuse } from "../../runtime/actor.ts";
+import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { tripKeyOf } from "../rules/driver_holding.ts";
 import { keptTrip, replayOr } from "./driver_replays.ts";
@@ -115,14 +115,18 @@ async function takeAndAccept(
   key: string,
 ): Promise<OfferAnswer> {
   const t = await offeredTrip(deps, driverId, offerId);
-  if (t.driver?.id !== driverId && t.offer?.offer_id !== offerId) {
+  // An acceptance that went through (its answer lost): the trip as it is, never taken again (a
+  // take after the trip ended would hold the driver for good); a take a crash left unconfirmed
+  // is settled by the driver's hold timer.
+  if (t.driver?.id === driverId) return { offer_id: offerId, outcome: "accepted", trip: t };
+  if (t.offer?.offer_id !== offerId) {
     refuse("offer_expired", `the offer ended unanswered: ${offerId}`);
   }
   const trip = tripKeyOf(t.business_id, t.reference);
+  // Not under a key: a take undone after a refused acceptance is taken again by the retry (a
+  // take of a trip held already changes nothing).
   const driver = orRefuse(
     await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, { kind: "take", trip }, {
-      // The driver's own actor: any retry of this offer takes the trip once.
-      idempotencyKey: `accept:${offerId}`,
       requestId: deps.requestId,
     }),
   );
@@ -132,15 +136,14 @@ async function takeAndAccept(
     offer_id: offerId,
     queued: driver.queued === trip,
   }, { idempotencyKey: key, requestId: deps.requestId });
-  const ask = (kind: "confirm" | "release") =>
-    deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, driverId, { kind, trip }, {
-      requestId: deps.requestId,
-    });
+  const item = { driver_id: driverId, trip };
   if (!accepted.ok || accepted.reply.phase !== "booked") {
-    await ask("release");
+    // The take is undone, unless the trip holds the driver all the same (a concurrent retry's
+    // acceptance); a read refused for now leaves it to the driver's hold timer.
+    await settleHold(deps, item).catch(() => undefined);
     return orRefuse(accepted.ok ? notFound() : accepted);
   }
-  await ask("confirm");
+  await settled(deps, item, accepted.reply.trip);
   return { offer_id: offerId, outcome: "accepted", trip: accepted.reply.trip };
 }
 
@@ -188,9 +191,18 @@ export async function waitingOffer(deps: D, driverId: string): Promise<Trip | nu
  */
 export async function settleHold(deps: Pick<Deps, "runtime">, item: HoldItem): Promise<void> {
   const [businessId, ...rest] = item.trip.split(":");
-  const r = await deps.runtime.read(tripActor, businessId!, rest.join(":"), { kind: "get" });
-  const holds = r.ok && r.reply.phase === "booked" && r.reply.trip.driver?.id === item.driver_id &&
-    !["completed", "cancelled"].includes(r.reply.trip.status);
+  // A read refused for now is thrown (the outbox hands the item over again): it never releases a
+  // hold the trip may have.
+  const r = foundOrNull(
+    await deps.runtime.read(tripActor, businessId!, rest.join(":"), { kind: "get" }),
+  );
+  await settled(deps, item, r?.phase === "booked" ? r.trip : null);
+}
+
+/** The take confirmed when the trip `t` holds the driver, else undone. */
+async function settled(deps: Pick<Deps, "runtime">, item: HoldItem, t: Trip | null) {
+  const holds = t !== null && t.driver?.id === item.driver_id &&
+    !["completed", "cancelled"].includes(t.status);
   orRefuse(
     await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, item.driver_id, {
       kind: holds ? "confirm" : "release",

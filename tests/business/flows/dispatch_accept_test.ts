@@ -8,6 +8,7 @@ import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { acceptOffer, newOfferId, tripKeyOf } from "../../../src/business/flows/dispatch.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
+import { busyAsks, commandKind } from "../../helpers/faults.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
@@ -138,4 +139,24 @@ Deno.test("dispatch accept: a crash between the driver's take and the trip's acc
       "the completed take",
     );
     assert.equal((await driverState(t, done.id)).current, trip2);
+  }));
+
+Deno.test("dispatch accept: an acceptance refused for now and retried holds the driver (the first take was undone)", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await createPoolDriver(t);
+    const o = await offered(t, b, d.id);
+    // The trip's mailbox is full at the acceptance: the take is undone, the driver told "not now".
+    const refused = busyAsks(t.env.runtime, commandKind("accept", tripActor.type), 1);
+    const first = await outcome(acceptOffer(t.env, d.id, o.offerId, { idempotency_key: "k1" }));
+    assert.equal(refused(), 1);
+    assert.equal(first, "actor_busy");
+    assert.equal((await driverState(t, d.id)).current, null, "the take was undone");
+    // The driver's app retries: the trip accepts the driver, who holds it (spec: business 3.1:
+    // two trips never hold one driver, which only the driver's hold keeps).
+    const again = await acceptOffer(t.env, d.id, o.offerId, { idempotency_key: "k1" });
+    assert.equal(again.trip.driver?.id, d.id);
+    const held = await driverState(t, d.id);
+    assert.equal(held.current, tripKeyOf(b.id, o.reference));
+    assert.deepEqual(held.unconfirmed, []);
   }));
