@@ -21,6 +21,7 @@ import { foundOrNull, orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
 import { tripKeyOf } from "../rules/driver_holding.ts";
 import { keptTrip, replayOr } from "./driver_replays.ts";
+import { startQueuedTrip } from "./driver_holding.ts";
 
 type D = Pick<Deps, "runtime" | "requestId">;
 
@@ -203,12 +204,18 @@ export async function settleHold(deps: Pick<Deps, "runtime">, item: HoldItem): P
 async function settled(deps: Pick<Deps, "runtime">, item: HoldItem, t: Trip | null) {
   const holds = t !== null && t.driver?.id === item.driver_id &&
     !["completed", "cancelled"].includes(t.status);
-  orRefuse(
+  const driver = orRefuse(
     await deps.runtime.ask(poolDriverActor, PLATFORM_TENANT, item.driver_id, {
       kind: holds ? "confirm" : "release",
       trip: item.trip,
     }),
   );
+  // spec: business 3.1 queued: taken queued behind a trip that ended before this one accepted
+  // the driver, it was moved up while not yet queued (its start then found nothing to start):
+  // the driver's current trip starts now.
+  if (holds && t.status === "queued" && driver.current === item.trip) {
+    await startQueuedTrip(deps, item);
+  }
 }
 
 /** The driver as a trip keeps them (spec: business 2.4's driver fields). */

@@ -8,7 +8,7 @@ import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { acceptOffer, newOfferId, tripKeyOf } from "../../../src/business/flows/dispatch.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
-import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, holdAsk } from "../../helpers/faults.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
@@ -159,4 +159,33 @@ Deno.test("dispatch accept: an acceptance refused for now and retried holds the 
     const held = await driverState(t, d.id);
     assert.equal(held.current, tripKeyOf(b.id, o.reference));
     assert.deepEqual(held.unconfirmed, []);
+  }));
+
+Deno.test("dispatch accept: a trip taken queued whose driver's trip under way ends before the trip accepts starts at once", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const d = await createPoolDriver(t);
+    const under = await offered(t, b, d.id);
+    await acceptOffer(t.env, d.id, under.offerId, { idempotency_key: "k1" });
+    const next = await offered(t, b, d.id);
+    // The driver takes the next trip queued behind the one under way; the trip's acceptance is
+    // held back meanwhile, while the business cancels the trip under way.
+    const held = holdAsk(t.env.runtime, commandKind("accept", tripActor.type));
+    const accepting = acceptOffer(t.env, d.id, next.offerId, { idempotency_key: "k2" });
+    await held.reached;
+    const c = await t.call("POST", `/business/trips/${under.reference}/cancel`, {
+      key: b.api_key,
+      body: { reason: "changed plans" },
+    });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    const key = tripKeyOf(b.id, next.reference);
+    await until(t, async () => (await driverState(t, d.id)).current === key, "moved up");
+    held.open();
+    const answer = await accepting;
+    assert.equal(answer.trip.driver?.id, d.id);
+    // spec: business 3.1 queued: the driver's current trip is under way, never left queued.
+    await until(t, async () => {
+      const r = await t.env.runtime.read(tripActor, b.id, next.reference, { kind: "get" });
+      return r.ok && r.reply.phase === "booked" && r.reply.trip.status === "accepted";
+    }, "the trip started");
   }));
