@@ -102,6 +102,7 @@ async function onB(t: TestEnv, q: BatchBehindAnother) {
     await report(t, q.driver.token, lat, lng);
   }
   await t.env.pump();
+  await t.settle();
 }
 
 Deno.test("batches queued: a batch taken by a driver on another business's trip shows the driver on none of its stops, nor on its board, until it starts", () =>
