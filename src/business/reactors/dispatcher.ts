@@ -134,13 +134,16 @@ export class Dispatcher implements Reactor, FirstOffers {
   }
 
   /**
-   * Takes up again the trips the query side shows waiting for a driver with no offer: what a
-   * restart (or another instance) left only in a memory that is gone. A trip already waiting
-   * here, or with an offer or a due time of its own, is left to what holds it.
+   * Takes up again the trips the query side shows waiting for a driver with no offer (pending or
+   * scheduled): what a restart (or another instance) left only in a memory that is gone. A trip
+   * already waiting here, or with an offer or a due time of its own, is left to what holds it.
    */
   async sweep(db: Kysely<Database>): Promise<number> {
+    // spec: business 3.1: a scheduled trip is offered as a pending one once due (status
+    // scheduled until a driver accepts): both wait for a driver.
     const rows = await db.selectFrom("business_trips").select(["tenant", "id"])
-      .where("status", "=", "pending").where("driver_id", "is", null).where("active", "=", 1)
+      .where("status", "in", ["pending", "scheduled"]).where("driver_id", "is", null)
+      .where("active", "=", 1)
       .orderBy("created_at").limit(SWEEP_TRIPS_MAX).execute();
     let taken = 0;
     const placement = this.#deps.runtime.placement;

@@ -12,7 +12,7 @@ import { advance, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
-import { balanceOf, bookedReference, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bookedReference, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 /** Once all is settled, the instance's next sweep takes up no trip. */
 async function nothingToSweep(t: TestEnv) {
@@ -44,6 +44,28 @@ Deno.test("dispatch sweep: a trip waiting in another instance's memory is taken 
     assert.equal((await offer())?.reference, reference);
     // Taken up once: the next sweep finds it offered.
     await nothingToSweep(second);
+  }));
+
+Deno.test("dispatch sweep: a scheduled trip due and waiting in another instance's memory is taken up and offered", () =>
+  thenAnotherInstance(async (first) => {
+    const b = await fundedBusiness(first);
+    // spec: business 3.1: scheduled, offered 15 minutes before scheduled_at: due at once.
+    const scheduledAt = new Date(first.clock.now() + 12 * 60_000).toISOString();
+    const booked = await book(first, b.api_key, { ...PARCEL, scheduled_at: scheduledAt });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(booked.body.data.status, "scheduled");
+    await first.settle();
+    assert.equal(dispatcherOf(first.env).waiting(), 1, "no driver: the trip waits in memory");
+    await first.env.runtime.sweepMarkers();
+    await first.env.reactors["position_signals"]!.close();
+    return booked.body.data.reference as string;
+  }, async (second, reference) => {
+    const d = await onlineDriverAt(second, PARCEL.pickup_lat, PARCEL.pickup_lng);
+    await dispatcherOf(second.env).idle();
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
+    await dispatcherOf(second.env).idle();
+    const offer = (await second.call("GET", "/driver/offers", { bearer: d.token })).body.data.offer;
+    assert.equal(offer?.reference, reference);
   }));
 
 /**
