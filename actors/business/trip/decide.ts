@@ -82,6 +82,7 @@ export function decideTrip(state: TripState, command: TripCommand | TimerFired, 
     case "decline":
     case "offer_after":
     case "window_ended":
+    case "time_dispatch":
       if (state.phase !== "booked") return notFound();
       return onTrip(state.trip, command, ctx);
     default:
@@ -218,6 +219,7 @@ function onTrip(t: Trip, command: TripOnly, ctx: Ctx): D {
     case "decline":
     case "offer_after":
     case "window_ended":
+    case "time_dispatch":
       return decideDispatch(t, command, ctx);
     default:
       return drive(t, command, ctx);

@@ -65,6 +65,11 @@ export function decideDispatch(t: Trip, c: DispatchCommand, ctx: Ctx): D {
       if (ends === null || ctx.now < ends) return accept([], replyOf);
       return windowEnded(t, ctx.now);
     }
+    case "time_dispatch": {
+      if (t.dispatch.window_ends_at !== null || !dispatchable(t)) return accept([], replyOf);
+      const { timed, timers } = bookedDispatch(t, c.times);
+      return accept([{ kind: "dispatch_timed", at: ctx.now, ...timed }], replyOf, timers);
+    }
   }
 }
 
@@ -76,20 +81,16 @@ export function decideDispatch(t: Trip, c: DispatchCommand, ctx: Ctx): D {
 export function bookedDispatch(
   t: Trip,
   times: DispatchTimes,
-): { dispatch: TripDispatch; timers: TimerOp[] } {
+): { timed: Timed; dispatch: TripDispatch; timers: TimerOp[] } {
   const w = dispatchWindow(t, times);
   const timers: TimerOp[] = [{ op: "set", name: WINDOW_TIMER, at: w.window_ends_at }];
   if (w.offer_after !== null) timers.push({ op: "set", name: DUE_TIMER, at: w.offer_after });
-  return {
-    dispatch: {
-      ...t.dispatch,
-      offer_after: w.offer_after,
-      window_ends_at: w.window_ends_at,
-      window_ms: times.dispatch_window_minutes * 60_000,
-    },
-    timers,
-  };
+  const timed: Timed = { ...w, window_ms: times.dispatch_window_minutes * 60_000 };
+  return { timed, dispatch: { ...t.dispatch, ...timed }, timers };
 }
+
+/** What deciding a trip's dispatch times decides. */
+type Timed = Pick<TripDispatch, "offer_after"> & { window_ends_at: number; window_ms: number };
 
 /**
  * spec: business 3.1: a prep order marked ready is due at once: one ready before its offer time

@@ -47,6 +47,7 @@ type OnDispatch = Extract<
       | "trip_offered"
       | "offer_ended"
       | "offer_after_set"
+      | "dispatch_timed"
       | "offer_due"
       | "driver_withdrew";
   }
@@ -60,6 +61,7 @@ function evolveBooked(t: Trip, e: OnTrip): Trip {
     case "trip_offered":
     case "offer_ended":
     case "offer_after_set":
+    case "dispatch_timed":
     case "offer_due":
     case "driver_withdrew":
       return evolveDispatch(t, e);
@@ -154,6 +156,10 @@ function evolveDispatch(t: Trip, e: OnDispatch): Trip {
       };
     case "offer_after_set":
       return { ...t, dispatch: { ...t.dispatch, offer_after: e.at } };
+    case "dispatch_timed": {
+      const { offer_after, window_ends_at, window_ms } = e;
+      return { ...t, dispatch: { ...t.dispatch, offer_after, window_ends_at, window_ms } };
+    }
     case "offer_due":
       return t;
     case "driver_withdrew":

@@ -322,6 +322,14 @@ export type TripEvent =
   /** The offer ended unanswered: declined or expired; the driver is never asked again. */
   | { kind: "offer_ended"; at: number; offer_id: string; driver_id: string; declined: boolean }
   | { kind: "offer_after_set"; at: number }
+  /** A trip stored before its window was decided at booking has it decided (time_dispatch). */
+  | {
+    kind: "dispatch_timed";
+    at: number;
+    offer_after: number | null;
+    window_ends_at: number;
+    window_ms: number;
+  }
   | { kind: "offer_due"; at: number }
   | { kind: "trip_arrived"; at: number }
   | {
@@ -372,7 +380,12 @@ export type DispatchCommand =
    * trip left with no such timer: one given back inside its window by code that did not set the
    * timer again.
    */
-  | { kind: "window_ended"; window_ends_at: number };
+  | { kind: "window_ended"; window_ends_at: number }
+  /**
+   * spec: business 3.1: a trip stored before its window was decided at booking (one never
+   * offered had none) has it decided now, as at booking, with the operator's times.
+   */
+  | { kind: "time_dispatch"; times: DispatchTimes };
 
 /** What the trip answers: the state, and what the booking's retry contract makes of it. */
 export type TripReply =

@@ -304,15 +304,21 @@ export class Dispatcher implements Reactor, FirstOffers {
     const key = tripKeyOf(t.business_id, t.reference);
     const now = this.#deps.clock.now();
     const d = t.dispatch;
+    // spec: business 3.1: a trip stored before its window was decided at booking has it decided
+    // now (one never offered had none, and stayed pending for good); its change comes back here.
+    if (d.window_ends_at === null) {
+      const { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes } = s;
+      return this.#ask(t, {
+        kind: "time_dispatch",
+        times: { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes },
+      });
+    }
     // spec: business 3.1 "pending, no driver answers: cancelled by system": offered no more once
-    // the window (decided at booking; for a trip stored before, from the first offer) is over.
-    // Its timer ends the trip, but one given back inside the window by code that did not set the
-    // timer again has none: the trip is asked to end it (a trip taken meanwhile, or whose timer
-    // ended it first, is left as it is).
-    const windowEndsAt = d.window_ends_at ??
-      (d.first_offer_at === null ? null : d.first_offer_at + s.dispatch_window_minutes * 60_000);
-    if (windowEndsAt !== null && now >= windowEndsAt) {
-      return this.#ask(t, { kind: "window_ended", window_ends_at: windowEndsAt });
+    // the window is over. Its timer ends the trip, but one given back inside the window by code
+    // that did not set the timer again has none: the trip is asked to end it (a trip taken
+    // meanwhile, or whose timer ended it first, is left as it is).
+    if (now >= d.window_ends_at) {
+      return this.#ask(t, { kind: "window_ended", window_ends_at: d.window_ends_at });
     }
     // The due time decided at booking, whatever the leads are now (its window counts from it).
     const due = t.ready_at === null && d.offer_after !== null ? d.offer_after : offerDueAt(t, s);
@@ -354,7 +360,7 @@ export class Dispatcher implements Reactor, FirstOffers {
 
   async #ask(
     t: Trip,
-    c: Extract<DispatchCommand, { kind: "offer_after" | "window_ended" }>,
+    c: Extract<DispatchCommand, { kind: "offer_after" | "window_ended" | "time_dispatch" }>,
   ): Promise<void> {
     await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, c);
   }

@@ -80,5 +80,7 @@ export function dispatchWindow(
   const due = offerDueAt(t, s);
   const offerAfter = due !== null && due > t.created_at ? due : null;
   const window = s.dispatch_window_minutes * MINUTE_MS;
-  return { offer_after: offerAfter, window_ends_at: (offerAfter ?? t.created_at) + window };
+  // Marked ready, a prep order is due from then.
+  const began = offerAfter ?? Math.max(t.created_at, t.ready_at ?? 0);
+  return { offer_after: offerAfter, window_ends_at: began + window };
 }

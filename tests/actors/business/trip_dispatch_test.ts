@@ -337,3 +337,29 @@ Deno.test("trip dispatch: a trip stored before its window was decided at booking
   assert.equal(loaded.trip.dispatch.window_ends_at, null);
   assert.equal(loaded.trip.dispatch.window_ms, null);
 });
+
+Deno.test("trip dispatch: a trip stored before its window was decided at booking has it decided when the dispatcher takes it up, once", () => {
+  // Never offered (no driver ever near): its window from booking is over, so its timer, due at
+  // once, cancels it by the system (spec: business 3.1 "pending, no driver answers").
+  const h = booked();
+  h.now = 1_000 + 20 * 60_000;
+  const step = h.must({ kind: "time_dispatch", times: TIMES });
+  assert.deepEqual(kinds(step.events), ["dispatch_timed"]);
+  assert.deepEqual(step.timers, [{ op: "set", name: WINDOW_TIMER, at: 1_000 + 15 * 60_000 }]);
+  assert.equal(h.state.trip.dispatch.window_ends_at, 1_000 + 15 * 60_000);
+  assert.deepEqual(h.must({ kind: "time_dispatch", times: TIMES }).events, [], "decided once");
+  assert.deepEqual(kinds(h.fire(WINDOW_TIMER).events), ["trip_cancelled"]);
+  assert.equal(h.state.trip.cancelled_by, "system");
+  assert.deepEqual(h.replayed(), h.state);
+  // A prep order marked ready late counts its window from its readiness.
+  const prep = booked({ prep_minutes: 60 });
+  prep.now = 1_000 + 20 * 60_000;
+  prep.must({ kind: "ready" });
+  prep.must({ kind: "time_dispatch", times: TIMES });
+  assert.equal(prep.state.trip.dispatch.window_ends_at, prep.now + 15 * 60_000);
+  // One accepted meanwhile is not timed.
+  const taken = booked();
+  taken.must(offer("off_1", "d1", 31_000));
+  taken.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" });
+  assert.deepEqual(taken.must({ kind: "time_dispatch", times: TIMES }).events, []);
+});

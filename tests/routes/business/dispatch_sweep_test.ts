@@ -156,3 +156,71 @@ Deno.test("dispatch sweep: a trip left pending past its window with no timer is 
     // Ended: the next sweep finds nothing pending.
     await nothingToSweep(second);
   }));
+
+/**
+ * A trip booked with no driver anywhere, stored as bookings stored it before its window was
+ * decided at booking: no window in its dispatch, no window timer. Written by hand into the KV file.
+ */
+async function bookedBeforeWindows(t: TestEnv, kvPath: string, key: string): Promise<string> {
+  const reference = await bookedReference(t, key);
+  await t.settle();
+  await t.env.runtime.sweepMarkers();
+  const store = await KvActorStore.open(kvPath);
+  try {
+    const at = { type: tripActor.type, id: reference };
+    const stored = (await store.load(at))!;
+    const { [WINDOW_TIMER]: timer, ...timers } = stored.record.timers;
+    assert.ok(timer, "booked today, the trip has its window's timer");
+    // deno-lint-ignore no-explicit-any
+    const state = structuredClone(stored.record.state) as any;
+    delete state.trip.dispatch.window_ends_at;
+    delete state.trip.dispatch.window_ms;
+    const record = { ...stored.record, state, timers };
+    const recordJson = JSON.stringify(record);
+    const r = await store.commit([{
+      ...at,
+      expected: stored.version,
+      record,
+      events: [],
+      indexSet: [],
+      indexDelete: [],
+      timerSet: [],
+      timerDelete: [{ name: WINDOW_TIMER, at: timer.at }],
+      replies: [],
+      recordJson,
+      recordBytes: recordJson.length,
+      unpublishedFrom: null,
+    }]);
+    assert.ok(r.ok, "written as bookings stored it before");
+  } finally {
+    store.close();
+  }
+  return reference;
+}
+
+Deno.test("dispatch sweep: a trip never offered, stored before its window was decided at booking, is cancelled by the system and refunded", () =>
+  thenAnotherInstance(async (first, kvPath) => {
+    const b = await fundedBusiness(first);
+    return { b, reference: await bookedBeforeWindows(first, kvPath, b.api_key) };
+  }, async (second, { b, reference }) => {
+    const status = async () => {
+      const r = await second.env.runtime.read(tripActor, b.id, reference, { kind: "get" });
+      assert.ok(r.ok && r.reply.phase === "booked");
+      return r.reply.trip.status;
+    };
+    await advance(second, 20 * 60);
+    await second.settle();
+    assert.equal(await status(), "pending", "no timer ends it");
+    // spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system".
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db), 1);
+    await dispatcherOf(second.env).idle();
+    await until(second, async () => (await status()) === "cancelled", "the cancellation");
+    const read = await second.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(read.body.data.cancelled_by, "system");
+    await until(
+      second,
+      async () => JSON.stringify(await balanceOf(second, b.api_key)) === JSON.stringify(bwp(1000)),
+      "the refund",
+    );
+    await nothingToSweep(second);
+  }));
