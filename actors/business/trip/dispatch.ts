@@ -94,11 +94,13 @@ type Timed = Pick<TripDispatch, "offer_after"> & { window_ends_at: number; windo
 
 /**
  * spec: business 3.1: a prep order marked ready is due at once: one ready before its offer time
- * begins its window now (its new end and timer); null when the window stays as it is.
+ * begins its window now (its new end and timer); null when the window stays as it is (a
+ * scheduled trip is offered shortly before scheduled_at, ready or not).
  */
 export function readyWindow(t: Trip, at: number): { ends_at: number; timer: TimerOp } | null {
   const { window_ends_at: ends, window_ms: ms } = t.dispatch;
-  if (!dispatchable(t) || ends === null || ms === null || at + ms >= ends) return null;
+  if (!dispatchable(t) || t.scheduled_at !== null) return null;
+  if (ends === null || ms === null || at + ms >= ends) return null;
   return { ends_at: at + ms, timer: { op: "set", name: WINDOW_TIMER, at: at + ms } };
 }
 

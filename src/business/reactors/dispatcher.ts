@@ -320,8 +320,11 @@ export class Dispatcher implements Reactor, FirstOffers {
     if (now >= d.window_ends_at) {
       return this.#ask(t, { kind: "window_ended", window_ends_at: d.window_ends_at });
     }
-    // The due time decided at booking, whatever the leads are now (its window counts from it).
-    const due = t.ready_at === null && d.offer_after !== null ? d.offer_after : offerDueAt(t, s);
+    // The due time decided at booking, whatever the leads are now (its window counts from it); a
+    // prep order marked ready is due at once (spec: business 3.1).
+    const due = t.ready_at !== null && t.scheduled_at === null
+      ? null
+      : d.offer_after ?? offerDueAt(t, s);
     if (due !== null && due > now) {
       if (d.offer_after === null) await this.#ask(t, { kind: "offer_after", at: due });
       return; // The trip's timer brings it back when due.

@@ -51,11 +51,12 @@ const MINUTE_MS = 60_000;
 /**
  * When the trip may first be offered; null when at once. spec: business 3.1: a merchant order
  * with prep_minutes at booking time + prep_minutes - prep_offer_lead_minutes, or at once once
- * ready; a scheduled trip schedule_offer_lead_minutes before scheduled_at.
+ * ready; a scheduled trip schedule_offer_lead_minutes before scheduled_at, ready or not (its
+ * readiness brings forward no offer: "scheduled: offered shortly before scheduled_at").
  */
 export function offerDueAt(t: OfferTiming, s: Leads): number | null {
-  if (t.ready_at !== null) return null;
   if (t.scheduled_at !== null) return t.scheduled_at - s.schedule_offer_lead_minutes * MINUTE_MS;
+  if (t.ready_at !== null) return null;
   if (t.prep_minutes !== null) {
     return t.created_at + (t.prep_minutes - s.prep_offer_lead_minutes) * MINUTE_MS;
   }
@@ -81,6 +82,7 @@ export function dispatchWindow(
   const offerAfter = due !== null && due > t.created_at ? due : null;
   const window = s.dispatch_window_minutes * MINUTE_MS;
   // Marked ready, a prep order is due from then.
-  const began = offerAfter ?? Math.max(t.created_at, t.ready_at ?? 0);
+  const readyAt = t.scheduled_at === null ? t.ready_at ?? 0 : 0;
+  const began = offerAfter ?? Math.max(t.created_at, readyAt);
   return { offer_after: offerAfter, window_ends_at: began + window };
 }

@@ -363,3 +363,12 @@ Deno.test("trip dispatch: a trip stored before its window was decided at booking
   taken.must({ kind: "accept", driver: driver("d1"), offer_id: "off_1" });
   assert.deepEqual(taken.must({ kind: "time_dispatch", times: TIMES }).events, []);
 });
+
+Deno.test("trip dispatch: a scheduled trip marked ready keeps its window before scheduled_at", () => {
+  const scheduled = 1_000 + 120 * 60_000;
+  const { h } = bookedWithTimes({ scheduled_at: scheduled });
+  h.now = 2_000;
+  const ready = h.must({ kind: "ready" });
+  assert.deepEqual(ready.timers, []);
+  assert.equal(h.state.trip.dispatch.window_ends_at, scheduled);
+});

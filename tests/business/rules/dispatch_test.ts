@@ -38,3 +38,12 @@ Deno.test("dispatch rules: a prep order at booking + prep_minutes - lead, at onc
   assert.equal(offerDueAt({ ...base, prep_minutes: 30, ready_at: 60_000 }, s), null);
   assert.equal(offerDueAt({ ...base, scheduled_at: 3_600_000 }, s), 3_600_000 - 15 * 60_000);
 });
+
+Deno.test("dispatch rules: a scheduled trip marked ready is still offered at its lead before scheduled_at", () => {
+  // spec: business 3.1: "scheduled: offered to drivers shortly before scheduled_at"; readiness
+  // brings forward only a prep order's offer.
+  const s = { prep_offer_lead_minutes: 12, schedule_offer_lead_minutes: 15 };
+  const scheduled = { created_at: 0, scheduled_at: 3_600_000, prep_minutes: null, ready_at: 1 };
+  assert.equal(offerDueAt(scheduled, s), 3_600_000 - 15 * 60_000);
+  assert.equal(offerDueAt({ ...scheduled, prep_minutes: 30 }, s), 3_600_000 - 15 * 60_000);
+});

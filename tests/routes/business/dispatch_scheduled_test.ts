@@ -59,3 +59,21 @@ Deno.test("dispatch: a trip booked an hour ahead is offered to the nearest drive
     const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
     assert.equal(trip.body.data.status, "scheduled", "scheduled until a driver accepts");
   }));
+
+Deno.test("dispatch: a trip booked an hour ahead and marked ready is not offered before the lead", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const near = await onlineDriverAt(t, -24.650, 25.9086);
+    const scheduledAt = new Date(t.clock.now() + 60 * 60_000).toISOString();
+    const booked = await book(t, b.api_key, { ...PARCEL, scheduled_at: scheduledAt });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    const reference = booked.body.data.reference as string;
+    // spec: business 3.1: "scheduled: offered to drivers shortly before scheduled_at"; the
+    // order packed early changes nothing of when.
+    const ready = await t.call("POST", `/business/trip/${reference}/ready`, { key: b.api_key });
+    assert.equal(ready.status, 200, JSON.stringify(ready.body));
+    await t.settle();
+    assert.equal(await offerFor(t, near.token), null, "not offered at readiness");
+    const trip = await t.call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.equal(trip.body.data.status, "scheduled");
+  }));
