@@ -174,6 +174,8 @@ export function operationRoutes(api: Api): void {
       validation_failed: "an exception, lost or damaged, customs hold, document request or " +
         "cancellation without a reason",
       shipment_closed: "the shipment is delivered, returned or cancelled: nothing more is recorded",
+      run_step_under_way: "delivered, returned or cancelled while a run's delivery, attempt or " +
+        "collection it recorded still moves the shipment: sent again once that is recorded",
       not_cancellable: "a cancellation of a shipment already in the courier's hands",
       unknown_piece: "`pieces` names a piece the shipment does not have",
       scope_denied: "`cleared` or `released` without the scope `customs:approve`, " +

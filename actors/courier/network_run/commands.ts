@@ -157,6 +157,11 @@ export type RunCommand =
    * with `gate`: that step is refused from now on (courier 3.4); refused once it was recorded.
    */
   | { kind: "void_delivery"; waybill: string; gate: string; by: string }
+  /**
+   * Operations close the shipment while the step `step` (its key, shipment_gate.ts) on it was
+   * under way: that step is refused from now on; refused `step_recorded` once it was recorded.
+   */
+  | { kind: "void_step"; waybill: string; step: string; by: string }
   | {
     kind: "stop_waiting";
     stop_id: string;

@@ -13,6 +13,7 @@ import {
 import type { RunChange, RunCommand, RunReply } from "./commands.ts";
 import { evolve, type RunEvent } from "./events.ts";
 import { voidDelivery } from "./customs_gate.ts";
+import { voidStep } from "./shipment_gate.ts";
 import type { FollowUp } from "./follow_ups.ts";
 import * as follow from "./follow_ups_of.ts";
 import * as items from "./item_changes.ts";
@@ -210,11 +211,15 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
   "transfer",
   "transfer_in",
   "let_go",
+  "void_step",
   "expense",
 ]);
 
 /** What a change does to a run: its outcome, nothing (a replayed step), or a refusal. */
 export function step(run: NetworkRun, c: RunChange, now: number): Step {
+  // A closed run answers whether it recorded the step (shipment_gate.ts): its custody move may
+  // still be due.
+  if (c.kind === "void_step") return voidStep(run, c, now);
   // A wait is a fact of the stop, told as well after the run closed (billing reviews it then).
   // Nothing else changes a closed run; what it already recorded, sent again, changes nothing and
   // answers as before, so a retry still completes what a crash kept from following it (the
@@ -257,6 +262,8 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       return items.letGo(run, c, now);
     case "void_delivery":
       return voidDelivery(run, c, now);
+    case "void_step":
+      return voidStep(run, c, now);
     default:
       return stopChange(run, c, now);
   }

@@ -18,6 +18,7 @@ import {
   type RunItem,
   type RunStatus,
   type Stop,
+  VOIDED_STEPS_MAX,
 } from "./run.ts";
 
 /** What a change did to the run; every one but the creation records its history entry. */
@@ -95,7 +96,9 @@ export type RunOutcome =
   | { kind: "stop_failed"; stop_id: string; status: "failed" | "refused"; entry: HistoryEntry }
   | { kind: "stop_wait_charged"; stop_id: string; waybill: string; entry: HistoryEntry }
   /** Customs held the shipment while a step on it was under way: that step was voided. */
-  | { kind: "delivery_voided"; waybill: string; voids: number; entry: HistoryEntry };
+  | { kind: "delivery_voided"; waybill: string; voids: number; entry: HistoryEntry }
+  /** Operations closed the shipment while a step on it was under way: that step was voided. */
+  | { kind: "step_voided"; waybill: string; step: string; entry: HistoryEntry };
 
 /**
  * The outbox of a change (courier 2.6 rule 3, 3.4): the work that must follow it beyond the run
@@ -181,6 +184,7 @@ function applied(run: NetworkRun, e: Change): NetworkRun {
     case "closed":
     case "claim_released":
     case "delivery_voided":
+    case "step_voided":
     case "expense_recorded":
     case "cold_chain_counted":
       return appliedLater(run, e);
@@ -200,6 +204,7 @@ type Later = Extract<
       | "closed"
       | "claim_released"
       | "delivery_voided"
+      | "step_voided"
       | "expense_recorded"
       | "cold_chain_counted";
   }
@@ -233,6 +238,11 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
       };
     case "delivery_voided":
       return { ...run, delivery_voids: { ...run.delivery_voids, [e.waybill]: e.voids } };
+    case "step_voided":
+      return {
+        ...run,
+        voided_steps: [...(run.voided_steps ?? []), e.step].slice(-VOIDED_STEPS_MAX),
+      };
     case "expense_recorded":
       return { ...run, expenses: [...run.expenses, e.expense] };
     case "cold_chain_counted": {

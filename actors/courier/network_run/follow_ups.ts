@@ -132,5 +132,10 @@ export function custody(
   key: string,
   scan: ScanInput,
 ): Extract<FollowUp, { kind: "custody" }> {
-  return { kind: "custody", waybill, key: `custody:${key}:${waybill}`, scan };
+  return { kind: "custody", waybill, key: custodyKey(key, waybill), scan };
+}
+
+/** The key a custody move on the shipment is recorded under, once (recordOnce). */
+export function custodyKey(key: string, waybill: string): string {
+  return `custody:${key}:${waybill}`;
 }

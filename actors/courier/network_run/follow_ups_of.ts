@@ -14,6 +14,7 @@ import {
   type RunCharge,
 } from "./follow_ups.ts";
 import { isUnassigned, type NetworkRun, type Stop } from "./run.ts";
+import { stepOf } from "./shipment_gate.ts";
 
 type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
 
@@ -293,7 +294,7 @@ export function deliverFollowUps(
 ): FollowUp[] {
   if (!stop.waybill) return [];
   return [
-    custody(stop.waybill, `${runId}:${stop.id}:deliver`, {
+    custody(stop.waybill, stepOf(runId, stop.id, "deliver", stop.waybill), {
       event: "delivered",
       received_by: c.received_by ?? (c.lab_handover ? "laboratory" : null),
       note: c.note ?? null,
@@ -316,7 +317,7 @@ export function collectFollowUps(
   stop: Stop,
   c: Change<"stop_collect">,
 ): FollowUp[] {
-  const moved = custody(c.waybill, `${run.id}:${stop.id}:collect:${c.waybill}`, {
+  const moved = custody(c.waybill, stepOf(run.id, stop.id, "collect", c.waybill), {
     event: "collected",
     holder: holderOf(run),
     pieces: carriedPieces([stop], c.waybill),
@@ -348,7 +349,7 @@ export function failFollowUps(
   at: number,
 ): FollowUp[] {
   if (stop.kind === "deliver" && stop.waybill) {
-    return [custody(stop.waybill, `${runId}:${stop.id}:fail`, {
+    return [custody(stop.waybill, stepOf(runId, stop.id, "fail", stop.waybill), {
       event: "delivery_attempted",
       note: c.reason,
       by: c.by,

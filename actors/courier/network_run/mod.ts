@@ -26,6 +26,7 @@ export { type RunSummary, runSummary, type StopAnswer, stopAnswer } from "./summ
 export { asRun, runAt } from "./replay.ts";
 export { presentable } from "./stop_changes.ts";
 export { deliveryGateOf } from "./customs_gate.ts";
+export { stepKeyOf } from "./shipment_gate.ts";
 
 export const networkRunActor: ActorDefinition<NetworkRunState, RunCommand, RunEvent, RunReply> = {
   type: "network_run",

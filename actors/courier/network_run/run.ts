@@ -39,6 +39,11 @@ export const RUN_TEXT_CHARS_MAX = 500;
  * under way (moments), and each run lets go of few.
  */
 export const RELEASED_CLAIMS_MAX = 100;
+/**
+ * Voided steps kept per run: one is only needed while the request that reserved it may still be
+ * under way; a closed shipment refuses every reservation after that.
+ */
+export const VOIDED_STEPS_MAX = 100;
 
 /** Capacity and load in exact integer units: grams, cubic centimetres, pieces, cold slots. */
 export interface Load {
@@ -208,6 +213,12 @@ export interface NetworkRun {
    * runs kept before it was.
    */
   readonly delivery_voids?: Readonly<Record<string, number>>;
+  /**
+   * The steps on shipments (their keys) operations voided by closing the shipment while they were
+   * under way, the newest VOIDED_STEPS_MAX: one recorded after is refused (shipment_gate.ts).
+   * Internal; absent on runs kept before it was.
+   */
+  readonly voided_steps?: readonly string[];
 }
 
 export type NetworkRunState = NetworkRun | null;
@@ -227,6 +238,7 @@ export type NewRun = Omit<
   | "follow_ups_due"
   | "released_claims"
   | "delivery_voids"
+  | "voided_steps"
 >;
 
 export type NewStop = Omit<Stop, "status" | "collected" | "exit_at" | "entry_at" | "crossings"> & {

@@ -19,6 +19,7 @@ import {
   type Stop,
 } from "./run.ts";
 import { voidedGate } from "./customs_gate.ts";
+import { stepKeyOf, voidedStep } from "./shipment_gate.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
 type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
@@ -97,7 +98,8 @@ export function deliver(run: NetworkRun, c: Change<"stop_deliver">, now: number)
     return reject("not_found", `no deliver stop ${c.stop_id}`);
   }
   if (stop.status === "done") return SAME;
-  const voided = voidedGate(run, stop.waybill, c.gate);
+  const voided = voidedGate(run, stop.waybill, c.gate) ??
+    voidedStep(run, stepKeyOf(run.id, stop.id, "deliver", stop.waybill), stop.waybill);
   if (voided) return voided;
   // A shipment transferred off this run is the other run's to deliver (courier 3.4: an end state
   // stays as it ended); its stop here cannot deliver it.
@@ -123,6 +125,8 @@ export function collect(run: NetworkRun, c: Change<"stop_collect">, now: number)
     return reject("not_found", `no collect stop ${c.stop_id}`);
   }
   if (stop.collected.some((x) => x.waybill === c.waybill)) return SAME;
+  const closed = voidedStep(run, stepKeyOf(run.id, stop.id, "collect", c.waybill), c.waybill);
+  if (closed) return closed;
   // spec: courier 3.4: a claim this run let go means another run plans the shipment now.
   if (c.claim && (run.released_claims ?? []).includes(c.claim)) {
     return reject(
@@ -174,7 +178,10 @@ export function fail(run: NetworkRun, c: Change<"stop_fail">, now: number): Step
   // spec: courier 3.4: a border stop customs turns back is refused, not failed.
   const failed = stop.kind === "checkpoint" ? "refused" : "failed";
   if (stop.status === failed) return SAME;
-  const voided = stop.waybill ? voidedGate(run, stop.waybill, c.gate) : null;
+  const voided = stop.waybill
+    ? voidedGate(run, stop.waybill, c.gate) ??
+      voidedStep(run, stepKeyOf(run.id, stop.id, "fail", stop.waybill), stop.waybill)
+    : null;
   if (voided) return voided;
   const unpresented = stop.kind === "checkpoint" && stop.status === "pending";
   if (unpresented) return customsMayDecide(stop)!;

@@ -12,6 +12,7 @@ import { check } from "./check.ts";
 import { startLifecycle } from "./lifecycle.ts";
 import { restated } from "./load.ts";
 import { record } from "./record.ts";
+import { reserveRunStep } from "./run_steps.ts";
 import { timersFor } from "./timers.ts";
 import type { Decided, Shipment, ShipmentCommand, ShipmentState } from "./types.ts";
 
@@ -33,7 +34,10 @@ export function decide(
     }
     case "record":
       if (state === null) return reject("not_found", "shipment not found");
-      return record(state, command.scan, ctx.now, command.ordered === true);
+      return record(state, command, ctx.now);
+    case "reserve_run_step":
+      if (state === null) return reject("not_found", "shipment not found");
+      return reserveRunStep(state, command.step);
     case "confirm_charges":
       if (state === null) return reject("not_found", "shipment not found");
       return confirmCharges(state, command.source_events, ctx.now);

@@ -38,6 +38,15 @@ export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentStat
         ...state,
         charges_due: withoutConfirmed(chargesDueOf(state), event.source_events),
       };
+    case "run_step_reserved":
+      if (state === null) throw new Error("shipment: run_step_reserved before booked");
+      return { ...state, run_steps: [...(state.run_steps ?? []), event.step] };
+    case "run_steps_ended":
+      if (state === null) throw new Error("shipment: run_steps_ended before booked");
+      return {
+        ...state,
+        run_steps: (state.run_steps ?? []).filter((s) => !event.keys.includes(s.key)),
+      };
     default:
       return unreachable(event);
   }

@@ -26,6 +26,7 @@ import {
   placesOf,
   termsOf,
 } from "./lifecycle.ts";
+import { stepsMet } from "./run_steps.ts";
 import { timersFor } from "./timers.ts";
 import type {
   ChargeDue,
@@ -34,6 +35,7 @@ import type {
   PieceCustody,
   ScanInput,
   Shipment,
+  ShipmentCommand,
   ShipmentEvent,
   TrailEntry,
 } from "./types.ts";
@@ -91,14 +93,28 @@ function clipText(v: string | null | undefined): string | null {
   return t ? t.slice(0, SCAN_TEXT_CHARS_MAX) : null;
 }
 
-export function record(state: Shipment, scan: ScanInput, now: number, ordered = false): Decided {
+export function record(
+  state: Shipment,
+  command: Extract<ShipmentCommand, { kind: "record" }>,
+  now: number,
+): Decided {
+  const { scan } = command;
   const admitted = admit(state, scan, now);
   if (!admitted.ok) return admitted;
-  const order = ordered ? outOfOrder(state, scan.event) : null;
+  const order = command.ordered === true ? outOfOrder(state, scan.event) : null;
   if (order) return order;
   const { step, entry } = admitted;
+  // spec: courier 3.4: a run's step under way is recorded or voided before the shipment closes.
+  const met = stepsMet(state, {
+    closes: closes(step),
+    key: command.step,
+    voiding: command.voiding,
+  });
+  if (!Array.isArray(met)) return met as Rejection;
   const lifecycle = lifecycleAfter(state, scan, step, entry, now);
-  const { events, due } = scanEvents(state, entry, lifecycle, now);
+  const scanned = scanEvents(state, entry, lifecycle, now);
+  const { due } = scanned;
+  const events = [...scanned.events, ...met];
   const timers: TimerOp[] = timersFor({ ...state, ...lifecycle }, state);
   // The first charge due arms the retry; one already due has armed it.
   if (due && chargesDueOf(state).length === 0) timers.push(chargeRetry(now));

@@ -161,6 +161,14 @@ export interface ChargeDue extends DueCharge {
 export interface Shipment extends ShipmentBooking, Lifecycle {
   /** At most one per failed attempt and one return; absent (none) on shipments stored before. */
   readonly charges_due?: readonly ChargeDue[];
+  /** Runs' steps under way on it (run_steps.ts); absent (none) on shipments stored before. */
+  readonly run_steps?: readonly RunStep[];
+}
+
+/** A run's step under way on the shipment: its key (the custody move's) and its run. */
+export interface RunStep {
+  readonly key: string;
+  readonly run_id: string;
 }
 
 export type ShipmentState = Shipment | null;
@@ -186,7 +194,17 @@ export type ShipmentCommand =
    * `ordered`: a scan operations report by hand (courier 4.4), refused when it cannot follow the
    * headline (record.ts outOfOrder); runs and customs moves record what their own steps saw.
    */
-  | { kind: "record"; scan: ScanInput; ordered?: boolean }
+  | {
+    kind: "record";
+    scan: ScanInput;
+    ordered?: boolean;
+    /** A run's custody move: its key, which ends the step reserved under it (run_steps.ts). */
+    step?: string;
+    /** Steps under way that their runs voided: a scan closing the shipment passes them. */
+    voiding?: readonly string[];
+  }
+  /** A run's step is under way on the shipment (run_steps.ts); refused once it is closed. */
+  | { kind: "reserve_run_step"; step: RunStep }
   /** The ledger booked these charges (by source event): they are no longer due. */
   | { kind: "confirm_charges"; source_events: readonly string[] }
   /** Writes a shipment stored by an earlier version as load left it (restated, load.ts). */
@@ -226,7 +244,10 @@ export type ShipmentEvent =
   | { kind: "stage_reached"; stage: Headline; at: number; occurrence: number }
   /** A later charge is due on the client's account: caused by a scan, or still due later. */
   | { kind: "charge_due"; charge: ChargeDue }
-  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number };
+  | { kind: "charges_confirmed"; source_events: readonly string[]; at: number }
+  | { kind: "run_step_reserved"; step: RunStep }
+  /** Steps under way ended: recorded (their custody move), voided, or the shipment closed. */
+  | { kind: "run_steps_ended"; keys: readonly string[] };
 
 /**
  * `shipment_booked` as the log, the bus and the query side keep it: the commit's state holds the

@@ -81,8 +81,8 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   // A shipment's crossing records the exit after the stop does: an exit stopped between the two
   // (not sent again) leaves a crossing without it, and the entry then refuses.
   entry_before_exit: "cross: the entry, while a shipment's crossing has no exit recorded",
-  shipment_closed: "deliver or collect: the shipment is delivered (by another run), returned " +
-    "or cancelled already",
+  shipment_closed: "deliver, collect, or fail at a deliver stop: the shipment is delivered (by " +
+    "another run), returned or cancelled already, or was while the step was being recorded",
   held_by_customs: "deliver, or fail at a deliver stop: customs holds the shipment, asked for " +
     "its papers, or refused it",
   lab_handover_blocked: "deliver: the laboratory sample waits for the laboratory's decision",
@@ -95,6 +95,8 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   capacity_exceeded: "collect: the run's capacity would be exceeded",
   unknown_piece: "collect: labels name a piece the shipment does not have",
   stop_already_done: "fail: the stop was already done",
+  run_step_under_way: "deliver: the delivery is recorded, its custody move waits for another " +
+    "run's step on the shipment to land (done later; sent again answers it)",
   // Delivery after a failed attempt, collection and failed collection book later charges.
   ...LATER_CHARGE_REFUSALS,
 });

@@ -8,13 +8,13 @@ import {
   DELIVERY_SCANS,
   type ScanInput,
   type Shipment,
-  shipmentActor,
 } from "../../../actors/courier/shipment/mod.ts";
 import { CUSTOMS_HOLDS } from "../../../actors/courier/customs_crossing/mod.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
 import { bookingCrossingIdOf } from "./customs.ts";
+import { askRecord } from "./run_steps.ts";
 import { crossingHolding, refuseHeld } from "./runs/item_actions.ts";
 
 /**
@@ -38,7 +38,8 @@ export async function recordScan(
     const held = await crossingHolding(runtime, tenant, ids, CUSTOMS_HOLDS);
     refuseHeld(held, waybill, scan.event);
   }
-  const asked = await runtime.ask(shipmentActor, tenant, waybill, {
+  // spec: courier 3.4: a run's step under way is voided (or recorded) before a scan closes it.
+  const asked = await askRecord(runtime, tenant, waybill, {
     kind: "record",
     scan,
     ordered: true,

@@ -12,6 +12,7 @@ import {
 } from "../../../actors/courier/shipment/mod.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
+import { askRecord } from "./run_steps.ts";
 
 /** The tenant's shipment; Refused `not_found` otherwise. */
 export async function shipmentIn(
@@ -52,7 +53,8 @@ export async function recordOnce(
   scan: ScanInput,
   requestId?: string,
 ): Promise<Shipment | null> {
-  const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "record", scan }, {
+  // A run's custody move names its step (its key), which ends the step's reservation.
+  const r = await askRecord(runtime, tenant, waybill, { kind: "record", scan, step: key }, {
     idempotencyKey: key,
     permanent: true,
     requestId,

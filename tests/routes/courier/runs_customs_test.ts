@@ -5,11 +5,9 @@
  * delivery is being recorded.
  */
 import assert from "node:assert/strict";
-import type { RunCommand } from "../../../actors/courier/network_run/mod.ts";
 import { deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
-import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
-import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
 import {
   checkpointStop,
@@ -18,6 +16,7 @@ import {
   newRun,
   post,
   ready,
+  runtimeWithGap,
   trailOf,
 } from "./runs_fixtures.ts";
 
@@ -253,31 +252,6 @@ Deno.test("runs: papers supplied during a plain customs hold leave it held; only
     });
     assert.equal(ship.body.data.status, "customs_hold");
   }));
-
-/**
- * The environment's own runtime, except that `before` runs once just before the first ask of a
- * run's change of `kind` goes through: what another request does between a flow's checks and
- * its record. Nothing stands in for KV, the bus or Postgres.
- */
-function runtimeWithGap(t: TestEnv, kind: string, before: () => Promise<unknown>): ActorRuntime {
-  let done = false;
-  return new Proxy(t.env.runtime, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      if (property !== "ask") return value.bind(target);
-      return async (...args: unknown[]) => {
-        const [def, , , command] = args as [{ type: string }, string, string, RunCommand];
-        const change = command.kind === "keyed" ? command.change : command;
-        if (!done && def.type === "network_run" && change.kind === kind) {
-          done = true;
-          await before();
-        }
-        return await value.apply(target, args);
-      };
-    },
-  });
-}
 
 Deno.test("runs: a customs hold landing between the delivery's checks and its record is not missed", () =>
   withTestEnv(async (t) => {

@@ -5,16 +5,21 @@
  */
 import assert from "node:assert/strict";
 import { networkRunActor, NO_LOAD } from "../../../actors/courier/network_run/mod.ts";
+import type { ShipmentCommand } from "../../../actors/courier/shipment/mod.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import { collect, deliver } from "../../../src/courier/flows/runs/mod.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, type Courier } from "../../helpers/courier.ts";
 import {
   collectStop,
   deliverStops,
+  deliveryRun,
   ledger,
   newRun,
   post,
   ready,
+  runtimeWithGap,
   trailOf,
 } from "./runs_fixtures.ts";
 
@@ -227,4 +232,107 @@ Deno.test("runs: a plan a crash cut off before the run added it blocks no other 
     assert.equal(late.body.code, "planned_on_another_run");
     assert.deepEqual(await itemsOf(t, courier, first), []);
     assert.deepEqual(await itemsOf(t, courier, second), [[waybill, "planned"]]);
+  }));
+
+/** The code a run's step answered through `runtime`: "recorded", or the refusal's code. */
+async function stepAnswer(step: () => Promise<unknown>): Promise<string> {
+  return await step().then(
+    () => "recorded",
+    (e) => e instanceof Refused ? e.rejection.code : String(e),
+  );
+}
+
+Deno.test("runs: a shipment operations return between the delivery's checks and its record is not delivered", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill } = await deliveryRun(t, courier, client);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id as string;
+    const returned = () =>
+      post(t, courier, `/business/courier/shipments/${waybill}/scans`, {
+        event: "returned",
+      }, 201);
+    const runtime = runtimeWithGap(t, "stop_deliver", returned);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const body = { received_by: "Kagiso" };
+    const answer = await stepAnswer(() => deliver({ ...t.env, runtime }, caller, run, stop, body));
+    // spec: courier 3.4: an item's end state is what happened to it: a parcel returned was not
+    // delivered too (one state at a time).
+    assert.equal(answer, "shipment_closed");
+    const trail = await trailOf(t, courier, waybill);
+    assert.ok(!trail.includes("delivered"), trail.join());
+    assert.equal(trail.at(-1), "returned", trail.join());
+    const now = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.equal(now.stops[0].status, "pending");
+  }));
+
+Deno.test("runs: a shipment cancelled between the collection's checks and its record is not collected, nor its errand charged", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const stop = await collectStop(t, courier, run, client, { kg: 5, pieces: 2 });
+    const waybill = await bookWaybill(t, client);
+    const cancelled = () =>
+      post(t, courier, `/business/courier/shipments/${waybill}/scans`, {
+        event: "cancelled",
+        reason: "client called it off",
+      }, 201);
+    const runtime = runtimeWithGap(t, "stop_collect", cancelled);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const answer = await stepAnswer(() =>
+      collect({ ...t.env, runtime }, caller, run, stop, { waybill })
+    );
+    // spec: courier 2.6 rule 3, 3.4: a cancelled shipment is not collected, nor charged for.
+    assert.equal(answer, "shipment_closed");
+    const now = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.deepEqual(now.items, []);
+    const trail = await trailOf(t, courier, waybill);
+    assert.equal(trail.at(-1), "cancelled", trail.join());
+    const kinds = (await ledger(t, courier, client)).map((e) => e.kind);
+    assert.ok(!kinds.includes("errand"), kinds.join());
+  }));
+
+Deno.test("runs: an operations return meeting a delivery the run recorded waits for its custody move; the parcel is delivered once", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const { run, waybill } = await deliveryRun(t, courier, client);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id as string;
+    const scan = () =>
+      t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+        key: courier.business.api_key,
+        body: { event: "returned" },
+      });
+    // The return is sent once the run recorded the delivery, before its custody move.
+    let returned: Awaited<ReturnType<typeof scan>> | null = null;
+    const runtime = new Proxy(t.env.runtime, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        if (property !== "ask") return value.bind(target);
+        return async (...args: unknown[]) => {
+          const [def, , , c] = args as [{ type: string }, string, string, ShipmentCommand];
+          const move = def.type === "shipment" && c.kind === "record" && c.step !== undefined;
+          if (returned === null && move) returned = await scan();
+          return await value.apply(target, args);
+        };
+      },
+    });
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const answer = await stepAnswer(() =>
+      deliver({ ...t.env, runtime }, caller, run, stop, { received_by: "Kagiso" })
+    );
+    assert.equal(answer, "recorded");
+    // spec: courier 3.4: the delivery recorded stands; the return is refused until it lands.
+    assert.equal(returned!.status, 409, JSON.stringify(returned!.body));
+    assert.equal(returned!.body.code, "run_step_under_way");
+    const trail = await trailOf(t, courier, waybill);
+    assert.equal(trail.at(-1), "delivered", trail.join());
+    assert.ok(!trail.includes("returned"), trail.join());
+    const again = await scan();
+    assert.equal(again.body.code, "shipment_closed", JSON.stringify(again.body));
   }));

@@ -3,6 +3,8 @@
  * collect and deliver stops, and what a shipment's trail, milestones and ledger show.
  */
 import assert from "node:assert/strict";
+import type { RunCommand } from "../../../actors/courier/network_run/mod.ts";
+import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import {
   bookWaybill,
@@ -151,4 +153,33 @@ export async function milestonesOf(
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body.data.obligations.map((o: { milestone: string }) => o.milestone).sort();
+}
+
+/**
+ * The environment's own runtime, except that `before` runs once just before the first ask of a
+ * run's change of `kind` goes through: what another request does between a flow's checks and
+ * its record. Nothing stands in for KV, the bus or Postgres.
+ */
+export function runtimeWithGap(
+  t: TestEnv,
+  kind: string,
+  before: () => Promise<unknown>,
+): ActorRuntime {
+  let done = false;
+  return new Proxy(t.env.runtime, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "ask") return value.bind(target);
+      return async (...args: unknown[]) => {
+        const [def, , , command] = args as [{ type: string }, string, string, RunCommand];
+        const change = command.kind === "keyed" ? command.change : command;
+        if (!done && def.type === "network_run" && change.kind === kind) {
+          done = true;
+          await before();
+        }
+        return await value.apply(target, args);
+      };
+    },
+  });
 }

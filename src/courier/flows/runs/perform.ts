@@ -145,7 +145,8 @@ export async function redoBatches(
       await performFollowUp(runtime, tenant, at.followUp, requestId);
     } catch (e) {
       const refusal = lastingRefusal(e);
-      if (refusal === null) throw e;
+      // Another run's step on the shipment still to land (run_steps.ts): not now, not never.
+      if (refusal === null || refusal.code === "run_step_under_way") throw e;
       await parkFollowUp(runtime, tenant, at, refusal);
       parked++;
     }

@@ -13,13 +13,14 @@ import {
   holderOf,
   type NetworkRun,
   presentable,
+  stepKeyOf,
   type Stop,
   type StopAnswer,
 } from "../../../../actors/courier/network_run/mod.ts";
-import { FINAL_HEADLINES } from "../../rules/lifecycle.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import { openCrossing } from "../customs.ts";
 import { labHandoverAllowed } from "../lab.ts";
+import { reserveRunStep } from "../run_steps.ts";
 import { clientFeeAt } from "../later_charges.ts";
 import { shipmentIn } from "../shipments.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
@@ -131,7 +132,7 @@ export async function deliver(
   // A replay of a delivery made finds the stop done and answers as it did.
   let gate = null;
   if (stop.status !== "done") {
-    await deliverable(deps, caller, run, stop.waybill);
+    await deliverable(deps, caller, run, { stopId, waybill: stop.waybill });
     // spec: courier 3.4: a hold landing from now on voids this delivery (customs_gate.ts).
     gate = await passCustoms(deps, caller, { run, waybill: stop.waybill }, "delivered");
   }
@@ -158,13 +159,17 @@ export async function deliver(
  * run delivered it, or it was returned or cancelled), one customs holds, or a laboratory sample
  * that waits for the laboratory's decision.
  */
-async function deliverable(deps: RunDeps, caller: RunCaller, run: NetworkRun, waybill: string) {
+async function deliverable(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  at: { stopId: string; waybill: string },
+) {
+  const { waybill } = at;
   // spec: courier 3.4: an item's end state is what happened to it on this run; a shipment
-  // delivered by another run was not delivered by this one (the run reports it instead).
-  const shipment = await shipmentIn(deps.runtime, caller.tenant, waybill);
-  if (FINAL_HEADLINES.has(shipment.status)) {
-    refuse("shipment_closed", `${waybill} is ${shipment.status} already and cannot be delivered`);
-  }
+  // delivered by another run, returned or cancelled was not delivered by this one (the run
+  // reports it instead). Reserved, not read: one closed from now on voids this delivery.
+  await reserveStep(deps, caller, { run, stopId: at.stopId, action: "deliver", waybill });
   // spec: courier 3.4: a shipment customs holds stays held (its end state on the run is customs
   // hold); it is delivered once customs lets it go. Read here so the hold is the refusal named
   // before the laboratory's; the delivery's reservation (passCustoms) then closes the race.
@@ -187,7 +192,12 @@ export async function collect(
   stopId: string,
   body: StopActionInput,
 ): Promise<StopAnswer> {
-  const { stop, key } = await stopAt(deps, caller, { runId, stopId, action: "collect" }, body);
+  const { run, stop, key } = await stopAt(
+    deps,
+    caller,
+    { runId, stopId, action: "collect" },
+    body,
+  );
   if (stop.kind !== "collect" || !stop.work_order) {
     refuse("not_found", `no collect stop ${stopId}`);
   }
@@ -197,10 +207,11 @@ export async function collect(
     invalid([{ path: "waybill", message: "the shipment is not the work order's client's" }]);
   }
   // spec: courier 2.6 rule 3, 3.4: a shipment delivered, returned or cancelled is not collected,
-  // nor its errand charged; a collection made (replayed) answers as it did.
+  // nor its errand charged (reserved: one closed from now on voids this collection); a
+  // collection made (replayed) answers as it did.
   const made = stop.collected.some((x) => x.waybill === body.waybill);
-  if (!made && FINAL_HEADLINES.has(s.status)) {
-    refuse("shipment_closed", `${s.waybill} is ${s.status} already and cannot be collected`);
+  if (!made) {
+    await reserveStep(deps, caller, { run, stopId, action: "collect", waybill: s.waybill });
   }
   // spec: courier 4.5: more than reserved needs runs:override and a reason.
   if (body.reason) needScope(caller, "runs:override");
@@ -244,7 +255,12 @@ export async function fail(
   // attempt is recorded (nor a redelivery owed). A failure recorded, sent again, answers as it did.
   let gate = null;
   if (stop.kind === "deliver" && stop.waybill && stop.status !== "failed") {
-    gate = await passCustoms(deps, caller, { run, waybill: stop.waybill }, "attempted");
+    const waybill = stop.waybill;
+    // A stop delivered already is refused by the run (stop_already_done).
+    if (stop.status !== "done") {
+      await reserveStep(deps, caller, { run, stopId, action: "fail", waybill });
+    }
+    gate = await passCustoms(deps, caller, { run, waybill }, "attempted");
   }
   const charged = stop.kind === "collect" && !body.waybill && stop.work_order !== null;
   const fee = charged ? await failedCollectionFee(deps, caller, stop) : undefined;
@@ -267,6 +283,22 @@ export async function fail(
     recorded: charged && fee === undefined,
     followUps: () => failFollowUps(runId, stop, command, deps.clock.now()),
   });
+}
+
+const CANNOT_BE = { deliver: "delivered", collect: "collected", fail: "attempted" } as const;
+
+/**
+ * Reserves the shipment for the run's step on it (run_steps.ts): refused `shipment_closed` once
+ * it is delivered, returned or cancelled; a scan closing it from now on voids the step first.
+ */
+async function reserveStep(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { run: NetworkRun; stopId: string; action: keyof typeof CANNOT_BE; waybill: string },
+): Promise<void> {
+  const { run, stopId, action, waybill } = at;
+  const step = { key: stepKeyOf(run.id, stopId, action, waybill), run_id: run.id };
+  await reserveRunStep(deps.runtime, caller.tenant, { waybill, step }, CANNOT_BE[action]);
 }
 
 /**
