@@ -13,9 +13,8 @@ import { CUSTOMS_HOLDS } from "../../../actors/courier/customs_crossing/mod.ts";
 import { orRefuse } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { bookScanCharge } from "./later_charges.ts";
-import { bookingCrossingIdOf } from "./customs.ts";
 import { askRecord } from "./run_steps.ts";
-import { crossingHolding, refuseHeld } from "./runs/item_actions.ts";
+import { crossingHolding, refuseHeld, shipmentCrossingIds } from "./runs/item_actions.ts";
 
 /**
  * Records one scan on the tenant's shipment and books the later charge it causes before
@@ -33,8 +32,9 @@ export async function recordScan(
   requestId?: string,
 ): Promise<Shipment> {
   if (DELIVERY_SCANS.has(scan.event)) {
-    // spec: courier 3.4: the crossing opened at booking holds it (held, papers, refused).
-    const ids = [bookingCrossingIdOf(tenant, waybill)];
+    // spec: courier 3.4: a crossing customs holds it at (held, papers, refused) keeps it there:
+    // the one opened at booking, or one opened at a border stop of a run it boarded.
+    const ids = await shipmentCrossingIds(runtime, tenant, waybill);
     const held = await crossingHolding(runtime, tenant, ids, CUSTOMS_HOLDS);
     refuseHeld(held, waybill, scan.event);
   }

@@ -5,6 +5,7 @@
  * delivery is being recorded.
  */
 import assert from "node:assert/strict";
+import { crossingIdOf } from "../../../src/courier/flows/customs.ts";
 import { deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -337,4 +338,32 @@ Deno.test("runs: a customs hold landing while a transfer is recorded is not miss
       note: "held at Tlokweng",
     });
     await post(t, courier, `/business/network-runs/${run}/close`, {});
+  }));
+
+Deno.test("runs: a shipment customs refused at a run's border stop is not scanned onwards by operations", () =>
+  withTestEnv(async (t) => {
+    const { courier, client, run } = await crossBorderRun(t, 0, { customs: true });
+    // Booked domestic, it has no crossing of its own: the border stop opens one for it.
+    const waybill = await bookWaybill(t, client);
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/stops/${checkpoint}/border`, {});
+    const crossing = crossingIdOf(courier.business.id, waybill, run, checkpoint);
+    await post(t, courier, `/business/customs/${crossing}/move`, {
+      action: "refuse",
+      reason: "undeclared batteries",
+    });
+    // spec: courier 3.4: what customs keeps stays where customs has it, whoever scans it.
+    for (const event of ["out_for_delivery", "delivered"]) {
+      const scanned = await t.call("POST", `/business/courier/shipments/${waybill}/scans`, {
+        key: courier.business.api_key,
+        body: { event },
+      });
+      assert.equal(scanned.status, 409, JSON.stringify(scanned.body));
+      assert.equal(scanned.body.code, "held_by_customs");
+      assert.match(scanned.body.message, new RegExp(crossing));
+    }
+    const trail = await trailOf(t, courier, waybill);
+    assert.ok(!trail.includes("delivered") && !trail.includes("out_for_delivery"), trail.join());
   }));

@@ -3,7 +3,9 @@
  * held by customs) and waiting (billing:administer; a waiting charge on the stop's client).
  */
 import {
+  asRun,
   type NetworkRun,
+  networkRunActor,
   reportFollowUps,
   type Stop,
   waitingFollowUps,
@@ -14,6 +16,7 @@ import {
   CUSTOMS_HOLDS,
   customsCrossingActor,
 } from "../../../../actors/courier/customs_crossing/mod.ts";
+import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
 import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
 import { refuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
@@ -112,6 +115,25 @@ export async function crossingHolding(
     if (crossing && holding.has(crossing.status)) return crossing;
   }
   return null;
+}
+
+/**
+ * The shipment's crossings customs may keep it at, whoever moves it (operations' scans too): the
+ * one opened at booking, and one per border stop of each run it boarded (shipment_runs.ts).
+ */
+export async function shipmentCrossingIds(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+): Promise<string[]> {
+  const ids = new Set([bookingCrossingIdOf(tenant, waybill)]);
+  const boarded = await runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
+  for (const runId of boarded.ok ? boarded.reply.runs : []) {
+    const got = await runtime.read(networkRunActor, tenant, runId, { kind: "get" });
+    if (!got.ok) continue;
+    for (const id of crossingIdsOf(tenant, asRun(got.reply), waybill)) ids.add(id);
+  }
+  return [...ids];
 }
 
 /** The shipment's crossings a run reads: the one opened at booking, one per border stop. */
