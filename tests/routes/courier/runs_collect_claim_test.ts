@@ -5,7 +5,9 @@
  * a crash left before the run recorded the collection blocks no other run.
  */
 import assert from "node:assert/strict";
+import { networkRunActor, NO_LOAD } from "../../../actors/courier/network_run/mod.ts";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
+import { boardRun } from "../../../src/courier/flows/runs/mod.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, type Client, type Courier } from "../../helpers/courier.ts";
@@ -141,4 +143,34 @@ Deno.test("runs collect claim: a claim a crash left before the run recorded the 
     // The other one, left alone, is collected by the retry under the claim it left.
     assert.equal((await collectAt(t, courier, first, kept)).status, 200);
     assert.deepEqual(await itemsOf(t, courier, first.run), [[kept, "on_board"]]);
+  }));
+
+Deno.test("runs collect claim: a shipment collected before collections took claims is not planned on another run while the first carries it", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const tenant = courier.business.id;
+    const first = await collectingRun(t, courier, client);
+    const second = await newRun(t, courier);
+    const waybill = await bookWaybill(t, client);
+    // Collected as runs collected then: boarded, no claim taken.
+    await boardRun(t.env.runtime, tenant, waybill, first.run);
+    const collected = await t.env.runtime.ask(networkRunActor, tenant, first.run, {
+      kind: "stop_collect",
+      stop_id: first.stop,
+      waybill,
+      labels: [],
+      load: NO_LOAD,
+      override_reason: null,
+      by: "api_key",
+    });
+    assert.ok(collected.ok, JSON.stringify(collected));
+    // spec: courier 3.4: one run carries a shipment out at a time.
+    const refused = await planOn(t, courier, second, waybill);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, "planned_on_another_run");
+    assert.match(refused.body.message, new RegExp(first.run));
+    assert.deepEqual(await itemsOf(t, courier, second), []);
+    // The first run carries it on under the claim taken for it.
+    const claims = await t.env.runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
+    assert.equal(claims.ok && claims.reply.planned_on?.run_id, first.run);
   }));

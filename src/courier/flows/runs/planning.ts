@@ -9,8 +9,10 @@
  *
  * A collection takes the same claim (stop_actions.ts collect): a shipment collected on a run is
  * carried out by that run until it ends its item there or unloads it at a depot (holdsOpen).
- * Shipments collected before collections took claims hold none: another run plans them as it
- * did then, and the next collection or deliver stop for them claims them.
+ * Shipments collected or planned before claims were kept hold none: the next run planning one
+ * finds a run it boarded that has it open and claims it for that run first (unclaimedKeeper), so
+ * it is refused as if that run had claimed it then. Such holdings only end (the run adds nothing
+ * more without a claim), so a look before the claim is taken cannot miss one.
  *
  * A transfer passes the claim to its target before the target takes the shipment (passClaim), so
  * a run that handed a shipment over and saw another run plan it transfers it nowhere; a transfer
@@ -60,6 +62,8 @@ export async function planDelivery(
   runId: string,
   waybill: string,
 ): Promise<string> {
+  const keeper = await unclaimedKeeper(deps, caller, { runId, waybill });
+  if (keeper !== null) plannedElsewhere(waybill, keeper);
   let replacing: number | undefined;
   for (let tries = 0; tries <= PLAN_TRIES; tries++) {
     const asked = await askPlan(deps, caller, waybill, { run_id: runId, replacing });
@@ -68,6 +72,28 @@ export async function planDelivery(
     replacing = asked.held.claim;
   }
   return plannedElsewhere(waybill, runId);
+}
+
+/**
+ * A shipment no run holds a claim on, open on another run it boarded (collected or planned there
+ * before claims were kept): the claim is taken for that run, which is answered; else null.
+ */
+async function unclaimedKeeper(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { runId: string; waybill: string },
+): Promise<string | null> {
+  const { runId, waybill } = at;
+  const r = await deps.runtime.read(shipmentRunsActor, caller.tenant, waybill, { kind: "get" });
+  if (!r.ok || (r.reply.planned_on ?? null) !== null) return null;
+  for (const other of r.reply.runs.filter((id) => id !== runId)) {
+    const got = await deps.runtime.read(networkRunActor, caller.tenant, other, { kind: "get" });
+    if (!got.ok || !holdsOpen(asRun(got.reply), waybill)) continue;
+    const asked = await askPlan(deps, caller, waybill, { run_id: other, replacing: undefined });
+    // Another run claimed it meanwhile: the claim decides, as for any shipment.
+    return "token" in asked ? other : null;
+  }
+  return null;
 }
 
 /**
