@@ -176,6 +176,15 @@ export type RunCommand =
    * told from another request sent under the same key (courier 4.5; src/courier/flows/runs).
    */
   | { kind: "keyed"; request: string; change: RunChange }
+  /**
+   * A change a driver makes: refused `not_found`, as another driver's run is, unless the run is
+   * open and assigned to `driver_id` when it is decided (courier 4.5).
+   */
+  | {
+    kind: "as_driver";
+    driver_id: string;
+    change: RunChange | Extract<RunCommand, { kind: "keyed" }>;
+  }
   /** The follow-ups of these changes were done (events.ts FollowUpEvent). */
   | { kind: "follow_ups_done"; batches: readonly string[] }
   | { kind: "get" };
@@ -183,7 +192,11 @@ export type RunCommand =
 /** A change to a run: what was decided, not the whole run again (a run can be large). */
 export type RunChange = Exclude<
   RunCommand,
-  { kind: "create" } | { kind: "get" } | { kind: "keyed" } | { kind: "follow_ups_done" }
+  | { kind: "create" }
+  | { kind: "get" }
+  | { kind: "keyed" }
+  | { kind: "as_driver" }
+  | { kind: "follow_ups_done" }
 >;
 
 /** A stop action: a change naming one stop. */

@@ -67,6 +67,14 @@ export function decide(
     const reply = d.reply, request = c.request;
     return { ...d, reply: (s, at) => ({ ...reply(s, at), request }) };
   }
+  if (c.kind === "as_driver") {
+    // spec: courier 4.5: a driver reaches only the open runs assigned to them, when the change is
+    // decided, not only when the request read the run (runFor).
+    if (state === null || state.driver_id !== c.driver_id || state.status === "closed") {
+      return reject("not_found", "network run not found");
+    }
+    return decide(state, c.change, ctx);
+  }
   if (c.kind === "create") return create(state, c, ctx.now);
   if (state === null) return reject("not_found", "network run not found");
   switch (c.kind) {

@@ -19,7 +19,16 @@ import {
 } from "../../helpers/courier.ts";
 import { DRIVER_WAYBILL_INDEX } from "../../../actors/courier/network_run/mod.ts";
 import { writeOldShapeEntries } from "../../helpers/old_run_entries.ts";
-import { collectStop, newRun, post } from "./runs_fixtures.ts";
+import { deliver } from "../../../src/courier/flows/runs/mod.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
+import {
+  collectStop,
+  deliverStops,
+  newRun,
+  post,
+  runtimeWithGap,
+  trailOf,
+} from "./runs_fixtures.ts";
 
 interface Scene {
   readonly courier: Courier;
@@ -171,3 +180,34 @@ Deno.test("driver access by run: entries stored under the old shared key are rew
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("driver access by run: a run reassigned between the driver's read and the step refuses that driver's step (404)", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t);
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const [mine, other] = [
+      await newDriver(t, courier.business.id),
+      await newDriver(t, courier.business.id),
+    ];
+    const waybill = await bookWaybill(t, client);
+    const run = await newRun(t, courier, { driver_id: mine.id });
+    await deliverStops(t, courier, run, [waybill]);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/depart`, {})).data
+      .stops[0].id as string;
+    const reassign = () =>
+      post(t, courier, `/business/network-runs/${run}/driver`, { driver_id: other.id });
+    const runtime = runtimeWithGap(t, "stop_deliver", reassign);
+    const caller = { tenant: courier.business.id, by: mine.id, scopes: [], driver_id: mine.id };
+    const answer = await deliver({ ...t.env, runtime }, caller, run, stop, {}).then(
+      () => "recorded",
+      (e) => e instanceof Refused ? e.rejection.code : String(e),
+    );
+    // spec: courier 4.5: a driver is limited to the runs assigned to them, when the step is made.
+    assert.equal(answer, "not_found");
+    const now = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(now.body.data.stops[0].status, "pending");
+    assert.ok(!(await trailOf(t, courier, waybill)).includes("delivered"));
+  }));

@@ -173,7 +173,9 @@ export function runtimeWithGap(
       if (property !== "ask") return value.bind(target);
       return async (...args: unknown[]) => {
         const [def, , , command] = args as [{ type: string }, string, string, RunCommand];
-        const change = command.kind === "keyed" ? command.change : command;
+        // The change itself, out of its idempotency key's and its driver's wrappings.
+        let change: RunCommand = command;
+        while (change.kind === "keyed" || change.kind === "as_driver") change = change.change;
         if (!done && def.type === "network_run" && change.kind === kind) {
           done = true;
           await before();

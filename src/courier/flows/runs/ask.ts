@@ -9,6 +9,7 @@ import {
   networkRunActor,
   type NetworkRunState,
   runAt,
+  type RunChange,
   type RunCommand,
   type RunReply,
   type StopAck,
@@ -97,12 +98,13 @@ export async function changeRun(
 ): Promise<RunReply> {
   const digest = key && request ? requestDigest(request) : null;
   const keyed = digest && command.kind !== "create" && command.kind !== "get" &&
-    command.kind !== "keyed" && command.kind !== "follow_ups_done";
+    command.kind !== "keyed" && command.kind !== "as_driver" && command.kind !== "follow_ups_done";
+  const change = keyed ? { kind: "keyed", request: digest, change: command } as const : command;
   const r = await deps.runtime.ask(
     networkRunActor,
     caller.tenant,
     runId,
-    keyed ? { kind: "keyed", request: digest, change: command } : command,
+    asCaller(caller, change),
     key
       ? { idempotencyKey: `run:${runId}:${key}`, permanent: true, requestId: deps.requestId }
       : { requestId: deps.requestId },
@@ -118,6 +120,27 @@ export async function changeRun(
   }
   return reply;
 }
+
+/**
+ * The change as the caller makes it: a driver's is checked in the run's turn (as_driver). A
+ * transfer's target is another run, not the driver's.
+ */
+function asCaller(caller: RunCaller, c: RunCommand): RunCommand {
+  const inner = c.kind === "keyed" ? c.change : c;
+  if (caller.driver_id === null || NOT_THE_DRIVERS.has(inner.kind)) return c;
+  const change = c as RunChange | Extract<RunCommand, { kind: "keyed" }>;
+  return { kind: "as_driver", driver_id: caller.driver_id, change };
+}
+
+/** Commands a driver's request sends that are not a change of the driver's own run. */
+const NOT_THE_DRIVERS: ReadonlySet<RunCommand["kind"]> = new Set([
+  "create",
+  "get",
+  "as_driver",
+  "follow_ups_done",
+  "transfer_in",
+  "transfer_in_undo",
+]);
 
 /** Stop-action answers kept in memory per runtime for replays, the newest STOP_ANSWERS_KEPT. */
 const STOP_ANSWERS_KEPT = 2_000;
