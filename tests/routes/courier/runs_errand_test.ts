@@ -80,3 +80,27 @@ Deno.test("runs: a collect stop books one errand, run.collected:<stop>, however 
     assert.deepEqual(await collectedEvents(t, courier), [`run.collected:${stop}`]);
     assert.equal(before - (await prepaid(t, courier, client)), 20, "one errand fee charged");
   }));
+
+Deno.test("runs: a collect whose labels name a piece the shipment does not have is refused before anything is collected or charged", () =>
+  withTestEnv(async (t) => {
+    const courier = await newCourier(t, { errand_fee: 20 });
+    const client = await newClient(t, courier);
+    await topUp(t, courier, client, "500");
+    const { run, stop } = await runWithCollectStop(t, courier, client);
+    const waybill = await bookWaybill(t, client);
+    const at = `/business/network-runs/${run}/stops/${stop}/collect`;
+    const body = { waybill, labels: [`${waybill}-9`], idempotency_key: "c-1" };
+    for (let n = 0; n < 2; n++) {
+      const refused = await post(t, courier, at, body, 422);
+      assert.equal(refused.code, "unknown_piece", JSON.stringify(refused));
+      assert.match(refused.message, new RegExp(`${waybill}-9`));
+    }
+    // spec: courier 2.10 (each piece labelled), 7: bad input changes nothing.
+    const now = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.deepEqual([now.items, now.stops[0].collected], [[], []]);
+    assert.deepEqual(await errands(t, courier, client), []);
+    // Labelled with its own piece, it is collected.
+    await post(t, courier, at, { ...body, labels: [`${waybill}-1`], idempotency_key: "c-2" });
+  }));

@@ -23,6 +23,7 @@ import { labHandoverAllowed } from "../lab.ts";
 import { reserveRunStep } from "../run_steps.ts";
 import { clientFeeAt } from "../later_charges.ts";
 import { shipmentIn } from "../shipments.ts";
+import type { Shipment } from "../../../../actors/courier/shipment/mod.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
 import { passCustoms } from "./customs_gate.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
@@ -206,6 +207,7 @@ export async function collect(
   if (s.client_id !== stop.work_order.courier_client_id) {
     invalid([{ path: "waybill", message: "the shipment is not the work order's client's" }]);
   }
+  refuseUnknownLabels(s, body.waybill, body.labels);
   // spec: courier 2.6 rule 3, 3.4: a shipment delivered, returned or cancelled is not collected,
   // nor its errand charged (reserved: one closed from now on voids this collection); a
   // collection made (replayed) answers as it did.
@@ -236,6 +238,17 @@ export async function collect(
     request: body,
     followUps: (answer) => collectFollowUps(answer.run, answer.stop, command),
   }).catch((e) => lostClaim(deps, caller, { runId, waybill: s.waybill }, e));
+}
+
+/**
+ * spec: courier 2.10, 7: each collected piece is labelled; a label naming a piece of `waybill`
+ * (as carriedPieces reads them) the shipment does not have is refused before the run records the
+ * collection, whose custody move (and errand) it would otherwise leave refused after it.
+ */
+function refuseUnknownLabels(s: Shipment, waybill: string, labels: readonly string[] | undefined) {
+  const known = new Set(s.pieces.map((p) => p.id));
+  const unknown = labels?.find((l) => l.startsWith(`${waybill}-`) && !known.has(l));
+  if (unknown) refuse("unknown_piece", `no such piece on ${s.waybill}: ${unknown}`);
 }
 
 export async function fail(
