@@ -47,6 +47,9 @@ const Ref = z.object({ reference: Waybill });
 
 const NO_PROFILE = {
   lab_profile_missing: "the sample has no laboratory profile yet: set it first",
+  // spec: courier 3.4: a block meeting a run's delivery under way has the run void it first.
+  delivery_under_way: "a block or rejection kept meeting runs recording the sample's delivery: " +
+    "sent again, it is recorded",
 };
 /** What ticking a checklist item can refuse (lab_sample/tick.ts). */
 const TICK_REFUSALS = {

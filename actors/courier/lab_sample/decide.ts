@@ -8,7 +8,7 @@ import {
 } from "../../../src/runtime/actor.ts";
 import { whole } from "./accepted.ts";
 import { approve } from "./approve.ts";
-import { handoverCheck } from "./lateness.ts";
+import { gated, handoverCheck } from "./handover.ts";
 import { profile } from "./profile.ts";
 import { temperature } from "./reading.ts";
 import { tick } from "./tick.ts";
@@ -28,14 +28,15 @@ export function decide(
   switch (command.kind) {
     case "profile":
       return profile(state, command, ctx);
+    // spec: courier 3.4: a block meeting a delivery under way has its run void it first.
     case "tick":
-      return tick(state, command, ctx);
+      return gated(state, tick(state, command, ctx), command.voiding);
     case "temperature":
-      return temperature(state, command, ctx);
+      return gated(state, temperature(state, command, ctx), command.voiding);
     case "approve":
-      return approve(state, command, ctx);
+      return gated(state, approve(state, command, ctx), command.voiding);
     case "handover_check":
-      return handoverCheck(state, ctx);
+      return handoverCheck(state, command.delivery, ctx);
     case "handed_over":
       // A shipment without a laboratory record has nothing to mark; the first handover stands.
       if (state === null || state.handed_over_at !== undefined) {

@@ -93,7 +93,20 @@ export function evolve(state: LabSampleState, event: LabSampleEvent): LabSampleS
         rejected: state.rejected || event.decision.decision === "reject",
       };
     case "handed_over":
-      return { ...state, handed_over_at: event.at };
+      // Handed over: no delivery is under way any more (handover.ts).
+      return { ...state, handed_over_at: event.at, deliveries_under_way: [] };
+    case "handover_reserved":
+      return {
+        ...state,
+        deliveries_under_way: [...(state.deliveries_under_way ?? []), event.delivery],
+      };
+    case "handovers_ended":
+      return {
+        ...state,
+        deliveries_under_way: (state.deliveries_under_way ?? []).filter((d) =>
+          !event.tokens.includes(d.token)
+        ),
+      };
     default:
       return unreachable(event);
   }

@@ -2,15 +2,11 @@
  * Lateness and the handover (courier 3.4): a sample the laboratory gets after its deadline is late
  * and blocks until the laboratory decides; a handover may happen when no block stands.
  */
-import { accept, type Ctx, reject } from "../../../src/runtime/actor.ts";
 import { iso } from "../../../src/domain/iso.ts";
 import {
-  type Decided,
   type HandoverVerdict,
   type LabSample,
   type LabSampleEvent,
-  type LabSampleReply,
-  type LabSampleState,
   REJECTED_BY_LABORATORY,
 } from "./types.ts";
 
@@ -51,13 +47,4 @@ export function handoverVerdict(state: LabSample, now: number): HandoverVerdict 
     .filter((i) => i.required && !ticked.has(i.key))
     .map((i) => i.key);
   return { allowed: reasons.length === 0, reasons, missing_items: missing };
-}
-
-/** The handover check: lateness nobody recorded is recorded; the verdict answered. */
-export function handoverCheck(state: LabSampleState, ctx: Ctx): Decided {
-  if (state === null) return reject("not_found", "no laboratory record for this shipment");
-  return accept<LabSampleState, LabSampleEvent, LabSampleReply>(
-    lateEvent(state, ctx.now),
-    (s) => handoverVerdict(s as LabSample, ctx.now),
-  );
 }

@@ -129,6 +129,15 @@ export interface LabSample {
    * on samples kept before this was recorded. Lateness is judged up to it, never after.
    */
   readonly handed_over_at?: number;
+  /** Runs' deliveries under way that the handover check allowed (handover.ts). Internal. */
+  readonly deliveries_under_way?: readonly LabDelivery[];
+}
+
+/** A run's delivery under way: the run's gate for it (network_run customs_gate.ts), its run. */
+export interface LabDelivery {
+  readonly token: string;
+  readonly run_id: string;
+  readonly waybill: string;
 }
 
 export type LabSampleState = LabSample | null;
@@ -157,16 +166,25 @@ export type LabSampleCommand =
     readonly note: string | null;
     readonly seal_id: string | null;
     readonly by: string;
+    /** Deliveries under way their runs voided: a block meeting them passes (handover.ts). */
+    readonly voiding?: readonly string[];
   }
-  | { readonly kind: "temperature"; readonly reading: ReadingInput; readonly by: string }
+  | {
+    readonly kind: "temperature";
+    readonly reading: ReadingInput;
+    readonly by: string;
+    readonly voiding?: readonly string[];
+  }
   | {
     readonly kind: "approve";
     readonly decision: LabDecisionKind;
     readonly note: string;
     readonly decided_by: string | null;
     readonly by: string;
+    readonly voiding?: readonly string[];
   }
-  | { readonly kind: "handover_check" }
+  /** Whether a handover may happen now; `delivery`: the run's delivery it is checked for. */
+  | { readonly kind: "handover_check"; readonly delivery?: LabDelivery }
   /** The run's deliver stop handed the sample over at `at` (sent again on its retries). */
   | { readonly kind: "handed_over"; readonly at: number }
   | { readonly kind: "get" };
@@ -189,7 +207,10 @@ export type LabSampleEvent =
     readonly at: number;
   }
   | { readonly kind: "decided"; readonly decision: LabDecision }
-  | { readonly kind: "handed_over"; readonly at: number };
+  | { readonly kind: "handed_over"; readonly at: number }
+  | { readonly kind: "handover_reserved"; readonly delivery: LabDelivery }
+  /** Deliveries under way ended: voided by their runs as a block was recorded. */
+  | { readonly kind: "handovers_ended"; readonly tokens: readonly string[] };
 
 /** Whether a laboratory handover may happen now, and every reason it may not. */
 export interface HandoverVerdict {

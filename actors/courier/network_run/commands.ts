@@ -156,7 +156,14 @@ export type RunCommand =
    * Customs holds the shipment while a step on it (delivery, attempt, transfer) was under way
    * with `gate`: that step is refused from now on (courier 3.4); refused once it was recorded.
    */
-  | { kind: "void_delivery"; waybill: string; gate: string; by: string }
+  | {
+    kind: "void_delivery";
+    waybill: string;
+    gate: string;
+    by: string;
+    /** Why: customs held it (absent), or the laboratory handover is blocked. */
+    code?: VoidCode;
+  }
   /**
    * Operations close the shipment while the step `step` (its key, shipment_gate.ts) on it was
    * under way: that step is refused from now on; refused `step_recorded` once it was recorded.
@@ -188,6 +195,9 @@ export type RunCommand =
   /** The follow-ups of these changes were done (events.ts FollowUpEvent). */
   | { kind: "follow_ups_done"; batches: readonly string[] }
   | { kind: "get" };
+
+/** Why a step under way on a shipment was voided: the refusal the step recorded after gets. */
+export type VoidCode = "held_by_customs" | "lab_handover_blocked";
 
 /** A change to a run: what was decided, not the whole run again (a run can be large). */
 export type RunChange = Exclude<

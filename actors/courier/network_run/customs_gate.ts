@@ -18,6 +18,14 @@ export function deliveryGateOf(run: NetworkRun, waybill: string): string {
 /** Refused `held_by_customs` when the step's gate was voided (absent: none was reserved). */
 export function voidedGate(run: NetworkRun, waybill: string, gate: string | null | undefined) {
   if (!gate || gate === deliveryGateOf(run, waybill)) return null;
+  // spec: courier 3.4: a block recorded meanwhile holds the handover until the lab's decision.
+  if (run.delivery_void_codes?.[waybill] === "lab_handover_blocked") {
+    return reject(
+      "lab_handover_blocked",
+      `the laboratory handover of ${waybill} waits for the laboratory's decision: a block was ` +
+        `recorded while run ${run.id} was recording it`,
+    );
+  }
   return reject(
     "held_by_customs",
     `${waybill} is held by customs: customs held it while run ${run.id} was recording it`,
@@ -42,6 +50,8 @@ export function voidDelivery(
     kind: "delivery_voided",
     waybill: c.waybill,
     voids: (run.delivery_voids?.[c.waybill] ?? 0) + 1,
+    // The code is kept per waybill: a later customs void states its own.
+    code: c.code ?? "held_by_customs",
     entry: entry("delivery_voided", c.by, now, c.waybill),
   }];
 }

@@ -5,6 +5,7 @@
  * items when the event was recorded (items are only appended, or taken back by an undone
  * transfer, which the event names too).
  */
+import type { VoidCode } from "./commands.ts";
 import type { FollowUp } from "./follow_ups.ts";
 import {
   type Collected,
@@ -96,7 +97,14 @@ export type RunOutcome =
   | { kind: "stop_failed"; stop_id: string; status: "failed" | "refused"; entry: HistoryEntry }
   | { kind: "stop_wait_charged"; stop_id: string; waybill: string; entry: HistoryEntry }
   /** Customs held the shipment while a step on it was under way: that step was voided. */
-  | { kind: "delivery_voided"; waybill: string; voids: number; entry: HistoryEntry }
+  | {
+    kind: "delivery_voided";
+    waybill: string;
+    voids: number;
+    /** Why (absent: customs held it, as before the laboratory's blocks voided steps). */
+    code?: VoidCode;
+    entry: HistoryEntry;
+  }
   /** Operations closed the shipment while a step on it was under way: that step was voided. */
   | { kind: "step_voided"; waybill: string; step: string; entry: HistoryEntry };
 
@@ -237,7 +245,13 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
         released_claims: [...(run.released_claims ?? []), e.claim].slice(-RELEASED_CLAIMS_MAX),
       };
     case "delivery_voided":
-      return { ...run, delivery_voids: { ...run.delivery_voids, [e.waybill]: e.voids } };
+      return {
+        ...run,
+        delivery_voids: { ...run.delivery_voids, [e.waybill]: e.voids },
+        ...(e.code === undefined
+          ? {}
+          : { delivery_void_codes: { ...run.delivery_void_codes, [e.waybill]: e.code } }),
+      };
     case "step_voided":
       return {
         ...run,

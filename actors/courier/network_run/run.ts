@@ -214,6 +214,13 @@ export interface NetworkRun {
    */
   readonly delivery_voids?: Readonly<Record<string, number>>;
   /**
+   * Per waybill, why its last step under way was voided when it was not customs (the laboratory
+   * handover blocked): the refusal a step recorded under an earlier gate gets. Internal.
+   */
+  readonly delivery_void_codes?: Readonly<
+    Record<string, "held_by_customs" | "lab_handover_blocked">
+  >;
+  /**
    * The steps on shipments (their keys) operations voided by closing the shipment while they were
    * under way, the newest VOIDED_STEPS_MAX: one recorded after is refused (shipment_gate.ts).
    * Internal; absent on runs kept before it was.
@@ -238,6 +245,7 @@ export type NewRun = Omit<
   | "follow_ups_due"
   | "released_claims"
   | "delivery_voids"
+  | "delivery_void_codes"
   | "voided_steps"
 >;
 

@@ -22,7 +22,6 @@ import {
   type MoveInput,
   standsAt,
 } from "../../../actors/courier/customs_crossing/mod.ts";
-import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
 import { Refused } from "../../runtime/actor.ts";
 import type { ScanInput } from "../../../actors/courier/shipment/mod.ts";
 import { iso } from "../../domain/iso.ts";
@@ -32,6 +31,7 @@ import { askCrossing } from "./customs.ts";
 import { bookClearance, bookDuty } from "./customs_charges.ts";
 import { outForDeliveryPastBorder } from "./runs/mod.ts";
 import { recordOnce } from "./shipments.ts";
+import { voidDelivery } from "./run_steps.ts";
 
 export interface MoveOutcome {
   readonly crossing: Crossing;
@@ -98,22 +98,6 @@ async function askMove(
     }
   }
 }
-
-/** The run voids the step under way on the shipment; one it recorded already stands. */
-async function voidDelivery(
-  runtime: ActorRuntime,
-  tenant: string,
-  under: DeliveryUnderWay,
-  by: string,
-): Promise<void> {
-  const command = { kind: "void_delivery", waybill: under.waybill, gate: under.token, by } as const;
-  const r = await runtime.ask(networkRunActor, tenant, under.run_id, command);
-  if (r.ok || VOID_MOOT.has(r.code)) return;
-  throw new Refused(r);
-}
-
-/** The run's refusals that leave nothing to void: the step stands, or the run holds no such. */
-const VOID_MOOT: ReadonlySet<string> = new Set(["item_ended", "run_closed", "not_found"]);
 
 /** What a move does to the shipment, the account and the alerts; answers the charge booked. */
 async function followMove(

@@ -12,6 +12,7 @@
 import { orRefuse, Refused } from "../../runtime/actor.ts";
 import {
   asLabSample,
+  type LabDelivery,
   type LabSample,
   labSampleActor,
   type LabSampleCommand,
@@ -20,6 +21,7 @@ import { asShipment, type Shipment, shipmentActor } from "../../../actors/courie
 import type { LedgerEntry } from "../rules/ledger.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { postLaterCharge } from "./later_charges.ts";
+import { voidDelivery } from "./run_steps.ts";
 
 /**
  * The tenant's shipment as its actor answers it: another tenant's, or none, is Refused
@@ -33,14 +35,32 @@ export async function readShipment(
   return asShipment(orRefuse(await runtime.read(shipmentActor, tenant, waybill, { kind: "get" })));
 }
 
-/** The sample after `command`; its actor's refusal thrown as Refused. */
+/** Tries before a block that keeps meeting new deliveries under way is refused. */
+const BLOCK_TRIES = 3;
+
+/**
+ * The sample after `command`; its actor's refusal thrown as Refused. spec: courier 3.4: a block
+ * (or the laboratory's rejection) meeting a run's delivery under way has that run void it first,
+ * so the delivery recorded after is refused lab_handover_blocked (one recorded already stands).
+ */
 export async function askLabSample(
   runtime: ActorRuntime,
   tenant: string,
   waybill: string,
   command: LabSampleCommand,
 ): Promise<LabSample> {
-  return asLabSample(orRefuse(await runtime.ask(labSampleActor, tenant, waybill, command)));
+  let voiding: string[] = [];
+  for (let tries = 1;; tries++) {
+    const asked = voiding.length > 0 ? { ...command, voiding } : command;
+    const r = await runtime.ask(labSampleActor, tenant, waybill, asked);
+    if (r.ok || r.code !== "delivery_under_way" || tries >= BLOCK_TRIES) {
+      return asLabSample(orRefuse(r));
+    }
+    const under = (r.details?.deliveries ?? []) as LabDelivery[];
+    const by = "by" in command ? command.by : "laboratory";
+    for (const d of under) await voidDelivery(runtime, tenant, d, by, "lab_handover_blocked");
+    voiding = [...voiding, ...under.map((d) => d.token)];
+  }
 }
 
 /**
@@ -68,13 +88,17 @@ export type LabHandover =
  * runs:override records the laboratory's decision) and `rejected_by_laboratory` (for good).
  * A shipment without a laboratory record, or another tenant's, answers ok. Checking after the
  * deadline records the lateness, so it blocks until a decision even if nobody looked before.
+ * `delivery`: the run's delivery it is asked for, reserved when allowed, so a block recorded from
+ * now on voids it (actors/courier/lab_sample/handover.ts).
  */
 export async function labHandoverAllowed(
   runtime: ActorRuntime,
   tenant: string,
   waybill: string,
+  delivery?: LabDelivery,
 ): Promise<LabHandover> {
-  const r = await runtime.ask(labSampleActor, tenant, waybill, { kind: "handover_check" });
+  const command = { kind: "handover_check", ...(delivery ? { delivery } : {}) } as const;
+  const r = await runtime.ask(labSampleActor, tenant, waybill, command);
   if (!r.ok) {
     if (r.code === "not_found") return { ok: true };
     throw new Refused(r);

@@ -7,7 +7,7 @@
  * (actors/courier/network_run/shipment_gate.ts), so the step recorded after is refused. A step the
  * run recorded first stands: the scan is refused until its custody move is recorded.
  */
-import { networkRunActor } from "../../../actors/courier/network_run/mod.ts";
+import { networkRunActor, type VoidCode } from "../../../actors/courier/network_run/mod.ts";
 import {
   type RunStep,
   shipmentActor,
@@ -83,3 +83,30 @@ async function voidStep(
   }
   throw new Refused(r);
 }
+
+/**
+ * The run voids its delivery, attempt or transfer under way on the shipment (`under`: its gate,
+ * network_run customs_gate.ts), for customs (`code` absent) or a blocked laboratory handover;
+ * one it recorded already stands.
+ */
+export async function voidDelivery(
+  runtime: ActorRuntime,
+  tenant: string,
+  under: { readonly token: string; readonly run_id: string; readonly waybill: string },
+  by: string,
+  code?: VoidCode,
+): Promise<void> {
+  const command = {
+    kind: "void_delivery",
+    waybill: under.waybill,
+    gate: under.token,
+    by,
+    ...(code === undefined ? {} : { code }),
+  } as const;
+  const r = await runtime.ask(networkRunActor, tenant, under.run_id, command);
+  if (r.ok || VOID_MOOT.has(r.code)) return;
+  throw new Refused(r);
+}
+
+/** The run's refusals that leave nothing to void: the step stands, or the run holds no such. */
+const VOID_MOOT: ReadonlySet<string> = new Set(["item_ended", "run_closed", "not_found"]);

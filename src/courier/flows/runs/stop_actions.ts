@@ -9,6 +9,7 @@ import {
   collectFollowUps,
   crossFollowUps,
   deliverFollowUps,
+  deliveryGateOf,
   failFollowUps,
   holderOf,
   type NetworkRun,
@@ -177,7 +178,9 @@ async function deliverable(
   await refuseIfHeld(deps, caller, run, waybill, "delivered");
   // spec: courier 3.4: a blocked sample waits for the laboratory's decision however the delivery
   // is recorded (not only when it says lab_handover).
-  const allowed = await labHandoverAllowed(deps.runtime, caller.tenant, waybill);
+  // Reserved under the delivery's gate: a block recorded from now on voids this delivery.
+  const delivery = { token: deliveryGateOf(run, waybill), run_id: run.id, waybill };
+  const allowed = await labHandoverAllowed(deps.runtime, caller.tenant, waybill, delivery);
   if (!allowed.ok) {
     refuse(
       "lab_handover_blocked",

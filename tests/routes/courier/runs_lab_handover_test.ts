@@ -1,0 +1,60 @@
+/**
+ * A laboratory sample's handover and what blocks it, one after the other (courier 3.4: a late
+ * sample, an out-of-range reading or a broken seal blocks the handover until someone with
+ * runs:override records the laboratory's decision): a block recorded while the delivery is being
+ * recorded is not missed, and once the laboratory decided, the stop delivers it.
+ */
+import assert from "node:assert/strict";
+import { deliver } from "../../../src/courier/flows/runs/mod.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { bookWaybill } from "../../helpers/courier.ts";
+import { newRun, post, ready, runtimeWithGap, trailOf } from "./runs_fixtures.ts";
+
+Deno.test("runs: an out-of-range reading recorded between the delivery's checks and its record blocks the handover", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier, {
+      capacity: { kg: 100, m3: 2, pieces: 10, cold_slots: 1 },
+    });
+    const waybill = await bookWaybill(t, client);
+    const stop = (await post(t, courier, `/business/network-runs/${run}/stops`, {
+      kind: "deliver",
+      waybill,
+    }, 201)).data.stops[0].id as string;
+    await post(t, courier, `/business/shipments/${waybill}/lab/profile`, {
+      sample_type: "blood",
+      min_temp_c: 2,
+      max_temp_c: 8,
+    });
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const warm = () =>
+      post(t, courier, `/business/shipments/${waybill}/lab/temperature`, {
+        value: 12,
+        unit: "C",
+        source: "logger",
+        device: "TL-9",
+        time: "2026-11-02T08:00:00Z",
+      }, 201);
+    const runtime = runtimeWithGap(t, "stop_deliver", warm);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const answer = await deliver({ ...t.env, runtime }, caller, run, stop, {
+      lab_handover: true,
+    }).then(() => "recorded", (e) => e instanceof Refused ? e.rejection.code : String(e));
+    // spec: courier 3.4: blocked until the laboratory's decision, however close the reading.
+    assert.equal(answer, "lab_handover_blocked");
+    assert.ok(!(await trailOf(t, courier, waybill)).includes("delivered"));
+    const now = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data;
+    assert.equal(now.stops[0].status, "pending");
+    // Once the laboratory decided, the stop hands it over.
+    await post(t, courier, `/business/shipments/${waybill}/lab/approve`, {
+      decision: "accept",
+      note: "lab accepted the sample after review",
+    });
+    const handed = await post(t, courier, `/business/network-runs/${run}/stops/${stop}/deliver`, {
+      lab_handover: true,
+    });
+    assert.equal(handed.data.items[0].state, "lab_handover");
+  }));
