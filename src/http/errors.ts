@@ -102,6 +102,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   run_not_departed: 422,
   exit_before_entry: 422,
   border_not_presented: 409,
+  border_load_changed: 409,
   border_refused: 409,
   held_by_customs: 409,
   scan_out_of_order: 409,

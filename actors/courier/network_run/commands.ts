@@ -109,7 +109,14 @@ export type RunCommand =
    * run's cold slots.
    */
   | { kind: "cold_chain"; waybill: string; cold: boolean; by: string }
-  | { kind: "stop_border"; stop_id: string; crossings: readonly string[]; by: string }
+  | {
+    kind: "stop_border";
+    stop_id: string;
+    crossings: readonly string[];
+    /** The shipments on board the crossings were opened for (absent: sent before it was named). */
+    waybills?: readonly string[];
+    by: string;
+  }
   | { kind: "stop_cross"; stop_id: string; side: "exit" | "entry"; by: string }
   | {
     kind: "stop_deliver";

@@ -47,6 +47,17 @@ export function border(run: NetworkRun, c: Change<"stop_border">, now: number): 
   if (stop.status !== "pending") return SAME;
   const early = presentable(run);
   if (early) return early;
+  // spec: courier 3.4: presented with all it carries: a shipment that came on board (or left)
+  // since the crossings were opened is presented again with the load as it is.
+  const aboard = new Set(run.items.filter((i) => i.state === "on_board").map((i) => i.waybill));
+  const named = new Set(c.waybills ?? aboard);
+  if (named.size !== aboard.size || [...aboard].some((w) => !named.has(w))) {
+    return reject(
+      "border_load_changed",
+      `run ${run.id} took or left shipments while border stop ${stop.id} was presented: ` +
+        `present it again`,
+    );
+  }
   return [{
     kind: "stop_presented",
     stop_id: stop.id,

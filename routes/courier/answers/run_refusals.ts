@@ -77,6 +77,8 @@ export const STOP_ACTION_REFUSALS = mergeRefusals(KEYED_CHANGE, RUN_GROWS, {
   exit_before_entry: "cross: the entry before the exit",
   run_not_departed: "border: the run is not under way (not departed, or arrived)",
   border_not_presented: "cross, or fail at a checkpoint: the border stop was not presented yet",
+  border_load_changed: "border: shipments kept coming on board or leaving while the vehicle " +
+    "was presented; sent again, it is presented with the load as it is",
   border_refused: "cross: customs refused the border stop",
   // A shipment's crossing records the exit after the stop does: an exit stopped between the two
   // (not sent again) leaves a crossing without it, and the entry then refuses.

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { crossingIdOf } from "../../../src/courier/flows/customs.ts";
-import { deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts";
+import { border, deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
@@ -366,4 +366,33 @@ Deno.test("runs: a shipment customs refused at a run's border stop is not scanne
     }
     const trail = await trailOf(t, courier, waybill);
     assert.ok(!trail.includes("delivered") && !trail.includes("out_for_delivery"), trail.join());
+  }));
+
+Deno.test("runs: a shipment transferred onto a run while it presents at the border is presented too", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [aboard, coming] = waybills as [string, string];
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [aboard]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    await deliverStops(t, courier, other, [coming]);
+    await post(t, courier, `/business/network-runs/${other}/depart`, {});
+    const handOver = () =>
+      post(t, courier, `/business/network-runs/${other}/transfer`, {
+        waybills: [coming],
+        to_run: run,
+      });
+    const runtime = runtimeWithGap(t, "stop_border", handOver);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    await border({ ...t.env, runtime }, caller, run, checkpoint, {});
+    // spec: courier 3.4: the driver presents the vehicle with all it carries; none passes unseen.
+    for (const waybill of [aboard, coming]) {
+      const trail = await trailOf(t, courier, waybill);
+      assert.ok(trail.includes("presented_to_customs"), `${waybill}: ${trail.join()}`);
+    }
+    const stop = (await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    })).body.data.stops.find((s: { id: string }) => s.id === checkpoint);
+    assert.equal(stop.status, "presented");
   }));

@@ -67,28 +67,59 @@ export async function border(
   stopId: string,
   body: StopActionInput,
 ): Promise<StopAnswer> {
-  const { run, stop, key } = await stopAt(deps, caller, { runId, stopId, action: "border" }, body);
-  if (stop.kind !== "checkpoint") refuse("not_found", `no checkpoint ${stopId}`);
-  // Before any shipment is presented to customs (the run decides it again in turn).
-  const early = stop.status === "pending" ? presentable(run) : null;
-  if (early) throw new Refused(early);
-  const crossings: string[] = [];
-  for (const i of run.items.filter((i) => i.state === "on_board")) {
-    crossings.push(
-      await openCrossing(deps.runtime, caller.tenant, {
-        waybill: i.waybill,
-        country: stop.country ?? "",
-        to_country: stop.to_country ?? "",
-        border_post: stop.border_post ?? "",
-        run_id: runId,
-        stop_id: stopId,
-        holder: holderOf(run),
-        by: caller.by,
-      }, deps.requestId),
+  for (let tries = 1;; tries++) {
+    const { run, stop, key } = await stopAt(
+      deps,
+      caller,
+      { runId, stopId, action: "border" },
+      body,
     );
+    if (stop.kind !== "checkpoint") refuse("not_found", `no checkpoint ${stopId}`);
+    // Before any shipment is presented to customs (the run decides it again in turn).
+    const early = stop.status === "pending" ? presentable(run) : null;
+    if (early) throw new Refused(early);
+    const aboard = run.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
+    const crossings: string[] = [];
+    for (const waybill of aboard) {
+      crossings.push(await presentAt(deps, caller, { run, stop, waybill }));
+    }
+    const command = {
+      kind: "stop_border",
+      stop_id: stopId,
+      crossings,
+      waybills: aboard,
+      by: caller.by,
+    } as const;
+    try {
+      return (await askStop(deps, caller, runId, command, key, body)).answer;
+    } catch (e) {
+      // The load changed since it was read: presented again as it is now.
+      const changed = e instanceof Refused && e.rejection.code === "border_load_changed";
+      if (!changed || tries >= BORDER_TRIES) throw e;
+    }
   }
-  const command = { kind: "stop_border", stop_id: stopId, crossings, by: caller.by } as const;
-  return (await askStop(deps, caller, runId, command, key, body)).answer;
+}
+
+/** Presentations tried before a border stop whose load keeps changing is refused. */
+const BORDER_TRIES = 3;
+
+/** The shipment presented to customs at the border stop: its crossing opened (once). */
+async function presentAt(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { run: NetworkRun; stop: Stop; waybill: string },
+): Promise<string> {
+  const { run, stop, waybill } = at;
+  return await openCrossing(deps.runtime, caller.tenant, {
+    waybill,
+    country: stop.country ?? "",
+    to_country: stop.to_country ?? "",
+    border_post: stop.border_post ?? "",
+    run_id: run.id,
+    stop_id: stop.id,
+    holder: holderOf(run),
+    by: caller.by,
+  }, deps.requestId);
 }
 
 /**
