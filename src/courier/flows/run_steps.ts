@@ -6,6 +6,9 @@
  * shipment that meets the reservation has the run void the step in its turn
  * (actors/courier/network_run/shipment_gate.ts), so the step recorded after is refused. A step the
  * run recorded first stands: the scan is refused until its custody move is recorded.
+ *
+ * The run's void of a delivery under way under its gate (voidDelivery) is here too: customs
+ * holds (customs_moves.ts) and laboratory blocks (lab.ts) call it.
  */
 import { networkRunActor, type VoidCode } from "../../../actors/courier/network_run/mod.ts";
 import {
@@ -13,8 +16,7 @@ import {
   shipmentActor,
   type ShipmentCommand,
 } from "../../../actors/courier/shipment/mod.ts";
-import type { AskOptions } from "../../runtime/actor.ts";
-import { refuse, Refused } from "../../runtime/actor.ts";
+import { type AskOptions, refuse, Refused } from "../../runtime/actor.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 
 /** Tries before a scan that keeps meeting new steps under way is refused. */
