@@ -23,7 +23,10 @@ export class Cell {
    * its removal is on the way (a commit then writes it again), `none` when it is gone.
    */
   marker: "none" | "set" | "clearing" = "none";
-  /** The first seq the store's marker names, once this instance wrote it (null: not known). */
+  /**
+   * The first seq the store's marker names, once this instance wrote it (null: not known); kept
+   * across a read of the store until a sweep clears the marker, as its changes may be off the bus.
+   */
   markerFrom: number | null = null;
   /** The publication of the last commit; the marker goes only once it is delivered. */
   lastPublish: Promise<void> = Promise.resolve();
@@ -77,7 +80,6 @@ export class Cell {
     this.#reset();
     this.cold = false;
     this.marker = "none";
-    this.markerFrom = null;
     this.loaded = true;
     this.assumedNew = true;
   }
@@ -106,9 +108,9 @@ export class Cell {
       this.timers = { ...r.timers };
       this.indexes = r.indexes;
     }
-    // Another instance may have cleared the marker: the next commit writes it again.
+    // Another instance may have cleared the marker: the next commit writes it again, from the
+    // first seq this instance may not have delivered yet (markerFrom, kept: ARCHITECTURE 4).
     this.marker = "none";
-    this.markerFrom = null;
     this.loaded = true;
     this.assumedNew = false;
     // Another writer may have stored replies since a read made ahead: count the load as a

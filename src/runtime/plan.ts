@@ -330,17 +330,14 @@ class BatchPlan {
 
 /**
  * The first seq the store's recovery marker names after this commit; null when the marker is
- * known to be there already. While the marker's removal is on the way, the events it names may
- * not all be handled yet: written again, it keeps naming the first of them, never a later seq (a
- * crash before they are handled would otherwise lose them for every subscriber that had not
- * taken them).
+ * known to be there already. While the marker's removal is on the way, or after the actor was
+ * read again from the store (a conflict), the events it named may not all be handled yet: written
+ * again, it keeps naming the first of them, never a later seq (a crash, or a publication that
+ * failed, would otherwise lose them for every subscriber that had not taken them).
  */
 function unpublishedFrom(cell: PlanInput, firstSeq: number): number | null {
   if (cell.marker === "set") return null;
-  if (cell.marker === "clearing" && cell.markerFrom !== null) {
-    return Math.min(cell.markerFrom, firstSeq);
-  }
-  return firstSeq;
+  return cell.markerFrom === null ? firstSeq : Math.min(cell.markerFrom, firstSeq);
 }
 
 interface SizedAdd extends OutboxAdd {

@@ -11,7 +11,7 @@ import type {
   SubscribeOptions,
 } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { accountActor, openTestRuntime } from "./fixtures.ts";
+import { accountActor, handleActor, openTestRuntime } from "./fixtures.ts";
 
 const T = "tenant_publish";
 
@@ -87,5 +87,32 @@ Deno.test("runtime: a change still failing to publish keeps its marker, and a re
     assert.deepEqual(seen, [1], "published at start");
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: an actor read again from the store (after a conflict) keeps its marker at the first change still off the bus", async () => {
+  const bus = new BrokenFor(0);
+  const rt = await openTestRuntime(":memory:", { bus });
+  try {
+    const seen: number[] = [];
+    bus.subscribe("test.*.test_handle.y", (m) => {
+      seen.push(...(m.payload as ActorChange).events.map((e) => e.seq));
+    });
+    bus.failures = 1;
+    assert.ok((await rt.runtime.ask(handleActor, T, "y", { kind: "take", name: "a" })).ok);
+    assert.deepEqual(seen, [], "seq 1's publication failed");
+    assert.ok((await rt.runtime.ask(handleActor, T, "x", { kind: "take", name: "n" })).ok);
+    // Urgent: its claim left to the commit's check, which fails (a conflict): y is read again.
+    const taken = await rt.runtime.ask(handleActor, T, "y", { kind: "take", name: "n" }, {
+      urgent: true,
+    });
+    assert.ok(!taken.ok && taken.code === "index_taken");
+    assert.ok((await rt.runtime.ask(handleActor, T, "y", { kind: "take", name: "b" })).ok);
+    const marker = (await rt.store.unpublished(10)).find((u) => u.id === "y");
+    assert.equal(marker?.from, 1, "the stored marker still names seq 1, kept off the bus");
+    await rt.runtime.close();
+    assert.deepEqual([...new Set(seen)].sort(), [1, 2], "seq 1 published again by the sweep");
+  } finally {
+    await rt.close();
   }
 });
