@@ -65,6 +65,14 @@ export class Cell {
   }
   #partition: number | undefined;
 
+  /**
+   * Whether the store's marker is this instance's to clear: set, or left by a commit before the
+   * actor was read again from the store (a conflict), its changes perhaps still off the bus.
+   */
+  get markerToClear(): boolean {
+    return this.marker === "set" || (this.marker === "none" && this.markerFrom !== null);
+  }
+
   /** `type/id`: the actor's name among the runtime's cells. */
   get name(): string {
     return `${this.key.type}/${this.key.id}`;

@@ -61,6 +61,8 @@ export class Mailboxes {
     for (const [k, c] of this.#cells) {
       if (!partitions.has(partitionOf(c.key))) continue;
       c.loaded = false;
+      // Its store marker is the holder's to recover now (held.ts: the sweep of a partition gained).
+      if (c.marker !== "clearing") c.markerFrom = null;
       if (c.idle && c.marker === "none") this.#cells.delete(k);
     }
   }
@@ -137,7 +139,7 @@ export class Mailboxes {
   #evictIdle(): void {
     for (const [k, c] of this.#cells) {
       if (this.#cells.size <= ACTORS_ACTIVE_MAX * 0.9) break;
-      if (c.idle && c.marker === "none") this.#cells.delete(k);
+      if (c.idle && c.marker === "none" && c.markerFrom === null) this.#cells.delete(k);
     }
   }
 
@@ -150,7 +152,7 @@ export class Mailboxes {
         cell.running = false;
         if (cell.mailbox.length > 0) this.#run(cell);
         // Idle now: a sweep that takes it finds it idle (while running, one would drop it).
-        else if (cell.marker === "set") this.#o.markers().add(cell);
+        else if (cell.markerToClear) this.#o.markers().add(cell);
       });
   }
 

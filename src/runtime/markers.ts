@@ -99,7 +99,7 @@ export class MarkerSweeper {
     const cells: Clearing[] = [];
     for (const [k, cell] of this.#toClear) {
       this.#toClear.delete(k);
-      if (!cell.idle || cell.marker !== "set" || cell.version === null) continue;
+      if (!cell.idle || !cell.markerToClear || cell.version === null) continue;
       if (!this.#holds(cell.key)) continue; // the new holder's sweep republishes it
       if (cell.committedAt > before) {
         this.#retryLater.push(cell);

@@ -116,3 +116,27 @@ Deno.test("runtime: an actor read again from the store (after a conflict) keeps 
     await rt.close();
   }
 });
+
+Deno.test("runtime: a change whose publication failed is published by the marker sweep also when its actor was read again from the store since", async () => {
+  const bus = new BrokenFor(0);
+  const rt = await openTestRuntime(":memory:", { bus });
+  try {
+    const seen: number[] = [];
+    bus.subscribe("test.*.test_handle.y", (m) => {
+      seen.push(...(m.payload as ActorChange).events.map((e) => e.seq));
+    });
+    bus.failures = 1;
+    assert.ok((await rt.runtime.ask(handleActor, T, "y", { kind: "take", name: "a" })).ok);
+    assert.ok((await rt.runtime.ask(handleActor, T, "x", { kind: "take", name: "n" })).ok);
+    // A conflict: y is read again from the store, and commits nothing more.
+    const taken = await rt.runtime.ask(handleActor, T, "y", { kind: "take", name: "n" }, {
+      urgent: true,
+    });
+    assert.ok(!taken.ok && taken.code === "index_taken");
+    await rt.runtime.close(); // sweeps the markers
+    assert.deepEqual(seen, [1], "the sweep published seq 1");
+    assert.deepEqual(await rt.store.unpublished(10), [], "and only then removed the marker");
+  } finally {
+    await rt.close();
+  }
+});
