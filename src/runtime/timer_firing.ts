@@ -60,14 +60,27 @@ export class TimerFiring {
   async #fireAllDue(): Promise<number> {
     const { store, clock, onError, closed } = this.#deps;
     let fired = 0;
+    // A timer whose firing failed stays stored: tried again by the next firing, not at once (it
+    // would fail as often as there are rounds), nor keeping the timers due after it waiting.
+    const failed = new Set<string>();
     for (let round = 0; round < ROUNDS_MAX && !closed(); round++) {
-      const due = await store.dueTimers(clock.now(), TIMERS_PER_ROUND, this.#deps.held());
+      const listed = TIMERS_PER_ROUND + failed.size;
+      const due = (await store.dueTimers(clock.now(), listed, this.#deps.held()))
+        .filter((t) => !failed.has(timerKey(t)));
       if (due.length === 0) break;
       const results = await Promise.allSettled(due.map((t) => this.#deps.fire(t)));
-      for (const r of results) if (r.status === "rejected") onError(r.reason, "timer");
+      results.forEach((r, i) => {
+        if (r.status === "fulfilled") return;
+        failed.add(timerKey(due[i]!));
+        onError(r.reason, "timer");
+      });
       fired += due.length;
     }
     if (clock.kind !== "system" && !closed()) await this.#deps.sweepOutboxes();
     return fired;
   }
+}
+
+function timerKey(t: DueTimer): string {
+  return `${t.at}\u0000${t.type}\u0000${t.id}\u0000${t.name}`;
 }
