@@ -120,16 +120,20 @@ export class Outboxes {
   async #sweepAll(held: HeldPartitions): Promise<number> {
     let handled = 0;
     for (const outbox of [...this.#handlers.keys()]) {
-      // An item that failed this sweep is not tried again until the next one.
+      // An item that failed this sweep is not tried again until the next one; the listing
+      // reaches past those still stored, or a full listing of them would hide every later item.
       const tried = new Set<string>();
+      let failed = 0;
       for (let round = 0; round < OUTBOX_SWEEP_ROUNDS_MAX && !this.#closed; round++) {
-        const items = await this.#store.outboxItems(outbox, OUTBOX_SWEEP_ITEMS_MAX, held);
+        const listed = OUTBOX_SWEEP_ITEMS_MAX + failed;
+        const items = await this.#store.outboxItems(outbox, listed, held);
         const fresh = items.filter((i) => !tried.has(keyOf(i)));
         if (fresh.length === 0) break;
         for (const i of fresh) tried.add(keyOf(i));
         const done = await Promise.all(fresh.map((i) => this.#start(i)));
         handled += done.filter(Boolean).length;
-        if (items.length < OUTBOX_SWEEP_ITEMS_MAX) break;
+        failed += done.filter((d) => !d).length;
+        if (items.length < listed) break;
       }
     }
     return handled;

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { accept, type ActorDefinition, reject } from "../../src/runtime/actor.ts";
 import type { OutboxItem } from "../../src/runtime/store.ts";
+import { OUTBOX_SWEEP_ITEMS_MAX } from "../../src/limits.ts";
 import { openTestRuntime, type TestRuntime } from "./fixtures.ts";
 
 const T = "biz_outbox";
@@ -229,6 +230,32 @@ Deno.test("outbox: a later handler takes over until released; with none left the
     assert.ok((await rt.runtime.ask(tillActor, T, "h1", { kind: "sell", amount: 4 })).ok);
     assert.deepEqual((await rt.store.outboxItems(BILLING, 10)).map((i) => i.seq), [4]);
     assert.equal(await rt.runtime.sweepOutboxes(), 0, "nobody to hand it to");
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("outbox: a sweep reaches the items stored after a full listing of items still failing", async () => {
+  const rt = await open();
+  const failingFor = new Set(["a", "b"]);
+  const seen: string[] = [];
+  rt.runtime.handleOutbox(BILLING, (item) => {
+    if (failingFor.has(item.id)) return Promise.reject(new Error("endpoint down"));
+    seen.push(item.id);
+    return Promise.resolve();
+  });
+  try {
+    // A whole listing of a's items, each failing for good (before b's in key order).
+    const sales = Array.from(
+      { length: OUTBOX_SWEEP_ITEMS_MAX },
+      () => rt.runtime.ask(tillActor, T, "a", { kind: "sell", amount: 1 }),
+    );
+    assert.ok((await Promise.all(sales)).every((r) => r.ok));
+    assert.ok((await rt.runtime.ask(tillActor, T, "b", { kind: "sell", amount: 2 })).ok);
+    await rt.runtime.outboxesIdle();
+    failingFor.delete("b");
+    assert.equal(await rt.runtime.sweepOutboxes(), 1, "b's item handled");
+    assert.deepEqual(seen, ["b"]);
   } finally {
     await rt.close();
   }
