@@ -118,7 +118,9 @@ export async function recoverUnpublished(
   // Markers left set on purpose: a batch of only these ends the recovery.
   const left = new Set<string>();
   for (let round = 0; round < 10_000; round++) {
-    const batch = await store.unpublished(100, scope?.held);
+    // Listed past those left, which stay stored: a full listing of them would hide the rest.
+    const listed = 100 + left.size;
+    const batch = await store.unpublished(listed, scope?.held);
     if (batch.every((u) => left.has(`${u.type}/${u.id}`))) break;
     for (const u of batch) {
       const k = `${u.type}/${u.id}`;
