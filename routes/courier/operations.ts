@@ -220,7 +220,8 @@ export function operationRoutes(api: Api): void {
   }, async (c, { query }) => {
     const { env, tenant } = businessCall(c);
     const now = env.clock.now();
-    let filters: BoardFilters = query;
+    // The page asked is meta's own `limit` and `offset`, never a filter (BoardMeta).
+    let filters = definedFilters(query) as BoardFilters;
     if (query.view) {
       const saved = (await read(c, operationsViewsActor, tenant, tenant, { kind: "get" })).views
         .find((v) => v.name === query.view);

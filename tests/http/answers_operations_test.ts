@@ -271,6 +271,10 @@ Deno.test("answers: the operations board, its views and report, and customer tra
       "offset",
     ]);
     assert.equal(documentedData(z.array(OperationsRowAnswer), board, "board").length, 2);
+    // meta.filters names the filters applied (BoardMeta): the page asked is meta's own.
+    assert.deepEqual(board.body.meta.filters, {});
+    const overdue = await t.call("GET", "/business/courier/operations?overdue=1&limit=5", { key });
+    assert.deepEqual([overdue.body.meta.filters, overdue.body.meta.limit], [{ overdue: "1" }, 5]);
 
     for (
       const body of [
