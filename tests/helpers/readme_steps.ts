@@ -139,6 +139,9 @@ export interface Ran {
   readonly body: string;
 }
 
+/** How a step's request is sent: `fetch`, or an app's own `request` in process. */
+export type Send = (address: string, init: RequestInit) => Promise<Response>;
+
 /**
  * Runs the steps as the reader would against `base` (for `localhost:8080`), keeping variables
  * and files between them; stops at the first step answering another status than its line says.
@@ -148,6 +151,7 @@ export async function runSteps(
   base: string,
   vars: Map<string, string>,
   files: Map<string, Uint8Array<ArrayBuffer>>,
+  send: Send = fetch,
 ): Promise<Ran[]> {
   const ran: Ran[] = [];
   for (const step of steps) {
@@ -155,7 +159,7 @@ export async function runSteps(
     else if (step.kind === "file") {
       files.set(step.name, new TextEncoder().encode(expand(step.text, vars)));
     } else {
-      const r = await curl(step, base, vars, files);
+      const r = await curl(step, base, vars, files, send);
       const body = new Uint8Array(await r.arrayBuffer());
       const text = new TextDecoder().decode(body);
       ran.push({ line: step.line, status: r.status, expected: step.status, body: text });
@@ -180,6 +184,7 @@ function curl(
   base: string,
   vars: ReadonlyMap<string, string>,
   files: ReadonlyMap<string, Uint8Array<ArrayBuffer>>,
+  send: Send,
 ): Promise<Response> {
   const args = step.args.map((w) => expand(w, vars));
   const headers = new Headers();
@@ -227,5 +232,5 @@ function curl(
   }
   if (!url) throw new Error(`${step.line}: no address`);
   const address = url.replace(/^(http:\/\/)?localhost:8080/, base);
-  return fetch(address, { method: method ?? (body ? "POST" : "GET"), headers, body });
+  return send(address, { method: method ?? (body ? "POST" : "GET"), headers, body });
 }
