@@ -154,7 +154,8 @@ export function clientApiRoutes(api: Api): void {
   define(api, {
     method: "post",
     path: "/client/password",
-    summary: "Change the signed-in person's password; other sessions are signed out. A weak " +
+    summary: "Change the signed-in person's password; every session of theirs is signed out " +
+      "(the one sent too) and a new one for this device answered. A weak " +
       "new password (short, one character repeated, the e-mail or its name part, a sequence, " +
       "a most common one) is refused naming new_password; wrong current_password guesses wait " +
       "as failed sign-ins do (429 rate_limited, Retry-After)",
