@@ -9,6 +9,7 @@ import { mountDocsPage } from "./docs_page.ts";
 import { anonymous } from "./guards.ts";
 import { type AppEnv, publicBaseUrl } from "./context.ts";
 import { METHODS, type OpenApiDocument, SECURITY_SCHEMES } from "./openapi_shape.ts";
+import { withResponseHeaders } from "./openapi_headers.ts";
 import { postmanCollection } from "./postman.ts";
 
 const INFO = {
@@ -27,11 +28,11 @@ export function mountDocs(api: OpenAPIHono<AppEnv>, env: Environment): void {
     registry.registerComponent("securitySchemes", name, scheme);
   }
   const document = (origin: string): OpenApiDocument =>
-    withOperationIds(api.getOpenAPI31Document({
+    withResponseHeaders(withOperationIds(api.getOpenAPI31Document({
       openapi: "3.1.0",
       info: INFO,
       servers: [{ url: `${origin}/api`, description: env.name }],
-    }));
+    })));
   // spec: business 8: rate headers on every response; anyone may read the contract, so it is
   // counted per address as other public calls are (and a document built per call is throttled).
   api.get("/api-docs/openapi.json", anonymous, (c) => c.json(document(publicBaseUrl(c))));

@@ -60,11 +60,28 @@ function operationOf(doc: Doc, method: string, path: string) {
   )[0];
 }
 
-/** Checks answers against `doc`; each check answers what is wrong, or null. */
+/** The headers `response` declares required that `headers` lacks. */
+function missingHeaders(doc: Doc, response: JsonSchema, headers: Headers | undefined): string[] {
+  if (!headers) return [];
+  return Object.entries(response.headers ?? {})
+    .filter(([name, h]) => resolveRefs(doc, h).required && !headers.has(name))
+    .map(([name]) => name);
+}
+
+/**
+ * Checks answers against `doc`; each check answers what is wrong, or null. With the answer's
+ * headers, those its response declares required are checked too.
+ */
 export function answerChecker(doc: Doc) {
   const checker = schemaChecker(doc);
   const compiled = new Map<string, ReturnType<typeof checker.compile>>();
-  return (method: string, path: string, status: number, body: unknown): string | null => {
+  return (
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    headers?: Headers,
+  ): string | null => {
     const found = operationOf(doc, method, path);
     const what = `${method.toUpperCase()} ${path} ${status}`;
     if (!found) return `${what}: no operation of the document`;
@@ -72,6 +89,8 @@ export function answerChecker(doc: Doc) {
       String(status)
     ];
     if (!response) return `${what}: a status ${found.path} does not document`;
+    const lacking = missingHeaders(doc, response, headers);
+    if (lacking.length > 0) return `${what}: without the headers it declares: ${lacking}`;
     const schema = response.content?.["application/json"]?.schema;
     if (!schema) return null;
     const key = `${found.method} ${found.path} ${status}`;
