@@ -85,12 +85,12 @@ export function answerChecker(doc: Doc) {
     const found = operationOf(doc, method, path);
     const what = `${method.toUpperCase()} ${path} ${status}`;
     if (!found) return `${what}: no operation of the document`;
-    const response = (found.op.responses as Record<string, JsonSchema> | undefined)?.[
-      String(status)
-    ];
-    if (!response) return `${what}: a status ${found.path} does not document`;
-    const lacking = missingHeaders(doc, response, headers);
+    const responses = (found.op.responses ?? {}) as Record<string, JsonSchema>;
+    const response = responses[String(status)];
+    // An answer of a status not listed is the `default` one's, headers included.
+    const lacking = missingHeaders(doc, response ?? responses.default ?? {}, headers);
     if (lacking.length > 0) return `${what}: without the headers it declares: ${lacking}`;
+    if (!response) return `${what}: a status ${found.path} does not document`;
     const schema = response.content?.["application/json"]?.schema;
     if (!schema) return null;
     const key = `${found.method} ${found.path} ${status}`;

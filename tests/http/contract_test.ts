@@ -15,6 +15,7 @@ import {
   responseSchemasOf,
   schemaChecker,
 } from "../helpers/openapi_schemas.ts";
+import { answerChecker } from "../helpers/openapi_answers.ts";
 import { OPERATOR_TOKEN, type TestEnv, withTestEnv } from "../helpers/test_env.ts";
 
 async function documentOf(t: TestEnv): Promise<Doc> {
@@ -206,4 +207,30 @@ Deno.test("codegen: openapi-typescript makes a client from the document that typ
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  }));
+
+Deno.test("contract: every operation's answers carry the headers their responses declare", () =>
+  withTestEnv(async (t) => {
+    const doc = await documentOf(t);
+    const check = answerChecker(doc);
+    const business = await t.createBusiness();
+    const callers = [
+      {},
+      { "X-Business-API-Key": business.api_key },
+      { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+    ];
+    const lacking: string[] = [];
+    for (const { method, path, op } of operationsOf(doc)) {
+      if (op.responses?.["101"]) continue;
+      const url = path.replace(/\{[^}]+\}/g, "x");
+      for (const headers of callers) {
+        // A minute apart, as above: the anonymous limit never counts more than these calls.
+        t.clock.advanceBy(60_000);
+        const r = await t.app.request(`/api${url}`, { method: method.toUpperCase(), headers });
+        await r.body?.cancel();
+        const problem = check(method, url, r.status, undefined, r.headers);
+        if (problem?.includes("without the headers")) lacking.push(problem);
+      }
+    }
+    assert.deepEqual(lacking, []);
   }));
