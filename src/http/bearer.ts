@@ -10,7 +10,7 @@ import type { EnvironmentName } from "../environment.ts";
 import { hashSecret } from "../domain/secrets.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { bearerToken, credentialRefusals } from "./guards.ts";
+import { ADDRESS_LIMITED, bearerToken, credentialRefusals } from "./guards.ts";
 import { type Refusals, refusing } from "./refusals.ts";
 
 export interface BearerCredential<P> {
@@ -32,6 +32,9 @@ export function bearerCredential<P>(credential: BearerCredential<P>): Middleware
   return refusing({
     ...credentialRefusals(`the ${noun} (\`Authorization: Bearer\`)`),
     sandbox_key_on_live: `a sandbox ${noun} was sent to live`,
+    // An unknown token counts against the caller's address (countUncounted), whether or not the
+    // credential's own calls are counted: past its limit the answer is 429 (business 8).
+    ...ADDRESS_LIMITED,
     ...credential.refusals,
   }, async (c, next) => {
     const env = c.get("env");

@@ -431,6 +431,24 @@ Deno.test("auth: the OpenAPI document and the Postman collection carry X-RateLim
     assert.ok(Number(throttled.headers.get("Retry-After")) >= 1);
   }));
 
+Deno.test("auth: guessed driver-app tokens are throttled per address with the documented 429", () =>
+  withEnv(async (t) => {
+    // The platform driver's routes (CONTRACT "Driver app") count an unknown token against its
+    // address as every credential does; the 429 that follows is one their entries list
+    // (strict mode answers an unlisted one 500 undocumented_refusal).
+    const doc = (await t.call("GET", "/api-docs/openapi.json")).body;
+    assert.ok(doc.paths["/driver/me"].get.responses["429"], "GET /driver/me lists its 429");
+    const limit = ANONYMOUS_RATE_LIMIT.perMinute;
+    for (let i = 1; i < limit; i++) {
+      const r = await t.call("GET", "/driver/me", { bearer: `dt_live_guess${i}` });
+      assert.equal(r.status, 401);
+    }
+    const throttled = await t.call("GET", "/driver/offers", { bearer: "dt_live_guess" });
+    assert.equal(throttled.status, 429, JSON.stringify(throttled.body));
+    assert.equal(throttled.body.code, "rate_limited");
+    assert.ok(Number(throttled.headers.get("Retry-After")) >= 1);
+  }));
+
 Deno.test("auth: the operator's refused calls never throttle its address; a wrong token does", () =>
   withEnv(async (t) => {
     const limit = ANONYMOUS_RATE_LIMIT.perMinute;
