@@ -2,8 +2,8 @@
  * The response headers every answer carries, declared in the OpenAPI document so that a client
  * generated from it (and the Postman collection) knows them: X-Request-Id and
  * X-Service-Environment on every answer (CONTRACT "Errors"; Business API 2.2), the rate headers
- * on every answer of a counted caller (Business API 8: all but the operator's), and Retry-After
- * on a 429 and wherever a refusal says to wait it.
+ * (Business API 8: on every answer of a caller a plan counts, and of anyone on a public route),
+ * and Retry-After on a 429 and wherever a refusal says to wait it.
  */
 import { METHODS, type OpenApiDocument } from "./openapi_shape.ts";
 
@@ -29,6 +29,15 @@ export const RESPONSE_HEADERS = {
     required: true,
     schema: { type: "integer" },
   },
+  RateLimitRemainingOfAddress: {
+    description: "On a refusal of a missing or unknown credential, counted against the " +
+      "caller's address: calls it has left in the current minute",
+    schema: { type: "integer", minimum: 0 },
+  },
+  RateLimitResetOfAddress: {
+    description: "With X-RateLimit-Remaining: when the address's window ends, in unix seconds",
+    schema: { type: "integer" },
+  },
   RetryAfter: {
     description: "Seconds to wait before trying again",
     required: true,
@@ -48,22 +57,36 @@ interface Response {
   headers?: Record<string, unknown>;
 }
 
-/** The headers of one operation's answer of `status`. */
+interface Operation {
+  security?: Record<string, unknown>[];
+  responses?: Record<string, Response>;
+}
+
+/**
+ * The headers of one operation's answer of `status`. A caller counted on every call (a plan's
+ * credential, or anyone on a public route) has the rate headers on every answer; one no plan
+ * counts (the operator, a platform driver) has them only on a refusal its address paid for.
+ */
 function headersOf(status: string, response: Response, counted: boolean) {
   const waits = status === "429" || /Retry-After/.test(response.description ?? "");
   return {
     "X-Request-Id": ref("RequestId"),
     "X-Service-Environment": ref("Environment"),
-    ...(counted
-      ? {
-        "X-RateLimit-Remaining": ref("RateLimitRemaining"),
-        "X-RateLimit-Reset": ref("RateLimitReset"),
-      }
-      : {}),
+    "X-RateLimit-Remaining": ref(counted ? "RateLimitRemaining" : "RateLimitRemainingOfAddress"),
+    "X-RateLimit-Reset": ref(counted ? "RateLimitReset" : "RateLimitResetOfAddress"),
     ...(waits
       ? { "Retry-After": ref(status === "429" ? "RetryAfter" : "RetryAfterWhenWaiting") }
       : {}),
   };
+}
+
+/**
+ * Whether every call of `op` is counted: a public route is, per address (guards.ts anonymous);
+ * a credential is when its plan limits it, as its 429 says (guards.ts PLAN_LIMITED).
+ */
+function countedAlways(op: Operation): boolean {
+  if ((op.security ?? []).length === 0) return true;
+  return /plan/.test(op.responses?.["429"]?.description ?? "");
 }
 
 /** Declares the headers of every answer of every operation, and the components they name. */
@@ -72,12 +95,9 @@ export function withResponseHeaders(doc: OpenApiDocument): OpenApiDocument {
   (components as { headers?: unknown }).headers = RESPONSE_HEADERS;
   for (const item of Object.values(doc.paths ?? {})) {
     for (const method of METHODS) {
-      const op = (item as Record<string, unknown>)[method] as
-        | { security?: Record<string, unknown>[]; responses?: Record<string, Response> }
-        | undefined;
+      const op = (item as Record<string, unknown>)[method] as Operation | undefined;
       if (!op) continue;
-      // The operator is the one caller no plan counts (guards.ts countUncounted).
-      const counted = !(op.security ?? []).some((s) => "operatorToken" in s);
+      const counted = countedAlways(op);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         // A WebSocket's upgrade is answered before any header of the API is set.
         if (status === "101") continue;

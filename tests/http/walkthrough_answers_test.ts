@@ -17,6 +17,8 @@ import {
 } from "../helpers/test_env.ts";
 import { fundedBusiness, PARCEL } from "../routes/business/trips_fixtures.ts";
 import { orderBody, shoppingBusiness } from "../routes/shopping/shopping_fixtures.ts";
+import { onlineDriverAt } from "../helpers/pool_drivers.ts";
+import { pngFile } from "../helpers/driver_trips.ts";
 
 const README = new URL("../../README.md", import.meta.url);
 
@@ -204,3 +206,58 @@ Deno.test("walkthrough: the sandbox moves trips and a shopping order with a deci
     await call("GET", "/business/shopping-fulfilment/deliveries", { key });
     assert.deepEqual(problems, []);
   }, { name: "sandbox" }));
+
+Deno.test("walkthrough: a platform driver takes, collects and brings a trip as the OpenAPI document says", () =>
+  withTestEnv(async (t) => {
+    const { check, problems } = await checking(t);
+    const call = checkedCalls(t, check);
+    const driver = await onlineDriverAt(t, -24.655, 25.909);
+    const b = await fundedBusiness(t);
+    await call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { custody_scanning: true },
+    });
+    const body = {
+      ...PARCEL,
+      cod_amount: 20,
+      stops: [{ address: "Game City", lat: -24.6282, lng: 25.9231 }],
+    };
+    const booked = await call("POST", "/business/book", { key: b.api_key, body });
+    const { reference, scan_code } = booked.body.data;
+    await t.env.runtime.outboxesIdle();
+    const bearer = driver.token;
+    await call("GET", "/driver/me", { bearer });
+    const offer = (await call("GET", "/driver/offers", { bearer })).body.data.offer;
+    const accept = { bearer, body: { idempotency_key: "accept-1" } };
+    assert.equal(
+      (await call("POST", `/driver/offers/${offer.offer_id}/accept`, accept)).status,
+      200,
+    );
+    await call("GET", "/driver/trips", { bearer });
+    await call("GET", `/driver/trips/${reference}`, { bearer });
+    await call("POST", `/driver/trips/${reference}/chat`, {
+      bearer,
+      body: { message: "On my way" },
+    });
+    await call("GET", `/driver/trips/${reference}/chat`, { bearer });
+    await call("GET", "/business/dispatch-board/state", { key: b.api_key });
+    // The proof of delivery goes as multipart, its photo and signature as files.
+    const proof = new FormData();
+    for (const [k, v] of [["idempotency_key", "deliver"], ["cod_collected_amount", "20"]]) {
+      proof.set(k!, v!);
+    }
+    proof.set("proof_photo", pngFile("door.png"));
+    proof.set("signature", pngFile("signature.png"));
+    const steps: [string, unknown][] = [
+      ["arrive_pickup", { idempotency_key: "arrive_pickup" }],
+      ["pick_up", { idempotency_key: "pick_up", scan_code }],
+      ["arrive_dropoff", { idempotency_key: "arrive_dropoff" }],
+      ["deliver", proof],
+    ];
+    for (const [action, sent] of steps) {
+      const r = await call("POST", `/driver/trips/${reference}/${action}`, { bearer, body: sent });
+      assert.equal(r.status, 200, `${action}: ${JSON.stringify(r.body)}`);
+    }
+    await call("GET", `/business/trips/${reference}`, { key: b.api_key });
+    assert.deepEqual(problems, []);
+  }));
