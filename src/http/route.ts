@@ -95,7 +95,7 @@ export function define<
   const run = async (c: Context<AppEnv>) =>
     await handler(c, await readRequest(c, spec, queryNames));
   const report = strictReport(api);
-  if (report && !spec.alwaysRefused) {
+  if (report) {
     api.on(method, honoPath, refusalCheck(`${method} ${spec.path}`, refusals, report), guards, run);
   } else {
     api.on(method, honoPath, guards, run);

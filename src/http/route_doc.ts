@@ -229,14 +229,19 @@ function requestBody(
 }
 
 /**
- * Enters the route in the environment's OpenAPI document; answers the refusals it documents
- * (none for a route that only refuses: its one refusal is its answer).
+ * Enters the route in the environment's OpenAPI document; answers the refusals it documents. A
+ * route that only refuses lists its one refusal beside its guards' and parameters' (an unknown
+ * key, a card of another courier), and no success.
  */
 export function registerRoute(
   api: Api,
   spec: RouteSpec<Schema, Schema, Schema>,
 ): Record<string, string> {
-  const refusals = spec.alwaysRefused ? {} : refusalsOf(spec);
+  const refusals = spec.alwaysRefused
+    ? mergeRefusals(refusalsOf(spec), {
+      [spec.alwaysRefused.code]: "always, once the caller and the resource named are known",
+    })
+    : refusalsOf(spec);
   api.openAPIRegistry.registerPath({
     method: spec.method,
     path: spec.path,
@@ -251,10 +256,7 @@ export function registerRoute(
       ...requestBody(spec),
     },
     responses: spec.alwaysRefused
-      ? {
-        [spec.alwaysRefused.status]: refusal(`Always refused: \`${spec.alwaysRefused.code}\``),
-        default: refusal("Error: `{success: false, code, message}`"),
-      }
+      ? refusalAnswers(spec, refusals)
       : { ...successResponses(spec), ...refusalAnswers(spec, refusals) },
   });
   return refusals;

@@ -22,7 +22,7 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   readonly description?: string;
   /**
    * A route that exists only to refuse (editing a published rate card): the OpenAPI document
-   * shows this refusal and no success.
+   * shows this refusal beside its guards' and parameters', and no success.
    */
   readonly alwaysRefused?: { readonly status: 409; readonly code: string };
   readonly tag: string;

@@ -237,4 +237,16 @@ Deno.test("rate cards API: PUT, PATCH and DELETE on a card or a version answer 4
     const doc = await t.call("GET", "/api-docs/openapi.json");
     const paths = doc.body.paths["/business/courier/rate-cards/{card}/versions/{version}"];
     assert.ok(paths?.patch && paths?.put && paths?.delete, "the refusal is documented");
+    // What these routes answer besides their 409 (an unknown card or version, a bad parameter,
+    // a missing key) is listed too, each with its code, as on every other route.
+    for (const method of ["put", "patch", "delete"]) {
+      const responses = paths[method].responses;
+      for (const status of ["401", "404", "409", "422"]) {
+        assert.ok(responses[status], `${method} lists ${status}`);
+      }
+      assert.deepEqual(
+        responses["409"].content["application/json"].schema.allOf[1].properties.code.enum,
+        ["rate_card_version_immutable"],
+      );
+    }
   }));
