@@ -97,6 +97,9 @@ function requestGate(env: Environment): MiddlewareHandler<AppEnv> {
     if (c.get("requestId") === undefined) c.set("requestId", crypto.randomUUID());
     // The flows a route calls with it ask their commands for this request (Deps.requestId).
     c.set("env", { ...env, requestId: c.get("requestId") });
+    // CONTRACT "Errors", business 7: a tracking link's refusals, these too, name their code in
+    // `error`.
+    if (TRACKING_PATH.test(c.req.path)) c.set("errorField", "error");
     const length = Number(c.req.header("Content-Length") ?? "0");
     // File uploads (evidence, CSV bookings) are larger; their routes cap what they read.
     const type = c.req.header("Content-Type") ?? "";

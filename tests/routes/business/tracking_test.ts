@@ -361,6 +361,18 @@ Deno.test("trip-track: a mangled tracking link answers in the tracking shape, er
       );
       assert.equal(typeof r.body.message, "string", what);
     }
+    // So do the refusals every request meets before its route: the test flag on live (business
+    // 7), a body over the cap.
+    const gate: [Record<string, string>, number, string][] = [
+      [{ "X-Service-Test": "true" }, 422, "test_mode_moved_to_sandbox"],
+      [{ "Content-Length": "2000000" }, 413, "payload_too_large"],
+    ];
+    for (const [headers, status, error] of gate) {
+      const r = await t.call("GET", `/trip-track/${b.token}`, { headers });
+      const what = `${JSON.stringify(headers)}: ${JSON.stringify(r.body)}`;
+      assert.equal(r.status, status, what);
+      assert.deepEqual([r.body.error, "code" in r.body], [error, false], what);
+    }
     // Other paths keep the `code` shape.
     const other = await t.call("GET", "/trips-track/x");
     assert.deepEqual([other.status, other.body.code, "error" in other.body], [
