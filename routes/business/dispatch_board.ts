@@ -49,6 +49,7 @@ import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { anonymous } from "../../src/http/guards.ts";
 import { define, refusalResponses, z } from "../../src/http/route.ts";
+import { TEST_FLAG_REFUSED } from "../../src/http/refusals.ts";
 import { business, businessCredential, businessRefusals } from "../../src/platform/auth/auth.ts";
 import { businessCall } from "../../src/platform/auth/caller.ts";
 import { credentialSubjects } from "../../src/platform/auth/credential_subjects.ts";
@@ -258,6 +259,8 @@ const webFile = staticFiles("dispatch board", WEB_FILES);
 
 const ADDRESS_LIMITED = {
   rate_limited: "too many calls from this address; wait `Retry-After` seconds",
+  // Every request on live meets the test flag's refusal first (src/http/app.ts requestGate).
+  ...TEST_FLAG_REFUSED,
 };
 
 function registerDocs(api: Api): void {
@@ -283,6 +286,7 @@ function registerDocs(api: Api): void {
     responses: {
       101: { description: "Switching to the WebSocket protocol" },
       ...refusalResponses({
+        ...TEST_FLAG_REFUSED,
         upgrade_required: "not a WebSocket request",
         ...businessRefusals({}, "the key"),
       }),

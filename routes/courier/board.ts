@@ -35,7 +35,7 @@ import { credentialSubjects } from "../../src/platform/auth/credential_subjects.
 import type { AppEnv } from "../../src/http/context.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { refusalResponses, z } from "../../src/http/route.ts";
-import { PLATFORM_DISABLED } from "../../src/http/refusals.ts";
+import { PLATFORM_DISABLED, TEST_FLAG_REFUSED } from "../../src/http/refusals.ts";
 import { staticFiles } from "../../src/web/static.ts";
 import {
   CLOSE,
@@ -145,6 +145,8 @@ const webFile = staticFiles("board", WEB_FILES);
 /** The page and its files are anyone's, counted per address (anonymous). */
 const ADDRESS_LIMITED = {
   rate_limited: "too many calls from this address; wait `Retry-After` seconds",
+  // Every request on live meets the test flag's refusal first (src/http/app.ts requestGate).
+  ...TEST_FLAG_REFUSED,
 };
 
 function registerDocs(api: Api): void {
@@ -169,6 +171,7 @@ function registerDocs(api: Api): void {
       101: { description: "Switching to the WebSocket protocol" },
       // Sent with the upgrade, the credential is refused before it; sent as a message, by a close.
       ...refusalResponses({
+        ...TEST_FLAG_REFUSED,
         upgrade_required: "not a WebSocket request",
         ...businessRefusals({ scope: SCOPE }, "the key"),
         ...PLATFORM_DISABLED,

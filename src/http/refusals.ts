@@ -20,6 +20,15 @@ export const BODY_TOO_LARGE: Refusals = {
 };
 
 /**
+ * spec: business 7, 9.3: on live the request gate (app.ts) refuses `X-Service-Test: true` before
+ * any route; define adds it to every route, as every route can meet it.
+ */
+export const TEST_FLAG_REFUSED: Refusals = {
+  test_mode_moved_to_sandbox: "live only: the request sent `X-Service-Test: true`; nothing is " +
+    "done (the sandbox ignores the header)",
+};
+
+/**
  * What a request would store is more than the actor store keeps (src/runtime/too_large.ts): an
  * actor's state past its bound or one change past one commit; define adds it to every route that
  * may write (any method but GET).

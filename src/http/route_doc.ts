@@ -5,7 +5,13 @@
 import { z } from "@hono/zod-openapi";
 import type { Api } from "./app.ts";
 import { isKnownCode, statusOf } from "./errors.ts";
-import { BODY_TOO_LARGE, guardRefusals, mergeRefusals, STORED_TOO_LARGE } from "./refusals.ts";
+import {
+  BODY_TOO_LARGE,
+  guardRefusals,
+  mergeRefusals,
+  STORED_TOO_LARGE,
+  TEST_FLAG_REFUSED,
+} from "./refusals.ts";
 import { UNSUPPORTED_MEDIA_TYPE } from "./media_type.ts";
 import { takesOptionalBody } from "./request.ts";
 import type { RouteSpec, Schema, Security } from "./route_spec.ts";
@@ -104,6 +110,7 @@ function refusalsOf(spec: RouteSpec<Schema, Schema, Schema>): Record<string, str
   const names = [...spec.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)
     .filter((n) => !(shape[n] instanceof z.ZodEnum)).map((n) => `\`${n}\``);
   const all = mergeRefusals(
+    TEST_FLAG_REFUSED,
     ...guards,
     parts.length > 0
       ? { validation_failed: `${parts.join(" or ")} is missing or invalid; \`errors\` names each` }

@@ -209,7 +209,7 @@ Deno.test("codegen: openapi-typescript makes a client from the document that typ
     }
   }));
 
-Deno.test("contract: every operation's answers to any caller are statuses, bodies and headers it declares", () =>
+Deno.test("contract: every operation's answers to any caller (the test flag too) are statuses, bodies and headers it declares", () =>
   withTestEnv(async (t) => {
     const doc = await documentOf(t);
     const check = answerChecker(doc);
@@ -218,6 +218,8 @@ Deno.test("contract: every operation's answers to any caller are statuses, bodie
       {},
       { "X-Business-API-Key": business.api_key },
       { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+      // Business 7: on live every request with the test flag is refused before its route.
+      { "X-Business-API-Key": business.api_key, "X-Service-Test": "true" },
     ];
     const lacking: string[] = [];
     for (const { method, path, op } of operationsOf(doc)) {
