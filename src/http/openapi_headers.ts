@@ -20,12 +20,14 @@ export const RESPONSE_HEADERS = {
     schema: { type: "string", enum: ["live", "sandbox"] },
   },
   RateLimitRemaining: {
-    description: "Calls left in the current minute (Business API 8)",
+    description: "Calls left before the limit binds: the fewer of the minute's and the day's " +
+      "(Business API 8)",
     required: true,
     schema: { type: "integer", minimum: 0 },
   },
   RateLimitReset: {
-    description: "When the current window ends, in unix seconds",
+    description: "When calls are let through again, in unix seconds: the minute's end, or the " +
+      "day's once the day's limit binds",
     required: true,
     schema: { type: "integer" },
   },
