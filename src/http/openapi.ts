@@ -17,7 +17,9 @@ const INFO = {
   version: "v1",
   description:
     "Courier platform API v1, Business API and in-store shopping fulfilment API. Every error is " +
-    "`{success: false, code, message}`; every response carries X-Request-Id and X-Service-Environment. " +
+    "`{success: false, code, message}` (the tracking links' `/s/`, `/trip-track/`, `/track/`: " +
+    "`{success: false, error, message}`); every response carries X-Request-Id and " +
+    "X-Service-Environment. " +
     "On live, a request with `X-Service-Test: true` answers 422 `test_mode_moved_to_sandbox` and " +
     "does nothing; the sandbox ignores the header.",
 };
