@@ -105,13 +105,17 @@ export async function republish(
  * between its commit and the bus), each once it is on the bus clearing its marker. Answers how
  * many actors it republished. With `scope`, those of the partitions this instance holds only
  * (issue 43 item 3): a marker is cleared only while its partition is still held, as the holder's
- * handlers alone take the change; one lost meanwhile is its new holder's to republish.
+ * handlers alone take the change; one lost meanwhile is its new holder's to republish. An actor
+ * whose changes cannot be published again (its state unreadable, a part missing, the bus down)
+ * is reported to `onError` and keeps its marker for the next recovery: one bad actor never stops
+ * the others', nor the start.
  */
 export async function recoverUnpublished(
   store: ActorStore,
   bus: Bus,
   busPrefix: string,
   defs: ReadonlyMap<string, AnyActorDefinition>,
+  onError: (error: unknown, where: string) => void,
   scope?: { readonly held: HeldPartitions; readonly holds: (key: ActorKey) => boolean },
 ): Promise<number> {
   let republished = 0;
@@ -125,8 +129,14 @@ export async function recoverUnpublished(
     for (const u of batch) {
       const k = `${u.type}/${u.id}`;
       if (left.has(k)) continue;
-      const version = await republish(store, bus, busPrefix, defs.get(u.type), u, u.from);
-      // Gone (or of no type run here), or its partition lost meanwhile: left as it is.
+      let version: string | null;
+      try {
+        version = await republish(store, bus, busPrefix, defs.get(u.type), u, u.from);
+      } catch (error) {
+        onError(error, `republishing ${u.type} ${u.id} from seq ${u.from} (its marker stays)`);
+        version = null;
+      }
+      // Gone (or of no type run here), failed, or its partition lost meanwhile: left as it is.
       if (version === null || (scope && !scope.holds(u))) {
         left.add(k);
         continue;

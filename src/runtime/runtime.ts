@@ -340,7 +340,10 @@ export class ActorRuntime {
   /** Republishes the changes a crash kept off the bus (publication.ts). */
   recoverUnpublished(held = heldPartitions(this.placement)): Promise<number> {
     const holds = (key: ActorKey) => holdsActor(this.placement, key);
-    return recoverUnpublished(this.#store, this.#bus, this.busPrefix, this.#defs, { held, holds });
+    return recoverUnpublished(this.#store, this.#bus, this.busPrefix, this.#defs, this.#onError, {
+      held,
+      holds,
+    });
   }
 
   /** Resolves once the sweeps of the partitions gained so far are done (tests). */

@@ -209,6 +209,8 @@ export async function openTestRuntime(
     placement?: (store: ActorStore) => Placement;
     /** Where this runtime stands among several (forwarding tests). */
     placed?: Pick<RuntimeOptions, "placement" | "forwardWaitMs" | "onForward">;
+    /** Told of the runtime's failures; default: none reported. */
+    onError?: RuntimeOptions["onError"];
   } = {},
 ): Promise<TestRuntime> {
   const { store, drop } = await openTestStore(path, storeKindOf(options.store));
@@ -223,7 +225,7 @@ export async function openTestRuntime(
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     ...(options.placement ? { placement: options.placement(store) } : {}),
     ...options.placed,
-    onError: () => {},
+    onError: options.onError ?? (() => {}),
   });
   for (const [name, handler] of Object.entries(options.outboxes ?? {})) {
     runtime.handleOutbox(name, handler);

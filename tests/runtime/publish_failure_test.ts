@@ -11,7 +11,7 @@ import type {
   SubscribeOptions,
 } from "../../src/bus/bus.ts";
 import { MemoryBus } from "../../src/bus/memory_bus.ts";
-import { accountActor, handleActor, openTestRuntime } from "./fixtures.ts";
+import { accountActor, type AccountState, handleActor, openTestRuntime } from "./fixtures.ts";
 
 const T = "tenant_publish";
 
@@ -164,6 +164,52 @@ Deno.test("runtime: the recovery at start reaches the markers stored after a ful
     const second = await openTestRuntime(path, { bus, definitions: [handleActor] });
     await second.close();
     assert.deepEqual(seen, ["h"], "the handle's change published at start");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runtime: an actor whose changes cannot be published again at start leaves its marker, is reported once, and the start recovers the others", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/store.kv`;
+  const bus = new BrokenFor(0);
+  const seen: string[] = [];
+  bus.subscribe("test.*.*.*", (m) => {
+    seen.push((m.payload as ActorChange).id);
+  });
+  try {
+    const first = await openTestRuntime(path, { bus });
+    bus.failures = 1_000; // every publication, and every sweep's while it closes
+    for (const [id, amount] of [["a_bad", 13], ["b_good", 1]] as const) {
+      assert.ok((await first.runtime.ask(accountActor, T, id, { kind: "credit", amount })).ok);
+    }
+    assert.ok((await first.runtime.ask(handleActor, T, "h", { kind: "take", name: "n" })).ok);
+    await first.close();
+    bus.failures = 0;
+    // One stored state this version no longer reads: its `load` throws on it.
+    const picky = {
+      ...accountActor,
+      load: (stored: unknown) => {
+        if ((stored as AccountState).balance === 13) throw new Error("unreadable state");
+        return stored as AccountState;
+      },
+    };
+    const errors: string[] = [];
+    const second = await openTestRuntime(path, {
+      bus,
+      definitions: [picky, handleActor],
+      onError: (e, where) => errors.push(`${where}: ${(e as Error).message}`),
+    });
+    await second.runtime.close();
+    assert.deepEqual(seen.sort(), ["b_good", "h"], "the others published at start");
+    assert.deepEqual(
+      (await second.store.unpublished(10)).map((u) => [u.id, u.from]),
+      [["a_bad", 1]],
+      "the bad actor's marker stays, for the next recovery",
+    );
+    assert.equal(errors.length, 1, errors.join("\n"));
+    assert.match(errors[0]!, /test_account a_bad.*unreadable state/);
+    await second.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
