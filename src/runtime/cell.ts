@@ -31,8 +31,9 @@ export class Cell {
   /** The publication of the last commit; the marker goes only once it is delivered. */
   lastPublish: Promise<void> = Promise.resolve();
   /**
-   * A publication since the marker was set failed: its change is not on the bus, so the marker
-   * stays until the changes from `markerFrom` are published again (MarkerSweeper).
+   * A publication since the marker was set failed, or the store held a marker this instance did
+   * not write (a crash's, a partition's old holder's): its changes may be off the bus, so the
+   * marker stays until the changes from `markerFrom` are published again (MarkerSweeper).
    */
   publishFailed = false;
   /** Loaded without a read, on the word of a `fresh` ask; cleared by the first commit or read. */
@@ -118,6 +119,7 @@ export class Cell {
     }
     // Another instance may have cleared the marker: the next commit writes it again, from the
     // first seq this instance may not have delivered yet (markerFrom, kept: ARCHITECTURE 4).
+    this.#takeStoredMarker(stored?.unpublishedFrom);
     this.marker = "none";
     this.loaded = true;
     this.assumedNew = false;
@@ -126,6 +128,18 @@ export class Cell {
     this.committed++;
     this.forgottenUpTo = this.committed;
     this.recentReplies = [];
+  }
+
+  /**
+   * A marker the store holds from before this instance's own (a crash, or a partition gained
+   * before its sweep listed it): the next commit writes it no later, and the marker sweep
+   * publishes its changes again before clearing it, so they are never left off the bus.
+   */
+  #takeStoredMarker(from: number | undefined): void {
+    if (from === undefined) return;
+    if (this.markerFrom !== null && this.markerFrom <= from) return; // this instance's own
+    this.markerFrom = from;
+    this.publishFailed = true;
   }
 
   /** Takes a committed write as the state, its replies as the latest remembered. */

@@ -65,16 +65,22 @@ export class KvActorStore implements ActorStore {
   }
 
   async load(key: ActorKey): Promise<StoredActor | null> {
-    const entry = await this.#kv.get<string | ActorRecord | SplitRecord>([ACTOR, key.type, key.id]);
+    // The marker in the same read as the record (one snapshot, no round trip more).
+    const [entry, marker] = await this.#kv.getMany<[string | ActorRecord | SplitRecord, number]>([
+      [ACTOR, key.type, key.id],
+      [UNPUBLISHED, key.type, key.id],
+    ]);
     if (entry.value === null || entry.versionstamp === null) return null;
+    const version = entry.versionstamp;
+    const from = marker.value === null ? {} : { unpublishedFrom: marker.value };
     if (typeof entry.value === "string") {
       this.#parts.delete(partsKey(key));
-      return { record: JSON.parse(entry.value) as ActorRecord, version: entry.versionstamp };
+      return { record: JSON.parse(entry.value) as ActorRecord, version, ...from };
     }
     // Records written before they were stored as JSON text.
     if (!("parts" in entry.value)) {
       this.#parts.delete(partsKey(key));
-      return { record: entry.value, version: entry.versionstamp };
+      return { record: entry.value, version, ...from };
     }
     // The parts were written in the same atomic commit as this versionstamp; a read that races
     // a newer commit sees a mismatch and that actor's next write fails its check and reloads.
@@ -91,7 +97,7 @@ export class KvActorStore implements ActorStore {
       }
     }
     this.#parts.set(partsKey(key), n);
-    return { record: JSON.parse(joinParts(parts)) as ActorRecord, version: entry.versionstamp };
+    return { record: JSON.parse(joinParts(parts)) as ActorRecord, version, ...from };
   }
 
   async commit(writes: readonly ActorWrite[]): Promise<CommitResult> {

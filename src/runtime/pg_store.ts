@@ -111,10 +111,14 @@ export class PgActorStore implements ActorStore {
   }
 
   async load(key: ActorKey): Promise<StoredActor | null> {
-    const [row] = await this.#sql<{ version: number; record: string }[]>`
-      select version, record from actor_store_actors where type = ${key.type} and id = ${key.id}`;
+    // The marker in the same statement as the record (one snapshot).
+    const [row] = await this.#sql<{ version: number; record: string; from: number | null }[]>`
+      select a.version, a.record, u.from_seq as "from" from actor_store_actors a
+      left join actor_store_unpublished u on u.type = a.type and u.id = a.id
+      where a.type = ${key.type} and a.id = ${key.id}`;
     if (!row) return null;
-    return { record: JSON.parse(row.record) as ActorRecord, version: String(row.version) };
+    const stored = { record: JSON.parse(row.record) as ActorRecord, version: String(row.version) };
+    return row.from === null ? stored : { ...stored, unpublishedFrom: row.from };
   }
 
   commit(writes: readonly ActorWrite[]): Promise<CommitResult> {

@@ -25,6 +25,13 @@ export interface StoredActor {
   readonly record: ActorRecord;
   /** Opaque version of the stored record; a write must name it (compare-and-set). */
   readonly version: string;
+  /**
+   * The first seq the actor's recovery marker names, read with the record; absent when none is
+   * set. A commit at `version` writes its marker no later than this: only a commit moves the
+   * version, so the marker it read is still there or cleared (a crash's or an old holder's
+   * changes off the bus are never left behind it).
+   */
+  readonly unpublishedFrom?: number;
 }
 
 /** An actor's record as the store holds it, with its id. */

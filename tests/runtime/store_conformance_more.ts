@@ -184,6 +184,27 @@ export const conformanceMore: Case[] = [
       }),
   }),
   (f) => ({
+    name: "a load reads the actor's recovery marker with its record: the first seq it names",
+    fn: () =>
+      withStore(f, async (store) => {
+        const key = { type: "acct", id: "m" };
+        const v1 = await committed(store, writeOf("acct", "m", null, { unpublishedFrom: 1 }));
+        assert.deepEqual(await store.load(key), {
+          version: v1,
+          record: writeOf("acct", "m", null).record,
+          unpublishedFrom: 1,
+        });
+        // A split record (on a store that splits one) reads its marker all the same.
+        const big = { state: "s".repeat(100_000), seq: 2, events: eventsOf(2, 2) };
+        const v2 = await committed(store, writeOf("acct", "m", v1, { ...big, unpublishedFrom: 1 }));
+        assert.equal((await store.load(key))?.unpublishedFrom, 1);
+        assert.deepEqual(await store.markPublished([{ key, version: v2 }]), [true]);
+        const cleared = await store.load(key);
+        assert.equal(cleared?.version, v2);
+        assert.ok(!("unpublishedFrom" in cleared!), "none once cleared");
+      }),
+  }),
+  (f) => ({
     name:
       "a marker cleared while a newer commit of its actor lands is never lost: that commit's stays",
     fn: () =>

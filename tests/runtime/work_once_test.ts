@@ -15,7 +15,13 @@ import { partitionOf } from "../../src/runtime/placement.ts";
 import type { OutboxItem } from "../../src/runtime/store.ts";
 import { idsIn } from "../helpers/once_placement.ts";
 import { openTestDatabase } from "../db/helpers.ts";
-import { type Instance, openWorld, type World } from "./work_once_world.ts";
+import {
+  failingWhile,
+  type Instance,
+  markersHeldBack,
+  openWorld,
+  type World,
+} from "./work_once_world.ts";
 
 const T = "biz_once";
 const SALES = "test_once_sales";
@@ -240,6 +246,46 @@ Deno.test("work once: a partition moved from a to b is swept by b at once: the c
     assert.deepEqual(await w.b.store.outboxItems(SALES, 10), []);
     assert.deepEqual(sold, [`b ${job} 1`]);
   } finally {
+    for (const r of reactors) await r.close();
+    await w.close();
+  }
+});
+
+Deno.test("work once: on a partition gained, a commit before the gained sweep lists the old holder's marker keeps it at the first change kept off the bus, and that change is published", async () => {
+  let aDown = false;
+  let release = () => {};
+  const listing = new Promise<void>((r) => release = r);
+  let holdListing = false;
+  const w = await openWorld(
+    [jobActor],
+    (name, bus) => name === "a" ? failingWhile(bus, () => aDown) : bus,
+    (name, store) =>
+      name === "b" ? markersHeldBack(store, () => holdListing ? listing : undefined) : store,
+  );
+  const changes: string[] = [];
+  const reactors = [countingReactor(w.a, changes), countingReactor(w.b, changes)];
+  const job = JOBS[0]!;
+  try {
+    await w.start();
+    aDown = true;
+    assert.ok((await ask(w, job, { kind: "sell", amount: 9 })).ok, "committed, not published");
+    holdListing = true; // b's sweep of the partition gained waits before it lists the markers
+    w.move(partitionOf(keyOf(job)), "b");
+    assert.ok((await ask(w, job, { kind: "sell", amount: 1 })).ok, "b's commit lands first");
+    assert.deepEqual(
+      (await w.a.store.unpublished(10)).map((u) => [u.id, u.from]),
+      [[job, 1]],
+      "the marker still names seq 1",
+    );
+    await w.b.runtime.sweepMarkers(); // b's own sweep may take the marker before the listing
+    release();
+    await w.b.runtime.gainsSwept();
+    await w.flush();
+    assert.deepEqual([...new Set(changes)].sort(), [`b ${job} 1`, `b ${job} 2`]);
+    await w.b.runtime.sweepMarkers();
+    assert.deepEqual(await w.a.store.unpublished(10), []);
+  } finally {
+    release();
     for (const r of reactors) await r.close();
     await w.close();
   }

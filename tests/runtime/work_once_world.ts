@@ -47,10 +47,14 @@ export interface World {
 const natsUrl = Deno.env.get("NATS_URL");
 const pgUrl = Deno.env.get("ACTOR_STORE") === "postgres" ? Deno.env.get("DATABASE_URL") : undefined;
 
-/** Opens the two instances; `busOf` may wrap an instance's bus (a publication failing). */
+/**
+ * Opens the two instances; `busOf` may wrap an instance's bus (a publication failing), `storeOf`
+ * its store (a listing held back).
+ */
 export async function openWorld(
   definitions: readonly AnyActorDefinition[],
   busOf: (name: "a" | "b", bus: Bus) => Bus = (_, bus) => bus,
+  storeOf: (name: "a" | "b", store: ActorStore) => ActorStore = (_, store) => store,
 ): Promise<World> {
   const busPrefix = `t${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const clock = new ManualClock();
@@ -72,8 +76,8 @@ export async function openWorld(
     });
     return { name, runtime, placement, bus, store };
   };
-  const a = await instance("a", stores.a);
-  const b = await instance("b", stores.b);
+  const a = await instance("a", storeOf("a", stores.a));
+  const b = await instance("b", storeOf("b", stores.b));
   const both = [a, b];
   const flush = async () => {
     for (let round = 0; round < 3; round++) for (const i of both) await i.bus.flush();
@@ -131,4 +135,38 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   } finally {
     await sql.end();
   }
+}
+
+/** The bus, whose publications fail while `down()` says so (a connection lost). */
+export function failingWhile(bus: Bus, down: () => boolean): Bus {
+  return {
+    publish: (subject, payload, options) =>
+      down()
+        ? Promise.reject(new Error("connection lost"))
+        : bus.publish(subject, payload, options),
+    subscribe: (pattern, handler, options) => bus.subscribe(pattern, handler, options),
+    flush: () => bus.flush(),
+    drain: () => bus.drain(),
+    request: (subject, payload, options) => bus.request(subject, payload, options),
+    serve: (subject, handler) => bus.serve(subject, handler),
+  };
+}
+
+/** The store, whose listings of recovery markers wait for `held()` (when it names a wait). */
+export function markersHeldBack(
+  store: ActorStore,
+  held: () => Promise<void> | undefined,
+): ActorStore {
+  return new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (name === "unpublished") {
+        return async (...args: Parameters<ActorStore["unpublished"]>) => {
+          await held();
+          return target.unpublished(...args);
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
