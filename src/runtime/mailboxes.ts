@@ -19,6 +19,8 @@ export interface MailboxesOptions {
   readonly turns: Turns;
   readonly markers: () => MarkerSweeper;
   readonly onError: (error: unknown, where: string) => void;
+  /** Actors kept in memory past which idle ones are let go (default ACTORS_ACTIVE_MAX). */
+  readonly activeMax?: number;
 }
 
 export class Mailboxes {
@@ -132,13 +134,20 @@ export class Mailboxes {
     }
     cell = new Cell(def, { type: key.type, id: key.id });
     this.#cells.set(k, cell);
-    if (this.#cells.size > ACTORS_ACTIVE_MAX) this.#evictIdle();
+    const max = this.#o.activeMax ?? ACTORS_ACTIVE_MAX;
+    if (this.#cells.size > max) this.#evictIdle(max, cell);
     return cell;
   }
 
-  #evictIdle(): void {
+  /**
+   * Lets idle actors go, least recently used first, down to 90% of `max`. Never `made`: it was
+   * activated for a caller whose command it is about to take (idle only until then); let go, a
+   * second cell would serve that actor beside it.
+   */
+  #evictIdle(max: number, made: Cell): void {
     for (const [k, c] of this.#cells) {
-      if (this.#cells.size <= ACTORS_ACTIVE_MAX * 0.9) break;
+      if (this.#cells.size <= max * 0.9) break;
+      if (c === made) continue;
       if (c.idle && c.marker === "none" && c.markerFrom === null) this.#cells.delete(k);
     }
   }

@@ -96,6 +96,7 @@ export class ActorRuntime {
       turns: this.#turns,
       markers: () => this.#markers,
       onError: this.#onError,
+      ...(options.actorsActiveMax === undefined ? {} : { activeMax: options.actorsActiveMax }),
     });
     this.#timers = new TimerFiring({
       store: options.store,

@@ -30,4 +30,6 @@ export interface RuntimeOptions {
   readonly forwardWaitMs?: number;
   /** Told of each forward sent or served (metrics). */
   readonly onForward?: (o: ForwardObserved) => void;
+  /** Actors kept in memory past which idle ones are let go (default ACTORS_ACTIVE_MAX; tests). */
+  readonly actorsActiveMax?: number;
 }
