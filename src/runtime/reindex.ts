@@ -6,17 +6,23 @@
  * not what today's definition derives, commits its record with today's (no events, guarded by
  * its version: a writer that moved on meanwhile is read again). The pass is then marked done in
  * the store, so later starts skip it; a crash midway leaves it to be done again, and an actor
- * already rewritten is left as it is.
+ * already rewritten is left as it is. An actor it cannot rewrite (its state unreadable, its
+ * conflicts persisting) is reported and left, and the pass stays to be done at the next start:
+ * one bad actor never stops the start.
  */
 import { CONFLICT_RETRIES_MAX, REINDEX_PAGE_ACTORS } from "../limits.ts";
 import type { AnyActorDefinition } from "./actor.ts";
 import { decodeIndex, encodeIndexes, indexesMissing } from "./index_keys.ts";
 import type { ActorKey, ActorRecord, ActorStore, ActorWrite, StoredActor } from "./store.ts";
 
-/** Runs the pass of each definition whose keys changed shape, once; answers actors rewritten. */
+/**
+ * Runs the pass of each definition whose keys changed shape, once; answers actors rewritten.
+ * An actor that fails is told to `onError`; its type's pass is then not marked done.
+ */
 export async function reindexStored(
   store: ActorStore,
   defs: Iterable<AnyActorDefinition>,
+  onError: (error: unknown, where: string) => void,
 ): Promise<number> {
   let rewritten = 0;
   for (const def of defs) {
@@ -27,8 +33,16 @@ export async function reindexStored(
       throw new Error(`${def.type}: unique indexes are not re-indexed at start`);
     }
     if (await store.passDone(pass)) continue;
-    rewritten += await reindexType(store, def);
-    await store.markPassDone(pass);
+    let done: { rewritten: number; failed: number };
+    try {
+      done = await reindexType(store, def, onError);
+    } catch (error) {
+      // Its listing failed (a split record's part missing): the type's pass is left for later.
+      onError(error, `re-indexing ${def.type} (left for the next start)`);
+      continue;
+    }
+    rewritten += done.rewritten;
+    if (done.failed === 0) await store.markPassDone(pass);
   }
   return rewritten;
 }
@@ -38,8 +52,13 @@ export function reindexPass(def: AnyActorDefinition): string | null {
   return def.indexesChangedAt === undefined ? null : `reindex:${def.type}:${def.indexesChangedAt}`;
 }
 
-async function reindexType(store: ActorStore, def: AnyActorDefinition): Promise<number> {
+async function reindexType(
+  store: ActorStore,
+  def: AnyActorDefinition,
+  onError: (error: unknown, where: string) => void,
+): Promise<{ rewritten: number; failed: number }> {
   let rewritten = 0;
+  let failed = 0;
   let after: string | null = null;
   for (;;) {
     // The page's records are read again one by one: a rewrite must name the version it replaces.
@@ -47,9 +66,14 @@ async function reindexType(store: ActorStore, def: AnyActorDefinition): Promise<
       s.id
     );
     for (const id of ids) {
-      if (await reindexOne(store, def, { type: def.type, id })) rewritten++;
+      try {
+        if (await reindexOne(store, def, { type: def.type, id })) rewritten++;
+      } catch (error) {
+        failed++;
+        onError(error, `re-indexing ${def.type} ${id} (left for the next start)`);
+      }
     }
-    if (ids.length < REINDEX_PAGE_ACTORS) return rewritten;
+    if (ids.length < REINDEX_PAGE_ACTORS) return { rewritten, failed };
     after = ids.at(-1)!;
   }
 }

@@ -321,7 +321,7 @@ export class ActorRuntime {
    */
   async start(options: { timerPollMs?: number } = {}): Promise<void> {
     // Before anything reads an index: entries of an old key shape are rewritten (reindex.ts).
-    await reindexStored(this.#store, this.#defs.values());
+    await reindexStored(this.#store, this.#defs.values(), this.#onError);
     // What a partition's old holder left is finished here once it is gained (held.ts).
     this.#gains.follow(this.placement);
     await this.recoverUnpublished();
