@@ -63,8 +63,12 @@ export class Mailboxes {
     for (const [k, c] of this.#cells) {
       if (!partitions.has(partitionOf(c.key))) continue;
       c.loaded = false;
-      // Its store marker is the holder's to recover now (held.ts: the sweep of a partition gained).
-      if (c.marker !== "clearing") c.markerFrom = null;
+      // Its store marker is the holder's to recover now (held.ts: the sweep of a partition gained),
+      // and read again with the actor here (cell.ts): kept `set`, this cell could never be let go.
+      if (c.marker !== "clearing") {
+        c.marker = "none";
+        c.markerFrom = null;
+      }
       if (c.idle && c.marker === "none") this.#cells.delete(k);
     }
   }

@@ -100,7 +100,12 @@ export class MarkerSweeper {
     for (const [k, cell] of this.#toClear) {
       this.#toClear.delete(k);
       if (!cell.idle || !cell.markerToClear || cell.version === null) continue;
-      if (!this.#holds(cell.key)) continue; // the new holder's sweep republishes it
+      if (!this.#holds(cell.key)) {
+        // The new holder's sweep republishes it; this cell may be let go (forgetPartitions).
+        cell.marker = "none";
+        cell.markerFrom = null;
+        continue;
+      }
       if (cell.committedAt > before) {
         this.#retryLater.push(cell);
         continue;
@@ -123,11 +128,17 @@ export class MarkerSweeper {
       c.cell.marker === "clearing" && c.cell.version === c.version && this.#holds(c.cell.key)
     );
     for (const c of cells) {
-      // Moved on without a new marker (a commit with nothing for the bus): the next sweep.
-      if (c.cell.marker === "clearing" && !still.includes(c)) {
-        c.cell.marker = "set";
-        this.add(c.cell);
+      if (c.cell.marker !== "clearing" || still.includes(c)) continue;
+      // Its partition moved meanwhile: the marker is the new holder's (as Mailboxes'
+      // forgetPartitions leaves it), and this cell may be let go.
+      if (!this.#holds(c.cell.key)) {
+        c.cell.marker = "none";
+        c.cell.markerFrom = null;
+        continue;
       }
+      // Moved on without a new marker (a commit with nothing for the bus): the next sweep.
+      c.cell.marker = "set";
+      this.add(c.cell);
     }
     const done = await this.#store.markPublished(
       still.map((c) => ({ key: c.cell.key, version: c.version })),

@@ -290,3 +290,26 @@ Deno.test("work once: on a partition gained, a commit before the gained sweep li
     await w.close();
   }
 });
+
+Deno.test("work once: an actor whose marker was still set when its partition moved away is let go from memory by its old holder", async () => {
+  let aDown = false;
+  const w = await openWorld(
+    [jobActor],
+    (name, bus) => name === "a" ? failingWhile(bus, () => aDown) : bus,
+  );
+  const job = JOBS[0]!;
+  try {
+    await w.start();
+    aDown = true; // its publication fails: the marker stays set at a
+    assert.ok((await ask(w, job, { kind: "sell", amount: 9 })).ok);
+    await w.a.runtime.sweepMarkers();
+    assert.equal(w.a.runtime.activeActors, 1);
+    w.move(partitionOf(keyOf(job)), "b");
+    await w.a.runtime.sweepMarkers();
+    assert.equal(w.a.runtime.activeActors, 0, "the marker is b's to recover now");
+    await w.b.runtime.gainsSwept();
+    assert.deepEqual(await w.b.store.unpublished(10), [], "b published the change, cleared it");
+  } finally {
+    await w.close();
+  }
+});
