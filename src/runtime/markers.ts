@@ -83,7 +83,12 @@ export class MarkerSweeper {
       }
       return cleared;
     } catch (e) {
-      for (const cell of this.#cells()) if (cell.marker === "clearing") cell.marker = "set";
+      // Set again, and swept again at the next sweep (else only after the actor's next turn).
+      for (const cell of this.#cells()) {
+        if (cell.marker !== "clearing") continue;
+        cell.marker = "set";
+        this.add(cell);
+      }
       this.#onError(e, "recovery markers");
       return 0;
     } finally {

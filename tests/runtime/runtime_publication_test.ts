@@ -5,6 +5,11 @@
 import assert from "node:assert/strict";
 import { accountActor, notebookActor, openTestRuntime, receiptActor } from "./fixtures.ts";
 import type { ActorChange } from "../../src/bus/bus.ts";
+import { MemoryBus } from "../../src/bus/memory_bus.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { KvActorStore } from "../../src/runtime/kv_store.ts";
+import { ActorRuntime } from "../../src/runtime/runtime.ts";
+import type { ActorStore } from "../../src/runtime/store.ts";
 
 const T = "biz_tenant";
 
@@ -143,6 +148,43 @@ Deno.test("runtime: the recovery marker is gone once an idle actor's events are 
     assert.deepEqual(await rt.store.unpublished(10), []);
   } finally {
     await rt.close();
+  }
+});
+
+Deno.test("runtime: a marker whose removal failed (the store failing for a moment) is removed by the next sweep", async () => {
+  const kv = await KvActorStore.open(":memory:");
+  let failures = 0;
+  const store = new Proxy(kv, {
+    get(target, name) {
+      if (name === "markPublished") {
+        return (actors: Parameters<ActorStore["markPublished"]>[0]) =>
+          failures-- > 0 ? Promise.reject(new Error("store down")) : target.markPublished(actors);
+      }
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const runtime = new ActorRuntime({
+    env: "test",
+    store,
+    bus: new MemoryBus(),
+    clock: new ManualClock(),
+    definitions: [accountActor],
+    onError: () => {},
+  });
+  try {
+    await runtime.start();
+    assert.ok((await runtime.ask(accountActor, T, "m0", { kind: "credit", amount: 5 })).ok);
+    failures = 1;
+    // Swept once the actor has gone idle (a few microtasks after its answer).
+    for (let i = 0; i < 10 && failures > 0; i++) await runtime.sweepMarkers();
+    assert.equal(failures, 0, "its removal was tried, and failed");
+    assert.equal((await kv.unpublished(10)).length, 1, "kept by the failed removal");
+    await runtime.sweepMarkers();
+    assert.deepEqual(await kv.unpublished(10), [], "removed by the next sweep");
+  } finally {
+    await runtime.close();
+    kv.close();
   }
 });
 
