@@ -192,7 +192,7 @@ Deno.test("runtime start: a type whose stored actors cannot be listed (a record'
   const dir = await Deno.makeTempDir();
   const path = `${dir}/kv.sqlite`;
   try {
-    const old = await openTestRuntime(path, { definitions: [notebookActor] });
+    const old = await openTestRuntime(path, { definitions: [notebookActor], store: "kv" });
     // Past half a part: stored split (kv_layout.ts partsOf).
     const text = "z".repeat(40_000);
     assert.ok((await old.runtime.ask(notebookActor, "biz_1", "n", { kind: "write", text })).ok);
@@ -204,6 +204,7 @@ Deno.test("runtime start: a type whose stored actors cannot be listed (a record'
     const errors: string[] = [];
     const now = await openTestRuntime(path, {
       definitions: [changed],
+      store: "kv", // a record split in parts: Deno KV's layout
       onError: (e, where) => errors.push(`${where}: ${(e as Error).message}`),
     });
     try {
