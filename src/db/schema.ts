@@ -281,6 +281,8 @@ export interface BusinessTripTable extends VersionedRow {
   search: string;
   /** The driver holding the trip (migration 0023). */
   driver_id: string | null;
+  /** When the trip is due to be offered (3.1; migration 0033): the restart sweep's order. */
+  offer_due_at: Millis;
 }
 
 /** A batch as GET /business/batches lists it (migration 0027), newest first. */

@@ -109,6 +109,7 @@ export const MIGRATIONS = [
   "0030_recipient_rate_counters",
   "0031_drop_actor_events",
   "0032_waiting_charge_events",
+  "0033_trip_offer_due",
 ];
 
 /** The migrations after `name`, as a schema migrated to it applies them to reach the latest. */

@@ -15,6 +15,7 @@ import { businessSubscriptionsTable } from "./subscriptions.ts";
 import { businessBatchesTable } from "./batches.ts";
 import { businessCheckoutsTable } from "./checkouts.ts";
 import { TRIP_STATUS_FLAGS, type TripStatus } from "../rules/trip_status.ts";
+import { offerDueOf } from "../rules/dispatch.ts";
 
 interface TripValues {
   readonly number: number;
@@ -28,6 +29,8 @@ interface TripValues {
   readonly search: string;
   /** The driver holding the trip (the driver app's list, GET /driver/trips). */
   readonly driver_id: string | null;
+  /** When the trip is due to be offered: the dispatcher's restart sweep reads due trips first. */
+  readonly offer_due_at: number;
 }
 
 /** What a search matches: reference, passenger, addresses and external_reference (spec 4.1). */
@@ -50,6 +53,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
     external_reference: "text",
     search: "text",
     driver_id: "text",
+    offer_due_at: "bigint",
   },
   rowOf: (snapshot) => {
     const t = snapshot as unknown as Trip;
@@ -67,6 +71,7 @@ export const businessTripsTable: ReadTable<TripValues> = {
       external_reference: t.external_reference,
       search: searchTextOf(t),
       driver_id: t.driver?.id ?? null,
+      offer_due_at: offerDueOf(t),
     };
   },
 };

@@ -51,7 +51,7 @@ import {
 import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
 import type { Position } from "./live_positions.ts";
 
-/** Waiting trips one sweep takes up, oldest first (the next sweep takes the rest). */
+/** Waiting trips one sweep takes up, longest due first (the next sweep takes the rest). */
 export const SWEEP_TRIPS_MAX = 500;
 
 /** Waiting trips tried for one freed driver, oldest first: a bound on the work of one ping. */
@@ -137,14 +137,18 @@ export class Dispatcher implements Reactor, FirstOffers {
    * Takes up again the trips the query side shows waiting for a driver with no offer (pending or
    * scheduled): what a restart (or another instance) left only in a memory that is gone. A trip
    * already waiting here, or with an offer or a due time of its own, is left to what holds it.
+   * `limit`: the trips one sweep takes up (SWEEP_TRIPS_MAX; smaller in tests).
    */
-  async sweep(db: Kysely<Database>): Promise<number> {
+  async sweep(db: Kysely<Database>, limit = SWEEP_TRIPS_MAX): Promise<number> {
     // spec: business 3.1: a scheduled trip is offered as a pending one once due (status
     // scheduled until a driver accepts): both wait for a driver.
+    // Only trips due to be offered by now, the longest due first: trips scheduled far ahead
+    // (subscriptions book them) are brought back by their own timers, and must not fill the
+    // bound while a trip due now waits unoffered.
     const rows = await db.selectFrom("business_trips").select(["tenant", "id"])
       .where("status", "in", ["pending", "scheduled"]).where("driver_id", "is", null)
-      .where("active", "=", 1)
-      .orderBy("created_at").limit(SWEEP_TRIPS_MAX).execute();
+      .where("active", "=", 1).where("offer_due_at", "<=", this.#deps.clock.now())
+      .orderBy("offer_due_at").orderBy("id").limit(limit).execute();
     let taken = 0;
     const placement = this.#deps.runtime.placement;
     for (const row of rows) {

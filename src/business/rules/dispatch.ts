@@ -63,6 +63,29 @@ export function offerDueAt(t: OfferTiming, s: Leads): number | null {
   return null;
 }
 
+/**
+ * spec: business 3.1: when a trip waiting for a driver is due to be offered, as the dispatcher
+ * reads it (the restart sweep's order): at once (its creation) when its offer time is not decided
+ * yet (the dispatcher decides it), at once (its readiness) for a prep order marked ready, else the
+ * offer time decided at booking (none: at once).
+ */
+export function offerDueOf(
+  t: OfferTiming & {
+    readonly dispatch?: {
+      readonly offer_after: number | null;
+      readonly window_ends_at: number | null;
+    };
+  },
+): number {
+  // A trip stored before its dispatch (or its window) was decided at booking may lack the fields
+  // altogether: undecided, due at once (as migration 0033 reads it).
+  const d = t.dispatch;
+  if ((d?.window_ends_at ?? null) === null) return t.created_at;
+  const ready = t.ready_at ?? null;
+  if ((t.scheduled_at ?? null) === null && ready !== null) return ready;
+  return d?.offer_after ?? t.created_at;
+}
+
 /** The operator's times a trip's dispatch is decided with at booking (PUT /operator/settings). */
 export interface DispatchTimes extends Leads {
   readonly dispatch_window_minutes: number;

@@ -224,3 +224,29 @@ Deno.test("dispatch sweep: a trip never offered, stored before its window was de
     );
     await nothingToSweep(second);
   }));
+
+Deno.test("dispatch sweep: trips scheduled far ahead never crowd a trip due now out of the sweep", () =>
+  thenAnotherInstance(async (first) => {
+    const b = await fundedBusiness(first);
+    // Booked first (as a subscription books them): due to be offered in two days, each with a
+    // timer of its own to bring it back then.
+    const later = new Date(first.clock.now() + 2 * 24 * 3_600_000).toISOString();
+    for (let i = 0; i < 3; i++) {
+      const booked = await book(first, b.api_key, { ...PARCEL, scheduled_at: later });
+      assert.equal(booked.body.data.status, "scheduled", JSON.stringify(booked.body));
+    }
+    const reference = await bookedReference(first, b.api_key);
+    await first.settle();
+    assert.equal(dispatcherOf(first.env).waiting(), 1, "no driver: the trip due waits in memory");
+    await first.env.runtime.sweepMarkers();
+    await first.env.reactors["position_signals"]!.close();
+    return reference;
+  }, async (second, reference) => {
+    const d = await onlineDriverAt(second, PARCEL.pickup_lat, PARCEL.pickup_lng);
+    await dispatcherOf(second.env).idle();
+    // spec: business 3.1: the trip due now is taken up, whatever the sweep's bound.
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db, 2), 1);
+    await dispatcherOf(second.env).idle();
+    const offer = (await second.call("GET", "/driver/offers", { bearer: d.token })).body.data.offer;
+    assert.equal(offer?.reference, reference);
+  }));
