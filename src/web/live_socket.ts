@@ -211,8 +211,9 @@ export class LiveConnection<P> {
     const tenant = page.tenantOf(principal);
     const claim = `${page.name}\u0000${tenant}`;
     if (!claimSocket(env, claim, page.socketsMax)) {
-      sink.close(CLOSE.tooMany, `too many ${page.name}s open for this business`);
-      return;
+      // A refusal as any other (4429): a line with its code, as an HTTP 429 is.
+      const tooMany = `too many ${page.name}s open for this business`;
+      return this.#refuse(sink, new ApiError("rate_limited", tooMany));
     }
     this.#claimed = claim;
     const checkAgain = () =>

@@ -177,3 +177,27 @@ Deno.test("live socket: a page refused once stops checking: later changes before
     assert.equal(refused.length, 1, JSON.stringify(refused));
   }, { log: log.destination });
 });
+
+Deno.test("live socket: a page refused for too many pages open (4429) is a refusal line too", async () => {
+  const log = logLines();
+  await withTestEnv(async (t) => {
+    const business = await t.createBusiness();
+    const live = { ...page(t, () => Promise.resolve()), socketsMax: 1 };
+    // The business's one page, left open.
+    const s = socket();
+    const vars: Record<string, unknown> = { env: t.env, requestId: "open-1" };
+    const c = { get: (name: string) => vars[name] };
+    const events = new LiveConnection(c as unknown as Context<AppEnv>, live, null).events();
+    const ws = s.ws as unknown as WSContext<WebSocket>;
+    events.onOpen?.(new Event("open"), ws);
+    events.onMessage?.(new MessageEvent("message", { data: auth(business.api_key) }), ws);
+    await until(t, () => s.sent.some((m) => JSON.parse(m).type === "ready"), "ready");
+    const closed = await signIn(t, live, socket(), auth(business.api_key), "second-1");
+    assert.equal(closed?.code, CLOSE.tooMany);
+    const refused = log.all().filter((l) => l.event === "refused" && l.request_id === "second-1");
+    assert.deepEqual(refused.map((l) => [l.request_id, l.status, l.code]), [
+      ["second-1", 429, "rate_limited"],
+    ]);
+    events.onClose?.(new CloseEvent("close"), ws);
+  }, { log: log.destination });
+});
