@@ -1,8 +1,9 @@
 /**
  * The human-readable API reference at `/api/docs`: Swagger UI rendering the environment's own
  * `/api/api-docs/openapi.json`. Its script and stylesheet are the swagger-ui-dist npm package's
- * files, served by the service itself (read on first request and kept), so the page works with no
- * network beyond the service: no CDN, and a policy that lets the page reach nothing else.
+ * files, served by the service itself (read on first request and kept once read), so the page
+ * works with no network beyond the service: no CDN, and a policy that lets the page reach nothing
+ * else.
  */
 import { SwaggerUI } from "@hono/swagger-ui";
 import { getAbsoluteFSPath } from "swagger-ui-dist";
@@ -69,7 +70,25 @@ async function sha256(text: string): Promise<string> {
   return btoa(String.fromCharCode(...new Uint8Array(digest)));
 }
 
-export function mountDocsPage(api: OpenAPIHono<AppEnv>): void {
+/**
+ * Keeps `work` under `key` while it may succeed: one that fails is let go, so the next request
+ * tries again (a failed read kept would break the page until a restart).
+ */
+function kept<T>(cache: Map<string, Promise<T>>, key: string, work: Promise<T>): Promise<T> {
+  cache.set(key, work);
+  work.catch(() => {
+    if (cache.get(key) === work) cache.delete(key);
+  });
+  return work;
+}
+
+/** Where the page's files are read from: the package's folder (another in tests). */
+export interface DocsPageOptions {
+  readonly assetRoot?: string;
+}
+
+export function mountDocsPage(api: OpenAPIHono<AppEnv>, options: DocsPageOptions = {}): void {
+  const assetRoot = options.assetRoot ?? getAbsoluteFSPath();
   let page: ReturnType<typeof docsPage> | null = null;
   const assets = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   api.get(DOCS_PATH, anonymous, async (c) => {
@@ -83,11 +102,7 @@ export function mountDocsPage(api: OpenAPIHono<AppEnv>): void {
     const file = c.req.param("file");
     const type = Object.hasOwn(ASSET_TYPES, file) ? ASSET_TYPES[file] : undefined;
     if (type === undefined) throw new ApiError("not_found", `no such reference page file: ${file}`);
-    let bytes = assets.get(file);
-    if (bytes === undefined) {
-      bytes = Deno.readFile(join(getAbsoluteFSPath(), file));
-      assets.set(file, bytes);
-    }
+    const bytes = assets.get(file) ?? kept(assets, file, Deno.readFile(join(assetRoot, file)));
     return c.body(await bytes, 200, {
       "Content-Type": type,
       "Cache-Control": "public, max-age=3600",
