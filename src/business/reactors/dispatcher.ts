@@ -54,7 +54,10 @@ import type { Position } from "./live_positions.ts";
 /** Waiting trips one sweep takes up, longest due first (the next sweep takes the rest). */
 export const SWEEP_TRIPS_MAX = 500;
 
-/** Waiting trips tried for one freed driver, oldest first: a bound on the work of one ping. */
+/**
+ * Waiting trips tried for one freed driver, oldest first, among those the driver could be
+ * offered: a bound on the work of one ping.
+ */
 export const WAITING_TRIES_MAX = 20;
 
 type DispatchDeps = Pick<Deps, "runtime" | "clock"> & {
@@ -372,14 +375,26 @@ export class Dispatcher implements Reactor, FirstOffers {
     await this.#deps.runtime.ask(tripActor, t.business_id, t.reference, c);
   }
 
-  /** A driver who may take an offer now: the oldest waiting trips of their zone are tried. */
+  /**
+   * A driver who may take an offer now: the oldest waiting trips of their zone that they could be
+   * offered are tried. Trips their vehicle cannot carry, or that they were already asked for,
+   * count for nothing: else WAITING_TRIES_MAX of them would keep a trip the driver can take
+   * waiting behind them, unoffered (spec: business 3.1).
+   */
   async #freed(driverId: string): Promise<void> {
     const d = this.index.driver(driverId);
     const waiting = d && this.#waiting.get(d.zone_id);
     if (!d || !waiting || waiting.size === 0 || this.#tripOf.has(driverId)) return;
+    const { catalogue } = await this.#context();
+    const vehicle = vehicleTypeOf(catalogue, d.vehicle_type_id);
+    if (!vehicle) return;
     let tries = 0;
     for (const t of [...waiting.values()]) {
-      if (++tries > WAITING_TRIES_MAX || this.#tripOf.has(driverId)) return;
+      if (this.#tripOf.has(driverId)) return;
+      const resolved = vehicleTypeOf(catalogue, t.vehicle.vehicle_class.id);
+      if (t.dispatch.excluded.includes(driverId) || !resolved) continue;
+      if (!vehicleFits(vehicle, resolved, t)) continue;
+      if (++tries > WAITING_TRIES_MAX) return;
       await this.#dispatch(t);
     }
   }

@@ -267,3 +267,19 @@ Deno.test("dispatch: a trip no driver is ever offered is cancelled by the system
       await receiver.close();
     }
   }));
+
+Deno.test("dispatch: a freed driver is offered a waiting trip their vehicle fits, behind many waiting trips it cannot carry", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "20000.00");
+    // More trips than one freed driver tries, each needing a panel van (vehicle type 3), booked
+    // first while no driver is on shift: they wait, oldest first.
+    for (let i = 0; i < 25; i++) {
+      await bookedReference(t, b.api_key, { ...PARCEL, vehicle_type_id: 3 });
+    }
+    const small = await bookedReference(t, b.api_key);
+    await t.settle();
+    // spec: business 3.1: a motorcycle rider comes online at the pickup: the trip it can carry
+    // is offered to them, whatever waits ahead of it.
+    const rider = await onlineDriverAt(t, -24.650, 25.9086);
+    assert.equal((await offerOf(t, rider.token)).reference, small);
+  }));
