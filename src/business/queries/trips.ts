@@ -153,3 +153,38 @@ export async function driverTripPage(
   const rows = snapshotsOf<Trip>(found.rows).filter((t) => t.driver?.id === driverId);
   return { rows, next: found.next };
 }
+
+/** A row of the dispatcher's sweep: a trip waiting for a driver, and when it is due. */
+export interface DueTrip {
+  readonly tenant: string;
+  readonly id: string;
+  readonly offer_due_at: number;
+}
+
+/**
+ * spec: business 3.1: the trips waiting for a driver (pending, or scheduled until a driver
+ * accepts) due to be offered by `now`, the longest due first, after `after`. Trips scheduled far
+ * ahead (subscriptions book many) are brought back by their own timers: read, they would fill
+ * the bound while a trip due now waits unoffered.
+ */
+export async function dueTrips(
+  db: Kysely<Database>,
+  now: number,
+  after: DueTrip | null,
+  limit: number,
+): Promise<DueTrip[]> {
+  let q = db.selectFrom("business_trips").select(["tenant", "id", "offer_due_at"])
+    .where("status", "in", ["pending", "scheduled"]).where("driver_id", "is", null)
+    .where("active", "=", 1).where("offer_due_at", "<=", now);
+  if (after !== null) {
+    const { offer_due_at: due, id } = after;
+    q = q.where((eb) =>
+      eb.or([
+        eb("offer_due_at", ">", due),
+        eb.and([eb("offer_due_at", "=", due), eb("id", ">", id)]),
+      ])
+    );
+  }
+  const rows = await q.orderBy("offer_due_at").orderBy("id").limit(limit).execute();
+  return rows.map((r) => ({ ...r, offer_due_at: Number(r.offer_due_at) }));
+}

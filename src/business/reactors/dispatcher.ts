@@ -48,11 +48,15 @@ import {
   type HoldingItem,
   QUEUED_START_OUTBOX,
 } from "../rules/driver_holding.ts";
+import { type DueTrip, dueTrips } from "../queries/trips.ts";
 import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
 import type { Position } from "./live_positions.ts";
 
 /** Waiting trips one sweep takes up, longest due first (the next sweep takes the rest). */
 export const SWEEP_TRIPS_MAX = 500;
+
+/** Rows one sweep reads past the trips it leaves (waiting here, held elsewhere, offered). */
+export const SWEEP_ROWS_MAX = 20 * SWEEP_TRIPS_MAX;
 
 /**
  * Waiting trips tried for one freed driver, oldest first, among those the driver could be
@@ -143,28 +147,37 @@ export class Dispatcher implements Reactor, FirstOffers {
    * `limit`: the trips one sweep takes up (SWEEP_TRIPS_MAX; smaller in tests).
    */
   async sweep(db: Kysely<Database>, limit = SWEEP_TRIPS_MAX): Promise<number> {
-    // spec: business 3.1: a scheduled trip is offered as a pending one once due (status
-    // scheduled until a driver accepts): both wait for a driver.
-    // Only trips due to be offered by now, the longest due first: trips scheduled far ahead
-    // (subscriptions book them) are brought back by their own timers, and must not fill the
-    // bound while a trip due now waits unoffered.
-    const rows = await db.selectFrom("business_trips").select(["tenant", "id"])
-      .where("status", "in", ["pending", "scheduled"]).where("driver_id", "is", null)
-      .where("active", "=", 1).where("offer_due_at", "<=", this.#deps.clock.now())
-      .orderBy("offer_due_at").orderBy("id").limit(limit).execute();
     let taken = 0;
-    const placement = this.#deps.runtime.placement;
-    for (const row of rows) {
-      // Another instance's trip is its holder's to take up (issue 43 item 3).
-      if (placement.held(partitionOf({ type: tripActor.type, id: row.id })) === undefined) continue;
-      const key = tripKeyOf(row.tenant, row.id);
-      if (this.#offerOf.has(key) || [...this.#waiting.values()].some((z) => z.has(key))) continue;
-      const r = await this.#deps.runtime.read(tripActor, row.tenant, row.id, { kind: "get" });
-      if (!r.ok || r.reply.phase !== "booked" || r.reply.trip.offer !== null) continue;
-      await this.#onTrip(r.reply.trip);
-      taken++;
+    let after: DueTrip | null = null;
+    // The trips it leaves (waiting here, another instance's, offered) are read past, else as
+    // many of them would keep every trip after them from ever being taken up.
+    for (let read = 0; read < SWEEP_ROWS_MAX && taken < limit;) {
+      const rows: DueTrip[] = await dueTrips(db, this.#deps.clock.now(), after, limit);
+      for (const row of rows) {
+        if (taken < limit && await this.#takeUp(row)) taken++;
+      }
+      read += rows.length;
+      if (rows.length < limit) break;
+      after = rows[rows.length - 1]!;
     }
     return taken;
+  }
+
+  /** The trip of the sweep's row is taken up here; false when it is left as it is. */
+  async #takeUp(row: DueTrip): Promise<boolean> {
+    // Another instance's trip is its holder's to take up (issue 43 item 3).
+    const placement = this.#deps.runtime.placement;
+    if (placement.held(partitionOf({ type: tripActor.type, id: row.id })) === undefined) {
+      return false;
+    }
+    const key = tripKeyOf(row.tenant, row.id);
+    if (this.#offerOf.has(key) || [...this.#waiting.values()].some((z) => z.has(key))) {
+      return false;
+    }
+    const r = await this.#deps.runtime.read(tripActor, row.tenant, row.id, { kind: "get" });
+    if (!r.ok || r.reply.phase !== "booked" || r.reply.trip.offer !== null) return false;
+    await this.#onTrip(r.reply.trip);
+    return true;
   }
 
   /** Trips waiting for a driver now (for the board and tests). */

@@ -250,3 +250,37 @@ Deno.test("dispatch sweep: trips scheduled far ahead never crowd a trip due now 
     const offer = (await second.call("GET", "/driver/offers", { bearer: d.token })).body.data.offer;
     assert.equal(offer?.reference, reference);
   }));
+
+Deno.test("dispatch sweep: trips already waiting here never crowd a trip left in a lost memory out of the sweep", () =>
+  thenAnotherInstance(async (first) => {
+    const b = await fundedBusiness(first);
+    const references = [];
+    for (let i = 0; i < 3; i++) {
+      references.push(await bookedReference(first, b.api_key));
+      await advance(first, 1);
+    }
+    await first.settle();
+    assert.equal(dispatcherOf(first.env).waiting(), 3, "no driver: the trips wait in memory");
+    await first.env.runtime.sweepMarkers();
+    await first.env.reactors["position_signals"]!.close();
+    return references;
+  }, async (second, references) => {
+    // This instance's clock starts where the first's started: brought to the bookings' times.
+    await advance(second, 3);
+    await dispatcherOf(second.env).idle();
+    // The first two are taken up, and wait here (no driver): the third is the next sweep's.
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db, 2), 2);
+    await dispatcherOf(second.env).idle();
+    assert.equal(dispatcherOf(second.env).waiting(), 2);
+    // spec: business 3.1: the next sweep reads past the trips waiting here to the one left.
+    assert.equal(await dispatcherOf(second.env).sweep(second.env.db, 2), 1);
+    await dispatcherOf(second.env).idle();
+    assert.equal(dispatcherOf(second.env).waiting(), 3);
+    const d = await onlineDriverAt(second, PARCEL.pickup_lat, PARCEL.pickup_lng);
+    let offer: { reference: string } | null = null;
+    await until(second, async () => {
+      offer = (await second.call("GET", "/driver/offers", { bearer: d.token })).body.data.offer;
+      return offer !== null;
+    }, "the offer");
+    assert.equal(offer!.reference, references[0], "the longest due first");
+  }));
