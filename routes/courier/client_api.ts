@@ -190,6 +190,11 @@ export function clientApiRoutes(api: Api): void {
     if (!login || !("password_hash" in login)) {
       throw new ApiError("unauthenticated", "user not found");
     }
+    // spec: courier 5: a change made since this session was checked signed it out: refused as
+    // signed out, whatever the password sent (it is checked against the new one otherwise).
+    if (login.session_epoch !== p.user.session_epoch) {
+      throw new ApiError("unauthenticated", "this session was signed out by a password change");
+    }
     if (!(await verifyPassword(body.current_password, login.password_hash))) {
       await attempt.failed();
       throw validationFailed([{ path: "current_password", message: "does not match" }]);

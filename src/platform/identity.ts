@@ -32,6 +32,8 @@ export type Principal =
     readonly staff_id: string;
     readonly role: PortalRole;
     readonly scopes: readonly Scope[];
+    /** The epoch the session was checked under (a password change since signed it out). */
+    readonly session_epoch: number;
   }
   | {
     readonly kind: "partner";

@@ -109,7 +109,12 @@ export function decideStaffSignIn(state: Business, command: StaffSignInCommand) 
       if (!staff || staff.session_epoch !== command.session_epoch) return UNAUTHENTICATED;
       return ok([], () => ({
         access: accessOf(state),
-        principal: { as: "staff", staff_id: staff.id, role: staff.role },
+        principal: {
+          as: "staff",
+          staff_id: staff.id,
+          role: staff.role,
+          session_epoch: staff.session_epoch,
+        },
       }));
     }
     case "staff_for_login": {

@@ -167,7 +167,13 @@ export type Authenticated =
     readonly partner: string;
     readonly scopes: readonly Scope[];
   }
-  | { readonly as: "staff"; readonly staff_id: string; readonly role: PortalRole };
+  | {
+    readonly as: "staff";
+    readonly staff_id: string;
+    readonly role: PortalRole;
+    /** The epoch the session was checked under (a password change since signed it out). */
+    readonly session_epoch: number;
+  };
 
 export type BusinessReply =
   | Business

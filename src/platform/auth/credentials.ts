@@ -107,6 +107,7 @@ function fromAuthenticated(business: BusinessAccess, a: Authenticated): Business
         staff_id: a.staff_id,
         role: a.role,
         scopes: staffScopes(a.role),
+        session_epoch: a.session_epoch,
       };
     case "partner":
       return {

@@ -66,6 +66,11 @@ export async function changePassword(
   const b = await businessOf(deps.runtime, caller.business.id);
   const me = b.staff.find((s) => s.id === caller.staff_id);
   if (!me) refuse("unauthenticated", "portal user not found");
+  // A change made since this session was checked signed it out: refused as signed out, whatever
+  // the password sent (it would be checked against the new one otherwise).
+  if (me.session_epoch !== caller.session_epoch) {
+    refuse("unauthenticated", "this session was signed out by a password change");
+  }
   // As for client people (courier 5): guesses wait per person, weak passwords are refused.
   const attempt = await begin(me.id);
   if (!(await verifyPassword(input.current_password, me.password_hash))) {

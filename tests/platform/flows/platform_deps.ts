@@ -89,6 +89,7 @@ export function staffCaller(b: Business, staffId?: string): StaffPrincipal {
     staff_id: s.id,
     role: s.role as PortalRole,
     scopes: [],
+    session_epoch: s.session_epoch,
   };
 }
 
