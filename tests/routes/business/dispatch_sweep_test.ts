@@ -95,13 +95,33 @@ async function givenBackWithoutTimer(t: TestEnv, kvPath: string, key: string): P
   await t.settle();
   // Its changes are on the bus: another instance's start republishes none of them.
   await t.env.runtime.sweepMarkers();
+  await storedWithoutWindowTimer(kvPath, reference, {
+    timer: "today's give-back sets the window's timer again",
+    written: "written as the old give-back left it",
+  });
+  return reference;
+}
+
+/**
+ * Writes the trip back into the KV file without its window timer (and with `edit` made to its
+ * state), as older code stored it: no rule runs.
+ */
+async function storedWithoutWindowTimer(
+  kvPath: string,
+  reference: string,
+  says: { timer: string; written: string },
+  // deno-lint-ignore no-explicit-any
+  edit: (state: any) => void = () => {},
+): Promise<void> {
   const store = await KvActorStore.open(kvPath);
   try {
     const at = { type: tripActor.type, id: reference };
     const stored = (await store.load(at))!;
     const { [WINDOW_TIMER]: timer, ...timers } = stored.record.timers;
-    assert.ok(timer, "today's give-back sets the window's timer again");
-    const record = { ...stored.record, timers };
+    assert.ok(timer, says.timer);
+    const state = structuredClone(stored.record.state);
+    edit(state);
+    const record = { ...stored.record, state, timers };
     const recordJson = JSON.stringify(record);
     const r = await store.commit([{
       ...at,
@@ -117,11 +137,10 @@ async function givenBackWithoutTimer(t: TestEnv, kvPath: string, key: string): P
       recordBytes: recordJson.length,
       unpublishedFrom: null,
     }]);
-    assert.ok(r.ok, "written as the old give-back left it");
+    assert.ok(r.ok, says.written);
   } finally {
     store.close();
   }
-  return reference;
 }
 
 Deno.test("dispatch sweep: a trip left pending past its window with no timer is cancelled by the system and refunded", () =>
@@ -165,36 +184,13 @@ async function bookedBeforeWindows(t: TestEnv, kvPath: string, key: string): Pro
   const reference = await bookedReference(t, key);
   await t.settle();
   await t.env.runtime.sweepMarkers();
-  const store = await KvActorStore.open(kvPath);
-  try {
-    const at = { type: tripActor.type, id: reference };
-    const stored = (await store.load(at))!;
-    const { [WINDOW_TIMER]: timer, ...timers } = stored.record.timers;
-    assert.ok(timer, "booked today, the trip has its window's timer");
-    // deno-lint-ignore no-explicit-any
-    const state = structuredClone(stored.record.state) as any;
+  await storedWithoutWindowTimer(kvPath, reference, {
+    timer: "booked today, the trip has its window's timer",
+    written: "written as bookings stored it before",
+  }, (state) => {
     delete state.trip.dispatch.window_ends_at;
     delete state.trip.dispatch.window_ms;
-    const record = { ...stored.record, state, timers };
-    const recordJson = JSON.stringify(record);
-    const r = await store.commit([{
-      ...at,
-      expected: stored.version,
-      record,
-      events: [],
-      indexSet: [],
-      indexDelete: [],
-      timerSet: [],
-      timerDelete: [{ name: WINDOW_TIMER, at: timer.at }],
-      replies: [],
-      recordJson,
-      recordBytes: recordJson.length,
-      unpublishedFrom: null,
-    }]);
-    assert.ok(r.ok, "written as bookings stored it before");
-  } finally {
-    store.close();
-  }
+  });
   return reference;
 }
 
