@@ -25,6 +25,7 @@ import {
   recordLine,
   storeCollect,
   storeUnavailable,
+  tripEnded,
 } from "./store_work.ts";
 import {
   type Decided,
@@ -79,6 +80,8 @@ function decide(
       return storeCollect(state, command, ctx);
     case "mark_unavailable":
       return storeUnavailable(state, ctx);
+    case "trip_ended":
+      return tripEnded(state, ctx);
     case "decide":
       return decideLine(state, command, ctx);
     case "close_window":

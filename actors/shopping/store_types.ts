@@ -80,6 +80,8 @@ export type ShoppingStoreCommand =
   // receipt_photo null: none was uploaded (refused, after what the store itself refuses).
   | { kind: "collect"; collected_amount_minor: number; receipt_photo: ReceiptPhoto | null }
   | { kind: "mark_unavailable" }
+  // The order's trip was cancelled before the store was finished: nothing more is bought here.
+  | { kind: "trip_ended" }
   | { kind: "decide"; external_item_id: ExternalId; decision: CustomerDecision }
   // The sandbox's simulated timeout: the window of a line awaiting a decision closes now.
   | { kind: "close_window"; external_item_id: ExternalId }

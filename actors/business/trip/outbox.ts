@@ -14,7 +14,9 @@ import {
 import {
   BOOKING_STALLED_OUTBOX,
   SHOP_TRIP_BOOKED_OUTBOX,
+  SHOP_TRIP_ENDED_OUTBOX,
   type ShopTripBookedItem,
+  type ShopTripEndedItem,
   TRIP_REFUND_OUTBOX,
 } from "../../../src/business/rules/booking.ts";
 import {
@@ -106,6 +108,7 @@ export function tripOutbox(e: TripEvent, next: TripState): readonly OutboxAdd[] 
     ...batchStart(e, next.trip),
     ...autopilotStart(e, next.trip),
     ...shopTripBooked(e, next.trip, next.fingerprint),
+    ...shopTripEnded(e, next.trip, next.fingerprint),
   ];
 }
 
@@ -121,6 +124,21 @@ function shopTripBooked(e: TripEvent, t: Trip, fingerprint: string): readonly Ou
     fingerprint,
   };
   return [{ outbox: SHOP_TRIP_BOOKED_OUTBOX, payload: item }];
+}
+
+/**
+ * spec: business 3.1, shopping 1.1: a shop-and-deliver trip cancelled (by the business, the
+ * system, the driver or the sandbox) ends its order's unfinished stores, so the goods already
+ * bought are charged against their receipts and no store stays pending for ever.
+ */
+function shopTripEnded(e: TripEvent, t: Trip, fingerprint: string): readonly OutboxAdd[] {
+  if (e.kind !== "trip_cancelled" || !t.shop_deliver) return [];
+  const item: ShopTripEndedItem = {
+    business_id: t.business_id,
+    reference: t.reference,
+    fingerprint,
+  };
+  return [{ outbox: SHOP_TRIP_ENDED_OUTBOX, payload: item }];
 }
 
 /** spec: business 4.4: a sandbox trip's autopilot starts from its creation's commit. */

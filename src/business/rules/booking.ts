@@ -38,6 +38,16 @@ export interface ShopTripBookedItem {
   readonly fingerprint: string;
 }
 
+/**
+ * The outbox of shop-and-deliver trips cancelled (business 3.1; shopping 1.1): the order's stores
+ * not yet finished end unavailable, so the basket completes and the goods already bought at the
+ * tills are charged once, from the trip's own commit (a crash after it loses nothing).
+ */
+export const SHOP_TRIP_ENDED_OUTBOX = "business_shop_trip_ended";
+
+/** A shop-and-deliver trip cancelled (the item of SHOP_TRIP_ENDED_OUTBOX), as created. */
+export type ShopTripEndedItem = ShopTripBookedItem;
+
 /** spec: business 7 test_booking_refused: the prefixes that mark a test order on live. */
 export const TEST_MARKERS = ["__TEST", "[TEST]", "TEST ORDER", "DO NOT DELIVER"] as const;
 

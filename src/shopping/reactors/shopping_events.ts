@@ -6,7 +6,9 @@
  * - the basket webhook outbox (Business API 6 `shopping.basket_collected`): a basket collected,
  *   handed to flows/basket_webhook.ts, which makes the business webhook event;
  * - the shop trip outbox (shopping 1.1): a shop-and-deliver trip created, whose order is marked
- *   booked by flows/orders.ts (a crash before the order's flow marked it leaves it to this).
+ *   booked by flows/orders.ts (a crash before the order's flow marked it leaves it to this);
+ * - the shop trip ended outbox (business 3.1): a shop-and-deliver trip cancelled, whose order's
+ *   unfinished stores end unavailable (flows/trip_ended.ts), so the goods bought are charged.
  * A failure leaves the item in its outbox; the runtime hands it over again and the idempotent
  * steps finish it.
  */
@@ -17,7 +19,13 @@ import type { OutboxItem } from "../../runtime/store.ts";
 import { sendBasketWebhook } from "../flows/basket_webhook.ts";
 import { type EventDeps, handleShoppingItem } from "../flows/events.ts";
 import { orderTripBooked, sweepStalledOrder } from "../flows/orders.ts";
-import { SHOP_TRIP_BOOKED_OUTBOX, type ShopTripBookedItem } from "../../business/rules/booking.ts";
+import { endOrderStores } from "../flows/trip_ended.ts";
+import {
+  SHOP_TRIP_BOOKED_OUTBOX,
+  SHOP_TRIP_ENDED_OUTBOX,
+  type ShopTripBookedItem,
+  type ShopTripEndedItem,
+} from "../../business/rules/booking.ts";
 import {
   BASKET_WEBHOOK_OUTBOX,
   type BasketWebhookItem,
@@ -33,6 +41,7 @@ export class ShoppingEvents {
   readonly #baskets: OutboxHandling;
   readonly #trips: OutboxHandling;
   readonly #stalled: OutboxHandling;
+  readonly #ended: OutboxHandling;
 
   constructor(deps: EventDeps & { readonly log: Logger }) {
     this.#deps = deps;
@@ -56,12 +65,17 @@ export class ShoppingEvents {
       ORDER_STALLED_OUTBOX,
       (item) => this.#onStalled(item),
     );
+    this.#ended = new OutboxHandling(
+      deps.runtime,
+      SHOP_TRIP_ENDED_OUTBOX,
+      (item) => this.#onEnded(item),
+    );
   }
 
   /** Stops taking items (they wait in the outboxes) and waits for those being handled. */
   async close(): Promise<void> {
     await Promise.all(
-      [this.#events, this.#baskets, this.#trips, this.#stalled].map((h) => h.close()),
+      [this.#events, this.#baskets, this.#trips, this.#stalled, this.#ended].map((h) => h.close()),
     );
   }
 
@@ -84,6 +98,13 @@ export class ShoppingEvents {
     const log = { tenant_id: item.tenant, order_reference: order.reference };
     if (!this.#own(item, order.business_id, "stalled_order_dropped", log)) return;
     await sweepStalledOrder(this.#deps.runtime, order);
+  }
+
+  async #onEnded(item: OutboxItem): Promise<void> {
+    const trip = item.payload as ShopTripEndedItem;
+    const log = { tenant_id: item.tenant, order_reference: trip.reference };
+    if (!this.#own(item, trip.business_id, "shop_trip_ended_dropped", log)) return;
+    await endOrderStores(this.#deps.runtime, trip);
   }
 
   async #onBasket(item: OutboxItem): Promise<void> {

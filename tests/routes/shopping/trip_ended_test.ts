@@ -1,0 +1,109 @@
+/**
+ * A shopping trip that ends before its basket is collected (business 3.1 cancel, shopping 1.1
+ * float): the goods bought at stores already collected are charged once, with their receipts, and
+ * every other store ends unavailable (its event made), so no store stays pending for ever.
+ */
+import assert from "node:assert/strict";
+import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
+import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
+import { until } from "../../helpers/receiver.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+import { withTestEnv } from "../../helpers/test_env.ts";
+import { collect, recordLine, storeIdsOf } from "./events_fixtures.ts";
+import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
+
+const PHOTO = Uint8Array.from({ length: 2_000 }, (_, i) => (i * 5 + 1) % 256);
+
+async function balanceMinor(t: TestEnv, key: string): Promise<number> {
+  const w = await t.call("GET", "/business/wallet", { key });
+  const b = w.body.data.balances.find((b: { currency: string }) => b.currency === "BWP");
+  return Math.round(Number(b.balance) * 100);
+}
+
+/** Whether the order's basket is settled, read from its actor (polling the route is rate limited). */
+async function settled(t: TestEnv, business: string, reference: string): Promise<boolean> {
+  const got = await t.env.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
+  return got.ok && got.reply?.basket?.settlement != null;
+}
+
+async function orderOf(t: TestEnv, key: string, reference: string) {
+  const r = await t.call("GET", `/business/shopping-orders/${reference}`, { key });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data;
+}
+
+Deno.test("shopping trip cancelled mid-shopping: the goods of the stores collected are charged once, the other stores end unavailable", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const start = await balanceMinor(t, b.api_key);
+    const made = await createOrder(t, b.api_key, orderBody("ORD-END", { stores: 2, lines: 1 }));
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const reference = made.body.data.reference;
+    const [s0, s1] = await storeIdsOf(t, b.id, reference);
+    await recordLine(t, b.id, s0!, "0-0", {
+      outcome: "found",
+      qty_found: 2,
+      unit_price_paid_minor: 1_005,
+      substitute: null,
+    });
+    await collect(t, b.id, s0!, { amount_minor: 2_010, photo: PHOTO });
+    // Store 1: one line in the trolley, never paid at a till (no receipt): nothing to charge.
+    await recordLine(t, b.id, s1!, "1-0", {
+      outcome: "found",
+      qty_found: 2,
+      unit_price_paid_minor: 1_000,
+      substitute: null,
+    });
+    const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
+      key: b.api_key,
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    await until(
+      t,
+      () => settled(t, b.id, reference),
+      "the goods bought settled",
+    );
+    await t.settle();
+    // The trip's fare refunded (business 3.1), the goods at the tills charged: 20.10, once.
+    assert.equal(await balanceMinor(t, b.api_key), start - 2_010);
+    const order = await orderOf(t, b.api_key, reference);
+    const r = order.float.reconciliation;
+    assert.equal(r.spent_amount, 20.1);
+    assert.equal(r.charged_amount, 20.1);
+    assert.deepEqual(r.stores.map((s: { status: string }) => s.status), [
+      "collected",
+      "unavailable",
+    ]);
+    const s1After = await t.env.runtime.read(shoppingStoreActor, b.id, s1!, { kind: "get" });
+    assert.ok(s1After.ok && s1After.reply);
+    assert.equal(s1After.reply.status, "unavailable");
+    assert.deepEqual(s1After.reply.lines.map((l) => [l.outcome, l.qty_found]), [[
+      "unavailable",
+      0,
+    ]]);
+  }));
+
+Deno.test("shopping trip cancelled before anything was bought: every store ends unavailable, nothing charged", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const start = await balanceMinor(t, b.api_key);
+    const made = await createOrder(t, b.api_key, orderBody("ORD-END0", { stores: 2, lines: 1 }));
+    const reference = made.body.data.reference;
+    const cancelled = await t.call("POST", `/business/trips/${reference}/cancel`, {
+      key: b.api_key,
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    await until(
+      t,
+      () => settled(t, b.id, reference),
+      "the order's stores ended",
+    );
+    await t.settle();
+    const r = (await orderOf(t, b.api_key, reference)).float.reconciliation;
+    assert.equal(r.charged_amount, 0);
+    assert.deepEqual(r.stores.map((s: { status: string }) => s.status), [
+      "unavailable",
+      "unavailable",
+    ]);
+    assert.equal(await balanceMinor(t, b.api_key), start);
+  }));
