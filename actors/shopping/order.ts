@@ -93,6 +93,8 @@ export type ShoppingOrderCommand =
   | { kind: "record_store"; store: FinishedStore }
   /** The goods were charged to the wallet (or there was nothing to charge). */
   | { kind: "record_settlement"; transaction_id: string | null }
+  /** A booking stored before its stall timer existed gets one (old data: flows/old_data.ts). */
+  | { kind: "watch_booking" }
   | { kind: "get" };
 
 export type ShoppingOrderEvent =
@@ -174,6 +176,14 @@ function decide(
         [{ kind: "settlement_recorded", transaction_id: command.transaction_id, at: ctx.now }],
         (s) => s,
       );
+    case "watch_booking":
+      if (state?.phase !== "booking") return accept([], () => state);
+      // Due at the bound from its claim, as the claim itself sets it (at once when long past).
+      return accept([], () => state, [{
+        op: "set",
+        name: ORDER_STALL_TIMER,
+        at: Math.max(ctx.now, state.claimed_at + ORDER_BOOKING_STALL_MS),
+      }]);
     case "get":
       return accept([], () => state);
     case "timer":

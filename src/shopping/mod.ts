@@ -16,6 +16,7 @@ import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
 import { ShoppingEvents } from "./reactors/shopping_events.ts";
+import { watchOrdersBooking } from "./flows/old_data.ts";
 
 export const shoppingFeature: Feature = {
   name: "shopping",
@@ -36,6 +37,13 @@ export const shoppingFeature: Feature = {
     return {
       reactors: {
         shopping_events: new ShoppingEvents(deps),
+      },
+      // Orders left booking before the stall sweep existed get its timer, once.
+      migrations: {
+        "shopping orders booking before the stall timer": {
+          version: 1,
+          run: () => watchOrdersBooking(deps.runtime),
+        },
       },
     };
   },

@@ -10,6 +10,15 @@ import { commandKind, failAsks, holdAsk } from "../../helpers/faults.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import {
+  EXTERNAL_ORDER_INDEX,
+  externalOrderKey,
+  shoppingOrderActor,
+} from "../../../actors/shopping/order.ts";
+import { ORDER_STALL_TIMER } from "../../../src/shopping/rules/events.ts";
+import { KvActorStore } from "../../../src/runtime/kv_store.ts";
+import { PASS_DONE } from "../../../src/runtime/kv_layout.ts";
+import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 
 /** Past the order's stalled-booking bound (2 minutes): its sweep looks at the booking. */
 const STALL_SECONDS = 121;
@@ -122,4 +131,69 @@ Deno.test("shopping orders: a second request of an order whose first was refused
     const again = await createOrder(t, b.api_key, orderBody("ORD-TWICE"));
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.equal((await tripsOf(t, b.api_key)).length, 1);
+  }));
+
+/** The order's record as the code before the stall sweep left it: no timer; no pass run. */
+async function withoutStallTimer(kvPath: string, at: { type: string; id: string }) {
+  const store = await KvActorStore.open(kvPath);
+  try {
+    const stored = (await store.load(at))!;
+    const { [ORDER_STALL_TIMER]: timer, ...timers } = stored.record.timers;
+    assert.ok(timer, "today's claim sets the stall timer");
+    const record = { ...stored.record, timers };
+    const recordJson = JSON.stringify(record);
+    const r = await store.commit([{
+      ...at,
+      expected: stored.version,
+      record,
+      events: [],
+      indexSet: [],
+      indexDelete: [],
+      timerSet: [],
+      timerDelete: [{ name: ORDER_STALL_TIMER, at: timer.at }],
+      replies: [],
+      recordJson,
+      recordBytes: recordJson.length,
+      unpublishedFrom: null,
+    }]);
+    assert.ok(r.ok, "written as the old claim left it");
+  } finally {
+    store.close();
+  }
+  const kv = await Deno.openKv(kvPath);
+  try {
+    for await (const e of kv.list({ prefix: [PASS_DONE] })) {
+      if (String(e.key[1]).startsWith("old_data:")) await kv.delete(e.key);
+    }
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("shopping orders: an order left booking before the stall sweep (no timer) is released after the next start's pass; the id free", () =>
+  thenAnotherInstance(async (first, kvPath) => {
+    const b = await shoppingBusiness(first);
+    const stop = failAsks(first.env.runtime, commandKind("claim", tripActor.type));
+    const cut = await createOrder(first, b.api_key, orderBody("ORD-OLD"));
+    stop();
+    assert.equal(cut.status, 500, JSON.stringify(cut.body));
+    await first.settle();
+    await first.env.runtime.sweepMarkers();
+    const ids = await first.env.runtime.lookup(
+      EXTERNAL_ORDER_INDEX,
+      externalOrderKey(b.id, "ORD-OLD"),
+    );
+    assert.ok(ids, "the order id is held");
+    await withoutStallTimer(kvPath, { type: shoppingOrderActor.type, id: ids.id });
+    return b;
+  }, async (second, b) => {
+    // Another instance starts on that store: its passes run before it serves.
+    await sweep(second);
+    await sweep(second);
+    const again = await createOrder(
+      second,
+      b.api_key,
+      orderBody("ORD-OLD", {}, { external_reference: "other-ref" }),
+    );
+    assert.equal(again.status, 201, JSON.stringify(again.body));
   }));
