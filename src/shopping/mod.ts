@@ -16,7 +16,7 @@ import type { Feature } from "../feature.ts";
 import { platformServices } from "../platform/mod.ts";
 import { shoppingWebhookTargets } from "./flows/targets.ts";
 import { ShoppingEvents } from "./reactors/shopping_events.ts";
-import { watchOrdersBooking } from "./flows/old_data.ts";
+import { endStoresOfCancelledTrips, watchOrdersBooking } from "./flows/old_data.ts";
 
 export const shoppingFeature: Feature = {
   name: "shopping",
@@ -43,6 +43,11 @@ export const shoppingFeature: Feature = {
         "shopping orders booking before the stall timer": {
           version: 1,
           run: () => watchOrdersBooking(deps.runtime),
+        },
+        // Trips cancelled before their cancellation ended the order's stores: the goods charged.
+        "shopping stores left pending by a cancelled trip": {
+          version: 1,
+          run: () => endStoresOfCancelledTrips(deps.runtime),
         },
       },
     };

@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
+import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { KvActorStore } from "../../../src/runtime/kv_store.ts";
+import { PASS_DONE } from "../../../src/runtime/kv_layout.ts";
 import { until } from "../../helpers/receiver.ts";
+import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { collect, recordLine, storeIdsOf } from "./events_fixtures.ts";
@@ -106,4 +110,77 @@ Deno.test("shopping trip cancelled before anything was bought: every store ends 
       "unavailable",
     ]);
     assert.equal(await balanceMinor(t, b.api_key), start);
+  }));
+
+/** The trip's record as a cancellation before SHOP_TRIP_ENDED left it; no old-data pass run. */
+async function cancelledByOldCode(kvPath: string, reference: string) {
+  const store = await KvActorStore.open(kvPath);
+  try {
+    const at = { type: tripActor.type, id: reference };
+    const stored = (await store.load(at))!;
+    const state = stored.record.state as { trip: Record<string, unknown> };
+    const record = {
+      ...stored.record,
+      state: { ...state, trip: { ...state.trip, status: "cancelled", cancelled_by: "business" } },
+    };
+    const recordJson = JSON.stringify(record);
+    const r = await store.commit([{
+      ...at,
+      expected: stored.version,
+      record,
+      events: [],
+      indexSet: [],
+      indexDelete: [],
+      timerSet: [],
+      timerDelete: [],
+      replies: [],
+      recordJson,
+      recordBytes: recordJson.length,
+      unpublishedFrom: null,
+    }]);
+    assert.ok(r.ok, "written as the old cancellation left it");
+  } finally {
+    store.close();
+  }
+  const kv = await Deno.openKv(kvPath);
+  try {
+    for await (const e of kv.list({ prefix: [PASS_DONE] })) {
+      if (String(e.key[1]).startsWith("old_data:")) await kv.delete(e.key);
+    }
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("shopping trip cancelled before the fix with stores pending: the next start's pass ends them and charges the goods bought", () =>
+  thenAnotherInstance(async (first, kvPath) => {
+    const b = await shoppingBusiness(first);
+    const made = await createOrder(
+      first,
+      b.api_key,
+      orderBody("ORD-OLDEND", { stores: 2, lines: 1 }),
+    );
+    const reference = made.body.data.reference;
+    const [s0] = await storeIdsOf(first, b.id, reference);
+    await recordLine(first, b.id, s0!, "0-0", {
+      outcome: "found",
+      qty_found: 2,
+      unit_price_paid_minor: 1_005,
+      substitute: null,
+    });
+    await collect(first, b.id, s0!, { amount_minor: 2_010, photo: PHOTO });
+    await first.settle();
+    await first.env.runtime.sweepMarkers();
+    const before = await balanceMinor(first, b.api_key);
+    await cancelledByOldCode(kvPath, reference);
+    return { b, reference, before };
+  }, async (second, { b, reference, before }) => {
+    await until(second, () => settled(second, b.id, reference), "the goods bought settled");
+    await second.settle();
+    assert.equal(await balanceMinor(second, b.api_key), before - 2_010);
+    const r = (await orderOf(second, b.api_key, reference)).float.reconciliation;
+    assert.deepEqual(r.stores.map((s: { status: string }) => s.status), [
+      "collected",
+      "unavailable",
+    ]);
   }));
