@@ -235,8 +235,12 @@ export class Dispatcher implements Reactor, FirstOffers {
     if (now !== undefined) this.#reserve(key, now);
     // spec: business 4.2: a batch's stops go to the driver of its first stop, never offered.
     if (t.batch !== undefined) await followLead(this.#deps, t);
-    if (!dispatchable(t) || t.offer !== null || followsLead(t)) this.#forget(key);
-    else await this.#dispatch(t);
+    if (!dispatchable(t) || t.offer !== null || followsLead(t)) {
+      this.#forget(key);
+      // spec: business 3.1: a stop never offered still ends with its window, which one stored
+      // before windows were decided at booking is given here (its change comes back here).
+      if (dispatchable(t) && t.offer === null) await this.#timed(t);
+    } else await this.#dispatch(t);
     // An ended or given-back trip frees its driver through the trip's release outbox
     // (flows/driver_holding.ts); the driver's change then tries the waiting trips.
     if (before !== undefined && before !== now) await this.#freed(before);
@@ -324,22 +328,7 @@ export class Dispatcher implements Reactor, FirstOffers {
     const key = tripKeyOf(t.business_id, t.reference);
     const now = this.#deps.clock.now();
     const d = t.dispatch;
-    // spec: business 3.1: a trip stored before its window was decided at booking has it decided
-    // now (one never offered had none, and stayed pending for good); its change comes back here.
-    if (d.window_ends_at === null) {
-      const { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes } = s;
-      return this.#ask(t, {
-        kind: "time_dispatch",
-        times: { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes },
-      });
-    }
-    // spec: business 3.1 "pending, no driver answers: cancelled by system": offered no more once
-    // the window is over. Its timer ends the trip, but one given back inside the window by code
-    // that did not set the timer again has none: the trip is asked to end it (a trip taken
-    // meanwhile, or whose timer ended it first, is left as it is).
-    if (now >= d.window_ends_at) {
-      return this.#ask(t, { kind: "window_ended", window_ends_at: d.window_ends_at });
-    }
+    if (await this.#timed(t, s)) return;
     // The due time decided at booking, whatever the leads are now (its window counts from it); a
     // prep order marked ready is due at once (spec: business 3.1).
     const due = t.ready_at !== null && t.scheduled_at === null
@@ -373,6 +362,32 @@ export class Dispatcher implements Reactor, FirstOffers {
       kind: "get",
     });
     if (fresh.ok && fresh.reply.phase === "booked") await this.#onTrip(fresh.reply.trip);
+  }
+
+  /**
+   * Asks the trip to decide its window, or to end it once over; true when it asked (the trip's
+   * change comes back here).
+   */
+  async #timed(t: Trip, settings?: PlatformSettings): Promise<boolean> {
+    const d = t.dispatch;
+    // spec: business 3.1: a trip stored before its window was decided at booking has it decided
+    // now (one never offered had none, and stayed pending for good).
+    if (d.window_ends_at === null) {
+      const s = settings ?? (await this.#context()).settings;
+      const { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes } = s;
+      await this.#ask(t, {
+        kind: "time_dispatch",
+        times: { prep_offer_lead_minutes, schedule_offer_lead_minutes, dispatch_window_minutes },
+      });
+      return true;
+    }
+    // spec: business 3.1 "pending, no driver answers: cancelled by system": offered no more once
+    // the window is over. Its timer ends the trip, but one given back inside the window by code
+    // that did not set the timer again has none: the trip is asked to end it (a trip taken
+    // meanwhile, or whose timer ended it first, is left as it is).
+    if (this.#deps.clock.now() < d.window_ends_at) return false;
+    await this.#ask(t, { kind: "window_ended", window_ends_at: d.window_ends_at });
+    return true;
   }
 
   /** Keeps the trip waiting for a driver of its zone, oldest first. */

@@ -13,6 +13,7 @@ import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 import { balanceOf, book, bookedReference, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { postBatch, quiet, stop } from "./batch_fixtures.ts";
 
 /** Once all is settled, the instance's next sweep takes up no trip. */
 async function nothingToSweep(t: TestEnv) {
@@ -182,6 +183,12 @@ Deno.test("dispatch sweep: a trip left pending past its window with no timer is 
  */
 async function bookedBeforeWindows(t: TestEnv, kvPath: string, key: string): Promise<string> {
   const reference = await bookedReference(t, key);
+  await storedBeforeWindows(t, kvPath, reference);
+  return reference;
+}
+
+/** The trip `reference` rewritten in the KV file as bookings stored it before windows. */
+async function storedBeforeWindows(t: TestEnv, kvPath: string, reference: string) {
   await t.settle();
   await t.env.runtime.sweepMarkers();
   await storedWithoutWindowTimer(kvPath, reference, {
@@ -191,7 +198,6 @@ async function bookedBeforeWindows(t: TestEnv, kvPath: string, key: string): Pro
     delete state.trip.dispatch.window_ends_at;
     delete state.trip.dispatch.window_ms;
   });
-  return reference;
 }
 
 Deno.test("dispatch sweep: a trip never offered, stored before its window was decided at booking, is cancelled by the system and refunded", () =>
@@ -279,4 +285,43 @@ Deno.test("dispatch sweep: trips already waiting here never crowd a trip left in
       return offer !== null;
     }, "the offer");
     assert.equal(offer!.reference, references[0], "the longest due first");
+  }));
+
+Deno.test("dispatch sweep: a batch's later stop never offered, stored before its window was decided at booking, is cancelled by the system and refunded", () =>
+  thenAnotherInstance(async (first, kvPath) => {
+    const b = await fundedBusiness(first);
+    const r = await postBatch(first, b.api_key, {
+      segment: "parcel",
+      stops: [stop("A", "s", 0, 1), stop("B", "s", 0, 2)],
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const refs: string[] = r.body.data.stops.map((s: { trip_reference: string }) =>
+      s.trip_reference
+    );
+    await quiet(first);
+    // The second stop follows the first's driver: it is never offered on its own.
+    await storedBeforeWindows(first, kvPath, refs[1]!);
+    return { b, refs };
+  }, async (second, { b, refs }) => {
+    const status = async (ref: string) => {
+      const r = await second.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
+      assert.ok(r.ok && r.reply.phase === "booked");
+      return r.reply.trip.status;
+    };
+    await advance(second, 20 * 60);
+    await second.settle();
+    assert.equal(await status(refs[0]!), "cancelled", "the first stop's timer ended it");
+    assert.equal(await status(refs[1]!), "pending", "no timer ends the second stop");
+    // spec: business 3.1 "pending, no driver answers: cancelled with cancelled_by system".
+    await dispatcherOf(second.env).sweep(second.env.db);
+    await dispatcherOf(second.env).idle();
+    await until(second, async () => (await status(refs[1]!)) === "cancelled", "the cancellation");
+    const read = await second.call("GET", `/business/trips/${refs[1]}`, { key: b.api_key });
+    assert.equal(read.body.data.cancelled_by, "system");
+    await until(
+      second,
+      async () => JSON.stringify(await balanceOf(second, b.api_key)) === JSON.stringify(bwp(1000)),
+      "the refunds",
+    );
+    await nothingToSweep(second);
   }));
