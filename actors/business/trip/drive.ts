@@ -219,12 +219,14 @@ function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: n
     reason: a.reason,
   };
   // spec: business 3.1: inside the window, pending again and offered to other drivers until the
-  // window ends, when its timer cancels it by the system if nobody took it.
-  if (a.redispatch !== false && redispatchable(endsAt, at)) {
+  // window ends, when its timer cancels it by the system if nobody took it. Never a stop of a
+  // batch: one driver carries the whole batch (spec: business 3.2), who keeps its other stops.
+  if (a.redispatch !== false && !inBatch(t) && redispatchable(endsAt, at)) {
     return accept([withdrew], replyOf, [windowReopened(endsAt)]);
   }
-  // After the window nobody may be offered it (a pending trip past its window is cancelled): the
-  // giving back ends it now, the driver's cancellation, refunded (spec: business 3.1).
+  // After the window nobody may be offered it (a pending trip past its window is cancelled), nor a
+  // batch's stop another driver: the giving back ends it now, the driver's cancellation,
+  // refunded (spec: business 3.1 "cancelled or put back for another driver").
   return accept([withdrew, {
     kind: "trip_cancelled",
     at,
@@ -232,4 +234,9 @@ function withdraw(t: Trip, a: Extract<DriverAction, { kind: "withdraw" }>, at: n
     reason: a.reason,
     refund_due: t.charge,
   }], replyOf);
+}
+
+/** A stop of a batch of several stops (a batch of one is a trip like any other). */
+function inBatch(t: Trip): boolean {
+  return t.batch !== undefined && t.batch.stops > 1;
 }

@@ -304,3 +304,22 @@ Deno.test("trip drive: a trip stored before acceptances were counted never reuse
     assert.deepEqual(eventIds(loaded, again.events), [`trip.accepted ${ref}:trip.accepted:2`]);
   }
 });
+
+Deno.test("trip drive: a batch's stop given back inside the window ends cancelled by its driver and refunded, never put back", () => {
+  // spec: business 3.2: one driver carries the whole batch; put back, the stop would go to
+  // another driver (or wait for good for the one who gave it back).
+  for (const position of [1, 2]) {
+    const h = arrived({ batch: { id: "bat_1", position, stops: 3 } });
+    h.now += 2 * MINUTE;
+    const step = h.must(GIVE_BACK);
+    assert.deepEqual(kinds(step.events), ["driver_withdrew", "trip_cancelled"]);
+    assert.deepEqual(step.timers.filter((t: any) => t.op === "set"), [], "no window reopened");
+    assert.equal(h.state.trip.status, "cancelled");
+    assert.equal(h.state.trip.cancelled_by, "driver");
+    assert.equal(h.state.trip.driver, null);
+    assert.equal(payloadOf(h, step.events, "trip.cancelled").cancelled_by, "driver");
+    const adds = step.events.flatMap((e: any) => tripActor.outbox!(e, h.state));
+    assert.equal(adds.filter((a) => a.outbox === TRIP_REFUND_OUTBOX).length, 1, "refund owed");
+    assert.deepEqual(h.replayed(), h.state);
+  }
+});

@@ -2,8 +2,17 @@ import assert from "node:assert/strict";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { fundedBusiness } from "./trips_fixtures.ts";
+import { balanceOf, fundedBusiness } from "./trips_fixtures.ts";
+import { until } from "../../helpers/receiver.ts";
 import { postBatch, quiet, stop } from "./batch_fixtures.ts";
+
+const minorOf = (amount: number) => Math.round(amount * 100);
+
+/** The business's BWP balance, in minor units. */
+async function walletMinor(t: TestEnv, key: string): Promise<number> {
+  const w = await balanceOf(t, key) as { balances: { balance: number }[] };
+  return minorOf(w.balances[0]!.balance);
+}
 
 async function offerFor(t: TestEnv, token: string) {
   const r = await t.call("GET", "/driver/offers", { bearer: token });
@@ -47,4 +56,53 @@ Deno.test("batches dispatch: only the first stop is offered; its driver is given
       "accepted",
       "accepted",
     ]);
+  }));
+
+Deno.test("batches dispatch: a stop its driver gives back ends cancelled by the driver and refunded; the driver keeps the batch's other stops", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const near = await onlineDriverAt(t, -24.6540, 25.9086);
+    const other = await onlineDriverAt(t, -24.6500, 25.9086);
+    await quiet(t);
+    const r = await postBatch(t, b.api_key, {
+      segment: "parcel",
+      stops: [stop("A", "s", 0, 1), stop("B", "s", 0, 2), stop("C", "s", 0, 3)],
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const refs = r.body.data.stops.map((s: { trip_reference: string }) => s.trip_reference);
+    await quiet(t);
+    const offer = await offerFor(t, near.token);
+    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
+      bearer: near.token,
+      body: { idempotency_key: "k1" },
+    });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await quiet(t);
+    const paid = await walletMinor(t, b.api_key);
+    const back = await t.call("POST", `/driver/trips/${refs[1]}/cancel_by_driver`, {
+      bearer: near.token,
+      body: { idempotency_key: "back-1", reason: "parcel not ready" },
+    });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    await quiet(t);
+    // spec: business 3.2: one driver carries the batch; 3.1: the stop given back is cancelled.
+    const read = await t.call("GET", `/business/trips/${refs[1]}`, { key: b.api_key });
+    assert.equal(read.body.data.status, "cancelled", JSON.stringify(read.body));
+    assert.equal(read.body.data.cancelled_by, "driver");
+    for (const ref of [refs[0], refs[2]]) {
+      const trip = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
+      assert.ok(trip.ok && trip.reply.phase === "booked");
+      assert.equal(trip.reply.trip.driver?.id, near.id, `${ref} stays with the batch's driver`);
+    }
+    assert.equal(await offerFor(t, other.token), null, "no stop goes to another driver");
+    // Refunded once: the stop's charge is back, and a replay of the giving back changes nothing.
+    const refunded = paid + minorOf(r.body.data.stops[1].billing_amount);
+    await until(t, async () => await walletMinor(t, b.api_key) === refunded, "the refund");
+    const again = await t.call("POST", `/driver/trips/${refs[1]}/cancel_by_driver`, {
+      bearer: near.token,
+      body: { idempotency_key: "back-1", reason: "parcel not ready" },
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    await quiet(t);
+    assert.equal(await walletMinor(t, b.api_key), refunded);
   }));

@@ -207,14 +207,17 @@ async function cancelStop(t: TestEnv, q: BatchBehindAnother, ref: string) {
   assert.equal(r.body.data.status, "cancelled");
 }
 
-/** The driver gives the stop back (3.1: put back for another driver inside the window). */
+/**
+ * The driver gives the stop back: a batch's stop is never put back for another driver (3.2: one
+ * driver carries the batch), it ends cancelled by the driver (3.1).
+ */
 async function giveBack(t: TestEnv, q: BatchBehindAnother, ref: string) {
   const r = await t.call("POST", `/driver/trips/${ref}/cancel_by_driver`, {
     bearer: q.driver.token,
     body: { idempotency_key: `back-${ref}`, reason: "parcel not ready" },
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.equal(r.body.data.status, "pending");
+  assert.equal(r.body.data.status, "cancelled");
 }
 
 /** After A is delivered, the stops left with the driver start, the next stop leading. */
@@ -240,13 +243,13 @@ Deno.test("batches queued: the first stop cancelled by the business while queued
     assert.deepEqual((await statuses(t, q))[0], "cancelled");
   }));
 
-Deno.test("batches queued: the first stop given back by the driver while queued is offered again, and the driver's other stops start when the trip under way ends", () =>
+Deno.test("batches queued: the first stop given back by the driver while queued ends cancelled by the driver, and the driver's other stops start when the trip under way ends", () =>
   withTestEnv(async (t) => {
     const q = await batchBehindAnother(t);
     await quiet(t);
     await giveBack(t, q, q.refs[0]!);
     await quiet(t);
-    await nextLeads(t, q, "pending");
+    await nextLeads(t, q, "cancelled");
   }));
 
 Deno.test("batches queued: every stop cancelled while queued leaves nothing queued nor held", () =>
