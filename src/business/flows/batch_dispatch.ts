@@ -1,7 +1,8 @@
 /**
  * One driver for a batch (Business API 4.2): the dispatcher offers only the first stop of the
- * driving order; the driver who accepts it is given every other stop of the batch, all collected
- * at the pickup and delivered in order. Either side may come first on the bus (a stop created
+ * driving order (the next, should it end before any driver took it); the driver who accepts it
+ * is given every other stop of the batch, all collected at the pickup and delivered in order.
+ * Either side may come first on the bus (a stop created
  * after the first was accepted, or the first accepted after the stops exist), so both ask here;
  * the dispatcher's sweep of pending trips asks again for a stop a crash left without its driver.
  *
@@ -82,24 +83,67 @@ async function leadOf(
   return null;
 }
 
+/** spec: business 3.1: a stop cancelled before any driver took it (or given back). */
+function endedUntaken(t: Trip): boolean {
+  return t.status === "cancelled" && t.driver === null;
+}
+
 /**
- * The batch's stops follow its first stop's driver: `t` is a stop just heard on the bus. Answers
- * how many stops were given to the driver.
+ * spec: business 4.2: the stop offered for the batch: the first of the driving order, or the
+ * first after stops that ended before any driver took them (the business cancelled its first
+ * stop while it waited for a driver), so the others still get their one driver.
+ */
+async function leads(deps: D, t: Trip, stops: readonly BatchStop[]): Promise<boolean> {
+  for (const s of stops) {
+    if (s.trip_reference === t.reference) return true;
+    const before = await tripOf(deps, t.business_id, s.trip_reference);
+    if (before === null || !endedUntaken(before)) return false;
+  }
+  return false;
+}
+
+/** A stop of a batch that waits for the driver of the stop that leads it (never offered). */
+export async function waitsForLead(deps: D, t: Trip): Promise<boolean> {
+  if (!followsLead(t)) return false;
+  const stops = await stopsOf(deps, t.business_id, t.batch!.id);
+  return stops === null || !(await leads(deps, t, stops));
+}
+
+/**
+ * The batch's stop that leads it once `t` ended before any driver took it, when that stop waits
+ * for a driver with no offer: the dispatcher takes it up (else nothing would).
+ */
+export async function nextLead(deps: D, t: Trip): Promise<Trip | null> {
+  if (t.batch === undefined || !endedUntaken(t)) return null;
+  for (const s of await stopsOf(deps, t.business_id, t.batch.id) ?? []) {
+    const next = await tripOf(deps, t.business_id, s.trip_reference);
+    if (next === null) return null;
+    if (endedUntaken(next)) continue;
+    return next.status === "pending" && next.driver === null && next.offer === null ? next : null;
+  }
+  return null;
+}
+
+/**
+ * The batch's stops follow the driver of the stop that leads it: `t` is a stop just heard on the
+ * bus. Answers how many stops were given to the driver.
  */
 export async function followLead(deps: D, t: Trip): Promise<number> {
   if (t.batch === undefined) return 0;
   const stops = await stopsOf(deps, t.business_id, t.batch.id);
   if (stops === null) return 0;
-  if (!followsLead(t)) {
-    // Once, as the first stop is accepted (or queued behind the driver's trip under way).
-    if (t.driver === null || (t.status !== "accepted" && t.status !== "queued")) return 0;
+  if (t.driver !== null) {
+    // Once, as the stop that leads is accepted (or queued behind the driver's trip under way).
+    if (t.status !== "accepted" && t.status !== "queued") return 0;
+    if (!(await leads(deps, t, stops))) return 0;
     let given = 0;
-    for (const s of stops.slice(1)) {
+    const after = stops.slice(stops.findIndex((s) => s.trip_reference === t.reference) + 1);
+    for (const s of after) {
       if (await giveTo(deps, t.business_id, s.trip_reference, t.driver, leadQueued(t))) given++;
     }
     return given;
   }
-  if (t.driver !== null || t.status !== "pending") return 0;
+  if (!followsLead(t) || t.status !== "pending") return 0;
   // The first stop's driver; once it left in the queue, the driver of the stop that leads since.
   const lead = await leadOf(deps, t.business_id, stops, { except: t.reference });
   if (lead === null || lead.driver === null) return 0;

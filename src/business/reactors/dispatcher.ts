@@ -38,7 +38,14 @@ import { catalogueOf } from "../flows/fares.ts";
 import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
 import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
-import { followLead, followsLead, passHold, startWithLead } from "../flows/batch_dispatch.ts";
+import {
+  followLead,
+  followsLead,
+  nextLead,
+  passHold,
+  startWithLead,
+  waitsForLead,
+} from "../flows/batch_dispatch.ts";
 import {
   BATCH_HOLD_OUTBOX,
   BATCH_START_OUTBOX,
@@ -235,7 +242,8 @@ export class Dispatcher implements Reactor, FirstOffers {
     if (now !== undefined) this.#reserve(key, now);
     // spec: business 4.2: a batch's stops go to the driver of its first stop, never offered.
     if (t.batch !== undefined) await followLead(this.#deps, t);
-    if (!dispatchable(t) || t.offer !== null || followsLead(t)) {
+    const follows = dispatchable(t) && await waitsForLead(this.#deps, t);
+    if (!dispatchable(t) || t.offer !== null || follows) {
       this.#forget(key);
       // spec: business 3.1: a stop never offered still ends with its window, which one stored
       // before windows were decided at booking is given here (its change comes back here).
@@ -244,6 +252,9 @@ export class Dispatcher implements Reactor, FirstOffers {
     // An ended or given-back trip frees its driver through the trip's release outbox
     // (flows/driver_holding.ts); the driver's change then tries the waiting trips.
     if (before !== undefined && before !== now) await this.#freed(before);
+    // spec: business 4.2: a batch's stop ended untaken: the stop that leads from now is offered.
+    const next = await nextLead(this.#deps, t);
+    if (next !== null) await this.#onTrip(next);
   }
 
   #reserve(key: string, driver: string): void {

@@ -106,3 +106,39 @@ Deno.test("batches dispatch: a stop its driver gives back ends cancelled by the 
     await quiet(t);
     assert.equal(await walletMinor(t, b.api_key), refunded);
   }));
+
+Deno.test("batches dispatch: the first stop cancelled before a driver took it, the next stop is offered and its driver is given the rest", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const near = await onlineDriverAt(t, -24.6540, 25.9086);
+    await quiet(t);
+    const r = await postBatch(t, b.api_key, {
+      segment: "parcel",
+      stops: [stop("A", "s", 0, 1), stop("B", "s", 0, 2), stop("C", "s", 0, 3)],
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const refs = r.body.data.stops.map((s: { trip_reference: string }) => s.trip_reference);
+    await quiet(t);
+    assert.equal((await offerFor(t, near.token))?.reference, refs[0]);
+    const cancelled = await t.call("POST", `/business/trips/${refs[0]}/cancel`, {
+      key: b.api_key,
+      body: {},
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    await quiet(t);
+    // spec: business 4.2: the batch's other stops still need their one driver.
+    const offer = await offerFor(t, near.token);
+    assert.equal(offer?.reference, refs[1], "the next stop of the driving order is offered");
+    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
+      bearer: near.token,
+      body: { idempotency_key: "k1" },
+    });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await quiet(t);
+    for (const ref of refs.slice(1)) {
+      const trip = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
+      assert.ok(trip.ok && trip.reply.phase === "booked");
+      assert.equal(trip.reply.trip.driver?.id, near.id, `${ref} is the batch's driver's`);
+      assert.equal(trip.reply.trip.status, "accepted");
+    }
+  }));
