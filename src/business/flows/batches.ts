@@ -180,6 +180,9 @@ async function holdFunds(deps: BatchDeps, business: string, claimed: BatchReply,
     hold_ms: BATCH_HOLD_MS,
   });
   if (held.ok) return;
+  // Another request for the batch booked every stop and freed its hold since `owed` was counted
+  // (two at once): nothing is owed, the replay answers the batch (spec: business 4.2).
+  if (claimed.replayed && await unbookedMinor(deps, business, batch) === 0) return;
   // A claim an earlier try made may have stops booked: it stays, for a retry once funded.
   if (!claimed.replayed) {
     orRefuse(

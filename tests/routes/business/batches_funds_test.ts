@@ -225,3 +225,29 @@ Deno.test("batches funds: a stop's charge paid from the hold that takes the bala
     assert.equal(reached[0]!.threshold_minor, Math.round(threshold * 100));
     assert.ok(reached[0]!.balance_minor < reached[0]!.threshold_minor);
   }));
+
+Deno.test("batches funds: the same batch sent twice at once, the second holding after the first freed its hold, replays the batch, never 422", () =>
+  withTestEnv(async (t) => {
+    const total = await totalOf(t);
+    const b = await fundedBusiness(t, total.toFixed(2));
+    const raw = { segment: "parcel", stops: STOPS, external_reference: "EOD-TWICE" };
+    // The first request holds the money and waits before its first stop's trip.
+    const first = holdAsk(t.env.runtime, commandKind("claim", "business_trip"));
+    const one = postBatch(t, b.api_key, raw);
+    await first.reached;
+    // The second finds the claim, counts what is owed, and waits before it holds that.
+    const second = holdAsk(t.env.runtime, commandKind("reserve", "wallet"));
+    const two = postBatch(t, b.api_key, raw);
+    await second.reached;
+    first.open();
+    const booked = await one;
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(0), "every stop paid, the hold freed");
+    second.open();
+    const replayed = await two;
+    // spec: business 4.2: the same external_reference and body returns the first batch.
+    assert.equal(replayed.status, 200, JSON.stringify(replayed.body));
+    assert.equal(replayed.body.data.id, booked.body.data.id);
+    assert.equal(await debitsOf(t, b.id), STOPS.length, "each stop charged once");
+    assert.deepEqual(await holdsOf(t, b.id), {});
+  }));
