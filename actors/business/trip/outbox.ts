@@ -164,7 +164,7 @@ function driverFreed(e: TripEvent, t: Trip): readonly OutboxAdd[] {
     ? t.driver?.id
     : undefined;
   if (driverId === undefined) return [];
-  if (holdPasses(e, t) && t.batch !== undefined) {
+  if (holdPasses(t) && t.batch !== undefined) {
     const item: BatchHoldItem = {
       business_id: t.business_id,
       batch_id: t.batch.id,
@@ -178,14 +178,13 @@ function driverFreed(e: TripEvent, t: Trip): readonly OutboxAdd[] {
 }
 
 /**
- * spec: business 2.3, 3.1 queued: a batch's stop cancelled in the queue, or given back, may be the
- * one its driver holds for the batch's other stops queued with it: the hold passes to the next of
- * them (released when none is left). A stop that started has started the others already.
+ * spec: business 2.3, 3.1, 3.2: a batch's stop that ended (delivered, returned, cancelled) or was
+ * given back may be the one its driver holds for the batch: the hold passes to the next stop the
+ * driver still carries (released when none is left), so the driver is not free for other trips
+ * while under way with the batch.
  */
-function holdPasses(e: TripEvent, t: Trip): boolean {
-  if (t.batch === undefined || t.batch.stops < 2) return false;
-  // Given back, its start is no longer known (as before acceptance): the handler looks.
-  return e.kind === "driver_withdrew" || (e.kind === "trip_cancelled" && t.started_at === null);
+function holdPasses(t: Trip): boolean {
+  return t.batch !== undefined && t.batch.stops >= 2;
 }
 
 /**

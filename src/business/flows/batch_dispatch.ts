@@ -191,9 +191,10 @@ async function startStop(deps: D, business: string, ref: string, driverId: strin
 }
 
 /**
- * spec: business 2.3, 3.1 queued: the batch's stop `item.stop` left its driver (BATCH_HOLD_OUTBOX's
- * handler). If the driver held it, the hold passes to the first stop still queued with them, in
- * the driving order, which leads from then; with none, it is released. A stop that also left
+ * spec: business 2.3, 3.1, 3.2: the batch's stop `item.stop` ended or left its driver
+ * (BATCH_HOLD_OUTBOX's handler). If the driver held it, the hold passes to the first stop they
+ * still carry (queued or under way), in the driving order, which leads from then; with none, it
+ * is released. A stop that also left
  * before the hold reached it passes it on. A stop not held passes nothing, so a second handling
  * changes nothing.
  */
@@ -202,7 +203,7 @@ export async function passHold(deps: D, item: BatchHoldItem): Promise<void> {
   const stops = await stopsOf(deps, item.business_id, item.batch_id) ?? [];
   let from = item.stop;
   for (let i = 0; i <= stops.length; i++) {
-    const next = await queuedWith(deps, item, stops, from);
+    const next = await carriedWith(deps, item, stops, from);
     if (next === null) {
       return await releaseDriver(deps, { driver_id: item.driver_id, trip: key(from) });
     }
@@ -216,17 +217,28 @@ export async function passHold(deps: D, item: BatchHoldItem): Promise<void> {
     // `from` was not held (another stop, or handled before): nothing passed.
     if (held.current !== key(next) && held.queued !== key(next)) return;
     const now = await tripOf(deps, item.business_id, next);
-    if (now !== null && now.driver?.id === item.driver_id && !endedQueued(now)) return;
+    if (now !== null && now.driver?.id === item.driver_id && carried(now)) return;
     from = next;
   }
 }
 
-/** The first of the batch's stops, `from` aside, queued with the item's driver. */
-async function queuedWith(deps: D, item: BatchHoldItem, stops: readonly BatchStop[], from: string) {
+/** spec: business 3.1: a stop its driver still has to do (queued, under way), not ended. */
+function carried(t: Trip): boolean {
+  return t.status !== "completed" && t.status !== "cancelled" && t.status !== "pending" &&
+    t.status !== "scheduled";
+}
+
+/** The first of the batch's stops, `from` aside, its driver still carries (queued or under way). */
+async function carriedWith(
+  deps: D,
+  item: BatchHoldItem,
+  stops: readonly BatchStop[],
+  from: string,
+) {
   for (const s of stops) {
     if (s.trip_reference === from) continue;
     const t = await tripOf(deps, item.business_id, s.trip_reference);
-    if (t?.status === "queued" && t.driver?.id === item.driver_id) return s.trip_reference;
+    if (t !== null && t.driver?.id === item.driver_id && carried(t)) return s.trip_reference;
   }
   return null;
 }

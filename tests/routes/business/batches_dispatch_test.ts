@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
+import { PLATFORM_TENANT } from "../../../actors/platform/platform_settings.ts";
+import { deliverBy } from "./tracking_fixtures.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, fundedBusiness } from "./trips_fixtures.ts";
@@ -141,4 +144,41 @@ Deno.test("batches dispatch: the first stop cancelled before a driver took it, t
       assert.equal(trip.reply.trip.driver?.id, near.id, `${ref} is the batch's driver's`);
       assert.equal(trip.reply.trip.status, "accepted");
     }
+  }));
+
+/** The trip references the pool driver holds: [current, queued]. */
+async function holding(t: TestEnv, driverId: string): Promise<(string | null)[]> {
+  const r = await t.env.runtime.read(poolDriverActor, PLATFORM_TENANT, driverId, { kind: "get" });
+  assert.ok(r.ok);
+  const ref = (k: string | null) => k === null ? null : k.slice(k.indexOf(":") + 1);
+  return [ref(r.reply.current), ref(r.reply.queued)];
+}
+
+Deno.test("batches dispatch: the stop its driver holds delivered, the driver holds the next stop still carried, free only once the batch is done", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const near = await onlineDriverAt(t, -24.6540, 25.9086);
+    await quiet(t);
+    const r = await postBatch(t, b.api_key, {
+      segment: "parcel",
+      stops: [stop("A", "s", 0, 1), stop("B", "s", 0, 2)],
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const refs = r.body.data.stops.map((s: { trip_reference: string }) => s.trip_reference);
+    await quiet(t);
+    const offer = await offerFor(t, near.token);
+    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
+      bearer: near.token,
+      body: { idempotency_key: "k1" },
+    });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await quiet(t);
+    assert.deepEqual(await holding(t, near.id), [refs[0], null]);
+    await deliverBy(t, near, refs[0]);
+    await quiet(t);
+    // spec: business 3.2: one driver carries the batch: still under way with its second stop.
+    assert.deepEqual(await holding(t, near.id), [refs[1], null]);
+    await deliverBy(t, near, refs[1]);
+    await quiet(t);
+    assert.deepEqual(await holding(t, near.id), [null, null]);
   }));
