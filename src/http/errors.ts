@@ -171,6 +171,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   crossing_closed: 422,
   delivery_under_way: 409,
   run_step_under_way: 409,
+  scan_under_way: 409,
   entry_before_exit: 422,
   documents_required: 422,
   too_many_documents: 422,

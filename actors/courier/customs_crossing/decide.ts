@@ -9,7 +9,7 @@ import {
 import { CHARGE_TIMER } from "../../../src/courier/rules/charges_due.ts";
 import { open, present, recordCrossing, vehicleLeft } from "./border.ts";
 import { chargesDueAgain, confirmCharges } from "./charges.ts";
-import { reserveDelivery } from "./delivery.ts";
+import { reserveDelivery, reserveScan } from "./delivery.ts";
 import { move, withdrawDuty } from "./move.ts";
 import { supply } from "./supply.ts";
 import type {
@@ -51,6 +51,8 @@ export function decide(
       return withdrawDuty(state, command.move, ctx.now);
     case "reserve_delivery":
       return reserveDelivery(state, command.delivery);
+    case "reserve_scan":
+      return reserveScan(state, command.token);
     case "get":
       return accept<CrossingState, CrossingEvent, CrossingReply>([], () => crossingOf(state));
     default:

@@ -8,6 +8,7 @@
  */
 import { accept, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import type { Crossing, CrossingEvent, Decided, DeliveryUnderWay, MoveInput } from "./types.ts";
+import { SCANS_UNDER_WAY_MAX } from "./limits.ts";
 import { crossingOf } from "./views.ts";
 
 /**
@@ -36,17 +37,48 @@ export function reserveDelivery(state: Crossing, delivery: DeliveryUnderWay): De
 }
 
 /**
- * Null: the move may be decided. A hold meeting a delivery under way is refused, naming it,
- * unless it names the delivery its run voided; then that delivery is no longer under way.
+ * An operations' scan moving the shipment on (out for delivery, attempted, delivered) reserves
+ * the crossing under its token before the shipment records it, beside a run's delivery (which
+ * keeps its own slot): refused while customs holds the shipment. A hold meeting it has the
+ * shipment refuse that token first (src/courier/flows/customs_moves.ts), then names it.
+ */
+export function reserveScan(state: Crossing, token: string): Decided {
+  if (CUSTOMS_HOLDS.has(state.status)) {
+    return reject(
+      "held_by_customs",
+      `crossing ${state.id} is ${state.status}: customs holds ${state.waybill}`,
+    );
+  }
+  const scans = state.scans_under_way ?? [];
+  if (scans.includes(token)) return accept([], (next) => crossingOf(next!));
+  const dropped = scans.slice(0, Math.max(0, scans.length + 1 - SCANS_UNDER_WAY_MAX));
+  return accept([{ kind: "scan_reserved", token, dropped }], (next) => crossingOf(next!));
+}
+
+/**
+ * Null: the move may be decided. A hold meeting operations' scans under way, or a delivery under
+ * way, is refused, naming them, unless it names them refused by the shipment (scans) or voided
+ * by their run (the delivery); then they are no longer under way.
  */
 export function deliveryGate(
   state: Crossing,
   m: MoveInput,
 ): Rejection | { readonly voided: CrossingEvent[] } {
+  if (!HOLDS.has(m.action)) return { voided: [] };
+  const scans = state.scans_under_way ?? [];
+  const open = scans.filter((t) => !(m.voiding_scans ?? []).includes(t));
+  if (open.length > 0) {
+    return reject(
+      "scan_under_way",
+      `operations are recording a scan of ${state.waybill}`,
+      { waybill: state.waybill, scans: open },
+    );
+  }
+  const voided: CrossingEvent[] = scans.length > 0 ? [{ kind: "scans_voided", tokens: scans }] : [];
   const under = state.delivery_under_way ?? null;
-  if (under === null || !HOLDS.has(m.action)) return { voided: [] };
+  if (under === null) return { voided };
   if (m.voiding === under.token) {
-    return { voided: [{ kind: "delivery_voided", token: under.token }] };
+    return { voided: [...voided, { kind: "delivery_voided", token: under.token }] };
   }
   return reject(
     "delivery_under_way",

@@ -70,6 +70,19 @@ export function evolve(state: CrossingState, event: CrossingEvent): CrossingStat
       return { ...state, delivery_under_way: event.delivery };
     case "delivery_voided":
       return { ...state, delivery_under_way: null };
+    case "scan_reserved":
+      return {
+        ...state,
+        scans_under_way: [
+          ...(state.scans_under_way ?? []).filter((t) => !event.dropped.includes(t)),
+          event.token,
+        ],
+      };
+    case "scans_voided":
+      return {
+        ...state,
+        scans_under_way: (state.scans_under_way ?? []).filter((t) => !event.tokens.includes(t)),
+      };
     default:
       return unreachable(event);
   }

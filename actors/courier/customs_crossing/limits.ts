@@ -8,6 +8,11 @@ export const CROSSING_DOCUMENTS_MAX = 40;
 export const SUPPLY_DOCUMENTS_MAX = 20;
 /** Duties recorded on one crossing. */
 export const CROSSING_DUTIES_MAX = 8;
+/**
+ * Operations' scans under way kept per crossing (delivery.ts): a shipment sees one or two at a
+ * time; past this the oldest (a scan that crashed before it was recorded) is dropped.
+ */
+export const SCANS_UNDER_WAY_MAX = 8;
 /** Reasons, evidence and notes: a sentence or a file reference. */
 export const CUSTOMS_TEXT_CHARS_MAX = 300;
 /** Customs references, document names and references, border posts, principal names. */

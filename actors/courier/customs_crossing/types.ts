@@ -111,6 +111,11 @@ export interface Crossing extends CrossingOpening {
    * transferred): a hold waits until that run voided it. Internal; absent or null: none.
    */
   readonly delivery_under_way?: DeliveryUnderWay | null;
+  /**
+   * Operations' delivery scans of the shipment under way, by token (delivery.ts): a hold has the
+   * shipment refuse each before it is recorded. Internal; absent: none.
+   */
+  readonly scans_under_way?: readonly string[];
 }
 
 /**
@@ -146,6 +151,8 @@ export interface MoveInput {
   readonly by: string;
   /** The delivery under way this move follows: the run voided it (delivery.ts). */
   readonly voiding?: string | null;
+  /** Operations' scans under way this move follows: the shipment refuses them (delivery.ts). */
+  readonly voiding_scans?: readonly string[] | null;
 }
 
 export interface DocumentInput {
@@ -166,6 +173,7 @@ export type CrossingCommand =
   | { kind: "withdraw_duty"; move: CustomsMove }
   /** A run is about to record a step on the shipment: refused while customs holds it. */
   | { kind: "reserve_delivery"; delivery: DeliveryUnderWay }
+  | { kind: "reserve_scan"; token: string }
   | { kind: "get" };
 
 /** The border stop a crossing opened at booking is presented at, with the post it names. */
@@ -201,7 +209,10 @@ export type CrossingEvent =
   | { kind: "charges_confirmed"; source_events: readonly string[]; at: number }
   | { kind: "duty_withdrawn"; move: number; at: number }
   | { kind: "delivery_reserved"; delivery: DeliveryUnderWay }
-  | { kind: "delivery_voided"; token: string };
+  | { kind: "delivery_voided"; token: string }
+  /** `dropped`: the oldest reservations, past SCANS_UNDER_WAY_MAX (a crashed scan's). */
+  | { kind: "scan_reserved"; token: string; dropped: readonly string[] }
+  | { kind: "scans_voided"; tokens: readonly string[] };
 
 /** Every reply names the crossing; moves and supplies also say which one and whether it was new. */
 export type CrossingReply =

@@ -13,6 +13,7 @@ import { startLifecycle } from "./lifecycle.ts";
 import { restated } from "./load.ts";
 import { record } from "./record.ts";
 import { reserveRunStep } from "./run_steps.ts";
+import { refuseScans } from "./scan_gates.ts";
 import { timersFor } from "./timers.ts";
 import type { Decided, Shipment, ShipmentCommand, ShipmentState } from "./types.ts";
 
@@ -38,6 +39,9 @@ export function decide(
     case "reserve_run_step":
       if (state === null) return reject("not_found", "shipment not found");
       return reserveRunStep(state, command.step);
+    case "refuse_scans":
+      if (state === null) return reject("not_found", "shipment not found");
+      return refuseScans(state, command.tokens);
     case "confirm_charges":
       if (state === null) return reject("not_found", "shipment not found");
       return confirmCharges(state, command.source_events, ctx.now);

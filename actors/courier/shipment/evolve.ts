@@ -47,6 +47,15 @@ export function evolve(state: ShipmentState, event: ShipmentEvent): ShipmentStat
         ...state,
         run_steps: (state.run_steps ?? []).filter((s) => !event.keys.includes(s.key)),
       };
+    case "scans_refused":
+      if (state === null) throw new Error("shipment: scans_refused before booked");
+      return {
+        ...state,
+        refused_scans: [
+          ...(state.refused_scans ?? []).filter((t) => !event.dropped.includes(t)),
+          ...event.tokens,
+        ],
+      };
     default:
       return unreachable(event);
   }

@@ -27,6 +27,7 @@ import {
   termsOf,
 } from "./lifecycle.ts";
 import { stepsMet } from "./run_steps.ts";
+import { scanGate } from "./scan_gates.ts";
 import { timersFor } from "./timers.ts";
 import type {
   ChargeDue,
@@ -101,6 +102,8 @@ export function record(
   const { scan } = command;
   const admitted = admit(state, scan, now);
   if (!admitted.ok) return admitted;
+  const held = scanGate(state, command.customs_gate);
+  if (held) return held;
   const order = command.ordered === true ? outOfOrder(state, scan.event) : null;
   if (order) return order;
   const { step, entry } = admitted;

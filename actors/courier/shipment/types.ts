@@ -163,6 +163,8 @@ export interface Shipment extends ShipmentBooking, Lifecycle {
   readonly charges_due?: readonly ChargeDue[];
   /** Runs' steps under way on it (run_steps.ts); absent (none) on shipments stored before. */
   readonly run_steps?: readonly RunStep[];
+  /** Operations' scans a customs hold refused before they were recorded (scan_gates.ts). */
+  readonly refused_scans?: readonly string[];
 }
 
 /** A run's step under way on the shipment: its key (the custody move's) and its run. */
@@ -202,9 +204,13 @@ export type ShipmentCommand =
     step?: string;
     /** Steps under way that their runs voided: a scan closing the shipment passes them. */
     voiding?: readonly string[];
+    /** An operations' scan: the token it reserved the shipment's crossings under. */
+    customs_gate?: string;
   }
   /** A run's step is under way on the shipment (run_steps.ts); refused once it is closed. */
   | { kind: "reserve_run_step"; step: RunStep }
+  /** A customs hold met these scans under way: they are refused (scan_gates.ts). */
+  | { kind: "refuse_scans"; tokens: readonly string[] }
   /** The ledger booked these charges (by source event): they are no longer due. */
   | { kind: "confirm_charges"; source_events: readonly string[] }
   /** Writes a shipment stored by an earlier version as load left it (restated, load.ts). */
@@ -247,7 +253,8 @@ export type ShipmentEvent =
   | { kind: "charges_confirmed"; source_events: readonly string[]; at: number }
   | { kind: "run_step_reserved"; step: RunStep }
   /** Steps under way ended: recorded (their custody move), voided, or the shipment closed. */
-  | { kind: "run_steps_ended"; keys: readonly string[] };
+  | { kind: "run_steps_ended"; keys: readonly string[] }
+  | { kind: "scans_refused"; tokens: readonly string[]; dropped: readonly string[] };
 
 /**
  * `shipment_booked` as the log, the bus and the query side keep it: the commit's state holds the

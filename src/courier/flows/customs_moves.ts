@@ -23,7 +23,7 @@ import {
   standsAt,
 } from "../../../actors/courier/customs_crossing/mod.ts";
 import { Refused } from "../../runtime/actor.ts";
-import type { ScanInput } from "../../../actors/courier/shipment/mod.ts";
+import { type ScanInput, shipmentActor } from "../../../actors/courier/shipment/mod.ts";
 import { iso } from "../../domain/iso.ts";
 import type { ActorRuntime } from "../../runtime/runtime.ts";
 import { raiseAlert } from "./alerts.ts";
@@ -69,7 +69,7 @@ export async function moveCrossing(
 }
 
 /** Tries before a move that keeps meeting new deliveries under way is refused. */
-const MOVE_TRIES = 3;
+const MOVE_TRIES = 4;
 
 /**
  * Asks the crossing for the move. spec: courier 3.4: a hold meeting a run's step under way on the
@@ -85,18 +85,41 @@ async function askMove(
   requestId: string | undefined,
 ) {
   let voiding: string | null = null;
+  let scans: readonly string[] = [];
   for (let tries = 1;; tries++) {
-    const move = voiding === null ? input : { ...input, voiding };
+    const move = { ...input, ...(voiding === null ? {} : { voiding }), voiding_scans: scans };
     try {
       return await askCrossing(runtime, tenant, crossingId, { kind: "move", move }, requestId);
     } catch (e) {
       const code = e instanceof Refused ? e.rejection.code : null;
-      if (code !== "delivery_under_way" || tries >= MOVE_TRIES) throw e;
-      const under = (e as Refused).rejection.details as unknown as DeliveryUnderWay;
+      if (!MET.has(code ?? "") || tries >= MOVE_TRIES) throw e;
+      const details = (e as Refused).rejection.details as Record<string, unknown>;
+      if (code === "scan_under_way") {
+        // spec: courier 3.4: operations' scans under way are refused by the shipment first.
+        const met = details.scans as string[];
+        await refuseScans(runtime, tenant, details.waybill as string, met);
+        scans = [...scans, ...met];
+        continue;
+      }
+      const under = details as unknown as DeliveryUnderWay;
       await voidDelivery(runtime, tenant, under, input.by);
       voiding = under.token;
     }
   }
+}
+
+/** What a hold meets under way on the shipment: a run's delivery, operations' scans. */
+const MET: ReadonlySet<string> = new Set(["delivery_under_way", "scan_under_way"]);
+
+/** The shipment refuses operations' scans under way (actors/courier/shipment/scan_gates.ts). */
+async function refuseScans(
+  runtime: ActorRuntime,
+  tenant: string,
+  waybill: string,
+  tokens: readonly string[],
+): Promise<void> {
+  const r = await runtime.ask(shipmentActor, tenant, waybill, { kind: "refuse_scans", tokens });
+  if (!r.ok && r.code !== "not_found") throw new Refused(r);
 }
 
 /** What a move does to the shipment, the account and the alerts; answers the charge booked. */

@@ -8,6 +8,31 @@ import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { ready, scan } from "./operations_fixtures.ts";
 import { CROSS_BORDER, move } from "./customs_fixtures.ts";
 import { bookingCrossingIdOf } from "../../../src/courier/flows/customs.ts";
+import { recordScan } from "../../../src/courier/flows/scans.ts";
+import { moveCrossing } from "../../../src/courier/flows/customs_moves.ts";
+import { Refused } from "../../../src/runtime/actor.ts";
+import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
+import type { TestEnv } from "../../helpers/test_env.ts";
+
+/** The runtime, with `before` run once just before the shipment is asked to record a scan. */
+function runtimeWithScanGap(t: TestEnv, before: () => Promise<unknown>): ActorRuntime {
+  let done = false;
+  return new Proxy(t.env.runtime, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "ask") return value.bind(target);
+      return async (...args: unknown[]) => {
+        const [def, , , command] = args as [{ type: string }, string, string, { kind: string }];
+        if (!done && def.type === "shipment" && command.kind === "record") {
+          done = true;
+          await before();
+        }
+        return await value.apply(target, args);
+      };
+    },
+  });
+}
 
 Deno.test("operations scans: a delivery attempt on a shipment never out for delivery is refused", () =>
   withTestEnv(async (t) => {
@@ -89,4 +114,47 @@ Deno.test("operations scans: a customs outcome on a shipment with no crossing is
     // A cross-border shipment has its crossing from booking: customs may clear it early.
     const abroad = await bookWaybill(t, client, CROSS_BORDER);
     await scan(t, courier, abroad, { event: "cleared" });
+  }));
+
+/** The runtime, where asking the shipment to record anything fails (a crash at that point). */
+function runtimeCrashingAtRecord(t: TestEnv): ActorRuntime {
+  return new Proxy(t.env.runtime, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "ask") return value.bind(target);
+      return (...args: unknown[]) => {
+        const [def, , , command] = args as [{ type: string }, string, string, { kind: string }];
+        if (def.type === "shipment" && command.kind === "record") throw new Error("crash");
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+Deno.test("operations scans: a hold customs records between the scan's check and its record keeps the parcel", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const tenant = courier.business.id;
+    const waybill = await bookWaybill(t, client, CROSS_BORDER);
+    const id = bookingCrossingIdOf(tenant, waybill);
+    await scan(t, courier, waybill, { event: "collected" });
+    const hold = { action: "hold", reason: "x-ray", by: "customs" } as const;
+    // The hold lands on the crossing between the scan's check and its record; the shipment
+    // hears of it only later (its follow-up crashed and is retried after).
+    const held = () => moveCrossing(runtimeCrashingAtRecord(t), tenant, id, hold).catch(() => {});
+    const runtime = runtimeWithScanGap(t, held);
+    const answer = await recordScan(runtime, tenant, waybill, { event: "delivered", by: "ops" })
+      .then(() => "recorded", (e) => e instanceof Refused ? e.rejection.code : String(e));
+    // spec: courier 3.4: a parcel customs holds is not delivered.
+    assert.equal(answer, "held_by_customs");
+    await moveCrossing(t.env.runtime, tenant, id, hold);
+    const r = await t.call("GET", `/business/courier/operations/${waybill}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(r.body.data.status, "customs_hold");
+    // The crossing is left with nothing under way: released, the parcel goes out.
+    await grantScopes(t, courier, "customs:approve");
+    await move(t, courier, id, { action: "release", evidence: "release note 88" });
+    await scan(t, courier, waybill, { event: "out_for_delivery" });
   }));
