@@ -8,6 +8,7 @@ import {
   boarding,
   carriedPieces,
   custody,
+  custodyKey,
   departureEvent,
   type FollowUp,
   holderOf,
@@ -185,6 +186,19 @@ export function unassignedFollowUps(run: NetworkRun): FollowUp[] {
 export function transferKey(run: NetworkRun, waybills: readonly string[], toRun: string): string {
   const moving = [...new Set(waybills)].sort().map((w) => boarding(run, w)).join(",");
   return `transfer:${toRun}:${sha256Hex(moving)}`;
+}
+
+/**
+ * The key of a transfer's step on one shipment: the key its custody move is recorded under
+ * (transferFollowUps), which the transfer's request reserves the shipment with (shipment_gate.ts).
+ */
+export function transferStepKey(
+  run: NetworkRun,
+  waybills: readonly string[],
+  toRun: string,
+  waybill: string,
+): string {
+  return custodyKey(`${run.id}:${transferKey(run, waybills, toRun)}`, waybill);
 }
 
 /**

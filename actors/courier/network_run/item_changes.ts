@@ -22,6 +22,8 @@ import {
   type RunItem,
 } from "./run.ts";
 import { voidedGate } from "./customs_gate.ts";
+import { transferStepKey } from "./follow_ups_of.ts";
+import { voidedStep } from "./shipment_gate.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
 type Change<K extends RunChange["kind"]> = Extract<RunChange, { kind: K }>;
@@ -47,6 +49,12 @@ export function transfer(run: NetworkRun, c: Change<"transfer">, now: number): S
   for (const [waybill, gate] of Object.entries(c.gates ?? {})) {
     const voided = voidedGate(run, waybill, gate);
     if (voided) return voided;
+  }
+  // spec: courier 3.4: a shipment operations closed while the transfer was under way stays as
+  // it ended (src/courier/flows/runs/transfer.ts reserves it; shipment_gate.ts).
+  for (const waybill of items.map((n) => run.items[n]!.waybill)) {
+    const closed = voidedStep(run, transferStepKey(run, c.waybills, c.to_run, waybill), waybill);
+    if (closed) return closed;
   }
   return [{
     kind: "transferred",

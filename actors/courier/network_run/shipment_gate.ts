@@ -1,5 +1,5 @@
 /**
- * A run's step on a shipment (delivered, collected, attempted) and operations closing it
+ * A run's step on a shipment (delivered, collected, attempted, transferred) and operations closing it
  * (returned, cancelled, delivered by a scan), one after the other (courier 3.4: an item's end
  * state is what happened to it; a parcel is in one state at a time). The step's request reserves
  * the shipment under the step's key, the key of the custody move it makes, before the run
@@ -53,6 +53,10 @@ function recorded(run: NetworkRun, key: string, waybill: string): boolean | null
     if (key === stepKeyOf(run.id, s.id, "collect", waybill)) {
       return s.collected.some((x) => x.waybill === waybill);
     }
+  }
+  // A transfer's step (follow_ups_of.ts transferStepKey): recorded once the item is transferred.
+  if (key.startsWith(`custody:${run.id}:transfer:`) && key.endsWith(`:${waybill}`)) {
+    return run.items.some((i) => i.waybill === waybill && i.state === "transferred");
   }
   return null;
 }

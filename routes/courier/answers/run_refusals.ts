@@ -41,6 +41,8 @@ export const RUN_ACTION_REFUSALS = {
       "refused it (report it customs_hold)",
     planned_on_another_run: "transfer: a shipment named was handed over here and another run " +
       "has it open (planned or on board) now",
+    shipment_closed: "transfer: operations closed a shipment named (delivered, returned or " +
+      "cancelled it): it stays as it ended",
   },
   report: {
     ...KEYED_CHANGE,

@@ -89,6 +89,7 @@ export const GIVEN_BACK: ReadonlySet<string> = new Set([
   "not_transferable",
   "not_on_run",
   "held_by_customs",
+  "shipment_closed",
 ]);
 
 /**

@@ -12,6 +12,7 @@ import {
   type NetworkRun,
   transferFollowUps,
   transferKey,
+  transferStepKey,
   transferTarget,
   withColdSlots,
 } from "../../../../actors/courier/network_run/mod.ts";
@@ -21,6 +22,7 @@ import { invalid, type RunCaller, type RunDeps } from "./caller.ts";
 import { changeAndFollow, followThrough } from "./follow_ups.ts";
 import { boardRun } from "./loads.ts";
 import { passCustoms } from "./customs_gate.ts";
+import { reserveRunStep } from "../run_steps.ts";
 import { GIVEN_BACK } from "./perform.ts";
 import { claimBack, lostClaim, passClaim } from "./planning.ts";
 import type { RunActionInput } from "./run_actions.ts";
@@ -52,6 +54,13 @@ export async function transfer(
     invalid([{ path: "to_run", message: `the run is closed: ${toRun}` }]);
   }
   const open = await transferable(deps, caller, run, waybills, toRun);
+  // spec: courier 3.4: an item's end state is what happened to it: a shipment operations closed
+  // (delivered, returned) is not moved to another run. Reserved as deliver and collect do, so a
+  // scan closing it from now on has the run void this transfer of it (shipment_gate.ts).
+  for (const i of open) {
+    const step = { key: transferStepKey(run, waybills, toRun, i.waybill), run_id: run.id };
+    await reserveRunStep(deps.runtime, caller.tenant, { waybill: i.waybill, step }, "transferred");
+  }
   // spec: courier 3.4: a shipment customs holds stays where customs has it: its end state on this
   // run is customs hold (report), never a transfer that moves its custody to another run.
   const gates: Record<string, string> = {};
