@@ -89,6 +89,11 @@ export type RunCommand =
   }
   | { kind: "close"; by: string }
   /**
+   * A custody move of the run met the shipment closed by operations (delivered or returned): the
+   * run ends its item as the shipment ended (courier 3.4: an item's end state is what happened).
+   */
+  | { kind: "item_closed"; waybill: string; status: "delivered" | "returned"; by: string }
+  /**
    * Another run plans the shipment for delivery (courier 3.4): refused while this run has it
    * open; else `claim`, the claim this run held on it, is let go for good (an add_stop still
    * under way with it is refused).

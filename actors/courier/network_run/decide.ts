@@ -216,6 +216,7 @@ const GROWING_CHANGES: ReadonlySet<RunChange["kind"]> = new Set([
   "stop_collect",
   "stop_border",
   "report",
+  "item_closed",
   "transfer",
   "transfer_in",
   "let_go",
@@ -266,6 +267,8 @@ function change(run: NetworkRun, c: RunChange, now: number): Step {
       return items.transferInUndo(run, c, now);
     case "report":
       return items.report(run, c, now);
+    case "item_closed":
+      return items.itemClosed(run, c, now);
     case "let_go":
       return items.letGo(run, c, now);
     case "void_delivery":

@@ -57,6 +57,13 @@ export type RunOutcome =
     entry: HistoryEntry;
   }
   | { kind: "closed"; at: number; entry: HistoryEntry }
+  /** Items whose shipment operations closed end as it ended (item_changes.ts itemClosed). */
+  | {
+    kind: "item_closed";
+    state: "delivered" | "returned";
+    items: readonly number[];
+    entry: HistoryEntry;
+  }
   /** The run let its claim on a shipment go: another run plans it (courier 3.4). */
   | { kind: "claim_released"; waybill: string; claim: string; entry: HistoryEntry }
   | { kind: "expense_recorded"; expense: Expense; entry: HistoryEntry }
@@ -189,6 +196,7 @@ function applied(run: NetworkRun, e: Change): NetworkRun {
     case "transferred_in":
     case "transfer_in_undone":
     case "reported":
+    case "item_closed":
     case "closed":
     case "claim_released":
     case "delivery_voided":
@@ -209,6 +217,7 @@ type Later = Extract<
       | "transferred_in"
       | "transfer_in_undone"
       | "reported"
+      | "item_closed"
       | "closed"
       | "claim_released"
       | "delivery_voided"
@@ -237,6 +246,8 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
         ...run,
         items: at(run, e.items, (i) => ({ ...i, state: e.condition, exception: e.exception })),
       };
+    case "item_closed":
+      return { ...run, items: at(run, e.items, (i) => ({ ...i, state: e.state })) };
     case "closed":
       return { ...run, status: "closed", closed_at: e.at };
     case "claim_released":

@@ -33,8 +33,18 @@ export interface RunAlert {
 }
 
 export type FollowUp =
-  /** A custody move recorded on the shipment under `key`, once. */
-  | { readonly kind: "custody"; readonly waybill: string; readonly key: string; scan: ScanInput }
+  /**
+   * A custody move recorded on the shipment under `key`, once. `run_id`: the run whose item it
+   * moves, which ends the item as the shipment ended when operations closed it (perform.ts);
+   * absent: the move changes nothing on a closed shipment.
+   */
+  | {
+    readonly kind: "custody";
+    readonly waybill: string;
+    readonly key: string;
+    scan: ScanInput;
+    readonly run_id?: string;
+  }
   /** A charge on the shipment's client, priced on the shipment's frozen rate card. */
   | { readonly kind: "charge"; readonly waybill: string; readonly charge: RunCharge; by: string }
   /**
@@ -131,8 +141,10 @@ export function custody(
   waybill: string,
   key: string,
   scan: ScanInput,
+  runId?: string,
 ): Extract<FollowUp, { kind: "custody" }> {
-  return { kind: "custody", waybill, key: custodyKey(key, waybill), scan };
+  const move = { kind: "custody", waybill, key: custodyKey(key, waybill), scan } as const;
+  return runId === undefined ? move : { ...move, run_id: runId };
 }
 
 /** The key a custody move on the shipment is recorded under, once (recordOnce). */

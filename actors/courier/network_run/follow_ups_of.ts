@@ -37,7 +37,9 @@ export function departureFollowUps(run: NetworkRun, by: string, fallbackKey: str
   // trunk leg (departureEvent).
   const byEvent = Map.groupBy(onBoard, (w) => departureEvent(run, w));
   const moves = [...byEvent].flatMap(([event, waybills]) =>
-    waybills.map((w) => custody(w, key, { holder, event, pieces: carriedPieces(run.stops, w), by }))
+    waybills.map((w) =>
+      custody(w, key, { holder, event, pieces: carriedPieces(run.stops, w), by }, run.id)
+    )
   );
   // Leaving a border the shipments were presented at: a later release awaits collection.
   const left = run.stops
@@ -100,7 +102,7 @@ export function unloadFollowUps(run: NetworkRun, facilityId: string | null, by: 
       facility_id: facilityId ?? run.facility_id,
       pieces: carriedPieces(run.stops, i.waybill),
       by,
-    })
+    }, run.id)
   );
 }
 

@@ -134,6 +134,22 @@ export function report(run: NetworkRun, c: Change<"report">, now: number): Step 
 }
 
 /**
+ * spec: courier 3.4: an item's end state is what happened to it: one whose shipment operations
+ * delivered or returned while the run moved it (its custody move met it closed) ends so here,
+ * as the shipment ended; one already ended stays as it ended.
+ */
+export function itemClosed(run: NetworkRun, c: Change<"item_closed">, now: number): Step {
+  const items = itemsWhere(run, (i) => i.waybill === c.waybill && !isEnded(i));
+  if (items.length === 0) return SAME;
+  return [{
+    kind: "item_closed",
+    state: c.status,
+    items,
+    entry: entry("item_closed", c.by, now, `${c.waybill}: ${c.status}`),
+  }];
+}
+
+/**
  * spec: courier 3.4: a shipment is planned on one run at a time. This run lets its claim on it go
  * unless it has the shipment open (planned, on board, unloaded for a stop here, without its end
  * state: holdsOpen); a closed run has none open and adds nothing more.

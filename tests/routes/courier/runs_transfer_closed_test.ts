@@ -1,7 +1,8 @@
 /**
- * A transfer of a shipment operations closed (courier 3.4: an item's end state is what happened
- * to it; a parcel is in one state at a time): refused 409 shipment_closed before anything moves,
- * also when operations close it between the transfer's checks and its record.
+ * Runs moving a shipment operations closed (courier 3.4: an item's end state is what happened to
+ * it; a parcel is in one state at a time): a transfer is refused 409 shipment_closed before
+ * anything moves, also when operations close it between the transfer's checks and its record; a
+ * departure or an unload that finds it closed ends the item as the shipment ended.
  */
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -59,4 +60,36 @@ Deno.test("runs: a shipment operations deliver between the transfer's checks and
     assert.deepEqual((await runOf(t, courier, to)).items, []);
     const trail = await trailOf(t, courier, a);
     assert.equal(trail.at(-1), "delivered", trail.join());
+  }));
+
+Deno.test("runs: a shipment operations delivered before the run departed ends as delivered on the run", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const a = await bookWaybill(t, client);
+    await deliverStops(t, courier, run, [a]);
+    await post(t, courier, `/business/courier/shipments/${a}/scans`, { event: "delivered" }, 201);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    // spec: courier 3.4: run and shipment agree: delivered, not on board.
+    assert.equal((await runOf(t, courier, run)).items[0].state, "delivered");
+    const trail = await trailOf(t, courier, a);
+    assert.deepEqual(trail.slice(-1), ["delivered"], trail.join());
+    const closed = await post(t, courier, `/business/network-runs/${run}/close`, {});
+    assert.equal(closed.data.status, "closed");
+  }));
+
+Deno.test("runs: a shipment operations returned while the run carried it ends as returned on the unload", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const a = await bookWaybill(t, client);
+    await deliverStops(t, courier, run, [a]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    await post(t, courier, `/business/network-runs/${run}/arrive`, {});
+    for (const event of ["returning", "returned"]) {
+      await post(t, courier, `/business/courier/shipments/${a}/scans`, { event }, 201);
+    }
+    await post(t, courier, `/business/network-runs/${run}/unload`, {});
+    assert.equal((await runOf(t, courier, run)).items[0].state, "returned");
+    assert.equal((await trailOf(t, courier, a)).at(-1), "returned");
   }));

@@ -35,9 +35,11 @@ export async function performFollowUp(
   requestId?: string,
 ): Promise<void> {
   switch (f.kind) {
-    case "custody":
-      await recordOnce(runtime, tenant, f.waybill, f.key, f.scan, requestId);
+    case "custody": {
+      const s = await recordOnce(runtime, tenant, f.waybill, f.key, f.scan, requestId);
+      if (s === null && f.run_id !== undefined) await endClosedItem(runtime, tenant, f, f.run_id);
       return;
+    }
     case "charge": {
       const s = await shipmentIn(runtime, tenant, f.waybill);
       const r = await postLaterCharge(runtime, s, { ...f.charge, by: f.by });
@@ -64,6 +66,23 @@ export async function performFollowUp(
     case "transfer_out":
       return await transferredOut(runtime, tenant, f);
   }
+}
+
+/**
+ * spec: courier 3.4: an item's end state is what happened to it: a move of the run (departure,
+ * unload) that met the shipment closed by operations has the run end its item as the shipment
+ * ended (delivered, returned), so run and shipment agree; a cancelled one is left as it is.
+ */
+async function endClosedItem(
+  runtime: ActorRuntime,
+  tenant: string,
+  f: Extract<FollowUp, { kind: "custody" }>,
+  runId: string,
+): Promise<void> {
+  const { status } = await shipmentIn(runtime, tenant, f.waybill);
+  if (status !== "delivered" && status !== "returned") return;
+  const command = { kind: "item_closed", waybill: f.waybill, status, by: f.scan.by } as const;
+  orRefuse(await runtime.ask(networkRunActor, tenant, runId, command));
 }
 
 /** The shipment's crossing records the side; a shipment customs refused stays behind. */
