@@ -46,7 +46,14 @@ export type RunOutcome =
   | { kind: "arrived"; entry: HistoryEntry }
   | { kind: "unloaded"; status: RunStatus; items: readonly number[]; entry: HistoryEntry }
   | { kind: "stops_reordered"; order: readonly string[]; entry: HistoryEntry }
-  | { kind: "transferred"; to_run: string; items: readonly number[]; entry: HistoryEntry }
+  /** `key`: the transfer's key (transferKey); absent on transfers recorded before it was. */
+  | {
+    kind: "transferred";
+    to_run: string;
+    items: readonly number[];
+    key?: string;
+    entry: HistoryEntry;
+  }
   | { kind: "transferred_in"; items: readonly RunItem[]; entry: HistoryEntry }
   | { kind: "transfer_in_undone"; items: readonly number[]; entry: HistoryEntry }
   | {
@@ -233,7 +240,12 @@ function appliedLater(run: NetworkRun, e: Later): NetworkRun {
     case "transferred":
       return {
         ...run,
-        items: at(run, e.items, (i) => ({ ...i, state: "transferred", to_run: e.to_run })),
+        items: at(run, e.items, (i) => ({
+          ...i,
+          state: "transferred",
+          to_run: e.to_run,
+          ...(e.key === undefined ? {} : { transfer_key: e.key }),
+        })),
       };
     case "transferred_in":
       return { ...run, items: [...run.items, ...e.items] };

@@ -22,7 +22,7 @@ import {
   type RunItem,
 } from "./run.ts";
 import { voidedGate } from "./customs_gate.ts";
-import { transferStepKey } from "./follow_ups_of.ts";
+import { transferKey, transferStepKey } from "./follow_ups_of.ts";
 import { voidedStep } from "./shipment_gate.ts";
 import { entry, SAME, type Step } from "./step.ts";
 
@@ -60,6 +60,7 @@ export function transfer(run: NetworkRun, c: Change<"transfer">, now: number): S
     kind: "transferred",
     to_run: c.to_run,
     items,
+    key: transferKey(run, c.waybills, c.to_run),
     entry: entry("transfer", c.by, now, c.to_run),
   }];
 }

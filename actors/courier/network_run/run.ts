@@ -79,6 +79,11 @@ export interface RunItem {
   /** transferred: the run that carries it on (courier 3.4). */
   readonly to_run?: string;
   /**
+   * transferred: the transfer's key (follow_ups_of.ts transferKey), which names its step on the
+   * shipment (shipment_gate.ts). Internal; absent on items transferred before it was kept.
+   */
+  readonly transfer_key?: string;
+  /**
    * The run's departure it left with (the run's departed_at): absent on one that came on board
    * after it (its own move took it: a stop added, a collection, a transfer in), or kept before.
    */

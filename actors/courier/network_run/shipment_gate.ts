@@ -54,9 +54,13 @@ function recorded(run: NetworkRun, key: string, waybill: string): boolean | null
       return s.collected.some((x) => x.waybill === waybill);
     }
   }
-  // A transfer's step (follow_ups_of.ts transferStepKey): recorded once the item is transferred.
+  // A transfer's step (follow_ups_of.ts transferStepKey): recorded once the item is transferred
+  // by that transfer (another transfer of it, naming other waybills, is another step).
   if (key.startsWith(`custody:${run.id}:transfer:`) && key.endsWith(`:${waybill}`)) {
-    return run.items.some((i) => i.waybill === waybill && i.state === "transferred");
+    return run.items.some((i) =>
+      i.waybill === waybill && i.state === "transferred" &&
+      (i.transfer_key === undefined || custodyKey(`${run.id}:${i.transfer_key}`, waybill) === key)
+    );
   }
   return null;
 }

@@ -244,7 +244,7 @@ function stopView(s: Stop) {
 }
 
 function itemView(i: RunItem) {
-  const { departed_at: _departed, ...fields } = i;
+  const { departed_at: _departed, transfer_key: _transfer, ...fields } = i;
   return { ...fields, load: loadView(i.load) };
 }
 

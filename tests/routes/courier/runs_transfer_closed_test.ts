@@ -62,6 +62,27 @@ Deno.test("runs: a shipment operations deliver between the transfer's checks and
     assert.equal(trail.at(-1), "delivered", trail.join());
   }));
 
+Deno.test("runs: a transfer refused for a closed shipment leaves nothing under way on the others it named", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const [from, to] = [await newRun(t, courier), await newRun(t, courier)];
+    const [a, b] = [await bookWaybill(t, client), await bookWaybill(t, client)];
+    await deliverStops(t, courier, from, [a, b]);
+    await post(t, courier, `/business/network-runs/${from}/depart`, {});
+    await post(t, courier, `/business/courier/shipments/${b}/scans`, { event: "delivered" }, 201);
+    const refused = await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [a, b],
+      to_run: to,
+    }, 409);
+    assert.equal(refused.code, "shipment_closed");
+    await post(t, courier, `/business/network-runs/${from}/transfer`, {
+      waybills: [a],
+      to_run: to,
+    });
+    // The refused transfer's reservation of a is not a step the run recorded: a closes.
+    await post(t, courier, `/business/courier/shipments/${a}/scans`, { event: "delivered" }, 201);
+  }));
+
 Deno.test("runs: a shipment operations delivered before the run departed ends as delivered on the run", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);
