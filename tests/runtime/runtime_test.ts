@@ -359,7 +359,8 @@ Deno.test("runtime: a record stored as an object (before records were JSON text)
     indexes: [],
   });
   kv.close();
-  const rt = await openTestRuntime(path);
+  // Deno KV's layout, written by hand: the KV store, whatever ACTOR_STORE says.
+  const rt = await openTestRuntime(path, { store: "kv" });
   try {
     assert.equal((await balanceOf(rt, "old")).balance, 70);
     assert.ok((await rt.runtime.ask(accountActor, T, "old", { kind: "credit", amount: 5 })).ok);
