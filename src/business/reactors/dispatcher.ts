@@ -6,12 +6,7 @@
  * time a prep order or a scheduled trip is due), all in the trip actor. This keeps only what the
  * next choice needs, rebuilt from the changes it hears.
  */
-import {
-  HOLD_OUTBOX,
-  type HoldItem,
-  type PoolDriver,
-  poolDriverActor,
-} from "../../../actors/business/pool_driver.ts";
+import { type PoolDriver, poolDriverActor } from "../../../actors/business/pool_driver.ts";
 import {
   dispatchable,
   type DispatchCommand,
@@ -35,26 +30,10 @@ import { orRefuse } from "../../runtime/actor.ts";
 import { type Catalogue, vehicleTypeOf, zoneAt } from "../rules/catalogue.ts";
 import { offerDueAt, vehicleFits } from "../rules/dispatch.ts";
 import { catalogueOf } from "../flows/fares.ts";
-import { newOfferId, settleHold, tripKeyOf } from "../flows/dispatch.ts";
+import { newOfferId, tripKeyOf } from "../flows/dispatch.ts";
 import type { FirstOffer, FirstOffers } from "../flows/complete_booking.ts";
-import { releaseDriver, startQueuedTrip } from "../flows/driver_holding.ts";
-import {
-  followLead,
-  followsLead,
-  nextLead,
-  passHold,
-  startWithLead,
-  waitsForLead,
-} from "../flows/batch_dispatch.ts";
-import {
-  BATCH_HOLD_OUTBOX,
-  BATCH_START_OUTBOX,
-  type BatchHoldItem,
-  type BatchStartItem,
-  DRIVER_RELEASE_OUTBOX,
-  type HoldingItem,
-  QUEUED_START_OUTBOX,
-} from "../rules/driver_holding.ts";
+import { followLead, followsLead, nextLead, waitsForLead } from "../flows/batch_dispatch.ts";
+import { handleHoldingOutboxes } from "./holding_outboxes.ts";
 import { type DueTrip, dueTrips } from "../queries/trips.ts";
 import { DriverIndex, type IndexedDriver } from "./driver_index.ts";
 import type { Position } from "./live_positions.ts";
@@ -112,29 +91,7 @@ export class Dispatcher implements Reactor, FirstOffers {
         (c) => this.#onDriver(c.snapshot as PoolDriver),
       ),
     ];
-    this.#releases = [
-      // A take the trip never confirmed is completed or undone (spec: business 3.1).
-      deps.runtime.handleOutbox(HOLD_OUTBOX, (i) => settleHold(deps, i.payload as HoldItem)),
-      // An ended trip frees its driver, whose queued trip then starts (spec: business 3.1).
-      deps.runtime.handleOutbox(
-        DRIVER_RELEASE_OUTBOX,
-        (i) => releaseDriver(deps, i.payload as HoldingItem),
-      ),
-      deps.runtime.handleOutbox(
-        QUEUED_START_OUTBOX,
-        (i) => startQueuedTrip(deps, i.payload as HoldingItem),
-      ),
-      // A batch's stops queued with the stop their driver holds start with it (business 2.3, 3.1).
-      deps.runtime.handleOutbox(
-        BATCH_START_OUTBOX,
-        (i) => startWithLead(deps, i.payload as BatchStartItem),
-      ),
-      // A batch's stop that left its driver passes the hold to the next queued with it.
-      deps.runtime.handleOutbox(
-        BATCH_HOLD_OUTBOX,
-        (i) => passHold(deps, i.payload as BatchHoldItem),
-      ),
-    ];
+    this.#releases = handleHoldingOutboxes(deps);
   }
 
   /** A driver's newest position (LivePositions): a driver moving into range may take a trip. */
