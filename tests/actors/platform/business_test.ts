@@ -335,6 +335,7 @@ Deno.test("business actor: sign-in finds a person by e-mail; a password change s
     as: "staff",
     staff_id: "usr_2",
     role: "admin",
+    session_epoch: 0,
   });
   const changed = h.must({
     kind: "change_password",
