@@ -59,19 +59,28 @@ export interface Batch extends BatchDraft {
 
 export type BatchState =
   | { readonly phase: "free" }
-  | { readonly phase: "claimed"; readonly batch: Batch; readonly fingerprint: string };
+  | {
+    readonly phase: "claimed";
+    readonly batch: Batch;
+    readonly fingerprint: string;
+    /** A hold for the claim was placed: the claim can no longer be released. */
+    readonly funded?: boolean;
+  };
 
 export type BatchCommand =
   | { kind: "claim"; draft: BatchDraft; fingerprint: string }
   | { kind: "booked" }
   /** The claim `created_at` made, freed while no stop is booked (its money was refused). */
   | { kind: "release"; fingerprint: string; created_at: number }
+  /** The hold for the claim `created_at` made is placed: its stops may be booked and charged. */
+  | { kind: "fund"; fingerprint: string; created_at: number }
   | { kind: "get" };
 
 export type BatchEvent =
   | { kind: "batch_claimed"; batch: Batch; fingerprint: string }
   | { kind: "batch_booked"; at: number }
-  | { kind: "batch_released"; at: number };
+  | { kind: "batch_released"; at: number }
+  | { kind: "batch_funded"; at: number };
 
 export interface BatchReply {
   readonly batch: Batch;
@@ -114,11 +123,29 @@ function claim(s: BatchState, c: Extract<BatchCommand, { kind: "claim" }>, ctx: 
 function release(s: BatchState, c: Extract<BatchCommand, { kind: "release" }>, ctx: Ctx): D {
   if (s.phase === "free") return missing();
   const mine = s.fingerprint === c.fingerprint && s.batch.created_at === c.created_at;
-  if (!mine || s.batch.booked_at !== null) return accept([], replyOf(false));
+  // A claim a replay has funded may be charged for its stops: it stays (spec: business 4.2).
+  if (!mine || s.batch.booked_at !== null || s.funded) return accept([], replyOf(false));
   return accept([{ kind: "batch_released", at: ctx.now }], () => ({
     batch: s.batch,
     replayed: false,
   }));
+}
+
+/**
+ * spec: business 4.2, 7: the fence between a claim's release and its stops' charges. A hold
+ * placed for a claim released meanwhile (or released and claimed again) is refused here, so the
+ * flow gives the money back before any stop is booked; a funded claim is never released.
+ */
+function fund(s: BatchState, c: Extract<BatchCommand, { kind: "fund" }>, ctx: Ctx): D {
+  const mine = s.phase === "claimed" && s.fingerprint === c.fingerprint &&
+    s.batch.created_at === c.created_at;
+  if (s.phase === "free" || !mine) {
+    return reject("claim_released", "the batch's claim was released before its hold");
+  }
+  const events: BatchEvent[] = s.funded || s.batch.booked_at !== null
+    ? []
+    : [{ kind: "batch_funded", at: ctx.now }];
+  return accept(events, replyOf(true));
 }
 
 export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, BatchReply> = {
@@ -138,6 +165,8 @@ export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, B
         );
       case "release":
         return release(state, command, ctx);
+      case "fund":
+        return fund(state, command, ctx);
       case "get":
         return state.phase === "free" ? missing() : accept([], replyOf(false));
       case "timer":
@@ -156,6 +185,8 @@ export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, B
         return { ...state, batch: { ...state.batch, booked_at: event.at } };
       case "batch_released":
         return { phase: "free" };
+      case "batch_funded":
+        return state.phase === "claimed" ? { ...state, funded: true } : state;
       default:
         return unreachable(event);
     }

@@ -164,12 +164,17 @@ async function unbookedMinor(deps: BatchDeps, business: string, batch: Batch) {
  * nothing is created and the claim this request made is released (the reference stays free). A
  * retry finds the hold its first try placed; once that has expired, it holds what is still owed.
  */
-async function holdFunds(deps: BatchDeps, business: string, claimed: BatchReply, fp: string) {
+async function holdFunds(
+  deps: BatchDeps,
+  business: string,
+  claimed: BatchReply,
+  fp: string,
+): Promise<BatchReply> {
   const batch = claimed.batch, currency = batch.billing_currency;
   const owed = claimed.replayed
     ? await unbookedMinor(deps, business, batch)
     : batch.billing_amount_minor;
-  if (owed === 0) return;
+  if (owed === 0) return claimed;
   const account = await businessOf(deps.runtime, business);
   const held = await deps.runtime.ask(walletActor, business, business, {
     kind: "reserve",
@@ -179,10 +184,10 @@ async function holdFunds(deps: BatchDeps, business: string, claimed: BatchReply,
     limit_minor: creditLimitMinor(account, currency),
     hold_ms: BATCH_HOLD_MS,
   });
-  if (held.ok) return;
+  if (held.ok) return await fundClaim(deps, business, claimed, fp);
   // Another request for the batch booked every stop and freed its hold since `owed` was counted
   // (two at once): nothing is owed, the replay answers the batch (spec: business 4.2).
-  if (claimed.replayed && await unbookedMinor(deps, business, batch) === 0) return;
+  if (claimed.replayed && await unbookedMinor(deps, business, batch) === 0) return claimed;
   // A claim an earlier try made may have stops booked: it stays, for a retry once funded.
   if (!claimed.replayed) {
     orRefuse(
@@ -194,6 +199,43 @@ async function holdFunds(deps: BatchDeps, business: string, claimed: BatchReply,
     );
   }
   throw new Refused(held);
+}
+
+/**
+ * spec: business 4.2, 7: the hold placed, the claim it stands on is marked funded, so it is no
+ * longer released. One released meanwhile (the first request's hold was refused before money
+ * arrived) is claimed again by this same body, the money kept held for it; refused (another body
+ * has the reference now), the money is given back before any stop is booked or charged.
+ */
+async function fundClaim(deps: BatchDeps, business: string, claimed: BatchReply, fp: string) {
+  const fund = (c: BatchReply) =>
+    deps.runtime.ask(batchActor, business, c.batch.id, {
+      kind: "fund",
+      fingerprint: fp,
+      created_at: c.batch.created_at,
+    });
+  const funded = await fund(claimed);
+  if (funded.ok) return claimed;
+  let refused = funded;
+  if (funded.code === "claim_released") {
+    const again = await deps.runtime.ask(batchActor, business, claimed.batch.id, {
+      kind: "claim",
+      draft: claimed.batch,
+      fingerprint: fp,
+    });
+    if (again.ok) {
+      const fundedAgain = await fund(again.reply);
+      if (fundedAgain.ok) return again.reply;
+      refused = fundedAgain;
+    } else refused = again;
+  }
+  orRefuse(
+    await deps.runtime.ask(walletActor, business, business, {
+      kind: "release",
+      hold: batchHold(claimed.batch.id),
+    }),
+  );
+  throw new Refused(refused);
 }
 
 /** Plans and checks a new batch: every refusal here leaves nothing created. */
@@ -239,8 +281,11 @@ export async function bookBatch(
   const claimed = orRefuse(
     await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }),
   );
-  const batch = claimed.batch;
-  if (batch.booked_at === null) await holdFunds(deps, business, claimed, fingerprint);
+  // The claim the hold stands on: a replay whose claim was released meanwhile claims it again.
+  const funded = claimed.batch.booked_at === null
+    ? await holdFunds(deps, business, claimed, fingerprint)
+    : claimed;
+  const batch = funded.batch;
   const trips = await Promise.all(batch.stops.map(async (s) => {
     const booked = await bookTrip(deps, business, {
       request: stopRequest(r, s, batch),
@@ -260,7 +305,7 @@ export async function bookBatch(
       hold: batchHold(id),
     }),
   );
-  return { batch: done, trips, replayed: claimed.replayed };
+  return { batch: done, trips, replayed: funded.replayed };
 }
 
 /** A stop's trip now: its integer id and status; null while the stop is still being booked. */

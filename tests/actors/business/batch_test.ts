@@ -33,3 +33,22 @@ Deno.test("batch: a release frees only the claim it names, and only before the b
   assert.deepEqual(h.must({ kind: "release", fingerprint: "f2", created_at: 6_000 }).events, []);
   assert.equal(h.state.phase, "claimed");
 });
+
+Deno.test("batch: a funded claim is never released; a hold for a claim released or claimed again is refused", () => {
+  const h = new ActorHarness(batchActor, { now: 5_000 });
+  h.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
+  // Another claim's hold (its created_at, its body) is not this claim's.
+  h.refused({ kind: "fund", fingerprint: "f1", created_at: 4_000 }, "claim_released");
+  h.refused({ kind: "fund", fingerprint: "f2", created_at: 5_000 }, "claim_released");
+  const funded = h.must({ kind: "fund", fingerprint: "f1", created_at: 5_000 });
+  assert.deepEqual(kinds(funded.events), ["batch_funded"]);
+  assert.deepEqual(h.must({ kind: "fund", fingerprint: "f1", created_at: 5_000 }).events, []);
+  // spec: business 4.2: its stops may be charged now: the refused first request cannot free it.
+  assert.deepEqual(h.must({ kind: "release", fingerprint: "f1", created_at: 5_000 }).events, []);
+  assert.equal(h.state.phase, "claimed");
+  // A claim released before its hold refuses that hold.
+  const other = new ActorHarness(batchActor, { now: 5_000 });
+  other.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
+  other.must({ kind: "release", fingerprint: "f1", created_at: 5_000 });
+  other.refused({ kind: "fund", fingerprint: "f1", created_at: 5_000 }, "claim_released");
+});

@@ -251,3 +251,51 @@ Deno.test("batches funds: the same batch sent twice at once, the second holding 
     assert.equal(await debitsOf(t, b.id), STOPS.length, "each stop charged once");
     assert.deepEqual(await holdsOf(t, b.id), {});
   }));
+
+Deno.test("batches funds: a replay holding after the first request's refused hold released the claim books and answers the batch it charged, never 404", () =>
+  withTestEnv(async (t) => {
+    const total = await totalOf(t);
+    const b = await fundedBusiness(t, total.toFixed(2));
+    const raw = { segment: "parcel", stops: STOPS, external_reference: "EOD-RELEASED" };
+    // The first request checked its funds and waits before its claim; a booking takes money.
+    const claim = holdAsk(t.env.runtime, commandKind("claim", "business_batch"));
+    const one = postBatch(t, b.api_key, raw);
+    await claim.reached;
+    const single = await book(t, b.api_key, PARCEL);
+    assert.equal(single.status, 201, JSON.stringify(single.body));
+    const fare: number = single.body.data.billing_amount;
+    // Its hold is refused; it waits before releasing its claim.
+    const release = holdAsk(t.env.runtime, commandKind("release", "business_batch"));
+    claim.open();
+    await release.reached;
+    // The replay finds the claim and waits before its hold.
+    const reserve = holdAsk(t.env.runtime, commandKind("reserve", "wallet"));
+    const two = postBatch(t, b.api_key, raw);
+    await reserve.reached;
+    release.open();
+    const refused = await one;
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    // Money arrives before the replay holds.
+    const topUp = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: fare, currency: "BWP", reference: "top-up" },
+    });
+    assert.equal(topUp.status, 201, JSON.stringify(topUp.body));
+    reserve.open();
+    const replayed = await two;
+    await t.settle();
+    // spec: business 4.2: the answer is the batch charged, booked, and it can be read.
+    assert.ok([200, 201].includes(replayed.status), JSON.stringify(replayed.body));
+    assert.equal(replayed.body.data.status, "booked");
+    const read = await t.call("GET", `/business/batches/${replayed.body.data.id}`, {
+      key: b.api_key,
+    });
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.equal(await debitsOf(t, b.id), 1 + STOPS.length, "each stop charged once");
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(0));
+    assert.deepEqual(await holdsOf(t, b.id), {});
+    // A retry replays it: nothing booked or charged again.
+    const again = await postBatch(t, b.api_key, raw);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(await debitsOf(t, b.id), 1 + STOPS.length);
+  }));
