@@ -190,15 +190,24 @@ async function holdFunds(
   if (claimed.replayed && await unbookedMinor(deps, business, batch) === 0) return claimed;
   // A claim an earlier try made may have stops booked: it stays, for a retry once funded.
   if (!claimed.replayed) {
-    orRefuse(
+    const after = orRefuse(
       await deps.runtime.ask(batchActor, business, batch.id, {
         kind: "release",
         fingerprint: fp,
         created_at: batch.created_at,
       }),
     );
+    // A replay funded the claim meanwhile (it was not released): its stops are booked and paid
+    // from that replay's hold, so this request answers the batch, never 422 (spec: business 4.2).
+    if (await stillClaimed(deps, business, after.batch)) return claimed;
   }
   throw new Refused(held);
+}
+
+/** The claim `batch` names still stands (a release it asked for left it: it was funded). */
+async function stillClaimed(deps: BatchDeps, business: string, batch: Batch) {
+  const now = await deps.runtime.read(batchActor, business, batch.id, { kind: "get" });
+  return now.ok && now.reply.batch.created_at === batch.created_at;
 }
 
 /**

@@ -299,3 +299,38 @@ Deno.test("batches funds: a replay holding after the first request's refused hol
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(await debitsOf(t, b.id), 1 + STOPS.length);
   }));
+
+Deno.test("batches funds: a first request whose hold was refused while a replay funded the claim answers the batch booked, not 422", () =>
+  withTestEnv(async (t) => {
+    const total = await totalOf(t);
+    const b = await fundedBusiness(t, total.toFixed(2));
+    const raw = { segment: "parcel", stops: STOPS, external_reference: "EOD-FUNDED" };
+    const claim = holdAsk(t.env.runtime, commandKind("claim", "business_batch"));
+    const one = postBatch(t, b.api_key, raw);
+    await claim.reached;
+    const single = await book(t, b.api_key, PARCEL);
+    assert.equal(single.status, 201, JSON.stringify(single.body));
+    const fare: number = single.body.data.billing_amount;
+    // The first request's hold is refused; it waits before releasing its claim.
+    const release = holdAsk(t.env.runtime, commandKind("release", "business_batch"));
+    claim.open();
+    await release.reached;
+    const topUp = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: fare, currency: "BWP", reference: "top-up" },
+    });
+    assert.equal(topUp.status, 201, JSON.stringify(topUp.body));
+    // The replay holds the money and books the batch meanwhile.
+    const replayed = await postBatch(t, b.api_key, raw);
+    assert.equal(replayed.status, 200, JSON.stringify(replayed.body));
+    release.open();
+    const first = await one;
+    await t.settle();
+    // spec: business 4.2: the batch was booked and charged: the first answer says so too.
+    assert.ok([200, 201].includes(first.status), JSON.stringify(first.body));
+    assert.equal(first.body.data.id, replayed.body.data.id);
+    assert.equal(first.body.data.status, "booked");
+    assert.equal(await debitsOf(t, b.id), 1 + STOPS.length, "each stop charged once");
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(0));
+    assert.deepEqual(await holdsOf(t, b.id), {});
+  }));
