@@ -105,6 +105,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   border_load_changed: 409,
   border_refused: 409,
   held_by_customs: 409,
+  not_held_by_customs: 409,
   scan_out_of_order: 409,
   lab_handover_blocked: 422,
   invalid_scan: 422,

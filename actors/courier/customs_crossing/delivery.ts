@@ -22,9 +22,17 @@ export const CUSTOMS_HOLDS: ReadonlySet<Crossing["status"]> = new Set([
 ]);
 /** The moves that keep it. */
 const HOLDS: ReadonlySet<MoveInput["action"]> = new Set(["hold", "request_documents", "refuse"]);
+/** The moves that let it go on (its follow-up may send it out for delivery past the border). */
+const ONWARDS: ReadonlySet<MoveInput["action"]> = new Set(["clear", "release"]);
 
 export function reserveDelivery(state: Crossing, delivery: DeliveryUnderWay): Decided {
-  if (CUSTOMS_HOLDS.has(state.status)) {
+  if (delivery.while_held && !CUSTOMS_HOLDS.has(state.status)) {
+    return reject(
+      "not_held_by_customs",
+      `crossing ${state.id} is ${state.status}: customs does not hold ${state.waybill}`,
+    );
+  }
+  if (!delivery.while_held && CUSTOMS_HOLDS.has(state.status)) {
     return reject(
       "held_by_customs",
       `crossing ${state.id} is ${state.status}: customs holds ${state.waybill}`,
@@ -64,6 +72,8 @@ export function deliveryGate(
   state: Crossing,
   m: MoveInput,
 ): Rejection | { readonly voided: CrossingEvent[] } {
+  const under = state.delivery_under_way ?? null;
+  if (ONWARDS.has(m.action)) return heldReportGate(state, under, m);
   if (!HOLDS.has(m.action)) return { voided: [] };
   const scans = state.scans_under_way ?? [];
   const open = scans.filter((t) => !(m.voiding_scans ?? []).includes(t));
@@ -75,14 +85,36 @@ export function deliveryGate(
     );
   }
   const voided: CrossingEvent[] = scans.length > 0 ? [{ kind: "scans_voided", tokens: scans }] : [];
-  const under = state.delivery_under_way ?? null;
-  if (under === null) return { voided };
+  // A customs_hold report under way stands with any hold.
+  if (under === null || under.while_held) return { voided };
   if (m.voiding === under.token) {
     return { voided: [...voided, { kind: "delivery_voided", token: under.token }] };
   }
   return reject(
     "delivery_under_way",
     `run ${under.run_id} is recording the delivery or transfer of ${state.waybill}`,
+    { ...under },
+  );
+}
+
+/**
+ * spec: courier 3.4: one state for the parcel. A clearance or release meeting a report of the
+ * shipment as customs_hold under way waits until that run voided it in its own turn (the report
+ * recorded after is refused `not_held_by_customs`), so its follow-up never sends on a parcel the
+ * run ends held; one the run recorded first stands, and the follow-up leaves it as the run ended.
+ */
+function heldReportGate(
+  state: Crossing,
+  under: DeliveryUnderWay | null,
+  m: MoveInput,
+): Rejection | { readonly voided: CrossingEvent[] } {
+  if (!under?.while_held) return { voided: [] };
+  if (m.voiding === under.token) {
+    return { voided: [{ kind: "delivery_voided", token: under.token }] };
+  }
+  return reject(
+    "delivery_under_way",
+    `run ${under.run_id} is recording ${state.waybill} held by customs`,
     { ...under },
   );
 }

@@ -126,6 +126,11 @@ export interface DeliveryUnderWay {
   readonly token: string;
   readonly run_id: string;
   readonly waybill: string;
+  /**
+   * A report of the shipment as customs_hold under way (reserved while customs holds it): a
+   * clearance or release meeting it has the run void it first (delivery.ts). Absent: a step on.
+   */
+  readonly while_held?: boolean;
 }
 
 /**

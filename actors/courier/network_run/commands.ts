@@ -85,6 +85,8 @@ export type RunCommand =
     waybill: string;
     condition: "missing" | "damaged" | "returned" | "customs_hold";
     note: string;
+    /** A customs_hold's: the holding crossing's reservation it records under (customs_gate.ts). */
+    gate?: string | null;
     by: string;
   }
   | { kind: "close"; by: string }
@@ -209,7 +211,7 @@ export type RunCommand =
   | { kind: "get" };
 
 /** Why a step under way on a shipment was voided: the refusal the step recorded after gets. */
-export type VoidCode = "held_by_customs" | "lab_handover_blocked";
+export type VoidCode = "held_by_customs" | "lab_handover_blocked" | "released_by_customs";
 
 /** A change to a run: what was decided, not the whole run again (a run can be large). */
 export type RunChange = Exclude<

@@ -26,6 +26,14 @@ export function voidedGate(run: NetworkRun, waybill: string, gate: string | null
         `recorded while run ${run.id} was recording it`,
     );
   }
+  // spec: courier 3.4: a customs_hold report is refused once customs let the shipment go.
+  if (run.delivery_void_codes?.[waybill] === "released_by_customs") {
+    return reject(
+      "not_held_by_customs",
+      `${waybill} is no longer held by customs: customs let it go while run ${run.id} was ` +
+        `recording its customs_hold`,
+    );
+  }
   return reject(
     "held_by_customs",
     `${waybill} is held by customs: customs held it while run ${run.id} was recording it`,

@@ -125,6 +125,9 @@ export function report(run: NetworkRun, c: Change<"report">, now: number): Step 
     );
   }
   if (c.note.trim() === "") return reject("note_required", "a report needs a note");
+  // spec: courier 3.4: customs released or cleared it while this report was under way.
+  const voided = c.condition === "customs_hold" ? voidedGate(run, c.waybill, c.gate) : null;
+  if (voided) return voided;
   return [{
     kind: "reported",
     condition: c.condition,

@@ -220,10 +220,11 @@ export interface NetworkRun {
   readonly delivery_voids?: Readonly<Record<string, number>>;
   /**
    * Per waybill, why its last step under way was voided when it was not customs (the laboratory
-   * handover blocked): the refusal a step recorded under an earlier gate gets. Internal.
+   * handover blocked, customs letting go of it): the refusal a step recorded under an earlier
+   * gate gets. Internal.
    */
   readonly delivery_void_codes?: Readonly<
-    Record<string, "held_by_customs" | "lab_handover_blocked">
+    Record<string, "held_by_customs" | "lab_handover_blocked" | "released_by_customs">
   >;
   /**
    * The steps on shipments (their keys) operations voided by closing the shipment while they were

@@ -51,6 +51,8 @@ export const RUN_ACTION_REFUSALS = {
       "holds no crossing of the shipment",
     not_on_run: "transfer or report: a waybill named is not on the run",
     not_reportable: "report: the shipment has its end state on the run",
+    not_held_by_customs: "report: customs cleared or released the shipment while the run was " +
+      "recording it customs_hold (it goes on; report it otherwise)",
     // A shipment reported returned books its return charge.
     ...LATER_CHARGE_REFUSALS,
   },

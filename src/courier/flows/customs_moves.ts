@@ -102,7 +102,9 @@ async function askMove(
         continue;
       }
       const under = details as unknown as DeliveryUnderWay;
-      await voidDelivery(runtime, tenant, under, input.by);
+      // A clearance or release voids a customs_hold report under way (delivery.ts).
+      const voidCode = under.while_held ? "released_by_customs" : undefined;
+      await voidDelivery(runtime, tenant, under, input.by, voidCode);
       voiding = under.token;
     }
   }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { crossingIdOf } from "../../../src/courier/flows/customs.ts";
-import { border, deliver, fail, transfer } from "../../../src/courier/flows/runs/mod.ts";
+import { border, deliver, fail, report, transfer } from "../../../src/courier/flows/runs/mod.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill } from "../../helpers/courier.ts";
@@ -395,4 +395,66 @@ Deno.test("runs: a shipment transferred onto a run while it presents at the bord
       key: courier.business.api_key,
     })).body.data.stops.find((s: { id: string }) => s.id === checkpoint);
     assert.equal(stop.status, "presented");
+  }));
+
+Deno.test("runs: a release landing while a hold past the border is reported customs_hold leaves run and shipment agreeing", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybill } = await crossBorderRun(t, 1, { customs: true });
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const at = `/business/network-runs/${run}/stops/${checkpoint}`;
+    await post(t, courier, `${at}/border`, {});
+    await post(t, courier, `${at}/cross`, { side: "exit" });
+    await post(t, courier, `${at}/cross`, { side: "entry" });
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    const crossing = customs.body.data.crossings[0].id as string;
+    const move = (body: Record<string, unknown>) =>
+      post(t, courier, `/business/customs/${crossing}/move`, body);
+    await move({ action: "hold", reason: "x-ray" });
+    const release = () => move({ action: "release", evidence: "release note 4411" });
+    const runtime = runtimeWithGap(t, "report", release);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const body = { waybill, condition: "customs_hold", note: "held at Tlokweng" } as const;
+    const answer = await report({ ...t.env, runtime }, caller, run, body).then(
+      (r) => r.items[0]!.state,
+      (e) => e instanceof Refused ? e.rejection.code : String(e),
+    );
+    // spec: courier 3.4: one state for the parcel: released, it goes on, and the run refuses to
+    // end it held; the run keeps it on board for its deliver stop.
+    assert.equal(answer, "not_held_by_customs");
+    const trail = await trailOf(t, courier, waybill);
+    assert.equal(trail.at(-1), "out_for_delivery", trail.join());
+    const now = await t.call("GET", `/business/network-runs/${run}`, {
+      key: courier.business.api_key,
+    });
+    assert.equal(now.body.data.items[0].state, "on_board");
+  }));
+
+Deno.test("runs: a customs_hold report recorded before a release stands; the release sends nothing on", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybill } = await crossBorderRun(t, 1, { customs: true });
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [waybill]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const at = `/business/network-runs/${run}/stops/${checkpoint}`;
+    await post(t, courier, `${at}/border`, {});
+    await post(t, courier, `${at}/cross`, { side: "exit" });
+    await post(t, courier, `${at}/cross`, { side: "entry" });
+    const customs = await t.call("GET", `/business/shipments/${waybill}/customs`, {
+      key: courier.business.api_key,
+    });
+    const move = `/business/customs/${customs.body.data.crossings[0].id}/move`;
+    await post(t, courier, move, { action: "hold", reason: "x-ray" });
+    const reported = await post(t, courier, `/business/network-runs/${run}/report`, {
+      waybill,
+      condition: "customs_hold",
+      note: "held at Tlokweng",
+    });
+    assert.equal(reported.data.items[0].state, "customs_hold");
+    await post(t, courier, move, { action: "release", evidence: "release note 4411" });
+    const trail = await trailOf(t, courier, waybill);
+    assert.ok(!trail.includes("out_for_delivery"), trail.join());
   }));

@@ -44,3 +44,26 @@ export async function passCustoms(
   }
   return token;
 }
+
+/**
+ * spec: courier 3.4: a report of the shipment as customs_hold reserves the crossing holding it
+ * (`crossing`) under the run's gate, refused once customs let it go; the run records it only
+ * under that gate, which a clearance or release meeting the reservation voids first
+ * (actors/courier/customs_crossing/delivery.ts). Answers the gate, or null when no longer held.
+ */
+export async function reserveHeld(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { run: NetworkRun; waybill: string },
+  crossing: string,
+): Promise<string | null> {
+  const { run, waybill } = at;
+  const token = deliveryGateOf(run, waybill);
+  const r = await deps.runtime.ask(customsCrossingActor, caller.tenant, crossing, {
+    kind: "reserve_delivery",
+    delivery: { token, run_id: run.id, waybill, while_held: true },
+  });
+  if (r.ok) return token;
+  if (r.code === "not_held_by_customs") return null;
+  throw new Refused(r);
+}

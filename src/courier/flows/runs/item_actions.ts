@@ -23,6 +23,7 @@ import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
+import { reserveHeld } from "./customs_gate.ts";
 import { changeAndFollow } from "./follow_ups.ts";
 import { actionKey, type RunActionInput } from "./run_actions.ts";
 
@@ -36,20 +37,15 @@ export async function report(
   if (!body.waybill || !body.condition || !body.note?.trim()) {
     invalid([{ path: "note", message: "a report names the waybill, the condition and a note" }]);
   }
-  if (
-    body.condition === "customs_hold" &&
-    (await customsHolding(deps, caller, run, body.waybill, CUSTOMS_HOLDS)) === null
-  ) {
-    invalid([{
-      path: "condition",
-      message: `customs_hold: customs holds no crossing of ${body.waybill}`,
-    }]);
-  }
+  const gate = body.condition === "customs_hold"
+    ? await heldGate(deps, caller, run, body.waybill)
+    : null;
   const command = {
     kind: "report",
     waybill: body.waybill,
     condition: body.condition,
     note: body.note,
+    ...(gate === null ? {} : { gate }),
     by: caller.by,
   } as const;
   return await changeAndFollow(deps, caller, {
@@ -59,6 +55,27 @@ export async function report(
     request: body,
     followUps: (next) => reportFollowUps(next, command),
   });
+}
+
+/**
+ * The gate a customs_hold report records under: the holding crossing reserved (customs_gate.ts).
+ * Refused (422) when customs holds no crossing of the shipment.
+ */
+async function heldGate(
+  deps: RunDeps,
+  caller: RunCaller,
+  run: NetworkRun,
+  waybill: string,
+): Promise<string> {
+  const held = await customsHolding(deps, caller, run, waybill, CUSTOMS_HOLDS);
+  const gate = held ? await reserveHeld(deps, caller, { run, waybill }, held.id) : null;
+  if (gate === null) {
+    invalid([{
+      path: "condition",
+      message: `customs_hold: customs holds no crossing of ${waybill}`,
+    }]);
+  }
+  return gate;
 }
 
 /**
