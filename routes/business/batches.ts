@@ -72,6 +72,8 @@ function createRoute(api: Api): void {
         "TEST ORDER or DO NOT DELIVER: nothing is created; operations is alerted",
       booking_in_progress: "a stop of the first request is still being booked: retry",
       request_in_progress: "a stop of the first request is still being booked: retry",
+      claim_released: "another request of this body gave the batch's claim back while this one " +
+        "held the money: the money is given back, nothing is booked; send it again",
     },
   }, async (c, { body }) => {
     const { env, tenant, by } = businessCall(c);

@@ -40,6 +40,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   external_reference_conflict: 409,
   booking_in_progress: 409,
   reference_conflict: 409,
+  // A batch's claim given back by another request of its body while this one held the money.
+  claim_released: 409,
   request_in_progress: 409,
   idempotency_key_reused: 409,
   balance_not_settled: 409,
