@@ -13,7 +13,7 @@ import { deliveryGateOf, type NetworkRun } from "../../../../actors/courier/netw
 import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
-import { crossingIdsOf } from "./item_actions.ts";
+import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
 
 /**
  * Reserves the shipment's crossings for the run's step on it; answers the gate the run's step
@@ -66,4 +66,13 @@ export async function reserveHeld(
   if (r.ok) return token;
   if (r.code === "not_held_by_customs") return null;
   throw new Refused(r);
+}
+
+/** The shipment's crossings a run reads: the one opened at booking, one per border stop. */
+export function crossingIdsOf(tenant: string, run: NetworkRun, waybill: string): string[] {
+  return [
+    bookingCrossingIdOf(tenant, waybill),
+    ...run.stops.filter((s) => s.kind === "checkpoint")
+      .map((s) => crossingIdOf(tenant, waybill, run.id, s.id)),
+  ];
 }

@@ -17,13 +17,13 @@ import {
   customsCrossingActor,
 } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
-import { bookingCrossingIdOf, crossingIdOf } from "../customs.ts";
+import { bookingCrossingIdOf } from "../customs.ts";
 import { refuse } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { shipmentIn } from "../shipments.ts";
 import { runFor, stopOf } from "./ask.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
-import { reserveHeld } from "./customs_gate.ts";
+import { crossingIdsOf, reserveHeld } from "./customs_gate.ts";
 import { changeAndFollow } from "./follow_ups.ts";
 import { actionKey, type RunActionInput } from "./run_actions.ts";
 
@@ -151,15 +151,6 @@ export async function shipmentCrossingIds(
     for (const id of crossingIdsOf(tenant, asRun(got.reply), waybill)) ids.add(id);
   }
   return [...ids];
-}
-
-/** The shipment's crossings a run reads: the one opened at booking, one per border stop. */
-export function crossingIdsOf(tenant: string, run: NetworkRun, waybill: string): string[] {
-  return [
-    bookingCrossingIdOf(tenant, waybill),
-    ...run.stops.filter((s) => s.kind === "checkpoint")
-      .map((s) => crossingIdOf(tenant, waybill, run.id, s.id)),
-  ];
 }
 
 export async function waiting(
