@@ -5,9 +5,9 @@
  * found past its dispatch window with no timer to end it is cancelled by the system, refunded.
  */
 import assert from "node:assert/strict";
+import { rewriteStored, withoutTimer } from "../../helpers/stored_records.ts";
 import { tripActor, WINDOW_TIMER } from "../../../actors/business/trip/mod.ts";
 import { dispatcherOf } from "../../../src/business/reactors/dispatcher.ts";
-import { KvActorStore } from "../../../src/runtime/kv_store.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { onlineDriverAt } from "../../helpers/pool_drivers.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
@@ -114,34 +114,11 @@ async function storedWithoutWindowTimer(
   // deno-lint-ignore no-explicit-any
   edit: (state: any) => void = () => {},
 ): Promise<void> {
-  const store = await KvActorStore.open(kvPath);
-  try {
-    const at = { type: tripActor.type, id: reference };
-    const stored = (await store.load(at))!;
-    const { [WINDOW_TIMER]: timer, ...timers } = stored.record.timers;
-    assert.ok(timer, says.timer);
-    const state = structuredClone(stored.record.state);
+  await rewriteStored(kvPath, { type: tripActor.type, id: reference }, (stored) => {
+    const state = structuredClone(stored.state);
     edit(state);
-    const record = { ...stored.record, state, timers };
-    const recordJson = JSON.stringify(record);
-    const r = await store.commit([{
-      ...at,
-      expected: stored.version,
-      record,
-      events: [],
-      indexSet: [],
-      indexDelete: [],
-      timerSet: [],
-      timerDelete: [{ name: WINDOW_TIMER, at: timer.at }],
-      replies: [],
-      recordJson,
-      recordBytes: recordJson.length,
-      unpublishedFrom: null,
-    }]);
-    assert.ok(r.ok, says.written);
-  } finally {
-    store.close();
-  }
+    return withoutTimer({ ...stored, state }, WINDOW_TIMER, says.timer);
+  }, says.written);
 }
 
 Deno.test("dispatch sweep: a trip left pending past its window with no timer is cancelled by the system and refunded", () =>

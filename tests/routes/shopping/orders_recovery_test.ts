@@ -5,6 +5,7 @@
  * nothing afterwards.
  */
 import assert from "node:assert/strict";
+import { forgetOldDataPasses, rewriteStored, withoutTimer } from "../../helpers/stored_records.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { commandKind, failAsks, holdAsk } from "../../helpers/faults.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
@@ -16,8 +17,6 @@ import {
   shoppingOrderActor,
 } from "../../../actors/shopping/order.ts";
 import { ORDER_STALL_TIMER } from "../../../src/shopping/rules/events.ts";
-import { KvActorStore } from "../../../src/runtime/kv_store.ts";
-import { PASS_DONE } from "../../../src/runtime/kv_layout.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 
 /** Past the order's stalled-booking bound (2 minutes): its sweep looks at the booking. */
@@ -135,39 +134,13 @@ Deno.test("shopping orders: a second request of an order whose first was refused
 
 /** The order's record as the code before the stall sweep left it: no timer; no pass run. */
 async function withoutStallTimer(kvPath: string, at: { type: string; id: string }) {
-  const store = await KvActorStore.open(kvPath);
-  try {
-    const stored = (await store.load(at))!;
-    const { [ORDER_STALL_TIMER]: timer, ...timers } = stored.record.timers;
-    assert.ok(timer, "today's claim sets the stall timer");
-    const record = { ...stored.record, timers };
-    const recordJson = JSON.stringify(record);
-    const r = await store.commit([{
-      ...at,
-      expected: stored.version,
-      record,
-      events: [],
-      indexSet: [],
-      indexDelete: [],
-      timerSet: [],
-      timerDelete: [{ name: ORDER_STALL_TIMER, at: timer.at }],
-      replies: [],
-      recordJson,
-      recordBytes: recordJson.length,
-      unpublishedFrom: null,
-    }]);
-    assert.ok(r.ok, "written as the old claim left it");
-  } finally {
-    store.close();
-  }
-  const kv = await Deno.openKv(kvPath);
-  try {
-    for await (const e of kv.list({ prefix: [PASS_DONE] })) {
-      if (String(e.key[1]).startsWith("old_data:")) await kv.delete(e.key);
-    }
-  } finally {
-    kv.close();
-  }
+  await rewriteStored(
+    kvPath,
+    at,
+    (stored) => withoutTimer(stored, ORDER_STALL_TIMER, "today's claim sets the stall timer"),
+    "written as the old claim left it",
+  );
+  await forgetOldDataPasses(kvPath);
 }
 
 Deno.test("shopping orders: an order left booking before the stall sweep (no timer) is released after the next start's pass; the id free", () =>

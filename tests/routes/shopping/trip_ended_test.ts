@@ -4,11 +4,10 @@
  * every other store ends unavailable (its event made), so no store stays pending for ever.
  */
 import assert from "node:assert/strict";
+import { forgetOldDataPasses, rewriteStored } from "../../helpers/stored_records.ts";
 import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
-import { KvActorStore } from "../../../src/runtime/kv_store.ts";
-import { PASS_DONE } from "../../../src/runtime/kv_layout.ts";
 import { until } from "../../helpers/receiver.ts";
 import { thenAnotherInstance } from "../../helpers/two_instances.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
@@ -114,42 +113,12 @@ Deno.test("shopping trip cancelled before anything was bought: every store ends 
 
 /** The trip's record as a cancellation before SHOP_TRIP_ENDED left it; no old-data pass run. */
 async function cancelledByOldCode(kvPath: string, reference: string) {
-  const store = await KvActorStore.open(kvPath);
-  try {
-    const at = { type: tripActor.type, id: reference };
-    const stored = (await store.load(at))!;
-    const state = stored.record.state as { trip: Record<string, unknown> };
-    const record = {
-      ...stored.record,
-      state: { ...state, trip: { ...state.trip, status: "cancelled", cancelled_by: "business" } },
-    };
-    const recordJson = JSON.stringify(record);
-    const r = await store.commit([{
-      ...at,
-      expected: stored.version,
-      record,
-      events: [],
-      indexSet: [],
-      indexDelete: [],
-      timerSet: [],
-      timerDelete: [],
-      replies: [],
-      recordJson,
-      recordBytes: recordJson.length,
-      unpublishedFrom: null,
-    }]);
-    assert.ok(r.ok, "written as the old cancellation left it");
-  } finally {
-    store.close();
-  }
-  const kv = await Deno.openKv(kvPath);
-  try {
-    for await (const e of kv.list({ prefix: [PASS_DONE] })) {
-      if (String(e.key[1]).startsWith("old_data:")) await kv.delete(e.key);
-    }
-  } finally {
-    kv.close();
-  }
+  await rewriteStored(kvPath, { type: tripActor.type, id: reference }, (stored) => {
+    const state = stored.state as { trip: Record<string, unknown> };
+    const trip = { ...state.trip, status: "cancelled", cancelled_by: "business" };
+    return { record: { ...stored, state: { ...state, trip } } };
+  }, "written as the old cancellation left it");
+  await forgetOldDataPasses(kvPath);
 }
 
 Deno.test("shopping trip cancelled before the fix with stores pending: the next start's pass ends them and charges the goods bought", () =>
