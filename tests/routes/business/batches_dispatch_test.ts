@@ -23,6 +23,21 @@ async function offerFor(t: TestEnv, token: string) {
   return r.body.data.offer as { offer_id: string; reference: string } | null;
 }
 
+/** The driver's offer accepted (its reference checked first, when `expected` names one). */
+async function acceptOffer(
+  t: TestEnv,
+  token: string,
+  expected?: { reference: string; message: string },
+): Promise<void> {
+  const offer = await offerFor(t, token);
+  if (expected) assert.equal(offer?.reference, expected.reference, expected.message);
+  const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
+    bearer: token,
+    body: { idempotency_key: "k1" },
+  });
+  assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+}
+
 Deno.test("batches dispatch: only the first stop is offered; its driver is given every stop of the batch", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
@@ -74,12 +89,7 @@ Deno.test("batches dispatch: a stop its driver gives back ends cancelled by the 
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const refs = r.body.data.stops.map((s: { trip_reference: string }) => s.trip_reference);
     await quiet(t);
-    const offer = await offerFor(t, near.token);
-    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
-      bearer: near.token,
-      body: { idempotency_key: "k1" },
-    });
-    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await acceptOffer(t, near.token);
     await quiet(t);
     const paid = await walletMinor(t, b.api_key);
     const back = await t.call("POST", `/driver/trips/${refs[1]}/cancel_by_driver`, {
@@ -130,13 +140,10 @@ Deno.test("batches dispatch: the first stop cancelled before a driver took it, t
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     await quiet(t);
     // spec: business 4.2: the batch's other stops still need their one driver.
-    const offer = await offerFor(t, near.token);
-    assert.equal(offer?.reference, refs[1], "the next stop of the driving order is offered");
-    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
-      bearer: near.token,
-      body: { idempotency_key: "k1" },
+    await acceptOffer(t, near.token, {
+      reference: refs[1],
+      message: "the next stop of the driving order is offered",
     });
-    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     await quiet(t);
     for (const ref of refs.slice(1)) {
       const trip = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });
@@ -166,12 +173,7 @@ Deno.test("batches dispatch: the stop its driver holds delivered, the driver hol
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const refs = r.body.data.stops.map((s: { trip_reference: string }) => s.trip_reference);
     await quiet(t);
-    const offer = await offerFor(t, near.token);
-    const accepted = await t.call("POST", `/driver/offers/${offer!.offer_id}/accept`, {
-      bearer: near.token,
-      body: { idempotency_key: "k1" },
-    });
-    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    await acceptOffer(t, near.token);
     await quiet(t);
     assert.deepEqual(await holding(t, near.id), [refs[0], null]);
     await deliverBy(t, near, refs[0]);
