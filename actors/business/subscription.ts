@@ -147,9 +147,13 @@ function transition(
 function retried(s: Subscription, fingerprint: string): SubscriptionDecision {
   return s.fingerprint === fingerprint
     ? accept<SubscriptionState, SubscriptionEvent, SubscriptionReply>([], replyOf(true))
-    : reject("reference_conflict", "the Idempotency-Key was used with another body", {
-      id: s.id,
-    });
+    : reject(
+      "reference_conflict",
+      "the external_reference or Idempotency-Key was used with another body",
+      {
+        id: s.id,
+      },
+    );
 }
 
 function create(

@@ -126,11 +126,13 @@ function createRoute(api: Api): void {
     middleware: guard,
     body: SubscriptionRequest,
     status: 201,
-    replay: "The same Idempotency-Key with the same body",
-    idempotencyKey: "Up to 64 characters; the same key with another body is refused",
+    replay: "The same external_reference (else Idempotency-Key) with the same body",
+    idempotencyKey: "Up to 64 characters; a body external_reference wins over it; the same " +
+      "key with another body is refused",
     response: SubscriptionAnswer,
     refusals: {
-      reference_conflict: "the Idempotency-Key was used with another body",
+      reference_conflict: "the external_reference (else the Idempotency-Key) was used with " +
+        "another body",
       vehicle_upgrade_refused: "vehicle_type_id is too small and the account refuses the upgrade",
       no_vehicle_fits: "no vehicle type can carry the parcel or cargo declared",
       outside_service_area: "no zone serves the pickup (GET /business/zones)",

@@ -53,9 +53,19 @@ const BY = "system";
 /** Refusals that a retry of the same booking resolves: the occurrence is tried again. */
 const PASSING = new Set(["booking_in_progress", "request_in_progress"]);
 
-/** The subscription's id: derived from the business and the Idempotency-Key, else random. */
+/**
+ * spec: business appendix 1, 2: a body external_reference wins over the header; the key a
+ * subscription is named by, if any.
+ */
+function keyOf(input: SubscriptionInput): string | null {
+  // Each its own namespace, so a header never names the subscription of a body reference.
+  if (input.external_reference) return `subscription_reference\n${input.external_reference}`;
+  return input.idempotencyKey === null ? null : `subscription\n${input.idempotencyKey}`;
+}
+
+/** The subscription's id: derived from the business and its key (keyOf), else random. */
 function subscriptionId(business: string, key: string | null): string {
-  const seed = key === null ? crypto.randomUUID() : `${business}\nsubscription\n${key}`;
+  const seed = key === null ? crypto.randomUUID() : `${business}\n${key}`;
   return `sub_${sha256Hex(seed).slice(0, 24)}`;
 }
 
@@ -77,15 +87,19 @@ async function heldSubscription(
   return !held.ok && held.code === "not_found" ? null : orRefuse(held);
 }
 
-/** Creates a subscription, or answers the one a retry of the same request made (`replayed`). */
+/**
+ * Creates a subscription, or answers the one a retry of the same request made (`replayed`): the
+ * same external_reference, else the same Idempotency-Key.
+ */
 export async function createSubscription(
   deps: Pick<Deps, "runtime" | "clock" | "name">,
   business: string,
   input: SubscriptionInput,
 ): Promise<SubscriptionReply> {
-  const id = subscriptionId(business, input.idempotencyKey);
+  const key = keyOf(input);
+  const id = subscriptionId(business, key);
   const fingerprint = fingerprintOf(input.body);
-  if (input.idempotencyKey !== null) {
+  if (key !== null) {
     const first = await heldSubscription(deps, business, { id, fingerprint });
     if (first) return first;
   }
@@ -127,7 +141,7 @@ export async function createSubscription(
       business,
       id,
       { kind: "create", subscription },
-      input.idempotencyKey === null ? { fresh: true } : {},
+      key === null ? { fresh: true } : {},
     ),
   );
 }

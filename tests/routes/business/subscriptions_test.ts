@@ -83,6 +83,37 @@ Deno.test("subscriptions: create, replay by Idempotency-Key, conflict, read and 
     assert.deepEqual(paused.body.data.map((x: { id: string }) => x.id), [s.id]);
   }));
 
+// spec: business appendix 1, 2: a body external_reference wins over the header.
+Deno.test("subscriptions: a retry with the same external_reference (no key, or another key) replays the first subscription; other details 409", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const body = { ...WEEKLY, external_reference: "WEEKLY-ORD-1" };
+    const first = await subscribe(t, b.api_key, body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const id = first.body.data.id;
+    const again = await subscribe(t, b.api_key, body);
+    assert.deepEqual([again.status, again.body.data?.id, again.body.data?.replayed], [
+      200,
+      id,
+      true,
+    ], JSON.stringify(again.body));
+    const keyed = await subscribe(t, b.api_key, body, { "Idempotency-Key": "retry-2" });
+    assert.deepEqual([keyed.status, keyed.body.data?.id, keyed.body.data?.replayed], [
+      200,
+      id,
+      true,
+    ], JSON.stringify(keyed.body));
+    const other = await subscribe(t, b.api_key, { ...body, pickup_time: "10:00" });
+    assert.deepEqual([other.status, other.body.code], [409, "reference_conflict"]);
+    // Another business's same reference is its own subscription.
+    const c = await fundedBusiness(t);
+    const theirs = await subscribe(t, c.api_key, body);
+    assert.equal(theirs.status, 201);
+    await t.settle();
+    const list = await t.call("GET", "/business/subscriptions", { key: b.api_key });
+    assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [id], "one subscription");
+  }));
+
 Deno.test("subscriptions: bad fields answer 422 naming each and create nothing", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
