@@ -14,7 +14,13 @@ import {
 import type { Deps } from "../../environment.ts";
 import type { CompleteDeps } from "./complete_booking.ts";
 import { canonicalJson, sha256Hex } from "../../domain/secrets.ts";
-import { invalidFields, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
+import {
+  foundOrNull,
+  invalidFields,
+  lastingRefusal,
+  orRefuse,
+  Refused,
+} from "../../runtime/actor.ts";
 import { businessOf } from "../../platform/flows/businesses.ts";
 import { fingerprintOf, SCHEDULE_AS_NOW_MS } from "../rules/booking.ts";
 import {
@@ -172,8 +178,9 @@ export async function bookOccurrence(
     item.subscription_id,
     { kind: "get" },
   );
-  if (!read.ok) return;
-  const s = read.reply.subscription;
+  // A busy or failed read says nothing of the occurrence: thrown, so the sweep tries again.
+  const s = foundOrNull(read)?.subscription;
+  if (!s) return;
   const record = s.occurrences.find((o) => o.date === item.date);
   if (!record || record.status !== "booking") return;
   const now = deps.clock.now();

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { advance } from "../../helpers/receiver.ts";
-import { busyAsks, commandKind } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, flakyRuntime } from "../../helpers/faults.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -337,6 +337,35 @@ Deno.test("subscriptions: a crash between the timer and the booking is completed
       await t.settle();
       const trips = (await t.call("GET", "/business/trips", { key: b.api_key })).body.data;
       assert.equal(trips.length, 1, "the retry answered the first trip");
+    } finally {
+      await handler.close();
+    }
+  }));
+
+Deno.test("subscriptions: an occurrence whose subscription read is answered busy is tried again and booked, not dropped", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const s = (await subscribe(t, b.api_key)).body.data;
+    // The handler's read of the subscription meets a full mailbox once: not now, not done.
+    await t.env.reactors["subscription_occurrences"]!.close();
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: (type, command) =>
+        type === "business_subscription" && (command as { kind: string }).kind === "get",
+      refuse: true,
+    });
+    const handler = startSubscriptionOccurrences({
+      ...t.env,
+      runtime: flaky.runtime,
+      numbers: tripNumbersOf(t.env),
+    });
+    try {
+      await advanceAndBook(t, 23 * HOUR);
+      assert.equal(flaky.failed(), 1);
+      await t.env.runtime.sweepOutboxes();
+      await t.env.runtime.outboxesIdle();
+      const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
+        .body.data;
+      assert.deepEqual(got.occurrences.map((o: { status: string }) => o.status), ["booked"]);
     } finally {
       await handler.close();
     }
