@@ -16,7 +16,7 @@ import {
 } from "../../../actors/business/checkout.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps } from "../../environment.ts";
-import { lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
+import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../runtime/actor.ts";
 import { bookingReference, fingerprintOf } from "../rules/booking.ts";
 import { CHECKOUT_HOLD_MINUTES_DEFAULT, checkoutReference } from "../rules/checkout.ts";
 import { type Booked, type BookingInput, type BookingRequest, bookTrip, keyOf } from "./book.ts";
@@ -188,8 +188,10 @@ export async function sweepStalledCheckout(
 ): Promise<void> {
   const { runtime } = deps;
   const got = await runtime.read(checkoutActor, item.business_id, item.reference, { kind: "get" });
-  if (!got.ok) return;
-  const { status, booking_attempt: attempt, booking_trip: trip } = got.reply.checkout;
+  // A busy or failed read says nothing of the booking: thrown, so the item is tried again.
+  const checkout = foundOrNull(got)?.checkout;
+  if (!checkout) return;
+  const { status, booking_attempt: attempt, booking_trip: trip } = checkout;
   if (status !== "booking" || attempt === null || !trip) return;
   const ask = (command: Parameters<typeof runtime.ask<typeof checkoutActor>>[3]) =>
     runtime.ask(checkoutActor, item.business_id, item.reference, command).then(orRefuse);

@@ -4,7 +4,8 @@ import { TripAnswer } from "../../../routes/business/answers/trips.ts";
 import { documented, listed } from "../../helpers/documented.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
-import { busyAsks, commandKind, failAsks, holdAsk } from "../../helpers/faults.ts";
+import { busyAsks, commandKind, failAsks, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
+import { sweepStalledCheckout } from "../../../src/business/flows/checkouts.ts";
 import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { checkoutActor } from "../../../actors/business/checkout.ts";
 import { walletActor } from "../../../actors/platform/wallet.ts";
@@ -273,6 +274,28 @@ Deno.test("checkouts: a booking that stopped after holding the checkout is given
     const other = await book(t, b.api_key, { ...order, passenger_name: "Someone Else" });
     assert.equal(other.status, 201, JSON.stringify(other.body));
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000 - co.billing_amount));
+  }));
+
+Deno.test("checkouts: a stalled booking's sweep that meets a busy checkout is tried again, not dropped", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const co = (await open(t, b.api_key)).body.data;
+    const stop = failAsks(t.env.runtime, commandKind("claim", tripActor.type));
+    assert.equal(
+      (await book(t, b.api_key, { ...ORDER, checkout_reference: co.reference })).status,
+      500,
+    );
+    stop();
+    // The sweep's read of the checkout meets a full mailbox: not now, so the item must stay.
+    const flaky = flakyRuntime(t.env.runtime, {
+      fails: (type, command) =>
+        type === checkoutActor.type && (command as { kind: string }).kind === "get",
+      refuse: true,
+    });
+    const item = { business_id: b.id, reference: co.reference };
+    await assert.rejects(sweepStalledCheckout({ runtime: flaky.runtime }, item));
+    await sweepStalledCheckout(t.env, item);
+    assert.equal((await statusOf(t, b.api_key, co.reference)).status, "open");
   }));
 
 Deno.test("checkouts: a booking that stopped after its claim or its trip is completed by the sweeps as the retry would; one trip, charged once", async () => {
