@@ -44,6 +44,7 @@ import {
   bookingView,
   ONE_CALL_BOOKING_DOCS,
   ShipmentRequest,
+  withRequestRetryAfter,
 } from "./answers/booking.ts";
 import {
   BulkBookedAnswer,
@@ -142,7 +143,8 @@ export function clientShipmentRoutes(api: Api): void {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
     const identity = header ? `key:${header}` : identityOf(body, null, caller.client);
-    const booked = await bookRequest(c.get("env"), caller, body, identity);
+    const booked = await bookRequest(c.get("env"), caller, body, identity)
+      .catch(withRequestRetryAfter);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 

@@ -54,6 +54,7 @@ import {
   type QuoteRow,
   SavedQuoteAnswer,
   ShipmentRequest,
+  withRequestRetryAfter,
 } from "./answers/booking.ts";
 import { searchRowView, ShipmentFoundAnswer } from "./answers/shipments.ts";
 
@@ -287,7 +288,7 @@ export function priceRoutes(api: Api): void {
       courier_client_id,
       req,
       header,
-    );
+    ).catch(withRequestRetryAfter);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);
   });
 

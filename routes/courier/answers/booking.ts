@@ -4,11 +4,15 @@
  */
 import type { Context } from "hono";
 import type { OfferOption, PriceOffer } from "../../../actors/courier/price_offer.ts";
-import type { Booked } from "../../../src/courier/flows/booking/mod.ts";
+import {
+  type Booked,
+  REQUEST_RETRY_AFTER_SECONDS,
+} from "../../../src/courier/flows/booking/mod.ts";
 import { HEADLINES } from "../../../src/courier/rules/lifecycle.ts";
 import { PRICE_LINE_CODES } from "../../../src/courier/rules/pricing.ts";
 import { decimal } from "../../../src/domain/money.ts";
 import type { AppEnv } from "../../../src/http/context.ts";
+import { retryAfter } from "../../../src/http/errors.ts";
 import { IdempotencyKey } from "../../../src/http/idempotency.ts";
 import { z } from "../../../src/http/route.ts";
 import {
@@ -23,6 +27,15 @@ import { Settlement } from "./schemas.ts";
 import { trackingUrl } from "./tracking.ts";
 
 const PARCELS_MAX = 50;
+
+/**
+ * For a one-call booking's `.catch`: request_in_progress answered with `Retry-After`, as business
+ * 7 defines the code (another request holding the key is usually done within it).
+ */
+export const withRequestRetryAfter = retryAfter(
+  ["request_in_progress"],
+  REQUEST_RETRY_AFTER_SECONDS,
+);
 
 const Decimal = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
 const Text = (max: number) => z.string().trim().min(1).max(max);

@@ -1124,6 +1124,30 @@ Deno.test("client shipments: a key whose request stopped before its offer was ma
     assert.equal(await balance(t, client), Number((1000 - EXPRESS).toFixed(2)));
   }));
 
+Deno.test("client shipments: a request whose key another request holds answers 409 request_in_progress with Retry-After", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t, "1000");
+    const first = { ...ROW, idempotency_key: "held-1" };
+    // Another request holds the key and may be making its offer now.
+    const bound = await t.env.runtime.ask(
+      bookingRequestActor,
+      courier.business.id,
+      bookingRequestId(client.id, "key:held-1"),
+      {
+        kind: "begin",
+        reference: "prc_held1",
+        fingerprint: await fingerprintOf(ShipmentRequest.parse(first)),
+      },
+    );
+    assert.ok(bound.ok);
+    // spec: business 7 (where the code is defined): request_in_progress says when to retry.
+    const r = await post(t, client, "/client/shipments", { ...first, contents: "Bandages" });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.code, "request_in_progress");
+    assert.equal(r.headers.get("Retry-After"), "5");
+    assert.equal(await balance(t, client), 1000);
+  }));
+
 Deno.test("client shipments: a request stalled before its offer, whose key was given to another request, wakes to that request's answer, not a 404", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "1000");

@@ -13,6 +13,7 @@ export {
 export { bookForClient, type Office } from "./office.ts";
 export { makeOffer, type PriceInput, QUOTE_HOLD_MS } from "./offer.ts";
 export { BOOKING_REFUSALS, OFFER_REFUSALS, REQUEST_REFUSALS } from "./refusals.ts";
+export { REQUEST_RETRY_AFTER_SECONDS } from "./request_identity.ts";
 export type { Booked } from "./replay.ts";
 export {
   type BookingRequest,

@@ -34,7 +34,7 @@ export const REQUEST_REFUSALS = {
   validation_failed: `${OFFER_REFUSALS.validation_failed}; ${BOOKING_REFUSALS.validation_failed}`,
   duplicate_order: `${BOOKING_REFUSALS.duplicate_order}, or booked before with other details`,
   request_in_progress: "another request with this idempotency key or client_order_reference is " +
-    "being booked; retry shortly",
+    "being booked; retry after `Retry-After` seconds",
   idempotency_key_reused: "the idempotency key was sent before with another request",
 } as const;
 

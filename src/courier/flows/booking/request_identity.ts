@@ -116,6 +116,12 @@ export async function conflict(
 }
 
 /** Another attempt of the request holds its identity and may still book. */
+/**
+ * spec: business 7 (where request_in_progress is defined, with Retry-After): the seconds an
+ * answer of it says to wait; the first attempt is usually done well within them.
+ */
+export const REQUEST_RETRY_AFTER_SECONDS = 5;
+
 export function inProgress(identity: string): Refused {
   return new Refused(reject(
     "request_in_progress",
