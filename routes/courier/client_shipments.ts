@@ -21,7 +21,7 @@ import {
   bookRequest,
   bookRows,
   type Caller,
-  identityOf,
+  oneCallIdentity,
   REQUEST_REFUSALS,
   serviceLevelCodes,
 } from "../../src/courier/flows/booking/mod.ts";
@@ -125,7 +125,8 @@ export function clientShipmentRoutes(api: Api): void {
     path: "/client/shipments",
     summary: "Book one shipment in one call: the price request (courier 2.1) plus " +
       "`service_level` and `dangerous_goods_confirmed`. 201 with waybill and tracking_url. " +
-      "Idempotent on the `Idempotency-Key` header or `idempotency_key`, else on " +
+      "Idempotent on `idempotency_key`, or the `Idempotency-Key` header when the body has " +
+      "none, else on " +
       "`client_order_reference` (with unique_external_reference): the same request again answers 200 `already_booked: true`; " +
       "the same key with other details answers 409",
     tag,
@@ -142,7 +143,7 @@ export function clientShipmentRoutes(api: Api): void {
   }, async (c, { body }) => {
     const header = idempotencyHeader(c);
     const caller = await callerOf(c);
-    const identity = header ? `key:${header}` : identityOf(body, null, caller.client);
+    const identity = oneCallIdentity(body, header, caller.client);
     const booked = await bookRequest(c.get("env"), caller, body, identity)
       .catch(withRequestRetryAfter);
     return ok(c, bookingView(c, booked), booked.already_booked ? 200 : 201);

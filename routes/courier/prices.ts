@@ -258,7 +258,8 @@ export function priceRoutes(api: Api): void {
     path: "/business/shipments",
     summary: "The office books for a client: priced on its card, settled by its mode. Without " +
       "`service_level` the cheapest option is booked. Idempotent as POST /client/shipments: on " +
-      "the `Idempotency-Key` header or `idempotency_key`, else on `client_order_reference` " +
+      "`idempotency_key`, or the `Idempotency-Key` header when the body has none, else on " +
+      "`client_order_reference` " +
       "(with unique_external_reference): the same request again answers 200 " +
       "`already_booked: true`; the same key with other details (another client's too) answers 409",
     tag,

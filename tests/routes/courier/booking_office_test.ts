@@ -98,6 +98,27 @@ Deno.test("office booking: the same request again books once and answers already
     );
   }));
 
+Deno.test("office booking: a body idempotency_key wins over the Idempotency-Key header, so a retry under a new header books nothing new", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    await topUp(t, courier, client, "500.00");
+    const row = {
+      ...DOMESTIC,
+      courier_client_id: client.id,
+      service_level: "express",
+      idempotency_key: "office-order-9",
+    };
+    const first = await office(t, courier, row, { "Idempotency-Key": "try-1" });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // spec: courier 4.1; business appendix 2: a body reference wins over the header.
+    for (const headers of [{ "Idempotency-Key": "try-2" }, {}]) {
+      const again = await office(t, courier, row, headers);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.data.waybill, first.body.data.waybill);
+    }
+    assert.equal((await account(t, client)).balance, 411.08);
+  }));
+
 Deno.test("office booking: the office's Idempotency-Key sent again for another client is refused and books nothing", () =>
   withTestEnv(async (t) => {
     const courier = await newCourier(t);

@@ -219,6 +219,23 @@ Deno.test("client shipments: POST books in one call; the same request again is a
     assert.equal(await balance(t, client), Number((1000 - 4 * EXPRESS).toFixed(2)));
   }));
 
+Deno.test("client shipments: a body idempotency_key wins over the Idempotency-Key header, so a retry under a new header books nothing new", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t, "1000");
+    const row = { ...ROW, idempotency_key: "order-9" };
+    const first = await post(t, client, "/client/shipments", row, { "Idempotency-Key": "try-1" });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // spec: courier 4.1 (the same request again books nothing new); business appendix 2 (a body
+    // reference wins over the header), as a bulk row's idempotency_key does.
+    for (const headers of [{ "Idempotency-Key": "try-2" }, {}]) {
+      const again = await post(t, client, "/client/shipments", row, headers);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.data.waybill, first.body.data.waybill);
+      assert.equal(again.body.data.already_booked, true);
+    }
+    assert.equal(await balance(t, client), 1000 - EXPRESS);
+  }));
+
 Deno.test("client shipments: the cut-off passing between pricing and booking in one call prices again, once", () =>
   withTestEnv(async (t) => {
     const [, client] = await ready(t, "1000");

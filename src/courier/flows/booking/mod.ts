@@ -21,6 +21,7 @@ export {
   type Caller,
   fingerprintOf,
   identityOf,
+  oneCallIdentity,
 } from "./request.ts";
 export { type BookingRow, bookRows, type RowFailed, serviceLevelCodes } from "./rows.ts";
 export { completeStalledBooking, type StalledBooking } from "./stalled.ts";

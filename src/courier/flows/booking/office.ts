@@ -6,7 +6,7 @@ import { asClient, courierClientActor } from "../../../../actors/courier/courier
 import type { Deps } from "../../../environment.ts";
 import { orRefuse, refuse } from "../../../runtime/actor.ts";
 import type { Booked } from "./replay.ts";
-import { type BookingRequest, bookRequest, identityOf } from "./request.ts";
+import { type BookingRequest, bookRequest, oneCallIdentity } from "./request.ts";
 
 /** The courier's office booking, and who in it books (audit). */
 export interface Office {
@@ -37,7 +37,7 @@ export async function bookForClient(
   // as for the client's own booking; the office's keys are its own, apart from the client's,
   // and one key names one request whatever client it books for. An order reference under
   // unique_external_reference is the client's, whichever channel books it.
-  const own = key ? `key:${key}` : identityOf(req, null, account);
+  const own = oneCallIdentity(req, key, account);
   const officeKey = own?.startsWith("key:") ?? false;
   const identity = officeKey ? `office:${own}` : own;
   return await bookRequest(deps, caller, req, identity, officeKey ? courier : account.id);

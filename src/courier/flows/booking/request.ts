@@ -58,6 +58,21 @@ export function identityOf(
 }
 
 /**
+ * The identity of a request booked in one call that may carry the `Idempotency-Key` header: the
+ * header stands for the body's idempotency_key, never over it (business appendix 2: a body
+ * reference wins over the header, as a bulk row's key wins over the call's), so a retry sent
+ * under a new header still finds what the body's key booked.
+ */
+export function oneCallIdentity(
+  req: BookingRequest,
+  header: string | null,
+  client: CourierClient,
+): string | null {
+  if (header === null || req.idempotency_key) return identityOf(req, null, client);
+  return `key:${header}`;
+}
+
+/**
  * Books one request; the same identity again answers the shipment it booked. `owner` is whose
  * identity it is: the client's own (its keys, its order references), or the courier's for an
  * office's key (POST /business/shipments), which names one request whatever client it books for.
