@@ -53,6 +53,7 @@ import { ScanCharges } from "./reactors/scan_charges.ts";
 import { startReadTables } from "./queries/read_tables.ts";
 import { logAlertsRaised, watchOpenAlerts } from "./observe.ts";
 import { ChargedEntries } from "./reactors/charged_entries.ts";
+import { ClosedOnRuns } from "./reactors/closed_on_runs.ts";
 import { chargedEntryFill } from "./flows/billing/entry_fill.ts";
 import { chargedEntryActor } from "../../actors/courier/charged_entry/mod.ts";
 import type { OldDataPass } from "../runtime/old_data.ts";
@@ -139,6 +140,8 @@ export const courierFeature: Feature = {
         // What a run's change left due: the run's own timer makes it due again until done.
         run_follow_ups: new RunFollowUps({ runtime, bus, log: deps.log }),
         charged_entries: new ChargedEntries({ runtime }),
+        // spec: courier 3.4: the runs holding a shipment operations closed end its item.
+        closed_on_runs: new ClosedOnRuns({ runtime }),
         // spec: courier 3.1: the hourly retry of the charge events that wait for an endpoint.
         billing_wait: startBillingWait({
           runtime,

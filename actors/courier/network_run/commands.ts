@@ -77,7 +77,8 @@ export type RunCommand =
   }
   /**
    * The items a transfer_in took back off this run, when the run sending them refused (one ended
-   * there meanwhile): only those still riding without a stop.
+   * there meanwhile): only those still riding without a stop, open or ended by the shipment's
+   * close meanwhile (item_closed).
    */
   | { kind: "transfer_in_undo"; from_run: string; waybills: readonly string[]; by: string }
   | {

@@ -103,7 +103,10 @@ export function transferIn(run: NetworkRun, c: Change<"transfer_in">, now: numbe
 
 export function transferInUndo(run: NetworkRun, c: Change<"transfer_in_undo">, now: number): Step {
   const undone = new Set(c.waybills);
-  const items = itemsWhere(run, (i) => undone.has(i.waybill) && i.stop_id === null && !isEnded(i));
+  // An item the shipment's close ended meanwhile (itemClosed) is taken back too: the transfer
+  // was refused, so this run never had the parcel to end (courier 3.4: one run carries it).
+  const taken = (i: RunItem) => !isEnded(i) || CLOSED_STATES.has(i.state);
+  const items = itemsWhere(run, (i) => undone.has(i.waybill) && i.stop_id === null && taken(i));
   if (items.length === 0) return SAME;
   return [{
     kind: "transfer_in_undone",
@@ -136,6 +139,9 @@ export function report(run: NetworkRun, c: Change<"report">, now: number): Step 
     entry: entry("report", c.by, now, `${c.waybill}: ${c.condition}`),
   }];
 }
+
+/** The end states an item takes from its shipment's close (itemClosed). */
+const CLOSED_STATES: ReadonlySet<RunItem["state"]> = new Set(["delivered", "returned"]);
 
 /**
  * spec: courier 3.4: an item's end state is what happened to it: one whose shipment operations

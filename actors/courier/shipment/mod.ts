@@ -11,6 +11,7 @@ import type { ActorDefinition } from "../../../src/runtime/actor.ts";
 import { decide } from "./decide.ts";
 import { evolve } from "./evolve.ts";
 import { load } from "./load.ts";
+import { closedOnRuns } from "./run_steps.ts";
 import type { ShipmentCommand, ShipmentEvent, ShipmentReply, ShipmentState } from "./types.ts";
 import { loggedEvent, shipmentSearchView } from "./views.ts";
 
@@ -18,6 +19,7 @@ export * from "./types.ts";
 export { startLifecycle, termsOf } from "./lifecycle.ts";
 export { DELIVERY_SCANS, SCAN_TEXT_CHARS_MAX, TRAIL_MAX } from "./record.ts";
 export { loggedEvent, shipmentSearchView } from "./views.ts";
+export { CLOSED_ON_RUNS_OUTBOX, type ClosedOnRuns } from "./run_steps.ts";
 
 export const shipmentActor: ActorDefinition<
   ShipmentState,
@@ -35,4 +37,6 @@ export const shipmentActor: ActorDefinition<
   project: (s) => s === null ? null : shipmentSearchView(s),
   // The booked record is stored once, as the state (STATE_BYTES_MAX holds it), not again in the log.
   logged: loggedEvent,
+  // spec: courier 3.4: the runs holding a shipment learn its end from the commit that closes it.
+  outbox: closedOnRuns,
 };

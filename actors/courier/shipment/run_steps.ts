@@ -8,7 +8,7 @@
  * key) ends the reservation. A reservation a refused step left blocks nothing: the next closing
  * scan voids it.
  */
-import { accept, reject, type Rejection } from "../../../src/runtime/actor.ts";
+import { accept, type OutboxAdd, reject, type Rejection } from "../../../src/runtime/actor.ts";
 import { FINAL_HEADLINES } from "../../../src/courier/rules/lifecycle.ts";
 import type { Decided, RunStep, Shipment, ShipmentEvent } from "./types.ts";
 
@@ -56,4 +56,36 @@ export function stepsMet(
     );
   }
   return steps.length > 0 ? [{ kind: "run_steps_ended", keys: steps.map((s) => s.key) }] : [];
+}
+
+/**
+ * The outbox a shipment's closing commit tells the runs holding it through
+ * (src/courier/reactors/closed_on_runs.ts): a run learns it then, not at its next custody move.
+ */
+export const CLOSED_ON_RUNS_OUTBOX = "courier_closed_on_runs";
+
+/** What the runs holding a closed shipment are told: how it ended, and who closed it. */
+export interface ClosedOnRuns {
+  readonly waybill: string;
+  readonly status: "delivered" | "returned";
+  readonly by: string;
+}
+
+/** Scans that close a shipment and that a run's item ends as. */
+const ENDS_ON_RUNS: ReadonlySet<string> = new Set(["delivered", "returned"]);
+
+/**
+ * spec: courier 3.4: an item's end state is what happened to it: the scan that closes the
+ * shipment adds, in its own commit, the item that tells every run holding it (shipment_runs).
+ */
+export function closedOnRuns(event: ShipmentEvent, state: Shipment | null): OutboxAdd[] {
+  if (event.kind !== "scanned" || state === null) return [];
+  const { event: scan, by } = event.entry;
+  if (!ENDS_ON_RUNS.has(scan) || state.status !== scan) return [];
+  const payload: ClosedOnRuns = {
+    waybill: state.waybill,
+    status: scan as ClosedOnRuns["status"],
+    by,
+  };
+  return [{ outbox: CLOSED_ON_RUNS_OUTBOX, payload }];
 }

@@ -8,7 +8,7 @@
 export { askRun, forgetStopAnswers, readRun, requestDigest, runFor } from "./ask.ts";
 export { type FieldError, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 export { followThrough } from "./follow_ups.ts";
-export { outForDeliveryPastBorder, performFollowUp, redoBatches } from "./perform.ts";
+export { closeOnRuns, outForDeliveryPastBorder, performFollowUp, redoBatches } from "./perform.ts";
 export { RUN_FOLLOW_UPS_WORKER } from "./parking.ts";
 export { boardRun, coldChainOnRuns, runLoadOf, shipmentLoad } from "./loads.ts";
 export {

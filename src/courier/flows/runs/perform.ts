@@ -14,6 +14,8 @@ import {
   type StoredRunEvent,
 } from "../../../../actors/courier/network_run/mod.ts";
 import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
+import type { ClosedOnRuns } from "../../../../actors/courier/shipment/mod.ts";
+import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
 import { lastingRefusal, orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { raiseAlert } from "../alerts.ts";
@@ -83,6 +85,30 @@ async function endClosedItem(
   if (status !== "delivered" && status !== "returned") return;
   const command = { kind: "item_closed", waybill: f.waybill, status, by: f.scan.by } as const;
   orRefuse(await runtime.ask(networkRunActor, tenant, runId, command));
+}
+
+/**
+ * spec: courier 3.4: an item's end state is what happened to it: operations closed the shipment
+ * (the shipment's outbox, closed_on_runs.ts), so every run it boarded, or that plans it, ends its
+ * item as the shipment ended, at once, not at its next custody move (which may never come: a
+ * deliver stop of a delivered shipment is refused). A run with none open changes nothing.
+ */
+export async function closeOnRuns(
+  runtime: ActorRuntime,
+  tenant: string,
+  closed: ClosedOnRuns,
+): Promise<void> {
+  const { waybill, status, by } = closed;
+  const got = await runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
+  if (!got.ok) throw new Refused(got);
+  const planned = got.reply.planned_on ?? null;
+  const runs = new Set([...got.reply.runs, planned?.run_id, planned?.from_run]);
+  for (const runId of runs) {
+    if (runId === undefined) continue;
+    const command = { kind: "item_closed", waybill, status, by } as const;
+    const r = await runtime.ask(networkRunActor, tenant, runId, command);
+    if (!r.ok && r.code !== "not_found") throw new Refused(r);
+  }
 }
 
 /** The shipment's crossing records the side; a shipment customs refused stays behind. */
