@@ -92,10 +92,16 @@ export type RunCommand =
   }
   | { kind: "close"; by: string }
   /**
-   * A custody move of the run met the shipment closed by operations (delivered or returned): the
-   * run ends its item as the shipment ended (courier 3.4: an item's end state is what happened).
+   * Operations closed the shipment (delivered, returned or cancelled): the run ends its item as
+   * the shipment ended (courier 3.4: an item's end state is what happened; a cancelled one never
+   * left its sender: returned to origin).
    */
-  | { kind: "item_closed"; waybill: string; status: "delivered" | "returned"; by: string }
+  | {
+    kind: "item_closed";
+    waybill: string;
+    status: "delivered" | "returned" | "cancelled";
+    by: string;
+  }
   /**
    * Another run plans the shipment for delivery (courier 3.4): refused while this run has it
    * open; else `claim`, the claim this run held on it, is let go for good (an add_stop still

@@ -145,17 +145,22 @@ const CLOSED_STATES: ReadonlySet<RunItem["state"]> = new Set(["delivered", "retu
 
 /**
  * spec: courier 3.4: an item's end state is what happened to it: one whose shipment operations
- * delivered or returned while the run moved it (its custody move met it closed) ends so here,
- * as the shipment ended; one already ended stays as it ended.
+ * delivered, returned or cancelled while the run held it (the shipment's close told the run, or
+ * its custody move met it closed) ends so here, as the shipment ended; one already ended stays as
+ * it ended.
  */
 export function itemClosed(run: NetworkRun, c: Change<"item_closed">, now: number): Step {
   const items = itemsWhere(run, (i) => i.waybill === c.waybill && !isEnded(i));
   if (items.length === 0) return SAME;
+  // spec: courier 3.4 lists the end states a run closes with: a shipment cancelled (only before
+  // the courier had it, isCancellable) never left its sender, so it is returned to origin there.
+  const state = c.status === "cancelled" ? "returned" : c.status;
+  const detail = c.status === "cancelled" ? "cancelled: returned to origin" : c.status;
   return [{
     kind: "item_closed",
-    state: c.status,
+    state,
     items,
-    entry: entry("item_closed", c.by, now, `${c.waybill}: ${c.status}`),
+    entry: entry("item_closed", c.by, now, `${c.waybill}: ${detail}`),
   }];
 }
 

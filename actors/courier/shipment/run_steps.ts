@@ -67,12 +67,12 @@ export const CLOSED_ON_RUNS_OUTBOX = "courier_closed_on_runs";
 /** What the runs holding a closed shipment are told: how it ended, and who closed it. */
 export interface ClosedOnRuns {
   readonly waybill: string;
-  readonly status: "delivered" | "returned";
+  readonly status: "delivered" | "returned" | "cancelled";
   readonly by: string;
 }
 
-/** Scans that close a shipment and that a run's item ends as. */
-const ENDS_ON_RUNS: ReadonlySet<string> = new Set(["delivered", "returned"]);
+/** Scans that close a shipment: each run holding it ends its item so (item_changes.ts). */
+const ENDS_ON_RUNS: ReadonlySet<string> = new Set(["delivered", "returned", "cancelled"]);
 
 /**
  * spec: courier 3.4: an item's end state is what happened to it: the scan that closes the

@@ -141,3 +141,23 @@ Deno.test("runs: a shipment operations deliver while the run carries it ends as 
     const closed = await post(t, courier, `/business/network-runs/${run}/close`, {});
     assert.equal(closed.data.status, "closed");
   }));
+
+Deno.test("runs: a shipment operations cancel while a run plans it ends as returned to origin on the run, which can close", () =>
+  withTestEnv(async (t) => {
+    const [courier, client] = await ready(t);
+    const run = await newRun(t, courier);
+    const a = await bookWaybill(t, client);
+    await deliverStops(t, courier, run, [a]);
+    await post(t, courier, `/business/courier/shipments/${a}/scans`, {
+      event: "cancelled",
+      reason: "the sender called it off",
+    }, 201);
+    await t.settle();
+    // spec: courier 3.4: never left its sender: its end state is returned to origin, not pending.
+    assert.equal((await runOf(t, courier, run)).items[0].state, "returned");
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    assert.equal((await runOf(t, courier, run)).items[0].state, "returned");
+    assert.equal((await trailOf(t, courier, a)).at(-1), "cancelled");
+    const closed = await post(t, courier, `/business/network-runs/${run}/close`, {});
+    assert.equal(closed.data.status, "closed");
+  }));

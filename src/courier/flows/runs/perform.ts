@@ -73,7 +73,7 @@ export async function performFollowUp(
 /**
  * spec: courier 3.4: an item's end state is what happened to it: a move of the run (departure,
  * unload) that met the shipment closed by operations has the run end its item as the shipment
- * ended (delivered, returned), so run and shipment agree; a cancelled one is left as it is.
+ * ended (delivered, returned; cancelled: returned to origin), so run and shipment agree.
  */
 async function endClosedItem(
   runtime: ActorRuntime,
@@ -82,7 +82,7 @@ async function endClosedItem(
   runId: string,
 ): Promise<void> {
   const { status } = await shipmentIn(runtime, tenant, f.waybill);
-  if (status !== "delivered" && status !== "returned") return;
+  if (status !== "delivered" && status !== "returned" && status !== "cancelled") return;
   const command = { kind: "item_closed", waybill: f.waybill, status, by: f.scan.by } as const;
   orRefuse(await runtime.ask(networkRunActor, tenant, runId, command));
 }
