@@ -7,6 +7,7 @@ import { accept, reject } from "../../../src/runtime/actor.ts";
 import { CUSTOMS_NAME_CHARS_MAX, text } from "./limits.ts";
 import type {
   Crossing,
+  CrossingCommand,
   CrossingEvent,
   CrossingOpening,
   CrossingReply,
@@ -120,4 +121,31 @@ export function present(state: Crossing, p: StopPresentation, now: number): Deci
     to_country: text(p.to_country, CUSTOMS_NAME_CHARS_MAX) ?? state.to_country,
   };
   return accept([{ kind: "presented_at_stop", at_stop, at: now }], (next) => crossingOf(next!));
+}
+
+/**
+ * spec: courier 3.4: the driver presents the vehicle with what it carries. A border stop whose load
+ * changed before it was recorded (`border_load_changed`) went on without a shipment it presented:
+ * the crossing it got at booking is bound to that stop no more, so the run carrying the shipment
+ * now presents it (no second crossing, no second clearance). Only while nothing happened there
+ * (no exit, no entry, the vehicle not gone on); another stop's presentation, or none, is left.
+ */
+export function withdrawPresentation(
+  state: Crossing,
+  c: Extract<CrossingCommand, { kind: "withdraw_presentation" }>,
+  now: number,
+): Decided {
+  const bound = state.run_id === c.run_id && state.stop_id === c.stop_id;
+  const before = state.before_stop ?? null;
+  const crossedHere = state.exit_at !== null || state.entry_at !== null ||
+    state.vehicle_left_at !== null;
+  if (!bound || before === null || crossedHere) return accept([], (next) => crossingOf(next!));
+  return accept([{
+    kind: "presentation_withdrawn",
+    run_id: c.run_id,
+    stop_id: c.stop_id,
+    border: before,
+    at: now,
+    by: c.by,
+  }], (next) => crossingOf(next!));
 }

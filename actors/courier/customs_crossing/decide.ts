@@ -7,7 +7,7 @@ import {
   unreachable,
 } from "../../../src/runtime/actor.ts";
 import { CHARGE_TIMER } from "../../../src/courier/rules/charges_due.ts";
-import { open, present, recordCrossing, vehicleLeft } from "./border.ts";
+import { open, present, recordCrossing, vehicleLeft, withdrawPresentation } from "./border.ts";
 import { chargesDueAgain, confirmCharges } from "./charges.ts";
 import { reserveDelivery, reserveScan } from "./delivery.ts";
 import { move, withdrawDuty } from "./move.ts";
@@ -45,6 +45,8 @@ export function decide(
       return recordCrossing(state, command.side, command.by, ctx.now);
     case "present":
       return present(state, command.at_stop, ctx.now);
+    case "withdraw_presentation":
+      return withdrawPresentation(state, command, ctx.now);
     case "confirm_charges":
       return confirmCharges(state, command.source_events, ctx.now);
     case "withdraw_duty":

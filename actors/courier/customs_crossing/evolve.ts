@@ -48,6 +48,20 @@ export function evolve(state: CrossingState, event: CrossingEvent): CrossingStat
         border_post: event.at_stop.border_post,
         country: event.at_stop.country,
         to_country: event.at_stop.to_country,
+        before_stop: {
+          border_post: state.border_post,
+          country: state.country,
+          to_country: state.to_country,
+        },
+        updated_at: event.at,
+      };
+    case "presentation_withdrawn":
+      return {
+        ...state,
+        ...event.border,
+        run_id: null,
+        stop_id: null,
+        before_stop: null,
         updated_at: event.at,
       };
     case "charge_due":

@@ -116,6 +116,18 @@ export interface Crossing extends CrossingOpening {
    * shipment refuse each before it is recorded. Internal; absent: none.
    */
   readonly scans_under_way?: readonly string[];
+  /**
+   * The post and border a crossing opened at booking had before a border stop presented it: a
+   * presentation withdrawn gives them back (border.ts). Internal; absent: never presented so.
+   */
+  readonly before_stop?: BorderOf | null;
+}
+
+/** Where a crossing is: its border post and the border it crosses. */
+export interface BorderOf {
+  readonly border_post: string;
+  readonly country: string;
+  readonly to_country: string;
 }
 
 /**
@@ -172,6 +184,8 @@ export type CrossingCommand =
   | { kind: "vehicle_left"; by: string }
   | { kind: "record_crossing"; side: "exit" | "entry"; by: string }
   | { kind: "present"; at_stop: StopPresentation }
+  /** The border stop went on without the shipment it presented: its presentation is withdrawn. */
+  | { kind: "withdraw_presentation"; run_id: string; stop_id: string; by: string }
   /** The ledger booked these charges (by source event): they are no longer due. */
   | { kind: "confirm_charges"; source_events: readonly string[] }
   /** The client's account refused the duties this move recorded: they are taken back. */
@@ -209,6 +223,15 @@ export type CrossingEvent =
   | { kind: "vehicle_left"; at: number; by: string }
   | { kind: "crossed"; side: "exit" | "entry"; at: number; by: string }
   | { kind: "presented_at_stop"; at_stop: StopPresentation; at: number }
+  /** Bound to no stop again, at the post and border it had before (`border`). */
+  | {
+    kind: "presentation_withdrawn";
+    run_id: string;
+    stop_id: string;
+    border: BorderOf;
+    at: number;
+    by: string;
+  }
   /** A later charge is due on the client's account: caused by a move, or still due later. */
   | { kind: "charge_due"; charge: CrossingChargeDue }
   | { kind: "charges_confirmed"; source_events: readonly string[]; at: number }

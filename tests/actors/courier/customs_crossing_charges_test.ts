@@ -255,6 +255,35 @@ Deno.test("customs crossing: one opened at booking takes the first border stop i
   assert.equal(blank.state!.border_post, "Tlokweng");
 });
 
+Deno.test("customs crossing: a presentation the border stop went on without is withdrawn, only there and before anything crossed", () => {
+  const h = opened({ ...OPENING, run_id: null, stop_id: null, border_post: "BW-ZA" });
+  const at_stop = {
+    run_id: "run_7",
+    stop_id: "stop_3",
+    border_post: "Kopfontein",
+    country: "BW",
+    to_country: "ZA",
+    by: "drv_1",
+  };
+  h.must({ kind: "present", at_stop });
+  const withdraw = { kind: "withdraw_presentation", run_id: "run_7", by: "drv_1" } as const;
+  assert.deepEqual(h.must({ ...withdraw, stop_id: "stop_4" }).events, [], "another stop's");
+  const step = h.must({ ...withdraw, stop_id: "stop_3" });
+  assert.deepEqual(kinds(step.events), ["presentation_withdrawn"]);
+  assert.deepEqual(
+    [h.state!.run_id, h.state!.stop_id, h.state!.border_post],
+    [null, null, "BW-ZA"],
+  );
+  assert.deepEqual(h.must({ ...withdraw, stop_id: "stop_3" }).events, [], "withdrawn already");
+  // Another stop presents it now; once its exit is recorded there, it stands.
+  h.must({ kind: "present", at_stop: { ...at_stop, run_id: "run_8" } });
+  h.must({ kind: "record_crossing", side: "exit", by: "drv_2" });
+  assert.deepEqual(h.must({ ...withdraw, run_id: "run_8", stop_id: "stop_3" }).events, []);
+  assert.equal(h.state!.run_id, "run_8");
+  // One opened at its stop was never presented elsewhere: nothing to give back.
+  assert.deepEqual(opened().must({ ...withdraw, run_id: "run_1", stop_id: "stop_1" }).events, []);
+});
+
 Deno.test("customs crossing: the summary counts what it holds and names the last move", () => {
   const h = opened();
   h.must(supply(["invoice"]));

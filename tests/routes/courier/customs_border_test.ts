@@ -22,6 +22,15 @@ import {
   shipment,
   supply,
 } from "./customs_fixtures.ts";
+import {
+  checkpointStop,
+  crossBorderRun,
+  deliverStops,
+  newRun,
+  post,
+  runtimeWithGap,
+} from "./runs_fixtures.ts";
+import { border } from "../../../src/courier/flows/runs/mod.ts";
 
 Deno.test("customs: a release after the vehicle left awaits collection; entry only after exit", () =>
   withTestEnv(async (t) => {
@@ -195,4 +204,43 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
         "a retry records nothing",
       );
     }
+  }));
+
+Deno.test("customs: a shipment that left the run while its border stop was presented is withdrawn there; the run carrying it now presents the same crossing", () =>
+  withTestEnv(async (t) => {
+    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+    const [leaving, staying] = waybills as [string, string];
+    const checkpoint = await checkpointStop(t, courier, run);
+    await deliverStops(t, courier, run, [leaving, staying]);
+    await post(t, courier, `/business/network-runs/${run}/depart`, {});
+    const other = await newRun(t, courier, { countries: ["BW", "ZA"] });
+    const otherCheckpoint = await checkpointStop(t, courier, other);
+    await post(t, courier, `/business/network-runs/${other}/depart`, {});
+    const [booked] = await crossings(t, courier, leaving);
+    // Presented with both, then the load changed before the stop was recorded: presented again.
+    const handOver = () =>
+      post(t, courier, `/business/network-runs/${run}/transfer`, {
+        waybills: [leaving],
+        to_run: other,
+      });
+    const runtime = runtimeWithGap(t, "stop_border", handOver);
+    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+    const answer = await border({ ...t.env, runtime }, caller, run, checkpoint, {});
+    assert.equal(answer.stop.status, "presented");
+    assert.equal(answer.stop.crossings.length, 1);
+    // spec: courier 3.4: the stop presented what it carried: the crossing of the shipment that
+    // left is bound to no stop, free for the run that carries it now.
+    const [withdrawn, ...none] = await crossings(t, courier, leaving);
+    assert.deepEqual(none, []);
+    assert.equal(withdrawn!.id, booked!.id);
+    assert.deepEqual([withdrawn!.run_id, withdrawn!.stop_id], [null, null]);
+    assert.equal(withdrawn!.border_post, booked!.border_post);
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    const [atOther, ...noSecond] = await crossings(t, courier, leaving);
+    assert.deepEqual(noSecond, [], "one crossing, one clearance");
+    assert.deepEqual([atOther!.id, atOther!.run_id, atOther!.stop_id], [
+      booked!.id,
+      other,
+      otherCheckpoint,
+    ]);
   }));

@@ -98,6 +98,8 @@ export async function crossings(t: TestEnv, courier: Courier, waybill: string) {
     border_post: string;
     country: string;
     to_country: string;
+    run_id: string | null;
+    stop_id: string | null;
     history: { action: string; reason: string | null }[];
     documents: { name: string }[];
     duties: { amount: number; payer: string }[];

@@ -9,7 +9,11 @@
  * then recorded under it is refused. A reservation a crash or a refusal left blocks nothing: the
  * next hold voids it.
  */
-import { deliveryGateOf, type NetworkRun } from "../../../../actors/courier/network_run/mod.ts";
+import {
+  deliveryGateOf,
+  type NetworkRun,
+  type Stop,
+} from "../../../../actors/courier/network_run/mod.ts";
 import { customsCrossingActor } from "../../../../actors/courier/customs_crossing/mod.ts";
 import { refuse, Refused } from "../../../runtime/actor.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
@@ -66,6 +70,35 @@ export async function reserveHeld(
   if (r.ok) return token;
   if (r.code === "not_held_by_customs") return null;
   throw new Refused(r);
+}
+
+/**
+ * spec: courier 3.4: the driver presents the vehicle with what it carries: a shipment a border
+ * request presented at `stop` that left the run before the stop was recorded (the run refused it
+ * `border_load_changed`) has that presentation withdrawn from the crossing it got at booking, so
+ * the run carrying it now presents that crossing (actors/courier/customs_crossing/border.ts). One
+ * the stop recorded (another request presented it with the shipment on board) stands.
+ */
+export async function withdrawPresented(
+  deps: RunDeps,
+  caller: RunCaller,
+  at: { run: NetworkRun; stop: Stop },
+  presented: readonly string[],
+): Promise<void> {
+  const { run, stop } = at;
+  const aboard = new Set(run.items.filter((i) => i.state === "on_board").map((i) => i.waybill));
+  for (const waybill of presented) {
+    const id = bookingCrossingIdOf(caller.tenant, waybill);
+    if (aboard.has(waybill) || stop.crossings.includes(id)) continue;
+    const command = {
+      kind: "withdraw_presentation",
+      run_id: run.id,
+      stop_id: stop.id,
+      by: caller.by,
+    } as const;
+    const r = await deps.runtime.ask(customsCrossingActor, caller.tenant, id, command);
+    if (!r.ok && r.code !== "not_found") throw new Refused(r);
+  }
 }
 
 /** The shipment's crossings a run reads: the one opened at booking, one per border stop. */

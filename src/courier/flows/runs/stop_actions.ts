@@ -26,7 +26,7 @@ import { clientFeeAt } from "../later_charges.ts";
 import { shipmentIn } from "../shipments.ts";
 import type { Shipment } from "../../../../actors/courier/shipment/mod.ts";
 import { askStop, runFor, stopOf } from "./ask.ts";
-import { passCustoms } from "./customs_gate.ts";
+import { passCustoms, withdrawPresented } from "./customs_gate.ts";
 import { invalid, needScope, type RunCaller, type RunDeps } from "./caller.ts";
 import { stopAndFollow } from "./follow_ups.ts";
 import { refuseIfHeld, stopShipment } from "./item_actions.ts";
@@ -67,6 +67,7 @@ export async function border(
   stopId: string,
   body: StopActionInput,
 ): Promise<StopAnswer> {
+  let presented: readonly string[] = [];
   for (let tries = 1;; tries++) {
     const { run, stop, key } = await stopAt(
       deps,
@@ -75,11 +76,15 @@ export async function border(
       body,
     );
     if (stop.kind !== "checkpoint") refuse("not_found", `no checkpoint ${stopId}`);
+    // spec: courier 3.4: what the try before presented and the run no longer carries is
+    // withdrawn (the stop goes on without it).
+    await withdrawPresented(deps, caller, { run, stop }, presented);
     // Before any shipment is presented to customs (the run decides it again in turn).
     const early = stop.status === "pending" ? presentable(run) : null;
     if (early) throw new Refused(early);
     const aboard = run.items.filter((i) => i.state === "on_board").map((i) => i.waybill);
     const crossings: string[] = [];
+    presented = aboard;
     for (const waybill of aboard) {
       crossings.push(await presentAt(deps, caller, { run, stop, waybill }));
     }
@@ -95,7 +100,12 @@ export async function border(
     } catch (e) {
       // The load changed since it was read: presented again as it is now.
       const changed = e instanceof Refused && e.rejection.code === "border_load_changed";
-      if (!changed || tries >= BORDER_TRIES) throw e;
+      if (!changed) throw e;
+      if (tries >= BORDER_TRIES) {
+        const now = await runFor(deps, caller, runId);
+        await withdrawPresented(deps, caller, { run: now, stop: stopOf(now, stopId) }, presented);
+        throw e;
+      }
     }
   }
 }
