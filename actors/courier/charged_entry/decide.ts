@@ -173,11 +173,13 @@ function reserve(state: ChargedEntryState, c: NoteToReserve, ctx: Ctx): D {
 
 /**
  * The entry as a note under `c.key` is judged against: its net with every note booked and every
- * other reservation, and its shipment's adjustments with the notes on it (courier 2.7).
+ * other credit reserved, and its shipment's adjustments with the notes on it (courier 2.7).
  */
 function originalOf(state: ChargedEntry, e: HeldEntry, c: NoteToReserve): OriginalEntry {
   const others = e.reservations.filter((r) => r.key !== c.key);
-  const reserved = others.reduce((sum, r) => sum + r.note_minor, 0);
+  // spec: courier 2.6 rule 5: a debit still being booked may never be (refused, or let go when
+  // its request dies): a credit never counts on it, so no release takes the entry below zero.
+  const reserved = others.reduce((sum, r) => sum + Math.min(r.note_minor, 0), 0);
   return {
     reference: state.reference,
     kind: e.kind,

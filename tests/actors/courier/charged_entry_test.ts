@@ -111,6 +111,24 @@ Deno.test("charged entry: a claim's credit takes the entry to zero and reserves 
   assert.equal((again.reply as Reserved).original.net_minor, 0);
 });
 
+Deno.test("charged entry: a credit is judged without a debit still being booked, which may be let go", () => {
+  const h = entry();
+  h.must(reserve("debit", 2_000));
+  // spec: courier 2.6 rule 5: the debit may never be posted (its account refuses it, or its
+  // request dies and the lapse lets it go): a credit counting on it would leave the entry below
+  // zero once it is released.
+  h.refused(
+    reserve("credit", -6_000),
+    "correction_exceeds_entry",
+    "amount: a credit note cannot take the entry below zero: net 50.00, note -60.00 BWP",
+  );
+  const credit = h.must(reserve("credit", -5_000));
+  assert.equal((credit.reply as Reserved).original.net_minor, 5_000);
+  const held = h.state!.entries[0]!.reservations[0]!;
+  h.must({ kind: "release", entry_kind: "waiting", key: "debit", at: held.at });
+  assert.equal(net(h), 0, "never below zero");
+});
+
 Deno.test("charged entry: the same key reserved again answers its reservation; money received and unresolved entries are no target", () => {
   const h = entry();
   const first = h.must(reserve("k1", -1_000));
@@ -141,13 +159,16 @@ Deno.test("charged entry: concurrent reservations are judged one at a time: neve
     (amounts) => {
       const h = entry();
       let expected = 5_000;
+      // The net were every debit being booked let go: a credit is judged against it.
+      let credited = 5_000;
       amounts.forEach((amount, i) => {
         const r = h.send(reserve(`k${i}`, amount));
-        const fits = expected + amount >= 0 && h.state!.entries[0]!.reservations.length <
-            NOTE_RESERVATIONS_MAX;
-        assert.equal(!("ok" in r), fits, `note ${i} of ${amount} on ${expected}`);
+        const fits = (amount > 0 || credited + amount >= 0) &&
+          h.state!.entries[0]!.reservations.length < NOTE_RESERVATIONS_MAX;
+        assert.equal(!("ok" in r), fits, `note ${i} of ${amount} on ${credited}`);
         if (fits) expected += amount;
-        assert.ok(net(h) >= 0);
+        if (fits && amount < 0) credited += amount;
+        assert.ok(credited >= 0);
       });
       assert.equal(net(h), expected);
     },
