@@ -6,6 +6,14 @@
  */
 import { invalidFields, reject, type Rejection } from "../../runtime/actor.ts";
 import {
+  atMost,
+  ceilScaled,
+  type Decimal,
+  decimalOf,
+  productOf,
+  sumOf,
+} from "../../domain/decimal.ts";
+import {
   BODY_TYPES,
   type BodyType,
   CAPACITY_CLASSES,
@@ -162,10 +170,11 @@ function needOf(
   const lines = d.goods ?? [];
   const lineGrams = lines.reduce((sum, l) => sum + grams(l.weight_kg ?? 0), 0);
   const actual = Math.max(grams(d.parcel_weight_kg ?? 0), lineGrams);
-  const volumetricGrams = lines.length === 0 ? null : Math.ceil(
-    lines.reduce((sum, l) => sum + l.length_cm * l.width_cm * l.height_cm, 0) * 1_000 /
-      c.volumetric_divisor,
-  );
+  // Exact from the centimetres sent: added in floating point, goods of exactly a band's top
+  // weighed a gram more and were billed the next band (spec: business 2.5, 3.2).
+  const volumetricGrams = lines.length === 0
+    ? null
+    : Number(ceilScaled(volumeOf(lines), 1_000n, BigInt(c.volumetric_divisor)));
   const chargeable = Math.max(actual, volumetricGrams ?? 0);
   const byWeight = c.parcel_sizes.findIndex((s) => chargeable <= grams(s.max_kg));
   if (byWeight < 0) {
@@ -222,10 +231,11 @@ function whyNot(v: VehicleType, n: Need): string | null {
       `the ${v.name}'s load space of ${v.load_length_cm} x ${v.load_width_cm} x ` +
       `${v.load_height_cm} cm`;
   }
-  const volume = n.lines.reduce((sum, l) => sum + l.length_cm * l.width_cm * l.height_cm, 0);
-  if (volume > v.load_length_cm * v.load_width_cm * v.load_height_cm) {
+  const volume = volumeOf(n.lines);
+  const space = [v.load_length_cm, v.load_width_cm, v.load_height_cm];
+  if (!atMost(volume, productOf(space.map(decimalOf)))) {
     return `the goods take ${cubicMetres(volume)} m³, more than the ${v.name}'s load space of ` +
-      `${cubicMetres(v.load_length_cm * v.load_width_cm * v.load_height_cm)} m³`;
+      `${cubicMetres(productOf(space.map(decimalOf)))} m³`;
   }
   return null;
 }
@@ -251,7 +261,7 @@ export function ladderOf(c: Catalogue): readonly VehicleType[] {
   return [...c.vehicle_types].sort((a, b) =>
     a.payload_kg - b.payload_kg ||
     BODY_TYPES.indexOf(a.body_type) - BODY_TYPES.indexOf(b.body_type) ||
-    volumeOf(a) - volumeOf(b) || a.id - b.id
+    spaceOf(a) - spaceOf(b) || a.id - b.id
   );
 }
 
@@ -264,14 +274,20 @@ function capacityRank(c: CapacityClass | null): number {
   return c === null ? -1 : CAPACITY_CLASSES.indexOf(c);
 }
 
-function volumeOf(v: VehicleType): number {
+function spaceOf(v: VehicleType): number {
   return v.load_length_cm * v.load_width_cm * v.load_height_cm;
+}
+
+/** The goods' cm³ added up exactly, from the centimetres as sent. */
+function volumeOf(lines: readonly GoodsLine[]): Decimal {
+  return sumOf(lines.map((l) => productOf([l.length_cm, l.width_cm, l.height_cm].map(decimalOf))));
 }
 
 function grams(kg: number): number {
   return Math.round(kg * 1_000);
 }
 
-function cubicMetres(cm3: number): number {
-  return Math.round(cm3 / 10_000) / 100;
+/** cm³ as m³ to two decimals, for a message. */
+function cubicMetres(cm3: Decimal): number {
+  return Math.round(Number(cm3.units) * 10 ** cm3.exponent / 10_000) / 100;
 }

@@ -12,6 +12,7 @@ import {
   percentOf,
   sumMinor,
 } from "../../domain/money.ts";
+import { ceilDiv, type Decimal, decimalOf } from "../../domain/decimal.ts";
 import type { Corridor, RateCardTerms } from "./rate_card.ts";
 
 export interface ParcelInput {
@@ -345,24 +346,6 @@ function requirePositive(name: string, value: number): void {
   }
 }
 
-interface Decimal {
-  /** value = units * 10^exponent, exactly. */
-  readonly units: bigint;
-  readonly exponent: number;
-}
-
-/** A non-negative finite number's shortest decimal text (what the client sent), read exactly. */
-function decimalOf(n: number): Decimal {
-  const text = String(n);
-  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(text);
-  if (!m) throw new RangeError(`not a non-negative decimal: ${text}`);
-  const fraction = m[2] ?? "";
-  return {
-    units: BigInt(`${m[1]}${fraction}`),
-    exponent: Number(m[3] ?? "0") - fraction.length,
-  };
-}
-
 /** value * 10^scale rounded half up (values here are non-negative). */
 function scaledHalfUp(d: Decimal, scale: number): bigint {
   const e = d.exponent + scale;
@@ -370,10 +353,6 @@ function scaledHalfUp(d: Decimal, scale: number): bigint {
   const divisor = 10n ** BigInt(-e);
   const q = d.units / divisor;
   return (d.units % divisor) * 2n >= divisor ? q + 1n : q;
-}
-
-function ceilDiv(n: bigint, d: bigint): bigint {
-  return (n + d - 1n) / d;
 }
 
 function toSafe(n: bigint): number {

@@ -52,6 +52,22 @@ Deno.test("vehicle resolution: volumetric weight moves a light, bulky parcel up 
   assert.equal(r.vehicle.name, "Car");
 });
 
+Deno.test("vehicle resolution: volumetric weight is exact, so goods of exactly a band's edge stay in that band", () => {
+  // 10.3 x 50 x 10 and 39.7 x 50 x 10 cm are 5,150 and 19,850 cm³: 25,000 cm³ together, 5 kg at
+  // 5,000 cm³ a kg, the small band's top. Added in floating point they are 25,000.000000000004.
+  const r = resolved({
+    goods: [
+      { weight_kg: 1, length_cm: 10.3, width_cm: 50, height_cm: 10 },
+      { weight_kg: 1, length_cm: 39.7, width_cm: 50, height_cm: 10 },
+    ],
+  });
+  assert.equal(r.volumetric_weight_kg, 5);
+  assert.equal(r.parcel_size.size_key, "small");
+  // One item of decimal centimetres: 0.1 x 6 x 50 cm is 30 cm³, 6 g exactly (not 7).
+  const one = resolved({ goods: [{ length_cm: 0.1, width_cm: 6, height_cm: 50 }] });
+  assert.equal(one.volumetric_weight_kg, 0.006);
+});
+
 Deno.test("vehicle resolution: cargo body type and capacity class are minimums", () => {
   assert.equal(resolved({ cargo_body_type: "open" }).vehicle.name, "Motorcycle");
   assert.equal(
