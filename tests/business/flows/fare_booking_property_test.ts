@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { type BookingRequest, bookTrip } from "../../../src/business/flows/book.ts";
 import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { estimateFare } from "../../../src/business/flows/fares.ts";
+import { BODY_TYPES, CAPACITY_CLASSES } from "../../../src/business/rules/catalogue.ts";
 import { DEFAULT_CATALOGUE } from "../../../src/business/rules/default_catalogue.ts";
 import { Refused } from "../../../src/runtime/actor.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
@@ -24,7 +25,7 @@ const tripInZone = fc.constantFrom(...DEFAULT_CATALOGUE.zones).chain((z) =>
   fc.record({
     currency: fc.constant(z.currency),
     pickup: pointIn(z),
-    stops: fc.array(pointIn(z), { maxLength: 2 }),
+    stops: fc.array(pointIn(z), { maxLength: 3 }),
     dest: pointIn(z),
   })
 );
@@ -43,7 +44,12 @@ const goods = fc.record({
   vehicle_type_id: fc.option(fc.constantFrom(...DEFAULT_CATALOGUE.vehicle_types.map((v) => v.id)), {
     nil: undefined,
   }),
+  cargo_body_type: fc.option(fc.constantFrom(...BODY_TYPES), { nil: undefined }),
+  cargo_capacity_class: fc.option(fc.constantFrom(...CAPACITY_CLASSES), { nil: undefined }),
 });
+
+/** spec: business 3.2: each of the account's three vehicle_upgrade_policy behaviours. */
+const POLICIES = ["upgrade", "upgrade_one_size", "refuse"] as const;
 
 /** The answer's amount, or the refusal's code. */
 async function outcome<T>(p: Promise<T>, amountOf: (x: T) => number): Promise<number | string> {
@@ -55,19 +61,29 @@ async function outcome<T>(p: Promise<T>, amountOf: (x: T) => number): Promise<nu
   }
 }
 
-Deno.test("fare estimate = booked billing_amount for the same points in a zone and the same goods", () =>
+Deno.test("fare estimate = booked billing_amount for the same points in a zone, stops, goods, cargo and upgrade policy", () =>
   withTestEnv(async (t) => {
-    const b = await t.createBusiness();
-    for (const currency of ["BWP", "ZAR"]) {
-      const r = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+    const accounts: Record<string, string> = {};
+    for (const policy of POLICIES) {
+      const b = await t.createBusiness();
+      const set = await t.call("PATCH", `/operator/businesses/${b.id}`, {
         operator: true,
-        body: { amount: "10000000.00", currency, reference: `fund-${currency}` },
+        body: { vehicle_upgrade_policy: policy },
       });
-      assert.equal(r.status, 201, JSON.stringify(r.body));
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      for (const currency of ["BWP", "ZAR"]) {
+        const r = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+          operator: true,
+          body: { amount: "10000000.00", currency, reference: `fund-${currency}` },
+        });
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+      }
+      accounts[policy] = b.id;
     }
     let booked = 0;
     await fc.assert(
-      fc.asyncProperty(tripInZone, goods, async (trip, g) => {
+      fc.asyncProperty(tripInZone, goods, fc.constantFrom(...POLICIES), async (trip, g, p) => {
+        const b = { id: accounts[p]! };
         const request: BookingRequest = {
           ...g,
           pickup: trip.pickup,
