@@ -371,6 +371,29 @@ Deno.test("prices: a latitude without its longitude (or the reverse) is refused,
     assert.equal(paired.status, 200, JSON.stringify(paired.body));
   }));
 
+Deno.test("prices: a request wrong in several fields beyond their shapes names each one in one 422, and nothing is offered", () =>
+  withTestEnv(async (t) => {
+    const [, client] = await ready(t);
+    const ask = (body: Record<string, unknown>) =>
+      t.call("POST", "/client/quotes", {
+        headers: clientKey(client),
+        body: { ...DOMESTIC, ...body },
+      });
+    const paths = (r: { body: { errors: { path: string }[] } }) =>
+      r.body.errors.map((e) => e.path).sort();
+    const uncovered = await ask({ liability_cover: true, sender_lat: -24.65 });
+    assert.equal(uncovered.status, 422, JSON.stringify(uncovered.body));
+    assert.equal(uncovered.body.code, "validation_failed");
+    assert.deepEqual(paths(uncovered), ["declared_value", "sender_lng"]);
+    const cents = await ask({ declared_value: "10.005", recipient_lng: 25.91 });
+    assert.equal(cents.status, 422, JSON.stringify(cents.body));
+    assert.deepEqual(paths(cents), ["declared_value", "recipient_lat"]);
+    assert.match(cents.body.message, /declared_value: BWP has 2 decimal places: 10\.005/);
+    await t.settle();
+    const quotes = await t.call("GET", "/client/quotes", { headers: clientKey(client) });
+    assert.deepEqual(quotes.body.data, [], "no quote is held");
+  }));
+
 Deno.test("prices: an offer is priced on the version in force when made, from its effective_from to the millisecond, and keeps it", () =>
   withTestEnv(async (t) => {
     const [courier, client] = await ready(t);

@@ -24,7 +24,7 @@ import {
 } from "../../../../actors/courier/price_offer.ts";
 import { asRateCard, type RateCard, rateCardActor } from "../../../../actors/courier/rate_card.ts";
 import { deliveryWindow } from "../../../domain/calendar.ts";
-import { toMinor } from "../../../domain/money.ts";
+import { type ParsedAmount, toMinor } from "../../../domain/money.ts";
 import type { Deps } from "../../../environment.ts";
 import { orRefuse, refuse } from "../../../runtime/actor.ts";
 import {
@@ -91,15 +91,14 @@ export async function makeOffer(
   const { runtime } = deps;
   const now = deps.clock.now();
   const courier = client.business_id;
-  checkPriceRequest(body);
   const { card, version } = await rateCardInForce(deps, client, now);
+  const input = pricingInput(body, version.terms.currency);
   const catalogue = orRefuse(
     await runtime.read(courierCatalogueActor, courier, courier, { kind: "get" }),
   );
   if (catalogue.service_levels.length === 0) {
     refuse("no_service_levels", "the courier has no service levels to offer");
   }
-  const input = pricingInput(body, version.terms.currency);
   const { options, calendars } = pricedOptions(version.terms, catalogue, input, now);
   if (body.sort === "cheapest") options.sort((a, b) => a.total_minor - b.total_minor);
   const hold = given.kind === "quote" ? QUOTE_HOLD_MS : (await holdMinutes(deps)) * 60_000;
@@ -130,24 +129,32 @@ export async function makeOffer(
   ));
 }
 
-/** The request's own rules beyond its schema's: what would price nothing or misplace a party. */
-function checkPriceRequest(body: PriceInput): void {
+/**
+ * The request's own rules beyond its schema's: what would price nothing or misplace a party, and
+ * a declared value the card's currency cannot hold. Every problem is named in one refusal (spec:
+ * courier 2.1; CONTRACT 422 validation_failed with errors[]).
+ */
+function requestProblems(body: PriceInput, declared: ParsedAmount | null): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   // Cover is a share of the declared value: asked without one, it would silently cover nothing.
   if (body.liability_cover && body.declared_value === undefined) {
-    refuseFields([{
+    problems.push({
       path: "declared_value",
       message: "required with liability_cover: the cover is priced on the declared value",
-    }]);
+    });
+  }
+  if (declared && !declared.ok) {
+    problems.push({ path: "declared_value", message: declared.message });
   }
   // A point is a pair: a latitude alone places the party nowhere, and a map would show it at 0°.
-  const unpaired = (["sender", "recipient"] as const).flatMap((who): FieldProblem[] => {
+  for (const who of ["sender", "recipient"] as const) {
     const lat = body[`${who}_lat`], lng = body[`${who}_lng`];
-    if ((lat === undefined) === (lng === undefined)) return [];
+    if ((lat === undefined) === (lng === undefined)) continue;
     const missing = lat === undefined ? `${who}_lat` : `${who}_lng`;
     const given = lat === undefined ? `${who}_lng` : `${who}_lat`;
-    return [{ path: missing, message: `required with ${given}: a point needs both` }];
-  });
-  if (unpaired.length > 0) refuseFields(unpaired);
+    problems.push({ path: missing, message: `required with ${given}: a point needs both` });
+  }
+  return problems;
 }
 
 /** The client's rate card and its version in force now, or the refusal no_rate_card. */
@@ -169,14 +176,16 @@ async function rateCardInForce(
   return { card, version };
 }
 
-/** What pricing reads of the request: the parcels, the corridor and the value declared. */
+/**
+ * What pricing reads of the request: the parcels, the corridor and the value declared (in the
+ * card's currency); the request refused first, naming each field its rules find wrong.
+ */
 function pricingInput(body: PriceInput, currency: string) {
   const declared = body.declared_value === undefined
     ? null
     : toMinor(body.declared_value, currency);
-  if (declared && !declared.ok) {
-    refuseFields([{ path: "declared_value", message: declared.message }]);
-  }
+  const problems = requestProblems(body, declared);
+  if (problems.length > 0) refuseFields(problems);
   return {
     parcels: body.parcels,
     from_country: body.from_country,
