@@ -28,7 +28,7 @@ import {
 } from "../rules/booking.ts";
 import type { BodyType, CapacityClass } from "../rules/catalogue.ts";
 import { priceTrip, type TripPrice } from "../rules/fare.ts";
-import { type GoodsLine, vehicleFields } from "../rules/vehicle.ts";
+import { type GoodsLine, unknownDeclared, vehicleFields } from "../rules/vehicle.ts";
 import { catalogueOf } from "./fares.ts";
 import { locatePlaces } from "./geocode.ts";
 import { completeBooking, type CompleteDeps } from "./complete_booking.ts";
@@ -255,6 +255,25 @@ export async function located(
   return { ...r, pickup: pickup!, dest: dest!, stops: between };
 }
 
+/**
+ * When the booking is dispatched (null: now), or the request refused naming each field the
+ * clock or the catalogue finds wrong, together (spec: business 2.1, 3.1, 7: a past scheduled_at,
+ * a parcel_size or vehicle_type_id the catalogue lacks). A checkout's goods were checked when
+ * it was opened.
+ */
+async function scheduleOrRefuse(
+  deps: Pick<Deps, "runtime" | "clock">,
+  input: BookingInput,
+): Promise<number | null> {
+  const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
+  const problems = [
+    ...(schedule.ok ? [] : [{ path: "scheduled_at", message: schedule.message }]),
+    ...(input.held ? [] : unknownDeclared(await catalogueOf(deps), input.request)),
+  ];
+  if (problems.length > 0) throw new Refused(invalidFields(problems));
+  return schedule.ok ? schedule.at : null;
+}
+
 /** The key a booking is named by, if any (spec: business appendix 1, 2). */
 export type BookingKey = { readonly kind: Exclude<KeyKind, "none">; readonly value: string };
 
@@ -314,17 +333,14 @@ export async function bookTrip(
   if (first) return replayed(deps, business, first, scenario);
   const live = deps.name === "live";
   if (live) await refuseTestTraffic(deps, business, input.request);
-  const schedule = scheduleOf(input.request.scheduled_at, deps.clock.now());
-  if (!schedule.ok) {
-    throw new Refused(invalidFields([{ path: "scheduled_at", message: schedule.message }]));
-  }
+  const schedule = await scheduleOrRefuse(deps, input);
   const account = await businessOf(deps.runtime, business);
   const { held } = input;
   const r = held
     ? { ...input.request, pickup: held.pickup, stops: held.stops, dest: held.dest }
     : await located(deps, business, input.request);
   const price = held ? held.price : await priced(deps, account, r);
-  const draft = draftOf(r, { business, reference, price, scheduledAt: schedule.at, test: !live });
+  const draft = draftOf(r, { business, reference, price, scheduledAt: schedule, test: !live });
   const key_kind = key?.kind ?? "none";
   const gate = input.gate;
   const asked: Omit<Claim, "claimed_at"> = {

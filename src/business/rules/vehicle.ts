@@ -4,7 +4,7 @@
  * type and capacity class are minimums; a named vehicle_type_id too small for the goods follows
  * the account's vehicle_upgrade_policy.
  */
-import { invalidFields, reject, type Rejection } from "../../runtime/actor.ts";
+import { type FieldError, invalidFields, reject, type Rejection } from "../../runtime/actor.ts";
 import {
   atMost,
   ceilScaled,
@@ -103,7 +103,28 @@ interface Need {
   readonly ride: boolean;
 }
 
+/**
+ * The declared fields that name nothing in the catalogue (parcel_size, vehicle_type_id), each
+ * named: a booking refuses them together with its other bad fields (spec: business 2.1, 7).
+ */
+export function unknownDeclared(c: Catalogue, d: Declared): FieldError[] {
+  const problems: FieldError[] = [];
+  if (d.parcel_size !== undefined && !c.parcel_sizes.some((s) => s.size_key === d.parcel_size)) {
+    const keys = c.parcel_sizes.map((s) => s.size_key).join(", ");
+    problems.push({ path: "parcel_size", message: `one of ${keys}: ${d.parcel_size}` });
+  }
+  if (d.vehicle_type_id !== undefined && !vehicleTypeOf(c, d.vehicle_type_id)) {
+    problems.push({
+      path: "vehicle_type_id",
+      message: `no vehicle type ${d.vehicle_type_id}: see GET /business/vehicle-types`,
+    });
+  }
+  return problems;
+}
+
 export function resolveVehicle(c: Catalogue, d: Declared, policy: UpgradePolicy): Resolved {
+  const unknown = unknownDeclared(c, d);
+  if (unknown.length > 0) return invalidFields(unknown);
   const need = needOf(c, d);
   if (!need.ok) return need;
   const { value: n, volumetricGrams } = need;
@@ -111,12 +132,6 @@ export function resolveVehicle(c: Catalogue, d: Declared, policy: UpgradePolicy)
   const requested = d.vehicle_type_id === undefined
     ? undefined
     : vehicleTypeOf(c, d.vehicle_type_id);
-  if (d.vehicle_type_id !== undefined && !requested) {
-    return invalidFields([{
-      path: "vehicle_type_id",
-      message: `no vehicle type ${d.vehicle_type_id}: see GET /business/vehicle-types`,
-    }]);
-  }
   const done = (vehicle: VehicleType, reason: string | null): Resolved => ({
     ok: true,
     resolution: {
@@ -185,14 +200,8 @@ function needOf(
         `is above the largest parcel size's ${top} kg`,
     );
   }
-  let bySize = 0;
-  if (d.parcel_size !== undefined) {
-    bySize = c.parcel_sizes.findIndex((s) => s.size_key === d.parcel_size);
-    if (bySize < 0) {
-      const keys = c.parcel_sizes.map((s) => s.size_key).join(", ");
-      return invalidFields([{ path: "parcel_size", message: `one of ${keys}: ${d.parcel_size}` }]);
-    }
-  }
+  // A parcel_size the catalogue lacks was refused first (unknownDeclared).
+  const bySize = Math.max(0, c.parcel_sizes.findIndex((s) => s.size_key === d.parcel_size));
   const bandIndex = Math.max(byWeight, bySize);
   return {
     ok: true,

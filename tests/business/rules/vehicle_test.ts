@@ -154,6 +154,15 @@ Deno.test("vehicle resolution: refusals name the problem", () => {
   assert.match(!tooLong.ok ? tooLong.message : "", /900 x 10 x 10 cm does not fit/);
 });
 
+Deno.test("vehicle resolution: an unknown parcel_size and vehicle_type_id are named together", () => {
+  const r = resolveVehicle(c, { parcel_size: "xxl", vehicle_type_id: 99 }, "upgrade");
+  assert.equal(!r.ok && r.code, "validation_failed");
+  assert.deepEqual(
+    !r.ok && (r.details?.errors as { path: string }[]).map((e) => e.path),
+    ["parcel_size", "vehicle_type_id"],
+  );
+});
+
 const line = fc.record({
   weight_kg: fc.integer({ min: 0, max: 400_000 }).map((g) => g / 1_000),
   length_cm: fc.integer({ min: 1, max: 300 }),

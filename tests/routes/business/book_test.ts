@@ -73,6 +73,23 @@ Deno.test("book: each bad field named in one 422, nothing stored; cargo, 4 stops
     assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
   }));
 
+Deno.test("book: a past scheduled_at, an unknown parcel_size and vehicle_type_id are named in one 422, nothing stored", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const bad = await book(t, b.api_key, {
+      ...PARCEL,
+      scheduled_at: "2000-01-01T10:00:00",
+      parcel_size: "xxl",
+      vehicle_type_id: 99,
+    });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    assert.equal(bad.body.code, "validation_failed");
+    const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
+    assert.deepEqual(paths, ["parcel_size", "scheduled_at", "vehicle_type_id"]);
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(1000));
+    assert.equal((await t.call("GET", "/business/trips/1", { key: b.api_key })).status, 404);
+  }));
+
 Deno.test("book: scheduled_at without an offset is UTC+2; within 10 minutes it is now", () =>
   withTestEnv(async (t) => {
     const b = await fundedBusiness(t);
