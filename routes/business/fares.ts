@@ -3,6 +3,7 @@
  * billed now, by the calculator the booking uses (src/business/rules/fare.ts), with the vehicle it
  * would get (2.2 declared and resolved fields, 3.2 the account's upgrade policy).
  */
+import { Text } from "../../src/business/booking_schema.ts";
 import { BODY_TYPES, CAPACITY_CLASSES } from "../../src/business/rules/catalogue.ts";
 import { BOOKING_STOPS_MAX } from "../../src/business/rules/fare.ts";
 import { estimateFare } from "../../src/business/flows/fares.ts";
@@ -60,8 +61,11 @@ const FareQuery = z.object({
   dest_lng: Longitude,
   vehicle_type_id: wholeNumber(1, 1_000_000).optional(),
   stops: Stops.optional(),
-  parcel_size: z.string().max(32).optional(),
-  parcel_weight_kg: decimalParam(0, 100_000).optional(),
+  // Read as POST /business/book reads them (booking_schema.ts): the same details price alike.
+  parcel_size: Text(32).optional(),
+  parcel_weight_kg: decimalParam(0, 100_000).refine((kg) => kg > 0, {
+    error: (issue) => `must be above 0: ${String(issue.input)}`,
+  }).optional(),
   cargo_body_type: z.enum(BODY_TYPES).optional(),
   cargo_capacity_class: z.enum(CAPACITY_CLASSES).optional(),
 });

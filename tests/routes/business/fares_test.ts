@@ -6,6 +6,7 @@ import { decimal } from "../../../src/domain/money.ts";
 import { FareEstimateAnswer } from "../../../routes/business/answers/reference_data.ts";
 import { documented } from "../../helpers/documented.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
 
 const ESTIMATE = "/business/trip/fare-estimate";
 // Gaborone: the Main Mall to Block 8.
@@ -125,6 +126,26 @@ Deno.test("fare estimate: bad parameters answer 422 naming each one", () =>
       key: b.api_key,
     });
     assert.equal(heavy.body.code, "no_vehicle_fits");
+  }));
+
+Deno.test("fare estimate: reads parcel_size and parcel_weight_kg as booking does, so the same details price or refuse alike", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t, "5000.00");
+    // Booking trims a parcel_size (" large " books the large band): the estimate prices it so.
+    const padded = await t.call("GET", url({ ...TRIP, parcel_size: " large " }), {
+      key: b.api_key,
+    });
+    assert.equal(padded.status, 200, JSON.stringify(padded.body));
+    assert.equal(padded.body.data.parcel_size, "large");
+    const booked = await book(t, b.api_key, { ...PARCEL, parcel_size: " large " });
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(booked.body.data.billing_amount, padded.body.data.billing_amount);
+    // Booking refuses a weight of 0 kg: the estimate does not price it either.
+    const none = await t.call("GET", url({ ...TRIP, parcel_weight_kg: "0" }), { key: b.api_key });
+    assert.equal(none.status, 422, JSON.stringify(none.body));
+    assert.deepEqual(none.body.errors.map((e: { path: string }) => e.path), ["parcel_weight_kg"]);
+    const zero = await book(t, b.api_key, { ...PARCEL, parcel_weight_kg: 0 });
+    assert.equal(zero.status, 422);
   }));
 
 Deno.test("fare estimate: a deliveries partner key reads it, a rewards one is refused scope_denied", () =>
