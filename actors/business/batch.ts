@@ -52,6 +52,11 @@ export interface BatchDraft {
 }
 
 export interface Batch extends BatchDraft {
+  /**
+   * This claim of the batch's reference, unique (two claims can share a `created_at`): the
+   * attempt its wallet hold belongs to (spec: business 4.2). Absent on claims made before.
+   */
+  readonly claim_id?: string;
   readonly created_at: number;
   /** When every stop's trip was booked; null while a stop is still being booked. */
   readonly booked_at: number | null;
@@ -70,10 +75,10 @@ export type BatchState =
 export type BatchCommand =
   | { kind: "claim"; draft: BatchDraft; fingerprint: string }
   | { kind: "booked" }
-  /** The claim `created_at` made, freed while no stop is booked (its money was refused). */
-  | { kind: "release"; fingerprint: string; created_at: number }
-  /** The hold for the claim `created_at` made is placed: its stops may be booked and charged. */
-  | { kind: "fund"; fingerprint: string; created_at: number }
+  /** The claim `claim_id` (`created_at`) made, freed while no stop is booked (money refused). */
+  | { kind: "release"; fingerprint: string; created_at: number; claim_id?: string | undefined }
+  /** The hold for the claim `claim_id` (`created_at`) is placed: its stops may be booked. */
+  | { kind: "fund"; fingerprint: string; created_at: number; claim_id?: string | undefined }
   | { kind: "get" };
 
 export type BatchEvent =
@@ -102,7 +107,12 @@ function replyOf(replayed: boolean) {
 
 function claim(s: BatchState, c: Extract<BatchCommand, { kind: "claim" }>, ctx: Ctx): D {
   if (s.phase === "free") {
-    const batch: Batch = { ...c.draft, created_at: ctx.now, booked_at: null };
+    const batch: Batch = {
+      ...c.draft,
+      claim_id: ctx.newId("bcl"),
+      created_at: ctx.now,
+      booked_at: null,
+    };
     return accept([{ kind: "batch_claimed", batch, fingerprint: c.fingerprint }], replyOf(false));
   }
   // spec: business 4.2, 7: the batch reference with another body is a reference_conflict.
@@ -116,13 +126,22 @@ function claim(s: BatchState, c: Extract<BatchCommand, { kind: "claim" }>, ctx: 
   return accept([], replyOf(true));
 }
 
+/** The claim a release or fund names is the one standing (not a later claim of the same body). */
+function sameClaim(
+  s: Extract<BatchState, { phase: "claimed" }>,
+  c: { fingerprint: string; created_at: number; claim_id?: string | undefined },
+) {
+  return s.fingerprint === c.fingerprint && s.batch.created_at === c.created_at &&
+    s.batch.claim_id === c.claim_id;
+}
+
 /**
  * spec: business 7 insufficient_balance, appendix 1: a batch refused for its money leaves its
  * reference free. Only the claim named (a later one is another attempt's) and only before booked.
  */
 function release(s: BatchState, c: Extract<BatchCommand, { kind: "release" }>, ctx: Ctx): D {
   if (s.phase === "free") return missing();
-  const mine = s.fingerprint === c.fingerprint && s.batch.created_at === c.created_at;
+  const mine = sameClaim(s, c);
   // A claim a replay has funded may be charged for its stops: it stays (spec: business 4.2).
   if (!mine || s.batch.booked_at !== null || s.funded) return accept([], replyOf(false));
   return accept([{ kind: "batch_released", at: ctx.now }], () => ({
@@ -137,9 +156,7 @@ function release(s: BatchState, c: Extract<BatchCommand, { kind: "release" }>, c
  * flow gives the money back before any stop is booked; a funded claim is never released.
  */
 function fund(s: BatchState, c: Extract<BatchCommand, { kind: "fund" }>, ctx: Ctx): D {
-  const mine = s.phase === "claimed" && s.fingerprint === c.fingerprint &&
-    s.batch.created_at === c.created_at;
-  if (s.phase === "free" || !mine) {
+  if (s.phase === "free" || !sameClaim(s, c)) {
     return reject("claim_released", "the batch's claim was released before its hold");
   }
   const events: BatchEvent[] = s.funded || s.batch.booked_at !== null

@@ -4,7 +4,7 @@
  * it; what is left is free again when it is released, or when its timer finds it expired, so a
  * purpose abandoned half-way (a crashed batch never retried) locks nothing for good.
  */
-import { accept, type Ctx, type Decision, reject } from "../../src/runtime/actor.ts";
+import { accept, type Ctx, type Decision, reject, type TimerOp } from "../../src/runtime/actor.ts";
 import { formatMinor } from "../../src/domain/money.ts";
 import type {
   WalletCommand,
@@ -89,23 +89,49 @@ export function reserve(
   ctx: Ctx,
 ): D {
   const { hold, currency, amount_minor, hold_ms } = command;
+  const gone = replaced(state, command.replaces, hold, ctx);
   // A retry of the same purpose finds its hold placed: it is answered as it is now.
-  if (state.holds?.[hold]) return accept([], replyOf);
+  if (state.holds?.[hold]) return accept(gone.events, replyOf, gone.timers);
   if (!Number.isSafeInteger(amount_minor) || amount_minor <= 0) {
     return notPositive(amount_minor, currency);
   }
   if (!Number.isSafeInteger(hold_ms) || hold_ms <= 0) {
     return reject("validation_failed", `hold_ms must be positive: ${hold_ms}`);
   }
-  if (freeMinor(state, currency, command.limit_minor ?? 0) < amount_minor) {
-    return tooLow(state, currency, amount_minor);
-  }
+  const free = freeMinor(state, currency, command.limit_minor ?? 0) + gone.freed(currency);
+  if (free < amount_minor) return tooLow(state, currency, amount_minor);
   const expires_at = ctx.now + hold_ms;
   return accept(
-    [{ kind: "hold_placed", hold, currency, amount_minor, expires_at, at: ctx.now }],
+    [...gone.events, {
+      kind: "hold_placed",
+      hold,
+      currency,
+      amount_minor,
+      expires_at,
+      at: ctx.now,
+    }],
     replyOf,
-    [{ op: "set", name: holdTimer(hold), at: expires_at, payload: { hold } }],
+    [...gone.timers, { op: "set", name: holdTimer(hold), at: expires_at, payload: { hold } }],
   );
+}
+
+/** The earlier hold a reserve gives back in its turn (none: nothing to give back). */
+function replaced(state: WalletState, replaces: string | undefined, hold: string, ctx: Ctx) {
+  const held = replaces === undefined || replaces === hold ? undefined : state.holds?.[replaces];
+  const events: WalletEvent[] = [], timers: TimerOp[] = [];
+  if (replaces !== undefined && held) {
+    const { amount_minor } = held;
+    events.push({
+      kind: "hold_released",
+      hold: replaces,
+      amount_minor,
+      reason: "released",
+      at: ctx.now,
+    });
+    timers.push({ op: "cancel", name: holdTimer(replaces) });
+  }
+  const freed = (currency: string) => (held?.currency === currency ? held.amount_minor : 0);
+  return { events, timers, freed };
 }
 
 /** What is left of a hold is free again; a hold absent (released, expired) changes nothing. */

@@ -71,6 +71,12 @@ export type WalletCommand =
     currency: string;
     limit_minor?: number;
     hold_ms: number;
+    /**
+     * A hold of the same purpose's earlier attempt (a batch's claim released and claimed again):
+     * given back in this same turn, its money counted free for this one, so the money moves to
+     * the new hold without another booking taking it in between.
+     */
+    replaces?: string;
   }
   | { kind: "release"; hold: string }
   | {

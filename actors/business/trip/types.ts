@@ -22,6 +22,8 @@ export interface TripBatch {
   /** 1 for the first stop the driver calls at. */
   readonly position: number;
   readonly stops: number;
+  /** The wallet hold its charge draws from: its batch claim's (absent on stops booked before). */
+  readonly hold?: string | undefined;
 }
 
 /** What a booking decided before its charge: everything the trip is made of but its number. */

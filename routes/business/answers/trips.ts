@@ -166,7 +166,9 @@ export function tripView(
       ? { original_status: "cancelled" as const, replay_terminal: true }
       : {}),
     ...(o.already_cancelled ? { already_cancelled: true } : {}),
-    ...(t.batch === undefined ? {} : { batch: { ...t.batch } }),
+    ...(t.batch === undefined
+      ? {}
+      : { batch: { id: t.batch.id, position: t.batch.position, stops: t.batch.stops } }),
     // spec: business 2.2: the custody fields only when the add-on is on.
     ...(t.scan_code === null ? {} : {
       scan_code: t.scan_code,

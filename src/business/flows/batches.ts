@@ -82,8 +82,22 @@ type BatchDeps =
   & Pick<Deps, "runtime" | "clock" | "name">
   & Pick<CompleteDeps, "offers" | "numbers">;
 
-/** A stop as the single booking's flow takes it: a parcel with the batch's vehicle. */
-function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft): BookingRequest {
+/** The wallet hold of the claim `b` names (spec: business 4.2: each attempt's own money). */
+function holdOf(b: Batch): string {
+  return batchHold(b.id, b.claim_id ?? `${b.created_at}`);
+}
+
+/** What names the claim `b` is of, to the batch's fund and release. */
+function claimOf(b: Batch) {
+  return { created_at: b.created_at, claim_id: b.claim_id };
+}
+
+/**
+ * A stop as the single booking's flow takes it: a parcel with the batch's vehicle, paid from the
+ * hold of the batch's claim (`d` is that claim's batch; a draft not claimed yet names none).
+ */
+function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft | Batch): BookingRequest {
+  const hold = "created_at" in d ? { hold: holdOf(d) } : {};
   return {
     type: "parcel",
     segment: r.segment,
@@ -97,7 +111,7 @@ function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft): BookingReque
     cargo_capacity_class: r.cargo_capacity_class,
     // spec: business 4.2: one vehicle for the batch, fitted to its largest stop.
     vehicle_type_id: d.vehicle.vehicle_class.id,
-    batch: { id: d.id, position: s.position, stops: d.stops.length },
+    batch: { id: d.id, position: s.position, stops: d.stops.length, ...hold },
   };
 }
 
@@ -163,28 +177,33 @@ async function unbookedMinor(deps: BatchDeps, business: string, batch: Batch) {
  * booked, so another booking cannot spend it meanwhile and no stop's charge is refused; refused,
  * nothing is created and the claim this request made is released (the reference stays free). A
  * retry finds the hold its first try placed; once that has expired, it holds what is still owed.
+ * The hold is the claim's own, never another claim's (`replaces`: this request's hold for a claim
+ * released meanwhile, moved to this one in the same turn, or given back).
  */
 async function holdFunds(
   deps: BatchDeps,
   business: string,
   claimed: BatchReply,
   fp: string,
+  replaces?: string,
 ): Promise<BatchReply> {
   const batch = claimed.batch, currency = batch.billing_currency;
   const owed = claimed.replayed
     ? await unbookedMinor(deps, business, batch)
     : batch.billing_amount_minor;
-  if (owed === 0) return claimed;
-  const account = await businessOf(deps.runtime, business);
-  const held = await deps.runtime.ask(walletActor, business, business, {
+  const held = owed === 0 ? null : await deps.runtime.ask(walletActor, business, business, {
     kind: "reserve",
-    hold: batchHold(batch.id),
+    hold: holdOf(batch),
     amount_minor: owed,
     currency,
-    limit_minor: creditLimitMinor(account, currency),
+    limit_minor: creditLimitMinor(await businessOf(deps.runtime, business), currency),
     hold_ms: BATCH_HOLD_MS,
+    ...(replaces === undefined ? {} : { replaces }),
   });
-  if (held.ok) return await fundClaim(deps, business, claimed, fp);
+  if (held?.ok) return await fundClaim(deps, business, claimed, fp, replaces !== undefined);
+  // Not moved: the money this request held for the released claim is given back.
+  if (replaces !== undefined) await releaseHold(deps, business, replaces);
+  if (held === null) return claimed;
   // Another request for the batch booked every stop and freed its hold since `owed` was counted
   // (two at once): nothing is owed, the replay answers the batch (spec: business 4.2).
   if (claimed.replayed && await unbookedMinor(deps, business, batch) === 0) return claimed;
@@ -194,7 +213,7 @@ async function holdFunds(
       await deps.runtime.ask(batchActor, business, batch.id, {
         kind: "release",
         fingerprint: fp,
-        created_at: batch.created_at,
+        ...claimOf(batch),
       }),
     );
     // A replay funded the claim meanwhile (it was not released): its stops are booked and paid
@@ -204,47 +223,51 @@ async function holdFunds(
   throw new Refused(held);
 }
 
+/** Gives back what is left of one hold (none left: nothing changes). */
+async function releaseHold(deps: BatchDeps, business: string, hold: string) {
+  orRefuse(await deps.runtime.ask(walletActor, business, business, { kind: "release", hold }));
+}
+
 /** The claim `batch` names still stands (a release it asked for left it: it was funded). */
 async function stillClaimed(deps: BatchDeps, business: string, batch: Batch) {
   const now = await deps.runtime.read(batchActor, business, batch.id, { kind: "get" });
-  return now.ok && now.reply.batch.created_at === batch.created_at;
+  return now.ok && now.reply.batch.created_at === batch.created_at &&
+    now.reply.batch.claim_id === batch.claim_id;
 }
 
 /**
  * spec: business 4.2, 7: the hold placed, the claim it stands on is marked funded, so it is no
  * longer released. One released meanwhile (the first request's hold was refused before money
- * arrived) is claimed again by this same body, the money kept held for it; refused (another body
- * has the reference now), the money is given back before any stop is booked or charged.
+ * arrived) is claimed again by this same body, the money moved to that claim's hold in the
+ * wallet's turn; refused (another body has the reference now), this request's own hold is given
+ * back before any stop is booked or charged, and no other claim's.
  */
-async function fundClaim(deps: BatchDeps, business: string, claimed: BatchReply, fp: string) {
-  const fund = (c: BatchReply) =>
-    deps.runtime.ask(batchActor, business, c.batch.id, {
-      kind: "fund",
-      fingerprint: fp,
-      created_at: c.batch.created_at,
-    });
-  const funded = await fund(claimed);
+async function fundClaim(
+  deps: BatchDeps,
+  business: string,
+  claimed: BatchReply,
+  fp: string,
+  moved: boolean,
+): Promise<BatchReply> {
+  const funded = await deps.runtime.ask(batchActor, business, claimed.batch.id, {
+    kind: "fund",
+    fingerprint: fp,
+    ...claimOf(claimed.batch),
+  });
   if (funded.ok) return claimed;
-  let refused = funded;
-  if (funded.code === "claim_released") {
+  // Claimed again once at most: a second release meanwhile answers this request's refusal.
+  if (funded.code === "claim_released" && !moved) {
     const again = await deps.runtime.ask(batchActor, business, claimed.batch.id, {
       kind: "claim",
       draft: claimed.batch,
       fingerprint: fp,
     });
-    if (again.ok) {
-      const fundedAgain = await fund(again.reply);
-      if (fundedAgain.ok) return again.reply;
-      refused = fundedAgain;
-    } else refused = again;
+    if (again.ok) return await holdFunds(deps, business, again.reply, fp, holdOf(claimed.batch));
+    await releaseHold(deps, business, holdOf(claimed.batch));
+    throw new Refused(again);
   }
-  orRefuse(
-    await deps.runtime.ask(walletActor, business, business, {
-      kind: "release",
-      hold: batchHold(claimed.batch.id),
-    }),
-  );
-  throw new Refused(refused);
+  await releaseHold(deps, business, holdOf(claimed.batch));
+  throw new Refused(funded);
 }
 
 /** Plans and checks a new batch: every refusal here leaves nothing created. */
@@ -308,12 +331,7 @@ export async function bookBatch(
     ? batch
     : orRefuse(await deps.runtime.ask(batchActor, business, id, { kind: "booked" })).batch;
   // Every stop is paid: what is left of the hold (none, unless a price moved) is free again.
-  orRefuse(
-    await deps.runtime.ask(walletActor, business, business, {
-      kind: "release",
-      hold: batchHold(id),
-    }),
-  );
+  await releaseHold(deps, business, holdOf(batch));
   return { batch: done, trips, replayed: funded.replayed };
 }
 

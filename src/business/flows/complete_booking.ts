@@ -31,7 +31,7 @@ import { toMinor } from "../../domain/money.ts";
 import { orRefuse, Refused } from "../../runtime/actor.ts";
 import { passGate } from "./claim_gates.ts";
 import { lowBalanceWatch } from "./low_balance.ts";
-import { batchHold } from "../rules/batch.ts";
+import { stopHold } from "../rules/batch.ts";
 import type { TripNumbers } from "./trip_numbers.ts";
 
 /** A trip's first offer as the dispatcher chooses it for the trip's creation. */
@@ -96,7 +96,7 @@ export async function completeBooking(
     limit_minor: creditLimitMinor(account, d.billing_currency),
     // spec: business 4.2, 7: a batch's stop is paid from the money its batch held; watched all
     // the same (business 6 wallet.low_balance: the posted balance falls as for any charge).
-    ...(d.batch === undefined ? {} : { hold: batchHold(d.batch.id) }),
+    ...(d.batch === undefined ? {} : { hold: stopHold(d.batch) }),
     low_balance: lowBalanceWatch(account, d.billing_currency),
   }, { idempotencyKey: `charge:${key}`, permanent: true });
   if (!charged.ok) {

@@ -14,41 +14,61 @@ const DRAFT = {
   stops: [],
 } satisfies BatchDraft;
 
+/** The claim `id` of the body `fingerprint` made at `created_at`, as a release or fund names it. */
+const claim = (fingerprint: string, created_at: number, id: string) => ({
+  fingerprint,
+  created_at,
+  claim_id: id,
+});
+
 Deno.test("batch: a release frees only the claim it names, and only before the batch is booked", () => {
   const h = new ActorHarness(batchActor, { now: 5_000 });
   h.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
   // Another body's or another claim's release leaves the claim.
-  assert.deepEqual(h.must({ kind: "release", fingerprint: "f2", created_at: 5_000 }).events, []);
-  assert.deepEqual(h.must({ kind: "release", fingerprint: "f1", created_at: 4_000 }).events, []);
-  const released = h.must({ kind: "release", fingerprint: "f1", created_at: 5_000 });
+  const other = [claim("f2", 5_000, "bcl_1"), claim("f1", 4_000, "bcl_1"), claim("f1", 5_000, "x")];
+  for (const c of other) assert.deepEqual(h.must({ kind: "release", ...c }).events, []);
+  const released = h.must({ kind: "release", ...claim("f1", 5_000, "bcl_1") });
   assert.deepEqual(kinds(released.events), ["batch_released"]);
   assert.deepEqual(h.state, { phase: "free" });
   h.refused({ kind: "get" }, "not_found");
-  h.refused({ kind: "release", fingerprint: "f1", created_at: 5_000 }, "not_found");
+  h.refused({ kind: "release", ...claim("f1", 5_000, "bcl_1") }, "not_found");
   // spec: business 7: the reference is free again: another body claims it anew.
   h.now = 6_000;
   const again = h.must({ kind: "claim", draft: DRAFT, fingerprint: "f2" });
   assert.equal(again.reply?.replayed, false);
   h.must({ kind: "booked" });
-  assert.deepEqual(h.must({ kind: "release", fingerprint: "f2", created_at: 6_000 }).events, []);
+  assert.deepEqual(h.must({ kind: "release", ...claim("f2", 6_000, "bcl_2") }).events, []);
   assert.equal(h.state.phase, "claimed");
 });
 
 Deno.test("batch: a funded claim is never released; a hold for a claim released or claimed again is refused", () => {
   const h = new ActorHarness(batchActor, { now: 5_000 });
   h.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
-  // Another claim's hold (its created_at, its body) is not this claim's.
-  h.refused({ kind: "fund", fingerprint: "f1", created_at: 4_000 }, "claim_released");
-  h.refused({ kind: "fund", fingerprint: "f2", created_at: 5_000 }, "claim_released");
-  const funded = h.must({ kind: "fund", fingerprint: "f1", created_at: 5_000 });
+  // Another claim's hold (its id, its created_at, its body) is not this claim's.
+  h.refused({ kind: "fund", ...claim("f1", 4_000, "bcl_1") }, "claim_released");
+  h.refused({ kind: "fund", ...claim("f2", 5_000, "bcl_1") }, "claim_released");
+  const funded = h.must({ kind: "fund", ...claim("f1", 5_000, "bcl_1") });
   assert.deepEqual(kinds(funded.events), ["batch_funded"]);
-  assert.deepEqual(h.must({ kind: "fund", fingerprint: "f1", created_at: 5_000 }).events, []);
+  assert.deepEqual(h.must({ kind: "fund", ...claim("f1", 5_000, "bcl_1") }).events, []);
   // spec: business 4.2: its stops may be charged now: the refused first request cannot free it.
-  assert.deepEqual(h.must({ kind: "release", fingerprint: "f1", created_at: 5_000 }).events, []);
+  assert.deepEqual(h.must({ kind: "release", ...claim("f1", 5_000, "bcl_1") }).events, []);
   assert.equal(h.state.phase, "claimed");
   // A claim released before its hold refuses that hold.
   const other = new ActorHarness(batchActor, { now: 5_000 });
   other.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
-  other.must({ kind: "release", fingerprint: "f1", created_at: 5_000 });
-  other.refused({ kind: "fund", fingerprint: "f1", created_at: 5_000 }, "claim_released");
+  other.must({ kind: "release", ...claim("f1", 5_000, "bcl_1") });
+  other.refused({ kind: "fund", ...claim("f1", 5_000, "bcl_1") }, "claim_released");
+});
+
+Deno.test("batch: each claim has its own id: a claim of the same body made at the same moment after a release is another claim", () => {
+  const h = new ActorHarness(batchActor, { now: 5_000 });
+  const first = h.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" }).reply!.batch;
+  h.must({ kind: "release", ...claim("f1", 5_000, first.claim_id!) });
+  const second = h.must({ kind: "claim", draft: first, fingerprint: "f1" }).reply!.batch;
+  assert.notEqual(second.claim_id, first.claim_id);
+  assert.equal(second.created_at, first.created_at);
+  // The first claim's hold and release do not reach the second (spec: business 4.2).
+  h.refused({ kind: "fund", ...claim("f1", 5_000, first.claim_id!) }, "claim_released");
+  assert.deepEqual(h.must({ kind: "release", ...claim("f1", 5_000, first.claim_id!) }).events, []);
+  assert.equal(h.state.phase, "claimed");
 });

@@ -9,8 +9,11 @@ import { ActorHarness, kinds, replay } from "../../helpers/actor.ts";
 
 const HOUR = 60 * 60_000;
 
-function reserve(amount_minor: number, o: { hold?: string; limit_minor?: number } = {}) {
-  const { hold = "batch:BT-1", limit_minor } = o;
+function reserve(
+  amount_minor: number,
+  o: { hold?: string; limit_minor?: number; replaces?: string } = {},
+) {
+  const { hold = "batch:BT-1", limit_minor, replaces } = o;
   return {
     kind: "reserve" as const,
     hold,
@@ -18,6 +21,7 @@ function reserve(amount_minor: number, o: { hold?: string; limit_minor?: number 
     currency: "BWP",
     hold_ms: HOUR,
     ...(limit_minor === undefined ? {} : { limit_minor }),
+    ...(replaces === undefined ? {} : { replaces }),
   };
 }
 
@@ -201,4 +205,34 @@ Deno.test("wallet holds: a debit its hold pays passes the low-balance watch; the
     "hold_released",
   ]);
   assert.equal(h.state.low?.BWP, 5_000);
+});
+
+Deno.test("wallet holds: a reserve replacing an earlier hold moves its money in one turn, or changes nothing when refused", () => {
+  const h = wallet(10_000);
+  h.must(reserve(6_000, { hold: "batch:BT-1:c1" }));
+  h.must(debit(4_000));
+  // Nothing is free: only the replaced hold's money pays the new one.
+  const moved = h.must(reserve(6_000, { hold: "batch:BT-1:c2", replaces: "batch:BT-1:c1" }));
+  assert.deepEqual(kinds(moved.events), ["hold_released", "hold_placed"]);
+  assert.deepEqual(moved.timers, [
+    { op: "cancel", name: "hold:batch:BT-1:c1" },
+    { op: "set", name: "hold:batch:BT-1:c2", at: 1_000 + HOUR, payload: { hold: "batch:BT-1:c2" } },
+  ]);
+  assert.deepEqual(Object.keys(h.state.holds ?? {}), ["batch:BT-1:c2"]);
+  assert.equal(freeMinor(h.state, "BWP", 0), 0);
+  // More than the two together: refused, the earlier hold stays.
+  h.refused(
+    reserve(6_001, { hold: "batch:BT-1:c3", replaces: "batch:BT-1:c2" }),
+    "insufficient_balance",
+  );
+  assert.deepEqual(Object.keys(h.state.holds ?? {}), ["batch:BT-1:c2"]);
+  // A hold already placed under the id is kept as it is; the replaced one is given back.
+  h.must({ kind: "credit", amount_minor: 1_000, currency: "BWP", reference: "C", by: "op" });
+  h.must(reserve(1_000, { hold: "batch:BT-1:c4" }));
+  const kept = h.must(reserve(9_000, { hold: "batch:BT-1:c4", replaces: "batch:BT-1:c2" }));
+  assert.deepEqual(kinds(kept.events), ["hold_released"]);
+  assert.deepEqual(h.state.holds, {
+    "batch:BT-1:c4": { currency: "BWP", amount_minor: 1_000, expires_at: 1_000 + HOUR },
+  });
+  assert.equal(freeMinor(h.state, "BWP", 0), 6_000);
 });

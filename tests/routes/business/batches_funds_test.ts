@@ -334,3 +334,57 @@ Deno.test("batches funds: a first request whose hold was refused while a replay 
     assert.deepEqual(await balanceOf(t, b.api_key), bwp(0));
     assert.deepEqual(await holdsOf(t, b.id), {});
   }));
+
+Deno.test("batches funds: a replay of a refused body holding while another body owns the reference gives back only its own hold; the owner's stops are paid from the owner's hold", () =>
+  withTestEnv(async (t) => {
+    const total = await totalOf(t);
+    const b = await fundedBusiness(t, total.toFixed(2));
+    const raw = { segment: "parcel", stops: STOPS, external_reference: "EOD-TWO-BODIES" };
+    const other = { ...raw, stops: [...STOPS].reverse() };
+    // The first request checked its funds and waits before its claim; a booking takes money.
+    const claim = holdAsk(t.env.runtime, commandKind("claim", "business_batch"));
+    const one = postBatch(t, b.api_key, raw);
+    await claim.reached;
+    const single = await book(t, b.api_key, PARCEL);
+    assert.equal(single.status, 201, JSON.stringify(single.body));
+    const fare: number = single.body.data.billing_amount;
+    // Its hold is refused; it waits before releasing its claim.
+    const release = holdAsk(t.env.runtime, commandKind("release", "business_batch"));
+    claim.open();
+    await release.reached;
+    // A replay of the same body finds that claim and waits before its hold.
+    const reserve = holdAsk(t.env.runtime, commandKind("reserve", "wallet"));
+    const two = postBatch(t, b.api_key, raw);
+    await reserve.reached;
+    release.open();
+    assert.equal((await one).status, 422);
+    const topUp = await t.call("POST", `/operator/businesses/${b.id}/wallet`, {
+      operator: true,
+      body: { amount: fare, currency: "BWP", reference: "top-up" },
+    });
+    assert.equal(topUp.status, 201, JSON.stringify(topUp.body));
+    // Another body now claims the free reference, holds the whole wallet, waits before its stops.
+    const stops = holdAsk(t.env.runtime, commandKind("claim", "business_trip"));
+    const owner = postBatch(t, b.api_key, other);
+    await stops.reached;
+    reserve.open();
+    const replay = await two;
+    assert.ok([409, 422].includes(replay.status), JSON.stringify(replay.body));
+    const held = Object.values(await holdsOf(t, b.id));
+    assert.deepEqual(
+      held.map((h) => h.amount_minor),
+      [Math.round(total * 100)],
+      "the owner's hold",
+    );
+    // The owner's money stays held: another booking cannot spend it.
+    const late = await book(t, b.api_key, PARCEL);
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    stops.open();
+    const booked = await owner;
+    await t.settle();
+    assert.equal(booked.status, 201, JSON.stringify(booked.body));
+    assert.equal(await debitsOf(t, b.id), 1 + STOPS.length, "each stop charged once");
+    assert.equal(await drawsOf(t, b.id), STOPS.length, "each stop paid from the owner's hold");
+    assert.deepEqual(await balanceOf(t, b.api_key), bwp(0));
+    assert.deepEqual(await holdsOf(t, b.id), {});
+  }));
