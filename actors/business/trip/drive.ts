@@ -119,16 +119,24 @@ function acceptTrip(t: Trip, a: Extract<DriverAction, { kind: "accept" }>, at: n
 /** spec: business 2.2, 3.1: a matching scan, else (or without the add-on) a forced override. */
 function collect(t: Trip, a: Extract<DriverAction, { kind: "collect" }>, at: number): D {
   if (t.status !== "arrived") return wrongStatus(t, "collect");
-  if (t.handover_required && t.ready_at === null) {
+  // spec: business 3.1, shopping 1.1: a shopping order's basket is ready once its last store is
+  // finished; the readiness its outbox marks after that commit may not have landed yet.
+  const waiting = t.handover_required && t.ready_at === null;
+  const basket = waiting && a.basket_finished === true;
+  if (waiting && !basket) {
     return reject("awaiting_handover", `the store has not marked the order ready: ${t.reference}`);
   }
+  const ready: TripEvent[] = basket ? [{ kind: "trip_ready", at }] : [];
   const scan = a.scan_code?.trim() || undefined;
   const force = a.force_reason?.trim() || undefined;
   if (scan !== undefined && t.scan_code !== null) {
     if (!scanMatches(t.scan_code, scan)) {
       return reject("scan_mismatch", `scan_code does not match the trip's custody label: ${scan}`);
     }
-    return accept([{ kind: "trip_collected", at, scanned: true, override_reason: null }], replyOf);
+    return accept(
+      [...ready, { kind: "trip_collected", at, scanned: true, override_reason: null }],
+      replyOf,
+    );
   }
   if (force === undefined) {
     return reject(
@@ -138,7 +146,10 @@ function collect(t: Trip, a: Extract<DriverAction, { kind: "collect" }>, at: num
         : `scan_code or force_reason required: ${t.reference}`,
     );
   }
-  return accept([{ kind: "trip_collected", at, scanned: false, override_reason: force }], replyOf);
+  return accept(
+    [...ready, { kind: "trip_collected", at, scanned: false, override_reason: force }],
+    replyOf,
+  );
 }
 
 /** spec: business 3.1 "delivery done": each requirement missing is refused, naming its field. */

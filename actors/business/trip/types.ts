@@ -238,7 +238,18 @@ export type DriverAction =
    * `with_batch`: started with the stop of its batch the driver held (2.3), not held itself.
    */
   | { kind: "start"; driver_id: string; with_batch?: boolean }
-  | { kind: "collect"; driver_id?: string; scan_code?: string; force_reason?: string }
+  | {
+    kind: "collect";
+    driver_id?: string;
+    scan_code?: string;
+    force_reason?: string;
+    /**
+     * Every store of the trip's shopping order is finished (collected or unavailable), as the
+     * driver app read the stores: the basket is the handover (shopping 1.1), ready before its
+     * outbox marks the trip so.
+     */
+    basket_finished?: boolean;
+  }
   | { kind: "arrive_dropoff"; driver_id?: string }
   | {
     kind: "deliver";

@@ -17,6 +17,8 @@ import {
   PLATFORM_TENANT,
   platformSettingsActor,
 } from "../../../actors/platform/platform_settings.ts";
+import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
+import { shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import type { Deps } from "../../environment.ts";
 import { invalidFields, orRefuse, refuse, Refused } from "../../runtime/actor.ts";
 import {
@@ -152,6 +154,7 @@ async function commandOf(
         driver_id,
         ...(input.scan_code !== undefined ? { scan_code: input.scan_code } : {}),
         ...(input.force_reason !== undefined ? { force_reason: input.force_reason } : {}),
+        ...(await basketFinished(deps, trip) ? { basket_finished: true } : {}),
       };
     case "arrive_dropoff":
       return { kind: "arrive_dropoff", driver_id };
@@ -174,6 +177,26 @@ async function commandOf(
         ...(options.redispatch === false ? { redispatch: false } : {}),
       };
   }
+}
+
+/**
+ * spec: business 3.1, shopping 1.1: a shopping order's trip waiting for its handover, every store
+ * of its order finished (collected or unavailable; a store never goes back to pending): the
+ * basket is ready now, whether or not its outbox has marked the trip ready yet.
+ */
+async function basketFinished(deps: TripDeps, trip: Trip): Promise<boolean> {
+  if (!trip.handover_required || trip.ready_at !== null || !trip.shop_deliver) return false;
+  const business = trip.business_id;
+  const got = await deps.runtime.read(shoppingOrderActor, business, trip.reference, {
+    kind: "get",
+  });
+  const order = got.ok ? got.reply : null;
+  if (order?.phase !== "booked" || order.stores.length === 0) return false;
+  const stores = await Promise.all(order.stores.map(async (s) => {
+    const r = await deps.runtime.read(shoppingStoreActor, business, s.store_id, { kind: "get" });
+    return r.ok ? r.reply : null;
+  }));
+  return stores.every((s) => s !== null && s.status !== "pending");
 }
 
 /** The proof files are stored (content-addressed, so a replay stores nothing twice) first. */

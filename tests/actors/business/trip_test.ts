@@ -164,6 +164,16 @@ Deno.test("trip: handover_required waits for ready; ready twice is harmless", ()
   assert.equal(h.state.trip.status, "active");
 });
 
+Deno.test("trip: a pick-up that read the shopping basket finished is ready now, and the late ready changes nothing", () => {
+  const h = booked({ handover_required: true, shop_deliver: true });
+  h.must({ kind: "accept", driver: DRIVER });
+  h.must({ kind: "arrive" });
+  const picked = h.must({ ...FORCED, basket_finished: true });
+  assert.deepEqual(kinds(picked.events), ["trip_ready", "trip_collected"]);
+  assert.equal(h.state.trip.status, "active");
+  assert.deepEqual(kinds(h.must({ kind: "ready" }).events), []);
+});
+
 Deno.test("trip: cancel before collection owes the refund once; again answers already_cancelled", () => {
   const h = booked();
   h.must({ kind: "accept", driver: DRIVER });

@@ -39,9 +39,6 @@ Deno.test("shopper replays: each action replayed after the trip was collected an
       assert.equal(first.status, 200, `${path}: ${JSON.stringify(first.body)}`);
       firsts.push(first.body.data);
     }
-    // The basket complete marks the trip ready for its handover through an outbox, after the
-    // last store's commit: the pick-up waits for it as a driver would.
-    await t.settle();
     const trip = { reference, driver };
     assert.equal((await act(t, trip, "arrive_pickup")).status, 200);
     const picked = await act(t, trip, "pick_up", { force_reason: "no label on the bag" });

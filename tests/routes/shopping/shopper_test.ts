@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { createPoolDriver } from "../../helpers/pool_drivers.ts";
-import { acceptAs, pngFile } from "../../helpers/driver_trips.ts";
+import { acceptAs, act, pngFile } from "../../helpers/driver_trips.ts";
+import { commandKind, holdAsk } from "../../helpers/faults.ts";
 import { createOrder, orderBody, shoppingBusiness } from "./shopping_fixtures.ts";
 
 /** A shopping order of the preference given, accepted by a new pool driver. */
@@ -310,3 +311,61 @@ Deno.test("sandbox shopper: a substitution accepted, one refused, one timed out,
     assert.equal(store1.body.data.order.stores[1].collected_amount, 12);
     assert.equal(store1.body.data.order.float.collected_amount, 32.5);
   }, { name: "sandbox" }));
+
+Deno.test("shopper: the pick-up right after the last store is finished passes, before the basket's outbox marks the trip ready; before that it is 422 awaiting_handover", () =>
+  withTestEnv(async (t) => {
+    const o = await shoppedOrder(t, "ORD-HANDOVER", "refund");
+    await o.accept();
+    const trip = { reference: o.reference, driver: o.driver };
+    // The basket's outbox does not record the stores on the order until the pick-up is answered.
+    const outbox = holdAsk(t.env.runtime, commandKind("record_store", "shopping_order"));
+    try {
+      await shopThenPickUp(t, o.reference, o.driver.token, trip);
+    } finally {
+      outbox.open();
+    }
+    await t.settle();
+    const got = await t.call("GET", `/business/shopping-orders/${o.reference}`, {
+      key: o.b.api_key,
+    });
+    assert.equal(got.status, 200, JSON.stringify(got.body));
+    const read = await act(t, trip, "pick_up", { idempotency_key: "p1", force_reason: "bag" });
+    assert.equal(read.body.data.status, "active", "the late readiness changes nothing");
+  }));
+
+/** Store F-0 collected, a pick-up refused, F-1 marked unavailable, the pick-up passes. */
+async function shopThenPickUp(
+  t: TestEnv,
+  reference: string,
+  token: string,
+  trip: Parameters<typeof act>[1],
+) {
+  const store = `${reference}/stores/F-0`;
+  for (const item of ["0-0", "0-1"]) {
+    const found = { idempotency_key: item, outcome: "found", qty_found: 2, unit_price_paid: 10 };
+    assert.equal((await line(t, token, `${store}/items/${item}`, found)).status, 200);
+  }
+  const form = new FormData();
+  form.set("idempotency_key", "c0");
+  form.set("collected_amount", "40.00");
+  form.set("receipt_photo", pngFile("receipt.png"));
+  const collected = await t.call("POST", `/driver/shopping/${store}/collect`, {
+    bearer: token,
+    body: form,
+  });
+  assert.equal(collected.status, 200, JSON.stringify(collected.body));
+  assert.equal((await act(t, trip, "arrive_pickup")).status, 200);
+  // spec: business 3.1: a store still to shop: the basket is not handed over yet.
+  const early = await act(t, trip, "pick_up", { idempotency_key: "p0", force_reason: "bag" });
+  assert.equal(early.status, 422, JSON.stringify(early.body));
+  assert.equal(early.body.code, "awaiting_handover");
+  const gone = await t.call("POST", `/driver/shopping/${reference}/stores/F-1/unavailable`, {
+    bearer: token,
+    body: { idempotency_key: "u1" },
+  });
+  assert.equal(gone.status, 200, JSON.stringify(gone.body));
+  // Every store finished and committed: the basket is the shopper's to hand over at once.
+  const picked = await act(t, trip, "pick_up", { idempotency_key: "p1", force_reason: "bag" });
+  assert.equal(picked.status, 200, JSON.stringify(picked.body));
+  assert.equal(picked.body.data.status, "active");
+}
