@@ -84,7 +84,7 @@ type BatchDeps =
 
 /** The wallet hold of the claim `b` names (spec: business 4.2: each attempt's own money). */
 function holdOf(b: Batch): string {
-  return batchHold(b.id, b.claim_id ?? `${b.created_at}`);
+  return batchHold(b.id, b.claim_id);
 }
 
 /** What names the claim `b` is of, to the batch's fund and release. */

@@ -69,17 +69,18 @@ export function stopKey(batch: string, index: number): string {
 
 /**
  * The wallet hold a batch's stops are paid from (spec: business 4.2, 7: the whole batch is paid,
- * or refused with nothing charged): one per claim of the batch's reference (`claim`, the
- * claim's id), so a retry of that claim finds the hold its first try placed, and an
- * attempt under another claim (another body after a refusal) never holds, draws or releases it.
+ * or refused with nothing charged): one per claim of the batch's reference (`claim`, the claim's
+ * id), so a retry of that claim finds the hold its first try placed, and an attempt under another
+ * claim (another body after a refusal) never holds, draws or releases it. A claim made before
+ * claims had ids keeps the one hold of its batch, which its stops booked then draw from.
  */
-export function batchHold(batch: string, claim: string): string {
-  return `batch:${batch}:${claim}`;
+export function batchHold(batch: string, claim: string | undefined): string {
+  return claim === undefined ? `batch:${batch}` : `batch:${batch}:${claim}`;
 }
 
-/** The hold a stop's charge draws from: its claim's; a stop booked before holds were per claim: the batch's. */
+/** The hold a stop's charge draws from: its claim's (a stop booked before: its batch's). */
 export function stopHold(batch: { readonly id: string; readonly hold?: string | undefined }) {
-  return batch.hold ?? `batch:${batch.id}`;
+  return batch.hold ?? batchHold(batch.id, undefined);
 }
 
 /**

@@ -364,7 +364,7 @@ Deno.test("batches funds: a replay of a refused body holding while another body 
     });
     assert.equal(topUp.status, 201, JSON.stringify(topUp.body));
     // Another body now claims the free reference, holds the whole wallet, waits before its stops.
-    const stops = holdAsk(t.env.runtime, commandKind("claim", "business_trip"));
+    const stops = holdAsk(t.env.runtime, commandKind("fund", "business_batch"));
     const owner = postBatch(t, b.api_key, other);
     await stops.reached;
     reserve.open();
