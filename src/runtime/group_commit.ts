@@ -17,6 +17,7 @@ import {
   STORE_KEY_BYTES_MAX,
 } from "../limits.ts";
 import type { Rejection } from "./actor.ts";
+import { commitOutcome } from "./commit_outcome.ts";
 import type { ActorStore, ActorWrite, CommitCost, CommitResult } from "./store.ts";
 import { tooLarge } from "./too_large.ts";
 
@@ -155,9 +156,18 @@ export class GroupCommitter {
     }
     // Find the write that failed: commit each alone.
     for (const p of group) {
-      const alone = await this.#tryCommit([p.write]);
-      this.stats.commits++;
-      p.resolve(toWriteResult(alone, 0));
+      // A store error does not say whether the group landed: committed again, a write that did
+      // would conflict and its commands be decided a second time (commit_outcome.ts).
+      const outcome = result.reason === "error" ? await commitOutcome(this.#store, p.write) : {
+        landed: false as const,
+      };
+      if (outcome === null) p.resolve(result);
+      else if (outcome.landed) p.resolve({ ok: true, version: outcome.version });
+      else {
+        const alone = await this.#tryCommit([p.write]);
+        this.stats.commits++;
+        p.resolve(toWriteResult(alone, 0));
+      }
     }
   }
 

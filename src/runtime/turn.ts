@@ -8,6 +8,7 @@ import { CONFLICT_RETRIES_MAX } from "../limits.ts";
 import type { AnyActorDefinition, Rejection } from "./actor.ts";
 import type { Cell } from "./cell.ts";
 import type { Clock } from "./clock.ts";
+import { commitOutcome } from "./commit_outcome.ts";
 import {
   type CommitStats,
   GroupCommitter,
@@ -116,8 +117,8 @@ export class Turns {
       if (write === null) return;
       const result = await this.#commit(write, batch.some((e) => e.urgent));
       if (result.ok) return this.#committed(cell, batch, plan, write, result.version);
-      cell.loaded = false; // another writer moved on, or the store failed: reload the truth
-      if (result.reason === "error") return fail(batch, result.error);
+      if (result.reason === "error") return this.#unknownOutcome(cell, batch, plan, write, result);
+      cell.loaded = false; // another writer moved on: reload the truth
       if (result.reason === "fenced") return notHeld(batch, result.partition);
       if (attempt >= CONFLICT_RETRIES_MAX) {
         return fail(batch, new ActorFailure(`${cell.key.type} ${cell.key.id}: conflicts persist`));
@@ -246,11 +247,33 @@ export class Turns {
     return { taken: null, free };
   }
 
-  #commit(write: ActorWrite, urgent: boolean): Promise<WriteResult> {
-    if (this.#committer) return this.#committer.submit(write, { urgent });
-    return this.#store.commit([write]).then((r) =>
-      r.ok ? { ok: true, version: r.versions[0]! } : r
-    );
+  async #commit(write: ActorWrite, urgent: boolean): Promise<WriteResult> {
+    if (this.#committer) return await this.#committer.submit(write, { urgent });
+    try {
+      const r = await this.#store.commit([write]);
+      return r.ok ? { ok: true, version: r.versions[0]! } : r;
+    } catch (e) {
+      return { ok: false, reason: "error", error: asError(e) };
+    }
+  }
+
+  /**
+   * The store failed the commit without saying whether it landed: the actor's record read back
+   * tells (commit_outcome.ts). Landed, the batch is answered with its outcome, never decided
+   * again (a command sent without an idempotency key would act twice); not landed, or unknown,
+   * it fails and the actor is read afresh at its next command.
+   */
+  async #unknownOutcome(
+    cell: Cell,
+    batch: Envelope[],
+    plan: Plan,
+    write: ActorWrite,
+    result: { readonly error: Error },
+  ): Promise<void> {
+    const outcome = await commitOutcome(this.#store, write);
+    if (outcome?.landed) return this.#committed(cell, batch, plan, write, outcome.version);
+    cell.loaded = false;
+    fail(batch, result.error);
   }
 
   /** The write is committed: the actor moves on, the change goes on the bus, then the replies. */

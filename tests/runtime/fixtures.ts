@@ -211,19 +211,22 @@ export async function openTestRuntime(
     placed?: Pick<RuntimeOptions, "placement" | "forwardWaitMs" | "onForward">;
     /** Told of the runtime's failures; default: none reported. */
     onError?: RuntimeOptions["onError"];
+    /** Wraps the store the runtime is given (a commit failing on purpose); `store` is the real one. */
+    storeOf?: (store: ActorStore) => ActorStore;
   } = {},
 ): Promise<TestRuntime> {
   const { store, drop } = await openTestStore(path, storeKindOf(options.store));
+  const given = options.storeOf ? options.storeOf(store) : store;
   const clock = options.clock ?? new ManualClock();
   const bus = options.bus ?? new MemoryBus();
   const runtime = new ActorRuntime({
     env: options.env ?? "test",
-    store,
+    store: given,
     bus,
     clock,
     definitions: options.definitions ?? [accountActor, notebookActor, receiptActor, handleActor],
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
-    ...(options.placement ? { placement: options.placement(store) } : {}),
+    ...(options.placement ? { placement: options.placement(given) } : {}),
     ...options.placed,
     onError: options.onError ?? (() => {}),
   });

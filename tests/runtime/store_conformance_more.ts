@@ -3,6 +3,7 @@
  * timers in due order, outbox items in key order, unpublished markers, and what a write costs.
  */
 import assert from "node:assert/strict";
+import { commitOutcome } from "../../src/runtime/commit_outcome.ts";
 import { partitionOf } from "../../src/runtime/placement.ts";
 import type { OutboxItem } from "../../src/runtime/store.ts";
 import {
@@ -275,6 +276,25 @@ export const conformanceMore: Case[] = [
         const stateful = store.cost(writeOf("acct", "a", null, { state: "s".repeat(50_000) }));
         assert.ok(stateful.bytes >= plain.bytes + 50_000);
         return Promise.resolve();
+      }),
+  }),
+  (f) => ({
+    name:
+      "a write read back tells whether its commit landed: at a new version with its very record, or at the version it read",
+    fn: () =>
+      withStore(f, async (store) => {
+        const first = writeOf("acct", "a", null, { state: { b: 1 }, events: eventsOf(1, 1) });
+        assert.deepEqual(await commitOutcome(store, first), { landed: false });
+        const v1 = await committed(store, first);
+        assert.deepEqual(await commitOutcome(store, first), { landed: true, version: v1 });
+        const big = "\u00e9".repeat(40_000); // a record split over several values on Deno KV
+        const second = writeOf("acct", "a", v1, { seq: 2, state: { big }, events: eventsOf(2, 2) });
+        assert.deepEqual(await commitOutcome(store, second), { landed: false });
+        const v2 = await committed(store, second);
+        assert.deepEqual(await commitOutcome(store, second), { landed: true, version: v2 });
+        // Moved on past it by another record: not this write's to claim.
+        const other = writeOf("acct", "a", v1, { seq: 2, state: { b: 3 } });
+        assert.equal(await commitOutcome(store, other), null);
       }),
   }),
 ];
