@@ -99,6 +99,10 @@ export const MARKER_SWEEP_MS = 200;
 export const MARKERS_PER_SWEEP_MAX = 90;
 /** How often outboxes are swept for items a crash or a failed handler left (outbox.ts). */
 export const OUTBOX_SWEEP_MS = 1_000;
+/** A failed outbox item is tried again this long after its first failure (outbox.ts). */
+export const OUTBOX_RETRY_FIRST_MS = 1_000;
+/** ...the wait doubling at each failure after, up to this (a poisoned item, tried now and then). */
+export const OUTBOX_RETRY_MAX_MS = 5 * 60_000;
 /** Outbox items read per sweep round (bounded loop and memory). */
 export const OUTBOX_SWEEP_ITEMS_MAX = 500;
 /** Sweep rounds per outbox in one sweep (bounded loop: a round reads OUTBOX_SWEEP_ITEMS_MAX). */

@@ -44,6 +44,9 @@ export interface StoredOutboxItem {
   readonly at: number;
   readonly payload: unknown;
   readonly bytes: number;
+  /** Set once an attempt failed (ActorStore.retryOutboxItem); the hot path writes neither. */
+  readonly attempts?: number;
+  readonly nextAt?: number;
 }
 
 /** Where an outbox item is stored: by outbox, so a sweep lists one outbox by prefix. */

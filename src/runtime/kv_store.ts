@@ -303,17 +303,24 @@ export class KvActorStore implements ActorStore {
     return found;
   }
 
-  async outboxItems(outbox: string, limit: number, held?: HeldPartitions): Promise<OutboxItem[]> {
+  async outboxItems(
+    outbox: string,
+    limit: number,
+    held?: HeldPartitions,
+    due?: number,
+  ): Promise<OutboxItem[]> {
     const found: OutboxItem[] = [];
     if (held?.length === 0) return found;
     const holds = holding(held);
+    // Filtered here, in memory: read on until `limit` are kept.
+    const filtered = held !== undefined || due !== undefined;
     const iter = this.#kv.list<StoredOutboxItem>(
       { prefix: [OUTBOX, outbox] },
-      held ? {} : { limit },
+      filtered ? {} : { limit },
     );
     for await (const e of iter) {
       const item = outboxItemOf(e.key, e.value);
-      if (!holds(item)) continue;
+      if (!holds(item) || (due !== undefined && (item.nextAt ?? 0) > due)) continue;
       found.push(item);
       if (found.length >= limit) break;
     }
@@ -329,6 +336,17 @@ export class KvActorStore implements ActorStore {
         return op.commit();
       });
     }
+  }
+
+  async retryOutboxItem(item: OutboxItem, attempts: number, nextAt: number): Promise<void> {
+    const key = outboxKey(item);
+    await lockRetried(async () => {
+      const stored = await this.#kv.get<StoredOutboxItem>(key);
+      if (stored.versionstamp === null) return; // handled and removed meanwhile: stays gone
+      // Unchanged since read, or its write failed the check: removed, or written again anew.
+      await this.#kv.atomic().check(stored).set(key, { ...stored.value, attempts, nextAt })
+        .commit();
+    });
   }
 
   /**

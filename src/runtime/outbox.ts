@@ -3,8 +3,10 @@
  * (ActorDefinition.outbox) are written in the same commit as the events, handed to their outbox's
  * handler once committed, and removed when it is done. A crash between the commit and the
  * handling, or a handler that fails, leaves the item stored: the sweep (at start and every
- * OUTBOX_SWEEP_MS) hands it over again. So an item may be handled twice (a crash after its handler,
- * before its removal): every handler is idempotent. In one process an item is never handled twice
+ * OUTBOX_SWEEP_MS) hands it over again, once it is due: each failed attempt is kept with the
+ * item, and the next waits twice as long as the one before, up to OUTBOX_RETRY_MAX_MS (a poisoned
+ * item is tried, and logged, now and then, not at every sweep). So an item may be handled twice
+ * (a crash after its handler, before its removal): every handler is idempotent. In one process an item is never handled twice
  * at once: a sweep that finds an item being handled waits for that handling.
  *
  * Across instances, an item is handled by the holder of its actor's partition (issue 43 item 3):
@@ -13,6 +15,8 @@
  */
 import {
   OUTBOX_DRAINS_MAX,
+  OUTBOX_RETRY_FIRST_MS,
+  OUTBOX_RETRY_MAX_MS,
   OUTBOX_SWEEP_ITEMS_MAX,
   OUTBOX_SWEEP_ROUNDS_MAX,
   OUTBOX_WAITING_MAX,
@@ -44,10 +48,13 @@ export class Outboxes {
   #closed = false;
   readonly #held: () => HeldPartitions;
   readonly #holds: (key: ActorKey) => boolean;
+  readonly #now: () => number;
 
   constructor(options: {
     store: ActorStore;
     onError: (error: unknown, where: string) => void;
+    /** The injected clock's time: when a failed item is next due. */
+    now: () => number;
     /** The partitions this instance holds (undefined: all), and whether it holds an actor's. */
     held?: () => HeldPartitions;
     holds?: (key: ActorKey) => boolean;
@@ -56,6 +63,7 @@ export class Outboxes {
     this.#onError = options.onError;
     this.#held = options.held ?? (() => undefined);
     this.#holds = options.holds ?? (() => true);
+    this.#now = options.now;
   }
 
   /** Handlings begun, ever (see ActorRuntime.outboxHandlings). */
@@ -126,7 +134,7 @@ export class Outboxes {
       let failed = 0;
       for (let round = 0; round < OUTBOX_SWEEP_ROUNDS_MAX && !this.#closed; round++) {
         const listed = OUTBOX_SWEEP_ITEMS_MAX + failed;
-        const items = await this.#store.outboxItems(outbox, listed, held);
+        const items = await this.#store.outboxItems(outbox, listed, held, this.#now());
         const fresh = items.filter((i) => !tried.has(keyOf(i)));
         if (fresh.length === 0) break;
         for (const i of fresh) tried.add(keyOf(i));
@@ -165,7 +173,7 @@ export class Outboxes {
     try {
       await handler(item);
     } catch (e) {
-      this.#onError(e, `outbox ${item.outbox} ${item.type} ${item.id} ${item.seq}`);
+      await this.#failed(item, e);
       return false;
     }
     try {
@@ -175,6 +183,20 @@ export class Outboxes {
       this.#onError(e, `outbox ${item.outbox}: removing`);
     }
     return true;
+  }
+
+  /** A failed attempt: logged once, with its number, and kept with the item until it is due. */
+  async #failed(item: OutboxItem, error: unknown): Promise<void> {
+    const attempts = (item.attempts ?? 0) + 1;
+    const nextAt = this.#now() + retryWait(attempts);
+    const name = `outbox ${item.outbox} ${item.type} ${item.id} ${item.seq}`;
+    this.#onError(error, `${name}: attempt ${attempts} failed, next at ${nextAt}`);
+    try {
+      await this.#store.retryOutboxItem(item, attempts, nextAt);
+    } catch (e) {
+      // Not recorded: the item is due at the next sweep, as its last attempt left it.
+      this.#onError(e, `${name}: recording attempt ${attempts}`);
+    }
   }
 
   #slot(): Promise<void> {
@@ -223,6 +245,12 @@ export class Outboxes {
       this.#removed.delete(this.#removed.values().next().value!);
     }
   }
+}
+
+/** The wait after the `attempts`-th failure: doubling from OUTBOX_RETRY_FIRST_MS, capped. */
+function retryWait(attempts: number): number {
+  const doublings = Math.min(attempts - 1, 30); // 2^30 s is past any cap: no overflow
+  return Math.min(OUTBOX_RETRY_FIRST_MS * 2 ** doublings, OUTBOX_RETRY_MAX_MS);
 }
 
 function keyOf(i: OutboxItem): string {

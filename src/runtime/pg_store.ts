@@ -228,12 +228,36 @@ export class PgActorStore implements ActorStore {
     return actors.map((a) => done.has(`${a.key.type}\u0000${a.key.id}`));
   }
 
-  async outboxItems(outbox: string, limit: number, held?: HeldPartitions): Promise<OutboxItem[]> {
+  async outboxItems(
+    outbox: string,
+    limit: number,
+    held?: HeldPartitions,
+    due?: number,
+  ): Promise<OutboxItem[]> {
     if (held?.length === 0) return [];
-    const rows = await this.#sql<(Omit<OutboxItem, "payload"> & { payload: string })[]>`
-      select outbox, type, id, seq, n, tenant, at, bytes, payload from actor_store_outbox
-      where outbox = ${outbox} ${this.#in(held)} order by type, id, seq, n limit ${limit}`;
-    return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
+    type Row = Omit<OutboxItem, "payload" | "attempts" | "nextAt"> & {
+      payload: string;
+      attempts: number;
+      next_at: number;
+    };
+    const rows = await this.#sql<Row[]>`
+      select outbox, type, id, seq, n, tenant, at, bytes, payload, attempts, next_at
+      from actor_store_outbox
+      where outbox = ${outbox} ${this.#in(held)}
+        ${due === undefined ? this.#sql`` : this.#sql`and next_at <= ${due}`}
+      order by type, id, seq, n limit ${limit}`;
+    return rows.map(({ payload, attempts, next_at, ...r }) => ({
+      ...r,
+      payload: JSON.parse(payload),
+      // As Deno KV keeps them: only once an attempt failed.
+      ...(attempts === 0 ? {} : { attempts, nextAt: next_at }),
+    }));
+  }
+
+  async retryOutboxItem(item: OutboxItem, attempts: number, nextAt: number): Promise<void> {
+    await this.#sql`update actor_store_outbox set attempts = ${attempts}, next_at = ${nextAt}
+      where outbox = ${item.outbox} and type = ${item.type} and id = ${item.id}
+        and seq = ${item.seq} and n = ${item.n}`;
   }
 
   async removeOutboxItems(items: readonly OutboxItem[]): Promise<void> {

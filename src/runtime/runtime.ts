@@ -72,7 +72,13 @@ export class ActorRuntime {
     // Timers, outbox items and lost changes are this instance's in the partitions it holds.
     const held = () => heldPartitions(this.placement);
     const holds = (key: ActorKey) => holdsActor(this.placement, key);
-    this.#outboxes = new Outboxes({ store: options.store, onError: this.#onError, held, holds });
+    this.#outboxes = new Outboxes({
+      store: options.store,
+      onError: this.#onError,
+      now: () => options.clock.now(),
+      held,
+      holds,
+    });
     // A partition gained: its lost changes, its outbox items, the timers due (held.ts).
     this.#gains = new GainedSweeps(async (ps) => {
       await this.recoverUnpublished(ps);
@@ -282,7 +288,8 @@ export class ActorRuntime {
   /**
    * Names the handler of one outbox (ActorDefinition.outbox): it is given each item once
    * committed, and again by a sweep when a crash or a failure left it. Idempotent, as an item may
-   * be handled twice; an item it throws on stays for the next sweep. The answer releases it.
+   * be handled twice; an item it throws on stays, tried again after a backoff (outbox.ts). The
+   * answer releases it.
    */
   handleOutbox(outbox: string, handler: OutboxHandler): () => void {
     return this.#outboxes.register(outbox, handler);

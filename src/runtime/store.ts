@@ -168,6 +168,10 @@ export interface OutboxItem extends ActorKey {
   readonly payload: unknown;
   /** Its JSON's stored size, measured once when made (storedBytes). */
   readonly bytes: number;
+  /** Failed attempts at it so far (ActorStore.retryOutboxItem); absent: none. */
+  readonly attempts?: number;
+  /** When it is next due (epoch ms) after a failed attempt; absent: due at once. */
+  readonly nextAt?: number;
 }
 
 /** What writes add to one atomic commit, in the terms of the store's limits (src/limits.ts). */
@@ -236,11 +240,21 @@ export interface ActorStore {
   markPublished(actors: readonly { key: ActorKey; version: string }[]): Promise<boolean[]>;
   /**
    * Items of one outbox, in the store's key order (by actor, then seq), at most `limit`; those of
-   * the `held` partitions' actors only.
+   * the `held` partitions' actors only; with `due`, those due by then only (nextAt at or before).
    */
-  outboxItems(outbox: string, limit: number, held?: HeldPartitions): Promise<OutboxItem[]>;
+  outboxItems(
+    outbox: string,
+    limit: number,
+    held?: HeldPartitions,
+    due?: number,
+  ): Promise<OutboxItem[]>;
   /** Removes handled outbox items (one that is gone already is no matter). */
   removeOutboxItems(items: readonly OutboxItem[]): Promise<void>;
+  /**
+   * Records a failed attempt at a stored item: its attempts so far and when it is next due. An
+   * item gone already (handled and removed meanwhile) stays gone.
+   */
+  retryOutboxItem(item: OutboxItem, attempts: number, nextAt: number): Promise<void>;
   /**
    * A random name of this store, made at its first use and the same for every instance that
    * shares it: what tells one deployment from another on a shared bus (src/server.ts).

@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { accept, type ActorDefinition, reject } from "../../src/runtime/actor.ts";
 import type { OutboxItem } from "../../src/runtime/store.ts";
-import { OUTBOX_SWEEP_ITEMS_MAX } from "../../src/limits.ts";
+import {
+  OUTBOX_RETRY_FIRST_MS,
+  OUTBOX_RETRY_MAX_MS,
+  OUTBOX_SWEEP_ITEMS_MAX,
+} from "../../src/limits.ts";
 import { openTestRuntime, type TestRuntime } from "./fixtures.ts";
 
 const T = "biz_outbox";
@@ -159,6 +163,7 @@ Deno.test("outbox: an item whose handler failed stays stored and is handled by a
     assert.equal(await rt.runtime.sweepOutboxes(), 0, "still failing");
     assert.equal((await rt.store.outboxItems(BILLING, 10)).length, 1, "kept");
     r.failing = false;
+    rt.clock.advanceBy(OUTBOX_RETRY_FIRST_MS); // its next attempt is due
     assert.equal(await rt.runtime.sweepOutboxes(), 1);
     assert.deepEqual(r.seen.map((i) => i.payload), [{ amount: 9, total: 9 }]);
     assert.deepEqual(await rt.store.outboxItems(BILLING, 10), []);
@@ -254,8 +259,61 @@ Deno.test("outbox: a sweep reaches the items stored after a full listing of item
     assert.ok((await rt.runtime.ask(tillActor, T, "b", { kind: "sell", amount: 2 })).ok);
     await rt.runtime.outboxesIdle();
     failingFor.delete("b");
+    rt.clock.advanceBy(OUTBOX_RETRY_FIRST_MS); // every item's next attempt is due
     assert.equal(await rt.runtime.sweepOutboxes(), 1, "b's item handled");
     assert.deepEqual(seen, ["b"]);
+  } finally {
+    await rt.close();
+  }
+});
+
+Deno.test("outbox: a failing item is tried again after a backoff doubling up to a cap, kept with it, each failure logged once with its attempt", async () => {
+  const logged: string[] = [];
+  const rt = await openTestRuntime(":memory:", {
+    definitions: [tillActor],
+    onError: (_e, where) => logged.push(where),
+  });
+  let calls = 0;
+  let failing = true;
+  rt.runtime.handleOutbox(BILLING, () => {
+    calls++;
+    return failing ? Promise.reject(new Error("endpoint down")) : Promise.resolve();
+  });
+  try {
+    const start = rt.clock.now();
+    assert.ok((await rt.runtime.ask(tillActor, T, "p1", { kind: "sell", amount: 1 })).ok);
+    await rt.runtime.outboxesIdle();
+    assert.equal(calls, 1, "tried once, on commit");
+    const [kept] = await rt.store.outboxItems(BILLING, 10);
+    assert.equal(kept!.attempts, 1);
+    assert.equal(kept!.nextAt, start + OUTBOX_RETRY_FIRST_MS);
+    for (let sweep = 0; sweep < 3; sweep++) await rt.runtime.sweepOutboxes();
+    assert.equal(calls, 1, "not due: no sweep tries it again");
+    // Each wait twice the one before, up to the cap.
+    let wait = OUTBOX_RETRY_FIRST_MS;
+    for (let attempt = 2; attempt <= 12; attempt++) {
+      rt.clock.advanceBy(wait - 1);
+      await rt.runtime.sweepOutboxes();
+      assert.equal(calls, attempt - 1, `attempt ${attempt} waits ${wait} ms`);
+      rt.clock.advanceBy(1);
+      await rt.runtime.sweepOutboxes();
+      assert.equal(calls, attempt);
+      wait = Math.min(wait * 2, OUTBOX_RETRY_MAX_MS);
+      const [item] = await rt.store.outboxItems(BILLING, 10);
+      assert.equal(item!.attempts, attempt);
+      assert.equal(item!.nextAt, rt.clock.now() + wait);
+    }
+    assert.equal(wait, OUTBOX_RETRY_MAX_MS, "capped");
+    const failures = logged.filter((w) => w.startsWith(`outbox ${BILLING}`));
+    assert.deepEqual(
+      failures.map((w) => w.match(/attempt (\d+)/)?.[1]),
+      Array.from({ length: 12 }, (_, i) => String(i + 1)),
+      "each failure logged once, with its attempt",
+    );
+    failing = false;
+    rt.clock.advanceBy(wait);
+    assert.equal(await rt.runtime.sweepOutboxes(), 1);
+    assert.deepEqual(await rt.store.outboxItems(BILLING, 10), [], "handled, removed");
   } finally {
     await rt.close();
   }

@@ -297,4 +297,26 @@ export const conformanceMore: Case[] = [
         assert.equal(await commitOutcome(store, other), null);
       }),
   }),
+  (f) => ({
+    name:
+      "an outbox item's failed attempts are kept with it: listed by when it is due, never brought back once removed",
+    fn: () =>
+      withStore(f, async (store) => {
+        const a = itemOf("client", "c1", 1, 0, { e: "a" });
+        const b = itemOf("client", "c1", 2, 0, { e: "b" });
+        await committed(store, writeOf("client", "c1", null, { outbox: [a, b] }));
+        const due = async (until?: number) =>
+          (await store.outboxItems("billing", 10, undefined, until)).map((i) => i.payload);
+        assert.deepEqual(await due(0), [{ e: "a" }, { e: "b" }], "new items are due at once");
+        await store.retryOutboxItem(a, 3, 5_000);
+        const [kept] = await store.outboxItems("billing", 1);
+        assert.deepEqual(kept, { ...a, attempts: 3, nextAt: 5_000 });
+        assert.deepEqual(await due(4_999), [{ e: "b" }]);
+        assert.deepEqual(await due(5_000), [{ e: "a" }, { e: "b" }]);
+        assert.deepEqual(await due(), [{ e: "a" }, { e: "b" }], "every item without a time");
+        await store.removeOutboxItems([a]);
+        await store.retryOutboxItem(a, 4, 9_000);
+        assert.deepEqual(await due(), [{ e: "b" }], "a removed item stays removed");
+      }),
+  }),
 ];

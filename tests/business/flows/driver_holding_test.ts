@@ -13,6 +13,7 @@ import { createPoolDriver } from "../../helpers/pool_drivers.ts";
 import type { CreatedBusiness, TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { book, fundedBusiness, PARCEL } from "../../routes/business/trips_fixtures.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 /** A trip offered to the driver by hand and accepted by them. */
 async function accepted(t: TestEnv, b: CreatedBusiness, driverId: string) {
@@ -84,6 +85,7 @@ Deno.test("driver holding: a crash between the driver's move up and the trip's s
     assert.equal((await tripOf(t, b, second)).status, "queued", "cut before the start");
     failing = false;
     down();
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     assert.equal((await tripOf(t, b, second)).status, "accepted");

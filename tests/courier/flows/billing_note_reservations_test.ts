@@ -20,6 +20,7 @@ import { CHARGED_ENTRY_OUTBOX } from "../../../actors/courier/client_ledger/entr
 import { account, charge, must, refused } from "./billing_helpers.ts";
 import { entryAsk } from "../../../actors/courier/client_ledger.ts";
 import { fillChargedEntries } from "../../../src/courier/flows/old_data/charged_entries.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -188,6 +189,7 @@ Deno.test("billing notes: entries the charged entries were never told of are rea
     } finally {
       release();
     }
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     assert.deepEqual(await booked(t, a, "W-1"), [2, -5_000]);
     const entries = (await held(t, a, "W-1")).entries;

@@ -13,6 +13,7 @@ import type { OutboundDelivery } from "../../../src/platform/reactors/deliver.ts
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, type Courier, newClient, newCourier, topUp } from "../../helpers/courier.ts";
 import { type Receiver, startReceiver, until } from "../../helpers/receiver.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 async function withReceiver(fn: (r: Receiver) => Promise<void>) {
   const receiver = startReceiver();
@@ -168,6 +169,7 @@ Deno.test("billing events: a crash after the first attempt, before its row, send
         attemptFirst: (...args) => engine.attemptFirst(...args),
       });
       try {
+        outboxRetryDue(t.clock);
         await t.env.runtime.sweepOutboxes();
         const sent = receiver.deliveries.filter((d) => d.headers.get("X-Service-Event-Id") === id);
         assert.equal(sent.length, 2, "sent again");

@@ -28,6 +28,7 @@ import {
   trackingView,
 } from "./tracking_fixtures.ts";
 import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 /** A driver on business A's trip who took business B's batch, its first stop queued. */
 interface BatchBehindAnother {
@@ -149,6 +150,7 @@ Deno.test("batches queued: a crash between the first stop's start and the other 
     assert.deepEqual(await statuses(t, q), ["accepted", "queued", "queued"], "cut before the rest");
     failing = false;
     down();
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     assert.ok(await started(t, q));
@@ -279,6 +281,7 @@ Deno.test("batches queued: a crash between the first stop's cancellation and the
     // Cut before the hold passed: the driver holds the cancelled stop, nothing released.
     assert.deepEqual(await holding(t, q), [q.a, q.refs[0]]);
     restarted();
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     await nextLeads(t, q, "cancelled");
@@ -299,6 +302,7 @@ Deno.test("batches queued: the first stop cancelled once moved up, before its st
     assert.deepEqual(await statuses(t, q), ["queued", "queued", "queued"]);
     await cancelStop(t, q, q.refs[0]!);
     restarted();
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     await until(t, async () => {
       const [, ...rest] = await statuses(t, q);

@@ -5,6 +5,7 @@ import { bookingReference } from "../../../src/business/rules/booking.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind } from "../../helpers/faults.ts";
 import { balanceOf, book, bwp, debitsOf, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 Deno.test("book retry: an external_reference replays its trip, conflicts on other details, for good", () =>
   withTestEnv(async (t) => {
@@ -179,6 +180,7 @@ Deno.test("book retry: a trip too busy to be created keeps its charge, and the s
     await t.env.runtime.fireDueTimers();
     await t.env.runtime.outboxesIdle();
     assert.equal(refused(), 2);
+    outboxRetryDue(t.clock, 2);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     const replay = await book(t, b.api_key, body);

@@ -16,6 +16,7 @@ import { bookTrip } from "../../../src/business/flows/book.ts";
 import { tripNumbersOf } from "../../../src/business/flows/trip_numbers.ts";
 import { occurrenceKey } from "../../../src/business/rules/subscription.ts";
 import { startSubscriptionOccurrences } from "../../../src/business/reactors/subscription_occurrences.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 const { type: _, ...delivery } = PARCEL;
 /** Tuesdays and Thursdays at 09:30 in the business's zone (Botswana: UTC+2). */
@@ -296,6 +297,7 @@ Deno.test("subscriptions: an occurrence met by a busy wallet is tried again and 
     const refused = busyAsks(t.env.runtime, commandKind("debit", walletActor.type), 1);
     await advanceAndBook(t, 23 * HOUR);
     assert.equal(refused(), 1);
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))

@@ -3,6 +3,7 @@ import { tripActor } from "../../../actors/business/trip/mod.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind } from "../../helpers/faults.ts";
 import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 Deno.test("trips: cancel before collection refunds once; again already_cancelled; after collection 422", () =>
   withTestEnv(async (t) => {
@@ -131,6 +132,7 @@ Deno.test("trips: a refund whose trip was too busy to record it is recorded by t
     assert.equal(c.status, 200, JSON.stringify(c.body));
     await t.env.runtime.outboxesIdle();
     assert.equal(refused(), 1);
+    outboxRetryDue(t.clock);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     const read = await t.env.runtime.read(tripActor, b.id, ref, { kind: "get" });

@@ -3,6 +3,7 @@ import { withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
+import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
 
 Deno.test("shopping orders: 201 with the trip reference; GET shows every store and line, the float, the trip", () =>
   withTestEnv(async (t) => {
@@ -179,6 +180,7 @@ Deno.test("shopping orders: a crash after the trip is booked leaves an order its
     assert.equal(busy.status, 503, JSON.stringify(busy.body));
     await t.env.runtime.outboxesIdle();
     assert.equal(refused(), 2);
+    outboxRetryDue(t.clock, 2);
     await t.env.runtime.sweepOutboxes();
     await t.env.runtime.outboxesIdle();
     await t.settle();
