@@ -85,9 +85,18 @@ export class Turns {
     return this.#committer?.stats ?? { commits: 0, writes: 0, commitMs: 0, mutations: 0, bytes: 0 };
   }
 
-  /** Decides, commits and answers one batch of the actor's commands. */
-  handle(cell: Cell, batch: Envelope[]): Promise<void> {
-    return this.#handle(cell, batch);
+  /**
+   * Decides, commits and answers one batch of the actor's commands. A store failing outside the
+   * commit (a unique key's lookup, a stale timer's removal) fails the batch: taken out of the
+   * mailbox, its commands would otherwise wait for ever. One answered already stays answered.
+   */
+  async handle(cell: Cell, batch: Envelope[]): Promise<void> {
+    try {
+      await this.#handle(cell, batch);
+    } catch (e) {
+      cell.loaded = false; // read the truth again at the next command
+      fail(batch, e);
+    }
   }
 
   async #handle(cell: Cell, batch: Envelope[]): Promise<void> {
