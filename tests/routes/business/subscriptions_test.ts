@@ -363,6 +363,7 @@ Deno.test("subscriptions: an occurrence whose subscription read is answered busy
     try {
       await advanceAndBook(t, 23 * HOUR);
       assert.equal(flaky.failed(), 1);
+      outboxRetryDue(t.clock);
       await t.env.runtime.sweepOutboxes();
       await t.env.runtime.outboxesIdle();
       const got = (await t.call("GET", `/business/subscriptions/${s.id}`, { key: b.api_key }))
