@@ -129,8 +129,11 @@ export const ANONYMOUS_RATE_LIMIT = { perMinute: 600, perDay: 100_000 } as const
  * when a sandbox business is created.
  */
 export const SANDBOX_WALLET_OPENING_MINOR = { BWP: 10_000_000, ZAR: 10_000_000 } as const;
-/** Business API 8: employee accounts by plan (Enterprise unlimited). */
-export const PLAN_EMPLOYEES_MAX = { starter: 5, business: 50, enterprise: Infinity } as const;
+/**
+ * Business API 8: employee accounts by plan; null: unlimited (Enterprise). Null, not Infinity: the
+ * bound travels in a command, which crosses between instances as JSON (json_safe.ts).
+ */
+export const PLAN_EMPLOYEES_MAX = { starter: 5, business: 50, enterprise: null } as const;
 
 /** Random secrets carry at least 128 bits; we use 192 (24 bytes). */
 export const SECRET_BYTES = 24;

@@ -72,7 +72,7 @@ function addStaff(
   if (state.staff.some((s) => s.email === email)) {
     return reject(EMAIL_TAKEN, emailTakenMessage("portal user", email));
   }
-  if (state.staff.length >= command.max) {
+  if (command.max !== null && state.staff.length >= command.max) {
     return reject(
       "employee_limit_reached",
       `the ${state.plan} plan allows ${command.max} employee accounts: ${state.staff.length} exist`,

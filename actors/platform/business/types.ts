@@ -111,7 +111,13 @@ export type BusinessCommand =
   | { kind: "bind_webhook_seals"; secret: WebhookSecret | null; previous: WebhookSecret | null }
   | { kind: "issue_partner_key"; key: Omit<PartnerKey, "revoked_at">; by: By }
   | { kind: "revoke_partner_key"; id: string; by: By }
-  | { kind: "add_staff"; staff: Omit<Staff, "created_at" | "session_epoch">; max: number; by: By }
+  | {
+    kind: "add_staff";
+    staff: Omit<Staff, "created_at" | "session_epoch">;
+    /** The plan's employee accounts; null: unlimited (Enterprise). */
+    max: number | null;
+    by: By;
+  }
   | {
     kind: "change_password";
     staff_id: string;

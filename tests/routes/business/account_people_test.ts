@@ -1,6 +1,9 @@
 /** The business's people (Business API 5): roles, removal, the owner kept, tenants apart. */
 import assert from "node:assert/strict";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { businessActor } from "../../../actors/platform/business/mod.ts";
+import { partitionOf } from "../../../src/runtime/placement.ts";
+import { ForwardCluster } from "../../helpers/forward_placement.ts";
+import { openTestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { invited, login } from "./account_fixtures.ts";
 
 Deno.test("account: an admin changes a person's name and role; the new role holds for their open session", () =>
@@ -147,3 +150,31 @@ Deno.test("account: people of another business are not found; the key and a coor
     assert.ok(doc.body.paths["/business/people/{id}"].patch);
     assert.ok(doc.body.paths["/business/people/{id}"].delete);
   }));
+
+Deno.test("account: an Enterprise business invites people through an instance that does not hold it (unlimited crosses as JSON)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "enterprise_people_" });
+  const cluster = new ForwardCluster();
+  const a = await openTestEnv({ kvPath: `${dir}/kv.sqlite3`, placement: cluster.placement("a") });
+  try {
+    const b = await openTestEnv({ alongside: a, placement: cluster.placement("b") });
+    try {
+      const biz = await a.createBusiness({ plan: "enterprise" });
+      const holder = cluster.ownerOf(partitionOf({ type: businessActor.type, id: biz.id }));
+      const other = holder === "a" ? b : a;
+      const owner = await login(other, biz.owner.email, biz.owner.password);
+      // spec: business 8: Enterprise has unlimited employee accounts, on every instance.
+      const r = await other.call("POST", "/business/people", {
+        key: owner,
+        body: { name: "Ops", email: `ops.${biz.id}@example.com`, portal_role: "coordinator" },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const people = await other.call("GET", "/business/people", { key: owner });
+      assert.equal(people.body.data.length, 2);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await a.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
