@@ -412,3 +412,20 @@ Deno.test("answers: sandbox answers carry their variants (sandbox keys, opening 
     );
     assert.equal(profile.environment, "sandbox");
   }, { name: "sandbox" }));
+
+Deno.test("answers: the audit trail shows an operator's credit limit as money (a number), as documented and as the operator's answer", () =>
+  withTestEnv(async (t) => {
+    const b = await created(t, "owner.credit@example.com");
+    const patched = await t.call("PATCH", `/operator/businesses/${b.id}`, {
+      operator: true,
+      body: { billing_type: "credit", credit_limit: 50 },
+    });
+    assert.equal(documented(BusinessSettingsAnswer, patched, 200, "credit set").credit_limit, 50);
+    const r = await t.call("GET", "/business/audit-log", { key: b.api_key });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const entry = r.body.data.entries.find((e: { action: string }) =>
+      e.action === "settings_changed"
+    );
+    assert.deepEqual(entry.detail, { changes: { billing_type: "credit", credit_limit: 50 } });
+    assert.deepEqual(AuditEntry.parse(entry), entry, "the documented schema takes it as it is");
+  }));

@@ -73,8 +73,18 @@ export function auditDetail(event: BusinessEvent): { by: By; detail: Record<stri
         by: "operator",
         detail: { name: event.business.profile.name, plan: event.business.plan },
       };
-    case "settings_changed":
-      return { by: event.by, detail: { changes: event.changes } };
+    case "settings_changed": {
+      // As the operator's answer shows it (publicView): money, a number, never its stored text.
+      const { credit_limit, ...changes } = event.changes;
+      return {
+        by: event.by,
+        detail: {
+          changes: credit_limit === undefined
+            ? changes
+            : { ...changes, credit_limit: thresholdAmount(credit_limit) },
+        },
+      };
+    }
     case "sandbox_twin_marked":
       return { by: event.by, detail: {} };
     case "profile_changed": {
