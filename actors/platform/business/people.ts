@@ -30,7 +30,10 @@ export function decidePeople(state: Business, command: PeopleCommand, now: numbe
       return addStaff(state, command, now);
     case "change_password": {
       const staff = state.staff.find((s) => s.id === command.staff_id);
-      if (!staff) return reject("not_found", `portal user not found: ${command.staff_id}`);
+      // spec: business 5.6: a person removed meanwhile is signed out, as by a change meanwhile.
+      if (!staff) {
+        return reject("unauthenticated", "the session was signed out: the person was removed");
+      }
       // spec: business 5: a change signs the person's other sessions out. One checked under an
       // epoch that has moved since (another session changed it meanwhile) is such a session's: it
       // would overwrite a password just set, and answer a session already ended.

@@ -363,8 +363,8 @@ Deno.test("business actor: sign-in finds a person by e-mail; a password change s
   assert.equal(h.state!.staff.find((s) => s.id === "usr_2")!.password_hash, "hash-new");
   h.refused(
     { kind: "change_password", staff_id: "usr_9", password_hash: "x", session_epoch: 0, by: "x" },
-    "not_found",
-    "portal user not found: usr_9",
+    "unauthenticated",
+    "the session was signed out: the person was removed",
   );
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { invite, login } from "./account_fixtures.ts";
+import { invite, invited, login } from "./account_fixtures.ts";
 import { BUSINESS_KEY_DEFAULT_SCOPES } from "../../../src/platform/rules/scopes.ts";
 import { businessActor } from "../../../actors/platform/business/mod.ts";
 import { hashSecret } from "../../../src/domain/secrets.ts";
@@ -294,6 +294,33 @@ Deno.test("account: two sessions of one person changing the password at once: on
       body: { email: b.owner.email, password: wanted[lost] },
     });
     assert.equal(other.status, 401, "the refused change set nothing");
+  }));
+
+Deno.test("account: a person removed while changing their password is signed out (401), never answered not_found; neither password signs in", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const person = await invited(t, owner, "admin");
+    const session = await login(t, person.email, person.password);
+    const [changed, removed] = await Promise.all([
+      t.call("POST", "/business/change-password", {
+        key: session,
+        body: { current_password: person.password, new_password: "a-much-better-pass-77" },
+      }),
+      t.call("DELETE", `/business/people/${person.id}`, { key: owner }),
+    ]);
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    // spec: business 5.6 (people), 4.3 change-password: the removal signs the person out.
+    if (changed.status !== 200) {
+      assert.equal(changed.status, 401, JSON.stringify(changed.body));
+      assert.equal(changed.body.code, "unauthenticated");
+    }
+    for (const password of [person.password, "a-much-better-pass-77"]) {
+      const r = await t.call("POST", "/business/login", {
+        body: { email: person.email, password },
+      });
+      assert.equal(r.status, 401, password);
+    }
   }));
 
 Deno.test("account: a staff password change refuses weak passwords and throttles wrong guesses, as for client people", () =>
