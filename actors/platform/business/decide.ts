@@ -23,6 +23,8 @@ const DEFAULT_SETTINGS: Settings = {
 };
 
 const OWN_LIMITS = ["rate_limit_per_minute", "rate_limit_per_day"] as const;
+/** How a person signed in is named as the maker of a change (principalName). */
+const STAFF_BY = "staff:";
 
 export function decide(
   state: BusinessState,
@@ -31,6 +33,8 @@ export function decide(
 ) {
   if (command.kind === "create") return create(state, command, ctx.now);
   if (state === null) return reject("not_found", "business not found");
+  const signedOut = signedOutSender(state, command);
+  if (signedOut) return signedOut;
   switch (command.kind) {
     case "get":
     case "timer":
@@ -64,6 +68,28 @@ export function decide(
     default:
       return unreachable(command);
   }
+}
+
+/**
+ * spec: business 5.6: people, credentials and the company record are for the owner or an admin,
+ * and a person removed, or made coordinator, holds that at once (their sessions end, the new role
+ * applies): a change they sent before it is refused when it arrives after. Their own password
+ * aside (change_password checks its person and session itself).
+ */
+function signedOutSender(state: Business, command: BusinessCommand | TimerFired) {
+  if (
+    !("by" in command) || !command.by.startsWith(STAFF_BY) || command.kind === "change_password"
+  ) {
+    return null;
+  }
+  const sender = state.staff.find((s) => s.id === command.by.slice(STAFF_BY.length));
+  if (!sender) {
+    return reject("unauthenticated", "the session was signed out: the person was removed");
+  }
+  if (sender.role === "coordinator") {
+    return reject("portal_admin_only", "this action is for a portal admin; coordinators cannot");
+  }
+  return null;
 }
 
 function create(

@@ -452,3 +452,45 @@ Deno.test("business actor: projections and the audit trail carry no hash and no 
   assert.throws(() => asBusiness(undefined));
   assert.deepEqual(h.fire("x").events, []);
 });
+
+Deno.test("business actor: a change sent by a person removed or made coordinator meanwhile is refused; their own password aside", () => {
+  const h = created();
+  h.must({
+    kind: "add_staff",
+    staff: staffMember("usr_2", "admin"),
+    max: 50,
+    by: "staff:usr_owner",
+  });
+  h.must({
+    kind: "add_staff",
+    staff: staffMember("usr_3", "admin"),
+    max: 50,
+    by: "staff:usr_owner",
+  });
+  h.must({ kind: "remove_staff", staff_id: "usr_2", by: "staff:usr_owner" });
+  h.must({ kind: "change_staff", staff_id: "usr_3", changes: { role: "coordinator" }, by: "x" });
+  // spec: business 5.6: people, credentials and the company record are for an admin; a removed
+  // person's sessions, and a new role, hold at once: a request they sent before is refused.
+  const sent = (by: string): BusinessCommand[] => [
+    { kind: "add_staff", staff: staffMember("usr_9"), max: 50, by },
+    { kind: "change_staff", staff_id: OWNER.id, changes: { name: "Mine" }, by },
+    { kind: "remove_staff", staff_id: "usr_3", by },
+    { kind: "rotate_api_key", key: key("n"), by },
+    { kind: "rotate_webhook_secret", secret: secret("whk_9"), by },
+    { kind: "change_profile", changes: { webhook_url: "https://evil.example.com/" }, by },
+  ];
+  const before = h.state;
+  for (const command of sent("staff:usr_2")) h.refused(command, "unauthenticated");
+  for (const command of sent("staff:usr_3")) h.refused(command, "portal_admin_only");
+  assert.deepEqual(h.state, before, "nothing changed");
+  // A coordinator still changes their own password; the owner and the key change the rest.
+  h.must({
+    kind: "change_password",
+    staff_id: "usr_3",
+    password_hash: "hash-new",
+    session_epoch: 0,
+    by: "staff:usr_3",
+  });
+  for (const command of sent("staff:usr_owner")) h.must(command);
+  h.must({ kind: "rotate_api_key", key: key("m"), by: "api_key" });
+});

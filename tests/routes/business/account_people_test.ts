@@ -178,3 +178,39 @@ Deno.test("account: an Enterprise business invites people through an instance th
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("account: an admin removed while their requests are under way changes nothing after the removal; those requests are refused 401", () =>
+  withTestEnv(async (t) => {
+    const b = await t.createBusiness();
+    const owner = await login(t, b.owner.email, b.owner.password);
+    const admin = await invited(t, owner, "admin");
+    const session = await login(t, admin.email, admin.password);
+    const answers = await Promise.all([
+      t.call("DELETE", `/business/people/${admin.id}`, { key: owner }),
+      t.call("POST", "/business/people", {
+        key: session,
+        body: { name: "Kept", email: `kept.${b.id}@example.com`, portal_role: "admin" },
+      }),
+      t.call("POST", "/business/api-key/regenerate", { key: session }),
+      t.call("PATCH", "/business/profile", {
+        key: session,
+        body: { webhook_url: "https://hooks.example.com/after" },
+      }),
+    ]);
+    assert.equal(answers[0]!.status, 200, JSON.stringify(answers[0]!.body));
+    for (const r of answers.slice(1)) {
+      assert.ok([200, 201, 401].includes(r.status), JSON.stringify(r.body));
+      if (r.status === 401) assert.equal(r.body.code, "unauthenticated");
+    }
+    // spec: business 5.6: a removed person's sessions end at once: nothing is recorded as made
+    // by them after their removal.
+    const audit = await t.call("GET", "/business/audit-log", { key: owner });
+    const entries: { action: string; by: string; detail: { staff_id?: string } }[] =
+      audit.body.data.entries;
+    const removedAt = entries.findIndex((e) =>
+      e.action === "staff_removed" && e.detail.staff_id === admin.id
+    );
+    assert.notEqual(removedAt, -1);
+    const after = entries.slice(removedAt + 1).filter((e) => e.by === `staff:${admin.id}`);
+    assert.deepEqual(after, []);
+  }));
