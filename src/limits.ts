@@ -381,3 +381,14 @@ export const SHOPPING_DELIVERY_HISTORY_MAX = 100;
  * each, above one store value (the store splits it over several in one commit).
  */
 export const SHOPPING_STORE_STATE_BYTES_MAX = 400_000;
+/**
+ * What the shopper's work may add to one line once it is held (its outcome and amounts, a
+ * substitute of 200 + 64 characters escaped, its decision window's timer, times): kept free for
+ * every line when the store opens, so recording a line is never refused for the store's size.
+ */
+export const SHOPPING_LINE_WORK_CHARS_MAX = 1_000;
+/**
+ * A store's lines as held (JSON characters) plus SHOPPING_LINE_WORK_CHARS_MAX for each: within
+ * its state, with room for the store's own fields (ids, name, receipt, the record around it).
+ */
+export const SHOPPING_STORE_LINES_CHARS_MAX = SHOPPING_STORE_STATE_BYTES_MAX - 10_000;

@@ -5,6 +5,7 @@
  */
 import { formatMinor, sumMinor, toMinor } from "../../domain/money.ts";
 import type { FieldError } from "../../runtime/actor.ts";
+import { SHOPPING_LINE_WORK_CHARS_MAX, SHOPPING_STORE_LINES_CHARS_MAX } from "../../limits.ts";
 
 /** spec: shopping 2.2: external ids are kept and echoed with the JSON type sent. */
 export type ExternalId = string | number;
@@ -115,6 +116,22 @@ function unique(seen: Map<string, string>, id: ExternalId, path: string, what: s
   seen.set(key, path);
 }
 
+/**
+ * spec: shopping 7, 8: a store's lines (1 to 200) are held by one store actor, with room for the
+ * shopper's work on each: lines too long to hold so are refused here, before anything is booked,
+ * rather than by the store's opening after the order id was taken, or by a line's recording.
+ */
+function fitsOneStore(items: readonly OrderLine[], path: string) {
+  const held = JSON.stringify(items).length + items.length * SHOPPING_LINE_WORK_CHARS_MAX;
+  if (held <= SHOPPING_STORE_LINES_CHARS_MAX) return;
+  throw new Problem({
+    path,
+    message: `too large for one store: ${held} characters with room for the shopper's work ` +
+      `(${SHOPPING_LINE_WORK_CHARS_MAX} a line), max ${SHOPPING_STORE_LINES_CHARS_MAX}; send ` +
+      "shorter names, barcodes or image URLs, or split the store's lines over two fulfilments",
+  });
+}
+
 function storeOf(
   s: StoreInput,
   i: number,
@@ -141,6 +158,7 @@ function storeOf(
       image: item.image ?? null,
     };
   });
+  fitsOneStore(items, `${at}.items`);
   return {
     external_fulfilment_id: s.external_fulfilment_id,
     external_store_id: s.external_store_id,

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
+import { checkShoppingOrder } from "../../../src/shopping/rules/order.ts";
+import { recordLine, storeIdsOf } from "./events_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
 
 type Body = ReturnType<typeof orderBody>;
@@ -111,4 +113,72 @@ Deno.test("shopping orders: 20 stores of 200 lines are taken; the limits are inc
     assert.equal(r.body.data.stores.length, 20);
     assert.equal(r.body.data.stores[19].items.length, 200);
     assert.equal(r.body.data.float.estimated_amount, 20 * 200 * 20);
+  }));
+
+/** Store 1 of an order: 200 lines, long names and barcodes, images `bulk` long, the last `last`. */
+function bigStoreOrder(id: string, size: { bulk: number; last: number }, preference = "refund") {
+  const body = orderBody(id, { shopping: { substitution_preference: preference } });
+  const big = store("big", 200);
+  big.items = big.items.map((item, i) => ({
+    ...item,
+    name: `${"n".repeat(190)} ${i}`,
+    barcode: "6".repeat(64),
+    image: `https://cdn.example.com/${"p".repeat(i === 199 ? size.last : size.bulk)}`,
+  }));
+  body.shopping.stores[1] = big;
+  return body;
+}
+
+/** The largest n in [from, to) for which `fits(n)`, found by halving (fits(from) holds). */
+function largest(from: number, to: number, fits: (n: number) => boolean): number {
+  while (to - from > 1) {
+    const n = Math.floor((from + to) / 2);
+    if (fits(n)) from = n;
+    else to = n;
+  }
+  return from;
+}
+
+/** The sizes at which the rules still take bigStoreOrder, one character short of refusing it. */
+function sizeAtTheLimit() {
+  const fits = (bulk: number, last: number) =>
+    checkShoppingOrder(bigStoreOrder("ORD-P", { bulk, last }), "BWP").ok;
+  const bulk = largest(0, 1_700, (n) => fits(n, n));
+  return { bulk, last: largest(bulk, bulk + 300, (n) => fits(bulk, n)) };
+}
+
+// spec: shopping 7, 8: 1 to 200 lines a store, each line's work held with it; a store too large
+// to hold is refused before anything is booked, naming it, and the order id stays free.
+Deno.test("shopping orders: a store whose lines cannot be held with the shopper's work is 422 naming its items, at the limit exactly; nothing booked, the id free", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t, "100000.00");
+    const size = sizeAtTheLimit();
+    assert.ok(
+      size.bulk > 0 && size.last < size.bulk + 300,
+      `within the image's range: ${JSON.stringify(size)}`,
+    );
+    const before = await balanceOf(t, b.api_key);
+    const past = await createOrder(
+      t,
+      b.api_key,
+      bigStoreOrder("ORD-BIG", { ...size, last: size.last + 1 }, "ask"),
+    );
+    assert.equal(past.status, 422, JSON.stringify(past.body).slice(0, 300));
+    assert.equal(past.body.code, "validation_failed");
+    assert.equal(past.body.errors[0].path, "shopping.stores.1.items");
+    assert.ok(past.body.message.includes("shopping.stores.1.items"), past.body.message);
+    assert.deepEqual(await balanceOf(t, b.api_key), before);
+    // At the limit it is taken, under the same order id (left free), and every line can wait
+    // for the customer with the longest substitute the shopper may give.
+    const at = await createOrder(t, b.api_key, bigStoreOrder("ORD-BIG", size, "ask"));
+    assert.equal(at.status, 201, JSON.stringify(at.body).slice(0, 300));
+    const [, big] = await storeIdsOf(t, b.id, at.body.data.reference);
+    for (let i = 0; i < 200; i++) {
+      await recordLine(t, b.id, big!, `big-${i}`, {
+        outcome: "substituted",
+        qty_found: 2,
+        unit_price_paid_minor: 99_999_999_999,
+        substitute: { name: '"'.repeat(200), barcode: "\\".repeat(64), unit_price_minor: 1 },
+      });
+    }
   }));
