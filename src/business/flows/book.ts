@@ -23,6 +23,7 @@ import {
   bookingReference,
   etaMinutes,
   fingerprintOf,
+  type MarkedText,
   scheduleOf,
   testMarked,
 } from "../rules/booking.ts";
@@ -72,6 +73,12 @@ export interface BookingRequest extends TestFlags {
   readonly handover_required?: boolean | undefined;
   readonly order_payload?: Readonly<Record<string, unknown>> | undefined;
   readonly item_names?: readonly string[] | undefined;
+  /**
+   * The texts a test marker is looked for in (business 7 test_booking_refused), each named by
+   * its path in the caller's own body (a shopping order's names, items and notes); absent: the
+   * fields of this request (passenger_name, addresses, stops, item_names, note).
+   */
+  readonly marked_texts?: readonly MarkedText[] | undefined;
   readonly note?: string | undefined;
   readonly cod_amount?: number | undefined;
   readonly shop_deliver?: boolean | undefined;
@@ -142,14 +149,16 @@ export async function refuseTestTraffic(
       "sandbox_scenario is refused on live: book in the sandbox",
     );
   }
-  const marked = testMarked([
-    { path: "passenger_name", text: r.passenger_name },
-    { path: "pickup_address", text: r.pickup.address },
-    { path: "dest_address", text: r.dest.address },
-    ...(r.stops ?? []).map((s, i) => ({ path: `stops.${i}.address`, text: s.address })),
-    ...(r.item_names ?? []).map((n, i) => ({ path: `order_payload.items.${i}.name`, text: n })),
-    { path: "note", text: r.note },
-  ]);
+  const marked = testMarked(
+    r.marked_texts ?? [
+      { path: "passenger_name", text: r.passenger_name },
+      { path: "pickup_address", text: r.pickup.address },
+      { path: "dest_address", text: r.dest.address },
+      ...(r.stops ?? []).map((s, i) => ({ path: `stops.${i}.address`, text: s.address })),
+      ...(r.item_names ?? []).map((n, i) => ({ path: `order_payload.items.${i}.name`, text: n })),
+      { path: "note", text: r.note },
+    ],
+  );
   if (!marked) return;
   const message = `test booking refused on live: ${marked.path} starts with ${marked.marker}`;
   // spec: business 7: "operations is alerted", once per distinct booking of this business. An

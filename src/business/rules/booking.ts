@@ -51,9 +51,15 @@ export type ShopTripEndedItem = ShopTripBookedItem;
 /** spec: business 7 test_booking_refused: the prefixes that mark a test order on live. */
 export const TEST_MARKERS = ["__TEST", "[TEST]", "TEST ORDER", "DO NOT DELIVER"] as const;
 
+/** A text a test marker is looked for in, named by its path in the request. */
+export interface MarkedText {
+  readonly path: string;
+  readonly text: string | null | undefined;
+}
+
 /** The first marked text among `texts` (name, item, address, note), by its path; null: none. */
 export function testMarked(
-  texts: readonly { readonly path: string; readonly text: string | null | undefined }[],
+  texts: readonly MarkedText[],
 ): { readonly path: string; readonly marker: string } | null {
   for (const { path, text } of texts) {
     const head = (text ?? "").trimStart().toUpperCase();

@@ -21,6 +21,7 @@ import type { CompleteDeps } from "../../business/flows/complete_booking.ts";
 import {
   bookingReference,
   fingerprintOf,
+  type MarkedText,
   type ShopTripBookedItem,
 } from "../../business/rules/booking.ts";
 import type { Deps } from "../../environment.ts";
@@ -172,7 +173,9 @@ async function bookOrderTrip(
         // once every store is finished (the basket's handling marks the trip ready).
         handover_required: true,
         order_payload: { external_order_id: draft.external_order_id, stores: draft.stores.length },
-        item_names: draft.stores.flatMap((s) => s.items.map((i) => i.name)),
+        // spec: business 7 (shopping 1.4): live refuses a marker in any name, address, item or
+        // note, named as this body names it.
+        marked_texts: markedTexts(r),
       },
       body: input.body,
       idempotencyKey: null,
@@ -185,6 +188,20 @@ async function bookOrderTrip(
     if (e instanceof Refused) await releaseUnbooked(deps.runtime, order);
     throw e;
   }
+}
+
+/** The order's names, addresses, items and notes, each by its path in the body of 2.2. */
+function markedTexts(r: ShoppingOrderRequest): MarkedText[] {
+  return [
+    { path: "recipient_first_names", text: r.recipient_first_names },
+    { path: "recipient_surname", text: r.recipient_surname },
+    { path: "pickup_address", text: r.pickup_address },
+    { path: "dest_address", text: r.dest_address },
+    ...r.shopping.stores.flatMap((s, i) =>
+      s.items.map((item, j) => ({ path: `shopping.stores.${i}.items.${j}.name`, text: item.name }))
+    ),
+    { path: "notes", text: r.notes },
+  ];
 }
 
 /**

@@ -182,3 +182,32 @@ Deno.test("shopping orders: a store whose lines cannot be held with the shopper'
       });
     }
   }));
+
+/** spec: business 7 (shopping 1.4, 5): each name, address, item and note of 2.2, marked. */
+const MARKED: readonly [string, (b: Body) => void][] = [
+  ["recipient_first_names", (b) => b.recipient_first_names = "[TEST] Neo"],
+  ["recipient_surname", (b) => b.recipient_surname = "TEST ORDER Kgosi"],
+  ["pickup_address", (b) => b.pickup_address = "__TEST Game City"],
+  ["dest_address", (b) => b.dest_address = "DO NOT DELIVER Block 8"],
+  ["notes", (b) => (b as { notes?: string }).notes = "[test] leave at the gate"],
+  ["shopping.stores.1.items.1.name", (b) => b.shopping.stores[1]!.items[1]!.name = "__TEST milk"],
+];
+
+Deno.test("shopping orders: live refuses a test marker in any name, address, item or note, naming the body's own field; nothing charged, the id free", () =>
+  withTestEnv(async (t) => {
+    assert.equal(t.env.name, "live");
+    const b = await shoppingBusiness(t);
+    const before = await balanceOf(t, b.api_key);
+    for (const [path, mark] of MARKED) {
+      const body = orderBody("ORD-MARK");
+      mark(body);
+      const r = await createOrder(t, b.api_key, body);
+      assert.equal(r.status, 422, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      assert.equal(r.body.code, "test_booking_refused", path);
+      assert.equal(r.body.path, path);
+      assert.ok(r.body.message.includes(path), r.body.message);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), before);
+    const fine = await createOrder(t, b.api_key, orderBody("ORD-MARK"));
+    assert.equal(fine.status, 201, JSON.stringify(fine.body).slice(0, 300));
+  }));
