@@ -75,6 +75,11 @@ export const ShoppingOrderRequest = z.object({
     description: "Shelf money fronted to the shopper; defaults to the sum of estimated_amount; " +
       "may not be lower",
   }),
+  // spec: business 7, 9.3: live refuses the test flags, as for every Business API booking.
+  test: z.boolean().optional().openapi({ description: "Refused on live; ignored in the sandbox" }),
+  dry_run: z.boolean().optional().openapi({
+    description: "Refused on live; ignored in the sandbox",
+  }),
   external_reference: Text(EXTERNAL_REFERENCE_CHARS_MAX).optional().openapi({
     description: "Idempotency key of the booking; defaults to shopping.external_order_id",
   }),

@@ -16,7 +16,7 @@ import {
   type ShoppingOrderCommand,
 } from "../../../actors/shopping/order.ts";
 import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
-import { bookTrip } from "../../business/flows/book.ts";
+import { bookTrip, refuseTestFlags, type TestFlags } from "../../business/flows/book.ts";
 import type { CompleteDeps } from "../../business/flows/complete_booking.ts";
 import {
   bookingReference,
@@ -36,7 +36,7 @@ import {
 } from "../rules/order.ts";
 
 /** The body of 2.2 as the route parsed it (shapes and counts checked). */
-export interface ShoppingOrderRequest extends ShoppingOrderInput {
+export interface ShoppingOrderRequest extends ShoppingOrderInput, TestFlags {
   readonly pickup_address: string;
   readonly pickup_lat: number;
   readonly pickup_lng: number;
@@ -65,6 +65,8 @@ export async function createShoppingOrder(
   business: string,
   input: { readonly request: ShoppingOrderRequest; readonly body: unknown; readonly by: string },
 ): Promise<{ readonly live: ShoppingOrderLive; readonly replayed: boolean }> {
+  // spec: business 7, 9.3: live refuses test and dry_run before anything is claimed or booked.
+  if (deps.name === "live") refuseTestFlags(input.request);
   const account = await businessOf(deps.runtime, business);
   const checked = checkShoppingOrder(input.request, account.currency);
   // spec: shopping 7: 422 naming the first problem; nothing is booked.

@@ -211,3 +211,24 @@ Deno.test("shopping orders: live refuses a test marker in any name, address, ite
     const fine = await createOrder(t, b.api_key, orderBody("ORD-MARK"));
     assert.equal(fine.status, 201, JSON.stringify(fine.body).slice(0, 300));
   }));
+
+Deno.test("shopping orders: live refuses test and dry_run (422 test_mode_moved_to_sandbox) before anything is booked; the sandbox ignores them", async () => {
+  await withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const before = await balanceOf(t, b.api_key);
+    for (const flag of [{ test: true }, { dry_run: true }]) {
+      const r = await createOrder(t, b.api_key, orderBody("ORD-FLAG", {}, flag));
+      assert.equal(r.status, 422, `${JSON.stringify(flag)}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "test_mode_moved_to_sandbox");
+      assert.ok(r.body.message.includes(Object.keys(flag)[0]!), r.body.message);
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), before);
+    const fine = await createOrder(t, b.api_key, orderBody("ORD-FLAG"));
+    assert.equal(fine.status, 201, JSON.stringify(fine.body).slice(0, 300));
+  });
+  await withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const r = await createOrder(t, b.api_key, orderBody("ORD-FLAG", {}, { test: true }));
+    assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 300));
+  }, { name: "sandbox" });
+});
