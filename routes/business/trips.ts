@@ -6,7 +6,7 @@ import { bookTrip } from "../../src/business/flows/book.ts";
 import { bookCheckout } from "../../src/business/flows/checkouts.ts";
 import { dispatcherOf } from "../../src/business/reactors/dispatcher.ts";
 import { tripNumbersOf } from "../../src/business/flows/trip_numbers.ts";
-import { askTrip } from "../../src/business/flows/trips.ts";
+import { askTrip, markTripReady } from "../../src/business/flows/trips.ts";
 import {
   BOOKING_RETRY_AFTER_SECONDS,
   EXTERNAL_REFERENCE_CHARS_MAX,
@@ -265,15 +265,20 @@ function tripRoutes(api: Api): void {
     method: "post",
     path: "/business/trip/{reference}/ready",
     summary: "The order is packed and ready: releases the waiting driver",
-    description: "Calling it twice is harmless.",
+    description: "Calling it twice is harmless. A shopping order's trip is marked ready by its " +
+      "basket's collection (every store finished); until then this answers 409.",
     tag,
     security,
     middleware: deliveries,
     params: TripReference,
     response: TripAnswer,
+    refusals: {
+      basket_not_collected: "a shopping order's trip whose basket is not collected yet (the " +
+        "stores finished are named)",
+    },
   }, async (c, { params }) => {
     const { env, tenant } = businessCall(c);
-    const r = await askTrip(env, tenant, params.reference, { kind: "ready" });
+    const r = await markTripReady(env, tenant, params.reference);
     return ok(c, tripView(c, r.trip));
   });
 }

@@ -8,6 +8,7 @@ import {
   tripActor,
   type TripCommand,
 } from "../../../actors/business/trip/mod.ts";
+import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 
@@ -46,4 +47,31 @@ export async function askTrip(
   );
   if (r.phase !== "booked") refuse("not_found", `trip not found: ${idOrReference}`);
   return { trip: r.trip, ...(r.already_cancelled ? { already_cancelled: true } : {}) };
+}
+
+/**
+ * spec: business 4.1 ready; shopping 1.1: the order is packed and ready. A shopping order's trip
+ * delivers its whole basket, so it is marked ready by the basket's collection (every store
+ * finished), never before by the business: the shopper would collect the trip with stores still
+ * to buy, which could then never be bought, reconciled or charged. Refused 409
+ * basket_not_collected until then; calling it afterwards is harmless, as for any trip.
+ */
+export async function markTripReady(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  idOrReference: string,
+): Promise<TripAnswer> {
+  const reference = await tripReferenceOf(deps, business, idOrReference);
+  const order = orRefuse(
+    await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" }),
+  );
+  if (order && !order.basket) {
+    const finished = Object.keys(order.parts ?? {}).length;
+    refuse(
+      "basket_not_collected",
+      "a shopping order's trip is ready once its basket is collected, not before: stores " +
+        `finished: ${finished} of ${order.stores.length}`,
+    );
+  }
+  return await askTrip(deps, business, reference, { kind: "ready" });
 }

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
+import { acceptAs, act } from "../../helpers/driver_trips.ts";
+import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import { until } from "../../helpers/receiver.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
 import { outboxRetryDue } from "../../helpers/outbox_retry.ts";
@@ -295,4 +298,39 @@ Deno.test("shopping orders: another account or an unknown reference is 404", () 
     // The other account may use the same external_order_id: ids are per account.
     const mine = await createOrder(t, other.api_key, orderBody("ORD-A"));
     assert.equal(mine.status, 201, JSON.stringify(mine.body));
+  }));
+
+// spec: business 4.1 ready, shopping 1.1: one trip delivers the whole basket, so the business
+// cannot release the shopper to collect it while a store is still to buy.
+Deno.test("shopping orders: POST /business/trip/{reference}/ready is 409 basket_not_collected until every store is finished; the basket then releases the driver", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const made = await createOrder(t, b.api_key, orderBody("ORD-READY"));
+    const reference = made.body.data.reference as string;
+    const driver = await createPoolDriver(t);
+    await acceptAs(t, b.id, reference, driver.id);
+    const trip = { reference, driver };
+    assert.equal((await act(t, trip, "arrive_pickup")).status, 200);
+    const ready = () => t.call("POST", `/business/trip/${reference}/ready`, { key: b.api_key });
+    const early = await ready();
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.code, "basket_not_collected");
+    assert.match(early.body.message, /stores finished: 0 of 2/);
+    const held = await act(t, trip, "pick_up", { idempotency_key: "p1", force_reason: "x" });
+    assert.equal(held.body.code, "awaiting_handover", JSON.stringify(held.body));
+    for (const s of ["F-0", "F-1"]) {
+      const r = await t.call("POST", `/driver/shopping/${reference}/stores/${s}/unavailable`, {
+        bearer: driver.token,
+        body: { idempotency_key: `u-${s}` },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    await until(t, async () => {
+      const o = await t.call("GET", `/business/shopping-orders/${reference}`, { key: b.api_key });
+      return o.body.data.float.reconciliation?.settled === true;
+    }, "the basket collected");
+    // Marked ready by the basket: the driver collects it, and ready again is harmless.
+    const picked = await act(t, trip, "pick_up", { idempotency_key: "p2", force_reason: "x" });
+    assert.equal(picked.status, 200, JSON.stringify(picked.body));
+    assert.equal((await ready()).status, 200);
   }));
