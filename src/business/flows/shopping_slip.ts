@@ -1,10 +1,10 @@
 /**
- * The packing slip of a shopping order's trip (Business API 4.1: "for shopping orders ready once
+ * The packing slip and pick list of a shopping order's trip (Business API 4.1: "for shopping orders ready once
  * the basket is collected"): its lines from the order's stores, ordered against packed (found or
  * substituted as counted), the substitute's name, and what is missing (refunded). Before the
  * basket is collected it answers 409 `basket_not_collected`, naming how many stores are finished.
  */
-import { shoppingOrderActor } from "../../../actors/shopping/order.ts";
+import { type ShoppingOrder, shoppingOrderActor } from "../../../actors/shopping/order.ts";
 import { type ShoppingStore, shoppingStoreActor } from "../../../actors/shopping/store.ts";
 import type { Deps } from "../../environment.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
@@ -28,9 +28,29 @@ export async function shoppingSlipItems(
         `of ${order.stores.length})`,
     );
   }
+  return await itemsOfOrder(deps, order);
+}
+
+/**
+ * spec: business 4.1 pick list (items by store then aisle, quantity, barcode, substitution
+ * preference): the lines of the shopping order booked as `reference`, from its booking on;
+ * null: the trip is not one.
+ */
+export async function shoppingPickItems(
+  deps: Pick<Deps, "runtime">,
+  business: string,
+  reference: string,
+): Promise<OrderItem[] | null> {
+  const got = await deps.runtime.read(shoppingOrderActor, business, reference, { kind: "get" });
+  const order = got.ok ? got.reply : null;
+  if (!order || order.phase !== "booked") return null;
+  return await itemsOfOrder(deps, order);
+}
+
+async function itemsOfOrder(deps: Pick<Deps, "runtime">, order: ShoppingOrder) {
   const stores = await Promise.all(order.stores.map(async (s) =>
     orRefuse(
-      await deps.runtime.read(shoppingStoreActor, business, s.store_id, { kind: "get" }),
+      await deps.runtime.read(shoppingStoreActor, order.business_id, s.store_id, { kind: "get" }),
     )
   ));
   const preference = order.substitution_preference;

@@ -3,6 +3,7 @@ import { withTestEnv } from "../../helpers/test_env.ts";
 import { busyAsks, commandKind, holdAsk, whileFlaky } from "../../helpers/faults.ts";
 import { acceptAs, act } from "../../helpers/driver_trips.ts";
 import { createPoolDriver } from "../../helpers/pool_drivers.ts";
+import { pdfText } from "../../helpers/pdf.ts";
 import { until } from "../../helpers/receiver.ts";
 import { balanceOf } from "../business/trips_fixtures.ts";
 import { createOrder, orderBody, shoppingBusiness, store } from "./shopping_fixtures.ts";
@@ -333,4 +334,25 @@ Deno.test("shopping orders: POST /business/trip/{reference}/ready is 409 basket_
     const picked = await act(t, trip, "pick_up", { idempotency_key: "p2", force_reason: "x" });
     assert.equal(picked.status, 200, JSON.stringify(picked.body));
     assert.equal((await ready()).status, 200);
+  }));
+
+// spec: business 4.1 pick list: items by store then aisle, quantity, barcode or SKU, the
+// substitution preference; never prices. A shopping order's items are its stores' lines.
+Deno.test("shopping orders: the trip's pick list lists every store's lines with barcode and preference, never prices", () =>
+  withTestEnv(async (t) => {
+    const b = await shoppingBusiness(t);
+    const body = orderBody("ORD-PICK", { shopping: { substitution_preference: "match" } });
+    Object.assign(body.shopping.stores[1]!.items[0]!, { barcode: "6009876543210" });
+    const made = await createOrder(t, b.api_key, body);
+    assert.equal(made.status, 201, JSON.stringify(made.body).slice(0, 300));
+    const r = await t.app.request(`/api/business/trips/${made.body.data.reference}/pick-list`, {
+      headers: { "X-Business-API-Key": b.api_key },
+    });
+    assert.equal(r.status, 200);
+    const text = await pdfText(new Uint8Array(await r.arrayBuffer()));
+    for (const part of ["Store 0", "Store 1", "Item 0 0", "Item 1 1", "6009876543210", "match"]) {
+      assert.ok(text.includes(part), `${part} in ${text}`);
+    }
+    assert.doesNotMatch(text, /No items were sent/);
+    assert.doesNotMatch(text, /\d+\.\d\d|BWP/);
   }));
