@@ -98,7 +98,10 @@ export const BookRequest = z.object({
   }),
   pickup_lat: Latitude.optional().openapi({ description: GEOCODED }),
   pickup_lng: Longitude.optional(),
-  dropoff_address: Text(300).optional(),
+  dropoff_address: Text(300).optional().openapi({
+    description: "A ride's destination set (dest_* a delivery's); the other set, if sent too, " +
+      "must name the same place field for field, or 422 validation_failed names each difference",
+  }),
   dropoff_lat: Latitude.optional(),
   dropoff_lng: Longitude.optional(),
   dest_address: Text(300).optional(),
@@ -139,16 +142,59 @@ export const BookRequest = z.object({
   if (b.pickup_address === undefined) {
     ctx.addIssue({ code: "custom", path: ["pickup_address"], message: "required" });
   }
-  // spec: business 2.1: dropoff_* for a ride, dest_* for a delivery: one whole set.
-  const dest = b.dest_address ?? b.dropoff_address;
-  const lat = b.dest_lat ?? b.dropoff_lat, lng = b.dest_lng ?? b.dropoff_lng;
-  const prefix = b.type === "ride" ? "dropoff" : "dest";
-  if (dest === undefined) {
+  const { prefix, place } = destinationOf(b);
+  refuseDisagreeingSets(b, prefix, ctx);
+  if (place.address === undefined) {
     ctx.addIssue({ code: "custom", path: [`${prefix}_address`], message: "required" });
   }
-  requirePair(lat, lng, [`${prefix}_lat`, `${prefix}_lng`], ctx);
+  requirePair(place.lat, place.lng, [`${prefix}_lat`, `${prefix}_lng`], ctx);
   requirePair(b.pickup_lat, b.pickup_lng, ["pickup_lat", "pickup_lng"], ctx);
 });
+
+type DestinationSet = "dropoff" | "dest";
+type DestinationFields = Pick<
+  BookBody,
+  `${DestinationSet}_${"address" | "lat" | "lng"}` | "type"
+>;
+const PLACE_FIELDS = ["address", "lat", "lng"] as const;
+
+function setOf(b: DestinationFields, prefix: DestinationSet) {
+  return {
+    address: b[`${prefix}_address`],
+    lat: b[`${prefix}_lat`],
+    lng: b[`${prefix}_lng`],
+  };
+}
+
+function sent(b: DestinationFields, prefix: DestinationSet): boolean {
+  return PLACE_FIELDS.some((f) => b[`${prefix}_${f}`] !== undefined);
+}
+
+/**
+ * spec: business 2.1: dropoff_* is a ride's destination, dest_* a delivery's. The type's own set
+ * is taken whole; the other set whole only when the type's is absent, never a field of each (an
+ * address from one beside coordinates of the other would be a place nobody sent).
+ */
+function destinationOf(b: DestinationFields) {
+  const own: DestinationSet = b.type === "ride" ? "dropoff" : "dest";
+  const other: DestinationSet = own === "dropoff" ? "dest" : "dropoff";
+  const prefix = !sent(b, own) && sent(b, other) ? other : own;
+  return { prefix, place: setOf(b, prefix) };
+}
+
+/** Both sets sent must name one place, field for field, or each difference is named (422). */
+function refuseDisagreeingSets(b: DestinationFields, taken: DestinationSet, ctx: z.RefinementCtx) {
+  const other: DestinationSet = taken === "dropoff" ? "dest" : "dropoff";
+  if (!sent(b, other)) return;
+  for (const f of PLACE_FIELDS) {
+    if (b[`${taken}_${f}`] === b[`${other}_${f}`]) continue;
+    ctx.addIssue({
+      code: "custom",
+      path: [`${other}_${f}`],
+      message: `differs from ${taken}_${f}: send one destination set (${taken}_* for this type)`,
+    });
+  }
+}
 
 /** The fields a checkout decided: sent beside checkout_reference they would be dropped unseen. */
 const CHECKOUT_DECIDES = [
@@ -187,15 +233,12 @@ export type BookBody = z.infer<typeof BookRequest>;
 /** The flow's request from the checked body (the destination set chosen, item names listed). */
 export function toBookingRequest(b: BookBody): BookingRequest {
   const { pickup_address, pickup_lat, pickup_lng, order_payload, ...rest } = b;
+  const destination = destinationOf(b);
   return {
     ...rest,
     // With checkout_reference the places are the checkout's (the flow takes them from it).
     pickup: { address: pickup_address ?? "", lat: pickup_lat, lng: pickup_lng },
-    dest: {
-      address: b.dest_address ?? b.dropoff_address ?? "",
-      lat: b.dest_lat ?? b.dropoff_lat,
-      lng: b.dest_lng ?? b.dropoff_lng,
-    },
+    dest: { ...destination.place, address: destination.place.address ?? "" },
     ...(order_payload ? { order_payload } : {}),
     item_names: (order_payload?.items ?? []).map((i) => i.name),
   };

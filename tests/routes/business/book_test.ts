@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withTestEnv } from "../../helpers/test_env.ts";
-import { balanceOf, book, bwp, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { balanceOf, book, bwp, fundedBusiness, PARCEL, RIDE } from "./trips_fixtures.ts";
 
 Deno.test("book: 201 with the trip of 2.2, charged once, read by id or reference; another business 404", () =>
   withTestEnv(async (t) => {
@@ -41,11 +41,7 @@ Deno.test("book: 201 with the trip of 2.2, charged once, read by id or reference
       const cancel = await t.call("POST", `/business/trips/${id}/cancel`, { key: other.api_key });
       assert.equal(cancel.status, 404);
     }
-    const second = await book(t, b.api_key, {
-      ...PARCEL,
-      type: "ride",
-      dropoff_address: "Airport",
-    });
+    const second = await book(t, b.api_key, RIDE);
     assert.equal(second.status, 201, JSON.stringify(second.body));
     assert.equal(second.body.data.id, 2);
   }));
@@ -190,4 +186,46 @@ Deno.test("book: the same test-marked order on live from two businesses refuses 
         business.id,
       );
     }
+  }));
+
+Deno.test("book: a ride goes to its dropoff_* set whole; both sets disagreeing are named in one 422, nothing stored", () =>
+  withTestEnv(async (t) => {
+    const b = await fundedBusiness(t);
+    const airport = {
+      dropoff_address: "SSKA Airport",
+      dropoff_lat: -24.5552,
+      dropoff_lng: 25.9182,
+    };
+    const ride = await book(t, b.api_key, RIDE);
+    assert.equal(ride.status, 201, JSON.stringify(ride.body));
+    const { dest_address, dest_lat, dest_lng } = ride.body.data;
+    assert.deepEqual([dest_address, dest_lat, dest_lng], ["SSKA Airport", -24.5552, 25.9182]);
+    // Both sets, the same place: one destination, nothing to choose between.
+    const same = await book(t, b.api_key, {
+      ...RIDE,
+      dest_address: "SSKA Airport",
+      dest_lat: -24.5552,
+      dest_lng: 25.9182,
+    });
+    assert.equal(same.status, 201, JSON.stringify(same.body));
+    const before = await balanceOf(t, b.api_key);
+    for (const type of ["ride", "parcel"]) {
+      const mixed = await book(t, b.api_key, { ...PARCEL, type, ...airport });
+      assert.equal(mixed.status, 422, JSON.stringify(mixed.body));
+      assert.equal(mixed.body.code, "validation_failed");
+      const paths = mixed.body.errors.map((e: { path: string }) => e.path).sort();
+      const other = type === "ride" ? "dest" : "dropoff";
+      assert.deepEqual(paths, [`${other}_address`, `${other}_lat`, `${other}_lng`]);
+      // An address from one set beside coordinates of the other would be a place nobody sent.
+      const { dest_lat: _, dest_lng: __, ...addressOnly } = PARCEL;
+      const half = await book(t, b.api_key, {
+        ...addressOnly,
+        type,
+        dropoff_lat: -24.5552,
+        dropoff_lng: 25.9182,
+      });
+      assert.equal(half.status, 422, JSON.stringify(half.body));
+    }
+    assert.deepEqual(await balanceOf(t, b.api_key), before);
+    assert.equal((await t.call("GET", "/business/trips/3", { key: b.api_key })).status, 404);
   }));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
-import { book, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
+import { book, fundedBusiness, PARCEL, RIDE } from "./trips_fixtures.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -39,7 +39,7 @@ Deno.test("trips export: CSV oldest first, filtered by from, to, type and status
     const days: string[] = [];
     const bodies = [
       { ...PARCEL, passenger_name: 'Neo "Kgosi", Jr', external_reference: "EXP-1" },
-      { ...PARCEL, type: "ride", dropoff_address: "Airport", external_reference: "EXP-2" },
+      { ...RIDE, external_reference: "EXP-2" },
       { ...PARCEL, passenger_name: "=SUM(A1)", external_reference: "EXP-3" },
     ];
     for (const body of bodies) {

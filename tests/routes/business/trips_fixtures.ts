@@ -17,6 +17,19 @@ export const PARCEL = {
   dest_lng: 25.935,
 };
 
+/** A ride: its destination is the dropoff_* set (business 2.1), the Main Mall to the airport. */
+export const RIDE = {
+  type: "ride",
+  passenger_name: PARCEL.passenger_name,
+  passenger_phone: PARCEL.passenger_phone,
+  pickup_address: PARCEL.pickup_address,
+  pickup_lat: PARCEL.pickup_lat,
+  pickup_lng: PARCEL.pickup_lng,
+  dropoff_address: "SSKA Airport",
+  dropoff_lat: -24.5552,
+  dropoff_lng: 25.9182,
+};
+
 /** The ways a request says it is a test (business 7, 9.3): a body flag, or the header. */
 export const TEST_FLAGS: readonly [Record<string, unknown>, Record<string, string>][] = [
   [{ test: true }, {}],
