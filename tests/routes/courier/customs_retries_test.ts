@@ -4,7 +4,8 @@
  * the charge retry; the clearance charge booked once.
  */
 import assert from "node:assert/strict";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
+import { bookWaybill } from "../../helpers/courier.ts";
 import { advance, until } from "../../helpers/receiver.ts";
 import { SCAN_CHARGE_RETRY_MS } from "../../../src/limits.ts";
 import { vehicleLeft } from "../../../src/courier/flows/customs.ts";
@@ -18,6 +19,15 @@ import {
   presented,
   shipment,
 } from "./customs_fixtures.ts";
+import {
+  checkpointStop,
+  deliverStops,
+  milestonesOf,
+  newRun,
+  post,
+  ready,
+  trailOf,
+} from "./runs_fixtures.ts";
 
 Deno.test("customs: a clearance whose fee a crash kept off the account is completed by its retry, also after the release", () =>
   withTestEnv(async (t) => {
@@ -110,4 +120,61 @@ Deno.test("customs: a clearance whose fee a crash kept off the account is booked
     assert.deepEqual(charges.map((c) => [c.reference, c.amount_minor, c.source_event]), [
       [`CUS-${id}`, 7500, `customs.cleared:${id}`],
     ]);
+  }));
+
+/** A delivery run across the border carrying `a` and `b` (to ZA), presented and exited. */
+async function pastTheExit(t: TestEnv) {
+  const [courier, client] = await ready(t);
+  const patched = await t.call("PATCH", `/operator/businesses/${courier.business.id}`, {
+    operator: true,
+    body: { api_key_scopes: ["billing:administer", "runs:override", "customs:approve"] },
+  });
+  assert.equal(patched.status, 200);
+  const run = await newRun(t, courier, { countries: ["BW", "ZA"] });
+  const a = await bookWaybill(t, client, { to_country: "ZA" });
+  const b = await bookWaybill(t, client, { to_country: "ZA" });
+  const checkpoint = await checkpointStop(t, courier, run);
+  await deliverStops(t, courier, run, [a, b]);
+  await post(t, courier, `/business/network-runs/${run}/depart`, {});
+  const border = `/business/network-runs/${run}/stops/${checkpoint}`;
+  await post(t, courier, `${border}/border`, {});
+  await post(t, courier, `${border}/cross`, { side: "exit" });
+  const crossingOf = async (waybill: string) => (await crossings(t, courier, waybill))[0]!.id;
+  return { courier, a, b, border, crossingOf };
+}
+
+const runReads = (type: string, command: unknown) =>
+  type === "network_run" && (command as { kind: string }).kind === "get";
+
+/** The run's reads once the crossing is recorded (the stop action reads its run before). */
+function runReadsAfterCross(): (type: string, command: unknown) => boolean {
+  let crossed = false;
+  return (type, command) => {
+    if ((command as { kind: string }).kind === "stop_cross") crossed = true;
+    return crossed && runReads(type, command);
+  };
+}
+
+Deno.test("customs: a clearance or an entry meeting its run busy is answered 503, not done without the shipment going out; the retry sends it out once", () =>
+  withTestEnv(async (t) => {
+    const { courier, a, b, border, crossingOf } = await pastTheExit(t);
+    const clear = (id: string, status?: number) =>
+      move(t, courier, id, { action: "clear", customs_reference: `SARS-${id}` }, status);
+    // a: cleared first, then the vehicle enters while its run cannot be read.
+    await clear(await crossingOf(a));
+    await whileFlaky(t.env, { fails: runReadsAfterCross(), times: 100, refuse: true }, async () => {
+      await post(t, courier, `${border}/cross`, { side: "entry" }, 503);
+    });
+    await post(t, courier, `${border}/cross`, { side: "entry" });
+    // b: cleared after the entry, while its run cannot be read.
+    await whileFlaky(t.env, { fails: runReads, times: 100, refuse: true }, async () => {
+      await clear(await crossingOf(b), 503);
+    });
+    await clear(await crossingOf(b));
+    for (const waybill of [a, b]) {
+      // spec: courier 3.2: across the border and let go by customs, it goes out, once.
+      const trail = await trailOf(t, courier, waybill);
+      assert.equal(trail.filter((e) => e === "out_for_delivery").length, 1, trail.join());
+      assert.deepEqual(await milestonesOf(t, courier, waybill), ["delivery_attempt", "promise"]);
+    }
   }));

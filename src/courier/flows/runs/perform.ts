@@ -16,7 +16,7 @@ import {
 import type { Crossing } from "../../../../actors/courier/customs_crossing/mod.ts";
 import type { ClosedOnRuns } from "../../../../actors/courier/shipment/mod.ts";
 import { shipmentRunsActor } from "../../../../actors/courier/shipment_runs.ts";
-import { lastingRefusal, orRefuse, Refused } from "../../../runtime/actor.ts";
+import { foundOrNull, lastingRefusal, orRefuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import { raiseAlert } from "../alerts.ts";
 import { recordCrossing, vehicleLeft } from "../customs.ts";
@@ -233,9 +233,13 @@ export async function outForDeliveryPastBorder(
   const settled = crossing.status === "cleared" || crossing.status === "released";
   if (!settled || crossing.entry_at === null || crossing.vehicle_left_at !== null) return;
   if (crossing.run_id === null) return;
-  const got = await runtime.read(networkRunActor, tenant, crossing.run_id, { kind: "get" });
-  if (!got.ok) return;
-  const run = asRun(got.reply);
+  // A run busy or failing is no answer that the shipment is not aboard: thrown, the request
+  // answers it (503) and a follow-up stays due, so the milestone is not skipped (courier 3.2).
+  const got = foundOrNull(
+    await runtime.read(networkRunActor, tenant, crossing.run_id, { kind: "get" }),
+  );
+  if (got === null) return;
+  const run = asRun(got);
   const aboard = run.items.some((i) => i.waybill === crossing.waybill && i.state === "on_board");
   if (!aboard || !deliversNext(run, crossing.waybill)) return;
   await recordOnce(runtime, tenant, crossing.waybill, `customs:${crossing.id}:out_for_delivery`, {
