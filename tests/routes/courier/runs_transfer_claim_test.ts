@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { shipmentRunsActor } from "../../../actors/courier/shipment_runs.ts";
 import type { TestEnv } from "../../helpers/test_env.ts";
 import { withTestEnv } from "../../helpers/test_env.ts";
+import { whileFlaky } from "../../helpers/faults.ts";
 import { bookWaybill, type Courier } from "../../helpers/courier.ts";
 import { collectStop, newRun, post, ready } from "./runs_fixtures.ts";
 
@@ -176,4 +177,34 @@ Deno.test("runs transfer claim: a claim passed to the target before a crash kept
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     assert.deepEqual(await itemsOf(t, courier, to), [[waybill, "planned"]]);
     assert.equal(await claimOf(t, courier, waybill), to);
+  }));
+
+Deno.test("runs transfer claim: a deliver stop meeting the runs that may have the shipment busy is answered 503, never planned past them", () =>
+  withTestEnv(async (t) => {
+    const { courier, trunk, waybill } = await trunkWith(t, false);
+    const [to, other] = [await newRun(t, courier), await newRun(t, courier)];
+    const tenant = courier.business.id;
+    // The claim passed to the target, which a crash kept from taking the shipment (as above).
+    const held = await t.env.runtime.read(shipmentRunsActor, tenant, waybill, { kind: "get" });
+    const claim = held.ok ? held.reply.planned_on!.claim : 0;
+    const pass = { kind: "plan", run_id: to, replacing: claim, from_run: trunk } as const;
+    assert.ok((await t.env.runtime.ask(shipmentRunsActor, tenant, waybill, pass)).ok);
+    // spec: courier 3.4: a run that cannot be read now is no answer that it has not the shipment.
+    // The runs' reads once the claim was asked (the stop's own run is read before).
+    let asked = false;
+    const runReads = (type: string, command: unknown) => {
+      const kind = (command as { kind: string }).kind;
+      if (type === shipmentRunsActor.type && kind === "plan") asked = true;
+      return asked && type === "network_run" && kind === "get";
+    };
+    await whileFlaky(t.env, { fails: runReads, times: 100, refuse: true }, async () => {
+      const busy = await planOn(t, courier, other, waybill);
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+      assert.equal(busy.body.code, "actor_busy");
+    });
+    assert.deepEqual(await itemsOf(t, courier, other), []);
+    assert.equal(await claimOf(t, courier, waybill), to);
+    const planned = await planOn(t, courier, other, waybill);
+    assert.equal(planned.status, 409, JSON.stringify(planned.body));
+    assert.match(planned.body.message, new RegExp(trunk));
   }));

@@ -31,7 +31,7 @@ import {
   shipmentRunsActor,
   type ShipmentRunsCommand,
 } from "../../../../actors/courier/shipment_runs.ts";
-import { refuse, Refused } from "../../../runtime/actor.ts";
+import { foundOrNull, refuse, Refused } from "../../../runtime/actor.ts";
 import type { ActorRuntime } from "../../../runtime/runtime.ts";
 import type { RunCaller, RunDeps } from "./caller.ts";
 
@@ -84,11 +84,13 @@ async function unclaimedKeeper(
   at: { runId: string; waybill: string },
 ): Promise<string | null> {
   const { runId, waybill } = at;
-  const r = await deps.runtime.read(shipmentRunsActor, caller.tenant, waybill, { kind: "get" });
-  if (!r.ok || (r.reply.planned_on ?? null) !== null) return null;
-  for (const other of r.reply.runs.filter((id) => id !== runId)) {
-    const got = await deps.runtime.read(networkRunActor, caller.tenant, other, { kind: "get" });
-    if (!got.ok || !holdsOpen(asRun(got.reply), waybill)) continue;
+  const read = { kind: "get" } as const;
+  // As in keeperOf: a refused read is thrown, never taken for "no run has it".
+  const r = foundOrNull(await deps.runtime.read(shipmentRunsActor, caller.tenant, waybill, read));
+  if (r === null || (r.planned_on ?? null) !== null) return null;
+  for (const other of r.runs.filter((id) => id !== runId)) {
+    const got = foundOrNull(await deps.runtime.read(networkRunActor, caller.tenant, other, read));
+    if (got === null || !holdsOpen(asRun(got), waybill)) continue;
     const asked = await askPlan(deps, caller, waybill, { run_id: other, replacing: undefined });
     // Another run claimed it meanwhile: the claim decides, as for any shipment.
     return "token" in asked ? other : null;
@@ -205,9 +207,11 @@ async function keeperOf(
 ): Promise<string | null> {
   let at: string | undefined = start;
   for (let hops = 0; at && at !== to.runId && hops < SHIPMENT_RUNS_MAX; hops++) {
-    const got = await deps.runtime.read(networkRunActor, tenant, at, { kind: "get" });
-    if (!got.ok) return null;
-    const run: NetworkRun = asRun(got.reply);
+    // A run busy or failing may have it open: thrown, so the request answers it (503) rather
+    // than take the claim from under it (courier 3.4: one run carries it out).
+    const got = foundOrNull(await deps.runtime.read(networkRunActor, tenant, at, { kind: "get" }));
+    if (got === null) return null;
+    const run: NetworkRun = asRun(got);
     if (holdsOpen(run, to.waybill)) return run.id;
     const last = run.items.filter((i) => i.waybill === to.waybill).at(-1);
     at = last?.state === "transferred" ? last.to_run : undefined;
