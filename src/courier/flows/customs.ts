@@ -101,7 +101,7 @@ export async function openCrossing(
   requestId?: string,
 ): Promise<string> {
   const id = await presentedCrossing(runtime, tenant, input, requestId);
-  await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented`, {
+  await recordOnce(runtime, tenant, input.waybill, presentationKey(id, input), {
     event: "presented_to_customs",
     facility_id: input.border_post,
     holder: input.holder ?? null,
@@ -110,6 +110,17 @@ export async function openCrossing(
   }, requestId);
   await settledBeforePresentation(runtime, tenant, id, input, requestId);
   return id;
+}
+
+/**
+ * What keys the shipment's record of presenting crossing `id`: the crossing and the stop. spec:
+ * courier 3.4: a presentation withdrawn at one stop (the shipment left that run) is not the one
+ * the run carrying it now makes, which is recorded with its own holder and time; the same stop
+ * again is a replay.
+ */
+function presentationKey(id: string, at: Pick<OpenCrossingInput, "run_id" | "stop_id">): string {
+  if (at.run_id === null || at.stop_id === null) return `customs:${id}:presented`;
+  return `customs:${id}:presented:${at.run_id}:${at.stop_id}`;
 }
 
 /** The crossing presented: the booking's, presented at this stop, else this stop's, opened. */
@@ -172,7 +183,7 @@ async function settledBeforePresentation(
   const crossing = await getCrossing(runtime, tenant, id);
   if (crossing.cleared_at === null && crossing.released_at === null) return;
   const cleared = crossing.cleared_at !== null;
-  await recordOnce(runtime, tenant, input.waybill, `customs:${id}:presented:settled`, {
+  await recordOnce(runtime, tenant, input.waybill, `${presentationKey(id, input)}:settled`, {
     event: cleared ? "cleared" : "released",
     facility_id: input.border_post,
     note: cleared

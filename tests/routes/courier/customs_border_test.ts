@@ -4,7 +4,7 @@
  * release after the vehicle left awaiting collection, entry only after exit.
  */
 import assert from "node:assert/strict";
-import { withTestEnv } from "../../helpers/test_env.ts";
+import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { bookWaybill, grantScopes } from "../../helpers/courier.ts";
 import { until } from "../../helpers/receiver.ts";
 import { recordCrossing, vehicleLeft } from "../../../src/courier/flows/customs.ts";
@@ -31,6 +31,7 @@ import {
   runtimeWithGap,
 } from "./runs_fixtures.ts";
 import { border } from "../../../src/courier/flows/runs/mod.ts";
+import { shipmentIn } from "../../../src/courier/flows/shipments.ts";
 
 Deno.test("customs: a release after the vehicle left awaits collection; entry only after exit", () =>
   withTestEnv(async (t) => {
@@ -206,41 +207,90 @@ Deno.test("customs: a crossing cleared before the border stop presents it leaves
     }
   }));
 
+/**
+ * A run presents its border stop with two shipments; one is handed over to `other` (a second run
+ * across the same border, vehicle B 999 ZZZ) before the stop is recorded, so its presentation is
+ * withdrawn there. `clearedBefore`: customs cleared its crossing before (pre-arrival).
+ */
+async function leftWhilePresented(t: TestEnv, o: { clearedBefore?: boolean } = {}) {
+  const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
+  const [leaving, staying] = waybills as [string, string];
+  const checkpoint = await checkpointStop(t, courier, run);
+  await deliverStops(t, courier, run, [leaving, staying]);
+  await post(t, courier, `/business/network-runs/${run}/depart`, {});
+  const other = await newRun(t, courier, { countries: ["BW", "ZA"], vehicle: "B 999 ZZZ" });
+  const otherCheckpoint = await checkpointStop(t, courier, other);
+  await post(t, courier, `/business/network-runs/${other}/depart`, {});
+  const [booked] = await crossings(t, courier, leaving);
+  if (o.clearedBefore) {
+    await move(t, courier, booked!.id, { action: "clear", customs_reference: "PRE" });
+  }
+  // Presented with both, then the load changed before the stop was recorded: presented again.
+  const handOver = () =>
+    post(t, courier, `/business/network-runs/${run}/transfer`, {
+      waybills: [leaving],
+      to_run: other,
+    });
+  const runtime = runtimeWithGap(t, "stop_border", handOver);
+  const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
+  const answer = await border({ ...t.env, runtime }, caller, run, checkpoint, {});
+  return { courier, leaving, booked: booked!, answer, other, otherCheckpoint };
+}
+
 Deno.test("customs: a shipment that left the run while its border stop was presented is withdrawn there; the run carrying it now presents the same crossing", () =>
   withTestEnv(async (t) => {
-    const { courier, run, waybills } = await crossBorderRun(t, 2, { customs: true });
-    const [leaving, staying] = waybills as [string, string];
-    const checkpoint = await checkpointStop(t, courier, run);
-    await deliverStops(t, courier, run, [leaving, staying]);
-    await post(t, courier, `/business/network-runs/${run}/depart`, {});
-    const other = await newRun(t, courier, { countries: ["BW", "ZA"] });
-    const otherCheckpoint = await checkpointStop(t, courier, other);
-    await post(t, courier, `/business/network-runs/${other}/depart`, {});
-    const [booked] = await crossings(t, courier, leaving);
-    // Presented with both, then the load changed before the stop was recorded: presented again.
-    const handOver = () =>
-      post(t, courier, `/business/network-runs/${run}/transfer`, {
-        waybills: [leaving],
-        to_run: other,
-      });
-    const runtime = runtimeWithGap(t, "stop_border", handOver);
-    const caller = { tenant: courier.business.id, by: "api_key", scopes: [], driver_id: null };
-    const answer = await border({ ...t.env, runtime }, caller, run, checkpoint, {});
+    const { courier, leaving, booked, answer, other, otherCheckpoint } = await leftWhilePresented(
+      t,
+    );
     assert.equal(answer.stop.status, "presented");
     assert.equal(answer.stop.crossings.length, 1);
     // spec: courier 3.4: the stop presented what it carried: the crossing of the shipment that
     // left is bound to no stop, free for the run that carries it now.
     const [withdrawn, ...none] = await crossings(t, courier, leaving);
     assert.deepEqual(none, []);
-    assert.equal(withdrawn!.id, booked!.id);
+    assert.equal(withdrawn!.id, booked.id);
     assert.deepEqual([withdrawn!.run_id, withdrawn!.stop_id], [null, null]);
-    assert.equal(withdrawn!.border_post, booked!.border_post);
+    assert.equal(withdrawn!.border_post, booked.border_post);
     await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
     const [atOther, ...noSecond] = await crossings(t, courier, leaving);
     assert.deepEqual(noSecond, [], "one crossing, one clearance");
     assert.deepEqual([atOther!.id, atOther!.run_id, atOther!.stop_id], [
-      booked!.id,
+      booked.id,
       other,
       otherCheckpoint,
     ]);
+  }));
+
+Deno.test("customs: the shipment's presentation follows its crossing: presented again by the run carrying it, it is recorded with that run's holder and time", () =>
+  withTestEnv(async (t) => {
+    const { courier, leaving, other, otherCheckpoint } = await leftWhilePresented(t);
+    const tenant = courier.business.id;
+    t.clock.advanceBy(45 * 60_000);
+    const presentedAt = t.clock.now();
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    // spec: courier 3.4, 3.2: the presentation that counts is the one at the stop that carried
+    // it across; customs_clearance runs from it, and the pieces are with that run's vehicle.
+    const s = await shipmentIn(t.env.runtime, tenant, leaving);
+    const last = s.trail.filter((e) => e.event === "presented_to_customs").at(-1)!;
+    assert.deepEqual([last.at, last.holder], [presentedAt, "vehicle:B 999 ZZZ"]);
+    const clearance = s.milestones.find((m) => m.name === "customs_clearance");
+    assert.equal(clearance?.opened_at, presentedAt, JSON.stringify(s.milestones));
+    assert.deepEqual(s.pieces.map((p) => p.holder), s.pieces.map(() => "vehicle:B 999 ZZZ"));
+    // Presented again (a lost answer): recorded once.
+    const before = s.trail.length;
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    assert.equal((await shipmentIn(t.env.runtime, tenant, leaving)).trail.length, before);
+  }));
+
+Deno.test("customs: a crossing cleared before arrival, presented again by the run carrying it after its first presentation was withdrawn, leaves nothing open with customs", () =>
+  withTestEnv(async (t) => {
+    const { courier, leaving, other, otherCheckpoint } = await leftWhilePresented(t, {
+      clearedBefore: true,
+    });
+    await post(t, courier, `/business/network-runs/${other}/stops/${otherCheckpoint}/border`, {});
+    // spec: courier 3.2: customs_clearance closes when cleared: the presentation that opened it
+    // again is closed by the clearance again.
+    const s = await shipment(t, courier, leaving);
+    assert.deepEqual(s.obligations.filter((o) => o.milestone.startsWith("customs")), []);
+    assert.equal(s.status, "cleared");
   }));
