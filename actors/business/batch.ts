@@ -5,18 +5,27 @@
  * batch, another body is refused; a claim whose money the wallet refused is released, so the
  * reference stays free (spec: business 7 insufficient_balance). The stops' trips are booked after
  * the claim under keys derived from the batch (the flow), so a retry after a crash between two
- * stops books only what is missing.
+ * stops books only what is missing; a claim its request has not booked in time is handed to the
+ * sweep (BATCH_STALL_TIMER, BATCH_STALLED_OUTBOX), which books it as the request would.
  */
 import {
   accept,
   type ActorDefinition,
   type Ctx,
   type Decision,
+  type OutboxAdd,
   reject,
+  type TimerOp,
   unreachable,
 } from "../../src/runtime/actor.ts";
 import type { VehicleFields } from "../../src/business/rules/vehicle.ts";
-import type { StopSize } from "../../src/business/rules/batch.ts";
+import type { BodyType, CapacityClass } from "../../src/business/rules/catalogue.ts";
+import {
+  BATCH_BOOKING_STALL_MS,
+  BATCH_STALL_TIMER,
+  BATCH_STALLED_OUTBOX,
+  type StopSize,
+} from "../../src/business/rules/batch.ts";
 import type { Place } from "./trip/mod.ts";
 
 /** One stop as the batch decided it: its trip, its place in the driving order, its price. */
@@ -36,6 +45,16 @@ export interface BatchStop {
   readonly billing_amount_minor: number;
 }
 
+/**
+ * What the request's stops need beyond the stops themselves, kept so the sweep books them as the
+ * request would (spec: business 2.3 top-level cargo fields; who booked, as the trail names it).
+ */
+export interface BatchFinish {
+  readonly cargo_body_type: BodyType | null;
+  readonly cargo_capacity_class: CapacityClass | null;
+  readonly by: string;
+}
+
 /** What the batch's claim decided: everything but the trips' creation. */
 export interface BatchDraft {
   readonly id: string;
@@ -49,6 +68,8 @@ export interface BatchDraft {
   readonly billing_amount_minor: number;
   /** In the driving order. */
   readonly stops: readonly BatchStop[];
+  /** What the sweep books the stops with; absent on batches stored before (never swept). */
+  readonly finish?: BatchFinish;
 }
 
 export interface Batch extends BatchDraft {
@@ -70,7 +91,26 @@ export type BatchState =
     readonly fingerprint: string;
     /** A hold for the claim was placed: the claim can no longer be released. */
     readonly funded?: boolean;
+    /** The sweep could not book the claim (its refusal): it looks no more; a retry still may. */
+    readonly sweep_refused?: {
+      readonly at: number;
+      readonly code: string;
+      readonly message: string;
+    };
   };
+
+/** A claim its request has not booked in time, handed to the sweep (BATCH_STALLED_OUTBOX). */
+export interface BatchStalledItem {
+  readonly business_id: string;
+  readonly id: string;
+  /** The claim's body, as its stops' bodies name it. */
+  readonly fingerprint: string;
+  readonly created_at: number;
+  readonly claim_id?: string | undefined;
+}
+
+/** The claim a sweep acts on, as `fund` and `release` name it. */
+type ClaimNamed = { fingerprint: string; created_at: number; claim_id?: string | undefined };
 
 export type BatchCommand =
   | { kind: "claim"; draft: BatchDraft; fingerprint: string }
@@ -79,13 +119,17 @@ export type BatchCommand =
   | { kind: "release"; fingerprint: string; created_at: number; claim_id?: string | undefined }
   /** The hold for the claim `claim_id` (`created_at`) is placed: its stops may be booked. */
   | { kind: "fund"; fingerprint: string; created_at: number; claim_id?: string | undefined }
+  /** The sweep could not book the claim named: it stops looking (spec: business 4.2, 7). */
+  | ({ kind: "sweep_refused"; code: string; message: string } & ClaimNamed)
   | { kind: "get" };
 
 export type BatchEvent =
   | { kind: "batch_claimed"; batch: Batch; fingerprint: string }
   | { kind: "batch_booked"; at: number }
   | { kind: "batch_released"; at: number }
-  | { kind: "batch_funded"; at: number };
+  | { kind: "batch_funded"; at: number }
+  | { kind: "batch_booking_stalled"; at: number }
+  | { kind: "batch_sweep_refused"; at: number; code: string; message: string };
 
 export interface BatchReply {
   readonly batch: Batch;
@@ -113,7 +157,13 @@ function claim(s: BatchState, c: Extract<BatchCommand, { kind: "claim" }>, ctx: 
       created_at: ctx.now,
       booked_at: null,
     };
-    return accept([{ kind: "batch_claimed", batch, fingerprint: c.fingerprint }], replyOf(false));
+    // A crash between two steps leaves state that a retry or a sweep completes: the sweep looks
+    // at a claim still unbooked after the bound (spec: business 4.2, product rule).
+    return accept(
+      [{ kind: "batch_claimed", batch, fingerprint: c.fingerprint }],
+      replyOf(false),
+      [{ op: "set", name: BATCH_STALL_TIMER, at: ctx.now + BATCH_BOOKING_STALL_MS }],
+    );
   }
   // spec: business 4.2, 7: the batch reference with another body is a reference_conflict.
   if (s.fingerprint !== c.fingerprint) {
@@ -147,7 +197,7 @@ function release(s: BatchState, c: Extract<BatchCommand, { kind: "release" }>, c
   return accept([{ kind: "batch_released", at: ctx.now }], () => ({
     batch: s.batch,
     replayed: false,
-  }));
+  }), [STALL_CANCEL]);
 }
 
 /**
@@ -165,6 +215,52 @@ function fund(s: BatchState, c: Extract<BatchCommand, { kind: "fund" }>, ctx: Ct
   return accept(events, replyOf(true));
 }
 
+const STALL_CANCEL: TimerOp = { op: "cancel", name: BATCH_STALL_TIMER };
+
+/**
+ * A claim still unbooked is handed to the sweep, and looked at again later, until it is booked,
+ * released, or the sweep found it cannot be booked.
+ */
+function stalled(s: BatchState, name: string, ctx: Ctx): D {
+  if (name !== BATCH_STALL_TIMER || s.phase === "free") return accept([]);
+  if (s.batch.booked_at !== null || s.sweep_refused) return accept([]);
+  return accept(
+    [{ kind: "batch_booking_stalled", at: ctx.now }],
+    undefined,
+    [{ op: "set", name: BATCH_STALL_TIMER, at: ctx.now + BATCH_BOOKING_STALL_MS }],
+  );
+}
+
+/** The sweep's refusal, recorded on the claim it looked at (a later claim is another attempt's). */
+function sweepRefused(
+  s: BatchState,
+  c: Extract<BatchCommand, { kind: "sweep_refused" }>,
+  ctx: Ctx,
+): D {
+  if (s.phase === "free") return missing();
+  if (!sameClaim(s, c) || s.batch.booked_at !== null || s.sweep_refused) {
+    return accept([], replyOf(false));
+  }
+  return accept(
+    [{ kind: "batch_sweep_refused", at: ctx.now, code: c.code, message: c.message }],
+    replyOf(false),
+    [STALL_CANCEL],
+  );
+}
+
+function stalledOutbox(e: BatchEvent, next: BatchState): readonly OutboxAdd[] {
+  if (e.kind !== "batch_booking_stalled" || next.phase === "free") return [];
+  const b = next.batch;
+  const item: BatchStalledItem = {
+    business_id: b.business_id,
+    id: b.id,
+    fingerprint: next.fingerprint,
+    created_at: b.created_at,
+    ...(b.claim_id === undefined ? {} : { claim_id: b.claim_id }),
+  };
+  return [{ outbox: BATCH_STALLED_OUTBOX, payload: item }];
+}
+
 export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, BatchReply> = {
   type: "business_batch",
   noun: "batch",
@@ -179,16 +275,18 @@ export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, B
         return accept(
           state.batch.booked_at === null ? [{ kind: "batch_booked", at: ctx.now }] : [],
           replyOf(false),
+          state.batch.booked_at === null ? [STALL_CANCEL] : [],
         );
       case "release":
         return release(state, command, ctx);
       case "fund":
         return fund(state, command, ctx);
+      case "sweep_refused":
+        return sweepRefused(state, command, ctx);
       case "get":
         return state.phase === "free" ? missing() : accept([], replyOf(false));
       case "timer":
-        // The batch sets no timers; a stray one changes nothing.
-        return state.phase === "free" ? missing() : accept([], replyOf(false));
+        return stalled(state, command.name, ctx);
       default:
         return unreachable(command);
     }
@@ -204,9 +302,18 @@ export const batchActor: ActorDefinition<BatchState, BatchCommand, BatchEvent, B
         return { phase: "free" };
       case "batch_funded":
         return state.phase === "claimed" ? { ...state, funded: true } : state;
+      case "batch_booking_stalled":
+        return state;
+      case "batch_sweep_refused":
+        if (state.phase !== "claimed") return state;
+        return {
+          ...state,
+          sweep_refused: { at: event.at, code: event.code, message: event.message },
+        };
       default:
         return unreachable(event);
     }
   },
+  outbox: stalledOutbox,
   project: (s) => (s.phase === "claimed" ? s.batch : null),
 };

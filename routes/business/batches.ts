@@ -50,7 +50,9 @@ function createRoute(api: Api): void {
       "The wallet pays each stop as a single booking; the whole batch must be affordable or " +
       "nothing is created. The same external_reference (else batch_reference, else " +
       "Idempotency-Key) with the same body answers the first batch (200, replayed); a retry " +
-      "also books any stop a failure left unbooked.",
+      "also books any stop a failure left unbooked. A batch whose request stopped part way " +
+      "(with or without a reference) is completed by a sweep within a few minutes, each stop " +
+      "booked and charged once, what was held for it freed.",
     tag,
     security,
     middleware: guard,

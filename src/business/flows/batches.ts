@@ -5,8 +5,9 @@
  * books each stop as a trip through the single booking's flow under a key derived from the batch
  * and the stop, each paid from the hold; what is left of it is then released. A crash between two
  * stops leaves the claim and the hold: the retry replays the stops booked and books the rest; each
- * trip claimed and not completed is completed by the booking's own sweep; the hold's timer frees
- * what a batch never retried leaves.
+ * trip claimed and not completed is completed by the booking's own sweep; a claim not booked in
+ * time is completed by the batch's sweep (batch_sweep.ts) with the same steps; the hold's timer
+ * frees what neither finished.
  */
 import {
   type Batch,
@@ -78,29 +79,30 @@ export interface BookedBatch {
   readonly replayed: boolean;
 }
 
-type BatchDeps =
+export type BatchDeps =
   & Pick<Deps, "runtime" | "clock" | "name">
   & Pick<CompleteDeps, "offers" | "numbers">;
 
 /** The wallet hold of the claim `b` names (spec: business 4.2: each attempt's own money). */
-function holdOf(b: Batch): string {
+export function holdOf(b: Batch): string {
   return batchHold(b.id, b.claim_id);
 }
 
 /** What names the claim `b` is of, to the batch's fund and release. */
-function claimOf(b: Batch) {
+export function claimOf(b: Batch) {
   return { created_at: b.created_at, claim_id: b.claim_id };
 }
 
 /**
  * A stop as the single booking's flow takes it: a parcel with the batch's vehicle, paid from the
- * hold of the batch's claim (`d` is that claim's batch; a draft not claimed yet names none).
+ * hold of the batch's claim (`d` is that claim's batch; a draft not claimed yet names none), with
+ * the request's cargo fields (`r`: the request's, or those its claim kept for the sweep).
  */
-function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft | Batch): BookingRequest {
+function stopRequest(r: PlanCargo, s: BatchStop, d: BatchDraft | Batch): BookingRequest {
   const hold = "created_at" in d ? { hold: holdOf(d) } : {};
   return {
     type: "parcel",
-    segment: r.segment,
+    segment: d.segment,
     passenger_name: s.recipient_name ?? undefined,
     passenger_phone: s.recipient_phone ?? undefined,
     pickup: s.pickup,
@@ -115,7 +117,13 @@ function stopRequest(r: BatchRequest, s: BatchStop, d: BatchDraft | Batch): Book
   };
 }
 
-function draftOf(business: string, id: string, r: BatchRequest, plan: BatchPlan): BatchDraft {
+function draftOf(
+  business: string,
+  id: string,
+  input: { readonly request: BatchRequest; readonly by: string },
+  plan: BatchPlan,
+): BatchDraft {
+  const r = input.request;
   const stops = plan.order.map((index, i): BatchStop => {
     const s = r.stops[index]!;
     const key = { kind: "idempotency_key" as const, value: stopKey(id, index) };
@@ -143,6 +151,12 @@ function draftOf(business: string, id: string, r: BatchRequest, plan: BatchPlan)
     billing_currency: plan.currency,
     billing_amount_minor: plan.total_minor,
     stops,
+    // What the sweep books the stops with, should the request stop (batch_sweep.ts).
+    finish: {
+      cargo_body_type: r.cargo_body_type ?? null,
+      cargo_capacity_class: r.cargo_capacity_class ?? null,
+      by: input.by,
+    },
   };
 }
 
@@ -164,7 +178,7 @@ async function checkFunds(deps: BatchDeps, account: Business, plan: BatchPlan) {
 }
 
 /** What the stops not booked yet cost (a stop still being booked counts: it may not be paid). */
-async function unbookedMinor(deps: BatchDeps, business: string, batch: Batch) {
+export async function unbookedMinor(deps: BatchDeps, business: string, batch: Batch) {
   const owed = await Promise.all(batch.stops.map(async (s) => {
     const r = await deps.runtime.read(tripActor, business, s.trip_reference, { kind: "get" });
     return r.ok && r.reply.phase === "booked" ? 0 : s.billing_amount_minor;
@@ -224,7 +238,7 @@ async function holdFunds(
 }
 
 /** Gives back what is left of one hold (none left: nothing changes). */
-async function releaseHold(deps: BatchDeps, business: string, hold: string) {
+export async function releaseHold(deps: BatchDeps, business: string, hold: string) {
   orRefuse(await deps.runtime.ask(walletActor, business, business, { kind: "release", hold }));
 }
 
@@ -271,14 +285,15 @@ async function fundClaim(
 }
 
 /** Plans and checks a new batch: every refusal here leaves nothing created. */
-async function newDraft(deps: BatchDeps, business: string, id: string, r: BatchRequest) {
+async function newDraft(deps: BatchDeps, business: string, id: string, input: BatchInput) {
+  const r = input.request;
   // spec: business 7, 9.3: live refuses the test flags before the batch is planned or charged.
   if (deps.name === "live") refuseTestFlags(r);
   const account = await businessOf(deps.runtime, business);
   const catalogue = await catalogueOf(deps);
   const planned = planBatch(catalogue, r.stops, r, account.settings.vehicle_upgrade_policy);
   if (!planned.ok) throw new Refused(planned);
-  const draft = draftOf(business, id, r, planned.plan);
+  const draft = draftOf(business, id, input, planned.plan);
   if (deps.name === "live") {
     for (const s of draft.stops) await refuseTestTraffic(deps, business, stopRequest(r, s, draft));
   }
@@ -309,7 +324,7 @@ export async function bookBatch(
   const fingerprint = fingerprintOf(input.body);
   const known = await deps.runtime.read(batchActor, business, id, { kind: "get" });
   // A claimed reference is the claim's to answer (replay or conflict), whatever has changed since.
-  const draft = known.ok ? known.reply.batch : await newDraft(deps, business, id, r);
+  const draft = known.ok ? known.reply.batch : await newDraft(deps, business, id, input);
   const claimed = orRefuse(
     await deps.runtime.ask(batchActor, business, id, { kind: "claim", draft, fingerprint }),
   );
@@ -318,21 +333,40 @@ export async function bookBatch(
     ? await holdFunds(deps, business, claimed, fingerprint)
     : claimed;
   const batch = funded.batch;
-  const trips = await Promise.all(batch.stops.map(async (s) => {
+  const trips = await bookStops(deps, business, batch, { cargo: r, fingerprint, by: input.by });
+  const done = await settleBooked(deps, business, batch);
+  return { batch: done, trips, replayed: funded.replayed };
+}
+
+/**
+ * Books each stop of the claim `batch` as a trip, under keys derived from the batch and the stop,
+ * so the request, its retry and the sweep book each stop once (a stop booked answers its trip).
+ */
+export async function bookStops(
+  deps: BatchDeps,
+  business: string,
+  batch: Batch,
+  o: { readonly cargo: PlanCargo; readonly fingerprint: string; readonly by: string },
+): Promise<Trip[]> {
+  return await Promise.all(batch.stops.map(async (s) => {
     const booked = await bookTrip(deps, business, {
-      request: stopRequest(r, s, batch),
-      body: { batch: batch.id, fingerprint, stop: s.index },
+      request: stopRequest(o.cargo, s, batch),
+      body: { batch: batch.id, fingerprint: o.fingerprint, stop: s.index },
       idempotencyKey: stopKey(batch.id, s.index),
-      by: input.by,
+      by: o.by,
     });
     return booked.trip;
   }));
+}
+
+/** Every stop booked: the batch is marked booked and what is left of its claim's hold freed. */
+export async function settleBooked(deps: BatchDeps, business: string, batch: Batch) {
   const done = batch.booked_at !== null
     ? batch
-    : orRefuse(await deps.runtime.ask(batchActor, business, id, { kind: "booked" })).batch;
+    : orRefuse(await deps.runtime.ask(batchActor, business, batch.id, { kind: "booked" })).batch;
   // Every stop is paid: what is left of the hold (none, unless a price moved) is free again.
   await releaseHold(deps, business, holdOf(batch));
-  return { batch: done, trips, replayed: funded.replayed };
+  return done;
 }
 
 /** A stop's trip now: its integer id and status; null while the stop is still being booked. */

@@ -1,8 +1,9 @@
 /**
  * The work that follows a trip's commit (STYLE "transactional outbox"): a cancelled trip's charge
  * credited back once (Business API 3.1 "wallet charges for the trip refunded"), and a booking that
- * stopped between its claim, charge and trip completed by the same steps the request runs. Both
- * handlers are idempotent: every step is an ask under a key derived from the trip.
+ * stopped between its claim, charge and trip completed by the same steps the request runs, and so
+ * a checkout's or a batch's booking stopped half-way. The handlers are idempotent: every step is
+ * an ask under a key derived from the trip (or the batch and its stop).
  */
 import { type RefundItem, type StalledItem, tripActor } from "../../../actors/business/trip/mod.ts";
 import type { Deps, Reactor } from "../../environment.ts";
@@ -13,6 +14,9 @@ import { completeBooking, type CompleteDeps, refundCharge } from "../flows/compl
 import { sweepStalledCheckout } from "../flows/checkouts.ts";
 import type { CheckoutStalledItem } from "../../../actors/business/checkout.ts";
 import { CHECKOUT_STALLED_OUTBOX } from "../rules/checkout.ts";
+import { sweepStalledBatch } from "../flows/batch_sweep.ts";
+import type { BatchStalledItem } from "../../../actors/business/batch.ts";
+import { BATCH_STALLED_OUTBOX } from "../rules/batch.ts";
 
 /** The system, as wallet transactions and trails name it. */
 const BY = "system";
@@ -52,7 +56,9 @@ export async function completeStalledBooking(deps: CompleteDeps, item: StalledIt
   }
 }
 
-export function startBookingOutboxes(deps: CompleteDeps): Reactor {
+export function startBookingOutboxes(
+  deps: CompleteDeps & Pick<Deps, "clock" | "name">,
+): Reactor {
   const releases = [
     deps.runtime.handleOutbox(
       TRIP_REFUND_OUTBOX,
@@ -66,6 +72,11 @@ export function startBookingOutboxes(deps: CompleteDeps): Reactor {
     deps.runtime.handleOutbox(
       CHECKOUT_STALLED_OUTBOX,
       (i) => sweepStalledCheckout(deps, i.payload as CheckoutStalledItem),
+    ),
+    // spec: business 4.2: a batch its request stopped booking, completed or ended as refused.
+    deps.runtime.handleOutbox(
+      BATCH_STALLED_OUTBOX,
+      (i) => sweepStalledBatch(deps, i.payload as BatchStalledItem),
     ),
   ];
   return {

@@ -90,6 +90,18 @@ export function stopHold(batch: { readonly id: string; readonly hold?: string | 
  */
 export const BATCH_HOLD_MS = 15 * 60_000;
 
+/** The batch's timer that hands a claim its request has not booked in time to the sweep. */
+export const BATCH_STALL_TIMER = "batch_booking_stalled";
+/** The outbox of the sweep that completes a batch its request stopped booking (batch_sweep.ts). */
+export const BATCH_STALLED_OUTBOX = "business_batch_stalled";
+/**
+ * How long a claim may stay unbooked before the sweep looks at it, and again after each look:
+ * past the stops' own stall (BOOKING_STALL_MS, 30 s), so a stop's claim cut by a crash is
+ * completed by its trip's sweep first, and well within the hold (BATCH_HOLD_MS), so the sweep
+ * pays the stops left from the money held for them (as the checkout's, 2 minutes).
+ */
+export const BATCH_BOOKING_STALL_MS = 2 * 60_000;
+
 /**
  * The driving order (indexes of `dests`): from the first pickup, every destination once, by
  * cheapest insertion then 2-opt over great-circle distances.

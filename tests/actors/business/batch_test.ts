@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { batchActor, type BatchDraft } from "../../../actors/business/batch.ts";
+import { batchActor, type BatchDraft, type BatchState } from "../../../actors/business/batch.ts";
+import {
+  BATCH_BOOKING_STALL_MS,
+  BATCH_STALL_TIMER,
+  BATCH_STALLED_OUTBOX,
+} from "../../../src/business/rules/batch.ts";
 import { ActorHarness, kinds } from "../../helpers/actor.ts";
 
 const DRAFT = {
@@ -71,4 +76,52 @@ Deno.test("batch: each claim has its own id: a claim of the same body made at th
   h.refused({ kind: "fund", ...claim("f1", 5_000, first.claim_id!) }, "claim_released");
   assert.deepEqual(h.must({ kind: "release", ...claim("f1", 5_000, first.claim_id!) }).events, []);
   assert.equal(h.state.phase, "claimed");
+});
+
+Deno.test("batch: a claim not booked by the bound is handed to the sweep, again each bound, until booked or the sweep refused it", () => {
+  const h = new ActorHarness(batchActor, { now: 5_000 });
+  const claimed = h.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
+  assert.deepEqual(claimed.timers, [
+    { op: "set", name: BATCH_STALL_TIMER, at: 5_000 + BATCH_BOOKING_STALL_MS },
+  ]);
+  h.now = 5_000 + BATCH_BOOKING_STALL_MS;
+  const stalled = h.fire(BATCH_STALL_TIMER);
+  assert.deepEqual(kinds(stalled.events), ["batch_booking_stalled"]);
+  assert.deepEqual(batchActor.outbox!(stalled.events[0]!, h.state), [{
+    outbox: BATCH_STALLED_OUTBOX,
+    payload: {
+      business_id: "biz_1",
+      id: "BT-1",
+      fingerprint: "f1",
+      created_at: 5_000,
+      claim_id: "bcl_1",
+    },
+  }]);
+  assert.equal(stalled.timers[0]?.op, "set");
+  // The sweep's refusal of another claim changes nothing; of this one, it stops the looks.
+  const other = { kind: "sweep_refused", code: "insufficient_balance", message: "m" } as const;
+  assert.deepEqual(h.must({ ...other, ...claim("f1", 4_000, "bcl_1") }).events, []);
+  const refused = h.must({ ...other, ...claim("f1", 5_000, "bcl_1") });
+  assert.deepEqual(kinds(refused.events), ["batch_sweep_refused"]);
+  assert.deepEqual(refused.timers, [{ op: "cancel", name: BATCH_STALL_TIMER }]);
+  assert.deepEqual(h.fire(BATCH_STALL_TIMER).events, []);
+  // Booked: the timer is cancelled, and a stray one hands nothing over.
+  const b = new ActorHarness(batchActor, { now: 5_000 });
+  b.must({ kind: "claim", draft: DRAFT, fingerprint: "f1" });
+  assert.deepEqual(b.must({ kind: "booked" }).timers, [{ op: "cancel", name: BATCH_STALL_TIMER }]);
+  assert.deepEqual(b.fire(BATCH_STALL_TIMER).events, []);
+});
+
+Deno.test("batch: a claim stored before batches kept what the sweep needs still loads and answers", () => {
+  // As stored then: no claim id, no finish, no sweep fields.
+  const old = JSON.parse(JSON.stringify({
+    phase: "claimed",
+    fingerprint: "f1",
+    batch: { ...DRAFT, created_at: 5_000, booked_at: null },
+  })) as BatchState;
+  const h = new ActorHarness(batchActor, { now: 9_000, state: old });
+  assert.equal(h.must({ kind: "get" }).reply?.batch.finish, undefined);
+  // A timer (none was set then) would hand it over; the sweep leaves a batch without `finish`.
+  assert.equal(h.fire(BATCH_STALL_TIMER).events.length, 1);
+  assert.deepEqual(kinds(h.must({ kind: "booked" }).events), ["batch_booked"]);
 });

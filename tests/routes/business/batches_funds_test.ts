@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { walletActor, type WalletEvent } from "../../../actors/platform/wallet.ts";
 import { BATCH_HOLD_MS } from "../../../src/business/rules/batch.ts";
 import type { ActorRuntime } from "../../../src/runtime/runtime.ts";
-import { commandKind, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
+import { commandKind, failAsks, flakyRuntime, holdAsk } from "../../helpers/faults.ts";
 import { until } from "../../helpers/receiver.ts";
 import { type TestEnv, withTestEnv } from "../../helpers/test_env.ts";
 import { balanceOf, book, bwp, debitsOf, fundedBusiness, PARCEL } from "./trips_fixtures.ts";
@@ -180,9 +180,13 @@ Deno.test("batches funds: a hold expires when its batch stalls; a retry holds wh
     assert.equal(left.length, 1);
     const owed = left[0]!.amount_minor;
     assert.ok(owed > 0, "the stalled stop's price is still held");
-    // The hold's timer frees what is left, so a batch never retried locks nothing for good.
+    // The hold's timer frees what is left, so a batch nothing finishes locks nothing for good:
+    // the batch's sweep is kept from it meanwhile (its every hold fails, as a store failing).
+    const healed = failAsks(t.env.runtime, commandKind("reserve"));
     t.clock.advanceBy(BATCH_HOLD_MS);
     await t.env.runtime.fireDueTimers();
+    await t.env.runtime.outboxesIdle();
+    healed();
     assert.deepEqual(await holdsOf(t, b.id), {});
     assert.equal(await debitsOf(t, b.id), 2);
     // A retry holds the unbooked stop's price again and books it.
