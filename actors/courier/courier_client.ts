@@ -32,7 +32,8 @@ import {
   evolveLedger,
   withEffect,
 } from "./client_ledger.ts";
-import { retire, secretMention } from "../../src/domain/credentials.ts";
+import { retire } from "../../src/domain/credentials.ts";
+import { loggedEvent } from "./courier_client/logged.ts";
 import type { CourierClient } from "./courier_client/state.ts";
 import { billingOutbox } from "./client_ledger/outbox.ts";
 import { chargedEntryOutbox } from "./client_ledger/entry_outbox.ts";
@@ -350,20 +351,6 @@ export function clientView(c: CourierClient) {
   };
 }
 
-/**
- * An event as the log and the bus keep it: a webhook's secret, even sealed, stays in the state
- * (named by its key id and age elsewhere).
- */
-function loggedEvent(e: CourierClientEvent): unknown {
-  if (e.kind === "webhook_set") return { ...e, secret: secretMention(e.secret) };
-  if (e.kind !== "webhook_seals_bound") return e;
-  return {
-    kind: e.kind,
-    secret: e.secret && secretMention(e.secret),
-    previous: e.previous && secretMention(e.previous),
-  };
-}
-
 export const courierClientActor: ActorDefinition<
   CourierClientState,
   CourierClientCommand,
@@ -381,8 +368,8 @@ export const courierClientActor: ActorDefinition<
   // A code names one client of a courier, an e-mail one client user anywhere (it signs in).
   uniqueIndexes: ["client_code", "client_email"],
   project: (s) => s === null ? null : clientView(s),
-  // The webhook's secret, even sealed, stays in the state, off the log and the bus (as the
-  // business's); events logged with it by earlier versions still evolve to the same state.
+  // The webhook's secret (even sealed), the key's and the passwords' hashes stay in the state,
+  // off the log and the bus (as the business's); events logged whole still evolve the same.
   logged: loggedEvent,
   // spec: courier 6.1: a charge's billing event is ordered in the charge's own commit; 2.6 rule
   // 5: so is the word to the charged entry a note on it is judged by.

@@ -38,6 +38,14 @@ export function secretMention(s: WebhookSecret): Pick<WebhookSecret, "key_id" | 
   return { key_id: s.key_id, created_at: s.created_at };
 }
 
+/**
+ * What the log and the bus say of a key: its hint and age, never its hash (issue rule: secrets,
+ * keys and tokens are stored hashed in the state alone, which signing in checks against).
+ */
+export function keyMention(k: KeyRecord): Pick<KeyRecord, "hint" | "created_at"> {
+  return { hint: k.hint, created_at: k.created_at };
+}
+
 /** The rotated-out secret as kept for its grace period. */
 export function retire(secret: WebhookSecret, rotatedAt: number): PreviousSecret {
   return { ...secret, expires_at: rotatedAt + WEBHOOK_SECRET_GRACE_MS };

@@ -1,11 +1,19 @@
 /**
  * What the business account shows of itself: to authentication (its access), to projections and
  * the operator (publicView, no hash or secret), to the log and the bus (logged: no sealed
- * secret), and to its audit trail (auditDetail).
+ * secret, no hash), and to its audit trail (auditDetail).
  */
-import { secretMention } from "../../../src/domain/credentials.ts";
+import { keyMention, secretMention } from "../../../src/domain/credentials.ts";
 import { unreachable } from "../../../src/runtime/actor.ts";
-import type { Business, BusinessAccess, BusinessEvent, BusinessReply, By } from "./types.ts";
+import type {
+  Business,
+  BusinessAccess,
+  BusinessEvent,
+  BusinessReply,
+  By,
+  PartnerKey,
+  Staff,
+} from "./types.ts";
 
 /** What authentication learns of the account a credential belongs to. */
 export function accessOf(b: Business): BusinessAccess {
@@ -46,11 +54,37 @@ export function publicView(b: Business) {
   };
 }
 
+/**
+ * An event as the log and the bus keep it: webhook secrets (even sealed), key hashes and password
+ * hashes stay in the state, which signing in checks against; the rest names the key by its hint
+ * and the person by id and e-mail. Events logged whole by earlier versions still evolve the same.
+ */
 export function logged(e: BusinessEvent): unknown {
   switch (e.kind) {
     case "business_created": {
       const { webhook_secret, webhook_secret_previous: _, ...business } = e.business;
-      return { ...e, business: { ...business, webhook_secret: secretMention(webhook_secret) } };
+      return {
+        ...e,
+        business: {
+          ...business,
+          api_key: keyMention(business.api_key),
+          legacy_api_key: business.legacy_api_key && keyMention(business.legacy_api_key),
+          partner_keys: business.partner_keys.map(partnerKeyMention),
+          staff: business.staff.map(withoutPassword),
+          webhook_secret: secretMention(webhook_secret),
+        },
+      };
+    }
+    case "api_key_rotated":
+    case "legacy_key_imported":
+      return { ...e, key: keyMention(e.key) };
+    case "partner_key_issued":
+      return { ...e, key: partnerKeyMention(e.key) };
+    case "staff_added":
+      return { ...e, staff: withoutPassword(e.staff) };
+    case "password_changed": {
+      const { password_hash: _, ...rest } = e;
+      return rest;
     }
     case "webhook_secret_rotated":
       return { ...e, secret: secretMention(e.secret) };
@@ -63,6 +97,16 @@ export function logged(e: BusinessEvent): unknown {
     default:
       return e;
   }
+}
+
+function partnerKeyMention(k: PartnerKey): Omit<PartnerKey, "hash"> {
+  const { hash: _, ...rest } = k;
+  return rest;
+}
+
+function withoutPassword(s: Staff): Omit<Staff, "password_hash"> {
+  const { password_hash: _, ...rest } = s;
+  return rest;
 }
 
 /** One line of the audit trail: what changed and who changed it, never a hash or a secret. */

@@ -80,6 +80,106 @@ Deno.test("business and client actors: the events logged, published and projecte
     }
   }));
 
+Deno.test("business and client actors: the events logged, published and projected carry no password or key hash", () =>
+  withTestEnv(async (t) => {
+    const published: string[] = [];
+    const subscriptions = [businessActor.type, courierClientActor.type].map((type) =>
+      t.env.bus.subscribe(subjectPattern(t.env.runtime.busPrefix, "*", type), (m) => {
+        published.push(JSON.stringify(m.payload));
+      })
+    );
+    try {
+      const courier = await newCourier(t);
+      const b = courier.business;
+      const signIn = await t.call("POST", "/business/login", { body: b.owner });
+      assert.equal(signIn.status, 200, JSON.stringify(signIn.body));
+      const owner = signIn.body.data.token;
+      const invited = await t.call("POST", "/business/people", {
+        key: owner,
+        body: { name: "Dispatch", email: "dispatch@example.com", portal_role: "coordinator" },
+      });
+      assert.equal(invited.status, 201, JSON.stringify(invited.body));
+      const changed = await t.call("POST", "/business/change-password", {
+        key: owner,
+        body: { current_password: b.owner.password, new_password: "a-new-password-1" },
+      });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      const partner = await t.call("POST", `/operator/businesses/${b.id}/partner-keys`, {
+        operator: true,
+        body: { partner: "Connector", scopes: ["deliveries"] },
+      });
+      assert.equal(partner.status, 201, JSON.stringify(partner.body));
+
+      const client = await newClient(t, courier);
+      const login = await t.call("POST", "/client/login", { body: client.user });
+      assert.equal(login.status, 200, JSON.stringify(login.body));
+      const own = await t.call("POST", "/client/password", {
+        headers: { "X-Client-API-Key": login.body.data.token },
+        body: { current_password: client.user.password, new_password: "a-new-password-1" },
+      });
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      const user = await t.call("POST", "/client/users", {
+        headers: clientKey(client),
+        body: { email: "desk@example.com", name: "Desk", role: "client_user" },
+      });
+      assert.equal(user.status, 201, JSON.stringify(user.body));
+      // Last: the client was made with the key as it was.
+      const rotated = await t.call("POST", "/business/api-key/regenerate", { key: b.api_key });
+      assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+      await t.env.bus.flush();
+      await t.settle();
+
+      const tenant = b.id;
+      const biz = await t.env.runtime.read(businessActor, tenant, tenant, { kind: "get" });
+      assert.ok(biz.ok && biz.reply && "staff" in biz.reply);
+      const cli = await t.env.runtime.read(courierClientActor, tenant, client.id, { kind: "get" });
+      assert.ok(cli.ok && cli.reply && "users" in cli.reply);
+      // The state keeps what signing in checks against.
+      const hashes = [
+        ...biz.reply.staff.map((s) => s.password_hash),
+        biz.reply.api_key.hash,
+        ...biz.reply.partner_keys.map((k) => k.hash),
+        ...cli.reply.users.map((u) => u.password_hash),
+        cli.reply.api_key.hash,
+      ];
+      assert.equal(hashes.length, 7);
+      assert.ok(hashes.every((h) => h.length > 20));
+
+      const logged: string[] = [];
+      for await (const e of t.env.runtime.events(businessActor, tenant)) {
+        logged.push(JSON.stringify(e.event));
+      }
+      for await (const e of t.env.runtime.events(courierClientActor, client.id)) {
+        logged.push(JSON.stringify(e.event));
+      }
+      const rows = await t.env.db.selectFrom("snapshots").select("data")
+        .where("tenant", "=", tenant).execute();
+      const projected = rows.map((r) => JSON.stringify(r.data));
+      const kinds = [
+        "business_created",
+        "staff_added",
+        "password_changed",
+        "partner_key_issued",
+        "api_key_rotated",
+        "client_created",
+        "user_added",
+      ];
+      for (const kind of kinds) {
+        for (const where of [logged, published]) {
+          assert.ok(where.some((text) => text.includes(`"kind":"${kind}"`)), kind);
+        }
+      }
+      for (const text of [...logged, ...published, ...projected]) {
+        for (const h of hashes) assert.ok(!text.includes(h), text);
+      }
+      // What the audit trail names is still there: the person, the key's hint.
+      assert.ok(logged.some((text) => text.includes("dispatch@example.com")));
+      assert.ok(logged.some((text) => text.includes(rotated.body.data.hint)));
+    } finally {
+      for (const s of subscriptions) s.unsubscribe();
+    }
+  }));
+
 Deno.test("business and client actors: events stored with the sealed secret by earlier versions replay to the same state", () => {
   const sealed = { iv: "aXYtb2xk", data: "c2VhbGVkLW9sZA" };
   const secret = { ...sealed, key_id: "whk_old", created_at: 1_000 };
