@@ -63,7 +63,16 @@ export type BusinessPrincipal = Exclude<Principal, { kind: "operator" }>;
 /** Staff sign-in tokens; never accepted by the sandbox (Business API 5.2). */
 export const STAFF_TOKEN_PREFIX = "st_";
 
+/** Partner keys before they said their environment; such keys keep working where issued. */
 export const PARTNER_KEY_PREFIX = "ak_";
+
+/**
+ * A partner key says its environment, as business keys and driver tokens do (Business API 5.2),
+ * so live can answer a sandbox one with sandbox_key_on_live.
+ */
+export function partnerKeyPrefix(env: "live" | "sandbox"): string {
+  return `${PARTNER_KEY_PREFIX}${env}_`;
+}
 
 /** How the audit trail names the caller. */
 export function principalName(p: Principal): string {

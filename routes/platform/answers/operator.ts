@@ -78,8 +78,8 @@ export const BusinessSettingsAnswer = z.object({
 export const PartnerKeyIssuedAnswer = z.object({
   id: z.string(),
   key: z.string().openapi({
-    description: "The partner key (`ak_...`), sent in `X-Business-API-Key`. Shown only in this " +
-      "answer",
+    description: "The partner key (`ak_live_...` on live, `ak_sandbox_...` on the sandbox), " +
+      "sent in `X-Business-API-Key`. Shown only in this answer",
   }),
   partner: z.string(),
   scopes: z.array(Scope).openapi({ description: "The scopes the key holds, each once" }),

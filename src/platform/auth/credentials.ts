@@ -19,7 +19,12 @@ import type { AppEnv } from "../../http/context.ts";
 import { ApiError, fromRejection } from "../../http/errors.ts";
 import type { Limits } from "../../http/rate_limit.ts";
 import { PLAN_RATE_LIMITS } from "../../limits.ts";
-import { type BusinessPrincipal, PARTNER_KEY_PREFIX, STAFF_TOKEN_PREFIX } from "../identity.ts";
+import {
+  type BusinessPrincipal,
+  PARTNER_KEY_PREFIX,
+  partnerKeyPrefix,
+  STAFF_TOKEN_PREFIX,
+} from "../identity.ts";
 import { businessKeyScopes, staffScopes, withImplied } from "../rules/scopes.ts";
 
 export async function authenticateBusiness(
@@ -31,6 +36,13 @@ export async function authenticateBusiness(
   if (env.name === "live" && key.startsWith(sandboxPrefix)) {
     throw new ApiError("sandbox_key_on_live", "a sandbox key was sent to live; use a sk_live_ key");
   }
+  // spec: business 5.2, 7: a partner key says its environment as the business key does.
+  if (env.name === "live" && key.startsWith(partnerKeyPrefix("sandbox"))) {
+    throw new ApiError(
+      "sandbox_key_on_live",
+      `a sandbox partner key was sent to live; use a ${partnerKeyPrefix("live")} key`,
+    );
+  }
   // Made only when thrown (an Error captures its stack).
   const refused = () =>
     env.name === "sandbox"
@@ -41,9 +53,7 @@ export async function authenticateBusiness(
       : new ApiError("unauthenticated", "X-Business-API-Key missing or unknown");
   if (!key) throw refused();
   // spec: business 5.2: the sandbox refuses live keys and portal sign-ins.
-  if (
-    env.name === "sandbox" && !key.startsWith(sandboxPrefix) && !key.startsWith(PARTNER_KEY_PREFIX)
-  ) {
+  if (env.name === "sandbox" && !key.startsWith(sandboxPrefix) && !sandboxPartnerKey(key)) {
     throw refused();
   }
   const hash = await hashSecret(key);
@@ -71,6 +81,11 @@ export async function authenticateBusiness(
     epoch,
   });
   return found;
+}
+
+/** A partner key the sandbox may have issued: a sandbox one, or one from before keys said. */
+function sandboxPartnerKey(key: string): boolean {
+  return key.startsWith(PARTNER_KEY_PREFIX) && !key.startsWith(partnerKeyPrefix("live"));
 }
 
 async function staffPrincipal(

@@ -10,7 +10,7 @@ import { newSecret, seal, sealOwner } from "../../domain/secrets.ts";
 import { apiKeyPrefix, type Deps } from "../../environment.ts";
 import { orRefuse, refuse } from "../../runtime/actor.ts";
 import { newId } from "../../runtime/ids.ts";
-import { type BusinessPrincipal, PARTNER_KEY_PREFIX, principalName } from "../identity.ts";
+import { type BusinessPrincipal, partnerKeyPrefix, principalName } from "../identity.ts";
 import type { Scope } from "../rules/scopes.ts";
 
 export interface ApiKeyRotated {
@@ -78,7 +78,7 @@ export async function rotateWebhookSecretOf(
 
 export interface PartnerKeyIssued {
   readonly id: string;
-  /** `ak_...`, sent in `X-Business-API-Key`; shown this once. */
+  /** `ak_live_...` or `ak_sandbox_...`, sent in `X-Business-API-Key`; shown this once. */
   readonly key: string;
   readonly partner: string;
   readonly scopes: readonly Scope[];
@@ -86,12 +86,12 @@ export interface PartnerKeyIssued {
 
 /** spec: business 5.5: a partner key with the scopes the merchant named, issued by the operator. */
 export async function issuePartnerKey(
-  deps: Pick<Deps, "runtime" | "clock" | "requestId">,
+  deps: Pick<Deps, "runtime" | "clock" | "requestId" | "name">,
   businessId: string,
   input: { readonly partner: string; readonly scopes: readonly Scope[] },
 ): Promise<PartnerKeyIssued> {
   const id = newId("pk");
-  const key = await issueCredential(PARTNER_KEY_PREFIX, deps.clock.now());
+  const key = await issueCredential(partnerKeyPrefix(deps.name), deps.clock.now());
   const { partner, scopes } = input;
   orRefuse(
     await deps.runtime.ask(businessActor, businessId, businessId, {
